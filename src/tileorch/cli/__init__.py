@@ -1,0 +1,1 @@
+"""The ``tileorch`` user command and its subcommands."""

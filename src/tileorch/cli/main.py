@@ -1,0 +1,26 @@
+"""``tileorch``: user commands.  Each subcommand lives in its own module with
+``register(subparsers)`` adding its parser and setting ``func(args) -> int``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from importlib import import_module
+
+# subcommand module names under tileorch.cli (one line each)
+SUBCOMMANDS: list[str] = [
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tileorch", description="tileorch user commands")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name in SUBCOMMANDS:
+        import_module(f"tileorch.cli.{name}").register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
+    sys.exit(args.func(args) or 0)

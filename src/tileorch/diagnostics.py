@@ -1,0 +1,121 @@
+"""Located diagnostics: every user-facing error reads ``file:line:col: error: message``.
+
+xDSL keeps source positions only for parse errors.  This module adds them for
+everything else:
+
+* :class:`LocatingParser` stamps a ``FileLineColLoc`` on every parsed operation
+  that carries no explicit ``loc(...)``;
+* :func:`verify_located` verifies a module op by op (nested ops first) and
+  returns one formatted line per failing op;
+* :class:`LocatedError` is what passes raise to report a problem at an op;
+* :func:`copy_location` lets rewrites keep the source position of the op they replace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+
+
+class LocatingParser(Parser):
+    """An xDSL parser that records where each operation starts in the source."""
+
+    def __init__(self, ctx: Context, text: str, name: str = "<stdin>", line_offset: int = 0):
+        super().__init__(ctx, text, name)
+        self._name = name
+        self._line_offset = line_offset
+
+    def parse_operation(self) -> Operation:
+        loc = self._current_token.span.get_location()
+        op = super().parse_operation()
+        if not isinstance(op.location, FileLineColLoc):
+            op.location = FileLineColLoc(
+                StringAttr(self._name), IntAttr(loc.line + self._line_offset), IntAttr(loc.col)
+            )
+        return op
+
+
+def parse_module(ctx: Context, text: str, name: str = "<stdin>", line_offset: int = 0) -> ModuleOp:
+    """Parse ``text`` into a module whose ops carry their source positions."""
+    return LocatingParser(ctx, text, name, line_offset).parse_module()
+
+
+def location_str(op: Operation | None) -> str:
+    """``file:line:col`` of ``op`` (or of its closest located ancestor)."""
+    while op is not None:
+        loc = op.location
+        if isinstance(loc, FileLineColLoc):
+            return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+        op = op.parent_op()
+    return "<unknown>"
+
+
+def format_error(op: Operation | None, message: str, severity: str = "error") -> str:
+    """One diagnostic line in the ``file:line:col: error: message`` convention."""
+    return f"{location_str(op)}: {severity}: {message}"
+
+
+def first_line(exc: BaseException) -> str:
+    """The message of an xDSL exception without the IR dump xDSL appends to it."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+class LocatedError(DiagnosticException):
+    """A diagnostic tied to an operation; passes raise it to stop with a located error."""
+
+    def __init__(self, op: Operation | None, message: str):
+        super().__init__(message)
+        self.op = op
+        self.message = message
+
+    def __str__(self) -> str:
+        return format_error(self.op, self.message)
+
+
+def _post_order(op: Operation) -> Iterable[Operation]:
+    for region in op.regions:
+        for block in region.blocks:
+            for child in block.ops:
+                yield from _post_order(child)
+    yield op
+
+
+def verify_located(module: Operation) -> list[str]:
+    """Verify every op (children before parents); return one located line per failure."""
+    errors: list[str] = []
+    for op in _post_order(module):
+        try:
+            op.verify(verify_nested_ops=False)
+        except (VerifyException, LocatedError) as exc:
+            if isinstance(exc, LocatedError):
+                errors.append(str(exc))
+            else:
+                errors.append(format_error(op, first_line(exc)))
+    return errors
+
+
+def format_exception(exc: BaseException, module: Operation | None = None) -> list[str]:
+    """Turn any diagnostic exception into located lines (re-verifying ``module`` if needed)."""
+    if isinstance(exc, ParseError):
+        loc = exc.span.get_location()
+        return [f"{loc.file}:{loc.line}:{loc.col}: error: {exc.msg}"]
+    if isinstance(exc, LocatedError):
+        return [str(exc)]
+    if module is not None and isinstance(exc, VerifyException):
+        located = verify_located(module)
+        if located:
+            return located
+    return [f"{location_str(module)}: error: {first_line(exc)}"]
+
+
+def copy_location(src: Operation, new_ops: Iterable[Operation]) -> None:
+    """Give rewrite results the source position of the op they replace."""
+    for op in new_ops:
+        if not isinstance(op.location, FileLineColLoc):
+            op.location = src.location

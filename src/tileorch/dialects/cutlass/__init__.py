@@ -1,0 +1,39 @@
+"""The ``cutlass`` dialect: 70 orchestration ops in 8 families, their types and attributes.
+
+One module per family; each exposes ``OPS`` (op classes) and the attribute modules
+expose ``ATTRS`` (types and attributes).  This module only assembles them.
+"""
+
+from xdsl.ir import Dialect
+
+from tileorch.dialects.cutlass import (
+    async_exec,
+    attrs,
+    block_striped,
+    generic_barrier,
+    mods,
+    named_barrier,
+    pipeline,
+    scheduler_attrs,
+    scheduler_types,
+    seq_bar,
+    tile_scheduler,
+    types,
+)
+
+FAMILIES = {
+    "pipeline": pipeline.OPS,
+    "tile_scheduler": tile_scheduler.OPS,
+    "mods": mods.OPS,
+    "seq_bar": seq_bar.OPS,
+    "block_striped": block_striped.OPS,
+    "named_barrier": named_barrier.OPS,
+    "generic_barrier": generic_barrier.OPS,
+    "async": async_exec.OPS,
+}
+
+Cutlass = Dialect(
+    "cutlass",
+    [op for ops in FAMILIES.values() for op in ops],
+    [*attrs.ATTRS, *types.ATTRS, *scheduler_attrs.ATTRS, *scheduler_types.ATTRS],
+)

@@ -1,0 +1,59 @@
+"""The dialects, passes and targets tileorch adds to xDSL, as lazy ``module:attr`` references.
+
+Add one line per new entry; ``tileorch-opt`` and :func:`make_context` read these tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from importlib import import_module
+from typing import Any
+
+from xdsl.context import Context
+from xdsl.universe import Universe
+
+# dialect name -> "module:Dialect object" (an entry named like an xDSL dialect replaces it)
+DIALECTS: dict[str, str] = {
+    "cutlass": "tileorch.dialects.cutlass:Cutlass",
+}
+
+# pass name -> "module:ModulePass subclass"
+PASSES: dict[str, str] = {
+}
+
+# target name (for ``tileorch-opt -t``) -> "module:Target subclass"
+TARGETS: dict[str, str] = {
+}
+
+
+def resolve(ref: str) -> Any:
+    """Import ``module:attr``."""
+    module, _, attr = ref.partition(":")
+    return getattr(import_module(module), attr)
+
+
+def _lazy(ref: str) -> Callable[[], Any]:
+    return lambda: resolve(ref)
+
+
+def dialect_factories() -> dict[str, Callable[[], Any]]:
+    """Every xDSL dialect plus ours; ours win on a name clash (e.g. an extended ``llvm``)."""
+    factories = dict(Universe.get_multiverse().all_dialects)
+    factories.update({name: _lazy(ref) for name, ref in DIALECTS.items()})
+    return factories
+
+
+def pass_factories() -> dict[str, Callable[[], Any]]:
+    return {name: _lazy(ref) for name, ref in PASSES.items()}
+
+
+def target_factories() -> dict[str, Callable[[], Any]]:
+    return {name: _lazy(ref) for name, ref in TARGETS.items()}
+
+
+def make_context(allow_unregistered: bool = False) -> Context:
+    """A context with every dialect registered (loaded lazily on first use)."""
+    ctx = Context(allow_unregistered=allow_unregistered)
+    for name, factory in dialect_factories().items():
+        ctx.register_dialect(name, factory)
+    return ctx

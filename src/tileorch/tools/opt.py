@@ -1,0 +1,94 @@
+"""``tileorch-opt``: an ``xdsl-opt``/``mlir-opt`` style driver with tileorch's dialects and passes.
+
+Differences from plain ``xdsl-opt``: every op is stamped with its source position and
+every parse, verifier or pass error is reported as ``file:line:col: error: message``
+(on stdout with ``--verify-diagnostics``, exit 0; otherwise on stderr, exit 1), never
+as a Python traceback.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from typing import IO
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+from tileorch import registry
+from tileorch.diagnostics import format_exception, parse_module, verify_located
+
+
+class TileorchOptMain(xDSLOptMain):
+    """xDSLOptMain with tileorch's dialects, passes, targets and located diagnostics."""
+
+    def register_all_dialects(self):
+        for name, factory in registry.dialect_factories().items():
+            self.ctx.register_dialect(name, factory)
+
+    def register_all_passes(self):
+        super().register_all_passes()
+        for name, factory in registry.pass_factories().items():
+            self.register_pass(name, factory)
+
+    def register_all_targets(self):
+        super().register_all_targets()
+        self.available_targets.update(registry.target_factories())
+
+    def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset: int = 0) -> ModuleOp | None:
+        if file_extension != "mlir":
+            return super().parse_chunk(chunk, file_extension, start_offset)
+        text = chunk.read().decode()
+        return parse_module(self.ctx, text, self.get_input_name(), start_offset)
+
+    def _report(self, lines: list[str]) -> None:
+        stream = sys.stdout if self.args.verify_diagnostics else sys.stderr
+        for line in lines:
+            print(line, file=stream)
+        stream.flush()
+
+    def run(self) -> None:
+        chunks, file_extension = self.prepare_input()
+        output = self.prepare_output()
+        failed = False
+        try:
+            for i, (chunk, offset) in enumerate(chunks):
+                module: ModuleOp | None = None
+                try:
+                    if i > 0:
+                        output.write("// -----\n")
+                    module = self.parse_chunk(chunk, file_extension, offset)
+                    if module is None:
+                        continue
+                    if not self.args.disable_verify:
+                        errors = verify_located(module)
+                        if errors:
+                            self._report(errors)
+                            failed = True
+                            continue
+                    self.apply_passes(module)
+                    output.write(self.output_resulting_program(module))
+                    output.flush()
+                except ParseError as exc:
+                    exc.span = dataclasses.replace(exc.span, line_offset=offset)
+                    self._report(format_exception(exc))
+                    failed = True
+                except (DiagnosticException, ValueError, NotImplementedError) as exc:
+                    self._report(format_exception(exc, module))
+                    failed = True
+                finally:
+                    chunk.close()
+        finally:
+            if output is not sys.stdout:
+                output.close()
+        if failed and not self.args.verify_diagnostics:
+            sys.exit(1)
+
+
+def main(argv: list[str] | None = None) -> None:
+    try:
+        TileorchOptMain(description="tileorch optimizer driver", args=argv).run()
+    except ValueError as exc:  # unknown pass / bad pass option, raised while building the pipeline
+        print(f"tileorch-opt: error: {exc}", file=sys.stderr)
+        sys.exit(2)

@@ -1,0 +1,16 @@
+// Errors are reported as file:line:col, with and without --verify-diagnostics.
+// RUN: tileorch-opt %s --split-input-file --verify-diagnostics | filecheck %s
+// RUN: not tileorch-opt %s --split-input-file 2>&1 | filecheck %s
+
+module {
+  %0 = arith.constant 1 : i32
+  %1 = arith.addi %0, %0 : i64
+}
+// CHECK: located_errors.mlir:7:{{[0-9]+}}: error: operand is used with type i64
+
+// -----
+
+module {
+  %0 = "arith.constant"() <{value = 1 : i32}> : () -> i64
+}
+// CHECK: located_errors.mlir:14:3: error:

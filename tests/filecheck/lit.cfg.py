@@ -1,0 +1,32 @@
+# lit configuration for tileorch's FileCheck tests (run by tests/test_lit.py).
+import os
+import shutil
+import sys
+
+import lit.formats
+
+config.name = "tileorch"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir", ".py"]
+config.test_source_root = os.path.dirname(__file__)
+config.excludes = ["lit.cfg.py", "__pycache__", "Output", "inputs"]
+config.environment["PATH"] = os.pathsep.join(
+    [os.path.dirname(sys.executable), os.environ.get("PATH", "")]
+)
+config.environment["PYTHONPATH"] = os.environ.get("PYTHONPATH", "")
+config.substitutions.append(("%python", sys.executable))
+config.substitutions.append(
+    (
+        "TILEORCH_ROUNDTRIP",
+        "tileorch-opt %s --split-input-file --print-op-generic"
+        " | tileorch-opt --split-input-file | filecheck %s",
+    )
+)
+config.substitutions.append(
+    (
+        "TILEORCH_CUSTOM_ROUNDTRIP",
+        "tileorch-opt %s --split-input-file | tileorch-opt --split-input-file | filecheck %s",
+    )
+)
+if shutil.which("ptxas"):
+    config.available_features.add("ptxas")
