@@ -15,14 +15,31 @@ from xdsl.universe import Universe
 # dialect name -> "module:Dialect object" (an entry named like an xDSL dialect replaces it)
 DIALECTS: dict[str, str] = {
     "cutlass": "tileorch.dialects.cutlass:Cutlass",
+    "nv_tileas": "tileorch.dialects.nv_tileas:NvTileas",
+    "llvm": "tileorch.dialects.llvm_ext:ExtendedLLVM",
+    "nvvm": "tileorch.dialects.nvvm:NVVM",
+    "atom": "tileorch.dialects.atoms:Atom",
 }
 
 # pass name -> "module:ModulePass subclass"
 PASSES: dict[str, str] = {
+    "convert-atoms-to-nvvm": "tileorch.transforms.atoms_to_nvvm:ConvertAtomsToNVVM",
+    "cutlass-stamp-arrive-counts": "tileorch.transforms.arrive_counts:StampArriveCounts",
+    "cutlass-allocate-barrier-ids": "tileorch.transforms.barrier_ids:AllocateBarrierIds",
+    "convert-nvvm-to-llvm": "tileorch.transforms.nvvm_to_llvm:ConvertNVVMToLLVM",
+    "convert-arith-to-llvm": "tileorch.transforms.arith_to_llvm:ConvertArithToLLVM",
+    "convert-cf-to-llvm": "tileorch.transforms.cf_to_llvm:ConvertCfToLLVM",
+    "convert-func-to-llvm": "tileorch.transforms.func_to_llvm:ConvertFuncToLLVM",
+    "convert-index-to-llvm": "tileorch.transforms.index_to_llvm:ConvertIndexToLLVM",
+    "convert-scf-while-to-cf": "tileorch.transforms.scf_while_to_cf:ConvertScfWhileToCf",
+    "lower-to-llvm": "tileorch.backend.pipeline:LowerToLLVM",
+    "convert-pipeline-to-nvvm": "tileorch.transforms.pipeline_to_nvvm:ConvertPipelineToNVVM",
 }
 
 # target name (for ``tileorch-opt -t``) -> "module:Target subclass"
 TARGETS: dict[str, str] = {
+    "llvm-ir": "tileorch.backend.targets:LLVMIRTarget",
+    "ptx": "tileorch.backend.targets:PTXTarget",
 }
 
 

@@ -10,6 +10,9 @@ from importlib import import_module
 
 # subcommand module names under tileorch.cli (one line each)
 SUBCOMMANDS: list[str] = [
+    "run",
+    "schedule",
+    "compile",
 ]
 
 

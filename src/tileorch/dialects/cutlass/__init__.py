@@ -9,6 +9,7 @@ from xdsl.ir import Dialect
 from tileorch.dialects.cutlass import (
     async_exec,
     attrs,
+    barrier_attrs,
     block_striped,
     generic_barrier,
     mods,
@@ -35,5 +36,5 @@ FAMILIES = {
 Cutlass = Dialect(
     "cutlass",
     [op for ops in FAMILIES.values() for op in ops],
-    [*attrs.ATTRS, *types.ATTRS, *scheduler_attrs.ATTRS, *scheduler_types.ATTRS],
+    [*attrs.ATTRS, *types.ATTRS, *scheduler_attrs.ATTRS, *scheduler_types.ATTRS, *barrier_attrs.ATTRS],
 )

@@ -1,3 +1,139 @@
-"""(being written)"""
+"""``cutlass.async.exec``: a region run only by the executor units selected by a mask.
 
-OPS: list[type] = []
+Custom form::
+
+    cutlass.async.exec warp mask(1) regs(40) { ... }
+    cutlass.async.exec cta mask(1) threads(384) { ... }
+
+Bit i of ``mask`` selects unit i of the CTA, in units of ``executor`` (thread, warp,
+warpgroup, cta).  Other code finds this op by name (``"cutlass.async.exec"``) and calls
+:meth:`AsyncExecOp.executor_kind`, :meth:`mask_bits`, :meth:`num_threads` and
+:meth:`first_thread`.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import I32, I64, IntegerAttr, i32, i64
+from xdsl.ir import Block, Operation, Region
+from xdsl.irdl import IRDLOperation, irdl_op_definition, opt_prop_def, prop_def, region_def, traits_def
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, NoTerminator
+from xdsl.utils.exceptions import VerifyException
+
+from tileorch.dialects.cutlass.attrs import THREADS_PER_UNIT, ExecutorType, ExecutorTypeAttr
+from tileorch.dialects.cutlass.syntax import parse_body, print_body
+
+ASYNC_EXEC = "cutlass.async.exec"
+
+
+def enclosing_async_exec(op: Operation) -> Operation | None:
+    """The closest ``cutlass.async.exec`` strictly enclosing ``op``."""
+    parent = op.parent_op()
+    while parent is not None and parent.name != ASYNC_EXEC:
+        parent = parent.parent_op()
+    return parent
+
+
+@irdl_op_definition
+class AsyncExecOp(IRDLOperation):
+    """Executor region: runs on the units of ``mask`` (side effects: whatever its body does)."""
+
+    name = ASYNC_EXEC
+
+    executor = prop_def(ExecutorTypeAttr)
+    mask = prop_def(IntegerAttr[I64])
+    max_regs = opt_prop_def(IntegerAttr[I32])
+    threads = opt_prop_def(IntegerAttr[I32])
+    body = region_def("single_block")
+
+    traits = traits_def(NoTerminator(), MemoryReadEffect(), MemoryWriteEffect())
+
+    def __init__(
+        self,
+        executor: ExecutorType | str,
+        mask: int,
+        body: Region | None = None,
+        max_regs: int | None = None,
+        threads: int | None = None,
+    ):
+        props: dict = {"executor": ExecutorTypeAttr(ExecutorType(executor)), "mask": IntegerAttr(mask, i64)}
+        if max_regs is not None:
+            props["max_regs"] = IntegerAttr(max_regs, i32)
+        if threads is not None:
+            props["threads"] = IntegerAttr(threads, i32)
+        super().__init__(properties=props, regions=[body if body is not None else Region(Block())])
+
+    def executor_kind(self) -> str:
+        return self.executor.data.value
+
+    def mask_bits(self) -> int:
+        return self.mask.value.data
+
+    def unit_threads(self) -> int:
+        """Threads per executor unit."""
+        kind = self.executor.data
+        if kind is ExecutorType.CTA:
+            return self.threads.value.data if self.threads is not None else 0
+        return THREADS_PER_UNIT[kind]
+
+    def num_threads(self) -> int:
+        return self.mask_bits().bit_count() * self.unit_threads()
+
+    def first_thread(self) -> int:
+        mask = self.mask_bits()
+        return ((mask & -mask).bit_length() - 1) * self.unit_threads() if mask else 0
+
+    def verify_(self) -> None:
+        mask = self.mask_bits()
+        if mask <= 0:
+            raise VerifyException(f"cutlass.async.exec: mask must select at least one unit (a positive bit mask), found {mask}")
+        kind = self.executor.data
+        if kind is ExecutorType.CTA:
+            if self.threads is None:
+                raise VerifyException("cutlass.async.exec: executor `cta` needs `threads(N)`, the CTA size")
+            if mask != 1:
+                raise VerifyException(f"cutlass.async.exec: executor `cta` selects the whole CTA, so mask must be 1, found {mask}")
+        elif self.threads is not None:
+            raise VerifyException(f"cutlass.async.exec: `threads(N)` is only for executor `cta`, found executor `{kind.value}`")
+        if self.max_regs is not None:
+            regs = self.max_regs.value.data
+            if not (24 <= regs <= 256 and regs % 8 == 0):
+                raise VerifyException(f"cutlass.async.exec: regs must be a multiple of 8 in [24, 256] (setmaxnreg), found {regs}")
+        outer = enclosing_async_exec(self)
+        if isinstance(outer, AsyncExecOp) and outer.executor.data is kind and mask & ~outer.mask_bits():
+            raise VerifyException(
+                f"cutlass.async.exec: mask {mask:#x} is not a subset of the enclosing {kind.value} mask "
+                f"{outer.mask_bits():#x}"
+            )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.executor_kind()} mask({self.mask_bits():#x})")
+        if self.max_regs is not None:
+            printer.print_string(f" regs({self.max_regs.value.data})")
+        if self.threads is not None:
+            printer.print_string(f" threads({self.threads.value.data})")
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+        printer.print_string(" ")
+        print_body(printer, self.body)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AsyncExecOp:
+        executor = parser.parse_str_enum(ExecutorType)
+        values: dict[str, int] = {}
+        for keyword in ("mask", "regs", "threads"):
+            if keyword == "mask":
+                parser.parse_keyword("mask")
+            elif parser.parse_optional_keyword(keyword) is None:
+                continue
+            with parser.in_parens():
+                values[keyword] = parser.parse_integer(allow_boolean=False)
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        region = parse_body(parser)
+        op = cls(executor, values["mask"], region, values.get("regs"), values.get("threads"))
+        if attrs is not None:
+            op.attributes |= attrs.data
+        return op
+
+
+OPS: list[type] = [AsyncExecOp]

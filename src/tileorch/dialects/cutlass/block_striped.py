@@ -1,3 +1,271 @@
-"""(being written)"""
+"""``cutlass.block_striped.*``: block-striped movement of register fragments (CUTLASS ``BlockStriped``).
 
-OPS: list[type] = []
+Contract (checked by one operand-layout checker per variant: load, store, reduce-add,
+reduce-max).  A CTA of ``T = n_threads_in_block`` threads moves one register fragment per
+thread, ``vector<N x E>``, to or from the CTA's tile of ``T * N`` elements.  The tile is cut
+into ``S = N / A`` stripes of ``T * A`` elements, ``A`` being the access width in elements;
+access ``s`` of thread ``t`` covers tile elements ``[(s*T + t)*A, (s*T + t)*A + A)``, i.e.
+fragment element ``s*A + j`` of thread ``t`` lives at tile element ``(s*T + t)*A + j``.
+
+* ``load`` / ``store`` take ``access_width = A`` (default 1); ``load_add`` and ``reduce`` work
+  element by element (``A = 1``), as CUTLASS's ``BlockStripedReduce``: ``load_add`` returns
+  ``fragment + tile``, ``reduce`` atomically combines the fragment into the tile with
+  ``block_striped_kind`` ``add`` or ``max``.
+* ``E`` is an integer or float type of at least 16 bits; the fragment is a static rank-1
+  vector with ``N`` a positive multiple of ``A``; one access (``A`` elements) is a power of two
+  of at most 16 bytes.
+* ``ptr`` is either a ``memref`` with element type ``E`` and a static stripe shape, rank 1
+  ``[T*N]`` or rank 2 ``[S, T*A]`` (one row per stripe), or an ``!llvm.ptr`` in the generic,
+  global or shared address space pointing at the tile (shape not checkable).
+* ``thread_idx`` is the thread's index ``t`` in ``[0, T)``.
+* ``0 < T <= 1024``.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import (
+    I32,
+    AnyFloat,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    VectorType,
+)
+from xdsl.dialects.llvm import LLVMPointerType
+from xdsl.ir import Attribute
+from xdsl.irdl import (
+    IRDLOperation,
+    base,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
+from xdsl.utils.exceptions import VerifyException
+
+from tileorch.dialects.cutlass.bar_scope import MAX_CTA_THREADS
+from tileorch.dialects.cutlass.barrier_attrs import BlockStripedKindAttr
+
+MIN_ELEMENT_BITS = 16
+MAX_ACCESS_BYTES = 16
+POINTER_ADDRESS_SPACES = (0, 1, 3)
+
+_ONE = IntegerAttr(1, 32)
+_TILE = base(MemRefType) | base(LLVMPointerType)
+
+
+def _element_bits(element: Attribute) -> int | None:
+    if isinstance(element, IntegerType):
+        return element.width.data
+    if isinstance(element, AnyFloat):
+        return element.bitwidth
+    return None
+
+
+class BlockStripedOp(IRDLOperation):
+    """Tile pointer, thread index, stripe parameters and the operand-layout checker.
+
+    Each variant declares its own fields (``ptr``, ``thread_idx``, its fragment,
+    ``n_threads_in_block``; operands in that order) and ``fragment_type()``, the type of its
+    register fragment.
+    """
+
+    def access_width(self) -> int:
+        """Elements per access (``A``); 1 for the element-wise variants."""
+        return 1
+
+    def num_threads(self) -> int:
+        return self.n_threads_in_block.value.data
+
+    def num_stripes(self) -> int:
+        """``S = N / A``: accesses per thread."""
+        fragment = self.fragment_type()
+        assert isinstance(fragment, VectorType)
+        return fragment.get_shape()[0] // self.access_width()
+
+    def tile_index(self, thread: int, element: int) -> int:
+        """Tile element holding fragment element ``element`` of thread ``thread``."""
+        width = self.access_width()
+        stripe, lane = divmod(element, width)
+        return (stripe * self.num_threads() + thread) * width + lane
+
+    def verify_(self) -> None:
+        threads = self.num_threads()
+        if not 0 < threads <= MAX_CTA_THREADS:
+            raise VerifyException(
+                f"'{self.name}' op n_threads_in_block must be in [1, {MAX_CTA_THREADS}], "
+                f"found {threads}"
+            )
+        element, length = self._verify_fragment()
+        self._verify_access(element, length)
+        self._verify_tile(element, threads, length)
+
+    def _verify_fragment(self) -> tuple[Attribute, int]:
+        fragment = self.fragment_type()
+        if not isinstance(fragment, VectorType) or fragment.get_num_dims() != 1:
+            raise VerifyException(
+                f"'{self.name}' op expected the register fragment to be a rank-1 vector, "
+                f"found {fragment}"
+            )
+        if fragment.get_num_scalable_dims():
+            raise VerifyException(
+                f"'{self.name}' op expected a static register fragment, found {fragment}"
+            )
+        element = fragment.get_element_type()
+        bits = _element_bits(element)
+        if bits is None or bits < MIN_ELEMENT_BITS:
+            raise VerifyException(
+                f"'{self.name}' op expected an integer or float element type of at least "
+                f"{MIN_ELEMENT_BITS} bits, found {element}"
+            )
+        return element, fragment.get_shape()[0]
+
+    def _verify_access(self, element: Attribute, length: int) -> None:
+        width = self.access_width()
+        if width <= 0 or length % width:
+            raise VerifyException(
+                f"'{self.name}' op fragment length {length} must be a positive multiple of "
+                f"access_width, found access_width {width}"
+            )
+        access_bytes = width * _element_bits(element) // 8
+        if access_bytes > MAX_ACCESS_BYTES or access_bytes & (access_bytes - 1):
+            raise VerifyException(
+                f"'{self.name}' op one access must be a power of two of at most "
+                f"{MAX_ACCESS_BYTES} bytes, found {width} x {element} = {access_bytes} bytes"
+            )
+
+    def _verify_tile(self, element: Attribute, threads: int, length: int) -> None:
+        ptr_type = self.ptr.type
+        if isinstance(ptr_type, LLVMPointerType):
+            space = ptr_type.addr_space.data if isinstance(ptr_type.addr_space, IntAttr) else 0
+            if space not in POINTER_ADDRESS_SPACES:
+                raise VerifyException(
+                    f"'{self.name}' op expected a generic (0), global (1) or shared (3) "
+                    f"pointer, found !llvm.ptr<{space}>"
+                )
+            return
+        assert isinstance(ptr_type, MemRefType)
+        if ptr_type.get_element_type() != element:
+            raise VerifyException(
+                f"'{self.name}' op expected the tile element type to match the fragment: "
+                f"expected {element}, found {ptr_type.get_element_type()}"
+            )
+        shape = tuple(ptr_type.get_shape())
+        if any(d < 0 for d in shape):
+            raise VerifyException(
+                f"'{self.name}' op expected a static stripe shape, found {ptr_type}"
+            )
+        width = self.access_width()
+        stripes = length // width
+        expected = {1: (threads * length,), 2: (stripes, threads * width)}.get(len(shape))
+        if shape != expected:
+            wanted = (
+                f"[{threads * length}] or [{stripes}, {threads * width}]"
+                if expected is None
+                else "[" + ", ".join(map(str, expected)) + "]"
+            )
+            raise VerifyException(
+                f"'{self.name}' op tile shape does not match {threads} threads x "
+                f"fragment of {length} (access_width {width}): expected {wanted}, "
+                f"found [{', '.join(map(str, shape))}]"
+            )
+
+
+@irdl_op_definition
+class BlockStripedLoadOp(BlockStripedOp):
+    """Each thread loads its fragment from the tile."""
+
+    name = "cutlass.block_striped.load"
+    ptr = operand_def(_TILE)
+    thread_idx = operand_def(I32)
+    n_threads_in_block = prop_def(IntegerAttr[I32])
+    access_width_attr = prop_def(IntegerAttr[I32], default_value=_ONE, prop_name="access_width")
+    result = result_def(VectorType)
+    traits = traits_def(MemoryReadEffect())
+    assembly_format = (
+        "$ptr `,` $thread_idx `n_threads_in_block` `=` $n_threads_in_block "
+        "(`access_width` `=` $access_width^)? attr-dict `:` type($ptr) `->` type($result)"
+    )
+
+    def access_width(self) -> int:
+        return self.access_width_attr.value.data
+
+    def fragment_type(self) -> Attribute:
+        return self.result.type
+
+
+@irdl_op_definition
+class BlockStripedLoadAddOp(BlockStripedOp):
+    """Each thread returns its fragment plus the tile's elements (plain loads, element-wise)."""
+
+    name = "cutlass.block_striped.load_add"
+    ptr = operand_def(_TILE)
+    thread_idx = operand_def(I32)
+    fragment = operand_def(VectorType)
+    n_threads_in_block = prop_def(IntegerAttr[I32])
+    result = result_def(VectorType)
+    traits = traits_def(MemoryReadEffect())
+    assembly_format = (
+        "$ptr `,` $thread_idx `,` $fragment `n_threads_in_block` `=` $n_threads_in_block "
+        "attr-dict `:` type($ptr) `,` type($fragment) `->` type($result)"
+    )
+
+    def fragment_type(self) -> Attribute:
+        return self.fragment.type
+
+    def verify_(self) -> None:
+        if self.result.type != self.fragment.type:
+            raise VerifyException(
+                f"'{self.name}' op expected the result type to equal the fragment type "
+                f"{self.fragment.type}, found {self.result.type}"
+            )
+        super().verify_()
+
+
+@irdl_op_definition
+class BlockStripedStoreOp(BlockStripedOp):
+    """Each thread stores its fragment into the tile."""
+
+    name = "cutlass.block_striped.store"
+    ptr = operand_def(_TILE)
+    thread_idx = operand_def(I32)
+    fragment = operand_def(VectorType)
+    n_threads_in_block = prop_def(IntegerAttr[I32])
+    access_width_attr = prop_def(IntegerAttr[I32], default_value=_ONE, prop_name="access_width")
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    assembly_format = (
+        "$fragment `,` $ptr `,` $thread_idx `n_threads_in_block` `=` $n_threads_in_block "
+        "(`access_width` `=` $access_width^)? attr-dict `:` type($fragment) `,` type($ptr)"
+    )
+
+    def access_width(self) -> int:
+        return self.access_width_attr.value.data
+
+    def fragment_type(self) -> Attribute:
+        return self.fragment.type
+
+
+@irdl_op_definition
+class BlockStripedReduceOp(BlockStripedOp):
+    """Each thread atomically combines its fragment into the tile (add or max, element-wise)."""
+
+    name = "cutlass.block_striped.reduce"
+    ptr = operand_def(_TILE)
+    thread_idx = operand_def(I32)
+    block_striped_kind = prop_def(BlockStripedKindAttr)
+    fragment = operand_def(VectorType)
+    n_threads_in_block = prop_def(IntegerAttr[I32])
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    assembly_format = (
+        "$block_striped_kind $fragment `,` $ptr `,` $thread_idx "
+        "`n_threads_in_block` `=` $n_threads_in_block attr-dict `:` type($fragment) `,` type($ptr)"
+    )
+
+    def fragment_type(self) -> Attribute:
+        return self.fragment.type
+
+
+OPS: list[type] = [BlockStripedLoadOp, BlockStripedLoadAddOp, BlockStripedStoreOp, BlockStripedReduceOp]

@@ -1,3 +1,172 @@
-"""(being written)"""
+"""``cutlass.generic_barrier.*``: global-memory semaphores (CUTLASS ``GenericBarrier<Sync>``).
 
-OPS: list[type] = []
+A semaphore is an ``int`` flag ``lock[flag_idx]`` in global memory (initially 0).  The
+participating threads first (arrive) or last (wait) synchronise among themselves with the
+``sync`` policy; one leader thread touches the flag:
+
+* ``arrive_increment``: sync, then the leader does ``fence.acq_rel.gpu`` +
+  ``red.relaxed.gpu.global.add.s32 [flag], value`` (``value`` defaults to 1);
+* ``wait_eq``: the leader spins on ``ld.global.acquire.gpu`` until ``flag == value``
+  (default 1), then sync;
+* ``wait_less_than``: the leader spins while ``flag < count`` (i.e. waits until
+  ``flag >= count``), then sync.
+
+``lock`` is an ``!llvm.ptr`` in the generic (0) or global (1) address space, or a rank-1
+``memref`` of i32 (a constant ``flag_idx`` is bounds-checked against a static size).  The
+``sync`` policy (``#cutlass<generic_barrier_sync ...>``, default ``syncthreads``) fixes the
+arrive count: ``syncwarp`` is 32 threads; ``syncthreads`` and ``named_barrier`` take
+``num_threads`` or the enclosing executor's thread count; ``named_barrier`` also needs a static
+``barrier_id`` (raw hardware id 0..15).  All three ops follow the warp-cooperative rules of
+:mod:`bar_scope`::
+
+    cutlass.generic_barrier.arrive_increment %lock[%i] sync = named_barrier barrier_id = 4 : !llvm.ptr<1>
+    cutlass.generic_barrier.wait_less_than %lock[%i], %n : memref<64xi32>
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import I32, IntAttr, IntegerAttr, IntegerType, MemRefType
+from xdsl.dialects.llvm import LLVMPointerType
+from xdsl.ir import Attribute
+from xdsl.irdl import (
+    IRDLOperation,
+    base,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+    traits_def,
+)
+from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
+from xdsl.utils.exceptions import VerifyException
+
+from tileorch.dialects.cutlass.bar_scope import (
+    WARP_SIZE,
+    check_named_barrier_id,
+    constant_int,
+    warp_cooperative_arrive_count,
+)
+from tileorch.dialects.cutlass.barrier_attrs import GenericBarrierSync, GenericBarrierSyncAttr
+
+GLOBAL_ADDRESS_SPACES = (0, 1)
+_SYNCTHREADS = GenericBarrierSyncAttr(GenericBarrierSync.SYNCTHREADS)
+
+_SYNC_FORMAT = (
+    "(`sync` `=` $sync^)? (`barrier_id` `=` $barrier_id^)? "
+    "(`num_threads` `=` $num_threads^)? attr-dict `:` type($lock)"
+)
+
+
+class GenericBarrierOp(IRDLOperation):
+    """The verifier shared by the three semaphore ops.
+
+    Each op declares its own fields (so that operands print in the order lock, flag_idx,
+    value): ``lock``, ``flag_idx``, its value operand, ``sync``, ``barrier_id``, ``num_threads``.
+    """
+
+    def sync_kind(self) -> GenericBarrierSync:
+        return self.sync.data
+
+    def arrive_count(self) -> int:
+        """Threads that synchronise through the ``sync`` policy."""
+        explicit = None if self.num_threads is None else self.num_threads.value.data
+        if self.sync_kind() == GenericBarrierSync.SYNCWARP:
+            if explicit is not None and explicit != WARP_SIZE:
+                raise VerifyException(
+                    f"'{self.name}' op with sync = syncwarp synchronises one warp: expected "
+                    f"num_threads = {WARP_SIZE} or none, found {explicit}"
+                )
+            explicit = WARP_SIZE
+        return warp_cooperative_arrive_count(self, explicit)
+
+    def verify_(self) -> None:
+        self._verify_lock()
+        if self.sync_kind() == GenericBarrierSync.NAMED_BARRIER:
+            if self.barrier_id is None:
+                raise VerifyException(
+                    f"'{self.name}' op with sync = named_barrier needs a static barrier_id"
+                )
+            check_named_barrier_id(self, self.barrier_id.value.data)
+        elif self.barrier_id is not None:
+            raise VerifyException(
+                f"'{self.name}' op takes a barrier_id only with sync = named_barrier, "
+                f"found sync = {self.sync_kind().value}"
+            )
+        self.arrive_count()
+
+    def _verify_lock(self) -> None:
+        lock_type: Attribute = self.lock.type
+        if isinstance(lock_type, LLVMPointerType):
+            space = lock_type.addr_space.data if isinstance(lock_type.addr_space, IntAttr) else 0
+            if space not in GLOBAL_ADDRESS_SPACES:
+                raise VerifyException(
+                    f"'{self.name}' op expected the semaphore in global memory (!llvm.ptr or "
+                    f"!llvm.ptr<1>), found !llvm.ptr<{space}>"
+                )
+            return
+        assert isinstance(lock_type, MemRefType)
+        if lock_type.get_num_dims() != 1 or lock_type.element_type != IntegerType(32):
+            raise VerifyException(
+                f"'{self.name}' op expected the semaphore memref to be rank-1 of i32 flags, "
+                f"found {lock_type}"
+            )
+        size = lock_type.get_shape()[0]
+        idx = constant_int(self.flag_idx)
+        if size >= 0 and idx is not None and not 0 <= idx < size:
+            raise VerifyException(
+                f"'{self.name}' op flag_idx out of bounds: expected 0 <= flag_idx < {size}, "
+                f"found {idx}"
+            )
+
+
+@irdl_op_definition
+class GenericBarrierArriveIncrementOp(GenericBarrierOp):
+    """Sync, then the leader adds ``value`` (default 1) to the flag with release semantics."""
+
+    name = "cutlass.generic_barrier.arrive_increment"
+    lock = operand_def(base(LLVMPointerType) | base(MemRefType))
+    flag_idx = operand_def(I32)
+    value = opt_operand_def(I32)
+    sync = prop_def(GenericBarrierSyncAttr, default_value=_SYNCTHREADS)
+    barrier_id = opt_prop_def(IntegerAttr[I32])
+    num_threads = opt_prop_def(IntegerAttr[I32])
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    assembly_format = "$lock `[` $flag_idx `]` (`add` $value^)? " + _SYNC_FORMAT
+
+
+@irdl_op_definition
+class GenericBarrierWaitEqOp(GenericBarrierOp):
+    """The leader waits (acquire) until the flag equals ``value`` (default 1), then sync."""
+
+    name = "cutlass.generic_barrier.wait_eq"
+    lock = operand_def(base(LLVMPointerType) | base(MemRefType))
+    flag_idx = operand_def(I32)
+    value = opt_operand_def(I32)
+    sync = prop_def(GenericBarrierSyncAttr, default_value=_SYNCTHREADS)
+    barrier_id = opt_prop_def(IntegerAttr[I32])
+    num_threads = opt_prop_def(IntegerAttr[I32])
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    assembly_format = "$lock `[` $flag_idx `]` (`,` $value^)? " + _SYNC_FORMAT
+
+
+@irdl_op_definition
+class GenericBarrierWaitLessThanOp(GenericBarrierOp):
+    """The leader waits (acquire) while the flag is below ``count``, then sync."""
+
+    name = "cutlass.generic_barrier.wait_less_than"
+    lock = operand_def(base(LLVMPointerType) | base(MemRefType))
+    flag_idx = operand_def(I32)
+    count = operand_def(I32)
+    sync = prop_def(GenericBarrierSyncAttr, default_value=_SYNCTHREADS)
+    barrier_id = opt_prop_def(IntegerAttr[I32])
+    num_threads = opt_prop_def(IntegerAttr[I32])
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    assembly_format = "$lock `[` $flag_idx `]` `,` $count " + _SYNC_FORMAT
+
+
+OPS: list[type] = [
+    GenericBarrierArriveIncrementOp,
+    GenericBarrierWaitEqOp,
+    GenericBarrierWaitLessThanOp,
+]

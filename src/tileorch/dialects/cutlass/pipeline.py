@@ -1,3 +1,1112 @@
-"""(being written)"""
+"""The ``cutlass.pipeline.*`` family: a CUTLASS producer/consumer ring as IR.
 
-OPS: list[type] = []
+Twenty ops of the seed roster plus ``get_full_barrier`` / ``get_empty_barrier``.  Custom
+forms and semantics are documented in ``docs/dialect-conventions.md``; the generic form
+always round-trips.  State arithmetic and address getters are ``Pure``; every op that
+waits on or arrives at a barrier carries read and write memory effects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    I16,
+    I32,
+    I64,
+    IntAttr,
+    ArrayAttr,
+    DenseArrayBase,
+    IntegerAttr,
+    IntegerType,
+    i1,
+    i16,
+    i32,
+    i64,
+)
+from xdsl.dialects.llvm import LLVMPointerType
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_region_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import MemoryAllocEffect, MemoryReadEffect, MemoryWriteEffect, NoTerminator, Pure
+from xdsl.utils.exceptions import VerifyException
+
+from tileorch.dialects.cutlass.async_exec import enclosing_async_exec
+from tileorch.dialects.cutlass.attrs import (
+    NAMED_BARRIER_POOL,
+    THREADS_PER_UNIT,
+    CgaAttr,
+    ExecutorType,
+    ExecutorTypeAttr,
+    MakeParticipantsMode,
+    MakeParticipantsModeAttr,
+    PipelineBarrierElideType,
+    PipelineBarrierType,
+    PipelineComputeCapabilityAttr,
+    PipelineRole,
+    PipelineRoleAttr,
+)
+from tileorch.dialects.cutlass.syntax import (
+    parse_attr_dict,
+    parse_defined_operand,
+    parse_defined_operands,
+    parse_body,
+    parse_keyword_operand,
+    print_attr_dict,
+    print_body,
+    print_keyword_operand,
+    print_operands,
+)
+from tileorch.dialects.cutlass.types import DynamicParticipantsType, PipelineStateType, PipelineType
+
+SMEM_PTR = LLVMPointerType(IntAttr(3))
+"""Type of a barrier address: a pointer into shared memory (``!llvm.ptr<3>``)."""
+
+FULL = PipelineBarrierElideType.FULL
+EMPTY = PipelineBarrierElideType.EMPTY
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def expect_pipeline(op: Operation, value: SSAValue, what: str = "pipeline operand") -> PipelineType:
+    """The value's pipeline type, or a diagnostic naming the type found."""
+    if not isinstance(value.type, PipelineType):
+        raise VerifyException(f"{op.name}: expected the {what} to be a !cutlass.pipeline, found {value.type}")
+    return value.type
+
+
+def expect_state(op: Operation, value: SSAValue, stages: int | None = None) -> PipelineStateType:
+    """The value's pipeline_state type (with ``stages`` stages if given), or a diagnostic."""
+    if not isinstance(value.type, PipelineStateType):
+        raise VerifyException(f"{op.name}: expected a !cutlass.pipeline_state operand, found {value.type}")
+    if stages is not None and value.type.stages != stages:
+        raise VerifyException(
+            f"{op.name}: the state has {value.type.stages} stages but the pipeline has {stages}; "
+            f"use a state created from this pipeline (!cutlass.pipeline_state<{stages}>)"
+        )
+    return value.type
+
+
+def expect_i1(op: Operation, value: SSAValue | None, what: str) -> None:
+    if value is not None and value.type != i1:
+        raise VerifyException(f"{op.name}: {what} must be i1, found {value.type}")
+
+
+def check_not_elided(op: Operation, pipe: PipelineType, forbidden_when: Sequence[PipelineBarrierElideType]) -> None:
+    if pipe.elide in forbidden_when:
+        raise VerifyException(
+            f"{op.name}: the pipeline elides its {pipe.elide.value} barrier (elide = {pipe.elide.value}), "
+            f"so this op has no barrier to use; remove the op or keep the {pipe.elide.value} barrier"
+        )
+
+
+def is_contiguous(mask: int) -> bool:
+    """True for a positive mask whose set bits form one run (e.g. 0b0110)."""
+    low = mask & -mask
+    return mask > 0 and ((mask + low) & mask) == 0
+
+
+def executor_threads(executor: ExecutorType, mask: int) -> int:
+    """Threads covered by ``mask`` in units of ``executor`` (not for ``cta``)."""
+    return mask.bit_count() * THREADS_PER_UNIT[executor]
+
+
+def _i64_array(values: Sequence[int]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i64, list(values))
+
+
+def _i32_array(values: Sequence[int]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i32, list(values))
+
+
+def _array_values(attr: DenseArrayBase | None) -> list[int] | None:
+    return None if attr is None else [int(v) for v in attr.get_values()]
+
+
+def _i32(value: int) -> IntegerAttr:
+    return IntegerAttr(value, i32)
+
+
+# --------------------------------------------------------------------------- create / init
+
+
+@irdl_op_definition
+class PipelineCreateOp(IRDLOperation):
+    """Allocate (or bind ``storage`` as) the per-stage full and empty barriers of a pipeline.
+
+    ``%p = cutlass.pipeline.create (storage(%smem))? {attrs} : !cutlass.pipeline<...>``
+    """
+
+    name = "cutlass.pipeline.create"
+
+    storage = opt_operand_def()
+    pipeline = result_def(PipelineType)
+
+    traits = traits_def(MemoryAllocEffect())
+
+    def __init__(self, pipeline_type: PipelineType, storage: SSAValue | None = None):
+        super().__init__(operands=[[storage] if storage is not None else []], result_types=[pipeline_type])
+
+    def print(self, printer: Printer) -> None:
+        print_keyword_operand(printer, "storage", self.storage)
+        print_attr_dict(printer, self)
+        printer.print_string(" : ")
+        printer.print_attribute(self.pipeline.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> PipelineCreateOp:
+        storage = parse_keyword_operand(parser, "storage")
+        _, attrs = parse_attr_dict(parser, cls)
+        parser.parse_punctuation(":")
+        pipe_type = parser.parse_type()
+        op = cls(pipe_type, storage)
+        op.attributes |= attrs
+        return op
+
+
+@irdl_op_definition
+class PipelineInitOp(IRDLOperation):
+    """Initialize every stage barrier with its arrive count; returns the initialized pipeline.
+
+    ``%r = cutlass.pipeline.init %pipe (dynamic(%participants))? {numStages = S : i32, ...}``
+    (result type = type of ``%pipe``).  Masks are in units of ``executor``.
+    """
+
+    name = "cutlass.pipeline.init"
+
+    pipeline = operand_def()
+    dynamic_participants = opt_operand_def(DynamicParticipantsType)
+    initialized = result_def()
+
+    numStages = prop_def(IntegerAttr[I32])
+    executor = opt_prop_def(ExecutorTypeAttr)
+    participants = prop_def(DenseArrayBase)
+    consumers = prop_def(DenseArrayBase)
+    producer_arv_count = opt_prop_def(DenseArrayBase)
+    consumer_arv_count = opt_prop_def(DenseArrayBase)
+    transaction_size = opt_prop_def(DenseArrayBase)
+    barrier_id_base = opt_prop_def(IntegerAttr[I32])
+    compute_capability = opt_prop_def(PipelineComputeCapabilityAttr)
+    arvCount = opt_prop_def(DenseArrayBase)
+
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    def __init__(
+        self,
+        pipeline: SSAValue,
+        participants: Sequence[int],
+        consumers: Sequence[int],
+        *,
+        executor: ExecutorType | str = ExecutorType.WARP,
+        num_stages: int | None = None,
+        producer_arv_count: Sequence[int] | None = None,
+        consumer_arv_count: Sequence[int] | None = None,
+        transaction_size: Sequence[int] | None = None,
+        barrier_id_base: int | None = None,
+        dynamic_participants: SSAValue | None = None,
+    ):
+        stages = num_stages if num_stages is not None else getattr(pipeline.type, "stages", 0)
+        props: dict[str, Attribute] = {
+            "numStages": _i32(stages),
+            "executor": ExecutorTypeAttr(ExecutorType(executor)),
+            "participants": _i64_array(participants),
+            "consumers": _i64_array(consumers),
+        }
+        for key, values in (
+            ("producer_arv_count", producer_arv_count),
+            ("consumer_arv_count", consumer_arv_count),
+            ("transaction_size", transaction_size),
+        ):
+            if values is not None:
+                props[key] = _i32_array(values)
+        if barrier_id_base is not None:
+            props["barrier_id_base"] = _i32(barrier_id_base)
+        super().__init__(
+            operands=[pipeline, [dynamic_participants] if dynamic_participants is not None else []],
+            result_types=[pipeline.type],
+            properties=props,
+        )
+
+    # -- accessors used by passes and lowerings
+    def pipeline_type(self) -> PipelineType:
+        assert isinstance(self.pipeline.type, PipelineType)
+        return self.pipeline.type
+
+    def executor_type(self) -> ExecutorType:
+        return self.executor.data if self.executor is not None else ExecutorType.WARP
+
+    def producer_masks(self) -> list[int]:
+        return _array_values(self.participants) or []
+
+    def consumer_masks(self) -> list[int]:
+        return _array_values(self.consumers) or []
+
+    def producer_arrive_counts(self) -> list[int] | None:
+        return _array_values(self.producer_arv_count)
+
+    def consumer_arrive_counts(self) -> list[int] | None:
+        return _array_values(self.consumer_arv_count)
+
+    def transaction_sizes(self) -> list[int] | None:
+        return _array_values(self.transaction_size)
+
+    def arrive_counts(self) -> tuple[int, int] | None:
+        """The stamped (full, empty) per-stage arrive counts, if the stamping pass ran."""
+        values = _array_values(self.arvCount)
+        return None if values is None else (values[0], values[1])
+
+    def num_named_barriers(self) -> int:
+        """Named-barrier ids this pipeline claims: one per stage per non-elided barrier."""
+        pipe = self.pipeline.type
+        if not isinstance(pipe, PipelineType) or pipe.barrier is not PipelineBarrierType.NAMED_BARRIER:
+            return 0
+        kinds = 2 if pipe.elide is PipelineBarrierElideType.NONE else 1
+        return pipe.stages * kinds
+
+    def verify_(self) -> None:
+        pipe = expect_pipeline(self, self.pipeline)
+        if self.initialized.type != pipe:
+            raise VerifyException(
+                f"cutlass.pipeline.init: the result type must equal the input pipeline type {pipe}, "
+                f"found {self.initialized.type}"
+            )
+        stages = self.numStages.value.data
+        if stages <= 0 or stages != pipe.stages:
+            raise VerifyException(
+                f"cutlass.pipeline.init: invalid numStages: expected {pipe.stages} (a positive count equal "
+                f"to the stage count of {pipe}), found {stages}"
+            )
+        producers, consumers = self.producer_masks(), self.consumer_masks()
+        if len(producers) != pipe.producers:
+            raise VerifyException(
+                f"cutlass.pipeline.init: participants length mismatch: the pipeline type declares "
+                f"{pipe.producers} producer group(s), participants has {len(producers)} mask(s)"
+            )
+        if len(consumers) != pipe.consumers:
+            raise VerifyException(
+                f"cutlass.pipeline.init: consumers length mismatch: the pipeline type declares "
+                f"{pipe.consumers} consumer group(s), consumers has {len(consumers)} mask(s)"
+            )
+        executor = self.executor_type()
+        if executor is ExecutorType.CTA:
+            raise VerifyException(
+                "cutlass.pipeline.init: executor must be thread, warp or warpgroup (the unit of the "
+                "participant masks), found cta"
+            )
+        groups = [("producer", i, m) for i, m in enumerate(producers)]
+        groups += [("consumer", i, m) for i, m in enumerate(consumers)]
+        for role, i, mask in groups:
+            if mask <= 0:
+                raise VerifyException(
+                    f"cutlass.pipeline.init: {role} group {i} has an empty executor mask ({mask}); "
+                    f"give it at least one {executor.value}"
+                )
+        for a, (role_a, i, mask_a) in enumerate(groups):
+            for role_b, j, mask_b in groups[a + 1 :]:
+                if mask_a & mask_b:
+                    raise VerifyException(
+                        f"cutlass.pipeline.init: {role_a} group {i} (mask {mask_a:#x}) and {role_b} group {j} "
+                        f"(mask {mask_b:#x}) share executor units {mask_a & mask_b:#x}; producer and "
+                        "consumer groups must be distinct"
+                    )
+        self._verify_per_group("producer_arv_count", self.producer_arrive_counts(), pipe.producers, "producer", 1)
+        self._verify_per_group("consumer_arv_count", self.consumer_arrive_counts(), pipe.consumers, "consumer", 1)
+        self._verify_per_group("transaction_size", self.transaction_sizes(), pipe.producers, "producer", 0)
+        if self.transaction_size is not None and pipe.elide is FULL:
+            raise VerifyException(
+                "cutlass.pipeline.init: transaction_size needs the full barrier, but the pipeline elides it"
+            )
+        if pipe.barrier is PipelineBarrierType.NAMED_BARRIER:
+            for role, i, mask in groups:
+                threads = executor_threads(executor, mask)
+                if threads % 32:
+                    raise VerifyException(
+                        f"cutlass.pipeline.init: named barriers count whole warps, but {role} group {i} "
+                        f"covers {threads} threads; use warp-granular masks"
+                    )
+        self._verify_barrier_ids()
+        self._verify_dynamic_participants(pipe)
+        if self.arvCount is not None and len(self.arvCount) != 2:
+            raise VerifyException(
+                f"cutlass.pipeline.init: arvCount holds (full, empty) arrive counts, found {len(self.arvCount)} entries"
+            )
+
+    def _verify_per_group(self, key: str, values: list[int] | None, expected: int, role: str, minimum: int) -> None:
+        if values is None:
+            return
+        if len(values) != expected:
+            raise VerifyException(
+                f"cutlass.pipeline.init: {key} needs one entry per {role} ({expected}), found {len(values)}"
+            )
+        for i, value in enumerate(values):
+            if value < minimum:
+                raise VerifyException(f"cutlass.pipeline.init: {key}[{i}] must be >= {minimum}, found {value}")
+
+    def _verify_barrier_ids(self) -> None:
+        if self.barrier_id_base is None:
+            return
+        base = self.barrier_id_base.value.data
+        if not 0 <= base < NAMED_BARRIER_POOL:
+            raise VerifyException(
+                f"cutlass.pipeline.init: barrier_id_base must be in [0, {NAMED_BARRIER_POOL}) "
+                f"(the per-CTA named-barrier pool), found {base}"
+            )
+        if base + self.num_named_barriers() > NAMED_BARRIER_POOL:
+            raise VerifyException(
+                f"cutlass.pipeline.init: the pipeline needs {self.num_named_barriers()} named barriers from "
+                f"barrier_id_base {base}, past the end of the {NAMED_BARRIER_POOL}-id pool"
+            )
+
+    def _verify_dynamic_participants(self, pipe: PipelineType) -> None:
+        dyn = self.dynamic_participants
+        if dyn is None:
+            return
+        assert isinstance(dyn.type, DynamicParticipantsType)
+        if (dyn.type.producers, dyn.type.consumers) != (pipe.producers, pipe.consumers):
+            raise VerifyException(
+                f"cutlass.pipeline.init: dynamic participants are {dyn.type.producers} x {dyn.type.consumers} "
+                f"but the pipeline has {pipe.producers} producer(s) x {pipe.consumers} consumer(s)"
+            )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.pipeline)
+        print_keyword_operand(printer, "dynamic", self.dynamic_participants)
+        print_attr_dict(printer, self)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> PipelineInitOp:
+        pipeline = parse_defined_operand(parser)
+        dynamic = parse_keyword_operand(parser, "dynamic")
+        props, attrs = parse_attr_dict(parser, cls)
+        return cls.create(
+            operands=[pipeline] + ([dynamic] if dynamic is not None else []),
+            result_types=[pipeline.type],
+            properties=props,
+            attributes=attrs,
+        )
+
+
+@irdl_op_definition
+class PipelineMakeParticipantsOp(IRDLOperation):
+    """Build a runtime producers x consumers participants matrix.
+
+    ``custom(%e0, ...)``: explicit i32 entries, row-major (producer major);
+    ``cga {cgaShape = #cutlass.cga_attr<x, y, z>}``: derived from a CGA shape.
+    """
+
+    name = "cutlass.pipeline.make_participants"
+
+    participants = var_operand_def(I32)
+    result = result_def(DynamicParticipantsType)
+
+    mode = prop_def(MakeParticipantsModeAttr)
+    cgaShape = opt_prop_def(CgaAttr)
+
+    traits = traits_def(Pure())
+
+    def __init__(
+        self,
+        result_type: DynamicParticipantsType,
+        participants: Sequence[SSAValue] = (),
+        cga_shape: Sequence[int] | None = None,
+    ):
+        mode = MakeParticipantsMode.CGA if cga_shape is not None else MakeParticipantsMode.CUSTOM
+        props: dict[str, Attribute] = {"mode": MakeParticipantsModeAttr(mode)}
+        if cga_shape is not None:
+            props["cgaShape"] = CgaAttr(cga_shape)
+        super().__init__(operands=[list(participants)], result_types=[result_type], properties=props)
+
+    def verify_(self) -> None:
+        res = self.result.type
+        assert isinstance(res, DynamicParticipantsType)
+        if self.mode.data is MakeParticipantsMode.CUSTOM:
+            if self.cgaShape is not None:
+                raise VerifyException(
+                    "cutlass.pipeline.make_participants: custom mode takes explicit participants, not a "
+                    "cgaShape; drop cgaShape or use `cga` mode"
+                )
+            if len(self.participants) != res.producers * res.consumers:
+                raise VerifyException(
+                    f"cutlass.pipeline.make_participants: dynamic participants need producers x consumers = "
+                    f"{res.producers} x {res.consumers} = {res.producers * res.consumers} entries, "
+                    f"found {len(self.participants)}"
+                )
+        else:
+            if self.participants:
+                raise VerifyException(
+                    f"cutlass.pipeline.make_participants: cga mode derives participants from cgaShape and "
+                    f"takes no explicit entries, found {len(self.participants)}; use `custom` mode"
+                )
+            if self.cgaShape is None:
+                raise VerifyException(
+                    "cutlass.pipeline.make_participants: cga mode needs a cgaShape "
+                    "(e.g. {cgaShape = #cutlass.cga_attr<2, 1, 1>})"
+                )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.mode.data.value}")
+        if self.participants:
+            printer.print_string("(")
+            print_operands(printer, self.participants)
+            printer.print_string(")")
+        print_attr_dict(printer, self, skip=("mode",))
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> PipelineMakeParticipantsOp:
+        mode = parser.parse_str_enum(MakeParticipantsMode)
+        operands: list[SSAValue] = []
+        if parser.parse_optional_punctuation("(") is not None:
+            operands = parse_defined_operands(parser)
+            parser.parse_punctuation(")")
+        props, attrs = parse_attr_dict(parser, cls)
+        props["mode"] = MakeParticipantsModeAttr(mode)
+        parser.parse_punctuation(":")
+        result_type = parser.parse_type()
+        return cls.create(operands=operands, result_types=[result_type], properties=props, attributes=attrs)
+
+
+# --------------------------------------------------------------------------- handshake ops
+
+
+class _PipeStateSyntax(IRDLOperation):
+    """Shared verifier and custom form ``%pipe, %state (kw(%v))* {attrs}`` of (pipeline, state) ops.
+
+    Subclasses define ``pipeline`` and ``state`` operands, optional i1 operands named in
+    ``KEYWORD_OPERANDS``, and ``FORBIDDEN_WHEN`` (the elided barrier that makes the op illegal).
+    """
+
+    KEYWORD_OPERANDS: ClassVar[tuple[str, ...]] = ()
+    FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = ()
+    RESULT_TYPE: ClassVar[Attribute | None] = None
+
+    def verify_(self) -> None:
+        pipe = expect_pipeline(self, self.operands[0])
+        expect_state(self, self.operands[1], pipe.stages)
+        for keyword in self.KEYWORD_OPERANDS:
+            expect_i1(self, getattr(self, keyword), keyword)
+        check_not_elided(self, pipe, self.FORBIDDEN_WHEN)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        print_operands(printer, self.operands[:2])
+        for keyword in self.KEYWORD_OPERANDS:
+            print_keyword_operand(printer, keyword, getattr(self, keyword))
+        print_attr_dict(printer, self)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> IRDLOperation:
+        pipeline = parse_defined_operand(parser)
+        parser.parse_punctuation(",")
+        state = parse_defined_operand(parser)
+        extra = [parse_keyword_operand(parser, keyword) for keyword in cls.KEYWORD_OPERANDS]
+        props, attrs = parse_attr_dict(parser, cls)
+        return cls.create(
+            operands=[pipeline, state] + [v for v in extra if v is not None],
+            result_types=[cls.RESULT_TYPE] if cls.RESULT_TYPE is not None else [],
+            properties=props,
+            attributes=attrs,
+        )
+
+
+def _pipe_state_operands(pipeline: SSAValue, state: SSAValue, *optional: SSAValue | None) -> list:
+    return [pipeline, state, *([v] if v is not None else [] for v in optional)]
+
+
+@irdl_op_definition
+class ProducerAcquireOp(_PipeStateSyntax):
+    """Wait until stage ``state.index`` is empty (``token(%t)``: skip the wait if %t is true)."""
+
+    name = "cutlass.pipeline.producer_acquire"
+    pipeline = operand_def()
+    state = operand_def()
+    token = opt_operand_def()
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    KEYWORD_OPERANDS: ClassVar[tuple[str, ...]] = ("token",)
+    FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (EMPTY,)
+
+    def __init__(self, pipeline: SSAValue, state: SSAValue, token: SSAValue | None = None):
+        super().__init__(operands=_pipe_state_operands(pipeline, state, token))
+
+
+@irdl_op_definition
+class ProducerTryAcquireOp(_PipeStateSyntax):
+    """Probe whether stage ``state.index`` is empty; ``skip_wait(%b)`` true returns true unprobed."""
+
+    name = "cutlass.pipeline.producer_try_acquire"
+    pipeline = operand_def()
+    state = operand_def()
+    skip_wait = opt_operand_def()
+    acquired = result_def(IntegerType(1))
+    traits = traits_def(MemoryReadEffect())
+    KEYWORD_OPERANDS: ClassVar[tuple[str, ...]] = ("skip_wait",)
+    FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (EMPTY,)
+    RESULT_TYPE: ClassVar[Attribute | None] = i1
+
+    def __init__(self, pipeline: SSAValue, state: SSAValue, skip_wait: SSAValue | None = None):
+        super().__init__(operands=_pipe_state_operands(pipeline, state, skip_wait), result_types=[i1])
+
+
+@irdl_op_definition
+class ProducerCommitOp(_PipeStateSyntax):
+    """Arrive on full[index]; with ``transaction_bytes`` > 0 as ``arrive.expect_tx``."""
+
+    name = "cutlass.pipeline.producer_commit"
+    pipeline = operand_def()
+    state = operand_def()
+    transaction_bytes = opt_prop_def(IntegerAttr[I32])
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (FULL,)
+
+    def __init__(self, pipeline: SSAValue, state: SSAValue, transaction_bytes: int | None = None):
+        props = {"transaction_bytes": _i32(transaction_bytes)} if transaction_bytes is not None else {}
+        super().__init__(operands=[pipeline, state], properties=props)
+
+    def verify_(self) -> None:
+        super().verify_()
+        if self.transaction_bytes is not None and self.transaction_bytes.value.data < 0:
+            raise VerifyException(
+                f"cutlass.pipeline.producer_commit: transaction_bytes must be >= 0, found "
+                f"{self.transaction_bytes.value.data}"
+            )
+
+
+@irdl_op_definition
+class ProducerTailOp(_PipeStateSyntax):
+    """Drain: wait for ``stages`` more empty phases so the CTA cannot exit under pending arrivals."""
+
+    name = "cutlass.pipeline.producer_tail"
+    pipeline = operand_def()
+    state = operand_def()
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (EMPTY,)
+
+    def __init__(self, pipeline: SSAValue, state: SSAValue):
+        super().__init__(operands=[pipeline, state])
+
+
+@irdl_op_definition
+class ConsumerWaitOp(_PipeStateSyntax):
+    """Wait until stage ``state.index`` is full (``token(%t)``: skip the wait if %t is true)."""
+
+    name = "cutlass.pipeline.consumer_wait"
+    pipeline = operand_def()
+    state = operand_def()
+    token = opt_operand_def()
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    KEYWORD_OPERANDS: ClassVar[tuple[str, ...]] = ("token",)
+    FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (FULL,)
+
+    def __init__(self, pipeline: SSAValue, state: SSAValue, token: SSAValue | None = None):
+        super().__init__(operands=_pipe_state_operands(pipeline, state, token))
+
+
+@irdl_op_definition
+class ConsumerTryWaitOp(_PipeStateSyntax):
+    """Probe whether stage ``state.index`` is full; ``skip_wait(%b)`` true returns true unprobed."""
+
+    name = "cutlass.pipeline.consumer_try_wait"
+    pipeline = operand_def()
+    state = operand_def()
+    skip_wait = opt_operand_def()
+    ready = result_def(IntegerType(1))
+    traits = traits_def(MemoryReadEffect())
+    KEYWORD_OPERANDS: ClassVar[tuple[str, ...]] = ("skip_wait",)
+    FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (FULL,)
+    RESULT_TYPE: ClassVar[Attribute | None] = i1
+
+    def __init__(self, pipeline: SSAValue, state: SSAValue, skip_wait: SSAValue | None = None):
+        super().__init__(operands=_pipe_state_operands(pipeline, state, skip_wait), result_types=[i1])
+
+
+@irdl_op_definition
+class ConsumerReleaseOp(_PipeStateSyntax):
+    """Arrive on empty[index]: the stage may be refilled."""
+
+    name = "cutlass.pipeline.consumer_release"
+    pipeline = operand_def()
+    state = operand_def()
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (EMPTY,)
+
+    def __init__(self, pipeline: SSAValue, state: SSAValue):
+        super().__init__(operands=[pipeline, state])
+
+
+class _BarrierAddressOp(_PipeStateSyntax):
+    RESULT_TYPE: ClassVar[Attribute | None] = SMEM_PTR
+
+    def __init__(self, pipeline: SSAValue, state: SSAValue):
+        super().__init__(operands=[pipeline, state], result_types=[SMEM_PTR])
+
+
+@irdl_op_definition
+class GetProducerBarrierOp(_BarrierAddressOp):
+    """Address of full[index], the barrier a TMA producer's copies complete on."""
+
+    name = "cutlass.pipeline.get_producer_barrier"
+    pipeline = operand_def()
+    state = operand_def()
+    producerBarrier = result_def(LLVMPointerType)
+    traits = traits_def(Pure())
+    FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (FULL,)
+
+
+@irdl_op_definition
+class GetFullBarrierOp(_BarrierAddressOp):
+    """Address of full[index]."""
+
+    name = "cutlass.pipeline.get_full_barrier"
+    pipeline = operand_def()
+    state = operand_def()
+    fullBarrier = result_def(LLVMPointerType)
+    traits = traits_def(Pure())
+    FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (FULL,)
+
+
+@irdl_op_definition
+class GetEmptyBarrierOp(_BarrierAddressOp):
+    """Address of empty[index]."""
+
+    name = "cutlass.pipeline.get_empty_barrier"
+    pipeline = operand_def()
+    state = operand_def()
+    emptyBarrier = result_def(LLVMPointerType)
+    traits = traits_def(Pure())
+    FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (EMPTY,)
+
+
+@irdl_op_definition
+class GetProducerMaskOp(IRDLOperation):
+    """The i16 multicast mask of the cluster CTAs whose stages this CTA's producer fills.
+
+    ``%m = cutlass.pipeline.get_producer_mask %pipe``
+    """
+
+    name = "cutlass.pipeline.get_producer_mask"
+    pipeline = operand_def()
+    producerMask = result_def(I16)
+    traits = traits_def(Pure())
+
+    def __init__(self, pipeline: SSAValue):
+        super().__init__(operands=[pipeline], result_types=[i16])
+
+    def verify_(self) -> None:
+        expect_pipeline(self, self.pipeline)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.pipeline)
+        print_attr_dict(printer, self)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> GetProducerMaskOp:
+        pipeline = parse_defined_operand(parser)
+        _, attrs = parse_attr_dict(parser, cls)
+        op = cls(pipeline)
+        op.attributes |= attrs
+        return op
+
+
+# --------------------------------------------------------------------------- produce / consume
+
+
+class _StageRegionSyntax(_PipeStateSyntax):
+    """``%pipe, %state (attributes {...})? { body }``: a handshake around a single-block body."""
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        print_operands(printer, self.operands[:2])
+        print_attr_dict(printer, self, keyword=True)
+        printer.print_string(" ")
+        print_body(printer, self.regions[0])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> IRDLOperation:
+        pipeline = parse_defined_operand(parser)
+        parser.parse_punctuation(",")
+        state = parse_defined_operand(parser)
+        props, attrs = parse_attr_dict(parser, cls, keyword=True)
+        region = parse_body(parser)
+        return cls.create(operands=[pipeline, state], properties=props, attributes=attrs, regions=[region])
+
+
+@irdl_op_definition
+class ProduceOp(_StageRegionSyntax):
+    """producer_acquire; body; producer_commit (with ``transaction_bytes`` if given)."""
+
+    name = "cutlass.pipeline.produce"
+    pipeline = operand_def()
+    state = operand_def()
+    transaction_bytes = opt_prop_def(IntegerAttr[I32])
+    body = region_def("single_block")
+    traits = traits_def(NoTerminator(), MemoryReadEffect(), MemoryWriteEffect())
+    FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (FULL, EMPTY)
+
+    def __init__(self, pipeline: SSAValue, state: SSAValue, transaction_bytes: int | None = None, body: Region | None = None):
+        props = {"transaction_bytes": _i32(transaction_bytes)} if transaction_bytes is not None else {}
+        super().__init__(operands=[pipeline, state], properties=props, regions=[body or Region(Block())])
+
+
+@irdl_op_definition
+class ConsumeOp(_StageRegionSyntax):
+    """consumer_wait; body; consumer_release."""
+
+    name = "cutlass.pipeline.consume"
+    pipeline = operand_def()
+    state = operand_def()
+    body = region_def("single_block")
+    traits = traits_def(NoTerminator(), MemoryReadEffect(), MemoryWriteEffect())
+    FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (FULL, EMPTY)
+
+    def __init__(self, pipeline: SSAValue, state: SSAValue, body: Region | None = None):
+        super().__init__(operands=[pipeline, state], regions=[body or Region(Block())])
+
+
+# --------------------------------------------------------------------------- state cursor
+
+
+@irdl_op_definition
+class StateCreateOp(IRDLOperation):
+    """The start state of an agent: producer {0, 1, 0}, consumer {0, 0, 0}.
+
+    ``%s = cutlass.pipeline.state.create %pipe producer`` (type inferred from the pipeline).
+    """
+
+    name = "cutlass.pipeline.state.create"
+    pipeline = operand_def()
+    state = result_def()
+    role = prop_def(PipelineRoleAttr)
+    traits = traits_def(Pure())
+
+    def __init__(self, pipeline: SSAValue, role: PipelineRole | str):
+        pipe = pipeline.type
+        result = pipe.state_type() if isinstance(pipe, PipelineType) else pipe
+        super().__init__(operands=[pipeline], result_types=[result], properties={"role": PipelineRoleAttr(PipelineRole(role))})
+
+    def start(self) -> tuple[int, int, int]:
+        """(index, phase, count) of the created state."""
+        return (0, 1 if self.role.data is PipelineRole.PRODUCER else 0, 0)
+
+    def verify_(self) -> None:
+        pipe = expect_pipeline(self, self.pipeline)
+        if self.state.type != pipe.state_type():
+            raise VerifyException(
+                f"cutlass.pipeline.state.create: result type must be {pipe.state_type()} (the pipeline's "
+                f"stage count), found {self.state.type}"
+            )
+        if self.role.data not in (PipelineRole.PRODUCER, PipelineRole.CONSUMER):
+            raise VerifyException(
+                f"cutlass.pipeline.state.create: role must be producer or consumer (it picks the start "
+                f"phase), found {self.role.data.value}"
+            )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.pipeline)
+        printer.print_string(f" {self.role.data.value}")
+        print_attr_dict(printer, self, skip=("role",))
+
+    @classmethod
+    def parse(cls, parser: Parser) -> StateCreateOp:
+        pipeline = parse_defined_operand(parser)
+        role = parser.parse_str_enum(PipelineRole)
+        _, attrs = parse_attr_dict(parser, cls)
+        op = cls(pipeline, role)
+        op.attributes |= attrs
+        return op
+
+
+class _StateSyntax(IRDLOperation):
+    """``%state (by(%n))? {attrs}``: ops reading a pipeline state."""
+
+    RESULT_I32: ClassVar[bool] = True
+
+    def verify_(self) -> None:
+        expect_state(self, self.operands[0])
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.operands[0])
+        if len(self.operands) > 1:
+            printer.print_string(" by ")
+            printer.print_operand(self.operands[1])
+        print_attr_dict(printer, self)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> IRDLOperation:
+        state = parse_defined_operand(parser)
+        operands = [state]
+        if not cls.RESULT_I32 and parser.parse_optional_keyword("by") is not None:
+            operands.append(parse_defined_operand(parser))
+        props, attrs = parse_attr_dict(parser, cls)
+        result = i32 if cls.RESULT_I32 else state.type
+        return cls.create(operands=operands, result_types=[result], properties=props, attributes=attrs)
+
+
+@irdl_op_definition
+class StateIncrementOp(_StateSyntax):
+    """``++state`` (or ``advance(n)`` with ``by %n``): index + n mod stages, phase flips per wrap."""
+
+    name = "cutlass.pipeline.state.increment"
+    state = operand_def()
+    step = opt_operand_def(I32)
+    newState = result_def()
+    traits = traits_def(Pure())
+    RESULT_I32: ClassVar[bool] = False
+
+    def __init__(self, state: SSAValue, step: SSAValue | None = None):
+        super().__init__(operands=[state, [step] if step is not None else []], result_types=[state.type])
+
+    def verify_(self) -> None:
+        super().verify_()
+        if self.newState.type != self.state.type:
+            raise VerifyException(
+                f"cutlass.pipeline.state.increment: result type must equal the state type "
+                f"{self.state.type}, found {self.newState.type}"
+            )
+
+
+class _StateGetter(_StateSyntax):
+    def __init__(self, state: SSAValue):
+        super().__init__(operands=[state], result_types=[i32])
+
+
+@irdl_op_definition
+class StateGetCountOp(_StateGetter):
+    """Number of increments since the start state (never wraps)."""
+
+    name = "cutlass.pipeline.state.get_count"
+    state = operand_def()
+    stateCount = result_def(I32)
+    traits = traits_def(Pure())
+
+
+@irdl_op_definition
+class StateGetIndexOp(_StateGetter):
+    """Stage index in [0, stages)."""
+
+    name = "cutlass.pipeline.state.get_index"
+    state = operand_def()
+    stateIndex = result_def(I32)
+    traits = traits_def(Pure())
+
+
+@irdl_op_definition
+class StateGetPhaseOp(_StateGetter):
+    """Phase parity bit (0 or 1)."""
+
+    name = "cutlass.pipeline.state.get_phase"
+    state = operand_def()
+    statePhase = result_def(I32)
+    traits = traits_def(Pure())
+
+
+# --------------------------------------------------------------------------- switch_by_executor
+
+
+def _created_pipeline(value: SSAValue) -> bool:
+    """True if ``value`` is defined by ``pipeline.create`` or by an ``init`` of such a value."""
+    owner = value.owner
+    if isinstance(owner, PipelineInitOp):
+        return _created_pipeline(owner.pipeline)
+    return isinstance(owner, PipelineCreateOp)
+
+
+@irdl_op_definition
+class SwitchByExecutorOp(IRDLOperation):
+    """Partition the enclosing executor set: each arm (region) runs on the units of its masks.
+
+    ``case masks(m, ...) args(%arg = %pipe, ...) { ... }`` per arm; arm i owns
+    ``len(masks) / arms`` masks and ``len(operands) / arms`` pipelines (its block arguments).
+    """
+
+    name = "cutlass.pipeline.switch_by_executor"
+
+    pipelines = var_operand_def()
+    masks = prop_def(DenseArrayBase)
+    arms = var_region_def("single_block")
+
+    traits = traits_def(NoTerminator(), MemoryReadEffect(), MemoryWriteEffect())
+
+    def __init__(self, masks: Sequence[int], pipelines: Sequence[SSAValue], arms: Sequence[Region]):
+        super().__init__(operands=[list(pipelines)], properties={"masks": _i64_array(masks)}, regions=[list(arms)])
+
+    def mask_list(self) -> list[int]:
+        return _array_values(self.masks) or []
+
+    def arm_masks(self, arm: int) -> list[int]:
+        masks = self.mask_list()
+        per = len(masks) // len(self.arms)
+        return masks[arm * per : (arm + 1) * per]
+
+    def arm_pipelines(self, arm: int) -> list[SSAValue]:
+        per = len(self.pipelines) // len(self.arms)
+        return list(self.pipelines[arm * per : (arm + 1) * per])
+
+    def verify_(self) -> None:
+        name = "cutlass.pipeline.switch_by_executor"
+        masks, arms, operands = self.mask_list(), len(self.arms), list(self.pipelines)
+        if arms == 0 or not masks:
+            raise VerifyException(
+                f"{name}: needs at least one mask and one arm, found {len(masks)} mask(s) and {arms} arm(s)"
+            )
+        if len(masks) % arms:
+            raise VerifyException(
+                f"{name}: the number of masks ({len(masks)}) must be divisible by the number of arms ({arms})"
+            )
+        if len(operands) % arms:
+            raise VerifyException(
+                f"{name}: the number of pipeline operands ({len(operands)}) must be divisible by the number "
+                f"of arms ({arms}), one operand group per arm"
+            )
+        for i, mask in enumerate(masks):
+            if mask <= 0:
+                raise VerifyException(f"{name}: mask {i} is empty ({mask}); every arm must run on some executor unit")
+            if not is_contiguous(mask):
+                raise VerifyException(
+                    f"{name}: mask {i} ({mask:#x}) is not contiguous; an arm's units must form one run of set bits"
+                )
+        for i, a in enumerate(masks):
+            for j in range(i + 1, len(masks)):
+                if a & masks[j]:
+                    raise VerifyException(
+                        f"{name}: masks {i} ({a:#x}) and {j} ({masks[j]:#x}) overlap in {a & masks[j]:#x}; "
+                        "each executor unit belongs to one arm"
+                    )
+        exec_op = enclosing_async_exec(self)
+        if exec_op is None:
+            raise VerifyException(f"{name}: must be nested in a cutlass.async.exec (the executor set it partitions)")
+        union = 0
+        for mask in masks:
+            union |= mask
+        exec_mask = exec_op.mask_bits()
+        if union != exec_mask:
+            raise VerifyException(
+                f"{name}: the union of the masks ({union:#x}) must equal the enclosing cutlass.async.exec "
+                f"mask ({exec_mask:#x})"
+            )
+        for i, value in enumerate(operands):
+            expect_pipeline(self, value, f"operand {i}")
+            if not _created_pipeline(value):
+                raise VerifyException(
+                    f"{name}: operand {i} must be a pipeline defined by cutlass.pipeline.create (or its "
+                    f"cutlass.pipeline.init), found a value defined by {_defined_by(value)}"
+                )
+        per = len(operands) // arms
+        for j in range(per):
+            first = operands[j].type
+            for arm in range(1, arms):
+                other = operands[arm * per + j].type
+                assert isinstance(first, PipelineType) and isinstance(other, PipelineType)
+                if (first.producers, first.consumers) != (other.producers, other.consumers):
+                    raise VerifyException(
+                        f"{name}: arm {arm} operand {j} has {other.producers} producer(s) and {other.consumers} "
+                        f"consumer(s) but arm 0 has {first.producers} and {first.consumers}; the counts must "
+                        "match across arms"
+                    )
+        for arm, region in enumerate(self.arms):
+            arg_types = [a.type for a in region.block.args]
+            want = [v.type for v in self.arm_pipelines(arm)]
+            if arg_types != want:
+                raise VerifyException(
+                    f"{name}: arm {arm} block arguments must match its operand group "
+                    f"({', '.join(map(str, want)) or 'none'}), found ({', '.join(map(str, arg_types)) or 'none'})"
+                )
+
+    def print(self, printer: Printer) -> None:
+        for arm, region in enumerate(self.arms):
+            printer.print_string(" case masks(" + ", ".join(hex(m) for m in self.arm_masks(arm)) + ")")
+            block_args = region.block.args
+            group = self.arm_pipelines(arm)
+            if group and len(block_args) == len(group):
+                printer.print_string(" args(")
+                for k, (arg, value) in enumerate(zip(block_args, group)):
+                    if k:
+                        printer.print_string(", ")
+                    printer.print_ssa_value(arg)
+                    printer.print_string(" = ")
+                    printer.print_operand(value)
+                printer.print_string(")")
+            printer.print_string(" ")
+            print_body(printer, region)
+        print_attr_dict(printer, self, skip=("masks",), keyword=True)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SwitchByExecutorOp:
+        masks: list[int] = []
+        operands: list[SSAValue] = []
+        regions: list[Region] = []
+        while parser.parse_optional_keyword("case") is not None:
+            parser.parse_keyword("masks")
+            with parser.in_parens():
+                masks += parser.parse_comma_separated_list(
+                    parser.Delimiter.NONE, lambda: parser.parse_integer(allow_boolean=False)
+                )
+            args: list[Parser.Argument] = []
+            if parser.parse_optional_keyword("args") is not None:
+                with parser.in_parens():
+                    for unresolved, value in parser.parse_comma_separated_list(
+                        parser.Delimiter.NONE, lambda: _parse_arg_binding(parser)
+                    ):
+                        args.append(unresolved.resolve(value.type))
+                        operands.append(value)
+            regions.append(parse_body(parser, args))
+        _, attrs = parse_attr_dict(parser, cls, keyword=True)
+        op = cls(masks, operands, regions)
+        op.attributes |= attrs
+        return op
+
+
+def _parse_arg_binding(parser: Parser):
+    arg = parser.parse_argument(expect_type=False)
+    parser.parse_punctuation("=")
+    return arg, parse_defined_operand(parser)
+
+
+def _defined_by(value: SSAValue) -> str:
+    owner = value.owner
+    return owner.name if isinstance(owner, Operation) else "a block argument"
+
+
+OPS: list[type] = [
+    PipelineCreateOp,
+    PipelineInitOp,
+    PipelineMakeParticipantsOp,
+    ProducerAcquireOp,
+    ProducerTryAcquireOp,
+    ProducerCommitOp,
+    ProducerTailOp,
+    ConsumerWaitOp,
+    ConsumerTryWaitOp,
+    ConsumerReleaseOp,
+    ProduceOp,
+    ConsumeOp,
+    GetProducerBarrierOp,
+    GetProducerMaskOp,
+    StateCreateOp,
+    StateIncrementOp,
+    StateGetCountOp,
+    StateGetIndexOp,
+    StateGetPhaseOp,
+    SwitchByExecutorOp,
+    GetFullBarrierOp,
+    GetEmptyBarrierOp,
+]

@@ -1,3 +1,297 @@
-"""(being written)"""
+"""Types of the pipeline and sequence-barrier side of the ``cutlass`` dialect.
 
-ATTRS: list[type] = []
+* ``!cutlass.pipeline<stages = S, producers = P, consumers = C[, barrier = B][, elide = E]>``
+* ``!cutlass.pipeline_state<S>`` (inferred from a pipeline type's stage count)
+* ``!cutlass.seq_bar<depth = D, length = L>`` and ``!cutlass.seq_bar_state<D>``
+* ``!cutlass.dynamic_participants<P, C>`` (a runtime P x C participants matrix)
+
+See ``docs/dialect-conventions.md`` for the meaning of each parameter.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import IntAttr
+from xdsl.ir import ParametrizedAttribute, TypeAttribute
+from xdsl.irdl import irdl_attr_definition
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+from tileorch.dialects.cutlass.attrs import (
+    PipelineBarrierElideType,
+    PipelineBarrierElideTypeAttr,
+    PipelineBarrierType,
+    PipelineBarrierTypeAttr,
+)
+
+MAX_STAGES = 32
+MAX_GROUPS = 16
+
+
+def _check_range(what: str, value: int, low: int, high: int) -> None:
+    if not low <= value <= high:
+        raise VerifyException(f"{what} must be in [{low}, {high}], found {value}")
+
+
+def _check_at_parse(parser: AttrParser, check, *values: int) -> None:
+    """Run a type's parameter check while parsing, so a bad type is a located parse error."""
+    try:
+        check(*values)
+    except VerifyException as exc:
+        parser.raise_error(str(exc))
+
+
+def _parse_keyword_int(parser: AttrParser, keyword: str) -> int:
+    parser.parse_keyword(keyword)
+    parser.parse_punctuation("=")
+    return parser.parse_integer(allow_boolean=False, allow_negative=False)
+
+
+@irdl_attr_definition
+class PipelineStateType(ParametrizedAttribute, TypeAttribute):
+    """``!cutlass.pipeline_state<S>``: a (index, phase, count) cursor over S stages."""
+
+    name = "cutlass.pipeline_state"
+
+    num_stages: IntAttr
+
+    def __init__(self, stages: int):
+        super().__init__(IntAttr(stages))
+
+    @property
+    def stages(self) -> int:
+        return self.num_stages.data
+
+    @staticmethod
+    def check(stages: int) -> None:
+        _check_range("pipeline_state stage count", stages, 1, MAX_STAGES)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> tuple[IntAttr]:
+        with parser.in_angle_brackets():
+            stages = parser.parse_integer(allow_boolean=False)
+        _check_at_parse(parser, cls.check, stages)
+        return (IntAttr(stages),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.stages}>")
+
+    def verify(self) -> None:
+        self.check(self.stages)
+
+
+@irdl_attr_definition
+class PipelineType(ParametrizedAttribute, TypeAttribute):
+    """``!cutlass.pipeline<...>``: a staged ring with one full and one empty barrier per stage."""
+
+    name = "cutlass.pipeline"
+
+    num_stages: IntAttr
+    num_producers: IntAttr
+    num_consumers: IntAttr
+    barrier_type: PipelineBarrierTypeAttr
+    elide_type: PipelineBarrierElideTypeAttr
+
+    def __init__(
+        self,
+        stages: int,
+        producers: int,
+        consumers: int,
+        barrier: PipelineBarrierType = PipelineBarrierType.MBARRIER,
+        elide: PipelineBarrierElideType = PipelineBarrierElideType.NONE,
+    ):
+        super().__init__(
+            IntAttr(stages),
+            IntAttr(producers),
+            IntAttr(consumers),
+            PipelineBarrierTypeAttr(barrier),
+            PipelineBarrierElideTypeAttr(elide),
+        )
+
+    @property
+    def stages(self) -> int:
+        return self.num_stages.data
+
+    @property
+    def producers(self) -> int:
+        return self.num_producers.data
+
+    @property
+    def consumers(self) -> int:
+        return self.num_consumers.data
+
+    @property
+    def barrier(self) -> PipelineBarrierType:
+        return self.barrier_type.data
+
+    @property
+    def elide(self) -> PipelineBarrierElideType:
+        return self.elide_type.data
+
+    def state_type(self) -> PipelineStateType:
+        return PipelineStateType(self.stages)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser):
+        barrier = PipelineBarrierType.MBARRIER
+        elide = PipelineBarrierElideType.NONE
+        with parser.in_angle_brackets():
+            stages = _parse_keyword_int(parser, "stages")
+            parser.parse_punctuation(",")
+            producers = _parse_keyword_int(parser, "producers")
+            parser.parse_punctuation(",")
+            consumers = _parse_keyword_int(parser, "consumers")
+            while parser.parse_optional_punctuation(",") is not None:
+                if parser.parse_optional_keyword("barrier") is not None:
+                    parser.parse_punctuation("=")
+                    barrier = parser.parse_str_enum(PipelineBarrierType)
+                else:
+                    parser.parse_keyword("elide", " (expected `barrier = ...` or `elide = ...`)")
+                    parser.parse_punctuation("=")
+                    elide = parser.parse_str_enum(PipelineBarrierElideType)
+        _check_at_parse(parser, cls.check, stages, producers, consumers)
+        return (
+            IntAttr(stages),
+            IntAttr(producers),
+            IntAttr(consumers),
+            PipelineBarrierTypeAttr(barrier),
+            PipelineBarrierElideTypeAttr(elide),
+        )
+
+    def print_parameters(self, printer: Printer) -> None:
+        text = f"<stages = {self.stages}, producers = {self.producers}, consumers = {self.consumers}"
+        if self.barrier is not PipelineBarrierType.MBARRIER:
+            text += f", barrier = {self.barrier.value}"
+        if self.elide is not PipelineBarrierElideType.NONE:
+            text += f", elide = {self.elide.value}"
+        printer.print_string(text + ">")
+
+    @staticmethod
+    def check(stages: int, producers: int, consumers: int) -> None:
+        _check_range("pipeline stage count", stages, 1, MAX_STAGES)
+        _check_range("pipeline producer count", producers, 1, MAX_GROUPS)
+        _check_range("pipeline consumer count", consumers, 1, MAX_GROUPS)
+
+    def verify(self) -> None:
+        self.check(self.stages, self.producers, self.consumers)
+
+
+@irdl_attr_definition
+class SeqBarStateType(ParametrizedAttribute, TypeAttribute):
+    """``!cutlass.seq_bar_state<D>``: the stage cursor of a sequence barrier of depth D."""
+
+    name = "cutlass.seq_bar_state"
+
+    seq_depth: IntAttr
+
+    def __init__(self, depth: int):
+        super().__init__(IntAttr(depth))
+
+    @property
+    def depth(self) -> int:
+        return self.seq_depth.data
+
+    @staticmethod
+    def check(depth: int) -> None:
+        _check_range("seq_bar_state depth", depth, 1, MAX_STAGES)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> tuple[IntAttr]:
+        with parser.in_angle_brackets():
+            depth = parser.parse_integer(allow_boolean=False)
+        _check_at_parse(parser, cls.check, depth)
+        return (IntAttr(depth),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.depth}>")
+
+    def verify(self) -> None:
+        self.check(self.depth)
+
+
+@irdl_attr_definition
+class SeqBarType(ParametrizedAttribute, TypeAttribute):
+    """``!cutlass.seq_bar<depth = D, length = L>``: CUTLASS ``OrderedSequenceBarrier<D, L>``."""
+
+    name = "cutlass.seq_bar"
+
+    seq_depth: IntAttr
+    seq_length: IntAttr
+
+    def __init__(self, depth: int, length: int):
+        super().__init__(IntAttr(depth), IntAttr(length))
+
+    @property
+    def depth(self) -> int:
+        return self.seq_depth.data
+
+    @property
+    def length(self) -> int:
+        return self.seq_length.data
+
+    def state_type(self) -> SeqBarStateType:
+        return SeqBarStateType(self.depth)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> tuple[IntAttr, IntAttr]:
+        with parser.in_angle_brackets():
+            depth = _parse_keyword_int(parser, "depth")
+            parser.parse_punctuation(",")
+            length = _parse_keyword_int(parser, "length")
+        _check_at_parse(parser, cls.check, depth, length)
+        return (IntAttr(depth), IntAttr(length))
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<depth = {self.depth}, length = {self.length}>")
+
+    @staticmethod
+    def check(depth: int, length: int) -> None:
+        _check_range("seq_bar depth", depth, 1, MAX_STAGES)
+        _check_range("seq_bar length", length, 1, MAX_GROUPS)
+
+    def verify(self) -> None:
+        self.check(self.depth, self.length)
+
+
+@irdl_attr_definition
+class DynamicParticipantsType(ParametrizedAttribute, TypeAttribute):
+    """``!cutlass.dynamic_participants<P, C>``: a runtime P x C matrix of i32 entries."""
+
+    name = "cutlass.dynamic_participants"
+
+    num_producers: IntAttr
+    num_consumers: IntAttr
+
+    def __init__(self, producers: int, consumers: int):
+        super().__init__(IntAttr(producers), IntAttr(consumers))
+
+    @property
+    def producers(self) -> int:
+        return self.num_producers.data
+
+    @property
+    def consumers(self) -> int:
+        return self.num_consumers.data
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> tuple[IntAttr, IntAttr]:
+        with parser.in_angle_brackets():
+            producers = parser.parse_integer(allow_boolean=False)
+            parser.parse_punctuation(",")
+            consumers = parser.parse_integer(allow_boolean=False)
+        _check_at_parse(parser, cls.check, producers, consumers)
+        return (IntAttr(producers), IntAttr(consumers))
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.producers}, {self.consumers}>")
+
+    @staticmethod
+    def check(producers: int, consumers: int) -> None:
+        _check_range("dynamic_participants producer count", producers, 1, MAX_GROUPS)
+        _check_range("dynamic_participants consumer count", consumers, 1, MAX_GROUPS)
+
+    def verify(self) -> None:
+        self.check(self.producers, self.consumers)
+
+
+ATTRS: list[type] = [PipelineType, PipelineStateType, SeqBarType, SeqBarStateType, DynamicParticipantsType]

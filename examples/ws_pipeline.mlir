@@ -1,0 +1,39 @@
+// Warp-specialized TMA mainloop (CUTLASS PipelineTmaAsync<4>, cutlass-semantics.md §3.1/§3.5):
+// warp 0 produces (one elected leader arrives with 4096 transaction bytes per stage),
+// warp groups 1 and 2 (warps 4-11) consume every stage cooperatively.
+// tileorch-opt examples/ws_pipeline.mlir -p cutlass-stamp-arrive-counts  => arvCount = [1, 256]
+builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = array<i32: 1, 1, 1>} {
+  func.func @ws_mainloop(%k_tiles: i32, %smem: !llvm.ptr<3>) {
+    %pipe = cutlass.pipeline.create storage(%smem) : !cutlass.pipeline<stages = 4, producers = 1, consumers = 2>
+    %ready = cutlass.pipeline.init %pipe {numStages = 4 : i32, executor = #cutlass<executor_type warp>, participants = array<i64: 0x1>, consumers = array<i64: 0xf0, 0xf00>, transaction_size = array<i32: 4096>}
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    cutlass.async.exec warp mask(0xff1) {
+      cutlass.pipeline.switch_by_executor case masks(0x1) args(%p = %ready) {
+        // Producer warp: acquire an empty stage, issue the TMA loads on its full barrier, commit.
+        %start = cutlass.pipeline.state.create %p producer
+        %last = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%s = %start) -> (!cutlass.pipeline_state<4>) : i32 {
+          cutlass.pipeline.producer_acquire %p, %s
+          %full = cutlass.pipeline.get_producer_barrier %p, %s
+          cutlass.pipeline.producer_commit %p, %s {transaction_bytes = 4096 : i32}
+          %next = cutlass.pipeline.state.increment %s
+          scf.yield %next : !cutlass.pipeline_state<4>
+        }
+        // Do not exit while consumers may still arrive on this CTA's empty barriers.
+        cutlass.pipeline.producer_tail %p, %last
+      } case masks(0xff0) args(%q = %ready) {
+        // Consumer warp groups: probe, wait for a full stage, run the MMAs, release the stage.
+        %start = cutlass.pipeline.state.create %q consumer
+        %last = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%s = %start) -> (!cutlass.pipeline_state<4>) : i32 {
+          %ready_now = cutlass.pipeline.consumer_try_wait %q, %s
+          cutlass.pipeline.consumer_wait %q, %s token(%ready_now)
+          %stage = cutlass.pipeline.state.get_index %s
+          cutlass.pipeline.consumer_release %q, %s
+          %next = cutlass.pipeline.state.increment %s
+          scf.yield %next : !cutlass.pipeline_state<4>
+        }
+      }
+    }
+    func.return
+  }
+}

@@ -1,0 +1,161 @@
+"""Reference protocols built by hand after CUTLASS's pipelines (``cutlass-semantics.md`` §3, §5.5,
+§6): the correct shapes the checker must accept and the mutation test seeds bugs into.
+
+Every builder takes the knobs a bug class needs (start phase, arrival counts, ...) so a mutant
+is the same protocol with one argument changed.
+"""
+
+from __future__ import annotations
+
+from tileorch.analysis.protocol import (
+    Advance, Agent, BarSync, ConsumerRead, ConsumerRelease, ConsumerTryWait, ConsumerWait,
+    CounterAdd, CounterWait, Epilogue, LoadAddPartial, Loop, Op, Pipeline, ProducerAcquire,
+    ProducerCommit, ProducerWrite, Protocol, ReducePartial, StateDecl, StorePartial, tail,
+)
+
+WG = 128
+
+
+def trip_counts(stages: int) -> tuple[int, ...]:
+    """k-loop trip counts that cover the steady state of a ring of ``stages`` slots:
+    1 .. 2*stages + 1 (every residue of the count modulo 2*stages, plus one full
+    wrap of both parities; see docs/model-checking.md)."""
+    return tuple(range(1, 2 * stages + 2))
+
+
+def producer_program(pipe: str, stages: int, tma_bytes: int, expect_tx: bool = True,
+                     with_tail: bool = True, flip: bool = True) -> tuple[Op, ...]:
+    body = (ProducerAcquire(pipe, "p"),
+            ProducerWrite(pipe, "p", nbytes=tma_bytes),
+            ProducerCommit(pipe, "p", tx_bytes=tma_bytes if expect_tx else 0),
+            Advance("p", flip=flip))
+    prog: tuple[Op, ...] = (Loop("k", body),)
+    return prog + (tail(pipe, "p", stages) if with_tail else ())
+
+
+def consumer_program(pipe: str, arrivals: int, release_first: bool = False,
+                     wait_side: str = "full", flip: bool = True, use_try: bool = False,
+                     finalize: bool = True) -> tuple[Op, ...]:
+    if use_try:
+        wait: tuple[Op, ...] = (ConsumerTryWait(pipe, "c", "tok"),)
+        if finalize:
+            wait += (ConsumerWait(pipe, "c", token="tok"),)
+    else:
+        wait = (ConsumerWait(pipe, "c", barrier=wait_side),)
+    read, release = ConsumerRead(pipe, "c"), ConsumerRelease(pipe, "c", arrivals=arrivals)
+    use = (release, read) if release_first else (read, release)
+    return (Loop("k", wait + use + (Advance("c", flip=flip),)),)
+
+
+def tma_warp_specialized(stages: int = 2, consumer_wgs: int = 1, tma_bytes: int = 1024, *,
+                         producer_phase: int = 1, empty_count: int | None = None,
+                         full_count: int = 1, expect_tx: bool = True, with_tail: bool = True,
+                         release_first: bool = False, wait_side: str = "full",
+                         producer_flip: bool = True, consumer_flip: bool = True,
+                         use_try: bool = False, finalize: bool = True,
+                         trips: tuple[int, ...] | None = None) -> Protocol:
+    """PipelineTmaAsync in one CTA: a producer warp (elected lane, one arrive.expect_tx per
+    stage) and ``consumer_wgs`` consumer warp groups whose 128 threads all release."""
+    pipe = "mainloop"
+    agents = [Agent("producer", "producer",
+                    producer_program(pipe, stages, tma_bytes, expect_tx, with_tail,
+                                     producer_flip),
+                    (StateDecl("p", pipe, producer_phase),), threads=32, mask=0b1)]
+    for w in range(consumer_wgs):
+        agents.append(Agent(f"consumer{w}", "consumer",
+                            consumer_program(pipe, WG, release_first, wait_side, consumer_flip,
+                                             use_try, finalize),
+                            (StateDecl("c", pipe, 0),), threads=WG, mask=1 << (w + 1)))
+    count = WG * consumer_wgs if empty_count is None else empty_count
+    return Protocol(f"tma_ws_s{stages}_w{consumer_wgs}",
+                    (Pipeline(pipe, stages, full_count, count, tma_bytes),), tuple(agents),
+                    params=(("k", trips or trip_counts(stages)),))
+
+
+def async_two_producers(stages: int = 4, trips: tuple[int, ...] | None = None,
+                        full_count: int = 2) -> Protocol:
+    """PipelineAsync as in CUTLASS's pipeline.md: two producer threads that store
+    synchronously and arrive (count 2), one consumer thread (count 1)."""
+    pipe = "ring"
+    producers = []
+    for t in range(2):
+        body = (ProducerAcquire(pipe, "p"), ProducerWrite(pipe, "p"),
+                ProducerCommit(pipe, "p"), Advance("p"))
+        producers.append(Agent(f"producer{t}", "producer",
+                               (Loop("k", body),) + tail(pipe, "p", stages),
+                               (StateDecl("p", pipe, 1),), threads=1, mask=1 << t))
+    consumer = Agent("consumer", "consumer", consumer_program(pipe, 1),
+                     (StateDecl("c", pipe, 0),), threads=1, mask=0b100)
+    return Protocol(f"async_s{stages}", (Pipeline(pipe, stages, full_count, 1, 0),),
+                    tuple(producers) + (consumer,),
+                    params=(("k", trips or (1, 2, 3, 5, 9)),))
+
+
+def persistent_cooperative(stages: int = 2, epilogue_count: int = 2 * WG,
+                           counts: tuple[int, int] | None = None) -> Protocol:
+    """A persistent cooperative kernel: a scheduler loop over tiles, the mainloop pipeline
+    carried across tiles, and the two consumer WGs meeting at named barrier 1 (the epilogue
+    barrier) after each tile.  ``counts`` overrides the bar.sync count of each WG."""
+    pipe = "mainloop"
+    prod_body = (ProducerAcquire(pipe, "p"), ProducerWrite(pipe, "p", nbytes=512),
+                 ProducerCommit(pipe, "p", tx_bytes=512), Advance("p"))
+    producer = Agent("producer", "producer", (Loop("tiles", (Loop("k", prod_body),)),)
+                     + tail(pipe, "p", stages), (StateDecl("p", pipe, 1),), mask=0b1)
+    consumers = []
+    for w in range(2):
+        count = counts[w] if counts else epilogue_count
+        body = consumer_program(pipe, WG) + (BarSync(1, count),)
+        consumers.append(Agent(f"consumer{w}", "consumer", (Loop("tiles", body),),
+                               (StateDecl("c", pipe, 0),), threads=WG, mask=1 << (w + 1)))
+    return Protocol(f"persistent_s{stages}",
+                    (Pipeline(pipe, stages, 1, 2 * WG, 512),), (producer, *consumers),
+                    params=(("tiles", (1, 2)), ("k", (1, 2, 3))))
+
+
+def cluster_multicast(stages: int = 2, with_tail: bool = True,
+                      empty_count: int = 2) -> Protocol:
+    """A 2x1 cluster: each CTA loads its own A slice and half of B, multicasting the B half to
+    both CTAs; each consumer WG releases the stage in both CTAs (empty count
+    (cx + cy - 1) * 1 = 2, one elected arrive per WG and CTA)."""
+    pipe = "mainloop"
+    a_bytes, b_half = 512, 256
+    agents = []
+    for cta in range(2):
+        body = (ProducerAcquire(pipe, "p"),
+                ProducerWrite(pipe, "p", nbytes=a_bytes),
+                ProducerWrite(pipe, "p", nbytes=b_half, dst=(0, 1)),
+                ProducerCommit(pipe, "p", tx_bytes=a_bytes + 2 * b_half), Advance("p"))
+        prog = (Loop("k", body),) + (tail(pipe, "p", stages) if with_tail else ())
+        agents.append(Agent(f"cta{cta}.producer", "producer", prog,
+                            (StateDecl("p", pipe, 1),), mask=0b1, cta=cta))
+        cons = (Loop("k", (ConsumerWait(pipe, "c"), ConsumerRead(pipe, "c"),
+                           ConsumerRelease(pipe, "c", arrivals=1, dst=(0, 1)),
+                           Advance("c"))),)
+        agents.append(Agent(f"cta{cta}.consumer", "consumer", cons, (StateDecl("c", pipe, 0),),
+                            threads=WG, mask=0b10, cta=cta))
+    return Protocol(f"cluster2x1_s{stages}",
+                    (Pipeline(pipe, stages, 1, empty_count, a_bytes + 2 * b_half),),
+                    tuple(agents), params=(("k", (1, 2, 3, 4)),), ctas=2)
+
+
+def streamk_fixup(splits: int = 3, deterministic: bool = True, reducer_waits: bool = True,
+                  release: bool = True, deterministic_order: bool = True) -> Protocol:
+    """The Stream-K fix-up of one output tile split ``splits`` ways along K
+    (``cutlass-semantics.md`` §5.5): the first split stores its partial, middle splits
+    atomically reduce into the workspace, each then adds its share to the tile's lock with
+    release semantics; the final split waits for the lock, load-adds and runs the epilogue.
+    Deterministic middle splits wait for lock == K_idx, nondeterministic ones for lock >= 1."""
+    agents = [Agent("split0", "fixup",
+                    (StorePartial("ws"), CounterAdd("lock", 1, release=release)),
+                    partial=0)]
+    for k in range(1, splits - 1):
+        wait = CounterWait("lock", k, "eq") if deterministic_order else \
+            CounterWait("lock", 1, "ge")
+        agents.append(Agent(f"split{k}", "fixup",
+                            (wait, ReducePartial("ws"), CounterAdd("lock", 1, release=release)),
+                            partial=k))
+    final: tuple[Op, ...] = (CounterWait("lock", splits - 1, "eq"),) if reducer_waits else ()
+    final += (LoadAddPartial("ws"), Epilogue("tile"))
+    agents.append(Agent(f"split{splits - 1}", "fixup", final, partial=splits - 1))
+    return Protocol(f"streamk_{splits}", (), tuple(agents), deterministic=deterministic,
+                    partials=(("tile", tuple(range(splits))),))

@@ -1,0 +1,656 @@
+"""A :class:`~tileorch.analysis.protocol.Protocol` instantiated for fixed trip counts, as a
+transition system: hashable states, the enabled transitions of a state, their effects, the
+property checks that belong to each transition, and the static footprint (shared objects read
+and written) of every op that partial-order reduction needs.
+
+State layout (plain tuples, so states hash fast)::
+
+    (agents, barriers, inflight, landed, named, gmem, outputs)
+    agent = (pc, pstates, tokens, ghost, bar_wait, acc, unpublished, seen)
+
+``pstates`` holds ``(index, phase, count)`` per pipeline-state variable.  ``ghost`` holds, per
+(pipeline, slot), ``(acquired, done, unfinalized)``: how many rounds of the slot this agent
+acquired (producer acquire / consumer wait), how many it committed or released, and whether a
+``try_*`` said "not done" and was not finalized yet.  ``landed`` counts the bytes (or
+synchronous writes) that reached each slot.  These ghosts are what the safety properties read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tileorch.analysis import properties as P
+from tileorch.analysis.barriers import GlobalMemory, MBarrier, NamedBarrier
+from tileorch.analysis.protocol import (
+    Advance, Agent, BarArrive, BarSync, ConsumerRead, ConsumerRelease, ConsumerTryWait,
+    ConsumerWait, CounterAdd, CounterWait, Epilogue, LoadAddPartial, Op, ProducerAcquire,
+    ProducerCommit, ProducerTryAcquire, ProducerWrite, Protocol, ReducePartial, StorePartial,
+    unroll,
+)
+
+FULL, EMPTY = 0, 1
+TOK_NONE, TOK_DONE, TOK_AGAIN = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class Step:
+    """One executed transition, for traces: who did what on which stage, and the outcome."""
+
+    actor: str
+    op: str
+    stage: int | None = None
+    phase: int | None = None
+    barrier: str = ""
+    origin: object = None
+
+
+@dataclass
+class Outcome:
+    state: tuple | None
+    step: Step
+    violation: P.Violation | None = None
+
+
+def op_text(op: Op) -> str:
+    name = type(op).__name__
+    fields = {k: v for k, v in vars(op).items() if k != "origin" and v not in (None, False)}
+    return f"{name}({', '.join(f'{k}={v}' for k, v in fields.items())})"
+
+
+def flatten(acc: object) -> list:
+    if isinstance(acc, tuple):
+        return [leaf for part in acc for leaf in flatten(part)]
+    return [] if acc is None else [acc]
+
+
+class Machine:
+    """The transition system of ``protocol`` with trip counts ``values``."""
+
+    def __init__(self, protocol: Protocol, values: dict[str, int] | None = None):
+        self.protocol = protocol
+        self.values = dict(values or {})
+        self.agents: tuple[Agent, ...] = protocol.agents
+        self.programs = [unroll(a.program, self.values) for a in self.agents]
+        self.pipe_index = {p.name: i for i, p in enumerate(protocol.pipelines)}
+        self.stages = [p.stages for p in protocol.pipelines]
+        self.ctas = protocol.ctas
+        self.slot_base = []
+        base = 0
+        for s in self.stages:
+            self.slot_base.append(base)
+            base += s
+        self.nslots = base
+        self.svar = [{d.name: i for i, d in enumerate(a.states)} for a in self.agents]
+        self.tokens = [self._token_names(prog) for prog in self.programs]
+        self.named_ids = sorted({op.barrier for prog in self.programs for op in prog
+                                 if isinstance(op, (BarSync, BarArrive))})
+        self.consumers = self._role_agents(ConsumerRead)
+        self.writers = self._role_agents(ProducerWrite)
+        self.slots_at = [self._slot_trace(i) for i in range(len(self.agents))]
+        self.footprints = [[self._footprint(i, pc) for pc in range(len(prog))]
+                           for i, prog in enumerate(self.programs)]
+        self.suffix = [self._suffix(fps) for fps in self.footprints]
+        self.symmetry = self._symmetry_classes()
+
+    # --- static structure ----------------------------------------------------------------
+
+    @staticmethod
+    def _token_names(prog: list[Op]) -> dict[str, int]:
+        names: dict[str, int] = {}
+        for op in prog:
+            tok = getattr(op, "token", None)
+            if tok is not None and tok not in names:
+                names[tok] = len(names)
+        return names
+
+    def _dsts(self, agent: int, op: Op) -> tuple[int, ...]:
+        dst = getattr(op, "dst", None)
+        return (self.agents[agent].cta,) if dst is None else dst
+
+    def _role_agents(self, kind: type) -> dict[tuple[int, int], tuple[int, ...]]:
+        """(pipe, cta) -> agents whose program has a ``kind`` op on that pipe for that CTA."""
+        table: dict[tuple[int, int], set[int]] = {}
+        for i, prog in enumerate(self.programs):
+            for op in prog:
+                if isinstance(op, kind):
+                    for d in self._dsts(i, op):
+                        table.setdefault((self.pipe_index[op.pipe], d), set()).add(i)
+        return {k: tuple(sorted(v)) for k, v in table.items()}
+
+    def _slot_trace(self, agent: int) -> list[int | None]:
+        """The slot each op of the agent touches (state indices evolve only by Advance)."""
+        a = self.agents[agent]
+        idx = [0] * len(a.states)
+        out: list[int | None] = []
+        for op in self.programs[agent]:
+            state = getattr(op, "state", None)
+            out.append(idx[self.svar[agent][state]] if state is not None and
+                       not isinstance(op, Advance) else None)
+            if isinstance(op, Advance):
+                v = self.svar[agent][op.state]
+                decl = a.states[v]
+                idx[v] = (idx[v] + op.n) % self.stages[self.pipe_index[decl.pipe]]
+        return out
+
+    def _footprint(self, agent: int, pc: int) -> tuple[frozenset, frozenset]:
+        op = self.programs[agent][pc]
+        cta = self.agents[agent].cta
+        slot = self.slots_at[agent][pc]
+        reads: set = set()
+        writes: set = set()
+        if isinstance(op, (ProducerAcquire, ProducerTryAcquire)):
+            reads.add(("E", op.pipe, cta, slot))
+        elif isinstance(op, ProducerWrite):
+            for d in self._dsts(agent, op):
+                reads.add(("E", op.pipe, d, slot))
+                writes.add(("F", op.pipe, d, slot))
+        elif isinstance(op, ProducerCommit):
+            writes.update(("F", op.pipe, d, slot) for d in self._dsts(agent, op))
+        elif isinstance(op, (ConsumerWait, ConsumerTryWait)):
+            side = "E" if getattr(op, "barrier", "full") == "empty" else "F"
+            reads.add((side, op.pipe, cta, slot))
+        elif isinstance(op, ConsumerRead):
+            reads.add(("F", op.pipe, cta, slot))
+        elif isinstance(op, ConsumerRelease):
+            writes.update(("E", op.pipe, d, slot) for d in self._dsts(agent, op))
+        elif isinstance(op, (BarSync, BarArrive)):
+            writes.add(("N", op.barrier))
+        elif isinstance(op, (StorePartial, ReducePartial, CounterAdd)):
+            writes.add(("G",))
+        elif isinstance(op, (LoadAddPartial, CounterWait)):
+            reads.add(("G",))
+        elif isinstance(op, Epilogue):
+            writes.add(("OUT", op.tile))
+        return frozenset(reads), frozenset(writes)
+
+    @staticmethod
+    def _suffix(fps: list[tuple[frozenset, frozenset]]) -> list[tuple[frozenset, frozenset]]:
+        out = [(frozenset(), frozenset())] * (len(fps) + 1)
+        for pc in range(len(fps) - 1, -1, -1):
+            r, w = fps[pc]
+            out[pc] = (out[pc + 1][0] | r, out[pc + 1][1] | w)
+        return out
+
+    def _symmetry_classes(self) -> list[tuple[int, ...]]:
+        groups: dict[tuple, list[int]] = {}
+        for i, a in enumerate(self.agents):
+            key = (a.role, a.states, a.threads, a.cta, repr(a.partial), tuple(self.programs[i]))
+            groups.setdefault(key, []).append(i)
+        return [tuple(g) for g in groups.values() if len(g) > 1]
+
+    # --- states --------------------------------------------------------------------------
+
+    def barrier_slot(self, pipe: int, cta: int, side: int, slot: int) -> int:
+        return ((cta * 2 + side) * self.nslots) + self.slot_base[pipe] + slot
+
+    def initial(self) -> tuple:
+        agents = []
+        for i, a in enumerate(self.agents):
+            ps = tuple((0, d.phase, 0) for d in a.states)
+            ghost = tuple((0, 0, 0) for _ in range(self.nslots))
+            agents.append((0, ps, (TOK_NONE,) * len(self.tokens[i]), ghost, -1, a.partial,
+                           (), ()))
+        barriers = []
+        for _cta in range(self.ctas):
+            for side in (FULL, EMPTY):
+                for p in self.protocol.pipelines:
+                    count = p.full_count if side == FULL else p.empty_count
+                    barriers.extend([MBarrier.init(count)] * p.stages)
+        landed = (0,) * (self.ctas * self.nslots)
+        named = tuple(NamedBarrier() for _ in self.named_ids)
+        return (tuple(agents), tuple(barriers), (), landed, named, GlobalMemory(), ())
+
+    def canonical(self, state: tuple) -> tuple:
+        """Sort the local states of interchangeable agents (symmetry reduction)."""
+        if not self.symmetry:
+            return state
+        agents = list(state[0])
+        for group in self.symmetry:
+            ordered = sorted((agents[i] for i in group), key=repr)
+            for i, s in zip(group, ordered):
+                agents[i] = s
+        return (tuple(agents),) + state[1:]
+
+    def finished(self, state: tuple) -> bool:
+        return all(a[0] >= len(self.programs[i]) for i, a in enumerate(state[0])) and not state[2]
+
+    # --- transitions ---------------------------------------------------------------------
+
+    def transitions(self, state: tuple) -> list[tuple[str, int]]:
+        """Enabled transitions: ("agent", i) or ("land", j) for in-flight transfer j."""
+        out = [("agent", i) for i, a in enumerate(state[0])
+               if a[0] < len(self.programs[i]) and self.enabled(state, i)]
+        seen = set()
+        for j, t in enumerate(state[2]):
+            if t not in seen:
+                seen.add(t)
+                out.append(("land", j))
+        return out
+
+    def persistent_subset(self, state: tuple, enabled: list[tuple[str, int]]
+                          ) -> list[tuple[str, int]]:
+        """A smallest persistent (stubborn) subset of ``enabled``.
+
+        Built per agent: an enabled agent pulls in every agent or in-flight copy whose remaining
+        ops may conflict with its next op; a blocked agent pulls in every agent or copy whose
+        remaining ops may write what it waits on.  Transitions outside the set can then neither
+        conflict with the set's enabled transitions nor enable its blocked ones."""
+        agents = state[0]
+        live = [b for b, a in enumerate(agents) if a[0] < len(self.programs[b])]
+        names = [p.name for p in self.protocol.pipelines]
+        copies = [("F", names[p], cta, slot) for (p, cta, slot, _n) in state[2]]
+        enabled_set = set(enabled)
+        best: list[tuple[str, int]] = enabled
+        for start in enabled:
+            members = {start}
+            work = [start]
+            while work:
+                kind, x = work.pop()
+                if kind == "land":
+                    r, w = frozenset(), frozenset((copies[x],))
+                else:
+                    r, w = self.footprints[x][agents[x][0]]
+                    if (kind, x) not in enabled_set:     # blocked: who can unblock it?
+                        w, r = r, frozenset()
+                for b in live:
+                    if ("agent", b) in members:
+                        continue
+                    sr, sw = self.suffix[b][agents[b][0]]
+                    if (w & (sr | sw)) or (r & sw):
+                        members.add(("agent", b))
+                        work.append(("agent", b))
+                for j, key in enumerate(copies):
+                    if ("land", j) not in members and (key in w or key in r):
+                        members.add(("land", j))
+                        work.append(("land", j))
+                if len(members) >= len(best):
+                    break
+            chosen = [t for t in enabled if t in members]
+            if chosen and len(chosen) < len(best):
+                best = chosen
+                if len(best) == 1:
+                    break
+        return best
+
+    def _wait_target(self, state: tuple, i: int, op: Op, side: int):
+        agent = state[0][i]
+        pipe = self.pipe_index[op.pipe]
+        index, phase, _count = agent[1][self.svar[i][op.state]]
+        cta = self.agents[i].cta
+        b = state[1][self.barrier_slot(pipe, cta, side, index)]
+        acquired = agent[3][self.slot_base[pipe] + index][0]
+        need = acquired if side == EMPTY else acquired + 1
+        return b, phase, need, index
+
+    def enabled(self, state: tuple, i: int) -> bool:
+        agent = state[0][i]
+        op = self.programs[i][agent[0]]
+        if isinstance(op, (ProducerAcquire, ConsumerWait)):
+            if op.token is not None and agent[2][self.tokens[i][op.token]] == TOK_DONE:
+                return True
+            side = EMPTY if isinstance(op, ProducerAcquire) or op.barrier == "empty" else FULL
+            b, phase, _need, _ = self._wait_target(state, i, op, side)
+            return b.test_wait(phase)
+        if isinstance(op, BarSync) and agent[4] >= 0:
+            return state[4][self.named_ids.index(op.barrier)].generation > agent[4]
+        if isinstance(op, CounterWait):
+            value = state[5].counter(op.counter)
+            return value == op.value if op.cmp == "eq" else value >= op.value
+        return True
+
+    def fire(self, state: tuple, choice: tuple[str, int]) -> Outcome:
+        if choice[0] == "land":
+            return self._land(state, choice[1])
+        return self._execute(state, choice[1])
+
+    def _land(self, state: tuple, j: int) -> Outcome:
+        pipe, cta, slot, nbytes = state[2][j]
+        inflight = state[2][:j] + state[2][j + 1:]
+        k = self.barrier_slot(pipe, cta, FULL, slot)
+        barriers = list(state[1])
+        barriers[k] = barriers[k].complete_tx(nbytes)
+        landed = list(state[3])
+        landed[cta * self.nslots + self.slot_base[pipe] + slot] += nbytes
+        name = self.protocol.pipelines[pipe].name
+        step = Step(f"tma->cta{cta}", f"complete_tx {nbytes} B on {name}.full[{slot}]", slot,
+                    None, barriers[k].describe())
+        return Outcome((state[0], tuple(barriers), inflight, tuple(landed)) + state[4:], step)
+
+    def _execute(self, state: tuple, i: int) -> Outcome:
+        ex = _Exec(self, state, i)
+        ex.run()
+        return ex.outcome()
+
+    # --- terminal checks -----------------------------------------------------------------
+
+    def terminal_violation(self, state: tuple) -> P.Violation | None:
+        """Checks on a state without enabled transitions: deadlock or an unclean exit."""
+        if not self.finished(state):
+            return self._classify_deadlock(state)
+        for k, b in enumerate(state[1]):
+            if b.pending != b.expected or b.tx != 0:
+                return P.Violation(P.DRAIN, f"kernel exits with {self.barrier_name(k)} "
+                                   f"mid-phase ({b.describe()})")
+        return None
+
+    def barrier_name(self, k: int) -> str:
+        cta, rest = divmod(k, 2 * self.nslots)
+        side, flat = divmod(rest, self.nslots)
+        for p, base in enumerate(self.slot_base):
+            if base <= flat < base + self.stages[p]:
+                name = self.protocol.pipelines[p].name
+                where = f"cta{cta}." if self.ctas > 1 else ""
+                return f"{where}{name}.{'full' if side == FULL else 'empty'}[{flat - base}]"
+        return f"barrier#{k}"
+
+    def _classify_deadlock(self, state: tuple) -> P.Violation:
+        blocked = []
+        for i, a in enumerate(state[0]):
+            if a[0] >= len(self.programs[i]):
+                continue
+            op = self.programs[i][a[0]]
+            name = self.agents[i].name
+            if isinstance(op, (ProducerAcquire, ConsumerWait)):
+                side = EMPTY if isinstance(op, ProducerAcquire) or op.barrier == "empty" else FULL
+                b, phase, need, index = self._wait_target(state, i, op, side)
+                if b.completed >= need + 1:
+                    return P.Violation(
+                        P.PARITY_ALIASING,
+                        f"waits on {op.pipe}.{'empty' if side else 'full'}[{index}] with parity "
+                        f"{phase} for phase {need - 1} but the barrier has completed "
+                        f"{b.completed} phases: the waiter lags by two phases", name, op)
+                blocked.append(f"{name} at {op_text(op)} (stage {index}, phase {phase}; "
+                               f"{b.describe()})")
+            elif isinstance(op, BarSync):
+                nb = state[4][self.named_ids.index(op.barrier)]
+                others = any(
+                    b != i and state[0][b][0] < len(self.programs[b]) and any(
+                        isinstance(o, (BarSync, BarArrive)) and o.barrier == op.barrier
+                        for o in self.programs[b][state[0][b][0]:])
+                    for b in range(len(self.agents)))
+                if not others and 0 < nb.arrived < op.count:
+                    return P.Violation(
+                        P.NAMED_BARRIER_COUNT,
+                        f"bar.sync {op.barrier} waits for {op.count} threads but only "
+                        f"{nb.arrived} ever arrive", name, op)
+                blocked.append(f"{name} at {op_text(op)} ({nb.describe()})")
+            else:
+                blocked.append(f"{name} at {op_text(op)}")
+        return P.Violation(P.DEADLOCK, "every unfinished agent is blocked: " + "; ".join(blocked))
+
+
+class _Exec:
+    """Executes the next op of agent ``i`` on a copy of ``state``."""
+
+    def __init__(self, m: Machine, state: tuple, i: int):
+        self.m, self.i = m, i
+        self.agents = list(state[0])
+        self.barriers = state[1]
+        self.inflight = state[2]
+        self.landed = state[3]
+        self.named = state[4]
+        self.gmem: GlobalMemory = state[5]
+        self.outputs = state[6]
+        (self.pc, ps, tok, ghost, self.bar_wait, self.acc, self.unpub,
+         self.seen) = self.agents[i]
+        self.ps, self.tok, self.ghost = list(ps), list(tok), list(ghost)
+        self.op = m.programs[i][self.pc]
+        self.agent = m.agents[i]
+        self.violation: P.Violation | None = None
+        self.stage = self.phase = None
+        self.barrier_text = ""
+        self.advance_pc = True
+
+    # helpers
+    def fail(self, prop: str, msg: str) -> None:
+        if self.violation is None:
+            self.violation = P.Violation(prop, msg, self.agent.name, self.op)
+
+    def _state(self):
+        op = self.op
+        pipe = self.m.pipe_index[op.pipe]
+        v = self.m.svar[self.i][op.state]
+        index, phase, count = self.ps[v]
+        self.stage, self.phase = index, phase
+        g = self.m.slot_base[pipe] + index
+        return pipe, index, phase, g
+
+    def _arrive(self, pipe: int, cta: int, side: int, slot: int, count: int, tx: int,
+                phase: int) -> None:
+        k = self.m.barrier_slot(pipe, cta, side, slot)
+        barriers = list(self.barriers)
+        result = barriers[k].arrive(count, tx, phase)
+        barriers[k] = result.barrier
+        self.barriers = tuple(barriers)
+        self.barrier_text = f"{self.m.barrier_name(k)}: {result.barrier.describe()}"
+        if result.misplaced:
+            self.fail(P.OVER_ARRIVAL, f"{self.m.barrier_name(k)}: {result.misplaced}")
+
+    def _acquired(self, pipe: int, index: int, phase: int, g: int, side: int,
+                  via_try: bool) -> None:
+        """The agent now owns round ``acquired`` of the slot: check the parity lag."""
+        acquired, done, _unfin = self.ghost[g]
+        k = self.m.barrier_slot(pipe, self.agent.cta, side, index)
+        b = self.barriers[k]
+        need = acquired if side == EMPTY else acquired + 1
+        self.barrier_text = f"{self.m.barrier_name(k)}: {b.describe()}"
+        if b.completed >= need + 1:
+            self.fail(P.PARITY_ALIASING,
+                      f"{'try-wait' if via_try else 'wait'} with parity {phase} on "
+                      f"{self.m.barrier_name(k)} passed for phase {need - 1} after "
+                      f"{b.completed} completed phases: the waiter lags by two phases")
+        self.ghost[g] = (acquired + 1, done, 0)
+
+    def _blocking_wait(self, side: int, token: str | None) -> None:
+        pipe, index, phase, g = self._state()
+        if token is not None and self.tok[self.m.tokens[self.i][token]] == TOK_DONE:
+            self.tok[self.m.tokens[self.i][token]] = TOK_NONE
+            return
+        if token is not None:
+            self.tok[self.m.tokens[self.i][token]] = TOK_NONE
+        self._acquired(pipe, index, phase, g, side, via_try=False)
+
+    def _try(self, side: int, token: str) -> None:
+        pipe, index, phase, g = self._state()
+        k = self.m.barrier_slot(pipe, self.agent.cta, side, index)
+        done = self.barriers[k].test_wait(phase)
+        t = self.m.tokens[self.i][token]
+        if done:
+            self.tok[t] = TOK_DONE
+            self._acquired(pipe, index, phase, g, side, via_try=True)
+        else:
+            self.tok[t] = TOK_AGAIN
+            a, d, _ = self.ghost[g]
+            self.ghost[g] = (a, d, 1)
+            self.barrier_text = f"{self.m.barrier_name(k)}: {self.barriers[k].describe()}"
+
+    def _check_token(self, g: int, index: int, what: str) -> None:
+        if self.ghost[g][2]:
+            self.fail(P.TOKEN_PROTOCOL, f"{what} stage {index} after a try whose token said "
+                      f"'not done', without the finalizing wait")
+
+    # ops
+    def run(self) -> None:
+        op = self.op
+        handler = getattr(self, "_" + type(op).__name__)
+        handler(op)
+
+    def _ProducerAcquire(self, op: ProducerAcquire) -> None:
+        self._blocking_wait(EMPTY, op.token)
+
+    def _ConsumerWait(self, op: ConsumerWait) -> None:
+        self._blocking_wait(EMPTY if op.barrier == "empty" else FULL, op.token)
+
+    def _ProducerTryAcquire(self, op: ProducerTryAcquire) -> None:
+        self._try(EMPTY, op.token)
+
+    def _ConsumerTryWait(self, op: ConsumerTryWait) -> None:
+        self._try(FULL, op.token)
+
+    def _ProducerWrite(self, op: ProducerWrite) -> None:
+        pipe, index, phase, g = self._state()
+        self._check_token(g, index, "writes")
+        rnd = self.ghost[g][0] - 1
+        for d in self.m._dsts(self.i, op):
+            for c in self.m.consumers.get((pipe, d), ()):
+                released = self.agents[c][3][g][1] if c != self.i else self.ghost[g][1]
+                if released < rnd:
+                    where = f" of cta{d}" if self.m.ctas > 1 else ""
+                    self.fail(P.WRITE_BEFORE_RELEASE,
+                              f"writes round {rnd} into {op.pipe} stage {index}{where} while "
+                              f"{self.m.agents[c].name} has released only {released} rounds "
+                              f"of it (round {rnd - 1} still in use)")
+            if rnd < 0:
+                self.fail(P.WRITE_BEFORE_RELEASE,
+                          f"writes {op.pipe} stage {index} without acquiring it")
+            if op.nbytes > 0:
+                self.inflight = tuple(sorted(self.inflight + ((pipe, d, index, op.nbytes),)))
+            else:
+                landed = list(self.landed)
+                landed[d * self.m.nslots + g] += 1
+                self.landed = tuple(landed)
+
+    def _ProducerCommit(self, op: ProducerCommit) -> None:
+        pipe, index, phase, g = self._state()
+        acquired, done, unfin = self.ghost[g]
+        for d in self.m._dsts(self.i, op):
+            self._arrive(pipe, d, FULL, index, op.arrivals, op.tx_bytes, acquired - 1)
+        self.ghost[g] = (acquired, done + 1, unfin)
+
+    def _ConsumerRead(self, op: ConsumerRead) -> None:
+        pipe, index, phase, g = self._state()
+        self._check_token(g, index, "reads")
+        acquired, released, _ = self.ghost[g]
+        rnd = acquired - 1
+        if released > rnd:
+            self.fail(P.RELEASE_BEFORE_READ,
+                      f"reads {op.pipe} stage {index} (round {rnd}) after releasing it")
+        spec = self.m.protocol.pipelines[pipe]
+        cta = self.agent.cta
+        unit = spec.stage_bytes if spec.stage_bytes > 0 else len(
+            self.m.writers.get((pipe, cta), ()))
+        have = self.landed[cta * self.m.nslots + g]
+        want = (rnd + 1) * unit
+        if have < want:
+            self.fail(P.READ_BEFORE_COMMIT,
+                      f"reads {op.pipe} stage {index} round {rnd} with {have - rnd * unit} of "
+                      f"{unit} {'bytes' if spec.stage_bytes else 'writes'} landed")
+        elif have > want:
+            self.fail(P.WRITE_BEFORE_RELEASE,
+                      f"reads {op.pipe} stage {index} round {rnd} but round {rnd + 1} already "
+                      f"overwrote it")
+
+    def _ConsumerRelease(self, op: ConsumerRelease) -> None:
+        pipe, index, phase, g = self._state()
+        acquired, released, unfin = self.ghost[g]
+        for d in self.m._dsts(self.i, op):
+            self._arrive(pipe, d, EMPTY, index, op.arrivals, 0, released)
+        self.ghost[g] = (acquired, released + 1, unfin)
+
+    def _Advance(self, op: Advance) -> None:
+        v = self.m.svar[self.i][op.state]
+        decl = self.agent.states[v]
+        stages = self.m.stages[self.m.pipe_index[decl.pipe]]
+        index, phase, count = self.ps[v]
+        for _ in range(op.n):
+            index += 1
+            if index == stages:
+                index = 0
+                phase ^= 1 if op.flip else 0
+            count += 1
+        self.ps[v] = (index, phase, count)
+        self.stage, self.phase = index, phase
+
+    def _bar_arrive(self, op: BarSync | BarArrive) -> bool:
+        j = self.m.named_ids.index(op.barrier)
+        named = list(self.named)
+        before = named[j]
+        named[j], error = before.arrive(self.agent.threads, op.count)
+        self.named = tuple(named)
+        self.barrier_text = f"bar {op.barrier}: {named[j].describe()}"
+        if error:
+            self.fail(P.NAMED_BARRIER_COUNT, f"bar {op.barrier}: {error}")
+        return named[j].generation > before.generation
+
+    def _BarSync(self, op: BarSync) -> None:
+        if self.bar_wait >= 0:
+            self.bar_wait = -1
+            return
+        j = self.m.named_ids.index(op.barrier)
+        generation = self.named[j].generation
+        if not self._bar_arrive(op):
+            self.bar_wait = generation
+            self.advance_pc = False
+
+    def _BarArrive(self, op: BarArrive) -> None:
+        self._bar_arrive(op)
+
+    def _StorePartial(self, op: StorePartial) -> None:
+        self.gmem = self.gmem.store(op.key, self.acc)
+        self.unpub = tuple(sorted(set(self.unpub) | {op.key}))
+
+    def _visible(self, key: str, what: str) -> object | None:
+        entry = self.gmem.buffer(key)
+        if entry is None:
+            self.fail(P.FIXUP_ORDER, f"{what} partial {key!r} before any split stored it")
+            return None
+        value, version, published = entry
+        if key not in self.unpub and (published != version or
+                                      dict(self.seen).get(key) != version):
+            self.fail(P.FIXUP_ORDER, f"{what} partial {key!r} that is not ordered before it "
+                      f"(stored without release, or read without acquire after the release)")
+        return value
+
+    def _ReducePartial(self, op: ReducePartial) -> None:
+        old = self._visible(op.key, "atomically adds onto")
+        self.gmem = self.gmem.store(op.key, (old, self.acc))
+        self.unpub = tuple(sorted(set(self.unpub) | {op.key}))
+
+    def _LoadAddPartial(self, op: LoadAddPartial) -> None:
+        value = self._visible(op.key, "reads")
+        self.acc = (self.acc, value)
+
+    def _CounterAdd(self, op: CounterAdd) -> None:
+        gmem = self.gmem
+        if op.release:
+            gmem = gmem.publish(self.unpub)
+            self.unpub = ()
+        self.gmem = gmem.add(op.counter, op.value)
+        self.barrier_text = f"{op.counter} = {self.gmem.counter(op.counter)}"
+
+    def _CounterWait(self, op: CounterWait) -> None:
+        if op.acquire:
+            self.seen = self.gmem.snapshot()
+        self.barrier_text = f"{op.counter} = {self.gmem.counter(op.counter)}"
+
+    def _Epilogue(self, op: Epilogue) -> None:
+        want = dict(self.m.protocol.partials).get(op.tile)
+        if want is not None:
+            got = sorted(map(repr, flatten(self.acc)))
+            if got != sorted(map(repr, want)):
+                self.fail(P.FIXUP_COUNT, f"output tile {op.tile!r} sums partials "
+                          f"{flatten(self.acc)}; expected each of {list(want)} exactly once")
+        self.outputs = tuple(sorted(self.outputs + ((op.tile, repr(self.acc)),)))
+
+    def _finish_checks(self) -> None:
+        """When a producer leaves, each slot it filled must have been seen released."""
+        for p, spec in enumerate(self.m.protocol.pipelines):
+            for s in range(spec.stages):
+                acquired, done, _ = self.ghost[self.m.slot_base[p] + s]
+                commits = sum(1 for o in self.m.programs[self.i]
+                              if isinstance(o, ProducerCommit) and o.pipe == spec.name)
+                if commits and done and acquired <= done:
+                    self.fail(P.DRAIN, f"exits without waiting for the release of round "
+                              f"{done - 1} of {spec.name} stage {s} (missing producer_tail)")
+
+    def outcome(self) -> Outcome:
+        pc = self.pc + 1 if self.advance_pc else self.pc
+        if pc >= len(self.m.programs[self.i]) and self.violation is None:
+            self._finish_checks()
+        self.agents[self.i] = (pc, tuple(self.ps), tuple(self.tok), tuple(self.ghost),
+                               self.bar_wait, self.acc, self.unpub, self.seen)
+        state = (tuple(self.agents), self.barriers, self.inflight, self.landed, self.named,
+                 self.gmem, self.outputs)
+        step = Step(self.agent.name, op_text(self.op), self.stage, self.phase,
+                    self.barrier_text, self.op.origin)
+        return Outcome(state, step, self.violation)

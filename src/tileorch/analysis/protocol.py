@@ -1,0 +1,266 @@
+"""The abstract per-agent protocol the model checker explores.
+
+A :class:`Protocol` is a set of :class:`Agent` s (a warp, a warp group or a CTA of the cluster,
+with its role, executor mask and thread count) sharing :class:`Pipeline` stage rings, named
+barriers and a global-memory workspace.  Each agent runs a straight-line program of the ops
+below; :class:`Loop` repeats a body a fixed or parametric number of times (the scheduler loop
+over tiles and the mainloop over k tiles).  Parametric trip counts name an entry of
+``Protocol.params``; the checker instantiates each value in turn.
+
+Every op may carry ``origin`` (the IR operation it came from) for located diagnostics; it does
+not take part in equality.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    """A ring of ``stages`` slots with a full and an empty mbarrier per slot, in every CTA.
+
+    ``full_count`` / ``empty_count`` are the arrival counts given to ``mbarrier.init``;
+    ``stage_bytes`` is how many bytes must land in a slot per round (0: the producer writes the
+    slot synchronously before committing).
+    """
+
+    name: str
+    stages: int
+    full_count: int = 1
+    empty_count: int = 1
+    stage_bytes: int = 0
+    origin: object = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Op:
+    origin: object = field(default=None, compare=False, repr=False, kw_only=True)
+
+
+# --- pipeline ops --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ProducerAcquire(Op):
+    """Blocking wait on the empty barrier of the state's slot with the state's phase.
+    With ``token`` it only waits when that token says "not done". ``tail`` marks the drain."""
+
+    pipe: str
+    state: str
+    token: str | None = None
+    tail: bool = False
+
+
+@dataclass(frozen=True)
+class ProducerTryAcquire(Op):
+    pipe: str
+    state: str
+    token: str
+
+
+@dataclass(frozen=True)
+class ProducerWrite(Op):
+    """The producer body filling the slot: ``nbytes`` > 0 is an async (TMA) copy whose bytes
+    later complete_tx on the full barrier of each destination CTA; 0 is a synchronous store."""
+
+    pipe: str
+    state: str
+    nbytes: int = 0
+    dst: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
+class ProducerCommit(Op):
+    """``arrive`` (``tx_bytes`` == 0) or ``arrive.expect_tx`` on the full barrier."""
+
+    pipe: str
+    state: str
+    tx_bytes: int = 0
+    arrivals: int = 1
+    dst: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
+class ConsumerWait(Op):
+    """Blocking wait on the full barrier (``barrier`` names the side actually waited on)."""
+
+    pipe: str
+    state: str
+    token: str | None = None
+    barrier: str = "full"
+
+
+@dataclass(frozen=True)
+class ConsumerTryWait(Op):
+    pipe: str
+    state: str
+    token: str
+
+
+@dataclass(frozen=True)
+class ConsumerRead(Op):
+    pipe: str
+    state: str
+
+
+@dataclass(frozen=True)
+class ConsumerRelease(Op):
+    """``arrivals`` arrives on the empty barrier of each destination CTA."""
+
+    pipe: str
+    state: str
+    arrivals: int = 1
+    dst: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Advance(Op):
+    """``pipeline_state_increment`` ``n`` times; ``flip`` = flip the phase on wrap."""
+
+    state: str
+    n: int = 1
+    flip: bool = True
+
+
+# --- named barriers ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class BarSync(Op):
+    """``bar.sync id, count`` with the agent's threads (arrive and wait)."""
+
+    barrier: int
+    count: int
+
+
+@dataclass(frozen=True)
+class BarArrive(Op):
+    """``bar.arrive id, count`` with the agent's threads (no wait)."""
+
+    barrier: int
+    count: int
+
+
+# --- Stream-K fix-up over global memory ----------------------------------------------------
+
+@dataclass(frozen=True)
+class StorePartial(Op):
+    """Plain store of the agent's accumulator into workspace buffer ``key`` (overwrite)."""
+
+    key: str
+
+
+@dataclass(frozen=True)
+class ReducePartial(Op):
+    """Atomic add of the agent's accumulator into workspace buffer ``key``."""
+
+    key: str
+
+
+@dataclass(frozen=True)
+class LoadAddPartial(Op):
+    """Load workspace buffer ``key`` and add it to the agent's accumulator."""
+
+    key: str
+
+
+@dataclass(frozen=True)
+class CounterAdd(Op):
+    """``red.add`` on a workspace counter; ``release`` = preceded by ``fence.acq_rel``."""
+
+    counter: str
+    value: int = 1
+    release: bool = True
+
+
+@dataclass(frozen=True)
+class CounterWait(Op):
+    """Spin until the counter is ``== value`` (``cmp="eq"``) or ``>= value`` (``"ge"``);
+    ``acquire`` = the loads are ``ld.acquire``."""
+
+    counter: str
+    value: int
+    cmp: str = "eq"
+    acquire: bool = True
+
+
+@dataclass(frozen=True)
+class Epilogue(Op):
+    """Write the accumulator of output tile ``tile`` (records the functional result)."""
+
+    tile: str = "tile"
+
+
+@dataclass(frozen=True)
+class Loop(Op):
+    trip: Union[int, str]
+    body: tuple[Op, ...]
+
+
+@dataclass(frozen=True)
+class StateDecl:
+    """A pipeline-state variable of an agent, starting at index 0, count 0, ``phase``."""
+
+    name: str
+    pipe: str
+    phase: int = 0
+    origin: object = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Agent:
+    name: str
+    role: str
+    program: tuple[Op, ...]
+    states: tuple[StateDecl, ...] = ()
+    threads: int = 32
+    mask: int = 0
+    cta: int = 0
+    partial: object = None
+    origin: object = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """Agents + shared objects. ``params`` maps a trip-count name to the values to check.
+
+    ``deterministic`` selects the Stream-K deterministic reduction mode (the reduced result may
+    not depend on the schedule); ``partials`` lists the partial labels each output tile must
+    contain exactly once."""
+
+    name: str
+    pipelines: tuple[Pipeline, ...]
+    agents: tuple[Agent, ...]
+    params: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    ctas: int = 1
+    deterministic: bool = False
+    partials: tuple[tuple[str, tuple[object, ...]], ...] = ()
+    origin: object = field(default=None, compare=False, repr=False)
+
+    def pipeline(self, name: str) -> Pipeline:
+        for p in self.pipelines:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+
+def unroll(ops: tuple[Op, ...], values: dict[str, int]) -> list[Op]:
+    """Flatten :class:`Loop` s with the trip counts of ``values``."""
+    flat: list[Op] = []
+    for op in ops:
+        if isinstance(op, Loop):
+            trip = values[op.trip] if isinstance(op.trip, str) else op.trip
+            for _ in range(trip):
+                flat.extend(unroll(op.body, values))
+        else:
+            flat.append(op)
+    return flat
+
+
+def tail(pipe: str, state: str, stages: int, origin: object = None) -> tuple[Op, ...]:
+    """``producer_tail``: wait on ``stages`` consecutive empty phases from the final state."""
+    ops: list[Op] = []
+    for _ in range(stages):
+        ops.append(ProducerAcquire(pipe, state, tail=True, origin=origin))
+        ops.append(Advance(state, origin=origin))
+    return tuple(ops)

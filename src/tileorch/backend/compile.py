@@ -1,0 +1,161 @@
+"""The in-process compile API: cutlass/nvvm/std MLIR -> ``llvm`` dialect -> LLVM IR -> PTX -> ptxas.
+
+>>> result = compile_text(open("k.mlir").read(), "k.mlir")       # doctest: +SKIP
+>>> result.ptx, result.ptxas.messages                             # doctest: +SKIP
+
+Every failure is raised as :class:`CompileError` whose lines read
+``file:line:col: error: message`` (parse, verify, pass, translation, LLVM, ptxas).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import DiagnosticException, ParseError
+
+from tileorch.backend import pipeline
+from tileorch.backend.llvm_translate import translate_module
+from tileorch.backend.ptx import DEFAULT_ARCH, DEFAULT_PTX_VERSION, BackendError, cannot_select_intrinsic, llvm_to_ptx
+from tileorch.backend.ptxas import PtxasResult, run_ptxas
+from tileorch.diagnostics import LocatedError, format_error, format_exception, parse_module, verify_located
+from tileorch.registry import make_context
+
+STAGES = ("mlir", "llvm", "ptx")
+
+
+class CompileError(ValueError):
+    """A compile failure; ``lines`` are located ``file:line:col: error: ...`` diagnostics."""
+
+    def __init__(self, lines: list[str]):
+        super().__init__("\n".join(lines))
+        self.lines = lines
+
+
+@dataclass
+class CompileResult:
+    mlir: str = ""  # the module after the lowering pipeline (llvm dialect)
+    llvm_ir: str = ""
+    ptx: str = ""
+    ptxas: PtxasResult | None = None
+    arch: str = DEFAULT_ARCH
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def module_arch(module: ModuleOp, default: str) -> str:
+    """``cutlass.target`` of the module if set, else ``default``."""
+    target = module.attributes.get("cutlass.target")
+    return target.data if isinstance(target, StringAttr) else default
+
+
+def _verify(module: ModuleOp, stage: str) -> None:
+    errors = verify_located(module)
+    if errors:
+        raise CompileError(errors if stage == "input" else [f"{e} (after {stage})" for e in errors])
+
+
+def lower(ctx: Context, module: ModuleOp, extra_pipeline: str = "") -> None:
+    """Run :data:`pipeline.PIPELINE` then ``extra_pipeline`` on ``module`` (in place)."""
+    try:
+        passes = pipeline.make_passes(pipeline.PIPELINE) + pipeline.parse_pipeline(extra_pipeline)
+    except ValueError as exc:
+        raise CompileError([f"{module_location(module)}: error: {exc}"]) from None
+    for p in passes:
+        try:
+            p.apply(ctx, module)
+        except (DiagnosticException, NotImplementedError, ValueError) as exc:
+            raise CompileError(format_exception(exc, module)) from None
+        _verify(module, p.name)
+
+
+def module_location(module: ModuleOp) -> str:
+    return format_error(module, "").rsplit(": error:", 1)[0]
+
+
+def _locate_backend_error(module: ModuleOp, exc: BackendError) -> CompileError:
+    from xdsl.dialects import llvm
+
+    name = cannot_select_intrinsic(str(exc))
+    if name is not None:
+        for op in module.walk():
+            if isinstance(op, llvm.CallIntrinsicOp) and op.intrin.data == name:
+                return CompileError([format_error(op, str(exc))])
+    return CompileError([format_error(module, str(exc))])
+
+
+def print_module(module: ModuleOp, generic: bool = False) -> str:
+    import io
+
+    out = io.StringIO()
+    Printer(stream=out, print_generic_format=generic).print_op(module)
+    return out.getvalue() + "\n"
+
+
+def compile_module(
+    module: ModuleOp,
+    ctx: Context | None = None,
+    *,
+    arch: str | None = None,
+    ptx_version: int = DEFAULT_PTX_VERSION,
+    emit: str = "ptx",
+    ptxas: bool = True,
+    extra_pipeline: str = "",
+    isolate: bool = False,
+) -> CompileResult:
+    """Compile ``module`` (modified in place) up to ``emit`` (``mlir``, ``llvm`` or ``ptx``).
+
+    ``arch`` defaults to the module's ``cutlass.target`` (else sm_90a).  ``isolate`` runs
+    LLVM code generation in a child process, so an LLVM abort becomes an error.
+    """
+    import time
+
+    if emit not in STAGES:
+        raise ValueError(f"emit must be one of {STAGES}, got {emit!r}")
+    ctx = ctx or make_context()
+    result = CompileResult(arch=module_arch(module, arch or DEFAULT_ARCH) if arch is None else arch)
+    _verify(module, "input")
+    t0 = time.perf_counter()
+    lower(ctx, module, extra_pipeline)
+    result.timings["lower"] = time.perf_counter() - t0
+    if emit == "mlir":
+        result.mlir = print_module(module)
+        return result
+    t0 = time.perf_counter()
+    try:
+        result.llvm_ir = translate_module(module)
+    except LocatedError as exc:
+        raise CompileError([str(exc)]) from None
+    result.timings["translate"] = time.perf_counter() - t0
+    if emit == "llvm":
+        return result
+    t0 = time.perf_counter()
+    try:
+        result.ptx = llvm_to_ptx(result.llvm_ir, result.arch, ptx_version, isolate=isolate)
+        result.timings["codegen"] = time.perf_counter() - t0
+        if ptxas:
+            t0 = time.perf_counter()
+            result.ptxas = run_ptxas(result.ptx, result.arch)
+            result.timings["ptxas"] = time.perf_counter() - t0
+    except BackendError as exc:
+        raise _locate_backend_error(module, exc) from None
+    return result
+
+
+def compile_text(text: str, name: str = "<input>", **kwargs) -> CompileResult:
+    """Parse ``text`` (reporting positions in ``name``) and :func:`compile_module` it."""
+    ctx = make_context()
+    try:
+        module = parse_module(ctx, text, name)
+    except (ParseError, DiagnosticException) as exc:
+        raise CompileError(format_exception(exc)) from None
+    return compile_module(module, ctx, **kwargs)
+
+
+def compile_file_to_ptx(path, arch: str | None = None) -> str:
+    """PTX for the ``.mlir`` file at ``path`` (assembled once with ptxas as a check)."""
+    from pathlib import Path
+
+    path = Path(path)
+    return compile_text(path.read_text(), str(path), arch=arch, isolate=True).ptx

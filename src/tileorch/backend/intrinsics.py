@@ -1,0 +1,87 @@
+"""The LLVM 22 intrinsic names tileorch emits, and the check that rejects any other.
+
+LLVM does not reject an unknown ``llvm.nvvm.*`` name: it becomes an external function
+and only ptxas fails, far from the cause.  Every name here was compiled through
+llvmlite's NVPTX backend (sm_90a, +ptx86) and assembled by ``ptxas -arch=sm_90a``
+(``tests/unit/test_backend.py::test_every_known_intrinsic_assembles`` re-checks it).
+"""
+
+from __future__ import annotations
+
+from itertools import product
+
+from xdsl.dialects import llvm
+from xdsl.ir import Operation
+
+from tileorch.diagnostics import LocatedError
+
+_XYZ = ("x", "y", "z")
+SREG32 = (
+    *(f"{r}.{d}" for r in ("tid", "ntid", "ctaid", "nctaid") for d in _XYZ),
+    *(f"{r}.{d}" for r in ("clusterid", "nclusterid", "cluster.ctaid", "cluster.nctaid") for d in _XYZ),
+    "laneid", "warpsize", "warpid", "nwarpid", "smid", "nsmid",
+    "cluster.ctarank", "cluster.nctarank",
+    *(f"lanemask.{m}" for m in ("eq", "le", "lt", "ge", "gt")),
+    "clock",
+)
+SREG64 = ("clock64", "globaltimer")
+
+MBARRIER_SCOPES = ("cta", "cluster")
+
+
+def _mbarrier_names() -> list[str]:
+    names = [
+        "llvm.nvvm.mbarrier.init", "llvm.nvvm.mbarrier.init.shared",
+        "llvm.nvvm.mbarrier.inval", "llvm.nvvm.mbarrier.inval.shared",
+        "llvm.nvvm.mbarrier.arrive",
+    ]
+    for kind, relaxed, scope, space in product(
+        ("arrive", "arrive.expect.tx"), ("", ".relaxed"), MBARRIER_SCOPES, ("cta", "cluster")
+    ):
+        names.append(f"llvm.nvvm.mbarrier.{kind}{relaxed}.scope.{scope}.space.{space}")
+    for scope, space in product(MBARRIER_SCOPES, ("cta", "cluster")):
+        names.append(f"llvm.nvvm.mbarrier.expect.tx.scope.{scope}.space.{space}")
+    for parity, tl, relaxed, scope in product(("", ".parity"), ("", ".tl"), ("", ".relaxed"), MBARRIER_SCOPES):
+        names.append(f"llvm.nvvm.mbarrier.try.wait{parity}{tl}{relaxed}.scope.{scope}.space.cta")
+    for parity, relaxed, scope in product(("", ".parity"), ("", ".relaxed"), MBARRIER_SCOPES):
+        names.append(f"llvm.nvvm.mbarrier.test.wait{parity}{relaxed}.scope.{scope}.space.cta")
+    return names
+
+
+KNOWN_INTRINSICS: frozenset[str] = frozenset(
+    [
+        *(f"llvm.nvvm.read.ptx.sreg.{r}" for r in SREG32 + SREG64),
+        *_mbarrier_names(),
+        "llvm.nvvm.fence.mbarrier_init.release.cluster",
+        *(f"llvm.nvvm.fence.proxy.{k}" for k in ("alias", "async", "async.global", "async.shared_cta", "async.shared_cluster")),
+        *(f"llvm.nvvm.barrier.cluster.{k}{a}" for k in ("arrive", "arrive.relaxed", "wait") for a in ("", ".aligned")),
+        "llvm.nvvm.barrier.cta.sync.aligned.count",
+        "llvm.nvvm.barrier.cta.sync.aligned.all",
+        "llvm.nvvm.barrier.cta.arrive.aligned.count",
+        "llvm.nvvm.bar.warp.sync",
+        "llvm.nvvm.elect.sync",
+        "llvm.nvvm.mapa", "llvm.nvvm.mapa.shared.cluster",
+        "llvm.nvvm.cp.async.bulk.commit.group",
+        "llvm.nvvm.cp.async.bulk.wait.group", "llvm.nvvm.cp.async.bulk.wait.group.read",
+        "llvm.nvvm.cp.async.bulk.global.to.shared.cluster",
+        "llvm.nvvm.wgmma.fence.sync.aligned",
+        "llvm.nvvm.wgmma.commit_group.sync.aligned",
+        "llvm.nvvm.wgmma.wait_group.sync.aligned",
+        "llvm.nvvm.setmaxnreg.inc.sync.aligned.u32", "llvm.nvvm.setmaxnreg.dec.sync.aligned.u32",
+        "llvm.nvvm.nanosleep",
+        "llvm.nvvm.exit",
+        "llvm.debugtrap",
+        "llvm.trap",
+    ]
+)
+
+
+def check_known_intrinsics(module: Operation) -> None:
+    """Raise a located error at the first ``llvm.call_intrinsic`` whose name is not known."""
+    for op in module.walk():
+        if isinstance(op, llvm.CallIntrinsicOp) and op.intrin.data not in KNOWN_INTRINSICS:
+            raise LocatedError(
+                op,
+                f"unknown intrinsic '{op.intrin.data}' (not in tileorch's LLVM 22 intrinsic table; "
+                "ptxas would reject it as an undefined .extern .func)",
+            )

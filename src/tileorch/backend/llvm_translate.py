@@ -1,0 +1,311 @@
+"""``llvm`` dialect module -> LLVM IR text for NVPTX, built on ``xdsl.backend.llvm``.
+
+xDSL's translator is reused op by op; this module fixes what it gets wrong or lacks
+for GPU code:
+
+* ``llvm.getelementptr`` on ``ptr<1>``/``ptr<3>``: no address-space-dropping bitcast;
+* globals get opaque pointer types (xDSL gives typed ones, which break a store of
+  another type through ``llvm.mlir.addressof``) and their ``alignment``;
+* loads/stores keep ``volatile``, atomic ordering and ``syncscope``; our
+  ``llvm.atomicrmw``/``cmpxchg``/``fence``/``addrspacecast``/``fptosi``/``fptoui``/
+  ``uitofp``/``mlir.poison`` are translated;
+* a function marked ``nvvm.kernel`` gets the ``ptx_kernel`` calling convention (a PTX
+  ``.entry``), and its ``nvvm.maxntid``/``reqntid``/``minctasm``/``maxnreg``/
+  ``cluster_dim`` attributes become LLVM 22's string function attributes (so ptxas sees
+  ``.maxntid``/``.minnctapersm``/``.reqnctapercluster``); a kernel without
+  ``nvvm.cluster_dim`` in a module with ``cutlass.cluster_shape`` other than 1x1x1 gets
+  that shape;
+* every ``llvm.call_intrinsic`` name is checked against the known-intrinsic table.
+
+Failures are :class:`~tileorch.diagnostics.LocatedError` at the offending op.
+"""
+
+from __future__ import annotations
+
+import re
+
+import llvmlite.ir as ir
+from llvmlite.ir import instructions
+from xdsl.backend.llvm import convert as xconvert
+from xdsl.backend.llvm.convert_op import convert_op as xdsl_convert_op
+from xdsl.backend.llvm.convert_type import convert_type
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+
+from tileorch.backend.intrinsics import check_known_intrinsics
+from tileorch.diagnostics import LocatedError
+from tileorch.dialects import llvm_ext, nvvm
+
+TRIPLE = "nvptx64-nvidia-cuda"
+
+# MLIR attribute name -> LLVM 22 string function attribute
+KERNEL_FN_ATTRS = {
+    nvvm.MAXNTID_ATTR: "nvvm.maxntid",
+    nvvm.REQNTID_ATTR: "nvvm.reqntid",
+    nvvm.MINCTASM_ATTR: "nvvm.minctasm",
+    nvvm.MAXNREG_ATTR: "nvvm.maxnreg",
+    nvvm.CLUSTER_DIM_ATTR: "nvvm.cluster_dim",
+}
+
+ValMap = dict[SSAValue, ir.Value]
+
+
+# --------------------------------------------------------------------------- instructions llvmlite lacks
+
+
+def _align_of(typ: ir.Type, align: int | None) -> int:
+    if align is not None:
+        return align
+    if isinstance(typ, ir.IntType):
+        return max(1, typ.width // 8)
+    return {ir.HalfType: 2, ir.FloatType: 4, ir.DoubleType: 8}.get(type(typ), 8)
+
+
+def _scope(syncscope: str | None) -> str:
+    return f' syncscope("{syncscope}")' if syncscope else ""
+
+
+class _MemoryInstr(instructions.Instruction):
+    """An instruction whose text is given by a format function (volatile/atomic/syncscope)."""
+
+    def __init__(self, parent, typ, opname, operands, text, name=""):
+        super().__init__(parent, typ, opname, operands, name=name)
+        self._text = text
+
+    def descr(self, buf):
+        buf.append(self._text(self.operands) + self._stringify_metadata(leading_comma=True) + "\n")
+
+
+def _emit(builder: ir.IRBuilder, typ, opname, operands, text) -> ir.Value:
+    instr = _MemoryInstr(builder.block, typ, opname, operands, text)
+    builder._insert(instr)  # noqa: SLF001 - llvmlite's documented way to add a custom instruction
+    return instr
+
+
+def _ordering(attr: IntegerAttr | None) -> str:
+    return llvm_ext.ordering_name(attr)
+
+
+def _load(op, builder, vals: ValMap) -> None:
+    typ = convert_type(op.results[0].type)
+    ordering = _ordering(op.ordering)
+    atomic = ordering != "not_atomic"
+    volatile = op.properties.get("volatile_") is not None
+    scope = op.properties.get("syncscope")
+    align = op.alignment.value.data if op.alignment is not None else (_align_of(typ, None) if atomic else None)
+
+    def text(ops):
+        (ptr,) = ops
+        head = "load" + (" atomic" if atomic else "") + (" volatile" if volatile else "")
+        tail = f"{_scope(scope.data if scope else None)} {ordering}" if atomic else ""
+        return f"{head} {typ}, {ptr.type} {ptr.get_reference()}{tail}" + (f", align {align}" if align else "")
+
+    vals[op.results[0]] = _emit(builder, typ, "load", [vals[op.ptr]], text)
+
+
+def _store(op, builder, vals: ValMap) -> None:
+    ordering = _ordering(op.ordering)
+    atomic = ordering != "not_atomic"
+    volatile = op.volatile_ is not None
+    value = vals[op.value]
+    align = op.alignment.value.data if op.alignment is not None else (_align_of(value.type, None) if atomic else None)
+
+    def text(ops):
+        val, ptr = ops
+        head = "store" + (" atomic" if atomic else "") + (" volatile" if volatile else "")
+        tail = f" {ordering}" if atomic else ""
+        return f"{head} {val.type} {val.get_reference()}, {ptr.type} {ptr.get_reference()}{tail}" + (
+            f", align {align}" if align else ""
+        )
+
+    _emit(builder, ir.VoidType(), "store", [value, vals[op.ptr]], text)
+
+
+def _atomicrmw(op: llvm_ext.AtomicRMWOp, builder, vals: ValMap) -> None:
+    value = vals[op.val]
+    name = llvm_ext.ATOMIC_BIN_OP_NAMES[op.bin_op.value.data].lstrip("_")
+    align = _align_of(value.type, op.alignment.value.data if op.alignment is not None else None)
+    scope = op.syncscope.data if op.syncscope is not None else None
+
+    def text(ops):
+        ptr, val = ops
+        vol = " volatile" if op.volatile_ is not None else ""
+        return (
+            f"atomicrmw{vol} {name} {ptr.type} {ptr.get_reference()}, {val.type} {val.get_reference()}"
+            f"{_scope(scope)} {_ordering(op.ordering)}, align {align}"
+        )
+
+    vals[op.res] = _emit(builder, value.type, "atomicrmw", [vals[op.ptr], value], text)
+
+
+def _cmpxchg(op: llvm_ext.CmpXchgOp, builder, vals: ValMap) -> None:
+    value = vals[op.val]
+    align = _align_of(value.type, op.alignment.value.data if op.alignment is not None else None)
+    scope = op.syncscope.data if op.syncscope is not None else None
+
+    def text(ops):
+        ptr, cmp, new = ops
+        flags = (" weak" if op.weak is not None else "") + (" volatile" if op.volatile_ is not None else "")
+        return (
+            f"cmpxchg{flags} {ptr.type} {ptr.get_reference()}, {cmp.type} {cmp.get_reference()}, "
+            f"{new.type} {new.get_reference()}{_scope(scope)} {_ordering(op.success_ordering)} "
+            f"{_ordering(op.failure_ordering)}, align {align}"
+        )
+
+    typ = ir.LiteralStructType([value.type, ir.IntType(1)])
+    vals[op.res] = _emit(builder, typ, "cmpxchg", [vals[op.ptr], vals[op.cmp], value], text)
+
+
+def _fence(op: llvm_ext.FenceOp, builder, vals: ValMap) -> None:
+    scope = op.syncscope.data if op.syncscope is not None else None
+    _emit(builder, ir.VoidType(), "fence", [], lambda ops: f"fence{_scope(scope)} {_ordering(op.ordering)}")
+
+
+def _gep(op: llvm.GEPOp, builder, vals: ValMap) -> None:
+    ssa = iter(op.ssa_indices)
+    indices = [
+        vals[next(ssa)] if idx == llvm.GEP_USE_SSA_VAL else ir.Constant(ir.IntType(32), idx)
+        for idx in op.rawConstantIndices.iter_values()
+    ]
+    vals[op.results[0]] = builder.gep(
+        vals[op.ptr], indices, inbounds=op.inbounds is not None, source_etype=convert_type(op.elem_type)
+    )
+
+
+_CASTS = {
+    llvm_ext.AddrSpaceCastOp: "addrspacecast",
+    llvm_ext.FPToSIOp: "fptosi",
+    llvm_ext.FPToUIOp: "fptoui",
+    llvm_ext.UIToFPOp: "uitofp",
+}
+
+
+def convert_op(op: Operation, builder: ir.IRBuilder, vals: ValMap, blocks: dict[Block, ir.Block]) -> None:
+    """Translate one op, with tileorch's fixes; anything else goes to xDSL's translator."""
+    if isinstance(op, llvm.LoadOp | llvm_ext.LoadOp):
+        _load(op, builder, vals)
+    elif isinstance(op, llvm.StoreOp):
+        _store(op, builder, vals)
+    elif isinstance(op, llvm.GEPOp):
+        _gep(op, builder, vals)
+    elif type(op) in _CASTS:
+        vals[op.result] = getattr(builder, _CASTS[type(op)])(vals[op.arg], convert_type(op.result.type))
+    elif isinstance(op, llvm_ext.PoisonOp):
+        vals[op.res] = ir.FormattedConstant(convert_type(op.res.type), "poison")
+    elif isinstance(op, llvm_ext.AtomicRMWOp):
+        _atomicrmw(op, builder, vals)
+    elif isinstance(op, llvm_ext.CmpXchgOp):
+        _cmpxchg(op, builder, vals)
+    elif isinstance(op, llvm_ext.FenceOp):
+        _fence(op, builder, vals)
+    else:
+        xdsl_convert_op(op, builder, vals, blocks)
+
+
+# --------------------------------------------------------------------------- module
+
+
+def _convert_global(op: llvm.GlobalOp, module: ir.Module) -> None:
+    xconvert._convert_global(op, module)  # noqa: SLF001 - reuse xDSL's initializer handling
+    gv = module.get_global(op.sym_name.data)
+    gv.type = ir.PointerType(addrspace=op.addr_space.value.data)  # opaque, like MLIR's
+    if op.alignment is not None:
+        gv.align = op.alignment.value.data
+
+
+def _convert_body(op: llvm.FuncOp, module: ir.Module) -> None:
+    fn = module.get_global(op.sym_name.data)
+    blocks: dict[Block, ir.Block] = {}
+    vals: ValMap = {}
+    for i, block in enumerate(op.body.blocks):
+        blocks[block] = fn.append_basic_block(name=block.name_hint or "")
+        if i == 0:
+            vals.update(zip(block.args, fn.args))
+    for block in list(op.body.blocks)[1:]:
+        builder = ir.IRBuilder(blocks[block])
+        for arg in block.args:
+            vals[arg] = builder.phi(convert_type(arg.type))
+    for block in op.body.blocks:
+        builder = ir.IRBuilder(blocks[block])
+        if blocks[block].instructions:
+            builder.position_after(blocks[block].instructions[-1])
+        for inner in block.ops:
+            try:
+                convert_op(inner, builder, vals, blocks)
+            except NotImplementedError as exc:
+                raise LocatedError(inner, f"cannot translate to LLVM IR: {exc}") from None
+            except (KeyError, TypeError, ValueError, AssertionError) as exc:
+                raise LocatedError(inner, f"cannot translate {inner.name} to LLVM IR ({type(exc).__name__}: {exc})") from None
+
+
+def _is_kernel(fn: llvm.FuncOp) -> bool:
+    return nvvm.KERNEL_ATTR in fn.attributes
+
+
+def _dims(value: Attribute) -> str:
+    if isinstance(value, DenseArrayBase):
+        return ",".join(str(v) for v in value.get_values())
+    if isinstance(value, IntegerAttr):
+        return str(value.value.data)
+    raise ValueError(f"expected an integer or array<i32: ...>, got {value}")
+
+
+def kernel_fn_attrs(fn: llvm.FuncOp, module: ModuleOp) -> dict[str, str]:
+    """The LLVM string function attributes for kernel ``fn`` (maxntid, minctasm, cluster_dim ...)."""
+    attrs: dict[str, str] = {}
+    for mlir_name, llvm_name in KERNEL_FN_ATTRS.items():
+        if (value := fn.attributes.get(mlir_name)) is not None:
+            try:
+                attrs[llvm_name] = _dims(value)
+            except ValueError as exc:
+                raise LocatedError(fn, f"{mlir_name}: {exc}") from None
+    shape = module.attributes.get("cutlass.cluster_shape")
+    if "nvvm.cluster_dim" not in attrs and isinstance(shape, DenseArrayBase):
+        dims = [int(v) for v in shape.get_values()]
+        if dims != [1] * len(dims):
+            attrs["nvvm.cluster_dim"] = ",".join(map(str, dims))
+    return attrs
+
+
+def _add_fn_attrs(text: str, kernels: dict[str, dict[str, str]]) -> str:
+    """Attach attribute groups to the kernels' ``define`` lines (llvmlite cannot add string attrs)."""
+    groups: list[str] = []
+    for i, (name, attrs) in enumerate(kernels.items()):
+        if not attrs:
+            continue
+        group = f"#{1000 + i}"
+        pattern = re.compile(rf'^(define [^\n]*@"?{re.escape(name)}"?\([^\n]*\))', re.M)
+        text, n = pattern.subn(rf"\1 {group}", text, count=1)
+        if n:
+            body = " ".join(f'"{k}"="{v}"' for k, v in attrs.items())
+            groups.append(f"attributes {group} = {{ {body} }}")
+    return text + ("\n" + "\n".join(groups) + "\n" if groups else "")
+
+
+def translate_module(module: ModuleOp) -> str:
+    """LLVM IR text (NVPTX triple) for a module of ``llvm`` dialect ops."""
+    check_known_intrinsics(module)
+    lm = ir.Module()
+    lm.triple = TRIPLE
+    globals_, funcs = [], []
+    for op in module.ops:
+        if isinstance(op, llvm.GlobalOp):
+            globals_.append(op)
+        elif isinstance(op, llvm.FuncOp):
+            funcs.append(op)
+        else:
+            raise LocatedError(op, f"{op.name} is still present; only llvm.func and llvm.mlir.global translate to LLVM IR")
+    for op in globals_:
+        _convert_global(op, lm)
+    kernels: dict[str, dict[str, str]] = {}
+    for op in funcs:
+        xconvert._declare_func(op, lm)  # noqa: SLF001 - reuse xDSL's argument-attribute handling
+        if _is_kernel(op):
+            lm.get_global(op.sym_name.data).calling_convention = "ptx_kernel"
+            kernels[op.sym_name.data] = kernel_fn_attrs(op, module)
+    for op in funcs:
+        if op.body.blocks:
+            _convert_body(op, lm)
+    return _add_fn_attrs(str(lm), kernels)
+

@@ -1,0 +1,71 @@
+"""The lowering pipeline, as pass names, in one place.
+
+``PIPELINE`` is what ``tileorch compile`` and :func:`tileorch.backend.compile.compile_module`
+run before translating to LLVM IR.  The cutlass/TileAS lowering passes are listed in
+``CUTLASS_LOWERING`` (extended with one edit when they exist); ``STD_LOWERING`` then
+takes scf/cf/arith/func/nvvm down to the ``llvm`` dialect.  ``scf`` must be gone before
+``convert-nvvm-to-llvm`` (which splits blocks for the blocking try-wait loop).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.universe import Universe
+
+from tileorch import registry
+
+CUTLASS_LOWERING: list[str] = ["cutlass-stamp-arrive-counts", "cutlass-allocate-barrier-ids", "convert-pipeline-to-nvvm"]
+
+STD_LOWERING: list[str] = [
+    "convert-scf-while-to-cf",
+    "convert-scf-to-cf",
+    "convert-nvvm-to-llvm",
+    "convert-arith-to-llvm",
+    "convert-cf-to-llvm",
+    "convert-func-to-llvm",
+    "convert-index-to-llvm",
+    "reconcile-unrealized-casts",
+]
+
+PIPELINE: list[str] = CUTLASS_LOWERING + STD_LOWERING
+
+
+def _pass_factories() -> dict:
+    factories = dict(Universe.get_multiverse().all_passes)
+    factories.update(registry.pass_factories())
+    return factories
+
+
+def parse_pipeline(spec: str) -> list[ModulePass]:
+    """Pass instances for a ``-p`` style spec (``a,b{opt=1}``); raises ValueError if unknown."""
+    from xdsl.passes import PassPipeline
+
+    return list(PassPipeline.parse_spec(_pass_factories(), spec).passes) if spec.strip() else []
+
+
+def make_passes(names: Iterable[str]) -> list[ModulePass]:
+    factories = _pass_factories()
+    unknown = [n for n in names if n not in factories]
+    if unknown:
+        raise ValueError(f"unknown passes in the lowering pipeline: {unknown}")
+    return [factories[n]()() for n in names]
+
+
+def run_passes(ctx: Context, module: ModuleOp, passes: Iterable[ModulePass]) -> None:
+    for p in passes:
+        p.apply(ctx, module)
+
+
+@dataclass(frozen=True)
+class LowerToLLVM(ModulePass):
+    """Run :data:`PIPELINE`: everything down to the ``llvm`` dialect."""
+
+    name = "lower-to-llvm"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        run_passes(ctx, op, make_passes(PIPELINE))

@@ -1,0 +1,187 @@
+"""``tileorch run FILE --kernel NAME --grid X,Y,Z --block X,Y,Z [--cluster X,Y,Z] [--args ...]``:
+compile (``.mlir``) or load (``.ptx``, ``.cubin``) a module and launch one kernel once.
+
+Arguments (``--args``, in kernel-parameter order):
+``i8|i16|i32|i64|u8|u16|u32|u64|f32|f64:VALUE`` a scalar; ``buf:DTYPE:N[:zeros|iota|VALUE]`` a
+device buffer of N elements (zero-filled by default), printed after the run and written to
+``--dump DIR`` as ``argK.npy``; ``npy:FILE`` a device buffer holding that array.
+Without a GPU it says so and falls back to ``tileorch simulate FILE`` where that command exists.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from importlib import import_module
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+SCALAR_TYPES = {
+    "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
+    "u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64,
+    "f32": np.float32, "f64": np.float64,
+}
+
+
+class ArgError(ValueError):
+    """A malformed ``--args`` entry."""
+
+
+@dataclass
+class BufferSpec:
+    """A device buffer to create: its host contents before the run."""
+
+    initial: np.ndarray
+
+
+def parse_dims(text: str) -> tuple[int, int, int]:
+    try:
+        dims = tuple(int(v) for v in text.replace("x", ",").split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected X[,Y[,Z]] with integers, got {text!r}") from None
+    if not 1 <= len(dims) <= 3 or any(d < 1 for d in dims):
+        raise argparse.ArgumentTypeError(f"expected 1 to 3 positive extents, got {text!r}")
+    return (dims + (1, 1))[:3]  # type: ignore[return-value]
+
+
+def parse_arg(text: str) -> np.generic | BufferSpec:
+    """One ``--args`` entry -> a numpy scalar or a :class:`BufferSpec`."""
+    kind, _, rest = text.partition(":")
+    if kind in SCALAR_TYPES:
+        try:
+            return SCALAR_TYPES[kind](float(rest) if kind.startswith("f") else int(rest, 0))
+        except (ValueError, OverflowError):
+            raise ArgError(f"bad {kind} value in {text!r}") from None
+    if kind == "buf":
+        parts = rest.split(":")
+        if len(parts) not in (2, 3) or parts[0] not in SCALAR_TYPES:
+            raise ArgError(f"expected buf:DTYPE:N[:zeros|iota|VALUE], got {text!r}")
+        dtype = SCALAR_TYPES[parts[0]]
+        try:
+            n = int(parts[1], 0)
+        except ValueError:
+            raise ArgError(f"bad element count in {text!r}") from None
+        fill = parts[2] if len(parts) == 3 else "zeros"
+        if fill == "zeros":
+            return BufferSpec(np.zeros(n, dtype))
+        if fill == "iota":
+            return BufferSpec(np.arange(n).astype(dtype))
+        try:
+            return BufferSpec(np.full(n, float(fill) if parts[0].startswith("f") else int(fill, 0), dtype))
+        except ValueError:
+            raise ArgError(f"bad fill value in {text!r}") from None
+    if kind == "npy":
+        try:
+            return BufferSpec(np.load(rest))
+        except (OSError, ValueError) as exc:
+            raise ArgError(f"cannot read {rest!r}: {exc}") from None
+    raise ArgError(f"unknown argument kind {kind!r} in {text!r} (scalar type, buf: or npy:)")
+
+
+def compile_mlir(text: str, name: str) -> str:
+    """PTX of an MLIR module: ``convert-atoms-to-nvvm``, then the backend's lowering pipeline.
+
+    Raises ``tileorch.backend.compile.CompileError`` with located diagnostics."""
+    from xdsl.utils.exceptions import DiagnosticException, ParseError
+
+    from tileorch.backend.compile import CompileError, compile_module
+    from tileorch.diagnostics import format_exception, parse_module
+    from tileorch.registry import make_context
+    from tileorch.transforms.atoms_to_nvvm import ConvertAtomsToNVVM
+
+    ctx = make_context()
+    try:
+        module = parse_module(ctx, text, name)
+    except (ParseError, DiagnosticException) as exc:
+        raise CompileError(format_exception(exc)) from None
+    ConvertAtomsToNVVM().apply(ctx, module)
+    return compile_module(module, ctx, ptxas=False).ptx
+
+
+def _fallback_to_simulate(args: argparse.Namespace, reason: str) -> int:
+    print(f"tileorch run: no GPU: {reason}", file=sys.stderr)
+    try:
+        simulate = import_module("tileorch.cli.simulate")
+    except ImportError:
+        print("tileorch run: `tileorch simulate` is not available either; nothing was run", file=sys.stderr)
+        return 1
+    if Path(args.file).suffix != ".mlir":
+        print("tileorch run: only .mlir files can be simulated; nothing was run", file=sys.stderr)
+        return 1
+    print(f"tileorch run: falling back to `tileorch simulate {args.file}`", file=sys.stderr)
+    parser = argparse.ArgumentParser(prog="tileorch")
+    simulate.register(parser.add_subparsers(dest="command"))
+    sim_args = parser.parse_args(["simulate", args.file])
+    return int(sim_args.func(sim_args) or 0)
+
+
+def _show(index: int, host: np.ndarray, dump: Path | None) -> None:
+    head = np.array2string(host[:16], threshold=16, max_line_width=120)
+    print(f"arg {index}: {host.dtype}[{host.size}] {head}{' ...' if host.size > 16 else ''}")
+    if dump is not None:
+        dump.mkdir(parents=True, exist_ok=True)
+        np.save(dump / f"arg{index}.npy", host)
+
+
+def run(args: argparse.Namespace) -> int:
+    from tileorch import runtime
+
+    path = Path(args.file)
+    if not path.is_file():
+        print(f"tileorch run: error: no such file: {path}", file=sys.stderr)
+        return 2
+    try:
+        specs = [parse_arg(a) for a in args.args]
+    except ArgError as exc:
+        print(f"tileorch run: error: {exc}", file=sys.stderr)
+        return 2
+    ok, reason = runtime.gpu_status()
+    if not ok:
+        return _fallback_to_simulate(args, reason)
+    if path.suffix == ".mlir":
+        from tileorch.backend.compile import CompileError
+
+        try:
+            image: str | bytes = compile_mlir(path.read_text(), str(path))
+        except CompileError as exc:
+            print(str(exc), file=sys.stderr)
+            return 1
+    else:
+        image = path.read_bytes()
+    try:
+        module = runtime.Module(image, label=str(path))
+        kernel = module.kernel(args.kernel)
+        values: list[Any] = [
+            runtime.DeviceBuffer.from_array(s.initial) if isinstance(s, BufferSpec) else s for s in specs
+        ]
+        done = runtime.launch(
+            kernel, args.grid, args.block, values, cluster=args.cluster, smem=args.smem,
+            timeout_s=args.timeout,
+        )
+        print(f"kernel {args.kernel} ran in {done.elapsed_ms():.3f} ms on {module.device.name} "
+              f"({done.config.describe()})")
+        for i, (spec, value) in enumerate(zip(specs, values)):
+            if isinstance(spec, BufferSpec):
+                _show(i, value.download(spec.initial.dtype, spec.initial.size), args.dump)
+    except (runtime.CudaError, runtime.KernelHang, runtime.KernelFault, TypeError, ValueError) as exc:
+        print(f"tileorch run: error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("run", help="launch one kernel on the GPU", description=__doc__,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("file", help=".mlir (compiled by tileorch), .ptx or .cubin")
+    p.add_argument("--kernel", required=True, help="kernel (entry) name")
+    p.add_argument("--grid", type=parse_dims, default=(1, 1, 1), help="X[,Y[,Z]] CTAs")
+    p.add_argument("--block", type=parse_dims, required=True, help="X[,Y[,Z]] threads per CTA")
+    p.add_argument("--cluster", type=parse_dims, default=(1, 1, 1), help="X[,Y[,Z]] CTAs per cluster")
+    p.add_argument("--smem", type=int, default=0, help="dynamic shared memory bytes per CTA")
+    p.add_argument("--args", nargs="*", default=[], help="kernel arguments (see above)")
+    p.add_argument("--timeout", type=float, default=10.0, help="watchdog seconds (default 10)")
+    p.add_argument("--dump", type=Path, default=None, help="write buffers as argK.npy here")
+    p.set_defaults(func=run)

@@ -1,0 +1,68 @@
+"""The ``atom`` dialect: the few data-movement atoms kernels need beside the orchestration ops.
+
+Loads, stores and address arithmetic are plain ``llvm`` ops; these atoms cover what needs more
+than one upstream op or a module-level symbol:
+
+* ``%p = atom.dynamic_smem : !llvm.ptr<3>`` -- the start of the kernel's dynamic shared memory
+  (the size is chosen at launch), aligned to 1024 bytes;
+* ``atom.bulk_copy_g2s %dst, %src, %mbar, %bytes`` -- ``cp.async.bulk`` of ``bytes`` (a positive
+  multiple of 16) from global ``%src`` to this CTA's shared ``%dst``, completing ``bytes``
+  transaction bytes on the mbarrier ``%mbar`` (arm it first with ``arrive.expect_tx``).
+
+``convert-atoms-to-nvvm`` (:mod:`tileorch.transforms.atoms_to_nvvm`) lowers them to upstream
+``llvm``/``nvvm`` ops.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import I32, IntAttr
+from xdsl.dialects.llvm import LLVMPointerType
+from xdsl.ir import Dialect, SSAValue
+from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
+from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
+from xdsl.utils.exceptions import VerifyException
+
+PTR_GLOBAL = LLVMPointerType(IntAttr(1))
+PTR_SHARED = LLVMPointerType(IntAttr(3))
+DYNAMIC_SMEM_ALIGN = 1024
+
+
+@irdl_op_definition
+class DynamicSmemOp(IRDLOperation):
+    """``%p = atom.dynamic_smem : !llvm.ptr<3>``: base of the dynamic shared memory."""
+
+    name = "atom.dynamic_smem"
+    result = result_def(PTR_SHARED)
+    traits = traits_def(Pure())
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self) -> None:
+        super().__init__(result_types=[PTR_SHARED])
+
+
+@irdl_op_definition
+class BulkCopyG2SOp(IRDLOperation):
+    """``atom.bulk_copy_g2s %dst, %src, %mbar, %bytes : !llvm.ptr<3>, !llvm.ptr<1>, !llvm.ptr<3>``"""
+
+    name = "atom.bulk_copy_g2s"
+    dst = operand_def(PTR_SHARED)
+    src = operand_def(PTR_GLOBAL)
+    mbar = operand_def(PTR_SHARED)
+    bytes = operand_def(I32)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    assembly_format = (
+        "$dst `,` $src `,` $mbar `,` $bytes attr-dict `:` type($dst) `,` type($src) `,` type($mbar)"
+    )
+
+    def __init__(self, dst: SSAValue, src: SSAValue, mbar: SSAValue, nbytes: SSAValue):
+        super().__init__(operands=[dst, src, mbar, nbytes])
+
+    def verify_(self) -> None:
+        owner = self.bytes.owner
+        value = getattr(owner, "value", None)
+        n = getattr(getattr(value, "value", None), "data", None)
+        if isinstance(n, int) and (n <= 0 or n % 16):
+            raise VerifyException(f"bulk copy size must be a positive multiple of 16 bytes, got {n}")
+
+
+Atom = Dialect("atom", [DynamicSmemOp, BulkCopyG2SOp])

@@ -1,0 +1,439 @@
+"""The ``llvm`` ops xDSL 0.74 lacks, and the extended ``llvm`` dialect that carries them.
+
+Added (names, properties and syntax as in upstream MLIR's LLVM dialect):
+``llvm.addrspacecast``, ``llvm.fptosi``, ``llvm.fptoui``, ``llvm.uitofp``,
+``llvm.mlir.poison``, ``llvm.fence``, ``llvm.atomicrmw``, ``llvm.cmpxchg``, and a
+``llvm.load`` that also keeps ``volatile`` and ``syncscope``.  Atomic orderings use
+upstream's integer encoding (``monotonic`` = 2 ... ``seq_cst`` = 7).
+
+``registry.DIALECTS["llvm"]`` points at :data:`ExtendedLLVM`, which is xDSL's dialect
+with these ops added (our ``llvm.load`` replaces xDSL's).
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import (
+    I64,
+    IntegerAttr,
+    StringAttr,
+    UnitAttr,
+    i1,
+    i64,
+)
+from xdsl.ir import Attribute, Dialect, Operation, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, NoMemoryEffect
+from xdsl.utils.exceptions import VerifyException
+
+ORDERINGS: dict[str, int] = {
+    "not_atomic": 0,
+    "unordered": 1,
+    "monotonic": 2,
+    "acquire": 4,
+    "release": 5,
+    "acq_rel": 6,
+    "seq_cst": 7,
+}
+ORDERING_NAMES = {v: k for k, v in ORDERINGS.items()}
+
+# upstream AtomicBinOp encoding
+ATOMIC_BIN_OPS: dict[str, int] = {
+    "xchg": 0, "add": 1, "sub": 2, "_and": 3, "nand": 4, "_or": 5, "_xor": 6,
+    "max": 7, "min": 8, "umax": 9, "umin": 10, "fadd": 11, "fsub": 12,
+    "fmax": 13, "fmin": 14, "uinc_wrap": 15, "udec_wrap": 16,
+}
+ATOMIC_BIN_OP_NAMES = {v: k for k, v in ATOMIC_BIN_OPS.items()}
+
+
+def _ordering_attr(name: str) -> IntegerAttr:
+    return IntegerAttr(ORDERINGS[name], i64)
+
+
+def _parse_ordering(parser: Parser) -> IntegerAttr:
+    word = parser.parse_identifier(" (atomic ordering)")
+    if word not in ORDERINGS:
+        parser.raise_error(f"unknown atomic ordering '{word}'")
+    return _ordering_attr(word)
+
+
+def _parse_syncscope(parser: Parser) -> StringAttr | None:
+    if parser.parse_optional_keyword("syncscope") is None:
+        return None
+    with parser.in_parens():
+        return StringAttr(parser.parse_str_literal())
+
+
+def _print_syncscope(printer: Printer, scope: StringAttr | None) -> None:
+    if scope is not None:
+        printer.print_string(f' syncscope("{scope.data}")')
+
+
+def ordering_name(attr: IntegerAttr | None) -> str:
+    return ORDERING_NAMES[attr.value.data] if attr is not None else "not_atomic"
+
+
+class _CastOp(IRDLOperation):
+    arg = operand_def()
+    result = result_def()
+    traits = traits_def(NoMemoryEffect())
+    assembly_format = "$arg attr-dict `:` type($arg) `to` type($result)"
+
+    def __init__(self, arg: SSAValue | Operation, result_type: Attribute):
+        super().__init__(operands=[arg], result_types=[result_type])
+
+
+@irdl_op_definition
+class AddrSpaceCastOp(_CastOp):
+    """Pointer cast between address spaces (e.g. shared ``ptr<3>`` <-> generic ``ptr``)."""
+
+    name = "llvm.addrspacecast"
+
+    def verify_(self) -> None:
+        src, dst = self.arg.type, self.result.type
+        if not isinstance(src, llvm.LLVMPointerType) or not isinstance(dst, llvm.LLVMPointerType):
+            raise VerifyException("llvm.addrspacecast casts a pointer to a pointer")
+
+
+@irdl_op_definition
+class FPToSIOp(_CastOp):
+    name = "llvm.fptosi"
+
+
+@irdl_op_definition
+class FPToUIOp(_CastOp):
+    name = "llvm.fptoui"
+
+
+@irdl_op_definition
+class UIToFPOp(_CastOp):
+    name = "llvm.uitofp"
+
+
+@irdl_op_definition
+class PoisonOp(IRDLOperation):
+    name = "llvm.mlir.poison"
+    res = result_def()
+    traits = traits_def(NoMemoryEffect())
+    assembly_format = "attr-dict `:` type($res)"
+
+    def __init__(self, result_type: Attribute):
+        super().__init__(result_types=[result_type])
+
+
+@irdl_op_definition
+class FenceOp(IRDLOperation):
+    """``llvm.fence [syncscope("agent")] acq_rel``."""
+
+    name = "llvm.fence"
+    ordering = prop_def(IntegerAttr[I64])
+    syncscope = opt_prop_def(StringAttr)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    def __init__(self, ordering: str, syncscope: str | None = None):
+        props: dict[str, Attribute] = {"ordering": _ordering_attr(ordering)}
+        if syncscope is not None:
+            props["syncscope"] = StringAttr(syncscope)
+        super().__init__(properties=props)
+
+    def verify_(self) -> None:
+        if ordering_name(self.ordering) not in ("acquire", "release", "acq_rel", "seq_cst"):
+            raise VerifyException("fence ordering must be acquire, release, acq_rel or seq_cst")
+
+    def print(self, printer: Printer) -> None:
+        _print_syncscope(printer, self.syncscope)
+        printer.print_string(f" {ordering_name(self.ordering)}")
+        printer.print_op_attributes(self.attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FenceOp:
+        scope = _parse_syncscope(parser)
+        ordering = _parse_ordering(parser)
+        op = cls(ORDERING_NAMES[ordering.value.data], scope.data if scope else None)
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+
+@irdl_op_definition
+class AtomicRMWOp(IRDLOperation):
+    """``%old = llvm.atomicrmw [volatile] add %ptr, %val [syncscope("agent")] monotonic : !llvm.ptr<1>, i32``."""
+
+    name = "llvm.atomicrmw"
+    ptr = operand_def(llvm.LLVMPointerType)
+    val = operand_def()
+    res = result_def()
+    bin_op = prop_def(IntegerAttr[I64])
+    ordering = prop_def(IntegerAttr[I64])
+    syncscope = opt_prop_def(StringAttr)
+    alignment = opt_prop_def(IntegerAttr[I64])
+    volatile_ = opt_prop_def(UnitAttr)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    def __init__(
+        self,
+        bin_op: str,
+        ptr: SSAValue | Operation,
+        val: SSAValue | Operation,
+        ordering: str,
+        syncscope: str | None = None,
+        volatile: bool = False,
+    ):
+        props: dict[str, Attribute] = {
+            "bin_op": IntegerAttr(ATOMIC_BIN_OPS[bin_op], i64),
+            "ordering": _ordering_attr(ordering),
+        }
+        if syncscope is not None:
+            props["syncscope"] = StringAttr(syncscope)
+        if volatile:
+            props["volatile_"] = UnitAttr()
+        val_type = SSAValue.get(val).type
+        super().__init__(operands=[ptr, val], result_types=[val_type], properties=props)
+
+    def verify_(self) -> None:
+        if self.bin_op.value.data not in ATOMIC_BIN_OP_NAMES:
+            raise VerifyException(f"unknown atomicrmw operation {self.bin_op.value.data}")
+        if ordering_name(self.ordering) in ("not_atomic", "unordered"):
+            raise VerifyException("atomicrmw needs an ordering of at least monotonic")
+        if self.res.type != self.val.type:
+            raise VerifyException("atomicrmw result type must equal the value type")
+
+    def print(self, printer: Printer) -> None:
+        if self.volatile_ is not None:
+            printer.print_string(" volatile")
+        name = ATOMIC_BIN_OP_NAMES[self.bin_op.value.data]
+        printer.print_string(f" {name} ")
+        printer.print_operand(self.ptr)
+        printer.print_string(", ")
+        printer.print_operand(self.val)
+        _print_syncscope(printer, self.syncscope)
+        printer.print_string(f" {ordering_name(self.ordering)}")
+        attrs = dict(self.attributes)
+        if self.alignment is not None:
+            attrs["alignment"] = self.alignment
+        printer.print_op_attributes(attrs)
+        printer.print_string(" : ")
+        printer.print_attribute(self.ptr.type)
+        printer.print_string(", ")
+        printer.print_attribute(self.val.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AtomicRMWOp:
+        volatile = parser.parse_optional_keyword("volatile") is not None
+        name = parser.parse_identifier(" (atomicrmw operation)")
+        if name not in ATOMIC_BIN_OPS:
+            parser.raise_error(f"unknown atomicrmw operation '{name}'")
+        ptr = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        val = parser.parse_unresolved_operand()
+        scope = _parse_syncscope(parser)
+        ordering = _parse_ordering(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        ptr_type = parser.parse_type()
+        parser.parse_punctuation(",")
+        val_type = parser.parse_type()
+        op = cls(
+            name,
+            parser.resolve_operand(ptr, ptr_type),
+            parser.resolve_operand(val, val_type),
+            ORDERING_NAMES[ordering.value.data],
+            scope.data if scope else None,
+            volatile,
+        )
+        if (align := attrs.pop("alignment", None)) is not None:
+            op.alignment = align
+        op.attributes |= attrs
+        return op
+
+
+@irdl_op_definition
+class CmpXchgOp(IRDLOperation):
+    """``%r = llvm.cmpxchg %ptr, %cmp, %new [syncscope("agent")] acq_rel monotonic : !llvm.ptr<1>, i32``.
+
+    The result is ``!llvm.struct<(T, i1)>`` (old value, success flag).
+    """
+
+    name = "llvm.cmpxchg"
+    ptr = operand_def(llvm.LLVMPointerType)
+    cmp = operand_def()
+    val = operand_def()
+    res = result_def(llvm.LLVMStructType)
+    success_ordering = prop_def(IntegerAttr[I64])
+    failure_ordering = prop_def(IntegerAttr[I64])
+    syncscope = opt_prop_def(StringAttr)
+    alignment = opt_prop_def(IntegerAttr[I64])
+    weak = opt_prop_def(UnitAttr)
+    volatile_ = opt_prop_def(UnitAttr)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    def __init__(
+        self,
+        ptr: SSAValue | Operation,
+        cmp: SSAValue | Operation,
+        val: SSAValue | Operation,
+        success: str,
+        failure: str,
+        syncscope: str | None = None,
+    ):
+        props: dict[str, Attribute] = {
+            "success_ordering": _ordering_attr(success),
+            "failure_ordering": _ordering_attr(failure),
+        }
+        if syncscope is not None:
+            props["syncscope"] = StringAttr(syncscope)
+        val_type = SSAValue.get(val).type
+        super().__init__(
+            operands=[ptr, cmp, val],
+            result_types=[llvm.LLVMStructType.from_type_list([val_type, i1])],
+            properties=props,
+        )
+
+    def verify_(self) -> None:
+        if self.cmp.type != self.val.type:
+            raise VerifyException("cmpxchg compare and new values must have the same type")
+        if ordering_name(self.success_ordering) in ("not_atomic", "unordered"):
+            raise VerifyException("cmpxchg success ordering must be at least monotonic")
+        if ordering_name(self.failure_ordering) in ("not_atomic", "unordered", "release", "acq_rel"):
+            raise VerifyException("cmpxchg failure ordering must be monotonic, acquire or seq_cst")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list([self.ptr, self.cmp, self.val], printer.print_operand)
+        _print_syncscope(printer, self.syncscope)
+        printer.print_string(
+            f" {ordering_name(self.success_ordering)} {ordering_name(self.failure_ordering)}"
+        )
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.ptr.type)
+        printer.print_string(", ")
+        printer.print_attribute(self.val.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CmpXchgOp:
+        ptr = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        cmp = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        val = parser.parse_unresolved_operand()
+        scope = _parse_syncscope(parser)
+        success = _parse_ordering(parser)
+        failure = _parse_ordering(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        ptr_type = parser.parse_type()
+        parser.parse_punctuation(",")
+        val_type = parser.parse_type()
+        op = cls(
+            parser.resolve_operand(ptr, ptr_type),
+            parser.resolve_operand(cmp, val_type),
+            parser.resolve_operand(val, val_type),
+            ORDERING_NAMES[success.value.data],
+            ORDERING_NAMES[failure.value.data],
+            scope.data if scope else None,
+        )
+        op.attributes |= attrs
+        return op
+
+
+@irdl_op_definition
+class LoadOp(IRDLOperation):
+    """xDSL's ``llvm.load`` plus upstream's ``volatile_`` and ``syncscope`` properties.
+
+    ``%v = llvm.load volatile %p atomic syncscope("agent") acquire {alignment = 4 : i64} : !llvm.ptr<1> -> i32``
+    """
+
+    name = "llvm.load"
+    ptr = operand_def(llvm.LLVMPointerType)
+    alignment = opt_prop_def(IntegerAttr[I64])
+    ordering = prop_def(IntegerAttr[I64], default_value=IntegerAttr(0, i64))
+    volatile_ = opt_prop_def(UnitAttr)
+    syncscope = opt_prop_def(StringAttr)
+    dereferenced_value = result_def()
+    traits = traits_def(MemoryReadEffect())
+
+    def __init__(
+        self,
+        ptr: SSAValue | Operation,
+        result_type: Attribute,
+        alignment: int | None = None,
+        ordering: int = 0,
+    ):
+        props: dict[str, Attribute] = {"ordering": IntegerAttr(ordering, i64)}
+        if alignment is not None:
+            props["alignment"] = IntegerAttr(alignment, i64)
+        super().__init__(operands=[ptr], result_types=[result_type], properties=props)
+
+    def print(self, printer: Printer) -> None:
+        if self.volatile_ is not None:
+            printer.print_string(" volatile")
+        printer.print_string(" ")
+        printer.print_ssa_value(self.ptr)
+        if (ordering := self.ordering.value.data) != 0:
+            printer.print_string(" atomic")
+            _print_syncscope(printer, self.syncscope)
+            printer.print_string(f" {ORDERING_NAMES[ordering]}")
+        attrs = dict(self.attributes)
+        if self.alignment is not None:
+            attrs["alignment"] = self.alignment
+        printer.print_op_attributes(attrs)
+        printer.print_string(" : ")
+        printer.print_attribute(self.ptr.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.dereferenced_value.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LoadOp:
+        volatile = parser.parse_optional_keyword("volatile") is not None
+        ptr = parser.parse_unresolved_operand()
+        ordering, scope = 0, None
+        if parser.parse_optional_keyword("atomic") is not None:
+            scope = _parse_syncscope(parser)
+            ordering = _parse_ordering(parser).value.data
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        ptr_type = parser.parse_type()
+        parser.parse_punctuation("->")
+        result_type = parser.parse_type()
+        align = attrs.pop("alignment", None)
+        op = cls(
+            parser.resolve_operand(ptr, ptr_type),
+            result_type,
+            alignment=align.value.data if isinstance(align, IntegerAttr) else None,
+            ordering=ordering,
+        )
+        if volatile:
+            op.volatile_ = UnitAttr()
+        if scope is not None:
+            op.syncscope = scope
+        op.attributes |= attrs
+        return op
+
+
+EXTRA_OPS: list[type[Operation]] = [
+    AddrSpaceCastOp,
+    FPToSIOp,
+    FPToUIOp,
+    UIToFPOp,
+    PoisonOp,
+    FenceOp,
+    AtomicRMWOp,
+    CmpXchgOp,
+    LoadOp,
+]
+
+ExtendedLLVM = Dialect(
+    "llvm",
+    [op for op in llvm.LLVM.operations if op is not llvm.LoadOp] + EXTRA_OPS,
+    list(llvm.LLVM.attributes),
+)

@@ -1,0 +1,1009 @@
+"""The ``nvvm`` dialect: the subset of upstream MLIR's NVVM dialect tileorch lowers to.
+
+Op names, operand order, property names and custom syntax follow upstream
+``mlir/include/mlir/Dialect/LLVMIR/NVVMOps.td``; an nvvm module printed in generic form
+here is meant to parse with upstream ``mlir-opt``.  Where upstream has both a generic
+op accepting ``!llvm.ptr``/``!llvm.ptr<3>`` and an older ``.shared`` spelling, both
+exist here.  ``nvvm.mbarrier.try_wait`` (non-blocking, ``i1`` result),
+``nvvm.mbarrier.expect_tx`` and the ``scope``/``relaxed`` properties on the mbarrier
+arrive ops follow upstream's late-2025 revision of the mbarrier family.
+
+Every op verifies operand types and address spaces (``ptr<3>`` shared::cta,
+``ptr<7>`` shared::cluster, ``ptr<1>`` global) and, where an operand or property is an
+immediate, its range.  Lowering to LLVM intrinsics: ``tileorch.transforms.nvvm_to_llvm``.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    I32,
+    I64,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    UnitAttr,
+    i1,
+    i32,
+    i64,
+)
+from xdsl.dialects.llvm import LLVMPointerType
+from xdsl.dialects.utils.enum_attribute import EnumAttribute
+from xdsl.ir import Attribute, Dialect, Operation, SpacedOpaqueSyntaxAttribute, SSAValue
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    ParsePropInAttrDict,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    opt_result_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+GENERIC, GLOBAL, SHARED, SHARED_CLUSTER = 0, 1, 3, 7
+SPACE_NAMES = {GENERIC: "generic", GLOBAL: "global", SHARED: "shared::cta", SHARED_CLUSTER: "shared::cluster"}
+
+MBARRIER_MAX_COUNT = (1 << 20) - 1
+
+PTR = LLVMPointerType()
+PTR_GLOBAL = LLVMPointerType(IntAttr(GLOBAL))
+PTR_SHARED = LLVMPointerType(IntAttr(SHARED))
+PTR_SHARED_CLUSTER = LLVMPointerType(IntAttr(SHARED_CLUSTER))
+
+SIDE_EFFECTS = (MemoryReadEffect(), MemoryWriteEffect())
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def address_space(value: SSAValue) -> int | None:
+    """The address space of a ``!llvm.ptr`` value, or None for a non-pointer."""
+    t = value.type
+    if not isinstance(t, LLVMPointerType):
+        return None
+    space = t.addr_space
+    return space.data if hasattr(space, "data") else 0
+
+
+def check_space(value: SSAValue, allowed: tuple[int, ...], what: str) -> int:
+    space = address_space(value)
+    if space not in allowed:
+        names = " or ".join(f"!llvm.ptr<{s}> ({SPACE_NAMES[s]})" for s in allowed)
+        raise VerifyException(f"{what} must be {names}, got {value.type}")
+    return space
+
+
+def constant_value(value: SSAValue | None) -> int | None:
+    """The integer of a value defined by ``llvm.mlir.constant``/``arith.constant``, else None."""
+    if value is None:
+        return None
+    owner = value.owner
+    if isinstance(owner, Operation) and owner.name in ("llvm.mlir.constant", "arith.constant"):
+        attr = owner.properties.get("value")
+        if isinstance(attr, IntegerAttr):
+            return attr.value.data
+    return None
+
+
+def check_range(value: SSAValue | None, lo: int, hi: int, what: str) -> None:
+    c = constant_value(value)
+    if c is not None and not lo <= c <= hi:
+        raise VerifyException(f"{what} must be in [{lo}, {hi}], got {c}")
+
+
+# --------------------------------------------------------------------------- attributes
+
+
+class _AngleBracketEnum:
+    """Prints an enum attribute as upstream's ``#nvvm.<mnemonic><value>`` (e.g. ``#nvvm.mem_scope<cta>``)."""
+
+    def print_parameter(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_string(self.data.value)
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser):
+        with parser.in_angle_brackets():
+            return parser.parse_str_enum(cls.enum_type)
+
+
+class ProxyKind(StrEnum):
+    ALIAS = "alias"
+    ASYNC = "async"
+    ASYNC_GLOBAL = "async.global"
+    ASYNC_SHARED = "async.shared"
+    TENSORMAP = "tensormap"
+    GENERIC = "generic"
+
+
+@irdl_attr_definition
+class ProxyKindAttr(_AngleBracketEnum, EnumAttribute[ProxyKind]):
+    """``#nvvm.proxy_kind<async.shared>``"""
+
+    name = "nvvm.proxy_kind"
+
+
+class SharedSpace(StrEnum):
+    CTA = "cta"
+    CLUSTER = "cluster"
+
+
+@irdl_attr_definition
+class SharedSpaceAttr(_AngleBracketEnum, EnumAttribute[SharedSpace]):
+    """``#nvvm.shared_space<cta>``"""
+
+    name = "nvvm.shared_space"
+
+
+class MemScopeKind(StrEnum):
+    CTA = "cta"
+    CLUSTER = "cluster"
+    GPU = "gpu"
+    SYS = "sys"
+
+
+@irdl_attr_definition
+class MemScopeKindAttr(_AngleBracketEnum, EnumAttribute[MemScopeKind]):
+    """``#nvvm.mem_scope<cluster>``"""
+
+    name = "nvvm.mem_scope"
+
+
+class SetMaxRegisterAction(StrEnum):
+    INCREASE = "increase"
+    DECREASE = "decrease"
+
+
+@irdl_attr_definition
+class SetMaxRegisterActionAttr(EnumAttribute[SetMaxRegisterAction], SpacedOpaqueSyntaxAttribute):
+    """``#nvvm<action increase>``"""
+
+    name = "nvvm.action"
+
+
+CTA_SCOPE = MemScopeKindAttr(MemScopeKind.CTA)
+
+
+def scope_of(op: IRDLOperation) -> MemScopeKind:
+    scope = op.properties.get("scope")
+    return scope.data if isinstance(scope, MemScopeKindAttr) else MemScopeKind.CTA
+
+
+def check_mbarrier_scope(op: IRDLOperation) -> None:
+    if scope_of(op) not in (MemScopeKind.CTA, MemScopeKind.CLUSTER):
+        raise VerifyException("mbarrier scope must be cta or cluster")
+
+
+# --------------------------------------------------------------------------- special registers
+
+
+class _SpecialRegisterOp(IRDLOperation):
+    """``%r = nvvm.read.ptx.sreg.<name> : i32`` (i64 for 64-bit registers)."""
+
+    WIDTH: ClassVar[int] = 32
+    res = result_def(IntegerType)
+    assembly_format = "attr-dict `:` type($res)"
+
+    def __init__(self):
+        super().__init__(result_types=[IntegerType(self.WIDTH)])
+
+    def verify_(self) -> None:
+        if self.res.type != IntegerType(self.WIDTH):
+            raise VerifyException(f"{self.name} returns i{self.WIDTH}, got {self.res.type}")
+
+
+def _sreg(reg: str, width: int = 32, pure: bool = True) -> type[IRDLOperation]:
+    cls_name = "".join(p.capitalize() for p in reg.replace("_", ".").split(".")) + "Op"
+    body: dict[str, object] = {
+        "name": f"nvvm.read.ptx.sreg.{reg}",
+        "WIDTH": width,
+        "__annotations__": {"WIDTH": ClassVar[int]},
+    }
+    if pure:
+        body["traits"] = traits_def(Pure())
+    else:
+        body["traits"] = traits_def(*SIDE_EFFECTS)
+    return irdl_op_definition(type(cls_name, (_SpecialRegisterOp,), body))
+
+
+_XYZ = ("x", "y", "z")
+SPECIAL_REGISTERS: dict[str, type[IRDLOperation]] = {
+    reg: _sreg(reg, width, pure)
+    for reg, width, pure in [
+        *((f"{r}.{d}", 32, True) for r in ("tid", "ntid", "ctaid", "nctaid") for d in _XYZ),
+        *((f"{r}.{d}", 32, True) for r in ("clusterid", "nclusterid", "cluster.ctaid", "cluster.nctaid") for d in _XYZ),
+        ("laneid", 32, True),
+        ("warpsize", 32, True),
+        ("warpid", 32, True),
+        ("nwarpid", 32, True),
+        ("smid", 32, True),
+        ("nsmid", 32, True),
+        ("cluster.ctarank", 32, True),
+        ("cluster.nctarank", 32, True),
+        *((f"lanemask.{m}", 32, True) for m in ("eq", "le", "lt", "ge", "gt")),
+        ("clock", 32, False),
+        ("clock64", 64, False),
+        ("globaltimer", 64, False),
+    ]
+}
+
+
+# --------------------------------------------------------------------------- mbarrier
+
+
+def _check_count(op: IRDLOperation) -> None:
+    check_range(op.count, 1, MBARRIER_MAX_COUNT, "mbarrier arrival count")
+
+
+@irdl_op_definition
+class MBarrierInitOp(IRDLOperation):
+    """``nvvm.mbarrier.init %addr, %count (, predicate = %p)? : !llvm.ptr<3>, i32``"""
+
+    name = "nvvm.mbarrier.init"
+    addr = operand_def(LLVMPointerType)
+    count = operand_def(I32)
+    predicate = opt_operand_def(i1)
+    traits = traits_def(*SIDE_EFFECTS)
+    assembly_format = "$addr `,` $count (`,` `predicate` `=` $predicate^)? attr-dict `:` type(operands)"
+
+    def __init__(self, addr: SSAValue | Operation, count: SSAValue | Operation, predicate=None):
+        super().__init__(operands=[addr, count, [predicate] if predicate is not None else []])
+
+    def verify_(self) -> None:
+        check_space(self.addr, (GENERIC, SHARED), "mbarrier address")
+        _check_count(self)
+
+
+@irdl_op_definition
+class MBarrierInitSharedOp(IRDLOperation):
+    """``nvvm.mbarrier.init.shared %addr, %count : !llvm.ptr<3>, i32`` (older upstream spelling)."""
+
+    name = "nvvm.mbarrier.init.shared"
+    addr = operand_def(LLVMPointerType)
+    count = operand_def(I32)
+    predicate = opt_operand_def(i1)
+    traits = traits_def(*SIDE_EFFECTS)
+    assembly_format = "$addr `,` $count (`,` `predicate` `=` $predicate^)? attr-dict `:` type(operands)"
+
+    def __init__(self, addr: SSAValue | Operation, count: SSAValue | Operation, predicate=None):
+        super().__init__(operands=[addr, count, [predicate] if predicate is not None else []])
+
+    def verify_(self) -> None:
+        check_space(self.addr, (SHARED,), "mbarrier address")
+        _check_count(self)
+
+
+@irdl_op_definition
+class MBarrierInvalOp(IRDLOperation):
+    """``nvvm.mbarrier.inval %addr : !llvm.ptr<3>``"""
+
+    name = "nvvm.mbarrier.inval"
+    addr = operand_def(LLVMPointerType)
+    traits = traits_def(*SIDE_EFFECTS)
+    assembly_format = "$addr attr-dict `:` type(operands)"
+
+    def __init__(self, addr: SSAValue | Operation):
+        super().__init__(operands=[addr])
+
+    def verify_(self) -> None:
+        check_space(self.addr, (GENERIC, SHARED), "mbarrier address")
+
+
+@irdl_op_definition
+class MBarrierArriveOp(IRDLOperation):
+    """``%state = nvvm.mbarrier.arrive %addr (count = %n)? {scope = #nvvm.mem_scope<cluster>, relaxed} : !llvm.ptr<3> -> i64``
+
+    A ``!llvm.ptr<7>`` (shared::cluster) address arrives on a remote CTA's barrier and
+    returns no state.  ``count`` defaults to 1.
+    """
+
+    name = "nvvm.mbarrier.arrive"
+    addr = operand_def(LLVMPointerType)
+    count = opt_operand_def(I32)
+    res = opt_result_def(I64)
+    scope = opt_prop_def(MemScopeKindAttr)
+    relaxed = opt_prop_def(UnitAttr)
+    traits = traits_def(*SIDE_EFFECTS)
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$addr (`count` `=` $count^)? attr-dict `:` type($addr) (`->` type($res)^)?"
+
+    def __init__(
+        self,
+        addr: SSAValue | Operation,
+        count: SSAValue | Operation | None = None,
+        scope: MemScopeKind | None = None,
+        relaxed: bool = False,
+        with_state: bool = True,
+    ):
+        props: dict[str, Attribute] = {}
+        if scope is not None:
+            props["scope"] = MemScopeKindAttr(scope)
+        if relaxed:
+            props["relaxed"] = UnitAttr()
+        super().__init__(
+            operands=[addr, [count] if count is not None else []],
+            result_types=[[i64] if with_state else []],
+            properties=props,
+        )
+
+    def verify_(self) -> None:
+        space = check_space(self.addr, (GENERIC, SHARED, SHARED_CLUSTER), "mbarrier address")
+        check_mbarrier_scope(self)
+        check_range(self.count, 1, MBARRIER_MAX_COUNT, "mbarrier arrive count")
+        if space == SHARED_CLUSTER and self.res is not None:
+            raise VerifyException("an arrive on a shared::cluster barrier returns no state")
+        if space == GENERIC and (self.count is not None or self.scope is not None or self.relaxed is not None):
+            raise VerifyException("count, scope and relaxed need a !llvm.ptr<3> or !llvm.ptr<7> address")
+
+
+@irdl_op_definition
+class MBarrierArriveSharedOp(IRDLOperation):
+    """``%state = nvvm.mbarrier.arrive.shared %addr : !llvm.ptr<3> -> i64`` (older upstream spelling)."""
+
+    name = "nvvm.mbarrier.arrive.shared"
+    addr = operand_def(LLVMPointerType)
+    res = result_def(I64)
+    traits = traits_def(*SIDE_EFFECTS)
+    assembly_format = "$addr attr-dict `:` type($addr) `->` type($res)"
+
+    def __init__(self, addr: SSAValue | Operation):
+        super().__init__(operands=[addr], result_types=[i64])
+
+    def verify_(self) -> None:
+        check_space(self.addr, (SHARED,), "mbarrier address")
+
+
+def _verify_expect_tx(op: IRDLOperation, spaces: tuple[int, ...]) -> int:
+    space = check_space(op.addr, spaces, "mbarrier address")
+    check_mbarrier_scope(op)
+    check_range(op.txcount, 0, MBARRIER_MAX_COUNT, "transaction count")
+    return space
+
+
+@irdl_op_definition
+class MBarrierArriveExpectTxOp(IRDLOperation):
+    """``nvvm.mbarrier.arrive.expect_tx %addr, %tx (, predicate = %p)? : !llvm.ptr<3>, i32``
+
+    expect-tx of ``txcount`` bytes, then arrive (count 1).  ``scope``/``relaxed`` select
+    the memory semantics; a ``!llvm.ptr<7>`` address arrives on a remote CTA's barrier.
+    """
+
+    name = "nvvm.mbarrier.arrive.expect_tx"
+    addr = operand_def(LLVMPointerType)
+    txcount = operand_def(I32)
+    predicate = opt_operand_def(i1)
+    res = opt_result_def(I64)
+    scope = opt_prop_def(MemScopeKindAttr)
+    relaxed = opt_prop_def(UnitAttr)
+    traits = traits_def(*SIDE_EFFECTS)
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = (
+        "$addr `,` $txcount (`,` `predicate` `=` $predicate^)? attr-dict `:` type(operands) (`->` type($res)^)?"
+    )
+
+    def __init__(
+        self,
+        addr: SSAValue | Operation,
+        txcount: SSAValue | Operation,
+        predicate: SSAValue | Operation | None = None,
+        scope: MemScopeKind | None = None,
+    ):
+        props: dict[str, Attribute] = {}
+        if scope is not None:
+            props["scope"] = MemScopeKindAttr(scope)
+        super().__init__(
+            operands=[addr, txcount, [predicate] if predicate is not None else []],
+            result_types=[[]],
+            properties=props,
+        )
+
+    def verify_(self) -> None:
+        space = _verify_expect_tx(self, (GENERIC, SHARED, SHARED_CLUSTER))
+        if self.res is not None and space != SHARED:
+            raise VerifyException("only a shared::cta arrive.expect_tx returns a state")
+        if self.predicate is not None and (self.res is not None or self.relaxed is not None):
+            raise VerifyException("a predicated arrive.expect_tx has no result and no relaxed form")
+
+
+@irdl_op_definition
+class MBarrierArriveExpectTxSharedOp(IRDLOperation):
+    """``nvvm.mbarrier.arrive.expect_tx.shared %addr, %tx : !llvm.ptr<3>, i32`` (older spelling)."""
+
+    name = "nvvm.mbarrier.arrive.expect_tx.shared"
+    addr = operand_def(LLVMPointerType)
+    txcount = operand_def(I32)
+    predicate = opt_operand_def(i1)
+    traits = traits_def(*SIDE_EFFECTS)
+    assembly_format = "$addr `,` $txcount (`,` `predicate` `=` $predicate^)? attr-dict `:` type(operands)"
+
+    def __init__(self, addr: SSAValue | Operation, txcount: SSAValue | Operation, predicate=None):
+        super().__init__(operands=[addr, txcount, [predicate] if predicate is not None else []])
+
+    def verify_(self) -> None:
+        _verify_expect_tx(self, (SHARED,))
+
+
+@irdl_op_definition
+class MBarrierExpectTxOp(IRDLOperation):
+    """``nvvm.mbarrier.expect_tx %addr, %tx {scope = ...} : !llvm.ptr<3>, i32`` (no arrive)."""
+
+    name = "nvvm.mbarrier.expect_tx"
+    addr = operand_def(LLVMPointerType)
+    txcount = operand_def(I32)
+    scope = opt_prop_def(MemScopeKindAttr)
+    traits = traits_def(*SIDE_EFFECTS)
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$addr `,` $txcount attr-dict `:` type(operands)"
+
+    def __init__(self, addr: SSAValue | Operation, txcount: SSAValue | Operation):
+        super().__init__(operands=[addr, txcount])
+
+    def verify_(self) -> None:
+        _verify_expect_tx(self, (SHARED, SHARED_CLUSTER))
+
+
+def _verify_parity(op: IRDLOperation, spaces: tuple[int, ...]) -> None:
+    check_space(op.addr, spaces, "mbarrier address")
+    check_range(op.phase, 0, 1, "phase parity")
+
+
+@irdl_op_definition
+class MBarrierTryWaitParityOp(IRDLOperation):
+    """``nvvm.mbarrier.try_wait.parity %addr, %phase, %ticks : !llvm.ptr<3>, i32, i32``
+
+    Blocking (as upstream): repeats ``mbarrier.try_wait.parity`` with suspend-time hint
+    ``ticks`` until the phase with parity ``phase`` has completed.
+    """
+
+    name = "nvvm.mbarrier.try_wait.parity"
+    addr = operand_def(LLVMPointerType)
+    phase = operand_def(I32)
+    ticks = operand_def(I32)
+    traits = traits_def(*SIDE_EFFECTS)
+    assembly_format = "$addr `,` $phase `,` $ticks attr-dict `:` type(operands)"
+
+    def __init__(self, addr, phase, ticks):
+        super().__init__(operands=[addr, phase, ticks])
+
+    def verify_(self) -> None:
+        _verify_parity(self, (GENERIC, SHARED))
+
+
+@irdl_op_definition
+class MBarrierTryWaitParitySharedOp(IRDLOperation):
+    """``nvvm.mbarrier.try_wait.parity.shared %addr, %phase, %ticks : !llvm.ptr<3>, i32, i32``"""
+
+    name = "nvvm.mbarrier.try_wait.parity.shared"
+    addr = operand_def(LLVMPointerType)
+    phase = operand_def(I32)
+    ticks = operand_def(I32)
+    traits = traits_def(*SIDE_EFFECTS)
+    assembly_format = "$addr `,` $phase `,` $ticks attr-dict `:` type(operands)"
+
+    def __init__(self, addr, phase, ticks):
+        super().__init__(operands=[addr, phase, ticks])
+
+    def verify_(self) -> None:
+        _verify_parity(self, (SHARED,))
+
+
+@irdl_op_definition
+class MBarrierTryWaitOp(IRDLOperation):
+    """``%done = nvvm.mbarrier.try_wait %addr, %phase (, %ticks)? {scope, relaxed} : !llvm.ptr<3>, i32 -> i1``
+
+    One non-blocking attempt (the hardware may suspend up to ``ticks`` ns).  An ``i32``
+    operand is a phase parity, an ``i64`` one a state from ``mbarrier.arrive``.
+    """
+
+    name = "nvvm.mbarrier.try_wait"
+    addr = operand_def(LLVMPointerType)
+    stateOrPhase = operand_def(IntegerType)
+    ticks = opt_operand_def(I32)
+    res = result_def(i1)
+    scope = opt_prop_def(MemScopeKindAttr)
+    relaxed = opt_prop_def(UnitAttr)
+    traits = traits_def(*SIDE_EFFECTS)
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$addr `,` $stateOrPhase (`,` $ticks^)? attr-dict `:` type(operands) `->` type($res)"
+
+    def __init__(self, addr, state_or_phase, ticks=None, scope: MemScopeKind | None = None):
+        props = {"scope": MemScopeKindAttr(scope)} if scope is not None else {}
+        super().__init__(
+            operands=[addr, state_or_phase, [ticks] if ticks is not None else []],
+            result_types=[i1],
+            properties=props,
+        )
+
+    def is_parity(self) -> bool:
+        return self.stateOrPhase.type == i32
+
+    def verify_(self) -> None:
+        check_space(self.addr, (GENERIC, SHARED), "mbarrier address")
+        check_mbarrier_scope(self)
+        if self.stateOrPhase.type not in (i32, i64):
+            raise VerifyException("the wait operand is an i32 phase parity or an i64 state")
+        if self.is_parity():
+            check_range(self.stateOrPhase, 0, 1, "phase parity")
+
+
+@irdl_op_definition
+class MBarrierTestWaitOp(IRDLOperation):
+    """``%done = nvvm.mbarrier.test.wait %addr, %state : !llvm.ptr<3>, i64 -> i1`` (never blocks).
+
+    An ``i32`` operand is a phase parity (``mbarrier.test_wait.parity``).
+    """
+
+    name = "nvvm.mbarrier.test.wait"
+    addr = operand_def(LLVMPointerType)
+    state = operand_def(IntegerType)
+    res = result_def(i1)
+    scope = opt_prop_def(MemScopeKindAttr)
+    relaxed = opt_prop_def(UnitAttr)
+    traits = traits_def(*SIDE_EFFECTS)
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$addr `,` $state attr-dict `:` type(operands) `->` type($res)"
+
+    def __init__(self, addr, state):
+        super().__init__(operands=[addr, state], result_types=[i1])
+
+    def is_parity(self) -> bool:
+        return self.state.type == i32
+
+    def verify_(self) -> None:
+        check_space(self.addr, (GENERIC, SHARED), "mbarrier address")
+        check_mbarrier_scope(self)
+        if self.state.type not in (i32, i64):
+            raise VerifyException("the wait operand is an i32 phase parity or an i64 state")
+        if self.is_parity():
+            check_range(self.state, 0, 1, "phase parity")
+
+
+@irdl_op_definition
+class MBarrierTestWaitSharedOp(IRDLOperation):
+    """``%done = nvvm.mbarrier.test.wait.shared %addr, %state : !llvm.ptr<3>, i64 -> i1`` (older spelling)."""
+
+    name = "nvvm.mbarrier.test.wait.shared"
+    addr = operand_def(LLVMPointerType)
+    state = operand_def(I64)
+    res = result_def(i1)
+    traits = traits_def(*SIDE_EFFECTS)
+    assembly_format = "$addr `,` $state attr-dict `:` type(operands) `->` type($res)"
+
+    def __init__(self, addr, state):
+        super().__init__(operands=[addr, state], result_types=[i1])
+
+    def verify_(self) -> None:
+        check_space(self.addr, (SHARED,), "mbarrier address")
+
+
+@irdl_op_definition
+class FenceMbarrierInitOp(IRDLOperation):
+    """``nvvm.fence.mbarrier.init`` = ``fence.mbarrier_init.release.cluster``."""
+
+    name = "nvvm.fence.mbarrier.init"
+    traits = traits_def(*SIDE_EFFECTS)
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__()
+
+
+@irdl_op_definition
+class FenceProxyOp(IRDLOperation):
+    """``nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}``"""
+
+    name = "nvvm.fence.proxy"
+    kind = prop_def(ProxyKindAttr)
+    space = opt_prop_def(SharedSpaceAttr)
+    traits = traits_def(*SIDE_EFFECTS)
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "attr-dict"
+
+    def __init__(self, kind: ProxyKind, space: SharedSpace | None = None):
+        props: dict[str, Attribute] = {"kind": ProxyKindAttr(kind)}
+        if space is not None:
+            props["space"] = SharedSpaceAttr(space)
+        super().__init__(properties=props)
+
+    def verify_(self) -> None:
+        kind = self.kind.data
+        if kind in (ProxyKind.TENSORMAP, ProxyKind.GENERIC):
+            raise VerifyException(f"{kind} proxy is not supported by nvvm.fence.proxy (use fence.proxy.acquire/release)")
+        if kind == ProxyKind.ASYNC_SHARED and self.space is None:
+            raise VerifyException("async.shared fence requires a space attribute")
+        if kind != ProxyKind.ASYNC_SHARED and self.space is not None:
+            raise VerifyException("only the async.shared fence can have a space attribute")
+
+
+# --------------------------------------------------------------------------- barriers
+
+
+class _AlignedOp(IRDLOperation):
+    aligned = opt_prop_def(UnitAttr)
+    traits = traits_def(*SIDE_EFFECTS)
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "attr-dict"
+
+    def __init__(self, aligned: bool = False):
+        super().__init__(properties={"aligned": UnitAttr()} if aligned else {})
+
+
+@irdl_op_definition
+class ClusterArriveOp(_AlignedOp):
+    """``nvvm.cluster.arrive {aligned}`` = ``barrier.cluster.arrive[.aligned]``."""
+
+    name = "nvvm.cluster.arrive"
+
+
+@irdl_op_definition
+class ClusterArriveRelaxedOp(_AlignedOp):
+    """``nvvm.cluster.arrive.relaxed {aligned}`` = ``barrier.cluster.arrive.relaxed[.aligned]``."""
+
+    name = "nvvm.cluster.arrive.relaxed"
+
+
+@irdl_op_definition
+class ClusterWaitOp(_AlignedOp):
+    """``nvvm.cluster.wait {aligned}`` = ``barrier.cluster.wait[.aligned]``."""
+
+    name = "nvvm.cluster.wait"
+
+
+def _verify_named_barrier(barrier_id: SSAValue | None, threads: SSAValue | None) -> None:
+    check_range(barrier_id, 0, 15, "barrier id")
+    n = constant_value(threads)
+    if n is not None and (n <= 0 or n % 32):
+        raise VerifyException(f"number of threads must be a positive multiple of 32 (warp size), got {n}")
+
+
+@irdl_op_definition
+class BarrierOp(IRDLOperation):
+    """``nvvm.barrier (id = %id)? (number_of_threads = %n)?`` = ``bar.sync id, n`` (aligned)."""
+
+    name = "nvvm.barrier"
+    barrierId = opt_operand_def(I32)
+    numberOfThreads = opt_operand_def(I32)
+    traits = traits_def(*SIDE_EFFECTS)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = "(`id` `=` $barrierId^)? (`number_of_threads` `=` $numberOfThreads^)? attr-dict"
+
+    def __init__(self, barrier_id=None, number_of_threads=None):
+        super().__init__(
+            operands=[
+                [barrier_id] if barrier_id is not None else [],
+                [number_of_threads] if number_of_threads is not None else [],
+            ]
+        )
+
+    def verify_(self) -> None:
+        if self.numberOfThreads is not None and self.barrierId is None:
+            raise VerifyException("barrier id is missing, it should be set between 0 to 15")
+        _verify_named_barrier(self.barrierId, self.numberOfThreads)
+
+
+@irdl_op_definition
+class Barrier0Op(IRDLOperation):
+    """``nvvm.barrier0`` = ``bar.sync 0``."""
+
+    name = "nvvm.barrier0"
+    traits = traits_def(*SIDE_EFFECTS)
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__()
+
+
+@irdl_op_definition
+class BarrierArriveOp(IRDLOperation):
+    """``nvvm.barrier.arrive (id = %id)? number_of_threads = %n`` = ``bar.arrive id, n``."""
+
+    name = "nvvm.barrier.arrive"
+    barrierId = opt_operand_def(I32)
+    numberOfThreads = operand_def(I32)
+    traits = traits_def(*SIDE_EFFECTS)
+    assembly_format = "(`id` `=` $barrierId^)? `number_of_threads` `=` $numberOfThreads attr-dict"
+
+    def __init__(self, barrier_id, number_of_threads):
+        super().__init__(operands=[[barrier_id] if barrier_id is not None else [], number_of_threads])
+
+    def verify_(self) -> None:
+        _verify_named_barrier(self.barrierId, self.numberOfThreads)
+
+
+@irdl_op_definition
+class BarWarpSyncOp(IRDLOperation):
+    """``nvvm.bar.warp.sync %mask : i32`` = ``bar.warp.sync mask``."""
+
+    name = "nvvm.bar.warp.sync"
+    mask = operand_def(I32)
+    traits = traits_def(*SIDE_EFFECTS)
+    assembly_format = "$mask attr-dict `:` type($mask)"
+
+    def __init__(self, mask):
+        super().__init__(operands=[mask])
+
+
+@irdl_op_definition
+class ElectSyncOp(IRDLOperation):
+    """``%leader = nvvm.elect.sync (%mask)? -> i1`` (default mask 0xFFFFFFFF)."""
+
+    name = "nvvm.elect.sync"
+    membermask = opt_operand_def(I32)
+    pred = result_def(i1)
+    traits = traits_def(*SIDE_EFFECTS)
+    assembly_format = "($membermask^)? attr-dict `->` type(results)"
+
+    def __init__(self, membermask=None):
+        super().__init__(operands=[[membermask] if membermask is not None else []], result_types=[i1])
+
+
+@irdl_op_definition
+class MapaOp(IRDLOperation):
+    """``%r = nvvm.mapa %a, %rank : !llvm.ptr<3> -> !llvm.ptr<7>`` (or generic -> generic)."""
+
+    name = "nvvm.mapa"
+    a = operand_def(LLVMPointerType)
+    b = operand_def(I32)
+    res = result_def(LLVMPointerType)
+    traits = traits_def(Pure())
+    assembly_format = "$a `,` $b attr-dict `:` type($a) `->` type($res)"
+
+    def __init__(self, a, b, result_type: Attribute):
+        super().__init__(operands=[a, b], result_types=[result_type])
+
+    def verify_(self) -> None:
+        src = check_space(self.a, (GENERIC, SHARED), "mapa source address")
+        dst = address_space(self.res)
+        expected = SHARED_CLUSTER if src == SHARED else GENERIC
+        if dst != expected:
+            raise VerifyException(
+                f"mapa maps !llvm.ptr<3> to !llvm.ptr<7> and !llvm.ptr to !llvm.ptr, got {self.a.type} -> {self.res.type}"
+            )
+        check_range(self.b, 0, 15, "target CTA rank")
+
+
+# --------------------------------------------------------------------------- bulk async copies, wgmma
+
+
+@irdl_op_definition
+class CpAsyncBulkCommitGroupOp(IRDLOperation):
+    """``nvvm.cp.async.bulk.commit.group`` = ``cp.async.bulk.commit_group``."""
+
+    name = "nvvm.cp.async.bulk.commit.group"
+    traits = traits_def(*SIDE_EFFECTS)
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__()
+
+
+@irdl_op_definition
+class CpAsyncBulkWaitGroupOp(IRDLOperation):
+    """``nvvm.cp.async.bulk.wait_group 0 {read}`` = ``cp.async.bulk.wait_group[.read] 0``."""
+
+    name = "nvvm.cp.async.bulk.wait_group"
+    group = prop_def(IntegerAttr[I32])
+    read = opt_prop_def(UnitAttr)
+    traits = traits_def(*SIDE_EFFECTS)
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$group attr-dict"
+
+    def __init__(self, group: int, read: bool = False):
+        props: dict[str, Attribute] = {"group": IntegerAttr(group, i32)}
+        if read:
+            props["read"] = UnitAttr()
+        super().__init__(properties=props)
+
+    def verify_(self) -> None:
+        if not 0 <= self.group.value.data <= 63:
+            raise VerifyException(f"bulk async-group count must be in [0, 63], got {self.group.value.data}")
+
+
+@irdl_op_definition
+class CpAsyncBulkGlobalToSharedClusterOp(IRDLOperation):
+    """``nvvm.cp.async.bulk.shared.cluster.global %dst, %src, %mbar, %size (multicast_mask = %m)? (l2_cache_hint = %h)? : !llvm.ptr<7>, !llvm.ptr<1>``
+
+    Bulk copy of ``size`` bytes (a multiple of 16) from global memory to shared::cluster
+    memory, completing ``size`` transaction bytes on the shared::cta mbarrier ``mbar``.
+    """
+
+    name = "nvvm.cp.async.bulk.shared.cluster.global"
+    dstMem = operand_def(PTR_SHARED_CLUSTER)
+    srcMem = operand_def(PTR_GLOBAL)
+    mbar = operand_def(PTR_SHARED)
+    size = operand_def(I32)
+    multicastMask = opt_operand_def(IntegerType(16))
+    l2CacheHint = opt_operand_def(I64)
+    traits = traits_def(*SIDE_EFFECTS)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = (
+        "$dstMem `,` $srcMem `,` $mbar `,` $size (`multicast_mask` `=` $multicastMask^)? "
+        "(`l2_cache_hint` `=` $l2CacheHint^)? attr-dict `:` type($dstMem) `,` type($srcMem)"
+    )
+
+    def __init__(self, dst, src, mbar, size, multicast_mask=None, l2_cache_hint=None):
+        super().__init__(
+            operands=[
+                dst,
+                src,
+                mbar,
+                size,
+                [multicast_mask] if multicast_mask is not None else [],
+                [l2_cache_hint] if l2_cache_hint is not None else [],
+            ]
+        )
+
+    def verify_(self) -> None:
+        n = constant_value(self.size)
+        if n is not None and (n <= 0 or n % 16):
+            raise VerifyException(f"bulk copy size must be a positive multiple of 16 bytes, got {n}")
+
+
+@irdl_op_definition
+class WgmmaFenceAlignedOp(IRDLOperation):
+    """``nvvm.wgmma.fence.aligned`` = ``wgmma.fence.sync.aligned``."""
+
+    name = "nvvm.wgmma.fence.aligned"
+    traits = traits_def(*SIDE_EFFECTS)
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__()
+
+
+@irdl_op_definition
+class WgmmaGroupSyncAlignedOp(IRDLOperation):
+    """``nvvm.wgmma.commit.group.sync.aligned`` = ``wgmma.commit_group.sync.aligned``."""
+
+    name = "nvvm.wgmma.commit.group.sync.aligned"
+    traits = traits_def(*SIDE_EFFECTS)
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__()
+
+
+@irdl_op_definition
+class WgmmaWaitGroupSyncOp(IRDLOperation):
+    """``nvvm.wgmma.wait.group.sync.aligned 0`` = ``wgmma.wait_group.sync.aligned 0``."""
+
+    name = "nvvm.wgmma.wait.group.sync.aligned"
+    group = prop_def(IntegerAttr[I64])
+    traits = traits_def(*SIDE_EFFECTS)
+    assembly_format = "attr-dict $group"
+
+    def __init__(self, group: int):
+        super().__init__(properties={"group": IntegerAttr(group, i64)})
+
+    def verify_(self) -> None:
+        if not 0 <= self.group.value.data <= 7:
+            raise VerifyException(f"wgmma group count must be in [0, 7], got {self.group.value.data}")
+
+
+# --------------------------------------------------------------------------- misc
+
+
+@irdl_op_definition
+class SetMaxRegisterOp(IRDLOperation):
+    """``nvvm.setmaxregister increase 232`` = ``setmaxnreg.inc.sync.aligned.u32 232``."""
+
+    name = "nvvm.setmaxregister"
+    regCount = prop_def(IntegerAttr[I32])
+    action = prop_def(SetMaxRegisterActionAttr)
+    traits = traits_def(*SIDE_EFFECTS)
+    assembly_format = "$action $regCount attr-dict"
+
+    def __init__(self, action: SetMaxRegisterAction, reg_count: int):
+        super().__init__(
+            properties={"regCount": IntegerAttr(reg_count, i32), "action": SetMaxRegisterActionAttr(action)}
+        )
+
+    def verify_(self) -> None:
+        n = self.regCount.value.data
+        if not (24 <= n <= 256 and n % 8 == 0):
+            raise VerifyException(f"setmaxregister count must be a multiple of 8 in [24, 256], got {n}")
+
+
+@irdl_op_definition
+class NanosleepOp(IRDLOperation):
+    """``nvvm.nanosleep 100`` = ``nanosleep.u32 100`` (duration in ns, in [1, 1000000])."""
+
+    name = "nvvm.nanosleep"
+    duration = prop_def(IntegerAttr[I32])
+    traits = traits_def(*SIDE_EFFECTS)
+    assembly_format = "attr-dict $duration"
+
+    def __init__(self, duration: int):
+        super().__init__(properties={"duration": IntegerAttr(duration, i32)})
+
+    def verify_(self) -> None:
+        if not 1 <= self.duration.value.data <= 1_000_000:
+            raise VerifyException(f"nanosleep duration must be in [1, 1000000] ns, got {self.duration.value.data}")
+
+
+@irdl_op_definition
+class BreakpointOp(IRDLOperation):
+    """``nvvm.breakpoint`` = ``brkpt``."""
+
+    name = "nvvm.breakpoint"
+    traits = traits_def(*SIDE_EFFECTS)
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__()
+
+
+@irdl_op_definition
+class ExitOp(IRDLOperation):
+    """``nvvm.exit`` = ``exit`` (ends the thread)."""
+
+    name = "nvvm.exit"
+    traits = traits_def(*SIDE_EFFECTS)
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__()
+
+
+OPS: list[type[Operation]] = [
+    *SPECIAL_REGISTERS.values(),
+    MBarrierInitOp,
+    MBarrierInitSharedOp,
+    MBarrierInvalOp,
+    MBarrierArriveOp,
+    MBarrierArriveSharedOp,
+    MBarrierArriveExpectTxOp,
+    MBarrierArriveExpectTxSharedOp,
+    MBarrierExpectTxOp,
+    MBarrierTryWaitParityOp,
+    MBarrierTryWaitParitySharedOp,
+    MBarrierTryWaitOp,
+    MBarrierTestWaitOp,
+    MBarrierTestWaitSharedOp,
+    FenceMbarrierInitOp,
+    FenceProxyOp,
+    ClusterArriveOp,
+    ClusterArriveRelaxedOp,
+    ClusterWaitOp,
+    BarrierOp,
+    Barrier0Op,
+    BarrierArriveOp,
+    BarWarpSyncOp,
+    ElectSyncOp,
+    MapaOp,
+    CpAsyncBulkCommitGroupOp,
+    CpAsyncBulkWaitGroupOp,
+    CpAsyncBulkGlobalToSharedClusterOp,
+    WgmmaFenceAlignedOp,
+    WgmmaGroupSyncAlignedOp,
+    WgmmaWaitGroupSyncOp,
+    SetMaxRegisterOp,
+    NanosleepOp,
+    BreakpointOp,
+    ExitOp,
+]
+
+NVVM = Dialect(
+    "nvvm",
+    OPS,
+    [ProxyKindAttr, SharedSpaceAttr, MemScopeKindAttr, SetMaxRegisterActionAttr],
+)
+
+# discardable function attributes (upstream names) the backend turns into PTX directives
+KERNEL_ATTR = "nvvm.kernel"
+MAXNTID_ATTR = "nvvm.maxntid"
+REQNTID_ATTR = "nvvm.reqntid"
+MINCTASM_ATTR = "nvvm.minctasm"
+MAXNREG_ATTR = "nvvm.maxnreg"
+CLUSTER_DIM_ATTR = "nvvm.cluster_dim"

@@ -1,0 +1,197 @@
+"""Launching a kernel: grid, block and cluster dimensions, dynamic shared memory, argument
+packing by the kernel's own parameter sizes, and a watchdog on completion."""
+
+from __future__ import annotations
+
+import ctypes
+import struct
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from tileorch.runtime.buffers import device_pointer, is_device_array
+from tileorch.runtime.driver import api, check
+from tileorch.runtime.errors import CudaError
+from tileorch.runtime.module import Kernel
+from tileorch.runtime.watchdog import wait_for_event
+
+Dim3 = tuple[int, int, int]
+DEFAULT_STATIC_SMEM_LIMIT = 48 * 1024
+PORTABLE_CLUSTER_SIZE = 8
+
+
+def dim3(value: int | tuple[int, ...] | list[int]) -> Dim3:
+    """``4`` -> (4, 1, 1); ``(2, 3)`` -> (2, 3, 1); every extent must be >= 1."""
+    dims = (value,) if isinstance(value, int) else tuple(int(v) for v in value)
+    if not 1 <= len(dims) <= 3 or any(d < 1 for d in dims):
+        raise ValueError(f"a dimension needs 1 to 3 positive extents, got {value!r}")
+    return (dims + (1, 1))[:3]  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class LaunchConfig:
+    grid: Dim3
+    block: Dim3
+    cluster: Dim3 = (1, 1, 1)
+    smem: int = 0
+
+    @classmethod
+    def make(cls, grid: Any, block: Any, cluster: Any = 1, smem: int = 0) -> LaunchConfig:
+        cfg = cls(dim3(grid), dim3(block), dim3(cluster), int(smem))
+        for axis, (g, c) in enumerate(zip(cfg.grid, cfg.cluster)):
+            if g % c:
+                raise ValueError(
+                    f"grid {cfg.grid} is not a multiple of cluster {cfg.cluster} along axis {axis}"
+                )
+        return cfg
+
+    @property
+    def cluster_size(self) -> int:
+        return self.cluster[0] * self.cluster[1] * self.cluster[2]
+
+    def describe(self) -> str:
+        text = f"grid={self.grid} block={self.block}"
+        if self.cluster_size > 1:
+            text += f" cluster={self.cluster}"
+        return text + f" smem={self.smem}"
+
+
+_INT_FORMATS = {1: "b", 2: "h", 4: "i", 8: "q"}
+
+
+def pack_argument(value: Any, size: int, index: int) -> bytes:
+    """The bytes of one kernel parameter of ``size`` bytes."""
+    where = f"argument {index}"
+    if isinstance(value, np.ndarray):
+        raise TypeError(f"{where} is a host numpy array: upload it (DeviceBuffer.from_array) first")
+    if isinstance(value, (bytes, bytearray)):
+        data = bytes(value)
+    elif isinstance(value, np.generic):
+        data = value.tobytes()
+    elif is_device_array(value):
+        data = struct.pack("<Q", device_pointer(value))
+    elif isinstance(value, (bool, int)):
+        if size not in _INT_FORMATS:
+            raise TypeError(f"{where}: an integer cannot fill a {size}-byte parameter")
+        bits = 8 * size
+        if not -(1 << (bits - 1)) <= int(value) < (1 << bits):
+            raise OverflowError(f"{where}: {value} does not fit in {bits} bits")
+        data = (int(value) & ((1 << bits) - 1)).to_bytes(size, "little")
+    elif isinstance(value, float):
+        if size not in (4, 8):
+            raise TypeError(f"{where}: a float cannot fill a {size}-byte parameter")
+        data = struct.pack("<f" if size == 4 else "<d", value)
+    else:
+        raise TypeError(f"{where}: cannot pass a {type(value).__name__} to a kernel")
+    if len(data) != size:
+        raise TypeError(f"{where} has {len(data)} bytes but the kernel parameter has {size}")
+    return data
+
+
+def pack_arguments(kernel: Kernel, args: tuple[Any, ...] | list[Any]) -> list[bytes]:
+    if len(args) != len(kernel.param_sizes):
+        raise TypeError(
+            f"kernel '{kernel.name}' takes {len(kernel.param_sizes)} parameters "
+            f"(sizes {kernel.param_sizes}), got {len(args)} arguments"
+        )
+    return [pack_argument(a, s, i) for i, (a, s) in enumerate(zip(args, kernel.param_sizes))]
+
+
+class Launch:
+    """One launched kernel; :meth:`wait` applies the watchdog, :meth:`elapsed_ms` times it."""
+
+    def __init__(self, kernel: Kernel, config: LaunchConfig, start: Any, end: Any, timeout_s: float):
+        self.kernel, self.config, self.timeout_s = kernel, config, timeout_s
+        self._start, self._end, self._done = start, end, False
+
+    def wait(self) -> Launch:
+        if not self._done:
+            wait_for_event(
+                self._end, self.kernel.module.device, self.kernel.name,
+                self.config.describe(), self.timeout_s,
+            )
+            self._done = True
+        return self
+
+    def elapsed_ms(self) -> float:
+        self.wait()
+        return float(check(api().cuEventElapsedTime(self._start, self._end), "cuEventElapsedTime"))
+
+    def __del__(self) -> None:
+        for ev in (getattr(self, "_start", None), getattr(self, "_end", None)):
+            if ev is not None:
+                try:
+                    api().cuEventDestroy(ev)
+                except Exception:
+                    pass
+
+
+def _prepare(kernel: Kernel, cfg: LaunchConfig) -> None:
+    drv = api()
+    attr = drv.CUfunction_attribute
+    if cfg.smem > DEFAULT_STATIC_SMEM_LIMIT and cfg.smem > kernel.max_dynamic_smem:
+        check(
+            drv.cuFuncSetAttribute(
+                kernel.function, attr.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, cfg.smem
+            ),
+            f"cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES={cfg.smem}) for '{kernel.name}'",
+        )
+        kernel.max_dynamic_smem = cfg.smem
+    if cfg.cluster_size > PORTABLE_CLUSTER_SIZE:
+        check(
+            drv.cuFuncSetAttribute(
+                kernel.function, attr.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1
+            ),
+            f"cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED) for '{kernel.name}'",
+        )
+
+
+def launch(
+    kernel: Kernel, grid: Any, block: Any, args: tuple[Any, ...] | list[Any] = (),
+    cluster: Any = 1, smem: int = 0, stream: int = 0, timeout_s: float = 10.0, wait: bool = True,
+) -> Launch:
+    """Launch ``kernel`` with ``cuLaunchKernelEx`` on ``stream`` (0 = the legacy default stream,
+    ordered with torch's default stream).  With ``wait`` the call returns once the kernel is done
+    and raises :class:`KernelHang` / :class:`KernelFault` from the watchdog."""
+    cfg = LaunchConfig.make(grid, block, cluster, smem)
+    device = kernel.module.device
+    device.require_healthy()
+    params = pack_arguments(kernel, args)
+    drv = api()
+    _prepare(kernel, cfg)
+
+    storage = [ctypes.create_string_buffer(p, len(p)) for p in params]
+    pointers = (ctypes.c_void_p * max(len(storage), 1))(*[ctypes.addressof(s) for s in storage])
+
+    config = drv.CUlaunchConfig()
+    config.gridDimX, config.gridDimY, config.gridDimZ = cfg.grid
+    config.blockDimX, config.blockDimY, config.blockDimZ = cfg.block
+    config.sharedMemBytes = cfg.smem
+    config.hStream = drv.CUstream(stream)
+    if cfg.cluster_size > 1:
+        cluster_attr = drv.CUlaunchAttribute()
+        cluster_attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+        dims = cluster_attr.value.clusterDim
+        dims.x, dims.y, dims.z = cfg.cluster
+        config.attrs = [cluster_attr]
+        config.numAttrs = 1
+    else:
+        config.numAttrs = 0
+
+    start = check(drv.cuEventCreate(0), "cuEventCreate")
+    end = check(drv.cuEventCreate(0), "cuEventCreate")
+    check(drv.cuEventRecord(start, config.hStream), "cuEventRecord")
+    try:
+        check(
+            drv.cuLaunchKernelEx(config, kernel.function, ctypes.addressof(pointers) if storage else 0, 0),
+            "cuLaunchKernelEx",
+        )
+    except CudaError as exc:
+        raise CudaError(
+            exc.call, exc.name, f"{exc.description} (kernel '{kernel.name}', {cfg.describe()})",
+            exc.code,
+        ) from None
+    check(drv.cuEventRecord(end, config.hStream), "cuEventRecord")
+    record = Launch(kernel, cfg, start, end, timeout_s)
+    return record.wait() if wait else record

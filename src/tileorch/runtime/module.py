@@ -1,0 +1,83 @@
+"""Loading PTX (JIT-compiled by the driver) or a ptxas cubin, and looking kernels up."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tileorch.runtime.device import Device, current_device
+from tileorch.runtime.driver import api, check
+from tileorch.runtime.errors import CudaError
+
+_ENTRY = re.compile(r"\.entry\s+([A-Za-z_$][\w$]*)\s*\(")
+
+
+def ptx_entries(ptx: str) -> list[str]:
+    """Names of the kernels (``.entry``) in a PTX text."""
+    return _ENTRY.findall(ptx)
+
+
+@dataclass
+class Kernel:
+    """One kernel of a loaded module, with its parameter sizes read from the image."""
+
+    name: str
+    function: Any
+    module: Module
+    param_sizes: list[int] = field(default_factory=list)
+    max_dynamic_smem: int = 0
+
+
+def _param_sizes(function: Any) -> list[int]:
+    drv = api()
+    sizes: list[int] = []
+    while True:
+        result = drv.cuFuncGetParamInfo(function, len(sizes))
+        if int(result[0]) != 0:  # CUDA_ERROR_INVALID_VALUE past the last parameter
+            return sizes
+        sizes.append(int(result[2]))
+
+
+class Module:
+    """A loaded CUDA module.  ``image`` is PTX text (str, or bytes starting with text) or a cubin."""
+
+    def __init__(self, image: str | bytes, device: Device | None = None, label: str = "<module>"):
+        self.device = device or current_device()
+        self.label = label
+        data = image.encode() if isinstance(image, str) else bytes(image)
+        self.is_ptx = not data.startswith(b"\x7fELF")
+        if self.is_ptx and not data.endswith(b"\0"):
+            data += b"\0"
+        self.entries = ptx_entries(data.decode(errors="replace")) if self.is_ptx else []
+        try:
+            self.handle = check(api().cuModuleLoadData(data), f"cuModuleLoadData({label})")
+        except CudaError as exc:
+            hint = (
+                " (the driver's JIT rejected the PTX: run `ptxas -arch=sm_90a` on it for the "
+                "line-level message)"
+                if self.is_ptx
+                else ""
+            )
+            raise CudaError(exc.call, exc.name, exc.description + hint, exc.code) from None
+        self._kernels: dict[str, Kernel] = {}
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> Module:
+        path = Path(path)
+        return cls(path.read_bytes(), label=str(path))
+
+    def kernel(self, name: str) -> Kernel:
+        """The kernel called ``name``; the error lists the module's kernels when it is missing."""
+        if name not in self._kernels:
+            try:
+                fn = check(
+                    api().cuModuleGetFunction(self.handle, name.encode()),
+                    f"cuModuleGetFunction({name!r})",
+                )
+            except CudaError as exc:
+                known = f"; kernels in {self.label}: {', '.join(self.entries)}" if self.entries else ""
+                raise CudaError(exc.call, exc.name, f"no kernel named {name!r}{known}", exc.code) from None
+            self._kernels[name] = Kernel(name, fn, self, _param_sizes(fn))
+        return self._kernels[name]

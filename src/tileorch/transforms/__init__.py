@@ -1,0 +1,1 @@
+"""Passes over the cutlass dialect and its lowerings (one module per pass)."""

@@ -1,0 +1,87 @@
+"""``cutlass-stamp-arrive-counts``: the post-verify arrive-count builder.
+
+Stamps ``arvCount = array<i32: FULL, EMPTY>`` (per-stage arrivals that complete the full and
+the empty barrier) on every ``cutlass.pipeline.init``, so lowerings read one attribute
+instead of re-walking the participant tables.  The formula (docs/dialect-conventions.md §5):
+
+* mbarrier pipelines: FULL = sum(producer_arv_count), default 1 per producer (an elected
+  leader).  EMPTY = sum(consumer_arv_count) if given; otherwise per consumer group c with
+  T(c) threads: T(c) on a 1-CTA cluster (every consumer thread arrives), else
+  (cx + cy - 1) * ceil(T(c) / 128) (CUTLASS ``PipelineTmaAsync``: one arrival per consumer
+  warp group from every CTA in the same cluster row or column).
+* named-barrier pipelines: FULL = EMPTY = all producer plus consumer threads (the thread
+  count of ``bar.sync`` / ``bar.arrive``); they also need ``barrier_id_base``.
+* An elided barrier's count is 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, i32
+from xdsl.passes import ModulePass
+
+from tileorch.diagnostics import LocatedError
+from tileorch.dialects.cutlass.attrs import PipelineBarrierElideType, PipelineBarrierType
+from tileorch.dialects.cutlass.pipeline import PipelineInitOp, executor_threads
+
+WARPGROUP_THREADS = 128
+
+
+def module_cluster_shape(module: ModuleOp) -> tuple[int, int, int]:
+    """The module's ``cutlass.cluster_shape`` (default 1x1x1)."""
+    attr = module.attributes.get("cutlass.cluster_shape")
+    if attr is None:
+        return (1, 1, 1)
+    if not isinstance(attr, DenseArrayBase) or len(attr) != 3:
+        raise LocatedError(module, f"cutlass.cluster_shape must be array<i32: X, Y, Z>, found {attr}")
+    x, y, z = (int(v) for v in attr.get_values())
+    return (x, y, z)
+
+
+def derive_arrive_counts(init: PipelineInitOp, cluster: tuple[int, int, int]) -> tuple[int, int]:
+    """(FULL, EMPTY) per-stage arrive counts of a verified ``cutlass.pipeline.init``."""
+    pipe = init.pipeline_type()
+    executor = init.executor_type()
+    producer_threads = [executor_threads(executor, m) for m in init.producer_masks()]
+    consumer_threads = [executor_threads(executor, m) for m in init.consumer_masks()]
+    if pipe.barrier is PipelineBarrierType.NAMED_BARRIER:
+        full = empty = sum(producer_threads) + sum(consumer_threads)
+    else:
+        full = sum(init.producer_arrive_counts() or [1] * pipe.producers)
+        given = init.consumer_arrive_counts()
+        cx, cy, cz = cluster
+        if given is not None:
+            empty = sum(given)
+        elif cx * cy * cz == 1:
+            empty = sum(consumer_threads)
+        else:
+            empty = sum((cx + cy - 1) * -(-t // WARPGROUP_THREADS) for t in consumer_threads)
+    if pipe.elide is PipelineBarrierElideType.FULL:
+        full = 0
+    if pipe.elide is PipelineBarrierElideType.EMPTY:
+        empty = 0
+    return full, empty
+
+
+@dataclass(frozen=True)
+class StampArriveCounts(ModulePass):
+    """Stamp derived ``arvCount`` on every ``cutlass.pipeline.init`` (overwriting stale stamps)."""
+
+    name = "cutlass-stamp-arrive-counts"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        cluster = module_cluster_shape(op)
+        for init in op.walk():
+            if not isinstance(init, PipelineInitOp):
+                continue
+            pipe = init.pipeline_type()
+            if pipe.barrier is PipelineBarrierType.NAMED_BARRIER and init.barrier_id_base is None:
+                raise LocatedError(
+                    init,
+                    "cutlass.pipeline.init: a named-barrier pipeline needs barrier_id_base; set it or run "
+                    "cutlass-allocate-barrier-ids first",
+                )
+            full, empty = derive_arrive_counts(init, cluster)
+            init.arvCount = DenseArrayBase.from_list(i32, [full, empty])

@@ -1,0 +1,76 @@
+"""``convert-atoms-to-nvvm``: the ``atom`` dialect becomes upstream ``llvm``/``nvvm`` ops.
+
+* ``atom.dynamic_smem`` -> ``llvm.mlir.addressof @__tileorch_dynamic_smem``, an external
+  ``addrspace(3)`` zero-length byte array (PTX ``.extern .shared .align 1024 .b8 ...[]``) added
+  to the module once;
+* ``atom.bulk_copy_g2s`` -> ``llvm.addrspacecast`` of the destination to shared::cluster (an
+  address of the own CTA is a valid cluster address) + ``nvvm.cp.async.bulk.shared.cluster.global``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import IntAttr, ModuleOp, i8
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from tileorch.diagnostics import copy_location
+from tileorch.dialects import nvvm
+from tileorch.dialects.atoms import DYNAMIC_SMEM_ALIGN, PTR_SHARED, BulkCopyG2SOp, DynamicSmemOp
+from tileorch.dialects.llvm_ext import AddrSpaceCastOp
+
+DYNAMIC_SMEM_SYMBOL = "__tileorch_dynamic_smem"
+PTR_SHARED_CLUSTER = llvm.LLVMPointerType(IntAttr(7))
+
+
+def _ensure_dynamic_smem_global(module: ModuleOp) -> None:
+    for op in module.body.block.ops:
+        if isinstance(op, llvm.GlobalOp) and op.sym_name.data == DYNAMIC_SMEM_SYMBOL:
+            return
+    glob = llvm.GlobalOp(
+        llvm.LLVMArrayType(IntAttr(0), i8), DYNAMIC_SMEM_SYMBOL, "external",
+        addr_space=3, alignment=DYNAMIC_SMEM_ALIGN,
+    )
+    block = module.body.block
+    if block.first_op is None:
+        block.add_op(glob)
+    else:
+        block.insert_op_before(glob, block.first_op)
+
+
+class LowerDynamicSmem(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: DynamicSmemOp, rewriter: PatternRewriter) -> None:
+        addr = llvm.AddressOfOp(DYNAMIC_SMEM_SYMBOL, PTR_SHARED)
+        copy_location(op, [addr])
+        rewriter.replace(op, [addr])
+
+
+class LowerBulkCopyG2S(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: BulkCopyG2SOp, rewriter: PatternRewriter) -> None:
+        dst = AddrSpaceCastOp(op.dst, PTR_SHARED_CLUSTER)
+        copy = nvvm.CpAsyncBulkGlobalToSharedClusterOp(dst.result, op.src, op.mbar, op.bytes)
+        copy_location(op, [dst, copy])
+        rewriter.replace(op, [dst, copy], [])
+
+
+@dataclass(frozen=True)
+class ConvertAtomsToNVVM(ModulePass):
+    name = "convert-atoms-to-nvvm"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if any(isinstance(o, DynamicSmemOp) for o in op.walk()):
+            _ensure_dynamic_smem_global(op)
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier([LowerDynamicSmem(), LowerBulkCopyG2S()])
+        ).rewrite_module(op)

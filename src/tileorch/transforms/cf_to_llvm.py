@@ -1,0 +1,78 @@
+"""``convert-cf-to-llvm``: ``cf.br``/``cf.cond_br`` -> ``llvm.br``/``llvm.cond_br`` (1:1, block
+arguments kept) and ``cf.switch`` -> a chain of ``llvm.icmp eq`` + ``llvm.cond_br`` blocks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import cf, llvm
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
+from xdsl.ir import Block, Operation
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.rewriter import InsertPoint
+
+from tileorch.diagnostics import LocatedError, copy_location
+from tileorch.transforms.index_to_llvm import convert_index_types
+
+ICMP_EQ = 0
+
+
+class LowerBranches(RewritePattern):
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        if isinstance(op, cf.BranchOp):
+            new = llvm.BrOp(op.successor, *op.arguments)
+        elif isinstance(op, cf.ConditionalBranchOp):
+            new = llvm.CondBrOp(op.cond, op.then_block, op.then_arguments, op.else_block, op.else_arguments)
+        elif isinstance(op, cf.AssertOp):
+            raise LocatedError(op, "cf.assert has no device lowering in tileorch")
+        else:
+            return
+        copy_location(op, [new])
+        rewriter.replace(op, new)
+
+
+class LowerSwitch(RewritePattern):
+    """``cf.switch %x, ^d [v0: ^b0, ...]`` -> ``icmp eq %x, v0; cond_br ..., ^b0, ^next`` ..."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        if not isinstance(op, cf.SwitchOp):
+            return
+        block, region = op.parent_block(), op.parent_region()
+        assert block is not None and region is not None
+        values = list(op.case_values.get_values()) if op.case_values is not None else []
+        sizes = list(op.case_operand_segments.get_values())
+        operands, start = [], 0
+        for n in sizes:
+            operands.append(list(op.case_operands[start : start + n]))
+            start += n
+        current = block
+        next_blocks = [Block() for _ in values]
+        for i, (value, dest, args) in enumerate(zip(values, op.case_blocks, operands)):
+            check = next_blocks[i]
+            region.insert_block_after(check, current)
+            const = llvm.ConstantOp(IntegerAttr(value, op.flag.type), op.flag.type)
+            eq = llvm.ICmpOp(op.flag, const.result, IntegerAttr(ICMP_EQ, i64))
+            br = llvm.CondBrOp(eq.res, dest, args, check, ())
+            new = [const, eq, br]
+            copy_location(op, new)
+            rewriter.insert(new, InsertPoint.before(op) if current is block else InsertPoint.at_end(current))
+            current = check
+        default = llvm.BrOp(op.default_block, *op.default_operands)
+        copy_location(op, [default])
+        rewriter.insert(default, InsertPoint.at_end(current) if current is not block else InsertPoint.before(op))
+        rewriter.erase(op)
+
+
+@dataclass(frozen=True)
+class ConvertCfToLLVM(ModulePass):
+    """Lower ``cf`` branches and switches to ``llvm`` branches."""
+
+    name = "convert-cf-to-llvm"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        convert_index_types(op)
+        PatternRewriteWalker(LowerSwitch(), apply_recursively=False).rewrite_module(op)
+        PatternRewriteWalker(LowerBranches(), apply_recursively=False).rewrite_module(op)

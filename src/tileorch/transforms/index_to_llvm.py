@@ -1,0 +1,59 @@
+"""``convert-index-to-llvm``: every ``index`` type becomes ``i64`` (NVPTX's pointer width).
+
+:func:`convert_index_types` rewrites, in place, op result types, block-argument types,
+``func.func`` signatures and ``index``-typed integer attributes.  The other std-to-llvm
+passes call it first, so a partially lowered module always type-checks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import FunctionType, IndexType, IntegerAttr, ModuleOp, i64
+from xdsl.ir import Attribute, Operation
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+
+INDEX_BITS = 64
+
+
+def llvm_type(t: Attribute) -> Attribute:
+    """The LLVM-compatible form of a builtin type (``index`` -> ``i64``)."""
+    return i64 if isinstance(t, IndexType) else t
+
+
+def _convert_op(op: Operation) -> None:
+    for res in list(op.results):
+        if isinstance(res.type, IndexType):
+            Rewriter.replace_value_with_new_type(res, i64)
+    for region in op.regions:
+        for block in region.blocks:
+            for arg in list(block.args):
+                if isinstance(arg.type, IndexType):
+                    Rewriter.replace_value_with_new_type(arg, i64)
+    value = op.properties.get("value")
+    if isinstance(value, IntegerAttr) and isinstance(value.type, IndexType):
+        op.properties["value"] = IntegerAttr(value.value.data, i64)
+    if isinstance(op, func.FuncOp):
+        ftype = op.function_type
+        op.function_type = FunctionType.from_lists(
+            [llvm_type(t) for t in ftype.inputs], [llvm_type(t) for t in ftype.outputs]
+        )
+
+
+def convert_index_types(module: Operation) -> None:
+    """Replace every ``index`` type in ``module`` by ``i64``, in place."""
+    for op in list(module.walk()):
+        _convert_op(op)
+
+
+@dataclass(frozen=True)
+class ConvertIndexToLLVM(ModulePass):
+    """Rewrite every ``index`` type to ``i64``."""
+
+    name = "convert-index-to-llvm"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        convert_index_types(op)

@@ -1,0 +1,66 @@
+"""``convert-pipeline-to-nvvm``: cutlass pipeline/barrier/scheduler ops and the nv_tileas async
+family become nvvm + llvm + scf.
+
+The pass runs in five steps:
+
+0. stage regions (``produce``/``consume``, TileAS producer/consumer regions) are expanded into
+   their handshake ops;
+1. leaf patterns (one per op; see the ``PATTERNS`` list of each module), innermost first, so
+   executor regions are still in place when a pattern asks which threads run it, then the
+   definitions (pipeline/seq_bar create and init) whose properties the leaf patterns read;
+2. region patterns (executor regions, executor switches, produce/consume and TileAS stage
+   regions) inline their bodies under the right thread guards;
+3. the wait-group dedup walker (:mod:`.dedup`);
+4. remaining cutlass/nv_tileas types become llvm types and the conversion casts are reconciled.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
+from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPass
+from xdsl.passes import ModulePass
+
+from tileorch.transforms.pipeline_to_nvvm import (
+    consumer,
+    init,
+    producer,
+    regions,
+    state,
+)
+from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
+from tileorch.transforms.pipeline_to_nvvm.types import LowerTypes
+
+
+def leaf_patterns(options: LoweringOptions) -> list:
+    return [
+        *state.PATTERNS,
+        *producer.patterns(options),
+        *consumer.patterns(options),
+    ]
+
+
+@dataclass(frozen=True)
+class ConvertPipelineToNVVM(ModulePass):
+    """Lower cutlass.pipeline/seq_bar/barrier/block_striped/MODS/tile_scheduler ops and the
+    nv_tileas async family to nvvm; ``debug-timeout`` makes every barrier wait trap (after
+    printing the barrier and phase) when it spins too long."""
+
+    name = "convert-pipeline-to-nvvm"
+    debug_timeout: bool = False
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        options = LoweringOptions(debug_timeout=self.debug_timeout)
+        PatternRewriteWalker(GreedyRewritePatternApplier(regions.expansion_patterns())).rewrite_module(op)
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier(leaf_patterns(options)), apply_recursively=True, walk_regions_first=True
+        ).rewrite_module(op)
+        PatternRewriteWalker(GreedyRewritePatternApplier(init.patterns(options))).rewrite_module(op)
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier(regions.patterns(options)), apply_recursively=True, walk_regions_first=True
+        ).rewrite_module(op)
+        PatternRewriteWalker(LowerTypes(recursive=True)).rewrite_module(op)
+        ReconcileUnrealizedCastsPass().apply(ctx, op)

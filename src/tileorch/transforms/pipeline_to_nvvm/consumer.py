@@ -1,0 +1,138 @@
+"""Consumer side: wait (parity spin on ``full[index]``), try_wait and release (arrive on
+``empty[index]``, remote arrives to the same-row/column CTAs of a cluster)."""
+
+from __future__ import annotations
+
+from xdsl.ir import Operation, SSAValue
+
+from tileorch.diagnostics import LocatedError
+from tileorch.dialects import nvvm
+from tileorch.transforms.pipeline_to_nvvm.base import OpLowering
+from tileorch.transforms.pipeline_to_nvvm.context import PipelineInfo, cluster_shape, pipeline_info
+from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
+from tileorch.transforms.pipeline_to_nvvm.groups import consumer_arrivers_local, group_range
+from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
+from tileorch.transforms.pipeline_to_nvvm.producer import named_barrier_id
+from tileorch.transforms.pipeline_to_nvvm.sync import (
+    empty_barrier,
+    full_barrier,
+    in_thread_range,
+    local_arrive,
+    parity_wait,
+    remote_arrive,
+    same_row_or_col,
+)
+
+
+class PipelineConsumerWaitOpLowering(OpLowering):
+    """Spin until ``full[index]`` completed the phase of parity ``state.phase`` (skipped when
+    the ``token`` says a preceding try_wait succeeded); named barriers ``bar.sync``."""
+
+    OP = "cutlass.pipeline.consumer_wait"
+
+    def __init__(self, options: LoweringOptions):
+        super().__init__()
+        self.options = options
+
+    def lower(self, op: Operation, e: Emitter):
+        info = pipeline_info(op, op.operands[0])
+        if info.elide == "full":
+            raise LocatedError(op, "consumer_wait on a pipeline whose full barrier is elided")
+        base = self.operand(e, op.operands[0])
+        index, phase, _ = e.unpack_state(self.operand(e, op.operands[1]))
+        token = op.operands[2] if len(op.operands) > 2 else None
+
+        def wait(inner: Emitter) -> None:
+            if info.named:
+                barrier = named_barrier_id(inner, info.full_id(), index)
+                inner.add_op(nvvm.BarrierOp(barrier, inner.const(info.total_threads)))
+            else:
+                parity_wait(inner, full_barrier(inner, base, index), phase, self.options)
+
+        if token is None:
+            wait(e)
+        else:
+            e.if_(e.xor(token, e.true()), wait)
+        return None
+
+
+class PipelineConsumerTryWaitLowering(OpLowering):
+    """One non-blocking probe of ``full[index]`` (true when ``skip_wait`` is set)."""
+
+    OP = "cutlass.pipeline.consumer_try_wait"
+
+    def lower(self, op: Operation, e: Emitter):
+        info = pipeline_info(op, op.operands[0])
+        if info.named:
+            raise LocatedError(op, "consumer_try_wait cannot probe a named-barrier pipeline")
+        base = self.operand(e, op.operands[0])
+        index, phase, _ = e.unpack_state(self.operand(e, op.operands[1]))
+        ready = e.emit(nvvm.MBarrierTryWaitOp(full_barrier(e, base, index), e.and_(phase, e.const(1))))
+        if len(op.operands) > 2:
+            ready = e.or_(ready, op.operands[2])
+        return [ready]
+
+
+def emit_cluster_release(e: Emitter, op: Operation, info: PipelineInfo, addr: SSAValue, tid: SSAValue) -> None:
+    """CUTLASS PipelineTmaAsync consumer_release for cluster > 1: each consumer warpgroup sends
+    exactly one arrive to every CTA sharing its cluster row or column (so empty count =
+    (cx + cy - 1) per warpgroup).  Signalling threads: lanes 0, 8, 16, 24 of each warp, target
+    rank ((warp ^ col) << 2) | col with col = (tid_in_wg / 8) % 4; a single-warp group uses its
+    even lanes with target lane / 2."""
+    cx, cy, cz = cluster_shape(op)
+    size = cx * cy * cz
+    rank = e.sreg("cluster.ctarank")
+    for mask in info.consumer_masks:
+        first, end = group_range(op, info, mask)
+        threads = end - first
+        in_group = in_thread_range(e, tid, first, threads)
+        local = e.sub(tid, e.const(first))
+        if threads % 128 == 0:
+            in_wg = e.urem(local, e.const(128))
+            warp = e.urem(e.udiv(in_wg, e.const(32)), e.const(4))
+            col = e.urem(e.udiv(in_wg, e.const(8)), e.const(4))
+            dst = e.or_(e.shl(e.xor(warp, col), e.const(2)), col)
+            signals = e.icmp("eq", e.urem(in_wg, e.const(8)), e.const(0))
+        elif threads == 32:
+            dst = e.udiv(local, e.const(2))
+            signals = e.icmp("eq", e.urem(local, e.const(2)), e.const(0))
+        else:
+            raise LocatedError(op, f"a consumer group of {threads} threads cannot release a cluster pipeline (needs 32 or a multiple of 128)")
+        signals = e.and_(e.and_(in_group, signals), e.icmp("ult", dst, e.const(size)))
+        signals = e.and_(signals, same_row_or_col(e, dst, rank, cx))
+        e.if_(signals, lambda inner, d=dst: remote_arrive(inner, addr, d))
+
+
+class PipelineConsumerReleaseOpLowering(OpLowering):
+    """Arrive on ``empty[index]``: every consumer thread (or the first ``consumer_arv_count``)
+    for a single-CTA cluster; the CUTLASS row/column spread of remote arrives for larger
+    clusters; ``bar.arrive`` on the stage's empty named barrier for named-barrier pipelines."""
+
+    OP = "cutlass.pipeline.consumer_release"
+
+    def lower(self, op: Operation, e: Emitter):
+        info = pipeline_info(op, op.operands[0])
+        if info.elide == "empty":
+            raise LocatedError(op, "consumer_release on a pipeline whose empty barrier is elided")
+        base = self.operand(e, op.operands[0])
+        index = e.extract(self.operand(e, op.operands[1]), 0)
+        if info.named:
+            barrier = named_barrier_id(e, info.empty_id_base, index)
+            e.add_op(nvvm.BarrierArriveOp(barrier, e.const(info.total_threads)))
+            return None
+        addr = empty_barrier(e, base, info.stages, index)
+        tid = e.thread_id()
+        cx, cy, cz = cluster_shape(op)
+        if cx * cy * cz > 1 and info.consumer_arv is None:
+            emit_cluster_release(e, op, info, addr, tid)
+            return None
+        e.if_(consumer_arrivers_local(e, op, info, tid), lambda inner: local_arrive(inner, addr))
+        return None
+
+
+def patterns(options: LoweringOptions) -> list[OpLowering]:
+    return [
+        PipelineConsumerWaitOpLowering(options),
+        PipelineConsumerTryWaitLowering(),
+        PipelineConsumerReleaseOpLowering(),
+    ]

@@ -1,0 +1,205 @@
+"""Static facts the lowering patterns read: module target and cluster shape, and the shape of
+the pipeline behind a handshake op's ``%pipe`` operand (traced back to its ``cutlass.pipeline.init``).
+
+Op fields are read by the property names of ``docs/dialect-conventions.md`` so the patterns only
+depend on that contract, not on Python class names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
+
+from tileorch.diagnostics import LocatedError
+
+ASYNC_EXEC_NAMES = ("cutlass.async.exec", "nv_tileas.async.exec")
+UNIT_THREADS = {"thread": 1, "warp": 32, "warpgroup": 128}
+
+
+def module_of(op: Operation) -> ModuleOp | None:
+    while op is not None and not isinstance(op, ModuleOp):
+        op = op.parent_op()
+    return op
+
+
+def cluster_shape(op: Operation) -> tuple[int, int, int]:
+    """``cutlass.cluster_shape`` of the enclosing module (default 1x1x1)."""
+    mod = module_of(op)
+    attr = mod.attributes.get("cutlass.cluster_shape") if mod is not None else None
+    if isinstance(attr, DenseArrayBase):
+        vals = list(attr.get_values()) + [1, 1, 1]
+        return int(vals[0]), int(vals[1]), int(vals[2])
+    return 1, 1, 1
+
+
+def cluster_size(op: Operation) -> int:
+    x, y, z = cluster_shape(op)
+    return x * y * z
+
+
+def target(op: Operation) -> str:
+    mod = module_of(op)
+    attr = mod.attributes.get("cutlass.target") if mod is not None else None
+    return attr.data if attr is not None and hasattr(attr, "data") else "sm_90a"
+
+
+def prop(op: Operation, name: str) -> Attribute | None:
+    return op.properties.get(name) or op.attributes.get(name)
+
+
+def int_prop(op: Operation, name: str, default: int | None = None) -> int | None:
+    attr = prop(op, name)
+    if isinstance(attr, IntegerAttr):
+        return attr.value.data
+    return default
+
+
+def array_prop(op: Operation, name: str) -> list[int] | None:
+    attr = prop(op, name)
+    if isinstance(attr, DenseArrayBase):
+        return [int(v) for v in attr.get_values()]
+    return None
+
+
+def enum_prop(op: Operation, name: str, default: str) -> str:
+    attr = prop(op, name)
+    if attr is None:
+        return default
+    data = getattr(attr, "data", None)
+    return str(getattr(data, "value", data))
+
+
+def enclosing_exec(op: Operation) -> Operation | None:
+    parent = op.parent_op()
+    while parent is not None and parent.name not in ASYNC_EXEC_NAMES:
+        parent = parent.parent_op()
+    return parent
+
+
+def thread_range_of_mask(mask: int, unit_threads: int) -> list[tuple[int, int]]:
+    """Contiguous [first, end) thread ranges covered by an executor mask."""
+    ranges: list[tuple[int, int]] = []
+    bit = 0
+    while mask >> bit:
+        if (mask >> bit) & 1:
+            start = bit
+            while (mask >> bit) & 1:
+                bit += 1
+            ranges.append((start * unit_threads, bit * unit_threads))
+        else:
+            bit += 1
+    return ranges
+
+
+@dataclass
+class PipelineInfo:
+    """The shape of one ``cutlass.pipeline.init``, with CUTLASS-derived defaults filled in."""
+
+    init: Operation
+    stages: int
+    producers: int
+    consumers: int
+    named: bool  # barrier = named_barrier
+    elide: str  # none | full | empty
+    unit_threads: int
+    producer_masks: list[int]
+    consumer_masks: list[int]
+    full_count: int
+    empty_count: int
+    producer_arv: list[int]
+    consumer_arv: list[int] | None  # explicit per-consumer counts, else derived
+    transaction_size: list[int]
+    barrier_id_base: int | None
+
+    def group_threads(self, mask: int) -> int:
+        return bin(mask).count("1") * self.unit_threads
+
+    @property
+    def total_threads(self) -> int:
+        return sum(self.group_threads(m) for m in self.producer_masks + self.consumer_masks)
+
+    def full_id(self, stage_offset: int = 0) -> int:
+        return (self.barrier_id_base or 0) + stage_offset
+
+    @property
+    def empty_id_base(self) -> int:
+        """First named-barrier id of the empty side (after the full side unless it is elided)."""
+        return (self.barrier_id_base or 0) + (0 if self.elide == "full" else self.stages)
+
+
+def _pipeline_type_fields(typ: Attribute) -> tuple[int, int, int, str, str]:
+    stages = getattr(typ, "stages", None)
+    if stages is None:
+        stages = typ.stages.data  # nv_tileas.pipeline
+        return stages, 1, 1, "mbarrier", "none"
+    barrier = getattr(getattr(typ, "barrier", None), "value", "mbarrier")
+    elide = getattr(getattr(typ, "elide", None), "value", "none")
+    return stages, typ.producers, typ.consumers, barrier, elide
+
+
+def trace_pipeline_source(value: SSAValue) -> SSAValue:
+    """Follow block arguments of executor switches and TileAS bindings back to the defining value."""
+    seen = 0
+    while seen < 64:
+        seen += 1
+        if isinstance(value, BlockArgument):
+            block: Block = value.block
+            owner = block.parent_op()
+            if owner is not None and owner.name == "cutlass.pipeline.switch_by_executor":
+                region_index = list(owner.regions).index(block.parent)
+                per_arm = len(owner.operands) // max(1, len(owner.regions))
+                value = owner.operands[region_index * per_arm + value.index]
+                continue
+            return value
+        owner = value.owner
+        if owner.name == "nv_tileas.async.pipeline.create_pipeline":
+            value = owner.operands[0]
+            continue
+        if owner.name == "builtin.unrealized_conversion_cast" and len(owner.operands) == 1:
+            value = owner.operands[0]
+            continue
+        return value
+    return value
+
+
+def find_init(op: Operation, pipe: SSAValue) -> Operation:
+    """The ``cutlass.pipeline.init`` defining (or consuming the ``create`` of) ``pipe``."""
+    source = trace_pipeline_source(pipe)
+    owner = source.owner if not isinstance(source, BlockArgument) else None
+    if owner is not None and owner.name == "cutlass.pipeline.init":
+        return owner
+    if owner is not None and owner.name == "cutlass.pipeline.create":
+        for use in source.uses:
+            if use.operation.name == "cutlass.pipeline.init":
+                return use.operation
+    raise LocatedError(op, "cannot find the cutlass.pipeline.init of this pipeline (needed for its arrive counts)")
+
+
+def pipeline_info(op: Operation, pipe: SSAValue) -> PipelineInfo:
+    init = find_init(op, pipe)
+    stages, producers, consumers, barrier, elide = _pipeline_type_fields(init.results[0].type)
+    unit = UNIT_THREADS.get(enum_prop(init, "executor", "warp"), 32)
+    producer_masks = array_prop(init, "participants") or [1]
+    consumer_masks = array_prop(init, "consumers") or [2]
+    arv = array_prop(init, "arvCount")
+    if arv is None:
+        raise LocatedError(init, "pipeline.init has no derived arvCount; run cutlass-stamp-arrive-counts first")
+    return PipelineInfo(
+        init=init,
+        stages=stages,
+        producers=producers,
+        consumers=consumers,
+        named=barrier == "named_barrier",
+        elide=elide,
+        unit_threads=unit,
+        producer_masks=producer_masks,
+        consumer_masks=consumer_masks,
+        full_count=arv[0],
+        empty_count=arv[1],
+        producer_arv=array_prop(init, "producer_arv_count") or [1] * len(producer_masks),
+        consumer_arv=array_prop(init, "consumer_arv_count"),
+        transaction_size=array_prop(init, "transaction_size") or [0] * len(producer_masks),
+        barrier_id_base=int_prop(init, "barrier_id_base"),
+    )

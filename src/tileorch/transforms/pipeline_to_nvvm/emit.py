@@ -1,0 +1,196 @@
+"""Straight-line IR builders shared by the ``convert-pipeline-to-nvvm`` patterns.
+
+An :class:`Emitter` collects the ops one pattern creates, in order; structured control flow
+(``scf.if`` / ``scf.while`` / ``scf.for``) takes nested emitters through callbacks.  Integer
+math is emitted in the ``llvm`` dialect (i32 unless stated), barrier storage is an array of
+i64 mbarrier words in shared memory (``!llvm.ptr<3>``), and synchronisation is
+``tileorch.dialects.nvvm`` ops (upstream names and operand order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from xdsl.dialects import llvm, scf
+from xdsl.dialects.builtin import DenseArrayBase, IntAttr, IntegerAttr, IntegerType, i1, i32, i64
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+
+from tileorch.dialects import nvvm
+
+SMEM_PTR = llvm.LLVMPointerType(IntAttr(3))
+CLUSTER_PTR = llvm.LLVMPointerType(IntAttr(7))
+STATE_TYPE = llvm.LLVMStructType.from_type_list([i32, i32, i32])  # (index, phase, count)
+STATE_INDEX, STATE_PHASE, STATE_COUNT = 0, 1, 2
+WAIT_SUSPEND_HINT_NS = 0x989680  # CUTLASS ClusterBarrier::wait suspend-time hint (10,000,000)
+DEBUG_SPIN_LIMIT = 1 << 26  # polls before a debug-build wait traps
+
+
+class Emitter:
+    """Collects newly built ops in program order."""
+
+    def __init__(self) -> None:
+        self.ops: list[Operation] = []
+        self.globals: list[Operation] = []  # module-level ops (shared storage) to add
+
+    def add_op(self, op: Operation) -> Operation:
+        self.ops.append(op)
+        return op
+
+    def emit(self, op: Operation) -> SSAValue:
+        self.ops.append(op)
+        return op.results[0]
+
+    # -- constants and integer math -------------------------------------------------------------
+    def const(self, value: int, typ: IntegerType = i32) -> SSAValue:
+        if typ.width.data < 64 and value >= 1 << (typ.width.data - 1):
+            value -= 1 << typ.width.data  # two's complement for unsigned-looking constants
+        return self.emit(llvm.ConstantOp(IntegerAttr(value, typ), typ))
+
+    def true(self) -> SSAValue:
+        return self.emit(llvm.ConstantOp(IntegerAttr(1, i1), i1))
+
+    def add(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit(llvm.AddOp(a, b))
+
+    def sub(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit(llvm.SubOp(a, b))
+
+    def mul(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit(llvm.MulOp(a, b))
+
+    def udiv(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit(llvm.UDivOp(a, b))
+
+    def urem(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit(llvm.URemOp(a, b))
+
+    def and_(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit(llvm.AndOp(a, b))
+
+    def or_(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit(llvm.OrOp(a, b))
+
+    def xor(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit(llvm.XOrOp(a, b))
+
+    def shl(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit(llvm.ShlOp(a, b))
+
+    def lshr(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit(llvm.LShrOp(a, b))
+
+    def icmp(self, pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
+        flag = llvm.ICmpPredicateFlag(pred)
+        return self.emit(llvm.ICmpOp(a, b, IntegerAttr(flag.to_int(), 64)))
+
+    def select(self, cond: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit(llvm.SelectOp(cond, a, b))
+
+    def zext(self, a: SSAValue, typ: IntegerType) -> SSAValue:
+        return self.emit(llvm.ZExtOp(a, typ))
+
+    def trunc(self, a: SSAValue, typ: IntegerType) -> SSAValue:
+        return self.emit(llvm.TruncOp(a, typ))
+
+    # -- aggregates -----------------------------------------------------------------------------
+    def undef(self, typ: Attribute) -> SSAValue:
+        return self.emit(llvm.UndefOp(typ))
+
+    def extract(self, agg: SSAValue, pos: int, typ: Attribute = i32) -> SSAValue:
+        return self.emit(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [pos]), agg, typ))
+
+    def insert(self, agg: SSAValue, value: SSAValue, pos: int) -> SSAValue:
+        return self.emit(llvm.InsertValueOp(DenseArrayBase.from_list(i64, [pos]), agg, value))
+
+    def pack(self, typ: Attribute, values: Sequence[SSAValue]) -> SSAValue:
+        agg = self.undef(typ)
+        for i, v in enumerate(values):
+            agg = self.insert(agg, v, i)
+        return agg
+
+    def state(self, index: SSAValue, phase: SSAValue, count: SSAValue) -> SSAValue:
+        return self.pack(STATE_TYPE, [index, phase, count])
+
+    def unpack_state(self, state: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue]:
+        return tuple(self.extract(state, i) for i in (STATE_INDEX, STATE_PHASE, STATE_COUNT))  # type: ignore[return-value]
+
+    # -- shared-memory barrier words --------------------------------------------------------------
+    def barrier_addr(self, base: SSAValue, slot: SSAValue | int) -> SSAValue:
+        """Address of mbarrier word ``slot`` (i64 elements) of the array at ``base``."""
+        return self.emit(llvm.GEPOp.from_mixed_indices(base, [slot], i64, result_type=SMEM_PTR))
+
+    # -- NVVM -----------------------------------------------------------------------------------
+    def sreg(self, reg: str) -> SSAValue:
+        """Read special register ``reg`` (``tid.x``, ``cluster.ctarank``, ``globaltimer``...)."""
+        return self.emit(nvvm.SPECIAL_REGISTERS[reg]())
+
+    def thread_id(self) -> SSAValue:
+        return self.sreg("tid.x")
+
+    # -- structured control flow ------------------------------------------------------------------
+    def if_(
+        self,
+        cond: SSAValue,
+        then: Callable[[Emitter], Sequence[SSAValue] | None],
+        otherwise: Callable[[Emitter], Sequence[SSAValue] | None] | None = None,
+        result_types: Sequence[Attribute] = (),
+    ) -> Sequence[SSAValue]:
+        def region(body: Callable[[Emitter], Sequence[SSAValue] | None] | None) -> Region:
+            inner = Emitter()
+            yielded = body(inner) if body else None
+            inner.add_op(scf.YieldOp(*(yielded if result_types else [])))
+            return Region(Block(inner.ops))
+
+        op = scf.IfOp(cond, list(result_types), region(then),
+                      region(otherwise) if (otherwise or result_types) else None)
+        self.add_op(op)
+        return op.results
+
+    def for_(
+        self,
+        lb: SSAValue,
+        ub: SSAValue,
+        step: SSAValue,
+        iter_args: Sequence[SSAValue],
+        body: Callable[[Emitter, SSAValue, Sequence[SSAValue]], Sequence[SSAValue]],
+    ) -> Sequence[SSAValue]:
+        block = Block(arg_types=[lb.type, *(a.type for a in iter_args)])
+        inner = Emitter()
+        yielded = body(inner, block.args[0], block.args[1:])
+        inner.add_op(scf.YieldOp(*yielded))
+        block.add_ops(inner.ops)
+        op = scf.ForOp(lb, ub, step, list(iter_args), Region(block))
+        self.add_op(op)
+        return op.results
+
+    def spin_until(
+        self,
+        probe: Callable[[Emitter], SSAValue],
+        on_timeout: Callable[[Emitter], None] | None = None,
+    ) -> None:
+        """``while (!probe()) {}``; with ``on_timeout`` the loop counts polls and runs it (a trap)
+        after :data:`DEBUG_SPIN_LIMIT` unsuccessful polls."""
+        if on_timeout is None:
+            before = Block()
+            inner = Emitter()
+            done = probe(inner)
+            not_done = inner.xor(done, inner.true())
+            inner.add_op(scf.ConditionOp(not_done))
+            before.add_ops(inner.ops)
+            self.add_op(scf.WhileOp([], [], Region(before), Region(Block([scf.YieldOp()]))))
+            return
+        zero = self.const(0)
+        before = Block(arg_types=[i32])
+        inner = Emitter()
+        done = probe(inner)
+        not_done = inner.xor(done, inner.true())
+        inner.add_op(scf.ConditionOp(not_done, before.args[0]))
+        before.add_ops(inner.ops)
+        after = Block(arg_types=[i32])
+        body = Emitter()
+        polls = body.add(after.args[0], body.const(1))
+        expired = body.icmp("uge", polls, body.const(DEBUG_SPIN_LIMIT))
+        body.if_(expired, lambda e: on_timeout(e))
+        body.add_op(scf.YieldOp(polls))
+        after.add_ops(body.ops)
+        self.add_op(scf.WhileOp([zero], [i32], Region(before), Region(after)))

@@ -1,0 +1,44 @@
+"""Which threads of a pipeline's producer / consumer groups arrive on its barriers."""
+
+from __future__ import annotations
+
+from xdsl.ir import Operation, SSAValue
+
+from tileorch.diagnostics import LocatedError
+from tileorch.transforms.pipeline_to_nvvm.context import PipelineInfo, thread_range_of_mask
+from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
+from tileorch.transforms.pipeline_to_nvvm.sync import any_of, in_thread_range
+
+
+def group_range(op: Operation, info: PipelineInfo, mask: int) -> tuple[int, int]:
+    """[first, end) threads of one group; groups are contiguous runs of executor units."""
+    ranges = thread_range_of_mask(mask, info.unit_threads)
+    if len(ranges) != 1:
+        raise LocatedError(op, f"pipeline group mask {mask:#x} is not one contiguous run of executor units")
+    return ranges[0]
+
+
+def producer_arrivers(e: Emitter, op: Operation, info: PipelineInfo, tid: SSAValue) -> SSAValue:
+    """i1: this thread is one of the first ``producer_arv_count[p]`` threads of its producer group
+    (default 1: the group's first thread is the elected leader)."""
+    preds = []
+    for mask, count in zip(info.producer_masks, info.producer_arv, strict=False):
+        first, end = group_range(op, info, mask)
+        preds.append(in_thread_range(e, tid, first, min(count, end - first)))
+    return any_of(e, preds)
+
+
+def producer_leaders(e: Emitter, op: Operation, info: PipelineInfo, tid: SSAValue) -> SSAValue:
+    """i1: this thread is the first thread of its producer group (the expect_tx thread)."""
+    return any_of(e, [in_thread_range(e, tid, group_range(op, info, m)[0], 1) for m in info.producer_masks])
+
+
+def consumer_arrivers_local(e: Emitter, op: Operation, info: PipelineInfo, tid: SSAValue) -> SSAValue:
+    """i1 (cluster of one CTA): the first ``consumer_arv_count[c]`` threads of consumer group c,
+    all of its threads by default (CUTLASS: every consumer thread arrives on empty[idx])."""
+    preds = []
+    for c, mask in enumerate(info.consumer_masks):
+        first, end = group_range(op, info, mask)
+        count = info.consumer_arv[c] if info.consumer_arv else end - first
+        preds.append(in_thread_range(e, tid, first, min(count, end - first)))
+    return any_of(e, preds)

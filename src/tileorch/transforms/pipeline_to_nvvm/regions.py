@@ -1,0 +1,203 @@
+"""Region ops: executor regions and switches become thread-guarded ``scf.if``s; stage regions
+(``cutlass.pipeline.produce/consume``, TileAS producer/consumer regions) are expanded before the
+leaf patterns run so their handshake ops are lowered like any other.
+
+``PipelineSwitchByExecutorOpLowering`` branches on the executor id: arm i runs where
+``tid / unit_threads`` falls in one of its masks (units of the enclosing ``async.exec``), and the
+arm's pipeline block arguments are replaced by the switch operands they stand for.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import UnitAttr, UnrealizedConversionCastOp
+from xdsl.ir import Block, Operation
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+
+from tileorch.diagnostics import copy_location
+from tileorch.dialects import nvvm
+from tileorch.dialects.cutlass import pipeline as cp
+from tileorch.transforms.pipeline_to_nvvm.context import UNIT_THREADS, enclosing_exec, int_prop, thread_range_of_mask
+from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
+from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
+from tileorch.transforms.pipeline_to_nvvm.sync import any_of, in_thread_range
+
+SETMAXNREG_DEALLOC_BELOW = 128  # regs(N) below this shrinks the register file (producer warps)
+
+
+def exec_unit_threads(op: Operation) -> int:
+    """Threads per executor unit of a cutlass or nv_tileas ``async.exec``."""
+    if hasattr(op, "unit_threads"):
+        return op.unit_threads()
+    return UNIT_THREADS[str(op.properties["executor"])]
+
+
+def _move_body(block: Block, into: Emitter) -> None:
+    for child in list(block.ops):
+        if child.name in ("nv_tileas.async.pipeline.yield",):
+            continue
+        child.detach()
+        into.ops.append(child)
+
+
+def emit_guarded(e: Emitter, ranges: list[tuple[int, int]], block: Block) -> None:
+    """``if (tid in ranges) { block }`` (no guard when the ranges are the whole CTA)."""
+    if not ranges:
+        _move_body(block, e)
+        return
+    tid = e.thread_id()
+    cond = any_of(e, [in_thread_range(e, tid, first, end - first) for first, end in ranges])
+    e.if_(cond, lambda inner: _move_body(block, inner))
+
+
+class _RegionLowering(RewritePattern):
+    OP = ""
+
+    def __init__(self, options: LoweringOptions | None = None):
+        super().__init__()
+        self.options = options
+
+    def build(self, op: Operation, e: Emitter) -> None:
+        """Emit the replacement of region op ``op`` into ``e``."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if op.name != self.OP:
+            return
+        e = Emitter()
+        self.build(op, e)
+        copy_location(op, e.ops)
+        rewriter.replace(op, e.ops, [])
+
+
+class AsyncExecLowering(_RegionLowering):
+    """``async.exec``: guard the body by the executor mask; ``regs(N)`` becomes ``setmaxnreg``
+    (dec below 128 registers, inc otherwise) when the region covers whole warpgroups."""
+
+    OP = "cutlass.async.exec"
+
+    def build(self, op: Operation, e: Emitter) -> None:
+        unit = exec_unit_threads(op)
+        kind = str(op.properties["executor"])
+        ranges = [] if "cta" in kind else thread_range_of_mask(int_prop(op, "mask"), unit)
+        regs = int_prop(op, "max_regs")
+        block = op.regions[0].block
+        if regs is not None and ranges and all(f % 128 == 0 and (end - f) % 128 == 0 for f, end in ranges):
+            action = nvvm.SetMaxRegisterAction.DECREASE if regs < SETMAXNREG_DEALLOC_BELOW else nvvm.SetMaxRegisterAction.INCREASE
+            first = block.first_op
+            reg_op = nvvm.SetMaxRegisterOp(action, regs)
+            if first is None:
+                block.add_op(reg_op)
+            else:
+                block.insert_op_before(reg_op, first)
+        emit_guarded(e, ranges, block)
+
+
+class TileasAsyncExecLowering(AsyncExecLowering):
+    OP = "nv_tileas.async.exec"
+
+
+class PipelineSwitchByExecutorOpLowering(_RegionLowering):
+    OP = "cutlass.pipeline.switch_by_executor"
+
+    def build(self, op: Operation, e: Emitter) -> None:
+        outer = enclosing_exec(op)
+        unit = exec_unit_threads(outer) if outer is not None else 32
+        arms = len(op.regions)
+        masks = op.mask_list()
+        per_mask = len(masks) // arms
+        per_pipe = len(op.operands) // arms
+        for i, region in enumerate(op.regions):
+            block = region.block
+            for arg, value in zip(block.args, op.operands[i * per_pipe : (i + 1) * per_pipe], strict=True):
+                arg.replace_all_uses_with(value)
+            ranges = [r for m in masks[i * per_mask : (i + 1) * per_mask] for r in thread_range_of_mask(m, unit)]
+            emit_guarded(e, ranges, block)
+
+
+class AgentSwitchLowering(_RegionLowering):
+    """TileAS ``agent_switch``: agent i runs on its warps (``warp_id``, ``num_warps``,
+    ``agent_strides``)."""
+
+    OP = "nv_tileas.async.pipeline.agent_switch"
+
+    def build(self, op: Operation, e: Emitter) -> None:
+        for region, warps in zip(op.regions, op.agent_warp_lists(), strict=True):
+            emit_guarded(e, [(32 * w, 32 * w + 32) for w in warps], region.block)
+
+
+class KernelLowering(RewritePattern):
+    """``nv_tileas.kernel`` -> ``func.func`` marked ``nvvm.kernel`` (+ ``nvvm.maxntid``)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if op.name != "nv_tileas.kernel":
+            return
+        body = op.regions[0].clone()
+        for block in body.blocks:
+            last = block.last_op
+            if last is not None and last.name == "nv_tileas.async.pipeline.yield":
+                last.detach()
+                last.erase()
+                block.add_op(func.ReturnOp())
+        fn = func.FuncOp(op.properties["sym_name"].data, op.properties["function_type"], body)
+        fn.attributes[nvvm.KERNEL_ATTR] = UnitAttr()
+        if "max_threads" in op.properties:
+            fn.attributes[nvvm.MAXNTID_ATTR] = op.properties["max_threads"]
+        rewriter.replace(op, [fn], [])
+
+
+# ---------------------------------------------------------------- expanded before the leaf patterns
+
+
+class StageRegionExpansion(RewritePattern):
+    """``cutlass.pipeline.produce`` = acquire; body; commit.  ``consume`` = wait; body; release.
+    TileAS producer/consumer regions already hold their handshake ops: their body is inlined."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if op.name not in ("cutlass.pipeline.produce", "cutlass.pipeline.consume",
+                           "nv_tileas.async.pipeline.producer", "nv_tileas.async.pipeline.consumer"):
+            return
+        block = op.regions[0].block
+        results = []
+        if op.name.startswith("nv_tileas"):
+            term = block.last_op
+            results = list(term.operands)
+            term.detach()
+            term.erase()
+        body = list(block.ops)
+        for child in body:
+            child.detach()
+        pipe, state = op.operands[0], op.operands[1]
+        if op.name == "cutlass.pipeline.produce":
+            props = {"transaction_bytes": op.properties["transaction_bytes"]} if "transaction_bytes" in op.properties else {}
+            body = [cp.ProducerAcquireOp.create(operands=[pipe, state]), *body,
+                    cp.ProducerCommitOp.create(operands=[pipe, state], properties=props)]
+        elif op.name == "cutlass.pipeline.consume":
+            body = [cp.ConsumerWaitOp.create(operands=[pipe, state]), *body,
+                    cp.ConsumerReleaseOp.create(operands=[pipe, state])]
+        copy_location(op, body)
+        rewriter.replace(op, body, results)
+
+
+class CreatePipelineBinding(RewritePattern):
+    """``create_pipeline`` names the cutlass pipeline it binds: it becomes that value."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if op.name != "nv_tileas.async.pipeline.create_pipeline":
+            return
+        cast = UnrealizedConversionCastOp.get([op.operands[0]], [op.results[0].type])
+        rewriter.replace(op, [cast])
+
+
+def expansion_patterns() -> list[RewritePattern]:
+    return [StageRegionExpansion(), CreatePipelineBinding()]
+
+
+def patterns(options: LoweringOptions) -> list[RewritePattern]:
+    return [
+        AsyncExecLowering(options),
+        TileasAsyncExecLowering(options),
+        PipelineSwitchByExecutorOpLowering(options),
+        AgentSwitchLowering(options),
+        KernelLowering(),
+    ]
+

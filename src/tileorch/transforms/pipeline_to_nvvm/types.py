@@ -1,0 +1,79 @@
+"""How cutlass / nv_tileas values are represented after ``convert-pipeline-to-nvvm``.
+
+=================================================  ==============================================
+source type                                        lowered type
+=================================================  ==============================================
+``!cutlass.pipeline<...>``, ``!nv_tileas.pipeline`` ``!llvm.ptr<3>``: barrier words ``full[0..S)``
+                                                   then ``empty[0..S)`` (i64 each)
+``!cutlass.seq_bar<depth = D, length = L>``         ``!llvm.ptr<3>``: ``D * L`` barrier words
+``!cutlass.pipeline_state<S>``, ``seq_bar_state``   ``!llvm.struct<(i32, i32, i32)>`` (index, phase,
+                                                   count)
+``!cutlass.dynamic_participants<P, C>``             ``!llvm.array<P*C x i32>`` (row-major)
+``!nv_tileas.token<f>``, ``!nv_tileas.async<f>``    see :func:`nv_tileas.lowered_async_type`
+=================================================  ==============================================
+
+Patterns convert operands with :func:`as_lowered` (an ``unrealized_conversion_cast`` when the
+value still has its source type) and give their results the source type back with
+:func:`as_source`; :class:`LowerTypes` rewrites the remaining block arguments and results and
+the casts are reconciled at the end of the pass.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import FunctionType, UnrealizedConversionCastOp, i32
+from xdsl.ir import Attribute, SSAValue
+from xdsl.pattern_rewriter import TypeConversionPattern
+
+from tileorch.dialects import nv_tileas
+from tileorch.transforms.pipeline_to_nvvm.emit import SMEM_PTR, STATE_TYPE, Emitter
+
+_PTR_TYPES = ("cutlass.pipeline", "cutlass.seq_bar", "nv_tileas.pipeline")
+_STATE_TYPES = ("cutlass.pipeline_state", "cutlass.seq_bar_state")
+
+
+def lowered_type(typ: Attribute) -> Attribute | None:
+    """The llvm-dialect type of a cutlass/nv_tileas type, or None if ``typ`` is not one."""
+    name = getattr(typ, "name", "")
+    if name in _PTR_TYPES:
+        return SMEM_PTR
+    if name in _STATE_TYPES:
+        return STATE_TYPE
+    if name == "cutlass.dynamic_participants":
+        params = [getattr(p, "data", None) for p in typ.parameters]
+        cells = 1
+        for p in params:
+            if isinstance(p, int):
+                cells *= p
+        return llvm.LLVMArrayType.from_size_and_type(cells, i32)
+    if isinstance(typ, (nv_tileas.TokenType, nv_tileas.AsyncType)):
+        return nv_tileas.lowered_async_type(typ.flavor.data)
+    return None
+
+
+def as_lowered(e: Emitter, value: SSAValue) -> SSAValue:
+    """``value`` in its lowered type (casting when it still has a source type)."""
+    target = lowered_type(value.type)
+    if target is None:
+        return value
+    return e.emit(UnrealizedConversionCastOp.get([value], [target]))
+
+
+def as_source(e: Emitter, value: SSAValue, source_type: Attribute) -> SSAValue:
+    """Cast a lowered value back to ``source_type`` for users not lowered yet."""
+    if value.type == source_type:
+        return value
+    return e.emit(UnrealizedConversionCastOp.get([value], [source_type]))
+
+
+class LowerTypes(TypeConversionPattern):
+    """Rewrite the types of whatever still carries a cutlass/nv_tileas type (block arguments,
+    ``scf.for`` iteration values, function signatures)."""
+
+    def convert_type(self, typ: Attribute) -> Attribute | None:
+        if isinstance(typ, FunctionType):
+            ins = [lowered_type(t) or t for t in typ.inputs.data]
+            outs = [lowered_type(t) or t for t in typ.outputs.data]
+            new = FunctionType.from_lists(ins, outs)
+            return new if new != typ else None
+        return lowered_type(typ)

@@ -1,0 +1,72 @@
+"""``convert-scf-while-to-cf``: ``scf.while`` -> blocks and ``cf`` branches (xDSL's
+``convert-scf-to-cf`` handles ``for``/``if``/``index_switch`` but not ``while``).
+
+::
+
+    ^pre:    ...; cf.br ^before(%init...)
+    ^before(%a...):  <before region>; cf.cond_br %c, ^after(%v...), ^cont(%v...)
+    ^after(%b...):   <after region>;  cf.br ^before(%y...)
+    ^cont(%r...):    <ops after the loop, using %r as the while results>
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import cf, scf
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, Operation
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.rewriter import BlockInsertPoint, InsertPoint
+
+from tileorch.diagnostics import copy_location
+
+
+class LowerWhile(RewritePattern):
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        if not isinstance(op, scf.WhileOp):
+            return
+        block = op.parent_block()
+        assert block is not None
+        rest = block.split_before(op)
+        region = block.parent_region()
+        assert region is not None
+        cont = Block(arg_types=op.result_types)
+        region.insert_block_before(cont, rest)
+        to_rest = cf.BranchOp(rest)
+        copy_location(op, [to_rest])
+        rewriter.insert(to_rest, InsertPoint.at_end(cont))
+
+        before_entry = op.before_region.first_block
+        after_entry = op.after_region.first_block
+        assert before_entry is not None and after_entry is not None
+        for blk in op.before_region.blocks:
+            term = blk.last_op
+            if isinstance(term, scf.ConditionOp):
+                br = cf.ConditionalBranchOp(term.condition, after_entry, term.args, cont, term.args)
+                copy_location(term, [br])
+                rewriter.replace(term, br)
+        for blk in op.after_region.blocks:
+            term = blk.last_op
+            if isinstance(term, scf.YieldOp):
+                br = cf.BranchOp(before_entry, *term.arguments)
+                copy_location(term, [br])
+                rewriter.replace(term, br)
+        rewriter.inline_region(op.after_region, BlockInsertPoint.before(cont))
+        rewriter.inline_region(op.before_region, BlockInsertPoint.before(after_entry))
+        enter = cf.BranchOp(before_entry, *op.arguments)
+        copy_location(op, [enter])
+        rewriter.insert(enter, InsertPoint.at_end(block))
+        rewriter.replace(op, [], list(cont.args))
+
+
+@dataclass(frozen=True)
+class ConvertScfWhileToCf(ModulePass):
+    """Lower every ``scf.while`` to ``cf`` control flow."""
+
+    name = "convert-scf-while-to-cf"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(LowerWhile(), apply_recursively=True).rewrite_module(op)

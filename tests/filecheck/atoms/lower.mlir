@@ -1,0 +1,23 @@
+// RUN: tileorch-opt %s -p convert-atoms-to-nvvm | filecheck %s
+// RUN: tileorch-opt %s --print-op-generic | tileorch-opt | filecheck %s --check-prefix=ROUNDTRIP
+
+builtin.module {
+  func.func @k(%src: !llvm.ptr<1>, %n: i32) {
+    %smem = atom.dynamic_smem : !llvm.ptr<3>
+    %bytes = arith.constant 4096 : i32
+    atom.bulk_copy_g2s %smem, %src, %smem, %bytes : !llvm.ptr<3>, !llvm.ptr<1>, !llvm.ptr<3>
+    func.return
+  }
+}
+
+// CHECK:      llvm.mlir.global external @__tileorch_dynamic_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
+// CHECK:      func.func @k(%src: !llvm.ptr<1>, %n: i32) {
+// CHECK-NEXT:   %smem = llvm.mlir.addressof @__tileorch_dynamic_smem : !llvm.ptr<3>
+// CHECK-NEXT:   %bytes = arith.constant 4096 : i32
+// CHECK-NEXT:   %0 = llvm.addrspacecast %smem : !llvm.ptr<3> to !llvm.ptr<7>
+// CHECK-NEXT:   nvvm.cp.async.bulk.shared.cluster.global %0, %src, %smem, %bytes : !llvm.ptr<7>, !llvm.ptr<1>
+// CHECK-NOT:    atom.
+
+// ROUNDTRIP:      %smem = atom.dynamic_smem : !llvm.ptr<3>
+// ROUNDTRIP-NEXT: %bytes = arith.constant 4096 : i32
+// ROUNDTRIP-NEXT: atom.bulk_copy_g2s %smem, %src, %smem, %bytes : !llvm.ptr<3>, !llvm.ptr<1>, !llvm.ptr<3>

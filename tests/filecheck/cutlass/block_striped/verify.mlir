@@ -1,0 +1,112 @@
+// Operand-layout checkers of the block-striped family (load, store, reduce-add, reduce-max).
+// RUN: tileorch-opt %s --split-input-file --verify-diagnostics | filecheck %s
+
+// Elements narrower than 16 bits are rejected.
+func.func @narrow(%tile: memref<1024xi8>, %t: i32) {
+  %a = cutlass.block_striped.load %tile, %t n_threads_in_block = 128 : memref<1024xi8> -> vector<8xi8>
+  func.return
+}
+// CHECK: verify.mlir:6:{{[0-9]+}}: error: 'cutlass.block_striped.load' op expected an integer or float element type of at least 16 bits, found i8
+
+// -----
+
+// The tile must hold n_threads_in_block x fragment length elements (128 x 8 = 1024).
+func.func @tile_size(%tile: memref<512xf32>, %t: i32, %v: vector<8xf32>) {
+  cutlass.block_striped.store %v, %tile, %t n_threads_in_block = 128 : vector<8xf32>, memref<512xf32>
+  func.return
+}
+// CHECK: error: 'cutlass.block_striped.store' op tile shape does not match 128 threads x fragment of 8 (access_width 1): expected [1024], found [512]
+
+// -----
+
+// A 2-D tile is one row per stripe: 8 / 4 = 2 stripes of 128 x 4 = 512 elements.
+func.func @stripe_shape(%tile: memref<4x256xf32>, %t: i32) {
+  %a = cutlass.block_striped.load %tile, %t n_threads_in_block = 128 access_width = 4 : memref<4x256xf32> -> vector<8xf32>
+  func.return
+}
+// CHECK: error: 'cutlass.block_striped.load' op tile shape does not match 128 threads x fragment of 8 (access_width 4): expected [2, 512], found [4, 256]
+
+// -----
+
+// The stripe shape must be static.
+func.func @dynamic_tile(%tile: memref<?xf32>, %t: i32, %v: vector<8xf32>) {
+  cutlass.block_striped.reduce add %v, %tile, %t n_threads_in_block = 128 : vector<8xf32>, memref<?xf32>
+  func.return
+}
+// CHECK: error: 'cutlass.block_striped.reduce' op expected a static stripe shape, found memref<?xf32>
+
+// -----
+
+// Rank-3 tiles have no stripe interpretation.
+func.func @rank3(%tile: memref<2x4x128xf32>, %t: i32, %v: vector<8xf32>) {
+  cutlass.block_striped.reduce max %v, %tile, %t n_threads_in_block = 128 : vector<8xf32>, memref<2x4x128xf32>
+  func.return
+}
+// CHECK: error: 'cutlass.block_striped.reduce' op tile shape does not match 128 threads x fragment of 8 (access_width 1): expected [1024] or [8, 128], found [2, 4, 128]
+
+// -----
+
+func.func @element_mismatch(%tile: memref<1024xf16>, %t: i32, %v: vector<8xf32>) {
+  cutlass.block_striped.reduce max %v, %tile, %t n_threads_in_block = 128 : vector<8xf32>, memref<1024xf16>
+  func.return
+}
+// CHECK: error: 'cutlass.block_striped.reduce' op expected the tile element type to match the fragment: expected f32, found f16
+
+// -----
+
+// The fragment length is a whole number of accesses.
+func.func @partial_access(%tile: memref<768xf32>, %t: i32, %v: vector<6xf32>) {
+  cutlass.block_striped.store %v, %tile, %t n_threads_in_block = 128 access_width = 4 : vector<6xf32>, memref<768xf32>
+  func.return
+}
+// CHECK: error: 'cutlass.block_striped.store' op fragment length 6 must be a positive multiple of access_width, found access_width 4
+
+// -----
+
+// One access is at most 16 bytes (8 x f32 = 32 bytes).
+func.func @wide_access(%tile: memref<1024xf32>, %t: i32) {
+  %a = cutlass.block_striped.load %tile, %t n_threads_in_block = 128 access_width = 8 : memref<1024xf32> -> vector<8xf32>
+  func.return
+}
+// CHECK: error: 'cutlass.block_striped.load' op one access must be a power of two of at most 16 bytes, found 8 x f32 = 32 bytes
+
+// -----
+
+// ... and a power of two (3 x f32 = 12 bytes).
+func.func @odd_access(%tile: memref<768xf32>, %t: i32) {
+  %a = cutlass.block_striped.load %tile, %t n_threads_in_block = 128 access_width = 3 : memref<768xf32> -> vector<6xf32>
+  func.return
+}
+// CHECK: error: 'cutlass.block_striped.load' op one access must be a power of two of at most 16 bytes, found 3 x f32 = 12 bytes
+
+// -----
+
+func.func @threads(%tile: memref<0xf32>, %t: i32, %v: vector<8xf32>) {
+  cutlass.block_striped.store %v, %tile, %t n_threads_in_block = 0 : vector<8xf32>, memref<0xf32>
+  func.return
+}
+// CHECK: error: 'cutlass.block_striped.store' op n_threads_in_block must be in [1, 1024], found 0
+
+// -----
+
+func.func @fragment_rank(%tile: memref<1024xf32>, %t: i32, %v: vector<2x4xf32>) {
+  %c = cutlass.block_striped.load_add %tile, %t, %v n_threads_in_block = 128 : memref<1024xf32>, vector<2x4xf32> -> vector<2x4xf32>
+  func.return
+}
+// CHECK: error: 'cutlass.block_striped.load_add' op expected the register fragment to be a rank-1 vector, found vector<2x4xf32>
+
+// -----
+
+func.func @load_add_result(%tile: memref<1024xf32>, %t: i32, %v: vector<8xf32>) {
+  %c = cutlass.block_striped.load_add %tile, %t, %v n_threads_in_block = 128 : memref<1024xf32>, vector<8xf32> -> vector<4xf32>
+  func.return
+}
+// CHECK: error: 'cutlass.block_striped.load_add' op expected the result type to equal the fragment type vector<8xf32>, found vector<4xf32>
+
+// -----
+
+func.func @pointer_space(%p: !llvm.ptr<5>, %t: i32, %v: vector<8xf32>) {
+  cutlass.block_striped.reduce add %v, %p, %t n_threads_in_block = 128 : vector<8xf32>, !llvm.ptr<5>
+  func.return
+}
+// CHECK: error: 'cutlass.block_striped.reduce' op expected a generic (0), global (1) or shared (3) pointer, found !llvm.ptr<5>

@@ -1,0 +1,309 @@
+"""The CUDA runtime and `tileorch run` without a GPU: the no-GPU message path, and every driver
+interaction (argument packing, cluster launch, watchdog) against a fake ``cuda.bindings.driver``."""
+
+from __future__ import annotations
+
+import ctypes
+import struct
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from tileorch import runtime
+from tileorch.cli import main as cli_main
+from tileorch.cli import run as cli_run
+from tileorch.runtime import device as rt_device
+from tileorch.runtime.driver import check, use_api
+
+NOT_READY, INVALID_VALUE, LAUNCH_FAILED, NOT_FOUND = 600, 1, 719, 500
+PTX = """
+.version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry fill(.param .u64 out, .param .u32 n, .param .f32 x)
+{ ret; }
+"""
+
+
+class FakeDriver:
+    """Enough of ``cuda.bindings.driver`` for the runtime; kernels 'run' per ``behaviour``."""
+
+    ERRORS = {NOT_READY: "CUDA_ERROR_NOT_READY", INVALID_VALUE: "CUDA_ERROR_INVALID_VALUE",
+              LAUNCH_FAILED: "CUDA_ERROR_LAUNCH_FAILED", NOT_FOUND: "CUDA_ERROR_NOT_FOUND"}
+
+    def __init__(self, behaviour: str = "done", params: dict[str, list[int]] | None = None):
+        self.behaviour = behaviour
+        self.params = params if params is not None else {"fill": [8, 4, 4]}
+        self.launches: list[dict] = []
+        self.func_attrs: list[tuple] = []
+        self.memory: dict[int, ctypes.Array] = {}
+        self.CUdevice_attribute = SimpleNamespace(
+            CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR="ccmaj",
+            CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR="ccmin",
+            CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT="sms")
+        self.CUfunction_attribute = SimpleNamespace(
+            CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES="maxdyn",
+            CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED="nonportable")
+        self.CUlaunchAttributeID = SimpleNamespace(CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION="cluster")
+
+    # types
+    @staticmethod
+    def CUstream(v):
+        return v
+
+    @staticmethod
+    def CUlaunchConfig():
+        return SimpleNamespace(attrs=[], numAttrs=0)
+
+    @staticmethod
+    def CUlaunchAttribute():
+        return SimpleNamespace(id=None, value=SimpleNamespace(clusterDim=SimpleNamespace(x=0, y=0, z=0)))
+
+    # errors, device, context
+    def cuGetErrorName(self, err):
+        return 0, self.ERRORS[int(err)].encode()
+
+    def cuGetErrorString(self, err):
+        return 0, f"text of {self.ERRORS[int(err)]}".encode()
+
+    def cuInit(self, flags):
+        return (0,)
+
+    def cuDeviceGetCount(self):
+        return 0, 1
+
+    def cuDeviceGet(self, i):
+        return 0, i
+
+    def cuDevicePrimaryCtxRetain(self, dev):
+        return 0, "ctx"
+
+    def cuCtxSetCurrent(self, ctx):
+        return (0,)
+
+    def cuDeviceGetName(self, n, dev):
+        return 0, b"Fake H100\0\0"
+
+    def cuDeviceGetAttribute(self, attr, dev):
+        return 0, {"ccmaj": 9, "ccmin": 0, "sms": 132}[attr]
+
+    def cuDriverGetVersion(self):
+        return 0, 13000
+
+    def cuCtxSynchronize(self):
+        return (0,)
+
+    # modules
+    def cuModuleLoadData(self, data):
+        return (0, "mod") if data.lstrip().startswith(b".version") or data.startswith(b"\x7fELF") else (INVALID_VALUE, None)
+
+    def cuModuleGetFunction(self, mod, name):
+        return (0, name.decode()) if name.decode() in self.params else (NOT_FOUND, None)
+
+    def cuFuncGetParamInfo(self, fn, index):
+        sizes = self.params[fn]
+        return (0, 8 * index, sizes[index]) if index < len(sizes) else (INVALID_VALUE, 0, 0)
+
+    def cuFuncSetAttribute(self, fn, attr, value):
+        self.func_attrs.append((fn, attr, value))
+        return (0,)
+
+    # memory
+    def cuMemAlloc(self, n):
+        buf = (ctypes.c_char * n)()
+        self.memory[ctypes.addressof(buf)] = buf
+        return 0, ctypes.addressof(buf)
+
+    def cuMemcpyHtoD(self, dst, src, n):
+        ctypes.memmove(dst, src, n)
+        return (0,)
+
+    def cuMemcpyDtoH(self, dst, src, n):
+        ctypes.memmove(dst, src, n)
+        return (0,)
+
+    def cuMemsetD8(self, dst, v, n):
+        ctypes.memset(dst, v, n)
+        return (0,)
+
+    def cuMemFree(self, p):
+        self.memory.pop(int(p), None)
+        return (0,)
+
+    # events and launch
+    def cuEventCreate(self, flags):
+        return 0, object()
+
+    def cuEventRecord(self, ev, stream):
+        return (0,)
+
+    def cuEventDestroy(self, ev):
+        return (0,)
+
+    def cuEventElapsedTime(self, a, b):
+        return 0, 0.25
+
+    def cuEventQuery(self, ev):
+        return ({"done": 0, "hang": NOT_READY, "fault": LAUNCH_FAILED}[self.behaviour],)
+
+    def cuLaunchKernelEx(self, config, fn, params, extra):
+        sizes = self.params[fn]
+        ptrs = (ctypes.c_void_p * len(sizes)).from_address(params) if sizes else []
+        raw = [ctypes.string_at(p, s) for p, s in zip(ptrs, sizes)]
+        self.launches.append({"fn": fn, "config": config, "params": raw})
+        if fn == "fill" and self.behaviour == "done":  # out[i] = x for i < n
+            out, n, x = struct.unpack("<Q", raw[0])[0], *struct.unpack("<I", raw[1]), raw[2]
+            for i in range(n):
+                ctypes.memmove(out + 4 * i, x, 4)
+        return (0,)
+
+
+@pytest.fixture
+def fake():
+    drv = FakeDriver()
+    rt_device.forget_devices()
+    with use_api(drv):
+        yield drv
+    rt_device.forget_devices()
+
+
+def test_status_without_cuda_python_is_a_clear_message(monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_cuda(name, *a, **k):
+        if name.startswith("cuda"):
+            raise ImportError("No module named 'cuda'")
+        return real_import(name, *a, **k)
+
+    monkeypatch.setattr(builtins, "__import__", no_cuda)
+    with use_api(None):
+        ok, reason = runtime.gpu_status()
+        assert not ok and "tileorch[gpu]" in reason
+        with pytest.raises(runtime.GpuUnavailable, match="cuda-python is not usable"):
+            runtime.current_device()
+
+
+def test_check_raises_readable_error(fake):
+    with pytest.raises(runtime.CudaError, match=r"cuFoo failed: CUDA_ERROR_INVALID_VALUE \(1\)"):
+        check((INVALID_VALUE, None), "cuFoo")
+    assert check((0, 7), "x") == 7 and check((0,), "x") is None and check((0, 1, 2), "x") == (1, 2)
+
+
+def test_launch_packs_arguments_by_parameter_size(fake):
+    out = runtime.DeviceBuffer(4 * 8)
+    out.fill_bytes(0xFF)
+    kernel = runtime.Module(PTX).kernel("fill")
+    assert kernel.param_sizes == [8, 4, 4]
+    done = runtime.launch(kernel, grid=2, block=(128,), args=[out, 5, 1.5])
+    raw = fake.launches[0]["params"]
+    assert raw == [struct.pack("<Q", out.ptr), struct.pack("<i", 5), struct.pack("<f", 1.5)]
+    host = out.download(np.float32)
+    assert host[:5].tolist() == [1.5] * 5 and np.isnan(host[5])  # 0xFFFFFFFF is a NaN
+    cfg = fake.launches[0]["config"]
+    assert (cfg.gridDimX, cfg.gridDimY, cfg.blockDimX, cfg.numAttrs) == (2, 1, 128, 0)
+    assert done.elapsed_ms() == 0.25
+
+
+def test_cluster_launch_and_large_dynamic_smem(fake):
+    kernel = runtime.Module(PTX).kernel("fill")
+    runtime.launch(kernel, (4, 2), 384, [0, np.uint32(0), np.float32(0)], cluster=(2, 1), smem=200_000)
+    cfg = fake.launches[0]["config"]
+    assert cfg.numAttrs == 1 and cfg.attrs[0].id == "cluster"
+    dims = cfg.attrs[0].value.clusterDim
+    assert (dims.x, dims.y, dims.z) == (2, 1, 1) and cfg.sharedMemBytes == 200_000
+    assert ("fill", "maxdyn", 200_000) in fake.func_attrs
+    with pytest.raises(ValueError, match="not a multiple of cluster"):
+        runtime.launch(kernel, (3, 1), 32, [0, 0, 0.0], cluster=(2, 1))
+
+
+def test_argument_errors_name_the_argument(fake):
+    kernel = runtime.Module(PTX).kernel("fill")
+    with pytest.raises(TypeError, match="takes 3 parameters"):
+        runtime.launch(kernel, 1, 32, [0])
+    with pytest.raises(TypeError, match="argument 0 is a host numpy array"):
+        runtime.launch(kernel, 1, 32, [np.zeros(4), 1, 1.0])
+    with pytest.raises(OverflowError, match="argument 1"):
+        runtime.launch(kernel, 1, 32, [0, 1 << 40, 1.0])
+    with pytest.raises(TypeError, match="argument 2 has 8 bytes"):
+        runtime.launch(kernel, 1, 32, [0, 1, np.float64(1.0)])
+    with pytest.raises(TypeError, match="not on a CUDA device"):
+        runtime.device_pointer(np.zeros(4))  # numpy's DLPack says CPU
+
+
+def test_missing_kernel_lists_the_module_kernels(fake):
+    with pytest.raises(runtime.CudaError, match="no kernel named 'nope'; kernels in .*: fill"):
+        runtime.Module(PTX).kernel("nope")
+
+
+def test_watchdog_reports_a_hang_with_kernel_and_config(fake):
+    fake.behaviour = "hang"
+    kernel = runtime.Module(PTX).kernel("fill")
+    with pytest.raises(runtime.KernelHang) as info:
+        runtime.launch(kernel, (8, 1), 256, [0, 0, 0.0], cluster=(2, 1), timeout_s=0.05)
+    msg = str(info.value)
+    assert "'fill'" in msg and "grid=(8, 1, 1)" in msg and "cluster=(2, 1, 1)" in msg and "0.05 s" in msg
+    with pytest.raises(runtime.ContextPoisoned, match="did not finish"):
+        runtime.launch(kernel, 1, 32, [0, 0, 0.0])
+
+
+def test_watchdog_reports_a_fault(fake):
+    fake.behaviour = "fault"
+    kernel = runtime.Module(PTX).kernel("fill")
+    with pytest.raises(runtime.KernelFault, match="'fill' .*CUDA_ERROR_LAUNCH_FAILED"):
+        runtime.launch(kernel, 1, 32, [0, 0, 0.0])
+
+
+def test_cuda_array_interface_is_accepted():
+    arr = SimpleNamespace(__cuda_array_interface__={"data": (0xABC0, False), "shape": (4,)})
+    assert runtime.device_pointer(arr) == 0xABC0
+
+
+# ---- tileorch run -------------------------------------------------------------------------
+
+
+def test_parse_args_entries():
+    assert cli_run.parse_arg("i32:-3") == np.int32(-3) and cli_run.parse_arg("f32:1.5").dtype == np.float32
+    spec = cli_run.parse_arg("buf:u32:4:iota")
+    assert spec.initial.tolist() == [0, 1, 2, 3] and spec.initial.dtype == np.uint32
+    assert cli_run.parse_arg("buf:f32:2:7").initial.tolist() == [7.0, 7.0]
+    for bad in ("x:1", "i32:abc", "buf:i32", "buf:q9:4"):
+        with pytest.raises(cli_run.ArgError):
+            cli_run.parse_arg(bad)
+
+
+def test_run_without_gpu_says_so(tmp_path, capsys, monkeypatch):
+    ptx = tmp_path / "k.ptx"
+    ptx.write_text(PTX)
+    monkeypatch.setattr(runtime, "gpu_status", lambda: (False, "no NVIDIA driver found"))
+    with pytest.raises(SystemExit) as code:
+        cli_main.main(["run", str(ptx), "--kernel", "fill", "--block", "32"])
+    assert code.value.code == 1
+    err = capsys.readouterr().err
+    assert "no GPU: no NVIDIA driver found" in err and "nothing was run" in err
+
+
+def test_run_launches_and_prints_buffers(tmp_path, capsys, fake):
+    ptx = tmp_path / "k.ptx"
+    ptx.write_text(PTX)
+    with pytest.raises(SystemExit) as code:
+        cli_main.main(["run", str(ptx), "--kernel", "fill", "--grid", "1", "--block", "32",
+                       "--args", "buf:f32:6", "u32:3", "f32:2.5", "--dump", str(tmp_path / "d")])
+    assert code.value.code == 0
+    out = capsys.readouterr().out
+    assert "kernel fill ran in 0.250 ms on Fake H100" in out
+    assert np.load(tmp_path / "d" / "arg0.npy").tolist() == [2.5, 2.5, 2.5, 0, 0, 0]
+
+
+def test_run_reports_errors_without_traceback(tmp_path, capsys, fake):
+    ptx = tmp_path / "k.ptx"
+    ptx.write_text(PTX)
+    fake.behaviour = "hang"
+    with pytest.raises(SystemExit) as code:
+        cli_main.main(["run", str(ptx), "--kernel", "fill", "--block", "32", "--timeout", "0.01",
+                       "--args", "buf:f32:1", "u32:1", "f32:1"])
+    assert code.value.code == 1
+    err = capsys.readouterr().err
+    assert err.startswith("tileorch run: error: kernel 'fill' did not finish") and "Traceback" not in err
