@@ -27,16 +27,24 @@ class LocatingParser(Parser):
 
     def __init__(self, ctx: Context, text: str, name: str = "<stdin>", line_offset: int = 0):
         super().__init__(ctx, text, name)
-        self._name = name
+        self._text = text
+        self._name = StringAttr(name)
         self._line_offset = line_offset
+        self._scan_pos = 0  # newlines are counted incrementally: parsing only moves forward
+        self._scan_line = 1
+
+    def _line_col(self, pos: int) -> tuple[int, int]:
+        if pos < self._scan_pos:
+            self._scan_pos, self._scan_line = 0, 1
+        self._scan_line += self._text.count("\n", self._scan_pos, pos)
+        self._scan_pos = pos
+        return self._scan_line, pos - (self._text.rfind("\n", 0, pos) + 1) + 1
 
     def parse_operation(self) -> Operation:
-        loc = self._current_token.span.get_location()
+        line, col = self._line_col(self._current_token.span.start)
         op = super().parse_operation()
         if not isinstance(op.location, FileLineColLoc):
-            op.location = FileLineColLoc(
-                StringAttr(self._name), IntAttr(loc.line + self._line_offset), IntAttr(loc.col)
-            )
+            op.location = FileLineColLoc(self._name, IntAttr(line + self._line_offset), IntAttr(col))
         return op
 
 

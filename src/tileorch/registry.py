@@ -34,6 +34,7 @@ PASSES: dict[str, str] = {
     "convert-scf-while-to-cf": "tileorch.transforms.scf_while_to_cf:ConvertScfWhileToCf",
     "lower-to-llvm": "tileorch.backend.pipeline:LowerToLLVM",
     "convert-pipeline-to-nvvm": "tileorch.transforms.pipeline_to_nvvm:ConvertPipelineToNVVM",
+    "lower-cutlass-pipeline-to-tileas": "tileorch.transforms.cutlass_to_tileas:LowerCutlassPipelineToTileas",
 }
 
 # target name (for ``tileorch-opt -t``) -> "module:Target subclass"

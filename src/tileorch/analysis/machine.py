@@ -34,14 +34,23 @@ TOK_NONE, TOK_DONE, TOK_AGAIN = 0, 1, 2
 
 @dataclass(frozen=True)
 class Step:
-    """One executed transition, for traces: who did what on which stage, and the outcome."""
+    """One executed transition, for traces: who did what on which stage, and the outcome.
+    ``detail`` (the touched barrier's state afterwards) is rendered only when printed."""
 
     actor: str
-    op: str
+    action: Op | str
     stage: int | None = None
     phase: int | None = None
-    barrier: str = ""
+    detail: object = ""
     origin: object = None
+
+    @property
+    def op(self) -> str:
+        return self.action if isinstance(self.action, str) else op_text(self.action)
+
+    @property
+    def barrier(self) -> str:
+        return self.detail() if callable(self.detail) else self.detail
 
 
 @dataclass
@@ -87,9 +96,11 @@ class Machine:
         self.consumers = self._role_agents(ConsumerRead)
         self.writers = self._role_agents(ProducerWrite)
         self.slots_at = [self._slot_trace(i) for i in range(len(self.agents))]
-        self.footprints = [[self._footprint(i, pc) for pc in range(len(prog))]
+        self.object_bit: dict[tuple, int] = {}
+        self.footprints = [[self._bits(self._footprint(i, pc)) for pc in range(len(prog))]
                            for i, prog in enumerate(self.programs)]
         self.suffix = [self._suffix(fps) for fps in self.footprints]
+        self._persistent_memo: dict[tuple, frozenset] = {}
         self.symmetry = self._symmetry_classes()
 
     # --- static structure ----------------------------------------------------------------
@@ -163,9 +174,21 @@ class Machine:
             writes.add(("OUT", op.tile))
         return frozenset(reads), frozenset(writes)
 
+    def _bit(self, key: tuple) -> int:
+        return 1 << self.object_bit.setdefault(key, len(self.object_bit))
+
+    def _bits(self, fp: tuple[frozenset, frozenset]) -> tuple[int, int]:
+        """A (reads, writes) footprint as bit sets over the shared objects."""
+        r = w = 0
+        for key in fp[0]:
+            r |= self._bit(key)
+        for key in fp[1]:
+            w |= self._bit(key)
+        return r, w
+
     @staticmethod
-    def _suffix(fps: list[tuple[frozenset, frozenset]]) -> list[tuple[frozenset, frozenset]]:
-        out = [(frozenset(), frozenset())] * (len(fps) + 1)
+    def _suffix(fps: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        out = [(0, 0)] * (len(fps) + 1)
         for pc in range(len(fps) - 1, -1, -1):
             r, w = fps[pc]
             out[pc] = (out[pc + 1][0] | r, out[pc + 1][1] | w)
@@ -234,41 +257,52 @@ class Machine:
         Built per agent: an enabled agent pulls in every agent or in-flight copy whose remaining
         ops may conflict with its next op; a blocked agent pulls in every agent or copy whose
         remaining ops may write what it waits on.  Transitions outside the set can then neither
-        conflict with the set's enabled transitions nor enable its blocked ones."""
+        conflict with the set's enabled transitions nor enable its blocked ones.  The set
+        depends only on program counters, in-flight copies and enabledness, so it is memoised.
+        """
         agents = state[0]
-        live = [b for b, a in enumerate(agents) if a[0] < len(self.programs[b])]
         names = [p.name for p in self.protocol.pipelines]
-        copies = [("F", names[p], cta, slot) for (p, cta, slot, _n) in state[2]]
+        copies = tuple(self._bit(("F", names[p], cta, slot)) for (p, cta, slot, _n) in state[2])
+        pcs = tuple(a[0] for a in agents)
+        key = (pcs, copies, tuple(enabled))
+        members = self._persistent_memo.get(key)
+        if members is None:
+            members = self._stubborn(pcs, copies, enabled)
+            self._persistent_memo[key] = members
+        return [t for t in enabled if t in members]
+
+    def _stubborn(self, pcs: tuple[int, ...], copies: tuple[int, ...],
+                  enabled: list[tuple[str, int]]) -> frozenset:
+        live = [b for b, pc in enumerate(pcs) if pc < len(self.programs[b])]
         enabled_set = set(enabled)
-        best: list[tuple[str, int]] = enabled
+        best = frozenset(enabled)
+        best_size = len(enabled)
         for start in enabled:
             members = {start}
             work = [start]
             while work:
                 kind, x = work.pop()
                 if kind == "land":
-                    r, w = frozenset(), frozenset((copies[x],))
+                    r, w = 0, copies[x]
                 else:
-                    r, w = self.footprints[x][agents[x][0]]
+                    r, w = self.footprints[x][pcs[x]]
                     if (kind, x) not in enabled_set:     # blocked: who can unblock it?
-                        w, r = r, frozenset()
+                        r, w = r | w, 0
                 for b in live:
                     if ("agent", b) in members:
                         continue
-                    sr, sw = self.suffix[b][agents[b][0]]
+                    sr, sw = self.suffix[b][pcs[b]]
                     if (w & (sr | sw)) or (r & sw):
                         members.add(("agent", b))
                         work.append(("agent", b))
-                for j, key in enumerate(copies):
-                    if ("land", j) not in members and (key in w or key in r):
+                for j, bit in enumerate(copies):
+                    if ("land", j) not in members and bit & (r | w):
                         members.add(("land", j))
                         work.append(("land", j))
-                if len(members) >= len(best):
-                    break
-            chosen = [t for t in enabled if t in members]
-            if chosen and len(chosen) < len(best):
-                best = chosen
-                if len(best) == 1:
+            size = sum(1 for t in enabled if t in members)
+            if size < best_size:
+                best, best_size = frozenset(members), size
+                if size == 1:
                     break
         return best
 
@@ -312,8 +346,9 @@ class Machine:
         landed = list(state[3])
         landed[cta * self.nslots + self.slot_base[pipe] + slot] += nbytes
         name = self.protocol.pipelines[pipe].name
+        b = barriers[k]
         step = Step(f"tma->cta{cta}", f"complete_tx {nbytes} B on {name}.full[{slot}]", slot,
-                    None, barriers[k].describe())
+                    None, b.describe)
         return Outcome((state[0], tuple(barriers), inflight, tuple(landed)) + state[4:], step)
 
     def _execute(self, state: tuple, i: int) -> Outcome:
@@ -415,6 +450,10 @@ class _Exec:
         g = self.m.slot_base[pipe] + index
         return pipe, index, phase, g
 
+    def _show(self, k: int, barrier: MBarrier) -> None:
+        m = self.m
+        self.barrier_text = lambda: f"{m.barrier_name(k)}: {barrier.describe()}"
+
     def _arrive(self, pipe: int, cta: int, side: int, slot: int, count: int, tx: int,
                 phase: int) -> None:
         k = self.m.barrier_slot(pipe, cta, side, slot)
@@ -422,7 +461,7 @@ class _Exec:
         result = barriers[k].arrive(count, tx, phase)
         barriers[k] = result.barrier
         self.barriers = tuple(barriers)
-        self.barrier_text = f"{self.m.barrier_name(k)}: {result.barrier.describe()}"
+        self._show(k, result.barrier)
         if result.misplaced:
             self.fail(P.OVER_ARRIVAL, f"{self.m.barrier_name(k)}: {result.misplaced}")
 
@@ -433,7 +472,7 @@ class _Exec:
         k = self.m.barrier_slot(pipe, self.agent.cta, side, index)
         b = self.barriers[k]
         need = acquired if side == EMPTY else acquired + 1
-        self.barrier_text = f"{self.m.barrier_name(k)}: {b.describe()}"
+        self._show(k, b)
         if b.completed >= need + 1:
             self.fail(P.PARITY_ALIASING,
                       f"{'try-wait' if via_try else 'wait'} with parity {phase} on "
@@ -462,7 +501,7 @@ class _Exec:
             self.tok[t] = TOK_AGAIN
             a, d, _ = self.ghost[g]
             self.ghost[g] = (a, d, 1)
-            self.barrier_text = f"{self.m.barrier_name(k)}: {self.barriers[k].describe()}"
+            self._show(k, self.barriers[k])
 
     def _check_token(self, g: int, index: int, what: str) -> None:
         if self.ghost[g][2]:
@@ -567,7 +606,8 @@ class _Exec:
         before = named[j]
         named[j], error = before.arrive(self.agent.threads, op.count)
         self.named = tuple(named)
-        self.barrier_text = f"bar {op.barrier}: {named[j].describe()}"
+        nb = named[j]
+        self.barrier_text = lambda: f"bar {op.barrier}: {nb.describe()}"
         if error:
             self.fail(P.NAMED_BARRIER_COUNT, f"bar {op.barrier}: {error}")
         return named[j].generation > before.generation
@@ -651,6 +691,6 @@ class _Exec:
                                self.bar_wait, self.acc, self.unpub, self.seen)
         state = (tuple(self.agents), self.barriers, self.inflight, self.landed, self.named,
                  self.gmem, self.outputs)
-        step = Step(self.agent.name, op_text(self.op), self.stage, self.phase,
-                    self.barrier_text, self.op.origin)
+        step = Step(self.agent.name, self.op, self.stage, self.phase, self.barrier_text,
+                    self.op.origin)
         return Outcome(state, step, self.violation)

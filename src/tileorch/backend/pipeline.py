@@ -19,7 +19,8 @@ from xdsl.universe import Universe
 
 from tileorch import registry
 
-CUTLASS_LOWERING: list[str] = ["cutlass-stamp-arrive-counts", "cutlass-allocate-barrier-ids", "convert-pipeline-to-nvvm"]
+CUTLASS_LOWERING: list[str] = ["cutlass-stamp-arrive-counts", "cutlass-allocate-barrier-ids",
+                                  "lower-cutlass-pipeline-to-tileas", "convert-pipeline-to-nvvm"]
 
 STD_LOWERING: list[str] = [
     "convert-scf-while-to-cf",

@@ -79,7 +79,7 @@ def address_space(value: SSAValue) -> int | None:
 def check_space(value: SSAValue, allowed: tuple[int, ...], what: str) -> int:
     space = address_space(value)
     if space not in allowed:
-        names = " or ".join(f"!llvm.ptr<{s}> ({SPACE_NAMES[s]})" for s in allowed)
+        names = " or ".join(f"{LLVMPointerType(IntAttr(s)) if s else PTR} ({SPACE_NAMES[s]})" for s in allowed)
         raise VerifyException(f"{what} must be {names}, got {value.type}")
     return space
 

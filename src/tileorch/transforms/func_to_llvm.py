@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import func, llvm
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
+from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 
@@ -21,9 +21,10 @@ from tileorch.diagnostics import LocatedError, copy_location
 from tileorch.transforms.index_to_llvm import convert_index_types, llvm_type
 
 
-def _result_type(op: Operation, outputs) -> llvm.LLVMVoidType | object:
+def _result_type(op: Operation, outputs) -> Attribute:
     if len(outputs) > 1:
         raise LocatedError(op, "functions with more than one result have no llvm lowering in tileorch")
+    outputs = list(outputs)
     return llvm_type(outputs[0]) if outputs else llvm.LLVMVoidType()
 
 

@@ -13,6 +13,7 @@ arrive count ``n`` is ``num_threads`` or, when absent, the thread count of the e
 from __future__ import annotations
 
 from xdsl.dialects.builtin import I32, IntegerAttr
+from xdsl.ir import SSAValue
 from xdsl.irdl import IRDLOperation, irdl_op_definition, opt_operand_def, opt_prop_def, traits_def
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
@@ -41,14 +42,14 @@ class NamedBarrierOp(IRDLOperation):
         self,
         barrier_id: int | None = None,
         num_threads: int | None = None,
-        id=None,
+        dynamic_id: SSAValue | None = None,
     ):
         props = {}
         if barrier_id is not None:
             props["barrier_id"] = IntegerAttr(barrier_id, 32)
         if num_threads is not None:
             props["num_threads"] = IntegerAttr(num_threads, 32)
-        super().__init__(operands=[[] if id is None else [id]], properties=props)
+        super().__init__(operands=[[] if dynamic_id is None else [dynamic_id]], properties=props)
 
     def static_barrier_id(self) -> int | None:
         """The hardware barrier id when known at compile time (property or constant operand)."""

@@ -783,6 +783,16 @@ class ConsumeOp(_StageRegionSyntax):
 # --------------------------------------------------------------------------- state cursor
 
 
+def advance_state(state: tuple[int, int, int], n: int, stages: int) -> tuple[int, int, int]:
+    """Reference semantics of ``state.increment`` (by ``n``): (index, phase, count) after n steps.
+
+    The index wraps modulo ``stages`` and the phase flips once per wrap.
+    """
+    index, phase, count = state
+    wraps, new_index = divmod(index + n, stages)
+    return (new_index, phase ^ (wraps & 1), count + n)
+
+
 @irdl_op_definition
 class StateCreateOp(IRDLOperation):
     """The start state of an agent: producer {0, 1, 0}, consumer {0, 0, 0}.

@@ -25,6 +25,9 @@ from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsP
 from xdsl.passes import ModulePass
 
 from tileorch.transforms.pipeline_to_nvvm import (
+    async_ops,
+    dedup,
+    barriers,
     consumer,
     init,
     producer,
@@ -40,6 +43,8 @@ def leaf_patterns(options: LoweringOptions) -> list:
         *state.PATTERNS,
         *producer.patterns(options),
         *consumer.patterns(options),
+        *barriers.patterns(options),
+        *async_ops.patterns(options),
     ]
 
 
@@ -62,5 +67,6 @@ class ConvertPipelineToNVVM(ModulePass):
         PatternRewriteWalker(
             GreedyRewritePatternApplier(regions.patterns(options)), apply_recursively=True, walk_regions_first=True
         ).rewrite_module(op)
+        dedup.dedup_wait_groups(op)
         PatternRewriteWalker(LowerTypes(recursive=True)).rewrite_module(op)
         ReconcileUnrealizedCastsPass().apply(ctx, op)

@@ -46,7 +46,8 @@ def target(op: Operation) -> str:
 
 
 def prop(op: Operation, name: str) -> Attribute | None:
-    return op.properties.get(name) or op.attributes.get(name)
+    found = op.properties.get(name)
+    return found if found is not None else op.attributes.get(name)
 
 
 def int_prop(op: Operation, name: str, default: int | None = None) -> int | None:

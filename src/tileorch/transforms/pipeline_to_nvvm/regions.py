@@ -13,6 +13,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import UnitAttr, UnrealizedConversionCastOp
 from xdsl.ir import Block, Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.rewriter import InsertPoint
 
 from tileorch.diagnostics import copy_location
 from tileorch.dialects import nvvm
@@ -157,25 +158,27 @@ class StageRegionExpansion(RewritePattern):
                            "nv_tileas.async.pipeline.producer", "nv_tileas.async.pipeline.consumer"):
             return
         block = op.regions[0].block
-        results = []
+        results: list = []
         if op.name.startswith("nv_tileas"):
             term = block.last_op
             results = list(term.operands)
-            term.detach()
-            term.erase()
-        body = list(block.ops)
-        for child in body:
-            child.detach()
+            rewriter.erase(term)
         pipe, state = op.operands[0], op.operands[1]
+        head = tail = None
         if op.name == "cutlass.pipeline.produce":
             props = {"transaction_bytes": op.properties["transaction_bytes"]} if "transaction_bytes" in op.properties else {}
-            body = [cp.ProducerAcquireOp.create(operands=[pipe, state]), *body,
-                    cp.ProducerCommitOp.create(operands=[pipe, state], properties=props)]
+            head = cp.ProducerAcquireOp.create(operands=[pipe, state])
+            tail = cp.ProducerCommitOp.create(operands=[pipe, state], properties=props)
         elif op.name == "cutlass.pipeline.consume":
-            body = [cp.ConsumerWaitOp.create(operands=[pipe, state]), *body,
-                    cp.ConsumerReleaseOp.create(operands=[pipe, state])]
-        copy_location(op, body)
-        rewriter.replace(op, body, results)
+            head = cp.ConsumerWaitOp.create(operands=[pipe, state])
+            tail = cp.ConsumerReleaseOp.create(operands=[pipe, state])
+        if head is not None:
+            copy_location(op, [head, tail])
+            rewriter.insert(head, InsertPoint.before(op))
+        rewriter.inline_block(block, InsertPoint.before(op))
+        if tail is not None:
+            rewriter.insert(tail, InsertPoint.before(op))
+        rewriter.replace(op, [], results)
 
 
 class CreatePipelineBinding(RewritePattern):

@@ -99,7 +99,7 @@ def smem_storage(e: Emitter, anchor: Operation, prefix: str, words: int) -> SSAV
         n += 1
     name = f"{prefix}{n}"
     glob = llvm.GlobalOp(
-        llvm.LLVMArrayType.from_size_and_type(words, i64), name, "internal", addr_space=3, alignment=8
+        llvm.LLVMArrayType(words, i64), name, "internal", addr_space=3, alignment=8
     )
     e.globals.append(glob)
     return e.emit(llvm.AddressOfOp(name, SMEM_PTR))

@@ -45,7 +45,7 @@ def lowered_type(typ: Attribute) -> Attribute | None:
         for p in params:
             if isinstance(p, int):
                 cells *= p
-        return llvm.LLVMArrayType.from_size_and_type(cells, i32)
+        return llvm.LLVMArrayType(cells, i32)
     if isinstance(typ, (nv_tileas.TokenType, nv_tileas.AsyncType)):
         return nv_tileas.lowered_async_type(typ.flavor.data)
     return None

@@ -1,0 +1,204 @@
+"""``BarOpLowering`` family: named barriers (``bar.arrive`` / ``bar.sync``), global-memory
+generic barriers (CUTLASS GenericBarrier: sync, leader ``fence.acq_rel.gpu`` + relaxed atomic add;
+leader acquire-load spin, then sync) and the ordered sequence barrier (``seq_bar``).
+
+Arrive counts come from the ops' own warp-cooperative rule (``arrive_count()``), which fails when
+the count is not a multiple of 32 or no enclosing executor gives one: that diagnostic is re-raised
+at the op.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import StringAttr, i32
+from xdsl.ir import Operation, SSAValue
+from xdsl.utils.exceptions import VerifyException
+
+from tileorch.diagnostics import LocatedError
+from tileorch.dialects import llvm_ext, nvvm
+from tileorch.transforms.pipeline_to_nvvm.base import OpLowering
+from tileorch.transforms.pipeline_to_nvvm.context import enclosing_exec, enum_prop, int_prop
+from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
+from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
+from tileorch.transforms.pipeline_to_nvvm.state import emit_increment
+from tileorch.transforms.pipeline_to_nvvm.sync import local_arrive, parity_wait
+
+GPU_SCOPE = "device"  # LLVM NVPTX syncscope for .gpu
+
+
+def arrive_count(op: Operation) -> int:
+    try:
+        return op.arrive_count()
+    except VerifyException as exc:
+        raise LocatedError(op, str(exc)) from exc
+
+
+def barrier_id(e: Emitter, op: Operation) -> SSAValue:
+    static = int_prop(op, "barrier_id")
+    return e.const(static) if static is not None else op.operands[0]
+
+
+class BarOpLowering(OpLowering):
+    """Named barrier: ``bar.arrive id, n`` or ``bar.sync id, n``."""
+
+    WAIT = False
+
+    def lower(self, op: Operation, e: Emitter):
+        threads = e.const(arrive_count(op))
+        bid = barrier_id(e, op)
+        e.add_op(nvvm.BarrierOp(bid, threads) if self.WAIT else nvvm.BarrierArriveOp(bid, threads))
+        return None
+
+
+class NamedBarrierArriveLowering(BarOpLowering):
+    OP = "cutlass.named_barrier.arrive"
+
+
+class NamedBarrierArriveAndWaitLowering(BarOpLowering):
+    OP = "cutlass.named_barrier.arrive_and_wait"
+    WAIT = True
+
+
+class _GenericBarrier(OpLowering):
+    """Shared parts of the three semaphore ops."""
+
+    def sync(self, op: Operation, e: Emitter) -> None:
+        kind = enum_prop(op, "sync", "syncthreads")
+        count = arrive_count(op)
+        if kind == "syncwarp":
+            e.add_op(nvvm.BarWarpSyncOp(e.const(-1)))
+        else:
+            bid = int_prop(op, "barrier_id", 0) if kind == "named_barrier" else 0
+            e.add_op(nvvm.BarrierOp(e.const(bid), e.const(count)))
+
+    def leader(self, op: Operation, e: Emitter) -> SSAValue:
+        """The thread that touches the flag: lane 0 of each warp for syncwarp, else the first
+        thread of the enclosing executor."""
+        if enum_prop(op, "sync", "syncthreads") == "syncwarp":
+            return e.icmp("eq", e.sreg("laneid"), e.const(0))
+        outer = enclosing_exec(op)
+        first = outer.first_thread() if outer is not None and hasattr(outer, "first_thread") else 0
+        return e.icmp("eq", e.thread_id(), e.const(first))
+
+    def flag(self, op: Operation, e: Emitter) -> SSAValue:
+        lock = op.operands[0]
+        if not isinstance(lock.type, llvm.LLVMPointerType):
+            raise LocatedError(op, "a memref semaphore must be converted to !llvm.ptr<1> before convert-pipeline-to-nvvm")
+        return e.emit(llvm.GEPOp.from_mixed_indices(lock, [op.operands[1]], i32, result_type=lock.type))
+
+    def value(self, op: Operation, e: Emitter) -> SSAValue:
+        return op.operands[2] if len(op.operands) > 2 else e.const(1)
+
+    def spin_while(self, e: Emitter, flag: SSAValue, pred: str, target: SSAValue) -> None:
+        """Leader loop: acquire-load the flag until ``flag <pred> target`` is false."""
+
+        def probe(inner: Emitter) -> SSAValue:
+            load = llvm_ext.LoadOp(flag, i32, alignment=4, ordering=llvm_ext.ORDERINGS["acquire"])
+            load.properties["syncscope"] = StringAttr(GPU_SCOPE)
+            current = inner.emit(load)
+            return inner.xor(inner.icmp(pred, current, target), inner.true())
+
+        e.spin_until(probe)
+
+
+class GenericBarrierArriveIncrementLowering(_GenericBarrier):
+    OP = "cutlass.generic_barrier.arrive_increment"
+
+    def lower(self, op: Operation, e: Emitter):
+        self.sync(op, e)
+        flag, value = self.flag(op, e), self.value(op, e)
+
+        def signal(inner: Emitter) -> None:
+            inner.add_op(llvm_ext.FenceOp("acq_rel", GPU_SCOPE))
+            inner.add_op(llvm_ext.AtomicRMWOp("add", flag, value, "monotonic", GPU_SCOPE))
+
+        e.if_(self.leader(op, e), signal)
+        return None
+
+
+class GenericBarrierWaitEqLowering(_GenericBarrier):
+    OP = "cutlass.generic_barrier.wait_eq"
+
+    def lower(self, op: Operation, e: Emitter):
+        flag, value = self.flag(op, e), self.value(op, e)
+        e.if_(self.leader(op, e), lambda inner: self.spin_while(inner, flag, "ne", value))
+        self.sync(op, e)
+        return None
+
+
+class GenericBarrierWaitLessThanLowering(_GenericBarrier):
+    OP = "cutlass.generic_barrier.wait_less_than"
+
+    def lower(self, op: Operation, e: Emitter):
+        flag, count = self.flag(op, e), op.operands[2]
+        e.if_(self.leader(op, e), lambda inner: self.spin_while(inner, flag, "slt", count))
+        self.sync(op, e)
+        return None
+
+
+# ------------------------------------------------------------------ ordered sequence barrier
+
+
+def seq_bar_length(value: SSAValue) -> int:
+    return value.type.length
+
+
+class SeqBarStateCreateLowering(OpLowering):
+    """Group 0 starts at phase 1 (its first wait passes), every other group at phase 0."""
+
+    OP = "cutlass.seq_bar.state.create"
+
+    def lower(self, op: Operation, e: Emitter):
+        first = e.icmp("eq", op.operands[1], e.const(0))
+        return [e.state(e.const(0), e.zext(first, i32), e.const(0))]
+
+
+def seq_slot(e: Emitter, state: SSAValue, group: SSAValue, length: int) -> tuple[SSAValue, SSAValue]:
+    index, phase, _ = e.unpack_state(state)
+    return e.mul(index, e.const(length)), phase
+
+
+class SeqBarWaitLowering(OpLowering):
+    """Wait on barrier[index][group] with the state's phase."""
+
+    OP = "cutlass.seq_bar.wait"
+
+    def __init__(self, options: LoweringOptions):
+        super().__init__()
+        self.options = options
+
+    def lower(self, op: Operation, e: Emitter):
+        base = self.operand(e, op.operands[0])
+        row, phase = seq_slot(e, self.operand(e, op.operands[1]), op.operands[2], seq_bar_length(op.operands[0]))
+        parity_wait(e, e.barrier_addr(base, e.add(row, op.operands[2])), phase, self.options)
+        return None
+
+
+class SeqBarArriveLowering(OpLowering):
+    """Every thread of the group arrives on barrier[index][(group + 1) % length]; ++state."""
+
+    OP = "cutlass.seq_bar.arrive"
+
+    def lower(self, op: Operation, e: Emitter):
+        length = seq_bar_length(op.operands[0])
+        base = self.operand(e, op.operands[0])
+        state = self.operand(e, op.operands[1])
+        row, _ = seq_slot(e, state, op.operands[2], length)
+        nxt = e.urem(e.add(op.operands[2], e.const(1)), e.const(length))
+        local_arrive(e, e.barrier_addr(base, e.add(row, nxt)))
+        return [emit_increment(e, state, op.operands[1].type.depth, None, flip=True)]
+
+
+def patterns(options: LoweringOptions) -> list[OpLowering]:
+    return [
+        NamedBarrierArriveLowering(),
+        NamedBarrierArriveAndWaitLowering(),
+        GenericBarrierArriveIncrementLowering(),
+        GenericBarrierWaitEqLowering(),
+        GenericBarrierWaitLessThanLowering(),
+        SeqBarStateCreateLowering(),
+        SeqBarWaitLowering(options),
+        SeqBarArriveLowering(),
+    ]
+
+

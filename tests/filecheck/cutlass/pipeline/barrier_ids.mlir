@@ -1,0 +1,49 @@
+// cutlass-allocate-barrier-ids: first fit from id 8 (ids 0-7 reserved) in declaration order,
+// around ids claimed explicitly; pipeline.init and seq_bar.init share one pool per kernel.
+// RUN: tileorch-opt %s --split-input-file --verify-diagnostics -p cutlass-allocate-barrier-ids | filecheck %s
+// RUN: tileorch-opt %s --split-input-file --verify-diagnostics -p 'cutlass-allocate-barrier-ids{pool_size=32}' | filecheck %s --check-prefix=POOL32
+
+// named pipeline, 2 stages x 2 barriers = ids 8..11; explicit base 14 holds 14..15;
+// a 2x1 named seq_bar needs 2 ids: 12..13; mbarrier pipelines get no ids; the next kernel
+// starts a fresh pool at 8.
+// CHECK-LABEL: func.func @k1
+// CHECK: %ra = cutlass.pipeline.init %a {{{.*}}barrier_id_base = 8 : i32}
+// CHECK: %re = cutlass.pipeline.init %e {{{.*}}barrier_id_base = 14 : i32}
+// CHECK: %rs = cutlass.seq_bar.init %s group_size(128) barrier(named_barrier) barrier_id_base(12)
+// CHECK: %rm = cutlass.pipeline.init %m {numStages = 2 : i32, participants = array<i64: 1>, consumers = array<i64: 2>}
+// CHECK-LABEL: func.func @k2
+// CHECK: %rb = cutlass.pipeline.init %b {{{.*}}barrier_id_base = 8 : i32}
+func.func @k1() {
+  %a = cutlass.pipeline.create : !cutlass.pipeline<stages = 2, producers = 1, consumers = 1, barrier = named_barrier>
+  %ra = cutlass.pipeline.init %a {numStages = 2 : i32, participants = array<i64: 0x1>, consumers = array<i64: 0x2>}
+  %e = cutlass.pipeline.create : !cutlass.pipeline<stages = 1, producers = 1, consumers = 1, barrier = named_barrier>
+  %re = cutlass.pipeline.init %e {numStages = 1 : i32, participants = array<i64: 0x1>, consumers = array<i64: 0x2>, barrier_id_base = 14 : i32}
+  %s = cutlass.seq_bar.create : !cutlass.seq_bar<depth = 2, length = 1>
+  %rs = cutlass.seq_bar.init %s group_size(128) barrier(named_barrier)
+  %m = cutlass.pipeline.create : !cutlass.pipeline<stages = 2, producers = 1, consumers = 1>
+  %rm = cutlass.pipeline.init %m {numStages = 2 : i32, participants = array<i64: 0x1>, consumers = array<i64: 0x2>}
+  func.return
+}
+func.func @k2() {
+  %b = cutlass.pipeline.create : !cutlass.pipeline<stages = 2, producers = 1, consumers = 1, barrier = named_barrier>
+  %rb = cutlass.pipeline.init %b {numStages = 2 : i32, participants = array<i64: 0x1>, consumers = array<i64: 0x2>}
+  func.return
+}
+
+// -----
+
+// Three 4-stage named pipelines need 8 ids each: the hardware pool [8, 16) holds one, the
+// 32-id pool holds three (8, 16, 24).
+// CHECK: barrier_ids.mlir:45:3: error: cutlass.pipeline.init: named-barrier pool exhausted: needs 8 consecutive ids in [8, 16), free ids: none; use fewer stages, mbarriers, or a larger pool-size (at most 32)
+// POOL32: barrier_id_base = 8 : i32
+// POOL32: barrier_id_base = 16 : i32
+// POOL32: barrier_id_base = 24 : i32
+func.func @k() {
+  %a = cutlass.pipeline.create : !cutlass.pipeline<stages = 4, producers = 1, consumers = 1, barrier = named_barrier>
+  %ra = cutlass.pipeline.init %a {numStages = 4 : i32, participants = array<i64: 0x1>, consumers = array<i64: 0x2>}
+  %b = cutlass.pipeline.create : !cutlass.pipeline<stages = 4, producers = 1, consumers = 1, barrier = named_barrier>
+  %rb = cutlass.pipeline.init %b {numStages = 4 : i32, participants = array<i64: 0x1>, consumers = array<i64: 0x2>}
+  %c = cutlass.pipeline.create : !cutlass.pipeline<stages = 4, producers = 1, consumers = 1, barrier = named_barrier>
+  %rc = cutlass.pipeline.init %c {numStages = 4 : i32, participants = array<i64: 0x1>, consumers = array<i64: 0x2>}
+  func.return
+}

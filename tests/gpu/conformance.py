@@ -1,0 +1,164 @@
+"""The GPU conformance suite's kernels: what to compile, where the compiled kernels live, and
+how each configuration is run and checked bit-exactly against NumPy.
+
+    python tests/gpu/conformance.py build            # compile every kernel (needs xDSL + ptxas)
+    python tests/gpu/conformance.py run --subset S   # run cases without pytest (sanitizer runs)
+
+``build`` writes ``build/gpu/conformance/<kernel>.cubin`` and ``manifest.json`` (the hash of each
+kernel's MLIR), so a GPU machine without xDSL runs what was compiled elsewhere; a kernel whose
+MLIR changed since is recompiled in-process when xDSL is importable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = ROOT / "build" / "gpu" / "conformance"
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(Path(__file__).parent))
+
+POISON = 0xDEADBEEF
+
+
+@dataclass(frozen=True)
+class KernelSource:
+    """One kernel to compile: entry name and module text."""
+
+    name: str
+    mlir: str
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(self.mlir.encode()).hexdigest()[:16]
+
+
+@dataclass
+class Case:
+    """One configuration: ``run(kernel)`` launches it and raises AssertionError on a mismatch."""
+
+    id: str
+    kernel: str
+    run: Callable[..., None]
+    tags: set[str] = field(default_factory=set)
+
+
+def families() -> list:
+    import cases_atoms
+    import cases_pipeline
+
+    return [cases_atoms, cases_pipeline]
+
+
+def all_sources() -> dict[str, KernelSource]:
+    return {k.name: k for fam in families() for k in fam.sources()}
+
+
+def all_cases() -> list[Case]:
+    return [c for fam in families() for c in fam.cases()]
+
+
+# ---- compiling -------------------------------------------------------------------------------
+
+
+def _compile_one(src: KernelSource, out: Path) -> tuple[str, str | None]:
+    from tileorch.cli.run import compile_mlir
+
+    try:
+        ptx = compile_mlir(src.mlir, f"{src.name}.mlir")
+    except Exception as exc:  # report every failing kernel, keep building the rest
+        (out / f"{src.name}.mlir").write_text(src.mlir)
+        return src.name, f"{type(exc).__name__}: {exc}"
+    (out / f"{src.name}.ptx").write_text(ptx)
+    proc = subprocess.run(["ptxas", "-arch=sm_90a", str(out / f"{src.name}.ptx"), "-o",
+                           str(out / f"{src.name}.cubin")], capture_output=True, text=True)
+    if proc.returncode:
+        (out / f"{src.name}.mlir").write_text(src.mlir)
+        return src.name, "ptxas: " + proc.stderr.strip()
+    (out / f"{src.name}.ptx").unlink()
+    return src.name, None
+
+
+def build(out: Path = BUILD, jobs: int = 2, only: str | None = None) -> int:
+    out.mkdir(parents=True, exist_ok=True)
+    manifest_path = out / "manifest.json"
+    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+    todo = [s for s in all_sources().values()
+            if (only is None or only in s.name)
+            and (manifest.get(s.name) != s.digest or not (out / f"{s.name}.cubin").exists())]
+    failures = {}
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for name, err in pool.map(_compile_one, todo, [out] * len(todo)):
+            if err is None:
+                manifest[name] = all_sources()[name].digest
+            else:
+                failures[name] = err
+                manifest.pop(name, None)
+    manifest_path.write_text(json.dumps(manifest, indent=0, sort_keys=True))
+    for name, err in sorted(failures.items()):
+        print(f"FAILED {name}: {err}")
+    print(f"compiled {len(todo) - len(failures)}/{len(todo)} kernels into {out}")
+    return 1 if failures else 0
+
+
+# ---- loading ---------------------------------------------------------------------------------
+
+_modules: dict[str, object] = {}
+
+
+def kernel(name: str):
+    """The loaded kernel ``name``: the prebuilt cubin when its MLIR is unchanged, else compiled now."""
+    from tileorch import runtime
+
+    if name not in _modules:
+        manifest_path = BUILD / "manifest.json"
+        manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+        src = all_sources()[name]
+        cubin = BUILD / f"{name}.cubin"
+        if manifest.get(name) == src.digest and cubin.exists():
+            _modules[name] = runtime.Module(cubin.read_bytes(), label=str(cubin))
+        else:
+            from tileorch.cli.run import compile_mlir
+
+            _modules[name] = runtime.Module(compile_mlir(src.mlir, f"{name}.mlir"), label=name)
+    return _modules[name].kernel(name)
+
+
+def run_case(case: Case) -> None:
+    case.run(kernel(case.kernel))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build")
+    b.add_argument("--jobs", type=int, default=2)
+    b.add_argument("--only", default=None, help="kernels whose name contains this")
+    r = sub.add_parser("run")
+    r.add_argument("--subset", default=None, help="cases carrying this tag (e.g. sanitize)")
+    args = ap.parse_args()
+    if args.cmd == "build":
+        return build(jobs=args.jobs, only=args.only)
+    cases = [c for c in all_cases() if args.subset is None or args.subset in c.tags]
+    bad = 0
+    for c in cases:
+        try:
+            run_case(c)
+            print(f"ok   {c.id}")
+        except AssertionError as exc:
+            bad += 1
+            print(f"FAIL {c.id}: {exc}")
+    print(f"{len(cases) - bad}/{len(cases)} cases exact")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
