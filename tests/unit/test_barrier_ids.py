@@ -51,12 +51,12 @@ def test_each_kernel_has_its_own_pool():
 
 
 def test_exhaustion_is_a_located_error():
-    text = _kernel(_named("a", 3) + _named("b", 1))  # 6 ids (8..13), then 2 more do not fit 14..15? they do
+    text = _kernel(_named("a", 3) + _named("b", 1))  # 6 ids (8..13), then 2 more fit exactly (14..15)
     assert _bases(text) == [8, 14]
-    text = _kernel(_named("a", 3) + _named("b", 2))  # 6 + 4 > 8 free ids
+    text = _kernel(_named("a", 3) + _named("b", 2))  # b (line 5) needs 4 but only 14, 15 are free
     with pytest.raises(LocatedError) as info:
         _bases(text)
-    assert str(info.value).startswith("ids.mlir:4:3: error: cutlass.pipeline.init: named-barrier pool exhausted")
+    assert str(info.value).startswith("ids.mlir:5:3: error: cutlass.pipeline.init: named-barrier pool exhausted")
     assert "needs 4 consecutive ids in [8, 16), free ids: 14, 15" in str(info.value)
     assert _bases(text, pool_size=32) == [8, 14]
 

@@ -121,15 +121,17 @@ class NamedBarrier:
 class GlobalMemory:
     """Workspace counters and partial buffers with release/acquire visibility.
 
-    A buffer is ``(key, value, version, published)``: every store or atomic add bumps
-    ``version``; a release by the writer sets ``published`` to it.  A reader may use the value
-    only if it is published and the reader's last acquire saw that publication
-    (:meth:`snapshot`).  Per-agent state (keys written but not yet released, the snapshot of the
-    last acquire) lives with the agent.
+    A buffer is ``(key, value, version, published, base)``: every store or atomic add bumps
+    ``version``; a release by the writer sets ``published`` to it; ``base`` is the version of
+    the last plain store.  A plain load may use the value only if every write is published and
+    the reader's last acquire saw that publication (:meth:`snapshot`); an atomic add, being
+    coherent with other atomics, only needs the plain store it adds onto to be visible.
+    Per-agent state (keys written but not yet released, the snapshot of the last acquire) lives
+    with the agent.
     """
 
     counters: tuple[tuple[str, int], ...] = ()
-    buffers: tuple[tuple[str, object, int, int], ...] = ()
+    buffers: tuple[tuple[str, object, int, int, int], ...] = ()
 
     def counter(self, name: str) -> int:
         return dict(self.counters).get(name, 0)
@@ -139,23 +141,25 @@ class GlobalMemory:
         d[name] = d.get(name, 0) + value
         return replace(self, counters=tuple(sorted(d.items())))
 
-    def buffer(self, key: str) -> tuple[object, int, int] | None:
-        for k, value, version, published in self.buffers:
+    def buffer(self, key: str) -> tuple[object, int, int, int] | None:
+        """``(value, version, published, base)`` of ``key``, or None if never written."""
+        for k, *rest in self.buffers:
             if k == key:
-                return value, version, published
+                return tuple(rest)
         return None
 
-    def store(self, key: str, value: object) -> GlobalMemory:
+    def store(self, key: str, value: object, plain: bool = True) -> GlobalMemory:
         old = self.buffer(key)
-        version, published = (old[1], old[2]) if old else (0, 0)
+        _, version, published, base = old if old else (None, 0, 0, 0)
         rest = [b for b in self.buffers if b[0] != key]
-        entry = (key, value, version + 1, published)
+        entry = (key, value, version + 1, published, version + 1 if plain else base)
         return replace(self, buffers=tuple(sorted(rest + [entry], key=lambda b: b[0])))
 
     def publish(self, keys: tuple[str, ...]) -> GlobalMemory:
         return replace(self, buffers=tuple(
-            (k, v, ver, ver if k in keys else pub) for k, v, ver, pub in self.buffers))
+            (k, v, ver, ver if k in keys else pub, base)
+            for k, v, ver, pub, base in self.buffers))
 
     def snapshot(self) -> tuple[tuple[str, int], ...]:
         """What an acquire makes visible: each key's published version."""
-        return tuple((k, pub) for k, _, _, pub in self.buffers if pub)
+        return tuple((k, pub) for k, _, _, pub, _ in self.buffers if pub)

@@ -473,11 +473,17 @@ class _Exec:
         b = self.barriers[k]
         need = acquired if side == EMPTY else acquired + 1
         self._show(k, b)
+        how = "try-wait" if via_try else "wait"
         if b.completed >= need + 1:
             self.fail(P.PARITY_ALIASING,
-                      f"{'try-wait' if via_try else 'wait'} with parity {phase} on "
-                      f"{self.m.barrier_name(k)} passed for phase {need - 1} after "
-                      f"{b.completed} completed phases: the waiter lags by two phases")
+                      f"{how} with parity {phase} on {self.m.barrier_name(k)} passed for phase "
+                      f"{need - 1} after {b.completed} completed phases: the waiter lags by "
+                      f"two phases")
+        elif b.completed < need:
+            self.fail(P.PARITY_ALIASING,
+                      f"{how} with parity {phase} on {self.m.barrier_name(k)} passed although "
+                      f"phase {need - 1} has not completed ({b.completed} phases completed): "
+                      f"the parity names an older phase")
         self.ghost[g] = (acquired + 1, done, 0)
 
     def _blocking_wait(self, side: int, token: str | None) -> None:
@@ -629,25 +635,27 @@ class _Exec:
         self.gmem = self.gmem.store(op.key, self.acc)
         self.unpub = tuple(sorted(set(self.unpub) | {op.key}))
 
-    def _visible(self, key: str, what: str) -> object | None:
+    def _visible(self, key: str, atomic: bool) -> object | None:
+        what = "atomically adds onto" if atomic else "reads"
         entry = self.gmem.buffer(key)
         if entry is None:
             self.fail(P.FIXUP_ORDER, f"{what} partial {key!r} before any split stored it")
             return None
-        value, version, published = entry
-        if key not in self.unpub and (published != version or
-                                      dict(self.seen).get(key) != version):
+        value, version, published, base = entry
+        seen = dict(self.seen).get(key, 0)
+        ordered = seen >= base if atomic else (published == version and seen == version)
+        if key not in self.unpub and not ordered:
             self.fail(P.FIXUP_ORDER, f"{what} partial {key!r} that is not ordered before it "
                       f"(stored without release, or read without acquire after the release)")
         return value
 
     def _ReducePartial(self, op: ReducePartial) -> None:
-        old = self._visible(op.key, "atomically adds onto")
-        self.gmem = self.gmem.store(op.key, (old, self.acc))
+        old = self._visible(op.key, atomic=True)
+        self.gmem = self.gmem.store(op.key, (old, self.acc), plain=False)
         self.unpub = tuple(sorted(set(self.unpub) | {op.key}))
 
     def _LoadAddPartial(self, op: LoadAddPartial) -> None:
-        value = self._visible(op.key, "reads")
+        value = self._visible(op.key, atomic=False)
         self.acc = (self.acc, value)
 
     def _CounterAdd(self, op: CounterAdd) -> None:

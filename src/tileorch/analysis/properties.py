@@ -32,7 +32,8 @@ DESCRIPTIONS: dict[str, str] = {
                           "released the previous round",
     RELEASE_BEFORE_READ: "safety: a consumer releases a stage only after its last read of it",
     OVER_ARRIVAL: "safety: no barrier phase receives more arrivals than its count",
-    PARITY_ALIASING: "safety: no waiter lags a barrier by two phases (parity aliasing)",
+    PARITY_ALIASING: "safety: a parity wait passes only for the phase it waits for (no waiter "
+                     "lags a barrier by two phases, no missed phase flip)",
     TOKEN_PROTOCOL: "safety: a try_* whose token says 'not done' is finalized before the "
                     "stage is used",
     FIXUP_ORDER: "Stream-K: every partial is stored (and released) before its reducer reads it",

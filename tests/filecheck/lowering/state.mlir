@@ -43,9 +43,9 @@ builtin.module {
 // CHECK-NOT:  llvm.xor
 // CHECK:      llvm.insertvalue %[[BPH]], %{{.*}}[1]
 // advance(n): phase ^= ((index + n) / 4) & 1, index = (index + n) % 4, count += n
-// CHECK:      %[[T:.*]] = llvm.add %{{.*}}, %arg1
+// CHECK:      %[[T:.*]] = llvm.add %{{.*}}, %n
 // CHECK-NEXT: llvm.urem %[[T]]
-// CHECK-NEXT: llvm.add %{{.*}}, %arg1
+// CHECK-NEXT: llvm.add %{{.*}}, %n
 // CHECK-NEXT: %[[W:.*]] = llvm.udiv %[[T]]
 // CHECK-NEXT: llvm.mlir.constant(1 : i32)
 // CHECK-NEXT: %[[B:.*]] = llvm.and %[[W]]

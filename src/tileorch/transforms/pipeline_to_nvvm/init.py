@@ -13,6 +13,7 @@ from tileorch.transforms.pipeline_to_nvvm.context import cluster_size, enclosing
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
 from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
 from tileorch.transforms.pipeline_to_nvvm.sync import empty_barrier, full_barrier, smem_storage
+from tileorch.transforms.pipeline_to_nvvm.types import lowered_type
 
 
 def check_whole_cta(op: Operation) -> None:
@@ -109,6 +110,19 @@ class BarrierInitOpLowering(OpLowering):
         return [base]
 
 
+class MakeParticipantsLowering(OpLowering):
+    """The P x C participants matrix as ``!llvm.array<P*C x i32>``: the custom entries, or all
+    ones for the CGA-derived form (every consumer signals every producer)."""
+
+    OP = "cutlass.pipeline.make_participants"
+
+    def lower(self, op: Operation, e: Emitter):
+        typ = lowered_type(op.results[0].type)
+        cells = typ.size.data
+        values = list(op.operands) or [e.const(1) for _ in range(cells)]
+        return [e.pack(typ, values)]
+
+
 class _BarrierAddress(OpLowering):
     EMPTY = False
 
@@ -137,6 +151,7 @@ def patterns(options: LoweringOptions) -> list[OpLowering]:
     return [
         PipelineCreateLowering(),
         PipelineInitOpLowering(),
+        MakeParticipantsLowering(),
         SeqBarCreateLowering(),
         BarrierInitOpLowering(),
         GetProducerBarrierLowering(),

@@ -1,0 +1,219 @@
+"""Backend: nvvm/llvm dialect -> LLVM IR -> PTX -> ptxas, and the translator fixes.
+
+Expected PTX spellings come from the PTX ISA and CUTLASS's inline asm
+(shared/reference/cutlass-semantics.md §2), not from our own output.
+"""
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from tileorch.backend.compile import CompileError, compile_text
+from tileorch.backend.intrinsics import KNOWN_INTRINSICS, SREG64
+from tileorch.backend.ptx import llvm_to_ptx
+from tileorch.backend.ptxas import run_ptxas
+
+needs_ptxas = pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas not on PATH")
+
+SPIN_KERNEL = """
+module {
+  llvm.mlir.global internal @bars() {addr_space = 3 : i32, alignment = 8 : i64} : !llvm.array<2 x i64>
+  func.func @k(%out: !llvm.ptr<1>, %phase: i32) attributes {nvvm.kernel ATTRS} {
+    %bar = llvm.mlir.addressof @bars : !llvm.ptr<3>
+    %c1 = arith.constant 1 : i32
+    %ticks = arith.constant 10000000 : i32
+    nvvm.setmaxregister increase 232
+    nvvm.mbarrier.init %bar, %c1 : !llvm.ptr<3>, i32
+    nvvm.fence.mbarrier.init
+    nvvm.barrier0
+    %s = nvvm.mbarrier.arrive %bar : !llvm.ptr<3> -> i64
+    nvvm.mbarrier.try_wait.parity %bar, %phase, %ticks : !llvm.ptr<3>, i32, i32
+    %tid = nvvm.read.ptx.sreg.tid.x : i32
+    llvm.store %tid, %out : i32, !llvm.ptr<1>
+    func.return
+  }
+}
+"""
+LAUNCH_BOUNDS = ", nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32"
+
+
+@needs_ptxas
+def test_spin_loop_kernel_with_launch_bounds_has_no_setmaxnreg_warning():
+    r = compile_text(SPIN_KERNEL.replace("ATTRS", LAUNCH_BOUNDS), "spin.mlir")
+    ptx = r.ptx
+    assert ".visible .entry k(" in ptx
+    assert ".maxntid 384, 1, 1" in ptx and ".minnctapersm 1" in ptx
+    # the blocking wait is a loop: try_wait with the suspend-time hint, branch back while not done
+    loop = ptx[ptx.index("mbarrier.try_wait.parity.shared.b64") - 200 :]
+    assert "$L__BB0_" in loop and "bra" in loop
+    assert "10000000" in ptx
+    assert not any("C7508" in m for m in r.ptxas.messages), r.ptxas.messages
+
+
+@needs_ptxas
+def test_setmaxnreg_without_launch_bounds_warns():
+    """Without maxntid+minctasm ptxas ignores setmaxnreg (C7508): the check above can fail."""
+    r = compile_text(SPIN_KERNEL.replace("ATTRS", ""), "spin.mlir")
+    assert any("C7508" in m for m in r.ptxas.messages)
+
+
+def test_cluster_shape_becomes_reqnctapercluster():
+    text = SPIN_KERNEL.replace("module {", 'module attributes {cutlass.cluster_shape = array<i32: 2, 2, 1>} {')
+    r = compile_text(text.replace("ATTRS", LAUNCH_BOUNDS), "c.mlir", ptxas=False)
+    assert ".explicitcluster" in r.ptx and ".reqnctapercluster 2, 2, 1" in r.ptx
+    explicit = text.replace("ATTRS", LAUNCH_BOUNDS + ", nvvm.cluster_dim = array<i32: 4, 1, 1>")
+    assert ".reqnctapercluster 4, 1, 1" in compile_text(explicit, "c.mlir", ptxas=False).ptx
+
+
+def test_unknown_intrinsic_is_caught_before_ptxas():
+    text = """
+llvm.func @k(%bar: !llvm.ptr<3>, %p: i32) attributes {nvvm.kernel} {
+  %d = llvm.call_intrinsic "llvm.nvvm.mbarrier.test.wait.parity.shared"(%bar, %p) : (!llvm.ptr<3>, i32) -> i1
+  llvm.return
+}
+"""
+    with pytest.raises(CompileError) as info:
+        compile_text(text, "bad.mlir")
+    (line,) = info.value.lines
+    assert line.startswith("bad.mlir:3:3: error: unknown intrinsic 'llvm.nvvm.mbarrier.test.wait.parity.shared'")
+
+
+def test_llvm_abort_is_isolated_and_located():
+    """try.wait.parity.relaxed needs PTX 8.6: at 8.0 LLVM aborts ('Cannot select'); we report it."""
+    text = """
+llvm.func @k(%bar: !llvm.ptr<3>, %p: i32) attributes {nvvm.kernel} {
+  %d = nvvm.mbarrier.try_wait %bar, %p {relaxed} : !llvm.ptr<3>, i32 -> i1
+  llvm.return
+}
+"""
+    with pytest.raises(CompileError) as info:
+        compile_text(text, "old.mlir", ptx_version=80, ptxas=False, isolate=True)
+    (line,) = info.value.lines
+    assert line.startswith("old.mlir:3:3: error:") and "Cannot select" in line
+
+
+def _signature(name: str) -> tuple[str, list[str]]:
+    """(return type, argument list) of a known intrinsic, from its LLVM definition."""
+    short = name.removeprefix("llvm.nvvm.")
+    if short.startswith("read.ptx.sreg."):
+        return ("i64" if short.removeprefix("read.ptx.sreg.") in SREG64 else "i32"), []
+    p3, p7 = "ptr addrspace(3) @bar", "ptr addrspace(7) %remote"
+    if short.startswith("mbarrier."):
+        rest = short.removeprefix("mbarrier.")
+        if rest in ("init", "inval", "arrive"):
+            return ("i64" if rest == "arrive" else "void"), ["ptr %gen"] + (["i32 1"] if rest == "init" else [])
+        if rest in ("init.shared", "inval.shared"):
+            return "void", [p3] + (["i32 1"] if rest == "init.shared" else [])
+        cluster = rest.endswith("space.cluster")
+        addr = p7 if cluster else p3
+        if rest.startswith(("arrive", "expect.tx")):
+            ret = "void" if cluster or rest.startswith("expect.tx") else "i64"
+            return ret, [addr, "i32 1"]
+        state = "i32 %n" if ".parity" in rest else "i64 %st"
+        return "i1", [addr, state] + (["i32 100"] if ".tl" in rest else [])
+    table = {
+        "barrier.cta.sync.aligned.count": ("void", ["i32 1", "i32 128"]),
+        "barrier.cta.arrive.aligned.count": ("void", ["i32 1", "i32 128"]),
+        "barrier.cta.sync.aligned.all": ("void", ["i32 0"]),
+        "bar.warp.sync": ("void", ["i32 -1"]),
+        "elect.sync": ("{i32, i1}", ["i32 -1"]),
+        "mapa": ("ptr", ["ptr %gen", "i32 1"]),
+        "mapa.shared.cluster": ("ptr addrspace(7)", [p3, "i32 1"]),
+        "cp.async.bulk.wait.group": ("void", ["i32 0"]),
+        "cp.async.bulk.wait.group.read": ("void", ["i32 0"]),
+        "cp.async.bulk.global.to.shared.cluster": (
+            "void", [p7, p3, "ptr addrspace(1) %src", "i32 128", "i16 0", "i64 0", "i1 0", "i1 0"]),
+        "wgmma.wait_group.sync.aligned": ("void", ["i64 0"]),
+        "setmaxnreg.inc.sync.aligned.u32": ("void", ["i32 232"]),
+        "setmaxnreg.dec.sync.aligned.u32": ("void", ["i32 40"]),
+        "nanosleep": ("void", ["i32 100"]),
+    }
+    return table.get(short, ("void", []))
+
+
+@needs_ptxas
+def test_every_known_intrinsic_assembles():
+    """Each name in the table is a real LLVM 22 intrinsic that ptxas accepts for sm_90a."""
+    decls, calls = [], []
+    for i, name in enumerate(sorted(KNOWN_INTRINSICS)):
+        ret, args = _signature(name)
+        types = ", ".join(a.rsplit(" ", 1)[0] for a in args)
+        decls.append(f'declare {ret} @"{name}"({types})')
+        result = "" if ret == "void" else f"%r{i} = "
+        calls.append(f'  {result}call {ret} @"{name}"({", ".join(args)})')
+    ir = "\n".join([
+        'target triple = "nvptx64-nvidia-cuda"',
+        "@bar = internal addrspace(3) global i64 undef, align 8",
+        *decls,
+        "define ptx_kernel void @k(ptr addrspace(7) %remote, ptr addrspace(1) %src, i32 %n, i64 %st) {",
+        "  %gen = addrspacecast ptr addrspace(3) @bar to ptr",
+        *calls,
+        "  ret void",
+        "}",
+    ])
+    ptx = llvm_to_ptx(ir, "sm_90a", 86, isolate=True)
+    assert ".extern" not in ptx
+    run_ptxas(ptx, "sm_90a")
+
+
+def test_translator_fixes_address_spaces_atomics_and_volatile():
+    text = """
+llvm.mlir.global internal @smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<64 x i32>
+llvm.mlir.global internal @flag() {addr_space = 3 : i32, alignment = 8 : i64} : i64
+llvm.func @k(%g: !llvm.ptr<1>, %i: i32, %v: i32) attributes {nvvm.kernel} {
+  %s = llvm.mlir.addressof @smem : !llvm.ptr<3>
+  %e = llvm.getelementptr %s[%i] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i32
+  llvm.store %v, %e : i32, !llvm.ptr<3>
+  %f = llvm.mlir.addressof @flag : !llvm.ptr<3>
+  llvm.store %v, %f : i32, !llvm.ptr<3>
+  %gen = llvm.addrspacecast %s : !llvm.ptr<3> to !llvm.ptr
+  %x = llvm.load %gen : !llvm.ptr -> i32
+  %a = llvm.atomicrmw add %g, %x syncscope("device") monotonic : !llvm.ptr<1>, i32
+  %c = llvm.cmpxchg %g, %a, %v syncscope("device") acq_rel monotonic : !llvm.ptr<1>, i32
+  llvm.fence syncscope("device") acq_rel
+  %l = llvm.load %g atomic syncscope("device") acquire {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+  llvm.store volatile %l, %g : i32, !llvm.ptr<1>
+  llvm.return
+}
+"""
+    r = compile_text(text, "t.mlir", ptxas=shutil.which("ptxas") is not None)
+    assert "addrspace(3)" in r.llvm_ir and "bitcast" not in r.llvm_ir
+    assert "align 16" in r.llvm_ir
+    ptx = r.ptx
+    assert ".shared .align 16 .b8 smem[256];" in ptx
+    assert "st.shared.b32" in ptx  # GEP kept the shared address space
+    assert "addrspacecast ptr addrspace(3)" in r.llvm_ir
+    assert "ld.shared.b32" in ptx or "cvta.shared.u64" in ptx  # the addrspacecast kept the space
+    assert "atom.relaxed.gpu.global.add.u32" in ptx or "atom.global.add.u32" in ptx
+    assert "cas.b32" in ptx
+    assert "fence.acq_rel.gpu;" in ptx
+    assert "ld.acquire.gpu.global.b32" in ptx
+    assert "st.volatile.global.b32" in ptx
+
+
+def test_cli_compile_reports_located_errors_without_traceback(tmp_path):
+    src = tmp_path / "bad.mlir"
+    src.write_text("llvm.func @k() {\n  nvvm.setmaxregister increase 300\n  llvm.return\n}\n")
+    proc = subprocess.run(
+        [sys.executable, "-c", "from tileorch.cli.main import main; main()", "compile", str(src)], capture_output=True, text=True
+    )
+    assert proc.returncode == 1
+    assert proc.stderr.strip() == (
+        f"{src}:2:3: error: setmaxregister count must be a multiple of 8 in [24, 256], got 300"
+    )
+    assert "Traceback" not in proc.stderr
+
+
+def test_emit_llvm_marks_kernels():
+    r = compile_text(SPIN_KERNEL.replace("ATTRS", LAUNCH_BOUNDS), "s.mlir", emit="llvm")
+    assert 'define ptx_kernel void @"k"' in r.llvm_ir
+    assert '"nvvm.maxntid"="384,1,1"' in r.llvm_ir and '"nvvm.minctasm"="1"' in r.llvm_ir
+    assert r.ptx == ""
+
+
+def test_unknown_extra_pass_is_an_error():
+    with pytest.raises(CompileError) as info:
+        compile_text(SPIN_KERNEL.replace("ATTRS", ""), "s.mlir", extra_pipeline="no-such-pass", emit="mlir")
+    assert "no-such-pass" in info.value.lines[0]
