@@ -30,7 +30,7 @@ sanitize() {  # tool, command...
 
 run_pytest runtime tests/gpu/test_runtime_gpu.py
 if [ "$MODE" = full ]; then
-  run_pytest conformance tests/gpu --ignore=tests/gpu/test_runtime_gpu.py -x --maxfail=20
+  run_pytest conformance tests/gpu/test_conformance.py -n 8 --max-worker-restart=100
 fi
 timeout 300 $PY benchmarks/stream_pipeline.py run --out "$OUT" 2>&1 | tail -n 60
 {

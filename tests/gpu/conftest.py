@@ -1,11 +1,19 @@
 """GPU tests: every test under tests/gpu carries the ``gpu`` marker and is skipped, with the
-reason, only when no GPU or no cuda-python is present."""
+reason, only when no GPU or no cuda-python is present.
+
+A kernel that hangs or faults leaves the process's CUDA context unusable; under pytest-xdist
+(``-n N``) the worker then exits after the test, so xdist starts a fresh worker (fresh context)
+for the remaining tests instead of failing them all."""
 
 from __future__ import annotations
+
+import os
+import sys
 
 import pytest
 
 from tileorch.runtime import gpu_status
+from tileorch.runtime.device import _devices
 
 
 def pytest_collection_modifyitems(config, items):
@@ -16,3 +24,12 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.gpu)
             if not ok:
                 item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_process_after_poison():
+    yield
+    poisoned = [d.poisoned_by for d in _devices.values() if d.poisoned_by]
+    if poisoned and os.environ.get("PYTEST_XDIST_WORKER"):
+        print(f"\nCUDA context lost ({poisoned[0]}); restarting the worker", file=sys.stderr, flush=True)
+        os._exit(70)

@@ -378,6 +378,18 @@ class Machine:
                 return f"{where}{name}.{'full' if side == FULL else 'empty'}[{flat - base}]"
         return f"barrier#{k}"
 
+    def _all_parked_at(self, state: tuple, barrier: int) -> bool:
+        """Has every agent that uses named barrier ``barrier`` finished or arrived at it?"""
+        for b, a in enumerate(state[0]):
+            prog = self.programs[b]
+            uses = any(isinstance(o, (BarSync, BarArrive)) and o.barrier == barrier for o in prog)
+            if not uses or a[0] >= len(prog):
+                continue
+            here = prog[a[0]]
+            if not (isinstance(here, BarSync) and here.barrier == barrier and a[4] >= 0):
+                return False
+        return True
+
     def _classify_deadlock(self, state: tuple) -> P.Violation:
         blocked = []
         for i, a in enumerate(state[0]):
@@ -398,12 +410,7 @@ class Machine:
                                f"{b.describe()})")
             elif isinstance(op, BarSync):
                 nb = state[4][self.named_ids.index(op.barrier)]
-                others = any(
-                    b != i and state[0][b][0] < len(self.programs[b]) and any(
-                        isinstance(o, (BarSync, BarArrive)) and o.barrier == op.barrier
-                        for o in self.programs[b][state[0][b][0]:])
-                    for b in range(len(self.agents)))
-                if not others and 0 < nb.arrived < op.count:
+                if 0 < nb.arrived < op.count and self._all_parked_at(state, op.barrier):
                     return P.Violation(
                         P.NAMED_BARRIER_COUNT,
                         f"bar.sync {op.barrier} waits for {op.count} threads but only "

@@ -27,3 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
     sys.exit(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -9,6 +9,7 @@ as a Python traceback.
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 from typing import IO
 
@@ -77,6 +78,12 @@ class TileorchOptMain(xDSLOptMain):
                 except (DiagnosticException, ValueError, NotImplementedError) as exc:
                     self._report(format_exception(exc, module))
                     failed = True
+                except Exception as exc:  # a bug in tileorch, not in the input: still no traceback
+                    if os.environ.get("TILEORCH_TRACEBACK"):
+                        raise
+                    self._report([f"{self.get_input_name()}: error: internal error "
+                                  f"({type(exc).__name__}: {exc}); rerun with TILEORCH_TRACEBACK=1"])
+                    failed = True
                 finally:
                     chunk.close()
         finally:
@@ -92,3 +99,10 @@ def main(argv: list[str] | None = None) -> None:
     except ValueError as exc:  # unknown pass / bad pass option, raised while building the pipeline
         print(f"tileorch-opt: error: {exc}", file=sys.stderr)
         sys.exit(2)
+    except BrokenPipeError:  # output piped into a reader that stopped early (e.g. head)
+        sys.stderr.close()
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
