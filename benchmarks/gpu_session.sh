@@ -21,16 +21,17 @@ run_pytest() {  # name, pytest args...
   timeout 400 $PY -m pytest -q -p no:cacheprovider -rfEs "$@" 2>&1 | tee "$OUT/$name.log" | tail -n 25
 }
 
-sanitize() {  # tool, command...
+sanitize() {  # tool, command...  (full report appended to $OUT/sanitizer.log)
   local tool=$1; shift
-  echo "== compute-sanitizer --tool $tool $*"
-  timeout 200 compute-sanitizer --tool "$tool" --error-exitcode 9 "$@" 2>&1 | tail -n 6
-  echo "exit=$?"
+  echo "== compute-sanitizer --tool $tool $*" | tee -a "$OUT/sanitizer.log"
+  timeout 200 compute-sanitizer --tool "$tool" --error-exitcode 9 "$@" >>"$OUT/sanitizer.log" 2>&1
+  echo "exit=$?" | tee -a "$OUT/sanitizer.log"
+  grep -E "SUMMARY|cases exact|: exact|MISMATCH" "$OUT/sanitizer.log" | tail -n 2
 }
 
 run_pytest runtime tests/gpu/test_runtime_gpu.py
 if [ "$MODE" = full ]; then
-  run_pytest conformance tests/gpu/test_conformance.py -n 8 --max-worker-restart=100
+  run_pytest conformance tests/gpu/test_conformance.py -p no:benchmark -n 8 --max-worker-restart=100
 fi
 timeout 300 $PY benchmarks/stream_pipeline.py run --out "$OUT" 2>&1 | tail -n 60
 {
@@ -41,4 +42,4 @@ timeout 300 $PY benchmarks/stream_pipeline.py run --out "$OUT" 2>&1 | tail -n 60
       sanitize $tool $PY tests/gpu/conformance.py run --subset sanitize
     fi
   done
-} 2>&1 | tee "$OUT/sanitizer.log"
+} 2>&1

@@ -62,5 +62,5 @@ def test_exhaustion_is_a_located_error():
 
 
 def test_bad_pool_size_is_reported():
-    with pytest.raises(LocatedError, match="pool-size must be in \\(8, 32\\], found 40"):
+    with pytest.raises(LocatedError, match="pool_size must be in \\(8, 32\\], found 40"):
         _bases(_kernel(_named("a", 1)), pool_size=40)

@@ -13,6 +13,7 @@ from xdsl.utils.exceptions import VerifyException
 from tileorch.diagnostics import parse_module, verify_located
 from tileorch.dialects.cutlass import Cutlass
 from tileorch.dialects.cutlass import pipeline as pl
+from tileorch.dialects.cutlass.async_exec import AsyncExecOp
 from tileorch.dialects.cutlass.attrs import PipelineBarrierElideType, PipelineBarrierType
 from tileorch.dialects.cutlass.types import PipelineStateType, PipelineType
 from tileorch.registry import make_context
@@ -148,3 +149,14 @@ def test_located_verifier_error_from_text():
         "k.mlir:4:3: error: cutlass.pipeline.consumer_wait: the pipeline elides its full barrier (elide = full), "
         "so this op has no barrier to use; remove the op or keep the full barrier"
     ]
+
+
+@pytest.mark.parametrize(
+    "kind, mask, threads, num, first",
+    [("warp", 0xF0, None, 128, 128), ("warpgroup", 0x6, None, 256, 128), ("thread", 0b1100, None, 2, 2),
+     ("cta", 0x1, 384, 384, 0)],
+)
+def test_async_exec_interface(kind, mask, threads, num, first):
+    op = AsyncExecOp(kind, mask, threads=threads)
+    op.verify()
+    assert (op.executor_kind(), op.mask_bits(), op.num_threads(), op.first_thread()) == (kind, mask, num, first)

@@ -215,6 +215,12 @@ def test_cluster_launch_and_large_dynamic_smem(fake):
     dims = cfg.attrs[0].value.clusterDim
     assert (dims.x, dims.y, dims.z) == (2, 1, 1) and cfg.sharedMemBytes == 200_000
     assert ("fill", "maxdyn", 200_000) in fake.func_attrs
+    # 48 KiB of dynamic memory plus the kernel's static barriers exceeds the default limit too
+    runtime.launch(kernel, 1, 32, [0, 0, 0.0], smem=48 * 1024)
+    assert ("fill", "maxdyn", 48 * 1024) not in fake.func_attrs  # 200_000 already covers it
+    other = runtime.Module(PTX).kernel("fill")
+    runtime.launch(other, 1, 32, [0, 0, 0.0], smem=48 * 1024)
+    assert fake.func_attrs.count(("fill", "maxdyn", 48 * 1024)) == 1
     with pytest.raises(ValueError, match="not a multiple of cluster"):
         runtime.launch(kernel, (3, 1), 32, [0, 0, 0.0], cluster=(2, 1))
 

@@ -97,9 +97,10 @@ class Machine:
         self.writers = self._role_agents(ProducerWrite)
         self.slots_at = [self._slot_trace(i) for i in range(len(self.agents))]
         self.object_bit: dict[tuple, int] = {}
+        self.write_dsts = self._write_dsts()
         self.footprints = [[self._bits(self._footprint(i, pc)) for pc in range(len(prog))]
                            for i, prog in enumerate(self.programs)]
-        self.suffix = [self._suffix(fps) for fps in self.footprints]
+        self.suffix = [self._suffix(i) for i in range(len(self.agents))]
         self._persistent_memo: dict[tuple, frozenset] = {}
         self.symmetry = self._symmetry_classes()
 
@@ -151,17 +152,15 @@ class Machine:
         writes: set = set()
         if isinstance(op, (ProducerAcquire, ProducerTryAcquire)):
             reads.add(("E", op.pipe, cta, slot))
-        elif isinstance(op, ProducerWrite):
-            for d in self._dsts(agent, op):
-                reads.add(("E", op.pipe, d, slot))
-                writes.add(("F", op.pipe, d, slot))
+            reads.update(("E", op.pipe, d, slot)
+                         for d in self.write_dsts.get((agent, self.pipe_index[op.pipe]), ()))
+        elif isinstance(op, ProducerWrite) and op.nbytes == 0:
+            writes.update(("F", op.pipe, d, slot) for d in self._dsts(agent, op))
         elif isinstance(op, ProducerCommit):
             writes.update(("F", op.pipe, d, slot) for d in self._dsts(agent, op))
         elif isinstance(op, (ConsumerWait, ConsumerTryWait)):
             side = "E" if getattr(op, "barrier", "full") == "empty" else "F"
             reads.add((side, op.pipe, cta, slot))
-        elif isinstance(op, ConsumerRead):
-            reads.add(("F", op.pipe, cta, slot))
         elif isinstance(op, ConsumerRelease):
             writes.update(("E", op.pipe, d, slot) for d in self._dsts(agent, op))
         elif isinstance(op, (BarSync, BarArrive)):
@@ -186,11 +185,29 @@ class Machine:
             w |= self._bit(key)
         return r, w
 
-    @staticmethod
-    def _suffix(fps: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    def _write_dsts(self) -> dict[tuple[int, int], tuple[int, ...]]:
+        """(agent, pipe) -> the CTAs whose slots the agent's writes on that pipe fill."""
+        table: dict[tuple[int, int], set[int]] = {}
+        for i, prog in enumerate(self.programs):
+            for op in prog:
+                if isinstance(op, ProducerWrite):
+                    key = (i, self.pipe_index[op.pipe])
+                    table.setdefault(key, set()).update(self._dsts(i, op))
+        return {k: tuple(sorted(v)) for k, v in table.items()}
+
+    def _suffix(self, agent: int) -> list[tuple[int, int]]:
+        """Union of the footprints of the ops from each pc on, including the complete_tx of
+        the TMA copies those ops will issue."""
+        fps = self.footprints[agent]
+        prog = self.programs[agent]
         out = [(0, 0)] * (len(fps) + 1)
         for pc in range(len(fps) - 1, -1, -1):
             r, w = fps[pc]
+            op = prog[pc]
+            if isinstance(op, ProducerWrite) and op.nbytes > 0:
+                slot = self.slots_at[agent][pc]
+                for d in self._dsts(agent, op):
+                    w |= self._bit(("F", op.pipe, d, slot))
             out[pc] = (out[pc + 1][0] | r, out[pc + 1][1] | w)
         return out
 
@@ -491,7 +508,14 @@ class _Exec:
                       f"{how} with parity {phase} on {self.m.barrier_name(k)} passed although "
                       f"phase {need - 1} has not completed ({b.completed} phases completed): "
                       f"the parity names an older phase")
+        if side == EMPTY and not self.op_is_tail():
+            self._check_released(pipe, index, g, acquired)
+        elif side == FULL:
+            self._check_landed(pipe, index, g, acquired)
         self.ghost[g] = (acquired + 1, done, 0)
+
+    def op_is_tail(self) -> bool:
+        return isinstance(self.op, ProducerAcquire) and self.op.tail
 
     def _blocking_wait(self, side: int, token: str | None) -> None:
         pipe, index, phase, g = self._state()
@@ -542,25 +566,52 @@ class _Exec:
     def _ProducerWrite(self, op: ProducerWrite) -> None:
         pipe, index, phase, g = self._state()
         self._check_token(g, index, "writes")
-        rnd = self.ghost[g][0] - 1
+        acquired, committed, _ = self.ghost[g]
+        if acquired <= committed:
+            self.fail(P.WRITE_BEFORE_RELEASE,
+                      f"writes {op.pipe} stage {index} without acquiring it for this round")
         for d in self.m._dsts(self.i, op):
-            for c in self.m.consumers.get((pipe, d), ()):
-                released = self.agents[c][3][g][1] if c != self.i else self.ghost[g][1]
-                if released < rnd:
-                    where = f" of cta{d}" if self.m.ctas > 1 else ""
-                    self.fail(P.WRITE_BEFORE_RELEASE,
-                              f"writes round {rnd} into {op.pipe} stage {index}{where} while "
-                              f"{self.m.agents[c].name} has released only {released} rounds "
-                              f"of it (round {rnd - 1} still in use)")
-            if rnd < 0:
-                self.fail(P.WRITE_BEFORE_RELEASE,
-                          f"writes {op.pipe} stage {index} without acquiring it")
             if op.nbytes > 0:
                 self.inflight = tuple(sorted(self.inflight + ((pipe, d, index, op.nbytes),)))
             else:
                 landed = list(self.landed)
                 landed[d * self.m.nslots + g] += 1
                 self.landed = tuple(landed)
+
+    def _check_released(self, pipe: int, index: int, g: int, rnd: int) -> None:
+        """At a producer's acquire of round ``rnd``: every consumer of every CTA its writes
+        fill has released round ``rnd - 1`` of the slot."""
+        name = self.m.protocol.pipelines[pipe].name
+        for d in self.m.write_dsts.get((self.i, pipe), ()):
+            for c in self.m.consumers.get((pipe, d), ()):
+                released = self.agents[c][3][g][1] if c != self.i else self.ghost[g][1]
+                if released < rnd:
+                    where = f" of cta{d}" if self.m.ctas > 1 else ""
+                    self.fail(P.WRITE_BEFORE_RELEASE,
+                              f"acquires {name} stage {index}{where} for round {rnd} while "
+                              f"{self.m.agents[c].name} has released only {released} rounds "
+                              f"of it (round {rnd - 1} still in use)")
+
+    def _check_landed(self, pipe: int, index: int, g: int, rnd: int) -> None:
+        """At a consumer's acquire of round ``rnd``: the round's data has fully landed."""
+        spec = self.m.protocol.pipelines[pipe]
+        if (pipe, self.agent.cta) not in self.m.consumers or self.i not in \
+                self.m.consumers[(pipe, self.agent.cta)]:
+            return
+        cta = self.agent.cta
+        unit = spec.stage_bytes if spec.stage_bytes > 0 else len(
+            self.m.writers.get((pipe, cta), ()))
+        have = self.landed[cta * self.m.nslots + g]
+        want = (rnd + 1) * unit
+        if have < want:
+            self.fail(P.READ_BEFORE_COMMIT,
+                      f"acquires {spec.name} stage {index} round {rnd} for reading with "
+                      f"{have - rnd * unit} of {unit} {'bytes' if spec.stage_bytes else 'writes'}"
+                      f" landed")
+        elif have > want:
+            self.fail(P.WRITE_BEFORE_RELEASE,
+                      f"acquires {spec.name} stage {index} round {rnd} but round {rnd + 1} "
+                      f"already overwrote it")
 
     def _ProducerCommit(self, op: ProducerCommit) -> None:
         pipe, index, phase, g = self._state()
@@ -573,24 +624,11 @@ class _Exec:
         pipe, index, phase, g = self._state()
         self._check_token(g, index, "reads")
         acquired, released, _ = self.ghost[g]
-        rnd = acquired - 1
-        if released > rnd:
+        if acquired == 0:
+            self.fail(P.READ_BEFORE_COMMIT, f"reads {op.pipe} stage {index} without waiting")
+        elif released >= acquired:
             self.fail(P.RELEASE_BEFORE_READ,
-                      f"reads {op.pipe} stage {index} (round {rnd}) after releasing it")
-        spec = self.m.protocol.pipelines[pipe]
-        cta = self.agent.cta
-        unit = spec.stage_bytes if spec.stage_bytes > 0 else len(
-            self.m.writers.get((pipe, cta), ()))
-        have = self.landed[cta * self.m.nslots + g]
-        want = (rnd + 1) * unit
-        if have < want:
-            self.fail(P.READ_BEFORE_COMMIT,
-                      f"reads {op.pipe} stage {index} round {rnd} with {have - rnd * unit} of "
-                      f"{unit} {'bytes' if spec.stage_bytes else 'writes'} landed")
-        elif have > want:
-            self.fail(P.WRITE_BEFORE_RELEASE,
-                      f"reads {op.pipe} stage {index} round {rnd} but round {rnd + 1} already "
-                      f"overwrote it")
+                      f"reads {op.pipe} stage {index} (round {acquired - 1}) after releasing it")
 
     def _ConsumerRelease(self, op: ConsumerRelease) -> None:
         pipe, index, phase, g = self._state()

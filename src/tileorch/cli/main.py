@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from importlib import import_module
 
@@ -26,7 +27,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
-    sys.exit(args.func(args) or 0)
+    try:
+        code = args.func(args) or 0
+    except Exception as exc:  # subcommands report bad input themselves; this is a tileorch bug
+        if os.environ.get("TILEORCH_TRACEBACK"):
+            raise
+        print(f"tileorch {args.command}: error: internal error ({type(exc).__name__}: {exc}); "
+              "rerun with TILEORCH_TRACEBACK=1", file=sys.stderr)
+        code = 70
+    sys.exit(code)
 
 
 if __name__ == "__main__":

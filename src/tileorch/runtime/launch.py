@@ -17,7 +17,6 @@ from tileorch.runtime.module import Kernel
 from tileorch.runtime.watchdog import wait_for_event
 
 Dim3 = tuple[int, int, int]
-DEFAULT_STATIC_SMEM_LIMIT = 48 * 1024
 PORTABLE_CLUSTER_SIZE = 8
 
 
@@ -130,7 +129,9 @@ class Launch:
 def _prepare(kernel: Kernel, cfg: LaunchConfig) -> None:
     drv = api()
     attr = drv.CUfunction_attribute
-    if cfg.smem > DEFAULT_STATIC_SMEM_LIMIT and cfg.smem > kernel.max_dynamic_smem:
+    # Static + dynamic shared memory above 48 KiB needs the opt-in; the kernel's static part is
+    # not known here, so any dynamic size above the largest opted-in one opts in again.
+    if cfg.smem > kernel.max_dynamic_smem:
         check(
             drv.cuFuncSetAttribute(
                 kernel.function, attr.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, cfg.smem

@@ -83,7 +83,7 @@ def allocate_pool(ops: list[Operation], pool_size: int) -> None:
                 op,
                 f"{op.name}: named-barrier pool exhausted: needs {need} consecutive ids in "
                 f"[{RESERVED_BARRIER_IDS}, {pool_size}), free ids: {_format_ids(free)}; use fewer stages, "
-                "mbarriers, or a larger pool-size (at most 32)",
+                "mbarriers, or a larger pool_size (at most 32)",
             )
         op.properties["barrier_id_base"] = IntegerAttr(base, i32)
         used.update(range(base, base + need))
@@ -101,7 +101,7 @@ class AllocateBarrierIds(ModulePass):
         if not RESERVED_BARRIER_IDS < self.pool_size <= NAMED_BARRIER_POOL:
             raise LocatedError(
                 op,
-                f"cutlass-allocate-barrier-ids: pool-size must be in ({RESERVED_BARRIER_IDS}, "
+                f"cutlass-allocate-barrier-ids: pool_size must be in ({RESERVED_BARRIER_IDS}, "
                 f"{NAMED_BARRIER_POOL}], found {self.pool_size}",
             )
         for pool in cta_pools(op):

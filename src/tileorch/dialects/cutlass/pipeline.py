@@ -14,10 +14,8 @@ from typing import ClassVar
 from xdsl.dialects.builtin import (
     I16,
     I32,
-    I64,
-    IntAttr,
-    ArrayAttr,
     DenseArrayBase,
+    IntAttr,
     IntegerAttr,
     IntegerType,
     i1,

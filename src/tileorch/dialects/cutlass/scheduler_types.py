@@ -102,9 +102,14 @@ class _SchedulerParamsType(ParametrizedAttribute, TypeAttribute):
             key = parser.parse_identifier(" (`cga` or `raster`)")
             parser.parse_punctuation("=")
             if key == "cga":
+                start = parser.pos
                 values = parser.parse_comma_separated_list(
                     parser.Delimiter.SQUARE, parser.parse_integer
                 )
+                if len(values) != 3 or any(v < 1 for v in values):
+                    parser.raise_error(
+                        f"cga shape must be three positive extents, found {values}", start, parser.pos
+                    )
                 cga = ArrayAttr([IntAttr(v) for v in values])
             elif key == "raster":
                 raster = RasterOrderAttr(parser.parse_str_enum(RasterOrder))
@@ -182,8 +187,6 @@ SCHEDULER_FAMILY = {
     "static_persistent": "static_persistent",
     "streamk": "streamk",
 }
-PARAMS_TYPE_OF_FAMILY = {t.FAMILY: t for t in PARAMS_TYPES}
-WORK_TILE_INFO_TYPE_OF_FAMILY = {t.FAMILY: t for t in WORK_TILE_INFO_TYPES}
 
 ATTRS: list[type] = [
     TileSchedulerType,

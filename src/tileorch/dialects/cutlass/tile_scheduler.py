@@ -252,6 +252,7 @@ class _MakeParamsOp(IRDLOperation):
                 f"parameter on the result type {params_type}"
             )
         if not operands:
+            _check_power_of_two_cga(from_type)
             return
         if len(operands) != 3:
             raise VerifyException(f"cga(...) takes 3 operands (x, y, z), found {len(operands)}")
@@ -266,6 +267,7 @@ class _MakeParamsOp(IRDLOperation):
             raise VerifyException(
                 f"CGA shape operands {values} disagree with the result type's cga = {list(from_type)}"
             )
+        _check_power_of_two_cga(tuple(values))  # type: ignore[arg-type]
 
     def _verify_raster(self, params_type: Attribute) -> None:
         from_type = params_type.raster()  # type: ignore[attr-defined]
@@ -279,6 +281,15 @@ class _MakeParamsOp(IRDLOperation):
             raise VerifyException(
                 f"raster_order {from_prop} disagrees with the result type's raster = {from_type}"
             )
+
+
+def _check_power_of_two_cga(cga: tuple[int, ...]) -> None:
+    """CUTLASS divides by the cluster extents with shift/mask (FastDivmodU64Pow2)."""
+    if any(v < 1 or v & (v - 1) for v in cga):
+        raise VerifyException(
+            f"CGA shape extents must be powers of two (the scheduler divides by them with shifts), "
+            f"found {list(cga)}"
+        )
 
 
 @irdl_op_definition

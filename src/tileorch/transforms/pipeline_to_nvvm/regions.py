@@ -9,6 +9,8 @@ arm's pipeline block arguments are replaced by the switch operands they stand fo
 
 from __future__ import annotations
 
+from abc import abstractmethod
+
 from xdsl.dialects import func
 from xdsl.dialects.builtin import UnitAttr, UnrealizedConversionCastOp
 from xdsl.ir import Block, Operation
@@ -58,6 +60,7 @@ class _RegionLowering(RewritePattern):
         super().__init__()
         self.options = options
 
+    @abstractmethod
     def build(self, op: Operation, e: Emitter) -> None:
         """Emit the replacement of region op ``op`` into ``e``."""
 

@@ -34,7 +34,7 @@ func.func @k2() {
 
 // Three 4-stage named pipelines need 8 ids each: the hardware pool [8, 16) holds one, the
 // 32-id pool holds three (8, 16, 24).
-// CHECK: barrier_ids.mlir:45:3: error: cutlass.pipeline.init: named-barrier pool exhausted: needs 8 consecutive ids in [8, 16), free ids: none; use fewer stages, mbarriers, or a larger pool-size (at most 32)
+// CHECK: barrier_ids.mlir:45:3: error: cutlass.pipeline.init: named-barrier pool exhausted: needs 8 consecutive ids in [8, 16), free ids: none; use fewer stages, mbarriers, or a larger pool_size (at most 32)
 // POOL32: barrier_id_base = 8 : i32
 // POOL32: barrier_id_base = 16 : i32
 // POOL32: barrier_id_base = 24 : i32

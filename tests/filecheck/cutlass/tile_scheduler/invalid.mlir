@@ -335,3 +335,20 @@ func.func @mods_field_type(%i: !cutlass.mods_instrumentation) {
   func.return
 }
 // CHECK: error: field 'mainloop_count' holds i32, found i1
+
+// -----
+
+func.func @cga_not_power_of_two(%m: i32) {
+  %c1 = arith.constant 1 : i32
+  %c3 = arith.constant 3 : i32
+  %p = cutlass.tile_scheduler.make_dp_params %m, %m, %m, %m sms(%m) cga(%c3, %c1, %c1) {tile_shape = array<i64: 128, 128, 64>} : !cutlass.tile_scheduler_dp_params<raster = along_m>
+  func.return
+}
+// CHECK: error: CGA shape extents must be powers of two (the scheduler divides by them with shifts), found [3, 1, 1]
+
+// -----
+
+func.func @cga_parameter_shape(%p: !cutlass.tile_scheduler_streamk_params<cga = [2, 1]>) {
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:{{[0-9]+}}: error: cga shape must be three positive extents, found [2, 1]
