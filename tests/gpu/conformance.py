@@ -53,9 +53,10 @@ class Case:
 
 def families() -> list:
     import cases_atoms
+    import cases_cluster
     import cases_pipeline
 
-    return [cases_atoms, cases_pipeline]
+    return [cases_atoms, cases_pipeline, cases_cluster]
 
 
 def all_sources() -> dict[str, KernelSource]:

@@ -58,4 +58,8 @@ def run(args: argparse.Namespace) -> int:
     if result.ptxas is not None:
         for line in result.ptxas.messages:
             print(f"{name}: ptxas: {line}", file=sys.stderr)
+    if args.output != "-":
+        checked = f", accepted by ptxas -arch={result.arch}" if result.ptxas is not None else ""
+        print(f"{name}: wrote {args.output} ({out.count(chr(10))} lines of {args.emit}{checked})",
+              file=sys.stderr)
     return 0

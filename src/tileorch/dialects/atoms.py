@@ -5,9 +5,11 @@ than one upstream op or a module-level symbol:
 
 * ``%p = atom.dynamic_smem : !llvm.ptr<3>`` -- the start of the kernel's dynamic shared memory
   (the size is chosen at launch), aligned to 1024 bytes;
-* ``atom.bulk_copy_g2s %dst, %src, %mbar, %bytes`` -- ``cp.async.bulk`` of ``bytes`` (a positive
-  multiple of 16) from global ``%src`` to this CTA's shared ``%dst``, completing ``bytes``
-  transaction bytes on the mbarrier ``%mbar`` (arm it first with ``arrive.expect_tx``).
+* ``atom.bulk_copy_g2s %dst, %src, %mbar, %bytes (multicast %mask)?`` -- ``cp.async.bulk`` of
+  ``bytes`` (a positive multiple of 16) from global ``%src`` to shared ``%dst``, completing
+  ``bytes`` transaction bytes on the mbarrier ``%mbar``; with an i16 ``multicast`` CTA mask the
+  same bytes land at the same offsets (data and mbarrier) in every CTA of the cluster named by
+  the mask.
 
 ``convert-atoms-to-nvvm`` (:mod:`tileorch.transforms.atoms_to_nvvm`) lowers them to upstream
 ``llvm``/``nvvm`` ops.
@@ -15,10 +17,18 @@ than one upstream op or a module-level symbol:
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import I32, IntAttr
+from xdsl.dialects.builtin import I32, IntAttr, IntegerType
 from xdsl.dialects.llvm import LLVMPointerType
 from xdsl.ir import Dialect, SSAValue
-from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    result_def,
+    traits_def,
+)
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
@@ -42,20 +52,25 @@ class DynamicSmemOp(IRDLOperation):
 
 @irdl_op_definition
 class BulkCopyG2SOp(IRDLOperation):
-    """``atom.bulk_copy_g2s %dst, %src, %mbar, %bytes : !llvm.ptr<3>, !llvm.ptr<1>, !llvm.ptr<3>``"""
+    """``atom.bulk_copy_g2s %dst, %src, %mbar, %bytes (multicast %mask)? : !llvm.ptr<3>, !llvm.ptr<1>, !llvm.ptr<3>``"""
 
     name = "atom.bulk_copy_g2s"
     dst = operand_def(PTR_SHARED)
     src = operand_def(PTR_GLOBAL)
     mbar = operand_def(PTR_SHARED)
     bytes = operand_def(I32)
+    multicast = opt_operand_def(IntegerType(16))
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
     assembly_format = (
-        "$dst `,` $src `,` $mbar `,` $bytes attr-dict `:` type($dst) `,` type($src) `,` type($mbar)"
+        "$dst `,` $src `,` $mbar `,` $bytes (`multicast` $multicast^)? attr-dict `:` type($dst) `,` "
+        "type($src) `,` type($mbar)"
     )
 
-    def __init__(self, dst: SSAValue, src: SSAValue, mbar: SSAValue, nbytes: SSAValue):
-        super().__init__(operands=[dst, src, mbar, nbytes])
+    def __init__(
+        self, dst: SSAValue, src: SSAValue, mbar: SSAValue, nbytes: SSAValue, multicast: SSAValue | None = None
+    ):
+        super().__init__(operands=[dst, src, mbar, nbytes, [multicast] if multicast is not None else []])
 
     def verify_(self) -> None:
         owner = self.bytes.owner

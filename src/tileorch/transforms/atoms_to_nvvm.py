@@ -4,7 +4,8 @@
   ``addrspace(3)`` zero-length byte array (PTX ``.extern .shared .align 1024 .b8 ...[]``) added
   to the module once;
 * ``atom.bulk_copy_g2s`` -> ``llvm.addrspacecast`` of the destination to shared::cluster (an
-  address of the own CTA is a valid cluster address) + ``nvvm.cp.async.bulk.shared.cluster.global``.
+  address of the own CTA is a valid cluster address) + ``nvvm.cp.async.bulk.shared.cluster.global``
+  (with its ``multicast_mask``).
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ class LowerBulkCopyG2S(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: BulkCopyG2SOp, rewriter: PatternRewriter) -> None:
         dst = AddrSpaceCastOp(op.dst, PTR_SHARED_CLUSTER)
-        copy = nvvm.CpAsyncBulkGlobalToSharedClusterOp(dst.result, op.src, op.mbar, op.bytes)
+        copy = nvvm.CpAsyncBulkGlobalToSharedClusterOp(dst.result, op.src, op.mbar, op.bytes, op.multicast)
         copy_location(op, [dst, copy])
         rewriter.replace(op, [dst, copy], [])
 

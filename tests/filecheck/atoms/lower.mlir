@@ -1,5 +1,5 @@
-// RUN: tileorch-opt %s -p convert-atoms-to-nvvm | filecheck %s
-// RUN: tileorch-opt %s --print-op-generic | tileorch-opt | filecheck %s --check-prefix=ROUNDTRIP
+// RUN: tileorch-opt %s --split-input-file -p convert-atoms-to-nvvm | filecheck %s
+// RUN: tileorch-opt %s --split-input-file --print-op-generic | tileorch-opt --split-input-file | filecheck %s --check-prefix=ROUNDTRIP
 
 builtin.module {
   func.func @k(%src: !llvm.ptr<1>, %n: i32) {
@@ -21,3 +21,15 @@ builtin.module {
 // ROUNDTRIP:      %smem = atom.dynamic_smem : !llvm.ptr<3>
 // ROUNDTRIP-NEXT: %bytes = arith.constant 4096 : i32
 // ROUNDTRIP-NEXT: atom.bulk_copy_g2s %smem, %src, %smem, %bytes : !llvm.ptr<3>, !llvm.ptr<1>, !llvm.ptr<3>
+
+// -----
+
+func.func @multicast(%dst: !llvm.ptr<3>, %src: !llvm.ptr<1>, %bar: !llvm.ptr<3>, %mask: i16) {
+  %bytes = arith.constant 512 : i32
+  atom.bulk_copy_g2s %dst, %src, %bar, %bytes multicast %mask : !llvm.ptr<3>, !llvm.ptr<1>, !llvm.ptr<3>
+  func.return
+}
+// CHECK-LABEL: func.func @multicast
+// CHECK:       %0 = llvm.addrspacecast %dst : !llvm.ptr<3> to !llvm.ptr<7>
+// CHECK-NEXT:  nvvm.cp.async.bulk.shared.cluster.global %0, %src, %bar, %bytes multicast_mask = %mask : !llvm.ptr<7>, !llvm.ptr<1>
+// ROUNDTRIP:   atom.bulk_copy_g2s %dst, %src, %bar, %bytes multicast %mask : !llvm.ptr<3>, !llvm.ptr<1>, !llvm.ptr<3>
