@@ -23,9 +23,11 @@ DIALECTS: dict[str, str] = {
 
 # pass name -> "module:ModulePass subclass"
 PASSES: dict[str, str] = {
+    "verify-pipelines": "tileorch.transforms.verify_pipelines:VerifyPipelines",
     "convert-atoms-to-nvvm": "tileorch.transforms.atoms_to_nvvm:ConvertAtomsToNVVM",
     "cutlass-stamp-arrive-counts": "tileorch.transforms.arrive_counts:StampArriveCounts",
     "cutlass-allocate-barrier-ids": "tileorch.transforms.barrier_ids:AllocateBarrierIds",
+    "convert-gpu-ids-to-nvvm": "tileorch.transforms.gpu_ids_to_nvvm:ConvertGpuIdsToNVVM",
     "convert-nvvm-to-llvm": "tileorch.transforms.nvvm_to_llvm:ConvertNVVMToLLVM",
     "convert-arith-to-llvm": "tileorch.transforms.arith_to_llvm:ConvertArithToLLVM",
     "convert-cf-to-llvm": "tileorch.transforms.cf_to_llvm:ConvertCfToLLVM",

@@ -53,10 +53,11 @@ class Case:
 
 def families() -> list:
     import cases_atoms
+    import cases_barriers
     import cases_cluster
     import cases_pipeline
 
-    return [cases_atoms, cases_pipeline, cases_cluster]
+    return [cases_atoms, cases_pipeline, cases_cluster, cases_barriers]
 
 
 def all_sources() -> dict[str, KernelSource]:

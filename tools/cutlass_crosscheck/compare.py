@@ -136,6 +136,13 @@ def edge_configs() -> list[Config]:
                 cfgs.append(Config(2000, 3000, 4096, 1, t, cl, 132, max_swizzle=swz, raster=raster,
                                    decomposition="stream_k"))
                 cfgs.append(Config(700, 5000, 3000, 3, (256, 128, 64), cl, 114, max_swizzle=swz, raster=raster))
+    # stream-K boundary smoothing (the 8-iteration rule) bites hardest for short K loops
+    for kt in range(9, 34):
+        for mt, nt in ((1, 1), (3, 5), (7, 9), (12, 12), (16, 33), (25, 40)):
+            for sms in (7, 20, 64, 132):
+                for cl in ((1, 1), (2, 1), (2, 2)):
+                    for dec in ("heuristic", "stream_k"):
+                        cfgs.append(Config(mt * 128 - 3, nt * 128, kt * 64, 1, t, cl, sms, decomposition=dec))
     return cfgs
 
 
@@ -149,7 +156,7 @@ def random_config(rng: random.Random) -> Config:
         return rng.choice([128, 256, 1024, 2048, 4096, 8192]) + rng.choice([0, 0, 1, -1, 8, 64])
 
     tile = (rng.choice([64, 128, 256]), rng.choice([64, 128, 192, 256]), rng.choice([32, 64, 128]))
-    sms = rng.choice([rng.randint(1, 132), 132, 114, 108, 16, 20, 36])
+    sms = rng.choice([rng.randint(1, 132), rng.randint(1, 132), 132, 114, 108, 16, 20, 36, 148, 160])
     decomposition = rng.choice(DECOMPOSITIONS)
     splits = 1
     if rng.random() < 0.3:
@@ -157,7 +164,7 @@ def random_config(rng: random.Random) -> Config:
         if rng.random() < 0.9:
             decomposition = rng.choice(["heuristic", "split_k"])
     return Config(extent(8192), extent(8192), extent(16384), rng.choice([1, 1, 1, 2, 3, 8]), tile,
-                  rng.choice(CLUSTERS), sms, splits, rng.choice([1, 2, 4, 8]), rng.choice(RASTERS),
+                  rng.choice(CLUSTERS), sms, splits, rng.choice([0, 1, 2, 3, 4, 8, 16]), rng.choice(RASTERS),
                   rng.choice(REDUCTIONS), decomposition, rng.choice([1, 2]), rng.choice([16, 32, 64]))
 
 

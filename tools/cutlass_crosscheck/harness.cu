@@ -3,7 +3,8 @@
 // Build (CUTLASS headers are NOT part of this repository; extract them to /tmp/cutlass first):
 //   nvcc -std=c++17 -O1 -I/tmp/cutlass/include -o /tmp/sk_harness tools/cutlass_crosscheck/harness.cu
 //
-// Reads one configuration per stdin line and prints one JSON object per line:
+// Reads one configuration per stdin line and prints one JSON object per line (``--sm100`` as the
+// only argument drives the SM100 stream-K scheduler instead, see run_sm100):
 //   M N K L tileM tileN tileK clusterM clusterN sms splits max_swizzle raster reduction decomposition
 //   mma_warp_groups accumulator_bits
 // raster: 0 heuristic, 1 along_m, 2 along_n; reduction: 0 deterministic, 1 nondeterministic;
@@ -96,7 +97,8 @@ static std::string run(std::string const& line) {
                                          1u, 1u);
 
   std::ostringstream out;
-  out << "{\"params\":{\"units_per_problem\":" << p.units_per_problem_
+  print_params(out, p, ws, grid);
+  uint64_t stride = uint64_t(grid.x) * grid.y * grid.z;
       << ",\"log_swizzle\":" << p.log_swizzle_size_
       << ",\"raster_along_n\":" << (p.raster_order_ == RasterOrder::AlongN ? "true" : "false")
       << ",\"splits\":" << p.divmod_splits_.divisor << ",\"big_units\":" << p.big_units_
@@ -106,9 +108,7 @@ static std::string run(std::string const& line) {
       << ",\"sk_groups\":" << p.divmod_sk_groups_.divisor
       << ",\"separate_reduction_units\":" << p.separate_reduction_units_
       << ",\"k_tiles_per_output_tile\":" << p.divmod_tiles_per_output_tile_.divisor << "}"
-      << ",\"workspace_bytes\":" << ws << ",\"grid\":[" << grid.x << ',' << grid.y << ',' << grid.z << "]"
-      << ",\"ctas\":[";
-  uint64_t stride = uint64_t(grid.x) * grid.y * grid.z;
+XX
   bool first_cta = true;
   for (uint32_t by = 0; by < grid.y; ++by) {
     for (uint32_t bx = 0; bx < grid.x; ++bx) {

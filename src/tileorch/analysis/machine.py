@@ -409,11 +409,13 @@ class Machine:
 
     def _classify_deadlock(self, state: tuple) -> P.Violation:
         blocked = []
+        first_op = None
         for i, a in enumerate(state[0]):
             if a[0] >= len(self.programs[i]):
                 continue
             op = self.programs[i][a[0]]
             name = self.agents[i].name
+            first_op = first_op or op
             if isinstance(op, (ProducerAcquire, ConsumerWait)):
                 side = EMPTY if isinstance(op, ProducerAcquire) or op.barrier == "empty" else FULL
                 b, phase, need, index = self._wait_target(state, i, op, side)
@@ -435,7 +437,8 @@ class Machine:
                 blocked.append(f"{name} at {op_text(op)} ({nb.describe()})")
             else:
                 blocked.append(f"{name} at {op_text(op)}")
-        return P.Violation(P.DEADLOCK, "every unfinished agent is blocked: " + "; ".join(blocked))
+        return P.Violation(P.DEADLOCK, "every unfinished agent is blocked: " + "; ".join(blocked),
+                           op=first_op)
 
 
 class _Exec:

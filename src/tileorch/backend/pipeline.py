@@ -23,6 +23,7 @@ CUTLASS_LOWERING: list[str] = ["cutlass-stamp-arrive-counts", "cutlass-allocate-
                                   "lower-cutlass-pipeline-to-tileas", "convert-pipeline-to-nvvm"]
 
 STD_LOWERING: list[str] = [
+    "convert-gpu-ids-to-nvvm",
     "convert-scf-while-to-cf",
     "convert-scf-to-cf",
     "convert-nvvm-to-llvm",

@@ -14,6 +14,8 @@ SUBCOMMANDS: list[str] = [
     "run",
     "schedule",
     "compile",
+    "check",
+    "simulate",
 ]
 
 

@@ -52,11 +52,11 @@ def run(args: argparse.Namespace) -> int:
         params = streamk_params(problem, args.tile, args.cluster, args.sms, splits=args.splits,
                                 max_swizzle=args.max_swizzle, raster=args.raster, reduction=args.reduction,
                                 decomposition=args.decomposition)
+        ws = workspace_sizes(problem, args.tile, args.cluster, args.sms, splits=args.splits,
+                             max_swizzle=args.max_swizzle, raster=args.raster, decomposition=args.decomposition,
+                             mma_warp_groups=args.mma_warp_groups, accumulator_bits=args.accumulator_bits)
     except ValueError as exc:
         return _error(str(exc))
-    ws = workspace_sizes(problem, args.tile, args.cluster, args.sms, splits=args.splits,
-                         max_swizzle=args.max_swizzle, raster=args.raster, decomposition=args.decomposition,
-                         mma_warp_groups=args.mma_warp_groups, accumulator_bits=args.accumulator_bits)
     sched = schedule_arrays(params)
     summ = summarize(sched, problem, args.tile)
     if args.plot:

@@ -80,12 +80,14 @@ def max_cta_occupancy(max_sm_per_gpc: int, cluster: tuple[int, int], sm_count: i
 
 def persistent_grid_shape(problem_blocks: tuple[int, int, int], cluster: tuple[int, int], sm_count: int,
                           max_swizzle: int, raster_option: RasterOrderOptions, *, truncate: bool = True,
-                          bypass_occupancy: bool = False,
-                          max_active_clusters: int = 0) -> tuple[int, int, int]:
+                          bypass_occupancy: bool = False, max_active_clusters: int = 0,
+                          allow_empty: bool = False) -> tuple[int, int, int]:
     """The persistent launch grid (``PersistentTileSchedulerSm90Params::get_grid_shape``).
 
     Along N the grid is ``(cluster_m, Y, 1)``, along M ``(X, cluster_n, 1)``; the long side holds
-    one wave of CTAs, truncated to the number of (padded) tiles when ``truncate``.
+    one wave of CTAs, truncated to the number of (padded) tiles when ``truncate``.  When the SMs
+    hold no whole cluster the long side is 0: returned as CUTLASS does with ``allow_empty``,
+    refused (``ValueError``) otherwise.
     """
     cx, cy = cluster
     _ls, bm, bn = swizzle_padded(problem_blocks, cluster, max_swizzle)
@@ -105,7 +107,7 @@ def persistent_grid_shape(problem_blocks: tuple[int, int, int], cluster: tuple[i
     else:
         ctas = sm_count if bypass_occupancy else max_cta_occupancy(MAX_SM_PER_GPC, cluster, sm_count)
         long_side = trunc(ctas // cx, total // cx) if along_n else trunc(ctas // cy, total // cy)
-    if long_side < 1:
+    if long_side < 1 and not allow_empty:
         raise ValueError(f"{sm_count} SMs hold no whole {cx}x{cy} cluster")
     grid[1 if along_n else 0] = long_side
     return (grid[0], grid[1], grid[2])

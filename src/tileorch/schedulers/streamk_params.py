@@ -93,9 +93,15 @@ def adjust_split_count(splits: int, sm_count: int, k_tiles: int, align: int = 1)
 
 def num_sk_tiles(output_tiles: int, ctas_per_wave: int, cluster_size: int, k_tiles: int,
                  mode: DecompositionMode) -> int:
-    """Tiles given to stream-K: the partial wave plus one full wave (``get_num_sk_tiles``)."""
+    """Tiles given to stream-K: the partial wave plus one full wave (``get_num_sk_tiles``).
+
+    Raises ``ValueError`` for an empty wave outside data-parallel and split-K (CUTLASS divides by
+    zero there; those two modes never use the quotient).
+    """
     if mode in (DecompositionMode.DATA_PARALLEL, DecompositionMode.SPLIT_K):
         return 0
+    if ctas_per_wave == 0:
+        raise ValueError("the SMs hold no whole cluster, so a wave has no CTAs (CUTLASS divides by zero)")
     full_waves = output_tiles // ctas_per_wave
     total_waves = ceil_div(output_tiles, ctas_per_wave)
     dp_waves = full_waves - 1 if full_waves > 1 else 0
@@ -148,9 +154,10 @@ def calculate_groups(rp: RasterParams, sk_cluster_tiles: int, sk_units: int, k_t
 def streamk_grid_shape(problem_blocks: tuple[int, int, int], cluster: tuple[int, int], sms: int,
                        max_swizzle: int, raster: RasterOrderOptions, *, bypass_occupancy: bool = False,
                        max_active_clusters: int = 0) -> tuple[int, int, int]:
-    """The stream-K launch grid: one untruncated persistent wave."""
+    """The stream-K launch grid: one untruncated persistent wave (empty when no cluster fits)."""
     return persistent_grid_shape(problem_blocks, cluster, sms, max_swizzle, raster, truncate=False,
-                                 bypass_occupancy=bypass_occupancy, max_active_clusters=max_active_clusters)
+                                 bypass_occupancy=bypass_occupancy, max_active_clusters=max_active_clusters,
+                                 allow_empty=True)
 
 
 def _basic(rp: RasterParams, grid, reduction: ReductionMode, kt: int, splits: int, chosen: DecompositionMode,

@@ -179,7 +179,7 @@ def schedule_arrays(p: StreamKParams) -> Schedule:
     """
     grid_size = p.grid[0] * p.grid[1] * p.grid[2]
     lin0 = launch_order_linear_idx(p)
-    waves = max(1, -(-p.total_units // grid_size))
+    waves = max(1, -(-p.total_units // grid_size)) if grid_size else 0
     lin = lin0[:, None] + grid_size * np.arange(waves, dtype=np.int64)[None, :]
     valid_unit = lin < p.total_units
     cta = np.broadcast_to(np.arange(len(lin0))[:, None], lin.shape)[valid_unit]

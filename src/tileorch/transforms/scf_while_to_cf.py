@@ -1,5 +1,8 @@
 """``convert-scf-while-to-cf``: ``scf.while`` -> blocks and ``cf`` branches (xDSL's
-``convert-scf-to-cf`` handles ``for``/``if``/``index_switch`` but not ``while``).
+``convert-scf-to-cf`` handles ``for``/``if``/``index_switch`` but not ``while``).  The pass runs
+xDSL's three patterns together with the while pattern: a ``while`` nested in an ``if``/``for``
+(or the reverse) turns a single-block region into several blocks, which only verifies once the
+enclosing structured op is gone too.
 
 ::
 
@@ -18,8 +21,9 @@ from xdsl.dialects import cf, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.rewriter import BlockInsertPoint, InsertPoint
+from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering, SwitchLowering
 
 from tileorch.diagnostics import copy_location
 
@@ -64,9 +68,10 @@ class LowerWhile(RewritePattern):
 
 @dataclass(frozen=True)
 class ConvertScfWhileToCf(ModulePass):
-    """Lower every ``scf.while`` to ``cf`` control flow."""
+    """Lower every ``scf.while`` (and ``scf.for``/``if``/``index_switch``) to ``cf`` control flow."""
 
     name = "convert-scf-while-to-cf"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(LowerWhile(), apply_recursively=True).rewrite_module(op)
+        patterns = [LowerWhile(), SwitchLowering(), IfLowering(), ForLowering()]
+        PatternRewriteWalker(GreedyRewritePatternApplier(patterns), apply_recursively=True).rewrite_module(op)

@@ -26,10 +26,12 @@ from xdsl.passes import ModulePass
 
 from tileorch.transforms.pipeline_to_nvvm import (
     async_ops,
-    dedup,
     barriers,
+    block_striped,
+    dedup,
     consumer,
     init,
+    mods,
     producer,
     regions,
     state,
@@ -45,17 +47,19 @@ def leaf_patterns(options: LoweringOptions) -> list:
         *consumer.patterns(options),
         *barriers.patterns(options),
         *async_ops.patterns(options),
+        *block_striped.PATTERNS,
+        *mods.PATTERNS,
     ]
 
 
 @dataclass(frozen=True)
 class ConvertPipelineToNVVM(ModulePass):
     """Lower cutlass.pipeline/seq_bar/barrier/block_striped/MODS/tile_scheduler ops and the
-    nv_tileas async family to nvvm; ``debug-timeout`` makes every barrier wait trap (after
-    printing the barrier and phase) when it spins too long."""
+    nv_tileas async family to nvvm; ``debug-timeout=N`` (N > 0) makes every mbarrier and
+    semaphore wait print the barrier it waits on and trap after N unsuccessful polls."""
 
     name = "convert-pipeline-to-nvvm"
-    debug_timeout: bool = False
+    debug_timeout: int = 0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         options = LoweringOptions(debug_timeout=self.debug_timeout)

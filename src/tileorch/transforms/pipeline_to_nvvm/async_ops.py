@@ -23,9 +23,11 @@ from xdsl.ir import Operation
 
 from tileorch.dialects import llvm_ext, nv_tileas, nvvm
 from tileorch.transforms.pipeline_to_nvvm.base import OpLowering
-from tileorch.transforms.pipeline_to_nvvm.emit import STATE_INDEX, Emitter
+from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
 from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
-from tileorch.transforms.pipeline_to_nvvm.sync import FUTURE_SUSPEND_HINT_NS, emit_trap, parity_wait
+from tileorch.diagnostics import location_str
+from tileorch.transforms.pipeline_to_nvvm.sync import FUTURE_SUSPEND_HINT_NS, parity_wait, spin_parity
+from tileorch.transforms.pipeline_to_nvvm.timeout import WaitSite
 
 DEDUP_TAG = "tileorch.group_wait"
 
@@ -60,10 +62,12 @@ class AsyncWaitOpConversionMbarrier(_AsyncWait):
     FLAVOR = "mbarrier"
 
     def lower(self, op: Operation, e: Emitter):
-        for token in op.tokens:
+        for k, token in enumerate(op.tokens):
             record = self.operand(e, token)
             addr = e.extract(record, 0, nvvm.PTR_SHARED)
-            parity_wait(e, addr, e.extract(record, 1), self.options)
+            phase = e.extract(record, 1)
+            site = WaitSite(op, f"mbarrier token {k} of nv_tileas.async.wait {location_str(op)}", (("phase", phase),))
+            parity_wait(e, addr, phase, self.options, site)
         return None
 
 
@@ -121,13 +125,12 @@ class AsyncFutureWaitMbarrier(_FutureWait):
 
     def lower(self, op: Operation, e: Emitter):
         record = self.operand(e, op.future)
-        addr = e.extract(record, STATE_INDEX, nvvm.PTR_SHARED)
-        parity = e.and_(e.extract(record, 1), e.const(1))
+        addr = e.extract(record, 0, nvvm.PTR_SHARED)
+        phase = e.extract(record, 1)
+        parity = e.and_(phase, e.const(1))
         hint = e.const(FUTURE_SUSPEND_HINT_NS)
-        e.spin_until(
-            lambda inner: inner.emit(nvvm.MBarrierTryWaitOp(addr, parity, hint)),
-            on_timeout=emit_trap if self.options.debug_timeout else None,
-        )
+        site = WaitSite(op, f"mbarrier future of nv_tileas.async.future_wait {location_str(op)}", (("phase", phase),))
+        spin_parity(e, addr, parity, hint, self.options, site)
         return None
 
 

@@ -1,6 +1,8 @@
 """``BarOpLowering`` family: named barriers (``bar.arrive`` / ``bar.sync``), global-memory
 generic barriers (CUTLASS GenericBarrier: sync, leader ``fence.acq_rel.gpu`` + relaxed atomic add;
-leader acquire-load spin, then sync) and the ordered sequence barrier (``seq_bar``).
+leader acquire-load spin, then sync) and the ordered sequence barrier (``seq_bar``: mbarriers,
+or named barriers ``base + d*L + g`` with ``2 * group_size`` threads, group 0 skipping its
+first-lap waits).
 
 Arrive counts come from the ops' own warp-cooperative rule (``arrive_count()``), which fails when
 the count is not a multiple of 32 or no enclosing executor gives one: that diagnostic is re-raised
@@ -14,7 +16,7 @@ from xdsl.dialects.builtin import StringAttr, i32
 from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-from tileorch.diagnostics import LocatedError
+from tileorch.diagnostics import LocatedError, location_str
 from tileorch.dialects import llvm_ext, nvvm
 from tileorch.transforms.pipeline_to_nvvm.base import OpLowering
 from tileorch.transforms.pipeline_to_nvvm.context import enclosing_exec, enum_prop, int_prop
@@ -22,6 +24,7 @@ from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
 from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
 from tileorch.transforms.pipeline_to_nvvm.state import emit_increment
 from tileorch.transforms.pipeline_to_nvvm.sync import local_arrive, parity_wait
+from tileorch.transforms.pipeline_to_nvvm.timeout import WaitSite, report_and_trap
 
 GPU_SCOPE = "device"  # LLVM NVPTX syncscope for .gpu
 
@@ -62,6 +65,10 @@ class NamedBarrierArriveAndWaitLowering(BarOpLowering):
 class _GenericBarrier(OpLowering):
     """Shared parts of the three semaphore ops."""
 
+    def __init__(self, options: LoweringOptions):
+        super().__init__()
+        self.options = options
+
     def sync(self, op: Operation, e: Emitter) -> None:
         kind = enum_prop(op, "sync", "syncthreads")
         count = arrive_count(op)
@@ -89,8 +96,9 @@ class _GenericBarrier(OpLowering):
     def value(self, op: Operation, e: Emitter) -> SSAValue:
         return op.operands[2] if len(op.operands) > 2 else e.const(1)
 
-    def spin_while(self, e: Emitter, flag: SSAValue, pred: str, target: SSAValue) -> None:
-        """Leader loop: acquire-load the flag until ``flag <pred> target`` is false."""
+    def spin_while(self, op: Operation, e: Emitter, flag: SSAValue, pred: str, target: SSAValue) -> None:
+        """Leader loop: acquire-load the flag until ``flag <pred> target`` is false (bounded by
+        ``debug-timeout``: the report names the semaphore op, flag index and target)."""
 
         def probe(inner: Emitter) -> SSAValue:
             load = llvm_ext.LoadOp(flag, i32, alignment=4, ordering=llvm_ext.ORDERINGS["acquire"])
@@ -98,7 +106,9 @@ class _GenericBarrier(OpLowering):
             current = inner.emit(load)
             return inner.xor(inner.icmp(pred, current, target), inner.true())
 
-        e.spin_until(probe)
+        limit = self.options.debug_timeout
+        site = WaitSite(op, f"semaphore of {op.name} {location_str(op)}", (("flag", op.operands[1]), ("target", target)))
+        e.spin_until(probe, (lambda inner: report_and_trap(inner, site, limit)) if limit else None, limit)
 
 
 class GenericBarrierArriveIncrementLowering(_GenericBarrier):
@@ -121,7 +131,7 @@ class GenericBarrierWaitEqLowering(_GenericBarrier):
 
     def lower(self, op: Operation, e: Emitter):
         flag, value = self.flag(op, e), self.value(op, e)
-        e.if_(self.leader(op, e), lambda inner: self.spin_while(inner, flag, "ne", value))
+        e.if_(self.leader(op, e), lambda inner: self.spin_while(op, inner, flag, "ne", value))
         self.sync(op, e)
         return None
 
@@ -131,7 +141,7 @@ class GenericBarrierWaitLessThanLowering(_GenericBarrier):
 
     def lower(self, op: Operation, e: Emitter):
         flag, count = self.flag(op, e), op.operands[2]
-        e.if_(self.leader(op, e), lambda inner: self.spin_while(inner, flag, "slt", count))
+        e.if_(self.leader(op, e), lambda inner: self.spin_while(op, inner, flag, "slt", count))
         self.sync(op, e)
         return None
 
@@ -158,8 +168,29 @@ def seq_slot(e: Emitter, state: SSAValue, group: SSAValue, length: int) -> tuple
     return e.mul(index, e.const(length)), phase
 
 
+def seq_bar_init(op: Operation) -> Operation:
+    """The ``cutlass.seq_bar.init`` defining the op's sequence-barrier operand."""
+    owner = op.operands[0].owner
+    if not isinstance(owner, Operation) or owner.name != "cutlass.seq_bar.init":
+        raise LocatedError(op, "cannot find the cutlass.seq_bar.init of this sequence barrier (needed for its barrier kind)")
+    return owner
+
+
+def named_seq_bar(op: Operation) -> tuple[int, int] | None:
+    """(barrier_id_base, 2 * group_size) of a named-barrier sequence barrier, else None."""
+    init = seq_bar_init(op)
+    if enum_prop(init, "barrier", "mbarrier") != "named_barrier":
+        return None
+    base = int_prop(init, "barrier_id_base")
+    if base is None:
+        raise LocatedError(init, "a named-barrier seq_bar needs barrier_id_base; run cutlass-allocate-barrier-ids first")
+    return base, 2 * int_prop(init, "group_size", 1)
+
+
 class SeqBarWaitLowering(OpLowering):
-    """Wait on barrier[index][group] with the state's phase."""
+    """Wait on barrier[index][group] with the state's phase; named barriers: ``bar.sync`` on id
+    ``base + index*L + group`` with ``2 * group_size`` threads (the arriving group and this
+    one), skipped by group 0 on its first lap (``count < depth``: its start phase 1)."""
 
     OP = "cutlass.seq_bar.wait"
 
@@ -168,24 +199,44 @@ class SeqBarWaitLowering(OpLowering):
         self.options = options
 
     def lower(self, op: Operation, e: Emitter):
+        group = op.operands[2]
+        state = self.operand(e, op.operands[1])
+        row, phase = seq_slot(e, state, group, seq_bar_length(op.operands[0]))
+        slot = e.add(row, group)
+        named = named_seq_bar(op)
+        if named is not None:
+            base_id, threads = named
+            count = e.extract(state, 2)
+            first_lap = e.and_(e.icmp("eq", group, e.const(0)), e.icmp("ult", count, e.const(op.operands[1].type.depth)))
+            barrier = e.add(slot, e.const(base_id))
+            e.if_(e.xor(first_lap, e.true()), lambda inner: inner.add_op(nvvm.BarrierOp(barrier, inner.const(threads))))
+            return None
         base = self.operand(e, op.operands[0])
-        row, phase = seq_slot(e, self.operand(e, op.operands[1]), op.operands[2], seq_bar_length(op.operands[0]))
-        parity_wait(e, e.barrier_addr(base, e.add(row, op.operands[2])), phase, self.options)
+        index = e.extract(state, 0)
+        site = WaitSite(seq_bar_init(op), f"seq_bar {location_str(seq_bar_init(op))} barrier",
+                        (("stage", index), ("group", group), ("phase", phase)))
+        parity_wait(e, e.barrier_addr(base, slot), phase, self.options, site)
         return None
 
 
 class SeqBarArriveLowering(OpLowering):
-    """Every thread of the group arrives on barrier[index][(group + 1) % length]; ++state."""
+    """Every thread of the group arrives on barrier[index][(group + 1) % length] (named:
+    ``bar.arrive`` on that id with ``2 * group_size`` threads); ++state."""
 
     OP = "cutlass.seq_bar.arrive"
 
     def lower(self, op: Operation, e: Emitter):
         length = seq_bar_length(op.operands[0])
-        base = self.operand(e, op.operands[0])
         state = self.operand(e, op.operands[1])
         row, _ = seq_slot(e, state, op.operands[2], length)
         nxt = e.urem(e.add(op.operands[2], e.const(1)), e.const(length))
-        local_arrive(e, e.barrier_addr(base, e.add(row, nxt)))
+        slot = e.add(row, nxt)
+        named = named_seq_bar(op)
+        if named is not None:
+            base_id, threads = named
+            e.add_op(nvvm.BarrierArriveOp(e.add(slot, e.const(base_id)), e.const(threads)))
+        else:
+            local_arrive(e, e.barrier_addr(self.operand(e, op.operands[0]), slot))
         return [emit_increment(e, state, op.operands[1].type.depth, None, flip=True)]
 
 
@@ -193,12 +244,10 @@ def patterns(options: LoweringOptions) -> list[OpLowering]:
     return [
         NamedBarrierArriveLowering(),
         NamedBarrierArriveAndWaitLowering(),
-        GenericBarrierArriveIncrementLowering(),
-        GenericBarrierWaitEqLowering(),
-        GenericBarrierWaitLessThanLowering(),
+        GenericBarrierArriveIncrementLowering(options),
+        GenericBarrierWaitEqLowering(options),
+        GenericBarrierWaitLessThanLowering(options),
         SeqBarStateCreateLowering(),
         SeqBarWaitLowering(options),
         SeqBarArriveLowering(),
     ]
-
-

@@ -12,6 +12,7 @@ from tileorch.transforms.pipeline_to_nvvm.context import PipelineInfo, cluster_s
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
 from tileorch.transforms.pipeline_to_nvvm.groups import consumer_arrivers_local, group_range
 from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
+from tileorch.transforms.pipeline_to_nvvm.timeout import pipeline_site
 from tileorch.transforms.pipeline_to_nvvm.producer import named_barrier_id
 from tileorch.transforms.pipeline_to_nvvm.sync import (
     empty_barrier,
@@ -45,9 +46,10 @@ class PipelineConsumerWaitOpLowering(OpLowering):
         def wait(inner: Emitter) -> None:
             if info.named:
                 barrier = named_barrier_id(inner, info.full_id(), index)
-                inner.add_op(nvvm.BarrierOp(barrier, inner.const(info.total_threads)))
+                inner.add_op(nvvm.BarrierOp(barrier, inner.const(info.full_count)))
             else:
-                parity_wait(inner, full_barrier(inner, base, index), phase, self.options)
+                parity_wait(inner, full_barrier(inner, base, index), phase, self.options,
+                            pipeline_site(info, "full", index, phase))
 
         if token is None:
             wait(e)
@@ -118,7 +120,7 @@ class PipelineConsumerReleaseOpLowering(OpLowering):
         index = e.extract(self.operand(e, op.operands[1]), 0)
         if info.named:
             barrier = named_barrier_id(e, info.empty_id_base, index)
-            e.add_op(nvvm.BarrierArriveOp(barrier, e.const(info.total_threads)))
+            e.add_op(nvvm.BarrierArriveOp(barrier, e.const(info.empty_count)))
             return None
         addr = empty_barrier(e, base, info.stages, index)
         tid = e.thread_id()

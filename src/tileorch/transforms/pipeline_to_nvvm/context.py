@@ -117,10 +117,6 @@ class PipelineInfo:
     def group_threads(self, mask: int) -> int:
         return bin(mask).count("1") * self.unit_threads
 
-    @property
-    def total_threads(self) -> int:
-        return sum(self.group_threads(m) for m in self.producer_masks + self.consumer_masks)
-
     def full_id(self, stage_offset: int = 0) -> int:
         return (self.barrier_id_base or 0) + stage_offset
 

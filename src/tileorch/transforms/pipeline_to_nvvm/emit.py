@@ -22,7 +22,6 @@ CLUSTER_PTR = llvm.LLVMPointerType(IntAttr(7))
 STATE_TYPE = llvm.LLVMStructType.from_type_list([i32, i32, i32])  # (index, phase, count)
 STATE_INDEX, STATE_PHASE, STATE_COUNT = 0, 1, 2
 WAIT_SUSPEND_HINT_NS = 0x989680  # CUTLASS ClusterBarrier::wait suspend-time hint (10,000,000)
-DEBUG_SPIN_LIMIT = 1 << 26  # polls before a debug-build wait traps
 
 
 class Emitter:
@@ -30,7 +29,8 @@ class Emitter:
 
     def __init__(self) -> None:
         self.ops: list[Operation] = []
-        self.globals: list[Operation] = []  # module-level ops (shared storage) to add
+        self.globals: list[Operation] = []  # module-level ops (shared storage, strings) to add
+        self.entry_ops: list[Operation] = []  # ops for the enclosing function's entry (allocas)
 
     def add_op(self, op: Operation) -> Operation:
         self.ops.append(op)
@@ -139,6 +139,7 @@ class Emitter:
             inner = Emitter()
             yielded = body(inner) if body else None
             inner.add_op(scf.YieldOp(*(yielded if result_types else [])))
+            self._adopt(inner)
             return Region(Block(inner.ops))
 
         op = scf.IfOp(cond, list(result_types), region(then),
@@ -159,6 +160,7 @@ class Emitter:
         yielded = body(inner, block.args[0], block.args[1:])
         inner.add_op(scf.YieldOp(*yielded))
         block.add_ops(inner.ops)
+        self._adopt(inner)
         op = scf.ForOp(lb, ub, step, list(iter_args), Region(block))
         self.add_op(op)
         return op.results
@@ -167,9 +169,10 @@ class Emitter:
         self,
         probe: Callable[[Emitter], SSAValue],
         on_timeout: Callable[[Emitter], None] | None = None,
+        limit: int = 0,
     ) -> None:
-        """``while (!probe()) {}``; with ``on_timeout`` the loop counts polls and runs it (a trap)
-        after :data:`DEBUG_SPIN_LIMIT` unsuccessful polls."""
+        """``while (!probe()) {}``; with ``on_timeout`` the loop counts polls and runs it (a report
+        and a trap) once ``limit`` polls have failed."""
         if on_timeout is None:
             before = Block()
             inner = Emitter()
@@ -178,6 +181,7 @@ class Emitter:
             inner.add_op(scf.ConditionOp(not_done))
             before.add_ops(inner.ops)
             self.add_op(scf.WhileOp([], [], Region(before), Region(Block([scf.YieldOp()]))))
+            self._adopt(inner)
             return
         zero = self.const(0)
         before = Block(arg_types=[i32])
@@ -189,8 +193,15 @@ class Emitter:
         after = Block(arg_types=[i32])
         body = Emitter()
         polls = body.add(after.args[0], body.const(1))
-        expired = body.icmp("uge", polls, body.const(DEBUG_SPIN_LIMIT))
+        expired = body.icmp("uge", polls, body.const(limit))
         body.if_(expired, lambda e: on_timeout(e))
         body.add_op(scf.YieldOp(polls))
         after.add_ops(body.ops)
         self.add_op(scf.WhileOp([zero], [i32], Region(before), Region(after)))
+        self._adopt(inner)
+        self._adopt(body)
+
+    def _adopt(self, inner: Emitter) -> None:
+        """Keep the module-level and function-entry ops a nested emitter collected."""
+        self.globals.extend(inner.globals)
+        self.entry_ops.extend(inner.entry_ops)

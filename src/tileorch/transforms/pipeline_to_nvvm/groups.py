@@ -1,4 +1,9 @@
-"""Which threads of a pipeline's producer / consumer groups arrive on its barriers."""
+"""Which threads of a pipeline's producer / consumer groups arrive on its barriers.
+
+The stamped arrive counts (``arvCount``) are sums of per-group counts; every selected thread
+arrives once, so a group must have at least as many threads as its count (else the barrier
+could never complete: a located error, not a hang).
+"""
 
 from __future__ import annotations
 
@@ -18,19 +23,25 @@ def group_range(op: Operation, info: PipelineInfo, mask: int) -> tuple[int, int]
     return ranges[0]
 
 
+def arriving_threads(op: Operation, role: str, group: int, count: int, first: int, end: int) -> int:
+    """``count`` (the group's per-phase arrivals), checked against the group's thread count."""
+    if count > end - first:
+        raise LocatedError(
+            op,
+            f"{role} group {group} has {end - first} threads but its arrive count is {count}: each "
+            f"thread arrives once per phase, so the barrier could never complete",
+        )
+    return count
+
+
 def producer_arrivers(e: Emitter, op: Operation, info: PipelineInfo, tid: SSAValue) -> SSAValue:
     """i1: this thread is one of the first ``producer_arv_count[p]`` threads of its producer group
     (default 1: the group's first thread is the elected leader)."""
     preds = []
-    for mask, count in zip(info.producer_masks, info.producer_arv, strict=False):
+    for p, (mask, count) in enumerate(zip(info.producer_masks, info.producer_arv, strict=True)):
         first, end = group_range(op, info, mask)
-        preds.append(in_thread_range(e, tid, first, min(count, end - first)))
+        preds.append(in_thread_range(e, tid, first, arriving_threads(op, "producer", p, count, first, end)))
     return any_of(e, preds)
-
-
-def producer_leaders(e: Emitter, op: Operation, info: PipelineInfo, tid: SSAValue) -> SSAValue:
-    """i1: this thread is the first thread of its producer group (the expect_tx thread)."""
-    return any_of(e, [in_thread_range(e, tid, group_range(op, info, m)[0], 1) for m in info.producer_masks])
 
 
 def consumer_arrivers_local(e: Emitter, op: Operation, info: PipelineInfo, tid: SSAValue) -> SSAValue:
@@ -40,5 +51,5 @@ def consumer_arrivers_local(e: Emitter, op: Operation, info: PipelineInfo, tid: 
     for c, mask in enumerate(info.consumer_masks):
         first, end = group_range(op, info, mask)
         count = info.consumer_arv[c] if info.consumer_arv else end - first
-        preds.append(in_thread_range(e, tid, first, min(count, end - first)))
+        preds.append(in_thread_range(e, tid, first, arriving_threads(op, "consumer", c, count, first, end)))
     return any_of(e, preds)

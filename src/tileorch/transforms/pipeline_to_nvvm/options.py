@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class LoweringOptions:
-    """``debug_timeout``: barrier waits count their polls and trap after a bound (debug builds)."""
+    """``debug_timeout``: when > 0, every barrier wait counts its polls and, after that many
+    unsuccessful polls, prints the barrier it waits on and traps (debug builds); 0 = off."""
 
-    debug_timeout: bool = False
+    debug_timeout: int = 0

@@ -24,9 +24,17 @@ from tileorch.dialects import nvvm
 from tileorch.transforms.pipeline_to_nvvm.base import OpLowering
 from tileorch.transforms.pipeline_to_nvvm.context import PipelineInfo, cluster_shape, pipeline_info
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
-from tileorch.transforms.pipeline_to_nvvm.groups import producer_arrivers, producer_leaders
+from tileorch.transforms.pipeline_to_nvvm.groups import group_range, producer_arrivers
 from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
-from tileorch.transforms.pipeline_to_nvvm.sync import empty_barrier, full_barrier, local_arrive, parity_wait, same_row_or_col
+from tileorch.transforms.pipeline_to_nvvm.timeout import pipeline_site
+from tileorch.transforms.pipeline_to_nvvm.sync import (
+    empty_barrier,
+    full_barrier,
+    in_thread_range,
+    local_arrive,
+    parity_wait,
+    same_row_or_col,
+)
 
 MASK_WIDTH = 16  # mask buffers are sized for the worst case (16 stages / consumer groups / CTAs)
 
@@ -69,11 +77,12 @@ def emit_signal_mask(e: Emitter, op: Operation, info: PipelineInfo, mode: Acquir
                 mask = e.or_(mask, e.select(live, e.const(1 << (c % MASK_WIDTH)), zero))
         return mask
     if mode is AcquireMode.WARP_SPECIALIZED_1X1:
-        # one-hot of the stage: an unrolled select/or chain over the 16 mask slots
+        # one-hot of the stage in the 16 mask slots (stage s -> slot s % 16, so a deeper ring
+        # never yields an empty mask): an unrolled select/or chain over the stages
         mask = zero
-        for s in range(min(info.stages, MASK_WIDTH)):
+        for s in range(info.stages):
             hit = e.icmp("eq", index, e.const(s))
-            mask = e.or_(mask, e.select(hit, e.const(1 << s), zero))
+            mask = e.or_(mask, e.select(hit, e.const(1 << (s % MASK_WIDTH)), zero))
         return mask
     if mode in (AcquireMode.STRIDED_UREM, AcquireMode.STRIDED_UDIV):
         # bit c for each consumer group, walking the P x C cells with a stride
@@ -127,11 +136,11 @@ class PipelineProducerAcquireOpLowering(OpLowering):
         if not info.named:
             # Phase C
             addr = empty_barrier(e, base, info.stages, index)
-            e.if_(must_wait, lambda inner: parity_wait(inner, addr, phase, self.options))
+            e.if_(must_wait, lambda inner: parity_wait(inner, addr, phase, self.options, pipeline_site(info, "empty", index, phase)))
             return None
         # Phase D
         barrier = named_barrier_id(e, info.empty_id_base, index)
-        threads = e.const(info.total_threads)
+        threads = e.const(info.empty_count)
         must_wait = e.and_(must_wait, e.xor(unacquired_state, e.true()))
         e.if_(must_wait, lambda inner: inner.add_op(nvvm.BarrierOp(barrier, threads)))
         return None
@@ -158,10 +167,11 @@ class PipelineProducerTryAcquireLowering(OpLowering):
 
 
 class PipelineProducerCommitOpLowering(OpLowering):
-    """Arrive on ``full[index]``: the first ``producer_arv_count`` threads of each producer group
-    arrive; with transaction bytes (the op's ``transaction_bytes``, verbatim, else the init's
-    ``transaction_size``) the group leader's arrive is ``mbarrier.arrive.expect_tx``.
-    Named-barrier pipelines ``bar.arrive`` on the stage's full named barrier."""
+    """Arrive on ``full[index]``: the first ``producer_arv_count[p]`` threads of each producer
+    group p arrive once (the stamped full count); the leader (first thread) of a group that
+    expects transaction bytes (the op's ``transaction_bytes``, verbatim, else the init's
+    ``transaction_size[p]``) arrives with ``mbarrier.arrive.expect_tx``.  Named-barrier
+    pipelines ``bar.arrive`` on the stage's full named barrier."""
 
     OP = "cutlass.pipeline.producer_commit"
 
@@ -173,28 +183,28 @@ class PipelineProducerCommitOpLowering(OpLowering):
         index = e.extract(self.operand(e, op.operands[1]), 0)
         if info.named:
             barrier = named_barrier_id(e, info.full_id(), index)
-            e.add_op(nvvm.BarrierArriveOp(barrier, e.const(info.total_threads)))
+            e.add_op(nvvm.BarrierArriveOp(barrier, e.const(info.full_count)))
             return None
         explicit = op.properties.get("transaction_bytes")
-        sizes = {explicit.value.data} if explicit is not None else set(info.transaction_size)
-        if len(sizes) != 1:
-            raise LocatedError(op, f"producers expect different transaction sizes {sorted(sizes)}; give transaction_bytes on the commit")
-        tx_bytes = sizes.pop()
+        sizes = [explicit.value.data] * info.producers if explicit is not None else info.transaction_size
+        expecting = [(mask, size) for mask, size in zip(info.producer_masks, sizes, strict=True) if size > 0]
         addr = full_barrier(e, base, index)
         tid = e.thread_id()
         arrives = producer_arrivers(e, op, info, tid)
-        if tx_bytes <= 0:
-            e.if_(arrives, lambda inner: local_arrive(inner, addr))
-            return None
-        leader = producer_leaders(e, op, info, tid)
-        e.if_(
-            arrives,
-            lambda inner: inner.if_(
+
+        def arrive(inner: Emitter, groups: list[tuple[int, int]]) -> None:
+            if not groups:
+                local_arrive(inner, addr)
+                return
+            (mask, size), rest = groups[0], groups[1:]
+            leader = in_thread_range(inner, tid, group_range(op, info, mask)[0], 1)
+            inner.if_(
                 leader,
-                lambda lead: lead.add_op(nvvm.MBarrierArriveExpectTxOp(addr, lead.const(tx_bytes))),
-                lambda rest: local_arrive(rest, addr),
-            ),
-        )
+                lambda lead: lead.add_op(nvvm.MBarrierArriveExpectTxOp(addr, lead.const(size))),
+                lambda other: arrive(other, rest),
+            )
+
+        e.if_(arrives, lambda inner: arrive(inner, expecting))
         return None
 
 
@@ -228,9 +238,10 @@ class PipelineProducerTailOpLowering(OpLowering):
             if info.named:
                 used = inner.icmp("uge", inner.add(count, i), n_stages)
                 barrier = named_barrier_id(inner, info.empty_id_base, idx)
-                inner.if_(used, lambda b: b.add_op(nvvm.BarrierOp(barrier, b.const(info.total_threads))))
+                inner.if_(used, lambda b: b.add_op(nvvm.BarrierOp(barrier, b.const(info.empty_count))))
             else:
-                parity_wait(inner, empty_barrier(inner, base, info.stages, idx), ph, self.options)
+                parity_wait(inner, empty_barrier(inner, base, info.stages, idx), ph, self.options,
+                            pipeline_site(info, "empty", idx, ph))
             bumped = inner.add(idx, inner.const(1))
             wrapped = inner.icmp("eq", bumped, n_stages)
             return [inner.select(wrapped, inner.const(0), bumped), inner.xor(ph, inner.zext(wrapped, ph.type))]

@@ -1,19 +1,19 @@
 """Barrier primitives the pipeline patterns compose: stage barrier addresses, the parity wait
-(blocking, or a counted spin loop that traps under ``debug-timeout``), thread-selection
-predicates, remote (cluster) arrives and shared-memory barrier storage."""
+(blocking, or a counted spin loop that reports and traps under ``debug-timeout``),
+thread-selection predicates, remote (cluster) arrives and shared-memory barrier storage."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import ModuleOp, StringAttr, i64
+from xdsl.dialects.builtin import i64
 from xdsl.ir import Operation, SSAValue
 
 from tileorch.dialects import nvvm
-from tileorch.transforms.pipeline_to_nvvm.context import module_of
 from tileorch.transforms.pipeline_to_nvvm.emit import CLUSTER_PTR, SMEM_PTR, WAIT_SUSPEND_HINT_NS, Emitter
 from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
+from tileorch.transforms.pipeline_to_nvvm.timeout import WaitSite, fresh_symbol, report_and_trap
 
 FUTURE_SUSPEND_HINT_NS = 0x1000  # shorter suspend hint of the future-handle spin form
 
@@ -26,31 +26,36 @@ def empty_barrier(e: Emitter, base: SSAValue, stages: int, index: SSAValue) -> S
     return e.barrier_addr(base, e.add(index, e.const(stages)))
 
 
-def emit_trap(e: Emitter) -> None:
-    e.add_op(llvm.InlineAsmOp("trap;", "", [], has_side_effects=True))
-
-
 def parity_wait(
     e: Emitter,
     addr: SSAValue,
     phase: SSAValue,
     options: LoweringOptions,
+    site: WaitSite,
     ticks: int = WAIT_SUSPEND_HINT_NS,
 ) -> None:
     """Block until the phase of parity ``phase`` of the barrier at ``addr`` has completed.
 
     Release builds use the blocking ``nvvm.mbarrier.try_wait.parity`` (CUTLASS's try_wait loop
     with the 0x989680 suspend hint); ``debug-timeout`` builds poll ``nvvm.mbarrier.try_wait``
-    in an ``scf.while`` that traps after ``DEBUG_SPIN_LIMIT`` polls.
+    in an ``scf.while`` that reports ``site`` and traps after ``options.debug_timeout`` polls.
     """
     parity = e.and_(phase, e.const(1))
     hint = e.const(ticks)
     if not options.debug_timeout:
         e.add_op(nvvm.MBarrierTryWaitParityOp(addr, parity, hint))
         return
+    spin_parity(e, addr, parity, hint, options, site)
+
+
+def spin_parity(e: Emitter, addr: SSAValue, parity: SSAValue, hint: SSAValue, options: LoweringOptions,
+                site: WaitSite | None) -> None:
+    """``while (!try_wait(addr, parity, hint)) {}``, bounded by ``debug-timeout`` when ``site``."""
+    bounded = options.debug_timeout > 0 and site is not None
     e.spin_until(
         lambda inner: inner.emit(nvvm.MBarrierTryWaitOp(addr, parity, hint)),
-        on_timeout=emit_trap,
+        on_timeout=(lambda inner: report_and_trap(inner, site, options.debug_timeout)) if bounded else None,
+        limit=options.debug_timeout,
     )
 
 
@@ -86,21 +91,9 @@ def same_row_or_col(e: Emitter, dst: SSAValue, my_rank: SSAValue, cx: int) -> SS
 
 def smem_storage(e: Emitter, anchor: Operation, prefix: str, words: int) -> SSAValue:
     """Address of a fresh module-level shared array of ``words`` i64 barrier words."""
-    module = module_of(anchor)
-    assert isinstance(module, ModuleOp)
-    taken = {
-        o.properties["sym_name"].data
-        for o in module.body.block.ops
-        if isinstance(o, llvm.GlobalOp) and isinstance(o.properties.get("sym_name"), StringAttr)
-    }
-    taken |= {g.properties["sym_name"].data for g in e.globals}
-    n = 0
-    while f"{prefix}{n}" in taken:
-        n += 1
-    name = f"{prefix}{n}"
+    name = fresh_symbol(e, anchor, prefix)
     glob = llvm.GlobalOp(
         llvm.LLVMArrayType(words, i64), name, "internal", addr_space=3, alignment=8
     )
     e.globals.append(glob)
     return e.emit(llvm.AddressOfOp(name, SMEM_PTR))
-

@@ -1,0 +1,511 @@
+"""Builds the checker's :class:`~tileorch.analysis.protocol.Protocol` from a kernel in the
+cutlass dialect, before lowering.  Ops are matched by name (``docs/dialect-conventions.md``).
+
+* Pipelines: every ``cutlass.pipeline.init`` gives a ring (stages, full / empty arrival counts
+  as ``cutlass-stamp-arrive-counts`` derives them, TMA bytes per stage).
+* Agents: the innermost ``cutlass.async.exec`` region or ``switch_by_executor`` arm holding
+  pipeline, named-barrier or fix-up ops.  A region is split into the pipeline's consumer (or
+  producer) groups it covers, otherwise into its executor units (each warp group of a
+  ``warpgroup`` exec runs on its own); agents are replicated for every CTA of the cluster.
+* Programs: ``scf.for`` / ``scf.while`` become loops (a non-constant trip count becomes a
+  parameter, checked over a range of values), handshake ops become protocol steps, a consumer
+  reads its stage right after the wait and wherever the state value is used again, a producer
+  fills its stage right before the commit (TMA bytes = the pipeline's ``transaction_size``).
+* ``cutlass.tile_scheduler.fixup`` becomes the Stream-K fix-up of one output tile split three
+  ways (deterministic mode, ``cutlass-semantics.md`` §5.5).
+Ops outside this vocabulary (``scf.if`` bodies aside, which are taken as executed) do not
+synchronise and are skipped.  Unsupported shapes raise :class:`LocatedError` at the op.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.ir import Operation, Region, SSAValue
+
+from tileorch.analysis import catalog
+from tileorch.analysis.protocol import (
+    Advance, Agent, BarArrive, BarSync, ConsumerRead, ConsumerRelease, ConsumerTryWait,
+    ConsumerWait, Loop, Op, Pipeline, ProducerAcquire, ProducerCommit, ProducerTryAcquire,
+    ProducerWrite, Protocol, StateDecl, tail,
+)
+from tileorch.diagnostics import LocatedError
+
+EXEC = "cutlass.async.exec"
+SWITCH = "cutlass.pipeline.switch_by_executor"
+P = "cutlass.pipeline."
+HANDSHAKE = {P + n for n in ("producer_acquire", "producer_try_acquire", "producer_commit",
+                             "producer_tail", "consumer_wait", "consumer_try_wait",
+                             "consumer_release", "produce", "consume")}
+NAMED = ("cutlass.named_barrier.arrive", "cutlass.named_barrier.arrive_and_wait")
+FIXUP = "cutlass.tile_scheduler.fixup"
+UNIT_THREADS = {"thread": 1, "warp": 32, "warpgroup": 128}
+
+
+def kernels(module: ModuleOp) -> list[Operation]:
+    """Top-level functions that contain executor regions."""
+    return [op for op in module.body.block.ops
+            if op.name == "func.func" and any(o.name == EXEC for o in op.walk())]
+
+
+def kernel_name(func: Operation) -> str:
+    return func.properties["sym_name"].data
+
+
+def cluster_shape(module: ModuleOp) -> tuple[int, int, int]:
+    attr = module.attributes.get("cutlass.cluster_shape")
+    if attr is None:
+        return (1, 1, 1)
+    x, y, z = (int(v) for v in attr.get_values())
+    return (x, y, z)
+
+
+def _threads(unit: int, mask: int) -> frozenset[int]:
+    return frozenset(t for bit in range(mask.bit_length()) if mask >> bit & 1
+                     for t in range(bit * unit, (bit + 1) * unit))
+
+
+def _exec_unit(op: Operation) -> int:
+    return op.unit_threads()
+
+
+def _constant(value: SSAValue) -> int | None:
+    owner = value.owner
+    if isinstance(owner, Operation) and owner.name == "arith.constant":
+        attr = owner.properties.get("value") or owner.attributes.get("value")
+        if isinstance(attr, IntegerAttr):
+            return attr.value.data
+    return None
+
+
+@dataclass
+class _Region:
+    """One executor region: its ops' region, thread set, and the op that defines it."""
+
+    region: Region
+    threads: frozenset[int]
+    unit: int
+    owner: Operation
+    pipe_args: dict[SSAValue, SSAValue] = field(default_factory=dict)
+
+
+def _relevant(op: Operation) -> bool:
+    return op.name in HANDSHAKE or op.name in NAMED or op.name == FIXUP
+
+
+class _Kernel:
+    def __init__(self, module: ModuleOp, func: Operation, iterations: int | None):
+        self.func = func
+        self.cluster = cluster_shape(module)
+        self.iterations = iterations
+        self.inits: dict[Operation, Pipeline] = {}
+        self.params: dict[str, tuple[int, ...]] = {}
+        self.fixups: list[Operation] = []
+        for op in func.walk():
+            if op.name == P + "init":
+                self._pipeline(op)
+
+    # --- pipelines -----------------------------------------------------------------------
+
+    def _pipeline(self, init: Operation) -> None:
+        from tileorch.transforms.arrive_counts import derive_arrive_counts
+        full, empty = derive_arrive_counts(init, self.cluster)
+        sizes = init.transaction_sizes() or []
+        name = init.results[0].name_hint or f"pipe{len(self.inits)}"
+        self.inits[init] = Pipeline(name, init.pipeline_type().stages, full, empty, sum(sizes),
+                                    origin=init)
+
+    def init_of(self, value: SSAValue, rg: _Region) -> Operation:
+        value = rg.pipe_args.get(value, value)
+        owner = value.owner
+        if isinstance(owner, Operation) and owner.name == P + "init":
+            return owner
+        if isinstance(owner, Operation) and owner.name == P + "create":
+            for init in self.inits:
+                if init.operands[0] is value:
+                    return init
+        raise LocatedError(owner if isinstance(owner, Operation) else None,
+                           "cannot find the cutlass.pipeline.init of this pipeline value")
+
+    # --- regions -------------------------------------------------------------------------
+
+    @staticmethod
+    def _own_ops(region: Region):
+        """Ops of ``region`` not inside a nested exec or switch arm."""
+        stack = list(region.block.ops)
+        while stack:
+            op = stack.pop()
+            yield op
+            if op.name in (EXEC, SWITCH):
+                continue
+            for r in op.regions:
+                for b in r.blocks:
+                    stack.extend(b.ops)
+
+    # --- agents --------------------------------------------------------------------------
+
+    def agents(self) -> list[Agent]:
+        agents: list[Agent] = []
+        for n, rg in enumerate(self._regions()):
+            for group, threads in self._groups(rg):
+                program, states = _Program(self, rg, threads).build()
+                for cta in range(self.ctas):
+                    prog = tuple(_with_cta(op, self, cta, threads) for op in program)
+                    where = f"cta{cta}." if self.ctas > 1 else ""
+                    agents.append(Agent(f"{where}{self._role(rg)}{n}{group}", self._role(rg),
+                                        prog, states, threads=len(threads), cta=cta,
+                                        origin=rg.owner))
+        return agents
+
+    @property
+    def ctas(self) -> int:
+        x, y, z = self.cluster
+        return x * y * z
+
+    def _regions(self) -> list[_Region]:
+        found: list[_Region] = []
+        self._walk_regions(self.func.regions[0], found, {}, None)
+        return [r for r in found if any(_relevant(o) for o in self._own_ops(r.region))]
+
+    def _walk_regions(self, region: Region, out: list[_Region], pipe_args: dict,
+                      current: _Region | None) -> None:
+        for op in region.block.ops:
+            if op.name == EXEC:
+                rg = _Region(op.regions[0], _threads(_exec_unit(op), op.mask_bits()),
+                             _exec_unit(op), op, dict(pipe_args))
+                out.append(rg)
+                self._walk_regions(op.regions[0], out, rg.pipe_args, rg)
+            elif op.name == SWITCH and current is not None:
+                for i, arm in enumerate(op.regions):
+                    mask = 0
+                    for m in op.arm_masks(i):
+                        mask |= m
+                    args = dict(pipe_args)
+                    for arg, val in zip(arm.block.args, op.arm_pipelines(i)):
+                        args[arg] = args.get(val, val)
+                    rg = _Region(arm, _threads(current.unit, mask), current.unit, op, args)
+                    out.append(rg)
+                    self._walk_regions(arm, out, args, rg)
+            else:
+                for r in op.regions:
+                    if r.blocks:
+                        for b in r.blocks:
+                            self._walk_regions(_BlockRegion(b), out, pipe_args, current)
+
+    def _role(self, rg: _Region) -> str:
+        names = {o.name for o in self._own_ops(rg.region)}
+        if names & {P + "producer_acquire", P + "producer_commit", P + "produce"}:
+            return "producer"
+        if names & {P + "consumer_wait", P + "consumer_release", P + "consume"}:
+            return "consumer"
+        return "agent"
+
+    def _groups(self, rg: _Region) -> list[tuple[str, frozenset[int]]]:
+        """Split a region into the pipeline groups (or executor units) it covers."""
+        for op in self._own_ops(rg.region):
+            if op.name in HANDSHAKE:
+                init = self.init_of(op.operands[0], rg)
+                unit = UNIT_THREADS.get(init.executor_type().value, 32)
+                consumer = op.name.startswith(P + "consum")
+                masks = init.consumer_masks() if consumer else init.producer_masks()
+                groups = [rg.threads & _threads(unit, m) for m in masks]
+                groups = [g for g in groups if g]
+                if len(groups) > 1:
+                    return [(f".g{i}", g) for i, g in enumerate(groups)]
+                return [("", rg.threads)]
+        if rg.unit in (32, 128) and len(rg.threads) > rg.unit:
+            units = sorted({t // rg.unit for t in rg.threads})
+            return [(f".u{u}", frozenset(t for t in rg.threads if t // rg.unit == u))
+                    for u in units]
+        return [("", rg.threads)]
+
+    # --- protocol ------------------------------------------------------------------------
+
+    def protocols(self) -> list[Protocol]:
+        """The kernel's pipeline protocol (if it synchronises) and, when it uses the Stream-K
+        fix-up, the fix-up protocol of one output tile."""
+        agents = [a for a in self.agents() if a.program]
+        name = kernel_name(self.func)
+        out = []
+        if agents:
+            out.append(Protocol(name, tuple(self.inits.values()), tuple(agents),
+                                tuple(sorted(self.params.items())), ctas=self.ctas,
+                                origin=self.func))
+        if self.fixups:
+            sk = catalog.streamk_fixup(3)
+            fix = self.fixups[0]
+            out.append(Protocol(f"{name}.fixup", (), tuple(
+                Agent(a.name, a.role, tuple(_origin(o, fix) for o in a.program), a.states,
+                      a.threads, a.mask, a.cta, a.partial, origin=fix) for a in sk.agents),
+                deterministic=True, partials=sk.partials, origin=fix))
+        return out
+
+
+class _BlockRegion:
+    """Adapter so nested blocks walk like single-block regions."""
+
+    def __init__(self, block):
+        self.block = block
+
+
+def _origin(op: Op, origin: Operation) -> Op:
+    if isinstance(op, Loop):
+        return Loop(op.trip, tuple(_origin(o, origin) for o in op.body), origin=origin)
+    return type(op)(**{k: v for k, v in vars(op).items() if k != "origin"}, origin=origin)
+
+
+def _with_cta(op: Op, k: _Kernel, cta: int, threads: frozenset[int]) -> Op:
+    """Fix the destinations of releases for CTA ``cta`` of the cluster (same row or column)."""
+    if isinstance(op, Loop):
+        return Loop(op.trip, tuple(_with_cta(o, k, cta, threads) for o in op.body),
+                    origin=op.origin)
+    if isinstance(op, ConsumerRelease) and op.dst == ("row_col",):
+        cx, cy, _ = k.cluster
+        x, y = cta % cx, (cta // cx) % cy
+        dst = tuple(d for d in range(k.ctas) if d % cx == x or (d // cx) % cy == y)
+        return ConsumerRelease(op.pipe, op.state, op.arrivals, dst, origin=op.origin)
+    return op
+
+
+class _Program:
+    """Translates one agent region into protocol ops."""
+
+    def __init__(self, k: _Kernel, rg: _Region, threads: frozenset[int]):
+        self.k, self.rg, self.threads = k, rg, threads
+        self.states: list[StateDecl] = []
+        self.value: dict[SSAValue, tuple[str, int]] = {}
+        self.cur: dict[str, int] = {}
+        self.pipe_of: dict[str, Pipeline] = {}
+        self.tokens: dict[SSAValue, str] = {}
+        self.uses_after_wait: dict[SSAValue, bool] = {}
+
+    def build(self) -> tuple[tuple[Op, ...], tuple[StateDecl, ...]]:
+        ops = self._block(self.rg.region.block)
+        return tuple(ops), tuple(self.states)
+
+    def _block(self, block) -> list[Op]:
+        out: list[Op] = []
+        for op in block.ops:
+            out.extend(self._op(op))
+        return out
+
+    def _pipe(self, op: Operation) -> tuple[Operation, Pipeline]:
+        init = self.k.init_of(op.operands[0], self.rg)
+        return init, self.k.inits[init]
+
+    def _sync(self, op: Operation, value: SSAValue) -> tuple[str, list[Op]]:
+        """The state variable of ``value``; Advance ops that bring it to ``value``."""
+        if value not in self.value:
+            raise LocatedError(op, "pipeline state not created by cutlass.pipeline.state.create "
+                               "in this executor region")
+        var, pos = self.value[value]
+        if pos < self.cur[var]:
+            raise LocatedError(op, "uses a pipeline state older than one already used; the "
+                               "checker needs each state to be used in order")
+        out: list[Op] = []
+        if pos > self.cur[var]:
+            out.append(Advance(var, pos - self.cur[var], origin=op))
+            self.cur[var] = pos
+        return var, out
+
+    def _trip(self, op: Operation, lb: SSAValue, ub: SSAValue, step: SSAValue | None,
+              stages: int, outer: bool) -> int | str:
+        lo, hi = _constant(lb), _constant(ub)
+        st = 1 if step is None else _constant(step)
+        if lo is not None and hi is not None and st:
+            return max(0, -(-(hi - lo) // st))
+        name = (ub.name_hint or "n") if not outer else "tiles"
+        if outer:
+            values = (1, 2)
+        elif self.k.iterations:
+            values = tuple(range(1, self.k.iterations + 1))
+        else:
+            values = catalog.trip_counts(stages)
+        self.k.params[name] = tuple(sorted(set(self.k.params.get(name, ())) | set(values)))
+        return name
+
+    def _loop_stages(self, region: Region) -> int:
+        stages = [self.k.inits[self.k.init_of(o.operands[0], self.rg)].stages
+                  for o in region.walk() if o.name in HANDSHAKE]
+        return max(stages, default=2)
+
+    def _op(self, op: Operation) -> list[Op]:
+        name = op.name
+        if name in (EXEC, SWITCH):
+            return []
+        if name == P + "state.create":
+            _init, pipe = self._pipe(op)
+            var = f"s{len(self.states)}"
+            self.states.append(StateDecl(var, pipe.name, op.start()[1], origin=op))
+            self.value[op.results[0]] = (var, 0)
+            self.cur[var] = 0
+            self.pipe_of[var] = pipe
+            return []
+        if name == P + "state.increment":
+            var, pos = self.value[op.operands[0]]
+            n = 1 if len(op.operands) == 1 else _constant(op.operands[1])
+            if n is None:
+                raise LocatedError(op, "the checker needs a constant increment amount")
+            self.value[op.results[0]] = (var, pos + n)
+            return []
+        if name.startswith(P + "state.get_") or name.startswith(P + "get_"):
+            state = op.operands[-1] if name.startswith(P + "state.") else op.operands[1:2]
+            state = state if isinstance(state, SSAValue) else (state[0] if state else None)
+            return self._stage_use(op, state)
+        if name in HANDSHAKE:
+            return self._handshake(op)
+        if name in NAMED:
+            bid = op.static_barrier_id()
+            if bid is None:
+                raise LocatedError(op, "the checker needs a static named-barrier id")
+            cls = BarSync if name.endswith("arrive_and_wait") else BarArrive
+            return [cls(bid, op.arrive_count(), origin=op)]
+        if name == FIXUP:
+            self.k.fixups.append(op)
+            return []
+        if name == "scf.for":
+            return self._for(op)
+        if name == "scf.while":
+            return self._while(op)
+        out: list[Op] = []
+        for region in op.regions:
+            for block in region.blocks:
+                out.extend(self._block(block))
+        return out
+
+    def _stage_use(self, op: Operation, state: SSAValue | None) -> list[Op]:
+        if state is None or state not in self.value:
+            return []
+        var, _ = self.value[state]
+        if self.uses_after_wait.get(state):
+            sync_var, adv = self._sync(op, state)
+            return adv + [ConsumerRead(self.pipe_of[var].name, sync_var, origin=op)]
+        return []
+
+    def _handshake(self, op: Operation) -> list[Op]:
+        init, pipe = self._pipe(op)
+        var, out = self._sync(op, op.operands[1])
+        kind = op.name[len(P):]
+        token = self.tokens.get(op.operands[2]) if len(op.operands) > 2 else None
+        tma = pipe.stage_bytes
+        producers = init.producer_masks()
+        arrivals = (init.producer_arrive_counts() or [1] * len(producers))[0]
+        if kind in ("producer_acquire", "produce"):
+            out.append(ProducerAcquire(pipe.name, var, token=token, origin=op))
+        if kind in ("producer_try_acquire", "consumer_try_wait"):
+            tok = f"t{len(self.tokens)}"
+            self.tokens[op.results[0]] = tok
+            cls = ProducerTryAcquire if kind.startswith("producer") else ConsumerTryWait
+            out.append(cls(pipe.name, var, tok, origin=op))
+        if kind in ("producer_commit", "produce"):
+            tx = op.properties.get("transaction_bytes")
+            out.append(ProducerWrite(pipe.name, var, nbytes=tma, origin=op))
+            out.append(ProducerCommit(pipe.name, var, tx_bytes=tx.value.data if tx else 0,
+                                      arrivals=arrivals, origin=op))
+        if kind == "producer_tail":
+            out.extend(tail(pipe.name, var, pipe.stages, origin=op))
+            self.cur[var] += pipe.stages
+        if kind in ("consumer_wait", "consume"):
+            out.append(ConsumerWait(pipe.name, var, token=token, origin=op))
+            out.append(ConsumerRead(pipe.name, var, origin=op))
+            self.uses_after_wait[op.operands[1]] = True
+        if kind in ("consumer_release", "consume"):
+            out.append(self._release(init, pipe, var, op))
+        return out
+
+    def _release(self, init: Operation, pipe: Pipeline, var: str, op: Operation) -> Op:
+        given = init.consumer_arrive_counts()
+        if given is not None:
+            return ConsumerRelease(pipe.name, var, given[0], origin=op)
+        threads = len(self.threads)
+        if self.k.ctas == 1:
+            return ConsumerRelease(pipe.name, var, threads, origin=op)
+        return ConsumerRelease(pipe.name, var, -(-threads // 128), ("row_col",), origin=op)
+
+    def _for(self, op: Operation) -> list[Op]:
+        lb, ub, step, *inits = op.operands
+        body = op.regions[0].block
+        outer = any(o.name in ("scf.for", "scf.while") and any(_relevant(x) for x in o.walk())
+                    for o in body.ops)
+        trip = self._trip(op, lb, ub, step, self._loop_stages(op.regions[0]), outer)
+        return self._loop(op, trip, inits, list(body.args[1:]), body, list(op.results))
+
+    def _while(self, op: Operation) -> list[Op]:
+        before, after = op.regions[0].block, op.regions[1].block
+        trip = self._trip(op, op.operands[0], op.operands[0], None, 2, True)
+        ops = self._loop(op, trip, list(op.operands), list(before.args), before,
+                         list(op.results), after)
+        return ops
+
+    def _loop(self, op, trip, inits, args, body, results, after=None) -> list[Op]:
+        """One loop: the state variables carried as iter_args start each iteration where the
+        previous one left them; after the loop they are at a fresh, unknown position."""
+        pre: list[Op] = []
+        carried = []
+        for init, arg in zip(inits, args):
+            if init in self.value:
+                var, adv = self._sync(op, init)
+                pre += adv
+                self.value[arg] = (var, self.cur[var])
+                carried.append(var)
+        ops = self._block(body)
+        blocks = [body] if after is None else [body, after]
+        if after is not None:
+            for init, arg in zip(args, after.args):
+                if init in self.value:
+                    self.value[arg] = self.value[init]
+            ops += self._block(after)
+        terminator = blocks[-1].last_op
+        for yielded in (terminator.operands if terminator is not None else ()):
+            if yielded in self.value:
+                var, adv = self._sync(op, yielded)
+                ops += adv
+        for var in carried:
+            self.cur[var] += 1 << 20
+        for res, init in zip(results, inits):
+            if init in self.value:
+                var = self.value[init][0]
+                self.value[res] = (var, self.cur[var])
+        if not ops:
+            return pre
+        if isinstance(trip, int):
+            return pre + [o for _ in range(trip) for o in ops]
+        return pre + [Loop(trip, tuple(ops), origin=op)]
+
+
+def load(path: str, kernel: str | None = None, iterations: int | None = None
+         ) -> tuple[list[Protocol], list[str]]:
+    """Parse, verify and extract ``path``: (protocols, located error lines)."""
+    from tileorch.diagnostics import format_exception, parse_module, verify_located
+    from tileorch.registry import make_context
+    from xdsl.utils.exceptions import DiagnosticException, ParseError
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError as exc:
+        return [], [f"{path}: error: {exc.strerror}"]
+    try:
+        module = parse_module(make_context(), text, path)
+        errors = verify_located(module)
+        if errors:
+            return [], errors
+        protocols = extract(module, kernel, iterations)
+    except (ParseError, DiagnosticException) as exc:
+        return [], format_exception(exc)
+    if kernel is not None and not protocols:
+        names = ", ".join(kernel_name(f) for f in kernels(module)) or "none"
+        return [], [f"{path}: error: no kernel named {kernel!r} with pipelines "
+                    f"(kernels: {names})"]
+    return protocols, []
+
+
+def extract(module: ModuleOp, kernel: str | None = None,
+            iterations: int | None = None) -> list[Protocol]:
+    """The protocols of the module's kernels (or of the one named ``kernel``)."""
+    out = []
+    for func in kernels(module):
+        if kernel is not None and kernel_name(func) != kernel:
+            continue
+        out.extend(_Kernel(module, func, iterations).protocols())
+    return out

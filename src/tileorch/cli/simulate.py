@@ -1,0 +1,52 @@
+"""``tileorch simulate``: run a kernel's orchestration on the CPU under a seeded random
+scheduler (one task per agent and per in-flight TMA copy); report hangs with a step-by-step
+trace and, for kernels that move data, the functional result."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from tileorch.analysis.counterexample import format_text, write_chrome_trace
+from tileorch.analysis.explore import instances
+from tileorch.analysis.extract import load
+from tileorch.analysis.simulate import describe, simulate
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("simulate", help="run a kernel's orchestration on the CPU",
+                              description=__doc__)
+    p.add_argument("file", metavar="FILE.mlir")
+    p.add_argument("--kernel", help="simulate only this kernel (func.func name)")
+    p.add_argument("--seed", type=int, default=0, help="scheduler seed (default 0)")
+    p.add_argument("--runs", type=int, default=1, help="runs with seeds S, S+1, ... (default 1)")
+    p.add_argument("--iterations", type=int, metavar="N",
+                   help="mainloop trip count (default: the largest the checker uses)")
+    p.add_argument("--trace", metavar="FILE.json", help="write the last run as a Perfetto trace")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    protocols, errors = load(args.file, args.kernel, args.iterations)
+    for line in errors:
+        print(line, file=sys.stderr)
+    if errors:
+        return 1
+    if not protocols:
+        print(f"{args.file}: no kernel with pipelines, named barriers or fix-ups to simulate")
+        return 0
+    failed = 0
+    for proto in protocols:
+        values = instances(proto)[-1] if proto.params else {}
+        for seed in range(args.seed, args.seed + max(1, args.runs)):
+            sim = simulate(proto, values, seed)
+            print(f"seed {seed}: {describe(sim)}")
+            if not sim.result.ok:
+                print(format_text(sim.result))
+            if not sim.functional_ok:
+                failed += 1
+            if args.trace:
+                write_chrome_trace(sim.result, args.trace)
+    if args.trace:
+        print(f"trace written to {args.trace}")
+    return 1 if failed else 0

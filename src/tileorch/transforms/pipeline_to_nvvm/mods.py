@@ -1,0 +1,133 @@
+"""MODS sidecar lowering (seed 004 "Lowering"): the four ``cutlass.tile_scheduler.mods_*`` ops.
+
+================================  ==================================================================
+op                                emit set
+================================  ==================================================================
+``mods_report_mainloop_start``    participant test, then ``nvvm.cluster.arrive`` (participant:
+                                  release) or ``nvvm.cluster.arrive.relaxed`` (non-participant);
+                                  ``nvvm.read.ptx.sreg.globaltimer`` when the timestamp is used
+``mods_report_mainloop_end``      ``nvvm.cp.async.bulk.wait_group 0`` (drain the tail's bulk
+                                  stores), ``nvvm.cluster.wait``; when the elapsed time is used a
+                                  second ``globaltimer`` read and ``llvm.sub`` of the start stamp
+``mods_report_smid``              ``nvvm.read.ptx.sreg.smid``
+``mods_throttle``                 profile 0: dropped; 1: ``nvvm.nanosleep`` :data:`THROTTLE_SLEEP_NS`;
+                                  2: ``nvvm.barrier`` over the threads of the enclosing executor
+================================  ==================================================================
+
+Participants.  ``barrier.cluster`` counts every non-exited thread of the cluster, so every CTA
+must arrive or the end probe's wait never completes; the participant mask therefore selects the
+*ordering* of the arrive: a participant arrives with release semantics (its mainloop-entry writes
+become visible to the cluster at the end probe), a non-participant with ``.relaxed``.  The
+participant index is CTA-uniform, so both arms stay ``.aligned``:
+
+* ``is_2cta_mma = false`` (one bit per CTA): index = ``%cluster_ctarank``;
+* ``is_2cta_mma = true`` (one bit per cluster half, the CTA pair of a 2-CTA MMA): index =
+  ``%cluster_ctarank >> 1`` -- the extra shift is the "different emit set" of seed 004.
+
+No thread id enters the computation: the arrive contribution of a CTA does not depend on which of
+its threads executes the probe (``barrier.cluster`` is per thread and all of them arrive).
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import i64
+from xdsl.ir import Operation
+
+from tileorch.dialects import nvvm
+from tileorch.transforms.pipeline_to_nvvm.base import OpLowering
+from tileorch.transforms.pipeline_to_nvvm.context import enclosing_exec, int_prop, prop
+from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
+
+THROTTLE_SLEEP_NS = {1: 1000}
+"""Profile 1's fixed back-off: 1000 ns = 1 us, about the issue time of one 128x128x64 BF16 tile
+step of an H100 SM (2 * 128*128*64 FLOP / ~1 TFLOP/s per SM ~= 2 us), so a throttle point at
+most halves the tile issue rate; ``nanosleep`` treats it as an upper bound (0..2x in practice)."""
+
+COOPERATIVE_BARRIER_ID = 0
+"""Profile 2 synchronises the executor's threads on ``bar.sync 0, n`` (CUTLASS's sync-threads id:
+MODS claims no named-barrier slot of its own, seed 004)."""
+
+
+def _used(value) -> bool:
+    return value is not None and bool(value.uses)
+
+
+def two_cta(op: Operation) -> bool:
+    flag = prop(op, "is_2cta_mma")
+    return flag is not None and bool(flag.value.data)
+
+
+def emit_is_participant(e: Emitter, op: Operation):
+    """i1: bit (this CTA's participant index) of the participant mask is set."""
+    rank = e.sreg("cluster.ctarank")
+    if two_cta(op):
+        rank = e.lshr(rank, e.const(1))
+    mask = op.operands[1]
+    width = mask.type.width.data
+    if width != 32:
+        rank = e.zext(rank, mask.type) if width > 32 else e.trunc(rank, mask.type)
+    bit = e.lshr(mask, rank)
+    return e.icmp("ne", e.and_(bit, e.const(1, mask.type)), e.const(0, mask.type))
+
+
+def _arrive_release(e: Emitter) -> None:
+    e.add_op(nvvm.ClusterArriveOp(aligned=True))
+
+
+def _arrive_relaxed(e: Emitter) -> None:
+    e.add_op(nvvm.ClusterArriveRelaxedOp(aligned=True))
+
+
+class ModsReportMainloopStartLowering(OpLowering):
+    OP = "cutlass.tile_scheduler.mods_report_mainloop_start"
+
+    def lower(self, op: Operation, e: Emitter):
+        e.if_(emit_is_participant(e, op), _arrive_release, _arrive_relaxed)
+        if op.results:
+            return [e.sreg("globaltimer") if _used(op.results[0]) else e.const(0, i64)]
+        return None
+
+
+class ModsReportMainloopEndLowering(OpLowering):
+    OP = "cutlass.tile_scheduler.mods_report_mainloop_end"
+
+    def lower(self, op: Operation, e: Emitter):
+        e.add_op(nvvm.CpAsyncBulkWaitGroupOp(0))
+        e.add_op(nvvm.ClusterWaitOp(aligned=True))
+        if not op.results:
+            return None
+        if not _used(op.results[0]):
+            return [e.const(0, i64)]
+        return [e.sub(e.sreg("globaltimer"), op.operands[2])]
+
+
+class ModsReportSmidLowering(OpLowering):
+    OP = "cutlass.tile_scheduler.mods_report_smid"
+
+    def lower(self, op: Operation, e: Emitter):
+        return [e.sreg("smid")]
+
+
+class ModsThrottleLowering(OpLowering):
+    OP = "cutlass.tile_scheduler.mods_throttle"
+
+    def lower(self, op: Operation, e: Emitter):
+        profile = int_prop(op, "profile", 0)
+        if profile in THROTTLE_SLEEP_NS:
+            e.add_op(nvvm.NanosleepOp(THROTTLE_SLEEP_NS[profile]))
+        elif profile == 2:
+            outer = enclosing_exec(op)
+            threads = outer.num_threads() if outer is not None and outer.executor_kind() != "cta" else 0
+            if threads:
+                e.add_op(nvvm.BarrierOp(e.const(COOPERATIVE_BARRIER_ID), e.const(threads)))
+            else:
+                e.add_op(nvvm.Barrier0Op())
+        return None
+
+
+PATTERNS = [
+    ModsReportMainloopStartLowering(),
+    ModsReportMainloopEndLowering(),
+    ModsReportSmidLowering(),
+    ModsThrottleLowering(),
+]

@@ -1,0 +1,65 @@
+// RUN: tileorch-opt %s --split-input-file -p convert-pipeline-to-nvvm | filecheck %s
+// mods_throttle (seed 004): profile 0 is dropped, profile 1 is a fixed nanosleep (1000 ns, see
+// THROTTLE_SLEEP_NS in pipeline_to_nvvm/mods.py), profile 2 a cooperative barrier over the
+// executor's threads (warp group mask 0b110 = 256 threads -> bar.sync 0, 256).
+
+builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = array<i32: 2, 1, 1>} {
+  func.func @profiles(%sched: !cutlass.tile_scheduler<streamk>) {
+    %mask = arith.constant 1 : i32
+    cutlass.async.exec warpgroup mask(6) {
+      cutlass.tile_scheduler.mods_report_mainloop_start %sched, %mask : !cutlass.tile_scheduler<streamk>, i32 -> ()
+      cutlass.tile_scheduler.mods_throttle {profile = 0 : i32}
+      cutlass.tile_scheduler.mods_throttle {profile = 1 : i32}
+      cutlass.tile_scheduler.mods_throttle {profile = 2 : i32}
+      cutlass.tile_scheduler.mods_report_mainloop_end %sched, %mask : !cutlass.tile_scheduler<streamk>, i32 -> ()
+    }
+    func.return
+  }
+}
+// CHECK-LABEL: func.func @profiles
+// CHECK:      nvvm.cluster.arrive.relaxed {aligned}
+// CHECK-NEXT: }
+// profile 0: nothing; profile 1:
+// CHECK-NEXT: nvvm.nanosleep 1000
+// profile 2:
+// CHECK-NEXT: %[[ID:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT: %[[N:.*]] = llvm.mlir.constant(256 : i32) : i32
+// CHECK-NEXT: nvvm.barrier id = %[[ID]] number_of_threads = %[[N]]
+// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0
+// CHECK-NOT:  mods_throttle
+
+// -----
+
+// A whole-CTA executor region: the cooperative throttle is bar.sync 0 over the CTA.
+builtin.module attributes {cutlass.target = "sm_90a"} {
+  func.func @cta(%sched: !cutlass.tile_scheduler<streamk>) {
+    %mask = arith.constant 1 : i32
+    cutlass.async.exec cta mask(1) threads(384) {
+      cutlass.tile_scheduler.mods_report_mainloop_start %sched, %mask : !cutlass.tile_scheduler<streamk>, i32 -> ()
+      cutlass.tile_scheduler.mods_throttle {profile = 2 : i32}
+      cutlass.tile_scheduler.mods_report_mainloop_end %sched, %mask : !cutlass.tile_scheduler<streamk>, i32 -> ()
+    }
+    func.return
+  }
+}
+// CHECK-LABEL: func.func @cta
+// CHECK:      nvvm.cluster.arrive.relaxed {aligned}
+// CHECK-NEXT: }
+// CHECK-NEXT: nvvm.barrier0
+// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0
+
+// -----
+
+// Profile 0 alone leaves no trace.
+builtin.module attributes {cutlass.target = "sm_90a"} {
+  func.func @noop() {
+    cutlass.async.exec warp mask(1) {
+      cutlass.tile_scheduler.mods_throttle {profile = 0 : i32}
+    }
+    func.return
+  }
+}
+// CHECK-LABEL: func.func @noop
+// CHECK-NOT:   nanosleep
+// CHECK-NOT:   nvvm.barrier
+// CHECK:       func.return
