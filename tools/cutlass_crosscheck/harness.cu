@@ -6,7 +6,7 @@
 // Reads one configuration per stdin line and prints one JSON object per line (``--sm100`` as the
 // only argument drives the SM100 stream-K scheduler instead, see run_sm100):
 //   M N K L tileM tileN tileK clusterM clusterN sms splits max_swizzle raster reduction decomposition
-//   mma_warp_groups accumulator_bits
+//   mma_warp_groups accumulator_bits [ktile_start_alignment]
 // raster: 0 heuristic, 1 along_m, 2 along_n; reduction: 0 deterministic, 1 nondeterministic;
 // decomposition: 0 heuristic, 1 data_parallel, 2 split_k, 3 stream_k (CUTLASS's enum order).
 //
@@ -67,38 +67,25 @@ using Scheduler = PersistentTileSchedulerSm90StreamK<cute::Shape<cute::_128, cut
                                                      cute::Shape<cute::_1, cute::_1, cute::_1>>;
 using Params = Scheduler::Params;
 using WorkTileInfo = Scheduler::WorkTileInfo;
+using Sm100Params = PersistentTileSchedulerSm100StreamKParams;
 
-static void print_work(std::ostringstream& out, WorkTileInfo const& w) {
-  out << '[' << w.M_idx << ',' << w.N_idx << ',' << w.L_idx << ',' << w.K_idx << ',' << w.k_tile_count
-      << ',' << w.k_tile_remaining << ',' << (w.is_separate_reduction ? 1 : 0) << ']';
+struct Config {
+  int m, n, k, l, tm, tn, tk, cm, cn, sms, splits, max_swizzle, raster, reduction, decomposition, mma_wg, acc_bits;
+  int ktile_start_alignment = 1;
+};
+
+static bool parse(std::string const& line, Config& c) {
+  std::istringstream in(line);
+  if (!(in >> c.m >> c.n >> c.k >> c.l >> c.tm >> c.tn >> c.tk >> c.cm >> c.cn >> c.sms >> c.splits >>
+        c.max_swizzle >> c.raster >> c.reduction >> c.decomposition >> c.mma_wg >> c.acc_bits)) {
+    return false;
+  }
+  in >> c.ktile_start_alignment;  // optional 18th field
+  return true;
 }
 
-static std::string run(std::string const& line) {
-  std::istringstream in(line);
-  int m, n, k, l, tm, tn, tk, cm, cn, sms, splits, max_swizzle, raster, reduction, decomposition, mma_wg, acc_bits;
-  if (!(in >> m >> n >> k >> l >> tm >> tn >> tk >> cm >> cn >> sms >> splits >> max_swizzle >> raster >>
-        reduction >> decomposition >> mma_wg >> acc_bits)) {
-    return "{\"error\":\"bad input line\"}";
-  }
-  cutlass::gemm::BatchedGemmCoord problem(m, n, k, l);
-  cutlass::gemm::GemmCoord tile(tm, tn, tk);
-  cutlass::gemm::GemmCoord cluster(cm, cn, 1);
-  cutlass::KernelHardwareInfo hw;
-  hw.sm_count = sms;
-  auto raster_opt = static_cast<RasterOrderOptions>(raster);
-  auto red = static_cast<ReductionMode>(reduction);
-  auto dec = static_cast<DecompositionMode>(decomposition);
-
-  Params p;
-  p.initialize(problem, tile, cluster, hw, splits, max_swizzle, raster_opt, red, dec, nullptr);
-  dim3 grid = Params::get_grid_shape(problem, tile, cluster, hw, max_swizzle, raster_opt);
-  size_t ws = Params::get_workspace_size(problem, tile, cluster, hw, splits, max_swizzle, raster_opt, dec, red,
-                                         mma_wg, cutlass::sizeof_bits<Scheduler::BarrierType>::value, acc_bits,
-                                         1u, 1u);
-
-  std::ostringstream out;
-  print_params(out, p, ws, grid);
-  uint64_t stride = uint64_t(grid.x) * grid.y * grid.z;
+static void print_params(std::ostringstream& out, Params const& p, size_t ws, dim3 grid) {
+  out << "{\"params\":{\"units_per_problem\":" << p.units_per_problem_
       << ",\"log_swizzle\":" << p.log_swizzle_size_
       << ",\"raster_along_n\":" << (p.raster_order_ == RasterOrder::AlongN ? "true" : "false")
       << ",\"splits\":" << p.divmod_splits_.divisor << ",\"big_units\":" << p.big_units_
@@ -108,28 +95,63 @@ static std::string run(std::string const& line) {
       << ",\"sk_groups\":" << p.divmod_sk_groups_.divisor
       << ",\"separate_reduction_units\":" << p.separate_reduction_units_
       << ",\"k_tiles_per_output_tile\":" << p.divmod_tiles_per_output_tile_.divisor << "}"
-XX
-  bool first_cta = true;
+      << ",\"workspace_bytes\":" << ws << ",\"grid\":[" << grid.x << ',' << grid.y << ',' << grid.z << "]";
+}
+
+static void print_work(std::ostringstream& out, WorkTileInfo const& w) {
+  out << '[' << w.M_idx << ',' << w.N_idx << ',' << w.L_idx << ',' << w.K_idx << ',' << w.k_tile_count
+      << ',' << w.k_tile_remaining << ',' << (w.is_separate_reduction ? 1 : 0) << ']';
+}
+
+// One stream-K unit: its first work, then continue_current_work until it says stop.
+static void walk_unit(std::ostringstream& out, bool& first_item, Params const& p, uint64_t linear,
+                      dim3 block_in_cluster, uint32_t& unit_iter_start, WorkTileInfo w) {
+  while (w.is_valid()) {
+    out << (first_item ? "" : ",");
+    first_item = false;
+    print_work(out, w);
+    if (!Scheduler::continue_current_work_for_linear_idx(linear, unit_iter_start, block_in_cluster, w, p)) {
+      return;
+    }
+  }
+}
+
+static std::string run_sm90(Config const& c) {
+  cutlass::gemm::BatchedGemmCoord problem(c.m, c.n, c.k, c.l);
+  cutlass::gemm::GemmCoord tile(c.tm, c.tn, c.tk);
+  cutlass::gemm::GemmCoord cluster(c.cm, c.cn, 1);
+  cutlass::KernelHardwareInfo hw;
+  hw.sm_count = c.sms;
+  auto raster = static_cast<RasterOrderOptions>(c.raster);
+  auto red = static_cast<ReductionMode>(c.reduction);
+  auto dec = static_cast<DecompositionMode>(c.decomposition);
+
+  Params p;
+  p.initialize(problem, tile, cluster, hw, c.splits, c.max_swizzle, raster, red, dec, nullptr, 1u,
+               c.ktile_start_alignment);
+  dim3 grid = Params::get_grid_shape(problem, tile, cluster, hw, c.max_swizzle, raster);
+  size_t ws = Params::get_workspace_size(problem, tile, cluster, hw, c.splits, c.max_swizzle, raster, dec, red,
+                                         c.mma_wg, cutlass::sizeof_bits<Scheduler::BarrierType>::value,
+                                         c.acc_bits, 1u, 1u, c.ktile_start_alignment);
+
+  std::ostringstream out;
+  print_params(out, p, ws, grid);
+  out << ",\"ctas\":[";
+  uint64_t stride = uint64_t(grid.x) * grid.y * grid.z;
   for (uint32_t by = 0; by < grid.y; ++by) {
     for (uint32_t bx = 0; bx < grid.x; ++bx) {
-      out << (first_cta ? "" : ",") << '[';
-      first_cta = false;
-      dim3 block_in_cluster(bx % cm, by % cn, 0);
+      out << (by == 0 && bx == 0 ? "" : ",") << '[';
+      dim3 block_in_cluster(bx % c.cm, by % c.cn, 0);
+      // PersistentTileSchedulerSm90StreamK's constructor
       uint64_t linear = p.raster_order_ == RasterOrder::AlongN ? uint64_t(bx) + uint64_t(by) * grid.x
                                                                : uint64_t(bx) * grid.y + by;
       uint32_t unit_iter_start = 0;
-      WorkTileInfo w = Scheduler::get_current_work_for_linear_idx(unit_iter_start, linear, block_in_cluster, p);
       bool first_item = true;
-      while (w.is_valid()) {
-        out << (first_item ? "" : ",");
-        first_item = false;
-        print_work(out, w);
-        WorkTileInfo next = w;  // fetch_next_work takes its argument by value
-        if (!Scheduler::continue_current_work_for_linear_idx(linear, unit_iter_start, block_in_cluster, next, p)) {
-          linear += stride;
-          next = Scheduler::get_current_work_for_linear_idx(unit_iter_start, linear, block_in_cluster, p);
-        }
-        w = next;
+      for (;;) {
+        WorkTileInfo w = Scheduler::get_current_work_for_linear_idx(unit_iter_start, linear, block_in_cluster, p);
+        if (!w.is_valid()) break;  // the kernel's while (work_tile_info.is_valid())
+        walk_unit(out, first_item, p, linear, block_in_cluster, unit_iter_start, w);
+        linear += stride;  // advance_to_next_work
       }
       out << ']';
     }
@@ -138,11 +160,97 @@ XX
   return out.str();
 }
 
-int main() {
+// SM100: PersistentTileSchedulerSm100StreamKParams (host API called directly). The kernel-side
+// PersistentTileSchedulerSm100StreamK needs CLC hardware and gridDim, so its two private helpers
+// are replicated here: to_linear_idx (grid position -> SM90 stream-K linear index) and convert_work's
+// split-K / data-parallel branches. The grid position (bx, by, bz) stands for the CLC response with
+// M_idx = bx, N_idx = by, L_idx = bz (max_swizzle forced to 0 and raster forced AlongM, as
+// Sm100StreamKParams::initialize does for its PersistentTileSchedulerSm100Params).
+// PersistentTileSchedulerSm100StreamK::to_underlying_arguments forces DataParallel for N == 192 tiles.
+static std::string run_sm100(Config const& c) {
+  cutlass::gemm::BatchedGemmCoord problem(c.m, c.n, c.k, c.l);
+  cutlass::gemm::GemmCoord tile(c.tm, c.tn, c.tk);
+  cutlass::gemm::GemmCoord cluster(c.cm, c.cn, 1);
+  cutlass::KernelHardwareInfo hw;
+  hw.sm_count = c.sms;
+  auto raster = static_cast<RasterOrderOptions>(c.raster);
+  auto red = static_cast<ReductionMode>(c.reduction);
+  auto dec = c.tn == 192 ? DecompositionMode::DataParallel : static_cast<DecompositionMode>(c.decomposition);
+
+  Sm100Params p100;
+  p100.initialize(problem, tile, cluster, hw, c.splits, c.max_swizzle, raster, red, dec, nullptr,
+                  c.ktile_start_alignment);
+  Params const& p = p100.sk_params_;
+  dim3 problem_blocks = Sm100Params::get_tiled_cta_shape_mnl(problem, tile, cluster);
+  dim3 grid = p100.get_grid_shape(problem_blocks, cluster);
+  size_t ws = Sm100Params::get_workspace_size(problem, tile, cluster, hw, c.splits, c.max_swizzle, raster, dec, red,
+                                              c.mma_wg, cutlass::sizeof_bits<Scheduler::BarrierType>::value,
+                                              c.acc_bits, c.ktile_start_alignment);
+  uint32_t kt = p.divmod_tiles_per_output_tile_.divisor;
+
+  std::ostringstream out;
+  print_params(out, p, ws, grid);
+  out << ",\"ctas\":[";
+  bool first_cta = true;
+  for (uint32_t bz = 0; bz < grid.z; ++bz) {
+    for (uint32_t by = 0; by < grid.y; ++by) {
+      for (uint32_t bx = 0; bx < grid.x; ++bx) {
+        out << (first_cta ? "" : ",") << '[';
+        first_cta = false;
+        bool first_item = true;
+        dim3 block_in_cluster(bx % c.cm, by % c.cn, 0);
+        if (p.sk_units_ > 0) {
+          uint64_t m0 = p.truncate_to_cluster_size_m(bx), n0 = p.truncate_to_cluster_size_n(by);
+          uint64_t linear = uint64_t(grid.x) * grid.y * bz + uint64_t(grid.y) * m0 + n0;
+          linear += p.raster_order_ == RasterOrder::AlongN
+                        ? p.divmod_cluster_shape_minor_.divisor * (by - n0) + (bx - m0)
+                        : p.divmod_cluster_shape_minor_.divisor * (bx - m0) + (by - n0);
+          uint32_t unit_iter_start = 0;
+          WorkTileInfo w = Scheduler::get_current_work_for_linear_idx(unit_iter_start, linear, block_in_cluster, p);
+          walk_unit(out, first_item, p, linear, block_in_cluster, unit_iter_start, w);
+        } else if (p.divmod_splits_.divisor > 1) {
+          int l_idx, split;
+          p.divmod_splits_(l_idx, split, int(bz));
+          uint32_t k_tiles = p.divmod_k_tiles_per_sk_unit_.divisor;
+          uint32_t k_idx = split * k_tiles;
+          if (uint32_t(split) < p.big_units_) {
+            k_idx += split;
+            k_tiles += 1;
+          } else {
+            k_idx += p.big_units_;
+          }
+          if (p.ktile_start_alignment_count_ == 2u && k_idx % 2 != 0) {
+            k_idx += 1;
+            k_tiles -= 1;
+          }
+          if (p.ktile_start_alignment_count_ == 2u && (k_idx + k_tiles) % 2 != 0 && (k_idx + k_tiles) < kt) {
+            k_tiles += 1;
+          }
+          WorkTileInfo w{int32_t(bx), int32_t(by), int32_t(k_idx), l_idx, k_tiles, k_tiles};
+          print_work(out, w);
+        } else {
+          WorkTileInfo w{int32_t(bx), int32_t(by), 0, int32_t(bz), kt, kt};
+          print_work(out, w);
+        }
+        out << ']';
+      }
+    }
+  }
+  out << "]}";
+  return out.str();
+}
+
+int main(int argc, char** argv) {
+  bool sm100 = argc > 1 && std::string(argv[1]) == "--sm100";
   std::string line;
   while (std::getline(std::cin, line)) {
     if (line.empty()) continue;
-    std::cout << run(line) << '\n';
+    Config c;
+    if (!parse(line, c)) {
+      std::cout << "{\"error\":\"bad input line\"}\n";
+      continue;
+    }
+    std::cout << (sm100 ? run_sm100(c) : run_sm90(c)) << std::endl;
   }
   return 0;
 }

@@ -7,13 +7,15 @@ the committed file differs from what the definitions produce).
 from __future__ import annotations
 
 import argparse
+import ast
 import inspect
+import textwrap
 import sys
 from pathlib import Path
 
 from xdsl.irdl import IRDLOperation
 
-DOC_PATH = Path(__file__).resolve().parents[3] / "docs" / "dialect.md"
+DOC_PATH = Path(__file__).resolve().parents[3] / "docs" / "dialect.md"  # in a source checkout
 
 HEADER = """# The `cutlass` dialect reference
 
@@ -26,8 +28,38 @@ def _clean(doc: str | None) -> str:
     return inspect.cleandoc(doc) if doc else ""
 
 
+def _attr_constraint(c) -> str:
+    """A compact rendering of an xDSL attribute constraint (``!cutlass.pipeline``, ``i1``, ...)."""
+    kind = type(c).__name__
+    if kind == "AnyAttr":
+        return "any"
+    if kind == "EqAttrConstraint":
+        return str(c.attr)
+    if kind == "BaseAttr":
+        name = getattr(c.attr, "name", c.attr.__name__)
+        return ("!" if getattr(c.attr, "_is_type", False) else "") + name if "." in name else name
+    if kind == "AnyOf":
+        return " or ".join(_attr_constraint(x) for x in c.attr_constrs)
+    if kind == "ParamAttrConstraint":
+        return getattr(c.base_attr, "name", c.base_attr.__name__)
+    inner = getattr(c, "constr", None) or getattr(c, "constraint", None)
+    return _attr_constraint(inner) if inner is not None else kind
+
+
 def _constraint(defn) -> str:
-    text = str(getattr(defn, "constr", defn))
+    """Operand/result/property constraint with its arity (optional, variadic)."""
+    c = getattr(defn, "constr", defn)
+    kind = type(c).__name__
+    if kind == "RangeLengthConstraint":
+        inner = _attr_constraint(c.constraint)
+        length = getattr(c.length, "value", None)
+        text = inner if length == 1 else f"{inner} (length {c.length})"
+    elif kind == "RangeOf":
+        text = f"variadic {_attr_constraint(c.constr)}"
+    else:
+        text = _attr_constraint(c)
+    if type(defn).__name__.startswith("Opt"):
+        text = f"optional {text.removeprefix('variadic ')}"
     return text.replace("|", "\\|").replace("\n", " ")
 
 
@@ -50,9 +82,39 @@ def _op_section(op: type[IRDLOperation]) -> list[str]:
     if traits:
         lines += ["Traits: " + ", ".join(f"`{t}`" for t in traits), ""]
     verify_doc = _clean(op.__dict__["verify_"].__doc__) if "verify_" in op.__dict__ else ""
-    if verify_doc:
-        lines += ["Verifier:", "", verify_doc, ""]
+    rules = _raised_messages(op)
+    if verify_doc or rules:
+        lines += ["Verifier:", ""]
+        lines += [verify_doc, ""] if verify_doc else []
+        lines += [f"- `{m}`" for m in rules] + [""]
     return lines
+
+
+def _message_text(node: ast.expr) -> str | None:
+    """The literal text of a message expression; formatted fields become ``…``."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value if isinstance(v, ast.Constant) else "…" for v in node.values)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _message_text(node.left), _message_text(node.right)
+        return None if left is None or right is None else left + right
+    return None
+
+
+def _raised_messages(op: type) -> list[str]:
+    """Diagnostics the op's own class raises (``raise SomeException("...")``), in source order."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(op)))
+    except (OSError, TypeError, SyntaxError):
+        return []
+    messages: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:
+            text = _message_text(node.exc.args[0])
+            if text and text not in messages:
+                messages.append(" ".join(text.split()).replace("`", "'"))
+    return messages
 
 
 def generate() -> str:
@@ -70,16 +132,17 @@ def generate() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--check", action="store_true", help="fail if docs/dialect.md is stale")
+    parser.add_argument("--check", action="store_true", help="fail if the file is stale")
+    parser.add_argument("--path", type=Path, default=DOC_PATH, help="output file (default: docs/dialect.md)")
     args = parser.parse_args(argv)
     text = generate()
     if args.check:
-        current = DOC_PATH.read_text() if DOC_PATH.exists() else ""
+        current = args.path.read_text() if args.path.exists() else ""
         if current != text:
-            print(f"{DOC_PATH} is stale: run python -m tileorch.tools.gen_dialect_doc", file=sys.stderr)
+            print(f"{args.path} is stale: run python -m tileorch.tools.gen_dialect_doc", file=sys.stderr)
             return 1
         return 0
-    DOC_PATH.write_text(text)
+    args.path.write_text(text)
     return 0
 
 
