@@ -31,7 +31,8 @@ sanitize() {  # tool, command...  (full report appended to $OUT/sanitizer.log)
 
 run_pytest runtime tests/gpu/test_runtime_gpu.py
 if [ "$MODE" = full ]; then
-  run_pytest conformance tests/gpu/test_conformance.py -p no:benchmark -n 8 --max-worker-restart=100
+  run_pytest conformance tests/gpu/test_conformance.py -p no:benchmark -n 8 --max-worker-restart=100 \
+    --junitxml="$OUT/conformance.xml"
 fi
 timeout 300 $PY benchmarks/stream_pipeline.py run --out "$OUT" 2>&1 | tail -n 60
 {
@@ -43,3 +44,7 @@ timeout 300 $PY benchmarks/stream_pipeline.py run --out "$OUT" 2>&1 | tail -n 60
     fi
   done
 } 2>&1
+if [ "$MODE" = full ]; then
+  $PY benchmarks/conformance_report.py "$OUT/conformance.xml" "$OUT/device.txt" "$OUT/sanitizer.log" \
+    > "$OUT/conformance.md" && head -n 20 "$OUT/conformance.md"
+fi

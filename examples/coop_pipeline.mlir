@@ -5,7 +5,7 @@
 // tileorch-opt examples/coop_pipeline.mlir -p cutlass-stamp-arrive-counts
 //   => arvCount = [1, 4]: (cx + cy - 1) * consumer warp groups = (2 + 1 - 1) * 2
 builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = array<i32: 2, 1, 1>} {
-  func.func @coop_mainloop(%k_tiles: i32) {
+  func.func @coop_mainloop(%k_tiles: i32) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32} {
     %pipe = cutlass.pipeline.create : !cutlass.pipeline<stages = 3, producers = 1, consumers = 1>
     %ready = cutlass.pipeline.init %pipe {numStages = 3 : i32, executor = #cutlass<executor_type warpgroup>, participants = array<i64: 0x1>, consumers = array<i64: 0x6>, producer_arv_count = array<i32: 1>, transaction_size = array<i32: 8192>, compute_capability = #cutlass<pipeline_compute_capability sm90>}
     %c0 = arith.constant 0 : i32

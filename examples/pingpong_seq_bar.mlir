@@ -14,7 +14,7 @@ builtin.module attributes {cutlass.target = "sm_90a"} {
   func.func private @mma_tile(i32)
   func.func private @epilogue_tile(i32)
 
-  func.func @pingpong_math(%num_tiles: i32) {
+  func.func @pingpong_math(%num_tiles: i32) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32} {
     %sb = cutlass.seq_bar.create : !cutlass.seq_bar<depth = 2, length = 2>
     %order = cutlass.seq_bar.init %sb group_size(128)
     // Every thread waits for the barrier initialisation (bar.sync 0, 384).

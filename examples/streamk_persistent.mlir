@@ -26,7 +26,7 @@ builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = ar
   func.func private @epilogue(vector<64xf32>, i32, i32, i32)
 
   func.func @kernel(%params: !cutlass.tile_scheduler_streamk_params<cga = [2, 1, 1], raster = heuristic>,
-                    %zero: vector<64xf32>) {
+                    %zero: vector<64xf32>) attributes {nvvm.kernel} {
     %c0 = arith.constant 0 : i32
     // Producer: warp 0 issues the loads of every K tile of every work piece.
     cutlass.async.exec warp mask(1) {

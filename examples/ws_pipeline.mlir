@@ -3,7 +3,7 @@
 // warp groups 1 and 2 (warps 4-11) consume every stage cooperatively.
 // tileorch-opt examples/ws_pipeline.mlir -p cutlass-stamp-arrive-counts  => arvCount = [1, 256]
 builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = array<i32: 1, 1, 1>} {
-  func.func @ws_mainloop(%k_tiles: i32, %smem: !llvm.ptr<3>) {
+  func.func @ws_mainloop(%k_tiles: i32, %smem: !llvm.ptr<3>) attributes {nvvm.kernel} {
     %pipe = cutlass.pipeline.create storage(%smem) : !cutlass.pipeline<stages = 4, producers = 1, consumers = 2>
     %ready = cutlass.pipeline.init %pipe {numStages = 4 : i32, executor = #cutlass<executor_type warp>, participants = array<i64: 0x1>, consumers = array<i64: 0xf0, 0xf00>, transaction_size = array<i32: 4096>}
     %c0 = arith.constant 0 : i32

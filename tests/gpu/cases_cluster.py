@@ -11,7 +11,7 @@ from conformance import POISON, Case, KernelSource
 from kernels_cluster import PART_WORDS, ClusterConfig, all_configs, cluster_kernel
 
 CLUSTERS = 2  # clusters per launch
-SANITIZE = {ClusterConfig((2, 1), 2, 4, 1), ClusterConfig((1, 2), 4, 1, 2)}
+SANITIZE = {ClusterConfig((2, 1), 2, 4, 1, True), ClusterConfig((1, 2), 4, 1, 2, True)}
 
 
 def sources() -> list[KernelSource]:

@@ -5,8 +5,9 @@ how each configuration is run and checked bit-exactly against NumPy.
     python tests/gpu/conformance.py run --subset S   # run cases without pytest (sanitizer runs)
 
 ``build`` writes ``build/gpu/conformance/<kernel>.cubin`` and ``manifest.json`` (the hash of each
-kernel's MLIR), so a GPU machine without xDSL runs what was compiled elsewhere; a kernel whose
-MLIR changed since is recompiled in-process when xDSL is importable.
+kernel's MLIR and of the compiler's sources), so a GPU machine without xDSL runs what was compiled
+elsewhere; a kernel whose MLIR or compiler changed since is recompiled in-process when xDSL is
+importable.
 """
 
 from __future__ import annotations
@@ -27,6 +28,17 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(Path(__file__).parent))
 
 POISON = 0xDEADBEEF
+COMPILER_SOURCES = ("dialects", "transforms", "backend", "schedulers", "registry.py", "diagnostics.py")
+
+
+def compiler_digest() -> str:
+    """Hash of the sources that turn MLIR into PTX (so a stale cubin is never reused)."""
+    h = hashlib.sha256()
+    base = ROOT / "src" / "tileorch"
+    for name in COMPILER_SOURCES:
+        for f in sorted((base / name).rglob("*.py")) if (base / name).is_dir() else [base / name]:
+            h.update(str(f.relative_to(base)).encode() + f.read_bytes())
+    return h.hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -51,13 +63,19 @@ class Case:
     tags: set[str] = field(default_factory=set)
 
 
+_COMPILER = compiler_digest()
+
+
 def families() -> list:
     import cases_atoms
     import cases_barriers
     import cases_cluster
+    import cases_fixup
+    import cases_mods
     import cases_pipeline
+    import cases_sched
 
-    return [cases_atoms, cases_pipeline, cases_cluster, cases_barriers]
+    return [cases_atoms, cases_pipeline, cases_cluster, cases_barriers, cases_sched, cases_fixup, cases_mods]
 
 
 def all_sources() -> dict[str, KernelSource]:
@@ -95,12 +113,12 @@ def build(out: Path = BUILD, jobs: int = 2, only: str | None = None) -> int:
     manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
     todo = [s for s in all_sources().values()
             if (only is None or only in s.name)
-            and (manifest.get(s.name) != s.digest or not (out / f"{s.name}.cubin").exists())]
+            and (manifest.get(s.name) != [s.digest, _COMPILER] or not (out / f"{s.name}.cubin").exists())]
     failures = {}
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         for name, err in pool.map(_compile_one, todo, [out] * len(todo)):
             if err is None:
-                manifest[name] = all_sources()[name].digest
+                manifest[name] = [all_sources()[name].digest, _COMPILER]
             else:
                 failures[name] = err
                 manifest.pop(name, None)
@@ -117,7 +135,8 @@ _modules: dict[str, object] = {}
 
 
 def kernel(name: str):
-    """The loaded kernel ``name``: the prebuilt cubin when its MLIR is unchanged, else compiled now."""
+    """The loaded kernel ``name``: the prebuilt cubin when its MLIR is unchanged (compiled by the
+    compiler of the build, which may be older than this tree), else compiled now."""
     from tileorch import runtime
 
     if name not in _modules:
@@ -125,7 +144,7 @@ def kernel(name: str):
         manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
         src = all_sources()[name]
         cubin = BUILD / f"{name}.cubin"
-        if manifest.get(name) == src.digest and cubin.exists():
+        if manifest.get(name, [None])[0] == src.digest and cubin.exists():
             _modules[name] = runtime.Module(cubin.read_bytes(), label=str(cubin))
         else:
             from tileorch.cli.run import compile_mlir

@@ -8,6 +8,13 @@ receives ``cluster_size * PART`` transaction bytes per stage (its own leader arm
 ``out[cta, group, k, :]`` and release it to every producer that writes into it (the cluster
 release of ``consumer_release``: one arrive per consumer warp group on each same-row/column CTA,
 cutlass-semantics.md §3.1).  Nothing but ``producer_tail`` keeps a CTA alive for its peers.
+
+That release is sent by one thread per warp group (two lanes of a single-warp group) on behalf of
+all of them; CUTLASS consumers are warp-group synchronous (``wgmma.wait_group``) when they
+release.  With ``group_sync`` the kernel synchronises each consumer group on a named barrier
+before ``consumer_release``, as such consumers would; without it, the release itself must order
+every thread's shared-memory reads before the producers' next writes (as the single-CTA release
+does, where every consumer thread arrives).
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ class ClusterConfig:
     stages: int
     consumer_warps: int  # warps per consumer group: 1 or 4
     groups: int  # consumer groups (each copies every stage)
+    group_sync: bool  # named-barrier sync of each consumer group before consumer_release
 
     @property
     def size(self) -> int:
@@ -32,7 +40,8 @@ class ClusterConfig:
     @property
     def name(self) -> str:
         cx, cy = self.cluster
-        return f"cluster_{cx}x{cy}_s{self.stages}_g{self.groups}x{self.consumer_warps}w"
+        sync = "_sync" if self.group_sync else ""
+        return f"cluster_{cx}x{cy}_s{self.stages}_g{self.groups}x{self.consumer_warps}w{sync}"
 
     @property
     def stage_words(self) -> int:
@@ -60,6 +69,8 @@ def _consumer(cfg: ClusterConfig, g: int) -> str:
     threads = 32 * cfg.consumer_warps
     first = 32 * (FIRST_CONSUMER_WARP + g * cfg.consumer_warps)
     ty = f"!cutlass.pipeline_state<{cfg.stages}>"
+    sync = (f"\n        cutlass.named_barrier.arrive_and_wait barrier_id = {8 + g} num_threads = {threads}"
+            if cfg.group_sync else "")
     return f"""
     cutlass.async.exec warp mask(0x{mask:x}) {{
       %cfirst = arith.constant {first} : i32
@@ -82,7 +93,7 @@ def _consumer(cfg: ClusterConfig, g: int) -> str:
           %oi = arith.addi %obase, %j : i32
           %op = llvm.getelementptr %out[%oi] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i32
           llvm.store %v, %op : i32, !llvm.ptr<1>
-        }}
+        }}{sync}
         cutlass.pipeline.consumer_release %ready, %s
         %next = cutlass.pipeline.state.increment %s
         scf.yield %next : {ty}
@@ -158,8 +169,9 @@ def cluster_kernel(cfg: ClusterConfig) -> str:
 
 def all_configs() -> list[ClusterConfig]:
     return [
-        ClusterConfig(cluster, stages, warps, groups)
+        ClusterConfig(cluster, stages, warps, groups, sync)
         for cluster in ((2, 1), (1, 2))
         for stages in (1, 2, 4)
         for warps, groups in ((1, 1), (4, 1), (4, 2), (1, 2))
+        for sync in (True, False)
     ]

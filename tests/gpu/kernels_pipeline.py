@@ -4,9 +4,10 @@ One kernel per (stages, producers, consumer units, executor mode, transfer mode)
 count is a kernel argument.  Warps 0..P-1 are producer groups; consumers start at warp 4.
 
 * Producer ``p`` fills part ``p`` (``PART_WORDS`` u32 words) of the stage with
-  ``in[k, p, :]``: ``arrive`` -- every lane copies with ld.global/st.shared, the warp syncs, then
-  ``producer_commit`` (plain arrive); ``tx`` -- lane 0 issues one ``cp.async.bulk`` of the part
-  completing on the stage's full barrier, and ``producer_commit`` arms it with the part's bytes.
+  ``in[k, p, :]``: ``arrive`` -- every lane copies with ld.global/st.shared and arrives in
+  ``producer_commit`` (``producer_arv_count`` = 32 per producer warp, CUTLASS PipelineAsync);
+  ``tx`` -- lane 0 issues one ``cp.async.bulk`` of the part completing on the stage's full
+  barrier, and ``producer_commit`` (the group's leader) arms it with the part's bytes.
 * ``ws`` (warp-specialized): every consumer unit is its own consumer group and copies the whole
   stage to ``out[c, k, :]``.  ``coop`` (cooperative): all consumer units form one group; unit
   ``u`` copies slice ``u`` of the stage to ``out[k, :]``.
@@ -90,8 +91,6 @@ def _producer(cfg: PipelineConfig, p: int) -> str:
             %sp = llvm.getelementptr %smem[%si] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i32
             llvm.store %v, %sp : i32, !llvm.ptr<3>
           }}
-          %full = arith.constant -1 : i32
-          nvvm.bar.warp.sync %full : i32
           cutlass.pipeline.producer_commit %ready, %s"""
     return f"""
     cutlass.async.exec warp mask({_hex(1 << p)}) {{
@@ -177,9 +176,10 @@ def _consumer(cfg: PipelineConfig, mask: int, group: int) -> str:
 def pipeline_kernel(cfg: PipelineConfig) -> str:
     """The module text of kernel ``cfg.name(in, out, iters)``."""
     masks = cfg.consumer_masks()
-    tx = ""
     if cfg.transfer == "tx":
         tx = ", transaction_size = array<i32: " + ", ".join([str(PART_WORDS * 4)] * cfg.producers) + ">"
+    else:
+        tx = ", producer_arv_count = array<i32: " + ", ".join(["32"] * cfg.producers) + ">"
     init = (f"%ready = cutlass.pipeline.init %pipe {{numStages = {cfg.stages} : i32, executor = "
             f"#cutlass<executor_type warp>, participants = array<i64: "
             f"{', '.join(_hex(1 << p) for p in range(cfg.producers))}>, consumers = array<i64: "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import struct
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -96,7 +97,7 @@ class FakeDriver:
 
     # modules
     def cuModuleLoadData(self, data):
-        return (0, "mod") if data.lstrip().startswith(b".version") or data.startswith(b"\x7fELF") else (INVALID_VALUE, None)
+        return (0, "mod") if b".version" in data or data.startswith(b"\x7fELF") else (INVALID_VALUE, None)
 
     def cuModuleGetFunction(self, mod, name):
         return (0, name.decode()) if name.decode() in self.params else (NOT_FOUND, None)
@@ -291,6 +292,16 @@ def test_run_without_gpu_says_so(tmp_path, capsys, monkeypatch):
     assert "no GPU: no NVIDIA driver found" in err and "nothing was run" in err
 
 
+def test_run_without_gpu_falls_back_to_simulate(capsys, monkeypatch):
+    example = Path(__file__).resolve().parents[2] / "examples" / "ws_pipeline.mlir"
+    monkeypatch.setattr(runtime, "gpu_status", lambda: (False, "no NVIDIA driver found"))
+    with pytest.raises(SystemExit) as code:
+        cli_main.main(["run", str(example), "--kernel", "ws_mainloop", "--block", "384"])
+    err = capsys.readouterr().err
+    assert "falling back to `tileorch simulate" in err and "--kernel ws_mainloop" in err
+    assert code.value.code == 0
+
+
 def test_run_launches_and_prints_buffers(tmp_path, capsys, fake):
     ptx = tmp_path / "k.ptx"
     ptx.write_text(PTX)
@@ -301,6 +312,18 @@ def test_run_launches_and_prints_buffers(tmp_path, capsys, fake):
     out = capsys.readouterr().out
     assert "kernel fill ran in 0.250 ms on Fake H100" in out
     assert np.load(tmp_path / "d" / "arg0.npy").tolist() == [2.5, 2.5, 2.5, 0, 0, 0]
+
+
+def test_run_compiles_mlir_then_launches(capsys, fake):
+    kernel = Path(__file__).resolve().parents[1] / "gpu" / "kernels" / "bulk_copy.mlir"
+    fake.params["bulk_copy"] = [8, 8, 4]
+    with pytest.raises(SystemExit) as code:
+        cli_main.main(["run", str(kernel), "--kernel", "bulk_copy", "--block", "128", "--smem", "528",
+                       "--args", "buf:u32:128:iota", "buf:u32:128", "i32:512"])
+    assert code.value.code == 0
+    raw = fake.launches[0]["params"]
+    assert [len(r) for r in raw] == [8, 8, 4] and struct.unpack("<i", raw[2]) == (512,)
+    assert "kernel bulk_copy ran" in capsys.readouterr().out
 
 
 def test_run_reports_errors_without_traceback(tmp_path, capsys, fake):

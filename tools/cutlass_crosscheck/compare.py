@@ -18,6 +18,7 @@ import contextlib
 import hashlib
 import io
 import json
+import os
 import random
 import subprocess
 import sys
@@ -25,6 +26,8 @@ from dataclasses import astuple, dataclass
 from pathlib import Path
 
 from tileorch.cli import schedule as schedule_cli
+from tileorch.schedulers import schedule_arrays, streamk_params, workspace_sizes
+from tileorch.schedulers.sm100_streamk import sm100_streamk_params, sm100_work_sequence, sm100_workspace_sizes
 
 HERE = Path(__file__).resolve().parent
 RASTERS = ("heuristic", "along_m", "along_n")
@@ -49,12 +52,18 @@ class Config:
     decomposition: str = "heuristic"
     mma_warp_groups: int = 1
     accumulator_bits: int = 32
+    ktile_start_alignment: int = 1
 
     def harness_line(self) -> str:
         vals = [self.m, self.n, self.k, self.l, *self.tile, *self.cluster, self.sms, self.splits, self.max_swizzle,
                 RASTERS.index(self.raster), REDUCTIONS.index(self.reduction),
-                DECOMPOSITIONS.index(self.decomposition), self.mma_warp_groups, self.accumulator_bits]
+                DECOMPOSITIONS.index(self.decomposition), self.mma_warp_groups, self.accumulator_bits,
+                self.ktile_start_alignment]
         return " ".join(map(str, vals))
+
+    def api_kwargs(self) -> dict:
+        return dict(splits=self.splits, max_swizzle=self.max_swizzle, raster=self.raster,
+                    decomposition=self.decomposition, ktile_start_alignment=self.ktile_start_alignment)
 
     def cli_args(self) -> list[str]:
         return ["--problem", str(self.m), str(self.n), str(self.k), str(self.l),
@@ -74,21 +83,30 @@ def build_harness(cutlass: Path, out: Path) -> Path:
     exe = out / f"sk_harness_{key}"
     if not exe.exists():
         out.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["nvcc", "-std=c++17", "-O1", f"-I{cutlass / 'include'}", "-o", str(exe), str(src)],
+        tmp = exe.with_name(f"{exe.name}.{os.getpid()}")
+        subprocess.run(["nvcc", "-std=c++17", "-O1", f"-I{cutlass / 'include'}", "-o", str(tmp), str(src)],
                        check=True)
+        tmp.replace(exe)
     return exe
 
 
-def run_cutlass(exe: Path, cfg: Config) -> dict | None:
+def run_cutlass(exe: Path, cfg: Config, target: str = "sm90") -> dict | None:
     """CUTLASS's answer, or ``None`` when CUTLASS's host code crashes (e.g. divides by zero)."""
-    proc = subprocess.run([str(exe)], input=cfg.harness_line() + "\n", capture_output=True, text=True)
+    proc = subprocess.run([str(exe), *(["--sm100"] if target == "sm100" else [])],
+                          input=cfg.harness_line() + "\n", capture_output=True, text=True)
     if proc.returncode != 0:
         return None
     return json.loads(proc.stdout)
 
 
-def run_tileorch(cfg: Config) -> dict | None:
-    """``tileorch schedule --json`` in-process, or ``None`` when it refuses the configuration."""
+def run_tileorch(cfg: Config, target: str = "sm90") -> dict | None:
+    """``tileorch schedule --json`` in-process, or ``None`` when it refuses the configuration.
+
+    SM100 and a K-tile start alignment other than 1 have no CLI spelling: the same JSON is built
+    from the ``tileorch.schedulers`` API.
+    """
+    if target == "sm100" or cfg.ktile_start_alignment != 1:
+        return run_api(cfg, target)
     parser = argparse.ArgumentParser()
     schedule_cli.register(parser.add_subparsers())
     args = parser.parse_args(["schedule", *cfg.cli_args(), "--json"])
@@ -96,6 +114,27 @@ def run_tileorch(cfg: Config) -> dict | None:
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         rc = args.func(args)
     return json.loads(out.getvalue()) if rc == 0 else None
+
+
+def run_api(cfg: Config, target: str) -> dict | None:
+    problem = (cfg.m, cfg.n, cfg.k, cfg.l)
+    try:
+        if target == "sm100":
+            p = sm100_streamk_params(problem, cfg.tile, cfg.cluster, cfg.sms, reduction=cfg.reduction,
+                                     **cfg.api_kwargs())
+            ws = sm100_workspace_sizes(problem, cfg.tile, cfg.cluster, cfg.sms, mma_warp_groups=cfg.mma_warp_groups,
+                                       accumulator_bits=cfg.accumulator_bits, **cfg.api_kwargs())
+            ctas = [[w.row() for w in items] for items in sm100_work_sequence(p)]
+            return {"params": p.sk.as_json_dict(), "workspace_bytes": ws.total, "grid": list(p.grid), "ctas": ctas}
+        p = streamk_params(problem, cfg.tile, cfg.cluster, cfg.sms, reduction=cfg.reduction, **cfg.api_kwargs())
+        ws = workspace_sizes(problem, cfg.tile, cfg.cluster, cfg.sms, mma_warp_groups=cfg.mma_warp_groups,
+                             accumulator_bits=cfg.accumulator_bits, **cfg.api_kwargs())
+    except ValueError:
+        return None
+    s = schedule_arrays(p)
+    rows = s.rows().tolist()
+    ctas = [rows[s.cta_ptr[c]:s.cta_ptr[c + 1]] for c in range(s.num_ctas)]
+    return {"params": p.as_json_dict(), "workspace_bytes": ws.total, "grid": list(p.grid), "ctas": ctas}
 
 
 def diff(ours: dict, theirs: dict) -> list[str]:
@@ -146,7 +185,7 @@ def edge_configs() -> list[Config]:
     return cfgs
 
 
-def random_config(rng: random.Random) -> Config:
+def random_config(rng: random.Random, align_choices: tuple[int, ...] = (1,)) -> Config:
     def extent(big: int) -> int:
         r = rng.random()
         if r < 0.2:
@@ -158,14 +197,15 @@ def random_config(rng: random.Random) -> Config:
     tile = (rng.choice([64, 128, 256]), rng.choice([64, 128, 192, 256]), rng.choice([32, 64, 128]))
     sms = rng.choice([rng.randint(1, 132), rng.randint(1, 132), 132, 114, 108, 16, 20, 36, 148, 160])
     decomposition = rng.choice(DECOMPOSITIONS)
-    splits = 1
+    splits, align = 1, rng.choice(align_choices)
     if rng.random() < 0.3:
         splits = rng.choice([2, 3, 4, 5, 8, 16, rng.randint(2, 300)])
         if rng.random() < 0.9:
             decomposition = rng.choice(["heuristic", "split_k"])
     return Config(extent(8192), extent(8192), extent(16384), rng.choice([1, 1, 1, 2, 3, 8]), tile,
                   rng.choice(CLUSTERS), sms, splits, rng.choice([0, 1, 2, 3, 4, 8, 16]), rng.choice(RASTERS),
-                  rng.choice(REDUCTIONS), decomposition, rng.choice([1, 2]), rng.choice([16, 32, 64]))
+                  rng.choice(REDUCTIONS), decomposition, rng.choice([1, 2]), rng.choice([16, 32, 64]),
+                  align)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -177,30 +217,35 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-edge", action="store_true", help="skip the fixed edge-case grid")
     ap.add_argument("--max-ctas-items", type=int, default=400_000,
                     help="skip configurations whose CUTLASS schedule has more work items than this")
+    ap.add_argument("--target", choices=["sm90", "sm100"], default="sm90",
+                    help="sm100: PersistentTileSchedulerSm100StreamK (compared through the Python API)")
+    ap.add_argument("--ktile-alignment", type=int, nargs="+", default=[1], choices=[1, 2],
+                    help="K-tile start alignments to sample in random configurations (2 is API-only)")
     ap.add_argument("--record", type=Path, help="write each config and CUTLASS's JSON here (JSON lines)")
     ap.add_argument("--show", type=int, default=20, help="mismatching configurations to print")
     args = ap.parse_args(argv)
 
     exe = build_harness(args.cutlass, args.build_dir)
     rng = random.Random(args.seed)
-    cfgs = ([] if args.no_edge else edge_configs()) + [random_config(rng) for _ in range(args.random)]
+    cfgs = ([] if args.no_edge else edge_configs()) + [random_config(rng, tuple(args.ktile_alignment))
+                                                             for _ in range(args.random)]
     stats = {"compared": 0, "mismatch": 0, "both_refuse": 0, "refused_by_can_implement": 0,
              "only_cutlass_refuses": 0, "only_tileorch_refuses": 0, "skipped_large": 0}
     shown = 0
     record = args.record.open("w") if args.record else None
     for cfg in cfgs:
         if not cfg.cutlass_can_implement():
-            ours = run_tileorch(cfg)
+            ours = run_tileorch(cfg, args.target)
             stats["refused_by_can_implement"] += 1
             if ours is not None:
                 stats["mismatch"] += 1
                 print(f"MISMATCH {cfg}: CUTLASS can_implement refuses, tileorch accepts")
             continue
-        theirs = run_cutlass(exe, cfg)
+        theirs = run_cutlass(exe, cfg, args.target)
         if theirs is not None and sum(len(c) for c in theirs["ctas"]) > args.max_ctas_items:
             stats["skipped_large"] += 1
             continue
-        ours = run_tileorch(cfg)
+        ours = run_tileorch(cfg, args.target)
         if theirs is None or ours is None:
             key = ("both_refuse" if theirs is None and ours is None
                    else "only_cutlass_refuses" if theirs is None else "only_tileorch_refuses")

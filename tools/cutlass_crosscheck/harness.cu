@@ -183,10 +183,12 @@ static std::string run_sm100(Config const& c) {
   Params const& p = p100.sk_params_;
   dim3 problem_blocks = Sm100Params::get_tiled_cta_shape_mnl(problem, tile, cluster);
   dim3 grid = p100.get_grid_shape(problem_blocks, cluster);
-  size_t ws = Sm100Params::get_workspace_size(problem, tile, cluster, hw, c.splits, c.max_swizzle, raster, dec, red,
-                                              c.mma_wg, cutlass::sizeof_bits<Scheduler::BarrierType>::value,
-                                              c.acc_bits, c.ktile_start_alignment);
   uint32_t kt = p.divmod_tiles_per_output_tile_.divisor;
+  // The dim3 overload, as PersistentTileSchedulerSm100StreamK::get_workspace_size calls it (the
+  // BatchedGemmCoord convenience overload would pass the alignment in the epilogue_subtile slot).
+  size_t ws = Sm100Params::get_workspace_size(problem_blocks, kt, tile, cluster, hw, c.splits, c.max_swizzle, raster,
+                                              dec, red, c.mma_wg, cutlass::sizeof_bits<Scheduler::BarrierType>::value,
+                                              c.acc_bits, 1u, 1u, c.ktile_start_alignment);
 
   std::ostringstream out;
   print_params(out, p, ws, grid);

@@ -1,6 +1,7 @@
 """Executable semantics of the synchronisation primitives the pipelines lower to.
 
-All objects are immutable values so that a model checker can hash and share them.
+All objects are immutable values so that a model checker can hash and share them (the
+barriers are named tuples: they sit in every state and are hashed at C speed).
 
 * :class:`MBarrier` — a shared-memory ``mbarrier`` (PTX ISA; ``cutlass-semantics.md`` §0):
   ``init(n)`` sets parity 0, pending = expected = n, tx = 0; ``arrive`` decrements pending,
@@ -21,6 +22,7 @@ All objects are immutable values so that a model checker can hash and share them
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,8 +33,7 @@ class Arrival:
     misplaced: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class MBarrier:
+class MBarrier(NamedTuple):
     expected: int
     pending: int
     tx: int = 0
@@ -77,7 +78,7 @@ class MBarrier:
 
     def expect_tx(self, nbytes: int) -> MBarrier:
         """``mbarrier.expect_tx``: never completes a phase by itself."""
-        return replace(self, tx=self.tx + nbytes)
+        return self._replace(tx=self.tx + nbytes)
 
     def complete_tx(self, nbytes: int) -> MBarrier:
         """``mbarrier.complete_tx`` (issued by TMA when the bytes have landed)."""
@@ -92,8 +93,7 @@ class MBarrier:
                 f"phases_completed={self.completed}")
 
 
-@dataclass(frozen=True, slots=True)
-class NamedBarrier:
+class NamedBarrier(NamedTuple):
     """One hardware named barrier: threads arrived in the current generation and its count."""
 
     arrived: int = 0

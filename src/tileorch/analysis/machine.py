@@ -5,8 +5,15 @@ and written) of every op that partial-order reduction needs.
 
 State layout (plain tuples, so states hash fast)::
 
-    (agents, barriers, inflight, landed, named, gmem, outputs)
-    agent = (pc, pstates, tokens, ghost, bar_wait, acc, unpublished, seen)
+    (agents, barriers, inflight, landed, named, gmem, outputs, cluster_gen, seq_turns)
+    agent = (pc, pstates, tokens, ghost, bar_wait, acc, unpublished, seen, cluster, seq_counts)
+
+``barriers`` holds the pipelines' full/empty mbarriers (CTA-major), then the ``seq_bar``
+mbarriers of every CTA.  ``named`` holds one named barrier per (CTA, id).  ``cluster_gen`` counts
+completed ``barrier.cluster`` phases; an agent's ``cluster`` is the generation it arrived in
+(-1: not arrived).  ``seq_turns`` holds, per (CTA, seq_bar, stage), ``(turn, holder, entered,
+left)``: whose turn it is, which group is inside the stage and how many of its threads entered
+and left; ``seq_counts`` holds per seq_bar mbarrier ``(waits passed, arrivals made)`` by the agent.
 
 ``pstates`` holds ``(index, phase, count)`` per pipeline-state variable.  ``ghost`` holds, per
 (pipeline, slot), ``(acquired, done, unfinalized)``: how many rounds of the slot this agent
@@ -22,11 +29,12 @@ from dataclasses import dataclass
 from tileorch.analysis import properties as P
 from tileorch.analysis.barriers import GlobalMemory, MBarrier, NamedBarrier
 from tileorch.analysis.protocol import (
-    Advance, Agent, BarArrive, BarSync, ConsumerRead, ConsumerRelease, ConsumerTryWait,
-    ConsumerWait, CounterAdd, CounterWait, Epilogue, LoadAddPartial, Op, ProducerAcquire,
-    ProducerCommit, ProducerTryAcquire, ProducerWrite, Protocol, ReducePartial, StorePartial,
-    unroll,
+    Advance, Agent, BarArrive, BarSync, Branch, ClusterArrive, ClusterWait, ConsumerRead,
+    ConsumerRelease, ConsumerTryWait, ConsumerWait, CounterAdd, CounterWait, Epilogue, Jump,
+    LoadAddPartial, Op, ProducerAcquire, ProducerCommit, ProducerTryAcquire, ProducerWrite,
+    Protocol, ReducePartial, SeqArrive, SeqWait, StorePartial, unroll,
 )
+from tileorch.analysis.symmetry import cta_permutations, permute_state
 
 FULL, EMPTY = 0, 1
 TOK_NONE, TOK_DONE, TOK_AGAIN = 0, 1, 2
@@ -89,10 +97,26 @@ class Machine:
             self.slot_base.append(base)
             base += s
         self.nslots = base
+        self.seq_index = {b.name: i for i, b in enumerate(protocol.seqbars)}
+        self.seq_base, self.turn_base = [], []
+        nseq = nturn = 0
+        for b in protocol.seqbars:
+            self.seq_base.append(nseq)
+            self.turn_base.append(nturn)
+            nseq += b.depth * b.length
+            nturn += b.depth
+        self.nseq, self.nturn = nseq, nturn
         self.svar = [{d.name: i for i, d in enumerate(a.states)} for a in self.agents]
+        self.ring = [[protocol.ring(d.pipe) for d in a.states] for a in self.agents]
         self.tokens = [self._token_names(prog) for prog in self.programs]
-        self.named_ids = sorted({op.barrier for prog in self.programs for op in prog
-                                 if isinstance(op, (BarSync, BarArrive))})
+        self.named_keys = sorted({(self.agents[i].cta, op.barrier)
+                                  for i, prog in enumerate(self.programs) for op in prog
+                                  if isinstance(op, (BarSync, BarArrive))})
+        self.named_at = {key: n for n, key in enumerate(self.named_keys)}
+        self.uses_cluster = any(isinstance(op, (ClusterArrive, ClusterWait))
+                                for prog in self.programs for op in prog)
+        self.next_pc = [[self._follow(prog, pc + 1) for pc in range(len(prog))]
+                        for prog in self.programs]
         self.consumers = self._role_agents(ConsumerRead)
         self.writers = self._role_agents(ProducerWrite)
         self.slots_at = [self._slot_trace(i) for i in range(len(self.agents))]
@@ -103,6 +127,7 @@ class Machine:
         self.suffix = [self._suffix(i) for i in range(len(self.agents))]
         self._persistent_memo: dict[tuple, frozenset] = {}
         self.symmetry = self._symmetry_classes()
+        self.cta_perms = cta_permutations(self)
 
     # --- static structure ----------------------------------------------------------------
 
@@ -115,9 +140,27 @@ class Machine:
                 names[tok] = len(names)
         return names
 
+    @staticmethod
+    def _follow(prog: list[Op], pc: int) -> int:
+        """``pc`` after skipping the :class:`Jump` s at it."""
+        while pc < len(prog) and isinstance(prog[pc], Jump):
+            pc += prog[pc].skip
+        return pc
+
+    def successors(self, i: int, pc: int) -> tuple[int, ...]:
+        op = self.programs[i][pc]
+        if isinstance(op, Branch):
+            return (self.next_pc[i][pc], self._follow(self.programs[i], pc + op.skip))
+        return (self.next_pc[i][pc],)
+
     def _dsts(self, agent: int, op: Op) -> tuple[int, ...]:
         dst = getattr(op, "dst", None)
         return (self.agents[agent].cta,) if dst is None else dst
+
+    @staticmethod
+    def write_shares(op: ProducerWrite, dsts: tuple[int, ...]) -> tuple[int, ...]:
+        """Bytes the write lands in each destination CTA."""
+        return op.nbytes if isinstance(op.nbytes, tuple) else (op.nbytes,) * len(dsts)
 
     def _role_agents(self, kind: type) -> dict[tuple[int, int], tuple[int, ...]]:
         """(pipe, cta) -> agents whose program has a ``kind`` op on that pipe for that CTA."""
@@ -130,18 +173,25 @@ class Machine:
         return {k: tuple(sorted(v)) for k, v in table.items()}
 
     def _slot_trace(self, agent: int) -> list[int | None]:
-        """The slot each op of the agent touches (state indices evolve only by Advance)."""
+        """The slot each op of the agent touches.  State indices evolve only by Advance, and
+        every branch of a choice advances each state by the same amount (the front end
+        equalises them), so the index at a pc does not depend on the path to it."""
         a = self.agents[agent]
-        idx = [0] * len(a.states)
-        out: list[int | None] = []
-        for op in self.programs[agent]:
+        prog = self.programs[agent]
+        at: dict[int, tuple[int, ...]] = {0: (0,) * len(a.states)}
+        out: list[int | None] = [None] * len(prog)
+        for pc, op in enumerate(prog):
+            if pc not in at:
+                continue
+            idx = list(at[pc])
             state = getattr(op, "state", None)
-            out.append(idx[self.svar[agent][state]] if state is not None and
-                       not isinstance(op, Advance) else None)
+            if state is not None and not isinstance(op, Advance):
+                out[pc] = idx[self.svar[agent][state]]
             if isinstance(op, Advance):
                 v = self.svar[agent][op.state]
-                decl = a.states[v]
-                idx[v] = (idx[v] + op.n) % self.stages[self.pipe_index[decl.pipe]]
+                idx[v] = (idx[v] + op.n) % self.ring[agent][v]
+            for nxt in self.successors(agent, pc):
+                at.setdefault(nxt, tuple(idx))
         return out
 
     def _footprint(self, agent: int, pc: int) -> tuple[frozenset, frozenset]:
@@ -164,13 +214,25 @@ class Machine:
         elif isinstance(op, ConsumerRelease):
             writes.update(("E", op.pipe, d, slot) for d in self._dsts(agent, op))
         elif isinstance(op, (BarSync, BarArrive)):
-            writes.add(("N", op.barrier))
+            writes.add(("N", cta, op.barrier))
+        elif isinstance(op, SeqWait):
+            length = self.protocol.seqbars[self.seq_index[op.bar]].length
+            reads.add(("Q", op.bar, cta, slot * length + op.group))
+            writes.add(("QT", op.bar, cta, slot))
+        elif isinstance(op, SeqArrive):
+            length = self.protocol.seqbars[self.seq_index[op.bar]].length
+            writes.add(("Q", op.bar, cta, slot * length + (op.group + 1) % length))
+            writes.add(("QT", op.bar, cta, slot))
+        elif isinstance(op, (ClusterArrive, ClusterWait)):
+            writes.add(("C",))
         elif isinstance(op, (StorePartial, ReducePartial, CounterAdd)):
             writes.add(("G",))
         elif isinstance(op, (LoadAddPartial, CounterWait)):
             reads.add(("G",))
         elif isinstance(op, Epilogue):
             writes.add(("OUT", op.tile))
+        if self.uses_cluster and len(self.programs[agent]) in self.successors(agent, pc):
+            writes.add(("C",))      # the agent may exit here: a cluster wait may now pass
         return frozenset(reads), frozenset(writes)
 
     def _bit(self, key: tuple) -> int:
@@ -196,7 +258,8 @@ class Machine:
         return {k: tuple(sorted(v)) for k, v in table.items()}
 
     def _suffix(self, agent: int) -> list[tuple[int, int]]:
-        """Union of the footprints of the ops from each pc on, including the complete_tx of
+        """Union of the footprints of the ops from each pc on (every later op, so a superset
+        of what any path through forward branches executes), including the complete_tx of
         the TMA copies those ops will issue."""
         fps = self.footprints[agent]
         prog = self.programs[agent]
@@ -204,7 +267,7 @@ class Machine:
         for pc in range(len(fps) - 1, -1, -1):
             r, w = fps[pc]
             op = prog[pc]
-            if isinstance(op, ProducerWrite) and op.nbytes > 0:
+            if isinstance(op, ProducerWrite) and op.nbytes:
                 slot = self.slots_at[agent][pc]
                 for d in self._dsts(agent, op):
                     w |= self._bit(("F", op.pipe, d, slot))
@@ -223,33 +286,58 @@ class Machine:
     def barrier_slot(self, pipe: int, cta: int, side: int, slot: int) -> int:
         return ((cta * 2 + side) * self.nslots) + self.slot_base[pipe] + slot
 
+    def seq_slot(self, bar: int, cta: int, flat: int) -> int:
+        """Index in ``barriers`` of ``bar[flat // length][flat % length]`` of CTA ``cta``."""
+        return self.ctas * 2 * self.nslots + cta * self.nseq + self.seq_base[bar] + flat
+
+    def turn_slot(self, bar: int, cta: int, stage: int) -> int:
+        return cta * self.nturn + self.turn_base[bar] + stage
+
     def initial(self) -> tuple:
         agents = []
         for i, a in enumerate(self.agents):
             ps = tuple((0, d.phase, 0) for d in a.states)
             ghost = tuple((0, 0, 0) for _ in range(self.nslots))
             agents.append((0, ps, (TOK_NONE,) * len(self.tokens[i]), ghost, -1, a.partial,
-                           (), ()))
+                           (), (), -1, ((0, 0),) * self.nseq))
         barriers = []
         for _cta in range(self.ctas):
             for side in (FULL, EMPTY):
                 for p in self.protocol.pipelines:
                     count = p.full_count if side == FULL else p.empty_count
                     barriers.extend([MBarrier.init(count)] * p.stages)
+        for _cta in range(self.ctas):
+            for b in self.protocol.seqbars:
+                barriers.extend([MBarrier.init(b.group_size)] * (b.depth * b.length))
         landed = (0,) * (self.ctas * self.nslots)
-        named = tuple(NamedBarrier() for _ in self.named_ids)
-        return (tuple(agents), tuple(barriers), (), landed, named, GlobalMemory(), ())
+        named = tuple(NamedBarrier() for _ in self.named_keys)
+        turns = ((0, -1, 0, 0),) * (self.ctas * self.nturn)
+        return (tuple(agents), tuple(barriers), (), landed, named, GlobalMemory(), (), 0, turns)
 
-    def canonical(self, state: tuple) -> tuple:
-        """Sort the local states of interchangeable agents (symmetry reduction)."""
+    def _sort_agents(self, state: tuple) -> tuple:
         if not self.symmetry:
             return state
         agents = list(state[0])
         for group in self.symmetry:
-            ordered = sorted((agents[i] for i in group), key=repr)
+            ordered = sorted((agents[i] for i in group), key=hash)
             for i, s in zip(group, ordered):
                 agents[i] = s
         return (tuple(agents),) + state[1:]
+
+    def canonical(self, state: tuple) -> tuple:
+        """A representative of the state's orbit under the symmetries: interchangeable agents
+        of one CTA (local states sorted) and permutations of the cluster's CTAs that map the
+        protocol onto itself (the candidate with the smallest hash)."""
+        best = self._sort_agents(state)
+        if not self.cta_perms:
+            return best
+        best_hash = hash(best)
+        for perm in self.cta_perms:
+            cand = self._sort_agents(permute_state(self, perm, state))
+            h = hash(cand)
+            if h < best_hash:
+                best, best_hash = cand, h
+        return best
 
     def finished(self, state: tuple) -> bool:
         return all(a[0] >= len(self.programs[i]) for i, a in enumerate(state[0])) and not state[2]
@@ -257,9 +345,14 @@ class Machine:
     # --- transitions ---------------------------------------------------------------------
 
     def transitions(self, state: tuple) -> list[tuple[str, int]]:
-        """Enabled transitions: ("agent", i) or ("land", j) for in-flight transfer j."""
-        out = [("agent", i) for i, a in enumerate(state[0])
-               if a[0] < len(self.programs[i]) and self.enabled(state, i)]
+        """Enabled transitions: ("agent", i), ("alt", i) for the second arm of agent i's
+        branch, or ("land", j) for in-flight transfer j."""
+        out = []
+        for i, a in enumerate(state[0]):
+            if a[0] < len(self.programs[i]) and self.enabled(state, i):
+                out.append(("agent", i))
+                if isinstance(self.programs[i][a[0]], Branch):
+                    out.append(("alt", i))
         seen = set()
         for j, t in enumerate(state[2]):
             if t not in seen:
@@ -276,28 +369,32 @@ class Machine:
         remaining ops may write what it waits on.  Transitions outside the set can then neither
         conflict with the set's enabled transitions nor enable its blocked ones.  The set
         depends only on program counters, in-flight copies and enabledness, so it is memoised.
+        Both arms of a branch belong to their agent.
         """
         agents = state[0]
         names = [p.name for p in self.protocol.pipelines]
         copies = tuple(self._bit(("F", names[p], cta, slot)) for (p, cta, slot, _n) in state[2])
         pcs = tuple(a[0] for a in agents)
-        key = (pcs, copies, tuple(enabled))
+        movers = [t for t in enabled if t[0] != "alt"]
+        key = (pcs, copies, tuple(movers))
         members = self._persistent_memo.get(key)
         if members is None:
-            members = self._stubborn(pcs, copies, enabled)
+            members = self._stubborn(pcs, copies, movers)
             self._persistent_memo[key] = members
-        return [t for t in enabled if t in members]
+        return [t for t in enabled if (t if t[0] != "alt" else ("agent", t[1])) in members]
 
     def _stubborn(self, pcs: tuple[int, ...], copies: tuple[int, ...],
                   enabled: list[tuple[str, int]]) -> frozenset:
-        live = [b for b, pc in enumerate(pcs) if pc < len(self.programs[b])]
+        live = [(b, *self.suffix[b][pc]) for b, pc in enumerate(pcs)
+                if pc < len(self.programs[b])]
         enabled_set = set(enabled)
         best = frozenset(enabled)
         best_size = len(enabled)
         for start in enabled:
             members = {start}
             work = [start]
-            while work:
+            size = 1
+            while work and size < best_size:
                 kind, x = work.pop()
                 if kind == "land":
                     r, w = 0, copies[x]
@@ -305,18 +402,17 @@ class Machine:
                     r, w = self.footprints[x][pcs[x]]
                     if (kind, x) not in enabled_set:     # blocked: who can unblock it?
                         r, w = r | w, 0
-                for b in live:
-                    if ("agent", b) in members:
-                        continue
-                    sr, sw = self.suffix[b][pcs[b]]
-                    if (w & (sr | sw)) or (r & sw):
+                for b, sr, sw in live:
+                    if ((w & (sr | sw)) or (r & sw)) and ("agent", b) not in members:
                         members.add(("agent", b))
                         work.append(("agent", b))
+                        size += ("agent", b) in enabled_set
+                rw = r | w
                 for j, bit in enumerate(copies):
-                    if ("land", j) not in members and bit & (r | w):
+                    if bit & rw and ("land", j) not in members:
                         members.add(("land", j))
                         work.append(("land", j))
-            size = sum(1 for t in enabled if t in members)
+                        size += 1
             if size < best_size:
                 best, best_size = frozenset(members), size
                 if size == 1:
@@ -333,6 +429,21 @@ class Machine:
         need = acquired if side == EMPTY else acquired + 1
         return b, phase, need, index
 
+    def seq_target(self, pstates: tuple, i: int, op: SeqWait | SeqArrive, arrive: bool):
+        """(barrier index, stage, phase, flat index within the seq_bar) an op of agent ``i``
+        with pipeline-state values ``pstates`` touches."""
+        bar = self.seq_index[op.bar]
+        length = self.protocol.seqbars[bar].length
+        index, phase, _count = pstates[self.svar[i][op.state]]
+        flat = index * length + ((op.group + 1) % length if arrive else op.group)
+        return self.seq_slot(bar, self.agents[i].cta, flat), index, phase, flat
+
+    def cluster_ready(self, state: tuple) -> bool:
+        """Has every live agent arrived on the cluster barrier in the current generation?"""
+        gen = state[7]
+        return all(a[8] == gen for i, a in enumerate(state[0])
+                   if a[0] < len(self.programs[i]))
+
     def enabled(self, state: tuple, i: int) -> bool:
         agent = state[0][i]
         op = self.programs[i][agent[0]]
@@ -342,8 +453,14 @@ class Machine:
             side = EMPTY if isinstance(op, ProducerAcquire) or op.barrier == "empty" else FULL
             b, phase, _need, _ = self._wait_target(state, i, op, side)
             return b.test_wait(phase)
+        if isinstance(op, SeqWait):
+            k, _index, phase, _flat = self.seq_target(agent[1], i, op, arrive=False)
+            return state[1][k].test_wait(phase)
+        if isinstance(op, ClusterWait):
+            return agent[8] >= 0 and (state[7] > agent[8] or self.cluster_ready(state))
         if isinstance(op, BarSync) and agent[4] >= 0:
-            return state[4][self.named_ids.index(op.barrier)].generation > agent[4]
+            key = (self.agents[i].cta, op.barrier)
+            return state[4][self.named_at[key]].generation > agent[4]
         if isinstance(op, CounterWait):
             value = state[5].counter(op.counter)
             return value == op.value if op.cmp == "eq" else value >= op.value
@@ -352,7 +469,9 @@ class Machine:
     def fire(self, state: tuple, choice: tuple[str, int]) -> Outcome:
         if choice[0] == "land":
             return self._land(state, choice[1])
-        return self._execute(state, choice[1])
+        ex = _Exec(self, state, choice[1], alt=choice[0] == "alt")
+        ex.run()
+        return ex.outcome()
 
     def _land(self, state: tuple, j: int) -> Outcome:
         pipe, cta, slot, nbytes = state[2][j]
@@ -368,11 +487,6 @@ class Machine:
                     None, b.describe)
         return Outcome((state[0], tuple(barriers), inflight, tuple(landed)) + state[4:], step)
 
-    def _execute(self, state: tuple, i: int) -> Outcome:
-        ex = _Exec(self, state, i)
-        ex.run()
-        return ex.outcome()
-
     # --- terminal checks -----------------------------------------------------------------
 
     def terminal_violation(self, state: tuple) -> P.Violation | None:
@@ -386,24 +500,34 @@ class Machine:
         return None
 
     def barrier_name(self, k: int) -> str:
+        many = self.ctas > 1
+        if k >= self.ctas * 2 * self.nslots:
+            cta, flat = divmod(k - self.ctas * 2 * self.nslots, self.nseq)
+            for b, base in enumerate(self.seq_base):
+                spec = self.protocol.seqbars[b]
+                if base <= flat < base + spec.depth * spec.length:
+                    d, g = divmod(flat - base, spec.length)
+                    return f"{'cta%d.' % cta if many else ''}{spec.name}.bar[{d}][{g}]"
         cta, rest = divmod(k, 2 * self.nslots)
         side, flat = divmod(rest, self.nslots)
         for p, base in enumerate(self.slot_base):
             if base <= flat < base + self.stages[p]:
                 name = self.protocol.pipelines[p].name
-                where = f"cta{cta}." if self.ctas > 1 else ""
+                where = f"cta{cta}." if many else ""
                 return f"{where}{name}.{'full' if side == FULL else 'empty'}[{flat - base}]"
         return f"barrier#{k}"
 
-    def _all_parked_at(self, state: tuple, barrier: int) -> bool:
-        """Has every agent that uses named barrier ``barrier`` finished or arrived at it?"""
+    def _all_parked_at(self, state: tuple, key: tuple[int, int]) -> bool:
+        """Has every agent that uses named barrier ``key`` = (cta, id) finished or arrived?"""
         for b, a in enumerate(state[0]):
             prog = self.programs[b]
-            uses = any(isinstance(o, (BarSync, BarArrive)) and o.barrier == barrier for o in prog)
+            if self.agents[b].cta != key[0]:
+                continue
+            uses = any(isinstance(o, (BarSync, BarArrive)) and o.barrier == key[1] for o in prog)
             if not uses or a[0] >= len(prog):
                 continue
             here = prog[a[0]]
-            if not (isinstance(here, BarSync) and here.barrier == barrier and a[4] >= 0):
+            if not (isinstance(here, BarSync) and here.barrier == key[1] and a[4] >= 0):
                 return False
         return True
 
@@ -427,9 +551,24 @@ class Machine:
                         f"{b.completed} phases: the waiter lags by two phases", name, op)
                 blocked.append(f"{name} at {op_text(op)} (stage {index}, phase {phase}; "
                                f"{b.describe()})")
+            elif isinstance(op, SeqWait):
+                k, index, phase, _flat = self.seq_target(a[1], i, op, arrive=False)
+                blocked.append(f"{name} at {op_text(op)} ({self.barrier_name(k)} with parity "
+                               f"{phase}: no group ever arrives for that phase; "
+                               f"{state[1][k].describe()})")
+            elif isinstance(op, ClusterWait):
+                if a[8] < 0:
+                    blocked.append(f"{name} at {op_text(op)} without its own barrier.cluster."
+                                   f"arrive (end probe without a start probe)")
+                else:
+                    missing = [self.agents[b].name for b, o in enumerate(state[0])
+                               if o[0] < len(self.programs[b]) and o[8] != state[7]]
+                    blocked.append(f"{name} at {op_text(op)} (cluster barrier waits for "
+                                   f"{', '.join(missing)})")
             elif isinstance(op, BarSync):
-                nb = state[4][self.named_ids.index(op.barrier)]
-                if 0 < nb.arrived < op.count and self._all_parked_at(state, op.barrier):
+                key = (self.agents[i].cta, op.barrier)
+                nb = state[4][self.named_at[key]]
+                if 0 < nb.arrived < op.count and self._all_parked_at(state, key):
                     return P.Violation(
                         P.NAMED_BARRIER_COUNT,
                         f"bar.sync {op.barrier} waits for {op.count} threads but only "
@@ -444,18 +583,14 @@ class Machine:
 class _Exec:
     """Executes the next op of agent ``i`` on a copy of ``state``."""
 
-    def __init__(self, m: Machine, state: tuple, i: int):
-        self.m, self.i = m, i
+    def __init__(self, m: Machine, state: tuple, i: int, alt: bool = False):
+        self.m, self.i, self.alt = m, i, alt
         self.agents = list(state[0])
-        self.barriers = state[1]
-        self.inflight = state[2]
-        self.landed = state[3]
-        self.named = state[4]
-        self.gmem: GlobalMemory = state[5]
-        self.outputs = state[6]
+        (self.barriers, self.inflight, self.landed, self.named, self.gmem, self.outputs,
+         self.cluster_gen, self.turns) = state[1:]
         (self.pc, ps, tok, ghost, self.bar_wait, self.acc, self.unpub,
-         self.seen) = self.agents[i]
-        self.ps, self.tok, self.ghost = list(ps), list(tok), list(ghost)
+         self.seen, self.cluster, seq) = self.agents[i]
+        self.ps, self.tok, self.ghost, self.seq = list(ps), list(tok), list(ghost), list(seq)
         self.op = m.programs[i][self.pc]
         self.agent = m.agents[i]
         self.violation: P.Violation | None = None
@@ -573,9 +708,10 @@ class _Exec:
         if acquired <= committed:
             self.fail(P.WRITE_BEFORE_RELEASE,
                       f"writes {op.pipe} stage {index} without acquiring it for this round")
-        for d in self.m._dsts(self.i, op):
-            if op.nbytes > 0:
-                self.inflight = tuple(sorted(self.inflight + ((pipe, d, index, op.nbytes),)))
+        dsts = self.m._dsts(self.i, op)
+        for d, nbytes in zip(dsts, self.m.write_shares(op, dsts)):
+            if nbytes > 0:
+                self.inflight = tuple(sorted(self.inflight + ((pipe, d, index, nbytes),)))
             else:
                 landed = list(self.landed)
                 landed[d * self.m.nslots + g] += 1
@@ -642,8 +778,7 @@ class _Exec:
 
     def _Advance(self, op: Advance) -> None:
         v = self.m.svar[self.i][op.state]
-        decl = self.agent.states[v]
-        stages = self.m.stages[self.m.pipe_index[decl.pipe]]
+        stages = self.m.ring[self.i][v]
         index, phase, count = self.ps[v]
         for _ in range(op.n):
             index += 1
@@ -655,7 +790,7 @@ class _Exec:
         self.stage, self.phase = index, phase
 
     def _bar_arrive(self, op: BarSync | BarArrive) -> bool:
-        j = self.m.named_ids.index(op.barrier)
+        j = self.m.named_at[(self.agent.cta, op.barrier)]
         named = list(self.named)
         before = named[j]
         named[j], error = before.arrive(self.agent.threads, op.count)
@@ -670,7 +805,7 @@ class _Exec:
         if self.bar_wait >= 0:
             self.bar_wait = -1
             return
-        j = self.m.named_ids.index(op.barrier)
+        j = self.m.named_at[(self.agent.cta, op.barrier)]
         generation = self.named[j].generation
         if not self._bar_arrive(op):
             self.bar_wait = generation
@@ -678,6 +813,85 @@ class _Exec:
 
     def _BarArrive(self, op: BarArrive) -> None:
         self._bar_arrive(op)
+
+    def _Branch(self, op: Branch) -> None:
+        self.barrier_text = f"takes branch {2 if self.alt else 1}"
+
+    def _seq_turn(self, op: SeqWait | SeqArrive, index: int) -> tuple[int, tuple]:
+        k = self.m.turn_slot(self.m.seq_index[op.bar], self.agent.cta, index)
+        return k, self.turns[k]
+
+    def _set_turn(self, k: int, value: tuple) -> None:
+        turns = list(self.turns)
+        turns[k] = value
+        self.turns = tuple(turns)
+
+    def _SeqWait(self, op: SeqWait) -> None:
+        m = self.m
+        k, index, phase, flat = m.seq_target(self.ps, self.i, op, arrive=False)
+        self.stage, self.phase = index, phase
+        spec = m.protocol.seqbars[m.seq_index[op.bar]]
+        b = self.barriers[k]
+        self._show(k, b)
+        j = m.seq_base[m.seq_index[op.bar]] + flat
+        waits, arrivals = self.seq[j]
+        start = self.agent.states[m.svar[self.i][op.state]].phase
+        need = waits + (0 if start else 1)
+        if b.completed != need:
+            self.fail(P.PARITY_ALIASING,
+                      f"wait with parity {phase} on {m.barrier_name(k)} passed after "
+                      f"{b.completed} completed phases, meant for {need}")
+        self.seq[j] = (waits + 1, arrivals)
+        t, (turn, holder, entered, left) = self._seq_turn(op, index)
+        threads = self.agent.threads
+        if holder not in (-1, op.group):
+            self.fail(P.SEQ_ORDER, f"group {op.group} enters {spec.name} stage {index} while "
+                      f"group {holder} is still inside it")
+        elif holder == -1 and turn != op.group:
+            self.fail(P.SEQ_ORDER, f"group {op.group} enters {spec.name} stage {index} out of "
+                      f"turn: group {turn} is next")
+        self._set_turn(t, (turn, op.group, entered + threads, left))
+
+    def _SeqArrive(self, op: SeqArrive) -> None:
+        m = self.m
+        k, index, phase, flat = m.seq_target(self.ps, self.i, op, arrive=True)
+        self.stage, self.phase = index, phase
+        spec = m.protocol.seqbars[m.seq_index[op.bar]]
+        j = m.seq_base[m.seq_index[op.bar]] + flat
+        waits, arrivals = self.seq[j]
+        barriers = list(self.barriers)
+        result = barriers[k].arrive(self.agent.threads, 0, arrivals)
+        barriers[k] = result.barrier
+        self.barriers = tuple(barriers)
+        self._show(k, result.barrier)
+        if result.misplaced:
+            self.fail(P.OVER_ARRIVAL, f"{m.barrier_name(k)}: {result.misplaced}")
+        self.seq[j] = (waits, arrivals + 1)
+        t, (turn, holder, entered, left) = self._seq_turn(op, index)
+        if holder != op.group:
+            self.fail(P.SEQ_ORDER, f"group {op.group} arrives to leave {spec.name} stage "
+                      f"{index} without having entered it")
+            return
+        left += self.agent.threads
+        if left >= spec.group_size and left >= entered:
+            self._set_turn(t, ((op.group + 1) % spec.length, -1, 0, 0))
+        else:
+            self._set_turn(t, (turn, holder, entered, left))
+
+    def _ClusterArrive(self, op: ClusterArrive) -> None:
+        if self.cluster >= 0:
+            self.fail(P.OVER_ARRIVAL, "barrier.cluster.arrive again before the matching "
+                      "barrier.cluster.wait")
+        self.cluster = self.cluster_gen
+        self.barrier_text = f"cluster barrier generation {self.cluster_gen}"
+
+    def _ClusterWait(self, op: ClusterWait) -> None:
+        if self.cluster_gen == self.cluster:       # the last arrival completes the phase
+            self.cluster_gen += 1
+        self.cluster = -1
+        self.barrier_text = f"cluster barrier generation {self.cluster_gen}"
+        if op.drain:
+            self._drain_checks("reaches the MODS end probe")
 
     def _StorePartial(self, op: StorePartial) -> None:
         self.gmem = self.gmem.store(op.key, self.acc)
@@ -729,24 +943,36 @@ class _Exec:
         self.outputs = tuple(sorted(self.outputs + ((op.tile, repr(self.acc)),)))
 
     def _finish_checks(self) -> None:
-        """When a producer leaves, each slot it filled must have been seen released."""
+        """When an agent leaves: a producer must have seen every slot it filled released, and
+        no cluster-barrier arrival may be left without its wait."""
+        if self.cluster >= 0:
+            self.fail(P.DRAIN, "exits after barrier.cluster.arrive (MODS start probe) without "
+                      "the matching barrier.cluster.wait (end probe)")
+        self._drain_checks("exits")
+
+    def _drain_checks(self, what: str) -> None:
         for p, spec in enumerate(self.m.protocol.pipelines):
             for s in range(spec.stages):
                 acquired, done, _ = self.ghost[self.m.slot_base[p] + s]
                 commits = sum(1 for o in self.m.programs[self.i]
                               if isinstance(o, ProducerCommit) and o.pipe == spec.name)
                 if commits and done and acquired <= done:
-                    self.fail(P.DRAIN, f"exits without waiting for the release of round "
+                    self.fail(P.DRAIN, f"{what} without waiting for the release of round "
                               f"{done - 1} of {spec.name} stage {s} (missing producer_tail)")
 
+    def _agent_tuple(self, pc: int) -> tuple:
+        return (pc, tuple(self.ps), tuple(self.tok), tuple(self.ghost), self.bar_wait,
+                self.acc, self.unpub, self.seen, self.cluster, tuple(self.seq))
+
     def outcome(self) -> Outcome:
-        pc = self.pc + 1 if self.advance_pc else self.pc
+        pc = self.pc
+        if self.advance_pc:
+            pc = self.m.successors(self.i, self.pc)[1 if self.alt else 0]
         if pc >= len(self.m.programs[self.i]) and self.violation is None:
             self._finish_checks()
-        self.agents[self.i] = (pc, tuple(self.ps), tuple(self.tok), tuple(self.ghost),
-                               self.bar_wait, self.acc, self.unpub, self.seen)
+        self.agents[self.i] = self._agent_tuple(pc)
         state = (tuple(self.agents), self.barriers, self.inflight, self.landed, self.named,
-                 self.gmem, self.outputs)
+                 self.gmem, self.outputs, self.cluster_gen, self.turns)
         step = Step(self.agent.name, self.op, self.stage, self.phase, self.barrier_text,
                     self.op.origin)
         return Outcome(state, step, self.violation)

@@ -21,6 +21,7 @@ FIXUP_ORDER = "fixup-order"
 FIXUP_COUNT = "fixup-count"
 FIXUP_DETERMINISM = "fixup-determinism"
 NAMED_BARRIER_COUNT = "named-barrier-count"
+SEQ_ORDER = "seq-order"
 
 DESCRIPTIONS: dict[str, str] = {
     DEADLOCK: "progress: some reachable state has every unfinished agent blocked",
@@ -42,6 +43,8 @@ DESCRIPTIONS: dict[str, str] = {
                        "the schedule",
     NAMED_BARRIER_COUNT: "named barriers: the arriving thread count equals the count of every "
                          "bar.sync/bar.arrive on that id",
+    SEQ_ORDER: "ordered sequence barrier: at every stage the groups enter in turn 0, 1, ..., "
+               "L-1, and a group enters only after the previous group arrived (left the stage)",
 }
 
 

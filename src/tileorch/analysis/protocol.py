@@ -7,6 +7,10 @@ below; :class:`Loop` repeats a body a fixed or parametric number of times (the s
 over tiles and the mainloop over k tiles).  Parametric trip counts name an entry of
 ``Protocol.params``; the checker instantiates each value in turn.
 
+:class:`Choice` runs one of its branches, picked nondeterministically (an ``scf.if`` whose
+condition the front end cannot decide); :class:`Trip` is a parametric trip count with a lower
+bound and a step (``scf.for %i = %lo to %n step %s``).
+
 Every op may carry ``origin`` (the IR operation it came from) for located diagnostics; it does
 not take part in equality.
 """
@@ -32,6 +36,30 @@ class Pipeline:
     empty_count: int = 1
     stage_bytes: int = 0
     origin: object = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class SeqBar:
+    """An ``OrderedSequenceBarrier<depth, length>`` in every CTA: ``depth`` x ``length``
+    mbarriers ``bar[d][g]``, each expecting ``group_size`` arrivals (cutlass-semantics.md §2.7)."""
+
+    name: str
+    depth: int
+    length: int
+    group_size: int
+    origin: object = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Trip:
+    """``ceil((values[param] - lower) / step)`` iterations (at least 0)."""
+
+    param: str
+    lower: int = 0
+    step: int = 1
+
+    def count(self, values: dict[str, int]) -> int:
+        return max(0, -(-(values[self.param] - self.lower) // self.step))
 
 
 @dataclass(frozen=True)
@@ -141,6 +169,40 @@ class BarArrive(Op):
     count: int
 
 
+# --- ordered sequence barriers and the cluster barrier -------------------------------------
+
+@dataclass(frozen=True)
+class SeqWait(Op):
+    """``OrderedSequenceBarrier::wait``: wait ``bar[state.index][group]`` with ``state.phase``."""
+
+    bar: str
+    state: str
+    group: int
+
+
+@dataclass(frozen=True)
+class SeqArrive(Op):
+    """``arrive``: the agent's threads arrive on ``bar[state.index][(group + 1) % length]``
+    (the state is then advanced by a separate :class:`Advance`)."""
+
+    bar: str
+    state: str
+    group: int
+
+
+@dataclass(frozen=True)
+class ClusterArrive(Op):
+    """``barrier.cluster.arrive``: every thread of the agent arrives (MODS start probe)."""
+
+
+@dataclass(frozen=True)
+class ClusterWait(Op):
+    """``barrier.cluster.wait``: wait until every non-exited thread of the cluster arrived.
+    ``drain`` marks the MODS end probe, which must come after the pipeline drained."""
+
+    drain: bool = False
+
+
 # --- Stream-K fix-up over global memory ----------------------------------------------------
 
 @dataclass(frozen=True)
@@ -193,8 +255,29 @@ class Epilogue(Op):
 
 @dataclass(frozen=True)
 class Loop(Op):
-    trip: Union[int, str]
+    trip: Union[int, str, Trip]
     body: tuple[Op, ...]
+
+
+@dataclass(frozen=True)
+class Choice(Op):
+    """Run exactly one of ``branches`` (nondeterministically)."""
+
+    branches: tuple[tuple[Op, ...], ...]
+
+
+@dataclass(frozen=True)
+class Branch(Op):
+    """Flattened :class:`Choice`: go on at pc + 1 or at pc + ``skip``."""
+
+    skip: int
+
+
+@dataclass(frozen=True)
+class Jump(Op):
+    """Flattened end of a branch: continue at pc + ``skip`` (takes no step)."""
+
+    skip: int
 
 
 @dataclass(frozen=True)
@@ -232,6 +315,7 @@ class Protocol:
     pipelines: tuple[Pipeline, ...]
     agents: tuple[Agent, ...]
     params: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    seqbars: tuple[SeqBar, ...] = ()
     ctas: int = 1
     deterministic: bool = False
     partials: tuple[tuple[str, tuple[object, ...]], ...] = ()
@@ -243,15 +327,43 @@ class Protocol:
                 return p
         raise KeyError(name)
 
+    def ring(self, name: str) -> int:
+        """Slots of the ring a state variable cycles over (pipeline stages or seq_bar depth)."""
+        for p in self.pipelines:
+            if p.name == name:
+                return p.stages
+        for b in self.seqbars:
+            if b.name == name:
+                return b.depth
+        raise KeyError(name)
+
+
+def trip_count(trip: Union[int, str, Trip], values: dict[str, int]) -> int:
+    if isinstance(trip, Trip):
+        return trip.count(values)
+    return values[trip] if isinstance(trip, str) else trip
+
 
 def unroll(ops: tuple[Op, ...], values: dict[str, int]) -> list[Op]:
-    """Flatten :class:`Loop` s with the trip counts of ``values``."""
+    """Flatten :class:`Loop` s with the trip counts of ``values`` and :class:`Choice` s into
+    :class:`Branch` / :class:`Jump` (forward jumps only)."""
     flat: list[Op] = []
     for op in ops:
         if isinstance(op, Loop):
-            trip = values[op.trip] if isinstance(op.trip, str) else op.trip
-            for _ in range(trip):
+            for _ in range(trip_count(op.trip, values)):
                 flat.extend(unroll(op.body, values))
+        elif isinstance(op, Choice):
+            arms = [unroll(b, values) for b in op.branches]
+            if all(arm == arms[0] for arm in arms):
+                flat.extend(arms[0])
+                continue
+            for n, arm in enumerate(arms):
+                rest = sum(len(a) + 2 for a in arms[n + 1:]) - 1
+                if n < len(arms) - 1:
+                    flat.append(Branch(len(arm) + 2, origin=op.origin))
+                flat.extend(arm)
+                if n < len(arms) - 1:
+                    flat.append(Jump(rest, origin=op.origin))
         else:
             flat.append(op)
     return flat

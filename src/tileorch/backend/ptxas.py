@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -26,7 +27,13 @@ def _clean(line: str, path: str) -> str:
 
 
 def run_ptxas(ptx: str, arch: str, extra_args: tuple[str, ...] = ()) -> PtxasResult:
-    """Assemble ``ptx`` for ``arch``; raise :class:`BackendError` with ptxas's errors."""
+    """Assemble ``ptx`` for ``arch``; raise :class:`BackendError` with ptxas's errors.
+
+    PTX that calls functions declared ``.extern`` (external device functions) is relocatable
+    code, linked later: it is assembled with ``-c`` (compile only), like ``nvcc -rdc``.
+    """
+    if re.search(r"^\.extern \.func", ptx, re.M) and "-c" not in extra_args:
+        extra_args = ("-c", *extra_args)
     if not ptxas_available():
         raise BackendError("ptxas not found on PATH (use --no-ptxas to skip assembling)")
     with tempfile.TemporaryDirectory(prefix="tileorch-ptxas-") as tmp:

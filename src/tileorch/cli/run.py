@@ -111,10 +111,11 @@ def _fallback_to_simulate(args: argparse.Namespace, reason: str) -> int:
     if Path(args.file).suffix != ".mlir":
         print("tileorch run: only .mlir files can be simulated; nothing was run", file=sys.stderr)
         return 1
-    print(f"tileorch run: falling back to `tileorch simulate {args.file}`", file=sys.stderr)
+    argv = ["simulate", args.file, "--kernel", args.kernel]
+    print(f"tileorch run: falling back to `tileorch {' '.join(argv)}`", file=sys.stderr)
     parser = argparse.ArgumentParser(prog="tileorch")
     simulate.register(parser.add_subparsers(dest="command"))
-    sim_args = parser.parse_args(["simulate", args.file])
+    sim_args = parser.parse_args(argv)
     return int(sim_args.func(sim_args) or 0)
 
 
@@ -142,8 +143,12 @@ def run(args: argparse.Namespace) -> int:
     if not ok:
         return _fallback_to_simulate(args, reason)
     if path.suffix == ".mlir":
-        from tileorch.backend.compile import CompileError
-
+        try:
+            from tileorch.backend.compile import CompileError
+        except ImportError as exc:
+            print(f"tileorch run: error: compiling {path} needs tileorch's compiler ({exc}); "
+                  "pass a .ptx or .cubin built elsewhere", file=sys.stderr)
+            return 2
         try:
             image: str | bytes = compile_mlir(path.read_text(), str(path))
         except CompileError as exc:

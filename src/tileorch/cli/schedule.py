@@ -78,6 +78,9 @@ def run(args: argparse.Namespace) -> int:
           f"K tiles per output tile")
     print(f"grid {params.grid[0]}x{params.grid[1]}x{params.grid[2]} = {summ.ctas} CTAs, {summ.waves} waves, "
           f"{summ.units} units, {summ.items} work items ({summ.fixup_items} with fix-up)")
+    if summ.ctas == 0:
+        print(f"warning: {args.sms} SMs hold no whole {'x'.join(map(str, args.cluster))} cluster; the grid is empty "
+              "(as CUTLASS computes it) and cannot be launched")
     if params.sk_units:
         print(f"stream-K: {params.sk_tiles} tiles over {params.sk_units} units in {params.sk_groups} groups, "
               f"{params.k_tiles_per_sk_unit} K tiles per unit; data-parallel: "

@@ -43,7 +43,12 @@ def sm100_streamk_params(problem: tuple[int, int, int, int], tile: tuple[int, in
                          reduction: ReductionMode = ReductionMode.DETERMINISTIC,
                          decomposition: DecompositionMode = DecompositionMode.HEURISTIC,
                          ktile_start_alignment: int = 1) -> Sm100StreamKParams:
-    mode = DecompositionMode.DATA_PARALLEL if tile[1] == 192 else DecompositionMode(decomposition)
+    mode = DecompositionMode(decomposition)
+    if tile[1] == 192:
+        if splits > 1 and mode not in (DecompositionMode.HEURISTIC, DecompositionMode.SPLIT_K):
+            raise ValueError(f"splits={splits} needs the heuristic or split_k decomposition (CUTLASS can_implement)")
+        # can_implement judged the requested mode; the forced data-parallel mode ignores the split count
+        mode, splits = DecompositionMode.DATA_PARALLEL, 1
     sk = streamk_params(problem, tile, cluster, sms, splits=splits, max_swizzle=max_swizzle, raster=raster,
                         reduction=reduction, decomposition=mode, ktile_start_alignment=ktile_start_alignment,
                         bypass_occupancy=True)

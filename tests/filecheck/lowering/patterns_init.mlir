@@ -110,8 +110,8 @@ builtin.module {
   }
 }
 // CHECK-LABEL: func.func @seq_init
-// CHECK-NEXT:  %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
 // CHECK-NEXT:  %[[C32:.*]] = llvm.mlir.constant(32 : i32) : i32
+// CHECK-NEXT:  %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
 // CHECK-NEXT:  %[[LEAD:.*]] = llvm.icmp "eq" %[[TID]], %[[C32]] : i32
 // CHECK-NEXT:  scf.if %[[LEAD]] {
 // CHECK-NEXT:    %[[N:.*]] = llvm.mlir.constant(128 : i32) : i32

@@ -34,6 +34,7 @@ from tileorch.transforms.pipeline_to_nvvm import (
     mods,
     producer,
     regions,
+    scheduler,
     state,
 )
 from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
@@ -49,6 +50,7 @@ def leaf_patterns(options: LoweringOptions) -> list:
         *async_ops.patterns(options),
         *block_striped.PATTERNS,
         *mods.PATTERNS,
+        *scheduler.patterns(),
     ]
 
 
@@ -63,14 +65,17 @@ class ConvertPipelineToNVVM(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         options = LoweringOptions(debug_timeout=self.debug_timeout)
+        scheduler.fold_static_queries(op)
+        scheduler.drop_host_functions(op)
         PatternRewriteWalker(GreedyRewritePatternApplier(regions.expansion_patterns())).rewrite_module(op)
         PatternRewriteWalker(
             GreedyRewritePatternApplier(leaf_patterns(options)), apply_recursively=True, walk_regions_first=True
         ).rewrite_module(op)
-        PatternRewriteWalker(GreedyRewritePatternApplier(init.patterns(options))).rewrite_module(op)
+        PatternRewriteWalker(GreedyRewritePatternApplier([*init.patterns(options), *scheduler.constructor_patterns()])).rewrite_module(op)
         PatternRewriteWalker(
             GreedyRewritePatternApplier(regions.patterns(options)), apply_recursively=True, walk_regions_first=True
         ).rewrite_module(op)
         dedup.dedup_wait_groups(op)
         PatternRewriteWalker(LowerTypes(recursive=True)).rewrite_module(op)
+        PatternRewriteWalker(scheduler.LowerSchedulerTypes(recursive=True)).rewrite_module(op)
         ReconcileUnrealizedCastsPass().apply(ctx, op)

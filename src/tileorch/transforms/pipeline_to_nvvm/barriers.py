@@ -12,7 +12,7 @@ at the op.
 from __future__ import annotations
 
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import StringAttr, i32
+from xdsl.dialects.builtin import i32
 from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
@@ -27,6 +27,7 @@ from tileorch.transforms.pipeline_to_nvvm.sync import local_arrive, parity_wait
 from tileorch.transforms.pipeline_to_nvvm.timeout import WaitSite, report_and_trap
 
 GPU_SCOPE = "device"  # LLVM NVPTX syncscope for .gpu
+ACQUIRE_LOAD = "ld.global.acquire.gpu.b32 $0, [$1];"  # CUTLASS GenericBarrier ld_acquire
 
 
 def arrive_count(op: Operation) -> int:
@@ -98,12 +99,13 @@ class _GenericBarrier(OpLowering):
 
     def spin_while(self, op: Operation, e: Emitter, flag: SSAValue, pred: str, target: SSAValue) -> None:
         """Leader loop: acquire-load the flag until ``flag <pred> target`` is false (bounded by
-        ``debug-timeout``: the report names the semaphore op, flag index and target)."""
+        ``debug-timeout``: the report names the semaphore op, flag index and target).
+
+        The load is CUTLASS's ``ld.global.acquire.gpu.b32`` as side-effecting inline asm: an
+        ordinary read-only load would let dead-code elimination delete the whole spin loop."""
 
         def probe(inner: Emitter) -> SSAValue:
-            load = llvm_ext.LoadOp(flag, i32, alignment=4, ordering=llvm_ext.ORDERINGS["acquire"])
-            load.properties["syncscope"] = StringAttr(GPU_SCOPE)
-            current = inner.emit(load)
+            current = inner.emit(llvm.InlineAsmOp(ACQUIRE_LOAD, "=r,l", [flag], [i32], has_side_effects=True))
             return inner.xor(inner.icmp(pred, current, target), inner.true())
 
         limit = self.options.debug_timeout

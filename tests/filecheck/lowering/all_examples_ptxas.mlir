@@ -1,0 +1,36 @@
+// REQUIRES: ptxas
+// Every example compiles to PTX in one command; ptxas assembles it for the module's target
+// (-c: the examples call external device functions, i.e. relocatable code).
+// RUN: tileorch compile %S/../../../examples/ws_pipeline.mlir --no-ptxas -o %t.ws.ptx
+// RUN: ptxas -c -arch=sm_90a %t.ws.ptx -o %t.ws.o
+// RUN: tileorch compile %S/../../../examples/coop_pipeline.mlir --no-ptxas -o %t.coop.ptx
+// RUN: ptxas -c -arch=sm_90a %t.coop.ptx -o %t.coop.o
+// RUN: tileorch compile %S/../../../examples/pingpong_seq_bar.mlir --no-ptxas -o %t.pp.ptx
+// RUN: ptxas -c -arch=sm_90a %t.pp.ptx -o %t.pp.o
+// RUN: tileorch compile %S/../../../examples/streamk_persistent.mlir --no-ptxas -o %t.sk.ptx
+// RUN: ptxas -c -arch=sm_90a %t.sk.ptx -o %t.sk.o
+// RUN: tileorch compile %S/../../../examples/mods_mainloop.mlir --no-ptxas -o %t.mods.ptx
+// RUN: ptxas -c -arch=sm_100a %t.mods.ptx -o %t.mods.o
+// RUN: cat %t.ws.ptx %t.coop.ptx %t.pp.ptx %t.sk.ptx %t.mods.ptx | filecheck %s
+// Kernels are .entry; the ping-pong kernel reads %tid.x (gpu.thread_id) and syncs on the epilogue
+// barrier; Stream-K calls its scheduler body and releases the fix-up lock after bar.sync on
+// StreamK0 (id 4); MODS arrives/waits on the cluster barrier around the loop.
+// CHECK: .entry ws_mainloop
+// CHECK: .entry coop_mainloop
+// CHECK: .entry pingpong_math
+// CHECK: mov.u32 {{.*}}%tid.x
+// CHECK: bar.sync 1, 128
+// CHECK: .func {{.*}}__tileorch_sched_streamk_c2x1_rt
+// CHECK: .entry kernel
+// CHECK: call.uni (retval0), __tileorch_sched_streamk_c2x1_rt
+// CHECK: bar.sync 4, 128
+// CHECK-NEXT: setp
+// CHECK: fence.acq_rel.gpu;
+// CHECK-NEXT: atom.global.add.u32
+// CHECK: .func {{.*}}__tileorch_sched_sm100_streamk_c2x2_m
+// CHECK: barrier.cluster.arrive.aligned;
+// CHECK: %globaltimer
+// CHECK: %smid
+// CHECK: nanosleep.u32 1000;
+// CHECK: cp.async.bulk.wait_group 0;
+// CHECK-NEXT: barrier.cluster.wait.aligned;

@@ -1,0 +1,25 @@
+// RUN: not tileorch-opt %s --split-input-file -p cutlass-stamp-arrive-counts,convert-pipeline-to-nvvm 2>&1 | filecheck %s
+// Arrive counts the lowering cannot produce are located errors, not silent hangs: every selected
+// thread arrives once per phase, so a group needs at least as many threads as its arrive count.
+
+builtin.module {
+  func.func @too_many(%smem: !llvm.ptr<3>, %s: !cutlass.pipeline_state<2>) {
+    %p = cutlass.pipeline.create storage(%smem) : !cutlass.pipeline<stages = 2, producers = 1, consumers = 1>
+    %r = cutlass.pipeline.init %p {numStages = 2 : i32, executor = #cutlass<executor_type thread>, participants = array<i64: 3>, consumers = array<i64: 4>, producer_arv_count = array<i32: 4>}
+    cutlass.pipeline.producer_commit %r, %s
+    func.return
+  }
+}
+// CHECK: patterns_errors.mlir:9:5: error: producer group 0 has 2 threads but its arrive count is 4: each thread arrives once per phase, so the barrier could never complete
+
+// -----
+
+builtin.module {
+  func.func @too_many_consumers(%smem: !llvm.ptr<3>, %s: !cutlass.pipeline_state<2>) {
+    %p = cutlass.pipeline.create storage(%smem) : !cutlass.pipeline<stages = 2, producers = 1, consumers = 1>
+    %r = cutlass.pipeline.init %p {numStages = 2 : i32, participants = array<i64: 1>, consumers = array<i64: 2>, consumer_arv_count = array<i32: 33>}
+    cutlass.pipeline.consumer_release %r, %s
+    func.return
+  }
+}
+// CHECK: patterns_errors.mlir:21:5: error: consumer group 0 has 32 threads but its arrive count is 33
