@@ -53,17 +53,19 @@ class Config:
     mma_warp_groups: int = 1
     accumulator_bits: int = 32
     ktile_start_alignment: int = 1
+    max_active_clusters: int = 0
 
     def harness_line(self) -> str:
         vals = [self.m, self.n, self.k, self.l, *self.tile, *self.cluster, self.sms, self.splits, self.max_swizzle,
                 RASTERS.index(self.raster), REDUCTIONS.index(self.reduction),
                 DECOMPOSITIONS.index(self.decomposition), self.mma_warp_groups, self.accumulator_bits,
-                self.ktile_start_alignment]
+                self.ktile_start_alignment, self.max_active_clusters]
         return " ".join(map(str, vals))
 
     def api_kwargs(self) -> dict:
         return dict(splits=self.splits, max_swizzle=self.max_swizzle, raster=self.raster,
-                    decomposition=self.decomposition, ktile_start_alignment=self.ktile_start_alignment)
+                    decomposition=self.decomposition, ktile_start_alignment=self.ktile_start_alignment,
+                    **({"max_active_clusters": self.max_active_clusters} if self.max_active_clusters else {}))
 
     def cli_args(self) -> list[str]:
         return ["--problem", str(self.m), str(self.n), str(self.k), str(self.l),
@@ -102,10 +104,10 @@ def run_cutlass(exe: Path, cfg: Config, target: str = "sm90") -> dict | None:
 def run_tileorch(cfg: Config, target: str = "sm90") -> dict | None:
     """``tileorch schedule --json`` in-process, or ``None`` when it refuses the configuration.
 
-    SM100 and a K-tile start alignment other than 1 have no CLI spelling: the same JSON is built
-    from the ``tileorch.schedulers`` API.
+    SM100, a K-tile start alignment other than 1 and ``max_active_clusters`` have no CLI spelling:
+    the same JSON is built from the ``tileorch.schedulers`` API.
     """
-    if target == "sm100" or cfg.ktile_start_alignment != 1:
+    if target == "sm100" or cfg.ktile_start_alignment != 1 or cfg.max_active_clusters:
         return run_api(cfg, target)
     parser = argparse.ArgumentParser()
     schedule_cli.register(parser.add_subparsers())
@@ -185,7 +187,7 @@ def edge_configs() -> list[Config]:
     return cfgs
 
 
-def random_config(rng: random.Random, align_choices: tuple[int, ...] = (1,)) -> Config:
+def random_config(rng: random.Random, align_choices: tuple[int, ...] = (1,), active_clusters: bool = False) -> Config:
     def extent(big: int) -> int:
         r = rng.random()
         if r < 0.2:
@@ -205,7 +207,7 @@ def random_config(rng: random.Random, align_choices: tuple[int, ...] = (1,)) -> 
     return Config(extent(8192), extent(8192), extent(16384), rng.choice([1, 1, 1, 2, 3, 8]), tile,
                   rng.choice(CLUSTERS), sms, splits, rng.choice([0, 1, 2, 3, 4, 8, 16]), rng.choice(RASTERS),
                   rng.choice(REDUCTIONS), decomposition, rng.choice([1, 2]), rng.choice([16, 32, 64]),
-                  align)
+                  align, rng.choice([0, rng.randint(1, 80)]) if active_clusters else 0)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -221,13 +223,17 @@ def main(argv: list[str] | None = None) -> int:
                     help="sm100: PersistentTileSchedulerSm100StreamK (compared through the Python API)")
     ap.add_argument("--ktile-alignment", type=int, nargs="+", default=[1], choices=[1, 2],
                     help="K-tile start alignments to sample in random configurations (2 is API-only)")
+    ap.add_argument("--max-active-clusters", action="store_true",
+                    help="also sample KernelHardwareInfo::max_active_clusters (SM90, API-only)")
     ap.add_argument("--record", type=Path, help="write each config and CUTLASS's JSON here (JSON lines)")
     ap.add_argument("--show", type=int, default=20, help="mismatching configurations to print")
     args = ap.parse_args(argv)
+    if args.max_active_clusters and args.target == "sm100":
+        ap.error("--max-active-clusters is compared for sm90 only")
 
     exe = build_harness(args.cutlass, args.build_dir)
     rng = random.Random(args.seed)
-    cfgs = ([] if args.no_edge else edge_configs()) + [random_config(rng, tuple(args.ktile_alignment))
+    cfgs = ([] if args.no_edge else edge_configs()) + [random_config(rng, tuple(args.ktile_alignment), args.max_active_clusters)
                                                              for _ in range(args.random)]
     stats = {"compared": 0, "mismatch": 0, "both_refuse": 0, "refused_by_can_implement": 0,
              "only_cutlass_refuses": 0, "only_tileorch_refuses": 0, "skipped_large": 0}

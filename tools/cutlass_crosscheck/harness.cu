@@ -6,7 +6,7 @@
 // Reads one configuration per stdin line and prints one JSON object per line (``--sm100`` as the
 // only argument drives the SM100 stream-K scheduler instead, see run_sm100):
 //   M N K L tileM tileN tileK clusterM clusterN sms splits max_swizzle raster reduction decomposition
-//   mma_warp_groups accumulator_bits [ktile_start_alignment]
+//   mma_warp_groups accumulator_bits [ktile_start_alignment [max_active_clusters]]
 // raster: 0 heuristic, 1 along_m, 2 along_n; reduction: 0 deterministic, 1 nondeterministic;
 // decomposition: 0 heuristic, 1 data_parallel, 2 split_k, 3 stream_k (CUTLASS's enum order).
 //
@@ -72,6 +72,7 @@ using Sm100Params = PersistentTileSchedulerSm100StreamKParams;
 struct Config {
   int m, n, k, l, tm, tn, tk, cm, cn, sms, splits, max_swizzle, raster, reduction, decomposition, mma_wg, acc_bits;
   int ktile_start_alignment = 1;
+  int max_active_clusters = 0;
 };
 
 static bool parse(std::string const& line, Config& c) {
@@ -80,7 +81,7 @@ static bool parse(std::string const& line, Config& c) {
         c.max_swizzle >> c.raster >> c.reduction >> c.decomposition >> c.mma_wg >> c.acc_bits)) {
     return false;
   }
-  in >> c.ktile_start_alignment;  // optional 18th field
+  in >> c.ktile_start_alignment >> c.max_active_clusters;  // optional 18th and 19th fields
   return true;
 }
 
@@ -122,6 +123,7 @@ static std::string run_sm90(Config const& c) {
   cutlass::gemm::GemmCoord cluster(c.cm, c.cn, 1);
   cutlass::KernelHardwareInfo hw;
   hw.sm_count = c.sms;
+  hw.max_active_clusters = c.max_active_clusters;
   auto raster = static_cast<RasterOrderOptions>(c.raster);
   auto red = static_cast<ReductionMode>(c.reduction);
   auto dec = static_cast<DecompositionMode>(c.decomposition);

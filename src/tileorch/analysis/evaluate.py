@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from xdsl.dialects.builtin import BoolAttr, IntegerAttr
+from xdsl.dialects.builtin import IntegerAttr, i1
 from xdsl.ir import Operation, SSAValue
 
 Interval = tuple[int, int]
@@ -64,11 +64,8 @@ class Evaluator:
         name = op.name
         if name == "arith.constant":
             attr = op.properties.get("value") or op.attributes.get("value")
-            if isinstance(attr, BoolAttr):
-                v = int(attr.value.data)
-                return (v, v)
             if isinstance(attr, IntegerAttr):
-                v = attr.value.data
+                v = attr.value.data & 1 if attr.type == i1 else attr.value.data
                 return (v, v)
             return None
         if name == "gpu.thread_id":

@@ -8,27 +8,46 @@ cutlass dialect, before lowering.  Ops are matched by name (``docs/dialect-conve
   producer) groups it covers, otherwise into its executor units (each warp group of a
   ``warpgroup`` exec runs on its own); agents are replicated for every CTA of the cluster.
 * Programs: ``scf.for`` / ``scf.while`` become loops (a non-constant trip count becomes a
-  parameter, checked over a range of values), handshake ops become protocol steps, a consumer
-  reads its stage right after the wait and wherever the state value is used again, a producer
-  fills its stage right before the commit (TMA bytes = the pipeline's ``transaction_size``).
-* ``cutlass.tile_scheduler.fixup`` becomes the Stream-K fix-up of one output tile split three
-  ways (deterministic mode, ``cutlass-semantics.md`` §5.5).
-Ops outside this vocabulary (``scf.if`` bodies aside, which are taken as executed) do not
-synchronise and are skipped.  Unsupported shapes raise :class:`LocatedError` at the op.
+  parameter, checked over a range of values; a lower bound known for the agent, e.g. its group
+  id, is kept), handshake ops become protocol steps, a consumer reads its stage right after the
+  wait and wherever the state value is used again, a producer fills its stage right before the
+  commit (TMA bytes = the pipeline's ``transaction_size``).  A producer region that asks for the
+  pipeline's multicast mask (``get_producer_mask``) multicasts its TMA loads to the CTAs of its
+  cluster row and column, each of which then receives ``transaction_size / (cx + cy - 1)``
+  bytes of the stage from every such source.
+* ``scf.if``: a condition known for the agent (:mod:`~tileorch.analysis.evaluate`: constants,
+  thread ids, the Stream-K split's work-tile facts) selects its branch; otherwise the branches
+  become a nondeterministic :class:`Choice`.  An ``scf.if`` that yields a pipeline or seq_bar
+  state is rejected.
+* ``cutlass.seq_bar.*`` become :class:`SeqWait` / :class:`SeqArrive` on an ordered sequence
+  barrier (the group id must be known for each agent); the MODS probes become the cluster
+  barrier's arrive (start) and drain + wait (end); ``mods_throttle`` profile 2 is ``bar.sync 0``
+  over the threads of its executor (as lowered).
+* Stream-K fix-up of one output tile split three ways (deterministic mode,
+  ``cutlass-semantics.md`` §5.5): the monolithic ``cutlass.tile_scheduler.fixup`` gives the
+  reference protocol; user code written with ``fixup_wait`` / ``fixup_increment`` and
+  ``cutlass.block_striped.*`` is evaluated once per split (its work-tile body with that split's
+  ``k_tile_start`` / ``k_tile_count`` / ``compute_epilogue``), the final split ending with the
+  epilogue.
+Ops outside this vocabulary do not synchronise and are skipped.  Unsupported shapes raise
+:class:`LocatedError` at the op.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, Region, SSAValue
 
 from tileorch.analysis import catalog
+from tileorch.analysis.evaluate import Evaluator
 from tileorch.analysis.protocol import (
-    Advance, Agent, BarArrive, BarSync, ConsumerRead, ConsumerRelease, ConsumerTryWait,
-    ConsumerWait, Loop, Op, Pipeline, ProducerAcquire, ProducerCommit, ProducerTryAcquire,
-    ProducerWrite, Protocol, StateDecl, tail,
+    Advance, Agent, BarArrive, BarSync, Choice, ClusterArrive, ClusterWait, ConsumerRead,
+    ConsumerRelease, ConsumerTryWait, ConsumerWait, CounterAdd, CounterWait, Epilogue,
+    LoadAddPartial, Loop, Op, Pipeline, ProducerAcquire, ProducerCommit, ProducerTryAcquire,
+    ProducerWrite, Protocol, ReducePartial, SeqArrive, SeqBar, SeqWait, StateDecl, StorePartial,
+    Trip, tail,
 )
 from tileorch.diagnostics import LocatedError
 
@@ -39,8 +58,18 @@ HANDSHAKE = {P + n for n in ("producer_acquire", "producer_try_acquire", "produc
                              "producer_tail", "consumer_wait", "consumer_try_wait",
                              "consumer_release", "produce", "consume")}
 NAMED = ("cutlass.named_barrier.arrive", "cutlass.named_barrier.arrive_and_wait")
-FIXUP = "cutlass.tile_scheduler.fixup"
+SB = "cutlass.seq_bar."
+SEQ = (SB + "wait", SB + "arrive")
+TS = "cutlass.tile_scheduler."
+MODS_START, MODS_END, THROTTLE = (TS + "mods_report_mainloop_start",
+                                  TS + "mods_report_mainloop_end", TS + "mods_throttle")
+FIXUP = TS + "fixup"
+FIXUP_USER = (TS + "fixup_wait", TS + "fixup_increment", "cutlass.block_striped.store",
+              "cutlass.block_striped.reduce", "cutlass.block_striped.load_add",
+              "cutlass.block_striped.load")
 UNIT_THREADS = {"thread": 1, "warp": 32, "warpgroup": 128}
+SPLITS = 3
+STATE_TYPES = ("!cutlass.pipeline_state", "!cutlass.seq_bar_state")
 
 
 def kernels(module: ModuleOp) -> list[Operation]:
@@ -70,15 +99,6 @@ def _exec_unit(op: Operation) -> int:
     return op.unit_threads()
 
 
-def _constant(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, Operation) and owner.name == "arith.constant":
-        attr = owner.properties.get("value") or owner.attributes.get("value")
-        if isinstance(attr, IntegerAttr):
-            return attr.value.data
-    return None
-
-
 @dataclass
 class _Region:
     """One executor region: its ops' region, thread set, and the op that defines it."""
@@ -91,7 +111,16 @@ class _Region:
 
 
 def _relevant(op: Operation) -> bool:
-    return op.name in HANDSHAKE or op.name in NAMED or op.name == FIXUP
+    return (op.name in HANDSHAKE or op.name in NAMED or op.name in SEQ or op.name == FIXUP
+            or op.name in (MODS_START, MODS_END) or op.name in FIXUP_USER
+            or (op.name == THROTTLE and op.profile.value.data == 2))
+
+
+def _innermost_exec(op: Operation) -> Operation | None:
+    parent = op.parent_op()
+    while parent is not None and parent.name != EXEC:
+        parent = parent.parent_op()
+    return parent
 
 
 class _Kernel:
@@ -100,11 +129,15 @@ class _Kernel:
         self.cluster = cluster_shape(module)
         self.iterations = iterations
         self.inits: dict[Operation, Pipeline] = {}
+        self.seqbars: dict[Operation, SeqBar] = {}
         self.params: dict[str, tuple[int, ...]] = {}
         self.fixups: list[Operation] = []
+        self.fixup_user: list[tuple[Operation, _Region, frozenset[int]]] = []
         for op in func.walk():
             if op.name == P + "init":
                 self._pipeline(op)
+            elif op.name == SB + "init":
+                self._seqbar(op)
 
     # --- pipelines -----------------------------------------------------------------------
 
@@ -115,6 +148,21 @@ class _Kernel:
         name = init.results[0].name_hint or f"pipe{len(self.inits)}"
         self.inits[init] = Pipeline(name, init.pipeline_type().stages, full, empty, sum(sizes),
                                     origin=init)
+
+    def _seqbar(self, init: Operation) -> None:
+        if init.uses_named_barriers():
+            raise LocatedError(init, "the checker models seq_bar on mbarriers only; "
+                               "barrier = named_barrier is not modelled")
+        sb = init.seq_bar_type()
+        name = init.results[0].name_hint or f"seq{len(self.seqbars)}"
+        self.seqbars[init] = SeqBar(name, sb.depth, sb.length, init.group_size.value.data,
+                                    origin=init)
+
+    def seqbar_of(self, op: Operation) -> SeqBar:
+        owner = op.operands[0].owner
+        if isinstance(owner, Operation) and owner in self.seqbars:
+            return self.seqbars[owner]
+        raise LocatedError(op, "cannot find the cutlass.seq_bar.init of this sequence barrier")
 
     def init_of(self, value: SSAValue, rg: _Region) -> Operation:
         value = rg.pipe_args.get(value, value)
@@ -230,9 +278,12 @@ class _Kernel:
         out = []
         if agents:
             out.append(Protocol(name, tuple(self.inits.values()), tuple(agents),
-                                tuple(sorted(self.params.items())), ctas=self.ctas,
+                                tuple(sorted(self.params.items())),
+                                seqbars=tuple(self.seqbars.values()), ctas=self.ctas,
                                 origin=self.func))
-        if self.fixups:
+        if self.fixup_user:
+            out.append(self._user_fixup(name))
+        elif self.fixups:
             sk = catalog.streamk_fixup(3)
             fix = self.fixups[0]
             out.append(Protocol(f"{name}.fixup", (), tuple(
@@ -240,6 +291,57 @@ class _Kernel:
                       a.threads, a.mask, a.cta, a.partial, origin=fix) for a in sk.agents),
                 deterministic=True, partials=sk.partials, origin=fix))
         return out
+
+
+    def _user_fixup(self, name: str) -> Protocol:
+        """The fix-up protocol of one output tile from user code: the work-tile body holding the
+        first fix-up op, run by each of :data:`SPLITS` splits with its own work-tile facts."""
+        first, rg, threads = self.fixup_user[0]
+        body = first.parent_block()
+        holder = body.parent_op() if body is not None else None
+        while holder is not None and holder is not rg.owner and holder.name not in (
+                "scf.for", "scf.while"):
+            body = holder.parent_block()
+            holder = body.parent_op()
+        agents = []
+        for j in range(SPLITS):
+            work = {"k_tile_start": j, "k_tile_count": 1, "final": int(j == SPLITS - 1)}
+            ev = Evaluator((min(threads), max(threads)), work)
+            prog = _fixup_block(body, ev)
+            if work["final"]:
+                prog.append(Epilogue("tile", origin=holder))
+            agents.append(Agent(f"split{j}", "fixup", tuple(prog), threads=len(threads),
+                                partial=j, origin=rg.owner))
+        return Protocol(f"{name}.fixup", (), tuple(agents), deterministic=True,
+                        partials=(("tile", tuple(range(SPLITS))),), origin=holder)
+
+
+def _fixup_block(block, ev: Evaluator) -> list[Op]:
+    """The fix-up ops of ``block`` for one split (conditions evaluated with its facts)."""
+    out: list[Op] = []
+    for op in block.ops:
+        name = op.name
+        if name == TS + "fixup_wait":
+            out.append(CounterWait("lock", ev.work["k_tile_start"], "eq", origin=op))
+        elif name == TS + "fixup_increment":
+            out.append(CounterAdd("lock", ev.work["k_tile_count"], origin=op))
+        elif name == "cutlass.block_striped.store":
+            out.append(StorePartial("ws", origin=op))
+        elif name == "cutlass.block_striped.reduce":
+            out.append(ReducePartial("ws", origin=op))
+        elif name in ("cutlass.block_striped.load_add", "cutlass.block_striped.load"):
+            out.append(LoadAddPartial("ws", origin=op))
+        elif name == "scf.if":
+            arms = [_fixup_block(r.block, ev) if r.blocks else [] for r in op.regions]
+            taken = ev.truth(op.operands[0])
+            if taken is not None:
+                out.extend(arms[0 if taken else 1])
+            elif any(arms):
+                out.append(Choice(tuple(tuple(a) for a in arms), origin=op))
+        elif any(o.name in FIXUP_USER for o in op.walk()) and op.regions:
+            raise LocatedError(op, "the checker cannot model fix-up ops inside this "
+                               f"{name} of the work-tile body (only scf.if is modelled)")
+    return out
 
 
 class _BlockRegion:
@@ -255,16 +357,35 @@ def _origin(op: Op, origin: Operation) -> Op:
     return type(op)(**{k: v for k, v in vars(op).items() if k != "origin"}, origin=origin)
 
 
+def _row_col(k: _Kernel, cta: int) -> tuple[int, ...]:
+    """The CTAs in the same cluster row or column as ``cta`` (rank = x + y * cx)."""
+    cx, cy, _ = k.cluster
+    x, y = cta % cx, (cta // cx) % cy
+    return tuple(d for d in range(k.ctas) if d % cx == x or (d // cx) % cy == y)
+
+
 def _with_cta(op: Op, k: _Kernel, cta: int, threads: frozenset[int]) -> Op:
-    """Fix the destinations of releases for CTA ``cta`` of the cluster (same row or column)."""
+    """Fix the destinations of releases and multicast writes for CTA ``cta`` of the cluster:
+    the CTAs of its row and column.  A multicast write lands in each destination its share of
+    the stage: the stage bytes split evenly over the destination's row+column sources, the
+    remainder from the destination itself."""
     if isinstance(op, Loop):
         return Loop(op.trip, tuple(_with_cta(o, k, cta, threads) for o in op.body),
                     origin=op.origin)
+    if isinstance(op, Choice):
+        return Choice(tuple(tuple(_with_cta(o, k, cta, threads) for o in b)
+                            for b in op.branches), origin=op.origin)
     if isinstance(op, ConsumerRelease) and op.dst == ("row_col",):
-        cx, cy, _ = k.cluster
-        x, y = cta % cx, (cta // cx) % cy
-        dst = tuple(d for d in range(k.ctas) if d % cx == x or (d // cx) % cy == y)
-        return ConsumerRelease(op.pipe, op.state, op.arrivals, dst, origin=op.origin)
+        return ConsumerRelease(op.pipe, op.state, op.arrivals, _row_col(k, cta),
+                               origin=op.origin)
+    if isinstance(op, ProducerWrite) and op.dst == ("row_col",):
+        dst = _row_col(k, cta)
+        shares = []
+        for d in dst:
+            sources = len(_row_col(k, d))
+            share, extra = divmod(op.nbytes, sources)
+            shares.append(share + (extra if d == cta else 0))
+        return ProducerWrite(op.pipe, op.state, tuple(shares), dst, origin=op.origin)
     return op
 
 
@@ -279,6 +400,9 @@ class _Program:
         self.pipe_of: dict[str, Pipeline] = {}
         self.tokens: dict[SSAValue, str] = {}
         self.uses_after_wait: dict[SSAValue, bool] = {}
+        self.ev = Evaluator((min(threads), max(threads)))
+        self.multicast = {self.k.init_of(o.operands[0], rg) for o in k._own_ops(rg.region)
+                          if o.name == P + "get_producer_mask"} if k.ctas > 1 else set()
 
     def build(self) -> tuple[tuple[Op, ...], tuple[StateDecl, ...]]:
         ops = self._block(self.rg.region.block)
@@ -310,9 +434,9 @@ class _Program:
         return var, out
 
     def _trip(self, op: Operation, lb: SSAValue, ub: SSAValue, step: SSAValue | None,
-              stages: int, outer: bool) -> int | str:
-        lo, hi = _constant(lb), _constant(ub)
-        st = 1 if step is None else _constant(step)
+              stages: int, outer: bool) -> int | str | Trip:
+        lo, hi = self.ev.constant(lb), self.ev.constant(ub)
+        st = 1 if step is None else self.ev.constant(step)
         if lo is not None and hi is not None and st:
             return max(0, -(-(hi - lo) // st))
         name = (ub.name_hint or "n") if not outer else "tiles"
@@ -323,11 +447,17 @@ class _Program:
         else:
             values = catalog.trip_counts(stages)
         self.k.params[name] = tuple(sorted(set(self.k.params.get(name, ())) | set(values)))
+        if lo is not None and st and st > 0 and (lo, st) != (0, 1):
+            return Trip(name, lo, st)
         return name
 
     def _loop_stages(self, region: Region) -> int:
+        """The ring period of the loop's handshakes: pipeline stages, or depth x length of a
+        sequence barrier (a group's state comes back to a slot every depth x length ops)."""
         stages = [self.k.inits[self.k.init_of(o.operands[0], self.rg)].stages
                   for o in region.walk() if o.name in HANDSHAKE]
+        stages += [sb.depth * sb.length for sb in (self.k.seqbar_of(o) for o in region.walk()
+                                                   if o.name in SEQ)]
         return max(stages, default=2)
 
     def _op(self, op: Operation) -> list[Op]:
@@ -342,9 +472,27 @@ class _Program:
             self.cur[var] = 0
             self.pipe_of[var] = pipe
             return []
+        if name == SB + "state.create":
+            return self._seq_state(op)
+        if name in SEQ:
+            return self._seq_op(op)
+        if name == MODS_START:
+            return [ClusterArrive(origin=op)]
+        if name == MODS_END:
+            return [ClusterWait(drain=True, origin=op)]
+        if name == THROTTLE:
+            exe = _innermost_exec(op)
+            if op.profile.value.data != 2 or exe is None:
+                return []
+            return [BarSync(0, exe.num_threads(), origin=op)]
+        if name in FIXUP_USER:
+            self.k.fixup_user.append((op, self.rg, self.threads))
+            return []
+        if name == "scf.if":
+            return self._if(op)
         if name == P + "state.increment":
             var, pos = self.value[op.operands[0]]
-            n = 1 if len(op.operands) == 1 else _constant(op.operands[1])
+            n = 1 if len(op.operands) == 1 else self.ev.constant(op.operands[1])
             if n is None:
                 raise LocatedError(op, "the checker needs a constant increment amount")
             self.value[op.results[0]] = (var, pos + n)
@@ -374,6 +522,64 @@ class _Program:
                 out.extend(self._block(block))
         return out
 
+    def _group(self, op: Operation, value: SSAValue, sb: SeqBar) -> int:
+        group = self.ev.constant(value)
+        if group is None:
+            raise LocatedError(op, "the checker needs the seq_bar group id of every agent: a "
+                               "constant or a function of gpu.thread_id it can evaluate")
+        if not 0 <= group < sb.length:
+            raise LocatedError(op, f"group id {group} of threads {min(self.threads)}.."
+                               f"{max(self.threads)} is outside the {sb.length} groups of "
+                               f"{sb.name}")
+        return group
+
+    def _seq_state(self, op: Operation) -> list[Op]:
+        sb = self.k.seqbar_of(op)
+        group = self._group(op, op.operands[1], sb)
+        var = f"s{len(self.states)}"
+        self.states.append(StateDecl(var, sb.name, 1 if group == 0 else 0, origin=op))
+        self.value[op.results[0]] = (var, 0)
+        self.cur[var] = 0
+        return []
+
+    def _seq_op(self, op: Operation) -> list[Op]:
+        sb = self.k.seqbar_of(op)
+        var, out = self._sync(op, op.operands[1])
+        group = self._group(op, op.operands[2], sb)
+        if op.name == SB + "wait":
+            return out + [SeqWait(sb.name, var, group, origin=op)]
+        self.value[op.results[0]] = (var, self.value[op.operands[1]][1] + 1)
+        return out + [SeqArrive(sb.name, var, group, origin=op)]
+
+    def _if(self, op: Operation) -> list[Op]:
+        """A known condition selects its branch; an unknown one gives a nondeterministic
+        choice whose branches leave every state variable at the same position."""
+        if any(str(t).startswith(STATE_TYPES) for t in op.result_types):
+            raise LocatedError(op, "the checker cannot model an scf.if that yields a pipeline "
+                               "or seq_bar state")
+        regions = [r for r in op.regions if r.blocks]
+        taken = self.ev.truth(op.operands[0])
+        if taken is not None:
+            chosen = op.regions[0 if taken else 1]
+            return self._block(chosen.block) if chosen.blocks else []
+        start = dict(self.cur)
+        arms, ends = [], []
+        for region in regions:
+            self.cur = dict(start)
+            arms.append(self._block(region.block))
+            ends.append(dict(self.cur))
+        if len(arms) == 1:
+            arms.append([])
+            ends.append(dict(start))
+        self.cur = {var: max(e[var] for e in ends) for var in start}
+        for arm, end in zip(arms, ends):
+            for var, pos in self.cur.items():
+                if end[var] < pos:
+                    arm.append(Advance(var, pos - end[var], origin=op))
+        if not any(arms):
+            return []
+        return [Choice(tuple(tuple(a) for a in arms), origin=op)]
+
     def _stage_use(self, op: Operation, state: SSAValue | None) -> list[Op]:
         if state is None or state not in self.value:
             return []
@@ -400,7 +606,8 @@ class _Program:
             out.append(cls(pipe.name, var, tok, origin=op))
         if kind in ("producer_commit", "produce"):
             tx = op.properties.get("transaction_bytes")
-            out.append(ProducerWrite(pipe.name, var, nbytes=tma, origin=op))
+            dst = ("row_col",) if init in self.multicast and tma else None
+            out.append(ProducerWrite(pipe.name, var, nbytes=tma, dst=dst, origin=op))
             out.append(ProducerCommit(pipe.name, var, tx_bytes=tx.value.data if tx else 0,
                                       arrivals=arrivals, origin=op))
         if kind == "producer_tail":
