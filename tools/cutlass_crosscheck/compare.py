@@ -5,7 +5,8 @@ sides over edge and random configurations and diffs params, grid, workspace size
 CTA's work sequence.  CUTLASS is not vendored: pass ``--cutlass`` pointing at a directory that
 holds ``include/cutlass`` (e.g. ``git archive`` of github.com/NVIDIA/cutlass into /tmp/cutlass).
 
-    python tools/cutlass_crosscheck/compare.py --cutlass /tmp/cutlass --random 2000 --seed 1
+    python tools/cutlass_crosscheck/compare.py --cutlass /tmp/cutlass --random 3000 --seed 21 --ktile-alignment 1 2
+    python tools/cutlass_crosscheck/compare.py --cutlass /tmp/cutlass --no-edge --random 2000 --target sm100
 
 Exit status 0 when every compared configuration agrees.  ``--record FILE`` writes the CUTLASS
 outputs (as JSON lines with their configuration) for turning into regression tests.

@@ -12,6 +12,8 @@ with these ops added (our ``llvm.load`` replaces xDSL's).
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
+
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
     I64,
@@ -33,7 +35,14 @@ from xdsl.irdl import (
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, NoMemoryEffect
+from xdsl.traits import (
+    EffectInstance,
+    MemoryEffect,
+    MemoryEffectKind,
+    MemoryReadEffect,
+    MemoryWriteEffect,
+    NoMemoryEffect,
+)
 from xdsl.utils.exceptions import VerifyException
 
 ORDERINGS: dict[str, int] = {
@@ -346,6 +355,18 @@ class CmpXchgOp(IRDLOperation):
         return op
 
 
+class _OrderedLoadEffect(MemoryEffect):
+    """A load reads memory; a volatile or ordered (monotonic or stronger) one also counts as a
+    write, as upstream MLIR models it, so spin loops built from acquire loads survive DCE."""
+
+    @classmethod
+    def get_effects(cls, op: Operation) -> AbstractSet[EffectInstance]:
+        assert isinstance(op, LoadOp)
+        if op.volatile_ is not None or op.ordering.value.data >= ORDERINGS["monotonic"]:
+            return {EffectInstance(MemoryEffectKind.READ), EffectInstance(MemoryEffectKind.WRITE)}
+        return {EffectInstance(MemoryEffectKind.READ)}
+
+
 @irdl_op_definition
 class LoadOp(IRDLOperation):
     """xDSL's ``llvm.load`` plus upstream's ``volatile_`` and ``syncscope`` properties.
@@ -360,7 +381,7 @@ class LoadOp(IRDLOperation):
     volatile_ = opt_prop_def(UnitAttr)
     syncscope = opt_prop_def(StringAttr)
     dereferenced_value = result_def()
-    traits = traits_def(MemoryReadEffect())
+    traits = traits_def(_OrderedLoadEffect())
 
     def __init__(
         self,
