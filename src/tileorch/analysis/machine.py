@@ -201,19 +201,22 @@ class Machine:
         reads: set = set()
         writes: set = set()
         if isinstance(op, (ProducerAcquire, ProducerTryAcquire)):
-            reads.add(("E", op.pipe, cta, slot))
-            reads.update(("E", op.pipe, d, slot)
+            reads.add(("EA", op.pipe, cta, slot))
+            reads.update(("EA", op.pipe, d, slot)
                          for d in self.write_dsts.get((agent, self.pipe_index[op.pipe]), ()))
         elif isinstance(op, ProducerWrite) and op.nbytes == 0:
-            writes.update(("F", op.pipe, d, slot) for d in self._dsts(agent, op))
+            writes.update(("FT", op.pipe, d, slot) for d in self._dsts(agent, op))
         elif isinstance(op, ProducerCommit):
-            writes.update(("F", op.pipe, d, slot) for d in self._dsts(agent, op))
+            writes.update(("FA", op.pipe, d, slot) for d in self._dsts(agent, op))
         elif isinstance(op, (ConsumerWait, ConsumerTryWait)):
-            side = "E" if getattr(op, "barrier", "full") == "empty" else "F"
-            reads.add((side, op.pipe, cta, slot))
+            if getattr(op, "barrier", "full") == "empty":
+                reads.add(("EA", op.pipe, cta, slot))
+            else:
+                reads.update({("FA", op.pipe, cta, slot), ("FT", op.pipe, cta, slot)})
         elif isinstance(op, ConsumerRelease):
-            writes.update(("E", op.pipe, d, slot) for d in self._dsts(agent, op))
+            writes.update(("EA", op.pipe, d, slot) for d in self._dsts(agent, op))
         elif isinstance(op, (BarSync, BarArrive)):
+            reads.add(("N", cta, op.barrier))
             writes.add(("N", cta, op.barrier))
         elif isinstance(op, SeqWait):
             length = self.protocol.seqbars[self.seq_index[op.bar]].length
@@ -224,6 +227,7 @@ class Machine:
             writes.add(("Q", op.bar, cta, slot * length + (op.group + 1) % length))
             writes.add(("QT", op.bar, cta, slot))
         elif isinstance(op, (ClusterArrive, ClusterWait)):
+            reads.add(("C",))
             writes.add(("C",))
         elif isinstance(op, (StorePartial, ReducePartial, CounterAdd)):
             writes.add(("G",))
@@ -270,7 +274,7 @@ class Machine:
             if isinstance(op, ProducerWrite) and op.nbytes:
                 slot = self.slots_at[agent][pc]
                 for d in self._dsts(agent, op):
-                    w |= self._bit(("F", op.pipe, d, slot))
+                    w |= self._bit(("FT", op.pipe, d, slot))
             out[pc] = (out[pc + 1][0] | r, out[pc + 1][1] | w)
         return out
 
@@ -373,20 +377,41 @@ class Machine:
         """
         agents = state[0]
         names = [p.name for p in self.protocol.pipelines]
-        copies = tuple(self._bit(("F", names[p], cta, slot)) for (p, cta, slot, _n) in state[2])
+        copies = tuple(self._bit(("FT", names[p], cta, slot)) for (p, cta, slot, _n) in state[2])
         pcs = tuple(a[0] for a in agents)
         movers = [t for t in enabled if t[0] != "alt"]
-        key = (pcs, copies, tuple(movers))
+        moving = {t[1] for t in movers if t[0] == "agent"}
+        needs = tuple(self._enabling_bits(state, b) if b not in moving else 0
+                      for b, pc in enumerate(pcs) if pc < len(self.programs[b]))
+        key = (pcs, copies, tuple(movers), needs)
         members = self._persistent_memo.get(key)
         if members is None:
-            members = self._stubborn(pcs, copies, movers)
+            members = self._stubborn(pcs, copies, movers, needs)
             self._persistent_memo[key] = members
         return [t for t in enabled if (t if t[0] != "alt" else ("agent", t[1])) in members]
 
+    def _enabling_bits(self, state: tuple, i: int) -> int:
+        """A necessary enabling set of blocked agent ``i``, as the objects some write to which
+        must happen before it can move: the arrivals on a mbarrier that still has pending
+        arrivals, else the transaction bytes it still expects, else everything it reads."""
+        agent = state[0][i]
+        pc = agent[0]
+        op = self.programs[i][pc]
+        if isinstance(op, (ProducerAcquire, ConsumerWait)):
+            side = EMPTY if isinstance(op, ProducerAcquire) or op.barrier == "empty" else FULL
+            b, _phase, _need, index = self._wait_target(state, i, op, side)
+            cta = self.agents[i].cta
+            if b.pending > 0:
+                return self._bit(("EA" if side == EMPTY else "FA", op.pipe, cta, index))
+            if b.tx > 0:
+                return self._bit(("FT", op.pipe, cta, index))
+        return self.footprints[i][pc][0]
+
     def _stubborn(self, pcs: tuple[int, ...], copies: tuple[int, ...],
-                  enabled: list[tuple[str, int]]) -> frozenset:
+                  enabled: list[tuple[str, int]], needs: tuple[int, ...]) -> frozenset:
         live = [(b, *self.suffix[b][pc]) for b, pc in enumerate(pcs)
                 if pc < len(self.programs[b])]
+        need = {b: n for (b, _r, _w), n in zip(live, needs)}
         enabled_set = set(enabled)
         best = frozenset(enabled)
         best_size = len(enabled)
@@ -401,7 +426,7 @@ class Machine:
                 else:
                     r, w = self.footprints[x][pcs[x]]
                     if (kind, x) not in enabled_set:     # blocked: who can unblock it?
-                        r, w = r | w, 0
+                        r, w = need[x], 0
                 for b, sr, sw in live:
                     if ((w & (sr | sw)) or (r & sw)) and ("agent", b) not in members:
                         members.add(("agent", b))
