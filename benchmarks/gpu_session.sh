@@ -29,7 +29,7 @@ sanitize() {  # seconds, tool, command...  (full report appended to $OUT/sanitiz
   grep -E "SUMMARY|cases exact|: exact|MISMATCH" "$OUT/sanitizer.log" | tail -n 2
 }
 
-run_pytest runtime tests/gpu/test_runtime_gpu.py
+run_pytest runtime tests/gpu/test_runtime_gpu.py tests/gpu/test_debug_timeout_gpu.py
 if [ "$MODE" = full ]; then
   run_pytest conformance tests/gpu/test_conformance.py -p no:benchmark -n 8 --max-worker-restart=100 \
     --junitxml="$OUT/conformance.xml"

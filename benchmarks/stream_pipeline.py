@@ -4,6 +4,7 @@ device-to-device copy in the same process, counting bytes read + written.
 
     python benchmarks/stream_pipeline.py build   # here (needs tileorch + ptxas): cubins + manifest
     python benchmarks/stream_pipeline.py run     # on the GPU: sweep, table, results file
+    python benchmarks/stream_pipeline.py report benchmarks/results/stream_pipeline.json
 
 ``build`` writes ``build/gpu/stream/manifest.json``: one entry per variant (the tileorch-compiled
 kernel from ``stream_kernel.py`` and the hand-written PTX baseline from ``stream_reference.py``).
@@ -130,18 +131,30 @@ def run(src: Path, out: Path, reps: int, only: str | None) -> None:
 def _report(rows: list[dict], copy_ms: dict[int, float], dev, out: Path) -> None:
     import torch
 
-    out.mkdir(parents=True, exist_ok=True)
     drv = dev.driver_version
+    meta = dict(date=dt.date.today().isoformat(), device=dev.name, sms=dev.sm_count,
+                cuda_driver=f"{drv // 1000}.{drv % 1000 // 10}", torch=torch.__version__,
+                copy_gbs={str(n >> 20): 2 * n / ms / 1e6 for n, ms in sorted(copy_ms.items())})
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "stream_pipeline.json").write_text(json.dumps(dict(meta=meta, rows=rows), indent=1))
+    report(out / "stream_pipeline.json")
+
+
+def report(path: Path) -> None:
+    """Write ``stream_pipeline.md`` beside the run's JSON (meta + rows) and print it."""
+    data = json.loads(path.read_text())
+    meta, rows = data["meta"], data["rows"]
+    largest = max(r["bytes"] for r in rows)
     lines = [
-        f"# Streaming pipeline benchmark ({dt.date.today().isoformat()})",
+        f"# Streaming pipeline benchmark ({meta['date']})",
         "",
-        f"Device: {dev.name} ({dev.sm_count} SMs), CUDA driver {drv // 1000}.{drv % 1000 // 10}, "
-        f"torch {torch.__version__}. Bandwidth = (bytes read + bytes written) / median kernel time; "
-        "ratio = torch device-to-device copy time / kernel time at the same size.",
+        f"Device: {meta['device']} ({meta['sms']} SMs), CUDA driver {meta['cuda_driver']}, torch {meta['torch']}. "
+        "Bandwidth = (bytes read + bytes written) / median kernel time (20 launches); ratio = torch "
+        "device-to-device copy time / kernel time at the same size, measured in the same process.",
         "",
         "| size MiB | torch copy GB/s |",
         "|---:|---:|",
-        *[f"| {n >> 20} | {2 * n / ms / 1e6:.0f} |" for n, ms in sorted(copy_ms.items())],
+        *[f"| {mib} | {gbs:.0f} |" for mib, gbs in meta["copy_gbs"].items()],
         "",
         "| variant | impl | stages | tile KiB | consumer WGs | grid | size MiB | GB/s | ratio | exact |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|---|",
@@ -151,13 +164,14 @@ def _report(rows: list[dict], copy_ms: dict[int, float], dev, out: Path) -> None
                      f"{r['grid']} | {r['bytes'] >> 20} | {r['gbs']:.0f} | {r['ratio']:.3f} | "
                      f"{'yes' if r['ok'] else 'NO'} |")
     for impl in sorted({r["impl"] for r in rows}):
-        best = max((r for r in rows if r["impl"] == impl and r["ok"]), key=lambda r: r["ratio"], default=None)
-        if best:
-            lines.append(f"\nBest {impl}: {best['name']} at {best['bytes'] >> 20} MiB: ratio "
-                         f"{best['ratio']:.3f} ({best['gbs']:.0f} GB/s vs copy {best['copy_gbs']:.0f} GB/s)")
+        at_large = [r for r in rows if r["impl"] == impl and r["ok"] and r["bytes"] == largest]
+        if at_large:
+            best, worst = max(at_large, key=lambda r: r["ratio"]), min(at_large, key=lambda r: r["ratio"])
+            lines.append(f"\nAt {largest >> 20} MiB, {impl}: best {best['name']} ratio {best['ratio']:.3f} "
+                         f"({best['gbs']:.0f} GB/s vs copy {best['copy_gbs']:.0f} GB/s); worst {worst['name']} "
+                         f"ratio {worst['ratio']:.3f}.")
     text = "\n".join(lines) + "\n"
-    (out / "stream_pipeline.md").write_text(text)
-    (out / "stream_pipeline.json").write_text(json.dumps(rows, indent=1))
+    path.with_suffix(".md").write_text(text)
     print(text)
 
 
@@ -189,6 +203,8 @@ def main() -> None:
     r.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results")
     r.add_argument("--reps", type=int, default=20)
     r.add_argument("--only", default=None, help="run variants whose name contains this")
+    rp = sub.add_parser("report", help="rewrite stream_pipeline.md from a run's JSON")
+    rp.add_argument("json", type=Path)
     c = sub.add_parser("check")
     c.add_argument("name")
     c.add_argument("--src", type=Path, default=BUILD)
@@ -196,6 +212,8 @@ def main() -> None:
     args = ap.parse_args()
     if args.cmd == "build":
         build(args.out, not args.reference_only)
+    elif args.cmd == "report":
+        report(args.json)
     elif args.cmd == "check":
         sys.exit(check(args.src, args.name, args.mib))
     else:

@@ -21,8 +21,13 @@ SANITIZE = {
 }
 
 
+STARVED = PipelineConfig(2, 1, "warp", 1, "ws", "tx")  # consumers wait for one stage too many
+STARVED_NAME, STARVED_POLLS = "starved_debug", 256
+
+
 def sources() -> list[KernelSource]:
-    return [KernelSource(c.name, pipeline_kernel(c)) for c in all_configs()]
+    return [KernelSource(c.name, pipeline_kernel(c)) for c in all_configs()] + [
+        KernelSource(STARVED_NAME, pipeline_kernel(STARVED, STARVED_NAME, starve=True), STARVED_POLLS)]
 
 
 def expected(cfg: PipelineConfig, host_in: np.ndarray) -> np.ndarray:

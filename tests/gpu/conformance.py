@@ -43,14 +43,15 @@ def compiler_digest() -> str:
 
 @dataclass(frozen=True)
 class KernelSource:
-    """One kernel to compile: entry name and module text."""
+    """One kernel to compile: entry name, module text, and the lowering's debug-timeout polls."""
 
     name: str
     mlir: str
+    debug_timeout: int = 0
 
     @property
     def digest(self) -> str:
-        return hashlib.sha256(self.mlir.encode()).hexdigest()[:16]
+        return hashlib.sha256(f"{self.debug_timeout}:{self.mlir}".encode()).hexdigest()[:16]
 
 
 @dataclass
@@ -93,7 +94,7 @@ def _compile_one(src: KernelSource, out: Path) -> tuple[str, str | None]:
     from tileorch.cli.run import compile_mlir
 
     try:
-        ptx = compile_mlir(src.mlir, f"{src.name}.mlir")
+        ptx = compile_mlir(src.mlir, f"{src.name}.mlir", src.debug_timeout)
     except Exception as exc:  # report every failing kernel, keep building the rest
         (out / f"{src.name}.mlir").write_text(src.mlir)
         return src.name, f"{type(exc).__name__}: {exc}"
@@ -149,7 +150,7 @@ def kernel(name: str):
         else:
             from tileorch.cli.run import compile_mlir
 
-            _modules[name] = runtime.Module(compile_mlir(src.mlir, f"{name}.mlir"), label=name)
+            _modules[name] = runtime.Module(compile_mlir(src.mlir, f"{name}.mlir", src.debug_timeout), label=name)
     return _modules[name].kernel(name)
 
 

@@ -154,7 +154,7 @@ def _consumer(cfg: PipelineConfig, mask: int, group: int) -> str:
       %itersw = arith.muli %iters, %cstagew : i32
       %j0 = arith.addi %lo, %tg : i32
       %start = cutlass.pipeline.state.create %ready consumer
-      %last = scf.for %k = %c0 to %iters step %c1 iter_args(%s = %start) -> (!cutlass.pipeline_state<{cfg.stages}>) : i32 {{
+      %last = scf.for %k = %c0 to %consumed step %c1 iter_args(%s = %start) -> (!cutlass.pipeline_state<{cfg.stages}>) : i32 {{
           cutlass.pipeline.consumer_wait %ready, %s
           %idx = cutlass.pipeline.state.get_index %s
           %sbase = arith.muli %idx, %cstagew : i32{row}
@@ -173,8 +173,9 @@ def _consumer(cfg: PipelineConfig, mask: int, group: int) -> str:
     }}"""
 
 
-def pipeline_kernel(cfg: PipelineConfig) -> str:
-    """The module text of kernel ``cfg.name(in, out, iters)``."""
+def pipeline_kernel(cfg: PipelineConfig, name: str | None = None, starve: bool = False) -> str:
+    """The module text of kernel ``cfg.name(in, out, iters)`` (or ``name``).  ``starve``: the
+    consumers wait for one stage more than the producers fill, so their last wait never ends."""
     masks = cfg.consumer_masks()
     if cfg.transfer == "tx":
         tx = ", transaction_size = array<i32: " + ", ".join([str(PART_WORDS * 4)] * cfg.producers) + ">"
@@ -188,10 +189,11 @@ def pipeline_kernel(cfg: PipelineConfig) -> str:
     producers = "".join(_producer(cfg, p) for p in range(cfg.producers))
     consumers = "".join(_consumer(cfg, m, g) for g, m in enumerate(masks))
     return f"""builtin.module attributes {{cutlass.target = "sm_90a"}} {{
-  func.func @{cfg.name}(%in: !llvm.ptr<1>, %out: !llvm.ptr<1>, %iters: i32) attributes {{nvvm.kernel, nvvm.maxntid = array<i32: {cfg.block}, 1, 1>}} {{
+  func.func @{name or cfg.name}(%in: !llvm.ptr<1>, %out: !llvm.ptr<1>, %iters: i32) attributes {{nvvm.kernel, nvvm.maxntid = array<i32: {cfg.block}, 1, 1>}} {{
     %smem = atom.dynamic_smem : !llvm.ptr<3>
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
+    %consumed = arith.addi %iters, %c{int(starve)} : i32
 {parts}
     %pipe = cutlass.pipeline.create : !cutlass.pipeline<stages = {cfg.stages}, producers = {cfg.producers}, consumers = {len(masks)}>
     {init}

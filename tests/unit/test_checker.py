@@ -17,7 +17,7 @@ from tileorch.analysis.simulate import simulate
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ["ws_pipeline.mlir", "coop_pipeline.mlir", "pingpong_seq_bar.mlir",
-            "streamk_persistent.mlir"]
+            "streamk_persistent.mlir", "mods_mainloop.mlir", "streamk_fixup_user.mlir"]
 
 
 def test_fresh_mbarrier_passes_parity_1_and_blocks_parity_0():
@@ -62,8 +62,8 @@ def test_examples_check_clean_under_5_seconds(name):
         assert result.seconds < 5.0 * 3     # CI machines are shared; the budget is 5 s each
 
 
-def _mutate(tmp_path, old, new):
-    text = (ROOT / "examples" / "ws_pipeline.mlir").read_text()
+def _mutate(tmp_path, old, new, example="ws_pipeline.mlir"):
+    text = (ROOT / "examples" / example).read_text()
     assert old in text
     path = tmp_path / "bad.mlir"
     path.write_text(text.replace(old, new, 1))
@@ -136,3 +136,176 @@ def test_simulate_reports_an_injected_deadlock_with_a_trace():
     sim = simulate(C.tma_warp_specialized(2, 2, empty_count=2 * C.WG + 1), {"k": 4}, seed=0)
     assert not sim.result.ok and sim.result.violation.prop == P.DEADLOCK
     assert sim.result.trace
+
+
+def _ops(program):
+    from tileorch.analysis.protocol import Loop, unroll
+    return [op for op in unroll(program, {"k_tiles": 1, "tiles": 1, "num_tiles": 3})
+            if not isinstance(op, Loop)]
+
+
+def test_simulate_iterations_sets_every_parametric_loop(tmp_path):
+    for example, expect in (("ws_pipeline.mlir", "k_tiles=2"), ("mods_mainloop.mlir",
+                                                                 "tiles=2")):
+        proc = subprocess.run([sys.executable, "-m", "tileorch.cli.main", "simulate",
+                               str(ROOT / "examples" / example), "--iterations", "2"],
+                              capture_output=True, text=True)
+        assert proc.returncode == 0 and expect in proc.stdout, proc.stdout + proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "tileorch.cli.main", "simulate",
+                           str(ROOT / "examples" / "ws_pipeline.mlir"), "--iterations", "3"],
+                          capture_output=True, text=True)
+    assert "consumed k tiles [0, 1, 2] (in order)" in proc.stdout
+
+
+# --- seq_bar (cutlass-semantics.md §2.7) ---------------------------------------------------
+
+def test_pingpong_groups_come_from_the_thread_id():
+    """group = tid / 128 - 1: warp group 1 is group 0 (start phase 1), warp group 2 group 1;
+    group g takes tiles g, g + 2, ... (loop lower bound = the group)."""
+    protocols, errors = load(str(ROOT / "examples" / "pingpong_seq_bar.mlir"))
+    assert not errors
+    math = [a for a in protocols[0].agents if any(
+        type(o).__name__ == "SeqWait" for o in _ops(a.program))]
+    assert [a.states[0].phase for a in math] == [1, 0]
+    assert [[o.group for o in _ops(a.program) if hasattr(o, "group")] for a in math] == \
+        [[0] * 8, [1] * 4]       # num_tiles = 3: group 0 takes tiles 0 and 2, group 1 tile 1
+    loop = math[1].program[0]
+    assert loop.trip.lower == 1 and loop.trip.step == 2
+
+
+def test_ir_mutant_wrong_seq_group_is_out_of_turn(tmp_path):
+    path = _mutate(tmp_path, "%group_index = arith.subi %wg, %c1 : index",
+                   "%group_index = arith.divui %wg, %c128 : index", "pingpong_seq_bar.mlir")
+    protocols, _ = load(str(path))
+    assert check(protocols[0]).violation.prop == P.SEQ_ORDER
+
+
+def test_unknown_seq_group_is_a_located_error(tmp_path):
+    path = _mutate(tmp_path, "state.create %order group(%group)",
+                   "state.create %order group(%num_tiles)", "pingpong_seq_bar.mlir")
+    protocols, errors = load(str(path))
+    assert not protocols and f"{path}:33:" in errors[0] and "group id" in errors[0]
+
+
+# --- MODS probes (seed 004) ----------------------------------------------------------------
+
+def test_mods_probes_are_the_cluster_barrier():
+    protocols, errors = load(str(ROOT / "examples" / "mods_mainloop.mlir"))
+    assert not errors and protocols[0].ctas == 4          # 2x2 cluster
+    names = [type(o).__name__ for o in _ops(protocols[0].agents[0].program)]
+    assert names == ["ClusterArrive", "BarSync", "ClusterWait"]
+    throttle = _ops(protocols[0].agents[0].program)[1]
+    assert (throttle.barrier, throttle.count) == (0, 128)  # profile 2: bar.sync 0, warp group
+    assert check(protocols[0]).ok
+
+
+# --- TMA multicast and scf.if ---------------------------------------------------------------
+
+def test_coop_producer_multicasts_to_its_cluster_row():
+    """get_producer_mask in the producer: each CTA's stage of 8192 bytes receives half from
+    each of the (2 + 1 - 1) CTAs of its row/column."""
+    protocols, _ = load(str(ROOT / "examples" / "coop_pipeline.mlir"))
+    writes = [o for a in protocols[0].agents for o in _ops(a.program)
+              if type(o).__name__ == "ProducerWrite"]
+    assert {(w.dst, w.nbytes) for w in writes} == {((0, 1), (4096, 4096))}
+
+
+def test_ir_mutant_multicast_expect_tx_of_one_source_reads_early(tmp_path):
+    path = _mutate(tmp_path, "transaction_bytes = 8192", "transaction_bytes = 4096",
+                   "coop_pipeline.mlir")
+    protocols, _ = load(str(path))
+    assert check(protocols[0]).violation.prop == P.READ_BEFORE_COMMIT
+
+
+def test_ir_unknown_if_condition_is_a_choice(tmp_path):
+    """A release under a condition the checker cannot decide: both branches are explored,
+    and the one that skips the release starves the producer."""
+    path = _mutate(tmp_path, "cutlass.pipeline.consumer_release %q, %s\n",
+                   "%odd = arith.cmpi eq, %k, %c1 : i32\n"
+                   "          scf.if %odd {\n"
+                   "            cutlass.pipeline.consumer_release %q, %s\n"
+                   "          }\n")
+    protocols, _ = load(str(path))
+    assert any(type(o).__name__ == "Choice" for a in protocols[0].agents
+               for o in a.program[0].body)
+    assert check(protocols[0]).violation.prop == P.DEADLOCK
+
+
+def test_ir_known_if_condition_selects_its_branch(tmp_path):
+    path = _mutate(tmp_path, "cutlass.pipeline.consumer_release %q, %s\n",
+                   "%yes = arith.cmpi eq, %c1, %c1 : i32\n"
+                   "          scf.if %yes {\n"
+                   "            cutlass.pipeline.consumer_release %q, %s\n"
+                   "          }\n")
+    protocols, _ = load(str(path))
+    assert check(protocols[0]).ok
+
+
+# --- Stream-K fix-up in user code -------------------------------------------------------------
+
+def test_user_fixup_is_evaluated_per_split():
+    protocols, _ = load(str(ROOT / "examples" / "streamk_fixup_user.mlir"))
+    fix = protocols[0]
+    progs = [[type(o).__name__ for o in a.program] for a in fix.agents]
+    assert progs == [["StorePartial", "CounterAdd"],
+                     ["CounterWait", "ReducePartial", "CounterAdd"],
+                     ["CounterWait", "LoadAddPartial", "Epilogue"]]
+    assert [fix.agents[k].program[0].value for k in (1, 2)] == [1, 2]   # lock == K_idx
+
+
+FINAL_WAIT = ("          cutlass.tile_scheduler.fixup_wait %sched, %w : "
+              "!cutlass.tile_scheduler<streamk>, !cutlass.streamk_work_tile_info\n"
+              "          %sum")
+
+
+def test_ir_mutant_user_reducer_without_fixup_wait(tmp_path):
+    path = _mutate(tmp_path, FINAL_WAIT, "          %sum", "streamk_fixup_user.mlir")
+    protocols, _ = load(str(path))
+    assert check(protocols[0]).violation.prop == P.FIXUP_ORDER
+
+
+def test_ir_mutant_user_middle_split_without_fixup_wait(tmp_path):
+    path = _mutate(tmp_path, "cutlass.tile_scheduler.fixup_wait %sched, %w : "
+                   "!cutlass.tile_scheduler<streamk>, !cutlass.streamk_work_tile_info\n"
+                   "            cutlass.block_striped.reduce",
+                   "cutlass.block_striped.reduce", "streamk_fixup_user.mlir")
+    protocols, _ = load(str(path))
+    assert check(protocols[0]).violation.prop == P.FIXUP_ORDER
+
+
+def test_unmodelled_control_flow_is_a_located_error(tmp_path):
+    """Branching the checker does not model is rejected at the op, never assumed."""
+    path = _mutate(tmp_path, "cutlass.pipeline.consumer_release %q, %s\n",
+                   "%sel = arith.index_cast %k : i32 to index\n"
+                   "          scf.index_switch %sel\n"
+                   "          case 0 {\n"
+                   "            cutlass.pipeline.consumer_release %q, %s\n"
+                   "            scf.yield\n"
+                   "          }\n"
+                   "          default {\n"
+                   "            scf.yield\n"
+                   "          }\n")
+    protocols, errors = load(str(path))
+    assert not protocols and f"{path}:32:" in errors[0]
+    assert "scf.index_switch" in errors[0]
+
+
+def test_seq_counterexample_names_the_barrier(tmp_path):
+    path = _mutate(tmp_path, "%group_index = arith.subi %wg, %c1 : index",
+                   "%group_index = arith.divui %wg, %c128 : index", "pingpong_seq_bar.mlir")
+    proc = subprocess.run([sys.executable, "-m", "tileorch.cli.main", "check", str(path)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert "violated property: seq-order" in proc.stdout
+    assert "SeqWait(bar=order" in proc.stdout and "order.bar[0][0]" in proc.stdout
+
+
+def test_ir_mutant_multicast_with_local_releases_overwrites(tmp_path):
+    """With multicast loads every consumer must release the stage in every CTA that feeds it
+    (CUTLASS: one arrive per consumer warp group in each CTA of the row/column); explicit
+    local-only arrive counts let a peer's producer overwrite a stage still being read."""
+    path = _mutate(tmp_path, "consumers = array<i64: 0x6>",
+                   "consumers = array<i64: 0x6>, consumer_arv_count = array<i32: 3>",
+                   "coop_pipeline.mlir")
+    protocols, _ = load(str(path))
+    assert check(protocols[0]).violation.prop == P.WRITE_BEFORE_RELEASE

@@ -97,3 +97,71 @@ def test_reductions_do_not_change_the_verdict(name):
 def test_mutants_are_rejected_without_reduction_too(name):
     build, prop = MUTANTS[name]
     assert check(build(), por=False).violation.prop == prop
+
+
+# --- ordered sequence barriers, the MODS cluster barrier (seed 004), TMA multicast ---------
+#
+# * a math group that skips its MMA arrive (advance() only) never completes the phase the
+#   next group waits for: OrderedSequenceBarrier::wait blocks forever;
+# * a group passing the wrong group id waits on the previous group's barrier, whose fresh
+#   parity lets it through out of turn (two groups in one stage);
+# * the MODS end probe is the cluster barrier's wait: without it a CTA leaves the window with
+#   its arrival outstanding (drain); without the start probe the wait counts on an arrival of
+#   its own that never happens (barrier.cluster.wait without arrive: blocked forever);
+# * the end probe runs after the pipeline drained (seed 004: "after the pipeline tail drains").
+
+CORRECT_MORE = {
+    "pingpong_2groups": lambda: C.pingpong_order(),
+    "pingpong_3groups": lambda: C.pingpong_order(2, 3),
+    "mods_window_2x2": lambda: C.mods_window(4),
+    "mods_around_tma_ws": lambda: C.mods_pipeline(),
+}
+
+MUTANTS_MORE = {
+    "seq_missing_mma_arrive": (lambda: C.pingpong_order(skip_mma_arrive=True), P.DEADLOCK),
+    "seq_wrong_group_id": (lambda: C.pingpong_order(group_ids=(0, 0)), P.SEQ_ORDER),
+    "mods_missing_end_probe": (lambda: C.mods_window(4, end=False), P.DRAIN),
+    "mods_start_without_end_2cta": (lambda: C.mods_window(2, end=False), P.DRAIN),
+    "mods_end_without_start": (lambda: C.mods_window(4, start=False), P.DEADLOCK),
+    "mods_end_probe_before_producer_tail": (lambda: C.mods_pipeline(end_before_tail=True),
+                                            P.DRAIN),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CORRECT_MORE))
+def test_more_correct_protocols_are_accepted(name):
+    result = check(CORRECT_MORE[name]())
+    assert result.ok, result.violation
+
+
+@pytest.mark.parametrize("name", sorted(MUTANTS_MORE))
+def test_more_mutants_are_rejected_with_the_right_property(name):
+    build, prop = MUTANTS_MORE[name]
+    result = check(build())
+    assert not result.ok, f"{name} was accepted"
+    assert result.violation.prop == prop, result.violation.headline()
+
+
+@pytest.mark.parametrize("name", ["pingpong_2groups", "mods_around_tma_ws"])
+def test_more_reductions_do_not_change_the_verdict(name):
+    reduced, full = check(CORRECT_MORE[name]()), check(CORRECT_MORE[name](), por=False,
+                                                       symmetry=False)
+    assert reduced.ok and full.ok and reduced.states <= full.states
+
+
+def test_cta_symmetry_halves_the_cluster_and_keeps_the_verdict():
+    """The two CTAs of cluster_multicast run the same program up to renaming the CTA ranks
+    of their multicast writes and remote releases."""
+    with_sym = check(C.cluster_multicast())
+    without = check(C.cluster_multicast(), symmetry=False)
+    assert with_sym.ok and without.ok
+    assert with_sym.states < 0.7 * without.states
+    bad = C.cluster_multicast(with_tail=False)
+    assert check(bad).violation.prop == check(bad, symmetry=False).violation.prop == P.DRAIN
+
+
+@pytest.mark.parametrize("name", ["seq_wrong_group_id", "mods_missing_end_probe",
+                                  "mods_end_without_start"])
+def test_more_mutants_are_rejected_without_reductions_too(name):
+    build, prop = MUTANTS_MORE[name]
+    assert check(build(), por=False, symmetry=False).violation.prop == prop

@@ -8,9 +8,10 @@ is the same protocol with one argument changed.
 from __future__ import annotations
 
 from tileorch.analysis.protocol import (
-    Advance, Agent, BarSync, ConsumerRead, ConsumerRelease, ConsumerTryWait, ConsumerWait,
-    CounterAdd, CounterWait, Epilogue, LoadAddPartial, Loop, Op, Pipeline, ProducerAcquire,
-    ProducerCommit, ProducerWrite, Protocol, ReducePartial, StateDecl, StorePartial, tail,
+    Advance, Agent, BarSync, ClusterArrive, ClusterWait, ConsumerRead, ConsumerRelease,
+    ConsumerTryWait, ConsumerWait, CounterAdd, CounterWait, Epilogue, LoadAddPartial, Loop, Op,
+    Pipeline, ProducerAcquire, ProducerCommit, ProducerWrite, Protocol, ReducePartial,
+    SeqArrive, SeqBar, SeqWait, StateDecl, StorePartial, Trip, tail,
 )
 
 WG = 128
@@ -159,3 +160,54 @@ def streamk_fixup(splits: int = 3, deterministic: bool = True, reducer_waits: bo
     agents.append(Agent(f"split{splits - 1}", "fixup", final, partial=splits - 1))
     return Protocol(f"streamk_{splits}", (), tuple(agents), deterministic=deterministic,
                     partials=(("tile", tuple(range(splits))),))
+
+
+def pingpong_order(depth: int = 2, groups: int = 2, *, group_size: int = WG,
+                   skip_mma_arrive: bool = False, group_ids: tuple[int, ...] | None = None
+                   ) -> Protocol:
+    """CUTLASS's ping-pong math warp groups (cutlass-semantics.md §2.7, §6.2): an
+    ``OrderedSequenceBarrier<depth, groups>``; group g takes tiles g, g + groups, ... and per
+    tile waits / arrives once for the MMA stage and once for the epilogue stage.
+    ``skip_mma_arrive`` replaces the MMA arrive by a bare ``advance()``; ``group_ids``
+    overrides the id each warp group passes to the barrier."""
+    sb = "order"
+    agents = []
+    for g in range(groups):
+        gid = group_ids[g] if group_ids else g
+        mma_done: tuple[Op, ...] = () if skip_mma_arrive else (SeqArrive(sb, "o", gid),)
+        body = ((SeqWait(sb, "o", gid),) + mma_done + (Advance("o"),)
+                + (SeqWait(sb, "o", gid), SeqArrive(sb, "o", gid), Advance("o")))
+        agents.append(Agent(f"math{g}", "math", (Loop(Trip("tiles", g, groups), body),),
+                            (StateDecl("o", sb, 1 if gid == 0 else 0),), threads=WG,
+                            mask=1 << (g + 1)))
+    return Protocol(f"pingpong_d{depth}_l{groups}", (), tuple(agents),
+                    params=(("tiles", tuple(range(1, 2 * depth * groups + 2))),),
+                    seqbars=(SeqBar(sb, depth, groups, group_size),))
+
+
+def mods_window(ctas: int = 4, *, start: bool = True, end: bool = True) -> Protocol:
+    """The MODS window of seed 004 on every CTA of a cluster: the start probe arrives on the
+    cluster barrier, the tile loop throttles cooperatively (``bar.sync 0`` over the warp
+    group), the end probe drains and waits on the cluster barrier."""
+    body: tuple[Op, ...] = ((ClusterArrive(),) if start else ()) + (
+        Loop("tiles", (BarSync(0, WG),)),) + ((ClusterWait(drain=True),) if end else ())
+    agents = tuple(Agent(f"cta{c}.wg0", "mods", body, threads=WG, mask=0b1, cta=c)
+                   for c in range(ctas))
+    return Protocol(f"mods_{ctas}cta", (), agents, params=(("tiles", (1, 2)),), ctas=ctas)
+
+
+def mods_pipeline(stages: int = 2, *, end_before_tail: bool = False) -> Protocol:
+    """A TMA warp-specialized mainloop inside the MODS window: producer and consumer both
+    enter (start probe) and leave (end probe); the producer drains its ring (producer_tail)
+    before its end probe, as seed 004 requires."""
+    pipe = "mainloop"
+    loop = producer_program(pipe, stages, 1024, with_tail=False)
+    drain = tail(pipe, "p", stages)
+    end = (ClusterWait(drain=True),)
+    prod = (ClusterArrive(),) + loop + (end + drain if end_before_tail else drain + end)
+    cons = (ClusterArrive(),) + consumer_program(pipe, WG) + end
+    agents = (Agent("producer", "producer", prod, (StateDecl("p", pipe, 1),), mask=0b1),
+              Agent("consumer", "consumer", cons, (StateDecl("c", pipe, 0),), threads=WG,
+                    mask=0b10))
+    return Protocol(f"mods_tma_ws_s{stages}", (Pipeline(pipe, stages, 1, WG, 1024),), agents,
+                    params=(("k", trip_counts(stages)),))

@@ -63,7 +63,7 @@ class Evaluator:
             return None
         name = op.name
         if name == "arith.constant":
-            attr = op.properties.get("value") or op.attributes.get("value")
+            attr = op.properties.get("value", op.attributes.get("value"))
             if isinstance(attr, IntegerAttr):
                 v = attr.value.data & 1 if attr.type == i1 else attr.value.data
                 return (v, v)

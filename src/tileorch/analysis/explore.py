@@ -8,8 +8,10 @@ first violation found has a shortest path in the explored graph.  Two reductions
   explored (a persistent set of size one; the state graph is acyclic, so no cycle proviso is
   needed).  Every check is local to the transition's footprint or to terminal states, which
   such persistent sets preserve;
-* **symmetry reduction** — agents with identical programs are interchangeable; states are
-  identified up to permutations of them.
+* **symmetry reduction** — agents of one CTA with identical programs are interchangeable,
+  and so are the CTAs of a cluster when a permutation of their ranks maps the protocol onto
+  itself (:mod:`~tileorch.analysis.symmetry`); states are identified up to these
+  permutations.
 
 Parametric trip counts are checked one instance at a time, smallest first, so the reported
 counterexample also uses the fewest iterations.
@@ -111,12 +113,13 @@ def instances(protocol: Protocol, overrides: dict[str, tuple[int, ...]] | None =
 
 
 def check(protocol: Protocol, overrides: dict[str, tuple[int, ...]] | None = None,
-          por: bool = True) -> CheckResult:
-    """Explore every interleaving of every instance; stop at the first violation."""
+          por: bool = True, symmetry: bool = True) -> CheckResult:
+    """Explore every interleaving of every instance; stop at the first violation.
+    ``por`` / ``symmetry`` switch the reductions (for cross-checking)."""
     start = time.perf_counter()
     result = CheckResult(protocol.name, True, agents=tuple(a.name for a in protocol.agents))
     for values in instances(protocol, overrides):
-        m = Machine(protocol, values)
+        m = Machine(protocol, values, symmetry)
         search = bfs(m, por=por)
         result.states += search.states
         result.transitions += search.transitions

@@ -247,6 +247,8 @@ class _Kernel:
             return "producer"
         if names & {P + "consumer_wait", P + "consumer_release", P + "consume"}:
             return "consumer"
+        if names & set(SEQ):
+            return "math"
         return "agent"
 
     def _groups(self, rg: _Region) -> list[tuple[str, frozenset[int]]]:
@@ -516,6 +518,10 @@ class _Program:
             return self._for(op)
         if name == "scf.while":
             return self._while(op)
+        if len(op.regions) > 1 and any(_relevant(o) for o in op.walk() if o is not op):
+            raise LocatedError(op, f"the checker cannot model the control flow of {name} "
+                               "around synchronising ops (scf.for, scf.while and scf.if are "
+                               "modelled)")
         out: list[Op] = []
         for region in op.regions:
             for block in region.blocks:

@@ -70,7 +70,8 @@ class Outcome:
 
 def op_text(op: Op) -> str:
     name = type(op).__name__
-    fields = {k: v for k, v in vars(op).items() if k != "origin" and v not in (None, False)}
+    fields = {k: v for k, v in vars(op).items()
+              if k != "origin" and v is not None and v is not False}
     return f"{name}({', '.join(f'{k}={v}' for k, v in fields.items())})"
 
 
@@ -83,7 +84,8 @@ def flatten(acc: object) -> list:
 class Machine:
     """The transition system of ``protocol`` with trip counts ``values``."""
 
-    def __init__(self, protocol: Protocol, values: dict[str, int] | None = None):
+    def __init__(self, protocol: Protocol, values: dict[str, int] | None = None,
+                 symmetry: bool = True):
         self.protocol = protocol
         self.values = dict(values or {})
         self.agents: tuple[Agent, ...] = protocol.agents
@@ -119,15 +121,17 @@ class Machine:
                         for prog in self.programs]
         self.consumers = self._role_agents(ConsumerRead)
         self.writers = self._role_agents(ProducerWrite)
-        self.slots_at = [self._slot_trace(i) for i in range(len(self.agents))]
+        traces = [self._slot_trace(i) for i in range(len(self.agents))]
+        self.slots_at = [[at[0] for at in t] for t in traces]
+        self.rounds_at = [[at[1] for at in t] for t in traces]
         self.object_bit: dict[tuple, int] = {}
         self.write_dsts = self._write_dsts()
         self.footprints = [[self._bits(self._footprint(i, pc)) for pc in range(len(prog))]
                            for i, prog in enumerate(self.programs)]
         self.suffix = [self._suffix(i) for i in range(len(self.agents))]
         self._persistent_memo: dict[tuple, frozenset] = {}
-        self.symmetry = self._symmetry_classes()
-        self.cta_perms = cta_permutations(self)
+        self.symmetry = self._symmetry_classes() if symmetry else []
+        self.cta_perms = cta_permutations(self) if symmetry else []
 
     # --- static structure ----------------------------------------------------------------
 
@@ -172,32 +176,33 @@ class Machine:
                         table.setdefault((self.pipe_index[op.pipe], d), set()).add(i)
         return {k: tuple(sorted(v)) for k, v in table.items()}
 
-    def _slot_trace(self, agent: int) -> list[int | None]:
-        """The slot each op of the agent touches.  State indices evolve only by Advance, and
-        every branch of a choice advances each state by the same amount (the front end
-        equalises them), so the index at a pc does not depend on the path to it."""
+    def _slot_trace(self, agent: int) -> list[tuple[int | None, int | None]]:
+        """The (slot, round) each op of the agent touches: round = the state's count divided
+        by the ring size.  States evolve only by Advance, and every branch of a choice
+        advances each state by the same amount (the front end equalises them), so the count
+        at a pc does not depend on the path to it."""
         a = self.agents[agent]
         prog = self.programs[agent]
         at: dict[int, tuple[int, ...]] = {0: (0,) * len(a.states)}
-        out: list[int | None] = [None] * len(prog)
+        out: list[tuple[int | None, int | None]] = [(None, None)] * len(prog)
         for pc, op in enumerate(prog):
             if pc not in at:
                 continue
-            idx = list(at[pc])
+            count = list(at[pc])
             state = getattr(op, "state", None)
             if state is not None and not isinstance(op, Advance):
-                out[pc] = idx[self.svar[agent][state]]
+                v = self.svar[agent][state]
+                out[pc] = divmod(count[v], self.ring[agent][v])[::-1]
             if isinstance(op, Advance):
-                v = self.svar[agent][op.state]
-                idx[v] = (idx[v] + op.n) % self.ring[agent][v]
+                count[self.svar[agent][op.state]] += op.n
             for nxt in self.successors(agent, pc):
-                at.setdefault(nxt, tuple(idx))
+                at.setdefault(nxt, tuple(count))
         return out
 
     def _footprint(self, agent: int, pc: int) -> tuple[frozenset, frozenset]:
         op = self.programs[agent][pc]
         cta = self.agents[agent].cta
-        slot = self.slots_at[agent][pc]
+        slot, rnd = self.slots_at[agent][pc], self.rounds_at[agent][pc]
         reads: set = set()
         writes: set = set()
         if isinstance(op, (ProducerAcquire, ProducerTryAcquire)):
@@ -205,14 +210,17 @@ class Machine:
             reads.update(("EA", op.pipe, d, slot)
                          for d in self.write_dsts.get((agent, self.pipe_index[op.pipe]), ()))
         elif isinstance(op, ProducerWrite) and op.nbytes == 0:
-            writes.update(("FT", op.pipe, d, slot) for d in self._dsts(agent, op))
+            writes.update(("FT", op.pipe, d, slot, rnd) for d in self._dsts(agent, op))
         elif isinstance(op, ProducerCommit):
             writes.update(("FA", op.pipe, d, slot) for d in self._dsts(agent, op))
+            if not op.tx_bytes:     # a plain arrive may complete the phase before the bytes land
+                writes.update(("FT", op.pipe, d, slot, rnd) for d in self._dsts(agent, op))
         elif isinstance(op, (ConsumerWait, ConsumerTryWait)):
             if getattr(op, "barrier", "full") == "empty":
                 reads.add(("EA", op.pipe, cta, slot))
             else:
-                reads.update({("FA", op.pipe, cta, slot), ("FT", op.pipe, cta, slot)})
+                reads.update({("FA", op.pipe, cta, slot), ("FT", op.pipe, cta, slot, rnd),
+                              ("FT", op.pipe, cta, slot, rnd + 1)})
         elif isinstance(op, ConsumerRelease):
             writes.update(("EA", op.pipe, d, slot) for d in self._dsts(agent, op))
         elif isinstance(op, (BarSync, BarArrive)):
@@ -272,9 +280,9 @@ class Machine:
             r, w = fps[pc]
             op = prog[pc]
             if isinstance(op, ProducerWrite) and op.nbytes:
-                slot = self.slots_at[agent][pc]
+                slot, rnd = self.slots_at[agent][pc], self.rounds_at[agent][pc]
                 for d in self._dsts(agent, op):
-                    w |= self._bit(("FT", op.pipe, d, slot))
+                    w |= self._bit(("FT", op.pipe, d, slot, rnd))
             out[pc] = (out[pc + 1][0] | r, out[pc + 1][1] | w)
         return out
 
@@ -302,7 +310,8 @@ class Machine:
         for i, a in enumerate(self.agents):
             ps = tuple((0, d.phase, 0) for d in a.states)
             ghost = tuple((0, 0, 0) for _ in range(self.nslots))
-            agents.append((0, ps, (TOK_NONE,) * len(self.tokens[i]), ghost, -1, a.partial,
+            acc = () if a.partial is None else a.partial     # hash(None) varies per process
+            agents.append((0, ps, (TOK_NONE,) * len(self.tokens[i]), ghost, -1, acc,
                            (), (), -1, ((0, 0),) * self.nseq))
         barriers = []
         for _cta in range(self.ctas):
@@ -377,7 +386,8 @@ class Machine:
         """
         agents = state[0]
         names = [p.name for p in self.protocol.pipelines]
-        copies = tuple(self._bit(("FT", names[p], cta, slot)) for (p, cta, slot, _n) in state[2])
+        copies = tuple(self._bit(("FT", names[p], cta, slot, rnd))
+                       for (p, cta, slot, _n, rnd) in state[2])
         pcs = tuple(a[0] for a in agents)
         movers = [t for t in enabled if t[0] != "alt"]
         moving = {t[1] for t in movers if t[0] == "agent"}
@@ -404,7 +414,7 @@ class Machine:
             if b.pending > 0:
                 return self._bit(("EA" if side == EMPTY else "FA", op.pipe, cta, index))
             if b.tx > 0:
-                return self._bit(("FT", op.pipe, cta, index))
+                return self._bit(("FT", op.pipe, cta, index, self.rounds_at[i][pc]))
         return self.footprints[i][pc][0]
 
     def _stubborn(self, pcs: tuple[int, ...], copies: tuple[int, ...],
@@ -499,7 +509,7 @@ class Machine:
         return ex.outcome()
 
     def _land(self, state: tuple, j: int) -> Outcome:
-        pipe, cta, slot, nbytes = state[2][j]
+        pipe, cta, slot, nbytes, _round = state[2][j]
         inflight = state[2][:j] + state[2][j + 1:]
         k = self.barrier_slot(pipe, cta, FULL, slot)
         barriers = list(state[1])
@@ -734,9 +744,10 @@ class _Exec:
             self.fail(P.WRITE_BEFORE_RELEASE,
                       f"writes {op.pipe} stage {index} without acquiring it for this round")
         dsts = self.m._dsts(self.i, op)
+        rnd = self.m.rounds_at[self.i][self.pc]
         for d, nbytes in zip(dsts, self.m.write_shares(op, dsts)):
             if nbytes > 0:
-                self.inflight = tuple(sorted(self.inflight + ((pipe, d, index, nbytes),)))
+                self.inflight = tuple(sorted(self.inflight + ((pipe, d, index, nbytes, rnd),)))
             else:
                 landed = list(self.landed)
                 landed[d * self.m.nslots + g] += 1

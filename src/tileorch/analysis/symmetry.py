@@ -106,7 +106,7 @@ def permute_state(m: Machine, p: CtaPermutation, state: tuple) -> tuple:
     pi = p.pi
     return (tuple(agents[k] for k in p.agents),
             tuple(barriers[k] for k in p.barriers),
-            tuple(sorted((pipe, pi[cta], slot, n) for pipe, cta, slot, n in inflight)),
+            tuple(sorted((pipe, pi[cta], slot, n, r) for pipe, cta, slot, n, r in inflight)),
             tuple(landed[k] for k in p.landed),
             tuple(named[k] for k in p.named),
             gmem, outputs, gen,

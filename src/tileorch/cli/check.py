@@ -22,6 +22,8 @@ def register(subparsers) -> None:
                    help="write the counterexample as a Chrome/Perfetto trace")
     p.add_argument("--no-reduction", action="store_true",
                    help="explore without partial-order reduction (slower; for cross-checking)")
+    p.add_argument("--no-symmetry", action="store_true",
+                   help="explore without symmetry reduction (for cross-checking)")
     p.set_defaults(func=run)
 
 
@@ -44,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     failed = 0
     for proto in protocols:
-        result = check(proto, por=not args.no_reduction)
+        result = check(proto, por=not args.no_reduction, symmetry=not args.no_symmetry)
         params = {}
         for values, _ in result.instances:
             for k, v in values.items():

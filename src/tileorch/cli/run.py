@@ -81,8 +81,10 @@ def parse_arg(text: str) -> np.generic | BufferSpec:
     raise ArgError(f"unknown argument kind {kind!r} in {text!r} (scalar type, buf: or npy:)")
 
 
-def compile_mlir(text: str, name: str) -> str:
+def compile_mlir(text: str, name: str, debug_timeout: int = 0) -> str:
     """PTX of an MLIR module: ``convert-atoms-to-nvvm``, then the backend's lowering pipeline.
+    ``debug_timeout`` > 0 lowers the cutlass ops first with ``convert-pipeline-to-nvvm`` in its
+    debug mode (every wait prints its barrier and traps after that many polls).
 
     Raises ``tileorch.backend.compile.CompileError`` with located diagnostics."""
     from xdsl.utils.exceptions import DiagnosticException, ParseError
@@ -98,6 +100,13 @@ def compile_mlir(text: str, name: str) -> str:
     except (ParseError, DiagnosticException) as exc:
         raise CompileError(format_exception(exc)) from None
     ConvertAtomsToNVVM().apply(ctx, module)
+    if debug_timeout > 0:
+        from tileorch.backend import pipeline
+
+        debug = f"convert-pipeline-to-nvvm{{debug-timeout={debug_timeout}}}"
+        lowering = [p for p in pipeline.CUTLASS_LOWERING if p != "convert-pipeline-to-nvvm"]
+        for p in pipeline.parse_pipeline(",".join([*lowering, debug])):
+            p.apply(ctx, module)
     return compile_module(module, ctx, ptxas=False).ptx
 
 

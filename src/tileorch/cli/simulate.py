@@ -21,13 +21,25 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=int, default=0, help="scheduler seed (default 0)")
     p.add_argument("--runs", type=int, default=1, help="runs with seeds S, S+1, ... (default 1)")
     p.add_argument("--iterations", type=int, metavar="N",
-                   help="mainloop trip count (default: the largest the checker uses)")
+                   help="run every loop whose trip count is not a constant (mainloop, "
+                        "scheduler loop) N times (default: the largest count the checker uses)")
     p.add_argument("--trace", metavar="FILE.json", help="write the last run as a Perfetto trace")
     p.set_defaults(func=run)
 
 
+def trip_values(proto, iterations: int | None) -> dict[str, int]:
+    """The trip counts of one simulation: N for every parametric loop, else the largest
+    instance the checker explores."""
+    if iterations is not None:
+        return {name: iterations for name, _ in proto.params}
+    return instances(proto)[-1] if proto.params else {}
+
+
 def run(args: argparse.Namespace) -> int:
-    protocols, errors = load(args.file, args.kernel, args.iterations)
+    if args.iterations is not None and args.iterations < 0:
+        print("tileorch simulate: error: --iterations must not be negative", file=sys.stderr)
+        return 2
+    protocols, errors = load(args.file, args.kernel)
     for line in errors:
         print(line, file=sys.stderr)
     if errors:
@@ -37,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     failed = 0
     for proto in protocols:
-        values = instances(proto)[-1] if proto.params else {}
+        values = trip_values(proto, args.iterations)
         for seed in range(args.seed, args.seed + max(1, args.runs)):
             sim = simulate(proto, values, seed)
             print(f"seed {seed}: {describe(sim)}")

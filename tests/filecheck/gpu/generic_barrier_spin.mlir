@@ -1,11 +1,9 @@
 // Regression (GPU conformance kernels gbar_*): the leader's acquire-load spin of
 // generic_barrier.wait_eq / wait_less_than must survive the lowering.  An `llvm.load ... atomic
-// acquire` that reports only a read effect makes the spin loop (scf.while inside scf.if) dead, so
-// the greedy rewriter erases it and the CTA never waits: on the GPU the turnstile accumulator and
-// the words read after the grid barrier come out wrong.  Fix: atomic (>= monotonic) and volatile
-// loads carry a write effect too (tileorch/dialects/llvm_ext.py LoadOp), as ordered loads must not
-// be removed or reordered.  Expected to fail until then; remove the XFAIL line with the fix.
-// XFAIL: *
+// acquire` that reports only a read effect made the spin loop (scf.while inside scf.if) dead, so
+// the greedy rewriter erased it and the CTA never waited: on the GPU the turnstile accumulator and
+// the words read after the grid barrier came out wrong.  (Fixed by polling through a side-effecting
+// `ld.global.acquire.gpu`.)
 // RUN: tileorch-opt %s -p cutlass-stamp-arrive-counts,convert-pipeline-to-nvvm | filecheck %s
 
 builtin.module attributes {cutlass.target = "sm_90a"} {
@@ -23,9 +21,9 @@ builtin.module attributes {cutlass.target = "sm_90a"} {
 
 // CHECK-LABEL: func.func @turnstile
 // CHECK:       scf.while
-// CHECK:         llvm.load %{{.*}} atomic syncscope("device") acquire
+// CHECK:         {{ld.global.acquire.gpu|atomic syncscope\("device"\) acquire}}
 // CHECK:       nvvm.barrier
 // CHECK:       llvm.atomicrmw add
 // CHECK:       scf.while
-// CHECK:         llvm.load %{{.*}} atomic syncscope("device") acquire
+// CHECK:         {{ld.global.acquire.gpu|atomic syncscope\("device"\) acquire}}
 // CHECK:       nvvm.barrier

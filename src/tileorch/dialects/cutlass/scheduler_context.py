@@ -63,7 +63,9 @@ def constant_int(value: SSAValue) -> int | None:
     ``llvm.mlir.constant`` of an integer), else None."""
     owner = value.owner
     if isinstance(owner, Operation) and owner.name in ("arith.constant", "llvm.mlir.constant"):
-        attr = owner.properties.get("value") or owner.attributes.get("value")
+        attr = owner.properties.get("value")
+        if attr is None:  # not `or`: IntegerAttr(0) is falsy
+            attr = owner.attributes.get("value")
         if isinstance(attr, IntegerAttr):
             return attr.value.data
     return None
