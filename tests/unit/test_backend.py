@@ -84,7 +84,7 @@ def test_llvm_abort_is_isolated_and_located():
     """try.wait.parity.relaxed needs PTX 8.6: at 8.0 LLVM aborts ('Cannot select'); we report it."""
     text = """
 llvm.func @k(%bar: !llvm.ptr<3>, %p: i32) attributes {nvvm.kernel} {
-  %d = nvvm.mbarrier.try_wait %bar, %p {relaxed} : !llvm.ptr<3>, i32 -> i1
+  %d = nvvm.mbarrier.try_wait %bar, %p {relaxed = true} : !llvm.ptr<3>, i32 -> i1
   llvm.return
 }
 """

@@ -19,7 +19,7 @@ from xdsl.universe import Universe
 
 from tileorch import registry
 
-CUTLASS_LOWERING: list[str] = ["cutlass-stamp-arrive-counts", "cutlass-allocate-barrier-ids",
+CUTLASS_LOWERING: list[str] = ["convert-atoms-to-nvvm", "cutlass-stamp-arrive-counts", "cutlass-allocate-barrier-ids",
                                   "lower-cutlass-pipeline-to-tileas", "convert-pipeline-to-nvvm"]
 
 STD_LOWERING: list[str] = [

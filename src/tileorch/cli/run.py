@@ -82,24 +82,21 @@ def parse_arg(text: str) -> np.generic | BufferSpec:
 
 
 def compile_mlir(text: str, name: str, debug_timeout: int = 0) -> str:
-    """PTX of an MLIR module: ``convert-atoms-to-nvvm``, then the backend's lowering pipeline.
-    ``debug_timeout`` > 0 lowers the cutlass ops first with ``convert-pipeline-to-nvvm`` in its
-    debug mode (every wait prints its barrier and traps after that many polls).
-
-    Raises ``tileorch.backend.compile.CompileError`` with located diagnostics."""
+    """PTX of an MLIR module through the backend's lowering pipeline.  ``debug_timeout`` > 0
+    lowers the cutlass ops first with ``convert-pipeline-to-nvvm`` in its debug mode (every wait
+    prints its barrier and traps after that many polls).  Raises
+    ``tileorch.backend.compile.CompileError`` with located diagnostics."""
     from xdsl.utils.exceptions import DiagnosticException, ParseError
 
     from tileorch.backend.compile import CompileError, compile_module
     from tileorch.diagnostics import format_exception, parse_module
     from tileorch.registry import make_context
-    from tileorch.transforms.atoms_to_nvvm import ConvertAtomsToNVVM
 
     ctx = make_context()
     try:
         module = parse_module(ctx, text, name)
     except (ParseError, DiagnosticException) as exc:
         raise CompileError(format_exception(exc)) from None
-    ConvertAtomsToNVVM().apply(ctx, module)
     if debug_timeout > 0:
         from tileorch.backend import pipeline
 

@@ -24,6 +24,7 @@ from xdsl.dialects.builtin import (
     IntAttr,
     IntegerAttr,
     IntegerType,
+    BoolAttr,
     UnitAttr,
     i1,
     i32,
@@ -180,6 +181,12 @@ def scope_of(op: IRDLOperation) -> MemScopeKind:
     return scope.data if isinstance(scope, MemScopeKindAttr) else MemScopeKind.CTA
 
 
+def is_relaxed(op: IRDLOperation) -> bool:
+    """True when the op's ``relaxed`` property (upstream: a BoolAttr defaulting to false) is set."""
+    relaxed = op.properties.get("relaxed")
+    return isinstance(relaxed, IntegerAttr) and bool(relaxed.value.data)
+
+
 def check_mbarrier_scope(op: IRDLOperation) -> None:
     if scope_of(op) not in (MemScopeKind.CTA, MemScopeKind.CLUSTER):
         raise VerifyException("mbarrier scope must be cta or cluster")
@@ -302,7 +309,7 @@ class MBarrierInvalOp(IRDLOperation):
 
 @irdl_op_definition
 class MBarrierArriveOp(IRDLOperation):
-    """``%state = nvvm.mbarrier.arrive %addr (count = %n)? {scope = #nvvm.mem_scope<cluster>, relaxed} : !llvm.ptr<3> -> i64``
+    """``%state = nvvm.mbarrier.arrive %addr (count = %n)? {scope = #nvvm.mem_scope<cluster>, relaxed = true} : !llvm.ptr<3> -> i64``
 
     A ``!llvm.ptr<7>`` (shared::cluster) address arrives on a remote CTA's barrier and
     returns no state.  ``count`` defaults to 1.
@@ -313,7 +320,7 @@ class MBarrierArriveOp(IRDLOperation):
     count = opt_operand_def(I32)
     res = opt_result_def(I64)
     scope = opt_prop_def(MemScopeKindAttr)
-    relaxed = opt_prop_def(UnitAttr)
+    relaxed = opt_prop_def(BoolAttr)
     traits = traits_def(*SIDE_EFFECTS)
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$addr (`count` `=` $count^)? attr-dict `:` type($addr) (`->` type($res)^)?"
@@ -330,7 +337,7 @@ class MBarrierArriveOp(IRDLOperation):
         if scope is not None:
             props["scope"] = MemScopeKindAttr(scope)
         if relaxed:
-            props["relaxed"] = UnitAttr()
+            props["relaxed"] = BoolAttr.from_bool(True)
         super().__init__(
             operands=[addr, [count] if count is not None else []],
             result_types=[[i64] if with_state else []],
@@ -343,7 +350,7 @@ class MBarrierArriveOp(IRDLOperation):
         check_range(self.count, 1, MBARRIER_MAX_COUNT, "mbarrier arrive count")
         if space == SHARED_CLUSTER and self.res is not None:
             raise VerifyException("an arrive on a shared::cluster barrier returns no state")
-        if space == GENERIC and (self.count is not None or self.scope is not None or self.relaxed is not None):
+        if space == GENERIC and (self.count is not None or self.scope is not None or is_relaxed(self)):
             raise VerifyException("count, scope and relaxed need a !llvm.ptr<3> or !llvm.ptr<7> address")
 
 
@@ -385,7 +392,7 @@ class MBarrierArriveExpectTxOp(IRDLOperation):
     predicate = opt_operand_def(i1)
     res = opt_result_def(I64)
     scope = opt_prop_def(MemScopeKindAttr)
-    relaxed = opt_prop_def(UnitAttr)
+    relaxed = opt_prop_def(BoolAttr)
     traits = traits_def(*SIDE_EFFECTS)
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = (
@@ -412,7 +419,7 @@ class MBarrierArriveExpectTxOp(IRDLOperation):
         space = _verify_expect_tx(self, (GENERIC, SHARED, SHARED_CLUSTER))
         if self.res is not None and space != SHARED:
             raise VerifyException("only a shared::cta arrive.expect_tx returns a state")
-        if self.predicate is not None and (self.res is not None or self.relaxed is not None):
+        if self.predicate is not None and (self.res is not None or is_relaxed(self)):
             raise VerifyException("a predicated arrive.expect_tx has no result and no relaxed form")
 
 
@@ -500,7 +507,7 @@ class MBarrierTryWaitParitySharedOp(IRDLOperation):
 
 @irdl_op_definition
 class MBarrierTryWaitOp(IRDLOperation):
-    """``%done = nvvm.mbarrier.try_wait %addr, %phase (, %ticks)? {scope, relaxed} : !llvm.ptr<3>, i32 -> i1``
+    """``%done = nvvm.mbarrier.try_wait %addr, %phase (, %ticks)? {scope, relaxed = true} : !llvm.ptr<3>, i32 -> i1``
 
     One non-blocking attempt (the hardware may suspend up to ``ticks`` ns).  An ``i32``
     operand is a phase parity, an ``i64`` one a state from ``mbarrier.arrive``.
@@ -512,7 +519,7 @@ class MBarrierTryWaitOp(IRDLOperation):
     ticks = opt_operand_def(I32)
     res = result_def(i1)
     scope = opt_prop_def(MemScopeKindAttr)
-    relaxed = opt_prop_def(UnitAttr)
+    relaxed = opt_prop_def(BoolAttr)
     traits = traits_def(*SIDE_EFFECTS)
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$addr `,` $stateOrPhase (`,` $ticks^)? attr-dict `:` type(operands) `->` type($res)"
@@ -539,34 +546,34 @@ class MBarrierTryWaitOp(IRDLOperation):
 
 @irdl_op_definition
 class MBarrierTestWaitOp(IRDLOperation):
-    """``%done = nvvm.mbarrier.test.wait %addr, %state : !llvm.ptr<3>, i64 -> i1`` (never blocks).
+    """``%done = nvvm.mbarrier.test.wait %addr, %stateOrPhase : !llvm.ptr<3>, i64 -> i1`` (never blocks).
 
     An ``i32`` operand is a phase parity (``mbarrier.test_wait.parity``).
     """
 
     name = "nvvm.mbarrier.test.wait"
     addr = operand_def(LLVMPointerType)
-    state = operand_def(IntegerType)
+    stateOrPhase = operand_def(IntegerType)
     res = result_def(i1)
     scope = opt_prop_def(MemScopeKindAttr)
-    relaxed = opt_prop_def(UnitAttr)
+    relaxed = opt_prop_def(BoolAttr)
     traits = traits_def(*SIDE_EFFECTS)
     irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$addr `,` $state attr-dict `:` type(operands) `->` type($res)"
+    assembly_format = "$addr `,` $stateOrPhase attr-dict `:` type(operands) `->` type($res)"
 
-    def __init__(self, addr, state):
-        super().__init__(operands=[addr, state], result_types=[i1])
+    def __init__(self, addr, state_or_phase):
+        super().__init__(operands=[addr, state_or_phase], result_types=[i1])
 
     def is_parity(self) -> bool:
-        return self.state.type == i32
+        return self.stateOrPhase.type == i32
 
     def verify_(self) -> None:
         check_space(self.addr, (GENERIC, SHARED), "mbarrier address")
         check_mbarrier_scope(self)
-        if self.state.type not in (i32, i64):
+        if self.stateOrPhase.type not in (i32, i64):
             raise VerifyException("the wait operand is an i32 phase parity or an i64 state")
         if self.is_parity():
-            check_range(self.state, 0, 1, "phase parity")
+            check_range(self.stateOrPhase, 0, 1, "phase parity")
 
 
 @irdl_op_definition

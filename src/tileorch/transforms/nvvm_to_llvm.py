@@ -79,7 +79,7 @@ def _space_suffix(addr: SSAValue) -> str:
 
 
 def _mbarrier_name(op: Operation, base: str, addr: SSAValue) -> str:
-    relaxed = ".relaxed" if op.properties.get("relaxed") is not None else ""
+    relaxed = ".relaxed" if nvvm.is_relaxed(op) else ""
     return f"llvm.nvvm.mbarrier.{base}{relaxed}.scope.{nvvm.scope_of(op).value}.space.{_space_suffix(addr)}"
 
 
@@ -157,7 +157,7 @@ def _expect_tx(op, e):
 def _try_wait(op, e):
     parity = ".parity" if op.is_parity() else ""
     tl = ".tl" if op.ticks is not None else ""
-    relaxed = ".relaxed" if op.relaxed is not None else ""
+    relaxed = ".relaxed" if nvvm.is_relaxed(op) else ""
     name = f"llvm.nvvm.mbarrier.try.wait{parity}{tl}{relaxed}.scope.{nvvm.scope_of(op).value}.space.cta"
     args = [e.shared(op.addr), op.stateOrPhase] + ([op.ticks] if op.ticks is not None else [])
     return e.call(name, args, i1)
@@ -165,10 +165,11 @@ def _try_wait(op, e):
 
 @lowering(nvvm.MBarrierTestWaitOp, nvvm.MBarrierTestWaitSharedOp)
 def _test_wait(op, e):
-    parity = ".parity" if op.state.type == i32 else ""
-    relaxed = ".relaxed" if op.properties.get("relaxed") is not None else ""
+    state_or_phase = op.operands[1]  # upstream ``stateOrPhase``; the legacy .shared op calls it ``state``
+    parity = ".parity" if state_or_phase.type == i32 else ""
+    relaxed = ".relaxed" if nvvm.is_relaxed(op) else ""
     name = f"llvm.nvvm.mbarrier.test.wait{parity}{relaxed}.scope.{nvvm.scope_of(op).value}.space.cta"
-    return e.call(name, [e.shared(op.addr), op.state], i1)
+    return e.call(name, [e.shared(op.addr), state_or_phase], i1)
 
 
 @lowering(nvvm.FenceMbarrierInitOp)

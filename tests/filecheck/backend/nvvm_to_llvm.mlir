@@ -27,7 +27,7 @@ llvm.func @mbarrier(%bar: !llvm.ptr<3>, %gen: !llvm.ptr, %remote: !llvm.ptr<7>, 
   %s1 = nvvm.mbarrier.arrive.shared %bar : !llvm.ptr<3> -> i64
   nvvm.mbarrier.arrive %remote : !llvm.ptr<7>
   nvvm.mbarrier.arrive %remote {scope = #nvvm.mem_scope<cluster>} : !llvm.ptr<7>
-  %s2 = nvvm.mbarrier.arrive %bar count = %n {relaxed} : !llvm.ptr<3> -> i64
+  %s2 = nvvm.mbarrier.arrive %bar count = %n {relaxed = true} : !llvm.ptr<3> -> i64
   nvvm.mbarrier.arrive.expect_tx %bar, %n : !llvm.ptr<3>, i32
   nvvm.mbarrier.arrive.expect_tx.shared %bar, %n : !llvm.ptr<3>, i32
   nvvm.mbarrier.arrive.expect_tx %gen, %n : !llvm.ptr, i32
@@ -35,7 +35,7 @@ llvm.func @mbarrier(%bar: !llvm.ptr<3>, %gen: !llvm.ptr, %remote: !llvm.ptr<7>, 
   nvvm.mbarrier.arrive.expect_tx %bar, %n, predicate = %p : !llvm.ptr<3>, i32, i1
   nvvm.mbarrier.expect_tx %bar, %n : !llvm.ptr<3>, i32
   %d0 = nvvm.mbarrier.try_wait %bar, %n : !llvm.ptr<3>, i32 -> i1
-  %d1 = nvvm.mbarrier.try_wait %bar, %n, %n {scope = #nvvm.mem_scope<cluster>, relaxed} : !llvm.ptr<3>, i32, i32 -> i1
+  %d1 = nvvm.mbarrier.try_wait %bar, %n, %n {scope = #nvvm.mem_scope<cluster>, relaxed = true} : !llvm.ptr<3>, i32, i32 -> i1
   %d2 = nvvm.mbarrier.try_wait %bar, %st : !llvm.ptr<3>, i64 -> i1
   %d3 = nvvm.mbarrier.test.wait %bar, %st : !llvm.ptr<3>, i64 -> i1
   %d4 = nvvm.mbarrier.test.wait %bar, %n : !llvm.ptr<3>, i32 -> i1

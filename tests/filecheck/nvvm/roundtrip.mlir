@@ -16,7 +16,7 @@ llvm.func @f(%bar: !llvm.ptr<3>, %g: !llvm.ptr, %r: !llvm.ptr<7>, %src: !llvm.pt
   nvvm.mbarrier.init.shared %bar, %n : !llvm.ptr<3>, i32
   %s = nvvm.mbarrier.arrive %bar : !llvm.ptr<3> -> i64
   nvvm.mbarrier.arrive %r {scope = #nvvm.mem_scope<cluster>} : !llvm.ptr<7>
-  %s2 = nvvm.mbarrier.arrive %bar count = %n {relaxed} : !llvm.ptr<3> -> i64
+  %s2 = nvvm.mbarrier.arrive %bar count = %n {relaxed = true} : !llvm.ptr<3> -> i64
   %s3 = nvvm.mbarrier.arrive.shared %bar : !llvm.ptr<3> -> i64
   nvvm.mbarrier.arrive.expect_tx %bar, %n : !llvm.ptr<3>, i32
   nvvm.mbarrier.arrive.expect_tx.shared %bar, %n : !llvm.ptr<3>, i32
@@ -63,7 +63,7 @@ llvm.func @f(%bar: !llvm.ptr<3>, %g: !llvm.ptr, %r: !llvm.ptr<7>, %src: !llvm.pt
 // CHECK-NEXT: nvvm.mbarrier.init.shared %bar, %n : !llvm.ptr<3>, i32
 // CHECK-NEXT: %s = nvvm.mbarrier.arrive %bar : !llvm.ptr<3> -> i64
 // CHECK-NEXT: nvvm.mbarrier.arrive %r {scope = #nvvm.mem_scope<cluster>} : !llvm.ptr<7>
-// CHECK-NEXT: %s2 = nvvm.mbarrier.arrive %bar count = %n {relaxed} : !llvm.ptr<3> -> i64
+// CHECK-NEXT: %s2 = nvvm.mbarrier.arrive %bar count = %n {relaxed = true} : !llvm.ptr<3> -> i64
 // CHECK-NEXT: %s3 = nvvm.mbarrier.arrive.shared %bar : !llvm.ptr<3> -> i64
 // CHECK-NEXT: nvvm.mbarrier.arrive.expect_tx %bar, %n : !llvm.ptr<3>, i32
 // CHECK-NEXT: nvvm.mbarrier.arrive.expect_tx.shared %bar, %n : !llvm.ptr<3>, i32
