@@ -64,3 +64,41 @@ def test_exhaustion_is_a_located_error():
 def test_bad_pool_size_is_reported():
     with pytest.raises(LocatedError, match="pool_size must be in \\(8, 32\\], found 40"):
         _bases(_kernel(_named("a", 1)), pool_size=40)
+
+
+def _cluster_mbarrier(name: str, consumers: str, extra: str = "", elide: str = "") -> str:
+    elide_param = f", elide = {elide}" if elide else ""
+    groups = len(consumers.split(","))
+    return (
+        f"  %{name} = cutlass.pipeline.create : !cutlass.pipeline<stages = 4, producers = 1, consumers = {groups}"
+        f"{elide_param}>\n"
+        f"  %r{name} = cutlass.pipeline.init %{name} {{numStages = 4 : i32, participants = array<i64: 1>, "
+        f"consumers = array<i64: {consumers}>{extra}}}\n"
+    )
+
+
+def _in_cluster(body: str, cluster: str = "1, 2, 1") -> str:
+    return f"builtin.module attributes {{cutlass.cluster_shape = array<i32: {cluster}>}} {{\n{_kernel(body)}}}\n"
+
+
+def _claims(text: str) -> list[int]:
+    module = parse_module(make_context(), text, "ids.mlir")
+    return [op.num_named_barriers() for op in module.walk() if op.name == "cutlass.pipeline.init"]
+
+
+def test_cluster_release_claims_one_id_per_multi_warp_consumer_group():
+    # warps 1-4 and 5-8 (128 threads each) sync on their own ids at release; warp 9 uses bar.warp.sync
+    groups = "0x1e, 0x1e0, 0x200"
+    assert _claims(_in_cluster(_cluster_mbarrier("a", groups))) == [2]
+    # first fit: the cluster pipeline takes 8..9, the named pipeline after it 10..11
+    assert _bases(_in_cluster(_cluster_mbarrier("a", groups) + _named("b", 1))) == [8, 10]
+
+
+def test_release_without_proxy_arrivals_claims_no_id():
+    groups = "0x1e"
+    assert _claims(_in_cluster(_cluster_mbarrier("a", groups), "1, 1, 1")) == [0]  # every thread arrives
+    assert _claims(_kernel(_cluster_mbarrier("a", groups))) == [0]  # no cluster_shape: one CTA
+    explicit = ", consumer_arv_count = array<i32: 3>"  # the program says who arrives
+    assert _claims(_in_cluster(_cluster_mbarrier("a", groups, explicit))) == [0]
+    assert _claims(_in_cluster(_cluster_mbarrier("a", groups, elide="empty"))) == [0]  # no release
+    assert _claims(_in_cluster(_cluster_mbarrier("a", "0x2"))) == [0]  # one warp: bar.warp.sync

@@ -1,4 +1,4 @@
-// RUN: tileorch-opt %s --split-input-file -p cutlass-stamp-arrive-counts,convert-pipeline-to-nvvm | filecheck %s
+// RUN: tileorch-opt %s --split-input-file -p cutlass-stamp-arrive-counts,cutlass-allocate-barrier-ids,convert-pipeline-to-nvvm | filecheck %s
 // Consumer wait / try_wait / release (cutlass-semantics.md §0, §3, §3.1). full[s] = word s,
 // empty[s] = word S + s; consumers wait full[index] with parity state.phase & 1.
 
@@ -69,6 +69,9 @@ builtin.module {
 // Signalling threads: lanes 0/8/16/24 of each warp (t % 8 == 0 with t = tid - 128), target
 // dst = ((warp ^ col) << 2) | col, warp = (t / 32) % 4, col = (t / 8) % 4; kept iff dst < 2 and
 // dst shares this CTA's row or column; the arrive goes through mapa to CTA dst's empty[index].
+// Those 4 threads arrive for all 128, so first the group (and only it: the scf.if on its thread
+// range) syncs on its own named barrier, bar.sync 8, 128 (id 8 = the first unreserved id, the one
+// cutlass-allocate-barrier-ids gives this pipeline's one multi-warp consumer group).
 builtin.module attributes {cutlass.cluster_shape = array<i32: 2, 1, 1>} {
   func.func @release_cluster(%smem: !llvm.ptr<3>, %s: !cutlass.pipeline_state<2>) {
     %p = cutlass.pipeline.create storage(%smem) : !cutlass.pipeline<stages = 2, producers = 1, consumers = 1>
@@ -109,6 +112,11 @@ builtin.module attributes {cutlass.cluster_shape = array<i32: 2, 1, 1>} {
 // CHECK-NEXT: %[[LANE8:.*]] = llvm.urem %[[T]], %[[C8B]] : i32
 // CHECK-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT: %[[SIG:.*]] = llvm.icmp "eq" %[[LANE8]], %[[Z]] : i32
+// CHECK-NEXT: scf.if %[[INGROUP]] {
+// CHECK-NEXT:   %[[ID:.*]] = llvm.mlir.constant(8 : i32) : i32
+// CHECK-NEXT:   %[[NT:.*]] = llvm.mlir.constant(128 : i32) : i32
+// CHECK-NEXT:   nvvm.barrier id = %[[ID]] number_of_threads = %[[NT]]
+// CHECK-NEXT: }
 // CHECK-NEXT: %[[A1:.*]] = llvm.and %[[INGROUP]], %[[SIG]] : i1
 // CHECK-NEXT: %[[SIZE:.*]] = llvm.mlir.constant(2 : i32) : i32
 // CHECK-NEXT: %[[INCL:.*]] = llvm.icmp "ult" %[[DST]], %[[SIZE]] : i32

@@ -23,3 +23,31 @@ builtin.module {
   }
 }
 // CHECK: patterns_errors.mlir:21:5: error: consumer group 0 has 32 threads but its arrive count is 33
+
+// -----
+
+// A cluster release of a multi-warp consumer group syncs the group on a named barrier whose id
+// comes from barrier_id_base (this RUN line has no cutlass-allocate-barrier-ids): located at the init.
+builtin.module attributes {cutlass.cluster_shape = array<i32: 2, 1, 1>} {
+  func.func @no_release_barrier_id(%smem: !llvm.ptr<3>, %s: !cutlass.pipeline_state<2>) {
+    %p = cutlass.pipeline.create storage(%smem) : !cutlass.pipeline<stages = 2, producers = 1, consumers = 1>
+    %r = cutlass.pipeline.init %p {numStages = 2 : i32, participants = array<i64: 1>, consumers = array<i64: 0x1e>}
+    cutlass.pipeline.consumer_release %r, %s
+    func.return
+  }
+}
+// CHECK: patterns_errors.mlir:34:5: error: cutlass.pipeline.init: the cluster release of a consumer group of several warps needs a named barrier; set barrier_id_base or run cutlass-allocate-barrier-ids first
+
+// -----
+
+// A one-warp-sized consumer group of threads 16..47 straddles two warps: bar.warp.sync cannot
+// synchronise it, so its cluster release is a located error.
+builtin.module attributes {cutlass.cluster_shape = array<i32: 2, 1, 1>} {
+  func.func @straddling_group(%smem: !llvm.ptr<3>, %s: !cutlass.pipeline_state<2>) {
+    %p = cutlass.pipeline.create storage(%smem) : !cutlass.pipeline<stages = 2, producers = 1, consumers = 1>
+    %r = cutlass.pipeline.init %p {numStages = 2 : i32, executor = #cutlass<executor_type thread>, participants = array<i64: 1>, consumers = array<i64: 0xffffffff0000>}
+    cutlass.pipeline.consumer_release %r, %s
+    func.return
+  }
+}
+// CHECK: patterns_errors.mlir:49:5: error: consumer group 0 starts at thread 16, not on a warp boundary: the cluster release synchronises whole warps

@@ -8,6 +8,7 @@ waits on or arrives at a barrier carries read and write memory effects.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -69,6 +70,7 @@ from tileorch.dialects.cutlass.syntax import (
     print_keyword_operand,
     print_operands,
 )
+from tileorch.dialects.cutlass.scheduler_context import cluster_shape
 from tileorch.dialects.cutlass.types import DynamicParticipantsType, PipelineStateType, PipelineType
 
 SMEM_PTR = LLVMPointerType(IntAttr(3))
@@ -268,11 +270,32 @@ class PipelineInitOp(IRDLOperation):
         values = _array_values(self.arvCount)
         return None if values is None else (values[0], values[1])
 
-    def num_named_barriers(self) -> int:
-        """Named-barrier ids this pipeline claims: one per stage per non-elided barrier."""
+    def release_sync_groups(self) -> list[int]:
+        """Consumer groups whose ``consumer_release`` synchronises on a named barrier of their own
+        before signalling: on an mbarrier pipeline with an empty barrier, in a cluster of more than
+        one CTA, without explicit ``consumer_arv_count`` (the release then arrives from a few
+        threads on behalf of the group), every group of more than one warp.  The i-th listed group
+        uses id ``barrier_id_base + i``."""
         pipe = self.pipeline.type
-        if not isinstance(pipe, PipelineType) or pipe.barrier is not PipelineBarrierType.NAMED_BARRIER:
+        if (
+            not isinstance(pipe, PipelineType)
+            or pipe.barrier is PipelineBarrierType.NAMED_BARRIER
+            or pipe.elide is PipelineBarrierElideType.EMPTY
+            or self.consumer_arv_count is not None
+            or math.prod(cluster_shape(self)) == 1
+        ):
+            return []
+        executor, warp = self.executor_type(), THREADS_PER_UNIT[ExecutorType.WARP]
+        return [c for c, mask in enumerate(self.consumer_masks()) if executor_threads(executor, mask) > warp]
+
+    def num_named_barriers(self) -> int:
+        """Named-barrier ids this pipeline claims: one per stage per non-elided barrier of a
+        named-barrier pipeline; one per ``release_sync_groups()`` entry of an mbarrier pipeline."""
+        pipe = self.pipeline.type
+        if not isinstance(pipe, PipelineType):
             return 0
+        if pipe.barrier is not PipelineBarrierType.NAMED_BARRIER:
+            return len(self.release_sync_groups())
         kinds = 2 if pipe.elide is PipelineBarrierElideType.NONE else 1
         return pipe.stages * kinds
 

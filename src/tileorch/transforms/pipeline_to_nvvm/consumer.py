@@ -75,16 +75,48 @@ class PipelineConsumerTryWaitLowering(OpLowering):
         return [ready]
 
 
+WARP = 32
+ALL_LANES = 0xFFFFFFFF
+
+
+def release_sync_id(op: Operation, info: PipelineInfo, group: int) -> int:
+    """Named-barrier id of consumer group ``group``'s release sync: ``barrier_id_base`` plus the
+    group's position in ``release_sync_groups()`` (ids claimed through ``num_named_barriers()``)."""
+    if info.barrier_id_base is None:
+        raise LocatedError(
+            info.init,
+            "cutlass.pipeline.init: the cluster release of a consumer group of several warps needs a "
+            "named barrier; set barrier_id_base or run cutlass-allocate-barrier-ids first",
+        )
+    return info.barrier_id_base + info.init.release_sync_groups().index(group)
+
+
+def emit_group_sync(e: Emitter, op: Operation, info: PipelineInfo, group: int, first: int, threads: int,
+                    in_group: SSAValue) -> None:
+    """Every thread of consumer group ``group`` finishes its reads of the stage before any of its
+    signalling threads arrives: ``bar.warp.sync`` for a one-warp group, else ``bar.sync id,
+    threads`` on the group's own named barrier (the group's warps take the branch uniformly)."""
+    if first % WARP:
+        raise LocatedError(op, f"consumer group {group} starts at thread {first}, not on a warp boundary: "
+                               "the cluster release synchronises whole warps")
+    if threads == WARP:
+        e.if_(in_group, lambda inner: inner.add_op(nvvm.BarWarpSyncOp(inner.const(ALL_LANES))))
+        return
+    barrier = release_sync_id(op, info, group)
+    e.if_(in_group, lambda inner: inner.add_op(nvvm.BarrierOp(inner.const(barrier), inner.const(threads))))
+
+
 def emit_cluster_release(e: Emitter, op: Operation, info: PipelineInfo, addr: SSAValue, tid: SSAValue) -> None:
     """CUTLASS PipelineTmaAsync consumer_release for cluster > 1: each consumer warpgroup sends
     exactly one arrive to every CTA sharing its cluster row or column (so empty count =
     (cx + cy - 1) per warpgroup).  Signalling threads: lanes 0, 8, 16, 24 of each warp, target
     rank ((warp ^ col) << 2) | col with col = (tid_in_wg / 8) % 4; a single-warp group uses its
-    even lanes with target lane / 2."""
+    even lanes with target lane / 2.  Those few threads arrive for the whole group, so the group
+    is synchronised first (:func:`emit_group_sync`)."""
     cx, cy, cz = cluster_shape(op)
     size = cx * cy * cz
     rank = e.sreg("cluster.ctarank")
-    for mask in info.consumer_masks:
+    for c, mask in enumerate(info.consumer_masks):
         first, end = group_range(op, info, mask)
         threads = end - first
         in_group = in_thread_range(e, tid, first, threads)
@@ -95,11 +127,12 @@ def emit_cluster_release(e: Emitter, op: Operation, info: PipelineInfo, addr: SS
             col = e.urem(e.udiv(in_wg, e.const(8)), e.const(4))
             dst = e.or_(e.shl(e.xor(warp, col), e.const(2)), col)
             signals = e.icmp("eq", e.urem(in_wg, e.const(8)), e.const(0))
-        elif threads == 32:
+        elif threads == WARP:
             dst = e.udiv(local, e.const(2))
             signals = e.icmp("eq", e.urem(local, e.const(2)), e.const(0))
         else:
             raise LocatedError(op, f"a consumer group of {threads} threads cannot release a cluster pipeline (needs 32 or a multiple of 128)")
+        emit_group_sync(e, op, info, c, first, threads, in_group)
         signals = e.and_(e.and_(in_group, signals), e.icmp("ult", dst, e.const(size)))
         signals = e.and_(signals, same_row_or_col(e, dst, rank, cx))
         e.if_(signals, lambda inner, d=dst: remote_arrive(inner, addr, d))
@@ -107,8 +140,9 @@ def emit_cluster_release(e: Emitter, op: Operation, info: PipelineInfo, addr: SS
 
 class PipelineConsumerReleaseOpLowering(OpLowering):
     """Arrive on ``empty[index]``: every consumer thread (or the first ``consumer_arv_count``)
-    for a single-CTA cluster; the CUTLASS row/column spread of remote arrives for larger
-    clusters; ``bar.arrive`` on the stage's empty named barrier for named-barrier pipelines."""
+    for a single-CTA cluster; for larger clusters a sync of each consumer group, then the
+    CUTLASS row/column spread of remote arrives; ``bar.arrive`` on the stage's empty named
+    barrier for named-barrier pipelines."""
 
     OP = "cutlass.pipeline.consumer_release"
 

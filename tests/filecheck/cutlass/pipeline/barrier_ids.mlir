@@ -47,3 +47,25 @@ func.func @k() {
   %rc = cutlass.pipeline.init %c {numStages = 4 : i32, participants = array<i64: 0x1>, consumers = array<i64: 0x2>}
   func.return
 }
+
+// -----
+
+// On a 2x1 cluster an mbarrier pipeline's consumer_release syncs each consumer group of several
+// warps on a named barrier of its own (one id per such group, in consumer order); a one-warp group
+// needs none. %rc: groups of 4 and 4 warps -> ids 8..9; %rn (named, 1 stage x 2) -> 10..11;
+// %rw: one one-warp group -> no id.
+// CHECK-LABEL: func.func @cluster
+// CHECK: %rc = cutlass.pipeline.init %c {{{.*}}barrier_id_base = 8 : i32}
+// CHECK: %rn = cutlass.pipeline.init %n {{{.*}}barrier_id_base = 10 : i32}
+// CHECK: %rw = cutlass.pipeline.init %w {numStages = 2 : i32, participants = array<i64: 1>, consumers = array<i64: 2>}
+builtin.module attributes {cutlass.cluster_shape = array<i32: 2, 1, 1>} {
+  func.func @cluster() {
+    %c = cutlass.pipeline.create : !cutlass.pipeline<stages = 2, producers = 1, consumers = 2>
+    %rc = cutlass.pipeline.init %c {numStages = 2 : i32, participants = array<i64: 0x1>, consumers = array<i64: 0x1e, 0x1e0>}
+    %n = cutlass.pipeline.create : !cutlass.pipeline<stages = 1, producers = 1, consumers = 1, barrier = named_barrier>
+    %rn = cutlass.pipeline.init %n {numStages = 1 : i32, participants = array<i64: 0x1>, consumers = array<i64: 0x2>}
+    %w = cutlass.pipeline.create : !cutlass.pipeline<stages = 2, producers = 1, consumers = 1>
+    %rw = cutlass.pipeline.init %w {numStages = 2 : i32, participants = array<i64: 0x1>, consumers = array<i64: 0x2>}
+    func.return
+  }
+}
