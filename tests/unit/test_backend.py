@@ -27,7 +27,7 @@ module {
     nvvm.setmaxregister increase 232
     nvvm.mbarrier.init %bar, %c1 : !llvm.ptr<3>, i32
     nvvm.fence.mbarrier.init
-    nvvm.barrier0
+    nvvm.barrier
     %s = nvvm.mbarrier.arrive %bar : !llvm.ptr<3> -> i64
     nvvm.mbarrier.try_wait.parity %bar, %phase, %ticks : !llvm.ptr<3>, i32, i32
     %tid = nvvm.read.ptx.sreg.tid.x : i32

@@ -137,7 +137,8 @@ builtin.module attributes {cutlass.target = "sm_90a"} {
         %z = arith.cmpi eq, %v, %c0 : i32
         scf.condition(%z)
       } do {
-        nvvm.nanosleep 20
+        %ns = arith.constant 20 : i32
+        nvvm.nanosleep %ns
         scf.yield
       }
     }

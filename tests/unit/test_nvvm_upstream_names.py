@@ -5,8 +5,8 @@ operand order and ``operandSegmentSizes``), and its properties named as upstream
 The tables below are transcribed by hand from upstream ``mlir/include/mlir/Dialect/LLVMIR/
 NVVMOps.td`` (op mnemonics and argument names only): ``UPSTREAM_MAIN`` from a mid-2026 snapshot
 of main cross-checked with the merged llvm-project PRs #168758, #169922, #169698, #170285,
-#167331, #195608 and #202608; ``UPSTREAM_LEGACY`` lists the ``.shared`` spellings (and
-``barrier0``) that earlier upstream revisions had and main has since removed.  See
+#167331, #195608 and #202608; ``UPSTREAM_LEGACY`` lists the ``.shared`` spellings that earlier
+upstream revisions had and main has since removed (``barrier0``, also removed, is not defined).  See
 docs/nvvm-conformance.md.
 """
 
@@ -58,7 +58,6 @@ UPSTREAM_LEGACY: dict[str, tuple[tuple[str, ...], frozenset[str]]] = {
     "mbarrier.arrive.expect_tx.shared": (("addr", "txcount", "predicate"), frozenset()),
     "mbarrier.try_wait.parity.shared": (("addr", "phase", "ticks"), frozenset()),
     "mbarrier.test.wait.shared": (("addr", "state"), frozenset()),
-    "barrier0": ((), frozenset()),
 }
 
 # Special registers: no operands; upstream's only argument is an optional ``range`` attribute.
@@ -71,10 +70,6 @@ UPSTREAM_SREGS = frozenset(
     + [f"lanemask.{m}" for m in ("eq", "le", "lt", "ge", "gt")]
 )
 UPSTREAM_I64_SREGS = frozenset({"clock64", "globaltimer"})
-
-# Upstream main takes the nanosleep duration as an i32 operand (PR #167331); ours is still an
-# immediate property.  Listed in docs/nvvm-conformance.md; the check below keeps it visible.
-KNOWN_DIFFERENCES = {"nanosleep"}
 
 SREG_PREFIX = "nvvm.read.ptx.sreg."
 NON_SREG_OPS = [op for op in nvvm.OPS if not op.name.startswith(SREG_PREFIX)]
@@ -99,20 +94,11 @@ def test_op_name_is_upstream(op):
     assert upstream_entry(op) is not None, f"{op.name} is not an upstream NVVM op name"
 
 
-@pytest.mark.parametrize(
-    "op", [op for op in NON_SREG_OPS if op.name.removeprefix("nvvm.") not in KNOWN_DIFFERENCES], ids=lambda op: op.name
-)
+@pytest.mark.parametrize("op", NON_SREG_OPS, ids=lambda op: op.name)
 def test_operands_and_properties_follow_upstream(op):
     operands, props = upstream_entry(op)
     assert operand_names(op) == operands
     assert property_names(op) <= props, f"{op.name}: properties {sorted(property_names(op) - props)} are not upstream's"
-
-
-def test_nanosleep_difference_is_still_the_documented_one():
-    """Upstream: ``duration`` is an i32 operand; ours: an i32 property of the same name."""
-    assert operand_names(nvvm.NanosleepOp) == ()
-    assert property_names(nvvm.NanosleepOp) == {"duration"}
-    assert UPSTREAM_MAIN["nanosleep"] == (("duration",), frozenset())
 
 
 @pytest.mark.parametrize("reg", sorted(nvvm.SPECIAL_REGISTERS), ids=str)

@@ -700,18 +700,6 @@ class BarrierOp(IRDLOperation):
 
 
 @irdl_op_definition
-class Barrier0Op(IRDLOperation):
-    """``nvvm.barrier0`` = ``bar.sync 0``."""
-
-    name = "nvvm.barrier0"
-    traits = traits_def(*SIDE_EFFECTS)
-    assembly_format = "attr-dict"
-
-    def __init__(self):
-        super().__init__()
-
-
-@irdl_op_definition
 class BarrierArriveOp(IRDLOperation):
     """``nvvm.barrier.arrive (id = %id)? number_of_threads = %n`` = ``bar.arrive id, n``."""
 
@@ -924,19 +912,19 @@ class SetMaxRegisterOp(IRDLOperation):
 
 @irdl_op_definition
 class NanosleepOp(IRDLOperation):
-    """``nvvm.nanosleep 100`` = ``nanosleep.u32 100`` (duration in ns, in [1, 1000000])."""
+    """``nvvm.nanosleep %ns`` = ``nanosleep.u32 %ns`` (``%ns : i32`` in ns; a constant must be
+    in [0, 1000000], the PTX maximum of 1 ms)."""
 
     name = "nvvm.nanosleep"
-    duration = prop_def(IntegerAttr[I32])
+    duration = operand_def(I32)
     traits = traits_def(*SIDE_EFFECTS)
-    assembly_format = "attr-dict $duration"
+    assembly_format = "$duration attr-dict"
 
-    def __init__(self, duration: int):
-        super().__init__(properties={"duration": IntegerAttr(duration, i32)})
+    def __init__(self, duration: SSAValue | Operation):
+        super().__init__(operands=[duration])
 
     def verify_(self) -> None:
-        if not 1 <= self.duration.value.data <= 1_000_000:
-            raise VerifyException(f"nanosleep duration must be in [1, 1000000] ns, got {self.duration.value.data}")
+        check_range(self.duration, 0, 1_000_000, "nanosleep duration (ns)")
 
 
 @irdl_op_definition
@@ -984,7 +972,6 @@ OPS: list[type[Operation]] = [
     ClusterArriveRelaxedOp,
     ClusterWaitOp,
     BarrierOp,
-    Barrier0Op,
     BarrierArriveOp,
     BarWarpSyncOp,
     ElectSyncOp,

@@ -216,11 +216,6 @@ def _barrier(op, e):
         e.call("llvm.nvvm.barrier.cta.sync.aligned.all", [barrier_id])
 
 
-@lowering(nvvm.Barrier0Op)
-def _barrier0(op, e):
-    e.call("llvm.nvvm.barrier.cta.sync.aligned.all", [e.const(0)])
-
-
 @lowering(nvvm.BarrierArriveOp)
 def _barrier_arrive(op, e):
     barrier_id = op.barrierId if op.barrierId is not None else e.const(0)
@@ -290,7 +285,7 @@ def _setmaxregister(op, e):
 
 @lowering(nvvm.NanosleepOp)
 def _nanosleep(op, e):
-    e.call("llvm.nvvm.nanosleep", [e.const(op.duration.value.data)])
+    e.call("llvm.nvvm.nanosleep", [op.duration])
 
 
 @lowering(nvvm.BreakpointOp)

@@ -79,7 +79,7 @@ llvm.func @mbarrier(%bar: !llvm.ptr<3>, %gen: !llvm.ptr, %remote: !llvm.ptr<7>, 
 // The blocking try_wait.parity becomes a loop around the time-limited try-wait.
 llvm.func @blocking_wait(%bar: !llvm.ptr<3>, %phase: i32, %ticks: i32) {
   nvvm.mbarrier.try_wait.parity.shared %bar, %phase, %ticks : !llvm.ptr<3>, i32, i32
-  nvvm.barrier0
+  nvvm.barrier
   llvm.return
 }
 // CHECK-LABEL: llvm.func @blocking_wait(
@@ -110,7 +110,8 @@ llvm.func @sync(%id: i32, %n: i32, %a: !llvm.ptr<3>, %dst: !llvm.ptr<7>, %src: !
   nvvm.wgmma.commit.group.sync.aligned
   nvvm.wgmma.wait.group.sync.aligned 1
   nvvm.setmaxregister decrease 40
-  nvvm.nanosleep 100
+  %ns = llvm.mlir.constant(100 : i32) : i32
+  nvvm.nanosleep %ns
   nvvm.breakpoint
   llvm.return
 }
@@ -137,6 +138,6 @@ llvm.func @sync(%id: i32, %n: i32, %a: !llvm.ptr<3>, %dst: !llvm.ptr<7>, %src: !
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.wgmma.wait_group.sync.aligned"(%[[G]]) : (i64) -> ()
 // CHECK-NEXT: %[[R:.*]] = llvm.mlir.constant(40 : i32) : i32
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.setmaxnreg.dec.sync.aligned.u32"(%[[R]]) : (i32) -> ()
-// CHECK-NEXT: %[[NS:.*]] = llvm.mlir.constant(100 : i32) : i32
-// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.nanosleep"(%[[NS]]) : (i32) -> ()
+// CHECK-NEXT: %ns = llvm.mlir.constant(100 : i32) : i32
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.nanosleep"(%ns) : (i32) -> ()
 // CHECK-NEXT: llvm.call_intrinsic "llvm.debugtrap"() : () -> ()

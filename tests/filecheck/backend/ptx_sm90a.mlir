@@ -39,7 +39,8 @@ module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = array<i32:
     nvvm.wgmma.fence.aligned
     nvvm.wgmma.commit.group.sync.aligned
     nvvm.wgmma.wait.group.sync.aligned 0
-    nvvm.nanosleep 64
+    %ns = llvm.mlir.constant(64 : i32) : i32
+    nvvm.nanosleep %ns
     %sm = nvvm.read.ptx.sreg.smid : i32
     %t = nvvm.read.ptx.sreg.globaltimer : i64
     %t32 = arith.trunci %t : i64 to i32

@@ -9,7 +9,7 @@
 // CHECK:      scf.if
 // CHECK-COUNT-4: nvvm.mbarrier.init %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32
 // CHECK:      nvvm.fence.mbarrier.init
-// CHECK-NEXT: nvvm.barrier0
+// CHECK-NEXT: nvvm.barrier{{$}}
 // the 4 stages: counts 1 (full) and 256 (empty)
 // executor switch: warp 0 = threads [0, 32), warps 4..11 = threads [128, 384)
 // CHECK:      llvm.mlir.constant(32 : i32)

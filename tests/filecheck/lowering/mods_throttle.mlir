@@ -20,7 +20,8 @@ builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = ar
 // CHECK:      nvvm.cluster.arrive.relaxed {aligned}
 // CHECK-NEXT: }
 // profile 0: nothing; profile 1:
-// CHECK-NEXT: nvvm.nanosleep 1000
+// CHECK-NEXT: %[[NS:.*]] = llvm.mlir.constant(1000 : i32) : i32
+// CHECK-NEXT: nvvm.nanosleep %[[NS]]
 // profile 2:
 // CHECK-NEXT: %[[ID:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT: %[[N:.*]] = llvm.mlir.constant(256 : i32) : i32
@@ -45,7 +46,7 @@ builtin.module attributes {cutlass.target = "sm_90a"} {
 // CHECK-LABEL: func.func @cta
 // CHECK:      nvvm.cluster.arrive.relaxed {aligned}
 // CHECK-NEXT: }
-// CHECK-NEXT: nvvm.barrier0
+// CHECK-NEXT: nvvm.barrier{{$}}
 // CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0
 
 // -----
@@ -61,5 +62,5 @@ builtin.module attributes {cutlass.target = "sm_90a"} {
 }
 // CHECK-LABEL: func.func @noop
 // CHECK-NOT:   nanosleep
-// CHECK-NOT:   nvvm.barrier
+// CHECK-NOT:   nvvm.barrier{{$}}
 // CHECK:       func.return

@@ -14,7 +14,7 @@ builtin.module {
   }
 }
 // CHECK-LABEL: func.func @wait
-// CHECK:      nvvm.barrier0
+// CHECK:      nvvm.barrier{{$}}
 // CHECK-NEXT: %[[I:.*]] = llvm.extractvalue %s[0]
 // CHECK-NEXT: %[[P:.*]] = llvm.extractvalue %s[1]
 // CHECK-NEXT: %[[F:.*]] = llvm.getelementptr %smem[%[[I]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i64
@@ -48,7 +48,7 @@ builtin.module {
   }
 }
 // CHECK-LABEL: func.func @release_local
-// CHECK:      nvvm.barrier0
+// CHECK:      nvvm.barrier{{$}}
 // CHECK-NEXT: %[[I:.*]] = llvm.extractvalue %s[0]
 // CHECK-NEXT: %[[S:.*]] = llvm.mlir.constant(2 : i32) : i32
 // CHECK-NEXT: %[[W:.*]] = llvm.add %[[I]], %[[S]] : i32

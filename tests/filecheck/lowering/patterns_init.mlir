@@ -36,7 +36,7 @@ builtin.module {
 // CHECK-NEXT:    nvvm.mbarrier.init %[[E1]], %[[C32B]]
 // CHECK-NEXT:  }
 // CHECK-NEXT:  nvvm.fence.mbarrier.init
-// CHECK-NEXT:  nvvm.barrier0
+// CHECK-NEXT:  nvvm.barrier{{$}}
 // CHECK-NEXT:  func.return
 
 // -----
@@ -65,7 +65,7 @@ builtin.module attributes {cutlass.cluster_shape = array<i32: 2, 2, 1>} {
 // CHECK-NEXT:    nvvm.fence.mbarrier.init
 // CHECK-NEXT:    nvvm.cluster.arrive.relaxed {aligned}
 // CHECK-NEXT:    nvvm.cluster.wait {aligned}
-// CHECK-NOT:     nvvm.barrier0
+// CHECK-NOT:     nvvm.barrier{{$}}
 
 // -----
 
@@ -95,7 +95,7 @@ builtin.module {
 // CHECK-LABEL: func.func @named
 // CHECK-NOT:     nvvm.mbarrier.init
 // CHECK-NOT:     nvvm.fence.mbarrier.init
-// CHECK-NOT:     nvvm.barrier0
+// CHECK-NOT:     nvvm.barrier{{$}}
 // CHECK:         func.return
 
 // -----
@@ -129,4 +129,4 @@ builtin.module {
 // CHECK-NEXT:    nvvm.mbarrier.init %[[A3]], %[[N]]
 // CHECK-NEXT:  }
 // CHECK-NEXT:  nvvm.fence.mbarrier.init
-// CHECK-NEXT:  nvvm.barrier0
+// CHECK-NEXT:  nvvm.barrier{{$}}

@@ -13,7 +13,7 @@ builtin.module {
   }
 }
 // CHECK-LABEL: func.func @acq_token
-// CHECK:      nvvm.barrier0
+// CHECK:      nvvm.barrier{{$}}
 // CHECK-NEXT: %[[IDX:.*]] = llvm.extractvalue %s[0] : !llvm.struct<(i32, i32, i32)>
 // CHECK-NEXT: %[[PH:.*]] = llvm.extractvalue %s[1] : !llvm.struct<(i32, i32, i32)>
 // CHECK-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i32) : i32
@@ -97,7 +97,7 @@ builtin.module {
   }
 }
 // CHECK-LABEL: func.func @try
-// CHECK:      nvvm.barrier0
+// CHECK:      nvvm.barrier{{$}}
 // CHECK-NEXT: %[[I:.*]] = llvm.extractvalue %s[0]
 // CHECK-NEXT: %[[P:.*]] = llvm.extractvalue %s[1]
 // CHECK-NEXT: %[[S:.*]] = llvm.mlir.constant(2 : i32) : i32
@@ -123,7 +123,7 @@ builtin.module {
   }
 }
 // CHECK-LABEL: func.func @commit_tx
-// CHECK:      nvvm.barrier0
+// CHECK:      nvvm.barrier{{$}}
 // CHECK-NEXT: %[[I:.*]] = llvm.extractvalue %s[0]
 // CHECK-NEXT: %[[FULL:.*]] = llvm.getelementptr %smem[%[[I]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i64
 // CHECK-NEXT: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
@@ -157,7 +157,7 @@ builtin.module {
   }
 }
 // CHECK-LABEL: func.func @commit_plain
-// CHECK:      nvvm.barrier0
+// CHECK:      nvvm.barrier{{$}}
 // CHECK-NEXT: llvm.extractvalue %s[0]
 // CHECK-NEXT: %[[FULL:.*]] = llvm.getelementptr %smem
 // CHECK-NEXT: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
@@ -184,7 +184,7 @@ builtin.module {
   }
 }
 // CHECK-LABEL: func.func @commit_two
-// CHECK:      nvvm.barrier0
+// CHECK:      nvvm.barrier{{$}}
 // CHECK:      scf.if
 // CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT:   llvm.sub %{{.*}}, %[[F0]]
@@ -215,7 +215,7 @@ builtin.module {
   }
 }
 // CHECK-LABEL: func.func @deep
-// CHECK:      nvvm.barrier0
+// CHECK:      nvvm.barrier{{$}}
 // CHECK:      %[[S15:.*]] = llvm.mlir.constant(15 : i32) : i32
 // CHECK-NEXT: llvm.icmp "eq" %{{.*}}, %[[S15]]
 // CHECK-NEXT: llvm.mlir.constant(32768 : i32)

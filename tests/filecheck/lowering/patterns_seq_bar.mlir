@@ -15,7 +15,7 @@ builtin.module {
 }
 // CHECK-LABEL: func.func @seq
 // CHECK-COUNT-6: nvvm.mbarrier.init
-// CHECK:      nvvm.barrier0
+// CHECK:      nvvm.barrier{{$}}
 // state.create
 // CHECK-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT: %[[G0:.*]] = llvm.icmp "eq" %g, %[[Z]] : i32

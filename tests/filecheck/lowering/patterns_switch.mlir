@@ -18,7 +18,7 @@ builtin.module {
     func.return
   }
 }
-// CHECK:      nvvm.barrier0
+// CHECK:      nvvm.barrier{{$}}
 // CHECK-NEXT: %[[T0:.*]] = nvvm.read.ptx.sreg.tid.x : i32
 // CHECK-NEXT: %[[Z0:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT: %[[D0:.*]] = llvm.sub %[[T0]], %[[Z0]] : i32

@@ -34,7 +34,7 @@ llvm.func @f(%bar: !llvm.ptr<3>, %g: !llvm.ptr, %r: !llvm.ptr<7>, %src: !llvm.pt
   nvvm.cluster.wait {aligned}
   nvvm.barrier id = %n number_of_threads = %n
   nvvm.barrier
-  nvvm.barrier0
+  nvvm.barrier
   nvvm.barrier.arrive id = %n number_of_threads = %n
   %e = nvvm.elect.sync -> i1
   %m = nvvm.mapa %bar, %n : !llvm.ptr<3> -> !llvm.ptr<7>
@@ -45,7 +45,8 @@ llvm.func @f(%bar: !llvm.ptr<3>, %g: !llvm.ptr, %r: !llvm.ptr<7>, %src: !llvm.pt
   nvvm.wgmma.commit.group.sync.aligned
   nvvm.wgmma.wait.group.sync.aligned 0
   nvvm.setmaxregister increase 232
-  nvvm.nanosleep 100
+  %ns = llvm.mlir.constant(100 : i32) : i32
+  nvvm.nanosleep %ns
   nvvm.breakpoint
   llvm.return
 }
@@ -80,8 +81,8 @@ llvm.func @f(%bar: !llvm.ptr<3>, %g: !llvm.ptr, %r: !llvm.ptr<7>, %src: !llvm.pt
 // CHECK-NEXT: nvvm.cluster.arrive.relaxed {aligned}
 // CHECK-NEXT: nvvm.cluster.wait {aligned}
 // CHECK-NEXT: nvvm.barrier id = %n number_of_threads = %n
-// CHECK-NEXT: nvvm.barrier
-// CHECK-NEXT: nvvm.barrier0
+// CHECK-NEXT: nvvm.barrier{{$}}
+// CHECK-NEXT: nvvm.barrier{{$}}
 // CHECK-NEXT: nvvm.barrier.arrive id = %n number_of_threads = %n
 // CHECK-NEXT: %e = nvvm.elect.sync -> i1
 // CHECK-NEXT: %m = nvvm.mapa %bar, %n : !llvm.ptr<3> -> !llvm.ptr<7>
@@ -92,7 +93,8 @@ llvm.func @f(%bar: !llvm.ptr<3>, %g: !llvm.ptr, %r: !llvm.ptr<7>, %src: !llvm.pt
 // CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK-NEXT: nvvm.setmaxregister increase 232
-// CHECK-NEXT: nvvm.nanosleep 100
+// CHECK-NEXT: %ns = llvm.mlir.constant(100 : i32) : i32
+// CHECK-NEXT: nvvm.nanosleep %ns
 // CHECK-NEXT: nvvm.breakpoint
 // CHECK-NEXT: llvm.return
 
@@ -111,4 +113,4 @@ llvm.func @f(%bar: !llvm.ptr<3>, %g: !llvm.ptr, %r: !llvm.ptr<7>, %src: !llvm.pt
 // GENERIC: "nvvm.cp.async.bulk.shared.cluster.global"(%r, %src, %bar, %n) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0>}> : (!llvm.ptr<7>, !llvm.ptr<1>, !llvm.ptr<3>, i32) -> ()
 // GENERIC: "nvvm.wgmma.wait.group.sync.aligned"() <{group = 0 : i64}> : () -> ()
 // GENERIC: "nvvm.setmaxregister"() <{action = #nvvm<action increase>, regCount = 232 : i32}> : () -> ()
-// GENERIC: "nvvm.nanosleep"() <{duration = 100 : i32}> : () -> ()
+// GENERIC: "nvvm.nanosleep"(%{{.*}}) : (i32) -> ()

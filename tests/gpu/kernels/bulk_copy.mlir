@@ -18,7 +18,7 @@ builtin.module attributes {cutlass.target = "sm_90a"} {
     scf.if %leader {
       nvvm.mbarrier.init %bar, %c1 : !llvm.ptr<3>, i32
     }
-    nvvm.barrier0
+    nvvm.barrier
     scf.if %leader {
       nvvm.mbarrier.arrive.expect_tx %bar, %bytes : !llvm.ptr<3>, i32
       atom.bulk_copy_g2s %data, %src, %bar, %bytes : !llvm.ptr<3>, !llvm.ptr<1>, !llvm.ptr<3>

@@ -31,7 +31,7 @@ def emit_init_sync(e: Emitter, op: Operation) -> None:
         e.add_op(nvvm.ClusterArriveRelaxedOp(aligned=True))
         e.add_op(nvvm.ClusterWaitOp(aligned=True))
     else:
-        e.add_op(nvvm.Barrier0Op())
+        e.add_op(nvvm.BarrierOp())
 
 
 class PipelineCreateLowering(OpLowering):

@@ -114,14 +114,14 @@ class ModsThrottleLowering(OpLowering):
     def lower(self, op: Operation, e: Emitter):
         profile = int_prop(op, "profile", 0)
         if profile in THROTTLE_SLEEP_NS:
-            e.add_op(nvvm.NanosleepOp(THROTTLE_SLEEP_NS[profile]))
+            e.add_op(nvvm.NanosleepOp(e.const(THROTTLE_SLEEP_NS[profile])))
         elif profile == 2:
             outer = enclosing_exec(op)
             threads = outer.num_threads() if outer is not None and outer.executor_kind() != "cta" else 0
             if threads:
                 e.add_op(nvvm.BarrierOp(e.const(COOPERATIVE_BARRIER_ID), e.const(threads)))
             else:
-                e.add_op(nvvm.Barrier0Op())
+                e.add_op(nvvm.BarrierOp())
         return None
 
 
