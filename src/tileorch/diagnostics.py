@@ -8,11 +8,14 @@ everything else:
 * :func:`verify_located` verifies a module op by op (nested ops first) and
   returns one formatted line per failing op;
 * :class:`LocatedError` is what passes raise to report a problem at an op;
-* :func:`copy_location` lets rewrites keep the source position of the op they replace.
+* :func:`copy_location` lets rewrites keep the source position of the op they replace;
+* :func:`read_source` / :func:`decode_source` turn unreadable or non-UTF-8 input into a
+  :class:`SourceError` instead of an ``OSError`` / ``UnicodeDecodeError``.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 
 from xdsl.context import Context
@@ -127,3 +130,41 @@ def copy_location(src: Operation, new_ops: Iterable[Operation]) -> None:
     for op in new_ops:
         if not isinstance(op.location, FileLineColLoc):
             op.location = src.location
+
+
+class SourceError(Exception):
+    """Input that cannot be read as text.  ``location`` is ``file:line:col`` when the problem
+    has a position in the file (a non-UTF-8 byte), else ``None`` (the file cannot be opened)."""
+
+    def __init__(self, message: str, location: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.location = location
+
+    def format(self, tool: str) -> str:
+        """``file:line:col: error: message``, or ``TOOL: error: message`` without a position."""
+        return f"{self.location or tool}: error: {self.message}"
+
+
+def decode_source(data: bytes, name: str, line_offset: int = 0) -> str:
+    """``data`` decoded as UTF-8; a bad byte raises :class:`SourceError` located at that byte."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1 + line_offset
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise SourceError(f"invalid UTF-8 byte 0x{data[exc.start]:02x} (the input must be UTF-8 text)",
+                          f"{name}:{line}:{col}") from None
+
+
+def read_source(path: str) -> str:
+    """The UTF-8 text of the file at ``path`` (``-`` reads stdin); raises :class:`SourceError`."""
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            with open(path, "rb") as f:
+                data = f.read()
+    except OSError as exc:
+        raise SourceError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return decode_source(data, "<stdin>" if path == "-" else path)

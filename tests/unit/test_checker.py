@@ -90,8 +90,17 @@ def test_ir_mutant_missing_tail(tmp_path):
     assert check(protocols[0]).violation.prop == P.DRAIN
 
 
-def test_cli_check_reports_counterexample_and_trace(tmp_path):
+def test_commit_without_transaction_bytes_expects_the_init_transaction_size(tmp_path):
+    # convert-pipeline-to-nvvm: the leader's expect_tx takes transaction_size[p] when the
+    # commit names no bytes, so dropping them from the op changes nothing
     path = _mutate(tmp_path, "{transaction_bytes = 4096 : i32}", "")
+    protocols, errors = load(str(path))
+    assert not errors and check(protocols[0]).ok
+
+
+def test_cli_check_reports_counterexample_and_trace(tmp_path):
+    # 0 bytes: a plain arrive completes the phase before the TMA bytes land
+    path = _mutate(tmp_path, "{transaction_bytes = 4096 : i32}", "{transaction_bytes = 0 : i32}")
     trace = tmp_path / "t.json"
     proc = subprocess.run([sys.executable, "-m", "tileorch.cli.main", "check", str(path),
                            "--trace", str(trace)], capture_output=True, text=True)
@@ -307,5 +316,172 @@ def test_ir_mutant_multicast_with_local_releases_overwrites(tmp_path):
     path = _mutate(tmp_path, "consumers = array<i64: 0x6>",
                    "consumers = array<i64: 0x6>, consumer_arv_count = array<i32: 3>",
                    "coop_pipeline.mlir")
-    protocols, _ = load(str(path))
-    assert check(protocols[0]).violation.prop == P.WRITE_BEFORE_RELEASE
+    protocols, errors = load(str(path))
+    # rejected either by the verifier (consumer_arv_count on a cluster) or by the checker
+    assert (errors and not protocols) or \
+        check(protocols[0]).violation.prop == P.WRITE_BEFORE_RELEASE
+
+
+# --- named-barrier pipelines, per-group arrive counts, cluster release sync ------------------
+
+# A producer warp (warp 0) and two consumer warp groups (warps 4-7, 8-11) on a two-stage
+# named-barrier pipeline: commit / release are bar.arrive, wait / acquire bar.sync, each on
+# 32 + 2 x 128 = 288 threads (dialect-conventions.md §5); the producer skips its first pass.
+NAMED = """builtin.module attributes {cutlass.target = "sm_90a"} {
+  func.func @named_mainloop(%k_tiles: i32, %smem: !llvm.ptr<3>) attributes {nvvm.kernel} {
+    %pipe = cutlass.pipeline.create storage(%smem) : !cutlass.pipeline<stages = 2, producers = 1, consumers = 2, barrier = named_barrier>
+    %ready = cutlass.pipeline.init %pipe {numStages = 2 : i32, executor = #cutlass<executor_type warp>, participants = array<i64: 0x1>, consumers = array<i64: 0xf0, 0xf00>}
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    cutlass.async.exec warp mask(0xff1) {
+      cutlass.pipeline.switch_by_executor case masks(0x1) args(%p = %ready) {
+        %start = cutlass.pipeline.state.create %p producer
+        %last = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%s = %start) -> (!cutlass.pipeline_state<2>) : i32 {
+          cutlass.pipeline.producer_acquire %p, %s
+          cutlass.pipeline.producer_commit %p, %s
+          %next = cutlass.pipeline.state.increment %s
+          scf.yield %next : !cutlass.pipeline_state<2>
+        }
+        cutlass.pipeline.producer_tail %p, %last
+      } case masks(0xff0) args(%q = %ready) {
+        %start = cutlass.pipeline.state.create %q consumer
+        %last = scf.for %k = %c0 to %k_tiles step %c1 iter_args(%s = %start) -> (!cutlass.pipeline_state<2>) : i32 {
+          cutlass.pipeline.consumer_wait %q, %s
+          %stage = cutlass.pipeline.state.get_index %s
+          cutlass.pipeline.consumer_release %q, %s
+          %next = cutlass.pipeline.state.increment %s
+          scf.yield %next : !cutlass.pipeline_state<2>
+        }
+      }
+    }
+    func.return
+  }
+}
+"""
+
+
+def _named(tmp_path, *edits):
+    text = NAMED
+    for old, new in edits:
+        assert old in text
+        text = text.replace(old, new, 1)
+    path = tmp_path / "named.mlir"
+    path.write_text(text)
+    return load(str(path))
+
+
+def test_named_barrier_pipeline_is_modelled_with_thread_counts(tmp_path):
+    protocols, errors = _named(tmp_path)
+    assert not errors
+    pipe = protocols[0].pipelines[0]
+    # ids from cutlass-allocate-barrier-ids: first free id after the 8 reserved ones; full
+    # barriers 8, 9 (base + stage), empty barriers 10, 11 (base + stages + stage)
+    assert (pipe.full_count, pipe.empty_count, pipe.named_ids) == (288, 288, (8, 10))
+    for por in (True, False):
+        result = check(protocols[0], por=por, symmetry=por)
+        assert result.ok, result.violation
+    assert check(protocols[0]).seconds < 5.0
+
+
+def test_named_barrier_pipeline_explicit_base_is_kept(tmp_path):
+    protocols, _ = _named(tmp_path, ("consumers = array<i64: 0xf0, 0xf00>",
+                                     "consumers = array<i64: 0xf0, 0xf00>, barrier_id_base = 12 : i32"))
+    assert protocols[0].pipelines[0].named_ids == (12, 14)
+    assert check(protocols[0]).ok
+
+
+def test_named_barrier_mutant_missing_consumer_group_is_a_count_mismatch(tmp_path):
+    """Only warp group 1 runs the consumer arm: 32 + 128 = 160 of the 288 threads ever reach
+    the full barrier of stage 0."""
+    protocols, _ = _named(tmp_path, ("warp mask(0xff1)", "warp mask(0xf1)"),
+                          ("case masks(0xff0)", "case masks(0xf0)"))
+    for por in (True, False):
+        v = check(protocols[0], por=por, symmetry=por).violation
+        assert v.prop == P.NAMED_BARRIER_COUNT and "288" in v.message and "160" in v.message
+
+
+def test_named_barrier_mutant_user_barrier_on_a_pipeline_id(tmp_path):
+    """A user bar.sync on id 8 (the pipeline's full barrier of stage 0) joins its generation
+    with another thread count."""
+    protocols, _ = _named(tmp_path, (
+        "          cutlass.pipeline.consumer_release %q, %s\n",
+        "          cutlass.pipeline.consumer_release %q, %s\n"
+        "          cutlass.named_barrier.arrive_and_wait barrier_id = 8 num_threads = 256\n"))
+    assert check(protocols[0]).violation.prop == P.NAMED_BARRIER_COUNT
+
+
+def test_named_barrier_mutant_missing_tail_and_try_wait(tmp_path):
+    protocols, _ = _named(tmp_path, ("cutlass.pipeline.producer_tail %p, %last", ""))
+    assert check(protocols[0]).violation.prop == P.DRAIN
+    protocols, errors = _named(tmp_path, (
+        "          cutlass.pipeline.consumer_wait %q, %s\n",
+        "          %t = cutlass.pipeline.consumer_try_wait %q, %s\n"
+        "          cutlass.pipeline.consumer_wait %q, %s token(%t)\n"))
+    assert not protocols and ":20:11:" in errors[0] and "named-barrier" in errors[0]
+
+
+def test_named_barrier_cli_check(tmp_path):
+    path = tmp_path / "named.mlir"
+    path.write_text(NAMED)
+    proc = subprocess.run([sys.executable, "-m", "tileorch.cli.main", "check", str(path)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0 and "OK: all properties hold" in proc.stdout
+
+
+def test_arrive_counts_are_per_group(tmp_path):
+    """Two producer groups (1 and 32 arrivals, 4096 and 2048 TMA bytes) and two consumer
+    groups (1 and 128 arrivals): full = 33, empty = 129; each agent arrives with its own
+    group's count and expects its own group's bytes."""
+    path = _mutate(tmp_path, "cutlass.pipeline.init %pipe {numStages = 4 : i32, executor = "
+                   "#cutlass<executor_type warp>, participants = array<i64: 0x1>, consumers = "
+                   "array<i64: 0xf0, 0xf00>, transaction_size = array<i32: 4096>}",
+                   "cutlass.pipeline.init %pipe {numStages = 4 : i32, executor = "
+                   "#cutlass<executor_type warp>, participants = array<i64: 0x1, 0x2>, consumers "
+                   "= array<i64: 0xf0, 0xf00>, producer_arv_count = array<i32: 1, 32>, "
+                   "consumer_arv_count = array<i32: 1, 128>, transaction_size = array<i32: "
+                   "4096, 2048>}")
+    text = path.read_text()
+    for old, new in (("producers = 1, consumers = 2", "producers = 2, consumers = 2"),
+                     ("mask(0xff1)", "mask(0xff3)"), ("case masks(0x1)", "case masks(0x3)"),
+                     (" {transaction_bytes = 4096 : i32}", "")):
+        assert old in text
+        text = text.replace(old, new)
+    path.write_text(text)
+    protocols, errors = load(str(path), iterations=3)     # k = 1..3 keeps the test fast
+    assert not errors
+    pipe = protocols[0].pipelines[0]
+    assert (pipe.full_count, pipe.empty_count, pipe.stage_bytes) == (33, 129, 6144)
+    commits = {a.name: [(o.arrivals, o.tx_bytes) for o in _ops(a.program)
+                        if type(o).__name__ == "ProducerCommit"][0] for a in protocols[0].agents
+               if a.role == "producer"}
+    assert sorted(commits.values()) == [(1, 4096), (32, 2048)]
+    releases = sorted([o.arrivals for o in _ops(a.program)
+                       if type(o).__name__ == "ConsumerRelease"][0]
+                      for a in protocols[0].agents if a.role == "consumer")
+    assert releases == [1, 128]
+    result = check(protocols[0])
+    assert result.ok, result.violation
+
+
+def test_cluster_release_syncs_the_group_then_arrives_once_per_warp_group():
+    """coop: one consumer group of two warp groups on a 2x1 cluster: bar.sync on the group's
+    own id (the first free id, 8) over its 256 threads, then 2 arrivals to each of the
+    2 + 1 - 1 CTAs of its row/column (arvCount empty = 4)."""
+    protocols, _ = load(str(ROOT / "examples" / "coop_pipeline.mlir"))
+    for a in protocols[0].agents:
+        if a.role != "consumer":
+            continue
+        ops = [o for o in _ops(a.program) if type(o).__name__ in ("BarSync", "ConsumerRelease")]
+        assert [(type(o).__name__, getattr(o, "barrier", None), getattr(o, "count", None),
+                 getattr(o, "arrivals", None)) for o in ops] == [
+            ("BarSync", 8, 256, None), ("ConsumerRelease", None, None, 2)]
+    assert protocols[0].pipelines[0].empty_count == 4
+
+
+def test_cluster_release_mutant_half_a_group_hangs_in_its_sync(tmp_path):
+    path = _mutate(tmp_path, "cutlass.async.exec warpgroup mask(0x6) regs(232)",
+                   "cutlass.async.exec warpgroup mask(0x2) regs(232)", "coop_pipeline.mlir")
+    protocols, errors = load(str(path))
+    assert not errors
+    v = check(protocols[0]).violation
+    assert v.prop == P.NAMED_BARRIER_COUNT and "256" in v.message

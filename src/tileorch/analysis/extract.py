@@ -2,7 +2,17 @@
 cutlass dialect, before lowering.  Ops are matched by name (``docs/dialect-conventions.md``).
 
 * Pipelines: every ``cutlass.pipeline.init`` gives a ring (stages, full / empty arrival counts
-  as ``cutlass-stamp-arrive-counts`` derives them, TMA bytes per stage).
+  as ``cutlass-stamp-arrive-counts`` derives them, TMA bytes per stage), read from the
+  ``PipelineInfo`` that ``convert-pipeline-to-nvvm`` sees: on a copy of the module with
+  named-barrier ids allocated (``cutlass-allocate-barrier-ids``, default pool; explicit bases
+  kept) and counts stamped.  A ``barrier = named_barrier`` pipeline uses the lowering's ids
+  (full ``base + index``, empty after the full side) and thread counts.
+* Arrivals, per agent, as lowered: a commit arrives from the agent's threads among the first
+  ``producer_arv_count[p]`` of each producer group p (the group leader with ``expect_tx`` of
+  the op's ``transaction_bytes``, else ``transaction_size[p]``); a release on a one-CTA cluster
+  (or with ``consumer_arv_count``) from its threads among the first count of each consumer
+  group, on a larger cluster ``cluster_release_arrivals(T(c))`` per consumer group c to every
+  CTA of its row and column, after the group's ``bar.sync`` (``release_sync_groups()``).
 * Agents: the innermost ``cutlass.async.exec`` region or ``switch_by_executor`` arm holding
   pipeline, named-barrier or fix-up ops.  A region is split into the pipeline's consumer (or
   producer) groups it covers, otherwise into its executor units (each warp group of a
@@ -11,7 +21,7 @@ cutlass dialect, before lowering.  Ops are matched by name (``docs/dialect-conve
   parameter, checked over a range of values; a lower bound known for the agent, e.g. its group
   id, is kept), handshake ops become protocol steps, a consumer reads its stage right after the
   wait and wherever the state value is used again, a producer fills its stage right before the
-  commit (TMA bytes = the pipeline's ``transaction_size``).  A producer region that asks for the
+  commit (TMA bytes = ``transaction_size[p]`` of its producer group p).  A producer region that asks for the
   pipeline's multicast mask (``get_producer_mask``) multicasts its TMA loads to the CTAs of its
   cluster row and column, each of which then receives ``transaction_size / (cx + cy - 1)``
   bytes of the stage from every such source.
@@ -123,9 +133,29 @@ def _innermost_exec(op: Operation) -> Operation | None:
     return parent
 
 
+def lowered_inits(module: ModuleOp) -> dict[Operation, object]:
+    """The ``PipelineInfo`` of every ``cutlass.pipeline.init`` of ``module`` as
+    ``convert-pipeline-to-nvvm`` sees it: ids allocated and arrive counts stamped, on a copy."""
+    from xdsl.context import Context
+    from tileorch.transforms.arrive_counts import StampArriveCounts
+    from tileorch.transforms.barrier_ids import AllocateBarrierIds
+    from tileorch.transforms.pipeline_to_nvvm.context import pipeline_info
+    copy = module.clone()
+    original = dict(zip(copy.walk(), module.walk()))
+    try:
+        AllocateBarrierIds().apply(Context(), copy)
+        StampArriveCounts().apply(Context(), copy)
+    except LocatedError as exc:
+        raise LocatedError(original.get(exc.op, module), exc.message) from None
+    return {original[op]: pipeline_info(op, op.results[0]) for op in copy.walk()
+            if op.name == P + "init"}
+
+
 class _Kernel:
-    def __init__(self, module: ModuleOp, func: Operation, iterations: int | None):
+    def __init__(self, module: ModuleOp, func: Operation, iterations: int | None,
+                 infos: dict[Operation, object]):
         self.func = func
+        self.infos = infos
         self.cluster = cluster_shape(module)
         self.iterations = iterations
         self.inits: dict[Operation, Pipeline] = {}
@@ -142,12 +172,12 @@ class _Kernel:
     # --- pipelines -----------------------------------------------------------------------
 
     def _pipeline(self, init: Operation) -> None:
-        from tileorch.transforms.arrive_counts import derive_arrive_counts
-        full, empty = derive_arrive_counts(init, self.cluster)
+        info = self.infos[init]
         sizes = init.transaction_sizes() or []
         name = init.results[0].name_hint or f"pipe{len(self.inits)}"
-        self.inits[init] = Pipeline(name, init.pipeline_type().stages, full, empty, sum(sizes),
-                                    origin=init)
+        named = (info.full_id(), info.empty_id_base) if info.named else None
+        self.inits[init] = Pipeline(name, info.stages, info.full_count, info.empty_count,
+                                    sum(sizes), named, origin=init)
 
     def _seqbar(self, init: Operation) -> None:
         if init.uses_named_barriers():
@@ -600,9 +630,9 @@ class _Program:
         var, out = self._sync(op, op.operands[1])
         kind = op.name[len(P):]
         token = self.tokens.get(op.operands[2]) if len(op.operands) > 2 else None
-        tma = pipe.stage_bytes
-        producers = init.producer_masks()
-        arrivals = (init.producer_arrive_counts() or [1] * len(producers))[0]
+        tma = self._loads(init)
+        if kind == "consumer_try_wait" and pipe.named_ids is not None:
+            raise LocatedError(op, "consumer_try_wait cannot probe a named-barrier pipeline")
         if kind in ("producer_acquire", "produce"):
             out.append(ProducerAcquire(pipe.name, var, token=token, origin=op))
         if kind in ("producer_try_acquire", "consumer_try_wait"):
@@ -611,11 +641,10 @@ class _Program:
             cls = ProducerTryAcquire if kind.startswith("producer") else ConsumerTryWait
             out.append(cls(pipe.name, var, tok, origin=op))
         if kind in ("producer_commit", "produce"):
-            tx = op.properties.get("transaction_bytes")
             dst = ("row_col",) if init in self.multicast and tma else None
+            arrivals, tx = self._commit(init, pipe, op)
             out.append(ProducerWrite(pipe.name, var, nbytes=tma, dst=dst, origin=op))
-            out.append(ProducerCommit(pipe.name, var, tx_bytes=tx.value.data if tx else 0,
-                                      arrivals=arrivals, origin=op))
+            out.append(ProducerCommit(pipe.name, var, tx_bytes=tx, arrivals=arrivals, origin=op))
         if kind == "producer_tail":
             out.extend(tail(pipe.name, var, pipe.stages, origin=op))
             self.cur[var] += pipe.stages
@@ -624,17 +653,63 @@ class _Program:
             out.append(ConsumerRead(pipe.name, var, origin=op))
             self.uses_after_wait[op.operands[1]] = True
         if kind in ("consumer_release", "consume"):
-            out.append(self._release(init, pipe, var, op))
+            out.extend(self._release(init, pipe, var, op))
         return out
 
-    def _release(self, init: Operation, pipe: Pipeline, var: str, op: Operation) -> Op:
+    def _ranges(self, init: Operation, masks: list[int]) -> list[range]:
+        """The threads of each group mask (a contiguous run of executor units)."""
+        unit = UNIT_THREADS.get(init.executor_type().value, 32)
+        return [range(min(ts), max(ts) + 1) for ts in (_threads(unit, m) for m in masks)]
+
+    def _arriving(self, groups: list[range], counts: list[int]) -> int:
+        """This agent's threads among the first ``counts[g]`` threads of each group g."""
+        return sum(len(self.threads & frozenset(g[:n])) for g, n in zip(groups, counts))
+
+    def _loads(self, init: Operation) -> int:
+        """TMA bytes this agent loads into a stage: ``transaction_size[p]`` of each producer
+        group p it covers."""
+        groups = self._ranges(init, init.producer_masks())
+        sizes = init.transaction_sizes() or [0] * len(groups)
+        return sum(size for g, size in zip(groups, sizes) if self.threads & frozenset(g))
+
+    def _commit(self, init: Operation, pipe: Pipeline, op: Operation) -> tuple[int, int]:
+        """(arrivals, expect_tx bytes) of this agent's producer_commit on an mbarrier pipeline."""
+        if pipe.named_ids is not None:
+            return len(self.threads), 0
+        groups = self._ranges(init, init.producer_masks())
+        explicit = op.properties.get("transaction_bytes")
+        sizes = ([explicit.value.data] * len(groups) if explicit is not None
+                 else init.transaction_sizes() or [0] * len(groups))
+        counts = init.producer_arrive_counts() or [1] * len(groups)
+        tx = sum(size for g, size in zip(groups, sizes) if size and g[0] in self.threads)
+        return self._arriving(groups, counts), tx
+
+    def _release(self, init: Operation, pipe: Pipeline, var: str, op: Operation) -> list[Op]:
+        """consumer_release of this agent: ``bar.arrive`` (named pipeline); local arrivals of
+        the first ``consumer_arv_count`` (default all) threads of each group (one-CTA cluster
+        or explicit counts); else each consumer group it covers syncs (if it is one of
+        ``release_sync_groups()``) and sends ``cluster_release_arrivals(T)`` to each CTA of
+        its cluster row and column."""
+        from tileorch.transforms.arrive_counts import cluster_release_arrivals
+        from tileorch.transforms.pipeline_to_nvvm.consumer import release_sync_id
+        if pipe.named_ids is not None:
+            return [ConsumerRelease(pipe.name, var, len(self.threads), origin=op)]
+        groups = self._ranges(init, init.consumer_masks())
         given = init.consumer_arrive_counts()
-        if given is not None:
-            return ConsumerRelease(pipe.name, var, given[0], origin=op)
-        threads = len(self.threads)
-        if self.k.ctas == 1:
-            return ConsumerRelease(pipe.name, var, threads, origin=op)
-        return ConsumerRelease(pipe.name, var, -(-threads // 128), ("row_col",), origin=op)
+        if given is not None or self.k.ctas == 1:
+            arrivals = self._arriving(groups, given or [len(g) for g in groups])
+            return [ConsumerRelease(pipe.name, var, arrivals, origin=op)]
+        out: list[Op] = []
+        arrivals = 0
+        syncing = init.release_sync_groups()
+        for c, g in enumerate(groups):
+            if not self.threads & frozenset(g):
+                continue
+            if c in syncing:
+                out.append(BarSync(release_sync_id(op, self.k.infos[init], c), len(g), origin=op))
+            arrivals += cluster_release_arrivals(len(g))
+        out.append(ConsumerRelease(pipe.name, var, arrivals, ("row_col",), origin=op))
+        return out
 
     def _for(self, op: Operation) -> list[Op]:
         lb, ub, step, *inits = op.operands
@@ -717,8 +792,9 @@ def extract(module: ModuleOp, kernel: str | None = None,
             iterations: int | None = None) -> list[Protocol]:
     """The protocols of the module's kernels (or of the one named ``kernel``)."""
     out = []
+    infos = lowered_inits(module) if kernels(module) else {}
     for func in kernels(module):
         if kernel is not None and kernel_name(func) != kernel:
             continue
-        out.extend(_Kernel(module, func, iterations).protocols())
+        out.extend(_Kernel(module, func, iterations, infos).protocols())
     return out

@@ -111,10 +111,6 @@ class Machine:
         self.svar = [{d.name: i for i, d in enumerate(a.states)} for a in self.agents]
         self.ring = [[protocol.ring(d.pipe) for d in a.states] for a in self.agents]
         self.tokens = [self._token_names(prog) for prog in self.programs]
-        self.named_keys = sorted({(self.agents[i].cta, op.barrier)
-                                  for i, prog in enumerate(self.programs) for op in prog
-                                  if isinstance(op, (BarSync, BarArrive))})
-        self.named_at = {key: n for n, key in enumerate(self.named_keys)}
         self.uses_cluster = any(isinstance(op, (ClusterArrive, ClusterWait))
                                 for prog in self.programs for op in prog)
         self.next_pc = [[self._follow(prog, pc + 1) for pc in range(len(prog))]
@@ -124,6 +120,10 @@ class Machine:
         traces = [self._slot_trace(i) for i in range(len(self.agents))]
         self.slots_at = [[at[0] for at in t] for t in traces]
         self.rounds_at = [[at[1] for at in t] for t in traces]
+        self.named_op = [[self._named(i, pc) for pc in range(len(prog))]
+                         for i, prog in enumerate(self.programs)]
+        self.named_keys = sorted({n[0] for ops in self.named_op for n in ops if n is not None})
+        self.named_at = {key: n for n, key in enumerate(self.named_keys)}
         self.object_bit: dict[tuple, int] = {}
         self.write_dsts = self._write_dsts()
         self.footprints = [[self._bits(self._footprint(i, pc)) for pc in range(len(prog))]
@@ -199,13 +199,44 @@ class Machine:
                 at.setdefault(nxt, tuple(count))
         return out
 
+    def _named(self, agent: int, pc: int) -> tuple[tuple[int, int], int] | None:
+        """``((cta, id), thread count)`` of the named barrier the op at ``pc`` arrives on:
+        ``bar.sync`` / ``bar.arrive``, or a handshake of a named-barrier pipeline (on the id
+        of the slot it touches, which is static: see :meth:`_slot_trace`)."""
+        op = self.programs[agent][pc]
+        cta = self.agents[agent].cta
+        if isinstance(op, (BarSync, BarArrive)):
+            return (cta, op.barrier), op.count
+        if not isinstance(op, (ProducerAcquire, ProducerCommit, ConsumerWait, ConsumerTryWait,
+                               ConsumerRelease)):
+            return None
+        spec = self.protocol.pipeline(op.pipe)
+        if spec.named_ids is None:
+            return None
+        if isinstance(op, ConsumerTryWait):
+            raise ValueError(f"{op.pipe}: a named-barrier pipeline cannot be probed by "
+                             "consumer_try_wait")
+        full = isinstance(op, ProducerCommit) or (isinstance(op, ConsumerWait)
+                                                  and op.barrier == "full")
+        side = FULL if full else EMPTY
+        count = spec.full_count if full else spec.empty_count
+        return (cta, spec.named_ids[side] + self.slots_at[agent][pc]), count
+
     def _footprint(self, agent: int, pc: int) -> tuple[frozenset, frozenset]:
         op = self.programs[agent][pc]
         cta = self.agents[agent].cta
         slot, rnd = self.slots_at[agent][pc], self.rounds_at[agent][pc]
         reads: set = set()
         writes: set = set()
-        if isinstance(op, (ProducerAcquire, ProducerTryAcquire)):
+        named = self.named_op[agent][pc]
+        if named is not None:
+            reads.add(("N",) + named[0])
+            writes.add(("N",) + named[0])
+            if isinstance(op, ConsumerWait):      # the landed-data check of a full-side wait
+                reads.update({("FT", op.pipe, cta, slot, rnd), ("FT", op.pipe, cta, slot, rnd + 1)})
+            elif isinstance(op, ProducerCommit):  # bar.arrive may complete before bytes land
+                writes.add(("FT", op.pipe, cta, slot, rnd))
+        elif isinstance(op, (ProducerAcquire, ProducerTryAcquire)):
             reads.add(("EA", op.pipe, cta, slot))
             reads.update(("EA", op.pipe, d, slot)
                          for d in self.write_dsts.get((agent, self.pipe_index[op.pipe]), ()))
@@ -223,9 +254,6 @@ class Machine:
                               ("FT", op.pipe, cta, slot, rnd + 1)})
         elif isinstance(op, ConsumerRelease):
             writes.update(("EA", op.pipe, d, slot) for d in self._dsts(agent, op))
-        elif isinstance(op, (BarSync, BarArrive)):
-            reads.add(("N", cta, op.barrier))
-            writes.add(("N", cta, op.barrier))
         elif isinstance(op, SeqWait):
             length = self.protocol.seqbars[self.seq_index[op.bar]].length
             reads.add(("Q", op.bar, cta, slot * length + op.group))
@@ -318,7 +346,9 @@ class Machine:
             for side in (FULL, EMPTY):
                 for p in self.protocol.pipelines:
                     count = p.full_count if side == FULL else p.empty_count
-                    barriers.extend([MBarrier.init(count)] * p.stages)
+                    unused = count == 0 or p.named_ids is not None     # elided, or named
+                    barriers.extend([MBarrier(0, 0) if unused else MBarrier.init(count)]
+                                    * p.stages)
         for _cta in range(self.ctas):
             for b in self.protocol.seqbars:
                 barriers.extend([MBarrier.init(b.group_size)] * (b.depth * b.length))
@@ -407,7 +437,7 @@ class Machine:
         agent = state[0][i]
         pc = agent[0]
         op = self.programs[i][pc]
-        if isinstance(op, (ProducerAcquire, ConsumerWait)):
+        if isinstance(op, (ProducerAcquire, ConsumerWait)) and self.named_op[i][pc] is None:
             side = EMPTY if isinstance(op, ProducerAcquire) or op.barrier == "empty" else FULL
             b, _phase, _need, index = self._wait_target(state, i, op, side)
             cta = self.agents[i].cta
@@ -485,6 +515,9 @@ class Machine:
         if isinstance(op, (ProducerAcquire, ConsumerWait)):
             if op.token is not None and agent[2][self.tokens[i][op.token]] == TOK_DONE:
                 return True
+            named = self.named_op[i][agent[0]]
+            if named is not None:       # bar.sync: arrive first, then wait for the generation
+                return agent[4] < 0 or state[4][self.named_at[named[0]]].generation > agent[4]
             side = EMPTY if isinstance(op, ProducerAcquire) or op.barrier == "empty" else FULL
             b, phase, _need, _ = self._wait_target(state, i, op, side)
             return b.test_wait(phase)
@@ -494,7 +527,7 @@ class Machine:
         if isinstance(op, ClusterWait):
             return agent[8] >= 0 and (state[7] > agent[8] or self.cluster_ready(state))
         if isinstance(op, BarSync) and agent[4] >= 0:
-            key = (self.agents[i].cta, op.barrier)
+            key = self.named_op[i][agent[0]][0]
             return state[4][self.named_at[key]].generation > agent[4]
         if isinstance(op, CounterWait):
             value = state[5].counter(op.counter)
@@ -532,6 +565,11 @@ class Machine:
             if b.pending != b.expected or b.tx != 0:
                 return P.Violation(P.DRAIN, f"kernel exits with {self.barrier_name(k)} "
                                    f"mid-phase ({b.describe()})")
+        for (cta, bid), nb in zip(self.named_keys, state[4]):
+            if nb.arrived:
+                where = f"cta{cta} " if self.ctas > 1 else ""
+                return P.Violation(P.DRAIN, f"kernel exits with {where}named barrier {bid} "
+                                   f"mid-generation ({nb.describe()})")
         return None
 
     def barrier_name(self, k: int) -> str:
@@ -553,16 +591,13 @@ class Machine:
         return f"barrier#{k}"
 
     def _all_parked_at(self, state: tuple, key: tuple[int, int]) -> bool:
-        """Has every agent that uses named barrier ``key`` = (cta, id) finished or arrived?"""
+        """Is every agent that may still arrive on named barrier ``key`` = (cta, id) already
+        waiting on it (so no further thread can ever arrive)?"""
         for b, a in enumerate(state[0]):
-            prog = self.programs[b]
-            if self.agents[b].cta != key[0]:
+            named = self.named_op[b]
+            if not any(n is not None and n[0] == key for n in named[a[0]:]):
                 continue
-            uses = any(isinstance(o, (BarSync, BarArrive)) and o.barrier == key[1] for o in prog)
-            if not uses or a[0] >= len(prog):
-                continue
-            here = prog[a[0]]
-            if not (isinstance(here, BarSync) and here.barrier == key[1] and a[4] >= 0):
+            if not (a[4] >= 0 and named[a[0]] is not None and named[a[0]][0] == key):
                 return False
         return True
 
@@ -575,7 +610,19 @@ class Machine:
             op = self.programs[i][a[0]]
             name = self.agents[i].name
             first_op = first_op or op
-            if isinstance(op, (ProducerAcquire, ConsumerWait)):
+            named = self.named_op[i][a[0]]
+            if named is not None and isinstance(op, (ProducerAcquire, ConsumerWait, BarSync)):
+                (_cta, bid), count = named
+                nb = state[4][self.named_at[named[0]]]
+                what = "" if isinstance(op, BarSync) else \
+                    f" ({op.pipe} stage {self.slots_at[i][a[0]]})"
+                if 0 < nb.arrived < count and self._all_parked_at(state, named[0]):
+                    return P.Violation(
+                        P.NAMED_BARRIER_COUNT,
+                        f"bar.sync {bid}{what} waits for {count} threads but only "
+                        f"{nb.arrived} ever arrive", name, op)
+                blocked.append(f"{name} at {op_text(op)} (bar {bid}{what}: {nb.describe()})")
+            elif isinstance(op, (ProducerAcquire, ConsumerWait)):
                 side = EMPTY if isinstance(op, ProducerAcquire) or op.barrier == "empty" else FULL
                 b, phase, need, index = self._wait_target(state, i, op, side)
                 if b.completed >= need + 1:
@@ -600,15 +647,6 @@ class Machine:
                                if o[0] < len(self.programs[b]) and o[8] != state[7]]
                     blocked.append(f"{name} at {op_text(op)} (cluster barrier waits for "
                                    f"{', '.join(missing)})")
-            elif isinstance(op, BarSync):
-                key = (self.agents[i].cta, op.barrier)
-                nb = state[4][self.named_at[key]]
-                if 0 < nb.arrived < op.count and self._all_parked_at(state, key):
-                    return P.Violation(
-                        P.NAMED_BARRIER_COUNT,
-                        f"bar.sync {op.barrier} waits for {op.count} threads but only "
-                        f"{nb.arrived} ever arrive", name, op)
-                blocked.append(f"{name} at {op_text(op)} ({nb.describe()})")
             else:
                 blocked.append(f"{name} at {op_text(op)}")
         return P.Violation(P.DEADLOCK, "every unfinished agent is blocked: " + "; ".join(blocked),
@@ -669,14 +707,16 @@ class _Exec:
         k = self.m.barrier_slot(pipe, self.agent.cta, side, index)
         b = self.barriers[k]
         need = acquired if side == EMPTY else acquired + 1
-        self._show(k, b)
         how = "try-wait" if via_try else "wait"
-        if b.completed >= need + 1:
+        parity = self.m.protocol.pipelines[pipe].named_ids is None   # named: no parity
+        if parity:
+            self._show(k, b)
+        if parity and b.completed >= need + 1:
             self.fail(P.PARITY_ALIASING,
                       f"{how} with parity {phase} on {self.m.barrier_name(k)} passed for phase "
                       f"{need - 1} after {b.completed} completed phases: the waiter lags by "
                       f"two phases")
-        elif b.completed < need:
+        elif parity and b.completed < need:
             self.fail(P.PARITY_ALIASING,
                       f"{how} with parity {phase} on {self.m.barrier_name(k)} passed although "
                       f"phase {need - 1} has not completed ({b.completed} phases completed): "
@@ -697,12 +737,25 @@ class _Exec:
             return
         if token is not None:
             self.tok[self.m.tokens[self.i][token]] = TOK_NONE
+        named = self.m.named_op[self.i][self.pc]
+        if named is not None and not self._first_pass() and not self._named_sync(*named):
+            return
         self._acquired(pipe, index, phase, g, side, via_try=False)
+
+    def _first_pass(self) -> bool:
+        """A producer acquire in the ring's first pass (``count < stages``): the named-barrier
+        lowering skips its ``bar.sync`` (no release to wait for yet)."""
+        if not isinstance(self.op, (ProducerAcquire, ProducerTryAcquire)):
+            return False
+        v = self.m.svar[self.i][self.op.state]
+        return self.ps[v][2] < self.m.ring[self.i][v]
 
     def _try(self, side: int, token: str) -> None:
         pipe, index, phase, g = self._state()
         k = self.m.barrier_slot(pipe, self.agent.cta, side, index)
-        done = self.barriers[k].test_wait(phase)
+        named = self.m.protocol.pipelines[pipe].named_ids is not None
+        # a named barrier can only promise the first pass without waiting
+        done = self._first_pass() if named else self.barriers[k].test_wait(phase)
         t = self.m.tokens[self.i][token]
         if done:
             self.tok[t] = TOK_DONE
@@ -711,7 +764,8 @@ class _Exec:
             self.tok[t] = TOK_AGAIN
             a, d, _ = self.ghost[g]
             self.ghost[g] = (a, d, 1)
-            self._show(k, self.barriers[k])
+            if not named:
+                self._show(k, self.barriers[k])
 
     def _check_token(self, g: int, index: int, what: str) -> None:
         if self.ghost[g][2]:
@@ -791,7 +845,10 @@ class _Exec:
     def _ProducerCommit(self, op: ProducerCommit) -> None:
         pipe, index, phase, g = self._state()
         acquired, done, unfin = self.ghost[g]
-        for d in self.m._dsts(self.i, op):
+        named = self.m.named_op[self.i][self.pc]
+        if named is not None:
+            self._bar_arrive(*named)
+        for d in self.m._dsts(self.i, op) if named is None else ():
             self._arrive(pipe, d, FULL, index, op.arrivals, op.tx_bytes, acquired - 1)
         self.ghost[g] = (acquired, done + 1, unfin)
 
@@ -808,7 +865,10 @@ class _Exec:
     def _ConsumerRelease(self, op: ConsumerRelease) -> None:
         pipe, index, phase, g = self._state()
         acquired, released, unfin = self.ghost[g]
-        for d in self.m._dsts(self.i, op):
+        named = self.m.named_op[self.i][self.pc]
+        if named is not None:
+            self._bar_arrive(*named)
+        for d in self.m._dsts(self.i, op) if named is None else ():
             self._arrive(pipe, d, EMPTY, index, op.arrivals, 0, released)
         self.ghost[g] = (acquired, released + 1, unfin)
 
@@ -825,30 +885,38 @@ class _Exec:
         self.ps[v] = (index, phase, count)
         self.stage, self.phase = index, phase
 
-    def _bar_arrive(self, op: BarSync | BarArrive) -> bool:
-        j = self.m.named_at[(self.agent.cta, op.barrier)]
+    def _bar_arrive(self, key: tuple[int, int], count: int) -> bool:
+        """The agent's threads arrive on named barrier ``key`` = (cta, id) declaring ``count``;
+        True when that completes the generation."""
+        j = self.m.named_at[key]
         named = list(self.named)
         before = named[j]
-        named[j], error = before.arrive(self.agent.threads, op.count)
+        named[j], error = before.arrive(self.agent.threads, count)
         self.named = tuple(named)
         nb = named[j]
-        self.barrier_text = lambda: f"bar {op.barrier}: {nb.describe()}"
+        self.barrier_text = lambda: f"bar {key[1]}: {nb.describe()}"
         if error:
-            self.fail(P.NAMED_BARRIER_COUNT, f"bar {op.barrier}: {error}")
-        return named[j].generation > before.generation
+            self.fail(P.NAMED_BARRIER_COUNT, f"bar {key[1]}: {error}")
+        return nb.generation > before.generation
 
-    def _BarSync(self, op: BarSync) -> None:
+    def _named_sync(self, key: tuple[int, int], count: int) -> bool:
+        """``bar.sync``: arrive, then pass once the generation completed (at once if the arrival
+        completed it, else in a later step); False while still waiting."""
         if self.bar_wait >= 0:
             self.bar_wait = -1
-            return
-        j = self.m.named_at[(self.agent.cta, op.barrier)]
-        generation = self.named[j].generation
-        if not self._bar_arrive(op):
-            self.bar_wait = generation
-            self.advance_pc = False
+            return True
+        generation = self.named[self.m.named_at[key]].generation
+        if self._bar_arrive(key, count):
+            return True
+        self.bar_wait = generation
+        self.advance_pc = False
+        return False
+
+    def _BarSync(self, op: BarSync) -> None:
+        self._named_sync(*self.m.named_op[self.i][self.pc])
 
     def _BarArrive(self, op: BarArrive) -> None:
-        self._bar_arrive(op)
+        self._bar_arrive(*self.m.named_op[self.i][self.pc])
 
     def _Branch(self, op: Branch) -> None:
         self.barrier_text = f"takes branch {2 if self.alt else 1}"

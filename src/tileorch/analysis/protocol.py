@@ -23,11 +23,15 @@ from typing import Union
 
 @dataclass(frozen=True)
 class Pipeline:
-    """A ring of ``stages`` slots with a full and an empty mbarrier per slot, in every CTA.
+    """A ring of ``stages`` slots with a full and an empty barrier per slot, in every CTA.
 
-    ``full_count`` / ``empty_count`` are the arrival counts given to ``mbarrier.init``;
-    ``stage_bytes`` is how many bytes must land in a slot per round (0: the producer writes the
-    slot synchronously before committing).
+    mbarrier pipelines (``named_ids`` None): ``full_count`` / ``empty_count`` are the arrival
+    counts given to ``mbarrier.init``.  Named-barrier pipelines: slot s uses named barriers
+    ``named_ids[0] + s`` (full) and ``named_ids[1] + s`` (empty) with ``full_count`` /
+    ``empty_count`` threads per generation; commit and release are ``bar.arrive`` by the agent's
+    threads, consumer wait and producer acquire ``bar.sync`` (the acquire skips the first pass
+    over the ring, ``count < stages``).  ``stage_bytes`` is how many bytes must land in a slot
+    per round (0: the producer writes the slot synchronously before committing).
     """
 
     name: str
@@ -35,6 +39,7 @@ class Pipeline:
     full_count: int = 1
     empty_count: int = 1
     stage_bytes: int = 0
+    named_ids: tuple[int, int] | None = None
     origin: object = field(default=None, compare=False, repr=False)
 
 

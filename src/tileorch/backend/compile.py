@@ -143,19 +143,15 @@ def compile_module(
     return result
 
 
-def compile_text(text: str, name: str = "<input>", **kwargs) -> CompileResult:
-    """Parse ``text`` (reporting positions in ``name``) and :func:`compile_module` it."""
-    ctx = make_context()
+def parse_text(ctx: Context, text: str, name: str = "<input>") -> ModuleOp:
+    """Parse ``text`` into a module whose ops carry ``name:line:col``; raises :class:`CompileError`."""
     try:
-        module = parse_module(ctx, text, name)
+        return parse_module(ctx, text, name)
     except (ParseError, DiagnosticException) as exc:
         raise CompileError(format_exception(exc)) from None
-    return compile_module(module, ctx, **kwargs)
 
 
-def compile_file_to_ptx(path, arch: str | None = None) -> str:
-    """PTX for the ``.mlir`` file at ``path`` (assembled once with ptxas as a check)."""
-    from pathlib import Path
-
-    path = Path(path)
-    return compile_text(path.read_text(), str(path), arch=arch, isolate=True).ptx
+def compile_text(text: str, name: str = "<input>", **kwargs) -> CompileResult:
+    """:func:`parse_text` then :func:`compile_module` (same keyword arguments)."""
+    ctx = make_context()
+    return compile_module(parse_text(ctx, text, name), ctx, **kwargs)

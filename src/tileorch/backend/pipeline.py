@@ -19,8 +19,10 @@ from xdsl.universe import Universe
 
 from tileorch import registry
 
-CUTLASS_LOWERING: list[str] = ["convert-atoms-to-nvvm", "cutlass-stamp-arrive-counts", "cutlass-allocate-barrier-ids",
+CUTLASS_LOWERING: list[str] = ["convert-atoms-to-nvvm", "cutlass-allocate-barrier-ids", "cutlass-stamp-arrive-counts",
                                   "lower-cutlass-pipeline-to-tileas", "convert-pipeline-to-nvvm"]
+"""Barrier ids are allocated before the arrive counts are stamped: the stamp pass rejects a
+named-barrier ``pipeline.init`` that has no ``barrier_id_base``."""
 
 STD_LOWERING: list[str] = [
     "convert-gpu-ids-to-nvvm",

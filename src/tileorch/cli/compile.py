@@ -3,7 +3,8 @@
 Runs the full lowering pipeline (``tileorch.backend.pipeline.PIPELINE``, then ``-p``),
 translates to LLVM IR, generates PTX with LLVM's NVPTX backend and, unless
 ``--no-ptxas``, assembles it with ``ptxas -arch=ARCH`` so errors show at compile time.
-Errors are printed as ``file:line:col: error: message`` and the exit status is 1.
+Errors are printed as ``file:line:col: error: message`` (or ``tileorch compile: error: ...``
+when there is no source position) and the exit status is 1; a bad option exits with 2.
 """
 
 from __future__ import annotations
@@ -13,14 +14,40 @@ import sys
 from pathlib import Path
 
 from tileorch.backend.compile import STAGES, CompileError, compile_text
-from tileorch.backend.ptx import DEFAULT_PTX_VERSION
+from tileorch.backend.ptx import DEFAULT_PTX_VERSION, SUPPORTED_PTX_VERSIONS
+from tileorch.diagnostics import SourceError, read_source
+
+# targets whose PTX the lowering produces: it uses sm_90a-specific instructions (setmaxnreg,
+# wgmma), which exist on no plain sm_XX target, and the cluster/mbarrier features of sm_90+
+SUPPORTED_ARCHS = ("sm_90a", "sm_100a")
+
+
+def _arch(text: str) -> str:
+    if text not in SUPPORTED_ARCHS:
+        raise argparse.ArgumentTypeError(
+            f"unsupported target {text!r}; tileorch generates code for {' and '.join(SUPPORTED_ARCHS)}")
+    return text
+
+
+def _ptx_version(text: str) -> int:
+    try:
+        version = int(text)
+    except ValueError:
+        version = None
+    if version not in SUPPORTED_PTX_VERSIONS:
+        raise argparse.ArgumentTypeError(
+            f"unsupported PTX version {text!r}; choose one of {', '.join(map(str, SUPPORTED_PTX_VERSIONS))}")
+    return version
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("compile", help="compile a .mlir module to PTX (checked by ptxas)")
     p.add_argument("file", help="input .mlir file ('-' for stdin)")
-    p.add_argument("--arch", default=None, help="target (default: the module's cutlass.target, else sm_90a)")
-    p.add_argument("--ptx-version", type=int, default=DEFAULT_PTX_VERSION, help="PTX ISA version x10 (default 86)")
+    p.add_argument("--arch", type=_arch, default=None,
+                   help=f"target, one of {', '.join(SUPPORTED_ARCHS)} (default: the module's cutlass.target, "
+                        "else sm_90a)")
+    p.add_argument("--ptx-version", type=_ptx_version, default=DEFAULT_PTX_VERSION,
+                   help="PTX ISA version x10 (default 86)")
     p.add_argument("-o", "--output", default="-", help="output file (default: stdout)")
     p.add_argument("--emit", choices=STAGES, default="ptx", help="stop after this stage (default: ptx)")
     p.add_argument("--no-ptxas", action="store_true", help="do not assemble the PTX with ptxas")
@@ -31,9 +58,9 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     name = "<stdin>" if args.file == "-" else args.file
     try:
-        text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text()
-    except OSError as exc:
-        print(f"tileorch compile: error: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+        text = read_source(args.file)
+    except SourceError as exc:
+        print(exc.format("tileorch compile"), file=sys.stderr)
         return 1
     try:
         result = compile_text(
@@ -54,7 +81,11 @@ def run(args: argparse.Namespace) -> int:
     if args.output == "-":
         sys.stdout.write(out)
     else:
-        Path(args.output).write_text(out)
+        try:
+            Path(args.output).write_text(out)
+        except OSError as exc:
+            print(f"tileorch compile: error: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
+            return 1
     if result.ptxas is not None:
         for line in result.ptxas.messages:
             print(f"{name}: ptxas: {line}", file=sys.stderr)

@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from tileorch.diagnostics import SourceError, read_source
+
 SCALAR_TYPES = {
     "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
     "u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64,
@@ -47,6 +49,26 @@ def parse_dims(text: str) -> tuple[int, int, int]:
     return (dims + (1, 1))[:3]  # type: ignore[return-value]
 
 
+def _bytes(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative number of bytes, got {text!r}")
+    return value
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
+
+
 def parse_arg(text: str) -> np.generic | BufferSpec:
     """One ``--args`` entry -> a numpy scalar or a :class:`BufferSpec`."""
     kind, _, rest = text.partition(":")
@@ -62,17 +84,22 @@ def parse_arg(text: str) -> np.generic | BufferSpec:
         dtype = SCALAR_TYPES[parts[0]]
         try:
             n = int(parts[1], 0)
+            if n < 1:
+                raise ValueError
         except ValueError:
-            raise ArgError(f"bad element count in {text!r}") from None
+            raise ArgError(f"bad element count in {text!r} (expected a positive integer)") from None
         fill = parts[2] if len(parts) == 3 else "zeros"
-        if fill == "zeros":
-            return BufferSpec(np.zeros(n, dtype))
-        if fill == "iota":
-            return BufferSpec(np.arange(n).astype(dtype))
         try:
-            return BufferSpec(np.full(n, float(fill) if parts[0].startswith("f") else int(fill, 0), dtype))
-        except ValueError:
-            raise ArgError(f"bad fill value in {text!r}") from None
+            if fill == "zeros":
+                return BufferSpec(np.zeros(n, dtype))
+            if fill == "iota":
+                return BufferSpec(np.arange(n).astype(dtype))
+            try:
+                return BufferSpec(np.full(n, float(fill) if parts[0].startswith("f") else int(fill, 0), dtype))
+            except (ValueError, OverflowError):
+                raise ArgError(f"bad fill value in {text!r}") from None
+        except MemoryError:
+            raise ArgError(f"cannot allocate {n} elements of {parts[0]} on the host for {text!r}") from None
     if kind == "npy":
         try:
             return BufferSpec(np.load(rest))
@@ -81,30 +108,23 @@ def parse_arg(text: str) -> np.generic | BufferSpec:
     raise ArgError(f"unknown argument kind {kind!r} in {text!r} (scalar type, buf: or npy:)")
 
 
-def compile_mlir(text: str, name: str, debug_timeout: int = 0) -> str:
-    """PTX of an MLIR module through the backend's lowering pipeline.  ``debug_timeout`` > 0
-    lowers the cutlass ops first with ``convert-pipeline-to-nvvm`` in its debug mode (every wait
-    prints its barrier and traps after that many polls).  Raises
-    ``tileorch.backend.compile.CompileError`` with located diagnostics."""
-    from xdsl.utils.exceptions import DiagnosticException, ParseError
-
-    from tileorch.backend.compile import CompileError, compile_module
-    from tileorch.diagnostics import format_exception, parse_module
+def compile_mlir(text: str, name: str, debug_timeout: int = 0, isolate: bool = False) -> str:
+    """PTX (not assembled) of an MLIR module, by :func:`tileorch.backend.compile.compile_module`.
+    ``debug_timeout`` > 0 first lowers the cutlass ops with ``convert-pipeline-to-nvvm`` in its
+    debug mode (every wait prints its barrier and traps after that many polls).  ``isolate`` runs
+    LLVM in a child process (for untrusted input).  Raises ``CompileError`` with located lines."""
+    from tileorch.backend.compile import compile_module, parse_text
     from tileorch.registry import make_context
 
     ctx = make_context()
-    try:
-        module = parse_module(ctx, text, name)
-    except (ParseError, DiagnosticException) as exc:
-        raise CompileError(format_exception(exc)) from None
+    module = parse_text(ctx, text, name)
     if debug_timeout > 0:
         from tileorch.backend import pipeline
 
         debug = f"convert-pipeline-to-nvvm{{debug-timeout={debug_timeout}}}"
         lowering = [p for p in pipeline.CUTLASS_LOWERING if p != "convert-pipeline-to-nvvm"]
-        for p in pipeline.parse_pipeline(",".join([*lowering, debug])):
-            p.apply(ctx, module)
-    return compile_module(module, ctx, ptxas=False).ptx
+        pipeline.run_passes(ctx, module, pipeline.parse_pipeline(",".join([*lowering, debug])))
+    return compile_module(module, ctx, ptxas=False, isolate=isolate).ptx
 
 
 def _fallback_to_simulate(args: argparse.Namespace, reason: str) -> int:
@@ -149,14 +169,13 @@ def run(args: argparse.Namespace) -> int:
     if not ok:
         return _fallback_to_simulate(args, reason)
     if path.suffix == ".mlir":
+        from tileorch.backend.compile import CompileError
+
         try:
-            from tileorch.backend.compile import CompileError
-        except ImportError as exc:
-            print(f"tileorch run: error: compiling {path} needs tileorch's compiler ({exc}); "
-                  "pass a .ptx or .cubin built elsewhere", file=sys.stderr)
-            return 2
-        try:
-            image: str | bytes = compile_mlir(path.read_text(), str(path))
+            image: str | bytes = compile_mlir(read_source(str(path)), str(path), isolate=True)
+        except SourceError as exc:
+            print(exc.format("tileorch run"), file=sys.stderr)
+            return 1
         except CompileError as exc:
             print(str(exc), file=sys.stderr)
             return 1
@@ -191,8 +210,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--grid", type=parse_dims, default=(1, 1, 1), help="X[,Y[,Z]] CTAs")
     p.add_argument("--block", type=parse_dims, required=True, help="X[,Y[,Z]] threads per CTA")
     p.add_argument("--cluster", type=parse_dims, default=(1, 1, 1), help="X[,Y[,Z]] CTAs per cluster")
-    p.add_argument("--smem", type=int, default=0, help="dynamic shared memory bytes per CTA")
+    p.add_argument("--smem", type=_bytes, default=0, help="dynamic shared memory bytes per CTA")
     p.add_argument("--args", nargs="*", default=[], help="kernel arguments (see above)")
-    p.add_argument("--timeout", type=float, default=10.0, help="watchdog seconds (default 10)")
+    p.add_argument("--timeout", type=_positive_seconds, default=10.0, help="watchdog seconds (default 10)")
     p.add_argument("--dump", type=Path, default=None, help="write buffers as argK.npy here")
     p.set_defaults(func=run)

@@ -11,6 +11,14 @@ from tileorch.schedulers import (DecompositionMode, RasterOrderOptions, Reductio
 from tileorch.schedulers.summary import summarize
 
 
+# CUTLASS's reduction workspace holds partial accumulators of sizeof_bits(ElementAccumulator)
+# bits: half, float/int32 or double accumulators
+ACCUMULATOR_BITS = (16, 32, 64)
+# the most work items (pieces of output tiles) materialised for --json, --plot and the load-balance
+# figures: about 300 bytes and 1 microsecond each
+MAX_WORK_ITEMS = 1 << 21
+
+
 def _shape(text: str, n: int, what: str) -> tuple[int, ...]:
     parts = text.lower().split("x")
     try:
@@ -22,6 +30,25 @@ def _shape(text: str, n: int, what: str) -> tuple[int, ...]:
     return vals
 
 
+def _int_at_least(low: int):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if value < low:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {low}, got {text!r}")
+        return value
+    return parse
+
+
+def _accumulator_bits(text: str) -> int:
+    if text not in {str(b) for b in ACCUMULATOR_BITS}:
+        raise argparse.ArgumentTypeError(f"expected the bit width of the accumulator element, one of "
+                                         f"{', '.join(map(str, ACCUMULATOR_BITS))}, got {text!r}")
+    return int(text)
+
+
 def register(subparsers) -> None:
     p = subparsers.add_parser("schedule", help="show CUTLASS's SM90 stream-K schedule of a GEMM",
                               description=__doc__)
@@ -29,24 +56,30 @@ def register(subparsers) -> None:
                    help="M N K [L] (L defaults to 1)")
     p.add_argument("--tile", type=lambda t: _shape(t, 3, "--tile"), default=(128, 128, 64), help="MxNxK")
     p.add_argument("--cluster", type=lambda t: _shape(t, 2, "--cluster"), default=(1, 1), help="MxN")
-    p.add_argument("--sms", type=int, default=132)
-    p.add_argument("--splits", type=int, default=1)
-    p.add_argument("--max-swizzle", type=int, default=1)
+    p.add_argument("--sms", type=_int_at_least(1), default=132)
+    p.add_argument("--splits", type=_int_at_least(1), default=1)
+    p.add_argument("--max-swizzle", type=_int_at_least(0), default=1)
     p.add_argument("--raster", choices=[o.value for o in RasterOrderOptions], default="heuristic")
     p.add_argument("--reduction", choices=[o.value for o in ReductionMode], default="deterministic")
     p.add_argument("--decomposition", choices=[o.value for o in DecompositionMode], default="heuristic")
-    p.add_argument("--mma-warp-groups", type=int, default=1)
-    p.add_argument("--accumulator-bits", type=int, default=32)
+    p.add_argument("--mma-warp-groups", type=_int_at_least(1), default=1)
+    p.add_argument("--accumulator-bits", type=_accumulator_bits, default=32, help="16, 32 (default) or 64")
     p.add_argument("--json", action="store_true", help="print params, workspace, grid and every CTA's work")
     p.add_argument("--plot", metavar="FILE.png", help="draw the schedule")
     p.set_defaults(func=run)
 
 
+def work_item_bound(params) -> int:
+    """An upper bound on the work items :func:`schedule_arrays` materialises for ``params``:
+    every unit, an idle slot per CTA, and the extra output tiles a stream-K unit's K range spans."""
+    grid_size = params.grid[0] * params.grid[1] * params.grid[2]
+    tiles_per_sk_unit = params.k_tiles_per_sk_big_unit // params.k_tiles_per_output_tile + 1
+    return params.total_units + grid_size + params.sk_units * tiles_per_sk_unit
+
+
 def run(args: argparse.Namespace) -> int:
     if len(args.problem) not in (3, 4) or min(args.problem) < 1:
         return _error("--problem takes three or four positive extents: M N K [L]")
-    if args.mma_warp_groups < 1 or args.accumulator_bits < 1:
-        return _error("--mma-warp-groups and --accumulator-bits must be positive")
     problem = tuple(args.problem) + ((1,) if len(args.problem) == 3 else ())
     try:
         params = streamk_params(problem, args.tile, args.cluster, args.sms, splits=args.splits,
@@ -57,12 +90,20 @@ def run(args: argparse.Namespace) -> int:
                              mma_warp_groups=args.mma_warp_groups, accumulator_bits=args.accumulator_bits)
     except ValueError as exc:
         return _error(str(exc))
-    sched = schedule_arrays(params)
-    summ = summarize(sched, problem, args.tile)
+    items = work_item_bound(params)
+    if items > MAX_WORK_ITEMS and (args.json or args.plot):
+        return _error(f"this schedule has up to {items} work items, more than the {MAX_WORK_ITEMS} that "
+                      f"{'--json' if args.json else '--plot'} lists; use a larger --tile, or drop "
+                      f"{'--json' if args.json else '--plot'} for the summary")
+    sched = schedule_arrays(params) if items <= MAX_WORK_ITEMS else None
+    summ = summarize(sched, problem, args.tile) if sched is not None else None
     if args.plot:
         from tileorch.schedulers.plot import plot_schedules
 
-        plot_schedules([(_title(problem, args), sched, summ)], args.plot)
+        try:
+            plot_schedules([(_title(problem, args), sched, summ)], args.plot)
+        except (OSError, ValueError) as exc:  # unwritable path, or an image format matplotlib lacks
+            return _error(f"cannot write {args.plot}: {getattr(exc, 'strerror', None) or exc}")
     if args.json:
         rows = sched.rows().tolist()
         ctas = [rows[sched.cta_ptr[c]:sched.cta_ptr[c + 1]] for c in range(sched.num_ctas)]
@@ -71,14 +112,19 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
         return 0
     rp = params.raster
+    ctas = params.grid[0] * params.grid[1] * params.grid[2]
     print(_title(problem, args))
     print(f"decomposition {params.decomposition.value} (requested {args.decomposition}), raster "
           f"{rp.raster.value}, swizzle {1 << rp.log_swizzle}, reduction {params.reduction_mode.value}")
     print(f"tiles {rp.blocks_m}x{rp.blocks_n}x{rp.blocks_l} (padded), {params.k_tiles_per_output_tile} "
           f"K tiles per output tile")
-    print(f"grid {params.grid[0]}x{params.grid[1]}x{params.grid[2]} = {summ.ctas} CTAs, {summ.waves} waves, "
-          f"{summ.units} units, {summ.items} work items ({summ.fixup_items} with fix-up)")
-    if summ.ctas == 0:
+    if summ is not None:
+        print(f"grid {params.grid[0]}x{params.grid[1]}x{params.grid[2]} = {summ.ctas} CTAs, {summ.waves} waves, "
+              f"{summ.units} units, {summ.items} work items ({summ.fixup_items} with fix-up)")
+    else:
+        print(f"grid {params.grid[0]}x{params.grid[1]}x{params.grid[2]} = {ctas} CTAs, {params.total_units} "
+              f"units; per-CTA work not computed (up to {items} work items, more than {MAX_WORK_ITEMS})")
+    if ctas == 0:
         print(f"warning: {args.sms} SMs hold no whole {'x'.join(map(str, args.cluster))} cluster; the grid is empty "
               "(as CUTLASS computes it) and cannot be launched")
     if params.sk_units:
@@ -89,8 +135,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"split-K: {params.splits} splits of {params.k_tiles_per_sk_unit} K tiles "
               f"(+1 for the first {params.big_units})")
     print(f"workspace {ws.total} bytes (reduction {ws.reduction}, barrier {ws.barrier})")
-    print(f"balance {summ.balance:.4f} (useful {summ.useful_k_iterations} K-iterations; busiest CTA "
-          f"{summ.busiest_cta_k_iterations})")
+    if summ is not None:
+        print(f"balance {summ.balance:.4f} (useful {summ.useful_k_iterations} K-iterations; busiest CTA "
+              f"{summ.busiest_cta_k_iterations})")
     return 0
 
 

@@ -3,7 +3,8 @@
 Differences from plain ``xdsl-opt``: every op is stamped with its source position and
 every parse, verifier or pass error is reported as ``file:line:col: error: message``
 (on stdout with ``--verify-diagnostics``, exit 0; otherwise on stderr, exit 1), never
-as a Python traceback.
+as a Python traceback.  An input or output file that cannot be opened, and input that is
+not UTF-8, are reported as ``tileorch-opt: error: ...`` / ``file:line:col: error: ...``.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from tileorch import registry
-from tileorch.diagnostics import format_exception, parse_module, verify_located
+from tileorch.diagnostics import SourceError, decode_source, format_exception, parse_module, verify_located
 
 
 class TileorchOptMain(xDSLOptMain):
@@ -40,7 +41,7 @@ class TileorchOptMain(xDSLOptMain):
     def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset: int = 0) -> ModuleOp | None:
         if file_extension != "mlir":
             return super().parse_chunk(chunk, file_extension, start_offset)
-        text = chunk.read().decode()
+        text = decode_source(chunk.read(), self.get_input_name(), start_offset)
         return parse_module(self.ctx, text, self.get_input_name(), start_offset)
 
     def _report(self, lines: list[str]) -> None:
@@ -49,9 +50,21 @@ class TileorchOptMain(xDSLOptMain):
             print(line, file=stream)
         stream.flush()
 
+    def _open_files(self) -> tuple[list[tuple[IO[bytes], int]], str, IO[str]]:
+        """Input chunks, their extension and the output stream; raises :class:`SourceError`."""
+        try:
+            chunks, file_extension = self.prepare_input()
+        except OSError as exc:
+            raise SourceError(f"cannot read {self.args.input_file}: {exc.strerror or exc}") from None
+        try:
+            return chunks, file_extension, self.prepare_output()
+        except OSError as exc:
+            for chunk, _ in chunks:
+                chunk.close()
+            raise SourceError(f"cannot write {self.args.output_file}: {exc.strerror or exc}") from None
+
     def run(self) -> None:
-        chunks, file_extension = self.prepare_input()
-        output = self.prepare_output()
+        chunks, file_extension, output = self._open_files()
         failed = False
         try:
             for i, (chunk, offset) in enumerate(chunks):
@@ -71,6 +84,9 @@ class TileorchOptMain(xDSLOptMain):
                     self.apply_passes(module)
                     output.write(self.output_resulting_program(module))
                     output.flush()
+                except SourceError as exc:
+                    self._report([exc.format("tileorch-opt")])
+                    failed = True
                 except ParseError as exc:
                     exc.span = dataclasses.replace(exc.span, line_offset=offset)
                     self._report(format_exception(exc))
@@ -99,6 +115,9 @@ def main(argv: list[str] | None = None) -> None:
     except ValueError as exc:  # unknown pass / bad pass option, raised while building the pipeline
         print(f"tileorch-opt: error: {exc}", file=sys.stderr)
         sys.exit(2)
+    except SourceError as exc:  # the input or output file cannot be opened
+        print(exc.format("tileorch-opt"), file=sys.stderr)
+        sys.exit(1)
     except BrokenPipeError:  # output piped into a reader that stopped early (e.g. head)
         sys.stderr.close()
         sys.exit(1)

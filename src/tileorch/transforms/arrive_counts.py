@@ -12,10 +12,16 @@ instead of re-walking the participant tables.  The formula (docs/dialect-convent
 * named-barrier pipelines: FULL = EMPTY = all producer plus consumer threads (the thread
   count of ``bar.sync`` / ``bar.arrive``); they also need ``barrier_id_base``.
 * An elided barrier's count is 0.
+
+``consumer_arv_count`` on a cluster of more than one CTA is rejected (at the ``pipeline.init``):
+explicit counts make ``consumer_release`` arrive only in its own CTA, while producers of the
+other CTAs in its row and column multicast into its stages and must wait for its releases.
+The pass runs after ``cutlass-allocate-barrier-ids`` in the lowering pipeline.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -40,6 +46,12 @@ def module_cluster_shape(module: ModuleOp) -> tuple[int, int, int]:
     return (x, y, z)
 
 
+def cluster_release_arrivals(threads: int) -> int:
+    """Arrivals one consumer group of ``threads`` threads sends to the empty barrier of each CTA
+    in its cluster row and column per release (one per warp group)."""
+    return -(-threads // WARPGROUP_THREADS)
+
+
 def derive_arrive_counts(init: PipelineInitOp, cluster: tuple[int, int, int]) -> tuple[int, int]:
     """(FULL, EMPTY) per-stage arrive counts of a verified ``cutlass.pipeline.init``."""
     pipe = init.pipeline_type()
@@ -57,12 +69,33 @@ def derive_arrive_counts(init: PipelineInitOp, cluster: tuple[int, int, int]) ->
         elif cx * cy * cz == 1:
             empty = sum(consumer_threads)
         else:
-            empty = sum((cx + cy - 1) * -(-t // WARPGROUP_THREADS) for t in consumer_threads)
+            empty = sum((cx + cy - 1) * cluster_release_arrivals(t) for t in consumer_threads)
     if pipe.elide is PipelineBarrierElideType.FULL:
         full = 0
     if pipe.elide is PipelineBarrierElideType.EMPTY:
         empty = 0
     return full, empty
+
+
+def check_cluster_consumer_counts(init: PipelineInitOp, cluster: tuple[int, int, int]) -> None:
+    """Reject explicit ``consumer_arv_count`` on an mbarrier pipeline of a multi-CTA cluster."""
+    pipe = init.pipeline_type()
+    if (
+        init.consumer_arv_count is None
+        or math.prod(cluster) == 1
+        or pipe.barrier is PipelineBarrierType.NAMED_BARRIER
+        or pipe.elide is PipelineBarrierElideType.EMPTY
+    ):
+        return
+    shape = "x".join(str(v) for v in cluster)
+    raise LocatedError(
+        init,
+        f"cutlass.pipeline.init: consumer_arv_count on a cluster of {math.prod(cluster)} CTAs ({shape}) "
+        "would make consumer_release arrive only in its own CTA, but the producers of the other CTAs in "
+        "its cluster row and column multicast into its stages and wait for its releases (a stage could "
+        "be overwritten while still being read); remove consumer_arv_count (the derived count is "
+        "(cx + cy - 1) arrivals per consumer warp group)",
+    )
 
 
 @dataclass(frozen=True)
@@ -83,5 +116,6 @@ class StampArriveCounts(ModulePass):
                     "cutlass.pipeline.init: a named-barrier pipeline needs barrier_id_base; set it or run "
                     "cutlass-allocate-barrier-ids first",
                 )
+            check_cluster_consumer_counts(init, cluster)
             full, empty = derive_arrive_counts(init, cluster)
             init.arvCount = DenseArrayBase.from_list(i32, [full, empty])

@@ -21,7 +21,7 @@ from xdsl.irdl import IRDLOperation
 from xdsl.passes import ModulePass
 
 from tileorch.diagnostics import LocatedError
-from tileorch.dialects.cutlass.attrs import HARDWARE_NAMED_BARRIERS, NAMED_BARRIER_POOL, RESERVED_BARRIER_IDS
+from tileorch.dialects.cutlass.attrs import HARDWARE_NAMED_BARRIERS, RESERVED_BARRIER_IDS
 
 
 def barrier_claimants(root: Operation) -> Iterator[Operation]:
@@ -82,8 +82,8 @@ def allocate_pool(ops: list[Operation], pool_size: int) -> None:
             raise LocatedError(
                 op,
                 f"{op.name}: named-barrier pool exhausted: needs {need} consecutive ids in "
-                f"[{RESERVED_BARRIER_IDS}, {pool_size}), free ids: {_format_ids(free)}; use fewer stages, "
-                "mbarriers, or a larger pool_size (at most 32)",
+                f"[{RESERVED_BARRIER_IDS}, {pool_size}), free ids: {_format_ids(free)}; use fewer stages "
+                f"or mbarriers (the hardware has {HARDWARE_NAMED_BARRIERS} named barriers)",
             )
         op.properties["barrier_id_base"] = IntegerAttr(base, i32)
         used.update(range(base, base + need))
@@ -91,18 +91,22 @@ def allocate_pool(ops: list[Operation], pool_size: int) -> None:
 
 @dataclass(frozen=True)
 class AllocateBarrierIds(ModulePass):
-    """Give every named-barrier claimant without ``barrier_id_base`` one, per kernel pool."""
+    """Give every named-barrier claimant without ``barrier_id_base`` one, per kernel pool.
+
+    ``pool_size`` (default and maximum: the 16 hardware barriers) may shrink the pool, e.g. to keep
+    the top ids free for hand-written ``cutlass.named_barrier`` ops."""
 
     name = "cutlass-allocate-barrier-ids"
 
     pool_size: int = HARDWARE_NAMED_BARRIERS
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if not RESERVED_BARRIER_IDS < self.pool_size <= NAMED_BARRIER_POOL:
+        if not RESERVED_BARRIER_IDS < self.pool_size <= HARDWARE_NAMED_BARRIERS:
             raise LocatedError(
                 op,
                 f"cutlass-allocate-barrier-ids: pool_size must be in ({RESERVED_BARRIER_IDS}, "
-                f"{NAMED_BARRIER_POOL}], found {self.pool_size}",
+                f"{HARDWARE_NAMED_BARRIERS}] (ids past the reserved ones, up to the hardware's named "
+                f"barriers), found {self.pool_size}",
             )
         for pool in cta_pools(op):
             allocate_pool(pool, self.pool_size)

@@ -11,7 +11,9 @@
 // RUN: ptxas -c -arch=sm_90a %t.sk.ptx -o %t.sk.o
 // RUN: tileorch compile %S/../../../examples/mods_mainloop.mlir --no-ptxas -o %t.mods.ptx
 // RUN: ptxas -c -arch=sm_100a %t.mods.ptx -o %t.mods.o
-// RUN: cat %t.ws.ptx %t.coop.ptx %t.pp.ptx %t.sk.ptx %t.mods.ptx | filecheck %s
+// RUN: tileorch compile %S/../../../examples/ws_stream_copy.mlir --no-ptxas -o %t.wsc.ptx
+// RUN: ptxas -arch=sm_90a %t.wsc.ptx -o %t.wsc.o
+// RUN: cat %t.ws.ptx %t.coop.ptx %t.pp.ptx %t.sk.ptx %t.mods.ptx %t.wsc.ptx | filecheck %s
 // Kernels are .entry; the ping-pong kernel reads %tid.x (gpu.thread_id) and syncs on the epilogue
 // barrier; Stream-K calls its scheduler body and releases the fix-up lock after bar.sync on
 // StreamK0 (id 4); MODS arrives/waits on the cluster barrier around the loop.
@@ -34,3 +36,10 @@
 // CHECK: nanosleep.u32 1000;
 // CHECK: cp.async.bulk.wait_group 0;
 // CHECK-NEXT: barrier.cluster.wait.aligned;
+// ws_stream_copy is a complete kernel (ptxas without -c): the producer's elected thread issues
+// the 16 KiB bulk copy onto the stage's full barrier and arms it with the same byte count.
+// CHECK: .entry ws_stream_copy(
+// CHECK: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
+// CHECK: mbarrier.arrive.expect_tx.shared.b64
+// CHECK: ld.shared.v4.b32
+// CHECK-NEXT: st.global.v4.b32

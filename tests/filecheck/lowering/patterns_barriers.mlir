@@ -6,7 +6,7 @@
 // named_barrier.arrive = bar.arrive id, n; arrive_and_wait = bar.sync id, n. n defaults to the
 // enclosing executor's threads (warps 4-7 = 128), an explicit num_threads wins; dynamic ids pass through.
 builtin.module {
-  func.func @named(%id: i32) {
+  func.func @named(%id: i32) attributes {nvvm.reqntid = array<i32: 1024, 1, 1>} {
     cutlass.async.exec warp mask(0xf0) {
       cutlass.named_barrier.arrive barrier_id = 9
       cutlass.named_barrier.arrive_and_wait %id num_threads = 256
@@ -27,9 +27,9 @@ builtin.module {
 
 // Generic barrier in warp group 1 (threads [128, 256), leader = thread 128).
 builtin.module {
-  func.func @sem(%lock: !llvm.ptr<1>, %i: i32, %n: i32) {
+  func.func @sem(%lock: !llvm.ptr<1>, %i: i32, %n: i32) attributes {nvvm.reqntid = array<i32: 1024, 1, 1>} {
     cutlass.async.exec warpgroup mask(2) {
-      cutlass.generic_barrier.arrive_increment %lock[%i] add %n : !llvm.ptr<1>
+      cutlass.generic_barrier.arrive_increment %lock[%i] add %n sync = named_barrier barrier_id = 9 : !llvm.ptr<1>
       cutlass.generic_barrier.wait_eq %lock[%i] sync = named_barrier barrier_id = 4 : !llvm.ptr<1>
       cutlass.generic_barrier.wait_less_than %lock[%i], %n sync = syncwarp : !llvm.ptr<1>
     }
@@ -37,9 +37,9 @@ builtin.module {
   }
 }
 // CHECK-LABEL: func.func @sem
-// arrive_increment: syncthreads policy over the executor's 128 threads (bar.sync 0, 128), then
+// arrive_increment: named-barrier policy over the executor's 128 threads (bar.sync 9, 128), then
 // the leader: release fence (acq_rel, gpu = "device") + relaxed (monotonic) atomic add of %n.
-// CHECK:          %[[B0:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK:          %[[B0:.*]] = llvm.mlir.constant(9 : i32) : i32
 // CHECK-NEXT:     %[[N0:.*]] = llvm.mlir.constant(128 : i32) : i32
 // CHECK-NEXT:     nvvm.barrier id = %[[B0]] number_of_threads = %[[N0]]
 // CHECK-NEXT:     %[[FLAG:.*]] = llvm.getelementptr %lock[%i] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i32
@@ -85,3 +85,27 @@ builtin.module {
 // CHECK:              scf.condition
 // CHECK:          %[[ALL:.*]] = llvm.mlir.constant(-1 : i32) : i32
 // CHECK-NEXT:     nvvm.bar.warp.sync %[[ALL]] : i32
+
+// -----
+
+// sync = syncthreads is __syncthreads: bar.sync 0 over the whole CTA (no thread count, like the
+// barrier-init sync that shares id 0), allowed where every thread of the CTA runs the op: a cta
+// executor, or (with the kernel's declared size) a warp group mask covering all 256 threads.
+builtin.module {
+  func.func @syncthreads(%lock: !llvm.ptr<1>, %i: i32) attributes {nvvm.maxntid = array<i32: 256, 1, 1>} {
+    cutlass.async.exec cta mask(1) threads(256) {
+      cutlass.generic_barrier.arrive_increment %lock[%i] : !llvm.ptr<1>
+    }
+    cutlass.async.exec warpgroup mask(3) {
+      cutlass.generic_barrier.wait_eq %lock[%i] : !llvm.ptr<1>
+    }
+    func.return
+  }
+}
+// CHECK-LABEL: func.func @syncthreads
+// CHECK:        nvvm.barrier{{$}}
+// CHECK-NEXT:   llvm.getelementptr %lock[%i]
+// CHECK:        scf.while
+// CHECK:        nvvm.barrier{{$}}
+// CHECK-NOT:    nvvm.barrier id
+// CHECK:        func.return

@@ -5,7 +5,7 @@
 // wait: the blocking parity wait (CUTLASS's 0x989680 = 10000000 suspend hint); with a token the
 // wait runs only when the token (a preceding try_wait) is false. try_wait: a single probe.
 builtin.module {
-  func.func @wait(%smem: !llvm.ptr<3>, %s: !cutlass.pipeline_state<2>, %b: i1) {
+  func.func @wait(%smem: !llvm.ptr<3>, %s: !cutlass.pipeline_state<2>, %b: i1) attributes {nvvm.reqntid = array<i32: 1024, 1, 1>} {
     %p = cutlass.pipeline.create storage(%smem) : !cutlass.pipeline<stages = 2, producers = 1, consumers = 1>
     %r = cutlass.pipeline.init %p {numStages = 2 : i32, participants = array<i64: 1>, consumers = array<i64: 2>}
     %ok = cutlass.pipeline.consumer_try_wait %r, %s skip_wait(%b)
@@ -40,7 +40,7 @@ builtin.module {
 // release, one-CTA cluster: every thread of the consumer group (warp 1 = threads [32, 64): empty
 // count 32) arrives locally on empty[index] = word 2 + index.
 builtin.module {
-  func.func @release_local(%smem: !llvm.ptr<3>, %s: !cutlass.pipeline_state<2>) {
+  func.func @release_local(%smem: !llvm.ptr<3>, %s: !cutlass.pipeline_state<2>) attributes {nvvm.reqntid = array<i32: 1024, 1, 1>} {
     %p = cutlass.pipeline.create storage(%smem) : !cutlass.pipeline<stages = 2, producers = 1, consumers = 1>
     %r = cutlass.pipeline.init %p {numStages = 2 : i32, participants = array<i64: 1>, consumers = array<i64: 2>}
     cutlass.pipeline.consumer_release %r, %s
@@ -73,7 +73,7 @@ builtin.module {
 // range) syncs on its own named barrier, bar.sync 8, 128 (id 8 = the first unreserved id, the one
 // cutlass-allocate-barrier-ids gives this pipeline's one multi-warp consumer group).
 builtin.module attributes {cutlass.cluster_shape = array<i32: 2, 1, 1>} {
-  func.func @release_cluster(%smem: !llvm.ptr<3>, %s: !cutlass.pipeline_state<2>) {
+  func.func @release_cluster(%smem: !llvm.ptr<3>, %s: !cutlass.pipeline_state<2>) attributes {nvvm.reqntid = array<i32: 1024, 1, 1>} {
     %p = cutlass.pipeline.create storage(%smem) : !cutlass.pipeline<stages = 2, producers = 1, consumers = 1>
     %r = cutlass.pipeline.init %p {numStages = 2 : i32, executor = #cutlass<executor_type warpgroup>, participants = array<i64: 1>, consumers = array<i64: 2>}
     cutlass.pipeline.consumer_release %r, %s

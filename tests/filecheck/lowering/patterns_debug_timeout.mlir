@@ -3,7 +3,7 @@
 // vprintf's which barrier (pipeline and its source position, full/empty side, stage) and phase it
 // waits on, plus the CTA and thread, and traps.
 builtin.module {
-  func.func @dbg(%smem: !llvm.ptr<3>, %s: !cutlass.pipeline_state<2>, %lock: !llvm.ptr<1>, %i: i32) attributes {nvvm.kernel} {
+  func.func @dbg(%smem: !llvm.ptr<3>, %s: !cutlass.pipeline_state<2>, %lock: !llvm.ptr<1>, %i: i32) attributes {nvvm.kernel, nvvm.reqntid = array<i32: 128, 1, 1>} {
     %p = cutlass.pipeline.create storage(%smem) : !cutlass.pipeline<stages = 2, producers = 1, consumers = 1>
     %r = cutlass.pipeline.init %p {numStages = 2 : i32, participants = array<i64: 1>, consumers = array<i64: 2>}
     cutlass.pipeline.consumer_wait %r, %s

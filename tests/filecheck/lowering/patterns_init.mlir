@@ -4,6 +4,8 @@
 
 // One producer warp (leader arrives once: full count 1), one consumer warp on a 1-CTA cluster
 // (every consumer thread arrives: empty count 32). Thread 0 initialises, all threads fence + bar.sync 0.
+// No 1-D nvvm.reqntid: "thread 0" is the CTA-linear id tid.x + ntid.x * (tid.y + ntid.y * tid.z)
+// (PTX %tid / %ntid), so threads (0, y, z) of a 2-D/3-D block do not initialise too.
 builtin.module {
   func.func @init(%smem: !llvm.ptr<3>) {
     %p = cutlass.pipeline.create storage(%smem) : !cutlass.pipeline<stages = 2, producers = 1, consumers = 1>
@@ -12,7 +14,15 @@ builtin.module {
   }
 }
 // CHECK-LABEL: func.func @init
-// CHECK-NEXT:  %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+// CHECK-NEXT:  %[[TX:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+// CHECK-NEXT:  %[[TY:.*]] = nvvm.read.ptx.sreg.tid.y : i32
+// CHECK-NEXT:  %[[NY:.*]] = nvvm.read.ptx.sreg.ntid.y : i32
+// CHECK-NEXT:  %[[TZ:.*]] = nvvm.read.ptx.sreg.tid.z : i32
+// CHECK-NEXT:  %[[ZY:.*]] = llvm.mul %[[NY]], %[[TZ]] : i32
+// CHECK-NEXT:  %[[YZ:.*]] = llvm.add %[[TY]], %[[ZY]] : i32
+// CHECK-NEXT:  %[[NX:.*]] = nvvm.read.ptx.sreg.ntid.x : i32
+// CHECK-NEXT:  %[[XYZ:.*]] = llvm.mul %[[NX]], %[[YZ]] : i32
+// CHECK-NEXT:  %[[TID:.*]] = llvm.add %[[TX]], %[[XYZ]] : i32
 // CHECK-NEXT:  %[[Z:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT:  %[[LEAD:.*]] = llvm.icmp "eq" %[[TID]], %[[Z]] : i32
 // CHECK-NEXT:  scf.if %[[LEAD]] {
@@ -102,8 +112,9 @@ builtin.module {
 
 // seq_bar.init (OrderedSequenceBarrier<2, 2>, group_size 128, initializing_warp 1): thread 32
 // initialises all depth x length = 4 barriers with 128 arrivals each, then fence + bar.sync 0.
+// A 1-D nvvm.reqntid makes tid.x the linear thread id.
 builtin.module {
-  func.func @seq_init(%smem: !llvm.ptr<3>) {
+  func.func @seq_init(%smem: !llvm.ptr<3>) attributes {nvvm.reqntid = array<i32: 256, 1, 1>} {
     %sb = cutlass.seq_bar.create storage(%smem : !llvm.ptr<3>) : !cutlass.seq_bar<depth = 2, length = 2>
     %r = cutlass.seq_bar.init %sb group_size(128) initializing_warp(1)
     func.return

@@ -2,10 +2,10 @@
 // Producer acquire / try_acquire / commit (cutlass-semantics.md §0, §3, §3.1).
 // Storage: full[s] = word s, empty[s] = word S + s; parity = state.phase & 1.
 
-// acquire, mbarrier, with a token: phase A unpacks (index, phase); phase B builds the 1x1 one-hot
-// mask of the stage; the wait on empty[index] runs iff the mask is non-empty and the token is false.
+// acquire, mbarrier, with a token: phase A unpacks (index, phase); phase B builds no mask (a 1x1
+// pipeline always has a signal source); the wait on empty[index] runs iff the token is false.
 builtin.module {
-  func.func @acq_token(%smem: !llvm.ptr<3>, %s: !cutlass.pipeline_state<2>, %t: i1) {
+  func.func @acq_token(%smem: !llvm.ptr<3>, %s: !cutlass.pipeline_state<2>, %t: i1) attributes {nvvm.reqntid = array<i32: 1024, 1, 1>} {
     %p = cutlass.pipeline.create storage(%smem) : !cutlass.pipeline<stages = 2, producers = 1, consumers = 1>
     %r = cutlass.pipeline.init %p {numStages = 2 : i32, participants = array<i64: 1>, consumers = array<i64: 2>}
     cutlass.pipeline.producer_acquire %r, %s token(%t)
@@ -16,22 +16,8 @@ builtin.module {
 // CHECK:      nvvm.barrier{{$}}
 // CHECK-NEXT: %[[IDX:.*]] = llvm.extractvalue %s[0] : !llvm.struct<(i32, i32, i32)>
 // CHECK-NEXT: %[[PH:.*]] = llvm.extractvalue %s[1] : !llvm.struct<(i32, i32, i32)>
-// CHECK-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i32) : i32
-// CHECK-NEXT: %[[S0:.*]] = llvm.mlir.constant(0 : i32) : i32
-// CHECK-NEXT: %[[H0:.*]] = llvm.icmp "eq" %[[IDX]], %[[S0]] : i32
-// CHECK-NEXT: %[[B0:.*]] = llvm.mlir.constant(1 : i32) : i32
-// CHECK-NEXT: %[[M0:.*]] = llvm.select %[[H0]], %[[B0]], %[[Z]] : i1, i32
-// CHECK-NEXT: %[[A0:.*]] = llvm.or %[[Z]], %[[M0]] : i32
-// CHECK-NEXT: %[[S1:.*]] = llvm.mlir.constant(1 : i32) : i32
-// CHECK-NEXT: %[[H1:.*]] = llvm.icmp "eq" %[[IDX]], %[[S1]] : i32
-// CHECK-NEXT: %[[B1:.*]] = llvm.mlir.constant(2 : i32) : i32
-// CHECK-NEXT: %[[M1:.*]] = llvm.select %[[H1]], %[[B1]], %[[Z]] : i1, i32
-// CHECK-NEXT: %[[MASK:.*]] = llvm.or %[[A0]], %[[M1]] : i32
-// CHECK-NEXT: %[[Z2:.*]] = llvm.mlir.constant(0 : i32) : i32
-// CHECK-NEXT: %[[LIVE:.*]] = llvm.icmp "ne" %[[MASK]], %[[Z2]] : i32
 // CHECK-NEXT: %[[TRUE:.*]] = llvm.mlir.constant(true) : i1
-// CHECK-NEXT: %[[NOTOK:.*]] = llvm.xor %t, %[[TRUE]] : i1
-// CHECK-NEXT: %[[GO:.*]] = llvm.and %[[LIVE]], %[[NOTOK]] : i1
+// CHECK-NEXT: %[[GO:.*]] = llvm.xor %t, %[[TRUE]] : i1
 // CHECK-NEXT: %[[S:.*]] = llvm.mlir.constant(2 : i32) : i32
 // CHECK-NEXT: %[[W:.*]] = llvm.add %[[IDX]], %[[S]] : i32
 // CHECK-NEXT: %[[EMPTY:.*]] = llvm.getelementptr %smem[%[[W]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i64
@@ -62,16 +48,14 @@ builtin.module {
 // CHECK-LABEL: func.func @acq_named
 // CHECK-NEXT: %[[IDX:.*]] = llvm.extractvalue %s[0] : !llvm.struct<(i32, i32, i32)>
 // CHECK-NEXT: %[[CNT:.*]] = llvm.extractvalue %s[2] : !llvm.struct<(i32, i32, i32)>
-// CHECK-NEXT: %[[NS:.*]] = llvm.mlir.constant(2 : i32) : i32
-// CHECK-NEXT: %[[FIRST:.*]] = llvm.icmp "ult" %[[CNT]], %[[NS]] : i32
-// CHECK:      %[[LIVE:.*]] = llvm.icmp "ne"
 // CHECK-NEXT: %[[EB:.*]] = llvm.mlir.constant(10 : i32) : i32
 // CHECK-NEXT: %[[EID:.*]] = arith.addi %[[EB]], %[[IDX]] : i32
 // CHECK-NEXT: %[[N:.*]] = llvm.mlir.constant(96 : i32) : i32
+// CHECK-NEXT: %[[NS:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT: %[[FIRST:.*]] = llvm.icmp "ult" %[[CNT]], %[[NS]] : i32
 // CHECK-NEXT: %[[TRUE:.*]] = llvm.mlir.constant(true) : i1
 // CHECK-NEXT: %[[AGAIN:.*]] = llvm.xor %[[FIRST]], %[[TRUE]] : i1
-// CHECK-NEXT: %[[GO:.*]] = llvm.and %[[LIVE]], %[[AGAIN]] : i1
-// CHECK-NEXT: scf.if %[[GO]] {
+// CHECK-NEXT: scf.if %[[AGAIN]] {
 // CHECK-NEXT:   nvvm.barrier id = %[[EID]] number_of_threads = %[[N]]
 // CHECK-NEXT: }
 // CHECK-NEXT: %[[TCNT:.*]] = llvm.extractvalue %s[2]
@@ -115,7 +99,7 @@ builtin.module {
 // commit with transaction bytes, producer_arv_count 2 (full count 2): threads 0 and 1 arrive;
 // thread 0 (the leader) with arrive.expect_tx of exactly 12288 bytes, thread 1 plainly.
 builtin.module {
-  func.func @commit_tx(%smem: !llvm.ptr<3>, %s: !cutlass.pipeline_state<2>) {
+  func.func @commit_tx(%smem: !llvm.ptr<3>, %s: !cutlass.pipeline_state<2>) attributes {nvvm.reqntid = array<i32: 1024, 1, 1>} {
     %p = cutlass.pipeline.create storage(%smem) : !cutlass.pipeline<stages = 2, producers = 1, consumers = 1>
     %r = cutlass.pipeline.init %p {numStages = 2 : i32, participants = array<i64: 1>, consumers = array<i64: 2>, producer_arv_count = array<i32: 2>}
     cutlass.pipeline.producer_commit %r, %s {transaction_bytes = 12288 : i32}
@@ -149,7 +133,7 @@ builtin.module {
 
 // plain commit (no transaction bytes): only the leader arrives (full count 1), no expect_tx.
 builtin.module {
-  func.func @commit_plain(%smem: !llvm.ptr<3>, %s: !cutlass.pipeline_state<2>) {
+  func.func @commit_plain(%smem: !llvm.ptr<3>, %s: !cutlass.pipeline_state<2>) attributes {nvvm.reqntid = array<i32: 1024, 1, 1>} {
     %p = cutlass.pipeline.create storage(%smem) : !cutlass.pipeline<stages = 2, producers = 1, consumers = 1>
     %r = cutlass.pipeline.init %p {numStages = 2 : i32, participants = array<i64: 1>, consumers = array<i64: 2>}
     cutlass.pipeline.producer_commit %r, %s
@@ -176,7 +160,7 @@ builtin.module {
 // each producer's leader (threads 0 and 32) must expect its own bytes (1024, 2048): the
 // full barrier completes only when both TMA streams have landed.
 builtin.module {
-  func.func @commit_two(%smem: !llvm.ptr<3>, %s: !cutlass.pipeline_state<2>) {
+  func.func @commit_two(%smem: !llvm.ptr<3>, %s: !cutlass.pipeline_state<2>) attributes {nvvm.reqntid = array<i32: 1024, 1, 1>} {
     %p = cutlass.pipeline.create storage(%smem) : !cutlass.pipeline<stages = 2, producers = 2, consumers = 1>
     %r = cutlass.pipeline.init %p {numStages = 2 : i32, participants = array<i64: 1, 2>, consumers = array<i64: 4>, transaction_size = array<i32: 1024, 2048>}
     cutlass.pipeline.producer_commit %r, %s
@@ -205,9 +189,9 @@ builtin.module {
 
 // Regression: a warp-specialized 1x1 ring deeper than the 16 mask slots. Stage 16 used to get an
 // empty one-hot mask, so the producer skipped its wait and overwrote a stage still being read.
-// Stage s now maps to slot s % 16: stage 16 -> bit 1, stage 17 -> bit 2.
+// A 1x1 ring always has a signal source: the wait on empty[index] is unconditional at every depth.
 builtin.module {
-  func.func @deep(%smem: !llvm.ptr<3>, %s: !cutlass.pipeline_state<18>) {
+  func.func @deep(%smem: !llvm.ptr<3>, %s: !cutlass.pipeline_state<18>) attributes {nvvm.reqntid = array<i32: 1024, 1, 1>} {
     %p = cutlass.pipeline.create storage(%smem) : !cutlass.pipeline<stages = 18, producers = 1, consumers = 1>
     %r = cutlass.pipeline.init %p {numStages = 18 : i32, participants = array<i64: 1>, consumers = array<i64: 2>}
     cutlass.pipeline.producer_acquire %r, %s
@@ -216,13 +200,13 @@ builtin.module {
 }
 // CHECK-LABEL: func.func @deep
 // CHECK:      nvvm.barrier{{$}}
-// CHECK:      %[[S15:.*]] = llvm.mlir.constant(15 : i32) : i32
-// CHECK-NEXT: llvm.icmp "eq" %{{.*}}, %[[S15]]
-// CHECK-NEXT: llvm.mlir.constant(32768 : i32)
-// CHECK:      %[[S16:.*]] = llvm.mlir.constant(16 : i32) : i32
-// CHECK-NEXT: llvm.icmp "eq" %{{.*}}, %[[S16]]
+// CHECK-NEXT: %[[IDX:.*]] = llvm.extractvalue %s[0]
+// CHECK-NEXT: %[[PH:.*]] = llvm.extractvalue %s[1]
+// CHECK-NEXT: %[[S:.*]] = llvm.mlir.constant(18 : i32) : i32
+// CHECK-NEXT: %[[W:.*]] = llvm.add %[[IDX]], %[[S]] : i32
+// CHECK-NEXT: %[[E:.*]] = llvm.getelementptr %smem[%[[W]]]
 // CHECK-NEXT: llvm.mlir.constant(1 : i32)
-// CHECK:      %[[S17:.*]] = llvm.mlir.constant(17 : i32) : i32
-// CHECK-NEXT: llvm.icmp "eq" %{{.*}}, %[[S17]]
-// CHECK-NEXT: llvm.mlir.constant(2 : i32)
-// CHECK:      nvvm.mbarrier.try_wait.parity
+// CHECK-NEXT: %[[PAR:.*]] = llvm.and %[[PH]]
+// CHECK-NEXT: llvm.mlir.constant(10000000 : i32)
+// CHECK-NEXT: nvvm.mbarrier.try_wait.parity %[[E]], %[[PAR]]
+// CHECK-NEXT: func.return

@@ -3,7 +3,7 @@
 // arm 0 (warp 0) runs on tid.x in [0, 32), arm 1 (warps 1-2) on [32, 96); each guard is one
 // unsigned compare (tid - first) < count. The arms' block arguments become the switched pipeline.
 builtin.module {
-  func.func @switch(%smem: !llvm.ptr<3>) {
+  func.func @switch(%smem: !llvm.ptr<3>) attributes {nvvm.reqntid = array<i32: 1024, 1, 1>} {
     %p = cutlass.pipeline.create storage(%smem) : !cutlass.pipeline<stages = 2, producers = 1, consumers = 1>
     %r = cutlass.pipeline.init %p {numStages = 2 : i32, participants = array<i64: 1>, consumers = array<i64: 6>}
     cutlass.async.exec warp mask(7) {
@@ -36,7 +36,6 @@ builtin.module {
 // CHECK:          llvm.insertvalue %[[P1]], %{{.*}}[1]
 // CHECK:          llvm.getelementptr %smem[%{{.*}}]
 // CHECK:          nvvm.mbarrier.try_wait.parity
-// CHECK-NEXT:     }
 // CHECK-NEXT:   }
 // CHECK-NEXT:   %[[T2:.*]] = nvvm.read.ptx.sreg.tid.x : i32
 // CHECK-NEXT:   %[[F32:.*]] = llvm.mlir.constant(32 : i32) : i32

@@ -46,7 +46,9 @@ from xdsl.utils.exceptions import VerifyException
 
 from tileorch.dialects.cutlass.async_exec import enclosing_async_exec
 from tileorch.dialects.cutlass.attrs import (
+    HARDWARE_NAMED_BARRIERS,
     NAMED_BARRIER_POOL,
+    RESERVED_BARRIER_IDS,
     THREADS_PER_UNIT,
     CgaAttr,
     ExecutorType,
@@ -142,6 +144,25 @@ def _i32(value: int) -> IntegerAttr:
     return IntegerAttr(value, i32)
 
 
+def check_named_barrier_range(name: str, base: int, count: int) -> None:
+    """Ids [base, base + count) claimed by ``name`` are hardware barriers outside the reserved ids:
+    the lowering emits them as runtime ``bar.sync`` ids, which neither our verifiers nor ptxas see."""
+    if count == 0:
+        return
+    if base < RESERVED_BARRIER_IDS:
+        raise VerifyException(
+            f"{name}: barrier_id_base {base} overlaps the reserved named barriers [0, {RESERVED_BARRIER_IDS}) "
+            f"(id 0 is __syncthreads and the barrier-init sync, 1..7 CUTLASS's reserved barriers); use a "
+            f"base >= {RESERVED_BARRIER_IDS} or let cutlass-allocate-barrier-ids choose one"
+        )
+    if base + count > HARDWARE_NAMED_BARRIERS:
+        raise VerifyException(
+            f"{name}: needs {count} named barriers from barrier_id_base {base} (ids {base}..{base + count - 1}), "
+            f"past the {HARDWARE_NAMED_BARRIERS} hardware barriers (bar.sync ids 0..{HARDWARE_NAMED_BARRIERS - 1}); "
+            "use a lower base, fewer stages, or mbarriers"
+        )
+
+
 # --------------------------------------------------------------------------- create / init
 
 
@@ -161,6 +182,14 @@ class PipelineCreateOp(IRDLOperation):
 
     def __init__(self, pipeline_type: PipelineType, storage: SSAValue | None = None):
         super().__init__(operands=[[storage] if storage is not None else []], result_types=[pipeline_type])
+
+    def verify_(self) -> None:
+        if self.storage is not None and self.storage.type != SMEM_PTR:
+            raise VerifyException(
+                f"cutlass.pipeline.create: storage must be a shared-memory pointer (!llvm.ptr<3>) to the "
+                f"2 x stages i64 mbarrier words, found {self.storage.type}; pass shared memory (e.g. from "
+                "atom.dynamic_smem) or omit storage to let the lowering allocate it"
+            )
 
     def print(self, printer: Printer) -> None:
         print_keyword_operand(printer, "storage", self.storage)
@@ -362,9 +391,24 @@ class PipelineInitOp(IRDLOperation):
                     )
         self._verify_barrier_ids()
         self._verify_dynamic_participants(pipe)
-        if self.arvCount is not None and len(self.arvCount) != 2:
+        if self.arvCount is not None:
+            self._verify_arrive_counts()
+
+    def _verify_arrive_counts(self) -> None:
+        """A present ``arvCount`` must be what ``cutlass-stamp-arrive-counts`` derives."""
+        from tileorch.transforms.arrive_counts import derive_arrive_counts
+
+        values = _array_values(self.arvCount) or []
+        if len(values) != 2:
             raise VerifyException(
-                f"cutlass.pipeline.init: arvCount holds (full, empty) arrive counts, found {len(self.arvCount)} entries"
+                f"cutlass.pipeline.init: arvCount holds (full, empty) arrive counts, found {len(values)} entries"
+            )
+        derived = derive_arrive_counts(self, cluster_shape(self))
+        if tuple(values) != derived:
+            raise VerifyException(
+                f"cutlass.pipeline.init: arvCount = [{values[0]}, {values[1]}] differs from the derived "
+                f"(full, empty) arrive counts [{derived[0]}, {derived[1]}]; arvCount is derived by "
+                "cutlass-stamp-arrive-counts: remove it (or set producer_arv_count / consumer_arv_count)"
             )
 
     def _verify_per_group(self, key: str, values: list[int] | None, expected: int, role: str, minimum: int) -> None:
@@ -387,11 +431,7 @@ class PipelineInitOp(IRDLOperation):
                 f"cutlass.pipeline.init: barrier_id_base must be in [0, {NAMED_BARRIER_POOL}) "
                 f"(the per-CTA named-barrier pool), found {base}"
             )
-        if base + self.num_named_barriers() > NAMED_BARRIER_POOL:
-            raise VerifyException(
-                f"cutlass.pipeline.init: the pipeline needs {self.num_named_barriers()} named barriers from "
-                f"barrier_id_base {base}, past the end of the {NAMED_BARRIER_POOL}-id pool"
-            )
+        check_named_barrier_range(self.name, base, self.num_named_barriers())
 
     def _verify_dynamic_participants(self, pipe: PipelineType) -> None:
         dyn = self.dynamic_participants

@@ -48,6 +48,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from tileorch.dialects.cutlass.attrs import (
     NAMED_BARRIER_POOL,
+    RESERVED_BARRIER_IDS,
     PipelineBarrierType,
     PipelineBarrierTypeAttr,
 )
@@ -221,10 +222,18 @@ class SeqBarInitOp(IRDLOperation):
                 f"{needed} named barriers, more than the {HW_NAMED_BARRIERS} of the hardware"
             )
         if self.barrier_id_base is not None:
-            last = self.barrier_id_base.value.data + needed - 1
+            base_id = self.barrier_id_base.value.data
+            last = base_id + needed - 1
+            if base_id < RESERVED_BARRIER_IDS:
+                raise VerifyException(
+                    f"'{self.name}' op barrier_id_base {base_id} overlaps the reserved named barriers "
+                    f"[0, {RESERVED_BARRIER_IDS}) (id 0 is __syncthreads and the barrier-init sync, 1..7 "
+                    f"CUTLASS's reserved barriers); use a base >= {RESERVED_BARRIER_IDS} or let "
+                    "cutlass-allocate-barrier-ids choose one"
+                )
             if last >= HW_NAMED_BARRIERS:
                 raise VerifyException(
-                    f"'{self.name}' op named barriers [{self.barrier_id_base.value.data}, "
+                    f"'{self.name}' op named barriers [{base_id}, "
                     f"{last}] exceed the hardware ids [0, {HW_NAMED_BARRIERS - 1}]"
                 )
 

@@ -27,24 +27,37 @@ from tileorch.dialects.cutlass.attrs import (
 MAX_STAGES = 32
 MAX_GROUPS = 16
 
+# (what, low, high) of each integer type parameter
+PIPELINE_STATE_STAGES = ("pipeline_state stage count", 1, MAX_STAGES)
+PIPELINE_STAGES = ("pipeline stage count", 1, MAX_STAGES)
+PIPELINE_PRODUCERS = ("pipeline producer count", 1, MAX_GROUPS)
+PIPELINE_CONSUMERS = ("pipeline consumer count", 1, MAX_GROUPS)
+SEQ_BAR_STATE_DEPTH = ("seq_bar_state depth", 1, MAX_STAGES)
+SEQ_BAR_DEPTH = ("seq_bar depth", 1, MAX_STAGES)
+SEQ_BAR_LENGTH = ("seq_bar length", 1, MAX_GROUPS)
+PARTICIPANTS_PRODUCERS = ("dynamic_participants producer count", 1, MAX_GROUPS)
+PARTICIPANTS_CONSUMERS = ("dynamic_participants consumer count", 1, MAX_GROUPS)
 
-def _check_range(what: str, value: int, low: int, high: int) -> None:
+
+def _check_range(param: tuple[str, int, int], value: int) -> None:
+    what, low, high = param
     if not low <= value <= high:
         raise VerifyException(f"{what} must be in [{low}, {high}], found {value}")
 
 
-def _check_at_parse(parser: AttrParser, check, *values: int) -> None:
-    """Run a type's parameter check while parsing, so a bad type is a located parse error."""
+def _parse_int_param(parser: AttrParser, param: tuple[str, int, int], keyword: str | None = None) -> int:
+    """``[keyword =] INT``, range-checked as soon as it is read: a bad value is a parse error
+    located at the integer itself."""
+    if keyword is not None:
+        parser.parse_keyword(keyword)
+        parser.parse_punctuation("=")
+    start = parser.pos
+    value = parser.parse_integer(allow_boolean=False)
     try:
-        check(*values)
+        _check_range(param, value)
     except VerifyException as exc:
-        parser.raise_error(str(exc))
-
-
-def _parse_keyword_int(parser: AttrParser, keyword: str) -> int:
-    parser.parse_keyword(keyword)
-    parser.parse_punctuation("=")
-    return parser.parse_integer(allow_boolean=False, allow_negative=False)
+        parser.raise_error(str(exc), start, start + len(str(value)))
+    return value
 
 
 @irdl_attr_definition
@@ -64,13 +77,12 @@ class PipelineStateType(ParametrizedAttribute, TypeAttribute):
 
     @staticmethod
     def check(stages: int) -> None:
-        _check_range("pipeline_state stage count", stages, 1, MAX_STAGES)
+        _check_range(PIPELINE_STATE_STAGES, stages)
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> tuple[IntAttr]:
         with parser.in_angle_brackets():
-            stages = parser.parse_integer(allow_boolean=False)
-        _check_at_parse(parser, cls.check, stages)
+            stages = _parse_int_param(parser, PIPELINE_STATE_STAGES)
         return (IntAttr(stages),)
 
     def print_parameters(self, printer: Printer) -> None:
@@ -136,11 +148,11 @@ class PipelineType(ParametrizedAttribute, TypeAttribute):
         barrier = PipelineBarrierType.MBARRIER
         elide = PipelineBarrierElideType.NONE
         with parser.in_angle_brackets():
-            stages = _parse_keyword_int(parser, "stages")
+            stages = _parse_int_param(parser, PIPELINE_STAGES, "stages")
             parser.parse_punctuation(",")
-            producers = _parse_keyword_int(parser, "producers")
+            producers = _parse_int_param(parser, PIPELINE_PRODUCERS, "producers")
             parser.parse_punctuation(",")
-            consumers = _parse_keyword_int(parser, "consumers")
+            consumers = _parse_int_param(parser, PIPELINE_CONSUMERS, "consumers")
             while parser.parse_optional_punctuation(",") is not None:
                 if parser.parse_optional_keyword("barrier") is not None:
                     parser.parse_punctuation("=")
@@ -149,7 +161,6 @@ class PipelineType(ParametrizedAttribute, TypeAttribute):
                     parser.parse_keyword("elide", " (expected `barrier = ...` or `elide = ...`)")
                     parser.parse_punctuation("=")
                     elide = parser.parse_str_enum(PipelineBarrierElideType)
-        _check_at_parse(parser, cls.check, stages, producers, consumers)
         return (
             IntAttr(stages),
             IntAttr(producers),
@@ -168,9 +179,9 @@ class PipelineType(ParametrizedAttribute, TypeAttribute):
 
     @staticmethod
     def check(stages: int, producers: int, consumers: int) -> None:
-        _check_range("pipeline stage count", stages, 1, MAX_STAGES)
-        _check_range("pipeline producer count", producers, 1, MAX_GROUPS)
-        _check_range("pipeline consumer count", consumers, 1, MAX_GROUPS)
+        _check_range(PIPELINE_STAGES, stages)
+        _check_range(PIPELINE_PRODUCERS, producers)
+        _check_range(PIPELINE_CONSUMERS, consumers)
 
     def verify(self) -> None:
         self.check(self.stages, self.producers, self.consumers)
@@ -193,13 +204,12 @@ class SeqBarStateType(ParametrizedAttribute, TypeAttribute):
 
     @staticmethod
     def check(depth: int) -> None:
-        _check_range("seq_bar_state depth", depth, 1, MAX_STAGES)
+        _check_range(SEQ_BAR_STATE_DEPTH, depth)
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> tuple[IntAttr]:
         with parser.in_angle_brackets():
-            depth = parser.parse_integer(allow_boolean=False)
-        _check_at_parse(parser, cls.check, depth)
+            depth = _parse_int_param(parser, SEQ_BAR_STATE_DEPTH)
         return (IntAttr(depth),)
 
     def print_parameters(self, printer: Printer) -> None:
@@ -235,10 +245,9 @@ class SeqBarType(ParametrizedAttribute, TypeAttribute):
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> tuple[IntAttr, IntAttr]:
         with parser.in_angle_brackets():
-            depth = _parse_keyword_int(parser, "depth")
+            depth = _parse_int_param(parser, SEQ_BAR_DEPTH, "depth")
             parser.parse_punctuation(",")
-            length = _parse_keyword_int(parser, "length")
-        _check_at_parse(parser, cls.check, depth, length)
+            length = _parse_int_param(parser, SEQ_BAR_LENGTH, "length")
         return (IntAttr(depth), IntAttr(length))
 
     def print_parameters(self, printer: Printer) -> None:
@@ -246,8 +255,8 @@ class SeqBarType(ParametrizedAttribute, TypeAttribute):
 
     @staticmethod
     def check(depth: int, length: int) -> None:
-        _check_range("seq_bar depth", depth, 1, MAX_STAGES)
-        _check_range("seq_bar length", length, 1, MAX_GROUPS)
+        _check_range(SEQ_BAR_DEPTH, depth)
+        _check_range(SEQ_BAR_LENGTH, length)
 
     def verify(self) -> None:
         self.check(self.depth, self.length)
@@ -276,10 +285,9 @@ class DynamicParticipantsType(ParametrizedAttribute, TypeAttribute):
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> tuple[IntAttr, IntAttr]:
         with parser.in_angle_brackets():
-            producers = parser.parse_integer(allow_boolean=False)
+            producers = _parse_int_param(parser, PARTICIPANTS_PRODUCERS)
             parser.parse_punctuation(",")
-            consumers = parser.parse_integer(allow_boolean=False)
-        _check_at_parse(parser, cls.check, producers, consumers)
+            consumers = _parse_int_param(parser, PARTICIPANTS_CONSUMERS)
         return (IntAttr(producers), IntAttr(consumers))
 
     def print_parameters(self, printer: Printer) -> None:
@@ -287,8 +295,8 @@ class DynamicParticipantsType(ParametrizedAttribute, TypeAttribute):
 
     @staticmethod
     def check(producers: int, consumers: int) -> None:
-        _check_range("dynamic_participants producer count", producers, 1, MAX_GROUPS)
-        _check_range("dynamic_participants consumer count", consumers, 1, MAX_GROUPS)
+        _check_range(PARTICIPANTS_PRODUCERS, producers)
+        _check_range(PARTICIPANTS_CONSUMERS, consumers)
 
     def verify(self) -> None:
         self.check(self.producers, self.consumers)

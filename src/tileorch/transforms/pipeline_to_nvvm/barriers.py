@@ -19,7 +19,7 @@ from xdsl.utils.exceptions import VerifyException
 from tileorch.diagnostics import LocatedError, location_str
 from tileorch.dialects import llvm_ext, nvvm
 from tileorch.transforms.pipeline_to_nvvm.base import OpLowering
-from tileorch.transforms.pipeline_to_nvvm.context import enclosing_exec, enum_prop, int_prop
+from tileorch.transforms.pipeline_to_nvvm.context import covers_whole_cta, enclosing_exec, enum_prop, int_prop
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
 from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
 from tileorch.transforms.pipeline_to_nvvm.state import emit_increment
@@ -71,13 +71,26 @@ class _GenericBarrier(OpLowering):
         self.options = options
 
     def sync(self, op: Operation, e: Emitter) -> None:
+        """``syncwarp``: ``bar.warp.sync -1``; ``named_barrier``: ``bar.sync id, n``;
+        ``syncthreads``: ``__syncthreads`` = ``bar.sync 0`` over the whole CTA, so only where every
+        thread of the CTA runs the op (id 0 is also the barrier-init sync, and PTX needs every
+        use of an id at one time to give the same thread count)."""
         kind = enum_prop(op, "sync", "syncthreads")
         count = arrive_count(op)
         if kind == "syncwarp":
             e.add_op(nvvm.BarWarpSyncOp(e.const(-1)))
+        elif kind == "named_barrier":
+            e.add_op(nvvm.BarrierOp(e.const(int_prop(op, "barrier_id", 0)), e.const(count)))
+        elif covers_whole_cta(op):
+            e.add_op(nvvm.BarrierOp())
         else:
-            bid = int_prop(op, "barrier_id", 0) if kind == "named_barrier" else 0
-            e.add_op(nvvm.BarrierOp(e.const(bid), e.const(count)))
+            raise LocatedError(
+                op,
+                f"sync = syncthreads is bar.sync 0 over the whole CTA, but this op runs in an executor "
+                f"region that may not cover the whole CTA ({count} threads); use sync = named_barrier "
+                "with a barrier_id of its own (e.g. 8..15, not claimed by a pipeline), or declare the "
+                "kernel's nvvm.reqntid / nvvm.maxntid if the region does cover the CTA",
+            )
 
     def leader(self, op: Operation, e: Emitter) -> SSAValue:
         """The thread that touches the flag: lane 0 of each warp for syncwarp, else the first
@@ -86,7 +99,7 @@ class _GenericBarrier(OpLowering):
             return e.icmp("eq", e.sreg("laneid"), e.const(0))
         outer = enclosing_exec(op)
         first = outer.first_thread() if outer is not None and hasattr(outer, "first_thread") else 0
-        return e.icmp("eq", e.thread_id(), e.const(first))
+        return e.icmp("eq", e.thread_id(op), e.const(first))
 
     def flag(self, op: Operation, e: Emitter) -> SSAValue:
         lock = op.operands[0]

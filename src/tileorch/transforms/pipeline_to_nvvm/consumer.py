@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+import math
+
 from xdsl.ir import Operation, SSAValue
 
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects import nvvm
+from tileorch.transforms.arrive_counts import check_cluster_consumer_counts
 from tileorch.transforms.pipeline_to_nvvm.base import OpLowering
 from tileorch.transforms.pipeline_to_nvvm.context import PipelineInfo, cluster_shape, pipeline_info
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
@@ -140,8 +143,9 @@ def emit_cluster_release(e: Emitter, op: Operation, info: PipelineInfo, addr: SS
 
 class PipelineConsumerReleaseOpLowering(OpLowering):
     """Arrive on ``empty[index]``: every consumer thread (or the first ``consumer_arv_count``)
-    for a single-CTA cluster; for larger clusters a sync of each consumer group, then the
-    CUTLASS row/column spread of remote arrives; ``bar.arrive`` on the stage's empty named
+    for a single-CTA cluster; for larger clusters (where ``consumer_arv_count`` is an error: the
+    releases must reach the peer CTAs) a sync of each consumer group, then the CUTLASS row/column
+    spread of remote arrives; ``bar.arrive`` on the stage's empty named
     barrier for named-barrier pipelines."""
 
     OP = "cutlass.pipeline.consumer_release"
@@ -157,9 +161,10 @@ class PipelineConsumerReleaseOpLowering(OpLowering):
             e.add_op(nvvm.BarrierArriveOp(barrier, e.const(info.empty_count)))
             return None
         addr = empty_barrier(e, base, info.stages, index)
-        tid = e.thread_id()
-        cx, cy, cz = cluster_shape(op)
-        if cx * cy * cz > 1 and info.consumer_arv is None:
+        tid = e.thread_id(op)
+        cluster = cluster_shape(op)
+        if math.prod(cluster) > 1:
+            check_cluster_consumer_counts(info.init, cluster)
             emit_cluster_release(e, op, info, addr, tid)
             return None
         e.if_(consumer_arrivers_local(e, op, info, tid), lambda inner: local_arrive(inner, addr))

@@ -7,6 +7,7 @@ depend on that contract, not on Python class names.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp
@@ -16,6 +17,8 @@ from tileorch.diagnostics import LocatedError
 
 ASYNC_EXEC_NAMES = ("cutlass.async.exec", "nv_tileas.async.exec")
 UNIT_THREADS = {"thread": 1, "warp": 32, "warpgroup": 128}
+FUNCTION_NAMES = ("func.func", "llvm.func", "nv_tileas.kernel")
+SWITCH_NAMES = ("cutlass.pipeline.switch_by_executor", "nv_tileas.async.pipeline.agent_switch")
 
 
 def module_of(op: Operation) -> ModuleOp | None:
@@ -77,6 +80,60 @@ def enclosing_exec(op: Operation) -> Operation | None:
     while parent is not None and parent.name not in ASYNC_EXEC_NAMES:
         parent = parent.parent_op()
     return parent
+
+
+def enclosing_function(op: Operation) -> Operation | None:
+    parent = op.parent_op()
+    while parent is not None and parent.name not in FUNCTION_NAMES:
+        parent = parent.parent_op()
+    return parent
+
+
+def block_dims(op: Operation, attr_name: str) -> tuple[int, ...] | None:
+    """The ``nvvm.reqntid`` / ``nvvm.maxntid`` extents declared by the kernel around ``op``."""
+    fn = enclosing_function(op)
+    attr = fn.attributes.get(attr_name) if fn is not None else None
+    if isinstance(attr, DenseArrayBase):
+        return tuple(int(v) for v in attr.get_values())
+    if isinstance(attr, IntegerAttr):
+        return (attr.value.data,)
+    return None
+
+
+def is_1d_block(op: Operation) -> bool:
+    """The kernel declares a 1-D ``nvvm.reqntid`` (exact extents): ``tid.x`` is the linear id.
+    ``maxntid`` bounds only the product of the extents, so it proves nothing about ``tid.y``."""
+    dims = block_dims(op, "nvvm.reqntid")
+    return dims is not None and all(d == 1 for d in dims[1:])
+
+
+def cta_thread_bound(op: Operation) -> int | None:
+    """Upper bound of the kernel's threads per CTA (product of ``reqntid`` or ``maxntid``)."""
+    for name in ("nvvm.reqntid", "nvvm.maxntid"):
+        dims = block_dims(op, name)
+        if dims:
+            return math.prod(dims)
+    return None
+
+
+def covers_whole_cta(op: Operation) -> bool:
+    """Every thread of the CTA executes ``op``, as far as executor regions tell: each enclosing
+    ``async.exec`` is a ``cta`` executor or has a mask covering every unit below the kernel's
+    declared thread bound, and no enclosing executor switch has more than one arm."""
+    parent = op.parent_op()
+    while parent is not None:
+        if parent.name in SWITCH_NAMES and len(parent.regions) > 1:
+            return False
+        if parent.name in ASYNC_EXEC_NAMES and "cta" not in str(parent.properties.get("executor")):
+            bound = cta_thread_bound(op)
+            unit = UNIT_THREADS[enum_prop(parent, "executor", "warp")]
+            if bound is None:
+                return False
+            needed = (1 << -(-bound // unit)) - 1
+            if int_prop(parent, "mask", 0) & needed != needed:
+                return False
+        parent = parent.parent_op()
+    return True
 
 
 def thread_range_of_mask(mask: int, unit_threads: int) -> list[tuple[int, int]]:

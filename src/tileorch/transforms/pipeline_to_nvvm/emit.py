@@ -16,6 +16,7 @@ from xdsl.dialects.builtin import DenseArrayBase, IntAttr, IntegerAttr, IntegerT
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from tileorch.dialects import nvvm
+from tileorch.transforms.pipeline_to_nvvm.context import is_1d_block
 
 SMEM_PTR = llvm.LLVMPointerType(IntAttr(3))
 CLUSTER_PTR = llvm.LLVMPointerType(IntAttr(7))
@@ -124,8 +125,15 @@ class Emitter:
         """Read special register ``reg`` (``tid.x``, ``cluster.ctarank``, ``globaltimer``...)."""
         return self.emit(nvvm.SPECIAL_REGISTERS[reg]())
 
-    def thread_id(self) -> SSAValue:
-        return self.sreg("tid.x")
+    def thread_id(self, anchor: Operation) -> SSAValue:
+        """CTA-linear thread index of the threads running ``anchor``: ``tid.x`` when the kernel
+        declares a 1-D ``nvvm.reqntid``, else ``tid.x + ntid.x * (tid.y + ntid.y * tid.z)`` (so the
+        threads of a 2-D / 3-D block do not alias)."""
+        tid_x = self.sreg("tid.x")
+        if is_1d_block(anchor):
+            return tid_x
+        yz = self.add(self.sreg("tid.y"), self.mul(self.sreg("ntid.y"), self.sreg("tid.z")))
+        return self.add(tid_x, self.mul(self.sreg("ntid.x"), yz))
 
     # -- structured control flow ------------------------------------------------------------------
     def if_(

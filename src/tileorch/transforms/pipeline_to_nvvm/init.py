@@ -67,7 +67,7 @@ class PipelineInitOpLowering(OpLowering):
                 if info.empty_count:
                     inner.add_op(nvvm.MBarrierInitOp(empty_barrier(inner, base, info.stages, idx), inner.const(info.empty_count)))
 
-        e.if_(e.icmp("eq", e.thread_id(), e.const(0)), init_all)
+        e.if_(e.icmp("eq", e.thread_id(op), e.const(0)), init_all)
         emit_init_sync(e, op)
         return [base]
 
@@ -105,7 +105,7 @@ class BarrierInitOpLowering(OpLowering):
             for slot in range(typ.depth * typ.length):
                 inner.add_op(nvvm.MBarrierInitOp(inner.barrier_addr(base, inner.const(slot)), count))
 
-        e.if_(e.icmp("eq", e.thread_id(), leader), init_all)
+        e.if_(e.icmp("eq", e.thread_id(op), leader), init_all)
         emit_init_sync(e, op)
         return [base]
 

@@ -11,8 +11,15 @@ op                                emit set
                                   second ``globaltimer`` read and ``llvm.sub`` of the start stamp
 ``mods_report_smid``              ``nvvm.read.ptx.sreg.smid``
 ``mods_throttle``                 profile 0: dropped; 1: ``nvvm.nanosleep`` :data:`THROTTLE_SLEEP_NS`;
-                                  2: ``nvvm.barrier`` over the threads of the enclosing executor
+                                  2: ``nvvm.barrier`` (``bar.sync 0``, the whole CTA)
 ================================  ==================================================================
+
+Whole-CTA rule.  ``barrier.cluster.arrive/wait.aligned`` must be executed by every non-exited
+thread of the cluster, and ``bar.sync 0`` is also the CTA-wide barrier-init sync (PTX: every use of
+an id at one time gives the same thread count).  The probes and throttle profile 2 are therefore
+lowered only where every thread of the CTA runs them (:func:`covers_whole_cta`: a ``cta``
+executor, or masks covering every unit below the kernel's ``nvvm.reqntid`` / ``nvvm.maxntid``);
+elsewhere they are located errors (a launch with threads outside the executor would deadlock).
 
 Participants.  ``barrier.cluster`` counts every non-exited thread of the cluster, so every CTA
 must arrive or the end probe's wait never completes; the participant mask therefore selects the
@@ -35,7 +42,8 @@ from xdsl.ir import Operation
 
 from tileorch.dialects import nvvm
 from tileorch.transforms.pipeline_to_nvvm.base import OpLowering
-from tileorch.transforms.pipeline_to_nvvm.context import enclosing_exec, int_prop, prop
+from tileorch.diagnostics import LocatedError
+from tileorch.transforms.pipeline_to_nvvm.context import covers_whole_cta, int_prop, prop
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
 
 THROTTLE_SLEEP_NS = {1: 1000}
@@ -43,9 +51,20 @@ THROTTLE_SLEEP_NS = {1: 1000}
 step of an H100 SM (2 * 128*128*64 FLOP / ~1 TFLOP/s per SM ~= 2 us), so a throttle point at
 most halves the tile issue rate; ``nanosleep`` treats it as an upper bound (0..2x in practice)."""
 
-COOPERATIVE_BARRIER_ID = 0
-"""Profile 2 synchronises the executor's threads on ``bar.sync 0, n`` (CUTLASS's sync-threads id:
-MODS claims no named-barrier slot of its own, seed 004)."""
+WHOLE_CTA_HINT = (
+    "run it in a `cutlass.async.exec cta` region, or declare the kernel's block size (nvvm.reqntid or "
+    "nvvm.maxntid) so that the executor mask can be seen to cover every thread of the CTA"
+)
+
+
+def require_whole_cta(op: Operation, what: str) -> None:
+    """``op`` lowers to ``what``, which every thread of the CTA must execute."""
+    if not covers_whole_cta(op):
+        raise LocatedError(
+            op,
+            f"{op.name} lowers to {what}, which every thread of the CTA must execute, but its executor "
+            f"region may not cover the whole CTA; {WHOLE_CTA_HINT}",
+        )
 
 
 def _used(value) -> bool:
@@ -82,6 +101,7 @@ class ModsReportMainloopStartLowering(OpLowering):
     OP = "cutlass.tile_scheduler.mods_report_mainloop_start"
 
     def lower(self, op: Operation, e: Emitter):
+        require_whole_cta(op, "barrier.cluster.arrive.aligned")
         e.if_(emit_is_participant(e, op), _arrive_release, _arrive_relaxed)
         if op.results:
             return [e.sreg("globaltimer") if _used(op.results[0]) else e.const(0, i64)]
@@ -92,6 +112,7 @@ class ModsReportMainloopEndLowering(OpLowering):
     OP = "cutlass.tile_scheduler.mods_report_mainloop_end"
 
     def lower(self, op: Operation, e: Emitter):
+        require_whole_cta(op, "barrier.cluster.wait.aligned")
         e.add_op(nvvm.CpAsyncBulkWaitGroupOp(0))
         e.add_op(nvvm.ClusterWaitOp(aligned=True))
         if not op.results:
@@ -116,12 +137,8 @@ class ModsThrottleLowering(OpLowering):
         if profile in THROTTLE_SLEEP_NS:
             e.add_op(nvvm.NanosleepOp(e.const(THROTTLE_SLEEP_NS[profile])))
         elif profile == 2:
-            outer = enclosing_exec(op)
-            threads = outer.num_threads() if outer is not None and outer.executor_kind() != "cta" else 0
-            if threads:
-                e.add_op(nvvm.BarrierOp(e.const(COOPERATIVE_BARRIER_ID), e.const(threads)))
-            else:
-                e.add_op(nvvm.BarrierOp())
+            require_whole_cta(op, "bar.sync 0 (the CTA-wide barrier; MODS claims no named barrier of its own)")
+            e.add_op(nvvm.BarrierOp())
         return None
 
 

@@ -2,19 +2,20 @@
 
 ``PipelineProducerAcquireOpLowering`` follows the seed's phase structure:
 
-A. operand unpack: state (index, phase, count), barrier base, the optional ``token`` and the
-   ``unacquired_state`` first-entry flag (``count < stages``: the producer's first pass over the
-   ring, whose empty barriers have never been released);
-B. the signal-source mask of the empty barrier, built by one of five strategies chosen from the
-   pipeline shape (see :func:`select_mode`); the wait is skipped only for an empty mask;
+A. operand unpack: state (index, phase, count), barrier base and the optional ``token``;
+B. the wait gate from the signal sources of the stage's empty barrier.  Only a runtime
+   participants matrix (``dynamic(...)``, the seed's cooperative-arrival mode) can leave a stage
+   without sources: its mask (bit c = some producer row lists consumer group c) gates the wait.
+   Every other mode (warp-specialized 1x1, strided urem/udiv, cluster) has a statically
+   non-empty mask, so the wait is unconditional and phase B emits nothing;
 C. the per-stage barrier operation: the parity wait on ``empty[index]`` (mbarrier pipelines);
 D. the named-barrier tail: ``bar.sync`` on the stage's empty named barrier, whose id is
-   ``barrier_id_base + stages + index`` (one ``arith.addi`` per id base); skipped on first entry.
+   ``barrier_id_base + stages + index`` (one ``arith.addi`` per id base), skipped on the
+   producer's first pass over the ring (``unacquired_state``: ``count < stages``, those
+   barriers have never been released).
 """
 
 from __future__ import annotations
-
-from enum import IntEnum
 
 from xdsl.dialects import arith
 from xdsl.ir import Operation, SSAValue
@@ -36,69 +37,25 @@ from tileorch.transforms.pipeline_to_nvvm.sync import (
     same_row_or_col,
 )
 
-MASK_WIDTH = 16  # mask buffers are sized for the worst case (16 stages / consumer groups / CTAs)
+MASK_WIDTH = 16  # multicast masks are 16-bit (at most 16 CTAs per cluster)
 
 
-class AcquireMode(IntEnum):
-    COOPERATIVE_ARRIVAL = 0
-    WARP_SPECIALIZED_1X1 = 1
-    STRIDED_UREM = 2
-    STRIDED_UDIV = 3
-    CLUSTER = 4
-
-
-def select_mode(op: Operation, info: PipelineInfo) -> AcquireMode:
-    """cluster > 1 CTA -> CLUSTER; a runtime participants matrix -> COOPERATIVE_ARRIVAL;
-    one producer and one consumer -> WARP_SPECIALIZED_1X1; one producer and several consumer
-    groups -> STRIDED_UREM; several producers -> STRIDED_UDIV."""
-    cx, cy, cz = cluster_shape(op)
-    if cx * cy * cz > 1:
-        return AcquireMode.CLUSTER
-    if len(info.init.operands) > 1:
-        return AcquireMode.COOPERATIVE_ARRIVAL
-    if info.producers == 1 and info.consumers == 1:
-        return AcquireMode.WARP_SPECIALIZED_1X1
-    if info.producers == 1:
-        return AcquireMode.STRIDED_UREM
-    return AcquireMode.STRIDED_UDIV
-
-
-def emit_signal_mask(e: Emitter, op: Operation, info: PipelineInfo, mode: AcquireMode, index: SSAValue,
-                     participants: SSAValue | None) -> SSAValue:
-    """Phase B: i32 mask of what signals this stage's empty barrier."""
+def emit_dynamic_signal_gate(e: Emitter, info: PipelineInfo, participants: SSAValue) -> SSAValue:
+    """Phase B (runtime participants matrix): i1, some cell of the P x C matrix is non-zero, i.e.
+    some consumer group signals this stage's empty barrier (i32 mask, bit c per consumer group)."""
     zero = e.const(0)
-    if mode is AcquireMode.COOPERATIVE_ARRIVAL:
-        # bit c: some producer row of the runtime P x C matrix lists consumer group c
-        mask = zero
-        for p in range(info.producers):
-            for c in range(info.consumers):
-                cell = e.extract(participants, p * info.consumers + c)
-                live = e.icmp("ne", e.and_(cell, e.const(-1)), zero)
-                mask = e.or_(mask, e.select(live, e.const(1 << (c % MASK_WIDTH)), zero))
-        return mask
-    if mode is AcquireMode.WARP_SPECIALIZED_1X1:
-        # one-hot of the stage in the 16 mask slots (stage s -> slot s % 16, so a deeper ring
-        # never yields an empty mask): an unrolled select/or chain over the stages
-        mask = zero
-        for s in range(info.stages):
-            hit = e.icmp("eq", index, e.const(s))
-            mask = e.or_(mask, e.select(hit, e.const(1 << (s % MASK_WIDTH)), zero))
-        return mask
-    if mode in (AcquireMode.STRIDED_UREM, AcquireMode.STRIDED_UDIV):
-        # bit c for each consumer group, walking the P x C cells with a stride
-        cells = info.producers * info.consumers
+    mask = zero
+    for p in range(info.producers):
+        for c in range(info.consumers):
+            live = e.icmp("ne", e.extract(participants, p * info.consumers + c), zero)
+            mask = e.or_(mask, e.select(live, e.const(1 << (c % MASK_WIDTH)), zero))
+    return e.icmp("ne", mask, zero)
 
-        def body(inner: Emitter, i: SSAValue, carried):
-            if mode is AcquireMode.STRIDED_UREM:
-                group = inner.urem(i, inner.const(info.consumers))
-            else:
-                group = inner.udiv(i, inner.const(info.producers))
-            bit = inner.shl(inner.const(1), inner.urem(group, inner.const(MASK_WIDTH)))
-            return [inner.or_(carried[0], bit)]
 
-        return e.for_(e.const(0), e.const(cells), e.const(1), [zero], body)[0]
-    # CLUSTER: the CTAs whose consumers arrive (remotely) on this CTA's empty barrier
+def emit_cluster_mask(e: Emitter, op: Operation) -> SSAValue:
+    """i32 mask of the CTAs sharing this CTA's cluster row or column (CUTLASS mcast masks)."""
     cx, cy, cz = cluster_shape(op)
+    zero = e.const(0)
     rank = e.sreg("cluster.ctarank")
     mask = zero
     for d in range(min(cx * cy * cz, MASK_WIDTH)):
@@ -125,25 +82,36 @@ class PipelineProducerAcquireOpLowering(OpLowering):
         base = self.operand(e, op.operands[0])
         index, phase, count = e.unpack_state(self.operand(e, op.operands[1]))
         token = op.operands[2] if len(op.operands) > 2 else None
-        unacquired_state = e.icmp("ult", count, e.const(info.stages))
-        participants = self.operand(e, info.init.operands[1]) if len(info.init.operands) > 1 else None
         # Phase B
-        mode = select_mode(op, info)
-        mask = emit_signal_mask(e, op, info, mode, index, participants)
-        must_wait = e.icmp("ne", mask, e.const(0))
+        gates: list[SSAValue] = []
+        if len(info.init.operands) > 1:
+            gates.append(emit_dynamic_signal_gate(e, info, self.operand(e, info.init.operands[1])))
         if token is not None:
-            must_wait = e.and_(must_wait, e.xor(token, e.true()))
+            gates.append(e.xor(token, e.true()))
         if not info.named:
             # Phase C
             addr = empty_barrier(e, base, info.stages, index)
-            e.if_(must_wait, lambda inner: parity_wait(inner, addr, phase, self.options, pipeline_site(info, "empty", index, phase)))
+            site = pipeline_site(info, "empty", index, phase)
+            guarded(e, gates, lambda inner: parity_wait(inner, addr, phase, self.options, site))
             return None
         # Phase D
         barrier = named_barrier_id(e, info.empty_id_base, index)
         threads = e.const(info.empty_count)
-        must_wait = e.and_(must_wait, e.xor(unacquired_state, e.true()))
-        e.if_(must_wait, lambda inner: inner.add_op(nvvm.BarrierOp(barrier, threads)))
+        unacquired_state = e.icmp("ult", count, e.const(info.stages))
+        gates.append(e.xor(unacquired_state, e.true()))
+        guarded(e, gates, lambda inner: inner.add_op(nvvm.BarrierOp(barrier, threads)))
         return None
+
+
+def guarded(e: Emitter, gates: list[SSAValue], body) -> None:
+    """``body`` under the conjunction of ``gates`` (unconditionally when there are none)."""
+    if not gates:
+        body(e)
+        return
+    cond = gates[0]
+    for gate in gates[1:]:
+        cond = e.and_(cond, gate)
+    e.if_(cond, body)
 
 
 class PipelineProducerTryAcquireLowering(OpLowering):
@@ -189,7 +157,7 @@ class PipelineProducerCommitOpLowering(OpLowering):
         sizes = [explicit.value.data] * info.producers if explicit is not None else info.transaction_size
         expecting = [(mask, size) for mask, size in zip(info.producer_masks, sizes, strict=True) if size > 0]
         addr = full_barrier(e, base, index)
-        tid = e.thread_id()
+        tid = e.thread_id(op)
         arrives = producer_arrivers(e, op, info, tid)
 
         def arrive(inner: Emitter, groups: list[tuple[int, int]]) -> None:
@@ -258,8 +226,7 @@ class GetProducerMaskLowering(OpLowering):
 
     def lower(self, op: Operation, e: Emitter):
         cx, cy, cz = cluster_shape(op)
-        info = pipeline_info(op, op.operands[0])
-        mask = emit_signal_mask(e, op, info, AcquireMode.CLUSTER, e.const(0), None) if cx * cy * cz > 1 else e.const(1)
+        mask = emit_cluster_mask(e, op) if cx * cy * cz > 1 else e.const(1)
         return [e.trunc(mask, op.results[0].type)]
 
 

@@ -43,12 +43,13 @@ def _move_body(block: Block, into: Emitter) -> None:
         into.ops.append(child)
 
 
-def emit_guarded(e: Emitter, ranges: list[tuple[int, int]], block: Block) -> None:
-    """``if (tid in ranges) { block }`` (no guard when the ranges are the whole CTA)."""
+def emit_guarded(e: Emitter, op: Operation, ranges: list[tuple[int, int]], block: Block) -> None:
+    """``if (tid in ranges) { block }`` (no guard when the ranges are the whole CTA); ``op`` is the
+    region op being lowered (its kernel decides how the linear thread id is read)."""
     if not ranges:
         _move_body(block, e)
         return
-    tid = e.thread_id()
+    tid = e.thread_id(op)
     cond = any_of(e, [in_thread_range(e, tid, first, end - first) for first, end in ranges])
     e.if_(cond, lambda inner: _move_body(block, inner))
 
@@ -93,7 +94,7 @@ class AsyncExecLowering(_RegionLowering):
                 block.add_op(reg_op)
             else:
                 block.insert_op_before(reg_op, first)
-        emit_guarded(e, ranges, block)
+        emit_guarded(e, op, ranges, block)
 
 
 class TileasAsyncExecLowering(AsyncExecLowering):
@@ -115,7 +116,7 @@ class PipelineSwitchByExecutorOpLowering(_RegionLowering):
             for arg, value in zip(block.args, op.operands[i * per_pipe : (i + 1) * per_pipe], strict=True):
                 arg.replace_all_uses_with(value)
             ranges = [r for m in masks[i * per_mask : (i + 1) * per_mask] for r in thread_range_of_mask(m, unit)]
-            emit_guarded(e, ranges, block)
+            emit_guarded(e, op, ranges, block)
 
 
 class AgentSwitchLowering(_RegionLowering):
@@ -126,7 +127,7 @@ class AgentSwitchLowering(_RegionLowering):
 
     def build(self, op: Operation, e: Emitter) -> None:
         for region, warps in zip(op.regions, op.agent_warp_lists(), strict=True):
-            emit_guarded(e, [(32 * w, 32 * w + 32) for w in warps], region.block)
+            emit_guarded(e, op, [(32 * w, 32 * w + 32) for w in warps], region.block)
 
 
 class KernelLowering(RewritePattern):

@@ -39,6 +39,7 @@ class FixupSite:
     """Operands and derived addresses shared by the three ops."""
 
     def __init__(self, op: Operation, e: Emitter, params: SSAValue, wti: SSAValue):
+        self.op = op
         self.groups = int_prop(op, "num_barriers", 1)
         self.group = int_prop(op, "barrier_idx", 0)
         if self.groups > STREAMK_BARRIERS:
@@ -75,7 +76,7 @@ class FixupSite:
         """Warp-group barrier, then the first thread fences (``fence.acq_rel.gpu``) and adds
         ``k_tile_count`` to the lock (CUTLASS GenericBarrier's release arrive)."""
         e.add_op(nvvm.BarrierOp(e.const(STREAMK_BARRIER + self.group), e.const(WARP_GROUP)))
-        lane = e.urem(e.thread_id(), e.const(WARP_GROUP))
+        lane = e.urem(e.thread_id(self.op), e.const(WARP_GROUP))
 
         def release(inner: Emitter) -> None:
             inner.add_op(llvm_ext.FenceOp("acq_rel", GPU_SCOPE))
@@ -84,7 +85,7 @@ class FixupSite:
         e.if_(e.icmp("eq", lane, e.const(0)), release)
 
     def partial_address(self, e: Emitter, nbytes: int) -> SSAValue:
-        t = e.urem(e.thread_id(), e.const(WARP_GROUP))
+        t = e.urem(e.thread_id(self.op), e.const(WARP_GROUP))
         tile_bytes = e.const(self.groups * WARP_GROUP * nbytes)
         thread = e.add(e.mul(e.const(self.group * WARP_GROUP), e.const(nbytes)), e.mul(t, e.const(nbytes)))
         offset = e.add(e.mul(self.tile, tile_bytes), thread)

@@ -81,7 +81,7 @@ def report_and_trap(e: Emitter, site: WaitSite, polls: int) -> None:
         llvm.GlobalOp(llvm.LLVMArrayType(len(text.encode()), i8), name, "internal",
                       addr_space=1, constant=True, value=StringAttr(text))
     )
-    values = [v for _, v in site.fields] + [e.sreg("ctaid.x"), e.thread_id()]
+    values = [v for _, v in site.fields] + [e.sreg("ctaid.x"), e.thread_id(site.anchor)]
     record = llvm.LLVMStructType.from_type_list([i32] * len(values))
     size = llvm.ConstantOp(IntegerAttr(1, i32), i32)
     buffer = llvm.AllocaOp(size, record, alignment=8)

@@ -1,12 +1,12 @@
 // Verifier diagnostics of the cutlass.seq_bar ops.
 // RUN: tileorch-opt %s --split-input-file --verify-diagnostics | filecheck %s
 
-// depth and length must be positive (checked while parsing the type).
+// depth and length must be positive (checked while parsing the type, reported at the integer).
 func.func @zero_depth() {
   %sb = cutlass.seq_bar.create : !cutlass.seq_bar<depth = 0, length = 2>
   func.return
 }
-// CHECK: seq_bar_verify.mlir:{{[0-9]+}}:{{[0-9]+}}: error: seq_bar depth must be in [1, 32], found 0
+// CHECK: seq_bar_verify.mlir:6:59: error: seq_bar depth must be in [1, 32], found 0
 
 // -----
 
@@ -14,7 +14,7 @@ func.func @zero_length() {
   %sb = cutlass.seq_bar.create : !cutlass.seq_bar<depth = 2, length = 0>
   func.return
 }
-// CHECK: error: seq_bar length must be in [1, 16], found 0
+// CHECK: seq_bar_verify.mlir:14:71: error: seq_bar length must be in [1, 16], found 0
 
 // -----
 

@@ -176,4 +176,4 @@ func.func @f() {
   %pipe = cutlass.pipeline.create : !cutlass.pipeline<stages = 33, producers = 1, consumers = 1>
   func.return
 }
-// CHECK: verify_init.mlir:{{[0-9]+}}:{{[0-9]+}}: error: pipeline stage count must be in [1, 32], found 33
+// CHECK: verify_init.mlir:176:64: error: pipeline stage count must be in [1, 32], found 33

@@ -390,7 +390,7 @@ func.func @f() {
   %t = "test.op"() : () -> !cutlass.dynamic_participants<0, 1>
   func.return
 }
-// CHECK: error: dynamic_participants producer count must be in [1, 16], found 0
+// CHECK: verify_ops.mlir:390:58: error: dynamic_participants producer count must be in [1, 16], found 0
 
 // -----
 

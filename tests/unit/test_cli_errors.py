@@ -1,0 +1,190 @@
+"""Bad input to the command-line tools gives ``file:line:col: error: ...`` (or ``TOOL: error: ...``
+when there is no position) and a non-zero exit: never a Python traceback, never "internal error".
+Each case runs the real command in a subprocess."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+OPT = [sys.executable, "-m", "tileorch.tools.opt"]
+TILEORCH = [sys.executable, "-m", "tileorch.cli.main"]
+# a module every stage accepts quickly (nothing to lower)
+EMPTY = "module {\n}\n"
+# "// \xff": the invalid byte is the 4th byte of line 2 (after two spaces and "//" and a space: col 6)
+NOT_UTF8 = b"module {\n  // \xff\n}\n"
+
+
+def run(cmd: list[str], cwd: Path) -> tuple[int, str]:
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=120)
+    out = proc.stdout + proc.stderr
+    assert "Traceback" not in out and "internal error" not in out, out
+    return proc.returncode, out
+
+
+def write(tmp_path: Path, name: str, data: bytes | str) -> Path:
+    path = tmp_path / name
+    path.write_bytes(data if isinstance(data, bytes) else data.encode())
+    return path
+
+
+# --- tileorch-opt ----------------------------------------------------------------------------
+
+def test_opt_missing_input(tmp_path):
+    code, out = run([*OPT, "missing.mlir"], tmp_path)
+    assert code == 1
+    assert "tileorch-opt: error: cannot read missing.mlir: No such file or directory" in out
+
+
+def test_opt_directory_input(tmp_path):
+    (tmp_path / "d.mlir").mkdir()
+    code, out = run([*OPT, "d.mlir"], tmp_path)
+    assert code == 1
+    assert "tileorch-opt: error: cannot read d.mlir: Is a directory" in out
+
+
+def test_opt_unwritable_output(tmp_path):
+    write(tmp_path, "x.mlir", EMPTY)
+    code, out = run([*OPT, "x.mlir", "-o", "/nonexistent/dir/x.mlir"], tmp_path)
+    assert code == 1
+    assert "tileorch-opt: error: cannot write /nonexistent/dir/x.mlir: No such file or directory" in out
+
+
+def test_opt_non_utf8_input_is_located(tmp_path):
+    write(tmp_path, "bad.mlir", NOT_UTF8)
+    code, out = run([*OPT, "bad.mlir"], tmp_path)
+    assert code == 1
+    assert "bad.mlir:2:6: error: invalid UTF-8 byte 0xff" in out
+
+
+def test_opt_non_utf8_in_a_later_split_chunk(tmp_path):
+    # chunk 2 starts after line 3 ("// -----"); its bad byte is on line 5 of the file, column 1
+    write(tmp_path, "bad.mlir", b"module {\n}\n// -----\nmodule {\n\xfe}\n")
+    code, out = run([*OPT, "bad.mlir", "--split-input-file"], tmp_path)
+    assert code == 1
+    assert "bad.mlir:5:1: error: invalid UTF-8 byte 0xfe" in out
+
+
+@pytest.mark.parametrize("type_text,col,message", [
+    # columns count from 1 at the start of the line `  %0 = "test.op"() : () -> TYPE`;
+    # the prefix is 27 characters, so TYPE starts at column 28
+    ("!cutlass.pipeline<stages = 0, producers = 1, consumers = 1>", 28 + 27, "pipeline stage count must be in [1, 32], found 0"),
+    ("!cutlass.pipeline<stages = 2, producers = 1, consumers = 17>", 28 + 57, "pipeline consumer count must be in [1, 16], found 17"),
+    ("!cutlass.seq_bar<depth = 2, length = 0>", 28 + 37, "seq_bar length must be in [1, 16], found 0"),
+    ("!cutlass.pipeline_state<0>", 28 + 24, "pipeline_state stage count must be in [1, 32], found 0"),
+])
+def test_type_parameter_error_points_at_the_parameter(tmp_path, type_text, col, message):
+    line = f'  %0 = "test.op"() : () -> {type_text}'
+    assert line.index(type_text) == 27
+    write(tmp_path, "t.mlir", f"module {{\n{line}\n}}\n")
+    code, out = run([*OPT, "t.mlir"], tmp_path)
+    assert code == 1
+    assert f"t.mlir:2:{col}: error: {message}" in out
+
+
+# --- tileorch compile / check / run ------------------------------------------------------------
+
+@pytest.mark.parametrize("command", [["compile", "--emit=mlir"], ["check"]])
+def test_non_utf8_input_is_located(tmp_path, command):
+    write(tmp_path, "bad.mlir", NOT_UTF8)
+    code, out = run([*TILEORCH, *command, "bad.mlir"], tmp_path)
+    assert code == 1
+    assert "bad.mlir:2:6: error: invalid UTF-8 byte 0xff" in out
+
+
+def test_compile_missing_input(tmp_path):
+    code, out = run([*TILEORCH, "compile", "missing.mlir"], tmp_path)
+    assert code == 1
+    assert "tileorch compile: error: cannot read missing.mlir: No such file or directory" in out
+
+
+def test_compile_unwritable_output(tmp_path):
+    write(tmp_path, "x.mlir", EMPTY)
+    code, out = run([*TILEORCH, "compile", "x.mlir", "--emit=mlir", "-o", "/nonexistent/x.ptx"], tmp_path)
+    assert code == 1
+    assert "tileorch compile: error: cannot write /nonexistent/x.ptx: No such file or directory" in out
+
+
+@pytest.mark.parametrize("arch", ["sm_12", "sm_80", "sm_90"])
+def test_compile_rejects_unsupported_arch_up_front(tmp_path, arch):
+    write(tmp_path, "x.mlir", EMPTY)
+    code, out = run([*TILEORCH, "compile", "x.mlir", "--arch", arch], tmp_path)
+    assert code == 2
+    assert f"tileorch compile: error: argument --arch: unsupported target '{arch}'" in out
+    assert "sm_90a and sm_100a" in out and "Cannot select" not in out
+
+
+def test_compile_rejects_unsupported_ptx_version(tmp_path):
+    write(tmp_path, "x.mlir", EMPTY)
+    code, out = run([*TILEORCH, "compile", "x.mlir", "--ptx-version", "12"], tmp_path)
+    assert code == 2 and "argument --ptx-version: unsupported PTX version '12'" in out
+
+
+def test_check_missing_input(tmp_path):
+    code, out = run([*TILEORCH, "check", "missing.mlir"], tmp_path)
+    assert code == 1 and "missing.mlir" in out and "No such file or directory" in out
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--smem", "-1"], "argument --smem: expected a non-negative number of bytes, got '-1'"),
+    (["--timeout", "0"], "argument --timeout: expected a positive number of seconds, got '0'"),
+    (["--args", "buf:f32:-4"], "bad element count in 'buf:f32:-4'"),
+    (["--args", "buf:f32:0"], "bad element count in 'buf:f32:0'"),
+])
+def test_run_rejects_bad_sizes(tmp_path, argv, message):
+    write(tmp_path, "x.mlir", EMPTY)
+    code, out = run([*TILEORCH, "run", "x.mlir", "--kernel", "k", "--block", "1", *argv], tmp_path)
+    assert code == 2 and message in out
+
+
+# --- tileorch schedule -------------------------------------------------------------------------
+
+SMALL = ["--problem", "256", "256", "256"]
+
+
+def test_schedule_unwritable_plot(tmp_path):
+    code, out = run([*TILEORCH, "schedule", *SMALL, "--plot", "/nonexistent/x.png"], tmp_path)
+    assert code == 2
+    assert "tileorch schedule: error: cannot write /nonexistent/x.png: No such file or directory" in out
+
+
+def test_schedule_huge_json_is_refused_with_advice(tmp_path):
+    argv = ["--problem", "99999999", "99999999", "99999999", "--tile", "1x1x1"]
+    code, out = run([*TILEORCH, "schedule", *argv, "--json"], tmp_path)
+    assert code == 2
+    assert "tileorch schedule: error:" in out and "work items" in out
+    assert "larger --tile" in out and "drop --json" in out
+    # the summary still works: parameters and workspace need no per-item work
+    code, out = run([*TILEORCH, "schedule", *argv], tmp_path)
+    assert code == 0
+    # 99999999 tiles along each of M and N with 1x1x1 tiles; K tiles per output tile = K / 1
+    assert "tiles 99999999x99999999x1 (padded), 99999999 K tiles per output tile" in out
+    assert "per-CTA work not computed" in out and "workspace" in out
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--accumulator-bits", "7"], "argument --accumulator-bits: expected the bit width of the accumulator "
+                                  "element, one of 16, 32, 64, got '7'"),
+    (["--accumulator-bits", "0"], "argument --accumulator-bits"),
+    (["--sms", "0"], "argument --sms: expected an integer >= 1, got '0'"),
+    (["--splits", "-2"], "argument --splits: expected an integer >= 1, got '-2'"),
+    (["--mma-warp-groups", "0"], "argument --mma-warp-groups: expected an integer >= 1, got '0'"),
+    (["--max-swizzle", "-1"], "argument --max-swizzle: expected an integer >= 0, got '-1'"),
+    (["--tile", "0x128x64"], "--tile must be 3 positive integers"),
+])
+def test_schedule_rejects_bad_numbers(tmp_path, argv, message):
+    code, out = run([*TILEORCH, "schedule", *SMALL, *argv], tmp_path)
+    assert code == 2 and message in out
+
+
+@pytest.mark.parametrize("bits,reduction", [(16, 2 * 64 * 64 * 64), (64, 8 * 64 * 64 * 64)])
+def test_schedule_accumulator_bits_size_the_reduction_workspace(tmp_path, bits, reduction):
+    # split-K over 512x512 in 64x64 tiles: each of the 8*8 = 64 output tiles has a partial-accumulator
+    # slot of 64*64 elements of bits/8 bytes (CUTLASS's reduction workspace; already 128-aligned)
+    argv = ["--problem", "512", "512", "1024", "--tile", "64x64x64", "--splits", "2", "--decomposition",
+            "split_k", "--sms", "60", "--accumulator-bits", str(bits)]
+    code, out = run([*TILEORCH, "schedule", *argv], tmp_path)
+    assert code == 0 and f"(reduction {reduction}," in out
