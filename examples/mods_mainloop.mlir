@@ -9,7 +9,7 @@ builtin.module attributes {cutlass.target = "sm_100a", cutlass.cluster_shape = a
   func.func private @mainloop_tile(i32, i32, i32, i32, i32)
   func.func private @record(i32, i64)
 
-  func.func @kernel(%params: !cutlass.tile_scheduler_streamk_params<cga = [2, 2, 1], raster = along_m>) attributes {nvvm.kernel} {
+  func.func @kernel(%params: !cutlass.tile_scheduler_streamk_params<cga = [2, 2, 1], raster = along_m>) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>} {
     %c0 = arith.constant 0 : i32
     %participants = arith.constant 3 : i64
     cutlass.async.exec warpgroup mask(1) {

@@ -10,8 +10,8 @@ cutlass dialect, before lowering.  Ops are matched by name (``docs/dialect-conve
 * Arrivals, per agent, as lowered: a commit arrives from the agent's threads among the first
   ``producer_arv_count[p]`` of each producer group p (the group leader with ``expect_tx`` of
   the op's ``transaction_bytes``, else ``transaction_size[p]``); a release on a one-CTA cluster
-  (or with ``consumer_arv_count``) from its threads among the first count of each consumer
-  group, on a larger cluster ``cluster_release_arrivals(T(c))`` per consumer group c to every
+  from its threads among the first ``consumer_arv_count[c]`` (default all) of each consumer
+  group c, on a larger cluster ``cluster_release_arrivals(T(c))`` per consumer group c to every
   CTA of its row and column, after the group's ``bar.sync`` (``release_sync_groups()``).
 * Agents: the innermost ``cutlass.async.exec`` region or ``switch_by_executor`` arm holding
   pipeline, named-barrier or fix-up ops.  A region is split into the pipeline's consumer (or
@@ -21,10 +21,10 @@ cutlass dialect, before lowering.  Ops are matched by name (``docs/dialect-conve
   parameter, checked over a range of values; a lower bound known for the agent, e.g. its group
   id, is kept), handshake ops become protocol steps, a consumer reads its stage right after the
   wait and wherever the state value is used again, a producer fills its stage right before the
-  commit (TMA bytes = ``transaction_size[p]`` of its producer group p).  A producer region that asks for the
-  pipeline's multicast mask (``get_producer_mask``) multicasts its TMA loads to the CTAs of its
-  cluster row and column, each of which then receives ``transaction_size / (cx + cy - 1)``
-  bytes of the stage from every such source.
+  commit (TMA bytes = ``transaction_size[p]`` of its producer group p).  A producer region
+  that asks for the pipeline's multicast mask (``get_producer_mask``) multicasts its TMA loads
+  to the CTAs of its cluster row and column, each of which then receives
+  ``transaction_size / (cx + cy - 1)`` bytes of the stage from every such source.
 * ``scf.if``: a condition known for the agent (:mod:`~tileorch.analysis.evaluate`: constants,
   thread ids, the Stream-K split's work-tile facts) selects its branch; otherwise the branches
   become a nondeterministic :class:`Choice`.  An ``scf.if`` that yields a pipeline or seq_bar
@@ -686,17 +686,18 @@ class _Program:
 
     def _release(self, init: Operation, pipe: Pipeline, var: str, op: Operation) -> list[Op]:
         """consumer_release of this agent: ``bar.arrive`` (named pipeline); local arrivals of
-        the first ``consumer_arv_count`` (default all) threads of each group (one-CTA cluster
-        or explicit counts); else each consumer group it covers syncs (if it is one of
+        the first ``consumer_arv_count`` (default all) threads of each group (one-CTA
+        cluster); else each consumer group it covers syncs (if it is one of
         ``release_sync_groups()``) and sends ``cluster_release_arrivals(T)`` to each CTA of
-        its cluster row and column."""
+        its cluster row and column (``consumer_arv_count`` is rejected on such a cluster by
+        ``cutlass-stamp-arrive-counts``, run in :func:`lowered_inits`)."""
         from tileorch.transforms.arrive_counts import cluster_release_arrivals
         from tileorch.transforms.pipeline_to_nvvm.consumer import release_sync_id
         if pipe.named_ids is not None:
             return [ConsumerRelease(pipe.name, var, len(self.threads), origin=op)]
         groups = self._ranges(init, init.consumer_masks())
         given = init.consumer_arrive_counts()
-        if given is not None or self.k.ctas == 1:
+        if self.k.ctas == 1:
             arrivals = self._arriving(groups, given or [len(g) for g in groups])
             return [ConsumerRelease(pipe.name, var, arrivals, origin=op)]
         out: list[Op] = []

@@ -100,7 +100,8 @@ def check_cluster_consumer_counts(init: PipelineInitOp, cluster: tuple[int, int,
 
 @dataclass(frozen=True)
 class StampArriveCounts(ModulePass):
-    """Stamp derived ``arvCount`` on every ``cutlass.pipeline.init`` (overwriting stale stamps)."""
+    """Stamp derived ``arvCount`` on every ``cutlass.pipeline.init`` (a present stamp that differs
+    from the derivation is already a verifier error)."""
 
     name = "cutlass-stamp-arrive-counts"
 

@@ -4,10 +4,12 @@
 // subtraction when the elapsed time is used); smid = one special-register read.
 // Every CTA arrives (barrier.cluster counts all threads); the participant bit picks release vs
 // relaxed.  2-CTA MMA: participant index = %cluster_ctarank >> 1 (one bit per cluster half).
+// The kernels declare their block size, so the executor regions visibly cover the whole CTA
+// (mods_errors.mlir: otherwise the .aligned cluster barrier is a located error).
 
 builtin.module attributes {cutlass.target = "sm_100a", cutlass.cluster_shape = array<i32: 2, 2, 1>} {
   func.func private @record(i32, i64)
-  func.func @two_cta(%sched: !cutlass.tile_scheduler<streamk>) {
+  func.func @two_cta(%sched: !cutlass.tile_scheduler<streamk>) attributes {nvvm.maxntid = array<i32: 128, 1, 1>} {
     %mask = arith.constant 3 : i64
     cutlass.async.exec warpgroup mask(1) {
       %t = cutlass.tile_scheduler.mods_report_mainloop_start %sched, %mask {is_2cta_mma = true} : !cutlass.tile_scheduler<streamk>, i64 -> i64
@@ -49,7 +51,7 @@ builtin.module attributes {cutlass.target = "sm_100a", cutlass.cluster_shape = a
 // 1-CTA MMA: one bit per CTA (index = %cluster_ctarank, no shift); without a timestamp result
 // and without an elapsed result no globaltimer is read.
 builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = array<i32: 2, 1, 1>} {
-  func.func @one_cta(%sched: !cutlass.tile_scheduler<streamk>, %mask: i32) {
+  func.func @one_cta(%sched: !cutlass.tile_scheduler<streamk>, %mask: i32) attributes {nvvm.reqntid = array<i32: 32, 1, 1>} {
     cutlass.async.exec warp mask(1) {
       cutlass.tile_scheduler.mods_report_mainloop_start %sched, %mask : !cutlass.tile_scheduler<streamk>, i32 -> ()
       cutlass.tile_scheduler.mods_report_mainloop_end %sched, %mask : !cutlass.tile_scheduler<streamk>, i32 -> ()

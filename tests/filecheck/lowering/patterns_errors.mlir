@@ -70,7 +70,7 @@ builtin.module {
 // -----
 
 // consumer_arv_count on a 2x1 cluster would make releases local-only (write-before-release on a
-// multicast pipeline): rejected at the init, also when arvCount was stamped by hand.
+// multicast pipeline): rejected at the init.
 builtin.module attributes {cutlass.cluster_shape = array<i32: 2, 1, 1>} {
   func.func @cluster_local_release(%smem: !llvm.ptr<3>, %s: !cutlass.pipeline_state<2>) {
     %p = cutlass.pipeline.create storage(%smem) : !cutlass.pipeline<stages = 2, producers = 1, consumers = 1>

@@ -63,6 +63,10 @@ class ConvertPipelineToNVVM(ModulePass):
     name = "convert-pipeline-to-nvvm"
     debug_timeout: int = 0
 
+    def __post_init__(self) -> None:
+        if self.debug_timeout < 0:
+            raise ValueError(f"convert-pipeline-to-nvvm: debug-timeout must be >= 0 (0 = off), got {self.debug_timeout}")
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         options = LoweringOptions(debug_timeout=self.debug_timeout)
         scheduler.fold_static_queries(op)

@@ -26,12 +26,12 @@ func.func @order(%g: i32) {
 // -----
 
 func.func @storage_and_options(%smem: !llvm.ptr<3>) {
-  %sb = cutlass.seq_bar.create storage(%smem : !llvm.ptr<3>) : !cutlass.seq_bar<depth = 3, length = 4>
-  %ready = cutlass.seq_bar.init %sb group_size(64) initializing_warp(4) barrier(named_barrier) barrier_id_base(2)
+  %sb = cutlass.seq_bar.create storage(%smem : !llvm.ptr<3>) : !cutlass.seq_bar<depth = 2, length = 4>
+  %ready = cutlass.seq_bar.init %sb group_size(64) initializing_warp(4) barrier(named_barrier) barrier_id_base(8)
   func.return
 }
 // CHECK-LABEL: func.func @storage_and_options
-// CHECK-NEXT: %sb = cutlass.seq_bar.create storage(%smem : !llvm.ptr<3>) : !cutlass.seq_bar<depth = 3, length = 4>
-// CHECK-NEXT: %ready = cutlass.seq_bar.init %sb group_size(64) initializing_warp(4) barrier(named_barrier) barrier_id_base(2)
-// GENERIC: "cutlass.seq_bar.create"(%smem) : (!llvm.ptr<3>) -> !cutlass.seq_bar<depth = 3, length = 4>
-// GENERIC: "cutlass.seq_bar.init"(%sb) <{group_size = 64 : i32, initializing_warp = 4 : i32, barrier = #cutlass<pipeline_barrier_type named_barrier>, barrier_id_base = 2 : i32}> : (!cutlass.seq_bar<depth = 3, length = 4>) -> !cutlass.seq_bar<depth = 3, length = 4>
+// CHECK-NEXT: %sb = cutlass.seq_bar.create storage(%smem : !llvm.ptr<3>) : !cutlass.seq_bar<depth = 2, length = 4>
+// CHECK-NEXT: %ready = cutlass.seq_bar.init %sb group_size(64) initializing_warp(4) barrier(named_barrier) barrier_id_base(8)
+// GENERIC: "cutlass.seq_bar.create"(%smem) : (!llvm.ptr<3>) -> !cutlass.seq_bar<depth = 2, length = 4>
+// GENERIC: "cutlass.seq_bar.init"(%sb) <{group_size = 64 : i32, initializing_warp = 4 : i32, barrier = #cutlass<pipeline_barrier_type named_barrier>, barrier_id_base = 8 : i32}> : (!cutlass.seq_bar<depth = 2, length = 4>) -> !cutlass.seq_bar<depth = 2, length = 4>

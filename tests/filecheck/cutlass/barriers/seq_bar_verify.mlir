@@ -143,3 +143,13 @@ func.func @executor_groups(%g: i32) {
   func.return
 }
 // CHECK: error: 'cutlass.seq_bar.wait' op executor of 64 threads is not a whole number of groups: expected a multiple of group_size 128, found 64
+
+// -----
+
+// Named-barrier ids below 8 are reserved (id 0 = __syncthreads and the barrier-init sync).
+func.func @named_ids_reserved() {
+  %sb = cutlass.seq_bar.create : !cutlass.seq_bar<depth = 2, length = 2>
+  %ready = cutlass.seq_bar.init %sb group_size(128) barrier(named_barrier) barrier_id_base(0)
+  func.return
+}
+// CHECK: error: 'cutlass.seq_bar.init' op barrier_id_base 0 overlaps the reserved named barriers [0, 8) (id 0 is __syncthreads and the barrier-init sync, 1..7 CUTLASS's reserved barriers); use a base >= 8 or let cutlass-allocate-barrier-ids choose one

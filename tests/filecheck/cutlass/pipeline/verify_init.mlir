@@ -114,7 +114,58 @@ func.func @f() {
   %r = cutlass.pipeline.init %pipe {numStages = 4 : i32, participants = array<i64: 1>, consumers = array<i64: 2>, barrier_id_base = 28 : i32}
   func.return
 }
-// CHECK: error: cutlass.pipeline.init: the pipeline needs 8 named barriers from barrier_id_base 28, past the end of the 32-id pool
+// CHECK: error: cutlass.pipeline.init: needs 8 named barriers from barrier_id_base 28 (ids 28..35), past the 16 hardware barriers (bar.sync ids 0..15); use a lower base, fewer stages, or mbarriers
+
+// -----
+
+// In the [0, 32) pool but past the 16 hardware barriers: the lowering would emit runtime ids
+// 10..17 (base + index), which neither our nvvm verifier nor ptxas could reject.
+func.func @f() {
+  %pipe = cutlass.pipeline.create : !cutlass.pipeline<stages = 4, producers = 1, consumers = 1, barrier = named_barrier>
+  %r = cutlass.pipeline.init %pipe {numStages = 4 : i32, participants = array<i64: 1>, consumers = array<i64: 2>, barrier_id_base = 10 : i32}
+  func.return
+}
+// CHECK: error: cutlass.pipeline.init: needs 8 named barriers from barrier_id_base 10 (ids 10..17), past the 16 hardware barriers (bar.sync ids 0..15); use a lower base, fewer stages, or mbarriers
+
+// -----
+
+// Ids 0..7 are reserved (id 0 = __syncthreads and the barrier-init sync).
+func.func @f() {
+  %pipe = cutlass.pipeline.create : !cutlass.pipeline<stages = 1, producers = 1, consumers = 1, barrier = named_barrier>
+  %r = cutlass.pipeline.init %pipe {numStages = 1 : i32, participants = array<i64: 1>, consumers = array<i64: 2>, barrier_id_base = 0 : i32}
+  func.return
+}
+// CHECK: error: cutlass.pipeline.init: barrier_id_base 0 overlaps the reserved named barriers [0, 8) (id 0 is __syncthreads and the barrier-init sync, 1..7 CUTLASS's reserved barriers); use a base >= 8 or let cutlass-allocate-barrier-ids choose one
+
+// -----
+
+// A hand-written arvCount must equal the derived counts (1 producer leader; 32 consumer threads).
+func.func @f() {
+  %pipe = cutlass.pipeline.create : !cutlass.pipeline<stages = 4, producers = 1, consumers = 1>
+  %r = cutlass.pipeline.init %pipe {numStages = 4 : i32, participants = array<i64: 1>, consumers = array<i64: 2>, arvCount = array<i32: 1, 1>}
+  func.return
+}
+// CHECK: error: cutlass.pipeline.init: arvCount = [1, 1] differs from the derived (full, empty) arrive counts [1, 32]; arvCount is derived by cutlass-stamp-arrive-counts: remove it (or set producer_arv_count / consumer_arv_count)
+
+// -----
+
+// On a 2x2 cluster the derived empty count is (cx + cy - 1) * ceil(T / 128) = 3 * 1 = 3, not T = 128.
+builtin.module attributes {cutlass.cluster_shape = array<i32: 2, 2, 1>} {
+  func.func @f() {
+    %pipe = cutlass.pipeline.create : !cutlass.pipeline<stages = 4, producers = 1, consumers = 1>
+    %r = cutlass.pipeline.init %pipe {numStages = 4 : i32, executor = #cutlass<executor_type warpgroup>, participants = array<i64: 1>, consumers = array<i64: 2>, arvCount = array<i32: 1, 128>}
+    func.return
+  }
+}
+// CHECK: error: cutlass.pipeline.init: arvCount = [1, 128] differs from the derived (full, empty) arrive counts [1, 3]
+
+// -----
+
+func.func @f(%g: !llvm.ptr<1>) {
+  %pipe = cutlass.pipeline.create storage(%g) : !cutlass.pipeline<stages = 2, producers = 1, consumers = 1>
+  func.return
+}
+// CHECK: error: cutlass.pipeline.create: storage must be a shared-memory pointer (!llvm.ptr<3>) to the 2 x stages i64 mbarrier words, found !llvm.ptr<1>; pass shared memory (e.g. from atom.dynamic_smem) or omit storage to let the lowering allocate it
 
 // -----
 
@@ -176,4 +227,4 @@ func.func @f() {
   %pipe = cutlass.pipeline.create : !cutlass.pipeline<stages = 33, producers = 1, consumers = 1>
   func.return
 }
-// CHECK: verify_init.mlir:176:64: error: pipeline stage count must be in [1, 32], found 33
+// CHECK: verify_init.mlir:[[# @LINE - 3]]:64: error: pipeline stage count must be in [1, 32], found 33
