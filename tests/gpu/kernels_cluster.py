@@ -15,6 +15,11 @@ release.  With ``group_sync`` the kernel synchronises each consumer group on a n
 before ``consumer_release``, as such consumers would; without it, the release itself must order
 every thread's shared-memory reads before the producers' next writes (as the single-CTA release
 does, where every consumer thread arrives).
+
+Named-barrier ids: the lowering's own release sync of a multi-warp group claims ids through
+``cutlass.pipeline.init`` (``num_named_barriers()``).  The hand-written group syncs of the
+``group_sync`` variant use ids ``8 + g`` and pin the pipeline's ``barrier_id_base`` past them
+(``8 + groups``), so the two never share an id; without ``group_sync`` the allocator chooses.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from dataclasses import dataclass
 
 PART_WORDS = 128
 FIRST_CONSUMER_WARP = 4
+FIRST_NAMED_BARRIER = 8  # = RESERVED_BARRIER_IDS (not imported: the GPU machine has no xDSL)
 
 
 @dataclass(frozen=True)
@@ -59,6 +65,16 @@ class ClusterConfig:
         w = self.consumer_warps
         return ((1 << w) - 1) << (FIRST_CONSUMER_WARP + g * w)
 
+    def group_sync_id(self, g: int) -> int:
+        """Hand-written named-barrier id of consumer group ``g``'s sync (``group_sync`` only)."""
+        return FIRST_NAMED_BARRIER + g
+
+    @property
+    def pipeline_barrier_base(self) -> str:
+        """``barrier_id_base`` entry for ``cutlass.pipeline.init``: pinned past the hand-written
+        ids when there are any, else left to cutlass-allocate-barrier-ids."""
+        return f", barrier_id_base = {FIRST_NAMED_BARRIER + self.groups} : i32" if self.group_sync else ""
+
     def grid(self, clusters: int) -> tuple[int, int]:
         cx, cy = self.cluster
         return (cx * clusters, cy) if cx > 1 else (cx, cy * clusters)
@@ -69,8 +85,8 @@ def _consumer(cfg: ClusterConfig, g: int) -> str:
     threads = 32 * cfg.consumer_warps
     first = 32 * (FIRST_CONSUMER_WARP + g * cfg.consumer_warps)
     ty = f"!cutlass.pipeline_state<{cfg.stages}>"
-    sync = (f"\n        cutlass.named_barrier.arrive_and_wait barrier_id = {8 + g} num_threads = {threads}"
-            if cfg.group_sync else "")
+    sync = (f"\n        cutlass.named_barrier.arrive_and_wait barrier_id = {cfg.group_sync_id(g)} "
+            f"num_threads = {threads}" if cfg.group_sync else "")
     return f"""
     cutlass.async.exec warp mask(0x{mask:x}) {{
       %cfirst = arith.constant {first} : i32
@@ -130,7 +146,7 @@ def cluster_kernel(cfg: ClusterConfig) -> str:
     %cgroups = arith.constant {cfg.groups} : i32
     %ctaslab = arith.muli %cta, %cgroups : i32
     %pipe = cutlass.pipeline.create : !cutlass.pipeline<stages = {cfg.stages}, producers = 1, consumers = {cfg.groups}>
-    %ready = cutlass.pipeline.init %pipe {{numStages = {cfg.stages} : i32, executor = #cutlass<executor_type warp>, participants = array<i64: 0x1>, consumers = array<i64: {masks}>, transaction_size = array<i32: {cfg.size * part_bytes}>}}
+    %ready = cutlass.pipeline.init %pipe {{numStages = {cfg.stages} : i32, executor = #cutlass<executor_type warp>, participants = array<i64: 0x1>, consumers = array<i64: {masks}>, transaction_size = array<i32: {cfg.size * part_bytes}>{cfg.pipeline_barrier_base}}}
     cutlass.async.exec warp mask(0x1) {{
       %lane0 = arith.cmpi eq, %tid, %c0 : i32
       %mcast = cutlass.pipeline.get_producer_mask %ready

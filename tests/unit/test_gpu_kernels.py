@@ -112,6 +112,26 @@ def test_cluster_release_syncs_the_group_before_arriving(name, syncs):
     assert found == {s.replace(",", "") for s in syncs}
 
 
+@pytest.mark.parametrize("name, hand, lowered", [
+    # hand-written group syncs 8, 9 (8 + group); the pipeline is pinned at base 8 + groups = 10,
+    # so the lowering's release syncs of the two 4-warp groups are 10, 11
+    ("cluster_2x1_s4_g2x4w_sync", {8, 9}, {10, 11}),
+    # one 4-warp group: hand-written 8, lowering 9
+    ("cluster_1x2_s2_g1x4w_sync", {8}, {9}),
+    # one-warp groups: the lowering syncs with bar.warp.sync and claims no id
+    ("cluster_1x2_s2_g2x1w_sync", {8, 9}, set()),
+])
+def test_cluster_group_sync_ids_do_not_alias_the_pipelines(name, hand, lowered):
+    """The ``_sync`` cluster kernels' hand-written group syncs and the lowering's release syncs use
+    disjoint named-barrier ids (the allocator does not see hand-written ``cutlass.named_barrier``
+    ids, so the kernel pins ``barrier_id_base`` past them)."""
+    from conformance import all_sources
+
+    ptx = compile_mlir(all_sources()[name].mlir, f"{name}.mlir")
+    ids = {int(m.group(2)) for m in GROUP_SYNC.finditer(ptx) if m.group(2) is not None}
+    assert ids == hand | lowered and not hand & lowered
+
+
 def test_release_rmw_ordering_is_dropped_by_llvm_nvptx():
     """Why the fence is needed: the same `release` atomicrmw the fix-up lowering emits comes out
     of LLVM 22's NVPTX backend as a plain relaxed `atom` (an acquire load keeps `ld.acquire`)."""
