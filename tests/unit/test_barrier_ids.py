@@ -116,3 +116,88 @@ def test_release_without_proxy_arrivals_claims_no_id():
     assert _claims(_in_cluster(_cluster_mbarrier("a", groups, explicit))) == [0]
     assert _claims(_in_cluster(_cluster_mbarrier("a", groups, elide="empty"))) == [0]  # no release
     assert _claims(_in_cluster(_cluster_mbarrier("a", "0x2"))) == [0]  # one warp: bar.warp.sync
+
+
+def _named_sync(barrier_id: int, op: str = "arrive_and_wait") -> str:
+    return f"  cutlass.named_barrier.{op} barrier_id = {barrier_id} num_threads = 256\n"
+
+
+def _kernel_with_lock(body: str, name: str = "k") -> str:
+    return f"func.func @{name}(%lock : !llvm.ptr<1>, %dyn : i32) {{\n" + body + "  func.return\n}\n"
+
+
+# ids that user code names directly: a static named barrier, a constant operand, a generic barrier
+_USER_IDS_8_9_10 = (
+    _named_sync(8)
+    + "  %c10 = arith.constant 10 : i32\n"
+    + "  cutlass.named_barrier.arrive %c10 num_threads = 64\n"
+    + "  %flag = arith.constant 0 : i32\n"
+    + "  cutlass.generic_barrier.arrive_increment %lock[%flag] sync = named_barrier barrier_id = 9 "
+    "num_threads = 128 : !llvm.ptr<1>\n"
+)
+
+
+def test_allocator_skips_ids_used_directly_in_the_same_kernel():
+    # a needs 2 consecutive ids: 8, 9 and 10 are bar.sync/bar.arrive ids of the kernel -> 11..12;
+    # the second kernel is another CTA's id space: 8 is free there
+    text = _kernel_with_lock(_named("a", 1) + _USER_IDS_8_9_10) + _kernel_with_lock(_named("b", 1), "k2")
+    assert _bases(text) == [11, 8]
+
+
+def test_non_constant_ids_are_not_seen():
+    # a runtime id cannot be checked statically: the pool stays as if it were absent
+    text = _kernel_with_lock("  cutlass.named_barrier.arrive_and_wait %dyn num_threads = 64\n" + _named("a", 1))
+    assert _bases(text) == [8]
+
+
+def test_direct_use_inside_an_explicit_range_is_a_located_error():
+    # b holds 10..11 (1 stage x full + empty); bar.sync 11 on line 6 would alias b's empty barrier
+    text = _kernel(_named("a", 1) + _named("b", 1, base=10) + _named_sync(11))
+    with pytest.raises(LocatedError) as info:
+        _bases(text)
+    assert str(info.value) == (
+        "ids.mlir:6:3: error: cutlass.named_barrier.arrive_and_wait: named barrier 11 is claimed by "
+        "cutlass.pipeline.init of %b (ids 10..11, at ids.mlir:5:3); use an id that no pipeline or "
+        "seq_bar claims, or move that op's barrier_id_base"
+    )
+
+
+def test_generic_barrier_inside_an_explicit_seq_bar_range_is_a_located_error():
+    body = (
+        "  %s = cutlass.seq_bar.create : !cutlass.seq_bar<depth = 2, length = 1>\n"
+        "  %rs = cutlass.seq_bar.init %s group_size(128) barrier(named_barrier) barrier_id_base(12)\n"
+        "  %flag = arith.constant 0 : i32\n"
+        "  cutlass.generic_barrier.wait_eq %lock[%flag] sync = named_barrier barrier_id = 13 "
+        "num_threads = 128 : !llvm.ptr<1>\n"
+    )
+    with pytest.raises(LocatedError) as info:
+        _bases(_kernel_with_lock(body))
+    assert str(info.value).startswith(
+        "ids.mlir:5:3: error: cutlass.generic_barrier.wait_eq: named barrier 13 is claimed by "
+        "cutlass.seq_bar.init of %s (ids 12..13, at ids.mlir:3:3)"
+    )
+
+
+def test_overlapping_explicit_ranges_are_a_located_error():
+    text = _kernel(_named("a", 2, base=8) + _named("b", 1, base=10))  # a: 8..11, b: 10..11
+    with pytest.raises(LocatedError, match=r"^ids\.mlir:5:3: error: cutlass\.pipeline\.init: barrier_id_base = 10 "
+                       r"claims named barrier 10, which cutlass\.pipeline\.init of %a \(ids 8\.\.11, at ids\.mlir:3:3\)"):
+        _bases(text)
+
+
+def test_allocation_around_direct_uses_is_deterministic_and_order_independent():
+    # the direct use after the pipelines claims its id as much as one before them
+    after = _kernel(_named("a", 1) + _named("b", 1) + _named_sync(10))
+    before = _kernel(_named_sync(10) + _named("a", 1) + _named("b", 1))
+    assert _bases(after) == _bases(after) == _bases(before) == [8, 11]
+
+
+def test_exhaustion_names_the_directly_used_ids():
+    # a: 2 stages x 2 = 8..11; 12 is bar.sync'd directly; b needs 4 consecutive, only 13..15 are free
+    text = _kernel(_named_sync(12) + _named("a", 2) + _named("b", 2))
+    with pytest.raises(LocatedError) as info:
+        _bases(text)
+    assert str(info.value).startswith(
+        "ids.mlir:6:3: error: cutlass.pipeline.init: named-barrier pool exhausted: needs 4 consecutive ids "
+        "in [8, 16), free ids: 13, 14, 15 (used directly by barrier ops: 12); use fewer stages"
+    )

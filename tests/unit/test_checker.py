@@ -17,7 +17,8 @@ from tileorch.analysis.simulate import simulate
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ["ws_pipeline.mlir", "coop_pipeline.mlir", "pingpong_seq_bar.mlir",
-            "streamk_persistent.mlir", "mods_mainloop.mlir", "streamk_fixup_user.mlir"]
+            "streamk_persistent.mlir", "mods_mainloop.mlir", "streamk_fixup_user.mlir",
+            "ws_stream_copy.mlir"]
 
 
 def test_fresh_mbarrier_passes_parity_1_and_blocks_parity_0():
@@ -406,14 +407,22 @@ def test_named_barrier_mutant_missing_consumer_group_is_a_count_mismatch(tmp_pat
         assert v.prop == P.NAMED_BARRIER_COUNT and "288" in v.message and "160" in v.message
 
 
-def test_named_barrier_mutant_user_barrier_on_a_pipeline_id(tmp_path):
-    """A user bar.sync on id 8 (the pipeline's full barrier of stage 0) joins its generation
-    with another thread count."""
-    protocols, _ = _named(tmp_path, (
-        "          cutlass.pipeline.consumer_release %q, %s\n",
-        "          cutlass.pipeline.consumer_release %q, %s\n"
-        "          cutlass.named_barrier.arrive_and_wait barrier_id = 8 num_threads = 256\n"))
-    assert check(protocols[0]).violation.prop == P.NAMED_BARRIER_COUNT
+USER_BAR_8 = ("          cutlass.pipeline.consumer_release %q, %s\n",
+              "          cutlass.pipeline.consumer_release %q, %s\n"
+              "          cutlass.named_barrier.arrive_and_wait barrier_id = 8 num_threads = 256\n")
+
+
+def test_named_barrier_user_barrier_on_a_pipeline_id(tmp_path):
+    """A user bar.sync on id 8 (else the pipeline's full barrier of stage 0): the allocator,
+    run on the checker's copy, claims the user's constant id first and moves the pipeline to
+    9..12, so nothing collides; with an explicit base of 8 the collision is a located error at
+    the user's barrier (it would join the pipeline's generation with another thread count)."""
+    protocols, errors = _named(tmp_path, USER_BAR_8)
+    assert not errors and protocols[0].pipelines[0].named_ids == (9, 11)
+    assert check(protocols[0]).ok
+    protocols, errors = _named(tmp_path, USER_BAR_8, (
+        "0xf0, 0xf00>}", "0xf0, 0xf00>, barrier_id_base = 8 : i32}"))
+    assert not protocols and ":23:11: error:" in errors[0] and "named barrier 8" in errors[0]
 
 
 def test_named_barrier_mutant_missing_tail_and_try_wait(tmp_path):
@@ -491,3 +500,117 @@ def test_cluster_release_mutant_half_a_group_hangs_in_its_sync(tmp_path):
     assert not errors
     v = check(protocols[0]).violation
     assert v.prop == P.NAMED_BARRIER_COUNT and "256" in v.message
+
+
+# --- transaction bytes from the producer's bulk copies ---------------------------------------
+#
+# PTX: the full barrier's phase completes when its pending arrivals AND its transaction count
+# reach 0; arrive.expect_tx adds the commit's bytes, each cp.async.bulk's complete_tx subtracts
+# the bytes it delivered.  ws_stream_copy's header: tile = 16384 bytes, one copy by thread 0,
+# commit expects 16384.
+
+STREAM = "ws_stream_copy.mlir"
+COPY_SIZE = "%bytes = arith.constant 16384 : i32"
+LEADER = "%leader = arith.cmpi eq, %tid, %c0 : i32"
+
+
+def _writes(protocol):
+    """The ProducerWrite ops of one iteration of every loop."""
+    from tileorch.analysis.protocol import unroll
+    one = {name: 1 for name, _ in protocol.params}
+    return [o for a in protocol.agents for o in unroll(a.program, one)
+            if type(o).__name__ == "ProducerWrite"]
+
+
+def _located(needle, example):
+    """``path:line:col`` prefix of the first ``needle`` in an example (1-based)."""
+    text = (ROOT / "examples" / example).read_text()
+    at = text.index(needle)
+    line = text[:at].count("\n") + 1
+    return f"{line}:{at - text.rfind(chr(10), 0, at)}"
+
+
+def test_stream_copy_stage_bytes_come_from_its_bulk_copy():
+    protocols, errors = load(str(ROOT / "examples" / STREAM))
+    assert not errors and not protocols[0].notes
+    assert [w.nbytes for w in _writes(protocols[0])] == [16384]
+    assert check(protocols[0]).ok
+
+
+def test_stream_copy_mutant_copy_of_half_the_tile_deadlocks(tmp_path):
+    """8192 bytes land, the commit expects 16384: the transaction count stays at 8192, the
+    consumer's wait never passes and the producer's tail never sees a release."""
+    path = _mutate(tmp_path, COPY_SIZE, "%bytes = arith.constant 8192 : i32", STREAM)
+    protocols, errors = load(str(path))
+    assert not errors
+    result = check(protocols[0])
+    assert result.violation.prop == P.DEADLOCK
+    assert "tx=8192" in result.violation.message
+    proc = subprocess.run([sys.executable, "-m", "tileorch.cli.main", "check", str(path)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 1 and "violated property: deadlock" in proc.stdout
+
+
+def test_stream_copy_mutant_copy_issued_by_two_threads_deadlocks(tmp_path):
+    """Threads 0 and 1 both issue the copy: 2 x 16384 bytes complete on a barrier armed
+    for 16384, so its transaction count never returns to 0."""
+    path = _mutate(tmp_path, LEADER, "%c2 = arith.constant 2 : i32\n"
+                   "      %leader = arith.cmpi ult, %tid, %c2 : i32", STREAM)
+    protocols, _ = load(str(path))
+    assert [w.nbytes for w in _writes(protocols[0])] == [32768]
+    assert check(protocols[0]).violation.prop == P.DEADLOCK
+
+
+def test_non_constant_copy_size_is_a_located_error(tmp_path):
+    path = _mutate(tmp_path, COPY_SIZE, "%bytes = arith.addi %ntiles, %c0 : i32", STREAM)
+    protocols, errors = load(str(path))
+    where = _located("atom.bulk_copy_g2s", STREAM)
+    assert not protocols and errors[0].startswith(f"{path}:{where}: error:")
+    assert "cannot model" in errors[0] and "non-constant size" in errors[0]
+
+
+def test_copy_issued_under_an_unknown_condition_is_a_located_error(tmp_path):
+    path = _mutate(tmp_path, LEADER, "%leader = arith.cmpi eq, %ntiles, %c0 : i32", STREAM)
+    protocols, errors = load(str(path))
+    assert not protocols and f"{path}:{_located('atom.bulk_copy_g2s', STREAM)}:" in errors[0]
+
+
+def test_pipeline_without_copies_checks_with_a_located_note():
+    """ws_pipeline issues no copy: the check assumes the commit's 4096 bytes land, and says so
+    at the commit, in the result and on the command line."""
+    path = str(ROOT / "examples" / "ws_pipeline.mlir")
+    protocols, errors = load(path)
+    where = f"{path}:{_located('cutlass.pipeline.producer_commit', 'ws_pipeline.mlir')}:"
+    assert not errors and len(protocols[0].notes) == 1
+    note = protocols[0].notes[0]
+    assert note.startswith(where + " NOTE:") and "4096" in note and "no copy" in note
+    result = check(protocols[0])
+    assert result.ok and result.notes == (note,)
+    proc = subprocess.run([sys.executable, "-m", "tileorch.cli.main", "check", path],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0 and note in proc.stdout and "ws_mainloop: OK" in proc.stdout
+
+
+MCAST_COPY = ("%full = cutlass.pipeline.get_full_barrier %ready, %s\n"
+              "            %tid = nvvm.read.ptx.sreg.tid.x : i32\n"
+              "            %first = arith.cmpi eq, %tid, %c0 : i32\n"
+              "            scf.if %first {{\n"
+              "              %sm = atom.dynamic_smem : !llvm.ptr<3>\n"
+              "              %gm = llvm.mlir.zero : !llvm.ptr<1>\n"
+              "              %n = arith.constant {} : i32\n"
+              "              atom.bulk_copy_g2s %sm, %gm, %full, %n multicast %mcast : "
+              "!llvm.ptr<3>, !llvm.ptr<1>, !llvm.ptr<3>\n"
+              "            }}\n")
+
+
+@pytest.mark.parametrize("part, ok", [(4096, True), (8192, False)])
+def test_multicast_copies_land_in_every_cta_of_the_row(tmp_path, part, ok):
+    """coop on a 2x1 cluster, stage 8192 bytes: thread 0 of each CTA multicasts its part to
+    both CTAs, so each full barrier receives 2 x part bytes; only part = 4096 matches the
+    commit (an unguarded copy would be issued by each of the warp's 32 threads)."""
+    path = _mutate(tmp_path, "%full = cutlass.pipeline.get_full_barrier %ready, %s\n",
+                   MCAST_COPY.format(part), "coop_pipeline.mlir")
+    protocols, errors = load(str(path))
+    assert not errors and not protocols[0].notes
+    assert {(w.dst, w.nbytes) for w in _writes(protocols[0])} == {((0, 1), part)}
+    assert check(protocols[0]).ok == ok

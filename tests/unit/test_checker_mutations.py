@@ -13,6 +13,8 @@ correct protocol.  Expected properties follow from the PTX mbarrier semantics
   arrivals exceed what is pending; a full count one short lets the first of two producers
   complete the phase while the second is still writing;
 * commit without expect_tx: the plain arrive completes the phase before the TMA bytes land;
+* a TMA copy that delivers fewer bytes than the commit's expect_tx leaves the transaction
+  count above 0: the phase never completes and the consumer waits forever;
 * Stream-K reducer without the lock wait reads the workspace before the partial is stored.
 """
 
@@ -50,6 +52,7 @@ MUTANTS = {
                                       P.OVER_ARRIVAL),
     "release_before_last_read": (lambda: W(2, 2, release_first=True), P.RELEASE_BEFORE_READ),
     "commit_without_expect_tx": (lambda: W(2, 2, expect_tx=False), P.READ_BEFORE_COMMIT),
+    "tma_copy_short_of_expect_tx": (lambda: W(2, 2, copy_bytes=512), P.DEADLOCK),
     "missing_producer_tail": (lambda: W(2, 2, with_tail=False), P.DRAIN),
     "cluster_missing_producer_tail": (lambda: C.cluster_multicast(with_tail=False), P.DRAIN),
     "consumer_waits_on_empty_barrier": (lambda: W(2, 2, wait_side="empty"), P.DEADLOCK),

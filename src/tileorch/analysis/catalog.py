@@ -25,9 +25,12 @@ def trip_counts(stages: int) -> tuple[int, ...]:
 
 
 def producer_program(pipe: str, stages: int, tma_bytes: int, expect_tx: bool = True,
-                     with_tail: bool = True, flip: bool = True) -> tuple[Op, ...]:
+                     with_tail: bool = True, flip: bool = True,
+                     copy_bytes: int | None = None) -> tuple[Op, ...]:
+    """Per stage: acquire, a TMA copy of ``copy_bytes`` (default ``tma_bytes``), commit
+    expecting ``tma_bytes``."""
     body = (ProducerAcquire(pipe, "p"),
-            ProducerWrite(pipe, "p", nbytes=tma_bytes),
+            ProducerWrite(pipe, "p", nbytes=tma_bytes if copy_bytes is None else copy_bytes),
             ProducerCommit(pipe, "p", tx_bytes=tma_bytes if expect_tx else 0),
             Advance("p", flip=flip))
     prog: tuple[Op, ...] = (Loop("k", body),)
@@ -54,13 +57,15 @@ def tma_warp_specialized(stages: int = 2, consumer_wgs: int = 1, tma_bytes: int 
                          release_first: bool = False, wait_side: str = "full",
                          producer_flip: bool = True, consumer_flip: bool = True,
                          use_try: bool = False, finalize: bool = True,
-                         trips: tuple[int, ...] | None = None) -> Protocol:
-    """PipelineTmaAsync in one CTA: a producer warp (elected lane, one arrive.expect_tx per
-    stage) and ``consumer_wgs`` consumer warp groups whose 128 threads all release."""
+                         trips: tuple[int, ...] | None = None,
+                         copy_bytes: int | None = None) -> Protocol:
+    """PipelineTmaAsync in one CTA: a producer warp (elected lane, one arrive.expect_tx of
+    ``tma_bytes`` per stage, its TMA copy delivering ``copy_bytes``, default the same) and
+    ``consumer_wgs`` consumer warp groups whose 128 threads all release."""
     pipe = "mainloop"
     agents = [Agent("producer", "producer",
                     producer_program(pipe, stages, tma_bytes, expect_tx, with_tail,
-                                     producer_flip),
+                                     producer_flip, copy_bytes),
                     (StateDecl("p", pipe, producer_phase),), threads=32, mask=0b1)]
     for w in range(consumer_wgs):
         agents.append(Agent(f"consumer{w}", "consumer",

@@ -1,12 +1,13 @@
 """Static values of SSA integers in one agent's context, for the IR front end.
 
 :class:`Evaluator` computes an interval ``(lo, hi)`` for an integer / index / i1 SSA value from
-what is known about the agent: its thread range (``gpu.thread_id x``), the facts of the work
-tile it processes (Stream-K split: ``k_tile_start``, ``k_tile_count``, ``final``), and constants.
-A value is *static* when its interval is a single point.  Anything else (function arguments,
-loads, unknown ops) is ``None``: unknown.  The checker uses it to resolve ``seq_bar`` group ids,
-loop bounds and ``scf.if`` conditions per agent; an unknown condition becomes a
-nondeterministic choice, never an assumption.
+what is known about the agent: its thread range (``gpu.thread_id x``,
+``nvvm.read.ptx.sreg.tid.x``), the facts of the work tile it processes (Stream-K split:
+``k_tile_start``, ``k_tile_count``, ``final``), and constants.  A value is *static* when its
+interval is a single point.  Anything else (function arguments, loads, unknown ops) is
+``None``: unknown.  The checker uses it to resolve ``seq_bar`` group ids, loop bounds and
+``scf.if`` conditions per agent; an unknown condition becomes a nondeterministic choice, never
+an assumption.
 """
 
 from __future__ import annotations
@@ -71,6 +72,8 @@ class Evaluator:
         if name == "gpu.thread_id":
             dim = op.properties.get("dimension")
             return self.threads if dim is not None and dim.data.value == "x" else None
+        if name == "nvvm.read.ptx.sreg.tid.x":
+            return self.threads
         if name in ("arith.index_cast", "arith.index_castui", "arith.extui", "arith.extsi",
                     "arith.trunci"):
             return self.interval(op.operands[0])

@@ -32,7 +32,8 @@ from tileorch.analysis.protocol import Protocol
 
 @dataclass
 class CheckResult:
-    """Outcome of checking a protocol: verdict, effort, and the counterexample if any."""
+    """Outcome of checking a protocol: verdict, effort, the counterexample if any, and the
+    located assumptions (``notes``, from the protocol) the verdict rests on."""
 
     protocol: str
     ok: bool
@@ -44,6 +45,7 @@ class CheckResult:
     trace: list[Step] = field(default_factory=list)
     values: dict[str, int] = field(default_factory=dict)
     agents: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
 
 @dataclass
@@ -117,7 +119,8 @@ def check(protocol: Protocol, overrides: dict[str, tuple[int, ...]] | None = Non
     """Explore every interleaving of every instance; stop at the first violation.
     ``por`` / ``symmetry`` switch the reductions (for cross-checking)."""
     start = time.perf_counter()
-    result = CheckResult(protocol.name, True, agents=tuple(a.name for a in protocol.agents))
+    result = CheckResult(protocol.name, True, agents=tuple(a.name for a in protocol.agents),
+                         notes=protocol.notes)
     for values in instances(protocol, overrides):
         m = Machine(protocol, values, symmetry)
         search = bfs(m, por=por)

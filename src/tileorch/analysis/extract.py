@@ -21,10 +21,14 @@ cutlass dialect, before lowering.  Ops are matched by name (``docs/dialect-conve
   parameter, checked over a range of values; a lower bound known for the agent, e.g. its group
   id, is kept), handshake ops become protocol steps, a consumer reads its stage right after the
   wait and wherever the state value is used again, a producer fills its stage right before the
-  commit (TMA bytes = ``transaction_size[p]`` of its producer group p).  A producer region
-  that asks for the pipeline's multicast mask (``get_producer_mask``) multicasts its TMA loads
-  to the CTAs of its cluster row and column, each of which then receives
-  ``transaction_size / (cx + cy - 1)`` bytes of the stage from every such source.
+  commit with the bytes its bulk copies on the stage's full barrier deliver
+  (:mod:`~tileorch.analysis.transfers`).  A producer that issues no copy on a pipeline whose
+  commit expects transaction bytes is assumed to load ``transaction_size[p]`` of its producer
+  group p, and the assumption is recorded as a located note (``Protocol.notes``); if its
+  region asks for the multicast mask (``get_producer_mask``) the loads go to the CTAs of its
+  cluster row and column, each of which then receives ``transaction_size / (cx + cy - 1)``
+  bytes of the stage from every such source.  Loops whose body has no protocol op are dropped
+  (no trip-count parameter).
 * ``scf.if``: a condition known for the agent (:mod:`~tileorch.analysis.evaluate`: constants,
   thread ids, the Stream-K split's work-tile facts) selects its branch; otherwise the branches
   become a nondeterministic :class:`Choice`.  An ``scf.if`` that yields a pipeline or seq_bar
@@ -46,11 +50,12 @@ Ops outside this vocabulary do not synchronise and are skipped.  Unsupported sha
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, Region, SSAValue
 
-from tileorch.analysis import catalog
+from tileorch.analysis import catalog, transfers
 from tileorch.analysis.evaluate import Evaluator
 from tileorch.analysis.protocol import (
     Advance, Agent, BarArrive, BarSync, Choice, ClusterArrive, ClusterWait, ConsumerRead,
@@ -59,7 +64,7 @@ from tileorch.analysis.protocol import (
     ProducerWrite, Protocol, ReducePartial, SeqArrive, SeqBar, SeqWait, StateDecl, StorePartial,
     Trip, tail,
 )
-from tileorch.diagnostics import LocatedError
+from tileorch.diagnostics import LocatedError, location_str
 
 EXEC = "cutlass.async.exec"
 SWITCH = "cutlass.pipeline.switch_by_executor"
@@ -163,6 +168,7 @@ class _Kernel:
         self.params: dict[str, tuple[int, ...]] = {}
         self.fixups: list[Operation] = []
         self.fixup_user: list[tuple[Operation, _Region, frozenset[int]]] = []
+        self.notes: dict[Operation, str] = {}
         for op in func.walk():
             if op.name == P + "init":
                 self._pipeline(op)
@@ -312,7 +318,7 @@ class _Kernel:
             out.append(Protocol(name, tuple(self.inits.values()), tuple(agents),
                                 tuple(sorted(self.params.items())),
                                 seqbars=tuple(self.seqbars.values()), ctas=self.ctas,
-                                origin=self.func))
+                                notes=tuple(self.notes.values()), origin=self.func))
         if self.fixup_user:
             out.append(self._user_fixup(name))
         elif self.fixups:
@@ -410,6 +416,9 @@ def _with_cta(op: Op, k: _Kernel, cta: int, threads: frozenset[int]) -> Op:
     if isinstance(op, ConsumerRelease) and op.dst == ("row_col",):
         return ConsumerRelease(op.pipe, op.state, op.arrivals, _row_col(k, cta),
                                origin=op.origin)
+    if isinstance(op, ProducerWrite) and op.dst == (transfers.ROW_COL,):
+        dst = _row_col(k, cta)
+        return ProducerWrite(op.pipe, op.state, op.nbytes, dst, origin=op.origin)
     if isinstance(op, ProducerWrite) and op.dst == ("row_col",):
         dst = _row_col(k, cta)
         shares = []
@@ -435,9 +444,17 @@ class _Program:
         self.ev = Evaluator((min(threads), max(threads)))
         self.multicast = {self.k.init_of(o.operands[0], rg) for o in k._own_ops(rg.region)
                           if o.name == P + "get_producer_mask"} if k.ctas > 1 else set()
+        self.copying = {self.k.init_of(transfers.stage_barrier(o).operands[0], rg)
+                        for o in k._own_ops(rg.region) if o.name in transfers.COPIES}
+        self.delivered: dict[tuple[str, int], dict[object, int]] = {}
+        self.copy_ops: dict[tuple[str, int], Operation] = {}
 
     def build(self) -> tuple[tuple[Op, ...], tuple[StateDecl, ...]]:
         ops = self._block(self.rg.region.block)
+        for copy in self.copy_ops.values():
+            raise LocatedError(copy, "the checker models a bulk copy issued between the "
+                               "stage's producer_acquire and its producer_commit; no later "
+                               "producer_commit of this state arms the barrier it completes on")
         return tuple(ops), tuple(self.states)
 
     def _block(self, block) -> list[Op]:
@@ -535,6 +552,9 @@ class _Program:
             return self._stage_use(op, state)
         if name in HANDSHAKE:
             return self._handshake(op)
+        if name in transfers.COPIES:
+            self._copy(op)
+            return []
         if name in NAMED:
             bid = op.static_barrier_id()
             if bid is None:
@@ -640,10 +660,11 @@ class _Program:
             self.tokens[op.results[0]] = tok
             cls = ProducerTryAcquire if kind.startswith("producer") else ConsumerTryWait
             out.append(cls(pipe.name, var, tok, origin=op))
+        if kind == "produce" and op.regions[0].blocks:
+            out.extend(self._block(op.regions[0].block))
         if kind in ("producer_commit", "produce"):
-            dst = ("row_col",) if init in self.multicast and tma else None
             arrivals, tx = self._commit(init, pipe, op)
-            out.append(ProducerWrite(pipe.name, var, nbytes=tma, dst=dst, origin=op))
+            out.extend(self._fill(init, pipe, self.value[op.operands[1]], op, tma, tx))
             out.append(ProducerCommit(pipe.name, var, tx_bytes=tx, arrivals=arrivals, origin=op))
         if kind == "producer_tail":
             out.extend(tail(pipe.name, var, pipe.stages, origin=op))
@@ -655,6 +676,53 @@ class _Program:
         if kind in ("consumer_release", "consume"):
             out.extend(self._release(init, pipe, var, op))
         return out
+
+    def _copy(self, op: Operation) -> None:
+        """Record the bytes a bulk copy delivers to its stage's full barrier, times the
+        number of the agent's threads that issue it per stage."""
+        getter = transfers.stage_barrier(op)
+        init = self.k.init_of(getter.operands[0], self.rg)
+        if self.k.inits[init].named_ids is not None:
+            raise LocatedError(op, "a barrier = named_barrier pipeline has no full mbarrier for "
+                               "a bulk copy to complete on")
+        state = getter.operands[1]
+        if state not in self.value:
+            raise LocatedError(getter, "pipeline state not created by "
+                               "cutlass.pipeline.state.create in this executor region")
+        key = self.value[state]
+        nbytes = transfers.size(op, self.ev)
+        dst = transfers.destination(op, self.ev, self.k.ctas)
+        count = transfers.issuers(op, sorted(self.threads), transfers.scope_of(state))
+        by_dst = self.delivered.setdefault(key, {})
+        by_dst[dst] = by_dst.get(dst, 0) + nbytes * count
+        self.copy_ops.setdefault(key, op)
+
+    def _fill(self, init: Operation, pipe: Pipeline, key: tuple[str, int], op: Operation,
+              tma: int, tx: int) -> list[Op]:
+        """The producer's fill of the stage before ``op`` commits it.  An agent that issues
+        copies on this pipeline writes what they deliver to the stage (nothing if none does);
+        otherwise, on an mbarrier pipeline whose commit expects transaction bytes, the
+        ``transaction_size`` bytes are assumed to land (a note at the commit), else the fill
+        is a synchronous store."""
+        var = key[0]
+        if init in self.copying:
+            self.copy_ops.pop(key, None)
+            return [ProducerWrite(pipe.name, var, nbytes=n,
+                                  dst=(transfers.ROW_COL,) if dst == transfers.ROW_COL else dst,
+                                  origin=op)
+                    for dst, n in self.delivered.pop(key, {}).items() if n]
+        if pipe.named_ids is None and (tma or tx):
+            assumed = (f"exactly the {tx} expected bytes" if tx == tma else
+                       f"transaction_size = {tma} bytes, while this commit expects {tx},")
+            self.k.notes.setdefault(op, (
+                f"{location_str(op)}: NOTE: {kernel_name(self.k.func)}: pipeline {pipe.name} "
+                f"expects transaction bytes but its producer issues no copy visible in the IR "
+                f"(no atom.bulk_copy_g2s completing on get_producer_barrier / "
+                f"get_full_barrier); checked assuming {assumed} land per stage"
+                + (", split evenly over the CTAs of its cluster row and column"
+                   if init in self.multicast else "")))
+        dst = ("row_col",) if init in self.multicast and tma else None
+        return [ProducerWrite(pipe.name, var, nbytes=tma, dst=dst, origin=op)]
 
     def _ranges(self, init: Operation, masks: list[int]) -> list[range]:
         """The threads of each group mask (a contiguous run of executor units)."""
@@ -717,19 +785,21 @@ class _Program:
         body = op.regions[0].block
         outer = any(o.name in ("scf.for", "scf.while") and any(_relevant(x) for x in o.walk())
                     for o in body.ops)
-        trip = self._trip(op, lb, ub, step, self._loop_stages(op.regions[0]), outer)
+        trip = partial(self._trip, op, lb, ub, step, self._loop_stages(op.regions[0]), outer)
         return self._loop(op, trip, inits, list(body.args[1:]), body, list(op.results))
 
     def _while(self, op: Operation) -> list[Op]:
         before, after = op.regions[0].block, op.regions[1].block
-        trip = self._trip(op, op.operands[0], op.operands[0], None, 2, True)
+        trip = partial(self._trip, op, op.operands[0], op.operands[0], None, 2, True)
         ops = self._loop(op, trip, list(op.operands), list(before.args), before,
                          list(op.results), after)
         return ops
 
     def _loop(self, op, trip, inits, args, body, results, after=None) -> list[Op]:
         """One loop: the state variables carried as iter_args start each iteration where the
-        previous one left them; after the loop they are at a fresh, unknown position."""
+        previous one left them; after the loop they are at a fresh, unknown position.  ``trip``
+        gives the trip count; it is asked for (and a parametric one registered) only when the
+        body has protocol ops."""
         pre: list[Op] = []
         carried = []
         for init, arg in zip(inits, args):
@@ -758,6 +828,7 @@ class _Program:
                 self.value[res] = (var, self.cur[var])
         if not ops:
             return pre
+        trip = trip()
         if isinstance(trip, int):
             return pre + [o for _ in range(trip) for o in ops]
         return pre + [Loop(trip, tuple(ops), origin=op)]

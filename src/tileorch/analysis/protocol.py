@@ -314,7 +314,8 @@ class Protocol:
 
     ``deterministic`` selects the Stream-K deterministic reduction mode (the reduced result may
     not depend on the schedule); ``partials`` lists the partial labels each output tile must
-    contain exactly once."""
+    contain exactly once.  ``notes`` are the located assumptions the front end made (the
+    transaction bytes of a producer whose copies are not in the IR); the checker reports them."""
 
     name: str
     pipelines: tuple[Pipeline, ...]
@@ -324,6 +325,7 @@ class Protocol:
     ctas: int = 1
     deterministic: bool = False
     partials: tuple[tuple[str, tuple[object, ...]], ...] = ()
+    notes: tuple[str, ...] = field(default=(), compare=False)
     origin: object = field(default=None, compare=False, repr=False)
 
     def pipeline(self, name: str) -> Pipeline:

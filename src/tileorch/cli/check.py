@@ -52,6 +52,8 @@ def run(args: argparse.Namespace) -> int:
             for k, v in values.items():
                 params.setdefault(k, []).append(v)
         params = {k: sorted(set(v)) for k, v in params.items()}
+        for note in result.notes:
+            print(note)
         summary = (f"{result.states} states, {result.transitions} transitions explored in "
                    f"{result.seconds:.2f} s ({_ranges(params)}; {len(proto.agents)} agents)")
         if result.ok:

@@ -13,9 +13,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from tileorch.backend.compile import STAGES, CompileError, compile_text
-from tileorch.backend.ptx import DEFAULT_PTX_VERSION, SUPPORTED_PTX_VERSIONS
-from tileorch.diagnostics import SourceError, read_source
+from tileorch.backend.ptx import DEFAULT_PTX_VERSION, SUPPORTED_PTX_VERSIONS  # stdlib only: no xDSL
+
+# what --emit can stop after (tileorch.backend.compile.STAGES, which imports xDSL: the compiler is
+# loaded only when the command runs)
+EMIT_STAGES = ("mlir", "llvm", "ptx")
 
 # targets whose PTX the lowering produces: it uses sm_90a-specific instructions (setmaxnreg,
 # wgmma), which exist on no plain sm_XX target, and the cluster/mbarrier features of sm_90+
@@ -49,13 +51,16 @@ def register(subparsers) -> None:
     p.add_argument("--ptx-version", type=_ptx_version, default=DEFAULT_PTX_VERSION,
                    help="PTX ISA version x10 (default 86)")
     p.add_argument("-o", "--output", default="-", help="output file (default: stdout)")
-    p.add_argument("--emit", choices=STAGES, default="ptx", help="stop after this stage (default: ptx)")
+    p.add_argument("--emit", choices=EMIT_STAGES, default="ptx", help="stop after this stage (default: ptx)")
     p.add_argument("--no-ptxas", action="store_true", help="do not assemble the PTX with ptxas")
     p.add_argument("-p", "--pipeline", default="", help="extra passes run after the lowering pipeline")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from tileorch.backend.compile import CompileError, compile_text
+    from tileorch.diagnostics import SourceError, read_source
+
     name = "<stdin>" if args.file == "-" else args.file
     try:
         text = read_source(args.file)

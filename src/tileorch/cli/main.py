@@ -1,5 +1,10 @@
 """``tileorch``: user commands.  Each subcommand lives in its own module with
 ``register(subparsers)`` adding its parser and setting ``func(args) -> int``.
+
+Subcommand modules import their heavy dependencies (xDSL, the backend, the analyses) inside
+their handlers, so that ``tileorch --help`` and ``tileorch run FILE.ptx`` work where only the
+runtime's dependencies are installed.  A subcommand module that still cannot be imported for
+want of a third-party package stays listed and, when invoked, says which package is missing.
 """
 
 from __future__ import annotations
@@ -8,8 +13,6 @@ import argparse
 import os
 import sys
 from importlib import import_module
-
-from tileorch.diagnostics import SourceError, read_source
 
 # subcommand module names under tileorch.cli (one line each)
 SUBCOMMANDS: list[str] = [
@@ -25,16 +28,55 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tileorch", description="tileorch user commands")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in SUBCOMMANDS:
-        import_module(f"tileorch.cli.{name}").register(sub)
+        try:
+            module = import_module(f"tileorch.cli.{name}")
+        except ModuleNotFoundError as exc:
+            missing = missing_dependency(exc)
+            if missing is None:
+                raise
+            register_unavailable(sub, name, missing)
+        else:
+            module.register(sub)
     return parser
+
+
+def missing_dependency(exc: ModuleNotFoundError) -> str | None:
+    """The third-party package whose absence ``exc`` reports; ``None`` for a missing tileorch
+    module (a packaging bug, not an absent dependency)."""
+    if exc.name is None or exc.name.split(".")[0] == "tileorch":
+        return None
+    return exc.name.split(".")[0]
+
+
+def missing_dependency_message(command: str, package: str) -> str:
+    return (f"tileorch {command}: error: this command needs the Python package {package!r}, which cannot "
+            "be imported here; install tileorch's dependencies (pyproject.toml)")
+
+
+def register_unavailable(subparsers, name: str, package: str) -> None:
+    """A placeholder for subcommand ``name`` whose module needs the absent ``package``."""
+    p = subparsers.add_parser(name, help=f"(unavailable: needs the Python package {package!r})",
+                              add_help=False)
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+
+    def unavailable(args: argparse.Namespace) -> int:
+        print(missing_dependency_message(name, package), file=sys.stderr)
+        return 1
+
+    p.set_defaults(func=unavailable)
 
 
 def input_error(args: argparse.Namespace, exc: Exception) -> str | None:
     """The user-facing diagnostic for an exception that bad input (a non-UTF-8 input file, a path
-    that cannot be opened) raised inside a subcommand which did not report it; else ``None``."""
+    that cannot be opened) or an absent dependency raised inside a subcommand which did not report
+    it; else ``None``."""
     tool = f"tileorch {args.command}"
+    if isinstance(exc, ModuleNotFoundError) and (package := missing_dependency(exc)) is not None:
+        return missing_dependency_message(args.command, package)
     path = getattr(args, "file", None)
     if isinstance(exc, UnicodeDecodeError) and isinstance(path, str):
+        from tileorch.diagnostics import SourceError, read_source
+
         try:
             read_source(path)
         except SourceError as err:

@@ -6,6 +6,8 @@ Arguments (``--args``, in kernel-parameter order):
 device buffer of N elements (zero-filled by default), printed after the run and written to
 ``--dump DIR`` as ``argK.npy``; ``npy:FILE`` a device buffer holding that array.
 Without a GPU it says so and falls back to ``tileorch simulate FILE`` where that command exists.
+Loading a ``.ptx`` / ``.cubin`` needs only numpy and cuda-python: xDSL and the compiler are
+imported only to compile a ``.mlir`` file.
 """
 
 from __future__ import annotations
@@ -18,8 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-from tileorch.diagnostics import SourceError, read_source
 
 SCALAR_TYPES = {
     "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
@@ -129,13 +129,13 @@ def compile_mlir(text: str, name: str, debug_timeout: int = 0, isolate: bool = F
 
 def _fallback_to_simulate(args: argparse.Namespace, reason: str) -> int:
     print(f"tileorch run: no GPU: {reason}", file=sys.stderr)
+    if Path(args.file).suffix != ".mlir":
+        print("tileorch run: only .mlir files can be simulated; nothing was run", file=sys.stderr)
+        return 1
     try:
         simulate = import_module("tileorch.cli.simulate")
     except ImportError:
         print("tileorch run: `tileorch simulate` is not available either; nothing was run", file=sys.stderr)
-        return 1
-    if Path(args.file).suffix != ".mlir":
-        print("tileorch run: only .mlir files can be simulated; nothing was run", file=sys.stderr)
         return 1
     argv = ["simulate", args.file, "--kernel", args.kernel]
     print(f"tileorch run: falling back to `tileorch {' '.join(argv)}`", file=sys.stderr)
@@ -170,6 +170,7 @@ def run(args: argparse.Namespace) -> int:
         return _fallback_to_simulate(args, reason)
     if path.suffix == ".mlir":
         from tileorch.backend.compile import CompileError
+        from tileorch.diagnostics import SourceError, read_source
 
         try:
             image: str | bytes = compile_mlir(read_source(str(path)), str(path), isolate=True)

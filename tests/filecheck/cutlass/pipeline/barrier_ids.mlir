@@ -68,3 +68,29 @@ builtin.module attributes {cutlass.cluster_shape = array<i32: 2, 1, 1>} {
     func.return
   }
 }
+
+// -----
+
+// Constant ids that the kernel's own barrier ops name are claimed before allocation, wherever
+// the op stands: bar.sync 8 and a constant-operand bar.arrive 9 push %a (1 stage x 2) to 10..11.
+// CHECK-LABEL: func.func @user_ids
+// CHECK: %ra = cutlass.pipeline.init %a {{{.*}}barrier_id_base = 10 : i32}
+func.func @user_ids() {
+  cutlass.named_barrier.arrive_and_wait barrier_id = 8 num_threads = 256
+  %a = cutlass.pipeline.create : !cutlass.pipeline<stages = 1, producers = 1, consumers = 1, barrier = named_barrier>
+  %ra = cutlass.pipeline.init %a {numStages = 1 : i32, participants = array<i64: 0x1>, consumers = array<i64: 0x2>}
+  %c9 = arith.constant 9 : i32
+  cutlass.named_barrier.arrive %c9 num_threads = 64
+  func.return
+}
+
+// -----
+
+// A direct id inside an explicit range aliases the pipeline's barrier: error at the barrier op.
+// CHECK: barrier_ids.mlir:[[# @LINE + 4]]:3: error: cutlass.named_barrier.arrive: named barrier 13 is claimed by cutlass.pipeline.init of %e (ids 12..13, at {{.*}}barrier_ids.mlir:[[# @LINE + 3]]:3); use an id that no pipeline or seq_bar claims, or move that op's barrier_id_base
+func.func @collide() {
+  %e = cutlass.pipeline.create : !cutlass.pipeline<stages = 1, producers = 1, consumers = 1, barrier = named_barrier>
+  %re = cutlass.pipeline.init %e {numStages = 1 : i32, participants = array<i64: 0x1>, consumers = array<i64: 0x2>, barrier_id_base = 12 : i32}
+  cutlass.named_barrier.arrive barrier_id = 13 num_threads = 64
+  func.return
+}

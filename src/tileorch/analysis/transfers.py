@@ -1,0 +1,113 @@
+"""The bytes a producer's bulk copies deliver to a pipeline stage, read from the IR.
+
+A data-movement atom (``atom.bulk_copy_g2s``, :mod:`tileorch.dialects.atoms`) whose mbarrier
+operand is ``cutlass.pipeline.get_producer_barrier`` / ``get_full_barrier %pipe, %state``
+completes its ``bytes`` on the full barrier of that stage (``complete_tx``), in this CTA or,
+with a ``multicast`` mask, in every CTA the mask names.  The checker takes these bytes as the
+stage's transaction-byte source, so a copy that delivers fewer or more bytes than the commit's
+``expect_tx`` leaves the barrier's transaction count non-zero.
+
+Everything here must be known statically, else a :class:`LocatedError` says what the checker
+cannot model: the copy size, the multicast mask (a constant or ``get_producer_mask``), and how
+many of the agent's threads issue the copy per stage (each enclosing ``scf.if`` evaluated per
+thread, each enclosing ``scf.for`` with a constant trip count).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from xdsl.ir import Block, Operation, SSAValue
+
+from tileorch.analysis.evaluate import Evaluator
+from tileorch.diagnostics import LocatedError
+
+COPIES = ("atom.bulk_copy_g2s",)
+BARRIER_GETTERS = ("cutlass.pipeline.get_producer_barrier", "cutlass.pipeline.get_full_barrier")
+PRODUCER_MASK = "cutlass.pipeline.get_producer_mask"
+ROW_COL = "row_col_each"
+"""Destination of a copy multicast with ``get_producer_mask``: every CTA of the cluster row and
+column of the issuing CTA, each receiving the copy's full size."""
+ONCE = ("cutlass.pipeline.produce", "cutlass.pipeline.consume", "scf.execute_region")
+
+
+def stage_barrier(copy: Operation) -> Operation:
+    """The ``get_producer_barrier`` / ``get_full_barrier`` op the copy completes on."""
+    owner = copy.operands[2].owner
+    if isinstance(owner, Operation) and owner.name in BARRIER_GETTERS:
+        return owner
+    raise LocatedError(copy, f"the checker cannot model this {copy.name}: its mbarrier is not "
+                       "a pipeline stage barrier (cutlass.pipeline.get_producer_barrier or "
+                       "get_full_barrier), so the stage it fills is unknown")
+
+
+def size(copy: Operation, ev: Evaluator) -> int:
+    """The copy's byte count, which must be a constant for the agent."""
+    nbytes = ev.constant(copy.operands[3])
+    if nbytes is None:
+        raise LocatedError(copy, f"the checker cannot model {copy.name} of a non-constant "
+                           "size: the bytes it delivers to the stage's full barrier must be "
+                           "known to compare them with the commit's transaction bytes")
+    return nbytes
+
+
+def destination(copy: Operation, ev: Evaluator, ctas: int) -> str | tuple[int, ...] | None:
+    """Where the bytes land: None (this CTA), :data:`ROW_COL`, or the CTA ranks of a constant
+    multicast mask."""
+    if len(copy.operands) < 5 or ctas == 1:
+        return None
+    mask = copy.operands[4]
+    if isinstance(mask.owner, Operation) and mask.owner.name == PRODUCER_MASK:
+        return ROW_COL
+    bits = ev.constant(mask)
+    if bits is None or bits <= 0 or bits >> ctas:
+        raise LocatedError(copy, "the checker cannot model this multicast mask: it must be "
+                           f"cutlass.pipeline.get_producer_mask or a constant naming CTAs "
+                           f"0..{ctas - 1} of the cluster")
+    return tuple(r for r in range(ctas) if bits >> r & 1)
+
+
+def issuers(copy: Operation, threads: Iterable[int], scope: Block) -> int:
+    """How many times the agent's threads issue ``copy`` per execution of ``scope`` (the block
+    that defines the stage's state): summed over threads, the product of the enclosing loops'
+    trip counts if every enclosing ``scf.if`` takes the copy's branch for that thread."""
+    total = 0
+    for t in threads:
+        ev = Evaluator((t, t))
+        count = 1
+        op = copy
+        while count and op.parent_block() is not scope:
+            child_region = op.parent_region()
+            op = op.parent_op()
+            if op is None:
+                break
+            count *= _executions(copy, op, child_region, ev)
+        total += count
+    return total
+
+
+def _executions(copy: Operation, op: Operation, region, ev: Evaluator) -> int:
+    """How often one thread runs ``region`` of ``op`` per execution of ``op``."""
+    if op.name == "scf.if":
+        taken = ev.truth(op.operands[0])
+        if taken is None:
+            raise LocatedError(copy, "the checker cannot tell which threads issue this copy: "
+                               "the condition of its enclosing scf.if is not known per thread")
+        return int(taken == (region is op.regions[0]))
+    if op.name == "scf.for":
+        lo, hi, step = (ev.constant(v) for v in op.operands[:3])
+        if lo is None or hi is None or not step or step < 0:
+            raise LocatedError(copy, "the checker cannot count the copies this scf.for issues "
+                               "per stage: its trip count is not a constant")
+        return max(0, -(-(hi - lo) // step))
+    if op.name in ONCE:
+        return 1
+    raise LocatedError(copy, f"the checker cannot count the copies issued per stage inside "
+                       f"{op.name} (scf.if and scf.for are modelled)")
+
+
+def scope_of(state: SSAValue) -> Block | None:
+    """The block that defines a pipeline state value."""
+    if isinstance(state.owner, Block):
+        return state.owner
+    return state.owner.parent_block()
