@@ -83,6 +83,30 @@ def test_ir_mutant_producer_start_phase_0_deadlocks(tmp_path):
     assert check(protocols[0]).violation.prop == P.DEADLOCK
 
 
+def _consumer_bound(tmp_path, definition):
+    """ws_pipeline with the consumer loop bounded by ``%kc = <definition>`` instead of %k_tiles."""
+    text = (ROOT / "examples" / "ws_pipeline.mlir").read_text()
+    producer_loop = "scf.for %k = %c0 to %k_tiles step %c1"
+    head, consumer_loop = text.rsplit(producer_loop, 1)
+    consumer = f"%kc = {definition}\n        %last = "
+    head = head[: head.rindex("%last = ")] + consumer
+    path = tmp_path / "bound.mlir"
+    path.write_text(head + "scf.for %k = %c0 to %kc step %c1" + consumer_loop)
+    return path
+
+
+def test_loops_bounded_by_the_same_value_share_a_trip_count(tmp_path):
+    """``%k_tiles + 0`` is the producer's bound: one parameter, so no false deadlock."""
+    protocols, errors = load(str(_consumer_bound(tmp_path, "arith.addi %k_tiles, %c0 : i32")))
+    assert not errors and check(protocols[0]).ok
+
+
+def test_loops_bounded_by_different_values_are_checked_independently(tmp_path):
+    """A consumer running one more round than the producer commits must deadlock."""
+    protocols, errors = load(str(_consumer_bound(tmp_path, "arith.addi %k_tiles, %c1 : i32")))
+    assert not errors and check(protocols[0]).violation.prop == P.DEADLOCK
+
+
 def test_ir_mutant_read_after_release(tmp_path):
     path = _mutate(tmp_path, "cutlass.pipeline.consumer_release %q, %s",
                    "cutlass.pipeline.consumer_release %q, %s\n"

@@ -166,6 +166,7 @@ class _Kernel:
         self.inits: dict[Operation, Pipeline] = {}
         self.seqbars: dict[Operation, SeqBar] = {}
         self.params: dict[str, tuple[int, ...]] = {}
+        self.trip_names: dict[SSAValue, str] = {}  # one parameter per trip-count value
         self.fixups: list[Operation] = []
         self.fixup_user: list[tuple[Operation, _Region, frozenset[int]]] = []
         self.notes: dict[Operation, str] = {}
@@ -488,7 +489,7 @@ class _Program:
         st = 1 if step is None else self.ev.constant(step)
         if lo is not None and hi is not None and st:
             return max(0, -(-(hi - lo) // st))
-        name = (ub.name_hint or "n") if not outer else "tiles"
+        name = self._trip_name(ub) if not outer else "tiles"
         if outer:
             values = (1, 2)
         elif self.k.iterations:
@@ -499,6 +500,25 @@ class _Program:
         if lo is not None and st and st > 0 and (lo, st) != (0, 1):
             return Trip(name, lo, st)
         return name
+
+    def _trip_name(self, ub: SSAValue) -> str:
+        """The parameter of a non-constant bound: loops bounded by the same value (up to adding
+        or subtracting a known zero) share it; distinct values never do, even with equal names."""
+        while isinstance(ub.owner, Operation) and ub.owner.name in ("arith.addi", "arith.subi"):
+            lhs, rhs = ub.owner.operands
+            if self.ev.constant(rhs) == 0:
+                ub = lhs
+            elif ub.owner.name == "arith.addi" and self.ev.constant(lhs) == 0:
+                ub = rhs
+            else:
+                break
+        names = self.k.trip_names
+        if ub not in names:
+            base = ub.name_hint or "n"
+            taken = set(names.values())
+            names[ub] = base if base not in taken else next(
+                f"{base}{i}" for i in range(2, len(taken) + 3) if f"{base}{i}" not in taken)
+        return names[ub]
 
     def _loop_stages(self, region: Region) -> int:
         """The ring period of the loop's handshakes: pipeline stages, or depth x length of a
