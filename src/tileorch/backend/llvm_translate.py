@@ -8,7 +8,7 @@ for GPU code:
   another type through ``llvm.mlir.addressof``) and their ``alignment``;
 * loads/stores keep ``volatile``, atomic ordering and ``syncscope``; our
   ``llvm.atomicrmw``/``cmpxchg``/``fence``/``addrspacecast``/``fptosi``/``fptoui``/
-  ``uitofp``/``mlir.poison`` are translated;
+  ``uitofp``/``mlir.poison``/``extractelement`` and xDSL's ``insertelement`` are translated;
 * a function marked ``nvvm.kernel`` gets the ``ptx_kernel`` calling convention (a PTX
   ``.entry``), and its ``nvvm.maxntid``/``reqntid``/``minctasm``/``maxnreg``/
   ``cluster_dim`` attributes become LLVM 22's string function attributes (so ptxas sees
@@ -191,6 +191,10 @@ def convert_op(op: Operation, builder: ir.IRBuilder, vals: ValMap, blocks: dict[
         _gep(op, builder, vals)
     elif type(op) in _CASTS:
         vals[op.result] = getattr(builder, _CASTS[type(op)])(vals[op.arg], convert_type(op.result.type))
+    elif isinstance(op, llvm_ext.ExtractElementOp):
+        vals[op.res] = builder.extract_element(vals[op.vector], vals[op.position])
+    elif isinstance(op, llvm.InsertElementOp):
+        vals[op.res] = builder.insert_element(vals[op.vector], vals[op.value], vals[op.index])
     elif isinstance(op, llvm_ext.PoisonOp):
         vals[op.res] = ir.FormattedConstant(convert_type(op.res.type), "poison")
     elif isinstance(op, llvm_ext.AtomicRMWOp):

@@ -2,7 +2,8 @@
 
 Added (names, properties and syntax as in upstream MLIR's LLVM dialect):
 ``llvm.addrspacecast``, ``llvm.fptosi``, ``llvm.fptoui``, ``llvm.uitofp``,
-``llvm.mlir.poison``, ``llvm.fence``, ``llvm.atomicrmw``, ``llvm.cmpxchg``, and a
+``llvm.mlir.poison``, ``llvm.extractelement``, ``llvm.fence``, ``llvm.atomicrmw``,
+``llvm.cmpxchg``, and a
 ``llvm.load`` that also keeps ``volatile`` and ``syncscope``.  Atomic orderings use
 upstream's integer encoding (``monotonic`` = 2 ... ``seq_cst`` = 7).
 
@@ -13,19 +14,27 @@ with these ops added (our ``llvm.load`` replaces xDSL's).
 from __future__ import annotations
 
 from collections.abc import Set as AbstractSet
+from typing import ClassVar
 
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
     I64,
+    ArrayAttr,
+    IntAttr,
     IntegerAttr,
+    SignlessIntegerConstraint,
     StringAttr,
     UnitAttr,
+    VectorType,
     i1,
     i64,
 )
 from xdsl.ir import Attribute, Dialect, Operation, SSAValue
 from xdsl.irdl import (
+    AnyAttr,
     IRDLOperation,
+    RangeOf,
+    VarConstraint,
     irdl_op_definition,
     operand_def,
     opt_prop_def,
@@ -138,6 +147,24 @@ class PoisonOp(IRDLOperation):
 
     def __init__(self, result_type: Attribute):
         super().__init__(result_types=[result_type])
+
+
+@irdl_op_definition
+class ExtractElementOp(IRDLOperation):
+    """``%x = llvm.extractelement %vec[%i : i32] : vector<4xf32>``: element ``%i`` of a 1-D vector."""
+
+    name = "llvm.extractelement"
+    ELEMENT: ClassVar = VarConstraint("ELEMENT", AnyAttr())
+    vector = operand_def(VectorType.constr(ELEMENT, shape=ArrayAttr.constr(RangeOf(IntAttr).of_length(1))))
+    position = operand_def(SignlessIntegerConstraint)
+    res = result_def(ELEMENT)
+    traits = traits_def(NoMemoryEffect())
+    assembly_format = "$vector `[` $position `:` type($position) `]` attr-dict `:` type($vector)"
+
+    def __init__(self, vector: SSAValue | Operation, position: SSAValue | Operation):
+        vtype = SSAValue.get(vector).type
+        assert isinstance(vtype, VectorType)
+        super().__init__(operands=[vector, position], result_types=[vtype.element_type])
 
 
 @irdl_op_definition
@@ -447,6 +474,7 @@ EXTRA_OPS: list[type[Operation]] = [
     FPToUIOp,
     UIToFPOp,
     PoisonOp,
+    ExtractElementOp,
     FenceOp,
     AtomicRMWOp,
     CmpXchgOp,
