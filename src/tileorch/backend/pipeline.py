@@ -2,7 +2,7 @@
 
 ``PIPELINE`` is what ``tileorch compile`` and :func:`tileorch.backend.compile.compile_module`
 run before translating to LLVM IR.  The cutlass/TileAS lowering passes are listed in
-``CUTLASS_LOWERING`` (extended with one edit when they exist); ``STD_LOWERING`` then
+``CUTLASS_LOWERING``; ``STD_LOWERING`` then
 takes scf/cf/arith/func/nvvm down to the ``llvm`` dialect.  ``scf`` must be gone before
 ``convert-nvvm-to-llvm`` (which splits blocks for the blocking try-wait loop).
 """
