@@ -25,6 +25,7 @@ def sources() -> list[KernelSource]:
 def run(wgs: int, problem, decomposition: str, splits: int, sms: int, reduction: str, kernel) -> None:
     from tileorch import runtime, schedulers as S
     from tileorch.schedulers.device_params import pack_device_params
+    from tileorch.schedulers.workspace import barrier_workspace_size, reduction_workspace_size
 
     p = S.streamk_params(problem, TILE, (1, 1), sms, splits=splits, decomposition=S.DecompositionMode(decomposition),
                          reduction=S.ReductionMode(reduction))
@@ -33,9 +34,11 @@ def run(wgs: int, problem, decomposition: str, splits: int, sms: int, reduction:
     rng = np.random.default_rng([wgs, tiles, kt, splits, sms])
     a = rng.integers(-8, 9, (tiles, kt, wgs, 128, VEC)).astype(np.float32)
     want = a.sum(axis=1, dtype=np.float64).astype(np.float32)  # (tiles, wgs, 128, VEC): exact integers
-    reduction_bytes = tiles * wgs * 128 * VEC * 4
-    workspace = runtime.DeviceBuffer.from_array(np.zeros(reduction_bytes + 4 * tiles * wgs, np.uint8))
-    record = pack_device_params(p, workspace.ptr, reduction_bytes, 4 * tiles * wgs)
+    # the kernel's reduction tile is its W*128 threads' VEC-element fragments (CUTLASS: BLK_M x BLK_N)
+    reduction_bytes = reduction_workspace_size(tiles, (128 * wgs, VEC, TILE[2]), 32)
+    barrier_bytes = barrier_workspace_size(tiles, wgs)
+    workspace = runtime.DeviceBuffer.from_array(np.zeros(reduction_bytes + barrier_bytes, np.uint8))
+    record = pack_device_params(p, workspace.ptr, reduction_bytes, barrier_bytes)
     params = runtime.DeviceBuffer.from_array(np.frombuffer(record, np.uint8))
     src = runtime.DeviceBuffer.from_array(a.ravel())
     out = runtime.DeviceBuffer.from_array(np.full(want.size, np.nan, np.float32))

@@ -24,8 +24,14 @@ CTA's launch linear index (``raster.launch_linear_idx``; SM100: ``sm100_streamk.
 ``advance_to_next_work``/``fetch_next_work`` continue the stream-K unit (``continue_work``) or
 call the body at ``linearized_id + grid size`` (persistent kinds: ``persistent_advance``); an SM100
 stream-K CTA owns one grid position (cluster launch control is not modelled), so its next work
-after the unit is the invalid tile.  ``get_current_work``, ``query_next_work`` and
-``get_workid_response_ptr`` need scheduler state / cluster launch control: located errors.
+after the unit is the invalid tile.
+
+Pull-model handles (``workid(%slot)``: data-parallel ``{runtime_pull}``, dynamic persistent) keep
+their state, the current linear work id, in the response slot (:mod:`.scheduler_pull`): the
+constructor seeds it with the launch index, ``query_next_work`` claims the next id from the
+workspace counter and publishes it, ``get_current_work`` decodes the slot with the shared body,
+``get_workid_response_ptr`` is the slot, and ``advance_to_next_work`` / ``fetch_next_work`` claim
+then decode.  ``get_current_work`` on a closed-form (stateless) handle is a located error.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import TypeConversionPattern
 
 from tileorch.diagnostics import LocatedError
+from tileorch.dialects import llvm_ext
 from tileorch.dialects.cutlass.scheduler_context import constant_int
 from tileorch.dialects.cutlass.scheduler_types import SCHEDULER_FAMILY, TileSchedulerType
 from tileorch.schedulers import streamk_work
@@ -45,7 +52,7 @@ from tileorch.transforms.pipeline_to_nvvm import scheduler_bodies as bodies
 from tileorch.transforms.pipeline_to_nvvm.base import OpLowering
 from tileorch.transforms.pipeline_to_nvvm.context import module_of
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
-from tileorch.transforms.pipeline_to_nvvm import scheduler_fixup
+from tileorch.transforms.pipeline_to_nvvm import scheduler_fixup, scheduler_pull
 from tileorch.transforms.pipeline_to_nvvm.scheduler_bodies import (
     WTI_FIELDS,
     SchedulerConfig,
@@ -94,12 +101,19 @@ def scheduler_config(op: Operation, handle: SSAValue) -> SchedulerConfig:
     if not isinstance(owner, Operation) or owner.name not in CONSTRUCTORS:
         raise LocatedError(op, "the scheduler handle must come straight from a cutlass.tile_scheduler.create_* op "
                                "(its params type fixes the cluster shape and raster order of the body)")
-    params_type = owner.operands[0].type
+    return constructor_config(owner)
+
+
+def constructor_config(constructor: Operation) -> SchedulerConfig:
+    """The body a constructor's handle uses; dynamic persistent (family ``dp``) uses the SM90
+    persistent body with its pulled ids (cluster launch control is not modelled)."""
+    params_type = constructor.operands[0].type
     cga = params_type.cga() or (1, 1, 1)
     raster = params_type.raster()
     along_n = {"along_n": True, "along_m": False}.get(raster or "heuristic")
-    return SchedulerConfig(family_of(handle.type), (cga[0], cga[1]), along_n,
-                           sm100=owner.name == PREFIX + "create_SM100_scheduler")
+    family = family_of(constructor.results[0].type)
+    sm100 = constructor.name == PREFIX + "create_SM100_scheduler" and family != "dp"
+    return SchedulerConfig(family, (cga[0], cga[1]), along_n, sm100=sm100)
 
 
 class _SchedulerLowering(OpLowering):
@@ -112,16 +126,19 @@ class _SchedulerLowering(OpLowering):
 
 
 class CreateSchedulerLowering(OpLowering):
-    """The handle is the params record itself."""
+    """The handle is the params record itself; a pull-model constructor also seeds its response
+    slot with the CTA's launch linear index (the state ``get_current_work`` reads)."""
 
     def __init__(self, name: str):
         super().__init__()
         self.OP = name
 
     def lower(self, op: Operation, e: Emitter):
-        if len(op.operands) > 1:
-            raise LocatedError(op, "WorkID pull-model schedulers (cluster launch control) have no device lowering yet")
-        return [lowered(e, op.operands[0])]
+        params = lowered(e, op.operands[0])
+        slot = scheduler_pull.response_slot(op.results[0])
+        if slot is not None:
+            scheduler_pull.seed(e, slot, launch_linear_index(e, constructor_config(op), params))
+        return [params]
 
 
 class CreateInvalidWorkTileInfoLowering(OpLowering):
@@ -266,8 +283,19 @@ class InitialWorkTileInfoLowering(_SchedulerLowering):
         return [bodies.call_body(e, module, cfg, params, launch_linear_index(e, cfg, params))]
 
 
+def emit_pulled_work(op: Operation, e: Emitter, cfg: SchedulerConfig, params: SSAValue, slot: SSAValue):
+    """The work tile of the id in the response slot (the shared body on the pulled id)."""
+    return bodies.call_body(e, module_of(op), cfg, params, scheduler_pull.current_id(e, slot))
+
+
 def emit_next_work(op: Operation, e: Emitter, cfg: SchedulerConfig, params: SSAValue, wti: SSAValue):
     """(next work-tile struct, i1 is_valid, i1 increment_pipe)."""
+    slot = scheduler_pull.response_slot(op.operands[0])
+    if slot is not None:
+        scheduler_pull.claim(op, e, cfg, params, slot)
+        fresh = emit_pulled_work(op, e, cfg, params, slot)
+        valid = e.extract(fresh, WTI_FIELDS[cfg.family].index("is_valid_tile"))
+        return fresh, e.icmp("ne", valid, e.const(0)), e.true()
     module = module_of(op)
     family = cfg.family
     lin = e.extract(wti, WTI_FIELDS[family].index("linearized_id"))
@@ -320,13 +348,49 @@ class FetchNextWorkLowering(_SchedulerLowering):
         return [struct, increment]
 
 
-class UnsupportedLowering(OpLowering):
-    def __init__(self, name: str, why: str):
-        super().__init__()
-        self.OP, self.why = name, why
+class _PullModelLowering(_SchedulerLowering):
+    """An op on a pull-model handle: (config, handle, response slot)."""
+
+    def pull(self, op: Operation) -> tuple[SchedulerConfig, SSAValue, SSAValue]:
+        cfg, handle = self.handle(op)
+        slot = scheduler_pull.response_slot(handle)
+        if slot is None:
+            raise LocatedError(op, f"'{op.name}' reads the scheduler state, which only a WorkID pull-model handle "
+                                   "(created with workid(...)) keeps; a closed-form scheduler's work tile carries "
+                                   "its own position: use the tile returned by advance/fetch")
+        return cfg, handle, slot
+
+
+class GetCurrentWorkLowering(_PullModelLowering):
+    """The tile of the id the CTA holds (the slot), decoded by the shared body; no advance."""
+
+    OP = PREFIX + "get_current_work"
 
     def lower(self, op: Operation, e: Emitter):
-        raise LocatedError(op, f"'{op.name}' has no device lowering: {self.why}")
+        cfg, handle, slot = self.pull(op)
+        return [emit_pulled_work(op, e, cfg, lowered(e, handle), slot)]
+
+
+class QueryNextWorkLowering(_PullModelLowering):
+    """The leader claims the next linear work id and publishes it in the slot."""
+
+    OP = PREFIX + "query_next_work"
+
+    def lower(self, op: Operation, e: Emitter):
+        cfg, handle, slot = self.pull(op)
+        scheduler_pull.claim(op, e, cfg, lowered(e, handle), slot)
+        return None
+
+
+class GetWorkIdResponsePtrLowering(_PullModelLowering):
+    """The response slot itself (cast when the result names another address space)."""
+
+    OP = PREFIX + "get_workid_response_ptr"
+
+    def lower(self, op: Operation, e: Emitter):
+        _cfg, _handle, slot = self.pull(op)
+        typ = op.results[0].type
+        return [slot if typ == slot.type else e.emit(llvm_ext.AddrSpaceCastOp(slot, typ))]
 
 
 # ------------------------------------------------------------------ params queries
@@ -450,8 +514,6 @@ def constructor_patterns() -> list[OpLowering]:
 
 
 def patterns() -> list[OpLowering]:
-    state = "a work tile carries its own position; use the tile returned by advance/fetch"
-    clc = "the WorkID pull model (cluster launch control) is not lowered yet"
     return [
         CreateInvalidWorkTileInfoLowering(PREFIX + "create_dp_work_tile_info", "dp"),
         CreateInvalidWorkTileInfoLowering(PREFIX + "create_static_persistent_work_tile_info", "static_persistent"),
@@ -470,7 +532,7 @@ def patterns() -> list[OpLowering]:
         GetWorkspaceSizesLowering(),
         ParamsGetValueLowering(),
         *scheduler_fixup.PATTERNS,
-        UnsupportedLowering(PREFIX + "get_current_work", state),
-        UnsupportedLowering(PREFIX + "query_next_work", clc),
-        UnsupportedLowering(PREFIX + "get_workid_response_ptr", clc),
+        GetCurrentWorkLowering(),
+        QueryNextWorkLowering(),
+        GetWorkIdResponsePtrLowering(),
     ]

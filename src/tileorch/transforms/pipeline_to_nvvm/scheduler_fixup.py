@@ -1,10 +1,13 @@
 """Stream-K fix-up trio on the device (seed 000 "Fixup Protocol", CUTLASS's deterministic
 reduction as modelled by :mod:`tileorch.schedulers.fixup`).
 
-Workspace (``workspace_ptr`` of the params record): the reduction region, ``reduction_bytes``
-long, then one ``i32`` lock per (output tile, consumer warp group) at ``tile_idx * W + w``
-(``W = num_barriers``, ``w = barrier_idx``).  A thread's partial accumulator lives at
-``tile_idx * W*128*B + (w*128 + t) * B`` (``B`` bytes per thread, ``t = tid.x % 128``).
+Workspace (``workspace_ptr`` of the params record), CUTLASS's byte layout (:class:`PartialLayout`):
+the reduction region, ``reduction_bytes`` long, holds one reduction tile of ``W*128*V`` elements
+per tile (``W = num_barriers`` warp groups, ``V`` accumulator elements per thread); warp group
+``w = barrier_idx`` owns the slice at element ``V*128*w`` and thread ``t = tid.x % 128`` keeps
+fragment element ``i`` at ``128*i + t`` of it (``BlockStripedReduce``: one element per striped
+access, so every element is a coalesced 512-byte row of the warp group).  Then one ``i32`` lock
+per (tile, warp group) at ``tile_idx * W + w``.
 
 * ``fixup_wait``: poll the lock until it equals the piece's ``k_tile_start`` (every earlier K
   tile of the tile has been folded in), then ``fence.acq_rel.gpu``;
@@ -17,13 +20,16 @@ long, then one ``i32`` lock per (output tile, consumer warp group) at ``tile_idx
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from xdsl.dialects import arith, llvm
-from xdsl.dialects.builtin import IntegerType, VectorType, i8, i64
+from xdsl.dialects.builtin import Float16Type, IntegerType, VectorType, i8, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects import llvm_ext, nvvm
 from tileorch.dialects.cutlass.attrs import RESERVED_BARRIER_ID_VALUES, BarrierId
+from tileorch.schedulers.workspace import BARRIER_BITS
 from tileorch.transforms.pipeline_to_nvvm.base import OpLowering
 from tileorch.transforms.pipeline_to_nvvm.context import int_prop
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
@@ -33,6 +39,49 @@ GPU_SCOPE = "device"
 WARP_GROUP = 128
 STREAMK_BARRIER = RESERVED_BARRIER_ID_VALUES[BarrierId.STREAMK0]
 STREAMK_BARRIERS = 2  # CUTLASS reserves StreamkBarrier0 and StreamkBarrier1
+LOCK_BYTES = BARRIER_BITS // 8
+
+
+@dataclass(frozen=True)
+class PartialLayout:
+    """Byte offsets of the partial accumulators in the reduction region (CUTLASS ``fixup_helper``
+    with ``BlockStripedReduce<128, ...>``), for ``groups`` warp groups of ``values`` elements of
+    ``elem_bytes`` bytes per thread.  ``access`` elements form one striped access unit: 1, but 2
+    for ``f16`` (CUTLASS's ``half2`` specialisation).  ``tiles * tile_bytes`` is the region that
+    ``schedulers.workspace.reduction_workspace_size`` sizes when the fragments cover the tile
+    (``groups*128*values = BLK_M*BLK_N``); its 128-byte rounding never adds bytes then."""
+
+    groups: int
+    values: int
+    elem_bytes: int
+    access: int = 1
+
+    @property
+    def tile_bytes(self) -> int:
+        return self.groups * WARP_GROUP * self.values * self.elem_bytes
+
+    def slice_bytes(self, group: int) -> int:
+        """Start of warp group ``group``'s slice in its tile."""
+        return self.values * WARP_GROUP * group * self.elem_bytes
+
+    @property
+    def thread_stride(self) -> int:
+        """Bytes between the first elements of neighbouring threads."""
+        return self.access * self.elem_bytes
+
+    def element_bytes(self, i: int) -> int:
+        """Offset of fragment element ``i`` from the thread's element 0."""
+        unit, lane = divmod(i, self.access)
+        return (self.access * WARP_GROUP * unit + lane) * self.elem_bytes
+
+    def offset(self, tile: int, group: int, thread: int, i: int) -> int:
+        """Byte offset of element ``i`` of thread ``thread`` of warp group ``group`` in ``tile``."""
+        return tile * self.tile_bytes + self.slice_bytes(group) + thread * self.thread_stride + self.element_bytes(i)
+
+
+def lock_offset(reduction_bytes: int, tile: int, group: int, groups: int) -> int:
+    """Byte offset of the (tile, warp group) lock: the barrier region follows the reduction region."""
+    return reduction_bytes + (tile * groups + group) * LOCK_BYTES
 
 
 class FixupSite:
@@ -53,8 +102,8 @@ class FixupSite:
                                                        result_types=[GLOBAL_PTR]))
         reduction = e.zext(load_field(e, params, "reduction_bytes", True), i64)
         slot = e.add(e.mul(self.tile, e.const(self.groups)), e.const(self.group))
-        lock_offset = e.add(reduction, e.zext(e.mul(slot, e.const(4)), i64))
-        self.lock = self.byte_address(e, lock_offset)
+        lock = e.add(reduction, e.mul(e.zext(slot, i64), e.const(LOCK_BYTES, i64)))
+        self.lock = self.byte_address(e, lock)
 
     def byte_address(self, e: Emitter, offset: SSAValue) -> SSAValue:
         return e.emit(llvm.GEPOp.from_mixed_indices(self.workspace, [offset], i8, result_type=GLOBAL_PTR))
@@ -84,25 +133,50 @@ class FixupSite:
 
         e.if_(e.icmp("eq", lane, e.const(0)), release)
 
-    def partial_address(self, e: Emitter, nbytes: int) -> SSAValue:
+    def partial_base(self, e: Emitter, layout: PartialLayout) -> SSAValue:
+        """Address of this thread's fragment element 0 (i64 math: tiles of 64 KiB overflow i32)."""
         t = e.urem(e.thread_id(self.op), e.const(WARP_GROUP))
-        tile_bytes = e.const(self.groups * WARP_GROUP * nbytes)
-        thread = e.add(e.mul(e.const(self.group * WARP_GROUP), e.const(nbytes)), e.mul(t, e.const(nbytes)))
-        offset = e.add(e.mul(self.tile, tile_bytes), thread)
-        return self.byte_address(e, e.zext(offset, i64))
+        tile = e.mul(e.zext(self.tile, i64), e.const(layout.tile_bytes, i64))
+        thread = e.mul(e.zext(t, i64), e.const(layout.thread_stride, i64))
+        return self.byte_address(e, e.add(tile, e.add(e.const(layout.slice_bytes(self.group), i64), thread)))
+
+    def load_partial(self, e: Emitter, layout: PartialLayout, typ: Attribute) -> SSAValue:
+        """The stored partial, one striped element load each."""
+        base = self.partial_base(e, layout)
+        if not isinstance(typ, VectorType):
+            return e.emit(llvm.LoadOp(base, typ))
+        value = e.undef(typ)
+        for i in range(layout.values):
+            x = e.emit(llvm.LoadOp(_element(e, base, layout, i), typ.element_type))
+            value = e.emit(llvm.InsertElementOp(value, x, e.const(i)))
+        return value
+
+    def store_partial(self, e: Emitter, layout: PartialLayout, value: SSAValue) -> None:
+        base = self.partial_base(e, layout)
+        if not isinstance(value.type, VectorType):
+            e.add_op(llvm.StoreOp(value, base))
+            return
+        for i in range(layout.values):
+            x = e.emit(llvm_ext.ExtractElementOp(value, e.const(i)))
+            e.add_op(llvm.StoreOp(x, _element(e, base, layout, i)))
 
 
-def value_bytes(typ: Attribute) -> int | None:
-    """Bytes of a float/integer scalar or vector accumulator."""
-    shape, elem = ([*typ.get_shape()], typ.element_type) if isinstance(typ, VectorType) else ([], typ)
+def _element(e: Emitter, base: SSAValue, layout: PartialLayout, i: int) -> SSAValue:
+    return e.emit(llvm.GEPOp.from_mixed_indices(base, [layout.element_bytes(i)], i8, result_type=GLOBAL_PTR))
+
+
+def partial_layout(op: Operation, typ: Attribute, groups: int) -> PartialLayout:
+    """Layout of accumulator type ``typ`` (numbers or a 1-D vector of them); located errors else."""
+    elem = typ.element_type if isinstance(typ, VectorType) else typ
     width = getattr(elem, "width", None)
     bits = width.data if width is not None else getattr(elem, "bitwidth", None)
-    if bits is None:
-        return None
-    count = 1
-    for extent in shape:
-        count *= extent
-    return count * bits // 8
+    if bits is None or bits % 8 or (isinstance(typ, VectorType) and typ.get_num_dims() != 1):
+        raise LocatedError(op, f"cannot fix up an accumulator of type {typ} (expected bytes-wide numbers or a 1-D vector of them)")
+    values = typ.get_shape()[0] if isinstance(typ, VectorType) else 1
+    access = 2 if isinstance(elem, Float16Type) else 1
+    if values % access:
+        raise LocatedError(op, f"an f16 accumulator needs an even element count (CUTLASS stripes half2), found {typ}")
+    return PartialLayout(groups, values, bits // 8, access)
 
 
 def add_values(e: Emitter, a: SSAValue, b: SSAValue) -> SSAValue:
@@ -136,18 +210,16 @@ class FixupLowering(OpLowering):
     def lower(self, op: Operation, e: Emitter):
         site = _site(op, e)
         acc = op.operands[2]
-        nbytes = value_bytes(acc.type)
-        if nbytes is None:
-            raise LocatedError(op, f"cannot fix up an accumulator of type {acc.type} (expected numbers or a vector of them)")
         typ = acc.type
+        layout = partial_layout(op, typ, site.groups)
         whole = e.icmp("eq", site.count, site.kt)
         final = e.icmp("eq", e.add(site.start, site.count), site.kt)
 
         def load(inner: Emitter) -> SSAValue:
-            return inner.emit(llvm.LoadOp(site.partial_address(inner, nbytes), typ))
+            return site.load_partial(inner, layout, typ)
 
         def store(inner: Emitter, value: SSAValue) -> None:
-            inner.add_op(llvm.StoreOp(value, site.partial_address(inner, nbytes)))
+            site.store_partial(inner, layout, value)
 
         def final_piece(inner: Emitter):
             site.wait(inner)
