@@ -74,9 +74,10 @@ def families() -> list:
     import cases_fixup
     import cases_mods
     import cases_pipeline
+    import cases_pull
     import cases_sched
 
-    return [cases_atoms, cases_pipeline, cases_cluster, cases_barriers, cases_sched, cases_fixup, cases_mods]
+    return [cases_atoms, cases_pipeline, cases_cluster, cases_barriers, cases_sched, cases_pull, cases_fixup, cases_mods]
 
 
 def all_sources() -> dict[str, KernelSource]:

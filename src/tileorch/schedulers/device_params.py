@@ -1,6 +1,6 @@
 """The params record a device scheduler body reads: the seed's 48-byte header
 (:mod:`.record`) followed by a tail of 32-bit words holding the derived quantities CUTLASS keeps
-in its device ``Params`` (stream-K units, swizzle, raster, grid).  The host packs it with
+in its device ``Params`` (stream-K units, swizzle, raster, grid, reduction mode).  The host packs it with
 :func:`pack_device_params`; the device lowering reads the same field names back, so host and
 device agree on one layout table.
 
@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .enums import RasterOrder
+from .enums import RasterOrder, ReductionMode
 from .persistent import StaticPersistentParams
 from .raster import RasterParams
 from .record import RECORD_BYTES, record_for
@@ -23,7 +23,10 @@ from .streamk_params import StreamKParams
 
 STREAMK_TAIL = ("units_per_problem", "big_units", "big_groups", "sk_tiles", "sk_units", "k_tiles_per_sk_unit",
                 "k_tiles_per_sk_big_unit", "sk_groups", "sk_units_per_group", "clusters_mnl", "blocks_l",
-                "log_swizzle", "along_n", "grid_x", "grid_y", "grid_z", "reduction_bytes", "barrier_bytes")
+                "log_swizzle", "along_n", "grid_x", "grid_y", "grid_z", "reduction_bytes", "barrier_bytes",
+                "reduction_mode")
+# CUTLASS's ``ReductionMode`` enumerator values, the ``reduction_mode`` word of the stream-K tail
+REDUCTION_MODE_CODES = {ReductionMode.DETERMINISTIC: 0, ReductionMode.NONDETERMINISTIC: 1}
 PERSISTENT_TAIL = ("blocks_l", "log_swizzle", "along_n", "grid_x", "grid_y", "grid_z")
 HEADER_FIELDS = {"blocks_m": 0x00, "blocks_n": 0x04, "k_tiles_per_output_tile": 0x08, "total_ctas": 0x1C,
                  "workspace_ptr": 0x20, "splits": 0x28}
@@ -51,6 +54,7 @@ def _tail_values(p: StreamKParams | StaticPersistentParams, reduction_bytes: int
               "barrier_bytes": barrier_bytes}
     if isinstance(p, StreamKParams):
         values.update({name: getattr(p, name) for name in STREAMK_TAIL if hasattr(p, name)})
+        values["reduction_mode"] = REDUCTION_MODE_CODES[p.reduction_mode]
     return values
 
 

@@ -1,5 +1,5 @@
-"""Stream-K fix-up trio on the device (seed 000 "Fixup Protocol", CUTLASS's deterministic
-reduction as modelled by :mod:`tileorch.schedulers.fixup`).
+"""Stream-K fix-up trio on the device (seed 000 "Fixup Protocol", CUTLASS's deterministic and
+nondeterministic reductions as modelled by :mod:`tileorch.schedulers.fixup`).
 
 Workspace (``workspace_ptr`` of the params record), CUTLASS's byte layout (:class:`PartialLayout`):
 the reduction region, ``reduction_bytes`` long, holds one reduction tile of ``W*128*V`` elements
@@ -14,8 +14,14 @@ per (tile, warp group) at ``tile_idx * W + w``.
 * ``fixup_increment``: the warp group syncs on named barrier ``StreamK0 + w`` (``bar.sync``, 128
   threads), then its first thread fences and adds ``k_tile_count`` with a release atomic;
 * ``fixup`` on an accumulator: a piece covering the whole K extent passes through; otherwise a
-  non-final piece stores (``k_tile_start == 0``) or waits and adds its partial, then increments;
-  the final piece waits and adds the stored partial into its accumulator.
+  non-final piece stores (``k_tile_start == 0``) or folds its partial in, then increments; the
+  final piece waits (``lock == k_tile_start``) and adds the stored partial into its accumulator.
+  A later non-final piece follows the params' run-time ``reduction_mode`` word (CUTLASS's
+  ``ReductionMode``, :data:`~tileorch.schedulers.device_params.REDUCTION_MODE_CODES`):
+  deterministic (0) waits for ``lock == k_tile_start`` and does a plain load, add, store, so the
+  partials are summed in increasing K order; nondeterministic (otherwise) waits only for the first
+  partial (``lock >= 1``) and adds each element with a relaxed device-scope ``atomicrmw``
+  (``fadd`` / ``add``), in whatever order the pieces arrive.
 """
 
 from __future__ import annotations
@@ -89,6 +95,7 @@ class FixupSite:
 
     def __init__(self, op: Operation, e: Emitter, params: SSAValue, wti: SSAValue):
         self.op = op
+        self.params = params
         self.groups = int_prop(op, "num_barriers", 1)
         self.group = int_prop(op, "barrier_idx", 0)
         if self.groups > STREAMK_BARRIERS:
@@ -109,17 +116,30 @@ class FixupSite:
         return e.emit(llvm.GEPOp.from_mixed_indices(self.workspace, [offset], i8, result_type=GLOBAL_PTR))
 
     def wait(self, e: Emitter) -> None:
-        """Spin until lock == k_tile_start, then ``fence.acq_rel.gpu`` (acquire).
+        """Spin until lock == k_tile_start (every earlier K tile folded in), then acquire."""
+        self.wait_until(e, "eq", self.start)
+
+    def wait_published(self, e: Emitter) -> None:
+        """Spin until lock >= 1 (the first piece stored its partial; CUTLASS ``wait_lt(lock, 1)``),
+        then acquire."""
+        self.wait_until(e, "sge", e.const(1))
+
+    def wait_until(self, e: Emitter, pred: str, bound: SSAValue) -> None:
+        """Spin until ``lock <pred> bound`` (signed), then ``fence.acq_rel.gpu`` (acquire).
 
         The poll is an idempotent ``atomicrmw add 0``: a plain load only reads memory, so the
         greedy rewriter would delete a loop made of it as dead code."""
 
         def probe(inner: Emitter) -> SSAValue:
             poll = llvm_ext.AtomicRMWOp("add", self.lock, inner.const(0), "acquire", GPU_SCOPE)
-            return inner.icmp("eq", inner.emit(poll), self.start)
+            return inner.icmp(pred, inner.emit(poll), bound)
 
         e.spin_until(probe)
         e.add_op(llvm_ext.FenceOp("acq_rel", GPU_SCOPE))
+
+    def nondeterministic(self, e: Emitter) -> SSAValue:
+        """i1: the params' ``reduction_mode`` word is not CUTLASS's ``Deterministic`` (0)."""
+        return e.icmp("ne", load_field(e, self.params, "reduction_mode", True), e.const(0))
 
     def increment(self, e: Emitter) -> None:
         """Warp-group barrier, then the first thread fences (``fence.acq_rel.gpu``) and adds
@@ -159,6 +179,19 @@ class FixupSite:
         for i in range(layout.values):
             x = e.emit(llvm_ext.ExtractElementOp(value, e.const(i)))
             e.add_op(llvm.StoreOp(x, _element(e, base, layout, i)))
+
+    def reduce_partial(self, e: Emitter, layout: PartialLayout, value: SSAValue) -> None:
+        """Add ``value`` into the stored partial, one relaxed device-scope ``atomicrmw`` per
+        element (``fadd`` for floats, ``add`` for integers; CUTLASS ``BlockStripedReduce::reduce``)."""
+        base = self.partial_base(e, layout)
+        elem = value.type.element_type if isinstance(value.type, VectorType) else value.type
+        bin_op = "add" if isinstance(elem, IntegerType) else "fadd"
+        if not isinstance(value.type, VectorType):
+            e.add_op(llvm_ext.AtomicRMWOp(bin_op, base, value, "monotonic", GPU_SCOPE))
+            return
+        for i in range(layout.values):
+            x = e.emit(llvm_ext.ExtractElementOp(value, e.const(i)))
+            e.add_op(llvm_ext.AtomicRMWOp(bin_op, _element(e, base, layout, i), x, "monotonic", GPU_SCOPE))
 
 
 def _element(e: Emitter, base: SSAValue, layout: PartialLayout, i: int) -> SSAValue:
@@ -228,9 +261,16 @@ class FixupLowering(OpLowering):
         def first_piece(inner: Emitter) -> None:
             store(inner, acc)
 
-        def later_piece(inner: Emitter) -> None:
+        def ordered_add(inner: Emitter) -> None:
             site.wait(inner)
             store(inner, add_values(inner, load(inner), acc))
+
+        def atomic_add(inner: Emitter) -> None:
+            site.wait_published(inner)
+            site.reduce_partial(inner, layout, acc)
+
+        def later_piece(inner: Emitter) -> None:
+            inner.if_(site.nondeterministic(inner), atomic_add, ordered_add)
 
         def partial_piece(inner: Emitter):
             inner.if_(inner.icmp("eq", site.start, inner.const(0)), first_piece, later_piece)
