@@ -63,7 +63,6 @@ def bfs(m: Machine, por: bool = True, max_states: int = 5_000_000) -> _Search:
     queue = deque([init])
     transitions = 0
     first_outputs: tuple | None = None
-    first_terminal: tuple | None = None
 
     def path_to(s: tuple) -> list[tuple]:
         out = []
@@ -80,7 +79,7 @@ def bfs(m: Machine, por: bool = True, max_states: int = 5_000_000) -> _Search:
             v = m.terminal_violation(s)
             if v is None and m.protocol.deterministic:
                 if first_outputs is None:
-                    first_outputs, first_terminal = s[6], s
+                    first_outputs = s[6]
                 elif s[6] != first_outputs:
                     v = P.Violation(P.FIXUP_DETERMINISM,
                                     f"this schedule reduces to {dict(s[6])} while another "

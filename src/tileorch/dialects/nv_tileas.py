@@ -54,7 +54,6 @@ from xdsl.irdl import (
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.traits import (
-    HasParent,
     IsTerminator,
     MemoryReadEffect,
     MemoryWriteEffect,

@@ -21,10 +21,10 @@ from typing import ClassVar
 from xdsl.dialects.builtin import (
     I32,
     I64,
+    BoolAttr,
     IntAttr,
     IntegerAttr,
     IntegerType,
-    BoolAttr,
     UnitAttr,
     i1,
     i32,
@@ -47,10 +47,12 @@ from xdsl.irdl import (
     result_def,
     traits_def,
 )
-from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
+from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
+
+from tileorch.dialects.constants import constant_int
 
 GENERIC, GLOBAL, SHARED, SHARED_CLUSTER = 0, 1, 3, 7
 SPACE_NAMES = {GENERIC: "generic", GLOBAL: "global", SHARED: "shared::cta", SHARED_CLUSTER: "shared::cluster"}
@@ -85,20 +87,8 @@ def check_space(value: SSAValue, allowed: tuple[int, ...], what: str) -> int:
     return space
 
 
-def constant_value(value: SSAValue | None) -> int | None:
-    """The integer of a value defined by ``llvm.mlir.constant``/``arith.constant``, else None."""
-    if value is None:
-        return None
-    owner = value.owner
-    if isinstance(owner, Operation) and owner.name in ("llvm.mlir.constant", "arith.constant"):
-        attr = owner.properties.get("value")
-        if isinstance(attr, IntegerAttr):
-            return attr.value.data
-    return None
-
-
 def check_range(value: SSAValue | None, lo: int, hi: int, what: str) -> None:
-    c = constant_value(value)
+    c = constant_int(value)
     if c is not None and not lo <= c <= hi:
         raise VerifyException(f"{what} must be in [{lo}, {hi}], got {c}")
 
@@ -669,7 +659,7 @@ class ClusterWaitOp(_AlignedOp):
 
 def _verify_named_barrier(barrier_id: SSAValue | None, threads: SSAValue | None) -> None:
     check_range(barrier_id, 0, 15, "barrier id")
-    n = constant_value(threads)
+    n = constant_int(threads)
     if n is not None and (n <= 0 or n % 32):
         raise VerifyException(f"number of threads must be a positive multiple of 32 (warp size), got {n}")
 
@@ -840,7 +830,7 @@ class CpAsyncBulkGlobalToSharedClusterOp(IRDLOperation):
         )
 
     def verify_(self) -> None:
-        n = constant_value(self.size)
+        n = constant_int(self.size)
         if n is not None and (n <= 0 or n % 16):
             raise VerifyException(f"bulk copy size must be a positive multiple of 16 bytes, got {n}")
 

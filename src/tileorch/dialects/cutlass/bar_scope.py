@@ -14,8 +14,7 @@ The executor op is found by name so that this module does not import ``async_exe
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import IntegerAttr
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation
 from xdsl.utils.exceptions import VerifyException
 
 WARP_SIZE = 32
@@ -84,13 +83,3 @@ def check_named_barrier_id(op: Operation, barrier_id: int) -> None:
             f"'{op.name}' op barrier_id must be a hardware named barrier in "
             f"[0, {HW_NAMED_BARRIERS - 1}], found {barrier_id}"
         )
-
-
-def constant_int(value: SSAValue) -> int | None:
-    """The integer of an ``arith.constant`` defining ``value``, or None when not constant."""
-    owner = value.owner
-    if isinstance(owner, Operation) and owner.name == "arith.constant":
-        attr = owner.properties.get("value")
-        if isinstance(attr, IntegerAttr):
-            return attr.value.data
-    return None

@@ -41,13 +41,16 @@ from xdsl.irdl import (
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
 
+from tileorch.dialects.constants import constant_int
 from tileorch.dialects.cutlass.bar_scope import (
     WARP_SIZE,
     check_named_barrier_id,
-    constant_int,
     warp_cooperative_arrive_count,
 )
-from tileorch.dialects.cutlass.barrier_attrs import GenericBarrierSync, GenericBarrierSyncAttr
+from tileorch.dialects.cutlass.barrier_attrs import (
+    GenericBarrierSync,
+    GenericBarrierSyncAttr,
+)
 
 GLOBAL_ADDRESS_SPACES = (0, 1)
 _SYNCTHREADS = GenericBarrierSyncAttr(GenericBarrierSync.SYNCTHREADS)

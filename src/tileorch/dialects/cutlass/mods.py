@@ -58,9 +58,9 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+from tileorch.dialects.constants import constant_int
 from tileorch.dialects.cutlass.scheduler_context import (
     cluster_shape,
-    constant_int,
     enclosing_async_exec,
     value_name,
 )

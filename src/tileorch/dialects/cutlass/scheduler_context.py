@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import re
 
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, StringAttr
+from xdsl.dialects.builtin import DenseArrayBase, StringAttr
 from xdsl.ir import Operation, SSAValue
+
+from tileorch.dialects.constants import constant_int
 
 ASYNC_EXEC = "cutlass.async.exec"
 DEFAULT_TARGET = "sm_90a"
@@ -55,19 +57,6 @@ def enclosing_async_exec(op: Operation) -> Operation | None:
         if parent.name == ASYNC_EXEC:
             return parent
         parent = parent.parent_op()
-    return None
-
-
-def constant_int(value: SSAValue) -> int | None:
-    """The integer ``value`` is statically known to hold (``arith.constant`` /
-    ``llvm.mlir.constant`` of an integer), else None."""
-    owner = value.owner
-    if isinstance(owner, Operation) and owner.name in ("arith.constant", "llvm.mlir.constant"):
-        attr = owner.properties.get("value")
-        if attr is None:  # not `or`: IntegerAttr(0) is falsy
-            attr = owner.attributes.get("value")
-        if isinstance(attr, IntegerAttr):
-            return attr.value.data
     return None
 
 

@@ -46,6 +46,7 @@ from xdsl.printer import Printer
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from tileorch.dialects.constants import constant_int
 from tileorch.dialects.cutlass.attrs import (
     NAMED_BARRIER_POOL,
     RESERVED_BARRIER_IDS,
@@ -56,10 +57,12 @@ from tileorch.dialects.cutlass.bar_scope import (
     HW_NAMED_BARRIERS,
     MAX_CTA_THREADS,
     WARP_SIZE,
-    constant_int,
     enclosing_executor,
 )
-from tileorch.dialects.cutlass.syntax import parse_defined_operand, print_keyword_operand
+from tileorch.dialects.cutlass.syntax import (
+    parse_defined_operand,
+    print_keyword_operand,
+)
 from tileorch.dialects.cutlass.types import SeqBarStateType, SeqBarType
 
 SHARED_ADDRESS_SPACE = 3

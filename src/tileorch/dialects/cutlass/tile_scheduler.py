@@ -63,6 +63,7 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+from tileorch.dialects.constants import constant_int
 from tileorch.dialects.cutlass.scheduler_attrs import (
     DecompModeAttr,
     DpParamFieldAttr,
@@ -76,7 +77,6 @@ from tileorch.dialects.cutlass.scheduler_attrs import (
     field_value_kind,
 )
 from tileorch.dialects.cutlass.scheduler_context import (
-    constant_int,
     enclosing_async_exec,
     known_alignment,
     target_name,

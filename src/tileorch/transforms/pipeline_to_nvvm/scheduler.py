@@ -43,16 +43,19 @@ from xdsl.pattern_rewriter import TypeConversionPattern
 
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects import llvm_ext
-from tileorch.dialects.cutlass.scheduler_context import constant_int
-from tileorch.dialects.cutlass.scheduler_types import SCHEDULER_FAMILY, TileSchedulerType
+from tileorch.dialects.constants import constant_int
+from tileorch.dialects.cutlass.scheduler_types import (
+    SCHEDULER_FAMILY,
+    TileSchedulerType,
+)
 from tileorch.schedulers import streamk_work
 from tileorch.schedulers.sm100_streamk import Sm100StreamKParams
 from tileorch.schedulers.work_tile import WorkTileInfo
 from tileorch.transforms.pipeline_to_nvvm import scheduler_bodies as bodies
+from tileorch.transforms.pipeline_to_nvvm import scheduler_fixup, scheduler_pull
 from tileorch.transforms.pipeline_to_nvvm.base import OpLowering
 from tileorch.transforms.pipeline_to_nvvm.context import module_of
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
-from tileorch.transforms.pipeline_to_nvvm import scheduler_fixup, scheduler_pull
 from tileorch.transforms.pipeline_to_nvvm.scheduler_bodies import (
     WTI_FIELDS,
     SchedulerConfig,
