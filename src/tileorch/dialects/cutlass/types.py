@@ -10,6 +10,8 @@ See ``docs/dialect-conventions.md`` for the meaning of each parameter.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from xdsl.dialects.builtin import IntAttr
 from xdsl.ir import ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import irdl_attr_definition
@@ -60,11 +62,39 @@ def _parse_int_param(parser: AttrParser, param: tuple[str, int, int], keyword: s
     return value
 
 
+class _CursorType(ParametrizedAttribute, TypeAttribute):
+    """A state type with one integer parameter printed as ``<N>`` (its ring size), range-checked
+    against the subclass's ``RANGE`` while parsing and on construction."""
+
+    RANGE: ClassVar[tuple[str, int, int]]
+
+    @property
+    def _size(self) -> int:
+        return self.parameters[0].data
+
+    @classmethod
+    def check(cls, size: int) -> None:
+        _check_range(cls.RANGE, size)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> tuple[IntAttr]:
+        with parser.in_angle_brackets():
+            size = _parse_int_param(parser, cls.RANGE)
+        return (IntAttr(size),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{self._size}>")
+
+    def verify(self) -> None:
+        self.check(self._size)
+
+
 @irdl_attr_definition
-class PipelineStateType(ParametrizedAttribute, TypeAttribute):
+class PipelineStateType(_CursorType):
     """``!cutlass.pipeline_state<S>``: a (index, phase, count) cursor over S stages."""
 
     name = "cutlass.pipeline_state"
+    RANGE = PIPELINE_STATE_STAGES
 
     num_stages: IntAttr
 
@@ -74,22 +104,6 @@ class PipelineStateType(ParametrizedAttribute, TypeAttribute):
     @property
     def stages(self) -> int:
         return self.num_stages.data
-
-    @staticmethod
-    def check(stages: int) -> None:
-        _check_range(PIPELINE_STATE_STAGES, stages)
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> tuple[IntAttr]:
-        with parser.in_angle_brackets():
-            stages = _parse_int_param(parser, PIPELINE_STATE_STAGES)
-        return (IntAttr(stages),)
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f"<{self.stages}>")
-
-    def verify(self) -> None:
-        self.check(self.stages)
 
 
 @irdl_attr_definition
@@ -188,10 +202,11 @@ class PipelineType(ParametrizedAttribute, TypeAttribute):
 
 
 @irdl_attr_definition
-class SeqBarStateType(ParametrizedAttribute, TypeAttribute):
+class SeqBarStateType(_CursorType):
     """``!cutlass.seq_bar_state<D>``: the stage cursor of a sequence barrier of depth D."""
 
     name = "cutlass.seq_bar_state"
+    RANGE = SEQ_BAR_STATE_DEPTH
 
     seq_depth: IntAttr
 
@@ -201,22 +216,6 @@ class SeqBarStateType(ParametrizedAttribute, TypeAttribute):
     @property
     def depth(self) -> int:
         return self.seq_depth.data
-
-    @staticmethod
-    def check(depth: int) -> None:
-        _check_range(SEQ_BAR_STATE_DEPTH, depth)
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> tuple[IntAttr]:
-        with parser.in_angle_brackets():
-            depth = _parse_int_param(parser, SEQ_BAR_STATE_DEPTH)
-        return (IntAttr(depth),)
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f"<{self.depth}>")
-
-    def verify(self) -> None:
-        self.check(self.depth)
 
 
 @irdl_attr_definition
