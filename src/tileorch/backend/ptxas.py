@@ -3,6 +3,10 @@
 ptxas reports a dropped ``setmaxnreg`` (C7504, C7508) as an info line and succeeds, but a
 warp-specialized kernel then runs without its register reallocation (the consumer warp groups
 may spill): :func:`run_ptxas` treats those two codes as errors unless asked not to.
+
+Which ``ptxas`` runs (:func:`find_ptxas`): the file named by ``TILEORCH_PTXAS``, else the one
+inside NVIDIA's ``nvidia-cuda-nvcc`` pip wheel (a dependency of tileorch, so ``pip install``
+alone brings it), else the first ``ptxas`` on ``PATH``.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tileorch.backend.ptx import BackendError
 
@@ -50,10 +54,98 @@ def setmaxnreg_kernels(ptx: str) -> list[str]:
 class PtxasResult:
     cubin_bytes: int
     messages: list[str]  # ptxas info/warning lines (e.g. C7508 'setmaxnreg ignored')
+    cubin: bytes = field(default=b"", repr=False)  # the assembled ELF
+
+
+PTXAS_ENV = "TILEORCH_PTXAS"
+WHEEL_DISTRIBUTION = "nvidia-cuda-nvcc"
+# where the wheels put it, below a ``nvidia`` namespace package directory (CUDA 13: cu13/bin;
+# CUDA 12's nvidia-cuda-nvcc-cu12: cuda_nvcc/bin)
+WHEEL_SUBDIRS = ("cu13/bin", "cu12/bin", "cuda_nvcc/bin")
+_EXE = "ptxas.exe" if os.name == "nt" else "ptxas"
+
+
+@dataclass(frozen=True)
+class PtxasLocation:
+    path: str
+    source: str  # "TILEORCH_PTXAS", "nvidia-cuda-nvcc wheel" or "PATH"
+
+
+def _executable(path: str) -> bool:
+    return os.path.isfile(path) and os.access(path, os.X_OK)
+
+
+def wheel_ptxas() -> str | None:
+    """The ``ptxas`` shipped in the installed ``nvidia-cuda-nvcc`` wheel, or None."""
+    import importlib.metadata as md
+
+    try:
+        files = md.files(WHEEL_DISTRIBUTION) or []
+    except md.PackageNotFoundError:
+        files = []
+    for f in files:
+        if f.name == _EXE and f.parent.name == "bin":
+            path = str(f.locate())
+            if _executable(path):
+                return path
+    try:  # no (or odd) metadata: look in the ``nvidia`` namespace package
+        import nvidia  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    for root in getattr(nvidia, "__path__", []):
+        for sub in WHEEL_SUBDIRS:
+            path = os.path.join(root, sub, _EXE)
+            if _executable(path):
+                return path
+    return None
+
+
+def find_ptxas() -> PtxasLocation | None:
+    """``TILEORCH_PTXAS``, then the ``nvidia-cuda-nvcc`` wheel, then ``PATH``; None if none.
+
+    A ``TILEORCH_PTXAS`` that names no executable file raises :class:`BackendError` (a typo
+    there must not silently pick another ptxas)."""
+    env = os.environ.get(PTXAS_ENV)
+    if env:
+        if not _executable(env):
+            raise BackendError(f"{PTXAS_ENV}={env} is not an executable file")
+        return PtxasLocation(env, PTXAS_ENV)
+    path = wheel_ptxas()
+    if path is not None:
+        return PtxasLocation(path, f"{WHEEL_DISTRIBUTION} wheel")
+    path = shutil.which("ptxas")
+    return PtxasLocation(path, "PATH") if path is not None else None
+
+
+NOT_FOUND = (
+    f"ptxas not found: set {PTXAS_ENV}, `pip install {WHEEL_DISTRIBUTION}`, or put CUDA's bin "
+    "directory on PATH (or use --no-ptxas to skip assembling)"
+)
+
+
+def ptxas_path() -> str:
+    """The ``ptxas`` to run; raises :class:`BackendError` when there is none."""
+    loc = find_ptxas()
+    if loc is None:
+        raise BackendError(NOT_FOUND)
+    return loc.path
+
+
+def ptxas_version(path: str) -> str | None:
+    """``13.0.88`` from ``ptxas --version`` (None if it does not run)."""
+    try:
+        proc = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r"\bV(\d+\.\d+\.\d+)", proc.stdout)
+    return m.group(1) if m else None
 
 
 def ptxas_available() -> bool:
-    return shutil.which("ptxas") is not None
+    try:
+        return find_ptxas() is not None
+    except BackendError:
+        return False
 
 
 def _clean(line: str, path: str) -> str:
@@ -72,14 +164,13 @@ def run_ptxas(
     """
     if re.search(r"^\.extern \.func", ptx, re.M) and "-c" not in extra_args:
         extra_args = ("-c", *extra_args)
-    if not ptxas_available():
-        raise BackendError("ptxas not found on PATH (use --no-ptxas to skip assembling)")
+    exe = ptxas_path()
     with tempfile.TemporaryDirectory(prefix="tileorch-ptxas-") as tmp:
         src, out = os.path.join(tmp, "kernel.ptx"), os.path.join(tmp, "kernel.cubin")
         with open(src, "w") as f:
             f.write(ptx)
         proc = subprocess.run(
-            ["ptxas", f"-arch={arch}", *extra_args, src, "-o", out], capture_output=True, text=True
+            [exe, f"-arch={arch}", *extra_args, src, "-o", out], capture_output=True, text=True
         )
         lines = [_clean(l, src) for l in (proc.stdout + proc.stderr).splitlines() if l.strip()]
         if proc.returncode != 0:
@@ -93,4 +184,6 @@ def run_ptxas(
                 + "; ".join(ignored) + f"; {SETMAXNREG_HINT}",
                 kernels,
             )
-        return PtxasResult(os.path.getsize(out), lines)
+        with open(out, "rb") as f:
+            cubin = f.read()
+        return PtxasResult(len(cubin), lines, cubin)
