@@ -16,6 +16,7 @@ from xdsl.universe import Universe
 DIALECTS: dict[str, str] = {
     "cutlass": "tileorch.dialects.cutlass:Cutlass",
     "nv_tileas": "tileorch.dialects.nv_tileas:NvTileas",
+    "nv_tileaa": "tileorch.dialects.nv_tileaa:NvTileaa",
     "llvm": "tileorch.dialects.llvm_ext:ExtendedLLVM",
     "nvvm": "tileorch.dialects.nvvm:NVVM",
     "atom": "tileorch.dialects.atoms:Atom",
