@@ -21,6 +21,7 @@ SUBCOMMANDS: list[str] = [
     "compile",
     "check",
     "simulate",
+    "doctor",
 ]
 
 

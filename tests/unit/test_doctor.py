@@ -1,0 +1,70 @@
+"""`tileorch doctor`: one line per toolchain fact, absent things reported as `not found`."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tileorch.cli import doctor
+
+
+def test_doctor_prints_every_fact():
+    proc = subprocess.run([sys.executable, "-m", "tileorch.cli.main", "doctor"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    names = [line.split(":", 1)[0] for line in proc.stdout.splitlines()]
+    assert names == ["tileorch", "Python", "xDSL", "LLVM (llvmlite)", "ptxas", "cuda-python",
+                     "CUDA driver", "GPU", "upstream MLIR (iree-opt)"]
+    assert "xDSL:" in proc.stdout and "0.74.0" in proc.stdout
+    assert "NVPTX backend present" in proc.stdout
+
+
+def test_missing_ptxas_is_reported_and_strict_fails(tmp_path):
+    env = {"PATH": str(tmp_path), "TILEORCH_PTXAS": str(tmp_path / "nope")}
+    proc = subprocess.run([sys.executable, "-m", "tileorch.cli.main", "doctor", "--strict"],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 1
+    line = next(l for l in proc.stdout.splitlines() if l.startswith("ptxas:"))
+    assert "not found" in line and "is not an executable file" in line
+    assert "cannot compile to a cubin: missing ptxas" in proc.stderr
+
+
+class _FakeLibcuda:
+    """The five driver entry points doctor calls, answering like one H100 on driver 12.8."""
+
+    def cuDriverGetVersion(self, out):
+        out._obj.value = 12080
+        return 0
+
+    def cuInit(self, flags):
+        return 0
+
+    def cuDeviceGetCount(self, out):
+        out._obj.value = 1
+        return 0
+
+    def cuDeviceGet(self, out, ordinal):
+        out._obj.value = ordinal
+        return 0
+
+    def cuDeviceGetName(self, buf, size, dev):
+        buf.value = b"NVIDIA H100 80GB HBM3"
+        return 0
+
+    def cuDeviceGetAttribute(self, out, attr, dev):
+        out._obj.value = {doctor.CC_MAJOR: 9, doctor.CC_MINOR: 0}[attr]
+        return 0
+
+
+def test_driver_and_gpu_from_libcuda():
+    driver, gpu = doctor._driver_and_gpu(load=_FakeLibcuda)
+    assert (driver.value, gpu.value) == ("12.8", "0: NVIDIA H100 80GB HBM3 (sm_90)")
+
+
+def test_no_driver():
+    def load():
+        raise OSError("libcuda.so.1: cannot open shared object file")
+
+    driver, gpu = doctor._driver_and_gpu(load=load)
+    assert driver.value.startswith("not found (libcuda.so.1") and not driver.ok
+    assert gpu.value == "not found (no driver)"
