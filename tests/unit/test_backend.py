@@ -94,6 +94,25 @@ llvm.func @k(%bar: !llvm.ptr<3>, %p: i32) attributes {nvvm.kernel} {
     assert line.startswith("old.mlir:3:3: error:") and "Cannot select" in line
 
 
+def _payload_args(short: str, p3: str, p7: str) -> list[str]:
+    """Arguments of the TMA / stmatrix / tensormap-prefetch intrinsics (LLVM 22 signatures)."""
+    if short.startswith("prefetch.tensormap."):
+        return ["ptr %gen"]
+    if short.startswith("stmatrix."):
+        count = int(short.split(".x")[1][0])
+        return [p3] + ["i32 0"] * count
+    dims = int(short.rsplit(".", 1)[1].removesuffix("d"))
+    coords = ["i32 0"] * dims
+    kind = short.removeprefix("cp.async.bulk.tensor.")
+    if kind.startswith("g2s.cta."):
+        return [p3, p3, "ptr %gen", *coords, "i64 0", "i1 0"]
+    if kind.startswith("g2s."):
+        return [p7, p3, "ptr %gen", *coords, "i16 0", "i64 0", "i1 0", "i1 0", "i32 0"]
+    if kind.startswith("prefetch."):
+        return ["ptr %gen", *coords, "i64 0", "i1 0"]
+    return [p3, "ptr %gen", *coords, "i64 0", "i1 0"]  # s2g, reduce
+
+
 def _signature(name: str) -> tuple[str, list[str]]:
     """(return type, argument list) of a known intrinsic, from its LLVM definition."""
     short = name.removeprefix("llvm.nvvm.")
@@ -113,6 +132,8 @@ def _signature(name: str) -> tuple[str, list[str]]:
             return ret, [addr, "i32 1"]
         state = "i32 %n" if ".parity" in rest else "i64 %st"
         return "i1", [addr, state] + (["i32 100"] if ".tl" in rest else [])
+    if short.startswith(("cp.async.bulk.tensor.", "stmatrix.", "prefetch.tensormap.")):
+        return "void", _payload_args(short, p3, p7)
     table = {
         "barrier.cta.sync.aligned.count": ("void", ["i32 1", "i32 128"]),
         "barrier.cta.arrive.aligned.count": ("void", ["i32 1", "i32 128"]),

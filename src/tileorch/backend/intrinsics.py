@@ -48,6 +48,16 @@ def _mbarrier_names() -> list[str]:
     return names
 
 
+TMA_AND_PAYLOAD = (
+    *(f"llvm.nvvm.cp.async.bulk.tensor.{k}.tile.{d}d" for k in ("g2s", "g2s.cta", "s2g", "prefetch") for d in range(1, 6)),
+    *(f"llvm.nvvm.cp.async.bulk.tensor.reduce.{r}.tile.{d}d"
+      for r in ("add", "min", "max", "inc", "dec", "and", "or", "xor") for d in range(1, 6)),
+    "llvm.nvvm.prefetch.tensormap.p0",
+    *(f"llvm.nvvm.stmatrix.sync.aligned.m8n8.x{x}{t}.b16.p3" for x in (1, 2, 4) for t in ("", ".trans")),
+    "llvm.nvvm.griddepcontrol.wait", "llvm.nvvm.griddepcontrol.launch.dependents",
+)
+"""TMA tensor copies (g2s.cta needs PTX >= 8.6), tensormap prefetch, stmatrix, PDL (hopper-gemm.md §1)."""
+
 KNOWN_INTRINSICS: frozenset[str] = frozenset(
     [
         *(f"llvm.nvvm.read.ptx.sreg.{r}" for r in SREG32 + SREG64),
@@ -69,6 +79,7 @@ KNOWN_INTRINSICS: frozenset[str] = frozenset(
         "llvm.nvvm.wgmma.wait_group.sync.aligned",
         "llvm.nvvm.setmaxnreg.inc.sync.aligned.u32", "llvm.nvvm.setmaxnreg.dec.sync.aligned.u32",
         "llvm.nvvm.nanosleep",
+        *TMA_AND_PAYLOAD,
         "llvm.nvvm.exit",
         "llvm.debugtrap",
         "llvm.trap",

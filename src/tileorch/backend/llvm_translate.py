@@ -287,6 +287,31 @@ def _add_fn_attrs(text: str, kernels: dict[str, dict[str, str]]) -> str:
     return text + ("\n" + "\n".join(groups) + "\n" if groups else "")
 
 
+GRID_CONSTANT_ATTR = "nvvm.grid_constant"
+
+
+def grid_constant_args(fn: llvm.FuncOp) -> list[int]:
+    """Indices of ``fn``'s arguments marked ``nvvm.grid_constant`` (each must be a ``byval`` pointer)."""
+    if fn.arg_attrs is None:
+        return []
+    found = []
+    for i, attrs in enumerate(fn.arg_attrs.data):
+        if GRID_CONSTANT_ATTR in attrs.data:
+            if "llvm.byval" not in attrs.data:
+                raise LocatedError(fn, f"argument {i}: nvvm.grid_constant needs llvm.byval (a kernel parameter passed by value)")
+            found.append(i)
+    return found
+
+
+def _annotate_grid_constants(lm: ir.Module, fn: ir.Function, indices: list[int]) -> None:
+    """``!nvvm.annotations = !{!{ptr @k, !"grid_constant", !{i32 i+1, ...}}}``: without it a byval
+    tensor map is copied to local memory and TMA faults (hopper-gemm.md §2)."""
+    if not indices:
+        return
+    one_based = lm.add_metadata([ir.Constant(ir.IntType(32), i + 1) for i in indices])
+    lm.add_named_metadata("nvvm.annotations", [fn, ir.MetaDataString(lm, "grid_constant"), one_based])
+
+
 def translate_module(module: ModuleOp) -> str:
     """LLVM IR text (NVPTX triple) for a module of ``llvm`` dialect ops."""
     check_known_intrinsics(module)
@@ -308,6 +333,7 @@ def translate_module(module: ModuleOp) -> str:
         if _is_kernel(op):
             lm.get_global(op.sym_name.data).calling_convention = "ptx_kernel"
             kernels[op.sym_name.data] = kernel_fn_attrs(op, module)
+            _annotate_grid_constants(lm, lm.get_global(op.sym_name.data), grid_constant_args(op))
     for op in funcs:
         if op.body.blocks:
             _convert_body(op, lm)

@@ -978,10 +978,14 @@ OPS: list[type[Operation]] = [
     ExitOp,
 ]
 
+from tileorch.dialects.nvvm_payload import PAYLOAD_ATTRS, PAYLOAD_OPS  # noqa: E402  (TMA, WGMMA, stmatrix, PDL)
+
+OPS += PAYLOAD_OPS
+
 NVVM = Dialect(
     "nvvm",
     OPS,
-    [ProxyKindAttr, SharedSpaceAttr, MemScopeKindAttr, SetMaxRegisterActionAttr],
+    [ProxyKindAttr, SharedSpaceAttr, MemScopeKindAttr, SetMaxRegisterActionAttr, *PAYLOAD_ATTRS],
 )
 
 # discardable function attributes (upstream names) the backend turns into PTX directives

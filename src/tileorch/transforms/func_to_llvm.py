@@ -41,6 +41,7 @@ class LowerFunc(RewritePattern):
                 linkage=llvm.LinkageAttr("external"),
                 body=op.detach_region(op.body),
                 extra_attrs=dict(op.attributes),
+                other_props={"arg_attrs": op.arg_attrs} if op.arg_attrs is not None else None,
             )
         elif isinstance(op, func.ReturnOp):
             if len(op.arguments) > 1:
@@ -67,3 +68,60 @@ class ConvertFuncToLLVM(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         convert_index_types(op)
         PatternRewriteWalker(LowerFunc(), apply_recursively=False).rewrite_module(op)
+
+
+def kernel_to_llvm_func(fn: func.FuncOp) -> llvm.FuncOp:
+    """Replace the kernel ``fn`` (a ``func.func`` marked ``nvvm.kernel``) by an ``llvm.func`` with
+    the same body, attributes and argument attributes; its ``func.return`` becomes ``llvm.return``.
+
+    Upstream MLIR accepts ``nvvm.kernel`` only on ``llvm.func``, so the nvvm stage (the end of
+    ``convert-gpu-ids-to-nvvm``) hands kernels over in this form; the body keeps its
+    arith/scf/cf ops, which upstream's own std-to-llvm passes (or ours) lower later.  An
+    ``index`` argument becomes ``i64`` with a ``builtin.unrealized_conversion_cast`` back to
+    ``index`` at the entry (``reconcile-unrealized-casts`` removes it once the body is lowered).
+    """
+    from xdsl.dialects.builtin import IndexType, UnrealizedConversionCastOp, i64
+    from xdsl.rewriter import InsertPoint, Rewriter
+
+    ftype = fn.function_type
+    if len(ftype.outputs) > 0:
+        raise LocatedError(fn, "a kernel (nvvm.kernel) returns no value")
+    if fn.body.blocks:
+        entry = fn.body.blocks.first
+        for arg in list(entry.args):
+            if isinstance(arg.type, IndexType):
+                new_arg = Rewriter.replace_value_with_new_type(arg, i64)
+                uses = list(new_arg.uses)
+                cast = UnrealizedConversionCastOp.get([new_arg], [IndexType()])
+                Rewriter.insert_op(cast, InsertPoint.at_start(entry))
+                for use in uses:
+                    use.operation.operands[use.index] = cast.results[0]
+        for ret in [o for o in fn.walk() if isinstance(o, func.ReturnOp)]:
+            new_ret = llvm.ReturnOp(None)
+            copy_location(ret, [new_ret])
+            Rewriter.replace_op(ret, new_ret)
+    props: dict[str, Attribute | None] = {}
+    if fn.arg_attrs is not None:
+        props["arg_attrs"] = fn.arg_attrs
+    new = llvm.FuncOp(
+        fn.sym_name,
+        llvm.LLVMFunctionType([llvm_type(t) for t in ftype.inputs], llvm.LLVMVoidType()),
+        linkage=llvm.LinkageAttr("external"),
+        body=fn.detach_region(fn.body),
+        other_props=props,
+        extra_attrs=dict(fn.attributes),
+    )
+    if fn.sym_visibility is not None:
+        new.properties["sym_visibility"] = fn.sym_visibility
+    copy_location(fn, [new])
+    Rewriter.replace_op(fn, new)
+    return new
+
+
+def convert_kernels_to_llvm_func(module: ModuleOp) -> None:
+    """:func:`kernel_to_llvm_func` on every ``func.func`` marked ``nvvm.kernel`` in ``module``."""
+    from tileorch.dialects.nvvm import KERNEL_ATTR
+
+    for op in list(module.walk()):
+        if isinstance(op, func.FuncOp) and KERNEL_ATTR in op.attributes:
+            kernel_to_llvm_func(op)

@@ -342,6 +342,9 @@ class LowerBlockingTryWait(RewritePattern):
         rewriter.erase(op)
 
 
+import tileorch.transforms.nvvm_payload_to_llvm  # noqa: E402,F401  (registers the TMA/WGMMA lowerings)
+
+
 @dataclass(frozen=True)
 class ConvertNVVMToLLVM(ModulePass):
     """Lower every nvvm op to ``llvm.call_intrinsic`` (or ``llvm.inline_asm`` where LLVM has none)."""

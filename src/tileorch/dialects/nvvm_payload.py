@@ -1,0 +1,865 @@
+"""The data and math payload ops of ``nvvm``: TMA tensor copies, WGMMA, stmatrix, PDL.
+
+Names, operand order, property names and custom syntax follow upstream MLIR's
+``NVVMOps.td`` (checked with upstream ``mlir-opt``/``iree-opt``, see
+``../shared/reference/hopper-gemm.md`` §3):
+
+* ``nvvm.cp.async.bulk.tensor.shared.cluster.global %dst, %tmap, %mbar, box[%c0, ...]
+  (multicast_mask = %m)? (l2_cache_hint = %h)? (predicate = %p)? : !llvm.ptr<7>, !llvm.ptr``
+  (tile mode, 1-5 coordinates; ``isCTAOnly`` takes a ``!llvm.ptr<3>`` destination);
+* ``nvvm.cp.async.bulk.tensor.global.shared.cta %tmap, %src, box[...] : !llvm.ptr, !llvm.ptr<3>``;
+* ``nvvm.cp.async.bulk.tensor.reduce %tmap, %src, box[...], reduction = add : ...``;
+* ``nvvm.cp.async.bulk.tensor.prefetch %tmap, box[...] : !llvm.ptr``;
+* ``nvvm.prefetch tensormap, %tmap : !llvm.ptr``;
+* ``%d = nvvm.wgmma.mma_async %descA, %descB, %c, #nvvm.shape<m = 64, n = N, k = 16>,
+  D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>] : !llvm.struct<...> -> !llvm.struct<...>``;
+* ``nvvm.stmatrix %p, %r0, ... layout = <row>, shape = <m = 8, n = 8>, element_type = <b16> : !llvm.ptr<3>, i32, ...``;
+* ``nvvm.griddepcontrol wait`` / ``launch_dependents``.
+
+Verifiers check what the hardware requires (PTX ISA): WGMMA shapes m64nNk16 for f16/bf16 with
+N a multiple of 8 in [8, 256], an accumulator struct of N/2 ``f32`` (N/4 ``f16``... as ``i32``
+pairs is not supported), 1-5 TMA coordinates, ``i16`` multicast masks, x1/x2/x4 stmatrix.
+Lowering: :mod:`tileorch.transforms.nvvm_to_llvm` (intrinsics; inline asm for ``wgmma.mma_async``).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from xdsl.dialects.builtin import I32, I64, Float32Type, IntegerType, UnitAttr, i1, i32, i64
+from xdsl.dialects.llvm import LLVMPointerType, LLVMStructType
+from xdsl.dialects.utils.enum_attribute import EnumAttribute
+from xdsl.ir import Attribute, ParametrizedAttribute, SSAValue
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    ParsePropInAttrDict,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import AttrParser, Parser
+from xdsl.printer import Printer
+from xdsl.dialects.builtin import IntAttr
+from xdsl.utils.exceptions import VerifyException
+
+from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
+
+# Kept free of imports from ``tileorch.dialects.nvvm`` (which imports this module to build the
+# dialect); the address-space helpers are looked up there at verification time.
+GLOBAL, SHARED, SHARED_CLUSTER = 1, 3, 7
+SIDE_EFFECTS = (MemoryReadEffect(), MemoryWriteEffect())
+
+
+def address_space(value: SSAValue) -> int | None:
+    from tileorch.dialects.nvvm import address_space as space
+
+    return space(value)
+
+
+def check_space(value: SSAValue, allowed: tuple[int, ...], what: str) -> int:
+    from tileorch.dialects.nvvm import check_space as check
+
+    return check(value, allowed, what)
+
+
+class AngleBracketEnum:
+    """Prints an enum attribute as upstream's ``#nvvm.<mnemonic><value>``."""
+
+    def print_parameter(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_string(self.data.value)
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser):
+        with parser.in_angle_brackets():
+            return parser.parse_str_enum(cls.enum_type)
+
+I16 = IntegerType(16)
+MAX_TMA_DIMS = 5
+
+
+# --------------------------------------------------------------------------- attributes
+
+
+class TMALoadMode(StrEnum):
+    TILE = "tile"
+    IM2COL = "im2col"
+
+
+@irdl_attr_definition
+class TMALoadModeAttr(AngleBracketEnum, EnumAttribute[TMALoadMode]):
+    """``#nvvm.tma_load_mode<tile>``"""
+
+    name = "nvvm.tma_load_mode"
+
+
+class TMAStoreMode(StrEnum):
+    TILE = "tile"
+    IM2COL = "im2col"
+
+
+@irdl_attr_definition
+class TMAStoreModeAttr(AngleBracketEnum, EnumAttribute[TMAStoreMode]):
+    """``#nvvm.tma_store_mode<tile>``"""
+
+    name = "nvvm.tma_store_mode"
+
+
+class TMAReduxKind(StrEnum):
+    ADD = "add"
+    MIN = "min"
+    MAX = "max"
+    INC = "inc"
+    DEC = "dec"
+    AND = "and"
+    OR = "or"
+    XOR = "xor"
+
+
+@irdl_attr_definition
+class TMAReduxKindAttr(AngleBracketEnum, EnumAttribute[TMAReduxKind]):
+    """``#nvvm.tma_redux_kind<add>``"""
+
+    name = "nvvm.tma_redux_kind"
+
+
+class WGMMAType(StrEnum):
+    F16 = "f16"
+    BF16 = "bf16"
+    F32 = "f32"
+    TF32 = "tf32"
+    S32 = "s32"
+    E4M3 = "e4m3"
+    E5M2 = "e5m2"
+
+
+@irdl_attr_definition
+class WGMMATypeAttr(AngleBracketEnum, EnumAttribute[WGMMAType]):
+    """``#nvvm.wgmma_type<bf16>``"""
+
+    name = "nvvm.wgmma_type"
+
+
+class WGMMAScaleIn(StrEnum):
+    ONE = "one"
+    NEG = "neg"
+
+
+@irdl_attr_definition
+class WGMMAScaleInAttr(AngleBracketEnum, EnumAttribute[WGMMAScaleIn]):
+    """``#nvvm.wgmma_scale_in<one>``"""
+
+    name = "nvvm.wgmma_scale_in"
+
+
+class WGMMAScaleOut(StrEnum):
+    ZERO = "zero"
+    ONE = "one"
+
+
+@irdl_attr_definition
+class WGMMAScaleOutAttr(AngleBracketEnum, EnumAttribute[WGMMAScaleOut]):
+    """``#nvvm.wgmma_scale_out<one>``"""
+
+    name = "nvvm.wgmma_scale_out"
+
+
+class MMALayout(StrEnum):
+    ROW = "row"
+    COL = "col"
+
+
+@irdl_attr_definition
+class MMALayoutAttr(AngleBracketEnum, EnumAttribute[MMALayout]):
+    """``#nvvm.mma_layout<row>``"""
+
+    name = "nvvm.mma_layout"
+
+
+class LdStMatrixEltType(StrEnum):
+    B16 = "b16"
+    B8 = "b8"
+    B8X16_B4X16_P64 = "b8x16.b4x16_p64"
+    B8X16_B6X16_P32 = "b8x16.b6x16_p32"
+
+
+@irdl_attr_definition
+class LdStMatrixEltTypeAttr(AngleBracketEnum, EnumAttribute[LdStMatrixEltType]):
+    """``#nvvm.ld_st_matrix_elt_type<b16>``"""
+
+    name = "nvvm.ld_st_matrix_elt_type"
+
+
+class GridDepAction(StrEnum):
+    WAIT = "wait"
+    LAUNCH_DEPENDENTS = "launch_dependents"
+
+
+@irdl_attr_definition
+class GridDepActionAttr(AngleBracketEnum, EnumAttribute[GridDepAction]):
+    """``#nvvm.grid_dep_action<wait>``"""
+
+    name = "nvvm.grid_dep_action"
+
+
+def _parse_dims(parser: AttrParser, names: tuple[str, ...]) -> list[IntAttr]:
+    values = []
+    with parser.in_angle_brackets():
+        for i, key in enumerate(names):
+            if i:
+                parser.parse_punctuation(",")
+            parser.parse_keyword(key)
+            parser.parse_punctuation("=")
+            values.append(IntAttr(parser.parse_integer(allow_negative=False)))
+    return values
+
+
+def _print_dims(printer: Printer, names: tuple[str, ...], values: tuple[IntAttr, ...]) -> None:
+    with printer.in_angle_brackets():
+        printer.print_string(", ".join(f"{k} = {v.data}" for k, v in zip(names, values)))
+
+
+@irdl_attr_definition
+class MMAShapeAttr(ParametrizedAttribute):
+    """``#nvvm.shape<m = 64, n = 128, k = 16>``"""
+
+    name = "nvvm.shape"
+    m: IntAttr
+    n: IntAttr
+    k: IntAttr
+
+    def __init__(self, m: int, n: int, k: int):
+        super().__init__(IntAttr(m), IntAttr(n), IntAttr(k))
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser):
+        return tuple(_parse_dims(parser, ("m", "n", "k")))
+
+    def print_parameters(self, printer: Printer) -> None:
+        _print_dims(printer, ("m", "n", "k"), (self.m, self.n, self.k))
+
+
+@irdl_attr_definition
+class LdStMatrixShapeAttr(ParametrizedAttribute):
+    """``#nvvm.ld_st_matrix_shape<m = 8, n = 8>``"""
+
+    name = "nvvm.ld_st_matrix_shape"
+    m: IntAttr
+    n: IntAttr
+
+    def __init__(self, m: int, n: int):
+        super().__init__(IntAttr(m), IntAttr(n))
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser):
+        return tuple(_parse_dims(parser, ("m", "n")))
+
+    def print_parameters(self, printer: Printer) -> None:
+        _print_dims(printer, ("m", "n"), (self.m, self.n))
+
+
+# --------------------------------------------------------------------------- shared syntax helpers
+
+
+def _parse_box(parser: Parser) -> list[SSAValue]:
+    parser.parse_keyword("box")
+    return parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_operand)
+
+
+def _print_box(printer: Printer, coords) -> None:
+    printer.print_string("box[")
+    printer.print_list(coords, printer.print_operand)
+    printer.print_string("]")
+
+
+def _parse_named_operand(parser: Parser, keyword: str) -> SSAValue | None:
+    if parser.parse_optional_keyword(keyword) is None:
+        return None
+    parser.parse_punctuation("=")
+    return parser.parse_operand()
+
+
+def _check_coords(coords, what: str = "box") -> None:
+    if not 1 <= len(coords) <= MAX_TMA_DIMS:
+        raise VerifyException(f"{what} must have 1 to {MAX_TMA_DIMS} coordinates, got {len(coords)}")
+    for c in coords:
+        if c.type != i32:
+            raise VerifyException(f"tensor coordinates must be i32, got {c.type}")
+
+
+def _check_tmap(value: SSAValue) -> None:
+    if not isinstance(value.type, LLVMPointerType) or address_space(value) != 0:
+        raise VerifyException(f"the tensor map must be a generic !llvm.ptr (a grid-constant kernel parameter), got {value.type}")
+
+
+def _check_mode(op: IRDLOperation) -> None:
+    mode = op.properties.get("mode")
+    if mode is not None and mode.data.value != "tile":
+        raise VerifyException(f"only tile mode is supported, got {mode.data.value}")
+
+
+# --------------------------------------------------------------------------- TMA
+
+
+@irdl_op_definition
+class CpAsyncBulkTensorGlobalToSharedClusterOp(IRDLOperation):
+    """TMA load of one box of the tensor ``tmaDescriptor`` at ``coordinates`` into shared memory,
+    completing its bytes on mbarrier ``mbar`` (``cp.async.bulk.tensor.Nd.shared::cluster.global``).
+    With ``multicastMask`` the box lands at the same offset in every CTA of the mask."""
+
+    name = "nvvm.cp.async.bulk.tensor.shared.cluster.global"
+    dstMem = operand_def(LLVMPointerType)
+    tmaDescriptor = operand_def(LLVMPointerType)
+    coordinates = var_operand_def(I32)
+    mbar = operand_def(LLVMPointerType)
+    im2colOffsets = var_operand_def(I16)
+    multicastMask = opt_operand_def(I16)
+    l2CacheHint = opt_operand_def(I64)
+    predicate = opt_operand_def(i1)
+    mode = opt_prop_def(TMALoadModeAttr)
+    isCTAOnly = opt_prop_def(UnitAttr)
+    traits = traits_def(*SIDE_EFFECTS)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def __init__(self, dst, tmap, coords, mbar, multicast_mask=None, l2_cache_hint=None, predicate=None):
+        props: dict[str, Attribute] = {}
+        if address_space(SSAValue.get(dst)) == SHARED:
+            props["isCTAOnly"] = UnitAttr()
+        super().__init__(
+            operands=[dst, tmap, list(coords), mbar, [],
+                      [multicast_mask] if multicast_mask is not None else [],
+                      [l2_cache_hint] if l2_cache_hint is not None else [],
+                      [predicate] if predicate is not None else []],
+            properties=props,
+        )
+
+    def verify_(self) -> None:
+        _check_mode(self)
+        expected = SHARED if self.isCTAOnly is not None else SHARED_CLUSTER
+        check_space(self.dstMem, (expected,), "destination (isCTAOnly selects !llvm.ptr<3>)" if expected == SHARED else "destination")
+        _check_tmap(self.tmaDescriptor)
+        check_space(self.mbar, (SHARED,), "mbarrier")
+        _check_coords(self.coordinates)
+        if self.im2colOffsets:
+            raise VerifyException("im2col offsets are only allowed in im2col mode")
+        if self.isCTAOnly is not None and self.multicastMask is not None:
+            raise VerifyException("a CTA-only copy cannot multicast")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list([self.dstMem, self.tmaDescriptor, self.mbar], printer.print_operand)
+        printer.print_string(", ")
+        _print_box(printer, self.coordinates)
+        for key, value in (("multicast_mask", self.multicastMask), ("l2_cache_hint", self.l2CacheHint),
+                           ("predicate", self.predicate)):
+            if value is not None:
+                printer.print_string(f" {key} = ")
+                printer.print_operand(value)
+        props = {k: v for k, v in self.properties.items() if k not in ("operandSegmentSizes",)}
+        if self.isCTAOnly is not None:
+            printer.print_string(" cta_only = true")
+            props.pop("isCTAOnly")
+        printer.print_op_attributes({**props, **self.attributes})
+        printer.print_string(" : ")
+        printer.print_list([self.dstMem.type, self.tmaDescriptor.type], printer.print_attribute)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        dst = parser.parse_operand()
+        parser.parse_punctuation(",")
+        tmap = parser.parse_operand()
+        parser.parse_punctuation(",")
+        mbar = parser.parse_operand()
+        parser.parse_punctuation(",")
+        coords = _parse_box(parser)
+        mask = _parse_named_operand(parser, "multicast_mask")
+        hint = _parse_named_operand(parser, "l2_cache_hint")
+        pred = _parse_named_operand(parser, "predicate")
+        cta_only = False
+        if parser.parse_optional_keyword("cta_only") is not None:
+            parser.parse_punctuation("=")
+            cta_only = parser.parse_boolean()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        parser.parse_type()
+        parser.parse_punctuation(",")
+        parser.parse_type()
+        op = cls(dst, tmap, coords, mbar, mask, hint, pred)
+        if cta_only:
+            op.properties["isCTAOnly"] = UnitAttr()
+        else:
+            op.properties.pop("isCTAOnly", None)
+        for key in ("mode",):
+            if key in attrs:
+                op.properties[key] = attrs.pop(key)
+        op.attributes |= attrs
+        return op
+
+
+class _TensorFromSharedOp(IRDLOperation):
+    """Shared parts of the shared::cta -> global tensor ops (store, reduce)."""
+
+    tmaDescriptor = operand_def(LLVMPointerType)
+    srcMem = operand_def(LLVMPointerType)
+    coordinates = var_operand_def(I32)
+    l2CacheHint = opt_operand_def(I64)
+    traits = traits_def(*SIDE_EFFECTS)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def verify_(self) -> None:
+        _check_mode(self)
+        _check_tmap(self.tmaDescriptor)
+        check_space(self.srcMem, (SHARED,), "source")
+        _check_coords(self.coordinates)
+
+    def _print_head(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list([self.tmaDescriptor, self.srcMem], printer.print_operand)
+        printer.print_string(", ")
+        _print_box(printer, self.coordinates)
+
+    def _print_tail(self, printer: Printer, skip: tuple[str, ...]) -> None:
+        if self.l2CacheHint is not None:
+            printer.print_string(" l2_cache_hint = ")
+            printer.print_operand(self.l2CacheHint)
+        props = {k: v for k, v in self.properties.items() if k not in ("operandSegmentSizes", *skip)}
+        printer.print_op_attributes({**props, **self.attributes})
+        printer.print_string(" : ")
+        printer.print_list([self.tmaDescriptor.type, self.srcMem.type], printer.print_attribute)
+
+    @classmethod
+    def _parse_head(cls, parser: Parser):
+        tmap = parser.parse_operand()
+        parser.parse_punctuation(",")
+        src = parser.parse_operand()
+        parser.parse_punctuation(",")
+        return tmap, src, _parse_box(parser)
+
+    @classmethod
+    def _parse_tail(cls, parser: Parser):
+        hint = _parse_named_operand(parser, "l2_cache_hint")
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        parser.parse_type()
+        parser.parse_punctuation(",")
+        parser.parse_type()
+        return hint, attrs
+
+
+@irdl_op_definition
+class CpAsyncBulkTensorSharedCTAToGlobalOp(_TensorFromSharedOp):
+    """TMA store of a shared-memory box to the tensor at ``coordinates`` (out-of-bounds parts of
+    the box are clipped by the hardware); completes in the issuing thread's bulk async-group."""
+
+    name = "nvvm.cp.async.bulk.tensor.global.shared.cta"
+    mode = opt_prop_def(TMAStoreModeAttr)
+
+    def __init__(self, tmap, src, coords, l2_cache_hint=None):
+        super().__init__(operands=[tmap, src, list(coords), [l2_cache_hint] if l2_cache_hint is not None else []])
+
+    def print(self, printer: Printer) -> None:
+        self._print_head(printer)
+        self._print_tail(printer, ())
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        tmap, src, coords = cls._parse_head(parser)
+        hint, attrs = cls._parse_tail(parser)
+        op = cls(tmap, src, coords, hint)
+        if "mode" in attrs:
+            op.properties["mode"] = attrs.pop("mode")
+        op.attributes |= attrs
+        return op
+
+
+@irdl_op_definition
+class CpAsyncBulkTensorReduceOp(_TensorFromSharedOp):
+    """TMA reduction of a shared-memory box into the tensor (``cp.reduce.async.bulk.tensor``)."""
+
+    name = "nvvm.cp.async.bulk.tensor.reduce"
+    redKind = prop_def(TMAReduxKindAttr)
+    mode = opt_prop_def(TMAStoreModeAttr)
+
+    def __init__(self, tmap, src, coords, kind: TMAReduxKind = TMAReduxKind.ADD, l2_cache_hint=None):
+        super().__init__(operands=[tmap, src, list(coords), [l2_cache_hint] if l2_cache_hint is not None else []],
+                         properties={"redKind": TMAReduxKindAttr(kind)})
+
+    def print(self, printer: Printer) -> None:
+        self._print_head(printer)
+        printer.print_string(f", reduction = {self.redKind.data.value}")
+        self._print_tail(printer, ("redKind",))
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        tmap, src, coords = cls._parse_head(parser)
+        parser.parse_punctuation(",")
+        parser.parse_keyword("reduction")
+        parser.parse_punctuation("=")
+        kind = parser.parse_str_enum(TMAReduxKind)
+        hint, attrs = cls._parse_tail(parser)
+        op = cls(tmap, src, coords, kind, hint)
+        if "mode" in attrs:
+            op.properties["mode"] = attrs.pop("mode")
+        op.attributes |= attrs
+        return op
+
+
+@irdl_op_definition
+class CpAsyncBulkTensorPrefetchOp(IRDLOperation):
+    """Prefetch one box of a tensor into L2 (``cp.async.bulk.prefetch.tensor``)."""
+
+    name = "nvvm.cp.async.bulk.tensor.prefetch"
+    tmaDescriptor = operand_def(LLVMPointerType)
+    coordinates = var_operand_def(I32)
+    im2colOffsets = var_operand_def(I16)
+    l2CacheHint = opt_operand_def(I64)
+    mode = opt_prop_def(TMALoadModeAttr)
+    traits = traits_def(*SIDE_EFFECTS)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def __init__(self, tmap, coords, l2_cache_hint=None):
+        super().__init__(operands=[tmap, list(coords), [], [l2_cache_hint] if l2_cache_hint is not None else []])
+
+    def verify_(self) -> None:
+        _check_mode(self)
+        _check_tmap(self.tmaDescriptor)
+        _check_coords(self.coordinates)
+        if self.im2colOffsets:
+            raise VerifyException("im2col offsets are only allowed in im2col mode")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.tmaDescriptor)
+        printer.print_string(", ")
+        _print_box(printer, self.coordinates)
+        if self.l2CacheHint is not None:
+            printer.print_string(" l2_cache_hint = ")
+            printer.print_operand(self.l2CacheHint)
+        props = {k: v for k, v in self.properties.items() if k != "operandSegmentSizes"}
+        printer.print_op_attributes({**props, **self.attributes})
+        printer.print_string(" : ")
+        printer.print_attribute(self.tmaDescriptor.type)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        tmap = parser.parse_operand()
+        parser.parse_punctuation(",")
+        coords = _parse_box(parser)
+        hint = _parse_named_operand(parser, "l2_cache_hint")
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        parser.parse_type()
+        op = cls(tmap, coords, hint)
+        if "mode" in attrs:
+            op.properties["mode"] = attrs.pop("mode")
+        op.attributes |= attrs
+        return op
+
+
+@irdl_op_definition
+class PrefetchOp(IRDLOperation):
+    """``nvvm.prefetch tensormap, %tmap : !llvm.ptr`` = ``prefetch.tensormap`` (only the tensormap
+    form of upstream's ``nvvm.prefetch`` is provided)."""
+
+    name = "nvvm.prefetch"
+    addr = operand_def(LLVMPointerType)
+    tensormap = opt_prop_def(UnitAttr)
+    traits = traits_def(*SIDE_EFFECTS)
+
+    def __init__(self, addr):
+        super().__init__(operands=[addr], properties={"tensormap": UnitAttr()})
+
+    def verify_(self) -> None:
+        if self.tensormap is None:
+            raise VerifyException("only the tensormap form of nvvm.prefetch is supported")
+        if address_space(self.addr) != 0:
+            raise VerifyException(f"tensormap prefetch needs a generic !llvm.ptr, got {self.addr.type}")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" tensormap, ")
+        printer.print_operand(self.addr)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.addr.type)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        parser.parse_keyword("tensormap")
+        parser.parse_punctuation(",")
+        addr = parser.parse_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        parser.parse_type()
+        op = cls(addr)
+        op.attributes |= attrs
+        return op
+
+
+# --------------------------------------------------------------------------- WGMMA
+
+WGMMA_K = {WGMMAType.F16: 16, WGMMAType.BF16: 16, WGMMAType.TF32: 8, WGMMAType.E4M3: 32, WGMMAType.E5M2: 32}
+
+
+def accumulator_size(n: int, type_d: WGMMAType) -> int:
+    """Registers per thread of an m64nN accumulator: N/2 f32 values (f16 D packs pairs: N/4)."""
+    return n // 2 if type_d == WGMMAType.F32 else n // 4
+
+
+@irdl_op_definition
+class WgmmaMmaAsyncOp(IRDLOperation):
+    """``D = A * B + scaleD * D`` on one warp group, A and B from shared memory through their
+    64-bit matrix descriptors; the accumulator is an ``!llvm.struct`` of the thread's fragment.
+    Lowered to inline asm (LLVM 22 has no intrinsic) with the accumulator registers tied."""
+
+    name = "nvvm.wgmma.mma_async"
+    inouts = opt_operand_def(LLVMStructType)
+    descriptorA = operand_def(I64)
+    descriptorB = operand_def(I64)
+    results_ = result_def(LLVMStructType)
+    shape = prop_def(MMAShapeAttr)
+    typeA = prop_def(WGMMATypeAttr)
+    typeB = prop_def(WGMMATypeAttr)
+    typeD = prop_def(WGMMATypeAttr)
+    scaleD = prop_def(WGMMAScaleOutAttr)
+    scaleA = prop_def(WGMMAScaleInAttr)
+    scaleB = prop_def(WGMMAScaleInAttr)
+    layoutA = prop_def(MMALayoutAttr)
+    layoutB = prop_def(MMALayoutAttr)
+    satfinite = opt_prop_def(UnitAttr)
+    traits = traits_def(*SIDE_EFFECTS)
+
+    def __init__(self, acc, desc_a, desc_b, n: int, type_ab: WGMMAType = WGMMAType.BF16,
+                 layout_b: MMALayout = MMALayout.COL, scale_d: WGMMAScaleOut = WGMMAScaleOut.ONE,
+                 layout_a: MMALayout = MMALayout.ROW, result_type=None):
+        acc_v = SSAValue.get(acc) if acc is not None else None
+        rtype = result_type if result_type is not None else acc_v.type
+        super().__init__(
+            operands=[[acc_v] if acc_v is not None else [], desc_a, desc_b],
+            result_types=[rtype],
+            properties={
+                "shape": MMAShapeAttr(64, n, WGMMA_K.get(type_ab, 16)),
+                "typeA": WGMMATypeAttr(type_ab), "typeB": WGMMATypeAttr(type_ab),
+                "typeD": WGMMATypeAttr(WGMMAType.F32),
+                "scaleD": WGMMAScaleOutAttr(scale_d),
+                "scaleA": WGMMAScaleInAttr(WGMMAScaleIn.ONE), "scaleB": WGMMAScaleInAttr(WGMMAScaleIn.ONE),
+                "layoutA": MMALayoutAttr(layout_a), "layoutB": MMALayoutAttr(layout_b),
+            },
+        )
+
+    def verify_(self) -> None:
+        m, n, k = self.shape.m.data, self.shape.n.data, self.shape.k.data
+        ta, tb, td = self.typeA.data, self.typeB.data, self.typeD.data
+        if ta != tb:
+            raise VerifyException(f"typeA and typeB must be equal, got {ta} and {tb}")
+        if ta not in (WGMMAType.F16, WGMMAType.BF16):
+            raise VerifyException(f"only f16/bf16 inputs are supported, got {ta}")
+        if td != WGMMAType.F32:
+            raise VerifyException(f"only an f32 accumulator is supported, got {td}")
+        if m != 64 or k != WGMMA_K[ta]:
+            raise VerifyException(f"shape must be m = 64, k = {WGMMA_K[ta]} for {ta}, got m = {m}, k = {k}")
+        if not (8 <= n <= 256 and n % 8 == 0):
+            raise VerifyException(f"shape n must be a multiple of 8 in [8, 256], got {n}")
+        want = accumulator_size(n, td)
+        for what, typ in (("result", self.results_.type), *((("accumulator", self.inouts.type),) if self.inouts else ())):
+            fields = list(typ.types)
+            if len(fields) != want or any(not isinstance(f, Float32Type) for f in fields):
+                raise VerifyException(f"{what} must be a struct of {want} f32 (m64n{n} f32 accumulator), got {len(fields)} fields")
+        if self.inouts is not None and self.inouts.type != self.results_.type:
+            raise VerifyException("accumulator and result types must be equal")
+        if self.inouts is None and self.scaleD.data != WGMMAScaleOut.ZERO:
+            raise VerifyException("without an accumulator operand scaleD must be zero")
+        if self.satfinite is not None:
+            raise VerifyException("satfinite applies to integer wgmma only")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list([self.descriptorA, self.descriptorB], printer.print_operand)
+        if self.inouts is not None:
+            printer.print_string(", ")
+            printer.print_operand(self.inouts)
+        printer.print_string(f", <m = {self.shape.m.data}, n = {self.shape.n.data}, k = {self.shape.k.data}>")
+        printer.print_string(f", D[<{self.typeD.data.value}>, <{self.scaleD.data.value}>]")
+        printer.print_string(f", A[<{self.typeA.data.value}>, <{self.scaleA.data.value}>, <{self.layoutA.data.value}>]")
+        printer.print_string(f", B[<{self.typeB.data.value}>, <{self.scaleB.data.value}>, <{self.layoutB.data.value}>]")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        if self.inouts is not None:
+            printer.print_attribute(self.inouts.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.results_.type)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        da = parser.parse_operand()
+        parser.parse_punctuation(",")
+        db = parser.parse_operand()
+        parser.parse_punctuation(",")
+        acc = parser.parse_optional_operand()
+        if acc is not None:
+            parser.parse_punctuation(",")
+        if parser.parse_optional_punctuation("<") is not None:  # upstream prints the bare <m = .., ..>
+            dims = []
+            for i, key in enumerate(("m", "n", "k")):
+                if i:
+                    parser.parse_punctuation(",")
+                parser.parse_keyword(key)
+                parser.parse_punctuation("=")
+                dims.append(parser.parse_integer(allow_negative=False))
+            parser.parse_punctuation(">")
+            m, n, k = dims
+        else:
+            shape = parser.parse_attribute()
+            if not isinstance(shape, MMAShapeAttr):
+                parser.raise_error(f"expected <m = .., n = .., k = ..>, got {shape}")
+            m, n, k = shape.m.data, shape.n.data, shape.k.data
+
+        def bracket(letter: str, enums):
+            parser.parse_punctuation(",")
+            parser.parse_characters(letter)
+            out = []
+            with parser.in_square_brackets():
+                for i, enum in enumerate(enums):
+                    if i:
+                        parser.parse_punctuation(",")
+                    with parser.in_angle_brackets():
+                        out.append(parser.parse_str_enum(enum))
+            return out
+
+        type_d, scale_d = bracket("D", (WGMMAType, WGMMAScaleOut))
+        type_a, scale_a, layout_a = bracket("A", (WGMMAType, WGMMAScaleIn, MMALayout))
+        type_b, scale_b, layout_b = bracket("B", (WGMMAType, WGMMAScaleIn, MMALayout))
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        if acc is not None:
+            parser.parse_type()
+        parser.parse_punctuation("->")
+        rtype = parser.parse_type()
+        op = cls.create(
+            operands=[*([acc] if acc is not None else []), da, db],
+            result_types=[rtype],
+            properties={
+                "shape": MMAShapeAttr(m, n, k),
+                "typeA": WGMMATypeAttr(type_a), "typeB": WGMMATypeAttr(type_b), "typeD": WGMMATypeAttr(type_d),
+                "scaleD": WGMMAScaleOutAttr(scale_d), "scaleA": WGMMAScaleInAttr(scale_a),
+                "scaleB": WGMMAScaleInAttr(scale_b),
+                "layoutA": MMALayoutAttr(layout_a), "layoutB": MMALayoutAttr(layout_b),
+            },
+            attributes=attrs,
+        )
+        return op
+
+
+# --------------------------------------------------------------------------- stmatrix, PDL
+
+
+@irdl_op_definition
+class StMatrixOp(IRDLOperation):
+    """``stmatrix.sync.aligned.m8n8.xN[.trans].shared.b16``: each of N 8x8 b16 matrices is held
+    by the warp (one i32 = two b16 per thread) and stored to rows addressed by lanes 8i..8i+7."""
+
+    name = "nvvm.stmatrix"
+    ptr = operand_def(LLVMPointerType)
+    sources = var_operand_def(I32)
+    layout = prop_def(MMALayoutAttr)
+    shape = prop_def(LdStMatrixShapeAttr)
+    eltType = prop_def(LdStMatrixEltTypeAttr)
+    traits = traits_def(*SIDE_EFFECTS)
+
+    def __init__(self, ptr, sources, layout: MMALayout = MMALayout.ROW):
+        super().__init__(
+            operands=[ptr, list(sources)],
+            properties={"layout": MMALayoutAttr(layout), "shape": LdStMatrixShapeAttr(8, 8),
+                        "eltType": LdStMatrixEltTypeAttr(LdStMatrixEltType.B16)},
+        )
+
+    def verify_(self) -> None:
+        check_space(self.ptr, (SHARED,), "stmatrix address")
+        if len(self.sources) not in (1, 2, 4):
+            raise VerifyException(f"stmatrix stores 1, 2 or 4 matrices, got {len(self.sources)} sources")
+        if (self.shape.m.data, self.shape.n.data) != (8, 8) or self.eltType.data != LdStMatrixEltType.B16:
+            raise VerifyException("only the m8n8 b16 stmatrix is supported on sm_90")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list([self.ptr, *self.sources], printer.print_operand)
+        printer.print_string(f" layout = <{self.layout.data.value}>, shape = <m = {self.shape.m.data}, "
+                             f"n = {self.shape.n.data}>, element_type = <{self.eltType.data.value}>")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_list([self.ptr.type, *(s.type for s in self.sources)], printer.print_attribute)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        ptr = parser.parse_operand()
+        sources = []
+        while parser.parse_optional_punctuation(",") is not None:
+            sources.append(parser.parse_operand())
+        parser.parse_keyword("layout")
+        parser.parse_punctuation("=")
+        with parser.in_angle_brackets():
+            layout = parser.parse_str_enum(MMALayout)
+        parser.parse_punctuation(",")
+        parser.parse_keyword("shape")
+        parser.parse_punctuation("=")
+        m, n = (v.data for v in _parse_dims(parser, ("m", "n")))
+        parser.parse_punctuation(",")
+        parser.parse_keyword("element_type")
+        parser.parse_punctuation("=")
+        with parser.in_angle_brackets():
+            elt = parser.parse_str_enum(LdStMatrixEltType)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+        op = cls(ptr, sources, layout)
+        op.properties["shape"] = LdStMatrixShapeAttr(m, n)
+        op.properties["eltType"] = LdStMatrixEltTypeAttr(elt)
+        op.attributes |= attrs
+        return op
+
+
+@irdl_op_definition
+class GriddepcontrolOp(IRDLOperation):
+    """``nvvm.griddepcontrol wait`` / ``launch_dependents`` (programmatic dependent launch)."""
+
+    name = "nvvm.griddepcontrol"
+    kind = prop_def(GridDepActionAttr)
+    traits = traits_def(*SIDE_EFFECTS)
+
+    def __init__(self, kind: GridDepAction):
+        super().__init__(properties={"kind": GridDepActionAttr(kind)})
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.data.value}")
+        printer.print_op_attributes(self.attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        kind = parser.parse_str_enum(GridDepAction)
+        op = cls(kind)
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+
+PAYLOAD_OPS = [
+    CpAsyncBulkTensorGlobalToSharedClusterOp,
+    CpAsyncBulkTensorSharedCTAToGlobalOp,
+    CpAsyncBulkTensorReduceOp,
+    CpAsyncBulkTensorPrefetchOp,
+    PrefetchOp,
+    WgmmaMmaAsyncOp,
+    StMatrixOp,
+    GriddepcontrolOp,
+]
+
+PAYLOAD_ATTRS = [
+    TMALoadModeAttr, TMAStoreModeAttr, TMAReduxKindAttr, WGMMATypeAttr, WGMMAScaleInAttr,
+    WGMMAScaleOutAttr, MMALayoutAttr, LdStMatrixEltTypeAttr, GridDepActionAttr, MMAShapeAttr,
+    LdStMatrixShapeAttr,
+]

@@ -1,0 +1,122 @@
+"""Lowering of the ``nvvm`` payload ops (TMA, WGMMA, stmatrix, PDL) to LLVM 22 intrinsics.
+
+One small function per op, registered in :data:`tileorch.transforms.nvvm_to_llvm.LOWERINGS`
+(imported there).  ``nvvm.wgmma.mma_async`` has no intrinsic and becomes side-effecting inline
+asm whose ``=f`` outputs are tied to the accumulator inputs (``0``..``N-1``), so the fragment
+stays in the same registers across k-steps.  A CTA-only TMA load (``g2s.cta``) needs PTX 8.6.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import DenseArrayBase, IntegerType, i1, i32, i64
+
+from tileorch.diagnostics import LocatedError
+from tileorch.dialects import nvvm_payload as P
+
+I16 = IntegerType(16)
+
+
+def _register():
+    from tileorch.transforms.nvvm_to_llvm import lowering
+
+    @lowering(P.CpAsyncBulkTensorGlobalToSharedClusterOp)
+    def _g2s(op, e):
+        if op.predicate is not None:
+            raise LocatedError(op, "a predicated TMA load is not supported by the LLVM lowering; branch around it")
+        n = len(op.coordinates)
+        hint = op.l2CacheHint if op.l2CacheHint is not None else e.const(0, i64)
+        if op.isCTAOnly is not None:
+            e.call(f"llvm.nvvm.cp.async.bulk.tensor.g2s.cta.tile.{n}d",
+                   [op.dstMem, op.mbar, op.tmaDescriptor, *op.coordinates, hint,
+                    e.const(int(op.l2CacheHint is not None), i1)])
+            return None
+        mask = op.multicastMask if op.multicastMask is not None else e.const(0, I16)
+        e.call(f"llvm.nvvm.cp.async.bulk.tensor.g2s.tile.{n}d",
+               [op.dstMem, op.mbar, op.tmaDescriptor, *op.coordinates, mask, hint,
+                e.const(int(op.multicastMask is not None), i1), e.const(int(op.l2CacheHint is not None), i1),
+                e.const(0, i32)])
+        return None
+
+    def _hint(op, e):
+        hint = op.l2CacheHint if op.l2CacheHint is not None else e.const(0, i64)
+        return [hint, e.const(int(op.l2CacheHint is not None), i1)]
+
+    @lowering(P.CpAsyncBulkTensorSharedCTAToGlobalOp)
+    def _s2g(op, e):
+        n = len(op.coordinates)
+        e.call(f"llvm.nvvm.cp.async.bulk.tensor.s2g.tile.{n}d",
+               [op.srcMem, op.tmaDescriptor, *op.coordinates, *_hint(op, e)])
+        return None
+
+    @lowering(P.CpAsyncBulkTensorReduceOp)
+    def _reduce(op, e):
+        n = len(op.coordinates)
+        e.call(f"llvm.nvvm.cp.async.bulk.tensor.reduce.{op.redKind.data.value}.tile.{n}d",
+               [op.srcMem, op.tmaDescriptor, *op.coordinates, *_hint(op, e)])
+        return None
+
+    @lowering(P.CpAsyncBulkTensorPrefetchOp)
+    def _prefetch_tensor(op, e):
+        n = len(op.coordinates)
+        e.call(f"llvm.nvvm.cp.async.bulk.tensor.prefetch.tile.{n}d",
+               [op.tmaDescriptor, *op.coordinates, *_hint(op, e)])
+        return None
+
+    @lowering(P.PrefetchOp)
+    def _prefetch(op, e):
+        e.call("llvm.nvvm.prefetch.tensormap.p0", [op.addr])
+        return None
+
+    @lowering(P.StMatrixOp)
+    def _stmatrix(op, e):
+        trans = ".trans" if op.layout.data == P.MMALayout.COL else ""
+        e.call(f"llvm.nvvm.stmatrix.sync.aligned.m8n8.x{len(op.sources)}{trans}.b16.p3", [op.ptr, *op.sources])
+        return None
+
+    @lowering(P.GriddepcontrolOp)
+    def _griddep(op, e):
+        name = "wait" if op.kind.data == P.GridDepAction.WAIT else "launch.dependents"
+        e.call(f"llvm.nvvm.griddepcontrol.{name}", [])
+        return None
+
+    @lowering(P.WgmmaMmaAsyncOp)
+    def _wgmma(op, e):
+        return e.add(wgmma_inline_asm(op, e)).results[0]
+
+
+def wgmma_asm_text(op: P.WgmmaMmaAsyncOp) -> tuple[str, str]:
+    """(PTX template, constraints) of one ``wgmma.mma_async`` with ``N/2`` tied f32 registers."""
+    n = op.shape.n.data
+    regs = P.accumulator_size(n, op.typeD.data)
+    t = op.typeA.data.value
+    scale_d = 1 if op.scaleD.data == P.WGMMAScaleOut.ONE else 0
+    sa = 1 if op.scaleA.data == P.WGMMAScaleIn.ONE else -1
+    sb = 1 if op.scaleB.data == P.WGMMAScaleIn.ONE else -1
+    ta = int(op.layoutA.data == P.MMALayout.COL)
+    tb = int(op.layoutB.data == P.MMALayout.ROW)
+    outs = ", ".join(f"${i}" for i in range(regs))
+    text = (
+        "{\n.reg .pred p;\n"
+        f"setp.ne.b32 p, {scale_d}, 0;\n"
+        f"wgmma.mma_async.sync.aligned.m64n{n}k{op.shape.k.data}.f32.{t}.{t} "
+        f"{{{outs}}}, ${regs}, ${regs + 1}, p, {sa}, {sb}, {ta}, {tb};\n}}"
+    )
+    tied = [str(i) for i in range(regs)] if op.inouts is not None else []
+    constraints = ",".join(["=f"] * regs + ["l", "l"] + tied)
+    return text, constraints
+
+
+def wgmma_inline_asm(op: P.WgmmaMmaAsyncOp, e) -> llvm.InlineAsmOp:
+    text, constraints = wgmma_asm_text(op)
+    regs = P.accumulator_size(op.shape.n.data, op.typeD.data)
+    fields = []
+    if op.inouts is not None:
+        ftype = op.inouts.type.types.data[0]
+        for i in range(regs):
+            fields.append(e.add(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [i]), op.inouts, ftype)).results[0])
+    return llvm.InlineAsmOp(text, constraints, [op.descriptorA, op.descriptorB, *fields],
+                            [op.results_.type], has_side_effects=True)
+
+
+_register()

@@ -1,0 +1,127 @@
+// Verifier negatives for the nvvm payload ops (PTX ISA rules for TMA, WGMMA, stmatrix).
+// RUN: tileorch-opt %s --split-input-file --verify-diagnostics | filecheck %s
+
+llvm.func @f(%t: !llvm.ptr, %d: !llvm.ptr<3>, %b: !llvm.ptr<3>, %x: i32) {
+  nvvm.cp.async.bulk.tensor.shared.cluster.global %d, %t, %b, box[%x] : !llvm.ptr<3>, !llvm.ptr
+  llvm.return
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:{{[0-9]+}}: error: destination must be !llvm.ptr<7> (shared::cluster), got !llvm.ptr<3>
+
+// -----
+llvm.func @f(%t: !llvm.ptr, %d: !llvm.ptr<7>, %b: !llvm.ptr<3>, %x: i32) {
+  nvvm.cp.async.bulk.tensor.shared.cluster.global %d, %t, %b, box[%x, %x, %x, %x, %x, %x] : !llvm.ptr<7>, !llvm.ptr
+  llvm.return
+}
+// CHECK: error: box must have 1 to 5 coordinates, got 6
+
+// -----
+llvm.func @f(%t: !llvm.ptr<1>, %d: !llvm.ptr<7>, %b: !llvm.ptr<3>, %x: i32) {
+  nvvm.cp.async.bulk.tensor.shared.cluster.global %d, %t, %b, box[%x] : !llvm.ptr<7>, !llvm.ptr<1>
+  llvm.return
+}
+// CHECK: error: the tensor map must be a generic !llvm.ptr (a grid-constant kernel parameter), got !llvm.ptr<1>
+
+// -----
+llvm.func @f(%t: !llvm.ptr, %d: !llvm.ptr<7>, %b: !llvm.ptr<1>, %x: i32) {
+  nvvm.cp.async.bulk.tensor.shared.cluster.global %d, %t, %b, box[%x] : !llvm.ptr<7>, !llvm.ptr
+  llvm.return
+}
+// CHECK: error: mbarrier must be !llvm.ptr<3> (shared::cta), got !llvm.ptr<1>
+
+// -----
+llvm.func @f(%t: !llvm.ptr, %d: !llvm.ptr<3>, %b: !llvm.ptr<3>, %x: i32, %m: i16) {
+  nvvm.cp.async.bulk.tensor.shared.cluster.global %d, %t, %b, box[%x] multicast_mask = %m cta_only = true : !llvm.ptr<3>, !llvm.ptr
+  llvm.return
+}
+// CHECK: error: a CTA-only copy cannot multicast
+
+// -----
+llvm.func @f(%t: !llvm.ptr, %s: !llvm.ptr<1>, %x: i32) {
+  nvvm.cp.async.bulk.tensor.global.shared.cta %t, %s, box[%x] : !llvm.ptr, !llvm.ptr<1>
+  llvm.return
+}
+// CHECK: error: source must be !llvm.ptr<3> (shared::cta), got !llvm.ptr<1>
+
+// -----
+llvm.func @f(%t: !llvm.ptr, %s: !llvm.ptr<3>) {
+  nvvm.cp.async.bulk.tensor.reduce %t, %s, box[], reduction = add : !llvm.ptr, !llvm.ptr<3>
+  llvm.return
+}
+// CHECK: error: box must have 1 to 5 coordinates, got 0
+
+// -----
+llvm.func @f(%t: !llvm.ptr<3>) {
+  nvvm.prefetch tensormap, %t : !llvm.ptr<3>
+  llvm.return
+}
+// CHECK: error: tensormap prefetch needs a generic !llvm.ptr, got !llvm.ptr<3>
+
+// -----
+llvm.func @f(%a: i64, %b: i64, %c: !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>) {
+  %d = nvvm.wgmma.mma_async %a, %b, %c, <m = 64, n = 12, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+  llvm.return
+}
+// CHECK: error: shape n must be a multiple of 8 in [8, 256], got 12
+
+// -----
+llvm.func @f(%a: i64, %b: i64, %c: !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>) {
+  %d = nvvm.wgmma.mma_async %a, %b, %c, <m = 64, n = 264, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+  llvm.return
+}
+// CHECK: error: shape n must be a multiple of 8 in [8, 256], got 264
+
+// -----
+llvm.func @f(%a: i64, %b: i64, %c: !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>) {
+  %d = nvvm.wgmma.mma_async %a, %b, %c, <m = 128, n = 16, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+  llvm.return
+}
+// CHECK: error: shape must be m = 64, k = 16 for bf16, got m = 128, k = 16
+
+// -----
+llvm.func @f(%a: i64, %b: i64, %c: !llvm.struct<(f32, f32, f32, f32)>) {
+  %d = nvvm.wgmma.mma_async %a, %b, %c, <m = 64, n = 16, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>] : !llvm.struct<(f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32)>
+  llvm.return
+}
+// CHECK: error: result must be a struct of 8 f32 (m64n16 f32 accumulator), got 4 fields
+
+// -----
+llvm.func @f(%a: i64, %b: i64, %c: !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>) {
+  %d = nvvm.wgmma.mma_async %a, %b, %c, <m = 64, n = 16, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<f16>, <one>, <col>] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+  llvm.return
+}
+// CHECK: error: typeA and typeB must be equal, got bf16 and f16
+
+// -----
+llvm.func @f(%a: i64, %b: i64, %c: !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>) {
+  %d = nvvm.wgmma.mma_async %a, %b, %c, <m = 64, n = 16, k = 16>, D[<f16>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+  llvm.return
+}
+// CHECK: error: only an f32 accumulator is supported, got f16
+
+// -----
+llvm.func @f(%a: i64, %b: i64) {
+  %d = nvvm.wgmma.mma_async %a, %b, <m = 64, n = 16, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>] : -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+  llvm.return
+}
+// CHECK: error: without an accumulator operand scaleD must be zero
+
+// -----
+llvm.func @f(%p: !llvm.ptr<3>, %r: i32) {
+  nvvm.stmatrix %p, %r, %r, %r layout = <row>, shape = <m = 8, n = 8>, element_type = <b16> : !llvm.ptr<3>, i32, i32, i32
+  llvm.return
+}
+// CHECK: error: stmatrix stores 1, 2 or 4 matrices, got 3 sources
+
+// -----
+llvm.func @f(%p: !llvm.ptr<1>, %r: i32) {
+  nvvm.stmatrix %p, %r layout = <row>, shape = <m = 8, n = 8>, element_type = <b16> : !llvm.ptr<1>, i32
+  llvm.return
+}
+// CHECK: error: stmatrix address must be !llvm.ptr<3> (shared::cta), got !llvm.ptr<1>
+
+// -----
+llvm.func @f(%p: !llvm.ptr<3>, %r: i32) {
+  nvvm.stmatrix %p, %r layout = <row>, shape = <m = 16, n = 8>, element_type = <b16> : !llvm.ptr<3>, i32
+  llvm.return
+}
+// CHECK: error: only the m8n8 b16 stmatrix is supported on sm_90
