@@ -18,11 +18,19 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable
 
+import re
+from collections.abc import Callable
+
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Operation
+from xdsl.irdl import IRDLOperation, VerificationContext
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.utils.lexer import Span
+
+_OUT_OF_RANGE = re.compile(r"Integer value (-?\d+) is out of range")
+_INT_LITERAL = re.compile(r"(?<![\w.%#^@])-?(?:0x[0-9a-fA-F]+|\d+)(?![\w.])")
 
 
 class LocatingParser(Parser):
@@ -35,6 +43,8 @@ class LocatingParser(Parser):
         self._line_offset = line_offset
         self._scan_pos = 0  # newlines are counted incrementally: parsing only moves forward
         self._scan_line = 1
+        self._last_span: Span | None = None  # the token consumed last (where a value check fails)
+        self._op_starts: list[int] = []
 
     def _line_col(self, pos: int) -> tuple[int, int]:
         if pos < self._scan_pos:
@@ -43,17 +53,73 @@ class LocatingParser(Parser):
         self._scan_pos = pos
         return self._scan_line, pos - (self._text.rfind("\n", 0, pos) + 1) + 1
 
+    def _consume_token(self, expected_kind=None):
+        token = super()._consume_token(expected_kind)
+        self._last_span = token.span
+        return token
+
     def parse_operation(self) -> Operation:
-        line, col = self._line_col(self._current_token.span.start)
-        op = super().parse_operation()
+        start = self._current_token.span.start
+        line, col = self._line_col(start)
+        self._op_starts.append(start)
+        try:
+            op = super().parse_operation()
+        except ParseError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a value check inside the parser (see as_parse_error)
+            raise self.as_parse_error(exc) from None
+        finally:
+            self._op_starts.pop()
         if not isinstance(op.location, FileLineColLoc):
             op.location = FileLineColLoc(self._name, IntAttr(line + self._line_offset), IntAttr(col))
         return op
 
+    def as_parse_error(self, exc: Exception) -> ParseError:
+        """A :class:`ParseError` for an exception raised while parsing that is not one: xDSL checks
+        attribute and type parameters when it builds them (``IntegerAttr`` range, ``Expected
+        attribute i32 but got i64``, ...) and raises ``VerifyException``/``ValueError`` with no
+        position.  The error is placed at the offending integer literal for a range error, else at
+        the token consumed last (the end of the construct that failed)."""
+        message = first_line(exc)
+        span = self._last_span or self._current_token.span
+        match = _OUT_OF_RANGE.search(message)
+        if match and self._last_span is not None:
+            literal = self._find_literal(int(match.group(1)), self._last_span.end)
+            if literal is not None:
+                span = literal
+        if not isinstance(exc, (VerifyException, ValueError, DiagnosticException)):
+            message = f"internal error while parsing ({type(exc).__name__}: {message})"
+        return ParseError(span, message)
+
+    def _find_literal(self, value: int, end: int) -> Span | None:
+        """The last integer literal with ``value`` in the current op's text before ``end``."""
+        begin = self._op_starts[-1] if self._op_starts else 0
+        found = None
+        for m in _INT_LITERAL.finditer(self._text, begin, end):
+            try:
+                literal = int(m.group(0), 0)
+            except ValueError:
+                continue
+            if literal == value or (m.group(0).lstrip("-").startswith("0x") and abs(literal) == abs(value)):
+                found = m
+        if found is None:
+            return None
+        return Span(found.start(), found.end(), self.lexer.input)
+
 
 def parse_module(ctx: Context, text: str, name: str = "<stdin>", line_offset: int = 0) -> ModuleOp:
-    """Parse ``text`` into a module whose ops carry their source positions."""
-    return LocatingParser(ctx, text, name, line_offset).parse_module()
+    """Parse ``text`` into a module whose ops carry their source positions.
+
+    Raises :class:`ParseError` (always with a position) for any input that does not parse."""
+    parser = LocatingParser(ctx, text, name, line_offset)
+    try:
+        return parser.parse_module()
+    except ParseError:
+        raise
+    except RecursionError:
+        raise ParseError(parser._current_token.span, "input nested too deeply to parse") from None
+    except Exception as exc:  # noqa: BLE001 - e.g. a bad alias definition at module scope
+        raise parser.as_parse_error(exc) from None
 
 
 def location_str(op: Operation | None) -> str:
@@ -72,9 +138,25 @@ def format_error(op: Operation | None, message: str, severity: str = "error") ->
 
 
 def first_line(exc: BaseException) -> str:
-    """The message of an xDSL exception without the IR dump xDSL appends to it."""
+    """The message of an xDSL exception without the IR dump xDSL appends to it.
+
+    xDSL chains constraint failures as ``result 'x' at position 0 does not verify:\nExpected
+    attribute i1 but got i32``: the lines of such a chain are joined, so the message names the
+    expected type."""
     text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
+    if not text:
+        return type(exc).__name__
+    lines = text.splitlines()
+    message = lines[0].strip()
+    for line in lines[1:]:
+        if not message.endswith(":") or not line.strip():
+            break
+        message = f"{message} {line.strip()}"
+    return _reword(message)
+
+
+def _reword(message: str) -> str:
+    return re.sub(r"Expected attribute (.+?) but got (.+)$", r"expected \1, found \2", message)
 
 
 class LocatedError(DiagnosticException):
@@ -97,17 +179,58 @@ def _post_order(op: Operation) -> Iterable[Operation]:
     yield op
 
 
+ATTRIBUTE_VERIFIERS: list[Callable[[Operation], None]] = []
+"""Checks of discardable attributes (``nvvm.maxntid`` on a kernel, ``cutlass.cluster_shape`` on a
+module, ...) run on every op after its own verifier, like MLIR's ``verifyOperationAttribute``;
+each raises ``VerifyException`` or :class:`LocatedError`.  Filled by :mod:`tileorch.registry`'s
+dialect modules (see ``tileorch.dialects.kernel_attrs``)."""
+
+
+def _name_failing_property(op: Operation, message: str) -> str:
+    """xDSL's property constraint errors do not say which property failed: find and name it."""
+    if not isinstance(op, IRDLOperation):
+        return message
+    try:
+        definition = op.get_irdl_definition()
+    except Exception:  # noqa: BLE001
+        return message
+    for prop_name, attr_def in definition.properties.items():
+        value = op.properties.get(prop_name)
+        if value is None:
+            continue
+        try:
+            attr_def.constr.verify(value, VerificationContext())
+        except VerifyException as exc:
+            if first_line(exc) == message:
+                return f"property '{prop_name}' of {op.name} does not verify: {message}"
+            return message
+        except Exception:  # noqa: BLE001
+            continue
+    return message
+
+
+def verify_op_located(op: Operation) -> str | None:
+    """Verify ``op`` alone (not its nested ops); the located diagnostic line, or None."""
+    try:
+        op.verify(verify_nested_ops=False)
+        for check in ATTRIBUTE_VERIFIERS:
+            check(op)
+    except LocatedError as exc:
+        return str(exc)
+    except VerifyException as exc:
+        return format_error(op, _name_failing_property(op, first_line(exc)))
+    except Exception as exc:  # noqa: BLE001 - a verifier that crashed on odd input: still located
+        return format_error(op, f"internal error while verifying {op.name} ({type(exc).__name__}: {first_line(exc)})")
+    return None
+
+
 def verify_located(module: Operation) -> list[str]:
     """Verify every op (children before parents); return one located line per failure."""
     errors: list[str] = []
     for op in _post_order(module):
-        try:
-            op.verify(verify_nested_ops=False)
-        except (VerifyException, LocatedError) as exc:
-            if isinstance(exc, LocatedError):
-                errors.append(str(exc))
-            else:
-                errors.append(format_error(op, first_line(exc)))
+        error = verify_op_located(op)
+        if error is not None:
+            errors.append(error)
     return errors
 
 

@@ -25,6 +25,7 @@ from tileorch.dialects.cutlass.attrs import THREADS_PER_UNIT, ExecutorType, Exec
 from tileorch.dialects.cutlass.syntax import parse_body, print_body
 
 ASYNC_EXEC = "cutlass.async.exec"
+MASK64 = (1 << 64) - 1
 
 
 def enclosing_async_exec(op: Operation) -> Operation | None:
@@ -68,7 +69,8 @@ class AsyncExecOp(IRDLOperation):
         return self.executor.data.value
 
     def mask_bits(self) -> int:
-        return self.mask.value.data
+        """The mask as an unsigned bit set (0xffffffff00000000 selects units 32..63)."""
+        return self.mask.value.data & MASK64
 
     def unit_threads(self) -> int:
         """Threads per executor unit."""

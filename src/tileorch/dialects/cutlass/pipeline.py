@@ -140,6 +140,12 @@ def _array_values(attr: DenseArrayBase | None) -> list[int] | None:
     return None if attr is None else [int(v) for v in attr.get_values()]
 
 
+def _mask_values(attr: DenseArrayBase | None) -> list[int] | None:
+    """Executor masks of an ``array<i64: ...>``: unsigned bit sets (bit 63 is a unit, not a sign)."""
+    values = _array_values(attr)
+    return None if values is None else [v & ((1 << 64) - 1) for v in values]
+
+
 def _i32(value: int) -> IntegerAttr:
     return IntegerAttr(value, i32)
 
@@ -280,10 +286,10 @@ class PipelineInitOp(IRDLOperation):
         return self.executor.data if self.executor is not None else ExecutorType.WARP
 
     def producer_masks(self) -> list[int]:
-        return _array_values(self.participants) or []
+        return _mask_values(self.participants) or []
 
     def consumer_masks(self) -> list[int]:
-        return _array_values(self.consumers) or []
+        return _mask_values(self.consumers) or []
 
     def producer_arrive_counts(self) -> list[int] | None:
         return _array_values(self.producer_arv_count)
@@ -1021,7 +1027,7 @@ class SwitchByExecutorOp(IRDLOperation):
         super().__init__(operands=[list(pipelines)], properties={"masks": _i64_array(masks)}, regions=[list(arms)])
 
     def mask_list(self) -> list[int]:
-        return _array_values(self.masks) or []
+        return _mask_values(self.masks) or []
 
     def arm_masks(self, arm: int) -> list[int]:
         masks = self.mask_list()

@@ -1,0 +1,539 @@
+"""A grammar-aware mutation fuzzer for tileorch's user-facing commands.
+
+Seeds are the ``.mlir`` examples and test inputs (split at ``// -----``), in their custom form
+and in the generic form.  Each fuzz input is a seed with one to three mutations that know the
+shape of MLIR text: integer literals replaced by values at type boundaries (0, -1, 2^31, 2^32,
+2^63, 2^64, unsigned-looking masks such as 0xffffffff00000000 ...), floats by values that
+overflow f16/f32, integer/float/pointer types swapped, attribute-dictionary entries deleted,
+keywords of one enum swapped for another, array element types changed, SSA uses swapped,
+lines deleted or duplicated.
+
+Each input runs one command (``tileorch-opt``, ``tileorch compile`` or ``tileorch check``)
+in a forked child with its output going to a file.  The property is:
+
+    exit 0, or exit 1 with every ``error:`` line located (``file:line:col: error:``);
+    never a Python traceback, an ``internal error``, a signal (abort, segfault) or a hang.
+
+``python -m tileorch.tools.fuzz --inputs 20000`` (or ``tools/fuzz.py``) prints how many inputs
+it tried, how many reached PTX, and every finding (saved under ``--out`` for replay with
+``--replay``).  ``tests/unit/test_fuzz.py`` runs a short budget in CI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import signal
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[3]
+DEFAULT_SEED_DIRS = ("examples", "tests/filecheck")
+LOCATED = re.compile(r"^[^\s:][^:]*:\d+:\d+: error: ")
+MODES = ("opt", "compile", "check")
+
+# --------------------------------------------------------------------------- mutations
+
+BOUNDARY_INTS = [
+    0, 1, -1, 2, 3, 7, 8, 15, 16, 17, 24, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257,
+    1023, 1024, 1025, 2047, 4096, 65535, 65536, 2**31 - 1, 2**31, 2**32 - 1, 2**32, 2**32 + 1,
+    2**63 - 1, 2**63, 2**64 - 1, 2**64, 2**65, 2**128, -(2**15), -(2**31), -(2**31) - 1,
+    -(2**63), -(2**63) - 1, -(2**64),
+]
+BOUNDARY_HEX = ["0x0", "0x1", "0xff", "0xffff", "0xffffffff", "0xffffffff00000000", "0x8000000000000000",
+                "0xffffffffffffffff", "0x10000000000000000", "0x100000000", "0x80000000", "0x1f", "0x3"]
+BOUNDARY_FLOATS = ["0.0", "-0.0", "1.0e+00", "65504.0", "65520.0", "1.0e+39", "-3.5e+38", "1.0e-50",
+                   "3.4028235e+38", "1.0e+308", "1.0e+309", "0x7FC00000", "0xFFFF", "2.0"]
+INT_TYPES = ["i1", "i8", "i16", "i32", "i64", "i128", "index"]
+FLOAT_TYPES = ["f16", "bf16", "f32", "f64"]
+KEYWORD_GROUPS = [
+    ["thread", "warp", "warpgroup", "cta"],
+    ["producer", "consumer", "producer_consumer", "non_participant"],
+    ["mbarrier", "named_barrier"],
+    ["none", "full", "empty"],
+    ["sm90", "sm100"],
+    ["sm_90a", "sm_100a", "sm_90", "sm_80", "sm_120a"],
+    ["streamk", "persistent", "data_parallel", "sm100_streamk"],
+    ["heuristic", "along_m", "along_n"],
+    ["deterministic", "nondeterministic", "separate_reduction"],
+    ["arrive", "arrive_and_wait", "sync", "wait"],
+    ["producer_acquire", "producer_commit", "consumer_wait", "consumer_release", "producer_tail"],
+    ["producer_try_acquire", "consumer_try_wait"],
+    ["get_full_barrier", "get_empty_barrier", "get_producer_barrier"],
+    ["addi", "subi", "muli", "divui", "remui", "shli", "shrui", "shrsi", "andi", "ori", "xori"],
+    ["eq", "ne", "slt", "sgt", "ult", "ugt", "sle", "uge"],
+    ["true", "false"],
+    ["ptr<1>", "ptr<3>", "ptr", "ptr<7>", "ptr<4>"],
+    ["x", "y", "z"],
+]
+_KEYWORD_INDEX = {w: g for g in KEYWORD_GROUPS for w in g}
+
+_INT_RE = re.compile(r"(?<![\w.%#^@!\"])-?(?:0x[0-9a-fA-F]+|\d+)(?![\w.])")
+_FLOAT_RE = re.compile(r"(?<![\w%#^@])-?\d+\.\d+(?:e[+-]?\d+)?")
+_TYPE_RE = re.compile(r"(?<![\w%#^@.])(?:i\d+|index|f16|bf16|f32|f64)(?![\w])")
+_WORD_RE = re.compile(r"(?<![\w%#^@.\"])[a-z_][a-z0-9_]*(?:<\d+>)?(?![\w\"])")
+_DICT_ENTRY_RE = re.compile(r"(?<=[{,<])\s*\"?[A-Za-z_][\w.]*\"?\s*=\s*(?:array<[^>]*>|#[\w.]+<[^>]*>|\"[^\"]*\"|[^,}>\n]+)(?:\s*,)?")
+_ARRAY_RE = re.compile(r"array<(i1|i8|i16|i32|i64|f16|f32|f64)(:?)")
+_SSA_RE = re.compile(r"%[\w.$-]+(?:#\d+)?")
+
+
+def _code_part(line: str) -> str:
+    """The part of a line before a ``//`` comment (RUN/CHECK lines are left alone)."""
+    i = line.find("//")
+    return line if i < 0 else line[:i]
+
+
+def _spans(text: str, pattern: re.Pattern) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        code = _code_part(line)
+        spans += [(pos + m.start(), pos + m.end()) for m in pattern.finditer(code)]
+        pos += len(line)
+    return spans
+
+
+def _replace(text: str, span: tuple[int, int], new: str) -> str:
+    return text[: span[0]] + new + text[span[1]:]
+
+
+class Mutator:
+    """Mutation operators over MLIR text; each returns the new text or None if not applicable."""
+
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+        self.ops = [
+            (self.int_boundary, 6), (self.hex_mask, 2), (self.int_nearby, 3), (self.float_boundary, 1),
+            (self.type_swap, 3), (self.dict_entry_delete, 3), (self.keyword_swap, 3),
+            (self.array_type, 1), (self.array_length, 1), (self.ssa_swap, 2), (self.line_delete, 2),
+            (self.line_duplicate, 1),
+        ]
+        self.weights = [w for _, w in self.ops]
+
+    def mutate(self, text: str, count: int) -> tuple[str, list[str]]:
+        applied: list[str] = []
+        for _ in range(count * 4):
+            if len(applied) >= count:
+                break
+            op = self.rng.choices(self.ops, self.weights)[0][0]
+            new = op(text)
+            if new is not None and new != text:
+                text = new
+                applied.append(op.__name__)
+        return text, applied
+
+    def _pick(self, text: str, pattern: re.Pattern) -> tuple[int, int] | None:
+        spans = _spans(text, pattern)
+        return self.rng.choice(spans) if spans else None
+
+    def int_boundary(self, text: str) -> str | None:
+        span = self._pick(text, _INT_RE)
+        return None if span is None else _replace(text, span, str(self.rng.choice(BOUNDARY_INTS)))
+
+    def hex_mask(self, text: str) -> str | None:
+        span = self._pick(text, _INT_RE)
+        return None if span is None else _replace(text, span, self.rng.choice(BOUNDARY_HEX))
+
+    def int_nearby(self, text: str) -> str | None:
+        span = self._pick(text, _INT_RE)
+        if span is None:
+            return None
+        value = int(text[span[0]:span[1]], 0)
+        new = self.rng.choice([value + 1, value - 1, value * 2, -value, value // 2, value * 8, value + 32])
+        return _replace(text, span, str(new))
+
+    def float_boundary(self, text: str) -> str | None:
+        span = self._pick(text, _FLOAT_RE)
+        return None if span is None else _replace(text, span, self.rng.choice(BOUNDARY_FLOATS))
+
+    def type_swap(self, text: str) -> str | None:
+        span = self._pick(text, _TYPE_RE)
+        if span is None:
+            return None
+        pool = INT_TYPES + FLOAT_TYPES if self.rng.random() < 0.3 else (
+            FLOAT_TYPES if text[span[0]] in "fb" else INT_TYPES)
+        return _replace(text, span, self.rng.choice(pool))
+
+    def dict_entry_delete(self, text: str) -> str | None:
+        span = self._pick(text, _DICT_ENTRY_RE)
+        return None if span is None else _replace(text, span, "")
+
+    def keyword_swap(self, text: str) -> str | None:
+        spans = [s for s in _spans(text, _WORD_RE) if text[s[0]:s[1]] in _KEYWORD_INDEX]
+        if not spans:
+            return None
+        span = self.rng.choice(spans)
+        word = text[span[0]:span[1]]
+        return _replace(text, span, self.rng.choice([w for w in _KEYWORD_INDEX[word] if w != word]))
+
+    def array_type(self, text: str) -> str | None:
+        span = self._pick(text, _ARRAY_RE)
+        if span is None:
+            return None
+        old = text[span[0]:span[1]]
+        colon = ":" if old.endswith(":") else ""
+        return _replace(text, span, f"array<{self.rng.choice(['i1', 'i8', 'i16', 'i32', 'i64', 'f32', 'f16'])}{colon}")
+
+    def array_length(self, text: str) -> str | None:
+        spans = _spans(text, re.compile(r"array<\w+: [^>]*>"))
+        if not spans:
+            return None
+        span = self.rng.choice(spans)
+        head, _, body = text[span[0]:span[1] - 1].partition(": ")
+        items = [s.strip() for s in body.split(",")]
+        if self.rng.random() < 0.5 and len(items) > 1:
+            items.pop(self.rng.randrange(len(items)))
+        else:
+            items.insert(self.rng.randrange(len(items) + 1), str(self.rng.choice(BOUNDARY_INTS[:30])))
+        return _replace(text, span, f"{head}: {', '.join(items)}>")
+
+    def ssa_swap(self, text: str) -> str | None:
+        spans = _spans(text, _SSA_RE)
+        if len(spans) < 2:
+            return None
+        span = self.rng.choice(spans)
+        other = self.rng.choice(spans)
+        return _replace(text, span, text[other[0]:other[1]])
+
+    def _code_lines(self, lines: list[str]) -> list[int]:
+        return [i for i, l in enumerate(lines) if l.strip() and not l.lstrip().startswith("//")
+                and l.strip() not in ("}", "{") and "module" not in l]
+
+    def line_delete(self, text: str) -> str | None:
+        lines = text.splitlines(keepends=True)
+        idx = self._code_lines(lines)
+        if not idx:
+            return None
+        del lines[self.rng.choice(idx)]
+        return "".join(lines)
+
+    def line_duplicate(self, text: str) -> str | None:
+        lines = text.splitlines(keepends=True)
+        idx = self._code_lines(lines)
+        if not idx:
+            return None
+        i = self.rng.choice(idx)
+        lines.insert(i, lines[i])
+        return "".join(lines)
+
+
+# --------------------------------------------------------------------------- seeds
+
+
+@dataclass
+class Seed:
+    name: str
+    text: str
+    modes: tuple[str, ...] = ("opt",)
+    weight: float = 1.0
+
+
+def _strip_test_lines(text: str) -> str:
+    return "".join(l for l in text.splitlines(keepends=True)
+                   if not re.match(r"\s*//\s*(RUN|CHECK|REQUIRES|XFAIL|expected-)", l))
+
+
+def load_seeds(roots: list[Path]) -> list[Seed]:
+    """Every ``.mlir`` file under ``roots``, split at ``// -----``."""
+    seeds: list[Seed] = []
+    for root in roots:
+        files = [root] if root.is_file() else sorted(p for p in root.rglob("*.mlir") if "Output" not in p.parts)
+        for path in files:
+            try:
+                text = path.read_text()
+            except (OSError, UnicodeDecodeError):
+                continue
+            for i, chunk in enumerate(re.split(r"^// -----\s*$", text, flags=re.M)):
+                chunk = _strip_test_lines(chunk)
+                if chunk.strip():
+                    rel = path.relative_to(REPO) if path.is_relative_to(REPO) else path
+                    seeds.append(Seed(f"{rel}#{i}", chunk))
+    return seeds
+
+
+def generic_form(text: str) -> str | None:
+    """``text`` printed in the generic form (None if it does not parse and verify)."""
+    from tileorch.backend.compile import print_module
+    from tileorch.diagnostics import parse_module, verify_located
+    from tileorch.registry import make_context
+
+    try:
+        module = parse_module(make_context(), text, "seed")
+        if verify_located(module):
+            return None
+        return print_module(module, generic=True)
+    except Exception:  # a seed that does not parse is still a useful seed in custom form
+        return None
+
+
+# --------------------------------------------------------------------------- running one input
+
+
+@dataclass
+class Outcome:
+    kind: str  # ok | diagnostic | finding:<what>
+    code: int
+    output: str
+    seconds: float
+    reached_ptx: bool = False
+
+
+def _command(mode: str, path: str) -> list[str]:
+    if mode == "opt":
+        return ["opt", path, "--print-op-generic"]
+    if mode == "compile":
+        return ["compile", path, "-o", path + ".ptx"]
+    return ["check", path, "--iterations", "2"]
+
+
+def _child(mode: str, path: str, out_fd: int, timeout: int) -> None:
+    """Runs in the forked child: the command, then ``os._exit`` with its status."""
+    signal.alarm(timeout)
+    os.dup2(out_fd, 1)
+    os.dup2(out_fd, 2)
+    sys.stdout = os.fdopen(1, "w", closefd=False)
+    sys.stderr = os.fdopen(2, "w", closefd=False)
+    code = 0
+    try:
+        argv = _command(mode, path)
+        if argv[0] == "opt":
+            from tileorch.tools.opt import main as opt_main
+
+            opt_main(argv[1:])
+        else:
+            from tileorch.cli.main import main as cli_main
+
+            cli_main(argv)
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except BaseException:  # noqa: BLE001 - report it as the traceback the user would see
+        import traceback
+
+        traceback.print_exc()
+        code = 99
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        os._exit(code)
+
+
+def classify(mode: str, code: int, sig: int | None, output: str, timed_out: bool) -> str:
+    if timed_out:
+        return "finding:hang"
+    if sig is not None:
+        return f"finding:signal-{signal.Signals(sig).name}"
+    if "Traceback (most recent call last)" in output:
+        return "finding:traceback"
+    if "internal error" in output:
+        return "finding:internal-error"
+    if code == 0:
+        return "ok"
+    if code != 1:
+        return f"finding:exit-{code}"
+    if mode == "check" and re.search(r": FAILED;", output):
+        return "ok"  # a counterexample, not a diagnostic
+    errors = [l for l in output.splitlines() if " error: " in l or l.startswith("error:")]
+    if not errors:
+        return "finding:exit-1-without-diagnostic"
+    if any(not LOCATED.match(l) or "<unknown>" in l for l in errors):
+        return "finding:unlocated"
+    return "diagnostic"
+
+
+class Runner:
+    """Runs inputs in forked children, ``jobs`` at a time."""
+
+    def __init__(self, workdir: Path, jobs: int = 1, timeout: int = 60):
+        self.workdir = workdir
+        self.jobs = max(1, jobs)
+        self.timeout = timeout
+        self.running: dict[int, tuple] = {}
+
+    def submit(self, key, mode: str, text: str, timeout: int | None = None) -> None:
+        slot = len(self.running)
+        path = self.workdir / f"in{os.getpid()}_{key}.mlir"
+        path.write_text(text)
+        out_path = path.with_suffix(".out")
+        out_fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        limit = timeout or self.timeout
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            _child(mode, str(path), out_fd, limit)
+        os.close(out_fd)
+        self.running[pid] = (key, mode, path, out_path, time.monotonic(), limit, slot)
+
+    def full(self) -> bool:
+        return len(self.running) >= self.jobs
+
+    def reap(self) -> tuple[object, Outcome]:
+        """Wait for one child; returns (key, outcome)."""
+        pid, status = os.waitpid(-1, 0)
+        while pid not in self.running:
+            pid, status = os.waitpid(-1, 0)
+        key, mode, path, out_path, start, limit, _ = self.running.pop(pid)
+        seconds = time.monotonic() - start
+        output = out_path.read_text(errors="replace")
+        sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+        code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1
+        timed_out = sig == signal.SIGALRM
+        kind = classify(mode, code, None if timed_out else sig, output, timed_out)
+        ptx = Path(str(path) + ".ptx")
+        reached = mode == "compile" and code == 0 and ptx.exists()
+        for p in (path, out_path, ptx):
+            try:
+                p.unlink()
+            except OSError:
+                pass
+        return key, Outcome(kind, code, output, seconds, reached)
+
+
+# --------------------------------------------------------------------------- campaign
+
+
+@dataclass
+class Report:
+    tried: int = 0
+    reached_ptx: int = 0
+    by_mode: Counter = field(default_factory=Counter)
+    kinds: Counter = field(default_factory=Counter)
+    findings: list[tuple[str, str, str, str]] = field(default_factory=list)  # (kind, seed, text, output)
+    seconds: float = 0.0
+
+    def summary(self) -> str:
+        lines = [f"fuzz: {self.tried} inputs tried in {self.seconds:.0f} s "
+                 f"({', '.join(f'{m} {n}' for m, n in sorted(self.by_mode.items()))}); "
+                 f"{self.reached_ptx} compiled to PTX",
+                 "fuzz: outcomes: " + ", ".join(f"{k} {n}" for k, n in sorted(self.kinds.items()))]
+        findings = Counter(k for k, *_ in self.findings)
+        lines.append(f"fuzz: {len(self.findings)} finding(s)" +
+                     (": " + ", ".join(f"{k} {n}" for k, n in sorted(findings.items())) if findings else ""))
+        return "\n".join(lines)
+
+
+def calibrate(seeds: list[Seed], runner: Runner, compile_limit: float) -> None:
+    """Run every seed once unmutated with ``tileorch compile``: seeds that reach PTX within
+    ``compile_limit`` seconds are also fuzzed in compile mode (and weighted up)."""
+    pending = list(enumerate(seeds))
+    while pending or runner.running:
+        while pending and not runner.full():
+            i, seed = pending.pop()
+            runner.submit(("cal", i), "compile", seed.text, timeout=int(compile_limit * 4) + 5)
+        (_, i), outcome = runner.reap()
+        seed = seeds[i]
+        if outcome.reached_ptx and outcome.seconds <= compile_limit:
+            seed.modes = ("opt", "compile", "compile", "check")
+            seed.weight = 4.0
+        elif "cutlass." in seed.text:
+            seed.modes = ("opt", "check") if "pipeline" in seed.text or "named_barrier" in seed.text else ("opt",)
+
+
+def fuzz(seeds: list[Seed], *, inputs: int, seconds: float, jobs: int, rng_seed: int, timeout: int,
+         out_dir: Path | None, log=print, mode_filter: tuple[str, ...] = MODES) -> Report:
+    rng = random.Random(rng_seed)
+    mutator = Mutator(rng)
+    report = Report()
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="tileorch-fuzz-") as tmp:
+        runner = Runner(Path(tmp), jobs, timeout)
+        pending_meta: dict[int, tuple[str, str, str]] = {}
+        n = 0
+        weights = [s.weight for s in seeds]
+        next_log = start + 30
+        while True:
+            done = n >= inputs or time.monotonic() - start > seconds
+            while not done and not runner.full():
+                seed = rng.choices(seeds, weights)[0]
+                modes = [m for m in seed.modes if m in mode_filter] or ["opt"]
+                mode = rng.choice(modes)
+                text, applied = mutator.mutate(seed.text, rng.choice([1, 1, 1, 2, 3]))
+                if not applied:
+                    continue
+                pending_meta[n] = (seed.name + " [" + ", ".join(applied) + "]", mode, text)
+                runner.submit(n, mode, text)
+                n += 1
+                done = n >= inputs or time.monotonic() - start > seconds
+            if not runner.running:
+                break
+            key, outcome = runner.reap()
+            name, mode, text = pending_meta.pop(key)
+            report.tried += 1
+            report.by_mode[mode] += 1
+            report.kinds[outcome.kind] += 1
+            report.reached_ptx += outcome.reached_ptx
+            if outcome.kind.startswith("finding"):
+                report.findings.append((outcome.kind, f"{name} ({mode})", text, outcome.output))
+                log(f"FINDING {outcome.kind}: {name} ({mode})\n    " + "\n    ".join(outcome.output.strip().splitlines()[-6:]))
+                if out_dir is not None:
+                    out_dir.mkdir(parents=True, exist_ok=True)
+                    idx = len(report.findings)
+                    (out_dir / f"finding{idx:04d}.{mode}.mlir").write_text(f"// {outcome.kind}: {name}\n{text}")
+                    (out_dir / f"finding{idx:04d}.{mode}.out").write_text(outcome.output)
+            if time.monotonic() > next_log:
+                next_log = time.monotonic() + 60
+                report.seconds = time.monotonic() - start
+                log(report.summary().splitlines()[0])
+    report.seconds = time.monotonic() - start
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="tileorch-fuzz", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--inputs", type=int, default=2000, help="number of fuzz inputs (default 2000)")
+    parser.add_argument("--seconds", type=float, default=3600, help="stop after this many seconds")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--seed", type=int, default=0, help="random seed")
+    parser.add_argument("--timeout", type=int, default=60, help="seconds per input before it counts as a hang")
+    parser.add_argument("--compile-limit", type=float, default=4.0,
+                        help="seeds that compile within this many seconds are fuzzed in compile mode too")
+    parser.add_argument("--modes", default=",".join(MODES), help="comma-separated subset of opt,compile,check")
+    parser.add_argument("--out", type=Path, default=None, help="save findings here")
+    parser.add_argument("--replay", type=Path, nargs="*", help="run these files once in every mode and report")
+    parser.add_argument("seeds", type=Path, nargs="*", help=f"seed files/folders (default: {', '.join(DEFAULT_SEED_DIRS)})")
+    args = parser.parse_args(argv)
+    modes = tuple(m for m in args.modes.split(",") if m in MODES)
+    import tileorch.backend.compile  # noqa: F401  (import once before forking)
+    import tileorch.cli.main  # noqa: F401
+    import tileorch.tools.opt  # noqa: F401
+
+    if args.replay:
+        with tempfile.TemporaryDirectory(prefix="tileorch-fuzz-") as tmp:
+            runner = Runner(Path(tmp), 1, args.timeout)
+            bad = 0
+            for path in args.replay:
+                for mode in modes:
+                    runner.submit(0, mode, path.read_text())
+                    _, outcome = runner.reap()
+                    bad += outcome.kind.startswith("finding")
+                    print(f"{path} ({mode}): {outcome.kind}\n    " + "\n    ".join(outcome.output.strip().splitlines()[-8:]))
+            return 1 if bad else 0
+    roots = args.seeds or [REPO / d for d in DEFAULT_SEED_DIRS]
+    seeds = load_seeds(roots)
+    generic = []
+    for seed in seeds:
+        text = generic_form(seed.text)
+        if text is not None:
+            generic.append(Seed(seed.name + ":generic", text))
+    seeds += generic
+    with tempfile.TemporaryDirectory(prefix="tileorch-fuzz-cal-") as tmp:
+        if "compile" in modes:
+            calibrate(seeds, Runner(Path(tmp), args.jobs, args.timeout), args.compile_limit)
+    n_compile = sum("compile" in s.modes for s in seeds)
+    print(f"fuzz: {len(seeds)} seeds ({len(generic)} generic), {n_compile} fuzzed in compile mode", flush=True)
+    report = fuzz(seeds, inputs=args.inputs, seconds=args.seconds, jobs=args.jobs, rng_seed=args.seed,
+                  timeout=args.timeout, out_dir=args.out, mode_filter=modes,
+                  log=lambda s: print(s, flush=True))
+    print(report.summary())
+    return 1 if report.findings else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
