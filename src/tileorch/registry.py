@@ -15,6 +15,7 @@ from xdsl.universe import Universe
 # dialect name -> "module:Dialect object" (an entry named like an xDSL dialect replaces it)
 DIALECTS: dict[str, str] = {
     "cutlass": "tileorch.dialects.cutlass:Cutlass",
+    "cuda_tile": "tileorch.dialects.cuda_tile:CudaTile",
     "nv_tileas": "tileorch.dialects.nv_tileas:NvTileas",
     "nv_tileaa": "tileorch.dialects.nv_tileaa:NvTileaa",
     "llvm": "tileorch.dialects.llvm_ext:ExtendedLLVM",

@@ -1,0 +1,632 @@
+"""Attributes of the ``cuda_tile`` dialect: enums, assume predicates, optimization hints and
+the dense constant values of ``constant``/``global``.
+
+Enums keep the specification's integer encoding as their declaration order (the bytecode
+stores that integer).  Generic spelling: ``#cuda_tile.rounding<zero>``.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    BFloat16Type,
+    BoolAttr,
+    DictionaryAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    Float4E2M1FNType,
+    Float8E4M3FNType,
+    Float8E5M2Type,
+    Float8E8M0FNUType,
+    FloatTF32Type,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+)
+from xdsl.dialects.utils.enum_attribute import EnumAttribute
+from xdsl.ir import Attribute, Data, ParametrizedAttribute
+from xdsl.irdl import irdl_attr_definition
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.str_enum import StrEnum
+
+from tileorch.dialects.cuda_tile.syntax import ct_type_str, error_at, parse_ct_type, parse_int, pos
+from tileorch.dialects.cuda_tile.types import TileType, bitwidth, is_float, is_int
+
+
+# --------------------------------------------------------------------------- enums
+class Signedness(StrEnum):
+    UNSIGNED = "unsigned"
+    SIGNED = "signed"
+
+
+class IntegerOverflow(StrEnum):
+    NONE = "none"
+    NSW = "no_signed_wrap"
+    NUW = "no_unsigned_wrap"
+    NW = "no_wrap"
+
+
+class RoundingMode(StrEnum):
+    NEAREST_EVEN = "nearest_even"
+    ZERO = "zero"
+    NEGATIVE_INF = "negative_inf"
+    POSITIVE_INF = "positive_inf"
+    APPROX = "approx"
+    FULL = "full"
+    NEAREST_INT_TO_ZERO = "nearest_int_to_zero"
+
+
+class ComparisonOrdering(StrEnum):
+    UNORDERED = "unordered"
+    ORDERED = "ordered"
+
+
+class ComparisonPredicate(StrEnum):
+    EQUAL = "equal"
+    NOT_EQUAL = "not_equal"
+    LESS_THAN = "less_than"
+    LESS_THAN_OR_EQUAL = "less_than_or_equal"
+    GREATER_THAN = "greater_than"
+    GREATER_THAN_OR_EQUAL = "greater_than_or_equal"
+
+
+class AtomicRMWMode(StrEnum):
+    AND = "and"
+    OR = "or"
+    XOR = "xor"
+    ADD = "add"
+    ADDF = "addf"
+    MAX = "max"
+    MIN = "min"
+    UMAX = "umax"
+    UMIN = "umin"
+    XCHG = "xchg"
+
+
+class MemoryScope(StrEnum):
+    TL_BLK = "tl_blk"
+    DEVICE = "device"
+    SYS = "sys"
+
+
+class MemoryOrdering(StrEnum):
+    WEAK = "weak"
+    RELAXED = "relaxed"
+    ACQUIRE = "acquire"
+    RELEASE = "release"
+    ACQ_REL = "acq_rel"
+
+
+class PaddingValue(StrEnum):
+    ZERO = "zero"
+    NEG_ZERO = "neg_zero"
+    NAN = "nan"
+    POS_INF = "pos_inf"
+    NEG_INF = "neg_inf"
+
+
+class SymbolVisibility(StrEnum):
+    PUBLIC = "public"
+    PRIVATE = "private"
+
+
+class CtEnumAttr:
+    """Mixin: integer code of an enum value (its position in the specification's list)."""
+
+    def code(self) -> int:
+        return list(type(self).enum_type).index(self.data)
+
+    def print_parameter(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.data.value}>")
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser):
+        parser.parse_punctuation("<")
+        v = parser.parse_str_enum(cls.enum_type)
+        parser.parse_punctuation(">")
+        return v
+
+    @classmethod
+    def from_code(cls, code: int):
+        members = list(cls.enum_type)
+        if not 0 <= code < len(members):
+            raise ValueError(f"invalid {cls.name} value {code}")
+        return cls(members[code])
+
+
+@irdl_attr_definition
+class SignednessAttr(CtEnumAttr, EnumAttribute[Signedness]):
+    name = "cuda_tile.signedness"
+
+
+@irdl_attr_definition
+class IntegerOverflowAttr(CtEnumAttr, EnumAttribute[IntegerOverflow]):
+    name = "cuda_tile.overflow"
+
+
+@irdl_attr_definition
+class RoundingModeAttr(CtEnumAttr, EnumAttribute[RoundingMode]):
+    name = "cuda_tile.rounding"
+
+
+@irdl_attr_definition
+class ComparisonOrderingAttr(CtEnumAttr, EnumAttribute[ComparisonOrdering]):
+    name = "cuda_tile.comparison_ordering"
+
+
+@irdl_attr_definition
+class ComparisonPredicateAttr(CtEnumAttr, EnumAttribute[ComparisonPredicate]):
+    name = "cuda_tile.comparison_predicate"
+
+
+@irdl_attr_definition
+class AtomicRMWModeAttr(CtEnumAttr, EnumAttribute[AtomicRMWMode]):
+    name = "cuda_tile.atomic_rmw_mode"
+
+
+@irdl_attr_definition
+class MemoryScopeAttr(CtEnumAttr, EnumAttribute[MemoryScope]):
+    name = "cuda_tile.memory_scope"
+
+
+@irdl_attr_definition
+class MemoryOrderingAttr(CtEnumAttr, EnumAttribute[MemoryOrdering]):
+    name = "cuda_tile.memory_ordering_semantics"
+
+
+@irdl_attr_definition
+class PaddingValueAttr(CtEnumAttr, EnumAttribute[PaddingValue]):
+    name = "cuda_tile.padding_value"
+
+
+@irdl_attr_definition
+class SymbolVisibilityAttr(CtEnumAttr, EnumAttribute[SymbolVisibility]):
+    name = "cuda_tile.symbol_visibility"
+
+
+ENUM_ATTRS = (SignednessAttr, IntegerOverflowAttr, RoundingModeAttr, ComparisonOrderingAttr,
+              ComparisonPredicateAttr, AtomicRMWModeAttr, MemoryScopeAttr, MemoryOrderingAttr, PaddingValueAttr,
+              SymbolVisibilityAttr)
+
+
+# --------------------------------------------------------------------------- assume predicates
+class AssumePredicate:
+    """Marker base of ``div_by``, ``same_elements`` and ``bounded``."""
+
+    def short_str(self) -> str:
+        return self.name.split(".", 1)[1] + self.params_str()
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(self.params_str())
+
+
+@irdl_attr_definition
+class DivByAttr(AssumePredicate, ParametrizedAttribute):
+    """``div_by<16>`` / ``div_by<4, every 2 along 1>``: values (or pointers) divisible by a power of two."""
+
+    name = "cuda_tile.div_by"
+    divisor: IntAttr
+    every: IntAttr  # -1: absent
+    along: IntAttr
+
+    def params_str(self) -> str:
+        s = f"<{self.divisor.data}"
+        if self.every.data >= 0:
+            s += f", every {self.every.data} along {self.along.data}"
+        return s + ">"
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser):
+        parser.parse_punctuation("<")
+        start = pos(parser)
+        d = parse_int(parser, "divisor")
+        if d <= 0:
+            error_at(parser, start, f"divisor must be positive, got {d}")
+        every, along = -1, -1
+        if parser.parse_optional_punctuation(",") is not None:
+            parser.parse_keyword("every")
+            every = parse_int(parser)
+            parser.parse_keyword("along")
+            along = parse_int(parser)
+        parser.parse_punctuation(">")
+        return (IntAttr(d), IntAttr(every), IntAttr(along))
+
+
+@irdl_attr_definition
+class SameElementsAttr(AssumePredicate, ParametrizedAttribute):
+    """``same_elements<[1, 4, 2]>``: groups of that shape hold equal values."""
+
+    name = "cuda_tile.same_elements"
+    values: ArrayAttr[IntAttr]
+
+    def params_str(self) -> str:
+        return "<[" + ", ".join(str(v.data) for v in self.values.data) + "]>"
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser):
+        parser.parse_punctuation("<")
+        parser.parse_punctuation("[")
+        vals: list[int] = []
+        if parser.parse_optional_punctuation("]") is None:
+            vals.append(parse_int(parser))
+            while parser.parse_optional_punctuation(",") is not None:
+                vals.append(parse_int(parser))
+            parser.parse_punctuation("]")
+        parser.parse_punctuation(">")
+        return (ArrayAttr([IntAttr(v) for v in vals]),)
+
+
+@irdl_attr_definition
+class BoundedAttr(AssumePredicate, ParametrizedAttribute):
+    """``bounded<lb, ub>`` with ``?`` for an open end."""
+
+    name = "cuda_tile.bounded"
+    lb: Attribute  # IntAttr or UnitAttr-like StringAttr("?")
+    ub: Attribute
+
+    def _s(self, a: Attribute) -> str:
+        return str(a.data) if isinstance(a, IntAttr) else "?"
+
+    def params_str(self) -> str:
+        return f"<{self._s(self.lb)}, {self._s(self.ub)}>"
+
+    def bound(self, which: str) -> int | None:
+        a = self.lb if which == "lb" else self.ub
+        return a.data if isinstance(a, IntAttr) else None
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser):
+        parser.parse_punctuation("<")
+        out = []
+        for i in range(2):
+            if parser.parse_optional_punctuation("?") is not None:
+                out.append(StringAttr("?"))
+            else:
+                out.append(IntAttr(parse_int(parser)))
+            if i == 0:
+                parser.parse_punctuation(",")
+        parser.parse_punctuation(">")
+        return tuple(out)
+
+
+ASSUME_PREDICATES = {"div_by": DivByAttr, "same_elements": SameElementsAttr, "bounded": BoundedAttr}
+
+
+# --------------------------------------------------------------------------- optimization hints
+KNOWN_ARCH_KEYS = ("sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90", "sm_100", "sm_103", "sm_110", "sm_120",
+                   "sm_121")
+
+
+@irdl_attr_definition
+class OptimizationHintsAttr(ParametrizedAttribute):
+    """``optimization_hints=<sm_90 = {num_cta_in_cga = 2}, default = {..}>``: per-architecture hints."""
+
+    name = "cuda_tile.optimization_hints"
+    value: DictionaryAttr
+
+    def params_str(self) -> str:
+        from io import StringIO
+
+        s = StringIO()
+        p = Printer(stream=s)
+        items = list(self.value.data.items())
+        s.write("<")
+        for i, (k, v) in enumerate(items):
+            if i:
+                s.write(", ")
+            s.write(f"{k} = ")
+            p.print_attribute(v)
+        s.write(">")
+        return s.getvalue()
+
+    def short_str(self) -> str:
+        return self.params_str()
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(self.params_str())
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser):
+        parser.parse_punctuation("<")
+        entries: dict[str, Attribute] = {}
+        if parser.parse_optional_punctuation(">") is not None:
+            return (DictionaryAttr({}),)
+        while True:
+            start = pos(parser)
+            key = parser.parse_optional_identifier()
+            if key is None:
+                key = parser.parse_optional_str_literal()
+            if key is None:
+                parser.raise_error("expected architecture key in optimization hints")
+            if key not in KNOWN_ARCH_KEYS and key != "default":
+                error_at(parser, start, f"unknown architecture key '{key}' in optimization hints")
+            parser.parse_punctuation("=")
+            vstart = pos(parser)
+            val = parser.parse_attribute()
+            if not isinstance(val, DictionaryAttr):
+                error_at(parser, vstart, "expected a dictionary of hints")
+            entries[key] = val
+            if parser.parse_optional_punctuation(",") is None:
+                break
+        parser.parse_punctuation(">")
+        return (DictionaryAttr(entries),)
+
+    def get(self, key: str, arch: str | None = None) -> int | bool | None:
+        for sect in ((arch,) if arch else ()) + ("default",):
+            d = self.value.data.get(sect)
+            if isinstance(d, DictionaryAttr) and key in d.data:
+                v = d.data[key]
+                if isinstance(v, IntegerAttr):
+                    return v.value.data
+                if isinstance(v, BoolAttr):
+                    return bool(v.value.data)
+        return None
+
+
+# --------------------------------------------------------------------------- dense constants
+def _float_format(t: Attribute) -> tuple[int, int, int]:
+    """(exponent bits, mantissa bits, bias) of a float type."""
+    return {Float16Type: (5, 10, 15), BFloat16Type: (8, 7, 127), Float32Type: (8, 23, 127), Float64Type: (11, 52, 1023),
+            FloatTF32Type: (8, 10, 127), Float8E4M3FNType: (4, 3, 7), Float8E5M2Type: (5, 2, 15),
+            Float8E8M0FNUType: (8, 0, 127), Float4E2M1FNType: (2, 1, 1)}[type(t)]
+
+
+def float_to_bits(value: float, t: Attribute) -> int:
+    """Round ``value`` to the float type ``t`` (nearest even) and return its bit pattern."""
+    if isinstance(t, Float64Type):
+        return struct.unpack("<Q", struct.pack("<d", value))[0]
+    if isinstance(t, Float32Type):
+        return struct.unpack("<I", struct.pack("<f", value))[0] if math.isfinite(value) and abs(value) < 3.5e38 or \
+            not math.isfinite(value) else struct.unpack("<I", struct.pack("<f", math.copysign(math.inf, value)))[0]
+    if isinstance(t, Float16Type):
+        try:
+            return struct.unpack("<H", struct.pack("<e", value))[0]
+        except OverflowError:
+            return 0xFC00 if value < 0 else 0x7C00
+    e_bits, m_bits, bias = _float_format(t)
+    # generic rounding through the exact value: pick the nearest representable pattern
+    best, best_err = 0, math.inf
+    sign_bits = 0 if isinstance(t, Float8E8M0FNUType) else 1
+    total = sign_bits + e_bits + m_bits
+    if math.isnan(value):
+        return {BFloat16Type: 0x7FC0, FloatTF32Type: 0x3FE00, Float8E4M3FNType: 0x7F, Float8E5M2Type: 0x7E,
+                Float8E8M0FNUType: 0xFF}.get(type(t), 0)
+    for bits in range(1 << total) if total <= 19 else ():
+        v = bits_to_float(bits, t)
+        if math.isnan(v):
+            continue
+        err = abs(v - value) if math.isfinite(v) or math.isinf(value) else math.inf
+        if math.isinf(value) and v != value:
+            err = math.inf
+        if err < best_err or (err == best_err and not (bits & 1) and (best & 1)):
+            best, best_err = bits, err
+    return best
+
+
+def bits_to_float(bits: int, t: Attribute) -> float:
+    if isinstance(t, Float64Type):
+        return struct.unpack("<d", struct.pack("<Q", bits))[0]
+    if isinstance(t, Float32Type):
+        return struct.unpack("<f", struct.pack("<I", bits))[0]
+    if isinstance(t, Float16Type):
+        return struct.unpack("<e", struct.pack("<H", bits))[0]
+    if isinstance(t, BFloat16Type):
+        return struct.unpack("<f", struct.pack("<I", bits << 16))[0]
+    e_bits, m_bits, bias = _float_format(t)
+    if isinstance(t, Float8E8M0FNUType):
+        return math.nan if bits == 0xFF else 2.0 ** (bits - bias)
+    sign = -1.0 if bits >> (e_bits + m_bits) & 1 else 1.0
+    e = bits >> m_bits & ((1 << e_bits) - 1)
+    m = bits & ((1 << m_bits) - 1)
+    if isinstance(t, FloatTF32Type) and e == (1 << e_bits) - 1:
+        return sign * math.inf if m == 0 else math.nan
+    if isinstance(t, Float8E5M2Type) and e == 31:
+        return sign * math.inf if m == 0 else math.nan
+    if isinstance(t, Float8E4M3FNType) and e == 15 and m == 7:
+        return math.nan
+    if e == 0:
+        return sign * m * 2.0 ** (1 - bias - m_bits)
+    return sign * (1 + m / (1 << m_bits)) * 2.0 ** (e - bias)
+
+
+def format_float(bits: int, t: Attribute) -> str:
+    """MLIR's spelling: ``1.500000e+00``, or hex bits when that would not read back exactly."""
+    v = bits_to_float(bits, t)
+    if math.isfinite(v):
+        text = f"{v:.6e}"
+        if float_to_bits(float(text), t) == bits:
+            return text
+    width = bitwidth(t)
+    return f"0x{bits:0{max(1, (width + 3) // 4)}X}"
+
+
+def _int_range_ok(v: int, width: int) -> bool:
+    if width == 64:
+        return -(2**63) <= v < 2**64
+    return -(2 ** (width - 1)) <= v < 2**width if width > 1 else -1 <= v <= 1
+
+
+def _wrap(v: int, width: int) -> int:
+    """Two's-complement signed value of ``v`` at ``width`` bits (how MLIR prints stored integers)."""
+    if width == 1:
+        return v & 1
+    v &= (1 << width) - 1
+    return v - (1 << width) if v >> (width - 1) else v
+
+
+@irdl_attr_definition
+class DenseConstantAttr(ParametrizedAttribute):
+    """The value of ``constant``/``global``: a tile type and its elements as raw integers
+    (integers: the signed value; floats: the bit pattern).  One element means a splat.
+
+    Custom spelling inside ops: ``<f32: [1.0, 2.0]> : tile<2xf32>``."""
+
+    name = "cuda_tile.dense"
+    type: TileType
+    raw: ArrayAttr[IntAttr]
+
+    @staticmethod
+    def from_raw(t: TileType, raw: Sequence[int]) -> DenseConstantAttr:
+        raw = list(raw)
+        if len(raw) > 1 and all(r == raw[0] for r in raw):
+            raw = raw[:1]
+        return DenseConstantAttr(t, ArrayAttr([IntAttr(r) for r in raw]))
+
+    @property
+    def element_type(self) -> Attribute:
+        return self.type.element_type
+
+    def is_splat(self) -> bool:
+        return len(self.raw.data) == 1
+
+    def raw_values(self) -> list[int]:
+        vals = [r.data for r in self.raw.data]
+        n = self.type.num_elements()
+        return vals * n if len(vals) == 1 else vals
+
+    def values(self) -> list[int | float | bool]:
+        et = self.element_type
+        if is_float(et):
+            return [bits_to_float(b, et) for b in self.raw_values()]
+        if is_int(et, (1,)):
+            return [bool(v) for v in self.raw_values()]
+        return self.raw_values()
+
+    def _elem_str(self, r: int) -> str:
+        et = self.element_type
+        if is_float(et):
+            return format_float(r, et)
+        if is_int(et, (1,)):
+            return "true" if r else "false"
+        return str(r)
+
+    def body_str(self) -> str:
+        """``f32: [[1.0, 2.0], [3.0, 4.0]]`` (values only, no type suffix)."""
+        et = ct_type_str(self.element_type)
+        raw = [r.data for r in self.raw.data]
+        if len(raw) == 1:
+            return f"{et}: {self._elem_str(raw[0])}"
+        shape = self.type.shape
+        it = iter(raw)
+
+        def nest(d: int) -> str:
+            if d == len(shape):
+                return self._elem_str(next(it))
+            return "[" + ", ".join(nest(d + 1) for _ in range(shape[d])) + "]"
+
+        return f"{et}: {nest(0)}"
+
+    def params_str(self) -> str:
+        return f"<{self.body_str()} : {self.type.short_str()}>"
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(self.params_str())
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser):
+        attr = parse_dense_generic(parser)
+        return (attr.type, attr.raw)
+
+    def verify(self) -> None:
+        n = len(self.raw.data)
+        if n != 1 and n != self.type.num_elements():
+            raise VerifyException(f"dense constant has {n} elements, its type {self.type.short_str()} "
+                                  f"{self.type.num_elements()}")
+
+
+DENSE_ELEMENT_TYPES = "i1 or i8 or i16 or i32 or i64 or f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or f8E5M2 or " \
+                      "f8E8M0FNU or f4E2M1FN"
+
+
+def parse_dense_body(parser: AttrParser) -> DenseConstantAttr:
+    """``<ET: VALUES> : tile<..>`` (the form ``constant`` and ``global`` use)."""
+    parser.parse_punctuation("<")
+    et, shape, vals = _parse_dense_values(parser)
+    parser.parse_punctuation(">")
+    parser.parse_punctuation(":")
+    return _finish_dense(parser, et, shape, vals)
+
+
+def parse_dense_generic(parser: AttrParser) -> DenseConstantAttr:
+    """``<ET: VALUES : tile<..>>`` (the attribute's own spelling)."""
+    parser.parse_punctuation("<")
+    et, shape, vals = _parse_dense_values(parser)
+    parser.parse_punctuation(":")
+    attr = _finish_dense(parser, et, shape, vals)
+    parser.parse_punctuation(">")
+    return attr
+
+
+def _parse_dense_values(parser: AttrParser):
+    start = pos(parser)
+    et = parse_ct_type(parser, "element type")
+    if not (is_int(et) or is_float(et)):
+        error_at(parser, start, f"expect element type to be one of {DENSE_ELEMENT_TYPES} values, but got "
+                                f"{ct_type_str(et)}")
+    parser.parse_punctuation(":")
+    integer = is_int(et)
+    width = bitwidth(et)
+
+    def number() -> int:
+        s = pos(parser)
+        if integer:
+            if width != 1 and parser._current_token.text in ("true", "false"):  # noqa: SLF001
+                error_at(parser, s, "expected integer value")
+            v = parser.parse_optional_integer(allow_boolean=True, allow_negative=True)
+            if v is None:
+                error_at(parser, s, "expected integer value")
+            v = int(v)
+            if not _int_range_ok(v, width):
+                error_at(parser, s, "integer constant out of range for type")
+            return _wrap(v, width)
+        tok = parser._current_token  # noqa: SLF001
+        if tok.kind.name == "INTEGER_LIT" and tok.text.lower().startswith("0x"):
+            parser._consume_token()  # noqa: SLF001
+            return int(tok.text, 16)
+        v = parser.parse_optional_number()
+        if v is None:
+            error_at(parser, s, "expected floating point literal")
+        return float_to_bits(float(v), et)
+
+    def nested() -> tuple[list[int], list[int]]:
+        if parser.parse_optional_punctuation("[") is None:
+            return [], [number()]
+        shapes: list[list[int]] = []
+        vals: list[int] = []
+        count = 0
+        while True:
+            s, v = nested()
+            if shapes and s != shapes[0]:
+                parser.raise_error("tensor literal is invalid; ranks are not consistent between elements")
+            shapes.append(s)
+            vals += v
+            count += 1
+            if parser.parse_optional_punctuation(",") is None:
+                break
+        parser.parse_punctuation("]")
+        return [count] + shapes[0], vals
+
+    shape, vals = nested()
+    return et, shape, vals
+
+
+def _finish_dense(parser: AttrParser, et, shape, vals) -> DenseConstantAttr:
+    tstart = pos(parser)
+    t = parse_ct_type(parser)
+    if not isinstance(t, TileType):
+        error_at(parser, tstart, f"result #0 must be tile of {DENSE_ELEMENT_TYPES} values, but got {ct_type_str(t)}")
+    if t.element_type != et:
+        error_at(parser, tstart, f"mismatch between the element type: {ct_type_str(et)} and the tile element type "
+                                 f"{ct_type_str(t.element_type)}")
+    if shape and tuple(shape) != t.shape:
+        error_at(parser, tstart, f"inferred shape of elements literal ([{','.join(map(str, shape))}]) does not match "
+                                 f"type ([{','.join(map(str, t.shape))}])")
+    return DenseConstantAttr.from_raw(t, vals)

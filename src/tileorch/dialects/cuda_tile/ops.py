@@ -1,0 +1,2358 @@
+"""The ops of the ``cuda_tile`` dialect (CUDA Tile IR 13.x), one class per op.
+
+Each class declares its operands, results, properties and regions (IRDL), its custom
+syntax (``fmt``, MLIR notation, prefix-less types) and its type rules; ``verify_op``
+holds the remaining rules of the specification.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    BoolAttr,
+    DenseArrayBase,
+    DictionaryAttr,
+    Float8E8M0FNUType,
+    FunctionType,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    SymbolRefAttr,
+    UnitAttr,
+)
+from xdsl.ir import Attribute, Block, Region
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    irdl_op_definition,
+    lazy_traits_def,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import (
+    HasParent,
+    IsolatedFromAbove,
+    IsTerminator,
+    NoTerminator,
+    Pure,
+    RecursiveMemoryEffect,
+    SymbolOpInterface,
+    SymbolTable,
+)
+from xdsl.utils.exceptions import VerifyException
+
+from tileorch.dialects.cuda_tile import attrs as A
+from tileorch.dialects.cuda_tile import directives as D
+from tileorch.dialects.cuda_tile.base import CtOp, elem, i1_like, is_f32
+from tileorch.dialects.cuda_tile.format import build_op, parse_operand_list, ParseState, _peek
+from tileorch.dialects.cuda_tile.syntax import ct_type_str, error_at, parse_ct_type, parse_ct_type_list, pos
+from tileorch.dialects.cuda_tile.types import (
+    DYNAMIC,
+    GatherScatterViewType,
+    PartitionViewType,
+    PointerType,
+    StridedViewType,
+    TensorViewType,
+    TileType,
+    TileViewType,
+    TokenType,
+    bitwidth,
+    is_float,
+    is_int,
+)
+
+T = "type($result)"
+
+
+def _ftz_check(op, ftz: bool) -> None:
+    if ftz and not is_f32(op.result):
+        raise VerifyException(f"flush_to_zero modifier only supported for f32 data type, but got: "
+                              f"{ct_type_str(elem(op.result))}")
+
+
+# =========================================================================== elementwise families
+class _Unary(CtOp):
+    source = operand_def(TileType)
+    result = result_def(TileType)
+    FMT: ClassVar = "$source attr-dict `:` type($result)"
+    SAME_TYPE: ClassVar = (("source", "result"),)
+    VALUE_TYPES: ClassVar = {"source": "tile:basefloat", "result": "tile:basefloat"}
+    traits = traits_def(Pure())
+
+
+class _Binary(CtOp):
+    lhs = operand_def(TileType)
+    rhs = operand_def(TileType)
+    result = result_def(TileType)
+    FMT: ClassVar = "$lhs `,` $rhs attr-dict `:` type($result)"
+    SAME_TYPE: ClassVar = (("lhs", "rhs", "result"),)
+    VALUE_TYPES: ClassVar = {"lhs": "tile:int", "rhs": "tile:int", "result": "tile:int"}
+    traits = traits_def(Pure())
+
+
+class _BinaryOverflow(_Binary):
+    overflow = opt_prop_def(A.IntegerOverflowAttr, default_value=A.IntegerOverflowAttr(A.IntegerOverflow.NONE))
+    FMT: ClassVar = "$lhs `,` $rhs (`overflow` `` $overflow^)? attr-dict `:` type($result)"
+    PROP_SYNTAX: ClassVar = {"overflow": ("angle", A.IntegerOverflowAttr)}
+
+
+class _BinarySigned(_Binary):
+    signedness = prop_def(A.SignednessAttr)
+    FMT: ClassVar = "$lhs `,` $rhs custom<Signedness>($signedness) attr-dict `:` type($result)"
+
+
+class _BinaryFloatRounding(_Binary):
+    rounding_mode = prop_def(A.RoundingModeAttr)
+    flush_to_zero = opt_prop_def(UnitAttr)
+    FMT: ClassVar = ("$lhs `,` $rhs custom<IEEERoundingMode>($rounding_mode) (`flush_to_zero` $flush_to_zero^)? attr-dict "
+           "`:` type($result)")
+    PROP_SYNTAX: ClassVar = {"flush_to_zero": "unit"}
+    VALUE_TYPES: ClassVar = {"lhs": "tile:basefloat", "rhs": "tile:basefloat", "result": "tile:basefloat"}
+
+    def verify_op(self) -> None:
+        _ftz_check(self, self.flush_to_zero is not None)
+        rm = self.rounding_mode.data
+        if rm not in (A.RoundingMode.NEAREST_EVEN, A.RoundingMode.ZERO, A.RoundingMode.NEGATIVE_INF,
+                      A.RoundingMode.POSITIVE_INF):
+            raise VerifyException(f"invalid rounding mode '{rm.value}'")
+        if self.flush_to_zero is not None and rm != A.RoundingMode.NEAREST_EVEN:
+            raise VerifyException("flush_to_zero modifier is only supported with nearest_even rounding")
+
+
+class _BinaryFloat(_Binary):
+    VALUE_TYPES: ClassVar = {"lhs": "tile:basefloat", "rhs": "tile:basefloat", "result": "tile:basefloat"}
+
+
+class _UnaryFtz(_Unary):
+    flush_to_zero = opt_prop_def(UnitAttr)
+    FMT: ClassVar = "$source (`flush_to_zero` $flush_to_zero^)? attr-dict `:` type($result)"
+    PROP_SYNTAX: ClassVar = {"flush_to_zero": "unit"}
+
+    def verify_op(self) -> None:
+        _ftz_check(self, self.flush_to_zero is not None)
+
+
+# ---- integer arithmetic
+@irdl_op_definition
+class AddIOp(_BinaryOverflow):
+    name = "cuda_tile.addi"
+
+
+@irdl_op_definition
+class SubIOp(_BinaryOverflow):
+    name = "cuda_tile.subi"
+
+
+@irdl_op_definition
+class MulIOp(_BinaryOverflow):
+    name = "cuda_tile.muli"
+
+
+@irdl_op_definition
+class ShLIOp(_BinaryOverflow):
+    name = "cuda_tile.shli"
+
+
+@irdl_op_definition
+class ShRIOp(_BinarySigned):
+    name = "cuda_tile.shri"
+
+
+@irdl_op_definition
+class MaxIOp(_BinarySigned):
+    name = "cuda_tile.maxi"
+
+
+@irdl_op_definition
+class MinIOp(_BinarySigned):
+    name = "cuda_tile.mini"
+
+
+@irdl_op_definition
+class RemIOp(_BinarySigned):
+    name = "cuda_tile.remi"
+    traits = traits_def()
+
+
+@irdl_op_definition
+class DivIOp(_Binary):
+    name = "cuda_tile.divi"
+    signedness = prop_def(A.SignednessAttr)
+    rounding = opt_prop_def(A.RoundingModeAttr, default_value=A.RoundingModeAttr(A.RoundingMode.ZERO))
+    FMT: ClassVar = "$lhs `,` $rhs custom<Signedness>($signedness) (`rounding` `` $rounding^)? attr-dict `:` type($result)"
+    PROP_SYNTAX: ClassVar = {"rounding": ("angle", A.RoundingModeAttr)}
+    traits = traits_def()
+
+    def verify_op(self) -> None:
+        rm = (self.rounding or A.RoundingModeAttr(A.RoundingMode.ZERO)).data
+        if rm not in (A.RoundingMode.ZERO, A.RoundingMode.POSITIVE_INF, A.RoundingMode.NEGATIVE_INF):
+            raise VerifyException("rounding mode must be one of 'zero', 'positive_inf' or 'negative_inf', got "
+                                  f"'{rm.value}'")
+        if rm == A.RoundingMode.NEGATIVE_INF and self.signedness.data == A.Signedness.UNSIGNED:
+            raise VerifyException("rounding mode 'negative_inf' is not supported with unsigned integers")
+
+
+@irdl_op_definition
+class MulhiIOp(CtOp):
+    name = "cuda_tile.mulhii"
+    x = operand_def(TileType)
+    y = operand_def(TileType)
+    result = result_def(TileType)
+    traits = traits_def(Pure())
+    FMT: ClassVar = "$x `,` $y attr-dict `:` type($result)"
+    SAME_TYPE: ClassVar = (("x", "y", "result"),)
+    VALUE_TYPES: ClassVar = {"x": "tile:int", "y": "tile:int", "result": "tile:int"}
+
+
+@irdl_op_definition
+class AndIOp(_Binary):
+    name = "cuda_tile.andi"
+
+
+@irdl_op_definition
+class OrIOp(_Binary):
+    name = "cuda_tile.ori"
+
+
+@irdl_op_definition
+class XOrIOp(_Binary):
+    name = "cuda_tile.xori"
+
+
+@irdl_op_definition
+class AbsIOp(_Unary):
+    name = "cuda_tile.absi"
+    VALUE_TYPES: ClassVar = {"source": "tile:int", "result": "tile:int"}
+
+
+@irdl_op_definition
+class NegIOp(_Unary):
+    name = "cuda_tile.negi"
+    overflow = opt_prop_def(A.IntegerOverflowAttr, default_value=A.IntegerOverflowAttr(A.IntegerOverflow.NONE))
+    FMT: ClassVar = "$source (`overflow` `` $overflow^)? attr-dict `:` type($result)"
+    PROP_SYNTAX: ClassVar = {"overflow": ("angle", A.IntegerOverflowAttr)}
+    VALUE_TYPES: ClassVar = {"source": "tile:int", "result": "tile:int"}
+
+    def verify_op(self) -> None:
+        ov = self.overflow.data if self.overflow else A.IntegerOverflow.NONE
+        if ov in (A.IntegerOverflow.NUW, A.IntegerOverflow.NW):
+            raise VerifyException(f"overflow flag '{ov.value}' is not supported for negi")
+
+
+# ---- floating-point arithmetic
+@irdl_op_definition
+class AddFOp(_BinaryFloatRounding):
+    name = "cuda_tile.addf"
+
+
+@irdl_op_definition
+class SubFOp(_BinaryFloatRounding):
+    name = "cuda_tile.subf"
+
+
+@irdl_op_definition
+class MulFOp(_BinaryFloatRounding):
+    name = "cuda_tile.mulf"
+
+
+@irdl_op_definition
+class DivFOp(_BinaryFloatRounding):
+    name = "cuda_tile.divf"
+    FMT: ClassVar = ("$lhs `,` $rhs custom<DivFOpRoundingMode>($rounding_mode) (`flush_to_zero` $flush_to_zero^)? attr-dict "
+           "`:` type($result)")
+
+    def verify_op(self) -> None:
+        _div_sqrt_modifiers(self)
+
+
+def _div_sqrt_modifiers(op) -> None:
+    rm = op.rounding_mode.data
+    approx, full = rm == A.RoundingMode.APPROX, rm == A.RoundingMode.FULL
+    allowed = (A.RoundingMode.NEAREST_EVEN, A.RoundingMode.ZERO, A.RoundingMode.NEGATIVE_INF,
+               A.RoundingMode.POSITIVE_INF, A.RoundingMode.APPROX, A.RoundingMode.FULL)
+    if rm not in allowed:
+        raise VerifyException(f"invalid rounding mode '{rm.value}'")
+    et = elem(op.result)
+    _ftz_check(op, op.flush_to_zero is not None)
+    if approx and not is_f32(op.result):
+        raise VerifyException(f"approx modifier only supported for f32 data type, but got: {ct_type_str(et)}")
+    if full and not is_f32(op.result):
+        raise VerifyException(f"full modifier only supported for f32 data type, but got: {ct_type_str(et)}")
+    if op.flush_to_zero is not None and rm not in (A.RoundingMode.NEAREST_EVEN, A.RoundingMode.APPROX,
+                                                   A.RoundingMode.FULL):
+        raise VerifyException("flush_to_zero modifier is not supported with an explicit rounding mode")
+
+
+@irdl_op_definition
+class RemFOp(_BinaryFloat):
+    name = "cuda_tile.remf"
+
+
+@irdl_op_definition
+class PowOp(CtOp):
+    name = "cuda_tile.pow"
+    source = operand_def(TileType)
+    exponent = operand_def(TileType)
+    result = result_def(TileType)
+    traits = traits_def(Pure())
+    FMT: ClassVar = "$source `,` $exponent attr-dict `:` type($result)"
+    SAME_TYPE: ClassVar = (("source", "exponent", "result"),)
+    VALUE_TYPES: ClassVar = {"source": "tile:basefloat", "exponent": "tile:basefloat", "result": "tile:basefloat"}
+
+
+@irdl_op_definition
+class Atan2Op(CtOp):
+    name = "cuda_tile.atan2"
+    x = operand_def(TileType)
+    y = operand_def(TileType)
+    result = result_def(TileType)
+    traits = traits_def(Pure())
+    FMT: ClassVar = "$x `,` $y attr-dict `:` type($result)"
+    SAME_TYPE: ClassVar = (("x", "y", "result"),)
+    VALUE_TYPES: ClassVar = {"x": "tile:basefloat", "y": "tile:basefloat", "result": "tile:basefloat"}
+
+
+class _MinMaxF(_BinaryFloat):
+    propagate_nan = opt_prop_def(UnitAttr)
+    flush_to_zero = opt_prop_def(UnitAttr)
+    PROP_SYNTAX: ClassVar = {"propagate_nan": "unit", "flush_to_zero": "unit"}
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        st = ParseState()
+        st.operands["lhs"] = [parser.parse_unresolved_operand()]
+        parser.parse_punctuation(",")
+        st.operands["rhs"] = [parser.parse_unresolved_operand()]
+        for _ in range(2):  # oilist: either order, each at most once
+            for kw in ("flush_to_zero", "propagate_nan"):
+                if kw not in st.props and parser.parse_optional_keyword(kw) is not None:
+                    st.props[kw] = UnitAttr()
+        attrs = parser.parse_optional_attr_dict()
+        st.attrs.update(attrs)
+        parser.parse_punctuation(":")
+        st.types["result"] = [parse_ct_type(parser)]
+        return build_op(parser, cls, st)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.lhs)
+        printer.print_string(", ")
+        printer.print_operand(self.rhs)
+        if self.flush_to_zero is not None:
+            printer.print_string(" flush_to_zero")
+        if self.propagate_nan is not None:
+            printer.print_string(" propagate_nan")
+        if self.attributes:
+            printer.print_string(" ")
+            printer.print_attr_dict(self.attributes)
+        printer.print_string(" : " + ct_type_str(self.result.type))
+
+    def verify_op(self) -> None:
+        _ftz_check(self, self.flush_to_zero is not None)
+
+
+@irdl_op_definition
+class MaxFOp(_MinMaxF):
+    name = "cuda_tile.maxf"
+
+
+@irdl_op_definition
+class MinFOp(_MinMaxF):
+    name = "cuda_tile.minf"
+
+
+@irdl_op_definition
+class FmaOp(CtOp):
+    name = "cuda_tile.fma"
+    lhs = operand_def(TileType)
+    rhs = operand_def(TileType)
+    acc = operand_def(TileType)
+    result = result_def(TileType)
+    rounding_mode = prop_def(A.RoundingModeAttr)
+    flush_to_zero = opt_prop_def(UnitAttr)
+    FMT: ClassVar = ("$lhs `,` $rhs `,` $acc custom<IEEERoundingMode>($rounding_mode) (`flush_to_zero` $flush_to_zero^)? "
+           "attr-dict `:` type($result)")
+    PROP_SYNTAX: ClassVar = {"flush_to_zero": "unit"}
+    SAME_TYPE: ClassVar = (("lhs", "rhs", "acc", "result"),)
+    VALUE_TYPES: ClassVar = {n: "tile:basefloat" for n in ("lhs", "rhs", "acc", "result")}
+    traits = traits_def(Pure())
+
+    def verify_op(self) -> None:
+        _BinaryFloatRounding.verify_op(self)
+
+
+@irdl_op_definition
+class AbsFOp(_Unary):
+    name = "cuda_tile.absf"
+
+
+@irdl_op_definition
+class NegFOp(_Unary):
+    name = "cuda_tile.negf"
+
+
+@irdl_op_definition
+class CeilOp(_Unary):
+    name = "cuda_tile.ceil"
+
+
+@irdl_op_definition
+class FloorOp(_Unary):
+    name = "cuda_tile.floor"
+
+
+@irdl_op_definition
+class CosOp(_Unary):
+    name = "cuda_tile.cos"
+
+
+@irdl_op_definition
+class CosHOp(_Unary):
+    name = "cuda_tile.cosh"
+
+
+@irdl_op_definition
+class SinOp(_Unary):
+    name = "cuda_tile.sin"
+
+
+@irdl_op_definition
+class SinHOp(_Unary):
+    name = "cuda_tile.sinh"
+
+
+@irdl_op_definition
+class TanOp(_Unary):
+    name = "cuda_tile.tan"
+
+
+@irdl_op_definition
+class LogOp(_Unary):
+    name = "cuda_tile.log"
+
+
+@irdl_op_definition
+class Log2Op(_Unary):
+    name = "cuda_tile.log2"
+
+
+@irdl_op_definition
+class Exp2Op(_UnaryFtz):
+    name = "cuda_tile.exp2"
+
+
+@irdl_op_definition
+class RsqrtOp(_UnaryFtz):
+    name = "cuda_tile.rsqrt"
+
+
+class _UnaryApproxFull(_Unary):
+    rounding_mode = opt_prop_def(A.RoundingModeAttr, default_value=A.RoundingModeAttr(A.RoundingMode.FULL))
+
+    def verify_op(self) -> None:
+        rm = (self.rounding_mode or A.RoundingModeAttr(A.RoundingMode.FULL)).data
+        if rm not in (A.RoundingMode.APPROX, A.RoundingMode.FULL):
+            raise VerifyException(f"invalid rounding mode '{rm.value}': expected 'approx' or 'full'")
+        if rm == A.RoundingMode.APPROX and not is_f32(self.result):
+            raise VerifyException("approx modifier only supported for f32 data type, but got: "
+                                  f"{ct_type_str(elem(self.result))}")
+
+
+@irdl_op_definition
+class ExpOp(_UnaryApproxFull):
+    name = "cuda_tile.exp"
+    FMT: ClassVar = "$source custom<ExpOpRoundingMode>($rounding_mode) attr-dict `:` type($result)"
+
+
+@irdl_op_definition
+class TanHOp(_UnaryApproxFull):
+    name = "cuda_tile.tanh"
+    FMT: ClassVar = "$source custom<TanHOpRoundingMode>($rounding_mode) attr-dict `:` type($result)"
+
+
+@irdl_op_definition
+class SqrtOp(_Unary):
+    name = "cuda_tile.sqrt"
+    rounding_mode = prop_def(A.RoundingModeAttr)
+    flush_to_zero = opt_prop_def(UnitAttr)
+    FMT: ClassVar = ("$source custom<SqrtOpRoundingMode>($rounding_mode) (`flush_to_zero` $flush_to_zero^)? attr-dict "
+           "`:` type($result)")
+    PROP_SYNTAX: ClassVar = {"flush_to_zero": "unit"}
+
+    def verify_op(self) -> None:
+        if self.rounding_mode.data == A.RoundingMode.FULL:
+            raise VerifyException("invalid rounding mode 'full' for sqrt")
+        _div_sqrt_modifiers(self)
+
+
+# ---- comparisons and select
+@irdl_op_definition
+class CmpIOp(CtOp):
+    name = "cuda_tile.cmpi"
+    lhs = operand_def(TileType)
+    rhs = operand_def(TileType)
+    result = result_def(TileType)
+    comparison_predicate = prop_def(A.ComparisonPredicateAttr)
+    signedness = prop_def(A.SignednessAttr)
+    FMT: ClassVar = ("custom<ComparisonPredicate>($comparison_predicate) $lhs `,` $rhs `,` custom<Signedness>($signedness) "
+           "attr-dict `:` type($lhs) `->` type($result)")
+    SAME_TYPE: ClassVar = (("lhs", "rhs"),)
+    SAME_SHAPE: ClassVar = (("lhs", "result"),)
+    VALUE_TYPES: ClassVar = {"lhs": "tile:int", "rhs": "tile:int", "result": "tile:i1"}
+    traits = traits_def(Pure())
+
+
+@irdl_op_definition
+class CmpFOp(CtOp):
+    name = "cuda_tile.cmpf"
+    lhs = operand_def(TileType)
+    rhs = operand_def(TileType)
+    result = result_def(TileType)
+    comparison_predicate = prop_def(A.ComparisonPredicateAttr)
+    comparison_ordering = prop_def(A.ComparisonOrderingAttr)
+    FMT: ClassVar = ("custom<ComparisonPredicate>($comparison_predicate) custom<ComparisonOrdering>($comparison_ordering) "
+           "$lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)")
+    SAME_TYPE: ClassVar = (("lhs", "rhs"),)
+    SAME_SHAPE: ClassVar = (("lhs", "result"),)
+    VALUE_TYPES: ClassVar = {"lhs": "tile:basefloat", "rhs": "tile:basefloat", "result": "tile:i1"}
+    traits = traits_def(Pure())
+
+
+@irdl_op_definition
+class SelectOp(CtOp):
+    name = "cuda_tile.select"
+    cond = operand_def(TileType)
+    val_if_true = operand_def(TileType)
+    val_if_false = operand_def(TileType)
+    result = result_def(TileType)
+    FMT: ClassVar = "$cond `,` $val_if_true `,` $val_if_false attr-dict `:` type($cond) `,` type($result)"
+    SAME_TYPE: ClassVar = (("val_if_true", "val_if_false", "result"),)
+    SAME_SHAPE: ClassVar = (("cond", "result"),)
+    VALUE_TYPES: ClassVar = {"cond": "tile:i1", "val_if_true": "tile:any", "val_if_false": "tile:any", "result": "tile:any"}
+    traits = traits_def(Pure())
+
+
+# ---- conversions
+class _Convert(CtOp):
+    source = operand_def(TileType)
+    result = result_def(TileType)
+    FMT: ClassVar = "$source attr-dict `:` type($source) `->` type($result)"
+    SAME_SHAPE: ClassVar = (("source", "result"),)
+    traits = traits_def(Pure())
+
+
+@irdl_op_definition
+class BitcastOp(_Convert):
+    name = "cuda_tile.bitcast"
+    VALUE_TYPES: ClassVar = {"source": "tile:number", "result": "tile:number"}
+
+    def verify_op(self) -> None:
+        a, b = elem(self.source), elem(self.result)
+        if bitwidth(a) != bitwidth(b):
+            raise VerifyException(f"source and result element types must have the same bit width, got "
+                                  f"{ct_type_str(a)} and {ct_type_str(b)}")
+
+
+@irdl_op_definition
+class IntToPtrOp(_Convert):
+    name = "cuda_tile.int_to_ptr"
+    VALUE_TYPES: ClassVar = {"source": "tile:i64", "result": "tile:ptr"}
+
+
+@irdl_op_definition
+class PtrToIntOp(_Convert):
+    name = "cuda_tile.ptr_to_int"
+    VALUE_TYPES: ClassVar = {"source": "tile:ptr", "result": "tile:i64"}
+
+
+@irdl_op_definition
+class PtrToPtrOp(_Convert):
+    name = "cuda_tile.ptr_to_ptr"
+    VALUE_TYPES: ClassVar = {"source": "tile:ptr", "result": "tile:ptr"}
+
+
+@irdl_op_definition
+class ExtIOp(CtOp):
+    name = "cuda_tile.exti"
+    from_ = operand_def(TileType)
+    to = result_def(TileType)
+    signedness = prop_def(A.SignednessAttr)
+    FMT: ClassVar = "$from_ custom<Signedness>($signedness) attr-dict `:` type($from_) `->` type($to)"
+    SAME_SHAPE: ClassVar = (("from_", "to"),)
+    VALUE_TYPES: ClassVar = {"from_": "tile:int4", "to": "tile:int4"}
+    traits = traits_def(Pure())
+
+    def verify_op(self) -> None:
+        if bitwidth(elem(self.from_)) >= bitwidth(elem(self.to)):
+            raise VerifyException("extending to smaller or identical integer")
+
+
+@irdl_op_definition
+class TruncIOp(CtOp):
+    name = "cuda_tile.trunci"
+    from_ = operand_def(TileType)
+    to = result_def(TileType)
+    overflow = opt_prop_def(A.IntegerOverflowAttr, default_value=A.IntegerOverflowAttr(A.IntegerOverflow.NONE))
+    FMT: ClassVar = "$from_ (`overflow` `` $overflow^)? attr-dict `:` type($from_) `->` type($to)"
+    PROP_SYNTAX: ClassVar = {"overflow": ("angle", A.IntegerOverflowAttr)}
+    SAME_SHAPE: ClassVar = (("from_", "to"),)
+    VALUE_TYPES: ClassVar = {"from_": "tile:int4", "to": "tile:int4"}
+    traits = traits_def(Pure())
+
+    def verify_op(self) -> None:
+        if bitwidth(elem(self.from_)) <= bitwidth(elem(self.to)):
+            raise VerifyException("truncating to larger or identical integer")
+
+
+@irdl_op_definition
+class FToFOp(CtOp):
+    name = "cuda_tile.ftof"
+    from_ = operand_def(TileType)
+    to = result_def(TileType)
+    rounding_mode = opt_prop_def(A.RoundingModeAttr, default_value=A.RoundingModeAttr(A.RoundingMode.NEAREST_EVEN))
+    FMT: ClassVar = "$from_ custom<IEEERoundingMode>($rounding_mode) attr-dict `:` type($from_) `->` type($to)"
+    SAME_SHAPE: ClassVar = (("from_", "to"),)
+    VALUE_TYPES: ClassVar = {"from_": "tile:float", "to": "tile:float"}
+    traits = traits_def(Pure())
+
+    def verify_op(self) -> None:
+        if self.from_.type == self.to.type:
+            raise VerifyException("converting tiles must not be a no-op")
+        rm = (self.rounding_mode or A.RoundingModeAttr(A.RoundingMode.NEAREST_EVEN)).data
+        if isinstance(elem(self.to), Float8E8M0FNUType):
+            if rm not in (A.RoundingMode.ZERO, A.RoundingMode.POSITIVE_INF):
+                raise VerifyException("invalid rounding mode specified for conversion to f8E8M0FNU. Only 'zero' and "
+                                      "'positive_inf' are supported")
+        elif rm != A.RoundingMode.NEAREST_EVEN:
+            raise VerifyException("invalid rounding mode specified. Only 'nearest_even' is supported")
+
+
+@irdl_op_definition
+class FToIOp(CtOp):
+    name = "cuda_tile.ftoi"
+    from_ = operand_def(TileType)
+    to = result_def(TileType)
+    signedness = prop_def(A.SignednessAttr)
+    rounding_mode = prop_def(A.RoundingModeAttr)
+    FMT: ClassVar = ("$from_ custom<Signedness>($signedness) custom<IntegerRoundingMode>($rounding_mode) attr-dict "
+           "`:` type($from_) `->` type($to)")
+    SAME_SHAPE: ClassVar = (("from_", "to"),)
+    VALUE_TYPES: ClassVar = {"from_": "tile:float", "to": "tile:int"}
+    traits = traits_def(Pure())
+
+    def verify_op(self) -> None:
+        if self.rounding_mode.data != A.RoundingMode.NEAREST_INT_TO_ZERO:
+            raise VerifyException("invalid rounding mode specified. Only 'nearest_int_to_zero' is supported")
+
+
+@irdl_op_definition
+class IToFOp(CtOp):
+    name = "cuda_tile.itof"
+    from_ = operand_def(TileType)
+    to = result_def(TileType)
+    signedness = prop_def(A.SignednessAttr)
+    rounding_mode = prop_def(A.RoundingModeAttr)
+    FMT: ClassVar = ("$from_ custom<Signedness>($signedness) custom<IEEERoundingMode>($rounding_mode) attr-dict "
+           "`:` type($from_) `->` type($to)")
+    SAME_SHAPE: ClassVar = (("from_", "to"),)
+    VALUE_TYPES: ClassVar = {"from_": "tile:int", "to": "tile:float"}
+    traits = traits_def(Pure())
+
+    def verify_op(self) -> None:
+        if self.rounding_mode.data != A.RoundingMode.NEAREST_EVEN:
+            raise VerifyException("invalid rounding mode specified. Only 'nearest_even' is supported")
+
+
+# =========================================================================== shape ops
+@irdl_op_definition
+class ConstantOp(CtOp):
+    name = "cuda_tile.constant"
+    value = prop_def(A.DenseConstantAttr)
+    result = result_def(TileType)
+    FMT: ClassVar = "custom<DenseTypedElementsAttr>($value, type($result)) attr-dict"
+    VALUE_TYPES: ClassVar = {"result": "tile:number"}
+    traits = traits_def(Pure())
+
+    def verify_op(self) -> None:
+        if self.value.type != self.result.type:
+            raise VerifyException("failed to verify that all of {value, result} have same type")
+
+
+@irdl_op_definition
+class IotaOp(CtOp):
+    name = "cuda_tile.iota"
+    result = result_def(TileType)
+    FMT: ClassVar = "attr-dict `:` type($result)"
+    VALUE_TYPES: ClassVar = {"result": "tile:int"}
+    traits = traits_def(Pure())
+
+    def verify_op(self) -> None:
+        t = self.result.type
+        if t.rank != 1:
+            raise VerifyException(f"expects result type to be 1-d tile, but got {t.rank}-d tile")
+        w = bitwidth(t.element_type)
+        if t.shape[0] > (1 << (w - 1 if w > 1 else 1)) and not (w == 64):
+            raise VerifyException(f"the number of elements {t.shape[0]} exceeds the maximum value of element type "
+                                  f"{ct_type_str(t.element_type)}")
+
+
+@irdl_op_definition
+class BroadcastOp(CtOp):
+    name = "cuda_tile.broadcast"
+    source = operand_def(TileType)
+    result = result_def(TileType)
+    FMT: ClassVar = "$source attr-dict `:` type($source) `->` type($result)"
+    SAME_ELEM: ClassVar = (("source", "result"),)
+    SAME_RANK: ClassVar = (("source", "result"),)
+    VALUE_TYPES: ClassVar = {"source": "tile:any", "result": "tile:any"}
+    traits = traits_def(Pure())
+
+    def verify_op(self) -> None:
+        s, r = self.source.type.shape, self.result.type.shape
+        for i, (a, b) in enumerate(zip(s, r)):
+            if a != b and a != 1:
+                raise VerifyException(f"source dimension #{i} of size {a} cannot be broadcast to size {b}")
+
+
+@irdl_op_definition
+class ReshapeOp(CtOp):
+    name = "cuda_tile.reshape"
+    source = operand_def(TileType)
+    result = result_def(TileType)
+    FMT: ClassVar = "$source attr-dict `:` type($source) `->` type($result)"
+    SAME_ELEM: ClassVar = (("source", "result"),)
+    VALUE_TYPES: ClassVar = {"source": "tile:any", "result": "tile:any"}
+    traits = traits_def(Pure())
+
+    def verify_op(self) -> None:
+        if self.source.type.num_elements() != self.result.type.num_elements():
+            raise VerifyException(f"expected source tile and result tile to have the same number of elements, got "
+                                  f"{self.source.type.num_elements()} and {self.result.type.num_elements()}")
+
+
+@irdl_op_definition
+class PermuteOp(CtOp):
+    name = "cuda_tile.permute"
+    source = operand_def(TileType)
+    result = result_def(TileType)
+    permutation = prop_def(DenseArrayBase)
+    FMT: ClassVar = "$source $permutation attr-dict `:` type($source) `->` type($result)"
+    PROP_SYNTAX: ClassVar = {"permutation": "i32array"}
+    SAME_ELEM: ClassVar = (("source", "result"),)
+    SAME_RANK: ClassVar = (("source", "result"),)
+    VALUE_TYPES: ClassVar = {"source": "tile:any", "result": "tile:any"}
+    traits = traits_def(Pure())
+
+    def verify_op(self) -> None:
+        perm = list(self.permutation.get_values())
+        s, r = self.source.type.shape, self.result.type.shape
+        if len(perm) != len(s):
+            raise VerifyException(f"expected permutation of size {len(s)}, got {len(perm)}")
+        if sorted(perm) != list(range(len(s))):
+            raise VerifyException("permutation must be a permutation of [0, rank)")
+        for i, p in enumerate(perm):
+            if r[i] != s[p]:
+                raise VerifyException(f"result dimension {i} should be {s[p]} (source dimension {p}), got {r[i]}")
+
+
+@irdl_op_definition
+class CatOp(CtOp):
+    name = "cuda_tile.cat"
+    lhs = operand_def(TileType)
+    rhs = operand_def(TileType)
+    result = result_def(TileType)
+    dim = prop_def(IntegerAttr)
+    FMT: ClassVar = "$lhs `,` $rhs `dim` `=` $dim attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)"
+    PROP_SYNTAX: ClassVar = {"dim": "i64"}
+    SAME_RANK: ClassVar = (("lhs", "rhs", "result"),)
+    SAME_ELEM: ClassVar = (("lhs", "rhs", "result"),)
+    VALUE_TYPES: ClassVar = {"lhs": "tile:any", "rhs": "tile:any", "result": "tile:any"}
+    traits = traits_def(Pure())
+
+    def verify_op(self) -> None:
+        d = self.dim.value.data
+        a, b, r = self.lhs.type.shape, self.rhs.type.shape, self.result.type.shape
+        if not 0 <= d < len(a):
+            raise VerifyException(f"dim {d} is out of range for rank {len(a)}")
+        for i in range(len(a)):
+            if i == d:
+                if a[i] + b[i] != r[i]:
+                    raise VerifyException(f"result dimension {i} must be {a[i] + b[i]}, got {r[i]}")
+            elif not a[i] == b[i] == r[i]:
+                raise VerifyException(f"dimension {i} must match across operands and result")
+
+
+@irdl_op_definition
+class ExtractOp(CtOp):
+    name = "cuda_tile.extract"
+    source = operand_def(TileType)
+    indices = var_operand_def(TileType)
+    result = result_def(TileType)
+    FMT: ClassVar = "$source `[` $indices `]` attr-dict `:` type($source) `->` type($result)"
+    SAME_RANK: ClassVar = (("source", "result"),)
+    VALUE_TYPES: ClassVar = {"source": "tile:any", "indices": "scalar:i32", "result": "tile:any"}
+    traits = traits_def(Pure())
+
+    @staticmethod
+    def infer_types(types, st):
+        types.setdefault("indices", [TileType((), IntegerType(32))] * len(st.operands.get("indices", [])))
+
+    def verify_op(self) -> None:
+        if len(self.indices) != self.source.type.rank:
+            raise VerifyException(f"expected {self.source.type.rank} indices, got {len(self.indices)}")
+        if elem(self.source) != elem(self.result):
+            raise VerifyException("source and result must have the same element type")
+        for i, (s, r) in enumerate(zip(self.source.type.shape, self.result.type.shape)):
+            if s % r:
+                raise VerifyException(f"result dimension {i} ({r}) must divide source dimension ({s})")
+
+
+@irdl_op_definition
+class OffsetOp(CtOp):
+    name = "cuda_tile.offset"
+    ptr = operand_def(TileType)
+    offset = operand_def(TileType)
+    result = result_def(TileType)
+    FMT: ClassVar = "$ptr `,` $offset attr-dict `:` type($ptr) `,` type($offset) `->` type($result)"
+    SAME_TYPE: ClassVar = (("ptr", "result"),)
+    SAME_SHAPE: ClassVar = (("ptr", "offset", "result"),)
+    VALUE_TYPES: ClassVar = {"ptr": "tile:ptr", "offset": "tile:int", "result": "tile:ptr"}
+    traits = traits_def(Pure())
+
+
+@irdl_op_definition
+class PackOp(CtOp):
+    name = "cuda_tile.pack"
+    source = operand_def(TileType)
+    result = result_def(TileType)
+    FMT: ClassVar = "$source attr-dict `:` type($source) `->` type($result)"
+    SAME_RANK: ClassVar = (("source", "result"),)
+    VALUE_TYPES: ClassVar = {"source": "tile:number4", "result": "tile:i8"}
+    traits = traits_def(Pure())
+
+    def verify_op(self) -> None:
+        bits = self.source.type.num_elements() * bitwidth(elem(self.source))
+        if bits != self.result.type.num_elements() * 8:
+            raise VerifyException("source and result must hold the same number of bits")
+
+
+@irdl_op_definition
+class UnpackOp(CtOp):
+    name = "cuda_tile.unpack"
+    source = operand_def(TileType)
+    result = result_def(TileType)
+    FMT: ClassVar = "$source attr-dict `:` type($source) `->` type($result)"
+    SAME_RANK: ClassVar = (("source", "result"),)
+    VALUE_TYPES: ClassVar = {"source": "tile:i8", "result": "tile:number4"}
+    traits = traits_def(Pure())
+
+    def verify_op(self) -> None:
+        bits = self.result.type.num_elements() * bitwidth(elem(self.result))
+        if bits != self.source.type.num_elements() * 8:
+            raise VerifyException("source and result must hold the same number of bits")
+
+
+# ---- MMA
+@irdl_op_definition
+class MmaFOp(CtOp):
+    name = "cuda_tile.mmaf"
+    lhs = operand_def(TileType)
+    rhs = operand_def(TileType)
+    acc = operand_def(TileType)
+    result = result_def(TileType)
+    fast_acc = opt_prop_def(UnitAttr)
+    FMT: ClassVar = ("$lhs `,` $rhs `,` $acc (`fast_acc` $fast_acc^)? attr-dict `:` type($lhs) `,` type($rhs) `,` "
+           "type($acc)")
+    PROP_SYNTAX: ClassVar = {"fast_acc": "unit"}
+    SAME_TYPE: ClassVar = (("acc", "result"),)
+    SAME_ELEM: ClassVar = (("lhs", "rhs"),)
+    SAME_RANK: ClassVar = (("lhs", "rhs", "acc"),)
+    VALUE_TYPES: ClassVar = {"lhs": "tile:mma_in", "rhs": "tile:mma_in", "acc": "tile:mma_acc", "result": "tile:mma_acc"}
+    traits = traits_def(Pure())
+
+    def verify_op(self) -> None:
+        _verify_mma_shapes(self)
+
+
+def _verify_mma_shapes(op) -> None:
+    a, b, c = op.lhs.type.shape, op.rhs.type.shape, op.acc.type.shape
+    if len(a) not in (2, 3):
+        raise VerifyException(f"expected operands of rank 2 or 3, got rank {len(a)}")
+    if len(a) == 3 and not a[0] == b[0] == c[0]:
+        raise VerifyException("batch dimensions of lhs, rhs and acc must match")
+    m, k = a[-2], a[-1]
+    k2, n = b[-2], b[-1]
+    if k != k2:
+        raise VerifyException(f"lhs K dimension ({k}) must match rhs K dimension ({k2})")
+    if (c[-2], c[-1]) != (m, n):
+        raise VerifyException(f"acc shape must be {m}x{n}, got {c[-2]}x{c[-1]}")
+
+
+@irdl_op_definition
+class MmaIOp(CtOp):
+    name = "cuda_tile.mmai"
+    lhs = operand_def(TileType)
+    rhs = operand_def(TileType)
+    acc = operand_def(TileType)
+    result = result_def(TileType)
+    signedness_lhs = prop_def(A.SignednessAttr)
+    signedness_rhs = prop_def(A.SignednessAttr)
+    FMT: ClassVar = ("$lhs `,` $rhs `,` $acc custom<Signedness>($signedness_lhs) custom<Signedness>($signedness_rhs) "
+           "attr-dict `:` type($lhs) `,` type($rhs) `,` type($acc)")
+    SAME_TYPE: ClassVar = (("acc", "result"),)
+    SAME_ELEM: ClassVar = (("lhs", "rhs"),)
+    SAME_RANK: ClassVar = (("lhs", "rhs", "acc"),)
+    VALUE_TYPES: ClassVar = {"lhs": "tile:i8", "rhs": "tile:i8", "acc": "tile:i32", "result": "tile:i32"}
+    traits = traits_def(Pure())
+
+    def verify_op(self) -> None:
+        _verify_mma_shapes(self)
+
+
+@irdl_op_definition
+class MmaFScaledOp(CtOp):
+    name = "cuda_tile.mmaf_scaled"
+    lhs = operand_def(TileType)
+    rhs = operand_def(TileType)
+    acc = operand_def(TileType)
+    lhs_scale = operand_def(TileType)
+    rhs_scale = operand_def(TileType)
+    result = result_def(TileType)
+    FMT: ClassVar = ("$lhs `,` $rhs `,` $acc `,` $lhs_scale `,` $rhs_scale attr-dict `:` type($lhs) `,` type($rhs) `,` "
+           "type($acc) `,` type($lhs_scale) `,` type($rhs_scale)")
+    SAME_TYPE: ClassVar = (("acc", "result"),)
+    SAME_ELEM: ClassVar = (("lhs", "rhs"), ("lhs_scale", "rhs_scale"))
+    SAME_RANK: ClassVar = (("lhs", "rhs", "acc", "lhs_scale", "rhs_scale"),)
+    VALUE_TYPES: ClassVar = {"lhs": "tile:mmas_in", "rhs": "tile:mmas_in", "acc": "tile:f32", "result": "tile:f32",
+                   "lhs_scale": "tile:mmas_scale", "rhs_scale": "tile:mmas_scale"}
+    traits = traits_def(Pure())
+
+    def verify_op(self) -> None:
+        _verify_mma_shapes(self)
+
+
+# =========================================================================== structure
+def _print_op_stripped(printer: Printer, op) -> None:
+    """Print ``op`` with the ``cuda_tile.`` prefix left out (inside ``cuda_tile.module``)."""
+    from xdsl.printer import Printer as _P
+
+    if not isinstance(op, CtOp) or printer.print_generic_format:
+        _P.print_op(printer, op)
+        return
+    scope = bool(op.get_traits_of_type(IsolatedFromAbove))
+    printer._print_results(op)  # noqa: SLF001
+    if scope:
+        printer.enter_scope()
+    printer.print_string(op.name.split(".", 1)[1])
+    op.print(printer)
+    if printer.print_debuginfo:
+        printer.print_string(" ")
+        printer.print_attribute(op.location)
+    if scope:
+        printer.exit_scope()
+
+
+@irdl_op_definition
+class ModuleOp(CtOp):
+    """``cuda_tile.module @name { ... }``: the unit of compilation; ops inside omit ``cuda_tile.``."""
+
+    name = "cuda_tile.module"
+    sym_name = prop_def(StringAttr)
+    producer = opt_prop_def(StringAttr)
+    body = region_def("single_block")
+    traits = traits_def(IsolatedFromAbove(), NoTerminator(), SymbolOpInterface(), SymbolTable())
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        name = parser.parse_symbol_name()
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        region = parser.parse_region()
+        if not region.blocks:
+            region.add_block(Block())
+        props = {"sym_name": name}
+        extra = dict(attrs.data) if attrs else {}
+        if "producer" in extra:
+            props["producer"] = extra.pop("producer")
+        return cls.build(properties=props, attributes=extra, regions=[region])
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" @" + self.sym_name.data)
+        attrs = dict(self.attributes)
+        if self.producer is not None:
+            attrs["producer"] = self.producer
+        if attrs:
+            printer.print_string(" attributes ")
+            printer.print_attr_dict(attrs)
+        printer.print_string(" ")
+        had = "print_op" in printer.__dict__
+        printer.print_op = lambda op: _print_op_stripped(printer, op)
+        try:
+            printer.print_region(self.body, print_entry_block_args=False, print_block_terminators=False)
+        finally:
+            if not had:
+                del printer.print_op
+
+    def verify_op(self) -> None:
+        for op in self.body.block.ops:
+            if not isinstance(op, (EntryOp, GlobalOp)) and op.name.startswith("cuda_tile."):
+                raise VerifyException(f"'{op.name}' is not allowed at module level (expected entry or global)")
+
+
+@irdl_op_definition
+class EntryOp(CtOp):
+    """``entry @kernel(%a: tile<ptr<f32>>, ...) [optimization_hints=<...>] { ... }``: a kernel."""
+
+    name = "cuda_tile.entry"
+    sym_name = prop_def(StringAttr)
+    function_type = prop_def(FunctionType)
+    arg_attrs = opt_prop_def(ArrayAttr)
+    res_attrs = opt_prop_def(ArrayAttr)
+    optimization_hints = opt_prop_def(A.OptimizationHintsAttr)
+    body = region_def("single_block")
+    traits = lazy_traits_def(lambda: (IsolatedFromAbove(), SymbolOpInterface(), HasParent(ModuleOp)))
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        name = parser.parse_symbol_name()
+        args = D.parse_arg_list(parser)
+        results: list[Attribute] = []
+        if parser.parse_optional_punctuation("->") is not None:
+            if parser.parse_optional_punctuation("(") is not None:
+                if parser.parse_optional_punctuation(")") is None:
+                    results = parse_ct_type_list(parser)
+                    parser.parse_punctuation(")")
+            else:
+                results = [parse_ct_type(parser)]
+        props: dict[str, Attribute] = {"sym_name": name,
+                                       "function_type": FunctionType.from_lists([a.type for a in args], results)}
+        if parser.parse_optional_keyword("optimization_hints") is not None:
+            parser.parse_punctuation("=")
+            props["optimization_hints"] = A.OptimizationHintsAttr(*A.OptimizationHintsAttr.parse_parameters(parser))
+        region = parser.parse_region(args)
+        D.ensure_terminator(region, ReturnOp)
+        attrs = parser.parse_optional_attr_dict()
+        return cls.build(properties=props, attributes=attrs, regions=[region])
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" @" + self.sym_name.data)
+        D.print_arg_list(printer, self.body.block)
+        outs = self.function_type.outputs.data
+        if outs:
+            printer.print_string(" -> " + (ct_type_str(outs[0]) if len(outs) == 1 else
+                                           "(" + ", ".join(ct_type_str(t) for t in outs) + ")"))
+        h = self.optimization_hints
+        if h is not None and h.value.data:
+            printer.print_string(" optimization_hints=" + h.short_str())
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False, print_block_terminators=True,
+                             print_empty_block=False)
+        if self.attributes:
+            printer.print_string(" ")
+            printer.print_attr_dict(self.attributes)
+
+    def verify_op(self) -> None:
+        ins = self.function_type.inputs.data
+        if self.function_type.outputs.data:
+            raise VerifyException("entry op must not return values")
+        block = self.body.block
+        if tuple(a.type for a in block.args) != tuple(ins):
+            raise VerifyException("entry block arguments must match the function type")
+        for t in ins:
+            if not isinstance(t, TileType) or t.rank != 0:
+                raise VerifyException(f"entry op arguments must be scalar tiles (rank 0 tile), got {ct_type_str(t)}")
+        if self.optimization_hints is not None:
+            _verify_hints(self, self.optimization_hints, ("num_cta_in_cga", "num_worker_warps_per_cta", "occupancy"))
+
+
+def _verify_hints(op, hints: A.OptimizationHintsAttr, allowed: tuple[str, ...]) -> None:
+    for arch, d in hints.value.data.items():
+        if not isinstance(d, DictionaryAttr):
+            raise VerifyException(f"optimization hints for '{arch}' must be a dictionary")
+        for k, v in d.data.items():
+            if k not in allowed:
+                raise VerifyException(f"unknown optimization hint '{k}' for {op.name.split('.', 1)[1]} "
+                                      f"(allowed: {', '.join(allowed)})")
+            if k in ("num_cta_in_cga", "num_worker_warps_per_cta", "occupancy", "latency"):
+                if not isinstance(v, IntegerAttr):
+                    raise VerifyException(f"optimization hint '{k}' must be an integer")
+                n = v.value.data
+                if k == "num_cta_in_cga" and (n <= 0 or n & (n - 1) or n > 16):
+                    raise VerifyException(f"num_cta_in_cga must be a power of two in [1, 16], got {n}")
+                if k == "occupancy" and not 1 <= n <= 32:
+                    raise VerifyException(f"occupancy must be in [1, 32], got {n}")
+                if k == "latency" and not 1 <= n <= 10:
+                    raise VerifyException(f"latency must be in [1, 10], got {n}")
+                if k == "num_worker_warps_per_cta" and n <= 0:
+                    raise VerifyException(f"num_worker_warps_per_cta must be positive, got {n}")
+            if k == "allow_tma" and not isinstance(v, (BoolAttr, IntegerAttr)):
+                raise VerifyException("optimization hint 'allow_tma' must be a boolean")
+
+
+@irdl_op_definition
+class GlobalOp(CtOp):
+    name = "cuda_tile.global"
+    sym_name = prop_def(StringAttr)
+    value = prop_def(A.DenseConstantAttr)
+    alignment = opt_prop_def(IntegerAttr, default_value=IntegerAttr(0, 64))
+    constant = opt_prop_def(UnitAttr)
+    symbol_visibility = opt_prop_def(A.SymbolVisibilityAttr,
+                                     default_value=A.SymbolVisibilityAttr(A.SymbolVisibility.PUBLIC))
+    FMT: ClassVar = ("custom<SymbolVisibility>($symbol_visibility) (`constant` $constant^)? $sym_name "
+                     "(`alignment` `=` $alignment^)? attr-dict custom<DenseTypedElementsAttrNoResult>($value)")
+    PROP_SYNTAX: ClassVar = {"constant": "unit", "sym_name": "sym", "alignment": "i64"}
+    traits = traits_def(SymbolOpInterface())
+
+    def verify_op(self) -> None:
+        if self.alignment is not None:
+            a = self.alignment.value.data
+            if a != 0 and (a < 0 or a & (a - 1)):
+                raise VerifyException(f"alignment must be a power of two, got {a}")
+        if self.value.type.rank != 1:
+            raise VerifyException(f"global value must be a 1-d tile, got {self.value.type.short_str()}")
+
+
+@irdl_op_definition
+class GetGlobalOp(CtOp):
+    name = "cuda_tile.get_global"
+    global_name = prop_def(SymbolRefAttr, prop_name="name")
+    result = result_def(TileType)
+    FMT: ClassVar = "$global_name attr-dict `:` type($result)"
+    PROP_SYNTAX: ClassVar = {"global_name": "flatsym", "name": "flatsym"}
+    VALUE_TYPES: ClassVar = {"result": "scalar:ptr"}
+    traits = traits_def(Pure())
+
+    def verify_op(self) -> None:
+        module = self.parent_op()
+        while module is not None and not isinstance(module, ModuleOp):
+            module = module.parent_op()
+        if module is None:
+            return
+        target = self.global_name.root_reference.data
+        for op in module.body.block.ops:
+            if isinstance(op, GlobalOp) and op.sym_name.data == target:
+                if elem(self.result).pointee != op.value.element_type:
+                    raise VerifyException(f"result pointee type must match the element type of global @{target}")
+                return
+        raise VerifyException(f"'@{target}' does not reference a valid global")
+
+
+class _Terminator(CtOp):
+    operands_ = var_operand_def()
+    FMT: ClassVar = "attr-dict ($operands_^ `:` type($operands_))?"
+
+
+@irdl_op_definition
+class ReturnOp(_Terminator):
+    name = "cuda_tile.return"
+    traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(EntryOp, IfOp)))
+
+    def verify_op(self) -> None:
+        if self.operands_:
+            raise VerifyException("entry functions cannot return values")
+
+
+@irdl_op_definition
+class YieldOp(_Terminator):
+    name = "cuda_tile.yield"
+    traits = lazy_traits_def(lambda: (IsTerminator(), Pure(), HasParent(IfOp, ReduceOp, ScanOp)))
+
+    def verify_op(self) -> None:
+        parent = self.parent_op()
+        if isinstance(parent, IfOp):
+            _check_values("yield", self.operands_, [r.type for r in parent.results])
+
+
+def _check_values(what: str, values, expected: list[Attribute]) -> None:
+    got = [v.type for v in values]
+    if len(got) != len(expected):
+        raise VerifyException(f"'{what}' has {len(got)} operands, but its parent expects {len(expected)}")
+    for i, (g, e) in enumerate(zip(got, expected)):
+        if g != e:
+            raise VerifyException(f"'{what}' operand #{i} has type {ct_type_str(g)}, but its parent expects "
+                                  f"{ct_type_str(e)}")
+
+
+def _enclosing_loop(op):
+    p = op.parent_op()
+    while isinstance(p, IfOp):
+        p = p.parent_op()
+    return p
+
+
+@irdl_op_definition
+class ContinueOp(_Terminator):
+    name = "cuda_tile.continue"
+    traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(ForOp, IfOp, LoopOp)))
+
+    def verify_op(self) -> None:
+        loop = _enclosing_loop(self)
+        if isinstance(loop, ForOp):
+            _check_values("continue", self.operands_, [r.type for r in loop.results])
+        elif isinstance(loop, LoopOp):
+            _check_values("continue", self.operands_, [v.type for v in loop.initValues])
+        else:
+            raise VerifyException("'continue' must be nested in a 'for' or 'loop'")
+
+
+@irdl_op_definition
+class BreakOp(_Terminator):
+    name = "cuda_tile.break"
+    traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(IfOp, LoopOp)))
+
+    def verify_op(self) -> None:
+        loop = _enclosing_loop(self)
+        if not isinstance(loop, LoopOp):
+            raise VerifyException("'break' must be nested in a 'loop'")
+        _check_values("break", self.operands_, [r.type for r in loop.results])
+
+
+def _loop_iter_verify(op, results, iter_args, inits) -> None:
+    if len(inits) != len(iter_args):
+        raise VerifyException("mismatch in number of loop-carried values and region arguments")
+    for i, (a, v) in enumerate(zip(iter_args, inits)):
+        if a.type != v.type:
+            raise VerifyException(f"iter value #{i} type {ct_type_str(v.type)} does not match its region argument "
+                                  f"type {ct_type_str(a.type)}")
+
+
+def _parse_assignments(parser: Parser):
+    parser.parse_punctuation("(")
+    names, values = [], []
+    while True:
+        names.append(parser.parse_argument(expect_type=False))
+        parser.parse_punctuation("=")
+        values.append(parser.parse_unresolved_operand())
+        if parser.parse_optional_punctuation(",") is None:
+            break
+    parser.parse_punctuation(")")
+    return names, values
+
+
+def _print_assignments(printer: Printer, args, values) -> None:
+    printer.print_string("iter_values(")
+    for i, (a, v) in enumerate(zip(args, values)):
+        if i:
+            printer.print_string(", ")
+        printer.print_operand(a)
+        printer.print_string(" = ")
+        printer.print_operand(v)
+    printer.print_string(")")
+
+
+@irdl_op_definition
+class ForOp(CtOp):
+    """``for [unsigned] %i in (%lb to %ub, step %s) : tile<i32> [iter_values(%a = %x) -> (T)] { ... }``"""
+
+    name = "cuda_tile.for"
+    lowerBound = operand_def(TileType)
+    upperBound = operand_def(TileType)
+    step = operand_def(TileType)
+    initValues = var_operand_def()
+    resultValues = var_result_def()
+    unsignedCmp = opt_prop_def(UnitAttr)
+    region = region_def("single_block")
+    SAME_TYPE: ClassVar = (("lowerBound", "upperBound", "step"),)
+    VALUE_TYPES: ClassVar = {"lowerBound": "scalar:int", "upperBound": "scalar:int", "step": "scalar:int"}
+    traits = traits_def(RecursiveMemoryEffect())
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        unsigned = parser.parse_optional_keyword("unsigned") is not None
+        iv = parser.parse_argument(expect_type=False)
+        parser.parse_keyword("in")
+        parser.parse_punctuation("(")
+        lb = parser.parse_unresolved_operand()
+        parser.parse_keyword("to")
+        ub = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        parser.parse_keyword("step")
+        step = parser.parse_unresolved_operand()
+        parser.parse_punctuation(")")
+        parser.parse_punctuation(":")
+        ivt = parse_ct_type(parser)
+        names, inits, types = [], [], []
+        if parser.parse_optional_keyword("iter_values") is not None:
+            start = pos(parser)
+            names, inits = _parse_assignments(parser)
+            parser.parse_punctuation("->")
+            parser.parse_punctuation("(")
+            types = parse_ct_type_list(parser)
+            parser.parse_punctuation(")")
+            if len(types) != len(inits):
+                error_at(parser, start, "mismatch in number of loop-carried values and defined values")
+        args = [iv.resolve(ivt)] + [n.resolve(t) for n, t in zip(names, types)]
+        region = parser.parse_region(args)
+        D.ensure_terminator(region, ContinueOp)
+        attrs = parser.parse_optional_attr_dict()
+        operands = [parser.resolve_operand(lb, ivt), parser.resolve_operand(ub, ivt), parser.resolve_operand(step, ivt),
+                    [parser.resolve_operand(v, t) for v, t in zip(inits, types)]]
+        props = {"unsignedCmp": UnitAttr()} if unsigned else {}
+        if "unsignedCmp" in attrs:
+            props["unsignedCmp"] = attrs.pop("unsignedCmp")
+        return cls.build(operands=operands, result_types=[types], properties=props, attributes=attrs,
+                         regions=[region])
+
+    def print(self, printer: Printer) -> None:
+        block = self.region.block
+        if self.unsignedCmp is not None:
+            printer.print_string(" unsigned")
+        printer.print_string(" ")
+        printer.print_operand(block.args[0])
+        printer.print_string(" in (")
+        printer.print_operand(self.lowerBound)
+        printer.print_string(" to ")
+        printer.print_operand(self.upperBound)
+        printer.print_string(", step ")
+        printer.print_operand(self.step)
+        printer.print_string(") : " + ct_type_str(block.args[0].type) + " ")
+        if self.initValues:
+            _print_assignments(printer, block.args[1:], self.initValues)
+            printer.print_string(" -> (" + ", ".join(ct_type_str(v.type) for v in self.initValues) + ") ")
+        D.print_cf_region(printer, self.region, ContinueOp)
+        if self.attributes:
+            printer.print_string(" ")
+            printer.print_attr_dict(self.attributes)
+
+    def verify_op(self) -> None:
+        block = self.region.block
+        if not block.args:
+            raise VerifyException("expected at least one block argument for induction variable")
+        if block.args[0].type != self.lowerBound.type:
+            raise VerifyException("expected induction variable to be same type as bounds and step: "
+                                  f"{ct_type_str(block.args[0].type)} vs {ct_type_str(self.lowerBound.type)}")
+        _loop_iter_verify(self, self.resultValues, block.args[1:], self.initValues)
+        if [r.type for r in self.resultValues] != [v.type for v in self.initValues]:
+            raise VerifyException("result types must match the iter_values types")
+
+
+@irdl_op_definition
+class LoopOp(CtOp):
+    """``loop [iter_values(%a = %x) : T] [-> R] { ... }`` (exited by ``break``)."""
+
+    name = "cuda_tile.loop"
+    initValues = var_operand_def()
+    resultValues = var_result_def()
+    region = region_def("single_block")
+    traits = traits_def(RecursiveMemoryEffect())
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        names, inits, types, results = [], [], [], []
+        if parser.parse_optional_keyword("iter_values") is None:
+            if parser.parse_optional_punctuation(":") is not None:
+                results = parse_ct_type_list(parser)
+        else:
+            names, inits = _parse_assignments(parser)
+            parser.parse_punctuation(":")
+            start = pos(parser)
+            types = parse_ct_type_list(parser)
+            if len(types) != len(names):
+                error_at(parser, start, "found different number of iter_values and types")
+            if parser.parse_optional_punctuation("->") is not None:
+                results = parse_ct_type_list(parser)
+        args = [n.resolve(t) for n, t in zip(names, types)]
+        region = parser.parse_region(args)
+        D.ensure_terminator(region, ContinueOp)
+        attrs = parser.parse_optional_attr_dict()
+        operands = [[parser.resolve_operand(v, t) for v, t in zip(inits, types)]]
+        return cls.build(operands=operands, result_types=[results], attributes=attrs, regions=[region])
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        block = self.region.block
+        if self.initValues:
+            _print_assignments(printer, block.args, self.initValues)
+            printer.print_string(" ")
+        if self.initValues or self.resultValues:
+            printer.print_string(": ")
+        if self.initValues:
+            printer.print_string(", ".join(ct_type_str(v.type) for v in self.initValues) + " ")
+            if self.resultValues:
+                printer.print_string("-> ")
+        if self.resultValues:
+            printer.print_string(", ".join(ct_type_str(r.type) for r in self.resultValues) + " ")
+        D.print_cf_region(printer, self.region, ContinueOp)
+        if self.attributes:
+            printer.print_string(" ")
+            printer.print_attr_dict(self.attributes)
+
+    def verify_op(self) -> None:
+        _loop_iter_verify(self, self.resultValues, self.region.block.args, self.initValues)
+
+
+@irdl_op_definition
+class IfOp(CtOp):
+    name = "cuda_tile.if"
+    condition = operand_def(TileType)
+    results_ = var_result_def()
+    thenRegion = region_def()
+    elseRegion = region_def()
+    FMT: ClassVar = ("$condition (`->` `(` type($results_)^ `)`)? custom<IfOpRegion>($thenRegion) "
+                     "(`else` custom<IfOpRegion>($elseRegion)^)? attr-dict")
+    VALUE_TYPES: ClassVar = {"condition": "scalar:i1"}
+    traits = traits_def(RecursiveMemoryEffect())
+
+    @staticmethod
+    def infer_types(types, st):
+        types.setdefault("condition", [TileType((), IntegerType(1))])
+        types.setdefault("results_", [])
+
+    def verify_op(self) -> None:
+        if len(self.thenRegion.blocks) != 1:
+            raise VerifyException("'then' region must have exactly one block")
+        if self.results_ and not self.elseRegion.blocks:
+            raise VerifyException("must have an else block if defining values")
+
+
+@irdl_op_definition
+class AssertOp(CtOp):
+    name = "cuda_tile.assert"
+    condition = operand_def(TileType)
+    message = prop_def(StringAttr)
+    FMT: ClassVar = "$condition `,` $message attr-dict `:` type($condition)"
+    PROP_SYNTAX: ClassVar = {"message": "str"}
+    VALUE_TYPES: ClassVar = {"condition": "tile:i1"}
+
+
+@irdl_op_definition
+class AssumeOp(CtOp):
+    name = "cuda_tile.assume"
+    value = operand_def()
+    predicate = prop_def(Attribute)
+    result = result_def()
+    FMT: ClassVar = "custom<AssumePredicate>($predicate) `,` $value attr-dict `:` type($value)"
+    SAME_TYPE: ClassVar = (("value", "result"),)
+
+    def verify_op(self) -> None:
+        p = self.predicate
+        t = self.value.type
+        if not isinstance(p, A.AssumePredicate):
+            raise VerifyException("expected an assume predicate attribute")
+        if isinstance(p, A.DivByAttr):
+            d = p.divisor.data
+            if d & (d - 1):
+                raise VerifyException(f"divisor must be a power of 2, got {d}")
+            if not isinstance(t, (TileType, TensorViewType)) and not is_int(t):
+                raise VerifyException("div_by predicate applies to integer or pointer tiles")
+            if isinstance(t, TileType):
+                e = t.element_type
+                if not (is_int(e) or isinstance(e, PointerType)):
+                    raise VerifyException(f"div_by predicate requires integer or pointer elements, got "
+                                          f"{ct_type_str(e)}")
+                if p.every.data >= 0:
+                    if p.along.data < 0 or p.along.data >= t.rank:
+                        raise VerifyException(f"'along' must be in [0, {t.rank}), got {p.along.data}")
+                    ev = p.every.data
+                    if ev <= 0 or ev & (ev - 1):
+                        raise VerifyException(f"'every' must be a positive power of 2, got {ev}")
+                    if ev > t.shape[p.along.data]:
+                        raise VerifyException(f"'every' ({ev}) exceeds dimension {p.along.data} "
+                                              f"({t.shape[p.along.data]})")
+        elif isinstance(p, A.SameElementsAttr):
+            vals = [v.data for v in p.values.data]
+            if not isinstance(t, TileType):
+                raise VerifyException("same_elements predicate applies to tiles")
+            if len(vals) != t.rank:
+                raise VerifyException(f"expected {t.rank} values in same_elements, got {len(vals)}")
+            for i, (v, d) in enumerate(zip(vals, t.shape)):
+                if v <= 0 or v & (v - 1) or d % v:
+                    raise VerifyException(f"same_elements value #{i} ({v}) must be a power of 2 dividing {d}")
+        elif isinstance(p, A.BoundedAttr):
+            if not isinstance(t, TileType) or not is_int(t.element_type):
+                raise VerifyException("bounded predicate requires an integer tile")
+            lb, ub = p.bound("lb"), p.bound("ub")
+            if lb is not None and ub is not None and lb > ub:
+                raise VerifyException(f"lower bound ({lb}) must not exceed upper bound ({ub})")
+            w = bitwidth(t.element_type)
+            for b in (lb, ub):
+                if b is not None and not -(2 ** (w - 1)) <= b < 2 ** w:
+                    raise VerifyException(f"bound {b} does not fit in {ct_type_str(t.element_type)}")
+
+
+class _ReduceLike(CtOp):
+    operands_ = var_operand_def(TileType)
+    results_ = var_result_def(TileType)
+    dim = prop_def(IntegerAttr)
+    identities = prop_def(ArrayAttr)
+    body = region_def("single_block")
+    PROP_SYNTAX: ClassVar = {"dim": "i32", "reverse": "bool"}
+    traits = traits_def(RecursiveMemoryEffect())
+
+    def _verify_common(self, result_shape_fn) -> None:
+        ops = list(self.operands_)
+        if not ops:
+            raise VerifyException("expected at least one operand")
+        if len(self.results_) != len(ops):
+            raise VerifyException(f"expected {len(ops)} results, got {len(self.results_)}")
+        shape = ops[0].type.shape
+        if any(o.type.shape != shape for o in ops):
+            raise VerifyException("all operands must have the same shape")
+        d = self.dim.value.data
+        if d < 0 or d >= len(shape):
+            raise VerifyException(f"dim {d} is out of range for operands of rank {len(shape)}")
+        ids = self.identities.data
+        if len(ids) != len(ops):
+            raise VerifyException(f"expected {len(ops)} identities, got {len(ids)}")
+        for i, (o, r, ident) in enumerate(zip(ops, self.results_, ids)):
+            expect = TileType(result_shape_fn(shape, d), o.type.element_type)
+            if r.type != expect:
+                raise VerifyException(f"result #{i} must be {expect.short_str()}, got {ct_type_str(r.type)}")
+            if isinstance(ident, IntegerAttr) or hasattr(ident, "type"):
+                it = ident.type
+                if it != o.type.element_type:
+                    raise VerifyException(f"identity #{i} type must match operand element type "
+                                          f"{ct_type_str(o.type.element_type)}")
+        block = self.body.block
+        if len(block.args) != 2 * len(ops):
+            raise VerifyException(f"expected {2 * len(ops)} region arguments, got {len(block.args)}")
+        for i, o in enumerate(ops):
+            st = TileType((), o.type.element_type)
+            for a in (block.args[2 * i], block.args[2 * i + 1]):
+                if a.type != st:
+                    raise VerifyException(f"region argument types must be {st.short_str()}, got "
+                                          f"{ct_type_str(a.type)}")
+        term = block.last_op
+        if not isinstance(term, YieldOp):
+            raise VerifyException("region must end with 'yield'")
+        if [v.type for v in term.operands_] != [TileType((), o.type.element_type) for o in ops]:
+            raise VerifyException("'yield' must return one scalar tile per operand with its element type")
+
+
+@irdl_op_definition
+class ReduceOp(_ReduceLike):
+    name = "cuda_tile.reduce"
+    FMT: ClassVar = ("$operands_ attr-dict ` ` `dim` `` `=` `` $dim `identities` `` `=` `` $identities "
+                     "`:` type($operands_) `->` type($results_) custom<ArgumentRegion>($body)")
+
+    def verify_op(self) -> None:
+        self._verify_common(lambda s, d: s[:d] + s[d + 1:])
+
+
+@irdl_op_definition
+class ScanOp(_ReduceLike):
+    name = "cuda_tile.scan"
+    reverse = prop_def(BoolAttr)
+    FMT: ClassVar = ("$operands_ attr-dict ` ` `dim` `` `=` `` $dim `reverse` `` `=` `` $reverse `identities` `` "
+                     "`=` `` $identities `:` type($operands_) `->` type($results_) custom<ArgumentRegion>($body)")
+
+    def verify_op(self) -> None:
+        self._verify_common(lambda s, d: s)
+
+
+# =========================================================================== grid
+@irdl_op_definition
+class GetTileBlockIdOp(CtOp):
+    name = "cuda_tile.get_tile_block_id"
+    blockId_x = result_def(TileType)
+    blockId_y = result_def(TileType)
+    blockId_z = result_def(TileType)
+    FMT: ClassVar = "attr-dict `:` type($blockId_x)"
+    SAME_TYPE: ClassVar = (("blockId_x", "blockId_y", "blockId_z"),)
+    VALUE_TYPES: ClassVar = {"blockId_x": "scalar:i32", "blockId_y": "scalar:i32", "blockId_z": "scalar:i32"}
+    traits = traits_def(Pure())
+
+
+@irdl_op_definition
+class GetNumTileBlocksOp(CtOp):
+    name = "cuda_tile.get_num_tile_blocks"
+    gridSize_x = result_def(TileType)
+    gridSize_y = result_def(TileType)
+    gridSize_z = result_def(TileType)
+    FMT: ClassVar = "attr-dict `:` type($gridSize_x)"
+    SAME_TYPE: ClassVar = (("gridSize_x", "gridSize_y", "gridSize_z"),)
+    VALUE_TYPES: ClassVar = {"gridSize_x": "scalar:i32", "gridSize_y": "scalar:i32", "gridSize_z": "scalar:i32"}
+    traits = traits_def(Pure())
+
+
+# =========================================================================== views
+def _parse_mixed(parser: Parser):
+    """``[%d0, 128, ...]``: constants and SSA values."""
+    parser.parse_punctuation("[")
+    elems: list[int] = []
+    vals = []
+    if parser.parse_optional_punctuation("]") is not None:
+        return elems, vals
+    while True:
+        start = pos(parser)
+        v = parser.parse_optional_integer(allow_boolean=False)
+        if v is not None:
+            elems.append(v)
+        elif _peek(parser).kind.name == "PERCENT_IDENT":
+            vals.append(parser.parse_unresolved_operand())
+            elems.append(DYNAMIC)
+        else:
+            error_at(parser, start, "expected either integer or SSA value")
+        if parser.parse_optional_punctuation(",") is None:
+            break
+    parser.parse_punctuation("]")
+    return elems, vals
+
+
+def _print_mixed(printer: Printer, elems, dyn) -> None:
+    it = iter(dyn)
+    printer.print_string("[")
+    for i, e in enumerate(elems):
+        if i:
+            printer.print_string(", ")
+        if e == DYNAMIC:
+            printer.print_operand(next(it))
+        else:
+            printer.print_string(str(e))
+    printer.print_string("]")
+
+
+@irdl_op_definition
+class MakeTensorViewOp(CtOp):
+    """``make_tensor_view %base, shape = [%m, 128], strides = [128, 1] : tile<i32> -> tensor_view<..>``"""
+
+    name = "cuda_tile.make_tensor_view"
+    base = operand_def(TileType)
+    dynamicShape = var_operand_def(TileType)
+    dynamicStrides = var_operand_def(TileType)
+    result = result_def(TensorViewType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    VALUE_TYPES: ClassVar = {"base": "scalar:ptr", "dynamicShape": "scalar:int", "dynamicStrides": "scalar:int"}
+    traits = traits_def(Pure())
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        base = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        parser.parse_keyword("shape")
+        parser.parse_punctuation("=")
+        sstart = pos(parser)
+        shape, dshape = _parse_mixed(parser)
+        parser.parse_punctuation(",")
+        parser.parse_keyword("strides")
+        parser.parse_punctuation("=")
+        tstart = pos(parser)
+        strides, dstrides = _parse_mixed(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        index_type = None
+        if dshape or dstrides:
+            index_type = parse_ct_type(parser)
+            parser.parse_punctuation("->")
+        vstart = pos(parser)
+        tv = parse_ct_type(parser)
+        if not isinstance(tv, TensorViewType):
+            error_at(parser, vstart, f"expected 'tensor_view' type, but got {ct_type_str(tv)}")
+        for what, got, want, at in (("shape", shape, tv.shape, sstart), ("strides", strides, tv.strides, tstart)):
+            if len(got) != len(want):
+                error_at(parser, at, f"expected {what} declaration to contain {len(want)} elements due to "
+                                     f"tensor_view type, but {len(got)} were provided")
+            for i, (g, w) in enumerate(zip(got, want)):
+                if g != w:
+                    gs = "dynamic" if g == DYNAMIC else str(g)
+                    ws = "dynamic" if w == DYNAMIC else str(w)
+                    error_at(parser, at, f"input {what} dimension {i} does not match tensor_view type (expected "
+                                         f"{ws}, got {gs})")
+        ptr_t = TileType((), PointerType(tv.element_type))
+        operands = [parser.resolve_operand(base, ptr_t), [parser.resolve_operand(v, index_type) for v in dshape],
+                    [parser.resolve_operand(v, index_type) for v in dstrides]]
+        attrs.pop("operandSegmentSizes", None)
+        return cls.build(operands=operands, result_types=[tv], attributes=attrs)
+
+    def print(self, printer: Printer) -> None:
+        tv = self.result.type
+        printer.print_string(" ")
+        printer.print_operand(self.base)
+        printer.print_string(", shape = ")
+        _print_mixed(printer, tv.shape, self.dynamicShape)
+        printer.print_string(", strides = ")
+        _print_mixed(printer, tv.strides, self.dynamicStrides)
+        if self.attributes:
+            printer.print_string(" ")
+            printer.print_attr_dict(self.attributes)
+        printer.print_string(" : ")
+        dyn = list(self.dynamicShape) + list(self.dynamicStrides)
+        if dyn:
+            printer.print_string(ct_type_str(dyn[0].type) + " -> ")
+        printer.print_string(ct_type_str(tv))
+
+    def verify_op(self) -> None:
+        tv = self.result.type
+        if elem(self.base).pointee != tv.element_type:
+            raise VerifyException("base pointer element type must match the tensor_view element type")
+        if len(self.dynamicShape) != tv.num_dynamic_shape():
+            raise VerifyException(f"expected {tv.num_dynamic_shape()} dynamic shape operands, got "
+                                  f"{len(self.dynamicShape)}")
+        if len(self.dynamicStrides) != tv.num_dynamic_strides():
+            raise VerifyException(f"expected {tv.num_dynamic_strides()} dynamic stride operands, got "
+                                  f"{len(self.dynamicStrides)}")
+        dyn = list(self.dynamicShape) + list(self.dynamicStrides)
+        if any(v.type != dyn[0].type for v in dyn):
+            raise VerifyException("all dynamic shape and stride operands must have the same type")
+
+
+class _MakeView(CtOp):
+    tensor_view = operand_def(TensorViewType)
+    traits = traits_def(Pure())
+    VIEW_CLS: ClassVar = PartitionViewType
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        tv = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        start = pos(parser)
+        t = parse_ct_type(parser)
+        if not isinstance(t, cls.VIEW_CLS):
+            error_at(parser, start, f"expected '{cls.VIEW_CLS.name.split('.', 1)[1]}' type, but got {ct_type_str(t)}")
+        return cls.build(operands=[parser.resolve_operand(tv, t.tensor_view)], result_types=[t], attributes=attrs)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.tensor_view)
+        if self.attributes:
+            printer.print_string(" ")
+            printer.print_attr_dict(self.attributes)
+        printer.print_string(" : " + ct_type_str(self.result.type))
+
+    def verify_op(self) -> None:
+        if self.tensor_view.type != self.result.type.tensor_view:
+            raise VerifyException(f"expected the type of the provided tensor_view value "
+                                  f"({ct_type_str(self.tensor_view.type)}) to be the same as the view's tensor_view "
+                                  f"type ({ct_type_str(self.result.type.tensor_view)})")
+
+
+@irdl_op_definition
+class MakePartitionViewOp(_MakeView):
+    name = "cuda_tile.make_partition_view"
+    result = result_def(PartitionViewType)
+    VIEW_CLS: ClassVar = PartitionViewType
+
+
+@irdl_op_definition
+class MakeStridedViewOp(_MakeView):
+    name = "cuda_tile.make_strided_view"
+    result = result_def(StridedViewType)
+    VIEW_CLS: ClassVar = StridedViewType
+
+
+@irdl_op_definition
+class MakeGatherScatterViewOp(_MakeView):
+    name = "cuda_tile.make_gather_scatter_view"
+    result = result_def(GatherScatterViewType)
+    VIEW_CLS: ClassVar = GatherScatterViewType
+
+
+class _GetShape(CtOp):
+    src = operand_def()
+    result = var_result_def(TileType)
+    traits = traits_def(Pure())
+    SRC_CLS: ClassVar = TileViewType
+
+    def _rank(self, t) -> int:
+        return t.view_index_rank() if isinstance(t, TileViewType) else len(t.shape)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        src = parser.parse_unresolved_operand()
+        parser.parse_punctuation(":")
+        start = pos(parser)
+        st = parse_ct_type(parser)
+        parser.parse_punctuation("->")
+        rt = parse_ct_type(parser)
+        if not isinstance(st, cls.SRC_CLS):
+            what = "tile view" if cls.SRC_CLS is TileViewType else "tensor_view"
+            error_at(parser, start, f"expected {what}, got {ct_type_str(st)}")
+        n = st.view_index_rank() if isinstance(st, TileViewType) else len(st.shape)
+        return cls.build(operands=[parser.resolve_operand(src, st)], result_types=[[rt] * n])
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.src)
+        printer.print_string(" : " + ct_type_str(self.src.type) + " -> ")
+        printer.print_string(ct_type_str(self.result[0].type) if self.result else "tile<i32>")
+
+    def verify_op(self) -> None:
+        t = self.src.type
+        if not isinstance(t, self.SRC_CLS):
+            raise VerifyException(f"unexpected source type {ct_type_str(t)}")
+        n = self._rank(t)
+        if len(self.result) != n:
+            raise VerifyException(f"expected {n} results due to rank, but got {len(self.result)}")
+        for r in self.result:
+            if not isinstance(r.type, TileType) or r.type.rank != 0 or not is_int(r.type.element_type):
+                raise VerifyException(f"results must be scalar integer tiles, got {ct_type_str(r.type)}")
+        if any(r.type != self.result[0].type for r in self.result):
+            raise VerifyException("all results must have the same type")
+
+
+@irdl_op_definition
+class GetIndexSpaceShapeOp(_GetShape):
+    name = "cuda_tile.get_index_space_shape"
+    SRC_CLS: ClassVar = TileViewType
+
+
+@irdl_op_definition
+class GetTensorShapeOp(_GetShape):
+    name = "cuda_tile.get_tensor_shape"
+    SRC_CLS: ClassVar = TensorViewType
+
+
+# =========================================================================== memory
+_LOAD_ORDERINGS = ("weak", "relaxed", "acquire")
+_STORE_ORDERINGS = ("weak", "relaxed", "release")
+
+
+def _parse_mem_attrs(parser: Parser, st: ParseState) -> None:
+    start = pos(parser)
+    word = parser.parse_optional_identifier()
+    if word not in [v.value for v in A.MemoryOrdering]:
+        error_at(parser, start, f'invalid memory_ordering_semantics attribute specification. Got "{word}" but expect '
+                                "one of: weak, relaxed, acquire, release, acq_rel")
+    st.props["memory_ordering_semantics"] = A.MemoryOrderingAttr(A.MemoryOrdering(word))
+    tok = _peek(parser)
+    if tok.kind.name == "BARE_IDENT":
+        s2 = pos(parser)
+        if word == "weak":
+            error_at(parser, s2, f'operation specifies weak memory ordering semantics, but then provides '
+                                 f'"{tok.text}" scope, expected no memory scope.')
+        scope = parser.parse_optional_identifier()
+        if scope not in [v.value for v in A.MemoryScope]:
+            error_at(parser, s2, f'invalid memory_scope attribute specification. Got "{scope}" but expect one of: '
+                                 "tl_blk, device, sys")
+        st.props["memory_scope"] = A.MemoryScopeAttr(A.MemoryScope(scope))
+
+
+def _print_mem_attrs(printer: Printer, op) -> None:
+    printer.print_string(" " + op.memory_ordering_semantics.data.value)
+    if op.memory_scope is not None:
+        printer.print_string(" " + op.memory_scope.data.value)
+
+
+def _verify_memory_model(op, allowed: tuple[str, ...]) -> None:
+    sem = op.memory_ordering_semantics.data.value
+    if sem not in allowed:
+        raise VerifyException(f"memory ordering semantics '{sem}' is not allowed here (expected one of: "
+                              f"{', '.join(allowed)})")
+    scope = op.memory_scope
+    if sem == "weak" and scope is not None:
+        raise VerifyException("weak memory ordering semantics must not specify a memory scope")
+    if sem != "weak" and scope is None:
+        raise VerifyException(f"memory ordering semantics '{sem}' requires a memory scope")
+
+
+def _parse_index_types(parser: Parser, n: int) -> list[Attribute]:
+    if parser.parse_optional_punctuation(",") is None:
+        return []
+    start = pos(parser)
+    first = parse_ct_type(parser)
+    types = [first]
+    if _peek(parser).text == ",":
+        while parser.parse_optional_punctuation(",") is not None:
+            types.append(parse_ct_type(parser))
+    else:
+        types = [first] * n
+    if len(types) != n:
+        error_at(parser, start, f"expected {n} index types, got {len(types)}")
+    return types
+
+
+def _print_index_types(printer: Printer, index) -> None:
+    ts = [v.type for v in index]
+    if not ts:
+        return
+    if all(t == ts[0] for t in ts):
+        printer.print_string(", " + ct_type_str(ts[0]))
+    else:
+        for t in ts:
+            printer.print_string(", " + ct_type_str(t))
+
+
+def _parse_token_hints(parser: Parser, st: ParseState):
+    token = None
+    if parser.parse_optional_keyword("token") is not None:
+        parser.parse_punctuation("=")
+        token = parser.parse_unresolved_operand()
+    if parser.parse_optional_keyword("optimization_hints") is not None:
+        parser.parse_punctuation("=")
+        st.props["optimization_hints"] = A.OptimizationHintsAttr(*A.OptimizationHintsAttr.parse_parameters(parser))
+    attrs = parser.parse_optional_attr_dict_with_keyword()
+    if attrs is not None:
+        st.attrs.update(attrs.data)
+    return token
+
+
+def _print_token_hints(printer: Printer, op) -> None:
+    if op.token is not None:
+        printer.print_string(" token = ")
+        printer.print_operand(op.token)
+    if op.optimization_hints is not None:
+        printer.print_string(" optimization_hints = " + op.optimization_hints.short_str())
+    if op.attributes:
+        printer.print_string(" attributes ")
+        printer.print_attr_dict(op.attributes)
+
+
+def _verify_view_access(op, tile_type) -> None:
+    vt = op.view.type
+    if not isinstance(vt, TileViewType):
+        raise VerifyException(f"expected a tile view, got {ct_type_str(vt)}")
+    idx = [v.type for v in op.index]
+    if len(idx) != vt.view_index_rank():
+        raise VerifyException(f"expected {vt.view_index_rank()} index operands (based on view type), got {len(idx)}")
+    if tile_type != vt.view_tile_type():
+        raise VerifyException(f"expected tile type to be {vt.view_tile_type().short_str()} (based on view type), got "
+                              f"{ct_type_str(tile_type)}")
+    vt.verify_indices(idx)
+    if op.optimization_hints is not None:
+        _verify_hints(op, op.optimization_hints, ("allow_tma", "latency"))
+
+
+_MEM_PROPS = {"memory_ordering_semantics": A.MemoryOrderingAttr, "memory_scope": A.MemoryScopeAttr}
+
+
+@irdl_op_definition
+class LoadViewTkoOp(CtOp):
+    """``load_view_tko weak %view[%i, %j] [token = %t] : VIEW, tile<i32> -> tile<..>, token``"""
+
+    name = "cuda_tile.load_view_tko"
+    memory_ordering_semantics = prop_def(A.MemoryOrderingAttr)
+    memory_scope = opt_prop_def(A.MemoryScopeAttr)
+    optimization_hints = opt_prop_def(A.OptimizationHintsAttr)
+    view = operand_def()
+    index = var_operand_def(TileType)
+    token = opt_operand_def(TokenType)
+    tile = result_def(TileType)
+    result_token = result_def(TokenType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        st = ParseState()
+        _parse_mem_attrs(parser, st)
+        view = parser.parse_unresolved_operand()
+        parser.parse_punctuation("[")
+        index = parse_operand_list(parser)
+        parser.parse_punctuation("]")
+        token = _parse_token_hints(parser, st)
+        parser.parse_punctuation(":")
+        vt = parse_ct_type(parser)
+        its = _parse_index_types(parser, len(index))
+        if index and not its:
+            parser.raise_error("index types must be specified when indices are present")
+        parser.parse_punctuation("->")
+        rt = parse_ct_type(parser)
+        parser.parse_punctuation(",")
+        tt = parse_ct_type(parser)
+        operands = [parser.resolve_operand(view, vt), [parser.resolve_operand(u, t) for u, t in zip(index, its)],
+                    [parser.resolve_operand(token, TokenType())] if token else []]
+        return cls.build(operands=operands, result_types=[rt, tt], properties=st.props, attributes=st.attrs)
+
+    def print(self, printer: Printer) -> None:
+        _print_mem_attrs(printer, self)
+        printer.print_string(" ")
+        printer.print_operand(self.view)
+        printer.print_string("[")
+        printer.print_list(self.index, printer.print_operand)
+        printer.print_string("]")
+        _print_token_hints(printer, self)
+        printer.print_string(" : " + ct_type_str(self.view.type))
+        _print_index_types(printer, self.index)
+        printer.print_string(" -> " + ct_type_str(self.tile.type) + ", " + ct_type_str(self.result_token.type))
+
+    def verify_op(self) -> None:
+        _verify_view_access(self, self.tile.type)
+        _verify_memory_model(self, _LOAD_ORDERINGS)
+
+
+@irdl_op_definition
+class StoreViewTkoOp(CtOp):
+    """``store_view_tko weak %tile, %view[%i, %j] [token = %t] : tile<..>, VIEW, tile<i32> -> token``"""
+
+    name = "cuda_tile.store_view_tko"
+    memory_ordering_semantics = prop_def(A.MemoryOrderingAttr)
+    memory_scope = opt_prop_def(A.MemoryScopeAttr)
+    optimization_hints = opt_prop_def(A.OptimizationHintsAttr)
+    tile = operand_def(TileType)
+    view = operand_def()
+    index = var_operand_def(TileType)
+    token = opt_operand_def(TokenType)
+    result_token = result_def(TokenType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        st = ParseState()
+        _parse_mem_attrs(parser, st)
+        tile = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        view = parser.parse_unresolved_operand()
+        parser.parse_punctuation("[")
+        index = parse_operand_list(parser)
+        parser.parse_punctuation("]")
+        token = _parse_token_hints(parser, st)
+        parser.parse_punctuation(":")
+        tlt = parse_ct_type(parser)
+        parser.parse_punctuation(",")
+        vt = parse_ct_type(parser)
+        its = _parse_index_types(parser, len(index))
+        if index and not its:
+            parser.raise_error("index types must be specified when indices are present")
+        parser.parse_punctuation("->")
+        tt = parse_ct_type(parser)
+        operands = [parser.resolve_operand(tile, tlt), parser.resolve_operand(view, vt),
+                    [parser.resolve_operand(u, t) for u, t in zip(index, its)],
+                    [parser.resolve_operand(token, TokenType())] if token else []]
+        return cls.build(operands=operands, result_types=[tt], properties=st.props, attributes=st.attrs)
+
+    def print(self, printer: Printer) -> None:
+        _print_mem_attrs(printer, self)
+        printer.print_string(" ")
+        printer.print_operand(self.tile)
+        printer.print_string(", ")
+        printer.print_operand(self.view)
+        printer.print_string("[")
+        printer.print_list(self.index, printer.print_operand)
+        printer.print_string("]")
+        _print_token_hints(printer, self)
+        printer.print_string(" : " + ct_type_str(self.tile.type) + ", " + ct_type_str(self.view.type))
+        _print_index_types(printer, self.index)
+        printer.print_string(" -> " + ct_type_str(self.result_token.type))
+
+    def verify_op(self) -> None:
+        _verify_view_access(self, self.tile.type)
+        _verify_memory_model(self, _STORE_ORDERINGS)
+
+
+@irdl_op_definition
+class AtomicRedViewTkoOp(CtOp):
+    name = "cuda_tile.atomic_red_view_tko"
+    memory_ordering_semantics = prop_def(A.MemoryOrderingAttr)
+    memory_scope = opt_prop_def(A.MemoryScopeAttr)
+    mode = prop_def(A.AtomicRMWModeAttr)
+    view = operand_def()
+    index = var_operand_def(TileType)
+    value = operand_def(TileType)
+    token = opt_operand_def(TokenType)
+    result_token = result_def(TokenType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        st = ParseState()
+        _parse_mem_attrs(parser, st)
+        view = parser.parse_unresolved_operand()
+        parser.parse_punctuation("[")
+        index = parse_operand_list(parser)
+        parser.parse_punctuation("]")
+        parser.parse_punctuation(",")
+        start = pos(parser)
+        mode = parser.parse_optional_identifier()
+        if mode not in [m.value for m in A.AtomicRMWMode]:
+            error_at(parser, start, f"unknown atomic RMW mode: '{mode}'")
+        st.props["mode"] = A.AtomicRMWModeAttr(A.AtomicRMWMode(mode))
+        parser.parse_punctuation(",")
+        value = parser.parse_unresolved_operand()
+        token = None
+        if parser.parse_optional_keyword("token") is not None:
+            parser.parse_punctuation("=")
+            token = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        parser.parse_punctuation(":")
+        valt = parse_ct_type(parser)
+        parser.parse_punctuation(",")
+        vt = parse_ct_type(parser)
+        its = _parse_index_types(parser, len(index))
+        if index and not its:
+            parser.raise_error("index types must be specified when indices are present")
+        parser.parse_punctuation("->")
+        tt = parse_ct_type(parser)
+        operands = [parser.resolve_operand(view, vt), [parser.resolve_operand(u, t) for u, t in zip(index, its)],
+                    parser.resolve_operand(value, valt), [parser.resolve_operand(token, TokenType())] if token else []]
+        return cls.build(operands=operands, result_types=[tt], properties=st.props,
+                         attributes=attrs.data if attrs else {})
+
+    def print(self, printer: Printer) -> None:
+        _print_mem_attrs(printer, self)
+        printer.print_string(" ")
+        printer.print_operand(self.view)
+        printer.print_string("[")
+        printer.print_list(self.index, printer.print_operand)
+        printer.print_string("], " + self.mode.data.value + ", ")
+        printer.print_operand(self.value)
+        if self.token is not None:
+            printer.print_string(" token = ")
+            printer.print_operand(self.token)
+        if self.attributes:
+            printer.print_string(" attributes ")
+            printer.print_attr_dict(self.attributes)
+        printer.print_string(" : " + ct_type_str(self.value.type) + ", " + ct_type_str(self.view.type))
+        _print_index_types(printer, self.index)
+        printer.print_string(" -> " + ct_type_str(self.result_token.type))
+
+    def verify_op(self) -> None:
+        vt = self.view.type
+        if not isinstance(vt, TileViewType):
+            raise VerifyException(f"expected a tile view, got {ct_type_str(vt)}")
+        if len(self.index) != vt.view_index_rank():
+            raise VerifyException(f"expected {vt.view_index_rank()} index operands (based on view type), got "
+                                  f"{len(self.index)}")
+        if self.value.type != vt.view_tile_type():
+            raise VerifyException(f"expected tile type to be {vt.view_tile_type().short_str()} (based on view "
+                                  f"type), got {ct_type_str(self.value.type)}")
+        vt.verify_indices([v.type for v in self.index])
+        if self.memory_ordering_semantics.data != A.MemoryOrdering.RELAXED:
+            raise VerifyException("atomic_red_view_tko supports only 'relaxed' memory ordering semantics")
+        if self.memory_scope is None or self.memory_scope.data not in (A.MemoryScope.TL_BLK, A.MemoryScope.DEVICE):
+            raise VerifyException("atomic_red_view_tko requires memory scope 'tl_blk' or 'device'")
+        if self.mode.data == A.AtomicRMWMode.XCHG:
+            raise VerifyException("atomic_red_view_tko does not support mode 'xchg'")
+        _verify_rmw_mode(self.mode.data, elem(self.value))
+
+
+def _verify_rmw_mode(mode: A.AtomicRMWMode, et: Attribute) -> None:
+    M = A.AtomicRMWMode
+    if mode in (M.AND, M.OR, M.XOR, M.ADD, M.MAX, M.MIN, M.UMAX, M.UMIN):
+        if not is_int(et, (32, 64)):
+            raise VerifyException(f"'{mode.value}' works only with integers i32 and i64")
+    elif mode == M.ADDF:
+        from tileorch.dialects.cuda_tile.types import BASE_FLOAT_TYPES
+
+        if not is_float(et, BASE_FLOAT_TYPES):
+            raise VerifyException(f"'{mode.value}' works only with floats f16, bf16, f32, and f64")
+    elif mode == M.XCHG:
+        if not (is_int(et) or is_float(et)) or bitwidth(et) not in (32, 64):
+            raise VerifyException(f"'{mode.value}' works only with integers or float of 32 or 64 bitwidth")
+
+
+class _PtrMemOp(CtOp):
+    memory_ordering_semantics = prop_def(A.MemoryOrderingAttr)
+    memory_scope = opt_prop_def(A.MemoryScopeAttr)
+    PROP_SYNTAX: ClassVar = {"memory_ordering_semantics": ("kw", A.MemoryOrderingAttr),
+                             "memory_scope": ("kw", A.MemoryScopeAttr), "optimization_hints": "hints"}
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+
+@irdl_op_definition
+class LoadPtrTkoOp(_PtrMemOp):
+    name = "cuda_tile.load_ptr_tko"
+    source = operand_def(TileType)
+    mask = opt_operand_def(TileType)
+    paddingValue = opt_operand_def(TileType)
+    token = opt_operand_def(TokenType)
+    optimization_hints = opt_prop_def(A.OptimizationHintsAttr)
+    result = result_def(TileType)
+    result_token = result_def(TokenType)
+    FMT: ClassVar = ("$memory_ordering_semantics ($memory_scope^)? $source (`,` $mask^)? (`,` $paddingValue^)? "
+                     "(`token` `` `=` `` $token^)? (`optimization_hints` `=` $optimization_hints^)? attr-dict `:` "
+                     "type($source) (`,` type($mask)^)? (`,` type($paddingValue)^)? `->` type($result) `,` "
+                     "type($result_token)")
+    VALUE_TYPES: ClassVar = {"source": "tile:ptr", "mask": "tile:i1"}
+
+    @staticmethod
+    def infer_types(types, st):
+        if st.operands.get("token"):
+            types["token"] = [TokenType()]
+
+    def parse_fix(self):
+        pass
+
+    def verify_op(self) -> None:
+        src, res = self.source.type, self.result.type
+        if src.shape != res.shape or elem(src).pointee != res.element_type:
+            raise VerifyException("`source` type is expected a pointer type of `result` type")
+        if self.mask is not None and self.mask.type.shape != src.shape:
+            raise VerifyException("shape of 'mask' must match the shape of 'source'")
+        if self.paddingValue is not None:
+            if self.mask is None:
+                raise VerifyException("'paddingValue' requires a 'mask'")
+            if self.paddingValue.type != res:
+                raise VerifyException("type of 'paddingValue' must match the type of 'result'")
+        _verify_memory_model(self, _LOAD_ORDERINGS)
+        if self.optimization_hints is not None:
+            _verify_hints(self, self.optimization_hints, ("latency",))
+
+
+@irdl_op_definition
+class StorePtrTkoOp(_PtrMemOp):
+    name = "cuda_tile.store_ptr_tko"
+    destination = operand_def(TileType)
+    value = operand_def(TileType)
+    mask = opt_operand_def(TileType)
+    token = opt_operand_def(TokenType)
+    optimization_hints = opt_prop_def(A.OptimizationHintsAttr)
+    result_token = result_def(TokenType)
+    FMT: ClassVar = ("$memory_ordering_semantics ($memory_scope^)? $destination `,` $value (`,` $mask^)? "
+                     "(`token` `` `=` `` $token^)? (`optimization_hints` `=` $optimization_hints^)? attr-dict `:` "
+                     "type($destination) `,` type($value) (`,` type($mask)^)? `->` type($result_token)")
+    VALUE_TYPES: ClassVar = {"destination": "tile:ptr", "mask": "tile:i1"}
+
+    @staticmethod
+    def infer_types(types, st):
+        if st.operands.get("token"):
+            types["token"] = [TokenType()]
+
+    def verify_op(self) -> None:
+        dst, val = self.destination.type, self.value.type
+        if dst.shape != val.shape or elem(dst).pointee != val.element_type:
+            raise VerifyException("`destination` type is expected a pointer type of `value` type")
+        if self.mask is not None and self.mask.type.shape != dst.shape:
+            raise VerifyException("shape of 'destination' must match the shape of 'mask'")
+        _verify_memory_model(self, _STORE_ORDERINGS)
+        if self.optimization_hints is not None:
+            _verify_hints(self, self.optimization_hints, ("latency",))
+
+
+@irdl_op_definition
+class AtomicCASTkoOp(_PtrMemOp):
+    name = "cuda_tile.atomic_cas_tko"
+    pointers = operand_def(TileType)
+    cmp = operand_def(TileType)
+    val = operand_def(TileType)
+    mask = opt_operand_def(TileType)
+    token = opt_operand_def(TokenType)
+    result = result_def(TileType)
+    result_token = result_def(TokenType)
+    FMT: ClassVar = ("$memory_ordering_semantics $memory_scope $pointers `,` $cmp `,` $val (`,` $mask^)? "
+                     "(`token` `` `=` `` $token^)? attr-dict `:` type($pointers) `,` type($val) (`,` type($mask)^)? "
+                     "`->` type($result) `,` type($result_token)")
+    SAME_TYPE: ClassVar = (("cmp", "val", "result"),)
+    SAME_SHAPE: ClassVar = (("pointers", "cmp", "val", "result"),)
+    VALUE_TYPES: ClassVar = {"pointers": "tile:ptr", "mask": "tile:i1"}
+
+    @staticmethod
+    def infer_types(types, st):
+        if st.operands.get("token"):
+            types["token"] = [TokenType()]
+
+    def verify_op(self) -> None:
+        sem = self.memory_ordering_semantics.data.value
+        if sem not in ("relaxed", "acquire", "release", "acq_rel"):
+            raise VerifyException(f"memory ordering semantics '{sem}' is not allowed for atomics")
+        if elem(self.pointers).pointee != elem(self.val):
+            raise VerifyException("pointee type must match the value type")
+        et = elem(self.val)
+        if not (is_int(et) or is_float(et)) or bitwidth(et) not in (32, 64):
+            raise VerifyException("atomic_cas_tko works only with 32- or 64-bit integers or floats")
+        if self.mask is not None and self.mask.type.shape != self.pointers.type.shape:
+            raise VerifyException("shape of 'mask' must match the shape of 'pointers'")
+
+
+@irdl_op_definition
+class AtomicRMWTkoOp(_PtrMemOp):
+    name = "cuda_tile.atomic_rmw_tko"
+    pointers = operand_def(TileType)
+    mode = prop_def(A.AtomicRMWModeAttr)
+    arg = operand_def(TileType)
+    mask = opt_operand_def(TileType)
+    token = opt_operand_def(TokenType)
+    result = result_def(TileType)
+    result_token = result_def(TokenType)
+    FMT: ClassVar = ("$memory_ordering_semantics $memory_scope $pointers `,` $mode `,` $arg (`,` $mask^)? "
+                     "(`,` `token` `` `=` `` $token^)? attr-dict `:` type($pointers) `,` type($arg) "
+                     "(`,` type($mask)^)? `->` type($result) `,` type($result_token)")
+    PROP_SYNTAX: ClassVar = dict(_PtrMemOp.PROP_SYNTAX, mode=("kw", A.AtomicRMWModeAttr))
+    SAME_TYPE: ClassVar = (("arg", "result"),)
+    SAME_SHAPE: ClassVar = (("pointers", "arg", "result"),)
+    VALUE_TYPES: ClassVar = {"pointers": "tile:ptr", "mask": "tile:i1"}
+
+    @staticmethod
+    def infer_types(types, st):
+        if st.operands.get("token"):
+            types["token"] = [TokenType()]
+
+    def verify_op(self) -> None:
+        sem = self.memory_ordering_semantics.data.value
+        if sem not in ("relaxed", "acquire", "release", "acq_rel"):
+            raise VerifyException(f"memory ordering semantics '{sem}' is not allowed for atomics")
+        if elem(self.pointers).pointee != elem(self.arg):
+            raise VerifyException("pointee type must match the value type")
+        _verify_rmw_mode(self.mode.data, elem(self.arg))
+        if self.mask is not None and self.mask.type.shape != self.pointers.type.shape:
+            raise VerifyException("shape of 'mask' must match the shape of 'pointers'")
+
+
+@irdl_op_definition
+class MakeTokenOp(CtOp):
+    name = "cuda_tile.make_token"
+    result = result_def(TokenType)
+    FMT: ClassVar = "attr-dict `:` type($result)"
+    traits = traits_def(Pure())
+
+
+@irdl_op_definition
+class JoinTokensOp(CtOp):
+    name = "cuda_tile.join_tokens"
+    tokens = var_operand_def(TokenType)
+    result = result_def(TokenType)
+    FMT: ClassVar = "$tokens attr-dict `:` type($result)"
+    traits = traits_def(Pure())
+
+    @staticmethod
+    def infer_types(types, st):
+        types["tokens"] = [TokenType()] * len(st.operands.get("tokens", []))
+
+    def verify_op(self) -> None:
+        if len(self.tokens) < 2:
+            raise VerifyException(f"expect at least 2 tokens, but got {len(self.tokens)}")
+
+
+@irdl_op_definition
+class PrintTkoOp(CtOp):
+    name = "cuda_tile.print_tko"
+    str_ = prop_def(StringAttr, prop_name="str")
+    args = var_operand_def(TileType)
+    token = opt_operand_def(TokenType)
+    result_token = result_def(TokenType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    FMT: ClassVar = ("$str_ (`,` $args^)? (`token` `` `=` `` $token^)? attr-dict (`:` type($args)^)? `->` "
+                     "type($result_token)")
+    PROP_SYNTAX: ClassVar = {"str_": "str"}
+
+    @staticmethod
+    def infer_types(types, st):
+        if st.operands.get("token"):
+            types["token"] = [TokenType()]
+
+    def verify_op(self) -> None:
+        s = self.str_.data
+        n, i = 0, 0
+        while i < len(s):
+            if s[i] == "%":
+                if i + 1 < len(s) and s[i + 1] == "%":
+                    i += 2
+                    continue
+                n += 1
+            i += 1
+        if n != len(self.args):
+            raise VerifyException(f"format string has {n} conversion specifiers but {len(self.args)} arguments "
+                                  "were given")
+
+
+@irdl_op_definition
+class AllocaOp(CtOp):
+    name = "cuda_tile.alloca"
+    num_elem = prop_def(IntegerAttr)
+    alignment = prop_def(IntegerAttr)
+    global_ = opt_prop_def(UnitAttr, prop_name="global")
+    result = result_def(TileType)
+    FMT: ClassVar = ("`num_elem` `=` $num_elem `,` `alignment` `=` $alignment (`global` $global_^)? attr-dict `:` "
+                     "type($result)")
+    PROP_SYNTAX: ClassVar = {"num_elem": "i64", "alignment": "i64", "global_": "unit"}
+    VALUE_TYPES: ClassVar = {"result": "scalar:ptr"}
+
+    def verify_op(self) -> None:
+        if self.num_elem.value.data < 0:
+            raise VerifyException("'num_elem' must be non-negative")
+        a = self.alignment.value.data
+        if a <= 0 or a & (a - 1):
+            raise VerifyException("'alignment' must be power of two")
+        pt = elem(self.result).pointee
+        size = 1 if is_int(pt, (1,)) else bitwidth(pt) // 8
+        if a < size:
+            raise VerifyException(f"'alignment' ({a}) must be at least the natural size ({size} bytes) for element "
+                                  f"type {ct_type_str(pt)}")
