@@ -9,6 +9,9 @@ Every failure is raised as :class:`CompileError` whose lines read
 
 from __future__ import annotations
 
+import os
+
+import re
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -56,18 +59,26 @@ def _verify(module: ModuleOp, stage: str) -> None:
         raise CompileError(errors if stage == "input" else [f"{e} (after {stage})" for e in errors])
 
 
+VERIFY_EACH_PASS_ENV = "TILEORCH_VERIFY_EACH_PASS"
+
+
 def lower(ctx: Context, module: ModuleOp, extra_pipeline: str = "") -> None:
-    """Run :data:`pipeline.PIPELINE` then ``extra_pipeline`` on ``module`` (in place)."""
+    """Run :data:`pipeline.PIPELINE` then ``extra_pipeline`` on ``module`` (in place).
+
+    The module is verified after the last pass; with ``TILEORCH_VERIFY_EACH_PASS=1`` after every
+    pass (a lowering bug is then reported at the pass that made it; the test suite sets it)."""
     try:
         passes = pipeline.make_passes(pipeline.PIPELINE) + pipeline.parse_pipeline(extra_pipeline)
     except ValueError as exc:
         raise CompileError([f"{module_location(module)}: error: {exc}"]) from None
-    for p in passes:
+    each = os.environ.get(VERIFY_EACH_PASS_ENV, "") not in ("", "0")
+    for i, p in enumerate(passes):
         try:
             p.apply(ctx, module)
         except (DiagnosticException, NotImplementedError, ValueError) as exc:
             raise CompileError(format_exception(exc, module)) from None
-        _verify(module, p.name)
+        if each or i == len(passes) - 1:
+            _verify(module, p.name)
 
 
 def module_location(module: ModuleOp) -> str:
@@ -81,6 +92,10 @@ def _locate_backend_error(module: ModuleOp, exc: BackendError) -> CompileError:
     if name is not None:
         for op in module.walk():
             if isinstance(op, llvm.CallIntrinsicOp) and op.intrin.data == name:
+                return CompileError([format_error(op, str(exc))])
+    if (fn := re.search(r"in function '@([\w.$]+)'", str(exc))) is not None:  # an LLVM abort
+        for op in module.walk():
+            if isinstance(op, llvm.FuncOp) and op.sym_name.data == fn.group(1):
                 return CompileError([format_error(op, str(exc))])
     return CompileError([format_error(module, str(exc))])
 

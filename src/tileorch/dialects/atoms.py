@@ -17,15 +17,19 @@ than one upstream op or a module-level symbol:
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import I32, IntAttr, IntegerType
-from xdsl.dialects.llvm import LLVMPointerType
+from enum import StrEnum
+
+from xdsl.dialects.builtin import I32, Float32Type, IntAttr, IntegerType, StringAttr
+from xdsl.dialects.llvm import LLVMPointerType, LLVMStructType
 from xdsl.ir import Dialect, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
+    ParsePropInAttrDict,
     irdl_op_definition,
     operand_def,
     opt_operand_def,
+    prop_def,
     result_def,
     traits_def,
 )
@@ -80,4 +84,42 @@ class BulkCopyG2SOp(IRDLOperation):
             raise VerifyException(f"bulk copy size must be a positive multiple of 16 bytes, got {n}")
 
 
-Atom = Dialect("atom", [DynamicSmemOp, BulkCopyG2SOp])
+class FragmentDtype(StrEnum):
+    BF16 = "bf16"
+    F16 = "f16"
+    F32 = "f32"
+
+
+@irdl_op_definition
+class StoreFragmentOp(IRDLOperation):
+    """``atom.store_fragment %acc, %base, %row, %col, %rows, %cols, %ld {dtype = "bf16"} : !llvm.struct<(f32 x N/2)>``
+
+    Every thread of a warp group stores its part of an ``m64nN`` WGMMA f32 accumulator (the PTX
+    ISA's fragment layout: thread ``t`` holds rows ``16*(t/32) + (t%32)/4 (+8)``, columns
+    ``8*g + 2*(t%4) (+1)``) to the row-major matrix at ``base`` (leading dimension ``ld``
+    elements), converted to ``dtype``, at rows ``row..row+63`` and columns ``col..col+N-1``;
+    elements at or beyond ``rows``/``cols`` are not written (ragged edges).  ``cols`` must be even.
+    """
+
+    name = "atom.store_fragment"
+    acc = operand_def(LLVMStructType)
+    base = operand_def(PTR_GLOBAL)
+    row = operand_def(I32)
+    col = operand_def(I32)
+    rows = operand_def(I32)
+    cols = operand_def(I32)
+    ld = operand_def(I32)
+    dtype = prop_def(StringAttr)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$acc `,` $base `,` $row `,` $col `,` $rows `,` $cols `,` $ld attr-dict `:` type($acc)"
+
+    def verify_(self) -> None:
+        fields = list(self.acc.type.types)
+        if not fields or len(fields) % 4 or len(fields) > 128 or any(not isinstance(f, Float32Type) for f in fields):
+            raise VerifyException(f"accumulator must be a struct of 4*k f32 (an m64nN fragment, N <= 256), got {self.acc.type}")
+        if self.dtype.data not in {d.value for d in FragmentDtype}:
+            raise VerifyException(f"dtype must be one of bf16, f16, f32, got {self.dtype.data!r}")
+
+
+Atom = Dialect("atom", [DynamicSmemOp, BulkCopyG2SOp, StoreFragmentOp])

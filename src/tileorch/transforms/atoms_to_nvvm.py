@@ -26,7 +26,7 @@ from xdsl.pattern_rewriter import (
 
 from tileorch.diagnostics import copy_location
 from tileorch.dialects import nvvm
-from tileorch.dialects.atoms import DYNAMIC_SMEM_ALIGN, PTR_SHARED, BulkCopyG2SOp, DynamicSmemOp
+from tileorch.dialects.atoms import DYNAMIC_SMEM_ALIGN, PTR_SHARED, BulkCopyG2SOp, DynamicSmemOp, StoreFragmentOp
 from tileorch.dialects.llvm_ext import AddrSpaceCastOp
 
 DYNAMIC_SMEM_SYMBOL = "__tileorch_dynamic_smem"
@@ -65,6 +65,16 @@ class LowerBulkCopyG2S(RewritePattern):
         rewriter.replace(op, [dst, copy], [])
 
 
+class LowerStoreFragment(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: StoreFragmentOp, rewriter: PatternRewriter) -> None:
+        from tileorch.transforms.store_fragment import lower_store_fragment
+
+        ops = lower_store_fragment(op)
+        copy_location(op, ops)
+        rewriter.replace(op, ops, [])
+
+
 @dataclass(frozen=True)
 class ConvertAtomsToNVVM(ModulePass):
     name = "convert-atoms-to-nvvm"
@@ -73,5 +83,5 @@ class ConvertAtomsToNVVM(ModulePass):
         if any(isinstance(o, DynamicSmemOp) for o in op.walk()):
             _ensure_dynamic_smem_global(op)
         PatternRewriteWalker(
-            GreedyRewritePatternApplier([LowerDynamicSmem(), LowerBulkCopyG2S()])
+            GreedyRewritePatternApplier([LowerDynamicSmem(), LowerBulkCopyG2S(), LowerStoreFragment()])
         ).rewrite_module(op)

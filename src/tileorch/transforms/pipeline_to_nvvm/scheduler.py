@@ -39,7 +39,7 @@ from __future__ import annotations
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FunctionType, IntegerType, ModuleOp, i1, i32
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.pattern_rewriter import TypeConversionPattern
+from tileorch.transforms.pipeline_to_nvvm.types import MemoizedTypeConversion
 
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects import llvm_ext
@@ -83,7 +83,7 @@ def family_of(typ: Attribute) -> str | None:
     return getattr(typ, "FAMILY", None)
 
 
-class LowerSchedulerTypes(TypeConversionPattern):
+class LowerSchedulerTypes(MemoizedTypeConversion):
     """Block arguments, loop values and signatures still holding scheduler types."""
 
     def convert_type(self, typ: Attribute) -> Attribute | None:

@@ -66,7 +66,25 @@ def as_source(e: Emitter, value: SSAValue, source_type: Attribute) -> SSAValue:
     return e.emit(UnrealizedConversionCastOp.get([value], [source_type]))
 
 
-class LowerTypes(TypeConversionPattern):
+class MemoizedTypeConversion(TypeConversionPattern):
+    """A recursive type conversion that converts each distinct attribute once: xDSL recurses into
+    every parameter of every type it meets, which is quadratic-ish on wide ``!llvm.struct``s (a
+    128-register WGMMA accumulator) without the memo."""
+
+    def _convert_type_rec(self, typ: Attribute) -> Attribute | None:
+        memo = self.__dict__.setdefault("_memo", {})
+        try:
+            return memo[typ]
+        except KeyError:
+            pass
+        except TypeError:  # an unhashable attribute
+            return super()._convert_type_rec(typ)
+        converted = super()._convert_type_rec(typ)
+        memo[typ] = converted
+        return converted
+
+
+class LowerTypes(MemoizedTypeConversion):
     """Rewrite the types of whatever still carries a cutlass/nv_tileas type (block arguments,
     ``scf.for`` iteration values, function signatures)."""
 

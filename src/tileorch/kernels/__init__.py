@@ -1,0 +1,1 @@
+"""Parameterised kernel builders: Python functions that write tileorch IR for a configuration."""

@@ -1,0 +1,121 @@
+"""GEMM kernel configurations: what the builder offers, what each costs in shared memory.
+
+A configuration names everything that changes the kernel's IR (tile, stages, cluster, consumer
+arrangement, scheduler, operand layouts and dtypes); problem sizes are run-time arguments.
+:meth:`GemmConfig.check` rejects what the hardware or the builder cannot do, with the reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+SMEM_LIMIT = 232448  # bytes of dynamic shared memory per CTA on sm_90 (227 KiB)
+SWIZZLE_BYTES = 128  # the TMA / WGMMA 128-byte swizzle: one K row of a tile is 64 bf16
+SCHEDULES = ("persistent", "streamk", "dp")
+DTYPES = ("bf16", "f16")
+B_MAJORS = ("k", "n")
+
+
+class GemmConfigError(ValueError):
+    """A configuration the builder cannot produce (the message says which rule)."""
+
+
+@dataclass(frozen=True)
+class GemmConfig:
+    """``C[M,N] = A[M,K] @ B`` with A row-major, B stored ``[N,K]`` (``b_major="k"``) or
+    ``[K,N]`` (``b_major="n"``), fp32 accumulation, C row-major in ``out_dtype``.
+
+    * ``tile_m x tile_n x tile_k`` CTA tile; two consumer warp groups each own 64 rows
+      (cooperative), so ``tile_m = 128``; ``tile_n`` in {64, 128, 192, 256}; ``tile_k = 64``
+      (one 128-byte swizzle row of bf16);
+    * ``stages`` pipeline stages of ``(tile_m + tile_n) * tile_k * 2`` bytes each;
+    * ``cluster_m`` CTAs along M share every B tile through TMA multicast (1 or 2);
+    * ``schedule``: ``persistent`` (one wave of CTAs walking tiles, raster + swizzle),
+      ``streamk`` (CUTLASS Stream-K with fix-up), ``dp`` (one CTA per tile);
+    * ``producer_regs`` / ``consumer_regs``: the ``setmaxnreg`` split; 128*(p + 2c) <= 64 Ki.
+    """
+
+    tile_m: int = 128
+    tile_n: int = 256
+    tile_k: int = 64
+    stages: int = 4
+    cluster_m: int = 2
+    schedule: str = "persistent"
+    dtype: str = "bf16"
+    out_dtype: str = "bf16"
+    b_major: str = "k"
+    producer_regs: int = 40
+    consumer_regs: int = 232
+    raster: str = "heuristic"
+    max_swizzle: int = 1
+
+    @property
+    def consumer_groups(self) -> int:
+        return self.tile_m // 64
+
+    @property
+    def threads(self) -> int:
+        return 128 * (1 + self.consumer_groups)
+
+    @property
+    def a_stage_bytes(self) -> int:
+        return self.tile_m * self.tile_k * 2
+
+    @property
+    def b_stage_bytes(self) -> int:
+        return self.tile_n * self.tile_k * 2
+
+    @property
+    def stage_bytes(self) -> int:
+        return self.a_stage_bytes + self.b_stage_bytes
+
+    @property
+    def smem_bytes(self) -> int:
+        return self.stages * self.stage_bytes
+
+    @property
+    def accumulators(self) -> int:
+        """f32 accumulator registers per consumer thread (m64n{tile_n})."""
+        return self.tile_n // 2
+
+    @property
+    def name(self) -> str:
+        return (f"gemm_{self.dtype}_{self.out_dtype}_b{self.b_major}_{self.tile_m}x{self.tile_n}x{self.tile_k}"
+                f"_s{self.stages}_c{self.cluster_m}x1_{self.schedule}_r{self.producer_regs}_{self.consumer_regs}"
+                f"_{self.raster}_sw{self.max_swizzle}")
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    def check(self) -> GemmConfig:
+        """Return self, or raise :class:`GemmConfigError` naming the first broken rule."""
+        rules = [
+            (self.tile_m == 128, f"tile_m must be 128 (two consumer warp groups of 64 rows), got {self.tile_m}"),
+            (self.tile_n in (64, 128, 192, 256), f"tile_n must be 64, 128, 192 or 256 (wgmma n <= 256), got {self.tile_n}"),
+            (self.tile_k == 64, f"tile_k must be 64 (one 128-byte swizzle row of 16-bit elements), got {self.tile_k}"),
+            (1 <= self.stages <= 16, f"stages must be in [1, 16], got {self.stages}"),
+            (self.smem_bytes <= SMEM_LIMIT,
+             f"{self.stages} stages of {self.stage_bytes} bytes need {self.smem_bytes} bytes of shared memory; "
+             f"sm_90 allows {SMEM_LIMIT}"),
+            (self.cluster_m in (1, 2), f"cluster_m must be 1 or 2, got {self.cluster_m}"),
+            (self.cluster_m == 1 or (self.tile_n // self.cluster_m) % 64 == 0,
+             f"tile_n = {self.tile_n} cannot be split into {self.cluster_m} multicast slices of 64-column boxes"),
+            (self.schedule in SCHEDULES, f"schedule must be one of {SCHEDULES}, got {self.schedule!r}"),
+            (self.dtype in DTYPES, f"dtype must be one of {DTYPES}, got {self.dtype!r}"),
+            (self.out_dtype in DTYPES + ("f32",), f"out_dtype must be bf16, f16 or f32, got {self.out_dtype!r}"),
+            (self.b_major in B_MAJORS, f"b_major must be 'k' (B stored [N,K]) or 'n' (B stored [K,N]), got {self.b_major!r}"),
+            (24 <= self.producer_regs <= 256 and self.producer_regs % 8 == 0,
+             f"producer_regs must be a multiple of 8 in [24, 256], got {self.producer_regs}"),
+            (24 <= self.consumer_regs <= 256 and self.consumer_regs % 8 == 0,
+             f"consumer_regs must be a multiple of 8 in [24, 256], got {self.consumer_regs}"),
+            (self.producer_regs + self.consumer_groups * self.consumer_regs <= 512,
+             f"register split {self.producer_regs}/{self.consumer_regs} needs "
+             f"{self.producer_regs + self.consumer_groups * self.consumer_regs} registers per lane slot; "
+             "an SM sub-partition has 512 (setmaxnreg.inc would wait forever)"),
+            (self.raster in ("heuristic", "along_m", "along_n"), f"raster must be heuristic, along_m or along_n, got {self.raster!r}"),
+            (self.max_swizzle in (1, 2, 4, 8), f"max_swizzle must be 1, 2, 4 or 8, got {self.max_swizzle}"),
+        ]
+        for ok, message in rules:
+            if not ok:
+                raise GemmConfigError(message)
+        return self

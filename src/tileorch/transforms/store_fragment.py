@@ -1,0 +1,85 @@
+"""Lowering of ``atom.store_fragment``: one WGMMA accumulator fragment to a row-major matrix.
+
+Thread ``t = tid.x % 128`` of the warp group holds, for each 8-column group ``g`` of the
+``m64nN`` tile, the values ``4g, 4g+1`` at row ``16*(t/32) + (t%32)/4`` and ``4g+2, 4g+3`` eight
+rows below, both at columns ``8g + 2*(t%4) + {0, 1}`` (PTX ISA, "wgmma D matrix fragment").
+Each pair becomes one 4-byte store (``cvt.rn.bf16x2.f32`` / ``cvt.rn.f16x2.f32``; two 4-byte
+stores for f32), guarded by ``row < rows && col < cols``.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith, llvm, scf
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, f32, i1, i32, i64
+from xdsl.ir import Operation, SSAValue
+
+from tileorch.dialects import nvvm
+from tileorch.dialects.atoms import PTR_GLOBAL, StoreFragmentOp
+
+_CVT = {"bf16": "cvt.rn.bf16x2.f32 $0, $2, $1;", "f16": "cvt.rn.f16x2.f32 $0, $2, $1;"}
+
+
+class _Ops:
+    def __init__(self) -> None:
+        self.ops: list[Operation] = []
+
+    def add(self, op: Operation) -> SSAValue:
+        self.ops.append(op)
+        return op.results[0] if op.results else None
+
+    def c(self, v: int) -> SSAValue:
+        return self.add(arith.ConstantOp(IntegerAttr(v, i32)))
+
+    def bin(self, cls, a, b) -> SSAValue:
+        return self.add(cls(a, b))
+
+
+def lower_store_fragment(op: StoreFragmentOp) -> list[Operation]:
+    """The replacement ops of one ``atom.store_fragment``."""
+    e = _Ops()
+    dtype = op.dtype.data
+    elem_bytes = 4 if dtype == "f32" else 2
+    fields = len(op.acc.type.types)
+    tid = e.add(nvvm.SPECIAL_REGISTERS["tid.x"]())
+    t = e.bin(arith.AndIOp, tid, e.c(127))
+    warp = e.bin(arith.ShRUIOp, t, e.c(5))
+    lane = e.bin(arith.AndIOp, t, e.c(31))
+    row_in = e.bin(arith.AddiOp, e.bin(arith.MuliOp, warp, e.c(16)), e.bin(arith.ShRUIOp, lane, e.c(2)))
+    col_in = e.bin(arith.MuliOp, e.bin(arith.AndIOp, lane, e.c(3)), e.c(2))
+    rows = [e.bin(arith.AddiOp, op.row, row_in)]
+    rows.append(e.bin(arith.AddiOp, rows[0], e.c(8)))
+    col0 = e.bin(arith.AddiOp, op.col, col_in)
+    row_ok = [e.add(arith.CmpiOp(r, op.rows, "slt")) for r in rows]
+    row_ptr = []
+    for r in rows:
+        off = e.add(arith.MuliOp(e.add(arith.ExtUIOp(r, i64)), e.add(arith.ExtUIOp(op.ld, i64))))
+        row_ptr.append(e.add(llvm.GEPOp(op.base, [llvm.GEP_USE_SSA_VAL], i8_type(elem_bytes), ssa_indices=[off],
+                                        result_type=PTR_GLOBAL)))
+    for g in range(fields // 4):
+        col = e.bin(arith.AddiOp, col0, e.c(8 * g))
+        col_ok = e.add(arith.CmpiOp(col, op.cols, "slt"))
+        for half in range(2):
+            vals = [e.add(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [4 * g + 2 * half + j]), op.acc, f32))
+                    for j in range(2)]
+            ok = e.add(arith.AndIOp(row_ok[half], col_ok))
+            body: list[Operation] = []
+            b = _Ops()
+            ptr = b.add(llvm.GEPOp(row_ptr[half], [llvm.GEP_USE_SSA_VAL], i8_type(elem_bytes), ssa_indices=[col],
+                                   result_type=PTR_GLOBAL))
+            if dtype == "f32":
+                b.add(llvm.StoreOp(vals[0], ptr, alignment=8))
+                ptr1 = b.add(llvm.GEPOp(ptr, [1], i8_type(elem_bytes), result_type=PTR_GLOBAL))
+                b.add(llvm.StoreOp(vals[1], ptr1, alignment=4))
+            else:
+                packed = b.add(llvm.InlineAsmOp(_CVT[dtype], "=r,f,f", vals, [i32]))
+                b.add(llvm.StoreOp(packed, ptr, alignment=4))
+            b.add(scf.YieldOp())
+            body = b.ops
+            e.ops.append(scf.IfOp(ok, [], body))
+    return e.ops
+
+
+def i8_type(elem_bytes: int):
+    from xdsl.dialects.builtin import IntegerType
+
+    return IntegerType(8 * elem_bytes) if elem_bytes != 4 else f32
