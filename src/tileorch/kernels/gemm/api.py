@@ -1,0 +1,123 @@
+"""``tileorch.gemm``: ``out = a @ b`` on torch CUDA tensors through tileorch's TMA + WGMMA kernel.
+
+* ``a``: ``[M, K]`` bf16 or fp16, row-major (a non-contiguous ``a`` is copied);
+* ``b``: ``[K, N]`` of the same dtype, either row-major (stored ``[K, N]``, N-major) or the
+  transpose of a row-major ``[N, K]`` tensor (K-major, e.g. ``w.t()``); anything else is copied;
+* ``out``: ``[M, N]`` row-major bf16/fp16 (default: a's dtype) or fp32, allocated when omitted;
+* fp32 accumulation.  M, N, K need not be tile multiples (TMA zero-fills, stores are clipped);
+  K and N must be multiples of 8 (16-byte TMA strides).
+
+Anything unsupported raises ``TypeError``/``ValueError`` with the reason; nothing falls back
+silently.  Each configuration is compiled once and cached on disk (``host.compile_gemm``);
+bound problems (tensor maps, scheduler params) are cached per pointer/shape.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import replace
+from typing import Any
+
+from tileorch.kernels.gemm.config import GemmConfig, GemmConfigError
+
+_DTYPES = {"torch.bfloat16": "bf16", "torch.float16": "f16", "torch.float32": "f32"}
+_kernels: dict[GemmConfig, Any] = {}
+_prepared: OrderedDict = OrderedDict()
+_PREPARED_MAX = 64
+
+
+def _dtype_name(t) -> str:
+    name = _DTYPES.get(str(t.dtype))
+    if name is None:
+        raise TypeError(f"tileorch.gemm supports bf16 and fp16 inputs, got {t.dtype}")
+    return name
+
+
+def choose_schedule(m: int, n: int, k: int, cfg: GemmConfig, sms: int) -> str:
+    """``streamk`` where data-parallel waves would leave SMs idle (the last wave under ~85% full
+    and at least 8 K tiles to split), else ``persistent``."""
+    tiles = -(-m // cfg.tile_m) * -(-n // cfg.tile_n)
+    k_tiles = -(-k // cfg.tile_k)
+    waves = tiles / sms
+    tail = waves - int(waves)
+    if k_tiles >= 8 and (waves < 1 or 0 < tail < 0.85) and tiles % sms:
+        return "streamk"
+    return "persistent"
+
+
+def default_config(m: int, n: int, k: int, dtype: str, out_dtype: str, b_major: str, schedule: str, sms: int) -> GemmConfig:
+    cfg = GemmConfig(dtype=dtype, out_dtype=out_dtype, b_major=b_major)
+    if schedule == "auto":
+        schedule = choose_schedule(m, n, k, cfg, sms)
+    return replace(cfg, schedule=schedule).check()
+
+
+def kernel_for(cfg: GemmConfig):
+    from tileorch.kernels.gemm.host import GemmKernel, compile_gemm
+
+    if cfg not in _kernels:
+        _kernels[cfg] = GemmKernel(cfg, compile_gemm(cfg).cubin)
+    return _kernels[cfg]
+
+
+def gemm(a, b, out=None, *, schedule: str = "auto", config: GemmConfig | None = None):
+    """``out = a @ b`` (see the module docstring); returns ``out``."""
+    import torch
+
+    if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)):
+        raise TypeError("tileorch.gemm takes torch tensors")
+    if a.dim() != 2 or b.dim() != 2:
+        raise ValueError(f"tileorch.gemm multiplies 2-D matrices, got shapes {tuple(a.shape)} and {tuple(b.shape)}")
+    if not (a.is_cuda and b.is_cuda) or a.device != b.device:
+        raise ValueError("a and b must be CUDA tensors on the same device")
+    major, _minor = torch.cuda.get_device_capability(a.device)
+    if major != 9:
+        raise ValueError(f"tileorch.gemm needs an sm_90 (Hopper) GPU, got compute capability {major}.{_minor}")
+    dtype = _dtype_name(a)
+    if dtype == "f32" or _dtype_name(b) != dtype:
+        raise TypeError(f"a and b must both be bf16 or both fp16, got {a.dtype} and {b.dtype}")
+    m, k = a.shape
+    k2, n = b.shape
+    if k != k2:
+        raise ValueError(f"inner dimensions differ: a is {tuple(a.shape)}, b is {tuple(b.shape)}")
+    if not (a.stride(1) == 1 and a.stride(0) == k):
+        a = a.contiguous()
+    if b.stride(0) == n and b.stride(1) == 1:
+        b_major = "n"
+    elif b.stride(0) == 1 and b.stride(1) == k:
+        b_major = "k"
+    else:
+        b = b.contiguous()
+        b_major = "n"
+    if out is None:
+        out = torch.empty((m, n), dtype=a.dtype, device=a.device)
+    else:
+        if tuple(out.shape) != (m, n) or out.device != a.device:
+            raise ValueError(f"out must be a [{m}, {n}] tensor on {a.device}, got {tuple(out.shape)} on {out.device}")
+        if not (out.stride(1) == 1 and out.stride(0) == n):
+            raise ValueError("out must be row-major contiguous")
+    out_dtype = _dtype_name(out)
+    if m == 0 or n == 0:
+        return out
+    if k == 0:
+        return out.zero_()
+    sms = torch.cuda.get_device_properties(a.device).multi_processor_count
+    if config is None:
+        cfg = default_config(m, n, k, dtype, out_dtype, b_major, schedule, sms)
+    else:
+        cfg = replace(config, dtype=dtype, out_dtype=out_dtype, b_major=b_major).check()
+    if cfg.schedule not in ("persistent", "streamk", "dp"):
+        raise GemmConfigError(f"unknown schedule {cfg.schedule!r}")
+    key = (cfg, a.data_ptr(), b.data_ptr(), out.data_ptr(), m, n, k, sms)
+    prepared = _prepared.get(key)
+    if prepared is None:
+        def alloc(nbytes: int):
+            return torch.empty(nbytes, dtype=torch.uint8, device=a.device)
+
+        prepared = kernel_for(cfg).prepare(a.data_ptr(), b.data_ptr(), out.data_ptr(), m, n, k, sms, alloc)
+        _prepared[key] = prepared
+        while len(_prepared) > _PREPARED_MAX:
+            _prepared.popitem(last=False)
+    _prepared.move_to_end(key)
+    prepared.launch(torch.cuda.current_stream(a.device).cuda_stream)
+    return out
