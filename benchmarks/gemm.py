@@ -208,10 +208,9 @@ def main(argv=None) -> int:
         return 0
     if args.shapes == "suite":
         shapes = suite_shapes()
-    elif args.shapes == "8192":
-        shapes = [(8192, 8192, 8192)]
     else:
-        shapes = [tuple(int(x) for x in s.split(",")) for s in args.shapes.split(";")]
+        shapes = [(8192, 8192, 8192) if s == "8192" else tuple(int(x) for x in s.split(","))
+                  for s in args.shapes.split(";")]
     if args.mode == "check":
         bad = 0
         for name in names:

@@ -153,7 +153,7 @@ class GemmKernel:
         from tileorch.runtime.launch import LaunchConfig, _prepare
 
         if not self._opted_in:
-            _prepare(self.kernel, LaunchConfig.make(1, self.cfg.threads, (self.cfg.cluster_m, 1, 1), self.cfg.smem_bytes))
+            _prepare(self.kernel, LaunchConfig.make((self.cfg.cluster_m, 1, 1), self.cfg.threads, (self.cfg.cluster_m, 1, 1), self.cfg.smem_bytes))
             self._opted_in = True
 
     def prepare(self, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int, sms: int,
