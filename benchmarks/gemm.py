@@ -136,8 +136,12 @@ def run(shapes, names, out_dir: Path, iters: int) -> dict:
             except Exception as exc:  # noqa: BLE001 - recorded, the run goes on
                 row[name] = {"error": f"{type(exc).__name__}: {exc}"}
         auto_cfg = api.default_config(m, n, k, "bf16", "bf16", "k", "auto", SMS)
-        t_auto = bench_ms(lambda: api.gemm(a, b, c, schedule="auto"), iters)
-        row["auto"] = {"schedule": auto_cfg.schedule, "ms": t_auto, "tflops": flops / t_auto / 1e9, "ratio": t_cublas / t_auto}
+        try:
+            t_auto = bench_ms(lambda: api.gemm(a, b, c, schedule="auto"), iters)
+            row["auto"] = {"schedule": auto_cfg.schedule, "ms": t_auto, "tflops": flops / t_auto / 1e9,
+                           "ratio": t_cublas / t_auto}
+        except Exception as exc:  # noqa: BLE001
+            row["auto"] = {"schedule": auto_cfg.schedule, "error": f"{type(exc).__name__}: {exc}"}
         best = max((v["ratio"], kname) for kname, v in row.items() if isinstance(v, dict) and "ratio" in v)
         row["best"] = {"name": best[1], "ratio": best[0]}
         rows.append(row)
