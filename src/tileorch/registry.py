@@ -16,7 +16,7 @@ from xdsl.universe import Universe
 DIALECTS: dict[str, str] = {
     "cutlass": "tileorch.dialects.cutlass:Cutlass",
     "cuda_tile": "tileorch.dialects.cuda_tile:CudaTile",
-    "nv_tileas": "tileorch.dialects.nv_tileas:NvTileas",
+    "nv_tileas": "tileorch.dialects.nv_tileas_tile:NvTileasAll",
     "nv_tileaa": "tileorch.dialects.nv_tileaa:NvTileaa",
     "llvm": "tileorch.dialects.llvm_ext:ExtendedLLVM",
     "nvvm": "tileorch.dialects.nvvm:NVVM",

@@ -42,6 +42,7 @@ from xdsl.irdl import (
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
+    opt_operand_def,
     opt_prop_def,
     prop_def,
     region_def,
@@ -51,7 +52,7 @@ from xdsl.irdl import (
     var_region_def,
     var_result_def,
 )
-from xdsl.parser import AttrParser
+from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import (
     IsTerminator,
@@ -138,6 +139,9 @@ class PipelineType(ParametrizedAttribute, TypeAttribute):
             raise VerifyException(f"pipeline stage count must be positive, got {self.stages.data}")
 
 
+_CREATE_PIPELINE_PROPS = ("num_stages", "producer_group", "consumer_group", "num_consumers")
+
+
 class _SideEffects:
     """Trait set for ops that synchronise with other agents (never dead-code eliminated)."""
 
@@ -149,14 +153,42 @@ class CreatePipelineOp(IRDLOperation):
     """Bind a cutlass pipeline object (barrier storage + groups) to a TileAS pipeline value."""
 
     name = "nv_tileas.async.pipeline.create_pipeline"
-    storage = operand_def()
+    storage = opt_operand_def()
     num_stages = prop_def(IntegerAttr[IntegerType])
     producer_group = prop_def(IntegerAttr[IntegerType])
     consumer_group = prop_def(IntegerAttr[IntegerType])
-    pipeline = result_def(PipelineType)
+    # tile-level form (no storage, result !nv_tileas.async.pipeline, see nv_tileas_tile.py)
+    num_consumers = opt_prop_def(IntegerAttr[IntegerType])
+    pipeline = result_def()
     traits = traits_def(*_SideEffects.traits)
     irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$storage attr-dict `:` type($storage) `->` type($pipeline)"
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CreatePipelineOp:
+        """``%storage {props} : T -> !nv_tileas.pipeline<n>`` or ``{props} : !nv_tileas.async.pipeline<...>``."""
+        storage = parser.parse_optional_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        if storage is not None:
+            storage_type = parser.parse_type()
+            parser.parse_punctuation("->")
+            storage = parser.resolve_operand(storage, storage_type)
+        result = parser.parse_type()
+        props = {k: v for k, v in attrs.items() if k in _CREATE_PIPELINE_PROPS}
+        others = {k: v for k, v in attrs.items() if k not in _CREATE_PIPELINE_PROPS}
+        return cls.create(operands=[storage] if storage is not None else [], properties=props,
+                          attributes=others, result_types=[result])
+
+    def print(self, printer: Printer) -> None:
+        if self.storage is not None:
+            printer.print_string(" ")
+            printer.print_operand(self.storage)
+        printer.print_op_attributes({**self.properties, **self.attributes})
+        printer.print_string(" : ")
+        if self.storage is not None:
+            printer.print_attribute(self.storage.type)
+            printer.print_string(" -> ")
+        printer.print_attribute(self.pipeline.type)
 
     def __init__(self, storage: SSAValue, stages: int, producer_group: int = 0, consumer_group: int = 1):
         super().__init__(
@@ -173,7 +205,17 @@ class CreatePipelineOp(IRDLOperation):
         stages = self.num_stages.value.data
         if stages <= 0:
             raise VerifyException(f"num_stages must be positive, got {stages}")
-        assert isinstance(self.pipeline.type, PipelineType)
+        if self.storage is None:  # tile-level pipeline: stages are the type's depth
+            depth = getattr(self.pipeline.type, "depth", None)
+            if self.pipeline.type.name != "nv_tileas.async.pipeline" or depth is None:
+                raise VerifyException("a create_pipeline without storage returns an !nv_tileas.async.pipeline")
+            if depth.data != stages:
+                raise VerifyException(f"result type has depth {depth.data} but num_stages is {stages}")
+            if self.num_consumers is not None and self.num_consumers.value.data < 1:
+                raise VerifyException("num_consumers must be positive")
+            return
+        if not isinstance(self.pipeline.type, PipelineType):
+            raise VerifyException("a create_pipeline bound to storage returns an !nv_tileas.pipeline")
         if self.pipeline.type.stages.data != stages:
             raise VerifyException(
                 f"result type has {self.pipeline.type.stages.data} stages but num_stages is {stages}"
@@ -252,9 +294,12 @@ class AgentSwitchOp(IRDLOperation):
 
     name = "nv_tileas.async.pipeline.agent_switch"
     num_warps = prop_def(DenseArrayBase)
-    warp_id = prop_def(DenseArrayBase)
-    agent_strides = prop_def(DenseArrayBase)
-    agents = var_region_def("single_block")
+    # warp_id / agent_strides are absent until optimize-execution-unit-mapping places the agents
+    warp_id = opt_prop_def(DenseArrayBase)
+    agent_strides = opt_prop_def(DenseArrayBase)
+    max_regs = opt_prop_def(DenseArrayBase)  # per agent, lowered to setmaxnreg
+    num_agents_per_group = opt_prop_def(DenseArrayBase)
+    agents = var_region_def()  # a region without a block is a hole (warps nobody runs)
     traits = traits_def(*_SideEffects.traits)
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "attr-dict-with-keyword $agents"
@@ -271,22 +316,48 @@ class AgentSwitchOp(IRDLOperation):
         )
 
     def agent_warp_lists(self) -> list[list[int]]:
+        if self.warp_id is None:
+            raise VerifyException("agent_switch has no warp_id yet: run optimize-execution-unit-mapping")
         nw = self.num_warps.get_values()
         wid = self.warp_id.get_values()
-        st = self.agent_strides.get_values()
+        st = self.agent_strides.get_values() if self.agent_strides is not None else [0] * len(nw)
         return [agent_warps(w, n, s) for n, w, s in zip(nw, wid, st)]
+
+    @staticmethod
+    def is_hole(region: Region) -> bool:
+        return not region.blocks
 
     def verify_(self) -> None:
         n = len(self.agents)
         if n == 0:
             raise VerifyException("agent_switch needs at least one agent region")
-        arrays = {"num_warps": self.num_warps, "warp_id": self.warp_id, "agent_strides": self.agent_strides}
+        arrays = {"num_warps": self.num_warps, "warp_id": self.warp_id, "agent_strides": self.agent_strides,
+                  "max_regs": self.max_regs}
         for key, arr in arrays.items():
-            if len(arr.get_values()) != n:
+            if arr is not None and len(arr.get_values()) != n:
                 raise VerifyException(f"{key} has {len(arr.get_values())} entries for {n} agent regions")
         if any(v <= 0 for v in self.num_warps.get_values()):
             raise VerifyException("every agent needs num_warps > 0")
-        if any(v < 0 for v in [*self.warp_id.get_values(), *self.agent_strides.get_values()]):
+        if self.max_regs is not None:
+            for r in self.max_regs.get_values():
+                if not 24 <= r <= 256 or r % 8:
+                    raise VerifyException(f"max_regs must be a multiple of 8 in [24, 256] (setmaxnreg), got {r}")
+        if self.num_agents_per_group is not None:
+            groups = self.num_agents_per_group.get_values()
+            if any(g < 1 for g in groups) or sum(groups) != n:
+                raise VerifyException(f"num_agents_per_group {list(groups)} must be positive and cover the {n} agents")
+        for region in self.agents:
+            if len(region.blocks) > 1:
+                raise VerifyException("each agent region has at most one block")
+            if self.is_hole(region):
+                continue
+            if not isinstance(region.block.last_op, YieldOp) or region.block.last_op.values:
+                raise VerifyException("each agent region must end with an empty nv_tileas.async.pipeline.yield")
+        if self.warp_id is None:
+            if self.agent_strides is not None:
+                raise VerifyException("agent_strides needs warp_id")
+            return
+        if any(v < 0 for v in [*self.warp_id.get_values(), *(self.agent_strides.get_values() if self.agent_strides is not None else [])]):
             raise VerifyException("warp_id and agent_strides must be non-negative")
         owner: dict[int, int] = {}
         for i, warps in enumerate(self.agent_warp_lists()):
@@ -296,9 +367,6 @@ class AgentSwitchOp(IRDLOperation):
                 if w in owner:
                     raise VerifyException(f"agents {owner[w]} and {i} both own warp {w}")
                 owner[w] = i
-        for region in self.agents:
-            if not isinstance(region.block.last_op, YieldOp) or region.block.last_op.values:
-                raise VerifyException("each agent region must end with an empty nv_tileas.async.pipeline.yield")
 
 
 @irdl_op_definition
@@ -322,7 +390,7 @@ class AsyncExecOp(IRDLOperation):
         return self.executor.data
 
     def mask_bits(self) -> int:
-        return self.mask.value.data
+        return self.mask.value.data & ((1 << 64) - 1)  # an unsigned bit set
 
     def unit_threads(self) -> int:
         return EXECUTOR_UNIT_THREADS.get(self.executor.data, 0)

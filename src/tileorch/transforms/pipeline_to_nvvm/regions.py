@@ -127,7 +127,8 @@ class AgentSwitchLowering(_RegionLowering):
 
     def build(self, op: Operation, e: Emitter) -> None:
         for region, warps in zip(op.regions, op.agent_warp_lists(), strict=True):
-            emit_guarded(e, op, [(32 * w, 32 * w + 32) for w in warps], region.block)
+            if region.blocks:  # a region without a block is a hole: its warps run nothing
+                emit_guarded(e, op, [(32 * w, 32 * w + 32) for w in warps], region.block)
 
 
 class KernelLowering(RewritePattern):
