@@ -236,7 +236,7 @@ def _consumer(cfg: GemmConfig, t: dict[str, str], wg: int) -> str:
           nvvm.wgmma.wait.group.sync.aligned 1
           %not_first = arith.cmpi ne, %kt, %kbeg : i32
           scf.if %not_first {{
-            cutlass.pipeline.consumer_release %ready, %prev
+            cutlass.pipeline.consumer_release %ready, %prev {{cutlass.reads_retired}}
           }}
           %nx = cutlass.pipeline.state.increment %st
           scf.yield %d{cfg.tile_k // 16 - 1}, %nx, %st : !acc, {t['ST']}, {t['ST']}
@@ -244,7 +244,7 @@ def _consumer(cfg: GemmConfig, t: dict[str, str], wg: int) -> str:
         nvvm.wgmma.wait.group.sync.aligned 0
         %ran = arith.cmpi slt, %kbeg, %kend : i32
         scf.if %ran {{
-          cutlass.pipeline.consumer_release %ready, %prev_out
+          cutlass.pipeline.consumer_release %ready, %prev_out {{cutlass.reads_retired}}
         }}
 {_fixup(cfg, t, wg, "        ")}        scf.if %store {{
           %m0 = arith.muli %tm, %bm : i32

@@ -80,6 +80,11 @@ class PipelineConsumerTryWaitLowering(OpLowering):
 
 WARP = 32
 ALL_LANES = 0xFFFFFFFF
+RETIRED_ATTR = "cutlass.reads_retired"
+"""Discardable unit attribute on ``consumer_release``: every thread of the releasing group has
+already retired its reads of the stage (e.g. ``wgmma.wait_group``, which completes the warp
+group's whole MMA), so the cluster release needs no group sync before its few signalling
+threads arrive (CUTLASS's collective MMA releases exactly like this)."""
 
 
 def release_sync_id(op: Operation, info: PipelineInfo, group: int) -> int:
@@ -135,7 +140,8 @@ def emit_cluster_release(e: Emitter, op: Operation, info: PipelineInfo, addr: SS
             signals = e.icmp("eq", e.urem(local, e.const(2)), e.const(0))
         else:
             raise LocatedError(op, f"a consumer group of {threads} threads cannot release a cluster pipeline (needs 32 or a multiple of 128)")
-        emit_group_sync(e, op, info, c, first, threads, in_group)
+        if RETIRED_ATTR not in op.attributes:
+            emit_group_sync(e, op, info, c, first, threads, in_group)
         signals = e.and_(e.and_(in_group, signals), e.icmp("ult", dst, e.const(size)))
         signals = e.and_(signals, same_row_or_col(e, dst, rank, cx))
         e.if_(signals, lambda inner, d=dst: remote_arrive(inner, addr, d))
