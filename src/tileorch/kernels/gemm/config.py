@@ -98,8 +98,11 @@ class GemmConfig:
              f"{self.stages} stages of {self.stage_bytes} bytes need {self.smem_bytes} bytes of shared memory; "
              f"sm_90 allows {SMEM_LIMIT}"),
             (self.cluster_m in (1, 2), f"cluster_m must be 1 or 2, got {self.cluster_m}"),
-            (self.cluster_m == 1 or (self.tile_n // self.cluster_m) % 64 == 0,
-             f"tile_n = {self.tile_n} cannot be split into {self.cluster_m} multicast slices of 64-column boxes"),
+            (self.cluster_m == 1 or (self.tile_n // self.cluster_m) % 8 == 0,
+             f"tile_n = {self.tile_n} cannot be split into {self.cluster_m} multicast slices of whole 8-row swizzle atoms"),
+            (self.b_major == "k" or (self.tile_n // self.cluster_m) % 64 == 0,
+             f"an N-major B tile of {self.tile_n} columns cannot be split into {self.cluster_m} multicast slices "
+             "of 64-column boxes"),
             (self.schedule in SCHEDULES, f"schedule must be one of {SCHEDULES}, got {self.schedule!r}"),
             (self.dtype in DTYPES, f"dtype must be one of {DTYPES}, got {self.dtype!r}"),
             (self.out_dtype in DTYPES + ("f32",), f"out_dtype must be bf16, f16 or f32, got {self.out_dtype!r}"),
