@@ -203,8 +203,27 @@ def convert_op(op: Operation, builder: ir.IRBuilder, vals: ValMap, blocks: dict[
         _cmpxchg(op, builder, vals)
     elif isinstance(op, llvm_ext.FenceOp):
         _fence(op, builder, vals)
+    elif isinstance(op, llvm.InlineAsmOp):
+        _inline_asm(op, builder, vals)
     else:
         xdsl_convert_op(op, builder, vals, blocks)
+
+
+def _escape_ir_string(text: str) -> str:
+    """LLVM IR string-literal escaping: a quote or backslash inside ``asm "..."`` must be
+    written as ``\22`` / ``\5C`` (llvmlite writes the text raw, which ends the literal early)."""
+    return text.replace("\\", "\\5C").replace('"', "\\22")
+
+
+def _inline_asm(op: llvm.InlineAsmOp, builder: ir.IRBuilder, vals: ValMap) -> None:
+    """``llvm.inline_asm`` with its asm and constraint strings escaped for the IR text."""
+    ret = convert_type(op.res.type) if op.res else ir.VoidType()
+    ftype = ir.FunctionType(ret, [convert_type(a.type) for a in op.operands_])
+    asm = ir.InlineAsm(ftype, _escape_ir_string(op.asm_string.data), _escape_ir_string(op.constraints.data),
+                       side_effect=op.has_side_effects is not None)
+    res = builder.call(asm, [vals[a] for a in op.operands_])
+    if op.res:
+        vals[op.results[0]] = res
 
 
 # --------------------------------------------------------------------------- module
