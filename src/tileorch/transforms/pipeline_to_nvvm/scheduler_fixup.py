@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, llvm
-from xdsl.dialects.builtin import Float16Type, IntegerType, VectorType, i8, i64
+from xdsl.dialects.builtin import DenseArrayBase, Float16Type, IntegerType, VectorType, i8, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from tileorch.diagnostics import LocatedError
@@ -163,34 +163,29 @@ class FixupSite:
     def load_partial(self, e: Emitter, layout: PartialLayout, typ: Attribute) -> SSAValue:
         """The stored partial, one striped element load each."""
         base = self.partial_base(e, layout)
-        if not isinstance(typ, VectorType):
+        if not isinstance(typ, VectorType | llvm.LLVMStructType):
             return e.emit(llvm.LoadOp(base, typ))
-        value = e.undef(typ)
-        for i in range(layout.values):
-            x = e.emit(llvm.LoadOp(_element(e, base, layout, i), typ.element_type))
-            value = e.emit(llvm.InsertElementOp(value, x, e.const(i)))
-        return value
+        return assemble(e, typ, [e.emit(llvm.LoadOp(_element(e, base, layout, i), element_type(typ)))
+                                 for i in range(layout.values)])
 
     def store_partial(self, e: Emitter, layout: PartialLayout, value: SSAValue) -> None:
         base = self.partial_base(e, layout)
-        if not isinstance(value.type, VectorType):
+        if not isinstance(value.type, VectorType | llvm.LLVMStructType):
             e.add_op(llvm.StoreOp(value, base))
             return
-        for i in range(layout.values):
-            x = e.emit(llvm_ext.ExtractElementOp(value, e.const(i)))
+        for i, x in enumerate(elements(e, value)):
             e.add_op(llvm.StoreOp(x, _element(e, base, layout, i)))
 
     def reduce_partial(self, e: Emitter, layout: PartialLayout, value: SSAValue) -> None:
         """Add ``value`` into the stored partial, one relaxed device-scope ``atomicrmw`` per
         element (``fadd`` for floats, ``add`` for integers; CUTLASS ``BlockStripedReduce::reduce``)."""
         base = self.partial_base(e, layout)
-        elem = value.type.element_type if isinstance(value.type, VectorType) else value.type
+        elem = element_type(value.type)
         bin_op = "add" if isinstance(elem, IntegerType) else "fadd"
-        if not isinstance(value.type, VectorType):
+        if not isinstance(value.type, VectorType | llvm.LLVMStructType):
             e.add_op(llvm_ext.AtomicRMWOp(bin_op, base, value, "monotonic", GPU_SCOPE))
             return
-        for i in range(layout.values):
-            x = e.emit(llvm_ext.ExtractElementOp(value, e.const(i)))
+        for i, x in enumerate(elements(e, value)):
             e.add_op(llvm_ext.AtomicRMWOp(bin_op, _element(e, base, layout, i), x, "monotonic", GPU_SCOPE))
 
 
@@ -198,14 +193,46 @@ def _element(e: Emitter, base: SSAValue, layout: PartialLayout, i: int) -> SSAVa
     return e.emit(llvm.GEPOp.from_mixed_indices(base, [layout.element_bytes(i)], i8, result_type=GLOBAL_PTR))
 
 
+def element_type(typ: Attribute) -> Attribute:
+    """The element type of a vector or homogeneous ``!llvm.struct`` accumulator (else ``typ``)."""
+    if isinstance(typ, VectorType):
+        return typ.element_type
+    if isinstance(typ, llvm.LLVMStructType) and typ.types.data:
+        return typ.types.data[0]
+    return typ
+
+
+def elements(e: Emitter, value: SSAValue) -> list[SSAValue]:
+    """The scalars of a vector or struct accumulator, in fragment order."""
+    typ = value.type
+    if isinstance(typ, llvm.LLVMStructType):
+        return [e.emit(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [i]), value, t))
+                for i, t in enumerate(typ.types.data)]
+    return [e.emit(llvm_ext.ExtractElementOp(value, e.const(i))) for i in range(typ.get_shape()[0])]
+
+
+def assemble(e: Emitter, typ: Attribute, xs: list[SSAValue]) -> SSAValue:
+    value = e.undef(typ)
+    for i, x in enumerate(xs):
+        if isinstance(typ, llvm.LLVMStructType):
+            value = e.emit(llvm.InsertValueOp(DenseArrayBase.from_list(i64, [i]), value, x))
+        else:
+            value = e.emit(llvm.InsertElementOp(value, x, e.const(i)))
+    return value
+
+
 def partial_layout(op: Operation, typ: Attribute, groups: int) -> PartialLayout:
-    """Layout of accumulator type ``typ`` (numbers or a 1-D vector of them); located errors else."""
-    elem = typ.element_type if isinstance(typ, VectorType) else typ
+    """Layout of accumulator type ``typ`` (numbers, a 1-D vector of them, or a struct of equal
+    number fields: a WGMMA fragment); located errors else."""
+    elem = element_type(typ)
     width = getattr(elem, "width", None)
     bits = width.data if width is not None else getattr(elem, "bitwidth", None)
+    if isinstance(typ, llvm.LLVMStructType) and any(t != elem for t in typ.types.data):
+        raise LocatedError(op, f"cannot fix up a struct accumulator with mixed field types: {typ}")
     if bits is None or bits % 8 or (isinstance(typ, VectorType) and typ.get_num_dims() != 1):
-        raise LocatedError(op, f"cannot fix up an accumulator of type {typ} (expected bytes-wide numbers or a 1-D vector of them)")
-    values = typ.get_shape()[0] if isinstance(typ, VectorType) else 1
+        raise LocatedError(op, f"cannot fix up an accumulator of type {typ} (expected bytes-wide numbers, a 1-D vector or a struct of them)")
+    values = (typ.get_shape()[0] if isinstance(typ, VectorType)
+              else len(typ.types.data) if isinstance(typ, llvm.LLVMStructType) else 1)
     access = 2 if isinstance(elem, Float16Type) else 1
     if values % access:
         raise LocatedError(op, f"an f16 accumulator needs an even element count (CUTLASS stripes half2), found {typ}")
@@ -213,8 +240,11 @@ def partial_layout(op: Operation, typ: Attribute, groups: int) -> PartialLayout:
 
 
 def add_values(e: Emitter, a: SSAValue, b: SSAValue) -> SSAValue:
-    elem = a.type.element_type if isinstance(a.type, VectorType) else a.type
-    return e.emit(arith.AddiOp(a, b) if isinstance(elem, IntegerType) else arith.AddfOp(a, b))
+    elem = element_type(a.type)
+    add = arith.AddiOp if isinstance(elem, IntegerType) else arith.AddfOp
+    if isinstance(a.type, llvm.LLVMStructType):
+        return assemble(e, a.type, [e.emit(add(x, y)) for x, y in zip(elements(e, a), elements(e, b))])
+    return e.emit(add(a, b))
 
 
 def _site(op: Operation, e: Emitter) -> FixupSite:
