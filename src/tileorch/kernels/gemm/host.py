@@ -101,7 +101,7 @@ def streamk_workspace_bytes(cfg: GemmConfig, m: int, n: int, k: int, sms: int) -
     sizes = S.workspace_sizes((m, n, k, 1), (cfg.tile_m, cfg.tile_n, cfg.tile_k), (cfg.cluster_m, 1), sms,
                               raster=S.RasterOrderOptions(cfg.raster), max_swizzle=cfg.max_swizzle,
                               mma_warp_groups=cfg.consumer_groups)
-    return sizes.reduction_bytes, sizes.barrier_bytes
+    return sizes.reduction, sizes.barrier
 
 
 # --------------------------------------------------------------------------- tensor maps

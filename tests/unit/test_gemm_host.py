@@ -1,0 +1,79 @@
+"""GEMM host side on the CPU: configuration rules, scheduler params, Stream-K workspace and the
+params record the kernel reads (everything before the driver calls)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from tileorch.kernels.gemm.config import SMEM_LIMIT, GemmConfig, GemmConfigError
+from tileorch.kernels.gemm.host import check_problem, scheduler_params, streamk_workspace_bytes
+from tileorch.kernels.gemm.ir import descriptor_constant, gemm_kernel_ir
+from tileorch.schedulers.device_params import pack_device_params, record_bytes
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"tile_m": 64}, "tile_m must be 128"),
+    ({"tile_n": 320}, "wgmma n <= 256"),
+    ({"tile_k": 32}, "tile_k must be 64"),
+    ({"stages": 5}, f"sm_90 allows {SMEM_LIMIT}"),
+    ({"cluster_m": 4}, "cluster_m must be 1 or 2"),
+    ({"schedule": "split"}, "schedule must be one of"),
+    ({"dtype": "f32"}, "dtype must be one of"),
+    ({"producer_regs": 44}, "multiple of 8"),
+    ({"producer_regs": 56, "consumer_regs": 232}, "512"),
+    ({"b_major": "n", "tile_n": 192}, "64-column boxes"),
+])
+def test_config_rules(change, message):
+    with pytest.raises(GemmConfigError, match=message):
+        replace(GemmConfig(), **change).check()
+
+
+def test_stage_and_smem_arithmetic():
+    cfg = GemmConfig()
+    assert cfg.stage_bytes == 128 * 64 * 2 + 256 * 64 * 2 == 49152
+    assert cfg.smem_bytes == 4 * 49152 <= SMEM_LIMIT
+    assert cfg.threads == 384 and cfg.accumulators == 128
+
+
+def test_descriptor_constant_matches_cutlass_bits():
+    # 128B swizzle (bit 62), SBO 1024 B -> 64 at bit 32, LBO 16 B -> 1 at bit 16
+    assert descriptor_constant(16, 1024) == 0x4000004000010000
+    # N-major B: LBO = 8 KiB between 64-column chunks, SBO = 1 KiB between 8-row K groups
+    assert descriptor_constant(8192, 1024) == (512 << 16) | (64 << 32) | (1 << 62)
+
+
+@pytest.mark.parametrize("m, n, k, message", [(0, 8, 8, "positive"), (8, 8, 12, "K = 12"), (8, 12, 8, "N = 12")])
+def test_problem_alignment_errors(m, n, k, message):
+    with pytest.raises(GemmConfigError, match=message):
+        check_problem(m, n, k, GemmConfig())
+
+
+@pytest.mark.parametrize("schedule", ["persistent", "dp", "streamk"])
+def test_params_record_and_grid(schedule):
+    cfg = replace(GemmConfig(), schedule=schedule)
+    m, n, k = 2016, 2176, 8192
+    p = scheduler_params(cfg, m, n, k, 132)
+    gx, gy, gz = p.grid
+    assert gz == 1 and gx % cfg.cluster_m == 0
+    tiles = -(-m // 128) * -(-n // 256)
+    if schedule == "dp":
+        assert gx * gy >= tiles
+    else:
+        assert gx * gy <= 132
+    red, bar = streamk_workspace_bytes(cfg, m, n, k, 132) if schedule == "streamk" else (0, 0)
+    record = pack_device_params(p, 0x1000, red, bar)
+    assert len(record) == record_bytes(schedule == "streamk")
+    if schedule == "streamk":
+        # every stream-K tile needs a 128x256 f32 partial and one lock per consumer warp group
+        assert red > 0 and bar > 0 and red % (128 * 256 * 4) == 0
+
+
+@pytest.mark.parametrize("schedule", ["persistent", "streamk", "dp"])
+def test_kernel_ir_parses_and_verifies(schedule):
+    from tileorch.backend.compile import parse_text, _verify
+    from tileorch.registry import make_context
+
+    module = parse_text(make_context(), gemm_kernel_ir(replace(GemmConfig(), schedule=schedule)), "gemm.mlir")
+    _verify(module, "input")
