@@ -39,6 +39,11 @@ PASSES: dict[str, str] = {
     "lower-to-llvm": "tileorch.backend.pipeline:LowerToLLVM",
     "convert-pipeline-to-nvvm": "tileorch.transforms.pipeline_to_nvvm:ConvertPipelineToNVVM",
     "lower-cutlass-pipeline-to-tileas": "tileorch.transforms.cutlass_to_tileas:LowerCutlassPipelineToTileas",
+    # the TileAS tier (docs/tileas-tier.md), under tileiras' pass names
+    "convert-tileaa-to-tileas": "tileorch.transforms.tileaa_to_tileas:ConvertTileAAToTileAS",
+    "tileas-assign-dot-layouts": "tileorch.transforms.tileas.assign_dot_layouts:AssignDotLayouts",
+    "tileas-assign-load-store-layouts": "tileorch.transforms.tileas.assign_load_store_layouts:AssignLoadStoreLayouts",
+    "tileas-remove-layout-conversions": "tileorch.transforms.tileas.remove_layout_conversions:RemoveLayoutConversions",
 }
 
 # target name (for ``tileorch-opt -t``) -> "module:Target subclass"

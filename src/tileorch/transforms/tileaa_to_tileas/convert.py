@@ -1,0 +1,151 @@
+"""``convert-tileaa-to-tileas``: the TileAA → TileAS step, as tileiras runs it first on a
+tile kernel.
+
+* every tile (``tensor`` without encoding) becomes a register tile with a layout still to be
+  chosen, ``#nv_tileas.layout<reg>`` (function arguments, block arguments, loop results,
+  constants included);
+* memory tokens disappear (TileAS orders memory through its pipelines): ``create_mem_token`` /
+  ``join_mem_token`` are erased, token operands dropped;
+* ``tiled_load`` / ``tiled_store`` become ``nv_tileas.tiled_load`` / ``tiled_store`` with the
+  placeholder ``#nv_tileas.unknown_copy_atom``;
+* ``dot`` becomes ``convert_layout`` on each operand (the hooks where layout assignment puts the
+  MMA operand layouts) and ``nv_tileas.dot(a, b, c, true)`` with the placeholder atom
+  ``#nv_tileas.fma<[1, 1, 1]>``;
+* ``broadcast`` / ``expand_dims`` become ``nv_tileas.broadcast`` / ``nv_tileas.expand_dim``;
+  elementwise ops, ``fp_to_fp``, ``extract`` etc. stay in nv_tileaa on the retyped tiles.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FunctionType, ModuleOp, TensorType
+from xdsl.ir import Attribute, Operation
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+
+from tileorch.diagnostics import LocatedError, copy_location
+from tileorch.dialects import nv_tileaa as aa
+from tileorch.dialects import nv_tileas_tile as ts
+from tileorch.transforms.tileas.common import set_type
+
+REG = ts.LayoutAttr("reg")
+
+
+def to_tileas_type(t: Attribute) -> Attribute:
+    if isinstance(t, TensorType) and not isinstance(t.encoding, ts.LayoutAttr):
+        return TensorType(t.element_type, t.get_shape(), REG)
+    return t
+
+
+def _retype_values(func: Operation) -> None:
+    for op in func.walk():
+        for r in op.results:
+            set_type(r, to_tileas_type(r.type))
+        for region in op.regions:
+            for block in region.blocks:
+                for a in block.args:
+                    set_type(a, to_tileas_type(a.type))
+        if isinstance(op, arith.ConstantOp) and isinstance(op.value, DenseIntOrFPElementsAttr):
+            new_t = to_tileas_type(op.value.type)
+            if new_t != op.value.type:
+                op.properties["value"] = DenseIntOrFPElementsAttr(new_t, op.value.data)
+
+
+def convert_function(func: aa.FuncOp) -> None:
+    ftype = func.function_type
+    if any(isinstance(t, aa.MemTokenType) for t in (*ftype.inputs.data, *ftype.outputs.data)):
+        raise LocatedError(func, "memory tokens cannot cross a function boundary in TileAS")
+    func.function_type = FunctionType.from_lists([to_tileas_type(t) for t in ftype.inputs.data],
+                                                 [to_tileas_type(t) for t in ftype.outputs.data])
+    _retype_values(func)
+    # reverse order: a token's later readers are converted (and let go of it) first
+    for op in reversed(list(func.walk())):
+        new: list[Operation] = []
+        if isinstance(op, aa.TiledLoadOp):
+            load = ts.TiledLoadOp(op.view, list(op.indices), op.result.type, ts.UnknownCopyAtomAttr(),
+                                  allow_tma=op.allow_tma.value.data if op.allow_tma is not None else True)
+            if op.padding_value is not None:
+                load.padding_value = op.padding_value
+            if op.mem_semantic is not None and op.mem_semantic.value.data != "weak":
+                load.attributes["mem_semantic"] = op.mem_semantic
+            new = [load]
+            Rewriter.insert_op(load, _before(op))
+            op.result.replace_all_uses_with(load.result)
+        elif isinstance(op, aa.TiledStoreOp):
+            store = ts.TiledStoreOp(op.view, op.tile, list(op.indices), ts.UnknownCopyAtomAttr(),
+                                    allow_tma=op.allow_tma.value.data if op.allow_tma is not None else True)
+            if op.mem_semantic is not None and op.mem_semantic.value.data != "weak":
+                store.attributes["mem_semantic"] = op.mem_semantic
+            new = [store]
+            Rewriter.insert_op(store, _before(op))
+        elif isinstance(op, aa.DotOp):
+            ca = ts.ConvertLayoutOp(op.lhs, op.lhs.type)
+            cb = ts.ConvertLayoutOp(op.rhs, op.rhs.type)
+            cc = ts.ConvertLayoutOp(op.acc, op.acc.type)
+            true = arith.ConstantOp.from_int_and_width(1, 1)
+            dot = ts.DotOp(ca.result, cb.result, cc.result, ts.FmaAtomAttr([1, 1, 1]), true.result)
+            if op.matmul_fast_accum is not None:
+                dot.matmul_fast_accum = op.matmul_fast_accum
+            new = [ca, cb, cc, true, dot]
+            Rewriter.insert_op(new, _before(op))
+            op.result.replace_all_uses_with(dot.result)
+        elif isinstance(op, aa.BroadcastOp):
+            new = [ts.BroadcastOp(op.source, op.result.type)]
+            Rewriter.insert_op(new, _before(op))
+            op.result.replace_all_uses_with(new[0].result)
+        elif isinstance(op, aa.ExpandDimsOp):
+            new = [ts.ExpandDimOp(op.source, op.dim.value.data, op.result.type)]
+            Rewriter.insert_op(new, _before(op))
+            op.result.replace_all_uses_with(new[0].result)
+        else:
+            continue
+        copy_location(op, new)
+        _erase_keep_tokens(op)
+    # tokens: nothing reads them any more
+    for op in reversed(list(func.walk())):
+        if isinstance(op, aa.JoinMemTokenOp | aa.CreateMemTokenOp):
+            if any(u.operation.name != "nv_tileaa.join_mem_token" for r in op.results for u in r.uses):
+                raise LocatedError(op, "a memory token is used by an op TileAS does not know")
+    for op in reversed(list(func.walk())):
+        if isinstance(op, aa.JoinMemTokenOp):
+            Rewriter.erase_op(op, safe_erase=False)
+    for op in list(func.walk()):
+        if isinstance(op, aa.CreateMemTokenOp):
+            Rewriter.erase_op(op, safe_erase=False)
+
+
+def _before(op: Operation):
+    from xdsl.rewriter import InsertPoint
+
+    return InsertPoint.before(op)
+
+
+def _erase_keep_tokens(op: Operation) -> None:
+    for r in op.results:
+        if isinstance(r.type, aa.MemTokenType):
+            for use in list(r.uses):
+                user = use.operation
+                if user.name == "nv_tileaa.join_mem_token":
+                    continue
+                raise LocatedError(user, "a memory token is used by an op TileAS does not know")
+    # drop token uses by join ops first (they are erased with the tokens)
+    for r in op.results:
+        for use in list(r.uses):
+            use.operation.operands = [v for v in use.operation.operands if v is not r]
+    op.detach()
+    op.erase()
+
+
+@dataclass(frozen=True)
+class ConvertTileAAToTileAS(ModulePass):
+    """nv_tileaa → nv_tileas: register-layout placeholders, placeholder atoms, tokens removed."""
+
+    name = "convert-tileaa-to-tileas"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for func in [f for f in op.walk() if isinstance(f, aa.FuncOp)]:
+            if func.body.blocks:
+                convert_function(func)

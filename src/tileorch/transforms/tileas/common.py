@@ -1,0 +1,95 @@
+"""Helpers shared by the TileAS passes (functions, kernel spec, target, warnings, types)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+
+from tileorch.diagnostics import format_error
+from tileorch.dialects.nv_tileaa import (
+    COMPUTE_CAPABILITY,
+    KERNEL_SPEC,
+    TARGET_SPEC,
+    ComputeCapabilityAttr,
+    KernelSpecAttr,
+)
+
+FUNC_OPS = ("nv_tileaa.func", "func.func", "nv_tileas.kernel", "llvm.func")
+
+
+def functions(module: Operation) -> Iterator[Operation]:
+    """Every function-like op with a body (nested gpu.module / builtin.module included)."""
+    for op in module.walk():
+        if op.name in FUNC_OPS and op.regions and op.regions[0].blocks:
+            yield op
+
+
+def kernel_spec(func: Operation) -> KernelSpecAttr | None:
+    spec = func.attributes.get(KERNEL_SPEC)
+    return spec if isinstance(spec, KernelSpecAttr) else None
+
+
+def num_ctas(func: Operation) -> int:
+    spec = kernel_spec(func)
+    return spec.num_ctas.data if spec is not None else 1
+
+
+def num_worker_warps(func: Operation) -> int:
+    spec = kernel_spec(func)
+    return spec.num_worker_warps.data if spec is not None else 4
+
+
+def target_sm(op: Operation, default: int = 90) -> int:
+    """The SM number: ``nv_tileaa.target_spec`` (an integer) or ``nv_tileaa.compute_capability``
+    on the closest enclosing module, else ``cutlass.target = "sm_XXa"``, else ``default``."""
+    cur: Operation | None = op
+    while cur is not None:
+        spec = cur.attributes.get(TARGET_SPEC)
+        if isinstance(spec, IntegerAttr):
+            return spec.value.data
+        cc = cur.attributes.get(COMPUTE_CAPABILITY)
+        if isinstance(cc, ComputeCapabilityAttr):
+            return cc.sm.data
+        tgt = cur.attributes.get("cutlass.target")
+        if tgt is not None and hasattr(tgt, "data") and str(tgt.data).startswith("sm_"):
+            digits = "".join(ch for ch in str(tgt.data)[3:] if ch.isdigit())
+            if digits:
+                return int(digits)
+        cur = cur.parent_op()
+    return default
+
+
+def warn(op: Operation, message: str) -> None:
+    """A located warning on stderr (the pass goes on)."""
+    print(format_error(op, message, "warning"), file=sys.stderr)
+
+
+def set_type(value: SSAValue, typ: Attribute) -> None:
+    """Retype a value in place (the IR is re-verified after the pass)."""
+    value._type = typ  # noqa: SLF001 - xDSL has no public setter
+
+
+def entry_block(func: Operation) -> Block:
+    return func.regions[0].blocks[0]
+
+
+def strip_encoding(t: Attribute) -> Attribute:
+    if isinstance(t, TensorType):
+        return TensorType(t.element_type, t.get_shape())
+    return t
+
+
+def users(value: SSAValue) -> list[Operation]:
+    return [u.operation for u in list(value.uses)]
+
+
+def tensor_bytes(t: TensorType) -> int:
+    from tileorch.dialects.nv_tileas_tile import bit_width
+
+    n = 1
+    for s in t.get_shape():
+        n *= s
+    return n * bit_width(t.element_type) // 8
