@@ -44,6 +44,7 @@ PASSES: dict[str, str] = {
     "tileas-assign-dot-layouts": "tileorch.transforms.tileas.assign_dot_layouts:AssignDotLayouts",
     "tileas-assign-load-store-layouts": "tileorch.transforms.tileas.assign_load_store_layouts:AssignLoadStoreLayouts",
     "tileas-remove-layout-conversions": "tileorch.transforms.tileas.remove_layout_conversions:RemoveLayoutConversions",
+    "tileas-materialize-schedule": "tileorch.transforms.tileas.materialize_schedule:MaterializeSchedule",
 }
 
 # target name (for ``tileorch-opt -t``) -> "module:Target subclass"

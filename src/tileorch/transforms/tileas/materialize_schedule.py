@@ -1,0 +1,291 @@
+"""``tileas-materialize-schedule``: agent materialization.
+
+A K loop whose body loads tiles by TMA (``nv_tileas.tiled_load`` with an ``sm_tma_load`` atom
+into shared memory) and uses them in a ``dot`` becomes a warp-specialized region:
+
+* one ``nv_tileas.async.pipeline`` whose slots hold one buffer per loaded tile (the tuple of
+  the loads' shared-memory types, so one barrier and one transaction count per stage, as in
+  CUTLASS's mainloop), with one iterator per side;
+* an ``nv_tileas.async.pipeline.agent_switch`` with two agents:
+
+  - agent 0, the MMA consumer (``num_worker_warps`` of the kernel spec): the loop, each
+    iteration ``consumer_wait`` / ``consumer_read`` (the old body runs inside the read region on
+    the slot's buffers) / ``consumer_release`` / ``inc_iter``; then everything that followed the
+    loop in its block (the epilogue);
+  - agent 1, the TMA producer (one warp): the same loop over the index computations the loads
+    need, each iteration ``producer_acquire`` / ``producer_write`` (the loads, now ``into`` the
+    slot buffers) / ``producer_commit`` / ``inc_iter``.
+
+The stage count is the largest that fits the shared-memory budget (``smem-budget`` bytes, by
+default the target's opt-in maximum per CTA) next to the shared memory the kernel needs outside
+the loop, capped by ``max-stages``.  ``warp_id`` is left to ``optimize-execution-unit-mapping``.
+Diagnostics: "failed to find a schedule for " (no two stages fit), "unsupported operation in
+warp-specialized agent dispatch" (a load depends on an op with side effects), "failed to run
+agent dispatcher" (a value computed after the loop escapes the agent).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import scf
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, TensorType, i32
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import is_side_effect_free
+
+from tileorch.diagnostics import LocatedError, copy_location
+from tileorch.dialects import nv_tileas as base
+from tileorch.dialects import nv_tileas_tile as ts
+from tileorch.dialects.nv_tileas import AgentSwitchOp
+from tileorch.transforms.tileas.common import functions, num_worker_warps, target_sm, tensor_bytes
+
+SMEM_BUDGET = {80: 166912, 86: 101376, 89: 101376, 90: 232448, 100: 232448, 120: 101376}
+BARRIER_BYTES_PER_STAGE = 16  # a full and an empty mbarrier
+PRODUCER_WARPS = 1
+PRODUCER_REGS = 40
+CONSUMER_REGS = {4: 232, 8: 232, 12: 160, 16: 112}
+
+
+def smem_budget(sm: int) -> int:
+    best = max((k for k in SMEM_BUDGET if k <= sm), default=80)
+    return SMEM_BUDGET[best]
+
+
+def _is_tma_load(op: Operation) -> bool:
+    return isinstance(op, ts.TiledLoadOp) and isinstance(op.atom, ts.TmaLoadAtomAttr) and op.dst is None
+
+
+def candidate_loops(func: Operation) -> list[scf.ForOp]:
+    loops = []
+    for op in func.walk():
+        if not isinstance(op, scf.ForOp):
+            continue
+        if any(isinstance(p, AgentSwitchOp) for p in _ancestors(op)):
+            continue
+        body = list(op.body.block.ops)
+        if any(_is_tma_load(o) for o in body) and any(isinstance(o, ts.DotOp) for o in op.walk()):
+            loops.append(op)
+    return loops
+
+
+def _ancestors(op: Operation):
+    cur = op.parent_op()
+    while cur is not None:
+        yield cur
+        cur = cur.parent_op()
+
+
+def _defined_inside(value: SSAValue, block: Block) -> bool:
+    owner = value.owner
+    if isinstance(owner, Block):
+        return owner is block
+    return owner.parent_block() is block
+
+
+def reserved_smem(func: Operation, loop: scf.ForOp) -> int:
+    """Shared memory the kernel holds outside the loop's pipeline (epilogue staging etc.)."""
+    total = 0
+    for op in func.walk():
+        if op is loop or loop.is_ancestor(op):
+            continue
+        if isinstance(op, ts.ConvertLayoutOp | ts.AllocTensorOp | ts.CopyOp) or _is_tma_load(op):
+            lay = ts.layout_of(op.results[0].type)
+            if lay is not None and lay.kind == "smem":
+                total += tensor_bytes(op.results[0].type)
+    return total
+
+
+@dataclass
+class _Plan:
+    loop: scf.ForOp
+    loads: list[ts.TiledLoadOp]
+    producer_slice: list[Operation]
+
+
+def plan_loop(loop: scf.ForOp) -> _Plan:
+    block = loop.body.block
+    loads = [o for o in block.ops if _is_tma_load(o)]
+    needed: set[Operation] = set()
+    work = [v for ld in loads for v in ld.operands]
+    while work:
+        v = work.pop()
+        if not _defined_inside(v, block) or isinstance(v.owner, Block):
+            continue
+        op = v.owner
+        if op in needed:
+            continue
+        if not is_side_effect_free(op) or op.regions:
+            raise LocatedError(op, "unsupported operation in warp-specialized agent dispatch: "
+                                   f"a TMA load depends on '{op.name}', which the producer agent cannot replay")
+        needed.add(op)
+        work.extend(op.operands)
+    slice_ops = [o for o in block.ops if o in needed]
+    return _Plan(loop, loads, slice_ops)
+
+
+def materialize(func: Operation, loop: scf.ForOp, budget: int, max_stages: int) -> AgentSwitchOp:
+    plan = plan_loop(loop)
+    elems = [ld.result.type for ld in plan.loads]
+    stage_bytes = sum(tensor_bytes(t) for t in elems) + BARRIER_BYTES_PER_STAGE
+    free = budget - reserved_smem(func, loop)
+    stages = min(max_stages, free // stage_bytes if free > 0 else 0)
+    if stages < 2:
+        raise LocatedError(loop, f"failed to find a schedule for the loop: {stage_bytes} bytes per stage do not fit "
+                                 f"twice in the {max(free, 0)} bytes of shared memory left of {budget}")
+    outer = loop.parent_block()
+    assert outer is not None
+    after = []
+    cur = loop.next_op
+    while cur is not None and cur is not outer.last_op:
+        after.append(cur)
+        cur = cur.next_op
+    term = outer.last_op
+    if term is not None and term is not loop and term not in after:
+        escaping = [r for op in [loop, *after] for r in op.results
+                    for u in r.uses if u.operation is term or not _inside_any(u.operation, [loop, *after])]
+        if escaping:
+            raise LocatedError(term, "failed to run agent dispatcher: a value computed by the warp-specialized loop "
+                                     "or its epilogue is used outside the agents")
+    else:  # the loop ends its block (no terminator): keep everything in the consumer
+        pass
+    consumer_warps = num_worker_warps(func)
+    # pipeline and iterators, before the loop
+    pipe_t = ts.AsyncPipelineType(stages, elems)
+    create = base.CreatePipelineOp.create(
+        properties={"num_stages": IntegerAttr(stages, i32), "producer_group": IntegerAttr(0, i32),
+                    "consumer_group": IntegerAttr(1, i32), "num_consumers": IntegerAttr(1, i32)},
+        result_types=[pipe_t])
+    it_c = ts.CreateIteratorOp(create.results[0])
+    it_p = ts.CreateIteratorOp(create.results[0])
+    pre = [create, it_c, it_p]
+    copy_location(loop, pre)
+    Rewriter.insert_op(pre, InsertPoint.before(loop))
+    pipe = create.results[0]
+    it_t = it_c.result.type
+
+    producer = _producer_loop(plan, pipe, it_p.result)
+    consumer = _consumer_loop(plan, pipe, it_c.result, it_t)
+    copy_location(loop, [producer, consumer])
+
+    # consumer agent: the new loop, then the epilogue
+    c_block = Block()
+    n = len(loop.results)
+    Rewriter.insert_op(consumer, InsertPoint.before(loop))
+    for old, new in zip(loop.results, consumer.results[:n]):
+        old.replace_all_uses_with(new)
+    consumer.detach()
+    c_block.add_op(consumer)
+    for op in after:
+        op.detach()
+        c_block.add_op(op)
+    c_block.add_op(base.YieldOp())
+    p_block = Block([producer, base.YieldOp()])
+    switch = AgentSwitchOp.create(
+        properties={
+            "num_warps": DenseArrayBase.from_list(i32, [consumer_warps, PRODUCER_WARPS]),
+            "max_regs": DenseArrayBase.from_list(i32, [CONSUMER_REGS.get(consumer_warps, 232) if consumer_warps in CONSUMER_REGS else 168, PRODUCER_REGS]),
+            "num_agents_per_group": DenseArrayBase.from_list(i32, [1, 1]),
+        },
+        regions=[Region(c_block), Region(p_block)])
+    copy_location(loop, [switch])
+    Rewriter.insert_op(switch, InsertPoint.before(loop))
+    loop.detach()
+    loop.erase(safe_erase=False)
+    return switch
+
+
+def _inside_any(op: Operation, roots: list[Operation]) -> bool:
+    return any(op is r or r.is_ancestor(op) for r in roots)
+
+
+def _producer_loop(plan: _Plan, pipe: SSAValue, it0: SSAValue) -> scf.ForOp:
+    loop = plan.loop
+    old = loop.body.block
+    block = Block(arg_types=[old.args[0].type, it0.type])
+    vmap: dict[SSAValue, SSAValue] = {old.args[0]: block.args[0]}
+    for op in plan.producer_slice:
+        c = op.clone(value_mapper=vmap)
+        block.add_op(c)
+    acq = ts.ProducerAcquireOp(pipe, block.args[1])
+    wbody = Block(arg_types=[ld.result.type for ld in plan.loads])
+    for i, ld in enumerate(plan.loads):
+        new = ts.TiledLoadOp(vmap.get(ld.view, ld.view), [vmap.get(v, v) for v in ld.indices], ld.result.type,
+                             ld.atom, dst=wbody.args[i],
+                             allow_tma=ld.allow_tma.value.data if ld.allow_tma is not None else None)
+        if ld.padding_value is not None:
+            new.padding_value = ld.padding_value
+        copy_location(ld, [new])
+        wbody.add_op(new)
+    wbody.add_op(base.YieldOp([o.result for o in wbody.ops]))
+    write = ts.ProducerWriteOp(pipe, acq.result, list(range(len(plan.loads))), Region(wbody))
+    commit = ts.ProducerCommitOp(pipe, write.result)
+    inc = ts.IncIterOp(block.args[1])
+    for o in (acq, write, commit, inc):
+        block.add_op(o)
+    block.add_op(scf.YieldOp(inc.result))
+    return scf.ForOp(loop.lb, loop.ub, loop.step, [it0], Region(block))
+
+
+def _consumer_loop(plan: _Plan, pipe: SSAValue, it0: SSAValue, it_t) -> scf.ForOp:
+    loop = plan.loop
+    old = loop.body.block
+    n = len(loop.iter_args)
+    block = Block(arg_types=[a.type for a in old.args] + [it_t])
+    for a, b in zip(old.args, block.args):
+        a.replace_all_uses_with(b)
+    it = block.args[-1]
+    wait = ts.ConsumerWaitOp(pipe, it, 0)
+    rbody = Block(arg_types=[ld.result.type for ld in plan.loads])
+    for ld, arg in zip(plan.loads, rbody.args):
+        ld.result.replace_all_uses_with(arg)
+    old_yield = old.last_op
+    assert isinstance(old_yield, scf.YieldOp)
+    yielded = list(old_yield.operands)
+    for op in list(old.ops):
+        if op is old_yield or op in plan.loads:
+            continue
+        op.detach()
+        rbody.add_op(op)
+    rbody.add_op(base.YieldOp(yielded))
+    for ld in plan.loads:
+        ld.detach()
+        ld.erase(safe_erase=False)
+    _drop_dead_pure(rbody)
+    read = ts.ConsumerReadOp(pipe, wait.result, [v.type for v in yielded], Region(rbody), 0)
+    release = ts.ConsumerReleaseOp(pipe, read.res[n])
+    inc = ts.IncIterOp(it)
+    for o in (wait, read, release, inc):
+        block.add_op(o)
+    block.add_op(scf.YieldOp(*read.res[:n], inc.result))
+    return scf.ForOp(loop.lb, loop.ub, loop.step, [*loop.iter_args, it0], Region(block))
+
+
+def _drop_dead_pure(block: Block) -> None:
+    changed = True
+    while changed:
+        changed = False
+        for op in reversed(list(block.ops)):
+            if op is block.last_op or op.regions:
+                continue
+            if all(not r.uses for r in op.results) and is_side_effect_free(op):
+                op.detach()
+                op.erase()
+                changed = True
+
+
+@dataclass(frozen=True)
+class MaterializeSchedule(ModulePass):
+    """TMA producer agent + MMA consumer agent joined by a pipeline, for each TMA K loop."""
+
+    name = "tileas-materialize-schedule"
+    smem_budget: int = 0  # 0: the target's maximum dynamic shared memory per CTA
+    max_stages: int = 8
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for func in functions(op):
+            budget = self.smem_budget or smem_budget(target_sm(func))
+            for loop in candidate_loops(func):
+                materialize(func, loop, budget, self.max_stages)
