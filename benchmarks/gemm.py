@@ -56,6 +56,10 @@ def variants() -> dict[str, GemmConfig]:
         "f16_persistent": replace(base, dtype="f16", out_dtype="f16"),
         "f16_streamk": replace(base, dtype="f16", out_dtype="f16", schedule="streamk"),
         "c1_streamk": replace(base, cluster_m=1, schedule="streamk"),
+        "persistent_direct": replace(base, epilogue="direct"),
+        "streamk_direct": replace(base, schedule="streamk", epilogue="direct"),
+        "f32out_direct": replace(base, out_dtype="f32", epilogue="direct"),
+        "streamk_n128": replace(base, tile_n=128, stages=6, schedule="streamk"),
     }
 
 
@@ -92,7 +96,8 @@ def check_one(m, n, k, cfg: GemmConfig, seed=0) -> tuple[float, bool]:
 
     dt = torch.bfloat16 if cfg.dtype == "bf16" else torch.float16
     a, b = _inputs(m, n, k, dt, cfg.b_major, seed)
-    out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16 if cfg.out_dtype == "bf16" else torch.float16 if cfg.out_dtype == "f16" else torch.float32)
+    out_dt = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}[cfg.out_dtype]
+    out = torch.full((m, n), float("nan"), device="cuda", dtype=out_dt)
     api.gemm(a, b, out, config=cfg)
     torch.cuda.synchronize()
     ref = a.float() @ b.float()

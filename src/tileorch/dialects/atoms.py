@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from xdsl.dialects.builtin import I32, Float32Type, IntAttr, IntegerType, StringAttr
+from xdsl.dialects.builtin import I32, Float32Type, IntAttr, IntegerAttr, IntegerType, StringAttr
 from xdsl.dialects.llvm import LLVMPointerType, LLVMStructType
 from xdsl.ir import Dialect, SSAValue
 from xdsl.irdl import (
@@ -122,4 +122,39 @@ class StoreFragmentOp(IRDLOperation):
             raise VerifyException(f"dtype must be one of bf16, f16, f32, got {self.dtype.data!r}")
 
 
-Atom = Dialect("atom", [DynamicSmemOp, BulkCopyG2SOp, StoreFragmentOp])
+@irdl_op_definition
+class StageFragmentOp(IRDLOperation):
+    """``atom.stage_fragment %acc, %buf {first_column = 0 : i64, columns = 128 : i64, dtype = "bf16"} : !llvm.struct<...>``
+
+    Every thread of a warp group writes columns ``first_column .. first_column+columns-1`` of its
+    ``m64nN`` WGMMA f32 accumulator fragment (same layout as ``atom.store_fragment``), converted to
+    16-bit ``dtype``, into shared memory at ``buf`` as ``columns/64`` boxes of 64 rows x 64
+    columns (8 KiB each, box ``j`` at ``buf + 8192*j``), each in the 128-byte swizzled layout a
+    TMA store with ``CU_TENSOR_MAP_SWIZZLE_128B`` reads (16-byte chunk ``c`` of row ``r`` at
+    chunk ``c ^ (r % 8)``).  ``buf`` must be 1024-byte aligned.  A TMA store of the boxes needs a
+    ``fence.proxy.async.shared::cta`` by every writing thread and a group sync first.
+    """
+
+    name = "atom.stage_fragment"
+    acc = operand_def(LLVMStructType)
+    buf = operand_def(PTR_SHARED)
+    first_column = prop_def(IntegerAttr)
+    columns = prop_def(IntegerAttr)
+    dtype = prop_def(StringAttr)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$acc `,` $buf attr-dict `:` type($acc)"
+
+    def verify_(self) -> None:
+        fields = list(self.acc.type.types)
+        n = 2 * len(fields)
+        first, cols = self.first_column.value.data, self.columns.value.data
+        if not fields or len(fields) % 4 or any(not isinstance(f, Float32Type) for f in fields):
+            raise VerifyException(f"accumulator must be a struct of 4*k f32 (an m64nN fragment), got {self.acc.type}")
+        if cols <= 0 or cols % 64 or first < 0 or first % 64 or first + cols > n:
+            raise VerifyException(f"columns [{first}, {first + cols}) must be whole 64-column boxes inside the fragment's {n} columns")
+        if self.dtype.data not in (FragmentDtype.BF16.value, FragmentDtype.F16.value):
+            raise VerifyException(f"dtype must be bf16 or f16 (128-byte rows of 64 elements), got {self.dtype.data!r}")
+
+
+Atom = Dialect("atom", [DynamicSmemOp, BulkCopyG2SOp, StoreFragmentOp, StageFragmentOp])

@@ -26,7 +26,7 @@ from xdsl.pattern_rewriter import (
 
 from tileorch.diagnostics import copy_location
 from tileorch.dialects import nvvm
-from tileorch.dialects.atoms import DYNAMIC_SMEM_ALIGN, PTR_SHARED, BulkCopyG2SOp, DynamicSmemOp, StoreFragmentOp
+from tileorch.dialects.atoms import DYNAMIC_SMEM_ALIGN, PTR_SHARED, BulkCopyG2SOp, DynamicSmemOp, StageFragmentOp, StoreFragmentOp
 from tileorch.dialects.llvm_ext import AddrSpaceCastOp
 
 DYNAMIC_SMEM_SYMBOL = "__tileorch_dynamic_smem"
@@ -75,6 +75,16 @@ class LowerStoreFragment(RewritePattern):
         rewriter.replace(op, ops, [])
 
 
+class LowerStageFragment(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: StageFragmentOp, rewriter: PatternRewriter) -> None:
+        from tileorch.transforms.store_fragment import lower_stage_fragment
+
+        ops = lower_stage_fragment(op)
+        copy_location(op, ops)
+        rewriter.replace(op, ops, [])
+
+
 @dataclass(frozen=True)
 class ConvertAtomsToNVVM(ModulePass):
     name = "convert-atoms-to-nvvm"
@@ -83,5 +93,5 @@ class ConvertAtomsToNVVM(ModulePass):
         if any(isinstance(o, DynamicSmemOp) for o in op.walk()):
             _ensure_dynamic_smem_global(op)
         PatternRewriteWalker(
-            GreedyRewritePatternApplier([LowerDynamicSmem(), LowerBulkCopyG2S(), LowerStoreFragment()])
+            GreedyRewritePatternApplier([LowerDynamicSmem(), LowerBulkCopyG2S(), LowerStoreFragment(), LowerStageFragment()])
         ).rewrite_module(op)

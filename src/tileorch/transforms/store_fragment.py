@@ -10,11 +10,11 @@ stores for f32), guarded by ``row < rows && col < cols``.
 from __future__ import annotations
 
 from xdsl.dialects import arith, llvm, scf
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, f32, i1, i32, i64
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, IntegerType, f32, i1, i32, i64
 from xdsl.ir import Operation, SSAValue
 
 from tileorch.dialects import nvvm
-from tileorch.dialects.atoms import PTR_GLOBAL, StoreFragmentOp
+from tileorch.dialects.atoms import PTR_GLOBAL, PTR_SHARED, StageFragmentOp, StoreFragmentOp
 
 _CVT = {"bf16": "cvt.rn.bf16x2.f32 $0, $2, $1;", "f16": "cvt.rn.f16x2.f32 $0, $2, $1;"}
 
@@ -83,3 +83,33 @@ def i8_type(elem_bytes: int):
     from xdsl.dialects.builtin import IntegerType
 
     return IntegerType(8 * elem_bytes) if elem_bytes != 4 else f32
+
+
+def lower_stage_fragment(op: StageFragmentOp) -> list[Operation]:
+    """Swizzled shared-memory staging of fragment columns (see ``atom.stage_fragment``).
+
+    For column group ``g`` the thread's pair sits in 16-byte chunk ``g % 8`` of its row, at byte
+    ``4*(t%4)`` of the chunk; rows ``r`` and ``r+8`` share ``r % 8 = (t%32)/4``, so the swizzled
+    chunk is ``(g % 8) ^ ((t%32)/4)``: one xor per group, no division."""
+    e = _Ops()
+    first, cols = op.first_column.value.data, op.columns.value.data
+    tid = e.add(nvvm.SPECIAL_REGISTERS["tid.x"]())
+    t = e.bin(arith.AndIOp, tid, e.c(127))
+    warp = e.bin(arith.ShRUIOp, t, e.c(5))
+    lane = e.bin(arith.AndIOp, t, e.c(31))
+    quad = e.bin(arith.ShRUIOp, lane, e.c(2))
+    row = e.bin(arith.AddiOp, e.bin(arith.MuliOp, warp, e.c(16)), quad)
+    row_bytes = [e.bin(arith.MuliOp, row, e.c(128)), e.bin(arith.MuliOp, e.bin(arith.AddiOp, row, e.c(8)), e.c(128))]
+    within = e.bin(arith.MuliOp, e.bin(arith.AndIOp, lane, e.c(3)), e.c(4))
+    for g in range(first // 8, (first + cols) // 8):
+        box = (8 * g - first) // 64
+        chunk = e.bin(arith.XOrIOp, quad, e.c(g % 8))
+        col_bytes = e.bin(arith.AddiOp, e.bin(arith.MuliOp, chunk, e.c(16)), within)
+        for half in range(2):
+            vals = [e.add(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [4 * g + 2 * half + j]), op.acc, f32))
+                    for j in range(2)]
+            off = e.bin(arith.AddiOp, e.bin(arith.AddiOp, row_bytes[half], col_bytes), e.c(8192 * box))
+            ptr = e.add(llvm.GEPOp(op.buf, [llvm.GEP_USE_SSA_VAL], IntegerType(8), ssa_indices=[off], result_type=PTR_SHARED))
+            packed = e.add(llvm.InlineAsmOp(_CVT[op.dtype.data], "=r,f,f", vals, [i32]))
+            e.add(llvm.StoreOp(packed, ptr, alignment=4))
+    return e.ops

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-SMEM_LIMIT = 232448  # bytes of dynamic shared memory per CTA on sm_90 (227 KiB)
+SMEM_LIMIT = 232448 - 1024  # dynamic shared memory per CTA on sm_90 (227 KiB) less 1 KiB of static mbarriers
 SWIZZLE_BYTES = 128  # the TMA / WGMMA 128-byte swizzle: one K row of a tile is 64 bf16
 SCHEDULES = ("persistent", "streamk", "dp")
 DTYPES = ("bf16", "f16")
@@ -32,7 +32,10 @@ class GemmConfig:
     * ``cluster_m`` CTAs along M share every B tile through TMA multicast (1 or 2);
     * ``schedule``: ``persistent`` (one wave of CTAs walking tiles, raster + swizzle),
       ``streamk`` (CUTLASS Stream-K with fix-up), ``dp`` (one CTA per tile);
-    * ``producer_regs`` / ``consumer_regs``: the ``setmaxnreg`` split; 128*(p + 2c) <= 64 Ki.
+    * ``producer_regs`` / ``consumer_regs``: the ``setmaxnreg`` split; 128*(p + 2c) <= 64 Ki;
+    * ``epilogue``: ``tma`` stages each consumer warp group's 64 x 128 slice of the tile in
+      swizzled shared memory and stores it with TMA (asynchronously: the next tile's mainloop
+      overlaps the store); ``direct`` stores the registers to global memory (any out dtype).
     """
 
     tile_m: int = 128
@@ -48,6 +51,7 @@ class GemmConfig:
     consumer_regs: int = 232
     raster: str = "heuristic"
     max_swizzle: int = 1
+    epilogue: str = "tma"
 
     @property
     def consumer_groups(self) -> int:
@@ -70,8 +74,17 @@ class GemmConfig:
         return self.a_stage_bytes + self.b_stage_bytes
 
     @property
+    def epilogue_columns(self) -> int:
+        """Columns of C staged per TMA-store round (whole 64-column boxes, at most 128)."""
+        return min(self.tile_n, 128)
+
+    @property
+    def epilogue_bytes(self) -> int:
+        return self.consumer_groups * 64 * self.epilogue_columns * 2 if self.epilogue == "tma" else 0
+
+    @property
     def smem_bytes(self) -> int:
-        return self.stages * self.stage_bytes
+        return self.stages * self.stage_bytes + self.epilogue_bytes
 
     @property
     def accumulators(self) -> int:
@@ -82,7 +95,7 @@ class GemmConfig:
     def name(self) -> str:
         return (f"gemm_{self.dtype}_{self.out_dtype}_b{self.b_major}_{self.tile_m}x{self.tile_n}x{self.tile_k}"
                 f"_s{self.stages}_c{self.cluster_m}x1_{self.schedule}_r{self.producer_regs}_{self.consumer_regs}"
-                f"_{self.raster}_sw{self.max_swizzle}")
+                f"_{self.raster}_sw{self.max_swizzle}_e{self.epilogue}")
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -95,8 +108,8 @@ class GemmConfig:
             (self.tile_k == 64, f"tile_k must be 64 (one 128-byte swizzle row of 16-bit elements), got {self.tile_k}"),
             (1 <= self.stages <= 16, f"stages must be in [1, 16], got {self.stages}"),
             (self.smem_bytes <= SMEM_LIMIT,
-             f"{self.stages} stages of {self.stage_bytes} bytes need {self.smem_bytes} bytes of shared memory; "
-             f"sm_90 allows {SMEM_LIMIT}"),
+             f"{self.stages} stages of {self.stage_bytes} bytes (+ {self.epilogue_bytes} epilogue bytes) need "
+             f"{self.smem_bytes} bytes of shared memory; sm_90 allows {SMEM_LIMIT}"),
             (self.cluster_m in (1, 2), f"cluster_m must be 1 or 2, got {self.cluster_m}"),
             (self.cluster_m == 1 or (self.tile_n // self.cluster_m) % 8 == 0,
              f"tile_n = {self.tile_n} cannot be split into {self.cluster_m} multicast slices of whole 8-row swizzle atoms"),
@@ -117,6 +130,10 @@ class GemmConfig:
              "an SM sub-partition has 512 (setmaxnreg.inc would wait forever)"),
             (self.raster in ("heuristic", "along_m", "along_n"), f"raster must be heuristic, along_m or along_n, got {self.raster!r}"),
             (self.max_swizzle in (1, 2, 4, 8), f"max_swizzle must be 1, 2, 4 or 8, got {self.max_swizzle}"),
+            (self.epilogue in ("tma", "direct"), f"epilogue must be 'tma' or 'direct', got {self.epilogue!r}"),
+            (self.epilogue == "direct" or self.out_dtype != "f32",
+             "an f32 output needs epilogue='direct' (the TMA epilogue stages 16-bit rows of 128 bytes)"),
+            (self.epilogue == "direct" or self.tile_n % 64 == 0, "the TMA epilogue stores whole 64-column boxes"),
         ]
         for ok, message in rules:
             if not ok:

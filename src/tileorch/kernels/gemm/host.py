@@ -126,13 +126,16 @@ def encode_tensor_map(ptr: int, dtype: str, dims: tuple[int, ...], row_bytes: tu
     return b"".join(int(x).to_bytes(8, "little") for x in tmap.opaque)
 
 
-def tensor_maps(cfg: GemmConfig, a_ptr: int, b_ptr: int, m: int, n: int, k: int) -> tuple[bytes, bytes]:
+def tensor_maps(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int) -> tuple[bytes, bytes, bytes]:
+    """A ``[64 K, 128 M]`` boxes, B ``[64 K, tile_n/cluster N]`` (K-major) or ``[64 N, 64 K]``
+    (N-major), C ``[64 N, 64 M]`` (TMA epilogue; zeros for the direct one)."""
     tma_a = encode_tensor_map(a_ptr, cfg.dtype, (k, m), (k * 2,), (64, cfg.tile_m))
     if cfg.b_major == "k":
         tma_b = encode_tensor_map(b_ptr, cfg.dtype, (k, n), (k * 2,), (64, cfg.tile_n // cfg.cluster_m))
     else:
         tma_b = encode_tensor_map(b_ptr, cfg.dtype, (n, k), (n * 2,), (64, 64))
-    return tma_a, tma_b
+    tma_c = encode_tensor_map(c_ptr, cfg.out_dtype, (n, m), (n * 2,), (64, 64)) if cfg.epilogue == "tma" else bytes(128)
+    return tma_a, tma_b, tma_c
 
 
 # --------------------------------------------------------------------------- launching
@@ -187,8 +190,8 @@ class PreparedGemm:
                 self.zero_bytes = (workspace_ptr + red, bar)
         record = np.frombuffer(pack_device_params(p, workspace_ptr, red, bar), np.uint8)
         self.params = DeviceBuffer.from_array(record)
-        tma_a, tma_b = tensor_maps(cfg, a_ptr, b_ptr, m, n, k)
-        args = [tma_a, tma_b, struct.pack("<Q", c_ptr), struct.pack("<i", m), struct.pack("<i", n),
+        tma_a, tma_b, tma_c = tensor_maps(cfg, a_ptr, b_ptr, c_ptr, m, n, k)
+        args = [tma_a, tma_b, tma_c, struct.pack("<Q", c_ptr), struct.pack("<i", m), struct.pack("<i", n),
                 struct.pack("<i", k), struct.pack("<Q", self.params.ptr)]
         self._storage = [ctypes.create_string_buffer(a, len(a)) for a in args]
         self._pointers = (ctypes.c_void_p * len(args))(*[ctypes.addressof(s) for s in self._storage])

@@ -189,6 +189,50 @@ def _fixup(cfg: GemmConfig, t: dict[str, str], wg: int, ind: str) -> str:
             f"{ind}%store = cutlass.tile_scheduler.compute_epilogue %sched, %w : {t['S']}, {t['W']}\n")
 
 
+EPILOGUE_BARRIER = 14
+"""Named barriers 14 and 15 sync the two consumer warp groups' epilogues (claimed by
+``cutlass-allocate-barrier-ids`` from the constant ids)."""
+
+
+def _epilogue(cfg: GemmConfig, wg: int, res: str, ind: str) -> str:
+    """Store the warp group's 64 x tile_n slice of C starting at (%row0, %n0)."""
+    if cfg.epilogue == "direct":
+        return f'{ind}atom.store_fragment {res}, %c, %row0, %n0, %m, %n, %n {{dtype = "{cfg.out_dtype}"}} : !acc\n'
+    cols = cfg.epilogue_columns
+    bar = f"cutlass.named_barrier.arrive_and_wait barrier_id = {EPILOGUE_BARRIER + wg} num_threads = 128"
+    lines = [f"// {cfg.tile_n // cols} rounds: stage {cols} columns in swizzled smem, one thread TMA-stores them"]
+    for c in range(cfg.tile_n // cols):
+        lines += [
+            "// the buffer is free once this warp group's previous TMA stores have read it",
+            "scf.if %wg_leader {",
+            "  nvvm.cp.async.bulk.wait_group 0 {read}",
+            "}",
+            bar,
+            f'atom.stage_fragment {res}, %ebuf {{first_column = {c * cols} : i64, columns = {cols} : i64, dtype = "{cfg.out_dtype}"}} : !acc',
+            "// generic-proxy writes must be visible to the TMA (async proxy) before the store",
+            "nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}",
+            bar,
+            "scf.if %wg_leader {",
+        ]
+        for j in range(cols // 64):
+            lines += [
+                f"  %ec{c}_{j} = arith.constant {c * cols + 64 * j} : i32",
+                f"  %ecol{c}_{j} = arith.addi %n0, %ec{c}_{j} : i32",
+                f"  %eoff{c}_{j} = arith.constant {8192 * j} : i32",
+                f"  %ebox{c}_{j} = llvm.getelementptr %ebuf[%eoff{c}_{j}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8",
+                f"  nvvm.cp.async.bulk.tensor.global.shared.cta %tmap_c, %ebox{c}_{j}, box[%ecol{c}_{j}, %row0] : !llvm.ptr, !llvm.ptr<3>",
+            ]
+        lines += ["  nvvm.cp.async.bulk.commit.group", "}"]
+    return "".join(f"{ind}{line}\n" for line in lines)
+
+
+def _epilogue_drain(cfg: GemmConfig, ind: str) -> str:
+    if cfg.epilogue == "direct":
+        return ""
+    return (f"{ind}// shared memory must outlive the last TMA store's reads\n"
+            f"{ind}scf.if %wg_leader {{\n{ind}  nvvm.cp.async.bulk.wait_group 0 {{read}}\n{ind}}}\n")
+
+
 def _consumer(cfg: GemmConfig, t: dict[str, str], wg: int) -> str:
     i10 = " " * 10
     a_desc = descriptor_constant(16, 1024)
@@ -215,6 +259,11 @@ def _consumer(cfg: GemmConfig, t: dict[str, str], wg: int) -> str:
       %db_base = arith.ori %b0s, %b_bits : i64
       %stage_units = arith.constant {cfg.stage_bytes // 16} : i64
       %row_wg = arith.constant {64 * wg} : i32
+      %c127 = arith.constant 127 : i32
+      %t_in_wg = arith.andi %tid, %c127 : i32
+      %wg_leader = arith.cmpi eq, %t_in_wg, %c0 : i32
+      %ebuf_off = arith.constant {cfg.stages * cfg.stage_bytes + wg * 64 * cfg.epilogue_columns * 2} : i32
+      %ebuf = llvm.getelementptr %smem[%ebuf_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
 {_scheduler_prologue(cfg, t, "      ")}      %start = cutlass.pipeline.state.create %ready consumer
       %zero = llvm.mlir.zero : !acc
       %lastw, %last = scf.while (%w = %first, %s = %start) : ({t['W']}, {t['ST']}) -> ({t['W']}, {t['ST']}) {{
@@ -250,11 +299,10 @@ def _consumer(cfg: GemmConfig, t: dict[str, str], wg: int) -> str:
           %m0 = arith.muli %tm, %bm : i32
           %n0 = arith.muli %tn, %bn_tile : i32
           %row0 = arith.addi %m0, %row_wg : i32
-          atom.store_fragment {res}, %c, %row0, %n0, %m, %n, %n {{dtype = "{cfg.out_dtype}"}} : !acc
-        }}
+{_epilogue(cfg, wg, res, "          ")}        }}
 {_advance(cfg, t, "        ")}        scf.yield %next, %s_out : {t['W']}, {t['ST']}
       }}
-    }}
+{_epilogue_drain(cfg, "      ")}    }}
 """
 
 
@@ -270,7 +318,7 @@ def gemm_kernel_ir(cfg: GemmConfig) -> str:
 //   block = {cfg.threads} threads, dynamic shared memory = {cfg.smem_bytes} bytes, cluster = {cfg.cluster_m}x1
 !acc = {t['ACC']}
 builtin.module attributes {{cutlass.target = "sm_90a", cutlass.cluster_shape = array<i32: {cfg.cluster_m}, 1, 1>}} {{
-  func.func @{cfg.name}(%tmap_a: {TMAP}, %tmap_b: {TMAP},
+  func.func @{cfg.name}(%tmap_a: {TMAP}, %tmap_b: {TMAP}, %tmap_c: {TMAP},
       %c: !llvm.ptr<1>, %m: i32, %n: i32, %k: i32, %params: {t['P']})
       attributes {{nvvm.kernel, nvvm.maxntid = array<i32: {cfg.threads}, 1, 1>, nvvm.minctasm = 1 : i32}} {{
     %smem = atom.dynamic_smem : !llvm.ptr<3>
