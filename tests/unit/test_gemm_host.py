@@ -24,6 +24,8 @@ from tileorch.schedulers.device_params import pack_device_params, record_bytes
     ({"producer_regs": 44}, "multiple of 8"),
     ({"producer_regs": 56, "consumer_regs": 232}, "512"),
     ({"b_major": "n", "tile_n": 192}, "64-column boxes"),
+    ({"out_dtype": "f32"}, "epilogue='direct'"),
+    ({"epilogue": "smem"}, "epilogue must be"),
 ])
 def test_config_rules(change, message):
     with pytest.raises(GemmConfigError, match=message):
@@ -33,7 +35,9 @@ def test_config_rules(change, message):
 def test_stage_and_smem_arithmetic():
     cfg = GemmConfig()
     assert cfg.stage_bytes == 128 * 64 * 2 + 256 * 64 * 2 == 49152
-    assert cfg.smem_bytes == 4 * 49152 <= SMEM_LIMIT
+    # 4 stages + the TMA epilogue's two 64 x 128 bf16 staging buffers
+    assert cfg.smem_bytes == 4 * 49152 + 2 * 64 * 128 * 2 <= SMEM_LIMIT
+    assert replace(cfg, epilogue="direct").smem_bytes == 4 * 49152
     assert cfg.threads == 384 and cfg.accumulators == 128
 
 
