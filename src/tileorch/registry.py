@@ -45,6 +45,8 @@ PASSES: dict[str, str] = {
     "tileas-assign-load-store-layouts": "tileorch.transforms.tileas.assign_load_store_layouts:AssignLoadStoreLayouts",
     "tileas-remove-layout-conversions": "tileorch.transforms.tileas.remove_layout_conversions:RemoveLayoutConversions",
     "tileas-materialize-schedule": "tileorch.transforms.tileas.materialize_schedule:MaterializeSchedule",
+    "optimize-execution-unit-mapping": "tileorch.transforms.tileas.optimize_execution_unit_mapping:OptimizeExecutionUnitMapping",
+    "propagate-execution-unit": "tileorch.transforms.tileas.propagate_execution_unit:PropagateExecutionUnit",
 }
 
 # target name (for ``tileorch-opt -t``) -> "module:Target subclass"

@@ -354,8 +354,6 @@ class AgentSwitchOp(IRDLOperation):
             if not isinstance(region.block.last_op, YieldOp) or region.block.last_op.values:
                 raise VerifyException("each agent region must end with an empty nv_tileas.async.pipeline.yield")
         if self.warp_id is None:
-            if self.agent_strides is not None:
-                raise VerifyException("agent_strides needs warp_id")
             return
         if any(v < 0 for v in [*self.warp_id.get_values(), *(self.agent_strides.get_values() if self.agent_strides is not None else [])]):
             raise VerifyException("warp_id and agent_strides must be non-negative")
