@@ -152,11 +152,7 @@ def first_line(exc: BaseException) -> str:
         if not message.endswith(":") or not line.strip():
             break
         message = f"{message} {line.strip()}"
-    return _reword(message)
-
-
-def _reword(message: str) -> str:
-    return re.sub(r"Expected attribute (.+?) but got (.+)$", r"expected \1, found \2", message)
+    return message
 
 
 class LocatedError(DiagnosticException):
@@ -182,8 +178,8 @@ def _post_order(op: Operation) -> Iterable[Operation]:
 ATTRIBUTE_VERIFIERS: list[Callable[[Operation], None]] = []
 """Checks of discardable attributes (``nvvm.maxntid`` on a kernel, ``cutlass.cluster_shape`` on a
 module, ...) run on every op after its own verifier, like MLIR's ``verifyOperationAttribute``;
-each raises ``VerifyException`` or :class:`LocatedError`.  Filled by :mod:`tileorch.registry`'s
-dialect modules (see ``tileorch.dialects.kernel_attrs``)."""
+each raises ``VerifyException`` or :class:`LocatedError`.  Starts with
+``tileorch.dialects.kernel_attrs.verify_kernel_attributes`` (added on first use)."""
 
 
 def _name_failing_property(op: Operation, message: str) -> str:
@@ -213,6 +209,10 @@ def verify_op_located(op: Operation) -> str | None:
     """Verify ``op`` alone (not its nested ops); the located diagnostic line, or None."""
     try:
         op.verify(verify_nested_ops=False)
+        if not ATTRIBUTE_VERIFIERS:
+            from tileorch.dialects.kernel_attrs import verify_kernel_attributes
+
+            ATTRIBUTE_VERIFIERS.append(verify_kernel_attributes)
         for check in ATTRIBUTE_VERIFIERS:
             check(op)
     except LocatedError as exc:

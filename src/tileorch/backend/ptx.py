@@ -2,14 +2,20 @@
 
 An intrinsic the chosen PTX version cannot select makes LLVM abort the whole process
 (``LLVM ERROR: Cannot select``).  :func:`llvm_to_ptx` therefore runs code generation
-in a child process by default (``isolate=True``) and turns such an abort into a
-:class:`BackendError`; ``isolate=False`` runs in process (faster, for trusted input).
-The PTX is also checked for ``.extern .func llvm.`` (an intrinsic LLVM did not know).
+in a forked copy of the process by default (``isolate=True``; a fresh ``python -m
+tileorch.backend.ptx`` subprocess where ``fork`` is unavailable) and turns such an abort
+into a :class:`BackendError` that names the function LLVM was compiling; ``isolate=False``
+runs in process (for trusted input).  The fork costs a few milliseconds: the child shares
+the parent's already initialised LLVM.  The PTX is also checked for ``.extern .func llvm.``
+(an intrinsic LLVM did not know).
 """
 
 from __future__ import annotations
 
+import os
 import re
+import selectors
+import signal
 import subprocess
 import sys
 
@@ -28,12 +34,23 @@ def target_features(ptx_version: int) -> str:
     return f"+ptx{ptx_version}"
 
 
-def codegen(llvm_ir: str, arch: str, ptx_version: int) -> str:
-    """In-process: parse, verify and compile ``llvm_ir`` to PTX for ``arch``."""
+_LLVM_READY = False
+
+
+def _init_llvm():
+    global _LLVM_READY
     import llvmlite.binding as llvm
 
-    llvm.initialize_all_targets()
-    llvm.initialize_all_asmprinters()
+    if not _LLVM_READY:
+        llvm.initialize_all_targets()
+        llvm.initialize_all_asmprinters()
+        _LLVM_READY = True
+    return llvm
+
+
+def codegen(llvm_ir: str, arch: str, ptx_version: int) -> str:
+    """In-process: parse, verify and compile ``llvm_ir`` to PTX for ``arch``."""
+    llvm = _init_llvm()
     try:
         mod = llvm.parse_assembly(llvm_ir)
         mod.verify()
@@ -60,6 +77,134 @@ def _isolated_codegen(llvm_ir: str, arch: str, ptx_version: int) -> str:
     raise BackendError(f"LLVM code generation failed: {llvm_error or (lines[-1] if lines else proc.returncode)}")
 
 
+def _read_all(fds: list[int]) -> list[bytes]:
+    """Everything written to the pipes ``fds`` until each is closed (read concurrently)."""
+    chunks: dict[int, list[bytes]] = {fd: [] for fd in fds}
+    with selectors.DefaultSelector() as sel:
+        for fd in fds:
+            sel.register(fd, selectors.EVENT_READ)
+        open_fds = len(fds)
+        while open_fds:
+            for key, _ in sel.select():
+                data = os.read(key.fd, 1 << 16)
+                if data:
+                    chunks[key.fd].append(data)
+                else:
+                    sel.unregister(key.fd)
+                    open_fds -= 1
+    return [b"".join(chunks[fd]) for fd in fds]
+
+
+def _fork_run(llvm_ir: str, arch: str, ptx_version: int) -> tuple[int | None, int | None, str, str] | None:
+    """Code generation in a forked child: (exit code, signal, stdout, stderr), or None if the
+    process cannot fork."""
+    _init_llvm()  # once in the parent: children inherit the initialised targets
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        pid = os.fork()
+    except OSError:
+        for fd in (out_r, out_w, err_r, err_w):
+            os.close(fd)
+        return None
+    if pid == 0:  # child: never returns into the caller's code
+        code = 3
+        try:
+            os.close(out_r)
+            os.close(err_r)
+            os.dup2(err_w, 2)  # LLVM writes "LLVM ERROR: ..." to fd 2 before it aborts
+            try:
+                data, code = codegen(llvm_ir, arch, ptx_version).encode(), 0
+            except BackendError as exc:
+                data, code = f"tileorch: {exc}\n".encode(), 1
+                out_w, err_w = err_w, out_w
+            except BaseException as exc:  # noqa: BLE001
+                data, code = f"tileorch: LLVM code generation failed ({type(exc).__name__}: {exc})\n".encode(), 1
+                out_w, err_w = err_w, out_w
+            view = memoryview(data)
+            while view:
+                view = view[os.write(out_w, view):]
+        finally:
+            os._exit(code)
+    os.close(out_w)
+    os.close(err_w)
+    try:
+        out, err = _read_all([out_r, err_r])
+    finally:
+        os.close(out_r)
+        os.close(err_r)
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        return None, os.WTERMSIG(status), out.decode(errors="replace"), err.decode(errors="replace")
+    return os.WEXITSTATUS(status), None, out.decode(errors="replace"), err.decode(errors="replace")
+
+
+_DEFINE = re.compile(r'^define [^\n]*?@"?([\w.$]+)"?\(', re.M)
+
+
+def defined_functions(llvm_ir: str) -> list[str]:
+    return _DEFINE.findall(llvm_ir)
+
+
+def _only_function(llvm_ir: str, name: str) -> str:
+    """``llvm_ir`` with every function body except ``name``'s replaced by a declaration."""
+    out: list[str] = []
+    skipping = False
+    for line in llvm_ir.splitlines():
+        if skipping:
+            skipping = line != "}"
+            continue
+        match = _DEFINE.match(line)
+        if match and match.group(1) != name and line.rstrip().endswith("{"):
+            header = re.sub(r"\s*(#\d+\s*)*\{\s*$", "", line)
+            out.append("declare" + header[len("define"):])
+            skipping = True
+            continue
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def _failing_function(llvm_ir: str, arch: str, ptx_version: int, stderr: str) -> str | None:
+    """The function whose code generation aborted: from LLVM's message if it says, else found by
+    compiling each defined function on its own."""
+    for pattern in (r"In function: ([\w.$]+)", r"on function '@?\"?([\w.$]+)"):
+        match = re.search(pattern, stderr)
+        if match:
+            return match.group(1)
+    names = defined_functions(llvm_ir)
+    if len(names) == 1:
+        return names[0]
+    for name in names:
+        result = _fork_run(_only_function(llvm_ir, name), arch, ptx_version)
+        if result is not None and result[1] is not None:
+            return name
+    return None
+
+
+def _forked_codegen(llvm_ir: str, arch: str, ptx_version: int) -> str:
+    result = _fork_run(llvm_ir, arch, ptx_version)
+    if result is None:
+        return _isolated_codegen(llvm_ir, arch, ptx_version)
+    code, sig, out, err = result
+    if code == 0:
+        return out
+    lines = [l for l in err.splitlines() if l.strip()]
+    message = next((l for l in reversed(lines) if l.startswith("tileorch:")), None)
+    if sig is None and message is not None:
+        raise BackendError(message.removeprefix("tileorch: "))
+    llvm_error = next((l.strip()[l.find("Assertion"):] if "Assertion" in l else l.strip()
+                       for l in lines if "LLVM ERROR" in l or "Assertion" in l), None)
+    what = f"signal {signal.Signals(sig).name}" if sig is not None else f"exit status {code}"
+    function = _failing_function(llvm_ir, arch, ptx_version, err)
+    where = f" in function '@{function}'" if function else ""
+    raise BackendError(
+        f"internal error: LLVM code generation aborted{where} ({llvm_error or what}); "
+        "please report this input"
+    )
+
+
 def check_ptx(ptx: str) -> None:
     """Reject PTX that calls an intrinsic LLVM did not recognise (ptxas would fail later)."""
     match = re.search(r"\.extern \.func[^\n]*?(llvm\.[\w.]+)", ptx)
@@ -70,7 +215,7 @@ def check_ptx(ptx: str) -> None:
 def llvm_to_ptx(llvm_ir: str, arch: str = DEFAULT_ARCH, ptx_version: int = DEFAULT_PTX_VERSION, isolate: bool = True) -> str:
     """PTX text for ``llvm_ir``; raises :class:`BackendError` on any failure."""
     target_features(ptx_version)
-    ptx = _isolated_codegen(llvm_ir, arch, ptx_version) if isolate else codegen(llvm_ir, arch, ptx_version)
+    ptx = _forked_codegen(llvm_ir, arch, ptx_version) if isolate else codegen(llvm_ir, arch, ptx_version)
     check_ptx(ptx)
     return ptx
 
