@@ -7,3 +7,11 @@ with the device lowering), ``backend`` (llvm dialect -> LLVM IR -> PTX -> ptxas)
 """
 
 __version__ = "0.1.0"
+
+
+def gemm(a, b, out=None, *, schedule: str = "auto", config=None):
+    """``out = a @ b`` on torch CUDA tensors with tileorch's TMA + WGMMA kernel (bf16/fp16 in,
+    fp32 accumulation); see :func:`tileorch.kernels.gemm.api.gemm`."""
+    from tileorch.kernels.gemm.api import gemm as _gemm
+
+    return _gemm(a, b, out, schedule=schedule, config=config)

@@ -22,6 +22,7 @@ SUBCOMMANDS: list[str] = [
     "check",
     "simulate",
     "doctor",
+    "gemm",
 ]
 
 

@@ -1,0 +1,101 @@
+"""``tileorch gemm M N K``: build (or run) the warp-specialized TMA + WGMMA GEMM for a problem.
+
+Without a GPU it prints the configuration the API would choose, the scheduler's grid and the
+kernel's IR (``--emit mlir``) or compiles it to a cubin in the cache (``--compile``); on an sm_90
+GPU ``--run`` checks it against torch (fp32 reference) and ``--bench`` times it against
+``torch.matmul`` (cuBLAS) the way ``benchmarks/gemm.py`` does.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+
+
+def register(sub) -> None:
+    p = sub.add_parser("gemm", help="build, check or benchmark the TMA + WGMMA GEMM for M N K")
+    p.add_argument("m", type=int)
+    p.add_argument("n", type=int)
+    p.add_argument("k", type=int)
+    p.add_argument("--schedule", default="auto", choices=["auto", "persistent", "streamk", "dp"])
+    p.add_argument("--dtype", default="bf16", choices=["bf16", "f16"])
+    p.add_argument("--b-major", default="k", choices=["k", "n"], help="B stored [N,K] (k) or [K,N] (n)")
+    p.add_argument("--tile-n", type=int, default=None)
+    p.add_argument("--stages", type=int, default=None)
+    p.add_argument("--cluster-m", type=int, default=None)
+    p.add_argument("--sms", type=int, default=132)
+    p.add_argument("--emit", choices=["none", "mlir"], default="none", help="print the kernel IR")
+    p.add_argument("--compile", action="store_true", help="compile to a cubin (cached) and report times")
+    p.add_argument("--run", action="store_true", help="run once on the GPU and compare with torch")
+    p.add_argument("--bench", action="store_true", help="time against torch.matmul on the GPU")
+    p.set_defaults(func=main)
+
+
+def main(args) -> int:
+    from tileorch.kernels.gemm.api import default_config
+    from tileorch.kernels.gemm.config import GemmConfigError
+    from tileorch.kernels.gemm.host import check_problem, scheduler_params
+    from tileorch.kernels.gemm.ir import gemm_kernel_ir
+
+    try:
+        cfg = default_config(args.m, args.n, args.k, args.dtype, args.dtype, args.b_major, args.schedule, args.sms)
+        overrides = {k: v for k, v in (("tile_n", args.tile_n), ("stages", args.stages), ("cluster_m", args.cluster_m))
+                     if v is not None}
+        cfg = replace(cfg, **overrides).check()
+        check_problem(args.m, args.n, args.k, cfg)
+        grid = scheduler_params(cfg, args.m, args.n, args.k, args.sms).grid
+    except (GemmConfigError, ValueError) as exc:
+        print(f"tileorch gemm: error: {exc}", file=sys.stderr)
+        return 1
+    print(f"{args.m}x{args.n}x{args.k}: {cfg.name}\n  grid {grid}, block {cfg.threads}, cluster {cfg.cluster_m}x1, "
+          f"dynamic smem {cfg.smem_bytes} B")
+    if args.emit == "mlir":
+        print(gemm_kernel_ir(cfg))
+    if args.compile:
+        from tileorch.kernels.gemm.host import compile_gemm, cubin_path
+
+        try:
+            r = compile_gemm(cfg, use_cache=False)
+        except Exception as exc:  # noqa: BLE001 - a compile error is reported, not raised
+            print(f"tileorch gemm: error: {exc}", file=sys.stderr)
+            return 1
+        print(f"  compiled {len(r.cubin)} B cubin -> {cubin_path(cfg)}; seconds: "
+              + ", ".join(f"{k} {v:.2f}" for k, v in r.seconds.items()))
+    if args.run or args.bench:
+        return _on_gpu(args, cfg)
+    return 0
+
+
+def _on_gpu(args, cfg) -> int:
+    try:
+        import torch
+    except ImportError:
+        print("tileorch gemm: error: --run/--bench need torch with CUDA", file=sys.stderr)
+        return 1
+    if not torch.cuda.is_available():
+        print("tileorch gemm: error: no CUDA GPU is visible (--run/--bench need an sm_90 GPU)", file=sys.stderr)
+        return 1
+    import tileorch.kernels.gemm.api as api
+
+    dt = torch.bfloat16 if args.dtype == "bf16" else torch.float16
+    a = torch.randn(args.m, args.k, device="cuda", dtype=dt)
+    b = (torch.randn(args.n, args.k, device="cuda", dtype=dt).t() if args.b_major == "k"
+         else torch.randn(args.k, args.n, device="cuda", dtype=dt))
+    out = torch.full((args.m, args.n), float("nan"), device="cuda", dtype=dt)
+    api.gemm(a, b, out, config=cfg)
+    torch.cuda.synchronize()
+    ref = a.float() @ b.float()
+    err = float((out.float() - ref).norm() / ref.norm())
+    print(f"  relative error vs torch fp32: {err:.2e}")
+    if not (err < 1e-2):
+        return 1
+    if args.bench:
+        sys.path.insert(0, ".")
+        from benchmarks.gemm import bench_ms  # noqa: PLC0415 - the benchmark's timing method
+
+        t_ours = bench_ms(lambda: api.gemm(a, b, out, config=cfg))
+        t_ref = bench_ms(lambda: torch.matmul(a, b))
+        flops = 2.0 * args.m * args.n * args.k
+        print(f"  tileorch {flops / t_ours / 1e9:.1f} TFLOP/s, cuBLAS {flops / t_ref / 1e9:.1f} TFLOP/s, "
+              f"ratio {t_ref / t_ours:.3f}")
+    return 0
