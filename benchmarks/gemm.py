@@ -60,6 +60,10 @@ def variants() -> dict[str, GemmConfig]:
         "streamk_direct": replace(base, schedule="streamk", epilogue="direct"),
         "f32out_direct": replace(base, out_dtype="f32", epilogue="direct"),
         "streamk_n128": replace(base, tile_n=128, stages=6, schedule="streamk"),
+        "bn_dp": replace(base, b_major="n", schedule="dp"),
+        "n128_persistent_f16": replace(base, tile_n=128, stages=6, dtype="f16", out_dtype="f16"),
+        "n128_bn": replace(base, tile_n=128, stages=6, b_major="n"),
+        "direct_c1": replace(base, epilogue="direct", cluster_m=1),
     }
 
 

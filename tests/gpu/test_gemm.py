@@ -1,0 +1,90 @@
+"""The TMA + WGMMA GEMM on the GPU against an independent reference (torch fp32 matmul of the
+same bf16/fp16 inputs): every shape of the suite for each schedule, ragged and tiny shapes,
+both B layouts, fp16, f32 output.  Outputs are pre-filled with NaN so an unwritten element
+fails; inputs are fresh random normals per case.  Cubins come from the cache
+(``TILEORCH_CACHE_DIR``; ``python benchmarks/gemm.py build --variants all`` fills it)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from tileorch.kernels.gemm.config import GemmConfig  # noqa: E402
+
+SUITE = [tuple(s) for s in json.loads((Path(__file__).resolve().parents[2] / "benchmarks" / "gemm_shape_suite.json").read_text())["shapes"]]
+RAGGED = [(1000, 1000, 1000), (300, 520, 72), (129, 264, 16), (8, 8, 8), (1, 256, 64), (4097, 1032, 1048), (128, 256, 16)]
+BASE = GemmConfig()
+SCHEDULES = {"persistent": BASE, "streamk": replace(BASE, schedule="streamk"), "dp": replace(BASE, schedule="dp")}
+OTHERS = {
+    "n128": replace(BASE, tile_n=128, stages=6),
+    "bn": replace(BASE, b_major="n"),
+    "bn_streamk": replace(BASE, b_major="n", schedule="streamk"),
+    "f16": replace(BASE, dtype="f16", out_dtype="f16"),
+    "f32out": replace(BASE, out_dtype="f32", epilogue="direct"),
+    "c1": replace(BASE, cluster_m=1),
+    "direct": replace(BASE, epilogue="direct"),
+}
+
+
+def _check(m, n, k, cfg, seed):
+    import tileorch
+
+    dt = torch.bfloat16 if cfg.dtype == "bf16" else torch.float16
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    a = torch.randn((m, k), device="cuda", dtype=dt, generator=g)
+    b = (torch.randn((n, k), device="cuda", dtype=dt, generator=g).t() if cfg.b_major == "k"
+         else torch.randn((k, n), device="cuda", dtype=dt, generator=g))
+    out_dt = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}[cfg.out_dtype]
+    out = torch.full((m, n), float("nan"), device="cuda", dtype=out_dt)
+    tileorch.gemm(a, b, out, config=cfg)
+    torch.cuda.synchronize()
+    ref = a.float() @ b.float()
+    assert torch.isfinite(out).all(), "unwritten (NaN) or non-finite outputs"
+    err = float((out.float() - ref).norm() / ref.norm())
+    tol = 1e-5 if cfg.out_dtype == "f32" else 1e-2
+    assert err < tol, f"relative error {err:.3e}"
+
+
+@pytest.mark.parametrize("schedule", list(SCHEDULES))
+@pytest.mark.parametrize("shape", SUITE + RAGGED, ids=lambda s: "x".join(map(str, s)))
+def test_gemm_schedules(shape, schedule):
+    _check(*shape, SCHEDULES[schedule], seed=hash((shape, schedule)) % 1000)
+
+
+@pytest.mark.parametrize("variant", list(OTHERS))
+@pytest.mark.parametrize("shape", [(2016, 2176, 8192), (1000, 1000, 1000), (300, 520, 72), (8, 8, 8)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_gemm_variants(shape, variant):
+    _check(*shape, OTHERS[variant], seed=7)
+
+
+def test_auto_schedule_matches_reference():
+    import tileorch
+
+    for m, n, k in [(2016, 2176, 8192), (2432, 1792, 1024), (512, 512, 512)]:
+        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
+        out = tileorch.gemm(a, b)
+        torch.cuda.synchronize()
+        ref = a.float() @ b.float()
+        assert float((out.float() - ref).norm() / ref.norm()) < 1e-2
+
+
+def test_bad_inputs_are_refused():
+    import tileorch
+    from tileorch.kernels.gemm.config import GemmConfigError
+
+    a = torch.randn(64, 64, device="cuda", dtype=torch.float32)
+    with pytest.raises(TypeError, match="bf16 and fp16"):
+        tileorch.gemm(a, a)
+    a = torch.randn(64, 12, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(12, 64, device="cuda", dtype=torch.bfloat16)
+    with pytest.raises(GemmConfigError, match="multiple of 8"):
+        tileorch.gemm(a, b)
+    with pytest.raises(ValueError, match="inner dimensions"):
+        tileorch.gemm(a, a)
