@@ -47,6 +47,8 @@ PASSES: dict[str, str] = {
     "tileas-materialize-schedule": "tileorch.transforms.tileas.materialize_schedule:MaterializeSchedule",
     "optimize-execution-unit-mapping": "tileorch.transforms.tileas.optimize_execution_unit_mapping:OptimizeExecutionUnitMapping",
     "propagate-execution-unit": "tileorch.transforms.tileas.propagate_execution_unit:PropagateExecutionUnit",
+    "tileas-insert-OCG-knobs": "tileorch.transforms.tileas.insert_ocg_knobs:InsertOCGKnobs",
+    "sink-negf-through-shapes": "tileorch.transforms.tileas.sink_negf_through_shapes:SinkNegFThroughShapes",
 }
 
 # target name (for ``tileorch-opt -t``) -> "module:Target subclass"
