@@ -177,49 +177,69 @@ builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = ar
           %m0 = arith.muli %tm, %bm : i32
           %n0 = arith.muli %tn, %bn_tile : i32
           %row0 = arith.addi %m0, %row_wg : i32
-          // 2 rounds: stage 128 columns in swizzled smem, one thread TMA-stores them
-          // the buffer is free once this warp group's previous TMA stores have read it
+          // 4 rounds of 64 columns through 2 swizzled 8 KiB slots; one thread TMA-stores each
           scf.if %wg_leader {
-            nvvm.cp.async.bulk.wait_group 0 {read}
+            nvvm.cp.async.bulk.wait_group 1 {read}
           }
           cutlass.named_barrier.arrive_and_wait barrier_id = 14 num_threads = 128
-          atom.stage_fragment %acc_out, %ebuf {first_column = 0 : i64, columns = 128 : i64, dtype = "bf16"} : !acc
+          %eslot0_off = arith.constant 0 : i32
+          %eslot0 = llvm.getelementptr %ebuf[%eslot0_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+          atom.stage_fragment %acc_out, %eslot0 {first_column = 0 : i64, columns = 64 : i64, dtype = "bf16"} : !acc
           // generic-proxy writes must be visible to the TMA (async proxy) before the store
           nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
           cutlass.named_barrier.arrive_and_wait barrier_id = 14 num_threads = 128
           scf.if %wg_leader {
-            %ec0_0 = arith.constant 0 : i32
-            %ecol0_0 = arith.addi %n0, %ec0_0 : i32
-            %eoff0_0 = arith.constant 0 : i32
-            %ebox0_0 = llvm.getelementptr %ebuf[%eoff0_0] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
-            nvvm.cp.async.bulk.tensor.global.shared.cta %tmap_c, %ebox0_0, box[%ecol0_0, %row0] : !llvm.ptr, !llvm.ptr<3>
-            %ec0_1 = arith.constant 64 : i32
-            %ecol0_1 = arith.addi %n0, %ec0_1 : i32
-            %eoff0_1 = arith.constant 8192 : i32
-            %ebox0_1 = llvm.getelementptr %ebuf[%eoff0_1] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
-            nvvm.cp.async.bulk.tensor.global.shared.cta %tmap_c, %ebox0_1, box[%ecol0_1, %row0] : !llvm.ptr, !llvm.ptr<3>
+            %ec0 = arith.constant 0 : i32
+            %ecol0 = arith.addi %n0, %ec0 : i32
+            nvvm.cp.async.bulk.tensor.global.shared.cta %tmap_c, %eslot0, box[%ecol0, %row0] : !llvm.ptr, !llvm.ptr<3>
             nvvm.cp.async.bulk.commit.group
           }
-          // the buffer is free once this warp group's previous TMA stores have read it
           scf.if %wg_leader {
-            nvvm.cp.async.bulk.wait_group 0 {read}
+            nvvm.cp.async.bulk.wait_group 1 {read}
           }
           cutlass.named_barrier.arrive_and_wait barrier_id = 14 num_threads = 128
-          atom.stage_fragment %acc_out, %ebuf {first_column = 128 : i64, columns = 128 : i64, dtype = "bf16"} : !acc
+          %eslot1_off = arith.constant 8192 : i32
+          %eslot1 = llvm.getelementptr %ebuf[%eslot1_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+          atom.stage_fragment %acc_out, %eslot1 {first_column = 64 : i64, columns = 64 : i64, dtype = "bf16"} : !acc
           // generic-proxy writes must be visible to the TMA (async proxy) before the store
           nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
           cutlass.named_barrier.arrive_and_wait barrier_id = 14 num_threads = 128
           scf.if %wg_leader {
-            %ec1_0 = arith.constant 128 : i32
-            %ecol1_0 = arith.addi %n0, %ec1_0 : i32
-            %eoff1_0 = arith.constant 0 : i32
-            %ebox1_0 = llvm.getelementptr %ebuf[%eoff1_0] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
-            nvvm.cp.async.bulk.tensor.global.shared.cta %tmap_c, %ebox1_0, box[%ecol1_0, %row0] : !llvm.ptr, !llvm.ptr<3>
-            %ec1_1 = arith.constant 192 : i32
-            %ecol1_1 = arith.addi %n0, %ec1_1 : i32
-            %eoff1_1 = arith.constant 8192 : i32
-            %ebox1_1 = llvm.getelementptr %ebuf[%eoff1_1] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
-            nvvm.cp.async.bulk.tensor.global.shared.cta %tmap_c, %ebox1_1, box[%ecol1_1, %row0] : !llvm.ptr, !llvm.ptr<3>
+            %ec1 = arith.constant 64 : i32
+            %ecol1 = arith.addi %n0, %ec1 : i32
+            nvvm.cp.async.bulk.tensor.global.shared.cta %tmap_c, %eslot1, box[%ecol1, %row0] : !llvm.ptr, !llvm.ptr<3>
+            nvvm.cp.async.bulk.commit.group
+          }
+          scf.if %wg_leader {
+            nvvm.cp.async.bulk.wait_group 1 {read}
+          }
+          cutlass.named_barrier.arrive_and_wait barrier_id = 14 num_threads = 128
+          %eslot2_off = arith.constant 0 : i32
+          %eslot2 = llvm.getelementptr %ebuf[%eslot2_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+          atom.stage_fragment %acc_out, %eslot2 {first_column = 128 : i64, columns = 64 : i64, dtype = "bf16"} : !acc
+          // generic-proxy writes must be visible to the TMA (async proxy) before the store
+          nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+          cutlass.named_barrier.arrive_and_wait barrier_id = 14 num_threads = 128
+          scf.if %wg_leader {
+            %ec2 = arith.constant 128 : i32
+            %ecol2 = arith.addi %n0, %ec2 : i32
+            nvvm.cp.async.bulk.tensor.global.shared.cta %tmap_c, %eslot2, box[%ecol2, %row0] : !llvm.ptr, !llvm.ptr<3>
+            nvvm.cp.async.bulk.commit.group
+          }
+          scf.if %wg_leader {
+            nvvm.cp.async.bulk.wait_group 1 {read}
+          }
+          cutlass.named_barrier.arrive_and_wait barrier_id = 14 num_threads = 128
+          %eslot3_off = arith.constant 8192 : i32
+          %eslot3 = llvm.getelementptr %ebuf[%eslot3_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+          atom.stage_fragment %acc_out, %eslot3 {first_column = 192 : i64, columns = 64 : i64, dtype = "bf16"} : !acc
+          // generic-proxy writes must be visible to the TMA (async proxy) before the store
+          nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+          cutlass.named_barrier.arrive_and_wait barrier_id = 14 num_threads = 128
+          scf.if %wg_leader {
+            %ec3 = arith.constant 192 : i32
+            %ecol3 = arith.addi %n0, %ec3 : i32
+            nvvm.cp.async.bulk.tensor.global.shared.cta %tmap_c, %eslot3, box[%ecol3, %row0] : !llvm.ptr, !llvm.ptr<3>
             nvvm.cp.async.bulk.commit.group
           }
         }
@@ -316,49 +336,69 @@ builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = ar
           %m0 = arith.muli %tm, %bm : i32
           %n0 = arith.muli %tn, %bn_tile : i32
           %row0 = arith.addi %m0, %row_wg : i32
-          // 2 rounds: stage 128 columns in swizzled smem, one thread TMA-stores them
-          // the buffer is free once this warp group's previous TMA stores have read it
+          // 4 rounds of 64 columns through 2 swizzled 8 KiB slots; one thread TMA-stores each
           scf.if %wg_leader {
-            nvvm.cp.async.bulk.wait_group 0 {read}
+            nvvm.cp.async.bulk.wait_group 1 {read}
           }
           cutlass.named_barrier.arrive_and_wait barrier_id = 15 num_threads = 128
-          atom.stage_fragment %acc_out, %ebuf {first_column = 0 : i64, columns = 128 : i64, dtype = "bf16"} : !acc
+          %eslot0_off = arith.constant 0 : i32
+          %eslot0 = llvm.getelementptr %ebuf[%eslot0_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+          atom.stage_fragment %acc_out, %eslot0 {first_column = 0 : i64, columns = 64 : i64, dtype = "bf16"} : !acc
           // generic-proxy writes must be visible to the TMA (async proxy) before the store
           nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
           cutlass.named_barrier.arrive_and_wait barrier_id = 15 num_threads = 128
           scf.if %wg_leader {
-            %ec0_0 = arith.constant 0 : i32
-            %ecol0_0 = arith.addi %n0, %ec0_0 : i32
-            %eoff0_0 = arith.constant 0 : i32
-            %ebox0_0 = llvm.getelementptr %ebuf[%eoff0_0] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
-            nvvm.cp.async.bulk.tensor.global.shared.cta %tmap_c, %ebox0_0, box[%ecol0_0, %row0] : !llvm.ptr, !llvm.ptr<3>
-            %ec0_1 = arith.constant 64 : i32
-            %ecol0_1 = arith.addi %n0, %ec0_1 : i32
-            %eoff0_1 = arith.constant 8192 : i32
-            %ebox0_1 = llvm.getelementptr %ebuf[%eoff0_1] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
-            nvvm.cp.async.bulk.tensor.global.shared.cta %tmap_c, %ebox0_1, box[%ecol0_1, %row0] : !llvm.ptr, !llvm.ptr<3>
+            %ec0 = arith.constant 0 : i32
+            %ecol0 = arith.addi %n0, %ec0 : i32
+            nvvm.cp.async.bulk.tensor.global.shared.cta %tmap_c, %eslot0, box[%ecol0, %row0] : !llvm.ptr, !llvm.ptr<3>
             nvvm.cp.async.bulk.commit.group
           }
-          // the buffer is free once this warp group's previous TMA stores have read it
           scf.if %wg_leader {
-            nvvm.cp.async.bulk.wait_group 0 {read}
+            nvvm.cp.async.bulk.wait_group 1 {read}
           }
           cutlass.named_barrier.arrive_and_wait barrier_id = 15 num_threads = 128
-          atom.stage_fragment %acc_out, %ebuf {first_column = 128 : i64, columns = 128 : i64, dtype = "bf16"} : !acc
+          %eslot1_off = arith.constant 8192 : i32
+          %eslot1 = llvm.getelementptr %ebuf[%eslot1_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+          atom.stage_fragment %acc_out, %eslot1 {first_column = 64 : i64, columns = 64 : i64, dtype = "bf16"} : !acc
           // generic-proxy writes must be visible to the TMA (async proxy) before the store
           nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
           cutlass.named_barrier.arrive_and_wait barrier_id = 15 num_threads = 128
           scf.if %wg_leader {
-            %ec1_0 = arith.constant 128 : i32
-            %ecol1_0 = arith.addi %n0, %ec1_0 : i32
-            %eoff1_0 = arith.constant 0 : i32
-            %ebox1_0 = llvm.getelementptr %ebuf[%eoff1_0] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
-            nvvm.cp.async.bulk.tensor.global.shared.cta %tmap_c, %ebox1_0, box[%ecol1_0, %row0] : !llvm.ptr, !llvm.ptr<3>
-            %ec1_1 = arith.constant 192 : i32
-            %ecol1_1 = arith.addi %n0, %ec1_1 : i32
-            %eoff1_1 = arith.constant 8192 : i32
-            %ebox1_1 = llvm.getelementptr %ebuf[%eoff1_1] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
-            nvvm.cp.async.bulk.tensor.global.shared.cta %tmap_c, %ebox1_1, box[%ecol1_1, %row0] : !llvm.ptr, !llvm.ptr<3>
+            %ec1 = arith.constant 64 : i32
+            %ecol1 = arith.addi %n0, %ec1 : i32
+            nvvm.cp.async.bulk.tensor.global.shared.cta %tmap_c, %eslot1, box[%ecol1, %row0] : !llvm.ptr, !llvm.ptr<3>
+            nvvm.cp.async.bulk.commit.group
+          }
+          scf.if %wg_leader {
+            nvvm.cp.async.bulk.wait_group 1 {read}
+          }
+          cutlass.named_barrier.arrive_and_wait barrier_id = 15 num_threads = 128
+          %eslot2_off = arith.constant 0 : i32
+          %eslot2 = llvm.getelementptr %ebuf[%eslot2_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+          atom.stage_fragment %acc_out, %eslot2 {first_column = 128 : i64, columns = 64 : i64, dtype = "bf16"} : !acc
+          // generic-proxy writes must be visible to the TMA (async proxy) before the store
+          nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+          cutlass.named_barrier.arrive_and_wait barrier_id = 15 num_threads = 128
+          scf.if %wg_leader {
+            %ec2 = arith.constant 128 : i32
+            %ecol2 = arith.addi %n0, %ec2 : i32
+            nvvm.cp.async.bulk.tensor.global.shared.cta %tmap_c, %eslot2, box[%ecol2, %row0] : !llvm.ptr, !llvm.ptr<3>
+            nvvm.cp.async.bulk.commit.group
+          }
+          scf.if %wg_leader {
+            nvvm.cp.async.bulk.wait_group 1 {read}
+          }
+          cutlass.named_barrier.arrive_and_wait barrier_id = 15 num_threads = 128
+          %eslot3_off = arith.constant 8192 : i32
+          %eslot3 = llvm.getelementptr %ebuf[%eslot3_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+          atom.stage_fragment %acc_out, %eslot3 {first_column = 192 : i64, columns = 64 : i64, dtype = "bf16"} : !acc
+          // generic-proxy writes must be visible to the TMA (async proxy) before the store
+          nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+          cutlass.named_barrier.arrive_and_wait barrier_id = 15 num_threads = 128
+          scf.if %wg_leader {
+            %ec3 = arith.constant 192 : i32
+            %ecol3 = arith.addi %n0, %ec3 : i32
+            nvvm.cp.async.bulk.tensor.global.shared.cta %tmap_c, %eslot3, box[%ecol3, %row0] : !llvm.ptr, !llvm.ptr<3>
             nvvm.cp.async.bulk.commit.group
           }
         }

@@ -33,9 +33,10 @@ class GemmConfig:
     * ``schedule``: ``persistent`` (one wave of CTAs walking tiles, raster + swizzle),
       ``streamk`` (CUTLASS Stream-K with fix-up), ``dp`` (one CTA per tile);
     * ``producer_regs`` / ``consumer_regs``: the ``setmaxnreg`` split; 128*(p + 2c) <= 64 Ki;
-    * ``epilogue``: ``tma`` stages each consumer warp group's 64 x 128 slice of the tile in
-      swizzled shared memory and stores it with TMA (asynchronously: the next tile's mainloop
-      overlaps the store); ``direct`` stores the registers to global memory (any out dtype).
+    * ``epilogue``: ``tma`` stages each consumer warp group's slice of the tile, 64 columns at a
+      time through two swizzled 8 KiB slots, and stores it with TMA (asynchronously: the next
+      round's staging and the next tile's mainloop overlap the stores); ``direct`` stores the
+      registers to global memory (any out dtype).
     """
 
     tile_m: int = 128
@@ -75,8 +76,8 @@ class GemmConfig:
 
     @property
     def epilogue_columns(self) -> int:
-        """Columns of C staged per TMA-store round (whole 64-column boxes, at most 128)."""
-        return min(self.tile_n, 128)
+        """Columns of C the staging buffer holds per warp group: two 64-column slots."""
+        return 128
 
     @property
     def epilogue_bytes(self) -> int:

@@ -195,34 +195,35 @@ EPILOGUE_BARRIER = 14
 
 
 def _epilogue(cfg: GemmConfig, wg: int, res: str, ind: str) -> str:
-    """Store the warp group's 64 x tile_n slice of C starting at (%row0, %n0)."""
+    """Store the warp group's 64 x tile_n slice of C starting at (%row0, %n0).
+
+    TMA epilogue: ``tile_n / 64`` rounds through two 8 KiB staging slots (double buffering):
+    before round ``r`` writes slot ``r % 2`` the elected thread waits until at most one bulk
+    group is still reading (the previous round's), so round ``r - 2``'s store has left the slot."""
     if cfg.epilogue == "direct":
         return f'{ind}atom.store_fragment {res}, %c, %row0, %n0, %m, %n, %n {{dtype = "{cfg.out_dtype}"}} : !acc\n'
-    cols = cfg.epilogue_columns
     bar = f"cutlass.named_barrier.arrive_and_wait barrier_id = {EPILOGUE_BARRIER + wg} num_threads = 128"
-    lines = [f"// {cfg.tile_n // cols} rounds: stage {cols} columns in swizzled smem, one thread TMA-stores them"]
-    for c in range(cfg.tile_n // cols):
+    lines = [f"// {cfg.tile_n // 64} rounds of 64 columns through 2 swizzled 8 KiB slots; one thread TMA-stores each"]
+    for r in range(cfg.tile_n // 64):
+        slot = r % 2
         lines += [
-            "// the buffer is free once this warp group's previous TMA stores have read it",
             "scf.if %wg_leader {",
-            "  nvvm.cp.async.bulk.wait_group 0 {read}",
+            "  nvvm.cp.async.bulk.wait_group 1 {read}",
             "}",
             bar,
-            f'atom.stage_fragment {res}, %ebuf {{first_column = {c * cols} : i64, columns = {cols} : i64, dtype = "{cfg.out_dtype}"}} : !acc',
+            f"%eslot{r}_off = arith.constant {8192 * slot} : i32",
+            f"%eslot{r} = llvm.getelementptr %ebuf[%eslot{r}_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8",
+            f'atom.stage_fragment {res}, %eslot{r} {{first_column = {64 * r} : i64, columns = 64 : i64, dtype = "{cfg.out_dtype}"}} : !acc',
             "// generic-proxy writes must be visible to the TMA (async proxy) before the store",
             "nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}",
             bar,
             "scf.if %wg_leader {",
+            f"  %ec{r} = arith.constant {64 * r} : i32",
+            f"  %ecol{r} = arith.addi %n0, %ec{r} : i32",
+            f"  nvvm.cp.async.bulk.tensor.global.shared.cta %tmap_c, %eslot{r}, box[%ecol{r}, %row0] : !llvm.ptr, !llvm.ptr<3>",
+            "  nvvm.cp.async.bulk.commit.group",
+            "}",
         ]
-        for j in range(cols // 64):
-            lines += [
-                f"  %ec{c}_{j} = arith.constant {c * cols + 64 * j} : i32",
-                f"  %ecol{c}_{j} = arith.addi %n0, %ec{c}_{j} : i32",
-                f"  %eoff{c}_{j} = arith.constant {8192 * j} : i32",
-                f"  %ebox{c}_{j} = llvm.getelementptr %ebuf[%eoff{c}_{j}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8",
-                f"  nvvm.cp.async.bulk.tensor.global.shared.cta %tmap_c, %ebox{c}_{j}, box[%ecol{c}_{j}, %row0] : !llvm.ptr, !llvm.ptr<3>",
-            ]
-        lines += ["  nvvm.cp.async.bulk.commit.group", "}"]
     return "".join(f"{ind}{line}\n" for line in lines)
 
 
