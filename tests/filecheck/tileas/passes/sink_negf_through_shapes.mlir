@@ -39,4 +39,5 @@ builtin.module {
 // CHECK-NEXT: %[[NB:.*]] = nv_tileaa.broadcast %[[N]] : tensor<1x8xf32> -> tensor<4x8xf32>
 // CHECK-NEXT: nv_tileaa.addf %[[B]], %[[NB]]
 // CHECK-NEXT: arith.negf %[[Y]]
-// NOTE: sink_negf_through_shapes.mlir:31:5: note: no broadcast/expand_dim op
+// NOTE: sink_negf_through_shapes.mlir:30:5: note: no broadcast/expand_dim op
+// NOTE: sink_negf_through_shapes.mlir:32:5: note: no broadcast/expand_dim op
