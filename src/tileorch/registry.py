@@ -49,6 +49,7 @@ PASSES: dict[str, str] = {
     "propagate-execution-unit": "tileorch.transforms.tileas.propagate_execution_unit:PropagateExecutionUnit",
     "tileas-insert-OCG-knobs": "tileorch.transforms.tileas.insert_ocg_knobs:InsertOCGKnobs",
     "sink-negf-through-shapes": "tileorch.transforms.tileas.sink_negf_through_shapes:SinkNegFThroughShapes",
+    "tileas-dynamic-persistent": "tileorch.transforms.tileas.dynamic_persistent:DynamicPersistent",
 }
 
 # target name (for ``tileorch-opt -t``) -> "module:Target subclass"
