@@ -50,6 +50,7 @@ PASSES: dict[str, str] = {
     "tileas-insert-OCG-knobs": "tileorch.transforms.tileas.insert_ocg_knobs:InsertOCGKnobs",
     "sink-negf-through-shapes": "tileorch.transforms.tileas.sink_negf_through_shapes:SinkNegFThroughShapes",
     "tileas-dynamic-persistent": "tileorch.transforms.tileas.dynamic_persistent:DynamicPersistent",
+    "tileas-plan-cta": "tileorch.transforms.tileas.plan_cta:PlanCTA",
 }
 
 # target name (for ``tileorch-opt -t``) -> "module:Target subclass"
