@@ -51,6 +51,7 @@ PASSES: dict[str, str] = {
     "sink-negf-through-shapes": "tileorch.transforms.tileas.sink_negf_through_shapes:SinkNegFThroughShapes",
     "tileas-dynamic-persistent": "tileorch.transforms.tileas.dynamic_persistent:DynamicPersistent",
     "tileas-plan-cta": "tileorch.transforms.tileas.plan_cta:PlanCTA",
+    "tileas-rewrite-pipeline-iterator-types": "tileorch.transforms.tileas.rewrite_pipeline_iterators:RewritePipelineIteratorTypes",
 }
 
 # target name (for ``tileorch-opt -t``) -> "module:Target subclass"
