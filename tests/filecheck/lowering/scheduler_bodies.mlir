@@ -12,15 +12,15 @@ builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = ar
   }
 }
 // Along N the launch linear index is ctaid.x + ctaid.y * grid.x (raster.launch_linear_idx).
-// CHECK-LABEL: func.func @sk(%{{.*}}: !llvm.ptr<1>) -> i32
+// CHECK-LABEL: func.func @sk(%{{.*}}: !llvm.ptr) -> i32
 // CHECK:      %[[X:.*]] = nvvm.read.ptx.sreg.ctaid.x : i32
 // CHECK-NEXT: %[[Y:.*]] = nvvm.read.ptx.sreg.ctaid.y : i32
 // CHECK-NEXT: %[[M:.*]] = llvm.mul %[[Y]], %{{.*}} : i32
 // CHECK-NEXT: %[[LIN:.*]] = llvm.add %[[X]], %[[M]] : i32
-// CHECK-NEXT: %[[W:.*]] = llvm.call @__tileorch_sched_streamk_c2x1_n(%{{.*}}, %[[LIN]]) : (!llvm.ptr<1>, i32) -> !llvm.struct<(i32, i32, i32, i32, i32, i32, i32, i32, i32, i32)>
+// CHECK-NEXT: %[[W:.*]] = llvm.call @__tileorch_sched_streamk_c2x1_n(%{{.*}}, %[[LIN]]) : (!llvm.ptr, i32) -> !llvm.struct<(i32, i32, i32, i32, i32, i32, i32, i32, i32, i32)>
 // k_tile_count is field 4
 // CHECK:      llvm.extractvalue %[[W]][4]
-// CHECK:      llvm.func internal @__tileorch_sched_streamk_c2x1_n(%{{.*}}: !llvm.ptr<1>, %{{.*}}: i32) -> !llvm.struct<(i32, i32, i32, i32, i32, i32, i32, i32, i32, i32)>
+// CHECK:      llvm.func internal @__tileorch_sched_streamk_c2x1_n(%{{.*}}: !llvm.ptr, %{{.*}}: i32) -> !llvm.struct<(i32, i32, i32, i32, i32, i32, i32, i32, i32, i32)>
 // CHECK:      llvm.sdiv
 // CHECK:      llvm.return
 // CHECK-NOT:  llvm.func internal @__tileorch_sched_streamk_c2x1_n
@@ -39,7 +39,7 @@ builtin.module attributes {cutlass.target = "sm_90a"} {
 }
 // CHECK-LABEL: func.func @persistent
 // CHECK:      llvm.call @__tileorch_sched_static_persistent_c1x1_m
-// CHECK:      %[[KT:.*]] = llvm.getelementptr %{{.*}}[8] : (!llvm.ptr<1>) -> !llvm.ptr<1>, i8
+// CHECK:      %[[KT:.*]] = llvm.getelementptr %{{.*}}[8] : (!llvm.ptr) -> !llvm.ptr, i8
 // CHECK-NEXT: %[[C:.*]] = llvm.load %[[KT]]
 // CHECK:      func.return %[[C]] : i32
 // CHECK:      llvm.func internal @__tileorch_sched_static_persistent_c1x1_m(

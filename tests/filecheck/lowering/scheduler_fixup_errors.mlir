@@ -22,4 +22,4 @@ builtin.module attributes {cutlass.target = "sm_90a"} {
     func.return %r : vector<2x2xf32>
   }
 }
-// CHECK: scheduler_fixup_errors.mlir:21:5: error: cannot fix up an accumulator of type vector<2x2xf32> (expected bytes-wide numbers or a 1-D vector of them)
+// CHECK: scheduler_fixup_errors.mlir:21:5: error: cannot fix up an accumulator of type vector<2x2xf32> (expected bytes-wide numbers, a 1-D vector or a struct of them)

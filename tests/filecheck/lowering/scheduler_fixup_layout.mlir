@@ -24,10 +24,10 @@ builtin.module attributes {cutlass.target = "sm_90a"} {
 // tile_idx is work-tile field 8; the workspace pointer is params field 0x20.
 // CHECK-LABEL: func.func @fx
 // CHECK:      %[[TILE:.*]] = llvm.extractvalue %{{.*}}[8]
-// CHECK:      %[[WSP:.*]] = llvm.getelementptr %p[32] : (!llvm.ptr<1>) -> !llvm.ptr<1>, i8
-// CHECK-NEXT: %[[WSI:.*]] = llvm.load %[[WSP]] {alignment = 8 : i64} : !llvm.ptr<1> -> i64
+// CHECK:      %[[WSP:.*]] = llvm.getelementptr %p[32] : (!llvm.ptr) -> !llvm.ptr, i8
+// CHECK-NEXT: %[[WSI:.*]] = llvm.load %[[WSP]] <alignment = 8> : !llvm.ptr -> i64
 // CHECK-NEXT: %[[WS:.*]] = llvm.inttoptr %[[WSI]] : i64 to !llvm.ptr<1>
-// CHECK-NEXT: %[[REDP:.*]] = llvm.getelementptr %p[112] : (!llvm.ptr<1>) -> !llvm.ptr<1>, i8
+// CHECK-NEXT: %[[REDP:.*]] = llvm.getelementptr %p[112] : (!llvm.ptr) -> !llvm.ptr, i8
 // CHECK-NEXT: %[[RED32:.*]] = llvm.load %[[REDP]]
 // CHECK-NEXT: %[[RED:.*]] = llvm.zext %[[RED32]] : i32 to i64
 // CHECK-NEXT: %[[W:.*]] = llvm.mlir.constant(2 : i32) : i32

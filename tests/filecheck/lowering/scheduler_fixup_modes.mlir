@@ -37,8 +37,8 @@ builtin.module attributes {cutlass.target = "sm_90a"} {
 // CHECK-NEXT: } else {
 //
 // Later non-final piece: branch on the mode word.
-// CHECK-NEXT: %[[MP:.*]] = llvm.getelementptr %p[120] : (!llvm.ptr<1>) -> !llvm.ptr<1>, i8
-// CHECK-NEXT: %[[MODE:.*]] = llvm.load %[[MP]] {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// CHECK-NEXT: %[[MP:.*]] = llvm.getelementptr %p[120] : (!llvm.ptr) -> !llvm.ptr, i8
+// CHECK-NEXT: %[[MODE:.*]] = llvm.load %[[MP]] <alignment = 4> : !llvm.ptr -> i32
 // CHECK-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT: %[[ND:.*]] = llvm.icmp "ne" %[[MODE]], %[[Z]] : i32
 // CHECK-NEXT: scf.if %[[ND]] {
@@ -105,7 +105,7 @@ builtin.module attributes {cutlass.target = "sm_90a"} {
   }
 }
 // CHECK-LABEL: func.func @ints
-// CHECK:      %[[IMP:.*]] = llvm.getelementptr %p[120] : (!llvm.ptr<1>) -> !llvm.ptr<1>, i8
+// CHECK:      %[[IMP:.*]] = llvm.getelementptr %p[120] : (!llvm.ptr) -> !llvm.ptr, i8
 // CHECK:      llvm.icmp "sge"
 // CHECK:      llvm.fence syncscope("device") acq_rel
 // CHECK:      %[[SLICE:.*]] = llvm.mlir.constant(1024) : i64

@@ -28,38 +28,38 @@ builtin.module attributes {cutlass.target = "sm_90a"} {
 // Along M, 1x1 cluster: launch index = ctaid.x * grid.y + ctaid.y (grid.y at +0x40); seeded
 // into the slot by the constructor.
 // CHECK-LABEL: func.func @ops
-// CHECK-SAME: (%[[P:.*]]: !llvm.ptr<1>, %[[RESP:.*]]: !llvm.ptr<3>, %[[OUT:.*]]: !llvm.ptr<1>)
-// CHECK:      %[[GYP:.*]] = llvm.getelementptr %[[P]][64] : (!llvm.ptr<1>) -> !llvm.ptr<1>, i8
+// CHECK-SAME: (%[[P:.*]]: !llvm.ptr, %[[RESP:.*]]: !llvm.ptr<3>, %[[OUT:.*]]: !llvm.ptr<1>)
+// CHECK:      %[[GYP:.*]] = llvm.getelementptr %[[P]][64] : (!llvm.ptr) -> !llvm.ptr, i8
 // CHECK-NEXT: %[[GY:.*]] = llvm.load %[[GYP]]
 // CHECK:      %[[BX:.*]] = nvvm.read.ptx.sreg.ctaid.x : i32
 // CHECK-NEXT: %[[BY:.*]] = nvvm.read.ptx.sreg.ctaid.y : i32
 // CHECK-NEXT: %[[BXG:.*]] = llvm.mul %[[BX]], %[[GY]] : i32
 // CHECK-NEXT: %[[LAUNCH:.*]] = llvm.add %[[BXG]], %[[BY]] : i32
-// CHECK-NEXT: llvm.store %[[LAUNCH]], %[[RESP]] {alignment = 4 : i64} : i32, !llvm.ptr<3>
+// CHECK-NEXT: llvm.store %[[LAUNCH]], %[[RESP]] <alignment = 4> : i32, !llvm.ptr<3>
 // get_workid_response_ptr is the slot itself (a cast for a generic-pointer result).
 // CHECK-NEXT: %[[GEN:.*]] = llvm.addrspacecast %[[RESP]] : !llvm.ptr<3> to !llvm.ptr
 // get_current_work before any query: the seeded id, decoded by the body; no barrier, no atomic.
-// CHECK-NEXT: %[[CUR0:.*]] = llvm.load %[[RESP]] {alignment = 4 : i64} : !llvm.ptr<3> -> i32
-// CHECK-NEXT: %[[W0:.*]] = llvm.call @__tileorch_sched_dp_c1x1_m(%[[P]], %[[CUR0]]) : (!llvm.ptr<1>, i32) -> !llvm.struct<(i32, i32, i32, i32, i32)>
+// CHECK-NEXT: %[[CUR0:.*]] = llvm.load %[[RESP]] <alignment = 4> : !llvm.ptr<3> -> i32
+// CHECK-NEXT: %[[W0:.*]] = llvm.call @__tileorch_sched_dp_c1x1_m(%[[P]], %[[CUR0]]) : (!llvm.ptr, i32) -> !llvm.struct<(i32, i32, i32, i32, i32)>
 // query_next_work: WAR barrier, the leader (thread 0) claims and publishes, publish barrier.
 // CHECK-NEXT: nvvm.barrier{{$}}
 // CHECK-NEXT: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
 // CHECK-NEXT: %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT: %[[LEAD:.*]] = llvm.icmp "eq" %[[TID]], %[[ZERO]] : i32
 // CHECK-NEXT: scf.if %[[LEAD]] {
-// CHECK-NEXT:   %[[WSP:.*]] = llvm.getelementptr %[[P]][32] : (!llvm.ptr<1>) -> !llvm.ptr<1>, i8
-// CHECK-NEXT:   %[[WS:.*]] = llvm.load %[[WSP]] {alignment = 8 : i64} : !llvm.ptr<1> -> i64
+// CHECK-NEXT:   %[[WSP:.*]] = llvm.getelementptr %[[P]][32] : (!llvm.ptr) -> !llvm.ptr, i8
+// CHECK-NEXT:   %[[WS:.*]] = llvm.load %[[WSP]] <alignment = 8> : !llvm.ptr -> i64
 // CHECK-NEXT:   %[[CTR:.*]] = llvm.inttoptr %[[WS]] : i64 to !llvm.ptr<1>
 // CHECK-NEXT:   %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
 // CHECK-NEXT:   %[[OLD:.*]] = llvm.atomicrmw add %[[CTR]], %[[ONE]] syncscope("device") monotonic : !llvm.ptr<1>, i32
-// CHECK-NEXT:   %[[GP:.*]] = llvm.getelementptr %[[P]][28] : (!llvm.ptr<1>) -> !llvm.ptr<1>, i8
-// CHECK-NEXT:   %[[G:.*]] = llvm.load %[[GP]] {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// CHECK-NEXT:   %[[GP:.*]] = llvm.getelementptr %[[P]][28] : (!llvm.ptr) -> !llvm.ptr, i8
+// CHECK-NEXT:   %[[G:.*]] = llvm.load %[[GP]] <alignment = 4> : !llvm.ptr -> i32
 // CHECK-NEXT:   %[[ID:.*]] = llvm.add %[[G]], %[[OLD]] : i32
-// CHECK-NEXT:   llvm.store %[[ID]], %[[RESP]] {alignment = 4 : i64} : i32, !llvm.ptr<3>
+// CHECK-NEXT:   llvm.store %[[ID]], %[[RESP]] <alignment = 4> : i32, !llvm.ptr<3>
 // CHECK-NEXT: }
 // CHECK-NEXT: nvvm.barrier{{$}}
 // get_current_work after the query: every thread reads the published id.
-// CHECK-NEXT: %[[CUR:.*]] = llvm.load %[[RESP]] {alignment = 4 : i64} : !llvm.ptr<3> -> i32
+// CHECK-NEXT: %[[CUR:.*]] = llvm.load %[[RESP]] <alignment = 4> : !llvm.ptr<3> -> i32
 // CHECK-NEXT: %[[W:.*]] = llvm.call @__tileorch_sched_dp_c1x1_m(%[[P]], %[[CUR]])
 // CHECK-NEXT: %[[M:.*]] = llvm.extractvalue %[[W]][0]
 // CHECK:      %[[M0:.*]] = llvm.extractvalue %[[W0]][0]
@@ -68,7 +68,7 @@ builtin.module attributes {cutlass.target = "sm_90a"} {
 // CHECK-NEXT: %[[V:.*]] = llvm.load %[[RESP]] : !llvm.ptr<3> -> i32
 // CHECK-NEXT: llvm.store %[[V]], %[[OUT]]
 // CHECK-NEXT: llvm.store %[[GEN]], %[[OUT]] : !llvm.ptr, !llvm.ptr<1>
-// CHECK:      llvm.func internal @__tileorch_sched_dp_c1x1_m(%{{.*}}: !llvm.ptr<1>, %{{.*}}: i32) -> !llvm.struct<(i32, i32, i32, i32, i32)>
+// CHECK:      llvm.func internal @__tileorch_sched_dp_c1x1_m(%{{.*}}: !llvm.ptr, %{{.*}}: i32) -> !llvm.struct<(i32, i32, i32, i32, i32)>
 // CHECK-NOT:  llvm.func internal @__tileorch_sched_dp_c1x1_m
 
 // -----
@@ -87,12 +87,12 @@ builtin.module attributes {cutlass.target = "sm_100a"} {
   }
 }
 // CHECK-LABEL: func.func @fetch
-// CHECK:      llvm.store %{{.*}}, %[[RESP:.*]] {alignment = 4 : i64} : i32, !llvm.ptr<3>
+// CHECK:      llvm.store %{{.*}}, %[[RESP:.*]] <alignment = 4> : i32, !llvm.ptr<3>
 // CHECK:      llvm.call @__tileorch_sched_dp_c1x1_n(
 // CHECK:      nvvm.barrier{{$}}
 // CHECK:      llvm.atomicrmw add %{{.*}} syncscope("device") monotonic : !llvm.ptr<1>, i32
 // CHECK:      nvvm.barrier{{$}}
-// CHECK-NEXT: %[[ID:.*]] = llvm.load %[[RESP]] {alignment = 4 : i64} : !llvm.ptr<3> -> i32
+// CHECK-NEXT: %[[ID:.*]] = llvm.load %[[RESP]] <alignment = 4> : !llvm.ptr<3> -> i32
 // CHECK-NEXT: %[[NW:.*]] = llvm.call @__tileorch_sched_dp_c1x1_n(%{{.*}}, %[[ID]])
 // CHECK-NEXT: %[[V:.*]] = llvm.extractvalue %[[NW]][4]
 // CHECK-NEXT: %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32

@@ -168,8 +168,6 @@ class PreparedGemm:
     """Everything one launch needs, packed once (tensor maps, params record on the device)."""
 
     def __init__(self, kernel: GemmKernel, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace_alloc):
-        import numpy as np
-
         from tileorch.runtime.buffers import DeviceBuffer
         from tileorch.schedulers.device_params import pack_device_params
 
@@ -188,11 +186,10 @@ class PreparedGemm:
                 self._keep.append(ws)
                 workspace_ptr = ws if isinstance(ws, int) else getattr(ws, "ptr", None) or ws.data_ptr()
                 self.zero_bytes = (workspace_ptr + red, bar)
-        record = np.frombuffer(pack_device_params(p, workspace_ptr, red, bar), np.uint8)
-        self.params = DeviceBuffer.from_array(record)
+        record = pack_device_params(p, workspace_ptr, red, bar)  # passed by value (grid-constant)
         tma_a, tma_b, tma_c = tensor_maps(cfg, a_ptr, b_ptr, c_ptr, m, n, k)
         args = [tma_a, tma_b, tma_c, struct.pack("<Q", c_ptr), struct.pack("<i", m), struct.pack("<i", n),
-                struct.pack("<i", k), struct.pack("<Q", self.params.ptr)]
+                struct.pack("<i", k), record]
         self._storage = [ctypes.create_string_buffer(a, len(a)) for a in args]
         self._pointers = (ctypes.c_void_p * len(args))(*[ctypes.addressof(s) for s in self._storage])
         self._config = self._launch_config()

@@ -320,7 +320,7 @@ def gemm_kernel_ir(cfg: GemmConfig) -> str:
 !acc = {t['ACC']}
 builtin.module attributes {{cutlass.target = "sm_90a", cutlass.cluster_shape = array<i32: {cfg.cluster_m}, 1, 1>}} {{
   func.func @{cfg.name}(%tmap_a: {TMAP}, %tmap_b: {TMAP}, %tmap_c: {TMAP},
-      %c: !llvm.ptr<1>, %m: i32, %n: i32, %k: i32, %params: {t['P']})
+      %c: !llvm.ptr<1>, %m: i32, %n: i32, %k: i32, %params: {t['P']} {{nvvm.grid_constant}})
       attributes {{nvvm.kernel, nvvm.maxntid = array<i32: {cfg.threads}, 1, 1>, nvvm.minctasm = 1 : i32}} {{
     %smem = atom.dynamic_smem : !llvm.ptr<3>
     // {cfg.stages} stages of A ({cfg.a_stage_bytes} B) + B ({cfg.b_stage_bytes} B); the producer group is warp

@@ -24,6 +24,7 @@ from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWal
 from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPass
 from xdsl.passes import ModulePass
 
+from tileorch.transforms.pipeline_to_nvvm.grid_constant import mark_byval_params
 from tileorch.transforms.pipeline_to_nvvm import (
     async_ops,
     barriers,
@@ -71,6 +72,7 @@ class ConvertPipelineToNVVM(ModulePass):
         options = LoweringOptions(debug_timeout=self.debug_timeout)
         scheduler.fold_static_queries(op)
         scheduler.drop_host_functions(op)
+        mark_byval_params(op)
         PatternRewriteWalker(GreedyRewritePatternApplier(regions.expansion_patterns())).rewrite_module(op)
         PatternRewriteWalker(
             GreedyRewritePatternApplier(leaf_patterns(options)), apply_recursively=True, walk_regions_first=True

@@ -11,7 +11,7 @@ static persistent      ``persistent._work_at(p, lin, 0, cta_in_cl)``  ``__tileor
 data parallel          the same closed form, one tile per CTA       ``__tileorch_sched_dp_*``
 =====================  ===========================================  ==============================
 
-``Params*`` is an ``!llvm.ptr<1>`` to the record of :mod:`tileorch.schedulers.device_params`
+``Params*`` is a generic ``!llvm.ptr`` to the record of :mod:`tileorch.schedulers.device_params`
 (seed header + derived tail); fields are read with invariant ``i32`` loads.  The cluster shape and
 (unless ``raster = heuristic``) the raster direction are compile-time facts of the params type and
 are folded into the body, whose symbol names them.  Work-tile-info values are ``!llvm.struct``s of
@@ -46,6 +46,9 @@ from tileorch.schedulers.work_tile import StaticPersistentWorkTileInfo, WorkTile
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
 
 GLOBAL_PTR = llvm.LLVMPointerType(IntAttr(1))
+PARAMS_PTR = llvm.LLVMPointerType()
+"""Params records are read through a generic pointer: a global buffer's address, or (a kernel
+argument marked ``nvvm.grid_constant``) the address of the byval parameter itself."""
 WTI_FIELDS = {
     "streamk": ("m", "n", "l", "k_tile_start", "k_tile_count", "k_tile_remaining", "is_separate_reduction",
                 "linearized_id", "tile_idx", "unit_iter_start"),
@@ -61,7 +64,7 @@ def wti_type(family: str) -> llvm.LLVMStructType:
 
 def lowered_scheduler_type(typ: Attribute) -> Attribute | None:
     if isinstance(typ, TileSchedulerType | ParamsType):
-        return GLOBAL_PTR
+        return PARAMS_PTR
     if isinstance(typ, WORK_TILE_INFO_TYPES):
         return wti_type(typ.FAMILY)
     return None
@@ -146,7 +149,7 @@ class SchedulerConfig:
 def load_field(e: Emitter, params: SSAValue, name: str, streamk: bool) -> SSAValue:
     """Invariant load of one record field (``workspace_ptr`` is the only i64)."""
     typ = i64 if name == "workspace_ptr" else i32
-    addr = e.emit(llvm.GEPOp.from_mixed_indices(params, [field_offset(name, streamk)], i8, result_type=GLOBAL_PTR))
+    addr = e.emit(llvm.GEPOp.from_mixed_indices(params, [field_offset(name, streamk)], i8, result_type=PARAMS_PTR))
     return e.emit(llvm.LoadOp(addr, typ, alignment=4 if typ == i32 else 8))
 
 
@@ -239,9 +242,9 @@ def ensure_body(module: ModuleOp, cfg: SchedulerConfig) -> str:
     for op in module.body.block.ops:
         if isinstance(op, llvm.FuncOp) and op.sym_name.data == name:
             return name
-    block = Block(arg_types=[GLOBAL_PTR, i32])
+    block = Block(arg_types=[PARAMS_PTR, i32])
     block.add_ops(_body_ops(cfg, block.args[0], block.args[1]))
-    fn_type = llvm.LLVMFunctionType([GLOBAL_PTR, i32], wti_type(cfg.family))
+    fn_type = llvm.LLVMFunctionType([PARAMS_PTR, i32], wti_type(cfg.family))
     module.body.block.add_op(llvm.FuncOp(name, fn_type, body=Region(block)))
     return name
 

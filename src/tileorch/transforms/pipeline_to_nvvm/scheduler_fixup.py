@@ -165,16 +165,19 @@ class FixupSite:
         base = self.partial_base(e, layout)
         if not isinstance(typ, VectorType | llvm.LLVMStructType):
             return e.emit(llvm.LoadOp(base, typ))
-        return assemble(e, typ, [e.emit(llvm.LoadOp(_element(e, base, layout, i), element_type(typ)))
-                                 for i in range(layout.values)])
+        value = e.undef(typ)
+        for i in range(layout.values):
+            x = e.emit(llvm.LoadOp(_element(e, base, layout, i), element_type(typ)))
+            value = insert_one(e, value, x, i)
+        return value
 
     def store_partial(self, e: Emitter, layout: PartialLayout, value: SSAValue) -> None:
         base = self.partial_base(e, layout)
         if not isinstance(value.type, VectorType | llvm.LLVMStructType):
             e.add_op(llvm.StoreOp(value, base))
             return
-        for i, x in enumerate(elements(e, value)):
-            e.add_op(llvm.StoreOp(x, _element(e, base, layout, i)))
+        for i in range(layout.values):
+            e.add_op(llvm.StoreOp(extract_one(e, value, i), _element(e, base, layout, i)))
 
     def reduce_partial(self, e: Emitter, layout: PartialLayout, value: SSAValue) -> None:
         """Add ``value`` into the stored partial, one relaxed device-scope ``atomicrmw`` per
@@ -185,7 +188,8 @@ class FixupSite:
         if not isinstance(value.type, VectorType | llvm.LLVMStructType):
             e.add_op(llvm_ext.AtomicRMWOp(bin_op, base, value, "monotonic", GPU_SCOPE))
             return
-        for i, x in enumerate(elements(e, value)):
+        for i in range(layout.values):
+            x = extract_one(e, value, i)
             e.add_op(llvm_ext.AtomicRMWOp(bin_op, _element(e, base, layout, i), x, "monotonic", GPU_SCOPE))
 
 
@@ -200,6 +204,20 @@ def element_type(typ: Attribute) -> Attribute:
     if isinstance(typ, llvm.LLVMStructType) and typ.types.data:
         return typ.types.data[0]
     return typ
+
+
+def extract_one(e: Emitter, value: SSAValue, i: int) -> SSAValue:
+    """Element ``i`` of a vector or struct accumulator."""
+    typ = value.type
+    if isinstance(typ, llvm.LLVMStructType):
+        return e.emit(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [i]), value, typ.types.data[i]))
+    return e.emit(llvm_ext.ExtractElementOp(value, e.const(i)))
+
+
+def insert_one(e: Emitter, value: SSAValue, x: SSAValue, i: int) -> SSAValue:
+    if isinstance(value.type, llvm.LLVMStructType):
+        return e.emit(llvm.InsertValueOp(DenseArrayBase.from_list(i64, [i]), value, x))
+    return e.emit(llvm.InsertElementOp(value, x, e.const(i)))
 
 
 def elements(e: Emitter, value: SSAValue) -> list[SSAValue]:
