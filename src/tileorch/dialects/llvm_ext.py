@@ -253,10 +253,8 @@ class AtomicRMWOp(IRDLOperation):
         printer.print_operand(self.val)
         _print_syncscope(printer, self.syncscope)
         printer.print_string(f" {ordering_name(self.ordering)}")
-        attrs = dict(self.attributes)
-        if self.alignment is not None:
-            attrs["alignment"] = self.alignment
-        printer.print_op_attributes(attrs)
+        print_mem_props(printer, self)
+        printer.print_op_attributes(self.attributes)
         printer.print_string(" : ")
         printer.print_attribute(self.ptr.type)
         printer.print_string(", ")
@@ -273,7 +271,7 @@ class AtomicRMWOp(IRDLOperation):
         val = parser.parse_unresolved_operand()
         scope = _parse_syncscope(parser)
         ordering = _parse_ordering(parser)
-        attrs = parser.parse_optional_attr_dict()
+        props, attrs = _take_mem_props(parser)
         parser.parse_punctuation(":")
         ptr_type = parser.parse_type()
         parser.parse_punctuation(",")
@@ -286,7 +284,7 @@ class AtomicRMWOp(IRDLOperation):
             scope.data if scope else None,
             volatile,
         )
-        if (align := attrs.pop("alignment", None)) is not None:
+        if (align := props.get("alignment")) is not None:
             op.alignment = align
         op.attributes |= attrs
         return op
@@ -349,6 +347,7 @@ class CmpXchgOp(IRDLOperation):
         printer.print_string(
             f" {ordering_name(self.success_ordering)} {ordering_name(self.failure_ordering)}"
         )
+        print_mem_props(printer, self)
         printer.print_op_attributes(self.attributes)
         printer.print_string(" : ")
         printer.print_attribute(self.ptr.type)
@@ -365,7 +364,7 @@ class CmpXchgOp(IRDLOperation):
         scope = _parse_syncscope(parser)
         success = _parse_ordering(parser)
         failure = _parse_ordering(parser)
-        attrs = parser.parse_optional_attr_dict()
+        props, attrs = _take_mem_props(parser)
         parser.parse_punctuation(":")
         ptr_type = parser.parse_type()
         parser.parse_punctuation(",")
@@ -378,8 +377,121 @@ class CmpXchgOp(IRDLOperation):
             ORDERING_NAMES[failure.value.data],
             scope.data if scope else None,
         )
+        if (align := props.get("alignment")) is not None:
+            op.alignment = align
         op.attributes |= attrs
         return op
+
+
+def print_mem_props(printer: Printer, op: Operation, names: tuple[str, ...] = ("alignment",)) -> None:
+    """Upstream's ``<alignment = 4, nontemporal>`` after a memory op's operands (the properties
+    not spelled elsewhere in its syntax)."""
+    items = []
+    for name in names:
+        value = op.properties.get(name)
+        if isinstance(value, IntegerAttr):
+            items.append(f"{name} = {value.value.data}")
+        elif value is not None:
+            items.append(name)
+    if items:
+        printer.print_string(" <" + ", ".join(items) + ">")
+
+
+def parse_mem_props(parser: Parser) -> dict[str, Attribute]:
+    """``<alignment = 4, nontemporal>`` or ``<{alignment = 4 : i64}>`` if present."""
+    if parser.parse_optional_punctuation("<") is None:
+        return {}
+    if parser._current_token.text == "{":
+        entries = dict(parser.parse_comma_separated_list(parser.Delimiter.BRACES, parser._parse_attribute_entry))
+    else:
+        entries = {}
+
+        def entry() -> None:
+            name = parser.parse_identifier()
+            if parser.parse_optional_punctuation("="):
+                entries[name] = IntegerAttr(parser.parse_integer(allow_boolean=False), i64)
+            else:
+                entries[name] = UnitAttr()
+
+        parser.parse_comma_separated_list(parser.Delimiter.NONE, entry)
+    parser.parse_punctuation(">")
+    return entries
+
+
+def _take_mem_props(parser: Parser) -> tuple[dict[str, Attribute], dict[str, Attribute]]:
+    """(memory properties, discardable attributes); the older ``{alignment = 4 : i64}`` spelling
+    in the attribute dictionary still parses."""
+    props = parse_mem_props(parser)
+    attrs = parser.parse_optional_attr_dict()
+    for name in ("alignment", "nontemporal"):
+        if name in attrs:
+            props[name] = attrs.pop(name)
+    return props, attrs
+
+
+def _print_store(self: llvm.StoreOp, printer: Printer) -> None:
+    """``llvm.store volatile %v, %p atomic syncscope("agent") release <alignment = 4> : i32, !llvm.ptr<1>``"""
+    printer.print_string(" volatile" if self.volatile_ is not None else "")
+    printer.print_string(" ")
+    printer.print_list([self.value, self.ptr], printer.print_ssa_value)
+    ordering = self.ordering.value.data if self.ordering is not None else 0
+    if ordering != 0:
+        printer.print_string(" atomic")
+        printer.print_string(f" {ORDERING_NAMES[ordering]}")
+    print_mem_props(printer, self, ("alignment", "nontemporal"))
+    printer.print_op_attributes(self.attributes)
+    printer.print_string(" : ")
+    printer.print_list([self.value.type, self.ptr.type], printer.print_attribute)
+
+
+def _parse_store(cls, parser: Parser) -> llvm.StoreOp:
+    volatile = parser.parse_optional_keyword("volatile") is not None
+    value = parser.parse_unresolved_operand()
+    parser.parse_punctuation(",")
+    ptr = parser.parse_unresolved_operand()
+    ordering, scope = 0, None
+    if parser.parse_optional_keyword("atomic") is not None:
+        scope = _parse_syncscope(parser)
+        ordering = _parse_ordering(parser).value.data
+    props, attrs = _take_mem_props(parser)
+    parser.parse_punctuation(":")
+    value_type = parser.parse_type()
+    parser.parse_punctuation(",")
+    ptr_type = parser.parse_type()
+    align = props.get("alignment")
+    op = cls(
+        parser.resolve_operand(value, value_type),
+        parser.resolve_operand(ptr, ptr_type),
+        alignment=align.value.data if isinstance(align, IntegerAttr) else None,
+        ordering=ordering,
+        volatile=volatile,
+        nontemporal="nontemporal" in props,
+    )
+    if scope is not None:  # xDSL's llvm.store has no syncscope property
+        parser.raise_error("tileorch does not support syncscope on llvm.store")
+    op.attributes |= attrs
+    return op
+
+
+def _print_xdsl_load(self: llvm.LoadOp, printer: Printer) -> None:
+    """xDSL's own ``llvm.load`` (lowerings build it as well as ours) in upstream's syntax."""
+    printer.print_string(" ")
+    printer.print_ssa_value(self.ptr)
+    if (ordering := self.ordering.value.data) != 0:
+        printer.print_string(f" atomic {ORDERING_NAMES[ordering]}")
+    print_mem_props(printer, self)
+    printer.print_op_attributes(self.attributes)
+    printer.print_string(" : ")
+    printer.print_attribute(self.ptr.type)
+    printer.print_string(" -> ")
+    printer.print_attribute(self.dereferenced_value.type)
+
+
+# xDSL's llvm.store and llvm.load (our lowerings build llvm.StoreOp / llvm.LoadOp) print
+# upstream's syntax; parsing goes through the registered ops (ours for llvm.load)
+llvm.StoreOp.print = _print_store
+llvm.StoreOp.parse = classmethod(_parse_store)
+llvm.LoadOp.print = _print_xdsl_load
 
 
 class _OrderedLoadEffect(MemoryEffect):
@@ -398,7 +510,7 @@ class _OrderedLoadEffect(MemoryEffect):
 class LoadOp(IRDLOperation):
     """xDSL's ``llvm.load`` plus upstream's ``volatile_`` and ``syncscope`` properties.
 
-    ``%v = llvm.load volatile %p atomic syncscope("agent") acquire {alignment = 4 : i64} : !llvm.ptr<1> -> i32``
+    ``%v = llvm.load volatile %p atomic syncscope("agent") acquire <alignment = 4> : !llvm.ptr<1> -> i32``
     """
 
     name = "llvm.load"
@@ -431,10 +543,8 @@ class LoadOp(IRDLOperation):
             printer.print_string(" atomic")
             _print_syncscope(printer, self.syncscope)
             printer.print_string(f" {ORDERING_NAMES[ordering]}")
-        attrs = dict(self.attributes)
-        if self.alignment is not None:
-            attrs["alignment"] = self.alignment
-        printer.print_op_attributes(attrs)
+        print_mem_props(printer, self)
+        printer.print_op_attributes(self.attributes)
         printer.print_string(" : ")
         printer.print_attribute(self.ptr.type)
         printer.print_string(" -> ")
@@ -448,12 +558,12 @@ class LoadOp(IRDLOperation):
         if parser.parse_optional_keyword("atomic") is not None:
             scope = _parse_syncscope(parser)
             ordering = _parse_ordering(parser).value.data
-        attrs = parser.parse_optional_attr_dict()
+        props, attrs = _take_mem_props(parser)
         parser.parse_punctuation(":")
         ptr_type = parser.parse_type()
         parser.parse_punctuation("->")
         result_type = parser.parse_type()
-        align = attrs.pop("alignment", None)
+        align = props.get("alignment")
         op = cls(
             parser.resolve_operand(ptr, ptr_type),
             result_type,

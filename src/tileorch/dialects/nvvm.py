@@ -47,7 +47,7 @@ from xdsl.irdl import (
     result_def,
     traits_def,
 )
-from xdsl.parser import AttrParser
+from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
@@ -157,10 +157,19 @@ class SetMaxRegisterAction(StrEnum):
 
 
 @irdl_attr_definition
-class SetMaxRegisterActionAttr(EnumAttribute[SetMaxRegisterAction], SpacedOpaqueSyntaxAttribute):
-    """``#nvvm<action increase>``"""
+class SetMaxRegisterActionAttr(_AngleBracketEnum, EnumAttribute[SetMaxRegisterAction]):
+    """``#nvvm.action<increase>`` (upstream's spelling; the older ``#nvvm<action increase>``
+    still parses)."""
 
     name = "nvvm.action"
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser):
+        if parser.parse_optional_punctuation("<") is None:  # #nvvm<action increase>
+            return parser.parse_str_enum(cls.enum_type)
+        value = parser.parse_str_enum(cls.enum_type)
+        parser.parse_punctuation(">")
+        return value
 
 
 CTA_SCOPE = MemScopeKindAttr(MemScopeKind.CTA)
@@ -238,6 +247,83 @@ SPECIAL_REGISTERS: dict[str, type[IRDLOperation]] = {
 
 # --------------------------------------------------------------------------- mbarrier
 
+# Upstream's custom syntax of the mbarrier family writes ``scope`` and ``relaxed`` as keywords
+# after the operands (``%a, %n scope = cluster relaxed = true``; either order, defaults
+# omitted); tileorch's earlier spellings (``count = %n``, ``{scope = #nvvm.mem_scope<..>}`` in the
+# attribute dictionary) still parse.
+
+
+def _print_scope_relaxed(printer: Printer, op: IRDLOperation) -> None:
+    scope = op.properties.get("scope")
+    if isinstance(scope, MemScopeKindAttr):
+        printer.print_string(f" scope = {scope.data.value}")
+    relaxed = op.properties.get("relaxed")
+    if isinstance(relaxed, IntegerAttr):
+        printer.print_string(f" relaxed = {'true' if relaxed.value.data else 'false'}")
+    printer.print_op_attributes(op.attributes)
+
+
+def _parse_scope_relaxed(parser: Parser) -> tuple[dict[str, Attribute], dict[str, Attribute]]:
+    """(properties, discardable attributes) after the operands."""
+    props: dict[str, Attribute] = {}
+    while True:
+        if "scope" not in props and parser.parse_optional_keyword("scope"):
+            parser.parse_punctuation("=")
+            props["scope"] = MemScopeKindAttr(parser.parse_str_enum(MemScopeKind))
+        elif "relaxed" not in props and parser.parse_optional_keyword("relaxed"):
+            parser.parse_punctuation("=")
+            props["relaxed"] = BoolAttr.from_bool(parser.parse_boolean())
+        else:
+            break
+    attrs = parser.parse_optional_attr_dict()
+    for name in ("scope", "relaxed"):
+        if name in attrs:
+            props[name] = attrs.pop(name)
+    return props, attrs
+
+
+def _print_operands(printer: Printer, values) -> None:
+    printer.print_string(" ")
+    printer.print_list(values, printer.print_ssa_value)
+
+
+def _print_types(printer: Printer, types, results=()) -> None:
+    printer.print_string(" : ")
+    printer.print_list(types, printer.print_attribute)
+    for t in results:
+        printer.print_string(" -> ")
+        printer.print_attribute(t)
+
+
+def _parse_types(parser: Parser) -> list[Attribute]:
+    parser.parse_punctuation(":")
+    return parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+
+
+def _parse_result_type(parser: Parser) -> list[Attribute]:
+    return [parser.parse_type()] if parser.parse_optional_punctuation("->") else []
+
+
+def _resolve(parser: Parser, operands, types) -> list[SSAValue]:
+    """Resolve the unresolved ``operands`` against ``types`` (one type each)."""
+    if len(operands) != len(types):
+        parser.raise_error(f"expected {len(operands)} operand types, got {len(types)}")
+    return [parser.resolve_operand(o, t) for o, t in zip(operands, types)]
+
+
+def _build(cls, operands, result_types, props, attrs):
+    return cls.build(operands=operands, result_types=result_types, properties=props, attributes=attrs)
+
+
+def _parse_unit_keyword(parser: Parser, name: str) -> tuple[dict[str, Attribute], dict[str, Attribute]]:
+    """An optional unit-property keyword (``aligned``, ``read``), then the attribute dictionary,
+    from which the older ``{aligned}`` spelling is moved to the properties."""
+    props: dict[str, Attribute] = {name: UnitAttr()} if parser.parse_optional_keyword(name) else {}
+    attrs = parser.parse_optional_attr_dict()
+    if name in attrs:
+        props[name] = attrs.pop(name)
+    return props, attrs
+
 
 def _check_count(op: IRDLOperation) -> None:
     check_range(op.count, 1, MBARRIER_MAX_COUNT, "mbarrier arrival count")
@@ -312,8 +398,24 @@ class MBarrierArriveOp(IRDLOperation):
     scope = opt_prop_def(MemScopeKindAttr)
     relaxed = opt_prop_def(BoolAttr)
     traits = traits_def(*SIDE_EFFECTS)
-    irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$addr (`count` `=` $count^)? attr-dict `:` type($addr) (`->` type($res)^)?"
+
+    def print(self, printer: Printer) -> None:  # %a (, %count)? scope = .. relaxed = .. : type(a) (-> i64)?
+        _print_operands(printer, [self.addr] + ([self.count] if self.count is not None else []))
+        _print_scope_relaxed(printer, self)
+        _print_types(printer, [self.addr.type], [self.res.type] if self.res is not None else [])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MBarrierArriveOp:
+        addr = parser.parse_unresolved_operand()
+        count = None
+        if parser.parse_optional_punctuation(",") or parser.parse_optional_keyword("count"):
+            parser.parse_optional_punctuation("=")  # the older `count = %n`
+            count = parser.parse_unresolved_operand()
+        props, attrs = _parse_scope_relaxed(parser)
+        (addr,) = _resolve(parser, [addr], _parse_types(parser))
+        count = parser.resolve_operand(count, i32) if count is not None else None
+        res = _parse_result_type(parser)
+        return _build(cls, [addr, [count] if count is not None else []], [res], props, attrs)
 
     def __init__(
         self,
@@ -384,10 +486,29 @@ class MBarrierArriveExpectTxOp(IRDLOperation):
     scope = opt_prop_def(MemScopeKindAttr)
     relaxed = opt_prop_def(BoolAttr)
     traits = traits_def(*SIDE_EFFECTS)
-    irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = (
-        "$addr `,` $txcount (`,` `predicate` `=` $predicate^)? attr-dict `:` type(operands) (`->` type($res)^)?"
-    )
+
+    def print(self, printer: Printer) -> None:
+        _print_operands(printer, [self.addr, self.txcount])
+        if self.predicate is not None:
+            printer.print_string(", predicate = ")
+            printer.print_ssa_value(self.predicate)
+        _print_scope_relaxed(printer, self)
+        _print_types(printer, [o.type for o in self.operands], [self.res.type] if self.res is not None else [])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MBarrierArriveExpectTxOp:
+        addr = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        tx = parser.parse_unresolved_operand()
+        pred = None
+        if parser.parse_optional_punctuation(","):
+            parser.parse_keyword("predicate")
+            parser.parse_punctuation("=")
+            pred = parser.parse_unresolved_operand()
+        props, attrs = _parse_scope_relaxed(parser)
+        ops = _resolve(parser, [addr, tx] + ([pred] if pred is not None else []), _parse_types(parser))
+        res = _parse_result_type(parser)
+        return _build(cls, [ops[0], ops[1], ops[2:]], [res], props, attrs)
 
     def __init__(
         self,
@@ -440,11 +561,22 @@ class MBarrierExpectTxOp(IRDLOperation):
     txcount = operand_def(I32)
     scope = opt_prop_def(MemScopeKindAttr)
     traits = traits_def(*SIDE_EFFECTS)
-    irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$addr `,` $txcount attr-dict `:` type(operands)"
 
     def __init__(self, addr: SSAValue | Operation, txcount: SSAValue | Operation):
         super().__init__(operands=[addr, txcount])
+
+    def print(self, printer: Printer) -> None:
+        _print_operands(printer, [self.addr, self.txcount])
+        _print_scope_relaxed(printer, self)
+        _print_types(printer, [o.type for o in self.operands])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MBarrierExpectTxOp:
+        addr = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        tx = parser.parse_unresolved_operand()
+        props, attrs = _parse_scope_relaxed(parser)
+        return _build(cls, _resolve(parser, [addr, tx], _parse_types(parser)), [], props, attrs)
 
     def verify_(self) -> None:
         _verify_expect_tx(self, (SHARED, SHARED_CLUSTER))
@@ -511,8 +643,23 @@ class MBarrierTryWaitOp(IRDLOperation):
     scope = opt_prop_def(MemScopeKindAttr)
     relaxed = opt_prop_def(BoolAttr)
     traits = traits_def(*SIDE_EFFECTS)
-    irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$addr `,` $stateOrPhase (`,` $ticks^)? attr-dict `:` type(operands) `->` type($res)"
+
+    def print(self, printer: Printer) -> None:
+        _print_operands(printer, [o for o in self.operands])
+        _print_scope_relaxed(printer, self)
+        _print_types(printer, [o.type for o in self.operands], [self.res.type])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MBarrierTryWaitOp:
+        addr = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        state = parser.parse_unresolved_operand()
+        ticks = parser.parse_unresolved_operand() if parser.parse_optional_punctuation(",") else None
+        props, attrs = _parse_scope_relaxed(parser)
+        ops = _resolve(parser, [addr, state] + ([ticks] if ticks is not None else []), _parse_types(parser))
+        parser.parse_punctuation("->")
+        res = parser.parse_type()
+        return _build(cls, [ops[0], ops[1], ops[2:]], [res], props, attrs)
 
     def __init__(self, addr, state_or_phase, ticks=None, scope: MemScopeKind | None = None):
         props = {"scope": MemScopeKindAttr(scope)} if scope is not None else {}
@@ -548,11 +695,24 @@ class MBarrierTestWaitOp(IRDLOperation):
     scope = opt_prop_def(MemScopeKindAttr)
     relaxed = opt_prop_def(BoolAttr)
     traits = traits_def(*SIDE_EFFECTS)
-    irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$addr `,` $stateOrPhase attr-dict `:` type(operands) `->` type($res)"
 
     def __init__(self, addr, state_or_phase):
         super().__init__(operands=[addr, state_or_phase], result_types=[i1])
+
+    def print(self, printer: Printer) -> None:
+        _print_operands(printer, [self.addr, self.stateOrPhase])
+        _print_scope_relaxed(printer, self)
+        _print_types(printer, [o.type for o in self.operands], [self.res.type])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MBarrierTestWaitOp:
+        addr = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        state = parser.parse_unresolved_operand()
+        props, attrs = _parse_scope_relaxed(parser)
+        ops = _resolve(parser, [addr, state], _parse_types(parser))
+        parser.parse_punctuation("->")
+        return _build(cls, ops, [parser.parse_type()], props, attrs)
 
     def is_parity(self) -> bool:
         return self.stateOrPhase.type == i32
@@ -604,8 +764,28 @@ class FenceProxyOp(IRDLOperation):
     kind = prop_def(ProxyKindAttr)
     space = opt_prop_def(SharedSpaceAttr)
     traits = traits_def(*SIDE_EFFECTS)
-    irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "attr-dict"
+
+    def print(self, printer: Printer) -> None:  # upstream: `nvvm.fence.proxy <async.shared>, space = <cta>`
+        printer.print_string(f" <{self.kind.data.value}>")
+        if self.space is not None:
+            printer.print_string(f", space = <{self.space.data.value}>")
+        printer.print_op_attributes(self.attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FenceProxyOp:
+        props: dict[str, Attribute] = {}
+        if parser.parse_optional_punctuation("<"):
+            props["kind"] = ProxyKindAttr(parser.parse_str_enum(ProxyKind))
+            parser.parse_punctuation(">")
+            if parser.parse_optional_punctuation(","):
+                parser.parse_keyword("space")
+                parser.parse_punctuation("=")
+                props["space"] = SharedSpaceAttr(SharedSpaceAttr.parse_parameter(parser))
+        attrs = parser.parse_optional_attr_dict()
+        for name in ("kind", "space"):  # the older `{kind = .., space = ..}`
+            if name in attrs:
+                props[name] = attrs.pop(name)
+        return _build(cls, [], [], props, attrs)
 
     def __init__(self, kind: ProxyKind, space: SharedSpace | None = None):
         props: dict[str, Attribute] = {"kind": ProxyKindAttr(kind)}
@@ -629,11 +809,18 @@ class FenceProxyOp(IRDLOperation):
 class _AlignedOp(IRDLOperation):
     aligned = opt_prop_def(UnitAttr)
     traits = traits_def(*SIDE_EFFECTS)
-    irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "attr-dict"
 
     def __init__(self, aligned: bool = False):
         super().__init__(properties={"aligned": UnitAttr()} if aligned else {})
+
+    def print(self, printer: Printer) -> None:  # upstream: `nvvm.cluster.arrive aligned`
+        if self.aligned is not None:
+            printer.print_string(" aligned")
+        printer.print_op_attributes(self.attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        return _build(cls, [], [], *_parse_unit_keyword(parser, "aligned"))
 
 
 @irdl_op_definition
@@ -781,14 +968,24 @@ class CpAsyncBulkWaitGroupOp(IRDLOperation):
     group = prop_def(IntegerAttr[I32])
     read = opt_prop_def(UnitAttr)
     traits = traits_def(*SIDE_EFFECTS)
-    irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$group attr-dict"
 
     def __init__(self, group: int, read: bool = False):
         props: dict[str, Attribute] = {"group": IntegerAttr(group, i32)}
         if read:
             props["read"] = UnitAttr()
         super().__init__(properties=props)
+
+    def print(self, printer: Printer) -> None:  # upstream: `nvvm.cp.async.bulk.wait_group 0 read`
+        printer.print_string(f" {self.group.value.data}")
+        if self.read is not None:
+            printer.print_string(" read")
+        printer.print_op_attributes(self.attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CpAsyncBulkWaitGroupOp:
+        group = IntegerAttr(parser.parse_integer(allow_boolean=False), i32)
+        props, attrs = _parse_unit_keyword(parser, "read")
+        return _build(cls, [], [], {"group": group, **props}, attrs)
 
     def verify_(self) -> None:
         if not 0 <= self.group.value.data <= 63:
@@ -887,12 +1084,23 @@ class SetMaxRegisterOp(IRDLOperation):
     regCount = prop_def(IntegerAttr[I32])
     action = prop_def(SetMaxRegisterActionAttr)
     traits = traits_def(*SIDE_EFFECTS)
-    assembly_format = "$action $regCount attr-dict"
 
     def __init__(self, action: SetMaxRegisterAction, reg_count: int):
         super().__init__(
             properties={"regCount": IntegerAttr(reg_count, i32), "action": SetMaxRegisterActionAttr(action)}
         )
+
+    # upstream's custom form writes the action as a bare keyword: `nvvm.setmaxregister increase 232`
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.action.data.value} {self.regCount.value.data}")
+        printer.print_op_attributes(self.attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SetMaxRegisterOp:
+        action = parser.parse_str_enum(SetMaxRegisterAction)
+        count = parser.parse_integer(allow_boolean=False, allow_negative=False)
+        props = {"action": SetMaxRegisterActionAttr(action), "regCount": IntegerAttr(count, i32)}
+        return _build(cls, [], [], props, parser.parse_optional_attr_dict())
 
     def verify_(self) -> None:
         n = self.regCount.value.data

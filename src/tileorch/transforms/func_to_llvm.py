@@ -84,8 +84,7 @@ def kernel_to_llvm_func(fn: func.FuncOp) -> llvm.FuncOp:
     from xdsl.rewriter import InsertPoint, Rewriter
 
     ftype = fn.function_type
-    if len(ftype.outputs) > 0:
-        raise LocatedError(fn, "a kernel (nvvm.kernel) returns no value")
+    result = _result_type(fn, ftype.outputs)
     if fn.body.blocks:
         entry = fn.body.blocks.first
         for arg in list(entry.args):
@@ -97,7 +96,9 @@ def kernel_to_llvm_func(fn: func.FuncOp) -> llvm.FuncOp:
                 for use in uses:
                     use.operation.operands[use.index] = cast.results[0]
         for ret in [o for o in fn.walk() if isinstance(o, func.ReturnOp)]:
-            new_ret = llvm.ReturnOp(None)
+            if len(ret.arguments) > 1:
+                raise LocatedError(ret, "returning more than one value has no llvm lowering in tileorch")
+            new_ret = llvm.ReturnOp(ret.arguments[0] if ret.arguments else None)
             copy_location(ret, [new_ret])
             Rewriter.replace_op(ret, new_ret)
     props: dict[str, Attribute | None] = {}
@@ -105,7 +106,7 @@ def kernel_to_llvm_func(fn: func.FuncOp) -> llvm.FuncOp:
         props["arg_attrs"] = fn.arg_attrs
     new = llvm.FuncOp(
         fn.sym_name,
-        llvm.LLVMFunctionType([llvm_type(t) for t in ftype.inputs], llvm.LLVMVoidType()),
+        llvm.LLVMFunctionType([llvm_type(t) for t in ftype.inputs], result),
         linkage=llvm.LinkageAttr("external"),
         body=fn.detach_region(fn.body),
         other_props=props,

@@ -62,9 +62,14 @@ class LowerGpuId(RewritePattern):
 @dataclass(frozen=True)
 class ConvertGpuIdsToNVVM(ModulePass):
     """Replace ``gpu.thread_id``/``block_id``/``block_dim``/``grid_dim``/``lane_id`` by
-    ``nvvm.read.ptx.sreg.*`` reads."""
+    ``nvvm.read.ptx.sreg.*`` reads, and turn every kernel (``func.func`` marked ``nvvm.kernel``)
+    into an ``llvm.func``, the only function op upstream MLIR accepts ``nvvm.kernel`` on (as
+    upstream's GPU-to-NVVM conversion does): this pass ends the nvvm stage."""
 
     name = "convert-gpu-ids-to-nvvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from tileorch.transforms.func_to_llvm import convert_kernels_to_llvm_func
+
         PatternRewriteWalker(LowerGpuId()).rewrite_module(op)
+        convert_kernels_to_llvm_func(op)

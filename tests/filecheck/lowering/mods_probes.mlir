@@ -33,14 +33,14 @@ builtin.module attributes {cutlass.target = "sm_100a", cutlass.cluster_shape = a
 // CHECK-NEXT: %[[Z:.*]] = llvm.mlir.constant(0) : i64
 // CHECK-NEXT: %[[P:.*]] = llvm.icmp "ne" %[[BIT]], %[[Z]] : i64
 // CHECK-NEXT: scf.if %[[P]] {
-// CHECK-NEXT:   nvvm.cluster.arrive {aligned}
+// CHECK-NEXT:   nvvm.cluster.arrive aligned
 // CHECK-NEXT: } else {
-// CHECK-NEXT:   nvvm.cluster.arrive.relaxed {aligned}
+// CHECK-NEXT:   nvvm.cluster.arrive.relaxed aligned
 // CHECK-NEXT: }
 // CHECK-NEXT: %[[T0:.*]] = nvvm.read.ptx.sreg.globaltimer : i64
 // CHECK-NEXT: %[[SMID:.*]] = nvvm.read.ptx.sreg.smid : i32
 // CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0
-// CHECK-NEXT: nvvm.cluster.wait {aligned}
+// CHECK-NEXT: nvvm.cluster.wait aligned
 // CHECK-NEXT: %[[T1:.*]] = nvvm.read.ptx.sreg.globaltimer : i64
 // CHECK-NEXT: %[[EL:.*]] = llvm.sub %[[T1]], %[[T0]] : i64
 // CHECK-NEXT: func.call @record(%[[SMID]], %[[EL]])
@@ -65,10 +65,10 @@ builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = ar
 // CHECK-NEXT: %[[SH:.*]] = llvm.lshr %[[M]], %[[RANK]] : i32
 // CHECK-NEXT: %[[B1:.*]] = llvm.mlir.constant(1 : i32) : i32
 // CHECK-NEXT: llvm.and %[[SH]], %[[B1]] : i32
-// CHECK:      nvvm.cluster.arrive {aligned}
-// CHECK:      nvvm.cluster.arrive.relaxed {aligned}
+// CHECK:      nvvm.cluster.arrive aligned
+// CHECK:      nvvm.cluster.arrive.relaxed aligned
 // CHECK-NOT:  globaltimer
 // CHECK:      nvvm.cp.async.bulk.wait_group 0
-// CHECK-NEXT: nvvm.cluster.wait {aligned}
+// CHECK-NEXT: nvvm.cluster.wait aligned
 // CHECK-NOT:  globaltimer
 // CHECK:      func.return

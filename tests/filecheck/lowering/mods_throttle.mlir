@@ -18,7 +18,7 @@ builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = ar
   }
 }
 // CHECK-LABEL: func.func @profiles
-// CHECK:      nvvm.cluster.arrive.relaxed {aligned}
+// CHECK:      nvvm.cluster.arrive.relaxed aligned
 // CHECK-NEXT: }
 // profile 0: nothing; profile 1:
 // CHECK-NEXT: %[[NS:.*]] = llvm.mlir.constant(1000 : i32) : i32
@@ -43,7 +43,7 @@ builtin.module attributes {cutlass.target = "sm_90a"} {
   }
 }
 // CHECK-LABEL: func.func @cta
-// CHECK:      nvvm.cluster.arrive.relaxed {aligned}
+// CHECK:      nvvm.cluster.arrive.relaxed aligned
 // CHECK-NEXT: }
 // CHECK-NEXT: nvvm.barrier{{$}}
 // CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0

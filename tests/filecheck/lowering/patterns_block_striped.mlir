@@ -18,12 +18,12 @@ builtin.module {
 // CHECK-NEXT: %[[O0:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT: %[[E0:.*]] = llvm.add %[[TA]], %[[O0]] : i32
 // CHECK-NEXT: %[[P0:.*]] = llvm.getelementptr %p[%[[E0]]] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, f32
-// CHECK-NEXT: %[[V0:.*]] = llvm.load %[[P0]] {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xf32>
+// CHECK-NEXT: %[[V0:.*]] = llvm.load %[[P0]] <alignment = 8> : !llvm.ptr<1> -> vector<2xf32>
 // CHECK-NEXT: %[[W0:.*]] = llvm.shufflevector %[[V0]], %[[V0]] [0, 1, 0, 1] : vector<2xf32>
 // CHECK-NEXT: %[[O1:.*]] = llvm.mlir.constant(256 : i32) : i32
 // CHECK-NEXT: %[[E1:.*]] = llvm.add %[[TA]], %[[O1]] : i32
 // CHECK-NEXT: %[[P1:.*]] = llvm.getelementptr %p[%[[E1]]] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, f32
-// CHECK-NEXT: %[[V1:.*]] = llvm.load %[[P1]] {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xf32>
+// CHECK-NEXT: %[[V1:.*]] = llvm.load %[[P1]] <alignment = 8> : !llvm.ptr<1> -> vector<2xf32>
 // CHECK-NEXT: %[[W1:.*]] = llvm.shufflevector %[[V1]], %[[V1]] [0, 1, 0, 1] : vector<2xf32>
 // CHECK-NEXT: %[[FRAG:.*]] = llvm.shufflevector %[[W0]], %[[W1]] [0, 1, 6, 7] : vector<4xf32>
 // store, same layout: fragment elements [0, 1] -> 2t, [2, 3] -> 2t + 256.
@@ -33,15 +33,15 @@ builtin.module {
 // CHECK-NEXT: %[[SO0:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT: %[[SE0:.*]] = llvm.add %[[STA]], %[[SO0]] : i32
 // CHECK-NEXT: %[[SP0:.*]] = llvm.getelementptr %p[%[[SE0]]]
-// CHECK-NEXT: llvm.store %[[S0]], %[[SP0]] {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<1>
+// CHECK-NEXT: llvm.store %[[S0]], %[[SP0]] <alignment = 8> : vector<2xf32>, !llvm.ptr<1>
 // CHECK-NEXT: %[[S1:.*]] = llvm.shufflevector %f, %f [2, 3] : vector<4xf32>
 // CHECK-NEXT: %[[SO1:.*]] = llvm.mlir.constant(256 : i32) : i32
 // CHECK-NEXT: %[[SE1:.*]] = llvm.add %[[STA]], %[[SO1]] : i32
 // CHECK-NEXT: %[[SP1:.*]] = llvm.getelementptr %p[%[[SE1]]]
-// CHECK-NEXT: llvm.store %[[S1]], %[[SP1]] {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<1>
+// CHECK-NEXT: llvm.store %[[S1]], %[[SP1]] <alignment = 8> : vector<2xf32>, !llvm.ptr<1>
 // load_add, T = 64, A = 1: elements t and t + 64, then fragment + tile (integer add).
 // CHECK:      llvm.getelementptr %p[%{{.*}}] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i32
-// CHECK-NEXT: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> vector<1xi32>
+// CHECK-NEXT: llvm.load %{{.*}} <alignment = 4> : !llvm.ptr<1> -> vector<1xi32>
 // CHECK:      llvm.mlir.constant(64 : i32)
 // CHECK:      %[[TILE:.*]] = llvm.shufflevector %{{.*}}, %{{.*}} [0, 3] : vector<2xi32>
 // CHECK-NEXT: %[[SUM:.*]] = llvm.add %h, %[[TILE]] : vector<2xi32>

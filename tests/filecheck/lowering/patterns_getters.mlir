@@ -17,7 +17,7 @@ builtin.module attributes {cutlass.cluster_shape = array<i32: 2, 2, 1>} {
     func.return %i, %ph, %n, %a, %b, %e, %m : i32, i32, i32, !llvm.ptr<3>, !llvm.ptr<3>, !llvm.ptr<3>, i16
   }
 }
-// CHECK:      nvvm.cluster.wait {aligned}
+// CHECK:      nvvm.cluster.wait aligned
 // CHECK-NEXT: %[[I0:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT: %[[P0:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT: %[[C0:.*]] = llvm.mlir.constant(0 : i32) : i32

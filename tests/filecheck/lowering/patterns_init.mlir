@@ -73,8 +73,8 @@ builtin.module attributes {cutlass.cluster_shape = array<i32: 2, 2, 1>} {
 // CHECK-NEXT:      nvvm.mbarrier.init %[[E]], %[[C3B]]
 // CHECK-NEXT:    }
 // CHECK-NEXT:    nvvm.fence.mbarrier.init
-// CHECK-NEXT:    nvvm.cluster.arrive.relaxed {aligned}
-// CHECK-NEXT:    nvvm.cluster.wait {aligned}
+// CHECK-NEXT:    nvvm.cluster.arrive.relaxed aligned
+// CHECK-NEXT:    nvvm.cluster.wait aligned
 // CHECK-NOT:     nvvm.barrier{{$}}
 
 // -----

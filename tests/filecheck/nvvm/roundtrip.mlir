@@ -63,8 +63,8 @@ llvm.func @f(%bar: !llvm.ptr<3>, %g: !llvm.ptr, %r: !llvm.ptr<7>, %src: !llvm.pt
 // CHECK-NEXT: nvvm.mbarrier.init %bar, %n, predicate = %p : !llvm.ptr<3>, i32, i1
 // CHECK-NEXT: nvvm.mbarrier.init.shared %bar, %n : !llvm.ptr<3>, i32
 // CHECK-NEXT: %s = nvvm.mbarrier.arrive %bar : !llvm.ptr<3> -> i64
-// CHECK-NEXT: nvvm.mbarrier.arrive %r {scope = #nvvm.mem_scope<cluster>} : !llvm.ptr<7>
-// CHECK-NEXT: %s2 = nvvm.mbarrier.arrive %bar count = %n {relaxed = true} : !llvm.ptr<3> -> i64
+// CHECK-NEXT: nvvm.mbarrier.arrive %r scope = cluster : !llvm.ptr<7>
+// CHECK-NEXT: %s2 = nvvm.mbarrier.arrive %bar, %n relaxed = true : !llvm.ptr<3> -> i64
 // CHECK-NEXT: %s3 = nvvm.mbarrier.arrive.shared %bar : !llvm.ptr<3> -> i64
 // CHECK-NEXT: nvvm.mbarrier.arrive.expect_tx %bar, %n : !llvm.ptr<3>, i32
 // CHECK-NEXT: nvvm.mbarrier.arrive.expect_tx.shared %bar, %n : !llvm.ptr<3>, i32
@@ -76,10 +76,10 @@ llvm.func @f(%bar: !llvm.ptr<3>, %g: !llvm.ptr, %r: !llvm.ptr<7>, %src: !llvm.pt
 // CHECK-NEXT: %d3 = nvvm.mbarrier.test.wait %bar, %st : !llvm.ptr<3>, i64 -> i1
 // CHECK-NEXT: %d4 = nvvm.mbarrier.test.wait.shared %bar, %st : !llvm.ptr<3>, i64 -> i1
 // CHECK-NEXT: nvvm.fence.mbarrier.init
-// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: nvvm.fence.proxy <async.shared>, space = <cta>
 // CHECK-NEXT: nvvm.cluster.arrive
-// CHECK-NEXT: nvvm.cluster.arrive.relaxed {aligned}
-// CHECK-NEXT: nvvm.cluster.wait {aligned}
+// CHECK-NEXT: nvvm.cluster.arrive.relaxed aligned
+// CHECK-NEXT: nvvm.cluster.wait aligned
 // CHECK-NEXT: nvvm.barrier id = %n number_of_threads = %n
 // CHECK-NEXT: nvvm.barrier{{$}}
 // CHECK-NEXT: nvvm.barrier{{$}}
@@ -87,7 +87,7 @@ llvm.func @f(%bar: !llvm.ptr<3>, %g: !llvm.ptr, %r: !llvm.ptr<7>, %src: !llvm.pt
 // CHECK-NEXT: %e = nvvm.elect.sync -> i1
 // CHECK-NEXT: %m = nvvm.mapa %bar, %n : !llvm.ptr<3> -> !llvm.ptr<7>
 // CHECK-NEXT: nvvm.cp.async.bulk.commit.group
-// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0 read
 // CHECK-NEXT: nvvm.cp.async.bulk.shared.cluster.global %r, %src, %bar, %n : !llvm.ptr<7>, !llvm.ptr<1>
 // CHECK-NEXT: nvvm.wgmma.fence.aligned
 // CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
@@ -112,5 +112,5 @@ llvm.func @f(%bar: !llvm.ptr<3>, %g: !llvm.ptr, %r: !llvm.ptr<7>, %src: !llvm.pt
 // GENERIC: "nvvm.cp.async.bulk.wait_group"() <{group = 0 : i32, read}> : () -> ()
 // GENERIC: "nvvm.cp.async.bulk.shared.cluster.global"(%r, %src, %bar, %n) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0>}> : (!llvm.ptr<7>, !llvm.ptr<1>, !llvm.ptr<3>, i32) -> ()
 // GENERIC: "nvvm.wgmma.wait.group.sync.aligned"() <{group = 0 : i64}> : () -> ()
-// GENERIC: "nvvm.setmaxregister"() <{action = #nvvm<action increase>, regCount = 232 : i32}> : () -> ()
+// GENERIC: "nvvm.setmaxregister"() <{action = #nvvm.action<increase>, regCount = 232 : i32}> : () -> ()
 // GENERIC: "nvvm.nanosleep"(%{{.*}}) : (i32) -> ()
