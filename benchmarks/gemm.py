@@ -165,7 +165,12 @@ def run(shapes, names, out_dir: Path, iters: int) -> dict:
         print(f"{m:6d} {n:6d} {k:6d}  cuBLAS {row['cublas_tflops']:6.1f} TF/s  "
               + "  ".join(f"{nm}={row[nm]['ratio']:.3f}" if "ratio" in row[nm] else f"{nm}=ERR" for nm in names + ["auto"])
               + f"  best={best[1]}:{best[0]:.3f}", flush=True)
-    record = {"device": dev, "torch": torch.__version__, "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    try:
+        mac = api.kernel_for(variants()[names[0]]).max_active_clusters()
+    except Exception as exc:  # noqa: BLE001
+        mac = f"{type(exc).__name__}: {exc}"
+    print(f"max active 2x1 clusters ({names[0]}): {mac}")
+    record = {"device": dev, "torch": torch.__version__, "max_active_clusters": mac, "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
               "iters": iters, "rows": rows, "summary": summarize(rows, names + ["auto", "best"])}
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "gemm_bench.json").write_text(json.dumps(record, indent=1))

@@ -82,25 +82,34 @@ def check_problem(m: int, n: int, k: int, cfg: GemmConfig) -> None:
         raise GemmConfigError("M, N and K must each be below 2**31")
 
 
-def scheduler_params(cfg: GemmConfig, m: int, n: int, k: int, sms: int):
-    """The CUTLASS-exact host params of the configuration's scheduler."""
+def scheduler_params(cfg: GemmConfig, m: int, n: int, k: int, sms: int, max_active_clusters: int = 0):
+    """The CUTLASS-exact host params of the configuration's scheduler.  ``max_active_clusters``
+    (``cuOccupancyMaxActiveClusters``; 0 = unknown) sizes the persistent grid to the clusters
+    that can be resident at once, as CUTLASS does: GPCs with an odd SM count cannot host a
+    2-CTA cluster on every SM, and a cluster that must wait for a free pair would run as a
+    second wave (fatal for Stream-K's balance)."""
     from tileorch import schedulers as S
 
     problem, tile, cluster = (m, n, k, 1), (cfg.tile_m, cfg.tile_n, cfg.tile_k), (cfg.cluster_m, 1)
     raster = S.RasterOrderOptions(cfg.raster)
+    mac = max_active_clusters if cfg.cluster_m > 1 else 0
     if cfg.schedule == "streamk":
-        return S.streamk_params(problem, tile, cluster, sms, raster=raster, max_swizzle=cfg.max_swizzle)
+        return S.streamk_params(problem, tile, cluster, sms, raster=raster, max_swizzle=cfg.max_swizzle,
+                                max_active_clusters=mac)
     if cfg.schedule == "dp":
         return S.data_parallel_params(problem, tile, cluster, raster=raster, max_swizzle=cfg.max_swizzle)
-    return S.static_persistent_params(problem, tile, cluster, sms, raster=raster, max_swizzle=cfg.max_swizzle)
+    return S.static_persistent_params(problem, tile, cluster, sms, raster=raster, max_swizzle=cfg.max_swizzle,
+                                      max_active_clusters=mac)
 
 
-def streamk_workspace_bytes(cfg: GemmConfig, m: int, n: int, k: int, sms: int) -> tuple[int, int]:
+def streamk_workspace_bytes(cfg: GemmConfig, m: int, n: int, k: int, sms: int,
+                            max_active_clusters: int = 0) -> tuple[int, int]:
     from tileorch import schedulers as S
 
     sizes = S.workspace_sizes((m, n, k, 1), (cfg.tile_m, cfg.tile_n, cfg.tile_k), (cfg.cluster_m, 1), sms,
                               raster=S.RasterOrderOptions(cfg.raster), max_swizzle=cfg.max_swizzle,
-                              mma_warp_groups=cfg.consumer_groups)
+                              mma_warp_groups=cfg.consumer_groups,
+                              max_active_clusters=max_active_clusters if cfg.cluster_m > 1 else 0)
     return sizes.reduction, sizes.barrier
 
 
@@ -159,6 +168,28 @@ class GemmKernel:
             _prepare(self.kernel, LaunchConfig.make((self.cfg.cluster_m, 1, 1), self.cfg.threads, (self.cfg.cluster_m, 1, 1), self.cfg.smem_bytes))
             self._opted_in = True
 
+    def max_active_clusters(self) -> int:
+        """``cuOccupancyMaxActiveClusters`` for this kernel's block, cluster and shared memory."""
+        if getattr(self, "_mac", None) is None:
+            from cuda.bindings import driver as drv
+
+            from tileorch.runtime.driver import check
+
+            self.opt_in()
+            cfg = self.cfg
+            config = drv.CUlaunchConfig()
+            config.gridDimX, config.gridDimY, config.gridDimZ = cfg.cluster_m, 1, 1
+            config.blockDimX, config.blockDimY, config.blockDimZ = cfg.threads, 1, 1
+            config.sharedMemBytes = cfg.smem_bytes
+            attr = drv.CUlaunchAttribute()
+            attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+            attr.value.clusterDim.x, attr.value.clusterDim.y, attr.value.clusterDim.z = cfg.cluster_m, 1, 1
+            config.attrs = [attr]
+            config.numAttrs = 1
+            self._mac = int(check(drv.cuOccupancyMaxActiveClusters(self.kernel.function, config),
+                                  "cuOccupancyMaxActiveClusters"))
+        return self._mac
+
     def prepare(self, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int, sms: int,
                 workspace: Any = None) -> PreparedGemm:
         return PreparedGemm(self, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace)
@@ -175,12 +206,13 @@ class PreparedGemm:
         check_problem(m, n, k, cfg)
         kernel.opt_in()
         self.kernel = kernel
-        p = scheduler_params(cfg, m, n, k, sms)
+        mac = kernel.max_active_clusters() if cfg.cluster_m > 1 else 0
+        p = scheduler_params(cfg, m, n, k, sms, mac)
         self.grid = p.grid
         workspace_ptr, red, bar = 0, 0, 0
         self._keep: list[Any] = []
         if cfg.schedule == "streamk":
-            red, bar = streamk_workspace_bytes(cfg, m, n, k, sms)
+            red, bar = streamk_workspace_bytes(cfg, m, n, k, sms, mac)
             if red + bar:
                 ws = workspace_alloc(red + bar) if workspace_alloc else DeviceBuffer(red + bar)
                 self._keep.append(ws)
