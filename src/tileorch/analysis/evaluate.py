@@ -2,7 +2,8 @@
 
 :class:`Evaluator` computes an interval ``(lo, hi)`` for an integer / index / i1 SSA value from
 what is known about the agent: its thread range (``gpu.thread_id x``,
-``nvvm.read.ptx.sreg.tid.x``), the facts of the work tile it processes (Stream-K split:
+``nvvm.read.ptx.sreg.tid.x``; for one thread, whether ``nvvm.elect.sync`` elects it: lane 0 of
+its warp stands for the elected lane), the facts of the work tile it processes (Stream-K split:
 ``k_tile_start``, ``k_tile_count``, ``final``), and constants.  A value is *static* when its
 interval is a single point.  Anything else (function arguments, loads, unknown ops) is
 ``None``: unknown.  The checker uses it to resolve ``seq_bar`` group ids, loop bounds and
@@ -74,6 +75,10 @@ class Evaluator:
             return self.threads if dim is not None and dim.data.value == "x" else None
         if name == "nvvm.read.ptx.sreg.tid.x":
             return self.threads
+        if name == "nvvm.elect.sync" and not op.operands:
+            # one lane of each warp is elected; the checker takes lane 0 (for one thread)
+            t = self.threads
+            return None if t is None or t[0] != t[1] else (int(t[0] % 32 == 0),) * 2
         if name in ("arith.index_cast", "arith.index_castui", "arith.extui", "arith.extsi",
                     "arith.trunci"):
             return self.interval(op.operands[0])

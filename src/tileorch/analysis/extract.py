@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation, Region, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 
 from tileorch.analysis import catalog, transfers
 from tileorch.analysis.evaluate import Evaluator
@@ -84,6 +84,7 @@ FIXUP_USER = (TS + "fixup_wait", TS + "fixup_increment", "cutlass.block_striped.
               "cutlass.block_striped.load")
 UNIT_THREADS = {"thread": 1, "warp": 32, "warpgroup": 128}
 SPLITS = 3
+MERGED = "merged"
 STATE_TYPES = ("!cutlass.pipeline_state", "!cutlass.seq_bar_state")
 
 
@@ -312,7 +313,8 @@ class _Kernel:
     def protocols(self) -> list[Protocol]:
         """The kernel's pipeline protocol (if it synchronises) and, when it uses the Stream-K
         fix-up, the fix-up protocol of one output tile."""
-        agents = [a for a in self.agents() if a.program]
+        agents = _drop_private_barriers([a for a in self.agents() if a.program])
+        agents = [a for a in agents if a.program]
         name = kernel_name(self.func)
         out = []
         if agents:
@@ -383,6 +385,84 @@ def _fixup_block(block, ev: Evaluator) -> list[Op]:
     return out
 
 
+def _compact(ops) -> list[Op]:
+    """Fold steps that change nothing another agent can observe: a read of the stage just
+    read (same state, nothing in between) and consecutive advances of one state."""
+    out: list[Op] = []
+    for op in ops:
+        if isinstance(op, Loop):
+            op = Loop(op.trip, tuple(_compact(op.body)), origin=op.origin)
+        elif isinstance(op, Choice):
+            op = Choice(tuple(tuple(_compact(b)) for b in op.branches), origin=op.origin)
+        last = out[-1] if out else None
+        if isinstance(op, ConsumerRead) and isinstance(last, ConsumerRead) and \
+                (op.pipe, op.state) == (last.pipe, last.state):
+            continue
+        if isinstance(op, Advance) and isinstance(last, Advance) and \
+                (op.state, op.flip) == (last.state, last.flip):
+            out[-1] = Advance(op.state, last.n + op.n, op.flip, origin=last.origin)
+            continue
+        out.append(op)
+    return out
+
+
+def _bar_ops(ops):
+    for op in ops:
+        if isinstance(op, Loop):
+            yield from _bar_ops(op.body)
+        elif isinstance(op, Choice):
+            for branch in op.branches:
+                yield from _bar_ops(branch)
+        elif isinstance(op, (BarSync, BarArrive)):
+            yield op
+
+
+def _drop_private_barriers(agents: list[Agent]) -> list[Agent]:
+    """Drop the ``cutlass.named_barrier`` ``bar.sync`` s of a named barrier that only one agent of its CTA uses, always
+    declaring exactly that agent's threads: each completes at once and synchronises with
+    nobody (e.g. a warp group's epilogue barrier), so it only multiplies the states (and
+    keeps otherwise identical agents from being interchangeable).  Barrier 0 (the CTA-wide
+    ``bar.sync 0``) is always kept."""
+    users: dict[tuple[int, int], set[int]] = {}
+    private: dict[tuple[int, int], bool] = {}
+    for i, a in enumerate(agents):
+        for op in _bar_ops(a.program):
+            key = (a.cta, op.barrier)
+            users.setdefault(key, set()).add(i)
+            ok = (isinstance(op, BarSync) and op.count == a.threads
+                  and getattr(op.origin, "name", None) in NAMED)
+            private[key] = private.get(key, True) and ok
+    drop = {key for key, who in users.items() if len(who) == 1 and private[key] and key[1]}
+    if not drop:
+        return agents
+    out = []
+    for a in agents:
+        prog = _without_bars(a.program, {b for (cta, b) in drop if cta == a.cta})
+        out.append(Agent(a.name, a.role, tuple(prog), a.states, a.threads, a.mask, a.cta,
+                         a.partial, origin=a.origin))
+    return out
+
+
+def _without_bars(ops, ids: set[int]) -> list[Op]:
+    if not ids:
+        return list(ops)
+    out: list[Op] = []
+    for op in ops:
+        if isinstance(op, BarSync) and op.barrier in ids:
+            continue
+        if isinstance(op, Loop):
+            body = tuple(_without_bars(op.body, ids))
+            if body:
+                out.append(Loop(op.trip, body, origin=op.origin))
+        elif isinstance(op, Choice):
+            branches = tuple(tuple(_without_bars(b, ids)) for b in op.branches)
+            if any(branches):
+                out.append(Choice(branches, origin=op.origin))
+        else:
+            out.append(op)
+    return out
+
+
 class _BlockRegion:
     """Adapter so nested blocks walk like single-block regions."""
 
@@ -417,6 +497,16 @@ def _with_cta(op: Op, k: _Kernel, cta: int, threads: frozenset[int]) -> Op:
     if isinstance(op, ConsumerRelease) and op.dst == ("row_col",):
         return ConsumerRelease(op.pipe, op.state, op.arrivals, _row_col(k, cta),
                                origin=op.origin)
+    if isinstance(op, ProducerWrite) and op.dst == (MERGED,):
+        shares: dict[int, int] = {}
+        for where, n in op.nbytes:
+            dsts = ((cta,) if where is None else _row_col(k, cta)
+                    if where == transfers.ROW_COL else where)
+            for d in dsts:
+                shares[d] = shares.get(d, 0) + n
+        dst = tuple(sorted(shares))
+        return ProducerWrite(op.pipe, op.state, tuple(shares[d] for d in dst), dst,
+                             origin=op.origin)
     if isinstance(op, ProducerWrite) and op.dst == (transfers.ROW_COL,):
         dst = _row_col(k, cta)
         return ProducerWrite(op.pipe, op.state, op.nbytes, dst, origin=op.origin)
@@ -448,7 +538,11 @@ class _Program:
         self.copying = {self.k.init_of(transfers.stage_barrier(o).operands[0], rg)
                         for o in k._own_ops(rg.region) if o.name in transfers.COPIES}
         self.delivered: dict[tuple[str, int], dict[object, int]] = {}
+        self.unsized: dict[tuple[str, int], dict[object, int]] = {}
         self.copy_ops: dict[tuple[str, int], Operation] = {}
+        self.rel: dict[str, str] = {}            # state variable -> its release cursor
+        self.rel_decls: dict[str, StateDecl] = {}
+        self.guards: dict[tuple[SSAValue, SSAValue], object] = {}   # (lb, ub) -> loop trip
 
     def build(self) -> tuple[tuple[Op, ...], tuple[StateDecl, ...]]:
         ops = self._block(self.rg.region.block)
@@ -456,7 +550,10 @@ class _Program:
             raise LocatedError(copy, "the checker models a bulk copy issued between the "
                                "stage's producer_acquire and its producer_commit; no later "
                                "producer_commit of this state arms the barrier it completes on")
-        return tuple(ops), tuple(self.states)
+        used = _state_uses(ops)
+        ops = _compact(_prune_advances(ops, set(self.rel_decls) - used))
+        states = self.states + [d for v, d in self.rel_decls.items() if v in used]
+        return tuple(ops), tuple(states)
 
     def _block(self, block) -> list[Op]:
         out: list[Op] = []
@@ -468,12 +565,18 @@ class _Program:
         init = self.k.init_of(op.operands[0], self.rg)
         return init, self.k.inits[init]
 
-    def _sync(self, op: Operation, value: SSAValue) -> tuple[str, list[Op]]:
-        """The state variable of ``value``; Advance ops that bring it to ``value``."""
+    def _sync(self, op: Operation, value: SSAValue, release: bool = False
+              ) -> tuple[str, list[Op]]:
+        """The state variable of ``value``; Advance ops that bring it to ``value``.  A
+        ``consumer_release`` of a state older than the one last waited on (the stage read by
+        the previous, still retiring MMA batch) moves the variable's release cursor instead:
+        a second variable over the same ring that only releases follow."""
         if value not in self.value:
             raise LocatedError(op, "pipeline state not created by cutlass.pipeline.state.create "
                                "in this executor region")
         var, pos = self.value[value]
+        if release and pos < self.cur[var] and var in self.rel:
+            var = self.rel[var]
         if pos < self.cur[var]:
             raise LocatedError(op, "uses a pipeline state older than one already used; the "
                                "checker needs each state to be used in order")
@@ -513,12 +616,13 @@ class _Program:
             else:
                 break
         names = self.k.trip_names
-        if ub not in names:
+        key = _structure(ub, {})
+        if key not in names:
             base = ub.name_hint or "n"
             taken = set(names.values())
-            names[ub] = base if base not in taken else next(
+            names[key] = base if base not in taken else next(
                 f"{base}{i}" for i in range(2, len(taken) + 3) if f"{base}{i}" not in taken)
-        return names[ub]
+        return names[key]
 
     def _loop_stages(self, region: Region) -> int:
         """The ring period of the loop's handshakes: pipeline stages, or depth x length of a
@@ -540,6 +644,11 @@ class _Program:
             self.value[op.results[0]] = (var, 0)
             self.cur[var] = 0
             self.pipe_of[var] = pipe
+            rel = f"{var}r"
+            self.rel[var] = rel
+            self.rel_decls[rel] = StateDecl(rel, pipe.name, op.start()[1], origin=op)
+            self.cur[rel] = 0
+            self.pipe_of[rel] = pipe
             return []
         if name == SB + "state.create":
             return self._seq_state(op)
@@ -634,6 +743,7 @@ class _Program:
             raise LocatedError(op, "the checker cannot model an scf.if that yields a pipeline "
                                "or seq_bar state")
         regions = [r for r in op.regions if r.blocks]
+        guard = self._guard(op.operands[0])
         taken = self.ev.truth(op.operands[0])
         if taken is not None:
             chosen = op.regions[0 if taken else 1]
@@ -654,7 +764,24 @@ class _Program:
                     arm.append(Advance(var, pos - end[var], origin=op))
         if not any(arms):
             return []
+        if guard is not None and not arms[1]:
+            # taken exactly when the loop with these bounds ran (at least once)
+            trip = guard()
+            if isinstance(trip, int):
+                return arms[0] if trip else []
+            return [Loop(_first_trip(trip), tuple(arms[0]), origin=op)]
         return [Choice(tuple(tuple(a) for a in arms), origin=op)]
+
+    def _guard(self, cond: SSAValue):
+        """The trip count of an earlier loop whose bounds ``cond`` compares as ``lb < ub``
+        (its body ran), else None."""
+        o = cond.owner
+        if not isinstance(o, Operation) or o.name != "arith.cmpi":
+            return None
+        pred = o.properties["predicate"].value.data
+        a, b = o.operands
+        key = (a, b) if pred in (2, 6) else (b, a) if pred in (4, 8) else None
+        return self.guards.get(key) if key is not None else None
 
     def _stage_use(self, op: Operation, state: SSAValue | None) -> list[Op]:
         if state is None or state not in self.value:
@@ -667,8 +794,8 @@ class _Program:
 
     def _handshake(self, op: Operation) -> list[Op]:
         init, pipe = self._pipe(op)
-        var, out = self._sync(op, op.operands[1])
         kind = op.name[len(P):]
+        var, out = self._sync(op, op.operands[1], release=kind == "consumer_release")
         token = self.tokens.get(op.operands[2]) if len(op.operands) > 2 else None
         tma = self._loads(init)
         if kind == "consumer_try_wait" and pipe.named_ids is not None:
@@ -712,9 +839,10 @@ class _Program:
         key = self.value[state]
         nbytes = transfers.size(op, self.ev)
         dst = transfers.destination(op, self.ev, self.k.ctas)
-        count = transfers.issuers(op, sorted(self.threads), transfers.scope_of(state))
-        by_dst = self.delivered.setdefault(key, {})
-        by_dst[dst] = by_dst.get(dst, 0) + nbytes * count
+        leaders = frozenset(r[0] for r in self._ranges(init, init.producer_masks()))
+        count = transfers.issuers(op, sorted(self.threads), transfers.scope_of(state), leaders)
+        by_dst = (self.delivered if nbytes is not None else self.unsized).setdefault(key, {})
+        by_dst[dst] = by_dst.get(dst, 0) + (nbytes if nbytes is not None else 1) * count
         self.copy_ops.setdefault(key, op)
 
     def _fill(self, init: Operation, pipe: Pipeline, key: tuple[str, int], op: Operation,
@@ -726,11 +854,30 @@ class _Program:
         is a synchronous store."""
         var = key[0]
         if init in self.copying:
-            self.copy_ops.pop(key, None)
+            copy = self.copy_ops.pop(key, None)
+            delivered = self.delivered.pop(key, {})
+            unsized = self.unsized.pop(key, {})
+            if unsized:
+                delivered = self._assumed_sizes(init, pipe, op, copy, delivered, unsized, tx)
+            delivered = {d: n for d, n in delivered.items() if n}
+            if len(delivered) > 1 and self.k.ctas > 1:
+                # one transfer per destination CTA: the stage's copies are issued together,
+                # and only their last byte landing can complete the barrier
+                return [ProducerWrite(pipe.name, var, nbytes=tuple(delivered.items()),
+                                      dst=(MERGED,), origin=op)]
             return [ProducerWrite(pipe.name, var, nbytes=n,
                                   dst=(transfers.ROW_COL,) if dst == transfers.ROW_COL else dst,
                                   origin=op)
-                    for dst, n in self.delivered.pop(key, {}).items() if n]
+                    for dst, n in delivered.items() if n]
+        if pipe.named_ids is None and (tma or tx) and not any(
+                o.name == "func.call" for o in self.rg.region.block.walk()):
+            raise LocatedError(op, (
+                f"{kernel_name(self.k.func)}: pipeline {pipe.name}: this commit expects {tx} "
+                f"transaction bytes per stage but the producer issues no copy that delivers "
+                f"them (no bulk or TMA copy completing on get_producer_barrier / "
+                f"get_full_barrier of the stage): on hardware the full barrier never completes "
+                f"and the consumers wait forever; issue the copies, or commit without "
+                f"transaction bytes"))
         if pipe.named_ids is None and (tma or tx):
             assumed = (f"exactly the {tx} expected bytes" if tx == tma else
                        f"transaction_size = {tma} bytes, while this commit expects {tx},")
@@ -743,6 +890,36 @@ class _Program:
                    if init in self.multicast else "")))
         dst = ("row_col",) if init in self.multicast and tma else None
         return [ProducerWrite(pipe.name, var, nbytes=tma, dst=dst, origin=op)]
+
+    def _assumed_sizes(self, init, pipe, op, copy, delivered, unsized, tx) -> dict:
+        """Bytes of tensor loads whose box size is not in the IR (no ``cutlass.tx_bytes``):
+        each CTA's stage must receive the same number n of them (from its own and its peers'
+        multicasts), and each is assumed to deliver ``tx / n``, a located note saying so."""
+        if delivered:
+            raise LocatedError(copy, "the checker cannot mix tensor loads without "
+                               f"{transfers.TX_ATTR} and sized copies on one stage")
+        ctas = self.k.ctas
+        landing = [0] * ctas
+        for dst, n in unsized.items():
+            for d in range(ctas):
+                if dst is None:
+                    sources = 1
+                elif dst == transfers.ROW_COL:
+                    sources = len(_row_col(self.k, d))
+                else:
+                    sources = ctas if d in dst else 0
+                landing[d] += n * sources
+        if len(set(landing)) != 1 or not landing[0] or tx % landing[0]:
+            raise LocatedError(copy, f"the checker cannot size these TMA tensor loads: the "
+                               f"CTAs' stages receive {landing} loads for {tx} expected bytes; "
+                               f"give each load its bytes as {transfers.TX_ATTR}")
+        share = tx // landing[0]
+        self.k.notes.setdefault(op, (
+            f"{location_str(op)}: NOTE: {kernel_name(self.k.func)}: pipeline {pipe.name}: the "
+            f"{landing[0]} TMA tensor loads landing in each CTA's stage carry no "
+            f"{transfers.TX_ATTR} (their box sizes are in the host's tensor maps); checked "
+            f"assuming each delivers {share} bytes, {tx} in all, as this commit expects"))
+        return {dst: n * share for dst, n in unsized.items()}
 
     def _ranges(self, init: Operation, masks: list[int]) -> list[range]:
         """The threads of each group mask (a contiguous run of executor units)."""
@@ -780,7 +957,7 @@ class _Program:
         its cluster row and column (``consumer_arv_count`` is rejected on such a cluster by
         ``cutlass-stamp-arrive-counts``, run in :func:`lowered_inits`)."""
         from tileorch.transforms.arrive_counts import cluster_release_arrivals
-        from tileorch.transforms.pipeline_to_nvvm.consumer import release_sync_id
+        from tileorch.transforms.pipeline_to_nvvm.consumer import RETIRED_ATTR, release_sync_id
         if pipe.named_ids is not None:
             return [ConsumerRelease(pipe.name, var, len(self.threads), origin=op)]
         groups = self._ranges(init, init.consumer_masks())
@@ -794,7 +971,7 @@ class _Program:
         for c, g in enumerate(groups):
             if not self.threads & frozenset(g):
                 continue
-            if c in syncing:
+            if c in syncing and RETIRED_ATTR not in op.attributes:
                 out.append(BarSync(release_sync_id(op, self.k.infos[init], c), len(g), origin=op))
             arrivals += cluster_release_arrivals(len(g))
         out.append(ConsumerRelease(pipe.name, var, arrivals, ("row_col",), origin=op))
@@ -806,7 +983,29 @@ class _Program:
         outer = any(o.name in ("scf.for", "scf.while") and any(_relevant(x) for x in o.walk())
                     for o in body.ops)
         trip = partial(self._trip, op, lb, ub, step, self._loop_stages(op.regions[0]), outer)
-        return self._loop(op, trip, inits, list(body.args[1:]), body, list(op.results))
+        args, results = list(body.args[1:]), list(op.results)
+        firsts = _first_iteration_tests(body, body.args[0], lb)
+        if not firsts or not any(_relevant(o) for o in body.walk()):
+            ops = self._loop(op, trip, inits, args, body, results)
+        else:
+            ops = self._peeled(op, trip, inits, args, body, results, firsts)
+        self.guards[(lb, ub)] = trip
+        return ops
+
+    def _peeled(self, op, trip, inits, args, body, results, firsts) -> list[Op]:
+        """A loop whose body tests ``iv == lb`` (e.g. releases the previous stage only from
+        the second iteration on): the first iteration is extracted with the tests true, the
+        rest as a loop with them false."""
+        saved = dict(self.ev.memo)
+        self.ev.memo.update({v: (int(first),) * 2 for v, (first, _rest) in firsts.items()})
+        head = self._loop(op, lambda: _first_trip(trip()), inits, args, body, results,
+                          once=True)
+        rest_inits = list(body.last_op.operands)
+        self.ev.memo = dict(saved)
+        self.ev.memo.update({v: (int(rest),) * 2 for v, (_first, rest) in firsts.items()})
+        tail_ops = self._loop(op, lambda: _rest_trip(trip()), rest_inits, args, body, results)
+        self.ev.memo = saved
+        return head + tail_ops
 
     def _while(self, op: Operation) -> list[Op]:
         before, after = op.regions[0].block, op.regions[1].block
@@ -815,19 +1014,28 @@ class _Program:
                          list(op.results), after)
         return ops
 
-    def _loop(self, op, trip, inits, args, body, results, after=None) -> list[Op]:
+    def _loop(self, op, trip, inits, args, body, results, after=None, once=False) -> list[Op]:
         """One loop: the state variables carried as iter_args start each iteration where the
-        previous one left them; after the loop they are at a fresh, unknown position.  ``trip``
-        gives the trip count; it is asked for (and a parametric one registered) only when the
-        body has protocol ops."""
+        previous one left them (each carried state of a variable advancing by the same step
+        per iteration, the variable's cursors realigned at the end of the body); after the
+        loop they are at a fresh, unknown position (exact for a constant trip count).
+        ``trip`` gives the trip count; it is asked for (and a parametric one registered) only
+        when the body has protocol ops.  ``once``: a peeled first iteration, run at most once,
+        so its states need not advance uniformly."""
         pre: list[Op] = []
-        carried = []
+        entry: dict[SSAValue, tuple[str, int]] = {}
         for init, arg in zip(inits, args):
             if init in self.value:
-                var, adv = self._sync(op, init)
-                pre += adv
-                self.value[arg] = (var, self.cur[var])
-                carried.append(var)
+                entry[arg] = self.value[init]
+        carried = sorted({var for var, _pos in entry.values()})
+        for var in carried:
+            lo = min(pos for v, pos in entry.values() if v == var)
+            if lo > self.cur[var]:
+                pre.append(Advance(var, lo - self.cur[var], origin=op))
+                self.cur[var] = lo
+        cursors = [c for var in carried for c in (var, self.rel.get(var)) if c is not None]
+        start = {c: self.cur[c] for c in cursors}
+        self.value.update(entry)
         ops = self._block(body)
         blocks = [body] if after is None else [body, after]
         if after is not None:
@@ -836,22 +1044,160 @@ class _Program:
                     self.value[arg] = self.value[init]
             ops += self._block(after)
         terminator = blocks[-1].last_op
-        for yielded in (terminator.operands if terminator is not None else ()):
-            if yielded in self.value:
-                var, adv = self._sync(op, yielded)
-                ops += adv
+        yielded = list(terminator.operands) if terminator is not None else []
+        steps: dict[str, int] = {}
+        for arg, value in zip(args, yielded):
+            if arg not in entry:
+                continue
+            var, pos = entry[arg]
+            if value not in self.value or self.value[value][0] != var:
+                raise LocatedError(op, "the checker needs every loop-carried pipeline state to "
+                                   "be yielded as a state of the same pipeline state variable")
+            step = self.value[value][1] - pos
+            if not once and steps.setdefault(var, step) != step:
+                raise LocatedError(op, "the loop-carried states of one pipeline state variable "
+                                   "advance by different amounts per iteration; the checker "
+                                   "needs them to move together")
+        if once:
+            if not ops:
+                return pre
+            count = trip()
+            if isinstance(count, int):
+                return pre + (ops if count else [])
+            return pre + [Loop(count, tuple(ops), origin=op)]
         for var in carried:
-            self.cur[var] += 1 << 20
-        for res, init in zip(results, inits):
-            if init in self.value:
-                var = self.value[init][0]
-                self.value[res] = (var, self.cur[var])
+            for c in (var, self.rel.get(var)):
+                if c is None:
+                    continue
+                target = start[c] + steps.get(var, 0)
+                if self.cur[c] > target:
+                    raise LocatedError(op, "the loop body uses a pipeline state beyond the one "
+                                       "it yields; the checker needs each iteration to end "
+                                       "where the next one starts")
+                if self.cur[c] < target:
+                    ops.append(Advance(c, target - self.cur[c], origin=op))
+                    self.cur[c] = target
+        count = trip() if ops else None
+        shift = {var: (count * steps.get(var, 0) if isinstance(count, int) else 1 << 20)
+                 for var in carried}
+        for var in carried:
+            for c in (var, self.rel.get(var)):
+                if c is not None:
+                    self.cur[c] = start[c] + shift[var]
+        for res, arg in zip(results, args):
+            if arg in entry:
+                var, pos = entry[arg]
+                self.value[res] = (var, pos + shift[var])
         if not ops:
             return pre
-        trip = trip()
-        if isinstance(trip, int):
-            return pre + [o for _ in range(trip) for o in ops]
-        return pre + [Loop(trip, tuple(ops), origin=op)]
+        if isinstance(count, int):
+            return pre + [o for _ in range(count) for o in ops]
+        return pre + [Loop(count, tuple(ops), origin=op)]
+
+
+_PURE_PREFIXES = ("arith.", "cutlass.tile_scheduler.get_work_", "cutlass.tile_scheduler.work_tile_",
+                  "cutlass.tile_scheduler.create_", "cutlass.tile_scheduler.initial_work_tile_info")
+
+
+def _structure(value: SSAValue, memo: dict) -> object:
+    """A key equal for values that every agent computes alike: the same function argument,
+    or the same pure arithmetic / tile-scheduler query of such values (each agent walks the
+    same work tiles, so e.g. every agent's ``k_tile_start + k_tile_count`` of its current work
+    tile is one trip count).  Anything else is keyed by its own identity."""
+    if value in memo:
+        return memo[value]
+    memo[value] = ("self", id(value))
+    owner = value.owner
+    key: object = ("self", id(value))
+    if isinstance(owner, Block):
+        parent = owner.parent_op()
+        if parent is not None and parent.name == "func.func":
+            key = ("arg", id(parent), value.index)
+        elif parent is not None and parent.name == "scf.while" and owner is parent.regions[1].block:
+            before = parent.regions[0].block
+            cond = before.last_op
+            src = cond.operands[value.index + 1] if cond is not None else None
+            if src is not None and isinstance(src.owner, Block) and src.owner is before:
+                key = ("while", _structure(parent.operands[src.index], memo), src.index)
+    elif owner.name.startswith(_PURE_PREFIXES) or owner.name == "llvm.mlir.constant":
+        props = tuple(sorted((k, str(v)) for k, v in owner.properties.items()))
+        key = (owner.name, props, value.index,
+               tuple(_structure(o, memo) for o in owner.operands))
+    memo[value] = key
+    return key
+
+
+_FIRST_TESTS = {0: (True, False), 1: (False, True), 2: (False, False), 3: (True, False),
+                4: (False, True), 5: (True, True), 6: (False, False), 7: (True, False),
+                8: (False, True), 9: (True, True)}
+"""arith.cmpi predicate -> (value when iv == lb, value when iv > lb) of ``cmpi(iv, lb)``."""
+_SWAPPED = {2: 4, 3: 5, 4: 2, 5: 3, 6: 8, 7: 9, 8: 6, 9: 7, 0: 0, 1: 1}
+
+
+def _first_iteration_tests(body, iv: SSAValue, lb: SSAValue) -> dict[SSAValue, tuple[bool, bool]]:
+    """``arith.cmpi`` results in ``body`` comparing the induction variable with the lower
+    bound: their value in the first iteration and in every later one (positive step)."""
+    out = {}
+    for o in body.walk():
+        if o.name != "arith.cmpi" or set(o.operands) != {iv, lb} or iv is lb:
+            continue
+        pred = o.properties["predicate"].value.data
+        if o.operands[0] is lb:
+            pred = _SWAPPED[pred]
+        out[o.results[0]] = _FIRST_TESTS[pred]
+    return out
+
+
+def _first_trip(trip):
+    if isinstance(trip, int):
+        return min(trip, 1)
+    if isinstance(trip, Trip):
+        return Trip(trip.param, trip.lower, trip.step, cap=1)
+    return Trip(trip, cap=1)
+
+
+def _rest_trip(trip):
+    if isinstance(trip, int):
+        return max(trip - 1, 0)
+    if isinstance(trip, Trip):
+        return Trip(trip.param, trip.lower + trip.step, trip.step)
+    return Trip(trip, 1)
+
+
+def _state_uses(ops) -> set[str]:
+    """State variables some op other than an Advance uses."""
+    out: set[str] = set()
+    for op in ops:
+        if isinstance(op, Loop):
+            out |= _state_uses(op.body)
+        elif isinstance(op, Choice):
+            for branch in op.branches:
+                out |= _state_uses(branch)
+        elif not isinstance(op, Advance) and isinstance(getattr(op, "state", None), str):
+            out.add(op.state)
+    return out
+
+
+def _prune_advances(ops, unused: set[str]) -> list[Op]:
+    """``ops`` without the Advance ops of the variables in ``unused`` (loops and choices left
+    empty are dropped)."""
+    if not unused:
+        return list(ops)
+    out: list[Op] = []
+    for op in ops:
+        if isinstance(op, Advance) and op.state in unused:
+            continue
+        if isinstance(op, Loop):
+            body = tuple(_prune_advances(op.body, unused))
+            if body:
+                out.append(Loop(op.trip, body, origin=op.origin))
+        elif isinstance(op, Choice):
+            branches = tuple(tuple(_prune_advances(b, unused)) for b in op.branches)
+            if any(branches):
+                out.append(Choice(branches, origin=op.origin))
+        else:
+            out.append(op)
+    return out
 
 
 def load(path: str, kernel: str | None = None, iterations: int | None = None

@@ -57,14 +57,17 @@ class SeqBar:
 
 @dataclass(frozen=True)
 class Trip:
-    """``ceil((values[param] - lower) / step)`` iterations (at least 0)."""
+    """``ceil((values[param] - lower) / step)`` iterations (at least 0), at most ``cap``
+    (a peeled first iteration, or a branch taken when the loop ran: ``cap = 1``)."""
 
     param: str
     lower: int = 0
     step: int = 1
+    cap: int | None = None
 
     def count(self, values: dict[str, int]) -> int:
-        return max(0, -(-(values[self.param] - self.lower) // self.step))
+        n = max(0, -(-(values[self.param] - self.lower) // self.step))
+        return n if self.cap is None else min(n, self.cap)
 
 
 @dataclass(frozen=True)

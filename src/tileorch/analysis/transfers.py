@@ -22,7 +22,12 @@ from xdsl.ir import Block, Operation, SSAValue
 from tileorch.analysis.evaluate import Evaluator
 from tileorch.diagnostics import LocatedError
 
-COPIES = ("atom.bulk_copy_g2s",)
+TENSOR_LOAD = "nvvm.cp.async.bulk.tensor.shared.cluster.global"
+BULK_LOAD = "nvvm.cp.async.bulk.shared.cluster.global"
+COPIES = ("atom.bulk_copy_g2s", BULK_LOAD, TENSOR_LOAD)
+TX_ATTR = "cutlass.tx_bytes"
+"""Discardable ``i32`` attribute on a TMA tensor load: the bytes its box delivers (the box
+shape lives in the host-built tensor map, so the IR cannot say it otherwise)."""
 BARRIER_GETTERS = ("cutlass.pipeline.get_producer_barrier", "cutlass.pipeline.get_full_barrier")
 PRODUCER_MASK = "cutlass.pipeline.get_producer_mask"
 ROW_COL = "row_col_each"
@@ -31,9 +36,19 @@ column of the issuing CTA, each receiving the copy's full size."""
 ONCE = ("cutlass.pipeline.produce", "cutlass.pipeline.consume", "scf.execute_region")
 
 
+def _mbar(copy: Operation) -> SSAValue:
+    return copy.mbar if copy.name != COPIES[0] else copy.operands[2]
+
+
+def _mask(copy: Operation) -> SSAValue | None:
+    if copy.name == COPIES[0]:
+        return copy.operands[4] if len(copy.operands) > 4 else None
+    return copy.multicastMask
+
+
 def stage_barrier(copy: Operation) -> Operation:
     """The ``get_producer_barrier`` / ``get_full_barrier`` op the copy completes on."""
-    owner = copy.operands[2].owner
+    owner = _mbar(copy).owner
     if isinstance(owner, Operation) and owner.name in BARRIER_GETTERS:
         return owner
     raise LocatedError(copy, f"the checker cannot model this {copy.name}: its mbarrier is not "
@@ -41,8 +56,12 @@ def stage_barrier(copy: Operation) -> Operation:
                        "get_full_barrier), so the stage it fills is unknown")
 
 
-def size(copy: Operation, ev: Evaluator) -> int:
-    """The copy's byte count, which must be a constant for the agent."""
+def size(copy: Operation, ev: Evaluator) -> int | None:
+    """The copy's byte count, which must be a constant for the agent; None for a tensor load
+    without :data:`TX_ATTR` (its box size is only known to the host's tensor map)."""
+    if copy.name == TENSOR_LOAD:
+        attr = copy.attributes.get(TX_ATTR)
+        return None if attr is None else attr.value.data
     nbytes = ev.constant(copy.operands[3])
     if nbytes is None:
         raise LocatedError(copy, f"the checker cannot model {copy.name} of a non-constant "
@@ -54,9 +73,9 @@ def size(copy: Operation, ev: Evaluator) -> int:
 def destination(copy: Operation, ev: Evaluator, ctas: int) -> str | tuple[int, ...] | None:
     """Where the bytes land: None (this CTA), :data:`ROW_COL`, or the CTA ranks of a constant
     multicast mask."""
-    if len(copy.operands) < 5 or ctas == 1:
+    mask = _mask(copy)
+    if mask is None or ctas == 1:
         return None
-    mask = copy.operands[4]
     if isinstance(mask.owner, Operation) and mask.owner.name == PRODUCER_MASK:
         return ROW_COL
     bits = ev.constant(mask)
@@ -67,21 +86,29 @@ def destination(copy: Operation, ev: Evaluator, ctas: int) -> str | tuple[int, .
     return tuple(r for r in range(ctas) if bits >> r & 1)
 
 
-def issuers(copy: Operation, threads: Iterable[int], scope: Block) -> int:
+def issuers(copy: Operation, threads: Iterable[int], scope: Block,
+            leaders: frozenset[int] = frozenset()) -> int:
     """How many times the agent's threads issue ``copy`` per execution of ``scope`` (the block
     that defines the stage's state): summed over threads, the product of the enclosing loops'
-    trip counts if every enclosing ``scf.if`` takes the copy's branch for that thread."""
+    trip counts if every enclosing ``scf.if`` takes the copy's branch for that thread.  A copy
+    in a ``cutlass.pipeline.produce`` body outside any ``scf.if`` of it is issued by the
+    producer group's leader only (``leaders``: the first thread of each producer group), as
+    ``convert-pipeline-to-nvvm`` lowers it."""
     total = 0
     for t in threads:
         ev = Evaluator((t, t))
         count = 1
         op = copy
+        guarded = False
         while count and op.parent_block() is not scope:
             child_region = op.parent_region()
             op = op.parent_op()
             if op is None:
                 break
             count *= _executions(copy, op, child_region, ev)
+            guarded = guarded or op.name == "scf.if"
+            if op.name == "cutlass.pipeline.produce" and not guarded:
+                count *= int(t in leaders)
         total += count
     return total
 

@@ -21,7 +21,8 @@
 // CHECK-NEXT: %[[EADDR:.*]] = llvm.getelementptr %smem[%[[ESLOT]]]
 // CHECK:      nvvm.mbarrier.try_wait.parity %[[EADDR]]
 // commit: the producer leader (thread 0) arrives with expect_tx 4096 on full[index]
-// CHECK:      %[[FADDR:.*]] = llvm.getelementptr %smem[%{{.*}}]
+// CHECK:      atom.bulk_copy_g2s
+// CHECK:      %[[FADDR:.*]] = llvm.getelementptr %smem[%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i64
 // CHECK:      %[[BYTES:.*]] = llvm.mlir.constant(4096 : i32)
 // CHECK-NEXT: nvvm.mbarrier.arrive.expect_tx %[[FADDR]], %[[BYTES]]
 // CHECK:      nvvm.mbarrier.arrive %[[FADDR]]

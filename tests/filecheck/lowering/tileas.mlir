@@ -8,7 +8,8 @@
 // CHECK:        nv_tileas.async.pipeline.producer %[[T]][%[[S:.*]]] : !nv_tileas.pipeline<4>, !cutlass.pipeline_state<4> {
 // CHECK-NEXT:     cutlass.pipeline.producer_acquire %[[R]], %[[S]]
 // CHECK-NEXT:     cutlass.pipeline.get_producer_barrier
-// CHECK-NEXT:     cutlass.pipeline.producer_commit %[[R]], %[[S]] {transaction_bytes = 4096 : i32}
+// CHECK:          atom.bulk_copy_g2s
+// CHECK:          cutlass.pipeline.producer_commit %[[R]], %[[S]] {transaction_bytes = 4096 : i32}
 // CHECK-NEXT:     nv_tileas.async.pipeline.yield
 // CHECK:        nv_tileas.async.pipeline.consumer %[[T]][%[[C:.*]]] : !nv_tileas.pipeline<4>, !cutlass.pipeline_state<4> {
 // CHECK-NEXT:     cutlass.pipeline.consumer_wait %[[R]], %[[C]] token

@@ -177,6 +177,8 @@ class StageRegionExpansion(RewritePattern):
         elif op.name == "cutlass.pipeline.consume":
             head = cp.ConsumerWaitOp.create(operands=[pipe, state])
             tail = cp.ConsumerReleaseOp.create(operands=[pipe, state])
+        if op.name == "cutlass.pipeline.produce":
+            elect_copies(op, block)
         if head is not None:
             copy_location(op, [head, tail])
             rewriter.insert(head, InsertPoint.before(op))
@@ -184,6 +186,50 @@ class StageRegionExpansion(RewritePattern):
         if tail is not None:
             rewriter.insert(tail, InsertPoint.before(op))
         rewriter.replace(op, [], results)
+
+
+ISSUE_OPS = ("atom.bulk_copy_g2s", "nvvm.cp.async.bulk.shared.cluster.global",
+             "nvvm.cp.async.bulk.tensor.shared.cluster.global")
+"""Copies whose bytes complete on a stage's full barrier: each execution is one transfer."""
+
+
+def elect_copies(op: Operation, block: Block) -> None:
+    """The body of ``produce`` runs on every thread of the producer (the acquire's wait stays
+    executor-wide), but each stage's copies must be issued once: a copy of the body that no
+    ``scf.if`` of the body already guards runs on the first thread of its producer group only,
+    the thread whose ``producer_commit`` arrives with the expected transaction bytes (CUTLASS
+    issues the TMA loads and the ``arrive.expect_tx`` from one elected thread)."""
+    from tileorch.transforms.pipeline_to_nvvm.context import pipeline_info
+    from tileorch.transforms.pipeline_to_nvvm.groups import group_range
+
+    copies = [o for o in block.walk() if o.name in ISSUE_OPS and not _guarded(o, op)]
+    if not copies:
+        return
+    info = pipeline_info(op, op.operands[0])
+    for copy in copies:
+        e = Emitter()
+        tid = e.thread_id(op)
+        leader = any_of(e, [in_thread_range(e, tid, group_range(op, info, m)[0], 1)
+                            for m in info.producer_masks])
+        parent = copy.parent_block()
+        anchor = copy.next_op
+        copy.detach()
+        e.if_(leader, lambda inner, c=copy: inner.ops.append(c))
+        copy_location(copy, e.ops)
+        for new in e.ops:
+            if anchor is None:
+                parent.add_op(new)
+            else:
+                parent.insert_op_before(new, anchor)
+
+
+def _guarded(copy: Operation, region_op: Operation) -> bool:
+    parent = copy.parent_op()
+    while parent is not None and parent is not region_op:
+        if parent.name == "scf.if":
+            return True
+        parent = parent.parent_op()
+    return False
 
 
 class CreatePipelineBinding(RewritePattern):
