@@ -52,6 +52,10 @@ PASSES: dict[str, str] = {
     "tileas-dynamic-persistent": "tileorch.transforms.tileas.dynamic_persistent:DynamicPersistent",
     "tileas-plan-cta": "tileorch.transforms.tileas.plan_cta:PlanCTA",
     "tileas-rewrite-pipeline-iterator-types": "tileorch.transforms.tileas.rewrite_pipeline_iterators:RewritePipelineIteratorTypes",
+    "tileas-remove-buffer-alias": "tileorch.transforms.tileas.remove_buffer_alias:RemoveBufferAlias",
+    "tileas-slicing": "tileorch.transforms.tileas.slicing:Slicing",
+    "tileas-prepare-for-scheduling": "tileorch.transforms.tileas.prepare_for_scheduling:PrepareForScheduling",
+    "tileas-resolve-agent-boundary": "tileorch.transforms.tileas.resolve_agent_boundary:ResolveAgentBoundary",
 }
 
 # target name (for ``tileorch-opt -t``) -> "module:Target subclass"
