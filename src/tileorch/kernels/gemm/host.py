@@ -27,8 +27,26 @@ def cache_dir() -> Path:
     return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "tileorch") / "gemm"
 
 
+_FINGERPRINT: str | None = None
+
+
+def compiler_fingerprint() -> str:
+    """Hash of the compiler's own sources (dialects, transforms, backend, kernels): a cached cubin
+    is reused only by the compiler that produced it."""
+    global _FINGERPRINT
+    if _FINGERPRINT is None:
+        root = Path(__file__).resolve().parents[2]
+        h = hashlib.sha256()
+        for sub in ("dialects", "transforms", "backend", "kernels", "schedulers"):
+            for f in sorted((root / sub).rglob("*.py")):
+                h.update(f.relative_to(root).as_posix().encode())
+                h.update(f.read_bytes())
+        _FINGERPRINT = h.hexdigest()
+    return _FINGERPRINT
+
+
 def cubin_path(cfg: GemmConfig) -> Path:
-    digest = hashlib.sha256(gemm_kernel_ir(cfg).encode()).hexdigest()[:16]
+    digest = hashlib.sha256((gemm_kernel_ir(cfg) + compiler_fingerprint()).encode()).hexdigest()[:16]
     return cache_dir() / f"{cfg.name}-{digest}.cubin"
 
 
