@@ -305,6 +305,19 @@ KNOWN_ARCH_KEYS = ("sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90", "sm_100
                    "sm_121")
 
 
+def _hint_value(v: Attribute) -> str:
+    from io import StringIO
+
+    if isinstance(v, IntegerAttr) and isinstance(v.type, IntegerType):
+        if v.type.width.data == 1:
+            return "true" if v.value.data else "false"
+        if v.type.width.data == 64:
+            return str(v.value.data)
+    s = StringIO()
+    Printer(stream=s).print_attribute(v)
+    return s.getvalue()
+
+
 @irdl_attr_definition
 class OptimizationHintsAttr(ParametrizedAttribute):
     """``optimization_hints=<sm_90 = {num_cta_in_cga = 2}, default = {..}>``: per-architecture hints."""
@@ -323,7 +336,10 @@ class OptimizationHintsAttr(ParametrizedAttribute):
             if i:
                 s.write(", ")
             s.write(f"{k} = ")
-            p.print_attribute(v)
+            if isinstance(v, DictionaryAttr):
+                s.write("{" + ", ".join(f"{kk} = {_hint_value(vv)}" for kk, vv in v.data.items()) + "}")
+            else:
+                p.print_attribute(v)
         s.write(">")
         return s.getvalue()
 
@@ -346,8 +362,6 @@ class OptimizationHintsAttr(ParametrizedAttribute):
                 key = parser.parse_optional_str_literal()
             if key is None:
                 parser.raise_error("expected architecture key in optimization hints")
-            if key not in KNOWN_ARCH_KEYS and key != "default":
-                error_at(parser, start, f"unknown architecture key '{key}' in optimization hints")
             parser.parse_punctuation("=")
             vstart = pos(parser)
             val = parser.parse_attribute()
@@ -441,9 +455,19 @@ def format_float(bits: int, t: Attribute) -> str:
     """MLIR's spelling: ``1.500000e+00``, or hex bits when that would not read back exactly."""
     v = bits_to_float(bits, t)
     if math.isfinite(v):
-        text = f"{v:.6e}"
-        if float_to_bits(float(text), t) == bits:
-            return text
+        from decimal import ROUND_HALF_UP, Decimal
+
+        d = Decimal(v)  # MLIR: 6 significant digits (ties away from zero), written in exponent form
+        short = float(d.scaleb(-d.adjusted()).quantize(Decimal("1.00000"), ROUND_HALF_UP).scaleb(d.adjusted())) \
+            if v != 0 else v
+        if float_to_bits(short, t) == bits:
+            return f"{short:.6e}"
+        e_bits, m_bits, _ = _float_format(t)
+        full = f"{v:.{math.ceil((m_bits + 1) * math.log10(2)) + 1}g}"
+        if "e" not in full and "." not in full:
+            full += ".0"
+        if float_to_bits(float(full), t) == bits:
+            return full.replace("e", "E")
     width = bitwidth(t)
     return f"0x{bits:0{max(1, (width + 3) // 4)}X}"
 
@@ -590,7 +614,10 @@ def _parse_dense_values(parser: AttrParser):
         tok = parser._current_token  # noqa: SLF001
         if tok.kind.name == "INTEGER_LIT" and tok.text.lower().startswith("0x"):
             parser._consume_token()  # noqa: SLF001
-            return int(tok.text, 16)
+            v = int(tok.text, 16)
+            if v >> width:
+                error_at(parser, s, "float constant out of range for type")
+            return v
         v = parser.parse_optional_number()
         if v is None:
             error_at(parser, s, "expected floating point literal")

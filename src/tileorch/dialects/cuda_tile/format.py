@@ -374,8 +374,9 @@ class Program:
     def parse(self, parser: Parser):
         cls = self.cls
         st = ParseState()
+        start = pos(parser)
         self._parse_seq(parser, st, self.elems)
-        return build_op(parser, cls, st)
+        return build_op(parser, cls, st, start)
 
     def _group_present(self, parser: Parser, st: ParseState, g: Group) -> bool:
         first = g.elems[0]
@@ -579,7 +580,7 @@ def _types_of(op, name: str) -> list[Attribute]:
 
 
 # --------------------------------------------------------------------------- building
-def build_op(parser: Parser, cls, st: ParseState):
+def build_op(parser: Parser, cls, st: ParseState, start: int | None = None):
     """Resolve operands, infer missing types from ``SAME_TYPE`` groups, build the op."""
     op_def = _op_def(cls)
     types = dict(st.types)
@@ -604,7 +605,8 @@ def build_op(parser: Parser, cls, st: ParseState):
         if len(ts) == 1 and len(uos) > 1:
             ts = ts * len(uos)
         if len(ts) != len(uos):
-            parser.raise_error(f"{len(uos)} operands present for '{n}', but {len(ts)} types given")
+            parser.raise_error(f"number of operands and types do not match: got {len(uos)} operands and {len(ts)} "
+                               "types", start)
         vals = [parser.resolve_operand(u, t) for u, t in zip(uos, ts)]
         if isinstance(d, (VarOperandDef, OptionalDef)):
             operands.append(vals)

@@ -125,8 +125,6 @@ class _BinaryFloatRounding(_Binary):
         if rm not in (A.RoundingMode.NEAREST_EVEN, A.RoundingMode.ZERO, A.RoundingMode.NEGATIVE_INF,
                       A.RoundingMode.POSITIVE_INF):
             raise VerifyException(f"invalid rounding mode '{rm.value}'")
-        if self.flush_to_zero is not None and rm != A.RoundingMode.NEAREST_EVEN:
-            raise VerifyException("flush_to_zero modifier is only supported with nearest_even rounding")
 
 
 class _BinaryFloat(_Binary):
@@ -288,9 +286,6 @@ def _div_sqrt_modifiers(op) -> None:
         raise VerifyException(f"approx modifier only supported for f32 data type, but got: {ct_type_str(et)}")
     if full and not is_f32(op.result):
         raise VerifyException(f"full modifier only supported for f32 data type, but got: {ct_type_str(et)}")
-    if op.flush_to_zero is not None and rm not in (A.RoundingMode.NEAREST_EVEN, A.RoundingMode.APPROX,
-                                                   A.RoundingMode.FULL):
-        raise VerifyException("flush_to_zero modifier is not supported with an explicit rounding mode")
 
 
 @irdl_op_definition
@@ -541,6 +536,12 @@ class SelectOp(CtOp):
     VALUE_TYPES: ClassVar = {"cond": "tile:i1", "val_if_true": "tile:any", "val_if_false": "tile:any", "result": "tile:any"}
     traits = traits_def(Pure())
 
+    def verify_op(self) -> None:
+        from xdsl.dialects.builtin import Float4E2M1FNType
+
+        if isinstance(elem(self.result), Float4E2M1FNType) or is_int(elem(self.result), (4,)):
+            raise VerifyException(f"cannot operate on sub-byte type {ct_type_str(elem(self.result)).upper()}")
+
 
 # ---- conversions
 class _Convert(CtOp):
@@ -669,6 +670,9 @@ class IToFOp(CtOp):
     traits = traits_def(Pure())
 
     def verify_op(self) -> None:
+        if isinstance(elem(self.to), Float8E8M0FNUType):
+            raise VerifyException("integer to f8E8M0FNU conversion is not supported, please first convert to another "
+                                  "float type")
         if self.rounding_mode.data != A.RoundingMode.NEAREST_EVEN:
             raise VerifyException("invalid rounding mode specified. Only 'nearest_even' is supported")
 
@@ -756,6 +760,8 @@ class PermuteOp(CtOp):
     def verify_op(self) -> None:
         perm = list(self.permutation.get_values())
         s, r = self.source.type.shape, self.result.type.shape
+        if len(s) < 2:
+            raise VerifyException(f"expects at least rank 2, but got: {len(s)}")
         if len(perm) != len(s):
             raise VerifyException(f"expected permutation of size {len(s)}, got {len(perm)}")
         if sorted(perm) != list(range(len(s))):
@@ -841,9 +847,7 @@ class PackOp(CtOp):
     traits = traits_def(Pure())
 
     def verify_op(self) -> None:
-        bits = self.source.type.num_elements() * bitwidth(elem(self.source))
-        if bits != self.result.type.num_elements() * 8:
-            raise VerifyException("source and result must hold the same number of bits")
+        _verify_pack(self.source.type, self.result.type, self.source.type)
 
 
 @irdl_op_definition
@@ -857,9 +861,19 @@ class UnpackOp(CtOp):
     traits = traits_def(Pure())
 
     def verify_op(self) -> None:
-        bits = self.result.type.num_elements() * bitwidth(elem(self.result))
-        if bits != self.source.type.num_elements() * 8:
-            raise VerifyException("source and result must hold the same number of bits")
+        _verify_pack(self.source.type, self.result.type, self.result.type)
+
+
+def _verify_pack(src: TileType, res: TileType, unpacked: TileType) -> None:
+    if src.rank != 1 or res.rank != 1:
+        raise VerifyException("expects source and result to be rank-1 tiles")
+    if bitwidth(src.element_type) == bitwidth(res.element_type):
+        raise VerifyException("expects source and result to have different element type widths")
+    sb = src.num_elements() * bitwidth(src.element_type) // 8
+    rb = res.num_elements() * bitwidth(res.element_type) // 8
+    if sb != rb:
+        raise VerifyException(f"expects source and result to have the same size in bytes, but got source tile size "
+                              f"{sb} bytes and result tile size {rb} bytes")
 
 
 # ---- MMA
@@ -882,6 +896,14 @@ class MmaFOp(CtOp):
 
     def verify_op(self) -> None:
         _verify_mma_shapes(self)
+        a, c = elem(self.lhs), elem(self.acc)
+        from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, Float64Type, FloatTF32Type
+        allowed = {Float16Type: (Float16Type, Float32Type), BFloat16Type: (Float32Type,), FloatTF32Type: (Float32Type,),
+                   Float32Type: (Float32Type,), Float64Type: (Float64Type,)}.get(type(a), (Float16Type, Float32Type))
+        if not isinstance(c, allowed):
+            raise VerifyException(f"unsupported combination of element types. Input type '{ct_type_str(a)}' expects "
+                                  f"accumulator/result type to be one of {{"
+                                  + ", ".join(f"'{t().name}'" for t in allowed) + f"}}, but got '{ct_type_str(c)}'")
 
 
 def _verify_mma_shapes(op) -> None:
@@ -938,7 +960,42 @@ class MmaFScaledOp(CtOp):
     traits = traits_def(Pure())
 
     def verify_op(self) -> None:
+        from xdsl.dialects.builtin import Float4E2M1FNType, Float8E4M3FNType, Float8E5M2Type
+
         _verify_mma_shapes(self)
+        a, b = self.lhs.type.shape, self.rhs.type.shape
+        sa, sb = self.lhs_scale.type.shape, self.rhs_scale.type.shape
+        batched = 1 if len(a) == 3 else 0
+        row, col = batched, batched + 1
+        if batched and (a[0] != sa[0] or b[0] != sb[0]):
+            raise VerifyException(f"shape error: dim 0 of lhs ({a[0]}) and dim 0 of lhs_scale ({sa[0]}) must match")
+        if a[row] != sa[row]:
+            raise VerifyException(f"shape error: dim {row} of lhs ({a[row]}) and dim {row} of lhs_scale ({sa[row]}) "
+                                  "must match")
+        if b[col] != sb[col]:
+            raise VerifyException(f"shape error: dim {col} of rhs ({b[col]}) and dim {col} of rhs_scale ({sb[col]}) "
+                                  "must match")
+        if sa[col] != sb[row]:
+            raise VerifyException(f"shape error: dim {col} of lhs_scale ({sa[col]}) and dim {row} of rhs_scale "
+                                  f"({sb[row]}) must match")
+        et, st = elem(self.lhs), elem(self.lhs_scale)
+        if isinstance(st, Float8E4M3FNType) and not isinstance(et, Float4E2M1FNType):
+            raise VerifyException(f"unsupported combination of element types. Scale type '{ct_type_str(st)}' expects "
+                                  f"lhs and rhs element types to be 'f4E2M1FN', but got '{ct_type_str(et)}'")
+        if a[col] % sa[col]:
+            raise VerifyException(f"shape error: dim {col} of lhs_scale ({sa[col]}) must be a divisor of dim {col} of "
+                                  f"lhs ({a[col]})")
+        vec = a[col] // sa[col]
+        if isinstance(et, (Float8E4M3FNType, Float8E5M2Type)) and vec != 32:
+            raise VerifyException(f"shape error: f8 element type requires block scale factor of lhs_scale and "
+                                  f"rhs_scale to be 32, but got {vec}")
+        if isinstance(et, Float4E2M1FNType):
+            if isinstance(st, Float8E4M3FNType) and vec != 16:
+                raise VerifyException(f"shape error: f4E2M1FN element type with f8E4M3FN scales requires block scale "
+                                      f"factor of lhs_scale and rhs_scale to be 16, but got {vec}")
+            if isinstance(st, Float8E8M0FNUType) and vec not in (16, 32):
+                raise VerifyException(f"shape error: f4E2M1FN element type with f8E8M0FNU scales requires block scale "
+                                      f"factor of lhs_scale and rhs_scale to be 16 or 32, but got {vec}")
 
 
 # =========================================================================== structure
@@ -950,7 +1007,13 @@ def _print_op_stripped(printer: Printer, op) -> None:
         _P.print_op(printer, op)
         return
     scope = bool(op.get_traits_of_type(IsolatedFromAbove))
-    printer._print_results(op)  # noqa: SLF001
+    if len(op.results) > 1 and len(op.get_irdl_definition().results) == 1:  # one variadic group: %name:N
+        name = printer.print_ssa_value(op.results[0])
+        printer.print_string(f":{len(op.results)} = ")
+        for i, r in enumerate(op.results):
+            printer._ssa_values[r] = f"{name}#{i}"  # noqa: SLF001
+    else:
+        printer._print_results(op)  # noqa: SLF001
     if scope:
         printer.enter_scope()
     printer.print_string(op.name.split(".", 1)[1])
@@ -1004,22 +1067,17 @@ class ModuleOp(CtOp):
 
     def verify_op(self) -> None:
         for op in self.body.block.ops:
-            if not isinstance(op, (EntryOp, GlobalOp)) and op.name.startswith("cuda_tile."):
+            if not isinstance(op, (EntryOp, GlobalOp, TestFuncOp)) and op.name.startswith("cuda_tile."):
                 raise VerifyException(f"'{op.name}' is not allowed at module level (expected entry or global)")
 
 
-@irdl_op_definition
-class EntryOp(CtOp):
-    """``entry @kernel(%a: tile<ptr<f32>>, ...) [optimization_hints=<...>] { ... }``: a kernel."""
-
-    name = "cuda_tile.entry"
+class _FuncBase(CtOp):
     sym_name = prop_def(StringAttr)
     function_type = prop_def(FunctionType)
     arg_attrs = opt_prop_def(ArrayAttr)
     res_attrs = opt_prop_def(ArrayAttr)
     optimization_hints = opt_prop_def(A.OptimizationHintsAttr)
     body = region_def("single_block")
-    traits = lazy_traits_def(lambda: (IsolatedFromAbove(), SymbolOpInterface(), HasParent(ModuleOp)))
 
     @classmethod
     def parse(cls, parser: Parser):
@@ -1060,6 +1118,14 @@ class EntryOp(CtOp):
             printer.print_string(" ")
             printer.print_attr_dict(self.attributes)
 
+
+@irdl_op_definition
+class EntryOp(_FuncBase):
+    """``entry @kernel(%a: tile<ptr<f32>>, ...) [optimization_hints=<...>] { ... }``: a kernel."""
+
+    name = "cuda_tile.entry"
+    traits = lazy_traits_def(lambda: (IsolatedFromAbove(), SymbolOpInterface(), HasParent(ModuleOp)))
+
     def verify_op(self) -> None:
         ins = self.function_type.inputs.data
         if self.function_type.outputs.data:
@@ -1074,8 +1140,31 @@ class EntryOp(CtOp):
             _verify_hints(self, self.optimization_hints, ("num_cta_in_cga", "num_worker_warps_per_cta", "occupancy"))
 
 
+@irdl_op_definition
+class TestFuncOp(_FuncBase):
+    """``testing$func @f(%a: T, ...) -> R { ... }``: a function with any argument and result
+    types (the specification's test harness op; not part of kernels)."""
+
+    name = "cuda_tile.testing$func"
+    traits = lazy_traits_def(lambda: (IsolatedFromAbove(), SymbolOpInterface()))
+
+    def verify_op(self) -> None:
+        block = self.body.block
+        if tuple(a.type for a in block.args) != tuple(self.function_type.inputs.data):
+            raise VerifyException("entry block arguments must match the function type")
+
+
+STRICT_HINTS = False
+"""When set (tileiras's ``-Werr-hints``), unknown or out-of-range optimization hints are errors;
+by default they are ignored, as the specification asks."""
+
+
 def _verify_hints(op, hints: A.OptimizationHintsAttr, allowed: tuple[str, ...]) -> None:
+    if not STRICT_HINTS:
+        return
     for arch, d in hints.value.data.items():
+        if arch not in A.KNOWN_ARCH_KEYS and arch != "default":
+            raise VerifyException(f"Optimization hints verification failed: unknown hint key {arch}")
         if not isinstance(d, DictionaryAttr):
             raise VerifyException(f"optimization hints for '{arch}' must be a dictionary")
         for k, v in d.data.items():
@@ -1092,8 +1181,8 @@ def _verify_hints(op, hints: A.OptimizationHintsAttr, allowed: tuple[str, ...]) 
                     raise VerifyException(f"occupancy must be in [1, 32], got {n}")
                 if k == "latency" and not 1 <= n <= 10:
                     raise VerifyException(f"latency must be in [1, 10], got {n}")
-                if k == "num_worker_warps_per_cta" and n <= 0:
-                    raise VerifyException(f"num_worker_warps_per_cta must be positive, got {n}")
+                if k == "num_worker_warps_per_cta" and (n <= 0 or n & (n - 1) or n > 32):
+                    raise VerifyException(f"expected power-of-two <= 32 for {arch}.num_worker_warps_per_cta")
             if k == "allow_tma" and not isinstance(v, (BoolAttr, IntegerAttr)):
                 raise VerifyException("optimization hint 'allow_tma' must be a boolean")
 
@@ -1154,10 +1243,15 @@ class _Terminator(CtOp):
 @irdl_op_definition
 class ReturnOp(_Terminator):
     name = "cuda_tile.return"
-    traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(EntryOp, IfOp)))
+    traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(EntryOp, IfOp, TestFuncOp)))
 
     def verify_op(self) -> None:
-        if self.operands_:
+        fn = self.parent_op()
+        while isinstance(fn, IfOp):
+            fn = fn.parent_op()
+        if isinstance(fn, TestFuncOp):
+            _check_values("return", self.operands_, list(fn.function_type.outputs.data))
+        elif self.operands_:
             raise VerifyException("entry functions cannot return values")
 
 
@@ -1168,8 +1262,8 @@ class YieldOp(_Terminator):
 
     def verify_op(self) -> None:
         parent = self.parent_op()
-        if isinstance(parent, IfOp):
-            _check_values("yield", self.operands_, [r.type for r in parent.results])
+        if isinstance(parent, (ReduceOp, ScanOp)):
+            return
 
 
 def _check_values(what: str, values, expected: list[Attribute]) -> None:
@@ -1180,6 +1274,14 @@ def _check_values(what: str, values, expected: list[Attribute]) -> None:
         if g != e:
             raise VerifyException(f"'{what}' operand #{i} has type {ct_type_str(g)}, but its parent expects "
                                   f"{ct_type_str(e)}")
+
+
+def _no_view_values(what: str, types) -> None:
+    for i, t in enumerate(types):
+        if isinstance(t, TensorViewType):
+            raise VerifyException(f"{what} {i} is a tensor_view, which is not supported")
+        if isinstance(t, TileViewType):
+            raise VerifyException(f"{what} {i} is a tile view, which is not supported")
 
 
 def _enclosing_loop(op):
@@ -1330,6 +1432,7 @@ class ForOp(CtOp):
         if block.args[0].type != self.lowerBound.type:
             raise VerifyException("expected induction variable to be same type as bounds and step: "
                                   f"{ct_type_str(block.args[0].type)} vs {ct_type_str(self.lowerBound.type)}")
+        _no_view_values("loop-carried value", [v.type for v in self.initValues])
         _loop_iter_verify(self, self.resultValues, block.args[1:], self.initValues)
         if [r.type for r in self.resultValues] != [v.type for v in self.initValues]:
             raise VerifyException("result types must match the iter_values types")
@@ -1387,6 +1490,8 @@ class LoopOp(CtOp):
             printer.print_attr_dict(self.attributes)
 
     def verify_op(self) -> None:
+        _no_view_values("result type", [r.type for r in self.resultValues])
+        _no_view_values("loop-carried value", [v.type for v in self.initValues])
         _loop_iter_verify(self, self.resultValues, self.region.block.args, self.initValues)
 
 
@@ -1412,6 +1517,23 @@ class IfOp(CtOp):
             raise VerifyException("'then' region must have exactly one block")
         if self.results_ and not self.elseRegion.blocks:
             raise VerifyException("must have an else block if defining values")
+        _no_view_values("result type", [r.type for r in self.results_])
+        want = [r.type for r in self.results_]
+        for which, region in (("then", self.thenRegion), ("else", self.elseRegion)):
+            if not region.blocks:
+                continue
+            term = region.blocks[0].last_op
+            if not isinstance(term, YieldOp):
+                continue
+            got = [v.type for v in term.operands_]
+            if not want and got:
+                raise VerifyException(f"does not return a value, but {which} branch yields '{ct_type_str(got[0])}'")
+            if len(got) != len(want):
+                raise VerifyException(f"{which} branch yields {len(got)} values, but the op has {len(want)} results")
+            for g, w in zip(got, want):
+                if g != w:
+                    raise VerifyException(f"type does not match yield type, {which} branch yields "
+                                          f"'{ct_type_str(g)}' but op result type is '{ct_type_str(w)}'")
 
 
 @irdl_op_definition
@@ -1440,6 +1562,11 @@ class AssumeOp(CtOp):
             raise VerifyException("expected an assume predicate attribute")
         if isinstance(p, A.DivByAttr):
             d = p.divisor.data
+            if d >= 2**63:
+                raise VerifyException("'cuda_tile.div_by' divisor is too large")
+            if isinstance(t, TensorViewType) and p.every.data >= 0:
+                raise VerifyException("'cuda_tile.div_by' 'every'/'along' cannot be used if the constrained value is a "
+                                      "tensor_view")
             if d & (d - 1):
                 raise VerifyException(f"divisor must be a power of 2, got {d}")
             if not isinstance(t, (TileType, TensorViewType)) and not is_int(t):
@@ -1460,8 +1587,8 @@ class AssumeOp(CtOp):
                                               f"({t.shape[p.along.data]})")
         elif isinstance(p, A.SameElementsAttr):
             vals = [v.data for v in p.values.data]
-            if not isinstance(t, TileType):
-                raise VerifyException("same_elements predicate applies to tiles")
+            if not isinstance(t, TileType) or not (is_int(t.element_type) or isinstance(t.element_type, PointerType)):
+                raise VerifyException("'cuda_tile.same_elements' is valid only for tile of integer/pointer values")
             if len(vals) != t.rank:
                 raise VerifyException(f"expected {t.rank} values in same_elements, got {len(vals)}")
             for i, (v, d) in enumerate(zip(vals, t.shape)):
@@ -1474,9 +1601,10 @@ class AssumeOp(CtOp):
             if lb is not None and ub is not None and lb > ub:
                 raise VerifyException(f"lower bound ({lb}) must not exceed upper bound ({ub})")
             w = bitwidth(t.element_type)
-            for b in (lb, ub):
-                if b is not None and not -(2 ** (w - 1)) <= b < 2 ** w:
-                    raise VerifyException(f"bound {b} does not fit in {ct_type_str(t.element_type)}")
+            lo, hi = (0, 1) if w == 1 else (-(2 ** (w - 1)), 2 ** (w - 1) - 1)
+            for which, b in (("lower", lb), ("upper", ub)):
+                if b is not None and not lo <= b <= hi:
+                    raise VerifyException(f"'cuda_tile.bounded' expects {which} bound to be within [{lo}, {hi}]")
 
 
 class _ReduceLike(CtOp):
@@ -1524,6 +1652,13 @@ class _ReduceLike(CtOp):
         term = block.last_op
         if not isinstance(term, YieldOp):
             raise VerifyException("region must end with 'yield'")
+        from xdsl.traits import is_side_effect_free
+
+        for op in block.ops:
+            if op is not term and not is_side_effect_free(op):
+                from tileorch.diagnostics import LocatedError
+
+                raise LocatedError(op, f"'{op.name}' op only pure operations are allowed inside '{self.name}'")
         if [v.type for v in term.operands_] != [TileType((), o.type.element_type) for o in ops]:
             raise VerifyException("'yield' must return one scalar tile per operand with its element type")
 
@@ -2098,6 +2233,10 @@ class AtomicRedViewTkoOp(CtOp):
         vt = self.view.type
         if not isinstance(vt, TileViewType):
             raise VerifyException(f"expected a tile view, got {ct_type_str(vt)}")
+        if isinstance(vt, GatherScatterViewType):
+            raise VerifyException("gather_scatter_view is not supported; use partition_view instead")
+        if vt.padding_value is not None:
+            raise VerifyException("views with padding_value are not supported for atomic reductions")
         if len(self.index) != vt.view_index_rank():
             raise VerifyException(f"expected {vt.view_index_rank()} index operands (based on view type), got "
                                   f"{len(self.index)}")
@@ -2326,7 +2465,13 @@ class PrintTkoOp(CtOp):
                 if i + 1 < len(s) and s[i + 1] == "%":
                     i += 2
                     continue
+                j = i + 1
+                while j < len(s) and s[j] in "-+ #0123456789.hlLqjzt":
+                    j += 1
+                if j >= len(s) or s[j] not in "diouxXeEfFgGaAcsp":
+                    raise VerifyException("found unterminated format expression")
                 n += 1
+                i = j
             i += 1
         if n != len(self.args):
             raise VerifyException(f"format string has {n} conversion specifiers but {len(self.args)} arguments "

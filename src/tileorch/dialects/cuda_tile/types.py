@@ -266,7 +266,11 @@ class TensorViewType(CudaTileType):
                 if parser.parse_optional_punctuation("?") is not None:
                     strides.append(DYNAMIC)
                 else:
-                    strides.append(parse_int(parser, "stride"))
+                    sstart = pos(parser)
+                    v = parse_int(parser, "stride")
+                    if v <= 0:
+                        error_at(parser, sstart, f"expected strictly positive integer, got {v}")
+                    strides.append(v)
                 if parser.parse_optional_punctuation(",") is None:
                     break
             parser.parse_punctuation("]")
