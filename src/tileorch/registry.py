@@ -56,6 +56,7 @@ PASSES: dict[str, str] = {
     "tileas-slicing": "tileorch.transforms.tileas.slicing:Slicing",
     "tileas-prepare-for-scheduling": "tileorch.transforms.tileas.prepare_for_scheduling:PrepareForScheduling",
     "tileas-resolve-agent-boundary": "tileorch.transforms.tileas.resolve_agent_boundary:ResolveAgentBoundary",
+    "tileas-tier": "tileorch.transforms.tileas.tier:TileASTier",
 }
 
 # target name (for ``tileorch-opt -t``) -> "module:Target subclass"

@@ -1,0 +1,56 @@
+"""``tileas-tier``: the whole TileAS tier, nv_tileaa to a warp-specialized, cluster-planned
+nv_tileas kernel, in tileiras' order (docs/tileas-tier.md lists where ours differs).
+
+Each step is its own pass; ``TILEAS_PASSES`` spells the pipeline so that
+``tileorch-opt -p "$(python -m tileorch.transforms.tileas.tier)" --print-between-passes`` shows
+every stage.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from tileorch.registry import resolve, PASSES
+
+TILEAS_PASSES = (
+    "convert-tileaa-to-tileas",
+    "tileas-assign-dot-layouts",
+    "tileas-assign-load-store-layouts",
+    "tileas-plan-cta",
+    "tileas-remove-layout-conversions",
+    "sink-negf-through-shapes",
+    "tileas-prepare-for-scheduling",
+    "tileas-materialize-schedule",
+    "optimize-execution-unit-mapping",
+    "tileas-resolve-agent-boundary",
+    "tileas-remove-buffer-alias",
+    "tileas-rewrite-pipeline-iterator-types",
+    "tileas-insert-OCG-knobs",
+)
+
+
+def pipeline_string(dynamic_persistent: bool = False) -> str:
+    names = list(TILEAS_PASSES)
+    if dynamic_persistent:
+        names.insert(1, "tileas-dynamic-persistent")
+    return ",".join(names)
+
+
+@dataclass(frozen=True)
+class TileASTier(ModulePass):
+    """Run the TileAS tier's passes in order (``dynamic-persistent`` adds that pass)."""
+
+    name = "tileas-tier"
+    dynamic_persistent: bool = False
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for name in pipeline_string(self.dynamic_persistent).split(","):
+            resolve(PASSES[name])().apply(ctx, op)
+
+
+if __name__ == "__main__":
+    print(pipeline_string())
