@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.irdl import IRDLOperation, VerificationContext
 from xdsl.parser import Parser
+from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Span
 
@@ -87,7 +88,9 @@ class LocatingParser(Parser):
             literal = self._find_literal(int(match.group(1)), self._last_span.end)
             if literal is not None:
                 span = literal
-        if not isinstance(exc, (VerifyException, ValueError, DiagnosticException)):
+        if isinstance(exc, NotImplementedError):  # e.g. "Format not implemented for i128"
+            message = f"unsupported by the parser: {message}"
+        elif not isinstance(exc, (VerifyException, ValueError, DiagnosticException)):
             message = f"internal error while parsing ({type(exc).__name__}: {message})"
         return ParseError(span, message)
 
@@ -113,13 +116,35 @@ def parse_module(ctx: Context, text: str, name: str = "<stdin>", line_offset: in
     Raises :class:`ParseError` (always with a position) for any input that does not parse."""
     parser = LocatingParser(ctx, text, name, line_offset)
     try:
-        return parser.parse_module()
+        module = parser.parse_module()
+        if not isinstance(module.location, FileLineColLoc):  # the implicit module around top-level ops
+            module.location = FileLineColLoc(StringAttr(name), IntAttr(1 + line_offset), IntAttr(1))
+        _reject_undefined_values(parser, module, text)
+        return module
     except ParseError:
         raise
     except RecursionError:
         raise ParseError(parser._current_token.span, "input nested too deeply to parse") from None
     except Exception as exc:  # noqa: BLE001 - e.g. a bad alias definition at module scope
         raise parser.as_parse_error(exc) from None
+
+
+def _reject_undefined_values(parser: LocatingParser, module: ModuleOp, text: str) -> None:
+    """xDSL can leave a forward reference unresolved when the name is only defined in a region
+    that does not dominate the use; report the first such use at its op."""
+    from xdsl.parser.core import ForwardDeclaredValue
+
+    for op in module.walk():
+        for operand in op.operands:
+            if isinstance(operand, ForwardDeclaredValue):
+                loc = op.location
+                pos = 0
+                if isinstance(loc, FileLineColLoc):
+                    line = loc.line.data - parser._line_offset
+                    pos = sum(len(l) for l in text.splitlines(keepends=True)[: line - 1]) + loc.column.data - 1
+                name = f"%{operand.name_hint}" if operand.name_hint else "a value"
+                raise ParseError(Span(pos, pos + len(op.name), parser.lexer.input),
+                                 f"{name} is used by {op.name} but not defined in a scope that reaches this use")
 
 
 def location_str(op: Operation | None) -> str:
@@ -205,10 +230,22 @@ def _name_failing_property(op: Operation, message: str) -> str:
     return message
 
 
+def _verify_blocks(op: Operation) -> None:
+    """The block-level check ``Region.verify`` makes and ``verify(verify_nested_ops=False)`` skips."""
+    if op.has_trait(NoTerminator):
+        return
+    for region in op.regions:
+        if len(region.blocks) == 1 and region.block.first_op is None:
+            raise VerifyException(
+                f"Operation {op.name} contains empty block in single-block region that expects at least a terminator"
+            )
+
+
 def verify_op_located(op: Operation) -> str | None:
     """Verify ``op`` alone (not its nested ops); the located diagnostic line, or None."""
     try:
         op.verify(verify_nested_ops=False)
+        _verify_blocks(op)
         if not ATTRIBUTE_VERIFIERS:
             from tileorch.dialects.kernel_attrs import verify_kernel_attributes
 

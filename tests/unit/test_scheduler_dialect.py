@@ -178,7 +178,9 @@ def test_participant_mask_fits_the_cluster(x, y, z, two_cta, mask):
     """004 rule 3: one participant per CTA, or per CTA pair under 2-CTA MMA."""
     ctas = x * y * z
     participants = ctas // 2 if two_cta else ctas
-    expect_error = (two_cta and ctas % 2 == 1) or mask.bit_length() > participants
+    # also rejected: an empty mask (issue 10, degenerate MODS parameters) and clusters of more
+    # than 16 CTAs (the hardware's largest cluster)
+    expect_error = (two_cta and ctas % 2 == 1) or mask.bit_length() > participants or mask == 0 or ctas > 16
     errors = verify_text(
         MODS_TEMPLATE.format(x=x, y=y, z=z, mask=mask, two=str(two_cta).lower())
     )

@@ -422,7 +422,8 @@ class Report:
 def calibrate(seeds: list[Seed], runner: Runner, compile_limit: float) -> None:
     """Run every seed once unmutated with ``tileorch compile``: seeds that reach PTX within
     ``compile_limit`` seconds are also fuzzed in compile mode (and weighted up)."""
-    pending = list(enumerate(seeds))
+    pending = [(i, s) for i, s in enumerate(seeds)
+               if not s.name.endswith(":generic") and ("nvvm.kernel" in s.text or s.name.startswith("examples/"))]
     while pending or runner.running:
         while pending and not runner.full():
             i, seed = pending.pop()
@@ -432,8 +433,13 @@ def calibrate(seeds: list[Seed], runner: Runner, compile_limit: float) -> None:
         if outcome.reached_ptx and outcome.seconds <= compile_limit:
             seed.modes = ("opt", "compile", "compile", "check")
             seed.weight = 4.0
-        elif "cutlass." in seed.text:
-            seed.modes = ("opt", "check") if "pipeline" in seed.text or "named_barrier" in seed.text else ("opt",)
+        elif "pipeline" in seed.text or "named_barrier" in seed.text:
+            seed.modes = ("opt", "check")
+    by_name = {s.name: s for s in seeds}
+    for seed in seeds:  # a generic twin is fuzzed like its custom form
+        twin = by_name.get(seed.name.removesuffix(":generic"))
+        if seed.name.endswith(":generic") and twin is not None:
+            seed.modes, seed.weight = twin.modes, twin.weight
 
 
 def fuzz(seeds: list[Seed], *, inputs: int, seconds: float, jobs: int, rng_seed: int, timeout: int,

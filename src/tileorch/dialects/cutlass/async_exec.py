@@ -21,6 +21,7 @@ from xdsl.printer import Printer
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
+from tileorch.dialects.cutlass import executors
 from tileorch.dialects.cutlass.attrs import THREADS_PER_UNIT, ExecutorType, ExecutorTypeAttr
 from tileorch.dialects.cutlass.syntax import parse_body, print_body
 
@@ -102,11 +103,60 @@ class AsyncExecOp(IRDLOperation):
             regs = self.max_regs.value.data
             if not (24 <= regs <= 256 and regs % 8 == 0):
                 raise VerifyException(f"cutlass.async.exec: regs must be a multiple of 8 in [24, 256] (setmaxnreg), found {regs}")
+        self._verify_units_exist(kind, mask)
         outer = enclosing_async_exec(self)
         if isinstance(outer, AsyncExecOp) and outer.executor.data is kind and mask & ~outer.mask_bits():
             raise VerifyException(
                 f"cutlass.async.exec: mask {mask:#x} is not a subset of the enclosing {kind.value} mask "
                 f"{outer.mask_bits():#x}"
+            )
+        threads = executors.exec_thread_set(self)
+        enclosing = executors.enclosing_set(self)
+        if threads is not None and enclosing is not None and threads & ~enclosing[0]:
+            raise VerifyException(
+                f"cutlass.async.exec: {kind.value} mask {mask:#x} ({executors.thread_range_text(threads)}) "
+                f"runs threads outside {enclosing[1]}, which covers {executors.thread_range_text(enclosing[0])}; "
+                "a nested executor selects a subset of its enclosing executor's threads"
+            )
+        if self.max_regs is not None and threads is not None:
+            for g in range(executors.MAX_UNITS["warpgroup"]):
+                group = ((1 << executors.WARPGROUP) - 1) << (g * executors.WARPGROUP)
+                if threads & group:
+                    if threads & group != group:
+                        raise VerifyException(
+                            f"cutlass.async.exec: regs({self.max_regs.value.data}) lowers to setmaxnreg, which every "
+                            f"thread of a warp group executes together, but this {kind.value} executor (mask {mask:#x}) "
+                            f"covers only part of warp group {g}; put regs(N) on a warpgroup (or cta) executor"
+                        )
+
+    def _verify_units_exist(self, kind: ExecutorType, mask: int) -> None:
+        """The mask names units of a CTA of at most 1024 threads (and of the declared CTA size)."""
+        if kind is ExecutorType.CTA:
+            n = self.threads.value.data
+            if not 1 <= n <= executors.MAX_CTA_THREADS:
+                raise VerifyException(
+                    f"cutlass.async.exec: threads({n}) must be in [1, {executors.MAX_CTA_THREADS}] (threads per CTA)"
+                )
+            declared = executors.kernel_threads(self)
+            if declared is not None and n > declared[0]:
+                raise VerifyException(
+                    f"cutlass.async.exec: threads({n}) is more than the {declared[0]} threads of the kernel's {declared[1]}"
+                )
+            return
+        top = executors.highest_unit(mask)
+        limit = executors.MAX_UNITS[kind.value]
+        names = executors.UNIT_NAMES[kind.value]
+        if top >= limit:
+            raise VerifyException(
+                f"cutlass.async.exec: {kind.value} mask {mask:#x} names {kind.value} {top}, but a CTA has at most "
+                f"{limit} {names} ({executors.MAX_CTA_THREADS} threads)"
+            )
+        cta = executors.cta_size(self)
+        unit = executors.UNIT_THREADS[kind.value]
+        if cta is not None and (top + 1) * unit > cta[0]:
+            raise VerifyException(
+                f"cutlass.async.exec: {kind.value} mask {mask:#x} names {kind.value} {top} (threads up to "
+                f"{(top + 1) * unit - 1}), but the CTA has {cta[0]} threads ({cta[1]})"
             )
 
     def print(self, printer: Printer) -> None:

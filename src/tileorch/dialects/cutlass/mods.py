@@ -199,6 +199,13 @@ class ModsReportMainloopStartOp(_ProbeOp):
         shape = cluster_shape(self)
         ctas = shape[0] * shape[1] * shape[2]
         shape_str = "x".join(str(v) for v in shape)
+        if any(v < 1 for v in shape):
+            return  # reported by the module's cutlass.cluster_shape check
+        if mask == 0:
+            raise VerifyException(
+                "participant mask is 0: the MODS window needs at least one participating CTA "
+                "(bit i = CTA i of the cluster)"
+            )
         if self.two_cta() and ctas % 2:
             raise VerifyException(
                 f"is_2cta_mma = true needs an even number of CTAs per cluster, module "

@@ -44,6 +44,7 @@ from xdsl.printer import Printer
 from xdsl.traits import MemoryAllocEffect, MemoryReadEffect, MemoryWriteEffect, NoTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from tileorch.dialects.cutlass import executors
 from tileorch.dialects.cutlass.async_exec import enclosing_async_exec
 from tileorch.dialects.cutlass.attrs import (
     HARDWARE_NAMED_BARRIERS,
@@ -1075,7 +1076,16 @@ class SwitchByExecutorOp(IRDLOperation):
         for mask in masks:
             union |= mask
         exec_mask = exec_op.mask_bits()
-        if union != exec_mask:
+        kind = exec_op.executor_kind()
+        enclosing = executors.enclosing_set(self)
+        if enclosing is not None and enclosing[2] is not exec_op and kind in executors.UNIT_THREADS:
+            # nested in an arm of another switch: partition exactly that arm's units
+            if executors.expand(union, executors.UNIT_THREADS[kind]) != enclosing[0]:
+                raise VerifyException(
+                    f"{name}: the union of the masks ({union:#x}) must equal the units of {enclosing[1]}; "
+                    "a nested switch partitions exactly its enclosing executor set"
+                )
+        elif union != exec_mask:
             raise VerifyException(
                 f"{name}: the union of the masks ({union:#x}) must equal the enclosing cutlass.async.exec "
                 f"mask ({exec_mask:#x})"
