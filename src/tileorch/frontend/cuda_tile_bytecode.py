@@ -1,0 +1,792 @@
+"""Reader of CUDA Tile IR bytecode (``.tileirbc``), the format cuTile emits and ``tileiras`` reads.
+
+Layout (all integers are LEB128 varints unless noted):
+
+* header: magic ``7F 'TileIR' 00``, major (u8), minor (u8), tag (u16 LE);
+* sections until an end marker ``00``: a byte ``id | 0x80 if aligned``, the payload length, an
+  alignment (if flagged) and padding, then the payload.  Ids: 1 strings, 2 functions, 3 debug
+  info, 4 constants, 5 types, 6 globals, 7 producer;
+* strings / types / constants: a count, padding, a table of u32 (constants: u64) offsets,
+  then the data;
+* functions: name, signature type, flags (bit 1 = kernel, bit 2 = has hints), location
+  index, optional hints, then the body: ops whose operands are indices into the values
+  defined so far (the arguments first);
+* an op: opcode, result types, a flags word for optional fields, its attributes and operand
+  groups in the specification's order (:mod:`.bytecode_ops`), its regions (blocks with typed
+  arguments and op lists).
+
+:func:`read_bytecode` returns a ``builtin.module`` holding one ``cuda_tile.module``.  Malformed
+input raises :class:`BytecodeError`, whose message names the byte offset.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    BFloat16Type,
+    BoolAttr,
+    DenseArrayBase,
+    DictionaryAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    Float4E2M1FNType,
+    Float8E4M3FNType,
+    Float8E5M2Type,
+    Float8E8M0FNUType,
+    FloatAttr,
+    FloatTF32Type,
+    FunctionType,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+    UnitAttr,
+    i32,
+)
+from xdsl.ir import Attribute, Block, Region
+
+MAGIC = b"\x7fTileIR\x00"
+SUPPORTED_VERSIONS = ((13, 1), (13, 2), (13, 3), (13, 4))
+SECTION_NAMES = {1: "string", 2: "function", 3: "debug", 4: "constant", 5: "type", 6: "global", 7: "producer"}
+
+
+class BytecodeError(Exception):
+    """Malformed or unsupported bytecode; ``offset`` is the byte position of the problem."""
+
+    def __init__(self, offset: int, message: str):
+        super().__init__(f"offset {offset}: {message}")
+        self.offset = offset
+        self.message = message
+
+
+def is_bytecode(data: bytes) -> bool:
+    return data[:8] == MAGIC
+
+
+class _Reader:
+    """Bounds-checked cursor over ``data``; ``base`` is the absolute offset of ``data[0]``."""
+
+    def __init__(self, data: bytes, base: int = 0, what: str = "bytecode"):
+        self.data, self.pos, self.base, self.what = data, 0, base, what
+
+    @property
+    def offset(self) -> int:
+        return self.base + self.pos
+
+    def error(self, message: str, at: int | None = None) -> BytecodeError:
+        return BytecodeError(self.offset if at is None else at, message)
+
+    def remaining(self) -> int:
+        return len(self.data) - self.pos
+
+    def u8(self) -> int:
+        if self.pos >= len(self.data):
+            raise self.error(f"unexpected end of {self.what}")
+        b = self.data[self.pos]
+        self.pos += 1
+        return b
+
+    def le(self, n: int) -> int:
+        if self.pos + n > len(self.data):
+            raise self.error(f"unexpected end of {self.what} (need {n} bytes)")
+        v = int.from_bytes(self.data[self.pos:self.pos + n], "little")
+        self.pos += n
+        return v
+
+    def bytes(self, n: int) -> bytes:
+        if n < 0 or self.pos + n > len(self.data):
+            raise self.error(f"length {n} exceeds the {self.remaining()} bytes left in the {self.what}")
+        b = self.data[self.pos:self.pos + n]
+        self.pos += n
+        return b
+
+    def varint(self, limit: int | None = None, what: str = "value") -> int:
+        start = self.offset
+        result, shift = 0, 0
+        while True:
+            if shift > 63:
+                raise self.error("varint longer than 64 bits", start)
+            b = self.u8()
+            result |= (b & 0x7F) << shift
+            shift += 7
+            if not b & 0x80:
+                break
+        if limit is not None and result > limit:
+            raise self.error(f"{what} {result} exceeds the maximum of {limit}", start)
+        return result
+
+    def svarint(self) -> int:
+        v = self.varint()
+        v = (v >> 1) ^ -(v & 1)
+        return v - (1 << 64) if v >= 1 << 63 else v
+
+    def align(self, alignment: int) -> None:
+        pad = (-self.offset) % alignment
+        self.bytes(pad)
+
+    def le_array(self, width: int, signed: bool = True) -> list[int]:
+        n = self.varint(limit=self.remaining() // max(width, 1), what="array length")
+        out = []
+        for _ in range(n):
+            v = self.le(width)
+            if signed and v >> (8 * width - 1):
+                v -= 1 << (8 * width)
+            out.append(v)
+        return out
+
+
+def _int(width: int) -> IntegerType:
+    return IntegerType(width)
+
+
+SCALAR_TYPES: dict[int, Callable[[], Attribute]] = {
+    0: lambda: _int(1), 1: lambda: _int(8), 2: lambda: _int(16), 3: lambda: _int(32), 4: lambda: _int(64),
+    5: Float16Type, 6: BFloat16Type, 7: Float32Type, 8: FloatTF32Type, 9: Float64Type, 10: Float8E4M3FNType,
+    11: Float8E5M2Type, 18: Float8E8M0FNUType, 19: Float4E2M1FNType, 22: lambda: _int(4),
+}
+
+
+@dataclass
+class _Tables:
+    version: tuple[int, int]
+    strings: list[str] = field(default_factory=list)
+    type_offsets: list[int] = field(default_factory=list)
+    type_data: bytes = b""
+    type_base: int = 0
+    types: dict[int, Attribute] = field(default_factory=dict)
+    constants: list[tuple[int, bytes]] = field(default_factory=list)
+
+
+class BytecodeReader:
+    def __init__(self, data: bytes, name: str = "<bytecode>"):
+        self.data, self.name = data, name
+        self.r = _Reader(data)
+
+    # ------------------------------------------------------------------ header and sections
+    def read(self) -> ModuleOp:
+        from tileorch.dialects.cuda_tile import ops as ct
+
+        r = self.r
+        if len(self.data) < 8 or self.data[:8] != MAGIC:
+            for i in range(min(8, len(self.data))):
+                if self.data[i] != MAGIC[i]:
+                    raise BytecodeError(i, f"invalid magic number (byte {i} is 0x{self.data[i]:02x}, expected "
+                                           f"0x{MAGIC[i]:02x}): not CUDA Tile IR bytecode")
+            raise BytecodeError(len(self.data), "file too short for the CUDA Tile IR magic number")
+        r.pos = 8
+        major, minor, tag = r.u8(), r.u8(), r.le(2)
+        if (major, minor) not in SUPPORTED_VERSIONS:
+            raise BytecodeError(8, f"unsupported bytecode version {major}.{minor}.{tag}; this reader supports "
+                                   f"{SUPPORTED_VERSIONS[0][0]}.{SUPPORTED_VERSIONS[0][1]} to "
+                                   f"{SUPPORTED_VERSIONS[-1][0]}.{SUPPORTED_VERSIONS[-1][1]}")
+        self.t = _Tables((major, minor))
+        sections: dict[int, tuple[int, bytes]] = {}
+        while True:
+            at = r.offset
+            b = r.u8()
+            sid, aligned = b & 0x7F, bool(b & 0x80)
+            if sid == 0:
+                if aligned:
+                    raise BytecodeError(at, "end section must not have the alignment flag set")
+                break
+            if sid not in SECTION_NAMES:
+                raise BytecodeError(at, f"unknown section id {sid}")
+            if sid in sections:
+                raise BytecodeError(at, f"duplicate {SECTION_NAMES[sid]} section")
+            length = r.varint()
+            if length > r.remaining():
+                raise BytecodeError(at, f"{SECTION_NAMES[sid]} section length {length} exceeds the remaining "
+                                        f"{r.remaining()} bytes")
+            if aligned:
+                astart = r.offset
+                alignment = r.varint()
+                if alignment == 0 or alignment & (alignment - 1):
+                    raise BytecodeError(astart, f"invalid section alignment {alignment}")
+                r.align(alignment)
+                if length > r.remaining():
+                    raise BytecodeError(at, f"{SECTION_NAMES[sid]} section length {length} exceeds the remaining "
+                                            f"{r.remaining()} bytes")
+            sections[sid] = (r.offset, r.bytes(length))
+        if r.remaining():
+            raise BytecodeError(r.offset, f"{r.remaining()} bytes of trailing data after the end section")
+        for sid, parse in ((1, self._strings), (5, self._types), (4, self._constants)):
+            if sid in sections:
+                parse(*sections[sid])
+        module_name = "kernels"
+        body = Block()
+        if 6 in sections:
+            for g in self._globals(*sections[6]):
+                body.add_op(g)
+        if 2 in sections:
+            for f in self._functions(*sections[2]):
+                body.add_op(f)
+        props: dict[str, Attribute] = {"sym_name": StringAttr(module_name)}
+        if 7 in sections:
+            pr = _Reader(sections[7][1], sections[7][0], "producer section")
+            props["producer"] = StringAttr(self._string(pr.varint(), pr))
+        mod = ct.ModuleOp.build(properties=props, regions=[Region(body)])
+        return ModuleOp([mod])
+
+    def _strings(self, base: int, payload: bytes) -> None:
+        r = _Reader(payload, base, "string section")
+        n = r.varint()
+        if n == 0:
+            return
+        if n > r.remaining() // 4:
+            raise r.error(f"number of strings ({n}) exceeds what the {r.remaining()}-byte section can hold")
+        r.align(4)
+        offs = [r.le(4) for _ in range(n)]
+        blob = r.data[r.pos:]
+        out = []
+        for i, o in enumerate(offs):
+            end = offs[i + 1] if i + 1 < n else len(blob)
+            if not o <= end <= len(blob):
+                raise BytecodeError(base + r.pos, f"string {i} has invalid bounds [{o}, {end})")
+            try:
+                out.append(blob[o:end].decode("utf-8"))
+            except UnicodeDecodeError:
+                raise BytecodeError(base + r.pos + o, f"string {i} is not valid UTF-8") from None
+        self.t.strings = out
+
+    def _string(self, idx: int, r: _Reader) -> str:
+        if idx >= len(self.t.strings):
+            raise r.error(f"string index {idx} out of range ({len(self.t.strings)} strings)")
+        return self.t.strings[idx]
+
+    # ------------------------------------------------------------------ types
+    def _types(self, base: int, payload: bytes) -> None:
+        r = _Reader(payload, base, "type section")
+        n = r.varint()
+        if n > r.remaining() // 4 + 1:
+            raise r.error(f"number of types ({n}) exceeds what the section can hold")
+        r.align(4)
+        self.t.type_offsets = [r.le(4) for _ in range(n)]
+        self.t.type_base = base + r.pos
+        self.t.type_data = r.data[r.pos:]
+
+    def type(self, idx: int, at: _Reader, depth: int = 0) -> Attribute:
+        if idx in self.t.types:
+            return self.t.types[idx]
+        offs = self.t.type_offsets
+        if idx >= len(offs):
+            raise at.error(f"type index {idx} out of range ({len(offs)} types)")
+        if depth > 64:
+            raise at.error("type nesting too deep (cyclic type table?)")
+        start = offs[idx]
+        end = offs[idx + 1] if idx + 1 < len(offs) else len(self.t.type_data)
+        if not start <= end <= len(self.t.type_data):
+            raise BytecodeError(self.t.type_base, f"type {idx} has invalid bounds")
+        r = _Reader(self.t.type_data[start:end], self.t.type_base + start, f"type {idx}")
+        t = self._decode_type(r, depth)
+        self.t.types[idx] = t
+        return t
+
+    def _decode_type(self, r: _Reader, depth: int) -> Attribute:
+        from tileorch.dialects.cuda_tile import types as T
+
+        at = r.offset
+        tag = r.varint()
+        sub = lambda: self.type(r.varint(), r, depth + 1)  # noqa: E731
+        new_format = self.t.version >= (13, 4)
+        opt_flags = 0
+        if new_format and tag in (12, 14, 15, 20, 21):  # 13.4: a flags word for optional parameters
+            fat = r.offset
+            opt_flags = r.varint()
+            if tag in (12, 14) and opt_flags:
+                raise BytecodeError(fat, f"unsupported optional parameters (flags 0x{opt_flags:x}) in type tag {tag}")
+        self._opt_flags = opt_flags
+        try:
+            if tag in SCALAR_TYPES:
+                return SCALAR_TYPES[tag]()
+            if tag == 12:
+                return T.PointerType(sub())
+            if tag == 13:
+                elem = sub()
+                shape = r.le_array(8)
+                return T.TileType(shape, elem)
+            if tag == 14:
+                elem = sub()
+                shape = [T.DYNAMIC if d == T.DYNAMIC else d for d in r.le_array(8)]
+                strides = r.le_array(8)
+                return T.TensorViewType(elem, shape, strides)
+            if tag == 15:
+                tile = r.le_array(4)
+                tv = sub()
+                dim_map = r.le_array(4)
+                pad = self._padding(r)
+                return T.PartitionViewType(tile, tv, dim_map, pad)
+            if tag == 16:
+                ins = [sub() for _ in range(r.varint(limit=r.remaining(), what="input count"))]
+                outs = [sub() for _ in range(r.varint(limit=r.remaining(), what="result count"))]
+                return FunctionType.from_lists(ins, outs)
+            if tag == 17:
+                return T.TokenType()
+            if tag == 20:
+                tile = r.le_array(4)
+                tv = sub()
+                sparse = r.varint(limit=2**32 - 1, what="sparse_dim")
+                pad = self._padding(r)
+                return T.GatherScatterViewType(ArrayAttr([IntAttr(v) for v in tile]), tv, IntAttr(sparse),
+                                               StringAttr(pad or ""))
+            if tag == 21:
+                tile = r.le_array(4)
+                trav = r.le_array(4)
+                tv = sub()
+                dim_map = r.le_array(4)
+                pad = self._padding(r)
+                return T.StridedViewType(ArrayAttr([IntAttr(v) for v in tile]), ArrayAttr([IntAttr(v) for v in trav]),
+                                         tv, ArrayAttr([IntAttr(v) for v in dim_map]), StringAttr(pad or ""))
+        except BytecodeError:
+            raise
+        except Exception as exc:  # a type verifier rejected the decoded parameters
+            raise BytecodeError(at, f"invalid type: {str(exc).splitlines()[0]}") from None
+        raise BytecodeError(at, f"unknown type tag {tag}")
+
+    def _padding(self, r: _Reader) -> str | None:
+        from tileorch.dialects.cuda_tile.types import PADDING_VALUES
+
+        if self.t.version >= (13, 4):
+            present = self._opt_flags & 1
+            if not present:
+                return None
+        else:
+            if r.remaining() == 0:
+                return None
+            present = r.u8()
+        if present == 0:
+            return None
+        at = r.offset
+        v = r.varint()
+        if v >= len(PADDING_VALUES):
+            raise r.error(f"invalid padding value {v}", at)
+        return PADDING_VALUES[v]
+
+    # ------------------------------------------------------------------ constants and globals
+    def _constants(self, base: int, payload: bytes) -> None:
+        r = _Reader(payload, base, "constant section")
+        n = r.varint()
+        if n > r.remaining() // 8 + 1:
+            raise r.error(f"number of constants ({n}) exceeds what the section can hold")
+        r.align(8)
+        offs = [r.le(8) for _ in range(n)]
+        dbase = base + r.pos
+        blob = r.data[r.pos:]
+        for i, o in enumerate(offs):
+            end = offs[i + 1] if i + 1 < n else len(blob)
+            if not o <= end <= len(blob):
+                raise BytecodeError(dbase, f"constant {i} has invalid bounds [{o}, {end})")
+            self.t.constants.append((dbase + o, blob[o:end]))
+
+    def dense(self, idx: int, tile_type: Attribute, at: _Reader):
+        """Constant ``idx`` (raw little-endian element data) as a DenseConstantAttr of ``tile_type``."""
+        from tileorch.dialects.cuda_tile import attrs as A
+        from tileorch.dialects.cuda_tile.types import TileType, bitwidth
+
+        if idx >= len(self.t.constants):
+            raise at.error(f"constant index {idx} out of range ({len(self.t.constants)} constants)")
+        if not isinstance(tile_type, TileType):
+            raise at.error("a dense constant needs a tile type")
+        off, raw = self.t.constants[idx]
+        r = _Reader(raw, off, f"constant {idx}")
+        size = r.varint(limit=r.remaining(), what="constant size")
+        data = r.bytes(size)
+        et = tile_type.element_type
+        width = bitwidth(et)
+        n = tile_type.num_elements()
+        if width == 4:  # two elements per byte, low nibble first
+            vals = [(b >> s) & 0xF for b in data for s in (0, 4)]
+            vals = vals[:1] if len(data) == 1 and n > 2 else vals
+        else:
+            ebytes = max(1, width // 8)
+            if len(data) % ebytes:
+                raise BytecodeError(off, f"constant data of {len(data)} bytes is not a whole number of "
+                                         f"{ebytes}-byte elements")
+            vals = [int.from_bytes(data[i:i + ebytes], "little") for i in range(0, len(data), ebytes)]
+        if len(vals) not in (1, n):
+            raise BytecodeError(off, f"constant has {len(vals)} elements, its type {tile_type.short_str()} {n}")
+        if isinstance(et, IntegerType):
+            vals = [A._wrap(v, width) for v in vals]  # noqa: SLF001 (signed view, as MLIR prints)
+        return A.DenseConstantAttr.from_raw(tile_type, vals)
+
+    def _globals(self, base: int, payload: bytes):
+        from tileorch.dialects.cuda_tile import attrs as A
+        from tileorch.dialects.cuda_tile import ops as ct
+
+        r = _Reader(payload, base, "global section")
+        for _ in range(r.varint(limit=r.remaining(), what="number of globals")):
+            name = self._string(r.varint(), r)
+            t = self.type(r.varint(), r)
+            value = self.dense(r.varint(), t, r)
+            props: dict[str, Attribute] = {"sym_name": StringAttr(name), "value": value,
+                                           "alignment": IntegerAttr(r.varint(), 64)}
+            if self.t.version >= (13, 3):
+                vis = r.varint()
+                if vis > 1:
+                    raise r.error(f"invalid symbol visibility {vis}")
+                props["symbol_visibility"] = A.SymbolVisibilityAttr.from_code(vis)
+                if r.varint():
+                    props["constant"] = UnitAttr()
+            yield ct.GlobalOp.build(properties=props)
+
+    # ------------------------------------------------------------------ functions and ops
+    def _functions(self, base: int, payload: bytes):
+        from tileorch.dialects.cuda_tile import ops as ct
+
+        r = _Reader(payload, base, "function section")
+        for _ in range(r.varint(limit=r.remaining(), what="number of functions")):
+            name = self._string(r.varint(), r)
+            sat = r.offset
+            sig = self.type(r.varint(), r)
+            if not isinstance(sig, FunctionType):
+                raise BytecodeError(sat, "function signature is not a function type")
+            flags = r.u8()
+            r.varint()  # debug-info location index
+            props: dict[str, Attribute] = {"sym_name": StringAttr(name), "function_type": sig}
+            if flags & 0x04:
+                hints = self._self_contained_attr(r)
+                from tileorch.dialects.cuda_tile import attrs as A
+
+                if not isinstance(hints, A.OptimizationHintsAttr):
+                    raise r.error("entry optimization hints must be an optimization_hints attribute")
+                props["optimization_hints"] = hints
+            size = r.varint()
+            body_off = r.offset
+            body = _Reader(r.bytes(size), body_off, f"body of @{name}")
+            block = Block(arg_types=list(sig.inputs.data))
+            values = list(block.args)
+            while body.remaining():
+                block.add_op(self._op(body, values))
+            cls = ct.EntryOp if flags & 0x02 else ct.TestFuncOp
+            from tileorch.dialects.cuda_tile.directives import ensure_terminator
+
+            region = Region(block)
+            ensure_terminator(region, ct.ReturnOp)
+            yield cls.build(properties=props, regions=[region])
+
+    def _value(self, r: _Reader, values: list):
+        at = r.offset
+        i = r.varint()
+        if i >= len(values):
+            raise BytecodeError(at, f"operand refers to value {i}, but only {len(values)} values are defined")
+        return values[i]
+
+    def _op(self, r: _Reader, values: list):
+        from tileorch.dialects.cuda_tile.ops import CtOp
+        from tileorch.frontend.bytecode_ops import OPS
+
+        at = r.offset
+        opcode = r.varint()
+        if opcode not in OPS:
+            raise BytecodeError(at, f"unknown opcode 0x{opcode:X}")
+        mnemonic, since, fields_s, results_s, nregions, attr_sized = OPS[opcode]
+        cls = _op_class(mnemonic)
+        ver = self.t.version
+        since_v = _ver(since)
+        fields = [_field(f, since_v) for f in fields_s.split()]
+        if ver >= (13, 4) and mnemonic in _FIELDS_13_4:
+            fields.append(_field(_FIELDS_13_4[mnemonic], since_v))
+        results = [(n.rstrip("*"), n.endswith("*")) for n in results_s.split()]
+        # results
+        versioned = mnemonic in _COUNTED_RESULTS or (ver >= (13, 4) and mnemonic in _COUNTED_RESULTS_13_4)
+        if any(v for _, v in results) or versioned:
+            nres = r.varint(limit=r.remaining(), what="result count")
+        else:
+            nres = len(results)
+        result_types = [self.type(r.varint(), r) for _ in range(nres)]
+        # flags word: one bit per optional attribute (and optional operand with attr_sized),
+        # ordered by version, attributes before operands
+        optional = [f for f in fields if f.is_attr and f.optional] + \
+                   ([f for f in fields if not f.is_attr and f.kind == "?"] if attr_sized else [])
+        optional.sort(key=lambda f: f.since)
+        bits: dict[str, int] = {f.name: i for i, f in enumerate(optional)}
+        flags = 0
+        if optional and (optional[0].since == since_v or ver >= optional[0].since):
+            flags = r.varint()
+        present = {n for n, b in bits.items() if flags >> b & 1}
+        props: dict[str, Attribute] = {}
+        for f in fields:
+            if not f.is_attr:
+                continue
+            if f.kind == "unit":
+                if f.name in present:
+                    props[_prop(f.name)] = UnitAttr()
+                continue
+            if f.optional and f.name not in present:
+                continue
+            if not f.optional and ver < f.since:
+                continue  # written only from its version on; the op's default applies
+            props[_prop(f.name)] = self._attr(r, f, mnemonic, result_types)
+        # operands
+        groups: dict[str, list] = {}
+        operand_fields = [f for f in fields if not f.is_attr]
+        if attr_sized:
+            for f in operand_fields:
+                if f.kind == "":
+                    groups[f.name] = [self._value(r, values)]
+                elif f.kind == "?":
+                    groups[f.name] = [self._value(r, values)] if f.name in present else []
+                else:
+                    n = r.varint(limit=r.remaining(), what="operand count")
+                    groups[f.name] = [self._value(r, values) for _ in range(n)]
+        elif operand_fields:
+            if any(f.kind for f in operand_fields):
+                n = r.varint(limit=r.remaining(), what="operand count")
+            else:
+                n = len(operand_fields)
+            vals = [self._value(r, values) for _ in range(n)]
+            singles = [f for f in operand_fields if f.kind == ""]
+            if len(vals) < len(singles):
+                raise BytecodeError(at, f"'{mnemonic}' needs at least {len(singles)} operands, got {len(vals)}")
+            i = 0
+            for f in operand_fields:
+                if f.kind == "":
+                    groups[f.name] = [vals[i]]
+                    i += 1
+                else:
+                    rest = len(vals) - i - sum(1 for g in operand_fields[operand_fields.index(f) + 1:] if g.kind == "")
+                    groups[f.name] = vals[i:i + rest]
+                    i += rest
+        # regions
+        regions = []
+        if nregions:
+            for _ in range(r.varint(limit=r.remaining(), what="region count")):
+                regions.append(self._region(r, values))
+        op = _build(cls, groups, result_types, props, regions, at, mnemonic, self)
+        values.extend(op.results)
+        return op
+
+    def _region(self, r: _Reader, values: list) -> Region:
+        region = Region()
+        for _ in range(r.varint(limit=r.remaining(), what="block count")):
+            nargs = r.varint(limit=r.remaining(), what="block argument count")
+            block = Block(arg_types=[self.type(r.varint(), r) for _ in range(nargs)])
+            scope = len(values)
+            values.extend(block.args)
+            for _ in range(r.varint(limit=r.remaining(), what="op count")):
+                block.add_op(self._op(r, values))
+            del values[scope:]
+            region.add_block(block)
+        return region
+
+    # ------------------------------------------------------------------ attributes
+    def _attr(self, r: _Reader, f: _Field, mnemonic: str, result_types: list) -> Attribute:
+        from tileorch.dialects.cuda_tile import attrs as A
+
+        at = r.offset
+        k = f.kind
+        if k.startswith("enum:"):
+            cls = _ENUMS[k[5:]]
+            v = r.varint()
+            try:
+                return cls.from_code(v)
+            except ValueError:
+                raise BytecodeError(at, f"invalid value {v} for enum attribute '{f.name}' of '{mnemonic}'") from None
+        if k == "int":
+            v = r.varint()
+            width = 32 if (mnemonic, f.name) in (("reduce", "dim"), ("scan", "dim")) else 64
+            return IntegerAttr(v if v < 2 ** (width - 1) else v - 2**width, width)
+        if k == "str":
+            return StringAttr(self._string(r.varint(), r))
+        if k == "flatsym":
+            return SymbolRefAttr(self._string(r.varint(), r))
+        if k == "bool":
+            return BoolAttr(bool(r.u8()), IntegerType(1))
+        if k == "i32array":
+            return DenseArrayBase.from_list(i32, r.le_array(4))
+        if k == "boolarray":
+            return DenseArrayBase.from_list(IntegerType(1), [b & 1 for b in r.le_array(1, signed=False)])
+        if k == "dense":
+            if not result_types:
+                raise BytecodeError(at, "a constant needs a result type")
+            return self.dense(r.varint(), result_types[0], r)
+        if k == "array":
+            n = r.varint(limit=r.remaining(), what="array length")
+            return ArrayAttr([self._self_contained_attr(r) for _ in range(n)])
+        if k == "hints":
+            return A.OptimizationHintsAttr(self._dict(r))
+        if k == "assume":
+            return self._self_contained_attr(r)
+        raise BytecodeError(at, f"cannot decode attribute '{f.name}' of kind {k}")
+
+    def _dict(self, r: _Reader) -> DictionaryAttr:
+        n = r.varint(limit=r.remaining(), what="dictionary size")
+        out = {}
+        for _ in range(n):
+            key = self._string(r.varint(), r)
+            out[key] = self._self_contained_attr(r)
+        return DictionaryAttr(out)
+
+    def _self_contained_attr(self, r: _Reader) -> Attribute:
+        from tileorch.dialects.cuda_tile import attrs as A
+
+        at = r.offset
+        tag = r.varint()
+        if tag == 1:
+            t = self.type(r.varint(), r)
+            v = r.varint()
+            w = t.width.data if isinstance(t, IntegerType) else 64
+            if w == 1:
+                return BoolAttr(bool(v), IntegerType(1))
+            return IntegerAttr(v - (1 << w) if w > 1 and v >> (w - 1) else v, t)
+        if tag == 2:
+            t = self.type(r.varint(), r)
+            from tileorch.dialects.cuda_tile.types import bitwidth
+
+            bits = r.u8() if bitwidth(t) <= 8 else r.svarint() & ((1 << bitwidth(t)) - 1)
+            return FloatAttr(A.bits_to_float(bits, t), t)
+        if tag == 3:
+            return BoolAttr(bool(r.u8()), IntegerType(1))
+        if tag == 4:
+            return self.type(r.varint(), r)
+        if tag == 5:
+            return StringAttr(self._string(r.varint(), r))
+        if tag == 6:
+            n = r.varint(limit=r.remaining(), what="array length")
+            return ArrayAttr([self._self_contained_attr(r) for _ in range(n)])
+        if tag == 7:
+            t = self.type(r.varint(), r)
+            return self.dense(r.varint(), t, r)
+        if tag == 8:
+            d = r.varint()
+            fl = r.u8()
+            every = r.svarint() if fl & 1 else -1
+            along = r.svarint() if fl & 2 else -1
+            return A.DivByAttr(IntAttr(d), IntAttr(every), IntAttr(along))
+        if tag == 9:
+            return A.SameElementsAttr(ArrayAttr([IntAttr(v) for v in r.le_array(8)]))
+        if tag == 10:
+            return self._dict(r)
+        if tag == 11:
+            return A.OptimizationHintsAttr(self._dict(r))
+        if tag == 12:
+            fl = r.u8()
+            lb = IntAttr(r.svarint()) if fl & 1 else StringAttr("?")
+            ub = IntAttr(r.svarint()) if fl & 2 else StringAttr("?")
+            return A.BoundedAttr(lb, ub)
+        raise BytecodeError(at, f"unknown attribute tag {tag}")
+
+
+# ops whose result list is preceded by a count although it has no variadic result (a result
+# newer than the op; in 13.4 bytecode also these)
+_COUNTED_RESULTS = {"print_tko"}
+_COUNTED_RESULTS_13_4 = {"make_tensor_view", "load_view_tko"}
+# fields added by 13.4 (read from real cuTile 1.7 bytecode): (op, field spec) appended to the op
+_FIELDS_13_4 = {"load_view_tko": "@inbounds:boolarray@13.4", "store_view_tko": "@inbounds:boolarray@13.4"}
+
+
+@dataclass
+class _Field:
+    is_attr: bool
+    name: str
+    kind: str
+    optional: bool
+    since: tuple[int, int]
+
+
+def _ver(s: str) -> tuple[int, int]:
+    a, b = s.split(".")
+    return int(a), int(b)
+
+
+def _field(spec: str, op_since: tuple[int, int]) -> _Field:
+    is_attr = spec[0] == "@"
+    body = spec[1:]
+    since = op_since
+    if "@" in body:
+        body, v = body.rsplit("@", 1)
+        since = _ver(v)
+    name, _, kind = body.partition(":")
+    optional = kind.endswith("?") and is_attr
+    if is_attr:
+        kind = kind.rstrip("?")
+        if kind == "unit":
+            optional = True
+    return _Field(is_attr, name, kind, optional, since)
+
+
+def _prop(name: str) -> str:
+    return name
+
+
+_RENAMES = {"from": "from_", "operands": "operands_", "results": "results_"}
+_ENUMS: dict = {}
+
+
+def _init_enums() -> None:
+    from tileorch.dialects.cuda_tile import attrs as A
+
+    _ENUMS.update({"Signedness": A.SignednessAttr, "IntegerOverflow": A.IntegerOverflowAttr,
+                   "RoundingMode": A.RoundingModeAttr, "ComparisonOrdering": A.ComparisonOrderingAttr,
+                   "ComparisonPredicate": A.ComparisonPredicateAttr, "AtomicRMWMode": A.AtomicRMWModeAttr,
+                   "MemoryScope": A.MemoryScopeAttr, "MemoryOrdering": A.MemoryOrderingAttr,
+                   "SymbolVisibility": A.SymbolVisibilityAttr})
+
+
+_CLASSES: dict = {}
+
+
+def _op_class(mnemonic: str):
+    if not _CLASSES:
+        from tileorch.dialects.cuda_tile import OPS
+
+        _CLASSES.update({c.name.split(".", 1)[1]: c for c in OPS})
+        _init_enums()
+    return _CLASSES[mnemonic]
+
+
+def _build(cls, groups, result_types, props, regions, at, mnemonic, reader):
+    from xdsl.irdl import OptionalDef, VarOperandDef, VarResultDef
+
+    op_def = cls.get_irdl_definition()
+    operands = []
+    for n, d in op_def.operands:
+        ods = next((k for k, v in _RENAMES.items() if v == n), n)
+        vals = groups.get(ods, groups.get(n, []))
+        if isinstance(d, (VarOperandDef, OptionalDef)):
+            operands.append(vals)
+        else:
+            if len(vals) != 1:
+                raise BytecodeError(at, f"'{mnemonic}' operand '{ods}' is missing")
+            operands.append(vals[0])
+    res = []
+    i = 0
+    ndefs = len(op_def.results)
+    for j, (n, d) in enumerate(op_def.results):
+        if isinstance(d, VarResultDef):
+            rest = len(result_types) - i - (ndefs - j - 1)
+            res.append(result_types[i:i + rest])
+            i += rest
+        else:
+            if i >= len(result_types):
+                raise BytecodeError(at, f"'{mnemonic}' is missing result '{n}'")
+            res.append(result_types[i])
+            i += 1
+    if i != len(result_types):
+        raise BytecodeError(at, f"'{mnemonic}' has {len(result_types)} results, expected {i}")
+    if mnemonic == "make_tensor_view" or op_def.regions and len(regions) != len(op_def.regions):
+        while len(regions) < len(op_def.regions):
+            regions.append(Region())
+    try:
+        return cls.build(operands=operands, result_types=res, properties=props, regions=regions)
+    except Exception as exc:  # noqa: BLE001
+        raise BytecodeError(at, f"cannot build '{mnemonic}': {str(exc).splitlines()[0]}") from None
+
+
+def read_bytecode(data: bytes, name: str = "<bytecode>") -> ModuleOp:
+    """Decode CUDA Tile IR bytecode into a ``builtin.module`` holding a ``cuda_tile.module``."""
+    try:
+        return BytecodeReader(data, name).read()
+    except RecursionError:
+        raise BytecodeError(0, "bytecode nesting too deep") from None
+
+
+def read_file(path: str) -> ModuleOp:
+    with open(path, "rb") as f:
+        return read_bytecode(f.read(), path)
