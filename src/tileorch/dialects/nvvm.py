@@ -442,7 +442,7 @@ class MBarrierArriveOp(IRDLOperation):
         check_range(self.count, 1, MBARRIER_MAX_COUNT, "mbarrier arrive count")
         if space == SHARED_CLUSTER and self.res is not None:
             raise VerifyException("an arrive on a shared::cluster barrier returns no state")
-        if space == GENERIC and (self.count is not None or self.scope is not None or is_relaxed(self)):
+        if space == GENERIC and (self.count is not None or scope_of(self) != MemScopeKind.CTA or is_relaxed(self)):
             raise VerifyException("count, scope and relaxed need a !llvm.ptr<3> or !llvm.ptr<7> address")
 
 
@@ -844,6 +844,12 @@ class ClusterWaitOp(_AlignedOp):
     name = "nvvm.cluster.wait"
 
 
+def is_aligned(op: IRDLOperation) -> bool:
+    """``aligned`` of ``nvvm.barrier``/``nvvm.barrier.arrive`` (upstream: a bool, default true)."""
+    aligned = op.properties.get("aligned")
+    return not isinstance(aligned, IntegerAttr) or bool(aligned.value.data)
+
+
 def _verify_named_barrier(barrier_id: SSAValue | None, threads: SSAValue | None) -> None:
     check_range(barrier_id, 0, 15, "barrier id")
     n = constant_int(threads)
@@ -858,9 +864,12 @@ class BarrierOp(IRDLOperation):
     name = "nvvm.barrier"
     barrierId = opt_operand_def(I32)
     numberOfThreads = opt_operand_def(I32)
+    aligned = opt_prop_def(BoolAttr)  # upstream: default true (bar.sync = barrier.sync.aligned)
     traits = traits_def(*SIDE_EFFECTS)
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    assembly_format = "(`id` `=` $barrierId^)? (`number_of_threads` `=` $numberOfThreads^)? attr-dict"
+    assembly_format = (
+        "(`id` `=` $barrierId^)? (`number_of_threads` `=` $numberOfThreads^)? (`aligned` `=` $aligned^)? attr-dict"
+    )
 
     def __init__(self, barrier_id=None, number_of_threads=None):
         super().__init__(
@@ -883,8 +892,11 @@ class BarrierArriveOp(IRDLOperation):
     name = "nvvm.barrier.arrive"
     barrierId = opt_operand_def(I32)
     numberOfThreads = operand_def(I32)
+    aligned = opt_prop_def(BoolAttr)  # upstream: default true
     traits = traits_def(*SIDE_EFFECTS)
-    assembly_format = "(`id` `=` $barrierId^)? `number_of_threads` `=` $numberOfThreads attr-dict"
+    assembly_format = (
+        "(`id` `=` $barrierId^)? `number_of_threads` `=` $numberOfThreads (`aligned` `=` $aligned^)? attr-dict"
+    )
 
     def __init__(self, barrier_id, number_of_threads):
         super().__init__(operands=[[barrier_id] if barrier_id is not None else [], number_of_threads])
@@ -1009,10 +1021,45 @@ class CpAsyncBulkGlobalToSharedClusterOp(IRDLOperation):
     l2CacheHint = opt_operand_def(I64)
     traits = traits_def(*SIDE_EFFECTS)
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    assembly_format = (
-        "$dstMem `,` $srcMem `,` $mbar `,` $size (`multicast_mask` `=` $multicastMask^)? "
-        "(`l2_cache_hint` `=` $l2CacheHint^)? attr-dict `:` type($dstMem) `,` type($srcMem)"
-    )
+
+    def print(self, printer: Printer) -> None:
+        _print_operands(printer, [self.dstMem, self.srcMem, self.mbar, self.size])
+        for keyword, value in (("multicast_mask", self.multicastMask), ("l2_cache_hint", self.l2CacheHint)):
+            if value is not None:
+                printer.print_string(f" {keyword} = ")
+                printer.print_ssa_value(value)
+        printer.print_op_attributes(self.attributes, reserved_attr_names=("operandSegmentSizes",))
+        _print_types(printer, [self.dstMem.type, self.srcMem.type])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CpAsyncBulkGlobalToSharedClusterOp:
+        """Also reads upstream's printing, which abbreviates the source type to ``<1>``."""
+        names = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+        if len(names) != 4:
+            parser.raise_error("expected %dst, %src, %mbar, %size")
+        optional = {}
+        for keyword in ("multicast_mask", "l2_cache_hint"):
+            if parser.parse_optional_keyword(keyword):
+                parser.parse_punctuation("=")
+                optional[keyword] = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        parser.parse_type()
+        parser.parse_punctuation(",")
+        if parser.parse_optional_punctuation("<"):  # `<1>`
+            parser.parse_integer()
+            parser.parse_punctuation(">")
+        else:
+            parser.parse_type()
+        dst, src, mbar, size = _resolve(parser, names, [PTR_SHARED_CLUSTER, PTR_GLOBAL, PTR_SHARED, i32])
+        mask = optional.get("multicast_mask")
+        hint = optional.get("l2_cache_hint")
+        return cls.build(
+            operands=[dst, src, mbar, size,
+                      [parser.resolve_operand(mask, IntegerType(16))] if mask is not None else [],
+                      [parser.resolve_operand(hint, i64)] if hint is not None else []],
+            attributes=attrs,
+        )
 
     def __init__(self, dst, src, mbar, size, multicast_mask=None, l2_cache_hint=None):
         super().__init__(

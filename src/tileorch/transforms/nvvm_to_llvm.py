@@ -210,16 +210,18 @@ def _cluster_wait(op, e):
 @lowering(nvvm.BarrierOp)
 def _barrier(op, e):
     barrier_id = op.barrierId if op.barrierId is not None else e.const(0)
+    aligned = ".aligned" if nvvm.is_aligned(op) else ""
     if op.numberOfThreads is not None:
-        e.call("llvm.nvvm.barrier.cta.sync.aligned.count", [barrier_id, op.numberOfThreads])
+        e.call(f"llvm.nvvm.barrier.cta.sync{aligned}.count", [barrier_id, op.numberOfThreads])
     else:
-        e.call("llvm.nvvm.barrier.cta.sync.aligned.all", [barrier_id])
+        e.call(f"llvm.nvvm.barrier.cta.sync{aligned}.all", [barrier_id])
 
 
 @lowering(nvvm.BarrierArriveOp)
 def _barrier_arrive(op, e):
     barrier_id = op.barrierId if op.barrierId is not None else e.const(0)
-    e.call("llvm.nvvm.barrier.cta.arrive.aligned.count", [barrier_id, op.numberOfThreads])
+    aligned = ".aligned" if nvvm.is_aligned(op) else ""
+    e.call(f"llvm.nvvm.barrier.cta.arrive{aligned}.count", [barrier_id, op.numberOfThreads])
 
 
 @lowering(nvvm.BarWarpSyncOp)
