@@ -215,7 +215,7 @@ class BytecodeReader:
                                             f"{r.remaining()} bytes")
             sections[sid] = (r.offset, r.bytes(length))
         if r.remaining():
-            raise BytecodeError(r.offset, f"{r.remaining()} bytes of trailing data after the end section")
+            raise BytecodeError(r.offset, f"end section is not the last section ({r.remaining()} bytes follow it)")
         for sid, parse in ((1, self._strings), (5, self._types), (4, self._constants)):
             if sid in sections:
                 parse(*sections[sid])
@@ -676,7 +676,8 @@ class BytecodeReader:
 # ops whose result list is preceded by a count although it has no variadic result (a result
 # newer than the op; in 13.4 bytecode also these)
 _COUNTED_RESULTS = {"print_tko"}
-_COUNTED_RESULTS_13_4 = {"make_tensor_view", "load_view_tko"}
+_COUNTED_RESULTS_13_4 = {"make_tensor_view", "load_view_tko", "store_view_tko", "continue", "return", "yield",
+                         "break"}
 # fields added by 13.4 (read from real cuTile 1.7 bytecode): (op, field spec) appended to the op
 _FIELDS_13_4 = {"load_view_tko": "@inbounds:boolarray@13.4", "store_view_tko": "@inbounds:boolarray@13.4"}
 

@@ -38,10 +38,22 @@ class TileorchOptMain(xDSLOptMain):
         super().register_all_targets()
         self.available_targets.update(registry.target_factories())
 
+    def register_all_frontends(self):
+        super().register_all_frontends()
+        self.available_frontends["tileirbc"] = lambda chunk: None  # CUDA Tile IR bytecode (parse_chunk)
+
     def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset: int = 0) -> ModuleOp | None:
-        if file_extension != "mlir":
+        if file_extension not in ("mlir", "tileirbc"):
             return super().parse_chunk(chunk, file_extension, start_offset)
-        text = decode_source(chunk.read(), self.get_input_name(), start_offset)
+        data = chunk.read()
+        if data[:8] == b"\x7fTileIR\x00" or file_extension == "tileirbc":  # bytecode, recognised by magic
+            from tileorch.frontend.cuda_tile_bytecode import BytecodeError, read_bytecode
+
+            try:
+                return read_bytecode(data, self.get_input_name())
+            except BytecodeError as exc:
+                raise SourceError(f"invalid CUDA Tile IR bytecode at {exc}", self.get_input_name()) from None
+        text = decode_source(data, self.get_input_name(), start_offset)
         return parse_module(self.ctx, text, self.get_input_name(), start_offset)
 
     def _report(self, lines: list[str]) -> None:

@@ -2018,6 +2018,8 @@ def _parse_token_hints(parser: Parser, st: ParseState):
     attrs = parser.parse_optional_attr_dict_with_keyword()
     if attrs is not None:
         st.attrs.update(attrs.data)
+    if "inbounds" in st.attrs:
+        st.props["inbounds"] = st.attrs.pop("inbounds")
     return token
 
 
@@ -2027,9 +2029,12 @@ def _print_token_hints(printer: Printer, op) -> None:
         printer.print_operand(op.token)
     if op.optimization_hints is not None:
         printer.print_string(" optimization_hints = " + op.optimization_hints.short_str())
-    if op.attributes:
+    attrs = dict(op.attributes)
+    if op.inbounds is not None and any(op.inbounds.get_values()):
+        attrs["inbounds"] = op.inbounds
+    if attrs:
         printer.print_string(" attributes ")
-        printer.print_attr_dict(op.attributes)
+        printer.print_attr_dict(attrs)
 
 
 def _verify_view_access(op, tile_type) -> None:
@@ -2058,6 +2063,7 @@ class LoadViewTkoOp(CtOp):
     memory_ordering_semantics = prop_def(A.MemoryOrderingAttr)
     memory_scope = opt_prop_def(A.MemoryScopeAttr)
     optimization_hints = opt_prop_def(A.OptimizationHintsAttr)
+    inbounds = opt_prop_def(DenseArrayBase)  # 13.4: per-dimension "index known in bounds"
     view = operand_def()
     index = var_operand_def(TileType)
     token = opt_operand_def(TokenType)
@@ -2112,6 +2118,7 @@ class StoreViewTkoOp(CtOp):
     memory_ordering_semantics = prop_def(A.MemoryOrderingAttr)
     memory_scope = opt_prop_def(A.MemoryScopeAttr)
     optimization_hints = opt_prop_def(A.OptimizationHintsAttr)
+    inbounds = opt_prop_def(DenseArrayBase)  # 13.4: per-dimension "index known in bounds"
     tile = operand_def(TileType)
     view = operand_def()
     index = var_operand_def(TileType)
