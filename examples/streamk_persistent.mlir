@@ -58,8 +58,11 @@ builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = ar
         scf.yield %next : !cutlass.streamk_work_tile_info
       }
     }
-    // Consumers: warp groups 1 and 2 accumulate, fix up, and run the epilogue on the final split.
-    cutlass.async.exec warpgroup mask(6) {
+    // Consumer warp group 1 accumulates, fixes up, and runs the epilogue on the final split.
+    // Each consumer warp group passes its own fix-up barrier index (CUTLASS: the warp group's
+    // index): it names the group's named barrier (StreamK0 + 0) and its lock and workspace
+    // slice of every tile, so the two groups never meet on one barrier or race on one lock.
+    cutlass.async.exec warpgroup mask(2) {
       %sched = cutlass.tile_scheduler.create_streamk_params %params
           : !cutlass.tile_scheduler_streamk_params<cga = [2, 1, 1], raster = heuristic> -> !cutlass.tile_scheduler<streamk>
       %first = cutlass.tile_scheduler.initial_work_tile_info %sched
@@ -81,8 +84,49 @@ builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = ar
           scf.yield %mma : vector<64xf32>
         }
         // Non-final splits store/reduce their partials and bump the tile's lock; the final split
-        // waits for all earlier K tiles and folds them in (one barrier per consumer warp group).
+        // waits for all earlier K tiles and folds them in.
         %fixed = cutlass.tile_scheduler.fixup %sched, %w, %acc {barrier_idx = 0 : i32, num_barriers = 2 : i32}
+            : !cutlass.tile_scheduler<streamk>, !cutlass.streamk_work_tile_info, vector<64xf32>
+        %run_epilogue = cutlass.tile_scheduler.compute_epilogue %sched, %w
+            : !cutlass.tile_scheduler<streamk>, !cutlass.streamk_work_tile_info
+        scf.if %run_epilogue {
+          %cm, %cn, %ck, %cl = cutlass.tile_scheduler.work_tile_info_to_cta_coord %sched, %w
+              : !cutlass.tile_scheduler<streamk>, !cutlass.streamk_work_tile_info
+          func.call @epilogue(%fixed, %cm, %cn, %cl) : (vector<64xf32>, i32, i32, i32) -> ()
+        }
+        %next, %increment_pipe = cutlass.tile_scheduler.fetch_next_work %sched, %w
+            : !cutlass.tile_scheduler<streamk>, !cutlass.streamk_work_tile_info
+        scf.yield %next : !cutlass.streamk_work_tile_info
+      }
+    }
+    // Consumer warp group 2 accumulates, fixes up, and runs the epilogue on the final split.
+    // Each consumer warp group passes its own fix-up barrier index (CUTLASS: the warp group's
+    // index): it names the group's named barrier (StreamK0 + 1) and its lock and workspace
+    // slice of every tile, so the two groups never meet on one barrier or race on one lock.
+    cutlass.async.exec warpgroup mask(4) {
+      %sched = cutlass.tile_scheduler.create_streamk_params %params
+          : !cutlass.tile_scheduler_streamk_params<cga = [2, 1, 1], raster = heuristic> -> !cutlass.tile_scheduler<streamk>
+      %first = cutlass.tile_scheduler.initial_work_tile_info %sched
+          : !cutlass.tile_scheduler<streamk> -> !cutlass.streamk_work_tile_info
+      %last = scf.while (%w = %first) : (!cutlass.streamk_work_tile_info) -> !cutlass.streamk_work_tile_info {
+        %count = cutlass.tile_scheduler.get_work_k_tile_count %sched, %w
+            : !cutlass.tile_scheduler<streamk>, !cutlass.streamk_work_tile_info
+        %valid = arith.cmpi sgt, %count, %c0 : i32
+        scf.condition(%valid) %w : !cutlass.streamk_work_tile_info
+      } do {
+      ^bb0(%w: !cutlass.streamk_work_tile_info):
+        %count = cutlass.tile_scheduler.get_work_k_tile_count %sched, %w
+            : !cutlass.tile_scheduler<streamk>, !cutlass.streamk_work_tile_info
+        %n_k = arith.index_cast %count : i32 to index
+        %lo = arith.constant 0 : index
+        %one = arith.constant 1 : index
+        %acc = scf.for %kt = %lo to %n_k step %one iter_args(%a = %zero) -> (vector<64xf32>) {
+          %mma = arith.addf %a, %a : vector<64xf32>
+          scf.yield %mma : vector<64xf32>
+        }
+        // Non-final splits store/reduce their partials and bump the tile's lock; the final split
+        // waits for all earlier K tiles and folds them in.
+        %fixed = cutlass.tile_scheduler.fixup %sched, %w, %acc {barrier_idx = 1 : i32, num_barriers = 2 : i32}
             : !cutlass.tile_scheduler<streamk>, !cutlass.streamk_work_tile_info, vector<64xf32>
         %run_epilogue = cutlass.tile_scheduler.compute_epilogue %sched, %w
             : !cutlass.tile_scheduler<streamk>, !cutlass.streamk_work_tile_info

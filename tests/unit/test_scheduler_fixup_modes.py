@@ -21,6 +21,7 @@ import pytest
 from xdsl.dialects import llvm, scf
 
 from tileorch.diagnostics import parse_module
+from tileorch.dialects import llvm_ext
 from tileorch.registry import make_context
 from tileorch.schedulers import streamk_params
 from tileorch.schedulers.device_params import pack_device_params
@@ -89,12 +90,12 @@ def mode_branch(func, record: bytes):
 
 
 def wait_predicate(region):
-    """``(lock, start) -> bool``: the condition of the region's first spin loop (an acquire
-    ``atomicrmw add 0`` poll compared with ``k_tile_start`` or a constant)."""
+    """``(lock, start) -> bool``: the condition of the region's first spin loop (one thread's
+    acquire load of the lock compared with ``k_tile_start`` or a constant)."""
     loop = next(op for op in region.walk() if isinstance(op, scf.WhileOp))
     cmp = next(op for op in loop.before_region.walk() if op.name == "llvm.icmp")
-    poll = producer(cmp.lhs, "llvm.atomicrmw")
-    assert (poll.bin_op.value.data, constant(poll.val)) == (1, 0)  # add 0
+    poll = producer(cmp.lhs, "llvm.load")
+    assert poll.ordering.value.data == llvm_ext.ORDERINGS["acquire"]
     compare = COMPARE[PREDICATES[cmp.predicate.value.data]]
     if cmp.rhs.owner.name == "llvm.extractvalue":
         assert list(cmp.rhs.owner.position.get_values()) == [START_FIELD]

@@ -171,6 +171,7 @@ class _Kernel:
         self.fixups: list[Operation] = []
         self.fixup_user: list[tuple[Operation, _Region, frozenset[int]]] = []
         self.notes: dict[Operation, str] = {}
+        self.fixup_slots: dict[int, tuple[frozenset[int], Operation]] = {}
         for op in func.walk():
             if op.name == P + "init":
                 self._pipeline(op)
@@ -195,6 +196,24 @@ class _Kernel:
         name = init.results[0].name_hint or f"seq{len(self.seqbars)}"
         self.seqbars[init] = SeqBar(name, sb.depth, sb.length, init.group_size.value.data,
                                     origin=init)
+
+    def fixup_slot(self, op: Operation, threads: frozenset[int]) -> None:
+        """Each warp group reduces through its own fix-up slot: ``barrier_idx`` names both its
+        ``bar.sync`` barrier (StreamK0 + idx, one warp group of threads) and its lock and
+        workspace slice of every tile.  Two agents using one index would meet on one named
+        barrier with twice its thread count and race on one lock: a located error."""
+        idx = op.properties.get("barrier_idx")
+        idx = idx.value.data if idx is not None else 0
+        other = self.fixup_slots.setdefault(idx, (threads, op))
+        if other[0] != threads:
+            a, b = sorted((other[0], threads), key=min)
+            raise LocatedError(op, (
+                f"{kernel_name(self.func)}: threads {min(a)}..{max(a)} and {min(b)}..{max(b)} "
+                f"both use Stream-K fix-up barrier_idx = {idx}: they would share one named "
+                f"barrier (StreamK0 + {idx}, synced by each group's own threads) and one lock "
+                f"and workspace slice per tile, so their bar.sync counts mix and their partials "
+                f"race; give each warp group its own barrier_idx (CUTLASS passes the consumer "
+                f"warp group's index)"))
 
     def seqbar_of(self, op: Operation) -> SeqBar:
         owner = op.operands[0].owner
@@ -665,6 +684,7 @@ class _Program:
             return [BarSync(0, exe.num_threads(), origin=op)]
         if name in FIXUP_USER:
             self.k.fixup_user.append((op, self.rg, self.threads))
+            self.k.fixup_slot(op, self.threads)
             return []
         if name == "scf.if":
             return self._if(op)
@@ -692,6 +712,7 @@ class _Program:
             return [cls(bid, op.arrive_count(), origin=op)]
         if name == FIXUP:
             self.k.fixups.append(op)
+            self.k.fixup_slot(op, self.threads)
             return []
         if name == "scf.for":
             return self._for(op)

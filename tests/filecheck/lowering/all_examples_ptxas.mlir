@@ -15,8 +15,8 @@
 // RUN: ptxas -arch=sm_90a %t.wsc.ptx -o %t.wsc.o
 // RUN: cat %t.ws.ptx %t.coop.ptx %t.pp.ptx %t.sk.ptx %t.mods.ptx %t.wsc.ptx | filecheck %s
 // Kernels are .entry; the ping-pong kernel reads %tid.x (gpu.thread_id) and syncs on the epilogue
-// barrier; Stream-K calls its scheduler body and releases the fix-up lock after bar.sync on
-// StreamK0 (id 4); MODS arrives/waits on the cluster barrier around the loop.
+// barrier; Stream-K calls its scheduler body, one thread polls the fix-up lock with ld.acquire
+// before the group's bar.sync on StreamK0 (id 4), and the lock is released after it; MODS arrives/waits on the cluster barrier around the loop.
 // CHECK: .entry ws_mainloop
 // CHECK: .entry coop_mainloop
 // CHECK: .entry pingpong_math
@@ -25,8 +25,8 @@
 // CHECK: .func {{.*}}__tileorch_sched_streamk_c2x1_rt
 // CHECK: .entry kernel
 // CHECK: call.uni (retval0), __tileorch_sched_streamk_c2x1_rt
+// CHECK: ld.acquire.gpu.global.b32
 // CHECK: bar.sync 4, 128
-// CHECK-NEXT: setp
 // CHECK: fence.acq_rel.gpu;
 // CHECK-NEXT: atom.global.add.u32
 // CHECK: .func {{.*}}__tileorch_sched_sm100_streamk_c2x2_m

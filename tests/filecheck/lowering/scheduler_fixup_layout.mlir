@@ -40,9 +40,11 @@ builtin.module attributes {cutlass.target = "sm_90a"} {
 // CHECK-NEXT: %[[LOCKOFF:.*]] = llvm.add %[[RED]], %[[LOFF]] : i64
 // CHECK-NEXT: %[[LOCK:.*]] = llvm.getelementptr %[[WS]][%[[LOCKOFF]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i8
 //
-// Final piece: wait, then load the four striped elements and add them in.
-// CHECK:      llvm.atomicrmw add %[[LOCK]]
-// CHECK:      %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+// Final piece: wait (one thread's acquire load, then the group's bar.sync on StreamK0 + 1),
+// then load the four striped elements and add them in.
+// CHECK:      llvm.load %[[LOCK]] atomic syncscope("device") acquire
+// CHECK:      nvvm.barrier
+// CHECK-NEXT: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
 // CHECK-NEXT: %[[C128:.*]] = llvm.mlir.constant(128 : i32) : i32
 // CHECK-NEXT: %[[T:.*]] = llvm.urem %[[TID]], %[[C128]] : i32
 // CHECK-NEXT: %[[TILE64:.*]] = llvm.zext %[[TILE]] : i32 to i64

@@ -6,6 +6,7 @@
 // Only a later non-final piece (k_tile_start != 0, not final) depends on the mode:
 //   deterministic:    wait lock == k_tile_start (CUTLASS wait_eq), plain load, add, store;
 //   nondeterministic: wait lock >= 1 (CUTLASS wait_lt(lock, 1): the first partial is stored),
+//   (each wait: thread 0 of the warp group polls with ld.acquire, then bar.sync of the group)
 //                     then one relaxed (monotonic) device-scope atomicrmw per element.
 // Both then release-increment the lock by k_tile_count; the final piece waits for
 // lock == k_tile_start in both modes and never reads the mode.
@@ -29,9 +30,15 @@ builtin.module attributes {cutlass.target = "sm_90a"} {
 //
 // Final piece: lock == k_tile_start whatever the mode; the mode word is not read before the
 // first piece's store.
-// CHECK:      scf.while
-// CHECK:      %[[FL:.*]] = llvm.atomicrmw add %[[LOCK]], %{{.*}} syncscope("device") acquire : !llvm.ptr<1>, i32
+// One thread of the warp group polls with an acquire load (no read-modify-write, no fence);
+// the group then syncs on its own Stream-K barrier (StreamK0 + 0 = 4, 128 threads).
+// CHECK:      llvm.urem %{{.*}}, %{{.*}} : i32
+// CHECK:      scf.if
+// CHECK-NEXT: scf.while
+// CHECK-NEXT: %[[FL:.*]] = llvm.load %[[LOCK]] atomic syncscope("device") acquire <alignment = 4> : !llvm.ptr<1> -> i32
 // CHECK-NEXT: llvm.icmp "eq" %[[FL]], %[[START]] : i32
+// CHECK:      nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
+// CHECK-NOT:  llvm.fence
 // CHECK-NOT:  %p[120]
 // CHECK:      llvm.store %acc, %{{.*}} : f32, !llvm.ptr<1>
 // CHECK-NEXT: } else {
@@ -43,11 +50,13 @@ builtin.module attributes {cutlass.target = "sm_90a"} {
 // CHECK-NEXT: %[[ND:.*]] = llvm.icmp "ne" %[[MODE]], %[[Z]] : i32
 // CHECK-NEXT: scf.if %[[ND]] {
 //
-// Nondeterministic: wait lock >= 1, acquire fence, atomic fadd of the partial.
+// Nondeterministic: thread 0 of the group waits lock >= 1 (acquire load), group barrier,
+// atomic fadd of the partial.
 // CHECK-NEXT: %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK:      %[[NLEAD:.*]] = llvm.icmp "eq" %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: scf.if %[[NLEAD]] {
 // CHECK-NEXT: scf.while () : () -> () {
-// CHECK-NEXT: %[[Z1:.*]] = llvm.mlir.constant(0 : i32) : i32
-// CHECK-NEXT: %[[NL:.*]] = llvm.atomicrmw add %[[LOCK]], %[[Z1]] syncscope("device") acquire : !llvm.ptr<1>, i32
+// CHECK-NEXT: %[[NL:.*]] = llvm.load %[[LOCK]] atomic syncscope("device") acquire <alignment = 4> : !llvm.ptr<1> -> i32
 // CHECK-NEXT: %[[NOK:.*]] = llvm.icmp "sge" %[[NL]], %[[ONE]] : i32
 // CHECK-NEXT: %[[T1:.*]] = llvm.mlir.constant(true) : i1
 // CHECK-NEXT: %[[NW:.*]] = llvm.xor %[[NOK]], %[[T1]] : i1
@@ -55,18 +64,22 @@ builtin.module attributes {cutlass.target = "sm_90a"} {
 // CHECK-NEXT: } do {
 // CHECK-NEXT: scf.yield
 // CHECK-NEXT: }
-// CHECK-NEXT: llvm.fence syncscope("device") acq_rel
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[NBID:.*]] = llvm.mlir.constant(4 : i32) : i32
+// CHECK-NEXT: %[[NBN:.*]] = llvm.mlir.constant(128 : i32) : i32
+// CHECK-NEXT: nvvm.barrier id = %[[NBID]] number_of_threads = %[[NBN]]
 // CHECK-NOT:  llvm.load
 // CHECK-NOT:  llvm.store
 // CHECK:      %[[NB:.*]] = llvm.getelementptr %[[WS]][%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i8
 // CHECK-NEXT: %{{.*}} = llvm.atomicrmw fadd %[[NB]], %acc syncscope("device") monotonic : !llvm.ptr<1>, f32
 // CHECK-NEXT: } else {
 //
-// Deterministic: wait lock == k_tile_start, acquire fence, plain load + add + store, no atomics
-// on the partial.
+// Deterministic: thread 0 of the group waits lock == k_tile_start (acquire load), group
+// barrier, plain load + add + store, no atomics on the partial.
+// CHECK:      %[[DLEAD:.*]] = llvm.icmp "eq" %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: scf.if %[[DLEAD]] {
 // CHECK-NEXT: scf.while () : () -> () {
-// CHECK-NEXT: %[[Z2:.*]] = llvm.mlir.constant(0 : i32) : i32
-// CHECK-NEXT: %[[DL:.*]] = llvm.atomicrmw add %[[LOCK]], %[[Z2]] syncscope("device") acquire : !llvm.ptr<1>, i32
+// CHECK-NEXT: %[[DL:.*]] = llvm.load %[[LOCK]] atomic syncscope("device") acquire <alignment = 4> : !llvm.ptr<1> -> i32
 // CHECK-NEXT: %[[DOK:.*]] = llvm.icmp "eq" %[[DL]], %[[START]] : i32
 // CHECK-NEXT: %[[T2:.*]] = llvm.mlir.constant(true) : i1
 // CHECK-NEXT: %[[DW:.*]] = llvm.xor %[[DOK]], %[[T2]] : i1
@@ -74,7 +87,10 @@ builtin.module attributes {cutlass.target = "sm_90a"} {
 // CHECK-NEXT: } do {
 // CHECK-NEXT: scf.yield
 // CHECK-NEXT: }
-// CHECK-NEXT: llvm.fence syncscope("device") acq_rel
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[DBID:.*]] = llvm.mlir.constant(4 : i32) : i32
+// CHECK-NEXT: %[[DBN:.*]] = llvm.mlir.constant(128 : i32) : i32
+// CHECK-NEXT: nvvm.barrier id = %[[DBID]] number_of_threads = %[[DBN]]
 // CHECK-NOT:  llvm.atomicrmw
 // CHECK:      %[[DB:.*]] = llvm.getelementptr %[[WS]][%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i8
 // CHECK-NEXT: %[[OLD:.*]] = llvm.load %[[DB]] : !llvm.ptr<1> -> f32
@@ -107,7 +123,9 @@ builtin.module attributes {cutlass.target = "sm_90a"} {
 // CHECK-LABEL: func.func @ints
 // CHECK:      %[[IMP:.*]] = llvm.getelementptr %p[120] : (!llvm.ptr) -> !llvm.ptr, i8
 // CHECK:      llvm.icmp "sge"
-// CHECK:      llvm.fence syncscope("device") acq_rel
+// CHECK:      %[[IBID:.*]] = llvm.mlir.constant(5 : i32) : i32
+// CHECK-NEXT: %[[IBN:.*]] = llvm.mlir.constant(128 : i32) : i32
+// CHECK-NEXT: nvvm.barrier id = %[[IBID]] number_of_threads = %[[IBN]]
 // CHECK:      %[[SLICE:.*]] = llvm.mlir.constant(1024) : i64
 // CHECK:      %[[IB:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i8
 // CHECK-NEXT: %[[I0:.*]] = llvm.mlir.constant(0 : i32) : i32

@@ -9,8 +9,9 @@ fragment element ``i`` at ``128*i + t`` of it (``BlockStripedReduce``: one eleme
 access, so every element is a coalesced 512-byte row of the warp group).  Then one ``i32`` lock
 per (tile, warp group) at ``tile_idx * W + w``.
 
-* ``fixup_wait``: poll the lock until it equals the piece's ``k_tile_start`` (every earlier K
-  tile of the tile has been folded in), then ``fence.acq_rel.gpu``;
+* ``fixup_wait``: the warp group's first thread polls the lock with an acquire load until it
+  equals the piece's ``k_tile_start`` (every earlier K tile of the tile has been folded in), then
+  the group syncs on its named barrier ``StreamK0 + w`` (``bar.sync``, 128 threads);
 * ``fixup_increment``: the warp group syncs on named barrier ``StreamK0 + w`` (``bar.sync``, 128
   threads), then its first thread fences and adds ``k_tile_count`` with a release atomic;
 * ``fixup`` on an accumulator: a piece covering the whole K extent passes through; otherwise a
@@ -29,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, llvm
-from xdsl.dialects.builtin import DenseArrayBase, Float16Type, IntegerType, VectorType, i8, i64
+from xdsl.dialects.builtin import DenseArrayBase, Float16Type, IntegerType, StringAttr, VectorType, i8, i32, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from tileorch.diagnostics import LocatedError
@@ -125,17 +126,26 @@ class FixupSite:
         self.wait_until(e, "sge", e.const(1))
 
     def wait_until(self, e: Emitter, pred: str, bound: SSAValue) -> None:
-        """Spin until ``lock <pred> bound`` (signed), then ``fence.acq_rel.gpu`` (acquire).
-
-        The poll is an idempotent ``atomicrmw add 0``: a plain load only reads memory, so the
-        greedy rewriter would delete a loop made of it as dead code."""
+        """The warp group's first thread spins on an acquire load of the lock
+        (``ld.acquire.gpu``) until ``lock <pred> bound`` (signed); then the whole group syncs on
+        its own Stream-K named barrier (``bar.sync StreamK0 + barrier_idx, 128``), which orders
+        every thread's later workspace loads after that acquire (CUTLASS ``GenericBarrier::
+        wait_eq``: one thread polls, a barrier releases the rest).  Only one thread touches the
+        lock, with no read-modify-write and no fence.  The ordered load counts as a memory
+        write for DCE, so the spin loop survives the greedy rewriter."""
+        lane = e.urem(e.thread_id(self.op), e.const(WARP_GROUP))
 
         def probe(inner: Emitter) -> SSAValue:
-            poll = llvm_ext.AtomicRMWOp("add", self.lock, inner.const(0), "acquire", GPU_SCOPE)
-            return inner.icmp(pred, inner.emit(poll), bound)
+            load = llvm_ext.LoadOp(self.lock, i32, alignment=LOCK_BYTES, ordering=llvm_ext.ORDERINGS["acquire"])
+            load.syncscope = StringAttr(GPU_SCOPE)
+            return inner.icmp(pred, inner.emit(load), bound)
 
-        e.spin_until(probe)
-        e.add_op(llvm_ext.FenceOp("acq_rel", GPU_SCOPE))
+        e.if_(e.icmp("eq", lane, e.const(0)), lambda inner: inner.spin_until(probe))
+        self.group_sync(e)
+
+    def group_sync(self, e: Emitter) -> None:
+        """``bar.sync StreamK0 + barrier_idx, 128``: this warp group's own fix-up barrier."""
+        e.add_op(nvvm.BarrierOp(e.const(STREAMK_BARRIER + self.group), e.const(WARP_GROUP)))
 
     def nondeterministic(self, e: Emitter) -> SSAValue:
         """i1: the params' ``reduction_mode`` word is not CUTLASS's ``Deterministic`` (0)."""
@@ -144,7 +154,7 @@ class FixupSite:
     def increment(self, e: Emitter) -> None:
         """Warp-group barrier, then the first thread fences (``fence.acq_rel.gpu``) and adds
         ``k_tile_count`` to the lock (CUTLASS GenericBarrier's release arrive)."""
-        e.add_op(nvvm.BarrierOp(e.const(STREAMK_BARRIER + self.group), e.const(WARP_GROUP)))
+        self.group_sync(e)
         lane = e.urem(e.thread_id(self.op), e.const(WARP_GROUP))
 
         def release(inner: Emitter) -> None:
