@@ -8,6 +8,8 @@ with the device lowering), ``backend`` (llvm dialect -> LLVM IR -> PTX -> ptxas)
 
 __version__ = "0.1.0"
 
+from tileorch.api import Kernel, compile  # noqa: E402,A004  (tileorch.compile(text) -> Kernel; stdlib-only import)
+
 
 def gemm(a, b, out=None, *, schedule: str = "auto", config=None):
     """``out = a @ b`` on torch CUDA tensors with tileorch's TMA + WGMMA kernel (bf16/fp16 in,

@@ -53,11 +53,16 @@ def register(subparsers) -> None:
     p.add_argument("-o", "--output", default="-", help="output file (default: stdout)")
     p.add_argument("--emit", choices=EMIT_STAGES, default="ptx", help="stop after this stage (default: ptx)")
     p.add_argument("--no-ptxas", action="store_true", help="do not assemble the PTX with ptxas")
+    p.add_argument("--cubin", default=None, metavar="FILE", help="also write ptxas's cubin to FILE")
+    p.add_argument("--no-cache", action="store_true",
+                   help="do not use the compiled-kernel cache ($TILEORCH_CACHE_DIR, ~/.cache/tileorch)")
     p.add_argument("-p", "--pipeline", default="", help="extra passes run after the lowering pipeline")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    """``--emit=ptx`` goes through :func:`tileorch.api.compile` (and its cache); ``mlir`` and
+    ``llvm`` stop the same pipeline early."""
     from tileorch.backend.compile import CompileError, compile_text
     from tileorch.diagnostics import SourceError, read_source
 
@@ -67,22 +72,26 @@ def run(args: argparse.Namespace) -> int:
     except SourceError as exc:
         print(exc.format("tileorch compile"), file=sys.stderr)
         return 1
+    if args.cubin is not None and (args.emit != "ptx" or args.no_ptxas):
+        print("tileorch compile: error: --cubin needs --emit=ptx and ptxas", file=sys.stderr)
+        return 2
     try:
-        result = compile_text(
-            text,
-            name,
-            arch=args.arch,
-            ptx_version=args.ptx_version,
-            emit=args.emit,
-            ptxas=not args.no_ptxas and args.emit == "ptx",
-            extra_pipeline=args.pipeline,
-            isolate=True,
-        )
+        if args.emit == "ptx":
+            from tileorch import api
+
+            kernel = api.compile(text, args.arch, name=name, ptx_version=args.ptx_version,
+                                 ptxas=not args.no_ptxas, extra_pipeline=args.pipeline,
+                                 cache=False if args.no_cache else None, isolate=True)
+            out, arch = kernel.ptx, kernel.arch
+            messages = kernel.ptxas_messages if not args.no_ptxas else None
+        else:
+            result = compile_text(text, name, arch=args.arch, ptx_version=args.ptx_version, emit=args.emit,
+                                  ptxas=False, extra_pipeline=args.pipeline, isolate=True)
+            out, arch, messages = (result.mlir if args.emit == "mlir" else result.llvm_ir), result.arch, None
     except CompileError as exc:
         for line in exc.lines:
             print(line, file=sys.stderr)
         return 1
-    out = {"mlir": result.mlir, "llvm": result.llvm_ir, "ptx": result.ptx}[args.emit]
     if args.output == "-":
         sys.stdout.write(out)
     else:
@@ -91,11 +100,17 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             print(f"tileorch compile: error: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
             return 1
-    if result.ptxas is not None:
-        for line in result.ptxas.messages:
+    if args.cubin is not None:
+        try:
+            Path(args.cubin).write_bytes(kernel.cubin)
+        except OSError as exc:
+            print(f"tileorch compile: error: cannot write {args.cubin}: {exc.strerror or exc}", file=sys.stderr)
+            return 1
+    if messages is not None:
+        for line in messages:
             print(f"{name}: ptxas: {line}", file=sys.stderr)
     if args.output != "-":
-        checked = f", accepted by ptxas -arch={result.arch}" if result.ptxas is not None else ""
+        checked = f", accepted by ptxas -arch={arch}" if messages is not None else ""
         print(f"{name}: wrote {args.output} ({out.count(chr(10))} lines of {args.emit}{checked})",
               file=sys.stderr)
     return 0

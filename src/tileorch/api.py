@@ -1,0 +1,240 @@
+"""The Python API: ``tileorch.compile(source, arch="sm_90a") -> Kernel``.
+
+>>> k = tileorch.compile(open("kernel.mlir").read())                # doctest: +SKIP
+>>> k.ptx, len(k.cubin), k.entries                                   # doctest: +SKIP
+>>> k.launch((132, 1, 1), (384, 1, 1), 1, out_ptr, n, smem=200_000)  # doctest: +SKIP
+
+``source`` is MLIR text, a path to a ``.mlir`` file, or an xDSL ``ModuleOp``; it is lowered by
+the same pipeline as ``tileorch compile`` (which is built on this module), turned into PTX by
+LLVM's NVPTX backend and assembled by ``ptxas`` (found as :mod:`tileorch.backend.ptxas` says).
+A failure raises :class:`tileorch.backend.compile.CompileError`, whose ``lines`` read
+``file:line:col: error: ...``.
+
+Results are cached on disk, content-addressed: the key hashes the source text, the options,
+tileorch's compiler sources, the xDSL and llvmlite versions and the ptxas version, so an edit to
+any of them misses.  The cache lives in ``$TILEORCH_CACHE_DIR/kernels`` (default
+``~/.cache/tileorch/kernels``); ``TILEORCH_CACHE=0`` or ``cache=False`` turns it off.  A cache
+entry that cannot be read or written is ignored (compiling is never blocked by the cache).
+
+Launching needs cuda-python and a GPU (``pip install 'tileorch[gpu]'``); without them
+:meth:`Kernel.launch` raises :class:`tileorch.runtime.GpuUnavailable` saying why, after the
+kernel has compiled.  The runtime loads the cubin (or, compiled without ptxas, the PTX).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+CACHE_DIR_ENV = "TILEORCH_CACHE_DIR"
+CACHE_SWITCH_ENV = "TILEORCH_CACHE"
+CACHE_FORMAT = 1
+
+
+def cache_root() -> Path:
+    """``$TILEORCH_CACHE_DIR/kernels``, default ``~/.cache/tileorch/kernels``."""
+    base = os.environ.get(CACHE_DIR_ENV) or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "tileorch")
+    return Path(base) / "kernels"
+
+
+def cache_enabled() -> bool:
+    return os.environ.get(CACHE_SWITCH_ENV, "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+_FINGERPRINT: str | None = None
+
+
+def compiler_fingerprint() -> str:
+    """Hash of what decides the output besides the input: tileorch's compiler sources and the
+    versions of xDSL, llvmlite and ptxas."""
+    global _FINGERPRINT
+    if _FINGERPRINT is None:
+        import importlib.metadata as md
+
+        root = Path(__file__).resolve().parent
+        h = hashlib.sha256(f"format {CACHE_FORMAT}".encode())
+        for sub in ("dialects", "transforms", "backend", "schedulers", "kernels"):
+            for f in sorted((root / sub).rglob("*.py")):
+                h.update(f.relative_to(root).as_posix().encode())
+                h.update(f.read_bytes())
+        for dist in ("xdsl", "llvmlite"):
+            try:
+                h.update(f"{dist} {md.version(dist)}".encode())
+            except md.PackageNotFoundError:
+                pass
+        _FINGERPRINT = h.hexdigest()
+    return _FINGERPRINT
+
+
+def _ptxas_identity() -> str:
+    """Path and version of the ptxas that would run ('' when there is none)."""
+    from tileorch.backend.ptx import BackendError
+    from tileorch.backend.ptxas import find_ptxas, ptxas_version
+
+    try:
+        loc = find_ptxas()
+    except BackendError:
+        return ""
+    return f"{loc.path} {ptxas_version(loc.path)}" if loc else ""
+
+
+@dataclass
+class Kernel:
+    """A compiled module: its PTX, cubin (``b""`` when compiled without ptxas) and kernels."""
+
+    ptx: str = field(repr=False)
+    cubin: bytes = field(repr=False)
+    arch: str
+    entries: list[str]
+    llvm_ir: str = field(default="", repr=False)
+    ptxas_messages: list[str] = field(default_factory=list)
+    key: str = ""  # cache key (sha256)
+    from_cache: bool = False
+    timings: dict[str, float] = field(default_factory=dict)
+    _module: Any = field(default=None, repr=False, compare=False)
+
+    @property
+    def name(self) -> str:
+        """The kernel's name when the module has exactly one."""
+        if len(self.entries) != 1:
+            raise ValueError(f"the module has {len(self.entries)} kernels ({', '.join(self.entries) or 'none'}); "
+                             "pass name=... to launch()")
+        return self.entries[0]
+
+    def load(self):
+        """The loaded CUDA module (:class:`tileorch.runtime.Module`); raises
+        :class:`tileorch.runtime.GpuUnavailable` without a GPU."""
+        if self._module is None:
+            from tileorch.runtime import Module
+
+            self._module = Module(self.cubin or self.ptx, label=f"tileorch kernel {self.key[:12]}")
+        return self._module
+
+    def launch(self, grid, block, cluster=1, *args, smem: int = 0, stream: int = 0,
+               timeout_s: float = 10.0, wait: bool = True, name: str | None = None):
+        """Launch kernel ``name`` (default: the only one) on ``grid`` x ``block`` CTAs in clusters
+        of ``cluster`` (ints or up to 3-tuples), with ``smem`` bytes of dynamic shared memory and
+        ``args`` in parameter order (ints, numpy scalars, device pointers / arrays).  Returns the
+        :class:`tileorch.runtime.Launch` (``.elapsed_ms()``); with ``wait`` it has finished."""
+        from tileorch.runtime import launch
+
+        name = name or self.name
+        if name not in self.entries:
+            raise ValueError(f"no kernel named {name!r}; kernels: {', '.join(self.entries)}")
+        kernel = self.load().kernel(name)
+        return launch(kernel, grid, block, args, cluster=cluster, smem=smem, stream=stream,
+                      timeout_s=timeout_s, wait=wait)
+
+
+def _source_text(source) -> tuple[str, str]:
+    """(text, name for diagnostics) of ``source``."""
+    if isinstance(source, os.PathLike) or (isinstance(source, str) and "\n" not in source
+                                           and source.endswith(".mlir") and os.path.exists(source)):
+        from tileorch.diagnostics import read_source
+
+        return read_source(os.fspath(source)), os.fspath(source)
+    if isinstance(source, str):
+        return source, "<string>"
+    from xdsl.dialects.builtin import ModuleOp
+
+    if isinstance(source, ModuleOp):
+        from tileorch.backend.compile import print_module
+
+        return print_module(source, generic=True), "<module>"
+    raise TypeError(f"tileorch.compile takes MLIR text, a .mlir path or a ModuleOp, not {type(source).__name__}")
+
+
+def cache_key(text: str, arch: str | None, ptx_version: int, ptxas: bool, extra_pipeline: str) -> str:
+    h = hashlib.sha256()
+    for part in (compiler_fingerprint(), _ptxas_identity() if ptxas else "no ptxas", str(arch),
+                 str(ptx_version), extra_pipeline, text):
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def _load_cached(directory: Path, key: str) -> Kernel | None:
+    try:
+        meta = json.loads((directory / "meta.json").read_text())
+        if meta.get("key") != key:
+            return None
+        ptx = (directory / "kernel.ptx").read_text()
+        cubin_path = directory / "kernel.cubin"
+        cubin = cubin_path.read_bytes() if cubin_path.exists() else b""
+        llvm_ir = (directory / "kernel.ll").read_text() if (directory / "kernel.ll").exists() else ""
+    except (OSError, ValueError):
+        return None
+    return Kernel(ptx, cubin, meta["arch"], list(meta["entries"]), llvm_ir,
+                  list(meta.get("ptxas_messages", [])), key, from_cache=True)
+
+
+def _store(directory: Path, kernel: Kernel) -> None:
+    """Write the entry into a temporary directory, then rename it into place (readers never see
+    half an entry; of two concurrent writers one wins)."""
+    try:
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{kernel.key[:16]}-", dir=directory.parent))
+        (tmp / "kernel.ptx").write_text(kernel.ptx)
+        if kernel.cubin:
+            (tmp / "kernel.cubin").write_bytes(kernel.cubin)
+        (tmp / "kernel.ll").write_text(kernel.llvm_ir)
+        (tmp / "meta.json").write_text(json.dumps({
+            "key": kernel.key, "arch": kernel.arch, "entries": kernel.entries,
+            "ptxas_messages": kernel.ptxas_messages, "format": CACHE_FORMAT}))
+        try:
+            os.replace(tmp, directory)
+        except OSError:  # another process stored it first
+            import shutil
+
+            shutil.rmtree(tmp, ignore_errors=True)
+    except OSError:
+        pass
+
+
+def compile(source, arch: str | None = "sm_90a", *, name: str | None = None, ptx_version: int | None = None,
+            ptxas: bool = True, extra_pipeline: str = "", cache: bool | None = None,
+            isolate: bool = False) -> Kernel:
+    """Compile ``source`` (MLIR text, a ``.mlir`` path, or a ``ModuleOp``) for ``arch`` (``None``:
+    the module's ``cutlass.target``, else sm_90a) to a :class:`Kernel`.  ``ptxas=False`` stops at
+    PTX (no cubin); ``isolate`` runs LLVM code generation in a child process, so that an LLVM
+    abort becomes a :class:`CompileError`.  ``cache=None`` follows ``TILEORCH_CACHE``; ``name``
+    is the file name diagnostics show (default: the path, or ``<string>``)."""
+    from tileorch.backend.compile import compile_text
+    from tileorch.backend.ptx import DEFAULT_PTX_VERSION
+    from tileorch.runtime.module import ptx_entries
+
+    text, default_name = _source_text(source)
+    name = name or default_name
+    ptx_version = ptx_version or DEFAULT_PTX_VERSION
+    use_cache = cache_enabled() if cache is None else cache
+    key = cache_key(text, arch, ptx_version, ptxas, extra_pipeline)
+    directory = cache_root() / key[:2] / key
+    if use_cache:
+        hit = _load_cached(directory, key)
+        if hit is not None:
+            return hit
+        if directory.exists():  # an unreadable (partial, corrupt) entry: replace it
+            import shutil
+
+            shutil.rmtree(directory, ignore_errors=True)
+    result = compile_text(text, name, arch=arch, ptx_version=ptx_version, emit="ptx", ptxas=ptxas,
+                          extra_pipeline=extra_pipeline, isolate=isolate)
+    kernel = Kernel(
+        ptx=result.ptx,
+        cubin=result.ptxas.cubin if result.ptxas is not None else b"",
+        arch=result.arch,
+        entries=ptx_entries(result.ptx),
+        llvm_ir=result.llvm_ir,
+        ptxas_messages=list(result.ptxas.messages) if result.ptxas is not None else [],
+        key=key,
+        timings=dict(result.timings),
+    )
+    if use_cache:
+        _store(directory, kernel)
+    return kernel

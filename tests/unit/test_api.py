@@ -1,0 +1,176 @@
+"""``tileorch.compile`` -> ``Kernel`` (PTX, cubin, launch) and its content-addressed disk cache."""
+
+from __future__ import annotations
+
+import json
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import tileorch
+from tileorch import api
+from tileorch.backend.compile import CompileError
+from tileorch.backend.ptxas import ptxas_available
+from tileorch.runtime import GpuUnavailable
+from tileorch.runtime import device as rt_device
+from tileorch.runtime.driver import use_api
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# one kernel writing its thread index to out[tid] (kernel params: a global pointer and an i32)
+SOURCE = """
+func.func @store_tid(%out: !llvm.ptr<1>, %n: i32) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>} {
+  %tid = nvvm.read.ptx.sreg.tid.x : i32
+  %p = llvm.getelementptr %out[%tid] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i32
+  llvm.store %tid, %p <alignment = 4> : i32, !llvm.ptr<1>
+  func.return
+}
+"""
+
+needs_ptxas = pytest.mark.skipif(not ptxas_available(), reason="no ptxas (pip install nvidia-cuda-nvcc)")
+
+
+@pytest.fixture(autouse=True)
+def cache_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("TILEORCH_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("TILEORCH_CACHE", raising=False)
+    return tmp_path / "cache" / "kernels"
+
+
+def _entries(cache_dir: Path) -> list[Path]:
+    return sorted(p for p in cache_dir.glob("*/*") if p.is_dir()) if cache_dir.exists() else []
+
+
+@needs_ptxas
+def test_compile_text_gives_ptx_cubin_and_entries(cache_dir):
+    k = tileorch.compile(SOURCE, arch="sm_90a")
+    assert isinstance(k, tileorch.Kernel)
+    assert k.entries == ["store_tid"] and k.name == "store_tid"
+    assert ".visible .entry store_tid(" in k.ptx and ".target sm_90a" in k.ptx
+    assert k.cubin.startswith(b"\x7fELF") and k.arch == "sm_90a"
+    assert 'define ptx_kernel void @"store_tid"' in k.llvm_ir
+    assert not k.from_cache and len(k.key) == 64
+
+
+@needs_ptxas
+def test_cache_hit_same_result_and_misses_on_any_change(cache_dir):
+    first = tileorch.compile(SOURCE)
+    assert [p.name for p in _entries(cache_dir)] == [first.key]
+    again = tileorch.compile(SOURCE)
+    assert again.from_cache and (again.ptx, again.cubin, again.entries) == (first.ptx, first.cubin, first.entries)
+    other = tileorch.compile(SOURCE.replace("128, 1, 1", "256, 1, 1"))
+    assert not other.from_cache and other.key != first.key and ".maxntid 256" in other.ptx
+    no_ptxas = tileorch.compile(SOURCE, ptxas=False)
+    assert not no_ptxas.from_cache and no_ptxas.cubin == b"" and no_ptxas.ptx == first.ptx
+    assert len(_entries(cache_dir)) == 3
+
+
+@needs_ptxas
+def test_cache_off_and_corrupt_entries(cache_dir, monkeypatch):
+    monkeypatch.setenv("TILEORCH_CACHE", "0")
+    tileorch.compile(SOURCE)
+    assert _entries(cache_dir) == []
+    monkeypatch.delenv("TILEORCH_CACHE")
+    k = tileorch.compile(SOURCE)
+    (cache_dir / k.key[:2] / k.key / "meta.json").write_text("{not json")
+    again = tileorch.compile(SOURCE)  # an unreadable entry is recompiled, not an error
+    assert not again.from_cache and again.ptx == k.ptx
+    meta = json.loads((cache_dir / k.key[:2] / k.key / "meta.json").read_text())
+    assert meta["entries"] == ["store_tid"]
+
+
+def test_compile_error_is_located(cache_dir):
+    bad = SOURCE.replace("nvvm.read.ptx.sreg.tid.x : i32", "nvvm.read.ptx.sreg.tid.x : i64")
+    with pytest.raises(CompileError) as info:
+        tileorch.compile(bad, ptxas=False)
+    assert info.value.lines[0].startswith("<string>:4:") and "i64" in info.value.lines[0]
+    assert _entries(cache_dir) == []  # failures are not cached
+
+
+def test_compile_path_and_module(tmp_path):
+    path = tmp_path / "k.mlir"
+    path.write_text(SOURCE)
+    by_path = tileorch.compile(path, ptxas=False, cache=False)
+    assert by_path.entries == ["store_tid"]
+    with pytest.raises(CompileError) as info:
+        tileorch.compile(str(path).replace("k.mlir", "k.mlir"), ptxas=False, cache=False, name="named.mlir",
+                         extra_pipeline="no-such-pass")
+    assert "named.mlir" in info.value.lines[0]
+    from tileorch.diagnostics import parse_module
+    from tileorch.registry import make_context
+
+    module = parse_module(make_context(), SOURCE, "m.mlir")
+    assert tileorch.compile(module, ptxas=False, cache=False).ptx == by_path.ptx
+    with pytest.raises(TypeError, match="MLIR text, a .mlir path or a ModuleOp"):
+        tileorch.compile(42)
+
+
+def test_launch_without_gpu_is_a_clear_error(monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_cuda(name, *a, **k):
+        if name.startswith("cuda"):
+            raise ImportError("No module named 'cuda'")
+        return real_import(name, *a, **k)
+
+    k = tileorch.compile(SOURCE, ptxas=False, cache=False)
+    monkeypatch.setattr(builtins, "__import__", no_cuda)
+    with use_api(None), pytest.raises(GpuUnavailable, match=r"cuda-python is not usable.*tileorch\[gpu\]"):
+        k.launch(1, 128, 1, 0, 5)
+
+
+def test_launch_goes_through_the_runtime(monkeypatch):
+    """With a (fake) driver: the cubin is loaded and launched with grid/block/cluster/smem and
+    the arguments packed by the kernel's parameter sizes."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    try:
+        from test_runtime import FakeDriver
+    finally:
+        sys.path.pop(0)
+    k = api.Kernel(ptx=".version 8.6\n.visible .entry store_tid(.param .u64 a, .param .u32 b)\n{ ret; }\n",
+                   cubin=b"\x7fELF fake", arch="sm_90a", entries=["store_tid"])
+    drv = FakeDriver(params={"store_tid": [8, 4]})
+    loaded = []
+    real_load = drv.cuModuleLoadData
+    drv.cuModuleLoadData = lambda data: (loaded.append(data), real_load(data))[1]
+    rt_device.forget_devices()
+    try:
+        with use_api(drv):
+            k.launch((2, 1, 1), (128, 1, 1), (2, 1, 1), 0x1000, 7, smem=1024)
+            with pytest.raises(ValueError, match="no kernel named 'other'"):
+                k.launch(1, 1, 1, name="other")
+    finally:
+        rt_device.forget_devices()
+    assert loaded == [b"\x7fELF fake"]
+    (launch,) = drv.launches
+    cfg = launch["config"]
+    assert (cfg.gridDimX, cfg.blockDimX, cfg.sharedMemBytes, cfg.numAttrs) == (2, 128, 1024, 1)
+    assert launch["params"] == [struct.pack("<Q", 0x1000), struct.pack("<i", 7)]
+
+
+def test_name_needs_one_kernel():
+    k = api.Kernel(ptx="", cubin=b"", arch="sm_90a", entries=["a", "b"])
+    with pytest.raises(ValueError, match="2 kernels"):
+        k.name
+
+
+@needs_ptxas
+def test_cli_writes_cubin_and_uses_the_cache(tmp_path, cache_dir):
+    src = tmp_path / "k.mlir"
+    src.write_text(SOURCE)
+    cmd = [sys.executable, "-m", "tileorch.cli.main", "compile", str(src), "-o", str(tmp_path / "k.ptx"),
+           "--cubin", str(tmp_path / "k.cubin")]
+    env = {**__import__("os").environ, "TILEORCH_CACHE_DIR": str(cache_dir.parent)}
+    for _ in range(2):
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        assert "accepted by ptxas -arch=sm_90a" in proc.stderr
+    assert (tmp_path / "k.cubin").read_bytes().startswith(b"\x7fELF")
+    assert len(_entries(cache_dir)) == 1
+    proc = subprocess.run(cmd[:-2] + ["--no-ptxas", "--cubin", "x"], capture_output=True, text=True, env=env)
+    assert proc.returncode == 2 and "--cubin needs" in proc.stderr
