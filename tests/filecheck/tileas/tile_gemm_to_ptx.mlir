@@ -1,0 +1,16 @@
+// REQUIRES: ptxas
+// RUN: tileorch-opt %S/../../../examples/tile_gemm.mlir -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=CUTLASS
+// RUN: tileorch-opt %S/../../../examples/tile_gemm.mlir -p tileas-tier,convert-nv-tileas-to-cutlass,lower-to-llvm -t ptx > %t.ptx
+// RUN: filecheck %s --check-prefix=PTX < %t.ptx
+// RUN: ptxas -arch=sm_90a %t.ptx -o %t.cubin
+// RUN: tileorch-opt %S/../../../examples/tile_gemm.mlir -p "tileas-tier,convert-nv-tileas-to-cutlass{schedule=streamk}" | filecheck %s --check-prefix=STREAMK
+// The example tile GEMM, through the TileAS tier, lowered onto the cutlass pipeline and tile
+// scheduler ops and the TMA + WGMMA payload, to PTX that ptxas accepts for sm_90a.
+// CUTLASS: func.func @gemm_f16_f16_bn_128x128x64_s6_c1x1_persistent{{.*}} attributes {{{.*}}tileorch.gemm_config = "{{.*}}\22stages\22: 6{{.*}}", tileorch.tile_kernel = "tile_gemm"
+// CUTLASS: cutlass.pipeline.create : !cutlass.pipeline<stages = 6, producers = 1, consumers = 2>
+// CUTLASS: cutlass.tile_scheduler.create_static_persistent_params
+// CUTLASS: cutlass.pipeline.producer_acquire
+// CUTLASS: nvvm.wgmma.mma_async
+// PTX: cp.async.bulk.tensor.2d.shared::cluster.global
+// PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// STREAMK: cutlass.tile_scheduler.create_streamk_params
