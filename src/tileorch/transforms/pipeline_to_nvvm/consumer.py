@@ -147,6 +147,34 @@ def emit_cluster_release(e: Emitter, op: Operation, info: PipelineInfo, addr: SS
         e.if_(signals, lambda inner, d=dst: remote_arrive(inner, addr, d))
 
 
+def async_refilled(op: Operation, info: PipelineInfo) -> bool:
+    """Does the producer refill this pipeline's stages through the async proxy (bulk / TMA
+    copies), i.e. does some commit expect transaction bytes?"""
+    if any(info.transaction_size):
+        return True
+    func = op.parent_op()
+    while func is not None and func.name != "func.func":
+        func = func.parent_op()
+    for other in (func.walk() if func is not None else ()):
+        if other.name in ("cutlass.pipeline.producer_commit", "cutlass.pipeline.produce"):
+            nbytes = other.properties.get("transaction_bytes")
+            if nbytes is not None and nbytes.value.data > 0 and \
+                    pipeline_info(other, other.operands[0]).init is info.init:
+                return True
+    return False
+
+
+def emit_proxy_fence(e: Emitter, op: Operation, info: PipelineInfo) -> None:
+    """``fence.proxy.async.shared::cta`` before a release of a stage the producer refills with
+    async-proxy writes (TMA / bulk copies): the consumer's generic-proxy accesses of the stage
+    must be ordered before those writes, and the mbarrier handshake alone does not order
+    accesses of different proxies.  Skipped for ``cutlass.reads_retired`` releases: their reads
+    were WGMMA operand fetches (async proxy), already retired by ``wgmma.wait_group``."""
+    if RETIRED_ATTR in op.attributes or not async_refilled(op, info):
+        return
+    e.add_op(nvvm.FenceProxyOp(nvvm.ProxyKind.ASYNC_SHARED, nvvm.SharedSpace.CTA))
+
+
 class PipelineConsumerReleaseOpLowering(OpLowering):
     """Arrive on ``empty[index]``: every consumer thread (or the first ``consumer_arv_count``)
     for a single-CTA cluster; for larger clusters (where ``consumer_arv_count`` is an error: the
@@ -166,6 +194,7 @@ class PipelineConsumerReleaseOpLowering(OpLowering):
             barrier = named_barrier_id(e, info.empty_id_base, index)
             e.add_op(nvvm.BarrierArriveOp(barrier, e.const(info.empty_count)))
             return None
+        emit_proxy_fence(e, op, info)
         addr = empty_barrier(e, base, info.stages, index)
         tid = e.thread_id(op)
         cluster = cluster_shape(op)
