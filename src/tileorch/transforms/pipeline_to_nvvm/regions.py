@@ -18,7 +18,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 
 from tileorch.diagnostics import copy_location
-from tileorch.dialects import nvvm
+from tileorch.dialects import nv_tileas, nvvm
 from tileorch.dialects.cutlass import pipeline as cp
 from tileorch.transforms.pipeline_to_nvvm.context import UNIT_THREADS, enclosing_exec, int_prop, thread_range_of_mask
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
@@ -126,9 +126,35 @@ class AgentSwitchLowering(_RegionLowering):
     OP = "nv_tileas.async.pipeline.agent_switch"
 
     def build(self, op: Operation, e: Emitter) -> None:
-        for region, warps in zip(op.regions, op.agent_warp_lists(), strict=True):
+        lists = op.agent_warp_lists()
+        regs = list(op.max_regs.get_values()) if op.max_regs is not None else None
+        for i in (agent_setmaxnreg(lists, regs) if regs else []):
+            region = op.regions[i]
+            if not region.blocks:  # a hole that completes a warpgroup only adjusts registers
+                region.add_block(Block([nv_tileas.YieldOp()]))
+            action = (nvvm.SetMaxRegisterAction.DECREASE if regs[i] < SETMAXNREG_DEALLOC_BELOW
+                      else nvvm.SetMaxRegisterAction.INCREASE)
+            block = region.block
+            block.insert_op_before(nvvm.SetMaxRegisterOp(action, regs[i]), block.first_op)
+        for region, warps in zip(op.regions, lists, strict=True):
             if region.blocks:  # a region without a block is a hole: its warps run nothing
                 emit_guarded(e, op, [(32 * w, 32 * w + 32) for w in warps], region.block)
+
+
+def agent_setmaxnreg(lists: list[list[int]], regs: list[int]) -> list[int]:
+    """Agents whose ``max_regs`` becomes ``setmaxnreg`` (``.sync.aligned`` over a warpgroup):
+    those in warpgroups that the agents touching them cover completely with one register count."""
+    chosen = []
+    for i, warps in enumerate(lists):
+        ok = True
+        for g in {w // 4 for w in warps}:
+            members = [j for j, ws in enumerate(lists) if any(w // 4 == g for w in ws)]
+            covered = {w for j in members for w in lists[j] if w // 4 == g}
+            if covered != set(range(4 * g, 4 * g + 4)) or len({regs[j] for j in members}) != 1:
+                ok = False
+        if ok:
+            chosen.append(i)
+    return chosen
 
 
 class KernelLowering(RewritePattern):
