@@ -39,6 +39,7 @@ from xdsl.dialects.builtin import (
     Float8E5M2Type,
     Float8E8M0FNUType,
     FloatAttr,
+    FileLineColLoc,
     FloatTF32Type,
     FunctionType,
     IntAttr,
@@ -559,6 +560,8 @@ class BytecodeReader:
             for _ in range(r.varint(limit=r.remaining(), what="region count")):
                 regions.append(self._region(r, values))
         op = _build(cls, groups, result_types, props, regions, at, mnemonic, self)
+        # no debug-info locations yet: diagnostics name the file and the op's byte offset
+        op.location = FileLineColLoc(StringAttr(self.name), IntAttr(0), IntAttr(at))
         values.extend(op.results)
         return op
 

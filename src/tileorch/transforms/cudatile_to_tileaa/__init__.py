@@ -1,0 +1,549 @@
+"""``convert-cudatile-to-tileaa``: CUDA Tile IR (``cuda_tile``) into the tile tier (``nv_tileaa``).
+
+Each ``cuda_tile.entry`` of a ``cuda_tile.module`` becomes an ``nv_tileaa.func`` kernel whose
+``nv_tileaa.kernel_spec`` comes from the entry's optimization hints (``num_cta_in_cga``,
+``num_worker_warps_per_cta``; default ``<1, 4>``; ``occupancy`` is kept as the attribute
+``nv_tileaa.occupancy``).  Types: rank-0 tiles become scalars (``tile<i32>`` -> ``i32``,
+``tile<ptr<f16>>`` -> ``!nv_tileaa.ptr<f16>``), other tiles ``tensor<...>``, ``token`` ->
+``!nv_tileaa.mem_token``, ``tensor_view`` -> ``!nv_tileaa.memref``, ``partition_view`` ->
+``!nv_tileaa.tiled_view``.  What lowers is listed in :data:`LOWERED` (and docs/cuda-tile.md);
+any other op stops the pass with a located "not supported yet" error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, math, scf
+from xdsl.dialects.builtin import (
+    BoolAttr,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    FunctionType,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    i32,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+
+from tileorch.diagnostics import LocatedError, copy_location
+from tileorch.dialects import nv_tileaa as aa
+from tileorch.dialects.cuda_tile import attrs as A
+from tileorch.dialects.cuda_tile import ops as ct
+from tileorch.dialects.cuda_tile import types as T
+
+_SCOPES = {"tl_blk": "cta", "device": "gpu", "sys": "sys"}
+_ROUNDING = {"nearest_even": "rn", "zero": "rz", "negative_inf": "rm", "positive_inf": "rp"}
+_CMPI = {("equal", "signed"): "eq", ("not_equal", "signed"): "ne", ("less_than", "signed"): "slt",
+         ("less_than_or_equal", "signed"): "sle", ("greater_than", "signed"): "sgt",
+         ("greater_than_or_equal", "signed"): "sge", ("equal", "unsigned"): "eq", ("not_equal", "unsigned"): "ne",
+         ("less_than", "unsigned"): "ult", ("less_than_or_equal", "unsigned"): "ule",
+         ("greater_than", "unsigned"): "ugt", ("greater_than_or_equal", "unsigned"): "uge"}
+_CMPF_PRED = {"equal": "eq", "not_equal": "ne", "less_than": "lt", "less_than_or_equal": "le",
+              "greater_than": "gt", "greater_than_or_equal": "ge"}
+
+
+def _unsupported(op: Operation, what: str | None = None) -> LocatedError:
+    return LocatedError(op, f"'{op.name}'{' ' + what if what else ''} is not supported yet by "
+                            "convert-cudatile-to-tileaa")
+
+
+def _arch_key(cc: str) -> str:
+    return cc.rstrip("a")  # sm_90a -> sm_90
+
+
+class _Lowering:
+    def __init__(self, compute_capability: str):
+        self.cc = compute_capability
+        self.vm: dict[SSAValue, SSAValue] = {}
+        self.block: Block | None = None
+
+    # ------------------------------------------------------------------ types
+    def type(self, t: Attribute, op: Operation) -> Attribute:
+        if isinstance(t, T.TileType):
+            e = t.element_type
+            if t.rank == 0:
+                return aa.PointerType(e.pointee) if isinstance(e, T.PointerType) else e
+            if isinstance(e, T.PointerType):
+                raise _unsupported(op, "on tiles of pointers")
+            return TensorType(e, list(t.shape))
+        if isinstance(t, T.TokenType):
+            return aa.MemTokenType()
+        raise _unsupported(op, f"with a value of type {t.short_str() if hasattr(t, 'short_str') else t}")
+
+    # ------------------------------------------------------------------ helpers
+    def emit(self, new: Operation, old: Operation) -> Operation:
+        copy_location(old, [new])
+        self.block.add_op(new)
+        return new
+
+    def v(self, value: SSAValue) -> SSAValue:
+        return self.vm[value]
+
+    def bind(self, old: Operation, new: Operation) -> None:
+        for a, b in zip(old.results, new.results):
+            self.vm[a] = b
+
+    def run_block(self, src: Block, dst: Block) -> None:
+        saved = self.block
+        self.block = dst
+        for op in src.ops:
+            handler = _HANDLERS.get(type(op))
+            if handler is None:
+                raise _unsupported(op)
+            handler(self, op)
+        self.block = saved
+
+    # ------------------------------------------------------------------ entry
+    def entry(self, e: ct.EntryOp) -> aa.FuncOp:
+        ins = [self.type(t, e) for t in e.function_type.inputs.data]
+        block = Block(arg_types=ins)
+        for a, b in zip(e.body.block.args, block.args):
+            self.vm[a] = b
+        self.run_block(e.body.block, block)
+        hints = e.optimization_hints
+        arch = _arch_key(self.cc)
+        nctas = hints.get("num_cta_in_cga", arch) if hints is not None else None
+        warps = hints.get("num_worker_warps_per_cta", arch) if hints is not None else None
+        occupancy = hints.get("occupancy", arch) if hints is not None else None
+        spec = aa.KernelSpecAttr(int(nctas or 1), int(warps or 4))
+        f = aa.FuncOp(e.sym_name.data, FunctionType.from_lists(ins, []), Region(block), kernel_spec=spec)
+        if occupancy is not None:
+            f.attributes["nv_tileaa.occupancy"] = IntegerAttr(int(occupancy), 32)
+        copy_location(e, [f])
+        return f
+
+
+# ---------------------------------------------------------------------- op handlers
+_HANDLERS: dict[type, Callable[[_Lowering, Operation], None]] = {}
+
+
+def handles(*classes):
+    def deco(fn):
+        for c in classes:
+            _HANDLERS[c] = fn
+        return fn
+
+    return deco
+
+
+@handles(ct.ReturnOp)
+def _return(L: _Lowering, op: ct.ReturnOp) -> None:
+    if op.operands_:
+        raise _unsupported(op, "with values")
+    L.emit(aa.ReturnOp(), op)
+
+
+@handles(ct.MakeTokenOp)
+def _make_token(L, op):
+    L.bind(op, L.emit(aa.CreateMemTokenOp(), op))
+
+
+@handles(ct.JoinTokensOp)
+def _join(L, op):
+    L.bind(op, L.emit(aa.JoinMemTokenOp.build(operands=[[L.v(t) for t in op.tokens]],
+                                              result_types=[aa.MemTokenType()]), op))
+
+
+@handles(ct.GetTileBlockIdOp)
+def _bid(L, op):
+    for axis, r in enumerate(op.results):
+        new = L.emit(aa.GetProgramIdOp(axis), op)
+        L.vm[r] = new.results[0]
+
+
+@handles(ct.GetNumTileBlocksOp)
+def _nbid(L, op):
+    for axis, r in enumerate(op.results):
+        new = L.emit(aa.GetNumProgramsOp.build(properties={"axis": IntegerAttr(axis, 32)}, result_types=[i32]), op)
+        L.vm[r] = new.results[0]
+
+
+@handles(ct.ConstantOp)
+def _constant(L, op):
+    c = op.value
+    t = L.type(op.result.type, op)
+    et = c.element_type
+    vals = c.values()
+    if isinstance(t, TensorType):
+        if isinstance(et, IntegerType):
+            vals = [int(v) for v in vals]
+        attr = DenseIntOrFPElementsAttr.from_list(t, vals)
+    elif isinstance(et, IntegerType):
+        attr = IntegerAttr(int(vals[0]), et)
+    else:
+        attr = FloatAttr(vals[0], et)
+    L.bind(op, L.emit(arith.ConstantOp(attr, t), op))
+
+
+@handles(ct.AssumeOp)
+def _assume(L, op):
+    src = L.v(op.value)
+    p = op.predicate
+    fact = None
+    scalar = not isinstance(src.type, TensorType)
+    if isinstance(p, A.DivByAttr) and scalar and p.every.data < 0:
+        fact = aa.DivByAttr(p.divisor.data)
+    elif isinstance(p, A.BoundedAttr) and scalar and isinstance(src.type, IntegerType):
+        fact = aa.BoundedAttr(p.bound("lb"), p.bound("ub"))
+    if fact is None:  # a fact the tile tier cannot state yet: keep the value, drop the fact
+        L.vm[op.result] = src
+        return
+    L.bind(op, L.emit(aa.AssumeOp(src, fact), op))
+
+
+@handles(ct.MakeTensorViewOp)
+def _tensor_view(L, op):
+    tv = op.result.type
+    dyn = [L.v(v) for v in op.dynamicShape] + [L.v(v) for v in op.dynamicStrides]
+    index_type = dyn[0].type if dyn else i32
+    conv = lambda ds: [aa.DYNAMIC if d == T.DYNAMIC else d for d in ds]  # noqa: E731
+    mt = aa.MemRefType(tv.element_type, conv(tv.shape), conv(tv.strides), index_type)
+    new = aa.MakeMemrefOp(L.v(op.base), [L.v(v) for v in op.dynamicShape], [L.v(v) for v in op.dynamicStrides], mt)
+    L.bind(op, L.emit(new, op))
+
+
+@handles(ct.MakePartitionViewOp)
+def _partition_view(L, op):
+    pv = op.result.type
+    memref = L.v(op.tensor_view)
+    vt = aa.TiledViewType(list(pv.tile_shape), memref.type, step=list(pv.tile_shape), order=list(pv.dim_map))
+    L.bind(op, L.emit(aa.BlockTileOp(memref, vt), op))
+
+
+@handles(ct.GetIndexSpaceShapeOp, ct.GetTensorShapeOp)
+def _shape(L, op):
+    src = L.v(op.src)
+    for i, r in enumerate(op.result):
+        new = L.emit(aa.GetDimSizeOp(src, i, L.type(r.type, op)), op)
+        L.vm[r] = new.results[0]
+
+
+def _mem_props(L, op, new) -> None:
+    new.properties["mem_semantic"] = aa.MemSemanticAttr(op.memory_ordering_semantics.data.value)
+    if op.memory_scope is not None:
+        new.properties["mem_scope"] = aa.MemScopeAttr(_SCOPES[op.memory_scope.data.value])
+    if op.inbounds is not None:
+        new.properties["in_bounds"] = op.inbounds
+    if op.optimization_hints is not None:
+        allow = op.optimization_hints.get("allow_tma", _arch_key(L.cc))
+        if allow is not None:
+            new.properties["allow_tma"] = BoolAttr.from_bool(bool(allow))
+
+
+@handles(ct.LoadViewTkoOp)
+def _load(L, op):
+    if not isinstance(op.view.type, T.PartitionViewType):
+        raise _unsupported(op, "on a strided or gather/scatter view")
+    tok = L.v(op.token) if op.token is not None else None
+    new = aa.TiledLoadOp(L.v(op.view), [L.v(i) for i in op.index], L.type(op.tile.type, op), tok)
+    _mem_props(L, op, new)
+    pad = op.view.type.padding_value
+    if pad is not None:
+        if pad == "neg_zero":
+            raise _unsupported(op, "with padding_value neg_zero")
+        new.properties["padding_value"] = aa.PaddingValueAttr(pad)
+    L.bind(op, L.emit(new, op))
+
+
+@handles(ct.StoreViewTkoOp)
+def _store(L, op):
+    if not isinstance(op.view.type, T.PartitionViewType):
+        raise _unsupported(op, "on a strided or gather/scatter view")
+    tok = L.v(op.token) if op.token is not None else None
+    new = aa.TiledStoreOp(L.v(op.view), L.v(op.tile), [L.v(i) for i in op.index], tok)
+    _mem_props(L, op, new)
+    L.bind(op, L.emit(new, op))
+
+
+@handles(ct.MmaFOp)
+def _mma(L, op):
+    new = aa.DotOp(L.v(op.lhs), L.v(op.rhs), L.v(op.acc))
+    new.properties["matmul_fast_accum"] = BoolAttr.from_bool(op.fast_acc is not None)
+    L.bind(op, L.emit(new, op))
+
+
+_AA_ELEMENTWISE = {ct.AddFOp: aa.AddFOp, ct.SubFOp: aa.SubFOp, ct.MulFOp: aa.MulFOp, ct.DivFOp: aa.DivFOp,
+                   ct.MaxFOp: aa.MaxFOp, ct.MinFOp: aa.MinFOp, ct.FmaOp: aa.FmaOp, ct.NegFOp: aa.NegFOp,
+                   ct.ExpOp: aa.ExpOp, ct.Exp2Op: aa.Exp2Op, ct.SqrtOp: aa.SqrtOp, ct.RsqrtOp: aa.RsqrtOp,
+                   ct.TanHOp: aa.TanhOp, ct.AddIOp: aa.AddIOp, ct.SubIOp: aa.SubIOp, ct.MulIOp: aa.MulIOp}
+
+
+def _elementwise(L, op):
+    rm = getattr(op, "rounding_mode", None)
+    if isinstance(op, (ct.AddFOp, ct.SubFOp, ct.MulFOp, ct.FmaOp)) and rm is not None and \
+            rm.data != A.RoundingMode.NEAREST_EVEN:
+        raise _unsupported(op, f"with rounding<{rm.data.value}>")
+    if isinstance(op, ct.DivFOp) and rm.data not in (A.RoundingMode.NEAREST_EVEN, A.RoundingMode.APPROX,
+                                                     A.RoundingMode.FULL):
+        raise _unsupported(op, f"with rounding<{rm.data.value}>")
+    new = _AA_ELEMENTWISE[type(op)](*[L.v(v) for v in op.operands])
+    L.bind(op, L.emit(new, op))
+
+
+for _c in _AA_ELEMENTWISE:
+    _HANDLERS[_c] = _elementwise
+
+
+def _signed(op) -> bool:
+    return op.signedness.data == A.Signedness.SIGNED
+
+
+_ARITH_BINARY = {
+    ct.AndIOp: lambda op: arith.AndIOp, ct.OrIOp: lambda op: arith.OrIOp, ct.XOrIOp: lambda op: arith.XOrIOp,
+    ct.ShLIOp: lambda op: arith.ShLIOp,
+    ct.ShRIOp: lambda op: arith.ShRSIOp if _signed(op) else arith.ShRUIOp,
+    ct.MaxIOp: lambda op: arith.MaxSIOp if _signed(op) else arith.MaxUIOp,
+    ct.MinIOp: lambda op: arith.MinSIOp if _signed(op) else arith.MinUIOp,
+    ct.RemIOp: lambda op: arith.RemSIOp if _signed(op) else arith.RemUIOp,
+    ct.RemFOp: lambda op: arith.RemFOp,
+}
+
+
+def _arith_binary(L, op):
+    cls = _ARITH_BINARY[type(op)](op)
+    L.bind(op, L.emit(cls(L.v(op.operands[0]), L.v(op.operands[1])), op))
+
+
+for _c in _ARITH_BINARY:
+    _HANDLERS[_c] = _arith_binary
+
+
+@handles(ct.DivIOp)
+def _divi(L, op):
+    rm = (op.rounding or A.RoundingModeAttr(A.RoundingMode.ZERO)).data
+    if rm == A.RoundingMode.ZERO:
+        cls = arith.DivSIOp if _signed(op) else arith.DivUIOp
+    elif rm == A.RoundingMode.POSITIVE_INF:
+        cls = arith.CeilDivSIOp if _signed(op) else arith.CeilDivUIOp
+    else:
+        cls = arith.FloorDivSIOp
+    L.bind(op, L.emit(cls(L.v(op.lhs), L.v(op.rhs)), op))
+
+
+@handles(ct.CmpIOp)
+def _cmpi(L, op):
+    pred = _CMPI[(op.comparison_predicate.data.value, op.signedness.data.value)]
+    L.bind(op, L.emit(arith.CmpiOp(L.v(op.lhs), L.v(op.rhs), pred), op))
+
+
+@handles(ct.CmpFOp)
+def _cmpf(L, op):
+    prefix = "o" if op.comparison_ordering.data == A.ComparisonOrdering.ORDERED else "u"
+    pred = prefix + _CMPF_PRED[op.comparison_predicate.data.value]
+    L.bind(op, L.emit(arith.CmpfOp(L.v(op.lhs), L.v(op.rhs), pred), op))
+
+
+@handles(ct.SelectOp)
+def _select(L, op):
+    L.bind(op, L.emit(arith.SelectOp(L.v(op.cond), L.v(op.val_if_true), L.v(op.val_if_false)), op))
+
+
+@handles(ct.AbsFOp)
+def _absf(L, op):
+    L.bind(op, L.emit(math.AbsFOp(L.v(op.source)), op))
+
+
+@handles(ct.FToFOp)
+def _ftof(L, op):
+    rm = (op.rounding_mode or A.RoundingModeAttr(A.RoundingMode.NEAREST_EVEN)).data.value
+    if rm not in _ROUNDING:
+        raise _unsupported(op, f"with rounding<{rm}>")
+    new = aa.FpToFpOp(L.v(op.from_), L.type(op.to.type, op))
+    new.properties["rounding"] = aa.RoundingModeAttr(_ROUNDING[rm])
+    L.bind(op, L.emit(new, op))
+
+
+def _cast(cls_fn):
+    def handler(L, op):
+        cls = cls_fn(op)
+        L.bind(op, L.emit(cls(L.v(op.from_), L.type(op.to.type, op)), op))
+
+    return handler
+
+
+_HANDLERS[ct.ExtIOp] = _cast(lambda op: arith.ExtSIOp if _signed(op) else arith.ExtUIOp)
+_HANDLERS[ct.TruncIOp] = _cast(lambda op: arith.TruncIOp)
+_HANDLERS[ct.IToFOp] = _cast(lambda op: arith.SIToFPOp if _signed(op) else arith.UIToFPOp)
+_HANDLERS[ct.FToIOp] = _cast(lambda op: arith.FPToSIOp if _signed(op) else arith.FPToUIOp)
+
+
+@handles(ct.BroadcastOp)
+def _broadcast(L, op):
+    src = L.v(op.source)
+    rt = L.type(op.result.type, op)
+    if src.type == rt:
+        L.vm[op.result] = src
+        return
+    L.bind(op, L.emit(aa.BroadcastOp.build(operands=[src], result_types=[rt]), op))
+
+
+@handles(ct.ReshapeOp)
+def _reshape(L, op):
+    src = L.v(op.source)
+    s, r = list(op.source.type.shape), list(op.result.type.shape)
+    rt = L.type(op.result.type, op)
+    if s == r:
+        L.vm[op.result] = src
+        return
+    if not s:  # scalar -> tile of one element
+        L.bind(op, L.emit(aa.SplatOp.build(operands=[src], result_types=[rt]), op))
+        return
+    if not r:  # tile of one element -> scalar
+        L.bind(op, L.emit(aa.ExtractOp(src, [0] * len(s), rt), op))
+        return
+    # insert unit dimensions one at a time
+    if [d for d in r if d != 1] == [d for d in s if d != 1] and len(r) > len(s):
+        cur, shape = src, list(s)
+        i = 0
+        while len(shape) < len(r):
+            while i < len(shape) and shape[i] == r[i]:
+                i += 1
+            shape.insert(i, 1)
+            t = TensorType(op.source.type.element_type, shape)
+            new = L.emit(aa.ExpandDimsOp.build(operands=[cur], result_types=[t],
+                                               properties={"dim": IntegerAttr(i, 32)}), op)
+            cur = new.results[0]
+        if list(cur.type.get_shape()) == r:
+            L.vm[op.result] = cur
+            return
+    raise _unsupported(op, f"from {op.source.type.short_str()} to {op.result.type.short_str()}")
+
+
+@handles(ct.IotaOp)
+def _iota(L, op):
+    n = op.result.type.shape[0]
+    new = aa.MakeRangeOp.build(properties={"start": IntegerAttr(0, 32), "end": IntegerAttr(n, 32)},
+                               result_types=[L.type(op.result.type, op)])
+    L.bind(op, L.emit(new, op))
+
+
+@handles(ct.ForOp)
+def _for(L, op):
+    if op.unsignedCmp is not None:
+        raise _unsupported(op, "with unsigned comparison")
+    src = op.region.block
+    body = Block(arg_types=[L.type(a.type, op) for a in src.args])
+    for a, b in zip(src.args, body.args):
+        L.vm[a] = b
+    L.run_block(src, body)
+    new = scf.ForOp(L.v(op.lowerBound), L.v(op.upperBound), L.v(op.step), [L.v(v) for v in op.initValues], body)
+    L.bind(op, L.emit(new, op))
+
+
+@handles(ct.ContinueOp)
+def _continue(L, op):
+    if not isinstance(op.parent_op(), ct.ForOp):
+        raise _unsupported(op, "outside the body of a 'for' (early continue)")
+    L.emit(scf.YieldOp(*[L.v(v) for v in op.operands_]), op)
+
+
+@handles(ct.YieldOp)
+def _yield(L, op):
+    if not isinstance(op.parent_op(), ct.IfOp):
+        raise _unsupported(op, "in this region")
+    L.emit(scf.YieldOp(*[L.v(v) for v in op.operands_]), op)
+
+
+@handles(ct.IfOp)
+def _if(L, op):
+    regions = []
+    for src in (op.thenRegion, op.elseRegion):
+        if not src.blocks:
+            regions.append(Region())
+            continue
+        term = src.blocks[0].last_op
+        if not isinstance(term, ct.YieldOp):
+            raise _unsupported(op, f"whose region ends with '{term.name}' (early exit)")
+        b = Block()
+        L.run_block(src.blocks[0], b)
+        regions.append(Region(b))
+    if not regions[1].blocks and op.results_:
+        raise _unsupported(op, "without else")
+    new = scf.IfOp(L.v(op.condition), [L.type(r.type, op) for r in op.results_], regions[0],
+                   regions[1] if regions[1].blocks else None)
+    L.bind(op, L.emit(new, op))
+
+
+def _combine(L, op):
+    from tileorch.dialects.nv_tileaa import reduce_scan as rs
+
+    src = op.body.block
+    body = Block(arg_types=[L.type(a.type, op) for a in src.args])
+    for a, b in zip(src.args, body.args):
+        L.vm[a] = b
+    saved = L.block
+    L.block = body
+    for inner in src.ops:
+        if isinstance(inner, ct.YieldOp):
+            L.emit(rs.YieldOp.build(operands=[[L.v(v) for v in inner.operands_]]), inner)
+            continue
+        handler = _HANDLERS.get(type(inner))
+        if handler is None:
+            raise _unsupported(inner)
+        handler(L, inner)
+    L.block = saved
+    props = {"dim": IntegerAttr(op.dim.value.data, 32), "identities": op.identities}
+    cls = rs.ReduceOp
+    if isinstance(op, ct.ScanOp):
+        cls = rs.ScanOp
+        props["reverse"] = op.reverse
+    new = cls.build(operands=[[L.v(v) for v in op.operands_]], properties=props,
+                    result_types=[[L.type(r.type, op) for r in op.results_]], regions=[Region(body)])
+    L.bind(op, L.emit(new, op))
+
+
+_HANDLERS[ct.ReduceOp] = _combine
+_HANDLERS[ct.ScanOp] = _combine
+
+
+@handles(ct.PermuteOp)
+def _permute(L, op):
+    from tileorch.dialects.nv_tileaa import reduce_scan as rs
+
+    new = rs.PermuteOp.build(operands=[L.v(op.source)], properties={"permutation": op.permutation},
+                             result_types=[L.type(op.result.type, op)])
+    L.bind(op, L.emit(new, op))
+
+
+LOWERED = sorted({c.name.split(".", 1)[1] for c in _HANDLERS} | {"entry", "module"})
+"""The ``cuda_tile`` ops this pass lowers."""
+
+
+@dataclass(frozen=True)
+class ConvertCudaTileToTileAA(ModulePass):
+    """Lower ``cuda_tile`` kernels to ``nv_tileaa`` (see the module docstring)."""
+
+    name = "convert-cudatile-to-tileaa"
+    compute_capability: str = "sm_90a"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        sm = self.compute_capability.removeprefix("sm_")
+        features = 2 if sm.endswith("a") else 0
+        try:
+            sm_num = int(sm.rstrip("a"))
+        except ValueError:
+            raise ValueError(f"invalid compute-capability {self.compute_capability!r} (expected e.g. sm_90a)") \
+                from None
+        modules = [m for m in op.walk() if isinstance(m, ct.ModuleOp)]
+        for m in modules:
+            funcs = []
+            for inner in m.body.block.ops:
+                if isinstance(inner, ct.EntryOp):
+                    funcs.append(_Lowering(self.compute_capability).entry(inner))
+                else:
+                    raise _unsupported(inner)
+            parent = m.parent_block()
+            for f in funcs:
+                parent.insert_op_before(f, m)
+            m.detach()
+            m.erase()
+        if modules:
+            op.attributes["nv_tileaa.compute_capability"] = aa.ComputeCapabilityAttr(sm_num, features)

@@ -1,0 +1,87 @@
+// RUN: tileorch-opt %s --split-input-file -p convert-cudatile-to-tileaa --verify-diagnostics | filecheck %s
+
+// A cuTile-style GEMM lowers to the tile tier: views become memrefs and tiled views, the K loop
+// an scf.for of tiled loads and a dot, tokens mem_tokens, hints the kernel_spec.
+
+// CHECK: builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_capability<90, 2>}
+// CHECK: nv_tileaa.func @gemm(%[[A:.*]]: !nv_tileaa.ptr<f16>, %{{.*}}: !nv_tileaa.ptr<f16>, %{{.*}}: !nv_tileaa.ptr<f16>, %[[M:.*]]: i32, %[[N:.*]]: i32, %[[K:.*]]: i32)
+// CHECK-SAME: attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<2, 8>, nv_tileaa.occupancy = 2 : i32}
+cuda_tile.module @m {
+  entry @gemm(%a: tile<ptr<f16>>, %b: tile<ptr<f16>>, %c: tile<ptr<f16>>, %m: tile<i32>, %n: tile<i32>, %k: tile<i32>) optimization_hints=<sm_90 = {num_cta_in_cga = 2, num_worker_warps_per_cta = 8, occupancy = 2}, default = {num_cta_in_cga = 1}> {
+    // CHECK: %[[TOK:.*]] = nv_tileaa.create_mem_token
+    %tok = make_token : token
+    // CHECK: %[[A16:.*]] = nv_tileaa.assume %[[A]] {predicate = #nv_tileaa.div_by<16>} : !nv_tileaa.ptr<f16>
+    %a16 = assume div_by<16>, %a : tile<ptr<f16>>
+    // CHECK: %[[MA:.*]] = nv_tileaa.make_memref %[[A16]][%[[M]], %[[K]]] [%[[K]]] : !nv_tileaa.ptr<f16>[i32, i32] [i32] -> !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+    %tva = make_tensor_view %a16, shape = [%m, %k], strides = [%k, 1] : tile<i32> -> tensor_view<?x?xf16, strides=[?,1]>
+    %tvb = make_tensor_view %b, shape = [%k, %n], strides = [%n, 1] : tile<i32> -> tensor_view<?x?xf16, strides=[?,1]>
+    %tvc = make_tensor_view %c, shape = [%m, %n], strides = [%n, 1] : tile<i32> -> tensor_view<?x?xf16, strides=[?,1]>
+    // CHECK: %[[VA:.*]] = nv_tileaa.block_tile %[[MA]] {{.*}} -> !nv_tileaa.tiled_view<array<i32: 128, 64>, array<i32: 128, 64>, array<i32: 0, 1>,
+    %pa = make_partition_view %tva : partition_view<tile=(128x64), tensor_view<?x?xf16, strides=[?,1]>>
+    %pb = make_partition_view %tvb : partition_view<tile=(64x128), tensor_view<?x?xf16, strides=[?,1]>>
+    %pc = make_partition_view %tvc : partition_view<tile=(128x128), padding_value = zero, tensor_view<?x?xf16, strides=[?,1]>, dim_map=[1, 0]>
+    // CHECK: %[[BX:.*]] = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    // CHECK: %[[BY:.*]] = nv_tileaa.get_program_id {axis = 1 : i32} : i32
+    %bx, %by, %bz = get_tile_block_id : tile<i32>
+    // CHECK: %[[NK:.*]] = nv_tileaa.get_dim_size %[[VA]] {index = 1 : i32}
+    %kt:2 = get_index_space_shape %pa : partition_view<tile=(128x64), tensor_view<?x?xf16, strides=[?,1]>> -> tile<i32>
+    // CHECK: arith.constant dense<0.000000e+00> : tensor<128x128xf32>
+    %zero = constant <f32: 0.0> : tile<128x128xf32>
+    %c0 = constant <i32: 0> : tile<i32>
+    %c1 = constant <i32: 1> : tile<i32>
+    // CHECK: %[[ACC:.*]] = scf.for %[[I:.*]] = %{{.*}} to %[[NK]] step %{{.*}} iter_args(%[[A0:.*]] = %{{.*}}) -> (tensor<128x128xf32>) : i32 {
+    %acc = for %i in (%c0 to %kt#1, step %c1) : tile<i32> iter_values(%acc0 = %zero) -> (tile<128x128xf32>) {
+      // CHECK: nv_tileaa.tiled_load %[[VA]][%[[BX]], %[[I]]] token %[[TOK]] {allow_tma = true, mem_semantic = #nv_tileaa.mem_semantic<weak>} {{.*}} -> tensor<128x64xf16>
+      %ta, %t1 = load_view_tko weak %pa[%bx, %i] token = %tok : partition_view<tile=(128x64), tensor_view<?x?xf16, strides=[?,1]>>, tile<i32> -> tile<128x64xf16>, token
+      %tb, %t2 = load_view_tko weak %pb[%i, %by] token = %tok : partition_view<tile=(64x128), tensor_view<?x?xf16, strides=[?,1]>>, tile<i32> -> tile<64x128xf16>, token
+      // CHECK: %[[D:.*]] = nv_tileaa.dot %{{.*}}, %{{.*}}, %[[A0]] {matmul_fast_accum = false}
+      %d = mmaf %ta, %tb, %acc0 : tile<128x64xf16>, tile<64x128xf16>, tile<128x128xf32>
+      // CHECK: scf.yield %[[D]] : tensor<128x128xf32>
+      continue %d : tile<128x128xf32>
+    }
+    // CHECK: %[[H:.*]] = nv_tileaa.fp_to_fp %[[ACC]] {rounding = #nv_tileaa.rounding_mode<rn>} : tensor<128x128xf32> -> tensor<128x128xf16>
+    %h = ftof %acc : tile<128x128xf32> -> tile<128x128xf16>
+    // CHECK: nv_tileaa.tiled_store %[[H]], %{{.*}}[%[[BY]], %[[BX]]] {allow_tma = true, mem_semantic = #nv_tileaa.mem_semantic<relaxed>, mem_scope = #nv_tileaa.mem_scope<gpu>}
+    %t3 = store_view_tko relaxed device %h, %pc[%by, %bx] : tile<128x128xf16>, partition_view<tile=(128x128), padding_value = zero, tensor_view<?x?xf16, strides=[?,1]>, dim_map=[1, 0]>, tile<i32> -> token
+    // CHECK: nv_tileaa.return
+  }
+}
+
+// -----
+
+// Row reduction and elementwise math: reduce keeps its combiner region, reshape inserts unit
+// dimensions, comparisons and selects become arith.
+// CHECK-LABEL: nv_tileaa.func @rowmax
+cuda_tile.module @m {
+  entry @rowmax() {
+    %x = constant <f32: 1.0> : tile<4x8xf32>
+    // CHECK: "nv_tileaa.reduce"(%{{.*}}) <{dim = 0 : i32, identities = [0xff800000 : f32]}> ({
+    // CHECK-NEXT: ^{{.*}}(%[[P:.*]]: f32, %[[Q:.*]]: f32):
+    // CHECK-NEXT: nv_tileaa.maxf %[[P]], %[[Q]] : f32
+    // CHECK: }) : (tensor<4x8xf32>) -> tensor<8xf32>
+    %r = reduce %x dim=0 identities=[0xff800000 : f32] : tile<4x8xf32> -> tile<8xf32>
+    (%p: tile<f32>, %q: tile<f32>) {
+      %mx = maxf %p, %q : tile<f32>
+      yield %mx : tile<f32>
+    }
+    // CHECK: nv_tileaa.expand_dims %{{.*}} {dim = 0 : i32} : tensor<8xf32> -> tensor<1x8xf32>
+    %r2 = reshape %r : tile<8xf32> -> tile<1x8xf32>
+    %rb = broadcast %r2 : tile<1x8xf32> -> tile<4x8xf32>
+    // CHECK: arith.cmpf ogt
+    %gt = cmpf greater_than ordered %x, %rb : tile<4x8xf32> -> tile<4x8xi1>
+    // CHECK: arith.select
+    %s = select %gt, %x, %rb : tile<4x8xi1>, tile<4x8xf32>
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  entry @k() {
+    %c = constant <i32: 0> : tile<i32>
+    // CHECK: lower_to_tileaa.mlir:[[# @LINE + 1]]:5: error: 'cuda_tile.loop' is not supported yet by convert-cudatile-to-tileaa
+    loop {
+      break
+    }
+  }
+}
