@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from tileorch.backend.compile import compile_text
+from tileorch.progress import Progress
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -26,6 +27,7 @@ def main(argv: list[str]) -> None:
     cli = str(Path(sys.executable).with_name("tileorch"))
     print(f"{'example':28s} {'in-process':>10s} {'lower':>7s} {'codegen':>8s} {'ptxas':>7s} "
           f"{'CLI':>7s} {'CLI/in':>7s} {'PTX lines':>9s} arch")
+    progress = Progress("compile_examples", total=len(files), unit="examples")
     for path in files:
         text = path.read_text()
         best, result = float("inf"), None
@@ -35,13 +37,15 @@ def main(argv: list[str]) -> None:
             best = min(best, time.perf_counter() - start)
         with tempfile.TemporaryDirectory() as tmp:
             start = time.perf_counter()
-            subprocess.run([cli, "compile", str(path), "-o", f"{tmp}/out.ptx"], check=True,
+            subprocess.run([cli, "compile", str(path), "-o", f"{tmp}/out.ptx", "--no-cache"], check=True,
                            capture_output=True)
             cli_time = time.perf_counter() - start
         t = result.timings
         print(f"{path.name:28s} {best:9.2f}s {t['lower']:6.2f}s {t['codegen']:7.3f}s "
               f"{t.get('ptxas', 0):6.3f}s {cli_time:6.2f}s {cli_time / best:7.2f} "
               f"{result.ptx.count(chr(10)):9d} {result.arch}")
+        progress.step()
+    progress.finish()
 
 
 if __name__ == "__main__":

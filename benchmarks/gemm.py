@@ -69,7 +69,9 @@ def variants() -> dict[str, GemmConfig]:
 
 def build(names: list[str]) -> None:
     from tileorch.kernels.gemm.host import compile_gemm
+    from tileorch.progress import Progress
 
+    progress = Progress("gemm build", total=len(names), unit="variants")
     for name in names:
         cfg = variants()[name]
         t0 = time.perf_counter()
@@ -77,8 +79,11 @@ def build(names: list[str]) -> None:
             r = compile_gemm(cfg)
         except Exception as exc:  # noqa: BLE001 - report and go on with the other variants
             print(f"{name:18s} FAILED: {exc}", flush=True)
+            progress.step(ok=False)
             continue
         print(f"{name:18s} {cfg.name}: {len(r.cubin)} B cubin, {time.perf_counter() - t0:.2f} s {r.seconds}", flush=True)
+        progress.step()
+    progress.finish()
 
 
 # --------------------------------------------------------------------------- GPU side
@@ -137,8 +142,11 @@ def run(shapes, names, out_dir: Path, iters: int) -> dict:
 
     import tileorch.kernels.gemm.api as api
 
+    from tileorch.progress import Progress
+
     dev = torch.cuda.get_device_name()
     rows = []
+    progress = Progress("gemm benchmark", total=len(shapes), unit="shapes")
     for (m, n, k) in shapes:
         a, b = _inputs(m, n, k, torch.bfloat16, "k")
         c = torch.empty((m, n), device="cuda", dtype=torch.bfloat16)
@@ -165,6 +173,8 @@ def run(shapes, names, out_dir: Path, iters: int) -> dict:
         print(f"{m:6d} {n:6d} {k:6d}  cuBLAS {row['cublas_tflops']:6.1f} TF/s  "
               + "  ".join(f"{nm}={row[nm]['ratio']:.3f}" if "ratio" in row[nm] else f"{nm}=ERR" for nm in names + ["auto"])
               + f"  best={best[1]}:{best[0]:.3f}", flush=True)
+        progress.step(ok=all("ratio" in row[nm] for nm in names + ["auto"]))
+    progress.finish()
     try:
         mac = api.kernel_for(variants()[names[0]]).max_active_clusters()
     except Exception as exc:  # noqa: BLE001

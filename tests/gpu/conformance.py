@@ -117,8 +117,12 @@ def build(out: Path = BUILD, jobs: int = 2, only: str | None = None) -> int:
             if (only is None or only in s.name)
             and (manifest.get(s.name) != [s.digest, _COMPILER] or not (out / f"{s.name}.cubin").exists())]
     failures = {}
+    from tileorch.progress import Progress
+
+    progress = Progress("conformance build", total=len(todo), unit="kernels")
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         for name, err in pool.map(_compile_one, todo, [out] * len(todo)):
+            progress.step(ok=err is None)
             if err is None:
                 manifest[name] = [all_sources()[name].digest, _COMPILER]
             else:
@@ -127,6 +131,7 @@ def build(out: Path = BUILD, jobs: int = 2, only: str | None = None) -> int:
     manifest_path.write_text(json.dumps(manifest, indent=0, sort_keys=True))
     for name, err in sorted(failures.items()):
         print(f"FAILED {name}: {err}")
+    progress.finish()
     print(f"compiled {len(todo) - len(failures)}/{len(todo)} kernels into {out}")
     return 1 if failures else 0
 
@@ -171,14 +176,20 @@ def main() -> int:
     if args.cmd == "build":
         return build(jobs=args.jobs, only=args.only)
     cases = [c for c in all_cases() if args.subset is None or args.subset in c.tags]
+    from tileorch.progress import Progress
+
     bad = 0
+    progress = Progress("conformance", total=len(cases), unit="cases")
     for c in cases:
         try:
             run_case(c)
             print(f"ok   {c.id}")
+            progress.step()
         except AssertionError as exc:
             bad += 1
             print(f"FAIL {c.id}: {exc}")
+            progress.step(ok=False)
+    progress.finish(f"{len(cases) - bad} exact, {bad} failed")
     print(f"{len(cases) - bad}/{len(cases)} cases exact")
     return 1 if bad else 0
 

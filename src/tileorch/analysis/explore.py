@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tileorch.analysis import properties as P
@@ -57,7 +58,9 @@ class _Search:
     transitions: int
 
 
-def bfs(m: Machine, por: bool = True, max_states: int = 5_000_000) -> _Search:
+def bfs(m: Machine, por: bool = True, max_states: int = 5_000_000,
+        progress: Callable[[int, int], None] | None = None) -> _Search:
+    """``progress(states, transitions)`` is called every 4096 new states."""
     init = m.canonical(m.initial())
     parent: dict[tuple, tuple | None] = {init: None}
     queue = deque([init])
@@ -98,6 +101,8 @@ def bfs(m: Machine, por: bool = True, max_states: int = 5_000_000) -> _Search:
             if t not in parent:
                 parent[t] = s
                 queue.append(t)
+                if progress is not None and not len(parent) & 4095:
+                    progress(len(parent), transitions)
                 if len(parent) > max_states:
                     raise RuntimeError(f"state space exceeds {max_states} states")
     return _Search(None, [], None, len(parent), transitions)
@@ -114,15 +119,19 @@ def instances(protocol: Protocol, overrides: dict[str, tuple[int, ...]] | None =
 
 
 def check(protocol: Protocol, overrides: dict[str, tuple[int, ...]] | None = None,
-          por: bool = True, symmetry: bool = True) -> CheckResult:
+          por: bool = True, symmetry: bool = True,
+          progress: Callable[[int, int], None] | None = None) -> CheckResult:
     """Explore every interleaving of every instance; stop at the first violation.
-    ``por`` / ``symmetry`` switch the reductions (for cross-checking)."""
+    ``por`` / ``symmetry`` switch the reductions (for cross-checking); ``progress(states,
+    transitions)`` is called periodically with the totals so far (over all instances)."""
     start = time.perf_counter()
     result = CheckResult(protocol.name, True, agents=tuple(a.name for a in protocol.agents),
                          notes=protocol.notes)
     for values in instances(protocol, overrides):
         m = Machine(protocol, values, symmetry)
-        search = bfs(m, por=por)
+        done = (result.states, result.transitions)
+        search = bfs(m, por=por, progress=None if progress is None else
+                     (lambda s, t, done=done: progress(done[0] + s, done[1] + t)))
         result.states += search.states
         result.transitions += search.transitions
         result.instances.append((values, search.states))

@@ -44,9 +44,15 @@ def run(args: argparse.Namespace) -> int:
     if not protocols:
         print(f"{args.file}: no kernel with pipelines, named barriers or fix-ups to check")
         return 0
+    from tileorch.progress import Progress, _count
+
     failed = 0
     for proto in protocols:
-        result = check(proto, por=not args.no_reduction, symmetry=not args.no_symmetry)
+        # a line every few seconds on large models (states are not known in advance)
+        progress = Progress(f"{proto.name}: exploring", unit="states")
+        result = check(proto, por=not args.no_reduction, symmetry=not args.no_symmetry,
+                       progress=lambda states, transitions: progress.set(
+                           states, note=f"{_count(transitions)} transitions"))
         params = {}
         for values, _ in result.instances:
             for k, v in values.items():
