@@ -43,8 +43,8 @@ def _ptx_version(text: str) -> int:
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("compile", help="compile a .mlir module to PTX (checked by ptxas)")
-    p.add_argument("file", help="input .mlir file ('-' for stdin)")
+    p = subparsers.add_parser("compile", help="compile a .mlir module or a cuTile .tileirbc to PTX (checked by ptxas)")
+    p.add_argument("file", help="input .mlir or .tileirbc file ('-' for stdin)")
     p.add_argument("--arch", type=_arch, default=None,
                    help=f"target, one of {', '.join(SUPPORTED_ARCHS)} (default: the module's cutlass.target, "
                         "else sm_90a)")
@@ -57,6 +57,8 @@ def register(subparsers) -> None:
     p.add_argument("--no-cache", action="store_true",
                    help="do not use the compiled-kernel cache ($TILEORCH_CACHE_DIR, ~/.cache/tileorch)")
     p.add_argument("-p", "--pipeline", default="", help="extra passes run after the lowering pipeline")
+    p.add_argument("--schedule", choices=("persistent", "streamk", "dp"), default="persistent",
+                   help="tile scheduler for cuTile (CUDA Tile IR) input (default: persistent)")
     p.set_defaults(func=run)
 
 
@@ -67,6 +69,15 @@ def run(args: argparse.Namespace) -> int:
     from tileorch.diagnostics import SourceError, read_source
 
     name = "<stdin>" if args.file == "-" else args.file
+    if args.file != "-":  # cuTile programs: .tileirbc bytecode (by magic) or cuda_tile text
+        try:
+            data = Path(args.file).read_bytes()
+        except OSError:
+            data = b""
+        from tileorch.frontend.cutile import compile_cli, is_cuda_tile_input
+
+        if is_cuda_tile_input(data):
+            return compile_cli(args, data, name)
     try:
         text = read_source(args.file)
     except SourceError as exc:

@@ -442,6 +442,7 @@ class BytecodeReader:
 
         r = _Reader(payload, base, "function section")
         for _ in range(r.varint(limit=r.remaining(), what="number of functions")):
+            fat = r.offset
             name = self._string(r.varint(), r)
             sat = r.offset
             sig = self.type(r.varint(), r)
@@ -469,7 +470,9 @@ class BytecodeReader:
 
             region = Region(block)
             ensure_terminator(region, ct.ReturnOp)
-            yield cls.build(properties=props, regions=[region])
+            fn = cls.build(properties=props, regions=[region])
+            fn.location = FileLineColLoc(StringAttr(self.name), IntAttr(0), IntAttr(fat))
+            yield fn
 
     def _value(self, r: _Reader, values: list):
         at = r.offset
