@@ -80,7 +80,7 @@ def test_bad_inputs_are_refused():
     from tileorch.kernels.gemm.config import GemmConfigError
 
     a = torch.randn(64, 64, device="cuda", dtype=torch.float32)
-    with pytest.raises(TypeError, match="both bf16 or both fp16"):
+    with pytest.raises(TypeError, match="must both be bf16 or both fp16"):
         tileorch.gemm(a, a)
     a = torch.randn(64, 12, device="cuda", dtype=torch.bfloat16)
     b = torch.randn(12, 64, device="cuda", dtype=torch.bfloat16)
