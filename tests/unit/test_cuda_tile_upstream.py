@@ -31,3 +31,22 @@ def test_roundtrip_files_pass(report):
 def test_invalid_cases_rejected_with_location(report):
     assert report.invalid_cases > 500
     assert report.invalid_rejected / report.invalid_cases >= 0.95, report.invalid_misses[:20]
+
+
+def test_invalid_bytecode_files_are_rejected_with_an_offset():
+    """Every invalid .tileirbc of the open repository's test/Bytecode/invalid is rejected cleanly."""
+    import subprocess
+
+    from tileorch.frontend.cuda_tile_bytecode import BytecodeError, read_bytecode
+
+    names = subprocess.run(["git", "-C", REPO, "ls-tree", "-r", "--name-only", "HEAD", "test/Bytecode/invalid"],
+                           capture_output=True, text=True).stdout.split() if not Path(REPO, "test").is_dir() else \
+        [str(p.relative_to(REPO)) for p in Path(REPO, "test/Bytecode/invalid").iterdir()]
+    files = [n for n in names if n.endswith(".tileirbc")]
+    assert files
+    for n in files:
+        data = subprocess.run(["git", "-C", REPO, "show", f"HEAD:{n}"], capture_output=True).stdout \
+            if not Path(REPO, n).exists() else Path(REPO, n).read_bytes()
+        with pytest.raises(BytecodeError) as err:
+            read_bytecode(data, n)
+        assert err.value.offset >= 0, n

@@ -498,8 +498,10 @@ class BytecodeReader:
             fields.append(_field(_FIELDS_13_4[mnemonic], since_v))
         results = [(n.rstrip("*"), n.endswith("*")) for n in results_s.split()]
         # results
-        versioned = mnemonic in _COUNTED_RESULTS or (ver >= (13, 4) and mnemonic in _COUNTED_RESULTS_13_4)
-        if any(v for _, v in results) or versioned:
+        # the result list is counted when the op has a variadic operand or result group (MLIR's
+        # Operator::isVariadic; optional groups do not count) or a result newer than the op
+        variadic = any(v for _, v in results) or any(not f.is_attr and f.kind == "*" for f in fields)
+        if variadic or mnemonic in _VERSIONED_RESULTS:
             nres = r.varint(limit=r.remaining(), what="result count")
         else:
             nres = len(results)
@@ -679,11 +681,8 @@ class BytecodeReader:
         raise BytecodeError(at, f"unknown attribute tag {tag}")
 
 
-# ops whose result list is preceded by a count although it has no variadic result (a result
-# newer than the op; in 13.4 bytecode also these)
-_COUNTED_RESULTS = {"print_tko"}
-_COUNTED_RESULTS_13_4 = {"make_tensor_view", "load_view_tko", "store_view_tko", "continue", "return", "yield",
-                         "break"}
+# ops with a result newer than the op (their result list is counted)
+_VERSIONED_RESULTS = {"print_tko"}
 # fields added by 13.4 (read from real cuTile 1.7 bytecode): (op, field spec) appended to the op
 _FIELDS_13_4 = {"load_view_tko": "@inbounds:boolarray@13.4", "store_view_tko": "@inbounds:boolarray@13.4"}
 
