@@ -76,12 +76,43 @@ cuda_tile.module @m {
 
 // -----
 
+// A loop whose body breaks from inside an if becomes an scf.while: the body computes
+// (go on?, next iteration values, results); the rest of the body after the if runs in its
+// fall-through branch.
+// CHECK-LABEL: nv_tileaa.func @count
+// CHECK: %{{.*}}, %[[R:.*]] = scf.while (%[[I:.*]] = %{{.*}}) : (i32) -> (i32, i32) {
+// CHECK:   %[[DONE:.*]] = arith.cmpi sge, %[[I]], %{{.*}} : i32
+// CHECK:   scf.if %[[DONE]] -> (i1, i32, i32) {
+// CHECK:     %[[F:.*]] = arith.constant false
+// CHECK:     scf.yield %[[F]], %[[I]], %[[I]] : i1, i32, i32
+// CHECK:   } else {
+// CHECK:     %[[N:.*]] = nv_tileaa.addi %[[I]], %{{.*}} : i32
+// CHECK:     %[[T:.*]] = arith.constant true
+// CHECK:     scf.yield %[[T]], %[[N]], %{{.*}} : i1, i32, i32
+// CHECK:   scf.condition(%{{.*}}) %{{.*}}, %{{.*}} : i32, i32
+// CHECK: } do {
+// CHECK:   scf.yield %{{.*}} : i32
+cuda_tile.module @m {
+  entry @count(%n: tile<i32>) {
+    %c0 = constant <i32: 0> : tile<i32>
+    %c1 = constant <i32: 1> : tile<i32>
+    %r = loop iter_values(%i = %c0) : tile<i32> -> tile<i32> {
+      %done = cmpi greater_than_or_equal %i, %n, signed : tile<i32> -> tile<i1>
+      if %done {
+        break %i : tile<i32>
+      }
+      %next = addi %i, %c1 : tile<i32>
+      continue %next : tile<i32>
+    }
+  }
+}
+
+// -----
+
 cuda_tile.module @m {
   entry @k() {
     %c = constant <i32: 0> : tile<i32>
-    // CHECK: lower_to_tileaa.mlir:[[# @LINE + 1]]:5: error: 'cuda_tile.loop' is not supported yet by convert-cudatile-to-tileaa
-    loop {
-      break
-    }
+    // CHECK: lower_to_tileaa.mlir:[[# @LINE + 1]]:5: error: 'cuda_tile.print_tko' is not supported yet by convert-cudatile-to-tileaa
+    print_tko "x=%d", %c : tile<i32> -> token
   }
 }

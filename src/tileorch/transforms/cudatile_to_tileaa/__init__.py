@@ -441,7 +441,7 @@ def _for(L, op):
 @handles(ct.ContinueOp)
 def _continue(L, op):
     if not isinstance(op.parent_op(), ct.ForOp):
-        raise _unsupported(op, "outside the body of a 'for' (early continue)")
+        raise _unsupported(op, "inside an 'if' of a 'for' (early continue)")
     L.emit(scf.YieldOp(*[L.v(v) for v in op.operands_]), op)
 
 
@@ -513,7 +513,119 @@ def _permute(L, op):
     L.bind(op, L.emit(new, op))
 
 
-LOWERED = sorted({c.name.split(".", 1)[1] for c in _HANDLERS} | {"entry", "module"})
+def _zero(L, t: Attribute, op: Operation) -> SSAValue:
+    """A placeholder value of type ``t`` (results of a loop iteration that does not break)."""
+    if isinstance(t, aa.MemTokenType):
+        return L.emit(aa.CreateMemTokenOp(), op).results[0]
+    if isinstance(t, TensorType):
+        et = t.element_type
+        vals = [0] * 1
+        attr = DenseIntOrFPElementsAttr.from_list(t, [0 if isinstance(et, IntegerType) else 0.0] * _numel(t))
+        return L.emit(arith.ConstantOp(attr, t), op).results[0]
+    if isinstance(t, IntegerType):
+        return L.emit(arith.ConstantOp(IntegerAttr(0, t), t), op).results[0]
+    try:
+        return L.emit(arith.ConstantOp(FloatAttr(0.0, t), t), op).results[0]
+    except Exception:  # noqa: BLE001
+        raise _unsupported(op, f"carrying a value of type {t}") from None
+
+
+def _numel(t: TensorType) -> int:
+    n = 1
+    for d in t.get_shape():
+        n *= d
+    return n
+
+
+def _has_exit(region_or_op) -> bool:
+    """Does a region (or an if's regions) end with break/continue somewhere inside ifs?"""
+    regions = region_or_op.regions if isinstance(region_or_op, Operation) else [region_or_op]
+    for r in regions:
+        for b in r.blocks:
+            for o in b.ops:
+                if isinstance(o, (ct.BreakOp, ct.ContinueOp)):
+                    return True
+                if isinstance(o, ct.IfOp) and _has_exit(o):
+                    return True
+    return False
+
+
+class _LoopState:
+    def __init__(self, loop: ct.LoopOp, iters: list, iter_types: list, res_types: list):
+        self.loop, self.iters, self.iter_types, self.res_types = loop, iters, iter_types, res_types
+
+
+def _loop_seq(L, ops: list, st: _LoopState) -> list:
+    """Emit ``ops`` (a loop body suffix); return the (go_on, iters..., results...) values."""
+    i1 = IntegerType(1)
+    for j, op in enumerate(ops):
+        if isinstance(op, ct.ContinueOp):
+            go = L.emit(arith.ConstantOp(IntegerAttr(1, i1), i1), op).results[0]
+            return [go] + [L.v(v) for v in op.operands_] + [_zero(L, t, op) for t in st.res_types]
+        if isinstance(op, ct.BreakOp):
+            go = L.emit(arith.ConstantOp(IntegerAttr(0, i1), i1), op).results[0]
+            return [go] + list(st.iters) + [L.v(v) for v in op.operands_]
+        if isinstance(op, ct.IfOp) and _has_exit(op):
+            rest = ops[j + 1:]
+            types = [i1] + st.iter_types + st.res_types
+            regions = []
+            for src in (op.thenRegion, op.elseRegion):
+                b = Block()
+                saved = L.block
+                L.block = b
+                src_ops = list(src.blocks[0].ops) if src.blocks else []
+                if src_ops and isinstance(src_ops[-1], ct.YieldOp):  # falls through: run the rest after it
+                    y = src_ops[-1]
+                    for inner in src_ops[:-1]:
+                        if isinstance(inner, ct.IfOp) and _has_exit(inner):
+                            raise _unsupported(inner, "with a nested early exit before a fall-through")
+                        _convert(L, inner)
+                    for r, v in zip(op.results_, y.operands_):
+                        L.vm[r] = L.v(v)
+                    vals = _loop_seq(L, rest, st)
+                elif not src_ops:
+                    vals = _loop_seq(L, rest, st)
+                else:
+                    vals = _loop_seq(L, src_ops, st)
+                L.emit(scf.YieldOp(*vals), op)
+                L.block = saved
+                regions.append(Region(b))
+            new = L.emit(scf.IfOp(L.v(op.condition), types, regions[0], regions[1]), op)
+            return list(new.results)
+        _convert(L, op)
+    raise _unsupported(st.loop, "whose body does not end with 'continue' or 'break'")
+
+
+def _convert(L, op) -> None:
+    handler = _HANDLERS.get(type(op))
+    if handler is None:
+        raise _unsupported(op)
+    handler(L, op)
+
+
+@handles(ct.LoopOp)
+def _loop(L, op):
+    src = op.region.block
+    iter_types = [L.type(a.type, op) for a in src.args]
+    res_types = [L.type(r.type, op) for r in op.resultValues]
+    before = Block(arg_types=iter_types)
+    for a, b in zip(src.args, before.args):
+        L.vm[a] = b
+    saved = L.block
+    L.block = before
+    vals = _loop_seq(L, list(src.ops), _LoopState(op, list(before.args), iter_types, res_types))
+    L.emit(scf.ConditionOp(vals[0], *vals[1:]), op)
+    L.block = saved
+    after = Block(arg_types=iter_types + res_types)
+    after.add_op(scf.YieldOp(*after.args[:len(iter_types)]))
+    new = L.emit(scf.WhileOp([L.v(v) for v in op.initValues], iter_types + res_types, Region(before),
+                             Region(after)), op)
+    copy_location(op, [after.last_op])
+    for r, v in zip(op.resultValues, new.results[len(iter_types):]):
+        L.vm[r] = v
+
+
+LOWERED = sorted({c.name.split(".", 1)[1] for c in _HANDLERS} | {"entry", "module", "break"})
 """The ``cuda_tile`` ops this pass lowers."""
 
 
