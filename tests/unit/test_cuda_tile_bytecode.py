@@ -88,9 +88,8 @@ def test_unknown_opcode_is_located():
 
 
 def test_small_module_decodes():
-    # make_token (0x44) -> token type is missing here, so use iota (0x3A): result tile<i32>... rank 0 is
-    # rejected by iota's verifier, so decode a return (0x5C) with no operands instead
-    m = read_bytecode(_module(bytes([0x5C, 0x00])))
+    # return (0x5C): variadic operands, so a result count (0) then an operand count (0)
+    m = read_bytecode(_module(bytes([0x5C, 0x00, 0x00])))
     assert verify_located(m) == []
     entry = m.body.block.first_op.body.block.first_op
     assert entry.name == "cuda_tile.entry" and entry.sym_name.data == "k"
