@@ -91,7 +91,10 @@ class LocatingParser(Parser):
         if isinstance(exc, NotImplementedError):  # e.g. "Format not implemented for i128"
             message = f"unsupported by the parser: {message}"
         elif not isinstance(exc, (VerifyException, ValueError, DiagnosticException)):
-            message = f"internal error while parsing ({type(exc).__name__}: {message})"
+            if _raised_in_tileorch(exc):
+                message = f"internal error while parsing ({type(exc).__name__}: {message})"
+            else:  # xDSL's parsers index with the value read (llvm.extractvalue [2^70])
+                message = f"invalid value ({type(exc).__name__}: {message})"
         return ParseError(span, message)
 
     def _find_literal(self, value: int, end: int) -> Span | None:
@@ -108,6 +111,16 @@ class LocatingParser(Parser):
         if found is None:
             return None
         return Span(found.start(), found.end(), self.lexer.input)
+
+
+def _raised_in_tileorch(exc: BaseException) -> bool:
+    """Whether the innermost frame of ``exc`` is tileorch's code (a bug) rather than xDSL's."""
+    tb = exc.__traceback__
+    last = None
+    while tb is not None:
+        last = tb.tb_frame.f_code.co_filename
+        tb = tb.tb_next
+    return last is not None and "/tileorch/" in last.replace("\\", "/")
 
 
 def parse_module(ctx: Context, text: str, name: str = "<stdin>", line_offset: int = 0) -> ModuleOp:

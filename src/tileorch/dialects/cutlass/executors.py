@@ -146,12 +146,18 @@ def thread_range_text(threads: int) -> str:
     return f"threads {low}..{high}"
 
 
+UNCONDITIONAL_REGION_OPS = ("scf.for", "scf.while", "scf.execute_region", "cutlass.pipeline.produce",
+                            "cutlass.pipeline.consume")
+"""Region ops whose body every thread that reaches them runs (loops may run zero times, but the
+same threads run them)."""
+
+
 def path_is_unconditional(op: Operation, ancestor: Operation) -> bool:
-    """No conditional region op (``scf.if``, ``scf.index_switch``, a multi-block region) lies
-    between ``op`` and ``ancestor``: every thread of the ancestor's executor set runs ``op``."""
+    """Only loops and the like (:data:`UNCONDITIONAL_REGION_OPS`, single-block) lie between ``op``
+    and ``ancestor``: every thread of the ancestor's executor set runs ``op``."""
     parent = op.parent_op()
     while parent is not None and parent is not ancestor:
-        if parent.name in ("scf.if", "scf.index_switch") or any(len(r.blocks) > 1 for r in parent.regions):
+        if parent.name not in UNCONDITIONAL_REGION_OPS or any(len(r.blocks) > 1 for r in parent.regions):
             return False
         if op.parent_region() is not None and len(op.parent_region().blocks) > 1:
             return False

@@ -76,6 +76,9 @@ from tileorch.dialects.cutlass.syntax import (
 from tileorch.dialects.cutlass.scheduler_context import cluster_shape
 from tileorch.dialects.cutlass.types import DynamicParticipantsType, PipelineStateType, PipelineType
 
+MBARRIER_MAX_COUNT = (1 << 20) - 1
+"""Largest arrive count and transaction count of an mbarrier (PTX ISA: 20-bit counts)."""
+
 SMEM_PTR = LLVMPointerType(IntAttr(3))
 """Type of a barrier address: a pointer into shared memory (``!llvm.ptr<3>``)."""
 
@@ -335,7 +338,25 @@ class PipelineInitOp(IRDLOperation):
         kinds = 2 if pipe.elide is PipelineBarrierElideType.NONE else 1
         return pipe.stages * kinds
 
+    ARRAY_TYPES: ClassVar[dict[str, int]] = {
+        "participants": 64, "consumers": 64, "producer_arv_count": 32, "consumer_arv_count": 32,
+        "transaction_size": 32, "arvCount": 32,
+    }
+
+    def _verify_array_types(self) -> None:
+        for key, width in self.ARRAY_TYPES.items():
+            attr = self.properties.get(key)
+            if attr is None:
+                continue
+            elt = getattr(attr, "elt_type", None)
+            if not isinstance(elt, IntegerType) or elt.width.data != width:
+                what = "executor masks" if width == 64 else "counts"
+                raise VerifyException(
+                    f"cutlass.pipeline.init: {key} holds {what}, so it must be array<i{width}: ...>, found {attr}"
+                )
+
     def verify_(self) -> None:
+        self._verify_array_types()
         pipe = expect_pipeline(self, self.pipeline)
         if self.initialized.type != pipe:
             raise VerifyException(
@@ -381,6 +402,7 @@ class PipelineInitOp(IRDLOperation):
                         f"(mask {mask_b:#x}) share executor units {mask_a & mask_b:#x}; producer and "
                         "consumer groups must be distinct"
                     )
+        self._verify_group_units(executor, groups)
         self._verify_per_group("producer_arv_count", self.producer_arrive_counts(), pipe.producers, "producer", 1)
         self._verify_per_group("consumer_arv_count", self.consumer_arrive_counts(), pipe.consumers, "consumer", 1)
         self._verify_per_group("transaction_size", self.transaction_sizes(), pipe.producers, "producer", 0)
@@ -398,8 +420,64 @@ class PipelineInitOp(IRDLOperation):
                     )
         self._verify_barrier_ids()
         self._verify_dynamic_participants(pipe)
+        self._verify_compute_capability()
+        self._verify_single_init()
         if self.arvCount is not None:
             self._verify_arrive_counts()
+
+    def _verify_group_units(self, executor: ExecutorType, groups: list[tuple[str, int, int]]) -> None:
+        """Masks name units of a CTA of at most 1024 threads (and of the kernel's declared size)."""
+        kind = executor.value
+        limit, unit = executors.MAX_UNITS[kind], executors.UNIT_THREADS[kind]
+        cta = executors.cta_size(self)
+        for role, i, mask in groups:
+            top = executors.highest_unit(mask)
+            if top >= limit:
+                raise VerifyException(
+                    f"cutlass.pipeline.init: {role} group {i} mask {mask:#x} names {kind} {top}, but a CTA has at "
+                    f"most {limit} {executors.UNIT_NAMES[kind]} ({executors.MAX_CTA_THREADS} threads)"
+                )
+            if cta is not None and (top + 1) * unit > cta[0]:
+                raise VerifyException(
+                    f"cutlass.pipeline.init: {role} group {i} mask {mask:#x} names {kind} {top} (threads up to "
+                    f"{(top + 1) * unit - 1}), but the CTA has {cta[0]} threads ({cta[1]})"
+                )
+
+    def _verify_compute_capability(self) -> None:
+        if self.compute_capability is None:
+            return
+        from tileorch.dialects.cutlass.scheduler_context import target_name, target_sm
+
+        wanted = int(self.compute_capability.data.value.removeprefix("sm"))
+        if wanted > target_sm(self):
+            raise VerifyException(
+                f"cutlass.pipeline.init: compute_capability {self.compute_capability.data.value} needs an "
+                f"sm_{wanted} family target, but the module's cutlass.target is {target_name(self)}"
+            )
+
+    def _verify_single_init(self) -> None:
+        """A pipeline's barriers are initialised once (mbarrier.init of a live barrier is undefined)."""
+        source = self.pipeline
+        inits = [use.operation for use in source.uses if isinstance(use.operation, PipelineInitOp)]
+        owner = source.owner
+        if isinstance(owner, PipelineInitOp):
+            raise VerifyException(
+                "cutlass.pipeline.init: the pipeline is already initialised (its operand is the result of "
+                "another cutlass.pipeline.init); initialise the cutlass.pipeline.create result once"
+            )
+        if len(inits) > 1:
+            block = self.parent_block()
+            if block is not None and all(i.parent_block() is block for i in inits):
+                order = {id(o): n for n, o in enumerate(block.ops)}
+                inits.sort(key=lambda o: order[id(o)])
+        if len(inits) > 1 and inits[0] is not self:
+            first = inits[0]
+            from tileorch.diagnostics import location_str
+
+            raise VerifyException(
+                f"cutlass.pipeline.init: the pipeline is initialised twice (first at {location_str(first)}); "
+                "each cutlass.pipeline.create is initialised by one cutlass.pipeline.init"
+            )
 
     def _verify_arrive_counts(self) -> None:
         """A present ``arvCount`` must be what ``cutlass-stamp-arrive-counts`` derives."""
@@ -428,6 +506,11 @@ class PipelineInitOp(IRDLOperation):
         for i, value in enumerate(values):
             if value < minimum:
                 raise VerifyException(f"cutlass.pipeline.init: {key}[{i}] must be >= {minimum}, found {value}")
+            if value > MBARRIER_MAX_COUNT:
+                raise VerifyException(
+                    f"cutlass.pipeline.init: {key}[{i}] = {value} does not fit an mbarrier's 20-bit "
+                    f"{'transaction' if key == 'transaction_size' else 'arrive'} count (at most {MBARRIER_MAX_COUNT})"
+                )
 
     def _verify_barrier_ids(self) -> None:
         if self.barrier_id_base is None:
@@ -564,6 +647,10 @@ class _PipeStateSyntax(IRDLOperation):
     KEYWORD_OPERANDS: ClassVar[tuple[str, ...]] = ()
     FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = ()
     RESULT_TYPE: ClassVar[Attribute | None] = None
+    ROLE: ClassVar[str | None] = None
+    """``producer`` / ``consumer``: the side of the pipeline whose executors may run this op."""
+    TOKEN_FROM: ClassVar[str | None] = None
+    """The try-op whose result is this op's ``token`` operand."""
 
     def verify_(self) -> None:
         pipe = expect_pipeline(self, self.operands[0])
@@ -571,6 +658,10 @@ class _PipeStateSyntax(IRDLOperation):
         for keyword in self.KEYWORD_OPERANDS:
             expect_i1(self, getattr(self, keyword), keyword)
         check_not_elided(self, pipe, self.FORBIDDEN_WHEN)
+        if self.TOKEN_FROM is not None:
+            check_token_source(self, getattr(self, "token", None), self.TOKEN_FROM)
+        if self.ROLE is not None:
+            check_role(self, self.operands[0], self.ROLE)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -594,6 +685,82 @@ class _PipeStateSyntax(IRDLOperation):
         )
 
 
+def pipeline_init_of(value: SSAValue, depth: int = 0) -> PipelineInitOp | None:
+    """The ``cutlass.pipeline.init`` that initialised the pipeline ``value`` (through the block
+    arguments of ``switch_by_executor`` arms), or None when it cannot be seen."""
+    if depth > 16:
+        return None
+    owner = value.owner
+    if isinstance(owner, PipelineInitOp):
+        return owner
+    if isinstance(owner, PipelineCreateOp):
+        inits = [u.operation for u in value.uses if isinstance(u.operation, PipelineInitOp)]
+        return inits[0] if len(inits) == 1 else None
+    if isinstance(owner, Block):
+        switch = owner.parent_op()
+        if isinstance(switch, SwitchByExecutorOp):
+            region = owner.parent
+            arm = next((i for i, r in enumerate(switch.arms) if r is region), None)
+            index = value.index if hasattr(value, "index") else None
+            if arm is not None and index is not None:
+                group = switch.arm_pipelines(arm)
+                if index < len(group):
+                    return pipeline_init_of(group[index], depth + 1)
+    return None
+
+
+def group_threads(init: PipelineInitOp, role: str) -> int:
+    """Threads of all producer (or consumer) groups of ``init``."""
+    unit = THREADS_PER_UNIT.get(init.executor_type())
+    if unit is None:
+        return 0
+    threads = 0
+    for mask in init.producer_masks() if role == "producer" else init.consumer_masks():
+        threads |= executors.expand(mask, unit)
+    return threads
+
+
+def check_role(op: Operation, pipeline: SSAValue, role: str) -> None:
+    """A producer-side op runs on the pipeline's producer threads, a consumer-side op on its
+    consumer threads.  Directly in an executor region every thread of the executor runs the op, so
+    the executor must lie within the role's threads; under a conditional (``scf.if`` on a thread
+    id, an elected leader) some of them may, so the executor must at least overlap the role."""
+    init = pipeline_init_of(pipeline)
+    enclosing = executors.enclosing_set(op)
+    if init is None or enclosing is None:
+        return
+    role_threads = group_threads(init, role)
+    threads, where, container = enclosing
+    if not role_threads:
+        return
+    unconditional = executors.path_is_unconditional(op, container)
+    outside = threads & ~role_threads
+    if (unconditional and outside) or not threads & role_threads:
+        from tileorch.diagnostics import location_str
+
+        raise VerifyException(
+            f"{op.name} is a {role}-side op, but {where} runs {executors.thread_range_text(outside or threads)}, "
+            f"which are not {role}s of the pipeline (its {role} groups cover "
+            f"{executors.thread_range_text(role_threads)}; cutlass.pipeline.init at {location_str(init)})"
+        )
+
+
+def check_token_source(op: Operation, token: SSAValue | None, expected: str) -> None:
+    """``token(%t)`` of producer_acquire comes from producer_try_acquire, of consumer_wait from
+    consumer_try_wait (a token of the other kind probes the other barrier)."""
+    if token is None:
+        return
+    owner = token.owner
+    if isinstance(owner, Operation) and owner.name in (ProducerTryAcquireOp.name, ConsumerTryWaitOp.name):
+        if owner.name != expected:
+            raise VerifyException(
+                f"{op.name}: the token comes from {owner.name}, which probes the other barrier; use the "
+                f"result of {expected} on the same pipeline and state"
+            )
+        if owner.operands[0] is not op.operands[0] and pipeline_init_of(owner.operands[0]) is not pipeline_init_of(op.operands[0]):
+            raise VerifyException(f"{op.name}: the token comes from a {expected} on another pipeline")
+
+
 def _pipe_state_operands(pipeline: SSAValue, state: SSAValue, *optional: SSAValue | None) -> list:
     return [pipeline, state, *([v] if v is not None else [] for v in optional)]
 
@@ -609,6 +776,8 @@ class ProducerAcquireOp(_PipeStateSyntax):
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
     KEYWORD_OPERANDS: ClassVar[tuple[str, ...]] = ("token",)
     FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (EMPTY,)
+    ROLE: ClassVar[str | None] = "producer"
+    TOKEN_FROM: ClassVar[str | None] = "cutlass.pipeline.producer_try_acquire"
 
     def __init__(self, pipeline: SSAValue, state: SSAValue, token: SSAValue | None = None):
         super().__init__(operands=_pipe_state_operands(pipeline, state, token))
@@ -626,6 +795,7 @@ class ProducerTryAcquireOp(_PipeStateSyntax):
     traits = traits_def(MemoryReadEffect())
     KEYWORD_OPERANDS: ClassVar[tuple[str, ...]] = ("skip_wait",)
     FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (EMPTY,)
+    ROLE: ClassVar[str | None] = "producer"
     RESULT_TYPE: ClassVar[Attribute | None] = i1
 
     def __init__(self, pipeline: SSAValue, state: SSAValue, skip_wait: SSAValue | None = None):
@@ -642,6 +812,7 @@ class ProducerCommitOp(_PipeStateSyntax):
     transaction_bytes = opt_prop_def(IntegerAttr[I32])
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
     FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (FULL,)
+    ROLE: ClassVar[str | None] = "producer"
 
     def __init__(self, pipeline: SSAValue, state: SSAValue, transaction_bytes: int | None = None):
         props = {"transaction_bytes": _i32(transaction_bytes)} if transaction_bytes is not None else {}
@@ -649,6 +820,11 @@ class ProducerCommitOp(_PipeStateSyntax):
 
     def verify_(self) -> None:
         super().verify_()
+        if self.transaction_bytes is not None and self.transaction_bytes.value.data > MBARRIER_MAX_COUNT:
+            raise VerifyException(
+                f"cutlass.pipeline.producer_commit: transaction_bytes = {self.transaction_bytes.value.data} does not "
+                f"fit an mbarrier's 20-bit transaction count (at most {MBARRIER_MAX_COUNT})"
+            )
         if self.transaction_bytes is not None and self.transaction_bytes.value.data < 0:
             raise VerifyException(
                 f"cutlass.pipeline.producer_commit: transaction_bytes must be >= 0, found "
@@ -665,6 +841,7 @@ class ProducerTailOp(_PipeStateSyntax):
     state = operand_def()
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
     FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (EMPTY,)
+    ROLE: ClassVar[str | None] = "producer"
 
     def __init__(self, pipeline: SSAValue, state: SSAValue):
         super().__init__(operands=[pipeline, state])
@@ -681,6 +858,8 @@ class ConsumerWaitOp(_PipeStateSyntax):
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
     KEYWORD_OPERANDS: ClassVar[tuple[str, ...]] = ("token",)
     FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (FULL,)
+    ROLE: ClassVar[str | None] = "consumer"
+    TOKEN_FROM: ClassVar[str | None] = "cutlass.pipeline.consumer_try_wait"
 
     def __init__(self, pipeline: SSAValue, state: SSAValue, token: SSAValue | None = None):
         super().__init__(operands=_pipe_state_operands(pipeline, state, token))
@@ -698,6 +877,7 @@ class ConsumerTryWaitOp(_PipeStateSyntax):
     traits = traits_def(MemoryReadEffect())
     KEYWORD_OPERANDS: ClassVar[tuple[str, ...]] = ("skip_wait",)
     FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (FULL,)
+    ROLE: ClassVar[str | None] = "consumer"
     RESULT_TYPE: ClassVar[Attribute | None] = i1
 
     def __init__(self, pipeline: SSAValue, state: SSAValue, skip_wait: SSAValue | None = None):
@@ -713,6 +893,7 @@ class ConsumerReleaseOp(_PipeStateSyntax):
     state = operand_def()
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
     FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (EMPTY,)
+    ROLE: ClassVar[str | None] = "consumer"
 
     def __init__(self, pipeline: SSAValue, state: SSAValue):
         super().__init__(operands=[pipeline, state])
@@ -827,6 +1008,7 @@ class ProduceOp(_StageRegionSyntax):
     body = region_def("single_block")
     traits = traits_def(NoTerminator(), MemoryReadEffect(), MemoryWriteEffect())
     FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (FULL, EMPTY)
+    ROLE: ClassVar[str | None] = "producer"
 
     def __init__(self, pipeline: SSAValue, state: SSAValue, transaction_bytes: int | None = None, body: Region | None = None):
         props = {"transaction_bytes": _i32(transaction_bytes)} if transaction_bytes is not None else {}
@@ -843,6 +1025,7 @@ class ConsumeOp(_StageRegionSyntax):
     body = region_def("single_block")
     traits = traits_def(NoTerminator(), MemoryReadEffect(), MemoryWriteEffect())
     FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (FULL, EMPTY)
+    ROLE: ClassVar[str | None] = "consumer"
 
     def __init__(self, pipeline: SSAValue, state: SSAValue, body: Region | None = None):
         super().__init__(operands=[pipeline, state], regions=[body or Region(Block())])
