@@ -4,6 +4,10 @@
 // RUN: filecheck %s --check-prefix=PTX < %t.ptx
 // RUN: ptxas -arch=sm_90a %t.ptx -o %t.cubin
 // RUN: tileorch-opt %S/../../../examples/tile_gemm.mlir -p "tileas-tier,convert-nv-tileas-to-cutlass{schedule=streamk}" | filecheck %s --check-prefix=STREAMK
+// RUN: tileorch-opt %S/../../../examples/tile_gemm.mlir -p "tileas-tier{dynamic-persistent=true}" | filecheck %s --check-prefix=DYN
+// RUN: tileorch-opt %S/../../../examples/tile_gemm.mlir -p "tileas-tier{dynamic-persistent=true},convert-nv-tileas-to-cutlass{schedule=dp}" | filecheck %s --check-prefix=DP
+// RUN: tileorch-opt %S/../../../examples/tile_gemm.mlir -p "tileas-tier{dynamic-persistent=true},convert-nv-tileas-to-cutlass{schedule=persistent}" | filecheck %s --check-prefix=PERSISTENT
+// RUN: tileorch-opt %S/../../../examples/tile_gemm.mlir -p "tileas-tier{dynamic-persistent=true},convert-nv-tileas-to-cutlass{schedule=streamk}" | filecheck %s --check-prefix=STREAMK
 // The example tile GEMM, through the TileAS tier, lowered onto the cutlass pipeline and tile
 // scheduler ops and the TMA + WGMMA payload, to PTX that ptxas accepts for sm_90a.
 // CUTLASS: func.func @gemm_f16_f16_bn_128x128x64_s6_c1x1_persistent{{.*}} attributes {{{.*}}tileorch.gemm_config = "{{.*}}\22stages\22: 6{{.*}}", tileorch.tile_kernel = "tile_gemm"
@@ -14,3 +18,13 @@
 // PTX: cp.async.bulk.tensor.2d.shared::cluster.global
 // PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // STREAMK: cutlass.tile_scheduler.create_streamk_params
+// The dynamic-persistent form: agents inside the program-id loop, the next id claimed after them;
+// it lowers onto each of the tile schedulers.
+// DYN: scf.while (%{{.*}} = %{{.*}}) : (!nv_tileaa.program_id) -> !nv_tileaa.program_id
+// DYN: nv_tileaa.is_valid_program_id
+// DYN: nv_tileaa.get_program_id %{{.*}} {axis = 0 : i32}
+// DYN: nv_tileas.async.pipeline.agent_switch
+// DYN: %[[N:.*]] = nv_tileas.cancel_next_program_id
+// DYN-NEXT: scf.yield %[[N]] : !nv_tileaa.program_id
+// DP: func.func @gemm_f16_f16_bn_128x128x64_s6_c1x1_dp
+// PERSISTENT: cutlass.tile_scheduler.create_static_persistent_params

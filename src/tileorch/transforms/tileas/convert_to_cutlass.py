@@ -152,3 +152,19 @@ class ConvertNvTileasToCutlass(ModulePass):
         for kernel in kernels:
             if any(isinstance(o, AgentSwitchOp) for o in kernel.walk()):
                 lower_kernel(ctx, op, kernel, self.schedule)
+
+
+def lower_tile_program(text: str, schedule: str = "persistent", dynamic_persistent: bool = False,
+                       name: str = "<tile program>"):
+    """nv_tileaa text -> (GemmConfig, the lowered cutlass module): the tier plus this lowering.
+    The host side launches the result with ``tileorch.kernels.gemm.host.GemmKernel(cfg, cubin)``."""
+    from tileorch.kernels.gemm.config import GemmConfig
+    from tileorch.registry import make_context
+    from tileorch.transforms.tileas.tier import TileASTier
+
+    ctx = make_context()
+    module = parse_module(ctx, text, name)
+    TileASTier(dynamic_persistent=dynamic_persistent).apply(ctx, module)
+    ConvertNvTileasToCutlass(schedule=schedule).apply(ctx, module)
+    fn = next(op for op in module.walk() if CONFIG_ATTR in op.attributes)
+    return GemmConfig(**json.loads(fn.attributes[CONFIG_ATTR].data)), module

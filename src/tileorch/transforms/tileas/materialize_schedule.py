@@ -143,14 +143,24 @@ def materialize(func: Operation, loop: scf.ForOp, budget: int, max_stages: int) 
         after.append(cur)
         cur = cur.next_op
     term = outer.last_op
-    if term is not None and term is not loop and term not in after:
-        escaping = [r for op in [loop, *after] for r in op.results
-                    for u in r.uses if u.operation is term or not _inside_any(u.operation, [loop, *after])]
+    # what the block's terminator needs (e.g. the next program id of a dynamic-persistent loop)
+    # stays after the agent switch, unless it depends on the loop
+    outside: set[Operation] = set()
+    if term is not None and term is not loop:
+        work = [v.owner for v in term.operands if isinstance(v.owner, Operation)]
+        while work:
+            o = work.pop()
+            if o in after and o not in outside:
+                outside.add(o)
+                work += [v.owner for v in o.operands if isinstance(v.owner, Operation)]
+    after_in = [o for o in after if o not in outside]
+    if term is not None and term is not loop:
+        escaping = [r for op in [loop, *after_in] for r in op.results
+                    for u in r.uses if not _inside_any(u.operation, [loop, *after_in])]
         if escaping:
             raise LocatedError(term, "failed to run agent dispatcher: a value computed by the warp-specialized loop "
                                      "or its epilogue is used outside the agents")
-    else:  # the loop ends its block (no terminator): keep everything in the consumer
-        pass
+    after = after_in
     consumer_warps = num_worker_warps(func)
     # pipeline and iterators, before the loop
     pipe_t = ts.AsyncPipelineType(stages, elems)
