@@ -144,7 +144,11 @@ class Mutator:
         span = self._pick(text, _INT_RE)
         if span is None:
             return None
-        value = int(text[span[0]:span[1]], 0)
+        literal = text[span[0]:span[1]]
+        try:
+            value = int(literal, 0)
+        except ValueError:  # a decimal with leading zeros ("01")
+            value = int(literal.lstrip("-").lstrip("0") or "0") * (-1 if literal.startswith("-") else 1)
         new = self.rng.choice([value + 1, value - 1, value * 2, -value, value // 2, value * 8, value + 32])
         return _replace(text, span, str(new))
 
@@ -419,11 +423,14 @@ class Report:
         return "\n".join(lines)
 
 
-def calibrate(seeds: list[Seed], runner: Runner, compile_limit: float) -> None:
+def calibrate(seeds: list[Seed], runner: Runner, compile_limit: float, compile_weight: float = 4.0,
+              max_seeds: int = 40) -> None:
     """Run every seed once unmutated with ``tileorch compile``: seeds that reach PTX within
-    ``compile_limit`` seconds are also fuzzed in compile mode (and weighted up)."""
+    ``compile_limit`` seconds are also fuzzed in compile mode (and weighted up).  At most
+    ``max_seeds`` candidates are tried: the examples first, then the shortest kernels."""
     pending = [(i, s) for i, s in enumerate(seeds)
                if not s.name.endswith(":generic") and ("nvvm.kernel" in s.text or s.name.startswith("examples/"))]
+    pending = sorted(pending, key=lambda p: (not p[1].name.startswith("examples/"), len(p[1].text)))[:max_seeds]
     while pending or runner.running:
         while pending and not runner.full():
             i, seed = pending.pop()
@@ -431,8 +438,8 @@ def calibrate(seeds: list[Seed], runner: Runner, compile_limit: float) -> None:
         (_, i), outcome = runner.reap()
         seed = seeds[i]
         if outcome.reached_ptx and outcome.seconds <= compile_limit:
-            seed.modes = ("opt", "compile", "compile", "check")
-            seed.weight = 4.0
+            seed.modes = ("opt", "compile", "compile", "compile", "check")
+            seed.weight = compile_weight
         elif "pipeline" in seed.text or "named_barrier" in seed.text:
             seed.modes = ("opt", "check")
     by_name = {s.name: s for s in seeds}
@@ -460,7 +467,9 @@ def fuzz(seeds: list[Seed], *, inputs: int, seconds: float, jobs: int, rng_seed:
                 seed = rng.choices(seeds, weights)[0]
                 modes = [m for m in seed.modes if m in mode_filter] or ["opt"]
                 mode = rng.choice(modes)
-                text, applied = mutator.mutate(seed.text, rng.choice([1, 1, 1, 2, 3]))
+                # compile-mode mutants get one mutation: more of them stay valid and reach LLVM
+                count = 1 if mode == "compile" else rng.choice([1, 1, 1, 2, 3])
+                text, applied = mutator.mutate(seed.text, count)
                 if not applied:
                     continue
                 pending_meta[n] = (seed.name + " [" + ", ".join(applied) + "]", mode, text)
@@ -500,6 +509,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=int, default=60, help="seconds per input before it counts as a hang")
     parser.add_argument("--compile-limit", type=float, default=4.0,
                         help="seeds that compile within this many seconds are fuzzed in compile mode too")
+    parser.add_argument("--compile-weight", type=float, default=4.0,
+                        help="how much more often a seed that compiles is picked (default 4)")
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated subset of opt,compile,check")
     parser.add_argument("--out", type=Path, default=None, help="save findings here")
     parser.add_argument("--replay", type=Path, nargs="*", help="run these files once in every mode and report")
@@ -531,7 +542,7 @@ def main(argv: list[str] | None = None) -> int:
     seeds += generic
     with tempfile.TemporaryDirectory(prefix="tileorch-fuzz-cal-") as tmp:
         if "compile" in modes:
-            calibrate(seeds, Runner(Path(tmp), args.jobs, args.timeout), args.compile_limit)
+            calibrate(seeds, Runner(Path(tmp), args.jobs, args.timeout), args.compile_limit, args.compile_weight)
     n_compile = sum("compile" in s.modes for s in seeds)
     print(f"fuzz: {len(seeds)} seeds ({len(generic)} generic), {n_compile} fuzzed in compile mode", flush=True)
     report = fuzz(seeds, inputs=args.inputs, seconds=args.seconds, jobs=args.jobs, rng_seed=args.seed,

@@ -729,7 +729,10 @@ def check_role(op: Operation, pipeline: SSAValue, role: str) -> None:
     enclosing = executors.enclosing_set(op)
     if init is None or enclosing is None:
         return
-    role_threads = group_threads(init, role)
+    try:
+        role_threads = group_threads(init, role)
+    except Exception:  # noqa: BLE001 - an init that does not verify is reported at the init
+        return
     threads, where, container = enclosing
     if not role_threads:
         return
