@@ -1,0 +1,30 @@
+"""Every TileAS-tier pass is registered under tileiras' CLI name and resolves to a ModulePass of
+that name; the tier pipeline names only registered passes."""
+
+from xdsl.passes import ModulePass
+
+from tileorch.registry import PASSES, resolve
+from tileorch.transforms.tileas.tier import TILEAS_PASSES, pipeline_string
+
+TILEIRAS_NAMES = [
+    "convert-tileaa-to-tileas", "tileas-assign-dot-layouts", "tileas-assign-load-store-layouts",
+    "tileas-plan-cta", "tileas-remove-layout-conversions", "sink-negf-through-shapes",
+    "tileas-prepare-for-scheduling", "tileas-slicing", "tileas-materialize-schedule",
+    "optimize-execution-unit-mapping", "propagate-execution-unit", "tileas-resolve-agent-boundary",
+    "tileas-remove-buffer-alias", "tileas-insert-OCG-knobs", "tileas-dynamic-persistent",
+]
+
+
+def test_tileiras_pass_names_are_registered():
+    for name in TILEIRAS_NAMES + ["tileas-rewrite-pipeline-iterator-types", "tileas-tier",
+                                  "convert-nv-tileas-to-cutlass"]:
+        cls = resolve(PASSES[name])
+        assert issubclass(cls, ModulePass) and cls.name == name
+
+
+def test_tier_pipeline_uses_registered_passes_in_order():
+    assert all(name in PASSES for name in TILEAS_PASSES)
+    names = pipeline_string(dynamic_persistent=True).split(",")
+    assert names[:2] == ["convert-tileaa-to-tileas", "tileas-dynamic-persistent"]
+    assert names.index("tileas-materialize-schedule") < names.index("optimize-execution-unit-mapping")
+    assert names[-1] == "tileas-insert-OCG-knobs"
