@@ -557,7 +557,7 @@ class _Program:
         self.copying = {self.k.init_of(transfers.stage_barrier(o).operands[0], rg)
                         for o in k._own_ops(rg.region) if o.name in transfers.COPIES}
         self.delivered: dict[tuple[str, int], dict[object, int]] = {}
-        self.unsized: dict[tuple[str, int], dict[object, int]] = {}
+        self.unsized: dict[tuple[str, int], list[tuple[object, int]]] = {}
         self.copy_ops: dict[tuple[str, int], Operation] = {}
         self.rel: dict[str, str] = {}            # state variable -> its release cursor
         self.rel_decls: dict[str, StateDecl] = {}
@@ -862,8 +862,11 @@ class _Program:
         dst = transfers.destination(op, self.ev, self.k.ctas)
         leaders = frozenset(r[0] for r in self._ranges(init, init.producer_masks()))
         count = transfers.issuers(op, sorted(self.threads), transfers.scope_of(state), leaders)
-        by_dst = (self.delivered if nbytes is not None else self.unsized).setdefault(key, {})
-        by_dst[dst] = by_dst.get(dst, 0) + (nbytes if nbytes is not None else 1) * count
+        if nbytes is None:
+            self.unsized.setdefault(key, []).append((dst, count))
+        else:
+            by_dst = self.delivered.setdefault(key, {})
+            by_dst[dst] = by_dst.get(dst, 0) + nbytes * count
         self.copy_ops.setdefault(key, op)
 
     def _fill(self, init: Operation, pipe: Pipeline, key: tuple[str, int], op: Operation,
@@ -877,7 +880,7 @@ class _Program:
         if init in self.copying:
             copy = self.copy_ops.pop(key, None)
             delivered = self.delivered.pop(key, {})
-            unsized = self.unsized.pop(key, {})
+            unsized = self.unsized.pop(key, [])
             if unsized:
                 delivered = self._assumed_sizes(init, pipe, op, copy, delivered, unsized, tx)
             delivered = {d: n for d, n in delivered.items() if n}
@@ -914,14 +917,18 @@ class _Program:
 
     def _assumed_sizes(self, init, pipe, op, copy, delivered, unsized, tx) -> dict:
         """Bytes of tensor loads whose box size is not in the IR (no ``cutlass.tx_bytes``):
-        each CTA's stage must receive the same number n of them (from its own and its peers'
-        multicasts), and each is assumed to deliver ``tx / n``, a located note saying so."""
+        counting each load op once per stage (issued by one thread of each CTA), each CTA's
+        stage must receive the same number n of them (from its own and its peers'
+        multicasts), and each is assumed to deliver ``tx / n``, a located note saying so.  A
+        load the agent's threads actually issue more than once per stage delivers that many
+        times the share (so an unelected issue still overfills the barrier)."""
         if delivered:
             raise LocatedError(copy, "the checker cannot mix tensor loads without "
                                f"{transfers.TX_ATTR} and sized copies on one stage")
         ctas = self.k.ctas
         landing = [0] * ctas
-        for dst, n in unsized.items():
+        for dst, count in unsized:
+            n = min(count, 1)
             for d in range(ctas):
                 if dst is None:
                     sources = 1
@@ -940,7 +947,10 @@ class _Program:
             f"{landing[0]} TMA tensor loads landing in each CTA's stage carry no "
             f"{transfers.TX_ATTR} (their box sizes are in the host's tensor maps); checked "
             f"assuming each delivers {share} bytes, {tx} in all, as this commit expects"))
-        return {dst: n * share for dst, n in unsized.items()}
+        out: dict = {}
+        for dst, count in unsized:
+            out[dst] = out.get(dst, 0) + count * share
+        return out
 
     def _ranges(self, init: Operation, masks: list[int]) -> list[range]:
         """The threads of each group mask (a contiguous run of executor units)."""

@@ -37,6 +37,7 @@ from tileorch.analysis.protocol import (
 from tileorch.analysis.symmetry import cta_permutations, permute_state
 
 FULL, EMPTY = 0, 1
+INVISIBLE = (Advance, ConsumerRead)
 TOK_NONE, TOK_DONE, TOK_AGAIN = 0, 1, 2
 
 
@@ -88,6 +89,7 @@ class Machine:
                  symmetry: bool = True):
         self.protocol = protocol
         self.values = dict(values or {})
+        self.fuse_invisible = True     # fire() runs an agent's invisible steps with it
         self.agents: tuple[Agent, ...] = protocol.agents
         self.programs = [unroll(a.program, self.values) for a in self.agents]
         self.pipe_index = {p.name: i for i, p in enumerate(protocol.pipelines)}
@@ -535,11 +537,27 @@ class Machine:
         return True
 
     def fire(self, state: tuple, choice: tuple[str, int]) -> Outcome:
+        """One transition.  An agent's step also runs the invisible steps that follow it
+        (state advances and reads of a stage it holds: they touch nothing another agent or
+        copy can see, are always enabled, and their checks read only the agent's own ghost),
+        so no state is stored between them; the step shown in traces is the first one."""
         if choice[0] == "land":
             return self._land(state, choice[1])
-        ex = _Exec(self, state, choice[1], alt=choice[0] == "alt")
+        i = choice[1]
+        ex = _Exec(self, state, i, alt=choice[0] == "alt")
         ex.run()
-        return ex.outcome()
+        out = ex.outcome()
+        prog = self.programs[i]
+        while out.violation is None and self.fuse_invisible:
+            pc = out.state[0][i][0]
+            if pc >= len(prog) or not isinstance(prog[pc], INVISIBLE):
+                break
+            nxt = _Exec(self, out.state, i)
+            nxt.run()
+            follow = nxt.outcome()
+            out = Outcome(follow.state, out.step if follow.violation is None else follow.step,
+                          follow.violation)
+        return out
 
     def _land(self, state: tuple, j: int) -> Outcome:
         pipe, cta, slot, nbytes, _round = state[2][j]

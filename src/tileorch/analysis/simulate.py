@@ -40,6 +40,7 @@ def simulate(protocol: Protocol, values: dict[str, int], seed: int = 0,
              max_steps: int = 1_000_000) -> Simulation:
     """One random interleaving of ``protocol`` with trip counts ``values``."""
     m = Machine(protocol, values)
+    m.fuse_invisible = False    # every read is a step: the functional result records them
     rng = random.Random(seed)
     state = m.initial()
     steps: list[Step] = []
