@@ -297,13 +297,13 @@ def test_user_fixup_is_evaluated_per_split():
     assert [fix.agents[k].program[0].value for k in (1, 2)] == [1, 2]   # lock == K_idx
 
 
-FINAL_WAIT = ("          cutlass.tile_scheduler.fixup_wait %sched, %w : "
+FINAL_WAIT = ("            cutlass.tile_scheduler.fixup_wait %sched, %w : "
               "!cutlass.tile_scheduler<streamk>, !cutlass.streamk_work_tile_info\n"
-              "          %sum")
+              "            %folded")
 
 
 def test_ir_mutant_user_reducer_without_fixup_wait(tmp_path):
-    path = _mutate(tmp_path, FINAL_WAIT, "          %sum", "streamk_fixup_user.mlir")
+    path = _mutate(tmp_path, FINAL_WAIT, "            %folded", "streamk_fixup_user.mlir")
     protocols, _ = load(str(path))
     assert check(protocols[0]).violation.prop == P.FIXUP_ORDER
 

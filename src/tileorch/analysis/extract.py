@@ -343,6 +343,7 @@ class _Kernel:
                                 notes=tuple(self.notes.values()), origin=self.func))
         if self.fixup_user:
             out.append(self._user_fixup(name))
+            out.append(self._user_unsplit(name))
         elif self.fixups:
             sk = catalog.streamk_fixup(3)
             fix = self.fixups[0]
@@ -363,6 +364,9 @@ class _Kernel:
                 "scf.for", "scf.while"):
             body = holder.parent_block()
             holder = body.parent_op()
+        from tileorch.analysis.fixup_checks import check_per_tile_workspace
+
+        check_per_tile_workspace(body, holder)
         agents = []
         for j in range(SPLITS):
             work = {"k_tile_start": j, "k_tile_count": 1, "final": int(j == SPLITS - 1)}
@@ -374,6 +378,11 @@ class _Kernel:
                                 partial=j, origin=rg.owner))
         return Protocol(f"{name}.fixup", (), tuple(agents), deterministic=True,
                         partials=(("tile", tuple(range(SPLITS))),), origin=holder)
+
+    def _user_unsplit(self, name: str) -> Protocol:
+        from tileorch.analysis.fixup_checks import unsplit_protocol
+
+        return unsplit_protocol(self, name, _fixup_block)
 
 
 def _fixup_block(block, ev: Evaluator) -> list[Op]:
