@@ -528,7 +528,10 @@ class BytecodeReader:
                 continue
             if not f.optional and ver < f.since:
                 continue  # written only from its version on; the op's default applies
-            props[_prop(f.name)] = self._attr(r, f, mnemonic, result_types)
+            a = self._attr(r, f, mnemonic, result_types)
+            if f.kind == "boolarray" and not any(a.get_values()):
+                continue  # 13.4 inbounds with nothing known in bounds: the default
+            props[_prop(f.name)] = a
         # operands
         groups: dict[str, list] = {}
         operand_fields = [f for f in fields if not f.is_attr]
