@@ -38,6 +38,12 @@ def warp_cooperative_arrive_count(op: Operation, explicit: int | None) -> int:
     """Check the warp-cooperative rules for ``op``; return its arrive count (threads)."""
     executor = enclosing_executor(op)
     if executor is not None:
+        try:
+            kind = executor.executor_kind()
+            executor.mask_bits()
+        except Exception:  # noqa: BLE001 - an exec without valid properties reports itself
+            executor = None
+    if executor is not None:
         kind = executor.executor_kind()
         if kind not in WARP_GRANULAR_KINDS:
             raise VerifyException(
@@ -73,6 +79,14 @@ def check_thread_count(op: Operation, count: int, source: str = "num_threads") -
         raise VerifyException(
             f"'{op.name}' op arrive count (from {source}) must be at most "
             f"{MAX_CTA_THREADS} (threads per CTA), found {count}"
+        )
+    from tileorch.dialects.cutlass.executors import cta_size
+
+    cta = cta_size(op)
+    if cta is not None and count > cta[0]:
+        raise VerifyException(
+            f"'{op.name}' op arrive count (from {source}) is {count}, more than the {cta[0]} threads "
+            f"of the CTA ({cta[1]}): the barrier could never complete"
         )
 
 

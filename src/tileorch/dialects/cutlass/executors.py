@@ -70,6 +70,22 @@ def kernel_threads(op: Operation) -> tuple[int, str] | None:
     return None
 
 
+def kind_of(op: Operation) -> str | None:
+    """The executor kind of a ``cutlass.async.exec`` (None if the op lacks a valid one: it is
+    reported by its own verifier, not by the ops nested in it)."""
+    try:
+        return op.executor_kind()
+    except Exception:  # noqa: BLE001 - e.g. a generic-form exec without its executor property
+        return None
+
+
+def mask_of(op: Operation) -> int | None:
+    try:
+        return op.mask_bits()
+    except Exception:  # noqa: BLE001
+        return None
+
+
 def exec_threads_prop(op: Operation) -> int | None:
     threads = op.properties.get("threads")
     return threads.value.data if isinstance(threads, IntegerAttr) else None
@@ -80,7 +96,7 @@ def cta_size(op: Operation) -> tuple[int, str] | None:
     else the kernel's ``nvvm.reqntid`` / ``nvvm.maxntid``."""
     parent = op.parent_op()
     while parent is not None:
-        if parent.name == ASYNC_EXEC and parent.executor_kind() == "cta":
+        if parent.name == ASYNC_EXEC and kind_of(parent) == "cta":
             n = exec_threads_prop(parent)
             if n is not None and n >= 1:
                 return n, f"threads({n}) of the enclosing cta executor"
@@ -93,8 +109,9 @@ def cta_size(op: Operation) -> tuple[int, str] | None:
 
 def exec_thread_set(op: Operation) -> int | None:
     """Threads of a ``cutlass.async.exec`` (None for a ``cta`` executor of unknown size)."""
-    kind = op.executor_kind()
-    mask = op.mask_bits()
+    kind, mask = kind_of(op), mask_of(op)
+    if kind is None or mask is None:
+        return None
     if kind == "cta":
         n = exec_threads_prop(op)
         return (1 << n) - 1 if n is not None and 1 <= n <= MAX_CTA_THREADS else None
@@ -105,7 +122,7 @@ def nearest_exec_kind(op: Operation) -> str | None:
     parent = op.parent_op()
     while parent is not None:
         if parent.name == ASYNC_EXEC:
-            return parent.executor_kind()
+            return kind_of(parent)
         parent = parent.parent_op()
     return None
 
@@ -120,14 +137,17 @@ def enclosing_set(op: Operation) -> tuple[int, str, Operation] | None:
             threads = exec_thread_set(parent)
             if threads is None:
                 return None
-            return threads, f"the enclosing {parent.executor_kind()} executor (mask {parent.mask_bits():#x})", parent
+            return threads, f"the enclosing {kind_of(parent)} executor (mask {mask_of(parent):#x})", parent
         if parent.name == SWITCH:
             region = child.parent_region()
             arm = next((i for i, r in enumerate(parent.arms) if r is region), None)
             kind = nearest_exec_kind(parent)
             if arm is None or kind is None or kind == "cta":
                 return None
-            masks = parent.arm_masks(arm)
+            try:
+                masks = parent.arm_masks(arm)
+            except Exception:  # noqa: BLE001 - a switch without valid masks reports itself
+                return None
             union = 0
             for m in masks:
                 union |= m

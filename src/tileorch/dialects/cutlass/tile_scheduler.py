@@ -253,6 +253,7 @@ class _MakeParamsOp(IRDLOperation):
             )
         if not operands:
             _check_power_of_two_cga(from_type)
+            self._check_module_cluster(from_type)
             return
         if len(operands) != 3:
             raise VerifyException(f"cga(...) takes 3 operands (x, y, z), found {len(operands)}")
@@ -268,6 +269,26 @@ class _MakeParamsOp(IRDLOperation):
                 f"CGA shape operands {values} disagree with the result type's cga = {list(from_type)}"
             )
         _check_power_of_two_cga(tuple(values))  # type: ignore[arg-type]
+        self._check_module_cluster(tuple(values))
+
+    def _check_module_cluster(self, cga) -> None:
+        """The scheduler's CGA shape is the module's cluster shape (when the module declares one):
+        the device lowering maps work tiles to the CTAs of the launched cluster."""
+        parent = self.parent_op()
+        while parent is not None and "cutlass.cluster_shape" not in parent.attributes:
+            parent = parent.parent_op()
+        if parent is None:
+            return
+        attr = parent.attributes["cutlass.cluster_shape"]
+        try:
+            shape = tuple(int(v) for v in attr.get_values())
+        except Exception:  # noqa: BLE001 - a malformed cluster_shape is reported at the module
+            return
+        if len(shape) == 3 and tuple(cga) != shape:
+            raise VerifyException(
+                f"the scheduler's CGA shape {list(cga)} differs from the module's cutlass.cluster_shape "
+                f"{list(shape)}"
+            )
 
     def _verify_raster(self, params_type: Attribute) -> None:
         from_type = params_type.raster()  # type: ignore[attr-defined]
