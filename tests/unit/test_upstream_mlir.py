@@ -99,10 +99,7 @@ FORMS = ["nvvm", "nvvm-generic", "llvm", "llvm-generic"]
 
 # (example, form) -> the known gap (docs/nvvm-conformance.md "Not verified"); xfail, not strict, so
 # that the fix shows as XPASS and the entry is then removed
-KNOWN_GAPS = {
-    ("gemm_sm90", "nvvm-generic"): "nvvm.cp.async.bulk.tensor.global.shared.cta prints 4 operand segments; "
-                                   "upstream has 5 (…, l2CacheHint, predicate)",
-}
+KNOWN_GAPS: dict = {}
 
 
 @pytest.fixture(scope="module")

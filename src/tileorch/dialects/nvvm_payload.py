@@ -268,6 +268,15 @@ class LdStMatrixShapeAttr(ParametrizedAttribute):
 # --------------------------------------------------------------------------- shared syntax helpers
 
 
+def _parse_ptr_type(parser: Parser) -> Attribute:
+    """A pointer type, also in the elided form upstream MLIR prints after ``!llvm.ptr, `` (``<3>``)."""
+    if parser.parse_optional_punctuation("<") is not None:
+        space = parser.parse_integer(allow_negative=False)
+        parser.parse_punctuation(">")
+        return LLVMPointerType(IntAttr(space))
+    return parser.parse_type()
+
+
 def _parse_box(parser: Parser) -> list[SSAValue]:
     parser.parse_keyword("box")
     return parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_operand)
@@ -388,9 +397,9 @@ class CpAsyncBulkTensorGlobalToSharedClusterOp(IRDLOperation):
             cta_only = parser.parse_boolean()
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        parser.parse_type()
+        _parse_ptr_type(parser)
         parser.parse_punctuation(",")
-        parser.parse_type()
+        _parse_ptr_type(parser)
         op = cls(dst, tmap, coords, mbar, mask, hint, pred)
         if cta_only:
             op.properties["isCTAOnly"] = UnitAttr()
@@ -404,14 +413,8 @@ class CpAsyncBulkTensorGlobalToSharedClusterOp(IRDLOperation):
 
 
 class _TensorFromSharedOp(IRDLOperation):
-    """Shared parts of the shared::cta -> global tensor ops (store, reduce)."""
-
-    tmaDescriptor = operand_def(LLVMPointerType)
-    srcMem = operand_def(LLVMPointerType)
-    coordinates = var_operand_def(I32)
-    l2CacheHint = opt_operand_def(I64)
-    traits = traits_def(*SIDE_EFFECTS)
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    """Shared parts of the shared::cta -> global tensor ops (store, reduce); each subclass
+    declares its operands itself (xDSL orders subclass operands before inherited ones)."""
 
     def verify_(self) -> None:
         _check_mode(self)
@@ -447,9 +450,9 @@ class _TensorFromSharedOp(IRDLOperation):
         hint = _parse_named_operand(parser, "l2_cache_hint")
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        parser.parse_type()
+        _parse_ptr_type(parser)
         parser.parse_punctuation(",")
-        parser.parse_type()
+        _parse_ptr_type(parser)
         return hint, attrs
 
 
@@ -459,10 +462,23 @@ class CpAsyncBulkTensorSharedCTAToGlobalOp(_TensorFromSharedOp):
     the box are clipped by the hardware); completes in the issuing thread's bulk async-group."""
 
     name = "nvvm.cp.async.bulk.tensor.global.shared.cta"
+    tmaDescriptor = operand_def(LLVMPointerType)
+    srcMem = operand_def(LLVMPointerType)
+    coordinates = var_operand_def(I32)
+    l2CacheHint = opt_operand_def(I64)
+    predicate = opt_operand_def(i1)
     mode = opt_prop_def(TMAStoreModeAttr)
+    traits = traits_def(*SIDE_EFFECTS)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
-    def __init__(self, tmap, src, coords, l2_cache_hint=None):
-        super().__init__(operands=[tmap, src, list(coords), [l2_cache_hint] if l2_cache_hint is not None else []])
+    def __init__(self, tmap, src, coords, l2_cache_hint=None, predicate=None):
+        super().__init__(operands=[tmap, src, list(coords), [l2_cache_hint] if l2_cache_hint is not None else [],
+                                   [predicate] if predicate is not None else []])
+
+    def verify_(self) -> None:
+        super().verify_()
+        if self.predicate is not None:
+            raise VerifyException("a predicated TMA store is not supported; branch around it")
 
     def print(self, printer: Printer) -> None:
         self._print_head(printer)
@@ -484,8 +500,14 @@ class CpAsyncBulkTensorReduceOp(_TensorFromSharedOp):
     """TMA reduction of a shared-memory box into the tensor (``cp.reduce.async.bulk.tensor``)."""
 
     name = "nvvm.cp.async.bulk.tensor.reduce"
+    tmaDescriptor = operand_def(LLVMPointerType)
+    srcMem = operand_def(LLVMPointerType)
+    coordinates = var_operand_def(I32)
+    l2CacheHint = opt_operand_def(I64)
     redKind = prop_def(TMAReduxKindAttr)
     mode = opt_prop_def(TMAStoreModeAttr)
+    traits = traits_def(*SIDE_EFFECTS)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     def __init__(self, tmap, src, coords, kind: TMAReduxKind = TMAReduxKind.ADD, l2_cache_hint=None):
         super().__init__(operands=[tmap, src, list(coords), [l2_cache_hint] if l2_cache_hint is not None else []],
@@ -555,7 +577,7 @@ class CpAsyncBulkTensorPrefetchOp(IRDLOperation):
         hint = _parse_named_operand(parser, "l2_cache_hint")
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        parser.parse_type()
+        _parse_ptr_type(parser)
         op = cls(tmap, coords, hint)
         if "mode" in attrs:
             op.properties["mode"] = attrs.pop("mode")
@@ -596,7 +618,7 @@ class PrefetchOp(IRDLOperation):
         addr = parser.parse_operand()
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        parser.parse_type()
+        _parse_ptr_type(parser)
         op = cls(addr)
         op.attributes |= attrs
         return op
@@ -732,7 +754,21 @@ class WgmmaMmaAsyncOp(IRDLOperation):
                         out.append(parser.parse_str_enum(enum))
             return out
 
-        type_d, scale_d = bracket("D", (WGMMAType, WGMMAScaleOut))
+        parser.parse_punctuation(",")
+        parser.parse_characters("D")
+        with parser.in_square_brackets():
+            with parser.in_angle_brackets():
+                type_d = parser.parse_str_enum(WGMMAType)
+            parser.parse_punctuation(",")
+            with parser.in_angle_brackets():
+                scale_d = parser.parse_str_enum(WGMMAScaleOut)
+            satfinite = False
+            if parser.parse_optional_punctuation(",") is not None:  # upstream's <wrapped> | <satfinite>
+                with parser.in_angle_brackets():
+                    overflow = parser.parse_identifier()
+                if overflow not in ("wrapped", "satfinite"):
+                    parser.raise_error(f"expected wrapped or satfinite, got {overflow}")
+                satfinite = overflow == "satfinite"
         type_a, scale_a, layout_a = bracket("A", (WGMMAType, WGMMAScaleIn, MMALayout))
         type_b, scale_b, layout_b = bracket("B", (WGMMAType, WGMMAScaleIn, MMALayout))
         attrs = parser.parse_optional_attr_dict()
@@ -753,6 +789,8 @@ class WgmmaMmaAsyncOp(IRDLOperation):
             },
             attributes=attrs,
         )
+        if satfinite:
+            op.properties["satfinite"] = UnitAttr()
         return op
 
 
