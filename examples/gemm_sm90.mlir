@@ -70,7 +70,8 @@ builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = ar
               %kc = arith.muli %kt, %c64 : i32
               %adst = llvm.getelementptr %smem[%a_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
               %adst7 = llvm.addrspacecast %adst : !llvm.ptr<3> to !llvm.ptr<7>
-              nvvm.cp.async.bulk.tensor.shared.cluster.global %adst7, %tmap_a, %fb, box[%kc, %m0] : !llvm.ptr<7>, !llvm.ptr
+              // each box's bytes (the box shapes live in the host's tensor maps) for tileorch check
+              nvvm.cp.async.bulk.tensor.shared.cluster.global %adst7, %tmap_a, %fb, box[%kc, %m0] {cutlass.tx_bytes = 16384 : i32} : !llvm.ptr<7>, !llvm.ptr
               %bs_rows = arith.constant 128 : i32
               %bs_row = arith.muli %rank, %bs_rows : i32
               %bn = arith.addi %n0, %bs_row : i32
@@ -79,7 +80,7 @@ builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = ar
               %bs_off = arith.addi %b_off, %bs_off0 : i32
               %bdst = llvm.getelementptr %smem[%bs_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
               %bdst7 = llvm.addrspacecast %bdst : !llvm.ptr<3> to !llvm.ptr<7>
-              nvvm.cp.async.bulk.tensor.shared.cluster.global %bdst7, %tmap_b, %fb, box[%kc, %bn] multicast_mask = %mcast : !llvm.ptr<7>, !llvm.ptr
+              nvvm.cp.async.bulk.tensor.shared.cluster.global %bdst7, %tmap_b, %fb, box[%kc, %bn] multicast_mask = %mcast {cutlass.tx_bytes = 16384 : i32} : !llvm.ptr<7>, !llvm.ptr
             }
             // the elected thread arrives expecting the stage's bytes (A + all B slices)
             cutlass.pipeline.producer_commit %ready, %st {transaction_bytes = 49152 : i32}

@@ -18,6 +18,7 @@ from tileorch.schedulers.device_params import pack_device_params, record_bytes
     ({"tile_n": 320}, "wgmma n <= 256"),
     ({"tile_k": 32}, "tile_k must be 64"),
     ({"stages": 5}, f"sm_90 allows {SMEM_LIMIT}"),
+    ({"stages": 1}, "one stage deadlocks"),
     ({"cluster_m": 4}, "cluster_m must be 1 or 2"),
     ({"schedule": "split"}, "schedule must be one of"),
     ({"dtype": "f32"}, "dtype must be one of"),

@@ -107,7 +107,8 @@ class GemmConfig:
             (self.tile_m == 128, f"tile_m must be 128 (two consumer warp groups of 64 rows), got {self.tile_m}"),
             (self.tile_n in (64, 128, 192, 256), f"tile_n must be 64, 128, 192 or 256 (wgmma n <= 256), got {self.tile_n}"),
             (self.tile_k == 64, f"tile_k must be 64 (one 128-byte swizzle row of 16-bit elements), got {self.tile_k}"),
-            (1 <= self.stages <= 16, f"stages must be in [1, 16], got {self.stages}"),
+            (2 <= self.stages <= 16, f"stages must be in [2, 16] (one stage deadlocks: a consumer releases the "
+                                     f"previous stage only after waiting for the next), got {self.stages}"),
             (self.smem_bytes <= SMEM_LIMIT,
              f"{self.stages} stages of {self.stage_bytes} bytes (+ {self.epilogue_bytes} epilogue bytes) need "
              f"{self.smem_bytes} bytes of shared memory; sm_90 allows {SMEM_LIMIT}"),

@@ -90,7 +90,8 @@ def _b_loads(cfg: GemmConfig, ind: str) -> str:
             "%bs_off = arith.addi %b_off, %bs_off0 : i32",
             "%bdst = llvm.getelementptr %smem[%bs_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8",
             "%bdst7 = llvm.addrspacecast %bdst : !llvm.ptr<3> to !llvm.ptr<7>",
-            f"nvvm.cp.async.bulk.tensor.shared.cluster.global %bdst7, %tmap_b, %fb, box[%kc, %bn]{mcast} : !llvm.ptr<7>, !llvm.ptr",
+            f"nvvm.cp.async.bulk.tensor.shared.cluster.global %bdst7, %tmap_b, %fb, box[%kc, %bn]{mcast} "
+            f"{{cutlass.tx_bytes = {slice_rows * 128} : i32}} : !llvm.ptr<7>, !llvm.ptr",
         ]
     else:
         # B [K, N]: 64-column chunks of 64 K rows x 128 bytes, chunk j at +8 KiB * j.
@@ -105,7 +106,8 @@ def _b_loads(cfg: GemmConfig, ind: str) -> str:
                 f"%boff{j} = arith.addi %b_off, %boff{j}0 : i32",
                 f"%bdst{j} = llvm.getelementptr %smem[%boff{j}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8",
                 f"%bdst7{j} = llvm.addrspacecast %bdst{j} : !llvm.ptr<3> to !llvm.ptr<7>",
-                f"nvvm.cp.async.bulk.tensor.shared.cluster.global %bdst7{j}, %tmap_b, %fb, box[%bcol{j}, %kc]{mcast} : !llvm.ptr<7>, !llvm.ptr",
+                f"nvvm.cp.async.bulk.tensor.shared.cluster.global %bdst7{j}, %tmap_b, %fb, box[%bcol{j}, %kc]{mcast} "
+                f"{{cutlass.tx_bytes = 8192 : i32}} : !llvm.ptr<7>, !llvm.ptr",
             ]
         lines = [f"%bchunks = arith.constant {chunks} : i32", "%bchunk0 = arith.muli %rank, %bchunks : i32"] + lines
     return "".join(f"{ind}{line}\n" for line in lines)
@@ -143,7 +145,8 @@ def _producer(cfg: GemmConfig, t: dict[str, str]) -> str:
               %kc = arith.muli %kt, %c64 : i32
               %adst = llvm.getelementptr %smem[%a_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
               %adst7 = llvm.addrspacecast %adst : !llvm.ptr<3> to !llvm.ptr<7>
-              nvvm.cp.async.bulk.tensor.shared.cluster.global %adst7, %tmap_a, %fb, box[%kc, %m0] : !llvm.ptr<7>, !llvm.ptr
+              // each box's bytes (the box shapes live in the host's tensor maps) for tileorch check
+              nvvm.cp.async.bulk.tensor.shared.cluster.global %adst7, %tmap_a, %fb, box[%kc, %m0] {{cutlass.tx_bytes = {cfg.a_stage_bytes} : i32}} : !llvm.ptr<7>, !llvm.ptr
 {_b_loads(cfg, i14)}            }}
             // the elected thread arrives expecting the stage's bytes (A + all B slices)
             cutlass.pipeline.producer_commit %ready, %st {{transaction_bytes = {cfg.stage_bytes} : i32}}
