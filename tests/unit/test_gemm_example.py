@@ -4,11 +4,11 @@ sm_90a with no register spills (WGMMA accumulators must stay in registers)."""
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
+from tileorch.backend.ptxas import ptxas_available
 from tileorch.kernels.gemm.config import GemmConfig
 from tileorch.kernels.gemm.ir import gemm_kernel_ir
 
@@ -23,8 +23,7 @@ def test_example_is_the_default_kernel():
     assert _body(EXAMPLE.read_text()) == _body(gemm_kernel_ir(GemmConfig()))
 
 
-@pytest.mark.skipif(shutil.which("ptxas") is None and not __import__("os").environ.get("TILEORCH_PTXAS"),
-                    reason="ptxas not available")
+@pytest.mark.skipif(not ptxas_available(), reason="no ptxas (pip install nvidia-cuda-nvcc)")
 def test_example_compiles_without_spills():
     from tileorch.backend.compile import compile_text
     from tileorch.backend.ptxas import run_ptxas
