@@ -3,7 +3,8 @@
 The IR comes from the GEMM builder (``tileorch.kernels.gemm``) for the stage counts, cluster
 shapes and schedules it offers; each configuration's protocol (TMA tensor loads, B multicast
 over a 2x1 cluster, the consumers' lagged ``reads_retired`` release after ``wgmma.wait_group``,
-the scheduler's ``scf.while``) must check clean in under 5 s of CPU.  Mutants show that the
+the scheduler's ``scf.while``) must check clean; the CPU time is measured by
+``benchmarks/checker_gemm.py``, not asserted here (no timed tests in CI).  Mutants show that the
 extraction sees what matters: an unelected TMA issue, a release of the previous stage in the
 first iteration, two consumer warp groups on one Stream-K fix-up slot, and TMA loads whose
 ``cutlass.tx_bytes`` do not add up to the commit's transaction bytes.
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -25,15 +25,12 @@ from tileorch.analysis.extract import load  # noqa: E402
 from tileorch.kernels.gemm.config import GemmConfig, GemmConfigError  # noqa: E402
 from tileorch.kernels.gemm.ir import gemm_kernel_ir  # noqa: E402
 
-BUDGET_S = 5.0
-"""CPU seconds per configuration (extraction + every trip-count instance)."""
-
 CONFIGS = ([(s, 1, sch, 256) for s in (2, 3, 4) for sch in ("persistent", "streamk", "dp")]
            + [(2, 2, sch, 256) for sch in ("persistent", "streamk", "dp")]
            + [(s, 1, "persistent", 128) for s in (5, 6)])
 """Every stage count (2..4 at tile_n 256, 5..6 at tile_n 128) on one CTA, and 2 stages on the
 2x1 cluster.  Deeper rings on the 2x1 cluster check clean too but take 20 s (3 stages) and more
-of CPU: over the 5 s budget (docs/model-checking.md has the table); they are not run here."""
+of CPU (docs/model-checking.md has the table); they are not run here."""
 
 
 def _ir(tmp_path, stages, cluster, schedule, tile_n=256, **kw):
@@ -47,30 +44,27 @@ def _ir(tmp_path, stages, cluster, schedule, tile_n=256, **kw):
 
 
 def _check_all(path):
-    start = time.process_time()
     protocols, errors = load(str(path))
     assert not errors, errors
     results = [check(p) for p in protocols]
-    return protocols, results, time.process_time() - start
+    return protocols, results
 
 
 @pytest.mark.parametrize("stages, cluster, schedule, tile_n", CONFIGS,
                          ids=[f"s{s}-c{c}-{sch}-n{n}" for s, c, sch, n in CONFIGS])
-def test_gemm_protocol_checks_clean_in_budget(tmp_path, stages, cluster, schedule, tile_n):
+def test_gemm_protocol_checks_clean(tmp_path, stages, cluster, schedule, tile_n):
     path = _ir(tmp_path, stages, cluster, schedule, tile_n)
-    protocols, results, cpu = _check_all(path)
+    protocols, results = _check_all(path)
     for result in results:
         assert result.ok, (result.values, result.violation)
     main = protocols[0]
     assert main.ctas == cluster and len(main.agents) == 3 * cluster      # producer + 2 consumers
     names = {name for name, _values in main.params}
     assert names == ({"kend", "tiles"} if schedule == "streamk" else {"k_tiles", "tiles"})
-    # the loads carry no byte counts: the check says what it assumed, at the commit
-    assert len(main.notes) == 1 and "TMA tensor loads" in main.notes[0]
-    assert f"the {1 + cluster} TMA tensor loads" in main.notes[0]
+    # every load states its bytes (cutlass.tx_bytes): the check assumes nothing about them
+    assert not main.notes, main.notes
     if schedule == "streamk":
         assert len(protocols) == 2 and protocols[1].name.endswith(".fixup")
-    assert cpu < BUDGET_S, f"{path.name}: {cpu:.2f} s of CPU"
 
 
 def test_one_stage_gemm_deadlocks_or_is_rejected(tmp_path):
@@ -78,7 +72,7 @@ def test_one_stage_gemm_deadlocks_or_is_rejected(tmp_path):
     the previous stage only after issuing the next wgmma batch): a real deadlock for K > 64.
     The builder must not offer it; until it rejects it, the checker must report it."""
     path = _ir(tmp_path, 1, 1, "persistent")
-    _protocols, results, _cpu = _check_all(path)
+    _protocols, results = _check_all(path)
     assert results[0].violation.prop == P.DEADLOCK
     assert results[0].values["k_tiles"] == 2
 
@@ -95,7 +89,7 @@ def test_unelected_tma_issue_overfills_the_stage(tmp_path):
     text = _ir(tmp_path, 2, 2, "persistent").read_text()
     path = _mutant(tmp_path, text, "          scf.if %leader {\n              %fb",
                    "          %all = arith.constant true\n          scf.if %all {\n              %fb")
-    _protocols, results, _cpu = _check_all(path)
+    _protocols, results = _check_all(path)
     assert not results[0].ok and results[0].violation.prop == P.DEADLOCK
 
 
@@ -122,16 +116,13 @@ def test_two_consumer_groups_on_one_fixup_slot_are_rejected(tmp_path):
 
 
 @pytest.mark.parametrize("b_bytes, ok", [(16384, True), (8192, False)])
-def test_tma_load_bytes_are_checked_when_the_ir_states_them(tmp_path, b_bytes, ok):
-    """With `cutlass.tx_bytes` on each load (A: 128 x 64 bf16 = 16384 bytes, each CTA's half of
-    B: 128 x 64 bf16 = 16384 bytes, multicast to both CTAs) the check needs no assumption and a
-    wrong box size is a hang."""
+def test_tma_load_bytes_are_checked(tmp_path, b_bytes, ok):
+    """`cutlass.tx_bytes` on each load (A: 128 x 64 bf16 = 16384 bytes, each CTA's half of
+    B: 128 x 64 bf16 = 16384 bytes, multicast to both CTAs): a wrong box size is a hang."""
     text = _ir(tmp_path, 2, 2, "persistent").read_text()
-    text = text.replace("box[%kc, %m0] : !llvm.ptr<7>",
-                        "box[%kc, %m0] {cutlass.tx_bytes = 16384 : i32} : !llvm.ptr<7>")
-    path = _mutant(tmp_path, text, "multicast_mask = %mcast : !llvm.ptr<7>",
-                   f"multicast_mask = %mcast {{cutlass.tx_bytes = {b_bytes} : i32}} : !llvm.ptr<7>")
-    protocols, results, _cpu = _check_all(path)
+    path = _mutant(tmp_path, text, "multicast_mask = %mcast {cutlass.tx_bytes = 16384 : i32}",
+                   f"multicast_mask = %mcast {{cutlass.tx_bytes = {b_bytes} : i32}}")
+    protocols, results = _check_all(path)
     assert not protocols[0].notes
     assert results[0].ok == ok
     if not ok:
@@ -139,11 +130,11 @@ def test_tma_load_bytes_are_checked_when_the_ir_states_them(tmp_path, b_bytes, o
 
 
 def test_cli_checks_a_gemm_configuration(tmp_path):
-    path = _ir(tmp_path, 4, 2, "streamk")
+    path = _ir(tmp_path, 2, 2, "streamk")
     proc = subprocess.run([sys.executable, "-m", "tileorch.cli.main", "check", str(path)],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert proc.stdout.count("OK: all properties hold") == 2 and "NOTE:" in proc.stdout
+    assert proc.stdout.count("OK: all properties hold") == 2
 
 
 def test_streamk_example_groups_sharing_a_fixup_slot_are_rejected(tmp_path):

@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import random
 import re
+from pathlib import Path
 
 import pytest
 
 from tileorch.tools import fuzz
+
+ROOT = Path(__file__).resolve().parents[2]
+"""This checkout (the installed package may live elsewhere, e.g. in CI's non-editable install)."""
 
 
 def test_mutator_mutates_numbers_types_and_attributes():
@@ -48,7 +52,7 @@ def test_classify_signals_and_hangs():
 
 def test_short_fuzz_budget(tmp_path):
     """Up to 150 mutants (45 s) in tileorch-opt and tileorch check (seeded, so failures reproduce)."""
-    seeds = fuzz.load_seeds([fuzz.REPO / "examples", fuzz.REPO / "tests/filecheck/cutlass"])
+    seeds = fuzz.load_seeds([ROOT / "examples", ROOT / "tests/filecheck/cutlass"])
     assert len(seeds) > 50
     for s in seeds:
         s.modes = ("opt", "opt", "opt", "check") if "pipeline.init" in s.text else ("opt",)
@@ -61,7 +65,7 @@ def test_short_fuzz_budget(tmp_path):
 
 def test_short_compile_budget(tmp_path):
     """A few mutants of the fastest example compiled to PTX (LLVM in a forked child)."""
-    seeds = [s for s in fuzz.load_seeds([fuzz.REPO / "examples" / "ws_stream_copy.mlir"])]
+    seeds = [s for s in fuzz.load_seeds([ROOT / "examples" / "ws_stream_copy.mlir"])]
     for s in seeds:
         s.modes = ("compile",)
     lines: list[str] = []

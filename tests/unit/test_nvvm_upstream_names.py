@@ -43,6 +43,31 @@ UPSTREAM_MAIN: dict[str, tuple[tuple[str, ...], frozenset[str]]] = {
         ("dstMem", "srcMem", "mbar", "size", "multicastMask", "l2CacheHint"),
         frozenset(),
     ),
+    # payload ops (TMA tensor copies, WGMMA, stmatrix, PDL); nvvm.prefetch's trailing optional
+    # ``predicate`` operand (no segment sizes) is not implemented, so generic forms still agree
+    "cp.async.bulk.tensor.shared.cluster.global": (
+        ("dstMem", "tmaDescriptor", "coordinates", "mbar", "im2colOffsets", "multicastMask",
+         "l2CacheHint", "predicate"),
+        frozenset({"mode", "isCTAOnly", "group"}),
+    ),
+    "cp.async.bulk.tensor.global.shared.cta": (
+        ("tmaDescriptor", "srcMem", "coordinates", "l2CacheHint", "predicate"), frozenset({"mode"}),
+    ),
+    "cp.async.bulk.tensor.reduce": (
+        ("tmaDescriptor", "srcMem", "coordinates", "l2CacheHint"), frozenset({"redKind", "mode"}),
+    ),
+    "cp.async.bulk.tensor.prefetch": (
+        ("tmaDescriptor", "coordinates", "im2colOffsets", "l2CacheHint"), frozenset({"mode"}),
+    ),
+    "prefetch": (("addr",), frozenset({"cacheLevel", "evictPriority", "tensormap", "uniform",
+                                        "in_param_space"})),
+    "wgmma.mma_async": (
+        ("inouts", "descriptorA", "descriptorB"),
+        frozenset({"shape", "typeA", "typeB", "typeD", "scaleD", "scaleA", "scaleB", "layoutA",
+                   "layoutB", "satfinite"}),
+    ),
+    "stmatrix": (("ptr", "sources"), frozenset({"layout", "shape", "eltType"})),
+    "griddepcontrol": ((), frozenset({"kind"})),
     "wgmma.fence.aligned": ((), frozenset()),
     "wgmma.commit.group.sync.aligned": ((), frozenset()),
     "wgmma.wait.group.sync.aligned": ((), frozenset({"group"})),

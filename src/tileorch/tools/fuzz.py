@@ -33,7 +33,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[3]
+_SOURCE_TREE = Path(__file__).resolve().parents[3]
+REPO = _SOURCE_TREE if (_SOURCE_TREE / "examples").is_dir() else Path.cwd()
+"""The checkout whose examples and tests seed the fuzzer (the current directory when tileorch is
+installed as a package rather than run from its source tree)."""
 DEFAULT_SEED_DIRS = ("examples", "tests/filecheck")
 LOCATED = re.compile(r"^[^\s:][^:]*:\d+:\d+: error: ")
 MODES = ("opt", "compile", "check")
