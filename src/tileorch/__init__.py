@@ -17,3 +17,12 @@ def gemm(a, b, out=None, *, schedule: str = "auto", config=None):
     from tileorch.kernels.gemm.api import gemm as _gemm
 
     return _gemm(a, b, out, schedule=schedule, config=config)
+
+
+def __getattr__(name):
+    # tileorch.cutile (the cuTile launcher) loads on first use: no GPU or cuda.tile at import
+    if name == "cutile":
+        import importlib
+
+        return importlib.import_module("tileorch.cutile")
+    raise AttributeError(f"module 'tileorch' has no attribute {name!r}")

@@ -22,13 +22,14 @@ match is a located error naming the first mismatch.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, replace
 
 from xdsl.context import Context
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from tileorch.diagnostics import LocatedError, parse_module
@@ -54,6 +55,29 @@ def _is_bid(v: SSAValue, axis: int) -> bool:
 
 def _is_iv(v: SSAValue) -> bool:
     return isinstance(v.owner, Block) and v.index == 0 and isinstance(v.owner.parent_op(), scf.ForOp)
+
+
+def _base_argument(kernel: aa.FuncOp, view: SSAValue) -> int | None:
+    """Index of the kernel argument (the base pointer) a tiled view is built on, following the
+    first operand through ``block_tile`` / ``make_memref`` / ``assume``; None when it is not one."""
+    v = view
+    for _ in range(64):
+        if isinstance(v, BlockArgument):
+            return v.index if v.owner is kernel.body.blocks.first else None
+        if not v.owner.operands:
+            return None
+        v = v.owner.operands[0]
+    return None
+
+
+def gemm_operands(fn: Operation) -> tuple[int | None, int | None, int | None] | None:
+    """The kernel-argument indices of A, B and C (their base pointers, counted over the tile
+    kernel's flat argument list) recorded under :data:`CONFIG_ATTR` on a lowered function."""
+    attr = fn.attributes.get(CONFIG_ATTR)
+    if not isinstance(attr, StringAttr):
+        return None
+    ops = json.loads(attr.data).get("operands")
+    return None if ops is None else tuple(ops)
 
 
 def recognize(kernel: aa.FuncOp, schedule: str):
@@ -124,12 +148,17 @@ def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: st
     from tileorch.kernels.gemm.ir import gemm_kernel_ir
 
     cfg = recognize(kernel, schedule)
+    # A, B (the producer's two loads, in recognize's order) and C (the store): argument indices
+    sw = next(o for o in kernel.walk() if isinstance(o, AgentSwitchOp))
+    loads = [o for o in sw.walk() if isinstance(o, ts.TiledLoadOp) and o.dst is not None]
+    stores = [o for o in sw.walk() if isinstance(o, ts.TiledStoreOp)]
+    operands = [_base_argument(kernel, op.view) for op in (*loads, *stores)]
     text = gemm_kernel_ir(cfg)
     lowered = parse_module(ctx, text, f"<{cfg.name}>")
     new_funcs = [op for op in lowered.ops if isinstance(op, func.FuncOp)]
     for f in new_funcs:
         f.detach()
-        f.attributes[CONFIG_ATTR] = StringAttr(json.dumps(cfg.as_dict(), sort_keys=True))
+        f.attributes[CONFIG_ATTR] = StringAttr(json.dumps({**cfg.as_dict(), "operands": operands}, sort_keys=True))
         f.attributes["tileorch.tile_kernel"] = StringAttr(kernel.sym_name.data)
         module.body.block.insert_op_before(f, kernel)
     kernel.detach()
@@ -167,4 +196,5 @@ def lower_tile_program(text: str, schedule: str = "persistent", dynamic_persiste
     TileASTier(dynamic_persistent=dynamic_persistent).apply(ctx, module)
     ConvertNvTileasToCutlass(schedule=schedule).apply(ctx, module)
     fn = next(op for op in module.walk() if CONFIG_ATTR in op.attributes)
-    return GemmConfig(**json.loads(fn.attributes[CONFIG_ATTR].data)), module
+    fields = {f.name for f in dataclasses.fields(GemmConfig)}
+    return GemmConfig(**{k: v for k, v in json.loads(fn.attributes[CONFIG_ATTR].data).items() if k in fields}), module

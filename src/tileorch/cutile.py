@@ -1,0 +1,19 @@
+"""``tileorch.cutile.launch(stream, grid, kernel, args)``: run a cuTile kernel (a
+``@cuda.tile.kernel`` function) through tileorch instead of tileiras, with the arguments
+``cuda.tile.launch`` takes.  See :mod:`tileorch.runtime.cutile`; importing this module needs
+neither a GPU nor cuda.tile."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90a", schedule: str = "auto",
+           sync: bool = False) -> None:
+    """Compile ``kernel`` for ``args`` with tileorch (cached) and launch it on ``stream``."""
+    from tileorch.runtime.cutile import launch as _launch
+
+    _launch(stream, grid, kernel, args, arch=arch, schedule=schedule, sync=sync)
+
+
+__all__ = ["launch"]

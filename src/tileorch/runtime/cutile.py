@@ -1,0 +1,562 @@
+"""Run cuTile kernels through tileorch: ``tileorch.cutile.launch(stream, grid, kernel, args)``
+takes the arguments ``cuda.tile.launch`` takes.
+
+1. The kernel's :class:`cuda.tile.compilation.KernelSignature` is built from the actual
+   arguments (:func:`describe_arguments`, :func:`kernel_signature`): per array its dtype, rank,
+   ``int32`` indices (``int64`` for ``ct.IndexedWithInt64`` parameters), a constant last stride
+   of 1 only when it is 1, the base address's real alignment (at most 16 bytes), no shape or
+   stride divisibility; Python ints are ``int32`` scalars (``int64`` for ``ct.ScalarInt64``),
+   floats ``float32``, bools ``int32``; ``ct.Constant`` parameters by value.
+2. cuTile exports Tile IR bytecode for that signature (no GPU needed) and
+   ``tileorch.frontend.cutile.compile_program`` compiles it; both are cached in process, keyed
+   by the kernel function, the signature, the target and the schedule.
+3. A ``simt`` program is launched on the cuTile grid with the cuTile entry's own parameters
+   (:func:`pack_simt_arguments`); a ``gemm`` program goes through tileorch's GEMM host side
+   (tensor maps, tile scheduler), which chooses the grid itself.
+
+Nothing here imports cuda.tile or touches a GPU at import time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import struct
+import sys
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+ARCHS = {"sm_90a": (9, 0), "sm_90": (9, 0)}
+SCHEDULES = ("auto", "persistent", "streamk", "dp")
+BYTECODE_VERSION = "13.4"
+_INT32 = (-(1 << 31), (1 << 31) - 1)
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+
+# element type names (cuTile's DType.name) by foreign spelling
+_TORCH_DTYPES = {
+    "torch.bool": "bool_", "torch.int8": "int8", "torch.int16": "int16", "torch.int32": "int32",
+    "torch.int64": "int64", "torch.uint8": "uint8", "torch.uint16": "uint16", "torch.uint32": "uint32",
+    "torch.uint64": "uint64", "torch.float16": "float16", "torch.bfloat16": "bfloat16",
+    "torch.float32": "float32", "torch.float64": "float64", "torch.float8_e4m3fn": "float8_e4m3fn",
+    "torch.float8_e5m2": "float8_e5m2",
+}
+_TYPESTR_KINDS = {"b": "bool_", "i": "int", "u": "uint", "f": "float"}
+# DLPack type codes: 0 int, 1 uint, 2 float, 4 bfloat, 6 bool
+_DLPACK_CODES = {0: "int", 1: "uint", 2: "float", 4: "bfloat", 6: "bool_"}
+SUPPORTED_DTYPES = frozenset(_TORCH_DTYPES.values())
+_ITEMSIZE = {"bool_": 1, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "float16": 2, "bfloat16": 2,
+             "int32": 4, "uint32": 4, "float32": 4, "int64": 8, "uint64": 8, "float64": 8,
+             "float8_e4m3fn": 1, "float8_e5m2": 1}
+
+
+def _require_cutile():
+    try:
+        import cuda.tile as ct
+        from cuda.tile import compilation
+    except ImportError as exc:
+        raise ImportError(f"tileorch.cutile needs cuTile Python ({exc}); install it with: pip install cuda-tile") from None
+    return ct, compilation
+
+
+# --------------------------------------------------------------------------- argument analysis
+
+
+@dataclass(frozen=True)
+class ArrayArg:
+    """One array argument as the kernel sees it (strides in elements)."""
+
+    position: int
+    name: str
+    dtype: str
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    ptr: int
+    index_dtype: str = "int32"
+    alias_groups: tuple[str, ...] = ()
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def itemsize(self) -> int:
+        return _ITEMSIZE[self.dtype]
+
+    @property
+    def alignment(self) -> int:
+        """The largest power of two (at most 16) dividing the base address (16 for a null one)."""
+        return 16 if self.ptr == 0 else min(16, self.ptr & -self.ptr)
+
+    @property
+    def may_alias_internally(self) -> bool:
+        return any(s == 0 and d > 1 for s, d in zip(self.strides, self.shape))
+
+    def byte_range(self) -> tuple[int, int]:
+        if any(d == 0 for d in self.shape):
+            return self.ptr, self.ptr
+        lo = sum(min(0, (d - 1) * s) for d, s in zip(self.shape, self.strides))
+        hi = sum(max(0, (d - 1) * s) for d, s in zip(self.shape, self.strides))
+        return self.ptr + lo * self.itemsize, self.ptr + (hi + 1) * self.itemsize
+
+    def key(self) -> tuple:
+        return ("array", self.dtype, self.ndim, self.index_dtype, self.strides[-1:] == (1,), self.alignment,
+                tuple(s >= 0 for s in self.strides), self.may_alias_internally, self.alias_groups)
+
+
+@dataclass(frozen=True)
+class ScalarArg:
+    position: int
+    name: str
+    dtype: str  # int32, int64 or float32
+    value: int | float
+
+    def key(self) -> tuple:
+        return ("scalar", self.dtype)
+
+
+@dataclass(frozen=True)
+class ConstantArg:
+    position: int
+    name: str
+    value: bool | int | float
+
+    def key(self) -> tuple:
+        v = self.value
+        return ("constant", type(v).__name__, struct.pack("<d", v) if isinstance(v, float) else v)
+
+
+Argument = ArrayArg | ScalarArg | ConstantArg
+
+
+def _where(name: str, position: int) -> str:
+    return f"argument {position} ('{name}')"
+
+
+def _torch_tensor_type():
+    torch = sys.modules.get("torch")
+    return getattr(torch, "Tensor", None) if torch is not None else None
+
+
+def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    strides, step = [], 1
+    for d in reversed(shape):
+        strides.append(step)
+        step *= max(d, 1)
+    return tuple(reversed(strides))
+
+
+def _array_facts(obj: Any, where: str) -> tuple[str, tuple[int, ...], tuple[int, ...], int]:
+    """(dtype name, shape, strides in elements, device pointer) of a GPU array."""
+    tensor_type = _torch_tensor_type()
+    if tensor_type is not None and isinstance(obj, tensor_type):
+        if not obj.is_cuda:
+            raise TypeError(f"{where} is a torch tensor on {obj.device}, not on a CUDA device: move it with .cuda()")
+        dtype = _TORCH_DTYPES.get(str(obj.dtype))
+        if dtype is None:
+            raise TypeError(f"{where} has dtype {obj.dtype}, which cuTile kernels do not take "
+                            f"(supported: {', '.join(sorted(SUPPORTED_DTYPES))})")
+        return dtype, tuple(int(d) for d in obj.shape), tuple(int(s) for s in obj.stride()), int(obj.data_ptr())
+    cai = getattr(obj, "__cuda_array_interface__", None)
+    if cai is not None:
+        typestr = str(cai["typestr"])
+        kind = _TYPESTR_KINDS.get(typestr[1:2])
+        size = int(typestr[2:] or 0) if typestr[2:].isdigit() else 0
+        dtype = "bool_" if kind == "bool_" and size == 1 else f"{kind}{8 * size}" if kind and kind != "bool_" else None
+        if dtype not in SUPPORTED_DTYPES:
+            raise TypeError(f"{where} has element type {typestr!r}, which cuTile kernels do not take "
+                            f"(supported: {', '.join(sorted(SUPPORTED_DTYPES))})")
+        shape = tuple(int(d) for d in cai["shape"])
+        if cai.get("strides") is None:
+            strides = _contiguous_strides(shape)
+        else:
+            byte_strides = tuple(int(s) for s in cai["strides"])
+            if any(s % size for s in byte_strides):
+                raise ValueError(f"{where} has strides {byte_strides} bytes, not a multiple of its {size}-byte elements")
+            strides = tuple(s // size for s in byte_strides)
+        return dtype, shape, strides, int(cai["data"][0])
+    if hasattr(obj, "__dlpack__"):
+        return _dlpack_facts(obj, where)
+    raise TypeError(f"{where}: cannot pass a {type(obj).__name__} to a cuTile kernel (arrays must be torch/cupy GPU "
+                    "tensors or DLPack GPU arrays; scalars Python int, float or bool)")
+
+
+def _dlpack_facts(obj: Any, where: str) -> tuple[str, tuple[int, ...], tuple[int, ...], int]:
+    from tileorch.runtime.buffers import _KDL_CUDA, _KDL_CUDA_MANAGED, _capsule_get_pointer, _DLTensor
+
+    capsule = obj.__dlpack__()
+    t = _DLTensor.from_address(_capsule_get_pointer(capsule, b"dltensor"))
+    if t.device.device_type not in (_KDL_CUDA, _KDL_CUDA_MANAGED):
+        raise TypeError(f"{where} lives on DLPack device type {t.device.device_type}, not on a CUDA device: "
+                        "copy it to the GPU first")
+    kind = _DLPACK_CODES.get(t.dtype.code)
+    bits = int(t.dtype.bits)
+    if t.dtype.lanes != 1 or kind is None:
+        dtype = None
+    elif kind == "bool_":
+        dtype = "bool_" if bits == 8 else None
+    elif kind == "bfloat":
+        dtype = "bfloat16" if bits == 16 else None
+    else:
+        dtype = f"{kind}{bits}"
+    if dtype not in SUPPORTED_DTYPES:
+        raise TypeError(f"{where} has DLPack type (code {t.dtype.code}, {bits} bits, {t.dtype.lanes} lanes), which "
+                        f"cuTile kernels do not take (supported: {', '.join(sorted(SUPPORTED_DTYPES))})")
+    shape = tuple(int(t.shape[i]) for i in range(t.ndim))
+    strides = tuple(int(t.strides[i]) for i in range(t.ndim)) if t.strides else _contiguous_strides(shape)
+    return dtype, shape, strides, int(t.data or 0) + int(t.byte_offset)
+
+
+def _is_array(obj: Any) -> bool:
+    tensor_type = _torch_tensor_type()
+    return ((tensor_type is not None and isinstance(obj, tensor_type))
+            or hasattr(obj, "__cuda_array_interface__") or hasattr(obj, "__dlpack__"))
+
+
+def _parameters(kernel: Any) -> tuple[list[str], list[Any]]:
+    ann = getattr(kernel, "_annotated_function", None)
+    if ann is None:
+        raise TypeError(f"kernel must be a function decorated with @cuda.tile.kernel, got {type(kernel).__name__}")
+    return list(ann.pysig.parameters), list(ann.parameter_annotations)
+
+
+def kernel_name(kernel: Any) -> str:
+    return kernel._annotated_function.pyfunc.__name__
+
+
+def _assign_alias_groups(arrays: list[ArrayArg]) -> list[ArrayArg]:
+    """Arrays whose byte ranges overlap share an alias group (cuTile assumes no aliasing otherwise)."""
+    parent = list(range(len(arrays)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    ranges = [a.byte_range() for a in arrays]
+    for i in range(len(arrays)):
+        for j in range(i + 1, len(arrays)):
+            (lo1, hi1), (lo2, hi2) = ranges[i], ranges[j]
+            if lo1 < hi2 and lo2 < hi1:
+                parent[find(i)] = find(j)
+    members: dict[int, list[int]] = {}
+    for i in range(len(arrays)):
+        members.setdefault(find(i), []).append(i)
+    out = list(arrays)
+    for n, group in enumerate(g for g in members.values() if len(g) > 1):
+        for i in group:
+            out[i] = dataclasses.replace(arrays[i], alias_groups=(f"alias{n}",))
+    return out
+
+
+def describe_arguments(kernel: Any, args: Any) -> list[Argument]:
+    """Classify ``args`` against the kernel's parameters; errors name the argument."""
+    ct, _ = _require_cutile()
+    names, annotations = _parameters(kernel)
+    fname = kernel_name(kernel)
+    if not isinstance(args, tuple | list):
+        raise TypeError(f"kernel arguments must be a tuple, got {type(args).__name__}")
+    if len(args) != len(names):
+        raise TypeError(f"kernel '{fname}' takes {len(names)} arguments ({', '.join(names)}), got {len(args)}")
+    out: list[Argument] = []
+    for pos, (name, node, value) in enumerate(zip(names, annotations, args)):
+        where = _where(name, pos)
+        if getattr(node, "KIND", "leaf") != "leaf" or isinstance(value, tuple | list):
+            raise TypeError(f"{where}: tuple and list parameters are not supported by tileorch.cutile.launch yet")
+        if node.constant:
+            if _is_array(value) or not isinstance(value, bool | int | float):
+                raise TypeError(f"{where} is a ct.Constant parameter: it takes a Python bool, int or float, "
+                                f"got {type(value).__name__}")
+            out.append(ConstantArg(pos, name, value))
+        elif isinstance(value, bool | int | float):
+            if node.array is not None:
+                raise TypeError(f"{where} is annotated as an array, got a {type(value).__name__}")
+            if isinstance(value, float):
+                out.append(ScalarArg(pos, name, "float32", value))
+                continue
+            wide = node.scalar is not None and node.scalar.dtype == ct.int64
+            lo, hi = _INT64 if wide else _INT32
+            if not lo <= int(value) <= hi:
+                hint = "" if wide else "; annotate the parameter with ct.ScalarInt64"
+                raise ValueError(f"{where} = {value} does not fit in {'int64' if wide else 'int32'}{hint}")
+            out.append(ScalarArg(pos, name, "int64" if wide else "int32", int(value)))
+        else:
+            dtype, shape, strides, ptr = _array_facts(value, where)
+            if node.scalar is not None:
+                raise TypeError(f"{where} is annotated as a scalar, got an array")
+            wide = node.array is not None and node.array.index_dtype == ct.int64
+            lo, hi = _INT64 if wide else _INT32
+            if any(not lo <= v <= hi for v in (*shape, *strides)):
+                raise ValueError(f"{where}: shape {shape} or strides {strides} exceed the int32 index range; annotate "
+                                 "the parameter with ct.IndexedWithInt64")
+            out.append(ArrayArg(pos, name, dtype, shape, strides, ptr, "int64" if wide else "int32"))
+    arrays = [a for a in out if isinstance(a, ArrayArg)]
+    grouped = iter(_assign_alias_groups(arrays))
+    return [next(grouped) if isinstance(a, ArrayArg) else a for a in out]
+
+
+def signature_key(arguments: list[Argument]) -> tuple:
+    """Hashable identity of the signature :func:`kernel_signature` builds (the compile cache key)."""
+    return tuple(a.key() for a in arguments)
+
+
+def _constraint(a: Argument, ct: Any, compilation: Any) -> Any:
+    if isinstance(a, ConstantArg):
+        return compilation.ConstantConstraint(a.value)
+    if isinstance(a, ScalarArg):
+        return compilation.ScalarConstraint(getattr(ct, a.dtype))
+    nd = a.ndim
+    return compilation.ArrayConstraint(
+        getattr(ct, a.dtype), nd, index_dtype=getattr(ct, a.index_dtype),
+        stride_lower_bound_incl=tuple(0 if s >= 0 else None for s in a.strides),
+        alias_groups=a.alias_groups, may_alias_internally=a.may_alias_internally,
+        stride_constant=(None,) * (nd - 1) + ((1 if a.strides[-1] == 1 else None),) if nd else (),
+        stride_divisible_by=(1,) * nd, shape_divisible_by=(1,) * nd, base_addr_divisible_by=a.alignment)
+
+
+def kernel_signature(arguments: list[Argument]) -> Any:
+    """The ``KernelSignature`` (calling convention ``cutile_python_v1``) of the described arguments."""
+    ct, compilation = _require_cutile()
+    cc = compilation.CallingConvention.cutile_python_v1()
+    return compilation.KernelSignature([_constraint(a, ct, compilation) for a in arguments], cc)
+
+
+def export_bytecode(kernel: Any, arguments: list[Argument]) -> bytes:
+    """Tile IR bytecode of ``kernel`` for the arguments' signature (cuTile's exporter, no GPU)."""
+    _, compilation = _require_cutile()
+    buf = io.BytesIO()
+    compilation.export_kernel(kernel, [kernel_signature(arguments)], buf, gpu_code=None,
+                              output_format="tileir_bytecode", bytecode_version=BYTECODE_VERSION)
+    return buf.getvalue()
+
+
+def flat_parameters(arguments: list[Argument]) -> list[tuple[int, str]]:
+    """The cuTile entry's parameters as (argument position, role): per array ``ptr``, ``shape<i>``
+    ..., ``stride<i>`` ...; per scalar ``scalar``; constants take none."""
+    out: list[tuple[int, str]] = []
+    for a in arguments:
+        if isinstance(a, ArrayArg):
+            out += [(a.position, "ptr")] + [(a.position, f"shape{i}") for i in range(a.ndim)]
+            out += [(a.position, f"stride{i}") for i in range(a.ndim)]
+        elif isinstance(a, ScalarArg):
+            out.append((a.position, "scalar"))
+    return out
+
+
+def pack_simt_arguments(arguments: list[Argument]) -> list[bytes]:
+    """The parameter bytes of a ``simt`` program: the cuTile entry's parameters in order."""
+    params: list[bytes] = []
+    for a in arguments:
+        if isinstance(a, ArrayArg):
+            fmt = "<q" if a.index_dtype == "int64" else "<i"
+            params.append(struct.pack("<Q", a.ptr))
+            params += [struct.pack(fmt, v) for v in a.shape]
+            params += [struct.pack(fmt, v) for v in a.strides]
+        elif isinstance(a, ScalarArg):
+            params.append(struct.pack({"int32": "<i", "int64": "<q", "float32": "<f"}[a.dtype], a.value))
+    return params
+
+
+def normalize_grid(grid: Any) -> tuple[int, int, int]:
+    if isinstance(grid, int) and not isinstance(grid, bool):
+        grid = (grid,)
+    if (not isinstance(grid, tuple | list) or not 1 <= len(grid) <= 3
+            or not all(isinstance(g, int) and not isinstance(g, bool) for g in grid)):
+        raise TypeError(f"grid must be a tuple of 1 to 3 ints, got {grid!r}")
+    if any(g < 1 for g in grid):
+        raise ValueError(f"grid extents must be positive, got {tuple(grid)}")
+    return tuple(grid) + (1,) * (3 - len(grid))  # type: ignore[return-value]
+
+
+def stream_handle(stream: Any) -> int:
+    """The CUstream handle of ``stream``: an int, ``None`` (the legacy default stream), a torch or
+    cupy stream, an object with ``__cuda_stream__`` or ``cuda_stream``, or a ``CUstream``."""
+    if stream is None:
+        return 0
+    if isinstance(stream, int) and not isinstance(stream, bool):
+        return stream
+    proto = getattr(stream, "__cuda_stream__", None)
+    if proto is not None:
+        return int(proto()[1])
+    for attr in ("cuda_stream", "ptr", "handle"):
+        value = getattr(stream, attr, None)
+        if isinstance(value, int):
+            return value
+    try:
+        return int(stream)
+    except (TypeError, ValueError):
+        raise TypeError(f"stream must be a CUDA stream (torch/cupy stream, CUstream or int handle), "
+                        f"got {type(stream).__name__}") from None
+
+
+# --------------------------------------------------------------------------- compile + launch
+
+
+def _compile_program(data: bytes, name: str, arch: str, schedule: str) -> Any:
+    try:
+        from tileorch.frontend.cutile import compile_program
+    except ImportError:
+        raise NotImplementedError("tileorch.frontend.cutile.compile_program is not available in this "
+                                  "tileorch build") from None
+    return compile_program(data, name, arch=arch, schedule=schedule)
+
+
+@dataclass
+class _Compiled:
+    program: Any
+    image: Any = None  # the loaded Module (simt) or GemmKernel (gemm)
+
+
+_bytecode: dict[tuple, bytes] = {}
+_programs: dict[tuple, _Compiled] = {}
+_prepared: OrderedDict = OrderedDict()
+_PREPARED_MAX = 64
+
+
+def clear_caches() -> None:
+    _bytecode.clear()
+    _programs.clear()
+    _prepared.clear()
+
+
+def compiled(kernel: Any, arguments: list[Argument], arch: str, schedule: str) -> _Compiled:
+    """Bytecode and the compiled program for these arguments, through the in-process caches."""
+    fn = kernel._annotated_function.pyfunc
+    sig = signature_key(arguments)
+    data = _bytecode.get((fn, sig))
+    if data is None:
+        data = _bytecode[(fn, sig)] = export_bytecode(kernel, arguments)
+    key = (fn, sig, arch, schedule)
+    entry = _programs.get(key)
+    if entry is None:
+        program = _compile_program(data, f"<cuTile kernel {kernel_name(kernel)}>", arch, schedule)
+        if program.kind not in ("simt", "gemm"):
+            raise RuntimeError(f"compile_program returned a program of unknown kind {program.kind!r}")
+        entry = _programs[key] = _Compiled(program)
+    return entry
+
+
+def _check_device(arch: str) -> Any:
+    from tileorch.runtime.device import current_device
+
+    dev = current_device()
+    want = ARCHS[arch]
+    if dev.compute_capability != want:
+        raise ValueError(f"arch {arch} needs a compute capability {want[0]}.{want[1]} GPU; device 0 ({dev.name}) is "
+                         f"{dev.compute_capability[0]}.{dev.compute_capability[1]}")
+    return dev
+
+
+def gemm_operands(program: Any, arguments: list[Argument]) -> tuple[ArrayArg, ArrayArg, ArrayArg]:
+    """A, B and C of a ``gemm`` program: ``program.gemm_args`` are indices into the cuTile entry's
+    flat parameter list (each one an array's base pointer, see :func:`flat_parameters`)."""
+    flat = flat_parameters(arguments)
+    by_pos = {a.position: a for a in arguments}
+    picked = []
+    for role, index in zip("ABC", program.gemm_args):
+        if index is None or not 0 <= index < len(flat) or flat[index][1] != "ptr":
+            raise RuntimeError(f"compile_program reported GEMM operand {role} at entry parameter {index}, which is "
+                               f"not an array's base pointer (entry parameters: {flat})")
+        picked.append(by_pos[flat[index][0]])
+    return tuple(picked)  # type: ignore[return-value]
+
+
+_GEMM_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}
+
+
+def gemm_problem(program: Any, arguments: list[Argument]) -> tuple[ArrayArg, ArrayArg, ArrayArg, int, int, int]:
+    """(A, B, C, M, N, K) after checking what the GEMM host side needs (row-major A [M, K],
+    B [K, N], C [M, N]; the configuration's element types)."""
+    a, b, c = gemm_operands(program, arguments)
+    cfg = program.gemm_config
+    for x, dt in ((a, cfg.dtype), (b, cfg.dtype), (c, cfg.out_dtype)):
+        if x.ndim != 2:
+            raise ValueError(f"{_where(x.name, x.position)}: the GEMM takes 2-D arrays, got shape {x.shape}")
+        if x.dtype != _GEMM_DTYPES[dt]:
+            raise TypeError(f"{_where(x.name, x.position)} has dtype {x.dtype}; the compiled GEMM takes "
+                            f"{_GEMM_DTYPES[dt]}")
+    (m, k), (k2, n) = a.shape, b.shape
+    if k2 != k or c.shape != (m, n):
+        raise ValueError(f"GEMM shapes do not agree: A {a.shape}, B {b.shape}, C {c.shape}")
+    for x in (a, b, c):
+        if x.strides != (x.shape[1], 1) and x.shape[0] > 1:
+            raise ValueError(f"{_where(x.name, x.position)}: the GEMM needs a row-major contiguous array, got strides "
+                             f"{x.strides} for shape {x.shape}")
+    return a, b, c, m, n, k
+
+
+def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch: str, schedule: str,
+                 stream: int, dev: Any, sync: bool) -> None:
+    from tileorch.kernels.gemm.api import choose_schedule
+    from tileorch.kernels.gemm.host import GemmKernel
+    from tileorch.runtime.driver import api, check
+
+    a, b, c, m, n, k = gemm_problem(entry.program, arguments)
+    if m == 0 or n == 0:
+        return
+    if k == 0:  # an empty K loop stores zeros
+        check(api().cuMemsetD8Async(c.ptr, 0, m * n * c.itemsize, api().CUstream(stream)), "cuMemsetD8Async(C)")
+        return
+    cfg = entry.program.gemm_config
+    if schedule == "auto":
+        chosen = choose_schedule(m, n, k, cfg, dev.sm_count)
+        if chosen != cfg.schedule:
+            entry = compiled(kernel, arguments, arch, chosen)
+            cfg = entry.program.gemm_config
+    if entry.image is None:
+        program = entry.program
+        image = program.cubin if program.cubin is not None else program.ptx
+        if program.kernel != cfg.name:  # the host looks the kernel up by the configuration's name
+            raise RuntimeError(f"GEMM program entry {program.kernel!r} is not the configuration's kernel {cfg.name!r}")
+        entry.image = GemmKernel(cfg, image)
+    gk = entry.image
+    key = (id(gk), a.ptr, b.ptr, c.ptr, m, n, k, dev.sm_count)
+    prepared = _prepared.get(key)
+    if prepared is None:
+        prepared = _prepared[key] = gk.prepare(a.ptr, b.ptr, c.ptr, m, n, k, dev.sm_count)
+        while len(_prepared) > _PREPARED_MAX:
+            _prepared.popitem(last=False)
+    _prepared.move_to_end(key)
+    prepared.launch(stream)
+    if sync:
+        check(api().cuStreamSynchronize(api().CUstream(stream)), "cuStreamSynchronize")
+
+
+def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90a", schedule: str = "auto",
+           sync: bool = False) -> None:
+    """``cuda.tile.launch(stream, grid, kernel, args)`` with tileorch as the compiler.
+
+    ``schedule`` picks the tile scheduler of GEMM programs (``auto`` chooses Stream-K or the
+    persistent one from the problem shape, as ``tileorch.gemm`` does); ``sync=True`` waits for
+    the kernel (with the runtime's hang watchdog) instead of returning once it is queued."""
+    if arch not in ARCHS:
+        raise ValueError(f"arch must be one of {', '.join(ARCHS)}, got {arch!r}")
+    if schedule not in SCHEDULES:
+        raise ValueError(f"schedule must be one of {', '.join(SCHEDULES)}, got {schedule!r}")
+    grid3 = normalize_grid(grid)
+    arguments = describe_arguments(kernel, args)
+    handle = stream_handle(stream)
+    from tileorch.runtime.driver import api
+
+    api()  # GpuUnavailable, with the reason, before any compiling
+    dev = _check_device(arch)
+    entry = compiled(kernel, arguments, arch, "persistent" if schedule == "auto" else schedule)
+    if entry.program.kind == "gemm":
+        _launch_gemm(entry, kernel, arguments, arch, schedule, handle, dev, sync)
+        return
+    from tileorch.runtime.launch import launch as runtime_launch
+    from tileorch.runtime.module import Module
+
+    program = entry.program
+    if entry.image is None:
+        image = program.cubin if program.cubin is not None else program.ptx
+        entry.image = Module(image, label=f"cuTile kernel {kernel_name(kernel)}").kernel(program.kernel)
+    runtime_launch(entry.image, grid3, (program.threads, 1, 1), pack_simt_arguments(arguments),
+                   smem=int(getattr(program, "smem", 0) or 0), stream=handle, wait=sync)
+
+
+__all__ = [
+    "ArrayArg", "ConstantArg", "ScalarArg", "clear_caches", "describe_arguments", "export_bytecode",
+    "flat_parameters", "gemm_operands", "kernel_signature", "launch", "pack_simt_arguments", "signature_key",
+]

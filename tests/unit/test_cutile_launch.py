@@ -1,0 +1,384 @@
+"""``tileorch.cutile.launch`` without a GPU: the kernel signature and the parameter bytes built
+from the actual arguments (against hand-computed values and against the entry cuTile exports),
+constants taking no parameter, the errors naming the argument, and the whole launch path
+against a fake driver and a stand-in for ``compile_program``.  The GEMM operand indices that
+convert-nv-tileas-to-cutlass records are checked here too."""
+
+from __future__ import annotations
+
+import importlib.util
+import struct
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from tileorch.runtime import cutile as rc
+
+HAVE_CUTILE = importlib.util.find_spec("cuda") is not None and importlib.util.find_spec("cuda.tile") is not None
+needs_cutile = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Python) is not installed")
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "tile_gemm.mlir"
+
+if HAVE_CUTILE:
+    import cuda.tile as ct
+
+    @ct.kernel
+    def add(a, b, c, alpha, tile: ct.Constant[int]):
+        i = ct.bid(0)
+        x = ct.load(a, index=(i,), shape=(tile,))
+        y = ct.load(b, index=(i,), shape=(tile,))
+        ct.store(c, index=(i,), tile=x * alpha + y)
+
+    @ct.kernel
+    def rows(tn: ct.Constant[int], x, out, scale):
+        r = ct.bid(0)
+        t = ct.load(x, index=(r, 0), shape=(1, tn)).astype(ct.float32)
+        ct.store(out, index=(r, 0), tile=(t * scale).astype(out.dtype))
+
+    @ct.kernel
+    def wide(x: ct.IndexedWithInt64, n: ct.ScalarInt64, tile: ct.Constant[int]):
+        t = ct.load(x, index=(ct.bid(0),), shape=(tile,))
+        ct.store(x, index=(ct.bid(0),), tile=t + 1)
+
+
+class Dev:
+    """A device array as torch/cupy expose it (``__cuda_array_interface__``, byte strides)."""
+
+    def __init__(self, ptr, shape, typestr="<f2", strides=None):
+        self.__cuda_array_interface__ = {"data": (ptr, False), "shape": tuple(shape), "typestr": typestr,
+                                         "strides": strides, "version": 3}
+
+
+def i32(*v):
+    return [struct.pack("<i", x) for x in v]
+
+
+def u64(v):
+    return struct.pack("<Q", v)
+
+
+# --------------------------------------------------------------------------- signature / packing
+
+
+@needs_cutile
+def test_2d_fp16_array_packs_pointer_shape_strides():
+    x = Dev(0x7F0000100000, (3, 5), "<f2")  # C-contiguous: strides (5, 1) elements
+    o = Dev(0x7F0000200000, (3, 5), "<f2", strides=(10, 2))  # the same layout, given in bytes
+    args = rc.describe_arguments(rows, (64, x, o, 0.5))
+    assert isinstance(args[0], rc.ConstantArg) and args[0].value == 64
+    assert args[1].shape == (3, 5) and args[1].strides == (5, 1) and args[1].dtype == "float16"
+    assert args[2].strides == (5, 1)
+    assert rc.pack_simt_arguments(args) == (
+        [u64(0x7F0000100000)] + i32(3, 5, 5, 1) + [u64(0x7F0000200000)] + i32(3, 5, 5, 1) + [struct.pack("<f", 0.5)])
+    assert rc.flat_parameters(args) == [(1, "ptr"), (1, "shape0"), (1, "shape1"), (1, "stride0"), (1, "stride1"),
+                                        (2, "ptr"), (2, "shape0"), (2, "shape1"), (2, "stride0"), (2, "stride1"),
+                                        (3, "scalar")]
+
+
+@needs_cutile
+def test_constants_take_no_parameter_and_scalars_take_their_type():
+    a, b, c = (Dev(0x10000 * (i + 1), (1000,), "<f4") for i in range(3))
+    packed = rc.pack_simt_arguments(rc.describe_arguments(add, (a, b, c, 2, 256)))
+    assert packed == ([u64(0x10000)] + i32(1000, 1) + [u64(0x20000)] + i32(1000, 1) + [u64(0x30000)]
+                      + i32(1000, 1) + i32(2))
+    packed = rc.pack_simt_arguments(rc.describe_arguments(add, (a, b, c, 1.5, 256)))
+    assert packed[-1] == struct.pack("<f", 1.5)
+    w = rc.describe_arguments(wide, (Dev(0x40000, (7,), "<i4"), 3, 128))
+    assert rc.pack_simt_arguments(w) == [u64(0x40000), struct.pack("<q", 7), struct.pack("<q", 1), struct.pack("<q", 3)]
+
+
+@needs_cutile
+def test_signature_constraints_follow_the_arguments():
+    from cuda.tile.compilation import ArrayConstraint, ConstantConstraint, ScalarConstraint
+
+    x = Dev(0x10008, (4, 6), "<f4", strides=(4, 16))  # a transposed view: strides (1, 4), 8-byte aligned
+    o = Dev(0x20000, (4, 6), "<f4")
+    sig = rc.kernel_signature(rc.describe_arguments(rows, (32, x, o, 1.0)))
+    p = sig.parameters
+    assert p[0] == ConstantConstraint(32) and p[3] == ScalarConstraint(ct.float32)
+    assert isinstance(p[1], ArrayConstraint) and p[1].dtype == ct.float32 and p[1].ndim == 2
+    assert p[1].index_dtype == ct.int32 and p[1].stride_constant == (None, None)
+    assert p[1].base_addr_divisible_by == 8 and p[1].shape_divisible_by == (1, 1)
+    assert p[2].stride_constant == (None, 1) and p[2].base_addr_divisible_by == 16
+    assert p[1].alias_groups == () and not p[1].may_alias_internally
+
+
+@needs_cutile
+def test_overlapping_and_broadcast_arrays_are_declared():
+    buf = Dev(0x50000, (8,), "<f4")
+    same = Dev(0x50010, (8,), "<f4")  # overlaps buf's last 4 elements
+    other = Dev(0x90000, (8,), "<f4")
+    args = rc.describe_arguments(add, (buf, other, same, 1.0, 8))
+    assert args[0].alias_groups == args[2].alias_groups == ("alias0",) and args[1].alias_groups == ()
+    sig = rc.kernel_signature(args)
+    assert sig.parameters[0].alias_groups == ("alias0",)
+    bcast = Dev(0x60000, (8,), "<f4", strides=(0,))
+    args = rc.describe_arguments(add, (bcast, other, Dev(0xA0000, (8,), "<f4"), 1.0, 8))
+    assert args[0].may_alias_internally and args[0].strides == (0,)
+    # the cache key tells layouts apart but not pointers of the same alignment
+    k1 = rc.signature_key(rc.describe_arguments(add, (Dev(0x100, (9,), "<f4"), other, buf, 1.0, 8)))
+    k2 = rc.signature_key(rc.describe_arguments(add, (Dev(0x200, (5,), "<f4"), other, buf, 2.0, 8)))
+    k3 = rc.signature_key(rc.describe_arguments(add, (Dev(0x204, (5,), "<f4"), other, buf, 2.0, 8)))
+    k4 = rc.signature_key(rc.describe_arguments(add, (Dev(0x200, (5,), "<f4"), other, buf, 2.0, 16)))
+    assert k1 == k2 and k1 != k3 and k1 != k4
+
+
+@needs_cutile
+def test_dlpack_arrays_are_read(monkeypatch):
+    import tileorch.runtime.buffers as buffers
+
+    host = np.zeros((3, 8), np.float16)
+    with pytest.raises(TypeError, match=r"argument 1 \('x'\) lives on DLPack device type 1, not on a CUDA device"):
+        rc.describe_arguments(rows, (8, host, Dev(0x1000, (3, 8)), 1.0))
+    monkeypatch.setattr(buffers, "_KDL_CUDA", 1)  # let host memory stand in for device memory
+    args = rc.describe_arguments(rows, (8, host[:, ::2], Dev(0x1000, (3, 4)), 1.0))
+    x = args[1]
+    assert (x.dtype, x.shape, x.strides, x.ptr) == ("float16", (3, 4), (8, 2), host.ctypes.data)
+
+
+@needs_cutile
+def test_exported_entry_matches_the_packed_parameters():
+    """cuTile's own export of the signature: the entry's parameters are what we pack (8-byte
+    pointers, 4-byte i32 shapes/strides, the scalar), constants absent."""
+    from tileorch.frontend.cuda_tile_bytecode import read_bytecode
+
+    args = rc.describe_arguments(add, tuple(Dev(0x10000 * (i + 1), (1000,), "<f4") for i in range(3)) + (2.0, 256))
+    module = read_bytecode(rc.export_bytecode(add, args))
+    entry = module.body.block.first_op.body.block.first_op
+    types = [str(t).removeprefix("!cuda_tile.") for t in entry.function_type.inputs.data]
+    assert types == ["tile<ptr<f32>>", "tile<i32>", "tile<i32>"] * 3 + ["tile<f32>"]
+    assert [len(p) for p in rc.pack_simt_arguments(args)] == [8, 4, 4] * 3 + [4]
+    assert entry.sym_name.data.startswith("add_") and "I256" in entry.sym_name.data
+
+
+# --------------------------------------------------------------------------- errors
+
+
+@needs_cutile
+@pytest.mark.parametrize("args,exc,words", [
+    ((1, 2), TypeError, r"kernel 'add' takes 5 arguments \(a, b, c, alpha, tile\), got 2"),
+    (("A", "B", "C", 1.0, 8), TypeError, r"argument 0 \('a'\): cannot pass a str"),
+    (("X", "B", "C", 1.0, "tile"), TypeError, r"argument 0 \('a'\)"),
+    ((None, None, None, 1.0, 8), TypeError, r"argument 0 \('a'\): cannot pass a NoneType"),
+    ((Dev(16, (4,), "<c8"),) * 3 + (1.0, 8), TypeError, r"argument 0 \('a'\) has element type '<c8'"),
+    ((Dev(16, (4,)),) * 3 + (1.0, Dev(16, (4,))), TypeError, r"argument 4 \('tile'\) is a ct.Constant parameter"),
+    ((Dev(16, (4,)),) * 3 + (2**31, 8), ValueError, r"argument 3 \('alpha'\) = 2147483648 does not fit in int32"),
+    ((Dev(16, (2**31,)),) * 3 + (1, 8), ValueError, r"argument 0 \('a'\).*exceed the int32 index range"),
+    ((Dev(16, (4,)), (1, 2), Dev(16, (4,)), 1.0, 8), TypeError, r"argument 1 \('b'\): tuple and list"),
+    ([Dev(16, (4,))] * 3 + ["1.0", 8], TypeError, r"argument 3 \('alpha'\): cannot pass a str"),
+])
+def test_bad_arguments_name_the_argument(args, exc, words):
+    with pytest.raises(exc, match=words):
+        rc.describe_arguments(add, args)
+
+
+@needs_cutile
+def test_bad_grid_kernel_and_options():
+    a = Dev(16, (4,), "<f4")
+    good = (a, a, a, 1.0, 4)
+    for grid, exc in (((), TypeError), ((1, 2, 3, 4), TypeError), ((0,), ValueError), ((1.5,), TypeError)):
+        with pytest.raises(exc, match="grid"):
+            rc.launch(0, grid, add, good)
+    with pytest.raises(TypeError, match="decorated with @cuda.tile.kernel"):
+        rc.launch(0, (1,), lambda a: a, (a,))
+    with pytest.raises(ValueError, match="schedule must be one of"):
+        rc.launch(0, (1,), add, good, schedule="fast")
+    with pytest.raises(ValueError, match="arch must be one of"):
+        rc.launch(0, (1,), add, good, arch="sm_80")
+    with pytest.raises(TypeError, match="kernel arguments must be a tuple"):
+        rc.launch(0, (1,), add, a)
+    with pytest.raises(TypeError, match="stream must be a CUDA stream"):
+        rc.launch("s", (1,), add, good)
+
+
+@needs_cutile
+def test_no_gpu_is_gpu_unavailable():
+    from tileorch.runtime import GpuUnavailable, gpu_status
+
+    if gpu_status()[0]:
+        pytest.skip("a GPU is present")
+    a = Dev(0x1000, (4,), "<f4")
+    with pytest.raises(GpuUnavailable):
+        rc.launch(0, (1,), add, (a, a, a, 1.0, 4))
+
+
+def test_missing_cutile_is_an_import_error_and_import_tileorch_needs_neither(monkeypatch):
+    monkeypatch.setitem(sys.modules, "cuda.tile", None)
+    with pytest.raises(ImportError, match="pip install cuda-tile"):
+        rc.describe_arguments(object(), ())
+    code = ("import sys; sys.modules['cuda.tile'] = None; sys.modules['cuda.bindings'] = None; import tileorch\n"
+            "print(tileorch.cutile.launch.__name__)\n"
+            "try:\n    tileorch.cutile.launch(0, (1,), None, ())\nexcept ImportError as e:\n    print(e)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[0] == "launch" and "pip install cuda-tile" in out.stdout
+
+
+def test_streams():
+    assert rc.stream_handle(None) == 0 and rc.stream_handle(7) == 7
+    assert rc.stream_handle(SimpleNamespace(cuda_stream=42)) == 42
+    assert rc.stream_handle(SimpleNamespace(__cuda_stream__=lambda: (0, 99))) == 99
+    assert rc.normalize_grid((3,)) == (3, 1, 1) and rc.normalize_grid([2, 5]) == (2, 5, 1)
+
+
+# --------------------------------------------------------------------------- launch against a fake driver
+
+
+class FakeDriver:
+    """The driver calls tileorch.runtime makes for a module load and one launch."""
+
+    def __init__(self, params: dict[str, list[int]]):
+        self.params, self.launches, self.loaded = params, [], []
+        self.CUdevice_attribute = SimpleNamespace(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR="maj",
+                                                  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR="min",
+                                                  CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT="sms")
+        self.CUfunction_attribute = SimpleNamespace(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES="dyn")
+
+    CUstream = staticmethod(lambda v: v)
+    CUlaunchConfig = staticmethod(lambda: SimpleNamespace(attrs=[], numAttrs=0))
+
+    def cuInit(self, f):
+        return (0,)
+
+    def cuDeviceGetCount(self):
+        return 0, 1
+
+    def cuDeviceGet(self, i):
+        return 0, i
+
+    def cuDevicePrimaryCtxRetain(self, d):
+        return 0, "ctx"
+
+    def cuCtxSetCurrent(self, c):
+        return (0,)
+
+    def cuDeviceGetName(self, n, d):
+        return 0, b"Fake H100\0"
+
+    def cuDeviceGetAttribute(self, a, d):
+        return 0, {"maj": 9, "min": 0, "sms": 132}[a]
+
+    def cuDriverGetVersion(self):
+        return 0, 13000
+
+    def cuModuleLoadData(self, data):
+        self.loaded.append(bytes(data))
+        return 0, "mod"
+
+    def cuModuleGetFunction(self, mod, name):
+        return (0, name.decode()) if name.decode() in self.params else (500, None)
+
+    def cuFuncGetParamInfo(self, fn, i):
+        sizes = self.params[fn]
+        return (0, 0, sizes[i]) if i < len(sizes) else (1, 0, 0)
+
+    def cuEventCreate(self, f):
+        return 0, object()
+
+    def cuEventRecord(self, ev, s):
+        return (0,)
+
+    def cuEventDestroy(self, ev):
+        return (0,)
+
+    def cuEventQuery(self, ev):
+        return (0,)
+
+    def cuLaunchKernelEx(self, config, fn, params, extra):
+        import ctypes
+
+        sizes = self.params[fn]
+        ptrs = (ctypes.c_void_p * len(sizes)).from_address(params)
+        self.launches.append({"fn": fn, "config": config,
+                              "params": [ctypes.string_at(p, s) for p, s in zip(ptrs, sizes)]})
+        return (0,)
+
+
+@needs_cutile
+def test_launch_simt_program_end_to_end(monkeypatch):
+    """Argument analysis -> cuTile export -> compile_program (a stand-in that reads the real
+    bytecode's entry for the parameter sizes) -> module load -> one launch on the cuTile grid."""
+    import tileorch.frontend.cutile as frontend
+    from tileorch.frontend.cuda_tile_bytecode import read_bytecode
+    from tileorch.runtime import device as rt_device
+    from tileorch.runtime.driver import use_api
+
+    sizes = {"tile<ptr<f32>>": 8, "tile<i32>": 4, "tile<f32>": 4}
+    calls = []
+
+    def compile_program(data, name, arch="sm_90a", schedule="persistent"):
+        entry = read_bytecode(data).body.block.first_op.body.block.first_op
+        calls.append((entry.sym_name.data, arch, schedule))
+        drv.params["add_simt"] = [sizes[str(t).removeprefix("!cuda_tile.")] for t in entry.function_type.inputs.data]
+        return SimpleNamespace(kind="simt", ptx=".version 8.0\n.visible .entry add_simt()\n", cubin=None,
+                               kernel="add_simt", threads=128, gemm_config=None, gemm_args=None)
+
+    monkeypatch.setattr(frontend, "compile_program", compile_program, raising=False)
+    rc.clear_caches()
+    drv = FakeDriver({})
+    rt_device.forget_devices()
+    try:
+        with use_api(drv):
+            a, b, c = (Dev(0x100000 * (i + 1), (1000,), "<f4") for i in range(3))
+            rc.launch(SimpleNamespace(cuda_stream=5), (4,), add, (a, b, c, 3.0, 256))
+            rc.launch(0, (4, 1, 1), add, (a, b, Dev(0x900000, (900,), "<f4"), 1.0, 256), sync=True)
+            rc.launch(0, (2,), add, (a, b, c, 1.0, 512))
+    finally:
+        rt_device.forget_devices()
+        rc.clear_caches()
+    # one compile per signature (the second launch differs only in values), one module load each
+    assert [c[1:] for c in calls] == [("sm_90a", "persistent")] * 2 and len(drv.loaded) == 2
+    assert "I256" in calls[0][0] and "I512" in calls[1][0]
+    first = drv.launches[0]
+    cfg = first["config"]
+    assert (cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ) == (4, 1, 1) and (cfg.blockDimX, cfg.blockDimY) == (128, 1)
+    assert cfg.hStream == 5
+    assert first["params"] == ([u64(0x100000)] + i32(1000, 1) + [u64(0x200000)] + i32(1000, 1) + [u64(0x300000)]
+                               + i32(1000, 1) + [struct.pack("<f", 3.0)])
+    assert drv.launches[1]["params"][6:8] == [u64(0x900000)] + i32(900)
+    assert drv.launches[2]["config"].gridDimX == 2
+
+
+# --------------------------------------------------------------------------- GEMM operands
+
+
+def test_convert_to_cutlass_records_gemm_operand_arguments():
+    from tileorch.transforms.tileas.convert_to_cutlass import CONFIG_ATTR, gemm_operands, lower_tile_program
+
+    text = EXAMPLE.read_text()
+    head = "@tile_gemm(%a: !nv_tileaa.ptr<f16>, %b: !nv_tileaa.ptr<f16>, %c: !nv_tileaa.ptr<f16>, %m: i32"
+    assert head in text
+    for signature, expected in ((head, (0, 1, 2)),
+                                ("@tile_gemm(%m: i32, %c: !nv_tileaa.ptr<f16>, %b: !nv_tileaa.ptr<f16>, "
+                                 "%a: !nv_tileaa.ptr<f16>", (3, 2, 1))):
+        cfg, module = lower_tile_program(text.replace(head, signature), schedule="dp")
+        fn = next(op for op in module.walk() if CONFIG_ATTR in op.attributes)
+        assert gemm_operands(fn) == expected
+        assert cfg.tile_n == 128 and cfg.schedule == "dp"
+
+
+@needs_cutile
+def test_gemm_operands_map_entry_parameters_to_arguments():
+    from tileorch.kernels.gemm.config import GemmConfig
+
+    @ct.kernel
+    def g(tm: ct.Constant[int], A, scale, B, C):
+        pass
+
+    A, B, C = Dev(0x1000, (256, 128)), Dev(0x2000, (128, 64)), Dev(0x3000, (256, 64))
+    args = rc.describe_arguments(g, (128, A, 1.0, B, C))
+    # entry parameters: A ptr 0 (+4 shape/stride), scale 5, B ptr 6 (+4), C ptr 11
+    prog = SimpleNamespace(gemm_args=(0, 6, 11), gemm_config=GemmConfig(dtype="f16", out_dtype="f16", b_major="n"))
+    a, b, c, m, n, k = rc.gemm_problem(prog, args)
+    assert (a.position, b.position, c.position, m, n, k) == (1, 3, 4, 256, 64, 128)
+    with pytest.raises(RuntimeError, match="GEMM operand B at entry parameter 5"):
+        rc.gemm_operands(SimpleNamespace(gemm_args=(0, 5, 11)), args)
+    bad = rc.describe_arguments(g, (128, A, 1.0, Dev(0x2000, (128, 64), strides=(2, 256)), C))
+    with pytest.raises(ValueError, match=r"argument 3 \('B'\): the GEMM needs a row-major"):
+        rc.gemm_problem(prog, bad)
+    f32 = rc.describe_arguments(g, (128, A, 1.0, B, Dev(0x3000, (256, 64), "<f4")))
+    with pytest.raises(TypeError, match=r"argument 4 \('C'\) has dtype float32"):
+        rc.gemm_problem(prog, f32)
