@@ -453,6 +453,9 @@ def gemm_operands(program: Any, arguments: list[Argument]) -> tuple[ArrayArg, Ar
     flat parameter list (each one an array's base pointer, see :func:`flat_parameters`)."""
     flat = flat_parameters(arguments)
     by_pos = {a.position: a for a in arguments}
+    if getattr(program, "gemm_args", None) is None:
+        raise RuntimeError("compile_program did not report which arguments are the GEMM's A, B and C "
+                           "(CutileProgram.gemm_args is None)")
     picked = []
     for role, index in zip("ABC", program.gemm_args):
         if index is None or not 0 <= index < len(flat) or flat[index][1] != "ptr":

@@ -76,7 +76,7 @@ def gemm_operands(fn: Operation) -> tuple[int | None, int | None, int | None] | 
     attr = fn.attributes.get(CONFIG_ATTR)
     if not isinstance(attr, StringAttr):
         return None
-    ops = json.loads(attr.data).get("operands")
+    ops = json.loads(attr.data).get("args")
     return None if ops is None else tuple(ops)
 
 
@@ -158,7 +158,7 @@ def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: st
     new_funcs = [op for op in lowered.ops if isinstance(op, func.FuncOp)]
     for f in new_funcs:
         f.detach()
-        f.attributes[CONFIG_ATTR] = StringAttr(json.dumps({**cfg.as_dict(), "operands": operands}, sort_keys=True))
+        f.attributes[CONFIG_ATTR] = StringAttr(json.dumps({**cfg.as_dict(), "args": operands}, sort_keys=True))
         f.attributes["tileorch.tile_kernel"] = StringAttr(kernel.sym_name.data)
         module.body.block.insert_op_before(f, kernel)
     kernel.detach()
