@@ -382,3 +382,59 @@ def test_gemm_operands_map_entry_parameters_to_arguments():
     f32 = rc.describe_arguments(g, (128, A, 1.0, B, Dev(0x3000, (256, 64), "<f4")))
     with pytest.raises(TypeError, match=r"argument 4 \('C'\) has dtype float32"):
         rc.gemm_problem(prog, f32)
+
+
+# --------------------------------------------------------------------------- with the real compiler
+
+
+if HAVE_CUTILE:
+    @ct.kernel
+    def mm(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+        bm, bn = ct.bid(0), ct.bid(1)
+        acc = ct.zeros((tm, tn), dtype=ct.float32)
+        for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+            acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+        ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
+
+
+def _compile(data: bytes, name: str):
+    """The launcher's call of compile_program (without ptxas where there is none)."""
+    try:
+        return rc._compile_program(data, name, "sm_90a", "persistent")
+    except NotImplementedError:
+        pytest.skip("tileorch.frontend.cutile.compile_program is not in this checkout")
+
+
+@needs_cutile
+@pytest.mark.parametrize("ptxas", [True, False])
+def test_compiled_simt_entry_takes_the_packed_parameters(ptxas, monkeypatch):
+    """The PTX entry compile_program produces for a SIMT program has exactly the parameters
+    :func:`pack_simt_arguments` fills (sizes, in order); without ptxas the PTX stays."""
+    import re
+
+    import tileorch.backend.ptxas as backend_ptxas
+
+    if not ptxas:
+        monkeypatch.setattr(backend_ptxas, "ptxas_available", lambda: False)
+
+    args = rc.describe_arguments(add, tuple(Dev(0x10000 * (i + 1), (1000,), "<f4") for i in range(3)) + (2.0, 256))
+    program = _compile(rc.export_bytecode(add, args), "add")
+    assert program.kind == "simt" and program.threads > 0
+    if not ptxas:
+        assert program.cubin is None
+    m = re.search(r"\.entry\s+" + re.escape(program.kernel) + r"\s*\((.*?)\)", program.ptx, re.S)
+    assert m, f"no .entry {program.kernel} in the PTX"
+    kinds = re.findall(r"\.param\s+(?:\.align\s+\d+\s+)?\.([a-z]+\d+)", m.group(1))
+    assert [int(re.sub(r"\D", "", k)) // 8 for k in kinds] == [len(p) for p in rc.pack_simt_arguments(args)]
+
+
+@needs_cutile
+def test_compiled_gemm_reports_its_operands():
+    """compile_program on cuTile's GEMM: a gemm program whose gemm_args pick A, B and C."""
+    A, B, C = Dev(0x1000, (512, 256)), Dev(0x100000, (256, 384)), Dev(0x200000, (512, 384))
+    args = rc.describe_arguments(mm, (A, B, C, 128, 128, 64))
+    program = _compile(rc.export_bytecode(mm, args), "mm")
+    assert program.kind == "gemm" and program.kernel == program.gemm_config.name
+    a, b, c, m, n, k = rc.gemm_problem(program, args)
+    assert (a.name, b.name, c.name, m, n, k) == ("A", "B", "C", 512, 384, 256)
+    assert (program.gemm_config.tile_m, program.gemm_config.tile_n, program.gemm_config.tile_k) == (128, 128, 64)

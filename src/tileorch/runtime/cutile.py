@@ -399,6 +399,13 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str) -> Any:
     except ImportError:
         raise NotImplementedError("tileorch.frontend.cutile.compile_program is not available in this "
                                   "tileorch build") from None
+    import inspect
+
+    from tileorch.backend.ptxas import ptxas_available
+
+    if not ptxas_available() and "ptxas" in inspect.signature(compile_program).parameters:
+        # no ptxas here: keep the PTX, which the driver JIT-compiles when the module loads
+        return compile_program(data, name, arch=arch, schedule=schedule, ptxas=False)
     return compile_program(data, name, arch=arch, schedule=schedule)
 
 

@@ -1,0 +1,201 @@
+"""cuTile kernels run through tileorch with one changed line (``tileorch.cutile.launch`` for
+``ct.launch``), against torch references computed in fp32 (fp64 for sums) from the same inputs.
+Outputs are pre-filled with NaN, and where a kernel could write past its array the array is a
+view of a larger NaN buffer whose tail must stay NaN.  Skipped (by tests/gpu/conftest.py) without
+a GPU; needs torch and cuda-tile."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+torch = pytest.importorskip("torch")
+ct = pytest.importorskip("cuda.tile")
+
+import tileorch.cutile  # noqa: E402
+
+NAN = float("nan")
+
+
+@ct.kernel
+def vec_add(a, b, c, tile: ct.Constant[int]):
+    i = ct.bid(0)
+    ct.store(c, index=(i,), tile=ct.load(a, index=(i,), shape=(tile,)) + ct.load(b, index=(i,), shape=(tile,)))
+
+
+@ct.kernel
+def softmax(x, out, tn: ct.Constant[int]):
+    row = ct.bid(0)
+    t = ct.load(x, index=(row, 0), shape=(1, tn), padding_mode=ct.PaddingMode.NEG_INF).astype(ct.float32)
+    e = ct.exp(t - ct.max(t, axis=1, keepdims=True))
+    ct.store(out, index=(row, 0), tile=(e / ct.sum(e, axis=1, keepdims=True)).astype(out.dtype))
+
+
+@ct.kernel
+def layernorm(x, w, b, y, n: ct.Constant[int]):
+    r = ct.bid(0)
+    t = ct.load(x, index=(r, 0), shape=(1, n)).astype(ct.float32)
+    mean = ct.sum(t, axis=1, keepdims=True) / n
+    d = t - mean
+    var = ct.sum(d * d, axis=1, keepdims=True) / n
+    inv = ct.rsqrt(var + 1e-5)
+    ww = ct.load(w, index=(0,), shape=(n,)).astype(ct.float32)
+    bb = ct.load(b, index=(0,), shape=(n,)).astype(ct.float32)
+    ct.store(y, index=(r, 0), tile=(d * inv * ct.reshape(ww, (1, n)) + ct.reshape(bb, (1, n))).astype(y.dtype))
+
+
+@ct.kernel
+def row_sum(x, y, tn: ct.Constant[int]):
+    r = ct.bid(0)
+    acc = ct.zeros((1, tn), dtype=ct.float32)
+    for j in range(ct.num_tiles(x, axis=1, shape=(1, tn))):
+        acc = acc + ct.load(x, index=(r, j), shape=(1, tn), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(y, index=(r,), tile=ct.sum(acc, axis=1))
+
+
+@ct.kernel
+def transpose(x, y, tm: ct.Constant[int], tn: ct.Constant[int]):
+    i, j = ct.bid(0), ct.bid(1)
+    t = ct.load(x, index=(i, j), shape=(tm, tn))
+    ct.store(y, index=(j, i), tile=ct.transpose(t))
+
+
+@ct.kernel
+def gemm(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        a = ct.load(A, index=(bm, k), shape=(tm, tk))
+        b = ct.load(B, index=(k, bn), shape=(tk, tn))
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
+
+
+def _gen(seed: int):
+    return torch.Generator(device="cuda").manual_seed(seed)
+
+
+def _nan_view(n_elems: int, shape: tuple[int, ...], dtype):
+    """A contiguous ``shape`` view at the start of a NaN buffer with 4096 spare elements after it."""
+    buf = torch.full((n_elems + 4096,), NAN, device="cuda", dtype=dtype)
+    return buf, buf[:n_elems].view(shape)
+
+
+def _stream():
+    return torch.cuda.current_stream()
+
+
+@pytest.mark.parametrize("n", [1000, 256, 1, 70001])
+def test_vector_add_fp32(n):
+    g = _gen(n)
+    a = torch.randn(n, device="cuda", generator=g)
+    b = torch.randn(n, device="cuda", generator=g)
+    buf, c = _nan_view(n, (n,), torch.float32)
+    tile = 256
+    tileorch.cutile.launch(_stream(), (math.ceil(n / tile),), vec_add, (a, b, c, tile))
+    torch.cuda.synchronize()
+    torch.testing.assert_close(c, a + b, rtol=0, atol=0)
+    assert torch.isnan(buf[n:]).all(), "the kernel wrote past the end of c"
+
+
+@pytest.mark.parametrize("m,n", [(300, 1024), (257, 1000)])
+def test_row_softmax_fp16(m, n):
+    x = (3 * torch.randn(m, n, device="cuda", generator=_gen(m))).half()
+    buf, out = _nan_view(m * n, (m, n), torch.float16)
+    tileorch.cutile.launch(_stream(), (m,), softmax, (x, out, 1024))
+    torch.cuda.synchronize()
+    ref = torch.softmax(x.float(), dim=1)
+    assert torch.isfinite(out).all(), "unwritten (NaN) or non-finite outputs"
+    torch.testing.assert_close(out.float(), ref, atol=1e-3, rtol=1e-2)
+    assert torch.isnan(buf[m * n:]).all()
+
+
+def test_layernorm_fp16():
+    m, n = 200, 1024
+    g = _gen(5)
+    x = (torch.randn(m, n, device="cuda", generator=g) * 2 + 0.5).half()
+    w = torch.randn(n, device="cuda", generator=g).half()
+    b = torch.randn(n, device="cuda", generator=g).half()
+    y = torch.full((m, n), NAN, device="cuda", dtype=torch.float16)
+    tileorch.cutile.launch(_stream(), (m,), layernorm, (x, w, b, y, n))
+    torch.cuda.synchronize()
+    ref = torch.nn.functional.layer_norm(x.float(), (n,), w.float(), b.float(), eps=1e-5)
+    assert torch.isfinite(y).all(), "unwritten (NaN) or non-finite outputs"
+    torch.testing.assert_close(y.float(), ref, atol=2e-2, rtol=1e-2)
+
+
+@pytest.mark.parametrize("m,n", [(129, 1000), (64, 256), (3, 70)])
+def test_row_sum_fp32(m, n):
+    x = torch.randn(m, n, device="cuda", generator=_gen(n))
+    buf, y = _nan_view(m, (m,), torch.float32)
+    tileorch.cutile.launch(_stream(), (m,), row_sum, (x, y, 256))
+    torch.cuda.synchronize()
+    ref = x.double().sum(dim=1).float()
+    torch.testing.assert_close(y, ref, atol=1e-3, rtol=1e-4)
+    assert torch.isnan(buf[m:]).all()
+
+
+@pytest.mark.parametrize("m,n", [(100, 150), (64, 128), (33, 65)])
+def test_transpose_fp32(m, n):
+    tm, tn = 32, 64
+    x = torch.randn(m, n, device="cuda", generator=_gen(m * n))
+    buf, y = _nan_view(m * n, (n, m), torch.float32)
+    tileorch.cutile.launch(_stream(), (math.ceil(m / tm), math.ceil(n / tn)), transpose, (x, y, tm, tn))
+    torch.cuda.synchronize()
+    torch.testing.assert_close(y, x.t(), rtol=0, atol=0)
+    assert torch.isnan(buf[m * n:]).all()
+
+
+def test_transpose_of_a_strided_view():
+    """A non-contiguous input (every other column of a wider tensor): strides pass as they are."""
+    wide = torch.randn(96, 256, device="cuda", generator=_gen(3))
+    x = wide[:, ::2]
+    y = torch.full((128, 96), NAN, device="cuda")
+    tileorch.cutile.launch(_stream(), (3, 2), transpose, (x, y, 32, 64))
+    torch.cuda.synchronize()
+    torch.testing.assert_close(y, x.t(), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("schedule", ["auto", "persistent", "streamk", "dp"])
+@pytest.mark.parametrize("m,n,k", [(512, 384, 256), (300, 520, 128), (1000, 1000, 1024), (128, 128, 64),
+                                   (2016, 2176, 8192)],
+                         ids=lambda v: str(v))
+def test_gemm_fp16(m, n, k, schedule):
+    """K is a multiple of tk: the kernel loads its K tail without a padding mode (undefined in cuTile)."""
+    tm, tn, tk = 128, 128, 64
+    g = _gen(m + n + k)
+    a = torch.randn(m, k, device="cuda", dtype=torch.float16, generator=g)
+    b = torch.randn(k, n, device="cuda", dtype=torch.float16, generator=g)
+    c = torch.full((m, n), NAN, device="cuda", dtype=torch.float16)
+    grid = (math.ceil(m / tm), math.ceil(n / tn), 1)
+    tileorch.cutile.launch(_stream(), grid, gemm, (a, b, c, tm, tn, tk), schedule=schedule)
+    torch.cuda.synchronize()
+    ref = a.float() @ b.float()
+    assert torch.isfinite(c).all(), "unwritten (NaN) or non-finite outputs"
+    err = float((c.float() - ref).norm() / ref.norm())
+    assert err < 1e-2, f"relative error {err:.3e}"
+    torch.testing.assert_close(c.float(), ref, atol=0.1 + 2e-3 * math.sqrt(k), rtol=1e-2)
+
+
+def test_relaunch_reuses_the_compiled_kernel():
+    """The second launch with new tensors of the same layout compiles nothing new and is right."""
+    from tileorch.runtime import cutile as rc
+
+    n = 4096
+    a, b = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
+    c = torch.empty_like(a)
+    tileorch.cutile.launch(_stream(), (n // 256,), vec_add, (a, b, c, 256))
+    compiled = len(rc._programs)
+    a2, b2 = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
+    c2 = torch.full_like(a2, NAN)
+    tileorch.cutile.launch(_stream(), (n // 256,), vec_add, (a2, b2, c2, 256))
+    torch.cuda.synchronize()
+    assert len(rc._programs) == compiled
+    torch.testing.assert_close(c2, a2 + b2, rtol=0, atol=0)
+
+
+def test_cpu_tensor_is_refused():
+    a = torch.zeros(16)
+    with pytest.raises(TypeError, match=r"argument 0 \('a'\) is a torch tensor on cpu"):
+        tileorch.cutile.launch(_stream(), (1,), vec_add, (a, a, a, 16))
