@@ -8,8 +8,10 @@ orchestration tier, where :func:`tileorch.backend.compile.compile_module` contin
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 from tileorch.frontend.cuda_tile_bytecode import MAGIC, BytecodeError, read_bytecode
 
@@ -38,7 +40,7 @@ def load(data: bytes, name: str, ctx: Context) -> ModuleOp:
 
 
 def lower_to_cutlass(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule: str = "persistent") -> None:
-    """Run :func:`front_passes` on ``module`` in place."""
+    """Run :func:`front_passes` on ``module`` in place (GEMM-shaped kernels only)."""
     from tileorch.backend.pipeline import parse_pipeline
 
     from tileorch.diagnostics import LocatedError
@@ -52,7 +54,93 @@ def lower_to_cutlass(module: ModuleOp, ctx: Context, arch: str = "sm_90a", sched
                                   "GEMM-shaped kernels (K loop of tiled loads and a dot, one tiled store) so far")
 
 
-__all__ = ["BytecodeError", "front_passes", "is_cuda_tile_input", "load", "lower_to_cutlass"]
+def lower_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a",
+                  schedule: str = "persistent") -> tuple[str, ModuleOp]:
+    """Lower a ``cuda_tile`` module to the tier the backend compiles; returns (kind, module).
+
+    ``"gemm"``: the kernel is GEMM-shaped and goes through the TileAS tier to the warp-specialized
+    TMA/WGMMA GEMM (``convert-nv-tileas-to-cutlass``); ``"simt"``: any other kernel (or a GEMM
+    with an epilogue, batch or loop structure that lowering does not take) goes through
+    ``convert-nv-tileaa-to-simt``.  Errors of ``convert-cudatile-to-tileaa`` and of the SIMT
+    lowering propagate (located)."""
+    from tileorch.backend.pipeline import parse_pipeline
+    from tileorch.diagnostics import LocatedError
+    from tileorch.dialects.nv_tileaa import FuncOp
+    from tileorch.transforms.tileaa_to_simt import ConvertNvTileaaToSimt
+
+    for p in parse_pipeline(f"convert-cudatile-to-tileaa{{compute_capability={arch}}}"):
+        p.apply(ctx, module)
+    fallback = module.clone()
+    has_dot = any(op.name == "nv_tileaa.dot" for op in module.walk())
+    if has_dot:
+        try:
+            for p in parse_pipeline(f"tileas-tier,convert-nv-tileas-to-cutlass{{schedule={schedule}}}"):
+                p.apply(ctx, module)
+            if not any(isinstance(f, FuncOp) for f in module.walk()):
+                return "gemm", module
+        except LocatedError:
+            pass
+    ConvertNvTileaaToSimt().apply(ctx, fallback)
+    fallback.attributes["cutlass.target"] = StringAttr(arch)
+    return "simt", fallback
+
+
+@dataclass
+class CutileProgram:
+    """A compiled cuTile program.  ``kind == "simt"``: the kernel's parameters are the cuTile
+    entry's, in order; block = (threads, 1, 1), grid = the tile grid.  ``kind == "gemm"``: launch
+    with :mod:`tileorch.kernels.gemm.host` (``gemm_config``); ``gemm_args`` are the indices of
+    the A, B, C array arguments of the cuTile kernel when the lowering reports them."""
+
+    kind: str
+    ptx: str
+    cubin: bytes | None
+    kernel: str
+    threads: int
+    gemm_config: object = None
+    gemm_args: tuple[int, int, int] | None = None
+    seconds: float = 0.0
+
+
+def compile_program(data: bytes, name: str = "<cuTile program>", arch: str = "sm_90a",
+                    schedule: str = "persistent", ptxas: bool = True) -> CutileProgram:
+    """Compile cuTile bytecode (or ``cuda_tile`` text) to PTX and (with ``ptxas``) a cubin.
+    Raises :class:`BytecodeError`, ``SourceError``/``LocatedError``/``CompileError`` on bad input."""
+    import json
+    import time
+
+    from xdsl.dialects import func
+
+    from tileorch.backend.compile import compile_module
+    from tileorch.registry import make_context
+    from tileorch.transforms.tileas.convert_to_cutlass import CONFIG_ATTR
+
+    start = time.perf_counter()
+    ctx = make_context()
+    module = load(data, name, ctx)
+    kind, lowered = lower_program(module, ctx, arch, schedule)
+    kernels = [op for op in lowered.walk() if isinstance(op, func.FuncOp) and "nvvm.kernel" in op.attributes]
+    gemm_config = gemm_args = None
+    if kind == "gemm":
+        from tileorch.kernels.gemm.config import GemmConfig
+
+        fn = next(op for op in lowered.walk() if CONFIG_ATTR in op.attributes)
+        spec = json.loads(fn.attributes[CONFIG_ATTR].data)
+        args = spec.pop("args", None)
+        gemm_config = GemmConfig(**spec)
+        gemm_args = tuple(args) if args is not None else None
+    kernel = kernels[0] if kernels else None
+    threads = 0
+    if kernel is not None and "nvvm.maxntid" in kernel.attributes:
+        threads = int(list(kernel.attributes["nvvm.maxntid"].get_values())[0])
+    result = compile_module(lowered, ctx, arch=arch, emit="ptx", ptxas=ptxas, isolate=True)
+    return CutileProgram(kind, result.ptx, result.ptxas.cubin if result.ptxas is not None else None,
+                         kernel.sym_name.data if kernel is not None else "", threads, gemm_config, gemm_args,
+                         time.perf_counter() - start)
+
+
+__all__ = ["BytecodeError", "CutileProgram", "compile_program", "front_passes", "is_cuda_tile_input", "load",
+           "lower_program", "lower_to_cutlass"]
 
 
 def compile_cli(args, data: bytes, name: str) -> int:
@@ -70,7 +158,7 @@ def compile_cli(args, data: bytes, name: str) -> int:
     schedule = getattr(args, "schedule", None) or "persistent"
     try:
         module = load(data, name, ctx)
-        lower_to_cutlass(module, ctx, arch, schedule)
+        kind, module = lower_program(module, ctx, arch, schedule)
         result = compile_module(module, ctx, arch=arch, ptx_version=args.ptx_version, emit=args.emit,
                                 ptxas=not args.no_ptxas and args.emit == "ptx", extra_pipeline=args.pipeline,
                                 isolate=True)
@@ -99,5 +187,5 @@ def compile_cli(args, data: bytes, name: str) -> int:
             return 1
         checked = f", accepted by ptxas -arch={result.arch}" if result.ptxas is not None else ""
         print(f"{name}: wrote {args.output} ({out.count(chr(10))} lines of {args.emit}{checked}; cuTile program, "
-              f"{schedule} schedule)", file=sys.stderr)
+              f"{kind + ' ' + schedule + ' schedule' if kind == 'gemm' else 'SIMT kernel'})", file=sys.stderr)
     return 0

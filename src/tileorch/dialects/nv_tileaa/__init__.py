@@ -22,6 +22,7 @@ from .attrs import (
 
 )
 from .ops import *  # noqa: F403
+from .reduce_scan import EXTRA_OPS, PermuteOp, ReduceOp, ScanOp, YieldOp  # noqa: E402
 from .ops import (
     FuncOp,
     ReturnOp,
@@ -113,7 +114,7 @@ NvTileaa = Dialect(
         MakeRangeOp,
         AssumeOp,
         PragmaOp,
-
+        *EXTRA_OPS,
     ],
     [
         PointerType,

@@ -1,0 +1,881 @@
+"""``convert-nv-tileaa-to-simt``: any ``nv_tileaa`` kernel -> a plain SIMT ``func.func`` kernel.
+
+The general path below the tile tier, for kernels the warp-specialized GEMM lowering
+(``convert-nv-tileas-to-cutlass``) does not take: elementwise math, reductions, scans,
+softmax/layernorm-style rows, transposes, small dots.  Contract:
+
+* one CTA per tile program, ``32 * num_worker_warps`` threads (``nv_tileaa.kernel_spec``,
+  default 4 warps); the grid is the tile program grid (``get_program_id`` = ``%ctaid``);
+* a tile is distributed cyclically over the threads (element ``f`` of the row-major order in
+  thread ``f % T``, register slot ``f // T``), so elementwise chains stay in registers and
+  global loads/stores coalesce;
+* ``broadcast``, ``permute``, ``extract``, ``reduce``, ``scan`` and ``dot`` exchange their
+  operands through one shared-memory scratch array (``bar.sync`` before each write and after
+  each write phase); ``reshape``/``expand_dims`` are free (row-major order is unchanged);
+* out-of-bounds tile elements load the view's padding value and are not stored; a
+  ``tiled_store`` is followed by ``bar.sync`` so later loads of the CTA see it;
+* scalars (program ids, loop counters, shapes) are uniform SSA values; ``scf`` loops and
+  branches carry tiles as one value per slot.
+
+Unsupported ops get a located "not supported yet by convert-nv-tileaa-to-simt" error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, llvm, scf
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    FunctionType,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+    i1,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+
+from tileorch.diagnostics import LocatedError
+from tileorch.dialects import nvvm
+from tileorch.dialects.nv_tileaa import FuncOp as TileFuncOp
+from tileorch.dialects.nv_tileaa.attrs import MemRefType, MemTokenType, PointerType, TiledViewType
+from tileorch.transforms.tileaa_to_simt.emit import (
+    GLOBAL_PTR,
+    SHARED_PTR,
+    Emitter,
+    Tile,
+    byte_size,
+    is_float,
+    memory_type,
+    reg_type,
+    strides_of,
+)
+from xdsl.dialects.builtin import BFloat16Type, IntegerType as _Int
+
+PASS = "convert-nv-tileaa-to-simt"
+MAX_STATIC_SMEM = 48 * 1024
+MAX_SLOTS = 512
+"""Register slots per tile per thread (a 128 x 512 f32 tile on 128 threads); bigger tiles are
+refused rather than compiled into a kernel that spills everything."""
+
+SCRATCH = "__tileorch_simt_scratch"
+
+
+def _unsupported(op: Operation, why: str = "") -> LocatedError:
+    extra = f": {why}" if why else ""
+    return LocatedError(op, f"'{op.name}' is not supported yet by {PASS}{extra}")
+
+
+@dataclass
+class Memref:
+    ptr: SSAValue
+    element: Attribute
+    shape: list[SSAValue]
+    strides: list[SSAValue]
+
+
+@dataclass
+class View:
+    memref: Memref
+    tile: list[int]
+    step: list[int]
+    order: list[int]
+
+
+def _identity(e: Emitter, attr: Attribute, typ: Attribute) -> SSAValue:
+    typ = reg_type(typ)
+    if isinstance(attr, FloatAttr):
+        return e.v(arith.ConstantOp(FloatAttr(attr.value.data, typ)))
+    if isinstance(attr, IntegerAttr):
+        return e.v(arith.ConstantOp(IntegerAttr(attr.value.data, typ)))
+    raise ValueError(f"reduction identity {attr}")
+
+
+def _padding(e: Emitter, kind: str, typ: Attribute) -> SSAValue:
+    typ = reg_type(typ)
+    if is_float(typ):
+        value = {"zero": 0.0, "undef": 0.0, "nan": float("nan"), "neg_inf": float("-inf"),
+                 "pos_inf": float("inf")}[kind]
+        return e.fconst(value, typ)
+    return e.const(0, typ)
+
+
+class FunctionLowering:
+    """Lower one ``nv_tileaa.func`` into a ``func.func`` kernel."""
+
+    def __init__(self, fn: TileFuncOp):
+        self.fn = fn
+        spec = fn.kernel_spec()
+        self.threads = 32 * (spec.num_worker_warps.data if spec is not None else 4)
+        self.vals: dict[SSAValue, object] = {}
+        self.scratch_bytes = 0
+        self._stage_end = 0
+        self.smem: SSAValue | None = None
+        self.has_loads = any(op.name == "nv_tileaa.tiled_load" for op in fn.walk())
+
+    # -- values -----------------------------------------------------------------------------
+    def get(self, v: SSAValue):
+        if v not in self.vals:
+            raise LocatedError(v.owner if isinstance(v.owner, Operation) else self.fn,
+                               f"{PASS}: value used before it was lowered")
+        return self.vals[v]
+
+    def tile(self, v: SSAValue) -> Tile:
+        t = self.get(v)
+        if not isinstance(t, Tile):
+            raise LocatedError(v.owner if isinstance(v.owner, Operation) else self.fn,
+                               f"{PASS}: expected a tile value")
+        return t
+
+    def slots_of(self, t: TensorType, op: Operation) -> int:
+        n = 1
+        for d in t.get_shape():
+            if d < 0:
+                raise _unsupported(op, "dynamic tile shapes")
+            n *= d
+        s = -(-n // self.threads)
+        if s > MAX_SLOTS:
+            raise _unsupported(op, f"a tile of {n} elements needs {s} registers per thread on "
+                                   f"{self.threads} threads (at most {MAX_SLOTS})")
+        return s
+
+    def flatten_type(self, t: Attribute, op: Operation) -> list[Attribute]:
+        if isinstance(t, TensorType):
+            return [reg_type(t.element_type)] * self.slots_of(t, op)
+        if isinstance(t, MemTokenType):
+            return []
+        if isinstance(t, IntegerType) or is_float(t) or t == i1:
+            return [reg_type(t)]
+        raise _unsupported(op, f"values of type {t} in loops and branches")
+
+    def flatten(self, v: SSAValue) -> list[SSAValue]:
+        x = self.get(v)
+        if isinstance(x, Tile):
+            return list(x.slots)
+        if x is None:
+            return []
+        return [x]
+
+    def unflatten(self, types: list[Attribute], values: list[SSAValue], op: Operation) -> list:
+        out, i = [], 0
+        for t in types:
+            if isinstance(t, TensorType):
+                n = self.slots_of(t, op)
+                out.append(Tile(tuple(t.get_shape()), t.element_type, list(values[i:i + n])))
+                i += n
+            elif isinstance(t, MemTokenType):
+                out.append(None)
+            else:
+                out.append(values[i])
+                i += 1
+        return out
+
+    # -- entry ------------------------------------------------------------------------------
+    def run(self) -> tuple[func.FuncOp, int]:
+        fn = self.fn
+        arg_types = []
+        for t in fn.function_type.inputs.data:
+            if isinstance(t, PointerType):
+                arg_types.append(GLOBAL_PTR)
+            elif isinstance(t, IntegerType) or is_float(t):
+                arg_types.append(t)
+            else:
+                raise LocatedError(fn, f"{PASS}: kernel parameter of type {t} is not supported yet")
+        if fn.function_type.outputs.data:
+            raise LocatedError(fn, f"{PASS}: a kernel returns no values")
+        entry = Block(arg_types=arg_types)
+        e = Emitter(entry, self.threads)
+        e.tid = e.v(nvvm.SPECIAL_REGISTERS["tid.x"]())
+        self.smem = e.v(llvm.AddressOfOp(SCRATCH, SHARED_PTR))
+        for old, new in zip(fn.body.blocks[0].args, entry.args):
+            self.vals[old] = new
+        self.lower_ops(e, fn.body.blocks[0].ops)
+        new = func.FuncOp(fn.sym_name.data, FunctionType.from_lists(arg_types, []), Region(entry))
+        new.attributes["nvvm.kernel"] = UnitAttr()
+        new.attributes["nvvm.maxntid"] = DenseArrayBase.from_list(i32, [self.threads, 1, 1])
+        return new, self.scratch_bytes
+
+    def lower_ops(self, e: Emitter, ops) -> None:
+        for op in list(ops):
+            try:
+                self.lower_op(e, op)
+            except NotImplementedError as exc:
+                raise _unsupported(op, str(exc)) from None
+
+    # -- dispatch ---------------------------------------------------------------------------
+    def lower_op(self, e: Emitter, op: Operation) -> None:
+        name = op.name
+        handler = getattr(self, "op_" + name.replace(".", "_"), None)
+        if handler is not None:
+            handler(e, op)
+            return
+        if name.startswith("arith.") or name in ELEMENTWISE:
+            self.elementwise(e, op)
+            return
+        raise _unsupported(op)
+
+    # tokens, hints
+    def op_nv_tileaa_create_mem_token(self, e, op):
+        self.vals[op.results[0]] = None
+
+    op_nv_tileaa_join_mem_token = op_nv_tileaa_create_mem_token
+
+    def op_nv_tileaa_assume(self, e, op):
+        self.vals[op.results[0]] = self.get(op.operands[0])
+
+    def op_nv_tileaa_pragma(self, e, op):
+        for r, v in zip(op.results, op.operands):
+            self.vals[r] = self.get(v)
+
+    def op_nv_tileaa_return(self, e, op):
+        e.add(func.ReturnOp())
+
+    # program ids
+    def op_nv_tileaa_get_program_id(self, e, op):
+        if op.operands:
+            raise _unsupported(op, "program ids delivered by a dynamic scheduler")
+        axis = "xyz"[op.axis.value.data]
+        self.vals[op.results[0]] = e.v(nvvm.SPECIAL_REGISTERS[f"ctaid.{axis}"]())
+
+    def op_nv_tileaa_get_num_programs(self, e, op):
+        axis = "xyz"[op.axis.value.data]
+        self.vals[op.results[0]] = e.v(nvvm.SPECIAL_REGISTERS[f"nctaid.{axis}"]())
+
+    # views
+    def op_nv_tileaa_make_memref(self, e, op):
+        mt: MemRefType = op.results[0].type
+        dyn_shape, dyn_strides = iter(op.shape), iter(op.strides)
+
+        def resolve(static: int, dyn) -> SSAValue:
+            if static >= 0:
+                return e.const(static)
+            v = self.get(next(dyn))
+            return v if v.type == i32 else e.v(arith.TruncIOp(v, i32)) if v.type.width.data > 32 else e.v(arith.ExtSIOp(v, i32))
+
+        shape = [resolve(s, dyn_shape) for s in mt.get_shape()]
+        strides = [resolve(s, dyn_strides) for s in mt.get_strides()]
+        self.vals[op.results[0]] = Memref(self.get(op.ptr), mt.element, shape, strides)
+
+    def op_nv_tileaa_block_tile(self, e, op):
+        vt: TiledViewType = op.results[0].type
+        from tileorch.dialects.nv_tileaa.attrs import ints
+
+        self.vals[op.results[0]] = View(self.get(op.memref), ints(vt.tile), ints(vt.step), ints(vt.order))
+
+    def op_nv_tileaa_get_dim_size(self, e, op):
+        src = self.get(op.source)
+        i = op.index.value.data
+        if isinstance(src, View):
+            dim = src.order[i]
+            extent = src.memref.shape[dim]
+            step = src.step[i]
+            # tiles along the dimension: ceil((extent - tile) / step) + 1, at least 1 for extent > 0
+            num = e.v(arith.AddiOp(extent, e.const(step - 1)))
+            r = e.v(arith.DivSIOp(num, e.const(step))) if src.tile[i] == step else None
+            if r is None:
+                raise _unsupported(op, "overlapping tiles (step different from the tile)")
+        else:
+            r = src.shape[i]
+        self.vals[op.results[0]] = self._cast_int(e, r, op.results[0].type)
+
+    def op_nv_tileaa_get_dim_stride(self, e, op):
+        src = self.get(op.source)
+        mem = src.memref if isinstance(src, View) else src
+        self.vals[op.results[0]] = self._cast_int(e, mem.strides[op.index.value.data], op.results[0].type)
+
+    @staticmethod
+    def _cast_int(e: Emitter, v: SSAValue, typ: Attribute) -> SSAValue:
+        if v.type == typ:
+            return v
+        if isinstance(typ, IntegerType) and typ.width.data > 32:
+            return e.v(arith.ExtSIOp(v, typ))
+        return e.v(arith.IndexCastOp(v, typ)) if not isinstance(typ, IntegerType) else e.v(arith.TruncIOp(v, typ))
+
+    # -- global memory ----------------------------------------------------------------------
+    def _element_address(self, e: Emitter, view: View, idx: list[SSAValue], coords: list[SSAValue]):
+        """(pointer, in-bounds predicate) of tile element ``coords`` of tile ``idx``."""
+        mem = view.memref
+        offset, ok = None, None
+        for i, c in enumerate(coords):
+            dim = view.order[i]
+            base = e.mul_i(idx[i], e.const(view.step[i]))
+            g = e.add_i(base, c)
+            inb = e.v(arith.CmpiOp(g, mem.shape[dim], "slt"))
+            nonneg = e.v(arith.CmpiOp(g, e.const(0), "sge"))
+            inb = e.v(arith.AndIOp(inb, nonneg))
+            ok = inb if ok is None else e.v(arith.AndIOp(ok, inb))
+            g64 = e.v(arith.ExtSIOp(g, i64))
+            s64 = e.v(arith.ExtSIOp(mem.strides[dim], i64))
+            term = e.v(arith.MuliOp(g64, s64))
+            offset = term if offset is None else e.v(arith.AddiOp(offset, term))
+        elem = _Int(16) if isinstance(mem.element, BFloat16Type) else memory_type(mem.element)
+        ptr = e.gep(mem.ptr, offset, elem, GLOBAL_PTR)
+        return ptr, ok
+
+    @staticmethod
+    def _load_global(b: Emitter, ptr: SSAValue, elt: Attribute) -> SSAValue:
+        if isinstance(elt, BFloat16Type):
+            return b.bf16_bits_to_f32(b.load(ptr, _Int(16)))
+        if elt == i1:
+            return b.v(arith.TruncIOp(b.load(ptr, memory_type(i1)), i1))
+        return b.load(ptr, elt)
+
+    def _indices(self, e: Emitter, op, values) -> list[SSAValue]:
+        return [self._cast_int(e, self.get(v), i32) for v in values]
+
+    def op_nv_tileaa_tiled_load(self, e, op):
+        view: View = self.get(op.view)
+        rt: TensorType = op.results[0].type
+        shape = tuple(rt.get_shape())
+        elt = rt.element_type
+        idx = self._indices(e, op, op.indices)
+        pad_kind = op.padding_value.value.data if op.padding_value is not None else "zero"
+        n, slots = _numel(shape), self.slots_of(rt, op)
+        pad = _padding(e, str(pad_kind), elt)
+        out = []
+        for s in range(slots):
+            f = e.flat(s)
+            coords = e.unravel(f, shape)
+            ptr, ok = self._element_address(e, view, idx, coords)
+            if n % self.threads:
+                ok = e.v(arith.AndIOp(ok, e.in_range(f, n)))
+            out.append(e.if_(ok, lambda b, p=ptr: [self._load_global(b, p, elt)], lambda b: [pad], [reg_type(elt)])[0])
+        self.vals[op.results[0]] = Tile(shape, elt, out)
+        self.vals[op.results[1]] = None
+
+    def op_nv_tileaa_tiled_store(self, e, op):
+        view: View = self.get(op.view)
+        tile = self.tile(op.tile)
+        idx = self._indices(e, op, op.indices)
+        n = tile.numel
+        for s, value in enumerate(tile.slots):
+            f = e.flat(s)
+            coords = e.unravel(f, tile.shape)
+            ptr, ok = self._element_address(e, view, idx, coords)
+            if n % self.threads:
+                ok = e.v(arith.AndIOp(ok, e.in_range(f, n)))
+
+            def store(b, p=ptr, v=value):
+                if isinstance(tile.element, BFloat16Type):
+                    v = b.f32_to_bf16_bits(v)
+                elif tile.element == i1:
+                    v = b.v(arith.ExtUIOp(v, memory_type(i1)))
+                b.store(v, p)
+
+            e.if_(ok, store)
+        if self.has_loads:
+            e.barrier()
+        self.vals[op.results[0]] = None
+
+    # -- shared-memory exchange -------------------------------------------------------------
+    def _stage(self, e: Emitter, tiles: list[Tile]) -> list[int]:
+        """Write ``tiles`` to the scratch (after a barrier), then barrier; byte offsets."""
+        e.barrier()
+        offsets, at = [], 0
+        for t in tiles:
+            at = -(-at // 16) * 16
+            offsets.append(at)
+            elem = memory_type(reg_type(t.element))
+            for s, v in enumerate(t.slots):
+                f = e.flat(s)
+                val = e.v(arith.ExtUIOp(v, elem)) if t.element == i1 else v
+                e.store(val, e.gep(self._at(e, at, elem), f, elem, SHARED_PTR))
+            at += len(t.slots) * self.threads * byte_size(elem)
+        self.scratch_bytes = max(self.scratch_bytes, at)
+        self._stage_end = at
+        e.barrier()
+        return offsets
+
+    def _write(self, e: Emitter, offset: int, elt: Attribute, flat: SSAValue, value: SSAValue) -> None:
+        elem = memory_type(reg_type(elt))
+        val = e.v(arith.ExtUIOp(value, elem)) if elt == i1 else value
+        e.store(val, e.gep(self._at(e, offset, elem), flat, elem, SHARED_PTR))
+
+    def _at(self, e: Emitter, offset: int, elem: Attribute) -> SSAValue:
+        if offset == 0:
+            return self.smem
+        return e.gep(self.smem, e.const(offset), _i8(), SHARED_PTR)
+
+    def _read(self, e: Emitter, offset: int, elt: Attribute, flat: SSAValue) -> SSAValue:
+        elt = reg_type(elt)
+        elem = memory_type(elt)
+        v = e.load(e.gep(self._at(e, offset, elem), flat, elem, SHARED_PTR), elem)
+        return e.v(arith.TruncIOp(v, i1)) if elt == i1 else v
+
+    def _gather(self, e: Emitter, out_shape: tuple[int, ...], fn) -> list:
+        """For each slot of an ``out_shape`` tile: ``fn(e, coords)`` (coords clamped in range)."""
+        n = _numel(out_shape)
+        slots = -(-n // self.threads)
+        out = []
+        for s in range(slots):
+            f = e.flat(s)
+            if n % self.threads:
+                f = e.v(arith.SelectOp(e.in_range(f, n), f, e.const(0)))
+            out.append(fn(e, e.unravel(f, out_shape)))
+        return out
+
+    def op_nv_tileaa_broadcast(self, e, op):
+        src = self.tile(op.source)
+        rt = op.results[0].type
+        shape = tuple(rt.get_shape())
+        if src.numel == 1:
+            if len(src.slots) == 1 and self.threads >= 1:
+                (off,) = self._stage(e, [src])
+                v = self._read(e, off, src.element, e.const(0))
+                self.vals[op.results[0]] = Tile(shape, src.element, [v] * self.slots_of(rt, op))
+                return
+        (off,) = self._stage(e, [src])
+
+        def pick(b, coords):
+            src_coords = [c if d != 1 else b.const(0) for c, d in zip(coords, src.shape)]
+            return self._read(b, off, src.element, b.ravel(src_coords, src.shape))
+
+        self.vals[op.results[0]] = Tile(shape, src.element, self._gather(e, shape, pick))
+
+    def op_nv_tileaa_expand_dims(self, e, op):
+        src = self.tile(op.source)
+        self.vals[op.results[0]] = Tile(tuple(op.results[0].type.get_shape()), src.element, src.slots)
+
+    def op_nv_tileaa_reshape(self, e, op):
+        self.op_nv_tileaa_expand_dims(e, op)
+
+    def op_nv_tileaa_permute(self, e, op):
+        src = self.tile(op.source)
+        perm = list(op.permutation.get_values())
+        shape = tuple(op.results[0].type.get_shape())
+        (off,) = self._stage(e, [src])
+
+        def pick(b, coords):
+            src_coords = [None] * len(perm)
+            for i, p in enumerate(perm):
+                src_coords[p] = coords[i]
+            return self._read(b, off, src.element, b.ravel(src_coords, src.shape))
+
+        self.vals[op.results[0]] = Tile(shape, src.element, self._gather(e, shape, pick))
+
+    def op_nv_tileaa_extract(self, e, op):
+        src = self.get(op.source)
+        if not isinstance(src, Tile):
+            self.vals[op.results[0]] = src
+            return
+        idx = list(op.indices.get_values())
+        flat = sum(i * s for i, s in zip(idx, strides_of(src.shape)))
+        (off,) = self._stage(e, [src])
+        self.vals[op.results[0]] = self._read(e, off, src.element, e.const(flat))
+
+    def op_nv_tileaa_splat(self, e, op):
+        rt = op.results[0].type
+        v = self.get(op.source)
+        self.vals[op.results[0]] = Tile(tuple(rt.get_shape()), rt.element_type, [v] * self.slots_of(rt, op))
+
+    def op_nv_tileaa_make_range(self, e, op):
+        rt = op.results[0].type
+        start = op.start.value.data
+        slots = []
+        for s in range(self.slots_of(rt, op)):
+            f = e.flat(s)
+            v = f if start == 0 else e.add_i(f, e.const(start))
+            slots.append(v if rt.element_type == i32 else self._cast_int(e, v, rt.element_type))
+        self.vals[op.results[0]] = Tile(tuple(rt.get_shape()), rt.element_type, slots)
+
+    def op_nv_tileaa_fp_to_fp(self, e, op):
+        src = self.get(op.source)
+        rt = op.results[0].type
+        dst = rt.element_type if isinstance(rt, TensorType) else rt
+
+        def conv(b: Emitter, x: SSAValue) -> SSAValue:
+            if isinstance(dst, BFloat16Type):  # held as f32, rounded to bf16's precision
+                return b.round_to_bf16(b.to_f32(x))
+            sw, dw = _fwidth(x.type), _fwidth(dst)
+            if x.type == dst:
+                return x
+            if sw < dw:
+                return b.v(arith.ExtFOp(x, dst))
+            if sw > dw:
+                return b.v(arith.TruncFOp(x, dst))
+            return x
+
+        if isinstance(src, Tile):
+            self.vals[op.results[0]] = Tile(src.shape, dst, [conv(e, x) for x in src.slots])
+        else:
+            self.vals[op.results[0]] = conv(e, src)
+
+    # -- reductions, scans, dot -------------------------------------------------------------
+    def _combine(self, e: Emitter, body: Block, accs: list[SSAValue], nexts: list[SSAValue]) -> list[SSAValue]:
+        args = body.args
+        for k in range(len(accs)):
+            self.vals[args[2 * k]] = accs[k]
+            self.vals[args[2 * k + 1]] = nexts[k]
+        for inner in body.ops:
+            if inner.name == "nv_tileaa.yield":
+                return [self.get(v) for v in inner.operands]
+            self.lower_op(e, inner)
+        raise LocatedError(body.parent_op(), f"{PASS}: combiner without nv_tileaa.yield")
+
+    def op_nv_tileaa_reduce(self, e, op):
+        """Reduce along ``dim``.  With fewer outputs than threads, ``G`` threads (a power of two)
+        share each output: each folds a strided part of the row, then a shared-memory tree
+        combines the ``G`` partials (``log2 G`` barrier steps); otherwise each thread folds the
+        rows of its own output slots."""
+        srcs = [self.tile(v) for v in op.operands]
+        dim = op.dim.value.data
+        shape = srcs[0].shape
+        out_shape = tuple(op.results[0].type.get_shape())
+        n_out = _numel(out_shape)
+        body = op.regions[0].blocks[0]
+        ids = list(op.identities.data)
+        extent = shape[dim]
+        offs = self._stage(e, srcs)
+        k_ops = len(srcs)
+
+        def fold(b: Emitter, coords, start, step):
+            inits = [_identity(b, ids[k], srcs[k].element) for k in range(k_ops)]
+
+            def one(lb: Emitter, r, accs):
+                full = list(coords[:dim]) + [r] + list(coords[dim:])
+                flat = lb.ravel(full, shape)
+                nexts = [self._read(lb, offs[k], srcs[k].element, flat) for k in range(k_ops)]
+                return self._combine(lb, body, accs, nexts)
+
+            return b.for_(start, b.const(extent), b.const(step), inits, one)
+
+        group = 1
+        while group * 2 <= self.threads // max(n_out, 1) and group * 2 <= extent:
+            group *= 2
+        if group == 1:
+            per_slot = self._gather(e, out_shape, lambda b, coords: fold(b, coords, b.const(0), 1))
+            for k, res in enumerate(op.results):
+                self.vals[res] = Tile(out_shape, srcs[k].element, [vals[k] for vals in per_slot])
+            return
+        # partial arrays P_k[threads] after the staged inputs
+        at = self._stage_end
+        p_offs = []
+        for k in range(k_ops):
+            at = -(-at // 16) * 16
+            p_offs.append(at)
+            at += self.threads * byte_size(memory_type(reg_type(srcs[k].element)))
+        self.scratch_bytes = max(self.scratch_bytes, at)
+        tid = e.tid
+        o = e.v(arith.DivUIOp(tid, e.const(group)))
+        lane = e.v(arith.RemUIOp(tid, e.const(group)))
+        if n_out * group < self.threads:
+            o = e.v(arith.SelectOp(e.in_range(o, n_out), o, e.const(0)))
+        partial = fold(e, e.unravel(o, out_shape), lane, group)
+        for k in range(k_ops):
+            self._write(e, p_offs[k], srcs[k].element, tid, partial[k])
+        e.barrier()
+        stride = group // 2
+        while stride >= 1:
+            def step(b: Emitter, stride=stride):
+                mine = [self._read(b, p_offs[k], srcs[k].element, tid) for k in range(k_ops)]
+                other_at = b.add_i(tid, b.const(stride))
+                other = [self._read(b, p_offs[k], srcs[k].element, other_at) for k in range(k_ops)]
+                combined = self._combine(b, body, mine, other)
+                for k in range(k_ops):
+                    self._write(b, p_offs[k], srcs[k].element, tid, combined[k])
+
+            e.if_(e.v(arith.CmpiOp(lane, e.const(stride), "ult")), step)
+            e.barrier()
+            stride //= 2
+        per_slot = self._gather(e, out_shape, lambda b, coords: [
+            self._read(b, p_offs[k], srcs[k].element, b.mul_i(b.ravel(coords, out_shape), b.const(group)))
+            for k in range(k_ops)])
+        for k, res in enumerate(op.results):
+            self.vals[res] = Tile(out_shape, srcs[k].element, [vals[k] for vals in per_slot])
+
+    def op_nv_tileaa_scan(self, e, op):
+        srcs = [self.tile(v) for v in op.operands]
+        dim = op.dim.value.data
+        reverse = bool(op.reverse.value.data) if op.reverse is not None else False
+        shape = srcs[0].shape
+        offs = self._stage(e, srcs)
+        body = op.regions[0].blocks[0]
+        ids = list(op.identities.data)
+        extent = shape[dim]
+
+        def per_output(b: Emitter, coords):
+            inits = [_identity(b, ids[k], srcs[k].element) for k in range(len(srcs))]
+            pos = coords[dim]
+            if reverse:
+                lb_, ub_ = pos, b.const(extent)
+            else:
+                lb_, ub_ = b.const(0), b.add_i(pos, b.const(1))
+
+            def step(lb: Emitter, r, accs):
+                full = list(coords)
+                full[dim] = r
+                flat = lb.ravel(full, shape)
+                nexts = [self._read(lb, offs[k], srcs[k].element, flat) for k in range(len(srcs))]
+                return self._combine(lb, body, accs, nexts)
+
+            return b.for_(lb_, ub_, b.const(1), inits, step)
+
+        per_slot = self._gather(e, shape, per_output)
+        for k, res in enumerate(op.results):
+            self.vals[res] = Tile(shape, srcs[k].element, [vals[k] for vals in per_slot])
+
+    def op_nv_tileaa_dot(self, e, op):
+        a, b_, acc = self.tile(op.lhs), self.tile(op.rhs), self.tile(op.acc)
+        offs = self._stage(e, [a, b_])
+        kdim = a.shape[-1]
+        acc_t = acc.element
+        out = []
+        n = acc.numel
+        for s, init in enumerate(acc.slots):
+            f = e.flat(s)
+            if n % self.threads:
+                f = e.v(arith.SelectOp(e.in_range(f, n), f, e.const(0)))
+            coords = e.unravel(f, acc.shape)
+            batch, m, nn = coords[:-2], coords[-2], coords[-1]
+
+            def step(lb: Emitter, k, accs, batch=batch, m=m, nn=nn):
+                av = self._read(lb, offs[0], a.element, lb.ravel([*batch, m, k], a.shape))
+                bv = self._read(lb, offs[1], b_.element, lb.ravel([*batch, k, nn], b_.shape))
+                if is_float(acc_t):
+                    av, bv = _fconv(lb, av, acc_t), _fconv(lb, bv, acc_t)
+                    return [lb.v(arith.AddfOp(accs[0], lb.v(arith.MulfOp(av, bv))))]
+                av, bv = _iconv(lb, av, acc_t), _iconv(lb, bv, acc_t)
+                return [lb.v(arith.AddiOp(accs[0], lb.v(arith.MuliOp(av, bv))))]
+
+            out.append(e.for_(e.const(0), e.const(kdim), e.const(1), [init], step)[0])
+        self.vals[op.results[0]] = Tile(acc.shape, acc_t, out)
+
+    # -- elementwise ------------------------------------------------------------------------
+    def elementwise(self, e: Emitter, op: Operation) -> None:
+        if op.regions:
+            raise _unsupported(op)
+        if isinstance(op, arith.ConstantOp):
+            self.constant(e, op)
+            return
+        ins = [self.get(v) for v in op.operands]
+        tiles = [x for x in ins if isinstance(x, Tile)]
+        if not tiles:
+            self.vals[op.results[0]] = self.scalar_op(e, op, ins)
+            return
+        shape = tiles[0].shape
+        if any(t.shape != shape for t in tiles):
+            raise _unsupported(op, "operands of different shapes")
+        n = len(tiles[0].slots)
+        rt = op.results[0].type
+        relt = rt.element_type if isinstance(rt, TensorType) else rt
+        slots = []
+        for s in range(n):
+            args = [x.slots[s] if isinstance(x, Tile) else x for x in ins]
+            slots.append(self.scalar_op(e, op, args, relt))
+        self.vals[op.results[0]] = Tile(shape, relt, slots)
+
+    def constant(self, e: Emitter, op: arith.ConstantOp) -> None:
+        t = op.results[0].type
+        if not isinstance(t, TensorType):
+            value = op.value
+            if isinstance(t, BFloat16Type):
+                value = FloatAttr(value.value.data, reg_type(t))
+            self.vals[op.results[0]] = e.v(arith.ConstantOp(value, reg_type(t)))
+            return
+        value = op.value
+        if not isinstance(value, DenseIntOrFPElementsAttr):
+            raise _unsupported(op, f"constant {value}")
+        data = value.get_values()
+        if len(set(data)) != 1:
+            raise _unsupported(op, "non-splat tile constants")
+        elt = t.element_type
+        rt = reg_type(elt)
+        attr = FloatAttr(float(data[0]), rt) if is_float(rt) else IntegerAttr(int(data[0]), rt)
+        v = e.v(arith.ConstantOp(attr))
+        self.vals[op.results[0]] = Tile(tuple(t.get_shape()), elt, [v] * self.slots_of(t, op))
+
+    def scalar_op(self, e: Emitter, op: Operation, args: list[SSAValue], rtype: Attribute | None = None) -> SSAValue:
+        name = op.name
+        if name in ELEMENTWISE:
+            kind = ELEMENTWISE[name]
+            if kind in ("exp", "exp2", "sqrt", "rsqrt", "tanh", "neg"):
+                return e.unary_math(kind, args[0])
+            if kind == "fma":
+                return e.fma(*args)
+            if kind in ("max", "min"):
+                return e.max_min(kind, *args)
+            return e.v(ARITH_OF[kind](*args))
+        if name in ("arith.floordivsi", "arith.ceildivsi"):
+            return _signed_div_rounded(e, name == "arith.floordivsi", *args)
+        if name in ("arith.maximumf", "arith.maxnumf"):
+            return e.max_min("max", *args)
+        if name in ("arith.minimumf", "arith.minnumf"):
+            return e.max_min("min", *args)
+        # any other arith op: same op on the elements
+        result_types = [reg_type(rtype if rtype is not None else r.type) for r in op.results]
+        new = type(op).create(operands=list(args), result_types=result_types,
+                              properties=dict(op.properties), attributes=dict(op.attributes))
+        e.add(new)
+        return new.results[0]
+
+    # -- structured control flow ------------------------------------------------------------
+    def op_scf_for(self, e, op: scf.ForOp):
+        inits = [x for v in op.iter_args for x in self.flatten(v)]
+        old = op.body.blocks[0]
+        types = [a.type for a in old.args[1:]]
+        lb, ub, st = (self.get(v) for v in (op.lb, op.ub, op.step))
+
+        def body(b: Emitter, iv, flat):
+            self.vals[old.args[0]] = iv
+            for arg, val in zip(old.args[1:], self.unflatten(types, flat, op)):
+                self.vals[arg] = val
+            return self.lower_region_yield(b, old, op)
+
+        results = e.for_(lb, ub, st, inits, body)
+        for r, val in zip(op.results, self.unflatten([r.type for r in op.results], results, op)):
+            self.vals[r] = val
+
+    def lower_region_yield(self, e: Emitter, block: Block, owner: Operation) -> list[SSAValue]:
+        """Lower ``block``'s ops; return the flattened values of its ``scf.yield``."""
+        for inner in block.ops:
+            if isinstance(inner, scf.YieldOp):
+                return [x for v in inner.operands for x in self.flatten(v)]
+            try:
+                self.lower_op(e, inner)
+            except NotImplementedError as exc:
+                raise _unsupported(inner, str(exc)) from None
+        raise LocatedError(owner, f"{PASS}: region without scf.yield")
+
+    def op_scf_if(self, e, op: scf.IfOp):
+        cond = self.get(op.cond)
+        rtypes = [r.type for r in op.results]
+        flat_types = [t for r in op.results for t in self.flatten_type(r.type, op)]
+
+        def branch(region):
+            if not region.blocks:
+                return None
+            return lambda b: self.lower_region_yield(b, region.blocks[0], op)
+
+        then = branch(op.true_region)
+        other = branch(op.false_region)
+        if other is None and flat_types:
+            raise _unsupported(op, "an if with results needs an else")
+        results = e.if_(cond, then, other, flat_types)
+        for r, val in zip(op.results, self.unflatten(rtypes, results, op)):
+            self.vals[r] = val
+
+    def op_scf_while(self, e, op: scf.WhileOp):
+        inits = [x for v in op.arguments for x in self.flatten(v)]
+        before, after = op.before_region.blocks[0], op.after_region.blocks[0]
+        btypes = [a.type for a in before.args]
+        atypes = [a.type for a in after.args]
+        flat_b = [t for a in before.args for t in self.flatten_type(a.type, op)]
+        flat_a = [t for a in after.args for t in self.flatten_type(a.type, op)]
+        nb, na = Block(arg_types=flat_b), Block(arg_types=flat_a)
+        for arg, val in zip(before.args, self.unflatten(btypes, list(nb.args), op)):
+            self.vals[arg] = val
+        eb = e.nested(nb)
+        for inner in before.ops:
+            if isinstance(inner, scf.ConditionOp):
+                vals = [x for v in inner.args for x in self.flatten(v)]
+                nb.add_op(scf.ConditionOp(self.get(inner.condition), *vals))
+                break
+            self.lower_op(eb, inner)
+        for arg, val in zip(after.args, self.unflatten(atypes, list(na.args), op)):
+            self.vals[arg] = val
+        ea = e.nested(na)
+        out = self.lower_region_yield(ea, after, op)
+        na.add_op(scf.YieldOp(*out))
+        new = e.add(scf.WhileOp(inits, flat_a, Region(nb), Region(na)))
+        for r, val in zip(op.results, self.unflatten([r.type for r in op.results], list(new.results), op)):
+            self.vals[r] = val
+
+
+def _signed_div_rounded(e: Emitter, floor: bool, a: SSAValue, b: SSAValue) -> SSAValue:
+    """Signed division rounded toward -inf (floor) or +inf (ceil) from the truncating one."""
+    q = e.v(arith.DivSIOp(a, b))
+    r = e.v(arith.RemSIOp(a, b))
+    zero = e.v(arith.ConstantOp(IntegerAttr(0, a.type)))
+    one = e.v(arith.ConstantOp(IntegerAttr(1, a.type)))
+    inexact = e.v(arith.CmpiOp(r, zero, "ne"))
+    # the exact quotient is negative iff r and b have different signs (r != 0)
+    neg = e.v(arith.XOrIOp(e.v(arith.CmpiOp(r, zero, "slt")), e.v(arith.CmpiOp(b, zero, "slt"))))
+    adjust = e.v(arith.AndIOp(inexact, neg if floor else e.v(arith.XOrIOp(neg, e.v(arith.ConstantOp(IntegerAttr(1, i1)))))))
+    if floor:
+        return e.v(arith.SelectOp(adjust, e.v(arith.SubiOp(q, one)), q))
+    return e.v(arith.SelectOp(adjust, e.v(arith.AddiOp(q, one)), q))
+
+
+def _i8():
+    from xdsl.dialects.builtin import i8
+
+    return i8
+
+
+def _numel(shape) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _fwidth(t: Attribute) -> int:
+    return {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}.get(str(t), 32)
+
+
+def _fconv(e: Emitter, x: SSAValue, t: Attribute) -> SSAValue:
+    if x.type == t:
+        return x
+    if _fwidth(x.type) < _fwidth(t):
+        return e.v(arith.ExtFOp(x, t))
+    return e.v(arith.TruncFOp(x, t))
+
+
+def _iconv(e: Emitter, x: SSAValue, t: Attribute) -> SSAValue:
+    if x.type == t:
+        return x
+    return e.v(arith.ExtSIOp(x, t))
+
+
+ELEMENTWISE = {
+    "nv_tileaa.addf": "addf", "nv_tileaa.subf": "subf", "nv_tileaa.mulf": "mulf", "nv_tileaa.divf": "divf",
+    "nv_tileaa.maxf": "max", "nv_tileaa.minf": "min", "nv_tileaa.fma": "fma", "nv_tileaa.negf": "neg",
+    "nv_tileaa.exp": "exp", "nv_tileaa.exp2": "exp2", "nv_tileaa.sqrt": "sqrt", "nv_tileaa.rsqrt": "rsqrt",
+    "nv_tileaa.tanh": "tanh", "nv_tileaa.addi": "addi", "nv_tileaa.subi": "subi", "nv_tileaa.muli": "muli",
+}
+ARITH_OF = {
+    "addf": arith.AddfOp, "subf": arith.SubfOp, "mulf": arith.MulfOp, "divf": arith.DivfOp,
+    "addi": arith.AddiOp, "subi": arith.SubiOp, "muli": arith.MuliOp,
+}
+
+
+@dataclass(frozen=True)
+class ConvertNvTileaaToSimt(ModulePass):
+    """Every ``nv_tileaa.func`` kernel -> ``func.func`` SIMT kernel (see the module docstring)."""
+
+    name = PASS
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        scratch = 0
+        for fn in [f for f in op.walk() if isinstance(f, TileFuncOp)]:
+            new, nbytes = FunctionLowering(fn).run()
+            if nbytes > MAX_STATIC_SMEM:
+                raise LocatedError(fn, f"{PASS}: kernel @{fn.sym_name.data} needs {nbytes} bytes of shared "
+                                       f"scratch (tiles exchanged through shared memory), more than "
+                                       f"{MAX_STATIC_SMEM} (not supported yet)")
+            scratch = max(scratch, nbytes)
+            fn.parent_block().insert_op_before(new, fn)
+            fn.detach()
+            fn.erase()
+        if scratch or any(isinstance(f, func.FuncOp) for f in op.body.block.ops):
+            from xdsl.dialects.builtin import i8
+
+            glob = llvm.GlobalOp(llvm.LLVMArrayType(max(scratch, 16), i8), SCRATCH, "internal",
+                                 addr_space=3, alignment=16)
+            op.body.block.insert_op_before(glob, op.body.block.first_op) if op.body.block.first_op else op.body.block.add_op(glob)
+        for key in list(op.attributes):
+            if key.startswith("nv_tileaa."):
+                del op.attributes[key]
+
+
+__all__ = ["ConvertNvTileaaToSimt", "FunctionLowering", "PASS"]

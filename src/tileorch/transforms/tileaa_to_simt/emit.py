@@ -1,0 +1,241 @@
+"""Op-building helpers for the SIMT lowering: an insertion block plus arithmetic, index math,
+global/shared memory access and the PTX math the tile ops need.
+
+Tile values are *distributed cyclically*: with ``T`` threads, element ``f`` (row-major flat
+index) of a tile lives in thread ``f % T``, slot ``f // T``; see :class:`Tile`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from xdsl.dialects import arith, llvm, scf
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    f32,
+    i1,
+    i8,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+
+from tileorch.dialects import nvvm
+
+GLOBAL_PTR = llvm.LLVMPointerType(IntAttr(1))
+SHARED_PTR = llvm.LLVMPointerType(IntAttr(3))
+
+
+@dataclass
+class Tile:
+    """A tile value held by this thread: ``slots[s]`` is element ``tid + s * threads``."""
+
+    shape: tuple[int, ...]
+    element: Attribute
+    slots: list[SSAValue]
+
+    @property
+    def numel(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+
+def byte_size(t: Attribute) -> int:
+    """Bytes of one element in memory (i1 is stored as one byte)."""
+    if isinstance(t, IntegerType):
+        return max(1, (t.width.data + 7) // 8)
+    return {Float16Type: 2, BFloat16Type: 2, Float32Type: 4, Float64Type: 8}[type(t)]
+
+
+def strides_of(shape: Sequence[int]) -> list[int]:
+    """Row-major strides (in elements) of a static shape."""
+    out, acc = [], 1
+    for d in reversed(shape):
+        out.append(acc)
+        acc *= d
+    return out[::-1]
+
+
+@dataclass
+class Emitter:
+    """Appends ops to ``block``; ``tid`` and ``threads`` describe the CTA."""
+
+    block: Block
+    threads: int
+    tid: SSAValue | None = None
+    consts: dict = field(default_factory=dict)
+
+    def add(self, op: Operation) -> Operation:
+        self.block.add_op(op)
+        return op
+
+    def v(self, op: Operation) -> SSAValue:
+        return self.add(op).results[0]
+
+    def nested(self, block: Block) -> Emitter:
+        return Emitter(block, self.threads, self.tid)
+
+    # -- constants and integer math (i32 unless said) ----------------------------------------
+    def const(self, value: int, typ: Attribute = i32) -> SSAValue:
+        return self.v(arith.ConstantOp(IntegerAttr(value, typ)))
+
+    def fconst(self, value: float, typ: Attribute = f32) -> SSAValue:
+        return self.v(arith.ConstantOp(FloatAttr(value, typ)))
+
+    def add_i(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.v(arith.AddiOp(a, b))
+
+    def mul_i(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.v(arith.MuliOp(a, b))
+
+    def flat(self, slot: int) -> SSAValue:
+        """Flat element index of ``slot`` in this thread: ``tid + slot * threads``."""
+        if slot == 0:
+            return self.tid
+        return self.add_i(self.tid, self.const(slot * self.threads))
+
+    def unravel(self, f: SSAValue, shape: Sequence[int]) -> list[SSAValue]:
+        """Coordinates of flat row-major index ``f`` in a static ``shape``."""
+        coords = []
+        for i, (d, stride) in enumerate(zip(shape, strides_of(shape))):
+            if d == 1:
+                coords.append(self.const(0))
+                continue
+            q = f if stride == 1 else self.v(arith.DivUIOp(f, self.const(stride)))
+            # f < numel (callers predicate or clamp): the outermost non-unit quotient needs no wrap
+            outer = all(x == 1 for x in shape[:i])
+            coords.append(q if outer else self.v(arith.RemUIOp(q, self.const(d))))
+        return coords
+
+    def ravel(self, coords: Sequence[SSAValue], shape: Sequence[int]) -> SSAValue:
+        """Flat row-major index of ``coords`` in a static ``shape``."""
+        total = None
+        for c, stride, d in zip(coords, strides_of(shape), shape):
+            if d == 1:
+                continue
+            term = c if stride == 1 else self.mul_i(c, self.const(stride))
+            total = term if total is None else self.add_i(total, term)
+        return total if total is not None else self.const(0)
+
+    def in_range(self, f: SSAValue, n: int) -> SSAValue:
+        return self.v(arith.CmpiOp(f, self.const(n), "ult"))
+
+    # -- memory -----------------------------------------------------------------------------
+    def gep(self, base: SSAValue, index: SSAValue, elem: Attribute, ptr_type) -> SSAValue:
+        return self.v(llvm.GEPOp(base, [llvm.GEP_USE_SSA_VAL], elem, ssa_indices=[index], result_type=ptr_type))
+
+    def load(self, ptr: SSAValue, typ: Attribute) -> SSAValue:
+        return self.v(llvm.LoadOp(ptr, typ))
+
+    def store(self, value: SSAValue, ptr: SSAValue) -> None:
+        self.add(llvm.StoreOp(value, ptr))
+
+    def barrier(self) -> None:
+        self.add(nvvm.BarrierOp())
+
+    def if_(self, cond: SSAValue, then: Callable[[Emitter], Sequence[SSAValue] | None],
+            otherwise: Callable[[Emitter], Sequence[SSAValue] | None] | None = None,
+            types: Sequence[Attribute] = ()) -> list[SSAValue]:
+        regions = []
+        for body in (then, otherwise):
+            if body is None:
+                regions.append(Region(Block([scf.YieldOp()])) if types == () else None)
+                continue
+            blk = Block()
+            out = body(self.nested(blk)) or []
+            blk.add_op(scf.YieldOp(*out))
+            regions.append(Region(blk))
+        op = self.add(scf.IfOp(cond, list(types), regions[0], regions[1]))
+        return list(op.results)
+
+    def for_(self, lb: SSAValue, ub: SSAValue, step: SSAValue, inits: Sequence[SSAValue],
+             body: Callable[[Emitter, SSAValue, list[SSAValue]], Sequence[SSAValue]]) -> list[SSAValue]:
+        blk = Block(arg_types=[lb.type, *[v.type for v in inits]])
+        out = body(self.nested(blk), blk.args[0], list(blk.args[1:]))
+        blk.add_op(scf.YieldOp(*out))
+        return list(self.add(scf.ForOp(lb, ub, step, list(inits), Region(blk))).results)
+
+    # -- float math (PTX; f32, other floats through f32) --------------------------------------
+    def to_f32(self, x: SSAValue) -> SSAValue:
+        return x if isinstance(x.type, Float32Type) else self.v(arith.ExtFOp(x, f32))
+
+    def from_f32(self, x: SSAValue, typ: Attribute) -> SSAValue:
+        return x if isinstance(typ, Float32Type) else self.v(arith.TruncFOp(x, typ))
+
+    def ptx_f32(self, asm: str, args: Sequence[SSAValue]) -> SSAValue:
+        constraints = ",".join(["=f"] + ["f"] * len(args))
+        return self.v(llvm.InlineAsmOp(asm, constraints, list(args), [f32]))
+
+    def unary_math(self, kind: str, x: SSAValue) -> SSAValue:
+        typ = x.type
+        if isinstance(typ, Float64Type):
+            raise NotImplementedError(f"{kind} on f64")
+        y = self.to_f32(x)
+        if kind == "exp":  # e^x = 2^(x log2 e)
+            y = self.v(arith.MulfOp(y, self.fconst(1.4426950408889634)))
+            r = self.ptx_f32("ex2.approx.ftz.f32 $0, $1;", [y])
+        elif kind == "exp2":
+            r = self.ptx_f32("ex2.approx.ftz.f32 $0, $1;", [y])
+        elif kind == "sqrt":
+            r = self.ptx_f32("sqrt.rn.f32 $0, $1;", [y])
+        elif kind == "rsqrt":
+            r = self.ptx_f32("rsqrt.approx.f32 $0, $1;", [y])
+        elif kind == "tanh":
+            r = self.ptx_f32("tanh.approx.f32 $0, $1;", [y])
+        elif kind == "neg":
+            r = self.v(arith.NegfOp(y))
+        else:
+            raise NotImplementedError(kind)
+        return self.from_f32(r, typ)
+
+    def bf16_bits_to_f32(self, bits: SSAValue) -> SSAValue:
+        wide = self.v(arith.ExtUIOp(bits, i32))
+        return self.v(arith.BitcastOp(self.v(arith.ShLIOp(wide, self.const(16))), f32))
+
+    def f32_to_bf16_bits(self, x: SSAValue) -> SSAValue:
+        return self.v(llvm.InlineAsmOp("cvt.rn.bf16.f32 $0, $1;", "=h,f", [x], [IntegerType(16)]))
+
+    def round_to_bf16(self, x: SSAValue) -> SSAValue:
+        """``x`` (f32) rounded to the nearest bf16, held as f32."""
+        return self.bf16_bits_to_f32(self.f32_to_bf16_bits(x))
+
+    def fma(self, a: SSAValue, b: SSAValue, c: SSAValue) -> SSAValue:
+        typ = a.type
+        r = self.ptx_f32("fma.rn.f32 $0, $1, $2, $3;", [self.to_f32(a), self.to_f32(b), self.to_f32(c)])
+        return self.from_f32(r, typ)
+
+    def max_min(self, kind: str, a: SSAValue, b: SSAValue) -> SSAValue:
+        """IEEE maxNum/minNum-like: ``max.f32``/``min.f32`` (a NaN operand yields the other)."""
+        typ = a.type
+        r = self.ptx_f32(f"{kind}.f32 $0, $1, $2;", [self.to_f32(a), self.to_f32(b)])
+        return self.from_f32(r, typ)
+
+
+def reg_type(t: Attribute) -> Attribute:
+    """The type an element is held in registers: bf16 as f32 (LLVM IR through llvmlite has no
+    ``bfloat``; loads widen, stores round to nearest even with ``cvt.rn.bf16.f32``)."""
+    return f32 if isinstance(t, BFloat16Type) else t
+
+
+def is_float(t: Attribute) -> bool:
+    return isinstance(t, AnyFloat)
+
+
+def memory_type(t: Attribute) -> Attribute:
+    """The type an element is stored as (i1 as i8)."""
+    return i8 if t == i1 else t
+
+
+__all__ = ["Emitter", "GLOBAL_PTR", "SHARED_PTR", "Tile", "byte_size", "is_float", "memory_type", "reg_type",
+           "strides_of", "i64"]

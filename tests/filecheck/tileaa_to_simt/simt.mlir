@@ -1,0 +1,179 @@
+// RUN: tileorch-opt %s --split-input-file -p convert-nv-tileaa-to-simt --verify-diagnostics | filecheck %s
+
+// Elementwise math stays in registers: a 256-element tile on 128 threads is two slots per
+// thread; the loads are predicated on the bounds and read the padding value outside.
+// CHECK: llvm.mlir.global internal @__tileorch_simt_scratch() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<16 x i8>
+// CHECK-LABEL: func.func @axpy
+// CHECK-SAME: (%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %[[N:.*]]: i32)
+// CHECK-SAME: attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>}
+// CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+// CHECK: %[[BID:.*]] = nvvm.read.ptx.sreg.ctaid.x : i32
+// CHECK: %[[PAD:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: arith.muli %[[BID]], %{{.*}} : i32
+// CHECK: %[[G:.*]] = arith.addi %{{.*}}, %[[TID]] : i32
+// CHECK: arith.cmpi slt, %[[G]], %[[N]] : i32
+// CHECK: %[[X0:.*]] = scf.if %{{.*}} -> (f32) {
+// CHECK-NEXT: llvm.load %{{.*}} : !llvm.ptr<1> -> f32
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %[[PAD]] : f32
+// CHECK: arith.constant 128 : i32
+// CHECK: %[[X1:.*]] = scf.if
+// CHECK-NOT: nvvm.barrier
+// CHECK: arith.mulf %[[X0]], %{{.*}} : f32
+// CHECK: arith.mulf %[[X1]], %{{.*}} : f32
+// CHECK-NOT: nvvm.barrier
+// CHECK: scf.if %{{.*}} {
+// CHECK-NEXT: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<1>
+// CHECK: func.return
+builtin.module {
+  nv_tileaa.func @axpy(%x: !nv_tileaa.ptr<f32>, %y: !nv_tileaa.ptr<f32>, %n: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %mx = nv_tileaa.make_memref %x[%n] [] : !nv_tileaa.ptr<f32>[i32] [] -> !nv_tileaa.memref<f32, array<i64: ?>, array<i64: 1>, i32>
+    %my = nv_tileaa.make_memref %y[%n] [] : !nv_tileaa.ptr<f32>[i32] [] -> !nv_tileaa.memref<f32, array<i64: ?>, array<i64: 1>, i32>
+    %vx = nv_tileaa.block_tile %mx : !nv_tileaa.memref<f32, array<i64: ?>, array<i64: 1>, i32> -> !nv_tileaa.tiled_view<array<i32: 256>, array<i32: 256>, array<i32: 0>, !nv_tileaa.memref<f32, array<i64: ?>, array<i64: 1>, i32>>
+    %vy = nv_tileaa.block_tile %my : !nv_tileaa.memref<f32, array<i64: ?>, array<i64: 1>, i32> -> !nv_tileaa.tiled_view<array<i32: 256>, array<i32: 256>, array<i32: 0>, !nv_tileaa.memref<f32, array<i64: ?>, array<i64: 1>, i32>>
+    %b = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %t, %tok = nv_tileaa.tiled_load %vx[%b] : !nv_tileaa.tiled_view<array<i32: 256>, array<i32: 256>, array<i32: 0>, !nv_tileaa.memref<f32, array<i64: ?>, array<i64: 1>, i32>>[i32] -> tensor<256xf32>
+    %two = arith.constant dense<2.0> : tensor<256xf32>
+    %r = nv_tileaa.mulf %t, %two : tensor<256xf32>
+    %s = nv_tileaa.tiled_store %r, %vy[%b] : tensor<256xf32>, !nv_tileaa.tiled_view<array<i32: 256>, array<i32: 256>, array<i32: 0>, !nv_tileaa.memref<f32, array<i64: ?>, array<i64: 1>, i32>>[i32]
+    nv_tileaa.return
+  }
+}
+
+// -----
+
+// A row reduction goes through shared memory: barrier, each slot written at its flat index,
+// barrier.  One output on 256 threads: 256 threads share it, each folds every 256th element
+// (a loop from its lane), writes its partial, and a tree of 8 halving steps (each under
+// `lane < stride`, then a barrier) combines them.  The result is read from partial 0 and
+// broadcast through the scratch again.
+// CHECK-LABEL: func.func @rowmax
+// CHECK-SAME: nvvm.maxntid = array<i32: 256, 1, 1>
+// CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x
+// CHECK: nvvm.barrier
+// CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
+// CHECK: nvvm.barrier
+// CHECK: %[[LANE:.*]] = arith.remui %[[TID]], %{{.*}} : i32
+// CHECK: %[[INIT:.*]] = arith.constant 0xff800000 : f32
+// CHECK: %[[STEP:.*]] = arith.constant 256 : i32
+// CHECK: %[[RED:.*]] = scf.for %[[R:.*]] = %[[LANE]] to %{{.*}} step %[[STEP]] iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32) : i32 {
+// CHECK: %[[V:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK: %[[M:.*]] = llvm.inline_asm "max.f32 $0, $1, $2;", "=f,f,f" %[[ACC]], %[[V]] : (f32, f32) -> f32
+// CHECK: scf.yield %[[M]] : f32
+// CHECK: llvm.store %[[RED]], %{{.*}} : f32, !llvm.ptr<3>
+// CHECK: nvvm.barrier
+// CHECK: %[[S128:.*]] = arith.constant 128 : i32
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[LANE]], %[[S128]] : i32
+// CHECK: scf.if %[[IN]] {
+// CHECK: llvm.inline_asm "max.f32
+// CHECK: nvvm.barrier
+// CHECK-COUNT-7: nvvm.barrier
+// CHECK: nvvm.barrier
+// CHECK: nvvm.barrier
+// CHECK: %[[B:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK: arith.subf %{{.*}}, %[[B]] : f32
+builtin.module {
+  nv_tileaa.func @rowmax(%f: f32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 8>} {
+    %x = nv_tileaa.splat %f : f32 -> tensor<1x512xf32>
+    %r = "nv_tileaa.reduce"(%x) <{dim = 1 : i32, identities = [0xff800000 : f32]}> ({
+    ^bb0(%p: f32, %q: f32):
+      %m = nv_tileaa.maxf %p, %q : f32
+      "nv_tileaa.yield"(%m) : (f32) -> ()
+    }) : (tensor<1x512xf32>) -> tensor<1xf32>
+    %r2 = nv_tileaa.expand_dims %r {dim = 1 : i32} : tensor<1xf32> -> tensor<1x1xf32>
+    %rb = nv_tileaa.broadcast %r2 : tensor<1x1xf32> -> tensor<1x512xf32>
+    %d = nv_tileaa.subf %x, %rb : tensor<1x512xf32>
+    nv_tileaa.return
+  }
+}
+
+// -----
+
+// A transpose reads each output element from the source's flat index: out[i, j] = in[j, i].
+// CHECK-LABEL: func.func @transpose
+// CHECK: nvvm.barrier
+// CHECK: nvvm.barrier
+// CHECK: %[[I:.*]] = arith.divui %{{.*}}, %{{.*}} : i32
+// CHECK: %[[J:.*]] = arith.remui %{{.*}}, %{{.*}} : i32
+// CHECK: %[[C:.*]] = arith.constant 16 : i32
+// CHECK: %[[JS:.*]] = arith.muli %[[J]], %[[C]] : i32
+// CHECK: %[[SRC:.*]] = arith.addi %[[JS]], %[[I]] : i32
+// CHECK: llvm.getelementptr %{{.*}}[%[[SRC]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
+builtin.module {
+  nv_tileaa.func @transpose(%f: f32) {
+    %x = nv_tileaa.splat %f : f32 -> tensor<8x16xf32>
+    %y = "nv_tileaa.permute"(%x) <{permutation = array<i32: 1, 0>}> : (tensor<8x16xf32>) -> tensor<16x8xf32>
+    nv_tileaa.return
+  }
+}
+
+// -----
+
+// bf16 tiles are held as f32: loads widen the 16 bits, stores round with cvt.rn.bf16.f32.
+// CHECK-LABEL: func.func @bf16_copy
+// CHECK: %[[BITS:.*]] = llvm.load %{{.*}} : !llvm.ptr<1> -> i16
+// CHECK: %[[W:.*]] = arith.extui %[[BITS]] : i16 to i32
+// CHECK: %[[S:.*]] = arith.shli %[[W]], %{{.*}} : i32
+// CHECK: arith.bitcast %[[S]] : i32 to f32
+// CHECK: llvm.inline_asm "cvt.rn.bf16.f32 $0, $1;", "=h,f" %{{.*}} : (f32) -> i16
+// CHECK: llvm.store %{{.*}}, %{{.*}} : i16, !llvm.ptr<1>
+builtin.module {
+  nv_tileaa.func @bf16_copy(%x: !nv_tileaa.ptr<bf16>, %n: i32) {
+    %m = nv_tileaa.make_memref %x[%n] [] : !nv_tileaa.ptr<bf16>[i32] [] -> !nv_tileaa.memref<bf16, array<i64: ?>, array<i64: 1>, i32>
+    %v = nv_tileaa.block_tile %m : !nv_tileaa.memref<bf16, array<i64: ?>, array<i64: 1>, i32> -> !nv_tileaa.tiled_view<array<i32: 128>, array<i32: 128>, array<i32: 0>, !nv_tileaa.memref<bf16, array<i64: ?>, array<i64: 1>, i32>>
+    %b = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %t, %tok = nv_tileaa.tiled_load %v[%b] : !nv_tileaa.tiled_view<array<i32: 128>, array<i32: 128>, array<i32: 0>, !nv_tileaa.memref<bf16, array<i64: ?>, array<i64: 1>, i32>>[i32] -> tensor<128xbf16>
+    %s = nv_tileaa.tiled_store %t, %v[%b] : tensor<128xbf16>, !nv_tileaa.tiled_view<array<i32: 128>, array<i32: 128>, array<i32: 0>, !nv_tileaa.memref<bf16, array<i64: ?>, array<i64: 1>, i32>>[i32]
+    nv_tileaa.return
+  }
+}
+
+// -----
+
+// A loop carries a tile as one value per slot (64 elements on 128 threads: one slot).
+// CHECK-LABEL: func.func @loop
+// CHECK: %{{.*}} = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[A:.*]] = %{{.*}}) -> (f32) : i32 {
+// CHECK: %[[N:.*]] = arith.addf %[[A]], %[[A]] : f32
+// CHECK: scf.yield %[[N]] : f32
+builtin.module {
+  nv_tileaa.func @loop(%f: f32, %n: i32) {
+    %x = nv_tileaa.splat %f : f32 -> tensor<64xf32>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %x) -> (tensor<64xf32>) : i32 {
+      %b = nv_tileaa.addf %a, %a : tensor<64xf32>
+      scf.yield %b : tensor<64xf32>
+    }
+    nv_tileaa.return
+  }
+}
+
+// -----
+
+builtin.module {
+  nv_tileaa.func @too_big(%f: f32) {
+    // expected-error @+1 {{'nv_tileaa.splat' is not supported yet by convert-nv-tileaa-to-simt: a tile of 131072 elements needs 1024 registers per thread on 128 threads (at most 512)}}
+    %x = nv_tileaa.splat %f : f32 -> tensor<256x512xf32>
+    nv_tileaa.return
+  }
+}
+
+// -----
+
+builtin.module {
+  nv_tileaa.func @dynamic_scheduler() {
+    // expected-error @+1 {{'nv_tileaa.cancel_next_program_id' is not supported yet by convert-nv-tileaa-to-simt}}
+    %p = "nv_tileaa.cancel_next_program_id"() : () -> !nv_tileaa.program_id
+    nv_tileaa.return
+  }
+}
+
+// -----
+
+builtin.module {
+  nv_tileaa.func @iota_constant() {
+    // expected-error @+1 {{'arith.constant' is not supported yet by convert-nv-tileaa-to-simt: non-splat tile constants}}
+    %c = arith.constant dense<[1, 2, 3, 4]> : tensor<4xi32>
+    nv_tileaa.return
+  }
+}
