@@ -139,6 +139,38 @@ def test_dlpack_arrays_are_read(monkeypatch):
     assert (x.dtype, x.shape, x.strides, x.ptr) == ("float16", (3, 4), (8, 2), host.ctypes.data)
 
 
+class FakeTensor:
+    """What the launcher reads of a torch tensor."""
+
+    def __init__(self, dtype, shape, strides, ptr, device="cuda:0"):
+        self.dtype, self.shape, self._strides, self._ptr, self.device = dtype, shape, strides, ptr, device
+        self.is_cuda = device.startswith("cuda")
+
+    def stride(self):
+        return self._strides
+
+    def data_ptr(self):
+        return self._ptr
+
+
+@needs_cutile
+def test_torch_tensors_are_read(monkeypatch):
+    fake_torch = SimpleNamespace(Tensor=FakeTensor, __name__="torch")
+    monkeypatch.setitem(sys.modules, "torch", fake_torch)
+    x = FakeTensor("torch.bfloat16", (4, 6), (1, 4), 0x7000)  # a transposed view
+    o = FakeTensor("torch.float16", (4, 6), (6, 1), 0x9000)
+    args = rc.describe_arguments(rows, (16, x, o, 1.0))
+    assert (args[1].dtype, args[1].shape, args[1].strides, args[1].ptr) == ("bfloat16", (4, 6), (1, 4), 0x7000)
+    assert rc.pack_simt_arguments(args)[:5] == [u64(0x7000)] + i32(4, 6, 1, 4)
+    assert args[2].dtype == "float16"
+    with pytest.raises(TypeError, match=r"argument 1 \('x'\) is a torch tensor on cpu"):
+        rc.describe_arguments(rows, (16, FakeTensor("torch.float16", (4, 6), (6, 1), 0x100, "cpu"), o, 1.0))
+    with pytest.raises(TypeError, match=r"argument 2 \('out'\) has dtype torch.complex64"):
+        rc.describe_arguments(rows, (16, x, FakeTensor("torch.complex64", (4, 6), (6, 1), 0x100), 1.0))
+    with pytest.raises(TypeError, match=r"argument 3 \('scale'\) is a numpy float32 scalar"):
+        rc.describe_arguments(rows, (16, x, o, np.float32(1.0)))
+
+
 @needs_cutile
 def test_exported_entry_matches_the_packed_parameters():
     """cuTile's own export of the signature: the entry's parameters are what we pack (8-byte

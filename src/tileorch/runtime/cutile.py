@@ -282,6 +282,9 @@ def describe_arguments(kernel: Any, args: Any) -> list[Argument]:
                 raise ValueError(f"{where} = {value} does not fit in {'int64' if wide else 'int32'}{hint}")
             out.append(ScalarArg(pos, name, "int64" if wide else "int32", int(value)))
         else:
+            numpy = sys.modules.get("numpy")
+            if numpy is not None and isinstance(value, numpy.generic):
+                raise TypeError(f"{where} is a numpy {value.dtype} scalar: pass a Python int, float or bool")
             dtype, shape, strides, ptr = _array_facts(value, where)
             if node.scalar is not None:
                 raise TypeError(f"{where} is annotated as a scalar, got an array")
