@@ -72,6 +72,8 @@ def lower_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a",
         p.apply(ctx, module)
     fallback = module.clone()
     has_dot = any(op.name == "nv_tileaa.dot" for op in module.walk())
+    if has_dot and arch.startswith("sm_90"):
+        _choose_clusters(module)
     if has_dot:
         try:
             for p in parse_pipeline(f"tileas-tier,convert-nv-tileas-to-cutlass{{schedule={schedule}}}"):
@@ -83,6 +85,22 @@ def lower_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a",
     ConvertNvTileaaToSimt().apply(ctx, fallback)
     fallback.attributes["cutlass.target"] = StringAttr(arch)
     return "simt", fallback
+
+
+HOPPER_GEMM_CLUSTER = 2
+"""CTAs per cluster tileorch picks for a GEMM-shaped kernel that leaves it to the compiler on
+sm_90 (CUTLASS's usual 2x1: B is multicast to both CTAs, halving its L2 traffic)."""
+
+
+def _choose_clusters(module: ModuleOp) -> None:
+    from tileorch.dialects.nv_tileaa import FuncOp, KernelSpecAttr
+    from tileorch.transforms.cudatile_to_tileaa import NUM_CTAS_AUTO
+
+    for f in module.walk():
+        if isinstance(f, FuncOp) and NUM_CTAS_AUTO in f.attributes:
+            spec = f.kernel_spec()
+            warps = spec.num_worker_warps.data if spec is not None else 4
+            f.attributes["nv_tileaa.kernel_spec"] = KernelSpecAttr(HOPPER_GEMM_CLUSTER, warps)
 
 
 @dataclass

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith, math, scf
 from xdsl.dialects.builtin import (
+    UnitAttr,
     BoolAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
@@ -117,8 +118,15 @@ class _Lowering:
         f = aa.FuncOp(e.sym_name.data, FunctionType.from_lists(ins, []), Region(block), kernel_spec=spec)
         if occupancy is not None:
             f.attributes["nv_tileaa.occupancy"] = IntegerAttr(int(occupancy), 32)
+        if nctas is None:  # cuTile's num_ctas=None: the compiler chooses the cluster size
+            f.attributes[NUM_CTAS_AUTO] = UnitAttr()
         copy_location(e, [f])
         return f
+
+
+NUM_CTAS_AUTO = "tileorch.num_ctas_auto"
+"""Set on a kernel whose program left the CTAs per cluster to the compiler (no
+``num_cta_in_cga`` hint for the target)."""
 
 
 # ---------------------------------------------------------------------- op handlers
