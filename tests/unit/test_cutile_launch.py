@@ -358,11 +358,13 @@ def test_launch_simt_program_end_to_end(monkeypatch):
             rc.launch(SimpleNamespace(cuda_stream=5), (4,), add, (a, b, c, 3.0, 256))
             rc.launch(0, (4, 1, 1), add, (a, b, Dev(0x900000, (900,), "<f4"), 1.0, 256), sync=True)
             rc.launch(0, (2,), add, (a, b, c, 1.0, 512))
+            # the same function with other compiler options is another kernel
+            rc.launch(0, (4,), ct.kernel(add._annotated_function.pyfunc, occupancy=2), (a, b, c, 3.0, 256))
     finally:
         rt_device.forget_devices()
         rc.clear_caches()
     # one compile per signature (the second launch differs only in values), one module load each
-    assert [c[1:] for c in calls] == [("sm_90a", "persistent")] * 2 and len(drv.loaded) == 2
+    assert [c[1:] for c in calls] == [("sm_90a", "persistent")] * 3 and len(drv.loaded) == 3
     assert "I256" in calls[0][0] and "I512" in calls[1][0]
     first = drv.launches[0]
     cfg = first["config"]

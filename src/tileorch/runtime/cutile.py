@@ -27,7 +27,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-ARCHS = {"sm_90a": (9, 0), "sm_90": (9, 0)}
+ARCHS = {"sm_90a": (9, 0)}
 SCHEDULES = ("auto", "persistent", "streamk", "dp")
 BYTECODE_VERSION = "13.4"
 _INT32 = (-(1 << 31), (1 << 31) - 1)
@@ -432,7 +432,7 @@ def clear_caches() -> None:
 
 def compiled(kernel: Any, arguments: list[Argument], arch: str, schedule: str) -> _Compiled:
     """Bytecode and the compiled program for these arguments, through the in-process caches."""
-    fn = kernel._annotated_function.pyfunc
+    fn = kernel  # the @ct.kernel object: its function and compiler options (num_ctas, occupancy, ...)
     sig = signature_key(arguments)
     data = _bytecode.get((fn, sig))
     if data is None:
