@@ -562,6 +562,8 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90
     from tileorch.runtime.module import Module
 
     program = entry.program
+    if not isinstance(program.threads, int) or program.threads < 1:
+        raise RuntimeError(f"compile_program reported no block size for {program.kernel!r} (threads={program.threads!r})")
     if entry.image is None:
         image = program.cubin if program.cubin is not None else program.ptx
         entry.image = Module(image, label=f"cuTile kernel {kernel_name(kernel)}").kernel(program.kernel)
