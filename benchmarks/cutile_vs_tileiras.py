@@ -78,6 +78,15 @@ def build() -> int:
         manifest["schedules"][schedule] = {"config": prog.gemm_config.__dict__, "compile_s": round(seconds, 2),
                                            "kernel": prog.kernel}
         print(f"{schedule:10s} {prog.gemm_config.name}  tileorch compile {seconds:.1f} s")
+    # tileorch's own tile choice for the recognised GEMM (tileorch.gemm's heuristic, per shape)
+    from tileorch.kernels.gemm.api import default_config
+
+    manifest["auto"] = {}
+    for (m, n, k) in suite_shapes():
+        cfg = default_config(m, n, k, "f16", "f16", "n", "auto", SMS)
+        compile_gemm(cfg)
+        manifest["auto"][f"{m}x{n}x{k}"] = cfg.__dict__
+    print(f"auto tiles: {len({json.dumps(v, sort_keys=True) for v in manifest['auto'].values()})} configurations")
     (BUILD / "manifest.json").write_text(json.dumps(manifest, indent=1))
     print(f"wrote {BUILD / 'manifest.json'}")
     return 0
@@ -119,8 +128,13 @@ def run(out_dir: Path, iters: int, limit: int | None) -> int:
         def tileorch(c):
             api.gemm(a, b, c, config=cfg)
 
-        row = {"m": m, "n": n, "k": k, "tileorch_schedule": schedule}
-        for name, fn in (("tileiras", tileiras), ("tileorch", tileorch)):
+        auto_cfg = GemmConfig(**manifest["auto"][f"{m}x{n}x{k}"])
+
+        def tileorch_auto(c):
+            api.gemm(a, b, c, config=auto_cfg)
+
+        row = {"m": m, "n": n, "k": k, "tileorch_schedule": schedule, "tileorch_auto_config": auto_cfg.name}
+        for name, fn in (("tileiras", tileiras), ("tileorch", tileorch), ("tileorch_auto", tileorch_auto)):
             c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
             start = time.perf_counter()
             try:
@@ -137,16 +151,19 @@ def run(out_dir: Path, iters: int, limit: int | None) -> int:
             row[name]["ms"] = bench_ms(lambda: fn(c), iters)
         row["cublas_ms"] = bench_ms(lambda: torch.matmul(a, b), iters)
         flops = 2.0 * m * n * k
-        for name in ("tileiras", "tileorch"):
+        for name in ("tileiras", "tileorch", "tileorch_auto"):
             if "ms" in row.get(name, {}):
                 row[name]["tflops"] = flops / row[name]["ms"] / 1e9
                 row[name]["vs_cublas"] = row["cublas_ms"] / row[name]["ms"]
         if "ms" in row.get("tileiras", {}) and "ms" in row.get("tileorch", {}):
             row["tileorch_vs_tileiras"] = row["tileiras"]["ms"] / row["tileorch"]["ms"]
+            if "ms" in row.get("tileorch_auto", {}):
+                row["tileorch_auto_vs_tileiras"] = row["tileiras"]["ms"] / row["tileorch_auto"]["ms"]
         rows.append(row)
         fmt = lambda name: (f"{row[name]['vs_cublas']:.3f}x cuBLAS (err {row[name]['rel_err']:.1e})"  # noqa: E731
                             if "vs_cublas" in row.get(name, {}) else str(row.get(name, {}).get("error", "-"))[:80])
         print(f"{m:6d} {n:6d} {k:6d}  tileiras {fmt('tileiras')}  tileorch[{schedule}] {fmt('tileorch')}  "
+              f"tileorch[auto: {auto_cfg.tile_n} {auto_cfg.schedule}] {fmt('tileorch_auto')}  "
               f"tileorch/tileiras {row.get('tileorch_vs_tileiras', float('nan')):.3f}", flush=True)
     wave = set(suite_shapes()[:16])
     summary = {
@@ -154,10 +171,20 @@ def run(out_dir: Path, iters: int, limit: int | None) -> int:
         "tileorch_vs_tileiras_geomean_wave": _geo([r.get("tileorch_vs_tileiras") for r in rows
                                                    if (r["m"], r["n"], r["k"]) in wave]),
         "tileorch_vs_cublas_geomean_all": _geo([r.get("tileorch", {}).get("vs_cublas") for r in rows]),
+        "tileorch_auto_vs_cublas_geomean_all": _geo([r.get("tileorch_auto", {}).get("vs_cublas") for r in rows]),
+        "tileorch_auto_vs_cublas_geomean_wave": _geo([r.get("tileorch_auto", {}).get("vs_cublas") for r in rows
+                                                      if (r["m"], r["n"], r["k"]) in wave]),
+        "tileorch_vs_cublas_geomean_wave": _geo([r.get("tileorch", {}).get("vs_cublas") for r in rows
+                                                 if (r["m"], r["n"], r["k"]) in wave]),
+        "tileiras_vs_cublas_geomean_wave": _geo([r.get("tileiras", {}).get("vs_cublas") for r in rows
+                                                 if (r["m"], r["n"], r["k"]) in wave]),
+        "tileorch_auto_vs_tileiras_geomean_all": _geo([r.get("tileorch_auto_vs_tileiras") for r in rows]),
+        "tileorch_auto_vs_tileiras_geomean_wave": _geo([r.get("tileorch_auto_vs_tileiras") for r in rows
+                                                        if (r["m"], r["n"], r["k"]) in wave]),
         "tileiras_vs_cublas_geomean_all": _geo([r.get("tileiras", {}).get("vs_cublas") for r in rows]),
         "shapes_tileorch_ge_tileiras": sum(1 for r in rows if r.get("tileorch_vs_tileiras", 0) >= 1.0),
         "shapes": len(rows),
-        "all_correct": all(r.get(x, {}).get("ok") for r in rows for x in ("tileiras", "tileorch")),
+        "all_correct": all(r.get(x, {}).get("ok") for r in rows for x in ("tileiras", "tileorch", "tileorch_auto")),
         "tileorch_compile_s": {s: v["compile_s"] for s, v in manifest["schedules"].items()},
         "cutile_first_launch_s (tileiras compile + launch)": first_launch_s,
     }
@@ -175,8 +202,8 @@ def run(out_dir: Path, iters: int, limit: int | None) -> int:
         labels = [f"{r['m']}x{r['n']}x{r['k']}" for r in rows]
         fig, ax = plt.subplots(figsize=(max(8, len(rows) * 0.6), 4))
         xs = range(len(rows))
-        for off, name in ((-0.2, "tileiras"), (0.2, "tileorch")):
-            ax.bar([x + off for x in xs], [r.get(name, {}).get("vs_cublas", 0) for r in rows], 0.4, label=name)
+        for off, name in ((-0.27, "tileiras"), (0.0, "tileorch"), (0.27, "tileorch_auto")):
+            ax.bar([x + off for x in xs], [r.get(name, {}).get("vs_cublas", 0) for r in rows], 0.27, label=name)
         ax.axhline(1.0, color="k", lw=0.8)
         ax.set_xticks(list(xs), labels, rotation=70, fontsize=7)
         ax.set_ylabel("speed vs cuBLAS")
