@@ -413,6 +413,11 @@ def test_gemm_operands_map_entry_parameters_to_arguments():
     bad = rc.describe_arguments(g, (128, A, 1.0, Dev(0x2000, (128, 64), strides=(2, 256)), C))
     with pytest.raises(ValueError, match=r"argument 3 \('B'\): the GEMM needs a row-major"):
         rc.gemm_problem(prog, bad)
+    one_row = rc.describe_arguments(g, (128, Dev(0x1000, (1, 128)), 1.0, B, Dev(0x3000, (1, 64), strides=(256, 4))))
+    with pytest.raises(ValueError, match=r"argument 4 \('C'\): the GEMM needs a row-major"):
+        rc.gemm_problem(prog, one_row)
+    one_row = rc.describe_arguments(g, (128, Dev(0x1000, (1, 128), strides=(4000, 2)), 1.0, B, Dev(0x3000, (1, 64))))
+    assert rc.gemm_problem(prog, one_row)[3:] == (1, 64, 128)
     f32 = rc.describe_arguments(g, (128, A, 1.0, B, Dev(0x3000, (256, 64), "<f4")))
     with pytest.raises(TypeError, match=r"argument 4 \('C'\) has dtype float32"):
         rc.gemm_problem(prog, f32)

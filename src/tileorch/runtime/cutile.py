@@ -493,7 +493,8 @@ def gemm_problem(program: Any, arguments: list[Argument]) -> tuple[ArrayArg, Arr
     if k2 != k or c.shape != (m, n):
         raise ValueError(f"GEMM shapes do not agree: A {a.shape}, B {b.shape}, C {c.shape}")
     for x in (a, b, c):
-        if x.strides != (x.shape[1], 1) and x.shape[0] > 1:
+        rows, cols = x.shape
+        if not ((x.strides[1] == 1 or cols == 1) and (x.strides[0] == cols or rows == 1)):
             raise ValueError(f"{_where(x.name, x.position)}: the GEMM needs a row-major contiguous array, got strides "
                              f"{x.strides} for shape {x.shape}")
     return a, b, c, m, n, k
