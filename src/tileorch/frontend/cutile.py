@@ -72,9 +72,10 @@ def lower_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a",
         p.apply(ctx, module)
     fallback = module.clone()
     has_dot = any(op.name == "nv_tileaa.dot" for op in module.walk())
-    if has_dot and arch.startswith("sm_90"):
+    hopper = arch.startswith("sm_90")  # the tier's GEMM is TMA + WGMMA: sm_90a only
+    if has_dot and hopper:
         _choose_clusters(module)
-    if has_dot:
+    if has_dot and hopper:
         try:
             for p in parse_pipeline(f"tileas-tier,convert-nv-tileas-to-cutlass{{schedule={schedule}}}"):
                 p.apply(ctx, module)
