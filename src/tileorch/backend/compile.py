@@ -129,6 +129,12 @@ def compile_module(
     if emit not in STAGES:
         raise ValueError(f"emit must be one of {STAGES}, got {emit!r}")
     ctx = ctx or make_context()
+    target = module.attributes.get("cutlass.target")
+    if arch is not None and isinstance(target, StringAttr) and target.data != arch:
+        from tileorch.diagnostics import format_error
+
+        raise CompileError([format_error(module, f"the target given ({arch}) differs from the module's cutlass.target "
+                                                 f"\"{target.data}\"; drop --arch or make them agree")])
     result = CompileResult(arch=module_arch(module, arch or DEFAULT_ARCH) if arch is None else arch)
     _verify(module, "input")
     t0 = time.perf_counter()
