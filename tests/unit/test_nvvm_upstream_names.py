@@ -75,6 +75,22 @@ UPSTREAM_MAIN: dict[str, tuple[tuple[str, ...], frozenset[str]]] = {
     "nanosleep": (("duration",), frozenset()),
     "breakpoint": ((), frozenset()),
     "exit": ((), frozenset()),
+    # tcgen05 (Blackwell TMEM / UMMA; src/tileorch/dialects/nvvm_tcgen05.py); upstream main spells the
+    # CTA group attribute #nvvm.cta_group<cta_N> and the MMA kind property ``kind``
+    "tcgen05.alloc": (("addr", "nCols"), frozenset({"group"})),
+    "tcgen05.dealloc": (("taddr", "nCols"), frozenset({"group"})),
+    "tcgen05.relinquish_alloc_permit": ((), frozenset({"group"})),
+    "tcgen05.fence": ((), frozenset({"kind"})),
+    "tcgen05.wait": ((), frozenset({"kind"})),
+    "tcgen05.commit": (("addr", "multicastMask"), frozenset({"group"})),
+    "tcgen05.shift": (("taddr",), frozenset({"group"})),
+    "tcgen05.cp": (("taddr", "smem_desc"), frozenset({"shape", "group", "multicast", "srcFormat"})),
+    "tcgen05.ld": (("tmemAddr", "offset"), frozenset({"pack", "shape"})),
+    "tcgen05.st": (("tmemAddr", "val", "offset"), frozenset({"unpack", "shape"})),
+    "tcgen05.mma": (
+        ("matrixD", "matrixA", "matrixB", "idesc", "enableInputD", "scaleInputD", "disableOutputLane"),
+        frozenset({"kind", "ctaGroup", "collectorOp", "aShift"}),
+    ),
 }
 
 UPSTREAM_LEGACY: dict[str, tuple[tuple[str, ...], frozenset[str]]] = {

@@ -58,6 +58,35 @@ TMA_AND_PAYLOAD = (
 )
 """TMA tensor copies (g2s.cta needs PTX >= 8.6), tensormap prefetch, stmatrix, PDL (hopper-gemm.md §1)."""
 
+TCGEN05_CP_SHAPES = ("128x256b", "4x256b", "128x128b", "64x128b_warpx2_02_13", "64x128b_warpx2_01_23", "32x128b_warpx4")
+TCGEN05_LDST_SHAPES = {"16x64b": 128, "16x128b": 64, "16x256b": 32, "32x32b": 128, "16x32bx2": 128}  # shape -> max .num
+
+
+def _tcgen05_names() -> list[str]:
+    names = ["llvm.nvvm.tcgen05.fence.before.thread.sync", "llvm.nvvm.tcgen05.fence.after.thread.sync",
+             "llvm.nvvm.tcgen05.wait.ld", "llvm.nvvm.tcgen05.wait.st"]
+    for cg in ("cg1", "cg2"):
+        names += [f"llvm.nvvm.tcgen05.alloc.{cg}", f"llvm.nvvm.tcgen05.alloc.shared.{cg}",
+                  f"llvm.nvvm.tcgen05.dealloc.{cg}", f"llvm.nvvm.tcgen05.relinq.alloc.permit.{cg}",
+                  f"llvm.nvvm.tcgen05.shift.down.{cg}",
+                  *(f"llvm.nvvm.tcgen05.commit{mc}{sh}.{cg}" for mc in ("", ".mc") for sh in ("", ".shared"))]
+        names += [f"llvm.nvvm.tcgen05.cp.{s}{fmt}.{cg}" for s in TCGEN05_CP_SHAPES
+                  for fmt in ("", ".b6x16_p32", ".b4x16_p64")]
+        names += [f"llvm.nvvm.tcgen05.mma.{a}.disable_output_lane.{cg}" for a in ("shared", "tensor")]
+    for shape, top in TCGEN05_LDST_SHAPES.items():
+        num = 1
+        while num <= top:
+            names += [f"llvm.nvvm.tcgen05.{k}.{shape}.x{num}" for k in ("ld", "st")]
+            num *= 2
+    names += [f"llvm.nvvm.tcgen05.mma.{a}{s}" for a in ("shared", "tensor") for s in ("", ".scale_d")]
+    return names
+
+
+SM100A_ONLY: frozenset[str] = frozenset(_tcgen05_names())
+"""The tcgen05 family (TMEM alloc, copy, load/store, UMMA, commit): LLVM 22 selects them only for
+sm_100a-class targets (``tests/unit/test_tcgen05_intrinsics.py`` assembles each with
+``ptxas -arch=sm_100a``)."""
+
 KNOWN_INTRINSICS: frozenset[str] = frozenset(
     [
         *(f"llvm.nvvm.read.ptx.sreg.{r}" for r in SREG32 + SREG64),
@@ -83,6 +112,8 @@ KNOWN_INTRINSICS: frozenset[str] = frozenset(
         "llvm.nvvm.setmaxnreg.inc.sync.aligned.u32", "llvm.nvvm.setmaxnreg.dec.sync.aligned.u32",
         "llvm.nvvm.nanosleep",
         *TMA_AND_PAYLOAD,
+        *SM100A_ONLY,
+        "llvm.nvvm.shfl.sync.idx.i32",
         "llvm.nvvm.exit",
         "llvm.debugtrap",
         "llvm.trap",

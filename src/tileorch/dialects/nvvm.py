@@ -1235,12 +1235,15 @@ OPS: list[type[Operation]] = [
 
 from tileorch.dialects.nvvm_payload import PAYLOAD_ATTRS, PAYLOAD_OPS  # noqa: E402  (TMA, WGMMA, stmatrix, PDL)
 
+from tileorch.dialects.nvvm_tcgen05 import TCGEN05_ATTRS, TCGEN05_OPS  # noqa: E402  (Blackwell TMEM / UMMA)
+
 OPS += PAYLOAD_OPS
+OPS += TCGEN05_OPS
 
 NVVM = Dialect(
     "nvvm",
     OPS,
-    [ProxyKindAttr, SharedSpaceAttr, MemScopeKindAttr, SetMaxRegisterActionAttr, *PAYLOAD_ATTRS],
+    [ProxyKindAttr, SharedSpaceAttr, MemScopeKindAttr, SetMaxRegisterActionAttr, *PAYLOAD_ATTRS, *TCGEN05_ATTRS],
 )
 
 # discardable function attributes (upstream names) the backend turns into PTX directives

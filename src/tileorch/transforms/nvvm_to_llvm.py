@@ -345,6 +345,7 @@ class LowerBlockingTryWait(RewritePattern):
 
 
 import tileorch.transforms.nvvm_payload_to_llvm  # noqa: E402,F401  (registers the TMA/WGMMA lowerings)
+import tileorch.transforms.nvvm_tcgen05_to_llvm  # noqa: E402,F401  (registers the tcgen05 lowerings)
 
 
 @dataclass(frozen=True)

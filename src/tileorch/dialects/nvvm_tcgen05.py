@@ -1,0 +1,657 @@
+"""The ``tcgen05`` family of ``nvvm`` (Blackwell, sm_100a): Tensor Memory (TMEM) allocation,
+SMEM->TMEM copy, TMEM loads/stores, the UMMA ``tcgen05.mma`` and its completion ``tcgen05.commit``.
+
+Op names, operand names and order, property names and the attribute spellings
+(``#nvvm.cta_group<cta_2>``, ``#nvvm.tcgen05_cp_shape<shape_128x256b>``, ...) follow upstream MLIR's
+``NVVMOps.td``; the custom syntax follows upstream's assembly formats:
+
+* ``nvvm.tcgen05.alloc %addr, %nCols {group = #nvvm.cta_group<cta_2>} : !llvm.ptr<3>, i32``
+* ``nvvm.tcgen05.dealloc %taddr, %nCols : !llvm.ptr<6>, i32`` / ``nvvm.tcgen05.relinquish_alloc_permit``
+* ``nvvm.tcgen05.fence #nvvm.tcgen05_fence<before>`` / ``nvvm.tcgen05.wait #nvvm.tcgen05_wait<load>``
+* ``nvvm.tcgen05.commit %mbar, multicast_mask = %m {group = ...} : !llvm.ptr<3>, i16``
+* ``nvvm.tcgen05.cp %taddr, %smem_desc {shape = #nvvm.tcgen05_cp_shape<shape_128x256b>, group = ...}``
+* ``nvvm.tcgen05.shift %taddr : !llvm.ptr<6>``
+* ``%v = nvvm.tcgen05.ld %taddr {shape = #nvvm.tcgen05_ldst_shape<shape_32x32b>} : vector<4xi32>``
+* ``nvvm.tcgen05.st %taddr, %v {shape = ...} : vector<4xi32>``
+* ``nvvm.tcgen05.mma %d, %a, %b, %idesc, %enableInputD (scale = %s)? (mask = %m)?
+  {kind = #nvvm.tcgen05_mma_kind<f16>, ctaGroup = #nvvm.cta_group<cta_2>} : (!llvm.ptr<6>, i64, i64, i32, i1)``
+
+Verifiers check the PTX ISA rules: a TMEM address is ``!llvm.ptr<6>``; ``cta_group`` is 1 or 2 (the
+hardware has no ``cta_group::4``: its control word packs the group into two bits, see seed 003 BG06;
+a 4-CTA copy is built from two 2-CTA pairs by ``convert-blackwell-cluster-emitters``); a constant
+``nCols`` is a power of two in [32, 512]; copy shapes pair with their multicast modes; ``ld``/``st``
+vector lengths match shape x num; the MMA ``disableOutputLane`` mask is ``vector<4xi32>`` for
+cta_group 1 and ``vector<8xi32>`` for cta_group 2.  Lowering: :mod:`tileorch.transforms.nvvm_tcgen05_to_llvm`.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import ClassVar
+
+from xdsl.dialects.builtin import I32, I64, IntAttr, IntegerType, UnitAttr, VectorType, i1, i32, i64
+from xdsl.dialects.llvm import LLVMPointerType
+from xdsl.dialects.utils.enum_attribute import EnumAttribute
+from xdsl.ir import Attribute, ParametrizedAttribute, SSAValue
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.parser import AttrParser, Parser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+from tileorch.dialects.constants import constant_int
+from tileorch.dialects.nvvm_payload import SIDE_EFFECTS, AngleBracketEnum, _parse_ptr_type
+
+GENERIC, SHARED, TENSOR = 0, 3, 6
+I16 = IntegerType(16)
+
+
+def _space(value: SSAValue) -> int | None:
+    t = value.type
+    if not isinstance(t, LLVMPointerType):
+        return None
+    return t.addr_space.data if hasattr(t.addr_space, "data") else 0
+
+
+def _check_tmem(value: SSAValue, what: str) -> None:
+    if _space(value) != TENSOR:
+        raise VerifyException(f"{what} must be a Tensor Memory address !llvm.ptr<6>, got {value.type}")
+
+
+def _check_ncols(value: SSAValue) -> None:
+    n = constant_int(value)
+    if n is not None and not (32 <= n <= 512 and n & (n - 1) == 0):
+        raise VerifyException(f"nCols must be a power of two in [32, 512], got {n}")
+
+
+# --------------------------------------------------------------------------- attributes
+
+
+@irdl_attr_definition
+class CTAGroupKindAttr(ParametrizedAttribute):
+    """``#nvvm.cta_group<cta_1>`` / ``<cta_2>``.  Any ``cta_N`` parses, so the op verifiers can
+    reject ``cta_4`` with a located diagnostic."""
+
+    name = "nvvm.cta_group"
+    n: IntAttr
+
+    def __init__(self, n: int):
+        super().__init__(IntAttr(n))
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser):
+        with parser.in_angle_brackets():
+            word = parser.parse_identifier()
+        if not word.startswith("cta_") or not word[4:].isdigit():
+            parser.raise_error(f"expected cta_1 or cta_2, got {word}")
+        return (IntAttr(int(word[4:])),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_string(f"cta_{self.n.data}")
+
+
+CTA_1, CTA_2 = CTAGroupKindAttr(1), CTAGroupKindAttr(2)
+
+
+def cta_group(op: IRDLOperation, key: str = "group") -> int:
+    attr = op.properties.get(key)
+    return attr.n.data if isinstance(attr, CTAGroupKindAttr) else 1
+
+
+def _check_group(op: IRDLOperation, key: str = "group") -> int:
+    n = cta_group(op, key)
+    if n not in (1, 2):
+        raise VerifyException(
+            f"cta_group must be cta_1 or cta_2, got cta_{n} (tcgen05 has no cta_group::{n} opcode; "
+            "a 4-CTA copy is two 2-CTA pairs, see convert-blackwell-cluster-emitters)"
+        )
+    return n
+
+
+def _enum(name_: str, values: dict[str, str], doc: str):
+    import types
+
+    enum = StrEnum(name_, values)
+
+    def body(ns):
+        ns["name"] = doc
+        ns["__doc__"] = f"``#{doc}<...>``"
+        ns["__module__"] = __name__
+
+    cls = irdl_attr_definition(types.new_class(name_ + "Attr", (AngleBracketEnum, EnumAttribute[enum]), {}, body))
+    return enum, cls
+
+
+Tcgen05FenceKind, Tcgen05FenceKindAttr = _enum(
+    "Tcgen05FenceKind", {"BEFORE": "before", "AFTER": "after"}, "nvvm.tcgen05_fence")
+Tcgen05WaitKind, Tcgen05WaitKindAttr = _enum(
+    "Tcgen05WaitKind", {"LOAD": "load", "STORE": "store"}, "nvvm.tcgen05_wait")
+Tcgen05CpShape, Tcgen05CpShapeAttr = _enum("Tcgen05CpShape", {
+    "SHAPE_128x256b": "shape_128x256b", "SHAPE_4x256b": "shape_4x256b", "SHAPE_128x128b": "shape_128x128b",
+    "SHAPE_64x128b": "shape_64x128b", "SHAPE_32x128b": "shape_32x128b"}, "nvvm.tcgen05_cp_shape")
+Tcgen05CpMulticast, Tcgen05CpMulticastAttr = _enum("Tcgen05CpMulticast", {
+    "NONE": "none", "WARPX2_02_13": "warpx2_02_13", "WARPX2_01_23": "warpx2_01_23", "WARPX4": "warpx4"},
+    "nvvm.tcgen05_cp_multicast")
+Tcgen05CpSrcFormat, Tcgen05CpSrcFormatAttr = _enum(
+    "Tcgen05CpSrcFormat", {"B6x16_P32": "b6x16_p32", "B4x16_P64": "b4x16_p64"}, "nvvm.tcgen05_cp_src_fmt")
+Tcgen05LdStShape, Tcgen05LdStShapeAttr = _enum("Tcgen05LdStShape", {
+    "SHAPE_16X64B": "shape_16x64b", "SHAPE_16X128B": "shape_16x128b", "SHAPE_16X256B": "shape_16x256b",
+    "SHAPE_32X32B": "shape_32x32b", "SHAPE_16X32BX2": "shape_16x32bx2"}, "nvvm.tcgen05_ldst_shape")
+Tcgen05MMAKind, Tcgen05MMAKindAttr = _enum(
+    "Tcgen05MMAKind", {"F16": "f16", "TF32": "tf32", "F8F6F4": "f8f6f4", "I8": "i8"}, "nvvm.tcgen05_mma_kind")
+Tcgen05MMACollectorOp, Tcgen05MMACollectorOpAttr = _enum("Tcgen05MMACollectorOp", {
+    "DISCARD": "discard", "LASTUSE": "lastuse", "FILL": "fill", "USE": "use"}, "nvvm.tcgen05_mma_collectorop")
+
+# which multicast modes each copy shape allows (PTX ISA, tcgen05.cp)
+CP_MULTICAST = {
+    "shape_128x256b": ("none",), "shape_4x256b": ("none",), "shape_128x128b": ("none",),
+    "shape_64x128b": ("warpx2_02_13", "warpx2_01_23"), "shape_32x128b": ("warpx4",),
+}
+# registers (32-bit) per thread for .num = x1, and the largest .num, of each ld/st shape
+LDST_BASE = {"shape_16x64b": (1, 128), "shape_16x32bx2": (1, 128), "shape_32x32b": (1, 128),
+             "shape_16x128b": (2, 64), "shape_16x256b": (4, 32)}
+
+# --------------------------------------------------------------------------- syntax helpers
+
+
+def _parse_tail(parser: Parser, op_cls, operands, keywords=(), with_types=True):
+    """``attr-dict (: types)?``; known property names in the dict become properties."""
+    attrs = parser.parse_optional_attr_dict()
+    if with_types and parser.parse_optional_punctuation(":") is not None:
+        if parser.parse_optional_punctuation("(") is not None:
+            parser.parse_comma_separated_list(parser.Delimiter.NONE, lambda: _parse_ptr_type(parser))
+            parser.parse_punctuation(")")
+        else:
+            parser.parse_comma_separated_list(parser.Delimiter.NONE, lambda: _parse_ptr_type(parser))
+    props = {k: attrs.pop(k) for k in list(attrs) if k in op_cls.get_irdl_definition().properties}
+    props.update(keywords)
+    return props, attrs
+
+
+def _print_props(printer: Printer, op: IRDLOperation, skip=(), defaults=None) -> None:
+    defaults = defaults or {}
+    props = {k: v for k, v in op.properties.items()
+             if k not in ("operandSegmentSizes", *skip) and defaults.get(k) != v}
+    printer.print_op_attributes({**props, **op.attributes})
+
+
+def _print_types(printer: Printer, values) -> None:
+    printer.print_string(" : ")
+    printer.print_list([v.type for v in values], printer.print_attribute)
+
+
+GROUP_DEFAULT = {"group": CTA_1}
+
+# --------------------------------------------------------------------------- TMEM allocation
+
+
+class _AllocLike(IRDLOperation):
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list(self.operands, printer.print_operand)
+        _print_props(printer, self, defaults=GROUP_DEFAULT)
+        _print_types(printer, self.operands)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        a = parser.parse_operand()
+        parser.parse_punctuation(",")
+        n = parser.parse_operand()
+        props, attrs = _parse_tail(parser, cls, [a, n])
+        return cls.create(operands=[a, n], properties={**GROUP_DEFAULT, **props}, attributes=attrs)
+
+
+@irdl_op_definition
+class Tcgen05AllocOp(_AllocLike):
+    """``tcgen05.alloc``: allocate ``nCols`` TMEM columns (all 128 lanes); the TMEM address is written
+    to shared memory at ``addr``.  One warp per CTA (cta_group 1) or per peer CTA (cta_group 2)."""
+
+    name = "nvvm.tcgen05.alloc"
+    addr = operand_def(LLVMPointerType)
+    nCols = operand_def(I32)
+    group = prop_def(CTAGroupKindAttr, default_value=CTA_1)
+    traits = traits_def(*SIDE_EFFECTS)
+
+    def __init__(self, addr, ncols, group: int = 1):
+        super().__init__(operands=[addr, ncols], properties={"group": CTAGroupKindAttr(group)})
+
+    def verify_(self) -> None:
+        _check_group(self)
+        if _space(self.addr) not in (GENERIC, SHARED):
+            raise VerifyException(f"tcgen05.alloc writes the TMEM address to !llvm.ptr or !llvm.ptr<3>, got {self.addr.type}")
+        _check_ncols(self.nCols)
+
+
+@irdl_op_definition
+class Tcgen05DeallocOp(_AllocLike):
+    """``tcgen05.dealloc``: free ``nCols`` columns at TMEM address ``taddr``."""
+
+    name = "nvvm.tcgen05.dealloc"
+    taddr = operand_def(LLVMPointerType)
+    nCols = operand_def(I32)
+    group = prop_def(CTAGroupKindAttr, default_value=CTA_1)
+    traits = traits_def(*SIDE_EFFECTS)
+
+    def __init__(self, taddr, ncols, group: int = 1):
+        super().__init__(operands=[taddr, ncols], properties={"group": CTAGroupKindAttr(group)})
+
+    def verify_(self) -> None:
+        _check_group(self)
+        _check_tmem(self.taddr, "tcgen05.dealloc address")
+        _check_ncols(self.nCols)
+
+
+@irdl_op_definition
+class Tcgen05RelinquishAllocPermitOp(IRDLOperation):
+    """``tcgen05.relinquish_alloc_permit``: this CTA will not allocate TMEM again."""
+
+    name = "nvvm.tcgen05.relinquish_alloc_permit"
+    group = prop_def(CTAGroupKindAttr, default_value=CTA_1)
+    traits = traits_def(*SIDE_EFFECTS)
+
+    def __init__(self, group: int = 1):
+        super().__init__(properties={"group": CTAGroupKindAttr(group)})
+
+    def verify_(self) -> None:
+        _check_group(self)
+
+    def print(self, printer: Printer) -> None:
+        _print_props(printer, self, defaults=GROUP_DEFAULT)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        props, attrs = _parse_tail(parser, cls, [], with_types=False)
+        return cls.create(properties={**GROUP_DEFAULT, **props}, attributes=attrs)
+
+
+# --------------------------------------------------------------------------- fence, wait
+
+
+class _KindOp(IRDLOperation):
+    KIND_ATTR: ClassVar[type]
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_attribute(self.kind)
+        _print_props(printer, self, skip=("kind",))
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        kind = parser.parse_attribute()
+        if not isinstance(kind, cls.KIND_ATTR):
+            parser.raise_error(f"expected #{cls.KIND_ATTR.name}<...>, got {kind}")
+        attrs = parser.parse_optional_attr_dict()
+        return cls.create(properties={"kind": kind}, attributes=attrs)
+
+
+@irdl_op_definition
+class Tcgen05FenceOp(_KindOp):
+    """``tcgen05.fence::before_thread_sync`` / ``after_thread_sync``."""
+
+    name = "nvvm.tcgen05.fence"
+    KIND_ATTR: ClassVar[type] = Tcgen05FenceKindAttr
+    kind = prop_def(Tcgen05FenceKindAttr)
+    traits = traits_def(*SIDE_EFFECTS)
+
+    def __init__(self, kind: str):
+        super().__init__(properties={"kind": Tcgen05FenceKindAttr(Tcgen05FenceKind(kind))})
+
+
+@irdl_op_definition
+class Tcgen05WaitOp(_KindOp):
+    """``tcgen05.wait::ld`` / ``::st``: wait for this thread's prior TMEM loads / stores."""
+
+    name = "nvvm.tcgen05.wait"
+    KIND_ATTR: ClassVar[type] = Tcgen05WaitKindAttr
+    kind = prop_def(Tcgen05WaitKindAttr)
+    traits = traits_def(*SIDE_EFFECTS)
+
+    def __init__(self, kind: str):
+        super().__init__(properties={"kind": Tcgen05WaitKindAttr(Tcgen05WaitKind(kind))})
+
+
+# --------------------------------------------------------------------------- commit, shift, cp
+
+
+@irdl_op_definition
+class Tcgen05CommitOp(IRDLOperation):
+    """``tcgen05.commit``: mbarrier ``addr`` (of every CTA in ``multicastMask``) gets one arrival when
+    all prior async tcgen05 ops of this thread complete."""
+
+    name = "nvvm.tcgen05.commit"
+    addr = operand_def(LLVMPointerType)
+    multicastMask = opt_operand_def(I16)
+    group = prop_def(CTAGroupKindAttr, default_value=CTA_1)
+    traits = traits_def(*SIDE_EFFECTS)
+
+    def __init__(self, addr, multicast_mask=None, group: int = 1):
+        super().__init__(operands=[addr, [multicast_mask] if multicast_mask is not None else []],
+                         properties={"group": CTAGroupKindAttr(group)})
+
+    def verify_(self) -> None:
+        _check_group(self)
+        if _space(self.addr) not in (GENERIC, SHARED):
+            raise VerifyException(f"tcgen05.commit mbarrier must be !llvm.ptr or !llvm.ptr<3>, got {self.addr.type}")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.addr)
+        if self.multicastMask is not None:
+            printer.print_string(", multicast_mask = ")
+            printer.print_operand(self.multicastMask)
+        _print_props(printer, self, defaults=GROUP_DEFAULT)
+        _print_types(printer, self.operands)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        addr = parser.parse_operand()
+        mask = None
+        if parser.parse_optional_punctuation(",") is not None:
+            parser.parse_keyword("multicast_mask")
+            parser.parse_punctuation("=")
+            mask = parser.parse_operand()
+        props, attrs = _parse_tail(parser, cls, [])
+        return cls.create(operands=[addr] + ([mask] if mask is not None else []),
+                          properties={**GROUP_DEFAULT, **props}, attributes=attrs)
+
+
+@irdl_op_definition
+class Tcgen05ShiftOp(IRDLOperation):
+    """``tcgen05.shift.down``: shift the 32-byte rows of the TMEM matrix at ``taddr`` down by one."""
+
+    name = "nvvm.tcgen05.shift"
+    taddr = operand_def(LLVMPointerType)
+    group = prop_def(CTAGroupKindAttr, default_value=CTA_1)
+    traits = traits_def(*SIDE_EFFECTS)
+
+    def verify_(self) -> None:
+        _check_group(self)
+        _check_tmem(self.taddr, "tcgen05.shift address")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.taddr)
+        _print_props(printer, self, defaults=GROUP_DEFAULT)
+        _print_types(printer, self.operands)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        t = parser.parse_operand()
+        props, attrs = _parse_tail(parser, cls, [])
+        return cls.create(operands=[t], properties={**GROUP_DEFAULT, **props}, attributes=attrs)
+
+
+CP_DEFAULTS = {"group": CTA_1, "multicast": Tcgen05CpMulticastAttr(Tcgen05CpMulticast("none"))}
+
+
+@irdl_op_definition
+class Tcgen05CpOp(IRDLOperation):
+    """``tcgen05.cp``: async SMEM -> TMEM copy of the matrix described by ``smem_desc`` to ``taddr``
+    (with cta_group 2 into the TMEM of both peer CTAs)."""
+
+    name = "nvvm.tcgen05.cp"
+    taddr = operand_def(LLVMPointerType)
+    smem_desc = operand_def(I64)
+    shape = prop_def(Tcgen05CpShapeAttr)
+    group = prop_def(CTAGroupKindAttr, default_value=CTA_1)
+    multicast = prop_def(Tcgen05CpMulticastAttr, default_value=CP_DEFAULTS["multicast"])
+    srcFormat = opt_prop_def(Tcgen05CpSrcFormatAttr)
+    traits = traits_def(*SIDE_EFFECTS)
+
+    def __init__(self, taddr, smem_desc, shape: str, group: int = 1, multicast: str = "none"):
+        super().__init__(operands=[taddr, smem_desc], properties={
+            "shape": Tcgen05CpShapeAttr(Tcgen05CpShape(shape)), "group": CTAGroupKindAttr(group),
+            "multicast": Tcgen05CpMulticastAttr(Tcgen05CpMulticast(multicast))})
+
+    def verify_(self) -> None:
+        _check_group(self)
+        _check_tmem(self.taddr, "tcgen05.cp destination")
+        shape, mc = self.shape.data.value, self.multicast.data.value
+        if mc not in CP_MULTICAST[shape]:
+            raise VerifyException(f"tcgen05.cp {shape} allows multicast {' or '.join(CP_MULTICAST[shape])}, got {mc}")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list(self.operands, printer.print_operand)
+        _print_props(printer, self, defaults=CP_DEFAULTS)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        t = parser.parse_operand()
+        parser.parse_punctuation(",")
+        d = parser.parse_operand()
+        props, attrs = _parse_tail(parser, cls, [], with_types=False)
+        return cls.create(operands=[t, d], properties={**CP_DEFAULTS, **props}, attributes=attrs)
+
+
+# --------------------------------------------------------------------------- ld, st
+
+
+def _ldst_num(shape: str, typ: Attribute, what: str) -> int:
+    if typ == i32:
+        regs = 1
+    elif isinstance(typ, VectorType) and typ.element_type == i32 and len(typ.get_shape()) == 1:
+        regs = typ.get_shape()[0]
+    else:
+        raise VerifyException(f"{what} must be i32 or vector<Nxi32>, got {typ}")
+    base, top = LDST_BASE[shape]
+    num, rem = divmod(regs, base)
+    if rem or num < 1 or num > top or num & (num - 1):
+        raise VerifyException(
+            f"{shape} moves {base} x num registers per thread (num a power of two up to {top}); "
+            f"{typ} has {regs}")
+    return num
+
+
+def _check_offset(op) -> None:
+    two = op.shape.data.value == "shape_16x32bx2"
+    if two and op.offset is None:
+        raise VerifyException("shape_16x32bx2 needs the offset of its second 16x32b access")
+    if not two and op.offset is not None:
+        raise VerifyException("only shape_16x32bx2 takes an offset")
+
+
+@irdl_op_definition
+class Tcgen05LdOp(IRDLOperation):
+    """``tcgen05.ld.sync.aligned.<shape>.x<num>.b32``: warp-collective TMEM -> registers load."""
+
+    name = "nvvm.tcgen05.ld"
+    tmemAddr = operand_def(LLVMPointerType)
+    offset = opt_operand_def(I64)
+    res = result_def()
+    pack = opt_prop_def(UnitAttr)
+    shape = prop_def(Tcgen05LdStShapeAttr)
+    traits = traits_def(*SIDE_EFFECTS)
+
+    def __init__(self, taddr, shape: str, result_type: Attribute, offset=None):
+        super().__init__(operands=[taddr, [offset] if offset is not None else []], result_types=[result_type],
+                         properties={"shape": Tcgen05LdStShapeAttr(Tcgen05LdStShape(shape))})
+
+    def num(self) -> int:
+        return _ldst_num(self.shape.data.value, self.res.type, "tcgen05.ld result")
+
+    def verify_(self) -> None:
+        _check_tmem(self.tmemAddr, "tcgen05.ld address")
+        self.num()
+        _check_offset(self)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list(self.operands, printer.print_operand)
+        if self.pack is not None:
+            printer.print_string(" pack")
+        _print_props(printer, self, skip=("pack",))
+        printer.print_string(" : ")
+        printer.print_attribute(self.res.type)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        ops = [parser.parse_operand()]
+        if parser.parse_optional_punctuation(",") is not None:
+            ops.append(parser.parse_operand())
+        extra = {"pack": UnitAttr()} if parser.parse_optional_keyword("pack") is not None else {}
+        props, attrs = _parse_tail(parser, cls, [], extra, with_types=False)
+        parser.parse_punctuation(":")
+        rtype = parser.parse_type()
+        return cls.create(operands=ops, result_types=[rtype], properties=props, attributes=attrs)
+
+
+@irdl_op_definition
+class Tcgen05StOp(IRDLOperation):
+    """``tcgen05.st.sync.aligned.<shape>.x<num>.b32``: warp-collective registers -> TMEM store."""
+
+    name = "nvvm.tcgen05.st"
+    tmemAddr = operand_def(LLVMPointerType)
+    val = operand_def()
+    offset = opt_operand_def(I64)
+    unpack = opt_prop_def(UnitAttr)
+    shape = prop_def(Tcgen05LdStShapeAttr)
+    traits = traits_def(*SIDE_EFFECTS)
+
+    def num(self) -> int:
+        return _ldst_num(self.shape.data.value, self.val.type, "tcgen05.st value")
+
+    def verify_(self) -> None:
+        _check_tmem(self.tmemAddr, "tcgen05.st address")
+        self.num()
+        _check_offset(self)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list(self.operands, printer.print_operand)
+        if self.unpack is not None:
+            printer.print_string(" unpack")
+        _print_props(printer, self, skip=("unpack",))
+        printer.print_string(" : ")
+        printer.print_attribute(self.val.type)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        ops = [parser.parse_operand()]
+        parser.parse_punctuation(",")
+        ops.append(parser.parse_operand())
+        if parser.parse_optional_punctuation(",") is not None:
+            ops.append(parser.parse_operand())
+        extra = {"unpack": UnitAttr()} if parser.parse_optional_keyword("unpack") is not None else {}
+        props, attrs = _parse_tail(parser, cls, [], extra, with_types=False)
+        parser.parse_punctuation(":")
+        parser.parse_type()
+        return cls.create(operands=ops, properties=props, attributes=attrs)
+
+
+# --------------------------------------------------------------------------- mma
+
+
+MMA_DEFAULTS = {"collectorOp": Tcgen05MMACollectorOpAttr(Tcgen05MMACollectorOp("discard"))}
+
+
+@irdl_op_definition
+class Tcgen05MMAOp(IRDLOperation):
+    """``tcgen05.mma.cta_group::N.kind::K``: ``D (TMEM) = A * B (+ D if enableInputD)``; A from SMEM
+    (i64 descriptor) or TMEM (``!llvm.ptr<6>``), B from SMEM, ``idesc`` the instruction descriptor.
+    Issued by one thread; completion is tracked with ``tcgen05.commit``."""
+
+    name = "nvvm.tcgen05.mma"
+    matrixD = operand_def(LLVMPointerType)
+    matrixA = operand_def()
+    matrixB = operand_def(I64)
+    idesc = operand_def(I32)
+    enableInputD = operand_def(i1)
+    scaleInputD = opt_operand_def(I64)
+    disableOutputLane = opt_operand_def(VectorType)
+    kind = prop_def(Tcgen05MMAKindAttr)
+    ctaGroup = prop_def(CTAGroupKindAttr)
+    collectorOp = prop_def(Tcgen05MMACollectorOpAttr, default_value=MMA_DEFAULTS["collectorOp"])
+    aShift = opt_prop_def(UnitAttr)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(*SIDE_EFFECTS)
+
+    def __init__(self, d, a, b, idesc, enable_input_d, kind: str = "f16", group: int = 1, mask=None):
+        super().__init__(
+            operands=[d, a, b, idesc, enable_input_d, [], [mask] if mask is not None else []],
+            properties={"kind": Tcgen05MMAKindAttr(Tcgen05MMAKind(kind)), "ctaGroup": CTAGroupKindAttr(group),
+                        **MMA_DEFAULTS})
+
+    def a_in_tmem(self) -> bool:
+        return _space(self.matrixA) == TENSOR
+
+    def verify_(self) -> None:
+        n = _check_group(self, "ctaGroup")
+        _check_tmem(self.matrixD, "tcgen05.mma accumulator D")
+        if self.matrixA.type != i64 and not self.a_in_tmem():
+            raise VerifyException(f"matrix A must be an i64 SMEM descriptor or a !llvm.ptr<6> TMEM address, got {self.matrixA.type}")
+        if self.scaleInputD is not None and self.kind.data.value not in ("f16", "tf32"):
+            raise VerifyException(f"scaleInputD is only allowed for kind f16 and tf32, got {self.kind.data.value}")
+        if self.scaleInputD is not None:
+            s = constant_int(self.scaleInputD)
+            if s is not None and not 0 <= s <= 15:
+                raise VerifyException(f"scaleInputD must be in [0, 15], got {s}")
+        if self.disableOutputLane is not None:
+            want = VectorType(i32, [4 * n])
+            if self.disableOutputLane.type != want:
+                raise VerifyException(f"disableOutputLane must be {want} for cta_{n}, got {self.disableOutputLane.type}")
+        if self.aShift is not None and not self.a_in_tmem():
+            raise VerifyException("aShift requires matrix A in Tensor Memory")
+        if self.collectorOp.data.value != "discard" and self.a_in_tmem():
+            raise VerifyException("a collector op other than discard needs matrix A in shared memory")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list([self.matrixD, self.matrixA, self.matrixB, self.idesc, self.enableInputD], printer.print_operand)
+        if self.scaleInputD is not None:
+            printer.print_string(" scale = ")
+            printer.print_operand(self.scaleInputD)
+        if self.disableOutputLane is not None:
+            printer.print_string(" mask = ")
+            printer.print_operand(self.disableOutputLane)
+        _print_props(printer, self, defaults=MMA_DEFAULTS)
+        printer.print_string(" : (")
+        printer.print_list([o.type for o in self.operands], printer.print_attribute)
+        printer.print_string(")")
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        ops = [parser.parse_operand()]
+        for _ in range(4):
+            parser.parse_punctuation(",")
+            ops.append(parser.parse_operand())
+        scale = mask = None
+        if parser.parse_optional_keyword("scale") is not None:
+            parser.parse_punctuation("=")
+            scale = parser.parse_operand()
+        if parser.parse_optional_keyword("mask") is not None:
+            parser.parse_punctuation("=")
+            mask = parser.parse_operand()
+        props, attrs = _parse_tail(parser, cls, [])
+        return cls.create(
+            operands=[*ops, *([scale] if scale is not None else []), *([mask] if mask is not None else [])],
+            properties={**MMA_DEFAULTS, **props,
+                        "operandSegmentSizes": _segments([1, 1, 1, 1, 1, int(scale is not None), int(mask is not None)])},
+            attributes=attrs)
+
+
+def _segments(sizes):
+    from xdsl.dialects.builtin import DenseArrayBase
+
+    return DenseArrayBase.from_list(i32, sizes)
+
+
+TCGEN05_OPS = [
+    Tcgen05AllocOp, Tcgen05DeallocOp, Tcgen05RelinquishAllocPermitOp, Tcgen05FenceOp, Tcgen05WaitOp,
+    Tcgen05CommitOp, Tcgen05ShiftOp, Tcgen05CpOp, Tcgen05LdOp, Tcgen05StOp, Tcgen05MMAOp,
+]
+TCGEN05_ATTRS = [
+    CTAGroupKindAttr, Tcgen05FenceKindAttr, Tcgen05WaitKindAttr, Tcgen05CpShapeAttr, Tcgen05CpMulticastAttr,
+    Tcgen05CpSrcFormatAttr, Tcgen05LdStShapeAttr, Tcgen05MMAKindAttr, Tcgen05MMACollectorOpAttr,
+]
