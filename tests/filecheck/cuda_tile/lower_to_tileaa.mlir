@@ -116,3 +116,16 @@ cuda_tile.module @m {
     print_tko "x=%d", %c : tile<i32> -> token
   }
 }
+
+// -----
+
+// Float remainder lowers to nv_tileaa.remf (C fmod semantics).
+// CHECK-LABEL: nv_tileaa.func @fmod
+// CHECK: nv_tileaa.remf %{{.*}}, %{{.*}} : tensor<8xf32>
+cuda_tile.module @m {
+  entry @fmod() {
+    %x = constant <f32: 5.5> : tile<8xf32>
+    %y = constant <f32: 2.0> : tile<8xf32>
+    %r = remf %x, %y : tile<8xf32>
+  }
+}

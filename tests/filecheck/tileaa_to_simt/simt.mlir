@@ -177,3 +177,22 @@ builtin.module {
     nv_tileaa.return
   }
 }
+
+// -----
+
+// Float remainder (C fmod) and absolute value on tiles.
+// CHECK-LABEL: func.func @fmod_abs
+// CHECK: %[[Q:.*]] = arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK: %[[T:.*]] = llvm.inline_asm "cvt.rzi.f32.f32 $0, $1;", "=f,f" %[[Q]] : (f32) -> f32
+// CHECK: %[[BT:.*]] = arith.mulf %{{.*}}, %[[T]] : f32
+// CHECK: %[[R:.*]] = arith.subf %{{.*}}, %[[BT]] : f32
+// CHECK: llvm.inline_asm "abs.f32 $0, $1;", "=f,f" %[[R]] : (f32) -> f32
+builtin.module {
+  nv_tileaa.func @fmod_abs(%f: f32, %g: f32) {
+    %x = nv_tileaa.splat %f : f32 -> tensor<128xf32>
+    %y = nv_tileaa.splat %g : f32 -> tensor<128xf32>
+    %r = nv_tileaa.remf %x, %y : tensor<128xf32>
+    %a = math.absf %r : tensor<128xf32>
+    nv_tileaa.return
+  }
+}

@@ -57,6 +57,7 @@ from .ops import (
     AddIOp,
     SubIOp,
     MulIOp,
+    RemFOp,
     FpToFpOp,
     SplatOp,
     BroadcastOp,
@@ -114,6 +115,7 @@ NvTileaa = Dialect(
         MakeRangeOp,
         AssumeOp,
         PragmaOp,
+        RemFOp,
         *EXTRA_OPS,
     ],
     [

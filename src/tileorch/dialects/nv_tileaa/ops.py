@@ -717,7 +717,16 @@ class MulIOp(_ElementwiseOp):
     KIND: ClassVar[str] = "int"
 
 
-ELEMENTWISE_OPS = (AddFOp, SubFOp, MulFOp, DivFOp, MaxFOp, MinFOp, FmaOp, NegFOp, ExpOp, Exp2Op, SqrtOp, RsqrtOp, TanhOp, AddIOp, SubIOp, MulIOp)
+@irdl_op_definition
+class RemFOp(_ElementwiseOp):
+    """Elementwise float remainder with the sign of ``lhs`` (C ``fmod``)."""
+
+    name = "nv_tileaa.remf"
+    ARITY: ClassVar[int] = 2
+    KIND: ClassVar[str] = "float"
+
+
+ELEMENTWISE_OPS = (RemFOp, AddFOp, SubFOp, MulFOp, DivFOp, MaxFOp, MinFOp, FmaOp, NegFOp, ExpOp, Exp2Op, SqrtOp, RsqrtOp, TanhOp, AddIOp, SubIOp, MulIOp)
 
 
 @irdl_op_definition

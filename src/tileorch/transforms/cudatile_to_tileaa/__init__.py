@@ -311,7 +311,7 @@ _ARITH_BINARY = {
     ct.MaxIOp: lambda op: arith.MaxSIOp if _signed(op) else arith.MaxUIOp,
     ct.MinIOp: lambda op: arith.MinSIOp if _signed(op) else arith.MinUIOp,
     ct.RemIOp: lambda op: arith.RemSIOp if _signed(op) else arith.RemUIOp,
-    ct.RemFOp: lambda op: arith.RemFOp,
+    ct.RemFOp: lambda op: aa.RemFOp,
 }
 
 

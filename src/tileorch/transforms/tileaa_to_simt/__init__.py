@@ -219,7 +219,7 @@ class FunctionLowering:
         if handler is not None:
             handler(e, op)
             return
-        if name.startswith("arith.") or name in ELEMENTWISE:
+        if name.startswith("arith.") or name in ELEMENTWISE or name in ("math.absf",):
             self.elementwise(e, op)
             return
         raise _unsupported(op)
@@ -696,7 +696,7 @@ class FunctionLowering:
 
     def scalar_op(self, e: Emitter, op: Operation, args: list[SSAValue], rtype: Attribute | None = None) -> SSAValue:
         name = op.name
-        if name in ELEMENTWISE:
+        if name in ELEMENTWISE and name != "nv_tileaa.remf":
             kind = ELEMENTWISE[name]
             if kind in ("exp", "exp2", "sqrt", "rsqrt", "tanh", "neg"):
                 return e.unary_math(kind, args[0])
@@ -705,6 +705,14 @@ class FunctionLowering:
             if kind in ("max", "min"):
                 return e.max_min(kind, *args)
             return e.v(ARITH_OF[kind](*args))
+        if name == "math.absf":
+            typ = args[0].type
+            return e.from_f32(e.ptx_f32("abs.f32 $0, $1;", [e.to_f32(args[0])]), typ)
+        if name == "nv_tileaa.remf":  # C fmod: a - b * trunc(a / b)
+            typ = args[0].type
+            a, b = e.to_f32(args[0]), e.to_f32(args[1])
+            q = e.ptx_f32("cvt.rzi.f32.f32 $0, $1;", [e.v(arith.DivfOp(a, b))])
+            return e.from_f32(e.v(arith.SubfOp(a, e.v(arith.MulfOp(b, q)))), typ)
         if name in ("arith.floordivsi", "arith.ceildivsi"):
             return _signed_div_rounded(e, name == "arith.floordivsi", *args)
         if name in ("arith.maximumf", "arith.maxnumf"):
@@ -841,7 +849,7 @@ ELEMENTWISE = {
     "nv_tileaa.addf": "addf", "nv_tileaa.subf": "subf", "nv_tileaa.mulf": "mulf", "nv_tileaa.divf": "divf",
     "nv_tileaa.maxf": "max", "nv_tileaa.minf": "min", "nv_tileaa.fma": "fma", "nv_tileaa.negf": "neg",
     "nv_tileaa.exp": "exp", "nv_tileaa.exp2": "exp2", "nv_tileaa.sqrt": "sqrt", "nv_tileaa.rsqrt": "rsqrt",
-    "nv_tileaa.tanh": "tanh", "nv_tileaa.addi": "addi", "nv_tileaa.subi": "subi", "nv_tileaa.muli": "muli",
+    "nv_tileaa.tanh": "tanh", "nv_tileaa.remf": "remf", "nv_tileaa.addi": "addi", "nv_tileaa.subi": "subi", "nv_tileaa.muli": "muli",
 }
 ARITH_OF = {
     "addf": arith.AddfOp, "subf": arith.SubfOp, "mulf": arith.MulfOp, "divf": arith.DivfOp,
