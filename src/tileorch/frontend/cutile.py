@@ -68,8 +68,14 @@ def lower_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a",
     from tileorch.dialects.nv_tileaa import FuncOp
     from tileorch.transforms.tileaa_to_simt import ConvertNvTileaaToSimt
 
+    from tileorch.backend.compile import CompileError
+    from tileorch.diagnostics import verify_located
+
     for p in parse_pipeline(f"convert-cudatile-to-tileaa{{compute_capability={arch}}}"):
         p.apply(ctx, module)
+    errors = verify_located(module)
+    if errors:
+        raise CompileError([f"{e} (after convert-cudatile-to-tileaa)" for e in errors])
     fallback = module.clone()
     has_dot = any(op.name == "nv_tileaa.dot" for op in module.walk())
     hopper = arch.startswith("sm_90")  # the tier's GEMM is TMA + WGMMA: sm_90a only

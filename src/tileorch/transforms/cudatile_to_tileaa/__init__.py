@@ -33,6 +33,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import VerifyException
 
 from tileorch.diagnostics import LocatedError, copy_location
 from tileorch.dialects import nv_tileaa as aa
@@ -99,7 +100,10 @@ class _Lowering:
             handler = _HANDLERS.get(type(op))
             if handler is None:
                 raise _unsupported(op)
-            handler(self, op)
+            try:
+                handler(self, op)
+            except VerifyException as exc:  # an attribute or op built from out-of-range input
+                raise LocatedError(op, str(exc)) from None
         self.block = saved
 
     # ------------------------------------------------------------------ entry

@@ -211,6 +211,11 @@ class FunctionLowering:
                 self.lower_op(e, op)
             except NotImplementedError as exc:
                 raise _unsupported(op, str(exc)) from None
+            except LocatedError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - never a traceback for user input
+                raise LocatedError(op, f"internal error in {PASS} ({type(exc).__name__}: {exc}); "
+                                       "the input probably does not verify") from None
 
     # -- dispatch ---------------------------------------------------------------------------
     def lower_op(self, e: Emitter, op: Operation) -> None:
