@@ -21,6 +21,7 @@ DIALECTS: dict[str, str] = {
     "llvm": "tileorch.dialects.llvm_ext:ExtendedLLVM",
     "nvvm": "tileorch.dialects.nvvm:NVVM",
     "atom": "tileorch.dialects.atoms:Atom",
+    "cute_nvgpu": "tileorch.dialects.cute_nvgpu:CuteNvgpu",
 }
 
 # pass name -> "module:ModulePass subclass"
@@ -33,6 +34,7 @@ PASSES: dict[str, str] = {
     "cutlass-allocate-barrier-ids": "tileorch.transforms.barrier_ids:AllocateBarrierIds",
     "convert-gpu-ids-to-nvvm": "tileorch.transforms.gpu_ids_to_nvvm:ConvertGpuIdsToNVVM",
     "convert-nvvm-to-llvm": "tileorch.transforms.nvvm_to_llvm:ConvertNVVMToLLVM",
+    "convert-blackwell-cluster-emitters": "tileorch.transforms.blackwell_cluster_emitters:ConvertBlackwellClusterEmitters",
     "convert-arith-to-llvm": "tileorch.transforms.arith_to_llvm:ConvertArithToLLVM",
     "convert-cf-to-llvm": "tileorch.transforms.cf_to_llvm:ConvertCfToLLVM",
     "convert-func-to-llvm": "tileorch.transforms.func_to_llvm:ConvertFuncToLLVM",

@@ -19,7 +19,7 @@ from xdsl.universe import Universe
 
 from tileorch import registry
 
-CUTLASS_LOWERING: list[str] = ["convert-atoms-to-nvvm", "cutlass-allocate-barrier-ids", "cutlass-stamp-arrive-counts",
+CUTLASS_LOWERING: list[str] = ["convert-atoms-to-nvvm", "convert-blackwell-cluster-emitters", "cutlass-allocate-barrier-ids", "cutlass-stamp-arrive-counts",
                                   "lower-cutlass-pipeline-to-tileas", "convert-pipeline-to-nvvm"]
 """Barrier ids are allocated before the arrive counts are stamped: the stamp pass rejects a
 named-barrier ``pipeline.init`` that has no ``barrier_id_base``."""

@@ -1,0 +1,253 @@
+"""``convert-blackwell-cluster-emitters``: seed 003's Blackwell cluster emitters (BG06, S01, S02).
+
+Rewrites the ``cute_nvgpu`` atoms (:mod:`tileorch.dialects.cute_nvgpu`) into ``nvvm`` /
+``arith`` / ``scf`` / ``llvm`` ops (the standard pipeline takes them to PTX):
+
+**S2T copy, 4 CTAs (BG06)** -- ``atom.s2t_copy {cta_group = 4}``: multicast width ``mcw = 4``;
+``%rank = nvvm.read.ptx.sreg.cluster.ctarank``; the rank-parity predicate
+``arith.andi (arith.remsi %rank, %mcw), 1`` compared with 0 and made warp-uniform
+(``cute_nvgpu.arch.make_warp_uniform`` -> ``shfl.sync.idx`` from lane 0); the destination TMEM
+tile is sliced into four quarter-slices keyed off ``%rank`` (column offset
+``(%rank % 4) * cols / 4``); inside ``scf.if`` only the odd-low-bit CTAs issue
+``nvvm.tcgen05.cp`` -- with ``cta_group::2``, because the hardware has no ``cta_group::4``: each
+issuing CTA fills its own and its even peer's TMEM, so the four CTAs are served by two copies.
+With an mbarrier, ``nvvm.tcgen05.commit`` (cta_group::2, multicast to the CTA pair) follows the copy.
+
+**S2T copy, 2 CTAs (S02)** -- ``atom.s2t_copy {cta_group = 2}``: multicast width 2 and the
+direct-build predicate instead of the ``remsi``/``andi`` parity chain: the pair's leader (even
+rank, ``(%rank & 1) == 0``, see :func:`_leader_predicate`) issues ``nvvm.tcgen05.cp`` with
+``cta_group::2``, whose encoding covers the peer CTA's half of the TMEM tile.  With an mbarrier
+the copy is committed to it (``tcgen05.commit`` cta_group::2, multicast to both CTAs of the pair).
+An mbarrier that is not a ``!llvm.ptr<3>`` is reported as ``Failed to init mbarrier``.
+
+**1 CTA** -- ``atom.s2t_copy {cta_group = 1}``: the plain ``tcgen05.cp`` (+ commit).
+
+**mbarrier init (S02 helper)** -- ``arch.mbarrier_init {cta_group, count}``: thread 0 runs
+``nvvm.mbarrier.init``; cta_group 2: ``nvvm.fence.mbarrier.init`` + cluster arrive.relaxed/wait
+(the peer CTA signals this barrier); cta_group 1: ``nvvm.barrier``.  Fails with
+``Failed to init mbarrier`` when the address is not shared::cta or the count is out of range.
+
+**DSMEM handshake (S01)** -- ``cluster_handshake``: with more than one CTA in the cluster,
+``nvvm.mapa`` (the peer's copy of ``flag``) -> ``llvm.addrspacecast`` to generic -> optional
+``llvm.inline_asm "fence.release.cluster;"`` (``relaxed``) -> ``nvvm.mbarrier.expect_tx`` (thread 0)
+-> ``arith.cmpi`` (not the peer itself, thread 0) -> ``scf.if { llvm.load; arith.xori; llvm.store }``
+(toggle the peer's phase word) -> ``nvvm.cluster.arrive``
+(``.relaxed`` when the release fence was emitted) -> ``nvvm.cluster.wait``.  Single-CTA bypass:
+a bare ``nvvm.cluster.arrive{.relaxed}`` + ``nvvm.cluster.wait``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, llvm, scf
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp, i1, i32
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from tileorch.diagnostics import LocatedError, copy_location
+from tileorch.dialects import cute_nvgpu as C
+from tileorch.dialects import nvvm
+from tileorch.dialects import nvvm_tcgen05 as T
+from tileorch.dialects.kernel_attrs import CLUSTER_DIM, CLUSTER_SHAPE, int_array
+from tileorch.dialects.llvm_ext import AddrSpaceCastOp
+
+I16 = IntegerType(16)
+FENCE_RELEASE_CLUSTER = "fence.release.cluster;"
+FAILED_INIT = "Failed to init mbarrier"
+
+
+def _ptr(space: int) -> llvm.LLVMPointerType:
+    from xdsl.dialects.builtin import IntAttr
+
+    return llvm.LLVMPointerType(IntAttr(space)) if space else llvm.LLVMPointerType()
+
+
+class _B:
+    """Collects the ops that replace one atom."""
+
+    def __init__(self) -> None:
+        self.ops: list[Operation] = []
+
+    def add(self, op: Operation) -> SSAValue:
+        self.ops.append(op)
+        return op.results[0] if op.results else None
+
+    def c(self, value: int, typ=i32) -> SSAValue:
+        return self.add(arith.ConstantOp(IntegerAttr(value, typ)))
+
+    def rank(self) -> SSAValue:
+        return self.add(nvvm.SPECIAL_REGISTERS["cluster.ctarank"]())
+
+    def if_(self, cond: SSAValue, body: list[Operation]) -> None:
+        self.add(scf.IfOp(cond, [], [*body, scf.YieldOp()]))
+
+
+def _leader_predicate(b: _B, rank: SSAValue) -> SSAValue:
+    """S02's direct-build predicate: the even (leader) CTA of the pair, ``(%rank & 1) == 0``,
+    without the ``remsi`` of the 4-CTA chain."""
+    low = b.add(arith.AndIOp(rank, b.c(1)))
+    return b.add(arith.CmpiOp(low, b.c(0), "eq"))
+
+
+def _warp_uniform(b: _B, pred: SSAValue) -> SSAValue:
+    return b.add(C.MakeWarpUniformOp(pred))
+
+
+def _tmem_offset(b: _B, base: SSAValue, cols: SSAValue) -> SSAValue:
+    addr = b.add(llvm.PtrToIntOp(base, i32))
+    moved = b.add(arith.AddiOp(addr, cols))
+    return b.add(llvm.IntToPtrOp.create(operands=[moved], result_types=[_ptr(6)]))
+
+
+def _check_mbar(op: Operation, mbar: SSAValue) -> None:
+    if nvvm.address_space(mbar) != nvvm.SHARED:
+        raise LocatedError(op, f"{FAILED_INIT} (the mbarrier must be a shared::cta !llvm.ptr<3>, got {mbar.type})")
+
+
+def _pair_mask(b: _B, rank: SSAValue) -> SSAValue:
+    """``0b11 << (%rank & ~1)``: both CTAs of this CTA's pair."""
+    even = b.add(arith.AndIOp(rank, b.c(-2)))
+    mask = b.add(arith.ShLIOp(b.c(3), even))
+    return b.add(arith.TruncIOp(mask, I16))
+
+
+def lower_s2t_copy(op: C.S2tCopyOp) -> list[Operation]:
+    b = _B()
+    n = op.group()
+    shape = op.shape.data.value
+    multicast = op.multicast.data.value if op.multicast is not None else "none"
+    if op.mbar is not None:
+        _check_mbar(op, op.mbar)
+    if n == 1:
+        body = [T.Tcgen05CpOp(op.tmem, op.smem_desc, shape, 1, multicast)]
+        if op.mbar is not None:
+            body.append(T.Tcgen05CommitOp(op.mbar, None, 1))
+        b.ops.extend(body)
+        return b.ops
+    rank = b.rank()
+    if n == 4:  # BG06
+        mcw = b.c(4)
+        rem = b.add(arith.RemSIOp(rank, mcw))
+        odd = b.add(arith.AndIOp(rem, b.c(1)))
+        pred = b.add(arith.CmpiOp(odd, b.c(0), "ne"))
+        quarter = b.add(arith.MuliOp(rem, b.c(op.cols.value.data // 4)))
+        dst = _tmem_offset(b, op.tmem, quarter)
+    else:  # S02
+        pred = _leader_predicate(b, rank)
+        dst = op.tmem
+    pred = _warp_uniform(b, pred)
+    inner = _B()
+    inner.add(T.Tcgen05CpOp(dst, op.smem_desc, shape, 2, multicast))
+    if op.mbar is not None:
+        mask = _pair_mask(inner, rank)
+        inner.add(T.Tcgen05CommitOp(op.mbar, mask, 2))
+    b.if_(pred, inner.ops)
+    return b.ops
+
+
+def lower_mbarrier_init(op: C.MbarrierInitOp) -> list[Operation]:
+    _check_mbar(op, op.mbar)
+    count = op.count.value.data
+    if not 1 <= count <= C.MBARRIER_MAX_COUNT:
+        raise LocatedError(op, f"{FAILED_INIT} (arrival count must be in [1, {C.MBARRIER_MAX_COUNT}], got {count})")
+    b = _B()
+    tid = b.add(nvvm.SPECIAL_REGISTERS["tid.x"]())
+    first = b.add(arith.CmpiOp(tid, b.c(0), "eq"))
+    inner = _B()
+    inner.add(nvvm.MBarrierInitOp(op.mbar, inner.c(count)))
+    b.if_(first, inner.ops)
+    if op.cta_group.value.data == 2:
+        b.add(nvvm.FenceMbarrierInitOp())
+        b.add(nvvm.ClusterArriveRelaxedOp(aligned=True))
+        b.add(nvvm.ClusterWaitOp(aligned=True))
+    else:
+        b.add(nvvm.BarrierOp())
+    return b.ops
+
+
+def cluster_size(op: Operation) -> int:
+    """CTAs per cluster of the kernel containing ``op``: ``num_ctas`` on the op, else the function's
+    ``nvvm.cluster_dim``, else the module's ``cutlass.cluster_shape``, else 1."""
+    explicit = op.properties.get("num_ctas")
+    if isinstance(explicit, IntegerAttr):
+        return explicit.value.data
+    parent = op.parent_op()
+    while parent is not None:
+        for key in (CLUSTER_DIM, CLUSTER_SHAPE):
+            attr = parent.attributes.get(key)
+            if attr is not None:
+                size = 1
+                for v in int_array(attr, key):
+                    size *= v
+                return size
+        parent = parent.parent_op()
+    return 1
+
+
+def lower_handshake(op: C.ClusterHandshakeOp) -> list[Operation]:
+    b = _B()
+    relaxed = op.relaxed is not None
+    arrive = nvvm.ClusterArriveRelaxedOp if relaxed else nvvm.ClusterArriveOp
+    if cluster_size(op) == 1:  # single-CTA bypass
+        b.add(arrive(aligned=True))
+        b.add(nvvm.ClusterWaitOp(aligned=True))
+        return b.ops
+    remote = b.add(nvvm.MapaOp(op.flag, op.peer, _ptr(7)))
+    generic = b.add(AddrSpaceCastOp(remote, _ptr(0)))
+    if relaxed:
+        b.add(llvm.InlineAsmOp(FENCE_RELEASE_CLUSTER, "", [], [], has_side_effects=True))
+    tid = b.add(nvvm.SPECIAL_REGISTERS["tid.x"]())
+    first = b.add(arith.CmpiOp(tid, b.c(0), "eq"))
+    b.if_(first, [nvvm.MBarrierExpectTxOp(op.mbar, op.tx)])  # one thread posts the transaction bytes
+    rank = b.rank()
+    other = b.add(arith.CmpiOp(rank, op.peer, "ne"))
+    go = b.add(arith.AndIOp(other, first))
+    inner = _B()
+    phase = inner.add(llvm.LoadOp(generic, i32))
+    flipped = inner.add(arith.XOrIOp(phase, inner.c(1)))
+    inner.add(llvm.StoreOp(flipped, generic))
+    b.if_(go, inner.ops)
+    b.add(arrive(aligned=True))
+    b.add(nvvm.ClusterWaitOp(aligned=True))
+    return b.ops
+
+
+def lower_make_warp_uniform(op: C.MakeWarpUniformOp) -> list[Operation]:
+    b = _B()
+    value = op.value
+    if value.type == i1:
+        value = b.add(arith.ExtUIOp(value, i32))
+    shuffled = b.add(llvm.CallIntrinsicOp("llvm.nvvm.shfl.sync.idx.i32", [b.c(-1), value, b.c(0), b.c(31)], [i32]))
+    if op.value.type == i1:
+        b.add(arith.CmpiOp(shuffled, b.c(0), "ne"))
+    return b.ops
+
+
+LOWER = {C.S2tCopyOp: lower_s2t_copy, C.MbarrierInitOp: lower_mbarrier_init,
+         C.ClusterHandshakeOp: lower_handshake}
+
+
+def _replace(op: Operation, new_ops: list[Operation]) -> None:
+    copy_location(op, [o for new in new_ops for o in new.walk()])
+    block = op.parent_block()
+    block.insert_ops_before(new_ops, op)
+    if op.results:
+        op.results[0].replace_all_uses_with(new_ops[-1].results[0])
+    block.erase_op(op)
+
+
+@dataclass(frozen=True)
+class ConvertBlackwellClusterEmitters(ModulePass):
+    """Lower the ``cute_nvgpu`` copy / handshake atoms (seed 003 BG06, S01, S02)."""
+
+    name = "convert-blackwell-cluster-emitters"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        atoms = [o for o in op.walk() if type(o) in LOWER]
+        for atom in atoms:
+            _replace(atom, LOWER[type(atom)](atom))
+        # the warp-uniform ops, including those the copies just created
+        for uniform in [o for o in op.walk() if isinstance(o, C.MakeWarpUniformOp)]:
+            _replace(uniform, lower_make_warp_uniform(uniform))
