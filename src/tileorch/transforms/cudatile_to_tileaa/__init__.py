@@ -87,7 +87,13 @@ class _Lowering:
         return new
 
     def v(self, value: SSAValue) -> SSAValue:
-        return self.vm[value]
+        try:
+            return self.vm[value]
+        except KeyError:
+            owner = value.owner if isinstance(value.owner, Operation) else None
+            what = f"the result of '{owner.name}'" if owner is not None else "a block argument"
+            raise LocatedError(owner, f"convert-cudatile-to-tileaa: {what} is used where it was not lowered "
+                                      "(a value of an unsupported kind, or one defined in another region)") from None
 
     def bind(self, old: Operation, new: Operation) -> None:
         for a, b in zip(old.results, new.results):
