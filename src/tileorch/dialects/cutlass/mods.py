@@ -19,8 +19,9 @@ are merged only with no side-effecting op between them.  ``mods_throttle`` profi
 an async region), 2 = cooperative per-cluster throttle (depends on cluster-wide state:
 only inside a matched start/end window).
 
-Verifier rules (004 rules 1-3 and the placement invariant): every MODS op is inside a
-``cutlass.async.exec``; each start is followed, in its own block and with no other start/end
+Verifier rules (004 rules 1-3 and the placement invariant): every MODS op is inside an
+async executor region, ``nv_tileas.async.exec`` (the seed's invariant) or ``cutlass.async.exec``
+(the seed's placement paragraph), never directly at module or kernel scope; each start is followed, in its own block and with no other start/end
 probe in between (nested regions included), by exactly one end; the pair agrees on
 ``is_2cta_mma`` and on the participant mask (same value, or equal constants); a constant
 participant mask has no bit at or above the participant count (CTAs of the module's
@@ -61,7 +62,6 @@ from xdsl.utils.exceptions import VerifyException
 from tileorch.dialects.constants import constant_int
 from tileorch.dialects.cutlass.scheduler_context import (
     cluster_shape,
-    enclosing_async_exec,
     value_name,
 )
 from tileorch.dialects.cutlass.scheduler_types import TileSchedulerType
@@ -73,11 +73,31 @@ THROTTLE_PROFILES = {0: "no-op", 1: "fixed nanosleep", 2: "cooperative cluster t
 CLUSTER_AWARE_PROFILES = (2,)
 
 
+ASYNC_REGIONS = ("nv_tileas.async.exec", "cutlass.async.exec")
+"""The executor regions a MODS op may sit in (seed 004: ``nv_tileas.async.exec`` in its invariants,
+``cutlass.async.exec`` in its placement paragraph; ``convert-pipeline-to-nvvm`` lowers both)."""
+
+
+def enclosing_async_region(op: Operation) -> Operation | None:
+    """The closest ``nv_tileas.async.exec`` / ``cutlass.async.exec`` ancestor of ``op``."""
+    parent = op.parent_op()
+    while parent is not None:
+        if parent.name in ASYNC_REGIONS:
+            return parent
+        parent = parent.parent_op()
+    return None
+
+
+def _region_name(op: Operation) -> str:
+    region = enclosing_async_region(op)
+    return region.name if region is not None else "cutlass.async.exec"
+
+
 def _require_async_exec(op: Operation) -> None:
-    if enclosing_async_exec(op) is None:
+    if enclosing_async_region(op) is None:
         raise VerifyException(
-            f"{op.name} must be nested in a cutlass.async.exec region (MODS ops never appear at "
-            "module or kernel scope)"
+            f"{op.name} must be nested in an nv_tileas.async.exec or cutlass.async.exec region "
+            "(MODS ops never appear at module or kernel scope)"
         )
 
 
@@ -170,7 +190,7 @@ class ModsReportMainloopStartOp(_ProbeOp):
         if end is None:
             raise VerifyException(
                 f"{_short(START)} has no matching {_short(END)} after it in the same block of "
-                "its cutlass.async.exec region (each start needs exactly one end)"
+                f"its {_region_name(self)} region (each start needs exactly one end)"
             )
 
     def matching_end(self) -> Operation | None:
@@ -187,7 +207,7 @@ class ModsReportMainloopStartOp(_ProbeOp):
                     )
                 raise VerifyException(
                     f"the {_short(END)} after this start is in a nested region: the pair must "
-                    "share one block of the cutlass.async.exec region"
+                    f"share one block of the {_region_name(self)} region"
                 )
             op = op.next_op
         return None
@@ -275,12 +295,12 @@ class ModsReportMainloopEndOp(_ProbeOp):
                     )
                 raise VerifyException(
                     f"the {_short(START)} before this end is in a nested region: the pair must "
-                    "share one block of the cutlass.async.exec region"
+                    f"share one block of the {_region_name(self)} region"
                 )
             op = op.prev_op
         raise VerifyException(
             f"{_short(END)} has no matching {_short(START)} before it in the same block of its "
-            "cutlass.async.exec region"
+            f"{_region_name(self)} region"
         )
 
 
@@ -294,7 +314,7 @@ def _same_mask(a, b) -> bool:
 def inside_window(op: Operation) -> bool:
     """Whether ``op`` lies between a matched start/end pair of its async region."""
     current: Operation | None = op
-    while current is not None and current.name != "cutlass.async.exec":
+    while current is not None and current.name not in ASYNC_REGIONS:
         before = current.prev_op
         while before is not None and before.name not in PROBES:
             before = before.prev_op

@@ -7,7 +7,7 @@ func.func @start_outside_async(%s: !cutlass.tile_scheduler<streamk>, %p: i64) {
   cutlass.tile_scheduler.mods_report_mainloop_end %s, %p : !cutlass.tile_scheduler<streamk>, i64 -> ()
   func.return
 }
-// CHECK: invalid.mlir:6:{{[0-9]+}}: error: cutlass.tile_scheduler.mods_report_mainloop_start must be nested in a cutlass.async.exec region (MODS ops never appear at module or kernel scope)
+// CHECK: invalid.mlir:6:{{[0-9]+}}: error: cutlass.tile_scheduler.mods_report_mainloop_start must be nested in an nv_tileas.async.exec or cutlass.async.exec region (MODS ops never appear at module or kernel scope)
 
 // -----
 
@@ -15,7 +15,7 @@ func.func @smid_outside_async() {
   %smid = cutlass.tile_scheduler.mods_report_smid : i32
   func.return
 }
-// CHECK: error: cutlass.tile_scheduler.mods_report_smid must be nested in a cutlass.async.exec region
+// CHECK: error: cutlass.tile_scheduler.mods_report_smid must be nested in an nv_tileas.async.exec or cutlass.async.exec region
 
 // -----
 
@@ -23,7 +23,7 @@ func.func @throttle_outside_async() {
   cutlass.tile_scheduler.mods_throttle {profile = 1 : i32}
   func.return
 }
-// CHECK: error: cutlass.tile_scheduler.mods_throttle must be nested in a cutlass.async.exec region
+// CHECK: error: cutlass.tile_scheduler.mods_throttle must be nested in an nv_tileas.async.exec or cutlass.async.exec region
 
 // -----
 
