@@ -34,6 +34,9 @@ An mbarrier that is not a ``!llvm.ptr<3>`` is reported as ``Failed to init mbarr
 (toggle the peer's phase word) -> ``nvvm.cluster.arrive``
 (``.relaxed`` when the release fence was emitted) -> ``nvvm.cluster.wait``.  Single-CTA bypass:
 a bare ``nvvm.cluster.arrive{.relaxed}`` + ``nvvm.cluster.wait``.
+
+Afterwards every function is checked not to mix ``cta_group::1`` and ``cta_group::2`` tcgen05
+ops, which ptxas rejects (:func:`check_single_cta_group`).
 """
 
 from __future__ import annotations
@@ -238,6 +241,32 @@ def _replace(op: Operation, new_ops: list[Operation]) -> None:
     block.erase_op(op)
 
 
+GROUPED = {T.Tcgen05AllocOp: "group", T.Tcgen05DeallocOp: "group", T.Tcgen05RelinquishAllocPermitOp: "group",
+           T.Tcgen05CommitOp: "group", T.Tcgen05ShiftOp: "group", T.Tcgen05CpOp: "group", T.Tcgen05MMAOp: "ctaGroup"}
+
+
+def check_single_cta_group(module: ModuleOp) -> None:
+    """ptxas rejects a function whose tcgen05 ops mix ``cta_group::1`` and ``cta_group::2``
+    ("uses single CTA(.cta_group::1) and CTA pair granularity(.cta_group::2)"): report it at the
+    first op that disagrees with the function's first one."""
+    for fn in module.walk():
+        if fn.name not in ("func.func", "llvm.func"):
+            continue
+        first: tuple[Operation, int] | None = None
+        for inner in fn.walk():
+            key = GROUPED.get(type(inner))
+            if key is None:
+                continue
+            group = T.cta_group(inner, key)
+            if first is None:
+                first = (inner, group)
+            elif group != first[1]:
+                raise LocatedError(
+                    inner,
+                    f"{inner.name} uses cta_group::{group} but this function's earlier {first[0].name} uses "
+                    f"cta_group::{first[1]}; ptxas rejects a function that mixes single-CTA and CTA-pair tcgen05 ops")
+
+
 @dataclass(frozen=True)
 class ConvertBlackwellClusterEmitters(ModulePass):
     """Lower the ``cute_nvgpu`` copy / handshake atoms (seed 003 BG06, S01, S02)."""
@@ -251,3 +280,4 @@ class ConvertBlackwellClusterEmitters(ModulePass):
         # the warp-uniform ops, including those the copies just created
         for uniform in [o for o in op.walk() if isinstance(o, C.MakeWarpUniformOp)]:
             _replace(uniform, lower_make_warp_uniform(uniform))
+        check_single_cta_group(op)

@@ -70,3 +70,12 @@ func.func @f(%v: i64) {
   return
 }
 // CHECK: error: make_warp_uniform takes i1 or i32, got i64
+
+// -----
+// ptxas rejects a function mixing cta_group::1 and ::2 tcgen05 ops; the 2-CTA copy emits cta_group::2.
+func.func @f(%t: !llvm.ptr<6>, %d: i64, %s: !llvm.ptr<3>, %n: i32) {
+  nvvm.tcgen05.alloc %s, %n : !llvm.ptr<3>, i32
+  cute_nvgpu.atom.s2t_copy %t, %d {cta_group = 2 : i32, cols = 128 : i32, shape = #nvvm.tcgen05_cp_shape<shape_128x256b>} : !llvm.ptr<6>
+  return
+}
+// CHECK: emitters_invalid.mlir:[[# @LINE - 3]]:3: error: nvvm.tcgen05.cp uses cta_group::2 but this function's earlier nvvm.tcgen05.alloc uses cta_group::1; ptxas rejects a function that mixes single-CTA and CTA-pair tcgen05 ops
