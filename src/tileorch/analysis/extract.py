@@ -35,8 +35,8 @@ cutlass dialect, before lowering.  Ops are matched by name (``docs/dialect-conve
   state is rejected.
 * ``cutlass.seq_bar.*`` become :class:`SeqWait` / :class:`SeqArrive` on an ordered sequence
   barrier (the group id must be known for each agent); the MODS probes become the cluster
-  barrier's arrive (start) and drain + wait (end); ``mods_throttle`` profile 2 is ``bar.sync 0``
-  over the threads of its executor (as lowered).
+  barrier's arrive (start) and drain + wait (end); ``mods_throttle`` profile 2 is a wait then
+  an arrive on that same cluster barrier (as lowered; its timed back-off sleep is not modelled).
 * Stream-K fix-up of one output tile split three ways (deterministic mode,
   ``cutlass-semantics.md`` §5.5): the monolithic ``cutlass.tile_scheduler.fixup`` gives the
   reference protocol; user code written with ``fixup_wait`` / ``fixup_increment`` and
@@ -687,10 +687,9 @@ class _Program:
         if name == MODS_END:
             return [ClusterWait(drain=True, origin=op)]
         if name == THROTTLE:
-            exe = _innermost_exec(op)
-            if op.profile.value.data != 2 or exe is None:
+            if op.profile.value.data != 2:
                 return []
-            return [BarSync(0, exe.num_threads(), origin=op)]
+            return [ClusterWait(origin=op), ClusterArrive(origin=op)]
         if name in FIXUP_USER:
             self.k.fixup_user.append((op, self.rg, self.threads))
             self.k.fixup_slot(op, self.threads)

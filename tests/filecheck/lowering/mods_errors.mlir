@@ -33,7 +33,7 @@ builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = ar
 // -----
 
 // Throttle profile 2 in one arm of an executor switch (the window itself covers the 64-thread CTA):
-// bar.sync 0 from warp 0 alone would clash with the barrier-init sync on id 0.
+// the .aligned cluster-barrier wait/arrive from warp 0 alone would never complete the phase.
 builtin.module attributes {cutlass.target = "sm_90a"} {
   func.func @partial_throttle(%sched: !cutlass.tile_scheduler<streamk>, %mask: i32) attributes {nvvm.maxntid = array<i32: 64, 1, 1>} {
     cutlass.async.exec warp mask(3) {
@@ -47,4 +47,4 @@ builtin.module attributes {cutlass.target = "sm_90a"} {
     func.return
   }
 }
-// CHECK: mods_errors.mlir:[[# @LINE - 8]]:9: error: cutlass.tile_scheduler.mods_throttle lowers to bar.sync 0 (the CTA-wide barrier; MODS claims no named barrier of its own), which every thread of the CTA must execute
+// CHECK: mods_errors.mlir:[[# @LINE - 8]]:9: error: cutlass.tile_scheduler.mods_throttle lowers to barrier.cluster.wait.aligned and barrier.cluster.arrive.aligned (a participation point in the MODS cluster barrier), which every thread of the CTA must execute

@@ -11,12 +11,28 @@ op                                emit set
                                   second ``globaltimer`` read and ``llvm.sub`` of the start stamp
 ``mods_report_smid``              ``nvvm.read.ptx.sreg.smid``
 ``mods_throttle``                 profile 0: dropped; 1: ``nvvm.nanosleep`` :data:`THROTTLE_SLEEP_NS`;
-                                  2: ``nvvm.barrier`` (``bar.sync 0``, the whole CTA)
+                                  2: cooperative cluster throttle (below)
 ================================  ==================================================================
 
+Throttle profile 2 (seed 004: "a participation point in a per-cluster barrier whose count adapts
+to current hardware queue pressure measured at runtime").  The per-cluster barrier is the MODS
+cluster barrier itself, whose phase the start probe opened with its arrive:
+
+1. ``%t0 = globaltimer``; ``nvvm.cluster.wait aligned`` closes the current phase: this CTA
+   continues only once every CTA of the cluster reached the window or its own throttle point;
+2. ``%lag = globaltimer - %t0``: how long this CTA waited for the slowest CTA of its cluster, the
+   runtime measure of queue pressure (the slowest CTA measures ~0);
+3. ``nvvm.cluster.arrive aligned`` opens the next phase, closed by the next throttle point or by
+   the end probe's wait (so per thread arrive and wait still alternate, as PTX requires);
+4. ``nvvm.nanosleep min(%lag, THROTTLE_SLEEP_NS[1])``: a CTA that ran ahead backs off by the lag
+   it just measured (at most profile 1's fixed sleep), leaving the memory queues to the CTAs that
+   fell behind; CTAs that did not wait do not sleep.
+
+Every CTA of the cluster must therefore pass the same number of profile-2 points inside the
+window (cluster-uniform trip counts, as in a persistent kernel that schedules whole clusters).
+
 Whole-CTA rule.  ``barrier.cluster.arrive/wait.aligned`` must be executed by every non-exited
-thread of the cluster, and ``bar.sync 0`` is also the CTA-wide barrier-init sync (PTX: every use of
-an id at one time gives the same thread count).  The probes and throttle profile 2 are therefore
+thread of the cluster.  The probes and throttle profile 2 are therefore
 lowered only where every thread of the CTA runs them (:func:`covers_whole_cta`: a ``cta``
 executor, or masks covering every unit below the kernel's ``nvvm.reqntid`` / ``nvvm.maxntid``);
 elsewhere they are located errors (a launch with threads outside the executor would deadlock).
@@ -37,7 +53,7 @@ its threads executes the probe (``barrier.cluster`` is per thread and all of the
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import i64
+from xdsl.dialects.builtin import i32, i64
 from xdsl.ir import Operation
 
 from tileorch.dialects import nvvm
@@ -129,6 +145,21 @@ class ModsReportSmidLowering(OpLowering):
         return [e.sreg("smid")]
 
 
+COOPERATIVE_BACKOFF_CAP_NS = THROTTLE_SLEEP_NS[1]
+"""Profile 2's back-off is the measured lag, at most profile 1's fixed sleep."""
+
+
+def emit_cooperative_throttle(e: Emitter) -> None:
+    """Profile 2: wait on the MODS cluster barrier, measure the wait, re-arrive, back off."""
+    t0 = e.sreg("globaltimer")
+    e.add_op(nvvm.ClusterWaitOp(aligned=True))
+    lag = e.sub(e.sreg("globaltimer"), t0)
+    e.add_op(nvvm.ClusterArriveOp(aligned=True))
+    cap = e.const(COOPERATIVE_BACKOFF_CAP_NS, i64)
+    bounded = e.select(e.icmp("ult", lag, cap), lag, cap)
+    e.add_op(nvvm.NanosleepOp(e.trunc(bounded, i32)))
+
+
 class ModsThrottleLowering(OpLowering):
     OP = "cutlass.tile_scheduler.mods_throttle"
 
@@ -137,8 +168,9 @@ class ModsThrottleLowering(OpLowering):
         if profile in THROTTLE_SLEEP_NS:
             e.add_op(nvvm.NanosleepOp(e.const(THROTTLE_SLEEP_NS[profile])))
         elif profile == 2:
-            require_whole_cta(op, "bar.sync 0 (the CTA-wide barrier; MODS claims no named barrier of its own)")
-            e.add_op(nvvm.BarrierOp())
+            require_whole_cta(op, "barrier.cluster.wait.aligned and barrier.cluster.arrive.aligned "
+                              "(a participation point in the MODS cluster barrier)")
+            emit_cooperative_throttle(e)
         return None
 
 
