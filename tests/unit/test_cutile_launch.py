@@ -410,11 +410,14 @@ def test_gemm_operands_map_entry_parameters_to_arguments():
     assert (a.position, b.position, c.position, m, n, k) == (1, 3, 4, 256, 64, 128)
     with pytest.raises(RuntimeError, match="GEMM operand B at entry parameter 5"):
         rc.gemm_operands(SimpleNamespace(gemm_args=(0, 5, 11)), args)
-    bad = rc.describe_arguments(g, (128, A, 1.0, Dev(0x2000, (128, 64), strides=(2, 256)), C))
-    with pytest.raises(ValueError, match=r"argument 3 \('B'\): the GEMM needs a row-major"):
+    transposed = rc.describe_arguments(g, (128, A, 1.0, Dev(0x2000, (128, 64), strides=(2, 256)), C))
+    assert rc.b_major(rc.gemm_problem(prog, transposed)[1]) == "k"  # a B^T view: K-major B
+    assert rc.b_major(rc.gemm_problem(prog, args)[1]) == "n"
+    bad = rc.describe_arguments(g, (128, A, 1.0, Dev(0x2000, (128, 64), strides=(4, 512)), C))
+    with pytest.raises(rc.LayoutNotSupported, match=r"argument 3 \('B'\): the WGMMA GEMM needs"):
         rc.gemm_problem(prog, bad)
     one_row = rc.describe_arguments(g, (128, Dev(0x1000, (1, 128)), 1.0, B, Dev(0x3000, (1, 64), strides=(256, 4))))
-    with pytest.raises(ValueError, match=r"argument 4 \('C'\): the GEMM needs a row-major"):
+    with pytest.raises(ValueError, match=r"argument 4 \('C'\): the WGMMA GEMM needs"):
         rc.gemm_problem(prog, one_row)
     one_row = rc.describe_arguments(g, (128, Dev(0x1000, (1, 128), strides=(4000, 2)), 1.0, B, Dev(0x3000, (1, 64))))
     assert rc.gemm_problem(prog, one_row)[3:] == (1, 64, 128)

@@ -61,8 +61,9 @@ def lower_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a",
     ``"gemm"``: the kernel is GEMM-shaped and goes through the TileAS tier to the warp-specialized
     TMA/WGMMA GEMM (``convert-nv-tileas-to-cutlass``); ``"simt"``: any other kernel (or a GEMM
     with an epilogue, batch or loop structure that lowering does not take) goes through
-    ``convert-nv-tileaa-to-simt``.  Errors of ``convert-cudatile-to-tileaa`` and of the SIMT
-    lowering propagate (located)."""
+    ``convert-nv-tileaa-to-simt``.  ``schedule="simt"`` forces the SIMT path (the launcher's
+    fallback for operand layouts the WGMMA GEMM does not take).  Errors of
+    ``convert-cudatile-to-tileaa`` and of the SIMT lowering propagate (located)."""
     from tileorch.backend.pipeline import parse_pipeline
     from tileorch.diagnostics import LocatedError
     from tileorch.dialects.nv_tileaa import FuncOp
@@ -78,7 +79,7 @@ def lower_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a",
         raise CompileError([f"{e} (after convert-cudatile-to-tileaa)" for e in errors])
     fallback = module.clone()
     has_dot = any(op.name == "nv_tileaa.dot" for op in module.walk())
-    hopper = arch.startswith("sm_90")  # the tier's GEMM is TMA + WGMMA: sm_90a only
+    hopper = arch.startswith("sm_90") and schedule != "simt"  # the tier's GEMM is TMA + WGMMA: sm_90a only
     if has_dot and hopper:
         _choose_clusters(module)
     if has_dot and hopper:

@@ -492,12 +492,33 @@ def gemm_problem(program: Any, arguments: list[Argument]) -> tuple[ArrayArg, Arr
     (m, k), (k2, n) = a.shape, b.shape
     if k2 != k or c.shape != (m, n):
         raise ValueError(f"GEMM shapes do not agree: A {a.shape}, B {b.shape}, C {c.shape}")
-    for x in (a, b, c):
-        rows, cols = x.shape
-        if not ((x.strides[1] == 1 or cols == 1) and (x.strides[0] == cols or rows == 1)):
-            raise ValueError(f"{_where(x.name, x.position)}: the GEMM needs a row-major contiguous array, got strides "
-                             f"{x.strides} for shape {x.shape}")
+    for x in (a, c):
+        if not _row_major(x):
+            raise LayoutNotSupported(f"{_where(x.name, x.position)}: the WGMMA GEMM needs a row-major contiguous "
+                                     f"array, got strides {x.strides} for shape {x.shape}")
+    if not (_row_major(b) or _column_major(b)):
+        raise LayoutNotSupported(f"{_where(b.name, b.position)}: the WGMMA GEMM needs B row-major or column-major "
+                                 f"(a transposed view), got strides {b.strides} for shape {b.shape}")
     return a, b, c, m, n, k
+
+
+class LayoutNotSupported(ValueError):
+    """The operands' layout is not one the WGMMA GEMM takes: the program runs on the SIMT path."""
+
+
+def _row_major(x: ArrayArg) -> bool:
+    rows, cols = x.shape
+    return (x.strides[1] == 1 or cols == 1) and (x.strides[0] == cols or rows == 1)
+
+
+def _column_major(x: ArrayArg) -> bool:
+    rows, cols = x.shape
+    return (x.strides[0] == 1 or rows == 1) and (x.strides[1] == rows or cols == 1)
+
+
+def b_major(b: ArrayArg) -> str:
+    """``n`` for a row-major B [K, N]; ``k`` for a column-major one (B^T stored [N, K])."""
+    return "n" if _row_major(b) else "k"
 
 
 def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch: str, schedule: str,
@@ -507,6 +528,10 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     from tileorch.runtime.driver import api, check
 
     a, b, c, m, n, k = gemm_problem(entry.program, arguments)
+    major = b_major(b)
+    if major != entry.program.gemm_config.b_major and tiles != "auto":
+        raise LayoutNotSupported(f"{_where(b.name, b.position)}: the program's GEMM was compiled for a "
+                                 f"{'row' if entry.program.gemm_config.b_major == 'n' else 'column'}-major B")
     if m == 0 or n == 0:
         return
     if k == 0:  # an empty K loop stores zeros
@@ -518,7 +543,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         # shape (tileorch.gemm's heuristic), keeping the program's element types
         from tileorch.kernels.gemm.api import default_config, kernel_for
 
-        chosen_cfg = default_config(m, n, k, cfg.dtype, cfg.out_dtype, cfg.b_major,
+        chosen_cfg = default_config(m, n, k, cfg.dtype, cfg.out_dtype, major,
                                     "auto" if schedule == "auto" else schedule, dev.sm_count)
         gk = kernel_for(chosen_cfg)
         entry = None
@@ -573,8 +598,12 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90
     dev = _check_device(arch)
     entry = compiled(kernel, arguments, arch, "persistent" if schedule == "auto" else schedule)
     if entry.program.kind == "gemm":
-        _launch_gemm(entry, kernel, arguments, arch, schedule, handle, dev, sync, tiles)
-        return
+        try:
+            _launch_gemm(entry, kernel, arguments, arch, schedule, handle, dev, sync, tiles)
+            return
+        except LayoutNotSupported:
+            # e.g. a transposed A: the same program, compiled by the SIMT lowering, takes any strides
+            entry = compiled(kernel, arguments, arch, "simt")
     from tileorch.runtime.launch import launch as runtime_launch
     from tileorch.runtime.module import Module
 
