@@ -9,11 +9,12 @@ from typing import Any
 
 
 def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90a", schedule: str = "auto",
-           sync: bool = False) -> None:
-    """Compile ``kernel`` for ``args`` with tileorch (cached) and launch it on ``stream``."""
+           sync: bool = False, tiles: str = "auto") -> None:
+    """Compile ``kernel`` for ``args`` with tileorch (cached) and launch it on ``stream``
+    (``schedule``/``tiles``: see :func:`tileorch.runtime.cutile.launch`)."""
     from tileorch.runtime.cutile import launch as _launch
 
-    _launch(stream, grid, kernel, args, arch=arch, schedule=schedule, sync=sync)
+    _launch(stream, grid, kernel, args, arch=arch, schedule=schedule, sync=sync, tiles=tiles)
 
 
 __all__ = ["launch"]

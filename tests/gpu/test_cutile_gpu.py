@@ -72,6 +72,41 @@ def gemm(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[in
     ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
 
 
+@ct.kernel
+def gemm_bias_relu(A, B, bias, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+    bv = ct.load(bias, index=(bn,), shape=(tn,)).astype(ct.float32)
+    acc = ct.maximum(acc + ct.reshape(bv, (1, tn)), 0.0)
+    ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
+
+
+@ct.kernel
+def persistent_gemm(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    ntm = ct.num_tiles(C, axis=0, shape=(tm, tn))
+    ntn = ct.num_tiles(C, axis=1, shape=(tm, tn))
+    for t in range(ct.bid(0), ntm * ntn, ct.num_blocks(0)):
+        bm = t // ntn
+        bn = t % ntn
+        acc = ct.zeros((tm, tn), dtype=ct.float32)
+        for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+            acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+        ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
+
+
+@ct.kernel
+def bmm(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    bm, bn, bb = ct.bid(0), ct.bid(1), ct.bid(2)
+    acc = ct.zeros((1, tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=2, shape=(1, tm, tk))):
+        a = ct.load(A, index=(bb, bm, k), shape=(1, tm, tk))
+        b = ct.load(B, index=(bb, k, bn), shape=(1, tk, tn))
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bb, bm, bn), tile=acc.astype(C.dtype))
+
+
 def _gen(seed: int):
     return torch.Generator(device="cuda").manual_seed(seed)
 
@@ -222,3 +257,60 @@ def test_cpu_tensor_is_refused():
     a = torch.zeros(16)
     with pytest.raises(TypeError, match=r"argument 0 \('a'\) is a torch tensor on cpu"):
         tileorch.cutile.launch(_stream(), (1,), vec_add, (a, a, a, 16))
+
+
+@pytest.mark.parametrize("tiles", ["auto", "program"])
+def test_gemm_bf16(tiles):
+    m, n, k = 1000, 520, 384
+    g = _gen(7)
+    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
+    b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=g)
+    c = torch.full((m, n), NAN, device="cuda", dtype=torch.bfloat16)
+    tileorch.cutile.launch(_stream(), (math.ceil(m / 128), math.ceil(n / 128), 1), gemm, (a, b, c, 128, 128, 64),
+                           tiles=tiles)
+    torch.cuda.synchronize()
+    ref = a.float() @ b.float()
+    assert torch.isfinite(c).all()
+    torch.testing.assert_close(c.float(), ref, atol=0.25 + 4e-3 * math.sqrt(k), rtol=2e-2)
+
+
+def test_gemm_with_fused_bias_relu_epilogue():
+    """The tier refuses the epilogue (it would drop it): the SIMT path runs the whole program."""
+    m, n, k = 300, 200, 128
+    g = _gen(8)
+    a = torch.randn(m, k, device="cuda", dtype=torch.float16, generator=g)
+    b = torch.randn(k, n, device="cuda", dtype=torch.float16, generator=g)
+    bias = torch.randn(n, device="cuda", dtype=torch.float16, generator=g)
+    c = torch.full((m, n), NAN, device="cuda", dtype=torch.float16)
+    tileorch.cutile.launch(_stream(), (math.ceil(m / 64), math.ceil(n / 64), 1), gemm_bias_relu,
+                           (a, b, bias, c, 64, 64, 32))
+    torch.cuda.synchronize()
+    ref = torch.relu(a.float() @ b.float() + bias.float())
+    assert torch.isfinite(c).all()
+    torch.testing.assert_close(c.float(), ref, atol=0.1 + 2e-3 * math.sqrt(k), rtol=1e-2)
+
+
+def test_persistent_loop_gemm_written_in_the_program():
+    m, n, k = 200, 192, 128
+    g = _gen(9)
+    a = torch.randn(m, k, device="cuda", dtype=torch.float16, generator=g)
+    b = torch.randn(k, n, device="cuda", dtype=torch.float16, generator=g)
+    c = torch.full((m, n), NAN, device="cuda", dtype=torch.float16)
+    tileorch.cutile.launch(_stream(), (5,), persistent_gemm, (a, b, c, 64, 64, 32))
+    torch.cuda.synchronize()
+    ref = a.float() @ b.float()
+    assert torch.isfinite(c).all()
+    torch.testing.assert_close(c.float(), ref, atol=0.1 + 2e-3 * math.sqrt(k), rtol=1e-2)
+
+
+def test_batched_gemm_bf16():
+    bsz, m, n, k = 3, 130, 96, 64
+    g = _gen(10)
+    a = torch.randn(bsz, m, k, device="cuda", dtype=torch.bfloat16, generator=g)
+    b = torch.randn(bsz, k, n, device="cuda", dtype=torch.bfloat16, generator=g)
+    c = torch.full((bsz, m, n), NAN, device="cuda", dtype=torch.float32)
+    tileorch.cutile.launch(_stream(), (math.ceil(m / 64), math.ceil(n / 64), bsz), bmm, (a, b, c, 64, 64, 32))
+    torch.cuda.synchronize()
+    ref = a.float() @ b.float()
+    assert torch.isfinite(c).all()
+    torch.testing.assert_close(c, ref, atol=1e-3, rtol=1e-3)
