@@ -2,7 +2,7 @@
 // cute_nvgpu cluster atoms of seed 003 (docs/blackwell.md):
 //
 //   2-CTA mbarrier init (S02 helper) -> TMEM alloc by warp 0 of both peer CTAs -> S2T copy of A into
-//   TMEM by the pair leader, committed to both CTAs' copy barrier (S02) -> leader issues
+//   TMEM by the pair leader (warp 0, one elected lane), committed to both CTAs' copy barrier (S02) -> leader issues
 //   tcgen05.mma cta_group::2 (A from TMEM, B from SMEM) and commits it to both CTAs' MMA barrier ->
 //   all threads wait, load their accumulator lane from TMEM -> DSMEM handshake with the peer (S01)
 //   so neither CTA frees TMEM while the pair still uses it -> dealloc.
@@ -54,8 +54,11 @@ module attributes {cutlass.target = "sm_100a", cutlass.cluster_shape = array<i32
     %a_tmem = llvm.inttoptr %a_i : i32 to !llvm.ptr<6>
 
     // S02: the pair leader copies A (SMEM descriptor) into the TMEM of both CTAs and commits the
-    // copy to both CTAs' copy barrier; everyone waits for phase 0.
-    cute_nvgpu.atom.s2t_copy %a_tmem, %desc_a, %copy_bar {cta_group = 2 : i32, cols = 64 : i32, shape = #nvvm.tcgen05_cp_shape<shape_128x256b>} : !llvm.ptr<6>, !llvm.ptr<3>
+    // copy to both CTAs' copy barrier (the atom runs on one whole warp; one lane issues); everyone
+    // waits for phase 0.
+    scf.if %warp0 {
+      cute_nvgpu.atom.s2t_copy %a_tmem, %desc_a, %copy_bar {cta_group = 2 : i32, cols = 64 : i32, shape = #nvvm.tcgen05_cp_shape<shape_128x256b>} : !llvm.ptr<6>, !llvm.ptr<3>
+    }
     nvvm.mbarrier.try_wait.parity %copy_bar, %c0, %ticks : !llvm.ptr<3>, i32, i32
     nvvm.tcgen05.fence #nvvm.tcgen05_fence<after>
 
@@ -74,8 +77,14 @@ module attributes {cutlass.target = "sm_100a", cutlass.cluster_shape = array<i32
     nvvm.mbarrier.try_wait.parity %mma_bar, %c0, %ticks : !llvm.ptr<3>, i32, i32
     nvvm.tcgen05.fence #nvvm.tcgen05_fence<after>
 
-    // Each warp reads its 32 lanes of the accumulator (32x32b.x4: 4 columns per thread).
-    %v = nvvm.tcgen05.ld %acc {shape = #nvvm.tcgen05_ldst_shape<shape_32x32b>} : vector<4xi32>
+    // Warp w reads TMEM lanes 32w..32w+31 of the accumulator (32x32b.x4: 4 columns per thread);
+    // a TMEM address is (lane << 16) | column.
+    %c16 = arith.constant 16 : i32
+    %lane0 = arith.muli %warp, %c32 : i32
+    %lane_off = arith.shli %lane0, %c16 : i32
+    %acc_w_i = arith.addi %taddr_i, %lane_off : i32
+    %acc_w = llvm.inttoptr %acc_w_i : i32 to !llvm.ptr<6>
+    %v = nvvm.tcgen05.ld %acc_w {shape = #nvvm.tcgen05_ldst_shape<shape_32x32b>} : vector<4xi32>
     nvvm.tcgen05.wait #nvvm.tcgen05_wait<load>
     %e0 = llvm.extractelement %v[%c0 : i32] : vector<4xi32>
     %e1 = llvm.extractelement %v[%c1 : i32] : vector<4xi32>

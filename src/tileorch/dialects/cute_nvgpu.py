@@ -7,7 +7,9 @@ them with ``convert-blackwell-cluster-emitters`` (:mod:`tileorch.transforms.blac
 * ``cute_nvgpu.atom.s2t_copy %tmem, %desc (, %mbar)? {cta_group = 1|2|4, cols = N, shape = ...}``:
   an SMEM -> TMEM copy atom (``tcgen05.cp``) for a 1-, 2- or 4-CTA MMA.  ``cols`` is the TMEM
   column extent of the destination tile (sliced into quarters by rank for 4 CTAs).  With an mbarrier,
-  the copy's completion is committed to it (``tcgen05.commit``, multicast to the CTA pair).
+  the copy's completion is committed to it (``tcgen05.commit``, multicast to the CTA pair).  Executed
+  by one whole, converged warp of each CTA (the rank predicate is made warp-uniform with a
+  full-mask shuffle); one elected lane issues the copy.
 * ``cute_nvgpu.arch.make_warp_uniform %v : i1`` (or ``i32``): lane 0's value for the whole warp.
 * ``cute_nvgpu.arch.mbarrier_init %mbar {cta_group = 1|2, count = N}``: the (2-CTA) mbarrier-init
   helper of S02.

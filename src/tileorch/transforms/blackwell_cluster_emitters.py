@@ -8,7 +8,9 @@ Rewrites the ``cute_nvgpu`` atoms (:mod:`tileorch.dialects.cute_nvgpu`) into ``n
 ``arith.andi (arith.remsi %rank, %mcw), 1`` compared with 0 and made warp-uniform
 (``cute_nvgpu.arch.make_warp_uniform`` -> ``shfl.sync.idx`` from lane 0); the destination TMEM
 tile is sliced into four quarter-slices keyed off ``%rank`` (column offset
-``(%rank % 4) * cols / 4``); inside ``scf.if`` only the odd-low-bit CTAs issue
+``(%rank % 4) * cols / 4``); inside ``scf.if`` only the odd-low-bit CTAs issue (one lane elected
+with ``nvvm.elect.sync``: the atom is executed by one whole, converged warp per CTA, since the
+shuffle of ``make_warp_uniform`` needs every lane)
 ``nvvm.tcgen05.cp`` -- with ``cta_group::2``, because the hardware has no ``cta_group::4``: each
 issuing CTA fills its own and its even peer's TMEM, so the four CTAs are served by two copies.
 With an mbarrier, ``nvvm.tcgen05.commit`` (cta_group::2, multicast to the CTA pair) follows the copy.
@@ -127,7 +129,7 @@ def lower_s2t_copy(op: C.S2tCopyOp) -> list[Operation]:
         body = [T.Tcgen05CpOp(op.tmem, op.smem_desc, shape, 1, multicast)]
         if op.mbar is not None:
             body.append(T.Tcgen05CommitOp(op.mbar, None, 1))
-        b.ops.extend(body)
+        _elected(b, body)
         return b.ops
     rank = b.rank()
     if n == 4:  # BG06
@@ -141,13 +143,21 @@ def lower_s2t_copy(op: C.S2tCopyOp) -> list[Operation]:
         pred = _leader_predicate(b, rank)
         dst = op.tmem
     pred = _warp_uniform(b, pred)
-    inner = _B()
-    inner.add(T.Tcgen05CpOp(dst, op.smem_desc, shape, 2, multicast))
+    issue = _B()
+    issue.add(T.Tcgen05CpOp(dst, op.smem_desc, shape, 2, multicast))
     if op.mbar is not None:
-        mask = _pair_mask(inner, rank)
-        inner.add(T.Tcgen05CommitOp(op.mbar, mask, 2))
+        mask = _pair_mask(issue, rank)
+        issue.add(T.Tcgen05CommitOp(op.mbar, mask, 2))
+    inner = _B()
+    _elected(inner, issue.ops)
     b.if_(pred, inner.ops)
     return b.ops
+
+
+def _elected(b: _B, body: list[Operation]) -> None:
+    """``scf.if (nvvm.elect.sync) { body }``: one lane of the (converged) warp issues the copy."""
+    leader = b.add(nvvm.ElectSyncOp())
+    b.if_(leader, body)
 
 
 def lower_mbarrier_init(op: C.MbarrierInitOp) -> list[Operation]:

@@ -25,7 +25,10 @@ func.func @four(%t: !llvm.ptr<6>, %d: i64) {
 // CHECK:      %[[SHFL:.*]] = llvm.call_intrinsic "llvm.nvvm.shfl.sync.idx.i32"(%{{.*}}, %[[WIDE]], %{{.*}}, %{{.*}}) : (i32, i32, i32, i32) -> i32
 // CHECK:      %[[UNI:.*]] = arith.cmpi ne, %[[SHFL]], %{{.*}} : i32
 // CHECK-NEXT: scf.if %[[UNI]] {
-// CHECK-NEXT:   nvvm.tcgen05.cp %[[DST]], %d {shape = #nvvm.tcgen05_cp_shape<shape_128x256b>, group = #nvvm.cta_group<cta_2>}
+// CHECK-NEXT:   %[[ONE_LANE:.*]] = nvvm.elect.sync -> i1
+// CHECK-NEXT:   scf.if %[[ONE_LANE]] {
+// CHECK-NEXT:     nvvm.tcgen05.cp %[[DST]], %d {shape = #nvvm.tcgen05_cp_shape<shape_128x256b>, group = #nvvm.cta_group<cta_2>}
+// CHECK-NEXT:   }
 // CHECK-NEXT: }
 // CHECK-NEXT: func.return
 
@@ -53,13 +56,16 @@ func.func @two(%t: !llvm.ptr<6>, %d: i64, %bar: !llvm.ptr<3>) {
 // CHECK:      %[[LEAD:.*]] = arith.cmpi eq, %[[LOW]], %{{.*}} : i32
 // CHECK:      llvm.call_intrinsic "llvm.nvvm.shfl.sync.idx.i32"
 // CHECK:      scf.if
-// CHECK-NEXT:   nvvm.tcgen05.cp %t, %d {shape = #nvvm.tcgen05_cp_shape<shape_128x256b>, group = #nvvm.cta_group<cta_2>}
-// CHECK-NEXT:   %[[M2:.*]] = arith.constant -2 : i32
-// CHECK-NEXT:   %[[EVEN:.*]] = arith.andi %[[RANK]], %[[M2]] : i32
-// CHECK-NEXT:   %[[PAIR:.*]] = arith.constant 3 : i32
-// CHECK-NEXT:   %[[SH:.*]] = arith.shli %[[PAIR]], %[[EVEN]] : i32
-// CHECK-NEXT:   %[[MASK:.*]] = arith.trunci %[[SH]] : i32 to i16
-// CHECK-NEXT:   nvvm.tcgen05.commit %bar, multicast_mask = %[[MASK]] {group = #nvvm.cta_group<cta_2>} : !llvm.ptr<3>, i16
+// CHECK-NEXT:   nvvm.elect.sync
+// CHECK-NEXT:   scf.if
+// CHECK-NEXT:     nvvm.tcgen05.cp %t, %d {shape = #nvvm.tcgen05_cp_shape<shape_128x256b>, group = #nvvm.cta_group<cta_2>}
+// CHECK-NEXT:     %[[M2:.*]] = arith.constant -2 : i32
+// CHECK-NEXT:     %[[EVEN:.*]] = arith.andi %[[RANK]], %[[M2]] : i32
+// CHECK-NEXT:     %[[PAIR:.*]] = arith.constant 3 : i32
+// CHECK-NEXT:     %[[SH:.*]] = arith.shli %[[PAIR]], %[[EVEN]] : i32
+// CHECK-NEXT:     %[[MASK:.*]] = arith.trunci %[[SH]] : i32 to i16
+// CHECK-NEXT:     nvvm.tcgen05.commit %bar, multicast_mask = %[[MASK]] {group = #nvvm.cta_group<cta_2>} : !llvm.ptr<3>, i16
+// CHECK-NEXT:   }
 // CHECK-NEXT: }
 
 // -----
@@ -73,8 +79,11 @@ func.func @one(%t: !llvm.ptr<6>, %d: i64, %bar: !llvm.ptr<3>) {
 // CHECK:      nvvm.mbarrier.init %bar
 // CHECK:      nvvm.barrier
 // CHECK-NOT:  cluster
-// CHECK-NEXT: nvvm.tcgen05.cp %t, %d {shape = #nvvm.tcgen05_cp_shape<shape_32x128b>, multicast = #nvvm.tcgen05_cp_multicast<warpx4>}
-// CHECK-NEXT: nvvm.tcgen05.commit %bar : !llvm.ptr<3>
+// CHECK-NEXT: %[[E:.*]] = nvvm.elect.sync -> i1
+// CHECK-NEXT: scf.if %[[E]] {
+// CHECK-NEXT:   nvvm.tcgen05.cp %t, %d {shape = #nvvm.tcgen05_cp_shape<shape_32x128b>, multicast = #nvvm.tcgen05_cp_multicast<warpx4>}
+// CHECK-NEXT:   nvvm.tcgen05.commit %bar : !llvm.ptr<3>
+// CHECK-NEXT: }
 // CHECK-NEXT: func.return
 
 // -----
