@@ -92,11 +92,12 @@ module attributes {cutlass.target = "sm_100a", cutlass.cluster_shape = array<i32
     %dst = llvm.getelementptr %out[%tid] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i32
     llvm.store %sum, %dst : i32, !llvm.ptr<1>
 
-    // S01: tell the peer CTA we are done with the pair's TMEM before either frees it.
+    // S01: tell the peer CTA we are done with the pair's TMEM before either frees it (the tcgen05
+    // fences order this thread's TMEM accesses around the cluster barrier).
     %peer = arith.xori %rank, %c1 : i32
-    cute_nvgpu.cluster_handshake %peer_bar, %peer_flag, %peer, %c0 {relaxed} : !llvm.ptr<3>, !llvm.ptr<3>
-
     nvvm.tcgen05.fence #nvvm.tcgen05_fence<before>
+    cute_nvgpu.cluster_handshake %peer_bar, %peer_flag, %peer, %c0 {relaxed} : !llvm.ptr<3>, !llvm.ptr<3>
+    nvvm.tcgen05.fence #nvvm.tcgen05_fence<after>
     scf.if %warp0 {
       nvvm.tcgen05.dealloc %acc, %cols {group = #nvvm.cta_group<cta_2>} : !llvm.ptr<6>, i32
     }
