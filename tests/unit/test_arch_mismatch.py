@@ -30,3 +30,19 @@ def test_api_rejects_it_and_accepts_the_same_target():
         compile_text(text, "k.mlir", arch="sm_100a", emit="mlir")
     assert "differs from the module's cutlass.target" in err.value.lines[0]
     assert compile_text(text, "k.mlir", arch="sm_90a", emit="mlir").mlir
+
+
+def test_arch_is_the_target_the_pipeline_rules_check_when_the_module_names_none():
+    """Without ``cutlass.target`` the pipeline's compute capability is checked against ``--arch``."""
+    from tileorch.backend.compile import CompileError, compile_text
+
+    coop = (EXAMPLE.parent / "coop_pipeline.mlir").read_text()
+    text = coop.replace('cutlass.target = "sm_90a", ', "").replace(
+        "pipeline_compute_capability sm90", "pipeline_compute_capability sm100")
+    assert "cutlass.target" not in text
+    with pytest.raises(CompileError) as err:
+        compile_text(text, "k.mlir", arch="sm_90a", emit="mlir")
+    assert "compute_capability sm100 needs an sm_100 family target, but the module's cutlass.target is sm_90a" \
+        in err.value.lines[0]
+    assert err.value.lines[0].startswith("k.mlir:")
+    assert compile_text(text, "k.mlir", arch="sm_100a", emit="mlir").mlir

@@ -135,6 +135,9 @@ def compile_module(
 
         raise CompileError([format_error(module, f"the target given ({arch}) differs from the module's cutlass.target "
                                                  f"\"{target.data}\"; drop --arch or make them agree")])
+    if arch is not None and target is None and any(op.name.startswith("cutlass.") for op in module.walk()):
+        # the rules that compare pipelines and schedulers with the module's target then check --arch
+        module.attributes["cutlass.target"] = StringAttr(arch)
     result = CompileResult(arch=module_arch(module, arch or DEFAULT_ARCH) if arch is None else arch)
     _verify(module, "input")
     t0 = time.perf_counter()
