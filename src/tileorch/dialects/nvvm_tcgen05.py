@@ -26,10 +26,11 @@ cta_group 1 and ``vector<8xi32>`` for cta_group 2.  Lowering: :mod:`tileorch.tra
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from typing import ClassVar
 
-from xdsl.dialects.builtin import I32, I64, IntAttr, IntegerType, UnitAttr, VectorType, i1, i32, i64
+from xdsl.dialects.builtin import I32, I64, IntAttr, IntegerType, StringAttr, UnitAttr, VectorType, i1, i32, i64
 from xdsl.dialects.llvm import LLVMPointerType
 from xdsl.dialects.utils.enum_attribute import EnumAttribute
 from xdsl.ir import Attribute, ParametrizedAttribute, SSAValue
@@ -72,6 +73,23 @@ def _check_ncols(value: SSAValue) -> None:
     n = constant_int(value)
     if n is not None and not (32 <= n <= 512 and n & (n - 1) == 0):
         raise VerifyException(f"nCols must be a power of two in [32, 512], got {n}")
+
+
+SM100_FAMILY = re.compile(r"sm_(100|101|103|110)[af]$")
+
+
+def _check_target(op: IRDLOperation) -> None:
+    """tcgen05 exists only on the arch-specific Blackwell targets (upstream: ``NVVMRequiresSMa<[100, 101]>``);
+    checked when the module declares ``cutlass.target`` (LLVM aborts on any other target)."""
+    parent = op.parent_op()
+    while parent is not None:
+        target = parent.attributes.get("cutlass.target")
+        if isinstance(target, StringAttr):
+            if not SM100_FAMILY.match(target.data):
+                raise VerifyException(f"{op.name} needs an sm_100a-class target (sm_100a, sm_101a, sm_103a, "
+                                      f"sm_110a or their 'f' variants), but the module's cutlass.target is {target.data}")
+            return
+        parent = parent.parent_op()
 
 
 # --------------------------------------------------------------------------- attributes
@@ -227,6 +245,7 @@ class Tcgen05AllocOp(_AllocLike):
         super().__init__(operands=[addr, ncols], properties={"group": CTAGroupKindAttr(group)})
 
     def verify_(self) -> None:
+        _check_target(self)
         _check_group(self)
         if _space(self.addr) not in (GENERIC, SHARED):
             raise VerifyException(f"tcgen05.alloc writes the TMEM address to !llvm.ptr or !llvm.ptr<3>, got {self.addr.type}")
@@ -247,6 +266,7 @@ class Tcgen05DeallocOp(_AllocLike):
         super().__init__(operands=[taddr, ncols], properties={"group": CTAGroupKindAttr(group)})
 
     def verify_(self) -> None:
+        _check_target(self)
         _check_group(self)
         _check_tmem(self.taddr, "tcgen05.dealloc address")
         _check_ncols(self.nCols)
@@ -264,6 +284,7 @@ class Tcgen05RelinquishAllocPermitOp(IRDLOperation):
         super().__init__(properties={"group": CTAGroupKindAttr(group)})
 
     def verify_(self) -> None:
+        _check_target(self)
         _check_group(self)
 
     def print(self, printer: Printer) -> None:
@@ -280,6 +301,9 @@ class Tcgen05RelinquishAllocPermitOp(IRDLOperation):
 
 class _KindOp(IRDLOperation):
     KIND_ATTR: ClassVar[type]
+
+    def verify_(self) -> None:
+        _check_target(self)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -340,6 +364,7 @@ class Tcgen05CommitOp(IRDLOperation):
                          properties={"group": CTAGroupKindAttr(group)})
 
     def verify_(self) -> None:
+        _check_target(self)
         _check_group(self)
         if _space(self.addr) not in (GENERIC, SHARED):
             raise VerifyException(f"tcgen05.commit mbarrier must be !llvm.ptr or !llvm.ptr<3>, got {self.addr.type}")
@@ -376,6 +401,7 @@ class Tcgen05ShiftOp(IRDLOperation):
     traits = traits_def(*SIDE_EFFECTS)
 
     def verify_(self) -> None:
+        _check_target(self)
         _check_group(self)
         _check_tmem(self.taddr, "tcgen05.shift address")
 
@@ -415,6 +441,7 @@ class Tcgen05CpOp(IRDLOperation):
             "multicast": Tcgen05CpMulticastAttr(Tcgen05CpMulticast(multicast))})
 
     def verify_(self) -> None:
+        _check_target(self)
         _check_group(self)
         _check_tmem(self.taddr, "tcgen05.cp destination")
         shape, mc = self.shape.data.value, self.multicast.data.value
@@ -482,6 +509,7 @@ class Tcgen05LdOp(IRDLOperation):
         return _ldst_num(self.shape.data.value, self.res.type, "tcgen05.ld result")
 
     def verify_(self) -> None:
+        _check_target(self)
         _check_tmem(self.tmemAddr, "tcgen05.ld address")
         self.num()
         _check_offset(self)
@@ -523,6 +551,7 @@ class Tcgen05StOp(IRDLOperation):
         return _ldst_num(self.shape.data.value, self.val.type, "tcgen05.st value")
 
     def verify_(self) -> None:
+        _check_target(self)
         _check_tmem(self.tmemAddr, "tcgen05.st address")
         self.num()
         _check_offset(self)
@@ -587,6 +616,7 @@ class Tcgen05MMAOp(IRDLOperation):
         return _space(self.matrixA) == TENSOR
 
     def verify_(self) -> None:
+        _check_target(self)
         n = _check_group(self, "ctaGroup")
         _check_tmem(self.matrixD, "tcgen05.mma accumulator D")
         if self.matrixA.type != i64 and not self.a_in_tmem():

@@ -98,3 +98,12 @@ llvm.func @f(%t: !llvm.ptr<3>, %d: i64, %i: i32, %p: i1) {
   llvm.return
 }
 // CHECK: error: tcgen05.mma accumulator D must be a Tensor Memory address !llvm.ptr<6>, got !llvm.ptr<3>
+
+// -----
+module attributes {cutlass.target = "sm_90a"} {
+  llvm.func @f() {
+    nvvm.tcgen05.fence #nvvm.tcgen05_fence<before>
+    llvm.return
+  }
+}
+// CHECK: tcgen05_invalid.mlir:[[# @LINE - 4]]:5: error: nvvm.tcgen05.fence needs an sm_100a-class target (sm_100a, sm_101a, sm_103a, sm_110a or their 'f' variants), but the module's cutlass.target is sm_90a
