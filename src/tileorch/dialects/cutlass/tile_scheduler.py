@@ -873,6 +873,12 @@ class InitializeWorkspaceOp(IRDLOperation):
         _check_workspace_components(
             params, self.reduc_workspace_size, self.bar_workspace_size, "operands"
         )
+        space = getattr(self.workspace.type.addr_space, "data", 0)  # type: ignore[attr-defined]
+        if space not in (0, 1):
+            raise VerifyException(
+                "the scheduler workspace must be global memory (!llvm.ptr<1>, or a generic "
+                f"!llvm.ptr to it): every CTA of the grid reads and writes it, found {self.workspace.type}"
+            )
         _check_alignment(self.workspace, WORKSPACE_ALIGNMENT, "the scheduler workspace")
 
 

@@ -352,3 +352,19 @@ func.func @cga_parameter_shape(%p: !cutlass.tile_scheduler_streamk_params<cga = 
   func.return
 }
 // CHECK: invalid.mlir:[[# @LINE - 3]]:{{[0-9]+}}: error: cga shape must be three positive extents, found [2, 1]
+
+// -----
+
+func.func @workspace_in_shared_memory(%p: !cutlass.tile_scheduler_streamk_params, %ws: !llvm.ptr<3>, %rs: i64, %bs: i64) {
+  cutlass.tile_scheduler.initialize_workspace %p, %ws sizes(%rs, %bs : i64, i64) : !cutlass.tile_scheduler_streamk_params, !llvm.ptr<3>
+  func.return
+}
+// CHECK: error: the scheduler workspace must be global memory (!llvm.ptr<1>, or a generic !llvm.ptr to it): every CTA of the grid reads and writes it, found !llvm.ptr<3>
+
+// -----
+
+func.func @workspace_in_param_space(%p: !cutlass.tile_scheduler_static_persistent_params, %ws: !llvm.ptr<101>) {
+  cutlass.tile_scheduler.initialize_workspace %p, %ws : !cutlass.tile_scheduler_static_persistent_params, !llvm.ptr<101>
+  func.return
+}
+// CHECK: error: the scheduler workspace must be global memory (!llvm.ptr<1>, or a generic !llvm.ptr to it): every CTA of the grid reads and writes it, found !llvm.ptr<101>
