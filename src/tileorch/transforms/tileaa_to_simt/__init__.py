@@ -11,7 +11,8 @@ softmax/layernorm-style rows, transposes, small dots.  Contract:
   global loads/stores coalesce;
 * ``broadcast``, ``permute``, ``extract``, ``reduce``, ``scan`` and ``dot`` exchange their
   operands through one shared-memory scratch array (``bar.sync`` before each write and after
-  each write phase); ``reshape``/``expand_dims`` are free (row-major order is unchanged);
+  each write phase; element ``f`` at position ``f + f / 32``, so strided reads do not all hit
+  one bank); ``reshape``/``expand_dims`` are free (row-major order is unchanged);
 * out-of-bounds tile elements load the view's padding value and are not stored; a
   ``tiled_store`` is followed by ``bar.sync`` so later loads of the CTA see it;
 * scalars (program ids, loop counters, shapes) are uniform SSA values; ``scf`` loops and
@@ -387,24 +388,31 @@ class FunctionLowering:
         """Write ``tiles`` to the scratch (after a barrier), then barrier; byte offsets."""
         e.barrier()
         offsets, at = [], 0
+        base = self._padded(e, e.tid)  # tid + tid / 32; slot s adds s * threads * 33 / 32
         for t in tiles:
             at = -(-at // 16) * 16
             offsets.append(at)
             elem = memory_type(reg_type(t.element))
             for s, v in enumerate(t.slots):
-                f = e.flat(s)
+                p = base if s == 0 else e.add_i(base, e.const(s * self.threads * 33 // 32))
                 val = e.v(arith.ExtUIOp(v, elem)) if t.element == i1 else v
-                e.store(val, e.gep(self._at(e, at, elem), f, elem, SHARED_PTR))
-            at += len(t.slots) * self.threads * byte_size(elem)
+                e.store(val, e.gep(self._at(e, at, elem), p, elem, SHARED_PTR))
+            at += _padded_size(len(t.slots) * self.threads) * byte_size(elem)
         self.scratch_bytes = max(self.scratch_bytes, at)
         self._stage_end = at
         e.barrier()
         return offsets
 
+    @staticmethod
+    def _padded(e: Emitter, flat: SSAValue) -> SSAValue:
+        """Scratch position of element ``flat``: one pad element after every 32, so that
+        strided reads (transposes, column reductions) spread over the 32 shared-memory banks."""
+        return e.add_i(flat, e.v(arith.ShRUIOp(flat, e.const(5))))
+
     def _write(self, e: Emitter, offset: int, elt: Attribute, flat: SSAValue, value: SSAValue) -> None:
         elem = memory_type(reg_type(elt))
         val = e.v(arith.ExtUIOp(value, elem)) if elt == i1 else value
-        e.store(val, e.gep(self._at(e, offset, elem), flat, elem, SHARED_PTR))
+        e.store(val, e.gep(self._at(e, offset, elem), self._padded(e, flat), elem, SHARED_PTR))
 
     def _at(self, e: Emitter, offset: int, elem: Attribute) -> SSAValue:
         if offset == 0:
@@ -414,7 +422,7 @@ class FunctionLowering:
     def _read(self, e: Emitter, offset: int, elt: Attribute, flat: SSAValue) -> SSAValue:
         elt = reg_type(elt)
         elem = memory_type(elt)
-        v = e.load(e.gep(self._at(e, offset, elem), flat, elem, SHARED_PTR), elem)
+        v = e.load(e.gep(self._at(e, offset, elem), self._padded(e, flat), elem, SHARED_PTR), elem)
         return e.v(arith.TruncIOp(v, i1)) if elt == i1 else v
 
     def _gather(self, e: Emitter, out_shape: tuple[int, ...], fn) -> list:
@@ -568,7 +576,7 @@ class FunctionLowering:
         for k in range(k_ops):
             at = -(-at // 16) * 16
             p_offs.append(at)
-            at += self.threads * byte_size(memory_type(reg_type(srcs[k].element)))
+            at += _padded_size(self.threads) * byte_size(memory_type(reg_type(srcs[k].element)))
         self.scratch_bytes = max(self.scratch_bytes, at)
         tid = e.tid
         o = e.v(arith.DivUIOp(tid, e.const(group)))
@@ -817,6 +825,11 @@ def _signed_div_rounded(e: Emitter, floor: bool, a: SSAValue, b: SSAValue) -> SS
     if floor:
         return e.v(arith.SelectOp(adjust, e.v(arith.SubiOp(q, one)), q))
     return e.v(arith.SelectOp(adjust, e.v(arith.AddiOp(q, one)), q))
+
+
+def _padded_size(n: int) -> int:
+    """Elements of scratch that ``n`` padded elements occupy (see ``FunctionLowering._padded``)."""
+    return n + n // 32 + 1
 
 
 def _i8():
