@@ -166,7 +166,7 @@ class CreatePipelineOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> CreatePipelineOp:
         """``%storage {props} : T -> !nv_tileas.pipeline<n>`` or ``{props} : !nv_tileas.async.pipeline<...>``."""
-        storage = parser.parse_optional_operand()
+        storage = parser.parse_optional_unresolved_operand()
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         if storage is not None:
@@ -277,8 +277,14 @@ class ConsumerOp(_StageRegionOp):
     """Consumer stage region: wait for the stage on entry, run the body, release on exit."""
 
     name = "nv_tileas.async.pipeline.consumer"
-    consumer_idx = opt_prop_def(IntegerAttr[IntegerType])
+    consumer_idx = opt_prop_def(IntegerAttr[IntegerType])  # the consumer group (seed 002)
     irdl_options = (ParsePropInAttrDict(),)
+
+    def verify_(self) -> None:
+        super().verify_()
+        from tileorch.dialects.cutlass import consumer_index
+
+        consumer_index.verify(self, self.pipeline)
 
 
 def agent_warps(warp_id: int, num_warps: int, stride: int) -> list[int]:

@@ -7,7 +7,10 @@ The seed's ``lower_cutlass_pipeline``, keeping stage identity and executor ident
 * a producer acquire and the commit of the same pipeline value and the same state value in the
   same block (and ``cutlass.pipeline.produce``) become one ``nv_tileas.async.pipeline.producer``
   region on that TileAS pipeline; a consumer wait and the release of the same pipeline and state
-  (and ``cutlass.pipeline.consume``) become one ``consumer`` region.  The handshake ops stay
+  (and ``cutlass.pipeline.consume``) become one ``consumer`` region, whose ``consumer_idx`` is the
+  wait's ``consumer_idx`` or, without one, the consumer group its executor runs (seed 002's
+  ``replace_with_consumer_wait(as_pipeline, op.stage, op.consumer_idx)``; absent when the executor
+  overlaps several consumer groups).  The handshake ops stay
   inside the region as its first and last op, so their attributes (transaction bytes, tokens)
   reach the NVVM lowering unchanged; values defined inside and used after are yielded;
 * a ``cutlass.pipeline.switch_by_executor`` inside a warp or warpgroup ``cutlass.async.exec``
@@ -23,12 +26,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i32
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from tileorch.diagnostics import copy_location
 from tileorch.dialects import nv_tileas
+from tileorch.dialects.cutlass import consumer_index
 from tileorch.dialects.cutlass import pipeline as cp
 from tileorch.transforms.pipeline_to_nvvm.context import UNIT_THREADS, enclosing_exec, find_init
 
@@ -36,6 +40,26 @@ PAIRS = {
     "cutlass.pipeline.producer_acquire": ("cutlass.pipeline.producer_commit", nv_tileas.ProducerOp),
     "cutlass.pipeline.consumer_wait": ("cutlass.pipeline.consumer_release", nv_tileas.ConsumerOp),
 }
+
+
+def consumer_indices(module: ModuleOp) -> dict[Operation, int]:
+    """The consumer group of every consumer wait / consume, read before executor switches are
+    restructured into agent switches (the executor sets are those of the cutlass form)."""
+    found: dict[Operation, int] = {}
+    for op in module.walk():
+        if op.name not in ("cutlass.pipeline.consumer_wait", "cutlass.pipeline.consume"):
+            continue
+        idx = consumer_index.index_of(op)
+        if idx is None:
+            idx = consumer_index.derive(op, op.operands[0])
+        if idx is not None:
+            found[op] = idx
+    return found
+
+
+def _set_consumer_idx(region_op: Operation, idx: int | None) -> None:
+    if idx is not None:
+        region_op.properties["consumer_idx"] = IntegerAttr(idx, i32)
 
 
 def bind_pipelines(module: ModuleOp) -> dict[Operation, SSAValue]:
@@ -88,10 +112,13 @@ def _is_nested(op: Operation, ancestors: set[Operation]) -> bool:
     return False
 
 
-def pair_handshakes(module: ModuleOp, bound: dict[Operation, SSAValue]) -> None:
+def pair_handshakes(module: ModuleOp, bound: dict[Operation, SSAValue],
+                    indices: dict[Operation, int] | None = None) -> None:
     for op in list(module.walk()):
         if op.name not in PAIRS or op.parent_block() is None:
             continue
+        if isinstance(op.parent_op(), (nv_tileas.ProducerOp, nv_tileas.ConsumerOp)):
+            continue  # the handshake of a region made from cutlass.pipeline.produce/consume
         closing, region_cls = PAIRS[op.name]
         run: list[Operation] = [op]
         cursor = op.next_op
@@ -101,12 +128,15 @@ def pair_handshakes(module: ModuleOp, bound: dict[Operation, SSAValue]) -> None:
                 break  # a second acquire/wait of the same pipeline before the closing op
             if cursor.name == closing and cursor.operands[0] == op.operands[0]:
                 if cursor.operands[1] == op.operands[1]:
-                    wrap_stage(run, region_cls, bound[find_init(op, op.operands[0])], op.operands[1])
+                    region = wrap_stage(run, region_cls, bound[find_init(op, op.operands[0])], op.operands[1])
+                    if region_cls is nv_tileas.ConsumerOp:
+                        _set_consumer_idx(region, (indices or {}).get(op))
                 break
             cursor = cursor.next_op
 
 
-def expand_stage_ops(module: ModuleOp, bound: dict[Operation, SSAValue]) -> None:
+def expand_stage_ops(module: ModuleOp, bound: dict[Operation, SSAValue],
+                     indices: dict[Operation, int] | None = None) -> None:
     """``cutlass.pipeline.produce``/``consume`` -> TileAS stage regions holding acquire/commit."""
     for op in list(module.walk()):
         if op.name not in ("cutlass.pipeline.produce", "cutlass.pipeline.consume"):
@@ -130,6 +160,8 @@ def expand_stage_ops(module: ModuleOp, bound: dict[Operation, SSAValue]) -> None
         body.add_op(nv_tileas.YieldOp())
         region_cls = nv_tileas.ProducerOp if producing else nv_tileas.ConsumerOp
         new = region_cls.create(operands=[bound[find_init(op, pipe)], state], regions=[op.regions[0].clone()])
+        if not producing:
+            _set_consumer_idx(new, (indices or {}).get(op))
         copy_location(op, [new])
         op.parent_block().insert_op_before(new, op)
         op.detach()
@@ -177,7 +209,8 @@ class LowerCutlassPipelineToTileas(ModulePass):
     name = "lower-cutlass-pipeline-to-tileas"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        indices = consumer_indices(op)
         bound = bind_pipelines(op)
-        expand_stage_ops(op, bound)
+        expand_stage_ops(op, bound, indices)
         switches_to_agents(op)
-        pair_handshakes(op, bound)
+        pair_handshakes(op, bound, indices)

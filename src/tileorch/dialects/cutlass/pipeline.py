@@ -852,12 +852,14 @@ class ProducerTailOp(_PipeStateSyntax):
 
 @irdl_op_definition
 class ConsumerWaitOp(_PipeStateSyntax):
-    """Wait until stage ``state.index`` is full (``token(%t)``: skip the wait if %t is true)."""
+    """Wait until stage ``state.index`` is full (``token(%t)``: skip the wait if %t is true);
+    ``consumer_idx``: the consumer group waiting (seed 002, see ``consumer_index.py``)."""
 
     name = "cutlass.pipeline.consumer_wait"
     pipeline = operand_def()
     state = operand_def()
     token = opt_operand_def()
+    consumer_idx = opt_prop_def(IntegerAttr[I32])
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
     KEYWORD_OPERANDS: ClassVar[tuple[str, ...]] = ("token",)
     FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (FULL,)
@@ -866,6 +868,12 @@ class ConsumerWaitOp(_PipeStateSyntax):
 
     def __init__(self, pipeline: SSAValue, state: SSAValue, token: SSAValue | None = None):
         super().__init__(operands=_pipe_state_operands(pipeline, state, token))
+
+    def verify_(self) -> None:
+        super().verify_()
+        from tileorch.dialects.cutlass import consumer_index
+
+        consumer_index.verify(self, self.pipeline)
 
 
 @irdl_op_definition
