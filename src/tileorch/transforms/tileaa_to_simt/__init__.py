@@ -384,17 +384,20 @@ class FunctionLowering:
         self.vals[op.results[0]] = None
 
     # -- shared-memory exchange -------------------------------------------------------------
-    def _stage(self, e: Emitter, tiles: list[Tile]) -> list[int]:
-        """Write ``tiles`` to the scratch (after a barrier), then barrier; byte offsets."""
+    def _stage(self, e: Emitter, tiles: list[Tile], pad: bool = True) -> list[int]:
+        """Write ``tiles`` to the scratch (after a barrier), then barrier; byte offsets.
+        ``pad=False`` (dot operands, read along rows or broadcast) stores them unpadded."""
         e.barrier()
         offsets, at = [], 0
-        base = self._padded(e, e.tid)  # tid + tid / 32; slot s adds s * threads * 33 / 32
+        # tid + tid / 32; slot s adds s * threads * 33 / 32 (threads is a multiple of 32)
+        base = self._padded(e, e.tid) if pad else e.tid
+        stride = self.threads * 33 // 32 if pad else self.threads
         for t in tiles:
             at = -(-at // 16) * 16
             offsets.append(at)
             elem = memory_type(reg_type(t.element))
             for s, v in enumerate(t.slots):
-                p = base if s == 0 else e.add_i(base, e.const(s * self.threads * 33 // 32))
+                p = base if s == 0 else e.add_i(base, e.const(s * stride))
                 val = e.v(arith.ExtUIOp(v, elem)) if t.element == i1 else v
                 e.store(val, e.gep(self._at(e, at, elem), p, elem, SHARED_PTR))
             at += _padded_size(len(t.slots) * self.threads) * byte_size(elem)
@@ -419,10 +422,11 @@ class FunctionLowering:
             return self.smem
         return e.gep(self.smem, e.const(offset), _i8(), SHARED_PTR)
 
-    def _read(self, e: Emitter, offset: int, elt: Attribute, flat: SSAValue) -> SSAValue:
+    def _read(self, e: Emitter, offset: int, elt: Attribute, flat: SSAValue, pad: bool = True) -> SSAValue:
         elt = reg_type(elt)
         elem = memory_type(elt)
-        v = e.load(e.gep(self._at(e, offset, elem), self._padded(e, flat), elem, SHARED_PTR), elem)
+        pos = self._padded(e, flat) if pad else flat
+        v = e.load(e.gep(self._at(e, offset, elem), pos, elem, SHARED_PTR), elem)
         return e.v(arith.TruncIOp(v, i1)) if elt == i1 else v
 
     def _gather(self, e: Emitter, out_shape: tuple[int, ...], fn) -> list:
@@ -639,7 +643,7 @@ class FunctionLowering:
 
     def op_nv_tileaa_dot(self, e, op):
         a, b_, acc = self.tile(op.lhs), self.tile(op.rhs), self.tile(op.acc)
-        offs = self._stage(e, [a, b_])
+        offs = self._stage(e, [a, b_], pad=False)
         kdim = a.shape[-1]
         acc_t = acc.element
         out = []
@@ -652,8 +656,8 @@ class FunctionLowering:
             batch, m, nn = coords[:-2], coords[-2], coords[-1]
 
             def step(lb: Emitter, k, accs, batch=batch, m=m, nn=nn):
-                av = self._read(lb, offs[0], a.element, lb.ravel([*batch, m, k], a.shape))
-                bv = self._read(lb, offs[1], b_.element, lb.ravel([*batch, k, nn], b_.shape))
+                av = self._read(lb, offs[0], a.element, lb.ravel([*batch, m, k], a.shape), pad=False)
+                bv = self._read(lb, offs[1], b_.element, lb.ravel([*batch, k, nn], b_.shape), pad=False)
                 if is_float(acc_t):
                     av, bv = _fconv(lb, av, acc_t), _fconv(lb, bv, acc_t)
                     return [lb.v(arith.AddfOp(accs[0], lb.v(arith.MulfOp(av, bv))))]
