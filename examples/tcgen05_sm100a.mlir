@@ -42,12 +42,12 @@ module attributes {cutlass.target = "sm_100a", cutlass.cluster_shape = array<i32
     %warp = arith.divui %tid, %c32 : i32
     %warp0 = arith.cmpi eq, %warp, %c0 : i32
     scf.if %warp0 {
-      nvvm.tcgen05.alloc %slot, %cols {group = #nvvm.cta_group<cta_2>} : !llvm.ptr<3>, i32
-      nvvm.tcgen05.relinquish_alloc_permit {group = #nvvm.cta_group<cta_2>}
+      nvvm.tcgen05.alloc %slot, %cols, group = <cta_2> : !llvm.ptr<3>, i32
+      nvvm.tcgen05.relinquish_alloc_permit group = <cta_2>
     }
-    nvvm.tcgen05.fence #nvvm.tcgen05_fence<before>
+    nvvm.tcgen05.fence <before>
     nvvm.barrier
-    nvvm.tcgen05.fence #nvvm.tcgen05_fence<after>
+    nvvm.tcgen05.fence <after>
     %taddr_i = llvm.load %slot : !llvm.ptr<3> -> i32
     %acc = llvm.inttoptr %taddr_i : i32 to !llvm.ptr<6>
     %a_i = arith.addi %taddr_i, %a_cols : i32
@@ -60,7 +60,7 @@ module attributes {cutlass.target = "sm_100a", cutlass.cluster_shape = array<i32
       cute_nvgpu.atom.s2t_copy %a_tmem, %desc_a, %copy_bar {cta_group = 2 : i32, cols = 64 : i32, shape = #nvvm.tcgen05_cp_shape<shape_128x256b>} : !llvm.ptr<6>, !llvm.ptr<3>
     }
     nvvm.mbarrier.try_wait.parity %copy_bar, %c0, %ticks : !llvm.ptr<3>, i32, i32
-    nvvm.tcgen05.fence #nvvm.tcgen05_fence<after>
+    nvvm.tcgen05.fence <after>
 
     // The 2-CTA UMMA, issued by one thread of the pair leader; its completion arrives on the MMA
     // barrier of both CTAs (multicast mask 0b11 << even rank).
@@ -70,12 +70,12 @@ module attributes {cutlass.target = "sm_100a", cutlass.cluster_shape = array<i32
     %t0 = arith.cmpi eq, %tid, %c0 : i32
     %issue = arith.andi %leader, %t0 : i1
     scf.if %issue {
-      nvvm.tcgen05.mma %acc, %a_tmem, %desc_b, %idesc, %false {kind = #nvvm.tcgen05_mma_kind<f16>, ctaGroup = #nvvm.cta_group<cta_2>} : (!llvm.ptr<6>, !llvm.ptr<6>, i64, i32, i1)
+      nvvm.tcgen05.mma %acc, %a_tmem, %desc_b, %idesc, %false, kind = f16, cta_group = <cta_2> : (!llvm.ptr<6>, !llvm.ptr<6>, i64, i32, i1)
       %pair = arith.constant 3 : i16
-      nvvm.tcgen05.commit %mma_bar, multicast_mask = %pair {group = #nvvm.cta_group<cta_2>} : !llvm.ptr<3>, i16
+      nvvm.tcgen05.commit %mma_bar, multicast_mask = %pair group = <cta_2> : !llvm.ptr<3>, i16
     }
     nvvm.mbarrier.try_wait.parity %mma_bar, %c0, %ticks : !llvm.ptr<3>, i32, i32
-    nvvm.tcgen05.fence #nvvm.tcgen05_fence<after>
+    nvvm.tcgen05.fence <after>
 
     // Warp w reads TMEM lanes 32w..32w+31 of the accumulator (32x32b.x4: 4 columns per thread);
     // a TMEM address is (lane << 16) | column.
@@ -84,8 +84,8 @@ module attributes {cutlass.target = "sm_100a", cutlass.cluster_shape = array<i32
     %lane_off = arith.shli %lane0, %c16 : i32
     %acc_w_i = arith.addi %taddr_i, %lane_off : i32
     %acc_w = llvm.inttoptr %acc_w_i : i32 to !llvm.ptr<6>
-    %v = nvvm.tcgen05.ld %acc_w {shape = #nvvm.tcgen05_ldst_shape<shape_32x32b>} : vector<4xi32>
-    nvvm.tcgen05.wait #nvvm.tcgen05_wait<load>
+    %v = nvvm.tcgen05.ld %acc_w shape = shape_32x32b : vector<4xi32>
+    nvvm.tcgen05.wait <load>
     %e0 = llvm.extractelement %v[%c0 : i32] : vector<4xi32>
     %e1 = llvm.extractelement %v[%c1 : i32] : vector<4xi32>
     %sum = arith.addi %e0, %e1 : i32
@@ -95,11 +95,11 @@ module attributes {cutlass.target = "sm_100a", cutlass.cluster_shape = array<i32
     // S01: tell the peer CTA we are done with the pair's TMEM before either frees it (the tcgen05
     // fences order this thread's TMEM accesses around the cluster barrier).
     %peer = arith.xori %rank, %c1 : i32
-    nvvm.tcgen05.fence #nvvm.tcgen05_fence<before>
+    nvvm.tcgen05.fence <before>
     cute_nvgpu.cluster_handshake %peer_bar, %peer_flag, %peer, %c0 {relaxed} : !llvm.ptr<3>, !llvm.ptr<3>
-    nvvm.tcgen05.fence #nvvm.tcgen05_fence<after>
+    nvvm.tcgen05.fence <after>
     scf.if %warp0 {
-      nvvm.tcgen05.dealloc %acc, %cols {group = #nvvm.cta_group<cta_2>} : !llvm.ptr<6>, i32
+      nvvm.tcgen05.dealloc %acc, %cols, group = <cta_2> : !llvm.ptr<6>, i32
     }
     return
   }

@@ -3,18 +3,22 @@ SMEM->TMEM copy, TMEM loads/stores, the UMMA ``tcgen05.mma`` and its completion 
 
 Op names, operand names and order, property names and the attribute spellings
 (``#nvvm.cta_group<cta_2>``, ``#nvvm.tcgen05_cp_shape<shape_128x256b>``, ...) follow upstream MLIR's
-``NVVMOps.td``; the custom syntax follows upstream's assembly formats:
+``NVVMOps.td``; the custom syntax is what upstream prints (checked against ``iree-opt``, LLVM 24git,
+by ``tests/unit/test_upstream_mlir.py`` on ``examples/tcgen05_sm100a.mlir``):
 
-* ``nvvm.tcgen05.alloc %addr, %nCols {group = #nvvm.cta_group<cta_2>} : !llvm.ptr<3>, i32``
-* ``nvvm.tcgen05.dealloc %taddr, %nCols : !llvm.ptr<6>, i32`` / ``nvvm.tcgen05.relinquish_alloc_permit``
-* ``nvvm.tcgen05.fence #nvvm.tcgen05_fence<before>`` / ``nvvm.tcgen05.wait #nvvm.tcgen05_wait<load>``
-* ``nvvm.tcgen05.commit %mbar, multicast_mask = %m {group = ...} : !llvm.ptr<3>, i16``
-* ``nvvm.tcgen05.cp %taddr, %smem_desc {shape = #nvvm.tcgen05_cp_shape<shape_128x256b>, group = ...}``
-* ``nvvm.tcgen05.shift %taddr : !llvm.ptr<6>``
-* ``%v = nvvm.tcgen05.ld %taddr {shape = #nvvm.tcgen05_ldst_shape<shape_32x32b>} : vector<4xi32>``
-* ``nvvm.tcgen05.st %taddr, %v {shape = ...} : vector<4xi32>``
-* ``nvvm.tcgen05.mma %d, %a, %b, %idesc, %enableInputD (scale = %s)? (mask = %m)?
-  {kind = #nvvm.tcgen05_mma_kind<f16>, ctaGroup = #nvvm.cta_group<cta_2>} : (!llvm.ptr<6>, i64, i64, i32, i1)``
+* ``nvvm.tcgen05.alloc %addr, %nCols, group = <cta_2> : !llvm.ptr<3>, i32``
+* ``nvvm.tcgen05.dealloc %taddr, %nCols : !llvm.ptr<6>, i32`` / ``nvvm.tcgen05.relinquish_alloc_permit group = <cta_2>``
+* ``nvvm.tcgen05.fence <before>`` / ``nvvm.tcgen05.wait <load>``
+* ``nvvm.tcgen05.commit %mbar, multicast_mask = %m group = <cta_2> : !llvm.ptr<3>, i16``
+* ``nvvm.tcgen05.cp %taddr, %smem_desc, shape = shape_64x128b group = <cta_2> multicast = warpx2_01_23 source_format = <b6x16_p32>``
+* ``nvvm.tcgen05.shift %taddr, group = <cta_2> : !llvm.ptr<6>``
+* ``%v = nvvm.tcgen05.ld %taddr(, %offset)? (pack)? shape = shape_32x32b : vector<4xi32>``
+* ``nvvm.tcgen05.st %taddr, %v (unpack)? shape = shape_32x32b : vector<4xi32>``
+* ``nvvm.tcgen05.mma %d, %a, %b, %idesc, %enableInputD (scale = %s)? (mask = %m)?, kind = f16,
+  cta_group = <cta_2> (collector_a = fill)? (a_shift)? : (!llvm.ptr<6>, i64, i64, i32, i1)``
+
+The older spelling with the properties in the attribute dictionary (``{group = #nvvm.cta_group<cta_2>}``)
+is still read.
 
 Verifiers check the PTX ISA rules: a TMEM address is ``!llvm.ptr<6>``; ``cta_group`` is 1 or 2 (the
 hardware has no ``cta_group::4``: its control word packs the group into two bits, see seed 003 BG06;
@@ -209,16 +213,76 @@ def _print_types(printer: Printer, values) -> None:
     printer.print_list([v.type for v in values], printer.print_attribute)
 
 
+def _group_text(attr) -> str:
+    return f"<cta_{attr.n.data}>"
+
+
+def _parse_group_value(parser: Parser) -> CTAGroupKindAttr:
+    """``<cta_N>`` (upstream's custom syntax) or the full ``#nvvm.cta_group<cta_N>``."""
+    if parser.parse_optional_punctuation("<") is None:
+        attr = parser.parse_attribute()
+        if not isinstance(attr, CTAGroupKindAttr):
+            parser.raise_error(f"expected <cta_1> or <cta_2>, got {attr}")
+        return attr
+    word = parser.parse_identifier()
+    parser.parse_punctuation(">")
+    if not word.startswith("cta_") or not word[4:].isdigit():
+        parser.raise_error(f"expected cta_1 or cta_2, got {word}")
+    return CTAGroupKindAttr(int(word[4:]))
+
+
+def _parse_enum_value(parser: Parser, attr_cls, angle: bool):
+    """An enum property in upstream's custom syntax: in angle brackets (``<b6x16_p32>``; the full
+    ``#nvvm.<mnemonic><value>`` is accepted there too) or bare (``shape_128x256b``)."""
+    if parser.parse_optional_punctuation("<") is not None:
+        value = parser.parse_str_enum(attr_cls.enum_type)
+        parser.parse_punctuation(">")
+        return attr_cls(value)
+    if angle:
+        attr = parser.parse_attribute()
+        if not isinstance(attr, attr_cls):
+            parser.raise_error(f"expected <...> or #{attr_cls.name}<...>, got {attr}")
+        return attr
+    return attr_cls(parser.parse_str_enum(attr_cls.enum_type))
+
+
+def _keyword_value(parser: Parser, key: str, fn):
+    """``key = <value>`` when the next keyword is ``key``, else None."""
+    if parser.parse_optional_keyword(key) is None:
+        return None
+    parser.parse_punctuation("=")
+    return fn()
+
+
+def _finish(parser: Parser, op_cls, types: bool = True, parenthesized: bool = False):
+    """``attr-dict (: types)?``: discardable attributes (property names found there are taken as
+    properties, for modules written in the older ``{group = ...}`` spelling)."""
+    attrs = parser.parse_optional_attr_dict()
+    if types:
+        parser.parse_punctuation(":")
+        if parenthesized:
+            parser.parse_punctuation("(")
+        parser.parse_comma_separated_list(parser.Delimiter.NONE, lambda: _parse_ptr_type(parser))
+        if parenthesized:
+            parser.parse_punctuation(")")
+    props = {k: attrs.pop(k) for k in list(attrs) if k in op_cls.get_irdl_definition().properties}
+    return props, attrs
+
+
 GROUP_DEFAULT = {"group": CTA_1}
 
 # --------------------------------------------------------------------------- TMEM allocation
 
 
 class _AllocLike(IRDLOperation):
+    """``%addr, %nCols (, group = <cta_2>)? : types`` (upstream's syntax)."""
+
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_list(self.operands, printer.print_operand)
-        _print_props(printer, self, defaults=GROUP_DEFAULT)
+        if self.group != CTA_1:
+            printer.print_string(f", group = {_group_text(self.group)}")
+        printer.print_op_attributes(self.attributes)
         _print_types(printer, self.operands)
 
     @classmethod
@@ -226,8 +290,11 @@ class _AllocLike(IRDLOperation):
         a = parser.parse_operand()
         parser.parse_punctuation(",")
         n = parser.parse_operand()
-        props, attrs = _parse_tail(parser, cls, [a, n])
-        return cls.create(operands=[a, n], properties={**GROUP_DEFAULT, **props}, attributes=attrs)
+        props = dict(GROUP_DEFAULT)
+        if parser.parse_optional_punctuation(",") is not None:
+            props["group"] = _keyword_value(parser, "group", lambda: _parse_group_value(parser))
+        more, attrs = _finish(parser, cls)
+        return cls.create(operands=[a, n], properties={**props, **more}, attributes=attrs)
 
 
 @irdl_op_definition
@@ -288,35 +355,40 @@ class Tcgen05RelinquishAllocPermitOp(IRDLOperation):
         _check_group(self)
 
     def print(self, printer: Printer) -> None:
-        _print_props(printer, self, defaults=GROUP_DEFAULT)
+        if self.group != CTA_1:
+            printer.print_string(f" group = {_group_text(self.group)}")
+        printer.print_op_attributes(self.attributes)
 
     @classmethod
     def parse(cls, parser: Parser):
-        props, attrs = _parse_tail(parser, cls, [], with_types=False)
-        return cls.create(properties={**GROUP_DEFAULT, **props}, attributes=attrs)
+        props = dict(GROUP_DEFAULT)
+        group = _keyword_value(parser, "group", lambda: _parse_group_value(parser))
+        if group is not None:
+            props["group"] = group
+        more, attrs = _finish(parser, cls, types=False)
+        return cls.create(properties={**props, **more}, attributes=attrs)
 
 
 # --------------------------------------------------------------------------- fence, wait
 
 
 class _KindOp(IRDLOperation):
+    """``<before>`` / ``<load>`` (upstream's syntax)."""
+
     KIND_ATTR: ClassVar[type]
 
     def verify_(self) -> None:
         _check_target(self)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_attribute(self.kind)
-        _print_props(printer, self, skip=("kind",))
+        printer.print_string(f" <{self.kind.data.value}>")
+        printer.print_op_attributes(self.attributes)
 
     @classmethod
     def parse(cls, parser: Parser):
-        kind = parser.parse_attribute()
-        if not isinstance(kind, cls.KIND_ATTR):
-            parser.raise_error(f"expected #{cls.KIND_ATTR.name}<...>, got {kind}")
-        attrs = parser.parse_optional_attr_dict()
-        return cls.create(properties={"kind": kind}, attributes=attrs)
+        kind = _parse_enum_value(parser, cls.KIND_ATTR, angle=True)
+        more, attrs = _finish(parser, cls, types=False)
+        return cls.create(properties={"kind": kind, **more}, attributes=attrs)
 
 
 @irdl_op_definition
@@ -369,13 +441,15 @@ class Tcgen05CommitOp(IRDLOperation):
         if _space(self.addr) not in (GENERIC, SHARED):
             raise VerifyException(f"tcgen05.commit mbarrier must be !llvm.ptr or !llvm.ptr<3>, got {self.addr.type}")
 
-    def print(self, printer: Printer) -> None:
+    def print(self, printer: Printer) -> None:  # upstream: %addr (, multicast_mask = %m)? (group = <cta_N>)?
         printer.print_string(" ")
         printer.print_operand(self.addr)
         if self.multicastMask is not None:
             printer.print_string(", multicast_mask = ")
             printer.print_operand(self.multicastMask)
-        _print_props(printer, self, defaults=GROUP_DEFAULT)
+        if self.group != CTA_1:
+            printer.print_string(f" group = {_group_text(self.group)}")
+        printer.print_op_attributes(self.attributes)
         _print_types(printer, self.operands)
 
     @classmethod
@@ -386,9 +460,13 @@ class Tcgen05CommitOp(IRDLOperation):
             parser.parse_keyword("multicast_mask")
             parser.parse_punctuation("=")
             mask = parser.parse_operand()
-        props, attrs = _parse_tail(parser, cls, [])
+        props = dict(GROUP_DEFAULT)
+        group = _keyword_value(parser, "group", lambda: _parse_group_value(parser))
+        if group is not None:
+            props["group"] = group
+        more, attrs = _finish(parser, cls)
         return cls.create(operands=[addr] + ([mask] if mask is not None else []),
-                          properties={**GROUP_DEFAULT, **props}, attributes=attrs)
+                          properties={**props, **more}, attributes=attrs)
 
 
 @irdl_op_definition
@@ -405,17 +483,22 @@ class Tcgen05ShiftOp(IRDLOperation):
         _check_group(self)
         _check_tmem(self.taddr, "tcgen05.shift address")
 
-    def print(self, printer: Printer) -> None:
+    def print(self, printer: Printer) -> None:  # upstream: %taddr (, group = <cta_N>)? : type
         printer.print_string(" ")
         printer.print_operand(self.taddr)
-        _print_props(printer, self, defaults=GROUP_DEFAULT)
+        if self.group != CTA_1:
+            printer.print_string(f", group = {_group_text(self.group)}")
+        printer.print_op_attributes(self.attributes)
         _print_types(printer, self.operands)
 
     @classmethod
     def parse(cls, parser: Parser):
         t = parser.parse_operand()
-        props, attrs = _parse_tail(parser, cls, [])
-        return cls.create(operands=[t], properties={**GROUP_DEFAULT, **props}, attributes=attrs)
+        props = dict(GROUP_DEFAULT)
+        if parser.parse_optional_punctuation(",") is not None:
+            props["group"] = _keyword_value(parser, "group", lambda: _parse_group_value(parser))
+        more, attrs = _finish(parser, cls)
+        return cls.create(operands=[t], properties={**props, **more}, attributes=attrs)
 
 
 CP_DEFAULTS = {"group": CTA_1, "multicast": Tcgen05CpMulticastAttr(Tcgen05CpMulticast("none"))}
@@ -449,17 +532,36 @@ class Tcgen05CpOp(IRDLOperation):
             raise VerifyException(f"tcgen05.cp {shape} allows multicast {' or '.join(CP_MULTICAST[shape])}, got {mc}")
 
     def print(self, printer: Printer) -> None:
+        # upstream: %taddr, %desc, shape = S (group = <cta_N>)? (multicast = M)? (source_format = <F>)?
         printer.print_string(" ")
         printer.print_list(self.operands, printer.print_operand)
-        _print_props(printer, self, defaults=CP_DEFAULTS)
+        printer.print_string(f", shape = {self.shape.data.value}")
+        if self.group != CTA_1:
+            printer.print_string(f" group = {_group_text(self.group)}")
+        if self.multicast != CP_DEFAULTS["multicast"]:
+            printer.print_string(f" multicast = {self.multicast.data.value}")
+        if self.srcFormat is not None:
+            printer.print_string(f" source_format = <{self.srcFormat.data.value}>")
+        printer.print_op_attributes(self.attributes)
 
     @classmethod
     def parse(cls, parser: Parser):
         t = parser.parse_operand()
         parser.parse_punctuation(",")
         d = parser.parse_operand()
-        props, attrs = _parse_tail(parser, cls, [], with_types=False)
-        return cls.create(operands=[t, d], properties={**CP_DEFAULTS, **props}, attributes=attrs)
+        props = dict(CP_DEFAULTS)
+        if parser.parse_optional_punctuation(",") is not None:
+            props["shape"] = _keyword_value(parser, "shape", lambda: _parse_enum_value(parser, Tcgen05CpShapeAttr, False))
+        for key, prop, fn in (
+            ("group", "group", lambda: _parse_group_value(parser)),
+            ("multicast", "multicast", lambda: _parse_enum_value(parser, Tcgen05CpMulticastAttr, False)),
+            ("source_format", "srcFormat", lambda: _parse_enum_value(parser, Tcgen05CpSrcFormatAttr, True)),
+        ):
+            value = _keyword_value(parser, key, fn)
+            if value is not None:
+                props[prop] = value
+        more, attrs = _finish(parser, cls, types=False)
+        return cls.create(operands=[t, d], properties={**props, **more}, attributes=attrs)
 
 
 # --------------------------------------------------------------------------- ld, st
@@ -514,12 +616,13 @@ class Tcgen05LdOp(IRDLOperation):
         self.num()
         _check_offset(self)
 
-    def print(self, printer: Printer) -> None:
+    def print(self, printer: Printer) -> None:  # upstream: %taddr (, %offset)? (pack)? shape = S : type
         printer.print_string(" ")
         printer.print_list(self.operands, printer.print_operand)
         if self.pack is not None:
             printer.print_string(" pack")
-        _print_props(printer, self, skip=("pack",))
+        printer.print_string(f" shape = {self.shape.data.value}")
+        printer.print_op_attributes(self.attributes)
         printer.print_string(" : ")
         printer.print_attribute(self.res.type)
 
@@ -528,11 +631,14 @@ class Tcgen05LdOp(IRDLOperation):
         ops = [parser.parse_operand()]
         if parser.parse_optional_punctuation(",") is not None:
             ops.append(parser.parse_operand())
-        extra = {"pack": UnitAttr()} if parser.parse_optional_keyword("pack") is not None else {}
-        props, attrs = _parse_tail(parser, cls, [], extra, with_types=False)
+        props = {"pack": UnitAttr()} if parser.parse_optional_keyword("pack") is not None else {}
+        shape = _keyword_value(parser, "shape", lambda: _parse_enum_value(parser, Tcgen05LdStShapeAttr, False))
+        if shape is not None:
+            props["shape"] = shape
+        more, attrs = _finish(parser, cls, types=False)
         parser.parse_punctuation(":")
         rtype = parser.parse_type()
-        return cls.create(operands=ops, result_types=[rtype], properties=props, attributes=attrs)
+        return cls.create(operands=ops, result_types=[rtype], properties={**props, **more}, attributes=attrs)
 
 
 @irdl_op_definition
@@ -556,12 +662,13 @@ class Tcgen05StOp(IRDLOperation):
         self.num()
         _check_offset(self)
 
-    def print(self, printer: Printer) -> None:
+    def print(self, printer: Printer) -> None:  # upstream: %taddr, %val (, %offset)? (unpack)? shape = S : type
         printer.print_string(" ")
         printer.print_list(self.operands, printer.print_operand)
         if self.unpack is not None:
             printer.print_string(" unpack")
-        _print_props(printer, self, skip=("unpack",))
+        printer.print_string(f" shape = {self.shape.data.value}")
+        printer.print_op_attributes(self.attributes)
         printer.print_string(" : ")
         printer.print_attribute(self.val.type)
 
@@ -572,11 +679,14 @@ class Tcgen05StOp(IRDLOperation):
         ops.append(parser.parse_operand())
         if parser.parse_optional_punctuation(",") is not None:
             ops.append(parser.parse_operand())
-        extra = {"unpack": UnitAttr()} if parser.parse_optional_keyword("unpack") is not None else {}
-        props, attrs = _parse_tail(parser, cls, [], extra, with_types=False)
+        props = {"unpack": UnitAttr()} if parser.parse_optional_keyword("unpack") is not None else {}
+        shape = _keyword_value(parser, "shape", lambda: _parse_enum_value(parser, Tcgen05LdStShapeAttr, False))
+        if shape is not None:
+            props["shape"] = shape
+        more, attrs = _finish(parser, cls, types=False)
         parser.parse_punctuation(":")
         parser.parse_type()
-        return cls.create(operands=ops, properties=props, attributes=attrs)
+        return cls.create(operands=ops, properties={**props, **more}, attributes=attrs)
 
 
 # --------------------------------------------------------------------------- mma
@@ -637,6 +747,8 @@ class Tcgen05MMAOp(IRDLOperation):
             raise VerifyException("a collector op other than discard needs matrix A in shared memory")
 
     def print(self, printer: Printer) -> None:
+        # upstream: %d, %a, %b, %idesc, %enableInputD (scale = %s)? (mask = %m)?, kind = K,
+        #           cta_group = <cta_N> (collector_a = C)? (a_shift)? : (types)
         printer.print_string(" ")
         printer.print_list([self.matrixD, self.matrixA, self.matrixB, self.idesc, self.enableInputD], printer.print_operand)
         if self.scaleInputD is not None:
@@ -645,7 +757,12 @@ class Tcgen05MMAOp(IRDLOperation):
         if self.disableOutputLane is not None:
             printer.print_string(" mask = ")
             printer.print_operand(self.disableOutputLane)
-        _print_props(printer, self, defaults=MMA_DEFAULTS)
+        printer.print_string(f", kind = {self.kind.data.value}, cta_group = {_group_text(self.ctaGroup)}")
+        if self.collectorOp != MMA_DEFAULTS["collectorOp"]:
+            printer.print_string(f" collector_a = {self.collectorOp.data.value}")
+        if self.aShift is not None:
+            printer.print_string(" a_shift")
+        printer.print_op_attributes(self.attributes)
         printer.print_string(" : (")
         printer.print_list([o.type for o in self.operands], printer.print_attribute)
         printer.print_string(")")
@@ -656,17 +773,24 @@ class Tcgen05MMAOp(IRDLOperation):
         for _ in range(4):
             parser.parse_punctuation(",")
             ops.append(parser.parse_operand())
-        scale = mask = None
-        if parser.parse_optional_keyword("scale") is not None:
-            parser.parse_punctuation("=")
-            scale = parser.parse_operand()
-        if parser.parse_optional_keyword("mask") is not None:
-            parser.parse_punctuation("=")
-            mask = parser.parse_operand()
-        props, attrs = _parse_tail(parser, cls, [])
+        scale = _keyword_value(parser, "scale", parser.parse_operand)
+        mask = _keyword_value(parser, "mask", parser.parse_operand)
+        props = dict(MMA_DEFAULTS)
+        if parser.parse_optional_punctuation(",") is not None:
+            props["kind"] = _keyword_value(parser, "kind", lambda: _parse_enum_value(parser, Tcgen05MMAKindAttr, False))
+            parser.parse_punctuation(",")
+            props["ctaGroup"] = _keyword_value(parser, "cta_group", lambda: _parse_group_value(parser))
+            collector = _keyword_value(parser, "collector_a",
+                                       lambda: _parse_enum_value(parser, Tcgen05MMACollectorOpAttr, False))
+            if collector is not None:
+                props["collectorOp"] = collector
+            if parser.parse_optional_keyword("a_shift") is not None:
+                props["aShift"] = UnitAttr()
+        more, attrs = _finish(parser, cls, parenthesized=True)
+        props = {k: v for k, v in {**props, **more}.items() if v is not None}
         return cls.create(
             operands=[*ops, *([scale] if scale is not None else []), *([mask] if mask is not None else [])],
-            properties={**MMA_DEFAULTS, **props,
+            properties={**props,
                         "operandSegmentSizes": _segments([1, 1, 1, 1, 1, int(scale is not None), int(mask is not None)])},
             attributes=attrs)
 

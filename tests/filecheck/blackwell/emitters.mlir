@@ -27,7 +27,7 @@ func.func @four(%t: !llvm.ptr<6>, %d: i64) {
 // CHECK-NEXT: scf.if %[[UNI]] {
 // CHECK-NEXT:   %[[ONE_LANE:.*]] = nvvm.elect.sync -> i1
 // CHECK-NEXT:   scf.if %[[ONE_LANE]] {
-// CHECK-NEXT:     nvvm.tcgen05.cp %[[DST]], %d {shape = #nvvm.tcgen05_cp_shape<shape_128x256b>, group = #nvvm.cta_group<cta_2>}
+// CHECK-NEXT:     nvvm.tcgen05.cp %[[DST]], %d, shape = shape_128x256b group = <cta_2>
 // CHECK-NEXT:   }
 // CHECK-NEXT: }
 // CHECK-NEXT: func.return
@@ -58,13 +58,13 @@ func.func @two(%t: !llvm.ptr<6>, %d: i64, %bar: !llvm.ptr<3>) {
 // CHECK:      scf.if
 // CHECK-NEXT:   nvvm.elect.sync
 // CHECK-NEXT:   scf.if
-// CHECK-NEXT:     nvvm.tcgen05.cp %t, %d {shape = #nvvm.tcgen05_cp_shape<shape_128x256b>, group = #nvvm.cta_group<cta_2>}
+// CHECK-NEXT:     nvvm.tcgen05.cp %t, %d, shape = shape_128x256b group = <cta_2>
 // CHECK-NEXT:     %[[M2:.*]] = arith.constant -2 : i32
 // CHECK-NEXT:     %[[EVEN:.*]] = arith.andi %[[RANK]], %[[M2]] : i32
 // CHECK-NEXT:     %[[PAIR:.*]] = arith.constant 3 : i32
 // CHECK-NEXT:     %[[SH:.*]] = arith.shli %[[PAIR]], %[[EVEN]] : i32
 // CHECK-NEXT:     %[[MASK:.*]] = arith.trunci %[[SH]] : i32 to i16
-// CHECK-NEXT:     nvvm.tcgen05.commit %bar, multicast_mask = %[[MASK]] {group = #nvvm.cta_group<cta_2>} : !llvm.ptr<3>, i16
+// CHECK-NEXT:     nvvm.tcgen05.commit %bar, multicast_mask = %[[MASK]] group = <cta_2> : !llvm.ptr<3>, i16
 // CHECK-NEXT:   }
 // CHECK-NEXT: }
 
@@ -81,7 +81,7 @@ func.func @one(%t: !llvm.ptr<6>, %d: i64, %bar: !llvm.ptr<3>) {
 // CHECK-NOT:  cluster
 // CHECK-NEXT: %[[E:.*]] = nvvm.elect.sync -> i1
 // CHECK-NEXT: scf.if %[[E]] {
-// CHECK-NEXT:   nvvm.tcgen05.cp %t, %d {shape = #nvvm.tcgen05_cp_shape<shape_32x128b>, multicast = #nvvm.tcgen05_cp_multicast<warpx4>}
+// CHECK-NEXT:   nvvm.tcgen05.cp %t, %d, shape = shape_32x128b multicast = warpx4
 // CHECK-NEXT:   nvvm.tcgen05.commit %bar : !llvm.ptr<3>
 // CHECK-NEXT: }
 // CHECK-NEXT: func.return
