@@ -57,8 +57,9 @@ def register(subparsers) -> None:
     p.add_argument("--no-cache", action="store_true",
                    help="do not use the compiled-kernel cache ($TILEORCH_CACHE_DIR, ~/.cache/tileorch)")
     p.add_argument("-p", "--pipeline", default="", help="extra passes run after the lowering pipeline")
-    p.add_argument("--schedule", choices=("persistent", "streamk", "dp"), default="persistent",
-                   help="tile scheduler for cuTile (CUDA Tile IR) input (default: persistent)")
+    p.add_argument("--schedule", choices=("persistent", "streamk", "dp", "simt"), default="persistent",
+                   help="tile scheduler of a GEMM-shaped cuTile (CUDA Tile IR) program (default: persistent); "
+                        "simt compiles any cuTile program through the SIMT lowering")
     p.set_defaults(func=run)
 
 
