@@ -60,20 +60,25 @@ def test_reductions_use_barriers_and_shared_scratch(bytecode):
     assert "bar.sync" in prog.ptx and ".shared" in prog.ptx and "rsqrt.approx.f32" in prog.ptx
 
 
-def test_gemm_takes_the_tier_on_hopper_and_the_simt_path_elsewhere(bytecode):
-    from tileorch.frontend.cutile import compile_program
+def _lower(bytecode, name, arch="sm_90a"):
+    """(kind, lowered module text) of ``lower_program`` (no LLVM code generation: fast)."""
+    from tileorch.frontend.cutile import load, lower_program
+    from tileorch.registry import make_context
 
-    data = (bytecode / "gemm.tileirbc").read_bytes()
-    hopper = compile_program(data, "gemm", arch="sm_90a", ptxas=False)
-    assert hopper.kind == "gemm" and "wgmma.mma_async" in hopper.ptx
-    assert hopper.gemm_config.cluster_m == 2  # num_ctas left to the compiler: 2x1 on sm_90
-    blackwell = compile_program(data, "gemm", arch="sm_100a", ptxas=False)
-    assert blackwell.kind == "simt" and "wgmma" not in blackwell.ptx
+    ctx = make_context()
+    kind, module = lower_program(load((bytecode / f"{name}.tileirbc").read_bytes(), name, ctx), ctx, arch)
+    return kind, str(module)
+
+
+def test_gemm_takes_the_tier_on_hopper_and_the_simt_path_elsewhere(bytecode):
+    kind, text = _lower(bytecode, "gemm", "sm_90a")
+    assert kind == "gemm" and "nvvm.wgmma.mma_async" in text
+    assert "_c2x1_" in text  # num_ctas left to the compiler: a 2x1 cluster on sm_90
+    kind, text = _lower(bytecode, "gemm", "sm_100a")
+    assert kind == "simt" and "wgmma" not in text and "nvvm.maxntid" in text
 
 
 def test_gemm_with_an_epilogue_falls_back_to_simt(bytecode):
     """The tier refuses the bias+ReLU epilogue (it would drop it); the SIMT path keeps it."""
-    from tileorch.frontend.cutile import compile_program
-
-    prog = compile_program((bytecode / "gemm_epi.tileirbc").read_bytes(), "gemm_epi", ptxas=False)
-    assert prog.kind == "simt" and "max.f32" in prog.ptx
+    kind, text = _lower(bytecode, "gemm_epi")
+    assert kind == "simt" and "max.f32" in text
