@@ -18,6 +18,18 @@ def vec_add(a, b, c, tile: ct.Constant[int]):
 
 
 @ct.kernel
+def matmul(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """The textbook cuTile GEMM (benchmarks/cutile_vs_tileiras.py: tileiras vs tileorch)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        a = ct.load(A, index=(bm, k), shape=(tm, tk))
+        b = ct.load(B, index=(k, bn), shape=(tk, tn))
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
+
+
+@ct.kernel
 def softmax(x, y, tn: ct.Constant[int]):
     row = ct.bid(0)
     t = ct.load(x, index=(row, 0), shape=(1, tn), padding_mode=ct.PaddingMode.NEG_INF).astype(ct.float32)

@@ -4,7 +4,7 @@ cuBLAS, in one process over the shape suite, timed identically.
     python benchmarks/cutile_vs_tileiras.py build          # CPU: cuTile -> bytecode -> tileorch cubins
     python benchmarks/cutile_vs_tileiras.py run [--out D]  # GPU: correctness, ratios, JSON, plot
 
-The program is the textbook cuTile GEMM (``benchmarks/cutile_gemm_kernel.py``: 128x128x64 tiles, fp16 in, fp32
+The program is the textbook cuTile GEMM (``matmul`` in ``benchmarks/cutile_kernel_zoo.py``: 128x128x64 tiles, fp16 in, fp32
 accumulate, fp16 out, A [M,K] and B [K,N] row-major).  ``build`` exports its Tile IR bytecode
 with ``cuda.tile.compilation.export_kernel`` and compiles it with
 :func:`tileorch.frontend.cutile.compile_program` once per tile scheduler (persistent, Stream-K,
@@ -40,7 +40,7 @@ SMS = 132
 
 
 def _kernel():
-    from cutile_gemm_kernel import matmul
+    from cutile_kernel_zoo import matmul
 
     return matmul
 

@@ -201,8 +201,6 @@ class _Writer:
             if ub is not None:
                 out += _svarint(ub)
             return out
-        if isinstance(a, Attribute) and hasattr(a, "name") and False:
-            pass
         try:
             return _varint(4) + _varint(self.type(a))
         except BytecodeWriteError:

@@ -397,19 +397,11 @@ def stream_handle(stream: Any) -> int:
 
 
 def _compile_program(data: bytes, name: str, arch: str, schedule: str) -> Any:
-    try:
-        from tileorch.frontend.cutile import compile_program
-    except ImportError:
-        raise NotImplementedError("tileorch.frontend.cutile.compile_program is not available in this "
-                                  "tileorch build") from None
-    import inspect
-
+    """compile_program; without ptxas the PTX is kept and the driver JIT-compiles it on load."""
     from tileorch.backend.ptxas import ptxas_available
+    from tileorch.frontend.cutile import compile_program
 
-    if not ptxas_available() and "ptxas" in inspect.signature(compile_program).parameters:
-        # no ptxas here: keep the PTX, which the driver JIT-compiles when the module loads
-        return compile_program(data, name, arch=arch, schedule=schedule, ptxas=False)
-    return compile_program(data, name, arch=arch, schedule=schedule)
+    return compile_program(data, name, arch=arch, schedule=schedule, ptxas=ptxas_available())
 
 
 @dataclass

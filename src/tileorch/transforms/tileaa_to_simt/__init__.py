@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith, func, llvm, scf
 from xdsl.dialects.builtin import (
-    ArrayAttr,
+    BFloat16Type,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     FloatAttr,
@@ -36,10 +36,11 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     ModuleOp,
-    StringAttr,
     TensorType,
     UnitAttr,
     i1,
+    i8,
+    i16,
     i32,
     i64,
 )
@@ -61,7 +62,6 @@ from tileorch.transforms.tileaa_to_simt.emit import (
     reg_type,
     strides_of,
 )
-from xdsl.dialects.builtin import BFloat16Type, IntegerType as _Int
 
 PASS = "convert-nv-tileaa-to-simt"
 MAX_STATIC_SMEM = 48 * 1024
@@ -225,7 +225,7 @@ class FunctionLowering:
         if handler is not None:
             handler(e, op)
             return
-        if name.startswith("arith.") or name in ELEMENTWISE or name in ("math.absf",):
+        if name.startswith("arith.") or name in ELEMENTWISE:
             self.elementwise(e, op)
             return
         raise _unsupported(op)
@@ -285,11 +285,10 @@ class FunctionLowering:
             dim = src.order[i]
             extent = src.memref.shape[dim]
             step = src.step[i]
-            # tiles along the dimension: ceil((extent - tile) / step) + 1, at least 1 for extent > 0
-            num = e.v(arith.AddiOp(extent, e.const(step - 1)))
-            r = e.v(arith.DivSIOp(num, e.const(step))) if src.tile[i] == step else None
-            if r is None:
+            if src.tile[i] != step:
                 raise _unsupported(op, "overlapping tiles (step different from the tile)")
+            # tiles along the dimension: ceil(extent / step)
+            r = e.v(arith.DivSIOp(e.v(arith.AddiOp(extent, e.const(step - 1))), e.const(step)))
         else:
             r = src.shape[i]
         self.vals[op.results[0]] = self._cast_int(e, r, op.results[0].type)
@@ -303,9 +302,10 @@ class FunctionLowering:
     def _cast_int(e: Emitter, v: SSAValue, typ: Attribute) -> SSAValue:
         if v.type == typ:
             return v
-        if isinstance(typ, IntegerType) and typ.width.data > 32:
-            return e.v(arith.ExtSIOp(v, typ))
-        return e.v(arith.IndexCastOp(v, typ)) if not isinstance(typ, IntegerType) else e.v(arith.TruncIOp(v, typ))
+        if not isinstance(typ, IntegerType):
+            return e.v(arith.IndexCastOp(v, typ))
+        wider = typ.width.data > v.type.width.data
+        return e.v(arith.ExtSIOp(v, typ) if wider else arith.TruncIOp(v, typ))
 
     # -- global memory ----------------------------------------------------------------------
     def _element_address(self, e: Emitter, view: View, idx: list[SSAValue], coords: list[SSAValue]):
@@ -324,14 +324,14 @@ class FunctionLowering:
             s64 = e.v(arith.ExtSIOp(mem.strides[dim], i64))
             term = e.v(arith.MuliOp(g64, s64))
             offset = term if offset is None else e.v(arith.AddiOp(offset, term))
-        elem = _Int(16) if isinstance(mem.element, BFloat16Type) else memory_type(mem.element)
+        elem = i16 if isinstance(mem.element, BFloat16Type) else memory_type(mem.element)
         ptr = e.gep(mem.ptr, offset, elem, GLOBAL_PTR)
         return ptr, ok
 
     @staticmethod
     def _load_global(b: Emitter, ptr: SSAValue, elt: Attribute) -> SSAValue:
         if isinstance(elt, BFloat16Type):
-            return b.bf16_bits_to_f32(b.load(ptr, _Int(16)))
+            return b.bf16_bits_to_f32(b.load(ptr, i16))
         if elt == i1:
             return b.v(arith.TruncIOp(b.load(ptr, memory_type(i1)), i1))
         return b.load(ptr, elt)
@@ -420,7 +420,7 @@ class FunctionLowering:
     def _at(self, e: Emitter, offset: int, elem: Attribute) -> SSAValue:
         if offset == 0:
             return self.smem
-        return e.gep(self.smem, e.const(offset), _i8(), SHARED_PTR)
+        return e.gep(self.smem, e.const(offset), i8, SHARED_PTR)
 
     def _read(self, e: Emitter, offset: int, elt: Attribute, flat: SSAValue, pad: bool = True) -> SSAValue:
         elt = reg_type(elt)
@@ -445,13 +445,11 @@ class FunctionLowering:
         src = self.tile(op.source)
         rt = op.results[0].type
         shape = tuple(rt.get_shape())
-        if src.numel == 1:
-            if len(src.slots) == 1 and self.threads >= 1:
-                (off,) = self._stage(e, [src])
-                v = self._read(e, off, src.element, e.const(0))
-                self.vals[op.results[0]] = Tile(shape, src.element, [v] * self.slots_of(rt, op))
-                return
         (off,) = self._stage(e, [src])
+        if src.numel == 1:  # one value for every slot
+            v = self._read(e, off, src.element, e.const(0))
+            self.vals[op.results[0]] = Tile(shape, src.element, [v] * self.slots_of(rt, op))
+            return
 
         def pick(b, coords):
             src_coords = [c if d != 1 else b.const(0) for c, d in zip(coords, src.shape)]
@@ -713,23 +711,17 @@ class FunctionLowering:
 
     def scalar_op(self, e: Emitter, op: Operation, args: list[SSAValue], rtype: Attribute | None = None) -> SSAValue:
         name = op.name
-        if name in ELEMENTWISE and name != "nv_tileaa.remf":
+        if name in ELEMENTWISE:
             kind = ELEMENTWISE[name]
-            if kind in ("exp", "exp2", "sqrt", "rsqrt", "tanh", "neg"):
+            if kind in ("exp", "exp2", "sqrt", "rsqrt", "tanh", "neg", "abs"):
                 return e.unary_math(kind, args[0])
             if kind == "fma":
                 return e.fma(*args)
+            if kind == "remf":
+                return e.fmod(*args)
             if kind in ("max", "min"):
                 return e.max_min(kind, *args)
             return e.v(ARITH_OF[kind](*args))
-        if name == "math.absf":
-            typ = args[0].type
-            return e.from_f32(e.ptx_f32("abs.f32 $0, $1;", [e.to_f32(args[0])]), typ)
-        if name == "nv_tileaa.remf":  # C fmod: a - b * trunc(a / b)
-            typ = args[0].type
-            a, b = e.to_f32(args[0]), e.to_f32(args[1])
-            q = e.ptx_f32("cvt.rzi.f32.f32 $0, $1;", [e.v(arith.DivfOp(a, b))])
-            return e.from_f32(e.v(arith.SubfOp(a, e.v(arith.MulfOp(b, q)))), typ)
         if name in ("arith.floordivsi", "arith.ceildivsi"):
             return _signed_div_rounded(e, name == "arith.floordivsi", *args)
         if name in ("arith.maximumf", "arith.maxnumf"):
@@ -836,12 +828,6 @@ def _padded_size(n: int) -> int:
     return n + n // 32 + 1
 
 
-def _i8():
-    from xdsl.dialects.builtin import i8
-
-    return i8
-
-
 def _numel(shape) -> int:
     n = 1
     for d in shape:
@@ -871,7 +857,7 @@ ELEMENTWISE = {
     "nv_tileaa.addf": "addf", "nv_tileaa.subf": "subf", "nv_tileaa.mulf": "mulf", "nv_tileaa.divf": "divf",
     "nv_tileaa.maxf": "max", "nv_tileaa.minf": "min", "nv_tileaa.fma": "fma", "nv_tileaa.negf": "neg",
     "nv_tileaa.exp": "exp", "nv_tileaa.exp2": "exp2", "nv_tileaa.sqrt": "sqrt", "nv_tileaa.rsqrt": "rsqrt",
-    "nv_tileaa.tanh": "tanh", "nv_tileaa.remf": "remf", "nv_tileaa.addi": "addi", "nv_tileaa.subi": "subi", "nv_tileaa.muli": "muli",
+    "nv_tileaa.tanh": "tanh", "nv_tileaa.remf": "remf", "math.absf": "abs", "nv_tileaa.addi": "addi", "nv_tileaa.subi": "subi", "nv_tileaa.muli": "muli",
 }
 ARITH_OF = {
     "addf": arith.AddfOp, "subf": arith.SubfOp, "mulf": arith.MulfOp, "divf": arith.DivfOp,
@@ -898,8 +884,6 @@ class ConvertNvTileaaToSimt(ModulePass):
             fn.detach()
             fn.erase()
         if scratch or any(isinstance(f, func.FuncOp) for f in op.body.block.ops):
-            from xdsl.dialects.builtin import i8
-
             glob = llvm.GlobalOp(llvm.LLVMArrayType(max(scratch, 16), i8), SCRATCH, "internal",
                                  addr_space=3, alignment=16)
             op.body.block.insert_op_before(glob, op.body.block.first_op) if op.body.block.first_op else op.body.block.add_op(glob)

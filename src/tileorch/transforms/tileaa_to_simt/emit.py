@@ -193,11 +193,20 @@ class Emitter:
             r = self.ptx_f32("rsqrt.approx.f32 $0, $1;", [y])
         elif kind == "tanh":
             r = self.ptx_f32("tanh.approx.f32 $0, $1;", [y])
+        elif kind == "abs":
+            r = self.ptx_f32("abs.f32 $0, $1;", [y])
         elif kind == "neg":
             r = self.v(arith.NegfOp(y))
         else:
             raise NotImplementedError(kind)
         return self.from_f32(r, typ)
+
+    def fmod(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        """C ``fmod``: ``a - b * trunc(a / b)`` (in f32)."""
+        typ = a.type
+        a, b = self.to_f32(a), self.to_f32(b)
+        q = self.ptx_f32("cvt.rzi.f32.f32 $0, $1;", [self.v(arith.DivfOp(a, b))])
+        return self.from_f32(self.v(arith.SubfOp(a, self.v(arith.MulfOp(b, q)))), typ)
 
     def bf16_bits_to_f32(self, bits: SSAValue) -> SSAValue:
         wide = self.v(arith.ExtUIOp(bits, i32))
@@ -238,4 +247,4 @@ def memory_type(t: Attribute) -> Attribute:
 
 
 __all__ = ["Emitter", "GLOBAL_PTR", "SHARED_PTR", "Tile", "byte_size", "is_float", "memory_type", "reg_type",
-           "strides_of", "i64"]
+           "strides_of"]
