@@ -391,7 +391,7 @@ def test_convert_to_cutlass_records_gemm_operand_arguments():
         cfg, module = lower_tile_program(text.replace(head, signature), schedule="dp")
         fn = next(op for op in module.walk() if CONFIG_ATTR in op.attributes)
         assert gemm_operands(fn) == expected
-        assert cfg.tile_n == 128 and cfg.schedule == "dp"
+        assert cfg.tile_n == 256 and cfg.cluster_m == 2 and cfg.schedule == "dp"
 
 
 @needs_cutile

@@ -204,8 +204,8 @@ class TileProgram:
         return out.getvalue() + "\n"
 
 
-def tile_gemm(tm: int = 128, tn: int = 128, tk: int = 64, dtype: str = "f16", out_dtype: str = "f16",
-              num_worker_warps: int = 8, num_ctas: int = 1, sm: int = 90) -> TileProgram:
+def tile_gemm(tm: int = 128, tn: int = 256, tk: int = 64, dtype: str = "f16", out_dtype: str = "f16",
+              num_worker_warps: int = 8, num_ctas: int = 2, sm: int = 90) -> TileProgram:
     """The GEMM of ``examples/tile_gemm.mlir``, C = A @ B, one ``tm x tn`` tile per program."""
     p = TileProgram("tile_gemm", num_ctas=num_ctas, num_worker_warps=num_worker_warps, sm=sm)
     A, B, C = p.array("a", dtype), p.array("b", dtype), p.array("c", out_dtype)

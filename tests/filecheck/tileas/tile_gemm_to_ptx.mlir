@@ -10,13 +10,14 @@
 // RUN: tileorch-opt %S/../../../examples/tile_gemm.mlir -p "tileas-tier{dynamic-persistent=true},convert-nv-tileas-to-cutlass{schedule=streamk}" | filecheck %s --check-prefix=STREAMK
 // The example tile GEMM, through the TileAS tier, lowered onto the cutlass pipeline and tile
 // scheduler ops and the TMA + WGMMA payload, to PTX that ptxas accepts for sm_90a.
-// CUTLASS: func.func @gemm_f16_f16_bn_128x128x64_s6_c1x1_persistent{{.*}} attributes {{{.*}}tileorch.gemm_config = "{{.*}}\22stages\22: 6{{.*}}", tileorch.tile_kernel = "tile_gemm"
-// CUTLASS: cutlass.pipeline.create : !cutlass.pipeline<stages = 6, producers = 1, consumers = 2>
+// CUTLASS: func.func @gemm_f16_f16_bn_128x256x64_s4_c2x1_persistent{{.*}} attributes {{{.*}}tileorch.gemm_config = "{{.*}}\22stages\22: 4{{.*}}", tileorch.tile_kernel = "tile_gemm"
+// CUTLASS: cutlass.pipeline.create : !cutlass.pipeline<stages = 4, producers = 1, consumers = 2>
 // CUTLASS: cutlass.tile_scheduler.create_static_persistent_params
 // CUTLASS: cutlass.pipeline.producer_acquire
 // CUTLASS: nvvm.wgmma.mma_async
 // PTX: cp.async.bulk.tensor.2d.shared::cluster.global
-// PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// PTX: cp.async.bulk.tensor.2d.shared::cluster.global{{.*}}.multicast::cluster
+// PTX: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
 // STREAMK: cutlass.tile_scheduler.create_streamk_params
 // The dynamic-persistent form: agents inside the program-id loop, the next id claimed after them;
 // it lowers onto each of the tile schedulers.
@@ -26,5 +27,5 @@
 // DYN: nv_tileas.async.pipeline.agent_switch
 // DYN: %[[N:.*]] = nv_tileas.cancel_next_program_id
 // DYN-NEXT: scf.yield %[[N]] : !nv_tileaa.program_id
-// DP: func.func @gemm_f16_f16_bn_128x128x64_s6_c1x1_dp
+// DP: func.func @gemm_f16_f16_bn_128x256x64_s4_c2x1_dp
 // PERSISTENT: cutlass.tile_scheduler.create_static_persistent_params

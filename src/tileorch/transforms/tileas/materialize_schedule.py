@@ -18,7 +18,8 @@ into shared memory) and uses them in a ``dot`` becomes a warp-specialized region
 
 The stage count is the largest that fits the shared-memory budget (``smem-budget`` bytes, by
 default the target's opt-in maximum per CTA) next to the shared memory the kernel needs outside
-the loop, capped by ``max-stages``.  ``warp_id`` is left to ``optimize-execution-unit-mapping``.
+the loop, capped by ``max-stages``.  A tile staged only for TMA stores counts as two TMA boxes
+(it drains box by box through two slots, as the GEMM epilogue does), not the whole tile.  ``warp_id`` is left to ``optimize-execution-unit-mapping``.
 Diagnostics: "failed to find a schedule for " (no two stages fit), "unsupported operation in
 warp-specialized agent dispatch" (a load depends on an op with side effects), "failed to run
 agent dispatcher" (a value computed after the loop escapes the agent).
@@ -26,6 +27,7 @@ agent dispatcher" (a value computed after the loop escapes the agent).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -85,6 +87,28 @@ def _defined_inside(value: SSAValue, block: Block) -> bool:
     return owner.parent_block() is block
 
 
+STORE_STAGING_SLOTS = 2
+"""A tile staged only for TMA stores drains box by box through this many box-sized slots (the
+GEMM lowering's epilogue: one box is staged while the previous one stores, docs/gemm.md)."""
+
+
+def staged_store_bytes(op: Operation) -> int | None:
+    """Shared memory a ``convert_layout`` whose only users are TMA ``tiled_store``s really needs:
+    ``STORE_STAGING_SLOTS`` boxes (at most the whole tile); None for any other staging."""
+    if not isinstance(op, ts.ConvertLayoutOp) or not op.results[0].uses:
+        return None
+    boxes = []
+    for use in op.results[0].uses:
+        user = use.operation
+        atom = user.properties.get("atom") if isinstance(user, ts.TiledStoreOp) else None
+        if not isinstance(atom, ts.TmaStoreAtomAttr):
+            return None
+        boxes.append(atom.box_dims())
+    box_elems = max(math.prod(b) for b in boxes)
+    t = op.results[0].type
+    return min(tensor_bytes(t), STORE_STAGING_SLOTS * box_elems * ts.bit_width(t.element_type) // 8)
+
+
 def reserved_smem(func: Operation, loop: scf.ForOp) -> int:
     """Shared memory the kernel holds outside the loop's pipeline (epilogue staging etc.)."""
     total = 0
@@ -94,7 +118,8 @@ def reserved_smem(func: Operation, loop: scf.ForOp) -> int:
         if isinstance(op, ts.ConvertLayoutOp | ts.AllocTensorOp | ts.CopyOp) or _is_tma_load(op):
             lay = ts.layout_of(op.results[0].type)
             if lay is not None and lay.kind == "smem":
-                total += tensor_bytes(op.results[0].type)
+                staged = staged_store_bytes(op)
+                total += tensor_bytes(op.results[0].type) if staged is None else staged
     return total
 
 
