@@ -21,8 +21,9 @@ builtin.module attributes {cutlass.target = "sm_100a", cutlass.cluster_shape = a
           {is_2cta_mma = true} : !cutlass.tile_scheduler<streamk>, i64 -> i64
       %smid = cutlass.tile_scheduler.mods_report_smid : i32
       %last = scf.while (%w = %first) : (!cutlass.streamk_work_tile_info) -> !cutlass.streamk_work_tile_info {
-        %count = cutlass.tile_scheduler.get_work_k_tile_count %sched, %w
-            : !cutlass.tile_scheduler<streamk>, !cutlass.streamk_work_tile_info
+        // the cluster's piece (the same in every CTA), not this CTA's share of it (may be 0)
+        %count = cutlass.tile_scheduler.work_tile_info_get_value %w {field = #cutlass<streamk_work_tile_info_field k_tile_count>}
+            : !cutlass.streamk_work_tile_info -> i32
         %valid = arith.cmpi sgt, %count, %c0 : i32
         scf.condition(%valid) %w : !cutlass.streamk_work_tile_info
       } do {

@@ -29,7 +29,7 @@
 // CHECK: bar.sync 4, 128
 // CHECK: fence.acq_rel.gpu;
 // CHECK-NEXT: atom.global.add.u32
-// CHECK: .func {{.*}}__tileorch_sched_sm100_streamk_c2x2_m
+// CHECK: .func {{.*}}__tileorch_sched_sm100_streamk_c1x1_m
 // CHECK: barrier.cluster.arrive.aligned;
 // CHECK: %globaltimer
 // CHECK: %smid

@@ -77,6 +77,7 @@ from tileorch.dialects.cutlass.scheduler_attrs import (
     field_value_kind,
 )
 from tileorch.dialects.cutlass.scheduler_context import (
+    cluster_shape,
     enclosing_async_exec,
     known_alignment,
     target_name,
@@ -479,6 +480,24 @@ class CreateSM100SchedulerOp(_CreateSchedulerOp):
             self._check_response_pointer(kind, True, "(dynamic persistent)")
         else:
             self._check_response_pointer(kind, False, "(not dynamic persistent)")
+        if kind == "streamk":
+            self._check_launch_cluster()
+
+    def _check_launch_cluster(self) -> None:
+        """SM100 Stream-K shares each piece among the CTAs of the launched cluster
+        (``%cluster_ctarank``), so its CGA shape (when the params type states one; else the
+        module's is used) must be the module's cluster shape."""
+        shape = cluster_shape(self)
+        cga = self.tileSchedulerParams.type.cga() or shape  # type: ignore[attr-defined]
+        if tuple(cga) != tuple(shape):
+            raise VerifyException(
+                f"the SM100 Stream-K scheduler's CGA shape {list(cga)} differs from the launch cluster "
+                f"(module cutlass.cluster_shape {list(shape)}): its CTAs split each piece by cluster rank"
+            )
+        if cga[2] != 1:
+            raise VerifyException(
+                f"the SM100 Stream-K scheduler needs a 2-D cluster (z = 1), found CGA shape {list(cga)}"
+            )
 
 
 # ------------------------------------------------------------------ work-tile info
@@ -796,11 +815,30 @@ class FixupOp(_FixupOp):
     tileScheduler = operand_def(TileSchedulerType)
     workTileInfo = operand_def(WorkTileInfoType)
     accumulator = operand_def(A)
+    # SM100 Stream-K on a multi-CTA cluster: this CTA's shared-memory buffer for its partial,
+    # read by the cluster leader through DSMEM (docs/blackwell.md, "SM100 Stream-K")
+    smem = opt_operand_def(LLVMPointerType)
     newAccumulator = result_def(A)
     assembly_format = (
-        "$tileScheduler `,` $workTileInfo `,` $accumulator attr-dict `:` type($tileScheduler) "
-        "`,` type($workTileInfo) `,` type($accumulator)"
+        "$tileScheduler `,` $workTileInfo `,` $accumulator (`smem` `(` $smem^ `:` type($smem) `)`)? "
+        "attr-dict `:` type($tileScheduler) `,` type($workTileInfo) `,` type($accumulator)"
     )
+
+    def verify_(self) -> None:
+        super().verify_()
+        if self.smem is None:
+            return
+        space = self.smem.type.addr_space  # type: ignore[attr-defined]
+        if getattr(space, "data", 0) != SHARED_ADDRESS_SPACE:
+            raise VerifyException(
+                f"the fix-up's smem buffer must point to shared memory (!llvm.ptr<3>), found {self.smem.type}"
+            )
+        creator = self.tileScheduler.owner
+        if not isinstance(creator, CreateSM100SchedulerOp):
+            raise VerifyException(
+                "smem(...) is the cluster-reduction buffer of the SM100 Stream-K scheduler: "
+                f"{value_name(self.tileScheduler)} does not come from cutlass.tile_scheduler.create_SM100_scheduler"
+            )
 
 
 @irdl_op_definition

@@ -52,7 +52,7 @@ from tileorch.schedulers import streamk_work
 from tileorch.schedulers.sm100_streamk import Sm100StreamKParams
 from tileorch.schedulers.work_tile import WorkTileInfo
 from tileorch.transforms.pipeline_to_nvvm import scheduler_bodies as bodies
-from tileorch.transforms.pipeline_to_nvvm import scheduler_fixup, scheduler_pull
+from tileorch.transforms.pipeline_to_nvvm import scheduler_cluster, scheduler_fixup, scheduler_pull
 from tileorch.transforms.pipeline_to_nvvm.base import OpLowering
 from tileorch.transforms.pipeline_to_nvvm.context import module_of
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
@@ -116,6 +116,9 @@ def constructor_config(constructor: Operation) -> SchedulerConfig:
     along_n = {"along_n": True, "along_m": False}.get(raster or "heuristic")
     family = family_of(constructor.results[0].type)
     sm100 = constructor.name == PREFIX + "create_SM100_scheduler" and family != "dp"
+    cta_cluster = scheduler_cluster.cta_cluster_of(constructor.results[0])
+    if cta_cluster is not None:  # whole clusters are the Stream-K workers
+        return SchedulerConfig(family, (1, 1), along_n, sm100=True, cta_cluster=cta_cluster)
     return SchedulerConfig(family, (cga[0], cga[1]), along_n, sm100=sm100)
 
 
@@ -214,8 +217,17 @@ class ToCoordMNKLLowering(_Coordinates):
 
 
 class ToCtaCoordLowering(_Coordinates):
+    """SM100 Stream-K on a multi-CTA cluster: k is the first K tile of this CTA's share."""
+
     OP = PREFIX + "work_tile_info_to_cta_coord"
     WTI_OPERAND = 1
+
+    def lower(self, op: Operation, e: Emitter):
+        m, n, k, l = super().lower(op, e)
+        cfg = scheduler_config(op, op.operands[0])
+        if cfg.cooperative and op.operands[1].type.FAMILY == "streamk":
+            k = scheduler_cluster.share(e, cfg, lowered(e, op.operands[1]))[0]
+        return [m, n, k, l]
 
 
 class GetWorkKTileCountLowering(_SchedulerLowering):
@@ -225,6 +237,9 @@ class GetWorkKTileCountLowering(_SchedulerLowering):
 
     def lower(self, op: Operation, e: Emitter):
         cfg, handle = self.handle(op)
+        if cfg.cooperative:
+            scheduler_cluster.check_share_not_loop_condition(op)
+            return [scheduler_cluster.share(e, cfg, lowered(e, op.operands[1]))[1]]
         if cfg.streamk:
             return [e.extract(lowered(e, op.operands[1]), WTI_FIELDS["streamk"].index("k_tile_count"))]
         return [load_field(e, lowered(e, handle), "k_tiles_per_output_tile", False)]
@@ -235,6 +250,8 @@ class GetWorkKTileStartLowering(_SchedulerLowering):
 
     def lower(self, op: Operation, e: Emitter):
         cfg, _ = self.handle(op)
+        if cfg.cooperative:
+            return [scheduler_cluster.share(e, cfg, lowered(e, op.operands[1]))[0]]
         return [k_tile_start(e, cfg.family, lowered(e, op.operands[1]))]
 
 
@@ -248,6 +265,8 @@ class ComputeEpilogueLowering(_SchedulerLowering):
         if not cfg.streamk:
             return [e.true()]
         params, wti = lowered(e, handle), lowered(e, op.operands[1])
+        if cfg.cooperative:
+            return [scheduler_cluster.runs_epilogue(e, cfg, params, wti)]
 
         def final(tracer):
             work = bodies.host_wti(bodies.unpack_wti(tracer, e, wti, "streamk"), "streamk")
@@ -266,6 +285,8 @@ def launch_linear_index(e: Emitter, cfg: SchedulerConfig, params: SSAValue) -> S
 
     def compute(tracer):
         p = bodies.symbolic_params(tracer, e, params, cfg)
+        if cfg.cooperative:
+            return scheduler_cluster.launch_index(tracer, e, p)
         bx, by, bz = (tracer.input(("sreg", d), lambda d=d: e.sreg(f"ctaid.{d}")) for d in "xyz")
         if cfg.sm100:
             pb = (p.raster.blocks_m, p.raster.blocks_n, p.raster.blocks_l)
@@ -452,6 +473,9 @@ def _fold(op: Operation) -> list[int] | None:
     """Constant results of ``get_workspace_sizes`` / ``get_grid_shape`` on statically built params."""
     from tileorch.schedulers import persistent_grid_shape, workspace_sizes
     from tileorch.schedulers.raster import tiled_cta_shape_mnl
+    from tileorch.dialects.cutlass.scheduler_context import target_sm
+    from tileorch.dialects.cutlass.tile_scheduler import SM100
+    from tileorch.schedulers.sm100_cluster_streamk import cluster_streamk_params, cluster_workspace_sizes
     from tileorch.schedulers.streamk_params import streamk_grid_shape
 
     make = op.operands[0].owner
@@ -465,19 +489,26 @@ def _fold(op: Operation) -> list[int] | None:
     max_swizzle = swizzle.value.data if swizzle is not None else 1
     raster = make.results[0].type.raster() or str(make.properties["raster_order"].data.value)
     streamk = make.results[0].type.FAMILY == "streamk"
+    mode = make.properties.get("decomp_mode")
+    splits = make.properties.get("splits")
+    sk_options = {"max_swizzle": max_swizzle, "raster": raster,
+                  "decomposition": str(mode.data.value) if mode is not None else "heuristic",
+                  "splits": splits.value.data if splits is not None else 1}
+    sm100 = streamk and target_sm(make) >= SM100
     if op.name == PREFIX + "get_workspace_sizes":
         if not streamk:
             return [0]
-        mode = make.properties.get("decomp_mode")
-        splits = make.properties.get("splits")
-        sizes = workspace_sizes(problem, tile, cluster, sms, max_swizzle=max_swizzle, raster=raster,
-                                decomposition=str(mode.data.value) if mode is not None else "heuristic",
-                                splits=splits.value.data if splits is not None else 1)
+        if sm100:  # the SM100 body (cluster-coordinated on a multi-CTA cluster)
+            sizes = cluster_workspace_sizes(problem, tile, cluster, sms, **sk_options)
+        else:
+            sizes = workspace_sizes(problem, tile, cluster, sms, **sk_options)
         return [sizes.total, sizes.reduction, sizes.barrier][: len(op.results)]
     blocks = tiled_cta_shape_mnl(problem, tile, cluster)
     sms = constant_int(op.operands[1]) if len(op.operands) > 1 else sms
     if sms is None:
         return None
+    if sm100:
+        return list(cluster_streamk_params(problem, tile, cluster, sms, **sk_options).grid)
     shape = streamk_grid_shape if streamk else persistent_grid_shape
     return list(shape(blocks, cluster, sms, max_swizzle, raster))
 
@@ -498,7 +529,7 @@ def fold_static_queries(module: ModuleOp) -> None:
         for c in consts:
             parent.insert_op_before(c, op)
         for r, c in zip(op.results, consts, strict=True):
-            r.replace_by(c.result)
+            r.replace_all_uses_with(c.result)
         op.detach()
         op.erase()
 

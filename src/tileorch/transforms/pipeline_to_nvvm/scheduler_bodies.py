@@ -135,10 +135,17 @@ class SchedulerConfig:
     cluster: tuple[int, int]
     along_n: bool | None  # None: read at run time (raster = heuristic)
     sm100: bool = False
+    cta_cluster: tuple[int, int] = (1, 1)
+    """SM100 Stream-K on a multi-CTA cluster (:mod:`.scheduler_cluster`): the launch cluster whose
+    CTAs share each piece; ``cluster`` is then (1, 1) (whole clusters are the workers)."""
 
     @property
     def streamk(self) -> bool:
         return self.family == "streamk"
+
+    @property
+    def cooperative(self) -> bool:
+        return self.cta_cluster != (1, 1)
 
     def symbol(self) -> str:
         raster_name = {None: "rt", True: "n", False: "m"}[self.along_n]

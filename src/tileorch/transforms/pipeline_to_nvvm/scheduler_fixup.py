@@ -283,6 +283,7 @@ class FixupWaitLowering(OpLowering):
     OP = "cutlass.tile_scheduler.fixup_wait"
 
     def lower(self, op: Operation, e: Emitter):
+        _not_cluster_coordinated(op)
         _site(op, e).wait(e)
         return None
 
@@ -291,54 +292,77 @@ class FixupIncrementLowering(OpLowering):
     OP = "cutlass.tile_scheduler.fixup_increment"
 
     def lower(self, op: Operation, e: Emitter):
+        _not_cluster_coordinated(op)
         _site(op, e).increment(e)
         return None
+
+
+def _not_cluster_coordinated(op: Operation) -> None:
+    """The lock trio is the per-CTA protocol; an SM100 cluster reduces its pieces together."""
+    from tileorch.transforms.pipeline_to_nvvm import scheduler_cluster
+
+    shape = scheduler_cluster.cta_cluster_of(op.operands[0])
+    if shape is not None:
+        raise LocatedError(op, f"'{op.name}' is the per-CTA fix-up protocol; the SM100 Stream-K scheduler on a "
+                               f"{shape[0]}x{shape[1]} cluster reduces each piece inside the cluster first: use "
+                               "cutlass.tile_scheduler.fixup with smem(...)")
 
 
 class FixupLowering(OpLowering):
     OP = "cutlass.tile_scheduler.fixup"
 
     def lower(self, op: Operation, e: Emitter):
-        site = _site(op, e)
-        acc = op.operands[2]
-        typ = acc.type
-        layout = partial_layout(op, typ, site.groups)
-        whole = e.icmp("eq", site.count, site.kt)
-        final = e.icmp("eq", e.add(site.start, site.count), site.kt)
+        from tileorch.transforms.pipeline_to_nvvm import scheduler_cluster
 
-        def load(inner: Emitter) -> SSAValue:
-            return site.load_partial(inner, layout, typ)
+        if scheduler_cluster.cta_cluster_of(op.operands[0]) is not None:
+            return [scheduler_cluster.emit_cluster_fixup(op, e, emit_fixup)]
+        if op.operands[3:]:
+            raise LocatedError(op, "smem(...) is only used by the SM100 Stream-K scheduler on a cluster of more "
+                                   "than one CTA (module cutlass.cluster_shape)")
+        return [emit_fixup(op, e, op.operands[2])]
 
-        def store(inner: Emitter, value: SSAValue) -> None:
-            site.store_partial(inner, layout, value)
 
-        def final_piece(inner: Emitter):
-            site.wait(inner)
-            return [add_values(inner, acc, load(inner))]
+def emit_fixup(op: Operation, e: Emitter, acc: SSAValue) -> SSAValue:
+    """The generic fix-up of ``acc`` (the lowered accumulator) for ``op``'s work tile."""
+    site = _site(op, e)
+    typ = acc.type
+    layout = partial_layout(op, typ, site.groups)
+    whole = e.icmp("eq", site.count, site.kt)
+    final = e.icmp("eq", e.add(site.start, site.count), site.kt)
 
-        def first_piece(inner: Emitter) -> None:
-            store(inner, acc)
+    def load(inner: Emitter) -> SSAValue:
+        return site.load_partial(inner, layout, typ)
 
-        def ordered_add(inner: Emitter) -> None:
-            site.wait(inner)
-            store(inner, add_values(inner, load(inner), acc))
+    def store(inner: Emitter, value: SSAValue) -> None:
+        site.store_partial(inner, layout, value)
 
-        def atomic_add(inner: Emitter) -> None:
-            site.wait_published(inner)
-            site.reduce_partial(inner, layout, acc)
+    def final_piece(inner: Emitter):
+        site.wait(inner)
+        return [add_values(inner, acc, load(inner))]
 
-        def later_piece(inner: Emitter) -> None:
-            inner.if_(site.nondeterministic(inner), atomic_add, ordered_add)
+    def first_piece(inner: Emitter) -> None:
+        store(inner, acc)
 
-        def partial_piece(inner: Emitter):
-            inner.if_(inner.icmp("eq", site.start, inner.const(0)), first_piece, later_piece)
-            site.increment(inner)
-            return [acc]
+    def ordered_add(inner: Emitter) -> None:
+        site.wait(inner)
+        store(inner, add_values(inner, load(inner), acc))
 
-        def split(inner: Emitter):
-            return inner.if_(final, final_piece, partial_piece, result_types=[typ])
+    def atomic_add(inner: Emitter) -> None:
+        site.wait_published(inner)
+        site.reduce_partial(inner, layout, acc)
 
-        return list(e.if_(whole, lambda inner: [acc], split, result_types=[typ]))
+    def later_piece(inner: Emitter) -> None:
+        inner.if_(site.nondeterministic(inner), atomic_add, ordered_add)
+
+    def partial_piece(inner: Emitter):
+        inner.if_(inner.icmp("eq", site.start, inner.const(0)), first_piece, later_piece)
+        site.increment(inner)
+        return [acc]
+
+    def split(inner: Emitter):
+        return inner.if_(final, final_piece, partial_piece, result_types=[typ])
+
+    return e.if_(whole, lambda inner: [acc], split, result_types=[typ])[0]
 
 
 PATTERNS = [FixupWaitLowering(), FixupIncrementLowering(), FixupLowering()]
