@@ -6,17 +6,20 @@ instead of re-walking the participant tables.  The formula (docs/dialect-convent
 
 * mbarrier pipelines: FULL = sum(producer_arv_count), default 1 per producer (an elected
   leader).  EMPTY = sum(consumer_arv_count) if given; otherwise per consumer group c with
-  T(c) threads: T(c) on a 1-CTA cluster (every consumer thread arrives), else
-  (cx + cy - 1) * ceil(T(c) / 128) (CUTLASS ``PipelineTmaAsync``: one arrival per consumer
-  warp group from every CTA in the same cluster row or column).
+  T(c) threads: T(c) on a 1-CTA cluster or for a ``scope = cta`` pipeline (every consumer
+  thread arrives, locally), else N * ceil(T(c) / 128) with N the CTAs of the pipeline's
+  multicast set (``row``: cy, ``col``: cx, ``row_col``: cx + cy - 1 for cz = 1; CUTLASS
+  ``PipelineTmaAsync``: one arrival per consumer warp group from every CTA that receives this
+  CTA's loads).
 * named-barrier pipelines: FULL = EMPTY = all producer plus consumer threads (the thread
   count of ``bar.sync`` / ``bar.arrive``); they also need ``barrier_id_base``.
 * An elided barrier's count is 0.
 
-``consumer_arv_count`` on a cluster of more than one CTA is rejected (at the ``pipeline.init``):
+``consumer_arv_count`` on a cluster-scoped pipeline of a multi-CTA cluster is rejected (at the ``pipeline.init``):
 explicit counts make ``consumer_release`` arrive only in its own CTA, while producers of the
 other CTAs in its row and column multicast into its stages and must wait for its releases.
-The pass runs after ``cutlass-allocate-barrier-ids`` in the lowering pipeline.
+It runs after ``cutlass-allocate-barrier-ids`` in the lowering
+pipeline.
 """
 
 from __future__ import annotations
@@ -29,8 +32,8 @@ from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, i32
 from xdsl.passes import ModulePass
 
 from tileorch.diagnostics import LocatedError
-from tileorch.dialects.cutlass.attrs import PipelineBarrierElideType, PipelineBarrierType
-from tileorch.dialects.cutlass.pipeline import PipelineInitOp, executor_threads
+from tileorch.dialects.cutlass.attrs import MulticastDirectionAttr, PipelineBarrierElideType, PipelineBarrierType
+from tileorch.dialects.cutlass.pipeline import PipelineInitOp, executor_threads, is_cta_scoped, multicast_peer_count
 
 WARPGROUP_THREADS = 128
 
@@ -63,13 +66,13 @@ def derive_arrive_counts(init: PipelineInitOp, cluster: tuple[int, int, int]) ->
     else:
         full = sum(init.producer_arrive_counts() or [1] * pipe.producers)
         given = init.consumer_arrive_counts()
-        cx, cy, cz = cluster
         if given is not None:
             empty = sum(given)
-        elif cx * cy * cz == 1:
+        elif math.prod(cluster) == 1 or is_cta_scoped(pipe):
             empty = sum(consumer_threads)
         else:
-            empty = sum((cx + cy - 1) * cluster_release_arrivals(t) for t in consumer_threads)
+            peers = multicast_peer_count(cluster, init.multicast_direction())
+            empty = sum(peers * cluster_release_arrivals(t) for t in consumer_threads)
     if pipe.elide is PipelineBarrierElideType.FULL:
         full = 0
     if pipe.elide is PipelineBarrierElideType.EMPTY:
@@ -77,12 +80,23 @@ def derive_arrive_counts(init: PipelineInitOp, cluster: tuple[int, int, int]) ->
     return full, empty
 
 
+def pin_multicast(module: ModuleOp) -> None:
+    """Write the derived ``multicast`` set onto every cluster-scoped ``cutlass.pipeline.init`` of
+    a multi-CTA cluster that does not declare one, so that a lowering which rewrites the
+    ``get_producer_mask`` ops it is derived from still reads the same set."""
+    for init in module.walk():
+        if isinstance(init, PipelineInitOp) and init.multicast is None and init.cluster_multicast():
+            init.multicast = MulticastDirectionAttr(init.derived_multicast())
+
+
 def check_cluster_consumer_counts(init: PipelineInitOp, cluster: tuple[int, int, int]) -> None:
-    """Reject explicit ``consumer_arv_count`` on an mbarrier pipeline of a multi-CTA cluster."""
+    """Reject explicit ``consumer_arv_count`` on a cluster-scoped mbarrier pipeline of a
+    multi-CTA cluster."""
     pipe = init.pipeline_type()
     if (
         init.consumer_arv_count is None
         or math.prod(cluster) == 1
+        or is_cta_scoped(pipe)
         or pipe.barrier is PipelineBarrierType.NAMED_BARRIER
         or pipe.elide is PipelineBarrierElideType.EMPTY
     ):
@@ -94,7 +108,8 @@ def check_cluster_consumer_counts(init: PipelineInitOp, cluster: tuple[int, int,
         "would make consumer_release arrive only in its own CTA, but the producers of the other CTAs in "
         "its cluster row and column multicast into its stages and wait for its releases (a stage could "
         "be overwritten while still being read); remove consumer_arv_count (the derived count is "
-        "(cx + cy - 1) arrivals per consumer warp group)",
+        "(cx + cy - 1) arrivals per consumer warp group); or, if no CTA multicasts into its stages, "
+        "declare the pipeline CTA-local (!cutlass.pipeline<..., scope = cta>)",
     )
 
 

@@ -78,6 +78,28 @@ class PipelineBarrierResource(StrEnum):
     EMPTY = "empty"
 
 
+class PipelineScope(StrEnum):
+    """Which CTAs a pipeline's barriers serve (``!cutlass.pipeline<..., scope = S>``).
+
+    ``cluster`` (default): CUTLASS ``PipelineTmaAsync`` on a cluster: producers may multicast into
+    the stages of their cluster peers, so consumers release to every peer whose producer fills
+    their stages.  ``cta``: CUTLASS ``PipelineAsync`` / a ``PipelineTmaAsync`` without multicast:
+    producers and consumers live in one CTA, releases arrive on the local barrier only."""
+
+    CTA = "cta"
+    CLUSTER = "cluster"
+
+
+class MulticastDirection(StrEnum):
+    """Cluster CTAs a multicast reaches from CTA (x, y) (CUTLASS SM100 ``McastDirection``;
+    rank = x + y * cx): ``row`` = the CTAs with the same x (along N: the A operand's peers),
+    ``col`` = the CTAs with the same y (along M: the B operand's peers), ``row_col`` = both."""
+
+    ROW = "row"
+    COL = "col"
+    ROW_COL = "row_col"
+
+
 class PipelineComputeCapability(StrEnum):
     SM90 = "sm90"
     SM100 = "sm100"
@@ -137,6 +159,16 @@ class PipelineBarrierResourceAttr(EnumAttribute[PipelineBarrierResource], Spaced
 
 
 @irdl_attr_definition
+class PipelineScopeAttr(EnumAttribute[PipelineScope], SpacedOpaqueSyntaxAttribute):
+    name = "cutlass.pipeline_scope"
+
+
+@irdl_attr_definition
+class MulticastDirectionAttr(EnumAttribute[MulticastDirection], SpacedOpaqueSyntaxAttribute):
+    name = "cutlass.multicast_direction"
+
+
+@irdl_attr_definition
 class PipelineComputeCapabilityAttr(EnumAttribute[PipelineComputeCapability], SpacedOpaqueSyntaxAttribute):
     name = "cutlass.pipeline_compute_capability"
 
@@ -192,4 +224,6 @@ ATTRS: list[type] = [
     PipelineComputeCapabilityAttr,
     BarrierIdAttr,
     CgaAttr,
+    PipelineScopeAttr,
+    MulticastDirectionAttr,
 ]

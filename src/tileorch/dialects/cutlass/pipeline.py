@@ -56,11 +56,14 @@ from tileorch.dialects.cutlass.attrs import (
     ExecutorTypeAttr,
     MakeParticipantsMode,
     MakeParticipantsModeAttr,
+    MulticastDirection,
+    MulticastDirectionAttr,
     PipelineBarrierElideType,
     PipelineBarrierType,
     PipelineComputeCapabilityAttr,
     PipelineRole,
     PipelineRoleAttr,
+    PipelineScope,
 )
 from tileorch.dialects.cutlass.syntax import (
     parse_attr_dict,
@@ -173,6 +176,75 @@ def check_named_barrier_range(name: str, base: int, count: int) -> None:
         )
 
 
+# --------------------------------------------------------------------------- scope and multicast
+
+ROW, COL, ROW_COL = MulticastDirection.ROW, MulticastDirection.COL, MulticastDirection.ROW_COL
+
+COPY_OPS = (
+    "atom.bulk_copy_g2s",
+    "nvvm.cp.async.bulk.shared.cluster.global",
+    "nvvm.cp.async.bulk.tensor.shared.cluster.global",
+)
+"""Bulk / TMA loads into shared memory that complete on an mbarrier and may multicast."""
+
+
+def is_cta_scoped(pipe: Attribute) -> bool:
+    """``!cutlass.pipeline<..., scope = cta>``: barriers served by one CTA only."""
+    return isinstance(pipe, PipelineType) and pipe.scope is PipelineScope.CTA
+
+
+def join_directions(a: MulticastDirection, b: MulticastDirection) -> MulticastDirection:
+    """The multicast set that covers both ``a`` and ``b``."""
+    return a if a is b else ROW_COL
+
+
+def direction_covers(outer: MulticastDirection, inner: MulticastDirection) -> bool:
+    return outer is ROW_COL or outer is inner
+
+
+def multicast_peers(rank: int, cluster: Sequence[int], direction: MulticastDirection) -> tuple[int, ...]:
+    """Ranks of the cluster CTAs that a multicast of CTA ``rank`` in ``direction`` reaches (itself
+    included): ``row`` = the same x (``rank % cx``), ``col`` = the same ``rank // cx`` (y; and z),
+    ``row_col`` = either (CUTLASS ``is_same_row_or_col``; rank = x + y * cx).  The relation is
+    symmetric, so these are also the CTAs whose multicasts reach ``rank``."""
+    cx = cluster[0]
+    size = math.prod(cluster)
+    row = {d for d in range(size) if d % cx == rank % cx}
+    col = {d for d in range(size) if d // cx == rank // cx}
+    peers = row if direction is ROW else col if direction is COL else row | col
+    return tuple(sorted(peers))
+
+
+def multicast_peer_count(cluster: Sequence[int], direction: MulticastDirection) -> int:
+    """CTAs in every CTA's multicast set (the same for every rank)."""
+    return len(multicast_peers(0, cluster, direction))
+
+
+def peer_mask(rank: int, cluster: Sequence[int], direction: MulticastDirection) -> int:
+    mask = 0
+    for d in multicast_peers(rank, cluster, direction):
+        mask |= 1 << d
+    return mask
+
+
+def _copy_mbar(copy: Operation) -> SSAValue | None:
+    if copy.name == COPY_OPS[0]:
+        return copy.operands[2] if len(copy.operands) > 2 else None
+    return getattr(copy, "mbar", None)
+
+
+def _copy_mask(copy: Operation) -> SSAValue | None:
+    if copy.name == COPY_OPS[0]:
+        return copy.operands[4] if len(copy.operands) > 4 else None
+    return getattr(copy, "multicastMask", None)
+
+
+def _location(op: Operation) -> str:
+    from tileorch.diagnostics import location_str
+
+    return location_str(op)
+
+
 # --------------------------------------------------------------------------- create / init
 
 
@@ -241,6 +313,7 @@ class PipelineInitOp(IRDLOperation):
     transaction_size = opt_prop_def(DenseArrayBase)
     barrier_id_base = opt_prop_def(IntegerAttr[I32])
     compute_capability = opt_prop_def(PipelineComputeCapabilityAttr)
+    multicast = opt_prop_def(MulticastDirectionAttr)
     arvCount = opt_prop_def(DenseArrayBase)
 
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
@@ -309,6 +382,38 @@ class PipelineInitOp(IRDLOperation):
         values = _array_values(self.arvCount)
         return None if values is None else (values[0], values[1])
 
+    def is_cta_scoped(self) -> bool:
+        return is_cta_scoped(self.pipeline.type)
+
+    def cluster_multicast(self) -> bool:
+        """Does this pipeline use cluster semantics: scope = cluster on a cluster of more than one
+        CTA (releases reach the multicast peers, counts scale with them)?"""
+        return not self.is_cta_scoped() and math.prod(cluster_shape(self)) > 1
+
+    def mask_ops(self) -> list[GetProducerMaskOp]:
+        """The ``get_producer_mask`` ops of this pipeline in the enclosing module."""
+        top = self
+        while top.parent_op() is not None:
+            top = top.parent_op()
+        return [
+            op for op in top.walk()
+            if isinstance(op, GetProducerMaskOp) and pipeline_init_of(op.pipeline) is self
+        ]
+
+    def derived_multicast(self) -> MulticastDirection:
+        """Union of the explicit directions of this pipeline's ``get_producer_mask`` ops (the
+        CTAs that receive any of this CTA's loads); ``row_col`` when none names one."""
+        found: MulticastDirection | None = None
+        for op in self.mask_ops():
+            if op.direction is not None:
+                d = op.direction.data
+                found = d if found is None else join_directions(found, d)
+        return found or ROW_COL
+
+    def multicast_direction(self) -> MulticastDirection:
+        """The pipeline's multicast set: the explicit ``multicast`` property, else derived."""
+        return self.multicast.data if self.multicast is not None else self.derived_multicast()
+
     def release_sync_groups(self) -> list[int]:
         """Consumer groups whose ``consumer_release`` synchronises on a named barrier of their own
         before signalling: on an mbarrier pipeline with an empty barrier, in a cluster of more than
@@ -321,7 +426,7 @@ class PipelineInitOp(IRDLOperation):
             or pipe.barrier is PipelineBarrierType.NAMED_BARRIER
             or pipe.elide is PipelineBarrierElideType.EMPTY
             or self.consumer_arv_count is not None
-            or math.prod(cluster_shape(self)) == 1
+            or not self.cluster_multicast()
         ):
             return []
         executor, warp = self.executor_type(), THREADS_PER_UNIT[ExecutorType.WARP]
@@ -420,6 +525,7 @@ class PipelineInitOp(IRDLOperation):
                     )
         self._verify_barrier_ids()
         self._verify_dynamic_participants(pipe)
+        self._verify_scope(pipe)
         self._verify_compute_capability()
         self._verify_single_init()
         if self.arvCount is not None:
@@ -442,6 +548,25 @@ class PipelineInitOp(IRDLOperation):
                     f"cutlass.pipeline.init: {role} group {i} mask {mask:#x} names {kind} {top} (threads up to "
                     f"{(top + 1) * unit - 1}), but the CTA has {cta[0]} threads ({cta[1]})"
                 )
+
+    def _verify_scope(self, pipe: PipelineType) -> None:
+        """A CTA-scoped pipeline neither multicasts nor takes cluster-derived participants."""
+        if pipe.scope is not PipelineScope.CTA:
+            return
+        if self.multicast is not None:
+            raise VerifyException(
+                f"cutlass.pipeline.init: multicast = {self.multicast.data.value} on a CTA-scoped pipeline "
+                f"({pipe}): its stages are filled and released inside one CTA; drop multicast or use "
+                "scope = cluster"
+            )
+        dyn = self.dynamic_participants
+        owner = dyn.owner if dyn is not None else None
+        if isinstance(owner, PipelineMakeParticipantsOp) and owner.mode.data is MakeParticipantsMode.CGA:
+            raise VerifyException(
+                "cutlass.pipeline.init: CGA-derived participants (cutlass.pipeline.make_participants cga) "
+                f"on a CTA-scoped pipeline ({pipe}): a CTA-scoped pipeline has no cluster peers; use "
+                "custom participants or scope = cluster"
+            )
 
     def _verify_compute_capability(self) -> None:
         if self.compute_capability is None:
@@ -917,8 +1042,63 @@ class _BarrierAddressOp(_PipeStateSyntax):
         super().__init__(operands=[pipeline, state], result_types=[SMEM_PTR])
 
 
+class _StageBarrierOp(_BarrierAddressOp):
+    """A full-barrier getter: the loads that complete on it may multicast (checked here)."""
+
+    def verify_(self) -> None:
+        super().verify_()
+        for use in self.results[0].uses:
+            copy = use.operation
+            if copy.name in COPY_OPS and _copy_mbar(copy) is self.results[0] and _copy_mask(copy) is not None:
+                check_copy_mask(self, copy)
+
+
+def check_copy_mask(getter: Operation, copy: Operation) -> None:
+    """Rules for the multicast mask of a load completing on the stage barrier from ``getter``:
+    none on a CTA-scoped pipeline; a constant mask is non-zero, names CTAs of the cluster only,
+    and lies in the multicast set of some CTA of a cluster-scoped pipeline (the CTAs whose
+    releases that CTA's empty barriers count)."""
+    from tileorch.dialects.constants import constant_int
+
+    pipe = getter.operands[0].type
+    name, where = getter.name, f"{copy.name} at {_location(copy)}"
+    if is_cta_scoped(pipe):
+        raise VerifyException(
+            f"{name}: {where} multicasts into a stage of a CTA-scoped pipeline ({pipe}); its empty "
+            "barriers count releases of this CTA only, so peers could overwrite a stage still being read; "
+            "drop the multicast mask or use scope = cluster"
+        )
+    bits = constant_int(_copy_mask(copy))
+    if bits is None:
+        return
+    bits &= 0xFFFF
+    cluster = cluster_shape(getter)
+    ctas = math.prod(cluster)
+    if bits == 0:
+        raise VerifyException(
+            f"{name}: {where} has multicast mask 0, which names no CTA: the load lands nowhere and the "
+            "stage's transaction bytes never arrive"
+        )
+    if bits >> ctas:
+        raise VerifyException(
+            f"{name}: {where} has multicast mask {bits:#x}, which names CTA {bits.bit_length() - 1}, but "
+            f"the cluster has {ctas} CTA(s) ({'x'.join(map(str, cluster))}, ranks 0..{ctas - 1})"
+        )
+    init = pipeline_init_of(getter.operands[0])
+    if init is None or ctas == 1:
+        return
+    direction = init.multicast_direction()
+    if not any(bits & ~peer_mask(r, cluster, direction) == 0 for r in range(ctas)):
+        raise VerifyException(
+            f"{name}: {where} has multicast mask {bits:#x}, which no CTA's multicast set contains (the "
+            f"pipeline's multicast is {direction.value} on a {'x'.join(map(str, cluster))} cluster): some "
+            "receiving CTA's releases would not reach the issuing CTA's empty barrier; use "
+            "cutlass.pipeline.get_producer_mask (row / col / row_col) or widen the pipeline's multicast"
+        )
+
+
 @irdl_op_definition
-class GetProducerBarrierOp(_BarrierAddressOp):
+class GetProducerBarrierOp(_StageBarrierOp):
     """Address of full[index], the barrier a TMA producer's copies complete on."""
 
     name = "cutlass.pipeline.get_producer_barrier"
@@ -930,7 +1110,7 @@ class GetProducerBarrierOp(_BarrierAddressOp):
 
 
 @irdl_op_definition
-class GetFullBarrierOp(_BarrierAddressOp):
+class GetFullBarrierOp(_StageBarrierOp):
     """Address of full[index]."""
 
     name = "cutlass.pipeline.get_full_barrier"
@@ -955,34 +1135,76 @@ class GetEmptyBarrierOp(_BarrierAddressOp):
 
 @irdl_op_definition
 class GetProducerMaskOp(IRDLOperation):
-    """The i16 multicast mask of the cluster CTAs whose stages this CTA's producer fills.
+    """The i16 multicast mask of the cluster CTAs one of this CTA's loads is multicast to.
 
-    ``%m = cutlass.pipeline.get_producer_mask %pipe``
+    ``%m = cutlass.pipeline.get_producer_mask %pipe (row | col | row_col)?``: with a
+    ``direction`` the CTAs sharing this CTA's x (``row``: CUTLASS's A-operand mask), its y
+    (``col``: the B-operand mask) or either; without one the pipeline's whole multicast set
+    (``cutlass.pipeline.init``'s ``multicast``).  Each load carries its own mask; the
+    pipeline's empty-barrier count covers the union of the directions its masks use.
     """
 
     name = "cutlass.pipeline.get_producer_mask"
     pipeline = operand_def()
     producerMask = result_def(I16)
+    direction = opt_prop_def(MulticastDirectionAttr)
     traits = traits_def(Pure())
 
-    def __init__(self, pipeline: SSAValue):
-        super().__init__(operands=[pipeline], result_types=[i16])
+    def __init__(self, pipeline: SSAValue, direction: MulticastDirection | str | None = None):
+        props = {"direction": MulticastDirectionAttr(MulticastDirection(direction))} if direction is not None else {}
+        super().__init__(operands=[pipeline], result_types=[i16], properties=props)
 
     def verify_(self) -> None:
-        expect_pipeline(self, self.pipeline)
+        pipe = expect_pipeline(self, self.pipeline)
+        name = self.name
+        if pipe.scope is PipelineScope.CTA:
+            raise VerifyException(
+                f"{name}: the pipeline is CTA-scoped ({pipe}): its stages are filled by this CTA only, so "
+                "it has no multicast mask; use scope = cluster to multicast its loads"
+            )
+        init = pipeline_init_of(self.pipeline)
+        if init is None:
+            return
+        if self.direction is not None and init.multicast is not None:
+            outer, inner = init.multicast.data, self.direction.data
+            if not direction_covers(outer, inner):
+                raise VerifyException(
+                    f"{name}: a {inner.value} multicast reaches CTAs outside the pipeline's multicast set "
+                    f"(multicast = {outer.value} at {_location(init)}), whose releases its empty barriers do "
+                    f"not count; widen the pipeline's multicast (e.g. row_col) or use a {outer.value} mask"
+                )
+        for use in self.producerMask.uses:
+            copy = use.operation
+            if copy.name not in COPY_OPS or _copy_mask(copy) is not self.producerMask:
+                continue
+            mbar = _copy_mbar(copy)
+            getter = mbar.owner if mbar is not None else None
+            if isinstance(getter, (GetProducerBarrierOp, GetFullBarrierOp)):
+                other = pipeline_init_of(getter.pipeline)
+                if other is not None and other is not init:
+                    raise VerifyException(
+                        f"{name}: the mask multicasts {copy.name} at {_location(copy)}, which completes on "
+                        f"a stage barrier of another pipeline (initialised at {_location(other)}); a load's "
+                        "mask must come from the pipeline whose stage it fills"
+                    )
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_operand(self.pipeline)
-        print_attr_dict(printer, self)
+        if self.direction is not None:
+            printer.print_string(f" {self.direction.data.value}")
+        print_attr_dict(printer, self, skip=("direction",))
 
     @classmethod
     def parse(cls, parser: Parser) -> GetProducerMaskOp:
         pipeline = parse_defined_operand(parser)
-        _, attrs = parse_attr_dict(parser, cls)
-        op = cls(pipeline)
-        op.attributes |= attrs
-        return op
+        direction = next(
+            (d for d in (ROW_COL, ROW, COL) if parser.parse_optional_keyword(d.value) is not None), None
+        )
+        props, attrs = parse_attr_dict(parser, cls)
+        if direction is not None:
+            props["direction"] = MulticastDirectionAttr(direction)
+        return cls.create(operands=[pipeline], result_types=[i16], properties=props, attributes=attrs)
 
 
 # --------------------------------------------------------------------------- produce / consume

@@ -1,6 +1,6 @@
 """Types of the pipeline and sequence-barrier side of the ``cutlass`` dialect.
 
-* ``!cutlass.pipeline<stages = S, producers = P, consumers = C[, barrier = B][, elide = E]>``
+* ``!cutlass.pipeline<stages = S, producers = P, consumers = C[, barrier = B][, elide = E][, scope = cta]>``
 * ``!cutlass.pipeline_state<S>`` (inferred from a pipeline type's stage count)
 * ``!cutlass.seq_bar<depth = D, length = L>`` and ``!cutlass.seq_bar_state<D>``
 * ``!cutlass.dynamic_participants<P, C>`` (a runtime P x C participants matrix)
@@ -24,6 +24,8 @@ from tileorch.dialects.cutlass.attrs import (
     PipelineBarrierElideTypeAttr,
     PipelineBarrierType,
     PipelineBarrierTypeAttr,
+    PipelineScope,
+    PipelineScopeAttr,
 )
 
 MAX_STAGES = 32
@@ -117,6 +119,7 @@ class PipelineType(ParametrizedAttribute, TypeAttribute):
     num_consumers: IntAttr
     barrier_type: PipelineBarrierTypeAttr
     elide_type: PipelineBarrierElideTypeAttr
+    scope_type: PipelineScopeAttr
 
     def __init__(
         self,
@@ -125,6 +128,7 @@ class PipelineType(ParametrizedAttribute, TypeAttribute):
         consumers: int,
         barrier: PipelineBarrierType = PipelineBarrierType.MBARRIER,
         elide: PipelineBarrierElideType = PipelineBarrierElideType.NONE,
+        scope: PipelineScope = PipelineScope.CLUSTER,
     ):
         super().__init__(
             IntAttr(stages),
@@ -132,6 +136,7 @@ class PipelineType(ParametrizedAttribute, TypeAttribute):
             IntAttr(consumers),
             PipelineBarrierTypeAttr(barrier),
             PipelineBarrierElideTypeAttr(elide),
+            PipelineScopeAttr(PipelineScope(scope)),
         )
 
     @property
@@ -154,6 +159,11 @@ class PipelineType(ParametrizedAttribute, TypeAttribute):
     def elide(self) -> PipelineBarrierElideType:
         return self.elide_type.data
 
+    @property
+    def scope(self) -> PipelineScope:
+        """``cta`` (CTA-local barriers) or ``cluster`` (the default: multicast-capable)."""
+        return self.scope_type.data
+
     def state_type(self) -> PipelineStateType:
         return PipelineStateType(self.stages)
 
@@ -161,6 +171,7 @@ class PipelineType(ParametrizedAttribute, TypeAttribute):
     def parse_parameters(cls, parser: AttrParser):
         barrier = PipelineBarrierType.MBARRIER
         elide = PipelineBarrierElideType.NONE
+        scope = PipelineScope.CLUSTER
         with parser.in_angle_brackets():
             stages = _parse_int_param(parser, PIPELINE_STAGES, "stages")
             parser.parse_punctuation(",")
@@ -171,8 +182,11 @@ class PipelineType(ParametrizedAttribute, TypeAttribute):
                 if parser.parse_optional_keyword("barrier") is not None:
                     parser.parse_punctuation("=")
                     barrier = parser.parse_str_enum(PipelineBarrierType)
+                elif parser.parse_optional_keyword("scope") is not None:
+                    parser.parse_punctuation("=")
+                    scope = parser.parse_str_enum(PipelineScope)
                 else:
-                    parser.parse_keyword("elide", " (expected `barrier = ...` or `elide = ...`)")
+                    parser.parse_keyword("elide", " (expected `barrier = ...`, `elide = ...` or `scope = ...`)")
                     parser.parse_punctuation("=")
                     elide = parser.parse_str_enum(PipelineBarrierElideType)
         return (
@@ -181,6 +195,7 @@ class PipelineType(ParametrizedAttribute, TypeAttribute):
             IntAttr(consumers),
             PipelineBarrierTypeAttr(barrier),
             PipelineBarrierElideTypeAttr(elide),
+            PipelineScopeAttr(scope),
         )
 
     def print_parameters(self, printer: Printer) -> None:
@@ -189,6 +204,8 @@ class PipelineType(ParametrizedAttribute, TypeAttribute):
             text += f", barrier = {self.barrier.value}"
         if self.elide is not PipelineBarrierElideType.NONE:
             text += f", elide = {self.elide.value}"
+        if self.scope is not PipelineScope.CLUSTER:
+            text += f", scope = {self.scope.value}"
         printer.print_string(text + ">")
 
     @staticmethod

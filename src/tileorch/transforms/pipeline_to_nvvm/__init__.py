@@ -24,6 +24,7 @@ from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWal
 from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPass
 from xdsl.passes import ModulePass
 
+from tileorch.transforms.arrive_counts import pin_multicast
 from tileorch.transforms.pipeline_to_nvvm.grid_constant import mark_byval_params
 from tileorch.transforms.pipeline_to_nvvm import (
     async_ops,
@@ -70,6 +71,7 @@ class ConvertPipelineToNVVM(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         options = LoweringOptions(debug_timeout=self.debug_timeout)
+        pin_multicast(op)
         scheduler.fold_static_queries(op)
         scheduler.drop_host_functions(op)
         mark_byval_params(op)

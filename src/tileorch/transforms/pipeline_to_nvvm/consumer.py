@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import math
-
 from xdsl.ir import Operation, SSAValue
 
 from tileorch.diagnostics import LocatedError
@@ -116,8 +114,9 @@ def emit_group_sync(e: Emitter, op: Operation, info: PipelineInfo, group: int, f
 
 def emit_cluster_release(e: Emitter, op: Operation, info: PipelineInfo, addr: SSAValue, tid: SSAValue) -> None:
     """CUTLASS PipelineTmaAsync consumer_release for cluster > 1: each consumer warpgroup sends
-    exactly one arrive to every CTA sharing its cluster row or column (so empty count =
-    (cx + cy - 1) per warpgroup).  Signalling threads: lanes 0, 8, 16, 24 of each warp, target
+    exactly one arrive to every CTA of the pipeline's multicast set (``row_col``: the CTAs
+    sharing its cluster row or column, so empty count = (cx + cy - 1) per warpgroup; ``row`` /
+    ``col``: only those sharing its x / its y).  Signalling threads: lanes 0, 8, 16, 24 of each warp, target
     rank ((warp ^ col) << 2) | col with col = (tid_in_wg / 8) % 4; a single-warp group uses its
     even lanes with target lane / 2.  Those few threads arrive for the whole group, so the group
     is synchronised first (:func:`emit_group_sync`)."""
@@ -143,7 +142,7 @@ def emit_cluster_release(e: Emitter, op: Operation, info: PipelineInfo, addr: SS
         if RETIRED_ATTR not in op.attributes:
             emit_group_sync(e, op, info, c, first, threads, in_group)
         signals = e.and_(e.and_(in_group, signals), e.icmp("ult", dst, e.const(size)))
-        signals = e.and_(signals, same_row_or_col(e, dst, rank, cx))
+        signals = e.and_(signals, same_row_or_col(e, dst, rank, cx, info.multicast))
         e.if_(signals, lambda inner, d=dst: remote_arrive(inner, addr, d))
 
 
@@ -177,7 +176,8 @@ def emit_proxy_fence(e: Emitter, op: Operation, info: PipelineInfo) -> None:
 
 class PipelineConsumerReleaseOpLowering(OpLowering):
     """Arrive on ``empty[index]``: every consumer thread (or the first ``consumer_arv_count``)
-    for a single-CTA cluster; for larger clusters (where ``consumer_arv_count`` is an error: the
+    for a single-CTA cluster or a ``scope = cta`` pipeline (local arrivals only); for larger
+    clusters (where ``consumer_arv_count`` is an error: the
     releases must reach the peer CTAs) a sync of each consumer group, then the CUTLASS row/column
     spread of remote arrives; ``bar.arrive`` on the stage's empty named
     barrier for named-barrier pipelines."""
@@ -198,7 +198,7 @@ class PipelineConsumerReleaseOpLowering(OpLowering):
         addr = empty_barrier(e, base, info.stages, index)
         tid = e.thread_id(op)
         cluster = cluster_shape(op)
-        if math.prod(cluster) > 1:
+        if info.cluster_multicast:
             check_cluster_consumer_counts(info.init, cluster)
             emit_cluster_release(e, op, info, addr, tid)
             return None

@@ -170,6 +170,9 @@ class PipelineInfo:
     consumer_arv: list[int] | None  # explicit per-consumer counts, else derived
     transaction_size: list[int]
     barrier_id_base: int | None
+    scope: str = "cluster"  # cta | cluster (the pipeline type's scope)
+    multicast: str = "row_col"  # row | col | row_col (the init's multicast set)
+    cluster_multicast: bool = False  # scope = cluster on a cluster of more than one CTA
 
     def group_threads(self, mask: int) -> int:
         return bin(mask).count("1") * self.unit_threads
@@ -181,6 +184,14 @@ class PipelineInfo:
     def empty_id_base(self) -> int:
         """First named-barrier id of the empty side (after the full side unless it is elided)."""
         return (self.barrier_id_base or 0) + (0 if self.elide == "full" else self.stages)
+
+
+def _multicast_of(init: Operation) -> str:
+    attr = prop(init, "multicast")
+    if attr is not None:
+        return enum_prop(init, "multicast", "row_col")
+    derive = getattr(init, "multicast_direction", None)
+    return derive().value if derive is not None else "row_col"
 
 
 def _pipeline_type_fields(typ: Attribute) -> tuple[int, int, int, str, str]:
@@ -240,6 +251,7 @@ def pipeline_info(op: Operation, pipe: SSAValue) -> PipelineInfo:
     arv = array_prop(init, "arvCount")
     if arv is None:
         raise LocatedError(init, "pipeline.init has no derived arvCount; run cutlass-stamp-arrive-counts first")
+    scope = getattr(getattr(init.results[0].type, "scope", None), "value", "cluster")
     return PipelineInfo(
         init=init,
         stages=stages,
@@ -256,4 +268,7 @@ def pipeline_info(op: Operation, pipe: SSAValue) -> PipelineInfo:
         consumer_arv=array_prop(init, "consumer_arv_count"),
         transaction_size=array_prop(init, "transaction_size") or [0] * len(producer_masks),
         barrier_id_base=int_prop(init, "barrier_id_base"),
+        scope=scope,
+        multicast=_multicast_of(init),
+        cluster_multicast=scope == "cluster" and cluster_size(init) > 1,
     )

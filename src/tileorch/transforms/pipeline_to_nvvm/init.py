@@ -23,11 +23,13 @@ def check_whole_cta(op: Operation) -> None:
         raise LocatedError(op, f"'{op.name}' must run on the whole CTA (it ends with a CTA/cluster sync), not inside an executor region")
 
 
-def emit_init_sync(e: Emitter, op: Operation) -> None:
+def emit_init_sync(e: Emitter, op: Operation, cta_local: bool = False) -> None:
     """Make barrier inits visible: ``fence.mbarrier_init`` then cluster arrive.relaxed + wait
-    (cluster > 1) or ``bar.sync 0`` (CUTLASS pipeline_init_arrive_relaxed / pipeline_init_wait)."""
+    (cluster > 1) or ``bar.sync 0`` (CUTLASS pipeline_init_arrive_relaxed / pipeline_init_wait).
+    ``cta_local`` barriers (a ``scope = cta`` pipeline) are used by this CTA only: ``bar.sync 0``
+    whatever the cluster."""
     e.add_op(nvvm.FenceMbarrierInitOp())
-    if cluster_size(op) > 1:
+    if cluster_size(op) > 1 and not cta_local:
         e.add_op(nvvm.ClusterArriveRelaxedOp(aligned=True))
         e.add_op(nvvm.ClusterWaitOp(aligned=True))
     else:
@@ -68,7 +70,7 @@ class PipelineInitOpLowering(OpLowering):
                     inner.add_op(nvvm.MBarrierInitOp(empty_barrier(inner, base, info.stages, idx), inner.const(info.empty_count)))
 
         e.if_(e.icmp("eq", e.thread_id(op), e.const(0)), init_all)
-        emit_init_sync(e, op)
+        emit_init_sync(e, op, cta_local=info.scope == "cta")
         return [base]
 
 

@@ -52,14 +52,15 @@ def emit_dynamic_signal_gate(e: Emitter, info: PipelineInfo, participants: SSAVa
     return e.icmp("ne", mask, zero)
 
 
-def emit_cluster_mask(e: Emitter, op: Operation) -> SSAValue:
-    """i32 mask of the CTAs sharing this CTA's cluster row or column (CUTLASS mcast masks)."""
+def emit_cluster_mask(e: Emitter, op: Operation, direction: str = "row_col") -> SSAValue:
+    """i32 mask of the CTAs sharing this CTA's cluster row or column (CUTLASS mcast masks);
+    ``row``: those sharing its x only (A operand), ``col``: its y only (B operand)."""
     cx, cy, cz = cluster_shape(op)
     zero = e.const(0)
     rank = e.sreg("cluster.ctarank")
     mask = zero
     for d in range(min(cx * cy * cz, MASK_WIDTH)):
-        same = same_row_or_col(e, e.const(d), rank, cx)
+        same = same_row_or_col(e, e.const(d), rank, cx, direction)
         mask = e.or_(mask, e.select(same, e.const(1 << d), zero))
     return mask
 
@@ -179,7 +180,8 @@ class PipelineProducerCommitOpLowering(OpLowering):
 class PipelineProducerTailOpLowering(OpLowering):
     """Keep the CTA alive until nothing can still arrive on its barriers.
 
-    Fast path (cluster of one CTA, static depth): every consumer lives in this CTA, so only the
+    Fast path (cluster of one CTA or a ``scope = cta`` pipeline, static depth): every consumer
+    lives in this CTA, so only the
     producer's outstanding bulk-async groups need draining: ``cp.async.bulk.wait_group 0``.
     Slow path (cluster > 1, remote consumers; or named barriers): an ``scf.for`` over the stages
     waiting on each empty barrier in turn from the producer's state (CUTLASS producer_tail).
@@ -193,8 +195,7 @@ class PipelineProducerTailOpLowering(OpLowering):
 
     def lower(self, op: Operation, e: Emitter):
         info = pipeline_info(op, op.operands[0])
-        cx, cy, cz = cluster_shape(op)
-        if cx * cy * cz == 1 and not info.named:
+        if not info.cluster_multicast and not info.named:
             e.add_op(nvvm.CpAsyncBulkWaitGroupOp(0))
             return None
         base = self.operand(e, op.operands[0])
@@ -219,14 +220,23 @@ class PipelineProducerTailOpLowering(OpLowering):
 
 
 class GetProducerMaskLowering(OpLowering):
-    """i16 multicast mask of the CTAs fed by this CTA's producer: the CTAs in its cluster row or
-    column (CUTLASS mcast masks), just this CTA for a cluster of one."""
+    """i16 multicast mask of the CTAs one load of this CTA's producer feeds: the CTAs of the op's
+    ``direction`` (else the pipeline's ``multicast`` set) around this CTA (CUTLASS mcast masks),
+    just this CTA for a cluster of one."""
 
     OP = "cutlass.pipeline.get_producer_mask"
 
     def lower(self, op: Operation, e: Emitter):
         cx, cy, cz = cluster_shape(op)
-        mask = emit_cluster_mask(e, op) if cx * cy * cz > 1 else e.const(1)
+        if cx * cy * cz == 1:
+            mask = e.const(1)
+        else:
+            direction = op.properties.get("direction")
+            if direction is not None:
+                direction = direction.data.value
+            else:
+                direction = pipeline_info(op, op.operands[0]).multicast
+            mask = emit_cluster_mask(e, op, direction)
         return [e.trunc(mask, op.results[0].type)]
 
 

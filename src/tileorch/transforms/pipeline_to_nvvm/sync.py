@@ -81,12 +81,16 @@ def remote_arrive(e: Emitter, addr: SSAValue, cta_rank: SSAValue) -> None:
     e.add_op(nvvm.MBarrierArriveOp(remote, with_state=False))
 
 
-def same_row_or_col(e: Emitter, dst: SSAValue, my_rank: SSAValue, cx: int) -> SSAValue:
-    """CUTLASS ``is_same_row_or_col``: CTA ``dst`` shares this CTA's x or y cluster coordinate."""
+def same_row_or_col(e: Emitter, dst: SSAValue, my_rank: SSAValue, cx: int, direction: str = "row_col") -> SSAValue:
+    """CUTLASS ``is_same_row_or_col``: CTA ``dst`` shares this CTA's x or y cluster coordinate;
+    ``direction`` ``row`` tests the x only, ``col`` the y only (``pipeline.multicast_peers``)."""
     ncx = e.const(cx)
-    same_x = e.icmp("eq", e.urem(dst, ncx), e.urem(my_rank, ncx))
+    if direction != "col":
+        same_x = e.icmp("eq", e.urem(dst, ncx), e.urem(my_rank, ncx))
+        if direction == "row":
+            return same_x
     same_y = e.icmp("eq", e.udiv(dst, ncx), e.udiv(my_rank, ncx))
-    return e.or_(same_x, same_y)
+    return same_y if direction == "col" else e.or_(same_x, same_y)
 
 
 def smem_storage(e: Emitter, anchor: Operation, prefix: str, words: int) -> SSAValue:
