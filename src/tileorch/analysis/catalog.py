@@ -167,6 +167,40 @@ def streamk_fixup(splits: int = 3, deterministic: bool = True, reducer_waits: bo
                     partials=(("tile", tuple(range(splits))),))
 
 
+def sm100_cluster_streamk(size: int = 2, piece: int = 2, splits: int = 3, *,
+                          relaxed_publish: bool = False, skip_first_barrier: bool = False) -> Protocol:
+    """The SM100 Stream-K fix-up of one output tile (seed 000 ``sub_R01``; docs/blackwell.md):
+    ``splits`` clusters hold one piece each; the cluster holding piece ``piece`` is modelled
+    CTA by CTA (``size`` CTAs, the protocol's cluster barrier), the other clusters by their
+    leaders, whose own in-cluster reduction is the same protocol (their sum is one partial).
+
+    Ranks ``1..size-1`` store their partial in their own shared memory (``smem<r>``), then
+    ``barrier.cluster.arrive`` (release) / ``wait`` (acquire); rank 0 adds each ``smem<r>``
+    (DSMEM), second arrive/wait, then runs the generic fix-up of its piece
+    (:func:`streamk_fixup`).  Mutants: ``relaxed_publish`` (``arrive.relaxed``: the stores are
+    not released), ``skip_first_barrier`` (the leader reads before the peers arrive).
+
+    Not modelled: the second barrier's job (one piece per cluster here: no buffer reuse by a
+    next piece, and a CTA's exit does not invalidate its shared memory in the model)."""
+    base = streamk_fixup(splits)
+    sync1 = () if skip_first_barrier else (ClusterArrive(relaxed=relaxed_publish), ClusterWait())
+    sync2 = (ClusterArrive(), ClusterWait())
+    agents = [Agent(f"cluster{j}.leader", "fixup", a.program, partial=f"c{j}")
+              for j, a in enumerate(base.agents) if j != piece]
+    names = []
+    for r in range(size):
+        if r == 0:
+            program = (sync1 + tuple(LoadAddPartial(f"smem{q}") for q in range(1, size)) + sync2
+                       + base.agents[piece].program)
+        else:
+            program = (StorePartial(f"smem{r}"),) + sync1 + sync2
+        names.append(f"cluster{piece}.cta{r}")
+        agents.append(Agent(names[-1], "fixup", program, threads=128, cta=r, partial=f"c{piece}.r{r}"))
+    labels = tuple(f"c{j}" for j in range(splits) if j != piece) + tuple(f"c{piece}.r{r}" for r in range(size))
+    return Protocol(f"sm100_streamk_c{size}_p{piece}", (), tuple(agents), deterministic=True,
+                    partials=(("tile", labels),), cluster_agents=tuple(names))
+
+
 def pingpong_order(depth: int = 2, groups: int = 2, *, group_size: int = WG,
                    skip_mma_arrive: bool = False, group_ids: tuple[int, ...] | None = None
                    ) -> Protocol:

@@ -344,6 +344,14 @@ class _Kernel:
         if self.fixup_user:
             out.append(self._user_fixup(name))
             out.append(self._user_unsplit(name))
+        elif self.fixups and self._cluster_fixup() is not None:
+            fix, size = self.fixups[0], self._cluster_fixup()
+            for piece in range(3):  # the modelled cluster holds the first, a middle, the final split
+                sk = catalog.sm100_cluster_streamk(size, piece)
+                out.append(Protocol(f"{name}.cluster_fixup{piece}", (), tuple(
+                    Agent(a.name, a.role, tuple(_origin(o, fix) for o in a.program), a.states,
+                          a.threads, a.mask, a.cta, a.partial, origin=fix) for a in sk.agents),
+                    deterministic=True, partials=sk.partials, origin=fix, cluster_agents=sk.cluster_agents))
         elif self.fixups:
             sk = catalog.streamk_fixup(3)
             fix = self.fixups[0]
@@ -353,6 +361,14 @@ class _Kernel:
                 deterministic=True, partials=sk.partials, origin=fix))
         return out
 
+
+    def _cluster_fixup(self) -> int | None:
+        """CTAs per cluster when the fix-up is the SM100 Stream-K one of a multi-CTA cluster
+        (in-cluster reduction through the cluster barrier, docs/blackwell.md)."""
+        from tileorch.transforms.pipeline_to_nvvm.scheduler_cluster import cta_cluster_of
+
+        shape = cta_cluster_of(self.fixups[0].operands[0])
+        return None if shape is None else shape[0] * shape[1]
 
     def _user_fixup(self, name: str) -> Protocol:
         """The fix-up protocol of one output tile from user code: the work-tile body holding the

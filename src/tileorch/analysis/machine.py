@@ -115,6 +115,9 @@ class Machine:
         self.tokens = [self._token_names(prog) for prog in self.programs]
         self.uses_cluster = any(isinstance(op, (ClusterArrive, ClusterWait))
                                 for prog in self.programs for op in prog)
+        members = protocol.cluster_agents
+        self.cluster_members = tuple(i for i, a in enumerate(self.agents)
+                                     if members is None or a.name in members)
         self.next_pc = [[self._follow(prog, pc + 1) for pc in range(len(prog))]
                         for prog in self.programs]
         self.consumers = self._role_agents(ConsumerRead)
@@ -267,13 +270,18 @@ class Machine:
         elif isinstance(op, (ClusterArrive, ClusterWait)):
             reads.add(("C",))
             writes.add(("C",))
+            if isinstance(op, ClusterArrive) and not op.relaxed:
+                writes.add(("G",))      # release: publishes the agent's partial stores
+            elif isinstance(op, ClusterWait):
+                reads.add(("G",))       # acquire: snapshots the published partials
         elif isinstance(op, (StorePartial, ReducePartial, CounterAdd)):
             writes.add(("G",))
         elif isinstance(op, (LoadAddPartial, CounterWait)):
             reads.add(("G",))
         elif isinstance(op, Epilogue):
             writes.add(("OUT", op.tile))
-        if self.uses_cluster and len(self.programs[agent]) in self.successors(agent, pc):
+        if (self.uses_cluster and agent in self.cluster_members
+                and len(self.programs[agent]) in self.successors(agent, pc)):
             writes.add(("C",))      # the agent may exit here: a cluster wait may now pass
         return frozenset(reads), frozenset(writes)
 
@@ -508,8 +516,8 @@ class Machine:
     def cluster_ready(self, state: tuple) -> bool:
         """Has every live agent arrived on the cluster barrier in the current generation?"""
         gen = state[7]
-        return all(a[8] == gen for i, a in enumerate(state[0])
-                   if a[0] < len(self.programs[i]))
+        return all(state[0][i][8] == gen for i in self.cluster_members
+                   if state[0][i][0] < len(self.programs[i]))
 
     def enabled(self, state: tuple, i: int) -> bool:
         agent = state[0][i]
@@ -661,8 +669,8 @@ class Machine:
                     blocked.append(f"{name} at {op_text(op)} without its own barrier.cluster."
                                    f"arrive (end probe without a start probe)")
                 else:
-                    missing = [self.agents[b].name for b, o in enumerate(state[0])
-                               if o[0] < len(self.programs[b]) and o[8] != state[7]]
+                    missing = [self.agents[b].name for b in self.cluster_members
+                               if state[0][b][0] < len(self.programs[b]) and state[0][b][8] != state[7]]
                     blocked.append(f"{name} at {op_text(op)} (cluster barrier waits for "
                                    f"{', '.join(missing)})")
             else:
@@ -1006,11 +1014,16 @@ class _Exec:
                       "barrier.cluster.wait")
         self.cluster = self.cluster_gen
         self.barrier_text = f"cluster barrier generation {self.cluster_gen}"
+        if not op.relaxed and self.unpub:          # release: the partials stored so far
+            self.gmem = self.gmem.publish(self.unpub)
+            self.unpub = ()
 
     def _ClusterWait(self, op: ClusterWait) -> None:
         if self.cluster_gen == self.cluster:       # the last arrival completes the phase
             self.cluster_gen += 1
         self.cluster = -1
+        if self.gmem.buffers:                       # acquire: what the arrivals released
+            self.seen = self.gmem.snapshot()
         self.barrier_text = f"cluster barrier generation {self.cluster_gen}"
         if op.drain:
             self._drain_checks("reaches the MODS end probe")

@@ -200,12 +200,18 @@ class SeqArrive(Op):
 
 @dataclass(frozen=True)
 class ClusterArrive(Op):
-    """``barrier.cluster.arrive``: every thread of the agent arrives (MODS start probe)."""
+    """``barrier.cluster.arrive``: every thread of the agent arrives (MODS start probe).
+    Its default semantics is release: the agent's earlier partial stores become visible to
+    an agent whose :class:`ClusterWait` (acquire) completes this phase; ``relaxed`` =
+    ``barrier.cluster.arrive.relaxed`` (no ordering)."""
+
+    relaxed: bool = False
 
 
 @dataclass(frozen=True)
 class ClusterWait(Op):
-    """``barrier.cluster.wait``: wait until every non-exited thread of the cluster arrived.
+    """``barrier.cluster.wait``: wait until every non-exited thread of the cluster arrived
+    (acquire: afterwards the agent sees what the arrivals released).
     ``drain`` marks the MODS end probe, which must come after the pipeline drained."""
 
     drain: bool = False
@@ -330,6 +336,9 @@ class Protocol:
     partials: tuple[tuple[str, tuple[object, ...]], ...] = ()
     notes: tuple[str, ...] = field(default=(), compare=False)
     origin: object = field(default=None, compare=False, repr=False)
+    cluster_agents: tuple[str, ...] | None = None
+    """The agents whose cluster barrier the protocol models (None: all of them); the others
+    are CTAs of other clusters, whose own cluster barriers are not part of the protocol."""
 
     def pipeline(self, name: str) -> Pipeline:
         for p in self.pipelines:
