@@ -36,7 +36,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .sm100_streamk import Sm100StreamKParams, block_linear_idx, block_work, sm100_streamk_params
+from .sm100_streamk import Sm100StreamKParams, block_linear_idx, sm100_streamk_params
+from .streamk_work import continue_work, get_work
 from .work_tile import WorkTileInfo
 from .workspace import WorkspaceSizes, workspace_sizes
 
@@ -95,8 +96,18 @@ def cluster_linear_idx(p: Sm100StreamKParams, x, y, z):
 
 
 def cluster_pieces(p: ClusterStreamKParams, x: int, y: int, z: int) -> list[WorkTileInfo]:
-    """The pieces (cluster-uniform work tiles) of the cluster at ``(x, y, z)``, in order."""
-    return block_work(p.unit, x, y, z)
+    """The pieces (cluster-uniform work tiles) of the cluster at ``(x, y, z)``, in order: the
+    unit at :func:`cluster_linear_idx` (``streamk_work.get_work``), then its earlier pieces
+    (``continue_work``) -- exactly what the device body and ``advance_to_next_work`` compute.
+    (For data-parallel and split-K params this is the linear-index walk, whose tile order differs
+    from CUTLASS's SM100 grid-coordinate mapping in :func:`.sm100_streamk.block_work`.)"""
+    sk = p.unit.sk
+    work, start = get_work(sk, cluster_linear_idx(p.unit, x, y, z))
+    items = []
+    while work is not None and work.is_valid:
+        items.append(work)
+        work = continue_work(sk, work, start)
+    return items
 
 
 def rank_share(k_tile_start, k_tile_count, rank, size: int):
