@@ -51,8 +51,23 @@ def test_reduction_does_not_change_the_verdict():
 def test_example_kernel_checks_its_cluster_fixup():
     protocols, errors = load(str(ROOT / "examples" / "streamk_sm100a.mlir"))
     assert not errors
-    assert [p.name for p in protocols] == [f"streamk_sm100.cluster_fixup{i}" for i in range(3)]
+    assert [p.name for p in protocols] == [f"streamk_sm100.cluster_fixup{i}" for i in range(3)] + [
+        "streamk_sm100.cluster_pieces"]
     for proto in protocols:
-        assert len(proto.cluster_agents) == 2  # the 2x1 cluster of the example
         result = check(proto)
         assert result.ok, result.violation
+    assert all(len(p.cluster_agents) == 2 for p in protocols[:3])  # the 2x1 cluster of the example
+
+
+@pytest.mark.parametrize("size,pieces", [(2, 2), (2, 3), (3, 2)])
+def test_buffers_reused_by_the_next_piece(size, pieces):
+    assert check(C.sm100_cluster_pieces(size, pieces)).ok
+
+
+@pytest.mark.parametrize("size", [2, 3])
+def test_without_the_second_barrier_the_next_piece_overwrites_an_unread_buffer(size):
+    # a peer's store of the next piece's partial can land before the leader's DSMEM read of the
+    # current one: the read is no longer ordered after the store it should see
+    result = check(C.sm100_cluster_pieces(size, 2, skip_second_barrier=True))
+    assert not result.ok and result.violation.prop == P.FIXUP_ORDER
+    assert result.trace

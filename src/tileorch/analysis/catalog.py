@@ -8,7 +8,7 @@ is the same protocol with one argument changed.
 from __future__ import annotations
 
 from tileorch.analysis.protocol import (
-    Advance, Agent, BarSync, ClusterArrive, ClusterWait, ConsumerRead, ConsumerRelease,
+    Accumulate, Advance, Agent, BarSync, ClusterArrive, ClusterWait, ConsumerRead, ConsumerRelease,
     ConsumerTryWait, ConsumerWait, CounterAdd, CounterWait, Epilogue, LoadAddPartial, Loop, Op,
     Pipeline, ProducerAcquire, ProducerCommit, ProducerWrite, Protocol, ReducePartial,
     SeqArrive, SeqBar, SeqWait, StateDecl, StorePartial, Trip, tail,
@@ -180,8 +180,9 @@ def sm100_cluster_streamk(size: int = 2, piece: int = 2, splits: int = 3, *,
     (:func:`streamk_fixup`).  Mutants: ``relaxed_publish`` (``arrive.relaxed``: the stores are
     not released), ``skip_first_barrier`` (the leader reads before the peers arrive).
 
-    Not modelled: the second barrier's job (one piece per cluster here: no buffer reuse by a
-    next piece, and a CTA's exit does not invalidate its shared memory in the model)."""
+    One piece per cluster here; :func:`sm100_cluster_pieces` checks the buffer reuse by the
+    next piece (the second barrier's job).  Not modelled: a CTA's exit does not invalidate its
+    shared memory in the model."""
     base = streamk_fixup(splits)
     sync1 = () if skip_first_barrier else (ClusterArrive(relaxed=relaxed_publish), ClusterWait())
     sync2 = (ClusterArrive(), ClusterWait())
@@ -199,6 +200,30 @@ def sm100_cluster_streamk(size: int = 2, piece: int = 2, splits: int = 3, *,
     labels = tuple(f"c{j}" for j in range(splits) if j != piece) + tuple(f"c{piece}.r{r}" for r in range(size))
     return Protocol(f"sm100_streamk_c{size}_p{piece}", (), tuple(agents), deterministic=True,
                     partials=(("tile", labels),), cluster_agents=tuple(names))
+
+
+def sm100_cluster_pieces(size: int = 2, pieces: int = 2, *, skip_second_barrier: bool = False) -> Protocol:
+    """One cluster of ``size`` CTAs doing ``pieces`` whole output tiles one after the other
+    (:func:`sm100_cluster_streamk`'s in-cluster reduction, once per piece): each rank's shared
+    memory buffer ``smem<r>`` is reused by the next piece.  The second cluster barrier keeps a
+    rank from overwriting its buffer before the leader has read it; ``skip_second_barrier``
+    (the mutant) drops it."""
+    sync = (ClusterArrive(), ClusterWait())
+    sync2 = () if skip_second_barrier else sync
+    tiles = [f"t{i}" for i in range(pieces)]
+    agents = []
+    for r in range(size):
+        program: tuple[Op, ...] = ()
+        for i, tile in enumerate(tiles):
+            start = (Accumulate(f"{tile}.r{r}"),) if i else ()
+            if r == 0:
+                program += start + sync + tuple(LoadAddPartial(f"smem{q}") for q in range(1, size)) + sync2 + (
+                    Epilogue(tile),)
+            else:
+                program += start + (StorePartial(f"smem{r}"),) + sync + sync2
+        agents.append(Agent(f"cta{r}", "fixup", program, threads=128, cta=r, partial=f"{tiles[0]}.r{r}"))
+    return Protocol(f"sm100_cluster_c{size}_x{pieces}", (), tuple(agents), deterministic=True,
+                    partials=tuple((t, tuple(f"{t}.r{r}" for r in range(size))) for t in tiles))
 
 
 def pingpong_order(depth: int = 2, groups: int = 2, *, group_size: int = WG,

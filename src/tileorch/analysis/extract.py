@@ -352,6 +352,11 @@ class _Kernel:
                     Agent(a.name, a.role, tuple(_origin(o, fix) for o in a.program), a.states,
                           a.threads, a.mask, a.cta, a.partial, origin=fix) for a in sk.agents),
                     deterministic=True, partials=sk.partials, origin=fix, cluster_agents=sk.cluster_agents))
+            seq = catalog.sm100_cluster_pieces(size, 2)  # buffers reused by the next piece
+            out.append(Protocol(f"{name}.cluster_pieces", (), tuple(
+                Agent(a.name, a.role, tuple(_origin(o, fix) for o in a.program), a.states,
+                      a.threads, a.mask, a.cta, a.partial, origin=fix) for a in seq.agents),
+                deterministic=True, partials=seq.partials, origin=fix))
         elif self.fixups:
             sk = catalog.streamk_fixup(3)
             fix = self.fixups[0]
@@ -520,11 +525,18 @@ def _origin(op: Op, origin: Operation) -> Op:
     return type(op)(**{k: v for k, v in vars(op).items() if k != "origin"}, origin=origin)
 
 
-def _row_col(k: _Kernel, cta: int) -> tuple[int, ...]:
-    """The CTAs in the same cluster row or column as ``cta`` (rank = x + y * cx)."""
-    cx, cy, _ = k.cluster
-    x, y = cta % cx, (cta // cx) % cy
-    return tuple(d for d in range(k.ctas) if d % cx == x or (d // cx) % cy == y)
+def _row_col(k: _Kernel, cta: int, direction: str = "row_col") -> tuple[int, ...]:
+    """The CTAs in the same cluster row or column as ``cta`` (rank = x + y * cx); with
+    ``direction`` ``row`` / ``col`` only those sharing its x / its y (the multicast sets of
+    ``pipeline.multicast_peers``)."""
+    from tileorch.dialects.cutlass.attrs import MulticastDirection
+    from tileorch.dialects.cutlass.pipeline import multicast_peers
+
+    return multicast_peers(cta, k.cluster, MulticastDirection(direction))
+
+
+PEER_SETS = ("row_col", "row", "col")
+"""``ConsumerRelease`` / assumed ``ProducerWrite`` destinations fixed per CTA by ``_with_cta``."""
 
 
 def _with_cta(op: Op, k: _Kernel, cta: int, threads: frozenset[int]) -> Op:
@@ -538,27 +550,27 @@ def _with_cta(op: Op, k: _Kernel, cta: int, threads: frozenset[int]) -> Op:
     if isinstance(op, Choice):
         return Choice(tuple(tuple(_with_cta(o, k, cta, threads) for o in b)
                             for b in op.branches), origin=op.origin)
-    if isinstance(op, ConsumerRelease) and op.dst == ("row_col",):
-        return ConsumerRelease(op.pipe, op.state, op.arrivals, _row_col(k, cta),
+    if isinstance(op, ConsumerRelease) and op.dst and op.dst[0] in PEER_SETS:
+        return ConsumerRelease(op.pipe, op.state, op.arrivals, _row_col(k, cta, op.dst[0]),
                                origin=op.origin)
     if isinstance(op, ProducerWrite) and op.dst == (MERGED,):
         shares: dict[int, int] = {}
         for where, n in op.nbytes:
-            dsts = ((cta,) if where is None else _row_col(k, cta)
-                    if where == transfers.ROW_COL else where)
+            dsts = ((cta,) if where is None else _row_col(k, cta, transfers.EACH[where])
+                    if where in transfers.EACH else where)
             for d in dsts:
                 shares[d] = shares.get(d, 0) + n
         dst = tuple(sorted(shares))
         return ProducerWrite(op.pipe, op.state, tuple(shares[d] for d in dst), dst,
                              origin=op.origin)
-    if isinstance(op, ProducerWrite) and op.dst == (transfers.ROW_COL,):
-        dst = _row_col(k, cta)
+    if isinstance(op, ProducerWrite) and op.dst and op.dst[0] in transfers.EACH:
+        dst = _row_col(k, cta, transfers.EACH[op.dst[0]])
         return ProducerWrite(op.pipe, op.state, op.nbytes, dst, origin=op.origin)
-    if isinstance(op, ProducerWrite) and op.dst == ("row_col",):
-        dst = _row_col(k, cta)
+    if isinstance(op, ProducerWrite) and op.dst and op.dst[0] in PEER_SETS:
+        dst = _row_col(k, cta, op.dst[0])
         shares = []
         for d in dst:
-            sources = len(_row_col(k, d))
+            sources = len(_row_col(k, d, op.dst[0]))
             share, extra = divmod(op.nbytes, sources)
             shares.append(share + (extra if d == cta else 0))
         return ProducerWrite(op.pipe, op.state, tuple(shares), dst, origin=op.origin)
@@ -914,7 +926,7 @@ class _Program:
                 return [ProducerWrite(pipe.name, var, nbytes=tuple(delivered.items()),
                                       dst=(MERGED,), origin=op)]
             return [ProducerWrite(pipe.name, var, nbytes=n,
-                                  dst=(transfers.ROW_COL,) if dst == transfers.ROW_COL else dst,
+                                  dst=(dst,) if dst in transfers.EACH else dst,
                                   origin=op)
                     for dst, n in delivered.items() if n]
         if pipe.named_ids is None and (tma or tx) and not any(
@@ -934,9 +946,10 @@ class _Program:
                 f"expects transaction bytes but its producer issues no copy visible in the IR "
                 f"(no atom.bulk_copy_g2s completing on get_producer_barrier / "
                 f"get_full_barrier); checked assuming {assumed} land per stage"
-                + (", split evenly over the CTAs of its cluster row and column"
+                + (f", split evenly over the CTAs of its multicast set "
+                   f"({init.multicast_direction().value})"
                    if init in self.multicast else "")))
-        dst = ("row_col",) if init in self.multicast and tma else None
+        dst = (init.multicast_direction().value,) if init in self.multicast and tma else None
         return [ProducerWrite(pipe.name, var, nbytes=tma, dst=dst, origin=op)]
 
     def _assumed_sizes(self, init, pipe, op, copy, delivered, unsized, tx) -> dict:
@@ -956,8 +969,8 @@ class _Program:
             for d in range(ctas):
                 if dst is None:
                     sources = 1
-                elif dst == transfers.ROW_COL:
-                    sources = len(_row_col(self.k, d))
+                elif dst in transfers.EACH:
+                    sources = len(_row_col(self.k, d, transfers.EACH[dst]))
                 else:
                     sources = ctas if d in dst else 0
                 landing[d] += n * sources
@@ -1017,7 +1030,7 @@ class _Program:
             return [ConsumerRelease(pipe.name, var, len(self.threads), origin=op)]
         groups = self._ranges(init, init.consumer_masks())
         given = init.consumer_arrive_counts()
-        if self.k.ctas == 1:
+        if self.k.ctas == 1 or init.is_cta_scoped():
             arrivals = self._arriving(groups, given or [len(g) for g in groups])
             return [ConsumerRelease(pipe.name, var, arrivals, origin=op)]
         out: list[Op] = []
@@ -1029,7 +1042,8 @@ class _Program:
             if c in syncing and RETIRED_ATTR not in op.attributes:
                 out.append(BarSync(release_sync_id(op, self.k.infos[init], c), len(g), origin=op))
             arrivals += cluster_release_arrivals(len(g))
-        out.append(ConsumerRelease(pipe.name, var, arrivals, ("row_col",), origin=op))
+        out.append(ConsumerRelease(pipe.name, var, arrivals, (init.multicast_direction().value,),
+                                   origin=op))
         return out
 
     def _for(self, op: Operation) -> list[Op]:

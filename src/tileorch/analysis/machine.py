@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from tileorch.analysis import properties as P
 from tileorch.analysis.barriers import GlobalMemory, MBarrier, NamedBarrier
 from tileorch.analysis.protocol import (
-    Advance, Agent, BarArrive, BarSync, Branch, ClusterArrive, ClusterWait, ConsumerRead,
+    Accumulate, Advance, Agent, BarArrive, BarSync, Branch, ClusterArrive, ClusterWait, ConsumerRead,
     ConsumerRelease, ConsumerTryWait, ConsumerWait, CounterAdd, CounterWait, Epilogue, Jump,
     LoadAddPartial, Op, ProducerAcquire, ProducerCommit, ProducerTryAcquire, ProducerWrite,
     Protocol, ReducePartial, SeqArrive, SeqWait, StorePartial, unroll,
@@ -37,7 +37,7 @@ from tileorch.analysis.protocol import (
 from tileorch.analysis.symmetry import cta_permutations, permute_state
 
 FULL, EMPTY = 0, 1
-INVISIBLE = (Advance, ConsumerRead)
+INVISIBLE = (Advance, ConsumerRead, Accumulate)
 TOK_NONE, TOK_DONE, TOK_AGAIN = 0, 1, 2
 
 
@@ -1067,6 +1067,9 @@ class _Exec:
         if op.acquire:
             self.seen = self.gmem.snapshot()
         self.barrier_text = f"{op.counter} = {self.gmem.counter(op.counter)}"
+
+    def _Accumulate(self, op: Accumulate) -> None:
+        self.acc = op.label
 
     def _Epilogue(self, op: Epilogue) -> None:
         want = dict(self.m.protocol.partials).get(op.tile)

@@ -261,6 +261,13 @@ class CounterWait(Op):
 
 
 @dataclass(frozen=True)
+class Accumulate(Op):
+    """The agent's mainloop of its next piece: its accumulator becomes partial ``label``."""
+
+    label: object
+
+
+@dataclass(frozen=True)
 class Epilogue(Op):
     """Write the accumulator of output tile ``tile`` (records the functional result)."""
 
