@@ -15,6 +15,7 @@ everything else:
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterable
 
@@ -261,8 +262,9 @@ def verify_op_located(op: Operation) -> str | None:
         _verify_blocks(op)
         if not ATTRIBUTE_VERIFIERS:
             from tileorch.dialects.kernel_attrs import verify_kernel_attributes
+            from tileorch.dialects.upstream_rules import verify_upstream_rules
 
-            ATTRIBUTE_VERIFIERS.append(verify_kernel_attributes)
+            ATTRIBUTE_VERIFIERS.extend([verify_kernel_attributes, verify_upstream_rules])
         for check in ATTRIBUTE_VERIFIERS:
             check(op)
     except LocatedError as exc:
@@ -270,18 +272,37 @@ def verify_op_located(op: Operation) -> str | None:
     except VerifyException as exc:
         return format_error(op, _name_failing_property(op, first_line(exc)))
     except Exception as exc:  # noqa: BLE001 - a verifier that crashed on odd input: still located
+        if _raised_by_xdsl_verifier(exc):
+            return format_error(op, first_line(exc))
         return format_error(op, f"internal error while verifying {op.name} ({type(exc).__name__}: {first_line(exc)})")
     return None
 
 
+def _raised_by_xdsl_verifier(exc: Exception) -> bool:
+    """A plain ``Exception`` raised by one of xDSL's own verifiers (some, e.g. ``scf.while``'s
+    block-argument check, raise ``Exception`` instead of ``VerifyException``): a diagnostic."""
+    if type(exc) is not Exception or exc.__traceback__ is None:
+        return False
+    tb = exc.__traceback__
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return f"{os.sep}xdsl{os.sep}" in tb.tb_frame.f_code.co_filename
+
+
 def verify_located(module: Operation) -> list[str]:
-    """Verify every op (children before parents); return one located line per failure."""
+    """Verify every op (children before parents); return one located line per failure.
+
+    A verifier that crashes while another op of the module has a real verification error is
+    not reported: such verifiers read their neighbours (an enclosing executor, the init of the
+    barrier they use), and the neighbour's error is the diagnostic (MLIR stops at the first
+    failing op).  A crash with no other error is reported as the internal error it is."""
     errors: list[str] = []
+    crashes: list[str] = []
     for op in _post_order(module):
         error = verify_op_located(op)
         if error is not None:
-            errors.append(error)
-    return errors
+            (crashes if ": error: internal error while verifying " in error else errors).append(error)
+    return errors or crashes
 
 
 def format_exception(exc: BaseException, module: Operation | None = None) -> list[str]:

@@ -47,6 +47,10 @@ class CompileResult:
     timings: dict[str, float] = field(default_factory=dict)
 
 
+ARCH_SPECIFIC_OPS = ("nvvm.tcgen05.", "cute_nvgpu.")
+"""Ops whose verifiers check the module's ``cutlass.target`` (Blackwell-only instructions)."""
+
+
 def module_arch(module: ModuleOp, default: str) -> str:
     """``cutlass.target`` of the module if set, else ``default``."""
     target = module.attributes.get("cutlass.target")
@@ -135,9 +139,15 @@ def compile_module(
 
         raise CompileError([format_error(module, f"the target given ({arch}) differs from the module's cutlass.target "
                                                  f"\"{target.data}\"; drop --arch or make them agree")])
-    if arch is not None and target is None and any(op.name.startswith("cutlass.") for op in module.walk()):
-        # the rules that compare pipelines and schedulers with the module's target then check --arch
-        module.attributes["cutlass.target"] = StringAttr(arch)
+    if target is None:
+        names = {op.name for op in module.walk()}
+        if arch is not None and any(n.startswith("cutlass.") for n in names):
+            # the rules that compare pipelines and schedulers with the module's target then check --arch
+            module.attributes["cutlass.target"] = StringAttr(arch)
+        elif any(n.startswith(ARCH_SPECIFIC_OPS) for n in names):
+            # ops that exist on some targets only are checked against the target compiled for
+            # (LLVM aborts on them elsewhere): the default target too
+            module.attributes["cutlass.target"] = StringAttr(arch or DEFAULT_ARCH)
     result = CompileResult(arch=module_arch(module, arch or DEFAULT_ARCH) if arch is None else arch)
     _verify(module, "input")
     t0 = time.perf_counter()

@@ -29,6 +29,7 @@ from llvmlite.ir import instructions
 from xdsl.backend.llvm import convert as xconvert
 from xdsl.backend.llvm.convert_op import convert_op as xdsl_convert_op
 from xdsl.backend.llvm.convert_type import convert_type
+from xdsl.utils.exceptions import LLVMTranslationException
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
@@ -248,7 +249,10 @@ def _convert_body(op: llvm.FuncOp, module: ir.Module) -> None:
     for block in list(op.body.blocks)[1:]:
         builder = ir.IRBuilder(blocks[block])
         for arg in block.args:
-            vals[arg] = builder.phi(convert_type(arg.type))
+            try:
+                vals[arg] = builder.phi(convert_type(arg.type))
+            except LLVMTranslationException as exc:
+                raise LocatedError(op, f"cannot translate a block argument of @{op.sym_name.data} to LLVM IR: {exc}") from None
     for block in op.body.blocks:
         builder = ir.IRBuilder(blocks[block])
         if blocks[block].instructions:
@@ -258,8 +262,10 @@ def _convert_body(op: llvm.FuncOp, module: ir.Module) -> None:
                 convert_op(inner, builder, vals, blocks)
             except NotImplementedError as exc:
                 raise LocatedError(inner, f"cannot translate to LLVM IR: {exc}") from None
-            except (KeyError, TypeError, ValueError, AssertionError) as exc:
+            except (KeyError, IndexError, TypeError, ValueError, AssertionError) as exc:
                 raise LocatedError(inner, f"cannot translate {inner.name} to LLVM IR ({type(exc).__name__}: {exc})") from None
+            except LLVMTranslationException as exc:
+                raise LocatedError(inner, f"cannot translate {inner.name} to LLVM IR: {exc}") from None
 
 
 def _is_kernel(fn: llvm.FuncOp) -> bool:
@@ -348,7 +354,10 @@ def translate_module(module: ModuleOp) -> str:
         _convert_global(op, lm)
     kernels: dict[str, dict[str, str]] = {}
     for op in funcs:
-        xconvert._declare_func(op, lm)  # noqa: SLF001 - reuse xDSL's argument-attribute handling
+        try:
+            xconvert._declare_func(op, lm)  # noqa: SLF001 - reuse xDSL's argument-attribute handling
+        except LLVMTranslationException as exc:
+            raise LocatedError(op, f"cannot translate the signature of @{op.sym_name.data} to LLVM IR: {exc}") from None
         if _is_kernel(op):
             lm.get_global(op.sym_name.data).calling_convention = "ptx_kernel"
             kernels[op.sym_name.data] = kernel_fn_attrs(op, module)

@@ -254,6 +254,13 @@ def _keyword_value(parser: Parser, key: str, fn):
     return fn()
 
 
+def _required_keyword_value(parser: Parser, key: str, fn):
+    """``key = <value>``: a located parse error when the keyword is missing (after a comma)."""
+    parser.parse_keyword(key)
+    parser.parse_punctuation("=")
+    return fn()
+
+
 def _finish(parser: Parser, op_cls, types: bool = True, parenthesized: bool = False):
     """``attr-dict (: types)?``: discardable attributes (property names found there are taken as
     properties, for modules written in the older ``{group = ...}`` spelling)."""
@@ -292,7 +299,7 @@ class _AllocLike(IRDLOperation):
         n = parser.parse_operand()
         props = dict(GROUP_DEFAULT)
         if parser.parse_optional_punctuation(",") is not None:
-            props["group"] = _keyword_value(parser, "group", lambda: _parse_group_value(parser))
+            props["group"] = _required_keyword_value(parser, "group", lambda: _parse_group_value(parser))
         more, attrs = _finish(parser, cls)
         return cls.create(operands=[a, n], properties={**props, **more}, attributes=attrs)
 
@@ -496,7 +503,7 @@ class Tcgen05ShiftOp(IRDLOperation):
         t = parser.parse_operand()
         props = dict(GROUP_DEFAULT)
         if parser.parse_optional_punctuation(",") is not None:
-            props["group"] = _keyword_value(parser, "group", lambda: _parse_group_value(parser))
+            props["group"] = _required_keyword_value(parser, "group", lambda: _parse_group_value(parser))
         more, attrs = _finish(parser, cls)
         return cls.create(operands=[t], properties={**props, **more}, attributes=attrs)
 
@@ -551,7 +558,7 @@ class Tcgen05CpOp(IRDLOperation):
         d = parser.parse_operand()
         props = dict(CP_DEFAULTS)
         if parser.parse_optional_punctuation(",") is not None:
-            props["shape"] = _keyword_value(parser, "shape", lambda: _parse_enum_value(parser, Tcgen05CpShapeAttr, False))
+            props["shape"] = _required_keyword_value(parser, "shape", lambda: _parse_enum_value(parser, Tcgen05CpShapeAttr, False))
         for key, prop, fn in (
             ("group", "group", lambda: _parse_group_value(parser)),
             ("multicast", "multicast", lambda: _parse_enum_value(parser, Tcgen05CpMulticastAttr, False)),
@@ -777,9 +784,9 @@ class Tcgen05MMAOp(IRDLOperation):
         mask = _keyword_value(parser, "mask", parser.parse_operand)
         props = dict(MMA_DEFAULTS)
         if parser.parse_optional_punctuation(",") is not None:
-            props["kind"] = _keyword_value(parser, "kind", lambda: _parse_enum_value(parser, Tcgen05MMAKindAttr, False))
+            props["kind"] = _required_keyword_value(parser, "kind", lambda: _parse_enum_value(parser, Tcgen05MMAKindAttr, False))
             parser.parse_punctuation(",")
-            props["ctaGroup"] = _keyword_value(parser, "cta_group", lambda: _parse_group_value(parser))
+            props["ctaGroup"] = _required_keyword_value(parser, "cta_group", lambda: _parse_group_value(parser))
             collector = _keyword_value(parser, "collector_a",
                                        lambda: _parse_enum_value(parser, Tcgen05MMACollectorOpAttr, False))
             if collector is not None:

@@ -77,6 +77,7 @@ KEYWORD_GROUPS = [
 ]
 _KEYWORD_INDEX = {w: g for g in KEYWORD_GROUPS for w in g}
 
+_CONST_RE = re.compile(r"(arith\.constant\s+)(\d+)(\s*:\s*(?:i\d+|index))")
 _INT_RE = re.compile(r"(?<![\w.%#^@!\"])-?(?:0x[0-9a-fA-F]+|\d+)(?![\w.])")
 _FLOAT_RE = re.compile(r"(?<![\w%#^@])-?\d+\.\d+(?:e[+-]?\d+)?")
 _TYPE_RE = re.compile(r"(?<![\w%#^@.])(?:i\d+|index|f16|bf16|f32|f64)(?![\w])")
@@ -118,13 +119,18 @@ class Mutator:
             (self.line_duplicate, 1),
         ]
         self.weights = [w for _, w in self.ops]
+        # mutations that usually keep a valid program valid (so more compile-mode inputs reach
+        # LLVM and ptxas with new constants and names): see ``mutate(mild=True)``
+        self.mild_ops = [(self.const_nearby, 4), (self.ssa_rename, 1), (self.comment_insert, 1)]
+        self.mild_weights = [w for _, w in self.mild_ops]
 
-    def mutate(self, text: str, count: int) -> tuple[str, list[str]]:
+    def mutate(self, text: str, count: int, mild: bool = False) -> tuple[str, list[str]]:
         applied: list[str] = []
+        ops, weights = (self.mild_ops, self.mild_weights) if mild else (self.ops, self.weights)
         for _ in range(count * 4):
             if len(applied) >= count:
                 break
-            op = self.rng.choices(self.ops, self.weights)[0][0]
+            op = self.rng.choices(ops, weights)[0][0]
             new = op(text)
             if new is not None and new != text:
                 text = new
@@ -154,6 +160,33 @@ class Mutator:
             value = int(literal.lstrip("-").lstrip("0") or "0") * (-1 if literal.startswith("-") else 1)
         new = self.rng.choice([value + 1, value - 1, value * 2, -value, value // 2, value * 8, value + 32])
         return _replace(text, span, str(new))
+
+    def const_nearby(self, text: str) -> str | None:
+        """An ``arith.constant N : iK|index`` with N > 0 moved to a nearby positive value."""
+        spans = _spans(text, _CONST_RE)
+        if not spans:
+            return None
+        span = self.rng.choice(spans)
+        m = _CONST_RE.match(text, span[0])
+        value = int(m.group(2))
+        new = max(1, self.rng.choice([value + 1, value - 1, value * 2, value // 2, value + 8]))
+        return text[:m.start(2)] + str(new) + text[m.end(2):]
+
+    def ssa_rename(self, text: str) -> str | None:
+        """Every occurrence of one SSA name renamed (result numbers ``%x#1`` follow)."""
+        names = sorted({text[a:b].split("#")[0] for a, b in _spans(text, _SSA_RE)})
+        if not names:
+            return None
+        old = self.rng.choice(names)
+        return re.sub(re.escape(old) + r"(?![\w$.-])", lambda _: "%fz_" + old[1:], text)
+
+    def comment_insert(self, text: str) -> str | None:
+        lines = text.splitlines(keepends=True)
+        idx = self._code_lines(lines)
+        if not idx:
+            return None
+        lines.insert(self.rng.choice(idx), "  // fuzz: a comment line\n")
+        return "".join(lines)
 
     def float_boundary(self, text: str) -> str | None:
         span = self._pick(text, _FLOAT_RE)
@@ -331,6 +364,32 @@ def _child(mode: str, path: str, out_fd: int, timeout: int) -> None:
         os._exit(code)
 
 
+_FRESH = ("import sys\n"
+          "mode, path = sys.argv[1], sys.argv[2]\n"
+          "from tileorch.tools.fuzz import _command\n"
+          "argv = _command(mode, path)\n"
+          "if argv[0] == 'opt':\n"
+          "    from tileorch.tools.opt import main\n"
+          "    sys.exit(main(argv[1:]))\n"
+          "from tileorch.cli.main import main\n"
+          "sys.exit(main(argv))\n")
+
+
+def _fresh_run(mode: str, path: Path, timeout: int) -> tuple[int, str, bool]:
+    """Run one input again in a new interpreter (no fork): (exit code, output, timed out)."""
+    import subprocess
+
+    try:
+        proc = subprocess.run([sys.executable, "-c", _FRESH, mode, str(path)], capture_output=True, text=True,
+                              timeout=timeout, env={**os.environ, "PYTHONPATH": os.pathsep.join(
+                                  p for p in (str(Path(__file__).resolve().parents[2]), os.environ.get("PYTHONPATH"))
+                                  if p)})
+    except subprocess.TimeoutExpired as exc:
+        out = exc.stdout or ""
+        return -1, out if isinstance(out, str) else out.decode(errors="replace"), True
+    return proc.returncode, proc.stdout + proc.stderr, False
+
+
 def classify(mode: str, code: int, sig: int | None, output: str, timed_out: bool) -> str:
     if timed_out:
         return "finding:hang"
@@ -362,6 +421,8 @@ class Runner:
         self.jobs = max(1, jobs)
         self.timeout = timeout
         self.running: dict[int, tuple] = {}
+        self.rechecked = 0
+        """Inputs that timed out in a forked child and were re-run in a fresh interpreter."""
 
     def submit(self, key, mode: str, text: str, timeout: int | None = None) -> None:
         slot = len(self.running)
@@ -392,6 +453,10 @@ class Runner:
         sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
         code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1
         timed_out = sig == signal.SIGALRM
+        if timed_out:  # a forked child can also stall on the loaded machine: confirm in a fresh process
+            self.rechecked += 1
+            code, output, timed_out = _fresh_run(mode, path, limit)
+            sig = None
         kind = classify(mode, code, None if timed_out else sig, output, timed_out)
         ptx = Path(str(path) + ".ptx")
         reached = mode == "compile" and code == 0 and ptx.exists()
@@ -414,12 +479,15 @@ class Report:
     kinds: Counter = field(default_factory=Counter)
     findings: list[tuple[str, str, str, str]] = field(default_factory=list)  # (kind, seed, text, output)
     seconds: float = 0.0
+    rechecked: int = 0  # timed out in a forked child, re-run in a fresh interpreter
 
     def summary(self) -> str:
         lines = [f"fuzz: {self.tried} inputs tried in {self.seconds:.0f} s "
                  f"({', '.join(f'{m} {n}' for m, n in sorted(self.by_mode.items()))}); "
                  f"{self.reached_ptx} compiled to PTX",
-                 "fuzz: outcomes: " + ", ".join(f"{k} {n}" for k, n in sorted(self.kinds.items()))]
+                 "fuzz: outcomes: " + ", ".join(f"{k} {n}" for k, n in sorted(self.kinds.items()))
+                 + (f" ({self.rechecked} timed out in a forked child and were re-run in a fresh process)"
+                    if self.rechecked else "")]
         findings = Counter(k for k, *_ in self.findings)
         lines.append(f"fuzz: {len(self.findings)} finding(s)" +
                      (": " + ", ".join(f"{k} {n}" for k, n in sorted(findings.items())) if findings else ""))
@@ -453,7 +521,9 @@ def calibrate(seeds: list[Seed], runner: Runner, compile_limit: float, compile_w
 
 
 def fuzz(seeds: list[Seed], *, inputs: int, seconds: float, jobs: int, rng_seed: int, timeout: int,
-         out_dir: Path | None, log=print, mode_filter: tuple[str, ...] = MODES) -> Report:
+         out_dir: Path | None, log=print, mode_filter: tuple[str, ...] = MODES, mild_share: float = 0.0) -> Report:
+    """Run ``inputs`` mutants (or until ``seconds``); ``mild_share`` of the compile-mode inputs
+    get one mild mutation (``Mutator.mild_ops``) instead of an adversarial one."""
     rng = random.Random(rng_seed)
     mutator = Mutator(rng)
     report = Report()
@@ -472,7 +542,8 @@ def fuzz(seeds: list[Seed], *, inputs: int, seconds: float, jobs: int, rng_seed:
                 mode = rng.choice(modes)
                 # compile-mode mutants get one mutation: more of them stay valid and reach LLVM
                 count = 1 if mode == "compile" else rng.choice([1, 1, 1, 2, 3])
-                text, applied = mutator.mutate(seed.text, count)
+                mild = mode == "compile" and rng.random() < mild_share
+                text, applied = mutator.mutate(seed.text, count, mild=mild)
                 if not applied:
                     continue
                 pending_meta[n] = (seed.name + " [" + ", ".join(applied) + "]", mode, text)
@@ -500,6 +571,7 @@ def fuzz(seeds: list[Seed], *, inputs: int, seconds: float, jobs: int, rng_seed:
                 report.seconds = time.monotonic() - start
                 log(report.summary().splitlines()[0])
     report.seconds = time.monotonic() - start
+    report.rechecked = runner.rechecked
     return report
 
 
@@ -514,6 +586,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="seeds that compile within this many seconds are fuzzed in compile mode too")
     parser.add_argument("--compile-weight", type=float, default=4.0,
                         help="how much more often a seed that compiles is picked (default 4)")
+    parser.add_argument("--mild-share", type=float, default=0.5,
+                        help="share of compile-mode inputs given a mild mutation (nearby constant, renamed "
+                             "value, comment) so that more of them reach PTX (default 0.5)")
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated subset of opt,compile,check")
     parser.add_argument("--out", type=Path, default=None, help="save findings here")
     parser.add_argument("--replay", type=Path, nargs="*", help="run these files once in every mode and report")
@@ -549,7 +624,7 @@ def main(argv: list[str] | None = None) -> int:
     n_compile = sum("compile" in s.modes for s in seeds)
     print(f"fuzz: {len(seeds)} seeds ({len(generic)} generic), {n_compile} fuzzed in compile mode", flush=True)
     report = fuzz(seeds, inputs=args.inputs, seconds=args.seconds, jobs=args.jobs, rng_seed=args.seed,
-                  timeout=args.timeout, out_dir=args.out, mode_filter=modes,
+                  timeout=args.timeout, out_dir=args.out, mode_filter=modes, mild_share=args.mild_share,
                   log=lambda s: print(s, flush=True))
     print(report.summary())
     return 1 if report.findings else 0
