@@ -74,3 +74,16 @@ builtin.module attributes {cutlass.target = "sm_100a"} {
   }
 }
 // CHECK: streamk_sm100a_errors.mlir:72:5: error: smem(...) is only used by the SM100 Stream-K scheduler on a cluster of more than one CTA (module cutlass.cluster_shape)
+
+// -----
+
+// Two warp groups in one CTA would share each thread's slot (tid % 128) of the buffer.
+builtin.module attributes {cutlass.target = "sm_100a", cutlass.cluster_shape = array<i32: 2, 1, 1>} {
+  func.func @two_warp_groups(%p: !cutlass.tile_scheduler_streamk_params<cga = [2, 1, 1], raster = along_m>, %acc: f32, %buf: !llvm.ptr<3>) -> f32 attributes {nvvm.kernel, nvvm.reqntid = array<i32: 256, 1, 1>} {
+    %s = cutlass.tile_scheduler.create_SM100_scheduler %p : !cutlass.tile_scheduler_streamk_params<cga = [2, 1, 1], raster = along_m> -> !cutlass.tile_scheduler<streamk>
+    %w = cutlass.tile_scheduler.initial_work_tile_info %s : !cutlass.tile_scheduler<streamk> -> !cutlass.streamk_work_tile_info
+    %r = cutlass.tile_scheduler.fixup %s, %w, %acc smem(%buf : !llvm.ptr<3>) : !cutlass.tile_scheduler<streamk>, !cutlass.streamk_work_tile_info, f32
+    func.return %r : f32
+  }
+}
+// CHECK: streamk_sm100a_errors.mlir:[[# @LINE - 4]]:5: error: the SM100 Stream-K fix-up on a cluster runs on one warp group per CTA (128 threads: each thread's partial has one slot, tid % 128), found 256 threads

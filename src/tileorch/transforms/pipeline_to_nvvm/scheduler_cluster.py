@@ -38,7 +38,8 @@ striped layout, ``tile_bytes`` of :class:`.scheduler_fixup.PartialLayout`):
    pass-through for a whole tile, else workspace partial + lock across clusters.
 
 The cluster barrier counts every non-exited thread of the cluster, so the fix-up must run where
-the whole CTA runs it (``mods.require_whole_cta``), and every CTA must reach it equally often:
+the whole CTA runs it (``mods.require_whole_cta``), a CTA of one warp group (128 threads, one
+buffer slot per ``tid % 128``), and every CTA must reach it equally often:
 the piece sequence is cluster-uniform, but a CTA's *share* may be empty, so a loop must test the
 work tile (its ``k_tile_count`` field or validity), never the share; a loop condition fed by
 ``get_work_k_tile_count`` is a located error.
@@ -58,7 +59,7 @@ from tileorch.dialects.cutlass.scheduler_context import cluster_shape
 from tileorch.schedulers import sm100_cluster_streamk as coop
 from tileorch.schedulers.sm100_streamk import Sm100StreamKParams
 from tileorch.transforms.pipeline_to_nvvm import scheduler_bodies as bodies
-from tileorch.transforms.pipeline_to_nvvm.context import int_prop
+from tileorch.transforms.pipeline_to_nvvm.context import cta_thread_bound, int_prop
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
 from tileorch.transforms.pipeline_to_nvvm.mods import require_whole_cta
 from tileorch.transforms.pipeline_to_nvvm.scheduler_bodies import WTI_FIELDS, load_field, lowered, run
@@ -180,6 +181,21 @@ def load_partial(e: Emitter, base: SSAValue, layout: PartialLayout, typ: Attribu
     return value
 
 
+def cta_threads(op: Operation) -> int | None:
+    """Threads of the CTA running ``op``: the kernel's declared block size, else an enclosing
+    ``cta`` executor's ``threads(N)``."""
+    bound = cta_thread_bound(op)
+    if bound is not None:
+        return bound
+    parent = op.parent_op()
+    while parent is not None:
+        threads = parent.properties.get("threads") if parent.name == "cutlass.async.exec" else None
+        if threads is not None and "cta" in str(parent.properties.get("executor")):
+            return threads.value.data
+        parent = parent.parent_op()
+    return None
+
+
 def cluster_sync(e: Emitter) -> None:
     """``barrier.cluster.arrive.aligned`` (release) then ``barrier.cluster.wait.aligned`` (acquire)."""
     e.add_op(nvvm.ClusterArriveOp(aligned=True))
@@ -192,6 +208,13 @@ def emit_cluster_fixup(op: Operation, e: Emitter,
     assert shape is not None
     size = shape[0] * shape[1]
     require_whole_cta(op, CLUSTER_SYNC)
+    threads = cta_threads(op)
+    if threads != WARP_GROUP:
+        found = "an undeclared number of" if threads is None else str(threads)
+        raise LocatedError(op, f"the SM100 Stream-K fix-up on a cluster runs on one warp group per CTA "
+                               f"({WARP_GROUP} threads: each thread's partial has one slot, tid % 128), found "
+                               f"{found} threads; declare nvvm.reqntid = array<i32: 128, 1, 1> (or threads(128) "
+                               "on the cta executor)")
     if len(op.operands) < 4:
         raise LocatedError(op, f"the SM100 Stream-K fix-up on a {shape[0]}x{shape[1]} cluster reduces each piece "
                                "through the cluster's shared memory: add smem(%buf : !llvm.ptr<3>), a buffer of "
