@@ -62,7 +62,7 @@ from tileorch.transforms.pipeline_to_nvvm import scheduler_bodies as bodies
 from tileorch.transforms.pipeline_to_nvvm.context import cta_thread_bound, int_prop
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
 from tileorch.transforms.pipeline_to_nvvm.mods import require_whole_cta
-from tileorch.transforms.pipeline_to_nvvm.scheduler_bodies import WTI_FIELDS, load_field, lowered, run
+from tileorch.transforms.pipeline_to_nvvm.scheduler_bodies import load_field, lowered, run
 from tileorch.transforms.pipeline_to_nvvm.scheduler_fixup import (
     WARP_GROUP,
     PartialLayout,
