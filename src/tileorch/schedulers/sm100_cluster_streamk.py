@@ -36,10 +36,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .sm100_streamk import Sm100StreamKParams, block_linear_idx, sm100_streamk_params
+from .sm100_streamk import Sm100StreamKParams, block_linear_idx, sm100_streamk_params, sm100_workspace_sizes
 from .streamk_work import continue_work, get_work
 from .work_tile import WorkTileInfo
-from .workspace import WorkspaceSizes, workspace_sizes
+from .workspace import WorkspaceSizes
 
 MAX_CLUSTER_CTAS = 16  # the largest (non-portable) cluster of sm_100
 
@@ -84,9 +84,7 @@ def cluster_streamk_params(problem: tuple[int, int, int, int], tile: tuple[int, 
 def cluster_workspace_sizes(problem, tile, cluster, sms: int, **kw) -> WorkspaceSizes:
     """The cross-cluster fix-up workspace: that of the one-CTA-cluster decomposition (one
     partial and one lock per split tile); the in-cluster reduction needs none."""
-    if tile[1] == 192:
-        kw["decomposition"] = "data_parallel"
-    return workspace_sizes(problem, tile, (1, 1), workers(cluster, sms), bypass_occupancy=True, **kw)
+    return sm100_workspace_sizes(problem, tile, (1, 1), workers(cluster, sms), **kw)
 
 
 def cluster_linear_idx(p: Sm100StreamKParams, x, y, z):
