@@ -33,6 +33,10 @@ PRODUCER_MASK = "cutlass.pipeline.get_producer_mask"
 ROW_COL = "row_col_each"
 """Destination of a copy multicast with ``get_producer_mask``: every CTA of the cluster row and
 column of the issuing CTA, each receiving the copy's full size."""
+ROW, COL = "row_each", "col_each"
+"""Likewise for a ``row`` / ``col`` mask: the CTAs sharing the issuer's x / its y."""
+EACH = {ROW_COL: "row_col", ROW: "row", COL: "col"}
+"""Multicast sentinel -> the direction it names (``pipeline.multicast_peers``)."""
 ONCE = ("cutlass.pipeline.produce", "cutlass.pipeline.consume", "scf.execute_region")
 
 
@@ -77,13 +81,24 @@ def destination(copy: Operation, ev: Evaluator, ctas: int) -> str | tuple[int, .
     if mask is None or ctas == 1:
         return None
     if isinstance(mask.owner, Operation) and mask.owner.name == PRODUCER_MASK:
-        return ROW_COL
+        return {v: k for k, v in EACH.items()}[mask_direction(mask.owner)]
     bits = ev.constant(mask)
     if bits is None or bits <= 0 or bits >> ctas:
         raise LocatedError(copy, "the checker cannot model this multicast mask: it must be "
                            f"cutlass.pipeline.get_producer_mask or a constant naming CTAs "
                            f"0..{ctas - 1} of the cluster")
     return tuple(r for r in range(ctas) if bits >> r & 1)
+
+
+def mask_direction(mask_op: Operation) -> str:
+    """``row`` / ``col`` / ``row_col``: the op's direction, else its pipeline's multicast set."""
+    from tileorch.dialects.cutlass.pipeline import pipeline_init_of
+
+    direction = mask_op.properties.get("direction")
+    if direction is not None:
+        return direction.data.value
+    init = pipeline_init_of(mask_op.operands[0])
+    return init.multicast_direction().value if init is not None else "row_col"
 
 
 def issuers(copy: Operation, threads: Iterable[int], scope: Block,
