@@ -33,7 +33,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from tileorch.dialects.cutlass import async_exec as ax
 from tileorch.dialects.cutlass import pipeline as pl
-from tileorch.dialects.cutlass.attrs import ExecutorType, PipelineBarrierElideType, PipelineBarrierType
+from tileorch.dialects.cutlass.attrs import ExecutorType, PipelineBarrierElideType, PipelineBarrierType, PipelineScope
 from tileorch.dialects.cutlass.types import PipelineType
 
 
@@ -164,9 +164,11 @@ class PipelineProgramBuilder:
         consumer_arv_count: Sequence[int] | None = None,
         transaction_size: Sequence[int] | None = None,
         barrier_id_base: int | None = None,
+        scope: str = "cluster",
     ) -> SSAValue:
-        """``create`` + ``init`` of a pipeline with one group per mask; returns the initialized value."""
-        pipe_type = PipelineType(stages, len(participants), len(consumers), barrier, elide)
+        """``create`` + ``init`` of a pipeline with one group per mask; returns the initialized value.
+        ``scope = "cta"`` makes it CTA-local (``!cutlass.pipeline<..., scope = cta>``)."""
+        pipe_type = PipelineType(stages, len(participants), len(consumers), barrier, elide, PipelineScope(scope))
         created = self._value(pl.PipelineCreateOp(pipe_type))
         return self._value(
             pl.PipelineInitOp(
