@@ -252,6 +252,7 @@ def pipeline_info(op: Operation, pipe: SSAValue) -> PipelineInfo:
     if arv is None:
         raise LocatedError(init, "pipeline.init has no derived arvCount; run cutlass-stamp-arrive-counts first")
     scope = getattr(getattr(init.results[0].type, "scope", None), "value", "cluster")
+    multicast = scope == "cluster" and cluster_size(init) > 1
     return PipelineInfo(
         init=init,
         stages=stages,
@@ -269,6 +270,6 @@ def pipeline_info(op: Operation, pipe: SSAValue) -> PipelineInfo:
         transaction_size=array_prop(init, "transaction_size") or [0] * len(producer_masks),
         barrier_id_base=int_prop(init, "barrier_id_base"),
         scope=scope,
-        multicast=_multicast_of(init),
-        cluster_multicast=scope == "cluster" and cluster_size(init) > 1,
+        multicast=_multicast_of(init) if multicast else "row_col",
+        cluster_multicast=multicast,
     )
