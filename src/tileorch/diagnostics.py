@@ -274,8 +274,20 @@ def verify_op_located(op: Operation) -> str | None:
     except Exception as exc:  # noqa: BLE001 - a verifier that crashed on odd input: still located
         if _raised_by_xdsl_verifier(exc):
             return format_error(op, first_line(exc))
+        if _raised_in_xdsl_dialect(exc):  # xDSL's own verifier tripped over the malformed op
+            return format_error(op, f"{op.name} is malformed (its verifier failed: {type(exc).__name__}: "
+                                    f"{first_line(exc)})")
         return format_error(op, f"internal error while verifying {op.name} ({type(exc).__name__}: {first_line(exc)})")
     return None
+
+
+def _raised_in_xdsl_dialect(exc: Exception) -> bool:
+    """Raised inside one of xDSL's own dialect definitions (e.g. ``scf.while``'s verifier indexing
+    block arguments that a malformed op lacks)."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and f"{os.sep}xdsl{os.sep}dialects{os.sep}" in tb.tb_frame.f_code.co_filename
 
 
 def _raised_by_xdsl_verifier(exc: Exception) -> bool:

@@ -123,3 +123,28 @@ def test_tcgen05_without_a_target_is_checked_against_the_default_target(tmp_path
     src.write_text(stripped)
     errors = _located_only(_run("compile", src, "compile", str(src), "-o", str(tmp_path / "t.ptx")))
     assert "needs an sm_100a-class target" in errors[0] and "sm_90a" in errors[0]
+
+
+def test_scf_while_without_after_block_arguments_is_located_not_internal(tmp_path):
+    """The ``do`` region lost its ``^bb0(...)`` line: xDSL's scf.while verifier indexes the
+    missing block argument (IndexError); that is a malformed op, not a tileorch crash."""
+    src = tmp_path / "while.mlir"
+    src.write_text("#s = #nv_tileas.layout<smem>\nbuiltin.module {\n  nv_tileaa.func @swap(%c: i1) {\n"
+                   "    %a = nv_tileas.alloc_tensor : tensor<64xf32, #s>\n"
+                   "    %b = nv_tileas.alloc_tensor : tensor<64xf32, #s>\n"
+                   "    %res = scf.while (%x = %a) : (tensor<64xf32, #s>) -> tensor<64xf32, #s> {\n"
+                   "      scf.condition(%c) %x : tensor<64xf32, #s>\n    } do {\n"
+                   "      scf.yield %b : tensor<64xf32, #s>\n    }\n    nv_tileaa.return\n  }\n}\n")
+    errors = _located_only(_run("opt", src))
+    assert any(e.startswith(f"{src}:6:5: error: scf.while") for e in errors), errors
+
+
+def test_index_typed_global_is_a_located_translation_error():
+    from tileorch.backend.llvm_translate import translate_module
+    from tileorch.diagnostics import LocatedError, parse_module
+    from tileorch.registry import make_context
+
+    text = 'builtin.module {\n  "llvm.mlir.global"() <{global_type = index, sym_name = "g", linkage = #llvm.linkage<"internal">, addr_space = 3 : i32}> ({\n  }) : () -> ()\n}\n'
+    module = parse_module(make_context(), text, "g.mlir")
+    with pytest.raises(LocatedError, match=r"^g\.mlir:2:3: error: cannot translate the global @g .*index"):
+        translate_module(module)

@@ -351,7 +351,10 @@ def translate_module(module: ModuleOp) -> str:
         else:
             raise LocatedError(op, f"{op.name} is still present; only llvm.func and llvm.mlir.global translate to LLVM IR")
     for op in globals_:
-        _convert_global(op, lm)
+        try:
+            _convert_global(op, lm)
+        except LLVMTranslationException as exc:
+            raise LocatedError(op, f"cannot translate the global @{op.sym_name.data} to LLVM IR: {exc}") from None
     kernels: dict[str, dict[str, str]] = {}
     for op in funcs:
         try:
