@@ -11,8 +11,10 @@ cutlass dialect, before lowering.  Ops are matched by name (``docs/dialect-conve
   ``producer_arv_count[p]`` of each producer group p (the group leader with ``expect_tx`` of
   the op's ``transaction_bytes``, else ``transaction_size[p]``); a release on a one-CTA cluster
   from its threads among the first ``consumer_arv_count[c]`` (default all) of each consumer
-  group c, on a larger cluster ``cluster_release_arrivals(T(c))`` per consumer group c to every
-  CTA of its row and column, after the group's ``bar.sync`` (``release_sync_groups()``).
+  group c (also for a ``scope = cta`` pipeline on any cluster), on a larger cluster
+  ``cluster_release_arrivals(T(c))`` per consumer group c to every CTA of the pipeline's
+  multicast set (its row and column for ``row_col``), after the group's ``bar.sync``
+  (``release_sync_groups()``).
 * Agents: the innermost ``cutlass.async.exec`` region or ``switch_by_executor`` arm holding
   pipeline, named-barrier or fix-up ops.  A region is split into the pipeline's consumer (or
   producer) groups it covers, otherwise into its executor units (each warp group of a
@@ -26,8 +28,9 @@ cutlass dialect, before lowering.  Ops are matched by name (``docs/dialect-conve
   commit expects transaction bytes is assumed to load ``transaction_size[p]`` of its producer
   group p, and the assumption is recorded as a located note (``Protocol.notes``); if its
   region asks for the multicast mask (``get_producer_mask``) the loads go to the CTAs of its
-  cluster row and column, each of which then receives ``transaction_size / (cx + cy - 1)``
-  bytes of the stage from every such source.  Loops whose body has no protocol op are dropped
+  multicast set (row and column for ``row_col``), each of which then receives
+  ``transaction_size / N`` bytes of the stage from every one of its N sources.  A copy
+  multicast with ``get_producer_mask row`` / ``col`` lands in the CTAs with the issuer's x / y.  Loops whose body has no protocol op are dropped
   (no trip-count parameter).
 * ``scf.if``: a condition known for the agent (:mod:`~tileorch.analysis.evaluate`: constants,
   thread ids, the Stream-K split's work-tile facts) selects its branch; otherwise the branches
