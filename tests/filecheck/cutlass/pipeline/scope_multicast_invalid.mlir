@@ -209,3 +209,27 @@ builtin.module attributes {cutlass.cluster_shape = array<i32: 2, 1, 1>} {
   }
 }
 // CHECK: scope_multicast_invalid.mlir:208:5: error: Operation diagonal is not registered
+
+// -----
+
+// Type confusion in the generic form: multicast and direction are multicast_direction enums.
+builtin.module attributes {cutlass.cluster_shape = array<i32: 2, 1, 1>} {
+  func.func @f() {
+    %p = cutlass.pipeline.create : !cutlass.pipeline<stages = 2, producers = 1, consumers = 1>
+    %r = cutlass.pipeline.init %p {numStages = 2 : i32, participants = array<i64: 1>, consumers = array<i64: 2>, multicast = 3 : i32}
+    func.return
+  }
+}
+// CHECK: error: property 'multicast' of cutlass.pipeline.init does not verify: 3 : i32 should be of base attribute cutlass.multicast_direction
+
+// -----
+
+builtin.module attributes {cutlass.cluster_shape = array<i32: 2, 1, 1>} {
+  func.func @f() {
+    %p = cutlass.pipeline.create : !cutlass.pipeline<stages = 2, producers = 1, consumers = 1>
+    %r = cutlass.pipeline.init %p {numStages = 2 : i32, participants = array<i64: 1>, consumers = array<i64: 2>}
+    %m = "cutlass.pipeline.get_producer_mask"(%r) <{direction = #cutlass<pipeline_scope cta>}> : (!cutlass.pipeline<stages = 2, producers = 1, consumers = 1>) -> i16
+    func.return
+  }
+}
+// CHECK: error: property 'direction' of cutlass.pipeline.get_producer_mask does not verify: #cutlass<pipeline_scope cta> should be of base attribute cutlass.multicast_direction
