@@ -1041,6 +1041,19 @@ class _BarrierAddressOp(_PipeStateSyntax):
     def __init__(self, pipeline: SSAValue, state: SSAValue):
         super().__init__(operands=[pipeline, state], result_types=[SMEM_PTR])
 
+    def verify_(self) -> None:
+        super().verify_()
+        pipe = self.operands[0].type
+        if not is_cta_scoped(pipe):
+            return
+        for use in self.results[0].uses:
+            if use.operation.name == "nvvm.mapa":
+                raise VerifyException(
+                    f"{self.name}: the barrier of a CTA-scoped pipeline ({pipe}) is mapped into another CTA "
+                    f"by nvvm.mapa at {_location(use.operation)}; its arrive counts cover this CTA's "
+                    "threads only, so a remote arrive over-completes its phase; use scope = cluster"
+                )
+
 
 class _StageBarrierOp(_BarrierAddressOp):
     """A full-barrier getter: the loads that complete on it may multicast (checked here)."""

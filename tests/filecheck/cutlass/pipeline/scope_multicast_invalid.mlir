@@ -233,3 +233,17 @@ builtin.module attributes {cutlass.cluster_shape = array<i32: 2, 1, 1>} {
   }
 }
 // CHECK: error: property 'direction' of cutlass.pipeline.get_producer_mask does not verify: #cutlass<pipeline_scope cta> should be of base attribute cutlass.multicast_direction
+
+// -----
+
+// A hand-written remote arrive on a CTA-scoped pipeline's empty barrier.
+builtin.module attributes {cutlass.cluster_shape = array<i32: 2, 1, 1>} {
+  func.func @f(%s: !cutlass.pipeline_state<2>, %peer: i32) {
+    %p = cutlass.pipeline.create : !cutlass.pipeline<stages = 2, producers = 1, consumers = 1, scope = cta>
+    %r = cutlass.pipeline.init %p {numStages = 2 : i32, participants = array<i64: 1>, consumers = array<i64: 2>}
+    %eb = cutlass.pipeline.get_empty_barrier %r, %s
+    %remote = nvvm.mapa %eb, %peer : !llvm.ptr<3> -> !llvm.ptr<7>
+    func.return
+  }
+}
+// CHECK: error: cutlass.pipeline.get_empty_barrier: the barrier of a CTA-scoped pipeline (!cutlass.pipeline<stages = 2, producers = 1, consumers = 1, scope = cta>) is mapped into another CTA by nvvm.mapa at {{.*}}scope_multicast_invalid.mlir:{{[0-9]+}}:5; its arrive counts cover this CTA's threads only, so a remote arrive over-completes its phase; use scope = cluster
