@@ -551,6 +551,12 @@ class PipelineInitOp(IRDLOperation):
 
     def _verify_scope(self, pipe: PipelineType) -> None:
         """A CTA-scoped pipeline neither multicasts nor takes cluster-derived participants."""
+        if "scope" in self.attributes:
+            raise VerifyException(
+                f"cutlass.pipeline.init: scope is a parameter of the pipeline type, not of its init; write "
+                f"!cutlass.pipeline<stages = {pipe.stages}, producers = {pipe.producers}, consumers = "
+                f"{pipe.consumers}, scope = cta> on the cutlass.pipeline.create"
+            )
         if pipe.scope is not PipelineScope.CTA:
             return
         if self.multicast is not None:

@@ -247,3 +247,15 @@ builtin.module attributes {cutlass.cluster_shape = array<i32: 2, 1, 1>} {
   }
 }
 // CHECK: error: cutlass.pipeline.get_empty_barrier: the barrier of a CTA-scoped pipeline (!cutlass.pipeline<stages = 2, producers = 1, consumers = 1, scope = cta>) is mapped into another CTA by nvvm.mapa at {{.*}}scope_multicast_invalid.mlir:{{[0-9]+}}:5; its arrive counts cover this CTA's threads only, so a remote arrive over-completes its phase; use scope = cluster
+
+// -----
+
+// The scope is the type's: an init attribute named scope would otherwise be silently ignored.
+builtin.module attributes {cutlass.cluster_shape = array<i32: 2, 1, 1>} {
+  func.func @f() {
+    %p = cutlass.pipeline.create : !cutlass.pipeline<stages = 2, producers = 1, consumers = 1>
+    %r = cutlass.pipeline.init %p {numStages = 2 : i32, participants = array<i64: 1>, consumers = array<i64: 2>, scope = #cutlass<pipeline_scope cta>}
+    func.return
+  }
+}
+// CHECK: error: cutlass.pipeline.init: scope is a parameter of the pipeline type, not of its init; write !cutlass.pipeline<stages = 2, producers = 1, consumers = 1, scope = cta> on the cutlass.pipeline.create
