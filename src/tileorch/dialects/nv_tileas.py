@@ -344,6 +344,9 @@ class AgentSwitchOp(IRDLOperation):
                 raise VerifyException(f"{key} has {len(arr.get_values())} entries for {n} agent regions")
         if any(v <= 0 for v in self.num_warps.get_values()):
             raise VerifyException("every agent needs num_warps > 0")
+        if any(v > 32 for v in self.num_warps.get_values()):  # checked before any warp list is built
+            raise VerifyException(f"num_warps {list(self.num_warps.get_values())}: an agent has at most 32 warps "
+                                  "(a CTA has at most 32 warps)")
         if self.max_regs is not None:
             for r in self.max_regs.get_values():
                 if not 24 <= r <= 256 or r % 8:

@@ -113,6 +113,33 @@ builtin.module {
 
 // -----
 
+// A huge warp count (fuzz finding: the verifier built the agent's warp list and hung).
+builtin.module {
+  nv_tileaa.func @k() {
+    nv_tileas.async.pipeline.agent_switch attributes {num_warps = array<i32: 4, 2147483647>, warp_id = array<i32: 0, 4>} {
+      nv_tileas.async.pipeline.yield
+    } {
+      nv_tileas.async.pipeline.yield
+    }
+    nv_tileaa.return
+  }
+}
+// CHECK: error: num_warps [4, 2147483647]: an agent has at most 32 warps (a CTA has at most 32 warps)
+
+// -----
+
+builtin.module {
+  nv_tileaa.func @k() {
+    nv_tileas.async.pipeline.agent_switch attributes {num_warps = array<i32: 33>} {
+      nv_tileas.async.pipeline.yield
+    }
+    nv_tileaa.return
+  }
+}
+// CHECK: error: num_warps [33]: an agent has at most 32 warps (a CTA has at most 32 warps)
+
+// -----
+
 builtin.module {
   nv_tileaa.func @k() {
     %x = nv_tileas.alloc_tensor : tensor<128x64xf16, #nv_tileas.layout<smem, cta = [3, 1]>>
