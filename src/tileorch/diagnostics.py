@@ -35,6 +35,21 @@ _OUT_OF_RANGE = re.compile(r"Integer value (-?\d+) is out of range")
 _INT_LITERAL = re.compile(r"(?<![\w.%#^@])-?(?:0x[0-9a-fA-F]+|\d+)(?![\w.])")
 
 
+def _linear_string_literal_regex() -> None:
+    """xDSL 0.74 lexes string literals with ``"(?:[^"\\...]+|\\(...))*"``: on a literal with an
+    invalid escape (``"\\0x1..."``) the nested ``+`` inside ``*`` backtracks exponentially and
+    the parse hangs (a fuzz finding).  The same language with one character per repetition
+    matches in linear time; installed once, before any parser runs."""
+    from xdsl.utils.mlir_lexer import MLIRLexer
+
+    old = getattr(MLIRLexer, "_unescaped_characters_regex", None)
+    if old is not None and old.pattern == r'"(?:[^"\\\n\v\f]+|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"':
+        MLIRLexer._unescaped_characters_regex = re.compile(r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"')
+
+
+_linear_string_literal_regex()
+
+
 class LocatingParser(Parser):
     """An xDSL parser that records where each operation starts in the source."""
 

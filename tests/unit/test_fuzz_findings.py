@@ -148,3 +148,22 @@ def test_index_typed_global_is_a_located_translation_error():
     module = parse_module(make_context(), text, "g.mlir")
     with pytest.raises(LocatedError, match=r"^g\.mlir:2:3: error: cannot translate the global @g .*index"):
         translate_module(module)
+
+
+FINDINGS = Path(__file__).resolve().parent / "fuzz_findings"
+
+
+def test_string_literal_with_an_invalid_escape_does_not_hang():
+    """xDSL's string-literal regex backtracked exponentially on ``"...\\0x1000..."``; the input
+    (a fuzz mutant of tests/filecheck/backend/inline_asm_quotes.mlir) now fails in well under a
+    second with a located lexer error."""
+    src = FINDINGS / "string_literal_backtracking.mlir"
+    errors = _located_only(_run("opt", src))
+    assert "string literal" in errors[0], errors
+
+
+def test_checker_locates_a_pipeline_value_without_init():
+    """``tileorch check`` on a mutant whose pipeline operand became a block argument: located."""
+    src = FINDINGS / "check_pipeline_block_argument.mlir"
+    errors = _located_only(_run("check", src, "check", str(src), "--iterations", "2"))
+    assert "cannot find the cutlass.pipeline.init" in errors[0], errors

@@ -233,8 +233,8 @@ class _Kernel:
             for init in self.inits:
                 if init.operands[0] is value:
                     return init
-        raise LocatedError(owner if isinstance(owner, Operation) else None,
-                           "cannot find the cutlass.pipeline.init of this pipeline value")
+        where = owner if isinstance(owner, Operation) else owner.parent_op()  # a block argument: its op
+        raise LocatedError(where, "cannot find the cutlass.pipeline.init of this pipeline value")
 
     # --- regions -------------------------------------------------------------------------
 
