@@ -167,3 +167,11 @@ def test_checker_locates_a_pipeline_value_without_init():
     src = FINDINGS / "check_pipeline_block_argument.mlir"
     errors = _located_only(_run("check", src, "check", str(src), "--iterations", "2"))
     assert "cannot find the cutlass.pipeline.init" in errors[0], errors
+
+
+def test_huge_cluster_shape_is_reported_not_enumerated():
+    """A 0xffff x 2 cluster made the multicast-mask rule enumerate 131 070 CTAs per copy (a hang);
+    every rule derived from the cluster now reports the impossible shape at its op."""
+    src = FINDINGS / "huge_cluster_multicast.mlir"
+    errors = _located_only(_run("opt", src))
+    assert any("is not a cluster" in e for e in errors), errors

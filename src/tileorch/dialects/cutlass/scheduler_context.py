@@ -12,6 +12,7 @@ import re
 
 from xdsl.dialects.builtin import DenseArrayBase, StringAttr
 from xdsl.ir import Operation, SSAValue
+from xdsl.utils.exceptions import VerifyException
 
 from tileorch.dialects.constants import constant_int
 
@@ -40,12 +41,22 @@ def target_sm(op: Operation) -> int:
     return int(match.group(1)) if match else 90
 
 
+MAX_CLUSTER_CTAS = 16
+"""The largest (non-portable) thread-block cluster of sm_90/sm_100 (hardware)."""
+
+
 def cluster_shape(op: Operation) -> tuple[int, int, int]:
-    """The ``cutlass.cluster_shape`` in effect at ``op``."""
+    """The ``cutlass.cluster_shape`` in effect at ``op``.  A shape that is no cluster (an extent
+    below 1, more than 16 CTAs) raises VerifyException, so that every rule derived from the
+    cluster reports it at the op that needs it instead of enumerating a huge cluster."""
     attr = _module_attr(op, "cutlass.cluster_shape")
     if isinstance(attr, DenseArrayBase):
         values = tuple(int(v) for v in attr.get_values())
         if len(values) == 3:
+            if min(values) < 1 or values[0] * values[1] * values[2] > MAX_CLUSTER_CTAS:
+                raise VerifyException(
+                    f"the module's cutlass.cluster_shape {list(values)} is not a cluster: every extent must be "
+                    f">= 1 and the cluster at most {MAX_CLUSTER_CTAS} CTAs (hardware)")
             return values  # type: ignore[return-value]
     return (1, 1, 1)
 
