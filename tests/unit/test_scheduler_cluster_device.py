@@ -7,9 +7,10 @@ cluster rank (``%cluster_ctarank``).  Reference: ``sm100_cluster_streamk.cta_wor
 
 from __future__ import annotations
 
-import struct
 
 import pytest
+
+from llvm_int_interp import Interpreter
 
 from tileorch.diagnostics import parse_module
 from tileorch.registry import make_context
@@ -17,7 +18,6 @@ from tileorch.schedulers.device_params import pack_device_params
 from tileorch.schedulers.sm100_cluster_streamk import cluster_positions, cluster_streamk_params, cta_work
 from tileorch.transforms.pipeline_to_nvvm import ConvertPipelineToNVVM
 
-MOD = 1 << 32
 FIELD = "#cutlass<streamk_work_tile_info_field {}>"
 
 
@@ -40,73 +40,6 @@ def module_text(cluster: tuple[int, int], raster: str) -> str:
     func.return %start, %count, %m, %n, %k, %l, %e, %ps, %pc, %valid, %ns, %nc : i32, i32, i32, i32, i32, i32, i1, i32, i32, i1, i32, i32
   }}
 }}"""
-
-
-def s32(v: int) -> int:
-    v %= MOD
-    return v - MOD if v >= 1 << 31 else v
-
-
-def cdiv(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a < 0) == (b < 0) else -q
-
-
-BINARY = {"llvm.add": lambda a, b: a + b, "llvm.sub": lambda a, b: a - b, "llvm.mul": lambda a, b: a * b,
-          "llvm.and": lambda a, b: a & b, "llvm.or": lambda a, b: a | b, "llvm.xor": lambda a, b: a ^ b,
-          "llvm.shl": lambda a, b: a << b, "llvm.ashr": lambda a, b: a >> b,
-          "llvm.sdiv": cdiv, "llvm.srem": lambda a, b: a - cdiv(a, b) * b}
-ICMP = {0: lambda a, b: a == b, 1: lambda a, b: a != b, 2: lambda a, b: a < b, 3: lambda a, b: a <= b,
-        4: lambda a, b: a > b, 5: lambda a, b: a >= b}
-
-
-class Interpreter:
-    """Straight-line ``llvm`` integer code with i32 semantics; ``Params*`` loads read the record."""
-
-    def __init__(self, module):
-        self.funcs = {op.sym_name.data: op for op in module.body.block.ops if op.name in ("func.func", "llvm.func")}
-
-    def run(self, name: str, args: list, record: bytes, sregs: dict[str, int]):
-        fn = self.funcs[name]
-        block = fn.body.blocks[0]
-        env: dict = dict(zip(block.args, args))
-        for op in block.ops:
-            name = op.name
-            a = [env.get(v) for v in op.operands]
-            res = op.results[0] if op.results else None
-            if name == "llvm.mlir.constant":
-                value = op.properties["value"].value.data
-                env[res] = value if res.type.width.data > 1 else bool(value)
-            elif name == "llvm.getelementptr":
-                env[res] = a[0] + op.properties["rawConstantIndices"].get_values()[0]
-            elif name == "llvm.load":
-                fmt = "<q" if res.type.width.data == 64 else "<i"
-                env[res] = struct.unpack_from(fmt, record, a[0])[0]
-            elif name in BINARY:
-                env[res] = s32(BINARY[name](*a)) if res.type.width.data > 1 else bool(BINARY[name](*a))
-            elif name == "llvm.icmp":
-                env[res] = ICMP[op.properties["predicate"].value.data](*a)
-            elif name == "llvm.select":
-                env[res] = a[1] if a[0] else a[2]
-            elif name.startswith("nvvm.read.ptx.sreg."):
-                env[res] = sregs[name.removeprefix("nvvm.read.ptx.sreg.")]
-            elif name == "llvm.mlir.undef":
-                env[res] = ()
-            elif name == "llvm.insertvalue":
-                pos = op.properties["position"].get_values()[0]
-                agg = list(a[0]) + [None] * (pos + 1 - len(a[0]))
-                agg[pos] = int(a[1])
-                env[res] = tuple(agg)
-            elif name == "llvm.extractvalue":
-                env[res] = a[0][op.properties["position"].get_values()[0]]
-            elif name == "llvm.call":
-                env[res] = self.run(op.properties["callee"].root_reference.data, a, record, sregs)
-            elif name in ("llvm.return", "func.return"):
-                values = [env[v] for v in op.operands]
-                return values[0] if name == "llvm.return" else values
-            else:
-                raise AssertionError(f"the interpreter does not model {name}")
-        raise AssertionError("no return")
 
 
 CONFIGS = [((1000, 900, 64 * 37, 2), (2, 2), 40, "stream_k", 1, "along_n"),

@@ -8,9 +8,10 @@ random claim order).  Independent reference: the tiles of the padded problem, ev
 from __future__ import annotations
 
 import random
-import struct
 
 import pytest
+
+from llvm_int_interp import Interpreter
 
 from tileorch.diagnostics import parse_module
 from tileorch.registry import make_context
@@ -19,7 +20,6 @@ from tileorch.schedulers.device_params import pack_device_params
 from tileorch.transforms.pipeline_to_nvvm import ConvertPipelineToNVVM
 
 TILE = (128, 128, 64)
-MOD = 1 << 32
 
 
 def module_text(raster: str) -> str:
@@ -51,67 +51,19 @@ def lowered_body(raster: str):
     return bodies[0]
 
 
-def s32(v: int) -> int:
-    v %= MOD
-    return v - MOD if v >= 1 << 31 else v
-
-
-def cdiv(a: int, b: int) -> int:
-    """C ``sdiv``: truncation toward zero."""
-    q = abs(a) // abs(b)
-    return q if (a < 0) == (b < 0) else -q
-
-
 class BodyInterpreter:
-    """Evaluates the body's straight-line ``llvm`` integer ops with i32 semantics; ``Params*``
-    loads read the packed record; this CTA's position in its (1x1) cluster is 0."""
+    """Evaluates the pull body (``llvm_int_interp.Interpreter``) for a linear work index, the
+    ``Params*`` argument at offset 0 of the packed record; this CTA's position in its (1x1)
+    cluster is 0."""
 
-    BINARY = {"llvm.add": lambda a, b: a + b, "llvm.sub": lambda a, b: a - b, "llvm.mul": lambda a, b: a * b,
-              "llvm.and": lambda a, b: a & b, "llvm.or": lambda a, b: a | b, "llvm.xor": lambda a, b: a ^ b,
-              "llvm.shl": lambda a, b: a << b, "llvm.ashr": lambda a, b: a >> b,
-              "llvm.sdiv": cdiv, "llvm.srem": lambda a, b: a - cdiv(a, b) * b}
-    ICMP = {0: lambda a, b: a == b, 1: lambda a, b: a != b, 2: lambda a, b: a < b, 3: lambda a, b: a <= b,
-            4: lambda a, b: a > b, 5: lambda a, b: a >= b}
+    SREGS = {f"cluster.ctaid.{d}": 0 for d in "xyz"}
 
     def __init__(self, fn):
-        self.block = fn.body.blocks[0]
-        self.names = {op.name for op in self.block.ops}
+        self.interp = Interpreter(funcs={"body": fn})
+        self.names = {op.name for op in fn.body.blocks[0].ops}
 
     def __call__(self, record: bytes, linear_id: int) -> tuple[int, ...]:
-        params, lin = self.block.args
-        env: dict = {lin: linear_id}
-        for op in self.block.ops:
-            name = op.name
-            args = [env.get(v) for v in op.operands]
-            if name == "llvm.mlir.constant":
-                value = op.properties["value"].value.data
-                env[op.results[0]] = value if op.results[0].type.width.data > 1 else bool(value)
-            elif name == "llvm.getelementptr":
-                assert op.operands[0] is params
-                env[op.results[0]] = op.properties["rawConstantIndices"].get_values()[0]
-            elif name == "llvm.load":
-                offset = env[op.operands[0]]
-                env[op.results[0]] = struct.unpack_from("<i", record, offset)[0]
-            elif name in self.BINARY:
-                env[op.results[0]] = s32(self.BINARY[name](*args))
-            elif name == "llvm.icmp":
-                env[op.results[0]] = self.ICMP[op.properties["predicate"].value.data](*args)
-            elif name == "llvm.select":
-                env[op.results[0]] = args[1] if args[0] else args[2]
-            elif name.startswith("nvvm.read.ptx.sreg.cluster.ctaid."):
-                env[op.results[0]] = 0
-            elif name == "llvm.mlir.undef":
-                env[op.results[0]] = ()
-            elif name == "llvm.insertvalue":
-                pos = op.properties["position"].get_values()[0]
-                agg = list(args[0]) + [None] * (pos + 1 - len(args[0]))
-                agg[pos] = int(args[1])
-                env[op.results[0]] = tuple(agg)
-            elif name == "llvm.return":
-                return env[op.operands[0]]
-            else:
-                raise AssertionError(f"the interpreter does not model {name}")
-        raise AssertionError("the body has no llvm.return")
+        return self.interp.run("body", [0, linear_id], record, self.SREGS)
 
 
 def launch_index(p, bx: int, by: int) -> int:
