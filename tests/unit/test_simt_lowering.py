@@ -78,7 +78,13 @@ def test_gemm_takes_the_tier_on_hopper_and_the_simt_path_elsewhere(bytecode):
     assert kind == "simt" and "wgmma" not in text and "nvvm.maxntid" in text
 
 
-def test_gemm_with_an_epilogue_falls_back_to_simt(bytecode):
-    """The tier refuses the bias+ReLU epilogue (it would drop it); the SIMT path keeps it."""
+def test_gemm_with_an_epilogue_takes_the_tensor_cores(bytecode):
+    """The bias+ReLU epilogue is compiled into the WGMMA kernel's consumer warp groups: per
+    thread one bias load per accumulator column it holds (tile_n / 4 of them for 2 rows x 2
+    columns per 8-column group), a max per accumulator element, the new fragment staged."""
     kind, text = _lower(bytecode, "gemm_epi")
-    assert kind == "simt" and "max.f32" in text
+    assert kind == "gemm" and "nvvm.wgmma.mma_async" in text
+    # 128x128 tile: each thread holds 64 accumulator elements in 32 distinct columns
+    assert text.count("llvm.insertvalue") == 2 * 64  # two consumer warp groups
+    assert text.count("llvm.load") == 2 * 32
+    assert text.count("max.f32") == 2 * 64

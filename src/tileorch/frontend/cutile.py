@@ -54,15 +54,16 @@ def lower_to_cutlass(module: ModuleOp, ctx: Context, arch: str = "sm_90a", sched
                                   "GEMM-shaped kernels (K loop of tiled loads and a dot, one tiled store) so far")
 
 
-def lower_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a",
-                  schedule: str = "persistent") -> tuple[str, ModuleOp]:
+def lower_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule: str = "persistent",
+                  config: str = "", remarks: list[str] | None = None) -> tuple[str, ModuleOp]:
     """Lower a ``cuda_tile`` module to the tier the backend compiles; returns (kind, module).
 
-    ``"gemm"``: the kernel is GEMM-shaped and goes through the TileAS tier to the warp-specialized
-    TMA/WGMMA GEMM (``convert-nv-tileas-to-cutlass``); ``"simt"``: any other kernel (or a GEMM
-    with an epilogue, batch or loop structure that lowering does not take) goes through
-    ``convert-nv-tileaa-to-simt``.  ``schedule="simt"`` forces the SIMT path (the launcher's
-    fallback for operand layouts the WGMMA GEMM does not take).  Errors of
+    ``"gemm"``: the kernel has a dot and goes through the TileAS tier to the warp-specialized
+    TMA/WGMMA kernel (``convert-nv-tileas-to-cutlass``, the program's epilogue compiled in the
+    accumulator's registers; ``config`` retiles it, see that pass); ``"simt"``: any other kernel
+    goes through ``convert-nv-tileaa-to-simt``.  A dot kernel the tensor-core lowering refuses
+    also takes the SIMT path, and the refusal (a located error) is appended to ``remarks`` (and
+    printed by the CLI), never dropped.  ``schedule="simt"`` forces the SIMT path.  Errors of
     ``convert-cudatile-to-tileaa`` and of the SIMT lowering propagate (located)."""
     from tileorch.backend.pipeline import parse_pipeline
     from tileorch.diagnostics import LocatedError
@@ -72,6 +73,7 @@ def lower_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a",
     from tileorch.backend.compile import CompileError
     from tileorch.diagnostics import verify_located
 
+    remarks = remarks if remarks is not None else []
     for p in parse_pipeline(f"convert-cudatile-to-tileaa{{compute_capability={arch}}}"):
         p.apply(ctx, module)
     errors = verify_located(module)
@@ -80,16 +82,24 @@ def lower_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a",
     fallback = module.clone()
     has_dot = any(op.name == "nv_tileaa.dot" for op in module.walk())
     hopper = arch.startswith("sm_90") and schedule != "simt"  # the tier's GEMM is TMA + WGMMA: sm_90a only
+    if has_dot and not hopper:
+        remarks.append(f"remark: dot kernel compiled by the SIMT path: "
+                       f"{'asked for (schedule=simt)' if schedule == 'simt' else f'the WGMMA lowering targets sm_90a, not {arch}'}")
     if has_dot and hopper:
         _choose_clusters(module)
-    if has_dot and hopper:
+        opts = f"schedule={schedule}" + (f" config={config}" if config else "")
         try:
-            for p in parse_pipeline(f"tileas-tier,convert-nv-tileas-to-cutlass{{schedule={schedule}}}"):
+            for p in parse_pipeline(f"tileas-tier,convert-nv-tileas-to-cutlass{{{opts}}}"):
                 p.apply(ctx, module)
             if not any(isinstance(f, FuncOp) for f in module.walk()):
+                remarks.append("remark: dot kernel compiled through the TileAS tier to the warp-specialized "
+                               "TMA/WGMMA kernel")
                 return "gemm", module
-        except LocatedError:
-            pass
+            remarks.append("remark: the TileAS tier left a kernel unlowered; the SIMT path compiles it")
+        except LocatedError as exc:
+            if config:
+                raise
+            remarks.append(f"{exc} [the tensor-core path refused this kernel: the SIMT path compiles it, slowly]")
     ConvertNvTileaaToSimt().apply(ctx, fallback)
     fallback.attributes["cutlass.target"] = StringAttr(arch)
     return "simt", fallback
@@ -126,10 +136,15 @@ class CutileProgram:
     gemm_config: object = None
     gemm_args: tuple[int, int, int] | None = None
     seconds: float = 0.0
+    epilogue_ops: bool = False
+    """The GEMM kernel runs the program's epilogue: it takes the cuTile entry's parameters after
+    the GEMM's own (see ``convert-nv-tileas-to-cutlass``)."""
+    retile_safe: bool = True
+    remarks: list = None
 
 
 def compile_program(data: bytes, name: str = "<cuTile program>", arch: str = "sm_90a",
-                    schedule: str = "persistent", ptxas: bool = True) -> CutileProgram:
+                    schedule: str = "persistent", ptxas: bool = True, config: str = "") -> CutileProgram:
     """Compile cuTile bytecode (or ``cuda_tile`` text) to PTX and (with ``ptxas``) a cubin.
     Raises :class:`BytecodeError`, ``SourceError``/``LocatedError``/``CompileError`` on bad input."""
     import json
@@ -144,16 +159,17 @@ def compile_program(data: bytes, name: str = "<cuTile program>", arch: str = "sm
     start = time.perf_counter()
     ctx = make_context()
     module = load(data, name, ctx)
-    kind, lowered = lower_program(module, ctx, arch, schedule)
+    remarks: list[str] = []
+    kind, lowered = lower_program(module, ctx, arch, schedule, config, remarks)
     kernels = [op for op in lowered.walk() if isinstance(op, func.FuncOp) and "nvvm.kernel" in op.attributes]
     gemm_config = gemm_args = None
+    record: dict = {}
     if kind == "gemm":
-        from tileorch.kernels.gemm.config import GemmConfig
+        from tileorch.transforms.tileas.convert_to_cutlass import read_config
 
         fn = next(op for op in lowered.walk() if CONFIG_ATTR in op.attributes)
-        spec = json.loads(fn.attributes[CONFIG_ATTR].data)
-        args = spec.pop("args", None)
-        gemm_config = GemmConfig(**spec)
+        gemm_config, record = read_config(fn)
+        args = record.get("args")
         gemm_args = tuple(args) if args is not None else None
     kernel = kernels[0] if kernels else None
     threads = 0
@@ -162,7 +178,8 @@ def compile_program(data: bytes, name: str = "<cuTile program>", arch: str = "sm
     result = compile_module(lowered, ctx, arch=arch, emit="ptx", ptxas=ptxas, isolate=True)
     return CutileProgram(kind, result.ptx, result.ptxas.cubin if result.ptxas is not None else None,
                          kernel.sym_name.data if kernel is not None else "", threads, gemm_config, gemm_args,
-                         time.perf_counter() - start)
+                         time.perf_counter() - start, bool(record.get("epilogue_ops", False)),
+                         bool(record.get("retile_safe", True)), remarks)
 
 
 __all__ = ["BytecodeError", "CutileProgram", "compile_program", "front_passes", "is_cuda_tile_input", "load",
@@ -184,7 +201,11 @@ def compile_cli(args, data: bytes, name: str) -> int:
     schedule = getattr(args, "schedule", None) or "persistent"
     try:
         module = load(data, name, ctx)
-        kind, module = lower_program(module, ctx, arch, schedule)
+        remarks: list[str] = []
+        kind, module = lower_program(module, ctx, arch, schedule, remarks=remarks)
+        for line in remarks:
+            if "refused" in line or getattr(args, "remarks", False):
+                print(line, file=sys.stderr)
         result = compile_module(module, ctx, arch=arch, ptx_version=args.ptx_version, emit=args.emit,
                                 ptxas=not args.no_ptxas and args.emit == "ptx", extra_pipeline=args.pipeline,
                                 isolate=True)

@@ -396,12 +396,13 @@ def stream_handle(stream: Any) -> int:
 # --------------------------------------------------------------------------- compile + launch
 
 
-def _compile_program(data: bytes, name: str, arch: str, schedule: str) -> Any:
+def _compile_program(data: bytes, name: str, arch: str, schedule: str, config: str = "") -> Any:
     """compile_program; without ptxas the PTX is kept and the driver JIT-compiles it on load."""
     from tileorch.backend.ptxas import ptxas_available
     from tileorch.frontend.cutile import compile_program
 
-    return compile_program(data, name, arch=arch, schedule=schedule, ptxas=ptxas_available())
+    extra = {"config": config} if config else {}
+    return compile_program(data, name, arch=arch, schedule=schedule, ptxas=ptxas_available(), **extra)
 
 
 @dataclass
@@ -422,17 +423,18 @@ def clear_caches() -> None:
     _prepared.clear()
 
 
-def compiled(kernel: Any, arguments: list[Argument], arch: str, schedule: str) -> _Compiled:
-    """Bytecode and the compiled program for these arguments, through the in-process caches."""
+def compiled(kernel: Any, arguments: list[Argument], arch: str, schedule: str, config: str = "") -> _Compiled:
+    """Bytecode and the compiled program for these arguments, through the in-process caches
+    (``config``: the tile override of ``convert-nv-tileas-to-cutlass``)."""
     fn = kernel  # the @ct.kernel object: its function and compiler options (num_ctas, occupancy, ...)
     sig = signature_key(arguments)
     data = _bytecode.get((fn, sig))
     if data is None:
         data = _bytecode[(fn, sig)] = export_bytecode(kernel, arguments)
-    key = (fn, sig, arch, schedule)
+    key = (fn, sig, arch, schedule, config)
     entry = _programs.get(key)
     if entry is None:
-        program = _compile_program(data, f"<cuTile kernel {kernel_name(kernel)}>", arch, schedule)
+        program = _compile_program(data, f"<cuTile kernel {kernel_name(kernel)}>", arch, schedule, config)
         if program.kind not in ("simt", "gemm"):
             raise RuntimeError(f"compile_program returned a program of unknown kind {program.kind!r}")
         entry = _programs[key] = _Compiled(program)
@@ -482,8 +484,20 @@ def gemm_problem(program: Any, arguments: list[Argument]) -> tuple[ArrayArg, Arr
             raise TypeError(f"{_where(x.name, x.position)} has dtype {x.dtype}; the compiled GEMM takes "
                             f"{_GEMM_DTYPES[dt]}")
     (m, k), (k2, n) = a.shape, b.shape
+    if cfg.b_major == "k":  # the program reads B^T: B is given [N, K]
+        n, k2 = b.shape
     if k2 != k or c.shape != (m, n):
-        raise ValueError(f"GEMM shapes do not agree: A {a.shape}, B {b.shape}, C {c.shape}")
+        raise ValueError(f"GEMM shapes do not agree: A {a.shape}, B {b.shape}{' (read as B^T)' if cfg.b_major == 'k' else ''}, "
+                         f"C {c.shape}")
+    if cfg.b_major == "k":
+        if not _row_major(b):
+            raise LayoutNotSupported(f"{_where(b.name, b.position)}: the program reads B as [N, K] tiles; the "
+                                     f"WGMMA GEMM needs it row-major, got strides {b.strides} for shape {b.shape}")
+        for x in (a, c):
+            if not _row_major(x):
+                raise LayoutNotSupported(f"{_where(x.name, x.position)}: the WGMMA GEMM needs a row-major contiguous "
+                                         f"array, got strides {x.strides} for shape {x.shape}")
+        return a, b, c, m, n, k
     for x in (a, c):
         if not _row_major(x):
             raise LayoutNotSupported(f"{_where(x.name, x.position)}: the WGMMA GEMM needs a row-major contiguous "
@@ -513,49 +527,61 @@ def b_major(b: ArrayArg) -> str:
     return "n" if _row_major(b) else "k"
 
 
+def _override(cfg: Any) -> str:
+    """The ``convert-nv-tileas-to-cutlass`` config string that retiles a program to ``cfg``."""
+    return (f"tile_n={cfg.tile_n},stages={cfg.stages},cluster_m={cfg.cluster_m},raster={cfg.raster},"
+            f"max_swizzle={cfg.max_swizzle},epilogue={cfg.epilogue}")
+
+
 def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch: str, schedule: str,
                  stream: int, dev: Any, sync: bool, tiles: str = "auto") -> None:
     from tileorch.kernels.gemm.api import choose_schedule
     from tileorch.kernels.gemm.host import GemmKernel
     from tileorch.runtime.driver import api, check
 
-    a, b, c, m, n, k = gemm_problem(entry.program, arguments)
-    major = b_major(b)
-    if major != entry.program.gemm_config.b_major and tiles != "auto":
+    program = entry.program
+    a, b, c, m, n, k = gemm_problem(program, arguments)
+    major = program.gemm_config.b_major if program.gemm_config.b_major == "k" else b_major(b)
+    if major != program.gemm_config.b_major and (tiles != "auto" or program.epilogue_ops):
         raise LayoutNotSupported(f"{_where(b.name, b.position)}: the program's GEMM was compiled for a "
-                                 f"{'row' if entry.program.gemm_config.b_major == 'n' else 'column'}-major B")
+                                 f"{'row' if program.gemm_config.b_major == 'n' else 'column'}-major B")
     if m == 0 or n == 0:
         return
-    if k == 0:  # an empty K loop stores zeros
+    if k == 0 and not program.epilogue_ops:  # an empty K loop stores zeros
         check(api().cuMemsetD8Async(c.ptr, 0, m * n * c.itemsize, api().CUstream(stream)), "cuMemsetD8Async(C)")
         return
-    cfg = entry.program.gemm_config
-    if tiles == "auto":
-        # the program is a recognised GEMM: tileorch picks tiles, cluster and scheduler for the
-        # shape (tileorch.gemm's heuristic), keeping the program's element types
+    cfg = program.gemm_config
+    extra: list[bytes] = pack_simt_arguments(arguments) if program.epilogue_ops else []
+    gk = None
+    if tiles == "auto" and (not program.epilogue_ops or program.retile_safe):
+        # tileorch picks tiles, cluster and scheduler for the shape (tileorch.gemm's heuristic),
+        # keeping the program's element types, operand layouts and epilogue
         from tileorch.kernels.gemm.api import default_config, kernel_for
 
-        chosen_cfg = default_config(m, n, k, cfg.dtype, cfg.out_dtype, major,
-                                    "auto" if schedule == "auto" else schedule, dev.sm_count)
-        gk = kernel_for(chosen_cfg)
-        entry = None
+        chosen = default_config(m, n, k, cfg.dtype, cfg.out_dtype, major,
+                                "auto" if schedule == "auto" else schedule, dev.sm_count)
+        if program.epilogue_ops:
+            entry = compiled(kernel, arguments, arch, chosen.schedule, _override(chosen))
+        else:
+            gk = kernel_for(chosen)
+            entry = None
     elif schedule == "auto":
-        chosen = choose_schedule(m, n, k, cfg, dev.sm_count)
-        if chosen != cfg.schedule:
-            entry = compiled(kernel, arguments, arch, chosen)
-            cfg = entry.program.gemm_config
-    if entry is not None and entry.image is None:
-        program = entry.program
-        image = program.cubin if program.cubin is not None else program.ptx
-        if program.kernel != cfg.name:  # the host looks the kernel up by the configuration's name
-            raise RuntimeError(f"GEMM program entry {program.kernel!r} is not the configuration's kernel {cfg.name!r}")
-        entry.image = GemmKernel(cfg, image)
+        chosen_schedule = choose_schedule(m, n, k, cfg, dev.sm_count)
+        if chosen_schedule != cfg.schedule:
+            entry = compiled(kernel, arguments, arch, chosen_schedule)
     if entry is not None:
+        cfg = entry.program.gemm_config
+        if entry.image is None:
+            image = entry.program.cubin if entry.program.cubin is not None else entry.program.ptx
+            if entry.program.kernel != cfg.name:  # the host looks the kernel up by the configuration's name
+                raise RuntimeError(f"GEMM program entry {entry.program.kernel!r} is not the configuration's kernel "
+                                   f"{cfg.name!r}")
+            entry.image = GemmKernel(cfg, image)
         gk = entry.image
-    key = (id(gk), a.ptr, b.ptr, c.ptr, m, n, k, dev.sm_count)
+    key = (id(gk), a.ptr, b.ptr, c.ptr, m, n, k, dev.sm_count, tuple(extra))
     prepared = _prepared.get(key)
     if prepared is None:
-        prepared = _prepared[key] = gk.prepare(a.ptr, b.ptr, c.ptr, m, n, k, dev.sm_count)
+        prepared = _prepared[key] = gk.prepare(a.ptr, b.ptr, c.ptr, m, n, k, dev.sm_count, extra=extra)
         while len(_prepared) > _PREPARED_MAX:
             _prepared.popitem(last=False)
     _prepared.move_to_end(key)

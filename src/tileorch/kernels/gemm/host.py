@@ -209,14 +209,16 @@ class GemmKernel:
         return self._mac
 
     def prepare(self, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int, sms: int,
-                workspace: Any = None) -> PreparedGemm:
-        return PreparedGemm(self, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace)
+                workspace: Any = None, extra: list[bytes] = ()) -> PreparedGemm:
+        """Bind a problem; ``extra``: the parameter bytes a kernel with a compiled epilogue takes
+        after the GEMM's own (the tile program's parameters, in order)."""
+        return PreparedGemm(self, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace, extra)
 
 
 class PreparedGemm:
     """Everything one launch needs, packed once (tensor maps, params record on the device)."""
 
-    def __init__(self, kernel: GemmKernel, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace_alloc):
+    def __init__(self, kernel: GemmKernel, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace_alloc, extra=()):
         from tileorch.runtime.buffers import DeviceBuffer
         from tileorch.schedulers.device_params import pack_device_params
 
@@ -239,7 +241,7 @@ class PreparedGemm:
         record = pack_device_params(p, workspace_ptr, red, bar)  # passed by value (grid-constant)
         tma_a, tma_b, tma_c = tensor_maps(cfg, a_ptr, b_ptr, c_ptr, m, n, k)
         args = [tma_a, tma_b, tma_c, struct.pack("<Q", c_ptr), struct.pack("<i", m), struct.pack("<i", n),
-                struct.pack("<i", k), record]
+                struct.pack("<i", k), record, *extra]
         self._storage = [ctypes.create_string_buffer(a, len(a)) for a in args]
         self._pointers = (ctypes.c_void_p * len(args))(*[ctypes.addressof(s) for s in self._storage])
         self._config = self._launch_config()

@@ -509,16 +509,7 @@ class FunctionLowering:
         dst = rt.element_type if isinstance(rt, TensorType) else rt
 
         def conv(b: Emitter, x: SSAValue) -> SSAValue:
-            if isinstance(dst, BFloat16Type):  # held as f32, rounded to bf16's precision
-                return b.round_to_bf16(b.to_f32(x))
-            sw, dw = _fwidth(x.type), _fwidth(dst)
-            if x.type == dst:
-                return x
-            if sw < dw:
-                return b.v(arith.ExtFOp(x, dst))
-            if sw > dw:
-                return b.v(arith.TruncFOp(x, dst))
-            return x
+            return convert_float(b, x, dst)
 
         if isinstance(src, Tile):
             self.vals[op.results[0]] = Tile(src.shape, dst, [conv(e, x) for x in src.slots])
@@ -710,30 +701,7 @@ class FunctionLowering:
         self.vals[op.results[0]] = Tile(tuple(t.get_shape()), elt, [v] * self.slots_of(t, op))
 
     def scalar_op(self, e: Emitter, op: Operation, args: list[SSAValue], rtype: Attribute | None = None) -> SSAValue:
-        name = op.name
-        if name in ELEMENTWISE:
-            kind = ELEMENTWISE[name]
-            if kind in ("exp", "exp2", "sqrt", "rsqrt", "tanh", "neg", "abs"):
-                return e.unary_math(kind, args[0])
-            if kind == "fma":
-                return e.fma(*args)
-            if kind == "remf":
-                return e.fmod(*args)
-            if kind in ("max", "min"):
-                return e.max_min(kind, *args)
-            return e.v(ARITH_OF[kind](*args))
-        if name in ("arith.floordivsi", "arith.ceildivsi"):
-            return _signed_div_rounded(e, name == "arith.floordivsi", *args)
-        if name in ("arith.maximumf", "arith.maxnumf"):
-            return e.max_min("max", *args)
-        if name in ("arith.minimumf", "arith.minnumf"):
-            return e.max_min("min", *args)
-        # any other arith op: same op on the elements
-        result_types = [reg_type(rtype if rtype is not None else r.type) for r in op.results]
-        new = type(op).create(operands=list(args), result_types=result_types,
-                              properties=dict(op.properties), attributes=dict(op.attributes))
-        e.add(new)
-        return new.results[0]
+        return lower_scalar_op(e, op, args, rtype)
 
     # -- structured control flow ------------------------------------------------------------
     def op_scf_for(self, e, op: scf.ForOp):
@@ -806,6 +774,49 @@ class FunctionLowering:
         new = e.add(scf.WhileOp(inits, flat_a, Region(nb), Region(na)))
         for r, val in zip(op.results, self.unflatten([r.type for r in op.results], list(new.results), op)):
             self.vals[r] = val
+
+
+def lower_scalar_op(e: Emitter, op: Operation, args: list[SSAValue], rtype: Attribute | None = None) -> SSAValue:
+    """One element of elementwise ``op`` on scalar ``args`` (register types, see ``reg_type``):
+    the scalar math every tile lowering shares (SIMT slots, accumulator fragments)."""
+    name = op.name
+    if name in ELEMENTWISE:
+        kind = ELEMENTWISE[name]
+        if kind in ("exp", "exp2", "sqrt", "rsqrt", "tanh", "neg", "abs"):
+            return e.unary_math(kind, args[0])
+        if kind == "fma":
+            return e.fma(*args)
+        if kind == "remf":
+            return e.fmod(*args)
+        if kind in ("max", "min"):
+            return e.max_min(kind, *args)
+        return e.v(ARITH_OF[kind](*args))
+    if name in ("arith.floordivsi", "arith.ceildivsi"):
+        return _signed_div_rounded(e, name == "arith.floordivsi", *args)
+    if name in ("arith.maximumf", "arith.maxnumf"):
+        return e.max_min("max", *args)
+    if name in ("arith.minimumf", "arith.minnumf"):
+        return e.max_min("min", *args)
+    # any other arith op: same op on the elements
+    result_types = [reg_type(rtype if rtype is not None else r.type) for r in op.results]
+    new = type(op).create(operands=list(args), result_types=result_types,
+                          properties=dict(op.properties), attributes=dict(op.attributes))
+    e.add(new)
+    return new.results[0]
+
+
+def convert_float(b: Emitter, x: SSAValue, dst: Attribute) -> SSAValue:
+    """``nv_tileaa.fp_to_fp`` of one element (bf16 is held as f32, rounded to bf16's precision)."""
+    if isinstance(dst, BFloat16Type):
+        return b.round_to_bf16(b.to_f32(x))
+    sw, dw = _fwidth(x.type), _fwidth(dst)
+    if x.type == dst:
+        return x
+    if sw < dw:
+        return b.v(arith.ExtFOp(x, dst))
+    if sw > dw:
+        return b.v(arith.TruncFOp(x, dst))
+    return x
 
 
 def _signed_div_rounded(e: Emitter, floor: bool, a: SSAValue, b: SSAValue) -> SSAValue:
@@ -892,4 +903,4 @@ class ConvertNvTileaaToSimt(ModulePass):
                 del op.attributes[key]
 
 
-__all__ = ["ConvertNvTileaaToSimt", "FunctionLowering", "PASS"]
+__all__ = ["ConvertNvTileaaToSimt", "FunctionLowering", "PASS", "convert_float", "lower_scalar_op"]

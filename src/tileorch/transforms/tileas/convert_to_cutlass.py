@@ -1,23 +1,27 @@
-"""``convert-nv-tileas-to-cutlass``: lower a materialized TileAS GEMM kernel onto the ``cutlass``
-pipeline / tile-scheduler ops and the TMA + WGMMA payload that tileorch's hand-built GEMM uses.
+"""``convert-nv-tileas-to-cutlass``: lower a materialized TileAS dot kernel onto the ``cutlass``
+pipeline / tile-scheduler ops and the TMA + WGMMA payload.
 
-The pass reads the warp-specialized kernel the tier produced and derives the GEMM it computes:
+The pass reads the warp-specialized kernel the tier produced (:func:`analyze_dot_kernel`):
 
-* the MMA consumer agent's dot (``mma.sm90<[64, tile_n, 16]>`` on ``tile_m x tile_n``, two
-  consumer warpgroups for ``tile_m = 128``) and the TMA producer agent's two tile loads:
-  A tile ``(bid0, k)`` of an ``[M, K]`` array, B tile ``(k, bid1)`` of a ``[K, N]`` array;
-* the epilogue: at most an ``fp_to_fp`` to C's element type, then a store of tile ``(bid0, bid1)``
-  (TMA: ``epilogue = tma``; ``ldg/stg``-style: ``direct``);
-* the pipeline depth (kept while the hand-built kernel's shared-memory plan fits it), the
-  cluster size from ``nv_tileaa.kernel_spec``.
+* the MMA consumer agent's dot (``mma.sm90<[64, tile_n, 16]>`` on ``tile_m x tile_n``) and the
+  producer agent's two TMA tile loads feeding it: A tile ``(pid0, k)`` of an ``[M, K]`` array;
+  B either tile ``(k, pid1)`` of a ``[K, N]`` array (N-major B) or tile ``(pid1, k)`` of an
+  ``[N, K]`` array, permuted before the dot (K-major B, ``B^T`` stored, as ``nn.Linear``);
+* the epilogue: the program's own ops between the K loop and the ``tiled_store`` of tile
+  ``(pid0, pid1)``, whatever they are (bias/scale vectors, activations, residual tiles, casts),
+  lowered element by element in the accumulator's register layout
+  (:mod:`tileorch.transforms.tileas.epilogue`);
+* the pipeline depth (kept while the shared-memory plan fits it), the cluster size from
+  ``nv_tileaa.kernel_spec``.
 
-It then emits the kernel through ``tileorch.kernels.gemm`` (``gemm_kernel_ir``), i.e. the same
-``cutlass.pipeline`` / ``cutlass.tile_scheduler`` / nvvm payload ops and per-agent code the
-hand-built GEMM has, with the tile scheduler chosen by ``schedule`` (``persistent``, ``streamk``
-or ``dp``).  The kernel's arguments become the hand-built kernel's (tensor maps, C, M, N, K,
-scheduler params); ``tileorch.gemm_config`` on the function records the configuration the host
-side (``tileorch.kernels.gemm.host``) launches it with.  Anything the recognizer does not
-match is a located error naming the first mismatch.
+The mainloop (producer agent, consumer warp groups, pipelines, scheduler walk) is emitted by the
+TMA/WGMMA kernel builder :mod:`tileorch.kernels.gemm.ir`, the same code ``tileorch.gemm`` runs;
+the epilogue is then compiled into each consumer warp group's store.  The lowered kernel takes
+the builder's parameters (tensor maps, C, M, N, K, scheduler params), followed, when the epilogue
+is more than a cast, by every parameter of the tile kernel in order (the epilogue reads its
+vectors and scalars from them: ``epilogue_ops`` in the record);
+``tileorch.gemm_config`` on the function records the configuration the host launches it with.
+A program this lowering cannot take is a located error naming the first reason.
 """
 
 from __future__ import annotations
@@ -27,19 +31,37 @@ import json
 from dataclasses import dataclass, replace
 
 from xdsl.context import Context
-from xdsl.dialects import func, scf
-from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.dialects import arith, func, llvm, scf
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    DenseArrayBase,
+    Float16Type,
+    Float32Type,
+    FunctionType,
+    IntegerType,
+    ModuleOp,
+    StringAttr,
+    f32,
+    i64,
+)
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from tileorch.diagnostics import LocatedError, parse_module
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects import nv_tileas_tile as ts
+from tileorch.dialects import nvvm
+from tileorch.dialects.atoms import StageFragmentOp, StoreFragmentOp
+from tileorch.dialects.nv_tileaa.attrs import PointerType, ints
 from tileorch.dialects.nv_tileas import AgentSwitchOp
+from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Emitter
 from tileorch.transforms.tileas.common import num_ctas
+from tileorch.transforms.tileas.epilogue import Coord, EpilogueLowering, KernelEnv, is_plain_store, program_axis
 
 DTYPE_NAMES = {"f16": "f16", "bf16": "bf16", "f32": "f32"}
 CONFIG_ATTR = "tileorch.gemm_config"
+OVERRIDABLE = ("tile_n", "stages", "cluster_m", "raster", "max_swizzle", "producer_regs", "consumer_regs",
+               "epilogue")
 
 
 def _dtype(t) -> str:
@@ -49,12 +71,8 @@ def _dtype(t) -> str:
     return DTYPE_NAMES[name]
 
 
-def _is_bid(v: SSAValue, axis: int) -> bool:
-    return isinstance(v.owner, aa.GetProgramIdOp) and v.owner.axis.value.data == axis
-
-
 def _is_iv(v: SSAValue) -> bool:
-    return isinstance(v.owner, Block) and v.index == 0 and isinstance(v.owner.parent_op(), scf.ForOp)
+    return isinstance(v, BlockArgument) and v.index == 0 and isinstance(v.owner.parent_op(), scf.ForOp)
 
 
 def _base_argument(kernel: aa.FuncOp, view: SSAValue) -> int | None:
@@ -80,85 +98,264 @@ def gemm_operands(fn: Operation) -> tuple[int | None, int | None, int | None] | 
     return None if ops is None else tuple(ops)
 
 
-def recognize(kernel: aa.FuncOp, schedule: str):
-    from tileorch.kernels.gemm.config import GemmConfig, GemmConfigError
+@dataclass
+class DotKernel:
+    """What :func:`analyze_dot_kernel` found in a materialized tier kernel."""
+
+    kernel: aa.FuncOp
+    a_load: Operation
+    b_load: Operation
+    b_major: str
+    store: Operation
+    acc: SSAValue
+    tile: tuple[int, int, int]
+    dtype: str
+    out_dtype: str
+    depth: int
+    plain_epilogue: bool
+    retile_safe: bool
+
+    @property
+    def operand_args(self) -> list[int | None]:
+        return [_base_argument(self.kernel, op.view) for op in (self.a_load, self.b_load, self.store)]
+
+
+def _through_layouts(v: SSAValue) -> tuple[SSAValue, list[str]]:
+    names = []
+    while isinstance(v.owner, Operation) and v.owner.name in ("nv_tileas.convert_layout", "nv_tileaa.permute"):
+        names.append(v.owner.name)
+        v = v.owner.operands[0]
+    return v, names
+
+
+def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
+    """Read the tier's warp-specialized dot kernel; a located error says why one cannot be lowered."""
 
     def fail(op: Operation, why: str):
-        raise LocatedError(op, f"convert-nv-tileas-to-cutlass: not a GEMM this lowering recognizes: {why}")
+        raise LocatedError(op, f"convert-nv-tileas-to-cutlass: {why}")
 
     switches = [o for o in kernel.walk() if isinstance(o, AgentSwitchOp)]
     if len(switches) != 1:
         fail(kernel, f"expected one agent_switch (run tileas-materialize-schedule), found {len(switches)}")
     sw = switches[0]
     dots = [o for o in sw.walk() if isinstance(o, ts.DotOp)]
-    if len(dots) != 1 or not isinstance(dots[0].atom, ts.MmaSm90AtomAttr):
-        fail(sw, "expected one dot on a WGMMA (mma.sm90) atom")
+    if len(dots) != 1:
+        fail(sw, f"{len(dots)} dots in one kernel (chained dots, as in attention) are not supported yet by the "
+                 "WGMMA lowering")
     dot = dots[0]
+    if not isinstance(dot.atom, ts.MmaSm90AtomAttr):
+        fail(dot, f"the dot's MMA atom is {dot.atom}, not a WGMMA (mma.sm90) atom")
     tm, tn = dot.result.type.get_shape()
     tk = dot.lhs.type.get_shape()[-1]
     loads = [o for o in sw.walk() if isinstance(o, ts.TiledLoadOp) and o.dst is not None]
     if len(loads) != 2 or not all(isinstance(ld.atom, ts.TmaLoadAtomAttr) for ld in loads):
-        fail(sw, "expected a producer agent with two TMA tile loads (A and B)")
-    la, lb = loads
-    if list(la.result.type.get_shape()) != [tm, tk] or list(lb.result.type.get_shape()) != [tk, tn]:
-        fail(la, f"loads of {la.result.type.get_shape()} and {lb.result.type.get_shape()} do not feed a "
-                 f"{tm}x{tn}x{tk} dot as A and B")
-    if not (_is_bid(la.indices[0], 0) and _is_iv(la.indices[1])):
-        fail(la, "A must be loaded at tile (program id 0, k)")
-    if not (_is_iv(lb.indices[0]) and _is_bid(lb.indices[1], 1)):
-        fail(lb, "B must be loaded at tile (k, program id 1)")
+        fail(sw, "expected a producer agent with two TMA tile loads (A and B); found "
+                 f"{len(loads)} staged loads")
+    a_load = b_load = None
+    b_major = "n"
+    for ld in loads:
+        if len(ld.indices) != 2:
+            fail(ld, f"a {len(ld.indices)}-D operand tile (batched dots) is not supported yet by the WGMMA lowering")
+        ax0, ax1 = program_axis(ld.indices[0]), program_axis(ld.indices[1])
+        shape = list(ld.result.type.get_shape())
+        if ax0 == 0 and _is_iv(ld.indices[1]) and shape == [tm, tk]:
+            a_load = ld
+        elif _is_iv(ld.indices[0]) and ax1 == 1 and shape == [tk, tn]:
+            b_load = ld
+        elif ax0 == 1 and _is_iv(ld.indices[1]) and shape == [tn, tk]:
+            b_load, b_major = ld, "k"
+        elif _is_iv(ld.indices[0]) and ax1 == 0:
+            fail(ld, "A loaded transposed (tile (k, program id 0) of a [K, M] array) is not supported yet by the "
+                     "WGMMA lowering")
+        else:
+            fail(ld, f"operand tile {shape} at ({', '.join(str(program_axis(i)) for i in ld.indices)}) does not feed "
+                     f"a {tm}x{tn}x{tk} dot as A (program id 0, k) or B (k, program id 1) / B^T (program id 1, k)")
+    if a_load is None or b_load is None:
+        fail(sw, "expected one A and one B tile load")
+    if b_major == "k":
+        rhs, names = _through_layouts(dot.rhs)
+        if "nv_tileaa.permute" not in names:
+            fail(dot, "B tile (program id 1, k) reaches the dot without a transpose")
+    for ld in (a_load, b_load):
+        if ints(ld.view.type.order) != [0, 1]:
+            fail(ld, f"operand view with dimension order {ints(ld.view.type.order)} is not supported "
+                     "yet by the WGMMA lowering")
     stores = [o for o in sw.walk() if isinstance(o, ts.TiledStoreOp)]
     if len(stores) != 1:
-        fail(sw, "expected one tile store of C")
+        fail(sw, f"expected one tile store of C, found {len(stores)}")
     st = stores[0]
-    if not (_is_bid(st.indices[0], 0) and _is_bid(st.indices[1], 1)):
+    if len(st.indices) != 2 or not (program_axis(st.indices[0]) == 0 and program_axis(st.indices[1]) == 1):
         fail(st, "C must be stored at tile (program id 0, program id 1)")
-    # epilogue: the stored value is the loop result, possibly converted
-    v = st.tile
-    while isinstance(v.owner, ts.ConvertLayoutOp | aa.FpToFpOp):
-        v = v.owner.operands[0]
-    if not isinstance(v.owner, scf.ForOp):
-        fail(st, f"the stored tile must be the K loop's accumulator (through fp_to_fp), not '{v.owner.name}'")
+    if list(st.tile.type.get_shape()) != [tm, tn]:
+        fail(st, f"the stored tile {list(st.tile.type.get_shape())} is not the {tm}x{tn} accumulator tile")
+    loop = dot.parent_op()
+    while loop is not None and not isinstance(loop, scf.ForOp):
+        loop = loop.parent_op()
+    if loop is None:
+        fail(dot, "the dot is not in a K loop")
+    accs = [r for r in loop.results if r.type == dot.result.type]
+    if len(accs) != 1:
+        fail(loop, "the K loop must carry one accumulator")
+    acc = accs[0]
     pipes = [o for o in kernel.walk() if o.name == "nv_tileas.async.pipeline.create_pipeline"]
     depth = pipes[0].num_stages.value.data if pipes else 4
     try:
-        dtype = _dtype(la.result.type.element_type)
+        dtype = _dtype(a_load.result.type.element_type)
         out_dtype = _dtype(st.tile.type.element_type)
     except ValueError as exc:
-        fail(la, f"element type {exc} is not bf16/f16 in, bf16/f16/f32 out")
-    epilogue = "tma" if isinstance(st.atom, ts.TmaStoreAtomAttr) else "direct"
-    if out_dtype == "f32":
-        epilogue = "direct"
-    cfg = GemmConfig(tile_m=tm, tile_n=tn, tile_k=tk, stages=depth, cluster_m=num_ctas(kernel), schedule=schedule,
-                     dtype=dtype, out_dtype=out_dtype, b_major="n", epilogue=epilogue)
+        fail(a_load, f"element type {exc} is not supported yet by the WGMMA lowering (bf16/f16 in, "
+                     "bf16/f16/f32 out)")
+    if dtype == "f32":
+        fail(a_load, "f32 operands (tf32 WGMMA) are not supported yet by the WGMMA lowering")
+    if _dtype(b_load.result.type.element_type) != dtype:
+        fail(b_load, "A and B must have the same element type")
+    plain = is_plain_store(st, acc)
+    retile_safe = True
+    if not plain:
+        retile_safe = _check_epilogue(kernel, acc, st)
+    return DotKernel(kernel, a_load, b_load, b_major, st, acc, (tm, tn, tk), dtype, out_dtype, depth, plain,
+                     retile_safe)
+
+
+def _scratch_env(kernel: aa.FuncOp) -> tuple[Block, KernelEnv, SSAValue]:
+    types = [_param_type(kernel, t) for t in kernel.function_type.inputs.data]
+    blk = Block(arg_types=[*types, *([IntegerType(32)] * 7), f32])
+    n = len(types)
+    a = list(blk.args)
+    return blk, KernelEnv(a[:n], a[n:n + 3], a[n + 3:n + 5]), a[-1]
+
+
+def _check_epilogue(kernel: aa.FuncOp, acc: SSAValue, store: Operation) -> bool:
+    """Lower one element of the epilogue into a scratch block: located errors for what cannot be
+    lowered; whether the epilogue is independent of the tile shape."""
+    blk, env, element = _scratch_env(kernel)
+    rest = list(blk.args)[len(env.args) + 5:]
+    lowering = EpilogueLowering(kernel.body.blocks.first, acc, store, env, Emitter(blk, 128))
+    lowering.acc_element = lambda: element
+    lowering.element(Coord(rest[0], 0), Coord(rest[1], 1))
+    return lowering.retile_safe
+
+
+def _param_type(kernel: aa.FuncOp, t):
+    if isinstance(t, PointerType):
+        return GLOBAL_PTR
+    if isinstance(t, IntegerType) or isinstance(t, Float32Type | Float16Type):
+        return t
+    raise LocatedError(kernel, f"convert-nv-tileas-to-cutlass: kernel parameter of type {t} is not supported yet")
+
+
+def configure(dk: DotKernel, schedule: str, override: dict | None = None):
+    """The kernel builder's configuration for ``dk`` (the program's tiles unless ``override``
+    names others), with as many pipeline stages as shared memory holds, up to the tier's depth."""
+    from tileorch.kernels.gemm.config import GemmConfig, GemmConfigError
+
+    tm, tn, tk = dk.tile
+    epilogue = "tma" if dk.out_dtype != "f32" else "direct"
+    cfg = GemmConfig(tile_m=tm, tile_n=tn, tile_k=tk, stages=dk.depth, cluster_m=num_ctas(dk.kernel),
+                     schedule=schedule, dtype=dk.dtype, out_dtype=dk.out_dtype, b_major=dk.b_major, epilogue=epilogue)
+    if override:
+        if not dk.retile_safe:
+            raise LocatedError(dk.store, "convert-nv-tileas-to-cutlass: the epilogue depends on the program's tile "
+                                         "shape (program ids or tile-local ranges); it cannot be retiled")
+        cfg = replace(cfg, **{k: v for k, v in override.items() if k in OVERRIDABLE})
     while cfg.stages > 1:
         try:
             return cfg.check()
         except GemmConfigError as exc:
             if "shared memory" not in str(exc):
-                fail(kernel, str(exc))
+                raise LocatedError(dk.kernel, f"convert-nv-tileas-to-cutlass: {exc}") from None
             cfg = replace(cfg, stages=cfg.stages - 1)
     try:
         return cfg.check()
     except GemmConfigError as exc:
-        fail(kernel, str(exc))
+        raise LocatedError(dk.kernel, f"convert-nv-tileas-to-cutlass: {exc}") from None
 
 
-def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: str) -> None:
+# --------------------------------------------------------------------------- the lowered kernel
+
+
+def _append_parameters(fn: func.FuncOp, kernel: aa.FuncOp) -> list[SSAValue]:
+    """Append the tile kernel's parameters to ``fn``; their values in ``fn``."""
+    entry = fn.body.blocks.first
+    types = [_param_type(kernel, t) for t in kernel.function_type.inputs.data]
+    new = [entry.insert_arg(t, len(entry.args)) for t in types]
+    old = fn.function_type
+    fn.function_type = FunctionType.from_lists([*old.inputs.data, *types], list(old.outputs.data))
+    arg_attrs = fn.arg_attrs
+    if arg_attrs is not None:
+        from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr
+
+        fn.arg_attrs = ArrayAttr([*arg_attrs.data, *([DictionaryAttr({})] * len(types))])
+    return new
+
+
+def _named(block: Block, name: str) -> Operation:
+    for op in block.ops:
+        if op.results and op.results[0].name_hint == name:
+            return op
+    raise ValueError(f"kernel builder output has no %{name} in the epilogue block")
+
+
+def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args: list[SSAValue]) -> None:
+    """Evaluate the program's epilogue for each accumulator element of ``block``'s warp group and
+    hand the fragment stores the new accumulator."""
+    m0, n0, row0 = _named(block, "m0"), _named(block, "n0"), _named(block, "row0")
+    tmp = Block()
+    e = Emitter(tmp, 128)
+    env = KernelEnv(args, [m0.operands[0], n0.operands[0]], [m0.results[0], n0.results[0]])
+    acc_in = frags[0].operands[0]
+    tid = e.v(nvvm.SPECIAL_REGISTERS["tid.x"]())
+    t = e.v(arith.AndIOp(tid, e.const(127)))
+    warp = e.v(arith.ShRUIOp(t, e.const(5)))
+    lane = e.v(arith.AndIOp(t, e.const(31)))
+    row_wg = e.v(arith.SubiOp(row0.results[0], m0.results[0]))
+    in_wg = e.add_i(e.mul_i(warp, e.const(16)), e.v(arith.ShRUIOp(lane, e.const(2))))
+    row_first = e.add_i(row_wg, in_wg)
+    rows = [Coord(row_first, 0), Coord(e.add_i(row_first, e.const(8)), 0)]
+    col_in = e.mul_i(e.v(arith.AndIOp(lane, e.const(3))), e.const(2))
+    lowering = EpilogueLowering(dk.kernel.body.blocks.first, dk.acc, dk.store, env, e)
+    acc = acc_in
+    fields = len(acc_in.type.types)
+    for g in range(fields // 4):
+        col_g = e.add_i(col_in, e.const(8 * g))
+        cols = [Coord(col_g, 1), Coord(e.add_i(col_g, e.const(1)), 1)]
+        for half in range(2):
+            for j in range(2):
+                k = 4 * g + 2 * half + j
+                pos = DenseArrayBase.from_list(i64, [k])
+                lowering.acc_element = lambda pos=pos: e.v(llvm.ExtractValueOp(pos, acc_in, f32))
+                value = lowering.element(rows[half], cols[j])
+                acc = e.v(llvm.InsertValueOp(pos, acc, value))
+    anchor = row0.next_op
+    for op in list(tmp.ops):
+        op.detach()
+        block.insert_op_before(op, anchor)
+    for frag in frags:
+        frag.operands[0] = acc
+
+
+def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: str,
+                 override: dict | None = None) -> None:
     from tileorch.kernels.gemm.ir import gemm_kernel_ir
 
-    cfg = recognize(kernel, schedule)
-    # A, B (the producer's two loads, in recognize's order) and C (the store): argument indices
-    sw = next(o for o in kernel.walk() if isinstance(o, AgentSwitchOp))
-    loads = [o for o in sw.walk() if isinstance(o, ts.TiledLoadOp) and o.dst is not None]
-    stores = [o for o in sw.walk() if isinstance(o, ts.TiledStoreOp)]
-    operands = [_base_argument(kernel, op.view) for op in (*loads, *stores)]
+    dk = analyze_dot_kernel(kernel)
+    cfg = configure(dk, schedule, override)
     text = gemm_kernel_ir(cfg)
     lowered = parse_module(ctx, text, f"<{cfg.name}>")
     new_funcs = [op for op in lowered.ops if isinstance(op, func.FuncOp)]
     for f in new_funcs:
+        if not dk.plain_epilogue:
+            args = _append_parameters(f, kernel)
+            groups: dict[Block, list[Operation]] = {}
+            for op in f.walk():
+                if isinstance(op, StageFragmentOp | StoreFragmentOp):
+                    groups.setdefault(op.parent_block(), []).append(op)
+            for block, frags in groups.items():
+                _compile_epilogue(block, frags, dk, args)
         f.detach()
-        f.attributes[CONFIG_ATTR] = StringAttr(json.dumps({**cfg.as_dict(), "args": operands}, sort_keys=True))
+        record = {**cfg.as_dict(), "args": dk.operand_args, "epilogue_ops": not dk.plain_epilogue,
+                  "retile_safe": dk.retile_safe}
+        f.attributes[CONFIG_ATTR] = StringAttr(json.dumps(record, sort_keys=True))
         f.attributes["tileorch.tile_kernel"] = StringAttr(kernel.sym_name.data)
         module.body.block.insert_op_before(f, kernel)
     kernel.detach()
@@ -167,27 +364,53 @@ def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: st
         module.attributes.setdefault(key, value)
 
 
+def parse_override(text: str) -> dict:
+    """``"tile_n=256,stages=4"`` -> ``{"tile_n": 256, "stages": 4}`` (ints where they parse)."""
+    out: dict = {}
+    for item in filter(None, (x.strip() for x in text.split(","))):
+        key, _, value = item.partition("=")
+        if key not in OVERRIDABLE:
+            raise ValueError(f"config override {key!r} is not one of {', '.join(OVERRIDABLE)}")
+        out[key] = int(value) if value.lstrip("-").isdigit() else value
+    return out
+
+
 @dataclass(frozen=True)
 class ConvertNvTileasToCutlass(ModulePass):
-    """Materialized TileAS GEMM kernels -> cutlass pipeline/tile-scheduler + TMA/WGMMA payload."""
+    """Materialized TileAS dot kernels -> cutlass pipeline/tile-scheduler + TMA/WGMMA payload,
+    the program's epilogue compiled into the consumer warp groups.  ``config`` retiles
+    (``tile_n=256,stages=4,cluster_m=2``: only for epilogues that do not depend on the tile shape)."""
 
     name = "convert-nv-tileas-to-cutlass"
     schedule: str = "persistent"
+    config: str = ""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.schedule not in ("persistent", "streamk", "dp"):
             raise LocatedError(op, f"schedule must be persistent, streamk or dp, got {self.schedule!r}")
+        try:
+            override = parse_override(self.config)
+        except ValueError as exc:
+            raise LocatedError(op, f"convert-nv-tileas-to-cutlass: {exc}") from None
         kernels = [o for o in op.walk() if isinstance(o, aa.FuncOp) and o.kernel_spec() is not None]
         for kernel in kernels:
             if any(isinstance(o, AgentSwitchOp) for o in kernel.walk()):
-                lower_kernel(ctx, op, kernel, self.schedule)
+                lower_kernel(ctx, op, kernel, self.schedule, override)
+
+
+def read_config(fn: Operation):
+    """The :class:`GemmConfig` and the record stored on a lowered function."""
+    from tileorch.kernels.gemm.config import GemmConfig
+
+    record = json.loads(fn.attributes[CONFIG_ATTR].data)
+    fields = {f.name for f in dataclasses.fields(GemmConfig)}
+    return GemmConfig(**{k: v for k, v in record.items() if k in fields}), record
 
 
 def lower_tile_program(text: str, schedule: str = "persistent", dynamic_persistent: bool = False,
                        name: str = "<tile program>"):
     """nv_tileaa text -> (GemmConfig, the lowered cutlass module): the tier plus this lowering.
     The host side launches the result with ``tileorch.kernels.gemm.host.GemmKernel(cfg, cubin)``."""
-    from tileorch.kernels.gemm.config import GemmConfig
     from tileorch.registry import make_context
     from tileorch.transforms.tileas.tier import TileASTier
 
@@ -196,5 +419,4 @@ def lower_tile_program(text: str, schedule: str = "persistent", dynamic_persiste
     TileASTier(dynamic_persistent=dynamic_persistent).apply(ctx, module)
     ConvertNvTileasToCutlass(schedule=schedule).apply(ctx, module)
     fn = next(op for op in module.walk() if CONFIG_ATTR in op.attributes)
-    fields = {f.name for f in dataclasses.fields(GemmConfig)}
-    return GemmConfig(**{k: v for k, v in json.loads(fn.attributes[CONFIG_ATTR].data).items() if k in fields}), module
+    return read_config(fn)[0], module

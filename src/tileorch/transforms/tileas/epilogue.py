@@ -1,0 +1,374 @@
+"""The epilogue of a tier GEMM kernel: the tile program's own ops after the K loop, lowered
+element by element in the WGMMA accumulator's register layout.
+
+A consumer thread of warp group ``w`` holds, of the ``m64nN`` accumulator, element ``4g+2h+j`` at
+tile row ``64w + 16*(t/32) + (t%32)/4 + 8h`` and column ``8g + 2*(t%4) + j`` (``t = tid % 128``,
+PTX ISA "wgmma D fragment").  :class:`EpilogueLowering` evaluates the value the program stores at
+each of those positions, walking the program's ops backwards from the ``tiled_store``:
+
+* the K loop's accumulator is the fragment element itself;
+* elementwise math (``nv_tileaa`` float/int ops, ``arith``), ``fp_to_fp`` and scalar operands
+  (kernel arguments, constants) are scalar ops on that element (the SIMT tier's scalar math,
+  :func:`tileorch.transforms.tileaa_to_simt.lower_scalar_op`);
+* ``broadcast``/``expand_dims``/``reshape`` (of unit dimensions)/``permute``/``convert_layout``
+  move no data: they map the element's coordinates (a broadcast dimension reads coordinate 0);
+* a ``tiled_load`` (bias vectors, scales, a residual tile) is a predicated global load of the
+  element at those coordinates, the view's padding value outside the array.
+
+Coordinates are tracked as :class:`Coord`: a value plus the accumulator dimension it follows.
+A load dimension indexed by the same program id as the stored tile's dimension, with the same
+tile extent, reads the accumulator element's *global* row/column: such an epilogue does not
+depend on the tile shape, so the compiler may retile the kernel (``retile_safe``).  Anything
+the register layout cannot evaluate without a data exchange (a permute of the accumulator itself,
+reductions across the tile) is a located "not supported yet" error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    DenseIntOrFPElementsAttr,
+    Float16Type,
+    Float32Type,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    TensorType,
+    i1,
+    i16,
+    i32,
+    i64,
+)
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+
+from tileorch.diagnostics import LocatedError
+from tileorch.dialects.nv_tileaa.attrs import MemRefType, TiledViewType, ints
+from tileorch.transforms.tileaa_to_simt import ELEMENTWISE, convert_float, lower_scalar_op
+from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Emitter, is_float, memory_type, reg_type
+
+PASS = "convert-nv-tileas-to-cutlass"
+LAYOUT_ONLY = ("nv_tileas.convert_layout", "nv_tileaa.assume", "nv_tileaa.pragma")
+LOADS = ("nv_tileaa.tiled_load", "nv_tileas.tiled_load")
+BROADCASTS = ("nv_tileaa.broadcast", "nv_tileas.broadcast")
+EXPANDS = ("nv_tileaa.expand_dims", "nv_tileas.expand_dim")
+
+
+def unsupported(op: Operation, why: str) -> LocatedError:
+    return LocatedError(op, f"{PASS}: the epilogue {why} is not supported yet in the accumulator's register "
+                            "layout")
+
+
+@dataclass(frozen=True)
+class Coord:
+    """One coordinate of a tile element: ``value`` (i32, tile-local) and ``acc_dim``, the
+    accumulator dimension (0 rows, 1 columns) it equals, or None (a constant, a broadcast)."""
+
+    value: SSAValue
+    acc_dim: int | None
+
+
+@dataclass
+class Memref:
+    ptr: SSAValue
+    element: object
+    shape: list[SSAValue]
+    strides: list[SSAValue]
+
+
+@dataclass
+class View:
+    memref: Memref
+    tile: list[int]
+    step: list[int]
+    order: list[int]
+
+
+@dataclass
+class KernelEnv:
+    """What the lowered kernel provides to the epilogue.
+
+    ``args[i]``: the tile kernel's ``i``-th parameter in the lowered kernel; ``tile_coord[a]``: the
+    work tile's coordinate along grid axis ``a`` (the program id the scheduler stands in for);
+    ``origin[d]``: the accumulator tile's first global row (d = 0) / column (d = 1)."""
+
+    args: list[SSAValue]
+    tile_coord: list[SSAValue]
+    origin: list[SSAValue]
+
+
+def program_axis(v: SSAValue) -> int | None:
+    """The grid axis of a ``get_program_id`` (through ``assume``), else None."""
+    for _ in range(16):
+        owner = v.owner
+        if not isinstance(owner, Operation):
+            return None
+        if owner.name == "nv_tileaa.get_program_id" and not owner.operands:
+            return owner.axis.value.data
+        if owner.name in LAYOUT_ONLY and owner.operands:
+            v = owner.operands[0]
+            continue
+        return None
+    return None
+
+
+def _shape(v: SSAValue) -> list[int]:
+    return list(v.type.get_shape()) if isinstance(v.type, TensorType) else []
+
+
+@dataclass
+class EpilogueLowering:
+    """Build, with ``e``, the value the program stores at one accumulator element.
+
+    ``kernel_block``: the tile kernel's entry block (its arguments map to ``env.args``);
+    ``acc``: the K loop's accumulator result; ``store``: the program's ``tiled_store`` of C.
+    """
+
+    kernel_block: Block
+    acc: SSAValue
+    store: Operation
+    env: KernelEnv
+    e: Emitter
+    retile_safe: bool = True
+    scalars: dict = field(default_factory=dict)
+    memo: dict = field(default_factory=dict)
+    acc_element: Callable[[], SSAValue] | None = None
+
+    # -- the stored value ---------------------------------------------------------------------
+    def stored_value(self) -> tuple[SSAValue, object]:
+        """(the value the store writes, skipping layout conversions and a final rounding to the
+        output type that the fragment store does itself; that output element type)."""
+        v = self.store.tile
+        while isinstance(v.owner, Operation) and v.owner.name in LAYOUT_ONLY:
+            v = v.owner.operands[0]
+        out = v.type.element_type
+        owner = v.owner
+        if (isinstance(owner, Operation) and owner.name == "nv_tileaa.fp_to_fp"
+                and isinstance(owner.operands[0].type.element_type, Float32Type)
+                and isinstance(out, Float16Type | BFloat16Type)):
+            v = owner.operands[0]
+        return v, out
+
+    def element(self, row: Coord, col: Coord) -> SSAValue:
+        """The f32 value to store at accumulator element (row, col)."""
+        v, _ = self.stored_value()
+        x = self.at(v, (row, col))
+        if isinstance(x.type, Float32Type):
+            return x
+        if is_float(x.type):
+            return self.e.v(arith.ExtFOp(x, reg_type(Float32Type())))
+        raise unsupported(self.store, f"stores {x.type} values (the accumulator epilogue stores floats)")
+
+    # -- tile values at a coordinate --------------------------------------------------------
+    def at(self, v: SSAValue, coords: tuple[Coord, ...]) -> SSAValue:
+        key = (v, tuple((id(c.value), c.acc_dim) for c in coords))
+        hit = self.memo.get(key)
+        if hit is not None:
+            return hit
+        r = self._at(v, coords)
+        self.memo[key] = r
+        return r
+
+    def _at(self, v: SSAValue, coords: tuple[Coord, ...]) -> SSAValue:
+        if not isinstance(v.type, TensorType):
+            return self.scalar(v)
+        if v is self.acc:
+            if len(coords) != 2 or coords[0].acc_dim != 0 or coords[1].acc_dim != 1:
+                raise unsupported(self.store, "reads the accumulator at other coordinates (a transpose or "
+                                              "slice of it)")
+            return self.acc_element()
+        op = v.owner
+        if not isinstance(op, Operation):
+            raise unsupported(self.store, "reads a tile carried into a region")
+        name = op.name
+        e = self.e
+        if name in LAYOUT_ONLY:
+            return self.at(op.operands[0], coords)
+        if name == "nv_tileaa.fp_to_fp":
+            return convert_float(e, self.at(op.operands[0], coords), op.results[0].type.element_type)
+        if name == "arith.constant":
+            return self._splat_constant(op)
+        if name == "nv_tileaa.splat":
+            return self.scalar(op.operands[0])
+        if name in BROADCASTS:
+            src_shape = _shape(op.operands[0])
+            zero = Coord(e.const(0), None)
+            mapped = tuple(c if s != 1 else zero for c, s in zip(coords, src_shape))
+            return self.at(op.operands[0], mapped)
+        if name in EXPANDS:
+            dim = op.dim.value.data
+            return self.at(op.operands[0], coords[:dim] + coords[dim + 1:])
+        if name == "nv_tileaa.reshape":
+            return self.at(op.operands[0], self._reshape(op, coords))
+        if name == "nv_tileaa.permute":
+            perm = list(op.permutation.get_values())
+            src = [None] * len(perm)
+            for i, p in enumerate(perm):
+                src[p] = coords[i]
+            return self.at(op.operands[0], tuple(src))
+        if name in LOADS:
+            return self._load(op, coords)
+        if name == "nv_tileaa.make_range":
+            self.retile_safe = False
+            start = op.start.value.data
+            x = coords[0].value if start == 0 else e.add_i(coords[0].value, e.const(start))
+            return x
+        if name.startswith("arith.") or name in ELEMENTWISE:
+            if op.regions:
+                raise unsupported(op, f"op '{name}'")
+            args = [self.at(x, coords) if isinstance(x.type, TensorType) else self.scalar(x) for x in op.operands]
+            rt = op.results[0].type
+            return lower_scalar_op(e, op, args, rt.element_type if isinstance(rt, TensorType) else rt)
+        raise unsupported(op, f"op '{name}'")
+
+    def _reshape(self, op: Operation, coords: tuple[Coord, ...]) -> tuple[Coord, ...]:
+        src, dst = _shape(op.operands[0]), _shape(op.results[0])
+        if [d for d in src if d != 1] != [d for d in dst if d != 1]:
+            raise unsupported(op, f"reshape {src} -> {dst} (only unit dimensions may change)")
+        moving = iter([c for c, d in zip(coords, dst) if d != 1])
+        zero = Coord(self.e.const(0), None)
+        return tuple(next(moving) if d != 1 else zero for d in src)
+
+    def _splat_constant(self, op: Operation) -> SSAValue:
+        value = op.value
+        t = op.results[0].type
+        if not isinstance(value, DenseIntOrFPElementsAttr) or len(set(value.get_values())) != 1:
+            raise unsupported(op, "constant that is not a splat")
+        x = value.get_values()[0]
+        rt = reg_type(t.element_type)
+        attr = FloatAttr(float(x), rt) if is_float(rt) else IntegerAttr(int(x), rt)
+        return self.e.v(arith.ConstantOp(attr))
+
+    # -- global loads -----------------------------------------------------------------------
+    def _load(self, op: Operation, coords: tuple[Coord, ...]) -> SSAValue:
+        e = self.e
+        view = self.scalar(op.view)
+        if not isinstance(view, View):
+            raise unsupported(op, "load from something other than a tiled view")
+        indices = list(op.indices)
+        store_view = self.store.view.type
+        store_idx = list(self.store.indices)
+        store_tile = ints(store_view.tile) if isinstance(store_view, TiledViewType) else []
+        mem = view.memref
+        offset, ok = None, None
+        for i, c in enumerate(coords):
+            if view.tile[i] != view.step[i]:
+                raise unsupported(op, "load of overlapping tiles")
+            dim = view.order[i]
+            axis = program_axis(indices[i])
+            aligned = (c.acc_dim is not None and axis is not None and c.acc_dim < len(store_idx)
+                       and program_axis(store_idx[c.acc_dim]) == axis
+                       and view.tile[i] == store_tile[c.acc_dim])
+            if aligned:
+                g = e.add_i(self.env.origin[c.acc_dim], c.value)
+            else:
+                if c.acc_dim is not None:
+                    self.retile_safe = False
+                idx = self._i32(self.scalar(indices[i]))
+                g = e.add_i(e.mul_i(idx, e.const(view.step[i])), c.value)
+            inb = e.v(arith.AndIOp(e.v(arith.CmpiOp(g, mem.shape[dim], "slt")),
+                                   e.v(arith.CmpiOp(g, e.const(0), "sge"))))
+            ok = inb if ok is None else e.v(arith.AndIOp(ok, inb))
+            term = e.v(arith.MuliOp(e.v(arith.ExtSIOp(g, i64)), e.v(arith.ExtSIOp(mem.strides[dim], i64))))
+            offset = term if offset is None else e.v(arith.AddiOp(offset, term))
+        # out of bounds: read element 0 (any element of a non-empty array) and select the padding
+        offset = e.v(arith.SelectOp(ok, offset, e.v(arith.ConstantOp(IntegerAttr(0, i64)))))
+        elt = op.results[0].type.element_type
+        stored = i16 if isinstance(elt, BFloat16Type) else memory_type(elt)
+        ptr = e.gep(mem.ptr, offset, stored, GLOBAL_PTR)
+        raw = e.load(ptr, stored)
+        if isinstance(elt, BFloat16Type):
+            raw = e.bf16_bits_to_f32(raw)
+        elif elt == i1:
+            raw = e.v(arith.TruncIOp(raw, i1))
+        pad_attr = getattr(op, "padding_value", None)
+        pad = _padding(e, str(pad_attr.value.data) if pad_attr is not None else "zero", elt)
+        return e.v(arith.SelectOp(ok, raw, pad))
+
+    @staticmethod
+    def _cast(e: Emitter, v: SSAValue, typ) -> SSAValue:
+        if v.type == typ:
+            return v
+        if isinstance(typ, IntegerType) and isinstance(v.type, IntegerType):
+            return e.v(arith.ExtSIOp(v, typ) if typ.width.data > v.type.width.data else arith.TruncIOp(v, typ))
+        return e.v(arith.IndexCastOp(v, typ))
+
+    def _i32(self, v: SSAValue) -> SSAValue:
+        return self._cast(self.e, v, i32)
+
+    # -- scalars and views ------------------------------------------------------------------
+    def scalar(self, v: SSAValue):
+        hit = self.scalars.get(v)
+        if hit is not None:
+            return hit
+        r = self._scalar(v)
+        self.scalars[v] = r
+        return r
+
+    def _scalar(self, v: SSAValue):
+        e = self.e
+        if isinstance(v, BlockArgument):
+            if v.owner is self.kernel_block:
+                return self.env.args[v.index]
+            raise unsupported(self.store, "uses a loop variable")
+        op = v.owner
+        name = op.name
+        if name in LAYOUT_ONLY:
+            return self.scalar(op.operands[0])
+        if name == "nv_tileaa.get_program_id":
+            if op.operands:
+                raise unsupported(op, "program id from a dynamic scheduler")
+            axis = op.axis.value.data
+            if axis >= len(self.env.tile_coord):
+                raise unsupported(op, f"program id along axis {axis}")
+            self.retile_safe = False
+            return self.env.tile_coord[axis]
+        if name == "arith.constant":
+            value = op.value
+            t = op.results[0].type
+            if isinstance(t, TensorType):
+                return self._splat_constant(op)
+            if isinstance(t, BFloat16Type):
+                value = FloatAttr(value.value.data, reg_type(t))
+            return e.v(arith.ConstantOp(value, reg_type(t)))
+        if name == "nv_tileaa.make_memref":
+            mt: MemRefType = op.results[0].type
+            dyn_shape, dyn_strides = iter(op.shape), iter(op.strides)
+
+            def resolve(static: int, dyn) -> SSAValue:
+                return e.const(static) if static >= 0 else self._i32(self.scalar(next(dyn)))
+
+            return Memref(self.scalar(op.ptr), mt.element, [resolve(s, dyn_shape) for s in mt.get_shape()],
+                          [resolve(s, dyn_strides) for s in mt.get_strides()])
+        if name == "nv_tileaa.block_tile":
+            vt: TiledViewType = op.results[0].type
+            return View(self.scalar(op.memref), ints(vt.tile), ints(vt.step), ints(vt.order))
+        if (name.startswith("arith.") or name in ELEMENTWISE) and not op.regions:
+            args = [self.scalar(x) for x in op.operands]
+            return lower_scalar_op(e, op, args, op.results[0].type)
+        if name == "nv_tileaa.fp_to_fp":
+            return convert_float(e, self.scalar(op.operands[0]), op.results[0].type)
+        raise unsupported(op, f"scalar op '{name}'")
+
+
+def _padding(e: Emitter, kind: str, typ) -> SSAValue:
+    typ = reg_type(typ)
+    if is_float(typ):
+        value = {"zero": 0.0, "undef": 0.0, "nan": float("nan"), "neg_inf": float("-inf"),
+                 "pos_inf": float("inf")}.get(kind, 0.0)
+        return e.fconst(value, typ)
+    return e.const(0, typ)
+
+
+def is_plain_store(store: Operation, acc: SSAValue) -> bool:
+    """The program stores the accumulator itself (through layout conversions and one cast)."""
+    v = store.tile
+    while isinstance(v.owner, Operation) and v.owner.name in (*LAYOUT_ONLY, "nv_tileaa.fp_to_fp"):
+        v = v.owner.operands[0]
+    return v is acc
+
+
+__all__ = ["Coord", "EpilogueLowering", "KernelEnv", "is_plain_store", "program_axis"]
