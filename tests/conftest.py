@@ -4,6 +4,10 @@ output is verified, which ``tileorch compile`` skips for speed)."""
 import os
 
 os.environ.setdefault("TILEORCH_VERIFY_EACH_PASS", "1")
+if "TILEORCH_CACHE_DIR" not in os.environ:  # compiled kernels of this run only: no stale hits, no litter
+    import tempfile
+
+    os.environ["TILEORCH_CACHE_DIR"] = tempfile.mkdtemp(prefix="tileorch-test-cache-")
 
 
 def _ptxas_on_path() -> None:

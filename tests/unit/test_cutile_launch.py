@@ -453,6 +453,7 @@ def test_compiled_simt_entry_takes_the_packed_parameters(ptxas, monkeypatch):
 
     import tileorch.backend.ptxas as backend_ptxas
 
+    monkeypatch.setenv("TILEORCH_CACHE", "0")  # a cached cubin would stand in for ptxas
     if not ptxas:
         monkeypatch.setattr(backend_ptxas, "ptxas_available", lambda: False)
 

@@ -87,7 +87,7 @@ def lower_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule
                        f"{'asked for (schedule=simt)' if schedule == 'simt' else f'the WGMMA lowering targets sm_90a, not {arch}'}")
     if has_dot and hopper:
         _choose_clusters(module)
-        opts = f"schedule={schedule}" + (f" config={config}" if config else "")
+        opts = f"schedule={schedule}" + (f' config="{config}"' if config else "")
         try:
             for p in parse_pipeline(f"tileas-tier,convert-nv-tileas-to-cutlass{{{opts}}}"):
                 p.apply(ctx, module)

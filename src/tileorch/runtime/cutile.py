@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import json
+import os
 import struct
 import sys
 from collections import OrderedDict
@@ -396,13 +398,97 @@ def stream_handle(stream: Any) -> int:
 # --------------------------------------------------------------------------- compile + launch
 
 
+@dataclass
+class CachedProgram:
+    """A compiled cuTile program read back from the disk cache (the fields of
+    ``tileorch.frontend.cutile.CutileProgram`` that launching needs; no xDSL import)."""
+
+    kind: str
+    ptx: str
+    cubin: bytes | None
+    kernel: str
+    threads: int
+    gemm_config: Any = None
+    gemm_args: tuple | None = None
+    seconds: float = 0.0
+    epilogue_ops: bool = False
+    retile_safe: bool = True
+    remarks: list | None = None
+
+
+def program_cache_path(data: bytes, arch: str, schedule: str, config: str):
+    """Where the compiled program for this bytecode and these options lives on disk: keyed by the
+    bytecode, the options and the compiler's own sources (content-addressed)."""
+    import hashlib
+
+    from tileorch.kernels.gemm.host import cache_dir, compiler_fingerprint
+
+    h = hashlib.sha256(data)
+    h.update(f"|{arch}|{schedule}|{config}|{compiler_fingerprint()}".encode())
+    return cache_dir().parent / "cutile" / h.hexdigest()[:32]
+
+
+def _cache_enabled() -> bool:
+    return os.environ.get("TILEORCH_CACHE", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def _read_cached(path) -> CachedProgram | None:
+    meta, cubin = path.with_suffix(".json"), path.with_suffix(".cubin")
+    if not meta.exists():
+        return None
+    try:
+        record = json.loads(meta.read_text())
+        cfg = record.pop("gemm_config")
+        if cfg is not None:
+            from tileorch.kernels.gemm.config import GemmConfig
+
+            cfg = GemmConfig(**cfg)
+        args = record.pop("gemm_args")
+        return CachedProgram(gemm_config=cfg, gemm_args=tuple(args) if args is not None else None,
+                             cubin=cubin.read_bytes() if cubin.exists() else None, **record)
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def _write_cached(path, program: Any) -> None:
+    from dataclasses import asdict
+
+    cfg = program.gemm_config
+    record = {"kind": program.kind, "ptx": program.ptx, "kernel": program.kernel, "threads": program.threads,
+              "gemm_config": asdict(cfg) if cfg is not None else None,
+              "gemm_args": list(program.gemm_args) if program.gemm_args is not None else None,
+              "seconds": program.seconds, "epilogue_ops": bool(getattr(program, "epilogue_ops", False)),
+              "retile_safe": bool(getattr(program, "retile_safe", True)),
+              "remarks": list(getattr(program, "remarks", None) or [])}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        if program.cubin is not None:
+            tmp.write_bytes(program.cubin)
+            tmp.replace(path.with_suffix(".cubin"))
+        tmp.write_text(json.dumps(record))
+        tmp.replace(path.with_suffix(".json"))
+    except OSError:
+        pass  # a read-only cache directory: compile again next time
+
+
 def _compile_program(data: bytes, name: str, arch: str, schedule: str, config: str = "") -> Any:
-    """compile_program; without ptxas the PTX is kept and the driver JIT-compiles it on load."""
+    """compile_program, through the content-addressed disk cache (``$TILEORCH_CACHE_DIR``,
+    ``TILEORCH_CACHE=0`` turns it off: a relaunch in a new process reads the cubin, no compiler
+    import); without ptxas the PTX is kept and the driver JIT-compiles it on load."""
+    path = program_cache_path(data, arch, schedule, config) if _cache_enabled() else None
+    if path is not None:
+        hit = _read_cached(path)
+        if hit is not None:
+            return hit
     from tileorch.backend.ptxas import ptxas_available
     from tileorch.frontend.cutile import compile_program
 
     extra = {"config": config} if config else {}
-    return compile_program(data, name, arch=arch, schedule=schedule, ptxas=ptxas_available(), **extra)
+    program = compile_program(data, name, arch=arch, schedule=schedule, ptxas=ptxas_available(), **extra)
+    if path is not None and program.cubin is not None:
+        _write_cached(path, program)
+    return program
 
 
 @dataclass

@@ -122,10 +122,15 @@ class TileorchOptMain(xDSLOptMain):
 
 
 def main(argv: list[str] | None = None) -> None:
+    from xdsl.utils.exceptions import ArgSpecParseError
+
     try:
         TileorchOptMain(description="tileorch optimizer driver", args=argv).run()
     except ValueError as exc:  # unknown pass / bad pass option, raised while building the pipeline
         print(f"tileorch-opt: error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    except ArgSpecParseError as exc:  # a malformed -p pipeline string
+        print(f"tileorch-opt: error: {str(exc).strip()}", file=sys.stderr)
         sys.exit(2)
     except SourceError as exc:  # the input or output file cannot be opened
         print(exc.format("tileorch-opt"), file=sys.stderr)

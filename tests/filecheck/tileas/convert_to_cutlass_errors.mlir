@@ -1,5 +1,5 @@
 // RUN: tileorch-opt %s --verify-diagnostics -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s
-// B is read at tile (program id 1, k): not the GEMM the cutlass lowering implements.
+// B [64, 128] is read at tile (program id 1, k): neither B (k, program id 1) nor a transposed B^T tile.
 !m = !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
 builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_capability<90, 2>} {
   nv_tileaa.func @tile_gemm(%a: !nv_tileaa.ptr<f16>, %b: !nv_tileaa.ptr<f16>, %c: !nv_tileaa.ptr<f16>, %m: i32, %n: i32, %k: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 8>} {
@@ -26,4 +26,4 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
     nv_tileaa.return
   }
 }
-// CHECK: convert_to_cutlass_errors.mlir:20:7: error: convert-nv-tileas-to-cutlass: not a GEMM this lowering recognizes: B must be loaded at tile (k, program id 1)
+// CHECK: convert_to_cutlass_errors.mlir:20:7: error: convert-nv-tileas-to-cutlass: operand tile [64, 128] at (program id 1, k) does not feed a 128x128x64 dot as A (program id 0, k) or B (k, program id 1) / B^T (program id 1, k)

@@ -37,7 +37,7 @@ def compiler_fingerprint() -> str:
     if _FINGERPRINT is None:
         root = Path(__file__).resolve().parents[2]
         h = hashlib.sha256()
-        for sub in ("dialects", "transforms", "backend", "kernels", "schedulers"):
+        for sub in ("dialects", "transforms", "backend", "kernels", "schedulers", "frontend"):
             for f in sorted((root / sub).rglob("*.py")):
                 h.update(f.relative_to(root).as_posix().encode())
                 h.update(f.read_bytes())

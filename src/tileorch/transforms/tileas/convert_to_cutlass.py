@@ -120,6 +120,13 @@ class DotKernel:
         return [_base_argument(self.kernel, op.view) for op in (self.a_load, self.b_load, self.store)]
 
 
+def _describe_index(v: SSAValue) -> str:
+    axis = program_axis(v)
+    if axis is not None:
+        return f"program id {axis}"
+    return "k" if _is_iv(v) else "an expression"
+
+
 def _through_layouts(v: SSAValue) -> tuple[SSAValue, list[str]]:
     names = []
     while isinstance(v.owner, Operation) and v.owner.name in ("nv_tileas.convert_layout", "nv_tileaa.permute"):
@@ -168,7 +175,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
             fail(ld, "A loaded transposed (tile (k, program id 0) of a [K, M] array) is not supported yet by the "
                      "WGMMA lowering")
         else:
-            fail(ld, f"operand tile {shape} at ({', '.join(str(program_axis(i)) for i in ld.indices)}) does not feed "
+            fail(ld, f"operand tile {shape} at ({', '.join(_describe_index(i) for i in ld.indices)}) does not feed "
                      f"a {tm}x{tn}x{tk} dot as A (program id 0, k) or B (k, program id 1) / B^T (program id 1, k)")
     if a_load is None or b_load is None:
         fail(sw, "expected one A and one B tile load")

@@ -58,8 +58,7 @@ EXPANDS = ("nv_tileaa.expand_dims", "nv_tileas.expand_dim")
 
 
 def unsupported(op: Operation, why: str) -> LocatedError:
-    return LocatedError(op, f"{PASS}: the epilogue {why} is not supported yet in the accumulator's register "
-                            "layout")
+    return LocatedError(op, f"{PASS}: not supported yet in the accumulator's register layout: the epilogue {why}")
 
 
 @dataclass(frozen=True)
@@ -106,7 +105,7 @@ def program_axis(v: SSAValue) -> int | None:
         owner = v.owner
         if not isinstance(owner, Operation):
             return None
-        if owner.name == "nv_tileaa.get_program_id" and not owner.operands:
+        if owner.name == "nv_tileaa.get_program_id":
             return owner.axis.value.data
         if owner.name in LAYOUT_ONLY and owner.operands:
             v = owner.operands[0]
@@ -318,9 +317,7 @@ class EpilogueLowering:
         name = op.name
         if name in LAYOUT_ONLY:
             return self.scalar(op.operands[0])
-        if name == "nv_tileaa.get_program_id":
-            if op.operands:
-                raise unsupported(op, "program id from a dynamic scheduler")
+        if name == "nv_tileaa.get_program_id":  # the scheduler's work tile stands in for the program
             axis = op.axis.value.data
             if axis >= len(self.env.tile_coord):
                 raise unsupported(op, f"program id along axis {axis}")

@@ -1,0 +1,176 @@
+"""cuTile dot programs as users write them: the GEMM family the tier compiles onto tensor cores.
+
+Each entry of :data:`PROGRAMS` names a ``@ct.kernel``, how to build its arguments for an
+``M x N x K`` problem (torch tensors on the GPU, outputs pre-filled with NaN), the torch fp32
+reference and the library call a user would make instead.  Tests (``tests/gpu``) and
+benchmarks (``benchmarks/tile_programs.py``) import this one zoo.  Importing it needs
+``cuda.tile``; building arguments needs torch.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import cuda.tile as ct
+
+GELU_C = math.sqrt(2.0 / math.pi)
+
+
+@ct.kernel
+def gemm(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+    ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
+
+
+@ct.kernel
+def gemm_bias_relu(A, B, bias, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+    bv = ct.load(bias, index=(bn,), shape=(tn,)).astype(ct.float32)
+    acc = ct.maximum(acc + ct.reshape(bv, (1, tn)), 0.0)
+    ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
+
+
+@ct.kernel
+def linear_gelu(X, W, bias, Y, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """``Y = gelu_tanh(X @ W^T + bias)``: W stored [N, K] as ``nn.Linear`` keeps it."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        w = ct.load(W, index=(bn, k), shape=(tn, tk))
+        acc = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk)), ct.transpose(w), acc)
+    x = acc + ct.reshape(ct.load(bias, index=(bn,), shape=(tn,)).astype(ct.float32), (1, tn))
+    y = 0.5 * x * (1.0 + ct.tanh(GELU_C * (x + 0.044715 * x * x * x)))
+    ct.store(Y, index=(bm, bn), tile=y.astype(Y.dtype))
+
+
+@ct.kernel
+def gemm_scale_residual(A, B, R, C, alpha, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """``C = alpha * (A @ B) + R`` (a scalar argument and a residual tile)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+    r = ct.load(R, index=(bm, bn), shape=(tm, tn)).astype(ct.float32)
+    ct.store(C, index=(bm, bn), tile=(alpha * acc + r).astype(C.dtype))
+
+
+@ct.kernel
+def gemm_rowscale_sigmoid_f32(A, B, s, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """``C = sigmoid(s[:, None] * (A @ B))`` with an f32 output: a per-row (column-broadcast) vector."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+    x = acc * ct.reshape(ct.load(s, index=(bm,), shape=(tm,)), (tm, 1))
+    ct.store(C, index=(bm, bn), tile=1.0 / (1.0 + ct.exp(-x)))
+
+
+@dataclass(frozen=True)
+class Program:
+    """One zoo entry: ``make(m, n, k, dtype, gen)`` -> (kernel args before the tile constants,
+    the output tensor, the fp32 reference, the library call as a thunk)."""
+
+    kernel: Any
+    dtype: str
+    make: Callable
+    tiles: tuple[int, int, int] = (128, 128, 64)
+    library: str = ""
+
+
+def _t(dtype: str):
+    import torch
+
+    return {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}[dtype]
+
+
+def _randn(shape, dtype, gen, scale=1.0):
+    import torch
+
+    return (torch.randn(*shape, device="cuda", generator=gen) * scale).to(_t(dtype))
+
+
+def _nan(shape, dtype):
+    import torch
+
+    return torch.full(shape, float("nan"), device="cuda", dtype=_t(dtype))
+
+
+def _make_gemm(m, n, k, dt, g):
+    import torch
+
+    a, b = _randn((m, k), dt, g, 0.5), _randn((k, n), dt, g, 0.5)
+    c = _nan((m, n), dt)
+    return (a, b, c), c, a.float() @ b.float(), lambda: torch.matmul(a, b)
+
+
+def _make_bias_relu(m, n, k, dt, g):
+    import torch
+
+    a, b, bias = _randn((m, k), dt, g, 0.5), _randn((k, n), dt, g, 0.5), _randn((n,), dt, g)
+    c = _nan((m, n), dt)
+    ref = torch.relu(a.float() @ b.float() + bias.float())
+    return (a, b, bias, c), c, ref, lambda: torch.relu(torch.addmm(bias, a, b))
+
+
+def _make_linear_gelu(m, n, k, dt, g):
+    import torch
+
+    x, w, bias = _randn((m, k), dt, g, 0.5), _randn((n, k), dt, g, 0.5), _randn((n,), dt, g)
+    y = _nan((m, n), dt)
+    ref = torch.nn.functional.gelu(x.float() @ w.float().t() + bias.float(), approximate="tanh")
+    return (x, w, bias, y), y, ref, lambda: torch.nn.functional.gelu(
+        torch.nn.functional.linear(x, w, bias), approximate="tanh")
+
+
+def _make_scale_residual(m, n, k, dt, g):
+    import torch
+
+    a, b, r = _randn((m, k), dt, g, 0.5), _randn((k, n), dt, g, 0.5), _randn((m, n), dt, g)
+    c = _nan((m, n), dt)
+    alpha = 0.75
+    ref = alpha * (a.float() @ b.float()) + r.float()
+    return (a, b, r, c, alpha), c, ref, lambda: torch.addmm(r, a, b, alpha=alpha)
+
+
+def _make_rowscale_sigmoid(m, n, k, dt, g):
+    import torch
+
+    a, b = _randn((m, k), dt, g, 0.5), _randn((k, n), dt, g, 0.5)
+    s = torch.rand(m, device="cuda", generator=g) + 0.5
+    c = _nan((m, n), "f32")
+    ref = torch.sigmoid(s[:, None] * (a.float() @ b.float()))
+    return (a, b, s, c), c, ref, lambda: torch.sigmoid(s[:, None] * torch.matmul(a, b))
+
+
+PROGRAMS: dict[str, Program] = {
+    "gemm_f16": Program(gemm, "f16", _make_gemm, library="torch.matmul"),
+    "gemm_bias_relu_f16": Program(gemm_bias_relu, "f16", _make_bias_relu, library="torch.addmm + relu"),
+    "linear_gelu_bf16": Program(linear_gelu, "bf16", _make_linear_gelu, library="F.linear + gelu"),
+    "gemm_scale_residual_bf16": Program(gemm_scale_residual, "bf16", _make_scale_residual,
+                                        library="torch.addmm(alpha)"),
+    "gemm_rowscale_sigmoid_f16_f32": Program(gemm_rowscale_sigmoid_f32, "f16", _make_rowscale_sigmoid,
+                                             library="matmul * s + sigmoid"),
+}
+
+
+def build(name: str, m: int, n: int, k: int, seed: int = 0):
+    """(kernel, args with the tile constants, grid, output, reference, library thunk)."""
+    import torch
+
+    p = PROGRAMS[name]
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    args, out, ref, lib = p.make(m, n, k, p.dtype, g)
+    tm, tn, tk = p.tiles
+    grid = (math.ceil(m / tm), math.ceil(n / tn), 1)
+    return p.kernel, (*args, tm, tn, tk), grid, out, ref, lib
+
+
+__all__ = ["PROGRAMS", "Program", "build"]

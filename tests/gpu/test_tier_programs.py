@@ -1,0 +1,52 @@
+"""cuTile dot programs with fused epilogues and transposed operands, compiled by the TileAS tier
+onto tensor cores and run through ``tileorch.cutile.launch``, against torch fp32 references
+(NaN-prefilled outputs; ragged sizes).  Each program must take the tier (``kind == "gemm"``:
+the warp-specialized TMA/WGMMA kernel, HGMMA in its SASS when cuobjdump is present), never the
+SIMT path.  Skipped without a GPU (tests/gpu/conftest.py); needs torch and cuda-tile."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("cuda.tile")
+
+import tileorch.cutile  # noqa: E402
+from tileorch.runtime import cutile as rc  # noqa: E402
+from tileorch.testing.dot_programs import PROGRAMS, build  # noqa: E402
+
+SHAPES = [(1000, 520, 384), (129, 264, 72), (4097, 1016, 1000), (256, 256, 64)]
+TOL = {"f16": dict(atol=5e-2, rtol=2e-2), "bf16": dict(atol=1.5e-1, rtol=3e-2), "f32": dict(atol=2e-3, rtol=2e-3)}
+
+
+def _check(out, ref, dtype):
+    assert not torch.isnan(out).any(), "unwritten (NaN) outputs"
+    torch.testing.assert_close(out.float(), ref, **TOL["f32" if out.dtype == torch.float32 else dtype])
+
+
+@pytest.mark.parametrize("tiles", ["auto", "program"])
+@pytest.mark.parametrize("m,n,k", SHAPES, ids=lambda v: str(v))
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_dot_program_on_tensor_cores(name, m, n, k, tiles):
+    kernel, args, grid, out, ref, _lib = build(name, m, n, k, seed=m + n + k)
+    tileorch.cutile.launch(torch.cuda.current_stream(), grid, kernel, args, tiles=tiles)
+    torch.cuda.synchronize()
+    _check(out, ref, PROGRAMS[name].dtype)
+    entry = rc.compiled(kernel, rc.describe_arguments(kernel, args), "sm_90a", "persistent")
+    assert entry.program.kind == "gemm", f"{name} left the tensor-core path: {entry.program.remarks}"
+
+
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_dot_program_sass_has_wgmma(name, tmp_path):
+    if shutil.which("cuobjdump") is None:
+        pytest.skip("cuobjdump not on PATH")
+    kernel, args, grid, out, ref, _lib = build(name, 256, 256, 128)
+    program = rc.compiled(kernel, rc.describe_arguments(kernel, args), "sm_90a", "persistent").program
+    assert program.cubin is not None
+    path = tmp_path / "k.cubin"
+    path.write_bytes(program.cubin)
+    sass = subprocess.run(["cuobjdump", "-sass", str(path)], capture_output=True, text=True, timeout=120).stdout
+    assert "HGMMA" in sass, f"no WGMMA (HGMMA) instruction in the SASS of {name}"
