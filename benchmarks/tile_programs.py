@@ -2,7 +2,7 @@
 through NVIDIA's tileiras (``cuda.tile.launch``), beside the torch library call a user would make
 instead, in one process with one timing method.
 
-    python -m benchmarks.tile_programs [--sizes 4096x4096x4096,...] [--out DIR] [--iters N]
+    python benchmarks/tile_programs.py [--sizes 4096x4096x4096,...] [--out DIR] [--iters N]
 
 Per program and size: outputs are NaN-prefilled and checked against torch fp32 first (each
 compiler's own output); then the median of ``--iters`` CUDA-event-timed launches queued behind a
