@@ -6,7 +6,7 @@ instead, in one process with one timing method.
 
 Per program and size: outputs are NaN-prefilled and checked against torch fp32 first (each
 compiler's own output); then the median of ``--iters`` CUDA-event-timed launches queued behind a
-GPU sleep (``benchmarks.gemm.bench_ms``) for tileorch (``tileorch.cutile.launch``, tiles chosen
+GPU sleep (:func:`bench_ms`) for tileorch (``tileorch.cutile.launch``, tiles chosen
 by tileorch), tileiras (skipped with the reason when cuTile cannot find it) and the library
 call.  Prints TFLOP/s and the ratios tileorch/tileiras and tileorch/library; writes
 ``tile_programs.json`` and ``tile_programs.png`` to ``--out``.
@@ -55,8 +55,10 @@ def run_one(name: str, m: int, n: int, k: int, iters: int) -> dict:
     import tileorch.cutile
     from tileorch.testing.dot_programs import build
 
-    row: dict = {"program": name, "m": m, "n": n, "k": k}
-    flops = 2.0 * m * n * k
+    from tileorch.testing.dot_programs import PROGRAMS
+
+    row: dict = {"program": name, "m": m, "n": n, "k": k, "batch": PROGRAMS[name].batch}
+    flops = 2.0 * m * n * k * PROGRAMS[name].batch
     stream = torch.cuda.current_stream()
     kernel, args, grid, out, ref, lib = build(name, m, n, k, seed=1)
     start = time.perf_counter()

@@ -560,38 +560,53 @@ _GEMM_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}
 
 def gemm_problem(program: Any, arguments: list[Argument]) -> tuple[ArrayArg, ArrayArg, ArrayArg, int, int, int]:
     """(A, B, C, M, N, K) after checking what the GEMM host side needs (row-major A [M, K],
-    B [K, N], C [M, N]; the configuration's element types)."""
+    B [K, N] (or [N, K] when the program reads B^T), C [M, N]; the configuration's element types)."""
+    return gemm_problem_batched(program, arguments)[:6]  # type: ignore[return-value]
+
+
+def gemm_problem_batched(program: Any, arguments: list[Argument]):
+    """(A, B, C, M, N, K, L): :func:`gemm_problem`, and for a batched configuration 3-D arrays
+    ``[L, rows, cols]``, each matrix row-major and the matrices contiguous."""
     a, b, c = gemm_operands(program, arguments)
     cfg = program.gemm_config
+    batched = bool(getattr(cfg, "batched", False))
+    rank = 3 if batched else 2
     for x, dt in ((a, cfg.dtype), (b, cfg.dtype), (c, cfg.out_dtype)):
-        if x.ndim != 2:
-            raise ValueError(f"{_where(x.name, x.position)}: the GEMM takes 2-D arrays, got shape {x.shape}")
+        if x.ndim != rank:
+            raise ValueError(f"{_where(x.name, x.position)}: the {'batched ' if batched else ''}GEMM takes {rank}-D "
+                             f"arrays, got shape {x.shape}")
         if x.dtype != _GEMM_DTYPES[dt]:
             raise TypeError(f"{_where(x.name, x.position)} has dtype {x.dtype}; the compiled GEMM takes "
                             f"{_GEMM_DTYPES[dt]}")
+    batch = 1
+    if batched:
+        batch = a.shape[0]
+        if b.shape[0] != batch or c.shape[0] != batch:
+            raise ValueError(f"batch sizes do not agree: A {a.shape}, B {b.shape}, C {c.shape}")
+        for x in (a, b, c):
+            if x.strides[0] != x.shape[1] * x.shape[2] and batch > 1:
+                raise LayoutNotSupported(f"{_where(x.name, x.position)}: the batched WGMMA GEMM needs contiguous "
+                                         f"matrices, got strides {x.strides} for shape {x.shape}")
+        a, b, c = (_matrix(x) for x in (a, b, c))
     (m, k), (k2, n) = a.shape, b.shape
     if cfg.b_major == "k":  # the program reads B^T: B is given [N, K]
         n, k2 = b.shape
     if k2 != k or c.shape != (m, n):
         raise ValueError(f"GEMM shapes do not agree: A {a.shape}, B {b.shape}{' (read as B^T)' if cfg.b_major == 'k' else ''}, "
                          f"C {c.shape}")
-    if cfg.b_major == "k":
-        if not _row_major(b):
-            raise LayoutNotSupported(f"{_where(b.name, b.position)}: the program reads B as [N, K] tiles; the "
-                                     f"WGMMA GEMM needs it row-major, got strides {b.strides} for shape {b.shape}")
-        for x in (a, c):
-            if not _row_major(x):
-                raise LayoutNotSupported(f"{_where(x.name, x.position)}: the WGMMA GEMM needs a row-major contiguous "
-                                         f"array, got strides {x.strides} for shape {x.shape}")
-        return a, b, c, m, n, k
-    for x in (a, c):
+    for x in (a, c) + ((b,) if cfg.b_major == "k" or batched else ()):
         if not _row_major(x):
             raise LayoutNotSupported(f"{_where(x.name, x.position)}: the WGMMA GEMM needs a row-major contiguous "
                                      f"array, got strides {x.strides} for shape {x.shape}")
     if not (_row_major(b) or _column_major(b)):
         raise LayoutNotSupported(f"{_where(b.name, b.position)}: the WGMMA GEMM needs B row-major or column-major "
                                  f"(a transposed view), got strides {b.strides} for shape {b.shape}")
-    return a, b, c, m, n, k
+    return a, b, c, m, n, k, batch
+
+
+def _matrix(x: ArrayArg) -> ArrayArg:
+    """The first matrix of a 3-D array (same pointer, the last two dimensions)."""
+    return dataclasses.replace(x, shape=tuple(x.shape[1:]), strides=tuple(x.strides[1:]))
 
 
 class LayoutNotSupported(ValueError):
@@ -626,14 +641,14 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     from tileorch.runtime.driver import api, check
 
     program = entry.program
-    a, b, c, m, n, k = gemm_problem(program, arguments)
+    a, b, c, m, n, k, batch = gemm_problem_batched(program, arguments)
     major = program.gemm_config.b_major if program.gemm_config.b_major == "k" else b_major(b)
     if major != program.gemm_config.b_major and (tiles != "auto" or program.epilogue_ops):
         raise LayoutNotSupported(f"{_where(b.name, b.position)}: the program's GEMM was compiled for a "
                                  f"{'row' if program.gemm_config.b_major == 'n' else 'column'}-major B")
-    if m == 0 or n == 0:
+    if m == 0 or n == 0 or batch == 0:
         return
-    if k == 0 and not program.epilogue_ops:  # an empty K loop stores zeros
+    if k == 0 and not program.epilogue_ops and batch == 1:  # an empty K loop stores zeros
         check(api().cuMemsetD8Async(c.ptr, 0, m * n * c.itemsize, api().CUstream(stream)), "cuMemsetD8Async(C)")
         return
     cfg = program.gemm_config
@@ -644,8 +659,9 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         # keeping the program's element types, operand layouts and epilogue
         from tileorch.kernels.gemm.api import default_config, kernel_for
 
-        chosen = default_config(m, n, k, cfg.dtype, cfg.out_dtype, major,
+        chosen = default_config(m * batch, n, k, cfg.dtype, cfg.out_dtype, major,
                                 "auto" if schedule == "auto" else schedule, dev.sm_count)
+        chosen = dataclasses.replace(chosen, batched=cfg.batched)
         if program.epilogue_ops:
             entry = compiled(kernel, arguments, arch, chosen.schedule, _override(chosen))
         else:
@@ -664,10 +680,10 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
                                    f"{cfg.name!r}")
             entry.image = GemmKernel(cfg, image)
         gk = entry.image
-    key = (id(gk), a.ptr, b.ptr, c.ptr, m, n, k, dev.sm_count, tuple(extra))
+    key = (id(gk), a.ptr, b.ptr, c.ptr, m, n, k, batch, dev.sm_count, tuple(extra))
     prepared = _prepared.get(key)
     if prepared is None:
-        prepared = _prepared[key] = gk.prepare(a.ptr, b.ptr, c.ptr, m, n, k, dev.sm_count, extra=extra)
+        prepared = _prepared[key] = gk.prepare(a.ptr, b.ptr, c.ptr, m, n, k, dev.sm_count, extra=extra, batch=batch)
         while len(_prepared) > _PREPARED_MAX:
             _prepared.popitem(last=False)
     _prepared.move_to_end(key)

@@ -73,6 +73,31 @@ def gemm_rowscale_sigmoid_f32(A, B, s, C, tm: ct.Constant[int], tn: ct.Constant[
     ct.store(C, index=(bm, bn), tile=1.0 / (1.0 + ct.exp(-x)))
 
 
+@ct.kernel
+def bmm(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """Batched GEMM on 3-D tiles (batch index = program id 2), the accumulator 3-D too."""
+    bm, bn, bb = ct.bid(0), ct.bid(1), ct.bid(2)
+    acc = ct.zeros((1, tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=2, shape=(1, tm, tk))):
+        a = ct.load(A, index=(bb, bm, k), shape=(1, tm, tk))
+        b = ct.load(B, index=(bb, k, bn), shape=(1, tk, tn))
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bb, bm, bn), tile=acc.astype(C.dtype))
+
+
+@ct.kernel
+def bmm_bias(A, B, bias, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """Batched GEMM written with reshapes of unit dimensions to 2-D tiles, plus a bias row."""
+    bm, bn, bb = ct.bid(0), ct.bid(1), ct.bid(2)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=2, shape=(1, tm, tk))):
+        a = ct.reshape(ct.load(A, index=(bb, bm, k), shape=(1, tm, tk)), (tm, tk))
+        b = ct.reshape(ct.load(B, index=(bb, k, bn), shape=(1, tk, tn)), (tk, tn))
+        acc = ct.mma(a, b, acc)
+    acc = acc + ct.reshape(ct.load(bias, index=(bn,), shape=(tn,)).astype(ct.float32), (1, tn))
+    ct.store(C, index=(bb, bm, bn), tile=ct.reshape(acc.astype(C.dtype), (1, tm, tn)))
+
+
 @dataclass(frozen=True)
 class Program:
     """One zoo entry: ``make(m, n, k, dtype, gen)`` -> (kernel args before the tile constants,
@@ -83,6 +108,7 @@ class Program:
     make: Callable
     tiles: tuple[int, int, int] = (128, 128, 64)
     library: str = ""
+    batch: int = 1
 
 
 def _t(dtype: str):
@@ -150,6 +176,22 @@ def _make_rowscale_sigmoid(m, n, k, dt, g):
     return (a, b, s, c), c, ref, lambda: torch.sigmoid(s[:, None] * torch.matmul(a, b))
 
 
+def _make_bmm(m, n, k, dt, g, batch=4):
+    import torch
+
+    a, b = _randn((batch, m, k), dt, g, 0.5), _randn((batch, k, n), dt, g, 0.5)
+    c = _nan((batch, m, n), dt)
+    return (a, b, c), c, a.float() @ b.float(), lambda: torch.bmm(a, b)
+
+
+def _make_bmm_bias(m, n, k, dt, g, batch=4):
+    import torch
+
+    a, b, bias = _randn((batch, m, k), dt, g, 0.5), _randn((batch, k, n), dt, g, 0.5), _randn((n,), dt, g)
+    c = _nan((batch, m, n), dt)
+    return (a, b, bias, c), c, a.float() @ b.float() + bias.float(), lambda: torch.baddbmm(bias, a, b)
+
+
 PROGRAMS: dict[str, Program] = {
     "gemm_f16": Program(gemm, "f16", _make_gemm, library="torch.matmul"),
     "gemm_bias_relu_f16": Program(gemm_bias_relu, "f16", _make_bias_relu, library="torch.addmm + relu"),
@@ -158,18 +200,21 @@ PROGRAMS: dict[str, Program] = {
                                         library="torch.addmm(alpha)"),
     "gemm_rowscale_sigmoid_f16_f32": Program(gemm_rowscale_sigmoid_f32, "f16", _make_rowscale_sigmoid,
                                              library="matmul * s + sigmoid"),
+    "bmm_f16": Program(bmm, "f16", _make_bmm, library="torch.bmm", batch=4),
+    "bmm_bias_bf16": Program(bmm_bias, "bf16", _make_bmm_bias, library="torch.baddbmm", batch=4),
 }
 
 
 def build(name: str, m: int, n: int, k: int, seed: int = 0):
-    """(kernel, args with the tile constants, grid, output, reference, library thunk)."""
+    """(kernel, args with the tile constants, grid, output, reference, library thunk); batched
+    programs multiply ``PROGRAMS[name].batch`` matrices of ``m x n x k``."""
     import torch
 
     p = PROGRAMS[name]
     g = torch.Generator(device="cuda").manual_seed(seed)
     args, out, ref, lib = p.make(m, n, k, p.dtype, g)
     tm, tn, tk = p.tiles
-    grid = (math.ceil(m / tm), math.ceil(n / tn), 1)
+    grid = (math.ceil(m / tm), math.ceil(n / tn), p.batch)
     return p.kernel, (*args, tm, tn, tk), grid, out, ref, lib
 
 

@@ -91,3 +91,23 @@ builtin.module {
   }
 }
 // CHECK: error: 'nv_tileaa.addf' expects float elements, got tensor<4xi32>
+
+// -----
+
+builtin.module {
+  nv_tileaa.func @k(%a: tensor<1x128x64xf16>) {
+    %b = nv_tileaa.reshape %a : tensor<1x128x64xf16> -> tensor<128x32xf16>
+    nv_tileaa.return
+  }
+}
+// CHECK: error: reshape of [1, 128, 64] (8192 elements) to [128, 32] (4096 elements)
+
+// -----
+
+builtin.module {
+  nv_tileaa.func @k(%a: tensor<1x128x64xf16>) {
+    %b = nv_tileaa.reshape %a : tensor<1x128x64xf16> -> tensor<128x64xf32>
+    nv_tileaa.return
+  }
+}
+// CHECK: error: reshape keeps the element type: f16 -> f32

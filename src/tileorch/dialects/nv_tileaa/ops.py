@@ -7,6 +7,8 @@ A tile kernel is an ``nv_tileaa.func`` carrying ``nv_tileaa.kernel_spec``; tiles
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -817,6 +819,32 @@ class ExpandDimsOp(IRDLOperation):
 
     def verify_(self) -> None:
         check_expand_dim(self.source.type, self.result.type, self.dim.value.data)
+
+
+@irdl_op_definition
+class ReshapeOp(IRDLOperation):
+    """The same elements in row-major order under another static shape (cuda_tile's ``reshape``:
+    unit dimensions added or removed, dimensions split or merged)."""
+
+    name = "nv_tileaa.reshape"
+    source = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+
+    def __init__(self, source: SSAValue, result_type: TensorType):
+        super().__init__(operands=[source], result_types=[result_type])
+
+    def verify_(self) -> None:
+        src, res = self.source.type, self.result.type
+        if src.element_type != res.element_type:
+            raise VerifyException(f"reshape keeps the element type: {src.element_type} -> {res.element_type}")
+        a, b = list(src.get_shape()), list(res.get_shape())
+        if any(d < 0 for d in a + b):
+            raise VerifyException("reshape takes static shapes")
+        if math.prod(a) != math.prod(b):
+            raise VerifyException(f"reshape of {a} ({math.prod(a)} elements) to {b} ({math.prod(b)} elements)")
 
 
 @irdl_op_definition

@@ -53,6 +53,9 @@ class GemmConfig:
     raster: str = "heuristic"
     max_swizzle: int = 1
     epilogue: str = "tma"
+    batched: bool = False
+    """A, B and C carry a leading batch dimension L (3-D tensor maps; the scheduler walks
+    M x N x L tiles, the batch coordinate is the work tile's ``l``)."""
 
     @property
     def consumer_groups(self) -> int:
@@ -96,7 +99,7 @@ class GemmConfig:
     def name(self) -> str:
         return (f"gemm_{self.dtype}_{self.out_dtype}_b{self.b_major}_{self.tile_m}x{self.tile_n}x{self.tile_k}"
                 f"_s{self.stages}_c{self.cluster_m}x1_{self.schedule}_r{self.producer_regs}_{self.consumer_regs}"
-                f"_{self.raster}_sw{self.max_swizzle}_e{self.epilogue}")
+                f"_{self.raster}_sw{self.max_swizzle}_e{self.epilogue}{'_batched' if self.batched else ''}")
 
     def as_dict(self) -> dict:
         return asdict(self)

@@ -100,7 +100,8 @@ def check_problem(m: int, n: int, k: int, cfg: GemmConfig) -> None:
         raise GemmConfigError("M, N and K must each be below 2**31")
 
 
-def scheduler_params(cfg: GemmConfig, m: int, n: int, k: int, sms: int, max_active_clusters: int = 0):
+def scheduler_params(cfg: GemmConfig, m: int, n: int, k: int, sms: int, max_active_clusters: int = 0,
+                     batch: int = 1):
     """The CUTLASS-exact host params of the configuration's scheduler.  ``max_active_clusters``
     (``cuOccupancyMaxActiveClusters``; 0 = unknown) sizes the persistent grid to the clusters
     that can be resident at once, as CUTLASS does: GPCs with an odd SM count cannot host a
@@ -108,7 +109,7 @@ def scheduler_params(cfg: GemmConfig, m: int, n: int, k: int, sms: int, max_acti
     second wave (fatal for Stream-K's balance)."""
     from tileorch import schedulers as S
 
-    problem, tile, cluster = (m, n, k, 1), (cfg.tile_m, cfg.tile_n, cfg.tile_k), (cfg.cluster_m, 1)
+    problem, tile, cluster = (m, n, k, batch), (cfg.tile_m, cfg.tile_n, cfg.tile_k), (cfg.cluster_m, 1)
     raster = S.RasterOrderOptions(cfg.raster)
     mac = max_active_clusters if cfg.cluster_m > 1 else 0
     if cfg.schedule == "streamk":
@@ -121,10 +122,10 @@ def scheduler_params(cfg: GemmConfig, m: int, n: int, k: int, sms: int, max_acti
 
 
 def streamk_workspace_bytes(cfg: GemmConfig, m: int, n: int, k: int, sms: int,
-                            max_active_clusters: int = 0) -> tuple[int, int]:
+                            max_active_clusters: int = 0, batch: int = 1) -> tuple[int, int]:
     from tileorch import schedulers as S
 
-    sizes = S.workspace_sizes((m, n, k, 1), (cfg.tile_m, cfg.tile_n, cfg.tile_k), (cfg.cluster_m, 1), sms,
+    sizes = S.workspace_sizes((m, n, k, batch), (cfg.tile_m, cfg.tile_n, cfg.tile_k), (cfg.cluster_m, 1), sms,
                               raster=S.RasterOrderOptions(cfg.raster), max_swizzle=cfg.max_swizzle,
                               mma_warp_groups=cfg.consumer_groups,
                               max_active_clusters=max_active_clusters if cfg.cluster_m > 1 else 0)
@@ -153,15 +154,23 @@ def encode_tensor_map(ptr: int, dtype: str, dims: tuple[int, ...], row_bytes: tu
     return b"".join(int(x).to_bytes(8, "little") for x in tmap.opaque)
 
 
-def tensor_maps(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int) -> tuple[bytes, bytes, bytes]:
+def tensor_maps(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int,
+                batch: int = 1) -> tuple[bytes, bytes, bytes]:
     """A ``[64 K, 128 M]`` boxes, B ``[64 K, tile_n/cluster N]`` (K-major) or ``[64 N, 64 K]``
-    (N-major), C ``[64 N, 64 M]`` (TMA epilogue; zeros for the direct one)."""
-    tma_a = encode_tensor_map(a_ptr, cfg.dtype, (k, m), (k * 2,), (64, cfg.tile_m))
+    (N-major), C ``[64 N, 64 M]`` (TMA epilogue; zeros for the direct one).  A batched
+    configuration adds the batch dimension (contiguous ``[L, rows, cols]`` arrays, box extent 1)."""
+
+    def tmap(ptr, dtype, dims, row_bytes, box):
+        if cfg.batched:
+            dims, row_bytes, box = (*dims, batch), (*row_bytes, row_bytes[0] * dims[1]), (*box, 1)
+        return encode_tensor_map(ptr, dtype, dims, row_bytes, box)
+
+    tma_a = tmap(a_ptr, cfg.dtype, (k, m), (k * 2,), (64, cfg.tile_m))
     if cfg.b_major == "k":
-        tma_b = encode_tensor_map(b_ptr, cfg.dtype, (k, n), (k * 2,), (64, cfg.tile_n // cfg.cluster_m))
+        tma_b = tmap(b_ptr, cfg.dtype, (k, n), (k * 2,), (64, cfg.tile_n // cfg.cluster_m))
     else:
-        tma_b = encode_tensor_map(b_ptr, cfg.dtype, (n, k), (n * 2,), (64, 64))
-    tma_c = encode_tensor_map(c_ptr, cfg.out_dtype, (n, m), (n * 2,), (64, 64)) if cfg.epilogue == "tma" else bytes(128)
+        tma_b = tmap(b_ptr, cfg.dtype, (n, k), (n * 2,), (64, 64))
+    tma_c = tmap(c_ptr, cfg.out_dtype, (n, m), (n * 2,), (64, 64)) if cfg.epilogue == "tma" else bytes(128)
     return tma_a, tma_b, tma_c
 
 
@@ -209,16 +218,17 @@ class GemmKernel:
         return self._mac
 
     def prepare(self, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int, sms: int,
-                workspace: Any = None, extra: list[bytes] = ()) -> PreparedGemm:
+                workspace: Any = None, extra: list[bytes] = (), batch: int = 1) -> PreparedGemm:
         """Bind a problem; ``extra``: the parameter bytes a kernel with a compiled epilogue takes
-        after the GEMM's own (the tile program's parameters, in order)."""
-        return PreparedGemm(self, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace, extra)
+        after the GEMM's own (the tile program's parameters, in order); ``batch``: L of a batched
+        configuration."""
+        return PreparedGemm(self, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace, extra, batch)
 
 
 class PreparedGemm:
     """Everything one launch needs, packed once (tensor maps, params record on the device)."""
 
-    def __init__(self, kernel: GemmKernel, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace_alloc, extra=()):
+    def __init__(self, kernel: GemmKernel, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace_alloc, extra=(), batch=1):
         from tileorch.runtime.buffers import DeviceBuffer
         from tileorch.schedulers.device_params import pack_device_params
 
@@ -227,19 +237,21 @@ class PreparedGemm:
         kernel.opt_in()
         self.kernel = kernel
         mac = kernel.max_active_clusters() if cfg.cluster_m > 1 else 0
-        p = scheduler_params(cfg, m, n, k, sms, mac)
+        if batch != 1 and not cfg.batched:
+            raise GemmConfigError(f"batch = {batch} needs a batched configuration")
+        p = scheduler_params(cfg, m, n, k, sms, mac, batch)
         self.grid = p.grid
         workspace_ptr, red, bar = 0, 0, 0
         self._keep: list[Any] = []
         if cfg.schedule == "streamk":
-            red, bar = streamk_workspace_bytes(cfg, m, n, k, sms, mac)
+            red, bar = streamk_workspace_bytes(cfg, m, n, k, sms, mac, batch)
             if red + bar:
                 ws = workspace_alloc(red + bar) if workspace_alloc else DeviceBuffer(red + bar)
                 self._keep.append(ws)
                 workspace_ptr = ws if isinstance(ws, int) else getattr(ws, "ptr", None) or ws.data_ptr()
                 self.zero_bytes = (workspace_ptr + red, bar)
         record = pack_device_params(p, workspace_ptr, red, bar)  # passed by value (grid-constant)
-        tma_a, tma_b, tma_c = tensor_maps(cfg, a_ptr, b_ptr, c_ptr, m, n, k)
+        tma_a, tma_b, tma_c = tensor_maps(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch)
         args = [tma_a, tma_b, tma_c, struct.pack("<Q", c_ptr), struct.pack("<i", m), struct.pack("<i", n),
                 struct.pack("<i", k), record, *extra]
         self._storage = [ctypes.create_string_buffer(a, len(a)) for a in args]

@@ -74,6 +74,11 @@ def _advance(cfg: GemmConfig, t: dict[str, str], ind: str) -> str:
     return f"{ind}%next, %inc = cutlass.tile_scheduler.{op} %sched, %w : {t['S']}, {t['W']}\n"
 
 
+def _l(cfg: GemmConfig) -> str:
+    """The batch coordinate appended to every TMA box of a batched kernel."""
+    return ", %tl" if cfg.batched else ""
+
+
 def _b_loads(cfg: GemmConfig, ind: str) -> str:
     """TMA loads of this CTA's slice of the B tile (multicast to the cluster when cluster_m > 1)."""
     mcast = " multicast_mask = %mcast" if cfg.cluster_m > 1 else ""
@@ -90,7 +95,7 @@ def _b_loads(cfg: GemmConfig, ind: str) -> str:
             "%bs_off = arith.addi %b_off, %bs_off0 : i32",
             "%bdst = llvm.getelementptr %smem[%bs_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8",
             "%bdst7 = llvm.addrspacecast %bdst : !llvm.ptr<3> to !llvm.ptr<7>",
-            f"nvvm.cp.async.bulk.tensor.shared.cluster.global %bdst7, %tmap_b, %fb, box[%kc, %bn]{mcast} "
+            f"nvvm.cp.async.bulk.tensor.shared.cluster.global %bdst7, %tmap_b, %fb, box[%kc, %bn{_l(cfg)}]{mcast} "
             f"{{cutlass.tx_bytes = {slice_rows * 128} : i32}} : !llvm.ptr<7>, !llvm.ptr",
         ]
     else:
@@ -106,7 +111,7 @@ def _b_loads(cfg: GemmConfig, ind: str) -> str:
                 f"%boff{j} = arith.addi %b_off, %boff{j}0 : i32",
                 f"%bdst{j} = llvm.getelementptr %smem[%boff{j}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8",
                 f"%bdst7{j} = llvm.addrspacecast %bdst{j} : !llvm.ptr<3> to !llvm.ptr<7>",
-                f"nvvm.cp.async.bulk.tensor.shared.cluster.global %bdst7{j}, %tmap_b, %fb, box[%bcol{j}, %kc]{mcast} "
+                f"nvvm.cp.async.bulk.tensor.shared.cluster.global %bdst7{j}, %tmap_b, %fb, box[%bcol{j}, %kc{_l(cfg)}]{mcast} "
                 f"{{cutlass.tx_bytes = 8192 : i32}} : !llvm.ptr<7>, !llvm.ptr",
             ]
         lines = [f"%bchunks = arith.constant {chunks} : i32", "%bchunk0 = arith.muli %rank, %bchunks : i32"] + lines
@@ -146,7 +151,7 @@ def _producer(cfg: GemmConfig, t: dict[str, str]) -> str:
               %adst = llvm.getelementptr %smem[%a_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
               %adst7 = llvm.addrspacecast %adst : !llvm.ptr<3> to !llvm.ptr<7>
               // each box's bytes (the box shapes live in the host's tensor maps) for tileorch check
-              nvvm.cp.async.bulk.tensor.shared.cluster.global %adst7, %tmap_a, %fb, box[%kc, %m0] {{cutlass.tx_bytes = {cfg.a_stage_bytes} : i32}} : !llvm.ptr<7>, !llvm.ptr
+              nvvm.cp.async.bulk.tensor.shared.cluster.global %adst7, %tmap_a, %fb, box[%kc, %m0{_l(cfg)}] {{cutlass.tx_bytes = {cfg.a_stage_bytes} : i32}} : !llvm.ptr<7>, !llvm.ptr
 {_b_loads(cfg, i14)}            }}
             // the elected thread arrives expecting the stage's bytes (A + all B slices)
             cutlass.pipeline.producer_commit %ready, %st {{transaction_bytes = {cfg.stage_bytes} : i32}}
@@ -204,6 +209,12 @@ def _epilogue(cfg: GemmConfig, wg: int, res: str, ind: str) -> str:
     before round ``r`` writes slot ``r % 2`` the elected thread waits until at most one bulk
     group is still reading (the previous round's), so round ``r - 2``'s store has left the slot."""
     if cfg.epilogue == "direct":
+        if cfg.batched:  # C is [L, M, N] contiguous: matrix l starts l * M * N elements in
+            esize = 4 if cfg.out_dtype == "f32" else 2
+            return (f"{ind}%c_mn = arith.muli %m, %n : i32\n{ind}%c_mn64 = arith.extui %c_mn : i32 to i64\n"
+                    f"{ind}%c_l64 = arith.extui %tl : i32 to i64\n{ind}%c_off = arith.muli %c_l64, %c_mn64 : i64\n"
+                    f"{ind}%c_b = llvm.getelementptr %c[%c_off] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i{8 * esize}\n"
+                    f'{ind}atom.store_fragment {res}, %c_b, %row0, %n0, %m, %n, %n {{dtype = "{cfg.out_dtype}"}} : !acc\n')
         return f'{ind}atom.store_fragment {res}, %c, %row0, %n0, %m, %n, %n {{dtype = "{cfg.out_dtype}"}} : !acc\n'
     bar = f"cutlass.named_barrier.arrive_and_wait barrier_id = {EPILOGUE_BARRIER + wg} num_threads = 128"
     lines = [f"// {cfg.tile_n // 64} rounds of 64 columns through 2 swizzled 8 KiB slots; one thread TMA-stores each"]
@@ -223,7 +234,7 @@ def _epilogue(cfg: GemmConfig, wg: int, res: str, ind: str) -> str:
             "scf.if %wg_leader {",
             f"  %ec{r} = arith.constant {64 * r} : i32",
             f"  %ecol{r} = arith.addi %n0, %ec{r} : i32",
-            f"  nvvm.cp.async.bulk.tensor.global.shared.cta %tmap_c, %eslot{r}, box[%ecol{r}, %row0] : !llvm.ptr, !llvm.ptr<3>",
+            f"  nvvm.cp.async.bulk.tensor.global.shared.cta %tmap_c, %eslot{r}, box[%ecol{r}, %row0{_l(cfg)}] : !llvm.ptr, !llvm.ptr<3>",
             "  nvvm.cp.async.bulk.commit.group",
             "}",
         ]

@@ -432,7 +432,8 @@ def _reshape(L, op):
         if list(cur.type.get_shape()) == r:
             L.vm[op.result] = cur
             return
-    raise _unsupported(op, f"from {op.source.type.short_str()} to {op.result.type.short_str()}")
+    # any other reshape keeps the row-major element order
+    L.bind(op, L.emit(aa.ReshapeOp(src, rt), op))
 
 
 @handles(ct.IotaOp)

@@ -114,10 +114,22 @@ class DotKernel:
     depth: int
     plain_epilogue: bool
     retile_safe: bool
+    batched: bool = False
 
     @property
     def operand_args(self) -> list[int | None]:
         return [_base_argument(self.kernel, op.view) for op in (self.a_load, self.b_load, self.store)]
+
+
+def _batch_split(op: Operation, indices: list, shape: list, fail) -> tuple[list, list, bool]:
+    """(the row/column indices, the 2-D tile shape, batched?) of a 2-D access or of a 3-D one whose
+    leading tile extent is 1 at program id 2 (cuTile's batched GEMM)."""
+    if len(indices) == 2:
+        return indices, shape, False
+    if len(indices) == 3 and shape[0] == 1 and program_axis(indices[0]) == 2:
+        return indices[1:], shape[1:], True
+    fail(op, f"a {len(indices)}-D tile {shape} at ({', '.join(_describe_index(i) for i in indices)}): the WGMMA "
+             "lowering takes 2-D tiles and 3-D tiles of extent 1 at (program id 2, ...) (batched GEMM)")
 
 
 def _describe_index(v: SSAValue) -> str:
@@ -160,22 +172,22 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                  f"{len(loads)} staged loads")
     a_load = b_load = None
     b_major = "n"
+    batched = set()
     for ld in loads:
-        if len(ld.indices) != 2:
-            fail(ld, f"a {len(ld.indices)}-D operand tile (batched dots) is not supported yet by the WGMMA lowering")
-        ax0, ax1 = program_axis(ld.indices[0]), program_axis(ld.indices[1])
-        shape = list(ld.result.type.get_shape())
-        if ax0 == 0 and _is_iv(ld.indices[1]) and shape == [tm, tk]:
+        indices, shape, is_batched = _batch_split(ld, list(ld.indices), list(ld.result.type.get_shape()), fail)
+        batched.add(is_batched)
+        ax0, ax1 = program_axis(indices[0]), program_axis(indices[1])
+        if ax0 == 0 and _is_iv(indices[1]) and shape == [tm, tk]:
             a_load = ld
-        elif _is_iv(ld.indices[0]) and ax1 == 1 and shape == [tk, tn]:
+        elif _is_iv(indices[0]) and ax1 == 1 and shape == [tk, tn]:
             b_load = ld
-        elif ax0 == 1 and _is_iv(ld.indices[1]) and shape == [tn, tk]:
+        elif ax0 == 1 and _is_iv(indices[1]) and shape == [tn, tk]:
             b_load, b_major = ld, "k"
-        elif _is_iv(ld.indices[0]) and ax1 == 0:
+        elif _is_iv(indices[0]) and ax1 == 0:
             fail(ld, "A loaded transposed (tile (k, program id 0) of a [K, M] array) is not supported yet by the "
                      "WGMMA lowering")
         else:
-            fail(ld, f"operand tile {shape} at ({', '.join(_describe_index(i) for i in ld.indices)}) does not feed "
+            fail(ld, f"operand tile {shape} at ({', '.join(_describe_index(i) for i in indices)}) does not feed "
                      f"a {tm}x{tn}x{tk} dot as A (program id 0, k) or B (k, program id 1) / B^T (program id 1, k)")
     if a_load is None or b_load is None:
         fail(sw, "expected one A and one B tile load")
@@ -184,17 +196,21 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         if "nv_tileaa.permute" not in names:
             fail(dot, "B tile (program id 1, k) reaches the dot without a transpose")
     for ld in (a_load, b_load):
-        if ints(ld.view.type.order) != [0, 1]:
-            fail(ld, f"operand view with dimension order {ints(ld.view.type.order)} is not supported "
-                     "yet by the WGMMA lowering")
+        order = ints(ld.view.type.order)
+        if order != list(range(len(order))):
+            fail(ld, f"operand view with dimension order {order} is not supported yet by the WGMMA lowering")
     stores = [o for o in sw.walk() if isinstance(o, ts.TiledStoreOp)]
     if len(stores) != 1:
         fail(sw, f"expected one tile store of C, found {len(stores)}")
     st = stores[0]
-    if len(st.indices) != 2 or not (program_axis(st.indices[0]) == 0 and program_axis(st.indices[1]) == 1):
+    st_indices, st_shape, st_batched = _batch_split(st, list(st.indices), list(st.tile.type.get_shape()), fail)
+    batched.add(st_batched)
+    if not (program_axis(st_indices[0]) == 0 and program_axis(st_indices[1]) == 1):
         fail(st, "C must be stored at tile (program id 0, program id 1)")
-    if list(st.tile.type.get_shape()) != [tm, tn]:
+    if st_shape != [tm, tn]:
         fail(st, f"the stored tile {list(st.tile.type.get_shape())} is not the {tm}x{tn} accumulator tile")
+    if len(batched) != 1:
+        fail(st, "A, B and C must all be batched (a leading tile dimension of extent 1 at program id 2) or none")
     loop = dot.parent_op()
     while loop is not None and not isinstance(loop, scf.ForOp):
         loop = loop.parent_op()
@@ -221,7 +237,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     if not plain:
         retile_safe = _check_epilogue(kernel, acc, st)
     return DotKernel(kernel, a_load, b_load, b_major, st, acc, (tm, tn, tk), dtype, out_dtype, depth, plain,
-                     retile_safe)
+                     retile_safe, batched.pop())
 
 
 def _scratch_env(kernel: aa.FuncOp) -> tuple[Block, KernelEnv, SSAValue]:
@@ -259,7 +275,8 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
     tm, tn, tk = dk.tile
     epilogue = "tma" if dk.out_dtype != "f32" else "direct"
     cfg = GemmConfig(tile_m=tm, tile_n=tn, tile_k=tk, stages=dk.depth, cluster_m=num_ctas(dk.kernel),
-                     schedule=schedule, dtype=dk.dtype, out_dtype=dk.out_dtype, b_major=dk.b_major, epilogue=epilogue)
+                     schedule=schedule, dtype=dk.dtype, out_dtype=dk.out_dtype, b_major=dk.b_major, epilogue=epilogue,
+                     batched=dk.batched)
     if override:
         if not dk.retile_safe:
             raise LocatedError(dk.store, "convert-nv-tileas-to-cutlass: the epilogue depends on the program's tile "
@@ -309,7 +326,9 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
     m0, n0, row0 = _named(block, "m0"), _named(block, "n0"), _named(block, "row0")
     tmp = Block()
     e = Emitter(tmp, 128)
-    env = KernelEnv(args, [m0.operands[0], n0.operands[0]], [m0.results[0], n0.results[0]])
+    tm = m0.operands[0]
+    coords = tm.owner  # the work tile's (m, n, k, l)
+    env = KernelEnv(args, [tm, n0.operands[0], coords.results[3]], [m0.results[0], n0.results[0]])
     acc_in = frags[0].operands[0]
     tid = e.v(nvvm.SPECIAL_REGISTERS["tid.x"]())
     t = e.v(arith.AndIOp(tid, e.const(127)))

@@ -154,7 +154,9 @@ class EpilogueLowering:
     def element(self, row: Coord, col: Coord) -> SSAValue:
         """The f32 value to store at accumulator element (row, col)."""
         v, _ = self.stored_value()
-        x = self.at(v, (row, col))
+        lead = len(_shape(v)) - 2  # leading extent-1 (batch) dimensions of the stored tile
+        zero = Coord(self.e.const(0), None)
+        x = self.at(v, (zero,) * lead + (row, col))
         if isinstance(x.type, Float32Type):
             return x
         if is_float(x.type):
@@ -249,8 +251,11 @@ class EpilogueLowering:
             raise unsupported(op, "load from something other than a tiled view")
         indices = list(op.indices)
         store_view = self.store.view.type
-        store_idx = list(self.store.indices)
         store_tile = ints(store_view.tile) if isinstance(store_view, TiledViewType) else []
+        # accumulator dimension e is the store's e-th dimension of extent > 1
+        acc_dims = [i for i, d in enumerate(store_tile) if d != 1][-2:]
+        store_idx = [self.store.indices[i] for i in acc_dims]
+        store_tile = [store_tile[i] for i in acc_dims]
         mem = view.memref
         offset, ok = None, None
         for i, c in enumerate(coords):
@@ -321,7 +326,8 @@ class EpilogueLowering:
             axis = op.axis.value.data
             if axis >= len(self.env.tile_coord):
                 raise unsupported(op, f"program id along axis {axis}")
-            self.retile_safe = False
+            if axis < 2:  # the batch coordinate does not change when the kernel is retiled
+                self.retile_safe = False
             return self.env.tile_coord[axis]
         if name == "arith.constant":
             value = op.value
@@ -363,7 +369,7 @@ def _padding(e: Emitter, kind: str, typ) -> SSAValue:
 def is_plain_store(store: Operation, acc: SSAValue) -> bool:
     """The program stores the accumulator itself (through layout conversions and one cast)."""
     v = store.tile
-    while isinstance(v.owner, Operation) and v.owner.name in (*LAYOUT_ONLY, "nv_tileaa.fp_to_fp"):
+    while isinstance(v.owner, Operation) and v.owner.name in (*LAYOUT_ONLY, "nv_tileaa.fp_to_fp", "nv_tileaa.reshape"):
         v = v.owner.operands[0]
     return v is acc
 

@@ -17,6 +17,7 @@ from xdsl.passes import ModulePass
 from tileorch.registry import resolve, PASSES
 
 TILEAS_PASSES = (
+    "tileas-squeeze-unit-batch-dots",
     "convert-tileaa-to-tileas",
     "tileas-assign-dot-layouts",
     "tileas-assign-load-store-layouts",
@@ -36,7 +37,7 @@ TILEAS_PASSES = (
 def pipeline_string(dynamic_persistent: bool = False) -> str:
     names = list(TILEAS_PASSES)
     if dynamic_persistent:
-        names.insert(1, "tileas-dynamic-persistent")
+        names.insert(2, "tileas-dynamic-persistent")
     return ",".join(names)
 
 
