@@ -389,3 +389,8 @@ def read_source(path: str) -> str:
     except OSError as exc:
         raise SourceError(f"cannot read {path}: {exc.strerror or exc}") from None
     return decode_source(data, "<stdin>" if path == "-" else path)
+
+
+class PerformanceWarning(UserWarning):
+    """A correct but slower path was taken for the user's input (the message says which and why);
+    ``warnings.simplefilter("error", PerformanceWarning)`` turns these into errors."""

@@ -83,8 +83,34 @@ def test_bad_inputs_are_refused():
     with pytest.raises(TypeError, match="must both be bf16 or both fp16"):
         tileorch.gemm(a, a)
     a = torch.randn(64, 12, device="cuda", dtype=torch.bfloat16)
-    b = torch.randn(12, 64, device="cuda", dtype=torch.bfloat16)
-    with pytest.raises(GemmConfigError, match="multiple of 8"):
-        tileorch.gemm(a, b)
     with pytest.raises(ValueError, match="inner dimensions"):
         tileorch.gemm(a, a)
+    with pytest.raises(GemmConfigError, match="schedule"):
+        tileorch.gemm(a, a.t().contiguous(), schedule="nope")
+
+
+@pytest.mark.parametrize("m, n, k", [(64, 64, 12), (200, 260, 700), (130, 72, 66)])
+def test_row_strides_tma_cannot_take_are_staged(m, n, k):
+    """K = 700 in bf16 (1400-byte rows), N = 260 (520-byte C rows): padded copies, a
+    PerformanceWarning naming the operand, and the right product."""
+    import tileorch
+    from tileorch.diagnostics import PerformanceWarning
+
+    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
+    out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    with pytest.warns(PerformanceWarning, match="row stride"):
+        tileorch.gemm(a, b, out=out)
+    torch.cuda.synchronize()
+    torch.testing.assert_close(out.float(), a.float() @ b.float(), atol=0.15, rtol=3e-2)
+
+
+@pytest.mark.parametrize("m, n, k", [(256, 512, 128), (1000, 264, 72)])
+def test_transposed_a_view_is_an_m_major_operand(m, n, k):
+    import tileorch
+
+    at = torch.randn(k, m, device="cuda", dtype=torch.float16)
+    b = torch.randn(k, n, device="cuda", dtype=torch.float16)
+    out = tileorch.gemm(at.t(), b)
+    torch.cuda.synchronize()
+    torch.testing.assert_close(out.float(), at.float().t() @ b.float(), atol=5e-2, rtol=2e-2)

@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from tileorch.kernels.gemm.config import SMEM_LIMIT, GemmConfig, GemmConfigError
-from tileorch.kernels.gemm.host import check_problem, scheduler_params, streamk_workspace_bytes
+from tileorch.kernels.gemm.host import check_problem, scheduler_params, staging_reasons, streamk_workspace_bytes
 from tileorch.kernels.gemm.ir import descriptor_constant, gemm_kernel_ir
 from tileorch.schedulers.device_params import pack_device_params, record_bytes
 
@@ -49,10 +49,28 @@ def test_descriptor_constant_matches_cutlass_bits():
     assert descriptor_constant(8192, 1024) == (512 << 16) | (64 << 32) | (1 << 62)
 
 
-@pytest.mark.parametrize("m, n, k, message", [(0, 8, 8, "positive"), (8, 8, 12, "K = 12"), (8, 12, 8, "N = 12")])
-def test_problem_alignment_errors(m, n, k, message):
+@pytest.mark.parametrize("m, n, k, message", [(0, 8, 8, "positive"), (8, -1, 8, "positive"), (2**31, 8, 8, "2\\*\\*31")])
+def test_problem_size_errors(m, n, k, message):
     with pytest.raises(GemmConfigError, match=message):
         check_problem(m, n, k, GemmConfig())
+
+
+@pytest.mark.parametrize("cfg_kw, m, n, k, ptrs, staged", [
+    ({}, 128, 256, 64, (0, 256, 512), []),
+    ({}, 128, 256, 700, (0, 256, 512), ["A: row stride 1400", "B: row stride 1400"]),
+    ({"b_major": "n"}, 128, 260, 64, (0, 256, 512), ["B: row stride 520", "C: row stride 520"]),
+    ({"a_major": "m", "b_major": "n"}, 129, 256, 700, (0, 256, 512), ["A: row stride 258"]),
+    ({}, 128, 256, 64, (8, 256, 512), ["A: base address 0x8"]),
+    ({"out_dtype": "f32", "epilogue": "direct"}, 128, 6, 64, (0, 256, 512), ["C: row stride 24"]),
+])
+def test_operands_tma_cannot_address_are_staged(cfg_kw, m, n, k, ptrs, staged):
+    """Row strides that are not 16-byte multiples (K = 700 in f16, ragged M of an A^T, ...) or an
+    unaligned base go through padded copies; the reasons name the operand and the rule."""
+    cfg = replace(GemmConfig(), **cfg_kw)
+    reasons = staging_reasons(cfg, *ptrs, m, n, k)
+    assert len(reasons) == len(staged), reasons
+    for got, want in zip(reasons, staged):
+        assert got.startswith(want), (got, want)
 
 
 @pytest.mark.parametrize("schedule", ["persistent", "dp", "streamk"])

@@ -559,8 +559,9 @@ _GEMM_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}
 
 
 def gemm_problem(program: Any, arguments: list[Argument]) -> tuple[ArrayArg, ArrayArg, ArrayArg, int, int, int]:
-    """(A, B, C, M, N, K) after checking what the GEMM host side needs (row-major A [M, K],
-    B [K, N] (or [N, K] when the program reads B^T), C [M, N]; the configuration's element types)."""
+    """(A, B, C, M, N, K) after checking what the GEMM host side needs (row-major A [M, K] (or
+    [K, M] when the program reads A^T), B [K, N] (or [N, K] when the program reads B^T), C [M, N];
+    the configuration's element types)."""
     return gemm_problem_batched(program, arguments)[:6]  # type: ignore[return-value]
 
 
@@ -588,12 +589,15 @@ def gemm_problem_batched(program: Any, arguments: list[Argument]):
                 raise LayoutNotSupported(f"{_where(x.name, x.position)}: the batched WGMMA GEMM needs contiguous "
                                          f"matrices, got strides {x.strides} for shape {x.shape}")
         a, b, c = (_matrix(x) for x in (a, b, c))
+    a_major = getattr(cfg, "a_major", "k")
     (m, k), (k2, n) = a.shape, b.shape
+    if a_major == "m":  # the program reads A^T: A is given [K, M]
+        k, m = a.shape
     if cfg.b_major == "k":  # the program reads B^T: B is given [N, K]
         n, k2 = b.shape
     if k2 != k or c.shape != (m, n):
-        raise ValueError(f"GEMM shapes do not agree: A {a.shape}, B {b.shape}{' (read as B^T)' if cfg.b_major == 'k' else ''}, "
-                         f"C {c.shape}")
+        raise ValueError(f"GEMM shapes do not agree: A {a.shape}{' (read as A^T)' if a_major == 'm' else ''}, "
+                         f"B {b.shape}{' (read as B^T)' if cfg.b_major == 'k' else ''}, C {c.shape}")
     for x in (a, c) + ((b,) if cfg.b_major == "k" or batched else ()):
         if not _row_major(x):
             raise LayoutNotSupported(f"{_where(x.name, x.position)}: the WGMMA GEMM needs a row-major contiguous "
@@ -661,7 +665,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
 
         chosen = default_config(m * batch, n, k, cfg.dtype, cfg.out_dtype, major,
                                 "auto" if schedule == "auto" else schedule, dev.sm_count)
-        chosen = dataclasses.replace(chosen, batched=cfg.batched)
+        chosen = dataclasses.replace(chosen, batched=cfg.batched, a_major=getattr(cfg, "a_major", "k"))
         if program.epilogue_ops:
             entry = compiled(kernel, arguments, arch, chosen.schedule, _override(chosen))
         else:
@@ -684,6 +688,13 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     prepared = _prepared.get(key)
     if prepared is None:
         prepared = _prepared[key] = gk.prepare(a.ptr, b.ptr, c.ptr, m, n, k, dev.sm_count, extra=extra, batch=batch)
+        if prepared.staging.reasons:
+            import warnings
+
+            from tileorch.diagnostics import PerformanceWarning
+
+            warnings.warn(f"cuTile kernel {kernel_name(kernel)}: " + "; ".join(prepared.staging.reasons),
+                          PerformanceWarning, stacklevel=3)
         while len(_prepared) > _PREPARED_MAX:
             _prepared.popitem(last=False)
     _prepared.move_to_end(key)

@@ -98,6 +98,18 @@ def bmm_bias(A, B, bias, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.C
     ct.store(C, index=(bb, bm, bn), tile=ct.reshape(acc.astype(C.dtype), (1, tm, tn)))
 
 
+@ct.kernel
+def gemm_at(AT, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """``C = AT^T @ B`` with A given transposed (stored [K, M]): the A tile is loaded (k, bm) and
+    transposed, an M-major WGMMA operand."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(AT, axis=0, shape=(tk, tm))):
+        a = ct.transpose(ct.load(AT, index=(k, bm), shape=(tk, tm)))
+        acc = ct.mma(a, ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+    ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
+
+
 @dataclass(frozen=True)
 class Program:
     """One zoo entry: ``make(m, n, k, dtype, gen)`` -> (kernel args before the tile constants,
@@ -135,6 +147,14 @@ def _make_gemm(m, n, k, dt, g):
     a, b = _randn((m, k), dt, g, 0.5), _randn((k, n), dt, g, 0.5)
     c = _nan((m, n), dt)
     return (a, b, c), c, a.float() @ b.float(), lambda: torch.matmul(a, b)
+
+
+def _make_gemm_at(m, n, k, dt, g):
+    import torch
+
+    at, b = _randn((k, m), dt, g, 0.5), _randn((k, n), dt, g, 0.5)
+    c = _nan((m, n), dt)
+    return (at, b, c), c, at.float().t() @ b.float(), lambda: torch.matmul(at.t(), b)
 
 
 def _make_bias_relu(m, n, k, dt, g):
@@ -194,6 +214,7 @@ def _make_bmm_bias(m, n, k, dt, g, batch=4):
 
 PROGRAMS: dict[str, Program] = {
     "gemm_f16": Program(gemm, "f16", _make_gemm, library="torch.matmul"),
+    "gemm_at_bf16": Program(gemm_at, "bf16", _make_gemm_at, library="torch.matmul(A^T)"),
     "gemm_bias_relu_f16": Program(gemm_bias_relu, "f16", _make_bias_relu, library="torch.addmm + relu"),
     "linear_gelu_bf16": Program(linear_gelu, "bf16", _make_linear_gelu, library="F.linear + gelu"),
     "gemm_scale_residual_bf16": Program(gemm_scale_residual, "bf16", _make_scale_residual,

@@ -26,4 +26,4 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
     nv_tileaa.return
   }
 }
-// CHECK: convert_to_cutlass_errors.mlir:20:7: error: convert-nv-tileas-to-cutlass: operand tile [64, 128] at (program id 1, k) does not feed a 128x128x64 dot as A (program id 0, k) or B (k, program id 1) / B^T (program id 1, k)
+// CHECK: convert_to_cutlass_errors.mlir:20:7: error: convert-nv-tileas-to-cutlass: operand tile [64, 128] at (program id 1, k) does not feed a 128x128x64 dot as A (program id 0, k) / A^T (k, program id 0) or B (k, program id 1) / B^T (program id 1, k)

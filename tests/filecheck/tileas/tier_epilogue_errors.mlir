@@ -54,7 +54,7 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // CHECK: tier_epilogue_errors.mlir:50:5: error: convert-nv-tileas-to-cutlass: not supported yet in the accumulator's register layout: the epilogue reads the accumulator at other coordinates (a transpose or slice of it)
 
 // -----
-// A is loaded as [K, M] tiles (program id 0 second) and transposed.
+// A^T and B^T operands (both taken) but C stored at tile (program id 1, program id 0).
 !m = !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
 !v = !nv_tileaa.memref<f32, array<i64: ?>, array<i64: 1>, i32>
 !va = !nv_tileaa.tiled_view<array<i32: 128, 64>, array<i32: 128, 64>, array<i32: 0, 1>, !m>
@@ -102,8 +102,8 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
     %sb = nv_tileaa.broadcast %scol : tensor<128x1xf32> -> tensor<128x128xf32>
     %out = nv_tileaa.mulf %r, %sb : tensor<128x128xf32>
     %h = nv_tileaa.fp_to_fp %out : tensor<128x128xf32> -> tensor<128x128xf16>
-    %t5 = nv_tileaa.tiled_store %h, %vc[%pm, %pn] : tensor<128x128xf16>, !vc [i32, i32]
+    %t5 = nv_tileaa.tiled_store %h, %vc[%pn, %pm] : tensor<128x128xf16>, !vc [i32, i32]
     nv_tileaa.return
   }
 }
-// CHECK: tier_epilogue_errors.mlir:85:7: error: convert-nv-tileas-to-cutlass: A loaded transposed (tile (k, program id 0) of a [K, M] array) is not supported yet by the WGMMA lowering
+// CHECK: tier_epilogue_errors.mlir:105:5: error: convert-nv-tileas-to-cutlass: C must be stored at tile (program id 0, program id 1)

@@ -92,7 +92,10 @@ def gemm(a, b, out=None, *, schedule: str = "auto", config: GemmConfig | None = 
     k2, n = b.shape
     if k != k2:
         raise ValueError(f"inner dimensions differ: a is {tuple(a.shape)}, b is {tuple(b.shape)}")
-    if not (a.stride(1) == 1 and a.stride(0) == k):
+    a_major = "k"
+    if a.stride(0) == 1 and a.stride(1) == m and m > 1 and k > 1:
+        a_major = "m"  # a transposed view of a [K, M] tensor: an M-major WGMMA operand, no copy
+    elif not (a.stride(1) == 1 and a.stride(0) == k):
         a = a.contiguous()
     if b.stride(0) == n and b.stride(1) == 1:
         b_major = "n"
@@ -119,6 +122,7 @@ def gemm(a, b, out=None, *, schedule: str = "auto", config: GemmConfig | None = 
     else:
         epi = "direct" if out_dtype == "f32" else config.epilogue
         cfg = replace(config, dtype=dtype, out_dtype=out_dtype, b_major=b_major, epilogue=epi).check()
+    cfg = replace(cfg, a_major=a_major)
     if cfg.schedule not in ("persistent", "streamk", "dp"):
         raise GemmConfigError(f"unknown schedule {cfg.schedule!r}")
     key = (cfg, a.data_ptr(), b.data_ptr(), out.data_ptr(), m, n, k, sms)
@@ -129,6 +133,12 @@ def gemm(a, b, out=None, *, schedule: str = "auto", config: GemmConfig | None = 
 
         prepared = kernel_for(cfg).prepare(a.data_ptr(), b.data_ptr(), out.data_ptr(), m, n, k, sms, alloc)
         _prepared[key] = prepared
+        if prepared.staging.reasons:
+            import warnings
+
+            from tileorch.diagnostics import PerformanceWarning
+
+            warnings.warn("tileorch.gemm: " + "; ".join(prepared.staging.reasons), PerformanceWarning, stacklevel=2)
         while len(_prepared) > _PREPARED_MAX:
             _prepared.popitem(last=False)
     _prepared.move_to_end(key)

@@ -22,7 +22,8 @@ class GemmConfigError(ValueError):
 
 @dataclass(frozen=True)
 class GemmConfig:
-    """``C[M,N] = A[M,K] @ B`` with A row-major, B stored ``[N,K]`` (``b_major="k"``) or
+    """``C[M,N] = A[M,K] @ B`` with A stored ``[M,K]`` (``a_major="k"``) or ``[K,M]``
+    (``a_major="m"``, ``A^T`` stored: M-major WGMMA A operand), B stored ``[N,K]`` (``b_major="k"``) or
     ``[K,N]`` (``b_major="n"``), fp32 accumulation, C row-major in ``out_dtype``.
 
     * ``tile_m x tile_n x tile_k`` CTA tile; two consumer warp groups each own 64 rows
@@ -48,6 +49,7 @@ class GemmConfig:
     dtype: str = "bf16"
     out_dtype: str = "bf16"
     b_major: str = "k"
+    a_major: str = "k"
     producer_regs: int = 40
     consumer_regs: int = 232
     raster: str = "heuristic"
@@ -99,7 +101,8 @@ class GemmConfig:
     def name(self) -> str:
         return (f"gemm_{self.dtype}_{self.out_dtype}_b{self.b_major}_{self.tile_m}x{self.tile_n}x{self.tile_k}"
                 f"_s{self.stages}_c{self.cluster_m}x1_{self.schedule}_r{self.producer_regs}_{self.consumer_regs}"
-                f"_{self.raster}_sw{self.max_swizzle}_e{self.epilogue}{'_batched' if self.batched else ''}")
+                f"_{self.raster}_sw{self.max_swizzle}_e{self.epilogue}{'_batched' if self.batched else ''}"
+                f"{'_am' if self.a_major == 'm' else ''}")
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -125,6 +128,7 @@ class GemmConfig:
             (self.dtype in DTYPES, f"dtype must be one of {DTYPES}, got {self.dtype!r}"),
             (self.out_dtype in DTYPES + ("f32",), f"out_dtype must be bf16, f16 or f32, got {self.out_dtype!r}"),
             (self.b_major in B_MAJORS, f"b_major must be 'k' (B stored [N,K]) or 'n' (B stored [K,N]), got {self.b_major!r}"),
+            (self.a_major in ("k", "m"), f"a_major must be 'k' (A stored [M,K]) or 'm' (A stored [K,M]), got {self.a_major!r}"),
             (24 <= self.producer_regs <= 256 and self.producer_regs % 8 == 0,
              f"producer_regs must be a multiple of 8 in [24, 256], got {self.producer_regs}"),
             (24 <= self.consumer_regs <= 256 and self.consumer_regs % 8 == 0,

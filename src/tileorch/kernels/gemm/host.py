@@ -89,15 +89,103 @@ def ceil_div(a: int, b: int) -> int:
 
 
 def check_problem(m: int, n: int, k: int, cfg: GemmConfig) -> None:
-    """TMA needs 16-byte aligned row strides: K (A, K-major B) and N (N-major B, C) multiples of 8."""
+    """Sizes the kernel can index (row strides TMA cannot take are staged: :class:`StagingPlan`)."""
     if min(m, n, k) < 1:
         raise GemmConfigError(f"M, N, K must be positive, got {m}, {n}, {k}")
-    if k % 8:
-        raise GemmConfigError(f"K = {k} must be a multiple of 8 (TMA needs 16-byte row strides of A)")
-    if n % 8:
-        raise GemmConfigError(f"N = {n} must be a multiple of 8 (16-byte row strides of C and of N-major B)")
     if max(m, n, k) >= 2**31:
         raise GemmConfigError("M, N and K must each be below 2**31")
+
+
+ESIZE = {"f16": 2, "bf16": 2, "f32": 4}
+
+
+@dataclass(frozen=True)
+class OperandRows:
+    """One operand as TMA reads it: ``rows`` rows (all matrices of a batch) of ``width`` bytes
+    at ``ptr``, row-major and contiguous (the launcher checked), so its pitch is ``width``."""
+
+    name: str
+    ptr: int
+    rows: int
+    width: int
+
+    @property
+    def tma_ok(self) -> bool:
+        """TMA needs a 16-byte aligned base and a row stride that is a multiple of 16 bytes."""
+        return self.ptr % 16 == 0 and self.width % 16 == 0
+
+    @property
+    def padded_pitch(self) -> int:
+        return -(-self.width // 16) * 16
+
+
+def operand_rows(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int,
+                 batch: int = 1) -> tuple[OperandRows, OperandRows, OperandRows]:
+    """A, B, C as row sets: A ``[M, K]`` (``[K, M]`` M-major), B ``[N, K]`` (K-major) or ``[K, N]``,
+    C ``[M, N]``; a batched problem stacks its L matrices' rows."""
+    es, eo = ESIZE[cfg.dtype], ESIZE[cfg.out_dtype]
+    a = OperandRows("A", a_ptr, m * batch, k * es) if cfg.a_major == "k" else OperandRows("A", a_ptr, k * batch, m * es)
+    b = OperandRows("B", b_ptr, n * batch, k * es) if cfg.b_major == "k" else OperandRows("B", b_ptr, k * batch, n * es)
+    return a, b, OperandRows("C", c_ptr, m * batch, n * eo)
+
+
+def staging_reasons(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int,
+                    batch: int = 1) -> list[str]:
+    """Why operands of this problem go through padded copies (empty: TMA reads them in place)."""
+    out = []
+    for op in operand_rows(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch):
+        if op.tma_ok:
+            continue
+        why = (f"row stride {op.width} bytes is not a multiple of 16" if op.width % 16
+               else f"base address 0x{op.ptr:x} is not 16-byte aligned")
+        how = ("written to a padded buffer and copied out" if op.name == "C" else "TMA reads a padded copy")
+        out.append(f"{op.name}: {why}; {how} (one extra pass over {op.name})")
+    return out
+
+
+class StagingPlan:
+    """Operands TMA cannot address in place (row stride not a multiple of 16 bytes, e.g. K = 700
+    in f16, or an unaligned base) go through padded device copies: inputs are copied in
+    (``cuMemcpy2DAsync``, pitch rounded up to 16 bytes) before the kernel, C is written padded
+    and copied out after it.  ``reasons`` says what was staged (the launcher reports it)."""
+
+    def __init__(self, cfg: GemmConfig, a_ptr, b_ptr, c_ptr, m, n, k, batch):
+        self.copies_in: list[tuple[int, int, int, int, int, int]] = []  # src, src pitch, dst, dst pitch, width, rows
+        self.copies_out: list[tuple[int, int, int, int, int, int]] = []
+        self.pitch: dict[str, int] = {}
+        self.ptr: dict[str, int] = {}
+        self.reasons = staging_reasons(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch)
+        self._buffers: list[Any] = []
+        for op in operand_rows(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch):
+            if op.tma_ok:
+                self.pitch[op.name], self.ptr[op.name] = op.width, op.ptr
+                continue
+            from tileorch.runtime.buffers import DeviceBuffer
+
+            buf = DeviceBuffer(op.padded_pitch * op.rows)
+            self._buffers.append(buf)
+            self.pitch[op.name], self.ptr[op.name] = op.padded_pitch, buf.ptr
+            if op.name == "C":
+                self.copies_out.append((buf.ptr, op.padded_pitch, op.ptr, op.width, op.width, op.rows))
+            else:
+                self.copies_in.append((op.ptr, op.width, buf.ptr, op.padded_pitch, op.width, op.rows))
+
+    @staticmethod
+    def run(copies, stream: int) -> None:
+        if not copies:
+            return
+        from cuda.bindings import driver as drv
+
+        from tileorch.runtime.driver import check
+
+        for src, spitch, dst, dpitch, width, rows in copies:
+            cp = drv.CUDA_MEMCPY2D()
+            cp.srcMemoryType = drv.CUmemorytype.CU_MEMORYTYPE_DEVICE
+            cp.dstMemoryType = drv.CUmemorytype.CU_MEMORYTYPE_DEVICE
+            cp.srcDevice, cp.srcPitch = drv.CUdeviceptr(src), spitch
+            cp.dstDevice, cp.dstPitch = drv.CUdeviceptr(dst), dpitch
+            cp.WidthInBytes, cp.Height = width, rows
+            check(drv.cuMemcpy2DAsync(cp, drv.CUstream(stream)), "cuMemcpy2DAsync(staged GEMM operand)")
 
 
 def scheduler_params(cfg: GemmConfig, m: int, n: int, k: int, sms: int, max_active_clusters: int = 0,
@@ -155,22 +243,28 @@ def encode_tensor_map(ptr: int, dtype: str, dims: tuple[int, ...], row_bytes: tu
 
 
 def tensor_maps(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int,
-                batch: int = 1) -> tuple[bytes, bytes, bytes]:
-    """A ``[64 K, 128 M]`` boxes, B ``[64 K, tile_n/cluster N]`` (K-major) or ``[64 N, 64 K]``
+                batch: int = 1, pitch: dict[str, int] | None = None) -> tuple[bytes, bytes, bytes]:
+    """A ``[64 K, 128 M]`` boxes (``[64 M, 64 K]`` when A is stored ``[K, M]``), B ``[64 K, tile_n/cluster N]`` (K-major) or ``[64 N, 64 K]``
     (N-major), C ``[64 N, 64 M]`` (TMA epilogue; zeros for the direct one).  A batched
     configuration adds the batch dimension (contiguous ``[L, rows, cols]`` arrays, box extent 1)."""
 
-    def tmap(ptr, dtype, dims, row_bytes, box):
+    pitch = pitch or {}
+
+    def tmap(ptr, dtype, dims, row_bytes, box, name):
+        row_bytes = (pitch.get(name, row_bytes[0]),)
         if cfg.batched:
             dims, row_bytes, box = (*dims, batch), (*row_bytes, row_bytes[0] * dims[1]), (*box, 1)
         return encode_tensor_map(ptr, dtype, dims, row_bytes, box)
 
-    tma_a = tmap(a_ptr, cfg.dtype, (k, m), (k * 2,), (64, cfg.tile_m))
+    if cfg.a_major == "k":
+        tma_a = tmap(a_ptr, cfg.dtype, (k, m), (k * 2,), (64, cfg.tile_m), "A")
+    else:  # A stored [K, M]: 64 M x 64 K boxes
+        tma_a = tmap(a_ptr, cfg.dtype, (m, k), (m * 2,), (64, 64), "A")
     if cfg.b_major == "k":
-        tma_b = tmap(b_ptr, cfg.dtype, (k, n), (k * 2,), (64, cfg.tile_n // cfg.cluster_m))
+        tma_b = tmap(b_ptr, cfg.dtype, (k, n), (k * 2,), (64, cfg.tile_n // cfg.cluster_m), "B")
     else:
-        tma_b = tmap(b_ptr, cfg.dtype, (n, k), (n * 2,), (64, 64))
-    tma_c = tmap(c_ptr, cfg.out_dtype, (n, m), (n * 2,), (64, 64)) if cfg.epilogue == "tma" else bytes(128)
+        tma_b = tmap(b_ptr, cfg.dtype, (n, k), (n * 2,), (64, 64), "B")
+    tma_c = tmap(c_ptr, cfg.out_dtype, (n, m), (n * 2,), (64, 64), "C") if cfg.epilogue == "tma" else bytes(128)
     return tma_a, tma_b, tma_c
 
 
@@ -251,8 +345,12 @@ class PreparedGemm:
                 workspace_ptr = ws if isinstance(ws, int) else getattr(ws, "ptr", None) or ws.data_ptr()
                 self.zero_bytes = (workspace_ptr + red, bar)
         record = pack_device_params(p, workspace_ptr, red, bar)  # passed by value (grid-constant)
-        tma_a, tma_b, tma_c = tensor_maps(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch)
-        args = [tma_a, tma_b, tma_c, struct.pack("<Q", c_ptr), struct.pack("<i", m), struct.pack("<i", n),
+        self.staging = st = StagingPlan(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch)
+        tma_a, tma_b, tma_c = tensor_maps(cfg, st.ptr["A"], st.ptr["B"], st.ptr["C"], m, n, k, batch, st.pitch)
+        # the direct epilogue's N is also C's leading dimension: a padded C is N' columns wide
+        # (the extra columns are scratch, never copied out)
+        n_ld = st.pitch["C"] // ESIZE[cfg.out_dtype] if cfg.epilogue == "direct" else n
+        args = [tma_a, tma_b, tma_c, struct.pack("<Q", st.ptr["C"]), struct.pack("<i", m), struct.pack("<i", n_ld),
                 struct.pack("<i", k), record, *extra]
         self._storage = [ctypes.create_string_buffer(a, len(a)) for a in args]
         self._pointers = (ctypes.c_void_p * len(args))(*[ctypes.addressof(s) for s in self._storage])
@@ -282,6 +380,8 @@ class PreparedGemm:
         if self.kernel.cfg.schedule == "streamk" and getattr(self, "zero_bytes", None):
             ptr, nbytes = self.zero_bytes
             check(drv.cuMemsetD8Async(ptr, 0, nbytes, drv.CUstream(stream)), "cuMemsetD8Async(stream-K locks)")
+        self.staging.run(self.staging.copies_in, stream)
         self._config.hStream = drv.CUstream(stream)
         check(drv.cuLaunchKernelEx(self._config, self.kernel.kernel.function, ctypes.addressof(self._pointers), 0),
               f"cuLaunchKernelEx({self.kernel.cfg.name}, grid={self.grid})")
+        self.staging.run(self.staging.copies_out, stream)

@@ -79,6 +79,33 @@ def _l(cfg: GemmConfig) -> str:
     return ", %tl" if cfg.batched else ""
 
 
+def _a_loads(cfg: GemmConfig, ind: str) -> str:
+    """TMA loads of the A tile: one ``[tile_m, 64 K]`` box (A ``[M, K]``, K-major) or, for A stored
+    ``[K, M]`` (M-major), ``tile_m / 64`` boxes of 64 K rows x 64 M columns, box j at + 8 KiB * j
+    (warp group j's 64 rows)."""
+    if cfg.a_major == "k":
+        lines = [
+            "%adst = llvm.getelementptr %smem[%a_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8",
+            "%adst7 = llvm.addrspacecast %adst : !llvm.ptr<3> to !llvm.ptr<7>",
+            f"nvvm.cp.async.bulk.tensor.shared.cluster.global %adst7, %tmap_a, %fb, box[%kc, %m0{_l(cfg)}] "
+            f"{{cutlass.tx_bytes = {cfg.a_stage_bytes} : i32}} : !llvm.ptr<7>, !llvm.ptr",
+        ]
+    else:
+        lines = []
+        for j in range(cfg.tile_m // 64):
+            lines += [
+                f"%ac{j} = arith.constant {64 * j} : i32",
+                f"%arow{j} = arith.addi %m0, %ac{j} : i32",
+                f"%aoff{j}0 = arith.constant {8192 * j} : i32",
+                f"%aoff{j} = arith.addi %a_off, %aoff{j}0 : i32",
+                f"%adst{j} = llvm.getelementptr %smem[%aoff{j}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8",
+                f"%adst7{j} = llvm.addrspacecast %adst{j} : !llvm.ptr<3> to !llvm.ptr<7>",
+                f"nvvm.cp.async.bulk.tensor.shared.cluster.global %adst7{j}, %tmap_a, %fb, box[%arow{j}, %kc{_l(cfg)}] "
+                f"{{cutlass.tx_bytes = 8192 : i32}} : !llvm.ptr<7>, !llvm.ptr",
+            ]
+    return "".join(f"{ind}{line}\n" for line in lines)
+
+
 def _b_loads(cfg: GemmConfig, ind: str) -> str:
     """TMA loads of this CTA's slice of the B tile (multicast to the cluster when cluster_m > 1)."""
     mcast = " multicast_mask = %mcast" if cfg.cluster_m > 1 else ""
@@ -148,11 +175,8 @@ def _producer(cfg: GemmConfig, t: dict[str, str]) -> str:
               %a_off = arith.muli %idx, %stage_bytes : i32
               %b_off = arith.addi %a_off, %a_bytes : i32
               %kc = arith.muli %kt, %c64 : i32
-              %adst = llvm.getelementptr %smem[%a_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
-              %adst7 = llvm.addrspacecast %adst : !llvm.ptr<3> to !llvm.ptr<7>
               // each box's bytes (the box shapes live in the host's tensor maps) for tileorch check
-              nvvm.cp.async.bulk.tensor.shared.cluster.global %adst7, %tmap_a, %fb, box[%kc, %m0{_l(cfg)}] {{cutlass.tx_bytes = {cfg.a_stage_bytes} : i32}} : !llvm.ptr<7>, !llvm.ptr
-{_b_loads(cfg, i14)}            }}
+{_a_loads(cfg, i14)}{_b_loads(cfg, i14)}            }}
             // the elected thread arrives expecting the stage's bytes (A + all B slices)
             cutlass.pipeline.producer_commit %ready, %st {{transaction_bytes = {cfg.stage_bytes} : i32}}
             %nx = cutlass.pipeline.state.increment %st
@@ -168,7 +192,9 @@ def _producer(cfg: GemmConfig, t: dict[str, str]) -> str:
 
 
 def _wgmma_steps(cfg: GemmConfig, t: dict[str, str], ind: str) -> str:
+    k_step_a = 2 if cfg.a_major == "k" else 128  # 32 B (K-major) / 2 KiB (M-major) per k16, in 16-B units
     k_step_b = 2 if cfg.b_major == "k" else 128  # 32 B (K-major) / 2 KiB (N-major) per k16, in 16-B units
+    layout_a = "row" if cfg.a_major == "k" else "col"
     layout_b = "col" if cfg.b_major == "k" else "row"
     ab = cfg.dtype
     out = []
@@ -179,8 +205,8 @@ def _wgmma_steps(cfg: GemmConfig, t: dict[str, str], ind: str) -> str:
         else:
             out += [f"%da{j} = arith.addi %da_stage, %ka{j} : i64", f"%db{j} = arith.addi %db_stage, %kb{j} : i64"]
         out.append(f"%d{j} = nvvm.wgmma.mma_async %da{j}, %db{j}, {src}, <m = 64, n = {cfg.tile_n}, k = 16>, "
-                   f"D[<f32>, <one>], A[<{ab}>, <one>, <row>], B[<{ab}>, <one>, <{layout_b}>] : !acc -> !acc")
-    consts = [f"%ka{j} = arith.constant {2 * j} : i64" for j in range(1, cfg.tile_k // 16)]
+                   f"D[<f32>, <one>], A[<{ab}>, <one>, <{layout_a}>], B[<{ab}>, <one>, <{layout_b}>] : !acc -> !acc")
+    consts = [f"%ka{j} = arith.constant {k_step_a * j} : i64" for j in range(1, cfg.tile_k // 16)]
     consts += [f"%kb{j} = arith.constant {k_step_b * j} : i64" for j in range(1, cfg.tile_k // 16)]
     return "".join(f"{ind}{line}\n" for line in consts + out)
 
@@ -250,7 +276,7 @@ def _epilogue_drain(cfg: GemmConfig, ind: str) -> str:
 
 def _consumer(cfg: GemmConfig, t: dict[str, str], wg: int) -> str:
     i10 = " " * 10
-    a_desc = descriptor_constant(16, 1024)
+    a_desc = descriptor_constant(16, 1024) if cfg.a_major == "k" else descriptor_constant(8192, 1024)
     b_desc = descriptor_constant(16, 1024) if cfg.b_major == "k" else descriptor_constant(8192, 1024)
     res = "%fixed" if t["kind"] == "streamk" else "%acc_out"
     return f"""    // ---- consumer warp group {wg + 1}: rows {64 * wg}..{64 * wg + 63} of every tile; reads every stage.
@@ -329,7 +355,7 @@ def gemm_kernel_ir(cfg: GemmConfig) -> str:
     consumer_code = "".join(_consumer(cfg, t, w) for w in range(cfg.consumer_groups))
     return f"""// Warp-specialized persistent GEMM (TMA + WGMMA), generated by tileorch.kernels.gemm for
 // {cfg}
-//   C[M, N] = A[M, K] @ B{'^T' if cfg.b_major == 'k' else ''}, {cfg.dtype} inputs, f32 accumulation, {cfg.out_dtype} output
+//   C[M, N] = A{'^T' if cfg.a_major == 'm' else ''} @ B{'^T' if cfg.b_major == 'k' else ''}, {cfg.dtype} inputs, f32 accumulation, {cfg.out_dtype} output
 //   block = {cfg.threads} threads, dynamic shared memory = {cfg.smem_bytes} bytes, cluster = {cfg.cluster_m}x1
 !acc = {t['ACC']}
 builtin.module attributes {{cutlass.target = "sm_90a", cutlass.cluster_shape = array<i32: {cfg.cluster_m}, 1, 1>}} {{

@@ -4,7 +4,8 @@ pipeline / tile-scheduler ops and the TMA + WGMMA payload.
 The pass reads the warp-specialized kernel the tier produced (:func:`analyze_dot_kernel`):
 
 * the MMA consumer agent's dot (``mma.sm90<[64, tile_n, 16]>`` on ``tile_m x tile_n``) and the
-  producer agent's two TMA tile loads feeding it: A tile ``(pid0, k)`` of an ``[M, K]`` array;
+  producer agent's two TMA tile loads feeding it: A tile ``(pid0, k)`` of an ``[M, K]`` array or
+  tile ``(k, pid0)`` of a ``[K, M]`` array, permuted before the dot (M-major A, ``A^T`` stored);
   B either tile ``(k, pid1)`` of a ``[K, N]`` array (N-major B) or tile ``(pid1, k)`` of an
   ``[N, K]`` array, permuted before the dot (K-major B, ``B^T`` stored, as ``nn.Linear``);
 * the epilogue: the program's own ops between the K loop and the ``tiled_store`` of tile
@@ -115,6 +116,7 @@ class DotKernel:
     plain_epilogue: bool
     retile_safe: bool
     batched: bool = False
+    a_major: str = "k"
 
     @property
     def operand_args(self) -> list[int | None]:
@@ -171,7 +173,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         fail(sw, "expected a producer agent with two TMA tile loads (A and B); found "
                  f"{len(loads)} staged loads")
     a_load = b_load = None
-    b_major = "n"
+    a_major, b_major = "k", "n"
     batched = set()
     for ld in loads:
         indices, shape, is_batched = _batch_split(ld, list(ld.indices), list(ld.result.type.get_shape()), fail)
@@ -183,18 +185,22 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
             b_load = ld
         elif ax0 == 1 and _is_iv(indices[1]) and shape == [tn, tk]:
             b_load, b_major = ld, "k"
-        elif _is_iv(indices[0]) and ax1 == 0:
-            fail(ld, "A loaded transposed (tile (k, program id 0) of a [K, M] array) is not supported yet by the "
-                     "WGMMA lowering")
+        elif _is_iv(indices[0]) and ax1 == 0 and shape == [tk, tm]:
+            a_load, a_major = ld, "m"
         else:
             fail(ld, f"operand tile {shape} at ({', '.join(_describe_index(i) for i in indices)}) does not feed "
-                     f"a {tm}x{tn}x{tk} dot as A (program id 0, k) or B (k, program id 1) / B^T (program id 1, k)")
+                     f"a {tm}x{tn}x{tk} dot as A (program id 0, k) / A^T (k, program id 0) or B (k, program id 1) / "
+                 "B^T (program id 1, k)")
     if a_load is None or b_load is None:
         fail(sw, "expected one A and one B tile load")
     if b_major == "k":
         rhs, names = _through_layouts(dot.rhs)
         if "nv_tileaa.permute" not in names:
             fail(dot, "B tile (program id 1, k) reaches the dot without a transpose")
+    if a_major == "m":
+        lhs, names = _through_layouts(dot.lhs)
+        if "nv_tileaa.permute" not in names:
+            fail(dot, "A tile (k, program id 0) reaches the dot without a transpose")
     for ld in (a_load, b_load):
         order = ints(ld.view.type.order)
         if order != list(range(len(order))):
@@ -237,7 +243,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     if not plain:
         retile_safe = _check_epilogue(kernel, acc, st)
     return DotKernel(kernel, a_load, b_load, b_major, st, acc, (tm, tn, tk), dtype, out_dtype, depth, plain,
-                     retile_safe, batched.pop())
+                     retile_safe, batched.pop(), a_major)
 
 
 def _scratch_env(kernel: aa.FuncOp) -> tuple[Block, KernelEnv, SSAValue]:
@@ -276,7 +282,7 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
     epilogue = "tma" if dk.out_dtype != "f32" else "direct"
     cfg = GemmConfig(tile_m=tm, tile_n=tn, tile_k=tk, stages=dk.depth, cluster_m=num_ctas(dk.kernel),
                      schedule=schedule, dtype=dk.dtype, out_dtype=dk.out_dtype, b_major=dk.b_major, epilogue=epilogue,
-                     batched=dk.batched)
+                     batched=dk.batched, a_major=dk.a_major)
     if override:
         if not dk.retile_safe:
             raise LocatedError(dk.store, "convert-nv-tileas-to-cutlass: the epilogue depends on the program's tile "
