@@ -88,7 +88,7 @@ def run(out_dir: Path, names: list[str] | None, iters: int) -> int:
     import torch
 
     from cutile_kernel_zoo import _cases
-    from gemm import bench_ms
+    from tileorch.testing.timing import bench_ms
     from tileorch.runtime import Module, launch
 
     try:

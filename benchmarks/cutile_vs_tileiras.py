@@ -13,7 +13,7 @@ data-parallel), recording tileorch's compile time; the cubins go to the GEMM cac
 ``build/cutile_bench/manifest.json``.  ``run`` (no xDSL needed) launches, per shape: cuTile
 (``ct.launch``, its own tileiras compile), tileorch (the cached cubin of the scheduler chosen
 for the shape by :func:`tileorch.kernels.gemm.api.choose_schedule`), and ``torch.matmul``.
-Timing is :func:`benchmarks.gemm.bench_ms` for all three (CUDA events around launches queued
+Timing is :func:`tileorch.testing.timing.bench_ms` for all three (CUDA events around launches queued
 behind a GPU sleep, median).  Outputs are checked against torch fp32 first (NaN-prefilled).
 """
 
@@ -102,7 +102,7 @@ def run(out_dir: Path, iters: int, limit: int | None) -> int:
 
     import cuda.tile as ct
     import tileorch.kernels.gemm.api as api
-    from gemm import bench_ms
+    from tileorch.testing.timing import bench_ms
     from tileorch.kernels.gemm.config import GemmConfig
 
     manifest = json.loads((BUILD / "manifest.json").read_text())

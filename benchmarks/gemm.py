@@ -119,22 +119,7 @@ def check_one(m, n, k, cfg: GemmConfig, seed=0) -> tuple[float, bool]:
     return err, finite
 
 
-def bench_ms(fn, iters=50) -> float:
-    import torch
-
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
-    ends = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
-    torch.cuda._sleep(40_000_000)
-    for s, e in zip(starts, ends):
-        s.record()
-        fn()
-        e.record()
-    torch.cuda.synchronize()
-    times = sorted(s.elapsed_time(e) for s, e in zip(starts, ends))
-    return times[len(times) // 2]
+from tileorch.testing.timing import bench_ms  # noqa: E402 - one timing method for every benchmark
 
 
 def run(shapes, names, out_dir: Path, iters: int) -> dict:

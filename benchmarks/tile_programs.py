@@ -22,22 +22,7 @@ import time
 from pathlib import Path
 
 
-def bench_ms(fn, iters: int = 30) -> float:
-    import torch
-
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
-    ends = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
-    torch.cuda._sleep(40_000_000)
-    for s, e in zip(starts, ends):
-        s.record()
-        fn()
-        e.record()
-    torch.cuda.synchronize()
-    times = sorted(s.elapsed_time(e) for s, e in zip(starts, ends))
-    return times[len(times) // 2]
+from tileorch.testing.timing import bench_ms  # noqa: E402 - one timing method for every benchmark
 
 
 def _error(out, ref) -> float:
@@ -123,7 +108,7 @@ def main(argv=None) -> int:
     out = Path(ns.out)
     out.mkdir(parents=True, exist_ok=True)
     sizes = [tuple(int(x) for x in s.split("x")) for s in ns.sizes.split(",") if s]
-    names = [p for p in ns.programs.split(",") if p] or list(PROGRAMS)
+    names = [p for p in ns.programs.split(",") if p] or [name for name, p in PROGRAMS.items() if p.bench]
     rows = []
     for name in names:
         for (m, n, k) in sizes:

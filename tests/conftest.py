@@ -29,3 +29,26 @@ def _ptxas_on_path() -> None:
 
 
 _ptxas_on_path()
+
+
+GPU_SKIP_PREFIX = "needs an NVIDIA GPU: "  # tests/gpu/conftest.py's skip reason
+
+
+def _gpu_skip_reason(report) -> str | None:
+    """The reason of a GPU test skipped for want of a GPU, else None."""
+    if not report.skipped or "gpu" not in getattr(report, "keywords", {}):
+        return None
+    longrepr = report.longrepr
+    message = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
+    if GPU_SKIP_PREFIX not in message:
+        return None
+    return message.split(GPU_SKIP_PREFIX, 1)[1]
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """One line saying that the GPU tests were skipped, and why, when there is no GPU here."""
+    reasons = [r for r in map(_gpu_skip_reason, terminalreporter.stats.get("skipped", [])) if r is not None]
+    if reasons:
+        terminalreporter.write_line(
+            f"{len(reasons)} GPU tests skipped: no Hopper GPU / cuda-python here (expected on CPU-only machines; "
+            f"{reasons[0]})")

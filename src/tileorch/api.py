@@ -4,8 +4,9 @@
 >>> k.ptx, len(k.cubin), k.entries                                   # doctest: +SKIP
 >>> k.launch((132, 1, 1), (384, 1, 1), 1, out_ptr, n, smem=200_000)  # doctest: +SKIP
 
-``source`` is MLIR text, a path to a ``.mlir`` file, or an xDSL ``ModuleOp``; it is lowered by
-the same pipeline as ``tileorch compile`` (which is built on this module), turned into PTX by
+``source`` is MLIR text, a path to a ``.mlir`` (or cuTile ``.tileirbc``) file, an xDSL
+``ModuleOp`` or CUDA Tile IR bytecode (``bytes``); it is lowered by the same pipeline as
+``tileorch compile`` (which is built on this module), turned into PTX by
 LLVM's NVPTX backend and assembled by ``ptxas`` (found as :mod:`tileorch.backend.ptxas` says).
 A failure raises :class:`tileorch.backend.compile.CompileError`, whose ``lines`` read
 ``file:line:col: error: ...``.
@@ -97,6 +98,8 @@ class Kernel:
     key: str = ""  # cache key (sha256)
     from_cache: bool = False
     timings: dict[str, float] = field(default_factory=dict)
+    remarks: list[str] = field(default_factory=list)
+    """How a tile program was compiled (TileAS tier GEMM or SIMT path, refusals, a schedule not applied)."""
     _module: Any = field(default=None, repr=False, compare=False)
 
     @property
@@ -132,29 +135,56 @@ class Kernel:
                       timeout_s=timeout_s, wait=wait)
 
 
-def _source_text(source) -> tuple[str, str]:
-    """(text, name for diagnostics) of ``source``."""
-    if isinstance(source, os.PathLike) or (isinstance(source, str) and "\n" not in source
-                                           and source.endswith(".mlir") and os.path.exists(source)):
-        from tileorch.diagnostics import read_source
+SOURCE_SUFFIXES = (".mlir", ".tileirbc", ".bc")
+"""A string ending in one of these (or naming an existing file) is a path, not MLIR text."""
 
-        return read_source(os.fspath(source)), os.fspath(source)
-    if isinstance(source, str):
+
+def _looks_like_path(source: str) -> bool:
+    return "\n" not in source and (source.strip().endswith(SOURCE_SUFFIXES) or os.path.exists(source))
+
+
+def _source(source) -> tuple[str | bytes, str]:
+    """(MLIR text or CUDA Tile IR bytecode, name for diagnostics) of ``source``; a path that
+    cannot be read or a file that is not UTF-8 text (nor bytecode) raises :class:`CompileError`."""
+    from tileorch.backend.compile import CompileError
+    from tileorch.diagnostics import SourceError, decode_source
+    from tileorch.frontend.cuda_tile_bytecode import MAGIC
+
+    if isinstance(source, os.PathLike) or (isinstance(source, str) and _looks_like_path(source)):
+        path = os.fspath(source)
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as exc:
+            raise CompileError([f"tileorch.compile: error: cannot read {path}: {exc.strerror or exc}"]) from None
+        name = path
+    elif isinstance(source, (bytes, bytearray, memoryview)):
+        data, name = bytes(source), "<bytes>"
+    elif isinstance(source, str):
         return source, "<string>"
-    from xdsl.dialects.builtin import ModuleOp
+    else:
+        from xdsl.dialects.builtin import ModuleOp
 
-    if isinstance(source, ModuleOp):
-        from tileorch.backend.compile import print_module
+        if isinstance(source, ModuleOp):
+            from tileorch.backend.compile import print_module
 
-        return print_module(source, generic=True), "<module>"
-    raise TypeError(f"tileorch.compile takes MLIR text, a .mlir path or a ModuleOp, not {type(source).__name__}")
+            return print_module(source, generic=True), "<module>"
+        raise TypeError(f"tileorch.compile takes MLIR text, a .mlir path or a ModuleOp, or CUDA Tile IR (a .tileirbc "
+                        f"path or bytecode bytes), not {type(source).__name__}")
+    if data[:8] == MAGIC:
+        return data, name
+    try:
+        return decode_source(data, name), name
+    except SourceError as exc:
+        raise CompileError([exc.format("tileorch.compile")]) from None
 
 
-def cache_key(text: str, arch: str | None, ptx_version: int, ptxas: bool, extra_pipeline: str) -> str:
+def cache_key(text: str | bytes, arch: str | None, ptx_version: int, ptxas: bool, extra_pipeline: str,
+              schedule: str | None = None) -> str:
     h = hashlib.sha256()
     for part in (compiler_fingerprint(), _ptxas_identity() if ptxas else "no ptxas", str(arch),
-                 str(ptx_version), extra_pipeline, text):
-        h.update(part.encode())
+                 str(ptx_version), extra_pipeline, f"schedule {schedule}", text):
+        h.update(part if isinstance(part, bytes) else part.encode())
         h.update(b"\0")
     return h.hexdigest()
 
@@ -171,7 +201,7 @@ def _load_cached(directory: Path, key: str) -> Kernel | None:
     except (OSError, ValueError):
         return None
     return Kernel(ptx, cubin, meta["arch"], list(meta["entries"]), llvm_ir,
-                  list(meta.get("ptxas_messages", [])), key, from_cache=True)
+                  list(meta.get("ptxas_messages", [])), key, from_cache=True, remarks=list(meta.get("remarks", [])))
 
 
 def _store(directory: Path, kernel: Kernel) -> None:
@@ -186,7 +216,7 @@ def _store(directory: Path, kernel: Kernel) -> None:
         (tmp / "kernel.ll").write_text(kernel.llvm_ir)
         (tmp / "meta.json").write_text(json.dumps({
             "key": kernel.key, "arch": kernel.arch, "entries": kernel.entries,
-            "ptxas_messages": kernel.ptxas_messages, "format": CACHE_FORMAT}))
+            "ptxas_messages": kernel.ptxas_messages, "remarks": kernel.remarks, "format": CACHE_FORMAT}))
         try:
             os.replace(tmp, directory)
         except OSError:  # another process stored it first
@@ -199,21 +229,31 @@ def _store(directory: Path, kernel: Kernel) -> None:
 
 def compile(source, arch: str | None = "sm_90a", *, name: str | None = None, ptx_version: int | None = None,
             ptxas: bool = True, extra_pipeline: str = "", cache: bool | None = None,
-            isolate: bool = False) -> Kernel:
-    """Compile ``source`` (MLIR text, a ``.mlir`` path, or a ``ModuleOp``) for ``arch`` (``None``:
-    the module's ``cutlass.target``, else sm_90a) to a :class:`Kernel`.  ``ptxas=False`` stops at
-    PTX (no cubin); ``isolate`` runs LLVM code generation in a child process, so that an LLVM
-    abort becomes a :class:`CompileError`.  ``cache=None`` follows ``TILEORCH_CACHE``; ``name``
-    is the file name diagnostics show (default: the path, or ``<string>``)."""
-    from tileorch.backend.compile import compile_text
+            isolate: bool = False, schedule: str | None = None) -> Kernel:
+    """Compile ``source`` to a :class:`Kernel` for ``arch`` (``None``: the module's
+    ``cutlass.target``, else sm_90a).
+
+    ``source`` is MLIR text, a path (a ``str`` that ends in ``.mlir``/``.tileirbc``/``.bc`` or
+    names an existing file, or an ``os.PathLike``), a ``ModuleOp``, or CUDA Tile IR bytecode
+    (``bytes``); a path that cannot be read raises :class:`CompileError` ("cannot read PATH").
+    Tile programs (``nv_tileaa``, cuTile's ``cuda_tile`` text or bytecode) compile as
+    ``tileorch compile`` compiles them: GEMM-shaped kernels through the TileAS tier with
+    ``schedule`` (persistent, streamk, dp; simt forces the SIMT path), others through the SIMT
+    lowering; ``Kernel.remarks`` says which.  ``schedule`` on any other module is an error.
+
+    ``ptxas=False`` stops at PTX (no cubin); ``isolate`` runs LLVM code generation in a child
+    process, so that an LLVM abort becomes a :class:`CompileError`.  ``cache=None`` follows
+    ``TILEORCH_CACHE``; ``name`` is the file name diagnostics show (default: the path,
+    ``<string>`` or ``<bytes>``)."""
+    from tileorch.backend.compile import CompileError, compile_module, compile_text
     from tileorch.backend.ptx import DEFAULT_PTX_VERSION
     from tileorch.runtime.module import ptx_entries
 
-    text, default_name = _source_text(source)
+    payload, default_name = _source(source)
     name = name or default_name
     ptx_version = ptx_version or DEFAULT_PTX_VERSION
     use_cache = cache_enabled() if cache is None else cache
-    key = cache_key(text, arch, ptx_version, ptxas, extra_pipeline)
+    key = cache_key(payload, arch, ptx_version, ptxas, extra_pipeline, schedule)
     directory = cache_root() / key[:2] / key
     if use_cache:
         hit = _load_cached(directory, key)
@@ -223,8 +263,25 @@ def compile(source, arch: str | None = "sm_90a", *, name: str | None = None, ptx
             import shutil
 
             shutil.rmtree(directory, ignore_errors=True)
-    result = compile_text(text, name, arch=arch, ptx_version=ptx_version, emit="ptx", ptxas=ptxas,
-                          extra_pipeline=extra_pipeline, isolate=isolate)
+    options = dict(arch=arch, ptx_version=ptx_version, emit="ptx", ptxas=ptxas, extra_pipeline=extra_pipeline,
+                   isolate=isolate, schedule=schedule)
+    if isinstance(payload, bytes):  # CUDA Tile IR bytecode
+        from xdsl.utils.exceptions import DiagnosticException, ParseError
+
+        from tileorch.diagnostics import format_exception
+        from tileorch.frontend.cuda_tile_bytecode import BytecodeError, read_bytecode
+        from tileorch.registry import make_context
+
+        ctx = make_context()
+        try:
+            module = read_bytecode(payload, name)
+        except BytecodeError as exc:
+            raise CompileError([f"{name}: error: invalid CUDA Tile IR bytecode at {exc}"]) from None
+        except (ParseError, DiagnosticException, ValueError) as exc:
+            raise CompileError(format_exception(exc)) from None
+        result = compile_module(module, ctx, **options)
+    else:
+        result = compile_text(payload, name, **options)
     kernel = Kernel(
         ptx=result.ptx,
         cubin=result.ptxas.cubin if result.ptxas is not None else b"",
@@ -234,6 +291,7 @@ def compile(source, arch: str | None = "sm_90a", *, name: str | None = None, ptx
         ptxas_messages=list(result.ptxas.messages) if result.ptxas is not None else [],
         key=key,
         timings=dict(result.timings),
+        remarks=list(result.remarks),
     )
     if use_cache:
         _store(directory, kernel)

@@ -54,6 +54,7 @@ PASSES: dict[str, str] = {
     "tileas-insert-OCG-knobs": "tileorch.transforms.tileas.insert_ocg_knobs:InsertOCGKnobs",
     "sink-negf-through-shapes": "tileorch.transforms.tileas.sink_negf_through_shapes:SinkNegFThroughShapes",
     "tileas-squeeze-unit-batch-dots": "tileorch.transforms.tileas.squeeze_unit_batch:SqueezeUnitBatchDots",
+    "tileas-program-loop-to-tiles": "tileorch.transforms.tileas.program_loop_to_tiles:ProgramLoopToTiles",
     "tileas-dynamic-persistent": "tileorch.transforms.tileas.dynamic_persistent:DynamicPersistent",
     "tileas-plan-cta": "tileorch.transforms.tileas.plan_cta:PlanCTA",
     "tileas-rewrite-pipeline-iterator-types": "tileorch.transforms.tileas.rewrite_pipeline_iterators:RewritePipelineIteratorTypes",

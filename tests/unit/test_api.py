@@ -174,3 +174,80 @@ def test_cli_writes_cubin_and_uses_the_cache(tmp_path, cache_dir):
     assert len(_entries(cache_dir)) == 1
     proc = subprocess.run(cmd[:-2] + ["--no-ptxas", "--cubin", "x"], capture_output=True, text=True, env=env)
     assert proc.returncode == 2 and "--cubin needs" in proc.stderr
+
+
+# a cuTile (CUDA Tile IR) kernel, written as bytecode by tileorch's writer for the tests below
+CUDA_TILE_COUNT = """
+cuda_tile.module @m {
+  entry @count(%n: tile<i32>) {
+    %c0 = constant <i32: 0> : tile<i32>
+    %c1 = constant <i32: 1> : tile<i32>
+    %r = loop iter_values(%i = %c0) : tile<i32> -> tile<i32> {
+      %done = cmpi greater_than_or_equal %i, %n, signed : tile<i32> -> tile<i1>
+      if %done {
+        break %i : tile<i32>
+      }
+      %next = addi %i, %c1 : tile<i32>
+      continue %next : tile<i32>
+    }
+  }
+}
+"""
+
+
+def _count_bytecode() -> bytes:
+    from tileorch.diagnostics import parse_module
+    from tileorch.frontend.cuda_tile_bytecode_writer import write_bytecode
+    from tileorch.registry import make_context
+
+    return write_bytecode(parse_module(make_context(), CUDA_TILE_COUNT, "count.mlir"))
+
+
+@pytest.mark.parametrize("path", ["examples/no_such_kernel.mlir", "no_such.tileirbc", "no_such.bc"])
+def test_missing_path_is_a_user_error_not_mlir_text(path, tmp_path, monkeypatch):
+    """A string that looks like a path is read as a file (it was parsed as MLIR text:
+    "Operation examples is not registered")."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(CompileError) as info:
+        tileorch.compile(path, cache=False)
+    assert info.value.lines == [f"tileorch.compile: error: cannot read {path}: No such file or directory"]
+
+
+def test_relative_and_suffixless_paths_are_read(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    rel = tileorch.compile("examples/ws_stream_copy.mlir", ptxas=False, cache=False)
+    assert rel.entries == ["ws_stream_copy"]
+    (tmp_path / "kernel.txt").write_text(SOURCE)  # an existing file, whatever its name
+    monkeypatch.chdir(tmp_path)
+    assert tileorch.compile("kernel.txt", ptxas=False, cache=False).entries == ["store_tid"]
+    with pytest.raises(CompileError) as info:
+        tileorch.compile(str(tmp_path), cache=False)  # a directory exists but is no file
+    assert info.value.lines[0].startswith(f"tileorch.compile: error: cannot read {tmp_path}: ")
+
+
+def test_tileirbc_path_and_bytecode_bytes(tmp_path, cache_dir):
+    """cuTile bytecode compiles from a .tileirbc path and from bytes, as `tileorch compile` does."""
+    data = _count_bytecode()
+    path = tmp_path / "count.tileirbc"
+    path.write_bytes(data)
+    by_path = tileorch.compile(str(path), ptxas=False)
+    by_bytes = tileorch.compile(data, ptxas=False)
+    by_text = tileorch.compile(CUDA_TILE_COUNT, ptxas=False)  # cuda_tile text too
+    assert by_path.entries == by_bytes.entries == by_text.entries == ["count"]
+    assert by_path.ptx == by_bytes.ptx == by_text.ptx and ".visible .entry count(" in by_path.ptx
+    cli = subprocess.run([sys.executable, "-m", "tileorch.cli.main", "compile", str(path), "--no-ptxas"],
+                         capture_output=True, text=True, timeout=300)
+    assert cli.returncode == 0, cli.stderr
+    assert cli.stdout == by_path.ptx
+    assert tileorch.compile(data, ptxas=False).from_cache
+    with pytest.raises(CompileError) as info:
+        tileorch.compile(data[:20] + b"\xff" * 8, ptxas=False)
+    assert info.value.lines[0].startswith("<bytes>: error: invalid CUDA Tile IR bytecode at")
+
+
+def test_tile_program_path_goes_through_the_tier(cache_dir):
+    k = tileorch.compile(str(ROOT / "examples" / "tile_gemm.mlir"), ptxas=False)
+    assert k.entries and any("TileAS tier" in r for r in k.remarks)
+    assert "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16" in k.ptx
+    with pytest.raises(CompileError, match="applies only to tile programs"):
+        tileorch.compile(SOURCE, ptxas=False, schedule="streamk")

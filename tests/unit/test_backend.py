@@ -94,6 +94,39 @@ llvm.func @k(%bar: !llvm.ptr<3>, %p: i32) attributes {nvvm.kernel} {
     assert line.startswith("old.mlir:3:3: error:") and "Cannot select" in line
 
 
+ABORT_UNDER_FAULTHANDLER = r'''
+import faulthandler, os, sys
+# as pytest does: the fault handler writes to a copy of the original stderr, not to fd 2
+faulthandler.enable(file=os.fdopen(os.dup(2), "w"))
+from tileorch.backend.compile import CompileError, compile_text
+text = """
+llvm.func @k(%bar: !llvm.ptr<3>, %p: i32) attributes {nvvm.kernel} {
+  %d = nvvm.mbarrier.try_wait %bar, %p {relaxed = true} : !llvm.ptr<3>, i32 -> i1
+  llvm.return
+}
+"""
+try:
+    compile_text(text, "old.mlir", ptx_version=80, ptxas=False, isolate=True)
+except CompileError as exc:
+    print(exc.lines[0])
+print("still running:", faulthandler.is_enabled())
+'''
+
+
+def test_llvm_abort_in_the_child_leaks_nothing_to_stderr():
+    """The forked child that aborts keeps its output: no faulthandler 'Fatal Python error:
+    Aborted' and Python stack from the child reaches the parent's stderr (it escaped pytest's
+    capture), the parent still gets the located error and keeps its own fault handler."""
+    proc = subprocess.run([sys.executable, "-c", ABORT_UNDER_FAULTHANDLER], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "Fatal Python error" not in proc.stderr and "Current thread" not in proc.stderr, proc.stderr
+    assert proc.stderr.strip() == ""
+    located, still = proc.stdout.splitlines()
+    assert located.startswith("old.mlir:3:3: error:") and "Cannot select" in located
+    assert still == "still running: True"
+
+
 def _payload_args(short: str, p3: str, p7: str) -> list[str]:
     """Arguments of the TMA / stmatrix / tensormap-prefetch intrinsics (LLVM 22 signatures)."""
     if short.startswith("prefetch.tensormap."):
@@ -154,6 +187,9 @@ def _signature(name: str) -> tuple[str, list[str]]:
         "setmaxnreg.dec.sync.aligned.u32": ("void", ["i32 40"]),
         "nanosleep": ("void", ["i32 100"]),
         "shfl.sync.idx.i32": ("i32", ["i32 -1", "i32 %n", "i32 0", "i32 31"]),
+        **{f"ff.to.{k}x2.rn": ("i16", ["float 1.0", "float 2.0"]) for k in ("e4m3", "e5m2")},
+        **{f"{k}x2.to.f16x2.rn": ("<2 x half>", ["i16 7"]) for k in ("e4m3", "e5m2")},
+        "f2tf32.rn": ("i32", ["float 1.0"]),
     }
     return table.get(short, ("void", []))
 

@@ -39,7 +39,8 @@ def ops_of(module, cls):
 )
 def test_named_barrier_count_from_executor(executor, expected):
     module, errors = parse(
-        f"cutlass.async.exec {executor} {{\n cutlass.named_barrier.arrive_and_wait barrier_id = 8\n}}"
+        f"func.func @f() {{\ncutlass.async.exec {executor} {{\n cutlass.named_barrier.arrive_and_wait barrier_id = 8\n}}\n"
+        " func.return\n}"
     )
     assert errors == []
     (op,) = ops_of(module, NamedBarrierOp)
@@ -49,8 +50,8 @@ def test_named_barrier_count_from_executor(executor, expected):
 
 def test_explicit_count_wins_over_executor():
     module, errors = parse(
-        "cutlass.async.exec warpgroup mask(1) {\n"
-        " cutlass.named_barrier.arrive barrier_id = 8 num_threads = 256\n}"
+        "func.func @f() {\ncutlass.async.exec warpgroup mask(1) {\n"
+        " cutlass.named_barrier.arrive barrier_id = 8 num_threads = 256\n}\n func.return\n}"
     )
     assert errors == []
     assert ops_of(module, NamedBarrierOp)[0].arrive_count() == 256

@@ -4,6 +4,7 @@ Each case runs the real command in a subprocess."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -188,3 +189,55 @@ def test_schedule_accumulator_bits_size_the_reduction_workspace(tmp_path, bits, 
             "split_k", "--sms", "60", "--accumulator-bits", str(bits)]
     code, out = run([*TILEORCH, "schedule", *argv], tmp_path)
     assert code == 0 and f"(reduction {reduction}," in out
+
+
+# --- tileorch gemm, --version, --help ------------------------------------------------------------
+
+@pytest.mark.parametrize("argv,message", [
+    (["0", "128", "128"], "argument m: '0' must be a positive integer"),
+    (["128", "-1", "128"], "argument n: '-1' must be a positive integer"),
+    (["128", "128", "0"], "argument k: '0' must be a positive integer"),
+    (["128", "128", "x"], "argument k: 'x' is not an integer"),
+    (["128", "128", "128", "--sms", "0"], "argument --sms: '0' must be a positive integer"),
+    (["128", "128", "128", "--cluster-m", "0"], "argument --cluster-m: '0' must be a positive integer"),
+])
+def test_gemm_rejects_non_positive_sizes(tmp_path, argv, message):
+    """`tileorch gemm 0 128 128` was an internal error (ZeroDivisionError, exit 70)."""
+    code, out = run([*TILEORCH, "gemm", *argv], tmp_path)
+    assert code == 2 and f"tileorch gemm: error: {message}" in out
+
+
+def test_gemm_emit_mlir_writes_only_the_kernel_ir_to_stdout(tmp_path):
+    proc = subprocess.run([*TILEORCH, "gemm", "256", "512", "128", "--emit", "mlir"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.startswith("256x512x128: gemm_") and "grid (" in proc.stderr  # the summary
+    assert "256x512x128" not in proc.stdout and "grid (" not in proc.stdout
+    (tmp_path / "gemm.mlir").write_text(proc.stdout)
+    opt = subprocess.run([*OPT, "gemm.mlir"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert opt.returncode == 0, opt.stderr  # the emitted IR parses and verifies
+    assert "cutlass.pipeline.init" in opt.stdout
+
+
+def test_version(tmp_path):
+    from tileorch import __version__
+
+    code, out = run([*TILEORCH, "--version"], tmp_path)
+    assert code == 0 and out.strip() == f"tileorch {__version__}"
+
+
+@pytest.mark.parametrize("command", ["run", "schedule", "compile", "check", "simulate", "doctor", "gemm"])
+def test_every_subcommand_help_has_a_plain_text_description(tmp_path, command):
+    from tileorch.cli.main import SUBCOMMANDS
+
+    assert command in SUBCOMMANDS
+    code, out = run([*TILEORCH, command, "--help"], tmp_path)
+    assert code == 0
+    # usage, a blank line, then the description: at least one line of words before the arguments
+    after_usage = out.split("\n\n", 1)[1]
+    description = after_usage.split("\n\n", 1)[0].strip()
+    assert description and not description.startswith(("positional arguments:", "options:")), out
+    assert len(description.split()) >= 5, description
+    for markup in ("``", ":func:`", ":class:`", ":mod:`", ":meth:`", ":data:`"):
+        assert markup not in out, f"raw reStructuredText {markup!r} in `tileorch {command} --help`"
+    assert not re.search(r"^\s*\.\. [\w-]+::", out, re.M), out  # no RST directives

@@ -55,9 +55,22 @@ def test_run_ptx_parses_its_arguments_and_reports_the_missing_gpu(tmp_path):
     code, out, err = tileorch_without_xdsl(tmp_path, "run", "build.ptx", "--kernel", "fill", "--grid", "2",
                                            "--block", "32", "--args", "buf:f32:4:iota")
     assert code == 1
+    assert "tileorch run: error: no GPU: cuda-python is not usable (ModuleNotFoundError" in err
+    assert "nothing was run" in err
+    assert "xdsl modules loaded: []" in out
+    code, out, err = tileorch_without_xdsl(tmp_path, "run", "build.ptx", "--kernel", "fill", "--grid", "2",
+                                           "--block", "32", "--args", "buf:f32:4:iota", "--simulate")
+    assert code == 1
     assert "tileorch run: no GPU: cuda-python is not usable (ModuleNotFoundError" in err
     assert "tileorch run: only .mlir files can be simulated; nothing was run" in err
     assert "xdsl modules loaded: []" in out
+
+
+def test_version_without_xdsl(tmp_path):
+    code, out, _ = tileorch_without_xdsl(tmp_path, "--version")
+    from tileorch import __version__
+
+    assert code == 0 and out.splitlines()[0] == f"tileorch {__version__}"
 
 
 def test_run_argument_errors_are_reported_without_xdsl(tmp_path):

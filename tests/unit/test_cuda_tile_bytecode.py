@@ -205,7 +205,8 @@ def test_more_cutile_kernels_decode_and_lower(tmp_path):
             assert verify_located(m) == [], f.name
             lowered.append(f.stem)
         except LocatedError as exc:
-            assert "not supported yet" in str(exc) and f"{f}:0:" in str(exc), str(exc)
+            # located in the Python source through the bytecode's debug info
+            assert "not supported yet" in str(exc) and str(exc).startswith(f"{script}:"), str(exc)
             refused.append(f.stem)
     assert len(lowered) + len(refused) == 11
     assert {"transpose", "layernorm", "bmm", "cumsum", "argmax", "where_int"} <= set(lowered)

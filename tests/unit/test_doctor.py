@@ -14,7 +14,7 @@ def test_doctor_prints_every_fact():
     assert proc.returncode == 0, proc.stderr
     names = [line.split(":", 1)[0] for line in proc.stdout.splitlines()]
     assert names == ["tileorch", "Python", "xDSL", "LLVM (llvmlite)", "ptxas", "cuda-python",
-                     "CUDA driver", "GPU", "upstream MLIR (iree-opt)"]
+                     "CUDA driver", "GPU", "upstream MLIR (iree-opt)", "cuTile (cuda-tile)", "tileiras"]
     assert "xDSL:" in proc.stdout and "0.74.0" in proc.stdout
     assert "NVPTX backend present" in proc.stdout
 
@@ -68,3 +68,43 @@ def test_no_driver():
     driver, gpu = doctor._driver_and_gpu(load=load)
     assert driver.value.startswith("not found (libcuda.so.1") and not driver.ok
     assert gpu.value == "not found (no driver)"
+
+
+def test_cutile_and_tileiras_are_reported(tmp_path, monkeypatch):
+    """doctor says whether cuTile (the cuda_tile package) and its compiler tileiras are found."""
+    import importlib.util
+    import os
+
+    fake = tmp_path / "tileiras"
+    fake.write_text("#!/bin/sh\necho 'tileiras: NVIDIA (R) Tile IR compiler'\necho 'Cuda compilation tools, release 13.4, V13.4.1'\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ.get('PATH', '')}")
+    monkeypatch.setattr(doctor, "tileiras_candidates", lambda: [(str(fake), "PATH")])
+    tileiras = doctor._tileiras()
+    assert tileiras.ok and tileiras.value == f"Cuda compilation tools, release 13.4, V13.4.1 at {fake} (from PATH)"
+    monkeypatch.setattr(doctor, "tileiras_candidates", lambda: [])
+    missing = doctor._tileiras()
+    assert not missing.ok and missing.value.startswith("not found (optional")
+
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "cuda.tile" else real_find_spec(name, *a))
+    absent = doctor._cutile()
+    assert not absent.ok and absent.value.startswith("not found (") and "pip install cuda-tile" in absent.value
+
+
+def test_tileiras_lookup_follows_path(tmp_path, monkeypatch):
+    import os
+
+    fake = tmp_path / "tileiras"
+    fake.write_text("#!/bin/sh\necho 'release 13.4'\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("CUDA_HOME", raising=False)
+    monkeypatch.delenv("CUDA_PATH", raising=False)
+    assert (str(fake), "PATH") in doctor.tileiras_candidates()
+    proc = subprocess.run([sys.executable, "-m", "tileorch.cli.main", "doctor"], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PATH": str(tmp_path)})
+    line = next(l for l in proc.stdout.splitlines() if l.startswith("tileiras:"))
+    assert line.endswith(f"release 13.4 at {fake} (from PATH)") or "(from the nvidia.cu13 pip wheels)" in line
+    assert any(l.startswith("cuTile (cuda-tile):") for l in proc.stdout.splitlines())

@@ -27,10 +27,20 @@ from tileorch.schedulers.device_params import pack_device_params, record_bytes
     ({"b_major": "n", "tile_n": 192}, "64-column boxes"),
     ({"out_dtype": "f32"}, "epilogue='direct'"),
     ({"epilogue": "smem"}, "epilogue must be"),
+    ({"dtype": "e4m3"}, "tile_k must be 128"),
+    ({"dtype": "e4m3", "tile_k": 128, "b_major": "n"}, "K-major"),
+    ({"dtype": "e5m2", "tile_k": 128, "a_major": "m"}, "K-major"),
+    ({"a_major": "x"}, "a_major must be"),
 ])
 def test_config_rules(change, message):
     with pytest.raises(GemmConfigError, match=message):
         replace(GemmConfig(), **change).check()
+
+
+def test_fp8_stage_is_the_same_bytes_as_16_bit():
+    """fp8 tiles are 128 elements deep: the same 128-byte swizzle rows, 4 k32 WGMMAs per stage."""
+    cfg = replace(GemmConfig(), dtype="e4m3", tile_k=128).check()
+    assert cfg.stage_bytes == GemmConfig().stage_bytes and cfg.mma_k == 32
 
 
 def test_stage_and_smem_arithmetic():

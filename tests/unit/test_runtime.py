@@ -292,13 +292,20 @@ def test_run_without_gpu_says_so(tmp_path, capsys, monkeypatch):
     assert "no GPU: no NVIDIA driver found" in err and "nothing was run" in err
 
 
-def test_run_without_gpu_falls_back_to_simulate(capsys, monkeypatch):
+def test_run_without_gpu_fails_unless_asked_to_simulate(capsys, monkeypatch):
+    """No GPU is an error (it silently ran the simulator and exited 0); --simulate asks for it."""
     example = Path(__file__).resolve().parents[2] / "examples" / "ws_pipeline.mlir"
     monkeypatch.setattr(runtime, "gpu_status", lambda: (False, "no NVIDIA driver found"))
     with pytest.raises(SystemExit) as code:
         cli_main.main(["run", str(example), "--kernel", "ws_mainloop", "--block", "384"])
+    assert code.value.code == 1
     err = capsys.readouterr().err
-    assert "falling back to `tileorch simulate" in err and "--kernel ws_mainloop" in err
+    assert err.startswith("tileorch run: error: no GPU: no NVIDIA driver found; nothing was run")
+    assert "--simulate" in err and "simulate" not in err.split("nothing was run", 1)[0]
+    with pytest.raises(SystemExit) as code:
+        cli_main.main(["run", str(example), "--kernel", "ws_mainloop", "--block", "384", "--simulate"])
+    err = capsys.readouterr().err
+    assert "--simulate: running `tileorch simulate" in err and "--kernel ws_mainloop" in err
     assert code.value.code == 0
 
 

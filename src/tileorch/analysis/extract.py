@@ -110,6 +110,7 @@ def cluster_shape(module: ModuleOp) -> tuple[int, int, int]:
 
 
 def _threads(unit: int, mask: int) -> frozenset[int]:
+    mask &= (1 << 64) - 1  # an executor mask is an unsigned 64-bit set (bit 63 is a unit, not a sign)
     return frozenset(t for bit in range(mask.bit_length()) if mask >> bit & 1
                      for t in range(bit * unit, (bit + 1) * unit))
 

@@ -45,6 +45,8 @@ class CompileResult:
     ptxas: PtxasResult | None = None
     arch: str = DEFAULT_ARCH
     timings: dict[str, float] = field(default_factory=dict)
+    kind: str = ""  # tile programs: "gemm" (TileAS tier) or "simt"; "" for cutlass/nvvm/llvm modules
+    remarks: list[str] = field(default_factory=list)  # how a tile program was compiled (and refusals)
 
 
 ARCH_SPECIFIC_OPS = ("nvvm.tcgen05.", "cute_nvgpu.")
@@ -122,17 +124,27 @@ def compile_module(
     ptxas: bool = True,
     extra_pipeline: str = "",
     isolate: bool = False,
+    schedule: str | None = None,
 ) -> CompileResult:
     """Compile ``module`` (modified in place) up to ``emit`` (``mlir``, ``llvm`` or ``ptx``).
 
     ``arch`` defaults to the module's ``cutlass.target`` (else sm_90a).  ``isolate`` runs
     LLVM code generation in a child process, so an LLVM abort becomes an error.
+
+    A tile program (``nv_tileaa`` or ``cuda_tile``) first takes the route cuTile programs take
+    (:func:`tileorch.frontend.cutile.lower_tileaa_program`: the TileAS tier for GEMM-shaped
+    kernels, with ``schedule``, else the SIMT lowering); ``result.kind`` and ``result.remarks``
+    say which.  ``schedule`` on any other module is an error (its scheduler is in its IR).
     """
     import time
 
     if emit not in STAGES:
         raise ValueError(f"emit must be one of {STAGES}, got {emit!r}")
     ctx = ctx or make_context()
+    kind, remarks = "", []
+    module, kind = _lower_tile_program(module, ctx, arch, schedule, remarks)
+    if kind and arch is None:
+        arch = module_arch(module, DEFAULT_ARCH)
     target = module.attributes.get("cutlass.target")
     if arch is not None and isinstance(target, StringAttr) and target.data != arch:
         from tileorch.diagnostics import format_error
@@ -148,7 +160,8 @@ def compile_module(
             # ops that exist on some targets only are checked against the target compiled for
             # (LLVM aborts on them elsewhere): the default target too
             module.attributes["cutlass.target"] = StringAttr(arch or DEFAULT_ARCH)
-    result = CompileResult(arch=module_arch(module, arch or DEFAULT_ARCH) if arch is None else arch)
+    result = CompileResult(arch=module_arch(module, arch or DEFAULT_ARCH) if arch is None else arch,
+                           kind=kind, remarks=remarks)
     _verify(module, "input")
     t0 = time.perf_counter()
     lower(ctx, module, extra_pipeline)
@@ -175,6 +188,47 @@ def compile_module(
     except BackendError as exc:
         raise _locate_backend_error(module, exc) from None
     return result
+
+
+def _lower_tile_program(module: ModuleOp, ctx: Context, arch: str | None, schedule: str | None,
+                        remarks: list[str]) -> tuple[ModuleOp, str]:
+    """(module, kind): a tile program lowered to the tier the backend compiles, else ``module``
+    unchanged and kind ``""`` (``schedule`` set on it is an error)."""
+    from tileorch.frontend.cutile import (
+        SCHEDULES, is_cuda_tile_module, is_tileaa_module, lower_program, lower_tileaa_program, tile_program_arch)
+
+    cuda_tile = is_cuda_tile_module(module)
+    if not cuda_tile and not is_tileaa_module(module):
+        if schedule is not None:
+            raise CompileError([format_error(
+                module, f"a schedule ({schedule}) applies only to tile programs (nv_tileaa or cuda_tile input); this "
+                        "module's tile scheduler, if any, is written in its IR (cutlass.tile_scheduler)")])
+        return module, ""
+    if schedule is not None and schedule not in (*SCHEDULES, "simt"):
+        raise CompileError([format_error(module, f"unknown schedule {schedule!r}; choose one of "
+                                                 f"{', '.join((*SCHEDULES, 'simt'))}")])
+    _verify(module, "input")  # the tile lowerings assume a verified program
+    if not cuda_tile:
+        named = tile_program_arch(module, arch or DEFAULT_ARCH)
+        if arch is not None and named.rstrip("a") != arch.rstrip("a"):
+            raise CompileError([format_error(
+                module, f"the target given ({arch}) differs from the module's nv_tileaa.compute_capability "
+                        f"({named}); drop --arch or make them agree")])
+        arch = arch or named
+    arch = arch or DEFAULT_ARCH
+    lower = lower_program if cuda_tile else lower_tileaa_program
+    try:
+        kind, lowered = lower(module, ctx, arch, schedule or "persistent", remarks=remarks)
+    except (DiagnosticException, NotImplementedError, ValueError) as exc:
+        if isinstance(exc, CompileError):
+            raise
+        raise CompileError(format_exception(exc, module)) from None
+    if schedule is not None and schedule != "simt" and kind == "simt":
+        remarks.append(format_error(module, f"schedule {schedule} not applied: the kernel has no GEMM the TileAS "
+                                            "tier compiles, so the SIMT path compiled it (a schedule picks the tile "
+                                            "scheduler of the tier's GEMM)", "remark"))
+    lowered.attributes.setdefault("cutlass.target", StringAttr(arch))
+    return lowered, kind
 
 
 def parse_text(ctx: Context, text: str, name: str = "<input>") -> ModuleOp:

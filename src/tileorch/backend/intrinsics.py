@@ -87,6 +87,11 @@ SM100A_ONLY: frozenset[str] = frozenset(_tcgen05_names())
 sm_100a-class targets (``tests/unit/test_tcgen05_intrinsics.py`` assembles each with
 ``ptxas -arch=sm_100a``)."""
 
+FP8_CONVERSIONS = tuple(f"llvm.nvvm.{n}" for kind in ("e4m3", "e5m2")
+                        for n in (f"ff.to.{kind}x2.rn", f"{kind}x2.to.f16x2.rn"))
+"""fp8 <-> f32/f16 pairs (PTX ``cvt.rn.satfinite.e4m3x2.f32``, ``cvt.rn.f16x2.e4m3x2``; sm_89+):
+the SIMT lowering's fp8 loads, stores and conversions."""
+
 KNOWN_INTRINSICS: frozenset[str] = frozenset(
     [
         *(f"llvm.nvvm.read.ptx.sreg.{r}" for r in SREG32 + SREG64),
@@ -114,6 +119,8 @@ KNOWN_INTRINSICS: frozenset[str] = frozenset(
         *TMA_AND_PAYLOAD,
         *SM100A_ONLY,
         "llvm.nvvm.shfl.sync.idx.i32",
+        *FP8_CONVERSIONS,
+        "llvm.nvvm.f2tf32.rn",
         "llvm.nvvm.exit",
         "llvm.debugtrap",
         "llvm.trap",

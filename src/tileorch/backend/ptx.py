@@ -115,6 +115,13 @@ def _fork_run(llvm_ir: str, arch: str, ptx_version: int) -> tuple[int | None, in
             os.close(out_r)
             os.close(err_r)
             os.dup2(err_w, 2)  # LLVM writes "LLVM ERROR: ..." to fd 2 before it aborts
+            # An abort is expected here and reported by the parent.  A faulthandler the parent
+            # enabled (pytest's, python -X faulthandler) writes to its own copy of the original
+            # stderr, not to fd 2: its "Fatal Python error: Aborted" and Python stack would
+            # escape to the user's terminal (and past pytest's capture).
+            import faulthandler
+
+            faulthandler.disable()
             try:
                 data, code = codegen(llvm_ir, arch, ptx_version).encode(), 0
             except BackendError as exc:

@@ -1,6 +1,8 @@
 """``tileorch compile FILE.mlir [--arch sm_90a] [-o OUT] [--emit=mlir|llvm|ptx] [--no-ptxas] [-p PIPELINE]``
 
-Runs the full lowering pipeline (``tileorch.backend.pipeline.PIPELINE``, then ``-p``),
+Tile programs (``nv_tileaa`` text such as ``examples/tile_gemm.mlir``, cuTile's ``cuda_tile``
+text or ``.tileirbc`` bytecode) first go through the tile tier (``--schedule``); every module
+then runs the full lowering pipeline (``tileorch.backend.pipeline.PIPELINE``, then ``-p``),
 translates to LLVM IR, generates PTX with LLVM's NVPTX backend and, unless
 ``--no-ptxas``, assembles it with ``ptxas -arch=ARCH`` so errors show at compile time.
 Errors are printed as ``file:line:col: error: message`` (or ``tileorch compile: error: ...``
@@ -43,7 +45,11 @@ def _ptx_version(text: str) -> int:
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("compile", help="compile a .mlir module or a cuTile .tileirbc to PTX (checked by ptxas)")
+    p = subparsers.add_parser("compile", help="compile a .mlir module or a cuTile .tileirbc to PTX (checked by ptxas)",
+                              description="Compile a module to PTX and check it with ptxas: cutlass/nvvm/llvm MLIR, "
+                                          "an nv_tileaa tile program (through the tile tier) or cuTile's CUDA Tile "
+                                          "IR (cuda_tile text or .tileirbc bytecode).  Errors read "
+                                          "file:line:col: error: ...")
     p.add_argument("file", help="input .mlir or .tileirbc file ('-' for stdin)")
     p.add_argument("--arch", type=_arch, default=None,
                    help=f"target, one of {', '.join(SUPPORTED_ARCHS)} (default: the module's cutlass.target, "
@@ -57,9 +63,10 @@ def register(subparsers) -> None:
     p.add_argument("--no-cache", action="store_true",
                    help="do not use the compiled-kernel cache ($TILEORCH_CACHE_DIR, ~/.cache/tileorch)")
     p.add_argument("-p", "--pipeline", default="", help="extra passes run after the lowering pipeline")
-    p.add_argument("--schedule", choices=("persistent", "streamk", "dp", "simt"), default="persistent",
-                   help="tile scheduler of a GEMM-shaped cuTile (CUDA Tile IR) program (default: persistent); "
-                        "simt compiles any cuTile program through the SIMT lowering")
+    p.add_argument("--schedule", choices=("persistent", "streamk", "dp", "simt"), default=None,
+                   help="tile scheduler of a GEMM-shaped tile program (nv_tileaa, or cuTile's CUDA Tile IR) "
+                        "(default: persistent); simt compiles any tile program through the SIMT lowering; "
+                        "an error for other modules, whose scheduler is in their IR")
     p.set_defaults(func=run)
 
 
@@ -93,17 +100,21 @@ def run(args: argparse.Namespace) -> int:
 
             kernel = api.compile(text, args.arch, name=name, ptx_version=args.ptx_version,
                                  ptxas=not args.no_ptxas, extra_pipeline=args.pipeline,
-                                 cache=False if args.no_cache else None, isolate=True)
-            out, arch = kernel.ptx, kernel.arch
+                                 cache=False if args.no_cache else None, isolate=True, schedule=args.schedule)
+            out, arch, remarks = kernel.ptx, kernel.arch, kernel.remarks
             messages = kernel.ptxas_messages if not args.no_ptxas else None
         else:
             result = compile_text(text, name, arch=args.arch, ptx_version=args.ptx_version, emit=args.emit,
-                                  ptxas=False, extra_pipeline=args.pipeline, isolate=True)
+                                  ptxas=False, extra_pipeline=args.pipeline, isolate=True, schedule=args.schedule)
             out, arch, messages = (result.mlir if args.emit == "mlir" else result.llvm_ir), result.arch, None
+            remarks = result.remarks
     except CompileError as exc:
         for line in exc.lines:
             print(line, file=sys.stderr)
         return 1
+    for line in remarks:  # a tile program: what the tier refused, a --schedule it did not apply
+        if "refused" in line or "not applied" in line:
+            print(line, file=sys.stderr)
     if args.output == "-":
         sys.stdout.write(out)
     else:

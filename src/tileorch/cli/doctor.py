@@ -2,8 +2,8 @@
 
 Prints the versions of tileorch, Python, xDSL, llvmlite (and its LLVM, and whether it has the
 NVPTX backend), the ``ptxas`` that ``tileorch compile`` runs (path, where it was found, version),
-cuda-python, the CUDA driver and the GPU, and upstream MLIR's ``iree-opt`` (used by the upstream
-conformance test).  What is absent reads ``not found`` with the reason; the command never needs a
+cuda-python, the CUDA driver and the GPU, upstream MLIR's ``iree-opt`` (used by the upstream
+conformance test), cuTile Python (``cuda-tile``) and cuTile's compiler ``tileiras``.  What is absent reads ``not found`` with the reason; the command never needs a
 GPU and exits 0 unless ``--strict`` is given and something needed for compiling to a cubin
 (xDSL, llvmlite with NVPTX, ptxas) is missing.  Imports nothing heavy at module load.
 """
@@ -132,6 +132,64 @@ def _driver_and_gpu(load=_load_libcuda) -> list[Fact]:
     return [driver, Fact("GPU", "; ".join(gpus))]
 
 
+def _cutile() -> Fact:
+    """cuTile Python (the ``cuda-tile`` distribution, package ``cuda.tile``): located, not
+    imported (its import may initialise CUDA)."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("cuda.tile")
+    except (ImportError, ValueError) as exc:  # no ``cuda`` package at all
+        spec, why = None, f"{type(exc).__name__}: {exc}"
+    else:
+        why = "no module named 'cuda.tile'"
+    if spec is None:
+        return Fact("cuTile (cuda-tile)", f"not found ({why}; optional: pip install cuda-tile)", False)
+    where = (list(spec.submodule_search_locations or []) or [spec.origin])[0]
+    return Fact("cuTile (cuda-tile)", f"{_dist_version('cuda-tile') or 'version unknown'} at {where}")
+
+
+def tileiras_candidates() -> list[tuple[str, str]]:
+    """(path, where from) of the ``tileiras`` cuTile would run, in cuTile's lookup order: the
+    ``nvidia.cu13`` pip wheels' ``bin``, ``PATH``, ``$CUDA_HOME/bin`` (``$CUDA_PATH``),
+    ``/usr/local/cuda/bin``."""
+    import importlib.util
+    import os
+
+    found: list[tuple[str, str]] = []
+    try:
+        spec = importlib.util.find_spec("nvidia.cu13")
+    except (ImportError, ValueError):
+        spec = None
+    for root in (spec.submodule_search_locations or []) if spec is not None else []:
+        if (path := shutil.which("tileiras", path=os.path.join(root, "bin"))) is not None:
+            found.append((path, "the nvidia.cu13 pip wheels"))
+    if (path := shutil.which("tileiras")) is not None:
+        found.append((path, "PATH"))
+    for var in ("CUDA_HOME", "CUDA_PATH"):
+        home = os.environ.get(var)
+        if home and (path := shutil.which("tileiras", path=os.path.join(home, "bin"))) is not None:
+            found.append((path, f"${var}/bin"))
+    if (path := shutil.which("tileiras", path="/usr/local/cuda/bin")) is not None:
+        found.append((path, "/usr/local/cuda/bin"))
+    return found
+
+
+def _tileiras() -> Fact:
+    found = tileiras_candidates()
+    if not found:
+        return Fact("tileiras", "not found (optional, cuTile's own compiler: pip install 'cuda-tile[tileiras]' or a "
+                                "CUDA 13.1+ toolkit on PATH)", False)
+    path, source = found[0]
+    try:
+        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError) as exc:
+        return Fact("tileiras", f"{path} (from {source}) does not run ({exc})", False)
+    version = next((l.strip() for l in reversed(out.splitlines()) if "release" in l.lower() or "version" in l.lower()),
+                   "version unknown")
+    return Fact("tileiras", f"{version} at {path} (from {source})")
+
+
 def _iree_opt() -> Fact:
     path = shutil.which("iree-opt")
     if path is None:
@@ -161,11 +219,20 @@ def collect() -> list[Fact]:
     except Exception as exc:
         facts.append(Fact("CUDA driver", f"error ({type(exc).__name__}: {exc})", False))
     facts.append(_iree_opt())
+    for probe in (_cutile, _tileiras):  # the cuTile frontend's neighbours (optional)
+        try:
+            facts.append(probe())
+        except Exception as exc:
+            facts.append(Fact(probe.__name__.strip("_"), f"error ({type(exc).__name__}: {exc})", False))
     return facts
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("doctor", help="print the toolchain tileorch found (for bug reports)")
+    p = subparsers.add_parser("doctor", help="print the toolchain tileorch found (for bug reports)",
+                              description="Print, one fact per line, the toolchain tileorch found: tileorch, "
+                                          "Python, xDSL, llvmlite/LLVM, ptxas, cuda-python, the CUDA driver and "
+                                          "GPU, upstream MLIR (iree-opt), cuTile (cuda-tile) and tileiras.  "
+                                          "Missing things read 'not found' with the reason.")
     p.add_argument("--json", action="store_true", help="print the facts as a JSON object")
     p.add_argument("--strict", action="store_true",
                    help="exit 1 when xDSL, llvmlite with NVPTX or ptxas is missing")

@@ -8,23 +8,40 @@ GPU ``--run`` checks it against torch (fp32 reference) and ``--bench`` times it 
 
 from __future__ import annotations
 
+import argparse
 import sys
 from dataclasses import replace
 
 
+def positive_int(text: str) -> int:
+    """A size or count: a positive integer (0 or less is a user error, not a division by zero)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a positive integer")
+    return value
+
+
 def register(sub) -> None:
-    p = sub.add_parser("gemm", help="build, check or benchmark the TMA + WGMMA GEMM for M N K")
-    p.add_argument("m", type=int)
-    p.add_argument("n", type=int)
-    p.add_argument("k", type=int)
-    p.add_argument("--schedule", default="auto", choices=["auto", "persistent", "streamk", "dp"])
-    p.add_argument("--dtype", default="bf16", choices=["bf16", "f16"])
+    p = sub.add_parser("gemm", help="build, check or benchmark the TMA + WGMMA GEMM for M N K",
+                       description="Show the configuration tileorch picks for C[M,N] = A[M,K] @ B[K,N], print "
+                                   "its kernel IR (--emit mlir), compile it (--compile) or run it on a GPU "
+                                   "(--run, --bench).")
+    p.add_argument("m", type=positive_int, help="rows of A and C (a positive integer)")
+    p.add_argument("n", type=positive_int, help="columns of B and C")
+    p.add_argument("k", type=positive_int, help="columns of A, rows of B")
+    p.add_argument("--schedule", default="auto", choices=["auto", "persistent", "streamk", "dp"],
+                   help="tile scheduler (default: auto)")
+    p.add_argument("--dtype", default="bf16", choices=["bf16", "f16"], help="A and B element type (default: bf16)")
     p.add_argument("--b-major", default="k", choices=["k", "n"], help="B stored [N,K] (k) or [K,N] (n)")
-    p.add_argument("--tile-n", type=int, default=None)
-    p.add_argument("--stages", type=int, default=None)
-    p.add_argument("--cluster-m", type=int, default=None)
-    p.add_argument("--sms", type=int, default=132)
-    p.add_argument("--emit", choices=["none", "mlir"], default="none", help="print the kernel IR")
+    p.add_argument("--tile-n", type=positive_int, default=None, help="tile width N (64, 128, 192 or 256)")
+    p.add_argument("--stages", type=positive_int, default=None, help="pipeline stages (2 to 16)")
+    p.add_argument("--cluster-m", type=positive_int, default=None, help="CTAs per cluster along M")
+    p.add_argument("--sms", type=positive_int, default=132, help="SMs the scheduler plans for (default: 132)")
+    p.add_argument("--emit", choices=["none", "mlir"], default="none",
+                   help="print the kernel IR on stdout (the summary then goes to stderr)")
     p.add_argument("--compile", action="store_true", help="compile to a cubin (cached) and report times")
     p.add_argument("--run", action="store_true", help="run once on the GPU and compare with torch")
     p.add_argument("--bench", action="store_true", help="time against torch.matmul on the GPU")
@@ -47,8 +64,10 @@ def main(args) -> int:
     except (GemmConfigError, ValueError) as exc:
         print(f"tileorch gemm: error: {exc}", file=sys.stderr)
         return 1
+    # with --emit mlir stdout is the kernel IR alone (it parses: `... --emit mlir | tileorch-opt`)
+    info = sys.stderr if args.emit == "mlir" else sys.stdout
     print(f"{args.m}x{args.n}x{args.k}: {cfg.name}\n  grid {grid}, block {cfg.threads}, cluster {cfg.cluster_m}x1, "
-          f"dynamic smem {cfg.smem_bytes} B")
+          f"dynamic smem {cfg.smem_bytes} B", file=info)
     if args.emit == "mlir":
         print(gemm_kernel_ir(cfg))
     if args.compile:
@@ -60,7 +79,7 @@ def main(args) -> int:
             print(f"tileorch gemm: error: {exc}", file=sys.stderr)
             return 1
         print(f"  compiled {len(r.cubin)} B cubin -> {cubin_path(cfg)}; seconds: "
-              + ", ".join(f"{k} {v:.2f}" for k, v in r.seconds.items()))
+              + ", ".join(f"{k} {v:.2f}" for k, v in r.seconds.items()), file=info)
     if args.run or args.bench:
         return _on_gpu(args, cfg)
     return 0
@@ -90,8 +109,7 @@ def _on_gpu(args, cfg) -> int:
     if not (err < 1e-2):
         return 1
     if args.bench:
-        sys.path.insert(0, ".")
-        from benchmarks.gemm import bench_ms  # noqa: PLC0415 - the benchmark's timing method
+        from tileorch.testing.timing import bench_ms  # noqa: PLC0415 - the benchmarks' timing method
 
         t_ours = bench_ms(lambda: api.gemm(a, b, out, config=cfg))
         t_ref = bench_ms(lambda: torch.matmul(a, b))

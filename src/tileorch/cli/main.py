@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from importlib import import_module
 
@@ -26,8 +27,18 @@ SUBCOMMANDS: list[str] = [
 ]
 
 
+def plain_text(doc: str) -> str:
+    """A docstring as ``--help`` text: reStructuredText inline markup (````literal````,
+    ``:role:`target```) becomes plain text."""
+    text = re.sub(r":[a-z]+(?::[a-z]+)?:`~?([^`<]*?)\s*(?:<[^`]*>)?`", r"\1", doc)
+    return text.replace("``", "").strip()
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from tileorch import __version__
+
     parser = argparse.ArgumentParser(prog="tileorch", description="tileorch user commands")
+    parser.add_argument("--version", action="version", version=f"tileorch {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in SUBCOMMANDS:
         try:
@@ -39,6 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
             register_unavailable(sub, name, missing)
         else:
             module.register(sub)
+    helps = {action.dest: action.help for action in sub._choices_actions}
+    for name, command in sub.choices.items():  # every --help opens with a plain-text description
+        command.description = plain_text(command.description or helps.get(name) or "")
     return parser
 
 

@@ -5,7 +5,8 @@ Arguments (``--args``, in kernel-parameter order):
 ``i8|i16|i32|i64|u8|u16|u32|u64|f32|f64:VALUE`` a scalar; ``buf:DTYPE:N[:zeros|iota|VALUE]`` a
 device buffer of N elements (zero-filled by default), printed after the run and written to
 ``--dump DIR`` as ``argK.npy``; ``npy:FILE`` a device buffer holding that array.
-Without a GPU it says so and falls back to ``tileorch simulate FILE`` where that command exists.
+Without a GPU it says so and fails (exit status 1), nothing having run; with ``--simulate`` it
+runs ``tileorch simulate FILE`` (the orchestration on the CPU) instead.
 Loading a ``.ptx`` / ``.cubin`` needs only numpy and cuda-python: xDSL and the compiler are
 imported only to compile a ``.mlir`` file.
 """
@@ -127,7 +128,13 @@ def compile_mlir(text: str, name: str, debug_timeout: int = 0, isolate: bool = F
     return compile_module(module, ctx, ptxas=False, isolate=isolate).ptx
 
 
-def _fallback_to_simulate(args: argparse.Namespace, reason: str) -> int:
+def _no_gpu(args: argparse.Namespace, reason: str) -> int:
+    """No GPU: an error, unless ``--simulate`` asked for the CPU simulator instead."""
+    if not args.simulate:
+        print(f"tileorch run: error: no GPU: {reason}; nothing was run (to simulate the kernel's orchestration "
+              f"on the CPU instead: `tileorch run ... --simulate` or `tileorch simulate {args.file}`)",
+              file=sys.stderr)
+        return 1
     print(f"tileorch run: no GPU: {reason}", file=sys.stderr)
     if Path(args.file).suffix != ".mlir":
         print("tileorch run: only .mlir files can be simulated; nothing was run", file=sys.stderr)
@@ -138,7 +145,7 @@ def _fallback_to_simulate(args: argparse.Namespace, reason: str) -> int:
         print("tileorch run: `tileorch simulate` is not available either; nothing was run", file=sys.stderr)
         return 1
     argv = ["simulate", args.file, "--kernel", args.kernel]
-    print(f"tileorch run: falling back to `tileorch {' '.join(argv)}`", file=sys.stderr)
+    print(f"tileorch run: --simulate: running `tileorch {' '.join(argv)}` instead", file=sys.stderr)
     parser = argparse.ArgumentParser(prog="tileorch")
     simulate.register(parser.add_subparsers(dest="command"))
     sim_args = parser.parse_args(argv)
@@ -167,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     ok, reason = runtime.gpu_status()
     if not ok:
-        return _fallback_to_simulate(args, reason)
+        return _no_gpu(args, reason)
     if path.suffix == ".mlir":
         from tileorch.backend.compile import CompileError
         from tileorch.diagnostics import SourceError, read_source
@@ -215,4 +222,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--args", nargs="*", default=[], help="kernel arguments (see above)")
     p.add_argument("--timeout", type=_positive_seconds, default=10.0, help="watchdog seconds (default 10)")
     p.add_argument("--dump", type=Path, default=None, help="write buffers as argK.npy here")
+    p.add_argument("--simulate", action="store_true",
+                   help="without a GPU, simulate the orchestration on the CPU (tileorch simulate) instead of "
+                        "failing")
     p.set_defaults(func=run)

@@ -44,7 +44,7 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
 )
-from xdsl.parser import AttrParser, Parser
+from xdsl.parser import AttrParser, Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.dialects.builtin import IntAttr
 from xdsl.utils.exceptions import VerifyException
@@ -67,6 +67,31 @@ def check_space(value: SSAValue, allowed: tuple[int, ...], what: str) -> int:
     from tileorch.dialects.nvvm import check_space as check
 
     return check(value, allowed, what)
+
+
+def _resolve_defined(parser: Parser, operand: UnresolvedOperand) -> SSAValue:
+    values = parser.ssa_values.get(operand.operand_name)
+    if values is None:
+        parser.raise_error("SSA value used before assignment", operand.span)
+    if operand.index >= len(values):
+        parser.raise_error(
+            f"SSA value tuple index out of bounds. Tuple is of size {len(values)} but tried to access "
+            f"element {operand.index}.", operand.span)
+    return parser.resolve_operand(operand, values[operand.index].type)
+
+
+def parse_defined_operand(parser: Parser, msg: str = "Expected an operand.") -> SSAValue:
+    """An operand whose type the op's custom syntax does not spell before it (the types follow
+    the ``:`` or are implied): it must be defined before its use, and resolves with that value's
+    type.  xDSL deprecated ``Parser.parse_operand()`` without a type; this is its behaviour on
+    the non-deprecated API (``parse_unresolved_operand`` + ``resolve_operand``)."""
+    return _resolve_defined(parser, parser.parse_unresolved_operand(msg))
+
+
+def parse_optional_defined_operand(parser: Parser) -> SSAValue | None:
+    """:func:`parse_defined_operand` when the next token is an operand, else ``None``."""
+    operand = parser.parse_optional_unresolved_operand()
+    return None if operand is None else _resolve_defined(parser, operand)
 
 
 class AngleBracketEnum:
@@ -279,7 +304,7 @@ def _parse_ptr_type(parser: Parser) -> Attribute:
 
 def _parse_box(parser: Parser) -> list[SSAValue]:
     parser.parse_keyword("box")
-    return parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_operand)
+    return parser.parse_comma_separated_list(parser.Delimiter.SQUARE, lambda: parse_defined_operand(parser))
 
 
 def _print_box(printer: Printer, coords) -> None:
@@ -292,7 +317,7 @@ def _parse_named_operand(parser: Parser, keyword: str) -> SSAValue | None:
     if parser.parse_optional_keyword(keyword) is None:
         return None
     parser.parse_punctuation("=")
-    return parser.parse_operand()
+    return parse_defined_operand(parser)
 
 
 def _check_coords(coords, what: str = "box") -> None:
@@ -381,11 +406,11 @@ class CpAsyncBulkTensorGlobalToSharedClusterOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser):
-        dst = parser.parse_operand()
+        dst = parse_defined_operand(parser)
         parser.parse_punctuation(",")
-        tmap = parser.parse_operand()
+        tmap = parse_defined_operand(parser)
         parser.parse_punctuation(",")
-        mbar = parser.parse_operand()
+        mbar = parse_defined_operand(parser)
         parser.parse_punctuation(",")
         coords = _parse_box(parser)
         mask = _parse_named_operand(parser, "multicast_mask")
@@ -439,9 +464,9 @@ class _TensorFromSharedOp(IRDLOperation):
 
     @classmethod
     def _parse_head(cls, parser: Parser):
-        tmap = parser.parse_operand()
+        tmap = parse_defined_operand(parser)
         parser.parse_punctuation(",")
-        src = parser.parse_operand()
+        src = parse_defined_operand(parser)
         parser.parse_punctuation(",")
         return tmap, src, _parse_box(parser)
 
@@ -571,7 +596,7 @@ class CpAsyncBulkTensorPrefetchOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser):
-        tmap = parser.parse_operand()
+        tmap = parse_defined_operand(parser)
         parser.parse_punctuation(",")
         coords = _parse_box(parser)
         hint = _parse_named_operand(parser, "l2_cache_hint")
@@ -615,7 +640,7 @@ class PrefetchOp(IRDLOperation):
     def parse(cls, parser: Parser):
         parser.parse_keyword("tensormap")
         parser.parse_punctuation(",")
-        addr = parser.parse_operand()
+        addr = parse_defined_operand(parser)
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         _parse_ptr_type(parser)
@@ -680,8 +705,12 @@ class WgmmaMmaAsyncOp(IRDLOperation):
         ta, tb, td = self.typeA.data, self.typeB.data, self.typeD.data
         if ta != tb:
             raise VerifyException(f"typeA and typeB must be equal, got {ta} and {tb}")
-        if ta not in (WGMMAType.F16, WGMMAType.BF16):
-            raise VerifyException(f"only f16/bf16 inputs are supported, got {ta}")
+        if ta not in WGMMA_K:
+            raise VerifyException(f"only f16/bf16/tf32/e4m3/e5m2 inputs are supported, got {ta}")
+        if ta not in (WGMMAType.F16, WGMMAType.BF16) and (
+                self.layoutA.data != MMALayout.ROW or self.layoutB.data != MMALayout.COL):
+            raise VerifyException(f"{ta} operands must be K-major (A layout row, B layout col): only 16-bit "
+                                  "inputs can be transposed")
         if td != WGMMAType.F32:
             raise VerifyException(f"only an f32 accumulator is supported, got {td}")
         if m != 64 or k != WGMMA_K[ta]:
@@ -719,11 +748,11 @@ class WgmmaMmaAsyncOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser):
-        da = parser.parse_operand()
+        da = parse_defined_operand(parser)
         parser.parse_punctuation(",")
-        db = parser.parse_operand()
+        db = parse_defined_operand(parser)
         parser.parse_punctuation(",")
-        acc = parser.parse_optional_operand()
+        acc = parse_optional_defined_operand(parser)
         if acc is not None:
             parser.parse_punctuation(",")
         if parser.parse_optional_punctuation("<") is not None:  # upstream prints the bare <m = .., ..>
@@ -835,10 +864,10 @@ class StMatrixOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser):
-        ptr = parser.parse_operand()
+        ptr = parse_defined_operand(parser)
         sources = []
         while parser.parse_optional_punctuation(",") is not None:
-            sources.append(parser.parse_operand())
+            sources.append(parse_defined_operand(parser))
         parser.parse_keyword("layout")
         parser.parse_punctuation("=")
         with parser.in_angle_brackets():

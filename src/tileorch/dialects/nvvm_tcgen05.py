@@ -55,7 +55,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from tileorch.dialects.constants import constant_int
-from tileorch.dialects.nvvm_payload import SIDE_EFFECTS, AngleBracketEnum, _parse_ptr_type
+from tileorch.dialects.nvvm_payload import SIDE_EFFECTS, AngleBracketEnum, _parse_ptr_type, parse_defined_operand
 
 GENERIC, SHARED, TENSOR = 0, 3, 6
 I16 = IntegerType(16)
@@ -294,9 +294,9 @@ class _AllocLike(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser):
-        a = parser.parse_operand()
+        a = parse_defined_operand(parser)
         parser.parse_punctuation(",")
-        n = parser.parse_operand()
+        n = parse_defined_operand(parser)
         props = dict(GROUP_DEFAULT)
         if parser.parse_optional_punctuation(",") is not None:
             props["group"] = _required_keyword_value(parser, "group", lambda: _parse_group_value(parser))
@@ -461,12 +461,12 @@ class Tcgen05CommitOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser):
-        addr = parser.parse_operand()
+        addr = parse_defined_operand(parser)
         mask = None
         if parser.parse_optional_punctuation(",") is not None:
             parser.parse_keyword("multicast_mask")
             parser.parse_punctuation("=")
-            mask = parser.parse_operand()
+            mask = parse_defined_operand(parser)
         props = dict(GROUP_DEFAULT)
         group = _keyword_value(parser, "group", lambda: _parse_group_value(parser))
         if group is not None:
@@ -500,7 +500,7 @@ class Tcgen05ShiftOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser):
-        t = parser.parse_operand()
+        t = parse_defined_operand(parser)
         props = dict(GROUP_DEFAULT)
         if parser.parse_optional_punctuation(",") is not None:
             props["group"] = _required_keyword_value(parser, "group", lambda: _parse_group_value(parser))
@@ -553,9 +553,9 @@ class Tcgen05CpOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser):
-        t = parser.parse_operand()
+        t = parse_defined_operand(parser)
         parser.parse_punctuation(",")
-        d = parser.parse_operand()
+        d = parse_defined_operand(parser)
         props = dict(CP_DEFAULTS)
         if parser.parse_optional_punctuation(",") is not None:
             props["shape"] = _required_keyword_value(parser, "shape", lambda: _parse_enum_value(parser, Tcgen05CpShapeAttr, False))
@@ -635,9 +635,9 @@ class Tcgen05LdOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser):
-        ops = [parser.parse_operand()]
+        ops = [parse_defined_operand(parser)]
         if parser.parse_optional_punctuation(",") is not None:
-            ops.append(parser.parse_operand())
+            ops.append(parse_defined_operand(parser))
         props = {"pack": UnitAttr()} if parser.parse_optional_keyword("pack") is not None else {}
         shape = _keyword_value(parser, "shape", lambda: _parse_enum_value(parser, Tcgen05LdStShapeAttr, False))
         if shape is not None:
@@ -681,11 +681,11 @@ class Tcgen05StOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser):
-        ops = [parser.parse_operand()]
+        ops = [parse_defined_operand(parser)]
         parser.parse_punctuation(",")
-        ops.append(parser.parse_operand())
+        ops.append(parse_defined_operand(parser))
         if parser.parse_optional_punctuation(",") is not None:
-            ops.append(parser.parse_operand())
+            ops.append(parse_defined_operand(parser))
         props = {"unpack": UnitAttr()} if parser.parse_optional_keyword("unpack") is not None else {}
         shape = _keyword_value(parser, "shape", lambda: _parse_enum_value(parser, Tcgen05LdStShapeAttr, False))
         if shape is not None:
@@ -776,12 +776,12 @@ class Tcgen05MMAOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser):
-        ops = [parser.parse_operand()]
+        ops = [parse_defined_operand(parser)]
         for _ in range(4):
             parser.parse_punctuation(",")
-            ops.append(parser.parse_operand())
-        scale = _keyword_value(parser, "scale", parser.parse_operand)
-        mask = _keyword_value(parser, "mask", parser.parse_operand)
+            ops.append(parse_defined_operand(parser))
+        scale = _keyword_value(parser, "scale", lambda: parse_defined_operand(parser))
+        mask = _keyword_value(parser, "mask", lambda: parse_defined_operand(parser))
         props = dict(MMA_DEFAULTS)
         if parser.parse_optional_punctuation(",") is not None:
             props["kind"] = _required_keyword_value(parser, "kind", lambda: _parse_enum_value(parser, Tcgen05MMAKindAttr, False))

@@ -11,12 +11,20 @@ Layout (all integers are LEB128 varints unless noted):
 * functions: name, signature type, flags (bit 1 = kernel, bit 2 = has hints), location
   index, optional hints, then the body: ops whose operands are indices into the values
   defined so far (the arguments first);
+* debug info: per function (location index - 1) an offset into an array of u64 attribute
+  indices, one for the function and one per op in the order the opcodes appear (0 = unknown),
+  then a table (u32 offsets) of attributes: ``DIFile``, ``DICompileUnit``, ``DILexicalBlock``,
+  ``DILoc`` (scope, file name, line, column), ``DISubprogram`` and ``CallSite``;
 * an op: opcode, result types, a flags word for optional fields, its attributes and operand
   groups in the specification's order (:mod:`.bytecode_ops`), its regions (blocks with typed
   arguments and op lists).
 
 :func:`read_bytecode` returns a ``builtin.module`` holding one ``cuda_tile.module``.  Malformed
 input raises :class:`BytecodeError`, whose message names the byte offset.
+
+Ops are located where the debug info puts them (cuTile records the Python file, line and column
+of every op, so diagnostics read ``kernels.py:37:9: error: ...``); an op without a debug-info
+location is located at its byte offset: ``FILE:0:OFFSET``.
 """
 
 from __future__ import annotations
@@ -154,6 +162,18 @@ SCALAR_TYPES: dict[int, Callable[[], Attribute]] = {
 }
 
 
+FLOAT_TYPES = (Float16Type, BFloat16Type, Float32Type, FloatTF32Type, Float64Type, Float8E4M3FNType, Float8E5M2Type,
+               Float8E8M0FNUType, Float4E2M1FNType)
+
+
+def _type_str(t: Attribute) -> str:
+    short = getattr(t, "short_str", None)
+    try:
+        return short() if callable(short) else str(t)
+    except Exception:  # noqa: BLE001 - only for the message
+        return type(t).__name__
+
+
 @dataclass
 class _Tables:
     version: tuple[int, int]
@@ -165,10 +185,59 @@ class _Tables:
     constants: list[tuple[int, bytes]] = field(default_factory=list)
 
 
+DEBUG_TAGS = {1: "DICompileUnit", 2: "DIFile", 3: "DILexicalBlock", 4: "DILoc", 5: "DISubprogram", 6: "CallSite"}
+_DEBUG_DEPTH = 64  # longest chain of debug attributes followed (scopes, call sites)
+
+
+@dataclass
+class _DebugInfo:
+    """The debug-info section, decoded lazily like the type table (an attribute is decoded when
+    an op refers to it).  ``indices[index_offsets[f] + k]`` is the attribute of the k-th entry of
+    function ``f`` (the function itself, then its ops); attribute ``i`` (1-based; 0 is the unknown
+    location) is ``data[attr_offsets[i - 1]:attr_offsets[i]]``."""
+
+    index_offsets: list[int]
+    index_offsets_at: int
+    indices: list[int]
+    indices_at: int
+    attr_offsets: list[int]
+    data: bytes
+    data_at: int
+    cache: dict[int, tuple] = field(default_factory=dict)
+    parsing: set[int] = field(default_factory=set)
+    locations: dict[int, FileLineColLoc | None] = field(default_factory=dict)
+
+
+def _in_cutile_library(filename: str) -> bool:
+    return "/cuda/tile/" in filename.replace("\\", "/")
+
+
+class _LocationCursor:
+    """The locations of one function's entries, handed out in order (cuTile's writer and
+    tileiras's reader take one per op, in the order the opcodes appear)."""
+
+    def __init__(self, reader: "BytecodeReader", start: int | None, what: str):
+        self.reader, self.next, self.what = reader, start, what
+
+    def take(self, at: int, what: str) -> FileLineColLoc | None:
+        """The location of the next entry (``what`` names it), or None when it is unknown."""
+        if self.next is None:
+            return None
+        di = self.reader.debug
+        i = self.next
+        self.next += 1
+        if i >= len(di.indices):
+            raise BytecodeError(at, f"{what} has no debug-info entry (entry {i} of {len(di.indices)}; "
+                                    f"debug info of {self.what})")
+        return self.reader.debug_location(di.indices[i], di.indices_at + 8 * i, what)
+
+
 class BytecodeReader:
     def __init__(self, data: bytes, name: str = "<bytecode>"):
         self.data, self.name = data, name
         self.r = _Reader(data)
+        self.debug: _DebugInfo | None = None
+        self._locs = _LocationCursor(self, None, "")
 
     # ------------------------------------------------------------------ header and sections
     def read(self) -> ModuleOp:
@@ -217,7 +286,7 @@ class BytecodeReader:
             sections[sid] = (r.offset, r.bytes(length))
         if r.remaining():
             raise BytecodeError(r.offset, f"end section is not the last section ({r.remaining()} bytes follow it)")
-        for sid, parse in ((1, self._strings), (5, self._types), (4, self._constants)):
+        for sid, parse in ((1, self._strings), (5, self._types), (4, self._constants), (3, self._debug_section)):
             if sid in sections:
                 parse(*sections[sid])
         module_name = "kernels"
@@ -233,7 +302,10 @@ class BytecodeReader:
             pr = _Reader(sections[7][1], sections[7][0], "producer section")
             props["producer"] = StringAttr(self._string(pr.varint(), pr))
         mod = ct.ModuleOp.build(properties=props, regions=[Region(body)])
-        return ModuleOp([mod])
+        top = ModuleOp([mod])
+        for op in (top, mod):  # module-level diagnostics name the file (byte offset 0)
+            op.location = FileLineColLoc(StringAttr(self.name), IntAttr(0), IntAttr(0))
+        return top
 
     def _strings(self, base: int, payload: bytes) -> None:
         r = _Reader(payload, base, "string section")
@@ -369,6 +441,117 @@ class BytecodeReader:
             raise r.error(f"invalid padding value {v}", at)
         return PADDING_VALUES[v]
 
+    # ------------------------------------------------------------------ debug info
+    def _debug_section(self, base: int, payload: bytes) -> None:
+        r = _Reader(payload, base, "debug section")
+        n = r.varint(limit=r.remaining() // 4, what="number of functions with debug info")
+        r.align(4)
+        offsets_at = r.offset
+        index_offsets = [r.le(4) for _ in range(n)]
+        m = r.varint(limit=r.remaining() // 8, what="number of debug-info indices")
+        r.align(8)
+        indices_at = r.offset
+        indices = [r.le(8) for _ in range(m)]
+        k = r.varint(limit=r.remaining() // 4, what="number of debug-info attributes")
+        r.align(4)
+        attr_offsets = [r.le(4) for _ in range(k)]
+        self.debug = _DebugInfo(index_offsets, offsets_at, indices, indices_at, attr_offsets, r.data[r.pos:],
+                                r.offset)
+
+    def _location_cursor(self, loc_index: int, at: int, fn: str) -> _LocationCursor:
+        """The cursor over function ``fn``'s locations; ``loc_index`` 0: no debug info."""
+        if loc_index == 0:
+            return _LocationCursor(self, None, fn)
+        n = len(self.debug.index_offsets) if self.debug is not None else 0
+        if loc_index > n:
+            raise BytecodeError(at, f"debug-info index {loc_index} of {fn} is out of range "
+                                    f"({n} functions have debug info)")
+        return _LocationCursor(self, self.debug.index_offsets[loc_index - 1], fn)
+
+    def debug_location(self, index: int, at: int, what: str) -> FileLineColLoc | None:
+        """Debug attribute ``index`` (read at ``at``) as the location of ``what``: a ``DILoc``'s
+        file, line and column, None for the unknown location.  A ``CallSite`` (code inlined from a
+        called function) is located at its innermost frame outside cuTile's own library: ``x.astype``
+        is inlined from cuTile's ``_stub.py``, and the user's line is the call."""
+        if index == 0:
+            return None
+        if self.debug is not None and index in self.debug.locations:
+            return self.debug.locations[index]
+        attr = self._debug_attr(index, at, 0)
+        if attr[0] not in ("DILoc", "CallSite", "unknown"):
+            raise BytecodeError(at, f"the debug-info location of {what} is a {attr[0]}, not a location")
+        frames = []  # innermost first
+        pending = [attr]
+        while pending:
+            a = pending.pop()
+            if a[0] == "CallSite":
+                pending += [a[2], a[1]]  # the callee is visited first
+            elif a[0] == "DILoc":
+                frames.append(a)
+        loc = None
+        if frames:
+            _, _scope, filename, line, col = next((f for f in frames if not _in_cutile_library(f[2])), frames[0])
+            loc = FileLineColLoc(StringAttr(filename), IntAttr(line), IntAttr(col))
+        self.debug.locations[index] = loc
+        return loc
+
+    def _debug_attr(self, index: int, at: int, depth: int) -> tuple:
+        """Decode debug attribute ``index`` (1-based; ``at`` is where the reference was read):
+        ``(tag name, fields...)``, ``("unknown",)`` for index 0 or an unknown tag."""
+        di = self.debug
+        if index == 0:
+            return ("unknown",)
+        if di is None:
+            raise BytecodeError(at, f"debug attribute {index} referenced, but the bytecode has no debug section")
+        i = index - 1
+        if i >= len(di.attr_offsets):
+            raise BytecodeError(at, f"debug attribute index {index} out of range ({len(di.attr_offsets)} attributes)")
+        if i in di.cache:
+            return di.cache[i]
+        if i in di.parsing or depth > _DEBUG_DEPTH:
+            raise BytecodeError(at, f"debug attribute {index} refers to itself (cyclic or too deep)")
+        start = di.attr_offsets[i]
+        end = di.attr_offsets[i + 1] if i + 1 < len(di.attr_offsets) else len(di.data)
+        if not start <= end <= len(di.data):
+            raise BytecodeError(di.data_at, f"debug attribute {index} has invalid bounds [{start}, {end})")
+        r = _Reader(di.data[start:end], di.data_at + start, f"debug attribute {index}")
+        di.parsing.add(i)
+        try:
+            tag = r.varint()
+            kind = DEBUG_TAGS.get(tag, "unknown")
+
+            def ref(*want: str) -> tuple:
+                ref_at = r.offset
+                sub = self._debug_attr(r.varint(), ref_at, depth + 1)
+                if sub[0] not in want:
+                    raise BytecodeError(ref_at, f"{kind} (debug attribute {index}) needs a "
+                                                f"{' or '.join(want)} here, got {sub[0]}")
+                return sub
+
+            def string() -> str:
+                return self._string(r.varint(), r)
+
+            scopes = ("DISubprogram", "DILexicalBlock")
+            if kind == "DICompileUnit":
+                out = (kind, ref("DIFile"))
+            elif kind == "DIFile":
+                out = (kind, string(), string())
+            elif kind == "DILexicalBlock":
+                out = (kind, ref(*scopes), ref("DIFile"), r.varint(), r.varint())
+            elif kind == "DILoc":
+                out = (kind, ref(*scopes), string(), r.varint(), r.varint())
+            elif kind == "DISubprogram":
+                out = (kind, ref("DIFile"), r.varint(), string(), string(), ref("DICompileUnit"), r.varint())
+            elif kind == "CallSite":
+                locations = ("DILoc", "CallSite", "unknown")
+                out = (kind, ref(*locations), ref(*locations))  # callee, caller
+            else:  # tileiras reads an unknown tag as the unknown location
+                out = ("unknown",)
+        finally:
+            di.parsing.discard(i)
+        di.cache[i] = out
+        return out
+
     # ------------------------------------------------------------------ constants and globals
     def _constants(self, base: int, payload: bytes) -> None:
         r = _Reader(payload, base, "constant section")
@@ -394,6 +577,8 @@ class BytecodeReader:
             raise at.error(f"constant index {idx} out of range ({len(self.t.constants)} constants)")
         if not isinstance(tile_type, TileType):
             raise at.error("a dense constant needs a tile type")
+        if not isinstance(tile_type.element_type, (IntegerType, *FLOAT_TYPES)):
+            raise at.error(f"a dense constant needs integer or float elements, got {_type_str(tile_type)}")
         off, raw = self.t.constants[idx]
         r = _Reader(raw, off, f"constant {idx}")
         size = r.varint(limit=r.remaining(), what="constant size")
@@ -422,6 +607,7 @@ class BytecodeReader:
 
         r = _Reader(payload, base, "global section")
         for _ in range(r.varint(limit=r.remaining(), what="number of globals")):
+            gat = r.offset
             name = self._string(r.varint(), r)
             t = self.type(r.varint(), r)
             value = self.dense(r.varint(), t, r)
@@ -434,7 +620,9 @@ class BytecodeReader:
                 props["symbol_visibility"] = A.SymbolVisibilityAttr.from_code(vis)
                 if r.varint():
                     props["constant"] = UnitAttr()
-            yield ct.GlobalOp.build(properties=props)
+            g = ct.GlobalOp.build(properties=props)
+            g.location = FileLineColLoc(StringAttr(self.name), IntAttr(0), IntAttr(gat))  # no debug info for globals
+            yield g
 
     # ------------------------------------------------------------------ functions and ops
     def _functions(self, base: int, payload: bytes):
@@ -449,7 +637,9 @@ class BytecodeReader:
             if not isinstance(sig, FunctionType):
                 raise BytecodeError(sat, "function signature is not a function type")
             flags = r.u8()
-            r.varint()  # debug-info location index
+            lat = r.offset
+            self._locs = self._location_cursor(r.varint(), lat, f"@{name}")
+            fn_loc = self._locs.take(fat, f"function @{name}")
             props: dict[str, Attribute] = {"sym_name": StringAttr(name), "function_type": sig}
             if flags & 0x04:
                 hints = self._self_contained_attr(r)
@@ -471,7 +661,7 @@ class BytecodeReader:
             region = Region(block)
             ensure_terminator(region, ct.ReturnOp)
             fn = cls.build(properties=props, regions=[region])
-            fn.location = FileLineColLoc(StringAttr(self.name), IntAttr(0), IntAttr(fat))
+            fn.location = fn_loc or FileLineColLoc(StringAttr(self.name), IntAttr(0), IntAttr(fat))
             yield fn
 
     def _value(self, r: _Reader, values: list):
@@ -490,6 +680,7 @@ class BytecodeReader:
         if opcode not in OPS:
             raise BytecodeError(at, f"unknown opcode 0x{opcode:X}")
         mnemonic, since, fields_s, results_s, nregions, attr_sized = OPS[opcode]
+        loc = self._locs.take(at, f"'{mnemonic}' at offset {at}")
         cls = _op_class(mnemonic)
         ver = self.t.version
         since_v = _ver(since)
@@ -568,8 +759,8 @@ class BytecodeReader:
             for _ in range(r.varint(limit=r.remaining(), what="region count")):
                 regions.append(self._region(r, values))
         op = _build(cls, groups, result_types, props, regions, at, mnemonic, self)
-        # no debug-info locations yet: diagnostics name the file and the op's byte offset
-        op.location = FileLineColLoc(StringAttr(self.name), IntAttr(0), IntAttr(at))
+        # the debug info's source position, else the bytecode file and the op's byte offset
+        op.location = loc or FileLineColLoc(StringAttr(self.name), IntAttr(0), IntAttr(at))
         values.extend(op.results)
         return op
 
@@ -640,14 +831,20 @@ class BytecodeReader:
         at = r.offset
         tag = r.varint()
         if tag == 1:
+            tat = r.offset
             t = self.type(r.varint(), r)
+            if not isinstance(t, IntegerType):
+                raise BytecodeError(tat, f"an integer attribute needs an integer type, got {_type_str(t)}")
             v = r.varint()
-            w = t.width.data if isinstance(t, IntegerType) else 64
+            w = t.width.data
             if w == 1:
                 return BoolAttr(bool(v), IntegerType(1))
             return IntegerAttr(v - (1 << w) if w > 1 and v >> (w - 1) else v, t)
         if tag == 2:
+            tat = r.offset
             t = self.type(r.varint(), r)
+            if not isinstance(t, FLOAT_TYPES):
+                raise BytecodeError(tat, f"a float attribute needs a float type, got {_type_str(t)}")
             from tileorch.dialects.cuda_tile.types import bitwidth
 
             bits = r.u8() if bitwidth(t) <= 8 else r.svarint() & ((1 << bitwidth(t)) - 1)

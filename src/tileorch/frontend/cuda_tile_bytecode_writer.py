@@ -1,7 +1,12 @@
 """Writer of CUDA Tile IR bytecode: the inverse of :mod:`.cuda_tile_bytecode` (same layout and
 op table).  ``write_bytecode(module, version=(13, 3))`` encodes the first ``cuda_tile.module``
-of ``module``; debug info is not written.  Ops or fields that the chosen version cannot
-express raise :class:`BytecodeWriteError` naming the op.
+of ``module``.  Ops or fields that the chosen version cannot express raise
+:class:`BytecodeWriteError` naming the op.
+
+Source positions (``FileLineColLoc`` with a line, as the parser and the reader attach them) are
+written as debug info the way cuTile writes it: a ``DIFile``/``DICompileUnit`` per file, a
+``DISubprogram`` per function and a ``DILoc`` per position, so that diagnostics on the bytecode
+name the source again.  ``debug_info=False`` leaves the debug section out.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from xdsl.dialects.builtin import (
     BoolAttr,
     DenseArrayBase,
     DictionaryAttr,
+    FileLineColLoc,
     FloatAttr,
     FunctionType,
     IntegerAttr,
@@ -60,6 +66,7 @@ class _Writer:
         self.type_index: dict[Attribute, int] = {}
         self.constants: list[bytes] = []
         self.const_index: dict[Attribute, int] = {}
+        self.locs: list[tuple[str, int, int] | None] | None = None  # the current function's op positions
 
     # ---------------------------------------------------------------- tables
     def string(self, s: str) -> int:
@@ -216,6 +223,8 @@ class _Writer:
         if entry is None:
             raise BytecodeWriteError(f"'{op.name}' has no bytecode opcode")
         opcode, (_, since, fields_s, results_s, nregions, attr_sized) = entry
+        if self.locs is not None:  # one debug-info entry per op, in the order the opcodes are written
+            self.locs.append(_source_position(op))
         since_v = _ver(since)
         if since_v > self.version:
             raise BytecodeWriteError(f"'{op.name}' needs bytecode {since}")
@@ -325,7 +334,50 @@ def _table(count_entries: list[bytes], width: int, start: int) -> bytes:
     return bytes(out)
 
 
-def write_bytecode(module: Operation, version: tuple[int, int] = (13, 3)) -> bytes:
+def _source_position(op: Operation) -> tuple[str, int, int] | None:
+    """``op``'s source file, line and column; None for no position (or a byte offset: line 0)."""
+    loc = op.location
+    if isinstance(loc, FileLineColLoc) and loc.line.data > 0:
+        return loc.filename.data, loc.line.data, loc.column.data
+    return None
+
+
+def _debug_section(w: _Writer, functions: list[tuple[str, list]]) -> bytes:
+    """The debug-info section for ``functions`` (name, [function position, op positions...]),
+    in cuTile's layout: attribute indices are 1-based, 0 is the unknown location."""
+    attrs: list[bytes] = []
+    index: dict[bytes, int] = {}
+
+    def attr(data: bytes) -> int:
+        if data not in index:
+            attrs.append(data)
+            index[data] = len(attrs)
+        return index[data]
+
+    indices: list[int] = []
+    offsets: list[int] = []
+    for name, positions in functions:
+        offsets.append(len(indices))
+        first = next(p for p in positions if p is not None)
+        head, _, tail = first[0].rpartition("/")
+        file = attr(b"\x02" + _varint(w.string(tail)) + _varint(w.string(head)))
+        unit = attr(b"\x01" + _varint(file))
+        line = positions[0][1] if positions[0] is not None else first[1]
+        sub = attr(b"\x05" + _varint(file) + _varint(line) + _varint(w.string(name)) + _varint(w.string(name)) +
+                   _varint(unit) + _varint(line))
+        for p in positions:
+            indices.append(0 if p is None else attr(b"\x04" + _varint(sub) + _varint(w.string(p[0])) +
+                                                    _varint(p[1]) + _varint(p[2])))
+    out = bytearray(_varint(len(functions)))
+    out += b"\xcb" * ((-len(out)) % 4)
+    out += b"".join(o.to_bytes(4, "little") for o in offsets)
+    out += _varint(len(indices))
+    out += b"\xcb" * ((-len(out)) % 8)
+    out += b"".join(i.to_bytes(8, "little") for i in indices)
+    return bytes(out) + _table(attrs, 4, len(out))
+
+
+def write_bytecode(module: Operation, version: tuple[int, int] = (13, 3), debug_info: bool = True) -> bytes:
     from tileorch.dialects.cuda_tile import ops as ct
 
     mod = next((o for o in module.walk() if isinstance(o, ct.ModuleOp)), None)
@@ -335,15 +387,21 @@ def write_bytecode(module: Operation, version: tuple[int, int] = (13, 3)) -> byt
     funcs = bytearray()
     fn_ops = [o for o in mod.body.block.ops if isinstance(o, (ct.EntryOp, ct.TestFuncOp))]
     funcs += _varint(len(fn_ops))
+    debug: list[tuple[str, list]] = []  # functions with source positions
     for f in fn_ops:
+        located = debug_info and any(_source_position(o) is not None for o in f.walk())
         funcs += _varint(w.string(f.sym_name.data)) + _varint(w.type(f.function_type))
         hints = f.optimization_hints if isinstance(f, ct.EntryOp) else None
         flags = (0x02 if isinstance(f, ct.EntryOp) else 0) | (0x04 if hints is not None else 0)
-        funcs += bytes([flags]) + _varint(0)
+        funcs += bytes([flags]) + _varint(len(debug) + 1 if located else 0)
         if hints is not None:
             funcs += w.self_contained(hints, f)
         values = {a: i for i, a in enumerate(f.body.block.args)}
+        w.locs = [_source_position(f)] if located else None
         body = b"".join(w.op(o, values) for o in f.body.block.ops)
+        if located:
+            debug.append((f.sym_name.data, w.locs))
+        w.locs = None
         funcs += _varint(len(body)) + body
     globals_ = [o for o in mod.body.block.ops if isinstance(o, ct.GlobalOp)]
     gsec = bytearray()
@@ -367,6 +425,8 @@ def write_bytecode(module: Operation, version: tuple[int, int] = (13, 3)) -> byt
     if w.constants:
         body_at = len(out) + 1 + len(_varint(0)) + 1  # approximate header; the table pads itself
         out += _aligned_table_section(4, w.constants, 8, len(out))
+    if debug:
+        out += _section(3, _debug_section(w, debug), len(out), 8)
     out += _aligned_table_section(5, w.types, 4, len(out))
     out += _aligned_table_section(1, [s.encode() for s in w.strings], 4, len(out))
     return bytes(out) + b"\x00"

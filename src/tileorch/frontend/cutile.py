@@ -31,12 +31,20 @@ def front_passes(arch: str = "sm_90a", schedule: str = "persistent") -> str:
 
 
 def load(data: bytes, name: str, ctx: Context) -> ModuleOp:
-    """Read a cuTile program: bytecode or ``cuda_tile`` text (parse errors are located)."""
-    if data[:8] == MAGIC:
-        return read_bytecode(data, name)
-    from tileorch.diagnostics import decode_source, parse_module
+    """Read and verify a cuTile program: bytecode or ``cuda_tile`` text.  Parse errors are
+    located; a program that does not verify raises ``CompileError`` with one located line per
+    failing op (as MLIR verifies what it parses: the lowering may assume a verified program)."""
+    from tileorch.backend.compile import CompileError
+    from tileorch.diagnostics import decode_source, parse_module, verify_located
 
-    return parse_module(ctx, decode_source(data, name), name)
+    if data[:8] == MAGIC:
+        module = read_bytecode(data, name)
+    else:
+        module = parse_module(ctx, decode_source(data, name), name)
+    errors = verify_located(module)
+    if errors:
+        raise CompileError(errors)
+    return module
 
 
 def lower_to_cutlass(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule: str = "persistent") -> None:
@@ -54,9 +62,52 @@ def lower_to_cutlass(module: ModuleOp, ctx: Context, arch: str = "sm_90a", sched
                                   "GEMM-shaped kernels (K loop of tiled loads and a dot, one tiled store) so far")
 
 
+def is_cuda_tile_module(module: ModuleOp) -> bool:
+    """The module holds a CUDA Tile IR program (a ``cuda_tile.module``)."""
+    return any(op.name == "cuda_tile.module" for op in module.walk())
+
+
+def is_tileaa_module(module: ModuleOp) -> bool:
+    """The module holds an ``nv_tileaa`` tile program (an ``nv_tileaa.func``)."""
+    return any(op.name == "nv_tileaa.func" for op in module.walk())
+
+
+def tile_program_arch(module: ModuleOp, default: str = "sm_90a") -> str:
+    """The target an ``nv_tileaa`` program names (``nv_tileaa.compute_capability<90, 2>``:
+    sm_90a), else ``default``."""
+    from tileorch.dialects.nv_tileaa.attrs import ComputeCapabilityAttr
+
+    for op in module.walk():
+        cc = op.attributes.get("nv_tileaa.compute_capability")
+        if isinstance(cc, ComputeCapabilityAttr):
+            sm = cc.sm.data
+            return f"sm_{sm}a" if sm in (90, 100) else f"sm_{sm}"  # the targets tileorch compiles for are sm_XXa
+    return default
+
+
 def lower_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule: str = "persistent",
                   config: str = "", remarks: list[str] | None = None) -> tuple[str, ModuleOp]:
     """Lower a ``cuda_tile`` module to the tier the backend compiles; returns (kind, module).
+
+    ``convert-cudatile-to-tileaa`` (its errors propagate, located), then
+    :func:`lower_tileaa_program`."""
+    from tileorch.backend.compile import CompileError
+    from tileorch.backend.pipeline import parse_pipeline
+    from tileorch.diagnostics import verify_located
+
+    for p in parse_pipeline(f"convert-cudatile-to-tileaa{{compute_capability={arch}}}"):
+        p.apply(ctx, module)
+    errors = verify_located(module)
+    if errors:
+        raise CompileError([f"{e} (after convert-cudatile-to-tileaa)" for e in errors])
+    return lower_tileaa_program(module, ctx, arch, schedule, config, remarks)
+
+
+def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule: str = "persistent",
+                         config: str = "", remarks: list[str] | None = None) -> tuple[str, ModuleOp]:
+    """Lower an ``nv_tileaa`` module (a tile program: ``examples/tile_gemm.mlir``, the
+    ``tileorch.frontend.tile`` builder, or a cuTile program after ``convert-cudatile-to-tileaa``)
+    to the tier the backend compiles; returns (kind, module).
 
     ``"gemm"``: the kernel has a dot and goes through the TileAS tier to the warp-specialized
     TMA/WGMMA kernel (``convert-nv-tileas-to-cutlass``, the program's epilogue compiled in the
@@ -64,21 +115,13 @@ def lower_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule
     goes through ``convert-nv-tileaa-to-simt``.  A dot kernel the tensor-core lowering refuses
     also takes the SIMT path, and the refusal (a located error) is appended to ``remarks`` (and
     printed by the CLI), never dropped.  ``schedule="simt"`` forces the SIMT path.  Errors of
-    ``convert-cudatile-to-tileaa`` and of the SIMT lowering propagate (located)."""
+    the SIMT lowering propagate (located)."""
     from tileorch.backend.pipeline import parse_pipeline
     from tileorch.diagnostics import LocatedError
     from tileorch.dialects.nv_tileaa import FuncOp
     from tileorch.transforms.tileaa_to_simt import ConvertNvTileaaToSimt
 
-    from tileorch.backend.compile import CompileError
-    from tileorch.diagnostics import verify_located
-
     remarks = remarks if remarks is not None else []
-    for p in parse_pipeline(f"convert-cudatile-to-tileaa{{compute_capability={arch}}}"):
-        p.apply(ctx, module)
-    errors = verify_located(module)
-    if errors:
-        raise CompileError([f"{e} (after convert-cudatile-to-tileaa)" for e in errors])
     fallback = module.clone()
     has_dot = any(op.name == "nv_tileaa.dot" for op in module.walk())
     hopper = arch.startswith("sm_90") and schedule != "simt"  # the tier's GEMM is TMA + WGMMA: sm_90a only
@@ -92,6 +135,12 @@ def lower_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule
             for p in parse_pipeline(f"tileas-tier,convert-nv-tileas-to-cutlass{{{opts}}}"):
                 p.apply(ctx, module)
             if not any(isinstance(f, FuncOp) for f in module.walk()):
+                from tileorch.transforms.tileas.chained_dots import CHAINED_ATTR
+
+                if any(CHAINED_ATTR in f.attributes for f in module.walk()):
+                    remarks.append("remark: chained dots compiled through the TileAS tier to TMA + WGMMA (the "
+                                   "second dot's A from registers), one CTA per program instance")
+                    return "chained", module
                 remarks.append("remark: dot kernel compiled through the TileAS tier to the warp-specialized "
                                "TMA/WGMMA kernel")
                 return "gemm", module
@@ -118,7 +167,11 @@ def _choose_clusters(module: ModuleOp) -> None:
         if isinstance(f, FuncOp) and NUM_CTAS_AUTO in f.attributes:
             spec = f.kernel_spec()
             warps = spec.num_worker_warps.data if spec is not None else 4
-            f.attributes["nv_tileaa.kernel_spec"] = KernelSpecAttr(HOPPER_GEMM_CLUSTER, warps)
+            # a cluster splits the tile's rows over its CTAs: each CTA's share must stay >= 64 rows
+            # (a whole m64 WGMMA atom per warp group); smaller tiles stay on one CTA
+            rows = [op.results[0].type.get_shape()[-2] for op in f.walk() if op.name == "nv_tileaa.dot"]
+            ctas = HOPPER_GEMM_CLUSTER if rows and min(rows) // HOPPER_GEMM_CLUSTER >= 64 else 1
+            f.attributes["nv_tileaa.kernel_spec"] = KernelSpecAttr(ctas, warps)
 
 
 @dataclass
@@ -141,6 +194,10 @@ class CutileProgram:
     the GEMM's own (see ``convert-nv-tileas-to-cutlass``)."""
     retile_safe: bool = True
     remarks: list = None
+    chained: dict | None = None
+    """``kind == "chained"``: the launch record of ``tileorch.transforms.tileas.chained_dots``
+    (threads, shared memory, the tensor maps to build: base-pointer parameter, box rows, rank); the
+    kernel takes the tensor maps, then the cuTile entry's parameters, on the program's grid."""
 
 
 def compile_program(data: bytes, name: str = "<cuTile program>", arch: str = "sm_90a",
@@ -169,8 +226,15 @@ def compile_program(data: bytes, name: str = "<cuTile program>", arch: str = "sm
 
         fn = next(op for op in lowered.walk() if CONFIG_ATTR in op.attributes)
         gemm_config, record = read_config(fn)
+        remarks.extend(f"remark: {r}" for r in record.get("remarks", []))
         args = record.get("args")
         gemm_args = tuple(args) if args is not None else None
+    chained = None
+    if kind == "chained":
+        from tileorch.transforms.tileas.chained_dots import CHAINED_ATTR
+
+        fn = next(op for op in lowered.walk() if CHAINED_ATTR in op.attributes)
+        chained = json.loads(fn.attributes[CHAINED_ATTR].data)
     kernel = kernels[0] if kernels else None
     threads = 0
     if kernel is not None and "nvvm.maxntid" in kernel.attributes:
@@ -179,11 +243,12 @@ def compile_program(data: bytes, name: str = "<cuTile program>", arch: str = "sm
     return CutileProgram(kind, result.ptx, result.ptxas.cubin if result.ptxas is not None else None,
                          kernel.sym_name.data if kernel is not None else "", threads, gemm_config, gemm_args,
                          time.perf_counter() - start, bool(record.get("epilogue_ops", False)),
-                         bool(record.get("retile_safe", True)), remarks)
+                         bool(record.get("retile_safe", True)), remarks, chained)
 
 
-__all__ = ["BytecodeError", "CutileProgram", "compile_program", "front_passes", "is_cuda_tile_input", "load",
-           "lower_program", "lower_to_cutlass"]
+__all__ = ["BytecodeError", "CutileProgram", "compile_program", "front_passes", "is_cuda_tile_input",
+           "is_cuda_tile_module", "is_tileaa_module", "load", "lower_program", "lower_tileaa_program",
+           "lower_to_cutlass", "tile_program_arch"]
 
 
 def compile_cli(args, data: bytes, name: str) -> int:
@@ -203,8 +268,11 @@ def compile_cli(args, data: bytes, name: str) -> int:
         module = load(data, name, ctx)
         remarks: list[str] = []
         kind, module = lower_program(module, ctx, arch, schedule, remarks=remarks)
+        if getattr(args, "schedule", None) not in (None, "simt") and kind == "simt":
+            remarks.append(f"remark: --schedule {schedule} not applied: the kernel has no GEMM the TileAS tier "
+                           "compiles, so the SIMT path compiled it")
         for line in remarks:
-            if "refused" in line or getattr(args, "remarks", False):
+            if "refused" in line or "not applied" in line or getattr(args, "remarks", False):
                 print(line, file=sys.stderr)
         result = compile_module(module, ctx, arch=arch, ptx_version=args.ptx_version, emit=args.emit,
                                 ptxas=not args.no_ptxas and args.emit == "ptx", extra_pipeline=args.pipeline,
@@ -234,5 +302,5 @@ def compile_cli(args, data: bytes, name: str) -> int:
             return 1
         checked = f", accepted by ptxas -arch={result.arch}" if result.ptxas is not None else ""
         print(f"{name}: wrote {args.output} ({out.count(chr(10))} lines of {args.emit}{checked}; cuTile program, "
-              f"{kind + ' ' + schedule + ' schedule' if kind == 'gemm' else 'SIMT kernel'})", file=sys.stderr)
+              f"{kind + ' ' + schedule + ' schedule' if kind == 'gemm' else 'chained-dots WGMMA kernel' if kind == 'chained' else 'SIMT kernel'})", file=sys.stderr)
     return 0

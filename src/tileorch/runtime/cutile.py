@@ -414,6 +414,7 @@ class CachedProgram:
     epilogue_ops: bool = False
     retile_safe: bool = True
     remarks: list | None = None
+    chained: dict | None = None
 
 
 def program_cache_path(data: bytes, arch: str, schedule: str, config: str):
@@ -459,7 +460,8 @@ def _write_cached(path, program: Any) -> None:
               "gemm_args": list(program.gemm_args) if program.gemm_args is not None else None,
               "seconds": program.seconds, "epilogue_ops": bool(getattr(program, "epilogue_ops", False)),
               "retile_safe": bool(getattr(program, "retile_safe", True)),
-              "remarks": list(getattr(program, "remarks", None) or [])}
+              "remarks": list(getattr(program, "remarks", None) or []),
+              "chained": getattr(program, "chained", None)}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
@@ -521,7 +523,7 @@ def compiled(kernel: Any, arguments: list[Argument], arch: str, schedule: str, c
     entry = _programs.get(key)
     if entry is None:
         program = _compile_program(data, f"<cuTile kernel {kernel_name(kernel)}>", arch, schedule, config)
-        if program.kind not in ("simt", "gemm"):
+        if program.kind not in ("simt", "gemm", "chained"):
             raise RuntimeError(f"compile_program returned a program of unknown kind {program.kind!r}")
         entry = _programs[key] = _Compiled(program)
     return entry
@@ -555,7 +557,8 @@ def gemm_operands(program: Any, arguments: list[Argument]) -> tuple[ArrayArg, Ar
     return tuple(picked)  # type: ignore[return-value]
 
 
-_GEMM_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}
+_GEMM_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "tf32": "float32", "e4m3": "float8_e4m3fn",
+                "e5m2": "float8_e5m2"}
 
 
 def gemm_problem(program: Any, arguments: list[Argument]) -> tuple[ArrayArg, ArrayArg, ArrayArg, int, int, int]:
@@ -593,7 +596,7 @@ def gemm_problem_batched(program: Any, arguments: list[Argument]):
     (m, k), (k2, n) = a.shape, b.shape
     if a_major == "m":  # the program reads A^T: A is given [K, M]
         k, m = a.shape
-    if cfg.b_major == "k":  # the program reads B^T: B is given [N, K]
+    if cfg.b_major == "k" and not getattr(cfg, "transpose_b", False):  # the program reads B^T: B is given [N, K]
         n, k2 = b.shape
     if k2 != k or c.shape != (m, n):
         raise ValueError(f"GEMM shapes do not agree: A {a.shape}{' (read as A^T)' if a_major == 'm' else ''}, "
@@ -638,8 +641,32 @@ def _override(cfg: Any) -> str:
             f"max_swizzle={cfg.max_swizzle},epilogue={cfg.epilogue}")
 
 
+_k_major_copies: dict = {}
+
+
+def _k_major_copy(obj: Any, b: ArrayArg, stream: int) -> int:
+    """A K-major copy ``[..., N, K]`` of the N-major ``[..., K, N]`` array ``obj``, made on ``stream``
+    (the buffer is kept per source array for the next launch); needs a torch tensor."""
+    tensor_type = _torch_tensor_type()
+    if tensor_type is None or not isinstance(obj, tensor_type):
+        raise LayoutNotSupported(f"{_where(b.name, b.position)}: this GEMM reads B K-major and B is N-major; "
+                                 "tileorch makes the K-major copy with torch, and B is not a torch tensor")
+    import torch
+
+    key = (b.ptr, tuple(b.shape), str(obj.dtype))
+    buf = _k_major_copies.get(key)
+    if buf is None:
+        buf = _k_major_copies[key] = torch.empty((*obj.shape[:-2], obj.shape[-1], obj.shape[-2]), dtype=obj.dtype,
+                                                 device=obj.device)
+        while len(_k_major_copies) > 8:
+            _k_major_copies.pop(next(iter(_k_major_copies)))
+    with torch.cuda.stream(torch.cuda.ExternalStream(stream, device=obj.device)):
+        buf.copy_(obj.transpose(-1, -2))
+    return int(buf.data_ptr())
+
+
 def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch: str, schedule: str,
-                 stream: int, dev: Any, sync: bool, tiles: str = "auto") -> None:
+                 stream: int, dev: Any, sync: bool, tiles: str = "auto", args: Any = ()) -> None:
     from tileorch.kernels.gemm.api import choose_schedule
     from tileorch.kernels.gemm.host import GemmKernel
     from tileorch.runtime.driver import api, check
@@ -665,7 +692,8 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
 
         chosen = default_config(m * batch, n, k, cfg.dtype, cfg.out_dtype, major,
                                 "auto" if schedule == "auto" else schedule, dev.sm_count)
-        chosen = dataclasses.replace(chosen, batched=cfg.batched, a_major=getattr(cfg, "a_major", "k"))
+        chosen = dataclasses.replace(chosen, batched=cfg.batched, a_major=getattr(cfg, "a_major", "k"),
+                                     transpose_b=getattr(cfg, "transpose_b", False))
         if program.epilogue_ops:
             entry = compiled(kernel, arguments, arch, chosen.schedule, _override(chosen))
         else:
@@ -684,16 +712,21 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
                                    f"{cfg.name!r}")
             entry.image = GemmKernel(cfg, image)
         gk = entry.image
-    key = (id(gk), a.ptr, b.ptr, c.ptr, m, n, k, batch, dev.sm_count, tuple(extra))
+    b_ptr, b_reason = b.ptr, ""
+    if getattr(gk.cfg, "transpose_b", False):
+        b_ptr = _k_major_copy(args[b.position], b, stream)
+        b_reason = "B: N-major, the kernel reads a K-major copy made at each launch (one extra pass over B)"
+    key = (id(gk), a.ptr, b_ptr, c.ptr, m, n, k, batch, dev.sm_count, tuple(extra))
     prepared = _prepared.get(key)
     if prepared is None:
-        prepared = _prepared[key] = gk.prepare(a.ptr, b.ptr, c.ptr, m, n, k, dev.sm_count, extra=extra, batch=batch)
-        if prepared.staging.reasons:
+        prepared = _prepared[key] = gk.prepare(a.ptr, b_ptr, c.ptr, m, n, k, dev.sm_count, extra=extra, batch=batch)
+        if prepared.staging.reasons or b_reason:
             import warnings
 
             from tileorch.diagnostics import PerformanceWarning
 
-            warnings.warn(f"cuTile kernel {kernel_name(kernel)}: " + "; ".join(prepared.staging.reasons),
+            warnings.warn(f"cuTile kernel {kernel_name(kernel)}: "
+                          + "; ".join(prepared.staging.reasons + ([b_reason] if b_reason else [])),
                           PerformanceWarning, stacklevel=3)
         while len(_prepared) > _PREPARED_MAX:
             _prepared.popitem(last=False)
@@ -701,6 +734,55 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     prepared.launch(stream)
     if sync:
         check(api().cuStreamSynchronize(api().CUstream(stream)), "cuStreamSynchronize")
+
+
+_TMAP_DTYPES = {"float16": "f16", "bfloat16": "bf16"}
+
+
+def chained_tensor_maps(record: dict, arguments: list[Argument]) -> list[bytes]:
+    """The TMA tensor maps a ``chained`` program takes before the cuTile entry's parameters: one
+    per loaded array (``record["tmaps"]``: the entry parameter of its base pointer, the box rows,
+    the rank), 64-element boxes along the contiguous dimension, 128-byte swizzle, zero fill.
+    Raises :class:`LayoutNotSupported` for an array TMA cannot address."""
+    from tileorch.kernels.gemm.host import encode_tensor_map
+
+    flat = flat_parameters(arguments)
+    by_pos = {a.position: a for a in arguments}
+    maps = []
+    for t in record["tmaps"]:
+        pos, role = flat[t["arg"]]
+        a = by_pos[pos]
+        if role != "ptr" or not isinstance(a, ArrayArg) or a.ndim != t["rank"]:
+            raise RuntimeError(f"chained program: tensor map {t} does not name an array of rank {t['rank']}")
+        es = a.itemsize
+        where = _where(a.name, a.position)
+        if a.dtype not in _TMAP_DTYPES:
+            raise LayoutNotSupported(f"{where}: dtype {a.dtype} has no TMA path here")
+        if a.strides[-1] != 1 or a.ptr % 16 or any((s * es) % 16 or s <= 0 for s in a.strides[:-1]):
+            raise LayoutNotSupported(f"{where}: TMA needs a contiguous last dimension, a 16-byte aligned base and "
+                                     f"16-byte multiple strides (shape {a.shape}, strides {a.strides})")
+        if any(d == 0 for d in a.shape):
+            raise LayoutNotSupported(f"{where}: empty array")
+        dims = tuple(reversed(a.shape))
+        row_bytes = tuple(s * es for s in reversed(a.strides[:-1]))
+        box = (64, t["rows"]) + (1,) * (a.ndim - 2)
+        maps.append(encode_tensor_map(a.ptr, _TMAP_DTYPES[a.dtype], dims, row_bytes, box))
+    return maps
+
+
+def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], grid3: tuple[int, int, int],
+                    stream: int, sync: bool) -> None:
+    from tileorch.runtime.launch import launch as runtime_launch
+    from tileorch.runtime.module import Module
+
+    program = entry.program
+    record = program.chained
+    maps = chained_tensor_maps(record, arguments)
+    if entry.image is None:
+        image = program.cubin if program.cubin is not None else program.ptx
+        entry.image = Module(image, label=f"cuTile kernel {kernel_name(kernel)}").kernel(program.kernel)
+    runtime_launch(entry.image, grid3, (record["threads"], 1, 1), maps + pack_simt_arguments(arguments),
+                   smem=int(record["smem"]), stream=stream, wait=sync)
 
 
 def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90a", schedule: str = "auto",
@@ -728,9 +810,15 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90
     api()  # GpuUnavailable, with the reason, before any compiling
     dev = _check_device(arch)
     entry = compiled(kernel, arguments, arch, "persistent" if schedule == "auto" else schedule)
+    if entry.program.kind == "chained":
+        try:
+            _launch_chained(entry, kernel, arguments, grid3, handle, sync)
+            return
+        except LayoutNotSupported:
+            entry = compiled(kernel, arguments, arch, "simt")
     if entry.program.kind == "gemm":
         try:
-            _launch_gemm(entry, kernel, arguments, arch, schedule, handle, dev, sync, tiles)
+            _launch_gemm(entry, kernel, arguments, arch, schedule, handle, dev, sync, tiles, args)
             return
         except LayoutNotSupported:
             # e.g. a transposed A: the same program, compiled by the SIMT lowering, takes any strides

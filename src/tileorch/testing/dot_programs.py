@@ -28,6 +28,31 @@ def gemm(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[in
 
 
 @ct.kernel
+def gemm_persistent(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """The GEMM with its persistent tile loop written in the program (a grid of any size walks
+    all tiles, row-major raster)."""
+    tiles_n = ct.num_tiles(C, axis=1, shape=(tm, tn))
+    for t in range(ct.bid(0), ct.num_tiles(C, axis=0, shape=(tm, tn)) * tiles_n, ct.num_blocks(0)):
+        bm, bn = t // tiles_n, t % tiles_n
+        acc = ct.zeros((tm, tn), dtype=ct.float32)
+        for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+            acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+        ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
+
+
+def _gemm_on_cluster(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+    ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
+
+
+gemm_2cta = ct.kernel(num_ctas=2, num_worker_warps=8)(_gemm_on_cluster)
+"""The GEMM with a 256-row tile split over a 2-CTA cluster and 8 worker warps."""
+
+
+@ct.kernel
 def gemm_bias_relu(A, B, bias, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
     bm, bn = ct.bid(0), ct.bid(1)
     acc = ct.zeros((tm, tn), dtype=ct.float32)
@@ -110,6 +135,29 @@ def gemm_at(AT, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constan
     ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
 
 
+@ct.kernel
+def gemm_fp8_scaled(A, W, C, scale_a, scale_b, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """``C = (A @ W^T) * scale_a * scale_b``: fp8 e4m3 inputs with per-tensor scales (W stored
+    [N, K], both operands K-major as fp8 WGMMA reads them), bf16 output."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        w = ct.load(W, index=(bn, k), shape=(tn, tk))
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.transpose(w), acc)
+    ct.store(C, index=(bm, bn), tile=(acc * (scale_a * scale_b)).astype(C.dtype))
+
+
+@ct.kernel
+def linear_tf32(X, W, Y, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """``Y = X @ W^T`` in f32 (tf32 tensor cores), W stored [N, K]."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        w = ct.load(W, index=(bn, k), shape=(tn, tk))
+        acc = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk)), ct.transpose(w), acc)
+    ct.store(Y, index=(bm, bn), tile=acc)
+
+
 @dataclass(frozen=True)
 class Program:
     """One zoo entry: ``make(m, n, k, dtype, gen)`` -> (kernel args before the tile constants,
@@ -121,12 +169,16 @@ class Program:
     tiles: tuple[int, int, int] = (128, 128, 64)
     library: str = ""
     batch: int = 1
+    grid: tuple[int, int, int] | None = None
+    """The launch grid when it is not the tile grid (persistent programs)."""
+    bench: bool = True
+    """In the default benchmark set (tile-shape variants of one computation are not)."""
 
 
 def _t(dtype: str):
     import torch
 
-    return {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}[dtype]
+    return {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32, "e4m3": torch.float8_e4m3fn}[dtype]
 
 
 def _randn(shape, dtype, gen, scale=1.0):
@@ -155,6 +207,62 @@ def _make_gemm_at(m, n, k, dt, g):
     at, b = _randn((k, m), dt, g, 0.5), _randn((k, n), dt, g, 0.5)
     c = _nan((m, n), dt)
     return (at, b, c), c, at.float().t() @ b.float(), lambda: torch.matmul(at.t(), b)
+
+
+def _make_fp8_scaled(m, n, k, dt, g):
+    import torch
+
+    a, w = _randn((m, k), dt, g, 2.0), _randn((n, k), dt, g, 2.0)
+    c = _nan((m, n), "bf16")
+    sa, sb = 0.25, 0.5
+    ref = (a.float() @ w.float().t()) * (sa * sb)
+    ta, tb = torch.tensor(sa, device="cuda"), torch.tensor(sb, device="cuda")
+    return (a, w, c, sa, sb), c, ref, lambda: torch._scaled_mm(a, w.t(), scale_a=ta, scale_b=tb,
+                                                               out_dtype=torch.bfloat16)
+
+
+def _make_linear_tf32(m, n, k, dt, g):
+    import torch
+
+    x, w = _randn((m, k), "f32", g, 0.5), _randn((n, k), "f32", g, 0.5)
+    y = _nan((m, n), "f32")
+    def library():  # what a user runs instead: F.linear with TF32 allowed (restored after)
+        old = torch.backends.cuda.matmul.allow_tf32
+        torch.backends.cuda.matmul.allow_tf32 = True
+        try:
+            return torch.nn.functional.linear(x, w)
+        finally:
+            torch.backends.cuda.matmul.allow_tf32 = old
+
+    return (x, w, y), y, x @ w.t(), library
+
+
+def _make_fp8_n_major_b(m, n, k, dt, g):
+    import torch
+
+    a, b = _randn((m, k), dt, g, 2.0), _randn((k, n), dt, g, 2.0)
+    c = _nan((m, n), "f16")
+    ref = a.float() @ b.float()
+    one = torch.tensor(1.0, device="cuda")
+    b_col = b.t().contiguous().t()  # _scaled_mm takes B column-major: converted once, outside the timing
+    return (a, b, c), c, ref, lambda: torch._scaled_mm(a, b_col, scale_a=one, scale_b=one, out_dtype=torch.float16)
+
+
+def _make_gemm_tf32(m, n, k, dt, g):
+    import torch
+
+    a, b = _randn((m, k), "f32", g, 0.5), _randn((k, n), "f32", g, 0.5)
+    c = _nan((m, n), "f32")
+
+    def library():
+        old = torch.backends.cuda.matmul.allow_tf32
+        torch.backends.cuda.matmul.allow_tf32 = True
+        try:
+            return torch.matmul(a, b)
+        finally:
+            torch.backends.cuda.matmul.allow_tf32 = old
+
+    return (a, b, c), c, a @ b, library
 
 
 def _make_bias_relu(m, n, k, dt, g):
@@ -214,7 +322,20 @@ def _make_bmm_bias(m, n, k, dt, g, batch=4):
 
 PROGRAMS: dict[str, Program] = {
     "gemm_f16": Program(gemm, "f16", _make_gemm, library="torch.matmul"),
+    "gemm_f16_tile64x128": Program(gemm, "f16", _make_gemm, tiles=(64, 128, 64), library="torch.matmul",
+                                   bench=False),
+    "gemm_f16_tile256x128_2cta": Program(gemm_2cta, "f16", _make_gemm, tiles=(256, 128, 64),
+                                         library="torch.matmul", bench=False),
+    "gemm_f16_tile128x32x32": Program(gemm, "f16", _make_gemm, tiles=(128, 32, 32), library="torch.matmul",
+                                      bench=False),
+    "gemm_persistent_f16": Program(gemm_persistent, "f16", _make_gemm, library="torch.matmul", grid=(132, 1, 1)),
     "gemm_at_bf16": Program(gemm_at, "bf16", _make_gemm_at, library="torch.matmul(A^T)"),
+    "gemm_fp8_e4m3_scaled": Program(gemm_fp8_scaled, "e4m3", _make_fp8_scaled, tiles=(128, 128, 128),
+                                    library="torch._scaled_mm"),
+    "linear_tf32": Program(linear_tf32, "tf32", _make_linear_tf32, tiles=(128, 128, 32), library="F.linear (tf32)"),
+    "gemm_fp8_e4m3_n_major_b": Program(gemm, "e4m3", _make_fp8_n_major_b, tiles=(128, 128, 128),
+                                       library="torch._scaled_mm (B transposed for it)"),
+    "gemm_tf32_n_major_b": Program(gemm, "tf32", _make_gemm_tf32, tiles=(128, 128, 32), library="torch.matmul (tf32)"),
     "gemm_bias_relu_f16": Program(gemm_bias_relu, "f16", _make_bias_relu, library="torch.addmm + relu"),
     "linear_gelu_bf16": Program(linear_gelu, "bf16", _make_linear_gelu, library="F.linear + gelu"),
     "gemm_scale_residual_bf16": Program(gemm_scale_residual, "bf16", _make_scale_residual,
@@ -235,7 +356,7 @@ def build(name: str, m: int, n: int, k: int, seed: int = 0):
     g = torch.Generator(device="cuda").manual_seed(seed)
     args, out, ref, lib = p.make(m, n, k, p.dtype, g)
     tm, tn, tk = p.tiles
-    grid = (math.ceil(m / tm), math.ceil(n / tn), p.batch)
+    grid = p.grid or (math.ceil(m / tm), math.ceil(n / tn), p.batch)
     return p.kernel, (*args, tm, tn, tk), grid, out, ref, lib
 
 

@@ -96,11 +96,13 @@ def wgmma_asm_text(op: P.WgmmaMmaAsyncOp) -> tuple[str, str]:
     ta = int(op.layoutA.data == P.MMALayout.COL)
     tb = int(op.layoutB.data == P.MMALayout.ROW)
     outs = ", ".join(f"${i}" for i in range(regs))
+    # imm-trans-a/b exist only for 16-bit inputs (fp8/tf32 operands are K-major)
+    trans = f", {ta}, {tb}" if t in ("f16", "bf16") else ""
     text = (
         "{\n.reg .pred p;\n"
         f"setp.ne.b32 p, {scale_d}, 0;\n"
         f"wgmma.mma_async.sync.aligned.m64n{n}k{op.shape.k.data}.f32.{t}.{t} "
-        f"{{{outs}}}, ${regs}, ${regs + 1}, p, {sa}, {sb}, {ta}, {tb};\n}}"
+        f"{{{outs}}}, ${regs}, ${regs + 1}, p, {sa}, {sb}{trans};\n}}"
     )
     tied = [str(i) for i in range(regs)] if op.inouts is not None else []
     constraints = ",".join(["=f"] * regs + ["l", "l"] + tied)

@@ -50,7 +50,8 @@ cuda_tile.module @m {
 // -----
 
 // Row reduction and elementwise math: reduce keeps its combiner region, reshape inserts unit
-// dimensions, comparisons and selects become arith.
+// dimensions; comparisons and selects of tiles become nv_tileaa.cmpf/select (a tile of i1: xDSL's
+// arith.cmpf types its result i1 and arith.select takes an i1 condition).
 // CHECK-LABEL: nv_tileaa.func @rowmax
 cuda_tile.module @m {
   entry @rowmax() {
@@ -67,9 +68,9 @@ cuda_tile.module @m {
     // CHECK: nv_tileaa.expand_dims %{{.*}} {dim = 0 : i32} : tensor<8xf32> -> tensor<1x8xf32>
     %r2 = reshape %r : tile<8xf32> -> tile<1x8xf32>
     %rb = broadcast %r2 : tile<1x8xf32> -> tile<4x8xf32>
-    // CHECK: arith.cmpf ogt
+    // CHECK: %[[GT:.*]] = nv_tileaa.cmpf "ogt", %{{.*}}, %{{.*}} : tensor<4x8xf32> -> tensor<4x8xi1>
     %gt = cmpf greater_than ordered %x, %rb : tile<4x8xf32> -> tile<4x8xi1>
-    // CHECK: arith.select
+    // CHECK: nv_tileaa.select %[[GT]], %{{.*}}, %{{.*}} : tensor<4x8xi1>, tensor<4x8xf32>
     %s = select %gt, %x, %rb : tile<4x8xi1>, tile<4x8xf32>
   }
 }
@@ -127,5 +128,86 @@ cuda_tile.module @m {
     %x = constant <f32: 5.5> : tile<8xf32>
     %y = constant <f32: 2.0> : tile<8xf32>
     %r = remf %x, %y : tile<8xf32>
+  }
+}
+
+// -----
+
+// A reduction of a 1-D tile (layernorm's mean, ct.sum(t)) gives a rank-0 tile, which the tile
+// tier holds as a scalar: the reduce gives a rank-0 tensor and nv_tileaa.extract takes its
+// element (this used to build a reduce with an f32 result, which does not verify).
+// CHECK-LABEL: nv_tileaa.func @mean
+// CHECK: %[[S:.*]] = "nv_tileaa.reduce"(%{{.*}}) <{dim = 0 : i32, identities = [0.000000e+00 : f32]}> ({
+// CHECK: }) : (tensor<256xf32>) -> tensor<f32>
+// CHECK: %[[M:.*]] = nv_tileaa.extract %[[S]] {indices = array<i32>} : tensor<f32> -> f32
+// CHECK: nv_tileaa.divf %[[M]], %{{.*}} : f32
+// CHECK: nv_tileaa.splat %{{.*}} : f32 -> tensor<1xf32>
+// CHECK: nv_tileaa.broadcast %{{.*}} : tensor<1xf32> -> tensor<256xf32>
+cuda_tile.module @m {
+  entry @mean() {
+    %x = constant <f32: 1.0> : tile<256xf32>
+    %n = constant <f32: 256.0> : tile<f32>
+    %s = reduce %x dim=0 identities=[0.000000e+00 : f32] : tile<256xf32> -> tile<f32>
+    (%p: tile<f32>, %q: tile<f32>) {
+      %t = addf %p, %q : tile<f32>
+      yield %t : tile<f32>
+    }
+    %m = divf %s, %n : tile<f32>
+    %mt = reshape %m : tile<f32> -> tile<1xf32>
+    %mb = broadcast %mt : tile<1xf32> -> tile<256xf32>
+    %d = subf %x, %mb : tile<256xf32>
+  }
+}
+
+// -----
+
+// Integer and float casts of tiles become nv_tileaa casts (xDSL's arith casts take scalars
+// only); of scalars they stay arith.  negi is 0 - x, absi max(x, 0 - x).
+// CHECK-LABEL: nv_tileaa.func @casts
+// CHECK: nv_tileaa.extsi %{{.*}} : tensor<64xi8> -> tensor<64xi32>
+// CHECK: nv_tileaa.extui %{{.*}} : tensor<64xi8> -> tensor<64xi64>
+// CHECK: nv_tileaa.trunci %{{.*}} : tensor<64xi32> -> tensor<64xi16>
+// CHECK: nv_tileaa.sitofp %{{.*}} : tensor<64xi32> -> tensor<64xf16>
+// CHECK: nv_tileaa.uitofp %{{.*}} : tensor<64xi8> -> tensor<64xbf16>
+// CHECK: nv_tileaa.fptosi %{{.*}} : tensor<64xf16> -> tensor<64xi8>
+// CHECK: nv_tileaa.fptoui %{{.*}} : tensor<64xf16> -> tensor<64xi32>
+// CHECK: %[[B:.*]] = nv_tileaa.cmpi "slt", %{{.*}}, %{{.*}} : tensor<64xi32> -> tensor<64xi1>
+// CHECK: nv_tileaa.extui %[[B]] : tensor<64xi1> -> tensor<64xi32>
+// CHECK: arith.extsi %{{.*}} : i8 to i32
+// CHECK: %[[Z:.*]] = arith.constant dense<0> : tensor<64xi32>
+// CHECK: nv_tileaa.subi %[[Z]], %{{.*}} : tensor<64xi32>
+// CHECK: %[[N:.*]] = nv_tileaa.subi %{{.*}}, %{{.*}} : tensor<64xi32>
+// CHECK: arith.maxsi %{{.*}}, %[[N]] : tensor<64xi32>
+cuda_tile.module @m {
+  entry @casts() {
+    %b = constant <i8: 3> : tile<64xi8>
+    %w = exti %b signed : tile<64xi8> -> tile<64xi32>
+    %u = exti %b unsigned : tile<64xi8> -> tile<64xi64>
+    %t = trunci %w : tile<64xi32> -> tile<64xi16>
+    %h = itof %w signed rounding<nearest_even> : tile<64xi32> -> tile<64xf16>
+    %bf = itof %b unsigned rounding<nearest_even> : tile<64xi8> -> tile<64xbf16>
+    %q = ftoi %h signed rounding<nearest_int_to_zero> : tile<64xf16> -> tile<64xi8>
+    %r = ftoi %h unsigned rounding<nearest_int_to_zero> : tile<64xf16> -> tile<64xi32>
+    %lt = cmpi less_than %w, %r, signed : tile<64xi32> -> tile<64xi1>
+    %li = exti %lt unsigned : tile<64xi1> -> tile<64xi32>
+    %s8 = constant <i8: 1> : tile<i8>
+    %s32 = exti %s8 signed : tile<i8> -> tile<i32>
+    %ng = negi %w : tile<64xi32>
+    %ab = absi %w : tile<64xi32>
+  }
+}
+
+// -----
+
+// cat and extract (a sub-tile at dynamic tile indices) of any rank.
+// CHECK-LABEL: nv_tileaa.func @shapes
+// CHECK: nv_tileaa.cat %{{.*}}, %{{.*}} {dim = 1 : i32} : tensor<2x4x8xf32>, tensor<2x4x8xf32> -> tensor<2x8x8xf32>
+// CHECK: nv_tileaa.extract_slice %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] : tensor<2x8x8xf32>, i32, i32, i32 -> tensor<1x8x4xf32>
+cuda_tile.module @m {
+  entry @shapes(%i: tile<i32>) {
+    %x = constant <f32: 1.0> : tile<2x4x8xf32>
+    %c = cat %x, %x dim = 1 : tile<2x4x8xf32>, tile<2x4x8xf32> -> tile<2x8x8xf32>
+    %c0 = constant <i32: 0> : tile<i32>
+    %e = extract %c[%i, %c0, %i] : tile<2x8x8xf32> -> tile<1x8x4xf32>
   }
 }

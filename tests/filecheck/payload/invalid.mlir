@@ -125,3 +125,18 @@ llvm.func @f(%p: !llvm.ptr<3>, %r: i32) {
   llvm.return
 }
 // CHECK: error: only the m8n8 b16 stmatrix is supported on sm_90
+
+// -----
+// fp8 operands cannot be transposed in shared memory (no imm-trans for e4m3/e5m2)
+llvm.func @f(%a: i64, %b: i64, %c: !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>) {
+  %d = nvvm.wgmma.mma_async %a, %b, %c, <m = 64, n = 16, k = 32>, D[<f32>, <one>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <row>] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+  llvm.return
+}
+// CHECK: error: e4m3 operands must be K-major (A layout row, B layout col): only 16-bit inputs can be transposed
+
+// -----
+llvm.func @f(%a: i64, %b: i64, %c: !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>) {
+  %d = nvvm.wgmma.mma_async %a, %b, %c, <m = 64, n = 16, k = 16>, D[<f32>, <one>], A[<e5m2>, <one>, <row>], B[<e5m2>, <one>, <col>] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+  llvm.return
+}
+// CHECK: error: shape must be m = 64, k = 32 for e5m2, got m = 64, k = 16

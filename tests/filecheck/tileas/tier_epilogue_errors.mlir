@@ -107,3 +107,38 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
   }
 }
 // CHECK: tier_epilogue_errors.mlir:105:5: error: convert-nv-tileas-to-cutlass: C must be stored at tile (program id 0, program id 1)
+
+// -----
+// The K loop runs a constant 2 tiles, not all of K: the WGMMA kernel would reduce over all of K.
+!m = !nv_tileaa.memref<bf16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+!vat = !nv_tileaa.tiled_view<array<i32: 64, 128>, array<i32: 64, 128>, array<i32: 0, 1>, !m>
+!vb = !nv_tileaa.tiled_view<array<i32: 64, 128>, array<i32: 64, 128>, array<i32: 0, 1>, !m>
+!vc = !nv_tileaa.tiled_view<array<i32: 128, 128>, array<i32: 128, 128>, array<i32: 0, 1>, !m>
+builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_capability<90, 2>} {
+  nv_tileaa.func @gemm_at(%at: !nv_tileaa.ptr<bf16>, %b: !nv_tileaa.ptr<bf16>, %c: !nv_tileaa.ptr<bf16>, %m: i32, %n: i32, %k: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 8>} {
+    %mat = nv_tileaa.make_memref %at[%k, %m] [%m] : !nv_tileaa.ptr<bf16> [i32, i32] [i32] -> !m
+    %mb = nv_tileaa.make_memref %b[%k, %n] [%n] : !nv_tileaa.ptr<bf16> [i32, i32] [i32] -> !m
+    %mc = nv_tileaa.make_memref %c[%m, %n] [%n] : !nv_tileaa.ptr<bf16> [i32, i32] [i32] -> !m
+    %vat = nv_tileaa.block_tile %mat : !m -> !vat
+    %vb = nv_tileaa.block_tile %mb : !m -> !vb
+    %vc = nv_tileaa.block_tile %mc : !m -> !vc
+    %pm = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %pn = nv_tileaa.get_program_id {axis = 1 : i32} : i32
+    %kt = nv_tileaa.get_dim_size %vat {index = 0 : i32} : !vat -> i32
+    %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %acc = scf.for %i = %c0 to %c2 step %c1 iter_args(%x = %zero) -> (tensor<128x128xf32>) : i32 {
+      %tat, %t0 = nv_tileaa.tiled_load %vat[%i, %pm] : !vat [i32, i32] -> tensor<64x128xbf16>
+      %ta = "nv_tileaa.permute"(%tat) <{permutation = array<i32: 1, 0>}> : (tensor<64x128xbf16>) -> tensor<128x64xbf16>
+      %tb, %t1 = nv_tileaa.tiled_load %vb[%i, %pn] : !vb [i32, i32] -> tensor<64x128xbf16>
+      %y = nv_tileaa.dot %ta, %tb, %x : tensor<128x64xbf16>, tensor<64x128xbf16>, tensor<128x128xf32> -> tensor<128x128xf32>
+      scf.yield %y : tensor<128x128xf32>
+    }
+    %h = nv_tileaa.fp_to_fp %acc : tensor<128x128xf32> -> tensor<128x128xbf16>
+    %t5 = nv_tileaa.tiled_store %h, %vc[%pm, %pn] : tensor<128x128xbf16>, !vc [i32, i32]
+    nv_tileaa.return
+  }
+}
+// CHECK: tier_epilogue_errors.mlir:132:5: error: convert-nv-tileas-to-cutlass: the K loop's trip count must be the number of K tiles of A or B

@@ -406,6 +406,8 @@ def float_to_bits(value: float, t: Attribute) -> int:
         except OverflowError:
             return 0xFC00 if value < 0 else 0x7C00
     e_bits, m_bits, bias = _float_format(t)
+    if isinstance(t, (BFloat16Type, FloatTF32Type)) and not math.isnan(value):
+        return _round_ieee(value, e_bits, m_bits, bias)  # 2^16 / 2^19 patterns: too many to search
     # generic rounding through the exact value: pick the nearest representable pattern
     best, best_err = 0, math.inf
     sign_bits = 0 if isinstance(t, Float8E8M0FNUType) else 1
@@ -423,6 +425,28 @@ def float_to_bits(value: float, t: Attribute) -> int:
         if err < best_err or (err == best_err and not (bits & 1) and (best & 1)):
             best, best_err = bits, err
     return best
+
+
+def _round_ieee(value: float, e_bits: int, m_bits: int, bias: int) -> int:
+    """The bit pattern of ``value`` rounded to nearest even in an IEEE binary format with
+    subnormals and infinities (bf16, tf32): computed, not searched.  Overflow gives infinity."""
+    sign = 1 << (e_bits + m_bits) if math.copysign(1.0, value) < 0 else 0
+    a = abs(value)
+    top = (1 << e_bits) - 1  # the exponent field of infinities
+    if math.isinf(a):
+        return sign | (top << m_bits)
+    if a == 0.0:
+        return sign
+    e = max(math.frexp(a)[1] - 1, 1 - bias)  # the binade's exponent (subnormals: the smallest normal's)
+    q = round(math.ldexp(a, m_bits - e))  # exact scaling; round() is round-half-even
+    if q >= 1 << (m_bits + 1):  # rounded up into the next binade
+        q >>= 1
+        e += 1
+    if q < 1 << m_bits:  # subnormal (or zero)
+        return sign | q
+    if e + bias >= top:
+        return sign | (top << m_bits)
+    return sign | ((e + bias) << m_bits) | (q - (1 << m_bits))
 
 
 def bits_to_float(bits: int, t: Attribute) -> float:

@@ -2069,6 +2069,7 @@ class LoadViewTkoOp(CtOp):
     token = opt_operand_def(TokenType)
     tile = result_def(TileType)
     result_token = result_def(TokenType)
+    VALUE_TYPES: ClassVar = {"index": "tile:int"}  # the specification's Variadic<CudaTile_IntTileType>
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     @classmethod
@@ -2124,6 +2125,7 @@ class StoreViewTkoOp(CtOp):
     index = var_operand_def(TileType)
     token = opt_operand_def(TokenType)
     result_token = result_def(TokenType)
+    VALUE_TYPES: ClassVar = {"index": "tile:int"}  # the specification's Variadic<CudaTile_IntTileType>
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     @classmethod
@@ -2181,6 +2183,7 @@ class AtomicRedViewTkoOp(CtOp):
     value = operand_def(TileType)
     token = opt_operand_def(TokenType)
     result_token = result_def(TokenType)
+    VALUE_TYPES: ClassVar = {"index": "tile:int"}  # the specification's Variadic<CudaTile_IntTileType>
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     @classmethod

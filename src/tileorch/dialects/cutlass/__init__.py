@@ -1,7 +1,9 @@
 """The ``cutlass`` dialect: 70 orchestration ops in 8 families, their types and attributes.
 
 One module per family; each exposes ``OPS`` (op classes) and the attribute modules
-expose ``ATTRS`` (types and attributes).  This module only assembles them.
+expose ``ATTRS`` (types and attributes).  This module assembles them and installs the rules
+every cutlass op obeys (:mod:`.common`: function scope, integer properties in range) after
+each op's own verifier.
 """
 
 from xdsl.ir import Dialect
@@ -11,6 +13,7 @@ from tileorch.dialects.cutlass import (
     attrs,
     barrier_attrs,
     block_striped,
+    common,
     generic_barrier,
     mods,
     named_barrier,
@@ -32,6 +35,10 @@ FAMILIES = {
     "generic_barrier": generic_barrier.OPS,
     "async": async_exec.OPS,
 }
+
+for _ops in FAMILIES.values():
+    for _op in _ops:
+        common.install(_op)
 
 Cutlass = Dialect(
     "cutlass",

@@ -178,6 +178,25 @@ class BarrierIdAttr(EnumAttribute[BarrierId], SpacedOpaqueSyntaxAttribute):
     name = "cutlass.barrier_id"
 
 
+MAX_CLUSTER_CTAS = 16
+"""The most CTAs any GPU launches in one thread-block cluster (sm_90 / sm_100 with the non-portable
+size opt-in); the target-dependent limit is checked where the shape is used
+(``scheduler_context.check_cga_shape``)."""
+
+
+def check_cluster_size(what: str, shape: Sequence[int]) -> None:
+    """A cluster shape no GPU can launch (more than 16 CTAs) is rejected wherever it is written,
+    before any arithmetic on its (possibly 64-bit-overflowing) extents."""
+    ctas = 1
+    for v in shape:
+        ctas *= v
+    if ctas > MAX_CLUSTER_CTAS:
+        raise VerifyException(
+            f"{what} {list(shape)} has {ctas} CTAs: no GPU launches a thread-block cluster of more than "
+            f"{MAX_CLUSTER_CTAS} CTAs (at most 8 portably, 16 with the non-portable opt-in on sm_90 / sm_100)"
+        )
+
+
 @irdl_attr_definition
 class CgaAttr(ParametrizedAttribute):
     """A CGA (thread-block cluster) shape ``#cutlass.cga_attr<x, y, z>``, every extent >= 1."""
@@ -211,6 +230,7 @@ class CgaAttr(ParametrizedAttribute):
     def verify(self) -> None:
         if any(v < 1 for v in self.shape):
             raise VerifyException(f"cga_attr extents must be >= 1, found {list(self.shape)}")
+        check_cluster_size("cga_attr", self.shape)
 
 
 ATTRS: list[type] = [

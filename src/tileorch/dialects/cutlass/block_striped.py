@@ -99,9 +99,48 @@ class BlockStripedOp(IRDLOperation):
                 f"'{self.name}' op n_threads_in_block must be in [1, {MAX_CTA_THREADS}], "
                 f"found {threads}"
             )
+        self._verify_threads_exist(threads)
         element, length = self._verify_fragment()
         self._verify_access(element, length)
         self._verify_tile(element, threads, length)
+        self._verify_tile_alignment(element)
+
+    def _verify_threads_exist(self, threads: int) -> None:
+        """Threads ``0 .. T-1`` of the block run the op (thread ``t`` moves access ``t`` of each
+        stripe): T is at most the threads that run it, the enclosing executor set's when known (a
+        ``cutlass.async.exec`` or switch arm), else the CTA's (kernel ``nvvm.reqntid`` / ``maxntid``);
+        otherwise the stripes of the missing threads are never moved."""
+        from tileorch.dialects.cutlass import executors
+
+        enclosing = executors.enclosing_set(self)
+        if enclosing is not None:
+            available, where = enclosing[0].bit_count(), enclosing[1]
+        else:
+            cta = executors.cta_size(self)
+            if cta is None:
+                return
+            available, where = cta[0], f"the CTA ({cta[1]})"
+        if threads > available:
+            raise VerifyException(
+                f"'{self.name}' op n_threads_in_block = {threads} but {where} runs {available} threads: "
+                f"the stripes of threads {available}..{threads - 1} would never be moved"
+            )
+
+    def _verify_tile_alignment(self, element: Attribute) -> None:
+        """Each access is one ``A x E`` vector load/store (CUTLASS ``AlignedArray<E, A>``), which the
+        lowering emits with alignment ``A * sizeof(E)``: a tile address known to be less aligned
+        (``llvm.inttoptr`` of a constant) would fault or silently split the access."""
+        from tileorch.dialects.cutlass.scheduler_context import known_alignment
+
+        if not isinstance(self.ptr.type, LLVMPointerType):
+            return
+        access_bytes = self.access_width() * _element_bits(element) // 8
+        known = known_alignment(self.ptr)
+        if known is not None and known < access_bytes:
+            raise VerifyException(
+                f"'{self.name}' op each access stores {self.access_width()} x {element} = {access_bytes} bytes "
+                f"with {access_bytes}-byte alignment, but the tile address is only {known}-byte aligned"
+            )
 
     def _verify_fragment(self) -> tuple[Attribute, int]:
         fragment = self.fragment_type()

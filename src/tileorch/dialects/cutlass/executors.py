@@ -36,12 +36,10 @@ def expand(mask: int, unit: int) -> int:
     if cached is not None:
         return cached
     block = (1 << unit) - 1
-    threads, i, m = 0, 0, mask
-    while m:
-        if m & 1:
+    threads, m = 0, mask & MASK64  # an unsigned bit set: a negative i64 must not loop forever
+    for i in range(m.bit_length()):  # at most 64 units
+        if (m >> i) & 1:
             threads |= block << (i * unit)
-        m >>= 1
-        i += 1
     if len(_EXPAND_CACHE) < 4096:
         _EXPAND_CACHE[key] = threads
     return threads

@@ -97,6 +97,10 @@ class GenericBarrierOp(IRDLOperation):
                 f"found sync = {self.sync_kind().value}"
             )
         self.arrive_count()
+        if self.barrier_id is not None:
+            from tileorch.dialects.cutlass.barrier_pool import check_use
+
+            check_use(self, self.barrier_id.value.data)
 
     def _verify_lock(self) -> None:
         lock_type: Attribute = self.lock.type

@@ -34,7 +34,7 @@ from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
 from typing import ClassVar
 
-from xdsl.dialects.builtin import I32, I64, BoolAttr, IntegerAttr, IntegerType
+from xdsl.dialects.builtin import I32, I64, BoolAttr, IntegerAttr, IntegerType, StringAttr
 from xdsl.ir import Attribute, Operation
 from xdsl.irdl import (
     IRDLOperation,
@@ -93,11 +93,27 @@ def _region_name(op: Operation) -> str:
     return region.name if region is not None else "cutlass.async.exec"
 
 
+def _scope_of(op: Operation) -> str:
+    """Where an op outside every executor region sits: ``module scope``, or ``function scope (the
+    body of func.func @f)`` for the nearest enclosing function-like op."""
+    parent = op.parent_op()
+    while parent is not None:
+        sym = parent.properties.get("sym_name") or parent.attributes.get("sym_name")
+        if parent.name in ("builtin.module", "gpu.module"):
+            return "module scope"
+        if isinstance(sym, StringAttr):
+            kind = "kernel" if "nvvm.kernel" in parent.attributes or parent.name.endswith("kernel") else "function"
+            return f"{kind} scope (directly in the body of {parent.name} @{sym.data}, outside any executor region)"
+        parent = parent.parent_op()
+    return "module scope"
+
+
 def _require_async_exec(op: Operation) -> None:
     if enclosing_async_region(op) is None:
         raise VerifyException(
             f"{op.name} must be nested in an nv_tileas.async.exec or cutlass.async.exec region "
-            "(MODS ops never appear at module or kernel scope)"
+            "(MODS ops never appear at module or kernel scope): MODS ops run inside a kernel's agent "
+            f"(executor) region of the persistent mainloop, but this one is at {_scope_of(op)}"
         )
 
 

@@ -79,6 +79,10 @@ class NamedBarrierOp(IRDLOperation):
         if static_id is not None:
             check_named_barrier_id(self, static_id)
         self.arrive_count()
+        if static_id is not None:
+            from tileorch.dialects.cutlass.barrier_pool import check_use
+
+            check_use(self, static_id)
 
 
 @irdl_op_definition

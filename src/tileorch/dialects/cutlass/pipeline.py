@@ -76,7 +76,7 @@ from tileorch.dialects.cutlass.syntax import (
     print_keyword_operand,
     print_operands,
 )
-from tileorch.dialects.cutlass.scheduler_context import cluster_shape
+from tileorch.dialects.cutlass.scheduler_context import check_cga_shape, cluster_shape
 from tileorch.dialects.cutlass.types import DynamicParticipantsType, PipelineStateType, PipelineType
 
 MBARRIER_MAX_COUNT = (1 << 20) - 1
@@ -653,6 +653,9 @@ class PipelineInitOp(IRDLOperation):
                 f"(the per-CTA named-barrier pool), found {base}"
             )
         check_named_barrier_range(self.name, base, self.num_named_barriers())
+        from tileorch.dialects.cutlass.barrier_pool import check_claimant
+
+        check_claimant(self)
 
     def _verify_dynamic_participants(self, pipe: PipelineType) -> None:
         dyn = self.dynamic_participants
@@ -740,6 +743,7 @@ class PipelineMakeParticipantsOp(IRDLOperation):
                     "cutlass.pipeline.make_participants: cga mode needs a cgaShape "
                     "(e.g. {cgaShape = #cutlass.cga_attr<2, 1, 1>})"
                 )
+            check_cga_shape(self, self.cgaShape.shape, "cutlass.pipeline.make_participants: cgaShape")
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {self.mode.data.value}")
@@ -954,16 +958,23 @@ class ProducerCommitOp(_PipeStateSyntax):
 
     def verify_(self) -> None:
         super().verify_()
-        if self.transaction_bytes is not None and self.transaction_bytes.value.data > MBARRIER_MAX_COUNT:
-            raise VerifyException(
-                f"cutlass.pipeline.producer_commit: transaction_bytes = {self.transaction_bytes.value.data} does not "
-                f"fit an mbarrier's 20-bit transaction count (at most {MBARRIER_MAX_COUNT})"
-            )
-        if self.transaction_bytes is not None and self.transaction_bytes.value.data < 0:
-            raise VerifyException(
-                f"cutlass.pipeline.producer_commit: transaction_bytes must be >= 0, found "
-                f"{self.transaction_bytes.value.data}"
-            )
+        check_transaction_bytes(self)
+
+
+def check_transaction_bytes(op: Operation) -> None:
+    """``transaction_bytes`` of a producer commit (or of the commit that ends a ``produce``) is the
+    byte count of its ``mbarrier.arrive.expect_tx``: in [0, 2^20 - 1], an mbarrier's tx-count."""
+    attr = op.properties.get("transaction_bytes")
+    if not isinstance(attr, IntegerAttr):
+        return
+    value = attr.value.data
+    if value > MBARRIER_MAX_COUNT:
+        raise VerifyException(
+            f"{op.name}: transaction_bytes = {value} does not "
+            f"fit an mbarrier's 20-bit transaction count (at most {MBARRIER_MAX_COUNT})"
+        )
+    if value < 0:
+        raise VerifyException(f"{op.name}: transaction_bytes must be >= 0, found {value}")
 
 
 @irdl_op_definition
@@ -1265,6 +1276,10 @@ class ProduceOp(_StageRegionSyntax):
     def __init__(self, pipeline: SSAValue, state: SSAValue, transaction_bytes: int | None = None, body: Region | None = None):
         props = {"transaction_bytes": _i32(transaction_bytes)} if transaction_bytes is not None else {}
         super().__init__(operands=[pipeline, state], properties=props, regions=[body or Region(Block())])
+
+    def verify_(self) -> None:
+        super().verify_()
+        check_transaction_bytes(self)
 
 
 @irdl_op_definition

@@ -43,22 +43,100 @@ def target_sm(op: Operation) -> int:
 
 MAX_CLUSTER_CTAS = 16
 """The largest (non-portable) thread-block cluster of sm_90/sm_100 (hardware)."""
+PORTABLE_CLUSTER_CTAS = 8
+"""The largest cluster every cluster-capable GPU launches (CUDA's portable cluster size)."""
+FIRST_CLUSTER_SM = 90
+"""Thread-block clusters exist from sm_90 (compute capability 9.0) on."""
+
+
+def max_cluster_ctas(op: Operation) -> tuple[int, str]:
+    """(the most CTAs a cluster may have on the target in effect at ``op``, why).
+
+    Below sm_90 there are no clusters (1 CTA); sm_90 and the sm_100 family launch up to 16 CTAs with
+    the non-portable cluster-size opt-in (the runtime sets ``NON_PORTABLE_CLUSTER_SIZE_ALLOWED`` for
+    clusters above 8); any other target is held to the portable 8."""
+    sm, name = target_sm(op), target_name(op)
+    if sm < FIRST_CLUSTER_SM:
+        return 1, f"{name} has no thread-block clusters (they start with sm_90)"
+    if sm == FIRST_CLUSTER_SM or 100 <= sm < 110:
+        return MAX_CLUSTER_CTAS, (f"a cluster on {name} has at most {MAX_CLUSTER_CTAS} CTAs (the non-portable "
+                                  f"size; portable clusters have at most {PORTABLE_CLUSTER_CTAS})")
+    return PORTABLE_CLUSTER_CTAS, f"a portable cluster has at most {PORTABLE_CLUSTER_CTAS} CTAs ({name})"
 
 
 def cluster_shape(op: Operation) -> tuple[int, int, int]:
     """The ``cutlass.cluster_shape`` in effect at ``op``.  A shape that is no cluster (an extent
-    below 1, more than 16 CTAs) raises VerifyException, so that every rule derived from the
-    cluster reports it at the op that needs it instead of enumerating a huge cluster."""
+    below 1, more CTAs than the target launches) raises VerifyException, so that every rule derived
+    from the cluster reports it at the op that needs it instead of enumerating a huge cluster."""
     attr = _module_attr(op, "cutlass.cluster_shape")
     if isinstance(attr, DenseArrayBase):
         values = tuple(int(v) for v in attr.get_values())
         if len(values) == 3:
-            if min(values) < 1 or values[0] * values[1] * values[2] > MAX_CLUSTER_CTAS:
+            limit, why = max_cluster_ctas(op)
+            if min(values) < 1 or values[0] * values[1] * values[2] > limit:
                 raise VerifyException(
                     f"the module's cutlass.cluster_shape {list(values)} is not a cluster: every extent must be "
-                    f">= 1 and the cluster at most {MAX_CLUSTER_CTAS} CTAs (hardware)")
+                    f">= 1 and {why}")
             return values  # type: ignore[return-value]
     return (1, 1, 1)
+
+
+def _cluster_extents(attr) -> tuple[int, int, int] | None:
+    """The (x, y, z) of an ``array<iN: ...>`` cluster attribute of 1 to 3 extents (missing ones are
+    1); None when malformed (the attribute's own verifier reports it)."""
+    if not isinstance(attr, DenseArrayBase):
+        return None
+    try:
+        values = [int(v) for v in attr.get_values()]
+    except (TypeError, ValueError):
+        return None
+    if not 1 <= len(values) <= 3:
+        return None
+    return tuple((values + [1, 1])[:3])  # type: ignore[return-value]
+
+
+def declared_cluster(op: Operation) -> tuple[tuple[int, int, int], str] | None:
+    """(shape, what declares it) of the launch cluster in effect at ``op``: the closest enclosing
+    kernel's ``nvvm.cluster_dim`` or module's ``cutlass.cluster_shape``; None when neither is
+    declared (the project convention then assumes 1x1x1 but does not pin host-built shapes)."""
+    parent = op.parent_op()
+    while parent is not None:
+        for name in ("nvvm.cluster_dim", "cutlass.cluster_shape"):
+            if name in parent.attributes:
+                shape = _cluster_extents(parent.attributes[name])
+                if shape is None:
+                    return None
+                sym = parent.attributes.get("sym_name") or parent.properties.get("sym_name")
+                owner = f" of @{sym.data}" if isinstance(sym, StringAttr) else ""
+                what = "the kernel's nvvm.cluster_dim" if name == "nvvm.cluster_dim" else "the module's cutlass.cluster_shape"
+                return shape, f"{what}{owner} = {'x'.join(map(str, shape))}"
+        parent = parent.parent_op()
+    return None
+
+
+def check_cga_shape(op: Operation, cga, what: str) -> None:
+    """Rules of a CGA (thread-block cluster) shape an op states (``what`` names where):
+
+    * three positive extents whose product the target launches (:func:`max_cluster_ctas`);
+    * equal to the launch cluster when the kernel (``nvvm.cluster_dim``) or the module
+      (``cutlass.cluster_shape``) declares it: the CTAs of a CGA are the CTAs of one launched cluster
+      (CUTLASS builds the scheduler params and the pipeline participants from the kernel's
+      ``ClusterShape``), so any other shape maps work or arrivals onto CTAs that do not exist or
+      leaves some unserved."""
+    shape = tuple(int(v) for v in cga)
+    text = "x".join(map(str, shape))
+    if len(shape) != 3 or any(v < 1 for v in shape):
+        raise VerifyException(f"{what} must be three positive extents (x, y, z), found {list(shape)}")
+    limit, why = max_cluster_ctas(op)
+    ctas = shape[0] * shape[1] * shape[2]
+    if ctas > limit:
+        raise VerifyException(
+            f"{what} {text} has {ctas} CTAs, more than the hardware launches in one cluster: {why}")
+    declared = declared_cluster(op)
+    if declared is not None and shape != declared[0]:
+        raise VerifyException(
+            f"{what} {text} differs from the launch cluster ({declared[1]}): a CGA is the set of CTAs of one "
+            f"launched cluster, so its shape must be the cluster shape")
 
 
 def enclosing_async_exec(op: Operation) -> Operation | None:

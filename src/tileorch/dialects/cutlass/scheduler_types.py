@@ -22,6 +22,7 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
+from tileorch.dialects.cutlass.attrs import check_cluster_size
 from tileorch.dialects.cutlass.scheduler_attrs import (
     RasterOrder,
     RasterOrderAttr,
@@ -89,6 +90,8 @@ class _SchedulerParamsType(ParametrizedAttribute, TypeAttribute):
             raise VerifyException(
                 f"{self.name}: cga shape must be three positive extents, found {list(cga)}"
             )
+        if cga is not None:
+            check_cluster_size(f"{self.name}: cga shape", cga)
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> tuple[Attribute, ...]:

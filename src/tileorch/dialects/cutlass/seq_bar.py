@@ -209,8 +209,37 @@ class SeqBarInitOp(IRDLOperation):
                     f"'{self.name}' op barrier_id_base must be in the named-barrier pool "
                     f"[0, {NAMED_BARRIER_POOL}), found {base_id}"
                 )
+        self._verify_groups_in_cta(size, warp)
         if self.uses_named_barriers():
             self._verify_named_barriers(size)
+        if self.barrier_id_base is not None:
+            from tileorch.dialects.cutlass.barrier_pool import check_claimant
+
+            check_claimant(self)
+
+    def _verify_groups_in_cta(self, size: int, warp: int) -> None:
+        """The L groups of ``group_size`` threads are distinct threads of one CTA (CUTLASS gives each
+        thread one ``group_id``), and the initializing warp is a warp of it: both within the CTA
+        size in effect (an enclosing ``cta`` executor's ``threads(N)``, else the kernel's
+        ``nvvm.reqntid`` / ``nvvm.maxntid``)."""
+        from tileorch.dialects.cutlass.executors import cta_size
+
+        cta = cta_size(self)
+        if cta is None:
+            return
+        threads, where = cta
+        length = self.seq_bar_type().length
+        if length * size > threads:
+            raise VerifyException(
+                f"'{self.name}' op {length} groups of group_size {size} need {length * size} threads, but the "
+                f"CTA has {threads} ({where}): each group is a distinct set of the CTA's threads"
+            )
+        if (warp + 1) * WARP_SIZE > threads:
+            raise VerifyException(
+                f"'{self.name}' op initializing_warp {warp} (threads {warp * WARP_SIZE}..{(warp + 1) * WARP_SIZE - 1}) "
+                f"is not a warp of the CTA, which has {threads} threads ({where}); no thread would initialise "
+                "the barriers"
+            )
 
     def _verify_named_barriers(self, size: int) -> None:
         if size % WARP_SIZE:

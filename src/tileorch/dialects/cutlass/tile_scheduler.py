@@ -29,6 +29,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
+    Signedness,
     UnitAttr,
     i1,
     i32,
@@ -77,6 +78,7 @@ from tileorch.dialects.cutlass.scheduler_attrs import (
     field_value_kind,
 )
 from tileorch.dialects.cutlass.scheduler_context import (
+    check_cga_shape,
     cluster_shape,
     enclosing_async_exec,
     known_alignment,
@@ -103,6 +105,14 @@ RESPONSE_ALIGNMENT = 16
 WORKSPACE_ALIGNMENT = 16
 SHARED_ADDRESS_SPACE = 3
 SM100 = 100
+I32_MAX = (1 << 31) - 1
+MAX_SWIZZLE_SIZE = 8
+"""CUTLASS ``get_log_swizzle_size``: the swizzle is 1, 2, 4 or 8 CGAs; a larger maximum selects 8."""
+MAX_STREAMK_FIXUP_GROUPS = 2
+"""CUTLASS reserves two Stream-K named barriers (``StreamkBarrier0``, ``StreamkBarrier1``, ids 4
+and 5): one per consumer warp group that runs the fix-up."""
+MIN_SIZE_BITS = 32
+"""Workspace sizes are byte counts read from the 32-bit fields of the params record."""
 
 PARAM_FIELD_ATTR = {
     "dp": DpParamFieldAttr,
@@ -169,15 +179,31 @@ def _check_field(field: Attribute, family: str, table: dict, container: Attribut
 def check_field_value_type(field: str, typ: Attribute) -> None:
     """The value type of a field member: i1 flags, i32 counts, any integer sizes, pointers."""
     kind = field_value_kind(field)
+    if kind == "size":  # a byte or nanosecond count
+        if "workspace" in field:
+            check_workspace_size_type(typ, f"field '{field}'")
+        else:
+            _check_count_type(field, typ)
+        return
     ok = {
         "i1": typ == i1,
         "i32": typ == i32,
-        "size": isinstance(typ, IntegerType | IndexType),
         "ptr": isinstance(typ, LLVMPointerType),
     }[kind]
     if not ok:
-        expected = {"i1": "i1", "i32": "i32", "size": "an integer or index type", "ptr": "!llvm.ptr"}[kind]
+        expected = {"i1": "i1", "i32": "i32", "ptr": "!llvm.ptr"}[kind]
         raise VerifyException(f"field '{field}' holds {expected}, found {typ}")
+
+
+def _check_count_type(field: str, typ: Attribute) -> None:
+    if isinstance(typ, IndexType) or (
+        isinstance(typ, IntegerType) and typ.signedness.data is Signedness.SIGNLESS and typ.width.data >= MIN_SIZE_BITS
+    ):
+        return
+    raise VerifyException(
+        f"field '{field}' holds a count: a signless integer of at least {MIN_SIZE_BITS} bits (e.g. i64) or index, "
+        f"found {typ}"
+    )
 
 
 def _check_alignment(pointer: SSAValue, required: int, what: str) -> None:
@@ -186,6 +212,17 @@ def _check_alignment(pointer: SSAValue, required: int, what: str) -> None:
         raise VerifyException(
             f"{what} must be {required}-byte aligned, found a constant address aligned to {align} bytes"
         )
+
+
+def check_params_cga(op: Operation, params_type: Attribute) -> None:
+    """A params type that fixes the CGA shape (``cga = [x, y, z]``) fixes the cluster the scheduler
+    body divides the grid by (shifts: powers of two) and maps tiles onto: the target must launch it
+    and it must be the kernel's / module's declared launch cluster (``check_cga_shape``)."""
+    cga = params_type.cga() if hasattr(params_type, "cga") else None  # type: ignore[attr-defined]
+    if cga is None:
+        return
+    _check_power_of_two_cga(cga)
+    check_cga_shape(op, cga, f"the CGA shape of {params_type}")
 
 
 def _require_async_exec(op: Operation, why: str) -> None:
@@ -227,10 +264,8 @@ class _MakeParamsOp(IRDLOperation):
         self._verify_tile_shape()
         self._verify_cga(params_type)
         self._verify_raster(params_type)
-        if self.max_swizzle_size is not None and self.max_swizzle_size.value.data < 1:
-            raise VerifyException(
-                f"max_swizzle_size must be >= 1, found {self.max_swizzle_size.value.data}"
-            )
+        if self.max_swizzle_size is not None:
+            check_swizzle_size(self.max_swizzle_size.value.data)
 
     def _verify_tile_shape(self) -> None:
         shape = tuple(self.tile_shape.get_values())
@@ -243,6 +278,11 @@ class _MakeParamsOp(IRDLOperation):
                 )
             if extent == 0:
                 raise VerifyException(f"tile_shape extent {dim} must be positive, found 0")
+            if extent > I32_MAX:
+                raise VerifyException(
+                    f"tile_shape extent {dim} = {extent} does not fit the i32 the scheduler divides the i32 "
+                    f"problem extents by (its params record holds 32-bit tile counts): at most {I32_MAX}"
+                )
 
     def _verify_cga(self, params_type: Attribute) -> None:
         from_type = params_type.cga()  # type: ignore[attr-defined]
@@ -254,7 +294,7 @@ class _MakeParamsOp(IRDLOperation):
             )
         if not operands:
             _check_power_of_two_cga(from_type)
-            self._check_module_cluster(from_type)
+            check_cga_shape(self, from_type, "the scheduler's CGA shape")
             return
         if len(operands) != 3:
             raise VerifyException(f"cga(...) takes 3 operands (x, y, z), found {len(operands)}")
@@ -270,26 +310,7 @@ class _MakeParamsOp(IRDLOperation):
                 f"CGA shape operands {values} disagree with the result type's cga = {list(from_type)}"
             )
         _check_power_of_two_cga(tuple(values))  # type: ignore[arg-type]
-        self._check_module_cluster(tuple(values))
-
-    def _check_module_cluster(self, cga) -> None:
-        """The scheduler's CGA shape is the module's cluster shape (when the module declares one):
-        the device lowering maps work tiles to the CTAs of the launched cluster."""
-        parent = self.parent_op()
-        while parent is not None and "cutlass.cluster_shape" not in parent.attributes:
-            parent = parent.parent_op()
-        if parent is None:
-            return
-        attr = parent.attributes["cutlass.cluster_shape"]
-        try:
-            shape = tuple(int(v) for v in attr.get_values())
-        except Exception:  # noqa: BLE001 - a malformed cluster_shape is reported at the module
-            return
-        if len(shape) == 3 and tuple(cga) != shape:
-            raise VerifyException(
-                f"the scheduler's CGA shape {list(cga)} differs from the module's cutlass.cluster_shape "
-                f"{list(shape)}"
-            )
+        check_cga_shape(self, tuple(values), "the scheduler's CGA shape")
 
     def _verify_raster(self, params_type: Attribute) -> None:
         from_type = params_type.raster()  # type: ignore[attr-defined]
@@ -303,6 +324,15 @@ class _MakeParamsOp(IRDLOperation):
             raise VerifyException(
                 f"raster_order {from_prop} disagrees with the result type's raster = {from_type}"
             )
+
+
+def check_swizzle_size(value: int) -> None:
+    """``max_swizzle_size`` is CUTLASS's ``int max_swizzle_size``: at least 1 (an i32 literal such as
+    4294967295 is the signed value -1, as the lowering reads it)."""
+    if value < 1:
+        raise VerifyException(
+            f"max_swizzle_size must be >= 1, found {value} (use 1, 2, 4 or 8; larger values select {MAX_SWIZZLE_SIZE})"
+        )
 
 
 def _check_power_of_two_cga(cga: tuple[int, ...]) -> None:
@@ -363,10 +393,7 @@ class CreateSelectSwizzleSizeOp(IRDLOperation):
     assembly_format = "$tiles_m `,` $tiles_n attr-dict"
 
     def verify_(self) -> None:
-        if self.max_swizzle_size.value.data < 1:
-            raise VerifyException(
-                f"max_swizzle_size must be >= 1, found {self.max_swizzle_size.value.data}"
-            )
+        check_swizzle_size(self.max_swizzle_size.value.data)
 
 
 # ------------------------------------------------------------- scheduler constructors
@@ -434,6 +461,7 @@ class CreateDpParamsOp(_CreateSchedulerOp):
             self._check_response_pointer(kind, True, "with the runtime pull model")
         else:
             self._check_response_pointer(kind, False, "without runtime_pull")
+        check_params_cga(self, self.tileSchedulerParams.type)
 
 
 @irdl_op_definition
@@ -443,6 +471,7 @@ class CreateStaticPersistentParamsOp(_CreateSchedulerOp):
     def verify_(self) -> None:
         kind = self._check_kind_and_params(("static_persistent",))
         self._check_response_pointer(kind, False, "(closed-form iterator)")
+        check_params_cga(self, self.tileSchedulerParams.type)
 
 
 @irdl_op_definition
@@ -460,6 +489,7 @@ class CreateStreamKParamsOp(_CreateSchedulerOp):
                 "(module cutlass.target): use cutlass.tile_scheduler.create_SM100_scheduler"
             )
         self._check_response_pointer(kind, False, "(Stream-K)")
+        check_params_cga(self, self.tileSchedulerParams.type)
 
 
 @irdl_op_definition
@@ -482,6 +512,7 @@ class CreateSM100SchedulerOp(_CreateSchedulerOp):
             self._check_response_pointer(kind, False, "(not dynamic persistent)")
         if kind == "streamk":
             self._check_launch_cluster()
+        check_params_cga(self, self.tileSchedulerParams.type)
 
     def _check_launch_cluster(self) -> None:
         """SM100 Stream-K shares each piece among the CTAs of the launched cluster
@@ -803,6 +834,25 @@ class _FixupOp(IRDLOperation):
                 f"barrier_idx must be in [0, num_barriers), found barrier_idx = {index}, "
                 f"num_barriers = {count}"
             )
+        if count > MAX_STREAMK_FIXUP_GROUPS:
+            raise VerifyException(
+                f"num_barriers = {count}: each fix-up warp group synchronises on a reserved Stream-K named "
+                f"barrier of its own and CUTLASS reserves {MAX_STREAMK_FIXUP_GROUPS} (StreamkBarrier0/1, "
+                f"barrier ids 4 and 5); use at most {MAX_STREAMK_FIXUP_GROUPS} warp groups"
+            )
+        self._verify_groups_in_cta(count)
+
+    def _verify_groups_in_cta(self, count: int) -> None:
+        """The ``num_barriers`` fix-up warp groups (128 threads each, warp group ``barrier_idx`` at
+        threads ``128 * barrier_idx`` on) are threads of the CTA."""
+        from tileorch.dialects.cutlass.executors import WARPGROUP, cta_size
+
+        cta = cta_size(self)
+        if cta is not None and count * WARPGROUP > cta[0]:
+            raise VerifyException(
+                f"num_barriers = {count} fix-up warp groups need {count * WARPGROUP} threads, but the CTA has "
+                f"{cta[0]} ({cta[1]})"
+            )
 
 
 @irdl_op_definition
@@ -865,9 +915,11 @@ class GetWorkspaceSizesOp(IRDLOperation):
 
     name = "cutlass.tile_scheduler.get_workspace_sizes"
     tileSchedulerParams = operand_def(ParamsType)
-    total_size = result_def(IntegerType | IndexType)
-    reduc_workspace_size = opt_result_def(IntegerType | IndexType)
-    bar_workspace_size = opt_result_def(IntegerType | IndexType)
+    # byte counts: the type rule is check_workspace_size_type (a constraint here would reject a
+    # float or a pointer with a message that does not say what a workspace size is)
+    total_size = result_def(AnyAttr())
+    reduc_workspace_size = opt_result_def(AnyAttr())
+    bar_workspace_size = opt_result_def(AnyAttr())
     irdl_options = (AttrSizedResultSegments(as_property=True), ParsePropInAttrDict())
     traits = traits_def(Pure())
     assembly_format = (
@@ -876,12 +928,17 @@ class GetWorkspaceSizesOp(IRDLOperation):
     )
 
     def verify_(self) -> None:
+        for name in ("total_size", "reduc_workspace_size", "bar_workspace_size"):
+            value = getattr(self, name)
+            if value is not None:
+                check_workspace_size_type(value.type, f"result '{name}'")
         _check_workspace_components(
             self.tileSchedulerParams.type,
             self.reduc_workspace_size,
             self.bar_workspace_size,
             "results",
         )
+        check_params_cga(self, self.tileSchedulerParams.type)
 
 
 @irdl_op_definition
@@ -892,8 +949,8 @@ class InitializeWorkspaceOp(IRDLOperation):
     name = "cutlass.tile_scheduler.initialize_workspace"
     tileSchedulerParams = operand_def(ParamsType)
     workspace = operand_def(LLVMPointerType)
-    reduc_workspace_size = opt_operand_def(IntegerType | IndexType)
-    bar_workspace_size = opt_operand_def(IntegerType | IndexType)
+    reduc_workspace_size = opt_operand_def(AnyAttr())
+    bar_workspace_size = opt_operand_def(AnyAttr())
     irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
     assembly_format = (
@@ -904,6 +961,10 @@ class InitializeWorkspaceOp(IRDLOperation):
 
     def verify_(self) -> None:
         params = self.tileSchedulerParams.type
+        for name in ("reduc_workspace_size", "bar_workspace_size"):
+            value = getattr(self, name)
+            if value is not None:
+                check_workspace_size_type(value.type, f"operand '{name}'")
         if getattr(params, "FAMILY", None) == "dp":
             raise VerifyException(
                 f"data-parallel schedulers have no workspace to initialize ({params})"
@@ -918,6 +979,21 @@ class InitializeWorkspaceOp(IRDLOperation):
                 f"!llvm.ptr to it): every CTA of the grid reads and writes it, found {self.workspace.type}"
             )
         _check_alignment(self.workspace, WORKSPACE_ALIGNMENT, "the scheduler workspace")
+        check_params_cga(self, params)
+
+
+def check_workspace_size_type(typ: Attribute, what: str) -> None:
+    """A workspace size is a byte count: a signless integer of at least 32 bits (the record's
+    32-bit size fields, zero-extended to a wider result) or index; never a float, pointer or a
+    narrower integer that would truncate the size."""
+    if isinstance(typ, IndexType):
+        return
+    if isinstance(typ, IntegerType) and typ.signedness.data is Signedness.SIGNLESS and typ.width.data >= MIN_SIZE_BITS:
+        return
+    raise VerifyException(
+        f"workspace sizes are byte counts: {what} must be a signless integer of at least {MIN_SIZE_BITS} bits "
+        f"(e.g. i64) or index, found {typ}"
+    )
 
 
 def _check_workspace_components(
@@ -958,6 +1034,9 @@ class GetGridShapeOp(IRDLOperation):
     traits = traits_def(Pure())
     assembly_format = "$tileSchedulerParams `,` $sm_count attr-dict `:` type($tileSchedulerParams)"
 
+    def verify_(self) -> None:
+        check_params_cga(self, self.tileSchedulerParams.type)
+
 
 @irdl_op_definition
 class ParamsGetValueOp(IRDLOperation):
@@ -973,6 +1052,7 @@ class ParamsGetValueOp(IRDLOperation):
         params = self.tileSchedulerParams.type
         field = _check_field(self.field, params.FAMILY, PARAM_FIELD_ATTR, params)  # type: ignore[attr-defined]
         check_field_value_type(field, self.value.type)
+        check_params_cga(self, params)
 
 
 # ------------------------------------------------------------ MODS instrumentation record
@@ -994,6 +1074,15 @@ class CreateModsInstrumentationOp(IRDLOperation):
     assembly_format = "attr-dict"
 
     def verify_(self) -> None:
+        for name in ("period_ns", "pulse_ns", "min_sleep"):
+            attr = getattr(self, name)
+            width = attr.type.width.data
+            if width > 64 or attr.value.data >= 1 << (width - 1) or width < MIN_SIZE_BITS:
+                raise VerifyException(
+                    f"{name} = {attr.value.data} : {attr.type} is a nanosecond count held in a signed integer of "
+                    f"{MIN_SIZE_BITS} to 64 bits (the %globaltimer clock is 64-bit): use a value in "
+                    f"[0, {(1 << 63) - 1}] of type i32 or i64 that fits its type"
+                )
         period = self.period_ns.value.data
         pulse = self.pulse_ns.value.data
         min_sleep = self.min_sleep.value.data

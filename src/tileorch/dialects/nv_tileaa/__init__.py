@@ -23,6 +23,7 @@ from .attrs import (
 )
 from .ops import *  # noqa: F403
 from .reduce_scan import EXTRA_OPS, PermuteOp, ReduceOp, ScanOp, YieldOp  # noqa: E402
+from .tile_ops import TILE_OPS, CatOp, ExtractSliceOp  # noqa: E402
 from .ops import (
     FuncOp,
     ReturnOp,
@@ -119,6 +120,7 @@ NvTileaa = Dialect(
         PragmaOp,
         RemFOp,
         *EXTRA_OPS,
+        *TILE_OPS,
     ],
     [
         PointerType,

@@ -55,6 +55,7 @@ def default_config(m: int, n: int, k: int, dtype: str, out_dtype: str, b_major: 
     efficiency the narrower tile improves by >= 0.15; f32 output stores directly."""
     cfg = GemmConfig(dtype=dtype, out_dtype=out_dtype, b_major=b_major,
                      epilogue="direct" if out_dtype == "f32" else "tma")
+    cfg = replace(cfg, tile_k=128 // cfg.element_bytes)
     if schedule == "auto":
         tiles = -(-m // 128) * -(-n // 256)
         if (k <= 2048 and tiles <= 2 * sms

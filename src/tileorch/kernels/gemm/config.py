@@ -12,7 +12,12 @@ from dataclasses import asdict, dataclass
 SMEM_LIMIT = 232448 - 1024  # dynamic shared memory per CTA on sm_90 (227 KiB) less 1 KiB of static mbarriers
 SWIZZLE_BYTES = 128  # the TMA / WGMMA 128-byte swizzle: one K row of a tile is 64 bf16
 SCHEDULES = ("persistent", "streamk", "dp")
-DTYPES = ("bf16", "f16")
+DTYPES = ("bf16", "f16", "e4m3", "e5m2", "tf32")
+OUT_DTYPES = ("bf16", "f16", "f32")
+FP8 = ("e4m3", "e5m2")
+K_MAJOR_ONLY = FP8 + ("tf32",)
+"""Input types WGMMA cannot transpose in shared memory: both operands must be K-major."""
+ELEMENT_BYTES = {"bf16": 2, "f16": 2, "f32": 4, "tf32": 4, "e4m3": 1, "e5m2": 1}
 B_MAJORS = ("k", "n")
 
 
@@ -55,6 +60,9 @@ class GemmConfig:
     raster: str = "heuristic"
     max_swizzle: int = 1
     epilogue: str = "tma"
+    transpose_b: bool = False
+    """The program's B is N-major ``[K, N]`` but the kernel reads it K-major (fp8/tf32 WGMMA cannot
+    transpose in shared memory): the launcher passes a K-major copy (one extra pass over B)."""
     batched: bool = False
     """A, B and C carry a leading batch dimension L (3-D tensor maps; the scheduler walks
     M x N x L tiles, the batch coordinate is the work tile's ``l``)."""
@@ -68,12 +76,22 @@ class GemmConfig:
         return 128 * (1 + self.consumer_groups)
 
     @property
+    def element_bytes(self) -> int:
+        """Bytes per A/B element (2 for f16/bf16, 1 for fp8)."""
+        return ELEMENT_BYTES.get(self.dtype, 2)
+
+    @property
+    def mma_k(self) -> int:
+        """K of one WGMMA instruction (32 bytes of K): 16 for 16-bit inputs, 32 for fp8, 8 for tf32."""
+        return 32 // self.element_bytes
+
+    @property
     def a_stage_bytes(self) -> int:
-        return self.tile_m * self.tile_k * 2
+        return self.tile_m * self.tile_k * self.element_bytes
 
     @property
     def b_stage_bytes(self) -> int:
-        return self.tile_n * self.tile_k * 2
+        return self.tile_n * self.tile_k * self.element_bytes
 
     @property
     def stage_bytes(self) -> int:
@@ -110,9 +128,12 @@ class GemmConfig:
     def check(self) -> GemmConfig:
         """Return self, or raise :class:`GemmConfigError` naming the first broken rule."""
         rules = [
+            (self.dtype in DTYPES, f"dtype must be one of {DTYPES}, got {self.dtype!r}"),
             (self.tile_m == 128, f"tile_m must be 128 (two consumer warp groups of 64 rows), got {self.tile_m}"),
             (self.tile_n in (64, 128, 192, 256), f"tile_n must be 64, 128, 192 or 256 (wgmma n <= 256), got {self.tile_n}"),
-            (self.tile_k == 64, f"tile_k must be 64 (one 128-byte swizzle row of 16-bit elements), got {self.tile_k}"),
+            (self.tile_k * self.element_bytes == 128,
+             f"tile_k must be {128 // self.element_bytes} (one 128-byte swizzle row of {self.dtype} elements), "
+             f"got {self.tile_k}"),
             (2 <= self.stages <= 16, f"stages must be in [2, 16] (one stage deadlocks: a consumer releases the "
                                      f"previous stage only after waiting for the next), got {self.stages}"),
             (self.smem_bytes <= SMEM_LIMIT,
@@ -125,8 +146,11 @@ class GemmConfig:
              f"an N-major B tile of {self.tile_n} columns cannot be split into {self.cluster_m} multicast slices "
              "of 64-column boxes"),
             (self.schedule in SCHEDULES, f"schedule must be one of {SCHEDULES}, got {self.schedule!r}"),
-            (self.dtype in DTYPES, f"dtype must be one of {DTYPES}, got {self.dtype!r}"),
-            (self.out_dtype in DTYPES + ("f32",), f"out_dtype must be bf16, f16 or f32, got {self.out_dtype!r}"),
+            (self.out_dtype in OUT_DTYPES, f"out_dtype must be bf16, f16 or f32, got {self.out_dtype!r}"),
+            (self.dtype not in K_MAJOR_ONLY or (self.a_major == "k" and self.b_major == "k"),
+             f"{self.dtype} WGMMA reads both operands K-major (only 16-bit types can be transposed in shared "
+             f"memory): A must be stored [M, K] and B as B^T [N, K], got A {self.a_major}-major, "
+             f"B {self.b_major}-major"),
             (self.b_major in B_MAJORS, f"b_major must be 'k' (B stored [N,K]) or 'n' (B stored [K,N]), got {self.b_major!r}"),
             (self.a_major in ("k", "m"), f"a_major must be 'k' (A stored [M,K]) or 'm' (A stored [K,M]), got {self.a_major!r}"),
             (24 <= self.producer_regs <= 256 and self.producer_regs % 8 == 0,

@@ -96,7 +96,7 @@ def check_problem(m: int, n: int, k: int, cfg: GemmConfig) -> None:
         raise GemmConfigError("M, N and K must each be below 2**31")
 
 
-ESIZE = {"f16": 2, "bf16": 2, "f32": 4}
+ESIZE = {"f16": 2, "bf16": 2, "f32": 4, "tf32": 4, "e4m3": 1, "e5m2": 1}
 
 
 @dataclass(frozen=True)
@@ -230,7 +230,11 @@ def encode_tensor_map(ptr: int, dtype: str, dims: tuple[int, ...], row_bytes: tu
 
     u64, u32 = cu.cuuint64_t, cu.cuuint32_t
     dt = {"bf16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
-          "f16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT16}[dtype]
+          "f16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+          "f32": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+          "tf32": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+          "e4m3": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_UINT8,
+          "e5m2": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_UINT8}[dtype]
     err, tmap = cu.cuTensorMapEncodeTiled(
         dt, len(dims), ptr, [u64(d) for d in dims], [u64(s) for s in row_bytes], [u32(b) for b in box],
         [u32(1)] * len(dims), cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
@@ -249,6 +253,7 @@ def tensor_maps(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: 
     configuration adds the batch dimension (contiguous ``[L, rows, cols]`` arrays, box extent 1)."""
 
     pitch = pitch or {}
+    es = ESIZE[cfg.dtype]
 
     def tmap(ptr, dtype, dims, row_bytes, box, name):
         row_bytes = (pitch.get(name, row_bytes[0]),)
@@ -257,13 +262,13 @@ def tensor_maps(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: 
         return encode_tensor_map(ptr, dtype, dims, row_bytes, box)
 
     if cfg.a_major == "k":
-        tma_a = tmap(a_ptr, cfg.dtype, (k, m), (k * 2,), (64, cfg.tile_m), "A")
+        tma_a = tmap(a_ptr, cfg.dtype, (k, m), (k * es,), (cfg.tile_k, cfg.tile_m), "A")
     else:  # A stored [K, M]: 64 M x 64 K boxes
-        tma_a = tmap(a_ptr, cfg.dtype, (m, k), (m * 2,), (64, 64), "A")
+        tma_a = tmap(a_ptr, cfg.dtype, (m, k), (m * es,), (64, 64), "A")
     if cfg.b_major == "k":
-        tma_b = tmap(b_ptr, cfg.dtype, (k, n), (k * 2,), (64, cfg.tile_n // cfg.cluster_m), "B")
+        tma_b = tmap(b_ptr, cfg.dtype, (k, n), (k * es,), (cfg.tile_k, cfg.tile_n // cfg.cluster_m), "B")
     else:
-        tma_b = tmap(b_ptr, cfg.dtype, (n, k), (n * 2,), (64, 64), "B")
+        tma_b = tmap(b_ptr, cfg.dtype, (n, k), (n * es,), (64, 64), "B")
     tma_c = tmap(c_ptr, cfg.out_dtype, (n, m), (n * 2,), (64, 64), "C") if cfg.epilogue == "tma" else bytes(128)
     return tma_a, tma_b, tma_c
 

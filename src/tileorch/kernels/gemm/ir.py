@@ -174,7 +174,7 @@ def _producer(cfg: GemmConfig, t: dict[str, str]) -> str:
               %idx = cutlass.pipeline.state.get_index %st
               %a_off = arith.muli %idx, %stage_bytes : i32
               %b_off = arith.addi %a_off, %a_bytes : i32
-              %kc = arith.muli %kt, %c64 : i32
+              %kc = arith.muli %kt, %c_tile_k : i32
               // each box's bytes (the box shapes live in the host's tensor maps) for tileorch check
 {_a_loads(cfg, i14)}{_b_loads(cfg, i14)}            }}
             // the elected thread arrives expecting the stage's bytes (A + all B slices)
@@ -192,22 +192,25 @@ def _producer(cfg: GemmConfig, t: dict[str, str]) -> str:
 
 
 def _wgmma_steps(cfg: GemmConfig, t: dict[str, str], ind: str) -> str:
-    k_step_a = 2 if cfg.a_major == "k" else 128  # 32 B (K-major) / 2 KiB (M-major) per k16, in 16-B units
-    k_step_b = 2 if cfg.b_major == "k" else 128  # 32 B (K-major) / 2 KiB (N-major) per k16, in 16-B units
+    # per WGMMA (k16 of 16-bit, k32 of fp8: 32 bytes of K), in 16-B units: 32 B along a K-major
+    # row, 16 rows of 128 B (2 KiB) across an M/N-major tile
+    k_step_a = 2 if cfg.a_major == "k" else 128
+    k_step_b = 2 if cfg.b_major == "k" else 128
     layout_a = "row" if cfg.a_major == "k" else "col"
     layout_b = "col" if cfg.b_major == "k" else "row"
     ab = cfg.dtype
     out = []
-    for j in range(cfg.tile_k // 16):
+    steps = cfg.tile_k // cfg.mma_k
+    for j in range(steps):
         src = "%acc" if j == 0 else f"%d{j - 1}"
         if j == 0:
             out += ["%da0 = arith.addi %da_stage, %c0_i64 : i64", "%db0 = arith.addi %db_stage, %c0_i64 : i64"]
         else:
             out += [f"%da{j} = arith.addi %da_stage, %ka{j} : i64", f"%db{j} = arith.addi %db_stage, %kb{j} : i64"]
-        out.append(f"%d{j} = nvvm.wgmma.mma_async %da{j}, %db{j}, {src}, <m = 64, n = {cfg.tile_n}, k = 16>, "
+        out.append(f"%d{j} = nvvm.wgmma.mma_async %da{j}, %db{j}, {src}, <m = 64, n = {cfg.tile_n}, k = {cfg.mma_k}>, "
                    f"D[<f32>, <one>], A[<{ab}>, <one>, <{layout_a}>], B[<{ab}>, <one>, <{layout_b}>] : !acc -> !acc")
-    consts = [f"%ka{j} = arith.constant {k_step_a * j} : i64" for j in range(1, cfg.tile_k // 16)]
-    consts += [f"%kb{j} = arith.constant {k_step_b * j} : i64" for j in range(1, cfg.tile_k // 16)]
+    consts = [f"%ka{j} = arith.constant {k_step_a * j} : i64" for j in range(1, steps)]
+    consts += [f"%kb{j} = arith.constant {k_step_b * j} : i64" for j in range(1, steps)]
     return "".join(f"{ind}{line}\n" for line in consts + out)
 
 
@@ -329,7 +332,7 @@ def _consumer(cfg: GemmConfig, t: dict[str, str], wg: int) -> str:
             cutlass.pipeline.consumer_release %ready, %prev {{cutlass.reads_retired}}
           }}
           %nx = cutlass.pipeline.state.increment %st
-          scf.yield %d{cfg.tile_k // 16 - 1}, %nx, %st : !acc, {t['ST']}, {t['ST']}
+          scf.yield %d{cfg.tile_k // cfg.mma_k - 1}, %nx, %st : !acc, {t['ST']}, {t['ST']}
         }}
         nvvm.wgmma.wait.group.sync.aligned 0
         %ran = arith.cmpi slt, %kbeg, %kend : i32
@@ -372,6 +375,7 @@ builtin.module attributes {{cutlass.target = "sm_90a", cutlass.cluster_shape = a
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
     %c64 = arith.constant 64 : i32
+    %c_tile_k = arith.constant {cfg.tile_k} : i32
     %c63 = arith.constant 63 : i32
     %c8192 = arith.constant 8192 : i32
     %bm = arith.constant {cfg.tile_m} : i32
@@ -379,8 +383,9 @@ builtin.module attributes {{cutlass.target = "sm_90a", cutlass.cluster_shape = a
     %stage_bytes = arith.constant {cfg.stage_bytes} : i32
     %a_bytes = arith.constant {cfg.a_stage_bytes} : i32
     %tid = nvvm.read.ptx.sreg.tid.x : i32
-    %k63 = arith.addi %k, %c63 : i32
-    %k_tiles = arith.divui %k63, %c64 : i32
+    %c_tile_k1 = arith.constant {cfg.tile_k - 1} : i32
+    %k_round = arith.addi %k, %c_tile_k1 : i32
+    %k_tiles = arith.divui %k_round, %c_tile_k : i32
 {_producer(cfg, t)}{consumer_code}    func.return
   }}
 }}

@@ -12,6 +12,7 @@ any other op stops the pass with a located "not supported yet" error.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -37,6 +38,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from tileorch.diagnostics import LocatedError, copy_location
 from tileorch.dialects import nv_tileaa as aa
+from tileorch.dialects.nv_tileaa import tile_ops as tops
 from tileorch.dialects.cuda_tile import attrs as A
 from tileorch.dialects.cuda_tile import ops as ct
 from tileorch.dialects.cuda_tile import types as T
@@ -114,6 +116,10 @@ class _Lowering:
 
     # ------------------------------------------------------------------ entry
     def entry(self, e: ct.EntryOp) -> aa.FuncOp:
+        if not _PTX_IDENTIFIER.fullmatch(e.sym_name.data):
+            # the kernel's name is its PTX name (LLVM aborts on anything else)
+            raise LocatedError(e, f"kernel name {e.sym_name.data!r} is not a valid PTX identifier (letters, digits, "
+                                  "'_' and '$', not starting with a digit)")
         ins = [self.type(t, e) for t in e.function_type.inputs.data]
         block = Block(arg_types=ins)
         for a, b in zip(e.body.block.args, block.args):
@@ -133,6 +139,8 @@ class _Lowering:
         copy_location(e, [f])
         return f
 
+
+_PTX_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 
 NUM_CTAS_AUTO = "tileorch.num_ctas_auto"
 """Set on a kernel whose program left the CTAs per cluster to the compiler (no
@@ -346,22 +354,30 @@ def _divi(L, op):
     L.bind(op, L.emit(cls(L.v(op.lhs), L.v(op.rhs)), op))
 
 
+# comparisons and selects: arith on scalars, nv_tileaa on tiles (xDSL's arith.cmpi/cmpf type their
+# result i1 and arith.select takes an i1 condition, even for tensor operands)
 @handles(ct.CmpIOp)
 def _cmpi(L, op):
     pred = _CMPI[(op.comparison_predicate.data.value, op.signedness.data.value)]
-    L.bind(op, L.emit(arith.CmpiOp(L.v(op.lhs), L.v(op.rhs), pred), op))
+    lhs, rhs = L.v(op.lhs), L.v(op.rhs)
+    new = tops.CmpIOp(lhs, rhs, pred) if isinstance(lhs.type, TensorType) else arith.CmpiOp(lhs, rhs, pred)
+    L.bind(op, L.emit(new, op))
 
 
 @handles(ct.CmpFOp)
 def _cmpf(L, op):
     prefix = "o" if op.comparison_ordering.data == A.ComparisonOrdering.ORDERED else "u"
     pred = prefix + _CMPF_PRED[op.comparison_predicate.data.value]
-    L.bind(op, L.emit(arith.CmpfOp(L.v(op.lhs), L.v(op.rhs), pred), op))
+    lhs, rhs = L.v(op.lhs), L.v(op.rhs)
+    new = tops.CmpFOp(lhs, rhs, pred) if isinstance(lhs.type, TensorType) else arith.CmpfOp(lhs, rhs, pred)
+    L.bind(op, L.emit(new, op))
 
 
 @handles(ct.SelectOp)
 def _select(L, op):
-    L.bind(op, L.emit(arith.SelectOp(L.v(op.cond), L.v(op.val_if_true), L.v(op.val_if_false)), op))
+    cond, a, b = L.v(op.cond), L.v(op.val_if_true), L.v(op.val_if_false)
+    new = tops.SelectOp(cond, a, b) if isinstance(a.type, TensorType) else arith.SelectOp(cond, a, b)
+    L.bind(op, L.emit(new, op))
 
 
 @handles(ct.AbsFOp)
@@ -380,17 +396,47 @@ def _ftof(L, op):
 
 
 def _cast(cls_fn):
+    """A cast: ``arith`` on scalars (rank-0 tiles), the ``nv_tileaa`` cast of the same name on
+    tiles (xDSL's ``arith`` casts take scalars only)."""
+
     def handler(L, op):
-        cls = cls_fn(op)
-        L.bind(op, L.emit(cls(L.v(op.from_), L.type(op.to.type, op)), op))
+        scalar_cls, tile_cls = cls_fn(op)
+        src = L.v(op.from_)
+        cls = tile_cls if isinstance(src.type, TensorType) else scalar_cls
+        L.bind(op, L.emit(cls(src, L.type(op.to.type, op)), op))
 
     return handler
 
 
-_HANDLERS[ct.ExtIOp] = _cast(lambda op: arith.ExtSIOp if _signed(op) else arith.ExtUIOp)
-_HANDLERS[ct.TruncIOp] = _cast(lambda op: arith.TruncIOp)
-_HANDLERS[ct.IToFOp] = _cast(lambda op: arith.SIToFPOp if _signed(op) else arith.UIToFPOp)
-_HANDLERS[ct.FToIOp] = _cast(lambda op: arith.FPToSIOp if _signed(op) else arith.FPToUIOp)
+_HANDLERS[ct.ExtIOp] = _cast(lambda op: (arith.ExtSIOp, tops.ExtSIOp) if _signed(op) else
+                             (arith.ExtUIOp, tops.ExtUIOp))
+_HANDLERS[ct.TruncIOp] = _cast(lambda op: (arith.TruncIOp, tops.TruncIOp))
+_HANDLERS[ct.IToFOp] = _cast(lambda op: (arith.SIToFPOp, tops.SIToFPOp) if _signed(op) else
+                             (arith.UIToFPOp, tops.UIToFPOp))
+_HANDLERS[ct.FToIOp] = _cast(lambda op: (arith.FPToSIOp, tops.FPToSIOp) if _signed(op) else
+                             (arith.FPToUIOp, tops.FPToUIOp))
+
+
+def _splat_const(L, value: int, t: Attribute, op: Operation) -> SSAValue:
+    """An integer constant of type ``t`` (a tile of it when ``t`` is a tensor)."""
+    if isinstance(t, TensorType):
+        attr = DenseIntOrFPElementsAttr.from_list(t, [value] * _numel(t))
+    else:
+        attr = IntegerAttr(value, t)
+    return L.emit(arith.ConstantOp(attr, t), op).results[0]
+
+
+@handles(ct.NegIOp)
+def _negi(L, op):
+    src = L.v(op.source)
+    L.bind(op, L.emit(aa.SubIOp(_splat_const(L, 0, src.type, op), src), op))
+
+
+@handles(ct.AbsIOp)
+def _absi(L, op):
+    src = L.v(op.source)
+    neg = L.emit(aa.SubIOp(_splat_const(L, 0, src.type, op), src), op).results[0]
+    L.bind(op, L.emit(arith.MaxSIOp(src, neg), op))
 
 
 @handles(ct.BroadcastOp)
@@ -514,9 +560,16 @@ def _combine(L, op):
     if isinstance(op, ct.ScanOp):
         cls = rs.ScanOp
         props["reverse"] = op.reverse
+    # a reduction of a 1-D tile (ct.sum(t) of a row, layernorm's mean) gives a rank-0 tile: the
+    # scalar the rest of the program uses is element [] of the reduce's rank-0 tensor result
+    result_types = [TensorType(r.type.element_type, list(r.type.shape)) for r in op.results_]
     new = cls.build(operands=[[L.v(v) for v in op.operands_]], properties=props,
-                    result_types=[[L.type(r.type, op) for r in op.results_]], regions=[Region(body)])
-    L.bind(op, L.emit(new, op))
+                    result_types=[result_types], regions=[Region(body)])
+    L.emit(new, op)
+    for old, res in zip(op.results_, new.results):
+        if old.type.rank == 0:
+            res = L.emit(aa.ExtractOp(res, [], old.type.element_type), op).results[0]
+        L.vm[old] = res
 
 
 _HANDLERS[ct.ReduceOp] = _combine
@@ -530,6 +583,26 @@ def _permute(L, op):
     new = rs.PermuteOp.build(operands=[L.v(op.source)], properties={"permutation": op.permutation},
                              result_types=[L.type(op.result.type, op)])
     L.bind(op, L.emit(new, op))
+
+
+@handles(ct.CatOp)
+def _cat(L, op):
+    new = tops.CatOp(L.v(op.lhs), L.v(op.rhs), op.dim.value.data, L.type(op.result.type, op))
+    L.bind(op, L.emit(new, op))
+
+
+@handles(ct.ExtractOp)
+def _extract(L, op):
+    src = L.v(op.source)
+    rt = L.type(op.result.type, op)
+    if not isinstance(src.type, TensorType):  # a rank-0 tile: itself
+        L.vm[op.result] = src
+        return
+    indices = [L.v(i) for i in op.indices]
+    if src.type == rt:  # the whole tile (index 0 in every dimension)
+        L.vm[op.result] = src
+        return
+    L.bind(op, L.emit(tops.ExtractSliceOp(src, indices, rt), op))
 
 
 def _zero(L, t: Attribute, op: Operation) -> SSAValue:
@@ -644,6 +717,41 @@ def _loop(L, op):
         L.vm[r] = v
 
 
+def _first_invalid(root: Operation) -> tuple[Operation, str] | None:
+    """The first op under ``root`` (children before parents) that does not verify, and why."""
+    from tileorch.diagnostics import format_error, verify_op_located
+
+    def post_order(op: Operation):
+        for region in op.regions:
+            for block in region.blocks:
+                for child in block.ops:
+                    yield from post_order(child)
+        yield op
+
+    for op in post_order(root):
+        line = verify_op_located(op)
+        if line is not None:
+            prefix = format_error(op, "")
+            return op, line[len(prefix):] if line.startswith(prefix) else line
+    return None
+
+
+def _check_output(module: ct.ModuleOp, funcs: list[aa.FuncOp]) -> None:
+    """Every op this pass built verifies.  One that does not is this pass's bug, not the
+    program's: it is reported as an internal error at the op (located in the program's source),
+    unless the ``cuda_tile`` input itself does not verify (then that is the error)."""
+    for f in funcs:
+        bad = _first_invalid(f)
+        if bad is None:
+            continue
+        src = _first_invalid(module)
+        if src is not None:
+            raise LocatedError(src[0], f"{src[1]} (the cuda_tile input does not verify)")
+        op, why = bad
+        raise LocatedError(op, f"internal error in convert-cudatile-to-tileaa: it built '{op.name}' that does "
+                               f"not verify ({why}); this is a tileorch bug, not an error in the program")
+
+
 LOWERED = sorted({c.name.split(".", 1)[1] for c in _HANDLERS} | {"entry", "module", "break"})
 """The ``cuda_tile`` ops this pass lowers."""
 
@@ -674,6 +782,7 @@ class ConvertCudaTileToTileAA(ModulePass):
             parent = m.parent_block()
             for f in funcs:
                 parent.insert_op_before(f, m)
+            _check_output(m, funcs)
             m.detach()
             m.erase()
         if modules:

@@ -67,6 +67,32 @@ def array_prop(op: Operation, name: str) -> list[int] | None:
     return None
 
 
+MASK64 = (1 << 64) - 1
+"""Executor masks are ``i64`` attributes read as unsigned bit sets: ``0xffffffff00000000``
+(units 32..63) is stored as a negative i64, and bit 63 is a unit, not a sign."""
+
+MAX_MASK_UNITS = 64
+"""An executor mask has one bit per unit, at most 64 (a CTA has at most 1024 threads: 32 warps,
+8 warp groups; thread masks name threads 0..63)."""
+
+
+def unsigned_mask(value: int) -> int:
+    """``value`` (an i64 mask, possibly negative) as an unsigned 64-bit set."""
+    return int(value) & MASK64
+
+
+def mask_prop(op: Operation, name: str, default: int | None = None) -> int | None:
+    """The executor mask ``name`` of ``op`` as an unsigned 64-bit set."""
+    value = int_prop(op, name)
+    return default if value is None else unsigned_mask(value)
+
+
+def mask_array_prop(op: Operation, name: str) -> list[int] | None:
+    """The executor masks ``name`` of ``op`` (``array<i64: ...>``) as unsigned 64-bit sets."""
+    values = array_prop(op, name)
+    return None if values is None else [unsigned_mask(v) for v in values]
+
+
 def enum_prop(op: Operation, name: str, default: str) -> str:
     attr = prop(op, name)
     if attr is None:
@@ -130,24 +156,25 @@ def covers_whole_cta(op: Operation) -> bool:
             if bound is None:
                 return False
             needed = (1 << -(-bound // unit)) - 1
-            if int_prop(parent, "mask", 0) & needed != needed:
+            if mask_prop(parent, "mask", 0) & needed != needed:
                 return False
         parent = parent.parent_op()
     return True
 
 
 def thread_range_of_mask(mask: int, unit_threads: int) -> list[tuple[int, int]]:
-    """Contiguous [first, end) thread ranges covered by an executor mask."""
+    """Contiguous [first, end) thread ranges covered by an executor mask (read as an unsigned
+    64-bit set: a negative i64 such as ``0xffffffff00000000`` selects units 32..63)."""
+    mask = unsigned_mask(mask)
     ranges: list[tuple[int, int]] = []
-    bit = 0
-    while mask >> bit:
-        if (mask >> bit) & 1:
-            start = bit
-            while (mask >> bit) & 1:
-                bit += 1
+    start: int | None = None
+    for bit in range(MAX_MASK_UNITS + 1):  # bounded: one more step closes a run ending at bit 63
+        if bit < MAX_MASK_UNITS and (mask >> bit) & 1:
+            if start is None:
+                start = bit
+        elif start is not None:
             ranges.append((start * unit_threads, bit * unit_threads))
-        else:
-            bit += 1
+            start = None
     return ranges
 
 
@@ -246,8 +273,8 @@ def pipeline_info(op: Operation, pipe: SSAValue) -> PipelineInfo:
     init = find_init(op, pipe)
     stages, producers, consumers, barrier, elide = _pipeline_type_fields(init.results[0].type)
     unit = UNIT_THREADS.get(enum_prop(init, "executor", "warp"), 32)
-    producer_masks = array_prop(init, "participants") or [1]
-    consumer_masks = array_prop(init, "consumers") or [2]
+    producer_masks = mask_array_prop(init, "participants") or [1]
+    consumer_masks = mask_array_prop(init, "consumers") or [2]
     arv = array_prop(init, "arvCount")
     if arv is None:
         raise LocatedError(init, "pipeline.init has no derived arvCount; run cutlass-stamp-arrive-counts first")

@@ -20,7 +20,7 @@ from xdsl.rewriter import InsertPoint
 from tileorch.diagnostics import copy_location
 from tileorch.dialects import nv_tileas, nvvm
 from tileorch.dialects.cutlass import pipeline as cp
-from tileorch.transforms.pipeline_to_nvvm.context import UNIT_THREADS, enclosing_exec, int_prop, thread_range_of_mask
+from tileorch.transforms.pipeline_to_nvvm.context import UNIT_THREADS, enclosing_exec, int_prop, mask_prop, thread_range_of_mask
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
 from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
 from tileorch.transforms.pipeline_to_nvvm.sync import any_of, in_thread_range
@@ -83,7 +83,7 @@ class AsyncExecLowering(_RegionLowering):
     def build(self, op: Operation, e: Emitter) -> None:
         unit = exec_unit_threads(op)
         kind = str(op.properties["executor"])
-        ranges = [] if "cta" in kind else thread_range_of_mask(int_prop(op, "mask"), unit)
+        ranges = [] if "cta" in kind else thread_range_of_mask(mask_prop(op, "mask", 0), unit)
         regs = int_prop(op, "max_regs")
         block = op.regions[0].block
         if regs is not None and ranges and all(f % 128 == 0 and (end - f) % 128 == 0 for f, end in ranges):

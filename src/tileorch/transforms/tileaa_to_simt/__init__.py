@@ -9,10 +9,14 @@ softmax/layernorm-style rows, transposes, small dots.  Contract:
 * a tile is distributed cyclically over the threads (element ``f`` of the row-major order in
   thread ``f % T``, register slot ``f // T``), so elementwise chains stay in registers and
   global loads/stores coalesce;
-* ``broadcast``, ``permute``, ``extract``, ``reduce``, ``scan`` and ``dot`` exchange their
-  operands through one shared-memory scratch array (``bar.sync`` before each write and after
-  each write phase; element ``f`` at position ``f + f / 32``, so strided reads do not all hit
-  one bank); ``reshape``/``expand_dims`` are free (row-major order is unchanged);
+* ``broadcast``, ``permute``, ``extract``, ``extract_slice``, ``cat``, ``reduce``, ``scan`` and
+  ``dot`` exchange their operands through one shared-memory scratch array (``bar.sync`` before
+  each write and after each write phase; element ``f`` at position ``f + f / 32``, so strided
+  reads do not all hit one bank); ``reshape``/``expand_dims`` are free (row-major order is
+  unchanged);
+* element types: i1 (a byte in memory), i8, i16, i32, i64, f16, f32, f64 held as themselves;
+  bf16, tf32 and fp8 (e4m3, e5m2: sm_89+) held as f32 (see ``emit.reg_type``); any other element
+  type is a located "not supported yet" error naming it;
 * out-of-bounds tile elements load the view's padding value and are not stored; a
   ``tiled_store`` is followed by ``bar.sync`` so later loads of the CTA see it;
 * scalars (program ids, loop counters, shapes) are uniform SSA values; ``scf`` loops and
@@ -32,12 +36,14 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     FloatAttr,
+    FloatTF32Type,
     FunctionType,
     IntegerAttr,
     IntegerType,
     ModuleOp,
     TensorType,
     UnitAttr,
+    f32,
     i1,
     i8,
     i16,
@@ -51,16 +57,20 @@ from tileorch.diagnostics import LocatedError
 from tileorch.dialects import nvvm
 from tileorch.dialects.nv_tileaa import FuncOp as TileFuncOp
 from tileorch.dialects.nv_tileaa.attrs import MemRefType, MemTokenType, PointerType, TiledViewType
+from tileorch.dialects.nv_tileaa.tile_ops import CASTS
 from tileorch.transforms.tileaa_to_simt.emit import (
     GLOBAL_PTR,
     SHARED_PTR,
     Emitter,
     Tile,
     byte_size,
+    global_type,
     is_float,
+    is_fp8,
     memory_type,
     reg_type,
     strides_of,
+    supported_element,
 )
 
 PASS = "convert-nv-tileaa-to-simt"
@@ -114,8 +124,9 @@ def _padding(e: Emitter, kind: str, typ: Attribute) -> SSAValue:
 class FunctionLowering:
     """Lower one ``nv_tileaa.func`` into a ``func.func`` kernel."""
 
-    def __init__(self, fn: TileFuncOp):
+    def __init__(self, fn: TileFuncOp, sm: int | None = None):
         self.fn = fn
+        self.sm = sm  # the target's compute capability (nv_tileaa.compute_capability), when the module names it
         spec = fn.kernel_spec()
         self.threads = 32 * (spec.num_worker_warps.data if spec is not None else 4)
         self.vals: dict[SSAValue, object] = {}
@@ -188,7 +199,7 @@ class FunctionLowering:
         for t in fn.function_type.inputs.data:
             if isinstance(t, PointerType):
                 arg_types.append(GLOBAL_PTR)
-            elif isinstance(t, IntegerType) or is_float(t):
+            elif (isinstance(t, IntegerType) and supported_element(t)) or str(t) in ("f16", "f32", "f64"):
                 arg_types.append(t)
             else:
                 raise LocatedError(fn, f"{PASS}: kernel parameter of type {t} is not supported yet")
@@ -219,7 +230,24 @@ class FunctionLowering:
                                        "the input probably does not verify") from None
 
     # -- dispatch ---------------------------------------------------------------------------
+    def check_types(self, op: Operation) -> None:
+        """Every element type ``op`` touches is one this lowering holds in registers (see
+        ``supported_element``): else a located "not supported" error naming the type."""
+        for v in (*op.operands, *op.results):
+            t = v.type
+            elt = t.element_type if isinstance(t, TensorType) else t.element if isinstance(t, MemRefType) else t
+            if not (isinstance(elt, IntegerType) or is_float(elt)):
+                continue
+            if not supported_element(elt):
+                raise LocatedError(op, f"element type {elt} is not supported yet by {PASS} (in '{op.name}'; "
+                                       "supported: i1, i8, i16, i32, i64, f16, bf16, f32, f64, tf32, "
+                                       "f8E4M3FN, f8E5M2)")
+            if is_fp8(elt) and self.sm is not None and self.sm < 89:
+                raise LocatedError(op, f"element type {elt} needs sm_89 or newer (PTX e4m3x2/e5m2x2 "
+                                       f"conversions), the target is sm_{self.sm} (in '{op.name}')")
+
     def lower_op(self, e: Emitter, op: Operation) -> None:
+        self.check_types(op)
         name = op.name
         handler = getattr(self, "op_" + name.replace(".", "_"), None)
         if handler is not None:
@@ -262,14 +290,17 @@ class FunctionLowering:
         mt: MemRefType = op.results[0].type
         dyn_shape, dyn_strides = iter(op.shape), iter(op.strides)
 
-        def resolve(static: int, dyn) -> SSAValue:
+        def resolve(static: int, dyn, what: str) -> SSAValue:
             if static >= 0:
+                if static >= 2**31:  # index arithmetic is 32-bit here
+                    raise LocatedError(op, f"static {what} {static} does not fit the 32-bit index arithmetic of "
+                                           f"the SIMT lowering")
                 return e.const(static)
             v = self.get(next(dyn))
             return v if v.type == i32 else e.v(arith.TruncIOp(v, i32)) if v.type.width.data > 32 else e.v(arith.ExtSIOp(v, i32))
 
-        shape = [resolve(s, dyn_shape) for s in mt.get_shape()]
-        strides = [resolve(s, dyn_strides) for s in mt.get_strides()]
+        shape = [resolve(s, dyn_shape, "size") for s in mt.get_shape()]
+        strides = [resolve(s, dyn_strides, "stride") for s in mt.get_strides()]
         self.vals[op.results[0]] = Memref(self.get(op.ptr), mt.element, shape, strides)
 
     def op_nv_tileaa_block_tile(self, e, op):
@@ -324,7 +355,7 @@ class FunctionLowering:
             s64 = e.v(arith.ExtSIOp(mem.strides[dim], i64))
             term = e.v(arith.MuliOp(g64, s64))
             offset = term if offset is None else e.v(arith.AddiOp(offset, term))
-        elem = i16 if isinstance(mem.element, BFloat16Type) else memory_type(mem.element)
+        elem = global_type(mem.element)
         ptr = e.gep(mem.ptr, offset, elem, GLOBAL_PTR)
         return ptr, ok
 
@@ -332,6 +363,8 @@ class FunctionLowering:
     def _load_global(b: Emitter, ptr: SSAValue, elt: Attribute) -> SSAValue:
         if isinstance(elt, BFloat16Type):
             return b.bf16_bits_to_f32(b.load(ptr, i16))
+        if is_fp8(elt):
+            return b.f8_bits_to_f32(b.load(ptr, i8), elt)
         if elt == i1:
             return b.v(arith.TruncIOp(b.load(ptr, memory_type(i1)), i1))
         return b.load(ptr, elt)
@@ -374,6 +407,8 @@ class FunctionLowering:
             def store(b, p=ptr, v=value):
                 if isinstance(tile.element, BFloat16Type):
                     v = b.f32_to_bf16_bits(v)
+                elif is_fp8(tile.element):
+                    v = b.f32_to_f8_bits(v, tile.element)
                 elif tile.element == i1:
                     v = b.v(arith.ExtUIOp(v, memory_type(i1)))
                 b.store(v, p)
@@ -487,6 +522,50 @@ class FunctionLowering:
         flat = sum(i * s for i, s in zip(idx, strides_of(src.shape)))
         (off,) = self._stage(e, [src])
         self.vals[op.results[0]] = self._read(e, off, src.element, e.const(flat))
+
+    def op_nv_tileaa_extract_slice(self, e, op):
+        """The sub-tile at tile index ``indices`` (each index taken modulo the number of
+        sub-tiles along its dimension, so that no read leaves the staged source)."""
+        src = self.tile(op.source)
+        shape = tuple(op.results[0].type.get_shape())
+        bases = []
+        for i, v in enumerate(op.indices):
+            count = src.shape[i] // shape[i]
+            if count == 1:
+                bases.append(None)
+                continue
+            k = self._cast_int(e, self.get(v), i32)
+            k = e.v(arith.RemUIOp(k, e.const(count)))
+            bases.append(e.mul_i(k, e.const(shape[i])) if shape[i] != 1 else k)
+        (off,) = self._stage(e, [src])
+
+        def pick(b, coords):
+            src_coords = [c if base is None else b.add_i(c, base) for c, base in zip(coords, bases)]
+            return self._read(b, off, src.element, b.ravel(src_coords, src.shape))
+
+        self.vals[op.results[0]] = Tile(shape, src.element, self._gather(e, shape, pick))
+
+    def op_nv_tileaa_cat(self, e, op):
+        """Both operands staged; each result element reads one of them (a select of the two
+        scratch positions, one load: no branch)."""
+        a, b_ = self.tile(op.lhs), self.tile(op.rhs)
+        dim = op.dim.value.data
+        shape = tuple(op.results[0].type.get_shape())
+        off_a, off_b = self._stage(e, [a, b_])
+        elem = memory_type(reg_type(a.element))
+        size = byte_size(elem)
+        split = a.shape[dim]
+
+        def pick(b, coords):
+            in_a = b.v(arith.CmpiOp(coords[dim], b.const(split), "ult"))
+            rest = list(coords)
+            rest[dim] = b.v(arith.SubiOp(coords[dim], b.const(split)))
+            pos_a = b.add_i(self._padded(b, b.ravel(coords, a.shape)), b.const(off_a // size))
+            pos_b = b.add_i(self._padded(b, b.ravel(rest, b_.shape)), b.const(off_b // size))
+            v = b.load(b.gep(self.smem, b.v(arith.SelectOp(in_a, pos_a, pos_b)), elem, SHARED_PTR), elem)
+            return b.v(arith.TruncIOp(v, i1)) if a.element == i1 else v
+
+        self.vals[op.results[0]] = Tile(shape, a.element, self._gather(e, shape, pick))
 
     def op_nv_tileaa_splat(self, e, op):
         rt = op.results[0].type
@@ -684,7 +763,7 @@ class FunctionLowering:
         t = op.results[0].type
         if not isinstance(t, TensorType):
             value = op.value
-            if isinstance(t, BFloat16Type):
+            if isinstance(t, BFloat16Type) or is_fp8(t):
                 value = FloatAttr(value.value.data, reg_type(t))
             self.vals[op.results[0]] = e.v(arith.ConstantOp(value, reg_type(t)))
             return
@@ -780,6 +859,13 @@ def lower_scalar_op(e: Emitter, op: Operation, args: list[SSAValue], rtype: Attr
     """One element of elementwise ``op`` on scalar ``args`` (register types, see ``reg_type``):
     the scalar math every tile lowering shares (SIMT slots, accumulator fragments)."""
     name = op.name
+    if name in CASTS or name in _ARITH_CASTS:
+        return _cast(e, name, args[0], rtype if rtype is not None else op.results[0].type)
+    if name in ("nv_tileaa.cmpi", "nv_tileaa.cmpf"):
+        cls = arith.CmpiOp if name == "nv_tileaa.cmpi" else arith.CmpfOp
+        return e.v(cls(args[0], args[1], op.predicate.data))
+    if name == "nv_tileaa.select":
+        return e.v(arith.SelectOp(*args))
     if name in ELEMENTWISE:
         kind = ELEMENTWISE[name]
         if kind in ("exp", "exp2", "sqrt", "rsqrt", "tanh", "neg", "abs"):
@@ -806,9 +892,15 @@ def lower_scalar_op(e: Emitter, op: Operation, args: list[SSAValue], rtype: Attr
 
 
 def convert_float(b: Emitter, x: SSAValue, dst: Attribute) -> SSAValue:
-    """``nv_tileaa.fp_to_fp`` of one element (bf16 is held as f32, rounded to bf16's precision)."""
+    """``nv_tileaa.fp_to_fp`` of one element ``x`` (a register value, see ``reg_type``): bf16 and
+    fp8 are held as f32, rounded to their precision (from f64 through f32)."""
     if isinstance(dst, BFloat16Type):
         return b.round_to_bf16(b.to_f32(x))
+    if is_fp8(dst):
+        return b.round_to_fp8(b.to_f32(x), dst)
+    if isinstance(dst, FloatTF32Type):
+        return b.round_to_tf32(b.to_f32(x))
+    dst = reg_type(dst)
     sw, dw = _fwidth(x.type), _fwidth(dst)
     if x.type == dst:
         return x
@@ -817,6 +909,22 @@ def convert_float(b: Emitter, x: SSAValue, dst: Attribute) -> SSAValue:
     if sw > dw:
         return b.v(arith.TruncFOp(x, dst))
     return x
+
+
+def _cast(e: Emitter, name: str, x: SSAValue, dst: Attribute) -> SSAValue:
+    """One element of an integer/float cast (``nv_tileaa.extsi`` ... or ``arith.extsi`` ...);
+    ``x`` in its register type.  An integer converted to bf16/fp8 is converted to f32, then
+    rounded to the destination's precision."""
+    dst = dst.element_type if isinstance(dst, TensorType) else dst
+    cls = _ARITH_CASTS[CASTS.get(name, name)]
+    if cls in (arith.SIToFPOp, arith.UIToFPOp) and reg_type(dst) != dst:
+        return convert_float(e, e.v(cls(x, f32)), dst)
+    return e.v(cls(x, reg_type(dst)))
+
+
+_ARITH_CASTS = {"arith.extsi": arith.ExtSIOp, "arith.extui": arith.ExtUIOp, "arith.trunci": arith.TruncIOp,
+                "arith.sitofp": arith.SIToFPOp, "arith.uitofp": arith.UIToFPOp, "arith.fptosi": arith.FPToSIOp,
+                "arith.fptoui": arith.FPToUIOp}
 
 
 def _signed_div_rounded(e: Emitter, floor: bool, a: SSAValue, b: SSAValue) -> SSAValue:
@@ -869,6 +977,8 @@ ELEMENTWISE = {
     "nv_tileaa.maxf": "max", "nv_tileaa.minf": "min", "nv_tileaa.fma": "fma", "nv_tileaa.negf": "neg",
     "nv_tileaa.exp": "exp", "nv_tileaa.exp2": "exp2", "nv_tileaa.sqrt": "sqrt", "nv_tileaa.rsqrt": "rsqrt",
     "nv_tileaa.tanh": "tanh", "nv_tileaa.remf": "remf", "math.absf": "abs", "nv_tileaa.addi": "addi", "nv_tileaa.subi": "subi", "nv_tileaa.muli": "muli",
+    **{name: "cast" for name in CASTS},
+    "nv_tileaa.cmpi": "cmpi", "nv_tileaa.cmpf": "cmpf", "nv_tileaa.select": "select",
 }
 ARITH_OF = {
     "addf": arith.AddfOp, "subf": arith.SubfOp, "mulf": arith.MulfOp, "divf": arith.DivfOp,
@@ -884,8 +994,10 @@ class ConvertNvTileaaToSimt(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         scratch = 0
+        cc = op.attributes.get("nv_tileaa.compute_capability")
+        sm = cc.sm.data if cc is not None and hasattr(cc, "sm") else None
         for fn in [f for f in op.walk() if isinstance(f, TileFuncOp)]:
-            new, nbytes = FunctionLowering(fn).run()
+            new, nbytes = FunctionLowering(fn, sm).run()
             if nbytes > MAX_STATIC_SMEM:
                 raise LocatedError(fn, f"{PASS}: kernel @{fn.sym_name.data} needs {nbytes} bytes of shared "
                                        f"scratch (tiles exchanged through shared memory), more than "

@@ -14,22 +14,28 @@ from xdsl.dialects import arith, llvm, scf
 from xdsl.dialects.builtin import (
     AnyFloat,
     BFloat16Type,
+    Float8E4M3FNType,
+    Float8E5M2Type,
     Float16Type,
     Float32Type,
     Float64Type,
     FloatAttr,
+    FloatTF32Type,
     IntAttr,
     IntegerAttr,
     IntegerType,
+    VectorType,
+    f16,
     f32,
     i1,
     i8,
+    i16,
     i32,
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from tileorch.dialects import nvvm
+from tileorch.dialects import llvm_ext, nvvm
 
 GLOBAL_PTR = llvm.LLVMPointerType(IntAttr(1))
 SHARED_PTR = llvm.LLVMPointerType(IntAttr(3))
@@ -51,11 +57,38 @@ class Tile:
         return n
 
 
+FP8_KINDS = {Float8E4M3FNType: "e4m3", Float8E5M2Type: "e5m2"}
+"""The 8-bit float element types the SIMT lowering takes (PTX ``e4m3``/``e5m2``, sm_89+), held in
+registers as f32 like bf16: loads widen exactly (``cvt.rn.f16x2.e4m3x2``), stores and ``fp_to_fp``
+round to nearest even, saturating to the largest finite value (``cvt.rn.satfinite.e4m3x2.f32``;
+NaN stays NaN but not its sign: a NaN that went through registers is stored as 0x7F).  Checked
+on an H200 against torch's float8 conversions (all 256 codes of each type)."""
+
+FLOAT_BYTES = {Float16Type: 2, BFloat16Type: 2, Float32Type: 4, Float64Type: 8, Float8E4M3FNType: 1,
+               Float8E5M2Type: 1, FloatTF32Type: 4}
+"""The float element types the SIMT lowering takes, and their bytes in memory (tf32 in a 32-bit
+container, held as f32 rounded to tf32's 10-bit mantissa)."""
+INT_WIDTHS = (1, 8, 16, 32, 64)
+
+
+def is_fp8(t: Attribute) -> bool:
+    return type(t) in FP8_KINDS
+
+
+def supported_element(t: Attribute) -> bool:
+    """An element type the SIMT lowering holds in registers and moves through memory."""
+    if isinstance(t, IntegerType):
+        return t.width.data in INT_WIDTHS
+    return type(t) in FLOAT_BYTES
+
+
 def byte_size(t: Attribute) -> int:
     """Bytes of one element in memory (i1 is stored as one byte)."""
     if isinstance(t, IntegerType):
         return max(1, (t.width.data + 7) // 8)
-    return {Float16Type: 2, BFloat16Type: 2, Float32Type: 4, Float64Type: 8}[type(t)]
+    if type(t) not in FLOAT_BYTES:
+        raise NotImplementedError(f"element type {t}")
+    return FLOAT_BYTES[type(t)]
 
 
 def strides_of(shape: Sequence[int]) -> list[int]:
@@ -75,6 +108,9 @@ class Emitter:
     threads: int
     tid: SSAValue | None = None
     consts: dict = field(default_factory=dict)
+    fp8_bits: dict = field(default_factory=dict)
+    """f32 values that are fp8 elements -> their bits (i8), defined just before them: a store
+    of such a value writes the bits instead of converting it again."""
 
     def add(self, op: Operation) -> Operation:
         self.block.add_op(op)
@@ -84,7 +120,7 @@ class Emitter:
         return self.add(op).results[0]
 
     def nested(self, block: Block) -> Emitter:
-        return Emitter(block, self.threads, self.tid)
+        return Emitter(block, self.threads, self.tid, fp8_bits=self.fp8_bits)
 
     # -- constants and integer math (i32 unless said) ----------------------------------------
     def const(self, value: int, typ: Attribute = i32) -> SSAValue:
@@ -168,7 +204,11 @@ class Emitter:
 
     # -- float math (PTX; f32, other floats through f32) --------------------------------------
     def to_f32(self, x: SSAValue) -> SSAValue:
-        return x if isinstance(x.type, Float32Type) else self.v(arith.ExtFOp(x, f32))
+        if isinstance(x.type, Float32Type):
+            return x
+        if isinstance(x.type, Float64Type):
+            return self.v(arith.TruncFOp(x, f32))
+        return self.v(arith.ExtFOp(x, f32))
 
     def from_f32(self, x: SSAValue, typ: Attribute) -> SSAValue:
         return x if isinstance(typ, Float32Type) else self.v(arith.TruncFOp(x, typ))
@@ -215,6 +255,39 @@ class Emitter:
     def f32_to_bf16_bits(self, x: SSAValue) -> SSAValue:
         return self.v(llvm.InlineAsmOp("cvt.rn.bf16.f32 $0, $1;", "=h,f", [x], [IntegerType(16)]))
 
+    def f8_bits_to_f32(self, bits: SSAValue, typ: Attribute) -> SSAValue:
+        """The f32 value of the fp8 ``typ`` element with bits ``bits`` (i8): exact, through f16
+        (``llvm.nvvm.e4m3x2.to.f16x2.rn``, PTX ``cvt.rn.f16x2.e4m3x2``; the low byte is lane 0)."""
+        kind = FP8_KINDS[type(typ)]
+        pair = self.v(llvm.CallIntrinsicOp(f"llvm.nvvm.{kind}x2.to.f16x2.rn", [self.v(arith.ExtUIOp(bits, i16))],
+                                           [VectorType(f16, [2])]))
+        half = self.v(llvm_ext.ExtractElementOp(pair, self.const(0)))
+        value = self.v(arith.ExtFOp(half, f32))
+        self.fp8_bits[value] = (bits, typ)
+        return value
+
+    def f32_to_f8_bits(self, x: SSAValue, typ: Attribute) -> SSAValue:
+        """The bits (i8) of f32 ``x`` rounded to the fp8 ``typ`` (nearest even, saturating to the
+        largest finite value; ``llvm.nvvm.ff.to.e4m3x2.rn``, PTX ``cvt.rn.satfinite.e4m3x2.f32``,
+        whose second operand is the low byte)."""
+        known = self.fp8_bits.get(x)
+        if known is not None and known[1] == typ:  # already an element of this type: its bits
+            return known[0]
+        kind = FP8_KINDS[type(typ)]
+        pair = self.v(llvm.CallIntrinsicOp(f"llvm.nvvm.ff.to.{kind}x2.rn", [self.fconst(0.0), x], [i16]))
+        return self.v(arith.TruncIOp(pair, i8))
+
+    def round_to_fp8(self, x: SSAValue, typ: Attribute) -> SSAValue:
+        """``x`` (f32) rounded to the fp8 ``typ``, held as f32."""
+        return self.f8_bits_to_f32(self.f32_to_f8_bits(x, typ), typ)
+
+    def round_to_tf32(self, x: SSAValue) -> SSAValue:
+        """``x`` (f32) rounded to the nearest tf32 (ties to even; ``llvm.nvvm.f2tf32.rn``, PTX
+        ``cvt.rn.tf32.f32``), held as f32 with the 13 low mantissa bits cleared."""
+        bits = self.v(llvm.CallIntrinsicOp("llvm.nvvm.f2tf32.rn", [x], [i32]))
+        bits = self.v(arith.AndIOp(bits, self.const(-(1 << 13))))
+        return self.v(arith.BitcastOp(bits, f32))
+
     def round_to_bf16(self, x: SSAValue) -> SSAValue:
         """``x`` (f32) rounded to the nearest bf16, held as f32."""
         return self.bf16_bits_to_f32(self.f32_to_bf16_bits(x))
@@ -232,9 +305,10 @@ class Emitter:
 
 
 def reg_type(t: Attribute) -> Attribute:
-    """The type an element is held in registers: bf16 as f32 (LLVM IR through llvmlite has no
-    ``bfloat``; loads widen, stores round to nearest even with ``cvt.rn.bf16.f32``)."""
-    return f32 if isinstance(t, BFloat16Type) else t
+    """The type an element is held in registers: bf16 and fp8 as f32 (LLVM IR through llvmlite
+    has no ``bfloat`` and no 8-bit floats; loads widen, stores round to nearest even with
+    ``cvt.rn.bf16.f32`` / ``cvt.rn.satfinite.e4m3x2.f32``); tf32 as f32 too."""
+    return f32 if isinstance(t, BFloat16Type | FloatTF32Type) or is_fp8(t) else t
 
 
 def is_float(t: Attribute) -> bool:
@@ -246,5 +320,17 @@ def memory_type(t: Attribute) -> Attribute:
     return i8 if t == i1 else t
 
 
-__all__ = ["Emitter", "GLOBAL_PTR", "SHARED_PTR", "Tile", "byte_size", "is_float", "memory_type", "reg_type",
-           "strides_of"]
+def global_type(t: Attribute) -> Attribute:
+    """The type an element is loaded from / stored to global memory as: its bits for the
+    floats held as f32 (bf16 as i16, fp8 as i8), i1 as i8."""
+    if isinstance(t, BFloat16Type):
+        return i16
+    if is_fp8(t):
+        return i8
+    if isinstance(t, FloatTF32Type):
+        return f32
+    return memory_type(t)
+
+
+__all__ = ["Emitter", "FP8_KINDS", "GLOBAL_PTR", "SHARED_PTR", "Tile", "byte_size", "global_type", "is_float",
+           "is_fp8", "memory_type", "reg_type", "strides_of", "supported_element"]

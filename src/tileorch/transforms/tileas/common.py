@@ -67,6 +67,11 @@ def warn(op: Operation, message: str) -> None:
     print(format_error(op, message, "warning"), file=sys.stderr)
 
 
+def note(op: Operation, message: str) -> None:
+    """A located remark on stderr (a choice the user may want to know about; the pass goes on)."""
+    print(format_error(op, message, "remark"), file=sys.stderr)
+
+
 def set_type(value: SSAValue, typ: Attribute) -> None:
     """Retype a value in place (the IR is re-verified after the pass)."""
     value._type = typ  # noqa: SLF001 - xDSL has no public setter

@@ -39,6 +39,7 @@ from xdsl.dialects.builtin import (
     Float16Type,
     Float32Type,
     FunctionType,
+    IntegerAttr,
     IntegerType,
     ModuleOp,
     StringAttr,
@@ -59,7 +60,7 @@ from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Emitter
 from tileorch.transforms.tileas.common import num_ctas
 from tileorch.transforms.tileas.epilogue import Coord, EpilogueLowering, KernelEnv, is_plain_store, program_axis
 
-DTYPE_NAMES = {"f16": "f16", "bf16": "bf16", "f32": "f32"}
+DTYPE_NAMES = {"f16": "f16", "bf16": "bf16", "f32": "f32", "f8E4M3FN": "e4m3", "f8E5M2": "e5m2"}
 CONFIG_ATTR = "tileorch.gemm_config"
 OVERRIDABLE = ("tile_n", "stages", "cluster_m", "raster", "max_swizzle", "producer_regs", "consumer_regs",
                "epilogue")
@@ -117,6 +118,11 @@ class DotKernel:
     retile_safe: bool
     batched: bool = False
     a_major: str = "k"
+    remarks: list[str] = dataclasses.field(default_factory=list)
+
+    @property
+    def cluster(self) -> int:
+        return num_ctas(self.kernel)
 
     @property
     def operand_args(self) -> list[int | None]:
@@ -149,6 +155,43 @@ def _through_layouts(v: SSAValue) -> tuple[SSAValue, list[str]]:
     return v, names
 
 
+def _constant_int(v: SSAValue) -> int | None:
+    if isinstance(v.owner, arith.ConstantOp) and isinstance(v.owner.value, IntegerAttr):
+        return v.owner.value.value.data
+    return None
+
+
+def _check_k_loop(loop: scf.ForOp, a_load, a_major: str, b_load, b_major: str, fail) -> None:
+    """The kernel builder reduces over all of K: the program's K loop must run from 0 in steps of 1
+    up to the number of K tiles of A or B (``ct.num_tiles``: ``get_dim_size`` of the operand's
+    tiled view along K), or the result would silently differ."""
+    if _constant_int(loop.lb) != 0 or _constant_int(loop.step) != 1:
+        fail(loop, "the K loop must start at 0 and step by 1 (the WGMMA kernel reduces over all of K)")
+    ub = loop.ub
+    while isinstance(ub.owner, arith.IndexCastOp | arith.ExtSIOp | arith.ExtUIOp | arith.TruncIOp):
+        ub = ub.owner.operands[0]
+    k_axes = []
+    for ld, major, k_first in ((a_load, a_major, "m"), (b_load, b_major, "n")):
+        rank = len(ld.indices)
+        k_axes.append((ld.view, rank - 2 if major == k_first else rank - 1))
+    owner = ub.owner
+    if isinstance(owner, aa.GetDimSizeOp):
+        src = owner.operands[0]
+        for view, axis in k_axes:
+            if _same_view(src, view) and owner.index.value.data == axis:
+                return
+    fail(loop, "the K loop's trip count must be the number of K tiles of A or B (ct.num_tiles(A, axis=K, ...)): "
+               "the WGMMA kernel reduces over all of K")
+
+
+def _same_view(x: SSAValue, y: SSAValue) -> bool:
+    def root(v):
+        while isinstance(v.owner, Operation) and v.owner.name in ("nv_tileaa.block_tile", "nv_tileaa.make_memref"):
+            v = v.owner.operands[0]
+        return v
+    return x == y or root(x) == root(y)
+
+
 def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     """Read the tier's warp-specialized dot kernel; a located error says why one cannot be lowered."""
 
@@ -166,7 +209,12 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     dot = dots[0]
     if not isinstance(dot.atom, ts.MmaSm90AtomAttr):
         fail(dot, f"the dot's MMA atom is {dot.atom}, not a WGMMA (mma.sm90) atom")
-    tm, tn = dot.result.type.get_shape()
+    shape = list(dot.result.type.get_shape())
+    if len(shape) != 2:
+        fail(dot, f"a {len(shape)}-D dot of tile {shape}: the WGMMA lowering takes 2-D dots (batched dots with a "
+                  "batch tile of 1 are squeezed to 2-D by tileas-squeeze-unit-batch-dots; larger batch tiles are "
+                  "not supported yet)")
+    tm, tn = shape
     tk = dot.lhs.type.get_shape()[-1]
     loads = [o for o in sw.walk() if isinstance(o, ts.TiledLoadOp) and o.dst is not None]
     if len(loads) != 2 or not all(isinstance(ld.atom, ts.TmaLoadAtomAttr) for ld in loads):
@@ -222,6 +270,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         loop = loop.parent_op()
     if loop is None:
         fail(dot, "the dot is not in a K loop")
+    _check_k_loop(loop, a_load, a_major, b_load, b_major, fail)
     accs = [r for r in loop.results if r.type == dot.result.type]
     if len(accs) != 1:
         fail(loop, "the K loop must carry one accumulator")
@@ -229,15 +278,17 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     pipes = [o for o in kernel.walk() if o.name == "nv_tileas.async.pipeline.create_pipeline"]
     depth = pipes[0].num_stages.value.data if pipes else 4
     try:
-        dtype = _dtype(a_load.result.type.element_type)
+        # f32 operands run as tf32 WGMMA (10-bit mantissa products, f32 accumulation)
+        dtype, b_dtype = ({"f32": "tf32"}.get(d, d) for d in (_dtype(a_load.result.type.element_type),
+                                                               _dtype(b_load.result.type.element_type)))
         out_dtype = _dtype(st.tile.type.element_type)
     except ValueError as exc:
-        fail(a_load, f"element type {exc} is not supported yet by the WGMMA lowering (bf16/f16 in, "
-                     "bf16/f16/f32 out)")
-    if dtype == "f32":
-        fail(a_load, "f32 operands (tf32 WGMMA) are not supported yet by the WGMMA lowering")
-    if _dtype(b_load.result.type.element_type) != dtype:
+        fail(a_load, f"element type {exc} is not supported yet by the WGMMA lowering (bf16/f16/fp8 e4m3/e5m2/"
+                     "f32 as tf32 in, bf16/f16/f32 out)")
+    if b_dtype != dtype:
         fail(b_load, "A and B must have the same element type")
+    if out_dtype not in ("f16", "bf16", "f32"):
+        fail(st, f"output element type {out_dtype} is not supported yet by the WGMMA lowering (bf16/f16/f32)")
     plain = is_plain_store(st, acc)
     retile_safe = True
     if not plain:
@@ -273,16 +324,63 @@ def _param_type(kernel: aa.FuncOp, t):
     raise LocatedError(kernel, f"convert-nv-tileas-to-cutlass: kernel parameter of type {t} is not supported yet")
 
 
+TILE_NS = (64, 128, 192, 256)
+
+
+def builder_tile(dk: DotKernel, cluster: int) -> tuple[tuple[int, int, int], int, list[str]]:
+    """The (tile_m, tile_n, tile_k) per CTA and cluster the kernel builder runs for ``dk``, and the
+    remarks saying where that differs from the program's tile.
+
+    The builder's CTAs run 128-row tiles (a cluster's CTAs run neighbouring tiles and share B by
+    multicast), so a 128-row program tile is taken as it is.  The K depth is always the builder's (one 128-byte
+    swizzle row per stage: the K loop runs over all of K, so its tile size is not observable).
+    Other M/N extents (64- or 256-row tiles on one CTA, 32-column tiles, ...) are retiled to
+    128 x the nearest supported N when the epilogue does not depend on the tile shape; otherwise
+    a located error names the rule."""
+    tm, tn, tk = dk.tile
+    k_depth = 128 // {"e4m3": 1, "e5m2": 1, "tf32": 4}.get(dk.dtype, 2)
+    remarks = []
+    if tk != k_depth:
+        remarks.append(f"K tile {tk} runs as {k_depth} (one 128-byte swizzle row of {dk.dtype} per pipeline stage)")
+    if tm == 128 and tn in TILE_NS:  # the builder's tile (a cluster only multicasts B between 128-row tiles)
+        if dk.b_major == "n" and (tn // cluster) % 64:
+            remarks.append(f"no B multicast: an N-major {tn}-column B tile does not split into {cluster} "
+                           "64-column boxes (1 CTA per cluster)")
+            cluster = 1
+        return (128, tn, k_depth), cluster, remarks
+    new_n = next((v for v in TILE_NS if v >= tn), TILE_NS[-1])
+    if not dk.retile_safe:
+        raise LocatedError(dk.store, f"convert-nv-tileas-to-cutlass: the WGMMA kernel builder runs 128-row tiles "
+                                     f"per CTA and {'/'.join(map(str, TILE_NS))} columns; the program's {tm}x{tn} tile "
+                                     f"on {cluster} CTA(s) is not one of them, and its epilogue depends on the tile "
+                                     "shape (program ids or tile-local ranges), so it cannot be retiled")
+    if dk.b_major == "n" and (new_n // cluster) % 64:
+        cluster = 1
+    remarks.append(f"the program's {tm}x{tn} tile on {dk.cluster} CTA(s) runs as 128x{new_n} tiles per CTA on "
+                   f"{cluster} CTA(s) (the tile shapes the WGMMA kernel builder takes; the epilogue does not "
+                   "depend on the tile shape)")
+    return (128, new_n, k_depth), cluster, remarks
+
+
 def configure(dk: DotKernel, schedule: str, override: dict | None = None):
-    """The kernel builder's configuration for ``dk`` (the program's tiles unless ``override``
-    names others), with as many pipeline stages as shared memory holds, up to the tier's depth."""
+    """The kernel builder's configuration for ``dk`` (the program's tiles, or the nearest the
+    builder takes: :func:`builder_tile`, unless ``override`` names others), with as many pipeline
+    stages as shared memory holds, up to the tier's depth.  ``dk.remarks`` receives the choices."""
     from tileorch.kernels.gemm.config import GemmConfig, GemmConfigError
 
-    tm, tn, tk = dk.tile
+    from tileorch.kernels.gemm.config import K_MAJOR_ONLY
+
+    (tm, tn, tk), cluster, remarks = builder_tile(dk, num_ctas(dk.kernel))
+    b_major, transpose_b = dk.b_major, False
+    if dk.dtype in K_MAJOR_ONLY and dk.b_major == "n":
+        b_major, transpose_b = "k", True
+        remarks.append(f"{dk.dtype} WGMMA reads B K-major: the program's N-major B [K, N] is passed to the kernel as "
+                       "a K-major copy made at launch (one extra pass over B; store B as [N, K] to avoid it)")
+    dk.remarks.extend(remarks)
     epilogue = "tma" if dk.out_dtype != "f32" else "direct"
-    cfg = GemmConfig(tile_m=tm, tile_n=tn, tile_k=tk, stages=dk.depth, cluster_m=num_ctas(dk.kernel),
-                     schedule=schedule, dtype=dk.dtype, out_dtype=dk.out_dtype, b_major=dk.b_major, epilogue=epilogue,
-                     batched=dk.batched, a_major=dk.a_major)
+    cfg = GemmConfig(tile_m=tm, tile_n=tn, tile_k=tk, stages=dk.depth, cluster_m=cluster,
+                     schedule=schedule, dtype=dk.dtype, out_dtype=dk.out_dtype, b_major=b_major, epilogue=epilogue,
+                     batched=dk.batched, a_major=dk.a_major, transpose_b=transpose_b)
     if override:
         if not dk.retile_safe:
             raise LocatedError(dk.store, "convert-nv-tileas-to-cutlass: the epilogue depends on the program's tile "
@@ -386,7 +484,7 @@ def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: st
                 _compile_epilogue(block, frags, dk, args)
         f.detach()
         record = {**cfg.as_dict(), "args": dk.operand_args, "epilogue_ops": not dk.plain_epilogue,
-                  "retile_safe": dk.retile_safe}
+                  "retile_safe": dk.retile_safe, "remarks": dk.remarks}
         f.attributes[CONFIG_ATTR] = StringAttr(json.dumps(record, sort_keys=True))
         f.attributes["tileorch.tile_kernel"] = StringAttr(kernel.sym_name.data)
         module.body.block.insert_op_before(f, kernel)
@@ -427,6 +525,11 @@ class ConvertNvTileasToCutlass(ModulePass):
         kernels = [o for o in op.walk() if isinstance(o, aa.FuncOp) and o.kernel_spec() is not None]
         for kernel in kernels:
             if any(isinstance(o, AgentSwitchOp) for o in kernel.walk()):
+                from tileorch.transforms.tileas.chained_dots import chained_dots, lower_chained_kernel
+
+                if chained_dots(kernel) is not None:  # two dots, the second's A from the first's result
+                    lower_chained_kernel(ctx, op, kernel)
+                    continue
                 lower_kernel(ctx, op, kernel, self.schedule, override)
 
 

@@ -18,7 +18,10 @@ program is split over the CTAs of the cluster.  The pass reads ``num_ctas`` from
 * a forward convert that meets a backward one merges with it (the pair disappears when it
   round-trips); two adjacent forward converts are an error: "Expected pattern of adjacent
   cvts: forward + backward";
-* TMA boxes follow the per-CTA tile; direction tags are removed at the end.
+* TMA boxes follow the per-CTA tile; direction tags are removed at the end;
+* a CTA's share of a tile an MMA atom computes on must be at least the atom (whole atoms of
+  its M x K / K x N / M x N): a split finer than the hardware instruction (a 64-row tile over
+  16 CTAs under ``wgmma``'s M = 64) is a located error at the dot that names this rule.
 """
 
 from __future__ import annotations
@@ -171,12 +174,41 @@ class PlanCta:
                 self.step_backward(op)
             else:
                 self.step_forward(op)
+        self.check_shares()
         for op in list(self.func.walk()):
             if DIR in op.attributes:
                 del op.attributes[DIR]
             if isinstance(op, ts.ConvertLayoutOp) and op.source.type == op.result.type:
                 op.result.replace_all_uses_with(op.source)
                 Rewriter.erase_op(op)
+
+    def check_shares(self) -> None:
+        """The rule every split must keep: a CTA's share of a tile an MMA atom computes on is
+        whole atoms -- at least the atom's M x K (A), K x N (B) and M x N (accumulator): the
+        hardware instruction (``wgmma`` M = 64, ``mma.sync`` M = 16, ``tcgen05.mma`` M = 64 /
+        128) has no smaller form, so a cluster that splits the tile finer has CTAs with no MMA
+        to issue."""
+        for dot in self.func.walk():
+            if not isinstance(dot, ts.DotOp) or not isinstance(dot.atom, ts.MMA_ATOMS):
+                continue
+            am, an, ak = dot.atom.mnk()
+            for v, what, atom_dims in ((dot.result, "accumulator", (am, an)), (dot.lhs, "A operand", (am, ak)),
+                                       (dot.rhs, "B operand", (ak, an))):
+                cta = cta_of(v)
+                if not cta:
+                    continue
+                shape = list(v.type.get_shape())[-2:]
+                share = [s // c for s, c in zip(shape, cta[-2:])]
+                if all(sh >= a and sh % a == 0 for sh, a in zip(share, atom_dims)):
+                    continue
+                ctas = 1
+                for c in cta:
+                    ctas *= c
+                raise LocatedError(
+                    dot, f"a CTA's share of the tile must be at least the MMA atom: {ctas} CTAs (split "
+                         f"{cta}) leave each CTA {'x'.join(map(str, share))} of the dot's "
+                         f"{'x'.join(map(str, shape))} {what} tile, not whole "
+                         f"{'x'.join(map(str, atom_dims))} tiles of the {dot.atom} atom")
 
     def _drop_if_dead(self, op: Operation) -> None:
         if op.parent is not None and not any(r.uses.get_length() for r in op.results):

@@ -15,7 +15,13 @@ Rewrites, to a fixed point:
   operands are constants or converts, computes in the converted layout instead;
 * loops: a convert feeding an ``scf.for`` yield is moved out of the loop by changing that
   iter arg's layout (init, block argument, result), with converts at the loop boundary for the
-  other users -- which the rules above fold again.
+  other users -- which the rules above fold again;
+* regions (the seed's worker handles ``scf.if`` and ``consume_one``): a convert yielded out of
+  an ``scf.if`` branch, a ``consume_one`` or a ``consumer_read`` region moves below the op when
+  every region yields that slot in the convert's source layout for free (or the result's users
+  all convert it back): the result takes the source layout and a convert after the op serves
+  its users, so a convert in both branches and its inverse after the ``if`` cancel.  Only a
+  register value leaves a pipeline region (its slot buffers are valid inside it only).
 
 Diagnostics are tileiras': "failed to rewrite in buffer layout propagation", "failed to rewrite
 in reg layout propagation", "failed to apply patterns greedily".
@@ -143,6 +149,8 @@ class _Rewriter:
         if _is_reg(src) and _is_reg(cvt.result) and self.forward(cvt):
             return self._done()
         if self.out_of_loop(cvt):
+            return self._done()
+        if self.out_of_region(cvt):
             return self._done()
 
     # -- buffer side
@@ -292,6 +300,76 @@ class _Rewriter:
                     use.operation.operands[use.index] = c.result
         if res.uses:
             _convert_after(res, old_t, loop)
+        return True
+
+
+    # -- region results (scf.if, consume_one / consumer_read)
+    def out_of_region(self, cvt: ts.ConvertLayoutOp) -> bool:
+        """A convert yielded out of an ``scf.if`` branch (or a ``consume_one`` /
+        ``consumer_read`` region) moves below the op: result ``i`` takes the convert's source
+        layout when every region yields slot ``i`` in that layout for free (a convert from it, a
+        dense constant, a value already in it) -- or when every user of the result converts
+        it back to that layout anyway, the other regions then get a convert of their own.
+        The result's users get a convert to the old type, which folds with an inverse
+        convert after the op."""
+        uses = list(cvt.result.uses)
+        if len(uses) != 1:
+            return False
+        yld = uses[0].operation
+        parent = yld.parent_op()
+        if isinstance(parent, scf.IfOp) and isinstance(yld, scf.YieldOp):
+            regions = [parent.true_region, parent.false_region]
+        elif isinstance(parent, ts.ConsumeOneOp | ts.ConsumerReadOp) and yld is parent.body.block.last_op:
+            # the slot is only readable inside the region: only a register value may leave it
+            if not _is_reg(cvt.source):
+                return False
+            regions = [parent.body]
+        else:
+            return False
+        i = uses[0].index
+        layout = _lay(cvt.source)
+        res = parent.results[i]
+        old_t = res.type
+        new_t = cvt.source.type
+        if layout is None or not isinstance(old_t, TensorType) or ts.layout_of(old_t) is None:
+            return False
+        yields = []
+        for region in regions:
+            if not region.blocks:
+                return False
+            last = region.blocks[-1].last_op
+            if last is None or i >= len(last.operands):
+                return False
+            yields.append(last)
+        res_users = [u.operation for u in res.uses]
+        back_only = bool(res_users) and all(
+            isinstance(u, ts.ConvertLayoutOp) and u.result.type == new_t for u in res_users)
+
+        def free(v: SSAValue) -> bool:
+            return v.type == new_t or _is_dense_const(v) or \
+                (isinstance(v.owner, ts.ConvertLayoutOp) and v.owner.source.type == new_t)
+
+        if not back_only and not all(free(y.operands[i]) for y in yields):
+            return False
+        for y in yields:
+            v = y.operands[i]
+            if v.type == new_t:
+                continue
+            if isinstance(v.owner, ts.ConvertLayoutOp) and v.owner.source.type == new_t:
+                y.operands[i] = v.owner.source
+                if not v.uses:
+                    Rewriter.erase_op(v.owner)
+            elif _is_dense_const(v):
+                y.operands[i] = _retyped_const(v, layout, y)
+            else:
+                c = ts.ConvertLayoutOp(v, new_t)
+                copy_location(cvt, [c])
+                Rewriter.insert_op(c, InsertPoint.before(y))
+                y.operands[i] = c.result
+        set_type(res, new_t)
+        self._check(parent, "failed to rewrite in reg layout propagation")
+        if res.uses:
+            _convert_after(res, old_t, parent)
         return True
 
 

@@ -7,6 +7,9 @@ An ``scf.for`` carrying ``sliceCount = N`` (an integer attribute) becomes
 * a residual loop over the iterations left (``ub - (ub - lb) mod (N * step)`` to ``ub``),
   omitted when the bounds are constants and the trip count is a multiple of ``N``.
 
+Nested marked loops are sliced innermost first, so a marked loop inside a sliced one is sliced
+in every copy (main-loop slices and residual loop alike) and no ``sliceCount`` survives.
+
 Diagnostics (tileiras'): "The sliceCountneed to be aIntegerAttr" (sic) for a non-integer
 ``sliceCount``; "unsupported op in Slicing pass" for a ``sliceCount`` on a loop other than
 ``scf.for``; "... is not expected inside sliced part in SlicingPass" for an op that must not be
@@ -105,7 +108,10 @@ def slice_loop(loop: scf.ForOp, n: int) -> None:
 
 
 def run_slicing(root: Operation) -> None:
-    for op in list(root.walk()):
+    """Slice every marked loop under ``root``, innermost first: an inner marked loop is sliced
+    before the loop around it copies its body, so every copy is already sliced (no copy keeps a
+    ``sliceCount``), and no loop is visited after an enclosing loop replaced (erased) it."""
+    for op in list(root.walk(region_first=True)):
         n = slice_count(op)
         if n is None:
             continue

@@ -17,6 +17,7 @@ from xdsl.passes import ModulePass
 from tileorch.registry import resolve, PASSES
 
 TILEAS_PASSES = (
+    "tileas-program-loop-to-tiles",
     "tileas-squeeze-unit-batch-dots",
     "convert-tileaa-to-tileas",
     "tileas-assign-dot-layouts",
@@ -37,7 +38,7 @@ TILEAS_PASSES = (
 def pipeline_string(dynamic_persistent: bool = False) -> str:
     names = list(TILEAS_PASSES)
     if dynamic_persistent:
-        names.insert(2, "tileas-dynamic-persistent")
+        names.insert(names.index("convert-tileaa-to-tileas") + 1, "tileas-dynamic-persistent")
     return ",".join(names)
 
 

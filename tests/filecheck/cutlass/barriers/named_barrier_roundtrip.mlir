@@ -33,9 +33,12 @@ func.func @dynamic_id(%id: i32) {
 
 // -----
 
-// The generic form is accepted as input.
-"cutlass.async.exec"() <{executor = #cutlass<executor_type warp>, mask = 15 : i64}> ({
-  "cutlass.named_barrier.arrive_and_wait"() <{barrier_id = 15 : i32}> : () -> ()
+// The generic form is accepted as input (inside a function: cutlass ops never sit at module scope).
+"func.func"() <{sym_name = "generic", function_type = () -> ()}> ({
+  "cutlass.async.exec"() <{executor = #cutlass<executor_type warp>, mask = 15 : i64}> ({
+    "cutlass.named_barrier.arrive_and_wait"() <{barrier_id = 15 : i32}> : () -> ()
+  }) : () -> ()
+  "func.return"() : () -> ()
 }) : () -> ()
 // CHECK: cutlass.async.exec warp mask({{15|0xf}}) {
 // CHECK-NEXT: cutlass.named_barrier.arrive_and_wait barrier_id = 15{{$}}

@@ -50,7 +50,8 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // -----
 
 // sm_90 but TMA not allowed / not possible: allow_tma = false, a non-unit innermost stride,
-// NaN padding; a batched dot stays on the fma atom.
+// NaN padding; a batched dot whose 8x8 matrices no MMA atom tiles stays on the fma atom
+// (batched dots MMA atoms fit: assign_dot_layouts_targets.mlir).
 !m = !nv_tileaa.memref<f32, array<i64: ?, ?>, array<i64: ?, 1>, i32>
 !ms = !nv_tileaa.memref<f32, array<i64: ?, ?>, array<i64: 1, ?>, i32>
 !v = !nv_tileaa.tiled_view<array<i32: 64, 64>, array<i32: 64, 64>, array<i32: 0, 1>, !m>

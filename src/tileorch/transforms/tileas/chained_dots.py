@@ -1,0 +1,863 @@
+"""Two chained dots on tensor cores: ``convert-nv-tileas-to-cutlass`` for kernels whose second
+dot's A operand is computed from the first dot's result (FlashAttention forward, a GEMM followed
+by a second GEMM on its activated result: ``for j: P = f(A0 @ B1[j]); acc = g(acc) + P @ B2[j]``).
+
+What the tier's warp-specialized kernel must look like (:func:`analyze_chained_dots`):
+
+* one loop (the consumer agent's ``scf.for``, ``lb = 0``, ``step = 1``) holding both dots;
+* dot 1: ``S = A0 @ B1`` where A0 is a TMA tile loaded once before the loop (K-major, ``[tm, d]``),
+  B1 a TMA tile of the loop (``[tn, d]`` transposed: K-major; or ``[d, tn]``: N-major);
+* dot 2: ``acc' = P @ B2 + C`` where P (``[tm, tn]``) is any elementwise/row-reduction function of
+  S, of loop-carried tiles and of kernel arguments, B2 a TMA tile of the loop (``[tn, dv]``
+  N-major, or ``[dv, tn]`` transposed: K-major);
+* loop-carried values: tiles ``[tm, 1]`` (row vectors) or ``[tm, X]`` (X a multiple of 8);
+* after the loop, one ``tiled_store`` of a ``[tm, dv]`` tile (leading unit dimensions allowed).
+
+The lowered kernel (:func:`chained_kernel_ir` + :class:`FragmentLowering`): one CTA per program
+instance (the program's grid), ``tm / 64`` warp groups, each owning 64 rows; thread 0 issues the
+TMA loads (A0 once; B1 and B2 into a 2-stage mbarrier ring, tile ``j + 2`` issued once every
+warp group has finished reading tile ``j``); per iteration ``S = A0 B1`` is a chain of
+``wgmma.mma_async m64n{tn}k16`` from shared memory; the program's own ops between the dots run in
+the WGMMA accumulator's register layout (thread ``t`` of warp ``w`` holds rows ``16w + t/4`` and
+``+ 8``, columns ``8g + 2(t%4) + {0, 1}``): elementwise math per element, row reductions along
+the columns as the thread-local values of a row then ``shfl.xor`` 1 and 2 across the quad,
+loop-carried row vectors as two registers per thread; P is packed pairwise to 16 bits into the
+register A fragment of ``wgmma m64n{dv}k16`` (for each 16-column chunk ``c`` the accumulator's
+``d[8c .. 8c+7]`` are exactly ``a0..a3``), B2 from shared memory.  After the loop the program's
+epilogue is evaluated per accumulator element and stored with predicated global stores.
+
+The host builds one TMA tensor map per loaded array (``tileorch.chained_config`` records which
+parameter is its base pointer and the box) and launches the kernel on the program's grid with
+the tensor maps followed by the program's own parameters.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, llvm, scf
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    DenseArrayBase,
+    Float16Type,
+    Float32Type,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    f32,
+    i16,
+    i32,
+    i64,
+)
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+
+from tileorch.diagnostics import LocatedError, parse_module
+from tileorch.dialects import nv_tileaa as aa
+from tileorch.dialects import nv_tileas_tile as ts
+from tileorch.dialects import nvvm
+from tileorch.dialects.nv_tileaa.attrs import ints
+from tileorch.dialects.nv_tileas import AgentSwitchOp
+from tileorch.transforms.tileaa_to_simt import lower_scalar_op
+from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Emitter, memory_type
+from tileorch.transforms.tileas.epilogue import LAYOUT_ONLY, Coord, EpilogueLowering, KernelEnv, unsupported
+
+PASS = "convert-nv-tileas-to-cutlass"
+CHAINED_ATTR = "tileorch.chained_config"
+TMAP = "!llvm.ptr {llvm.byval = !llvm.array<128 x i8>, llvm.align = 64 : i64, nvvm.grid_constant}"
+SWIZZLE_128B = 1 << 62
+SMEM_LIMIT = 227 * 1024
+DEFAULT_STAGES = 2
+"""K/V ring depth (fewer when shared memory does not hold them): tile ``j + stages`` is loaded
+once every warp group has finished with tile ``j``."""
+_DT = {Float16Type: "f16", BFloat16Type: "bf16"}
+
+
+def _fail(op: Operation, why: str):
+    raise LocatedError(op, f"{PASS}: chained dots: {why}")
+
+
+def _strip(v: SSAValue, names=(*LAYOUT_ONLY, "nv_tileaa.reshape", "nv_tileaa.permute")) -> tuple[SSAValue, list[str]]:
+    seen = []
+    while isinstance(v.owner, Operation) and v.owner.name in names:
+        seen.append(v.owner.name)
+        v = v.owner.operands[0]
+    return v, seen
+
+
+def _depends_on(v: SSAValue, target: SSAValue, limit: int = 4096) -> bool:
+    stack, seen = [v], set()
+    while stack and len(seen) < limit:
+        x = stack.pop()
+        if x is target:
+            return True
+        if id(x) in seen or not isinstance(x.owner, Operation):
+            continue
+        seen.add(id(x))
+        stack.extend(x.owner.operands)
+    return False
+
+
+def chained_dots(kernel: aa.FuncOp) -> tuple[Operation, Operation] | None:
+    """(dot 1, dot 2) when the kernel's agent switch has exactly two dots, the second's A operand
+    computed from the first's result; else None."""
+    switches = [o for o in kernel.walk() if isinstance(o, AgentSwitchOp)]
+    if len(switches) != 1:
+        return None
+    dots = [o for o in switches[0].walk() if isinstance(o, ts.DotOp)]
+    if len(dots) != 2:
+        return None
+    for d1, d2 in (dots, dots[::-1]):
+        if _depends_on(d2.lhs, d1.result):
+            return d1, d2
+    return None
+
+
+@dataclass
+class Operand:
+    """A TMA-loaded tile: the load, its 2-D shape [rows, cols] (cols contiguous), the kernel
+    parameter of its base pointer, and (B operands) whether it is K-major."""
+
+    load: Operation
+    rows: int
+    cols: int
+    arg: int
+    k_major: bool = True
+
+    @property
+    def bytes(self) -> int:
+        return self.rows * self.cols * 2
+
+    @property
+    def rank(self) -> int:
+        return len(self.load.indices)
+
+
+@dataclass
+class ChainedKernel:
+    kernel: aa.FuncOp
+    dot1: Operation
+    dot2: Operation
+    loop: scf.ForOp
+    a0: Operand
+    b1: Operand
+    b2: Operand
+    store: Operation
+    tm: int
+    tn: int
+    d: int
+    dv: int
+    dtype: str
+    carried: list[tuple[int, int]]  # (iter-arg index, width X) of the loop's tile-carried values
+    yields: list[SSAValue]  # the new value of each iter arg (through the pipeline's consumer_read)
+
+
+def _producer_load(arg: BlockArgument) -> Operation | None:
+    """The producer's ``tiled_load`` whose stage the consumer_read block argument ``arg`` reads."""
+    read = arg.owner.parent_op()
+    if read is None or not read.name.endswith("consumer_read"):
+        return None
+    pipe = read.operands[0]
+    for use in pipe.uses:
+        w = use.operation
+        if w.name.endswith("producer_write"):
+            yielded = w.regions[0].blocks.first.last_op.operands
+            if arg.index < len(yielded) and isinstance(yielded[arg.index].owner, ts.TiledLoadOp):
+                return yielded[arg.index].owner
+    return None
+
+
+def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop: bool) -> tuple[Operand, list[str]]:
+    from tileorch.transforms.tileas.convert_to_cutlass import _base_argument
+
+    src, seen = _strip(v)
+    if isinstance(src, BlockArgument):
+        ld = _producer_load(src)
+    else:
+        ld = src.owner if isinstance(src.owner, ts.TiledLoadOp) else None
+    if ld is None or not isinstance(ld.atom, ts.TmaLoadAtomAttr):
+        _fail(dot, f"{what} is not a TMA tile load{' of the loop' if in_loop else ' made before the loop'}")
+    shape = list(ld.result.type.get_shape())
+    if len(shape) < 2 or any(x != 1 for x in shape[:-2]):
+        _fail(ld, f"{what} tile {shape}: 2-D tiles (with leading unit dimensions) are supported")
+    vt = ld.view.type
+    if ints(vt.order) != list(range(len(ints(vt.order)))) or ints(vt.tile) != ints(vt.step):
+        _fail(ld, f"{what}: a view with a dimension order or overlapping tiles is not supported yet")
+    elt = ld.result.type.element_type
+    if type(elt) not in _DT:
+        _fail(ld, f"{what} element type {elt}: f16/bf16 operands are supported")
+    rows, cols = shape[-2:]
+    if cols % 64 or rows % 8 or rows > 256:
+        _fail(ld, f"{what} tile {rows}x{cols}: the contiguous extent must be a multiple of 64 (128-byte "
+                  "swizzled TMA boxes) and rows a multiple of 8, at most 256")
+    arg = _base_argument(kernel, ld.view)
+    if arg is None:
+        _fail(ld, f"{what} is not loaded from a kernel argument")
+    return Operand(ld, rows, cols, arg), seen
+
+
+def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
+    pair = chained_dots(kernel)
+    if pair is None:
+        _fail(kernel, "expected two dots, the second's A computed from the first's result")
+    d1, d2 = pair
+    for dot in (d1, d2):
+        if not isinstance(dot.atom, ts.MmaSm90AtomAttr):
+            _fail(dot, f"the dot's MMA atom is {dot.atom}, not a WGMMA (mma.sm90) atom")
+        if not isinstance(dot.result.type.element_type, Float32Type):
+            _fail(dot, "the accumulator must be f32")
+    loop = d1.parent_op()
+    while loop is not None and not isinstance(loop, scf.ForOp):
+        loop = loop.parent_op()
+    if loop is None or not loop.is_ancestor(d2):
+        _fail(d1, "both dots must be in one loop")
+    for bound, want in ((loop.lb, 0), (loop.step, 1)):
+        o = bound.owner
+        if not (isinstance(o, arith.ConstantOp) and isinstance(o.value, IntegerAttr) and o.value.value.data == want):
+            _fail(loop, "the loop must run from 0 with step 1")
+    tm, tn = d1.result.type.get_shape()
+    d = d1.lhs.type.get_shape()[-1]
+    tm2, dv = d2.result.type.get_shape()
+    if tm2 != tm or d2.lhs.type.get_shape()[-1] != tn:
+        _fail(d2, f"the second dot {tm2}x{dv}x{d2.lhs.type.get_shape()[-1]} does not chain the first {tm}x{tn}x{d}")
+    if tm not in (64, 128):
+        _fail(d1, f"tile rows {tm}: 64 or 128 (one or two consumer warp groups) are supported")
+    for n in (tn, dv):
+        if n % 16 or n > 256:
+            _fail(d1, f"dot extent {n}: multiples of 16 up to 256 are supported")
+    a0, seen = _operand(kernel, d1, d1.lhs, "the first dot's A", False)
+    in_a_loop = a0.load.parent_op()
+    while in_a_loop is not None and not isinstance(in_a_loop, scf.ForOp):
+        in_a_loop = in_a_loop.parent_op()
+    if in_a_loop is not None or "nv_tileaa.permute" in seen or (a0.rows, a0.cols) != (tm, d):
+        _fail(d1, "the first dot's A must be a [tm, K] tile loaded once before the loop (K-major)")
+    b1, seen = _operand(kernel, d1, d1.rhs, "the first dot's B", True)
+    b1.k_major = "nv_tileaa.permute" in seen
+    if (b1.rows, b1.cols) != ((tn, d) if b1.k_major else (d, tn)):
+        _fail(d1, f"the first dot's B tile {b1.rows}x{b1.cols} does not match the dot")
+    b2, seen = _operand(kernel, d2, d2.rhs, "the second dot's B", True)
+    b2.k_major = "nv_tileaa.permute" in seen
+    if (b2.rows, b2.cols) != ((dv, tn) if b2.k_major else (tn, dv)):
+        _fail(d2, f"the second dot's B tile {b2.rows}x{b2.cols} does not match the dot")
+    for b in (b1, b2):  # the producer walks the same tiles as the consumer loop (its iv is j)
+        ploop = b.load.parent_op()
+        while ploop is not None and not isinstance(ploop, scf.ForOp):
+            ploop = ploop.parent_op()
+        if ploop is None or (ploop.lb, ploop.ub, ploop.step) != (loop.lb, loop.ub, loop.step):
+            _fail(b.load, "a loop operand's load is not in a producer loop over the consumer loop's range")
+    dts = {_DT[type(o.load.result.type.element_type)] for o in (a0, b1, b2)}
+    if len(dts) != 1:
+        _fail(d1, "all dot operands must have the same element type")
+    stores = [o for o in kernel.walk() if isinstance(o, ts.TiledStoreOp)]
+    if len(stores) != 1 or loop.is_ancestor(stores[0]):
+        _fail(kernel, "expected one tile store after the loop")
+    st = stores[0]
+    for o in kernel.walk():  # the lowering evaluates values: effects other than the one store are lost
+        if any(w in o.name for w in ("atomic", "print", "assert", "store")) and o is not st:
+            _fail(o, f"'{o.name}' in a chained-dots kernel is not supported yet")
+    shape = list(st.tile.type.get_shape())
+    if shape[-2:] != [tm, dv] or any(x != 1 for x in shape[:-2]):
+        _fail(st, f"the stored tile {shape} is not the [{tm}, {dv}] accumulator tile")
+    # loop-carried values and their new values (through the consumer_read region)
+    body = loop.body.blocks.first
+    carried, yields = [], []
+    for i, (arg, y) in enumerate(zip(body.args[1:], body.last_op.operands)):
+        if not isinstance(arg.type, TensorType):
+            if "pipeline" in str(arg.type):
+                continue
+            _fail(loop, f"loop-carried {arg.type} values are not supported yet")
+        shp = list(arg.type.get_shape())
+        if len(shp) != 2 or shp[0] != tm or not (shp[1] == 1 or (shp[1] % 8 == 0 and shp[1] <= 256)):
+            _fail(loop, f"loop-carried tile {shp}: [tm, 1] row vectors and [tm, X] tiles (X % 8 == 0) are supported")
+        if isinstance(y.owner, Operation) and y.owner.name.endswith("consumer_read"):
+            y = y.owner.regions[0].blocks.first.last_op.operands[y.index]
+        carried.append((i, shp[1]))
+        yields.append(y)
+    return ChainedKernel(kernel, d1, d2, loop, a0, b1, b2, st, tm, tn, d, dv, dts.pop(), carried, yields)
+
+
+# --------------------------------------------------------------------------- shared-memory plan
+
+
+@dataclass
+class Plan:
+    ck: ChainedKernel
+    stages: int = 2
+
+    @property
+    def threads(self) -> int:
+        return 2 * self.ck.tm
+
+    def offsets(self) -> dict[str, int]:
+        ck = self.ck
+        q = 0
+        b1 = ck.a0.bytes
+        b2 = b1 + self.stages * ck.b1.bytes
+        bars = b2 + self.stages * ck.b2.bytes
+        return {"a0": q, "b1": b1, "b2": b2, "bars": bars, "total": bars + 8 * (1 + self.stages)}
+
+    @property
+    def smem(self) -> int:
+        return self.offsets()["total"]
+
+
+def descriptor_constant(lbo_bytes: int, sbo_bytes: int) -> int:
+    return ((lbo_bytes >> 4) << 16) | ((sbo_bytes >> 4) << 32) | SWIZZLE_128B
+
+
+def _b_steps(op: Operand, ksteps: int) -> tuple[int, list[int]]:
+    """(descriptor constant, byte offset of each k16 step) of a B operand tile in 64-column
+    chunks (chunk c at c * rows * 128 bytes)."""
+    if op.k_major:  # [N rows, K cols]: k16 = 32 bytes along a row; K chunks rows*128 apart
+        return descriptor_constant(16, 1024), [(s // 4) * op.rows * 128 + (s % 4) * 32 for s in range(ksteps)]
+    # [K rows, N cols]: k16 = 16 rows of 128 bytes; N chunks (LBO) rows*128 apart
+    return descriptor_constant(op.rows * 128, 1024), [s * 2048 for s in range(ksteps)]
+
+
+# --------------------------------------------------------------------------- the kernel text
+
+
+def _tma_lines(tag: str, op: Operand, dst_off: str, bar: str, ind: str) -> str:
+    """TMA loads of one tile (64-column boxes), coordinates from placeholders ``%{tag}_c{dim}``."""
+    lines = []
+    n = op.rank
+    for c in range(op.cols // 64):
+        coords = []
+        for dim in reversed(range(n)):  # innermost first
+            name = f"%{tag}_c{dim}"
+            if dim == n - 1 and c:
+                lines.append(f"%{tag}_x{c} = arith.addi {name}, %c{64 * c}_i : i32")
+                name = f"%{tag}_x{c}"
+            coords.append(name)
+        lines += [
+            f"%{tag}_o{c} = arith.addi {dst_off}, %c{c * op.rows * 128}_i : i32",
+            f"%{tag}_p{c} = llvm.getelementptr %smem[%{tag}_o{c}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8",
+            f"%{tag}_q{c} = llvm.addrspacecast %{tag}_p{c} : !llvm.ptr<3> to !llvm.ptr<7>",
+            f"nvvm.cp.async.bulk.tensor.shared.cluster.global %{tag}_q{c}, %tmap_{tag[:2]}, {bar}, "
+            f"box[{', '.join(coords)}] : !llvm.ptr<7>, !llvm.ptr",
+        ]
+    return "".join(f"{ind}{x}\n" for x in lines)
+
+
+def _coord_placeholders(tag: str, op: Operand, j: str, ind: str) -> str:
+    return "".join(f"{ind}%{tag}_c{dim} = arith.addi {j}, %c0 : i32  // placeholder\n" for dim in range(op.rank))
+
+
+def _stage_loads(ck: ChainedKernel, plan: Plan, site: str, j: str, ind: str) -> str:
+    """Arm stage ``j % 2``'s barrier and issue the B1/B2 loads of tile ``j`` (thread 0 only)."""
+    off = plan.offsets()
+    return (f"{ind}%{site}_s = arith.remui {j}, %nstages : i32\n"
+            f"{ind}%{site}_bo = arith.muli %{site}_s, %c8 : i32\n"
+            f"{ind}%{site}_bo2 = arith.addi %{site}_bo, %c{off['bars'] + 8}_i : i32\n"
+            f"{ind}%{site}_bar = llvm.getelementptr %smem[%{site}_bo2] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8\n"
+            f"{ind}nvvm.mbarrier.arrive.expect_tx %{site}_bar, %c{ck.b1.bytes + ck.b2.bytes}_i : !llvm.ptr<3>, i32\n"
+            f"{ind}%{site}_k1 = arith.muli %{site}_s, %c{ck.b1.bytes}_i : i32\n"
+            f"{ind}%{site}_k = arith.addi %{site}_k1, %c{off['b1']}_i : i32\n"
+            f"{ind}%{site}_v1 = arith.muli %{site}_s, %c{ck.b2.bytes}_i : i32\n"
+            f"{ind}%{site}_v = arith.addi %{site}_v1, %c{off['b2']}_i : i32\n"
+            + _coord_placeholders(f"b1{site}", ck.b1, j, ind)
+            + _coord_placeholders(f"b2{site}", ck.b2, j, ind)
+            + _tma_lines(f"b1{site}", ck.b1, f"%{site}_k", f"%{site}_bar", ind)
+            + _tma_lines(f"b2{site}", ck.b2, f"%{site}_v", f"%{site}_bar", ind))
+
+
+def chained_kernel_ir(ck: ChainedKernel, plan: Plan, name: str) -> str:
+    off = plan.offsets()
+    regs = sum(2 if x == 1 else x // 2 for _, x in ck.carried)
+    s_acc = "!llvm.struct<(" + ", ".join(["f32"] * (ck.tn // 2)) + ")>"
+    ab = ck.dtype
+    ksteps = ck.d // 16
+    b1_const, b1_offs = _b_steps(ck.b1, ksteps)
+    consts = sorted({0, 1, 2, 8, 64, 128, *[64 * c for c in range(8)], *[c * o.rows * 128 for o in (ck.a0, ck.b1, ck.b2)
+                                                                          for c in range(o.cols // 64)],
+                     *[off["bars"] + 8 + 8 * i for i in range(plan.stages)], *range(plan.stages),
+                     off["bars"], off["bars"] + 8, off["b1"], off["b2"], ck.b1.bytes, ck.b2.bytes, ck.a0.bytes,
+                     ck.b1.bytes + ck.b2.bytes})
+    cdefs = "".join(f"    %c{c}_i = arith.constant {c} : i32\n" for c in consts)
+    i8 = " " * 8
+    a_desc = descriptor_constant(16, 1024)
+    s_steps = []
+    for s in range(ksteps):
+        a_off = (s // 4) * ck.tm * 128 + (s % 4) * 32
+        src = "%s_init" if s == 0 else f"%s{s - 1}"
+        s_steps += [
+            f"%sa{s}c = arith.constant {a_off // 16} : i64",
+            f"%sb{s}c = arith.constant {b1_offs[s] // 16} : i64",
+            f"%sa{s} = arith.addi %da_wg, %sa{s}c : i64",
+            f"%sb{s} = arith.addi %db1, %sb{s}c : i64",
+            f"%s{s} = nvvm.wgmma.mma_async %sa{s}, %sb{s}, {src}, <m = 64, n = {ck.tn}, k = 16>, D[<f32>, <one>], "
+            f"A[<{ab}>, <one>, <row>], B[<{ab}>, <one>, <{'col' if ck.b1.k_major else 'row'}>] : !sacc -> !sacc",
+        ]
+    s_text = "".join(f"{i8}{x}\n" for x in s_steps)
+    fbars = "".join(f"    %fbar{i} = llvm.getelementptr %smem[%c{off['bars'] + 8 + 8 * i}_i] : (!llvm.ptr<3>, i32) "
+                    "-> !llvm.ptr<3>, i8\n" for i in range(plan.stages))
+    fbar_inits = "".join(f"      nvvm.mbarrier.init %fbar{i}, %c1 : !llvm.ptr<3>, i32\n" for i in range(plan.stages))
+    prologue_loads = "".join(
+        f"      %has{i} = arith.cmpi sgt, %n_tiles, %c{i}_i : i32\n      scf.if %has{i} {{\n"
+        + _stage_loads(ck, plan, f"p{i}", f"%c{i}_i", "        ") + "      }\n" for i in range(plan.stages))
+    iters = ", ".join(f"%r{i} = %init{i}" for i in range(regs))
+    itypes = ", ".join(["f32"] * regs)
+    inits = "".join(f"    %init{i} = llvm.mlir.undef : f32  // placeholder\n" for i in range(regs))
+    out = f"%out:{regs} = " if regs > 1 else ("%out = " if regs == 1 else "")
+    loop_head = (f"    {out}scf.for %j = %c0 to %n_tiles step %c1 iter_args({iters}) -> ({itypes}) : i32 {{\n"
+                 if regs else "    scf.for %j = %c0 to %n_tiles step %c1 : i32 {\n")
+    yield_ = f"        scf.yield {', '.join(f'%r{i}' for i in range(regs))} : {itypes}\n" if regs else "        scf.yield\n"
+    return f"""// Two chained dots (tileorch.transforms.tileas.chained_dots): {ck.tm}x{ck.tn}x{ck.d} then {ck.tm}x{ck.dv}x{ck.tn}, {ab}
+!sacc = {s_acc}
+builtin.module attributes {{cutlass.target = "sm_90a"}} {{
+  func.func @{name}(%tmap_a0: {TMAP}, %tmap_b1: {TMAP}, %tmap_b2: {TMAP})
+      attributes {{nvvm.kernel, nvvm.maxntid = array<i32: {plan.threads}, 1, 1>, nvvm.minctasm = 1 : i32}} {{
+    %smem = atom.dynamic_smem : !llvm.ptr<3>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %c7 = arith.constant 7 : i32
+    %c8 = arith.constant 8 : i32
+    %c128 = arith.constant 128 : i32
+    %ticks = arith.constant 1000000 : i32
+{cdefs}    %tid = nvvm.read.ptx.sreg.tid.x : i32
+    %t0 = arith.cmpi eq, %tid, %c0 : i32
+    %wg = arith.divui %tid, %c128 : i32
+    %qbar = llvm.getelementptr %smem[%c{off['bars']}_i] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+    %nstages = arith.constant {plan.stages} : i32
+{fbars}    scf.if %t0 {{
+      nvvm.mbarrier.init %qbar, %c1 : !llvm.ptr<3>, i32
+{fbar_inits}      nvvm.fence.mbarrier.init
+      nvvm.prefetch tensormap, %tmap_a0 : !llvm.ptr
+      nvvm.prefetch tensormap, %tmap_b1 : !llvm.ptr
+      nvvm.prefetch tensormap, %tmap_b2 : !llvm.ptr
+    }}
+    nvvm.barrier
+    %n_tiles = llvm.mlir.undef : i32  // placeholder: the program's trip count
+{inits}    scf.if %t0 {{
+      nvvm.mbarrier.arrive.expect_tx %qbar, %c{ck.a0.bytes}_i : !llvm.ptr<3>, i32
+{_coord_placeholders("a0q", ck.a0, "%c0", "      ")}{_tma_lines("a0q", ck.a0, "%c0", "%qbar", "      ")}{prologue_loads}    }}
+    // WGMMA descriptors (128B swizzle, 1024-byte atoms): address bits of the dynamic smem base
+    %smem_i = llvm.ptrtoint %smem : !llvm.ptr<3> to i64
+    %amask = arith.constant 262143 : i64
+    %c4_l = arith.constant 4 : i64
+    %smem_m = arith.andi %smem_i, %amask : i64
+    %sbase = arith.shrui %smem_m, %c4_l : i64
+    %wg_l = arith.extui %wg : i32 to i64
+    %wg_rows = arith.constant 512 : i64
+    %wg_off = arith.muli %wg_l, %wg_rows : i64
+    %a_bits = arith.constant {a_desc} : i64
+    %da0 = arith.ori %sbase, %a_bits : i64
+    %da_wg = arith.addi %da0, %wg_off : i64
+    %b1_bits = arith.constant {b1_const} : i64
+    %b1_base = arith.constant {off['b1'] // 16} : i64
+    %b2_base = arith.constant {off['b2'] // 16} : i64
+    %b1_stage = arith.constant {ck.b1.bytes // 16} : i64
+    %b2_stage = arith.constant {ck.b2.bytes // 16} : i64
+    %db1_0 = arith.ori %sbase, %b1_bits : i64
+    %db1_1 = arith.addi %db1_0, %b1_base : i64
+    %sbase2 = arith.addi %sbase, %b2_base : i64
+    nvvm.mbarrier.try_wait.parity %qbar, %c0, %ticks : !llvm.ptr<3>, i32, i32
+{loop_head}        %st = arith.remui %j, %nstages : i32
+        %ph0 = arith.divui %j, %nstages : i32
+        %ph = arith.andi %ph0, %c1 : i32
+        %st_l = arith.extui %st : i32 to i64
+        %fb_off0 = arith.muli %st, %c8 : i32
+        %fb_off = arith.addi %fb_off0, %c{off['bars'] + 8}_i : i32
+        %fbar = llvm.getelementptr %smem[%fb_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+        nvvm.mbarrier.try_wait.parity %fbar, %ph, %ticks : !llvm.ptr<3>, i32, i32
+        %b1_so = arith.muli %st_l, %b1_stage : i64
+        %db1 = arith.addi %db1_1, %b1_so : i64
+        %b2_so = arith.muli %st_l, %b2_stage : i64
+        %b2_addr = arith.addi %sbase2, %b2_so : i64  // 16-byte units of this stage's B2 tile
+        %s_init = llvm.mlir.undef : !sacc  // placeholder: the first dot's accumulator input
+        nvvm.wgmma.fence.aligned
+{s_text}        nvvm.wgmma.commit.group.sync.aligned
+        nvvm.wgmma.wait.group.sync.aligned 0
+        %math = llvm.mlir.undef : i32  // anchor: the program's ops between and after the dots
+        nvvm.wgmma.commit.group.sync.aligned
+        nvvm.wgmma.wait.group.sync.aligned 0
+        // every warp group has finished reading stage %st: refill it with tile j + stages
+        nvvm.barrier
+        %jn = arith.addi %j, %nstages : i32
+        %more = arith.cmpi slt, %jn, %n_tiles : i32
+        %refill = arith.andi %more, %t0 : i1
+        scf.if %refill {{
+{_stage_loads(ck, plan, "nx", "%jn", "          ")}        }}
+{yield_}    }}
+    %epi = llvm.mlir.undef : i32  // anchor: the program's epilogue and store
+    func.return
+  }}
+}}
+"""
+
+
+# --------------------------------------------------------------------------- register-layout math
+
+
+@dataclass
+class FragmentLowering(EpilogueLowering):
+    """:class:`EpilogueLowering` over the WGMMA accumulator layout with known fragments
+    (``provided``: tile value -> (width, registers)), row reductions and loop values."""
+
+    provided: dict = field(default_factory=dict)
+    rows: list = field(default_factory=list)  # the thread's two row coordinates (tile-local)
+    cols: dict = field(default_factory=dict)  # (g, j) -> column coordinate value
+    row_of: dict = field(default_factory=dict)  # id(row value) -> h
+    col_of: dict = field(default_factory=dict)  # id(col value) -> (g, j)
+    zero: SSAValue | None = None  # the site's one constant-0 coordinate (broadcast dimensions)
+
+    def at(self, v: SSAValue, coords: tuple[Coord, ...]) -> SSAValue:
+        return super().at(v, tuple(self._canon(c) for c in coords))
+
+    def _canon(self, c: Coord) -> Coord:
+        o = c.value.owner
+        if (c.acc_dim is None and self.zero is not None and isinstance(o, arith.ConstantOp)
+                and isinstance(o.value, IntegerAttr) and o.value.value.data == 0 and c.value.type == i32):
+            return Coord(self.zero, None)
+        return c
+
+    def _at(self, v: SSAValue, coords: tuple[Coord, ...]) -> SSAValue:
+        hit = self.provided.get(v)
+        if hit is not None:
+            width, regs = hit
+            h = self.row_of.get(id(coords[0].value)) if coords else None
+            if len(coords) != 2 or h is None:
+                raise unsupported(self.store, "reads a register tile at coordinates other than its own")
+            if width == 1:
+                return regs[h]
+            gj = self.col_of.get(id(coords[1].value))
+            if gj is None or gj[0] >= width // 8:
+                raise unsupported(self.store, "reads a register tile at columns other than its own (a transpose "
+                                              "or slice of it)")
+            return regs[4 * gj[0] + 2 * h + gj[1]]
+        if isinstance(v.type, TensorType) and isinstance(v.owner, Operation) and v.owner.name == "nv_tileaa.reduce":
+            return self._reduce(v.owner, coords)
+        if isinstance(v, BlockArgument) and isinstance(v.type, TensorType):
+            raise unsupported(self.store, "reads a tile carried into a region that is not the loop's")
+        return super()._at(v, coords)
+
+    def _scalar(self, v: SSAValue):
+        op = v.owner
+        if isinstance(op, Operation) and op.name in ("nv_tileaa.get_dim_size", "nv_tileaa.get_dim_stride"):
+            from tileorch.transforms.tileas.epilogue import View
+
+            e = self.e
+            src = self.scalar(op.operands[0])
+            i = op.index.value.data
+            mem = src.memref if isinstance(src, View) else src
+            if op.name.endswith("stride"):
+                r = mem.strides[src.order[i] if isinstance(src, View) else i]
+            elif isinstance(src, View):  # tiles along the dimension, rounded up
+                step = src.step[i]
+                r = e.v(arith.DivSIOp(e.add_i(mem.shape[src.order[i]], e.const(step - 1)), e.const(step)))
+            else:
+                r = mem.shape[i]
+            return self._cast(e, r, op.results[0].type)
+        return super()._scalar(v)
+
+    def _reduce(self, op: Operation, coords: tuple[Coord, ...]) -> SSAValue:
+        e = self.e
+        src = op.operands[0]
+        shape = list(src.type.get_shape())
+        dim = op.dim.value.data if hasattr(op.dim, "value") else int(op.dim)
+        if len(op.operands) != 1 or len(shape) != 2 or dim != 1 or len(coords) != 1:
+            raise unsupported(op, "reduces other than one tile along its columns (rows of the accumulator layout)")
+        h = self.row_of.get(id(coords[0].value))
+        if h is None or shape[1] % 8:
+            raise unsupported(op, "reduces a tile whose rows are not the accumulator's")
+        body = [o for o in op.regions[0].blocks.first.ops if not o.name.endswith("yield")]
+        if len(body) != 1:
+            raise unsupported(op, "reduces with a body of more than one op")
+        comb = body[0]
+        rtype = op.results[0].type.element_type
+
+        def combine(a: SSAValue, b: SSAValue) -> SSAValue:
+            return lower_scalar_op(e, comb, [a, b], rtype)
+
+        acc = None
+        for g in range(shape[1] // 8):
+            for j in range(2):
+                x = self.at(src, (coords[0], Coord(self.cols[(g, j)], 1)))
+                acc = x if acc is None else combine(acc, x)
+        for mask in (1, 2):  # the quad's four threads hold the row's other columns
+            if isinstance(acc.type, Float32Type):
+                other = e.v(llvm.InlineAsmOp(f"shfl.sync.bfly.b32 $0, $1, {mask}, 31, -1;", "=f,f", [acc], [f32]))
+            elif acc.type == i32:
+                other = e.v(llvm.InlineAsmOp(f"shfl.sync.bfly.b32 $0, $1, {mask}, 31, -1;", "=r,r", [acc], [i32]))
+            else:
+                raise unsupported(op, f"reduces {acc.type} values")
+            acc = combine(acc, other)
+        return acc
+
+
+def _named(block_ops, name: str) -> Operation:
+    for op in block_ops:
+        if op.results and op.results[0].name_hint == name:
+            return op
+    raise ValueError(f"chained kernel text has no %{name}")
+
+
+def _replace(anchor: Operation, tmp: Block, value: SSAValue | None) -> None:
+    """Move ``tmp``'s ops before ``anchor``; ``anchor``'s result becomes ``value``; drop it."""
+    for op in list(tmp.ops):
+        op.detach()
+        anchor.parent_block().insert_op_before(op, anchor)
+    if value is not None:
+        anchor.results[0].replace_all_uses_with(value)
+    anchor.detach()
+    anchor.erase()
+
+
+def _pack16(e: Emitter, lo: SSAValue, hi: SSAValue, dtype: str) -> SSAValue:
+    return e.v(llvm.InlineAsmOp(f"cvt.rn.{dtype}x2.f32 $0, $1, $2;", "=r,f,f", [e.to_f32(hi), e.to_f32(lo)], [i32]))
+
+
+def _wgmma_reg_a(e: Emitter, a: list[SSAValue], desc: SSAValue, acc: list[SSAValue], n: int, dtype: str,
+                 trans_b: int) -> list[SSAValue]:
+    regs = n // 2
+    outs = ", ".join(f"${i}" for i in range(regs))
+    text = ("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+            f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{dtype}.{dtype} {{{outs}}}, "
+            f"{{${regs}, ${regs + 1}, ${regs + 2}, ${regs + 3}}}, ${regs + 4}, p, 1, 1, {trans_b};\n}}")
+    constraints = ",".join(["=f"] * regs + ["r"] * 4 + ["l"] + [str(i) for i in range(regs)])
+    st = llvm.LLVMStructType.from_type_list([f32] * regs)
+    res = e.v(llvm.InlineAsmOp(text, constraints, [*a, desc, *acc], [st], has_side_effects=True))
+    return [e.v(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [i]), res, f32)) for i in range(regs)]
+
+
+def _frag_regs(width: int) -> list[tuple[int, int, int]]:
+    """(h, g, j) of each register of a [64, width] fragment (width 1: a row vector)."""
+    if width == 1:
+        return [(h, 0, 0) for h in range(2)]
+    out = [None] * (width // 2)
+    for g in range(width // 8):
+        for h in range(2):
+            for j in range(2):
+                out[4 * g + 2 * h + j] = (h, g, j)
+    return out
+
+
+def _store_element(low: FragmentLowering, coords: tuple[Coord, ...], value: SSAValue) -> None:
+    """Predicated global store of ``value`` (f32) at tile coordinates ``coords`` of the store."""
+    e = low.e
+    st = low.store
+    view = low.scalar(st.view)
+    mem = view.memref
+    offset, ok = None, None
+    for i, c in enumerate(coords):
+        idx = low._i32(low.scalar(st.indices[i]))
+        g = e.add_i(e.mul_i(idx, e.const(view.step[i])), c.value)
+        dim = view.order[i]
+        inb = e.v(arith.AndIOp(e.v(arith.CmpiOp(g, mem.shape[dim], "slt")), e.v(arith.CmpiOp(g, e.const(0), "sge"))))
+        ok = inb if ok is None else e.v(arith.AndIOp(ok, inb))
+        term = e.v(arith.MuliOp(e.v(arith.ExtSIOp(g, i64)), e.v(arith.ExtSIOp(mem.strides[dim], i64))))
+        offset = term if offset is None else e.v(arith.AddiOp(offset, term))
+    elt = st.tile.type.element_type
+    if isinstance(elt, BFloat16Type):
+        stored, x = i16, e.f32_to_bf16_bits(value)
+    elif isinstance(elt, Float16Type):
+        stored, x = memory_type(elt), e.v(arith.TruncFOp(value, elt))
+    elif isinstance(elt, Float32Type):
+        stored, x = f32, value
+    else:
+        raise unsupported(st, f"stores {elt} values")
+
+    def then(b: Emitter):
+        b.store(x, b.gep(mem.ptr, offset, stored, GLOBAL_PTR))
+
+    e.if_(ok, then)
+
+
+class _Site:
+    """One place in the lowered kernel where program values are evaluated."""
+
+    def __init__(self, ck: ChainedKernel, args: list[SSAValue], coords: dict | None = None,
+                 tile_coord: list[SSAValue] | None = None):
+        self.ck = ck
+        self.tmp = Block()
+        self.e = Emitter(self.tmp, 128)
+        self.low = FragmentLowering(ck.kernel.body.blocks.first, None, ck.store, KernelEnv(args, [], []), self.e)
+        if coords is not None:
+            self.bind(coords, tile_coord)
+
+    def bind(self, coords: dict, tile_coord: list[SSAValue]) -> None:
+        low, e = self.low, self.e
+        low.rows, low.cols = coords["rows"], coords["cols"]
+        low.row_of = {id(r): h for h, r in enumerate(coords["rows"])}
+        low.col_of = {id(c): gj for gj, c in coords["cols"].items()}
+        low.zero = e.const(0)
+        low.env.tile_coord = tile_coord
+        # the accumulator tile's first global row/column (loads aligned with the store read there)
+        st = self.ck.store
+        lead = len(st.indices) - 2
+        tile = ints(st.view.type.tile)
+        low.env.origin = [e.mul_i(low._i32(low.scalar(st.indices[lead + d])), e.const(tile[lead + d]))
+                          for d in range(2)]
+
+    def at(self, v: SSAValue, h: int, g: int | None, j: int) -> SSAValue:
+        col = Coord(self.low.cols[(g, j)], 1) if g is not None else Coord(self.e.const(0), None)
+        return self.low.at(v, (Coord(self.low.rows[h], 0), col))
+
+    def tile_regs(self, v: SSAValue, width: int) -> list[SSAValue]:
+        return [self.at(v, h, None if width == 1 else g, j) for h, g, j in _frag_regs(width)]
+
+
+def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> None:
+    """Replace the tier kernel ``kernel`` by the chained-dots kernel (a located error says why
+    it cannot be; an unexpected failure is reported as a located internal error, so that the
+    program still takes the SIMT path)."""
+    try:
+        _lower_chained_kernel(ctx, module, kernel)
+    except LocatedError:
+        raise
+    except (ValueError, KeyError, IndexError, AttributeError, TypeError, NotImplementedError) as exc:
+        raise LocatedError(kernel, f"{PASS}: chained dots: internal error ({type(exc).__name__}: {exc})") from exc
+
+
+def _lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> None:
+    from tileorch.transforms.tileas.convert_to_cutlass import _append_parameters
+
+    ck = analyze_chained_dots(kernel)
+    plan = Plan(ck, stages=DEFAULT_STAGES)
+    while plan.smem > SMEM_LIMIT and plan.stages > 1:  # one stage: tile j + 1 loads once tile j is consumed
+        plan = Plan(ck, stages=plan.stages - 1)
+    if plan.smem > SMEM_LIMIT:
+        _fail(kernel, f"the tiles need {plan.smem} bytes of shared memory with one K/V stage (more than "
+                      f"{SMEM_LIMIT // 1024} KiB)")
+    name = f"chained_dots_{ck.tm}x{ck.tn}x{ck.d}_{ck.dv}_{ck.dtype}"
+    text = chained_kernel_ir(ck, plan, name)
+    lowered = parse_module(ctx, text, f"<{name}>")
+    fn = next(op for op in lowered.ops if isinstance(op, func.FuncOp))
+    args = _append_parameters(fn, kernel)
+    entry = fn.body.blocks.first
+    all_ops = list(fn.walk())
+
+    def named(n: str) -> Operation:
+        return _named(all_ops, n)
+
+    # ---- thread coordinates (entry block, before everything that needs them)
+    anchor0 = named("n_tiles")
+    site = _Site(ck, args)
+    e = site.e
+    tid = e.v(nvvm.SPECIAL_REGISTERS["tid.x"]())
+    warp = e.v(arith.ShRUIOp(tid, e.const(5)))
+    lane = e.v(arith.AndIOp(tid, e.const(31)))
+    # tile-local rows 64*wg + 16*(warp % 4) + lane/4 (= 16*warp + lane/4) and + 8
+    row0 = e.add_i(e.mul_i(warp, e.const(16)), e.v(arith.ShRUIOp(lane, e.const(2))))
+    rows = [row0, e.add_i(row0, e.const(8))]
+    col0 = e.mul_i(e.v(arith.AndIOp(lane, e.const(3))), e.const(2))
+    width = max(ck.tn, ck.dv, *[x for _, x in ck.carried])
+    cols = {}
+    for g in range(width // 8):
+        cg = e.add_i(col0, e.const(8 * g))
+        cols[(g, 0)], cols[(g, 1)] = cg, e.add_i(cg, e.const(1))
+    tile_coord = [e.v(nvvm.SPECIAL_REGISTERS[f"ctaid.{x}"]()) for x in "xyz"]
+    coords = {"rows": rows, "cols": cols}
+    site.bind(coords, tile_coord)
+    n_tiles = site.low._i32(site.low.scalar(ck.loop.ub))
+    init_vals = []
+    body = ck.loop.body.blocks.first
+    for (i, w) in ck.carried:
+        init_vals += site.tile_regs(ck.loop.operands[3 + i], w)
+    _replace(anchor0, site.tmp, n_tiles)
+    for k, v in enumerate(init_vals):
+        _replace(named(f"init{k}"), Block(), v)
+
+    # ---- TMA coordinates at each site (placeholders %<tag>_c<dim> = addi %j, %c0)
+    def fill_coords(tag: str, op: Operand, iv_of_program: SSAValue | None):
+        for dim in range(op.rank):
+            ph = named(f"{tag}_c{dim}")
+            s = _Site(ck, args, coords, tile_coord)
+            if iv_of_program is not None:
+                s.low.scalars[iv_of_program] = ph.operands[0]
+            idx = s.low._i32(s.low.scalar(op.load.indices[dim]))
+            tile = ints(op.load.view.type.tile)[dim]
+            val = idx if tile == 1 else s.e.mul_i(idx, s.e.const(tile))
+            _replace(ph, s.tmp, val)
+
+    fill_coords("a0q", ck.a0, None)
+    for site_name in [f"p{i}" for i in range(plan.stages)] + ["nx"]:
+        for tag, op in (("b1", ck.b1), ("b2", ck.b2)):
+            ploop = op.load.parent_op()
+            while ploop is not None and not isinstance(ploop, scf.ForOp):
+                ploop = ploop.parent_op()
+            iv = ploop.body.blocks.first.args[0] if ploop is not None else None
+            fill_coords(f"{tag}{site_name}", op, iv)
+
+    # ---- the loop body: the program's ops between and after the dots, the second dot
+    my_loop = next(op for op in fn.walk() if isinstance(op, scf.ForOp))
+    my_body = my_loop.body.blocks.first
+    s = _Site(ck, args, coords, tile_coord)
+    low = s.low
+    low.scalars[body.args[0]] = my_body.args[0]
+    regs = list(my_body.args[1:])
+    k = 0
+    for (i, w) in ck.carried:
+        n = 2 if w == 1 else w // 2
+        low.provided[body.args[1 + i]] = (w, regs[k:k + n])
+        k += n
+    # S: the first dot's accumulator input, then its result
+    s_init_ph = named("s_init")
+    s0 = _Site(ck, args, coords, tile_coord)
+    s0.low.scalars[body.args[0]] = my_body.args[0]
+    s0.low.provided = dict(low.provided)
+    s_in = s0.tile_regs(ck.dot1.acc, ck.tn)
+    st_type = llvm.LLVMStructType.from_type_list([f32] * (ck.tn // 2))
+    sv = s0.e.v(llvm.UndefOp(st_type))
+    for r, x in enumerate(s_in):
+        sv = s0.e.v(llvm.InsertValueOp(DenseArrayBase.from_list(i64, [r]), sv, x))
+    _replace(s_init_ph, s0.tmp, sv)
+    s_last = named(f"s{ck.d // 16 - 1}").results[0]
+    low.provided[ck.dot1.result] = (ck.tn, [s.e.v(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [r]), s_last, f32))
+                                             for r in range(ck.tn // 2)])
+    # the second dot: C per element, P packed pairwise into the register A fragment
+    c_in = s.tile_regs(ck.dot2.acc, ck.dv)
+    p = s.tile_regs(ck.dot2.lhs, ck.tn)
+    b2_const, b2_offs = _b_steps(ck.b2, ck.tn // 16)
+    b2_addr = named("b2_addr").results[0]
+    b2_desc = s.e.v(arith.OrIOp(b2_addr, s.e.v(arith.ConstantOp(IntegerAttr(b2_const, i64)))))
+    # every register the WGMMAs read is written before the fence (else ptxas serializes them)
+    a_regs = [[_pack16(s.e, p[8 * c + 2 * q], p[8 * c + 2 * q + 1], ck.dtype) for q in range(4)]
+              for c in range(ck.tn // 16)]
+    descs = [s.e.v(arith.AddiOp(b2_desc, s.e.v(arith.ConstantOp(IntegerAttr(b2_offs[c] // 16, i64)))))
+             for c in range(ck.tn // 16)]
+    s.e.add(nvvm.WgmmaFenceAlignedOp())
+    acc = c_in
+    for c in range(ck.tn // 16):
+        acc = _wgmma_reg_a(s.e, a_regs[c], descs[c], acc, ck.dv, ck.dtype, 0 if ck.b2.k_major else 1)
+    low.provided[ck.dot2.result] = (ck.dv, acc)
+    new_regs = []
+    for (i, w), y in zip(ck.carried, ck.yields):
+        new_regs += s.tile_regs(y, w)
+    _replace(named("math"), s.tmp, None)
+    my_body.last_op.operands = new_regs
+
+    # ---- after the loop: the epilogue and the store
+    s = _Site(ck, args, coords, tile_coord)
+    outs = list(my_loop.results)
+    k = 0
+    for (i, w) in ck.carried:
+        n = 2 if w == 1 else w // 2
+        s.low.provided[ck.loop.results[i]] = (w, outs[k:k + n])
+        k += n
+    lead = len(ck.store.indices) - 2
+    zero = Coord(s.e.const(0), None)
+    for h, g, j in _frag_regs(ck.dv):
+        value = s.low.element(Coord(rows[h], 0), Coord(cols[(g, j)], 1))
+        _store_element(s.low, (zero,) * lead + (Coord(rows[h], 0), Coord(cols[(g, j)], 1)), value)
+    _replace(named("epi"), s.tmp, None)
+
+    record = {"kind": "chained", "threads": plan.threads, "smem": plan.smem, "stages": plan.stages,
+              "tm": ck.tm, "tn": ck.tn,
+              "d": ck.d, "dv": ck.dv, "dtype": ck.dtype,
+              "tmaps": [{"arg": o.arg, "rows": o.rows, "rank": o.rank} for o in (ck.a0, ck.b1, ck.b2)]}
+    fn.attributes[CHAINED_ATTR] = StringAttr(json.dumps(record, sort_keys=True))
+    fn.attributes["tileorch.tile_kernel"] = StringAttr(kernel.sym_name.data)
+    fn.detach()
+    module.body.block.insert_op_before(fn, kernel)
+    kernel.detach()
+    kernel.erase(safe_erase=False)
+    for key, value in lowered.attributes.items():
+        module.attributes.setdefault(key, value)
+
+
+__all__ = ["CHAINED_ATTR", "ChainedKernel", "FragmentLowering", "analyze_chained_dots", "chained_dots",
+           "chained_kernel_ir", "lower_chained_kernel"]

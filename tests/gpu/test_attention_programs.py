@@ -1,0 +1,79 @@
+"""Two chained dots on tensor cores: the textbook cuTile FlashAttention forward
+(``tileorch.testing.attention_programs.attention_fwd``) and a fused two-GEMM MLP, compiled by the
+TileAS tier's chained-dots lowering (``kind == "chained"``: TMA + two WGMMAs per loop iteration,
+the second with its A operand from registers) and run through ``tileorch.cutile.launch`` against
+torch fp32 references (NaN-prefilled outputs; ragged sequence lengths).  Skipped without a GPU
+(tests/gpu/conftest.py); needs torch and cuda-tile."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("cuda.tile")
+
+import tileorch.cutile  # noqa: E402
+from tileorch.runtime import cutile as rc  # noqa: E402
+from tileorch.testing.attention_programs import attention_args, mlp_chain_args  # noqa: E402
+
+
+def _close(out, ref, atol, rtol, scale_tol=1e-2):
+    assert not torch.isnan(out).any(), "unwritten (NaN) outputs"
+    torch.testing.assert_close(out.float(), ref, atol=atol, rtol=rtol)
+    # long rows average many values to small outputs: bound the error by the output's scale too
+    err = (out.float() - ref).abs().max().item()
+    assert err <= scale_tol * max(ref.abs().max().item(), 1e-3), f"max error {err} vs max |ref| {ref.abs().max().item()}"
+
+
+def _run(kernel, args, grid):
+    tileorch.cutile.launch(torch.cuda.current_stream(), grid, kernel, args)
+    torch.cuda.synchronize()
+    return rc.compiled(kernel, rc.describe_arguments(kernel, args), "sm_90a", "persistent").program
+
+
+@pytest.mark.parametrize("tile_m,tile_n", [(128, 64), (64, 64), (128, 128)], ids=lambda v: str(v))
+@pytest.mark.parametrize("d", [64, 128])
+@pytest.mark.parametrize("bh,seq", [(4, 1000), (3, 128), (2, 4096), (5, 77), (1, 1)], ids=lambda v: str(v))
+def test_attention_on_tensor_cores(bh, seq, d, tile_m, tile_n):
+    kernel, args, grid, out, ref = attention_args(bh, seq, d, tile_m, tile_n, seed=seq + d)
+    program = _run(kernel, args, grid)
+    assert program.kind == "chained", f"attention left the tensor-core path: {program.remarks}"
+    _close(out, ref, 2e-3, 1e-2)
+
+
+@pytest.mark.parametrize("seq", [1000, 256])
+def test_causal_attention(seq):
+    kernel, args, grid, out, ref = attention_args(2, seq, 64, causal=True, seed=seq)
+    program = _run(kernel, args, grid)
+    assert program.kind == "chained", program.remarks
+    _close(out, ref, 2e-3, 1e-2)
+
+
+def test_attention_bf16():
+    kernel, args, grid, out, ref = attention_args(2, 1000, 128, dtype="bfloat16", seed=7)
+    program = _run(kernel, args, grid)
+    assert program.kind == "chained", program.remarks
+    _close(out, ref, 1e-2, 3e-2, scale_tol=3e-2)
+
+
+@pytest.mark.parametrize("m,hidden", [(1000, 512), (256, 200)], ids=lambda v: str(v))
+def test_fused_mlp_two_gemms(m, hidden):
+    kernel, args, grid, out, ref = mlp_chain_args(m, 64, hidden, 128, seed=m)
+    program = _run(kernel, args, grid)
+    assert program.kind == "chained", program.remarks
+    _close(out, ref, 1e-2, 2e-2)
+
+
+def test_attention_sass_has_wgmma(tmp_path):
+    if shutil.which("cuobjdump") is None:
+        pytest.skip("cuobjdump not on PATH")
+    kernel, args, grid, out, ref = attention_args(2, 256, 64)
+    program = rc.compiled(kernel, rc.describe_arguments(kernel, args), "sm_90a", "persistent").program
+    assert program.kind == "chained" and program.cubin is not None
+    path = tmp_path / "k.cubin"
+    path.write_bytes(program.cubin)
+    sass = subprocess.run(["cuobjdump", "-sass", str(path)], capture_output=True, text=True, timeout=120).stdout
+    assert sass.count("HGMMA") >= 2, "expected the two dots' WGMMAs (HGMMA) in the SASS"

@@ -1,0 +1,76 @@
+"""Two chained dots on the CPU: the cuTile FlashAttention forward and the fused two-GEMM MLP of
+``tileorch.testing.attention_programs`` compile through the TileAS tier's chained-dots lowering
+(``kind == "chained"``, never the SIMT path) to PTX that ptxas accepts, with both dots on WGMMA
+(the second with its A operand in registers), the row reductions as quad shuffles, and the launch
+record the host builds its tensor maps from.  Fake device arrays (no GPU); skipped without
+cuda-tile.  tests/gpu/test_attention_programs.py runs the same programs on an H200."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+
+import pytest
+
+from tileorch.runtime import cutile as rc
+
+HAVE_CUTILE = importlib.util.find_spec("cuda") is not None and importlib.util.find_spec("cuda.tile") is not None
+pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Python) is not installed")
+
+
+class Dev:
+    """A stand-in device array (``__cuda_array_interface__``, contiguous)."""
+
+    def __init__(self, ptr: int, shape: tuple[int, ...], typestr: str = "<f2"):
+        self.__cuda_array_interface__ = {"data": (ptr, False), "shape": tuple(shape), "typestr": typestr,
+                                         "strides": None, "version": 3}
+
+
+def _compile(kernel, args):
+    from tileorch.frontend.cutile import compile_program
+
+    data = rc.export_bytecode(kernel, rc.describe_arguments(kernel, args))
+    return compile_program(data, "<chained test>")
+
+
+def _arrays(n: int, shape: tuple[int, ...]):
+    return tuple(Dev(0x7F0000000000 + (i + 1) * 0x10000000, shape) for i in range(n))
+
+
+REG_A = re.compile(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.f16\.f16 \{[^}]*\}, \{%r\d+, %r\d+, %r\d+, %r\d+\}")
+SMEM_A = re.compile(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.f16\.f16 \{[^}]*\}, %rd\d+, %rd\d+")
+
+
+@pytest.mark.parametrize("d,tile_m,tile_n,causal", [(64, 128, 64, False), (128, 128, 128, False), (64, 64, 64, True)])
+def test_attention_compiles_to_two_wgmma_dots(d, tile_m, tile_n, causal):
+    from tileorch.testing.attention_programs import attention_fwd
+
+    args = _arrays(4, (4, 1000, d)) + (0.18, 1000, tile_m, tile_n, d, causal)
+    p = _compile(attention_fwd, args)
+    assert p.kind == "chained", p.remarks
+    assert p.cubin is not None, "ptxas did not accept the PTX"
+    assert p.threads == 2 * tile_m and p.chained["threads"] == 2 * tile_m
+    # S = Q K^T: d/16 shared-memory WGMMAs of n = tile_n; O += P V: tile_n/16 register-A WGMMAs of n = d
+    assert [int(n) for n in SMEM_A.findall(p.ptx)] == [tile_n] * (d // 16)
+    assert [int(n) for n in REG_A.findall(p.ptx)] == [d] * (tile_n // 16)
+    assert p.ptx.count("shfl.sync.bfly.b32") == 8  # 2 reductions x 2 rows x (xor 1, xor 2)
+    assert "cvt.rn.f16x2.f32" in p.ptx and "ex2.approx.ftz.f32" in p.ptx
+    assert p.ptx.count("cp.async.bulk.tensor.3d") >= 3 * (d // 64)  # Q once, K and V per stage
+    # the host's tensor maps: Q, K and V base pointers (entry parameters 0, 7, 14), box rows
+    assert [t["arg"] for t in p.chained["tmaps"]] == [0, 7, 14]
+    assert [t["rows"] for t in p.chained["tmaps"]] == [tile_m, tile_n, tile_n]
+    assert p.chained["smem"] <= 227 * 1024
+
+
+def test_fused_mlp_compiles_to_two_wgmma_dots():
+    """A GEMM followed by a second GEMM on its activated result (both B operands N-major)."""
+    from tileorch.testing.attention_programs import mlp_chain
+
+    x, w1, w2, y = Dev(0x7F0000000000, (1000, 64)), Dev(0x7F0010000000, (64, 512)), Dev(0x7F0020000000, (512, 128)), \
+        Dev(0x7F0030000000, (1000, 128))
+    p = _compile(mlp_chain, (x, w1, w2, y, 128, 64, 64, 128))
+    assert p.kind == "chained", p.remarks
+    assert p.cubin is not None
+    assert len(SMEM_A.findall(p.ptx)) == 4 and [int(n) for n in REG_A.findall(p.ptx)] == [128] * 4
+    assert "shfl.sync" not in p.ptx  # no reductions in this program
+    assert [t["rank"] for t in p.chained["tmaps"]] == [2, 2, 2]

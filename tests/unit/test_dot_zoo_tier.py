@@ -1,0 +1,87 @@
+"""Every program of the dot zoo (``tileorch.testing.dot_programs``: f16/bf16/fp8/tf32 GEMMs, A^T
+and B^T operands, fused epilogues, batched and program-persistent GEMMs, program tiles the kernel
+builder retiles) compiles through the TileAS tier to the TMA/WGMMA kernel on the CPU, with the
+configuration its operands call for; ptxas accepts it.  The GPU tests (tests/gpu/
+test_tier_programs.py) run the same programs against torch."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+pytest.importorskip("cuda.tile")
+
+from tileorch.backend.ptxas import ptxas_available  # noqa: E402
+from tileorch.runtime import cutile as rc  # noqa: E402
+from tileorch.testing.dot_programs import PROGRAMS  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not ptxas_available(), reason="no ptxas (pip install nvidia-cuda-nvcc)")
+
+TORCH_NAMES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "e4m3": "float8_e4m3fn"}
+M, N, K, L = 1024, 512, 384, 4
+
+
+class DeviceArray:
+    """A fake device array (``__cuda_array_interface__``): cuTile only reads its signature."""
+
+    def __init__(self, ptr: int, shape: tuple[int, ...]):
+        self.__cuda_array_interface__ = {"data": (ptr, False), "shape": shape, "typestr": "<f2",
+                                         "strides": None, "version": 3}
+
+
+def _arrays(name: str) -> list:
+    """(shape, element type) or a scalar per kernel argument before the tile constants."""
+    gemm = [((M, K), "f16"), ((K, N), "f16"), ((M, N), "f16")]
+    return {
+        "gemm_f16": gemm, "gemm_f16_tile64x128": gemm, "gemm_f16_tile256x128_2cta": gemm,
+        "gemm_f16_tile128x32x32": gemm, "gemm_persistent_f16": gemm,
+        "gemm_at_bf16": [((K, M), "bf16"), ((K, N), "bf16"), ((M, N), "bf16")],
+        "gemm_fp8_e4m3_scaled": [((M, K), "e4m3"), ((N, K), "e4m3"), ((M, N), "bf16"), 0.25, 0.5],
+        "linear_tf32": [((M, K), "f32"), ((N, K), "f32"), ((M, N), "f32")],
+        "gemm_fp8_e4m3_n_major_b": [((M, K), "e4m3"), ((K, N), "e4m3"), ((M, N), "f16")],
+        "gemm_tf32_n_major_b": [((M, K), "f32"), ((K, N), "f32"), ((M, N), "f32")],
+        "gemm_bias_relu_f16": [((M, K), "f16"), ((K, N), "f16"), ((N,), "f16"), ((M, N), "f16")],
+        "linear_gelu_bf16": [((M, K), "bf16"), ((N, K), "bf16"), ((N,), "bf16"), ((M, N), "bf16")],
+        "gemm_scale_residual_bf16": [((M, K), "bf16"), ((K, N), "bf16"), ((M, N), "bf16"), ((M, N), "bf16"), 0.75],
+        "gemm_rowscale_sigmoid_f16_f32": [((M, K), "f16"), ((K, N), "f16"), ((M,), "f32"), ((M, N), "f32")],
+        "bmm_f16": [((L, M, K), "f16"), ((L, K, N), "f16"), ((L, M, N), "f16")],
+        "bmm_bias_bf16": [((L, M, K), "bf16"), ((L, K, N), "bf16"), ((N,), "bf16"), ((L, M, N), "bf16")],
+    }[name]
+
+
+EXPECT = {  # configuration fields the operands call for
+    "gemm_at_bf16": {"a_major": "m", "b_major": "n", "dtype": "bf16"},
+    "gemm_fp8_e4m3_scaled": {"dtype": "e4m3", "b_major": "k", "tile_k": 128, "out_dtype": "bf16"},
+    "linear_tf32": {"dtype": "tf32", "b_major": "k", "tile_k": 32, "epilogue": "direct"},
+    "linear_gelu_bf16": {"b_major": "k"},
+    "gemm_fp8_e4m3_n_major_b": {"dtype": "e4m3", "b_major": "k", "transpose_b": True},
+    "gemm_tf32_n_major_b": {"dtype": "tf32", "b_major": "k", "transpose_b": True},
+    "bmm_f16": {"batched": True}, "bmm_bias_bf16": {"batched": True},
+    "gemm_f16_tile64x128": {"tile_m": 128, "tile_n": 128},
+    "gemm_f16_tile256x128_2cta": {"tile_m": 128, "cluster_m": 2},
+    "gemm_f16_tile128x32x32": {"tile_n": 64, "tile_k": 64},
+    "gemm_rowscale_sigmoid_f16_f32": {"out_dtype": "f32", "epilogue": "direct"},
+}
+
+
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_zoo_program_takes_the_tensor_cores(name):
+    p = PROGRAMS[name]
+    args, dtypes = [], []
+    for i, spec in enumerate(_arrays(name)):
+        if isinstance(spec, tuple):
+            args.append(DeviceArray(0x7F0000000000 + (i + 1) * 0x10000000, spec[0]))
+            dtypes.append(spec[1])
+        else:
+            args.append(spec)
+            dtypes.append(None)
+    arguments = rc.describe_arguments(p.kernel, (*args, *p.tiles))
+    arguments = [dataclasses.replace(a, dtype=TORCH_NAMES[dtypes[i]]) if i < len(dtypes) and dtypes[i] else a
+                 for i, a in enumerate(arguments)]
+    program = rc.compiled(p.kernel, arguments, "sm_90a", "persistent").program
+    assert program.kind == "gemm", program.remarks
+    assert program.cubin is not None and "wgmma.mma_async" in program.ptx
+    cfg = program.gemm_config
+    for field, want in EXPECT.get(name, {}).items():
+        assert getattr(cfg, field) == want, (field, cfg)
