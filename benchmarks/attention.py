@@ -1,32 +1,151 @@
-"""FlashAttention forward (tileorch.testing.attention_programs.attention_fwd) through tileorch.cutile.launch vs
-torch SDPA (flash backend) in one process: CUDA-event means of 20 launches behind torch.cuda._sleep, fp16,
-non-causal; prints TFLOP/s and the max error against the fp32 reference.  Needs a Hopper GPU."""
-import sys, time, torch, math
-import tileorch.cutile
-from tileorch.runtime import cutile as rc
-from tileorch.testing.attention_programs import attention_args
-import torch.nn.functional as F
-from torch.nn.attention import sdpa_kernel, SDPBackend
+"""FlashAttention forward from one cuTile program: tileorch vs tileiras vs torch SDPA (flash, cuDNN).
 
-def bench(fn, iters=20):
-    fn(); torch.cuda.synchronize()
-    torch.cuda._sleep(10_000_000)
-    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    s.record()
-    for _ in range(iters): fn()
-    e.record(); torch.cuda.synchronize()
-    return s.elapsed_time(e) / iters
+The program is ``tileorch.testing.attention_programs.attention_fwd`` (online softmax with exp2 and
+the scale folded in, the ragged last key tile and the causal mask written in the program), launched
+through ``tileorch.cutile.launch`` (tileorch) and ``cuda.tile.launch`` (tileiras, skipped with the
+reason when cuTile cannot find it), beside ``F.scaled_dot_product_attention`` with the flash and
+the cuDNN backends, in one process, fp16, [batch*heads, seq, head dim] tensors.  Timing:
+:func:`tileorch.testing.timing.bench_ms` (CUDA events behind a GPU sleep, median).  TFLOP/s =
+4 * BH * S^2 * D, halved for causal.  Each compiler's output is checked against SDPA's (max abs
+error).  Writes ``attention.json`` and ``attention.png`` under ``--out``.  Needs a Hopper GPU.
 
-for bh, seq, d in [(64, 4096, 64), (32, 4096, 128), (16, 8192, 128)]:
-    for tm, tn in [(128, 64), (128, 128)]:
-        kernel, args, grid, out, ref = attention_args(bh, seq, d, tm, tn, seed=1)
-        st = torch.cuda.current_stream()
-        t0 = time.time(); tileorch.cutile.launch(st, grid, kernel, args); torch.cuda.synchronize(); first = time.time() - t0
-        ms = bench(lambda: tileorch.cutile.launch(st, grid, kernel, args))
-        flops = 4 * bh * seq * seq * d
-        q, k, v = args[0].unsqueeze(0), args[1].unsqueeze(0), args[2].unsqueeze(0)
-        with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
-            ms_fa = bench(lambda: F.scaled_dot_product_attention(q, k, v))
-        err = (out.float() - ref).abs().max().item()
-        kind = rc.compiled(kernel, rc.describe_arguments(kernel, args), "sm_90a", "persistent").program.kind
-        print(f"bh={bh} seq={seq} d={d} tiles={tm}x{tn} kind={kind} first={first:.1f}s tileorch {ms:.3f} ms {flops/ms/1e9:.0f} TFLOP/s | SDPA flash {ms_fa:.3f} ms {flops/ms_fa/1e9:.0f} TFLOP/s | maxerr {err:.2e}", flush=True)
+    python3 benchmarks/attention.py [--dims 64,128] [--seqs 1024,4096,16384] [--causal both]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+
+from tileorch.testing.timing import bench_ms
+
+
+def _inputs(bh: int, seq: int, d: int, seed: int = 0):
+    import torch
+
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    q, k, v = (torch.randn(bh, seq, d, device="cuda", generator=g, dtype=torch.float16) for _ in range(3))
+    return q, k, v
+
+
+def run_one(bh: int, seq: int, d: int, causal: bool, tiles: tuple[int, int], iters: int) -> dict:
+    import torch
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    import tileorch.cutile
+    from tileorch.testing.attention_programs import LOG2E, attention_fwd
+
+    tm, tn = tiles
+    q, k, v = _inputs(bh, seq, d)
+    grid = ((seq + tm - 1) // tm, bh, 1)
+    scale = 1.0 / math.sqrt(d)
+    flops = 4.0 * bh * seq * seq * d / (2 if causal else 1)
+    row: dict = {"bh": bh, "seq": seq, "d": d, "causal": causal, "tiles": f"{tm}x{tn}"}
+    q4, k4, v4 = q.unsqueeze(0), k.unsqueeze(0), v.unsqueeze(0)
+    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+        ref = F.scaled_dot_product_attention(q4, k4, v4, is_causal=causal)[0]
+    stream = torch.cuda.current_stream()
+
+    def run_compiler(name, launch):
+        out = torch.full_like(q, float("nan"))
+        args = (q, k, v, out, scale * LOG2E, seq, tm, tn, d, causal)
+        try:
+            launch(stream, grid, attention_fwd, args)
+            torch.cuda.synchronize()
+            row[f"{name}_err"] = float((out.float() - ref.float()).abs().max().item())
+            row[f"{name}_ms"] = bench_ms(lambda: launch(stream, grid, attention_fwd, args), iters)
+        except Exception as exc:  # noqa: BLE001 - a compiler that cannot run this case is a row entry
+            row[f"{name}_error"] = f"{type(exc).__name__}: {exc}"[:300]
+
+    run_compiler("tileorch", tileorch.cutile.launch)
+    try:
+        import cuda.tile as ct
+
+        run_compiler("tileiras", ct.launch)
+    except ImportError as exc:
+        row["tileiras_error"] = f"cuda.tile not importable: {exc}"
+    for name, backend in (("sdpa_flash", SDPBackend.FLASH_ATTENTION), ("sdpa_cudnn", SDPBackend.CUDNN_ATTENTION)):
+        try:
+            with sdpa_kernel(backend):
+                row[f"{name}_ms"] = bench_ms(lambda: F.scaled_dot_product_attention(q4, k4, v4, is_causal=causal),
+                                             iters)
+        except Exception as exc:  # noqa: BLE001
+            row[f"{name}_error"] = f"{type(exc).__name__}: {exc}"[:300]
+    for key in ("tileorch", "tileiras", "sdpa_flash", "sdpa_cudnn"):
+        if f"{key}_ms" in row:
+            row[f"{key}_tflops"] = round(flops / row[f"{key}_ms"] / 1e9, 1)
+    for key in ("tileiras", "sdpa_flash", "sdpa_cudnn"):
+        if f"{key}_ms" in row and "tileorch_ms" in row:
+            row[f"vs_{key}"] = round(row[f"{key}_ms"] / row["tileorch_ms"], 3)
+    return row
+
+
+def plot(rows: list[dict], path: Path) -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    keys = ("tileorch", "tileiras", "sdpa_flash", "sdpa_cudnn")
+    labels = [f"d{r['d']} S{r['seq']}{' c' if r['causal'] else ''}\n{r['tiles']}" for r in rows]
+    fig, ax = plt.subplots(figsize=(max(6, 1.4 * len(rows)), 4))
+    width = 0.2
+    for i, key in enumerate(keys):
+        ax.bar([x + (i - 1.5) * width for x in range(len(rows))], [r.get(f"{key}_tflops", 0) for r in rows],
+               width, label=key)
+    ax.set_xticks(range(len(rows)))
+    ax.set_xticklabels(labels, fontsize=7)
+    ax.set_ylabel("TFLOP/s")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dims", default="64,128")
+    ap.add_argument("--seqs", default="1024,4096,16384")
+    ap.add_argument("--causal", choices=("no", "yes", "both"), default="both")
+    ap.add_argument("--tokens", type=int, default=262144, help="batch*heads = tokens / seq")
+    ap.add_argument("--tiles", default="128x128", help="TILE_M x TILE_N of the program, comma-separated")
+    ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--out", default="build/attention")
+    ns = ap.parse_args(argv)
+    import torch
+
+    out = Path(ns.out)
+    out.mkdir(parents=True, exist_ok=True)
+    rows = []
+    causals = {"no": [False], "yes": [True], "both": [False, True]}[ns.causal]
+    tile_list = [tuple(int(x) for x in t.split("x")) for t in ns.tiles.split(",") if t]
+    for d in (int(x) for x in ns.dims.split(",")):
+        for seq in (int(x) for x in ns.seqs.split(",")):
+            for causal in causals:
+                for tiles in tile_list:
+                    bh = max(1, ns.tokens // seq)
+                    try:
+                        row = run_one(bh, seq, d, causal, tiles, ns.iters)
+                    except Exception as exc:  # noqa: BLE001 - one failure does not hide the rest
+                        row = {"bh": bh, "seq": seq, "d": d, "causal": causal, "error": f"{type(exc).__name__}: {exc}"}
+                    rows.append(row)
+                    print(json.dumps(row), flush=True)
+    summary = {"device": torch.cuda.get_device_name(), "rows": rows}
+    (out / "attention.json").write_text(json.dumps(summary, indent=1))
+    plot([r for r in rows if "tileorch_tflops" in r], out / "attention.png")
+    print(f"{'d':>4s} {'seq':>6s} {'causal':>6s} {'tiles':>8s} {'tileorch':>9s} {'tileiras':>9s} {'flash':>7s} "
+          f"{'cudnn':>7s} {'/tileiras':>9s}")
+    for r in rows:
+        print(f"{r['d']:4d} {r['seq']:6d} {str(r['causal']):>6s} {r.get('tiles', ''):>8s} "
+              f"{r.get('tileorch_tflops', float('nan')):9.1f} {r.get('tileiras_tflops', float('nan')):9.1f} "
+              f"{r.get('sdpa_flash_tflops', float('nan')):7.1f} {r.get('sdpa_cudnn_tflops', float('nan')):7.1f} "
+              f"{r.get('vs_tileiras', float('nan')):9.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

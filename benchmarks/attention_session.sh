@@ -13,4 +13,4 @@ export PYTHONPATH="/tmp/site:$PWD/src"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 timeout 300 python3 -m pytest -q -p no:cacheprovider -rfEs tests/gpu/test_attention_programs.py 2>&1 \
   | tee "$OUT/attention_tests.log" | tail -n 8
-timeout 200 python3 benchmarks/attention.py 2>&1 | tee "$OUT/attention_bench.log"
+timeout 400 python3 benchmarks/attention.py --out "$OUT" 2>&1 | tee "$OUT/attention_bench.log" | tail -n 16

@@ -158,6 +158,28 @@ def linear_tf32(X, W, Y, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Cons
     ct.store(Y, index=(bm, bn), tile=acc)
 
 
+@ct.kernel
+def linear_view_order(X, W, Y, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """``Y = X @ W^T`` with the W tile read through a transposed view (``order=(1, 0)``), no permute."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        w = ct.load(W, index=(k, bn), shape=(tk, tn), order=(1, 0))
+        acc = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk)), w, acc)
+    ct.store(Y, index=(bm, bn), tile=acc.astype(Y.dtype))
+
+
+@ct.kernel
+def gemm_at_view_order(AT, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """``C = AT^T @ B`` with the A tile read through a transposed view of AT [K, M]."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(AT, axis=0, shape=(tk, tm))):
+        a = ct.load(AT, index=(bm, k), shape=(tm, tk), order=(1, 0))
+        acc = ct.mma(a, ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+    ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
+
+
 @dataclass(frozen=True)
 class Program:
     """One zoo entry: ``make(m, n, k, dtype, gen)`` -> (kernel args before the tile constants,
@@ -265,6 +287,14 @@ def _make_gemm_tf32(m, n, k, dt, g):
     return (a, b, c), c, a @ b, library
 
 
+def _make_linear_f16(m, n, k, dt, g):
+    import torch
+
+    x, w = _randn((m, k), dt, g, 0.5), _randn((n, k), dt, g, 0.5)
+    y = _nan((m, n), dt)
+    return (x, w, y), y, x.float() @ w.float().t(), lambda: torch.nn.functional.linear(x, w)
+
+
 def _make_bias_relu(m, n, k, dt, g):
     import torch
 
@@ -336,6 +366,9 @@ PROGRAMS: dict[str, Program] = {
     "gemm_fp8_e4m3_n_major_b": Program(gemm, "e4m3", _make_fp8_n_major_b, tiles=(128, 128, 128),
                                        library="torch._scaled_mm (B transposed for it)"),
     "gemm_tf32_n_major_b": Program(gemm, "tf32", _make_gemm_tf32, tiles=(128, 128, 32), library="torch.matmul (tf32)"),
+    "linear_view_order_f16": Program(linear_view_order, "f16", _make_linear_f16, library="F.linear", bench=False),
+    "gemm_at_view_order_bf16": Program(gemm_at_view_order, "bf16", _make_gemm_at, library="torch.matmul(A^T)",
+                                       bench=False),
     "gemm_bias_relu_f16": Program(gemm_bias_relu, "f16", _make_bias_relu, library="torch.addmm + relu"),
     "linear_gelu_bf16": Program(linear_gelu, "bf16", _make_linear_gelu, library="F.linear + gelu"),
     "gemm_scale_residual_bf16": Program(gemm_scale_residual, "bf16", _make_scale_residual,

@@ -249,10 +249,21 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         lhs, names = _through_layouts(dot.lhs)
         if "nv_tileaa.permute" not in names:
             fail(dot, "A tile (k, program id 0) reaches the dot without a transpose")
+    # A view whose order swaps the last two dimensions (``ct.load(..., order=(1, 0))``) reads the
+    # tile from the transposed array: the operand's storage is the other major.
+    flip = {"k": "m", "m": "k"}
     for ld in (a_load, b_load):
         order = ints(ld.view.type.order)
-        if order != list(range(len(order))):
-            fail(ld, f"operand view with dimension order {order} is not supported yet by the WGMMA lowering")
+        rank = len(order)
+        if order == list(range(rank)):
+            continue
+        if rank < 2 or order != list(range(rank - 2)) + [rank - 1, rank - 2]:
+            fail(ld, f"operand view with dimension order {order} is not supported yet by the WGMMA lowering "
+                     "(identity, or the last two dimensions swapped)")
+        if ld is a_load:
+            a_major = flip[a_major]
+        else:
+            b_major = {"k": "n", "n": "k"}[b_major]
     stores = [o for o in sw.walk() if isinstance(o, ts.TiledStoreOp)]
     if len(stores) != 1:
         fail(sw, f"expected one tile store of C, found {len(stores)}")
