@@ -87,6 +87,15 @@ def _match(loop: scf.ForOp) -> tuple[list[Operation], list[Operation]] | None:
         divisors.add(user.operands[1])
     if not divs or not rems or len(divisors) != 1 or divisors.pop() not in factors:
         return None
+    # the tile counts are the stored tile grid's (rows and columns of the views stored to, the
+    # same tile shape): then t walks exactly the output tiles
+    stored = [op.view.type for op in loop.walk() if isinstance(op, aa.TiledStoreOp)]
+    axes = sorted(f.owner.index.value.data for f in factors)
+    if not stored or any(f.owner.operands[0].type not in stored for f in factors):
+        return None
+    rank = len(stored[0].tile.data)
+    if axes != [rank - 2, rank - 1]:
+        return None
     return divs, rems
 
 
