@@ -278,3 +278,46 @@ def test_unknown_extra_pass_is_an_error():
     with pytest.raises(CompileError) as info:
         compile_text(SPIN_KERNEL.replace("ATTRS", ""), "s.mlir", extra_pipeline="no-such-pass", emit="mlir")
     assert "no-such-pass" in info.value.lines[0]
+
+
+def test_ptxas_resources_are_parsed_per_function_and_spills_are_warnings():
+    """``ptxas -v`` lines (as ptxas 13 prints them) become registers/spills/stack/smem per function;
+    a function that spills gets one warning line naming it and the bytes."""
+    from tileorch.backend.ptxas import PtxasResult
+
+    lines = [
+        "ptxas info    : 0 bytes gmem",
+        "ptxas info    : Compiling entry function 'k_spills' for 'sm_90a'",
+        "ptxas info    : Function properties for k_spills",
+        "    1104 bytes stack frame, 1100 bytes spill stores, 1096 bytes spill loads",
+        "ptxas info    : Used 255 registers, used 1 barriers, 1024 bytes smem, 920 bytes cmem[0]",
+        "ptxas info    : Compiling entry function 'k_clean' for 'sm_90a'",
+        "ptxas info    : Function properties for k_clean",
+        "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads",
+        "ptxas info    : Used 40 registers, used 0 barriers, 392 bytes cmem[0]",
+    ]
+    r = PtxasResult(0, lines)
+    assert r.resources == {
+        "k_spills": {"stack": 1104, "spill_stores": 1100, "spill_loads": 1096, "registers": 255, "smem": 1024},
+        "k_clean": {"stack": 0, "spill_stores": 0, "spill_loads": 0, "registers": 40},
+    }
+    assert r.spill_warnings() == ["warning: ptxas spilled registers of k_spills: 1100 B stores, 1096 B loads "
+                                  "(255 registers)"]
+    assert r.summary() == ("k_spills: 255 registers, 1100 B spill stores + 1096 B spill loads, 1104 B stack; "
+                           "k_clean: 40 registers, 0 spills, 0 B stack")
+
+
+def test_compiled_gemm_reports_registers_and_no_spills():
+    from pathlib import Path
+
+    from tileorch.backend.compile import compile_text
+    from tileorch.backend.ptxas import ptxas_available
+
+    if not ptxas_available():
+        pytest.skip("no ptxas (pip install nvidia-cuda-nvcc)")
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "gemm_sm90.mlir"
+    r = compile_text(path.read_text(), str(path))
+    (name, res), = [(k, v) for k, v in r.ptxas.resources.items() if "registers" in v]
+    assert name.startswith("gemm_bf16_bf16_bk_128x256x64") and 100 < res["registers"] <= 255
+    assert res["spill_stores"] == res["spill_loads"] == 0 and r.ptxas.spill_warnings() == []

@@ -56,6 +56,60 @@ class PtxasResult:
     messages: list[str]  # ptxas info/warning lines (e.g. C7508 'setmaxnreg ignored')
     cubin: bytes = field(default=b"", repr=False)  # the assembled ELF
 
+    @property
+    def resources(self) -> dict[str, dict[str, int]]:
+        """Per function, what ``ptxas -v`` reported: ``registers``, ``spill_stores``,
+        ``spill_loads``, ``stack`` (bytes) and ``smem`` (static shared bytes)."""
+        return parse_resources(self.messages)
+
+    def summary(self) -> str:
+        """``"k: 168 registers, 0 spills, 0 B stack"`` per kernel (``;``-separated), for remarks."""
+        parts = []
+        for fn, r in self.resources.items():
+            if "registers" not in r:  # a device function ptxas folded into its callers
+                continue
+            spills = r.get("spill_stores", 0) + r.get("spill_loads", 0)
+            parts.append(f"{fn}: {r.get('registers', 0)} registers, "
+                         + (f"{r.get('spill_stores', 0)} B spill stores + {r.get('spill_loads', 0)} B spill loads"
+                            if spills else "0 spills")
+                         + f", {r.get('stack', 0)} B stack")
+        return "; ".join(parts)
+
+    def spill_warnings(self) -> list[str]:
+        """One line per function that spills registers to local memory (slow: a warning)."""
+        return [f"warning: ptxas spilled registers of {fn}: {r['spill_stores']} B stores, {r['spill_loads']} B loads "
+                f"({r.get('registers', 0)} registers)"
+                for fn, r in self.resources.items() if r.get("spill_stores", 0) or r.get("spill_loads", 0)]
+
+
+_FN_RE = re.compile(r"(?:Compiling entry function|Function properties for) '?([\w$.]+)'?")
+_SPILL_RE = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
+_USED_RE = re.compile(r"Used (\d+) registers")
+_SMEM_RE = re.compile(r"(\d+) bytes smem")
+
+
+def parse_resources(lines: list[str]) -> dict[str, dict[str, int]]:
+    """Registers, spills, stack and static shared memory per function from ``ptxas -v`` lines."""
+    out: dict[str, dict[str, int]] = {}
+    current = None
+    for line in lines:
+        m = _FN_RE.search(line)
+        if m:
+            current = out.setdefault(m.group(1), {})
+            continue
+        if current is None:
+            continue
+        m = _SPILL_RE.search(line)
+        if m:
+            current.update(stack=int(m.group(1)), spill_stores=int(m.group(2)), spill_loads=int(m.group(3)))
+        m = _USED_RE.search(line)
+        if m:
+            current["registers"] = int(m.group(1))
+            sm = _SMEM_RE.search(line)
+            if sm:
+                current["smem"] = int(sm.group(1))
+    return out
+
 
 PTXAS_ENV = "TILEORCH_PTXAS"
 WHEEL_DISTRIBUTION = "nvidia-cuda-nvcc"
@@ -164,6 +218,8 @@ def run_ptxas(
     """
     if re.search(r"^\.extern \.func", ptx, re.M) and "-c" not in extra_args:
         extra_args = ("-c", *extra_args)
+    if "-v" not in extra_args:  # registers, spills and stack per function (PtxasResult.resources)
+        extra_args = (*extra_args, "-v")
     exe = ptxas_path()
     with tempfile.TemporaryDirectory(prefix="tileorch-ptxas-") as tmp:
         src, out = os.path.join(tmp, "kernel.ptx"), os.path.join(tmp, "kernel.cubin")
