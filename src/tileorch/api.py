@@ -98,7 +98,19 @@ class Kernel:
     key: str = ""  # cache key (sha256)
     from_cache: bool = False
     timings: dict[str, float] = field(default_factory=dict)
+    """Wall seconds per phase and per pass of this compile, ``total`` last (:mod:`tileorch.timing`;
+    a cache hit shows ``read``, ``cache`` and ``total``)."""
     remarks: list[str] = field(default_factory=list)
+    ptxas_resources: dict = field(default_factory=dict)
+    """Per function: registers, spill_stores, spill_loads, stack, smem (``ptxas -v``)."""
+
+    @property
+    def ptxas_remarks(self) -> list[str]:
+        """``remark: ptxas: ...`` with each kernel's registers/spills/stack, and one ``warning:`` per
+        kernel that spills."""
+        from tileorch.backend.ptxas import resource_remarks
+
+        return resource_remarks(self.ptxas_resources)
     """How a tile program was compiled (TileAS tier GEMM or SIMT path, refusals, a schedule not applied)."""
     _module: Any = field(default=None, repr=False, compare=False)
 
@@ -201,7 +213,8 @@ def _load_cached(directory: Path, key: str) -> Kernel | None:
     except (OSError, ValueError):
         return None
     return Kernel(ptx, cubin, meta["arch"], list(meta["entries"]), llvm_ir,
-                  list(meta.get("ptxas_messages", [])), key, from_cache=True, remarks=list(meta.get("remarks", [])))
+                  list(meta.get("ptxas_messages", [])), key, from_cache=True, remarks=list(meta.get("remarks", [])),
+                  ptxas_resources=dict(meta.get("ptxas_resources", {})))
 
 
 def _store(directory: Path, kernel: Kernel) -> None:
@@ -216,7 +229,8 @@ def _store(directory: Path, kernel: Kernel) -> None:
         (tmp / "kernel.ll").write_text(kernel.llvm_ir)
         (tmp / "meta.json").write_text(json.dumps({
             "key": kernel.key, "arch": kernel.arch, "entries": kernel.entries,
-            "ptxas_messages": kernel.ptxas_messages, "remarks": kernel.remarks, "format": CACHE_FORMAT}))
+            "ptxas_messages": kernel.ptxas_messages, "remarks": kernel.remarks,
+            "ptxas_resources": kernel.ptxas_resources, "format": CACHE_FORMAT}))
         try:
             os.replace(tmp, directory)
         except OSError:  # another process stored it first
@@ -229,7 +243,7 @@ def _store(directory: Path, kernel: Kernel) -> None:
 
 def compile(source, arch: str | None = "sm_90a", *, name: str | None = None, ptx_version: int | None = None,
             ptxas: bool = True, extra_pipeline: str = "", cache: bool | None = None,
-            isolate: bool = False, schedule: str | None = None) -> Kernel:
+            isolate: bool = False, schedule: str | None = None, timings: bool = False) -> Kernel:
     """Compile ``source`` to a :class:`Kernel` for ``arch`` (``None``: the module's
     ``cutlass.target``, else sm_90a).
 
@@ -244,25 +258,48 @@ def compile(source, arch: str | None = "sm_90a", *, name: str | None = None, ptx
     ``ptxas=False`` stops at PTX (no cubin); ``isolate`` runs LLVM code generation in a child
     process, so that an LLVM abort becomes a :class:`CompileError`.  ``cache=None`` follows
     ``TILEORCH_CACHE``; ``name`` is the file name diagnostics show (default: the path,
-    ``<string>`` or ``<bytes>``)."""
-    from tileorch.backend.compile import CompileError, compile_module, compile_text
-    from tileorch.backend.ptx import DEFAULT_PTX_VERSION
-    from tileorch.runtime.module import ptx_entries
+    ``<string>`` or ``<bytes>``).  ``Kernel.timings`` holds the wall time of each phase and pass
+    (always); ``timings=True`` also prints it to stderr as a table (``tileorch compile
+    --timings``, :func:`tileorch.timing.format_report`)."""
+    import sys
 
-    payload, default_name = _source(source)
+    from tileorch import timing
+
+    with timing.collect() as timer:
+        kernel = _compile(source, arch, name, ptx_version, ptxas, extra_pipeline, cache, isolate, schedule)
+    kernel.timings = timer.as_dict()
+    if timings:
+        print(timing.format_report(kernel.timings), file=sys.stderr, end="")
+    return kernel
+
+
+def _compile(source, arch, name, ptx_version, ptxas, extra_pipeline, cache, isolate, schedule) -> Kernel:
+    from tileorch import timing
+
+    with timing.timed("import"):  # the compiler's modules, on the first compile of a process
+        from tileorch.backend.compile import CompileError, compile_module, compile_text
+        from tileorch.backend.ptx import DEFAULT_PTX_VERSION
+        from tileorch.runtime.module import ptx_entries
+
+    with timing.timed("read"):
+        payload, default_name = _source(source)
     name = name or default_name
     ptx_version = ptx_version or DEFAULT_PTX_VERSION
     use_cache = cache_enabled() if cache is None else cache
-    key = cache_key(payload, arch, ptx_version, ptxas, extra_pipeline, schedule)
-    directory = cache_root() / key[:2] / key
     if use_cache:
-        hit = _load_cached(directory, key)
-        if hit is not None:
-            return hit
-        if directory.exists():  # an unreadable (partial, corrupt) entry: replace it
-            import shutil
+        with timing.timed("cache"):
+            key = cache_key(payload, arch, ptx_version, ptxas, extra_pipeline, schedule)
+            directory = cache_root() / key[:2] / key
+            hit = _load_cached(directory, key)
+            if hit is not None:
+                return hit
+            if directory.exists():  # an unreadable (partial, corrupt) entry: replace it
+                import shutil
 
-            shutil.rmtree(directory, ignore_errors=True)
+                shutil.rmtree(directory, ignore_errors=True)
+    else:
+        with timing.timed("cache"):  # the key still names the kernel (Kernel.key)
+            key = cache_key(payload, arch, ptx_version, ptxas, extra_pipeline, schedule)
     options = dict(arch=arch, ptx_version=ptx_version, emit="ptx", ptxas=ptxas, extra_pipeline=extra_pipeline,
                    isolate=isolate, schedule=schedule)
     if isinstance(payload, bytes):  # CUDA Tile IR bytecode
@@ -274,7 +311,8 @@ def compile(source, arch: str | None = "sm_90a", *, name: str | None = None, ptx
 
         ctx = make_context()
         try:
-            module = read_bytecode(payload, name)
+            with timing.timed("parse"):
+                module = read_bytecode(payload, name)
         except BytecodeError as exc:
             raise CompileError([f"{name}: error: invalid CUDA Tile IR bytecode at {exc}"]) from None
         except (ParseError, DiagnosticException, ValueError) as exc:
@@ -289,10 +327,12 @@ def compile(source, arch: str | None = "sm_90a", *, name: str | None = None, ptx
         entries=ptx_entries(result.ptx),
         llvm_ir=result.llvm_ir,
         ptxas_messages=list(result.ptxas.messages) if result.ptxas is not None else [],
+        ptxas_resources=dict(result.ptxas.resources) if result.ptxas is not None else {},
         key=key,
         timings=dict(result.timings),
         remarks=list(result.remarks),
     )
     if use_cache:
-        _store(directory, kernel)
+        with timing.timed("cache"):
+            _store(directory, kernel)
     return kernel

@@ -41,5 +41,6 @@ def test_example_compiles_without_spills():
     assert re.search(r"\.param \.align 8 \.b8 \w+_param_7\[72\]", ptx)
     assert "__local_depot" not in ptx  # nothing copied to local memory
     info = run_ptxas(ptx, "sm_90a", extra_args=("-v",))
-    spills = [m for m in info.messages if "spill" in m]
+    spills = [m for m in info.info if "spill" in m]
     assert spills and all(re.search(r"\b0 bytes spill stores, 0 bytes spill loads", m) for m in spills), spills
+    assert not info.spill_warnings()

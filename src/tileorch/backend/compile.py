@@ -19,6 +19,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
+from tileorch import timing
 from tileorch.backend import pipeline
 from tileorch.backend.llvm_translate import translate_module
 from tileorch.backend.ptx import DEFAULT_ARCH, DEFAULT_PTX_VERSION, BackendError, cannot_select_intrinsic, llvm_to_ptx
@@ -45,6 +46,9 @@ class CompileResult:
     ptxas: PtxasResult | None = None
     arch: str = DEFAULT_ARCH
     timings: dict[str, float] = field(default_factory=dict)
+    """Wall seconds per phase and per pass, in order (:mod:`tileorch.timing`: ``parse``,
+    ``verify``, ``tile-program/<pass>``, ``lower/<pass>``, ``translate``, ``codegen``, ``ptxas``,
+    ``total``); :func:`tileorch.timing.format_report` prints it as ``--timings`` does."""
     kind: str = ""  # tile programs: "gemm" (TileAS tier) or "simt"; "" for cutlass/nvvm/llvm modules
     remarks: list[str] = field(default_factory=list)  # how a tile program was compiled (and refusals)
 
@@ -60,7 +64,8 @@ def module_arch(module: ModuleOp, default: str) -> str:
 
 
 def _verify(module: ModuleOp, stage: str) -> None:
-    errors = verify_located(module)
+    with timing.timed("verify"):
+        errors = verify_located(module)
     if errors:
         raise CompileError(errors if stage == "input" else [f"{e} (after {stage})" for e in errors])
 
@@ -80,7 +85,7 @@ def lower(ctx: Context, module: ModuleOp, extra_pipeline: str = "") -> None:
     each = os.environ.get(VERIFY_EACH_PASS_ENV, "") not in ("", "0")
     for i, p in enumerate(passes):
         try:
-            p.apply(ctx, module)
+            pipeline.apply_pass(ctx, module, p)
         except (DiagnosticException, NotImplementedError, ValueError) as exc:
             raise CompileError(format_exception(exc, module)) from None
         if each or i == len(passes) - 1:
@@ -136,10 +141,16 @@ def compile_module(
     kernels, with ``schedule``, else the SIMT lowering); ``result.kind`` and ``result.remarks``
     say which.  ``schedule`` on any other module is an error (its scheduler is in its IR).
     """
-    import time
-
     if emit not in STAGES:
         raise ValueError(f"emit must be one of {STAGES}, got {emit!r}")
+    with timing.collect() as timer:
+        result = _compile_module(module, ctx, arch, ptx_version, emit, ptxas, extra_pipeline, isolate, schedule)
+    result.timings = timer.as_dict()  # a caller's enclosing scope (compile_text, the API) refreshes it
+    return result
+
+
+def _compile_module(module: ModuleOp, ctx: Context | None, arch: str | None, ptx_version: int, emit: str,
+                    ptxas: bool, extra_pipeline: str, isolate: bool, schedule: str | None) -> CompileResult:
     ctx = ctx or make_context()
     kind, remarks = "", []
     module, kind = _lower_tile_program(module, ctx, arch, schedule, remarks)
@@ -163,28 +174,25 @@ def compile_module(
     result = CompileResult(arch=module_arch(module, arch or DEFAULT_ARCH) if arch is None else arch,
                            kind=kind, remarks=remarks)
     _verify(module, "input")
-    t0 = time.perf_counter()
-    lower(ctx, module, extra_pipeline)
-    result.timings["lower"] = time.perf_counter() - t0
+    with timing.timed("lower"):
+        lower(ctx, module, extra_pipeline)
     if emit == "mlir":
-        result.mlir = print_module(module)
+        with timing.timed("print"):
+            result.mlir = print_module(module)
         return result
-    t0 = time.perf_counter()
     try:
-        result.llvm_ir = translate_module(module)
+        with timing.timed("translate"):
+            result.llvm_ir = translate_module(module)
     except LocatedError as exc:
         raise CompileError([str(exc)]) from None
-    result.timings["translate"] = time.perf_counter() - t0
     if emit == "llvm":
         return result
-    t0 = time.perf_counter()
     try:
-        result.ptx = llvm_to_ptx(result.llvm_ir, result.arch, ptx_version, isolate=isolate)
-        result.timings["codegen"] = time.perf_counter() - t0
+        with timing.timed("codegen"):
+            result.ptx = llvm_to_ptx(result.llvm_ir, result.arch, ptx_version, isolate=isolate)
         if ptxas:
-            t0 = time.perf_counter()
-            result.ptxas = run_ptxas(result.ptx, result.arch)
-            result.timings["ptxas"] = time.perf_counter() - t0
+            with timing.timed("ptxas"):
+                result.ptxas = run_ptxas(result.ptx, result.arch)
     except BackendError as exc:
         raise _locate_backend_error(module, exc) from None
     return result
@@ -194,8 +202,7 @@ def _lower_tile_program(module: ModuleOp, ctx: Context, arch: str | None, schedu
                         remarks: list[str]) -> tuple[ModuleOp, str]:
     """(module, kind): a tile program lowered to the tier the backend compiles, else ``module``
     unchanged and kind ``""`` (``schedule`` set on it is an error)."""
-    from tileorch.frontend.cutile import (
-        SCHEDULES, is_cuda_tile_module, is_tileaa_module, lower_program, lower_tileaa_program, tile_program_arch)
+    from tileorch.frontend.cutile import SCHEDULES, is_cuda_tile_module, is_tileaa_module
 
     cuda_tile = is_cuda_tile_module(module)
     if not cuda_tile and not is_tileaa_module(module):
@@ -208,6 +215,14 @@ def _lower_tile_program(module: ModuleOp, ctx: Context, arch: str | None, schedu
         raise CompileError([format_error(module, f"unknown schedule {schedule!r}; choose one of "
                                                  f"{', '.join((*SCHEDULES, 'simt'))}")])
     _verify(module, "input")  # the tile lowerings assume a verified program
+    with timing.timed("tile-program"):
+        return _lower_tile_program_verified(module, ctx, arch, schedule, remarks, cuda_tile)
+
+
+def _lower_tile_program_verified(module: ModuleOp, ctx: Context, arch: str | None, schedule: str | None,
+                                 remarks: list[str], cuda_tile: bool) -> tuple[ModuleOp, str]:
+    from tileorch.frontend.cutile import lower_program, lower_tileaa_program, tile_program_arch
+
     if not cuda_tile:
         named = tile_program_arch(module, arch or DEFAULT_ARCH)
         if arch is not None and named.rstrip("a") != arch.rstrip("a"):
@@ -234,12 +249,16 @@ def _lower_tile_program(module: ModuleOp, ctx: Context, arch: str | None, schedu
 def parse_text(ctx: Context, text: str, name: str = "<input>") -> ModuleOp:
     """Parse ``text`` into a module whose ops carry ``name:line:col``; raises :class:`CompileError`."""
     try:
-        return parse_module(ctx, text, name)
+        with timing.timed("parse"):
+            return parse_module(ctx, text, name)
     except (ParseError, DiagnosticException) as exc:
         raise CompileError(format_exception(exc)) from None
 
 
 def compile_text(text: str, name: str = "<input>", **kwargs) -> CompileResult:
     """:func:`parse_text` then :func:`compile_module` (same keyword arguments)."""
-    ctx = make_context()
-    return compile_module(parse_text(ctx, text, name), ctx, **kwargs)
+    with timing.collect() as timer:
+        ctx = make_context()
+        result = compile_module(parse_text(ctx, text, name), ctx, **kwargs)
+    result.timings = timer.as_dict()
+    return result

@@ -60,9 +60,41 @@ def make_passes(names: Iterable[str]) -> list[ModulePass]:
     return [factories[n]()() for n in names]
 
 
+def apply_pass(ctx: Context, module: ModuleOp, p: ModulePass) -> None:
+    """Apply ``p`` to ``module``: the one place the compile driver applies a pass, timed under
+    the pass's name when a :func:`tileorch.timing.collect` scope is open (``--timings``).
+
+    Within a scope ``tileas-tier`` (a pass that runs the TileAS tier's passes in order) is
+    applied as those passes, each timed under ``tileas-tier/<name>``: the same passes in the same
+    order as ``TileASTier.apply``, which stays the path without a scope."""
+    from tileorch import timing
+
+    if timing.active() is None:
+        p.apply(ctx, module)
+        return
+    with timing.timed(p.name):
+        steps = _tier_steps(p)
+        if steps is None:
+            p.apply(ctx, module)
+        else:
+            for step in steps:
+                apply_pass(ctx, module, step)
+
+
+def _tier_steps(p: ModulePass) -> list[ModulePass] | None:
+    if p.name != "tileas-tier":
+        return None
+    from tileorch.transforms.tileas.tier import TileASTier, pipeline_string
+
+    if type(p) is not TileASTier:
+        return None
+    factories = registry.pass_factories()
+    return [factories[name]()() for name in pipeline_string(p.dynamic_persistent).split(",")]
+
+
 def run_passes(ctx: Context, module: ModuleOp, passes: Iterable[ModulePass]) -> None:
     for p in passes:
-        p.apply(ctx, module)
+        apply_pass(ctx, module, p)
 
 
 @dataclass(frozen=True)

@@ -53,33 +53,48 @@ def setmaxnreg_kernels(ptx: str) -> list[str]:
 @dataclass(frozen=True)
 class PtxasResult:
     cubin_bytes: int
-    messages: list[str]  # ptxas info/warning lines (e.g. C7508 'setmaxnreg ignored')
+    messages: list[str]  # ptxas warning lines (e.g. C7508 'setmaxnreg ignored')
     cubin: bytes = field(default=b"", repr=False)  # the assembled ELF
+    info: list[str] = field(default_factory=list, repr=False)  # ``ptxas -v`` resource lines
 
     @property
     def resources(self) -> dict[str, dict[str, int]]:
         """Per function, what ``ptxas -v`` reported: ``registers``, ``spill_stores``,
         ``spill_loads``, ``stack`` (bytes) and ``smem`` (static shared bytes)."""
-        return parse_resources(self.messages)
+        return parse_resources(self.info or self.messages)
 
     def summary(self) -> str:
         """``"k: 168 registers, 0 spills, 0 B stack"`` per kernel (``;``-separated), for remarks."""
-        parts = []
-        for fn, r in self.resources.items():
-            if "registers" not in r:  # a device function ptxas folded into its callers
-                continue
-            spills = r.get("spill_stores", 0) + r.get("spill_loads", 0)
-            parts.append(f"{fn}: {r.get('registers', 0)} registers, "
-                         + (f"{r.get('spill_stores', 0)} B spill stores + {r.get('spill_loads', 0)} B spill loads"
-                            if spills else "0 spills")
-                         + f", {r.get('stack', 0)} B stack")
-        return "; ".join(parts)
+        return resource_summary(self.resources)
 
     def spill_warnings(self) -> list[str]:
         """One line per function that spills registers to local memory (slow: a warning)."""
-        return [f"warning: ptxas spilled registers of {fn}: {r['spill_stores']} B stores, {r['spill_loads']} B loads "
-                f"({r.get('registers', 0)} registers)"
-                for fn, r in self.resources.items() if r.get("spill_stores", 0) or r.get("spill_loads", 0)]
+        return spill_warnings(self.resources)
+
+
+def resource_summary(resources: dict[str, dict[str, int]]) -> str:
+    parts = []
+    for fn, r in resources.items():
+        if "registers" not in r:  # a device function ptxas folded into its callers
+            continue
+        spills = r.get("spill_stores", 0) + r.get("spill_loads", 0)
+        parts.append(f"{fn}: {r.get('registers', 0)} registers, "
+                     + (f"{r.get('spill_stores', 0)} B spill stores + {r.get('spill_loads', 0)} B spill loads"
+                        if spills else "0 spills")
+                     + f", {r.get('stack', 0)} B stack")
+    return "; ".join(parts)
+
+
+def spill_warnings(resources: dict[str, dict[str, int]]) -> list[str]:
+    return [f"warning: ptxas spilled registers of {fn}: {r['spill_stores']} B stores, {r['spill_loads']} B loads "
+            f"({r.get('registers', 0)} registers)"
+            for fn, r in resources.items() if r.get("spill_stores", 0) or r.get("spill_loads", 0)]
+
+
+def resource_remarks(resources: dict[str, dict[str, int]]) -> list[str]:
+    """``remark: ptxas: <summary>`` and the spill warnings (empty without resources)."""
+    summary = resource_summary(resources)
+    return ([f"remark: ptxas: {summary}"] if summary else []) + spill_warnings(resources)
 
 
 _FN_RE = re.compile(r"(?:Compiling entry function|Function properties for) '?([\w$.]+)'?")
@@ -242,4 +257,5 @@ def run_ptxas(
             )
         with open(out, "rb") as f:
             cubin = f.read()
-        return PtxasResult(len(cubin), lines, cubin)
+        info = [l for l in lines if l.startswith("ptxas info") or "bytes stack frame" in l]
+        return PtxasResult(len(cubin), [l for l in lines if l not in info], cubin, info)

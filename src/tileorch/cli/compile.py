@@ -67,27 +67,51 @@ def register(subparsers) -> None:
                    help="tile scheduler of a GEMM-shaped tile program (nv_tileaa, or cuTile's CUDA Tile IR) "
                         "(default: persistent); simt compiles any tile program through the SIMT lowering; "
                         "an error for other modules, whose scheduler is in their IR")
+    p.add_argument("--remarks", action="store_true",
+                   help="print every decision: the path each kernel took and why, the configuration chosen, "
+                        "and registers, spills and stack per kernel from ptxas")
+    p.add_argument("--timings", action="store_true",
+                   help="print the wall time of each phase and pass (read, parse, verify, each pass of each "
+                        "pipeline, LLVM translation, llvmlite code generation, ptxas) to stderr, as mlir-opt "
+                        "--mlir-timing does")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """``--emit=ptx`` goes through :func:`tileorch.api.compile` (and its cache); ``mlir`` and
-    ``llvm`` stop the same pipeline early."""
-    from tileorch.backend.compile import CompileError, compile_text
-    from tileorch.diagnostics import SourceError, read_source
+    ``llvm`` stop the same pipeline early.  ``--timings`` prints the report after the output
+    (also when the compile fails: the phases up to the failure)."""
+    from tileorch import timing
+
+    with timing.collect() as timer:
+        status = _run(args)
+    if getattr(args, "timings", False):
+        print(timing.format_report(timer.as_dict()), file=sys.stderr, end="")
+    return status
+
+
+def _run(args: argparse.Namespace) -> int:
+    from tileorch import timing
+
+    with timing.timed("import"):  # the compiler's modules (xDSL, the dialects)
+        from tileorch.backend.compile import CompileError, compile_text
+        from tileorch.diagnostics import SourceError, read_source
 
     name = "<stdin>" if args.file == "-" else args.file
     if args.file != "-":  # cuTile programs: .tileirbc bytecode (by magic) or cuda_tile text
         try:
-            data = Path(args.file).read_bytes()
+            with timing.timed("read"):
+                data = Path(args.file).read_bytes()
         except OSError:
             data = b""
-        from tileorch.frontend.cutile import compile_cli, is_cuda_tile_input
+        with timing.timed("import"):
+            from tileorch.frontend.cutile import compile_cli, is_cuda_tile_input
 
         if is_cuda_tile_input(data):
             return compile_cli(args, data, name)
     try:
-        text = read_source(args.file)
+        with timing.timed("read"):
+            text = read_source(args.file)
     except SourceError as exc:
         print(exc.format("tileorch compile"), file=sys.stderr)
         return 1
@@ -101,8 +125,9 @@ def run(args: argparse.Namespace) -> int:
             kernel = api.compile(text, args.arch, name=name, ptx_version=args.ptx_version,
                                  ptxas=not args.no_ptxas, extra_pipeline=args.pipeline,
                                  cache=False if args.no_cache else None, isolate=True, schedule=args.schedule)
-            out, arch, remarks = kernel.ptx, kernel.arch, kernel.remarks
+            out, arch, remarks = kernel.ptx, kernel.arch, list(kernel.remarks)
             messages = kernel.ptxas_messages if not args.no_ptxas else None
+            remarks += kernel.ptxas_remarks if not args.no_ptxas else []
         else:
             result = compile_text(text, name, arch=args.arch, ptx_version=args.ptx_version, emit=args.emit,
                                   ptxas=False, extra_pipeline=args.pipeline, isolate=True, schedule=args.schedule)
@@ -112,9 +137,9 @@ def run(args: argparse.Namespace) -> int:
         for line in exc.lines:
             print(line, file=sys.stderr)
         return 1
-    for line in remarks:  # a tile program: what the tier refused, a --schedule it did not apply
-        if "refused" in line or "not applied" in line:
-            print(line, file=sys.stderr)
+    for line in remarks:  # a tile program: what the tier refused, a --schedule it did not apply; spills
+        if "refused" in line or "not applied" in line or line.startswith("warning:") or args.remarks:
+            print(f"{name}: {line}" if line.startswith(("remark:", "warning:")) else line, file=sys.stderr)
     if args.output == "-":
         sys.stdout.write(out)
     else:

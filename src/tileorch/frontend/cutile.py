@@ -34,14 +34,17 @@ def load(data: bytes, name: str, ctx: Context) -> ModuleOp:
     """Read and verify a cuTile program: bytecode or ``cuda_tile`` text.  Parse errors are
     located; a program that does not verify raises ``CompileError`` with one located line per
     failing op (as MLIR verifies what it parses: the lowering may assume a verified program)."""
+    from tileorch import timing
     from tileorch.backend.compile import CompileError
     from tileorch.diagnostics import decode_source, parse_module, verify_located
 
-    if data[:8] == MAGIC:
-        module = read_bytecode(data, name)
-    else:
-        module = parse_module(ctx, decode_source(data, name), name)
-    errors = verify_located(module)
+    with timing.timed("parse"):
+        if data[:8] == MAGIC:
+            module = read_bytecode(data, name)
+        else:
+            module = parse_module(ctx, decode_source(data, name), name)
+    with timing.timed("verify"):
+        errors = verify_located(module)
     if errors:
         raise CompileError(errors)
     return module
@@ -49,13 +52,12 @@ def load(data: bytes, name: str, ctx: Context) -> ModuleOp:
 
 def lower_to_cutlass(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule: str = "persistent") -> None:
     """Run :func:`front_passes` on ``module`` in place (GEMM-shaped kernels only)."""
-    from tileorch.backend.pipeline import parse_pipeline
+    from tileorch.backend.pipeline import parse_pipeline, run_passes
 
     from tileorch.diagnostics import LocatedError
     from tileorch.dialects.nv_tileaa import FuncOp
 
-    for p in parse_pipeline(front_passes(arch, schedule)):
-        p.apply(ctx, module)
+    run_passes(ctx, module, parse_pipeline(front_passes(arch, schedule)))
     for f in module.walk():
         if isinstance(f, FuncOp):
             raise LocatedError(f, f"kernel @{f.sym_name.data} is not supported yet: the tile tier compiles only "
@@ -91,13 +93,14 @@ def lower_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule
 
     ``convert-cudatile-to-tileaa`` (its errors propagate, located), then
     :func:`lower_tileaa_program`."""
+    from tileorch import timing
     from tileorch.backend.compile import CompileError
-    from tileorch.backend.pipeline import parse_pipeline
+    from tileorch.backend.pipeline import parse_pipeline, run_passes
     from tileorch.diagnostics import verify_located
 
-    for p in parse_pipeline(f"convert-cudatile-to-tileaa{{compute_capability={arch}}}"):
-        p.apply(ctx, module)
-    errors = verify_located(module)
+    run_passes(ctx, module, parse_pipeline(f"convert-cudatile-to-tileaa{{compute_capability={arch}}}"))
+    with timing.timed("verify"):
+        errors = verify_located(module)
     if errors:
         raise CompileError([f"{e} (after convert-cudatile-to-tileaa)" for e in errors])
     return lower_tileaa_program(module, ctx, arch, schedule, config, remarks)
@@ -116,13 +119,15 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
     also takes the SIMT path, and the refusal (a located error) is appended to ``remarks`` (and
     printed by the CLI), never dropped.  ``schedule="simt"`` forces the SIMT path.  Errors of
     the SIMT lowering propagate (located)."""
-    from tileorch.backend.pipeline import parse_pipeline
+    from tileorch import timing
+    from tileorch.backend.pipeline import apply_pass, parse_pipeline, run_passes
     from tileorch.diagnostics import LocatedError
     from tileorch.dialects.nv_tileaa import FuncOp
     from tileorch.transforms.tileaa_to_simt import ConvertNvTileaaToSimt
 
     remarks = remarks if remarks is not None else []
-    fallback = module.clone()
+    with timing.timed("clone"):  # the SIMT path's copy, should the tensor-core path refuse the kernel
+        fallback = module.clone()
     has_dot = any(op.name == "nv_tileaa.dot" for op in module.walk())
     hopper = arch.startswith("sm_90") and schedule != "simt"  # the tier's GEMM is TMA + WGMMA: sm_90a only
     if has_dot and not hopper:
@@ -132,8 +137,7 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
         _choose_clusters(module)
         opts = f"schedule={schedule}" + (f' config="{config}"' if config else "")
         try:
-            for p in parse_pipeline(f"tileas-tier,convert-nv-tileas-to-cutlass{{{opts}}}"):
-                p.apply(ctx, module)
+            run_passes(ctx, module, parse_pipeline(f"tileas-tier,convert-nv-tileas-to-cutlass{{{opts}}}"))
             if not any(isinstance(f, FuncOp) for f in module.walk()):
                 from tileorch.transforms.tileas.chained_dots import CHAINED_ATTR
 
@@ -149,7 +153,7 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
             if config:
                 raise
             remarks.append(f"{exc} [the tensor-core path refused this kernel: the SIMT path compiles it, slowly]")
-    ConvertNvTileaaToSimt().apply(ctx, fallback)
+    apply_pass(ctx, fallback, ConvertNvTileaaToSimt())
     fallback.attributes["cutlass.target"] = StringAttr(arch)
     return "simt", fallback
 
@@ -198,26 +202,42 @@ class CutileProgram:
     """``kind == "chained"``: the launch record of ``tileorch.transforms.tileas.chained_dots``
     (threads, shared memory, the tensor maps to build: base-pointer parameter, box rows, rank); the
     kernel takes the tensor maps, then the cuTile entry's parameters, on the program's grid."""
+    timings: dict | None = None
+    """Wall seconds per phase and pass (:mod:`tileorch.timing`)."""
 
 
 def compile_program(data: bytes, name: str = "<cuTile program>", arch: str = "sm_90a",
                     schedule: str = "persistent", ptxas: bool = True, config: str = "") -> CutileProgram:
     """Compile cuTile bytecode (or ``cuda_tile`` text) to PTX and (with ``ptxas``) a cubin.
     Raises :class:`BytecodeError`, ``SourceError``/``LocatedError``/``CompileError`` on bad input."""
+    import time
+
+    from tileorch import timing
+
+    start = time.perf_counter()
+    with timing.collect() as timer:
+        program = _compile_program(data, name, arch, schedule, ptxas, config, start)
+    program.timings = timer.as_dict()
+    return program
+
+
+def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bool, config: str,
+                     start: float) -> CutileProgram:
     import json
     import time
 
     from xdsl.dialects import func
 
+    from tileorch import timing
     from tileorch.backend.compile import compile_module
     from tileorch.registry import make_context
     from tileorch.transforms.tileas.convert_to_cutlass import CONFIG_ATTR
 
-    start = time.perf_counter()
     ctx = make_context()
     module = load(data, name, ctx)
     remarks: list[str] = []
-    kind, lowered = lower_program(module, ctx, arch, schedule, config, remarks)
+    with timing.timed("tile-program"):
+        kind, lowered = lower_program(module, ctx, arch, schedule, config, remarks)
     kernels = [op for op in lowered.walk() if isinstance(op, func.FuncOp) and "nvvm.kernel" in op.attributes]
     gemm_config = gemm_args = None
     record: dict = {}
@@ -240,6 +260,10 @@ def compile_program(data: bytes, name: str = "<cuTile program>", arch: str = "sm
     if kernel is not None and "nvvm.maxntid" in kernel.attributes:
         threads = int(list(kernel.attributes["nvvm.maxntid"].get_values())[0])
     result = compile_module(lowered, ctx, arch=arch, emit="ptx", ptxas=ptxas, isolate=True)
+    if result.ptxas is not None:
+        from tileorch.backend.ptxas import resource_remarks
+
+        remarks.extend(resource_remarks(result.ptxas.resources))
     return CutileProgram(kind, result.ptx, result.ptxas.cubin if result.ptxas is not None else None,
                          kernel.sym_name.data if kernel is not None else "", threads, gemm_config, gemm_args,
                          time.perf_counter() - start, bool(record.get("epilogue_ops", False)),
@@ -252,10 +276,12 @@ __all__ = ["BytecodeError", "CutileProgram", "compile_program", "front_passes", 
 
 
 def compile_cli(args, data: bytes, name: str) -> int:
-    """``tileorch compile`` for a cuTile program (called by the CLI when the input is one)."""
+    """``tileorch compile`` for a cuTile program (called by the CLI when the input is one; the
+    CLI's timing scope records its phases)."""
     import sys
     from pathlib import Path
 
+    from tileorch import timing
     from tileorch.backend.compile import CompileError, compile_module
     from tileorch.diagnostics import SourceError, format_exception
     from tileorch.registry import make_context
@@ -267,16 +293,24 @@ def compile_cli(args, data: bytes, name: str) -> int:
     try:
         module = load(data, name, ctx)
         remarks: list[str] = []
-        kind, module = lower_program(module, ctx, arch, schedule, remarks=remarks)
+        with timing.timed("tile-program"):
+            kind, module = lower_program(module, ctx, arch, schedule, remarks=remarks)
         if getattr(args, "schedule", None) not in (None, "simt") and kind == "simt":
             remarks.append(f"remark: --schedule {schedule} not applied: the kernel has no GEMM the TileAS tier "
                            "compiles, so the SIMT path compiled it")
+        show = getattr(args, "remarks", False)
         for line in remarks:
-            if "refused" in line or "not applied" in line or getattr(args, "remarks", False):
+            if "refused" in line or "not applied" in line or show:
                 print(line, file=sys.stderr)
         result = compile_module(module, ctx, arch=arch, ptx_version=args.ptx_version, emit=args.emit,
                                 ptxas=not args.no_ptxas and args.emit == "ptx", extra_pipeline=args.pipeline,
                                 isolate=True)
+        if result.ptxas is not None:
+            from tileorch.backend.ptxas import resource_remarks
+
+            for line in resource_remarks(result.ptxas.resources):  # spills always; the summary on request
+                if line.startswith("warning:") or show:
+                    print(f"{name}: {line}", file=sys.stderr)
     except BytecodeError as exc:
         print(f"{name}: error: invalid CUDA Tile IR bytecode at {exc}", file=sys.stderr)
         return 1

@@ -1,0 +1,411 @@
+"""Compile time of a fixed set, cold and warm, against tileiras on the same bytecode (issue 22).
+
+Usage::
+
+    python benchmarks/compile_time.py [--out build/compile_time] [--only NAME ...] [--no-tileiras]
+
+The set: every ``examples/*.mlir`` (cutlass MLIR, and the nv_tileaa tile program
+``tile_gemm.mlir``) and cuTile programs of every kind, exported to CUDA Tile IR bytecode once
+(cuTile's exporter runs on the CPU: fake device arrays describe the arguments): the GEMM family of
+:mod:`tileorch.testing.dot_programs` (fp16, fused epilogues, bf16, batched, fp8 scaled), the
+chained-dot programs of :mod:`tileorch.testing.attention_programs` (FlashAttention forward, the
+fused MLP) and SIMT programs (softmax, layernorm, a row sum) written here.
+
+For each input:
+
+``cold``
+    ``tileorch compile FILE -o OUT.ptx --timings`` in a fresh process with ``TILEORCH_CACHE=0``:
+    the process's wall time (``cold_s``: interpreter start-up and imports included), and the
+    compile's own report (``cold_compile_s`` and the per-phase breakdown, :mod:`tileorch.timing`).
+``warm``
+    ``tileorch.compile`` in this process, cache off, after one compile of the same input (imports
+    done, LLVM initialised): the best of ``--repeat`` compiles (``warm_s``, its breakdown).
+``hit``
+    ``tileorch.compile`` answered by the on-disk cache (a fresh ``TILEORCH_CACHE_DIR`` filled by
+    one compile; ``hit_s``).
+``tileiras``
+    ``tileiras --gpu-name=sm_90 -o OUT.cubin FILE.tileirbc`` on the same bytecode (cuTile inputs
+    only; found as ``tileorch doctor`` finds it, or ``--tileiras PATH``; ``<bin>/../lib`` joins
+    ``LD_LIBRARY_PATH`` for its libnvvm): the best of ``--repeat`` runs' wall time.
+
+Wall seconds are printed with the CPU seconds (user + system, children included) beside them:
+on a shared machine the CPU time is the steadier number.  The JSON record (``--out``, default
+``build/compile_time``: ``compile_time.json``) holds every number and every breakdown; the
+per-phase table is printed for the three slowest cold compiles, and the phases and passes that
+take the most time summed over the whole set.
+"""
+
+import argparse
+import dataclasses
+import json
+import os
+import platform
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# --------------------------------------------------------------------------- cuTile programs
+
+def _cutile_programs() -> dict[str, tuple]:
+    """name -> (kernel, [array (shape, dtype) or scalar/constant value], kind) of the cuTile set."""
+    import math
+
+    import cuda.tile as ct
+
+    from tileorch.testing import attention_programs as ap
+    from tileorch.testing import dot_programs as dp
+
+    @ct.kernel
+    def softmax_rows(x, y, tn: ct.Constant[int]):
+        row = ct.load(x, index=(ct.bid(0), 0), shape=(1, tn)).astype(ct.float32)
+        e = ct.exp(row - ct.max(row, axis=1, keepdims=True))
+        ct.store(y, index=(ct.bid(0), 0), tile=(e / ct.sum(e, axis=1, keepdims=True)).astype(y.dtype))
+
+    @ct.kernel
+    def layernorm_rows(x, w, b, y, tn: ct.Constant[int]):
+        row = ct.load(x, index=(ct.bid(0), 0), shape=(1, tn)).astype(ct.float32)
+        mean = ct.sum(row, axis=1, keepdims=True) / tn
+        d = row - mean
+        rstd = ct.rsqrt(ct.sum(d * d, axis=1, keepdims=True) / tn + 1e-5)
+        gw = ct.load(w, index=(0,), shape=(tn,)).astype(ct.float32)
+        gb = ct.load(b, index=(0,), shape=(tn,)).astype(ct.float32)
+        ct.store(y, index=(ct.bid(0), 0), tile=(d * rstd * gw[None, :] + gb[None, :]).astype(y.dtype))
+
+    @ct.kernel
+    def row_sum(x, y, tm: ct.Constant[int], tn: ct.Constant[int]):
+        acc = ct.zeros((tm,), dtype=ct.float32)
+        for j in range(ct.num_tiles(x, axis=1, shape=(tm, tn))):
+            acc = acc + ct.sum(ct.load(x, index=(ct.bid(0), j), shape=(tm, tn)).astype(ct.float32), axis=1)
+        ct.store(y, index=(ct.bid(0),), tile=acc)
+
+    m, n, k = 1024, 512, 384
+    gemm = [((m, k), "float16"), ((k, n), "float16"), ((m, n), "float16")]
+    dot = {
+        "gemm_f16": gemm,
+        "gemm_bias_relu_f16": [((m, k), "float16"), ((k, n), "float16"), ((n,), "float16"), ((m, n), "float16")],
+        "linear_gelu_bf16": [((m, k), "bfloat16"), ((n, k), "bfloat16"), ((n,), "bfloat16"), ((m, n), "bfloat16")],
+        "bmm_f16": [((4, m, k), "float16"), ((4, k, n), "float16"), ((4, m, n), "float16")],
+        "gemm_fp8_e4m3_scaled": [((m, k), "float8_e4m3fn"), ((n, k), "float8_e4m3fn"), ((m, n), "bfloat16"), 0.25,
+                                 0.5],
+    }
+    out = {name: (dp.PROGRAMS[name].kernel, spec + list(dp.PROGRAMS[name].tiles), "gemm")
+           for name, spec in dot.items()}
+    bh, seq, d = 8, 1024, 64
+    qkv = [((bh, seq, d), "float16")] * 4
+    out["attention_fwd_f16"] = (ap.attention_fwd, qkv + [1.0 / math.sqrt(d) / math.log(2.0), seq, 128, 64, d, False],
+                                "chained")
+    out["attention_fwd_causal_f16"] = (ap.attention_fwd,
+                                       qkv + [1.0 / math.sqrt(d) / math.log(2.0), seq, 128, 64, d, True], "chained")
+    out["mlp_chain_f16"] = (ap.mlp_chain, [((m, 128), "float16"), ((128, 512), "float16"), ((512, 128), "float16"),
+                                           ((m, 128), "float16"), 128, 64, 128, 128], "chained")
+    rows, cols = 4096, 1024
+    out["softmax_f16"] = (softmax_rows, [((rows, cols), "float16"), ((rows, cols), "float16"), cols], "simt")
+    out["layernorm_bf16"] = (layernorm_rows, [((rows, cols), "bfloat16"), ((cols,), "bfloat16"), ((cols,), "bfloat16"),
+                                              ((rows, cols), "bfloat16"), cols], "simt")
+    out["row_sum_f32"] = (row_sum, [((rows, 8 * cols), "float32"), ((rows,), "float32"), 16, 256], "simt")
+    return out
+
+
+class _FakeDeviceArray:
+    """What cuTile's argument description reads of a device array (no GPU: never dereferenced)."""
+
+    def __init__(self, ptr: int, shape: tuple[int, ...]):
+        self.__cuda_array_interface__ = {"data": (ptr, False), "shape": tuple(shape), "typestr": "<f2",
+                                         "strides": None, "version": 3}
+
+
+def export_cutile(name: str, kernel, spec: list, directory: Path) -> Path:
+    """``directory/name.tileirbc``: cuTile's bytecode of ``kernel`` for the arguments ``spec``."""
+    from tileorch.runtime import cutile as rc
+
+    args, dtypes = [], []
+    for i, s in enumerate(spec):
+        if isinstance(s, tuple):
+            args.append(_FakeDeviceArray(0x7F0000000000 + (i + 1) * 0x10000000, s[0]))
+            dtypes.append(s[1])
+        else:
+            args.append(s)
+            dtypes.append(None)
+    arguments = rc.describe_arguments(kernel, tuple(args))
+    arguments = [dataclasses.replace(a, dtype=dtypes[i]) if dtypes[i] else a for i, a in enumerate(arguments)]
+    path = directory / f"{name}.tileirbc"
+    path.write_bytes(rc.export_bytecode(kernel, arguments))
+    return path
+
+
+# --------------------------------------------------------------------------- measuring
+
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def _cpu() -> float:
+    return time.process_time() + _children_cpu()
+
+
+def run_process(cmd: list[str], env: dict[str, str]) -> tuple[float, float, subprocess.CompletedProcess]:
+    """(wall seconds, CPU seconds, completed process) of ``cmd``."""
+    c0, t0 = _children_cpu(), time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    return time.perf_counter() - t0, _children_cpu() - c0, proc
+
+
+def tileorch_cold(path: Path, work: Path) -> dict:
+    from tileorch import timing
+
+    cli = shutil.which("tileorch", path=str(Path(sys.executable).parent)) or "tileorch"
+    env = {**os.environ, "TILEORCH_CACHE": "0"}
+    wall, cpu, proc = run_process([cli, "compile", str(path), "-o", str(work / "cold.ptx"), "--timings"], env)
+    if proc.returncode != 0:
+        return {"error": proc.stderr.strip().splitlines()[-5:]}
+    report = timing.parse_report(proc.stderr)
+    compile_s = report.get(timing.TOTAL)
+    return {"cold_s": wall, "cold_cpu_s": cpu, "cold_compile_s": compile_s,
+            "startup_s": wall - compile_s if compile_s is not None else None, "cold_timings": report}
+
+
+def tileorch_warm(path: Path, repeat: int) -> dict:
+    """Warm (cache off, second and later compiles of this process) and cache-hit times."""
+    import tileorch
+
+    source = path.read_bytes() if path.suffix == ".tileirbc" else str(path)
+    arch = None
+    tileorch.compile(source, arch, cache=False, isolate=True)  # the first compile: imports, LLVM init
+    walls, cpus, kernels = [], [], []
+    for _ in range(repeat):
+        c0, t0 = _cpu(), time.perf_counter()
+        kernels.append(tileorch.compile(source, arch, cache=False, isolate=True))
+        walls.append(time.perf_counter() - t0)
+        cpus.append(_cpu() - c0)
+    kernel = kernels[walls.index(min(walls))]  # the breakdown of the best run
+    i = walls.index(min(walls))
+    out = {"warm_s": walls[i], "warm_cpu_s": cpus[i], "warm_timings": kernel.timings,
+           "ptx_lines": kernel.ptx.count("\n"), "arch": kernel.arch,
+           "remark": next((r for r in kernel.remarks if "compiled" in r), "")}
+    with tempfile.TemporaryDirectory(prefix="tileorch-ct-cache-") as cache_dir:
+        old = os.environ.get("TILEORCH_CACHE_DIR")
+        os.environ["TILEORCH_CACHE_DIR"] = cache_dir
+        try:
+            tileorch.compile(source, arch, cache=True, isolate=True)  # fills the cache
+            t0 = time.perf_counter()
+            hit = tileorch.compile(source, arch, cache=True, isolate=True)
+            out["hit_s"] = time.perf_counter() - t0
+            assert hit.from_cache, "the second compile did not hit the cache"
+        finally:
+            if old is None:
+                os.environ.pop("TILEORCH_CACHE_DIR", None)
+            else:
+                os.environ["TILEORCH_CACHE_DIR"] = old
+    return out
+
+
+def find_tileiras(explicit: str | None) -> str | None:
+    if explicit:
+        return explicit
+    try:
+        from tileorch.cli.doctor import tileiras_candidates
+
+        found = tileiras_candidates()
+        return found[0][0] if found else None
+    except Exception:  # noqa: BLE001
+        return shutil.which("tileiras")
+
+
+def tileiras_env(tileiras: str) -> dict[str, str]:
+    env = dict(os.environ)
+    lib = Path(tileiras).resolve().parent.parent / "lib"
+    if lib.is_dir():
+        env["LD_LIBRARY_PATH"] = os.pathsep.join(p for p in (str(lib), env.get("LD_LIBRARY_PATH", "")) if p)
+    bindir = str(Path(tileiras).resolve().parent)  # its ptxas, if it calls one
+    env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
+    return env
+
+
+def run_tileiras(tileiras: str, path: Path, work: Path, repeat: int) -> dict:
+    env = tileiras_env(tileiras)
+    walls, cpus = [], []
+    for _ in range(repeat):
+        wall, cpu, proc = run_process([tileiras, "--gpu-name=sm_90", "-o", str(work / "tileiras.cubin"), str(path)],
+                                      env)
+        if proc.returncode != 0:
+            return {"tileiras_error": (proc.stderr or proc.stdout).strip().splitlines()[-3:]}
+        walls.append(wall)
+        cpus.append(cpu)
+    i = walls.index(min(walls))
+    return {"tileiras_s": walls[i], "tileiras_cpu_s": cpus[i]}
+
+
+def tileiras_version(tileiras: str) -> str:
+    proc = subprocess.run([tileiras, "--version"], capture_output=True, text=True, env=tileiras_env(tileiras))
+    m = re.search(r"(V\d[\d.]+|release [\d.]+|Built on [^\n]+)", proc.stdout)
+    return m.group(1) if m else proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else "?"
+
+
+# --------------------------------------------------------------------------- report
+
+def _fmt(v, spec="7.2f") -> str:
+    return format(v, spec) if isinstance(v, (int, float)) else format("-", ">" + spec.split(".")[0])
+
+
+def _ratio(a, b) -> float | None:
+    return a / b if isinstance(a, (int, float)) and isinstance(b, (int, float)) and b > 0 else None
+
+
+def print_table(rows: list[dict]) -> None:
+    print(f"{'program':28s} {'input':9s} {'path':7s} {'cold':>7s} {'(cpu)':>7s} {'compile':>7s} {'warm':>7s} "
+          f"{'(cpu)':>7s} {'hit':>7s} {'tileiras':>8s} {'(cpu)':>7s} {'cold/ti':>7s} {'warm/ti':>7s} {'cpu c/ti':>8s} "
+          f"{'cpu w/ti':>8s}")
+    for r in rows:
+        if "error" in r:
+            print(f"{r['name']:28s} {r['input']:9s} FAILED {r['error']}")
+            continue
+        print(f"{r['name']:28s} {r['input']:9s} {r.get('path', ''):7s} {_fmt(r.get('cold_s'))} "
+              f"{_fmt(r.get('cold_cpu_s'))} {_fmt(r.get('cold_compile_s'))} {_fmt(r.get('warm_s'))} "
+              f"{_fmt(r.get('warm_cpu_s'))} {_fmt(r.get('hit_s'), '7.3f')} {_fmt(r.get('tileiras_s'), '8.2f')} "
+              f"{_fmt(r.get('tileiras_cpu_s'))} {_fmt(r.get('cold_vs_tileiras'))} {_fmt(r.get('warm_vs_tileiras'))} "
+              f"{_fmt(r.get('cold_cpu_vs_tileiras_cpu'), '8.2f')} {_fmt(r.get('warm_cpu_vs_tileiras_cpu'), '8.2f')}")
+
+
+def sinks(rows: list[dict], key: str, top: int = 12) -> list[tuple[str, float, float]]:
+    """(phase or pass, seconds summed over the set, share of the summed totals), largest first:
+    leaves only (a pass, or a phase without passes), so nothing is counted twice."""
+    from tileorch import timing
+
+    summed: dict[str, float] = {}
+    grand = 0.0
+    for r in rows:
+        t = r.get(key) or {}
+        grand += t.get(timing.TOTAL, 0.0)
+        for name, v in t.items():
+            if name == timing.TOTAL or any(other.startswith(name + "/") for other in t):
+                continue
+            leaf = name.split("/")[-1] if name.endswith("/verify") else name  # one "verify" row however nested
+            summed[leaf] = summed.get(leaf, 0.0) + v
+    ranked = sorted(summed.items(), key=lambda kv: -kv[1])[:top]
+    return [(name, v, v / grand if grand else 0.0) for name, v in ranked]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", default=str(ROOT / "build" / "compile_time"), help="directory of the JSON record")
+    ap.add_argument("--only", nargs="*", default=None, help="names (example stems, cuTile program names) to run")
+    ap.add_argument("--repeat", type=int, default=3, help="warm compiles and tileiras runs per input (default 3)")
+    ap.add_argument("--tileiras", default=None, help="the tileiras binary (default: as tileorch doctor finds it)")
+    ap.add_argument("--no-tileiras", action="store_true", help="do not time tileiras")
+    args = ap.parse_args(argv)
+
+    from tileorch import timing
+    from tileorch.progress import Progress
+
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    bc_dir = out_dir / "bytecode"
+    bc_dir.mkdir(exist_ok=True)
+    tileiras = None if args.no_tileiras else find_tileiras(args.tileiras)
+
+    inputs: list[dict] = []
+    for path in sorted((ROOT / "examples").glob("*.mlir")):
+        kind = "nv_tileaa" if "nv_tileaa.func" in path.read_text() else "cutlass"
+        inputs.append({"name": path.stem, "input": kind, "file": path})
+    t0 = time.perf_counter()
+    for name, (kernel, spec, path_kind) in _cutile_programs().items():
+        if args.only and name not in args.only:
+            continue
+        try:
+            inputs.append({"name": name, "input": "cuTile", "file": export_cutile(name, kernel, spec, bc_dir),
+                           "expected": path_kind})
+        except Exception as exc:  # noqa: BLE001
+            inputs.append({"name": name, "input": "cuTile", "file": None,
+                           "error": f"export failed: {type(exc).__name__}: {exc}"})
+    export_s = time.perf_counter() - t0
+    if args.only:
+        inputs = [i for i in inputs if i["name"] in args.only]
+
+    print(f"tileorch compile time: {len(inputs)} inputs, python {platform.python_version()}, "
+          f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}; cuTile export {export_s:.1f}s; tileiras: "
+          f"{f'{tileiras} ({tileiras_version(tileiras)})' if tileiras else 'not found (not timed)'}", flush=True)
+    rows: list[dict] = []
+    progress = Progress("compile_time", total=len(inputs), unit="inputs")
+    with tempfile.TemporaryDirectory(prefix="tileorch-ct-") as tmp:
+        work = Path(tmp)
+        for item in inputs:
+            row = {"name": item["name"], "input": item["input"],
+                   "file": str(item["file"].relative_to(ROOT) if item["file"] and item["file"].is_relative_to(ROOT)
+                               else item["file"])}
+            if "error" in item:
+                row["error"] = item["error"]
+            else:
+                row.update(tileorch_cold(item["file"], work))
+                if "error" not in row:
+                    try:
+                        row.update(tileorch_warm(item["file"], args.repeat))
+                    except Exception as exc:  # noqa: BLE001
+                        row["error"] = f"{type(exc).__name__}: {exc}"
+                remark = row.get("remark", "")
+                row["path"] = ("tier" if "TileAS tier" in remark and "chained" not in remark else
+                               "chained" if "chained" in remark else "simt" if item["input"] != "cutlass" else "-")
+                if tileiras and item["input"] == "cuTile":
+                    row.update(run_tileiras(tileiras, item["file"], work, args.repeat))
+                    row["cold_vs_tileiras"] = _ratio(row.get("cold_s"), row.get("tileiras_s"))
+                    row["warm_vs_tileiras"] = _ratio(row.get("warm_s"), row.get("tileiras_s"))
+                    row["cold_cpu_vs_tileiras_cpu"] = _ratio(row.get("cold_cpu_s"), row.get("tileiras_cpu_s"))
+                    row["warm_cpu_vs_tileiras_cpu"] = _ratio(row.get("warm_cpu_s"), row.get("tileiras_cpu_s"))
+            rows.append(row)
+            progress.step()
+    progress.finish()
+
+    print()
+    print("seconds: cold = fresh `tileorch compile` process with TILEORCH_CACHE=0 (wall; its CPU; compile = its "
+          "--timings total, without interpreter start-up); warm = same process, cache off, best of --repeat; hit = cache "
+          "hit; tileiras = best wall on the same bytecode (cuTile inputs); x/ti = tileorch / tileiras (wall, then CPU)")
+    print_table(rows)
+    ok = [r for r in rows if "error" not in r]
+
+    def geo(key):
+        vals = [r[key] for r in ok if isinstance(r.get(key), (int, float)) and r[key] > 0]
+        return (statistics.geometric_mean(vals) if vals else None), len(vals)
+
+    summary = {}
+    for key in ("cold_vs_tileiras", "warm_vs_tileiras", "cold_cpu_vs_tileiras_cpu", "warm_cpu_vs_tileiras_cpu"):
+        g, n = geo(key)
+        summary[f"{key}_geomean"] = g
+        if g is not None:
+            print(f"geomean {key}: {g:.2f} over {n} cuTile programs")
+    for key in ("cold_s", "cold_compile_s", "warm_s", "hit_s", "tileiras_s"):
+        vals = [r[key] for r in ok if isinstance(r.get(key), (int, float))]
+        summary[f"{key}_sum"] = sum(vals)
+        print(f"sum {key}: {sum(vals):.2f}s over {len(vals)} inputs")
+
+    slowest = sorted(ok, key=lambda r: -(r.get("cold_compile_s") or 0))[:3]
+    for r in slowest:
+        print()
+        print(timing.format_report(r["cold_timings"], f"{r['name']} ({r['input']}): cold tileorch compile"), end="")
+
+    for key, label in (("cold_timings", "cold"), ("warm_timings", "warm")):
+        ranked = sinks(ok, key)
+        print(f"\ntop time sinks, {label} (leaf phases and passes summed over {len(ok)} inputs, share of the summed "
+              "totals):")
+        for name, v, share in ranked:
+            print(f"  {v:8.3f}s ({100 * share:5.1f}%)  {name}")
+        summary[f"top_sinks_{label}"] = [{"name": n, "seconds": v, "share": s} for n, v, s in ranked]
+
+    record = {"date": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "python": platform.python_version(),
+              "cpus": os.cpu_count(), "tileiras": tileiras, "tileiras_version": tileiras_version(tileiras) if tileiras
+              else None, "repeat": args.repeat, "export_s": export_s, "summary": summary, "programs": rows}
+    (out_dir / "compile_time.json").write_text(json.dumps(record, indent=1, default=str))
+    print(f"\nwrote {out_dir / 'compile_time.json'}")
+    return 1 if len(ok) != len(rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
