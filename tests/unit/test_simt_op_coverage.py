@@ -184,3 +184,58 @@ def test_unsupported_element_type_is_a_located_error():
     message = str(info.value)
     assert "element type f4E2M1FN is not supported yet by convert-nv-tileaa-to-simt" in message
     assert "internal error" not in message and message.startswith("f4.mlir:")
+
+
+
+def test_an_internal_error_in_the_tier_is_a_warning_and_the_simt_path_compiles(monkeypatch):
+    """A bug in the tensor-core lowering (any exception, not a located refusal) must not stop a
+    program the SIMT path can compile: it becomes a warning remark naming the kernel."""
+    from tileorch.diagnostics import parse_module
+    from tileorch.frontend import cutile as fc
+    from tileorch.registry import make_context
+    from tileorch.transforms.tileas import convert_to_cutlass
+
+    def broken(*args, **kwargs):
+        raise KeyError("simulated tier bug")
+
+    monkeypatch.setattr(convert_to_cutlass, "analyze_dot_kernel", broken)
+    ctx = make_context()
+    module = parse_module(ctx, SMALL_GEMM, "small_gemm.mlir")
+    remarks: list[str] = []
+    kind, _ = fc.lower_tileaa_program(module, ctx, remarks=remarks, schedule="persistent")
+    assert kind == "simt"
+    assert any(r.startswith("warning: internal error in the TileAS tier on ") and "simulated tier bug" in r
+               for r in remarks), remarks
+
+
+SMALL_GEMM = """
+!m = !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+!va = !nv_tileaa.tiled_view<array<i32: 64, 32>, array<i32: 64, 32>, array<i32: 0, 1>, !m>
+!vb = !nv_tileaa.tiled_view<array<i32: 32, 64>, array<i32: 32, 64>, array<i32: 0, 1>, !m>
+!vc = !nv_tileaa.tiled_view<array<i32: 64, 64>, array<i32: 64, 64>, array<i32: 0, 1>, !m>
+builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_capability<90, 2>} {
+  nv_tileaa.func @small_gemm(%a: !nv_tileaa.ptr<f16>, %b: !nv_tileaa.ptr<f16>, %c: !nv_tileaa.ptr<f16>, %m: i32, %n: i32, %k: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %ma = nv_tileaa.make_memref %a[%m, %k] [%k] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mb = nv_tileaa.make_memref %b[%k, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mc = nv_tileaa.make_memref %c[%m, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %va = nv_tileaa.block_tile %ma : !m -> !va
+    %vb = nv_tileaa.block_tile %mb : !m -> !vb
+    %vc = nv_tileaa.block_tile %mc : !m -> !vc
+    %pm = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %pn = nv_tileaa.get_program_id {axis = 1 : i32} : i32
+    %kt = nv_tileaa.get_dim_size %va {index = 1 : i32} : !va -> i32
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %acc = scf.for %i = %c0 to %kt step %c1 iter_args(%x = %zero) -> (tensor<64x64xf32>) : i32 {
+      %ta, %t0 = nv_tileaa.tiled_load %va[%pm, %i] : !va [i32, i32] -> tensor<64x32xf16>
+      %tb, %t1 = nv_tileaa.tiled_load %vb[%i, %pn] : !vb [i32, i32] -> tensor<32x64xf16>
+      %y = nv_tileaa.dot %ta, %tb, %x : tensor<64x32xf16>, tensor<32x64xf16>, tensor<64x64xf32> -> tensor<64x64xf32>
+      scf.yield %y : tensor<64x64xf32>
+    }
+    %h = nv_tileaa.fp_to_fp %acc : tensor<64x64xf32> -> tensor<64x64xf16>
+    %t5 = nv_tileaa.tiled_store %h, %vc[%pm, %pn] : tensor<64x64xf16>, !vc [i32, i32]
+    nv_tileaa.return
+  }
+}
+"""

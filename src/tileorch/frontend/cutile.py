@@ -153,6 +153,13 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
             if config:
                 raise
             remarks.append(f"{exc} [the tensor-core path refused this kernel: the SIMT path compiles it, slowly]")
+        except Exception as exc:  # noqa: BLE001 - a tier bug must not stop a program the SIMT path compiles
+            if config:
+                raise
+            names = ", ".join(f.sym_name.data for f in fallback.walk() if isinstance(f, FuncOp))
+            remarks.append(f"warning: internal error in the TileAS tier on {names or 'the kernel'} "
+                           f"({type(exc).__name__}: {exc}); this is a tileorch bug, please report it "
+                           "[the tensor-core path refused this kernel: the SIMT path compiles it, slowly]")
     apply_pass(ctx, fallback, ConvertNvTileaaToSimt())
     fallback.attributes["cutlass.target"] = StringAttr(arch)
     return "simt", fallback
