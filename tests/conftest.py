@@ -3,6 +3,8 @@ output is verified, which ``tileorch compile`` skips for speed)."""
 
 import os
 
+import pytest
+
 os.environ.setdefault("TILEORCH_VERIFY_EACH_PASS", "1")
 if "TILEORCH_CACHE_DIR" not in os.environ:  # compiled kernels of this run only: no stale hits, no litter
     import tempfile
@@ -29,6 +31,31 @@ def _ptxas_on_path() -> None:
 
 
 _ptxas_on_path()
+
+
+def _gpu_present() -> bool:
+    """An NVIDIA device node (cheap; no driver call): GPU tests then run serially."""
+    return os.path.exists("/dev/nvidia0") or os.path.exists("/dev/nvidiactl")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    """Spread the suite over the CPUs (pytest-xdist, one worker per core, whole files per worker)
+    when xdist is installed, no ``-n`` was given, there is no GPU here (GPU tests share the device:
+    they run serially) and ``TILEORCH_XDIST`` is not ``0``."""
+    if os.environ.get("TILEORCH_XDIST", "1") == "0" or _gpu_present():
+        return None
+    if not config.pluginmanager.hasplugin("xdist") or getattr(config.option, "numprocesses", None):
+        return None
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # inside a worker already
+        return None
+    workers = os.cpu_count() or 1
+    if workers < 2:
+        return None
+    config.option.numprocesses = workers
+    if getattr(config.option, "dist", "no") == "no":
+        config.option.dist = "loadfile"
+    return None
 
 
 GPU_SKIP_PREFIX = "needs an NVIDIA GPU: "  # tests/gpu/conftest.py's skip reason
