@@ -40,6 +40,16 @@ def gemm_persistent(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.
         ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
 
 
+@ct.kernel
+def gemm_cdiv(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """The GEMM with its K trip count written as ``ct.cdiv(A.shape[1], tk)``."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], tk)):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+    ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
+
+
 def _gemm_on_cluster(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
     bm, bn = ct.bid(0), ct.bid(1)
     acc = ct.zeros((tm, tn), dtype=ct.float32)
@@ -358,6 +368,7 @@ PROGRAMS: dict[str, Program] = {
                                          library="torch.matmul", bench=False),
     "gemm_f16_tile128x32x32": Program(gemm, "f16", _make_gemm, tiles=(128, 32, 32), library="torch.matmul",
                                       bench=False),
+    "gemm_cdiv_f16": Program(gemm_cdiv, "f16", _make_gemm, library="torch.matmul", bench=False),
     "gemm_persistent_f16": Program(gemm_persistent, "f16", _make_gemm, library="torch.matmul", grid=(132, 1, 1)),
     "gemm_at_bf16": Program(gemm_at, "bf16", _make_gemm_at, library="torch.matmul(A^T)"),
     "gemm_fp8_e4m3_scaled": Program(gemm_fp8_scaled, "e4m3", _make_fp8_scaled, tiles=(128, 128, 128),

@@ -180,8 +180,37 @@ def _check_k_loop(loop: scf.ForOp, a_load, a_major: str, b_load, b_major: str, f
         for view, axis in k_axes:
             if _same_view(src, view) and owner.index.value.data == axis:
                 return
-    fail(loop, "the K loop's trip count must be the number of K tiles of A or B (ct.num_tiles(A, axis=K, ...)): "
-               "the WGMMA kernel reduces over all of K")
+    if isinstance(owner, arith.CeilDivSIOp | arith.CeilDivUIOp):
+        # ct.cdiv(A.shape[k_axis], tk): the K extent of A's or B's array over the loaded K depth
+        extent, depth = _strip_assume(owner.lhs), _constant_int(owner.rhs)
+        for (view, axis), ld in zip(k_axes, (a_load, b_load)):
+            tile_k_extent = list(ld.result.type.get_shape())[axis]  # the tile's extent along the view's K axis
+            if depth == tile_k_extent and extent is _memref_extent(view, axis):
+                return
+    fail(loop, "the K loop's trip count must be the number of K tiles of A or B (ct.num_tiles(A, axis=K, ...) "
+               "or ct.cdiv(A.shape[K axis], tile K)): the WGMMA kernel reduces over all of K")
+
+
+def _strip_assume(v: SSAValue) -> SSAValue:
+    while isinstance(v.owner, Operation) and v.owner.name in ("nv_tileaa.assume", "arith.index_cast",
+                                                              "arith.extsi", "arith.extui", "arith.trunci"):
+        v = v.owner.operands[0]
+    return v
+
+
+def _memref_extent(view: SSAValue, axis: int) -> SSAValue | None:
+    """The size operand of ``axis`` of the array a tiled view was made from (``make_memref``)."""
+    v = view
+    while isinstance(v.owner, Operation) and v.owner.name == "nv_tileaa.block_tile":
+        v = v.owner.operands[0]
+    mk = v.owner
+    if not isinstance(mk, aa.MakeMemrefOp):
+        return None
+    dims = [d.data for d in mk.result.type.shape.data]
+    if axis >= len(dims) or dims[axis] >= 0:  # a static extent has no operand
+        return None
+    dynamic = sum(1 for d in dims[:axis] if d < 0)
+    return _strip_assume(list(mk.shape)[dynamic])
 
 
 def _same_view(x: SSAValue, y: SSAValue) -> bool:
