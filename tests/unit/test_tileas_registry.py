@@ -12,7 +12,7 @@ TILEIRAS_NAMES = [
     "tileas-prepare-for-scheduling", "tileas-slicing", "tileas-materialize-schedule",
     "optimize-execution-unit-mapping", "propagate-execution-unit", "tileas-resolve-agent-boundary",
     "tileas-remove-buffer-alias", "tileas-insert-OCG-knobs", "tileas-dynamic-persistent",
-    "tileas-squeeze-unit-batch-dots", "tileas-program-loop-to-tiles",
+    "tileas-squeeze-unit-batch-dots", "tileas-program-loop-to-tiles", "tileas-fold-dot-accumulate",
 ]
 
 
@@ -27,7 +27,7 @@ def test_tier_pipeline_uses_registered_passes_in_order():
     assert all(name in PASSES for name in TILEAS_PASSES)
     names = pipeline_string(dynamic_persistent=True).split(",")
     # batch-1 dots are squeezed to 2-D while still nv_tileaa; the persistent rewrite follows the conversion
-    assert names[:4] == ["tileas-program-loop-to-tiles", "tileas-squeeze-unit-batch-dots", "convert-tileaa-to-tileas",
-                         "tileas-dynamic-persistent"]
+    assert names[:5] == ["tileas-program-loop-to-tiles", "tileas-fold-dot-accumulate", "tileas-squeeze-unit-batch-dots",
+                         "convert-tileaa-to-tileas", "tileas-dynamic-persistent"]
     assert names.index("tileas-materialize-schedule") < names.index("optimize-execution-unit-mapping")
     assert names[-1] == "tileas-insert-OCG-knobs"

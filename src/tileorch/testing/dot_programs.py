@@ -50,6 +50,28 @@ def gemm_cdiv(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Consta
     ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
 
 
+@ct.kernel
+def gemm_plus_matmul(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """The GEMM written ``acc += ct.matmul(a, b)`` (a 16-bit product added into an f32 accumulator)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc += ct.matmul(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)))
+    ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
+
+
+@ct.kernel
+def gemm_linear_pid(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """The GEMM on a 1-D grid: one program id split into tile coordinates."""
+    pid = ct.bid(0)
+    tiles_n = ct.num_tiles(C, axis=1, shape=(tm, tn))
+    bm, bn = pid // tiles_n, pid % tiles_n
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+    ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
+
+
 def _gemm_on_cluster(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
     bm, bn = ct.bid(0), ct.bid(1)
     acc = ct.zeros((tm, tn), dtype=ct.float32)
@@ -369,6 +391,9 @@ PROGRAMS: dict[str, Program] = {
     "gemm_f16_tile128x32x32": Program(gemm, "f16", _make_gemm, tiles=(128, 32, 32), library="torch.matmul",
                                       bench=False),
     "gemm_cdiv_f16": Program(gemm_cdiv, "f16", _make_gemm, library="torch.matmul", bench=False),
+    "gemm_plus_matmul_f16": Program(gemm_plus_matmul, "f16", _make_gemm, library="torch.matmul", bench=False),
+    "gemm_linear_pid_f16": Program(gemm_linear_pid, "f16", _make_gemm, library="torch.matmul", bench=False,
+                                   grid=None),
     "gemm_persistent_f16": Program(gemm_persistent, "f16", _make_gemm, library="torch.matmul", grid=(132, 1, 1)),
     "gemm_at_bf16": Program(gemm_at, "bf16", _make_gemm_at, library="torch.matmul(A^T)"),
     "gemm_fp8_e4m3_scaled": Program(gemm_fp8_scaled, "e4m3", _make_fp8_scaled, tiles=(128, 128, 128),
@@ -401,6 +426,8 @@ def build(name: str, m: int, n: int, k: int, seed: int = 0):
     args, out, ref, lib = p.make(m, n, k, p.dtype, g)
     tm, tn, tk = p.tiles
     grid = p.grid or (math.ceil(m / tm), math.ceil(n / tn), p.batch)
+    if p.kernel is gemm_linear_pid:
+        grid = (math.ceil(m / tm) * math.ceil(n / tn), 1, 1)
     return p.kernel, (*args, tm, tn, tk), grid, out, ref, lib
 
 

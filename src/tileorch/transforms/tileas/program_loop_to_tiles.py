@@ -191,13 +191,73 @@ def flatten(loop: scf.ForOp, divs: list[Operation], rems: list[Operation]) -> No
     _dce(list(block.ops))
 
 
+def _split_uses(t: SSAValue, stored: list) -> tuple[list[Operation], list[Operation]] | None:
+    """(the t // X ops, the t % X ops) when t is used only that way, with X a tile count of the
+    stored tile grid (``get_dim_size`` of a stored view, row or column axis)."""
+    divs, rems, divisors = [], [], set()
+    for use in t.uses:
+        user = use.operation
+        if use.index != 0 or user.name not in DIVS + REMS:
+            return None
+        (divs if user.name in DIVS else rems).append(user)
+        divisors.add(user.operands[1])
+    if not divs or not rems or len(divisors) != 1:
+        return None
+    x = divisors.pop()
+    if _owner_name(x) != "nv_tileaa.get_dim_size" or x.owner.operands[0].type not in stored:
+        return None
+    rank = len(stored[0].tile.data)
+    if x.owner.index.value.data not in (rank - 2, rank - 1):
+        return None
+    return divs, rems
+
+
+def split_linear_program_id(fn: aa.FuncOp) -> bool:
+    """A kernel that numbers its tiles with one program id and splits it into coordinates
+    (``bm, bn = pid // tiles_n, pid % tiles_n``, or the transposed raster) gets them as program
+    ids 0 and 1 instead (the tile grid the GEMM host side walks).  Only when program id 0 has no
+    other use and no other program id is read."""
+    pids = [o for o in fn.walk() if isinstance(o, aa.GetProgramIdOp) and o.results[0].uses]
+    if len(pids) != 1 or pids[0].axis.value.data != 0 or pids[0].operands:
+        return False
+    stored = [o.view.type for o in fn.walk() if isinstance(o, aa.TiledStoreOp)]
+    if not stored:
+        return False
+    found = _split_uses(pids[0].results[0], stored)
+    if found is None:
+        return False
+    divs, rems = found
+    stored_rows = [o.indices[-2] for o in fn.walk() if isinstance(o, aa.TiledStoreOp) and len(o.indices) >= 2]
+    rem_results = {o.results[0] for o in rems}
+    q_axis, r_axis = (1, 0) if stored_rows and all(_derives_from(v, rem_results) for v in stored_rows) else (0, 1)
+    block = pids[0].parent_block()
+    pid_q, pid_r = aa.GetProgramIdOp(q_axis), aa.GetProgramIdOp(r_axis)
+    block.insert_ops_before([pid_q, pid_r], pids[0])
+    for o in divs:
+        o.results[0].replace_all_uses_with(pid_q.results[0])
+    for o in rems:
+        o.results[0].replace_all_uses_with(pid_r.results[0])
+    for o in divs + rems:
+        o.detach()
+        o.erase()
+    body = fn.body.blocks.first
+    _fold_sign_fixups([o for top in list(body.ops) for o in top.walk()])
+    _dce(list(body.ops))
+    return True
+
+
 @dataclass(frozen=True)
 class ProgramLoopToTiles(ModulePass):
+    """Also: a linear program id split into tile coordinates (:func:`split_linear_program_id`)."""
+
     name = "tileas-program-loop-to-tiles"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for fn in [f for f in op.walk() if isinstance(f, aa.FuncOp)]:
+            if not any(o.name == "nv_tileaa.dot" for o in fn.walk()):
+                continue
             for loop in [o for o in fn.body.blocks.first.ops if isinstance(o, scf.ForOp)]:
                 found = _match(loop)
                 if found is not None and any(o.name == "nv_tileaa.dot" for o in loop.walk()):
                     flatten(loop, *found)
+            split_linear_program_id(fn)
