@@ -190,7 +190,24 @@ def test_a_cyclic_debug_attribute_is_rejected():
     fields, _, _ = fz.trace(data)
     # the DILoc of an op, its scope reference replaced by its own index
     op_attr = next(f for f in fields if f.kind == "debug" and f.width == 8 and f.value > 3)
-    scope_ref = next(f for f in fields if f.kind == "debug" and f.width != 8 and f.where == f"debug attribute {op_attr.value}")
+    scope_ref = next(f for f in fields
+                     if f.kind == "debug" and f.width != 8 and f.where == f"debug attribute {op_attr.value}")
     with pytest.raises(BytecodeError) as err:
         read_bytecode(_edit(data, scope_ref, op_attr.value))
     assert "refers to itself" in str(err.value)
+
+
+def test_a_location_without_a_file_name_takes_its_scopes_file():
+    """cuTile writes the directory of a relative file as '': a DILoc whose file name is that empty
+    string is located in the file of its DISubprogram (never ``:LINE:COL: error:``)."""
+    data = _fixture("add")
+    fields, _, _ = fz.trace(data)
+    from tileorch.frontend.cuda_tile_bytecode import BytecodeReader
+
+    reader = BytecodeReader(data, "add.tileirbc")
+    reader.read()
+    empty = reader.t.strings.index("")
+    name = next(f for f in fields if f.kind == "string" and f.where.startswith("debug attribute")
+                and reader._debug_attr(int(f.where.rsplit(" ", 1)[1]), 0, 0)[0] == "DILoc")
+    m = read_bytecode(_edit(data, name, empty), "add.tileirbc")
+    assert all(op.location.filename.data in ("kernels.py", "add.tileirbc") for op in m.walk())

@@ -208,6 +208,12 @@ class _DebugInfo:
     locations: dict[int, FileLineColLoc | None] = field(default_factory=dict)
 
 
+def _scope_file(scope: tuple) -> str:
+    """The file of a decoded ``DISubprogram`` or ``DILexicalBlock`` (``dir/name``; '' if none)."""
+    _, name, directory = scope[1] if scope[0] == "DISubprogram" else scope[2]
+    return f"{directory.rstrip('/')}/{name}" if directory and name else name
+
+
 def _in_cutile_library(filename: str) -> bool:
     return "/cuda/tile/" in filename.replace("\\", "/")
 
@@ -480,17 +486,20 @@ class BytecodeReader:
         attr = self._debug_attr(index, at, 0)
         if attr[0] not in ("DILoc", "CallSite", "unknown"):
             raise BytecodeError(at, f"the debug-info location of {what} is a {attr[0]}, not a location")
-        frames = []  # innermost first
+        frames = []  # (file, line, column), innermost first
         pending = [attr]
         while pending:
             a = pending.pop()
             if a[0] == "CallSite":
                 pending += [a[2], a[1]]  # the callee is visited first
             elif a[0] == "DILoc":
-                frames.append(a)
+                _, scope, filename, line, col = a
+                filename = filename or _scope_file(scope)  # a DILoc without a file name: its scope's file
+                if filename:
+                    frames.append((filename, line, col))
         loc = None
         if frames:
-            _, _scope, filename, line, col = next((f for f in frames if not _in_cutile_library(f[2])), frames[0])
+            filename, line, col = next((f for f in frames if not _in_cutile_library(f[0])), frames[0])
             loc = FileLineColLoc(StringAttr(filename), IntAttr(line), IntAttr(col))
         self.debug.locations[index] = loc
         return loc

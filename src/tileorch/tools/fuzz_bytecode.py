@@ -322,8 +322,8 @@ class Mutator:
     def __init__(self, rng: random.Random, seeds: list[Seed]):
         self.rng = rng
         self.seeds = seeds
-        self.structured = [(self.index, 10), (self.varint, 3), (self.opcode, 1), (self.fixed, 2), (self.section_length, 1),
-                           (self.section_alignment, 0.3), (self.section, 1.5)]
+        self.structured = [(self.index, 10), (self.varint, 3), (self.opcode, 1), (self.fixed, 2),
+                           (self.section_length, 1), (self.section_alignment, 0.3), (self.section, 1.5)]
         self.raw = [(self.bit_flip, 2), (self.byte_set, 1.5), (self.truncate, 1), (self.chunk, 1)]
 
     def mutate(self, seed: Seed, count: int) -> tuple[bytes, list[str]]:
@@ -333,7 +333,8 @@ class Mutator:
             if len(applied) >= count:
                 break
             # the seed's trace describes the seed: structured mutations first, raw ones after
-            ops = self.structured + self.raw if not applied else self.raw + [(self.section, 1), (self.section_length, 1)]
+            later = self.raw + [(self.section, 1), (self.section_length, 1)]
+            ops = self.structured + self.raw if not applied else later
             op = self.rng.choices([o for o, _ in ops], [w for _, w in ops])[0]
             new = op(data, seed if not applied else None)
             if new is not None and new != data:
@@ -742,28 +743,39 @@ class Report:
         return "\n".join(lines)
 
 
-def warm_up(seeds: list[Seed], compile_limit: float = 2.0) -> None:
-    """Import what the children run and run each seed once through the front end in this process
-    before forking: every child then starts with the modules and caches loaded.  Seeds whose
-    front end takes longer than ``compile_limit`` seconds are not fuzzed in compile mode (a large
-    program compiled by the SIMT path takes 15 s and more: a timeout, not a hang)."""
+def warm_up(seeds: list[Seed], compile_limit: float = 2.0, compile: bool = True) -> None:
+    """Import what the children run and run each seed once through the front end and
+    ``tileorch-opt`` (and, with ``compile``, to PTX) in this process before forking: every child
+    starts with the modules and caches loaded and imports nothing of its own, so a source tree
+    edited during the campaign does not mix module versions.  Seeds whose front end takes longer than
+    ``compile_limit`` seconds are not fuzzed in compile mode (a large program compiled by the SIMT
+    path takes 15 s and more: a timeout, not a hang)."""
     import contextlib
     import io
 
     import tileorch.cli.main  # noqa: F401
     import tileorch.tools.opt  # noqa: F401
 
+    times = {}
     with tempfile.TemporaryDirectory(prefix="tileorch-fuzz-bc-warm-") as tmp, \
             contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        p = Path(tmp) / "warm.tileirbc"
         for seed in seeds:
-            p = Path(tmp) / "warm.tileirbc"
             p.write_bytes(seed.data)
             start = time.monotonic()
             try:
                 run_front(str(p))
             except Exception:  # noqa: BLE001 - warming only
                 pass
-            seed.compile = time.monotonic() - start <= compile_limit
+            times[seed.name] = time.monotonic() - start
+            seed.compile = times[seed.name] <= compile_limit
+        for seed in seeds:
+            for mode in ("opt", "compile") if compile and seed.compile else ("opt",):
+                p.write_bytes(seed.data)
+                try:
+                    _run(mode, str(p))
+                except BaseException:  # noqa: BLE001 - warming only (SystemExit included)
+                    pass
 
 
 def fuzz(seeds: list[Seed], *, inputs: int, jobs: int, rng_seed: int, timeout: int = 60,
@@ -771,7 +783,7 @@ def fuzz(seeds: list[Seed], *, inputs: int, jobs: int, rng_seed: int, timeout: i
          memory_mb: int = 6144, compile_limit: float = 2.0, log=print) -> Report:
     """Run ``inputs`` mutants (or until ``seconds``); ``modes`` weights front/opt/compile."""
     modes = modes or {"front": 6, "opt": 3, "compile": 1}
-    warm_up(seeds, compile_limit)
+    warm_up(seeds, compile_limit, compile="compile" in modes)
     rng = random.Random(rng_seed)
     mutator = Mutator(rng, seeds)
     report = Report()
@@ -855,7 +867,8 @@ def main(argv: list[str] | None = None) -> int:
                     runner.submit(0, mode, path.read_bytes())
                     _, outcome = runner.reap()
                     bad += outcome.kind.startswith("finding")
-                    print(f"{path} ({mode}): {outcome.kind}\n    " + "\n    ".join(outcome.output.strip().splitlines()[-8:]))
+                    tail = outcome.output.strip().splitlines()[-8:]
+                    print(f"{path} ({mode}): {outcome.kind}\n    " + "\n    ".join(tail))
             return 1 if bad else 0
     seeds = load_seeds(REPO, writer=not args.no_writer_seeds)
     print(f"fuzz-bytecode: {len(seeds)} seeds ({sum(s.name.startswith('writer:') for s in seeds)} from the writer), "

@@ -130,6 +130,13 @@ class _Lowering:
         nctas = hints.get("num_cta_in_cga", arch) if hints is not None else None
         warps = hints.get("num_worker_warps_per_cta", arch) if hints is not None else None
         occupancy = hints.get("occupancy", arch) if hints is not None else None
+        for key, value, rule, ok in (
+                ("num_cta_in_cga", nctas, "a power of two in [1, 16]", lambda n: 1 <= n <= 16 and not n & (n - 1)),
+                ("num_worker_warps_per_cta", warps, "in [1, 32]", lambda n: 1 <= n <= 32),
+                ("occupancy", occupancy, "in [1, 32]", lambda n: 1 <= n <= 32)):
+            # tileiras only warns about such hints (an error with -Werr-hints): this kernel needs them
+            if value is not None and not ok(int(value)):
+                raise LocatedError(e, f"optimization hint {key} = {int(value)} for {arch} must be {rule}")
         spec = aa.KernelSpecAttr(int(nctas or 1), int(warps or 4))
         f = aa.FuncOp(e.sym_name.data, FunctionType.from_lists(ins, []), Region(block), kernel_spec=spec)
         if occupancy is not None:
