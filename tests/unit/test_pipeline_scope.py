@@ -9,14 +9,13 @@ import itertools
 import pytest
 from xdsl.dialects.builtin import i32
 
+from tileorch.dialects.cutlass.arrive_counts import multicast_peer_count, multicast_peers
 from tileorch.dialects.cutlass.attrs import MulticastDirection, PipelineScope
 from tileorch.dialects.cutlass.builder import PipelineProgramBuilder
 from tileorch.dialects.cutlass.pipeline import (
     GetProducerMaskOp,
     PipelineInitOp,
     join_directions,
-    multicast_peer_count,
-    multicast_peers,
 )
 from tileorch.dialects.cutlass.types import PipelineType
 from tileorch.transforms.arrive_counts import StampArriveCounts

@@ -147,14 +147,13 @@ def lowered_inits(module: ModuleOp) -> dict[Operation, object]:
     """The ``PipelineInfo`` of every ``cutlass.pipeline.init`` of ``module`` as
     ``convert-pipeline-to-nvvm`` sees it: ids allocated and arrive counts stamped, on a copy."""
     from xdsl.context import Context
-    from tileorch.transforms.arrive_counts import StampArriveCounts
-    from tileorch.transforms.barrier_ids import AllocateBarrierIds
-    from tileorch.transforms.pipeline_to_nvvm.context import pipeline_info
+    from tileorch.dialects.cutlass.pipeline_facts import pipeline_info
+    from tileorch.registry import PASSES, resolve
     copy = module.clone()
     original = dict(zip(copy.walk(), module.walk()))
     try:
-        AllocateBarrierIds().apply(Context(), copy)
-        StampArriveCounts().apply(Context(), copy)
+        for name in ("cutlass-allocate-barrier-ids", "cutlass-stamp-arrive-counts"):
+            resolve(PASSES[name])().apply(Context(), copy)
     except LocatedError as exc:
         raise LocatedError(original.get(exc.op, module), exc.message) from None
     return {original[op]: pipeline_info(op, op.results[0]) for op in copy.walk()
@@ -374,7 +373,7 @@ class _Kernel:
     def _cluster_fixup(self) -> int | None:
         """CTAs per cluster when the fix-up is the SM100 Stream-K one of a multi-CTA cluster
         (in-cluster reduction through the cluster barrier, docs/blackwell.md)."""
-        from tileorch.transforms.pipeline_to_nvvm.scheduler_cluster import cta_cluster_of
+        from tileorch.dialects.cutlass.scheduler_context import cta_cluster_of
 
         shape = cta_cluster_of(self.fixups[0].operands[0])
         return None if shape is None else shape[0] * shape[1]
@@ -534,7 +533,7 @@ def _row_col(k: _Kernel, cta: int, direction: str = "row_col") -> tuple[int, ...
     ``direction`` ``row`` / ``col`` only those sharing its x / its y (the multicast sets of
     ``pipeline.multicast_peers``)."""
     from tileorch.dialects.cutlass.attrs import MulticastDirection
-    from tileorch.dialects.cutlass.pipeline import multicast_peers
+    from tileorch.dialects.cutlass.arrive_counts import multicast_peers
 
     return multicast_peers(cta, k.cluster, MulticastDirection(direction))
 
@@ -1028,8 +1027,8 @@ class _Program:
         ``release_sync_groups()``) and sends ``cluster_release_arrivals(T)`` to each CTA of
         its cluster row and column (``consumer_arv_count`` is rejected on such a cluster by
         ``cutlass-stamp-arrive-counts``, run in :func:`lowered_inits`)."""
-        from tileorch.transforms.arrive_counts import cluster_release_arrivals
-        from tileorch.transforms.pipeline_to_nvvm.consumer import RETIRED_ATTR, release_sync_id
+        from tileorch.dialects.cutlass.arrive_counts import cluster_release_arrivals
+        from tileorch.dialects.cutlass.pipeline_facts import RETIRED_ATTR, release_sync_id
         if pipe.named_ids is not None:
             return [ConsumerRelease(pipe.name, var, len(self.threads), origin=op)]
         groups = self._ranges(init, init.consumer_masks())

@@ -2,7 +2,9 @@
 
 Stamps ``arvCount = array<i32: FULL, EMPTY>`` (per-stage arrivals that complete the full and
 the empty barrier) on every ``cutlass.pipeline.init``, so lowerings read one attribute
-instead of re-walking the participant tables.  The formula (docs/dialect-conventions.md §5):
+instead of re-walking the participant tables.  The derivation itself is a fact of the dialect
+(:func:`tileorch.dialects.cutlass.arrive_counts.derive_arrive_counts`, also read by the
+``pipeline.init`` verifier); its formula (docs/dialect-conventions.md §5):
 
 * mbarrier pipelines: FULL = sum(producer_arv_count), default 1 per producer (an elected
   leader).  EMPTY = sum(consumer_arv_count) if given; otherwise per consumer group c with
@@ -32,10 +34,9 @@ from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, i32
 from xdsl.passes import ModulePass
 
 from tileorch.diagnostics import LocatedError
+from tileorch.dialects.cutlass.arrive_counts import derive_arrive_counts
 from tileorch.dialects.cutlass.attrs import MulticastDirectionAttr, PipelineBarrierElideType, PipelineBarrierType
-from tileorch.dialects.cutlass.pipeline import PipelineInitOp, executor_threads, is_cta_scoped, multicast_peer_count
-
-WARPGROUP_THREADS = 128
+from tileorch.dialects.cutlass.pipeline import PipelineInitOp, is_cta_scoped
 
 
 def module_cluster_shape(module: ModuleOp) -> tuple[int, int, int]:
@@ -47,37 +48,6 @@ def module_cluster_shape(module: ModuleOp) -> tuple[int, int, int]:
         raise LocatedError(module, f"cutlass.cluster_shape must be array<i32: X, Y, Z>, found {attr}")
     x, y, z = (int(v) for v in attr.get_values())
     return (x, y, z)
-
-
-def cluster_release_arrivals(threads: int) -> int:
-    """Arrivals one consumer group of ``threads`` threads sends to the empty barrier of each CTA
-    in its cluster row and column per release (one per warp group)."""
-    return -(-threads // WARPGROUP_THREADS)
-
-
-def derive_arrive_counts(init: PipelineInitOp, cluster: tuple[int, int, int]) -> tuple[int, int]:
-    """(FULL, EMPTY) per-stage arrive counts of a verified ``cutlass.pipeline.init``."""
-    pipe = init.pipeline_type()
-    executor = init.executor_type()
-    producer_threads = [executor_threads(executor, m) for m in init.producer_masks()]
-    consumer_threads = [executor_threads(executor, m) for m in init.consumer_masks()]
-    if pipe.barrier is PipelineBarrierType.NAMED_BARRIER:
-        full = empty = sum(producer_threads) + sum(consumer_threads)
-    else:
-        full = sum(init.producer_arrive_counts() or [1] * pipe.producers)
-        given = init.consumer_arrive_counts()
-        if given is not None:
-            empty = sum(given)
-        elif math.prod(cluster) == 1 or is_cta_scoped(pipe):
-            empty = sum(consumer_threads)
-        else:
-            peers = multicast_peer_count(cluster, init.multicast_direction())
-            empty = sum(peers * cluster_release_arrivals(t) for t in consumer_threads)
-    if pipe.elide is PipelineBarrierElideType.FULL:
-        full = 0
-    if pipe.elide is PipelineBarrierElideType.EMPTY:
-        empty = 0
-    return full, empty
 
 
 def pin_multicast(module: ModuleOp) -> None:

@@ -34,7 +34,8 @@ from tileorch.diagnostics import copy_location
 from tileorch.dialects import nv_tileas
 from tileorch.dialects.cutlass import consumer_index
 from tileorch.dialects.cutlass import pipeline as cp
-from tileorch.transforms.pipeline_to_nvvm.context import UNIT_THREADS, enclosing_exec, find_init
+from tileorch.dialects.cutlass.pipeline_facts import UNIT_THREADS, find_init
+from tileorch.transforms.pipeline_to_nvvm.context import enclosing_exec
 
 PAIRS = {
     "cutlass.pipeline.producer_acquire": ("cutlass.pipeline.producer_commit", nv_tileas.ProducerOp),

@@ -45,6 +45,7 @@ from xdsl.traits import MemoryAllocEffect, MemoryReadEffect, MemoryWriteEffect, 
 from xdsl.utils.exceptions import VerifyException
 
 from tileorch.dialects.cutlass import executors
+from tileorch.dialects.cutlass.arrive_counts import derive_arrive_counts, multicast_peers
 from tileorch.dialects.cutlass.async_exec import enclosing_async_exec
 from tileorch.dialects.cutlass.attrs import (
     HARDWARE_NAMED_BARRIERS,
@@ -200,24 +201,6 @@ def join_directions(a: MulticastDirection, b: MulticastDirection) -> MulticastDi
 
 def direction_covers(outer: MulticastDirection, inner: MulticastDirection) -> bool:
     return outer is ROW_COL or outer is inner
-
-
-def multicast_peers(rank: int, cluster: Sequence[int], direction: MulticastDirection) -> tuple[int, ...]:
-    """Ranks of the cluster CTAs that a multicast of CTA ``rank`` in ``direction`` reaches (itself
-    included): ``row`` = the same x (``rank % cx``), ``col`` = the same ``rank // cx`` (y; and z),
-    ``row_col`` = either (CUTLASS ``is_same_row_or_col``; rank = x + y * cx).  The relation is
-    symmetric, so these are also the CTAs whose multicasts reach ``rank``."""
-    cx = cluster[0]
-    size = math.prod(cluster)
-    row = {d for d in range(size) if d % cx == rank % cx}
-    col = {d for d in range(size) if d // cx == rank // cx}
-    peers = row if direction is ROW else col if direction is COL else row | col
-    return tuple(sorted(peers))
-
-
-def multicast_peer_count(cluster: Sequence[int], direction: MulticastDirection) -> int:
-    """CTAs in every CTA's multicast set (the same for every rank)."""
-    return len(multicast_peers(0, cluster, direction))
 
 
 def peer_mask(rank: int, cluster: Sequence[int], direction: MulticastDirection) -> int:
@@ -612,8 +595,6 @@ class PipelineInitOp(IRDLOperation):
 
     def _verify_arrive_counts(self) -> None:
         """A present ``arvCount`` must be what ``cutlass-stamp-arrive-counts`` derives."""
-        from tileorch.transforms.arrive_counts import derive_arrive_counts
-
         values = _array_values(self.arvCount) or []
         if len(values) != 2:
             raise VerifyException(

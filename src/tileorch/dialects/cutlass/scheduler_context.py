@@ -17,6 +17,7 @@ from xdsl.utils.exceptions import VerifyException
 from tileorch.dialects.constants import constant_int
 
 ASYNC_EXEC = "cutlass.async.exec"
+CREATE_SM100 = "cutlass.tile_scheduler.create_SM100_scheduler"
 DEFAULT_TARGET = "sm_90a"
 
 
@@ -165,3 +166,19 @@ def known_alignment(pointer: SSAValue) -> int | None:
 def value_name(value: SSAValue) -> str:
     """``%name`` of an SSA value for diagnostics (``%<anonymous>`` without a name hint)."""
     return f"%{value.name_hint}" if value.name_hint else "%<anonymous>"
+
+
+def cta_cluster_of(handle: SSAValue) -> tuple[int, int] | None:
+    """The launch cluster ``(cx, cy)`` when ``handle`` is an SM100 Stream-K scheduler on more than
+    one CTA (its ops are cluster-coordinated: ``convert-pipeline-to-nvvm`` lowers them through
+    ``scheduler_cluster``, the model checker models its fix-up as the in-cluster reduction), else
+    None."""
+    owner = handle.owner
+    if not isinstance(owner, Operation) or owner.name != CREATE_SM100:
+        return None
+    if getattr(owner.results[0].type, "kind_name", None) != "streamk":
+        return None
+    cga = owner.operands[0].type.cga() or cluster_shape(owner)
+    if cga[0] * cga[1] == 1:
+        return None
+    return (int(cga[0]), int(cga[1]))

@@ -18,8 +18,9 @@ from xdsl.utils.exceptions import VerifyException
 
 from tileorch.diagnostics import LocatedError, location_str
 from tileorch.dialects import llvm_ext, nvvm
+from tileorch.dialects.cutlass.pipeline_facts import enum_prop, int_prop
 from tileorch.transforms.pipeline_to_nvvm.base import OpLowering
-from tileorch.transforms.pipeline_to_nvvm.context import covers_whole_cta, enclosing_exec, enum_prop, int_prop
+from tileorch.transforms.pipeline_to_nvvm.context import covers_whole_cta, enclosing_exec
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
 from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
 from tileorch.transforms.pipeline_to_nvvm.state import emit_increment

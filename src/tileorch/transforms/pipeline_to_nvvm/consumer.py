@@ -7,9 +7,9 @@ from xdsl.ir import Operation, SSAValue
 
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects import nvvm
+from tileorch.dialects.cutlass.pipeline_facts import RETIRED_ATTR, PipelineInfo, cluster_shape, pipeline_info, release_sync_id
 from tileorch.transforms.arrive_counts import check_cluster_consumer_counts
 from tileorch.transforms.pipeline_to_nvvm.base import OpLowering
-from tileorch.transforms.pipeline_to_nvvm.context import PipelineInfo, cluster_shape, pipeline_info
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
 from tileorch.transforms.pipeline_to_nvvm.groups import consumer_arrivers_local, group_range
 from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
@@ -78,25 +78,6 @@ class PipelineConsumerTryWaitLowering(OpLowering):
 
 WARP = 32
 ALL_LANES = 0xFFFFFFFF
-RETIRED_ATTR = "cutlass.reads_retired"
-"""Discardable unit attribute on ``consumer_release``: every thread of the releasing group has
-already retired its reads of the stage (e.g. ``wgmma.wait_group``, which completes the warp
-group's whole MMA), so the cluster release needs no group sync before its few signalling
-threads arrive (CUTLASS's collective MMA releases exactly like this)."""
-
-
-def release_sync_id(op: Operation, info: PipelineInfo, group: int) -> int:
-    """Named-barrier id of consumer group ``group``'s release sync: ``barrier_id_base`` plus the
-    group's position in ``release_sync_groups()`` (ids claimed through ``num_named_barriers()``)."""
-    if info.barrier_id_base is None:
-        raise LocatedError(
-            info.init,
-            "cutlass.pipeline.init: the cluster release of a consumer group of several warps needs a "
-            "named barrier; set barrier_id_base or run cutlass-allocate-barrier-ids first",
-        )
-    return info.barrier_id_base + info.init.release_sync_groups().index(group)
-
-
 def emit_group_sync(e: Emitter, op: Operation, info: PipelineInfo, group: int, first: int, threads: int,
                     in_group: SSAValue) -> None:
     """Every thread of consumer group ``group`` finishes its reads of the stage before any of its

@@ -10,7 +10,8 @@ from __future__ import annotations
 from xdsl.ir import Operation, SSAValue
 
 from tileorch.diagnostics import LocatedError
-from tileorch.transforms.pipeline_to_nvvm.context import PipelineInfo, thread_range_of_mask
+from tileorch.dialects.cutlass.pipeline_facts import PipelineInfo
+from tileorch.transforms.pipeline_to_nvvm.context import thread_range_of_mask
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
 from tileorch.transforms.pipeline_to_nvvm.sync import any_of, in_thread_range
 

@@ -59,7 +59,8 @@ from xdsl.ir import Operation
 from tileorch.dialects import nvvm
 from tileorch.transforms.pipeline_to_nvvm.base import OpLowering
 from tileorch.diagnostics import LocatedError
-from tileorch.transforms.pipeline_to_nvvm.context import covers_whole_cta, int_prop, prop
+from tileorch.dialects.cutlass.pipeline_facts import int_prop, prop
+from tileorch.transforms.pipeline_to_nvvm.context import covers_whole_cta
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
 
 THROTTLE_SLEEP_NS = {1: 1000}

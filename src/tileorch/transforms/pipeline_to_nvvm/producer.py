@@ -22,8 +22,8 @@ from xdsl.ir import Operation, SSAValue
 
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects import nvvm
+from tileorch.dialects.cutlass.pipeline_facts import PipelineInfo, cluster_shape, pipeline_info
 from tileorch.transforms.pipeline_to_nvvm.base import OpLowering
-from tileorch.transforms.pipeline_to_nvvm.context import PipelineInfo, cluster_shape, pipeline_info
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
 from tileorch.transforms.pipeline_to_nvvm.groups import group_range, producer_arrivers
 from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions

@@ -20,7 +20,8 @@ from xdsl.rewriter import InsertPoint
 from tileorch.diagnostics import copy_location
 from tileorch.dialects import nv_tileas, nvvm
 from tileorch.dialects.cutlass import pipeline as cp
-from tileorch.transforms.pipeline_to_nvvm.context import UNIT_THREADS, enclosing_exec, int_prop, mask_prop, thread_range_of_mask
+from tileorch.dialects.cutlass.pipeline_facts import UNIT_THREADS, int_prop, mask_prop
+from tileorch.transforms.pipeline_to_nvvm.context import enclosing_exec, thread_range_of_mask
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
 from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
 from tileorch.transforms.pipeline_to_nvvm.sync import any_of, in_thread_range
@@ -225,7 +226,7 @@ def elect_copies(op: Operation, block: Block) -> None:
     ``scf.if`` of the body already guards runs on the first thread of its producer group only,
     the thread whose ``producer_commit`` arrives with the expected transaction bytes (CUTLASS
     issues the TMA loads and the ``arrive.expect_tx`` from one elected thread)."""
-    from tileorch.transforms.pipeline_to_nvvm.context import pipeline_info
+    from tileorch.dialects.cutlass.pipeline_facts import pipeline_info
     from tileorch.transforms.pipeline_to_nvvm.groups import group_range
 
     copies = [o for o in block.walk() if o.name in ISSUE_OPS and not _guarded(o, op)]

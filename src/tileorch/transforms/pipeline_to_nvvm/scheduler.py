@@ -44,6 +44,8 @@ from tileorch.transforms.pipeline_to_nvvm.types import MemoizedTypeConversion
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects import llvm_ext
 from tileorch.dialects.constants import constant_int
+from tileorch.dialects.cutlass.pipeline_facts import module_of
+from tileorch.dialects.cutlass.scheduler_context import cta_cluster_of
 from tileorch.dialects.cutlass.scheduler_types import (
     SCHEDULER_FAMILY,
     TileSchedulerType,
@@ -54,7 +56,6 @@ from tileorch.schedulers.work_tile import WorkTileInfo
 from tileorch.transforms.pipeline_to_nvvm import scheduler_bodies as bodies
 from tileorch.transforms.pipeline_to_nvvm import scheduler_cluster, scheduler_fixup, scheduler_pull
 from tileorch.transforms.pipeline_to_nvvm.base import OpLowering
-from tileorch.transforms.pipeline_to_nvvm.context import module_of
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
 from tileorch.transforms.pipeline_to_nvvm.scheduler_bodies import (
     WTI_FIELDS,
@@ -116,7 +117,7 @@ def constructor_config(constructor: Operation) -> SchedulerConfig:
     along_n = {"along_n": True, "along_m": False}.get(raster or "heuristic")
     family = family_of(constructor.results[0].type)
     sm100 = constructor.name == PREFIX + "create_SM100_scheduler" and family != "dp"
-    cta_cluster = scheduler_cluster.cta_cluster_of(constructor.results[0])
+    cta_cluster = cta_cluster_of(constructor.results[0])
     if cta_cluster is not None:  # whole clusters are the Stream-K workers
         return SchedulerConfig(family, (1, 1), along_n, sm100=True, cta_cluster=cta_cluster)
     return SchedulerConfig(family, (cga[0], cga[1]), along_n, sm100=sm100)

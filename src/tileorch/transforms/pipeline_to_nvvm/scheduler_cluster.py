@@ -55,11 +55,12 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects import nvvm
-from tileorch.dialects.cutlass.scheduler_context import cluster_shape
+from tileorch.dialects.cutlass.pipeline_facts import int_prop
+from tileorch.dialects.cutlass.scheduler_context import cta_cluster_of
 from tileorch.schedulers import sm100_cluster_streamk as coop
 from tileorch.schedulers.sm100_streamk import Sm100StreamKParams
 from tileorch.transforms.pipeline_to_nvvm import scheduler_bodies as bodies
-from tileorch.transforms.pipeline_to_nvvm.context import cta_thread_bound, int_prop
+from tileorch.transforms.pipeline_to_nvvm.context import cta_thread_bound
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
 from tileorch.transforms.pipeline_to_nvvm.mods import require_whole_cta
 from tileorch.transforms.pipeline_to_nvvm.scheduler_bodies import load_field, lowered, run
@@ -73,24 +74,9 @@ from tileorch.transforms.pipeline_to_nvvm.scheduler_fixup import (
     partial_layout,
 )
 
-CREATE_SM100 = "cutlass.tile_scheduler.create_SM100_scheduler"
 SHARED_PTR = llvm.LLVMPointerType(IntAttr(3))
 CLUSTER_PTR = llvm.LLVMPointerType(IntAttr(7))
 CLUSTER_SYNC = "barrier.cluster.arrive.aligned and barrier.cluster.wait.aligned"
-
-
-def cta_cluster_of(handle: SSAValue) -> tuple[int, int] | None:
-    """The launch cluster ``(cx, cy)`` when ``handle`` is an SM100 Stream-K scheduler on more than
-    one CTA (the cluster-coordinated body), else None."""
-    owner = handle.owner
-    if not isinstance(owner, Operation) or owner.name != CREATE_SM100:
-        return None
-    if getattr(owner.results[0].type, "kind_name", None) != "streamk":
-        return None
-    cga = owner.operands[0].type.cga() or cluster_shape(owner)
-    if cga[0] * cga[1] == 1:
-        return None
-    return (int(cga[0]), int(cga[1]))
 
 
 def _rank(tracer, e: Emitter):

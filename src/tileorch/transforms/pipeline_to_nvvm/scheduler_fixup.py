@@ -36,9 +36,10 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects import llvm_ext, nvvm
 from tileorch.dialects.cutlass.attrs import RESERVED_BARRIER_ID_VALUES, BarrierId
+from tileorch.dialects.cutlass.pipeline_facts import int_prop
+from tileorch.dialects.cutlass.scheduler_context import cta_cluster_of
 from tileorch.schedulers.workspace import BARRIER_BITS
 from tileorch.transforms.pipeline_to_nvvm.base import OpLowering
-from tileorch.transforms.pipeline_to_nvvm.context import int_prop
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
 from tileorch.transforms.pipeline_to_nvvm.scheduler_bodies import GLOBAL_PTR, WTI_FIELDS, load_field, lowered
 
@@ -299,9 +300,7 @@ class FixupIncrementLowering(OpLowering):
 
 def _not_cluster_coordinated(op: Operation) -> None:
     """The lock trio is the per-CTA protocol; an SM100 cluster reduces its pieces together."""
-    from tileorch.transforms.pipeline_to_nvvm import scheduler_cluster
-
-    shape = scheduler_cluster.cta_cluster_of(op.operands[0])
+    shape = cta_cluster_of(op.operands[0])
     if shape is not None:
         raise LocatedError(op, f"'{op.name}' is the per-CTA fix-up protocol; the SM100 Stream-K scheduler on a "
                                f"{shape[0]}x{shape[1]} cluster reduces each piece inside the cluster first: use "
@@ -314,7 +313,7 @@ class FixupLowering(OpLowering):
     def lower(self, op: Operation, e: Emitter):
         from tileorch.transforms.pipeline_to_nvvm import scheduler_cluster
 
-        if scheduler_cluster.cta_cluster_of(op.operands[0]) is not None:
+        if cta_cluster_of(op.operands[0]) is not None:
             return [scheduler_cluster.emit_cluster_fixup(op, e, emit_fixup)]
         if op.operands[3:]:
             raise LocatedError(op, "smem(...) is only used by the SM100 Stream-K scheduler on a cluster of more "

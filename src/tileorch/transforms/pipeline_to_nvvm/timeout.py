@@ -22,7 +22,7 @@ from xdsl.ir import Operation, SSAValue
 
 from tileorch.dialects.llvm_ext import AddrSpaceCastOp
 from tileorch.diagnostics import location_str
-from tileorch.transforms.pipeline_to_nvvm.context import PipelineInfo, module_of
+from tileorch.dialects.cutlass.pipeline_facts import PipelineInfo, module_of
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
 
 VPRINTF = "vprintf"
