@@ -40,7 +40,7 @@ def _gpu_present() -> bool:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config):
-    """Spread the suite over the CPUs (pytest-xdist, one worker per core, whole files per worker)
+    """Spread the suite over the CPUs (pytest-xdist, one worker per core, tests handed out one by one)
     when xdist is installed, no ``-n`` was given, there is no GPU here (GPU tests share the device:
     they run serially) and ``TILEORCH_XDIST`` is not ``0``."""
     if os.environ.get("TILEORCH_XDIST", "1") == "0" or _gpu_present():
@@ -54,7 +54,7 @@ def pytest_cmdline_main(config):
         return None
     config.option.numprocesses = workers
     if getattr(config.option, "dist", "no") == "no":
-        config.option.dist = "loadfile"
+        config.option.dist = "load"
     return None
 
 

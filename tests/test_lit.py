@@ -1,19 +1,25 @@
-"""Runs the lit/FileCheck suite under tests/filecheck as part of pytest."""
+"""Runs the lit/FileCheck suite under tests/filecheck as part of pytest, in shards (lit's
+``--num-shards``/``--run-shard``) so that pytest-xdist spreads them over the CPUs."""
 
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 FILECHECK_DIR = Path(__file__).parent / "filecheck"
+SHARDS = 8
 
 
-def test_lit_suite():
+@pytest.mark.parametrize("shard", range(1, SHARDS + 1))
+def test_lit_suite(shard):
     bindir = os.path.dirname(sys.executable)
     lit = os.path.join(bindir, "lit")
     env = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""))
+    jobs = 1 if os.environ.get("PYTEST_XDIST_WORKER") else (os.cpu_count() or 2)
     proc = subprocess.run(
-        [lit, "-q", "-j", str(os.cpu_count() or 2), str(FILECHECK_DIR)],
+        [lit, "-q", "-j", str(jobs), f"--num-shards={SHARDS}", f"--run-shard={shard}", str(FILECHECK_DIR)],
         capture_output=True, text=True, env=env,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
