@@ -282,6 +282,25 @@ __all__ = ["BytecodeError", "CutileProgram", "compile_program", "front_passes", 
            "lower_to_cutlass", "tile_program_arch"]
 
 
+def compile_error_lines(exc: BaseException, name: str) -> list[str] | None:
+    """The lines ``tileorch compile`` prints for an error of reading or compiling a cuTile program
+    (bad bytecode, unreadable source, located diagnostics); None for any other exception."""
+    from xdsl.utils.exceptions import DiagnosticException, ParseError
+
+    from tileorch.backend.compile import CompileError
+    from tileorch.diagnostics import SourceError, format_exception
+
+    if isinstance(exc, BytecodeError):
+        return [f"{name}: error: invalid CUDA Tile IR bytecode at {exc}"]
+    if isinstance(exc, SourceError):
+        return [exc.format("tileorch compile")]
+    if isinstance(exc, CompileError):
+        return list(exc.lines)
+    if isinstance(exc, (ParseError, DiagnosticException, ValueError)):
+        return list(format_exception(exc))
+    return None
+
+
 def compile_cli(args, data: bytes, name: str) -> int:
     """``tileorch compile`` for a cuTile program (called by the CLI when the input is one; the
     CLI's timing scope records its phases)."""
@@ -289,10 +308,8 @@ def compile_cli(args, data: bytes, name: str) -> int:
     from pathlib import Path
 
     from tileorch import timing
-    from tileorch.backend.compile import CompileError, compile_module
-    from tileorch.diagnostics import SourceError, format_exception
+    from tileorch.backend.compile import compile_module
     from tileorch.registry import make_context
-    from xdsl.utils.exceptions import DiagnosticException, ParseError
 
     ctx = make_context()
     arch = args.arch or "sm_90a"
@@ -318,18 +335,11 @@ def compile_cli(args, data: bytes, name: str) -> int:
             for line in resource_remarks(result.ptxas.resources):  # spills always; the summary on request
                 if line.startswith("warning:") or show:
                     print(f"{name}: {line}", file=sys.stderr)
-    except BytecodeError as exc:
-        print(f"{name}: error: invalid CUDA Tile IR bytecode at {exc}", file=sys.stderr)
-        return 1
-    except SourceError as exc:
-        print(exc.format("tileorch compile"), file=sys.stderr)
-        return 1
-    except CompileError as exc:
-        for line in exc.lines:
-            print(line, file=sys.stderr)
-        return 1
-    except (ParseError, DiagnosticException, ValueError) as exc:
-        for line in format_exception(exc):
+    except Exception as exc:  # noqa: BLE001 - the user's errors are printed; anything else propagates
+        lines = compile_error_lines(exc, name)
+        if lines is None:
+            raise
+        for line in lines:
             print(line, file=sys.stderr)
         return 1
     out = {"mlir": result.mlir, "llvm": result.llvm_ir, "ptx": result.ptx}[args.emit]

@@ -332,24 +332,24 @@ def _command(mode: str, path: str) -> list[str]:
     return ["check", path, "--iterations", "2"]
 
 
-def _child(mode: str, path: str, out_fd: int, timeout: int) -> None:
-    """Runs in the forked child: the command, then ``os._exit`` with its status."""
+def run_child(run, out_fd: int, timeout: int, memory_mb: int = 0) -> None:
+    """The body of a forked fuzz child: ``run()`` with stdout/stderr on ``out_fd``, an alarm after
+    ``timeout`` seconds and at most ``memory_mb`` of address space (0: unlimited); then
+    ``os._exit`` with its status (a ``SystemExit``'s code; 99 after printing an uncaught
+    exception's traceback, as the user would see it)."""
     signal.alarm(timeout)
+    if memory_mb:
+        import resource
+
+        limit = memory_mb << 20
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     os.dup2(out_fd, 1)
     os.dup2(out_fd, 2)
     sys.stdout = os.fdopen(1, "w", closefd=False)
     sys.stderr = os.fdopen(2, "w", closefd=False)
     code = 0
     try:
-        argv = _command(mode, path)
-        if argv[0] == "opt":
-            from tileorch.tools.opt import main as opt_main
-
-            opt_main(argv[1:])
-        else:
-            from tileorch.cli.main import main as cli_main
-
-            cli_main(argv)
+        code = run() or 0
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except BaseException:  # noqa: BLE001 - report it as the traceback the user would see
@@ -364,6 +364,24 @@ def _child(mode: str, path: str, out_fd: int, timeout: int) -> None:
         os._exit(code)
 
 
+def _run_command(mode: str, path: str) -> int:
+    argv = _command(mode, path)
+    if argv[0] == "opt":
+        from tileorch.tools.opt import main as opt_main
+
+        opt_main(argv[1:])
+    else:
+        from tileorch.cli.main import main as cli_main
+
+        cli_main(argv)
+    return 0
+
+
+def _child(mode: str, path: str, out_fd: int, timeout: int) -> None:
+    """Runs in the forked child: the command, then ``os._exit`` with its status."""
+    run_child(lambda: _run_command(mode, path), out_fd, timeout)
+
+
 _FRESH = ("import sys\n"
           "mode, path = sys.argv[1], sys.argv[2]\n"
           "from tileorch.tools.fuzz import _command\n"
@@ -375,19 +393,25 @@ _FRESH = ("import sys\n"
           "sys.exit(main(argv))\n")
 
 
-def _fresh_run(mode: str, path: Path, timeout: int) -> tuple[int, str, bool]:
-    """Run one input again in a new interpreter (no fork): (exit code, output, timed out)."""
+def run_fresh(script: str, mode: str, path: Path, timeout: int) -> tuple[int, str, bool]:
+    """Run ``python -c script mode path`` in a new interpreter (no fork), tileorch's sources first
+    on the path: (exit code, output, timed out)."""
     import subprocess
 
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (str(Path(__file__).resolve().parents[2]), os.environ.get("PYTHONPATH")) if p)}
     try:
-        proc = subprocess.run([sys.executable, "-c", _FRESH, mode, str(path)], capture_output=True, text=True,
-                              timeout=timeout, env={**os.environ, "PYTHONPATH": os.pathsep.join(
-                                  p for p in (str(Path(__file__).resolve().parents[2]), os.environ.get("PYTHONPATH"))
-                                  if p)})
+        proc = subprocess.run([sys.executable, "-c", script, mode, str(path)], capture_output=True, text=True,
+                              timeout=timeout, env=env)
     except subprocess.TimeoutExpired as exc:
         out = exc.stdout or ""
         return -1, out if isinstance(out, str) else out.decode(errors="replace"), True
     return proc.returncode, proc.stdout + proc.stderr, False
+
+
+def _fresh_run(mode: str, path: Path, timeout: int) -> tuple[int, str, bool]:
+    """Run one input again in a new interpreter (no fork): (exit code, output, timed out)."""
+    return run_fresh(_FRESH, mode, path, timeout)
 
 
 WARM_UP = """builtin.module attributes {cutlass.target = "sm_90a"} {
@@ -418,7 +442,11 @@ def _warm_up() -> None:
                 pass
 
 
-def classify(mode: str, code: int, sig: int | None, output: str, timed_out: bool) -> str:
+def classify(mode: str, code: int, sig: int | None, output: str, timed_out: bool,
+             also_located: re.Pattern | None = None, also_kind: str = "diagnostic") -> str:
+    """The outcome of one input: ``ok``, ``diagnostic`` (every error located), or a ``finding:``.
+    ``also_located``: another form an error line may take and still count as located; when every
+    error line has that form the outcome is ``also_kind``."""
     if timed_out:
         return "finding:hang"
     if sig is not None:
@@ -436,8 +464,11 @@ def classify(mode: str, code: int, sig: int | None, output: str, timed_out: bool
     errors = [l for l in output.splitlines() if " error: " in l or l.startswith("error:")]
     if not errors:
         return "finding:exit-1-without-diagnostic"
-    if any(not LOCATED.match(l) or "<unknown>" in l for l in errors):
+    located = (LOCATED,) + ((also_located,) if also_located is not None else ())
+    if any(not any(p.match(l) for p in located) or "<unknown>" in l for l in errors):
         return "finding:unlocated"
+    if also_located is not None and all(also_located.match(l) for l in errors):
+        return also_kind
     return "diagnostic"
 
 

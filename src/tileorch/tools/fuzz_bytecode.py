@@ -43,7 +43,6 @@ import argparse
 import os
 import random
 import re
-import resource
 import signal
 import sys
 import tempfile
@@ -52,7 +51,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tileorch.tools.fuzz import LOCATED, REPO
+from tileorch.tools.fuzz import REPO, run_child, run_fresh
+from tileorch.tools.fuzz import classify as fuzz_classify
 
 FIXTURES = "tests/unit/cutile_bytecode"
 WRITER_SEEDS = ("tests/filecheck/cuda_tile/roundtrip.mlir", "tests/filecheck/cuda_tile/lower_to_tileaa.mlir")
@@ -540,11 +540,9 @@ def writer_seeds(root: Path = REPO) -> list[Seed]:
 def run_front(path: str, arch: str = "sm_90a") -> int:
     """What ``tileorch compile`` does with a cuTile program up to the backend: read, verify and
     lower (``lower_program``), then verify the lowered module; errors printed as the CLI does."""
-    from xdsl.utils.exceptions import DiagnosticException, ParseError
-
     from tileorch.backend.compile import CompileError
-    from tileorch.diagnostics import SourceError, format_exception, verify_located
-    from tileorch.frontend.cutile import BytecodeError, load, lower_program
+    from tileorch.diagnostics import verify_located
+    from tileorch.frontend.cutile import compile_error_lines, load, lower_program
     from tileorch.registry import make_context
 
     data = Path(path).read_bytes()
@@ -555,18 +553,11 @@ def run_front(path: str, arch: str = "sm_90a") -> int:
         errors = verify_located(module)
         if errors:
             raise CompileError([f"{e} (after lower_program)" for e in errors])
-    except BytecodeError as exc:
-        print(f"{path}: error: invalid CUDA Tile IR bytecode at {exc}", file=sys.stderr)
-        return 1
-    except SourceError as exc:
-        print(exc.format("tileorch compile"), file=sys.stderr)
-        return 1
-    except CompileError as exc:
-        for line in exc.lines:
-            print(line, file=sys.stderr)
-        return 1
-    except (ParseError, DiagnosticException, ValueError) as exc:
-        for line in format_exception(exc):
+    except Exception as exc:  # noqa: BLE001 - the CLI's error lines; anything else is a finding
+        lines = compile_error_lines(exc, path)
+        if lines is None:
+            raise
+        for line in lines:
             print(line, file=sys.stderr)
         return 1
     return 0
@@ -585,29 +576,7 @@ def _run(mode: str, path: str) -> int:
 
 
 def _child(mode: str, path: str, out_fd: int, timeout: int, memory_mb: int) -> None:
-    signal.alarm(timeout)
-    if memory_mb:
-        limit = memory_mb << 20
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    os.dup2(out_fd, 1)
-    os.dup2(out_fd, 2)
-    sys.stdout = os.fdopen(1, "w", closefd=False)
-    sys.stderr = os.fdopen(2, "w", closefd=False)
-    code = 0
-    try:
-        code = _run(mode, path)
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    except BaseException:  # noqa: BLE001 - the traceback the user would see
-        import traceback
-
-        traceback.print_exc()
-        code = 99
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    finally:
-        os._exit(code)
+    run_child(lambda: _run(mode, path), out_fd, timeout, memory_mb)
 
 
 _FRESH = ("import sys\nfrom tileorch.tools.fuzz_bytecode import _run\n"
@@ -616,40 +585,13 @@ _FRESH = ("import sys\nfrom tileorch.tools.fuzz_bytecode import _run\n"
 
 def _fresh_run(mode: str, path: Path, timeout: int) -> tuple[int, str, bool]:
     """Run one input again in a new interpreter: (exit code, output, timed out)."""
-    import subprocess
-
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        p for p in (str(Path(__file__).resolve().parents[2]), os.environ.get("PYTHONPATH")) if p)}
-    try:
-        proc = subprocess.run([sys.executable, "-c", _FRESH, mode, str(path)], capture_output=True, text=True,
-                              timeout=timeout, env=env)
-    except subprocess.TimeoutExpired as exc:
-        out = exc.stdout or ""
-        return -1, out if isinstance(out, str) else out.decode(errors="replace"), True
-    return proc.returncode, proc.stdout + proc.stderr, False
+    return run_fresh(_FRESH, mode, path, timeout)
 
 
 def classify(code: int, sig: int | None, output: str, timed_out: bool) -> str:
-    if timed_out:
-        return "finding:hang"
-    if sig is not None:
-        return f"finding:signal-{signal.Signals(sig).name}"
-    if "Traceback (most recent call last)" in output:
-        return "finding:traceback"
-    if "internal error" in output:
-        return "finding:internal-error"
-    if code == 0:
-        return "ok"
-    if code != 1:
-        return f"finding:exit-{code}"
-    errors = [l for l in output.splitlines() if " error: " in l or l.startswith("error:")]
-    if not errors:
-        return "finding:exit-1-without-diagnostic"
-    if any(not (LOCATED.match(l) or BYTECODE_LOCATED.match(l)) or "<unknown>" in l for l in errors):
-        return "finding:unlocated"
-    if all(BYTECODE_LOCATED.match(l) for l in errors):
-        return "bytecode-error"
-    return "diagnostic"
+    """:func:`tileorch.tools.fuzz.classify`, with an error at a bytecode offset counting as
+    located (outcome ``bytecode-error`` when every error is one)."""
+    return fuzz_classify("bytecode", code, sig, output, timed_out, BYTECODE_LOCATED, "bytecode-error")
 
 
 def signature(kind: str, output: str) -> str:
