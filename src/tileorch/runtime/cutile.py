@@ -720,14 +720,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     prepared = _prepared.get(key)
     if prepared is None:
         prepared = _prepared[key] = gk.prepare(a.ptr, b_ptr, c.ptr, m, n, k, dev.sm_count, extra=extra, batch=batch)
-        if prepared.staging.reasons or b_reason:
-            import warnings
-
-            from tileorch.diagnostics import PerformanceWarning
-
-            warnings.warn(f"cuTile kernel {kernel_name(kernel)}: "
-                          + "; ".join(prepared.staging.reasons + ([b_reason] if b_reason else [])),
-                          PerformanceWarning, stacklevel=3)
+        prepared.staging.warn(f"cuTile kernel {kernel_name(kernel)}", [b_reason] if b_reason else [], stacklevel=3)
         while len(_prepared) > _PREPARED_MAX:
             _prepared.popitem(last=False)
     _prepared.move_to_end(key)

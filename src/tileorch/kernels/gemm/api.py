@@ -134,12 +134,7 @@ def gemm(a, b, out=None, *, schedule: str = "auto", config: GemmConfig | None = 
 
         prepared = kernel_for(cfg).prepare(a.data_ptr(), b.data_ptr(), out.data_ptr(), m, n, k, sms, alloc)
         _prepared[key] = prepared
-        if prepared.staging.reasons:
-            import warnings
-
-            from tileorch.diagnostics import PerformanceWarning
-
-            warnings.warn("tileorch.gemm: " + "; ".join(prepared.staging.reasons), PerformanceWarning, stacklevel=2)
+        prepared.staging.warn("tileorch.gemm", stacklevel=2)
         while len(_prepared) > _PREPARED_MAX:
             _prepared.popitem(last=False)
     _prepared.move_to_end(key)

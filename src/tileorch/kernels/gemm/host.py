@@ -170,6 +170,17 @@ class StagingPlan:
             else:
                 self.copies_in.append((op.ptr, op.width, buf.ptr, op.padded_pitch, op.width, op.rows))
 
+    def warn(self, label: str, extra: list[str] = (), stacklevel: int = 3) -> None:
+        """One ``PerformanceWarning`` naming ``label`` and every staged operand (and ``extra``
+        reasons from the caller); nothing when nothing was staged."""
+        reasons = [*self.reasons, *extra]
+        if reasons:
+            import warnings
+
+            from tileorch.diagnostics import PerformanceWarning
+
+            warnings.warn(f"{label}: " + "; ".join(reasons), PerformanceWarning, stacklevel=stacklevel + 1)
+
     @staticmethod
     def run(copies, stream: int) -> None:
         if not copies:

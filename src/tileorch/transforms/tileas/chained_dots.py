@@ -702,17 +702,8 @@ class _Site:
 
 def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> None:
     """Replace the tier kernel ``kernel`` by the chained-dots kernel (a located error says why
-    it cannot be; an unexpected failure is reported as a located internal error, so that the
-    program still takes the SIMT path)."""
-    try:
-        _lower_chained_kernel(ctx, module, kernel)
-    except LocatedError:
-        raise
-    except (ValueError, KeyError, IndexError, AttributeError, TypeError, NotImplementedError) as exc:
-        raise LocatedError(kernel, f"{PASS}: chained dots: internal error ({type(exc).__name__}: {exc})") from exc
-
-
-def _lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> None:
+    it cannot be; an unexpected failure is the driver's to report: ``lower_tileaa_program`` makes
+    it a warning and compiles the program on the SIMT path, tileorch-opt a located internal error)."""
     from tileorch.transforms.tileas.convert_to_cutlass import _append_parameters
 
     ck = analyze_chained_dots(kernel)
@@ -727,7 +718,6 @@ def _lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> 
     lowered = parse_module(ctx, text, f"<{name}>")
     fn = next(op for op in lowered.ops if isinstance(op, func.FuncOp))
     args = _append_parameters(fn, kernel)
-    entry = fn.body.blocks.first
     all_ops = list(fn.walk())
 
     def named(n: str) -> Operation:

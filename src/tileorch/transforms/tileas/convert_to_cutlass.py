@@ -34,12 +34,10 @@ from dataclasses import dataclass, replace
 from xdsl.context import Context
 from xdsl.dialects import arith, func, llvm, scf
 from xdsl.dialects.builtin import (
-    BFloat16Type,
     DenseArrayBase,
     Float16Type,
     Float32Type,
     FunctionType,
-    IntegerAttr,
     IntegerType,
     ModuleOp,
     StringAttr,
@@ -50,6 +48,7 @@ from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from tileorch.diagnostics import LocatedError, parse_module
+from tileorch.dialects.constants import constant_int
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects import nv_tileas_tile as ts
 from tileorch.dialects import nvvm
@@ -155,17 +154,11 @@ def _through_layouts(v: SSAValue) -> tuple[SSAValue, list[str]]:
     return v, names
 
 
-def _constant_int(v: SSAValue) -> int | None:
-    if isinstance(v.owner, arith.ConstantOp) and isinstance(v.owner.value, IntegerAttr):
-        return v.owner.value.value.data
-    return None
-
-
 def _check_k_loop(loop: scf.ForOp, a_load, a_major: str, b_load, b_major: str, fail) -> None:
     """The kernel builder reduces over all of K: the program's K loop must run from 0 in steps of 1
     up to the number of K tiles of A or B (``ct.num_tiles``: ``get_dim_size`` of the operand's
     tiled view along K), or the result would silently differ."""
-    if _constant_int(loop.lb) != 0 or _constant_int(loop.step) != 1:
+    if constant_int(loop.lb) != 0 or constant_int(loop.step) != 1:
         fail(loop, "the K loop must start at 0 and step by 1 (the WGMMA kernel reduces over all of K)")
     ub = loop.ub
     while isinstance(ub.owner, arith.IndexCastOp | arith.ExtSIOp | arith.ExtUIOp | arith.TruncIOp):
@@ -182,7 +175,7 @@ def _check_k_loop(loop: scf.ForOp, a_load, a_major: str, b_load, b_major: str, f
                 return
     if isinstance(owner, arith.CeilDivSIOp | arith.CeilDivUIOp):
         # ct.cdiv(A.shape[k_axis], tk): the K extent of A's or B's array over the loaded K depth
-        extent, depth = _strip_assume(owner.lhs), _constant_int(owner.rhs)
+        extent, depth = _strip_assume(owner.lhs), constant_int(owner.rhs)
         for (view, axis), ld in zip(k_axes, (a_load, b_load)):
             tile_k_extent = list(ld.result.type.get_shape())[axis]  # the tile's extent along the view's K axis
             if depth == tile_k_extent and extent is _memref_extent(view, axis):

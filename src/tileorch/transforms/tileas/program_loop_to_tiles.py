@@ -27,11 +27,12 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from tileorch.dialects import nv_tileaa as aa
+from tileorch.dialects.constants import constant_int
 
 DIVS = ("arith.floordivsi", "arith.divsi", "arith.divui", "nv_tileaa.divi", "nv_tileaa.floordivi")
 REMS = ("arith.remsi", "arith.remui", "nv_tileaa.remi")
@@ -51,16 +52,10 @@ def _axis(v: SSAValue, name: str) -> int | None:
     return None
 
 
-def _const(v: SSAValue) -> int | None:
-    if isinstance(v.owner, arith.ConstantOp) and isinstance(v.owner.value, IntegerAttr):
-        return v.owner.value.value.data
-    return None
-
-
 def _nonneg(v: SSAValue) -> bool:
     if _owner_name(v) in NONNEG:
         return True
-    c = _const(v)
+    c = constant_int(v)
     return c is not None and c >= 0
 
 
@@ -77,26 +72,18 @@ def _match(loop: scf.ForOp) -> tuple[list[Operation], list[Operation]] | None:
     factors = list(ub.operands)
     if any(_owner_name(f) != "nv_tileaa.get_dim_size" for f in factors):
         return None
-    t = loop.body.block.args[0]
-    divs, rems, divisors = [], [], set()
-    for use in t.uses:
-        user = use.operation
-        if use.index != 0 or user.name not in DIVS + REMS:
-            return None
-        (divs if user.name in DIVS else rems).append(user)
-        divisors.add(user.operands[1])
-    if not divs or not rems or len(divisors) != 1 or divisors.pop() not in factors:
-        return None
-    # the tile counts are the stored tile grid's (rows and columns of the views stored to, the
-    # same tile shape): then t walks exactly the output tiles
+    # t // X and t % X with X a tile count of the stored grid, and the trip count that grid's
+    # rows x columns: then t walks exactly the output tiles
     stored = [op.view.type for op in loop.walk() if isinstance(op, aa.TiledStoreOp)]
-    axes = sorted(f.owner.index.value.data for f in factors)
     if not stored or any(f.owner.operands[0].type not in stored for f in factors):
         return None
     rank = len(stored[0].tile.data)
-    if axes != [rank - 2, rank - 1]:
+    if sorted(f.owner.index.value.data for f in factors) != [rank - 2, rank - 1]:
         return None
-    return divs, rems
+    found = _split_uses(loop.body.block.args[0], stored)
+    if found is None or found[0][0].operands[1] not in factors:
+        return None
+    return found
 
 
 def _derives_from(v: SSAValue, roots: set[SSAValue], depth: int = 8) -> bool:
@@ -118,7 +105,7 @@ def _fold_sign_fixups(region_ops: list[Operation]) -> None:
                 continue
             value = None
             if isinstance(op, arith.CmpiOp) and op.predicate.value.data in (2, 6) \
-                    and _nonneg(op.lhs) and _const(op.rhs) == 0:  # slt / ult against 0
+                    and _nonneg(op.lhs) and constant_int(op.rhs) == 0:  # slt / ult against 0
                 value = False
             elif isinstance(op, arith.XOrIOp) and _bool(op.lhs) is False and _bool(op.rhs) is False:
                 value = False
@@ -140,7 +127,7 @@ def _fold_sign_fixups(region_ops: list[Operation]) -> None:
 
 
 def _bool(v: SSAValue) -> bool | None:
-    c = _const(v)
+    c = constant_int(v)
     if c is None or getattr(v.type, "width", None) is None or v.type.width.data != 1:
         return None
     return bool(c)
@@ -154,24 +141,29 @@ def _dce(ops: list[Operation]) -> None:
             op.erase()
 
 
-def flatten(loop: scf.ForOp, divs: list[Operation], rems: list[Operation]) -> None:
-    """Replace ``loop`` by its body with t // X and t % X as program ids (see the module doc)."""
-    body = loop.body.block
-    stored_rows = [op.indices[-2] for op in body.walk() if isinstance(op, aa.TiledStoreOp) and len(op.indices) >= 2]
+def _coordinates_to_program_ids(divs: list[Operation], rems: list[Operation], scope: list[Operation],
+                                block, before: Operation) -> None:
+    """t // X becomes program id 0 and t % X program id 1 (swapped when the remainder indexes the
+    rows of every tile stored in ``scope``), both created in ``block`` before ``before``."""
+    stored_rows = [op.indices[-2] for op in scope if isinstance(op, aa.TiledStoreOp) and len(op.indices) >= 2]
     rem_results = {op.results[0] for op in rems}
     q_axis, r_axis = 0, 1
     if stored_rows and all(_derives_from(v, rem_results) for v in stored_rows):
         q_axis, r_axis = 1, 0
-    block = loop.parent_block()
     pid_q, pid_r = aa.GetProgramIdOp(q_axis), aa.GetProgramIdOp(r_axis)
-    block.insert_ops_before([pid_q, pid_r], loop)
-    for op in divs:
-        op.results[0].replace_all_uses_with(pid_q.results[0])
-    for op in rems:
-        op.results[0].replace_all_uses_with(pid_r.results[0])
-    for op in divs + rems:
-        op.detach()
-        op.erase()
+    block.insert_ops_before([pid_q, pid_r], before)
+    for ops, pid in ((divs, pid_q), (rems, pid_r)):
+        for op in ops:
+            op.results[0].replace_all_uses_with(pid.results[0])
+            op.detach()
+            op.erase()
+
+
+def flatten(loop: scf.ForOp, divs: list[Operation], rems: list[Operation]) -> None:
+    """Replace ``loop`` by its body with t // X and t % X as program ids (see the module doc)."""
+    body = loop.body.block
+    block = loop.parent_block()
+    _coordinates_to_program_ids(divs, rems, list(body.walk()), block, loop)
     for arg, init in zip(body.args[1:], loop.iter_args):
         arg.replace_all_uses_with(init)
     yielded = body.last_op
@@ -227,19 +219,7 @@ def split_linear_program_id(fn: aa.FuncOp) -> bool:
     if found is None:
         return False
     divs, rems = found
-    stored_rows = [o.indices[-2] for o in fn.walk() if isinstance(o, aa.TiledStoreOp) and len(o.indices) >= 2]
-    rem_results = {o.results[0] for o in rems}
-    q_axis, r_axis = (1, 0) if stored_rows and all(_derives_from(v, rem_results) for v in stored_rows) else (0, 1)
-    block = pids[0].parent_block()
-    pid_q, pid_r = aa.GetProgramIdOp(q_axis), aa.GetProgramIdOp(r_axis)
-    block.insert_ops_before([pid_q, pid_r], pids[0])
-    for o in divs:
-        o.results[0].replace_all_uses_with(pid_q.results[0])
-    for o in rems:
-        o.results[0].replace_all_uses_with(pid_r.results[0])
-    for o in divs + rems:
-        o.detach()
-        o.erase()
+    _coordinates_to_program_ids(divs, rems, list(fn.walk()), pids[0].parent_block(), pids[0])
     body = fn.body.blocks.first
     _fold_sign_fixups([o for top in list(body.ops) for o in top.walk()])
     _dce(list(body.ops))
