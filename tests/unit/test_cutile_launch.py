@@ -478,3 +478,33 @@ def test_compiled_gemm_reports_its_operands():
     a, b, c, m, n, k = rc.gemm_problem(program, args)
     assert (a.name, b.name, c.name, m, n, k) == ("A", "B", "C", 512, 384, 256)
     assert (program.gemm_config.tile_m, program.gemm_config.tile_n, program.gemm_config.tile_k) == (128, 128, 64)
+
+
+@needs_cutile
+def test_a_slower_path_is_a_performance_warning_once():
+    """A dot program the tier refused (its remark) or whose operands sent it to the SIMT path is
+    reported to the launcher's caller as one PerformanceWarning per compiled program."""
+    import warnings
+
+    from tileorch.diagnostics import PerformanceWarning
+
+    class Program:
+        remarks = ["k.py:3:4: error: convert-nv-tileas-to-cutlass: ... [the tensor-core path refused this kernel: "
+                   "the SIMT path compiles it, slowly]", "remark: ptxas: k: 40 registers, 0 spills, 0 B stack"]
+
+    entry = rc._Compiled(Program())
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        rc._warn_slow_path(entry, rows, "A: strided [the SIMT path runs it]")
+        rc._warn_slow_path(entry, rows)
+    assert len(got) == 1 and issubclass(got[0].category, PerformanceWarning)
+    text = str(got[0].message)
+    assert "refused this kernel" in text and "A: strided" in text and "40 registers" not in text
+
+    class Quiet:
+        remarks = ["remark: ptxas: k: 40 registers, 0 spills, 0 B stack"]
+
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        rc._warn_slow_path(rc._Compiled(Quiet()), rows)
+    assert got == []

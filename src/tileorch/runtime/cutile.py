@@ -497,6 +497,25 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, config: s
 class _Compiled:
     program: Any
     image: Any = None  # the loaded Module (simt) or GemmKernel (gemm)
+    warned: bool = False  # its slower-path remarks were issued as a PerformanceWarning
+
+
+def _warn_slow_path(entry: _Compiled, kernel: Any, why: str = "") -> None:
+    """Once per compiled program: a ``PerformanceWarning`` when the kernel runs on a slower path
+    than the tensor cores the program asked for (the tier's refusal or internal-error remark,
+    or ``why``: operands the tensor-core kernel cannot take), or ptxas spilled its registers."""
+    if entry.warned:
+        return
+    lines = [r for r in (getattr(entry.program, "remarks", None) or []) if "refused" in r or r.startswith("warning:")]
+    if why:
+        lines.append(why)
+    if lines:
+        import warnings
+
+        from tileorch.diagnostics import PerformanceWarning
+
+        entry.warned = True
+        warnings.warn(f"cuTile kernel {kernel_name(kernel)}: " + "; ".join(lines), PerformanceWarning, stacklevel=3)
 
 
 _bytecode: dict[tuple, bytes] = {}
@@ -807,15 +826,19 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90
         try:
             _launch_chained(entry, kernel, arguments, grid3, handle, sync)
             return
-        except LayoutNotSupported:
+        except LayoutNotSupported as exc:
             entry = compiled(kernel, arguments, arch, "simt")
+            _warn_slow_path(entry, kernel, f"{exc} [the SIMT path runs it]")
     if entry.program.kind == "gemm":
         try:
             _launch_gemm(entry, kernel, arguments, arch, schedule, handle, dev, sync, tiles, args)
             return
-        except LayoutNotSupported:
+        except LayoutNotSupported as exc:
             # e.g. a transposed A: the same program, compiled by the SIMT lowering, takes any strides
             entry = compiled(kernel, arguments, arch, "simt")
+            _warn_slow_path(entry, kernel, f"{exc} [the SIMT path runs it]")
+    else:
+        _warn_slow_path(entry, kernel)  # a dot program the tier refused runs on the SIMT path
     from tileorch.runtime.launch import launch as runtime_launch
     from tileorch.runtime.module import Module
 
