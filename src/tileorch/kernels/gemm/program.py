@@ -1,0 +1,74 @@
+"""``tileorch.gemm``'s kernel as a tile program: one GEMM code path through the TileAS tier.
+
+:func:`gemm_program` writes the tile program a cuTile user would write for a configuration (one
+``128 x tile_n`` tile of C per program, a K loop of TMA tile loads and one dot, the accumulator
+cast to the output type and stored; A and B read in the storage order the configuration names,
+permuted before the dot when stored transposed).  :func:`lower_gemm` runs that program through the
+tier (``tileas-tier`` then ``convert-nv-tileas-to-cutlass`` with the configuration's schedule and
+tile/pipeline/cluster/register choices as overrides) and checks that the tier's kernel is the one
+asked for: a mismatch is an error naming the fields, never another kernel.
+
+Contract: the returned module is the cutlass-level kernel module ``tileorch.backend.compile``
+lowers to PTX; its kernel function is named ``cfg.name`` and takes the GEMM host's parameters
+(``tileorch.kernels.gemm.host.GemmKernel``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+from tileorch.kernels.gemm.config import GemmConfig, GemmConfigError
+
+_PROGRAM_DTYPES = {"f16": "f16", "bf16": "bf16", "f32": "f32"}
+OVERRIDES = ("tile_n", "stages", "cluster_m", "raster", "max_swizzle", "producer_regs", "consumer_regs", "epilogue")
+"""The configuration fields the tier takes as overrides; the rest follow from the program."""
+
+
+def gemm_program(cfg: GemmConfig):
+    """The tile program (:class:`tileorch.frontend.tile.TileProgram`) whose tier kernel is ``cfg``."""
+    from tileorch.dialects import nv_tileaa as aa
+    from tileorch.frontend.tile import TileProgram
+    from xdsl.dialects.builtin import DenseArrayBase, TensorType, i64
+
+    if cfg.dtype not in _PROGRAM_DTYPES or cfg.batched or cfg.transpose_b:
+        raise GemmConfigError(f"tileorch.gemm builds tile programs for f16/bf16 2-D GEMMs, got {cfg.name}")
+    tm, tn, tk = cfg.tile_m, cfg.tile_n, cfg.tile_k
+    p = TileProgram("gemm", num_ctas=cfg.cluster_m, num_worker_warps=4 * cfg.consumer_groups)
+    A, B, C = p.array("a", cfg.dtype), p.array("b", cfg.dtype), p.array("c", cfg.out_dtype)
+
+    def transposed(tile):
+        shape = list(tile.type.get_shape())[::-1]
+        op = aa.PermuteOp.build(operands=[tile], result_types=[TensorType(tile.type.element_type, shape)],
+                                properties={"permutation": DenseArrayBase.from_list(i64, [1, 0])})
+        return p._emit(op).results[0]
+
+    bm, bn = p.bid(0), p.bid(1)
+    count = p.num_tiles(A, axis=1 if cfg.a_major == "k" else 0, shape=(tm, tk) if cfg.a_major == "k" else (tk, tm))
+    with p.loop(count, carry=[p.zeros((tm, tn), "f32")]) as k:
+        a = p.load(A, (bm, k.iv), (tm, tk)) if cfg.a_major == "k" else transposed(p.load(A, (k.iv, bm), (tk, tm)))
+        b = p.load(B, (k.iv, bn), (tk, tn)) if cfg.b_major == "n" else transposed(p.load(B, (bn, k.iv), (tn, tk)))
+        k.yield_(p.dot(a, b, k.args[0]))
+    acc = k.results[0]
+    p.store(C, (bm, bn), acc if cfg.out_dtype == "f32" else p.astype(acc, cfg.out_dtype))
+    return p
+
+
+def lower_gemm(cfg: GemmConfig):
+    """``cfg`` -> the tier's lowered kernel module (see the module docstring)."""
+    from tileorch.registry import make_context
+    from tileorch.transforms.tileas.convert_to_cutlass import CONFIG_ATTR, ConvertNvTileasToCutlass, read_config
+    from tileorch.transforms.tileas.tier import TileASTier
+
+    cfg.check()
+    ctx = make_context()
+    module = gemm_program(cfg).finish()
+    override = ",".join(f"{name}={getattr(cfg, name)}" for name in OVERRIDES)
+    TileASTier().apply(ctx, module)
+    ConvertNvTileasToCutlass(schedule=cfg.schedule, config=override).apply(ctx, module)
+    fn = next(op for op in module.walk() if CONFIG_ATTR in op.attributes)
+    got = read_config(fn)[0]
+    if got != cfg:
+        diff = ", ".join(f"{f.name}: asked {getattr(cfg, f.name)!r}, tier {getattr(got, f.name)!r}"
+                         for f in fields(GemmConfig) if getattr(cfg, f.name) != getattr(got, f.name))
+        raise GemmConfigError(f"the TileAS tier did not produce the configuration asked for ({diff})")
+    return module

@@ -1,0 +1,56 @@
+"""tileorch.gemm's kernel comes from a tile program through the TileAS tier
+(:mod:`tileorch.kernels.gemm.program`): the tier's kernel is the configuration asked for, and
+is the kernel builder's kernel for that configuration."""
+
+import pytest
+
+pytest.importorskip("xdsl")
+
+from xdsl.dialects import func  # noqa: E402
+
+from tileorch.diagnostics import parse_module  # noqa: E402
+from tileorch.dialects import nv_tileaa as aa  # noqa: E402
+from tileorch.kernels.gemm.config import GemmConfig, GemmConfigError  # noqa: E402
+from tileorch.kernels.gemm.ir import gemm_kernel_ir  # noqa: E402
+from tileorch.kernels.gemm.program import gemm_program, lower_gemm  # noqa: E402
+from tileorch.registry import make_context  # noqa: E402
+from tileorch.transforms.tileas.convert_to_cutlass import CONFIG_ATTR, read_config  # noqa: E402
+
+CONFIGS = [
+    GemmConfig(),
+    GemmConfig(b_major="n", dtype="f16", out_dtype="f16"),
+    GemmConfig(a_major="m"),
+    GemmConfig(tile_n=128, stages=6, schedule="streamk", out_dtype="f32", epilogue="direct"),
+    GemmConfig(cluster_m=1, schedule="dp", b_major="n", a_major="m", raster="along_n", max_swizzle=4),
+    GemmConfig(tile_n=192, stages=3, producer_regs=56, consumer_regs=224),
+]
+
+
+def _kernel_body(module) -> str:
+    fn = next(op for op in module.walk() if isinstance(op, func.FuncOp) and "nvvm.kernel" in op.attributes)
+    for key in (CONFIG_ATTR, "tileorch.tile_kernel"):
+        fn.attributes.pop(key, None)
+    return str(fn)
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: c.name)
+def test_tier_builds_the_asked_configuration(cfg):
+    module = lower_gemm(cfg)
+    fn = next(op for op in module.walk() if CONFIG_ATTR in op.attributes)
+    assert read_config(fn)[0] == cfg
+    assert not any(isinstance(op, aa.FuncOp) for op in module.walk()), "the tile kernel was not lowered"
+    direct = parse_module(make_context(), gemm_kernel_ir(cfg), "<builder>")
+    assert _kernel_body(module) == _kernel_body(direct)
+
+
+@pytest.mark.parametrize("cfg", CONFIGS[:3], ids=lambda c: c.name)
+def test_program_reads_operands_in_storage_order(cfg):
+    text = gemm_program(cfg).text()
+    permutes = text.count("nv_tileaa.permute")
+    assert permutes == (cfg.a_major == "m") + (cfg.b_major == "k")
+    assert "nv_tileaa.dot" in text
+
+
+def test_configurations_without_a_tile_program_are_refused():
+    with pytest.raises(GemmConfigError, match="f16/bf16 2-D"):
+        gemm_program(GemmConfig(dtype="e4m3", out_dtype="bf16", tile_k=128))
