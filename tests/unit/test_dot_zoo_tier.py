@@ -50,6 +50,9 @@ def _arrays(name: str) -> list:
         "gemm_rowscale_sigmoid_f16_f32": [((M, K), "f16"), ((K, N), "f16"), ((M,), "f32"), ((M, N), "f32")],
         "bmm_f16": [((L, M, K), "f16"), ((L, K, N), "f16"), ((L, M, N), "f16")],
         "bmm_bias_bf16": [((L, M, K), "bf16"), ((L, K, N), "bf16"), ((N,), "bf16"), ((L, M, N), "bf16")],
+        "gemm_grouped_f16": gemm, "gemm_persistent_grouped_f16": gemm,
+        "gemm_grouped_tf32_32x32": [((M, K), "f32"), ((K, N), "f32"), ((M, N), "f32")],
+        "bmm_batch_first_f16": [((L, M, K), "f16"), ((L, K, N), "f16"), ((L, M, N), "f16")],
     }[name]
 
 
@@ -65,8 +68,12 @@ EXPECT = {  # configuration fields the operands call for
     "bmm_f16": {"batched": True}, "bmm_bias_bf16": {"batched": True},
     "gemm_f16_tile64x128": {"tile_m": 128, "tile_n": 128},
     "gemm_f16_tile256x128_2cta": {"tile_m": 128, "cluster_m": 2},
-    "gemm_f16_tile128x32x32": {"tile_n": 64, "tile_k": 64},
+    "gemm_f16_tile128x32x32": {"tile_n": 128, "tile_k": 64},
     "gemm_rowscale_sigmoid_f16_f32": {"out_dtype": "f32", "epilogue": "direct"},
+    "gemm_grouped_f16": {"tile_n": 256},
+    "gemm_persistent_grouped_f16": {"tile_n": 256},
+    "gemm_grouped_tf32_32x32": {"dtype": "tf32", "tile_n": 128, "transpose_b": True},
+    "bmm_batch_first_f16": {"batched": True},
 }
 
 

@@ -160,7 +160,14 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
             remarks.append(f"warning: internal error in the TileAS tier on {names or 'the kernel'} "
                            f"({type(exc).__name__}: {exc}); this is a tileorch bug, please report it "
                            "[the tensor-core path refused this kernel: the SIMT path compiles it, slowly]")
-    apply_pass(ctx, fallback, ConvertNvTileaaToSimt())
+    refusal = [r for r in remarks if "tensor-core path refused" in r]
+    try:
+        apply_pass(ctx, fallback, ConvertNvTileaaToSimt())
+    except LocatedError as exc:
+        if not refusal:
+            raise
+        # the SIMT path was the fallback: its error alone would hide why the tensor cores were not used
+        raise LocatedError(exc.op, f"{exc.message}\nnote: the SIMT path was taken because {refusal[0]}") from None
     fallback.attributes["cutlass.target"] = StringAttr(arch)
     return "simt", fallback
 

@@ -212,6 +212,57 @@ def gemm_at_view_order(AT, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk:
     ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
 
 
+def _grouped_tile(m_extent, n_extent, tm, tn, group, t):
+    """Tile coordinates of linear index ``t`` in the grouped raster (``group`` rows of tiles per
+    group, then along the columns), the L2-friendly order of cuTile's matmul samples."""
+    tiles_m, tiles_n = ct.cdiv(m_extent, tm), ct.cdiv(n_extent, tn)
+    per_group = group * tiles_n
+    first = (t // per_group) * group
+    rows = min(tiles_m - first, group)
+    return first + t % rows, (t % per_group) // rows
+
+
+@ct.kernel
+def gemm_grouped(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """The sample-style GEMM: a 1-D grid in grouped order, zero-padded loads, f32 inputs asked to
+    run as tf32 (``astype(ct.tfloat32)``), the shape counts from ``A.shape``/``B.shape``."""
+    bm, bn = _grouped_tile(A.shape[0], B.shape[1], tm, tn, 8, ct.bid(0))
+    mma_type = ct.tfloat32 if A.dtype == ct.float32 else A.dtype
+    acc = ct.full((tm, tn), 0, dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        a = ct.load(A, index=(bm, k), shape=(tm, tk), padding_mode=ct.PaddingMode.ZERO).astype(mma_type)
+        b = ct.load(B, index=(k, bn), shape=(tk, tn), padding_mode=ct.PaddingMode.ZERO).astype(mma_type)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=ct.astype(acc, C.dtype))
+
+
+@ct.kernel
+def gemm_persistent_grouped(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """The sample-style persistent GEMM: a static loop over tiles in grouped order."""
+    mma_type = ct.tfloat32 if A.dtype == ct.float32 else A.dtype
+    tiles = ct.cdiv(A.shape[0], tm) * ct.cdiv(B.shape[1], tn)
+    for t in range(ct.bid(0), tiles, ct.num_blocks(0)):
+        acc = ct.full((tm, tn), 0, dtype=ct.float32)
+        bm, bn = _grouped_tile(A.shape[0], B.shape[1], tm, tn, 8, t)
+        for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+            a = ct.load(A, index=(bm, k), shape=(tm, tk), padding_mode=ct.PaddingMode.ZERO).astype(mma_type)
+            b = ct.load(B, index=(k, bn), shape=(tk, tn), padding_mode=ct.PaddingMode.ZERO).astype(mma_type)
+            acc = ct.mma(a, b, acc)
+        ct.store(C, index=(bm, bn), tile=ct.astype(acc, C.dtype))
+
+
+@ct.kernel
+def bmm_batch_first(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """Batched GEMM with the batch on program axis 0 and 3-D tiles reshaped to 2-D around the dot."""
+    l, bm, bn = ct.bid(0), ct.bid(1), ct.bid(2)
+    acc = ct.full((tm, tn), 0.0, dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[2], tk)):
+        a = ct.reshape(ct.load(A, index=(l, bm, k), shape=(1, tm, tk), padding_mode=ct.PaddingMode.ZERO), (tm, tk))
+        b = ct.reshape(ct.load(B, index=(l, k, bn), shape=(1, tk, tn), padding_mode=ct.PaddingMode.ZERO), (tk, tn))
+        acc = ct.mma(a, b, acc=acc)
+    ct.store(C, index=(l, bm, bn), tile=ct.reshape(ct.astype(acc, C.dtype), (1, tm, tn)))
+
+
 @dataclass(frozen=True)
 class Program:
     """One zoo entry: ``make(m, n, k, dtype, gen)`` -> (kernel args before the tile constants,
@@ -223,8 +274,10 @@ class Program:
     tiles: tuple[int, int, int] = (128, 128, 64)
     library: str = ""
     batch: int = 1
-    grid: tuple[int, int, int] | None = None
-    """The launch grid when it is not the tile grid (persistent programs)."""
+    grid: tuple[int, int, int] | str | None = None
+    """The launch grid when it is not the tile grid: a fixed grid (persistent programs),
+    ``"linear"`` (one program per tile on a 1-D grid) or ``"batch_first"`` (batch, row tiles,
+    column tiles)."""
     bench: bool = True
     """In the default benchmark set (tile-shape variants of one computation are not)."""
 
@@ -413,6 +466,14 @@ PROGRAMS: dict[str, Program] = {
                                              library="matmul * s + sigmoid"),
     "bmm_f16": Program(bmm, "f16", _make_bmm, library="torch.bmm", batch=4),
     "bmm_bias_bf16": Program(bmm_bias, "bf16", _make_bmm_bias, library="torch.baddbmm", batch=4),
+    "gemm_grouped_f16": Program(gemm_grouped, "f16", _make_gemm, tiles=(128, 256, 64), library="torch.matmul",
+                                grid="linear"),
+    "gemm_grouped_tf32_32x32": Program(gemm_grouped, "tf32", _make_gemm_tf32, tiles=(32, 32, 32),
+                                       library="torch.matmul (tf32)", grid="linear"),
+    "gemm_persistent_grouped_f16": Program(gemm_persistent_grouped, "f16", _make_gemm, tiles=(128, 256, 64),
+                                           library="torch.matmul", grid=(132, 1, 1)),
+    "bmm_batch_first_f16": Program(bmm_batch_first, "f16", _make_bmm, library="torch.bmm", batch=4,
+                                   grid="batch_first"),
 }
 
 
@@ -426,8 +487,10 @@ def build(name: str, m: int, n: int, k: int, seed: int = 0):
     args, out, ref, lib = p.make(m, n, k, p.dtype, g)
     tm, tn, tk = p.tiles
     grid = p.grid or (math.ceil(m / tm), math.ceil(n / tn), p.batch)
-    if p.kernel is gemm_linear_pid:
+    if p.kernel is gemm_linear_pid or p.grid == "linear":
         grid = (math.ceil(m / tm) * math.ceil(n / tn), 1, 1)
+    elif p.grid == "batch_first":
+        grid = (p.batch, math.ceil(m / tm), math.ceil(n / tn))
     return p.kernel, (*args, tm, tn, tk), grid, out, ref, lib
 
 

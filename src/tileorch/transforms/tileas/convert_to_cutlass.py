@@ -229,9 +229,13 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         fail(sw, f"{len(dots)} dots in one kernel (chained dots, as in attention) are not supported yet by the "
                  "WGMMA lowering")
     dot = dots[0]
-    if not isinstance(dot.atom, ts.MmaSm90AtomAttr):
-        fail(dot, f"the dot's MMA atom is {dot.atom}, not a WGMMA (mma.sm90) atom")
     shape = list(dot.result.type.get_shape())
+    small_tile = len(shape) == 2 and shape[0] < 64
+    if not isinstance(dot.atom, ts.MmaSm90AtomAttr) and not (small_tile and isinstance(dot.atom, ts.MmaSm80AtomAttr)):
+        fail(dot, f"the dot's MMA atom is {dot.atom}, not a WGMMA (mma.sm90) atom")
+    # a tile of fewer than 64 rows has no WGMMA atom of its own (assign-dot-layouts gave it
+    # mma.sync): the kernel builder runs it retiled to its 128-row tiles (builder_tile), which
+    # needs an epilogue that does not depend on the tile shape
     if len(shape) != 2:
         fail(dot, f"a {len(shape)}-D dot of tile {shape}: the WGMMA lowering takes 2-D dots (batched dots with a "
                   "batch tile of 1 are squeezed to 2-D by tileas-squeeze-unit-batch-dots; larger batch tiles are "
@@ -381,7 +385,9 @@ def builder_tile(dk: DotKernel, cluster: int) -> tuple[tuple[int, int, int], int
                            "64-column boxes (1 CTA per cluster)")
             cluster = 1
         return (128, tn, k_depth), cluster, remarks
-    new_n = next((v for v in TILE_NS if v >= tn), TILE_NS[-1])
+    # the nearest supported width; a tile narrower than 128 columns is widened to 128 (the builder's
+    # 128-row CTA tile with a 64-column N underuses the tensor cores: half the B reuse per A stage)
+    new_n = next((v for v in TILE_NS if v >= max(tn, 128)), TILE_NS[-1])
     if not dk.retile_safe:
         raise LocatedError(dk.store, f"convert-nv-tileas-to-cutlass: the WGMMA kernel builder runs 128-row tiles "
                                      f"per CTA and {'/'.join(map(str, TILE_NS))} columns; the program's {tm}x{tn} tile "

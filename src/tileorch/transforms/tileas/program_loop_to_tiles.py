@@ -10,29 +10,35 @@ the program computes:
 * the loop starts at ``get_program_id(a)`` and steps by ``get_num_programs(a)`` (each t once, over
   all programs of the grid), and its upper bound is a product of two tile counts
   (``get_dim_size`` of tiled views) one of which, ``X``, divides t;
-* t is used only as ``t // X`` and ``t % X`` (signed or unsigned, any number of each) and the
-  loop carries only memory tokens;
+* t is used only as ``t // X`` and ``t % X`` (signed or unsigned, any number of each; X the tile
+  count of the axis ``t % X`` indexes) or only in the grouped raster of
+  :mod:`tileorch.transforms.tileas.tile_order` (both one-to-one onto the tile grid), and the loop
+  carries only memory tokens;
 
 then ``t // X`` becomes program id 0 and ``t % X`` program id 1 (swapped when the remainder indexes
 a stored tile's rows), the body replaces the loop, and the non-negativity facts of program ids and
 tile counts fold away the floor-division sign fix-ups cuTile emits.  A loop that does not match is
 left alone (the tier then refuses the kernel with a located reason, or compiles the loop as it is).
 The rewritten kernel no longer reads the launch grid: it is meant for a launcher that covers the
-tile space itself (the tier's GEMM host side does).
+tile space itself (the tier's GEMM host side does).  Last, :func:`canonicalize_program_axes`
+renumbers the program axes of a batched GEMM so that the stored tile's rows, columns and batch are
+axes 0, 1 and 2.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects.constants import constant_int
+from tileorch.transforms.tileas.tile_order import coordinate_axes, grouped_coordinates, is_tile_count
 
 DIVS = ("arith.floordivsi", "arith.divsi", "arith.divui", "nv_tileaa.divi", "nv_tileaa.floordivi")
 REMS = ("arith.remsi", "arith.remui", "nv_tileaa.remi")
@@ -59,8 +65,8 @@ def _nonneg(v: SSAValue) -> bool:
     return c is not None and c >= 0
 
 
-def _match(loop: scf.ForOp) -> tuple[list[Operation], list[Operation]] | None:
-    """(the t // X ops, the t % X ops) when ``loop`` is a program-written persistent tile loop."""
+def _match(loop: scf.ForOp) -> Callable[[Block, Operation], None] | None:
+    """The coordinate rewrite when ``loop`` is a program-written persistent tile loop."""
     axis = _axis(loop.lb, "nv_tileaa.get_program_id")
     if axis is None or _axis(loop.step, "nv_tileaa.get_num_programs") != axis:
         return None
@@ -69,21 +75,66 @@ def _match(loop: scf.ForOp) -> tuple[list[Operation], list[Operation]] | None:
     ub = loop.ub.owner
     if not isinstance(ub, Operation) or ub.name not in MULS:
         return None
-    factors = list(ub.operands)
-    if any(_owner_name(f) != "nv_tileaa.get_dim_size" for f in factors):
+    scope = list(loop.walk())
+    rewrite = _coordinate_rewrite(loop.body.block.args[0], scope)
+    if rewrite is None:
         return None
-    # t // X and t % X with X a tile count of the stored grid, and the trip count that grid's
-    # rows x columns: then t walks exactly the output tiles
-    stored = [op.view.type for op in loop.walk() if isinstance(op, aa.TiledStoreOp)]
-    if not stored or any(f.owner.operands[0].type not in stored for f in factors):
+    rows, cols = rewrite[1]
+    # the trip count is rows x columns of the stored tile grid: then t walks exactly the output tiles
+    f, g = ub.operands
+    if not any(is_tile_count(x, coordinate_axes(rows, scope)) and is_tile_count(y, coordinate_axes(cols, scope))
+               for x, y in ((f, g), (g, f))):
         return None
-    rank = len(stored[0].tile.data)
-    if sorted(f.owner.index.value.data for f in factors) != [rank - 2, rank - 1]:
+    return rewrite[0]
+
+
+def _coordinate_rewrite(t: SSAValue, scope: list[Operation]):
+    """(a function rewriting the tile coordinates of index ``t`` into program ids, the (row, column)
+    coordinate values) when ``t`` numbers the stored tiles in a raster or grouped order
+    (:mod:`tileorch.transforms.tileas.tile_order`) and has no other use; else None."""
+    stores = [op for op in scope if isinstance(op, aa.TiledStoreOp) and len(op.indices) >= 2]
+    if not stores:
         return None
-    found = _split_uses(loop.body.block.args[0], stored)
-    if found is None or found[0][0].operands[1] not in factors:
+    found = _split_uses(t, stores, scope)
+    if found is not None:
+        divs, rems = found
+        rows = stores[0].indices[-2]
+        cols = stores[0].indices[-1]
+        return (lambda block, before: _coordinates_to_program_ids(divs, rems, scope, block, before)), (rows, cols)
+    rows, cols = stores[0].indices[-2], stores[0].indices[-1]
+    if any(op.indices[-2] != rows or op.indices[-1] != cols for op in stores):
         return None
-    return found
+    order = grouped_coordinates(t, rows, cols, scope)
+    if order is None or not _only_feeds(t, (rows, cols)):
+        return None
+
+    def rewrite(block, before):
+        pid_r, pid_c = aa.GetProgramIdOp(0), aa.GetProgramIdOp(1)
+        block.insert_ops_before([pid_r, pid_c], before)
+        rows.replace_all_uses_with(pid_r.results[0])
+        cols.replace_all_uses_with(pid_c.results[0])
+
+    return rewrite, (rows, cols)
+
+
+def _only_feeds(t: SSAValue, outputs: tuple[SSAValue, ...]) -> bool:
+    """Every use of ``t`` (transitively, through scalar ops) ends in ``outputs``: replacing the
+    outputs leaves ``t`` and everything computed from it dead."""
+    seen: set[Operation] = set()
+    work = [t]
+    while work:
+        v = work.pop()
+        if v in outputs:
+            continue
+        for use in v.uses:
+            op = use.operation
+            if op in seen:
+                continue
+            if not op.name.startswith(PURE) or op.regions:
+                return False
+            seen.add(op)
+            work.extend(op.results)
+    return True
 
 
 def _derives_from(v: SSAValue, roots: set[SSAValue], depth: int = 8) -> bool:
@@ -159,11 +210,11 @@ def _coordinates_to_program_ids(divs: list[Operation], rems: list[Operation], sc
             op.erase()
 
 
-def flatten(loop: scf.ForOp, divs: list[Operation], rems: list[Operation]) -> None:
-    """Replace ``loop`` by its body with t // X and t % X as program ids (see the module doc)."""
+def flatten(loop: scf.ForOp, rewrite: Callable[[Block, Operation], None]) -> None:
+    """Replace ``loop`` by its body with the tile coordinates as program ids (see the module doc)."""
     body = loop.body.block
     block = loop.parent_block()
-    _coordinates_to_program_ids(divs, rems, list(body.walk()), block, loop)
+    rewrite(block, loop)
     for arg, init in zip(body.args[1:], loop.iter_args):
         arg.replace_all_uses_with(init)
     yielded = body.last_op
@@ -183,9 +234,10 @@ def flatten(loop: scf.ForOp, divs: list[Operation], rems: list[Operation]) -> No
     _dce(list(block.ops))
 
 
-def _split_uses(t: SSAValue, stored: list) -> tuple[list[Operation], list[Operation]] | None:
-    """(the t // X ops, the t % X ops) when t is used only that way, with X a tile count of the
-    stored tile grid (``get_dim_size`` of a stored view, row or column axis)."""
+def _split_uses(t: SSAValue, stores: list[Operation], scope: list[Operation]
+                ) -> tuple[list[Operation], list[Operation]] | None:
+    """(the t // X ops, the t % X ops) when t is used only that way and X counts the tiles along
+    the axis of the stored tile grid that ``t % X`` indexes (then t // X indexes the other)."""
     divs, rems, divisors = [], [], set()
     for use in t.uses:
         user = use.operation
@@ -196,33 +248,70 @@ def _split_uses(t: SSAValue, stored: list) -> tuple[list[Operation], list[Operat
     if not divs or not rems or len(divisors) != 1:
         return None
     x = divisors.pop()
-    if _owner_name(x) != "nv_tileaa.get_dim_size" or x.owner.operands[0].type not in stored:
-        return None
-    rank = len(stored[0].tile.data)
-    if x.owner.index.value.data not in (rank - 2, rank - 1):
+    rem_results = {op.results[0] for op in rems}
+    minor = [v for v in stores[0].indices[-2:] if _derives_from(v, rem_results)]
+    if len(minor) != 1 or not is_tile_count(x, coordinate_axes(minor[0], scope)):
         return None
     return divs, rems
 
 
 def split_linear_program_id(fn: aa.FuncOp) -> bool:
     """A kernel that numbers its tiles with one program id and splits it into coordinates
-    (``bm, bn = pid // tiles_n, pid % tiles_n``, or the transposed raster) gets them as program
-    ids 0 and 1 instead (the tile grid the GEMM host side walks).  Only when program id 0 has no
-    other use and no other program id is read."""
+    (``bm, bn = pid // tiles_n, pid % tiles_n``, the transposed raster, or the grouped raster of
+    :mod:`tileorch.transforms.tileas.tile_order`) gets them as program ids 0 and 1 instead (the
+    tile grid the GEMM host side walks).  Only when program id 0 has no other use and no other
+    program id is read."""
     pids = [o for o in fn.walk() if isinstance(o, aa.GetProgramIdOp) and o.results[0].uses]
     if len(pids) != 1 or pids[0].axis.value.data != 0 or pids[0].operands:
         return False
-    stored = [o.view.type for o in fn.walk() if isinstance(o, aa.TiledStoreOp)]
-    if not stored:
-        return False
-    found = _split_uses(pids[0].results[0], stored)
+    found = _coordinate_rewrite(pids[0].results[0], list(fn.walk()))
     if found is None:
         return False
-    divs, rems = found
-    _coordinates_to_program_ids(divs, rems, list(fn.walk()), pids[0].parent_block(), pids[0])
+    found[0](pids[0].parent_block(), pids[0])
     body = fn.body.blocks.first
     _fold_sign_fixups([o for top in list(body.ops) for o in top.walk()])
     _dce(list(body.ops))
+    return True
+
+
+def canonicalize_program_axes(fn: aa.FuncOp) -> bool:
+    """Number the grid the way the GEMM host side walks it: the stored tile's rows along program
+    axis 0, its columns along 1, a batch (the leading index of a ``1 x M x N`` tile) along 2.
+
+    cuTile programs may put the batch on ``ct.bid(0)`` (the form of cuTile's batched matmul
+    sample); when every stored tile is a ``1 x M x N`` tile indexed by program ids with the same
+    distinct axes, every ``get_program_id`` and ``get_num_programs`` is renamed by one permutation
+    of the axes, which computes the same tiles on the correspondingly permuted grid (the tier's
+    launcher covers the tile space itself)."""
+    from xdsl.dialects.builtin import IntegerAttr, i32
+
+    stores = [o for o in fn.walk() if isinstance(o, aa.TiledStoreOp)]
+    if not stores:
+        return False
+    roles = None
+    for st in stores:
+        idx = list(st.indices)
+        if len(idx) == 3 and list(st.tile.type.get_shape())[0] == 1:
+            order = [idx[1], idx[2], idx[0]]
+        else:  # 2-D tiles keep their axes (a transposed grid is refused by the WGMMA lowering, located)
+            return False
+        axes = [_axis(v, "nv_tileaa.get_program_id") for v in order]
+        if None in axes or len(set(axes)) != len(axes):
+            return False
+        if roles is None:
+            roles = axes
+        elif roles != axes:
+            return False
+    perm = {old: new for new, old in enumerate(roles)}
+    rest = [a for a in range(3) if a not in perm]
+    for new in range(3):
+        if new not in perm.values():
+            perm[rest.pop(0)] = new
+    if all(k == v for k, v in perm.items()):
+        return False
+    for op in fn.walk():
+        if isinstance(op, aa.GetProgramIdOp | aa.GetNumProgramsOp):
+            op.properties["axis"] = IntegerAttr(perm[op.axis.value.data], i32)
     return True
 
 
@@ -237,7 +326,8 @@ class ProgramLoopToTiles(ModulePass):
             if not any(o.name == "nv_tileaa.dot" for o in fn.walk()):
                 continue
             for loop in [o for o in fn.body.blocks.first.ops if isinstance(o, scf.ForOp)]:
-                found = _match(loop)
-                if found is not None and any(o.name == "nv_tileaa.dot" for o in loop.walk()):
-                    flatten(loop, *found)
+                rewrite = _match(loop)
+                if rewrite is not None and any(o.name == "nv_tileaa.dot" for o in loop.walk()):
+                    flatten(loop, rewrite)
             split_linear_program_id(fn)
+            canonicalize_program_axes(fn)

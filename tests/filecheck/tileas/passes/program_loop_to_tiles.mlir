@@ -88,8 +88,8 @@ builtin.module {
 // CHECK:      arith.floordivsi
 
 // -----
-// The trip count multiplies tile counts of a view that is not the stored tile grid (A's rows): t is
-// not known to walk the output tiles, so the loop stays.
+// The trip count multiplies the K tile count (A's columns) by the column tile count: t does not walk
+// the output tiles (rows x columns), so the loop stays.
 !m = !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
 !va = !nv_tileaa.tiled_view<array<i32: 128, 64>, array<i32: 128, 64>, array<i32: 0, 1>, !m>
 !vb = !nv_tileaa.tiled_view<array<i32: 64, 128>, array<i32: 64, 128>, array<i32: 0, 1>, !m>
@@ -103,7 +103,7 @@ builtin.module {
     %va = nv_tileaa.block_tile %ma : !m -> !va
     %vb = nv_tileaa.block_tile %mb : !m -> !vb
     %vc = nv_tileaa.block_tile %mc : !m -> !vc
-    %tiles_m = nv_tileaa.get_dim_size %va {index = 0 : i32} : !va -> i32
+    %tiles_m = nv_tileaa.get_dim_size %va {index = 1 : i32} : !va -> i32
     %tiles_n = nv_tileaa.get_dim_size %vc {index = 1 : i32} : !vc -> i32
     %kt = nv_tileaa.get_dim_size %va {index = 1 : i32} : !va -> i32
     %pid = nv_tileaa.get_program_id {axis = 0 : i32} : i32
@@ -186,3 +186,310 @@ builtin.module {
 // CHECK-NOT:  arith.floordivsi
 // CHECK-NOT:  arith.select
 // CHECK:      nv_tileaa.tiled_store %{{.*}}, %{{.*}}[%[[QM]], %[[QN]]]
+
+// -----
+// The grouped raster of cuTile's and Triton's matmul samples (G = 8 rows of tiles per group, tile
+// counts as ceildiv of A's rows and B's columns, floor division and modulo with cuTile's sign
+// fix-ups): one-to-one onto the tile grid, so the coordinates become program ids 0 and 1.
+!m = !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+!va = !nv_tileaa.tiled_view<array<i32: 128, 64>, array<i32: 128, 64>, array<i32: 0, 1>, !m>
+!vb = !nv_tileaa.tiled_view<array<i32: 64, 256>, array<i32: 64, 256>, array<i32: 0, 1>, !m>
+!vc = !nv_tileaa.tiled_view<array<i32: 128, 256>, array<i32: 128, 256>, array<i32: 0, 1>, !m>
+builtin.module {
+  nv_tileaa.func @grouped(%a: !nv_tileaa.ptr<f16>, %b: !nv_tileaa.ptr<f16>, %c: !nv_tileaa.ptr<f16>, %m: i32, %n: i32, %k: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %tok = nv_tileaa.create_mem_token
+    %ma = nv_tileaa.make_memref %a[%m, %k] [%k] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mb = nv_tileaa.make_memref %b[%k, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mc = nv_tileaa.make_memref %c[%m, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %c128 = arith.constant 128 : i32
+    %c256 = arith.constant 256 : i32
+    %g = arith.constant 8 : i32
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %pid = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %nm = arith.ceildivsi %m, %c128 : i32
+    %nn = arith.ceildivsi %n, %c256 : i32
+    %w = nv_tileaa.muli %g, %nn : i32
+    %grp = arith.floordivsi %pid, %w : i32
+    %first = nv_tileaa.muli %grp, %g : i32
+    %left = nv_tileaa.subi %nm, %first : i32
+    %size = arith.minsi %left, %g : i32
+    %r = arith.remsi %pid, %size : i32
+    %rneg = arith.cmpi slt, %r, %c0 : i32
+    %sneg = arith.cmpi slt, %size, %c0 : i32
+    %x = arith.xori %rneg, %sneg : i1
+    %rnz = arith.cmpi ne, %r, %c0 : i32
+    %fix = arith.andi %x, %rnz : i1
+    %radj = nv_tileaa.addi %r, %size : i32
+    %rr = arith.select %fix, %radj, %r : i32
+    %bm = nv_tileaa.addi %first, %rr : i32
+    %u = arith.remsi %pid, %w : i32
+    %uneg = arith.cmpi slt, %u, %c0 : i32
+    %wneg = arith.cmpi slt, %w, %c0 : i32
+    %y = arith.xori %uneg, %wneg : i1
+    %unz = arith.cmpi ne, %u, %c0 : i32
+    %ufix = arith.andi %y, %unz : i1
+    %uadj = nv_tileaa.addi %u, %w : i32
+    %uu = arith.select %ufix, %uadj, %u : i32
+    %bn = arith.floordivsi %uu, %size : i32
+    %zero = arith.constant dense<0.0> : tensor<128x256xf32>
+    %va = nv_tileaa.block_tile %ma : !m -> !va
+    %vb = nv_tileaa.block_tile %mb : !m -> !vb
+    %vc = nv_tileaa.block_tile %mc : !m -> !vc
+    %kt = nv_tileaa.get_dim_size %va {index = 1 : i32} : !va -> i32
+    %acc = scf.for %i = %c0 to %kt step %c1 iter_args(%acc0 = %zero) -> (tensor<128x256xf32>) : i32 {
+      %ta, %t0 = nv_tileaa.tiled_load %va[%bm, %i] : !va [i32, i32] -> tensor<128x64xf16>
+      %tb, %t1 = nv_tileaa.tiled_load %vb[%i, %bn] : !vb [i32, i32] -> tensor<64x256xf16>
+      %d = nv_tileaa.dot %ta, %tb, %acc0 : tensor<128x64xf16>, tensor<64x256xf16>, tensor<128x256xf32> -> tensor<128x256xf32>
+      scf.yield %d : tensor<128x256xf32>
+    }
+    %h = nv_tileaa.fp_to_fp %acc : tensor<128x256xf32> -> tensor<128x256xf16>
+    %st = nv_tileaa.tiled_store %h, %vc[%bm, %bn] token %tok : tensor<128x256xf16>, !vc [i32, i32]
+    nv_tileaa.return
+  }
+}
+// CHECK:      nv_tileaa.func @grouped
+// CHECK:      %[[GM:.*]] = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+// CHECK-NEXT: %[[GN:.*]] = nv_tileaa.get_program_id {axis = 1 : i32} : i32
+// CHECK-NOT:  arith.minsi
+// CHECK-NOT:  arith.floordivsi
+// CHECK:      nv_tileaa.tiled_load %{{.*}}[%[[GM]], %{{.*}}]
+// CHECK:      nv_tileaa.tiled_load %{{.*}}[%{{.*}}, %[[GN]]]
+// CHECK:      nv_tileaa.tiled_store %{{.*}}, %{{.*}}[%[[GM]], %[[GN]]]
+
+// -----
+// The group size of min() (4) is not the one the groups are numbered with (8): not one-to-one,
+// the coordinates stay.
+!m = !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+!va = !nv_tileaa.tiled_view<array<i32: 128, 64>, array<i32: 128, 64>, array<i32: 0, 1>, !m>
+!vb = !nv_tileaa.tiled_view<array<i32: 64, 256>, array<i32: 64, 256>, array<i32: 0, 1>, !m>
+!vc = !nv_tileaa.tiled_view<array<i32: 128, 256>, array<i32: 128, 256>, array<i32: 0, 1>, !m>
+builtin.module {
+  nv_tileaa.func @grouped_mismatched_group(%a: !nv_tileaa.ptr<f16>, %b: !nv_tileaa.ptr<f16>, %c: !nv_tileaa.ptr<f16>, %m: i32, %n: i32, %k: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %tok = nv_tileaa.create_mem_token
+    %ma = nv_tileaa.make_memref %a[%m, %k] [%k] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mb = nv_tileaa.make_memref %b[%k, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mc = nv_tileaa.make_memref %c[%m, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %c128 = arith.constant 128 : i32
+    %c256 = arith.constant 256 : i32
+    %g = arith.constant 8 : i32
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %pid = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %nm = arith.ceildivsi %m, %c128 : i32
+    %nn = arith.ceildivsi %n, %c256 : i32
+    %w = nv_tileaa.muli %g, %nn : i32
+    %grp = arith.floordivsi %pid, %w : i32
+    %first = nv_tileaa.muli %grp, %g : i32
+    %left = nv_tileaa.subi %nm, %first : i32
+    %g4 = arith.constant 4 : i32
+    %size = arith.minsi %left, %g4 : i32
+    %r = arith.remsi %pid, %size : i32
+    %rneg = arith.cmpi slt, %r, %c0 : i32
+    %sneg = arith.cmpi slt, %size, %c0 : i32
+    %x = arith.xori %rneg, %sneg : i1
+    %rnz = arith.cmpi ne, %r, %c0 : i32
+    %fix = arith.andi %x, %rnz : i1
+    %radj = nv_tileaa.addi %r, %size : i32
+    %rr = arith.select %fix, %radj, %r : i32
+    %bm = nv_tileaa.addi %first, %rr : i32
+    %u = arith.remsi %pid, %w : i32
+    %uneg = arith.cmpi slt, %u, %c0 : i32
+    %wneg = arith.cmpi slt, %w, %c0 : i32
+    %y = arith.xori %uneg, %wneg : i1
+    %unz = arith.cmpi ne, %u, %c0 : i32
+    %ufix = arith.andi %y, %unz : i1
+    %uadj = nv_tileaa.addi %u, %w : i32
+    %uu = arith.select %ufix, %uadj, %u : i32
+    %bn = arith.floordivsi %uu, %size : i32
+    %zero = arith.constant dense<0.0> : tensor<128x256xf32>
+    %va = nv_tileaa.block_tile %ma : !m -> !va
+    %vb = nv_tileaa.block_tile %mb : !m -> !vb
+    %vc = nv_tileaa.block_tile %mc : !m -> !vc
+    %kt = nv_tileaa.get_dim_size %va {index = 1 : i32} : !va -> i32
+    %acc = scf.for %i = %c0 to %kt step %c1 iter_args(%acc0 = %zero) -> (tensor<128x256xf32>) : i32 {
+      %ta, %t0 = nv_tileaa.tiled_load %va[%bm, %i] : !va [i32, i32] -> tensor<128x64xf16>
+      %tb, %t1 = nv_tileaa.tiled_load %vb[%i, %bn] : !vb [i32, i32] -> tensor<64x256xf16>
+      %d = nv_tileaa.dot %ta, %tb, %acc0 : tensor<128x64xf16>, tensor<64x256xf16>, tensor<128x256xf32> -> tensor<128x256xf32>
+      scf.yield %d : tensor<128x256xf32>
+    }
+    %h = nv_tileaa.fp_to_fp %acc : tensor<128x256xf32> -> tensor<128x256xf16>
+    %st = nv_tileaa.tiled_store %h, %vc[%bm, %bn] token %tok : tensor<128x256xf16>, !vc [i32, i32]
+    nv_tileaa.return
+  }
+}
+// CHECK:      nv_tileaa.func @grouped_mismatched_group
+// CHECK:      arith.minsi
+// CHECK:      arith.floordivsi
+
+// -----
+// The major tile count is A's K tiles (ceildiv of K by 64), not the rows the coordinate indexes:
+// the coordinates stay.
+!m = !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+!va = !nv_tileaa.tiled_view<array<i32: 128, 64>, array<i32: 128, 64>, array<i32: 0, 1>, !m>
+!vb = !nv_tileaa.tiled_view<array<i32: 64, 256>, array<i32: 64, 256>, array<i32: 0, 1>, !m>
+!vc = !nv_tileaa.tiled_view<array<i32: 128, 256>, array<i32: 128, 256>, array<i32: 0, 1>, !m>
+builtin.module {
+  nv_tileaa.func @grouped_counts_of_k(%a: !nv_tileaa.ptr<f16>, %b: !nv_tileaa.ptr<f16>, %c: !nv_tileaa.ptr<f16>, %m: i32, %n: i32, %k: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %tok = nv_tileaa.create_mem_token
+    %ma = nv_tileaa.make_memref %a[%m, %k] [%k] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mb = nv_tileaa.make_memref %b[%k, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mc = nv_tileaa.make_memref %c[%m, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %c128 = arith.constant 128 : i32
+    %c256 = arith.constant 256 : i32
+    %g = arith.constant 8 : i32
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %pid = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %c64 = arith.constant 64 : i32
+    %nm = arith.ceildivsi %k, %c64 : i32
+    %nn = arith.ceildivsi %n, %c256 : i32
+    %w = nv_tileaa.muli %g, %nn : i32
+    %grp = arith.floordivsi %pid, %w : i32
+    %first = nv_tileaa.muli %grp, %g : i32
+    %left = nv_tileaa.subi %nm, %first : i32
+    %size = arith.minsi %left, %g : i32
+    %r = arith.remsi %pid, %size : i32
+    %rneg = arith.cmpi slt, %r, %c0 : i32
+    %sneg = arith.cmpi slt, %size, %c0 : i32
+    %x = arith.xori %rneg, %sneg : i1
+    %rnz = arith.cmpi ne, %r, %c0 : i32
+    %fix = arith.andi %x, %rnz : i1
+    %radj = nv_tileaa.addi %r, %size : i32
+    %rr = arith.select %fix, %radj, %r : i32
+    %bm = nv_tileaa.addi %first, %rr : i32
+    %u = arith.remsi %pid, %w : i32
+    %uneg = arith.cmpi slt, %u, %c0 : i32
+    %wneg = arith.cmpi slt, %w, %c0 : i32
+    %y = arith.xori %uneg, %wneg : i1
+    %unz = arith.cmpi ne, %u, %c0 : i32
+    %ufix = arith.andi %y, %unz : i1
+    %uadj = nv_tileaa.addi %u, %w : i32
+    %uu = arith.select %ufix, %uadj, %u : i32
+    %bn = arith.floordivsi %uu, %size : i32
+    %zero = arith.constant dense<0.0> : tensor<128x256xf32>
+    %va = nv_tileaa.block_tile %ma : !m -> !va
+    %vb = nv_tileaa.block_tile %mb : !m -> !vb
+    %vc = nv_tileaa.block_tile %mc : !m -> !vc
+    %kt = nv_tileaa.get_dim_size %va {index = 1 : i32} : !va -> i32
+    %acc = scf.for %i = %c0 to %kt step %c1 iter_args(%acc0 = %zero) -> (tensor<128x256xf32>) : i32 {
+      %ta, %t0 = nv_tileaa.tiled_load %va[%bm, %i] : !va [i32, i32] -> tensor<128x64xf16>
+      %tb, %t1 = nv_tileaa.tiled_load %vb[%i, %bn] : !vb [i32, i32] -> tensor<64x256xf16>
+      %d = nv_tileaa.dot %ta, %tb, %acc0 : tensor<128x64xf16>, tensor<64x256xf16>, tensor<128x256xf32> -> tensor<128x256xf32>
+      scf.yield %d : tensor<128x256xf32>
+    }
+    %h = nv_tileaa.fp_to_fp %acc : tensor<128x256xf32> -> tensor<128x256xf16>
+    %st = nv_tileaa.tiled_store %h, %vc[%bm, %bn] token %tok : tensor<128x256xf16>, !vc [i32, i32]
+    nv_tileaa.return
+  }
+}
+// CHECK:      nv_tileaa.func @grouped_counts_of_k
+// CHECK:      arith.minsi
+// CHECK:      arith.floordivsi
+
+// -----
+// The program id is also used outside the coordinates (in the K loop's bound): replacing the
+// coordinates would change that use, so they stay.
+!m = !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+!va = !nv_tileaa.tiled_view<array<i32: 128, 64>, array<i32: 128, 64>, array<i32: 0, 1>, !m>
+!vb = !nv_tileaa.tiled_view<array<i32: 64, 256>, array<i32: 64, 256>, array<i32: 0, 1>, !m>
+!vc = !nv_tileaa.tiled_view<array<i32: 128, 256>, array<i32: 128, 256>, array<i32: 0, 1>, !m>
+builtin.module {
+  nv_tileaa.func @grouped_pid_used_elsewhere(%a: !nv_tileaa.ptr<f16>, %b: !nv_tileaa.ptr<f16>, %c: !nv_tileaa.ptr<f16>, %m: i32, %n: i32, %k: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %tok = nv_tileaa.create_mem_token
+    %ma = nv_tileaa.make_memref %a[%m, %k] [%k] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mb = nv_tileaa.make_memref %b[%k, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mc = nv_tileaa.make_memref %c[%m, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %c128 = arith.constant 128 : i32
+    %c256 = arith.constant 256 : i32
+    %g = arith.constant 8 : i32
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %pid = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %nm = arith.ceildivsi %m, %c128 : i32
+    %nn = arith.ceildivsi %n, %c256 : i32
+    %w = nv_tileaa.muli %g, %nn : i32
+    %grp = arith.floordivsi %pid, %w : i32
+    %first = nv_tileaa.muli %grp, %g : i32
+    %left = nv_tileaa.subi %nm, %first : i32
+    %size = arith.minsi %left, %g : i32
+    %r = arith.remsi %pid, %size : i32
+    %rneg = arith.cmpi slt, %r, %c0 : i32
+    %sneg = arith.cmpi slt, %size, %c0 : i32
+    %x = arith.xori %rneg, %sneg : i1
+    %rnz = arith.cmpi ne, %r, %c0 : i32
+    %fix = arith.andi %x, %rnz : i1
+    %radj = nv_tileaa.addi %r, %size : i32
+    %rr = arith.select %fix, %radj, %r : i32
+    %bm = nv_tileaa.addi %first, %rr : i32
+    %u = arith.remsi %pid, %w : i32
+    %uneg = arith.cmpi slt, %u, %c0 : i32
+    %wneg = arith.cmpi slt, %w, %c0 : i32
+    %y = arith.xori %uneg, %wneg : i1
+    %unz = arith.cmpi ne, %u, %c0 : i32
+    %ufix = arith.andi %y, %unz : i1
+    %uadj = nv_tileaa.addi %u, %w : i32
+    %uu = arith.select %ufix, %uadj, %u : i32
+    %bn = arith.floordivsi %uu, %size : i32
+    %zero = arith.constant dense<0.0> : tensor<128x256xf32>
+    %va = nv_tileaa.block_tile %ma : !m -> !va
+    %vb = nv_tileaa.block_tile %mb : !m -> !vb
+    %vc = nv_tileaa.block_tile %mc : !m -> !vc
+    %kt0 = nv_tileaa.get_dim_size %va {index = 1 : i32} : !va -> i32
+    %kt = nv_tileaa.addi %kt0, %pid : i32
+    %acc = scf.for %i = %c0 to %kt step %c1 iter_args(%acc0 = %zero) -> (tensor<128x256xf32>) : i32 {
+      %ta, %t0 = nv_tileaa.tiled_load %va[%bm, %i] : !va [i32, i32] -> tensor<128x64xf16>
+      %tb, %t1 = nv_tileaa.tiled_load %vb[%i, %bn] : !vb [i32, i32] -> tensor<64x256xf16>
+      %d = nv_tileaa.dot %ta, %tb, %acc0 : tensor<128x64xf16>, tensor<64x256xf16>, tensor<128x256xf32> -> tensor<128x256xf32>
+      scf.yield %d : tensor<128x256xf32>
+    }
+    %h = nv_tileaa.fp_to_fp %acc : tensor<128x256xf32> -> tensor<128x256xf16>
+    %st = nv_tileaa.tiled_store %h, %vc[%bm, %bn] token %tok : tensor<128x256xf16>, !vc [i32, i32]
+    nv_tileaa.return
+  }
+}
+// CHECK:      nv_tileaa.func @grouped_pid_used_elsewhere
+// CHECK:      arith.minsi
+// CHECK:      arith.floordivsi
+
+// -----
+// Batched GEMM with the batch on program axis 0 (cuTile's batched-matmul sample): the axes are
+// renumbered so that the stored tile's rows are axis 0, its columns axis 1 and the batch axis 2.
+!m3 = !nv_tileaa.memref<f16, array<i64: ?, ?, ?>, array<i64: ?, ?, 1>, i32>
+!va3 = !nv_tileaa.tiled_view<array<i32: 1, 128, 64>, array<i32: 1, 128, 64>, array<i32: 0, 1, 2>, !m3>
+!vb3 = !nv_tileaa.tiled_view<array<i32: 1, 64, 128>, array<i32: 1, 64, 128>, array<i32: 0, 1, 2>, !m3>
+!vc3 = !nv_tileaa.tiled_view<array<i32: 1, 128, 128>, array<i32: 1, 128, 128>, array<i32: 0, 1, 2>, !m3>
+builtin.module {
+  nv_tileaa.func @batch_first(%a: !nv_tileaa.ptr<f16>, %b: !nv_tileaa.ptr<f16>, %c: !nv_tileaa.ptr<f16>, %l: i32, %m: i32, %n: i32, %k: i32, %s0: i32, %s1: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %ma = nv_tileaa.make_memref %a[%l, %m, %k] [%s0, %k] : !nv_tileaa.ptr<f16> [i32, i32, i32] [i32, i32] -> !m3
+    %mb = nv_tileaa.make_memref %b[%l, %k, %n] [%s1, %n] : !nv_tileaa.ptr<f16> [i32, i32, i32] [i32, i32] -> !m3
+    %mc = nv_tileaa.make_memref %c[%l, %m, %n] [%s0, %n] : !nv_tileaa.ptr<f16> [i32, i32, i32] [i32, i32] -> !m3
+    %va = nv_tileaa.block_tile %ma : !m3 -> !va3
+    %vb = nv_tileaa.block_tile %mb : !m3 -> !vb3
+    %vc = nv_tileaa.block_tile %mc : !m3 -> !vc3
+    %batch = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %bm = nv_tileaa.get_program_id {axis = 1 : i32} : i32
+    %bn = nv_tileaa.get_program_id {axis = 2 : i32} : i32
+    %kt = nv_tileaa.get_dim_size %va {index = 2 : i32} : !va3 -> i32
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+    %acc = scf.for %i = %c0 to %kt step %c1 iter_args(%x = %zero) -> (tensor<128x128xf32>) : i32 {
+      %ta, %t0 = nv_tileaa.tiled_load %va[%batch, %bm, %i] : !va3 [i32, i32, i32] -> tensor<1x128x64xf16>
+      %tb, %t1 = nv_tileaa.tiled_load %vb[%batch, %i, %bn] : !vb3 [i32, i32, i32] -> tensor<1x64x128xf16>
+      %a2 = nv_tileaa.reshape %ta : tensor<1x128x64xf16> -> tensor<128x64xf16>
+      %b2 = nv_tileaa.reshape %tb : tensor<1x64x128xf16> -> tensor<64x128xf16>
+      %y = nv_tileaa.dot %a2, %b2, %x : tensor<128x64xf16>, tensor<64x128xf16>, tensor<128x128xf32> -> tensor<128x128xf32>
+      scf.yield %y : tensor<128x128xf32>
+    }
+    %h = nv_tileaa.fp_to_fp %acc : tensor<128x128xf32> -> tensor<128x128xf16>
+    %h3 = nv_tileaa.reshape %h : tensor<128x128xf16> -> tensor<1x128x128xf16>
+    %st = nv_tileaa.tiled_store %h3, %vc[%batch, %bm, %bn] : tensor<1x128x128xf16>, !vc3 [i32, i32, i32]
+    nv_tileaa.return
+  }
+}
+// CHECK:      nv_tileaa.func @batch_first
+// CHECK:      %[[L:.*]] = nv_tileaa.get_program_id {axis = 2 : i32} : i32
+// CHECK-NEXT: %[[M:.*]] = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+// CHECK-NEXT: %[[N:.*]] = nv_tileaa.get_program_id {axis = 1 : i32} : i32
+// CHECK:      nv_tileaa.tiled_store %{{.*}}, %{{.*}}[%[[L]], %[[M]], %[[N]]]

@@ -1,0 +1,45 @@
+// RUN: tileorch-opt %s --split-input-file -p tileas-fold-tf32-operands | filecheck %s
+// f32 tiles converted to tf32 only to feed a dot: the dot reads the f32 tiles (its tf32 WGMMA reads
+// tf32 from the f32 bits), the conversions are gone.
+builtin.module {
+  nv_tileaa.func @tf32_dot(%a: tensor<128x32xf32>, %b: tensor<32x128xf32>, %acc: tensor<128x128xf32>) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %ta = nv_tileaa.fp_to_fp %a : tensor<128x32xf32> -> tensor<128x32xtf32>
+    %tb = nv_tileaa.fp_to_fp %b : tensor<32x128xf32> -> tensor<32x128xtf32>
+    %d = nv_tileaa.dot %ta, %tb, %acc : tensor<128x32xtf32>, tensor<32x128xtf32>, tensor<128x128xf32> -> tensor<128x128xf32>
+    nv_tileaa.return
+  }
+}
+// CHECK:      nv_tileaa.func @tf32_dot(%[[A:.*]]: tensor<128x32xf32>, %[[B:.*]]: tensor<32x128xf32>, %[[C:.*]]: tensor<128x128xf32>)
+// CHECK-NOT:  nv_tileaa.fp_to_fp
+// CHECK:      nv_tileaa.dot %[[A]], %[[B]], %[[C]] : tensor<128x32xf32>, tensor<32x128xf32>, tensor<128x128xf32>
+
+// -----
+// A tf32 tile with another use than a dot operand keeps its conversion for that use (its rounding is
+// observable there); the dot still reads the f32 tiles.
+builtin.module {
+  nv_tileaa.func @tf32_other_use(%a: tensor<128x32xf32>, %b: tensor<32x128xf32>, %acc: tensor<128x128xf32>) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %ta = nv_tileaa.fp_to_fp %a : tensor<128x32xf32> -> tensor<128x32xtf32>
+    %tb = nv_tileaa.fp_to_fp %b : tensor<32x128xf32> -> tensor<32x128xtf32>
+    %d = nv_tileaa.dot %ta, %tb, %acc : tensor<128x32xtf32>, tensor<32x128xtf32>, tensor<128x128xf32> -> tensor<128x128xf32>
+    %back = nv_tileaa.fp_to_fp %ta : tensor<128x32xtf32> -> tensor<128x32xf32>
+    nv_tileaa.return
+  }
+}
+// CHECK:      nv_tileaa.func @tf32_other_use
+// CHECK:      %[[TA:.*]] = nv_tileaa.fp_to_fp %{{.*}} : tensor<128x32xf32> -> tensor<128x32xtf32>
+// CHECK-NOT:  nv_tileaa.fp_to_fp %{{.*}} : tensor<32x128xf32> -> tensor<32x128xtf32>
+// CHECK:      nv_tileaa.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<128x32xf32>, tensor<32x128xf32>
+// CHECK:      nv_tileaa.fp_to_fp %[[TA]] : tensor<128x32xtf32> -> tensor<128x32xf32>
+
+// -----
+// One operand converted, the other already tf32: nothing to fold (the operand types must agree).
+builtin.module {
+  nv_tileaa.func @tf32_one_side(%a: tensor<128x32xf32>, %b: tensor<32x128xtf32>, %acc: tensor<128x128xf32>) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %ta = nv_tileaa.fp_to_fp %a : tensor<128x32xf32> -> tensor<128x32xtf32>
+    %d = nv_tileaa.dot %ta, %b, %acc : tensor<128x32xtf32>, tensor<32x128xtf32>, tensor<128x128xf32> -> tensor<128x128xf32>
+    nv_tileaa.return
+  }
+}
+// CHECK:      nv_tileaa.func @tf32_one_side
+// CHECK:      nv_tileaa.fp_to_fp
+// CHECK:      nv_tileaa.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<128x32xtf32>, tensor<32x128xtf32>
