@@ -1,27 +1,38 @@
 // RUN: tileorch-opt %s --split-input-file -p convert-nv-tileaa-to-simt --verify-diagnostics | filecheck %s
 
-// Elementwise math stays in registers: a 256-element tile on 128 threads is two slots per
-// thread; the loads are predicated on the bounds and read the padding value outside.
+// Elementwise math stays in registers: a 256-element f32 tile on 128 threads is one run of two
+// contiguous elements per thread (layout.py).  A run in bounds and aligned moves as one vector
+// access; otherwise its elements are loaded one by one, predicated on the bounds, reading the
+// padding value outside.
 // CHECK: llvm.mlir.global internal @__tileorch_simt_scratch() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<{{[0-9]+}} x i8>
 // CHECK-LABEL: func.func @axpy
-// CHECK-SAME: (%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %[[N:.*]]: i32)
+// CHECK-SAME: (%[[X:.*]]: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %[[N:.*]]: i32)
 // CHECK-SAME: attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>}
 // CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+// CHECK: %[[TID2:.*]] = arith.muli %[[TID]], %{{.*}} : i32
 // CHECK: %[[BID:.*]] = nvvm.read.ptx.sreg.ctaid.x : i32
 // CHECK: %[[PAD:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK: arith.muli %[[BID]], %{{.*}} : i32
-// CHECK: %[[G:.*]] = arith.addi %{{.*}}, %[[TID]] : i32
+// CHECK: %[[G:.*]] = arith.addi %{{.*}}, %[[TID2]] : i32
+// CHECK: %[[P:.*]] = llvm.getelementptr %[[X]]
+// CHECK: %[[END:.*]] = arith.addi %[[G]], %{{.*}} : i32
+// CHECK: arith.cmpi sle, %[[END]], %[[N]] : i32
+// CHECK: llvm.ptrtoint %[[P]] : !llvm.ptr<1> to i64
+// CHECK: %[[X0:[0-9]+]], %[[X1:[0-9]+]] = scf.if %{{.*}} -> (f32, f32) {
+// CHECK-NEXT: %[[V:.*]] = llvm.load %[[P]] <alignment = 8> : !llvm.ptr<1> -> vector<2xf32>
+// CHECK: llvm.extractelement %[[V]]
+// CHECK: } else {
 // CHECK: arith.cmpi slt, %[[G]], %[[N]] : i32
-// CHECK: %[[X0:.*]] = scf.if %{{.*}} -> (f32) {
-// CHECK-NEXT: llvm.load %{{.*}} : !llvm.ptr<1> -> f32
+// CHECK: scf.if %{{.*}} -> (f32) {
+// CHECK-NEXT: llvm.load %[[P]] : !llvm.ptr<1> -> f32
 // CHECK: } else {
 // CHECK-NEXT: scf.yield %[[PAD]] : f32
-// CHECK: arith.constant 128 : i32
-// CHECK: %[[X1:.*]] = scf.if
 // CHECK-NOT: nvvm.barrier
 // CHECK: arith.mulf %[[X0]], %{{.*}} : f32
 // CHECK: arith.mulf %[[X1]], %{{.*}} : f32
 // CHECK-NOT: nvvm.barrier
+// CHECK: llvm.store %{{.*}}, %{{.*}} <alignment = 8> : vector<2xf32>, !llvm.ptr<1>
+// CHECK: } else {
 // CHECK: scf.if %{{.*}} {
 // CHECK-NEXT: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<1>
 // CHECK: func.return
