@@ -764,13 +764,112 @@ class FunctionLowering:
             self.lower_op(e, inner)
         raise LocatedError(body.parent_op(), f"{PASS}: combiner without nv_tileaa.yield")
 
+    def _reduce_in_registers(self, e: Emitter, op, srcs: list[Tile], dim: int, body: Block) -> bool:
+        """Reduce along ``dim`` without staging the source (power-of-two shapes and thread
+        counts; else False and nothing emitted).
+
+        The flat index of a tile element is ``hi * v * T + tid * v + lo`` (``layout.py``), and
+        dimension ``dim`` is a range of its bits.  Each thread folds its slots that differ only
+        in bits of ``dim`` (in element order), then lanes that differ only in such bits combine
+        with ``shfl.sync.bfly`` (``log2`` steps, the lower-index operand first, so both lanes
+        get the same value), then, when warps differ in bits of ``dim``, the warps' partials
+        meet in shared memory (one write, one barrier, each output slot reads and folds them).
+        A one-element result is held by every thread (``Tile.replicated``)."""
+        shape = srcs[0].shape
+        threads = self.threads
+        if not shape or any(not _pow2(d) for d in shape) or not _pow2(threads):
+            return False
+        v = self.vec(shape)
+        n = _numel(shape)
+        lv, lt = v.bit_length() - 1, threads.bit_length() - 1
+        a = _numel(shape[dim + 1:]).bit_length() - 1
+        b = a + shape[dim].bit_length() - 1
+        dmask = ((1 << b) - 1) ^ ((1 << a) - 1)
+        k_ops = len(srcs)
+        groups: dict[int, list[tuple[int, int]]] = {}
+        for s in range(len(srcs[0].slots)):
+            fs = (s // v) * v * threads + s % v
+            groups.setdefault(fs & ~dmask, []).append((fs, s))
+        partials: dict[int, list[SSAValue]] = {}
+        for key in sorted(groups):
+            members = sorted(groups[key])
+            acc = [srcs[k].slots[members[0][1]] for k in range(k_ops)]
+            for _, s in members[1:]:
+                acc = self._combine(e, body, acc, [srcs[k].slots[s] for k in range(k_ops)])
+            partials[key] = acc
+        for bit in range(min(5, lt)):
+            if not a <= lv + bit < b:
+                continue
+            upper = e.v(arith.CmpiOp(e.v(arith.AndIOp(e.tid, e.const(1 << bit))), e.const(0), "ne"))
+            for key, mine in partials.items():
+                other = [e.shuffle_xor(x, 1 << bit) for x in mine]
+                first = [e.v(arith.SelectOp(upper, o, m)) for m, o in zip(mine, other)]
+                second = [e.v(arith.SelectOp(upper, m, o)) for m, o in zip(mine, other)]
+                partials[key] = self._combine(e, body, first, second)
+        warp_bits = [bit for bit in range(5, lt) if a <= lv + bit < b]
+        wd = 1 << len(warp_bits)
+        n_out = n // shape[dim]
+        out_shape = tuple(op.results[0].type.get_shape())
+        ragged = self.ragged(shape)
+        if n_out == 1 and wd == 1 and not ragged:
+            (vals,) = partials.values()
+            for k, res in enumerate(op.results):
+                self.vals[res] = Tile(out_shape, srcs[k].element, [vals[k]] * self.layout.slots(out_shape), True)
+            return True
+        # the warps' partials: P_k[o * wd + w] (w: the warp's bits of dim), then each output slot folds them
+        e.barrier()
+        at, p_offs = 0, []
+        for k in range(k_ops):
+            at = -(-at // 16) * 16
+            p_offs.append(at)
+            at += _padded_size(n_out * wd) * byte_size(memory_type(reg_type(srcs[k].element)))
+        self.scratch_bytes = max(self.scratch_bytes, at)
+        w = e.const(0)
+        for j, bit in enumerate(warp_bits):
+            part = e.v(arith.AndIOp(e.v(arith.ShRUIOp(e.tid, e.const(bit - j))), e.const(1 << j)))
+            w = e.v(arith.OrIOp(w, part))
+        tidv = e.flat(0, v)
+        for key, vals in partials.items():
+            f = tidv if key == 0 else e.add_i(tidv, e.const(key))
+            o = e.v(arith.OrIOp(e.v(arith.AndIOp(f, e.const((1 << a) - 1))),
+                                e.v(arith.ShLIOp(e.v(arith.ShRUIOp(f, e.const(b))), e.const(a)))))
+            pos = e.add_i(e.mul_i(o, e.const(wd)), w) if wd > 1 else o
+
+            def write(bb: Emitter, pos=pos, vals=vals):
+                for k in range(k_ops):
+                    self._write(bb, p_offs[k], srcs[k].element, pos, vals[k])
+
+            if ragged:
+                e.if_(e.in_range(o, n_out), write)
+            else:
+                write(e)
+        e.barrier()
+
+        def gather(bb: Emitter, coords):
+            base = bb.mul_i(bb.ravel(coords, out_shape), bb.const(wd)) if wd > 1 else bb.ravel(coords, out_shape)
+            acc = [self._read(bb, p_offs[k], srcs[k].element, base) for k in range(k_ops)]
+            for i in range(1, wd):
+                at_i = bb.add_i(base, bb.const(i))
+                acc = self._combine(bb, body, acc, [self._read(bb, p_offs[k], srcs[k].element, at_i)
+                                                    for k in range(k_ops)])
+            return acc
+
+        per_slot = self._gather(e, out_shape, gather)
+        for k, res in enumerate(op.results):
+            self.vals[res] = Tile(out_shape, srcs[k].element, [vals[k] for vals in per_slot], n_out == 1)
+        return True
+
     def op_nv_tileaa_reduce(self, e, op):
-        """Reduce along ``dim``.  With fewer outputs than threads, ``G`` threads (a power of two)
-        share each output: each folds a strided part of the row, then a shared-memory tree
-        combines the ``G`` partials (``log2 G`` barrier steps); otherwise each thread folds the
-        rows of its own output slots."""
+        """Reduce along ``dim``: in registers, warp shuffles and one shared-memory step
+        (``_reduce_in_registers``) for power-of-two shapes.  Otherwise through the scratch: with
+        fewer outputs than threads, ``G`` threads (a power of two) share each output: each folds
+        a strided part of the row, then a shared-memory tree combines the ``G`` partials
+        (``log2 G`` barrier steps); otherwise each thread folds the rows of its own output
+        slots."""
         srcs = [self.tile(v) for v in op.operands]
         dim = op.dim.value.data
+        if self._reduce_in_registers(e, op, srcs, dim, op.regions[0].blocks[0]):
+            return
         shape = srcs[0].shape
         out_shape = tuple(op.results[0].type.get_shape())
         n_out = _numel(out_shape)
@@ -1105,6 +1204,10 @@ def _signed_div_rounded(e: Emitter, floor: bool, a: SSAValue, b: SSAValue) -> SS
 def _padded_size(n: int) -> int:
     """Elements of scratch that ``n`` padded elements occupy (see ``FunctionLowering._padded``)."""
     return n + n // 32 + 1
+
+
+def _pow2(n: int) -> bool:
+    return n > 0 and n & (n - 1) == 0
 
 
 def _numel(shape) -> int:
