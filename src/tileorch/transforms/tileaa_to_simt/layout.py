@@ -122,4 +122,17 @@ def choose_layout(fn: Operation, threads: int) -> SimtLayout:
     return SimtLayout(threads, vec, f"{VECTOR_BYTES} bytes of {elt} per access")
 
 
-__all__ = ["SimtLayout", "VECTOR_BYTES", "choose_layout", "vectorizable_access"]
+def layout_remarks(module: Operation) -> list[str]:
+    """One ``remark:`` line per ``nv_tileaa.func`` of ``module``: the layout the SIMT lowering
+    will give its tiles."""
+    out = []
+    for fn in module.walk():
+        if fn.name != "nv_tileaa.func":
+            continue
+        spec = fn.kernel_spec()
+        threads = 32 * (spec.num_worker_warps.data if spec is not None else 4)
+        out.append(f"remark: @{fn.sym_name.data}: {choose_layout(fn, threads).describe()}")
+    return out
+
+
+__all__ = ["SimtLayout", "VECTOR_BYTES", "choose_layout", "layout_remarks", "vectorizable_access"]
