@@ -118,7 +118,7 @@ KNOWN_INTRINSICS: frozenset[str] = frozenset(
         "llvm.nvvm.nanosleep",
         *TMA_AND_PAYLOAD,
         *SM100A_ONLY,
-        "llvm.nvvm.shfl.sync.idx.i32",
+        "llvm.nvvm.shfl.sync.idx.i32", "llvm.nvvm.shfl.sync.bfly.i32",
         *FP8_CONVERSIONS,
         "llvm.nvvm.f2tf32.rn",
         "llvm.nvvm.exit",

@@ -197,7 +197,10 @@ def convert_op(op: Operation, builder: ir.IRBuilder, vals: ValMap, blocks: dict[
     elif isinstance(op, llvm.InsertElementOp):
         vals[op.res] = builder.insert_element(vals[op.vector], vals[op.value], vals[op.index])
     elif isinstance(op, llvm_ext.PoisonOp):
-        vals[op.res] = ir.FormattedConstant(convert_type(op.res.type), "poison")
+        typ = convert_type(op.res.type)
+        # llvmlite cannot print a formatted vector constant: a vector's lanes are undef instead
+        vals[op.res] = ir.Constant(typ, ir.Undefined) if isinstance(typ, ir.VectorType) else \
+            ir.FormattedConstant(typ, "poison")
     elif isinstance(op, llvm_ext.AtomicRMWOp):
         _atomicrmw(op, builder, vals)
     elif isinstance(op, llvm_ext.CmpXchgOp):

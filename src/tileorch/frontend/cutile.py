@@ -160,6 +160,9 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
             remarks.append(f"warning: internal error in the TileAS tier on {names or 'the kernel'} "
                            f"({type(exc).__name__}: {exc}); this is a tileorch bug, please report it "
                            "[the tensor-core path refused this kernel: the SIMT path compiles it, slowly]")
+    from tileorch.transforms.tileaa_to_simt.layout import layout_remarks
+
+    remarks.extend(layout_remarks(fallback))
     refusal = [r for r in remarks if "tensor-core path refused" in r]
     try:
         apply_pass(ctx, fallback, ConvertNvTileaaToSimt())

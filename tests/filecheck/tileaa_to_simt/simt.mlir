@@ -1,27 +1,38 @@
 // RUN: tileorch-opt %s --split-input-file -p convert-nv-tileaa-to-simt --verify-diagnostics | filecheck %s
 
-// Elementwise math stays in registers: a 256-element tile on 128 threads is two slots per
-// thread; the loads are predicated on the bounds and read the padding value outside.
+// Elementwise math stays in registers: a 256-element f32 tile on 128 threads is one run of two
+// contiguous elements per thread (layout.py).  A run in bounds and aligned moves as one vector
+// access; otherwise its elements are loaded one by one, predicated on the bounds, reading the
+// padding value outside.
 // CHECK: llvm.mlir.global internal @__tileorch_simt_scratch() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<{{[0-9]+}} x i8>
 // CHECK-LABEL: func.func @axpy
-// CHECK-SAME: (%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %[[N:.*]]: i32)
+// CHECK-SAME: (%[[X:.*]]: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %[[N:.*]]: i32)
 // CHECK-SAME: attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>}
 // CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+// CHECK: %[[TID2:.*]] = arith.muli %[[TID]], %{{.*}} : i32
 // CHECK: %[[BID:.*]] = nvvm.read.ptx.sreg.ctaid.x : i32
 // CHECK: %[[PAD:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK: arith.muli %[[BID]], %{{.*}} : i32
-// CHECK: %[[G:.*]] = arith.addi %{{.*}}, %[[TID]] : i32
+// CHECK: %[[G:.*]] = arith.addi %{{.*}}, %[[TID2]] : i32
+// CHECK: %[[P:.*]] = llvm.getelementptr %[[X]]
+// CHECK: %[[END:.*]] = arith.addi %[[G]], %{{.*}} : i32
+// CHECK: arith.cmpi sle, %[[END]], %[[N]] : i32
+// CHECK: llvm.ptrtoint %[[P]] : !llvm.ptr<1> to i64
+// CHECK: %[[X0:[0-9]+]], %[[X1:[0-9]+]] = scf.if %{{.*}} -> (f32, f32) {
+// CHECK-NEXT: %[[V:.*]] = llvm.load %[[P]] <alignment = 8> : !llvm.ptr<1> -> vector<2xf32>
+// CHECK: llvm.extractelement %[[V]]
+// CHECK: } else {
 // CHECK: arith.cmpi slt, %[[G]], %[[N]] : i32
-// CHECK: %[[X0:.*]] = scf.if %{{.*}} -> (f32) {
-// CHECK-NEXT: llvm.load %{{.*}} : !llvm.ptr<1> -> f32
+// CHECK: scf.if %{{.*}} -> (f32) {
+// CHECK-NEXT: llvm.load %[[P]] : !llvm.ptr<1> -> f32
 // CHECK: } else {
 // CHECK-NEXT: scf.yield %[[PAD]] : f32
-// CHECK: arith.constant 128 : i32
-// CHECK: %[[X1:.*]] = scf.if
 // CHECK-NOT: nvvm.barrier
 // CHECK: arith.mulf %[[X0]], %{{.*}} : f32
 // CHECK: arith.mulf %[[X1]], %{{.*}} : f32
 // CHECK-NOT: nvvm.barrier
+// CHECK: llvm.store %{{.*}}, %{{.*}} <alignment = 8> : vector<2xf32>, !llvm.ptr<1>
+// CHECK: } else {
 // CHECK: scf.if %{{.*}} {
 // CHECK-NEXT: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<1>
 // CHECK: func.return
@@ -42,12 +53,46 @@ builtin.module {
 
 // -----
 
-// A row reduction goes through shared memory: barrier, each slot written at its flat index,
-// barrier.  One output on 256 threads: 256 threads share it, each folds every 256th element
+// A row reduction of a power-of-two tile stays in registers: each thread folds its two slots,
+// five butterfly shuffles combine the lanes of a warp (the lower lane's value first), the eight
+// warps' partials meet in shared memory (barrier, store, barrier, eight loads folded).  The
+// one-element result is held by every thread: broadcasting it back needs no exchange.
+// CHECK-LABEL: func.func @rowmax
+// CHECK-SAME: nvvm.maxntid = array<i32: 256, 1, 1>
+// CHECK: llvm.inline_asm "max.f32
+// CHECK-COUNT-5: llvm.call_intrinsic "llvm.nvvm.shfl.sync.bfly.i32"
+// CHECK: nvvm.barrier
+// CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
+// CHECK: nvvm.barrier
+// CHECK-COUNT-8: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK: %[[B:.*]] = llvm.inline_asm "max.f32
+// CHECK-NOT: nvvm.barrier
+// CHECK: arith.subf %{{.*}}, %[[B]] : f32
+// CHECK: arith.subf %{{.*}}, %[[B]] : f32
+// CHECK: func.return
+builtin.module {
+  nv_tileaa.func @rowmax(%f: f32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 8>} {
+    %x = nv_tileaa.splat %f : f32 -> tensor<1x512xf32>
+    %r = "nv_tileaa.reduce"(%x) <{dim = 1 : i32, identities = [0xff800000 : f32]}> ({
+    ^bb0(%p: f32, %q: f32):
+      %m = nv_tileaa.maxf %p, %q : f32
+      "nv_tileaa.yield"(%m) : (f32) -> ()
+    }) : (tensor<1x512xf32>) -> tensor<1xf32>
+    %r2 = nv_tileaa.expand_dims %r {dim = 1 : i32} : tensor<1xf32> -> tensor<1x1xf32>
+    %rb = nv_tileaa.broadcast %r2 : tensor<1x1xf32> -> tensor<1x512xf32>
+    %d = nv_tileaa.subf %x, %rb : tensor<1x512xf32>
+    nv_tileaa.return
+  }
+}
+
+// -----
+
+// A row reduction of a shape that is not a power of two goes through shared memory: barrier,
+// each slot written at its flat index, barrier.  One output on 256 threads: 256 threads share it, each folds every 256th element
 // (a loop from its lane), writes its partial, and a tree of 8 halving steps (each under
 // `lane < stride`, then a barrier) combines them.  The result is read from partial 0 and
 // broadcast through the scratch again.
-// CHECK-LABEL: func.func @rowmax
+// CHECK-LABEL: func.func @rowmax384
 // CHECK-SAME: nvvm.maxntid = array<i32: 256, 1, 1>
 // CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x
 // CHECK: nvvm.barrier
@@ -73,16 +118,16 @@ builtin.module {
 // CHECK: %[[B:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> f32
 // CHECK: arith.subf %{{.*}}, %[[B]] : f32
 builtin.module {
-  nv_tileaa.func @rowmax(%f: f32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 8>} {
-    %x = nv_tileaa.splat %f : f32 -> tensor<1x512xf32>
+  nv_tileaa.func @rowmax384(%f: f32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 8>} {
+    %x = nv_tileaa.splat %f : f32 -> tensor<1x384xf32>
     %r = "nv_tileaa.reduce"(%x) <{dim = 1 : i32, identities = [0xff800000 : f32]}> ({
     ^bb0(%p: f32, %q: f32):
       %m = nv_tileaa.maxf %p, %q : f32
       "nv_tileaa.yield"(%m) : (f32) -> ()
-    }) : (tensor<1x512xf32>) -> tensor<1xf32>
+    }) : (tensor<1x384xf32>) -> tensor<1xf32>
     %r2 = nv_tileaa.expand_dims %r {dim = 1 : i32} : tensor<1xf32> -> tensor<1x1xf32>
-    %rb = nv_tileaa.broadcast %r2 : tensor<1x1xf32> -> tensor<1x512xf32>
-    %d = nv_tileaa.subf %x, %rb : tensor<1x512xf32>
+    %rb = nv_tileaa.broadcast %r2 : tensor<1x1xf32> -> tensor<1x384xf32>
+    %d = nv_tileaa.subf %x, %rb : tensor<1x384xf32>
     nv_tileaa.return
   }
 }

@@ -6,14 +6,21 @@ softmax/layernorm-style rows, transposes, small dots.  Contract:
 
 * one CTA per tile program, ``32 * num_worker_warps`` threads (``nv_tileaa.kernel_spec``,
   default 4 warps); the grid is the tile program grid (``get_program_id`` = ``%ctaid``);
-* a tile is distributed cyclically over the threads (element ``f`` of the row-major order in
-  thread ``f % T``, register slot ``f // T``), so elementwise chains stay in registers and
-  global loads/stores coalesce;
-* ``broadcast``, ``permute``, ``extract``, ``extract_slice``, ``cat``, ``reduce``, ``scan`` and
-  ``dot`` exchange their operands through one shared-memory scratch array (``bar.sync`` before
-  each write and after each write phase; element ``f`` at position ``f + f / 32``, so strided
-  reads do not all hit one bank); ``reshape``/``expand_dims`` are free (row-major order is
-  unchanged);
+* a tile is *blocked* over the threads (``layout.py``, :func:`choose_layout`, reported as a
+  remark by the driver): each thread owns runs of ``v`` contiguous elements of the row-major
+  order (``v`` from 16 bytes over the element size of the function's contiguous global
+  accesses), consecutive threads consecutive runs, so elementwise chains stay in registers and
+  global loads/stores coalesce into 16-byte vector accesses (``ld.global.v4``) wherever a run is
+  in bounds and aligned (checked at run time; scalar masked accesses otherwise);
+* ``reduce`` folds each thread's elements, then combines across lanes with warp shuffles
+  (``shfl.sync.bfly``) and across warps through shared memory, when the tile's dimensions are
+  powers of two (any other shape: through the scratch as below); a one-element result is
+  held by every thread (``Tile.replicated``), so broadcasting it back is free;
+* ``broadcast``, ``permute``, ``extract``, ``extract_slice``, ``cat``, ``scan`` and ``dot``
+  exchange their operands through one shared-memory scratch array (``bar.sync`` before each
+  write and after each write phase; element ``f`` at position ``f + f / 32``, so strided reads
+  do not all hit one bank); ``reshape``/``expand_dims`` are free when both shapes have the
+  same layout (else one exchange);
 * element types: i1 (a byte in memory), i8, i16, i32, i64, f16, f32, f64 held as themselves;
   bf16, tf32 and fp8 (e4m3, e5m2: sm_89+) held as f32 (see ``emit.reg_type``); any other element
   type is a located "not supported yet" error naming it;
@@ -43,6 +50,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     TensorType,
     UnitAttr,
+    VectorType,
     f32,
     i1,
     i8,
@@ -54,10 +62,11 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from tileorch.diagnostics import LocatedError
-from tileorch.dialects import nvvm
+from tileorch.dialects import llvm_ext, nvvm
 from tileorch.dialects.nv_tileaa import FuncOp as TileFuncOp
 from tileorch.dialects.nv_tileaa.attrs import MemRefType, MemTokenType, PointerType, TiledViewType
 from tileorch.dialects.nv_tileaa.tile_ops import CASTS
+from tileorch.transforms.tileaa_to_simt.layout import SimtLayout, choose_layout, vectorizable_access
 from tileorch.transforms.tileaa_to_simt.emit import (
     GLOBAL_PTR,
     SHARED_PTR,
@@ -93,6 +102,8 @@ class Memref:
     element: Attribute
     shape: list[SSAValue]
     strides: list[SSAValue]
+    static_strides: list[int]
+    """The strides the type states (-1: dynamic)."""
 
 
 @dataclass
@@ -129,6 +140,7 @@ class FunctionLowering:
         self.sm = sm  # the target's compute capability (nv_tileaa.compute_capability), when the module names it
         spec = fn.kernel_spec()
         self.threads = 32 * (spec.num_worker_warps.data if spec is not None else 4)
+        self.layout: SimtLayout = choose_layout(fn, self.threads)
         self.vals: dict[SSAValue, object] = {}
         self.scratch_bytes = 0
         self._stage_end = 0
@@ -155,7 +167,7 @@ class FunctionLowering:
             if d < 0:
                 raise _unsupported(op, "dynamic tile shapes")
             n *= d
-        s = -(-n // self.threads)
+        s = self.layout.slots(t.get_shape())
         if s > MAX_SLOTS:
             raise _unsupported(op, f"a tile of {n} elements needs {s} registers per thread on "
                                    f"{self.threads} threads (at most {MAX_SLOTS})")
@@ -208,6 +220,10 @@ class FunctionLowering:
         entry = Block(arg_types=arg_types)
         e = Emitter(entry, self.threads)
         e.tid = e.v(nvvm.SPECIAL_REGISTERS["tid.x"]())
+        v = 2
+        while v <= self.layout.vec:
+            e.scaled_tid[v] = e.mul_i(e.tid, e.const(v))
+            v *= 2
         self.smem = e.v(llvm.AddressOfOp(SCRATCH, SHARED_PTR))
         for old, new in zip(fn.body.blocks[0].args, entry.args):
             self.vals[old] = new
@@ -301,7 +317,7 @@ class FunctionLowering:
 
         shape = [resolve(s, dyn_shape, "size") for s in mt.get_shape()]
         strides = [resolve(s, dyn_strides, "stride") for s in mt.get_strides()]
-        self.vals[op.results[0]] = Memref(self.get(op.ptr), mt.element, shape, strides)
+        self.vals[op.results[0]] = Memref(self.get(op.ptr), mt.element, shape, strides, list(mt.get_strides()))
 
     def op_nv_tileaa_block_tile(self, e, op):
         vt: TiledViewType = op.results[0].type
@@ -359,61 +375,180 @@ class FunctionLowering:
         ptr = e.gep(mem.ptr, offset, elem, GLOBAL_PTR)
         return ptr, ok
 
+    # -- layout ---------------------------------------------------------------------------
+    def vec(self, shape) -> int:
+        """Run length of a tile of ``shape`` (``SimtLayout.vec_of``)."""
+        return self.layout.vec_of(tuple(shape))
+
+    def flat(self, e: Emitter, slot: int, shape) -> SSAValue:
+        """Flat row-major index of ``slot`` of this thread in a tile of ``shape``."""
+        return e.flat(slot, self.vec(shape))
+
+    def ragged(self, shape) -> bool:
+        """Whether some slots of a tile of ``shape`` hold no element (past its end)."""
+        return self.layout.slots(tuple(shape)) * self.threads != _numel(shape)
+
+    # -- global memory, by runs ---------------------------------------------------------------
+    def _run_address(self, e: Emitter, view: View, idx: list[SSAValue], coords: list[SSAValue]):
+        """The run of tile elements from ``coords`` along the tile's last dimension:
+        (pointer of its first element, in-bounds predicate of the other dimensions, global
+        coordinate of the first element along the last dimension (i32), that dimension's
+        extent and stride (i32), whether that stride is statically 1)."""
+        mem = view.memref
+        offset, ok = None, None
+        last = len(coords) - 1
+        g_last = None
+        for i, c in enumerate(coords):
+            dim = view.order[i]
+            base = e.mul_i(idx[i], e.const(view.step[i]))
+            g = e.add_i(base, c)
+            if i == last:
+                g_last = g
+            else:
+                inb = e.v(arith.AndIOp(e.v(arith.CmpiOp(g, mem.shape[dim], "slt")),
+                                       e.v(arith.CmpiOp(g, e.const(0), "sge"))))
+                ok = inb if ok is None else e.v(arith.AndIOp(ok, inb))
+            term = e.v(arith.MuliOp(e.v(arith.ExtSIOp(g, i64)), e.v(arith.ExtSIOp(mem.strides[dim], i64))))
+            offset = term if offset is None else e.v(arith.AddiOp(offset, term))
+        ptr = e.gep(mem.ptr, offset, global_type(mem.element), GLOBAL_PTR)
+        dim = view.order[last]
+        unit = mem.static_strides[dim] == 1
+        return ptr, ok, g_last, mem.shape[dim], mem.strides[dim], unit
+
     @staticmethod
-    def _load_global(b: Emitter, ptr: SSAValue, elt: Attribute) -> SSAValue:
+    def _and(e: Emitter, a: SSAValue | None, b: SSAValue | None) -> SSAValue | None:
+        if a is None:
+            return b
+        if b is None:
+            return a
+        return e.v(arith.AndIOp(a, b))
+
+    def _run_element(self, e: Emitter, run, j: int, elem: Attribute, extra: SSAValue | None):
+        """(pointer, predicate) of element ``j`` of ``run`` (see ``_run_address``)."""
+        ptr, ok, g, extent, stride, _ = run
+        gj = g if j == 0 else e.add_i(g, e.const(j))
+        inb = e.v(arith.AndIOp(e.v(arith.CmpiOp(gj, extent, "slt")), e.v(arith.CmpiOp(gj, e.const(0), "sge"))))
+        p = ptr if j == 0 else e.gep(ptr, e.v(arith.MuliOp(e.const(j, i64), e.v(arith.ExtSIOp(stride, i64)))),
+                                     elem, GLOBAL_PTR)
+        return p, self._and(e, self._and(e, ok, inb), extra)
+
+    def _run_is_vector(self, e: Emitter, run, width: int, elem: Attribute, extra: SSAValue | None) -> SSAValue:
+        """The run of ``width`` elements can move as one vector: every element in bounds (and in
+        the tile: ``extra``), the last dimension's stride 1 and the first element's address
+        aligned to the vector's size."""
+        ptr, ok, g, extent, stride, unit = run
+        fits = e.v(arith.AndIOp(e.v(arith.CmpiOp(g, e.const(0), "sge")),
+                                e.v(arith.CmpiOp(e.add_i(g, e.const(width)), extent, "sle"))))
+        nbytes = width * byte_size(elem)
+        addr = e.v(llvm.PtrToIntOp(ptr, i64))
+        aligned = e.v(arith.CmpiOp(e.v(arith.AndIOp(addr, e.const(nbytes - 1, i64))), e.const(0, i64), "eq"))
+        cond = self._and(e, self._and(e, ok, fits), aligned)
+        if not unit:
+            cond = e.v(arith.AndIOp(cond, e.v(arith.CmpiOp(stride, e.const(1), "eq"))))
+        return self._and(e, cond, extra)
+
+    @staticmethod
+    def _from_memory(b: Emitter, raw: SSAValue, elt: Attribute) -> SSAValue:
+        """A loaded element (``global_type``) in its register type (``reg_type``)."""
         if isinstance(elt, BFloat16Type):
-            return b.bf16_bits_to_f32(b.load(ptr, i16))
+            return b.bf16_bits_to_f32(raw)
         if is_fp8(elt):
-            return b.f8_bits_to_f32(b.load(ptr, i8), elt)
+            return b.f8_bits_to_f32(raw, elt)
         if elt == i1:
-            return b.v(arith.TruncIOp(b.load(ptr, memory_type(i1)), i1))
-        return b.load(ptr, elt)
+            return b.v(arith.TruncIOp(raw, i1))
+        return raw
+
+    @staticmethod
+    def _to_memory(b: Emitter, v: SSAValue, elt: Attribute) -> SSAValue:
+        """An element in its register type -> the value stored (``global_type``)."""
+        if isinstance(elt, BFloat16Type):
+            return b.f32_to_bf16_bits(v)
+        if is_fp8(elt):
+            return b.f32_to_f8_bits(v, elt)
+        if elt == i1:
+            return b.v(arith.ExtUIOp(v, memory_type(i1)))
+        return v
+
+    @classmethod
+    def _load_global(cls, b: Emitter, ptr: SSAValue, elt: Attribute) -> SSAValue:
+        return cls._from_memory(b, b.load(ptr, global_type(elt)), elt)
 
     def _indices(self, e: Emitter, op, values) -> list[SSAValue]:
         return [self._cast_int(e, self.get(v), i32) for v in values]
+
+    def _runs(self, e: Emitter, op, shape, slots: int):
+        """(first slot, width, flat index of the first element, in-tile predicate or None) of
+        each run a global access of a ``shape`` tile moves: ``width`` contiguous elements of
+        the tile's last dimension (a vector access where ``op`` allows one)."""
+        v = self.vec(shape)
+        width = min(v, vectorizable_access(op))
+        ragged, n = self.ragged(shape), _numel(shape)
+        for s0 in range(0, slots, width):
+            f0 = e.flat(s0, v)
+            yield s0, width, f0, (e.in_range(f0, n) if ragged else None)
 
     def op_nv_tileaa_tiled_load(self, e, op):
         view: View = self.get(op.view)
         rt: TensorType = op.results[0].type
         shape = tuple(rt.get_shape())
         elt = rt.element_type
+        mt = global_type(elt)
         idx = self._indices(e, op, op.indices)
         pad_kind = op.padding_value.value.data if op.padding_value is not None else "zero"
-        n, slots = _numel(shape), self.slots_of(rt, op)
+        slots = self.slots_of(rt, op)
         pad = _padding(e, str(pad_kind), elt)
         out = []
-        for s in range(slots):
-            f = e.flat(s)
-            coords = e.unravel(f, shape)
-            ptr, ok = self._element_address(e, view, idx, coords)
-            if n % self.threads:
-                ok = e.v(arith.AndIOp(ok, e.in_range(f, n)))
-            out.append(e.if_(ok, lambda b, p=ptr: [self._load_global(b, p, elt)], lambda b: [pad], [reg_type(elt)])[0])
+        for _, width, f0, extra in self._runs(e, op, shape, slots):
+            run = self._run_address(e, view, idx, e.unravel(f0, shape))
+
+            def scalar(b: Emitter, run=run, width=width, extra=extra):
+                vals = []
+                for j in range(width):
+                    p, ok = self._run_element(b, run, j, mt, extra)
+                    vals.append(b.if_(ok, lambda bb, p=p: [self._load_global(bb, p, elt)], lambda bb: [pad],
+                                      [reg_type(elt)])[0])
+                return vals
+
+            if width == 1:
+                out.extend(scalar(e))
+                continue
+
+            def vector(b: Emitter, run=run, width=width):
+                vec = b.v(llvm.LoadOp(run[0], VectorType(mt, [width]), alignment=width * byte_size(mt)))
+                return [self._from_memory(b, b.v(llvm_ext.ExtractElementOp(vec, b.const(j))), elt)
+                        for j in range(width)]
+
+            fast = self._run_is_vector(e, run, width, mt, extra)
+            out.extend(e.if_(fast, vector, scalar, [reg_type(elt)] * width))
         self.vals[op.results[0]] = Tile(shape, elt, out)
         self.vals[op.results[1]] = None
 
     def op_nv_tileaa_tiled_store(self, e, op):
         view: View = self.get(op.view)
         tile = self.tile(op.tile)
+        elt = tile.element
+        mt = global_type(elt)
         idx = self._indices(e, op, op.indices)
-        n = tile.numel
-        for s, value in enumerate(tile.slots):
-            f = e.flat(s)
-            coords = e.unravel(f, tile.shape)
-            ptr, ok = self._element_address(e, view, idx, coords)
-            if n % self.threads:
-                ok = e.v(arith.AndIOp(ok, e.in_range(f, n)))
+        for s0, width, f0, extra in self._runs(e, op, tile.shape, len(tile.slots)):
+            run = self._run_address(e, view, idx, e.unravel(f0, tile.shape))
+            values = tile.slots[s0:s0 + width]
 
-            def store(b, p=ptr, v=value):
-                if isinstance(tile.element, BFloat16Type):
-                    v = b.f32_to_bf16_bits(v)
-                elif is_fp8(tile.element):
-                    v = b.f32_to_f8_bits(v, tile.element)
-                elif tile.element == i1:
-                    v = b.v(arith.ExtUIOp(v, memory_type(i1)))
-                b.store(v, p)
+            def scalar(b: Emitter, run=run, values=values, extra=extra):
+                for j, value in enumerate(values):
+                    p, ok = self._run_element(b, run, j, mt, extra)
+                    b.if_(ok, lambda bb, p=p, v=value: bb.store(self._to_memory(bb, v, elt), p))
 
-            e.if_(ok, store)
+            if width == 1:
+                scalar(e)
+                continue
+
+            def vector(b: Emitter, run=run, values=values, width=width):
+                vec = b.v(llvm_ext.PoisonOp(VectorType(mt, [width])))
+                for j, value in enumerate(values):
+                    vec = b.v(llvm.InsertElementOp(vec, self._to_memory(b, value, elt), b.const(j)))
+                b.add(llvm.StoreOp(vec, run[0], alignment=width * byte_size(mt)))
+
+            e.if_(self._run_is_vector(e, run, width, mt, extra), vector, scalar)
         if self.has_loads:
             e.barrier()
         self.vals[op.results[0]] = None
@@ -431,8 +566,13 @@ class FunctionLowering:
             at = -(-at // 16) * 16
             offsets.append(at)
             elem = memory_type(reg_type(t.element))
+            vec = self.vec(t.shape)
             for s, v in enumerate(t.slots):
-                p = base if s == 0 else e.add_i(base, e.const(s * stride))
+                if vec > 1:
+                    f = e.flat(s, vec)
+                    p = self._padded(e, f) if pad else f
+                else:
+                    p = base if s == 0 else e.add_i(base, e.const(s * stride))
                 val = e.v(arith.ExtUIOp(v, elem)) if t.element == i1 else v
                 e.store(val, e.gep(self._at(e, at, elem), p, elem, SHARED_PTR))
             at += _padded_size(len(t.slots) * self.threads) * byte_size(elem)
@@ -467,11 +607,11 @@ class FunctionLowering:
     def _gather(self, e: Emitter, out_shape: tuple[int, ...], fn) -> list:
         """For each slot of an ``out_shape`` tile: ``fn(e, coords)`` (coords clamped in range)."""
         n = _numel(out_shape)
-        slots = -(-n // self.threads)
+        slots = self.layout.slots(tuple(out_shape))
         out = []
         for s in range(slots):
-            f = e.flat(s)
-            if n % self.threads:
+            f = self.flat(e, s, out_shape)
+            if self.ragged(out_shape):
                 f = e.v(arith.SelectOp(e.in_range(f, n), f, e.const(0)))
             out.append(fn(e, e.unravel(f, out_shape)))
         return out
@@ -480,6 +620,9 @@ class FunctionLowering:
         src = self.tile(op.source)
         rt = op.results[0].type
         shape = tuple(rt.get_shape())
+        if src.replicated:  # every thread holds the value
+            self.vals[op.results[0]] = Tile(shape, src.element, [src.slots[0]] * self.slots_of(rt, op))
+            return
         (off,) = self._stage(e, [src])
         if src.numel == 1:  # one value for every slot
             v = self._read(e, off, src.element, e.const(0))
@@ -493,8 +636,19 @@ class FunctionLowering:
         self.vals[op.results[0]] = Tile(shape, src.element, self._gather(e, shape, pick))
 
     def op_nv_tileaa_expand_dims(self, e, op):
+        """Free when both shapes have the same layout (row-major order is unchanged), else one
+        exchange through the scratch."""
         src = self.tile(op.source)
-        self.vals[op.results[0]] = Tile(tuple(op.results[0].type.get_shape()), src.element, src.slots)
+        shape = tuple(op.results[0].type.get_shape())
+        if src.replicated:
+            self.vals[op.results[0]] = Tile(shape, src.element, [src.slots[0]] * self.layout.slots(shape), True)
+            return
+        if self.layout.same_order(src.shape, shape):
+            self.vals[op.results[0]] = Tile(shape, src.element, src.slots)
+            return
+        (off,) = self._stage(e, [src])
+        self.vals[op.results[0]] = Tile(shape, src.element, self._gather(
+            e, shape, lambda b, coords: self._read(b, off, src.element, b.ravel(coords, shape))))
 
     def op_nv_tileaa_reshape(self, e, op):
         self.op_nv_tileaa_expand_dims(e, op)
@@ -517,6 +671,9 @@ class FunctionLowering:
         src = self.get(op.source)
         if not isinstance(src, Tile):
             self.vals[op.results[0]] = src
+            return
+        if src.replicated:
+            self.vals[op.results[0]] = src.slots[0]
             return
         idx = list(op.indices.get_values())
         flat = sum(i * s for i, s in zip(idx, strides_of(src.shape)))
@@ -577,7 +734,7 @@ class FunctionLowering:
         start = op.start.value.data
         slots = []
         for s in range(self.slots_of(rt, op)):
-            f = e.flat(s)
+            f = self.flat(e, s, rt.get_shape())
             v = f if start == 0 else e.add_i(f, e.const(start))
             slots.append(v if rt.element_type == i32 else self._cast_int(e, v, rt.element_type))
         self.vals[op.results[0]] = Tile(tuple(rt.get_shape()), rt.element_type, slots)
@@ -607,13 +764,112 @@ class FunctionLowering:
             self.lower_op(e, inner)
         raise LocatedError(body.parent_op(), f"{PASS}: combiner without nv_tileaa.yield")
 
+    def _reduce_in_registers(self, e: Emitter, op, srcs: list[Tile], dim: int, body: Block) -> bool:
+        """Reduce along ``dim`` without staging the source (power-of-two shapes and thread
+        counts; else False and nothing emitted).
+
+        The flat index of a tile element is ``hi * v * T + tid * v + lo`` (``layout.py``), and
+        dimension ``dim`` is a range of its bits.  Each thread folds its slots that differ only
+        in bits of ``dim`` (in element order), then lanes that differ only in such bits combine
+        with ``shfl.sync.bfly`` (``log2`` steps, the lower-index operand first, so both lanes
+        get the same value), then, when warps differ in bits of ``dim``, the warps' partials
+        meet in shared memory (one write, one barrier, each output slot reads and folds them).
+        A one-element result is held by every thread (``Tile.replicated``)."""
+        shape = srcs[0].shape
+        threads = self.threads
+        if not shape or any(not _pow2(d) for d in shape) or not _pow2(threads):
+            return False
+        v = self.vec(shape)
+        n = _numel(shape)
+        lv, lt = v.bit_length() - 1, threads.bit_length() - 1
+        a = _numel(shape[dim + 1:]).bit_length() - 1
+        b = a + shape[dim].bit_length() - 1
+        dmask = ((1 << b) - 1) ^ ((1 << a) - 1)
+        k_ops = len(srcs)
+        groups: dict[int, list[tuple[int, int]]] = {}
+        for s in range(len(srcs[0].slots)):
+            fs = (s // v) * v * threads + s % v
+            groups.setdefault(fs & ~dmask, []).append((fs, s))
+        partials: dict[int, list[SSAValue]] = {}
+        for key in sorted(groups):
+            members = sorted(groups[key])
+            acc = [srcs[k].slots[members[0][1]] for k in range(k_ops)]
+            for _, s in members[1:]:
+                acc = self._combine(e, body, acc, [srcs[k].slots[s] for k in range(k_ops)])
+            partials[key] = acc
+        for bit in range(min(5, lt)):
+            if not a <= lv + bit < b:
+                continue
+            upper = e.v(arith.CmpiOp(e.v(arith.AndIOp(e.tid, e.const(1 << bit))), e.const(0), "ne"))
+            for key, mine in partials.items():
+                other = [e.shuffle_xor(x, 1 << bit) for x in mine]
+                first = [e.v(arith.SelectOp(upper, o, m)) for m, o in zip(mine, other)]
+                second = [e.v(arith.SelectOp(upper, m, o)) for m, o in zip(mine, other)]
+                partials[key] = self._combine(e, body, first, second)
+        warp_bits = [bit for bit in range(5, lt) if a <= lv + bit < b]
+        wd = 1 << len(warp_bits)
+        n_out = n // shape[dim]
+        out_shape = tuple(op.results[0].type.get_shape())
+        ragged = self.ragged(shape)
+        if n_out == 1 and wd == 1 and not ragged:
+            (vals,) = partials.values()
+            for k, res in enumerate(op.results):
+                self.vals[res] = Tile(out_shape, srcs[k].element, [vals[k]] * self.layout.slots(out_shape), True)
+            return True
+        # the warps' partials: P_k[o * wd + w] (w: the warp's bits of dim), then each output slot folds them
+        e.barrier()
+        at, p_offs = 0, []
+        for k in range(k_ops):
+            at = -(-at // 16) * 16
+            p_offs.append(at)
+            at += _padded_size(n_out * wd) * byte_size(memory_type(reg_type(srcs[k].element)))
+        self.scratch_bytes = max(self.scratch_bytes, at)
+        w = e.const(0)
+        for j, bit in enumerate(warp_bits):
+            part = e.v(arith.AndIOp(e.v(arith.ShRUIOp(e.tid, e.const(bit - j))), e.const(1 << j)))
+            w = e.v(arith.OrIOp(w, part))
+        tidv = e.flat(0, v)
+        for key, vals in partials.items():
+            f = tidv if key == 0 else e.add_i(tidv, e.const(key))
+            o = e.v(arith.OrIOp(e.v(arith.AndIOp(f, e.const((1 << a) - 1))),
+                                e.v(arith.ShLIOp(e.v(arith.ShRUIOp(f, e.const(b))), e.const(a)))))
+            pos = e.add_i(e.mul_i(o, e.const(wd)), w) if wd > 1 else o
+
+            def write(bb: Emitter, pos=pos, vals=vals):
+                for k in range(k_ops):
+                    self._write(bb, p_offs[k], srcs[k].element, pos, vals[k])
+
+            if ragged:
+                e.if_(e.in_range(o, n_out), write)
+            else:
+                write(e)
+        e.barrier()
+
+        def gather(bb: Emitter, coords):
+            base = bb.mul_i(bb.ravel(coords, out_shape), bb.const(wd)) if wd > 1 else bb.ravel(coords, out_shape)
+            acc = [self._read(bb, p_offs[k], srcs[k].element, base) for k in range(k_ops)]
+            for i in range(1, wd):
+                at_i = bb.add_i(base, bb.const(i))
+                acc = self._combine(bb, body, acc, [self._read(bb, p_offs[k], srcs[k].element, at_i)
+                                                    for k in range(k_ops)])
+            return acc
+
+        per_slot = self._gather(e, out_shape, gather)
+        for k, res in enumerate(op.results):
+            self.vals[res] = Tile(out_shape, srcs[k].element, [vals[k] for vals in per_slot], n_out == 1)
+        return True
+
     def op_nv_tileaa_reduce(self, e, op):
-        """Reduce along ``dim``.  With fewer outputs than threads, ``G`` threads (a power of two)
-        share each output: each folds a strided part of the row, then a shared-memory tree
-        combines the ``G`` partials (``log2 G`` barrier steps); otherwise each thread folds the
-        rows of its own output slots."""
+        """Reduce along ``dim``: in registers, warp shuffles and one shared-memory step
+        (``_reduce_in_registers``) for power-of-two shapes.  Otherwise through the scratch: with
+        fewer outputs than threads, ``G`` threads (a power of two) share each output: each folds
+        a strided part of the row, then a shared-memory tree combines the ``G`` partials
+        (``log2 G`` barrier steps); otherwise each thread folds the rows of its own output
+        slots."""
         srcs = [self.tile(v) for v in op.operands]
         dim = op.dim.value.data
+        if self._reduce_in_registers(e, op, srcs, dim, op.regions[0].blocks[0]):
+            return
         shape = srcs[0].shape
         out_shape = tuple(op.results[0].type.get_shape())
         n_out = _numel(out_shape)
@@ -717,8 +973,8 @@ class FunctionLowering:
         out = []
         n = acc.numel
         for s, init in enumerate(acc.slots):
-            f = e.flat(s)
-            if n % self.threads:
+            f = self.flat(e, s, acc.shape)
+            if self.ragged(acc.shape):
                 f = e.v(arith.SelectOp(e.in_range(f, n), f, e.const(0)))
             coords = e.unravel(f, acc.shape)
             batch, m, nn = coords[:-2], coords[-2], coords[-1]
@@ -750,14 +1006,17 @@ class FunctionLowering:
         shape = tiles[0].shape
         if any(t.shape != shape for t in tiles):
             raise _unsupported(op, "operands of different shapes")
-        n = len(tiles[0].slots)
         rt = op.results[0].type
         relt = rt.element_type if isinstance(rt, TensorType) else rt
+        replicated = all(t.replicated for t in tiles)
+        n = 1 if replicated else len(tiles[0].slots)
         slots = []
         for s in range(n):
             args = [x.slots[s] if isinstance(x, Tile) else x for x in ins]
             slots.append(self.scalar_op(e, op, args, relt))
-        self.vals[op.results[0]] = Tile(shape, relt, slots)
+        if replicated:
+            slots = slots * len(tiles[0].slots)
+        self.vals[op.results[0]] = Tile(shape, relt, slots, replicated)
 
     def constant(self, e: Emitter, op: arith.ConstantOp) -> None:
         t = op.results[0].type
@@ -945,6 +1204,10 @@ def _signed_div_rounded(e: Emitter, floor: bool, a: SSAValue, b: SSAValue) -> SS
 def _padded_size(n: int) -> int:
     """Elements of scratch that ``n`` padded elements occupy (see ``FunctionLowering._padded``)."""
     return n + n // 32 + 1
+
+
+def _pow2(n: int) -> bool:
+    return n > 0 and n & (n - 1) == 0
 
 
 def _numel(shape) -> int:

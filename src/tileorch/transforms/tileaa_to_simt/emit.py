@@ -1,8 +1,9 @@
 """Op-building helpers for the SIMT lowering: an insertion block plus arithmetic, index math,
-global/shared memory access and the PTX math the tile ops need.
+global/shared memory access, warp shuffles and the PTX math the tile ops need.
 
-Tile values are *distributed cyclically*: with ``T`` threads, element ``f`` (row-major flat
-index) of a tile lives in thread ``f % T``, slot ``f // T``; see :class:`Tile`.
+Tile values are *blocked* (see ``layout.py``): with ``T`` threads and a run length ``v``,
+element ``f`` (row-major flat index) of a tile lives in thread ``(f // v) % T``, slot
+``(f // (v * T)) * v + f % v``; ``v = 1`` is the cyclic distribution.  See :class:`Tile`.
 """
 
 from __future__ import annotations
@@ -43,11 +44,15 @@ SHARED_PTR = llvm.LLVMPointerType(IntAttr(3))
 
 @dataclass
 class Tile:
-    """A tile value held by this thread: ``slots[s]`` is element ``tid + s * threads``."""
+    """A tile value held by this thread: ``slots[s]`` is element ``Emitter.flat(s, v)`` with
+    ``v`` the run length of the tile's shape (``SimtLayout.vec_of``).  ``replicated``: a
+    one-element tile whose value every thread holds in every slot (a reduction's result), so
+    that a broadcast or extract of it needs no exchange."""
 
     shape: tuple[int, ...]
     element: Attribute
     slots: list[SSAValue]
+    replicated: bool = False
 
     @property
     def numel(self) -> int:
@@ -111,6 +116,8 @@ class Emitter:
     fp8_bits: dict = field(default_factory=dict)
     """f32 values that are fp8 elements -> their bits (i8), defined just before them: a store
     of such a value writes the bits instead of converting it again."""
+    scaled_tid: dict = field(default_factory=dict)
+    """run length ``v`` -> ``tid * v``, defined in the kernel's entry block (see ``flat``)."""
 
     def add(self, op: Operation) -> Operation:
         self.block.add_op(op)
@@ -120,7 +127,7 @@ class Emitter:
         return self.add(op).results[0]
 
     def nested(self, block: Block) -> Emitter:
-        return Emitter(block, self.threads, self.tid, fp8_bits=self.fp8_bits)
+        return Emitter(block, self.threads, self.tid, fp8_bits=self.fp8_bits, scaled_tid=self.scaled_tid)
 
     # -- constants and integer math (i32 unless said) ----------------------------------------
     def const(self, value: int, typ: Attribute = i32) -> SSAValue:
@@ -135,11 +142,18 @@ class Emitter:
     def mul_i(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self.v(arith.MuliOp(a, b))
 
-    def flat(self, slot: int) -> SSAValue:
-        """Flat element index of ``slot`` in this thread: ``tid + slot * threads``."""
-        if slot == 0:
-            return self.tid
-        return self.add_i(self.tid, self.const(slot * self.threads))
+    def flat(self, slot: int, vec: int = 1) -> SSAValue:
+        """Flat element index of ``slot`` in this thread for runs of ``vec`` elements:
+        ``(slot // vec) * vec * threads + tid * vec + slot % vec`` (``tid + slot * threads``
+        for ``vec == 1``)."""
+        if vec == 1:
+            base = self.tid
+        elif vec in self.scaled_tid:
+            base = self.scaled_tid[vec]
+        else:
+            base = self.mul_i(self.tid, self.const(vec))
+        offset = (slot // vec) * vec * self.threads + slot % vec
+        return base if offset == 0 else self.add_i(base, self.const(offset))
 
     def unravel(self, f: SSAValue, shape: Sequence[int]) -> list[SSAValue]:
         """Coordinates of flat row-major index ``f`` in a static ``shape``."""
@@ -179,6 +193,34 @@ class Emitter:
 
     def barrier(self) -> None:
         self.add(nvvm.BarrierOp())
+
+    def shuffle_xor(self, x: SSAValue, mask: int) -> SSAValue:
+        """``x`` of the lane ``laneid ^ mask`` of this warp (``shfl.sync.bfly.b32``, all 32 lanes
+        taking part); values other than 32 bits travel as one or two 32-bit words."""
+        typ = x.type
+        width = typ.width.data if isinstance(typ, IntegerType) else {"f16": 16, "bf16": 16, "f32": 32,
+                                                                      "f64": 64}[str(typ)]
+
+        def shfl(word: SSAValue) -> SSAValue:
+            return self.v(llvm.CallIntrinsicOp("llvm.nvvm.shfl.sync.bfly.i32",
+                                               [self.const(-1), word, self.const(mask), self.const(31)], [i32]))
+
+        if width == 64:
+            bits = x if isinstance(typ, IntegerType) else self.v(arith.BitcastOp(x, i64))
+            lo = shfl(self.v(arith.TruncIOp(bits, i32)))
+            hi = shfl(self.v(arith.TruncIOp(self.v(arith.ShRUIOp(bits, self.const(32, i64))), i32)))
+            bits = self.v(arith.OrIOp(self.v(arith.ExtUIOp(lo, i64)),
+                                      self.v(arith.ShLIOp(self.v(arith.ExtUIOp(hi, i64)), self.const(32, i64)))))
+            return bits if isinstance(typ, IntegerType) else self.v(arith.BitcastOp(bits, typ))
+        if isinstance(typ, IntegerType):
+            if width == 32:
+                return shfl(x)
+            return self.v(arith.TruncIOp(shfl(self.v(arith.ExtUIOp(x, i32))), typ))
+        if width == 32:
+            return self.v(arith.BitcastOp(shfl(self.v(arith.BitcastOp(x, i32))), typ))
+        half = self.v(arith.BitcastOp(x, i16))
+        back = self.v(arith.TruncIOp(shfl(self.v(arith.ExtUIOp(half, i32))), i16))
+        return self.v(arith.BitcastOp(back, typ))
 
     def if_(self, cond: SSAValue, then: Callable[[Emitter], Sequence[SSAValue] | None],
             otherwise: Callable[[Emitter], Sequence[SSAValue] | None] | None = None,

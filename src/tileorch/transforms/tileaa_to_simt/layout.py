@@ -1,0 +1,138 @@
+"""The register layout of the SIMT lowering's tiles: one analysis, one place.
+
+Model: Triton's coalescing pass.  A tile is held *blocked*: with ``T`` threads and a vector
+width ``v`` (elements), the row-major flat index ``f`` of an element splits into
+
+    f = (slot // v) * v * T  +  tid * v  +  slot % v
+
+so each thread owns runs of ``v`` contiguous elements of the tile's innermost dimension, and
+consecutive threads own consecutive runs: a warp's accesses of one run each are 32 * v * size
+contiguous bytes.  ``v = 1`` is the plain cyclic distribution (element ``f`` in thread
+``f % T``).  The order is always row-major (the tile's last dimension fastest), so a load or
+store vectorizes when the view maps the tile's last dimension to the array's contiguous
+(stride-1) dimension.
+
+The decision, :func:`choose_layout`:
+
+* ``vec`` (the function's widest run, sizePerThread) = ``16 bytes / element size`` of the
+  narrowest element type among the function's global loads and stores whose view maps the
+  tile's last dimension onto the array's last dimension, and whose last stride is 1 or
+  dynamic (a dynamic stride is checked at run time before a vector access); 1 when there is
+  no such access (the cyclic layout);
+* every tile shape gets ``vec_of(shape)``: the largest power of two ``<= vec`` that divides
+  the shape's last dimension and leaves every thread at least one run
+  (``numel >= T * v``); a function of the shape alone, so that all tiles of one shape share
+  one layout (elementwise ops, loop-carried values and branches need no exchange); ops that
+  change the shape (``reshape``, ``broadcast``, ``permute``, ``reduce``...) exchange through
+  shared memory unless both layouts agree (:meth:`SimtLayout.same_order`).
+
+Whether a given access *is* vectorized is decided per run at run time (the run in bounds,
+its address aligned to the vector's size, the last stride 1), with scalar, masked accesses
+otherwise: a ragged or misaligned tile is never read or written by a vector access.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Operation
+
+from tileorch.dialects.nv_tileaa.attrs import DYNAMIC, ints
+from tileorch.transforms.tileaa_to_simt.emit import byte_size, global_type, supported_element
+
+VECTOR_BYTES = 16
+"""The widest global access (``ld.global.v4.b32``)."""
+
+
+@dataclass(frozen=True)
+class SimtLayout:
+    """The blocked layout of a function's tiles (see the module docstring)."""
+
+    threads: int
+    vec: int
+    reason: str
+
+    def vec_of(self, shape) -> int:
+        """Contiguous elements per thread run for a tile of ``shape`` (a power of two)."""
+        if not shape:
+            return 1
+        n = 1
+        for d in shape:
+            n *= d
+        v = self.vec
+        while v > 1 and (shape[-1] % v or n < self.threads * v):
+            v //= 2
+        return v
+
+    def slots(self, shape) -> int:
+        """Register slots per thread of a tile of ``shape``: whole runs."""
+        n = 1
+        for d in shape:
+            n *= d
+        v = self.vec_of(shape)
+        return -(-n // (v * self.threads)) * v
+
+    def same_order(self, a, b) -> bool:
+        """Tiles of shapes ``a`` and ``b`` with equal numbers of elements hold element ``f`` of
+        the row-major order in the same thread and slot."""
+        return self.vec_of(a) == self.vec_of(b)
+
+    def describe(self) -> str:
+        return (f"SIMT layout: {self.threads} threads, blocked along the tile's last dimension, up to "
+                f"{self.vec} contiguous elements per thread ({self.reason})")
+
+
+def vectorizable_access(op: Operation) -> int:
+    """The vector width (elements) of a global ``tiled_load``/``tiled_store`` ``op``: 16 bytes
+    over its element size when the view puts the tile's last dimension on the array's last
+    dimension and that dimension's stride is 1 or dynamic; else 1."""
+    sem = op.mem_semantic
+    if sem is not None and sem.value.data != "weak":  # an ordered access stays scalar
+        return 1
+    view = op.view.type
+    mem = view.memref
+    order = ints(view.order)
+    rank = len(mem.get_shape())
+    if rank == 0 or len(order) != rank or order[-1] != rank - 1:
+        return 1
+    stride = mem.get_strides()[-1]
+    if stride != 1 and stride != DYNAMIC:  # a static stride other than 1
+        return 1
+    elt = mem.element
+    if not supported_element(elt):
+        return 1
+    size = byte_size(global_type(elt))
+    return max(1, VECTOR_BYTES // size)
+
+
+def choose_layout(fn: Operation, threads: int) -> SimtLayout:
+    """The blocked layout of ``fn``'s tiles (an ``nv_tileaa.func``; see the module docstring)."""
+    widths = []
+    for op in fn.walk():
+        if op.name in ("nv_tileaa.tiled_load", "nv_tileaa.tiled_store"):
+            widths.append((vectorizable_access(op), op))
+    vec = max((w for w, _ in widths), default=1)
+    if vec == 1:
+        why = "no global access along a contiguous dimension" if widths else "no global tile access"
+        return SimtLayout(threads, 1, why)
+    _, op = max(widths, key=lambda x: x[0])
+    t = op.results[0].type if op.name == "nv_tileaa.tiled_load" else op.tile.type
+    elt = t.element_type if isinstance(t, TensorType) else t
+    return SimtLayout(threads, vec, f"{VECTOR_BYTES} bytes of {elt} per access")
+
+
+def layout_remarks(module: Operation) -> list[str]:
+    """One ``remark:`` line per ``nv_tileaa.func`` of ``module``: the layout the SIMT lowering
+    will give its tiles."""
+    out = []
+    for fn in module.walk():
+        if fn.name != "nv_tileaa.func":
+            continue
+        spec = fn.kernel_spec()
+        threads = 32 * (spec.num_worker_warps.data if spec is not None else 4)
+        out.append(f"remark: @{fn.sym_name.data}: {choose_layout(fn, threads).describe()}")
+    return out
+
+
+__all__ = ["SimtLayout", "VECTOR_BYTES", "choose_layout", "layout_remarks", "vectorizable_access"]

@@ -1,0 +1,161 @@
+"""Memory-bound cuTile programs through the SIMT path's vectorized layout (issue 21): ragged
+rows (1..7, 1000, 1001 elements), a 12000 x 10000 bf16 row sum, misaligned and strided views,
+column sums and the two-dimensional reductions, against torch in fp32/fp64.  Outputs are views
+at the start of NaN buffers (an unwritten element stays NaN; the tail must stay NaN).  Skipped
+without a GPU (tests/gpu/conftest.py); needs torch and cuda-tile."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+torch = pytest.importorskip("torch")
+ct = pytest.importorskip("cuda.tile")
+
+import tileorch.cutile  # noqa: E402
+
+NAN = float("nan")
+
+
+@ct.kernel
+def softmax(x, out, tn: ct.Constant[int]):
+    row = ct.bid(0)
+    t = ct.load(x, index=(row, 0), shape=(1, tn), padding_mode=ct.PaddingMode.NEG_INF).astype(ct.float32)
+    e = ct.exp(t - ct.max(t, axis=1, keepdims=True))
+    ct.store(out, index=(row, 0), tile=(e / ct.sum(e, axis=1, keepdims=True)).astype(out.dtype))
+
+
+@ct.kernel
+def row_sum(x, y, tm: ct.Constant[int], tn: ct.Constant[int]):
+    i = ct.bid(0)
+    acc = ct.zeros((tm,), dtype=ct.float32)
+    for j in range(ct.num_tiles(x, axis=1, shape=(tm, tn))):
+        t = ct.load(x, index=(i, j), shape=(tm, tn), padding_mode=ct.PaddingMode.ZERO).astype(ct.float32)
+        acc = acc + ct.sum(t, axis=1)
+    ct.store(y, index=(i,), tile=acc)
+
+
+@ct.kernel
+def col_sum(x, y, tm: ct.Constant[int], tn: ct.Constant[int]):
+    j = ct.bid(0)
+    acc = ct.zeros((tn,), dtype=ct.float32)
+    for i in range(ct.num_tiles(x, axis=0, shape=(tm, tn))):
+        acc = acc + ct.sum(ct.load(x, index=(i, j), shape=(tm, tn), padding_mode=ct.PaddingMode.ZERO), axis=0)
+    ct.store(y, index=(j,), tile=acc)
+
+
+@ct.kernel
+def rmsnorm(x, w, y, n: ct.Constant[int]):
+    r = ct.bid(0)
+    t = ct.load(x, index=(r, 0), shape=(1, n)).astype(ct.float32)
+    inv = ct.rsqrt(ct.sum(t * t, axis=1, keepdims=True) / n + 1e-6)
+    ww = ct.load(w, index=(0,), shape=(n,)).astype(ct.float32)
+    ct.store(y, index=(r, 0), tile=(t * inv * ct.reshape(ww, (1, n))).astype(y.dtype))
+
+
+@ct.kernel
+def axpby(x, y, z, tile: ct.Constant[int]):
+    i = ct.bid(0)
+    ct.store(z, index=(i,), tile=2.0 * ct.load(x, index=(i,), shape=(tile,)) - 3.0 * ct.load(y, index=(i,), shape=(tile,)))
+
+
+def _gen(seed: int):
+    return torch.Generator(device="cuda").manual_seed(seed)
+
+
+def _nan_view(shape, dtype, offset: int = 0):
+    """A contiguous ``shape`` view ``offset`` elements into a NaN buffer with 4096 spare elements."""
+    n = math.prod(shape)
+    buf = torch.full((n + offset + 4096,), NAN, device="cuda", dtype=dtype)
+    return buf, buf[offset:offset + n].view(shape)
+
+
+def _launch(grid, kernel, args):
+    tileorch.cutile.launch(torch.cuda.current_stream(), grid, kernel, args)
+    torch.cuda.synchronize()
+
+
+def _check_tail(buf, view, offset=0):
+    n = view.numel()
+    assert torch.isnan(buf[:offset]).all() and torch.isnan(buf[offset + n:]).all(), "a write outside the output"
+
+
+@pytest.mark.parametrize("m,n,tn", [(64, 1, 8), (64, 2, 8), (64, 3, 8), (64, 5, 8), (64, 7, 8), (1000, 1001, 1024),
+                                    (4096, 1000, 1024), (17, 1024, 1024), (5, 4000, 4096)])
+def test_row_softmax_fp16_ragged(m, n, tn):
+    x = (3 * torch.randn(m, n, device="cuda", generator=_gen(n))).half()
+    buf, out = _nan_view((m, n), torch.float16)
+    _launch((m,), softmax, (x, out, tn))
+    ref = torch.softmax(x.float(), dim=1)
+    assert torch.isfinite(out).all(), "unwritten (NaN) outputs"
+    torch.testing.assert_close(out.float(), ref, atol=1e-3, rtol=1e-2)
+    _check_tail(buf, out)
+
+
+@pytest.mark.parametrize("offset", [1, 3])
+def test_row_softmax_of_misaligned_arrays(offset):
+    """Input and output start ``offset`` fp16 elements into their buffers (not 16-byte aligned)."""
+    m, n = 300, 1000
+    src = torch.randn(m * n + offset, device="cuda", generator=_gen(offset)).half()
+    x = src[offset:].view(m, n)
+    buf, out = _nan_view((m, n), torch.float16, offset)
+    _launch((m,), softmax, (x, out, 1024))
+    torch.testing.assert_close(out.float(), torch.softmax(x.float(), dim=1), atol=1e-3, rtol=1e-2)
+    _check_tail(buf, out, offset)
+
+
+def test_row_softmax_of_a_strided_view():
+    base = torch.randn(200, 2048, device="cuda", generator=_gen(9)).half()
+    x = base[:, ::2]  # stride 2 along the row: no vector access
+    buf, out = _nan_view((200, 1024), torch.float16)
+    _launch((200,), softmax, (x, out, 1024))
+    torch.testing.assert_close(out.float(), torch.softmax(x.float(), dim=1), atol=1e-3, rtol=1e-2)
+
+
+@pytest.mark.parametrize("m,n,tm,tn,dtype", [(12000, 10000, 4, 1024, torch.bfloat16), (1000, 1001, 4, 512, torch.bfloat16),
+                                             (513, 7, 16, 256, torch.float32), (3000, 1500, 16, 256, torch.float32)])
+def test_row_sum(m, n, tm, tn, dtype):
+    x = torch.randn(m, n, device="cuda", generator=_gen(m)).to(dtype)
+    buf, y = _nan_view((m,), torch.float32)
+    _launch((math.ceil(m / tm),), row_sum, (x, y, tm, tn))
+    torch.testing.assert_close(y, x.double().sum(dim=1).float(), atol=2e-3 * math.sqrt(n), rtol=1e-4)
+    _check_tail(buf, y)
+
+
+@pytest.mark.parametrize("m,n", [(1000, 1001), (4096, 4096), (7, 3)])
+def test_col_sum_fp32(m, n):
+    x = torch.randn(m, n, device="cuda", generator=_gen(n))
+    buf, y = _nan_view((n,), torch.float32)
+    _launch((math.ceil(n / 128),), col_sum, (x, y, 64, 128))
+    torch.testing.assert_close(y, x.double().sum(dim=0).float(), atol=2e-3 * math.sqrt(m), rtol=1e-4)
+    _check_tail(buf, y)
+
+
+@pytest.mark.parametrize("m,n", [(4096, 1024), (333, 1000)])
+def test_rmsnorm_fp16(m, n):
+    g = _gen(m)
+    x = torch.randn(m, n, device="cuda", generator=g).half()
+    w = torch.randn(n, device="cuda", generator=g).half()
+    buf, y = _nan_view((m, n), torch.float16)
+    _launch((m,), rmsnorm, (x, w, y, 1024))
+    xf = x.float()
+    if n != 1024:  # padded columns are zeros: the mean is over the tile's 1024
+        ref = xf * torch.rsqrt((xf * xf).sum(1, keepdim=True) / 1024 + 1e-6) * w.float()
+    else:
+        ref = xf * torch.rsqrt((xf * xf).mean(1, keepdim=True) + 1e-6) * w.float()
+    torch.testing.assert_close(y.float(), ref, atol=2e-2, rtol=1e-2)
+    _check_tail(buf, y)
+
+
+@pytest.mark.parametrize("n,dtype,offset", [(1_000_003, torch.float32, 0), (1_000_003, torch.float32, 1),
+                                            (70001, torch.float16, 3), (1 << 20, torch.bfloat16, 0)])
+def test_axpby(n, dtype, offset):
+    g = _gen(n)
+    x = torch.randn(n + offset, device="cuda", generator=g).to(dtype)[offset:]
+    y = torch.randn(n, device="cuda", generator=g).to(dtype)
+    buf, z = _nan_view((n,), dtype, offset)
+    _launch((math.ceil(n / 1024),), axpby, (x, y, z, 1024))
+    ref = 2.0 * x.float() - 3.0 * y.float()
+    torch.testing.assert_close(z.float(), ref, atol=2e-2 if dtype != torch.float32 else 1e-5, rtol=1e-2)
+    _check_tail(buf, z, offset)

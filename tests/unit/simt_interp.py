@@ -1,0 +1,392 @@
+"""A lockstep CPU interpreter for the kernels ``convert-nv-tileaa-to-simt`` emits (``func.func``
+with ``arith``/``scf``/``llvm``/``nvvm`` ops), so that the SIMT lowering's layouts, vector
+accesses and warp shuffles can be checked against numpy on a machine without a GPU.
+
+Every value is a numpy array over the CTA's threads (a vector: one row per thread); ops run
+for all threads at once under an active mask (``scf.if`` runs both sides masked, then
+selects), so ``nvvm.barrier`` needs no model (it must be reached by every thread: checked),
+and ``shfl.sync.bfly`` reads the partner lane's value (all lanes active: checked).  CTAs of the
+grid run one after the other on one global memory; each gets fresh shared memory.  Loads and
+stores check bounds and the alignment of the access (a misaligned vector access is an error,
+as on the GPU).  Integers are held as int64 bit patterns wrapped to their width.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    VectorType,
+)
+
+SHARED_BASE = 1 << 40
+
+
+class SimtError(Exception):
+    pass
+
+
+def _np_float(t):
+    return {Float16Type: np.float16, Float32Type: np.float32, Float64Type: np.float64}[type(t)]
+
+
+def _width(t) -> int:
+    if isinstance(t, IntegerType):
+        return t.width.data
+    if isinstance(t, (Float16Type, BFloat16Type)):
+        return 16
+    if isinstance(t, Float32Type):
+        return 32
+    if isinstance(t, Float64Type):
+        return 64
+    raise SimtError(f"type {t}")
+
+
+def _wrap(x, w: int):
+    x = np.asarray(x, dtype=np.int64)
+    if w >= 64:
+        return x
+    x = x & ((1 << w) - 1)
+    return np.where(x >= (1 << (w - 1)), x - (1 << w), x) if w > 1 else x
+
+
+def _unsigned(x, w: int):
+    x = np.asarray(x, dtype=np.int64)
+    if w >= 64:
+        return x.astype(np.uint64)
+    return (x & ((1 << w) - 1)).astype(np.uint64)
+
+
+class Memory:
+    """Global memory: buffers placed at 256-byte aligned addresses (plus an optional offset)."""
+
+    def __init__(self):
+        self.buffers: list[tuple[int, np.ndarray]] = []
+        self.next = 1 << 20
+
+    def place(self, data: bytes | np.ndarray, offset: int = 0) -> int:
+        raw = np.frombuffer(bytes(data) if not isinstance(data, np.ndarray) else data.tobytes(), np.uint8).copy()
+        addr = self.next + offset
+        self.buffers.append((addr, raw))
+        self.next = (addr + len(raw) + 4096) // 256 * 256
+        return addr
+
+    def find(self, addr: int, size: int) -> tuple[np.ndarray, int]:
+        for base, raw in self.buffers:
+            if base <= addr and addr + size <= base + len(raw):
+                return raw, addr - base
+        raise SimtError(f"global access of {size} bytes at {addr:#x} outside every buffer")
+
+
+class Interpreter:
+    def __init__(self, fn, memory: Memory, threads: int, smem_bytes: int = 1 << 16):
+        self.fn = fn
+        self.mem = memory
+        self.T = threads
+        self.smem_bytes = smem_bytes
+
+    # ---------------------------------------------------------------- memory
+    def _region(self, addr: int, size: int):
+        if addr >= SHARED_BASE:
+            off = addr - SHARED_BASE
+            if off < 0 or off + size > len(self.smem):
+                raise SimtError(f"shared access at {off} of {size} bytes outside the scratch")
+            return self.smem, off
+        return self.mem.find(addr, size)
+
+    def _load(self, addrs, typ, mask, align):
+        elt = typ.element_type if isinstance(typ, VectorType) else typ
+        lanes = typ.get_shape()[0] if isinstance(typ, VectorType) else 1
+        w = _width(elt) // 8 if _width(elt) > 1 else 1
+        size = w * lanes
+        need = align or w
+        out = np.zeros((self.T, lanes), dtype=np.int64 if isinstance(elt, IntegerType) else _np_float(elt))
+        for t in np.nonzero(mask)[0]:
+            a = int(addrs[t])
+            if a % need:
+                raise SimtError(f"misaligned load of {size} bytes at {a:#x} (align {need})")
+            raw, off = self._region(a, size)
+            chunk = raw[off:off + size].tobytes()
+            if isinstance(elt, IntegerType):
+                vals = np.frombuffer(chunk, dtype={1: np.int8, 8: np.int8, 16: np.int16, 32: np.int32,
+                                                   64: np.int64}[_width(elt)])
+                out[t] = vals.astype(np.int64)
+            else:
+                out[t] = np.frombuffer(chunk, dtype=_np_float(elt))
+        return out if isinstance(typ, VectorType) else out[:, 0]
+
+    def _store(self, addrs, value, typ, mask, align):
+        elt = typ.element_type if isinstance(typ, VectorType) else typ
+        lanes = typ.get_shape()[0] if isinstance(typ, VectorType) else 1
+        w = max(1, _width(elt) // 8)
+        size = w * lanes
+        need = align or w
+        vals = value.reshape(self.T, lanes)
+        for t in np.nonzero(mask)[0]:
+            a = int(addrs[t])
+            if a % need:
+                raise SimtError(f"misaligned store of {size} bytes at {a:#x} (align {need})")
+            raw, off = self._region(a, size)
+            if isinstance(elt, IntegerType):
+                dt = {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}[max(8, _width(elt))]
+                data = _wrap(vals[t], _width(elt)).astype(dt).tobytes()
+            else:
+                data = vals[t].astype(_np_float(elt)).tobytes()
+            raw[off:off + size] = np.frombuffer(data, np.uint8)
+
+    # ---------------------------------------------------------------- running
+    def run(self, args: list, grid: tuple[int, int, int]) -> None:
+        for z in range(grid[2]):
+            for y in range(grid[1]):
+                for x in range(grid[0]):
+                    self.smem = np.zeros(self.smem_bytes, np.uint8)
+                    self.ctaid = (x, y, z)
+                    env = {}
+                    block = self.fn.body.blocks[0]
+                    for a, v in zip(block.args, args):
+                        env[a] = np.full(self.T, v, dtype=np.int64)
+                    self.block(block, env, np.ones(self.T, bool))
+
+    def block(self, block, env, mask):
+        for op in block.ops:
+            name = op.name
+            if name in ("scf.yield", "func.return"):
+                return [env[v] for v in op.operands]
+            self.op(op, env, mask)
+        return []
+
+    def v(self, env, val):
+        return env[val]
+
+    def op(self, op, env, mask):  # noqa: C901 - one dispatch
+        name = op.name
+        T = self.T
+        ins = [env[v] for v in op.operands]
+        res = op.results[0] if op.results else None
+        rt = res.type if res is not None else None
+
+        def put(x):
+            env[res] = x
+
+        if name == "arith.constant":
+            val = op.value
+            if isinstance(val, IntegerAttr):
+                put(np.full(T, _wrap(val.value.data, _width(rt)), np.int64))
+            elif isinstance(val, FloatAttr):
+                put(np.full(T, val.value.data, _np_float(rt)))
+            else:
+                raise SimtError(f"constant {val}")
+        elif name in ("arith.addi", "arith.subi", "arith.muli", "arith.andi", "arith.ori", "arith.xori"):
+            a, b = ins
+            f = {"arith.addi": np.add, "arith.subi": np.subtract, "arith.muli": np.multiply,
+                 "arith.andi": np.bitwise_and, "arith.ori": np.bitwise_or, "arith.xori": np.bitwise_xor}[name]
+            if rt == IntegerType(1):
+                put(f(a.astype(bool), b.astype(bool)) if name != "arith.xori" else a.astype(bool) ^ b.astype(bool))
+            else:
+                put(_wrap(f(a.astype(np.int64), b.astype(np.int64)), _width(rt)))
+        elif name in ("arith.divsi", "arith.remsi", "arith.divui", "arith.remui"):
+            a, b = ins
+            w = _width(rt)
+            bs = np.where(mask, b, 1)
+            bs = np.where(bs == 0, 1, bs)
+            if name.endswith("ui"):
+                ua, ub = _unsigned(a, w), _unsigned(bs, w)
+                r = ua // ub if name == "arith.divui" else ua % ub
+                put(_wrap(r.astype(np.int64), w))
+            else:
+                q = np.trunc(a / bs).astype(np.int64)
+                put(_wrap(q if name == "arith.divsi" else a - q * bs, w))
+        elif name in ("arith.shli", "arith.shrui", "arith.shrsi"):
+            a, b = ins
+            w = _width(rt)
+            if name == "arith.shli":
+                put(_wrap(np.left_shift(a, b), w))
+            elif name == "arith.shrui":
+                put(_wrap((_unsigned(a, w) >> _unsigned(b, 64)).astype(np.int64), w))
+            else:
+                put(_wrap(np.right_shift(a, b), w))
+        elif name == "arith.cmpi":
+            a, b = ins
+            pred = op.predicate.value.data
+            w = _width(op.operands[0].type)
+            names = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"]
+            p = names[pred]
+            if p.startswith("u"):
+                a, b = _unsigned(a, w), _unsigned(b, w)
+            f = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
+                 "ge": np.greater_equal}[p.lstrip("su") if p not in ("eq", "ne") else p]
+            put(f(a, b))
+        elif name == "arith.cmpf":
+            a, b = ins
+            p = ["false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule", "une",
+                 "uno", "true"][op.predicate.value.data]
+            with np.errstate(invalid="ignore"):
+                unord = np.isnan(a) | np.isnan(b)
+                base = {"eq": a == b, "gt": a > b, "ge": a >= b, "lt": a < b, "le": a <= b, "ne": a != b}
+                if p in ("false", "true"):
+                    r = np.full(T, p == "true")
+                elif p == "ord":
+                    r = ~unord
+                elif p == "uno":
+                    r = unord
+                elif p[0] == "o":
+                    r = base[p[1:]] & ~unord
+                else:
+                    r = base[p[1:]] | unord
+            put(r)
+        elif name == "arith.select":
+            c, a, b = ins
+            c = c.astype(bool)
+            put(np.where(c.reshape(-1, *([1] * (a.ndim - 1))), a, b))
+        elif name in ("arith.extsi", "arith.trunci"):
+            put(_wrap(ins[0].astype(np.int64), _width(rt)) if rt != IntegerType(1) else ins[0].astype(np.int64) & 1)
+        elif name == "arith.extui":
+            w = _width(op.operands[0].type)
+            put(_unsigned(ins[0].astype(np.int64), w).astype(np.int64))
+        elif name in ("arith.sitofp", "arith.uitofp"):
+            put(ins[0].astype(_np_float(rt)))
+        elif name in ("arith.fptosi", "arith.fptoui"):
+            put(_wrap(np.trunc(np.nan_to_num(ins[0].astype(np.float64))).astype(np.int64), _width(rt)))
+        elif name in ("arith.extf", "arith.truncf"):
+            put(ins[0].astype(_np_float(rt)))
+        elif name == "arith.bitcast":
+            src = op.operands[0].type
+            x = ins[0]
+            if isinstance(rt, IntegerType):
+                dt = {16: np.int16, 32: np.int32, 64: np.int64}[_width(rt)]
+                put(x.astype(_np_float(src)).view(dt).astype(np.int64))
+            else:
+                dt = {16: np.int16, 32: np.int32, 64: np.int64}[_width(src)]
+                put(_wrap(x, _width(src)).astype(dt).view(_np_float(rt)))
+        elif name == "arith.index_cast":
+            put(ins[0].astype(np.int64))
+        elif name in ("arith.addf", "arith.subf", "arith.mulf", "arith.divf"):
+            a, b = ins
+            f = {"arith.addf": np.add, "arith.subf": np.subtract, "arith.mulf": np.multiply,
+                 "arith.divf": np.divide}[name]
+            with np.errstate(all="ignore"):
+                put(f(a, b).astype(_np_float(rt)))
+        elif name == "arith.negf":
+            put(-ins[0])
+        elif name in ("arith.maximumf", "arith.minimumf", "arith.maxnumf", "arith.minnumf"):
+            a, b = ins
+            put((np.fmax if "max" in name else np.fmin)(a, b))
+        elif name == "llvm.inline_asm":
+            self.asm(op, ins, put)
+        elif name == "llvm.call_intrinsic":
+            intr = op.intrin.data
+            if intr == "llvm.nvvm.shfl.sync.bfly.i32":
+                if not mask.all():
+                    raise SimtError("shfl.sync.bfly with inactive lanes")
+                _, x, m, _ = ins
+                lane_mask = int(m[0])
+                put(x[np.arange(T) ^ lane_mask])
+            else:
+                raise SimtError(f"intrinsic {intr}")
+        elif name == "llvm.mlir.addressof":
+            put(np.full(T, SHARED_BASE, np.int64))
+        elif name == "llvm.getelementptr":
+            base = ins[0]
+            idx = ins[1] if len(ins) > 1 else np.zeros(T, np.int64)
+            elem = op.elem_type
+            size = max(1, _width(elem) // 8)
+            put(base + idx * size)
+        elif name == "llvm.ptrtoint":
+            put(ins[0])
+        elif name == "llvm.load":
+            align = op.properties.get("alignment")
+            put(self._load(ins[0], rt, mask, align.value.data if align is not None else None))
+        elif name == "llvm.store":
+            align = op.properties.get("alignment")
+            self._store(ins[1], ins[0], op.operands[0].type, mask, align.value.data if align is not None else None)
+        elif name == "llvm.mlir.poison":
+            lanes = rt.get_shape()[0]
+            dt = np.int64 if isinstance(rt.element_type, IntegerType) else _np_float(rt.element_type)
+            put(np.zeros((T, lanes), dt))
+        elif name == "llvm.extractelement":
+            vec, pos = ins
+            put(vec[np.arange(T), pos.astype(np.int64)])
+        elif name == "llvm.insertelement":
+            vec, val, pos = ins
+            out = vec.copy()
+            out[np.arange(T), pos.astype(np.int64)] = val
+            put(out)
+        elif name.startswith("nvvm.read.ptx.sreg."):
+            reg = name[len("nvvm.read.ptx.sreg."):]
+            if reg == "tid.x":
+                put(np.arange(T, dtype=np.int64))
+            elif reg.startswith("ctaid."):
+                put(np.full(T, self.ctaid["xyz".index(reg[-1])], np.int64))
+            else:
+                raise SimtError(f"special register {reg}")
+        elif name == "nvvm.barrier":
+            if not mask.all():
+                raise SimtError("bar.sync under divergent control flow")
+        elif name == "scf.if":
+            cond = ins[0].astype(bool)
+            then_mask, else_mask = mask & cond, mask & ~cond
+            outs_t = self.region(op.true_region, env, then_mask) if then_mask.any() or not op.results else None
+            outs_e = (self.region(op.false_region, env, else_mask)
+                      if op.false_region.blocks and (else_mask.any() or not op.results) else None)
+            for i, r in enumerate(op.results):
+                a = outs_t[i] if outs_t is not None else outs_e[i]
+                b = outs_e[i] if outs_e is not None else outs_t[i]
+                env[r] = np.where(cond.reshape(-1, *([1] * (a.ndim - 1))), a, b)
+        elif name == "scf.for":
+            lb, ub, st = ins[:3]
+            act = np.nonzero(mask)[0]
+            lo, hi, step = (int(x[act[0]]) for x in (lb, ub, st))
+            if any(not (x[act] == x[act[0]]).all() for x in (lb, ub, st)):
+                raise SimtError("scf.for with bounds that differ between threads")
+            carried = ins[3:]
+            body = op.body.blocks[0]
+            for i in range(lo, hi, step):
+                env[body.args[0]] = np.full(T, i, np.int64)
+                for a, c in zip(body.args[1:], carried):
+                    env[a] = c
+                carried = self.block(body, env, mask)
+            for r, c in zip(op.results, carried):
+                env[r] = c
+        else:
+            raise SimtError(f"op {name} not modelled")
+
+    def region(self, region, env, mask):
+        if not region.blocks:
+            return []
+        return self.block(region.blocks[0], env, mask)
+
+    def asm(self, op, ins, put):
+        text = op.asm_string.data
+        f32 = [x.astype(np.float32) for x in ins]
+        with np.errstate(all="ignore"):
+            if text.startswith("ex2.approx"):
+                put(np.exp2(f32[0]).astype(np.float32))
+            elif text.startswith("rsqrt.approx"):
+                put((1 / np.sqrt(f32[0])).astype(np.float32))
+            elif text.startswith("sqrt.rn"):
+                put(np.sqrt(f32[0]))
+            elif text.startswith("tanh.approx"):
+                put(np.tanh(f32[0]))
+            elif text.startswith("abs.f32"):
+                put(np.abs(f32[0]))
+            elif text.startswith("max.f32"):
+                put(np.fmax(f32[0], f32[1]))
+            elif text.startswith("min.f32"):
+                put(np.fmin(f32[0], f32[1]))
+            elif text.startswith("fma.rn.f32"):
+                put((f32[0].astype(np.float64) * f32[1] + f32[2]).astype(np.float32))
+            elif text.startswith("cvt.rn.bf16.f32"):
+                bits = f32[0].view(np.uint32).astype(np.int64)
+                rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+                put(_wrap(rounded, 16))
+            else:
+                raise SimtError(f"inline asm {text!r}")
+
+
+__all__ = ["Interpreter", "Memory", "SimtError"]

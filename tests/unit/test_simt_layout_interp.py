@@ -1,0 +1,282 @@
+"""Memory-bound cuTile programs (row softmax, layernorm, row and column sums, argmax,
+transpose, axpby) lowered by ``convert-nv-tileaa-to-simt`` and run on the CPU by a lockstep
+interpreter of the lowered kernel (tests/unit/simt_interp.py) against numpy in fp64: ragged
+rows (1..7 elements, 1000, 1001), arrays whose base is not 16-byte aligned, NaN-prefilled
+outputs (an element not written stays NaN and fails).  The interpreter rejects misaligned
+accesses, so a vector access taken where it must not be fails too.  Also: the PTX of the
+big-tile programs has 16-byte vector accesses and warp shuffles."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+pytest.importorskip("xdsl")
+
+from test_cuda_tile_bytecode import HAVE_CUTILE  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Python) is not installed")
+
+KERNELS = '''
+import sys
+import cuda.tile as ct
+from cuda.tile.compilation import export_kernel, KernelSignature, ArrayConstraint, CallingConvention
+out = sys.argv[1]
+DT = {"f16": ct.float16, "bf16": ct.bfloat16, "f32": ct.float32, "i32": ct.int32}
+def arr(dt, nd):
+    return ArrayConstraint(DT[dt], nd, index_dtype=ct.int32, stride_lower_bound_incl=0, alias_groups=(),
+                           may_alias_internally=False, stride_constant=(None,) * nd,
+                           stride_divisible_by=(1,) * nd, shape_divisible_by=(1,) * nd, base_addr_divisible_by=1)
+
+@ct.kernel
+def softmax(x, y, tn: ct.Constant[int]):
+    row = ct.bid(0)
+    t = ct.load(x, index=(row, 0), shape=(1, tn), padding_mode=ct.PaddingMode.NEG_INF).astype(ct.float32)
+    e = ct.exp(t - ct.max(t, axis=1, keepdims=True))
+    ct.store(y, index=(row, 0), tile=(e / ct.sum(e, axis=1, keepdims=True)).astype(y.dtype))
+
+@ct.kernel
+def layernorm(x, w, b, y, n: ct.Constant[int]):
+    r = ct.bid(0)
+    t = ct.load(x, index=(r, 0), shape=(1, n)).astype(ct.float32)
+    mean = ct.sum(t, axis=1, keepdims=True) / n
+    d = t - mean
+    var = ct.sum(d * d, axis=1, keepdims=True) / n
+    inv = ct.rsqrt(var + 1e-5)
+    ww = ct.load(w, index=(0,), shape=(n,)).astype(ct.float32)
+    bb = ct.load(b, index=(0,), shape=(n,)).astype(ct.float32)
+    ct.store(y, index=(r, 0), tile=(d * inv * ct.reshape(ww, (1, n)) + ct.reshape(bb, (1, n))).astype(y.dtype))
+
+@ct.kernel
+def row_sum(x, y, tm: ct.Constant[int], tn: ct.Constant[int]):
+    i = ct.bid(0)
+    acc = ct.zeros((tm,), dtype=ct.float32)
+    for j in range(ct.num_tiles(x, axis=1, shape=(tm, tn))):
+        acc = acc + ct.sum(ct.load(x, index=(i, j), shape=(tm, tn), padding_mode=ct.PaddingMode.ZERO).astype(ct.float32), axis=1)
+    ct.store(y, index=(i,), tile=acc)
+
+@ct.kernel
+def col_sum(x, y, tm: ct.Constant[int], tn: ct.Constant[int]):
+    j = ct.bid(0)
+    acc = ct.zeros((tn,), dtype=ct.float32)
+    for i in range(ct.num_tiles(x, axis=0, shape=(tm, tn))):
+        acc = acc + ct.sum(ct.load(x, index=(i, j), shape=(tm, tn), padding_mode=ct.PaddingMode.ZERO), axis=0)
+    ct.store(y, index=(j,), tile=acc)
+
+@ct.kernel
+def argmax(x, y, n: ct.Constant[int]):
+    r = ct.bid(0)
+    t = ct.load(x, index=(r, 0), shape=(1, n), padding_mode=ct.PaddingMode.NEG_INF)
+    ct.store(y, index=(r,), tile=ct.argmax(t, axis=1))
+
+@ct.kernel
+def transpose(x, y, tm: ct.Constant[int], tn: ct.Constant[int]):
+    i, j = ct.bid(0), ct.bid(1)
+    ct.store(y, index=(j, i), tile=ct.transpose(ct.load(x, index=(i, j), shape=(tm, tn))))
+
+@ct.kernel
+def axpby(x, y, z, tile: ct.Constant[int]):
+    i = ct.bid(0)
+    ct.store(z, index=(i,), tile=2.0 * ct.load(x, index=(i,), shape=(tile,)) - 3.0 * ct.load(y, index=(i,), shape=(tile,)))
+
+CASES = {
+    "softmax_f16_1024": (softmax, [arr("f16", 2), arr("f16", 2), 1024]),
+    "softmax_f32_8": (softmax, [arr("f32", 2), arr("f32", 2), 8]),
+    "layernorm_f16_256": (layernorm, [arr("f16", 2), arr("f16", 1), arr("f16", 1), arr("f16", 2), 256]),
+    "row_sum_bf16_4_512": (row_sum, [arr("bf16", 2), arr("f32", 1), 4, 512]),
+    "row_sum_f32_16_256": (row_sum, [arr("f32", 2), arr("f32", 1), 16, 256]),
+    "col_sum_f32_64_128": (col_sum, [arr("f32", 2), arr("f32", 1), 64, 128]),
+    "argmax_f32_256": (argmax, [arr("f32", 2), arr("i32", 1), 256]),
+    "transpose_f32_32_64": (transpose, [arr("f32", 2), arr("f32", 2), 32, 64]),
+    "axpby_f32_1024": (axpby, [arr("f32", 1), arr("f32", 1), arr("f32", 1), 1024]),
+    "axpby_f16_2048": (axpby, [arr("f16", 1), arr("f16", 1), arr("f16", 1), 2048]),
+}
+for name, (f, args) in CASES.items():
+    export_kernel(f, [KernelSignature(args, CallingConvention.cutile_python_v1())], f"{out}/{name}.tileirbc",
+                  gpu_code=None, output_format="tileir_bytecode", bytecode_version="13.4")
+'''
+
+
+@pytest.fixture(scope="module")
+def bytecode(tmp_path_factory):
+    out = tmp_path_factory.mktemp("membound")
+    script = out / "kernels.py"
+    script.write_text(KERNELS)
+    subprocess.run([sys.executable, str(script), str(out)], check=True, capture_output=True, timeout=300)
+    return out
+
+
+_LOWERED: dict = {}
+
+
+def _kernel(bytecode, name):
+    from xdsl.dialects import func
+
+    from tileorch.frontend.cutile import load, lower_program
+    from tileorch.registry import make_context
+
+    if name not in _LOWERED:
+        ctx = make_context()
+        kind, module = lower_program(load((bytecode / f"{name}.tileirbc").read_bytes(), name, ctx), ctx, "sm_90a")
+        assert kind == "simt"
+        fn = next(op for op in module.walk() if isinstance(op, func.FuncOp) and "nvvm.kernel" in op.attributes)
+        threads = fn.attributes["nvvm.maxntid"].get_values()[0]
+        _LOWERED[name] = (fn, threads)
+    return _LOWERED[name]
+
+
+NP = {"f16": np.float16, "f32": np.float32, "i32": np.int32}
+
+
+def _bf16_bits(x: np.ndarray) -> np.ndarray:
+    """fp32 values -> bf16 bit patterns (round to nearest even) as uint16."""
+    b = x.astype(np.float32).view(np.uint32).astype(np.uint64)
+    return ((b + 0x7FFF + ((b >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def _bf16_value(bits: np.ndarray) -> np.ndarray:
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def _run(bytecode, name, arrays, grid, offsets=None):
+    """Run kernel ``name`` on ``arrays`` (numpy, C-contiguous or strided views of a buffer given
+    as (buffer, shape, strides, elem_offset)); returns the final contents of each buffer."""
+    from simt_interp import Interpreter, Memory
+
+    fn, threads = _kernel(bytecode, name)
+    mem = Memory()
+    args, placed = [], []
+    for i, a in enumerate(arrays):
+        buf, shape, strides, elem_off = a if isinstance(a, tuple) else (a, a.shape, [s // a.itemsize for s in a.strides], 0)
+        off = (offsets or {}).get(i, 0)
+        base = mem.place(buf, off)
+        placed.append((base, buf))
+        args += [base + elem_off * buf.itemsize, *shape, *strides]
+    assert len(args) == len(fn.body.blocks[0].args), "the kernel's parameters follow cutile_python_v1"
+    Interpreter(fn, mem, threads).run(args, grid)
+    out = []
+    for base, buf in placed:
+        raw, off = mem.find(base, buf.nbytes)
+        out.append(np.frombuffer(raw[off:off + buf.nbytes].tobytes(), buf.dtype).reshape(buf.shape))
+    return out
+
+
+def _nan(shape, dt):
+    return np.full(shape, np.nan, NP[dt])
+
+
+RNG = np.random.default_rng(0)
+
+
+@pytest.mark.parametrize("rows,cols,offset", [(3, 1000, 0), (2, 1001, 0), (2, 1000, 2), (2, 1024, 0)])
+def test_row_softmax_fp16(bytecode, rows, cols, offset):
+    x = RNG.standard_normal((rows, cols)).astype(np.float16)
+    (_, y) = _run(bytecode, "softmax_f16_1024", [x, _nan((rows, cols), "f16")], (rows, 1, 1), {0: offset, 1: offset})
+    ref = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    ref /= ref.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(y.astype(np.float64), ref, atol=2e-3, rtol=0)
+
+
+@pytest.mark.parametrize("cols", [1, 2, 3, 5, 7, 8])
+def test_softmax_of_short_rows(bytecode, cols):
+    x = RNG.standard_normal((3, cols)).astype(np.float32)
+    (_, y) = _run(bytecode, "softmax_f32_8", [x, _nan((3, cols), "f32")], (3, 1, 1))
+    ref = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(y, ref / ref.sum(axis=1, keepdims=True), atol=1e-5, rtol=0)
+
+
+@pytest.mark.parametrize("cols,offset", [(256, 0), (200, 0), (256, 2)])
+def test_layernorm_fp16(bytecode, cols, offset):
+    rows = 3
+    x = RNG.standard_normal((rows, cols)).astype(np.float16)
+    w = RNG.standard_normal(cols).astype(np.float16)
+    b = RNG.standard_normal(cols).astype(np.float16)
+    out = _run(bytecode, "layernorm_f16_256", [x, w, b, _nan((rows, cols), "f16")], (rows, 1, 1),
+               {0: offset, 3: offset})
+    y = out[3]
+    if cols != 256:  # the tile is 256 wide: padded columns count as zeros in the mean (the program's choice)
+        xp = np.zeros((rows, 256)); xp[:, :cols] = x
+        mean = xp.mean(axis=1, keepdims=True)
+        d = xp - mean
+        d[:, cols:] = 0 - mean
+        var = (d * d).mean(axis=1, keepdims=True)
+        ref = (d / np.sqrt(var + 1e-5))[:, :cols] * w + b
+    else:
+        xf = x.astype(np.float64)
+        ref = (xf - xf.mean(1, keepdims=True)) / np.sqrt(xf.var(1, keepdims=True) + 1e-5) * w + b
+    np.testing.assert_allclose(y.astype(np.float64), ref, atol=2e-2, rtol=0)
+
+
+@pytest.mark.parametrize("rows,cols", [(6, 1100), (4, 512), (5, 7)])
+def test_row_sum_bf16(bytecode, rows, cols):
+    vals = RNG.standard_normal((rows, cols)).astype(np.float32)
+    bits = _bf16_bits(vals).view(np.int16)
+    (_, y) = _run(bytecode, "row_sum_bf16_4_512", [bits, _nan(rows, "f32")], (-(-rows // 4), 1, 1))
+    np.testing.assert_allclose(y, _bf16_value(bits.view(np.uint16)).astype(np.float64).sum(1), atol=1e-3, rtol=0)
+
+
+@pytest.mark.parametrize("rows,cols", [(20, 300), (16, 256), (3, 5)])
+def test_row_sum_f32(bytecode, rows, cols):
+    x = RNG.standard_normal((rows, cols)).astype(np.float32)
+    (_, y) = _run(bytecode, "row_sum_f32_16_256", [x, _nan(rows, "f32")], (-(-rows // 16), 1, 1))
+    np.testing.assert_allclose(y, x.astype(np.float64).sum(1), atol=1e-3, rtol=0)
+
+
+@pytest.mark.parametrize("rows,cols", [(100, 130), (64, 128), (7, 3)])
+def test_col_sum_f32(bytecode, rows, cols):
+    x = RNG.standard_normal((rows, cols)).astype(np.float32)
+    (_, y) = _run(bytecode, "col_sum_f32_64_128", [x, _nan(cols, "f32")], (-(-cols // 128), 1, 1))
+    np.testing.assert_allclose(y, x.astype(np.float64).sum(0), atol=1e-3, rtol=0)
+
+
+@pytest.mark.parametrize("cols", [256, 200, 3])
+def test_argmax_f32(bytecode, cols):
+    x = RNG.standard_normal((4, cols)).astype(np.float32)
+    x[1, cols // 2] = x[1].max() + 1  # one clear winner
+    x[2, :] = 0.5  # all equal: the first index
+    y = np.full(4, -7, np.int32)
+    (_, y) = _run(bytecode, "argmax_f32_256", [x, y], (4, 1, 1))
+    np.testing.assert_array_equal(y, x.argmax(1))
+
+
+@pytest.mark.parametrize("rows,cols", [(40, 70), (32, 64)])
+def test_transpose_f32(bytecode, rows, cols):
+    x = RNG.standard_normal((rows, cols)).astype(np.float32)
+    (_, y) = _run(bytecode, "transpose_f32_32_64", [x, _nan((cols, rows), "f32")],
+                  (-(-rows // 32), -(-cols // 64), 1))
+    np.testing.assert_array_equal(y, x.T)
+
+
+@pytest.mark.parametrize("name,n,dt,offset", [("axpby_f32_1024", 2500, "f32", 0), ("axpby_f32_1024", 2500, "f32", 4),
+                                              ("axpby_f16_2048", 4099, "f16", 0), ("axpby_f16_2048", 3000, "f16", 6)])
+def test_axpby(bytecode, name, n, dt, offset):
+    x = RNG.standard_normal(n).astype(NP[dt])
+    y = RNG.standard_normal(n).astype(NP[dt])
+    tile = int(name.rsplit("_", 1)[1])
+    out = _run(bytecode, name, [x, y, _nan(n, dt)], (-(-n // tile), 1, 1), {0: offset, 2: offset})
+    ref = 2.0 * x.astype(np.float64) - 3.0 * y.astype(np.float64)
+    np.testing.assert_allclose(out[2].astype(np.float64), ref, atol=1e-2 if dt == "f16" else 1e-5, rtol=1e-3)
+
+
+def test_strided_view_is_not_read_as_vectors(bytecode):
+    """Every other column of a buffer (stride 2): the scalar path, right values."""
+    buf = RNG.standard_normal((3, 2000)).astype(np.float16)
+    view = (buf, (3, 1000), (2000, 2), 0)
+    (_, y) = _run(bytecode, "softmax_f16_1024", [view, _nan((3, 1000), "f16")], (3, 1, 1))
+    x = buf[:, ::2].astype(np.float64)
+    ref = np.exp(x - x.max(1, keepdims=True))
+    np.testing.assert_allclose(y.astype(np.float64), ref / ref.sum(1, keepdims=True), atol=2e-3, rtol=0)
+
+
+@pytest.mark.parametrize("name,vector", [("softmax_f16_1024", "v4.b32"), ("row_sum_bf16_4_512", "v4.b32"),
+                                         ("axpby_f32_1024", "v4"), ("col_sum_f32_64_128", "v4")])
+def test_ptx_has_vector_accesses_and_shuffles(bytecode, name, vector):
+    from tileorch.frontend.cutile import compile_program
+
+    prog = compile_program((bytecode / f"{name}.tileirbc").read_bytes(), name, ptxas=False)
+    assert f"ld.global.{vector}" in prog.ptx
+    if name.startswith(("softmax", "row_sum")):
+        assert "shfl.sync.bfly.b32" in prog.ptx
