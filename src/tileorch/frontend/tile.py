@@ -24,6 +24,8 @@ from xdsl.dialects.builtin import (
     BFloat16Type,
     DenseIntOrFPElementsAttr,
     Float16Type,
+    Float8E4M3FNType,
+    Float8E5M2Type,
     Float32Type,
     FunctionType,
     IntegerAttr,
@@ -37,7 +39,8 @@ from xdsl.printer import Printer
 
 from tileorch.dialects import nv_tileaa as aa
 
-DTYPES: dict[str, Attribute] = {"f16": Float16Type(), "bf16": BFloat16Type(), "f32": Float32Type(), "i32": i32}
+DTYPES: dict[str, Attribute] = {"f16": Float16Type(), "bf16": BFloat16Type(), "f32": Float32Type(), "i32": i32,
+                                "e4m3": Float8E4M3FNType(), "e5m2": Float8E5M2Type()}
 DYN = aa.DYNAMIC
 
 

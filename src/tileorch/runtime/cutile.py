@@ -713,9 +713,10 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
                                 "auto" if schedule == "auto" else schedule, dev.sm_count)
         chosen = dataclasses.replace(chosen, batched=cfg.batched, a_major=getattr(cfg, "a_major", "k"),
                                      transpose_b=getattr(cfg, "transpose_b", False))
-        if program.epilogue_ops:
+        if major == program.gemm_config.b_major:
+            # the program itself, retiled through the tier
             entry = compiled(kernel, arguments, arch, chosen.schedule, _override(chosen))
-        else:
+        else:  # B's layout differs from the compiled program's (no epilogue): tileorch.gemm's tile program
             gk = kernel_for(chosen)
             entry = None
     elif schedule == "auto":

@@ -15,41 +15,59 @@ lowers to PTX; its kernel function is named ``cfg.name`` and takes the GEMM host
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import fields, replace
 
 from tileorch.kernels.gemm.config import GemmConfig, GemmConfigError
 
-_PROGRAM_DTYPES = {"f16": "f16", "bf16": "bf16", "f32": "f32"}
+_PROGRAM_DTYPES = {"f16": "f16", "bf16": "bf16", "f32": "f32", "tf32": "f32", "e4m3": "e4m3", "e5m2": "e5m2"}
+"""Configuration element types -> the tile program's array element types (tf32 runs on f32 arrays)."""
 OVERRIDES = ("tile_n", "stages", "cluster_m", "raster", "max_swizzle", "producer_regs", "consumer_regs", "epilogue")
 """The configuration fields the tier takes as overrides; the rest follow from the program."""
 
 
 def gemm_program(cfg: GemmConfig):
-    """The tile program (:class:`tileorch.frontend.tile.TileProgram`) whose tier kernel is ``cfg``."""
-    from tileorch.dialects import nv_tileaa as aa
-    from tileorch.frontend.tile import TileProgram
+    """The tile program (:class:`tileorch.frontend.tile.TileProgram`) whose tier kernel is ``cfg``
+    (``transpose_b`` aside: that is the launcher's copy of an N-major B, not the kernel's)."""
     from xdsl.dialects.builtin import DenseArrayBase, TensorType, i64
 
-    if cfg.dtype not in _PROGRAM_DTYPES or cfg.batched or cfg.transpose_b:
-        raise GemmConfigError(f"tileorch.gemm builds tile programs for f16/bf16 2-D GEMMs, got {cfg.name}")
+    from tileorch.dialects import nv_tileaa as aa
+    from tileorch.frontend.tile import TileProgram
+
+    element = _PROGRAM_DTYPES.get(cfg.dtype)
+    if element is None or getattr(cfg, "dtype_b", cfg.dtype) != cfg.dtype:
+        raise GemmConfigError(f"no tile program for {cfg.name}: tileorch.gemm writes f16/bf16/fp8/tf32 programs")
     tm, tn, tk = cfg.tile_m, cfg.tile_n, cfg.tile_k
+    rank = 3 if cfg.batched else 2
     p = TileProgram("gemm", num_ctas=cfg.cluster_m, num_worker_warps=4 * cfg.consumer_groups)
-    A, B, C = p.array("a", cfg.dtype), p.array("b", cfg.dtype), p.array("c", cfg.out_dtype)
+    A, B = p.array("a", element, rank), p.array("b", element, rank)
+    C = p.array("c", _PROGRAM_DTYPES[cfg.out_dtype], rank)
+
+    def emit(op):
+        return p._emit(op).results[0]
 
     def transposed(tile):
         shape = list(tile.type.get_shape())[::-1]
-        op = aa.PermuteOp.build(operands=[tile], result_types=[TensorType(tile.type.element_type, shape)],
-                                properties={"permutation": DenseArrayBase.from_list(i64, [1, 0])})
-        return p._emit(op).results[0]
+        return emit(aa.PermuteOp.build(operands=[tile], result_types=[TensorType(tile.type.element_type, shape)],
+                                       properties={"permutation": DenseArrayBase.from_list(i64, [1, 0])}))
+
+    batch = [p.bid(2)] if cfg.batched else []
+    lead = [1] if cfg.batched else []
+
+    def load(array, index, shape):
+        tile = p.load(array, (*batch, *index), (*lead, *shape))
+        return emit(aa.ReshapeOp(tile, TensorType(tile.type.element_type, list(shape)))) if cfg.batched else tile
 
     bm, bn = p.bid(0), p.bid(1)
-    count = p.num_tiles(A, axis=1 if cfg.a_major == "k" else 0, shape=(tm, tk) if cfg.a_major == "k" else (tk, tm))
+    a_shape = (tm, tk) if cfg.a_major == "k" else (tk, tm)
+    count = p.num_tiles(A, axis=rank - 1 if cfg.a_major == "k" else rank - 2, shape=(*lead, *a_shape))
     with p.loop(count, carry=[p.zeros((tm, tn), "f32")]) as k:
-        a = p.load(A, (bm, k.iv), (tm, tk)) if cfg.a_major == "k" else transposed(p.load(A, (k.iv, bm), (tk, tm)))
-        b = p.load(B, (k.iv, bn), (tk, tn)) if cfg.b_major == "n" else transposed(p.load(B, (bn, k.iv), (tn, tk)))
+        a = load(A, (bm, k.iv), (tm, tk)) if cfg.a_major == "k" else transposed(load(A, (k.iv, bm), (tk, tm)))
+        b = load(B, (k.iv, bn), (tk, tn)) if cfg.b_major == "n" else transposed(load(B, (bn, k.iv), (tn, tk)))
         k.yield_(p.dot(a, b, k.args[0]))
-    acc = k.results[0]
-    p.store(C, (bm, bn), acc if cfg.out_dtype == "f32" else p.astype(acc, cfg.out_dtype))
+    out = k.results[0] if cfg.out_dtype == "f32" else p.astype(k.results[0], cfg.out_dtype)
+    if cfg.batched:
+        out = emit(aa.ReshapeOp(out, TensorType(out.type.element_type, [1, tm, tn])))
+    p.store(C, (*batch, bm, bn), out)
     return p
 
 
@@ -67,8 +85,9 @@ def lower_gemm(cfg: GemmConfig):
     ConvertNvTileasToCutlass(schedule=cfg.schedule, config=override).apply(ctx, module)
     fn = next(op for op in module.walk() if CONFIG_ATTR in op.attributes)
     got = read_config(fn)[0]
-    if got != cfg:
+    if got != replace(cfg, transpose_b=False):
         diff = ", ".join(f"{f.name}: asked {getattr(cfg, f.name)!r}, tier {getattr(got, f.name)!r}"
-                         for f in fields(GemmConfig) if getattr(cfg, f.name) != getattr(got, f.name))
+                         for f in fields(GemmConfig) if getattr(cfg, f.name) != getattr(got, f.name)
+                         and f.name != "transpose_b")
         raise GemmConfigError(f"the TileAS tier did not produce the configuration asked for ({diff})")
     return module

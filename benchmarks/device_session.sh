@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# One script for a device session (run on the GPU machine from the repository root).
+#   benchmarks/device_session.sh tests  every GPU test of the tile tiers (dot zoo, attention, memory-bound
+#       SIMT programs, the SIMT regression set, tileorch.gemm), spread over worker processes.
+#       Carries .whl/ (xdsl, immutabledict, ordered_set, cuda_tile, pytest-xdist, execnet wheels; llvmlite as
+#       llvmlite_rest.tgz + libllvmlite.so.xz).  QUICK=1: the short case list of the dot zoo.
+#   benchmarks/device_session.sh fill   the benchmarks (tile programs, memory-bound, attention) without
+#       tileiras: tileorch and torch numbers, and the compiled-program cache ($OUT/cache.tgz) bench reads.
+#   benchmarks/device_session.sh bench  the same benchmarks with tileiras (carries .tc/: tc.tar.xz with
+#       nvidia/cu13/{bin/tileiras,bin/ptxas,lib/libnvvm.so.4} of the 13.4 wheels, the cuda_tile wheel and
+#       cache.tgz from fill; no xDSL there: tileorch's kernels come from the cache, so src/ must not change
+#       between fill and bench).
+# Results land in $OUT (logs, JSON, plots); benchmarks/results/README.md says which were kept.
+set -u -o pipefail
+MODE=${1:-tests}
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 TILEORCH_CACHE_DIR=/tmp/tileorch-cache
+SIZES=${SIZES:-4096x4096x4096}
+
+install_compiler() {
+  [ -d /tmp/site/xdsl ] || python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl || exit 1
+  tar xzf .whl/llvmlite_rest.tgz -C /tmp/site
+  xz -dc .whl/libllvmlite.so.xz > /tmp/site/llvmlite/binding/libllvmlite.so
+  export PYTHONPATH="/tmp/site:$PWD/src"
+}
+
+benchmarks() {  # $1: fill or bench; everything lands in $OUT/results_$1.tgz (the device returns 8 files at most)
+  local R="$OUT/$1"
+  mkdir -p "$R"
+  timeout ${TILE_TIMEOUT:-300} python3 benchmarks/tile_programs.py --out "$R" --iters 20 --sizes "$SIZES" 2>&1 \
+    | tee "$R/tile_programs.log" | tail -n 34
+  timeout ${MEM_TIMEOUT:-150} python3 benchmarks/memory_bound.py --out "$R" --iters 20 2>&1 \
+    | tee "$R/memory_bound.log" | tail -n 16
+  timeout ${ATT_TIMEOUT:-200} python3 benchmarks/attention.py --out "$R" --seqs 4096,16384 --iters 10 2>&1 \
+    | tee "$R/attention.log" | tail -n 20
+  tar czf "$OUT/results_$1.tgz" -C "$OUT" "$1" && rm -rf "$R"
+}
+
+case "$MODE" in
+  tests)
+    install_compiler
+    { date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version --format=csv; python3 --version
+      python3 -c "import xdsl, llvmlite, torch; print('xdsl', xdsl.__version__, 'llvmlite', llvmlite.__version__, 'torch', torch.__version__)"
+    } 2>&1 | tee "$OUT/device.txt"
+    [ "${QUICK:-0}" = 1 ] && export TILEORCH_QUICK_GPU=1
+    timeout ${TEST_TIMEOUT:-560} python3 -m pytest -q -p no:cacheprovider -rfEs -n ${WORKERS:-8} \
+      tests/gpu/test_tier_programs.py tests/gpu/test_memory_bound_gpu.py tests/gpu/test_cutile_gpu.py \
+      tests/gpu/test_gemm.py tests/gpu/test_attention_programs.py ${TEST_ARGS:-} 2>&1 \
+      | tee "$OUT/gpu_tests.log" | tail -n 40
+    ;;
+  fill)
+    install_compiler
+    benchmarks fill
+    tar czf "$OUT/cache.tgz" -C /tmp tileorch-cache
+    ;;
+  bench)
+    python3 -m pip install -q --no-index --no-deps --target /tmp/site .tc/*.whl || exit 1
+    mkdir -p /tmp/tc && xz -dc .tc/tc.tar.xz | tar xf - -C /tmp/tc
+    tar xzf .tc/cache.tgz -C /tmp
+    export PATH="/tmp/tc/nvidia/cu13/bin:$PATH" LD_LIBRARY_PATH="/tmp/tc/nvidia/cu13/lib:${LD_LIBRARY_PATH:-}"
+    export CUDA_HOME=/tmp/tc/nvidia/cu13 PYTHONPATH="/tmp/site:$PWD/src"
+    tileiras --version 2>&1 | head -3 | tee "$OUT/tileiras.txt"
+    benchmarks bench
+    ;;
+  *)
+    echo "usage: $0 tests|fill|bench" >&2
+    exit 2
+    ;;
+esac
