@@ -64,3 +64,23 @@ def test_dot_program_sass_has_wgmma(name, tmp_path):
     # HGMMA (f16/bf16/tf32), QGMMA (fp8), IGMMA (int8): the warpgroup MMA instructions
     want = ("IGMMA",) if PROGRAMS[name].dtype in ("i8", "u8") else ("HGMMA", "QGMMA", "IGMMA")
     assert any(op in sass for op in want), f"no WGMMA ({'/'.join(want)}) instruction in the SASS of {name}"
+
+
+@pytest.mark.parametrize("a_dtype", ["int8", "uint8"])
+def test_int8_dot_on_the_simt_path_is_exact(a_dtype):
+    """An integer dot the tensor-core path cannot take (W a column slice of a wider array: not the
+    row-major operand the WGMMA GEMM reads) runs on the SIMT path, which reads each operand by its
+    signedness (uint8 A zero-extends): exact against the int reference."""
+    from tileorch.testing.dot_programs import linear_i8
+
+    m, n, k, t = 200, 136, 96, 32
+    g = torch.Generator(device="cuda").manual_seed(7)
+    lo = 0 if a_dtype == "uint8" else -128
+    x = torch.randint(lo, lo + 256, (m, k), generator=g, device="cuda", dtype=torch.int32).to(getattr(torch, a_dtype))
+    w = torch.randint(-128, 128, (n, k + 16), generator=g, device="cuda", dtype=torch.int32).to(torch.int8)[:, :k]
+    y = torch.full((m, n), -2**31, device="cuda", dtype=torch.int32)
+    grid = (-(-m // t), -(-n // t), 1)
+    tileorch.cutile.launch(torch.cuda.current_stream(), grid, linear_i8, (x, w, y, t, t, t))
+    torch.cuda.synchronize()
+    ref = (x.double() @ w.double().t()).to(torch.int32)
+    torch.testing.assert_close(y, ref, atol=0, rtol=0)
