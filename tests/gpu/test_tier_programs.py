@@ -17,7 +17,7 @@ pytest.importorskip("cuda.tile")
 
 import tileorch.cutile  # noqa: E402
 from tileorch.runtime import cutile as rc  # noqa: E402
-from tileorch.testing.dot_programs import PROGRAMS, build  # noqa: E402
+from tileorch.testing.dot_programs import PROGRAMS, build, unwritten  # noqa: E402
 
 SHAPES = [(1000, 520, 384), (129, 264, 72), (4097, 1016, 1000), (256, 256, 64)]
 TOL = {"f16": dict(atol=5e-2, rtol=2e-2), "bf16": dict(atol=1.5e-1, rtol=3e-2), "f32": dict(atol=2e-3, rtol=2e-3),
@@ -25,7 +25,10 @@ TOL = {"f16": dict(atol=5e-2, rtol=2e-2), "bf16": dict(atol=1.5e-1, rtol=3e-2), 
 
 
 def _check(out, ref, dtype):
-    assert not torch.isnan(out).any(), "unwritten (NaN) outputs"
+    assert not unwritten(out).any(), "unwritten (NaN / -2^31 pre-filled) outputs"
+    if out.dtype == torch.int32:  # int8 x int8 -> int32 (and mixed signedness): exact
+        torch.testing.assert_close(out, ref, atol=0, rtol=0)
+        return
     # tolerance of the output's type (tf32 products: the tf32 one); fp8 inputs are exact in f32
     key = "tf32" if dtype == "tf32" else {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16"}[out.dtype]
     torch.testing.assert_close(out.float(), ref, **TOL[key])
@@ -59,4 +62,25 @@ def test_dot_program_sass_has_wgmma(name, tmp_path):
     path.write_bytes(program.cubin)
     sass = subprocess.run(["cuobjdump", "-sass", str(path)], capture_output=True, text=True, timeout=120).stdout
     # HGMMA (f16/bf16/tf32), QGMMA (fp8), IGMMA (int8): the warpgroup MMA instructions
-    assert any(op in sass for op in ("HGMMA", "QGMMA", "IGMMA")), f"no WGMMA (xGMMA) instruction in the SASS of {name}"
+    want = ("IGMMA",) if PROGRAMS[name].dtype in ("i8", "u8") else ("HGMMA", "QGMMA", "IGMMA")
+    assert any(op in sass for op in want), f"no WGMMA ({'/'.join(want)}) instruction in the SASS of {name}"
+
+
+@pytest.mark.parametrize("a_dtype", ["int8", "uint8"])
+def test_int8_dot_on_the_simt_path_is_exact(a_dtype):
+    """An integer dot the tensor-core path cannot take (W a column slice of a wider array: not the
+    row-major operand the WGMMA GEMM reads) runs on the SIMT path, which reads each operand by its
+    signedness (uint8 A zero-extends): exact against the int reference."""
+    from tileorch.testing.dot_programs import linear_i8
+
+    m, n, k, t = 200, 136, 96, 32
+    g = torch.Generator(device="cuda").manual_seed(7)
+    lo = 0 if a_dtype == "uint8" else -128
+    x = torch.randint(lo, lo + 256, (m, k), generator=g, device="cuda", dtype=torch.int32).to(getattr(torch, a_dtype))
+    w = torch.randint(-128, 128, (n, k + 16), generator=g, device="cuda", dtype=torch.int32).to(torch.int8)[:, :k]
+    y = torch.full((m, n), -2**31, device="cuda", dtype=torch.int32)
+    grid = (-(-m // t), -(-n // t), 1)
+    tileorch.cutile.launch(torch.cuda.current_stream(), grid, linear_i8, (x, w, y, t, t, t))
+    torch.cuda.synchronize()
+    ref = (x.double() @ w.double().t()).to(torch.int32)
+    torch.testing.assert_close(y, ref, atol=0, rtol=0)

@@ -1,4 +1,4 @@
-"""Every program of the dot zoo (``tileorch.testing.dot_programs``: f16/bf16/fp8/tf32 GEMMs, A^T
+"""Every program of the dot zoo (``tileorch.testing.dot_programs``: f16/bf16/fp8/tf32/int8 GEMMs, A^T
 and B^T operands, fused epilogues, batched and program-persistent GEMMs, program tiles the kernel
 builder retiles) compiles through the TileAS tier to the TMA/WGMMA kernel on the CPU, with the
 configuration its operands call for; ptxas accepts it.  The GPU tests (tests/gpu/
@@ -18,7 +18,8 @@ from tileorch.testing.dot_programs import PROGRAMS  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not ptxas_available(), reason="no ptxas (pip install nvidia-cuda-nvcc)")
 
-TORCH_NAMES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "e4m3": "float8_e4m3fn"}
+TORCH_NAMES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "e4m3": "float8_e4m3fn", "i8": "int8",
+               "u8": "uint8", "i32": "int32"}
 M, N, K, L = 1024, 512, 384, 4
 
 
@@ -53,6 +54,10 @@ def _arrays(name: str) -> list:
         "gemm_grouped_f16": gemm, "gemm_persistent_grouped_f16": gemm,
         "gemm_grouped_tf32_32x32": [((M, K), "f32"), ((K, N), "f32"), ((M, N), "f32")],
         "bmm_batch_first_f16": [((L, M, K), "f16"), ((L, K, N), "f16"), ((L, M, N), "f16")],
+        "linear_i8_i32": [((M, K), "i8"), ((N, K), "i8"), ((M, N), "i32")],
+        "gemm_i8_n_major_b": [((M, K), "i8"), ((K, N), "i8"), ((M, N), "i32")],
+        "gemm_u8_i8_n_major_b": [((M, K), "u8"), ((K, N), "i8"), ((M, N), "i32")],
+        "linear_i8_dequant_bf16": [((M, K), "i8"), ((N, K), "i8"), ((M, N), "bf16"), ((M,), "f32"), ((N,), "f32")],
     }[name]
 
 
@@ -74,6 +79,18 @@ EXPECT = {  # configuration fields the operands call for
     "gemm_persistent_grouped_f16": {"tile_n": 256},
     "gemm_grouped_tf32_32x32": {"dtype": "tf32", "tile_n": 128, "transpose_b": True},
     "bmm_batch_first_f16": {"batched": True},
+    # int8 -> int32 (cuda_tile.mmai): s8/u8 WGMMA (k32, like fp8), K-major operands, i32 accumulators
+    "linear_i8_i32": {"dtype": "s8", "b_dtype": "", "out_dtype": "s32", "b_major": "k", "tile_k": 128,
+                      "epilogue": "direct", "transpose_b": False},
+    "gemm_i8_n_major_b": {"dtype": "s8", "out_dtype": "s32", "b_major": "k", "transpose_b": True},
+    "gemm_u8_i8_n_major_b": {"dtype": "u8", "b_dtype": "s8", "out_dtype": "s32", "transpose_b": True},
+    "linear_i8_dequant_bf16": {"dtype": "s8", "out_dtype": "bf16", "epilogue": "tma", "tile_k": 128},
+}
+WGMMA = {  # the instruction the integer programs must run
+    "linear_i8_i32": "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8",
+    "gemm_i8_n_major_b": "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8",
+    "gemm_u8_i8_n_major_b": "wgmma.mma_async.sync.aligned.m64n128k32.s32.u8.s8",
+    "linear_i8_dequant_bf16": "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8",
 }
 
 
@@ -97,3 +114,5 @@ def test_zoo_program_takes_the_tensor_cores(name):
     cfg = program.gemm_config
     for field, want in EXPECT.get(name, {}).items():
         assert getattr(cfg, field) == want, (field, cfg)
+    if name in WGMMA:
+        assert WGMMA[name] in program.ptx

@@ -31,6 +31,13 @@ from tileorch.schedulers.device_params import pack_device_params, record_bytes
     ({"dtype": "e4m3", "tile_k": 128, "b_major": "n"}, "K-major"),
     ({"dtype": "e5m2", "tile_k": 128, "a_major": "m"}, "K-major"),
     ({"a_major": "x"}, "a_major must be"),
+    # int8 -> int32: K-major operands like fp8, i32 accumulators, an s32 output stored directly
+    ({"dtype": "s8"}, "tile_k must be 128"),
+    ({"dtype": "u8", "tile_k": 128, "b_major": "n"}, "u8 WGMMA reads both operands K-major"),
+    ({"dtype": "s8", "tile_k": 128, "out_dtype": "s32"}, "an s32 output needs epilogue='direct'"),
+    ({"out_dtype": "s32", "epilogue": "direct"}, "an s32 output needs integer"),
+    ({"b_dtype": "s8"}, "b_dtype"),
+    ({"dtype": "s8", "tile_k": 128, "b_dtype": "e4m3"}, "b_dtype"),
 ])
 def test_config_rules(change, message):
     with pytest.raises(GemmConfigError, match=message):
@@ -41,6 +48,29 @@ def test_fp8_stage_is_the_same_bytes_as_16_bit():
     """fp8 tiles are 128 elements deep: the same 128-byte swizzle rows, 4 k32 WGMMAs per stage."""
     cfg = replace(GemmConfig(), dtype="e4m3", tile_k=128).check()
     assert cfg.stage_bytes == GemmConfig().stage_bytes and cfg.mma_k == 32
+
+
+def test_int8_config_is_fp8_shaped_with_i32_accumulators():
+    """s8/u8 tiles are 128 elements deep like fp8 (k32 WGMMAs); the accumulator is s32 in as many
+    registers as f32; B may have the other signedness."""
+    cfg = replace(GemmConfig(), dtype="u8", b_dtype="s8", tile_k=128, out_dtype="s32", epilogue="direct").check()
+    assert cfg.stage_bytes == replace(GemmConfig(), epilogue="direct").stage_bytes and cfg.mma_k == 32
+    assert (cfg.acc_type, cfg.dtype_b, cfg.is_integer, cfg.accumulators) == ("s32", "s8", True, 128)
+    assert GemmConfig().acc_type == "f32" and GemmConfig().dtype_b == "bf16"
+    assert "u8xs8_s32" in cfg.name and cfg.name != replace(cfg, b_dtype="").name
+
+
+@pytest.mark.parametrize("schedule", ["persistent", "streamk"])
+def test_int8_kernel_ir_has_s32_wgmma_and_i32_accumulators(schedule):
+    from tileorch.backend.compile import parse_text, _verify
+    from tileorch.registry import make_context
+
+    cfg = replace(GemmConfig(), dtype="u8", b_dtype="s8", tile_k=128, out_dtype="s32", epilogue="direct",
+                  schedule=schedule)
+    text = gemm_kernel_ir(cfg)
+    assert "D[<s32>, <one>], A[<u8>, <one>, <row>], B[<s8>, <one>, <col>]" in text
+    assert "!acc = !llvm.struct<(i32, " in text and 'dtype = "s32"' in text
+    _verify(parse_text(make_context(), text, "gemm.mlir"), "input")
 
 
 def test_stage_and_smem_arithmetic():

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from xdsl.dialects.builtin import I32, Float32Type, IntAttr, IntegerAttr, IntegerType, StringAttr
+from xdsl.dialects.builtin import I32, Float32Type, IntAttr, IntegerAttr, IntegerType, StringAttr, i32
 from xdsl.dialects.llvm import LLVMPointerType, LLVMStructType
 from xdsl.ir import Dialect, SSAValue
 from xdsl.irdl import (
@@ -88,6 +88,7 @@ class FragmentDtype(StrEnum):
     BF16 = "bf16"
     F16 = "f16"
     F32 = "f32"
+    S32 = "s32"
 
 
 @irdl_op_definition
@@ -99,6 +100,8 @@ class StoreFragmentOp(IRDLOperation):
     ``8*g + 2*(t%4) (+1)``) to the row-major matrix at ``base`` (leading dimension ``ld``
     elements), converted to ``dtype``, at rows ``row..row+63`` and columns ``col..col+N-1``;
     elements at or beyond ``rows``/``cols`` are not written (ragged edges).  ``cols`` must be even.
+    An i32 accumulator (s8/u8 WGMMA) is stored as ``s32`` as it is, or converted (signed) to a float
+    ``dtype``.
     """
 
     name = "atom.store_fragment"
@@ -116,10 +119,13 @@ class StoreFragmentOp(IRDLOperation):
 
     def verify_(self) -> None:
         fields = list(self.acc.type.types)
-        if not fields or len(fields) % 4 or len(fields) > 128 or any(not isinstance(f, Float32Type) for f in fields):
-            raise VerifyException(f"accumulator must be a struct of 4*k f32 (an m64nN fragment, N <= 256), got {self.acc.type}")
+        if not fields or len(fields) % 4 or len(fields) > 128 or not _fragment_fields(fields):
+            raise VerifyException(f"accumulator must be a struct of 4*k f32 or i32 (an m64nN fragment, N <= 256), "
+                                  f"got {self.acc.type}")
         if self.dtype.data not in {d.value for d in FragmentDtype}:
-            raise VerifyException(f"dtype must be one of bf16, f16, f32, got {self.dtype.data!r}")
+            raise VerifyException(f"dtype must be one of bf16, f16, f32, s32, got {self.dtype.data!r}")
+        if self.dtype.data == FragmentDtype.S32.value and fields[0] != i32:
+            raise VerifyException("dtype s32 stores an i32 accumulator (an s8/u8 WGMMA fragment), got f32 fields")
 
 
 @irdl_op_definition
@@ -127,8 +133,8 @@ class StageFragmentOp(IRDLOperation):
     """``atom.stage_fragment %acc, %buf {first_column = 0 : i64, columns = 128 : i64, dtype = "bf16"} : !llvm.struct<...>``
 
     Every thread of a warp group writes columns ``first_column .. first_column+columns-1`` of its
-    ``m64nN`` WGMMA f32 accumulator fragment (same layout as ``atom.store_fragment``), converted to
-    16-bit ``dtype``, into shared memory at ``buf`` as ``columns/64`` boxes of 64 rows x 64
+    ``m64nN`` WGMMA f32 (or i32, converted as signed) accumulator fragment (same layout as
+    ``atom.store_fragment``), converted to 16-bit ``dtype``, into shared memory at ``buf`` as ``columns/64`` boxes of 64 rows x 64
     columns (8 KiB each, box ``j`` at ``buf + 8192*j``), each in the 128-byte swizzled layout a
     TMA store with ``CU_TENSOR_MAP_SWIZZLE_128B`` reads (16-byte chunk ``c`` of row ``r`` at
     chunk ``c ^ (r % 8)``).  ``buf`` must be 1024-byte aligned.  A TMA store of the boxes needs a
@@ -149,12 +155,18 @@ class StageFragmentOp(IRDLOperation):
         fields = list(self.acc.type.types)
         n = 2 * len(fields)
         first, cols = self.first_column.value.data, self.columns.value.data
-        if not fields or len(fields) % 4 or any(not isinstance(f, Float32Type) for f in fields):
-            raise VerifyException(f"accumulator must be a struct of 4*k f32 (an m64nN fragment), got {self.acc.type}")
+        if not fields or len(fields) % 4 or not _fragment_fields(fields):
+            raise VerifyException(f"accumulator must be a struct of 4*k f32 or i32 (an m64nN fragment), got "
+                                  f"{self.acc.type}")
         if cols <= 0 or cols % 64 or first < 0 or first % 64 or first + cols > n:
             raise VerifyException(f"columns [{first}, {first + cols}) must be whole 64-column boxes inside the fragment's {n} columns")
         if self.dtype.data not in (FragmentDtype.BF16.value, FragmentDtype.F16.value):
             raise VerifyException(f"dtype must be bf16 or f16 (128-byte rows of 64 elements), got {self.dtype.data!r}")
+
+
+def _fragment_fields(fields: list) -> bool:
+    """All f32 (a float WGMMA accumulator) or all i32 (an integer one)."""
+    return all(isinstance(f, Float32Type) for f in fields) or all(f == i32 for f in fields)
 
 
 Atom = Dialect("atom", [DynamicSmemOp, BulkCopyG2SOp, StoreFragmentOp, StageFragmentOp])

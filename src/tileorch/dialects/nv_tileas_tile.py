@@ -68,8 +68,9 @@ from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from tileorch.dialects import nv_tileas as base
-from tileorch.dialects.nv_tileaa.attrs import PaddingValueAttr, ProgramIdType, TiledViewType
-from tileorch.dialects.nv_tileaa.ops import check_broadcast, check_dot_shapes, check_expand_dim, is_int
+from tileorch.dialects.nv_tileaa.attrs import PaddingValueAttr, ProgramIdType, SignednessAttr, TiledViewType
+from tileorch.dialects.nv_tileaa.ops import (check_broadcast, check_dot_shapes, check_dot_types, check_expand_dim,
+                                             is_int)
 
 _EFFECTS = (MemoryReadEffect(), MemoryWriteEffect())
 
@@ -663,7 +664,8 @@ class TiledStoreOp(IRDLOperation):
 
 @irdl_op_definition
 class DotOp(IRDLOperation):
-    """``lhs x rhs + (acc_valid ? acc : 0)`` with MMA ``atom``."""
+    """``lhs x rhs + (acc_valid ? acc : 0)`` with MMA ``atom`` (integer operands: how each one's bits
+    are read in ``signedness_a`` / ``signedness_b``, as on ``nv_tileaa.dot``)."""
 
     name = "nv_tileas.dot"
     lhs = operand_def(TensorType)
@@ -672,6 +674,8 @@ class DotOp(IRDLOperation):
     acc_valid = opt_operand_def(i1)
     atom = prop_def(AnyAttr())
     matmul_fast_accum = opt_prop_def(BoolAttr)
+    signedness_a = opt_prop_def(SignednessAttr)
+    signedness_b = opt_prop_def(SignednessAttr)
     result = result_def(TensorType)
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
@@ -686,6 +690,7 @@ class DotOp(IRDLOperation):
     def verify_(self) -> None:
         _verify_tensors(self)
         check_dot_shapes(self.lhs.type, self.rhs.type, self.acc.type, self.result.type)
+        check_dot_types(self.lhs.type, self.acc.type, (self.signedness_a, self.signedness_b))
         if not isinstance(self.atom, DOT_ATOMS):
             raise VerifyException(f"dot atom must be an MMA or FMA atom, got {self.atom}")
         if isinstance(self.atom, MmaSm90AtomAttr):

@@ -161,6 +161,8 @@ class WGMMAType(StrEnum):
     F32 = "f32"
     TF32 = "tf32"
     S32 = "s32"
+    S8 = "s8"
+    U8 = "u8"
     E4M3 = "e4m3"
     E5M2 = "e5m2"
 
@@ -651,12 +653,15 @@ class PrefetchOp(IRDLOperation):
 
 # --------------------------------------------------------------------------- WGMMA
 
-WGMMA_K = {WGMMAType.F16: 16, WGMMAType.BF16: 16, WGMMAType.TF32: 8, WGMMAType.E4M3: 32, WGMMAType.E5M2: 32}
+WGMMA_K = {WGMMAType.F16: 16, WGMMAType.BF16: 16, WGMMAType.TF32: 8, WGMMAType.E4M3: 32, WGMMAType.E5M2: 32,
+           WGMMAType.S8: 32, WGMMAType.U8: 32}
+WGMMA_INT = (WGMMAType.S8, WGMMAType.U8)
+"""Integer operand types: ``.s32`` accumulators, A and B signedness may differ (PTX ISA 8.4+)."""
 
 
 def accumulator_size(n: int, type_d: WGMMAType) -> int:
-    """Registers per thread of an m64nN accumulator: N/2 f32 values (f16 D packs pairs: N/4)."""
-    return n // 2 if type_d == WGMMAType.F32 else n // 4
+    """Registers per thread of an m64nN accumulator: N/2 f32 or s32 values (f16 D packs pairs: N/4)."""
+    return n // 4 if type_d == WGMMAType.F16 else n // 2
 
 
 @irdl_op_definition
@@ -693,7 +698,7 @@ class WgmmaMmaAsyncOp(IRDLOperation):
             properties={
                 "shape": MMAShapeAttr(64, n, WGMMA_K.get(type_ab, 16)),
                 "typeA": WGMMATypeAttr(type_ab), "typeB": WGMMATypeAttr(type_ab),
-                "typeD": WGMMATypeAttr(WGMMAType.F32),
+                "typeD": WGMMATypeAttr(WGMMAType.S32 if type_ab in WGMMA_INT else WGMMAType.F32),
                 "scaleD": WGMMAScaleOutAttr(scale_d),
                 "scaleA": WGMMAScaleInAttr(WGMMAScaleIn.ONE), "scaleB": WGMMAScaleInAttr(WGMMAScaleIn.ONE),
                 "layoutA": MMALayoutAttr(layout_a), "layoutB": MMALayoutAttr(layout_b),
@@ -703,16 +708,18 @@ class WgmmaMmaAsyncOp(IRDLOperation):
     def verify_(self) -> None:
         m, n, k = self.shape.m.data, self.shape.n.data, self.shape.k.data
         ta, tb, td = self.typeA.data, self.typeB.data, self.typeD.data
-        if ta != tb:
-            raise VerifyException(f"typeA and typeB must be equal, got {ta} and {tb}")
+        if ta != tb and not (ta in WGMMA_INT and tb in WGMMA_INT):
+            raise VerifyException(f"typeA and typeB must be equal (or both s8/u8), got {ta} and {tb}")
         if ta not in WGMMA_K:
-            raise VerifyException(f"only f16/bf16/tf32/e4m3/e5m2 inputs are supported, got {ta}")
+            raise VerifyException(f"only f16/bf16/tf32/e4m3/e5m2/s8/u8 inputs are supported, got {ta}")
         if ta not in (WGMMAType.F16, WGMMAType.BF16) and (
                 self.layoutA.data != MMALayout.ROW or self.layoutB.data != MMALayout.COL):
             raise VerifyException(f"{ta} operands must be K-major (A layout row, B layout col): only 16-bit "
                                   "inputs can be transposed")
-        if td != WGMMAType.F32:
-            raise VerifyException(f"only an f32 accumulator is supported, got {td}")
+        want_d = WGMMAType.S32 if ta in WGMMA_INT else WGMMAType.F32
+        if td != want_d:
+            raise VerifyException(f"{ta} inputs need a {want_d} accumulator (only f32 for floats), got {td}")
+        field_type = i32 if td == WGMMAType.S32 else Float32Type()
         if m != 64 or k != WGMMA_K[ta]:
             raise VerifyException(f"shape must be m = 64, k = {WGMMA_K[ta]} for {ta}, got m = {m}, k = {k}")
         if not (8 <= n <= 256 and n % 8 == 0):
@@ -720,14 +727,17 @@ class WgmmaMmaAsyncOp(IRDLOperation):
         want = accumulator_size(n, td)
         for what, typ in (("result", self.results_.type), *((("accumulator", self.inouts.type),) if self.inouts else ())):
             fields = list(typ.types)
-            if len(fields) != want or any(not isinstance(f, Float32Type) for f in fields):
-                raise VerifyException(f"{what} must be a struct of {want} f32 (m64n{n} f32 accumulator), got {len(fields)} fields")
+            if len(fields) != want or any(f != field_type for f in fields):
+                raise VerifyException(f"{what} must be a struct of {want} {field_type} (m64n{n} {td} accumulator), "
+                                      f"got {len(fields)} fields of {typ}")
         if self.inouts is not None and self.inouts.type != self.results_.type:
             raise VerifyException("accumulator and result types must be equal")
         if self.inouts is None and self.scaleD.data != WGMMAScaleOut.ZERO:
             raise VerifyException("without an accumulator operand scaleD must be zero")
-        if self.satfinite is not None:
+        if self.satfinite is not None and ta not in WGMMA_INT:
             raise VerifyException("satfinite applies to integer wgmma only")
+        if ta in WGMMA_INT and (self.scaleA.data != WGMMAScaleIn.ONE or self.scaleB.data != WGMMAScaleIn.ONE):
+            raise VerifyException("integer wgmma has no operand negation (scaleA and scaleB must be one)")
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -736,7 +746,8 @@ class WgmmaMmaAsyncOp(IRDLOperation):
             printer.print_string(", ")
             printer.print_operand(self.inouts)
         printer.print_string(f", <m = {self.shape.m.data}, n = {self.shape.n.data}, k = {self.shape.k.data}>")
-        printer.print_string(f", D[<{self.typeD.data.value}>, <{self.scaleD.data.value}>]")
+        sat = ", <satfinite>" if self.satfinite is not None else ""
+        printer.print_string(f", D[<{self.typeD.data.value}>, <{self.scaleD.data.value}>{sat}]")
         printer.print_string(f", A[<{self.typeA.data.value}>, <{self.scaleA.data.value}>, <{self.layoutA.data.value}>]")
         printer.print_string(f", B[<{self.typeB.data.value}>, <{self.scaleB.data.value}>, <{self.layoutB.data.value}>]")
         printer.print_op_attributes(self.attributes)

@@ -577,7 +577,7 @@ def gemm_operands(program: Any, arguments: list[Argument]) -> tuple[ArrayArg, Ar
 
 
 _GEMM_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "tf32": "float32", "e4m3": "float8_e4m3fn",
-                "e5m2": "float8_e5m2"}
+                "e5m2": "float8_e5m2", "s8": "int8", "u8": "uint8", "s32": "int32"}
 
 
 def gemm_problem(program: Any, arguments: list[Argument]) -> tuple[ArrayArg, ArrayArg, ArrayArg, int, int, int]:
@@ -594,7 +594,7 @@ def gemm_problem_batched(program: Any, arguments: list[Argument]):
     cfg = program.gemm_config
     batched = bool(getattr(cfg, "batched", False))
     rank = 3 if batched else 2
-    for x, dt in ((a, cfg.dtype), (b, cfg.dtype), (c, cfg.out_dtype)):
+    for x, dt in ((a, cfg.dtype), (b, getattr(cfg, "b_dtype", "") or cfg.dtype), (c, cfg.out_dtype)):
         if x.ndim != rank:
             raise ValueError(f"{_where(x.name, x.position)}: the {'batched ' if batched else ''}GEMM takes {rank}-D "
                              f"arrays, got shape {x.shape}")
@@ -712,7 +712,8 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         chosen = default_config(m * batch, n, k, cfg.dtype, cfg.out_dtype, major,
                                 "auto" if schedule == "auto" else schedule, dev.sm_count)
         chosen = dataclasses.replace(chosen, batched=cfg.batched, a_major=getattr(cfg, "a_major", "k"),
-                                     transpose_b=getattr(cfg, "transpose_b", False))
+                                     transpose_b=getattr(cfg, "transpose_b", False),
+                                     b_dtype=getattr(cfg, "b_dtype", "")).check()
         if major == program.gemm_config.b_major:
             # the program itself, retiled through the tier
             entry = compiled(kernel, arguments, arch, chosen.schedule, _override(chosen))

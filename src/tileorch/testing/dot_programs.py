@@ -1,8 +1,9 @@
 """cuTile dot programs as users write them: the GEMM family the tier compiles onto tensor cores.
 
 Each entry of :data:`PROGRAMS` names a ``@ct.kernel``, how to build its arguments for an
-``M x N x K`` problem (torch tensors on the GPU, outputs pre-filled with NaN), the torch fp32
-reference and the library call a user would make instead.  Tests (``tests/gpu``) and
+``M x N x K`` problem (torch tensors on the GPU, outputs pre-filled with NaN, int32 outputs with
+-2^31), the torch fp32 reference (exact int32 for integer programs) and the library call a user
+would make instead (None where torch has none).  Tests (``tests/gpu``) and
 benchmarks (``benchmarks/tile_programs.py``) import this one zoo.  Importing it needs
 ``cuda.tile``; building arguments needs torch.
 """
@@ -262,6 +263,44 @@ def bmm_batch_first(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.
         acc = ct.mma(a, b, acc=acc)
     ct.store(C, index=(l, bm, bn), tile=ct.reshape(ct.astype(acc, C.dtype), (1, tm, tn)))
 
+@ct.kernel
+def linear_i8(X, W, Y, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """``Y = X @ W^T`` on int8 (W stored [N, K], K-major as int8 WGMMA reads both operands), exact
+    int32 accumulation and output (``torch._int_mm``)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.int32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        w = ct.load(W, index=(bn, k), shape=(tn, tk))
+        acc = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk)), ct.transpose(w), acc)
+    ct.store(Y, index=(bm, bn), tile=acc)
+
+
+@ct.kernel
+def gemm_i8(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """``C = A @ B`` on 8-bit integers with B stored [K, N] (N-major: int8 WGMMA reads B K-major, so
+    the launcher passes a K-major copy), int32 output.  (``ct.matmul`` of int8 tiles returns int8,
+    the product truncated: integer programs accumulate with ``ct.mma``.)  The operands' signedness
+    comes from their dtypes (``gemm_u8_i8``: uint8 A, int8 B)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.int32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+
+
+@ct.kernel
+def linear_i8_dequant(X, W, Y, sx, sw, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """``Y = (X @ W^T) * sx[:, None] * sw[None, :]`` (int8 weights and activations with per-row and
+    per-column f32 scales, the int32 accumulator converted to f32 in the epilogue), bf16 output."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.int32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        w = ct.load(W, index=(bn, k), shape=(tn, tk))
+        acc = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk)), ct.transpose(w), acc)
+    rows = ct.reshape(ct.load(sx, index=(bm,), shape=(tm,)), (tm, 1))
+    cols = ct.reshape(ct.load(sw, index=(bn,), shape=(tn,)), (1, tn))
+    ct.store(Y, index=(bm, bn), tile=(acc.astype(ct.float32) * rows * cols).astype(Y.dtype))
+
 
 @dataclass(frozen=True)
 class Program:
@@ -285,7 +324,8 @@ class Program:
 def _t(dtype: str):
     import torch
 
-    return {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32, "e4m3": torch.float8_e4m3fn}[dtype]
+    return {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32, "e4m3": torch.float8_e4m3fn,
+            "i8": torch.int8, "u8": torch.uint8, "i32": torch.int32}[dtype]
 
 
 def _randn(shape, dtype, gen, scale=1.0):
@@ -435,6 +475,68 @@ def _make_bmm_bias(m, n, k, dt, g, batch=4):
     return (a, b, bias, c), c, a.float() @ b.float() + bias.float(), lambda: torch.baddbmm(bias, a, b)
 
 
+def _randint(shape, dtype, gen):
+    """Uniform integers over the whole int8 / uint8 range."""
+    import torch
+
+    lo, hi = (-128, 128) if dtype == "i8" else (0, 256)
+    return torch.randint(lo, hi, shape, device="cuda", generator=gen, dtype=torch.int32).to(_t(dtype))
+
+
+def _int_reference(a, b):
+    """``a @ b`` exactly, as int32: float64 holds every partial sum of 8-bit products exactly
+    (|sum| <= 2^16 K < 2^53), and for K < 2^15 the result fits int32 (no wrap to model)."""
+    import torch
+
+    return (a.double() @ b.double()).to(torch.int32)
+
+
+def _i32_nan_fill(shape):
+    """An int32 output pre-filled with a sentinel (int32 has no NaN): -2^31, which no int8 x int8
+    dot of K < 2^17 reaches, so an unwritten element shows."""
+    import torch
+
+    return torch.full(shape, -2**31, device="cuda", dtype=torch.int32)
+
+
+def _make_linear_i8(m, n, k, dt, g):
+    import torch
+
+    x, w = _randint((m, k), "i8", g), _randint((n, k), "i8", g)
+    y = _i32_nan_fill((m, n))
+    return (x, w, y), y, _int_reference(x, w.t()), lambda: torch._int_mm(x, w.t())
+
+
+def _make_gemm_i8(m, n, k, dt, g):
+    import torch
+
+    a, b = _randint((m, k), "i8", g), _randint((k, n), "i8", g)
+    c = _i32_nan_fill((m, n))
+    return (a, b, c), c, _int_reference(a, b), lambda: torch._int_mm(a, b)
+
+
+def _make_gemm_u8_i8(m, n, k, dt, g):
+    a, b = _randint((m, k), "u8", g), _randint((k, n), "i8", g)
+    c = _i32_nan_fill((m, n))
+    return (a, b, c), c, _int_reference(a, b), None
+
+
+def _make_linear_i8_dequant(m, n, k, dt, g):
+    import torch
+
+    x, w = _randint((m, k), "i8", g), _randint((n, k), "i8", g)
+    # scales that bring the int32 sums (~5e3 sqrt(K)) to O(1..100): the bf16 tolerance then tests them
+    sx = torch.rand(m, device="cuda", generator=g) * 1e-2 + 5e-3
+    sw = torch.rand(n, device="cuda", generator=g) * 1e-2 + 5e-3
+    y = _nan((m, n), "bf16")
+    ref = _int_reference(x, w.t()).double() * sx.double()[:, None] * sw.double()[None, :]
+
+    def library():  # the int8 GEMM, then the dequantization as torch ops
+        return (torch._int_mm(x, w.t()).float() * sx[:, None] * sw[None, :]).to(torch.bfloat16)
+
+    return (x, w, y, sx, sw), y, ref.float(), library
+
+
 PROGRAMS: dict[str, Program] = {
     "gemm_f16": Program(gemm, "f16", _make_gemm, library="torch.matmul"),
     "gemm_f16_tile64x128": Program(gemm, "f16", _make_gemm, tiles=(64, 128, 64), library="torch.matmul",
@@ -474,7 +576,28 @@ PROGRAMS: dict[str, Program] = {
                                            library="torch.matmul", grid=(132, 1, 1)),
     "bmm_batch_first_f16": Program(bmm_batch_first, "f16", _make_bmm, library="torch.bmm", batch=4,
                                    grid="batch_first"),
+    "linear_i8_i32": Program(linear_i8, "i8", _make_linear_i8, tiles=(128, 128, 128), library="torch._int_mm"),
+    "gemm_i8_n_major_b": Program(gemm_i8, "i8", _make_gemm_i8, tiles=(128, 128, 128),
+                                 library="torch._int_mm (B row-major)"),
+    "gemm_u8_i8_n_major_b": Program(gemm_i8, "u8", _make_gemm_u8_i8, tiles=(128, 128, 128), bench=False),
+    "linear_i8_dequant_bf16": Program(linear_i8_dequant, "i8", _make_linear_i8_dequant, tiles=(128, 128, 128),
+                                      library="torch._int_mm + scales"),
 }
+
+
+def refill(out) -> None:
+    """Pre-fill an output again before another compiler writes it: NaN, or for an int32 output
+    the sentinel -2^31 (:func:`_i32_nan_fill`)."""
+    import torch
+
+    out.fill_(-2**31 if out.dtype == torch.int32 else float("nan"))
+
+
+def unwritten(out):
+    """The elements still holding the pre-fill (NaN, or -2^31 in an int32 output)."""
+    import torch
+
+    return out == -2**31 if out.dtype == torch.int32 else torch.isnan(out)
 
 
 def build(name: str, m: int, n: int, k: int, seed: int = 0):
@@ -494,4 +617,4 @@ def build(name: str, m: int, n: int, k: int, seed: int = 0):
     return p.kernel, (*args, tm, tn, tk), grid, out, ref, lib
 
 
-__all__ = ["PROGRAMS", "Program", "build"]
+__all__ = ["PROGRAMS", "Program", "build", "refill", "unwritten"]

@@ -86,26 +86,31 @@ def _register():
 
 
 def wgmma_asm_text(op: P.WgmmaMmaAsyncOp) -> tuple[str, str]:
-    """(PTX template, constraints) of one ``wgmma.mma_async`` with ``N/2`` tied f32 registers."""
+    """(PTX template, constraints) of one ``wgmma.mma_async`` with ``N/2`` tied f32 registers
+    (s8/u8 inputs: ``N/2`` tied s32 registers, ``.s32.{s8|u8}.{s8|u8}``, no operand scales)."""
     n = op.shape.n.data
     regs = P.accumulator_size(n, op.typeD.data)
-    t = op.typeA.data.value
+    t, tb_name, td = op.typeA.data.value, op.typeB.data.value, op.typeD.data.value
     scale_d = 1 if op.scaleD.data == P.WGMMAScaleOut.ONE else 0
     sa = 1 if op.scaleA.data == P.WGMMAScaleIn.ONE else -1
     sb = 1 if op.scaleB.data == P.WGMMAScaleIn.ONE else -1
     ta = int(op.layoutA.data == P.MMALayout.COL)
     tb = int(op.layoutB.data == P.MMALayout.ROW)
     outs = ", ".join(f"${i}" for i in range(regs))
-    # imm-trans-a/b exist only for 16-bit inputs (fp8/tf32 operands are K-major)
+    integer = op.typeA.data in P.WGMMA_INT
+    # imm-trans-a/b exist only for 16-bit inputs (fp8/tf32/int8 operands are K-major); imm-scale-a/b
+    # (operand negation) only for float inputs
     trans = f", {ta}, {tb}" if t in ("f16", "bf16") else ""
+    scales = "" if integer else f", {sa}, {sb}"
+    sat = ".satfinite" if op.satfinite is not None else ""
     text = (
         "{\n.reg .pred p;\n"
         f"setp.ne.b32 p, {scale_d}, 0;\n"
-        f"wgmma.mma_async.sync.aligned.m64n{n}k{op.shape.k.data}.f32.{t}.{t} "
-        f"{{{outs}}}, ${regs}, ${regs + 1}, p, {sa}, {sb}{trans};\n}}"
+        f"wgmma.mma_async.sync.aligned.m64n{n}k{op.shape.k.data}.{td}.{t}.{tb_name}{sat} "
+        f"{{{outs}}}, ${regs}, ${regs + 1}, p{scales}{trans};\n}}"
     )
     tied = [str(i) for i in range(regs)] if op.inouts is not None else []
-    constraints = ",".join(["=f"] * regs + ["l", "l"] + tied)
+    constraints = ",".join(["=r" if integer else "=f"] * regs + ["l", "l"] + tied)
     return text, constraints
 
 

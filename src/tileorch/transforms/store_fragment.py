@@ -4,7 +4,8 @@ Thread ``t = tid.x % 128`` of the warp group holds, for each 8-column group ``g`
 ``m64nN`` tile, the values ``4g, 4g+1`` at row ``16*(t/32) + (t%32)/4`` and ``4g+2, 4g+3`` eight
 rows below, both at columns ``8g + 2*(t%4) + {0, 1}`` (PTX ISA, "wgmma D matrix fragment").
 Each pair becomes one 4-byte store (``cvt.rn.bf16x2.f32`` / ``cvt.rn.f16x2.f32``; two 4-byte
-stores for f32), guarded by ``row < rows && col < cols``.
+stores for f32 and s32), guarded by ``row < rows && col < cols``.  An i32 fragment (s8/u8 WGMMA)
+is stored as it is for ``s32``, else converted (signed) to f32 first.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def lower_store_fragment(op: StoreFragmentOp) -> list[Operation]:
     """The replacement ops of one ``atom.store_fragment``."""
     e = _Ops()
     dtype = op.dtype.data
-    elem_bytes = 4 if dtype == "f32" else 2
+    elem_bytes = 4 if dtype in ("f32", "s32") else 2
     fields = len(op.acc.type.types)
     tid = e.add(nvvm.SPECIAL_REGISTERS["tid.x"]())
     t = e.bin(arith.AndIOp, tid, e.c(127))
@@ -59,14 +60,13 @@ def lower_store_fragment(op: StoreFragmentOp) -> list[Operation]:
         col = e.bin(arith.AddiOp, col0, e.c(8 * g))
         col_ok = e.add(arith.CmpiOp(col, op.cols, "slt"))
         for half in range(2):
-            vals = [e.add(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [4 * g + 2 * half + j]), op.acc, f32))
-                    for j in range(2)]
+            vals = [_field(e, op.acc, 4 * g + 2 * half + j, keep_int=dtype == "s32") for j in range(2)]
             ok = e.add(arith.AndIOp(row_ok[half], col_ok))
             body: list[Operation] = []
             b = _Ops()
             ptr = b.add(llvm.GEPOp(row_ptr[half], [llvm.GEP_USE_SSA_VAL], i8_type(elem_bytes), ssa_indices=[col],
                                    result_type=PTR_GLOBAL))
-            if dtype == "f32":
+            if elem_bytes == 4:
                 b.add(llvm.StoreOp(vals[0], ptr, alignment=8))
                 ptr1 = b.add(llvm.GEPOp(ptr, [1], i8_type(elem_bytes), result_type=PTR_GLOBAL))
                 b.add(llvm.StoreOp(vals[1], ptr1, alignment=4))
@@ -77,6 +77,16 @@ def lower_store_fragment(op: StoreFragmentOp) -> list[Operation]:
             body = b.ops
             e.ops.append(scf.IfOp(ok, [], body))
     return e.ops
+
+
+def _field(e: _Ops, acc: SSAValue, index: int, keep_int: bool = False) -> SSAValue:
+    """Field ``index`` of a fragment: as f32 (an i32 field converted as signed), or the i32 itself
+    with ``keep_int``."""
+    typ = acc.type.types.data[index]
+    v = e.add(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [index]), acc, typ))
+    if typ == i32 and not keep_int:
+        v = e.add(arith.SIToFPOp(v, f32))
+    return v
 
 
 def i8_type(elem_bytes: int):
@@ -106,8 +116,7 @@ def lower_stage_fragment(op: StageFragmentOp) -> list[Operation]:
         chunk = e.bin(arith.XOrIOp, quad, e.c(g % 8))
         col_bytes = e.bin(arith.AddiOp, e.bin(arith.MuliOp, chunk, e.c(16)), within)
         for half in range(2):
-            vals = [e.add(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [4 * g + 2 * half + j]), op.acc, f32))
-                    for j in range(2)]
+            vals = [_field(e, op.acc, 4 * g + 2 * half + j) for j in range(2)]
             off = e.bin(arith.AddiOp, e.bin(arith.AddiOp, row_bytes[half], col_bytes), e.c(8192 * box))
             ptr = e.add(llvm.GEPOp(op.buf, [llvm.GEP_USE_SSA_VAL], IntegerType(8), ssa_indices=[off], result_type=PTR_SHARED))
             packed = e.add(llvm.InlineAsmOp(_CVT[op.dtype.data], "=r,f,f", vals, [i32]))

@@ -33,3 +33,22 @@ func.func @multicast(%dst: !llvm.ptr<3>, %src: !llvm.ptr<1>, %bar: !llvm.ptr<3>,
 // CHECK:       %0 = llvm.addrspacecast %dst : !llvm.ptr<3> to !llvm.ptr<7>
 // CHECK-NEXT:  nvvm.cp.async.bulk.shared.cluster.global %0, %src, %bar, %bytes multicast_mask = %mask : !llvm.ptr<7>, !llvm.ptr<1>
 // ROUNDTRIP:   atom.bulk_copy_g2s %dst, %src, %bar, %bytes multicast %mask : !llvm.ptr<3>, !llvm.ptr<1>, !llvm.ptr<3>
+
+// -----
+
+// An i32 fragment (s8/u8 WGMMA): s32 stores the registers as they are (two 4-byte stores per
+// pair); a float dtype converts them (signed) first.
+func.func @int_fragment(%acc: !llvm.struct<(i32, i32, i32, i32)>, %c: !llvm.ptr<1>, %x: i32) {
+  atom.store_fragment %acc, %c, %x, %x, %x, %x, %x {dtype = "s32"} : !llvm.struct<(i32, i32, i32, i32)>
+  atom.store_fragment %acc, %c, %x, %x, %x, %x, %x {dtype = "bf16"} : !llvm.struct<(i32, i32, i32, i32)>
+  func.return
+}
+// CHECK-LABEL: func.func @int_fragment
+// CHECK-NOT:   arith.sitofp
+// CHECK:       %[[V:.*]] = llvm.extractvalue %acc[0] : !llvm.struct<(i32, i32, i32, i32)>
+// CHECK-NOT:   arith.sitofp
+// CHECK:       llvm.store %[[V]], %{{.*}} <alignment = 8> : i32, !llvm.ptr<1>
+// CHECK:       %[[W:.*]] = llvm.extractvalue %acc[0] : !llvm.struct<(i32, i32, i32, i32)>
+// CHECK-NEXT:  arith.sitofp %[[W]] : i32 to f32
+// CHECK:       cvt.rn.bf16x2.f32
+// ROUNDTRIP:   atom.store_fragment %acc, %c, %x, %x, %x, %x, %x {dtype = "s32"} : !llvm.struct<(i32, i32, i32, i32)>

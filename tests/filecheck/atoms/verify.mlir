@@ -15,3 +15,19 @@ func.func @global_destination(%dst: !llvm.ptr<1>, %src: !llvm.ptr<1>, %bar: !llv
   func.return
 }
 // CHECK: error: Expected attribute !llvm.ptr<3> but got !llvm.ptr<1>
+
+// -----
+
+func.func @s32_needs_i32(%acc: !llvm.struct<(f32, f32, f32, f32)>, %c: !llvm.ptr<1>, %x: i32) {
+  atom.store_fragment %acc, %c, %x, %x, %x, %x, %x {dtype = "s32"} : !llvm.struct<(f32, f32, f32, f32)>
+  func.return
+}
+// CHECK: error: dtype s32 stores an i32 accumulator (an s8/u8 WGMMA fragment), got f32 fields
+
+// -----
+
+func.func @mixed_fields(%acc: !llvm.struct<(f32, i32, f32, i32)>, %c: !llvm.ptr<1>, %x: i32) {
+  atom.store_fragment %acc, %c, %x, %x, %x, %x, %x {dtype = "f32"} : !llvm.struct<(f32, i32, f32, i32)>
+  func.return
+}
+// CHECK: error: accumulator must be a struct of 4*k f32 or i32 (an m64nN fragment, N <= 256), got !llvm.struct<(f32, i32, f32, i32)>

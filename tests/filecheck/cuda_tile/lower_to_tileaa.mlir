@@ -211,3 +211,19 @@ cuda_tile.module @m {
     %e = extract %c[%i, %c0, %i] : tile<2x8x8xf32> -> tile<1x8x4xf32>
   }
 }
+
+// -----
+
+// mmai (int8/uint8 tiles, i32 accumulator) is the integer dot; each operand's signedness is kept.
+// CHECK-LABEL: nv_tileaa.func @int_dot
+// CHECK: nv_tileaa.dot %{{.*}}, %{{.*}}, %{{.*}} {matmul_fast_accum = false, signedness_a = #nv_tileaa.signedness<unsigned>, signedness_b = #nv_tileaa.signedness<signed>} : tensor<64x32xi8>, tensor<32x16xi8>, tensor<64x16xi32> -> tensor<64x16xi32>
+// CHECK: nv_tileaa.dot %{{.*}}, %{{.*}}, %{{.*}} {matmul_fast_accum = false, signedness_a = #nv_tileaa.signedness<signed>, signedness_b = #nv_tileaa.signedness<signed>}
+cuda_tile.module @m {
+  entry @int_dot() {
+    %a = constant <i8: 3> : tile<64x32xi8>
+    %b = constant <i8: -2> : tile<32x16xi8>
+    %c = constant <i32: 0> : tile<64x16xi32>
+    %d = mmai %a, %b, %c unsigned signed : tile<64x32xi8>, tile<32x16xi8>, tile<64x16xi32>
+    %e = mmai %a, %b, %d signed signed : tile<64x32xi8>, tile<32x16xi8>, tile<64x16xi32>
+  }
+}

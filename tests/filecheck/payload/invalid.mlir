@@ -82,21 +82,21 @@ llvm.func @f(%a: i64, %b: i64, %c: !llvm.struct<(f32, f32, f32, f32)>) {
   %d = nvvm.wgmma.mma_async %a, %b, %c, <m = 64, n = 16, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>] : !llvm.struct<(f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32)>
   llvm.return
 }
-// CHECK: error: result must be a struct of 8 f32 (m64n16 f32 accumulator), got 4 fields
+// CHECK: error: result must be a struct of 8 f32 (m64n16 f32 accumulator), got 4 fields of !llvm.struct<(f32, f32, f32, f32)>
 
 // -----
 llvm.func @f(%a: i64, %b: i64, %c: !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>) {
   %d = nvvm.wgmma.mma_async %a, %b, %c, <m = 64, n = 16, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<f16>, <one>, <col>] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
   llvm.return
 }
-// CHECK: error: typeA and typeB must be equal, got bf16 and f16
+// CHECK: error: typeA and typeB must be equal (or both s8/u8), got bf16 and f16
 
 // -----
 llvm.func @f(%a: i64, %b: i64, %c: !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>) {
   %d = nvvm.wgmma.mma_async %a, %b, %c, <m = 64, n = 16, k = 16>, D[<f16>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
   llvm.return
 }
-// CHECK: error: only an f32 accumulator is supported, got f16
+// CHECK: error: bf16 inputs need a f32 accumulator (only f32 for floats), got f16
 
 // -----
 llvm.func @f(%a: i64, %b: i64) {
@@ -140,3 +140,56 @@ llvm.func @f(%a: i64, %b: i64, %c: !llvm.struct<(f32, f32, f32, f32, f32, f32, f
   llvm.return
 }
 // CHECK: error: shape must be m = 64, k = 32 for e5m2, got m = 64, k = 16
+
+// -----
+// s8/u8 inputs accumulate in s32 (i32 registers)
+llvm.func @f(%a: i64, %b: i64, %c: !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>) {
+  %d = nvvm.wgmma.mma_async %a, %b, %c, <m = 64, n = 16, k = 32>, D[<f32>, <one>], A[<s8>, <one>, <row>], B[<s8>, <one>, <col>] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+  llvm.return
+}
+// CHECK: error: s8 inputs need a s32 accumulator (only f32 for floats), got f32
+
+// -----
+llvm.func @f(%a: i64, %b: i64, %c: !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>) {
+  %d = nvvm.wgmma.mma_async %a, %b, %c, <m = 64, n = 16, k = 32>, D[<s32>, <one>], A[<u8>, <one>, <row>], B[<s8>, <one>, <col>] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+  llvm.return
+}
+// CHECK: error: result must be a struct of 8 i32 (m64n16 s32 accumulator), got 8 fields of !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+
+// -----
+// an integer operand mixes only with another integer one
+llvm.func @f(%a: i64, %b: i64, %c: !llvm.struct<(i32, i32, i32, i32, i32, i32, i32, i32)>) {
+  %d = nvvm.wgmma.mma_async %a, %b, %c, <m = 64, n = 16, k = 32>, D[<s32>, <one>], A[<s8>, <one>, <row>], B[<e4m3>, <one>, <col>] : !llvm.struct<(i32, i32, i32, i32, i32, i32, i32, i32)> -> !llvm.struct<(i32, i32, i32, i32, i32, i32, i32, i32)>
+  llvm.return
+}
+// CHECK: error: typeA and typeB must be equal (or both s8/u8), got s8 and e4m3
+
+// -----
+llvm.func @f(%a: i64, %b: i64, %c: !llvm.struct<(i32, i32, i32, i32, i32, i32, i32, i32)>) {
+  %d = nvvm.wgmma.mma_async %a, %b, %c, <m = 64, n = 16, k = 16>, D[<s32>, <one>], A[<s8>, <one>, <row>], B[<s8>, <one>, <col>] : !llvm.struct<(i32, i32, i32, i32, i32, i32, i32, i32)> -> !llvm.struct<(i32, i32, i32, i32, i32, i32, i32, i32)>
+  llvm.return
+}
+// CHECK: error: shape must be m = 64, k = 32 for s8, got m = 64, k = 16
+
+// -----
+// int8 operands are K-major (no imm-trans)
+llvm.func @f(%a: i64, %b: i64, %c: !llvm.struct<(i32, i32, i32, i32, i32, i32, i32, i32)>) {
+  %d = nvvm.wgmma.mma_async %a, %b, %c, <m = 64, n = 16, k = 32>, D[<s32>, <one>], A[<s8>, <one>, <row>], B[<s8>, <one>, <row>] : !llvm.struct<(i32, i32, i32, i32, i32, i32, i32, i32)> -> !llvm.struct<(i32, i32, i32, i32, i32, i32, i32, i32)>
+  llvm.return
+}
+// CHECK: error: s8 operands must be K-major (A layout row, B layout col): only 16-bit inputs can be transposed
+
+// -----
+// no operand negation for integer inputs
+llvm.func @f(%a: i64, %b: i64, %c: !llvm.struct<(i32, i32, i32, i32, i32, i32, i32, i32)>) {
+  %d = nvvm.wgmma.mma_async %a, %b, %c, <m = 64, n = 16, k = 32>, D[<s32>, <one>], A[<s8>, <neg>, <row>], B[<s8>, <one>, <col>] : !llvm.struct<(i32, i32, i32, i32, i32, i32, i32, i32)> -> !llvm.struct<(i32, i32, i32, i32, i32, i32, i32, i32)>
+  llvm.return
+}
+// CHECK: error: integer wgmma has no operand negation (scaleA and scaleB must be one)
+
+// -----
+llvm.func @f(%a: i64, %b: i64, %c: !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>) {
+  %d = nvvm.wgmma.mma_async %a, %b, %c, <m = 64, n = 16, k = 16>, D[<f32>, <one>, <satfinite>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+  llvm.return
+}
+// CHECK: error: satfinite applies to integer wgmma only

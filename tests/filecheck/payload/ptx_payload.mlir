@@ -63,6 +63,13 @@ module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = array<i32:
     // B given N-major (layout row) sets imm-trans-b; f16 inputs.
     // CHECK: wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 0, 1;
     %d2 = nvvm.wgmma.mma_async %da, %db, %d1, <m = 64, n = 16, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)> -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+    // int8 inputs: s32 accumulators in 32-bit registers, no operand scales or transposes (PTX 8.4+
+    // for the mixed-signedness form)
+    // CHECK: wgmma.mma_async.sync.aligned.m64n16k32.s32.s8.s8 {{[{]}}%r{{[0-9]+}}, {{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p;
+    %izero = llvm.mlir.zero : !llvm.struct<(i32, i32, i32, i32, i32, i32, i32, i32)>
+    %i1 = nvvm.wgmma.mma_async %da, %db, %izero, <m = 64, n = 16, k = 32>, D[<s32>, <one>], A[<s8>, <one>, <row>], B[<s8>, <one>, <col>] : !llvm.struct<(i32, i32, i32, i32, i32, i32, i32, i32)> -> !llvm.struct<(i32, i32, i32, i32, i32, i32, i32, i32)>
+    // CHECK: wgmma.mma_async.sync.aligned.m64n16k32.s32.u8.s8.satfinite {{.*}}, p;
+    %i2 = nvvm.wgmma.mma_async %da, %db, %i1, <m = 64, n = 16, k = 32>, D[<s32>, <one>, <satfinite>], A[<u8>, <one>, <row>], B[<s8>, <one>, <col>] : !llvm.struct<(i32, i32, i32, i32, i32, i32, i32, i32)> -> !llvm.struct<(i32, i32, i32, i32, i32, i32, i32, i32)>
     // CHECK: wgmma.commit_group.sync.aligned;
     nvvm.wgmma.commit.group.sync.aligned
     // CHECK: wgmma.wait_group.sync.aligned 0;

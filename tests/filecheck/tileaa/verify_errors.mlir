@@ -111,3 +111,47 @@ builtin.module {
   }
 }
 // CHECK: error: reshape keeps the element type: f16 -> f32
+
+// -----
+
+// An integer dot (cuda_tile.mmai) accumulates in an integer.
+builtin.module {
+  nv_tileaa.func @k(%a: tensor<64x32xi8>, %b: tensor<32x64xi8>, %c: tensor<64x64xf32>) {
+    %d = nv_tileaa.dot %a, %b, %c {signedness_a = #nv_tileaa.signedness<signed>} : tensor<64x32xi8>, tensor<32x64xi8>, tensor<64x64xf32> -> tensor<64x64xf32>
+    nv_tileaa.return
+  }
+}
+// CHECK: error: dot of integer operands (i8) needs an integer accumulator, got f32
+
+// -----
+
+// signedness applies to integer operands only.
+builtin.module {
+  nv_tileaa.func @k(%a: tensor<64x32xf16>, %b: tensor<32x64xf16>, %c: tensor<64x64xf32>) {
+    %d = nv_tileaa.dot %a, %b, %c {signedness_b = #nv_tileaa.signedness<unsigned>} : tensor<64x32xf16>, tensor<32x64xf16>, tensor<64x64xf32> -> tensor<64x64xf32>
+    nv_tileaa.return
+  }
+}
+// CHECK: error: signedness_a/signedness_b apply to integer operands only, got f16
+
+// -----
+
+// Float operands accumulate in a float.
+builtin.module {
+  nv_tileaa.func @k(%a: tensor<64x32xf16>, %b: tensor<32x64xf16>, %c: tensor<64x64xi32>) {
+    %d = nv_tileaa.dot %a, %b, %c : tensor<64x32xf16>, tensor<32x64xf16>, tensor<64x64xi32> -> tensor<64x64xi32>
+    nv_tileaa.return
+  }
+}
+// CHECK: error: dot of float operands (f16) needs a float accumulator, got i32
+
+// -----
+
+// The signedness keyword is signed or unsigned.
+builtin.module {
+  nv_tileaa.func @k(%a: tensor<64x32xi8>, %b: tensor<32x64xi8>, %c: tensor<64x64xi32>) {
+    %d = nv_tileaa.dot %a, %b, %c {signedness_a = #nv_tileaa.signedness<twos>} : tensor<64x32xi8>, tensor<32x64xi8>, tensor<64x64xi32> -> tensor<64x64xi32>
+    nv_tileaa.return
+  }
+}
+// CHECK: error: expected one of signed, unsigned, got 'twos'

@@ -19,7 +19,7 @@ from .attrs import (
     MemScopeAttr,
     PaddingValueAttr,
     RoundingModeAttr,
-
+    SignednessAttr,
 )
 from .ops import *  # noqa: F403
 from .reduce_scan import EXTRA_OPS, PermuteOp, ReduceOp, ScanOp, YieldOp  # noqa: E402
@@ -136,6 +136,6 @@ NvTileaa = Dialect(
         MemScopeAttr,
         PaddingValueAttr,
         RoundingModeAttr,
-
+        SignednessAttr,
     ],
 )

@@ -388,9 +388,22 @@ class RoundingModeAttr(_KeywordAttr):
     name = "nv_tileaa.rounding_mode"
 
 
+@irdl_attr_definition
+class SignednessAttr(_KeywordAttr):
+    """How an integer dot operand's bits are read: ``signed`` (two's complement) or ``unsigned``
+    (``#nv_tileaa.signedness<unsigned>``; the ``signedness_a``/``signedness_b`` of ``nv_tileaa.dot``)."""
+
+    name = "nv_tileaa.signedness"
+
+    @property
+    def signed(self) -> bool:
+        return self.value.data == "signed"
+
+
 KEYWORDS = {
     "nv_tileaa.mem_semantic": ("weak", "relaxed", "acquire", "release", "acq_rel"),
     "nv_tileaa.mem_scope": ("cta", "cluster", "gpu", "sys"),
     "nv_tileaa.padding_value": ("zero", "nan", "neg_inf", "pos_inf", "undef"),
     "nv_tileaa.rounding_mode": ("rn", "rz", "rm", "rp", "rna"),
+    "nv_tileaa.signedness": ("signed", "unsigned"),
 }

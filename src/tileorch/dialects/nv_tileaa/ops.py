@@ -74,6 +74,7 @@ from .attrs import (
     PointerType,
     ProgramIdType,
     RoundingModeAttr,
+    SignednessAttr,
     TiledViewType,
 )
 
@@ -491,15 +492,41 @@ def check_dot_shapes(a: Attribute, b: Attribute, acc: Attribute, res: Attribute)
         raise VerifyException(f"dot operand element types differ: {a.element_type} vs {b.element_type}")
 
 
+def check_dot_types(a: Attribute, acc: Attribute, signedness: Sequence[Attribute | None]) -> None:
+    """Element types of a dot: float operands accumulate in a float, integer operands (the
+    ``cuda_tile.mmai`` int8/uint8 -> i32 dot) in an integer; ``signedness_a``/``signedness_b``
+    (how each integer operand's bits are read; signed when absent) only on integer operands."""
+    ea, ec = a.element_type, acc.element_type
+    if isinstance(ea, IntegerType) != isinstance(ec, IntegerType):
+        kind = "integer" if isinstance(ea, IntegerType) else "float"
+        raise VerifyException(f"dot of {kind} operands ({ea}) needs {'an' if kind == 'integer' else 'a'} {kind} "
+                              f"accumulator, got {ec}")
+    if not isinstance(ea, IntegerType) and any(s is not None for s in signedness):
+        raise VerifyException(f"signedness_a/signedness_b apply to integer operands only, got {ea}")
+
+
+def dot_signedness(op: IRDLOperation) -> tuple[bool, bool]:
+    """(lhs signed, rhs signed) of an integer dot (``nv_tileaa.dot`` or ``nv_tileas.dot``):
+    signed unless ``signedness_a``/``signedness_b`` says unsigned."""
+    props = op.properties
+    return tuple(not (isinstance(props.get(k), SignednessAttr) and not props[k].signed)
+                 for k in ("signedness_a", "signedness_b"))
+
+
 @irdl_op_definition
 class DotOp(IRDLOperation):
-    """``result = lhs x rhs + acc`` on the last two dimensions (matrix multiply-accumulate)."""
+    """``result = lhs x rhs + acc`` on the last two dimensions (matrix multiply-accumulate).
+
+    Integer operands (int8/uint8 tiles, an i32 accumulator: ``cuda_tile.mmai``) carry how each
+    operand's bits are read in ``signedness_a`` / ``signedness_b`` (signed when absent)."""
 
     name = "nv_tileaa.dot"
     lhs = operand_def(TensorType)
     rhs = operand_def(TensorType)
     acc = operand_def(TensorType)
     matmul_fast_accum = opt_prop_def(BoolAttr)
+    signedness_a = opt_prop_def(SignednessAttr)
+    signedness_b = opt_prop_def(SignednessAttr)
     result = result_def(TensorType)
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
@@ -511,6 +538,7 @@ class DotOp(IRDLOperation):
 
     def verify_(self) -> None:
         check_dot_shapes(self.lhs.type, self.rhs.type, self.acc.type, self.result.type)
+        check_dot_types(self.lhs.type, self.acc.type, (self.signedness_a, self.signedness_b))
 
 
 @irdl_op_definition

@@ -52,9 +52,9 @@ def choose_schedule(m: int, n: int, k: int, cfg: GemmConfig, sms: int) -> str:
 def default_config(m: int, n: int, k: int, dtype: str, out_dtype: str, b_major: str, schedule: str, sms: int) -> GemmConfig:
     """The configuration ``schedule="auto"`` picks: 128 x 256 tiles, 4 stages, 2x1 clusters, TMA
     epilogue; 128 x 128 tiles (6 stages) for short-K problems of at most two waves whose wave
-    efficiency the narrower tile improves by >= 0.15; f32 output stores directly."""
+    efficiency the narrower tile improves by >= 0.15; f32 and s32 outputs store directly."""
     cfg = GemmConfig(dtype=dtype, out_dtype=out_dtype, b_major=b_major,
-                     epilogue="direct" if out_dtype == "f32" else "tma")
+                     epilogue="direct" if out_dtype in ("f32", "s32") else "tma")
     cfg = replace(cfg, tile_k=128 // cfg.element_bytes)
     if schedule == "auto":
         tiles = -(-m // 128) * -(-n // 256)

@@ -12,12 +12,18 @@ from dataclasses import asdict, dataclass
 SMEM_LIMIT = 232448 - 1024  # dynamic shared memory per CTA on sm_90 (227 KiB) less 1 KiB of static mbarriers
 SWIZZLE_BYTES = 128  # the TMA / WGMMA 128-byte swizzle: one K row of a tile is 64 bf16
 SCHEDULES = ("persistent", "streamk", "dp")
-DTYPES = ("bf16", "f16", "e4m3", "e5m2", "tf32")
-OUT_DTYPES = ("bf16", "f16", "f32")
+DTYPES = ("bf16", "f16", "e4m3", "e5m2", "tf32", "s8", "u8")
+OUT_DTYPES = ("bf16", "f16", "f32", "s32")
 FP8 = ("e4m3", "e5m2")
-K_MAJOR_ONLY = FP8 + ("tf32",)
+INT8 = ("s8", "u8")
+"""Integer inputs (signed / unsigned 8-bit): ``wgmma ... .s32.{s8|u8}.{s8|u8}``, i32 accumulators."""
+K_MAJOR_ONLY = FP8 + ("tf32",) + INT8
 """Input types WGMMA cannot transpose in shared memory: both operands must be K-major."""
-ELEMENT_BYTES = {"bf16": 2, "f16": 2, "f32": 4, "tf32": 4, "e4m3": 1, "e5m2": 1}
+ELEMENT_BYTES = {"bf16": 2, "f16": 2, "f32": 4, "tf32": 4, "e4m3": 1, "e5m2": 1, "s8": 1, "u8": 1, "s32": 4}
+WGMMA_TYPES = {"bf16": ("bf16", "f32"), "f16": ("f16", "f32"), "tf32": ("tf32", "f32"), "e4m3": ("e4m3", "f32"),
+               "e5m2": ("e5m2", "f32"), "s8": ("s8", "s32"), "u8": ("u8", "s32")}
+"""Input dtype -> (the WGMMA operand type, the accumulator type ``D``); the instruction's K is
+32 bytes of the operand type (:attr:`GemmConfig.mma_k`)."""
 B_MAJORS = ("k", "n")
 
 
@@ -29,7 +35,7 @@ class GemmConfigError(ValueError):
 class GemmConfig:
     """``C[M,N] = A[M,K] @ B`` with A stored ``[M,K]`` (``a_major="k"``) or ``[K,M]``
     (``a_major="m"``, ``A^T`` stored: M-major WGMMA A operand), B stored ``[N,K]`` (``b_major="k"``) or
-    ``[K,N]`` (``b_major="n"``), fp32 accumulation, C row-major in ``out_dtype``.
+    ``[K,N]`` (``b_major="n"``), fp32 accumulation (i32 for s8/u8 inputs), C row-major in ``out_dtype``.
 
     * ``tile_m x tile_n x tile_k`` CTA tile; two consumer warp groups each own 64 rows
       (cooperative), so ``tile_m = 128``; ``tile_n`` in {64, 128, 192, 256}; ``tile_k = 64``
@@ -63,6 +69,9 @@ class GemmConfig:
     transpose_b: bool = False
     """The program's B is N-major ``[K, N]`` but the kernel reads it K-major (fp8/tf32 WGMMA cannot
     transpose in shared memory): the launcher passes a K-major copy (one extra pass over B)."""
+    b_dtype: str = ""
+    """B's element type when it differs from A's (only s8 x u8 / u8 x s8: WGMMA takes any mix of
+    8-bit integer signedness); empty means ``dtype``."""
     batched: bool = False
     """A, B and C carry a leading batch dimension L (3-D tensor maps; the scheduler walks
     M x N x L tiles, the batch coordinate is the work tile's ``l``)."""
@@ -79,6 +88,21 @@ class GemmConfig:
     def element_bytes(self) -> int:
         """Bytes per A/B element (2 for f16/bf16, 1 for fp8)."""
         return ELEMENT_BYTES.get(self.dtype, 2)
+
+    @property
+    def dtype_b(self) -> str:
+        """B's element type (``b_dtype``, else ``dtype``)."""
+        return self.b_dtype or self.dtype
+
+    @property
+    def is_integer(self) -> bool:
+        """s8/u8 inputs: i32 accumulators, exact products and sums (wrapping on overflow)."""
+        return self.dtype in INT8
+
+    @property
+    def acc_type(self) -> str:
+        """The WGMMA accumulator type: ``f32``, or ``s32`` for integer inputs."""
+        return WGMMA_TYPES[self.dtype][1] if self.dtype in WGMMA_TYPES else "f32"
 
     @property
     def mma_k(self) -> int:
@@ -112,12 +136,12 @@ class GemmConfig:
 
     @property
     def accumulators(self) -> int:
-        """f32 accumulator registers per consumer thread (m64n{tile_n})."""
+        """Accumulator registers (f32, or i32 for integer inputs) per consumer thread (m64n{tile_n})."""
         return self.tile_n // 2
 
     @property
     def name(self) -> str:
-        return (f"gemm_{self.dtype}_{self.out_dtype}_b{self.b_major}_{self.tile_m}x{self.tile_n}x{self.tile_k}"
+        return (f"gemm_{self.dtype}{'x' + self.b_dtype if self.b_dtype else ''}_{self.out_dtype}_b{self.b_major}_{self.tile_m}x{self.tile_n}x{self.tile_k}"
                 f"_s{self.stages}_c{self.cluster_m}x1_{self.schedule}_r{self.producer_regs}_{self.consumer_regs}"
                 f"_{self.raster}_sw{self.max_swizzle}_e{self.epilogue}{'_batched' if self.batched else ''}"
                 f"{'_am' if self.a_major == 'm' else ''}")
@@ -146,7 +170,12 @@ class GemmConfig:
              f"an N-major B tile of {self.tile_n} columns cannot be split into {self.cluster_m} multicast slices "
              "of 64-column boxes"),
             (self.schedule in SCHEDULES, f"schedule must be one of {SCHEDULES}, got {self.schedule!r}"),
-            (self.out_dtype in OUT_DTYPES, f"out_dtype must be bf16, f16 or f32, got {self.out_dtype!r}"),
+            (self.out_dtype in OUT_DTYPES, f"out_dtype must be bf16, f16, f32 or s32, got {self.out_dtype!r}"),
+            (self.b_dtype == "" or (self.dtype in INT8 and self.b_dtype in INT8),
+             f"b_dtype (a B type other than A's) must be s8 or u8 with an s8/u8 A, got A {self.dtype}, "
+             f"B {self.b_dtype!r}"),
+            (self.out_dtype != "s32" or self.dtype in INT8,
+             f"an s32 output needs integer (s8/u8) inputs (i32 accumulators), got {self.dtype}"),
             (self.dtype not in K_MAJOR_ONLY or (self.a_major == "k" and self.b_major == "k"),
              f"{self.dtype} WGMMA reads both operands K-major (only 16-bit types can be transposed in shared "
              f"memory): A must be stored [M, K] and B as B^T [N, K], got A {self.a_major}-major, "
@@ -164,8 +193,8 @@ class GemmConfig:
             (self.raster in ("heuristic", "along_m", "along_n"), f"raster must be heuristic, along_m or along_n, got {self.raster!r}"),
             (self.max_swizzle in (1, 2, 4, 8), f"max_swizzle must be 1, 2, 4 or 8, got {self.max_swizzle}"),
             (self.epilogue in ("tma", "direct"), f"epilogue must be 'tma' or 'direct', got {self.epilogue!r}"),
-            (self.epilogue == "direct" or self.out_dtype != "f32",
-             "an f32 output needs epilogue='direct' (the TMA epilogue stages 16-bit rows of 128 bytes)"),
+            (self.epilogue == "direct" or self.out_dtype not in ("f32", "s32"),
+             f"an {self.out_dtype} output needs epilogue='direct' (the TMA epilogue stages 16-bit rows of 128 bytes)"),
             (self.epilogue == "direct" or self.tile_n % 64 == 0, "the TMA epilogue stores whole 64-column boxes"),
         ]
         for ok, message in rules:

@@ -303,6 +303,20 @@ def _mma(L, op):
     L.bind(op, L.emit(new, op))
 
 
+@handles(ct.MmaIOp)
+def _mmai(L, op):
+    """``mmai`` (int8/uint8 tiles, i32 accumulator): the integer ``nv_tileaa.dot``, each operand's
+    signedness kept (``signedness_a``/``signedness_b``)."""
+    new = aa.DotOp(L.v(op.lhs), L.v(op.rhs), L.v(op.acc))
+    for key, attr in (("signedness_a", op.signedness_lhs), ("signedness_b", op.signedness_rhs)):
+        new.properties[key] = aa.SignednessAttr("signed" if _signed_attr(attr) else "unsigned")
+    L.bind(op, L.emit(new, op))
+
+
+def _signed_attr(attr) -> bool:
+    return attr.data == A.Signedness.SIGNED
+
+
 _AA_ELEMENTWISE = {ct.AddFOp: aa.AddFOp, ct.SubFOp: aa.SubFOp, ct.MulFOp: aa.MulFOp, ct.DivFOp: aa.DivFOp,
                    ct.MaxFOp: aa.MaxFOp, ct.MinFOp: aa.MinFOp, ct.FmaOp: aa.FmaOp, ct.NegFOp: aa.NegFOp,
                    ct.ExpOp: aa.ExpOp, ct.Exp2Op: aa.Exp2Op, ct.SqrtOp: aa.SqrtOp, ct.RsqrtOp: aa.RsqrtOp,

@@ -65,6 +65,7 @@ from tileorch.diagnostics import LocatedError
 from tileorch.dialects import llvm_ext, nvvm
 from tileorch.dialects.nv_tileaa import FuncOp as TileFuncOp
 from tileorch.dialects.nv_tileaa.attrs import MemRefType, MemTokenType, PointerType, TiledViewType
+from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileaa.tile_ops import CASTS
 from tileorch.transforms.tileaa_to_simt.layout import SimtLayout, choose_layout, vectorizable_access
 from tileorch.transforms.tileaa_to_simt.emit import (
@@ -967,6 +968,7 @@ class FunctionLowering:
 
     def op_nv_tileaa_dot(self, e, op):
         a, b_, acc = self.tile(op.lhs), self.tile(op.rhs), self.tile(op.acc)
+        signed_a, signed_b = dot_signedness(op)  # integer operands: zero-extend unsigned ones
         offs = self._stage(e, [a, b_], pad=False)
         kdim = a.shape[-1]
         acc_t = acc.element
@@ -985,7 +987,7 @@ class FunctionLowering:
                 if is_float(acc_t):
                     av, bv = _fconv(lb, av, acc_t), _fconv(lb, bv, acc_t)
                     return [lb.v(arith.AddfOp(accs[0], lb.v(arith.MulfOp(av, bv))))]
-                av, bv = _iconv(lb, av, acc_t), _iconv(lb, bv, acc_t)
+                av, bv = _iconv(lb, av, acc_t, signed_a), _iconv(lb, bv, acc_t, signed_b)
                 return [lb.v(arith.AddiOp(accs[0], lb.v(arith.MuliOp(av, bv))))]
 
             out.append(e.for_(e.const(0), e.const(kdim), e.const(1), [init], step)[0])
@@ -1229,10 +1231,10 @@ def _fconv(e: Emitter, x: SSAValue, t: Attribute) -> SSAValue:
     return e.v(arith.TruncFOp(x, t))
 
 
-def _iconv(e: Emitter, x: SSAValue, t: Attribute) -> SSAValue:
+def _iconv(e: Emitter, x: SSAValue, t: Attribute, signed: bool = True) -> SSAValue:
     if x.type == t:
         return x
-    return e.v(arith.ExtSIOp(x, t))
+    return e.v(arith.ExtSIOp(x, t) if signed else arith.ExtUIOp(x, t))
 
 
 ELEMENTWISE = {

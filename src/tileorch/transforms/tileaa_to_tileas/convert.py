@@ -87,8 +87,9 @@ def convert_function(func: aa.FuncOp) -> None:
             cc = ts.ConvertLayoutOp(op.acc, op.acc.type)
             true = arith.ConstantOp.from_int_and_width(1, 1)
             dot = ts.DotOp(ca.result, cb.result, cc.result, ts.FmaAtomAttr([1, 1, 1]), true.result)
-            if op.matmul_fast_accum is not None:
-                dot.matmul_fast_accum = op.matmul_fast_accum
+            for key in ("matmul_fast_accum", "signedness_a", "signedness_b"):
+                if key in op.properties:
+                    dot.properties[key] = op.properties[key]
             new = [ca, cb, cc, true, dot]
             Rewriter.insert_op(new, _before(op))
             op.result.replace_all_uses_with(dot.result)

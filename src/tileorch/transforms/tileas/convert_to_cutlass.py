@@ -54,12 +54,16 @@ from tileorch.dialects import nv_tileas_tile as ts
 from tileorch.dialects import nvvm
 from tileorch.dialects.atoms import StageFragmentOp, StoreFragmentOp
 from tileorch.dialects.nv_tileaa.attrs import PointerType, ints
+from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileas import AgentSwitchOp
 from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Emitter
 from tileorch.transforms.tileas.common import num_ctas
 from tileorch.transforms.tileas.epilogue import Coord, EpilogueLowering, KernelEnv, is_plain_store, program_axis
 
-DTYPE_NAMES = {"f16": "f16", "bf16": "bf16", "f32": "f32", "f8E4M3FN": "e4m3", "f8E5M2": "e5m2"}
+DTYPE_NAMES = {"f16": "f16", "bf16": "bf16", "f32": "f32", "f8E4M3FN": "e4m3", "f8E5M2": "e5m2", "i32": "s32"}
+"""Element type -> the kernel builder's dtype name (i8 operands: :data:`INT8_NAMES` by the dot's
+signedness; an i32 output is the s32 accumulator itself)."""
+INT8_NAMES = {True: "s8", False: "u8"}
 CONFIG_ATTR = "tileorch.gemm_config"
 OVERRIDABLE = ("tile_n", "stages", "cluster_m", "raster", "max_swizzle", "producer_regs", "consumer_regs",
                "epilogue")
@@ -117,6 +121,8 @@ class DotKernel:
     retile_safe: bool
     batched: bool = False
     a_major: str = "k"
+    b_dtype: str = ""
+    """B's dtype when it differs from A's (an s8 x u8 integer dot)."""
     remarks: list[str] = dataclasses.field(default_factory=list)
 
     @property
@@ -315,28 +321,40 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     pipes = [o for o in kernel.walk() if o.name == "nv_tileas.async.pipeline.create_pipeline"]
     depth = pipes[0].num_stages.value.data if pipes else 4
     try:
-        # f32 operands run as tf32 WGMMA (10-bit mantissa products, f32 accumulation)
-        dtype, b_dtype = ({"f32": "tf32"}.get(d, d) for d in (_dtype(a_load.result.type.element_type),
-                                                               _dtype(b_load.result.type.element_type)))
+        # f32 operands run as tf32 WGMMA (10-bit mantissa products, f32 accumulation); i8 operands
+        # as s8/u8 by the dot's signedness (i32 accumulation)
+        signed = dot_signedness(dot)
+        dtype, b_dtype = (_operand_dtype(ld.result.type.element_type, s) for ld, s in zip((a_load, b_load), signed))
         out_dtype = _dtype(st.tile.type.element_type)
     except ValueError as exc:
         fail(a_load, f"element type {exc} is not supported yet by the WGMMA lowering (bf16/f16/fp8 e4m3/e5m2/"
-                     "f32 as tf32 in, bf16/f16/f32 out)")
-    if b_dtype != dtype:
+                     "f32 as tf32/i8 as s8 or u8 in, bf16/f16/f32/i32 out)")
+    integer = dtype in INT8_NAMES.values()
+    if b_dtype != dtype and not (integer and b_dtype in INT8_NAMES.values()):
         fail(b_load, "A and B must have the same element type")
-    if out_dtype not in ("f16", "bf16", "f32"):
-        fail(st, f"output element type {out_dtype} is not supported yet by the WGMMA lowering (bf16/f16/f32)")
+    if out_dtype not in ("f16", "bf16", "f32", "s32"):
+        fail(st, f"output element type {out_dtype} is not supported yet by the WGMMA lowering (bf16/f16/f32/i32)")
+    if out_dtype == "s32" and not integer:
+        fail(st, "an i32 output is supported for integer (i8) dots only")
     plain = is_plain_store(st, acc)
     retile_safe = True
     if not plain:
         retile_safe = _check_epilogue(kernel, acc, st)
     return DotKernel(kernel, a_load, b_load, b_major, st, acc, (tm, tn, tk), dtype, out_dtype, depth, plain,
-                     retile_safe, batched.pop(), a_major)
+                     retile_safe, batched.pop(), a_major, b_dtype if b_dtype != dtype else "")
 
 
-def _scratch_env(kernel: aa.FuncOp) -> tuple[Block, KernelEnv, SSAValue]:
+def _operand_dtype(t, signed: bool) -> str:
+    """The kernel builder's name of a dot operand's element type (raises ValueError naming it)."""
+    if isinstance(t, IntegerType) and t.width.data == 8:
+        return INT8_NAMES[signed]
+    name = _dtype(t)
+    return {"f32": "tf32"}.get(name, name)
+
+
+def _scratch_env(kernel: aa.FuncOp, acc_type) -> tuple[Block, KernelEnv, SSAValue]:
     types = [_param_type(kernel, t) for t in kernel.function_type.inputs.data]
-    blk = Block(arg_types=[*types, *([IntegerType(32)] * 7), f32])
+    blk = Block(arg_types=[*types, *([IntegerType(32)] * 7), acc_type])
     n = len(types)
     a = list(blk.args)
     return blk, KernelEnv(a[:n], a[n:n + 3], a[n + 3:n + 5]), a[-1]
@@ -345,7 +363,8 @@ def _scratch_env(kernel: aa.FuncOp) -> tuple[Block, KernelEnv, SSAValue]:
 def _check_epilogue(kernel: aa.FuncOp, acc: SSAValue, store: Operation) -> bool:
     """Lower one element of the epilogue into a scratch block: located errors for what cannot be
     lowered; whether the epilogue is independent of the tile shape."""
-    blk, env, element = _scratch_env(kernel)
+    elt = acc.type.element_type
+    blk, env, element = _scratch_env(kernel, elt if isinstance(elt, IntegerType) else f32)
     rest = list(blk.args)[len(env.args) + 5:]
     lowering = EpilogueLowering(kernel.body.blocks.first, acc, store, env, Emitter(blk, 128))
     lowering.acc_element = lambda: element
@@ -375,7 +394,7 @@ def builder_tile(dk: DotKernel, cluster: int) -> tuple[tuple[int, int, int], int
     128 x the nearest supported N when the epilogue does not depend on the tile shape; otherwise
     a located error names the rule."""
     tm, tn, tk = dk.tile
-    k_depth = 128 // {"e4m3": 1, "e5m2": 1, "tf32": 4}.get(dk.dtype, 2)
+    k_depth = 128 // {"e4m3": 1, "e5m2": 1, "s8": 1, "u8": 1, "tf32": 4}.get(dk.dtype, 2)
     remarks = []
     if tk != k_depth:
         remarks.append(f"K tile {tk} runs as {k_depth} (one 128-byte swizzle row of {dk.dtype} per pipeline stage)")
@@ -416,10 +435,10 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
         remarks.append(f"{dk.dtype} WGMMA reads B K-major: the program's N-major B [K, N] is passed to the kernel as "
                        "a K-major copy made at launch (one extra pass over B; store B as [N, K] to avoid it)")
     dk.remarks.extend(remarks)
-    epilogue = "tma" if dk.out_dtype != "f32" else "direct"
+    epilogue = "direct" if dk.out_dtype in ("f32", "s32") else "tma"
     cfg = GemmConfig(tile_m=tm, tile_n=tn, tile_k=tk, stages=dk.depth, cluster_m=cluster,
                      schedule=schedule, dtype=dk.dtype, out_dtype=dk.out_dtype, b_major=b_major, epilogue=epilogue,
-                     batched=dk.batched, a_major=dk.a_major, transpose_b=transpose_b)
+                     batched=dk.batched, a_major=dk.a_major, transpose_b=transpose_b, b_dtype=dk.b_dtype)
     if override:
         if not dk.retile_safe:
             raise LocatedError(dk.store, "convert-nv-tileas-to-cutlass: the epilogue depends on the program's tile "
@@ -483,8 +502,14 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
     rows = [Coord(row_first, 0), Coord(e.add_i(row_first, e.const(8)), 0)]
     col_in = e.mul_i(e.v(arith.AndIOp(lane, e.const(3))), e.const(2))
     lowering = EpilogueLowering(dk.kernel.body.blocks.first, dk.acc, dk.store, env, e)
-    acc = acc_in
     fields = len(acc_in.type.types)
+    acc_field = acc_in.type.types.data[0]
+    # the stored values: i32 for an i32 output, else f32 (the fragment store rounds to 16 bits); an
+    # integer dot's i32 accumulator converted by the epilogue goes into a new f32 fragment
+    out_field = IntegerType(32) if dk.out_dtype == "s32" else f32
+    acc = acc_in
+    if out_field != acc_field:
+        acc = e.v(llvm.UndefOp(llvm.LLVMStructType.from_type_list([out_field] * fields)))
     for g in range(fields // 4):
         col_g = e.add_i(col_in, e.const(8 * g))
         cols = [Coord(col_g, 1), Coord(e.add_i(col_g, e.const(1)), 1)]
@@ -492,7 +517,7 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
             for j in range(2):
                 k = 4 * g + 2 * half + j
                 pos = DenseArrayBase.from_list(i64, [k])
-                lowering.acc_element = lambda pos=pos: e.v(llvm.ExtractValueOp(pos, acc_in, f32))
+                lowering.acc_element = lambda pos=pos: e.v(llvm.ExtractValueOp(pos, acc_in, acc_field))
                 value = lowering.element(rows[half], cols[j])
                 acc = e.v(llvm.InsertValueOp(pos, acc, value))
     anchor = row0.next_op

@@ -152,11 +152,16 @@ class EpilogueLowering:
         return v, out
 
     def element(self, row: Coord, col: Coord) -> SSAValue:
-        """The f32 value to store at accumulator element (row, col)."""
-        v, _ = self.stored_value()
+        """The value to store at accumulator element (row, col): f32 (the fragment store rounds it
+        to a 16-bit output), or i32 for an i32 output (an integer dot's accumulator or math on it)."""
+        v, out = self.stored_value()
         lead = len(_shape(v)) - 2  # leading extent-1 (batch) dimensions of the stored tile
         zero = Coord(self.e.const(0), None)
         x = self.at(v, (zero,) * lead + (row, col))
+        if isinstance(out, IntegerType):
+            if out == i32 and x.type == i32:
+                return x
+            raise unsupported(self.store, f"stores {out} values (an integer epilogue stores i32)")
         if isinstance(x.type, Float32Type):
             return x
         if is_float(x.type):

@@ -10,6 +10,8 @@ the accumulator's type and an add::
 Inside a loop that carries ``%acc``, this is one dot accumulating into ``%acc``, the form the
 tier's MMA lowering takes (one accumulator carried by the K loop).  The partial products are then
 not rounded to the narrower type before the add (an f32-accumulating MMA: at least as accurate).
+An integer dot (int8 operands, i32 result) added with ``addi`` folds the same way (exact: i32
+addition wraps the same in any order).
 Only single-use ``%p`` / ``%w``, a zero accumulator constant and a loop-carried ``%acc`` are
 rewritten; anything else is left alone.
 """
@@ -66,8 +68,9 @@ def fold(add: Operation) -> bool:
         if dot.result.type.get_shape() != acc.type.get_shape():
             continue
         new = aa.DotOp(dot.lhs, dot.rhs, acc)
-        if dot.matmul_fast_accum is not None:
-            new.matmul_fast_accum = dot.matmul_fast_accum
+        for key in ("matmul_fast_accum", "signedness_a", "signedness_b"):
+            if key in dot.properties:
+                new.properties[key] = dot.properties[key]
         add.parent_block().insert_op_before(new, add)
         add.results[0].replace_all_uses_with(new.result)
         for op in (add, cast, dot):
@@ -83,6 +86,6 @@ class FoldDotAccumulate(ModulePass):
     name = "tileas-fold-dot-accumulate"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for add in [o for o in op.walk() if isinstance(o, aa.AddFOp)]:
+        for add in [o for o in op.walk() if isinstance(o, aa.AddFOp | aa.AddIOp)]:
             if add.parent is not None:
                 fold(add)

@@ -94,3 +94,16 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 }
 // CHECK-LABEL: nv_tileaa.func @cluster100
 // CHECK:      nv_tileas.dot {{.*}} {atom = #nv_tileas.mma.sm100<[64, 256, 16]>, matmul_fast_accum = false}
+
+// -----
+
+// sm_90: an int8 dot (cuda_tile.mmai: i8 operands, i32 accumulator) gets the k32 wgmma atom, like
+// fp8 (256 bits of K per instruction), and keeps its operands' signedness.
+builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_capability<90, 2>} {
+  nv_tileaa.func @int8_sm90(%a: tensor<128x128xi8>, %b: tensor<128x128xi8>, %x: tensor<128x128xi32>) {
+    %d = nv_tileaa.dot %a, %b, %x {signedness_a = #nv_tileaa.signedness<unsigned>, signedness_b = #nv_tileaa.signedness<signed>} : tensor<128x128xi8>, tensor<128x128xi8>, tensor<128x128xi32> -> tensor<128x128xi32>
+    nv_tileaa.return
+  }
+}
+// CHECK-LABEL: nv_tileaa.func @int8_sm90
+// CHECK: nv_tileas.dot {{.*}} {atom = #nv_tileas.mma.sm90<[64, 128, 32]>, matmul_fast_accum = false, signedness_a = #nv_tileaa.signedness<unsigned>, signedness_b = #nv_tileaa.signedness<signed>} : tensor<128x128xi8, #nv_tileas.layout<smem, {{.*}}>>, tensor<128x128xi8, #nv_tileas.layout<smem, {{.*}}>>, tensor<128x128xi32, #nv_tileas.layout<reg, atom = mma_acc, instr = [64, 128, 32]
