@@ -59,6 +59,22 @@ def test_attention_bf16():
     _close(out, ref, 1e-2, 3e-2, scale_tol=3e-2)
 
 
+@pytest.mark.parametrize("tile_m,tile_n", [(128, 64), (64, 64), (128, 128)], ids=lambda v: str(v))
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("bh,seq", [(3, 1000), (2, 2048), (2, 77)], ids=lambda v: str(v))
+def test_attention_head_dim_256(bh, seq, dtype, causal, tile_m, tile_n):
+    """Head dim 256 (a 128-register O accumulator per thread; 128x128 tiles on a one-stage ring)."""
+    kernel, args, grid, out, ref = attention_args(bh, seq, 256, tile_m, tile_n, causal=causal, dtype=dtype,
+                                                  seed=seq + tile_n)
+    program = _run(kernel, args, grid)
+    assert program.kind == "chained", f"attention left the tensor-core path: {program.remarks}"
+    if dtype == "bfloat16":
+        _close(out, ref, 1e-2, 3e-2, scale_tol=3e-2)
+    else:
+        _close(out, ref, 2e-3, 1e-2)
+
+
 @pytest.mark.parametrize("m,hidden", [(1000, 512), (256, 200)], ids=lambda v: str(v))
 def test_fused_mlp_two_gemms(m, hidden):
     kernel, args, grid, out, ref = mlp_chain_args(m, 64, hidden, 128, seed=m)

@@ -62,6 +62,35 @@ def test_attention_compiles_to_two_wgmma_dots(d, tile_m, tile_n, causal):
     assert p.chained["smem"] <= 227 * 1024
 
 
+SPILLS = re.compile(r"ptxas: \S+: (\d+) registers, (\d+) spills")
+
+
+@pytest.mark.parametrize("tile_m,tile_n,causal,dtype", [(128, 64, False, "float16"), (128, 128, True, "bfloat16"),
+                                                        (64, 64, True, "float16")])
+def test_head_dim_256_compiles_without_spills(tile_m, tile_n, causal, dtype):
+    """Head dim 256: the O accumulator alone is 128 registers per thread.  Two stages of 128-row K/V
+    tiles do not fit shared memory next to Q, so 128x128 tiles run on a one-stage ring (a loop of
+    chained dots may, ``materialize_schedule.chains_dots``); ptxas keeps everything in registers."""
+    import dataclasses
+
+    from tileorch.frontend.cutile import compile_program
+    from tileorch.testing.attention_programs import attention_fwd
+
+    args = _arrays(4, (4, 1000, 256)) + (0.18, 1000, tile_m, tile_n, 256, causal)
+    described = [dataclasses.replace(a, dtype=dtype) if i < 4 else a
+                 for i, a in enumerate(rc.describe_arguments(attention_fwd, args))]
+    p = compile_program(rc.export_bytecode(attention_fwd, described), "<d256>")
+    assert p.kind == "chained", p.remarks
+    assert p.cubin is not None, "ptxas did not accept the PTX"
+    assert p.chained["d"] == p.chained["dv"] == 256 and p.chained["smem"] <= 227 * 1024
+    assert p.chained["stages"] == (1 if tile_n == 128 else 2)
+    usage = [SPILLS.search(r) for r in p.remarks]
+    usage = [(int(m.group(1)), int(m.group(2))) for m in usage if m]
+    assert usage and all(regs <= 255 and spills == 0 for regs, spills in usage), p.remarks
+    wg = "bf16" if dtype == "bfloat16" else "f16"
+    assert p.ptx.count(f"m64n256k16.f32.{wg}.{wg}") == tile_n // 16  # O += P V: n = 256 register-A WGMMAs
+
+
 def test_fused_mlp_compiles_to_two_wgmma_dots():
     """A GEMM followed by a second GEMM on its activated result (both B operands N-major)."""
     from tileorch.testing.attention_programs import mlp_chain
