@@ -91,7 +91,8 @@ def chains_dots(loop: scf.ForOp) -> bool:
             if id(v) in seen or not isinstance(v.owner, Operation):
                 continue
             seen.add(id(v))
-            stack.extend(v.owner.operands)
+            for o in v.owner.walk():  # an scf.if's result depends on what its regions read
+                stack.extend(o.operands)
     return False
 
 

@@ -19,6 +19,7 @@ from tileorch.registry import resolve, PASSES
 TILEAS_PASSES = (
     "tileas-program-loop-to-tiles",
     "tileas-fold-dot-accumulate",
+    "tileas-fuse-split-loops",
     "tileas-squeeze-unit-batch-dots",
     "convert-tileaa-to-tileas",
     "tileas-assign-dot-layouts",
