@@ -95,3 +95,14 @@ def test_tileorch_check_cli_on_the_lowered_kernel(lowered, tmp_path, capsys):
         main(["check", str(path)])
     assert exit_.value.code == 0
     assert "OK: all properties hold" in capsys.readouterr().out
+
+
+def test_one_stage_ring_is_proved():
+    """Head dim 256 with 128x128 tiles runs its K/V ring on one stage: also deadlock- and race-free."""
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import extract
+
+    (proto,) = extract(_lowered(256, 128, 128))
+    assert proto.pipelines[0].stages == 1
+    result = check(proto)
+    assert result.ok, result.violation
