@@ -9,7 +9,14 @@ the cuDNN backends, in one process, fp16, [batch*heads, seq, head dim] tensors. 
 4 * BH * S^2 * D, halved for causal.  Each compiler's output is checked against SDPA's (max abs
 error).  Writes ``attention.json`` and ``attention.png`` under ``--out``.  Needs a Hopper GPU.
 
-    python3 benchmarks/attention.py [--dims 64,128] [--seqs 1024,4096,16384] [--causal both]
+``--program branchy`` runs ``attention_fwd_branchy`` instead: the same math written as NVIDIA's
+cuTile samples write it ([1, heads, seq, d] tensors, K through a view order, the masks in a branch
+inside the loop that only the boundary tiles take); ``both`` runs each case with both programs.
+Head dim 256 runs with ``--tiles-256`` (default 128x64: two K/V stages fit shared memory beside
+the 128x256 Q tile; 128x128 runs on one stage).
+
+    python3 benchmarks/attention.py [--dims 64,128,256] [--seqs 1024,4096,16384] [--causal both]
+        [--program textbook|branchy|both]
 """
 
 from __future__ import annotations
@@ -30,33 +37,39 @@ def _inputs(bh: int, seq: int, d: int, seed: int = 0):
     return q, k, v
 
 
-def run_one(bh: int, seq: int, d: int, causal: bool, tiles: tuple[int, int], iters: int) -> dict:
+def run_one(bh: int, seq: int, d: int, causal: bool, tiles: tuple[int, int], iters: int,
+            program: str = "textbook") -> dict:
     import torch
     import torch.nn.functional as F
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
     import tileorch.cutile
-    from tileorch.testing.attention_programs import LOG2E, attention_fwd
+    from tileorch.testing.attention_programs import LOG2E, attention_fwd, attention_fwd_branchy
 
     tm, tn = tiles
     q, k, v = _inputs(bh, seq, d)
     grid = ((seq + tm - 1) // tm, bh, 1)
     scale = 1.0 / math.sqrt(d)
     flops = 4.0 * bh * seq * seq * d / (2 if causal else 1)
-    row: dict = {"bh": bh, "seq": seq, "d": d, "causal": causal, "tiles": f"{tm}x{tn}"}
+    row: dict = {"bh": bh, "seq": seq, "d": d, "causal": causal, "tiles": f"{tm}x{tn}", "program": program}
     q4, k4, v4 = q.unsqueeze(0), k.unsqueeze(0), v.unsqueeze(0)
     with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
         ref = F.scaled_dot_product_attention(q4, k4, v4, is_causal=causal)[0]
     stream = torch.cuda.current_stream()
 
     def run_compiler(name, launch):
-        out = torch.full_like(q, float("nan"))
-        args = (q, k, v, out, scale * LOG2E, seq, tm, tn, d, causal)
+        if program == "branchy":  # [1, heads, seq, d] views of the same tensors
+            kernel, out4 = attention_fwd_branchy, torch.full_like(q4, float("nan"))
+            args = (q4, k4, v4, out4, scale, 0, d, bh, tm, tn, 1, causal, seq % tn == 0)
+            out = out4[0]
+        else:
+            kernel, out = attention_fwd, torch.full_like(q, float("nan"))
+            args = (q, k, v, out, scale * LOG2E, seq, tm, tn, d, causal)
         try:
-            launch(stream, grid, attention_fwd, args)
+            launch(stream, grid, kernel, args)
             torch.cuda.synchronize()
             row[f"{name}_err"] = float((out.float() - ref.float()).abs().max().item())
-            row[f"{name}_ms"] = bench_ms(lambda: launch(stream, grid, attention_fwd, args), iters)
+            row[f"{name}_ms"] = bench_ms(lambda: launch(stream, grid, kernel, args), iters)
         except Exception as exc:  # noqa: BLE001 - a compiler that cannot run this case is a row entry
             row[f"{name}_error"] = f"{type(exc).__name__}: {exc}"[:300]
 
@@ -92,7 +105,8 @@ def plot(rows: list[dict], path: Path) -> None:
     except ImportError:
         return
     keys = ("tileorch", "tileiras", "sdpa_flash", "sdpa_cudnn")
-    labels = [f"d{r['d']} S{r['seq']}{' c' if r['causal'] else ''}\n{r['tiles']}" for r in rows]
+    labels = [f"d{r['d']} S{r['seq']}{' c' if r['causal'] else ''}\n{r['tiles']}{' br' if r.get('program') == 'branchy' else ''}"
+              for r in rows]
     fig, ax = plt.subplots(figsize=(max(6, 1.4 * len(rows)), 4))
     width = 0.2
     for i, key in enumerate(keys):
@@ -113,6 +127,8 @@ def main(argv=None) -> int:
     ap.add_argument("--causal", choices=("no", "yes", "both"), default="both")
     ap.add_argument("--tokens", type=int, default=262144, help="batch*heads = tokens / seq")
     ap.add_argument("--tiles", default="128x128", help="TILE_M x TILE_N of the program, comma-separated")
+    ap.add_argument("--tiles-256", default="128x64", help="TILE_M x TILE_N for head dim 256, comma-separated")
+    ap.add_argument("--program", choices=("textbook", "branchy", "both"), default="textbook")
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--out", default="build/attention")
     ns = ap.parse_args(argv)
@@ -122,25 +138,31 @@ def main(argv=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     rows = []
     causals = {"no": [False], "yes": [True], "both": [False, True]}[ns.causal]
-    tile_list = [tuple(int(x) for x in t.split("x")) for t in ns.tiles.split(",") if t]
+    programs = ["textbook", "branchy"] if ns.program == "both" else [ns.program]
+
+    def tiles_of(spec: str) -> list[tuple[int, int]]:
+        return [tuple(int(x) for x in t.split("x")) for t in spec.split(",") if t]
+
     for d in (int(x) for x in ns.dims.split(",")):
         for seq in (int(x) for x in ns.seqs.split(",")):
             for causal in causals:
-                for tiles in tile_list:
-                    bh = max(1, ns.tokens // seq)
-                    try:
-                        row = run_one(bh, seq, d, causal, tiles, ns.iters)
-                    except Exception as exc:  # noqa: BLE001 - one failure does not hide the rest
-                        row = {"bh": bh, "seq": seq, "d": d, "causal": causal, "error": f"{type(exc).__name__}: {exc}"}
-                    rows.append(row)
-                    print(json.dumps(row), flush=True)
+                for tiles in tiles_of(ns.tiles_256 if d == 256 else ns.tiles):
+                    for program in programs:
+                        bh = max(1, ns.tokens // seq)
+                        try:
+                            row = run_one(bh, seq, d, causal, tiles, ns.iters, program)
+                        except Exception as exc:  # noqa: BLE001 - one failure does not hide the rest
+                            row = {"bh": bh, "seq": seq, "d": d, "causal": causal, "program": program,
+                                   "error": f"{type(exc).__name__}: {exc}"}
+                        rows.append(row)
+                        print(json.dumps(row), flush=True)
     summary = {"device": torch.cuda.get_device_name(), "rows": rows}
     (out / "attention.json").write_text(json.dumps(summary, indent=1))
     plot([r for r in rows if "tileorch_tflops" in r], out / "attention.png")
-    print(f"{'d':>4s} {'seq':>6s} {'causal':>6s} {'tiles':>8s} {'tileorch':>9s} {'tileiras':>9s} {'flash':>7s} "
+    print(f"{'d':>4s} {'seq':>6s} {'causal':>6s} {'tiles':>8s} {'program':>8s} {'tileorch':>9s} {'tileiras':>9s} {'flash':>7s} "
           f"{'cudnn':>7s} {'/tileiras':>9s}")
     for r in rows:
-        print(f"{r['d']:4d} {r['seq']:6d} {str(r['causal']):>6s} {r.get('tiles', ''):>8s} "
+        print(f"{r['d']:4d} {r['seq']:6d} {str(r['causal']):>6s} {r.get('tiles', ''):>8s} {r.get('program', ''):>8s} "
               f"{r.get('tileorch_tflops', float('nan')):9.1f} {r.get('tileiras_tflops', float('nan')):9.1f} "
               f"{r.get('sdpa_flash_tflops', float('nan')):7.1f} {r.get('sdpa_cudnn_tflops', float('nan')):7.1f} "
               f"{r.get('vs_tileiras', float('nan')):9.3f}")

@@ -57,6 +57,7 @@ PASSES: dict[str, str] = {
     "tileas-program-loop-to-tiles": "tileorch.transforms.tileas.program_loop_to_tiles:ProgramLoopToTiles",
     "tileas-fold-dot-accumulate": "tileorch.transforms.tileas.fold_dot_accumulate:FoldDotAccumulate",
     "tileas-fold-tf32-operands": "tileorch.transforms.tileas.fold_tf32_operands:FoldTf32Operands",
+    "tileas-fuse-split-loops": "tileorch.transforms.tileas.fuse_split_loops:FuseSplitLoops",
     "tileas-dynamic-persistent": "tileorch.transforms.tileas.dynamic_persistent:DynamicPersistent",
     "tileas-plan-cta": "tileorch.transforms.tileas.plan_cta:PlanCTA",
     "tileas-rewrite-pipeline-iterator-types": "tileorch.transforms.tileas.rewrite_pipeline_iterators:RewritePipelineIteratorTypes",

@@ -17,7 +17,7 @@ pytest.importorskip("cuda.tile")
 
 import tileorch.cutile  # noqa: E402
 from tileorch.runtime import cutile as rc  # noqa: E402
-from tileorch.testing.attention_programs import attention_args, mlp_chain_args  # noqa: E402
+from tileorch.testing.attention_programs import attention_args, attention_branchy_args, mlp_chain_args  # noqa: E402
 
 
 def _close(out, ref, atol, rtol, scale_tol=1e-2):
@@ -54,6 +54,46 @@ def test_causal_attention(seq):
 
 def test_attention_bf16():
     kernel, args, grid, out, ref = attention_args(2, 1000, 128, dtype="bfloat16", seed=7)
+    program = _run(kernel, args, grid)
+    assert program.kind == "chained", program.remarks
+    _close(out, ref, 1e-2, 3e-2, scale_tol=3e-2)
+
+
+@pytest.mark.parametrize("tile_m,tile_n", [(128, 64), (64, 64), (128, 128)], ids=lambda v: str(v))
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("bh,seq", [(3, 1000), (2, 2048), (2, 77)], ids=lambda v: str(v))
+def test_attention_head_dim_256(bh, seq, dtype, causal, tile_m, tile_n):
+    """Head dim 256 (a 128-register O accumulator per thread; 128x128 tiles on a one-stage ring)."""
+    kernel, args, grid, out, ref = attention_args(bh, seq, 256, tile_m, tile_n, causal=causal, dtype=dtype,
+                                                  seed=seq + tile_n)
+    program = _run(kernel, args, grid)
+    assert program.kind == "chained", f"attention left the tensor-core path: {program.remarks}"
+    if dtype == "bfloat16":
+        _close(out, ref, 1e-2, 3e-2, scale_tol=3e-2)
+    else:
+        _close(out, ref, 2e-3, 1e-2)
+
+
+@pytest.mark.parametrize("tile_m,tile_n", [(128, 128), (128, 64), (64, 64)], ids=lambda v: str(v))
+@pytest.mark.parametrize("d", [64, 128, 256])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("seq,group", [(1000, 1), (1024, 2), (77, 1)], ids=lambda v: str(v))
+def test_sample_style_attention(seq, group, causal, d, tile_m, tile_n):
+    """The FlashAttention forward as NVIDIA's cuTile samples write it (attention_fwd_branchy: 4-D
+    arrays, grouped KV heads, K through a view order, the mask in a branch inside the loop that
+    cuTile splits into two loops and the tier fuses back)."""
+    if d == 256 and tile_n == 128 and tile_m == 64:
+        pytest.skip("not in the matrix")
+    kernel, args, grid, out, ref = attention_branchy_args(2, 4, seq, d, tile_m, tile_n, causal=causal, group=group,
+                                                          seed=seq + d)
+    program = _run(kernel, args, grid)
+    assert program.kind == "chained", f"attention left the tensor-core path: {program.remarks}"
+    _close(out, ref, 2e-3, 1e-2)
+
+
+def test_sample_style_attention_bf16():
+    kernel, args, grid, out, ref = attention_branchy_args(2, 4, 1000, 128, causal=True, dtype="bfloat16", seed=3)
     program = _run(kernel, args, grid)
     assert program.kind == "chained", program.remarks
     _close(out, ref, 1e-2, 3e-2, scale_tol=3e-2)

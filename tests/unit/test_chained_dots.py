@@ -62,6 +62,35 @@ def test_attention_compiles_to_two_wgmma_dots(d, tile_m, tile_n, causal):
     assert p.chained["smem"] <= 227 * 1024
 
 
+SPILLS = re.compile(r"ptxas: \S+: (\d+) registers, (\d+) spills")
+
+
+@pytest.mark.parametrize("tile_m,tile_n,causal,dtype", [(128, 64, False, "float16"), (128, 128, True, "bfloat16"),
+                                                        (64, 64, True, "float16")])
+def test_head_dim_256_compiles_without_spills(tile_m, tile_n, causal, dtype):
+    """Head dim 256: the O accumulator alone is 128 registers per thread.  Two stages of 128-row K/V
+    tiles do not fit shared memory next to Q, so 128x128 tiles run on a one-stage ring (a loop of
+    chained dots may, ``materialize_schedule.chains_dots``); ptxas keeps everything in registers."""
+    import dataclasses
+
+    from tileorch.frontend.cutile import compile_program
+    from tileorch.testing.attention_programs import attention_fwd
+
+    args = _arrays(4, (4, 1000, 256)) + (0.18, 1000, tile_m, tile_n, 256, causal)
+    described = [dataclasses.replace(a, dtype=dtype) if i < 4 else a
+                 for i, a in enumerate(rc.describe_arguments(attention_fwd, args))]
+    p = compile_program(rc.export_bytecode(attention_fwd, described), "<d256>")
+    assert p.kind == "chained", p.remarks
+    assert p.cubin is not None, "ptxas did not accept the PTX"
+    assert p.chained["d"] == p.chained["dv"] == 256 and p.chained["smem"] <= 227 * 1024
+    assert p.chained["stages"] == (1 if tile_n == 128 else 2)
+    usage = [SPILLS.search(r) for r in p.remarks]
+    usage = [(int(m.group(1)), int(m.group(2))) for m in usage if m]
+    assert usage and all(regs <= 255 and spills == 0 for regs, spills in usage), p.remarks
+    wg = "bf16" if dtype == "bfloat16" else "f16"
+    assert p.ptx.count(f"m64n256k16.f32.{wg}.{wg}") == tile_n // 16  # O += P V: n = 256 register-A WGMMAs
+
+
 def test_fused_mlp_compiles_to_two_wgmma_dots():
     """A GEMM followed by a second GEMM on its activated result (both B operands N-major)."""
     from tileorch.testing.attention_programs import mlp_chain
@@ -74,3 +103,81 @@ def test_fused_mlp_compiles_to_two_wgmma_dots():
     assert len(SMEM_A.findall(p.ptx)) == 4 and [int(n) for n in REG_A.findall(p.ptx)] == [128] * 4
     assert "shfl.sync" not in p.ptx  # no reductions in this program
     assert [t["rank"] for t in p.chained["tmaps"]] == [2, 2, 2]
+
+
+def _branchy_args(d: int, tile_m: int, tile_n: int, causal: bool, even: bool, group: int = 1):
+    arrays = tuple(Dev(0x7F0000000000 + (i + 1) * 0x10000000, (2, 4 // (group if 0 < i < 3 else 1), 1024, d))
+                   for i in range(4))
+    return arrays + (0.125, 0, d, 4, tile_m, tile_n, group, causal, even)
+
+
+def _front(kernel, args):
+    from tileorch.backend.pipeline import parse_pipeline, run_passes
+    from tileorch.frontend.cutile import load
+    from tileorch.registry import make_context
+
+    ctx = make_context()
+    module = load(rc.export_bytecode(kernel, rc.describe_arguments(kernel, args)), "<branchy>", ctx)
+    run_passes(ctx, module, parse_pipeline("convert-cudatile-to-tileaa{compute_capability=sm_90a}"))
+    return ctx, module
+
+
+@pytest.mark.parametrize("causal,even", [(True, False), (False, False), (True, True)])
+def test_split_mask_loops_fuse_back_into_one_loop(causal, even):
+    """cuTile splits the samples' ``if ... and j >= mask_start: mask`` loop into an unmasked and a
+    masked loop; tileas-fuse-split-loops makes them one loop over the whole range with the mask in
+    an ``scf.if`` on ``j >= max(lb, mask_start)``, everything else (loads, dots) shared."""
+    from xdsl.dialects import scf
+
+    from tileorch.testing.attention_programs import attention_fwd_branchy
+    from tileorch.transforms.tileas.fuse_split_loops import fuse_split_loops
+
+    ctx, module = _front(attention_fwd_branchy, _branchy_args(64, 128, 128, causal, even))
+    loops = [o for o in module.walk() if isinstance(o, scf.ForOp)]
+    assert len(loops) == 2
+    dots = sum(o.name == "nv_tileaa.dot" for o in module.walk())
+    assert fuse_split_loops(module) == 1
+    module.verify()
+    (loop,) = [o for o in module.walk() if isinstance(o, scf.ForOp)]
+    assert loop.lb is loops[0].lb and loop.ub is loops[1].ub
+    ifs = [o for o in loop.body.block.ops if isinstance(o, scf.IfOp)]
+    assert len(ifs) == 1 and ifs[0].cond.owner.predicate.value.data == 5  # sge: j >= max(lb, mask_start)
+    assert ifs[0].cond.owner.operands[1] is loops[1].lb
+    assert sum(o.name == "nv_tileaa.dot" for o in module.walk()) == dots // 2
+    assert not any("load" in o.name for o in ifs[0].walk())
+    assert fuse_split_loops(module) == 0  # nothing left to fuse
+
+
+def test_split_loops_with_different_side_effects_stay_apart():
+    """A second loop that is not the first plus pure ops (here: its body is changed to load one more
+    tile) is left alone."""
+    from xdsl.dialects import scf
+
+    from tileorch.testing.attention_programs import attention_fwd_branchy
+    from tileorch.transforms.tileas.fuse_split_loops import fuse_split_loops
+
+    ctx, module = _front(attention_fwd_branchy, _branchy_args(64, 128, 128, True, False))
+    l1, l2 = [o for o in module.walk() if isinstance(o, scf.ForOp)]
+    load = next(o for o in l1.body.block.ops if o.name == "nv_tileaa.tiled_load")
+    l2.body.block.insert_op_before(load.clone(), l2.body.block.first_op)
+    assert fuse_split_loops(module) == 0
+
+
+@pytest.mark.parametrize("d,tile_m,tile_n,causal,even,group", [(64, 128, 128, True, False, 1),
+                                                               (128, 128, 128, False, False, 2),
+                                                               (128, 64, 64, True, True, 1)])
+def test_sample_style_attention_takes_the_tensor_cores(d, tile_m, tile_n, causal, even, group):
+    """The FlashAttention forward as NVIDIA's cuTile samples write it (4-D arrays, grouped KV heads,
+    K through a transposing view order, padding modes, the mask in a branch inside the loop)
+    compiles on the chained-dots path: the mask becomes one branch around the fragment's math."""
+    from tileorch.testing.attention_programs import attention_fwd_branchy
+
+    p = _compile(attention_fwd_branchy, _branchy_args(d, tile_m, tile_n, causal, even, group))
+    assert p.kind == "chained", p.remarks
+    assert p.cubin is not None
+    assert [int(n) for n in SMEM_A.findall(p.ptx)] == [tile_n] * (d // 16)
+    assert [int(n) for n in REG_A.findall(p.ptx)] == [d] * (tile_n // 16)
+    assert [t["rank"] for t in p.chained["tmaps"]] == [4, 4, 4]
+    assert [t["rows"] for t in p.chained["tmaps"]] == [tile_m, tile_n, tile_n]  # K stored [tn, d] (view order)
+    usage = [SPILLS.search(r) for r in p.remarks]
+    assert all(int(m.group(2)) == 0 for m in usage if m), p.remarks

@@ -13,6 +13,7 @@ TILEIRAS_NAMES = [
     "optimize-execution-unit-mapping", "propagate-execution-unit", "tileas-resolve-agent-boundary",
     "tileas-remove-buffer-alias", "tileas-insert-OCG-knobs", "tileas-dynamic-persistent",
     "tileas-squeeze-unit-batch-dots", "tileas-program-loop-to-tiles", "tileas-fold-dot-accumulate",
+    "tileas-fuse-split-loops", "tileas-fold-tf32-operands",
 ]
 
 
@@ -27,7 +28,9 @@ def test_tier_pipeline_uses_registered_passes_in_order():
     assert all(name in PASSES for name in TILEAS_PASSES)
     names = pipeline_string(dynamic_persistent=True).split(",")
     # batch-1 dots are squeezed to 2-D while still nv_tileaa; the persistent rewrite follows the conversion
-    assert names[:5] == ["tileas-program-loop-to-tiles", "tileas-fold-dot-accumulate", "tileas-squeeze-unit-batch-dots",
-                         "convert-tileaa-to-tileas", "tileas-dynamic-persistent"]
+    # loops cuTile split at a branch are fused back while still nv_tileaa
+    assert names[:7] == ["tileas-program-loop-to-tiles", "tileas-fold-dot-accumulate", "tileas-fold-tf32-operands",
+                         "tileas-fuse-split-loops", "tileas-squeeze-unit-batch-dots", "convert-tileaa-to-tileas",
+                         "tileas-dynamic-persistent"]
     assert names.index("tileas-materialize-schedule") < names.index("optimize-execution-unit-mapping")
     assert names[-1] == "tileas-insert-OCG-knobs"

@@ -1307,4 +1307,7 @@ def extract(module: ModuleOp, kernel: str | None = None,
         if kernel is not None and kernel_name(func) != kernel:
             continue
         out.extend(_Kernel(module, func, iterations, infos).protocols())
+    from tileorch.analysis.extract_chained import extract_chained  # NVVM-level chained-dots kernels
+
+    out.extend(extract_chained(module, kernel))
     return out

@@ -9,6 +9,10 @@ the sequence end (a ragged last tile) are masked to ``-inf`` by the program itse
 programs mask ``col > row`` the same way.
 
 Q, K, V, O are ``[BH, S, D]`` (fp16/bf16, row-major), grid ``(cdiv(S, TILE_M), BH, 1)``.
+
+``attention_fwd_branchy`` is the same computation written the way NVIDIA's cuTile samples write
+it (4-D arrays, grouped key/value heads, K through a transposing view, padding modes, the masks in
+a branch inside the loop that only the boundary tiles take).
 Importing this module needs ``cuda.tile``; building arguments needs torch.
 """
 
@@ -56,6 +60,59 @@ def attention_fwd(Q, K, V, O, qk_scale: float, seq_len: int, TILE_M: ct.Constant
 
 
 @ct.kernel
+def attention_fwd_branchy(Q, K, V, O, sm_scale: float, q_offset: int, D: ct.Constant[int], HEADS: ct.Constant[int],
+                          TILE_M: ct.Constant[int], TILE_N: ct.Constant[int], GROUP: ct.Constant[int],
+                          CAUSAL: ct.Constant[bool], EVEN_N: ct.Constant[bool]):
+    """The FlashAttention forward in the style of NVIDIA's cuTile samples: 4-D ``[B, H, S, D]``
+    arrays (grid ``(cdiv(S, TILE_M), B*H)``, key/value heads shared by ``GROUP`` query heads), K
+    read through a transposing view (``order=``) as ``[D, TILE_N]``, zero padding asked for on the
+    loads, and the masks applied only where needed: a branch *inside* the loop, taken from the
+    first key tile that can hold a masked column (the ragged last tile unless ``EVEN_N``, the
+    diagonal tile when ``CAUSAL``; later tiles are not visited), adding ``0``/``-inf`` to the scores.
+    The queries start at ``q_offset`` (a KV cache prefix) for the causal mask."""
+    bx, by = ct.bid(0), ct.bid(1)
+    b, h = by // HEADS, by % HEADS
+    kv_h = h // GROUP
+    scale2 = sm_scale * LOG2E
+    q_pos = (q_offset + bx * TILE_M + ct.arange(TILE_M, dtype=ct.int32))[:, None]
+    n_local = ct.arange(TILE_N, dtype=ct.int32)[None, :]
+    q = ct.load(Q, index=(b, h, bx, 0), shape=(1, 1, TILE_M, D), padding_mode=ct.PaddingMode.ZERO)
+    q = q.reshape((TILE_M, D))
+    row_max = ct.full((TILE_M, 1), -math.inf, dtype=ct.float32)
+    row_sum = ct.full((TILE_M, 1), 0.0, dtype=ct.float32)
+    o = ct.full((TILE_M, D), 0.0, dtype=ct.float32)
+    kv_len = K.shape[2]
+    if CAUSAL:
+        first_masked = min((q_offset + bx * TILE_M) // TILE_N, kv_len // TILE_N)
+        n_tiles = ct.cdiv(min(q_offset + (bx + 1) * TILE_M, kv_len), TILE_N)
+    else:
+        first_masked = kv_len // TILE_N
+        n_tiles = ct.cdiv(kv_len, TILE_N)
+    for j in range(0, n_tiles):
+        kt = ct.load(K, index=(b, kv_h, 0, j), shape=(1, 1, D, TILE_N), order=(0, 1, 3, 2),
+                     padding_mode=ct.PaddingMode.ZERO).reshape((D, TILE_N))
+        s = ct.mma(q, kt, ct.full((TILE_M, TILE_N), 0.0, dtype=ct.float32))
+        if (CAUSAL or not EVEN_N) and j >= first_masked:
+            k_pos = j * TILE_N + n_local
+            ok = ct.full((TILE_M, TILE_N), True, dtype=ct.bool_)
+            if not EVEN_N:
+                ok = ok & (k_pos < kv_len)
+            if CAUSAL:
+                ok = ok & (k_pos <= q_pos)
+            s += ct.where(ok, 0.0, -math.inf)
+        new_max = max(row_max, ct.max(s, axis=-1, keepdims=True) * scale2)
+        p = ct.exp2(s * scale2 - new_max, flush_to_zero=True)
+        alpha = ct.exp2(row_max - new_max, flush_to_zero=True)
+        row_sum = row_sum * alpha + ct.sum(p, axis=-1, keepdims=True)
+        v = ct.load(V, index=(b, kv_h, j, 0), shape=(1, 1, TILE_N, D),
+                    padding_mode=ct.PaddingMode.ZERO).reshape((TILE_N, D))
+        o = ct.mma(p.astype(Q.dtype), v, o * alpha)
+        row_max = new_max
+    o = ct.truediv(o, row_sum, flush_to_zero=True, rounding_mode=ct.RoundingMode.APPROX)
+    ct.store(O, index=(b, h, bx, 0), tile=o.reshape((1, 1, TILE_M, D)).astype(O.dtype))
+
+
+@ct.kernel
 def mlp_chain(X, W1, W2, Y, TILE_M: ct.Constant[int], TILE_H: ct.Constant[int], D: ct.Constant[int],
               DOUT: ct.Constant[int]):
     """``Y = relu(X @ W1) @ W2`` fused over hidden-dimension tiles (a GEMM followed by a second GEMM
@@ -95,6 +152,31 @@ def attention_args(bh: int, seq: int, d: int, tile_m: int = 128, tile_n: int = 6
     grid = ((seq + tile_m - 1) // tile_m, bh, 1)
     args = (q, k, v, out, scale * LOG2E, seq, tile_m, tile_n, d, causal)
     return attention_fwd, args, grid, out, ref
+
+
+def attention_branchy_args(batch: int, heads: int, seq: int, d: int, tile_m: int = 128, tile_n: int = 128,
+                           causal: bool = False, group: int = 1, dtype: str = "float16", seed: int = 0,
+                           device: str = "cuda"):
+    """(kernel, args, grid, out, reference) for ``attention_fwd_branchy`` on ``[batch, heads, seq, d]``
+    queries and ``[batch, heads / group, seq, d]`` keys/values (NaN-prefilled output; torch fp32
+    reference, ``EVEN_N`` set when ``seq`` is a multiple of ``tile_n``)."""
+    import torch
+
+    g = torch.Generator(device="cpu").manual_seed(seed)
+    dt = getattr(torch, dtype)
+    q = torch.randn(batch, heads, seq, d, generator=g).to(device=device, dtype=dt)
+    k, v = (torch.randn(batch, heads // group, seq, d, generator=g).to(device=device, dtype=dt) for _ in range(2))
+    out = torch.full((batch, heads, seq, d), float("nan"), device=device, dtype=dt)
+    scale = 1.0 / math.sqrt(d)
+    kf = k.float().repeat_interleave(group, dim=1)
+    vf = v.float().repeat_interleave(group, dim=1)
+    s = (q.float() @ kf.transpose(-1, -2)) * scale
+    if causal:
+        s = s.masked_fill(torch.ones(seq, seq, device=device, dtype=torch.bool).triu(1), float("-inf"))
+    ref = torch.softmax(s, dim=-1) @ vf
+    grid = ((seq + tile_m - 1) // tile_m, batch * heads, 1)
+    args = (q, k, v, out, scale, 0, d, heads, tile_m, tile_n, group, causal, seq % tile_n == 0)
+    return attention_fwd_branchy, args, grid, out, ref
 
 
 def mlp_chain_args(m: int, d: int, hidden: int, dout: int, tile_m: int = 128, tile_h: int = 64,

@@ -48,11 +48,12 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
     f32,
+    i1,
     i16,
     i32,
     i64,
 )
-from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 
 from tileorch.diagnostics import LocatedError, parse_module
 from tileorch.dialects import nv_tileaa as aa
@@ -96,7 +97,8 @@ def _depends_on(v: SSAValue, target: SSAValue, limit: int = 4096) -> bool:
         if id(x) in seen or not isinstance(x.owner, Operation):
             continue
         seen.add(id(x))
-        stack.extend(x.owner.operands)
+        for o in x.owner.walk():  # an op with regions (scf.if) depends on what its regions read
+            stack.extend(o.operands)
     return False
 
 
@@ -125,6 +127,16 @@ class Operand:
     cols: int
     arg: int
     k_major: bool = True
+    swapped: bool = False  # a view order swapping the last two dimensions (the tile is stored transposed)
+
+    def view_dim(self, dim: int) -> int:
+        """The view (tile index) dimension of array dimension ``dim``."""
+        return ints(self.load.view.type.order).index(dim)
+
+    def transposed(self, seen: list[str]) -> bool:
+        """Whether the tile the dot reads is the transpose of the stored one (one permute op or
+        a swapped view order, not both)."""
+        return ("nv_tileaa.permute" in seen) != self.swapped
 
     @property
     def bytes(self) -> int:
@@ -152,6 +164,7 @@ class ChainedKernel:
     dtype: str
     carried: list[tuple[int, int]]  # (iter-arg index, width X) of the loop's tile-carried values
     yields: list[SSAValue]  # the new value of each iter arg (through the pipeline's consumer_read)
+    branches: list[scf.IfOp] = field(default_factory=list)  # scf.if on a scalar, tile results (masks)
 
 
 def _producer_load(arg: BlockArgument) -> Operation | None:
@@ -183,19 +196,22 @@ def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop:
     if len(shape) < 2 or any(x != 1 for x in shape[:-2]):
         _fail(ld, f"{what} tile {shape}: 2-D tiles (with leading unit dimensions) are supported")
     vt = ld.view.type
-    if ints(vt.order) != list(range(len(ints(vt.order)))) or ints(vt.tile) != ints(vt.step):
-        _fail(ld, f"{what}: a view with a dimension order or overlapping tiles is not supported yet")
+    order, n = ints(vt.order), len(ints(vt.order))
+    swapped = n >= 2 and order == list(range(n - 2)) + [n - 1, n - 2]
+    if (order != list(range(n)) and not swapped) or ints(vt.tile) != ints(vt.step):
+        _fail(ld, f"{what}: a view with dimension order {order} (other than the last two swapped) or overlapping "
+                  "tiles is not supported yet")
     elt = ld.result.type.element_type
     if type(elt) not in _DT:
         _fail(ld, f"{what} element type {elt}: f16/bf16 operands are supported")
-    rows, cols = shape[-2:]
+    rows, cols = shape[-1:-3:-1] if swapped else shape[-2:]  # as stored in the array
     if cols % 64 or rows % 8 or rows > 256:
         _fail(ld, f"{what} tile {rows}x{cols}: the contiguous extent must be a multiple of 64 (128-byte "
                   "swizzled TMA boxes) and rows a multiple of 8, at most 256")
     arg = _base_argument(kernel, ld.view)
     if arg is None:
         _fail(ld, f"{what} is not loaded from a kernel argument")
-    return Operand(ld, rows, cols, arg), seen
+    return Operand(ld, rows, cols, arg, swapped=swapped), seen
 
 
 def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
@@ -231,14 +247,14 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     in_a_loop = a0.load.parent_op()
     while in_a_loop is not None and not isinstance(in_a_loop, scf.ForOp):
         in_a_loop = in_a_loop.parent_op()
-    if in_a_loop is not None or "nv_tileaa.permute" in seen or (a0.rows, a0.cols) != (tm, d):
+    if in_a_loop is not None or a0.transposed(seen) or (a0.rows, a0.cols) != (tm, d):
         _fail(d1, "the first dot's A must be a [tm, K] tile loaded once before the loop (K-major)")
     b1, seen = _operand(kernel, d1, d1.rhs, "the first dot's B", True)
-    b1.k_major = "nv_tileaa.permute" in seen
+    b1.k_major = b1.transposed(seen)
     if (b1.rows, b1.cols) != ((tn, d) if b1.k_major else (d, tn)):
         _fail(d1, f"the first dot's B tile {b1.rows}x{b1.cols} does not match the dot")
     b2, seen = _operand(kernel, d2, d2.rhs, "the second dot's B", True)
-    b2.k_major = "nv_tileaa.permute" in seen
+    b2.k_major = b2.transposed(seen)
     if (b2.rows, b2.cols) != ((dv, tn) if b2.k_major else (tn, dv)):
         _fail(d2, f"the second dot's B tile {b2.rows}x{b2.cols} does not match the dot")
     for b in (b1, b2):  # the producer walks the same tiles as the consumer loop (its iv is j)
@@ -275,7 +291,25 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
             y = y.owner.regions[0].blocks.first.last_op.operands[y.index]
         carried.append((i, shp[1]))
         yields.append(y)
-    return ChainedKernel(kernel, d1, d2, loop, a0, b1, b2, st, tm, tn, d, dv, dts.pop(), carried, yields)
+    branches = []
+    for br in loop.walk():
+        if not isinstance(br, scf.IfOp) or br is loop:
+            continue
+        if not br.results or br.cond.type != i1 or any(_fragment_width(r, tm) is None for r in br.results):
+            _fail(br, "a branch in the loop must yield [tm, X] tiles (X a multiple of 8, or 1) on a scalar condition")
+        if any(isinstance(o, ts.DotOp | ts.TiledLoadOp) for o in br.walk()):
+            _fail(br, "a branch in the loop must not hold a dot or a load")
+        if any(isinstance(p, scf.IfOp) for p in _parents(br, loop)):
+            _fail(br, "nested branches in the loop are not supported yet")
+        branches.append(br)
+    return ChainedKernel(kernel, d1, d2, loop, a0, b1, b2, st, tm, tn, d, dv, dts.pop(), carried, yields, branches)
+
+
+def _parents(op: Operation, stop: Operation):
+    p = op.parent_op()
+    while p is not None and p is not stop:
+        yield p
+        p = p.parent_op()
 
 
 # --------------------------------------------------------------------------- shared-memory plan
@@ -700,6 +734,49 @@ class _Site:
         return [self.at(v, h, None if width == 1 else g, j) for h, g, j in _frag_regs(width)]
 
 
+def _fragment_width(v: SSAValue, tm: int) -> int | None:
+    """X of a ``[tm, X]`` tile the accumulator layout holds (1: a row vector), else None."""
+    if not isinstance(v.type, TensorType):
+        return None
+    shp = list(v.type.get_shape())
+    if len(shp) == 2 and shp[0] == tm and (shp[1] == 1 or (shp[1] % 8 == 0 and shp[1] <= 256)):
+        return shp[1]
+    return None
+
+
+def _lower_branch(ck: ChainedKernel, br: scf.IfOp, site: _Site, args: list[SSAValue], coords: dict,
+                  tile_coord: list[SSAValue], program_iv: SSAValue, iv: SSAValue) -> None:
+    """An ``scf.if`` on a scalar inside the loop whose results are accumulator-shaped tiles (a
+    mask applied only to some key tiles): one branch of the lowered kernel computing every
+    register of its results on each side, so the side not taken costs nothing."""
+    widths = [_fragment_width(r, ck.tm) for r in br.results]
+    sides = []
+    for region in (br.true_region, br.false_region):
+        side = _Site(ck, args, coords, tile_coord)
+        side.low.scalars[program_iv] = iv
+        side.low.provided = dict(site.low.provided)
+        if region.blocks:
+            yielded = region.blocks.first.last_op.operands
+            regs = [x for v, w in zip(yielded, widths) for x in side.tile_regs(v, w)]
+        else:
+            regs = []
+        sides.append((side, regs))
+    types = [x.type for x in sides[0][1]]
+    if [x.type for x in sides[1][1]] != types:
+        raise unsupported(br, "branches whose sides compute different register types")
+    cond = site.low.scalar(br.cond)
+    regions = []
+    for side, regs in sides:
+        side.tmp.add_op(scf.YieldOp(*regs))
+        regions.append(Region(side.tmp))
+    op = site.e.add(scf.IfOp(cond, types, regions[0], regions[1]))
+    k = 0
+    for r, w in zip(br.results, widths):
+        n = 2 if w == 1 else w // 2
+        site.low.provided[r] = (w, list(op.results[k:k + n]))
+        k += n
+
+
 def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> None:
     """Replace the tier kernel ``kernel`` by the chained-dots kernel (a located error says why
     it cannot be; an unexpected failure is the driver's to report: ``lower_tileaa_program`` makes
@@ -758,8 +835,9 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             s = _Site(ck, args, coords, tile_coord)
             if iv_of_program is not None:
                 s.low.scalars[iv_of_program] = ph.operands[0]
-            idx = s.low._i32(s.low.scalar(op.load.indices[dim]))
-            tile = ints(op.load.view.type.tile)[dim]
+            vd = op.view_dim(dim)  # the array dimension's index and extent in the view's terms
+            idx = s.low._i32(s.low.scalar(op.load.indices[vd]))
+            tile = ints(op.load.view.type.tile)[vd]
             val = idx if tile == 1 else s.e.mul_i(idx, s.e.const(tile))
             _replace(ph, s.tmp, val)
 
@@ -798,6 +876,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     s_last = named(f"s{ck.d // 16 - 1}").results[0]
     low.provided[ck.dot1.result] = (ck.tn, [s.e.v(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [r]), s_last, f32))
                                              for r in range(ck.tn // 2)])
+    for br in ck.branches:  # the loop's branches on scalars: real branches over whole fragments
+        _lower_branch(ck, br, s, args, coords, tile_coord, body.args[0], my_body.args[0])
     # the second dot: C per element, P packed pairwise into the register A fragment
     c_in = s.tile_regs(ck.dot2.acc, ck.dv)
     p = s.tile_regs(ck.dot2.lhs, ck.tn)

@@ -20,7 +20,8 @@ The stage count is the largest that fits the shared-memory budget (``smem-budget
 default the target's opt-in maximum per CTA) next to the shared memory the kernel needs outside
 the loop, capped by ``max-stages``.  A tile staged only for TMA stores counts as two TMA boxes
 (it drains box by box through two slots, as the GEMM epilogue does), not the whole tile.  ``warp_id`` is left to ``optimize-execution-unit-mapping``.
-Diagnostics: "failed to find a schedule for " (no two stages fit), "unsupported operation in
+Diagnostics: "failed to find a schedule for " (no two stages fit; one suffices for a loop of
+chained dots, :func:`chains_dots`), "unsupported operation in
 warp-specialized agent dispatch" (a load depends on an op with side effects), "failed to run
 agent dispatcher" (a value computed after the loop escapes the agent).
 """
@@ -71,6 +72,28 @@ def candidate_loops(func: Operation) -> list[scf.ForOp]:
         if any(_is_tma_load(o) for o in body) and any(isinstance(o, ts.DotOp) for o in op.walk()):
             loops.append(op)
     return loops
+
+
+def chains_dots(loop: scf.ForOp) -> bool:
+    """Whether the loop holds two dots, the second's A operand computed from the first's result
+    (attention, a fused two-GEMM MLP).  Such a loop may run on a single stage: its lowering
+    (``chained_dots``) refills a stage once every consumer has finished both dots on it, so one
+    stage serializes load and compute but never deadlocks; the GEMM K loop needs two."""
+    dots = [o for o in loop.walk() if isinstance(o, ts.DotOp)]
+    if len(dots) != 2:
+        return False
+    for first, second in (dots, dots[::-1]):
+        stack, seen = [second.lhs], set()
+        while stack:
+            v = stack.pop()
+            if v is first.result:
+                return True
+            if id(v) in seen or not isinstance(v.owner, Operation):
+                continue
+            seen.add(id(v))
+            for o in v.owner.walk():  # an scf.if's result depends on what its regions read
+                stack.extend(o.operands)
+    return False
 
 
 def _ancestors(op: Operation):
@@ -157,9 +180,11 @@ def materialize(func: Operation, loop: scf.ForOp, budget: int, max_stages: int) 
     stage_bytes = sum(tensor_bytes(t) for t in elems) + BARRIER_BYTES_PER_STAGE
     free = budget - reserved_smem(func, loop)
     stages = min(max_stages, free // stage_bytes if free > 0 else 0)
-    if stages < 2:
+    least = 1 if chains_dots(loop) else 2
+    if stages < least:
         raise LocatedError(loop, f"failed to find a schedule for the loop: {stage_bytes} bytes per stage do not fit "
-                                 f"twice in the {max(free, 0)} bytes of shared memory left of {budget}")
+                                 f"{'once' if least == 1 else 'twice'} in the {max(free, 0)} bytes of shared memory "
+                                 f"left of {budget}")
     outer = loop.parent_block()
     assert outer is not None
     after = []

@@ -20,6 +20,7 @@ TILEAS_PASSES = (
     "tileas-program-loop-to-tiles",
     "tileas-fold-dot-accumulate",
     "tileas-fold-tf32-operands",
+    "tileas-fuse-split-loops",
     "tileas-squeeze-unit-batch-dots",
     "convert-tileaa-to-tileas",
     "tileas-assign-dot-layouts",
