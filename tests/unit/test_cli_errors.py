@@ -40,6 +40,16 @@ def test_opt_missing_input(tmp_path):
     assert "tileorch-opt: error: cannot read missing.mlir: No such file or directory" in out
 
 
+@pytest.mark.parametrize("args", [["-"], []], ids=["dash", "none"])
+def test_opt_reads_standard_input(tmp_path, args):
+    ok = subprocess.run([*OPT, *args], cwd=tmp_path, input="builtin.module {\n}\n", capture_output=True,
+                        text=True, timeout=120)
+    assert ok.returncode == 0 and "builtin.module" in ok.stdout, ok.stderr
+    bad = subprocess.run([*OPT, *args], cwd=tmp_path, input='builtin.module {\n  "foo.bar"() : () -> ()\n}\n',
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 1 and "stdin:2:12: error: Operation foo.bar is not registered" in bad.stderr, bad.stderr
+
+
 def test_opt_directory_input(tmp_path):
     (tmp_path / "d.mlir").mkdir()
     code, out = run([*OPT, "d.mlir"], tmp_path)

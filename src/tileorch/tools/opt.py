@@ -62,6 +62,12 @@ class TileorchOptMain(xDSLOptMain):
             print(line, file=stream)
         stream.flush()
 
+    def get_input_stream(self) -> tuple[IO[bytes], str]:
+        """As mlir-opt: no input file or ``-`` reads standard input (MLIR text, or bytecode by its magic)."""
+        if self.args.input_file == "-":
+            self.args.input_file = None
+        return super().get_input_stream()
+
     def _open_files(self) -> tuple[list[tuple[IO[bytes], int]], str, IO[str]]:
         """Input chunks, their extension and the output stream; raises :class:`SourceError`."""
         try:
