@@ -157,3 +157,34 @@ def test_a_newer_op_is_named(opcode, name):
         read_bytecode(bytes(data), "r.tileirbc")
     assert e.value.offset == ret
     assert f"op '{name}' (opcode 0x{opcode:X}, bytecode 13." in e.value.message and "not supported" in e.value.message
+
+
+PRINT = """cuda_tile.module @m {
+  entry @k(%p: tile<ptr<f32>>) {
+    %a = constant <f32: 1.0> : tile<4xf32>
+    %t = print_tko "x=%f", %a : tile<4xf32> -> token
+    %b = addf %a, %a : tile<4xf32>
+    return
+  }
+}
+"""
+
+
+def test_13_1_print_has_no_token_result_and_reads_as_print_tko():
+    """13.1's ``print`` had no result; read, it is ``print_tko`` with a token that the file's
+    value numbering does not count (the ``addf`` after it still reads ``%a``)."""
+    m = parse_module(make_context(), PRINT, "p.mlir")
+    again = read_bytecode(write_bytecode(m, version=(13, 1), debug_info=False), "p.tileirbc")
+    assert verify_located(again) == []
+    ops = list(_entry(again).body.block.ops)
+    assert [o.name.split(".")[1] for o in ops] == ["constant", "print_tko", "addf", "return"]
+    assert ops[2].operands[0] is ops[0].results[0] and ops[2].operands[1] is ops[0].results[0]
+    assert len(ops[1].results) == 1
+
+
+def test_13_1_cannot_carry_a_used_print_token():
+    used = PRINT.replace("    return\n", "    %j = join_tokens %t, %t : token\n    return\n")
+    m = parse_module(make_context(), used, "p.mlir")
+    with pytest.raises(BytecodeWriteError, match="its result is used, but bytecode 13.1 has no result"):
+        write_bytecode(m, version=(13, 1))
+    assert read_bytecode(write_bytecode(m, version=(13, 2)), "p.tileirbc")

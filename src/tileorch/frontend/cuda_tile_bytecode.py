@@ -733,6 +733,12 @@ class BytecodeReader:
         else:
             nres = len(results)
         result_types = [self.type(r.varint(), r) for _ in range(nres)]
+        # a result the op gained after the file's version (13.1's print had none): built, but
+        # not numbered, since the file's value numbering does not count it
+        unnumbered = _LATER_RESULTS.get(mnemonic)
+        unnumbered = unnumbered if unnumbered and ver < unnumbered[0] and not result_types else None
+        if unnumbered:
+            result_types = [unnumbered[1]()]
         # flags word: one bit per optional attribute (and optional operand with attr_sized),
         # ordered by version, attributes before operands
         optional = [f for f in fields if f.is_attr and f.optional] + \
@@ -797,7 +803,7 @@ class BytecodeReader:
         op = _build(cls, groups, result_types, props, regions, at, mnemonic, self)
         # the debug info's source position, else the bytecode file and the op's byte offset
         op.location = loc or FileLineColLoc(StringAttr(self.name), IntAttr(0), IntAttr(at))
-        values.extend(op.results)
+        values.extend(op.results if unnumbered is None else ())
         return op
 
     def _region(self, r: _Reader, values: list) -> Region:
@@ -919,6 +925,15 @@ class BytecodeReader:
 
 # ops with a result newer than the op (their result list is counted)
 _VERSIONED_RESULTS = {"print_tko"}
+# results an op gained in a later version: (that version, the result's type)
+_LATER_RESULTS: dict[str, tuple[tuple[int, int], Callable[[], Attribute]]] = {
+    "print_tko": ((13, 2), lambda: _token_type())}
+
+
+def _token_type() -> Attribute:
+    from tileorch.dialects.cuda_tile.types import TokenType
+
+    return TokenType()
 # fields added by 13.4 (read from real cuTile 1.7 bytecode): (op, field spec) appended to the op
 _NEWER_FIELDS = {"load_view_tko": [((13, 4), "@inbounds:boolarray@13.4")],
                  "store_view_tko": [((13, 4), "@inbounds:boolarray@13.4")],

@@ -216,7 +216,7 @@ class _Writer:
     # ---------------------------------------------------------------- ops
     def op(self, op: Operation, values: dict[SSAValue, int]) -> bytes:
         from tileorch.frontend.bytecode_ops import OPS
-        from tileorch.frontend.cuda_tile_bytecode import _NEWER_FIELDS, _RENAMES, _VERSIONED_RESULTS
+        from tileorch.frontend.cuda_tile_bytecode import _LATER_RESULTS, _NEWER_FIELDS, _RENAMES, _VERSIONED_RESULTS
 
         mnemonic = op.name.split(".", 1)[1]
         entry = next(((oc, spec) for oc, spec in OPS.items() if spec[0] == mnemonic), None)
@@ -238,9 +238,16 @@ class _Writer:
         out = bytearray(_varint(opcode))
         variadic = any(n.endswith("*") for n in results_s.split()) or any(not f.is_attr and f.kind == "*"
                                                                           for f in fields)
+        results = list(op.results)
+        later = _LATER_RESULTS.get(mnemonic)
+        if later and self.version < later[0]:  # 13.1's print: no token result
+            if any(r.uses for r in results):
+                raise BytecodeWriteError(f"'{op.name}': its result is used, but bytecode "
+                                         f"{self.version[0]}.{self.version[1]} has no result for it")
+            results = []
         if variadic or mnemonic in _VERSIONED_RESULTS:
-            out += _varint(len(op.results))
-        for r in op.results:
+            out += _varint(len(results))
+        for r in results:
             out += _varint(self.type(r.type))
         optional = [f for f in fields if f.is_attr and f.optional] + \
                    ([f for f in fields if not f.is_attr and f.kind == "?"] if attr_sized else [])
@@ -293,7 +300,7 @@ class _Writer:
             out += _varint(len(op.regions))
             for r in op.regions:
                 out += self.region(r, values)
-        for r in op.results:
+        for r in results:
             values[r] = len(values)
         return bytes(out)
 
