@@ -10,11 +10,13 @@ Layout (all integers are LEB128 varints unless noted):
   then the data;
 * functions: name, signature type, flags (bit 1 = kernel, bit 2 = has hints), location
   index, optional hints, then the body: ops whose operands are indices into the values
-  defined so far (the arguments first);
+  defined so far (the arguments first).  From 13.5 a kernel always carries its hints (bit 2
+  is unused) and every function an array of per-argument attribute dictionaries after them;
 * debug info: per function (location index - 1) an offset into an array of u64 attribute
   indices, one for the function and one per op in the order the opcodes appear (0 = unknown),
   then a table (u32 offsets) of attributes: ``DIFile``, ``DICompileUnit``, ``DILexicalBlock``,
-  ``DILoc`` (scope, file name, line, column), ``DISubprogram`` and ``CallSite``;
+  ``DILoc`` (scope, file name, line, column), ``DISubprogram`` (from 13.5 with a trailing flags
+  varint) and ``CallSite``;
 * an op: opcode, result types, a flags word for optional fields, its attributes and operand
   groups in the specification's order (:mod:`.bytecode_ops`), its regions (blocks with typed
   arguments and op lists).
@@ -62,7 +64,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Region
 
 MAGIC = b"\x7fTileIR\x00"
-SUPPORTED_VERSIONS = ((13, 1), (13, 2), (13, 3), (13, 4))
+SUPPORTED_VERSIONS = ((13, 1), (13, 2), (13, 3), (13, 4), (13, 5))
 SECTION_NAMES = {1: "string", 2: "function", 3: "debug", 4: "constant", 5: "type", 6: "global", 7: "producer"}
 
 
@@ -259,9 +261,9 @@ class BytecodeReader:
         r.pos = 8
         major, minor, tag = r.u8(), r.u8(), r.le(2)
         if (major, minor) not in SUPPORTED_VERSIONS:
-            raise BytecodeError(8, f"unsupported bytecode version {major}.{minor}.{tag}; this reader supports "
-                                   f"{SUPPORTED_VERSIONS[0][0]}.{SUPPORTED_VERSIONS[0][1]} to "
-                                   f"{SUPPORTED_VERSIONS[-1][0]}.{SUPPORTED_VERSIONS[-1][1]}")
+            why = "newer than the newest" if (major, minor) > SUPPORTED_VERSIONS[-1] else "not one"
+            raise BytecodeError(8, f"unsupported bytecode version {major}.{minor}.{tag} ({why} this reader knows); "
+                                   f"supported: {', '.join(f'{a}.{b}' for a, b in SUPPORTED_VERSIONS)}")
         self.t = _Tables((major, minor))
         sections: dict[int, tuple[int, bytes]] = {}
         while True:
@@ -551,6 +553,8 @@ class BytecodeReader:
                 out = (kind, ref(*scopes), string(), r.varint(), r.varint())
             elif kind == "DISubprogram":
                 out = (kind, ref("DIFile"), r.varint(), string(), string(), ref("DICompileUnit"), r.varint())
+                if self.t.version >= (13, 5):
+                    r.varint()  # subprogram flags (13.5; no flag is defined yet)
             elif kind == "CallSite":
                 locations = ("DILoc", "CallSite", "unknown")
                 out = (kind, ref(*locations), ref(*locations))  # callee, caller
@@ -650,13 +654,20 @@ class BytecodeReader:
             self._locs = self._location_cursor(r.varint(), lat, f"@{name}")
             fn_loc = self._locs.take(fat, f"function @{name}")
             props: dict[str, Attribute] = {"sym_name": StringAttr(name), "function_type": sig}
-            if flags & 0x04:
+            new_layout = self.t.version >= (13, 5)  # a kernel always has hints, then the argument attributes
+            if flags & (0x02 if new_layout else 0x04):
+                hat = r.offset
                 hints = self._self_contained_attr(r)
                 from tileorch.dialects.cuda_tile import attrs as A
 
                 if not isinstance(hints, A.OptimizationHintsAttr):
-                    raise r.error("entry optimization hints must be an optimization_hints attribute")
-                props["optimization_hints"] = hints
+                    raise BytecodeError(hat, "entry optimization hints must be an optimization_hints attribute")
+                if hints.value.data:
+                    props["optimization_hints"] = hints
+            if new_layout:
+                arg_attrs = self._arg_attrs(r, len(sig.inputs.data), name)
+                if arg_attrs is not None:
+                    props["arg_attrs"] = arg_attrs
             size = r.varint()
             body_off = r.offset
             body = _Reader(r.bytes(size), body_off, f"body of @{name}")
@@ -673,6 +684,19 @@ class BytecodeReader:
             fn.location = fn_loc or FileLineColLoc(StringAttr(self.name), IntAttr(0), IntAttr(fat))
             yield fn
 
+    def _arg_attrs(self, r: _Reader, nargs: int, fn: str) -> ArrayAttr | None:
+        """13.5's per-argument attributes of function ``fn``: an array, empty or one dictionary per
+        argument; ``None`` when there is nothing to keep (empty, or only empty dictionaries)."""
+        at = r.offset
+        a = self._self_contained_attr(r)
+        if not isinstance(a, ArrayAttr) or not all(isinstance(d, DictionaryAttr) for d in a.data):
+            raise BytecodeError(at, f"argument attributes of @{fn} must be an array of dictionaries")
+        if not any(d.data for d in a.data):
+            return None
+        if len(a.data) != nargs:
+            raise BytecodeError(at, f"@{fn} has {nargs} arguments but {len(a.data)} argument attribute dictionaries")
+        return a
+
     def _value(self, r: _Reader, values: list):
         at = r.offset
         i = r.varint()
@@ -687,6 +711,10 @@ class BytecodeReader:
         at = r.offset
         opcode = r.varint()
         if opcode not in OPS:
+            if opcode in UNSUPPORTED_OPS:
+                op_name, since = UNSUPPORTED_OPS[opcode]
+                raise BytecodeError(at, f"op '{op_name}' (opcode 0x{opcode:X}, bytecode {since}) is not supported by "
+                                        f"tileorch")
             raise BytecodeError(at, f"unknown opcode 0x{opcode:X}")
         mnemonic, since, fields_s, results_s, nregions, attr_sized = OPS[opcode]
         loc = self._locs.take(at, f"'{mnemonic}' at offset {at}")
@@ -694,8 +722,7 @@ class BytecodeReader:
         ver = self.t.version
         since_v = _ver(since)
         fields = [_field(f, since_v) for f in fields_s.split()]
-        if ver >= (13, 4) and mnemonic in _FIELDS_13_4:
-            fields.append(_field(_FIELDS_13_4[mnemonic], since_v))
+        fields += [_field(spec, since_v) for v, spec in _NEWER_FIELDS.get(mnemonic, ()) if ver >= v]
         results = [(n.rstrip("*"), n.endswith("*")) for n in results_s.split()]
         # results
         # the result list is counted when the op has a variadic operand or result group (MLIR's
@@ -706,6 +733,12 @@ class BytecodeReader:
         else:
             nres = len(results)
         result_types = [self.type(r.varint(), r) for _ in range(nres)]
+        # a result the op gained after the file's version (13.1's print had none): built, but
+        # not numbered, since the file's value numbering does not count it
+        unnumbered = _LATER_RESULTS.get(mnemonic)
+        unnumbered = unnumbered if unnumbered and ver < unnumbered[0] and not result_types else None
+        if unnumbered:
+            result_types = [unnumbered[1]()]
         # flags word: one bit per optional attribute (and optional operand with attr_sized),
         # ordered by version, attributes before operands
         optional = [f for f in fields if f.is_attr and f.optional] + \
@@ -770,7 +803,7 @@ class BytecodeReader:
         op = _build(cls, groups, result_types, props, regions, at, mnemonic, self)
         # the debug info's source position, else the bytecode file and the op's byte offset
         op.location = loc or FileLineColLoc(StringAttr(self.name), IntAttr(0), IntAttr(at))
-        values.extend(op.results)
+        values.extend(op.results if unnumbered is None else ())
         return op
 
     def _region(self, r: _Reader, values: list) -> Region:
@@ -892,8 +925,25 @@ class BytecodeReader:
 
 # ops with a result newer than the op (their result list is counted)
 _VERSIONED_RESULTS = {"print_tko"}
+# results an op gained in a later version: (that version, the result's type)
+_LATER_RESULTS: dict[str, tuple[tuple[int, int], Callable[[], Attribute]]] = {
+    "print_tko": ((13, 2), lambda: _token_type())}
+
+
+def _token_type() -> Attribute:
+    from tileorch.dialects.cuda_tile.types import TokenType
+
+    return TokenType()
 # fields added by 13.4 (read from real cuTile 1.7 bytecode): (op, field spec) appended to the op
-_FIELDS_13_4 = {"load_view_tko": "@inbounds:boolarray@13.4", "store_view_tko": "@inbounds:boolarray@13.4"}
+_NEWER_FIELDS = {"load_view_tko": [((13, 4), "@inbounds:boolarray@13.4")],
+                 "store_view_tko": [((13, 4), "@inbounds:boolarray@13.4")],
+                 # 13.5 (cuTile 1.7's writer, bytecode 13.5): after the op's other attributes
+                 "atomic_red_view_tko": [((13, 5), "@inbounds:boolarray@13.5")]}
+# opcodes of newer ops that the cuda_tile dialect here does not have: (name, bytecode version)
+UNSUPPORTED_OPS = {0x76: ("insert", "13.4"), 0x77: ("gdc_launch_dependents_tko", "13.4"),
+                   0x78: ("gdc_wait_tko", "13.4"), 0x79: ("fpowi", "13.4"), 0x7A: ("memory_fence_alias_tko", "13.4"),
+                   0x7B: ("multimem_load_reduce_view_tko", "13.5"), 0x7C: ("multimem_reduce_view_tko", "13.5"),
+                   0x7D: ("multimem_store_view_tko", "13.5")}
 
 
 @dataclass

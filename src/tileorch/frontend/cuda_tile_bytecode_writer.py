@@ -216,7 +216,7 @@ class _Writer:
     # ---------------------------------------------------------------- ops
     def op(self, op: Operation, values: dict[SSAValue, int]) -> bytes:
         from tileorch.frontend.bytecode_ops import OPS
-        from tileorch.frontend.cuda_tile_bytecode import _FIELDS_13_4, _RENAMES, _VERSIONED_RESULTS
+        from tileorch.frontend.cuda_tile_bytecode import _LATER_RESULTS, _NEWER_FIELDS, _RENAMES, _VERSIONED_RESULTS
 
         mnemonic = op.name.split(".", 1)[1]
         entry = next(((oc, spec) for oc, spec in OPS.items() if spec[0] == mnemonic), None)
@@ -229,14 +229,25 @@ class _Writer:
         if since_v > self.version:
             raise BytecodeWriteError(f"'{op.name}' needs bytecode {since}")
         fields = [_field(f, since_v) for f in fields_s.split()]
-        if self.version >= (13, 4) and mnemonic in _FIELDS_13_4:
-            fields.append(_field(_FIELDS_13_4[mnemonic], since_v))
+        for v, spec in _NEWER_FIELDS.get(mnemonic, ()):
+            f = _field(spec, since_v)
+            if self.version >= v:
+                fields.append(f)
+            elif _set(op.properties.get(f.name)):
+                raise BytecodeWriteError(f"'{op.name}': '{f.name}' needs bytecode {v[0]}.{v[1]}")
         out = bytearray(_varint(opcode))
         variadic = any(n.endswith("*") for n in results_s.split()) or any(not f.is_attr and f.kind == "*"
                                                                           for f in fields)
+        results = list(op.results)
+        later = _LATER_RESULTS.get(mnemonic)
+        if later and self.version < later[0]:  # 13.1's print: no token result
+            if any(r.uses for r in results):
+                raise BytecodeWriteError(f"'{op.name}': its result is used, but bytecode "
+                                         f"{self.version[0]}.{self.version[1]} has no result for it")
+            results = []
         if variadic or mnemonic in _VERSIONED_RESULTS:
-            out += _varint(len(op.results))
-        for r in op.results:
+            out += _varint(len(results))
+        for r in results:
             out += _varint(self.type(r.type))
         optional = [f for f in fields if f.is_attr and f.optional] + \
                    ([f for f in fields if not f.is_attr and f.kind == "?"] if attr_sized else [])
@@ -265,7 +276,7 @@ class _Writer:
                 continue
             if not f.optional and self.version < f.since:
                 continue
-            if a is None and f.kind == "boolarray":  # 13.4 inbounds: none known in bounds
+            if a is None and f.kind == "boolarray":  # 13.4/13.5 inbounds: none known in bounds
                 a = DenseArrayBase.from_list(IntegerType(1), [0] * len(op.index))
             if a is None:
                 a = _default(op, f.name)
@@ -289,7 +300,7 @@ class _Writer:
             out += _varint(len(op.regions))
             for r in op.regions:
                 out += self.region(r, values)
-        for r in op.results:
+        for r in results:
             values[r] = len(values)
         return bytes(out)
 
@@ -305,6 +316,13 @@ class _Writer:
             for o in ops:
                 out += self.op(o, scope)
         return bytes(out)
+
+
+def _set(a: Attribute | None) -> bool:
+    """Whether property value ``a`` says something (an ``inbounds`` array with a true entry)."""
+    if a is None:
+        return False
+    return any(a.get_values()) if isinstance(a, DenseArrayBase) else True
 
 
 def _default(op, name):
@@ -364,7 +382,7 @@ def _debug_section(w: _Writer, functions: list[tuple[str, list]]) -> bytes:
         unit = attr(b"\x01" + _varint(file))
         line = positions[0][1] if positions[0] is not None else first[1]
         sub = attr(b"\x05" + _varint(file) + _varint(line) + _varint(w.string(name)) + _varint(w.string(name)) +
-                   _varint(unit) + _varint(line))
+                   _varint(unit) + _varint(line) + (_varint(0) if w.version >= (13, 5) else b""))  # 13.5: flags
         for p in positions:
             indices.append(0 if p is None else attr(b"\x04" + _varint(sub) + _varint(w.string(p[0])) +
                                                     _varint(p[1]) + _varint(p[2])))
@@ -378,11 +396,17 @@ def _debug_section(w: _Writer, functions: list[tuple[str, list]]) -> bytes:
 
 
 def write_bytecode(module: Operation, version: tuple[int, int] = (13, 3), debug_info: bool = True) -> bytes:
+    from tileorch.dialects.cuda_tile import attrs as A
     from tileorch.dialects.cuda_tile import ops as ct
 
     mod = next((o for o in module.walk() if isinstance(o, ct.ModuleOp)), None)
     if mod is None:
         raise BytecodeWriteError("no cuda_tile.module to write")
+    from tileorch.frontend.cuda_tile_bytecode import SUPPORTED_VERSIONS
+
+    if tuple(version) not in SUPPORTED_VERSIONS:
+        raise BytecodeWriteError(f"cannot write bytecode version {version[0]}.{version[1]}; supported: "
+                                 f"{', '.join(f'{a}.{b}' for a, b in SUPPORTED_VERSIONS)}")
     w = _Writer(version)
     funcs = bytearray()
     fn_ops = [o for o in mod.body.block.ops if isinstance(o, (ct.EntryOp, ct.TestFuncOp))]
@@ -391,11 +415,21 @@ def write_bytecode(module: Operation, version: tuple[int, int] = (13, 3), debug_
     for f in fn_ops:
         located = debug_info and any(_source_position(o) is not None for o in f.walk())
         funcs += _varint(w.string(f.sym_name.data)) + _varint(w.type(f.function_type))
-        hints = f.optimization_hints if isinstance(f, ct.EntryOp) else None
-        flags = (0x02 if isinstance(f, ct.EntryOp) else 0) | (0x04 if hints is not None else 0)
+        entry = isinstance(f, ct.EntryOp)
+        hints = f.optimization_hints if entry else None
+        if version >= (13, 5):  # a kernel always carries hints; then every function its argument attributes
+            flags = 0x02 if entry else 0
+            if entry and hints is None:
+                hints = A.OptimizationHintsAttr(DictionaryAttr({}))
+        else:
+            if f.arg_attrs is not None and any(d.data for d in f.arg_attrs.data):
+                raise BytecodeWriteError(f"'@{f.sym_name.data}': argument attributes need bytecode 13.5")
+            flags = (0x02 if entry else 0) | (0x04 if hints is not None else 0)
         funcs += bytes([flags]) + _varint(len(debug) + 1 if located else 0)
         if hints is not None:
             funcs += w.self_contained(hints, f)
+        if version >= (13, 5):
+            funcs += w.self_contained(f.arg_attrs if f.arg_attrs is not None else ArrayAttr([]), f)
         values = {a: i for i, a in enumerate(f.body.block.args)}
         w.locs = [_source_position(f)] if located else None
         body = b"".join(w.op(o, values) for o in f.body.block.ops)

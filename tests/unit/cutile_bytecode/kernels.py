@@ -145,7 +145,18 @@ PROGRAMS = {
 }
 
 if __name__ == "__main__":
+    import sys
+
+    # optional arguments VERSION DIR NAME...: v13_5/ is the command above then "13.5 v13_5 add gemm reduce_sum
+    # helper_call" (the line numbers above must not move: the bytecode records them)
+    version, out = (sys.argv[1], sys.argv[2]) if len(sys.argv) > 2 else ("13.4", ".")
+    if version == "13.5":  # cuTile 1.7 writes 13.5 only with its development features on
+        import cuda.tile._compile as _cutile_compile
+
+        _cutile_compile.dev_features_enabled = lambda: True
     cc = CallingConvention.cutile_python_v1()
     for name, (kernel, args) in PROGRAMS.items():
-        export_kernel(kernel, [KernelSignature(args, cc)], f"{name}.tileirbc", gpu_code=None,
-                      output_format="tileir_bytecode", bytecode_version="13.4")
+        if len(sys.argv) > 3 and name not in sys.argv[3:]:
+            continue
+        export_kernel(kernel, [KernelSignature(args, cc)], f"{out}/{name}.tileirbc", gpu_code=None,
+                      output_format="tileir_bytecode", bytecode_version=version)

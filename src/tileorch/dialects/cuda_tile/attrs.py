@@ -8,22 +8,12 @@ stores that integer).  Generic spelling: ``#cuda_tile.rounding<zero>``.
 from __future__ import annotations
 
 import math
-import struct
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
-    BFloat16Type,
     BoolAttr,
     DictionaryAttr,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    Float4E2M1FNType,
-    Float8E4M3FNType,
-    Float8E5M2Type,
-    Float8E8M0FNUType,
-    FloatTF32Type,
     IntAttr,
     IntegerAttr,
     IntegerType,
@@ -37,6 +27,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
+from tileorch.dialects.cuda_tile.float_bits import bits_to_float, float_to_bits, mantissa_bits
 from tileorch.dialects.cuda_tile.syntax import ct_type_str, error_at, parse_ct_type, parse_int, pos
 from tileorch.dialects.cuda_tile.types import TileType, bitwidth, is_float, is_int
 
@@ -386,95 +377,6 @@ class OptimizationHintsAttr(ParametrizedAttribute):
 
 
 # --------------------------------------------------------------------------- dense constants
-def _float_format(t: Attribute) -> tuple[int, int, int]:
-    """(exponent bits, mantissa bits, bias) of a float type."""
-    return {Float16Type: (5, 10, 15), BFloat16Type: (8, 7, 127), Float32Type: (8, 23, 127), Float64Type: (11, 52, 1023),
-            FloatTF32Type: (8, 10, 127), Float8E4M3FNType: (4, 3, 7), Float8E5M2Type: (5, 2, 15),
-            Float8E8M0FNUType: (8, 0, 127), Float4E2M1FNType: (2, 1, 1)}[type(t)]
-
-
-def float_to_bits(value: float, t: Attribute) -> int:
-    """Round ``value`` to the float type ``t`` (nearest even) and return its bit pattern."""
-    if isinstance(t, Float64Type):
-        return struct.unpack("<Q", struct.pack("<d", value))[0]
-    if isinstance(t, Float32Type):
-        return struct.unpack("<I", struct.pack("<f", value))[0] if math.isfinite(value) and abs(value) < 3.5e38 or \
-            not math.isfinite(value) else struct.unpack("<I", struct.pack("<f", math.copysign(math.inf, value)))[0]
-    if isinstance(t, Float16Type):
-        try:
-            return struct.unpack("<H", struct.pack("<e", value))[0]
-        except OverflowError:
-            return 0xFC00 if value < 0 else 0x7C00
-    e_bits, m_bits, bias = _float_format(t)
-    if isinstance(t, (BFloat16Type, FloatTF32Type)) and not math.isnan(value):
-        return _round_ieee(value, e_bits, m_bits, bias)  # 2^16 / 2^19 patterns: too many to search
-    # generic rounding through the exact value: pick the nearest representable pattern
-    best, best_err = 0, math.inf
-    sign_bits = 0 if isinstance(t, Float8E8M0FNUType) else 1
-    total = sign_bits + e_bits + m_bits
-    if math.isnan(value):
-        return {BFloat16Type: 0x7FC0, FloatTF32Type: 0x3FE00, Float8E4M3FNType: 0x7F, Float8E5M2Type: 0x7E,
-                Float8E8M0FNUType: 0xFF}.get(type(t), 0)
-    for bits in range(1 << total) if total <= 19 else ():
-        v = bits_to_float(bits, t)
-        if math.isnan(v):
-            continue
-        err = abs(v - value) if math.isfinite(v) or math.isinf(value) else math.inf
-        if math.isinf(value) and v != value:
-            err = math.inf
-        if err < best_err or (err == best_err and not (bits & 1) and (best & 1)):
-            best, best_err = bits, err
-    return best
-
-
-def _round_ieee(value: float, e_bits: int, m_bits: int, bias: int) -> int:
-    """The bit pattern of ``value`` rounded to nearest even in an IEEE binary format with
-    subnormals and infinities (bf16, tf32): computed, not searched.  Overflow gives infinity."""
-    sign = 1 << (e_bits + m_bits) if math.copysign(1.0, value) < 0 else 0
-    a = abs(value)
-    top = (1 << e_bits) - 1  # the exponent field of infinities
-    if math.isinf(a):
-        return sign | (top << m_bits)
-    if a == 0.0:
-        return sign
-    e = max(math.frexp(a)[1] - 1, 1 - bias)  # the binade's exponent (subnormals: the smallest normal's)
-    q = round(math.ldexp(a, m_bits - e))  # exact scaling; round() is round-half-even
-    if q >= 1 << (m_bits + 1):  # rounded up into the next binade
-        q >>= 1
-        e += 1
-    if q < 1 << m_bits:  # subnormal (or zero)
-        return sign | q
-    if e + bias >= top:
-        return sign | (top << m_bits)
-    return sign | ((e + bias) << m_bits) | (q - (1 << m_bits))
-
-
-def bits_to_float(bits: int, t: Attribute) -> float:
-    if isinstance(t, Float64Type):
-        return struct.unpack("<d", struct.pack("<Q", bits))[0]
-    if isinstance(t, Float32Type):
-        return struct.unpack("<f", struct.pack("<I", bits))[0]
-    if isinstance(t, Float16Type):
-        return struct.unpack("<e", struct.pack("<H", bits))[0]
-    if isinstance(t, BFloat16Type):
-        return struct.unpack("<f", struct.pack("<I", bits << 16))[0]
-    e_bits, m_bits, bias = _float_format(t)
-    if isinstance(t, Float8E8M0FNUType):
-        return math.nan if bits == 0xFF else 2.0 ** (bits - bias)
-    sign = -1.0 if bits >> (e_bits + m_bits) & 1 else 1.0
-    e = bits >> m_bits & ((1 << e_bits) - 1)
-    m = bits & ((1 << m_bits) - 1)
-    if isinstance(t, FloatTF32Type) and e == (1 << e_bits) - 1:
-        return sign * math.inf if m == 0 else math.nan
-    if isinstance(t, Float8E5M2Type) and e == 31:
-        return sign * math.inf if m == 0 else math.nan
-    if isinstance(t, Float8E4M3FNType) and e == 15 and m == 7:
-        return math.nan
-    if e == 0:
-        return sign * m * 2.0 ** (1 - bias - m_bits)
-    return sign * (1 + m / (1 << m_bits)) * 2.0 ** (e - bias)
-
-
 def format_float(bits: int, t: Attribute) -> str:
     """MLIR's spelling: ``1.500000e+00``, or hex bits when that would not read back exactly."""
     v = bits_to_float(bits, t)
@@ -486,8 +388,7 @@ def format_float(bits: int, t: Attribute) -> str:
             if v != 0 else v
         if float_to_bits(short, t) == bits:
             return f"{short:.6e}"
-        e_bits, m_bits, _ = _float_format(t)
-        full = f"{v:.{math.ceil((m_bits + 1) * math.log10(2)) + 1}g}"
+        full = f"{v:.{math.ceil((mantissa_bits(t) + 1) * math.log10(2)) + 1}g}"
         if "e" not in full and "." not in full:
             full += ".0"
         if float_to_bits(float(full), t) == bits:
@@ -645,7 +546,10 @@ def _parse_dense_values(parser: AttrParser):
         v = parser.parse_optional_number()
         if v is None:
             error_at(parser, s, "expected floating point literal")
-        return float_to_bits(float(v), et)
+        try:
+            return float_to_bits(float(v), et)
+        except ValueError as e:  # a value the type cannot hold (negative f8E8M0FNU, ...)
+            error_at(parser, s, str(e))
 
     def nested() -> tuple[list[int], list[int]]:
         if parser.parse_optional_punctuation("[") is None:

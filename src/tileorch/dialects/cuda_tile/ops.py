@@ -2037,6 +2037,18 @@ def _print_token_hints(printer: Printer, op) -> None:
         printer.print_attr_dict(attrs)
 
 
+def _verify_inbounds(op) -> None:
+    """``inbounds``: one i1 per index operand (``array<i1: true, false>``)."""
+    ib = op.inbounds
+    if ib is None:
+        return
+    if ib.elt_type != IntegerType(1):
+        raise VerifyException(f"'inbounds' must be an array of i1, got elements of type {ct_type_str(ib.elt_type)}")
+    if len(ib.get_values()) != len(op.index):
+        raise VerifyException(f"'inbounds' has {len(ib.get_values())} entries, expected one per index operand "
+                              f"({len(op.index)})")
+
+
 def _verify_view_access(op, tile_type) -> None:
     vt = op.view.type
     if not isinstance(vt, TileViewType):
@@ -2048,6 +2060,7 @@ def _verify_view_access(op, tile_type) -> None:
         raise VerifyException(f"expected tile type to be {vt.view_tile_type().short_str()} (based on view type), got "
                               f"{ct_type_str(tile_type)}")
     vt.verify_indices(idx)
+    _verify_inbounds(op)
     if op.optimization_hints is not None:
         _verify_hints(op, op.optimization_hints, ("allow_tma", "latency"))
 
@@ -2178,6 +2191,7 @@ class AtomicRedViewTkoOp(CtOp):
     memory_ordering_semantics = prop_def(A.MemoryOrderingAttr)
     memory_scope = opt_prop_def(A.MemoryScopeAttr)
     mode = prop_def(A.AtomicRMWModeAttr)
+    inbounds = opt_prop_def(DenseArrayBase)  # 13.5: per-dimension "index known in bounds"
     view = operand_def()
     index = var_operand_def(TileType)
     value = operand_def(TileType)
@@ -2207,6 +2221,9 @@ class AtomicRedViewTkoOp(CtOp):
             parser.parse_punctuation("=")
             token = parser.parse_unresolved_operand()
         attrs = parser.parse_optional_attr_dict_with_keyword()
+        attrs = dict(attrs.data) if attrs else {}
+        if "inbounds" in attrs:
+            st.props["inbounds"] = attrs.pop("inbounds")
         parser.parse_punctuation(":")
         valt = parse_ct_type(parser)
         parser.parse_punctuation(",")
@@ -2218,8 +2235,7 @@ class AtomicRedViewTkoOp(CtOp):
         tt = parse_ct_type(parser)
         operands = [parser.resolve_operand(view, vt), [parser.resolve_operand(u, t) for u, t in zip(index, its)],
                     parser.resolve_operand(value, valt), [parser.resolve_operand(token, TokenType())] if token else []]
-        return cls.build(operands=operands, result_types=[tt], properties=st.props,
-                         attributes=attrs.data if attrs else {})
+        return cls.build(operands=operands, result_types=[tt], properties=st.props, attributes=attrs)
 
     def print(self, printer: Printer) -> None:
         _print_mem_attrs(printer, self)
@@ -2232,9 +2248,12 @@ class AtomicRedViewTkoOp(CtOp):
         if self.token is not None:
             printer.print_string(" token = ")
             printer.print_operand(self.token)
-        if self.attributes:
+        attrs = dict(self.attributes)
+        if self.inbounds is not None and any(self.inbounds.get_values()):
+            attrs["inbounds"] = self.inbounds
+        if attrs:
             printer.print_string(" attributes ")
-            printer.print_attr_dict(self.attributes)
+            printer.print_attr_dict(attrs)
         printer.print_string(" : " + ct_type_str(self.value.type) + ", " + ct_type_str(self.view.type))
         _print_index_types(printer, self.index)
         printer.print_string(" -> " + ct_type_str(self.result_token.type))
@@ -2254,6 +2273,7 @@ class AtomicRedViewTkoOp(CtOp):
             raise VerifyException(f"expected tile type to be {vt.view_tile_type().short_str()} (based on view "
                                   f"type), got {ct_type_str(self.value.type)}")
         vt.verify_indices([v.type for v in self.index])
+        _verify_inbounds(self)
         if self.memory_ordering_semantics.data != A.MemoryOrdering.RELAXED:
             raise VerifyException("atomic_red_view_tko supports only 'relaxed' memory ordering semantics")
         if self.memory_scope is None or self.memory_scope.data not in (A.MemoryScope.TL_BLK, A.MemoryScope.DEVICE):
