@@ -44,9 +44,11 @@ case "$MODE" in
       python3 -c "import xdsl, llvmlite, torch; print('xdsl', xdsl.__version__, 'llvmlite', llvmlite.__version__, 'torch', torch.__version__)"
     } 2>&1 | tee "$OUT/device.txt"
     [ "${QUICK:-0}" = 1 ] && export TILEORCH_QUICK_GPU=1
+    FILES="tests/gpu/test_tier_programs.py tests/gpu/test_memory_bound_gpu.py tests/gpu/test_cutile_gpu.py
+      tests/gpu/test_gemm.py tests/gpu/test_attention_programs.py"
+    [ -f tests/gpu/test_pointer_tiles_gpu.py ] && FILES="$FILES tests/gpu/test_pointer_tiles_gpu.py"
     timeout ${TEST_TIMEOUT:-560} python3 -m pytest -q -p no:cacheprovider -rfEs -n ${WORKERS:-8} \
-      tests/gpu/test_tier_programs.py tests/gpu/test_memory_bound_gpu.py tests/gpu/test_cutile_gpu.py \
-      tests/gpu/test_gemm.py tests/gpu/test_attention_programs.py ${TEST_ARGS:-} 2>&1 \
+      ${TEST_FILES:-$FILES} ${TEST_ARGS:-} 2>&1 \
       | tee "$OUT/gpu_tests.log" | tail -n 40
     ;;
   fill)

@@ -27,7 +27,6 @@ builtin.module attributes {cutlass.target = "sm_90a", cutlass.cluster_shape = ar
     %c1 = arith.constant 1 : i32
     %c64 = arith.constant 64 : i32
     %c_tile_k = arith.constant 64 : i32
-    %c63 = arith.constant 63 : i32
     %c8192 = arith.constant 8192 : i32
     %bm = arith.constant 128 : i32
     %bn_tile = arith.constant 256 : i32

@@ -9,7 +9,8 @@ import pytest
 
 from tileorch.kernels.gemm.config import SMEM_LIMIT, GemmConfig, GemmConfigError
 from tileorch.kernels.gemm.host import check_problem, scheduler_params, staging_reasons, streamk_workspace_bytes
-from tileorch.kernels.gemm.ir import descriptor_constant, gemm_kernel_ir
+from tileorch.kernels.gemm.build import descriptor_constant
+from tileorch.kernels.gemm.ir import gemm_kernel_ir
 from tileorch.schedulers.device_params import pack_device_params, record_bytes
 
 
@@ -69,7 +70,8 @@ def test_int8_kernel_ir_has_s32_wgmma_and_i32_accumulators(schedule):
                   schedule=schedule)
     text = gemm_kernel_ir(cfg)
     assert "D[<s32>, <one>], A[<u8>, <one>, <row>], B[<s8>, <one>, <col>]" in text
-    assert "!acc = !llvm.struct<(i32, " in text and 'dtype = "s32"' in text
+    assert "!llvm.struct<(i32, i32" in text and "!llvm.struct<(f32" not in text  # i32 accumulator registers
+    assert 'dtype = "s32"' in text
     _verify(parse_text(make_context(), text, "gemm.mlir"), "input")
 
 
@@ -140,3 +142,27 @@ def test_kernel_ir_parses_and_verifies(schedule):
 
     module = parse_text(make_context(), gemm_kernel_ir(replace(GemmConfig(), schedule=schedule)), "gemm.mlir")
     _verify(module, "input")
+
+
+def test_cubin_cache_key_is_the_configuration_and_the_compiler(monkeypatch, tmp_path):
+    from tileorch.kernels.gemm import host
+
+    monkeypatch.setenv(host.CACHE_ENV, str(tmp_path))
+    base = GemmConfig()
+    assert host.cubin_path(base) == host.cubin_path(replace(base))
+    # fields that leave the name alone (the name omits transpose_b) still change the key
+    assert host.cubin_path(replace(base, transpose_b=True)) != host.cubin_path(base)
+    assert host.cubin_path(replace(base, stages=3)) != host.cubin_path(base)
+    before = host.cubin_path(base)
+    monkeypatch.setattr(host, "_FINGERPRINT", "another compiler")
+    assert host.cubin_path(base) != before
+
+
+def test_host_module_imports_without_the_compiler():
+    """A GPU machine without xDSL launches cached cubins: the host side (and its cache key)
+    must not import the compiler."""
+    import subprocess
+    import sys
+
+    code = "import sys, tileorch.kernels.gemm.host as h; h.cubin_path(h.GemmConfig()); assert 'xdsl' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)

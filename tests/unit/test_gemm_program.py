@@ -10,12 +10,10 @@ pytest.importorskip("xdsl")
 
 from xdsl.dialects import func  # noqa: E402
 
-from tileorch.diagnostics import parse_module  # noqa: E402
 from tileorch.dialects import nv_tileaa as aa  # noqa: E402
 from tileorch.kernels.gemm.config import GemmConfig, GemmConfigError  # noqa: E402
-from tileorch.kernels.gemm.ir import gemm_kernel_ir  # noqa: E402
+from tileorch.kernels.gemm.build import build_gemm_kernel  # noqa: E402
 from tileorch.kernels.gemm.program import gemm_program, lower_gemm  # noqa: E402
-from tileorch.registry import make_context  # noqa: E402
 from tileorch.transforms.tileas.convert_to_cutlass import CONFIG_ATTR, read_config  # noqa: E402
 
 CONFIGS = [
@@ -45,7 +43,7 @@ def test_tier_builds_the_asked_configuration(cfg):
     fn = next(op for op in module.walk() if CONFIG_ATTR in op.attributes)
     assert read_config(fn)[0] == dataclasses.replace(cfg, transpose_b=False)  # the launcher's copy, not the kernel's
     assert not any(isinstance(op, aa.FuncOp) for op in module.walk()), "the tile kernel was not lowered"
-    direct = parse_module(make_context(), gemm_kernel_ir(dataclasses.replace(cfg, transpose_b=False)), "<builder>")
+    direct = build_gemm_kernel(dataclasses.replace(cfg, transpose_b=False))
     assert _kernel_body(module) == _kernel_body(direct)
 
 

@@ -52,7 +52,6 @@ def main(args) -> int:
     from tileorch.kernels.gemm.api import default_config
     from tileorch.kernels.gemm.config import GemmConfigError
     from tileorch.kernels.gemm.host import check_problem, scheduler_params
-    from tileorch.kernels.gemm.ir import gemm_kernel_ir
 
     try:
         cfg = default_config(args.m, args.n, args.k, args.dtype, args.dtype, args.b_major, args.schedule, args.sms)
@@ -69,6 +68,8 @@ def main(args) -> int:
     print(f"{args.m}x{args.n}x{args.k}: {cfg.name}\n  grid {grid}, block {cfg.threads}, cluster {cfg.cluster_m}x1, "
           f"dynamic smem {cfg.smem_bytes} B", file=info)
     if args.emit == "mlir":
+        from tileorch.kernels.gemm.ir import gemm_kernel_ir  # the built kernel, printed (needs xDSL)
+
         print(gemm_kernel_ir(cfg))
     if args.compile:
         from tileorch.kernels.gemm.host import compile_gemm, cubin_path

@@ -248,7 +248,6 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
     from tileorch import timing
     from tileorch.backend.compile import compile_module
     from tileorch.registry import make_context
-    from tileorch.transforms.tileas.convert_to_cutlass import CONFIG_ATTR
 
     ctx = make_context()
     module = load(data, name, ctx)
@@ -259,7 +258,7 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
     gemm_config = gemm_args = None
     record: dict = {}
     if kind == "gemm":
-        from tileorch.transforms.tileas.convert_to_cutlass import read_config
+        from tileorch.transforms.tileas.convert_to_cutlass import CONFIG_ATTR, read_config
 
         fn = next(op for op in lowered.walk() if CONFIG_ATTR in op.attributes)
         gemm_config, record = read_config(fn)

@@ -58,9 +58,9 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // CHECK:      func.func @gemm_f16_f16_bk_128x128x64
 // CHECK-SAME: %params
 // CHECK-SAME: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: f32)
-// CHECK-SAME: \22b_major\22: \22k\22
-// CHECK-SAME: \22epilogue_ops\22: true
-// CHECK-SAME: \22retile_safe\22: true
+// CHECK-SAME: b_major = "k"
+// CHECK-SAME: epilogue_ops = true
+// CHECK-SAME: retile_safe = true
 // B^T: K-major WGMMA B operand
 // CHECK:      nvvm.wgmma.mma_async {{.*}} B[<f16>, <one>, <col>]
 // The epilogue of consumer warp group 1: accumulator element 0 scaled, bias and row scale loaded
@@ -76,4 +76,4 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // CHECK:      llvm.insertvalue {{.*}}[0] : !llvm.struct<(f32
 // CHECK:      atom.stage_fragment
 // RETILE:     func.func @gemm_f16_f16_bk_128x256x64_s4_
-// RETILE:     \22retile_safe\22: true
+// RETILE:     retile_safe = true

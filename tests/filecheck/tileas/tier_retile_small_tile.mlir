@@ -33,5 +33,5 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
   }
 }
 // CHECK:      func.func @gemm_bf16_bf16_bn_128x128x64
-// CHECK-SAME: \22a_major\22: \22m\22
-// CHECK-SAME: \22remarks\22: [\22the program's 64x128 tile on 1 CTA(s) runs as 128x128 tiles per CTA on 1 CTA(s)
+// CHECK-SAME: a_major = "m"
+// CHECK-SAME: remarks = ["the program's 64x128 tile on 1 CTA(s) runs as 128x128 tiles per CTA on 1 CTA(s)

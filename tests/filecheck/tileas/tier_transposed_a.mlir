@@ -36,10 +36,14 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
   }
 }
 // CHECK:      func.func @gemm_bf16_bf16_bn_128x128x64
-// CHECK-SAME: \22a_major\22: \22m\22
-// CHECK:      %aoff00 = arith.constant 0 : i32
-// CHECK:      nvvm.cp.async.bulk.tensor.shared.cluster.global %adst70, %tmap_a, %fb, box[%arow0, %kc] {cutlass.tx_bytes = 8192 : i32}
-// CHECK:      %aoff10 = arith.constant 8192 : i32
-// CHECK:      nvvm.cp.async.bulk.tensor.shared.cluster.global %adst71, %tmap_a, %fb, box[%arow1, %kc] {cutlass.tx_bytes = 8192 : i32}
+// CHECK-SAME: a_major = "m"
+// CHECK:      %arow0 = arith.addi %m0, %{{.*}} : i32
+// CHECK-NEXT: %[[OFF0:.*]] = arith.constant 0 : i32
+// CHECK-NEXT: %aoff0 = arith.addi %a_off, %[[OFF0]] : i32
+// CHECK:      nvvm.cp.async.bulk.tensor.shared.cluster.global %adst0, %tmap_a, %fb, box[%arow0, %kc] {cutlass.tx_bytes = 8192 : i32}
+// CHECK:      %arow1 = arith.addi %m0, %{{.*}} : i32
+// CHECK-NEXT: %[[OFF1:.*]] = arith.constant 8192 : i32
+// CHECK-NEXT: %aoff1 = arith.addi %a_off, %[[OFF1]] : i32
+// CHECK:      nvvm.cp.async.bulk.tensor.shared.cluster.global %adst1, %tmap_a, %fb, box[%arow1, %kc] {cutlass.tx_bytes = 8192 : i32}
 // CHECK:      %ka1 = arith.constant 128 : i64
 // CHECK:      nvvm.wgmma.mma_async {{.*}} A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]

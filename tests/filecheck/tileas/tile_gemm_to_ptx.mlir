@@ -10,7 +10,7 @@
 // RUN: tileorch-opt %S/../../../examples/tile_gemm.mlir -p "tileas-tier{dynamic-persistent=true},convert-nv-tileas-to-cutlass{schedule=streamk}" | filecheck %s --check-prefix=STREAMK
 // The example tile GEMM, through the TileAS tier, lowered onto the cutlass pipeline and tile
 // scheduler ops and the TMA + WGMMA payload, to PTX that ptxas accepts for sm_90a.
-// CUTLASS: func.func @gemm_f16_f16_bn_128x256x64_s4_c2x1_persistent{{.*}} attributes {{{.*}}tileorch.gemm_config = "{{.*}}\22stages\22: 4{{.*}}", tileorch.tile_kernel = "tile_gemm"
+// CUTLASS: func.func @gemm_f16_f16_bn_128x256x64_s4_c2x1_persistent{{.*}} attributes {{{.*}}tileorch.gemm_config = {{{.*}}stages = 4 : i64{{.*}}}, tileorch.tile_kernel = "tile_gemm"
 // CUTLASS: cutlass.pipeline.create : !cutlass.pipeline<stages = 4, producers = 1, consumers = 2>
 // CUTLASS: cutlass.tile_scheduler.create_static_persistent_params
 // CUTLASS: cutlass.pipeline.producer_acquire

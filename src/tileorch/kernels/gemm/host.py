@@ -3,8 +3,9 @@ params for a problem, launch.
 
 Importing this module needs neither xDSL nor a GPU; compiling needs xDSL (the CPU side),
 launching needs cuda-python and an sm_90 GPU.  Compiled cubins are cached on disk under
-``$TILEORCH_CACHE_DIR`` (default ``~/.cache/tileorch``) as ``gemm/<config name>-<ir hash>.cubin``,
-so a machine without xDSL can run configurations compiled elsewhere.
+``$TILEORCH_CACHE_DIR`` (default ``~/.cache/tileorch``) as ``gemm/<config name>-<key>.cubin``,
+the key hashing the configuration and the compiler's sources (the kernel's IR is a function of
+the two), so a machine without xDSL can run configurations compiled elsewhere.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from tileorch.kernels.gemm.config import GemmConfig, GemmConfigError
-from tileorch.kernels.gemm.ir import gemm_kernel_ir
 
 CACHE_ENV = "TILEORCH_CACHE_DIR"
 
@@ -46,7 +46,10 @@ def compiler_fingerprint() -> str:
 
 
 def cubin_path(cfg: GemmConfig) -> Path:
-    digest = hashlib.sha256((gemm_kernel_ir(cfg) + compiler_fingerprint()).encode()).hexdigest()[:16]
+    """Where ``cfg``'s cubin is cached: keyed on every field of ``cfg`` and the compiler's
+    sources (:func:`compiler_fingerprint`, which covers the kernel builder)."""
+    fields = ",".join(f"{k}={v!r}" for k, v in sorted(cfg.as_dict().items()))
+    digest = hashlib.sha256((fields + "\n" + compiler_fingerprint()).encode()).hexdigest()[:16]
     return cache_dir() / f"{cfg.name}-{digest}.cubin"
 
 
@@ -59,24 +62,24 @@ class CompiledGemm:
 
 def compile_gemm(cfg: GemmConfig, use_cache: bool = True) -> CompiledGemm:
     """``cfg``'s tile program (:func:`tileorch.kernels.gemm.program.gemm_program`) through the TileAS
-    tier and the backend -> cubin (in process), through the disk cache."""
-    import time
-
+    tier and the backend -> cubin (in process), through the disk cache; ``seconds`` holds the
+    compile's phases (``tier``: the tile program to the kernel's IR, then the backend's) and ``total``."""
     cfg.check()
     path = cubin_path(cfg)
     if use_cache and path.exists():
         return CompiledGemm(cfg, path.read_bytes(), {"cache": 0.0})
     try:
+        from tileorch import timing
         from tileorch.backend.compile import compile_module
         from tileorch.kernels.gemm.program import lower_gemm
     except ImportError as exc:  # pragma: no cover - the GPU machine without xDSL
         raise RuntimeError(f"no cached cubin for {cfg.name} at {path} and the compiler is not installed "
                            f"({exc}); compile it on a machine with tileorch's CPU dependencies") from None
-    t0 = time.perf_counter()
-    module = lower_gemm(cfg)  # the tile program through the TileAS tier
-    t1 = time.perf_counter()
-    result = compile_module(module)
-    seconds = {"total": time.perf_counter() - t0, "tier": t1 - t0, **result.timings}
+    with timing.collect() as timer:
+        with timing.timed("tier"):
+            module = lower_gemm(cfg)  # the tile program through the TileAS tier
+        result = compile_module(module)
+    seconds = timer.as_dict()
     cubin = result.ptxas.cubin
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".{os.getpid()}.tmp")

@@ -16,19 +16,19 @@ The pass reads the warp-specialized kernel the tier produced (:func:`analyze_dot
   ``nv_tileaa.kernel_spec``.
 
 The mainloop (producer agent, consumer warp groups, pipelines, scheduler walk) is emitted by the
-TMA/WGMMA kernel builder :mod:`tileorch.kernels.gemm.ir`, the same code ``tileorch.gemm`` runs;
+TMA/WGMMA kernel builder :mod:`tileorch.kernels.gemm.build`, the same code ``tileorch.gemm`` runs;
 the epilogue is then compiled into each consumer warp group's store.  The lowered kernel takes
 the builder's parameters (tensor maps, C, M, N, K, scheduler params), followed, when the epilogue
 is more than a cast, by every parameter of the tile kernel in order (the epilogue reads its
 vectors and scalars from them: ``epilogue_ops`` in the record);
-``tileorch.gemm_config`` on the function records the configuration the host launches it with.
+``tileorch.gemm_config`` on the function records the configuration the host launches it with
+(a dictionary attribute: :mod:`tileorch.transforms.tileas.record_attr`).
 A program this lowering cannot take is a located error naming the first reason.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass, replace
 
 from xdsl.context import Context
@@ -59,6 +59,7 @@ from tileorch.dialects.nv_tileas import AgentSwitchOp
 from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Emitter
 from tileorch.transforms.tileas.common import num_ctas
 from tileorch.transforms.tileas.epilogue import Coord, EpilogueLowering, KernelEnv, is_plain_store, program_axis
+from tileorch.transforms.tileas.record_attr import decode_record, encode_record
 
 DTYPE_NAMES = {"f16": "f16", "bf16": "bf16", "f32": "f32", "f8E4M3FN": "e4m3", "f8E5M2": "e5m2", "i32": "s32"}
 """Element type -> the kernel builder's dtype name (i8 operands: :data:`INT8_NAMES` by the dot's
@@ -96,11 +97,22 @@ def _base_argument(kernel: aa.FuncOp, view: SSAValue) -> int | None:
 def gemm_operands(fn: Operation) -> tuple[int | None, int | None, int | None] | None:
     """The kernel-argument indices of A, B and C (their base pointers, counted over the tile
     kernel's flat argument list) recorded under :data:`CONFIG_ATTR` on a lowered function."""
-    attr = fn.attributes.get(CONFIG_ATTR)
-    if not isinstance(attr, StringAttr):
-        return None
-    ops = json.loads(attr.data).get("args")
+    record = config_record(fn)
+    ops = None if record is None else record.get("args")
     return None if ops is None else tuple(ops)
+
+
+def config_record(fn: Operation) -> dict | None:
+    """The record :func:`lower_kernel` stored on ``fn`` under :data:`CONFIG_ATTR` (the
+    configuration's fields plus ``args``, ``epilogue_ops``, ``retile_safe``, ``remarks``), or
+    None when ``fn`` has none."""
+    attr = fn.attributes.get(CONFIG_ATTR)
+    if attr is None:
+        return None
+    record = decode_record(attr)
+    if not isinstance(record, dict):
+        raise ValueError(f"{CONFIG_ATTR} must be a dictionary, got {attr}")
+    return record
 
 
 @dataclass
@@ -530,12 +542,11 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
 
 def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: str,
                  override: dict | None = None) -> None:
-    from tileorch.kernels.gemm.ir import gemm_kernel_ir
+    from tileorch.kernels.gemm.build import build_gemm_kernel
 
     dk = analyze_dot_kernel(kernel)
     cfg = configure(dk, schedule, override)
-    text = gemm_kernel_ir(cfg)
-    lowered = parse_module(ctx, text, f"<{cfg.name}>")
+    lowered = build_gemm_kernel(cfg)
     new_funcs = [op for op in lowered.ops if isinstance(op, func.FuncOp)]
     for f in new_funcs:
         if not dk.plain_epilogue:
@@ -549,7 +560,7 @@ def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: st
         f.detach()
         record = {**cfg.as_dict(), "args": dk.operand_args, "epilogue_ops": not dk.plain_epilogue,
                   "retile_safe": dk.retile_safe, "remarks": dk.remarks}
-        f.attributes[CONFIG_ATTR] = StringAttr(json.dumps(record, sort_keys=True))
+        f.attributes[CONFIG_ATTR] = encode_record(record)
         f.attributes["tileorch.tile_kernel"] = StringAttr(kernel.sym_name.data)
         module.body.block.insert_op_before(f, kernel)
     kernel.detach()
@@ -601,7 +612,9 @@ def read_config(fn: Operation):
     """The :class:`GemmConfig` and the record stored on a lowered function."""
     from tileorch.kernels.gemm.config import GemmConfig
 
-    record = json.loads(fn.attributes[CONFIG_ATTR].data)
+    record = config_record(fn)
+    if record is None:
+        raise ValueError(f"{fn.name} has no {CONFIG_ATTR}")
     fields = {f.name for f in dataclasses.fields(GemmConfig)}
     return GemmConfig(**{k: v for k, v in record.items() if k in fields}), record
 

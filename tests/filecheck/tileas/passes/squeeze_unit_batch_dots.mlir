@@ -44,6 +44,6 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // The WGMMA kernel of a batched configuration: 3-D TMA boxes at the work tile's batch coordinate.
 // LOWERED:    func.func @gemm_f16_f16_bn_128x128x64_s{{[0-9]+}}_c1x1_persistent_r40_232_heuristic_sw1_etma_batched
 // LOWERED:    %tm, %tn, %tk, %tl = cutlass.tile_scheduler.work_tile_info_to_coord_mnkl
-// LOWERED:    nvvm.cp.async.bulk.tensor.shared.cluster.global %adst7, %tmap_a, %fb, box[%kc, %m0, %tl]
+// LOWERED:    nvvm.cp.async.bulk.tensor.shared.cluster.global %adst, %tmap_a, %fb, box[%kc, %m0, %tl]
 // LOWERED:    nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %tmap_b, %fb, box[{{.*}}, %kc, %tl]
 // LOWERED:    nvvm.cp.async.bulk.tensor.global.shared.cta %tmap_c, %eslot0, box[%ecol0, %row0, %tl{{(_[0-9]+)?}}]

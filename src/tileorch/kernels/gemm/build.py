@@ -1,0 +1,562 @@
+"""The warp-specialized TMA + WGMMA GEMM, built as tileorch IR for one :class:`GemmConfig`.
+
+:func:`build_gemm_kernel` constructs the kernel with the dialects' op classes (xDSL
+``ImplicitBuilder``: every op created inside a ``with ImplicitBuilder(block)`` is appended to
+``block``); no MLIR text is written or parsed on the way.
+
+Structure (CUTLASS ``KernelTmaWarpSpecializedCooperative``, docs/gemm.md has the picture):
+
+* warp group 0 = producer (``setmaxnreg`` down to ``producer_regs``); its warp 0 walks the tile
+  scheduler and, per K tile, acquires a stage (``cutlass.pipeline.producer_acquire``), lets one
+  elected thread issue the TMA loads of A and B into it (B split into ``cluster_m`` slices, each
+  multicast to every CTA of the cluster) and commits the stage's transaction bytes;
+* warp groups 1..2 = one consumer group (``setmaxnreg`` up to ``consumer_regs``); per K tile
+  they wait for the stage, issue ``tile_k / mma_k`` ``wgmma.mma_async m64n{tile_n}k{mma_k}``
+  (warp group ``w`` owns rows ``64w..64w+63`` of the tile), keep one wgmma batch in flight
+  (``wait_group 1``) and release the previous stage; after the last K tile of a work unit they
+  drain (``wait_group 0``), fix up Stream-K partials (``cutlass.tile_scheduler.fixup``) and
+  store the fragment to C;
+* every stage is handed over through ``cutlass.pipeline`` (full/empty mbarriers, cluster-wide
+  release when B is multicast); the walk over tiles is ``cutlass.tile_scheduler``.
+
+The tensor maps are grid-constant byval kernel parameters; A's box is ``[64 (K), 128 (M)]``, B's
+``[64 (K), tile_n / cluster_m (N)]`` (K-major B) or ``[64 (N), 64 (K)]`` chunks (N-major B),
+all with the 128-byte swizzle the WGMMA descriptors name.
+
+The kernel's parameters are ``(tmap_a, tmap_b, tmap_c, c, m, n, k, params)``; the epilogue is
+``atom.stage_fragment`` + TMA stores (``epilogue = "tma"``) or ``atom.store_fragment``
+(``"direct"``), which the TileAS lowering may rewrite to compile a program's own epilogue.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from xdsl.builder import ImplicitBuilder
+from xdsl.dialects import arith, func, llvm, scf
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    DictionaryAttr,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    StringAttr,
+    UnitAttr,
+    f32,
+    i1,
+    i8,
+    i16,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Region, SSAValue
+
+from tileorch.dialects import llvm_ext, nvvm
+from tileorch.dialects import nvvm_payload as nvp
+from tileorch.dialects.atoms import DynamicSmemOp, StageFragmentOp, StoreFragmentOp
+from tileorch.dialects.cutlass import pipeline as pl
+from tileorch.dialects.cutlass import tile_scheduler as ts
+from tileorch.dialects.cutlass.async_exec import AsyncExecOp
+from tileorch.dialects.cutlass.attrs import PipelineComputeCapability, PipelineComputeCapabilityAttr
+from tileorch.dialects.cutlass.named_barrier import NamedBarrierArriveAndWaitOp
+from tileorch.dialects.cutlass.scheduler_attrs import (
+    StaticPersistentWorkTileInfoField,
+    StaticPersistentWorkTileInfoFieldAttr,
+)
+from tileorch.dialects.cutlass.scheduler_types import (
+    StaticPersistentParamsType,
+    StaticPersistentWorkTileInfoType,
+    StreamKParamsType,
+    StreamKWorkTileInfoType,
+    TileSchedulerType,
+)
+from tileorch.dialects.cutlass.types import PipelineType
+from tileorch.kernels.gemm.config import WGMMA_TYPES, GemmConfig
+
+SWIZZLE_128B = 1 << 62
+EPILOGUE_BARRIER = 14
+"""Named barriers 14 and 15 sync the two consumer warp groups' epilogues (claimed by
+``cutlass-allocate-barrier-ids`` from the constant ids)."""
+
+GENERIC_PTR = llvm.LLVMPointerType()
+SHARED_PTR = llvm.LLVMPointerType(IntAttr(3))
+GLOBAL_PTR = llvm.LLVMPointerType(IntAttr(1))
+CLUSTER_PTR = llvm.LLVMPointerType(IntAttr(7))
+TMAP_ATTRS = DictionaryAttr({
+    "llvm.byval": llvm.LLVMArrayType(128, i8),
+    "llvm.align": IntegerAttr(64, i64),
+    "nvvm.grid_constant": UnitAttr(),
+})
+"""A tensor map parameter: a grid-constant 128-byte byval struct (``CUtensorMap``)."""
+
+
+def descriptor_constant(lbo_bytes: int, sbo_bytes: int) -> int:
+    """The constant bits of a 128B-swizzled WGMMA shared-memory descriptor."""
+    return ((lbo_bytes >> 4) << 16) | ((sbo_bytes >> 4) << 32) | SWIZZLE_128B
+
+
+# --------------------------------------------------------------------------- op helpers
+# Each appends its op to the innermost ImplicitBuilder block and returns the result.
+
+
+def _named(value: SSAValue, name: str) -> SSAValue:
+    """``value``, printed as ``%name`` (the printed kernel stays readable)."""
+    value.name_hint = name
+    return value
+
+
+def _const(value: int, typ: Attribute = i32, name: str | None = None) -> SSAValue:
+    result = arith.ConstantOp(IntegerAttr(value, typ)).result
+    return _named(result, name) if name else result
+
+
+def _add(a: SSAValue, b: SSAValue) -> SSAValue:
+    return arith.AddiOp(a, b).result
+
+
+def _mul(a: SSAValue, b: SSAValue) -> SSAValue:
+    return arith.MuliOp(a, b).result
+
+
+def _gep(base: SSAValue, offset: SSAValue, element: Attribute = i8) -> SSAValue:
+    """``base + offset`` elements of ``element`` (a dynamic index), in ``base``'s address space."""
+    return llvm.GEPOp(base, [llvm.GEP_USE_SSA_VAL], element, ssa_indices=[offset], result_type=base.type).result
+
+
+def _to_cluster(ptr: SSAValue) -> SSAValue:
+    """A shared pointer as the ``shared::cluster`` address a TMA load writes to."""
+    return llvm_ext.AddrSpaceCastOp(ptr, CLUSTER_PTR).result
+
+
+@contextmanager
+def _if(cond: SSAValue) -> Iterator[None]:
+    """``scf.if cond { <body> }`` (no results, no else)."""
+    block = Block()
+    with ImplicitBuilder(block):
+        yield
+        scf.YieldOp()
+    scf.IfOp(cond, [], Region(block))
+
+
+@contextmanager
+def _exec(executor: str, mask: int, max_regs: int | None = None) -> Iterator[None]:
+    """``cutlass.async.exec executor mask(mask) [regs(max_regs)] { <body> }``."""
+    block = Block()
+    with ImplicitBuilder(block):
+        yield
+    AsyncExecOp(executor, mask, Region(block), max_regs)
+
+
+# --------------------------------------------------------------------------- the kernel
+
+
+@dataclass(frozen=True)
+class _Types:
+    """The scheduler/pipeline types of a configuration (``dp`` walks tiles with the
+    static-persistent scheduler: one CTA per tile is the grid the host launches).  The params
+    type says ``raster = heuristic``: the order ``cfg.raster`` picks is in the params record the
+    host builds (:func:`tileorch.kernels.gemm.host.scheduler_params`)."""
+
+    streamk: bool
+    params: Attribute
+    scheduler: Attribute
+    work: Attribute
+    state: Attribute
+    pipeline: PipelineType
+    acc: Attribute
+
+    @staticmethod
+    def of(cfg: GemmConfig) -> _Types:
+        streamk = cfg.schedule == "streamk"
+        cga = (cfg.cluster_m, 1, 1)
+        params = StreamKParamsType(cga, "heuristic") if streamk else StaticPersistentParamsType(cga, "heuristic")
+        pipe = PipelineType(cfg.stages, 1, cfg.consumer_groups)
+        return _Types(
+            streamk=streamk,
+            params=params,
+            scheduler=TileSchedulerType("streamk" if streamk else "static_persistent"),
+            work=StreamKWorkTileInfoType() if streamk else StaticPersistentWorkTileInfoType(),
+            state=pipe.state_type(),
+            pipeline=pipe,
+            acc=llvm.LLVMStructType.from_type_list([accumulator_element(cfg)] * cfg.accumulators),
+        )
+
+
+def accumulator_element(cfg: GemmConfig) -> Attribute:
+    """The type of one accumulator register: i32 for s8/u8 inputs, else f32."""
+    return IntegerType(32) if cfg.acc_type == "s32" else f32
+
+
+def accumulator_wgmma_type(cfg: GemmConfig) -> nvp.WGMMAType:
+    """The WGMMA D type of ``cfg``'s accumulator (:data:`WGMMA_TYPES`)."""
+    return nvp.WGMMAType(cfg.acc_type)
+
+
+@dataclass
+class _Kernel:
+    """The configuration, its types and the function-level values every agent reads."""
+
+    cfg: GemmConfig
+    t: _Types
+    tmap_a: SSAValue
+    tmap_b: SSAValue
+    tmap_c: SSAValue
+    c: SSAValue
+    m: SSAValue
+    n: SSAValue
+    params: SSAValue
+    smem: SSAValue
+    ready: SSAValue
+    c0: SSAValue
+    c1: SSAValue
+    c64: SSAValue
+    c_tile_k: SSAValue
+    c8192: SSAValue
+    bm: SSAValue
+    bn_tile: SSAValue
+    stage_bytes: SSAValue
+    a_bytes: SSAValue
+    tid: SSAValue
+    k_tiles: SSAValue
+
+    # -- tile scheduler
+    def scheduler(self) -> tuple[SSAValue, SSAValue]:
+        """``(scheduler, first work tile)`` built from the grid-constant params."""
+        create = ts.CreateStreamKParamsOp if self.t.streamk else ts.CreateStaticPersistentParamsOp
+        sched = create(operands=[self.params, []], result_types=[self.t.scheduler]).results[0]
+        first = ts.InitialWorkTileInfoOp(operands=[sched], result_types=[self.t.work]).results[0]
+        return _named(sched, "sched"), _named(first, "first")
+
+    def valid(self, sched: SSAValue, w: SSAValue) -> SSAValue:
+        """Whether work unit ``w`` exists (the walk's loop condition)."""
+        if self.t.streamk:
+            count = ts.GetWorkKTileCountOp(operands=[sched, w], result_types=[i32]).results[0]
+            return arith.CmpiOp(count, self.c0, "sgt").result
+        field = StaticPersistentWorkTileInfoFieldAttr(StaticPersistentWorkTileInfoField.IS_VALID_TILE)
+        return ts.WorkTileInfoGetValueOp(operands=[w], result_types=[i1], properties={"field": field}).results[0]
+
+    def k_range(self, sched: SSAValue, w: SSAValue) -> tuple[SSAValue, SSAValue]:
+        """``(kbeg, kend)``: the K tiles of work unit ``w``."""
+        if self.t.streamk:
+            kbeg = ts.GetWorkKTileStartOp(operands=[sched, w], result_types=[i32]).results[0]
+            kcnt = ts.GetWorkKTileCountOp(operands=[sched, w], result_types=[i32]).results[0]
+            return _named(kbeg, "kbeg"), _named(_add(kbeg, kcnt), "kend")
+        return _const(0, name="kbeg"), _named(_add(self.k_tiles, self.c0), "kend")
+
+    def advance(self, sched: SSAValue, w: SSAValue) -> SSAValue:
+        """The next work unit after ``w``."""
+        op = ts.FetchNextWorkOp if self.t.streamk else ts.StaticFetchNextWorkOp
+        return op(operands=[sched, w], result_types=[self.t.work, i1]).results[0]
+
+    def walk(self, sched: SSAValue, first: SSAValue, start: SSAValue, body) -> SSAValue:
+        """``scf.while`` over the work units from ``first``, threading a pipeline state from
+        ``start``; ``body(w, s) -> s_out`` builds one unit's work.  Returns the last state."""
+        t = self.t
+        before = Block(arg_types=[t.work, t.state])
+        with ImplicitBuilder(before) as (w, s):
+            _named(w, "w"), _named(s, "s")
+            scf.ConditionOp(self.valid(sched, w), w, s)
+        after = Block(arg_types=[t.work, t.state])
+        with ImplicitBuilder(after) as (w, s):
+            _named(w, "w"), _named(s, "s")
+            s_out = body(w, s)
+            scf.YieldOp(self.advance(sched, w), s_out)
+        loop = scf.WhileOp([first, start], [t.work, t.state], Region(before), Region(after))
+        return loop.results[1]
+
+    def coords(self, w: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue]:
+        """``(m, n, l)``: the tile coordinates (in tiles) and batch index of work unit ``w``."""
+        coord = ts.WorkTileInfoToCoordMNKLOp(operands=[w], result_types=[i32] * 4).results
+        for value, name in zip(coord, ("tm", "tn", "tk", "tl")):
+            _named(value, name)
+        return coord[0], coord[1], coord[3]
+
+    def box(self, *coords: SSAValue, batch: SSAValue | None) -> list[SSAValue]:
+        """A TMA box coordinate list; a batched kernel appends the work tile's batch index."""
+        return [*coords, batch] if self.cfg.batched else list(coords)
+
+
+def _tma_load(k: _Kernel, tmap: SSAValue, offset: SSAValue, coords: list[SSAValue], fb: SSAValue, tx_bytes: int,
+              name: str, mcast: SSAValue | None = None) -> None:
+    """One TMA tile load into shared memory at ``smem + offset`` completing on ``fb``;
+    ``cutlass.tx_bytes`` states the box's bytes (its shape lives in the host's tensor map)."""
+    dst = _named(_to_cluster(_gep(k.smem, offset)), name)
+    load = nvp.CpAsyncBulkTensorGlobalToSharedClusterOp(dst, tmap, coords, fb, mcast)
+    load.attributes["cutlass.tx_bytes"] = IntegerAttr(tx_bytes, i32)
+
+
+def _a_loads(k: _Kernel, a_off: SSAValue, kc: SSAValue, m0: SSAValue, fb: SSAValue, tl: SSAValue) -> None:
+    """TMA loads of the A tile: one ``[tile_m, 64 K]`` box (A ``[M, K]``, K-major) or, for A stored
+    ``[K, M]`` (M-major), ``tile_m / 64`` boxes of 64 K rows x 64 M columns, box j at + 8 KiB * j
+    (warp group j's 64 rows)."""
+    cfg = k.cfg
+    if cfg.a_major == "k":
+        _tma_load(k, k.tmap_a, a_off, k.box(kc, m0, batch=tl), fb, cfg.a_stage_bytes, "adst")
+        return
+    for j in range(cfg.tile_m // 64):
+        row = _named(_add(m0, _const(64 * j)), f"arow{j}")
+        off = _named(_add(a_off, _const(8192 * j)), f"aoff{j}")
+        _tma_load(k, k.tmap_a, off, k.box(row, kc, batch=tl), fb, 8192, f"adst{j}")
+
+
+def _b_loads(k: _Kernel, b_off: SSAValue, kc: SSAValue, n0: SSAValue, fb: SSAValue, tl: SSAValue,
+             rank: SSAValue, mcast: SSAValue | None) -> None:
+    """TMA loads of this CTA's slice of the B tile (multicast to the cluster when cluster_m > 1)."""
+    cfg = k.cfg
+    if cfg.b_major == "k":
+        # B [N, K]: the tile is tile_n rows of 128 bytes; CTA rank r loads rows r*slice ...
+        slice_rows = cfg.tile_n // cfg.cluster_m
+        bn = _named(_add(n0, _mul(rank, _const(slice_rows))), "bn")
+        off = _named(_add(b_off, _mul(rank, _const(slice_rows * 128))), "bs_off")
+        _tma_load(k, k.tmap_b, off, k.box(kc, bn, batch=tl), fb, slice_rows * 128, "bdst", mcast)
+        return
+    # B [K, N]: 64-column chunks of 64 K rows x 128 bytes, chunk j at +8 KiB * j.
+    chunks = cfg.tile_n // 64 // cfg.cluster_m
+    chunk0 = _named(_mul(rank, _const(chunks)), "bchunk0")
+    for j in range(chunks):
+        bj = _add(chunk0, _const(j))
+        col = _named(_add(n0, _mul(bj, k.c64)), f"bcol{j}")
+        off = _named(_add(b_off, _mul(bj, k.c8192)), f"boff{j}")
+        _tma_load(k, k.tmap_b, off, k.box(col, kc, batch=tl), fb, 8192, f"bdst{j}", mcast)
+
+
+def _producer(k: _Kernel) -> None:
+    """Warp group 0 gives registers back; its warp 0 walks the tiles and one elected thread
+    issues the TMA loads of each stage."""
+    cfg, t = k.cfg, k.t
+    with _exec("warpgroup", 0x1, cfg.producer_regs), _exec("warp", 0x1):
+        leader = _named(nvvm.ElectSyncOp().results[0], "leader")
+        with _if(leader):
+            nvp.PrefetchOp(k.tmap_a)
+            nvp.PrefetchOp(k.tmap_b)
+        rank = _named(nvvm.SPECIAL_REGISTERS["cluster.ctarank"]().results[0], "rank")
+        mcast = _const((1 << cfg.cluster_m) - 1, i16, "mcast") if cfg.cluster_m > 1 else None
+        sched, first = k.scheduler()
+        start = _named(pl.StateCreateOp(k.ready, "producer").results[0], "start")
+
+        def unit(w: SSAValue, s: SSAValue) -> SSAValue:
+            tm, tn, tl = k.coords(w)
+            m0 = _named(_mul(tm, k.bm), "m0")
+            n0 = _named(_mul(tn, k.bn_tile), "n0")
+            kbeg, kend = k.k_range(sched, w)
+            body = Block(arg_types=[i32, t.state])
+            with ImplicitBuilder(body) as (kt, st):
+                _named(kt, "kt"), _named(st, "st")
+                # wait until every consumer (of every CTA reading this stage) has released it
+                pl.ProducerAcquireOp(k.ready, st)
+                with _if(leader):
+                    fb = _named(pl.GetProducerBarrierOp(k.ready, st).results[0], "fb")
+                    idx = _named(pl.StateGetIndexOp(st).results[0], "idx")
+                    a_off = _named(_mul(idx, k.stage_bytes), "a_off")
+                    b_off = _named(_add(a_off, k.a_bytes), "b_off")
+                    kc = _named(_mul(kt, k.c_tile_k), "kc")
+                    _a_loads(k, a_off, kc, m0, fb, tl)
+                    _b_loads(k, b_off, kc, n0, fb, tl, rank, mcast)
+                # the elected thread arrives expecting the stage's bytes (A + all B slices)
+                pl.ProducerCommitOp(k.ready, st, cfg.stage_bytes)
+                scf.YieldOp(pl.StateIncrementOp(st).results[0])
+            return scf.ForOp(kbeg, kend, k.c1, [s], Region(body)).results[0]
+
+        last = k.walk(sched, first, start, unit)
+        # drain: no CTA of the cluster may exit while its multicast loads are in flight
+        pl.ProducerTailOp(k.ready, last)
+
+
+def _wgmma_steps(k: _Kernel, acc: SSAValue, da_stage: SSAValue, db_stage: SSAValue, c0_i64: SSAValue) -> SSAValue:
+    """The ``tile_k / mma_k`` WGMMAs of one stage; returns the accumulator after the last."""
+    cfg = k.cfg
+    # per WGMMA (32 bytes of K), in 16-B descriptor units: 32 B along a K-major row, 16 rows of
+    # 128 B (2 KiB) across an M/N-major tile
+    k_step_a = 2 if cfg.a_major == "k" else 128
+    k_step_b = 2 if cfg.b_major == "k" else 128
+    layout_a = nvp.MMALayout.ROW if cfg.a_major == "k" else nvp.MMALayout.COL
+    layout_b = nvp.MMALayout.COL if cfg.b_major == "k" else nvp.MMALayout.ROW
+    # the operand types of the instruction (WGMMA_TYPES: e.g. u8 x s8 with an s32 accumulator)
+    ta, tb = nvp.WGMMAType(WGMMA_TYPES[cfg.dtype][0]), nvp.WGMMAType(WGMMA_TYPES[cfg.dtype_b][0])
+    steps = cfg.tile_k // cfg.mma_k
+    ka = [c0_i64] + [_const(k_step_a * j, i64, f"ka{j}") for j in range(1, steps)]
+    kb = [c0_i64] + [_const(k_step_b * j, i64, f"kb{j}") for j in range(1, steps)]
+    properties = {
+        "shape": nvp.MMAShapeAttr(64, cfg.tile_n, cfg.mma_k),
+        "typeA": nvp.WGMMATypeAttr(ta), "typeB": nvp.WGMMATypeAttr(tb),
+        "typeD": nvp.WGMMATypeAttr(accumulator_wgmma_type(cfg)),
+        "scaleD": nvp.WGMMAScaleOutAttr(nvp.WGMMAScaleOut.ONE),
+        "scaleA": nvp.WGMMAScaleInAttr(nvp.WGMMAScaleIn.ONE), "scaleB": nvp.WGMMAScaleInAttr(nvp.WGMMAScaleIn.ONE),
+        "layoutA": nvp.MMALayoutAttr(layout_a), "layoutB": nvp.MMALayoutAttr(layout_b),
+    }
+    for j in range(steps):
+        da = _named(_add(da_stage, ka[j]), f"da{j}")
+        db = _named(_add(db_stage, kb[j]), f"db{j}")
+        acc = nvp.WgmmaMmaAsyncOp.build(operands=[[acc], da, db], result_types=[k.t.acc],
+                                        properties=dict(properties)).results[0]
+        _named(acc, f"d{j}")
+    return acc
+
+
+def _epilogue(k: _Kernel, wg: int, res: SSAValue, row0: SSAValue, n0: SSAValue, tl: SSAValue,
+              ebuf: SSAValue, wg_leader: SSAValue) -> None:
+    """Store the warp group's 64 x tile_n slice of C starting at (row0, n0).
+
+    TMA epilogue: ``tile_n / 64`` rounds through two 8 KiB staging slots (double buffering):
+    before round ``r`` writes slot ``r % 2`` the elected thread waits until at most one bulk
+    group is still reading (the previous round's), so round ``r - 2``'s store has left the slot."""
+    cfg = k.cfg
+    dtype = StringAttr(cfg.out_dtype)
+    if cfg.epilogue == "direct":
+        base = k.c
+        if cfg.batched:  # C is [L, M, N] contiguous: matrix l starts l * M * N elements in
+            esize = 4 if cfg.out_dtype in ("f32", "s32") else 2
+            mn = arith.ExtUIOp(arith.MuliOp(k.m, k.n), i64).result
+            off = arith.MuliOp(arith.ExtUIOp(tl, i64), mn).result
+            base = _named(_gep(k.c, off, IntegerType(8 * esize)), "c_b")
+        StoreFragmentOp(operands=[res, base, row0, n0, k.m, k.n, k.n], properties={"dtype": dtype})
+        return
+    barrier = EPILOGUE_BARRIER + wg
+    for r in range(cfg.tile_n // 64):
+        with _if(wg_leader):
+            nvvm.CpAsyncBulkWaitGroupOp(1, read=True)
+        NamedBarrierArriveAndWaitOp(barrier, 128)
+        slot = _named(_gep(ebuf, _const(8192 * (r % 2))), f"eslot{r}")
+        StageFragmentOp(operands=[res, slot], properties={
+            "first_column": IntegerAttr(64 * r, i64), "columns": IntegerAttr(64, i64), "dtype": dtype})
+        # generic-proxy writes must be visible to the TMA (async proxy) before the store
+        nvvm.FenceProxyOp(nvvm.ProxyKind.ASYNC_SHARED, nvvm.SharedSpace.CTA)
+        NamedBarrierArriveAndWaitOp(barrier, 128)
+        with _if(wg_leader):
+            col = _named(_add(n0, _const(64 * r)), f"ecol{r}")
+            nvp.CpAsyncBulkTensorSharedCTAToGlobalOp(k.tmap_c, slot, k.box(col, row0, batch=tl))
+            nvvm.CpAsyncBulkCommitGroupOp()
+
+
+def _consumer(k: _Kernel, wg: int) -> None:
+    """Consumer warp group ``wg + 1``: rows ``64 wg .. 64 wg + 63`` of every tile; reads every stage."""
+    cfg, t = k.cfg, k.t
+    a_desc = descriptor_constant(16, 1024) if cfg.a_major == "k" else descriptor_constant(8192, 1024)
+    b_desc = descriptor_constant(16, 1024) if cfg.b_major == "k" else descriptor_constant(8192, 1024)
+    with _exec("warpgroup", 1 << (wg + 1), cfg.consumer_regs):
+        # WGMMA descriptors of stage 0 (128B swizzle, 1024-byte atoms); stage i is + i*stage_bytes/16
+        a0_ptr = _gep(k.smem, _const(wg * 64 * 128))
+        b0_ptr = _gep(k.smem, k.a_bytes)
+        a0 = llvm.PtrToIntOp(a0_ptr, i64).results[0]
+        b0 = llvm.PtrToIntOp(b0_ptr, i64).results[0]
+        addr_mask = _const(262143, i64)
+        c4_i64 = _const(4, i64)
+        c0_i64 = _const(0, i64, "c0_i64")
+        a0m = arith.AndIOp(a0, addr_mask).result
+        b0m = arith.AndIOp(b0, addr_mask).result
+        a0s = arith.ShRUIOp(a0m, c4_i64).result
+        b0s = arith.ShRUIOp(b0m, c4_i64).result
+        a_bits = _const(a_desc, i64)
+        b_bits = _const(b_desc, i64)
+        da_base = _named(arith.OrIOp(a0s, a_bits).result, "da_base")
+        db_base = _named(arith.OrIOp(b0s, b_bits).result, "db_base")
+        stage_units = _const(cfg.stage_bytes // 16, i64, "stage_units")
+        row_wg = _const(64 * wg, name="row_wg")
+        t_in_wg = arith.AndIOp(k.tid, _const(127)).result
+        wg_leader = _named(arith.CmpiOp(t_in_wg, k.c0, "eq").result, "wg_leader")
+        ebuf = _named(_gep(k.smem, _const(cfg.stages * cfg.stage_bytes + wg * 64 * cfg.epilogue_columns * 2)), "ebuf")
+        sched, first = k.scheduler()
+        start = _named(pl.StateCreateOp(k.ready, "consumer").results[0], "start")
+        zero = _named(llvm.ZeroOp(result_types=[t.acc]).results[0], "zero")
+
+        def unit(w: SSAValue, s: SSAValue) -> SSAValue:
+            tm, tn, tl = k.coords(w)
+            kbeg, kend = k.k_range(sched, w)
+            # mainloop: one wgmma batch stays in flight; the stage read by the previous batch is
+            # released once that batch has completed (wait_group 1)
+            body = Block(arg_types=[i32, t.acc, t.state, t.state])
+            with ImplicitBuilder(body) as (kt, acc, st, prev):
+                _named(kt, "kt"), _named(acc, "acc"), _named(st, "st"), _named(prev, "prev")
+                pl.ConsumerWaitOp(k.ready, st)
+                idx64 = arith.ExtUIOp(pl.StateGetIndexOp(st).results[0], i64).result
+                soff = _mul(idx64, stage_units)
+                da_stage = _named(_add(da_base, soff), "da_stage")
+                db_stage = _named(_add(db_base, soff), "db_stage")
+                nvvm.WgmmaFenceAlignedOp()
+                acc_next = _wgmma_steps(k, acc, da_stage, db_stage, c0_i64)
+                nvvm.WgmmaGroupSyncAlignedOp()
+                nvvm.WgmmaWaitGroupSyncOp(1)
+                with _if(_named(arith.CmpiOp(kt, kbeg, "ne").result, "not_first")):
+                    release = pl.ConsumerReleaseOp(k.ready, prev)
+                    release.attributes["cutlass.reads_retired"] = UnitAttr()
+                scf.YieldOp(acc_next, pl.StateIncrementOp(st).results[0], st)
+            acc_out, s_out, prev_out = scf.ForOp(kbeg, kend, k.c1, [zero, s, s], Region(body)).results
+            _named(acc_out, "acc_out")
+            nvvm.WgmmaWaitGroupSyncOp(0)
+            with _if(arith.CmpiOp(kbeg, kend, "slt").result):
+                release = pl.ConsumerReleaseOp(k.ready, prev_out)
+                release.attributes["cutlass.reads_retired"] = UnitAttr()
+            if t.streamk:
+                # Stream-K: a partial unit stores/reduces into the workspace; the final one folds
+                # the partials in (warp group wg uses its own lock, workspace slice and named barrier)
+                res = ts.FixupOp(operands=[sched, w, acc_out, []], result_types=[t.acc], properties={
+                    "barrier_idx": IntegerAttr(wg, i32), "num_barriers": IntegerAttr(cfg.consumer_groups, i32),
+                }).results[0]
+                _named(res, "fixed")
+                store = _named(ts.ComputeEpilogueOp(operands=[sched, w], result_types=[i1]).results[0], "store")
+            else:
+                res = acc_out
+                store = _const(1, i1, "store")
+            with _if(store):
+                m0 = _named(_mul(tm, k.bm), "m0")
+                n0 = _named(_mul(tn, k.bn_tile), "n0")
+                row0 = _named(_add(m0, row_wg), "row0")
+                _epilogue(k, wg, res, row0, n0, tl, ebuf, wg_leader)
+            return s_out
+
+        k.walk(sched, first, start, unit)
+        if cfg.epilogue != "direct":
+            # shared memory must outlive the last TMA store's reads
+            with _if(wg_leader):
+                nvvm.CpAsyncBulkWaitGroupOp(0, read=True)
+
+
+def build_gemm_kernel(cfg: GemmConfig) -> ModuleOp:
+    """The module holding the kernel ``cfg.name`` (one ``func.func``), for a checked ``cfg``;
+    raises :class:`~tileorch.kernels.gemm.config.GemmConfigError` for a configuration the
+    builder cannot produce."""
+    cfg.check()
+    t = _Types.of(cfg)
+    arg_types = [GENERIC_PTR, GENERIC_PTR, GENERIC_PTR, GLOBAL_PTR, i32, i32, i32, t.params]
+    block = Block(arg_types=arg_types)
+    names = ("tmap_a", "tmap_b", "tmap_c", "c", "m", "n", "k", "params")
+    for arg, name in zip(block.args, names):
+        arg.name_hint = name
+    with ImplicitBuilder(block) as (tmap_a, tmap_b, tmap_c, c, m, n, kdim, params):
+        smem = _named(DynamicSmemOp().result, "smem")
+        # `stages` stages of A + B; the producer group is warp group 0 (one elected arrive); each
+        # consumer warp group is a consumer group of its own.
+        pipe = _named(pl.PipelineCreateOp(t.pipeline).results[0], "pipe")
+        init = pl.PipelineInitOp(
+            pipe, [0x1], [1 << (w + 1) for w in range(cfg.consumer_groups)], executor="warpgroup",
+            num_stages=cfg.stages, producer_arv_count=[1], transaction_size=[cfg.stage_bytes])
+        init.properties["compute_capability"] = PipelineComputeCapabilityAttr(PipelineComputeCapability.SM90)
+        _named(init.results[0], "ready")
+        c0, c1, c64 = _const(0, name="c0"), _const(1, name="c1"), _const(64, name="c64")
+        c_tile_k = _const(cfg.tile_k, name="c_tile_k")
+        c8192 = _const(8192, name="c8192")
+        bm, bn_tile = _const(cfg.tile_m, name="bm"), _const(cfg.tile_n, name="bn_tile")
+        stage_bytes, a_bytes = _const(cfg.stage_bytes, name="stage_bytes"), _const(cfg.a_stage_bytes, name="a_bytes")
+        tid = _named(nvvm.SPECIAL_REGISTERS["tid.x"]().results[0], "tid")
+        k_tiles = _named(arith.DivUIOp(_add(kdim, _const(cfg.tile_k - 1)), c_tile_k).result, "k_tiles")
+        kernel = _Kernel(cfg, t, tmap_a, tmap_b, tmap_c, c, m, n, params, smem, init.results[0], c0, c1, c64,
+                         c_tile_k, c8192, bm, bn_tile, stage_bytes, a_bytes, tid, k_tiles)
+        _producer(kernel)
+        for wg in range(cfg.consumer_groups):
+            _consumer(kernel, wg)
+        func.ReturnOp()
+    no_attrs = DictionaryAttr({})
+    grid_constant = DictionaryAttr({"nvvm.grid_constant": UnitAttr()})
+    fn = func.FuncOp(cfg.name, (arg_types, []), Region(block),
+                     arg_attrs=ArrayAttr([TMAP_ATTRS] * 3 + [no_attrs] * 4 + [grid_constant]))
+    fn.attributes["nvvm.kernel"] = UnitAttr()
+    fn.attributes["nvvm.maxntid"] = DenseArrayBase.from_list(i32, [cfg.threads, 1, 1])
+    fn.attributes["nvvm.minctasm"] = IntegerAttr(1, i32)
+    module = ModuleOp([fn])
+    module.attributes["cutlass.target"] = StringAttr("sm_90a")
+    module.attributes["cutlass.cluster_shape"] = DenseArrayBase.from_list(i32, [cfg.cluster_m, 1, 1])
+    return module
