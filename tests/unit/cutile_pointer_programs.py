@@ -128,7 +128,7 @@ def atomic_zoo(ints, floats, out_old, n: ct.Constant[int]):
     v = ct.arange(n, dtype=ct.int32)
     old = ct.atomic_add(ints, i, v, memory_scope=ct.MemoryScope.BLOCK)
     ct.atomic_max(ints, i + 8, v, memory_order=ct.MemoryOrder.RELEASE)
-    ct.atomic_min(ints, i + 16, v, memory_order=ct.MemoryOrder.ACQUIRE, memory_scope=ct.MemoryScope.SYS)
+    ct.atomic_min(ints, i + 16, v, memory_order=ct.MemoryOrder.ACQUIRE)
     ct.atomic_and(ints, i + 24, v)
     ct.atomic_or(ints, i + 32, v)
     ct.atomic_xor(ints, i + 40, v)
@@ -137,6 +137,13 @@ def atomic_zoo(ints, floats, out_old, n: ct.Constant[int]):
     ct.store(out_old, index=(ct.bid(0),), tile=old)
 
 
+@ct.kernel
+def atomic_sys(counts):
+    """A system-scope atomic add (refused by the SIMT lowering: LLVM would narrow its scope)."""
+    ct.atomic_add(counts, 0, 1, memory_scope=ct.MemoryScope.SYS)
+
+
+reg("atomic_sys", arr(ct.int32, 1))(atomic_sys)
 reg("histogram", arr(ct.int32, 1), arr(ct.int32, 1), 256)(histogram)
 reg("histogram_f32", arr(ct.int32, 1), arr(ct.float32, 1), arr(ct.float32, 1), 128)(histogram_f32)
 reg("gather_rows", arr(ct.float16, 2), arr(ct.int32, 1), arr(ct.float16, 2), 16, 64)(gather_rows)
