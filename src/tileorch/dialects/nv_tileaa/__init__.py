@@ -24,6 +24,7 @@ from .attrs import (
 from .ops import *  # noqa: F403
 from .reduce_scan import EXTRA_OPS, PermuteOp, ReduceOp, ScanOp, YieldOp  # noqa: E402
 from .tile_ops import TILE_OPS, CatOp, ExtractSliceOp  # noqa: E402
+from .pointer_ops import POINTER_ATTRS, POINTER_OPS  # noqa: E402
 from .ops import (
     FuncOp,
     ReturnOp,
@@ -121,6 +122,7 @@ NvTileaa = Dialect(
         RemFOp,
         *EXTRA_OPS,
         *TILE_OPS,
+        *POINTER_OPS,
     ],
     [
         PointerType,
@@ -137,5 +139,6 @@ NvTileaa = Dialect(
         PaddingValueAttr,
         RoundingModeAttr,
         SignednessAttr,
+        *POINTER_ATTRS,
     ],
 )

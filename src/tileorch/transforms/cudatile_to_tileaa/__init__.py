@@ -75,8 +75,8 @@ class _Lowering:
             e = t.element_type
             if t.rank == 0:
                 return aa.PointerType(e.pointee) if isinstance(e, T.PointerType) else e
-            if isinstance(e, T.PointerType):
-                raise _unsupported(op, "on tiles of pointers")
+            if isinstance(e, T.PointerType):  # a tile of pointers (gather/scatter/atomics)
+                return TensorType(aa.PointerType(e.pointee), list(t.shape))
             return TensorType(e, list(t.shape))
         if isinstance(t, T.TokenType):
             return aa.MemTokenType()
@@ -293,6 +293,74 @@ def _store(L, op):
     tok = L.v(op.token) if op.token is not None else None
     new = aa.TiledStoreOp(L.v(op.view), L.v(op.tile), [L.v(i) for i in op.index], tok)
     _mem_props(L, op, new)
+    L.bind(op, L.emit(new, op))
+
+
+# ---------------------------------------------------------------------- pointer tiles
+def _ptr_order(op, default_scope: str = "gpu") -> tuple[str, str | None]:
+    """(mem_semantic, mem_scope) of a pointer access: the op's ordering, its scope in the tile
+    tier's words (``tl_blk`` -> ``cta``, ``device`` -> ``gpu``, ``sys``); an ordered access
+    without a scope gets ``default_scope``."""
+    sem = op.memory_ordering_semantics.data.value
+    if sem == "weak":
+        return sem, None
+    scope = _SCOPES[op.memory_scope.data.value] if op.memory_scope is not None else default_scope
+    return sem, scope
+
+
+def _opt(L, v):
+    return L.v(v) if v is not None else None
+
+
+@handles(ct.OffsetOp)
+def _offset(L, op):
+    from tileorch.dialects.nv_tileaa import pointer_ops as po
+
+    L.bind(op, L.emit(po.OffsetOp(L.v(op.ptr), L.v(op.offset)), op))
+
+
+@handles(ct.LoadPtrTkoOp)
+def _load_ptr(L, op):
+    from tileorch.dialects.nv_tileaa import pointer_ops as po
+
+    sem, scope = _ptr_order(op)
+    new = po.LoadOp(L.v(op.source), L.type(op.result.type, op), _opt(L, op.mask), _opt(L, op.paddingValue),
+                    _opt(L, op.token))
+    if sem != "weak":
+        new.properties["mem_semantic"] = aa.MemSemanticAttr(sem)
+        new.properties["mem_scope"] = aa.MemScopeAttr(scope)
+    L.bind(op, L.emit(new, op))
+
+
+@handles(ct.StorePtrTkoOp)
+def _store_ptr(L, op):
+    from tileorch.dialects.nv_tileaa import pointer_ops as po
+
+    sem, scope = _ptr_order(op)
+    new = po.StoreOp(L.v(op.destination), L.v(op.value), _opt(L, op.mask), _opt(L, op.token))
+    if sem != "weak":
+        new.properties["mem_semantic"] = aa.MemSemanticAttr(sem)
+        new.properties["mem_scope"] = aa.MemScopeAttr(scope)
+    L.bind(op, L.emit(new, op))
+
+
+@handles(ct.AtomicRMWTkoOp)
+def _atomic_rmw(L, op):
+    from tileorch.dialects.nv_tileaa import pointer_ops as po
+
+    sem, scope = _ptr_order(op)
+    new = po.AtomicRMWOp(L.v(op.pointers), L.v(op.arg), op.mode.data.value, sem, scope, _opt(L, op.mask),
+                         _opt(L, op.token))
+    L.bind(op, L.emit(new, op))
+
+
+@handles(ct.AtomicCASTkoOp)
+def _atomic_cas(L, op):
+    from tileorch.dialects.nv_tileaa import pointer_ops as po
+
+    sem, scope = _ptr_order(op)
+    new = po.AtomicCASOp(L.v(op.pointers), L.v(op.cmp), L.v(op.val), sem, scope, _opt(L, op.mask),
+                         _opt(L, op.token))
     L.bind(op, L.emit(new, op))
 
 

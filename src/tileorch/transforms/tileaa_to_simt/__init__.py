@@ -68,6 +68,7 @@ from tileorch.dialects.nv_tileaa.attrs import MemRefType, MemTokenType, PointerT
 from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileaa.tile_ops import CASTS
 from tileorch.transforms.tileaa_to_simt.layout import SimtLayout, choose_layout, vectorizable_access
+from tileorch.transforms.tileaa_to_simt.pointers import PointerLowering
 from tileorch.transforms.tileaa_to_simt.emit import (
     GLOBAL_PTR,
     SHARED_PTR,
@@ -133,7 +134,7 @@ def _padding(e: Emitter, kind: str, typ: Attribute) -> SSAValue:
     return e.const(0, typ)
 
 
-class FunctionLowering:
+class FunctionLowering(PointerLowering):
     """Lower one ``nv_tileaa.func`` into a ``func.func`` kernel."""
 
     def __init__(self, fn: TileFuncOp, sm: int | None = None):
@@ -146,7 +147,7 @@ class FunctionLowering:
         self.scratch_bytes = 0
         self._stage_end = 0
         self.smem: SSAValue | None = None
-        self.has_loads = any(op.name == "nv_tileaa.tiled_load" for op in fn.walk())
+        self.has_loads = any(op.name in ("nv_tileaa.tiled_load", "nv_tileaa.load") for op in fn.walk())
 
     # -- values -----------------------------------------------------------------------------
     def get(self, v: SSAValue):
@@ -179,7 +180,7 @@ class FunctionLowering:
             return [reg_type(t.element_type)] * self.slots_of(t, op)
         if isinstance(t, MemTokenType):
             return []
-        if isinstance(t, IntegerType) or is_float(t) or t == i1:
+        if isinstance(t, IntegerType) or is_float(t) or t == i1 or isinstance(t, PointerType):
             return [reg_type(t)]
         raise _unsupported(op, f"values of type {t} in loops and branches")
 
@@ -728,7 +729,9 @@ class FunctionLowering:
     def op_nv_tileaa_splat(self, e, op):
         rt = op.results[0].type
         v = self.get(op.source)
-        self.vals[op.results[0]] = Tile(tuple(rt.get_shape()), rt.element_type, [v] * self.slots_of(rt, op))
+        shape = tuple(rt.get_shape())
+        # a one-element splat is a value every thread holds (a broadcast of it needs no exchange)
+        self.vals[op.results[0]] = Tile(shape, rt.element_type, [v] * self.slots_of(rt, op), _numel(shape) == 1)
 
     def op_nv_tileaa_make_range(self, e, op):
         rt = op.results[0].type

@@ -37,6 +37,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from tileorch.dialects import llvm_ext, nvvm
+from tileorch.dialects.nv_tileaa.attrs import PointerType
 
 GLOBAL_PTR = llvm.LLVMPointerType(IntAttr(1))
 SHARED_PTR = llvm.LLVMPointerType(IntAttr(3))
@@ -350,6 +351,8 @@ def reg_type(t: Attribute) -> Attribute:
     """The type an element is held in registers: bf16 and fp8 as f32 (LLVM IR through llvmlite
     has no ``bfloat`` and no 8-bit floats; loads widen, stores round to nearest even with
     ``cvt.rn.bf16.f32`` / ``cvt.rn.satfinite.e4m3x2.f32``); tf32 as f32 too."""
+    if isinstance(t, PointerType):  # an element of a pointer tile: a global address
+        return GLOBAL_PTR
     return f32 if isinstance(t, BFloat16Type | FloatTF32Type) or is_fp8(t) else t
 
 

@@ -1,0 +1,290 @@
+"""The SIMT lowering of ``nv_tileaa``'s pointer-tile ops (``offset``, ``load``, ``store``,
+``atomic_rmw``, ``atomic_cas``; see ``dialects/nv_tileaa/pointer_ops.py``).
+
+Contract (a mixin of ``FunctionLowering``):
+
+* a tile of pointers is held like any tile (``layout.py``): each thread owns the same elements
+  it owns of a number tile of that shape, one ``!llvm.ptr<1>`` per slot; ``offset`` is a
+  ``getelementptr`` per slot (``ptr + offset * sizeof(T)``, the offset sign-extended to i64);
+* ``load``/``store``/``atomic_*`` of a tile: each thread accesses its own elements, scalar
+  accesses each under ``scf.if`` of the element's mask (and, for a ragged tile, of the slot
+  holding an element); a masked-off load yields ``other`` (zero without it); a store is
+  followed by ``bar.sync`` when the kernel also loads (as ``tiled_store``);
+* a scalar (or one-element replicated) ``store``/``atomic_*`` is done once per CTA, by thread
+  0, between two ``bar.sync`` (the first orders the CTA's earlier accesses before it, so a
+  release by thread 0 publishes them, PTX's cumulativity; the second makes an acquire by thread
+  0 precede the CTA's later accesses); an atomic's old value reaches every thread through the
+  shared scratch.  A scalar ``load`` is done by every thread (a uniform address);
+* ordering: ``weak`` accesses are plain ``ld.global``/``st.global``; ordered loads are LLVM
+  atomic loads (``ld.acquire.gpu``...), ordered stores a release fence then a relaxed atomic
+  store; ``atomic_cas`` is ``llvm.cmpxchg`` with the op's ordering and scope
+  (``atom.acquire.gpu.global.cas.b32``); ``atomic_rmw`` is ``llvm.atomicrmw`` monotonic
+  between fences (``fence.release`` before a release/acq_rel one, ``fence.acquire`` after an
+  acquire/acq_rel one: LLVM 22's NVPTX backend drops atomicrmw's own ordering and scope), so
+  ``atom.global.<op>`` runs at ``.gpu`` scope; a ``sys``-scope ``atomic_rmw`` is refused
+  ("not supported yet") rather than compiled at a narrower scope.  Scopes: ``cta`` ->
+  ``syncscope("block")``, ``gpu`` -> ``"device"``, ``sys`` -> system.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith, llvm
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, IntegerType, StringAttr, TensorType, i1, i64
+from xdsl.ir import Attribute, SSAValue
+
+from tileorch.dialects import llvm_ext
+from tileorch.dialects.nv_tileaa.attrs import PointerType
+from tileorch.transforms.tileaa_to_simt.emit import (
+    GLOBAL_PTR,
+    Emitter,
+    Tile,
+    byte_size,
+    global_type,
+    is_float,
+    memory_type,
+    reg_type,
+)
+
+SYNCSCOPE = {"cta": "block", "cluster": "cluster", "gpu": "device", "sys": None}
+LLVM_ORDER = {"relaxed": "monotonic", "acquire": "acquire", "release": "release", "acq_rel": "acq_rel"}
+RMW_BIN_OP = {"add": "add", "addf": "fadd", "max": "max", "min": "min", "umax": "umax", "umin": "umin",
+              "and": "_and", "or": "_or", "xor": "_xor", "xchg": "xchg"}
+
+
+def _order(op) -> tuple[str, str | None, bool]:
+    """(mem_semantic, LLVM syncscope, whether ordered) of a pointer access."""
+    sem = op.mem_semantic.value.data if op.mem_semantic is not None else "weak"
+    scope = op.mem_scope.value.data if op.mem_scope is not None else "gpu"
+    return sem, SYNCSCOPE[scope], sem != "weak"
+
+
+def _pointee(t: Attribute) -> Attribute:
+    e = t.element_type if isinstance(t, TensorType) else t
+    assert isinstance(e, PointerType)
+    return e.element
+
+
+class PointerLowering:
+    """Mixin of ``FunctionLowering``: the ``op_nv_tileaa_<pointer op>`` handlers."""
+
+    # -- helpers ----------------------------------------------------------------------------
+    def _ptr_operands(self, op, ptr: SSAValue, others: list[SSAValue | None]):
+        """(scalar?, shape, per-slot pointer list, per-slot lists of each other operand (or
+        None), per-slot predicate of a ragged tile's real elements (or None))."""
+        p = self.get(ptr)
+        if not isinstance(p, Tile) or p.replicated:
+            one = p.slots[0] if isinstance(p, Tile) else p
+            vals = []
+            for v in others:
+                if v is None:
+                    vals.append(None)
+                    continue
+                x = self.get(v)
+                vals.append([x.slots[0] if isinstance(x, Tile) else x])
+            return True, (p.shape if isinstance(p, Tile) else ()), [one], vals, [None]
+        n = len(p.slots)
+        vals = []
+        for v in others:
+            if v is None:
+                vals.append(None)
+                continue
+            x = self.get(v)
+            vals.append(list(x.slots) if isinstance(x, Tile) else [x] * n)
+        return False, p.shape, list(p.slots), vals, None
+
+    def _slot_guards(self, e: Emitter, shape, n: int) -> list[SSAValue | None]:
+        if not self.ragged(shape):
+            return [None] * n
+        total = 1
+        for d in shape:
+            total *= d
+        return [e.in_range(self.flat(e, s, shape), total) for s in range(n)]
+
+    def _result(self, op, scalar: bool, shape, elt: Attribute, values: list[SSAValue]):
+        t = op.results[0].type
+        if not isinstance(t, TensorType):
+            return values[0]
+        if scalar:  # a replicated one-element tile
+            return Tile(tuple(shape), elt, [values[0]] * self.layout.slots(tuple(shape)), True)
+        return Tile(tuple(shape), elt, values)
+
+    def _by_thread0(self, e: Emitter, fn, typ: Attribute | None) -> SSAValue | None:
+        """Run ``fn`` in thread 0 only, between barriers; its value (``typ``), if any, is
+        returned to every thread through the scratch."""
+        e.barrier()
+        first = e.v(arith.CmpiOp(e.tid, e.const(0), "eq"))
+        if typ is None:
+            e.if_(first, lambda b: (fn(b), None)[1])
+            e.barrier()
+            return None
+        mem = memory_type(typ)
+        self.scratch_bytes = max(self.scratch_bytes, 16)
+
+        def body(b: Emitter):
+            v = fn(b)
+            b.store(b.v(arith.ExtUIOp(v, mem)) if typ == i1 else v, self.smem)
+
+        e.if_(first, body)
+        e.barrier()
+        v = e.load(self.smem, mem)
+        e.barrier()  # the scratch may be rewritten next
+        return e.v(arith.TruncIOp(v, i1)) if typ == i1 else v
+
+    @staticmethod
+    def _guarded(e: Emitter, cond: SSAValue | None, fn, otherwise, typ: Attribute | None):
+        if cond is None:
+            return fn(e)
+        if typ is None:
+            e.if_(cond, lambda b: (fn(b), None)[1])
+            return None
+        return e.if_(cond, lambda b: [fn(b)], lambda b: [otherwise(b)], [typ])[0]
+
+    # -- ops --------------------------------------------------------------------------------
+    def op_nv_tileaa_offset(self, e, op):
+        elem = global_type(_pointee(op.ptr.type))
+        p, o = self.get(op.ptr), self.get(op.offset)
+
+        def one(b: Emitter, ptr: SSAValue, off: SSAValue) -> SSAValue:
+            if off.type != i64:
+                off = b.v(arith.ExtSIOp(off, i64))
+            return b.gep(ptr, off, elem, GLOBAL_PTR)
+
+        if not isinstance(p, Tile) and not isinstance(o, Tile):
+            self.vals[op.results[0]] = one(e, p, o)
+            return
+        tile = p if isinstance(p, Tile) else o
+        n = len(tile.slots)
+        ps = p.slots if isinstance(p, Tile) else [p] * n
+        os_ = o.slots if isinstance(o, Tile) else [o] * n
+        replicated = all(x.replicated for x in (p, o) if isinstance(x, Tile))
+        if replicated:
+            slots = [one(e, ps[0], os_[0])] * n
+        else:
+            slots = [one(e, a, b) for a, b in zip(ps, os_)]
+        self.vals[op.results[0]] = Tile(tile.shape, op.results[0].type.element_type, slots, replicated)
+
+    def _load_one(self, b: Emitter, ptr: SSAValue, elt: Attribute, sem: str, scope: str | None) -> SSAValue:
+        if sem == "weak":
+            return self._load_global(b, ptr, elt)
+        mt = global_type(elt)
+        ld = llvm_ext.LoadOp(ptr, mt, alignment=byte_size(mt), ordering=llvm_ext.ORDERINGS[LLVM_ORDER[sem]])
+        if scope is not None:
+            ld.properties["syncscope"] = StringAttr(scope)
+        return self._from_memory(b, b.v(ld), elt)
+
+    def op_nv_tileaa_load(self, e, op):
+        elt = _pointee(op.ptr.type)
+        rtype = reg_type(elt)
+        sem, scope, _ = _order(op)
+        scalar, shape, ptrs, (masks, others), guards = self._ptr_operands(op, op.ptr, [op.mask, op.other])
+        if guards is None:
+            guards = self._slot_guards(e, shape, len(ptrs))
+        out = []
+        for s, p in enumerate(ptrs):
+            cond = self._and(e, masks[s] if masks else None, guards[s])
+            other = others[s] if others else None
+            out.append(self._guarded(e, cond, lambda b, p=p: self._load_one(b, p, elt, sem, scope),
+                                     lambda b, o=other: o if o is not None else b.const(0, rtype) if not is_float(rtype)
+                                     else b.fconst(0.0, rtype), rtype))
+        self.vals[op.results[0]] = self._result(op, scalar, shape, elt, out)
+        self.vals[op.results[1]] = None
+
+    def op_nv_tileaa_store(self, e, op):
+        elt = _pointee(op.ptr.type)
+        sem, scope, ordered = _order(op)
+        scalar, shape, ptrs, (values, masks), guards = self._ptr_operands(op, op.ptr, [op.value, op.mask])
+        if guards is None:
+            guards = self._slot_guards(e, shape, len(ptrs))
+
+        def store(b: Emitter, p: SSAValue, v: SSAValue) -> None:
+            raw = self._to_memory(b, v, elt)
+            if not ordered:
+                b.store(raw, p)
+                return
+            if sem == "release":
+                b.add(llvm_ext.FenceOp("release", scope))
+            st = llvm.StoreOp(raw, p, alignment=byte_size(global_type(elt)))
+            st.properties["ordering"] = IntegerAttr(llvm_ext.ORDERINGS["monotonic"], i64)
+            b.add(st)
+
+        def each(b: Emitter, conds):
+            for s, p in enumerate(ptrs):
+                cond = self._and(b, masks[s] if masks else None, conds[s])
+                self._guarded(b, cond, lambda bb, p=p, v=values[s]: store(bb, p, v), None, None)
+
+        if scalar:
+            self._by_thread0(e, lambda b: each(b, [None]), None)
+        else:
+            each(e, guards)
+            if self.has_loads:
+                e.barrier()
+        self.vals[op.results[0]] = None
+
+    def _atomic(self, e, op, operands: list[SSAValue | None], one, fences: bool = False) -> None:
+        """Shared by the atomics: ``one(b, ptr, *values)`` per element, guarded by the mask;
+        ``fences``: a release fence before this thread's elements and an acquire fence after
+        them, as the op's ordering asks."""
+        elt = _pointee(op.ptr.type)
+        rtype = reg_type(elt)
+        scalar, shape, ptrs, vals, guards = self._ptr_operands(op, op.ptr, [*operands, op.mask])
+        masks = vals[-1]
+        vals = vals[:-1]
+
+        def zero(b: Emitter) -> SSAValue:
+            return b.fconst(0.0, rtype) if is_float(rtype) else b.const(0, rtype)
+
+        sem, scope, _ = _order(op)
+
+        def each(b: Emitter, conds) -> list[SSAValue]:
+            if fences and sem in ("release", "acq_rel"):
+                b.add(llvm_ext.FenceOp("release", scope))
+            out = []
+            for s, p in enumerate(ptrs):
+                cond = self._and(b, masks[s] if masks else None, conds[s])
+                args = [v[s] for v in vals]
+                out.append(self._guarded(b, cond, lambda bb, p=p, args=args: one(bb, p, *args), zero, rtype))
+            if fences and sem in ("acquire", "acq_rel"):
+                b.add(llvm_ext.FenceOp("acquire", scope))
+            return out
+
+        if scalar:
+            out = [self._by_thread0(e, lambda b: each(b, [None])[0], rtype)]
+        else:
+            out = each(e, guards if guards is not None else self._slot_guards(e, shape, len(ptrs)))
+        self.vals[op.results[0]] = self._result(op, scalar, shape, elt, out)
+        self.vals[op.results[1]] = None
+
+    def op_nv_tileaa_atomic_rmw(self, e, op):
+        elt = _pointee(op.ptr.type)
+        mode = op.rmw_mode.value.data
+        _, scope, _ = _order(op)
+        if op.mem_scope.value.data == "sys":
+            raise NotImplementedError("a system-scope atomic_rmw (LLVM's NVPTX backend would emit it at "
+                                      "device scope)")
+        if reg_type(elt) != elt:
+            raise NotImplementedError(f"atomic_rmw on {elt} elements")
+
+        def one(b: Emitter, p: SSAValue, v: SSAValue) -> SSAValue:
+            return b.v(llvm_ext.AtomicRMWOp(RMW_BIN_OP[mode], p, v, "monotonic", scope))
+
+        self._atomic(e, op, [op.value], one, fences=True)
+
+    def op_nv_tileaa_atomic_cas(self, e, op):
+        elt = _pointee(op.ptr.type)
+        sem, scope, _ = _order(op)
+        if reg_type(elt) != elt:
+            raise NotImplementedError(f"atomic_cas on {elt} elements")
+        failure = "acquire" if sem in ("acquire", "acq_rel") else "monotonic"
+        bits = IntegerType(byte_size(elt) * 8)
+
+        def one(b: Emitter, p: SSAValue, cmp: SSAValue, v: SSAValue) -> SSAValue:
+            if is_float(elt):
+                cmp, v = b.v(arith.BitcastOp(cmp, bits)), b.v(arith.BitcastOp(v, bits))
+            pair = b.v(llvm_ext.CmpXchgOp(p, cmp, v, LLVM_ORDER[sem], failure, scope))
+            old = b.v(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [0]), pair, bits))
+            return b.v(arith.BitcastOp(old, elt)) if is_float(elt) else old
+
+        self._atomic(e, op, [op.cmp, op.value], one)
+
+
+__all__ = ["PointerLowering", "SYNCSCOPE"]

@@ -1,0 +1,141 @@
+// RUN: tileorch-opt %s --split-input-file --verify-diagnostics | filecheck %s
+
+// The verifier rules of nv_tileaa's pointer-tile ops (offset, load, store, atomic_rmw, atomic_cas).
+
+builtin.module {
+  nv_tileaa.func @k(%p: !nv_tileaa.ptr<f32>, %o: f32) {
+    %q = nv_tileaa.offset %p, %o : !nv_tileaa.ptr<f32>, f32 -> !nv_tileaa.ptr<f32>
+    nv_tileaa.return
+  }
+}
+// CHECK: pointer_ops_verify.mlir:7:5: error: offset takes integer offsets, got f32
+
+// -----
+
+builtin.module {
+  nv_tileaa.func @k(%p: tensor<4x!nv_tileaa.ptr<f32>>, %o: tensor<8xi32>) {
+    %q = nv_tileaa.offset %p, %o : tensor<4x!nv_tileaa.ptr<f32>>, tensor<8xi32> -> tensor<4x!nv_tileaa.ptr<f32>>
+    nv_tileaa.return
+  }
+}
+// CHECK: error: 'nv_tileaa.offset': offset must have the shape of the pointers ([4]), got tensor<8xi32>
+
+// -----
+
+builtin.module {
+  nv_tileaa.func @k(%p: i64, %o: i32) {
+    %q = nv_tileaa.offset %p, %o : i64, i32 -> i64
+    nv_tileaa.return
+  }
+}
+// CHECK: error: 'nv_tileaa.offset' expects a pointer or a tile of pointers, got i64
+
+// -----
+
+builtin.module {
+  nv_tileaa.func @k(%p: tensor<4x!nv_tileaa.ptr<f32>>) {
+    %v, %t = nv_tileaa.load %p : tensor<4x!nv_tileaa.ptr<f32>> -> tensor<4xf16>
+    nv_tileaa.return
+  }
+}
+// CHECK: error: load of tensor<4x!nv_tileaa.ptr<f32>> gives elements of type f32 in the pointers' shape, got tensor<4xf16>
+
+// -----
+
+builtin.module {
+  nv_tileaa.func @k(%p: tensor<4x!nv_tileaa.ptr<f32>>, %m: tensor<4xi32>) {
+    %v, %t = nv_tileaa.load %p mask %m : tensor<4xi32> : tensor<4x!nv_tileaa.ptr<f32>> -> tensor<4xf32>
+    nv_tileaa.return
+  }
+}
+// CHECK: error: 'nv_tileaa.load': mask must be i1, got tensor<4xi32>
+
+// -----
+
+builtin.module {
+  nv_tileaa.func @k(%p: tensor<4x!nv_tileaa.ptr<f32>>, %o: tensor<4xf32>) {
+    %v, %t = nv_tileaa.load %p other %o : tensor<4xf32> : tensor<4x!nv_tileaa.ptr<f32>> -> tensor<4xf32>
+    nv_tileaa.return
+  }
+}
+// CHECK: error: 'nv_tileaa.load': other (the masked-off value) needs a mask
+
+// -----
+
+builtin.module {
+  nv_tileaa.func @k(%p: !nv_tileaa.ptr<f32>) {
+    %v, %t = nv_tileaa.load %p {mem_semantic = #nv_tileaa.mem_semantic<release>, mem_scope = #nv_tileaa.mem_scope<gpu>} : !nv_tileaa.ptr<f32> -> f32
+    nv_tileaa.return
+  }
+}
+// CHECK: error: 'nv_tileaa.load' does not take memory ordering 'release' (one of weak, relaxed, acquire)
+
+// -----
+
+builtin.module {
+  nv_tileaa.func @k(%p: tensor<4x!nv_tileaa.ptr<f32>>, %v: tensor<8xf32>) {
+    %t = nv_tileaa.store %v, %p : tensor<8xf32>, tensor<4x!nv_tileaa.ptr<f32>>
+    nv_tileaa.return
+  }
+}
+// CHECK: error: 'nv_tileaa.store': value must have the shape of the pointers ([4]), got tensor<8xf32>
+
+// -----
+
+builtin.module {
+  nv_tileaa.func @k(%p: !nv_tileaa.ptr<f32>, %v: f32) {
+    %t = nv_tileaa.store %v, %p {mem_semantic = #nv_tileaa.mem_semantic<weak>, mem_scope = #nv_tileaa.mem_scope<gpu>} : f32, !nv_tileaa.ptr<f32>
+    nv_tileaa.return
+  }
+}
+// CHECK: error: 'nv_tileaa.store': a weak access takes no memory scope
+
+// -----
+
+builtin.module {
+  nv_tileaa.func @k(%p: !nv_tileaa.ptr<f32>, %v: f32) {
+    %o, %t = nv_tileaa.atomic_rmw %p, %v {rmw_mode = #nv_tileaa.rmw_mode<add>, mem_semantic = #nv_tileaa.mem_semantic<relaxed>, mem_scope = #nv_tileaa.mem_scope<gpu>} : !nv_tileaa.ptr<f32>, f32 -> f32
+    nv_tileaa.return
+  }
+}
+// CHECK: error: 'nv_tileaa.atomic_rmw' add takes elements of i32 or i64, got f32
+
+// -----
+
+builtin.module {
+  nv_tileaa.func @k(%p: !nv_tileaa.ptr<i32>, %v: i32) {
+    %o, %t = nv_tileaa.atomic_rmw %p, %v {rmw_mode = #nv_tileaa.rmw_mode<add>, mem_semantic = #nv_tileaa.mem_semantic<weak>, mem_scope = #nv_tileaa.mem_scope<gpu>} : !nv_tileaa.ptr<i32>, i32 -> i32
+    nv_tileaa.return
+  }
+}
+// CHECK: error: 'nv_tileaa.atomic_rmw' does not take memory ordering 'weak' (one of relaxed, acquire, release, acq_rel)
+
+// -----
+
+builtin.module {
+  nv_tileaa.func @k(%p: !nv_tileaa.ptr<i32>, %v: i32) {
+    %o, %t = nv_tileaa.atomic_rmw %p, %v {rmw_mode = #nv_tileaa.rmw_mode<nand>, mem_semantic = #nv_tileaa.mem_semantic<relaxed>, mem_scope = #nv_tileaa.mem_scope<gpu>} : !nv_tileaa.ptr<i32>, i32 -> i32
+    nv_tileaa.return
+  }
+}
+// CHECK: error: expected one of add, addf, max, min, umax, umin, and, or, xor, xchg, got 'nand'
+
+// -----
+
+builtin.module {
+  nv_tileaa.func @k(%p: !nv_tileaa.ptr<i16>, %c: i16) {
+    %o, %t = nv_tileaa.atomic_cas %p, %c, %c {mem_semantic = #nv_tileaa.mem_semantic<acquire>, mem_scope = #nv_tileaa.mem_scope<gpu>} : !nv_tileaa.ptr<i16>, i16, i16 -> i16
+    nv_tileaa.return
+  }
+}
+// CHECK: error: 'nv_tileaa.atomic_cas' cas takes elements of a 32- or 64-bit integer or float, got i16
+
+// -----
+
+builtin.module {
+  nv_tileaa.func @k(%p: !nv_tileaa.ptr<i32>, %c: i64, %v: i32) {
+    %o, %t = nv_tileaa.atomic_cas %p, %c, %v {mem_semantic = #nv_tileaa.mem_semantic<acquire>, mem_scope = #nv_tileaa.mem_scope<gpu>} : !nv_tileaa.ptr<i32>, i64, i32 -> i32
+    nv_tileaa.return
+  }
+}
+// CHECK: error: 'nv_tileaa.atomic_cas' through !nv_tileaa.ptr<i32> compares, stores and returns elements of type i32, got i64, i32 -> i32
