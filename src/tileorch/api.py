@@ -24,66 +24,12 @@ kernel has compiled.  The runtime loads the cubin (or, compiled without ptxas, t
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-import tempfile
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-CACHE_DIR_ENV = "TILEORCH_CACHE_DIR"
-CACHE_SWITCH_ENV = "TILEORCH_CACHE"
-CACHE_FORMAT = 1
-
-
-def cache_root() -> Path:
-    """``$TILEORCH_CACHE_DIR/kernels``, default ``~/.cache/tileorch/kernels``."""
-    base = os.environ.get(CACHE_DIR_ENV) or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "tileorch")
-    return Path(base) / "kernels"
-
-
-def cache_enabled() -> bool:
-    return os.environ.get(CACHE_SWITCH_ENV, "1").strip().lower() not in ("0", "false", "no", "off")
-
-
-_FINGERPRINT: str | None = None
-
-
-def compiler_fingerprint() -> str:
-    """Hash of what decides the output besides the input: tileorch's compiler sources and the
-    versions of xDSL, llvmlite and ptxas."""
-    global _FINGERPRINT
-    if _FINGERPRINT is None:
-        import importlib.metadata as md
-
-        root = Path(__file__).resolve().parent
-        h = hashlib.sha256(f"format {CACHE_FORMAT}".encode())
-        for sub in ("dialects", "transforms", "backend", "schedulers", "kernels"):
-            for f in sorted((root / sub).rglob("*.py")):
-                h.update(f.relative_to(root).as_posix().encode())
-                h.update(f.read_bytes())
-        for dist in ("xdsl", "llvmlite"):
-            try:
-                h.update(f"{dist} {md.version(dist)}".encode())
-            except md.PackageNotFoundError:
-                pass
-        _FINGERPRINT = h.hexdigest()
-    return _FINGERPRINT
-
-
-def _ptxas_identity() -> str:
-    """Path and version of the ptxas that would run ('' when there is none)."""
-    from tileorch.backend.ptx import BackendError
-    from tileorch.backend.ptxas import find_ptxas, ptxas_version
-
-    try:
-        loc = find_ptxas()
-    except BackendError:
-        return ""
-    return f"{loc.path} {ptxas_version(loc.path)}" if loc else ""
-
+from tileorch.cache import CACHE_DIR_ENV, CACHE_SWITCH_ENV, cache_root, compiler_fingerprint  # noqa: F401
+from tileorch.cache import enabled as cache_enabled
 
 @dataclass
 class Kernel:
@@ -193,52 +139,36 @@ def _source(source) -> tuple[str | bytes, str]:
 
 def cache_key(text: str | bytes, arch: str | None, ptx_version: int, ptxas: bool, extra_pipeline: str,
               schedule: str | None = None) -> str:
-    h = hashlib.sha256()
-    for part in (compiler_fingerprint(), _ptxas_identity() if ptxas else "no ptxas", str(arch),
-                 str(ptx_version), extra_pipeline, f"schedule {schedule}", text):
-        h.update(part if isinstance(part, bytes) else part.encode())
-        h.update(b"\0")
-    return h.hexdigest()
+    from tileorch import cache
+
+    return cache.make_key("kernel", text, arch, ptx_version, extra_pipeline, f"schedule {schedule}", ptxas=ptxas)
 
 
-def _load_cached(directory: Path, key: str) -> Kernel | None:
-    try:
-        meta = json.loads((directory / "meta.json").read_text())
-        if meta.get("key") != key:
-            return None
-        ptx = (directory / "kernel.ptx").read_text()
-        cubin_path = directory / "kernel.cubin"
-        cubin = cubin_path.read_bytes() if cubin_path.exists() else b""
-        llvm_ir = (directory / "kernel.ll").read_text() if (directory / "kernel.ll").exists() else ""
-    except (OSError, ValueError):
+def _load_cached(key: str) -> Kernel | None:
+    from tileorch import cache
+
+    entry = cache.load(key)
+    if entry is None or entry.meta.get("kind") != "kernel":
         return None
-    return Kernel(ptx, cubin, meta["arch"], list(meta["entries"]), llvm_ir,
-                  list(meta.get("ptxas_messages", [])), key, from_cache=True, remarks=list(meta.get("remarks", [])),
-                  ptxas_resources=dict(meta.get("ptxas_resources", {})))
-
-
-def _store(directory: Path, kernel: Kernel) -> None:
-    """Write the entry into a temporary directory, then rename it into place (readers never see
-    half an entry; of two concurrent writers one wins)."""
+    meta = entry.meta
     try:
-        directory.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{kernel.key[:16]}-", dir=directory.parent))
-        (tmp / "kernel.ptx").write_text(kernel.ptx)
-        if kernel.cubin:
-            (tmp / "kernel.cubin").write_bytes(kernel.cubin)
-        (tmp / "kernel.ll").write_text(kernel.llvm_ir)
-        (tmp / "meta.json").write_text(json.dumps({
-            "key": kernel.key, "arch": kernel.arch, "entries": kernel.entries,
-            "ptxas_messages": kernel.ptxas_messages, "remarks": kernel.remarks,
-            "ptxas_resources": kernel.ptxas_resources, "format": CACHE_FORMAT}))
-        try:
-            os.replace(tmp, directory)
-        except OSError:  # another process stored it first
-            import shutil
+        return Kernel(entry.text("kernel.ptx"), entry.files.get("kernel.cubin", b""), meta["arch"],
+                      list(meta["entries"]), entry.text("kernel.ll"), list(meta.get("ptxas_messages", [])), key,
+                      from_cache=True, remarks=list(meta.get("remarks", [])),
+                      ptxas_resources=dict(meta.get("ptxas_resources", {})))
+    except (KeyError, TypeError, ValueError):
+        return None
 
-            shutil.rmtree(tmp, ignore_errors=True)
-    except OSError:
-        pass
+
+def _store(kernel: Kernel) -> None:
+    from tileorch import cache
+
+    files: dict[str, str | bytes] = {"kernel.ptx": kernel.ptx, "kernel.ll": kernel.llvm_ir}
+    if kernel.cubin:
+        files["kernel.cubin"] = kernel.cubin
+    cache.store(kernel.key, {"kind": "kernel", "arch": kernel.arch, "entries": kernel.entries,
+                             "ptxas_messages": kernel.ptxas_messages, "remarks": kernel.remarks,
+                             "ptxas_resources": kernel.ptxas_resources}, files)
 
 
 def compile(source, arch: str | None = "sm_90a", *, name: str | None = None, ptx_version: int | None = None,
@@ -289,14 +219,9 @@ def _compile(source, arch, name, ptx_version, ptxas, extra_pipeline, cache, isol
     if use_cache:
         with timing.timed("cache"):
             key = cache_key(payload, arch, ptx_version, ptxas, extra_pipeline, schedule)
-            directory = cache_root() / key[:2] / key
-            hit = _load_cached(directory, key)
+            hit = _load_cached(key)
             if hit is not None:
                 return hit
-            if directory.exists():  # an unreadable (partial, corrupt) entry: replace it
-                import shutil
-
-                shutil.rmtree(directory, ignore_errors=True)
     else:
         with timing.timed("cache"):  # the key still names the kernel (Kernel.key)
             key = cache_key(payload, arch, ptx_version, ptxas, extra_pipeline, schedule)
@@ -334,5 +259,5 @@ def _compile(source, arch, name, ptx_version, ptxas, extra_pipeline, cache, isol
     )
     if use_cache:
         with timing.timed("cache"):
-            _store(directory, kernel)
+            _store(kernel)
     return kernel

@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import io
-import json
-import os
 import struct
 import sys
 from collections import OrderedDict
@@ -417,79 +415,76 @@ class CachedProgram:
     chained: dict | None = None
 
 
-def program_cache_path(data: bytes, arch: str, schedule: str, config: str):
-    """Where the compiled program for this bytecode and these options lives on disk: keyed by the
-    bytecode, the options and the compiler's own sources (content-addressed)."""
-    import hashlib
+def program_cache_key(data: bytes, arch: str, schedule: str, config: str, ptxas: bool = True) -> str:
+    """The key of the compiled program for this bytecode and these options in :mod:`tileorch.cache`
+    (content-addressed: the bytecode, the options, the compiler's sources, ptxas)."""
+    from tileorch import cache
 
-    from tileorch.kernels.gemm.host import cache_dir, compiler_fingerprint
-
-    h = hashlib.sha256(data)
-    h.update(f"|{arch}|{schedule}|{config}|{compiler_fingerprint()}".encode())
-    return cache_dir().parent / "cutile" / h.hexdigest()[:32]
+    return cache.make_key("cutile", data, arch, schedule, config, ptxas=ptxas)
 
 
-def _cache_enabled() -> bool:
-    return os.environ.get("TILEORCH_CACHE", "1").strip().lower() not in ("0", "false", "no", "off")
+_RECORD_FIELDS = ("kind", "kernel", "threads", "seconds", "epilogue_ops", "retile_safe", "remarks", "chained")
 
 
-def _read_cached(path) -> CachedProgram | None:
-    meta, cubin = path.with_suffix(".json"), path.with_suffix(".cubin")
-    if not meta.exists():
+def _read_cached(key: str) -> CachedProgram | None:
+    from tileorch import cache
+
+    entry = cache.load(key)
+    if entry is None or entry.meta.get("kind") != "cutile":
         return None
     try:
-        record = json.loads(meta.read_text())
-        cfg = record.pop("gemm_config")
+        record = entry.meta["program"]
+        cfg = record.get("gemm_config")
         if cfg is not None:
             from tileorch.kernels.gemm.config import GemmConfig
 
             cfg = GemmConfig(**cfg)
-        args = record.pop("gemm_args")
+        args = record.get("gemm_args")
         return CachedProgram(gemm_config=cfg, gemm_args=tuple(args) if args is not None else None,
-                             cubin=cubin.read_bytes() if cubin.exists() else None, **record)
-    except (OSError, ValueError, TypeError):
+                             ptx=entry.text("kernel.ptx"), cubin=entry.files.get("kernel.cubin"),
+                             **{k: record[k] for k in _RECORD_FIELDS})
+    except (KeyError, TypeError, ValueError):
         return None
 
 
-def _write_cached(path, program: Any) -> None:
+def _write_cached(key: str, program: Any) -> None:
     from dataclasses import asdict
 
+    from tileorch import cache
+
     cfg = program.gemm_config
-    record = {"kind": program.kind, "ptx": program.ptx, "kernel": program.kernel, "threads": program.threads,
+    record = {"kind": program.kind, "kernel": program.kernel, "threads": program.threads,
               "gemm_config": asdict(cfg) if cfg is not None else None,
               "gemm_args": list(program.gemm_args) if program.gemm_args is not None else None,
               "seconds": program.seconds, "epilogue_ops": bool(getattr(program, "epilogue_ops", False)),
               "retile_safe": bool(getattr(program, "retile_safe", True)),
               "remarks": list(getattr(program, "remarks", None) or []),
               "chained": getattr(program, "chained", None)}
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        if program.cubin is not None:
-            tmp.write_bytes(program.cubin)
-            tmp.replace(path.with_suffix(".cubin"))
-        tmp.write_text(json.dumps(record))
-        tmp.replace(path.with_suffix(".json"))
-    except OSError:
-        pass  # a read-only cache directory: compile again next time
+    files: dict[str, str | bytes] = {"kernel.ptx": program.ptx}
+    if program.cubin is not None:
+        files["kernel.cubin"] = program.cubin
+    cache.store(key, {"kind": "cutile", "program": record}, files)
 
 
 def _compile_program(data: bytes, name: str, arch: str, schedule: str, config: str = "") -> Any:
-    """compile_program, through the content-addressed disk cache (``$TILEORCH_CACHE_DIR``,
-    ``TILEORCH_CACHE=0`` turns it off: a relaunch in a new process reads the cubin, no compiler
-    import); without ptxas the PTX is kept and the driver JIT-compiles it on load."""
-    path = program_cache_path(data, arch, schedule, config) if _cache_enabled() else None
-    if path is not None:
-        hit = _read_cached(path)
+    """compile_program, through the content-addressed disk cache (:mod:`tileorch.cache`;
+    ``TILEORCH_CACHE=0`` turns it off): a relaunch in a new process reads the cubin, no compiler
+    import.  Without ptxas the PTX is kept (not cached) and the driver JIT-compiles it on load."""
+    from tileorch import cache
+    from tileorch.backend.ptxas import ptxas_available
+
+    ptxas = ptxas_available()
+    key = program_cache_key(data, arch, schedule, config, ptxas) if cache.enabled() else None
+    if key is not None:
+        hit = _read_cached(key)
         if hit is not None:
             return hit
-    from tileorch.backend.ptxas import ptxas_available
     from tileorch.frontend.cutile import compile_program
 
     extra = {"config": config} if config else {}
-    program = compile_program(data, name, arch=arch, schedule=schedule, ptxas=ptxas_available(), **extra)
-    if path is not None and program.cubin is not None:
-        _write_cached(path, program)
+    program = compile_program(data, name, arch=arch, schedule=schedule, ptxas=ptxas, **extra)
+    if key is not None and program.cubin is not None:
+        _write_cached(key, program)
     return program
 
 

@@ -2,16 +2,14 @@
 params for a problem, launch.
 
 Importing this module needs neither xDSL nor a GPU; compiling needs xDSL (the CPU side),
-launching needs cuda-python and an sm_90 GPU.  Compiled cubins are cached on disk under
-``$TILEORCH_CACHE_DIR`` (default ``~/.cache/tileorch``) as ``gemm/<config name>-<ir hash>.cubin``,
+launching needs cuda-python and an sm_90 GPU.  Compiled cubins are kept in the one on-disk
+cache (:mod:`tileorch.cache`, keyed by the configuration, the compiler's sources and ptxas),
 so a machine without xDSL can run configurations compiled elsewhere.
 """
 
 from __future__ import annotations
 
 import ctypes
-import hashlib
-import os
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,34 +18,20 @@ from typing import Any
 from tileorch.kernels.gemm.config import GemmConfig, GemmConfigError
 from tileorch.kernels.gemm.ir import gemm_kernel_ir
 
-CACHE_ENV = "TILEORCH_CACHE_DIR"
+def cache_key(cfg: GemmConfig) -> str:
+    """The configuration's key in :mod:`tileorch.cache`: the kernel text is a function of the
+    configuration and the compiler's sources (both in the key), so the configuration stands in
+    for the text (no template rendering to look a cubin up)."""
+    from tileorch import cache
 
-
-def cache_dir() -> Path:
-    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "tileorch") / "gemm"
-
-
-_FINGERPRINT: str | None = None
-
-
-def compiler_fingerprint() -> str:
-    """Hash of the compiler's own sources (dialects, transforms, backend, kernels): a cached cubin
-    is reused only by the compiler that produced it."""
-    global _FINGERPRINT
-    if _FINGERPRINT is None:
-        root = Path(__file__).resolve().parents[2]
-        h = hashlib.sha256()
-        for sub in ("dialects", "transforms", "backend", "kernels", "schedulers", "frontend"):
-            for f in sorted((root / sub).rglob("*.py")):
-                h.update(f.relative_to(root).as_posix().encode())
-                h.update(f.read_bytes())
-        _FINGERPRINT = h.hexdigest()
-    return _FINGERPRINT
+    return cache.make_key("gemm", repr(cfg))
 
 
 def cubin_path(cfg: GemmConfig) -> Path:
-    digest = hashlib.sha256((gemm_kernel_ir(cfg) + compiler_fingerprint()).encode()).hexdigest()[:16]
-    return cache_dir() / f"{cfg.name}-{digest}.cubin"
+    """Where the configuration's cubin is (or will be) cached."""
+    from tileorch import cache
+
+    return cache.entry_dir(cache_key(cfg)) / "kernel.cubin"
 
 
 @dataclass
@@ -61,23 +45,27 @@ def compile_gemm(cfg: GemmConfig, use_cache: bool = True) -> CompiledGemm:
     """IR -> cubin for ``cfg`` (in process), through the disk cache."""
     import time
 
+    from tileorch import cache
+
     cfg.check()
-    path = cubin_path(cfg)
-    if use_cache and path.exists():
-        return CompiledGemm(cfg, path.read_bytes(), {"cache": 0.0})
+    use_cache = use_cache and cache.enabled()
+    key = cache_key(cfg) if use_cache else ""
+    if use_cache:
+        t0 = time.perf_counter()
+        entry = cache.load(key)
+        if entry is not None and entry.meta.get("kind") == "gemm" and entry.files.get("kernel.cubin"):
+            return CompiledGemm(cfg, entry.files["kernel.cubin"], {"cache": time.perf_counter() - t0})
     try:
         from tileorch.backend.compile import compile_text
     except ImportError as exc:  # pragma: no cover - the GPU machine without xDSL
-        raise RuntimeError(f"no cached cubin for {cfg.name} at {path} and the compiler is not installed "
+        raise RuntimeError(f"no cached cubin for {cfg.name} at {cubin_path(cfg)} and the compiler is not installed "
                            f"({exc}); compile it on a machine with tileorch's CPU dependencies") from None
     t0 = time.perf_counter()
     result = compile_text(gemm_kernel_ir(cfg), f"<{cfg.name}>")
     seconds = {"total": time.perf_counter() - t0, **result.timings}
     cubin = result.ptxas.cubin
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_bytes(cubin)
-    tmp.replace(path)
+    if use_cache:
+        cache.store(key, {"kind": "gemm", "config": cfg.name}, {"kernel.cubin": cubin})
     return CompiledGemm(cfg, cubin, seconds)
 
 
