@@ -523,6 +523,7 @@ def clear_caches() -> None:
     _bytecode.clear()
     _programs.clear()
     _prepared.clear()
+    _bound.clear()
 
 
 def compiled(kernel: Any, arguments: list[Argument], arch: str, schedule: str, config: str = "") -> _Compiled:
@@ -680,7 +681,8 @@ def _k_major_copy(obj: Any, b: ArrayArg, stream: int) -> int:
 
 
 def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch: str, schedule: str,
-                 stream: int, dev: Any, sync: bool, tiles: str = "auto", args: Any = ()) -> None:
+                 stream: int, dev: Any, sync: bool, tiles: str = "auto", args: Any = (),
+                 fast: tuple | None = None) -> None:
     from tileorch.kernels.gemm.api import choose_schedule
     from tileorch.kernels.gemm.host import GemmKernel
     from tileorch.runtime.driver import api, check
@@ -739,6 +741,8 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
             _prepared.popitem(last=False)
     _prepared.move_to_end(key)
     prepared.launch(stream)
+    if fast is not None and not b_reason:  # a K-major copy of B is made at each launch: not bound
+        _keep_bound(fast, prepared)
     if sync:
         check(api().cuStreamSynchronize(api().CUstream(stream)), "cuStreamSynchronize")
 
@@ -778,7 +782,7 @@ def chained_tensor_maps(record: dict, arguments: list[Argument]) -> list[bytes]:
 
 
 def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], grid3: tuple[int, int, int],
-                    stream: int, sync: bool) -> None:
+                    stream: int, sync: bool, fast: tuple | None = None) -> None:
     from tileorch.runtime.launch import launch as runtime_launch
     from tileorch.runtime.module import Module
 
@@ -788,8 +792,11 @@ def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], gr
     if entry.image is None:
         image = program.cubin if program.cubin is not None else program.ptx
         entry.image = Module(image, label=f"cuTile kernel {kernel_name(kernel)}").kernel(program.kernel)
-    runtime_launch(entry.image, grid3, (record["threads"], 1, 1), maps + pack_simt_arguments(arguments),
-                   smem=int(record["smem"]), stream=stream, wait=sync)
+    params = maps + pack_simt_arguments(arguments)
+    runtime_launch(entry.image, grid3, (record["threads"], 1, 1), params, smem=int(record["smem"]), stream=stream,
+                   wait=sync)
+    if fast is not None:
+        _keep_bound(fast, _bound_launch(entry.image, grid3, (record["threads"], 1, 1), params, int(record["smem"])))
 
 
 def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90a", schedule: str = "auto",
@@ -803,6 +810,20 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90
     the program's 128x128 tiles, docs/cuda-tile.md), ``"program"`` keeps the program's tiles.
     ``sync=True`` waits for the kernel (with the runtime's hang watchdog) instead of returning
     once it is queued."""
+    fast = None if sync else _launch_key(kernel, grid, args, arch, schedule, tiles)
+    if fast is not None:
+        bound = _bound.get(fast)
+        if bound is not None:
+            bound.launch(stream_handle(stream))
+            return
+    _launch(stream, grid, kernel, args, arch, schedule, sync, tiles, fast)
+
+
+def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule: str, sync: bool, tiles: str,
+            fast: tuple | None) -> None:
+    """:func:`launch` for arguments not seen before: describe them, compile (through the caches),
+    pick the path, launch; with ``fast`` (the key of these exact arguments) the launch is kept
+    bound for the next call with the same arguments."""
     if tiles not in ("auto", "program"):
         raise ValueError(f"tiles must be 'auto' or 'program', got {tiles!r}")
     if arch not in ARCHS:
@@ -819,14 +840,14 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90
     entry = compiled(kernel, arguments, arch, "persistent" if schedule == "auto" else schedule)
     if entry.program.kind == "chained":
         try:
-            _launch_chained(entry, kernel, arguments, grid3, handle, sync)
+            _launch_chained(entry, kernel, arguments, grid3, handle, sync, fast)
             return
         except LayoutNotSupported as exc:
             entry = compiled(kernel, arguments, arch, "simt")
             _warn_slow_path(entry, kernel, f"{exc} [the SIMT path runs it]")
     if entry.program.kind == "gemm":
         try:
-            _launch_gemm(entry, kernel, arguments, arch, schedule, handle, dev, sync, tiles, args)
+            _launch_gemm(entry, kernel, arguments, arch, schedule, handle, dev, sync, tiles, args, fast)
             return
         except LayoutNotSupported as exc:
             # e.g. a transposed A: the same program, compiled by the SIMT lowering, takes any strides
@@ -843,8 +864,68 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90
     if entry.image is None:
         image = program.cubin if program.cubin is not None else program.ptx
         entry.image = Module(image, label=f"cuTile kernel {kernel_name(kernel)}").kernel(program.kernel)
-    runtime_launch(entry.image, grid3, (program.threads, 1, 1), pack_simt_arguments(arguments),
-                   smem=int(getattr(program, "smem", 0) or 0), stream=handle, wait=sync)
+    params = pack_simt_arguments(arguments)
+    smem = int(getattr(program, "smem", 0) or 0)
+    runtime_launch(entry.image, grid3, (program.threads, 1, 1), params, smem=smem, stream=handle, wait=sync)
+    if fast is not None:
+        _keep_bound(fast, _bound_launch(entry.image, grid3, (program.threads, 1, 1), params, smem))
+
+
+# --------------------------------------------------------------------------- repeated launches
+
+_bound: OrderedDict = OrderedDict()
+_BOUND_MAX = 256
+
+
+def _arg_key(value: Any) -> Any:
+    """What decides a launch of ``value``: a Python scalar's type and value, a torch tensor's
+    pointer, shape, strides, dtype and device; None for anything else (no fast path)."""
+    t = type(value)
+    if t is int or t is float or t is bool:
+        return (t, value)
+    tensor_type = _torch_tensor_type()
+    if tensor_type is not None and t is tensor_type:
+        return (value.data_ptr(), value.shape, value.stride(), value.dtype, value.device)
+    cai = getattr(value, "__cuda_array_interface__", None)
+    if type(cai) is dict:
+        strides = cai.get("strides")
+        try:
+            return ("cai", cai["data"][0], tuple(cai["shape"]), tuple(strides) if strides is not None else None,
+                    cai["typestr"])
+        except (KeyError, TypeError, IndexError):
+            return None
+    return None
+
+
+def _launch_key(kernel: Any, grid: Any, args: Any, arch: str, schedule: str, tiles: str) -> tuple | None:
+    """The key of a launch whose bound form can be reused, or None (unhashable or unknown
+    arguments: the full path runs every time)."""
+    if type(args) is not tuple or not (type(grid) is tuple or type(grid) is int):
+        return None
+    keys = []
+    for a in args:
+        k = _arg_key(a)
+        if k is None:
+            return None
+        keys.append(k)
+    try:
+        key = (kernel, grid, arch, schedule, tiles, *keys)
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _keep_bound(key: tuple, bound: Any) -> None:
+    _bound[key] = bound
+    while len(_bound) > _BOUND_MAX:
+        _bound.popitem(last=False)
+
+
+def _bound_launch(kernel: Any, grid: Any, block: Any, params: list[bytes], smem: int) -> Any:
+    from tileorch.runtime.launch import BoundLaunch
+
+    return BoundLaunch(kernel, grid, block, params, smem=smem)
 
 
 __all__ = [

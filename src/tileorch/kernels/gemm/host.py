@@ -359,10 +359,21 @@ class PreparedGemm:
         self._storage = [ctypes.create_string_buffer(a, len(a)) for a in args]
         self._pointers = (ctypes.c_void_p * len(args))(*[ctypes.addressof(s) for s in self._storage])
         self._config = self._launch_config()
+        # what each launch needs, looked up once (a launch is then one driver call and no
+        # Python re-derivation: see benchmarks/launch_overhead.py)
+        from tileorch.runtime.driver import api
+
+        self._drv = api()
+        self._function = kernel.kernel.function
+        self._params = ctypes.addressof(self._pointers)
+        self._stream: int | None = None
+        self._zero = self.zero_bytes if cfg.schedule == "streamk" and getattr(self, "zero_bytes", None) else None
+        self._copies = bool(self.staging.copies_in or self.staging.copies_out)
 
     def _launch_config(self):
-        from cuda.bindings import driver as drv
+        from tileorch.runtime.driver import api
 
+        drv = api()
         cfg = self.kernel.cfg
         config = drv.CUlaunchConfig()
         config.gridDimX, config.gridDimY, config.gridDimZ = self.grid
@@ -377,15 +388,23 @@ class PreparedGemm:
 
     def launch(self, stream: int = 0) -> None:
         """Enqueue one launch on ``stream`` (no synchronisation); Stream-K zeroes its locks first."""
-        from cuda.bindings import driver as drv
+        drv = self._drv
+        if stream != self._stream:
+            self._config.hStream = drv.CUstream(stream)
+            self._stream = stream
+        if self._zero is not None:
+            self._check(drv.cuMemsetD8Async(self._zero[0], 0, self._zero[1], self._config.hStream),
+                        "cuMemsetD8Async(stream-K locks)")
+        if self._copies:
+            self.staging.run(self.staging.copies_in, stream)
+        result = drv.cuLaunchKernelEx(self._config, self._function, self._params, 0)
+        if int(result[0]):  # CUresult: CUDA_SUCCESS is 0
+            self._check(result, f"cuLaunchKernelEx({self.kernel.cfg.name}, grid={self.grid})")
+        if self._copies:
+            self.staging.run(self.staging.copies_out, stream)
 
+    @staticmethod
+    def _check(result, call: str) -> None:
         from tileorch.runtime.driver import check
 
-        if self.kernel.cfg.schedule == "streamk" and getattr(self, "zero_bytes", None):
-            ptr, nbytes = self.zero_bytes
-            check(drv.cuMemsetD8Async(ptr, 0, nbytes, drv.CUstream(stream)), "cuMemsetD8Async(stream-K locks)")
-        self.staging.run(self.staging.copies_in, stream)
-        self._config.hStream = drv.CUstream(stream)
-        check(drv.cuLaunchKernelEx(self._config, self.kernel.kernel.function, ctypes.addressof(self._pointers), 0),
-              f"cuLaunchKernelEx({self.kernel.cfg.name}, grid={self.grid})")
-        self.staging.run(self.staging.copies_out, stream)
+        check(result, call)
