@@ -101,38 +101,47 @@ def _looks_like_path(source: str) -> bool:
     return "\n" not in source and (source.strip().endswith(SOURCE_SUFFIXES) or os.path.exists(source))
 
 
-def _source(source) -> tuple[str | bytes, str]:
-    """(MLIR text or CUDA Tile IR bytecode, name for diagnostics) of ``source``; a path that
-    cannot be read or a file that is not UTF-8 text (nor bytecode) raises :class:`CompileError`."""
-    from tileorch.backend.compile import CompileError
-    from tileorch.diagnostics import SourceError, decode_source
-    from tileorch.frontend.cuda_tile_bytecode import MAGIC
+TILE_IR_MAGIC = b"\x7fTileIR\x00"
+"""The first bytes of CUDA Tile IR bytecode (``tileorch.frontend.cuda_tile_bytecode.MAGIC``)."""
 
+
+def _read(source) -> tuple[str | bytes, str]:
+    """(MLIR text, or the bytes of a file or of bytecode; name for diagnostics) of ``source``,
+    without importing the compiler (a cache hit needs none of it).  A path that cannot be read
+    raises :class:`CompileError`."""
     if isinstance(source, os.PathLike) or (isinstance(source, str) and _looks_like_path(source)):
         path = os.fspath(source)
         try:
             with open(path, "rb") as f:
-                data = f.read()
+                return f.read(), path
         except OSError as exc:
+            from tileorch.backend.compile import CompileError
+
             raise CompileError([f"tileorch.compile: error: cannot read {path}: {exc.strerror or exc}"]) from None
-        name = path
-    elif isinstance(source, (bytes, bytearray, memoryview)):
-        data, name = bytes(source), "<bytes>"
-    elif isinstance(source, str):
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return bytes(source), "<bytes>"
+    if isinstance(source, str):
         return source, "<string>"
-    else:
-        from xdsl.dialects.builtin import ModuleOp
+    from xdsl.dialects.builtin import ModuleOp
 
-        if isinstance(source, ModuleOp):
-            from tileorch.backend.compile import print_module
+    if isinstance(source, ModuleOp):
+        from tileorch.backend.compile import print_module
 
-            return print_module(source, generic=True), "<module>"
-        raise TypeError(f"tileorch.compile takes MLIR text, a .mlir path or a ModuleOp, or CUDA Tile IR (a .tileirbc "
-                        f"path or bytecode bytes), not {type(source).__name__}")
-    if data[:8] == MAGIC:
-        return data, name
+        return print_module(source, generic=True), "<module>"
+    raise TypeError(f"tileorch.compile takes MLIR text, a .mlir path or a ModuleOp, or CUDA Tile IR (a .tileirbc "
+                    f"path or bytecode bytes), not {type(source).__name__}")
+
+
+def _decoded(payload: str | bytes, name: str) -> str | bytes:
+    """MLIR text or CUDA Tile IR bytecode: the bytes of a file that is not bytecode are decoded
+    as UTF-8 (a bad byte raises a located :class:`CompileError`)."""
+    if isinstance(payload, str) or payload[:8] == TILE_IR_MAGIC:
+        return payload
+    from tileorch.backend.compile import CompileError
+    from tileorch.diagnostics import SourceError, decode_source
+
     try:
-        return decode_source(data, name), name
+        return decode_source(payload, name)
     except SourceError as exc:
         raise CompileError([exc.format("tileorch.compile")]) from None
 
@@ -206,13 +215,10 @@ def compile(source, arch: str | None = "sm_90a", *, name: str | None = None, ptx
 def _compile(source, arch, name, ptx_version, ptxas, extra_pipeline, cache, isolate, schedule) -> Kernel:
     from tileorch import timing
 
-    with timing.timed("import"):  # the compiler's modules, on the first compile of a process
-        from tileorch.backend.compile import CompileError, compile_module, compile_text
-        from tileorch.backend.ptx import DEFAULT_PTX_VERSION
-        from tileorch.runtime.module import ptx_entries
+    from tileorch.backend.ptx import DEFAULT_PTX_VERSION  # (standard library only)
 
     with timing.timed("read"):
-        payload, default_name = _source(source)
+        payload, default_name = _read(source)
     name = name or default_name
     ptx_version = ptx_version or DEFAULT_PTX_VERSION
     use_cache = cache_enabled() if cache is None else cache
@@ -225,6 +231,12 @@ def _compile(source, arch, name, ptx_version, ptxas, extra_pipeline, cache, isol
     else:
         with timing.timed("cache"):  # the key still names the kernel (Kernel.key)
             key = cache_key(payload, arch, ptx_version, ptxas, extra_pipeline, schedule)
+    with timing.timed("import"):  # the compiler's modules, on the first compile of a process (not on a hit)
+        from tileorch.backend.compile import CompileError, compile_module, compile_text
+        from tileorch.runtime.module import ptx_entries
+
+    with timing.timed("read"):
+        payload = _decoded(payload, name)
     options = dict(arch=arch, ptx_version=ptx_version, emit="ptx", ptxas=ptxas, extra_pipeline=extra_pipeline,
                    isolate=isolate, schedule=schedule)
     if isinstance(payload, bytes):  # CUDA Tile IR bytecode

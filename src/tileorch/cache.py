@@ -78,13 +78,46 @@ def _source_files(root: str) -> list[str]:
     return out
 
 
+DEPENDENCIES = ("xdsl", "llvmlite")
+"""Distributions whose versions decide the output."""
+
+
+def _dependency_files() -> list[str]:
+    """The ``__init__.py`` of each dependency (an upgrade rewrites it), found without importing."""
+    import importlib.util
+
+    out = []
+    for dist in DEPENDENCIES:
+        try:
+            spec = importlib.util.find_spec(dist)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is not None and spec.origin:
+            out.append(spec.origin)
+    return out
+
+
+def _versions() -> str:
+    import importlib.metadata as md  # ~0.1 s to import: only when the memo below misses
+
+    parts = []
+    for dist in DEPENDENCIES:
+        try:
+            parts.append(f"{dist} {md.version(dist)}")
+        except md.PackageNotFoundError:
+            pass
+    return "\0".join(parts)
+
+
 def _sources_digest(root: str) -> str:
-    """sha256 of the compiler's source files (names and contents).  Memoised on disk by the files'
-    (path, size, mtime) list: a process whose sources did not change since the last one reads
-    one small file instead of hashing ~170 (a relaunch is then a few milliseconds)."""
+    """sha256 of the compiler's source files (names and contents) and of the dependencies'
+    versions.  Memoised on disk by the files' (path, size, mtime) list (the dependencies'
+    ``__init__.py`` included): a process whose compiler did not change since the last one reads
+    one small file instead of hashing ~170 and asking package metadata (a relaunch is then a few
+    milliseconds)."""
     files = _source_files(root)
-    stat_h = hashlib.sha256(root.encode())
-    for f in files:
+    stat_h = hashlib.sha256(f"format {FORMAT}\0{root}\0".encode())
+    for f in [*files, *_dependency_files()]:
         st = os.stat(f)
         stat_h.update(f"{f}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
     stamp = stat_h.hexdigest()
@@ -95,7 +128,7 @@ def _sources_digest(root: str) -> str:
             return text
     except OSError:
         pass
-    h = hashlib.sha256()
+    h = hashlib.sha256(f"format {FORMAT}\0{_versions()}\0".encode())
     for f in files:
         h.update(os.path.relpath(f, root).replace(os.sep, "/").encode())
         with open(f, "rb") as fh:
@@ -110,16 +143,7 @@ def compiler_fingerprint() -> str:
     sources (:data:`COMPILER_PARTS`), the versions of xDSL and llvmlite, the cache format."""
     global _FINGERPRINT
     if _FINGERPRINT is None:
-        import importlib.metadata as md
-
-        h = hashlib.sha256(f"format {FORMAT}\0".encode())
-        h.update(_sources_digest(os.path.dirname(os.path.abspath(__file__))).encode())
-        for dist in ("xdsl", "llvmlite"):
-            try:
-                h.update(f"\0{dist} {md.version(dist)}".encode())
-            except md.PackageNotFoundError:
-                pass
-        _FINGERPRINT = h.hexdigest()
+        _FINGERPRINT = _sources_digest(os.path.dirname(os.path.abspath(__file__)))
     return _FINGERPRINT
 
 
@@ -130,18 +154,14 @@ def ptxas_identity() -> str:
     """Path and version of the ptxas that would assemble (``""`` when there is none).  The
     version (a ``ptxas --version`` run, ~20 ms) is asked once per ptxas file: remembered in
     the process and on disk by the file's path, size and modification time."""
-    from tileorch.backend.ptx import BackendError
-    from tileorch.backend.ptxas import find_ptxas, ptxas_version
+    from tileorch.backend.ptxas import ptxas_version
 
-    try:
-        loc = find_ptxas()
-    except BackendError:
-        return ""
-    if loc is None:
+    path = ptxas_path()
+    if not path:
         return ""
     try:
-        st = os.stat(loc.path)
-        stamp = (loc.path, st.st_size, st.st_mtime_ns)
+        st = os.stat(path)
+        stamp = (path, st.st_size, st.st_mtime_ns)
     except OSError:
         return ""
     found = _PTXAS.get(stamp)
@@ -151,11 +171,42 @@ def ptxas_identity() -> str:
             found = memo.read_text()
         except OSError:
             found = ""
-        if not found.startswith(loc.path + " "):
-            found = f"{loc.path} {ptxas_version(loc.path)}"
+        if not found.startswith(path + " "):
+            found = f"{path} {ptxas_version(path)}"
             _write_atomic(memo, found.encode())
         _PTXAS[stamp] = found
     return found
+
+
+def ptxas_path() -> str:
+    """The path :func:`tileorch.backend.ptxas.find_ptxas` gives (``""``: none).  Looking in the
+    ``nvidia-cuda-nvcc`` wheel's metadata costs ~0.15 s: the answer is memoised on disk per
+    interpreter (``sys.executable``, ``sys.prefix``) and ``PATH``, and used while that file is an
+    executable (``TILEORCH_PTXAS``, when set, is taken as it is)."""
+    import sys
+
+    from tileorch.backend.ptx import BackendError
+    from tileorch.backend.ptxas import PTXAS_ENV, find_ptxas
+
+    env = os.environ.get(PTXAS_ENV)
+    if env:
+        return env if os.path.isfile(env) and os.access(env, os.X_OK) else ""
+    where = hashlib.sha256(repr((sys.executable, sys.prefix, os.environ.get("PATH", ""))).encode()).hexdigest()[:32]
+    memo = cache_base() / "fingerprints" / f"ptxas-path-{where}"
+    try:
+        path = memo.read_text()
+        if path and os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    except OSError:
+        pass
+    try:
+        loc = find_ptxas()
+    except BackendError:
+        return ""
+    path = loc.path if loc is not None else ""
+    if path:
+        _write_atomic(memo, path.encode())
+    return path
 
 
 def make_key(namespace: str, program: str | bytes, *options: object, ptxas: bool = True) -> str:
@@ -234,4 +285,4 @@ def _write_atomic(path: Path, data: bytes) -> None:
 
 
 __all__ = ["CACHE_DIR_ENV", "CACHE_SWITCH_ENV", "Entry", "cache_base", "cache_root", "compiler_fingerprint",
-           "enabled", "entry_dir", "load", "make_key", "ptxas_identity", "store"]
+           "enabled", "entry_dir", "load", "make_key", "ptxas_identity", "ptxas_path", "store"]

@@ -471,18 +471,18 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, config: s
     ``TILEORCH_CACHE=0`` turns it off): a relaunch in a new process reads the cubin, no compiler
     import.  Without ptxas the PTX is kept (not cached) and the driver JIT-compiles it on load."""
     from tileorch import cache
-    from tileorch.backend.ptxas import ptxas_available
 
-    ptxas = ptxas_available()
-    key = program_cache_key(data, arch, schedule, config, ptxas) if cache.enabled() else None
+    # the key's ptxas (memoised on disk); the compile asks backend.ptxas itself on a miss
+    key = program_cache_key(data, arch, schedule, config, bool(cache.ptxas_path())) if cache.enabled() else None
     if key is not None:
         hit = _read_cached(key)
         if hit is not None:
             return hit
+    from tileorch.backend.ptxas import ptxas_available
     from tileorch.frontend.cutile import compile_program
 
     extra = {"config": config} if config else {}
-    program = compile_program(data, name, arch=arch, schedule=schedule, ptxas=ptxas, **extra)
+    program = compile_program(data, name, arch=arch, schedule=schedule, ptxas=ptxas_available(), **extra)
     if key is not None and program.cubin is not None:
         _write_cached(key, program)
     return program

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import ctypes
 import struct
+import sys
 from dataclasses import dataclass
 from typing import Any
-
-import numpy as np
 
 from tileorch.runtime.buffers import device_pointer, is_device_array
 from tileorch.runtime.driver import api, check
@@ -62,11 +61,12 @@ _INT_FORMATS = {1: "b", 2: "h", 4: "i", 8: "q"}
 def pack_argument(value: Any, size: int, index: int) -> bytes:
     """The bytes of one kernel parameter of ``size`` bytes."""
     where = f"argument {index}"
-    if isinstance(value, np.ndarray):
+    np = sys.modules.get("numpy")  # not imported: the value is no numpy object
+    if np is not None and isinstance(value, np.ndarray):
         raise TypeError(f"{where} is a host numpy array: upload it (DeviceBuffer.from_array) first")
     if isinstance(value, (bytes, bytearray)):
         data = bytes(value)
-    elif isinstance(value, np.generic):
+    elif np is not None and isinstance(value, np.generic):
         data = value.tobytes()
     elif is_device_array(value):
         data = struct.pack("<Q", device_pointer(value))
