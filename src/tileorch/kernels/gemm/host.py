@@ -42,15 +42,16 @@ class CompiledGemm:
 
 
 def compile_gemm(cfg: GemmConfig, use_cache: bool = True) -> CompiledGemm:
-    """IR -> cubin for ``cfg`` (in process), through the disk cache."""
+    """IR -> cubin for ``cfg`` (in process), through the disk cache (:mod:`tileorch.cache`;
+    ``use_cache=False`` skips the lookup, the result is stored all the same)."""
     import time
 
     from tileorch import cache
 
     cfg.check()
-    use_cache = use_cache and cache.enabled()
-    key = cache_key(cfg) if use_cache else ""
-    if use_cache:
+    store = cache.enabled()  # ``use_cache=False`` compiles anew but still stores the result
+    key = cache_key(cfg) if store else ""
+    if use_cache and store:
         t0 = time.perf_counter()
         entry = cache.load(key)
         if entry is not None and entry.meta.get("kind") == "gemm" and entry.files.get("kernel.cubin"):
@@ -64,7 +65,7 @@ def compile_gemm(cfg: GemmConfig, use_cache: bool = True) -> CompiledGemm:
     result = compile_text(gemm_kernel_ir(cfg), f"<{cfg.name}>")
     seconds = {"total": time.perf_counter() - t0, **result.timings}
     cubin = result.ptxas.cubin
-    if use_cache:
+    if store:
         cache.store(key, {"kind": "gemm", "config": cfg.name}, {"kernel.cubin": cubin})
     return CompiledGemm(cfg, cubin, seconds)
 
