@@ -23,6 +23,10 @@ For each input:
 ``hit``
     ``tileorch.compile`` answered by the on-disk cache (a fresh ``TILEORCH_CACHE_DIR`` filled by
     one compile; ``hit_s``).
+``relaunch``
+    the same cache read by a new process (``python -c "import tileorch; tileorch.compile(FILE)"``):
+    ``relaunch_s`` (its wall time, interpreter start-up included), ``relaunch_import_s`` and
+    ``relaunch_call_s`` (the compile call that reads the cubin back).
 ``tileiras``
     ``tileiras --gpu-name=sm_90 -o OUT.cubin FILE.tileirbc`` on the same bytecode (cuTile inputs
     only; found as ``tileorch doctor`` finds it, or ``--tileiras PATH``; ``<bin>/../lib`` joins
@@ -201,12 +205,29 @@ def tileorch_warm(path: Path, repeat: int) -> dict:
             hit = tileorch.compile(source, arch, cache=True, isolate=True)
             out["hit_s"] = time.perf_counter() - t0
             assert hit.from_cache, "the second compile did not hit the cache"
+            out.update(tileorch_relaunch(path))
         finally:
             if old is None:
                 os.environ.pop("TILEORCH_CACHE_DIR", None)
             else:
                 os.environ["TILEORCH_CACHE_DIR"] = old
     return out
+
+
+RELAUNCH = ("import sys, time; t0 = time.perf_counter(); import tileorch; t1 = time.perf_counter(); "
+            "k = tileorch.compile(sys.argv[1], None, isolate=True); "
+            "print(t1 - t0, time.perf_counter() - t1, k.from_cache, len(k.cubin))")
+
+
+def tileorch_relaunch(path: Path) -> dict:
+    """A relaunch in a fresh process with the cache filled (``TILEORCH_CACHE_DIR`` as set by the
+    caller): the process's wall time (``relaunch_s``, interpreter start-up included), the import
+    of tileorch and the ``tileorch.compile`` call that reads the cubin back (``relaunch_call_s``)."""
+    wall, _cpu, proc = run_process([sys.executable, "-c", RELAUNCH, str(path)], dict(os.environ))
+    fields = proc.stdout.split()
+    if proc.returncode != 0 or len(fields) != 4 or fields[2] != "True":
+        return {"relaunch_error": (proc.stderr or proc.stdout).strip().splitlines()[-3:]}
+    return {"relaunch_s": wall, "relaunch_import_s": float(fields[0]), "relaunch_call_s": float(fields[1])}
 
 
 def find_tileiras(explicit: str | None) -> str | None:
@@ -381,7 +402,7 @@ def main(argv: list[str] | None = None) -> int:
         summary[f"{key}_geomean"] = g
         if g is not None:
             print(f"geomean {key}: {g:.2f} over {n} cuTile programs")
-    for key in ("cold_s", "cold_compile_s", "warm_s", "hit_s", "tileiras_s"):
+    for key in ("cold_s", "cold_compile_s", "warm_s", "hit_s", "relaunch_s", "relaunch_call_s", "tileiras_s"):
         vals = [r[key] for r in ok if isinstance(r.get(key), (int, float))]
         summary[f"{key}_sum"] = sum(vals)
         print(f"sum {key}: {sum(vals):.2f}s over {len(vals)} inputs")

@@ -24,66 +24,12 @@ kernel has compiled.  The runtime loads the cubin (or, compiled without ptxas, t
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-import tempfile
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-CACHE_DIR_ENV = "TILEORCH_CACHE_DIR"
-CACHE_SWITCH_ENV = "TILEORCH_CACHE"
-CACHE_FORMAT = 1
-
-
-def cache_root() -> Path:
-    """``$TILEORCH_CACHE_DIR/kernels``, default ``~/.cache/tileorch/kernels``."""
-    base = os.environ.get(CACHE_DIR_ENV) or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "tileorch")
-    return Path(base) / "kernels"
-
-
-def cache_enabled() -> bool:
-    return os.environ.get(CACHE_SWITCH_ENV, "1").strip().lower() not in ("0", "false", "no", "off")
-
-
-_FINGERPRINT: str | None = None
-
-
-def compiler_fingerprint() -> str:
-    """Hash of what decides the output besides the input: tileorch's compiler sources and the
-    versions of xDSL, llvmlite and ptxas."""
-    global _FINGERPRINT
-    if _FINGERPRINT is None:
-        import importlib.metadata as md
-
-        root = Path(__file__).resolve().parent
-        h = hashlib.sha256(f"format {CACHE_FORMAT}".encode())
-        for sub in ("dialects", "transforms", "backend", "schedulers", "kernels"):
-            for f in sorted((root / sub).rglob("*.py")):
-                h.update(f.relative_to(root).as_posix().encode())
-                h.update(f.read_bytes())
-        for dist in ("xdsl", "llvmlite"):
-            try:
-                h.update(f"{dist} {md.version(dist)}".encode())
-            except md.PackageNotFoundError:
-                pass
-        _FINGERPRINT = h.hexdigest()
-    return _FINGERPRINT
-
-
-def _ptxas_identity() -> str:
-    """Path and version of the ptxas that would run ('' when there is none)."""
-    from tileorch.backend.ptx import BackendError
-    from tileorch.backend.ptxas import find_ptxas, ptxas_version
-
-    try:
-        loc = find_ptxas()
-    except BackendError:
-        return ""
-    return f"{loc.path} {ptxas_version(loc.path)}" if loc else ""
-
+from tileorch.cache import CACHE_DIR_ENV, CACHE_SWITCH_ENV, cache_root, compiler_fingerprint  # noqa: F401
+from tileorch.cache import enabled as cache_enabled
 
 @dataclass
 class Kernel:
@@ -155,90 +101,83 @@ def _looks_like_path(source: str) -> bool:
     return "\n" not in source and (source.strip().endswith(SOURCE_SUFFIXES) or os.path.exists(source))
 
 
-def _source(source) -> tuple[str | bytes, str]:
-    """(MLIR text or CUDA Tile IR bytecode, name for diagnostics) of ``source``; a path that
-    cannot be read or a file that is not UTF-8 text (nor bytecode) raises :class:`CompileError`."""
-    from tileorch.backend.compile import CompileError
-    from tileorch.diagnostics import SourceError, decode_source
-    from tileorch.frontend.cuda_tile_bytecode import MAGIC
+TILE_IR_MAGIC = b"\x7fTileIR\x00"
+"""The first bytes of CUDA Tile IR bytecode (``tileorch.frontend.cuda_tile_bytecode.MAGIC``)."""
 
+
+def _read(source) -> tuple[str | bytes, str]:
+    """(MLIR text, or the bytes of a file or of bytecode; name for diagnostics) of ``source``,
+    without importing the compiler (a cache hit needs none of it).  A path that cannot be read
+    raises :class:`CompileError`."""
     if isinstance(source, os.PathLike) or (isinstance(source, str) and _looks_like_path(source)):
         path = os.fspath(source)
         try:
             with open(path, "rb") as f:
-                data = f.read()
+                return f.read(), path
         except OSError as exc:
+            from tileorch.backend.compile import CompileError
+
             raise CompileError([f"tileorch.compile: error: cannot read {path}: {exc.strerror or exc}"]) from None
-        name = path
-    elif isinstance(source, (bytes, bytearray, memoryview)):
-        data, name = bytes(source), "<bytes>"
-    elif isinstance(source, str):
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return bytes(source), "<bytes>"
+    if isinstance(source, str):
         return source, "<string>"
-    else:
-        from xdsl.dialects.builtin import ModuleOp
+    from xdsl.dialects.builtin import ModuleOp
 
-        if isinstance(source, ModuleOp):
-            from tileorch.backend.compile import print_module
+    if isinstance(source, ModuleOp):
+        from tileorch.backend.compile import print_module
 
-            return print_module(source, generic=True), "<module>"
-        raise TypeError(f"tileorch.compile takes MLIR text, a .mlir path or a ModuleOp, or CUDA Tile IR (a .tileirbc "
-                        f"path or bytecode bytes), not {type(source).__name__}")
-    if data[:8] == MAGIC:
-        return data, name
+        return print_module(source, generic=True), "<module>"
+    raise TypeError(f"tileorch.compile takes MLIR text, a .mlir path or a ModuleOp, or CUDA Tile IR (a .tileirbc "
+                    f"path or bytecode bytes), not {type(source).__name__}")
+
+
+def _decoded(payload: str | bytes, name: str) -> str | bytes:
+    """MLIR text or CUDA Tile IR bytecode: the bytes of a file that is not bytecode are decoded
+    as UTF-8 (a bad byte raises a located :class:`CompileError`)."""
+    if isinstance(payload, str) or payload[:8] == TILE_IR_MAGIC:
+        return payload
+    from tileorch.backend.compile import CompileError
+    from tileorch.diagnostics import SourceError, decode_source
+
     try:
-        return decode_source(data, name), name
+        return decode_source(payload, name)
     except SourceError as exc:
         raise CompileError([exc.format("tileorch.compile")]) from None
 
 
 def cache_key(text: str | bytes, arch: str | None, ptx_version: int, ptxas: bool, extra_pipeline: str,
               schedule: str | None = None) -> str:
-    h = hashlib.sha256()
-    for part in (compiler_fingerprint(), _ptxas_identity() if ptxas else "no ptxas", str(arch),
-                 str(ptx_version), extra_pipeline, f"schedule {schedule}", text):
-        h.update(part if isinstance(part, bytes) else part.encode())
-        h.update(b"\0")
-    return h.hexdigest()
+    from tileorch import cache
+
+    return cache.make_key("kernel", text, arch, ptx_version, extra_pipeline, f"schedule {schedule}", ptxas=ptxas)
 
 
-def _load_cached(directory: Path, key: str) -> Kernel | None:
-    try:
-        meta = json.loads((directory / "meta.json").read_text())
-        if meta.get("key") != key:
-            return None
-        ptx = (directory / "kernel.ptx").read_text()
-        cubin_path = directory / "kernel.cubin"
-        cubin = cubin_path.read_bytes() if cubin_path.exists() else b""
-        llvm_ir = (directory / "kernel.ll").read_text() if (directory / "kernel.ll").exists() else ""
-    except (OSError, ValueError):
+def _load_cached(key: str) -> Kernel | None:
+    from tileorch import cache
+
+    entry = cache.load(key)
+    if entry is None or entry.meta.get("kind") != "kernel":
         return None
-    return Kernel(ptx, cubin, meta["arch"], list(meta["entries"]), llvm_ir,
-                  list(meta.get("ptxas_messages", [])), key, from_cache=True, remarks=list(meta.get("remarks", [])),
-                  ptxas_resources=dict(meta.get("ptxas_resources", {})))
-
-
-def _store(directory: Path, kernel: Kernel) -> None:
-    """Write the entry into a temporary directory, then rename it into place (readers never see
-    half an entry; of two concurrent writers one wins)."""
+    meta = entry.meta
     try:
-        directory.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{kernel.key[:16]}-", dir=directory.parent))
-        (tmp / "kernel.ptx").write_text(kernel.ptx)
-        if kernel.cubin:
-            (tmp / "kernel.cubin").write_bytes(kernel.cubin)
-        (tmp / "kernel.ll").write_text(kernel.llvm_ir)
-        (tmp / "meta.json").write_text(json.dumps({
-            "key": kernel.key, "arch": kernel.arch, "entries": kernel.entries,
-            "ptxas_messages": kernel.ptxas_messages, "remarks": kernel.remarks,
-            "ptxas_resources": kernel.ptxas_resources, "format": CACHE_FORMAT}))
-        try:
-            os.replace(tmp, directory)
-        except OSError:  # another process stored it first
-            import shutil
+        return Kernel(entry.text("kernel.ptx"), entry.files.get("kernel.cubin", b""), meta["arch"],
+                      list(meta["entries"]), entry.text("kernel.ll"), list(meta.get("ptxas_messages", [])), key,
+                      from_cache=True, remarks=list(meta.get("remarks", [])),
+                      ptxas_resources=dict(meta.get("ptxas_resources", {})))
+    except (KeyError, TypeError, ValueError):
+        return None
 
-            shutil.rmtree(tmp, ignore_errors=True)
-    except OSError:
-        pass
+
+def _store(kernel: Kernel) -> None:
+    from tileorch import cache
+
+    files: dict[str, str | bytes] = {"kernel.ptx": kernel.ptx, "kernel.ll": kernel.llvm_ir}
+    if kernel.cubin:
+        files["kernel.cubin"] = kernel.cubin
+    cache.store(kernel.key, {"kind": "kernel", "arch": kernel.arch, "entries": kernel.entries,
+                             "ptxas_messages": kernel.ptxas_messages, "remarks": kernel.remarks,
+                             "ptxas_resources": kernel.ptxas_resources}, files)
 
 
 def compile(source, arch: str | None = "sm_90a", *, name: str | None = None, ptx_version: int | None = None,
@@ -276,30 +215,28 @@ def compile(source, arch: str | None = "sm_90a", *, name: str | None = None, ptx
 def _compile(source, arch, name, ptx_version, ptxas, extra_pipeline, cache, isolate, schedule) -> Kernel:
     from tileorch import timing
 
-    with timing.timed("import"):  # the compiler's modules, on the first compile of a process
-        from tileorch.backend.compile import CompileError, compile_module, compile_text
-        from tileorch.backend.ptx import DEFAULT_PTX_VERSION
-        from tileorch.runtime.module import ptx_entries
+    from tileorch.backend.ptx import DEFAULT_PTX_VERSION  # (standard library only)
 
     with timing.timed("read"):
-        payload, default_name = _source(source)
+        payload, default_name = _read(source)
     name = name or default_name
     ptx_version = ptx_version or DEFAULT_PTX_VERSION
     use_cache = cache_enabled() if cache is None else cache
     if use_cache:
         with timing.timed("cache"):
             key = cache_key(payload, arch, ptx_version, ptxas, extra_pipeline, schedule)
-            directory = cache_root() / key[:2] / key
-            hit = _load_cached(directory, key)
+            hit = _load_cached(key)
             if hit is not None:
                 return hit
-            if directory.exists():  # an unreadable (partial, corrupt) entry: replace it
-                import shutil
-
-                shutil.rmtree(directory, ignore_errors=True)
     else:
         with timing.timed("cache"):  # the key still names the kernel (Kernel.key)
             key = cache_key(payload, arch, ptx_version, ptxas, extra_pipeline, schedule)
+    with timing.timed("import"):  # the compiler's modules, on the first compile of a process (not on a hit)
+        from tileorch.backend.compile import CompileError, compile_module, compile_text
+        from tileorch.runtime.module import ptx_entries
+
+    with timing.timed("read"):
+        payload = _decoded(payload, name)
     options = dict(arch=arch, ptx_version=ptx_version, emit="ptx", ptxas=ptxas, extra_pipeline=extra_pipeline,
                    isolate=isolate, schedule=schedule)
     if isinstance(payload, bytes):  # CUDA Tile IR bytecode
@@ -334,5 +271,5 @@ def _compile(source, arch, name, ptx_version, ptxas, extra_pipeline, cache, isol
     )
     if use_cache:
         with timing.timed("cache"):
-            _store(directory, kernel)
+            _store(kernel)
     return kernel

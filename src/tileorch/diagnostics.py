@@ -316,6 +316,16 @@ def _raised_by_xdsl_verifier(exc: Exception) -> bool:
     return f"{os.sep}xdsl{os.sep}" in tb.tb_frame.f_code.co_filename
 
 
+_VERIFY_MEMO: dict | None = None
+
+
+def verification_memo() -> dict | None:
+    """While :func:`verify_located` verifies a module (which no verifier changes), a dict where
+    verifiers that read the whole module (e.g. a named barrier's CTA id pool) keep what they
+    computed, keyed as they choose; None outside one."""
+    return _VERIFY_MEMO
+
+
 def verify_located(module: Operation) -> list[str]:
     """Verify every op (children before parents); return one located line per failure.
 
@@ -323,12 +333,17 @@ def verify_located(module: Operation) -> list[str]:
     not reported: such verifiers read their neighbours (an enclosing executor, the init of the
     barrier they use), and the neighbour's error is the diagnostic (MLIR stops at the first
     failing op).  A crash with no other error is reported as the internal error it is."""
+    global _VERIFY_MEMO
     errors: list[str] = []
     crashes: list[str] = []
-    for op in _post_order(module):
-        error = verify_op_located(op)
-        if error is not None:
-            (crashes if ": error: internal error while verifying " in error else errors).append(error)
+    outer, _VERIFY_MEMO = _VERIFY_MEMO, {}
+    try:
+        for op in _post_order(module):
+            error = verify_op_located(op)
+            if error is not None:
+                (crashes if ": error: internal error while verifying " in error else errors).append(error)
+    finally:
+        _VERIFY_MEMO = outer
     return errors or crashes
 
 

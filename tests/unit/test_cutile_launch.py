@@ -376,6 +376,50 @@ def test_launch_simt_program_end_to_end(monkeypatch):
     assert drv.launches[2]["config"].gridDimX == 2
 
 
+@needs_cutile
+def test_a_repeated_launch_reuses_the_bound_launch(monkeypatch):
+    """The same kernel, grid and arguments again: no argument analysis, no packing, one driver
+    launch with the same parameter bytes; another stream is taken, another value is a new bind."""
+    import tileorch.frontend.cutile as frontend
+    from tileorch.frontend.cuda_tile_bytecode import read_bytecode
+    from tileorch.runtime import device as rt_device
+    from tileorch.runtime.driver import use_api
+
+    sizes = {"tile<ptr<f32>>": 8, "tile<i32>": 4, "tile<f32>": 4}
+
+    def compile_program(data, name, arch="sm_90a", schedule="persistent", ptxas=True):
+        entry = read_bytecode(data).body.block.first_op.body.block.first_op
+        drv.params["add_simt"] = [sizes[str(t).removeprefix("!cuda_tile.")] for t in entry.function_type.inputs.data]
+        return SimpleNamespace(kind="simt", ptx=".version 8.0\n.visible .entry add_simt()\n", cubin=None,
+                               kernel="add_simt", threads=128, gemm_config=None, gemm_args=None)
+
+    described = []
+    describe = rc.describe_arguments
+    monkeypatch.setattr(rc, "describe_arguments", lambda k, a: described.append(1) or describe(k, a))
+    monkeypatch.setattr(frontend, "compile_program", compile_program, raising=False)
+    rc.clear_caches()
+    drv = FakeDriver({})
+    streams = []
+    launch_ex = drv.cuLaunchKernelEx
+    drv.cuLaunchKernelEx = lambda config, *rest: streams.append(config.hStream) or launch_ex(config, *rest)
+    rt_device.forget_devices()
+    try:
+        with use_api(drv):
+            a, b, c = (Dev(0x100000 * (i + 1), (1000,), "<f4") for i in range(3))
+            for stream in (5, 5, 7):
+                rc.launch(stream, (4,), add, (a, b, c, 3.0, 256))
+            rc.launch(7, (4,), add, (a, b, c, 2.0, 256))  # another value: bound anew
+    finally:
+        rt_device.forget_devices()
+        rc.clear_caches()
+    assert len(described) == 2 and len(drv.launches) == 4
+    assert drv.launches[0]["params"] == drv.launches[1]["params"] == drv.launches[2]["params"]
+    assert streams == [5, 5, 7, 7]
+    assert drv.launches[3]["params"][-1] == struct.pack("<f", 2.0)
+    cfg = drv.launches[1]["config"]
+    assert (cfg.gridDimX, cfg.blockDimX, cfg.sharedMemBytes) == (4, 128, 0)
+
+
 # --------------------------------------------------------------------------- GEMM operands
 
 

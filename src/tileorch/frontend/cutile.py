@@ -94,15 +94,16 @@ def lower_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule
     ``convert-cudatile-to-tileaa`` (its errors propagate, located), then
     :func:`lower_tileaa_program`."""
     from tileorch import timing
-    from tileorch.backend.compile import CompileError
+    from tileorch.backend.compile import CompileError, verify_each_pass
     from tileorch.backend.pipeline import parse_pipeline, run_passes
     from tileorch.diagnostics import verify_located
 
     run_passes(ctx, module, parse_pipeline(f"convert-cudatile-to-tileaa{{compute_capability={arch}}}"))
-    with timing.timed("verify"):
-        errors = verify_located(module)
-    if errors:
-        raise CompileError([f"{e} (after convert-cudatile-to-tileaa)" for e in errors])
+    if verify_each_pass():  # else the compiled result is verified once, after the last pass
+        with timing.timed("verify"):
+            errors = verify_located(module)
+        if errors:
+            raise CompileError([f"{e} (after convert-cudatile-to-tileaa)" for e in errors])
     return lower_tileaa_program(module, ctx, arch, schedule, config, remarks)
 
 

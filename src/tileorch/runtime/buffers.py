@@ -5,8 +5,6 @@ from __future__ import annotations
 import ctypes
 from typing import Any
 
-import numpy as np
-
 from tileorch.runtime.device import current_device
 from tileorch.runtime.driver import api, check
 
@@ -93,12 +91,16 @@ class DeviceBuffer:
         return buf
 
     def upload(self, host: np.ndarray) -> None:
+        import numpy as np
+
         data = np.ascontiguousarray(host)
         if data.nbytes > self.nbytes:
             raise ValueError(f"{data.nbytes} bytes do not fit a {self.nbytes}-byte buffer")
         check(api().cuMemcpyHtoD(self._ptr, data.ctypes.data, data.nbytes), "cuMemcpyHtoD")
 
-    def download(self, dtype: Any = np.uint8, count: int | None = None) -> np.ndarray:
+    def download(self, dtype: Any = "uint8", count: int | None = None) -> np.ndarray:
+        import numpy as np
+
         dtype = np.dtype(dtype)
         n = self.nbytes // dtype.itemsize if count is None else count
         out = np.empty(n, dtype)

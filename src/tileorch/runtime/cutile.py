@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import io
-import json
-import os
 import struct
 import sys
 from collections import OrderedDict
@@ -417,70 +415,67 @@ class CachedProgram:
     chained: dict | None = None
 
 
-def program_cache_path(data: bytes, arch: str, schedule: str, config: str):
-    """Where the compiled program for this bytecode and these options lives on disk: keyed by the
-    bytecode, the options and the compiler's own sources (content-addressed)."""
-    import hashlib
+def program_cache_key(data: bytes, arch: str, schedule: str, config: str, ptxas: bool = True) -> str:
+    """The key of the compiled program for this bytecode and these options in :mod:`tileorch.cache`
+    (content-addressed: the bytecode, the options, the compiler's sources, ptxas)."""
+    from tileorch import cache
 
-    from tileorch.kernels.gemm.host import cache_dir, compiler_fingerprint
-
-    h = hashlib.sha256(data)
-    h.update(f"|{arch}|{schedule}|{config}|{compiler_fingerprint()}".encode())
-    return cache_dir().parent / "cutile" / h.hexdigest()[:32]
+    return cache.make_key("cutile", data, arch, schedule, config, ptxas=ptxas)
 
 
-def _cache_enabled() -> bool:
-    return os.environ.get("TILEORCH_CACHE", "1").strip().lower() not in ("0", "false", "no", "off")
+_RECORD_FIELDS = ("kind", "kernel", "threads", "seconds", "epilogue_ops", "retile_safe", "remarks", "chained")
 
 
-def _read_cached(path) -> CachedProgram | None:
-    meta, cubin = path.with_suffix(".json"), path.with_suffix(".cubin")
-    if not meta.exists():
+def _read_cached(key: str) -> CachedProgram | None:
+    from tileorch import cache
+
+    entry = cache.load(key)
+    if entry is None or entry.meta.get("kind") != "cutile":
         return None
     try:
-        record = json.loads(meta.read_text())
-        cfg = record.pop("gemm_config")
+        record = entry.meta["program"]
+        cfg = record.get("gemm_config")
         if cfg is not None:
             from tileorch.kernels.gemm.config import GemmConfig
 
             cfg = GemmConfig(**cfg)
-        args = record.pop("gemm_args")
+        args = record.get("gemm_args")
         return CachedProgram(gemm_config=cfg, gemm_args=tuple(args) if args is not None else None,
-                             cubin=cubin.read_bytes() if cubin.exists() else None, **record)
-    except (OSError, ValueError, TypeError):
+                             ptx=entry.text("kernel.ptx"), cubin=entry.files.get("kernel.cubin"),
+                             **{k: record[k] for k in _RECORD_FIELDS})
+    except (KeyError, TypeError, ValueError):
         return None
 
 
-def _write_cached(path, program: Any) -> None:
+def _write_cached(key: str, program: Any) -> None:
     from dataclasses import asdict
 
+    from tileorch import cache
+
     cfg = program.gemm_config
-    record = {"kind": program.kind, "ptx": program.ptx, "kernel": program.kernel, "threads": program.threads,
+    record = {"kind": program.kind, "kernel": program.kernel, "threads": program.threads,
               "gemm_config": asdict(cfg) if cfg is not None else None,
               "gemm_args": list(program.gemm_args) if program.gemm_args is not None else None,
               "seconds": program.seconds, "epilogue_ops": bool(getattr(program, "epilogue_ops", False)),
               "retile_safe": bool(getattr(program, "retile_safe", True)),
               "remarks": list(getattr(program, "remarks", None) or []),
               "chained": getattr(program, "chained", None)}
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        if program.cubin is not None:
-            tmp.write_bytes(program.cubin)
-            tmp.replace(path.with_suffix(".cubin"))
-        tmp.write_text(json.dumps(record))
-        tmp.replace(path.with_suffix(".json"))
-    except OSError:
-        pass  # a read-only cache directory: compile again next time
+    files: dict[str, str | bytes] = {"kernel.ptx": program.ptx}
+    if program.cubin is not None:
+        files["kernel.cubin"] = program.cubin
+    cache.store(key, {"kind": "cutile", "program": record}, files)
 
 
 def _compile_program(data: bytes, name: str, arch: str, schedule: str, config: str = "") -> Any:
-    """compile_program, through the content-addressed disk cache (``$TILEORCH_CACHE_DIR``,
-    ``TILEORCH_CACHE=0`` turns it off: a relaunch in a new process reads the cubin, no compiler
-    import); without ptxas the PTX is kept and the driver JIT-compiles it on load."""
-    path = program_cache_path(data, arch, schedule, config) if _cache_enabled() else None
-    if path is not None:
-        hit = _read_cached(path)
+    """compile_program, through the content-addressed disk cache (:mod:`tileorch.cache`;
+    ``TILEORCH_CACHE=0`` turns it off): a relaunch in a new process reads the cubin, no compiler
+    import.  Without ptxas the PTX is kept (not cached) and the driver JIT-compiles it on load."""
+    from tileorch import cache
+
+    # the key's ptxas (memoised on disk); the compile asks backend.ptxas itself on a miss
+    key = program_cache_key(data, arch, schedule, config, bool(cache.ptxas_path())) if cache.enabled() else None
+    if key is not None:
+        hit = _read_cached(key)
         if hit is not None:
             return hit
     from tileorch.backend.ptxas import ptxas_available
@@ -488,8 +483,8 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, config: s
 
     extra = {"config": config} if config else {}
     program = compile_program(data, name, arch=arch, schedule=schedule, ptxas=ptxas_available(), **extra)
-    if path is not None and program.cubin is not None:
-        _write_cached(path, program)
+    if key is not None and program.cubin is not None:
+        _write_cached(key, program)
     return program
 
 
@@ -528,6 +523,7 @@ def clear_caches() -> None:
     _bytecode.clear()
     _programs.clear()
     _prepared.clear()
+    _bound.clear()
 
 
 def compiled(kernel: Any, arguments: list[Argument], arch: str, schedule: str, config: str = "") -> _Compiled:
@@ -685,7 +681,8 @@ def _k_major_copy(obj: Any, b: ArrayArg, stream: int) -> int:
 
 
 def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch: str, schedule: str,
-                 stream: int, dev: Any, sync: bool, tiles: str = "auto", args: Any = ()) -> None:
+                 stream: int, dev: Any, sync: bool, tiles: str = "auto", args: Any = (),
+                 fast: tuple | None = None) -> None:
     from tileorch.kernels.gemm.api import choose_schedule
     from tileorch.kernels.gemm.host import GemmKernel
     from tileorch.runtime.driver import api, check
@@ -746,6 +743,8 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
             _prepared.popitem(last=False)
     _prepared.move_to_end(key)
     prepared.launch(stream)
+    if fast is not None and not b_reason:  # a K-major copy of B is made at each launch: not bound
+        _keep_bound(fast, prepared)
     if sync:
         check(api().cuStreamSynchronize(api().CUstream(stream)), "cuStreamSynchronize")
 
@@ -785,7 +784,7 @@ def chained_tensor_maps(record: dict, arguments: list[Argument]) -> list[bytes]:
 
 
 def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], grid3: tuple[int, int, int],
-                    stream: int, sync: bool) -> None:
+                    stream: int, sync: bool, fast: tuple | None = None) -> None:
     from tileorch.runtime.launch import launch as runtime_launch
     from tileorch.runtime.module import Module
 
@@ -795,8 +794,11 @@ def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], gr
     if entry.image is None:
         image = program.cubin if program.cubin is not None else program.ptx
         entry.image = Module(image, label=f"cuTile kernel {kernel_name(kernel)}").kernel(program.kernel)
-    runtime_launch(entry.image, grid3, (record["threads"], 1, 1), maps + pack_simt_arguments(arguments),
-                   smem=int(record["smem"]), stream=stream, wait=sync)
+    params = maps + pack_simt_arguments(arguments)
+    runtime_launch(entry.image, grid3, (record["threads"], 1, 1), params, smem=int(record["smem"]), stream=stream,
+                   wait=sync)
+    if fast is not None:
+        _keep_bound(fast, _bound_launch(entry.image, grid3, (record["threads"], 1, 1), params, int(record["smem"])))
 
 
 def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90a", schedule: str = "auto",
@@ -810,6 +812,20 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90
     the program's 128x128 tiles, docs/cuda-tile.md), ``"program"`` keeps the program's tiles.
     ``sync=True`` waits for the kernel (with the runtime's hang watchdog) instead of returning
     once it is queued."""
+    fast = None if sync else _launch_key(kernel, grid, args, arch, schedule, tiles)
+    if fast is not None:
+        bound = _bound.get(fast)
+        if bound is not None:
+            bound.launch(stream_handle(stream))
+            return
+    _launch(stream, grid, kernel, args, arch, schedule, sync, tiles, fast)
+
+
+def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule: str, sync: bool, tiles: str,
+            fast: tuple | None) -> None:
+    """:func:`launch` for arguments not seen before: describe them, compile (through the caches),
+    pick the path, launch; with ``fast`` (the key of these exact arguments) the launch is kept
+    bound for the next call with the same arguments."""
     if tiles not in ("auto", "program"):
         raise ValueError(f"tiles must be 'auto' or 'program', got {tiles!r}")
     if arch not in ARCHS:
@@ -826,14 +842,14 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90
     entry = compiled(kernel, arguments, arch, "persistent" if schedule == "auto" else schedule)
     if entry.program.kind == "chained":
         try:
-            _launch_chained(entry, kernel, arguments, grid3, handle, sync)
+            _launch_chained(entry, kernel, arguments, grid3, handle, sync, fast)
             return
         except LayoutNotSupported as exc:
             entry = compiled(kernel, arguments, arch, "simt")
             _warn_slow_path(entry, kernel, f"{exc} [the SIMT path runs it]")
     if entry.program.kind == "gemm":
         try:
-            _launch_gemm(entry, kernel, arguments, arch, schedule, handle, dev, sync, tiles, args)
+            _launch_gemm(entry, kernel, arguments, arch, schedule, handle, dev, sync, tiles, args, fast)
             return
         except LayoutNotSupported as exc:
             # e.g. a transposed A: the same program, compiled by the SIMT lowering, takes any strides
@@ -850,8 +866,68 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90
     if entry.image is None:
         image = program.cubin if program.cubin is not None else program.ptx
         entry.image = Module(image, label=f"cuTile kernel {kernel_name(kernel)}").kernel(program.kernel)
-    runtime_launch(entry.image, grid3, (program.threads, 1, 1), pack_simt_arguments(arguments),
-                   smem=int(getattr(program, "smem", 0) or 0), stream=handle, wait=sync)
+    params = pack_simt_arguments(arguments)
+    smem = int(getattr(program, "smem", 0) or 0)
+    runtime_launch(entry.image, grid3, (program.threads, 1, 1), params, smem=smem, stream=handle, wait=sync)
+    if fast is not None:
+        _keep_bound(fast, _bound_launch(entry.image, grid3, (program.threads, 1, 1), params, smem))
+
+
+# --------------------------------------------------------------------------- repeated launches
+
+_bound: OrderedDict = OrderedDict()
+_BOUND_MAX = 256
+
+
+def _arg_key(value: Any) -> Any:
+    """What decides a launch of ``value``: a Python scalar's type and value, a torch tensor's
+    pointer, shape, strides, dtype and device; None for anything else (no fast path)."""
+    t = type(value)
+    if t is int or t is float or t is bool:
+        return (t, value)
+    tensor_type = _torch_tensor_type()
+    if tensor_type is not None and t is tensor_type:
+        return (value.data_ptr(), value.shape, value.stride(), value.dtype, value.device)
+    cai = getattr(value, "__cuda_array_interface__", None)
+    if type(cai) is dict:
+        strides = cai.get("strides")
+        try:
+            return ("cai", cai["data"][0], tuple(cai["shape"]), tuple(strides) if strides is not None else None,
+                    cai["typestr"])
+        except (KeyError, TypeError, IndexError):
+            return None
+    return None
+
+
+def _launch_key(kernel: Any, grid: Any, args: Any, arch: str, schedule: str, tiles: str) -> tuple | None:
+    """The key of a launch whose bound form can be reused, or None (unhashable or unknown
+    arguments: the full path runs every time)."""
+    if type(args) is not tuple or not (type(grid) is tuple or type(grid) is int):
+        return None
+    keys = []
+    for a in args:
+        k = _arg_key(a)
+        if k is None:
+            return None
+        keys.append(k)
+    try:
+        key = (kernel, grid, arch, schedule, tiles, *keys)
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _keep_bound(key: tuple, bound: Any) -> None:
+    _bound[key] = bound
+    while len(_bound) > _BOUND_MAX:
+        _bound.popitem(last=False)
+
+
+def _bound_launch(kernel: Any, grid: Any, block: Any, params: list[bytes], smem: int) -> Any:
+    from tileorch.runtime.launch import BoundLaunch
+
+    return BoundLaunch(kernel, grid, block, params, smem=smem)
 
 
 __all__ = [

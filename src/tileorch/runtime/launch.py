@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import ctypes
 import struct
+import sys
 from dataclasses import dataclass
 from typing import Any
-
-import numpy as np
 
 from tileorch.runtime.buffers import device_pointer, is_device_array
 from tileorch.runtime.driver import api, check
@@ -62,11 +61,12 @@ _INT_FORMATS = {1: "b", 2: "h", 4: "i", 8: "q"}
 def pack_argument(value: Any, size: int, index: int) -> bytes:
     """The bytes of one kernel parameter of ``size`` bytes."""
     where = f"argument {index}"
-    if isinstance(value, np.ndarray):
+    np = sys.modules.get("numpy")  # not imported: the value is no numpy object
+    if np is not None and isinstance(value, np.ndarray):
         raise TypeError(f"{where} is a host numpy array: upload it (DeviceBuffer.from_array) first")
     if isinstance(value, (bytes, bytearray)):
         data = bytes(value)
-    elif isinstance(value, np.generic):
+    elif np is not None and isinstance(value, np.generic):
         data = value.tobytes()
     elif is_device_array(value):
         data = struct.pack("<Q", device_pointer(value))
@@ -196,3 +196,52 @@ def launch(
     check(drv.cuEventRecord(end, config.hStream), "cuEventRecord")
     record = Launch(kernel, cfg, start, end, timeout_s)
     return record.wait() if wait else record
+
+
+class BoundLaunch:
+    """One kernel with its launch configuration and parameter bytes packed once: :meth:`launch`
+    is a single ``cuLaunchKernelEx`` (no argument packing, no events, no watchdog), for callers
+    that launch the same kernel with the same arguments again (``tileorch.cutile.launch``'s
+    repeated calls).  The first launch of a kernel goes through :func:`launch`, which also
+    opts the kernel in to its shared memory and cluster size."""
+
+    __slots__ = ("kernel", "config", "_storage", "_pointers", "_params", "_launch_config", "_stream", "_drv",
+                 "_function", "_label")
+
+    def __init__(self, kernel: Kernel, grid: Any, block: Any, args: tuple[Any, ...] | list[Any] = (),
+                 cluster: Any = 1, smem: int = 0):
+        self.kernel = kernel
+        self.config = cfg = LaunchConfig.make(grid, block, cluster, smem)
+        params = pack_arguments(kernel, args)
+        drv = self._drv = api()
+        _prepare(kernel, cfg)
+        self._storage = [ctypes.create_string_buffer(p, len(p)) for p in params]
+        self._pointers = (ctypes.c_void_p * max(len(self._storage), 1))(*[ctypes.addressof(s) for s in self._storage])
+        self._params = ctypes.addressof(self._pointers) if self._storage else 0
+        config = drv.CUlaunchConfig()
+        config.gridDimX, config.gridDimY, config.gridDimZ = cfg.grid
+        config.blockDimX, config.blockDimY, config.blockDimZ = cfg.block
+        config.sharedMemBytes = cfg.smem
+        if cfg.cluster_size > 1:
+            cluster_attr = drv.CUlaunchAttribute()
+            cluster_attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+            dims = cluster_attr.value.clusterDim
+            dims.x, dims.y, dims.z = cfg.cluster
+            config.attrs = [cluster_attr]
+            config.numAttrs = 1
+        else:
+            config.numAttrs = 0
+        self._launch_config = config
+        self._stream: int | None = None
+        self._function = kernel.function
+        self._label = f"cuLaunchKernelEx('{kernel.name}', {cfg.describe()})"
+
+    def launch(self, stream: int = 0) -> None:
+        """Enqueue the kernel on ``stream`` (no synchronisation)."""
+        self.kernel.module.device.require_healthy()
+        if stream != self._stream:
+            self._launch_config.hStream = self._drv.CUstream(stream)
+            self._stream = stream
+        result = self._drv.cuLaunchKernelEx(self._launch_config, self._function, self._params, 0)
+        if int(result[0]):
+            check(result, self._label)

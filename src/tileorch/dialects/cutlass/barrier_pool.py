@@ -132,13 +132,27 @@ def _collect(table: Operation) -> list[_Function]:
     return functions
 
 
+def _collect_memoized(table: Operation) -> list[_Function]:
+    """:func:`_collect`, once per module while a whole module is verified (every named-barrier
+    op's verifier asks for its pool: without the memo, one module walk per barrier op)."""
+    from tileorch.diagnostics import verification_memo
+
+    memo = verification_memo()
+    if memo is None:
+        return _collect(table)
+    found = memo.get(("barrier_pool", id(table)))
+    if found is None or found[0] is not table:
+        found = memo[("barrier_pool", id(table))] = (table, _collect(table))
+    return found[1]
+
+
 class _Pool:
     """The functions sharing a CTA with one function ``home``, and how they are related."""
 
     def __init__(self, home: Operation):
         self.home = home
         table = home.parent_op()
-        self.functions = _collect(table) if table is not None else []
+        self.functions = _collect_memoized(table) if table is not None else []
         self.by_name = {f.name: f for f in self.functions if f.name is not None}
         self.home_fn = next((f for f in self.functions if f.op is home), None)
         self.callers: dict[str, list[tuple[str, Operation]]] = {}

@@ -9,7 +9,9 @@
 
 Anything unsupported raises ``TypeError``/``ValueError`` with the reason; nothing falls back
 silently.  Each configuration is compiled once and cached on disk (``host.compile_gemm``);
-bound problems (tensor maps, scheduler params) are cached per pointer/shape.
+a call is resolved once per shapes/strides/dtypes/devices (:class:`_Problem`) and bound once
+per pointers (tensor maps, scheduler params, the parameter buffer), so a repeated call is a
+dictionary lookup and one ``cuLaunchKernelEx``.
 """
 
 from __future__ import annotations
@@ -21,9 +23,8 @@ from typing import Any
 from tileorch.kernels.gemm.config import GemmConfig, GemmConfigError
 
 _DTYPES = {"torch.bfloat16": "bf16", "torch.float16": "f16", "torch.float32": "f32"}
-_kernels: dict[GemmConfig, Any] = {}
-_prepared: OrderedDict = OrderedDict()
 _PREPARED_MAX = 64
+_kernels: dict[GemmConfig, Any] = {}
 
 
 def _dtype_name(t) -> str:
@@ -73,17 +74,112 @@ def kernel_for(cfg: GemmConfig):
     return _kernels[cfg]
 
 
-def gemm(a, b, out=None, *, schedule: str = "auto", config: GemmConfig | None = None):
-    """``out = a @ b`` (see the module docstring); returns ``out``."""
-    import torch
+class _Problem:
+    """What a call with these shapes, strides, dtypes and devices resolved to: the configuration,
+    its loaded kernel, the problem size, and the problems bound to pointers (LRU)."""
 
+    __slots__ = ("cfg", "kernel", "m", "n", "k", "sms", "device_index", "out_shape", "out_dtype", "bound")
+
+    def __init__(self, cfg, kernel, m, n, k, sms, device_index, out_dtype):
+        self.cfg, self.kernel, self.m, self.n, self.k, self.sms = cfg, kernel, m, n, k, sms
+        self.device_index, self.out_shape, self.out_dtype = device_index, (m, n), out_dtype
+        self.bound: OrderedDict = OrderedDict()
+
+    def prepared(self, a_ptr: int, b_ptr: int, c_ptr: int, device):
+        key = (a_ptr, b_ptr, c_ptr)
+        prepared = self.bound.get(key)
+        if prepared is None:
+            torch = _torch()
+
+            def alloc(nbytes: int):
+                return torch.empty(nbytes, dtype=torch.uint8, device=device)
+
+            prepared = self.kernel.prepare(a_ptr, b_ptr, c_ptr, self.m, self.n, self.k, self.sms, alloc)
+            self.bound[key] = prepared
+            prepared.staging.warn("tileorch.gemm", stacklevel=3)
+            while len(self.bound) > _PREPARED_MAX:
+                self.bound.popitem(last=False)
+        return prepared
+
+
+_problems: OrderedDict = OrderedDict()
+_PROBLEMS_MAX = 256
+_device_facts: dict = {}
+_TORCH: Any = None
+
+
+def _torch():
+    global _TORCH
+    if _TORCH is None:
+        import torch
+
+        _TORCH = torch
+    return _TORCH
+
+
+def device_facts(device) -> tuple[int, int, int]:
+    """(major, minor, SM count) of a CUDA device, asked of torch once per device."""
+    facts = _device_facts.get(device)
+    if facts is None:
+        torch = _torch()
+        major, minor = torch.cuda.get_device_capability(device)
+        sms = torch.cuda.get_device_properties(device).multi_processor_count
+        facts = _device_facts[device] = (major, minor, sms)
+    return facts
+
+
+def current_stream(device_index: int) -> int:
+    """The raw handle of torch's current stream on the device (torch's private fast accessor
+    when it has one, as Triton uses)."""
+    torch = _torch()
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return raw(device_index)
+    return torch.cuda.current_stream(device_index).cuda_stream
+
+
+def clear_caches() -> None:
+    """Forget loaded kernels and bound problems (tests, benchmarks)."""
+    _kernels.clear()
+    _problems.clear()
+    _device_facts.clear()
+
+
+def gemm(a, b, out=None, *, schedule: str = "auto", config: GemmConfig | None = None):
+    """``out = a @ b`` (see the module docstring); returns ``out``.
+
+    A call whose tensors have the shapes, strides, dtypes and devices of an earlier call reuses
+    what that call resolved (configuration, kernel, scheduler parameters) and, for the same
+    pointers, its bound parameters and tensor maps: one dictionary lookup, then the launch."""
+    torch = _TORCH or _torch()
+    tensor = torch.Tensor
+    if isinstance(a, tensor) and isinstance(b, tensor) and (out is None or isinstance(out, tensor)):
+        da = a.device
+        key = (a.shape, b.shape, a.stride(), b.stride(), a.dtype, b.dtype, da, b.device, schedule, config,
+               None if out is None else (out.shape, out.stride(), out.dtype, out.device))
+        problem = _problems.get(key)
+        if problem is not None:
+            if out is None:
+                out = torch.empty(problem.out_shape, dtype=problem.out_dtype, device=da)
+            prepared = problem.prepared(a.data_ptr(), b.data_ptr(), out.data_ptr(), da)
+            prepared.launch(current_stream(problem.device_index))
+            return out
+    else:
+        key = None
+    return _gemm_slow(a, b, out, schedule, config, key)
+
+
+def _gemm_slow(a, b, out, schedule: str, config: GemmConfig | None, key):
+    """The first call for a problem: check everything, choose the configuration, load the kernel;
+    remember the problem under ``key`` (the fast path's lookup) when nothing needed a copy."""
+    torch = _torch()
     if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)):
         raise TypeError("tileorch.gemm takes torch tensors")
     if a.dim() != 2 or b.dim() != 2:
         raise ValueError(f"tileorch.gemm multiplies 2-D matrices, got shapes {tuple(a.shape)} and {tuple(b.shape)}")
     if not (a.is_cuda and b.is_cuda) or a.device != b.device:
         raise ValueError("a and b must be CUDA tensors on the same device")
-    major, _minor = torch.cuda.get_device_capability(a.device)
+    major, _minor, sms = device_facts(a.device)
     if major != 9:
         raise ValueError(f"tileorch.gemm needs an sm_90 (Hopper) GPU, got compute capability {major}.{_minor}")
     dtype = _dtype_name(a)
@@ -93,11 +189,13 @@ def gemm(a, b, out=None, *, schedule: str = "auto", config: GemmConfig | None = 
     k2, n = b.shape
     if k != k2:
         raise ValueError(f"inner dimensions differ: a is {tuple(a.shape)}, b is {tuple(b.shape)}")
+    copied = False
     a_major = "k"
     if a.stride(0) == 1 and a.stride(1) == m and m > 1 and k > 1:
         a_major = "m"  # a transposed view of a [K, M] tensor: an M-major WGMMA operand, no copy
     elif not (a.stride(1) == 1 and a.stride(0) == k):
         a = a.contiguous()
+        copied = True
     if b.stride(0) == n and b.stride(1) == 1:
         b_major = "n"
     elif b.stride(0) == 1 and b.stride(1) == k:
@@ -105,6 +203,7 @@ def gemm(a, b, out=None, *, schedule: str = "auto", config: GemmConfig | None = 
     else:
         b = b.contiguous()
         b_major = "n"
+        copied = True
     if out is None:
         out = torch.empty((m, n), dtype=a.dtype, device=a.device)
     else:
@@ -117,7 +216,6 @@ def gemm(a, b, out=None, *, schedule: str = "auto", config: GemmConfig | None = 
         return out
     if k == 0:
         return out.zero_()
-    sms = torch.cuda.get_device_properties(a.device).multi_processor_count
     if config is None:
         cfg = default_config(m, n, k, dtype, out_dtype, b_major, schedule, sms)
     else:
@@ -126,17 +224,11 @@ def gemm(a, b, out=None, *, schedule: str = "auto", config: GemmConfig | None = 
     cfg = replace(cfg, a_major=a_major)
     if cfg.schedule not in ("persistent", "streamk", "dp"):
         raise GemmConfigError(f"unknown schedule {cfg.schedule!r}")
-    key = (cfg, a.data_ptr(), b.data_ptr(), out.data_ptr(), m, n, k, sms)
-    prepared = _prepared.get(key)
-    if prepared is None:
-        def alloc(nbytes: int):
-            return torch.empty(nbytes, dtype=torch.uint8, device=a.device)
-
-        prepared = kernel_for(cfg).prepare(a.data_ptr(), b.data_ptr(), out.data_ptr(), m, n, k, sms, alloc)
-        _prepared[key] = prepared
-        prepared.staging.warn("tileorch.gemm", stacklevel=2)
-        while len(_prepared) > _PREPARED_MAX:
-            _prepared.popitem(last=False)
-    _prepared.move_to_end(key)
-    prepared.launch(torch.cuda.current_stream(a.device).cuda_stream)
+    problem = _Problem(cfg, kernel_for(cfg), m, n, k, sms, a.device.index or 0, out.dtype)
+    if key is not None and not copied:
+        _problems[key] = problem
+        while len(_problems) > _PROBLEMS_MAX:
+            _problems.popitem(last=False)
+    prepared = problem.prepared(a.data_ptr(), b.data_ptr(), out.data_ptr(), a.device)
+    prepared.launch(current_stream(problem.device_index))
     return out

@@ -2,17 +2,14 @@
 params for a problem, launch.
 
 Importing this module needs neither xDSL nor a GPU; compiling needs xDSL (the CPU side),
-launching needs cuda-python and an sm_90 GPU.  Compiled cubins are cached on disk under
-``$TILEORCH_CACHE_DIR`` (default ``~/.cache/tileorch``) as ``gemm/<config name>-<key>.cubin``,
-the key hashing the configuration and the compiler's sources (the kernel's IR is a function of
-the two), so a machine without xDSL can run configurations compiled elsewhere.
+launching needs cuda-python and an sm_90 GPU.  Compiled cubins are kept in the one on-disk
+cache (:mod:`tileorch.cache`, keyed by the configuration, the compiler's sources and ptxas),
+so a machine without xDSL can run configurations compiled elsewhere.
 """
 
 from __future__ import annotations
 
 import ctypes
-import hashlib
-import os
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,37 +17,20 @@ from typing import Any
 
 from tileorch.kernels.gemm.config import GemmConfig, GemmConfigError
 
-CACHE_ENV = "TILEORCH_CACHE_DIR"
+def cache_key(cfg: GemmConfig) -> str:
+    """The configuration's key in :mod:`tileorch.cache`: the kernel text is a function of the
+    configuration and the compiler's sources (both in the key), so the configuration stands in
+    for the text (no template rendering to look a cubin up)."""
+    from tileorch import cache
 
-
-def cache_dir() -> Path:
-    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "tileorch") / "gemm"
-
-
-_FINGERPRINT: str | None = None
-
-
-def compiler_fingerprint() -> str:
-    """Hash of the compiler's own sources (dialects, transforms, backend, kernels): a cached cubin
-    is reused only by the compiler that produced it."""
-    global _FINGERPRINT
-    if _FINGERPRINT is None:
-        root = Path(__file__).resolve().parents[2]
-        h = hashlib.sha256()
-        for sub in ("dialects", "transforms", "backend", "kernels", "schedulers", "frontend"):
-            for f in sorted((root / sub).rglob("*.py")):
-                h.update(f.relative_to(root).as_posix().encode())
-                h.update(f.read_bytes())
-        _FINGERPRINT = h.hexdigest()
-    return _FINGERPRINT
+    return cache.make_key("gemm", repr(cfg))
 
 
 def cubin_path(cfg: GemmConfig) -> Path:
-    """Where ``cfg``'s cubin is cached: keyed on every field of ``cfg`` and the compiler's
-    sources (:func:`compiler_fingerprint`, which covers the kernel builder)."""
-    fields = ",".join(f"{k}={v!r}" for k, v in sorted(cfg.as_dict().items()))
-    digest = hashlib.sha256((fields + "\n" + compiler_fingerprint()).encode()).hexdigest()[:16]
-    return cache_dir() / f"{cfg.name}-{digest}.cubin"
+    """Where the configuration's cubin is (or will be) cached."""
+    from tileorch import cache
+
+    return cache.entry_dir(cache_key(cfg)) / "kernel.cubin"
 
 
 @dataclass
@@ -62,18 +42,27 @@ class CompiledGemm:
 
 def compile_gemm(cfg: GemmConfig, use_cache: bool = True) -> CompiledGemm:
     """``cfg``'s tile program (:func:`tileorch.kernels.gemm.program.gemm_program`) through the TileAS
-    tier and the backend -> cubin (in process), through the disk cache; ``seconds`` holds the
-    compile's phases (``tier``: the tile program to the kernel's IR, then the backend's) and ``total``."""
+    tier and the backend -> cubin (in process), through the disk cache (:mod:`tileorch.cache`;
+    ``use_cache=False`` skips the lookup, the result is stored all the same); ``seconds`` holds
+    the compile's phases (``tier``: the tile program to the kernel's IR, then the backend's)."""
+    import time
+
+    from tileorch import cache
+
     cfg.check()
-    path = cubin_path(cfg)
-    if use_cache and path.exists():
-        return CompiledGemm(cfg, path.read_bytes(), {"cache": 0.0})
+    store = cache.enabled()  # ``use_cache=False`` compiles anew but still stores the result
+    key = cache_key(cfg) if store else ""
+    if use_cache and store:
+        t0 = time.perf_counter()
+        entry = cache.load(key)
+        if entry is not None and entry.meta.get("kind") == "gemm" and entry.files.get("kernel.cubin"):
+            return CompiledGemm(cfg, entry.files["kernel.cubin"], {"cache": time.perf_counter() - t0})
     try:
         from tileorch import timing
         from tileorch.backend.compile import compile_module
         from tileorch.kernels.gemm.program import lower_gemm
     except ImportError as exc:  # pragma: no cover - the GPU machine without xDSL
-        raise RuntimeError(f"no cached cubin for {cfg.name} at {path} and the compiler is not installed "
+        raise RuntimeError(f"no cached cubin for {cfg.name} at {cubin_path(cfg)} and the compiler is not installed "
                            f"({exc}); compile it on a machine with tileorch's CPU dependencies") from None
     with timing.collect() as timer:
         with timing.timed("tier"):
@@ -81,10 +70,8 @@ def compile_gemm(cfg: GemmConfig, use_cache: bool = True) -> CompiledGemm:
         result = compile_module(module)
     seconds = timer.as_dict()
     cubin = result.ptxas.cubin
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_bytes(cubin)
-    tmp.replace(path)
+    if store:
+        cache.store(key, {"kind": "gemm", "config": cfg.name}, {"kernel.cubin": cubin})
     return CompiledGemm(cfg, cubin, seconds)
 
 
@@ -380,10 +367,21 @@ class PreparedGemm:
         self._storage = [ctypes.create_string_buffer(a, len(a)) for a in args]
         self._pointers = (ctypes.c_void_p * len(args))(*[ctypes.addressof(s) for s in self._storage])
         self._config = self._launch_config()
+        # what each launch needs, looked up once (a launch is then one driver call and no
+        # Python re-derivation: see benchmarks/launch_overhead.py)
+        from tileorch.runtime.driver import api
+
+        self._drv = api()
+        self._function = kernel.kernel.function
+        self._params = ctypes.addressof(self._pointers)
+        self._stream: int | None = None
+        self._zero = self.zero_bytes if cfg.schedule == "streamk" and getattr(self, "zero_bytes", None) else None
+        self._copies = bool(self.staging.copies_in or self.staging.copies_out)
 
     def _launch_config(self):
-        from cuda.bindings import driver as drv
+        from tileorch.runtime.driver import api
 
+        drv = api()
         cfg = self.kernel.cfg
         config = drv.CUlaunchConfig()
         config.gridDimX, config.gridDimY, config.gridDimZ = self.grid
@@ -398,15 +396,23 @@ class PreparedGemm:
 
     def launch(self, stream: int = 0) -> None:
         """Enqueue one launch on ``stream`` (no synchronisation); Stream-K zeroes its locks first."""
-        from cuda.bindings import driver as drv
+        drv = self._drv
+        if stream != self._stream:
+            self._config.hStream = drv.CUstream(stream)
+            self._stream = stream
+        if self._zero is not None:
+            self._check(drv.cuMemsetD8Async(self._zero[0], 0, self._zero[1], self._config.hStream),
+                        "cuMemsetD8Async(stream-K locks)")
+        if self._copies:
+            self.staging.run(self.staging.copies_in, stream)
+        result = drv.cuLaunchKernelEx(self._config, self._function, self._params, 0)
+        if int(result[0]):  # CUresult: CUDA_SUCCESS is 0
+            self._check(result, f"cuLaunchKernelEx({self.kernel.cfg.name}, grid={self.grid})")
+        if self._copies:
+            self.staging.run(self.staging.copies_out, stream)
 
+    @staticmethod
+    def _check(result, call: str) -> None:
         from tileorch.runtime.driver import check
 
-        if self.kernel.cfg.schedule == "streamk" and getattr(self, "zero_bytes", None):
-            ptr, nbytes = self.zero_bytes
-            check(drv.cuMemsetD8Async(ptr, 0, nbytes, drv.CUstream(stream)), "cuMemsetD8Async(stream-K locks)")
-        self.staging.run(self.staging.copies_in, stream)
-        self._config.hStream = drv.CUstream(stream)
-        check(drv.cuLaunchKernelEx(self._config, self.kernel.kernel.function, ctypes.addressof(self._pointers), 0),
-              f"cuLaunchKernelEx({self.kernel.cfg.name}, grid={self.grid})")
-        self.staging.run(self.staging.copies_out, stream)
+        check(result, call)

@@ -39,6 +39,7 @@ from tileorch.transforms.pipeline_to_nvvm import (
     scheduler,
     state,
 )
+from tileorch.transforms.pipeline_to_nvvm.base import OpNameDispatch
 from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
 from tileorch.transforms.pipeline_to_nvvm.types import LowerTypes
 
@@ -54,6 +55,18 @@ def leaf_patterns(options: LoweringOptions) -> list:
         *mods.PATTERNS,
         *scheduler.patterns(),
     ]
+
+
+def _rewrite(module: ModuleOp, patterns: list, walk_regions_first: bool = False, always: bool = False) -> None:
+    """One greedy walk of ``patterns`` (tried by op name, :class:`OpNameDispatch`), skipped
+    unless ``always`` when no op of the module is one they lower: the leaf walk (``always``)
+    runs the greedy applier's dead-code elimination to a fixed point, so a skipped walk would
+    have changed nothing."""
+    dispatch = OpNameDispatch(patterns)
+    if not always and not dispatch.matches_any({o.name for o in module.walk()}):
+        return
+    PatternRewriteWalker(GreedyRewritePatternApplier([dispatch]), apply_recursively=True,
+                         walk_regions_first=walk_regions_first).rewrite_module(module)
 
 
 @dataclass(frozen=True)
@@ -75,14 +88,10 @@ class ConvertPipelineToNVVM(ModulePass):
         scheduler.fold_static_queries(op)
         scheduler.drop_host_functions(op)
         mark_byval_params(op)
-        PatternRewriteWalker(GreedyRewritePatternApplier(regions.expansion_patterns())).rewrite_module(op)
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier(leaf_patterns(options)), apply_recursively=True, walk_regions_first=True
-        ).rewrite_module(op)
-        PatternRewriteWalker(GreedyRewritePatternApplier([*init.patterns(options), *scheduler.constructor_patterns()])).rewrite_module(op)
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier(regions.patterns(options)), apply_recursively=True, walk_regions_first=True
-        ).rewrite_module(op)
+        _rewrite(op, regions.expansion_patterns())
+        _rewrite(op, leaf_patterns(options), walk_regions_first=True, always=True)
+        _rewrite(op, [*init.patterns(options), *scheduler.constructor_patterns()])
+        _rewrite(op, regions.patterns(options), walk_regions_first=True)
         dedup.dedup_wait_groups(op)
         PatternRewriteWalker(LowerTypes(recursive=True)).rewrite_module(op)
         PatternRewriteWalker(scheduler.LowerSchedulerTypes(recursive=True)).rewrite_module(op)

@@ -161,6 +161,8 @@ def agent_setmaxnreg(lists: list[list[int]], regs: list[int]) -> list[int]:
 class KernelLowering(RewritePattern):
     """``nv_tileas.kernel`` -> ``func.func`` marked ``nvvm.kernel`` (+ ``nvvm.maxntid``)."""
 
+    OPS = ("nv_tileas.kernel",)
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if op.name != "nv_tileas.kernel":
             return
@@ -185,9 +187,11 @@ class StageRegionExpansion(RewritePattern):
     """``cutlass.pipeline.produce`` = acquire; body; commit.  ``consume`` = wait; body; release.
     TileAS producer/consumer regions already hold their handshake ops: their body is inlined."""
 
+    OPS = ("cutlass.pipeline.produce", "cutlass.pipeline.consume",
+           "nv_tileas.async.pipeline.producer", "nv_tileas.async.pipeline.consumer")
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if op.name not in ("cutlass.pipeline.produce", "cutlass.pipeline.consume",
-                           "nv_tileas.async.pipeline.producer", "nv_tileas.async.pipeline.consumer"):
+        if op.name not in self.OPS:
             return
         block = op.regions[0].block
         results: list = []
@@ -261,6 +265,8 @@ def _guarded(copy: Operation, region_op: Operation) -> bool:
 
 class CreatePipelineBinding(RewritePattern):
     """``create_pipeline`` names the cutlass pipeline it binds: it becomes that value."""
+
+    OPS = ("nv_tileas.async.pipeline.create_pipeline",)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if op.name != "nv_tileas.async.pipeline.create_pipeline":

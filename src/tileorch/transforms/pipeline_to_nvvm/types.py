@@ -72,15 +72,20 @@ class MemoizedTypeConversion(TypeConversionPattern):
     128-register WGMMA accumulator) without the memo."""
 
     def _convert_type_rec(self, typ: Attribute) -> Attribute | None:
+        # keyed by identity first (the parser and the builders share attribute objects, and
+        # hashing a wide struct type hashes every member), then by value
         memo = self.__dict__.setdefault("_memo", {})
+        by_id = self.__dict__.setdefault("_memo_id", {})
+        found = by_id.get(id(typ))
+        if found is not None and found[0] is typ:
+            return found[1]
         try:
-            return memo[typ]
+            converted = memo[typ]
         except KeyError:
-            pass
+            converted = memo[typ] = super()._convert_type_rec(typ)
         except TypeError:  # an unhashable attribute
             return super()._convert_type_rec(typ)
-        converted = super()._convert_type_rec(typ)
-        memo[typ] = converted
+        by_id[id(typ)] = (typ, converted)
         return converted
 
 

@@ -1,0 +1,288 @@
+"""The one on-disk cache of compiled programs, content-addressed (issues 19 and 22).
+
+``tileorch.compile`` (:mod:`tileorch.api`), the GEMM host side (:mod:`tileorch.kernels.gemm.host`)
+and the cuTile launcher (:mod:`tileorch.runtime.cutile`) keep what they compile here, so that a
+relaunch in a new process reads a cubin instead of compiling (milliseconds, no compiler import).
+
+Key
+    :func:`make_key` hashes a namespace (who stores: ``kernel``, ``gemm``, ``cutile``), the
+    program (MLIR text or bytecode), the options that change the output, and
+    :func:`compiler_fingerprint`: tileorch's compiler sources, the xDSL and llvmlite versions and
+    the ptxas that assembles (:func:`ptxas_identity`: path and version).  Any edit misses.
+Entry
+    ``$TILEORCH_CACHE_DIR/kernels/<key[:2]>/<key>/`` (default ``~/.cache/tileorch``): a
+    ``meta.json`` (the caller's record plus ``key``, ``format`` and the list of ``files``) and
+    the files (``kernel.ptx``, ``kernel.cubin``, ...).  An entry is written into a temporary
+    directory and renamed into place, so a reader never sees half of one; of two concurrent
+    writers one wins.  An entry that cannot be read is a miss; one that cannot be written is
+    skipped (the cache never blocks compiling).
+Switch
+    ``TILEORCH_CACHE=0`` (or ``false``/``no``/``off``) turns it off.
+
+Importing this module needs nothing beyond the standard library (a GPU host without xDSL reads
+entries compiled elsewhere).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+CACHE_DIR_ENV = "TILEORCH_CACHE_DIR"
+CACHE_SWITCH_ENV = "TILEORCH_CACHE"
+FORMAT = 2
+"""Bumped when the entry layout or a record's meaning changes: older entries then miss."""
+
+COMPILER_PARTS = ("analysis", "backend", "dialects", "frontend", "kernels", "schedulers", "transforms",
+                  "diagnostics.py", "registry.py")
+"""What of the ``tileorch`` package decides a compiled program (relative to the package)."""
+
+
+def cache_base() -> Path:
+    """``$TILEORCH_CACHE_DIR``, default ``$XDG_CACHE_HOME/tileorch`` or ``~/.cache/tileorch``."""
+    base = os.environ.get(CACHE_DIR_ENV) or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "tileorch")
+    return Path(base)
+
+
+def cache_root() -> Path:
+    """Where entries live: ``cache_base() / "kernels"``."""
+    return cache_base() / "kernels"
+
+
+def enabled() -> bool:
+    return os.environ.get(CACHE_SWITCH_ENV, "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+# --------------------------------------------------------------------------- fingerprint
+
+_FINGERPRINT: str | None = None
+
+
+def _source_files(root: str) -> list[str]:
+    out: list[str] = []
+    for part in COMPILER_PARTS:
+        path = os.path.join(root, part)
+        if part.endswith(".py"):
+            if os.path.isfile(path):
+                out.append(path)
+            continue
+        for dirpath, dirnames, filenames in os.walk(path):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            out += [os.path.join(dirpath, f) for f in sorted(filenames) if f.endswith(".py")]
+    return out
+
+
+DEPENDENCIES = ("xdsl", "llvmlite")
+"""Distributions whose versions decide the output."""
+
+
+def _dependency_files() -> list[str]:
+    """The ``__init__.py`` of each dependency (an upgrade rewrites it), found without importing."""
+    import importlib.util
+
+    out = []
+    for dist in DEPENDENCIES:
+        try:
+            spec = importlib.util.find_spec(dist)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is not None and spec.origin:
+            out.append(spec.origin)
+    return out
+
+
+def _versions() -> str:
+    import importlib.metadata as md  # ~0.1 s to import: only when the memo below misses
+
+    parts = []
+    for dist in DEPENDENCIES:
+        try:
+            parts.append(f"{dist} {md.version(dist)}")
+        except md.PackageNotFoundError:
+            pass
+    return "\0".join(parts)
+
+
+def _sources_digest(root: str) -> str:
+    """sha256 of the compiler's source files (names and contents) and of the dependencies'
+    versions.  Memoised on disk by the files' (path, size, mtime) list (the dependencies'
+    ``__init__.py`` included): a process whose compiler did not change since the last one reads
+    one small file instead of hashing ~170 and asking package metadata (a relaunch is then a few
+    milliseconds)."""
+    files = _source_files(root)
+    stat_h = hashlib.sha256(f"format {FORMAT}\0{root}\0".encode())
+    for f in [*files, *_dependency_files()]:
+        st = os.stat(f)
+        stat_h.update(f"{f}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+    stamp = stat_h.hexdigest()
+    memo = cache_base() / "fingerprints" / stamp[:32]
+    try:
+        text = memo.read_text()
+        if len(text) == 64:
+            return text
+    except OSError:
+        pass
+    h = hashlib.sha256(f"format {FORMAT}\0{_versions()}\0".encode())
+    for f in files:
+        h.update(os.path.relpath(f, root).replace(os.sep, "/").encode())
+        with open(f, "rb") as fh:
+            h.update(fh.read())
+    digest = h.hexdigest()
+    _write_atomic(memo, digest.encode())
+    return digest
+
+
+def compiler_fingerprint() -> str:
+    """Hash of what decides the output besides the input and the options: tileorch's compiler
+    sources (:data:`COMPILER_PARTS`), the versions of xDSL and llvmlite, the cache format."""
+    global _FINGERPRINT
+    if _FINGERPRINT is None:
+        _FINGERPRINT = _sources_digest(os.path.dirname(os.path.abspath(__file__)))
+    return _FINGERPRINT
+
+
+_PTXAS: dict[tuple, str] = {}
+
+
+def ptxas_identity() -> str:
+    """Path and version of the ptxas that would assemble (``""`` when there is none).  The
+    version (a ``ptxas --version`` run, ~20 ms) is asked once per ptxas file: remembered in
+    the process and on disk by the file's path, size and modification time."""
+    from tileorch.backend.ptxas import ptxas_version
+
+    path = ptxas_path()
+    if not path:
+        return ""
+    try:
+        st = os.stat(path)
+        stamp = (path, st.st_size, st.st_mtime_ns)
+    except OSError:
+        return ""
+    found = _PTXAS.get(stamp)
+    if found is None:
+        memo = cache_base() / "fingerprints" / ("ptxas-" + hashlib.sha256(repr(stamp).encode()).hexdigest()[:32])
+        try:
+            found = memo.read_text()
+        except OSError:
+            found = ""
+        if not found.startswith(path + " "):
+            found = f"{path} {ptxas_version(path)}"
+            _write_atomic(memo, found.encode())
+        _PTXAS[stamp] = found
+    return found
+
+
+def ptxas_path() -> str:
+    """The path :func:`tileorch.backend.ptxas.find_ptxas` gives (``""``: none).  Looking in the
+    ``nvidia-cuda-nvcc`` wheel's metadata costs ~0.15 s: the answer is memoised on disk per
+    interpreter (``sys.executable``, ``sys.prefix``) and ``PATH``, and used while that file is an
+    executable (``TILEORCH_PTXAS``, when set, is taken as it is)."""
+    import sys
+
+    from tileorch.backend.ptx import BackendError
+    from tileorch.backend.ptxas import PTXAS_ENV, find_ptxas
+
+    env = os.environ.get(PTXAS_ENV)
+    if env:
+        return env if os.path.isfile(env) and os.access(env, os.X_OK) else ""
+    where = hashlib.sha256(repr((sys.executable, sys.prefix, os.environ.get("PATH", ""))).encode()).hexdigest()[:32]
+    memo = cache_base() / "fingerprints" / f"ptxas-path-{where}"
+    try:
+        path = memo.read_text()
+        if path and os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    except OSError:
+        pass
+    try:
+        loc = find_ptxas()
+    except BackendError:
+        return ""
+    path = loc.path if loc is not None else ""
+    if path:
+        _write_atomic(memo, path.encode())
+    return path
+
+
+def make_key(namespace: str, program: str | bytes, *options: object, ptxas: bool = True) -> str:
+    """The sha256 key of ``program`` compiled with ``options`` (each turned into text with
+    ``str``) by this compiler (and, with ``ptxas``, this ptxas), under ``namespace``."""
+    h = hashlib.sha256()
+    for part in (namespace, compiler_fingerprint(), ptxas_identity() if ptxas else "no ptxas", *map(str, options),
+                 program):
+        h.update(part if isinstance(part, bytes) else part.encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+# --------------------------------------------------------------------------- entries
+
+
+@dataclass
+class Entry:
+    """A cache entry read back: the stored record and its files' bytes by name."""
+
+    key: str
+    meta: dict
+    files: dict[str, bytes]
+
+    def text(self, name: str, default: str = "") -> str:
+        data = self.files.get(name)
+        return data.decode() if data is not None else default
+
+
+def entry_dir(key: str) -> Path:
+    return cache_root() / key[:2] / key
+
+
+def load(key: str) -> Entry | None:
+    """The entry stored under ``key``, or None (absent, unreadable, or stored for another key)."""
+    directory = entry_dir(key)
+    try:
+        meta = json.loads((directory / "meta.json").read_bytes())
+        if meta.get("key") != key or meta.get("format") != FORMAT:
+            return None
+        files = {name: (directory / name).read_bytes() for name in meta.get("files", [])}
+    except (OSError, ValueError, TypeError, AttributeError):
+        return None
+    return Entry(key, meta, files)
+
+
+def store(key: str, meta: dict, files: dict[str, bytes | str]) -> None:
+    """Store ``meta`` (JSON-serialisable) and ``files`` under ``key``, replacing an unreadable
+    entry; errors (a read-only directory, a full disk) are ignored."""
+    directory = entry_dir(key)
+    record = {**meta, "key": key, "format": FORMAT, "files": sorted(files)}
+    try:
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{key[:16]}-", dir=directory.parent))
+        for name, data in files.items():
+            (tmp / name).write_bytes(data.encode() if isinstance(data, str) else data)
+        (tmp / "meta.json").write_text(json.dumps(record))
+        if directory.exists() and load(key) is None:  # a corrupt or partial entry: replace it
+            shutil.rmtree(directory, ignore_errors=True)
+        try:
+            os.replace(tmp, directory)
+        except OSError:  # another process stored it first
+            shutil.rmtree(tmp, ignore_errors=True)
+    except (OSError, TypeError, ValueError):
+        pass
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+__all__ = ["CACHE_DIR_ENV", "CACHE_SWITCH_ENV", "Entry", "cache_base", "cache_root", "compiler_fingerprint",
+           "enabled", "entry_dir", "load", "make_key", "ptxas_identity", "ptxas_path", "store"]
