@@ -69,13 +69,16 @@ def test_gemm_host_and_api_share_the_cache(cache_dir, monkeypatch):
     from tileorch.kernels.gemm.config import GemmConfig
     from tileorch.kernels.gemm.host import cache_key, compile_gemm, cubin_path
 
+    import tileorch.kernels.gemm.program as program
+
     compiled = []
 
-    def compile_text(text, name):
-        compiled.append(name)
+    def compile_module(module):
+        compiled.append(module)
         return SimpleNamespace(ptxas=SimpleNamespace(cubin=b"\x7fELF gemm"), timings={})
 
-    monkeypatch.setattr(backend_compile, "compile_text", compile_text)
+    monkeypatch.setattr(program, "lower_gemm", lambda cfg: f"<module of {cfg.name}>")
+    monkeypatch.setattr(backend_compile, "compile_module", compile_module)
     cfg = GemmConfig().check()
     assert compile_gemm(cfg).cubin == b"\x7fELF gemm" and len(compiled) == 1
     again = compile_gemm(cfg)

@@ -145,17 +145,19 @@ def test_kernel_ir_parses_and_verifies(schedule):
 
 
 def test_cubin_cache_key_is_the_configuration_and_the_compiler(monkeypatch, tmp_path):
+    from tileorch import cache
     from tileorch.kernels.gemm import host
 
-    monkeypatch.setenv(host.CACHE_ENV, str(tmp_path))
+    monkeypatch.setenv("TILEORCH_CACHE_DIR", str(tmp_path))
     base = GemmConfig()
-    assert host.cubin_path(base) == host.cubin_path(replace(base))
+    assert host.cache_key(base) == host.cache_key(replace(base))
     # fields that leave the name alone (the name omits transpose_b) still change the key
-    assert host.cubin_path(replace(base, transpose_b=True)) != host.cubin_path(base)
-    assert host.cubin_path(replace(base, stages=3)) != host.cubin_path(base)
-    before = host.cubin_path(base)
-    monkeypatch.setattr(host, "_FINGERPRINT", "another compiler")
-    assert host.cubin_path(base) != before
+    assert host.cache_key(replace(base, transpose_b=True)) != host.cache_key(base)
+    assert host.cache_key(replace(base, stages=3)) != host.cache_key(base)
+    assert str(host.cubin_path(base)).startswith(str(tmp_path))
+    before = host.cache_key(base)
+    monkeypatch.setattr(cache, "_FINGERPRINT", "another compiler")
+    assert host.cache_key(base) != before
 
 
 def test_host_module_imports_without_the_compiler():
