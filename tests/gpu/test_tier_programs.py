@@ -29,7 +29,14 @@ def _check(out, ref, dtype):
     if out.dtype == torch.int32:  # int8 x int8 -> int32 (and mixed signedness): exact
         torch.testing.assert_close(out, ref, atol=0, rtol=0)
         return
-    # tolerance of the output's type (tf32 products: the tf32 one); fp8 inputs are exact in f32
+    if dtype in ("e4m3", "e5m2"):
+        # fp8 WGMMA accumulates with fewer mantissa bits than f32 (Hopper's fp8 tensor cores), so the
+        # output type's elementwise tolerance fails where a sum nearly cancels: compare the error
+        # relative to the whole result instead (a wrong tile or a missed K step gives >> 1e-2)
+        err = float((out.float() - ref).norm() / ref.norm())
+        assert err < 5e-3, f"relative error {err:.2e} of the fp8 GEMM against the fp32 reference"
+        return
+    # tolerance of the output's type (tf32 products: the tf32 one)
     key = "tf32" if dtype == "tf32" else {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16"}[out.dtype]
     torch.testing.assert_close(out.float(), ref, **TOL[key])
 
