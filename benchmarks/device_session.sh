@@ -32,7 +32,7 @@ benchmarks() {  # $1: fill or bench; everything lands in $OUT/results_$1.tgz (th
     | tee "$R/tile_programs.log" | tail -n 34
   timeout ${MEM_TIMEOUT:-150} python3 benchmarks/memory_bound.py --out "$R" --iters 20 2>&1 \
     | tee "$R/memory_bound.log" | tail -n 16
-  timeout ${ATT_TIMEOUT:-200} python3 benchmarks/attention.py --out "$R" --seqs 4096,16384 --iters 10 2>&1 \
+  timeout ${ATT_TIMEOUT:-200} python3 benchmarks/attention.py --out "$R" --dims 64,128,256 --seqs 4096,16384 --iters 10 2>&1 \
     | tee "$R/attention.log" | tail -n 20
   tar czf "$OUT/results_$1.tgz" -C "$OUT" "$1" && rm -rf "$R"
 }
