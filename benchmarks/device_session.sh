@@ -59,14 +59,26 @@ case "$MODE" in
   bench)
     python3 -m pip install -q --no-index --no-deps --target /tmp/site .tc/*.whl || exit 1
     mkdir -p /tmp/tc && xz -dc .tc/tc.tar.xz | tar xf - -C /tmp/tc
-    tar xzf .tc/cache.tgz -C /tmp
+    if [ -f .tc/cache.txz ]; then tar xJf .tc/cache.txz -C /tmp; else tar xzf .tc/cache.tgz -C /tmp; fi
     export PATH="/tmp/tc/nvidia/cu13/bin:$PATH" LD_LIBRARY_PATH="/tmp/tc/nvidia/cu13/lib:${LD_LIBRARY_PATH:-}"
     export CUDA_HOME=/tmp/tc/nvidia/cu13 PYTHONPATH="/tmp/site:$PWD/src"
     tileiras --version 2>&1 | head -3 | tee "$OUT/tileiras.txt"
     benchmarks bench
     ;;
+  stage_tc)  # bench with the compiler, step 1 (carries .tc/): unpack tileiras where a warm machine keeps it
+    python3 -m pip install -q --no-index --no-deps --target /tmp/site .tc/*.whl || exit 1
+    mkdir -p /tmp/tc && xz -dc .tc/tc.tar.xz | tar xf - -C /tmp/tc && ls /tmp/tc/nvidia/cu13/bin
+    ;;
+  bench_all)  # step 2, within the machine's warm window (carries .whl/): tileiras and tileorch's compiler together
+    [ -x /tmp/tc/nvidia/cu13/bin/tileiras ] || { echo "no /tmp/tc: run stage_tc first on this machine" >&2; exit 3; }
+    install_compiler
+    export PATH="/tmp/tc/nvidia/cu13/bin:$PATH" LD_LIBRARY_PATH="/tmp/tc/nvidia/cu13/lib:${LD_LIBRARY_PATH:-}"
+    export CUDA_HOME=/tmp/tc/nvidia/cu13
+    tileiras --version 2>&1 | head -3 | tee "$OUT/tileiras.txt"
+    benchmarks bench
+    ;;
   *)
-    echo "usage: $0 tests|fill|bench" >&2
+    echo "usage: $0 tests|fill|bench|stage_tc|bench_all" >&2
     exit 2
     ;;
 esac
