@@ -38,7 +38,7 @@ def build(names: list[str] | None) -> int:
     from cuda.tile.compilation import ArrayConstraint, CallingConvention, KernelSignature, export_kernel
 
     from cutile_kernel_zoo import _cases
-    from tileorch.frontend.cutile import compile_program
+    from tileorch.driver import compile_program
 
     BUILD.mkdir(parents=True, exist_ok=True)
     failures = 0

@@ -7,7 +7,7 @@ cuBLAS, in one process over the shape suite, timed identically.
 The program is the textbook cuTile GEMM (``matmul`` in ``benchmarks/cutile_kernel_zoo.py``: 128x128x64 tiles, fp16 in, fp32
 accumulate, fp16 out, A [M,K] and B [K,N] row-major).  ``build`` exports its Tile IR bytecode
 with ``cuda.tile.compilation.export_kernel`` and compiles it with
-:func:`tileorch.frontend.cutile.compile_program` once per tile scheduler (persistent, Stream-K,
+:func:`tileorch.driver.compile_program` once per tile scheduler (persistent, Stream-K,
 data-parallel), recording tileorch's compile time; the cubins go to the GEMM cache
 (``TILEORCH_CACHE_DIR``, default ``build/gemm_cache``) and the configurations to
 ``build/cutile_bench/manifest.json``.  ``run`` (no xDSL needed) launches, per shape: cuTile
@@ -55,7 +55,7 @@ def build() -> int:
     import cuda.tile as ct
     from cuda.tile.compilation import ArrayConstraint, CallingConvention, KernelSignature, export_kernel
 
-    from tileorch.frontend.cutile import compile_program
+    from tileorch.driver import compile_program
     from tileorch.kernels.gemm.host import compile_gemm
 
     BUILD.mkdir(parents=True, exist_ok=True)

@@ -187,7 +187,7 @@ def stub_cutile(calls: int) -> dict:
     import cuda.tile as ct
 
     globals()["ct"] = ct  # the kernel's annotations are read in this module's namespace
-    import tileorch.frontend.cutile as frontend
+    import tileorch.driver as frontend
     from tileorch.frontend.cuda_tile_bytecode import read_bytecode
     from tileorch.runtime import cutile as rc
     from tileorch.runtime import device as rt_device

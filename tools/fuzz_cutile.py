@@ -6,7 +6,7 @@
 Exports the cuTile test programs of tests/unit/test_cuda_tile_bytecode.py (KERNELS and
 MORE_KERNELS) to bytecode, prints each as ``cuda_tile`` text, mutates the texts with
 :class:`tileorch.tools.fuzz.Mutator` and compiles every mutant with
-:func:`tileorch.frontend.cutile.compile_program` (both paths: GEMM tier and SIMT lowering; no
+:func:`tileorch.driver.compile_program` (both paths: GEMM tier and SIMT lowering; no
 ptxas).  The property: the compile succeeds or raises a located tileorch error; any other
 exception (a traceback), an unlocated message or a compile over 60 s is a finding, saved under
 ``--out``.  Prints the outcome counts; exit status 1 if anything was found.
@@ -54,7 +54,7 @@ def main(argv=None) -> int:
 
     from tileorch.backend.compile import CompileError
     from tileorch.diagnostics import LocatedError, SourceError
-    from tileorch.frontend.cutile import compile_program
+    from tileorch.driver import compile_program
     from tileorch.tools.fuzz import Mutator
 
     with tempfile.TemporaryDirectory() as tmp:

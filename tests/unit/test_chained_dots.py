@@ -27,7 +27,7 @@ class Dev:
 
 
 def _compile(kernel, args):
-    from tileorch.frontend.cutile import compile_program
+    from tileorch.driver import compile_program
 
     data = rc.export_bytecode(kernel, rc.describe_arguments(kernel, args))
     return compile_program(data, "<chained test>")
@@ -73,7 +73,7 @@ def test_head_dim_256_compiles_without_spills(tile_m, tile_n, causal, dtype):
     chained dots may, ``materialize_schedule.chains_dots``); ptxas keeps everything in registers."""
     import dataclasses
 
-    from tileorch.frontend.cutile import compile_program
+    from tileorch.driver import compile_program
     from tileorch.testing.attention_programs import attention_fwd
 
     args = _arrays(4, (4, 1000, 256)) + (0.18, 1000, tile_m, tile_n, 256, causal)

@@ -333,7 +333,7 @@ class FakeDriver:
 def test_launch_simt_program_end_to_end(monkeypatch):
     """Argument analysis -> cuTile export -> compile_program (a stand-in that reads the real
     bytecode's entry for the parameter sizes) -> module load -> one launch on the cuTile grid."""
-    import tileorch.frontend.cutile as frontend
+    import tileorch.driver as frontend
     from tileorch.frontend.cuda_tile_bytecode import read_bytecode
     from tileorch.runtime import device as rt_device
     from tileorch.runtime.driver import use_api
@@ -380,7 +380,7 @@ def test_launch_simt_program_end_to_end(monkeypatch):
 def test_a_repeated_launch_reuses_the_bound_launch(monkeypatch):
     """The same kernel, grid and arguments again: no argument analysis, no packing, one driver
     launch with the same parameter bytes; another stream is taken, another value is a new bind."""
-    import tileorch.frontend.cutile as frontend
+    import tileorch.driver as frontend
     from tileorch.frontend.cuda_tile_bytecode import read_bytecode
     from tileorch.runtime import device as rt_device
     from tileorch.runtime.driver import use_api

@@ -40,7 +40,7 @@ def _ptxas() -> bool:
 
 
 def _compile(bytecode: Path, name: str, **kw):
-    from tileorch.frontend.cutile import compile_program
+    from tileorch.driver import compile_program
 
     return compile_program((bytecode / f"{name}.tileirbc").read_bytes(), name, ptxas=_ptxas(), **kw)
 
@@ -85,7 +85,8 @@ def test_compare_epilogue_takes_the_tensor_cores(bytecode):
     """A GEMM whose epilogue is ``where(acc > 0, acc, 0.1 * acc)``: the compare is a tile of i1
     (nv_tileaa.cmpf), so the tier's epilogue reads it; it used to be an i1-typed arith.cmpf the
     epilogue took for a scalar, and the kernel fell back to the SIMT path."""
-    from tileorch.frontend.cutile import load, lower_program
+    from tileorch.frontend.cutile import load
+    from tileorch.driver import lower_program
     from tileorch.registry import make_context
 
     ctx = make_context()

@@ -34,7 +34,7 @@ def _ptxas() -> bool:
 
 
 def _compile(bytecode: Path, name: str, **kw):
-    from tileorch.frontend.cutile import compile_program
+    from tileorch.driver import compile_program
 
     return compile_program((bytecode / f"{name}.tileirbc").read_bytes(), name, ptxas=_ptxas(), **kw)
 

@@ -115,7 +115,8 @@ _LOWERED: dict = {}
 def _kernel(bytecode, name):
     from xdsl.dialects import func
 
-    from tileorch.frontend.cutile import load, lower_program
+    from tileorch.frontend.cutile import load
+    from tileorch.driver import lower_program
     from tileorch.registry import make_context
 
     if name not in _LOWERED:
@@ -274,7 +275,7 @@ def test_strided_view_is_not_read_as_vectors(bytecode):
 @pytest.mark.parametrize("name,vector", [("softmax_f16_1024", "v4.b32"), ("row_sum_bf16_4_512", "v4.b32"),
                                          ("axpby_f32_1024", "v4"), ("col_sum_f32_64_128", "v4")])
 def test_ptx_has_vector_accesses_and_shuffles(bytecode, name, vector):
-    from tileorch.frontend.cutile import compile_program
+    from tileorch.driver import compile_program
 
     prog = compile_program((bytecode / f"{name}.tileirbc").read_bytes(), name, ptxas=False)
     assert f"ld.global.{vector}" in prog.ptx

@@ -31,7 +31,7 @@ _COMPILED: dict = {}
 
 
 def _compile(bytecode, name, **kw):
-    from tileorch.frontend.cutile import compile_program
+    from tileorch.driver import compile_program
 
     key = (name, tuple(sorted(kw.items())))
     if key not in _COMPILED:
@@ -62,7 +62,8 @@ def test_reductions_use_barriers_and_shared_scratch(bytecode):
 
 def _lower(bytecode, name, arch="sm_90a"):
     """(kind, lowered module text) of ``lower_program`` (no LLVM code generation: fast)."""
-    from tileorch.frontend.cutile import load, lower_program
+    from tileorch.frontend.cutile import load
+    from tileorch.driver import lower_program
     from tileorch.registry import make_context
 
     ctx = make_context()

@@ -115,7 +115,7 @@ def _ptxas() -> bool:
 
 
 def _compile(text: str, name: str):
-    from tileorch.frontend.cutile import compile_program
+    from tileorch.driver import compile_program
 
     return compile_program(text.encode(), name, ptxas=_ptxas())
 
@@ -141,7 +141,7 @@ def test_fp8_and_small_integer_tiles_compile():
 
 def test_fp8_needs_sm89():
     from tileorch.diagnostics import LocatedError
-    from tileorch.frontend.cutile import compile_program
+    from tileorch.driver import compile_program
 
     with pytest.raises(LocatedError) as info:
         compile_program(FP8_INTS.encode(), "fp8_ints.mlir", arch="sm_80", ptxas=False)
@@ -158,7 +158,7 @@ def test_a_converter_inconsistency_is_an_internal_error_at_the_op(monkeypatch):
     import tileorch.transforms.cudatile_to_tileaa as conv
     from tileorch.diagnostics import LocatedError
     from tileorch.dialects.cuda_tile import ops as ct
-    from tileorch.frontend.cutile import compile_program
+    from tileorch.driver import compile_program
 
     def old_exti(L, op):  # arith.extsi on a tensor: does not verify
         L.bind(op, L.emit(arith.ExtSIOp(L.v(op.from_), L.type(op.to.type, op)), op))
@@ -191,7 +191,7 @@ def test_an_internal_error_in_the_tier_is_a_warning_and_the_simt_path_compiles(m
     """A bug in the tensor-core lowering (any exception, not a located refusal) must not stop a
     program the SIMT path can compile: it becomes a warning remark naming the kernel."""
     from tileorch.diagnostics import parse_module
-    from tileorch.frontend import cutile as fc
+    import tileorch.driver as fc
     from tileorch.registry import make_context
     from tileorch.transforms.tileas import convert_to_cutlass
 

@@ -166,7 +166,7 @@ def compile_module(
     LLVM code generation in a child process, so an LLVM abort becomes an error.
 
     A tile program (``nv_tileaa`` or ``cuda_tile``) first takes the route cuTile programs take
-    (:func:`tileorch.frontend.cutile.lower_tileaa_program`: the TileAS tier for GEMM-shaped
+    (:func:`tileorch.driver.lower_tileaa_program`: the TileAS tier for GEMM-shaped
     kernels, with ``schedule``, else the SIMT lowering); ``result.kind`` and ``result.remarks``
     say which.  ``schedule`` on any other module is an error (its scheduler is in its IR).
     """
@@ -232,7 +232,8 @@ def _lower_tile_program(module: ModuleOp, ctx: Context, arch: str | None, schedu
                         remarks: list[str]) -> tuple[ModuleOp, str]:
     """(module, kind): a tile program lowered to the tier the backend compiles, else ``module``
     unchanged and kind ``""`` (``schedule`` set on it is an error)."""
-    from tileorch.frontend.cutile import SCHEDULES, is_cuda_tile_module, is_tileaa_module
+    from tileorch.frontend.cutile import is_cuda_tile_module, is_tileaa_module
+    from tileorch.driver import SCHEDULES
 
     cuda_tile = is_cuda_tile_module(module)
     if not cuda_tile and not is_tileaa_module(module):
@@ -251,7 +252,8 @@ def _lower_tile_program(module: ModuleOp, ctx: Context, arch: str | None, schedu
 
 def _lower_tile_program_verified(module: ModuleOp, ctx: Context, arch: str | None, schedule: str | None,
                                  remarks: list[str], cuda_tile: bool) -> tuple[ModuleOp, str]:
-    from tileorch.frontend.cutile import lower_program, lower_tileaa_program, tile_program_arch
+    from tileorch.frontend.cutile import tile_program_arch
+    from tileorch.driver import lower_program, lower_tileaa_program
 
     if not cuda_tile:
         named = tile_program_arch(module, arch or DEFAULT_ARCH)

@@ -105,7 +105,8 @@ def _run(args: argparse.Namespace) -> int:
         except OSError:
             data = b""
         with timing.timed("import"):
-            from tileorch.frontend.cutile import compile_cli, is_cuda_tile_input
+            from tileorch.frontend.cutile import is_cuda_tile_input
+            from tileorch.driver import compile_cli
 
         if is_cuda_tile_input(data):
             return compile_cli(args, data, name)

@@ -1,33 +1,21 @@
-"""Compile cuTile programs (CUDA Tile IR, text or ``.tileirbc`` bytecode) with tileorch.
+"""Read cuTile programs (CUDA Tile IR: ``cuda_tile`` text or ``.tileirbc`` bytecode) into verified IR,
+and tell the kinds of tile program apart.
 
-:func:`front_passes` is the pass list that takes a ``cuda_tile`` module to the ``cutlass``
-orchestration tier, where :func:`tileorch.backend.compile.compile_module` continues:
-
-``convert-cudatile-to-tileaa`` -> ``tileas-tier`` -> ``convert-nv-tileas-to-cutlass{schedule=...}``.
+This module only turns bytes into IR (:func:`load`) and answers questions about it; compiling is
+the compile driver's job (:mod:`tileorch.driver`: the routes per input kind, the TileAS-tier / SIMT
+decision, the cuTile compile).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects.builtin import ModuleOp
 
 from tileorch.frontend.cuda_tile_bytecode import MAGIC, BytecodeError, read_bytecode
-
-SCHEDULES = ("persistent", "streamk", "dp")
-
 
 def is_cuda_tile_input(data: bytes) -> bool:
     """Bytecode (by its magic number) or text holding a ``cuda_tile.module``."""
     return data[:8] == MAGIC or b"cuda_tile.module" in data[:1 << 20]
-
-
-def front_passes(arch: str = "sm_90a", schedule: str = "persistent") -> str:
-    if schedule not in SCHEDULES:
-        raise ValueError(f"schedule must be one of {', '.join(SCHEDULES)}, got {schedule!r}")
-    return (f"convert-cudatile-to-tileaa{{compute_capability={arch}}},tileas-tier,"
-            f"convert-nv-tileas-to-cutlass{{schedule={schedule}}}")
 
 
 def load(data: bytes, name: str, ctx: Context) -> ModuleOp:
@@ -48,20 +36,6 @@ def load(data: bytes, name: str, ctx: Context) -> ModuleOp:
     if errors:
         raise CompileError(errors)
     return module
-
-
-def lower_to_cutlass(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule: str = "persistent") -> None:
-    """Run :func:`front_passes` on ``module`` in place (GEMM-shaped kernels only)."""
-    from tileorch.backend.pipeline import parse_pipeline, run_passes
-
-    from tileorch.diagnostics import LocatedError
-    from tileorch.dialects.nv_tileaa import FuncOp
-
-    run_passes(ctx, module, parse_pipeline(front_passes(arch, schedule)))
-    for f in module.walk():
-        if isinstance(f, FuncOp):
-            raise LocatedError(f, f"kernel @{f.sym_name.data} is not supported yet: the tile tier compiles only "
-                                  "GEMM-shaped kernels (K loop of tiled loads and a dot, one tiled store) so far")
 
 
 def is_cuda_tile_module(module: ModuleOp) -> bool:
@@ -87,209 +61,8 @@ def tile_program_arch(module: ModuleOp, default: str = "sm_90a") -> str:
     return default
 
 
-def lower_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule: str = "persistent",
-                  config: str = "", remarks: list[str] | None = None) -> tuple[str, ModuleOp]:
-    """Lower a ``cuda_tile`` module to the tier the backend compiles; returns (kind, module).
-
-    ``convert-cudatile-to-tileaa`` (its errors propagate, located), then
-    :func:`lower_tileaa_program`."""
-    from tileorch import timing
-    from tileorch.backend.compile import CompileError, verify_each_pass
-    from tileorch.backend.pipeline import parse_pipeline, run_passes
-    from tileorch.diagnostics import verify_located
-
-    run_passes(ctx, module, parse_pipeline(f"convert-cudatile-to-tileaa{{compute_capability={arch}}}"))
-    if verify_each_pass():  # else the compiled result is verified once, after the last pass
-        with timing.timed("verify"):
-            errors = verify_located(module)
-        if errors:
-            raise CompileError([f"{e} (after convert-cudatile-to-tileaa)" for e in errors])
-    return lower_tileaa_program(module, ctx, arch, schedule, config, remarks)
-
-
-def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule: str = "persistent",
-                         config: str = "", remarks: list[str] | None = None) -> tuple[str, ModuleOp]:
-    """Lower an ``nv_tileaa`` module (a tile program: ``examples/tile_gemm.mlir``, the
-    ``tileorch.frontend.tile`` builder, or a cuTile program after ``convert-cudatile-to-tileaa``)
-    to the tier the backend compiles; returns (kind, module).
-
-    ``"gemm"``: the kernel has a dot and goes through the TileAS tier to the warp-specialized
-    TMA/WGMMA kernel (``convert-nv-tileas-to-cutlass``, the program's epilogue compiled in the
-    accumulator's registers; ``config`` retiles it, see that pass); ``"simt"``: any other kernel
-    goes through ``convert-nv-tileaa-to-simt``.  A dot kernel the tensor-core lowering refuses
-    also takes the SIMT path, and the refusal (a located error) is appended to ``remarks`` (and
-    printed by the CLI), never dropped.  ``schedule="simt"`` forces the SIMT path.  Errors of
-    the SIMT lowering propagate (located)."""
-    from tileorch import timing
-    from tileorch.backend.pipeline import apply_pass, parse_pipeline, run_passes
-    from tileorch.diagnostics import LocatedError
-    from tileorch.dialects.nv_tileaa import FuncOp
-    from tileorch.transforms.tileaa_to_simt import ConvertNvTileaaToSimt
-
-    remarks = remarks if remarks is not None else []
-    with timing.timed("clone"):  # the SIMT path's copy, should the tensor-core path refuse the kernel
-        fallback = module.clone()
-    has_dot = any(op.name == "nv_tileaa.dot" for op in module.walk())
-    hopper = arch.startswith("sm_90") and schedule != "simt"  # the tier's GEMM is TMA + WGMMA: sm_90a only
-    if has_dot and not hopper:
-        remarks.append(f"remark: dot kernel compiled by the SIMT path: "
-                       f"{'asked for (schedule=simt)' if schedule == 'simt' else f'the WGMMA lowering targets sm_90a, not {arch}'}")
-    if has_dot and hopper:
-        _choose_clusters(module)
-        opts = f"schedule={schedule}" + (f' config="{config}"' if config else "")
-        try:
-            run_passes(ctx, module, parse_pipeline(f"tileas-tier,convert-nv-tileas-to-cutlass{{{opts}}}"))
-            if not any(isinstance(f, FuncOp) for f in module.walk()):
-                from tileorch.transforms.tileas.chained_dots import CHAINED_ATTR
-
-                if any(CHAINED_ATTR in f.attributes for f in module.walk()):
-                    remarks.append("remark: chained dots compiled through the TileAS tier to TMA + WGMMA (the "
-                                   "second dot's A from registers), one CTA per program instance")
-                    return "chained", module
-                remarks.append("remark: dot kernel compiled through the TileAS tier to the warp-specialized "
-                               "TMA/WGMMA kernel")
-                return "gemm", module
-            remarks.append("remark: the TileAS tier left a kernel unlowered; the SIMT path compiles it")
-        except LocatedError as exc:
-            if config:
-                raise
-            remarks.append(f"{exc} [the tensor-core path refused this kernel: the SIMT path compiles it, slowly]")
-        except Exception as exc:  # noqa: BLE001 - a tier bug must not stop a program the SIMT path compiles
-            if config:
-                raise
-            names = ", ".join(f.sym_name.data for f in fallback.walk() if isinstance(f, FuncOp))
-            remarks.append(f"warning: internal error in the TileAS tier on {names or 'the kernel'} "
-                           f"({type(exc).__name__}: {exc}); this is a tileorch bug, please report it "
-                           "[the tensor-core path refused this kernel: the SIMT path compiles it, slowly]")
-    from tileorch.transforms.tileaa_to_simt.layout import layout_remarks
-
-    remarks.extend(layout_remarks(fallback))
-    refusal = [r for r in remarks if "tensor-core path refused" in r]
-    try:
-        apply_pass(ctx, fallback, ConvertNvTileaaToSimt())
-    except LocatedError as exc:
-        if not refusal:
-            raise
-        # the SIMT path was the fallback: its error alone would hide why the tensor cores were not used
-        raise LocatedError(exc.op, f"{exc.message}\nnote: the SIMT path was taken because {refusal[0]}") from None
-    fallback.attributes["cutlass.target"] = StringAttr(arch)
-    return "simt", fallback
-
-
-HOPPER_GEMM_CLUSTER = 2
-"""CTAs per cluster tileorch picks for a GEMM-shaped kernel that leaves it to the compiler on
-sm_90 (CUTLASS's usual 2x1: B is multicast to both CTAs, halving its L2 traffic)."""
-
-
-def _choose_clusters(module: ModuleOp) -> None:
-    from tileorch.dialects.nv_tileaa import FuncOp, KernelSpecAttr
-    from tileorch.transforms.cudatile_to_tileaa import NUM_CTAS_AUTO
-
-    for f in module.walk():
-        if isinstance(f, FuncOp) and NUM_CTAS_AUTO in f.attributes:
-            spec = f.kernel_spec()
-            warps = spec.num_worker_warps.data if spec is not None else 4
-            # a cluster splits the tile's rows over its CTAs: each CTA's share must stay >= 64 rows
-            # (a whole m64 WGMMA atom per warp group); smaller tiles stay on one CTA
-            rows = [op.results[0].type.get_shape()[-2] for op in f.walk() if op.name == "nv_tileaa.dot"]
-            ctas = HOPPER_GEMM_CLUSTER if rows and min(rows) // HOPPER_GEMM_CLUSTER >= 64 else 1
-            f.attributes["nv_tileaa.kernel_spec"] = KernelSpecAttr(ctas, warps)
-
-
-@dataclass
-class CutileProgram:
-    """A compiled cuTile program.  ``kind == "simt"``: the kernel's parameters are the cuTile
-    entry's, in order; block = (threads, 1, 1), grid = the tile grid.  ``kind == "gemm"``: launch
-    with :mod:`tileorch.kernels.gemm.host` (``gemm_config``); ``gemm_args`` are the indices of
-    the A, B, C array arguments of the cuTile kernel when the lowering reports them."""
-
-    kind: str
-    ptx: str
-    cubin: bytes | None
-    kernel: str
-    threads: int
-    gemm_config: object = None
-    gemm_args: tuple[int, int, int] | None = None
-    seconds: float = 0.0
-    epilogue_ops: bool = False
-    """The GEMM kernel runs the program's epilogue: it takes the cuTile entry's parameters after
-    the GEMM's own (see ``convert-nv-tileas-to-cutlass``)."""
-    retile_safe: bool = True
-    remarks: list = None
-    chained: dict | None = None
-    """``kind == "chained"``: the launch record of ``tileorch.transforms.tileas.chained_dots``
-    (threads, shared memory, the tensor maps to build: base-pointer parameter, box rows, rank); the
-    kernel takes the tensor maps, then the cuTile entry's parameters, on the program's grid."""
-    timings: dict | None = None
-    """Wall seconds per phase and pass (:mod:`tileorch.timing`)."""
-
-
-def compile_program(data: bytes, name: str = "<cuTile program>", arch: str = "sm_90a",
-                    schedule: str = "persistent", ptxas: bool = True, config: str = "") -> CutileProgram:
-    """Compile cuTile bytecode (or ``cuda_tile`` text) to PTX and (with ``ptxas``) a cubin.
-    Raises :class:`BytecodeError`, ``SourceError``/``LocatedError``/``CompileError`` on bad input."""
-    import time
-
-    from tileorch import timing
-
-    start = time.perf_counter()
-    with timing.collect() as timer:
-        program = _compile_program(data, name, arch, schedule, ptxas, config, start)
-    program.timings = timer.as_dict()
-    return program
-
-
-def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bool, config: str,
-                     start: float) -> CutileProgram:
-    import json
-    import time
-
-    from xdsl.dialects import func
-
-    from tileorch import timing
-    from tileorch.backend.compile import compile_module
-    from tileorch.registry import make_context
-
-    ctx = make_context()
-    module = load(data, name, ctx)
-    remarks: list[str] = []
-    with timing.timed("tile-program"):
-        kind, lowered = lower_program(module, ctx, arch, schedule, config, remarks)
-    kernels = [op for op in lowered.walk() if isinstance(op, func.FuncOp) and "nvvm.kernel" in op.attributes]
-    gemm_config = gemm_args = None
-    record: dict = {}
-    if kind == "gemm":
-        from tileorch.transforms.tileas.convert_to_cutlass import CONFIG_ATTR, read_config
-
-        fn = next(op for op in lowered.walk() if CONFIG_ATTR in op.attributes)
-        gemm_config, record = read_config(fn)
-        remarks.extend(f"remark: {r}" for r in record.get("remarks", []))
-        args = record.get("args")
-        gemm_args = tuple(args) if args is not None else None
-    chained = None
-    if kind == "chained":
-        from tileorch.transforms.tileas.chained_dots import CHAINED_ATTR
-
-        fn = next(op for op in lowered.walk() if CHAINED_ATTR in op.attributes)
-        chained = json.loads(fn.attributes[CHAINED_ATTR].data)
-    kernel = kernels[0] if kernels else None
-    threads = 0
-    if kernel is not None and "nvvm.maxntid" in kernel.attributes:
-        threads = int(list(kernel.attributes["nvvm.maxntid"].get_values())[0])
-    result = compile_module(lowered, ctx, arch=arch, emit="ptx", ptxas=ptxas, isolate=True)
-    if result.ptxas is not None:
-        from tileorch.backend.ptxas import resource_remarks
-
-        remarks.extend(resource_remarks(result.ptxas.resources))
-    return CutileProgram(kind, result.ptx, result.ptxas.cubin if result.ptxas is not None else None,
-                         kernel.sym_name.data if kernel is not None else "", threads, gemm_config, gemm_args,
-                         time.perf_counter() - start, bool(record.get("epilogue_ops", False)),
-                         bool(record.get("retile_safe", True)), remarks, chained)
-
-
-__all__ = ["BytecodeError", "CutileProgram", "compile_program", "front_passes", "is_cuda_tile_input",
-           "is_cuda_tile_module", "is_tileaa_module", "load", "lower_program", "lower_tileaa_program",
-           "lower_to_cutlass", "tile_program_arch"]
+__all__ = ["BytecodeError", "compile_error_lines", "is_cuda_tile_input", "is_cuda_tile_module", "is_tileaa_module",
+           "load", "tile_program_arch"]
 
 
 def compile_error_lines(exc: BaseException, name: str) -> list[str] | None:
@@ -310,58 +83,3 @@ def compile_error_lines(exc: BaseException, name: str) -> list[str] | None:
         return list(format_exception(exc))
     return None
 
-
-def compile_cli(args, data: bytes, name: str) -> int:
-    """``tileorch compile`` for a cuTile program (called by the CLI when the input is one; the
-    CLI's timing scope records its phases)."""
-    import sys
-    from pathlib import Path
-
-    from tileorch import timing
-    from tileorch.backend.compile import compile_module
-    from tileorch.registry import make_context
-
-    ctx = make_context()
-    arch = args.arch or "sm_90a"
-    schedule = getattr(args, "schedule", None) or "persistent"
-    try:
-        module = load(data, name, ctx)
-        remarks: list[str] = []
-        with timing.timed("tile-program"):
-            kind, module = lower_program(module, ctx, arch, schedule, remarks=remarks)
-        if getattr(args, "schedule", None) not in (None, "simt") and kind == "simt":
-            remarks.append(f"remark: --schedule {schedule} not applied: the kernel has no GEMM the TileAS tier "
-                           "compiles, so the SIMT path compiled it")
-        show = getattr(args, "remarks", False)
-        for line in remarks:
-            if "refused" in line or "not applied" in line or show:
-                print(line, file=sys.stderr)
-        result = compile_module(module, ctx, arch=arch, ptx_version=args.ptx_version, emit=args.emit,
-                                ptxas=not args.no_ptxas and args.emit == "ptx", extra_pipeline=args.pipeline,
-                                isolate=True)
-        if result.ptxas is not None:
-            from tileorch.backend.ptxas import resource_remarks
-
-            for line in resource_remarks(result.ptxas.resources):  # spills always; the summary on request
-                if line.startswith("warning:") or show:
-                    print(f"{name}: {line}", file=sys.stderr)
-    except Exception as exc:  # noqa: BLE001 - the user's errors are printed; anything else propagates
-        lines = compile_error_lines(exc, name)
-        if lines is None:
-            raise
-        for line in lines:
-            print(line, file=sys.stderr)
-        return 1
-    out = {"mlir": result.mlir, "llvm": result.llvm_ir, "ptx": result.ptx}[args.emit]
-    if args.output == "-":
-        sys.stdout.write(out)
-    else:
-        try:
-            Path(args.output).write_text(out)
-        except OSError as exc:
-            print(f"tileorch compile: error: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
-            return 1
-        checked = f", accepted by ptxas -arch={result.arch}" if result.ptxas is not None else ""
-        print(f"{name}: wrote {args.output} ({out.count(chr(10))} lines of {args.emit}{checked}; cuTile program, "
-              f"{kind + ' ' + schedule + ' schedule' if kind == 'gemm' else 'chained-dots WGMMA kernel' if kind == 'chained' else 'SIMT kernel'})", file=sys.stderr)
-    return 0

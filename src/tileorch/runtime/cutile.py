@@ -8,7 +8,7 @@ takes the arguments ``cuda.tile.launch`` takes.
    stride divisibility; Python ints are ``int32`` scalars (``int64`` for ``ct.ScalarInt64``),
    floats ``float32``, bools ``int32``; ``ct.Constant`` parameters by value.
 2. cuTile exports Tile IR bytecode for that signature (no GPU needed) and
-   ``tileorch.frontend.cutile.compile_program`` compiles it; both are cached in process, keyed
+   ``tileorch.driver.compile_program`` compiles it; both are cached in process, keyed
    by the kernel function, the signature, the target and the schedule.
 3. A ``simt`` program is launched on the cuTile grid with the cuTile entry's own parameters
    (:func:`pack_simt_arguments`); a ``gemm`` program goes through tileorch's GEMM host side
@@ -399,7 +399,7 @@ def stream_handle(stream: Any) -> int:
 @dataclass
 class CachedProgram:
     """A compiled cuTile program read back from the disk cache (the fields of
-    ``tileorch.frontend.cutile.CutileProgram`` that launching needs; no xDSL import)."""
+    ``tileorch.driver.CutileProgram`` that launching needs; no xDSL import)."""
 
     kind: str
     ptx: str
@@ -479,7 +479,7 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, config: s
         if hit is not None:
             return hit
     from tileorch.backend.ptxas import ptxas_available
-    from tileorch.frontend.cutile import compile_program
+    from tileorch.driver import compile_program
 
     extra = {"config": config} if config else {}
     program = compile_program(data, name, arch=arch, schedule=schedule, ptxas=ptxas_available(), **extra)

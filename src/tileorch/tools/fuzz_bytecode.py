@@ -542,7 +542,8 @@ def run_front(path: str, arch: str = "sm_90a") -> int:
     lower (``lower_program``), then verify the lowered module; errors printed as the CLI does."""
     from tileorch.backend.compile import CompileError
     from tileorch.diagnostics import verify_located
-    from tileorch.frontend.cutile import compile_error_lines, load, lower_program
+    from tileorch.frontend.cutile import compile_error_lines, load
+    from tileorch.driver import lower_program
     from tileorch.registry import make_context
 
     data = Path(path).read_bytes()
