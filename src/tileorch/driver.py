@@ -205,7 +205,6 @@ def compile_program(data: bytes, name: str = "<cuTile program>", arch: str = "sm
 
 def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bool, config: str,
                      start: float) -> CutileProgram:
-    import json
     import time
 
     from xdsl.dialects import func
@@ -235,7 +234,9 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
         from tileorch.transforms.tileas.chained_dots import CHAINED_ATTR
 
         fn = next(op for op in lowered.walk() if CHAINED_ATTR in op.attributes)
-        chained = json.loads(fn.attributes[CHAINED_ATTR].data)
+        from tileorch.dialects.record_attr import decode_record
+
+        chained = decode_record(fn.attributes[CHAINED_ATTR])
     kernel = kernels[0] if kernels else None
     threads = 0
     if kernel is not None and "nvvm.maxntid" in kernel.attributes:

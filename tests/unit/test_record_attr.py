@@ -1,4 +1,4 @@
-"""Lowering records held as builtin attributes (tileorch.transforms.tileas.record_attr): every
+"""Lowering records held as builtin attributes (tileorch.dialects.record_attr): every
 JSON-like record comes back from its attribute, also after the module is printed and parsed."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from xdsl.printer import Printer
 
 from tileorch.diagnostics import parse_module
 from tileorch.registry import make_context
-from tileorch.transforms.tileas.record_attr import decode_record, encode_record
+from tileorch.dialects.record_attr import decode_record, encode_record
 
 keys = st.from_regex(r"[A-Za-z_][A-Za-z0-9_$.]{0,7}", fullmatch=True)
 scalars = st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(max_size=12)

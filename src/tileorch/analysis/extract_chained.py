@@ -36,6 +36,7 @@ from tileorch.analysis.protocol import (
     ProducerCommit, ProducerWrite, Protocol, StateDecl, Trip,
 )
 from tileorch.diagnostics import LocatedError
+from tileorch.dialects.record_attr import decode_record
 
 RECORD = "tileorch.chained_config"
 INIT = "nvvm.mbarrier.init"
@@ -84,8 +85,8 @@ def _region_owner(op: Operation) -> Operation | None:
 class _Reader:
     def __init__(self, fn: Operation):
         self.fn = fn
-        self.record = json.loads(fn.attributes[RECORD].data) if isinstance(fn.attributes[RECORD], StringAttr) \
-            else None
+        attr = fn.attributes[RECORD]
+        self.record = json.loads(attr.data) if isinstance(attr, StringAttr) else decode_record(attr)
         if not isinstance(self.record, dict) or self.record.get("kind") != "chained":
             raise LocatedError(fn, f"check: '{RECORD}' is not a chained-dots record")
         self.stages = int(self.record["stages"])

@@ -13,7 +13,7 @@
 
 // CHECK:      func.func @chained_dots_128x64x64_64_f16(%tmap_a0: !llvm.ptr {{.*}}, %tmap_b1: !llvm.ptr {{.*}}, %tmap_b2: !llvm.ptr {{.*}}, %{{.*}}: !llvm.ptr<1>
 // CHECK-SAME: nvvm.maxntid = array<i32: 256, 1, 1>
-// CHECK-SAME: tileorch.chained_config = "{{.*}}\22kind\22: \22chained\22{{.*}}\22smem\22: 49176{{.*}}\22threads\22: 256
+// CHECK-SAME: tileorch.chained_config = {{{.*}}kind = "chained"{{.*}}smem = 49176 : i64{{.*}}threads = 256 : i64
 // CHECK:      nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %tmap_a0, %qbar, box[
 // CHECK:      nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %tmap_b1,
 // CHECK:      nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %tmap_b2,

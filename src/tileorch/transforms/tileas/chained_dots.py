@@ -33,7 +33,6 @@ the tensor maps followed by the program's own parameters.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -56,6 +55,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 
 from tileorch.diagnostics import LocatedError, parse_module
+from tileorch.dialects.record_attr import encode_record
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects import nv_tileas_tile as ts
 from tileorch.dialects import nvvm
@@ -919,7 +919,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
               "tm": ck.tm, "tn": ck.tn,
               "d": ck.d, "dv": ck.dv, "dtype": ck.dtype,
               "tmaps": [{"arg": o.arg, "rows": o.rows, "rank": o.rank} for o in (ck.a0, ck.b1, ck.b2)]}
-    fn.attributes[CHAINED_ATTR] = StringAttr(json.dumps(record, sort_keys=True))
+    fn.attributes[CHAINED_ATTR] = encode_record(record)
     fn.attributes["tileorch.tile_kernel"] = StringAttr(kernel.sym_name.data)
     fn.detach()
     module.body.block.insert_op_before(fn, kernel)

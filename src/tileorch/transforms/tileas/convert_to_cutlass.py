@@ -22,7 +22,7 @@ the builder's parameters (tensor maps, C, M, N, K, scheduler params), followed, 
 is more than a cast, by every parameter of the tile kernel in order (the epilogue reads its
 vectors and scalars from them: ``epilogue_ops`` in the record);
 ``tileorch.gemm_config`` on the function records the configuration the host launches it with
-(a dictionary attribute: :mod:`tileorch.transforms.tileas.record_attr`).
+(a dictionary attribute: :mod:`tileorch.dialects.record_attr`).
 A program this lowering cannot take is a located error naming the first reason.
 """
 
@@ -59,7 +59,7 @@ from tileorch.dialects.nv_tileas import AgentSwitchOp
 from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Emitter
 from tileorch.transforms.tileas.common import num_ctas
 from tileorch.transforms.tileas.epilogue import Coord, EpilogueLowering, KernelEnv, is_plain_store, program_axis
-from tileorch.transforms.tileas.record_attr import decode_record, encode_record
+from tileorch.dialects.record_attr import decode_record, encode_record
 
 DTYPE_NAMES = {"f16": "f16", "bf16": "bf16", "f32": "f32", "f8E4M3FN": "e4m3", "f8E5M2": "e5m2", "i32": "s32"}
 """Element type -> the kernel builder's dtype name (i8 operands: :data:`INT8_NAMES` by the dot's
