@@ -209,6 +209,15 @@ def first_line(exc: BaseException) -> str:
     return message
 
 
+class CompileError(ValueError):
+    """A compile failure; ``lines`` are located ``file:line:col: error: ...`` diagnostics (raised by
+    the readers, the driver and the backend; ``tileorch.backend.compile.CompileError`` is this class)."""
+
+    def __init__(self, lines: list[str]):
+        super().__init__("\n".join(lines))
+        self.lines = lines
+
+
 class LocatedError(DiagnosticException):
     """A diagnostic tied to an operation; passes raise it to stop with a located error."""
 

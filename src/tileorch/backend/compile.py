@@ -27,18 +27,10 @@ from tileorch.backend import pipeline
 from tileorch.backend.llvm_translate import translate_module
 from tileorch.backend.ptx import DEFAULT_ARCH, DEFAULT_PTX_VERSION, BackendError, cannot_select_intrinsic, llvm_to_ptx
 from tileorch.backend.ptxas import PtxasResult, run_ptxas
-from tileorch.diagnostics import LocatedError, format_error, format_exception, parse_module, verify_located
+from tileorch.diagnostics import CompileError, LocatedError, format_error, format_exception, parse_module, verify_located
 from tileorch.registry import make_context
 
 STAGES = ("mlir", "llvm", "ptx")
-
-
-class CompileError(ValueError):
-    """A compile failure; ``lines`` are located ``file:line:col: error: ...`` diagnostics."""
-
-    def __init__(self, lines: list[str]):
-        super().__init__("\n".join(lines))
-        self.lines = lines
 
 
 @dataclass

@@ -23,7 +23,7 @@ def load(data: bytes, name: str, ctx: Context) -> ModuleOp:
     located; a program that does not verify raises ``CompileError`` with one located line per
     failing op (as MLIR verifies what it parses: the lowering may assume a verified program)."""
     from tileorch import timing
-    from tileorch.backend.compile import CompileError
+    from tileorch.diagnostics import CompileError
     from tileorch.diagnostics import decode_source, parse_module, verify_located
 
     with timing.timed("parse"):
@@ -70,7 +70,7 @@ def compile_error_lines(exc: BaseException, name: str) -> list[str] | None:
     (bad bytecode, unreadable source, located diagnostics); None for any other exception."""
     from xdsl.utils.exceptions import DiagnosticException, ParseError
 
-    from tileorch.backend.compile import CompileError
+    from tileorch.diagnostics import CompileError
     from tileorch.diagnostics import SourceError, format_exception
 
     if isinstance(exc, BytecodeError):
