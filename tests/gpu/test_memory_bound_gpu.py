@@ -14,50 +14,9 @@ torch = pytest.importorskip("torch")
 ct = pytest.importorskip("cuda.tile")
 
 import tileorch.cutile  # noqa: E402
+from tileorch.testing.memory_programs import axpby, col_sum, rmsnorm, row_sum, softmax  # noqa: E402
 
 NAN = float("nan")
-
-
-@ct.kernel
-def softmax(x, out, tn: ct.Constant[int]):
-    row = ct.bid(0)
-    t = ct.load(x, index=(row, 0), shape=(1, tn), padding_mode=ct.PaddingMode.NEG_INF).astype(ct.float32)
-    e = ct.exp(t - ct.max(t, axis=1, keepdims=True))
-    ct.store(out, index=(row, 0), tile=(e / ct.sum(e, axis=1, keepdims=True)).astype(out.dtype))
-
-
-@ct.kernel
-def row_sum(x, y, tm: ct.Constant[int], tn: ct.Constant[int]):
-    i = ct.bid(0)
-    acc = ct.zeros((tm,), dtype=ct.float32)
-    for j in range(ct.num_tiles(x, axis=1, shape=(tm, tn))):
-        t = ct.load(x, index=(i, j), shape=(tm, tn), padding_mode=ct.PaddingMode.ZERO).astype(ct.float32)
-        acc = acc + ct.sum(t, axis=1)
-    ct.store(y, index=(i,), tile=acc)
-
-
-@ct.kernel
-def col_sum(x, y, tm: ct.Constant[int], tn: ct.Constant[int]):
-    j = ct.bid(0)
-    acc = ct.zeros((tn,), dtype=ct.float32)
-    for i in range(ct.num_tiles(x, axis=0, shape=(tm, tn))):
-        acc = acc + ct.sum(ct.load(x, index=(i, j), shape=(tm, tn), padding_mode=ct.PaddingMode.ZERO), axis=0)
-    ct.store(y, index=(j,), tile=acc)
-
-
-@ct.kernel
-def rmsnorm(x, w, y, n: ct.Constant[int]):
-    r = ct.bid(0)
-    t = ct.load(x, index=(r, 0), shape=(1, n)).astype(ct.float32)
-    inv = ct.rsqrt(ct.sum(t * t, axis=1, keepdims=True) / n + 1e-6)
-    ww = ct.load(w, index=(0,), shape=(n,)).astype(ct.float32)
-    ct.store(y, index=(r, 0), tile=(t * inv * ct.reshape(ww, (1, n))).astype(y.dtype))
-
-
-@ct.kernel
-def axpby(x, y, z, tile: ct.Constant[int]):
-    i = ct.bid(0)
-    ct.store(z, index=(i,), tile=2.0 * ct.load(x, index=(i,), shape=(tile,)) - 3.0 * ct.load(y, index=(i,), shape=(tile,)))
 
 
 def _gen(seed: int):

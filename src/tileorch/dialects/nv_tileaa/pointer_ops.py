@@ -184,10 +184,7 @@ def _check_atomic_type(op: IRDLOperation, mode: str, t: Attribute) -> None:
     elif mode == "addf":
         ok = isinstance(t, AnyFloat) and str(t) in ("f16", "bf16", "f32", "f64")
         what = "f16, bf16, f32 or f64"
-    elif mode == "xchg":
-        ok = (isinstance(t, IntegerType) or isinstance(t, AnyFloat)) and width in (32, 64)
-        what = "a 32- or 64-bit integer or float"
-    else:  # cas
+    else:  # xchg, cas: any 32- or 64-bit word
         ok = (isinstance(t, IntegerType) or isinstance(t, AnyFloat)) and width in (32, 64)
         what = "a 32- or 64-bit integer or float"
     if not ok:
