@@ -650,12 +650,6 @@ def b_major(b: ArrayArg) -> str:
     return "n" if _row_major(b) else "k"
 
 
-def _override(cfg: Any) -> str:
-    """The ``convert-nv-tileas-to-cutlass`` config string that retiles a program to ``cfg``."""
-    return (f"tile_n={cfg.tile_n},stages={cfg.stages},cluster_m={cfg.cluster_m},raster={cfg.raster},"
-            f"max_swizzle={cfg.max_swizzle},epilogue={cfg.epilogue}")
-
-
 _k_major_copies: dict = {}
 
 
@@ -705,6 +699,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         # tileorch picks tiles, cluster and scheduler for the shape (tileorch.gemm's heuristic),
         # keeping the program's element types, operand layouts and epilogue
         from tileorch.kernels.gemm.api import default_config, kernel_for
+        from tileorch.kernels.gemm.config import override_string
 
         chosen = default_config(m * batch, n, k, cfg.dtype, cfg.out_dtype, major,
                                 "auto" if schedule == "auto" else schedule, dev.sm_count)
@@ -713,7 +708,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
                                      b_dtype=getattr(cfg, "b_dtype", "")).check()
         if major == program.gemm_config.b_major:
             # the program itself, retiled through the tier
-            entry = compiled(kernel, arguments, arch, chosen.schedule, _override(chosen))
+            entry = compiled(kernel, arguments, arch, chosen.schedule, override_string(chosen))
         else:  # B's layout differs from the compiled program's (no epilogue): tileorch.gemm's tile program
             gk = kernel_for(chosen)
             entry = None

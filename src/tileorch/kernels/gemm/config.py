@@ -27,6 +27,16 @@ WGMMA_TYPES = {"bf16": ("bf16", "f32"), "f16": ("f16", "f32"), "tf32": ("tf32", 
 B_MAJORS = ("k", "n")
 
 
+OVERRIDABLE = ("tile_n", "stages", "cluster_m", "raster", "max_swizzle", "producer_regs", "consumer_regs", "epilogue")
+"""The configuration fields a tile program's lowering takes as overrides (``convert-nv-tileas-to-cutlass
+{config=...}``); the rest follow from the program."""
+
+
+def override_string(cfg) -> str:
+    """``cfg``'s overridable fields as the lowering's ``config`` option (``"tile_n=256,stages=4,..."``)."""
+    return ",".join(f"{name}={getattr(cfg, name)}" for name in OVERRIDABLE)
+
+
 class GemmConfigError(ValueError):
     """A configuration the builder cannot produce (the message says which rule)."""
 

@@ -17,12 +17,10 @@ from __future__ import annotations
 
 from dataclasses import fields, replace
 
-from tileorch.kernels.gemm.config import GemmConfig, GemmConfigError
+from tileorch.kernels.gemm.config import GemmConfig, GemmConfigError, override_string
 
 _PROGRAM_DTYPES = {"f16": "f16", "bf16": "bf16", "f32": "f32", "tf32": "f32", "e4m3": "e4m3", "e5m2": "e5m2"}
 """Configuration element types -> the tile program's array element types (tf32 runs on f32 arrays)."""
-OVERRIDES = ("tile_n", "stages", "cluster_m", "raster", "max_swizzle", "producer_regs", "consumer_regs", "epilogue")
-"""The configuration fields the tier takes as overrides; the rest follow from the program."""
 
 
 def gemm_program(cfg: GemmConfig):
@@ -80,7 +78,7 @@ def lower_gemm(cfg: GemmConfig):
     cfg.check()
     ctx = make_context()
     module = gemm_program(cfg).finish()
-    override = ",".join(f"{name}={getattr(cfg, name)}" for name in OVERRIDES)
+    override = override_string(cfg)
     TileASTier().apply(ctx, module)
     ConvertNvTileasToCutlass(schedule=cfg.schedule, config=override).apply(ctx, module)
     fn = next(op for op in module.walk() if CONFIG_ATTR in op.attributes)

@@ -60,14 +60,13 @@ from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Emitter
 from tileorch.transforms.tileas.common import num_ctas
 from tileorch.transforms.tileas.epilogue import Coord, EpilogueLowering, KernelEnv, is_plain_store, program_axis
 from tileorch.dialects.record_attr import decode_record, encode_record
+from tileorch.kernels.gemm.config import OVERRIDABLE
 
 DTYPE_NAMES = {"f16": "f16", "bf16": "bf16", "f32": "f32", "f8E4M3FN": "e4m3", "f8E5M2": "e5m2", "i32": "s32"}
 """Element type -> the kernel builder's dtype name (i8 operands: :data:`INT8_NAMES` by the dot's
 signedness; an i32 output is the s32 accumulator itself)."""
 INT8_NAMES = {True: "s8", False: "u8"}
 CONFIG_ATTR = "tileorch.gemm_config"
-OVERRIDABLE = ("tile_n", "stages", "cluster_m", "raster", "max_swizzle", "producer_regs", "consumer_regs",
-               "epilogue")
 
 
 def _dtype(t) -> str:
