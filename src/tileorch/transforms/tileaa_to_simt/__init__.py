@@ -16,7 +16,9 @@ softmax/layernorm-style rows, transposes, small dots.  Contract:
   (``shfl.sync.bfly``) and across warps through shared memory, when the tile's dimensions are
   powers of two (any other shape: through the scratch as below); a one-element result is
   held by every thread (``Tile.replicated``), so broadcasting it back is free;
-* ``broadcast``, ``permute``, ``extract``, ``extract_slice``, ``cat``, ``scan`` and ``dot``
+* ``scan`` is a parallel prefix in registers (``scan.py``: in-thread, ``shfl.sync.up`` across
+  lanes, one shared-memory step across warps) for power-of-two shapes;
+* ``broadcast``, ``permute``, ``extract``, ``extract_slice``, ``cat``, ``scan`` (other shapes) and ``dot``
   exchange their operands through one shared-memory scratch array (``bar.sync`` before each
   write and after each write phase; element ``f`` at position ``f + f / 32``, so strided reads
   do not all hit one bank); ``reshape``/``expand_dims`` are free when both shapes have the
@@ -69,6 +71,7 @@ from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileaa.tile_ops import CASTS
 from tileorch.transforms.tileaa_to_simt.layout import SimtLayout, choose_layout, vectorizable_access
 from tileorch.transforms.tileaa_to_simt.pointers import PointerLowering
+from tileorch.transforms.tileaa_to_simt.scan import ScanLowering
 from tileorch.transforms.tileaa_to_simt.emit import (
     GLOBAL_PTR,
     SHARED_PTR,
@@ -134,7 +137,7 @@ def _padding(e: Emitter, kind: str, typ: Attribute) -> SSAValue:
     return e.const(0, typ)
 
 
-class FunctionLowering(PointerLowering):
+class FunctionLowering(PointerLowering, ScanLowering):
     """Lower one ``nv_tileaa.func`` into a ``func.func`` kernel."""
 
     def __init__(self, fn: TileFuncOp, sm: int | None = None):
@@ -943,8 +946,10 @@ class FunctionLowering(PointerLowering):
         dim = op.dim.value.data
         reverse = bool(op.reverse.value.data) if op.reverse is not None else False
         shape = srcs[0].shape
-        offs = self._stage(e, srcs)
         body = op.regions[0].blocks[0]
+        if self._scan_in_registers(e, op, srcs, dim, body, reverse):
+            return
+        offs = self._stage(e, srcs)
         ids = list(op.identities.data)
         extent = shape[dim]
 
