@@ -54,7 +54,13 @@ def recurrence(a, b, y, n: ct.Constant[int], rev: ct.Constant[int]):
                     identity=(1.0, 0.0), reverse=bool(rev))
     ct.store(y, index=(ct.bid(0), 0), tile=yb)
 
+@ct.kernel(num_worker_warps=4)
+def cumsum_4_warps(x, y, n: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0), 0), shape=(1, n))
+    ct.store(y, index=(ct.bid(0), 0), tile=ct.cumsum(t, axis=1))
+
 CASES = {
+    "scan_cumsum_f32_4096_w4": (cumsum_4_warps, [arr("f32", 2), arr("f32", 2), 4096]),
     "scan_cumsum_f32_1024": (cumsum, [arr("f32", 2), arr("f32", 2), 1024]),
     "scan_cumsum_f32_8": (cumsum, [arr("f32", 2), arr("f32", 2), 8]),
     "scan_cumsum_i32_256": (cumsum, [arr("i32", 2), arr("i32", 2), 256]),
@@ -129,10 +135,15 @@ def test_int_cumsum(bytecode, cols):
     np.testing.assert_array_equal(y, np.cumsum(x, axis=1))
 
 
-def test_long_row_cumsum(bytecode):
-    """4096 elements on 128 threads: eight runs of four per thread (hi segments chained)."""
+@pytest.mark.parametrize("name,threads", [("scan_cumsum_f32_4096", 512), ("scan_cumsum_f32_4096_w4", 128)])
+def test_long_row_cumsum(bytecode, name, threads):
+    """4096 elements: without a warps hint the CTA is sized to the tile (512 threads, one run of
+    four each); with num_worker_warps=4, 128 threads hold eight runs each (hi segments chained)."""
+    from test_simt_layout_interp import _kernel
+
+    assert _kernel(bytecode, name)[1] == threads
     x = RNG.standard_normal((2, 4096)).astype(np.float32)
-    (_, y) = _run(bytecode, "scan_cumsum_f32_4096", [x, _nan((2, 4096))], (2, 1, 1))
+    (_, y) = _run(bytecode, name, [x, _nan((2, 4096))], (2, 1, 1))
     np.testing.assert_allclose(y, np.cumsum(x.astype(np.float64), axis=1), atol=2e-3, rtol=0)
 
 

@@ -5,7 +5,7 @@ The general path below the tile tier, for kernels the warp-specialized GEMM lowe
 softmax/layernorm-style rows, transposes, small dots.  Contract:
 
 * one CTA per tile program, ``32 * num_worker_warps`` threads (``nv_tileaa.kernel_spec``,
-  default 4 warps); the grid is the tile program grid (``get_program_id`` = ``%ctaid``);
+  default 4 warps; without the program's hint, sized to its tiles: ``layout.choose_threads``); the grid is the tile program grid (``get_program_id`` = ``%ctaid``);
 * a tile is *blocked* over the threads (``layout.py``, :func:`choose_layout`, reported as a
   remark by the driver): each thread owns runs of ``v`` contiguous elements of the row-major
   order (``v`` from 16 bytes over the element size of the function's contiguous global
@@ -69,7 +69,7 @@ from tileorch.dialects.nv_tileaa import FuncOp as TileFuncOp
 from tileorch.dialects.nv_tileaa.attrs import MemRefType, MemTokenType, PointerType, TiledViewType
 from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileaa.tile_ops import CASTS
-from tileorch.transforms.tileaa_to_simt.layout import SimtLayout, choose_layout, vectorizable_access
+from tileorch.transforms.tileaa_to_simt.layout import SimtLayout, choose_layout, choose_threads, vectorizable_access
 from tileorch.transforms.tileaa_to_simt.pointers import PointerLowering
 from tileorch.transforms.tileaa_to_simt.scan import ScanLowering
 from tileorch.transforms.tileaa_to_simt.emit import (
@@ -143,8 +143,7 @@ class FunctionLowering(PointerLowering, ScanLowering):
     def __init__(self, fn: TileFuncOp, sm: int | None = None):
         self.fn = fn
         self.sm = sm  # the target's compute capability (nv_tileaa.compute_capability), when the module names it
-        spec = fn.kernel_spec()
-        self.threads = 32 * (spec.num_worker_warps.data if spec is not None else 4)
+        self.threads = choose_threads(fn)
         self.layout: SimtLayout = choose_layout(fn, self.threads)
         self.vals: dict[SSAValue, object] = {}
         self.scratch_bytes = 0
