@@ -29,7 +29,8 @@ softmax/layernorm-style rows, transposes, small dots.  Contract:
 * out-of-bounds tile elements load the view's padding value and are not stored; a
   ``tiled_store`` is followed by ``bar.sync`` so later loads of the CTA see it;
 * scalars (program ids, loop counters, shapes) are uniform SSA values; ``scf`` loops and
-  branches carry tiles as one value per slot.
+  branches carry tiles as one value per slot; a loop that writes no memory loads its tiles one
+  iteration ahead (``prefetch.py``).
 
 Unsupported ops get a located "not supported yet by convert-nv-tileaa-to-simt" error.
 """
@@ -71,6 +72,7 @@ from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileaa.tile_ops import CASTS
 from tileorch.transforms.tileaa_to_simt.layout import SimtLayout, choose_layout, choose_threads, vectorizable_access
 from tileorch.transforms.tileaa_to_simt.pointers import PointerLowering
+from tileorch.transforms.tileaa_to_simt.prefetch import prefetchable_loads
 from tileorch.transforms.tileaa_to_simt.scan import ScanLowering
 from tileorch.transforms.tileaa_to_simt.emit import (
     GLOBAL_PTR,
@@ -1160,18 +1162,54 @@ class FunctionLowering(PointerLowering, ScanLowering):
 
     # -- structured control flow ------------------------------------------------------------
     def op_scf_for(self, e, op: scf.ForOp):
+        """A loop; its global tile loads that ``prefetch.prefetchable_loads`` allows are issued one
+        iteration ahead (the next iteration's tiles carried in registers)."""
         inits = [x for v in op.iter_args for x in self.flatten(v)]
         old = op.body.blocks[0]
         types = [a.type for a in old.args[1:]]
         lb, ub, st = (self.get(v) for v in (op.lb, op.ub, op.step))
+        slice_ops, loads = prefetchable_loads(op, self.slots_of)
+
+        def issue(b: Emitter, iv: SSAValue) -> list[SSAValue]:
+            """The prefetched loads' slots at induction value ``iv``."""
+            self.vals[old.args[0]] = iv
+            for inner in slice_ops:
+                self.lower_op(b, inner)
+            for ld in loads:
+                self.lower_op(b, ld)
+            return [x for ld in loads for x in self.tile(ld.results[0]).slots]
+
+        ahead = issue(e, lb) if loads else []
+        n_ahead = len(ahead)
 
         def body(b: Emitter, iv, flat):
+            carried = flat[len(flat) - n_ahead:]
+            flat = flat[:len(flat) - n_ahead]
+            nxt = issue(b, b.v(arith.AddiOp(iv, st))) if loads else []
             self.vals[old.args[0]] = iv
             for arg, val in zip(old.args[1:], self.unflatten(types, flat, op)):
                 self.vals[arg] = val
-            return self.lower_region_yield(b, old, op)
+            at = 0
+            for ld in loads:
+                t = self.tile(ld.results[0])
+                n = len(t.slots)
+                self.vals[ld.results[0]] = Tile(t.shape, t.element, carried[at:at + n])
+                self.vals[ld.results[1]] = None
+                at += n
+            skip = set(loads)
+            for inner in old.ops:
+                if isinstance(inner, scf.YieldOp):
+                    return [x for v in inner.operands for x in self.flatten(v)] + nxt
+                if inner in skip:
+                    continue
+                try:
+                    self.lower_op(b, inner)
+                except NotImplementedError as exc:
+                    raise _unsupported(inner, str(exc)) from None
+            raise LocatedError(op, f"{PASS}: region without scf.yield")
 
-        results = e.for_(lb, ub, st, inits, body)
+        results = e.for_(lb, ub, st, inits + ahead, body)
+        results = results[:len(results) - n_ahead]
         for r, val in zip(op.results, self.unflatten([r.type for r in op.results], results, op)):
             self.vals[r] = val
 
