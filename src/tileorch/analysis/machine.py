@@ -131,10 +131,17 @@ class Machine:
         self.named_at = {key: n for n, key in enumerate(self.named_keys)}
         self.object_bit: dict[tuple, int] = {}
         self.write_dsts = self._write_dsts()
+        self.round_pipes = self._round_ordered_pipes()
         self.footprints = [[self._bits(self._footprint(i, pc)) for pc in range(len(prog))]
                            for i, prog in enumerate(self.programs)]
         self.suffix = [self._suffix(i) for i in range(len(self.agents))]
+        # TMA issues touch no shared object (their bytes land in steps of their own) and check
+        # only the agent's own ghost: fired with the agent's previous step, like INVISIBLE ops
+        self.silent = [[isinstance(op, ProducerWrite) and self.footprints[i][pc] == (0, 0)
+                        for pc, op in enumerate(prog)] for i, prog in enumerate(self.programs)]
         self._persistent_memo: dict[tuple, frozenset] = {}
+        self._singleton_memo: dict[tuple, tuple[str, int] | None] = {}
+        self._copy_bits: dict[tuple, int] = {}
         self.symmetry = self._symmetry_classes() if symmetry else []
         self.cta_perms = cta_permutations(self) if symmetry else []
 
@@ -227,6 +234,101 @@ class Machine:
         count = spec.full_count if full else spec.empty_count
         return (cta, spec.named_ids[side] + self.slots_at[agent][pc]), count
 
+    def _ea_key(self, pipe: str, slot: int, rnd: int) -> tuple:
+        """The part of a mbarrier-arrival object's key after (kind, pipe, cta): the slot, and
+        the round on a pipeline whose rounds are causally ordered (:meth:`_round_ordered_pipes`)."""
+        return (slot, rnd) if pipe in self.round_pipes else (slot,)
+
+    def _round_ordered_pipes(self) -> frozenset[str]:
+        """The mbarrier pipelines whose arrivals may be indexed by round in the footprints.
+
+        On such a pipeline, every run without a violation orders the handshakes of one slot
+        as ``acquire(r) < commit(r) < wait(r) < release(r) < acquire(r + 1)`` for every
+        producer and every consumer it serves: a commit lands in its own round's phase (else
+        ``over-arrival``), a wait passes only when exactly its round's phase completed (else
+        ``parity-aliasing``), and a producer's acquire of round r + 1 checks that every
+        consumer of every CTA it fills released round r (else ``write-before-release``).  So a
+        handshake of round r and one of another round on the same barrier are never both
+        pending in a violation-free run: they are independent, and partial-order reduction
+        need not interleave them.  The ordering rests on static facts checked here; a pipeline
+        that lacks one keeps slot-only keys (every round dependent on every other):
+
+        * no branches in any program, no ``try_*`` ops or tokens, no wait on the empty side,
+          no named barriers;
+        * per agent and slot, the producer side is ``acquire(0) commit(0) acquire(1) ...``
+          (tail acquires last, never committed) and the consumer side ``wait(0) release(0)
+          wait(1) ...``, rounds consecutive from 0;
+        * a commit arrives only on CTAs the committing agent writes, and every agent that waits
+          on a CTA it commits to, or releases onto a CTA it acquires on, is a reader of a CTA
+          whose writes it issues (so its acquire's ``write-before-release`` check covers it).
+        """
+        if any(isinstance(op, Branch) for prog in self.programs for op in prog):
+            return frozenset()
+        out = set()
+        for spec in self.protocol.pipelines:
+            if spec.named_ids is None and self._rounds_ordered(spec.name):
+                out.add(spec.name)
+        return frozenset(out)
+
+    def _rounds_ordered(self, pipe: str) -> bool:
+        p = self.pipe_index[pipe]
+        waiters: dict[int, set[int]] = {}      # CTA -> agents waiting on its full barriers
+        releasers: dict[int, set[int]] = {}    # CTA -> agents releasing onto its empty barriers
+        acquirers, committers = [], []
+        for i, prog in enumerate(self.programs):
+            side: dict[tuple[str, int], list] = {}
+            for pc, op in enumerate(prog):
+                if getattr(op, "pipe", None) != pipe:
+                    continue
+                if isinstance(op, (ProducerTryAcquire, ConsumerTryWait)) or \
+                        getattr(op, "token", None) is not None:
+                    return False
+                slot, rnd = self.slots_at[i][pc], self.rounds_at[i][pc]
+                if isinstance(op, ProducerAcquire):
+                    seq = side.setdefault(("p", slot), [])
+                    if (seq and seq[-1][0] != "commit") or len([e for e in seq if e[0] != "commit"]) != rnd:
+                        return False
+                    seq.append(("tail" if op.tail else "acq", rnd))
+                    if not op.tail:
+                        acquirers.append(i)
+                elif isinstance(op, ProducerCommit):
+                    seq = side.setdefault(("p", slot), [])
+                    if not seq or seq[-1] != ("acq", rnd):
+                        return False
+                    seq.append(("commit", rnd))
+                    dsts = self._dsts(i, op)
+                    if not set(dsts) <= set(self.write_dsts.get((i, p), ())):
+                        return False
+                    committers.append((i, dsts))
+                elif isinstance(op, ConsumerWait):
+                    if op.barrier != "full":
+                        return False
+                    seq = side.setdefault(("c", slot), [])
+                    if (seq and seq[-1][0] != "rel") or len(seq) // 2 != rnd:
+                        return False
+                    seq.append(("wait", rnd))
+                    waiters.setdefault(self.agents[i].cta, set()).add(i)
+                elif isinstance(op, ConsumerRelease):
+                    seq = side.setdefault(("c", slot), [])
+                    if not seq or seq[-1] != ("wait", rnd):
+                        return False
+                    seq.append(("rel", rnd))
+                    for d in self._dsts(i, op):
+                        releasers.setdefault(d, set()).add(i)
+
+        def served(a: int) -> set[int]:
+            return {c for d in self.write_dsts.get((a, p), ())
+                    for c in self.consumers.get((p, d), ())}
+
+        for a in set(acquirers):
+            ctas = {self.agents[a].cta, *self.write_dsts.get((a, p), ())}
+            if not set().union(*(releasers.get(d, set()) for d in ctas)) <= served(a):
+                return False
+        for a, dsts in committers:
+            if not set().union(*(waiters.get(d, set()) for d in dsts)) <= served(a):
+                return False
+        return True
+
     def _footprint(self, agent: int, pc: int) -> tuple[frozenset, frozenset]:
         op = self.programs[agent][pc]
         cta = self.agents[agent].cta
@@ -242,23 +344,28 @@ class Machine:
             elif isinstance(op, ProducerCommit):  # bar.arrive may complete before bytes land
                 writes.add(("FT", op.pipe, cta, slot, rnd))
         elif isinstance(op, (ProducerAcquire, ProducerTryAcquire)):
-            reads.add(("EA", op.pipe, cta, slot))
-            reads.update(("EA", op.pipe, d, slot)
+            ea = self._ea_key(op.pipe, slot, rnd - 1)
+            reads.add(("EA", op.pipe, cta) + ea)
+            reads.update(("EA", op.pipe, d) + ea
                          for d in self.write_dsts.get((agent, self.pipe_index[op.pipe]), ()))
         elif isinstance(op, ProducerWrite) and op.nbytes == 0:
             writes.update(("FT", op.pipe, d, slot, rnd) for d in self._dsts(agent, op))
         elif isinstance(op, ProducerCommit):
-            writes.update(("FA", op.pipe, d, slot) for d in self._dsts(agent, op))
+            writes.update(("FA", op.pipe, d) + self._ea_key(op.pipe, slot, rnd)
+                          for d in self._dsts(agent, op))
             if not op.tx_bytes:     # a plain arrive may complete the phase before the bytes land
                 writes.update(("FT", op.pipe, d, slot, rnd) for d in self._dsts(agent, op))
         elif isinstance(op, (ConsumerWait, ConsumerTryWait)):
             if getattr(op, "barrier", "full") == "empty":
                 reads.add(("EA", op.pipe, cta, slot))
             else:
-                reads.update({("FA", op.pipe, cta, slot), ("FT", op.pipe, cta, slot, rnd),
-                              ("FT", op.pipe, cta, slot, rnd + 1)})
+                reads.update({("FA", op.pipe, cta) + self._ea_key(op.pipe, slot, rnd),
+                              ("FT", op.pipe, cta, slot, rnd)})
+                if op.pipe not in self.round_pipes:    # the next round's bytes: ordered after
+                    reads.add(("FT", op.pipe, cta, slot, rnd + 1))
         elif isinstance(op, ConsumerRelease):
-            writes.update(("EA", op.pipe, d, slot) for d in self._dsts(agent, op))
+            writes.update(("EA", op.pipe, d) + self._ea_key(op.pipe, slot, rnd)
+                          for d in self._dsts(agent, op))
         elif isinstance(op, SeqWait):
             length = self.protocol.seqbars[self.seq_index[op.bar]].length
             reads.add(("Q", op.bar, cta, slot * length + op.group))
@@ -425,11 +532,12 @@ class Machine:
         Both arms of a branch belong to their agent.
         """
         agents = state[0]
-        names = [p.name for p in self.protocol.pipelines]
-        copies = tuple(self._bit(("FT", names[p], cta, slot, rnd))
-                       for (p, cta, slot, _n, rnd) in state[2])
+        copies = tuple(self._copy_bit(t) for t in state[2])
         pcs = tuple(a[0] for a in agents)
         movers = [t for t in enabled if t[0] != "alt"]
+        single = self._singleton(pcs, copies, tuple(movers))
+        if single is not None:
+            return [t for t in enabled if (t if t[0] != "alt" else ("agent", t[1])) == single]
         moving = {t[1] for t in movers if t[0] == "agent"}
         needs = tuple(self._enabling_bits(state, b) if b not in moving else 0
                       for b, pc in enumerate(pcs) if pc < len(self.programs[b]))
@@ -439,6 +547,15 @@ class Machine:
             members = self._stubborn(pcs, copies, movers, needs)
             self._persistent_memo[key] = members
         return [t for t in enabled if (t if t[0] != "alt" else ("agent", t[1])) in members]
+
+    def _copy_bit(self, copy: tuple) -> int:
+        """The object an in-flight copy ``(pipe, cta, slot, nbytes, round)`` writes."""
+        bit = self._copy_bits.get(copy)
+        if bit is None:
+            p, cta, slot, _n, rnd = copy
+            bit = self._copy_bits[copy] = self._bit(
+                ("FT", self.protocol.pipelines[p].name, cta, slot, rnd))
+        return bit
 
     def _enabling_bits(self, state: tuple, i: int) -> int:
         """A necessary enabling set of blocked agent ``i``, as the objects some write to which
@@ -452,47 +569,105 @@ class Machine:
             b, _phase, _need, index = self._wait_target(state, i, op, side)
             cta = self.agents[i].cta
             if b.pending > 0:
-                return self._bit(("EA" if side == EMPTY else "FA", op.pipe, cta, index))
+                rnd = self.rounds_at[i][pc] - (side == EMPTY)
+                return self._bit(("EA" if side == EMPTY else "FA", op.pipe, cta)
+                                 + self._ea_key(op.pipe, index, rnd))
             if b.tx > 0:
                 return self._bit(("FT", op.pipe, cta, index, self.rounds_at[i][pc]))
         return self.footprints[i][pc][0]
 
-    def _stubborn(self, pcs: tuple[int, ...], copies: tuple[int, ...],
-                  enabled: list[tuple[str, int]], needs: tuple[int, ...]) -> frozenset:
+    def _singleton(self, pcs: tuple[int, ...], copies: tuple[int, ...],
+                   movers: tuple[tuple[str, int], ...]) -> tuple[str, int] | None:
+        """An enabled transition that is a persistent set on its own (nothing any other agent
+        or in-flight copy may still do conflicts with it), memoised; None if there is none.
+        The cheap first try of :meth:`persistent_subset` (it needs no enabling sets)."""
+        key = (pcs, copies, movers)
+        memo = self._singleton_memo
+        if key in memo:
+            return memo[key]
+        found = None
         live = [(b, *self.suffix[b][pc]) for b, pc in enumerate(pcs)
                 if pc < len(self.programs[b])]
-        need = {b: n for (b, _r, _w), n in zip(live, needs)}
-        enabled_set = set(enabled)
-        best = frozenset(enabled)
-        best_size = len(enabled)
-        for start in enabled:
-            members = {start}
+        for kind, x in movers:
+            if kind == "land":
+                r, w = 0, copies[x]
+            else:
+                r, w = self.footprints[x][pcs[x]]
+            rw = r | w
+            if any(bit & rw for j, bit in enumerate(copies) if not (kind == "land" and j == x)):
+                continue
+            if any((w & (sr | sw)) or (r & sw) for b, sr, sw in live
+                   if not (kind == "agent" and b == x)):
+                continue
+            found = (kind, x)
+            break
+        memo[key] = found
+        return found
+
+    def _stubborn(self, pcs: tuple[int, ...], copies: tuple[int, ...],
+                  enabled: list[tuple[str, int]], needs: tuple[int, ...]) -> frozenset:
+        """The smallest closure over the "must join" graph of the live agents and in-flight
+        copies (bit sets: agent b is node b, copy j node ``n + j``): an enabled agent or a
+        copy joins everyone whose remaining ops may conflict with its next step, a blocked
+        agent everyone who may write what it waits on (``needs``)."""
+        n = len(pcs)
+        live = [(b, *self.suffix[b][pc]) for b, pc in enumerate(pcs)
+                if pc < len(self.programs[b])]
+        need = {b: nd for (b, _r, _w), nd in zip(live, needs)}
+        movers = {x for kind, x in enabled if kind == "agent"}
+        weight = 0                     # nodes that count: enabled agents and every copy
+        for x in movers:
+            weight |= 1 << x
+        for j in range(len(copies)):
+            weight |= 1 << (n + j)
+        edges: dict[int, int] = {}
+
+        def out(node: int) -> int:
+            e = edges.get(node)
+            if e is not None:
+                return e
+            if node >= n:
+                r, w = 0, copies[node - n]
+            elif node in movers:
+                r, w = self.footprints[node][pcs[node]]
+            else:                       # blocked: who can unblock it?
+                r, w = need.get(node, 0), 0
+            e = 0
+            for b, sr, sw in live:
+                if b != node and ((w & (sr | sw)) or (r & sw)):
+                    e |= 1 << b
+            rw = r | w
+            for j, bit in enumerate(copies):
+                if bit & rw and n + j != node:
+                    e |= 1 << (n + j)
+            edges[node] = e
+            return e
+
+        best, best_size = None, len(enabled)
+        for kind, x in enabled:
+            start = x if kind == "agent" else n + x
+            closure = 1 << start
             work = [start]
-            size = 1
-            while work and size < best_size:
-                kind, x = work.pop()
-                if kind == "land":
-                    r, w = 0, copies[x]
-                else:
-                    r, w = self.footprints[x][pcs[x]]
-                    if (kind, x) not in enabled_set:     # blocked: who can unblock it?
-                        r, w = need[x], 0
-                for b, sr, sw in live:
-                    if ((w & (sr | sw)) or (r & sw)) and ("agent", b) not in members:
-                        members.add(("agent", b))
-                        work.append(("agent", b))
-                        size += ("agent", b) in enabled_set
-                rw = r | w
-                for j, bit in enumerate(copies):
-                    if bit & rw and ("land", j) not in members:
-                        members.add(("land", j))
-                        work.append(("land", j))
-                        size += 1
+            while work:
+                node = work.pop()
+                new = out(node) & ~closure
+                closure |= new
+                if (closure & weight).bit_count() >= best_size:
+                    break
+                while new:
+                    low = new & -new
+                    work.append(low.bit_length() - 1)
+                    new ^= low
+            size = (closure & weight).bit_count()
             if size < best_size:
-                best, best_size = frozenset(members), size
+                best, best_size = closure, size
                 if size == 1:
                     break
-        return best
+        if best is None:
+            return frozenset(enabled)
+        members = {("agent", b) for b in range(n) if best >> b & 1}
+        members |= {("land", j) for j in range(len(copies)) if best >> (n + j) & 1}
+        return frozenset(members)
 
     def _wait_target(self, state: tuple, i: int, op: Op, side: int):
         agent = state[0][i]
@@ -546,8 +721,9 @@ class Machine:
 
     def fire(self, state: tuple, choice: tuple[str, int]) -> Outcome:
         """One transition.  An agent's step also runs the invisible steps that follow it
-        (state advances and reads of a stage it holds: they touch nothing another agent or
-        copy can see, are always enabled, and their checks read only the agent's own ghost),
+        (state advances, reads of a stage it holds and TMA issues: they touch nothing another
+        agent or copy can see, are always enabled, and their checks read only the agent's own
+        ghost; a TMA issue only adds copies, whose landings are steps of their own),
         so no state is stored between them; the step shown in traces is the first one."""
         if choice[0] == "land":
             return self._land(state, choice[1])
@@ -558,7 +734,7 @@ class Machine:
         prog = self.programs[i]
         while out.violation is None and self.fuse_invisible:
             pc = out.state[0][i][0]
-            if pc >= len(prog) or not isinstance(prog[pc], INVISIBLE):
+            if pc >= len(prog) or not (isinstance(prog[pc], INVISIBLE) or self.silent[i][pc]):
                 break
             nxt = _Exec(self, out.state, i)
             nxt.run()
