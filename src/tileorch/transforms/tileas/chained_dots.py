@@ -70,9 +70,12 @@ CHAINED_ATTR = "tileorch.chained_config"
 TMAP = "!llvm.ptr {llvm.byval = !llvm.array<128 x i8>, llvm.align = 64 : i64, nvvm.grid_constant}"
 SWIZZLE_128B = 1 << 62
 SMEM_LIMIT = 227 * 1024
-DEFAULT_STAGES = 2
-"""K/V ring depth (fewer when shared memory does not hold them): tile ``j + stages`` is loaded
-once every warp group has finished with tile ``j``."""
+MAX_STAGES = 4
+"""K/V ring depth (as many as shared memory holds, at most this): the producer loads tile
+``j + stages`` once every consumer thread has released tile ``j`` (the stage's empty barrier)."""
+PRODUCER_REGS = 24
+CONSUMER_REGS = 240
+"""setmaxnreg of the producer and consumer warp groups (24 + 2 x 240 <= 512 per lane slot)."""
 _DT = {Float16Type: "f16", BFloat16Type: "bf16"}
 
 
@@ -317,12 +320,25 @@ def _parents(op: Operation, stop: Operation):
 
 @dataclass
 class Plan:
+    """Shared memory and threads of the warp-specialized kernel: ``tm / 64`` consumer warp groups
+    then one producer warp group; the Q tile, ``stages`` K and V tiles, then the barriers (Q's,
+    ``stages`` full, ``stages`` empty)."""
+
     ck: ChainedKernel
     stages: int = 2
 
     @property
+    def consumers(self) -> int:
+        """Consumer warp groups (64 rows each)."""
+        return self.ck.tm // 64
+
+    @property
+    def consumer_threads(self) -> int:
+        return 128 * self.consumers
+
+    @property
     def threads(self) -> int:
-        return 2 * self.ck.tm
+        return self.consumer_threads + 128
 
     def offsets(self) -> dict[str, int]:
         ck = self.ck
@@ -330,7 +346,8 @@ class Plan:
         b1 = ck.a0.bytes
         b2 = b1 + self.stages * ck.b1.bytes
         bars = b2 + self.stages * ck.b2.bytes
-        return {"a0": q, "b1": b1, "b2": b2, "bars": bars, "total": bars + 8 * (1 + self.stages)}
+        return {"a0": q, "b1": b1, "b2": b2, "bars": bars, "full": bars + 8, "empty": bars + 8 + 8 * self.stages,
+                "total": bars + 8 * (1 + 2 * self.stages)}
 
     @property
     def smem(self) -> int:
@@ -380,11 +397,12 @@ def _coord_placeholders(tag: str, op: Operand, j: str, ind: str) -> str:
 
 
 def _stage_loads(ck: ChainedKernel, plan: Plan, site: str, j: str, ind: str) -> str:
-    """Arm stage ``j % 2``'s barrier and issue the B1/B2 loads of tile ``j`` (thread 0 only)."""
+    """Arm stage ``j % stages``'s full barrier and issue the B1/B2 loads of tile ``j`` (the
+    producer thread)."""
     off = plan.offsets()
     return (f"{ind}%{site}_s = arith.remui {j}, %nstages : i32\n"
             f"{ind}%{site}_bo = arith.muli %{site}_s, %c8 : i32\n"
-            f"{ind}%{site}_bo2 = arith.addi %{site}_bo, %c{off['bars'] + 8}_i : i32\n"
+            f"{ind}%{site}_bo2 = arith.addi %{site}_bo, %c{off['full']}_i : i32\n"
             f"{ind}%{site}_bar = llvm.getelementptr %smem[%{site}_bo2] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8\n"
             f"{ind}nvvm.mbarrier.arrive.expect_tx %{site}_bar, %c{ck.b1.bytes + ck.b2.bytes}_i : !llvm.ptr<3>, i32\n"
             f"{ind}%{site}_k1 = arith.muli %{site}_s, %c{ck.b1.bytes}_i : i32\n"
@@ -406,7 +424,8 @@ def chained_kernel_ir(ck: ChainedKernel, plan: Plan, name: str) -> str:
     b1_const, b1_offs = _b_steps(ck.b1, ksteps)
     consts = sorted({0, 1, 2, 8, 64, 128, *[64 * c for c in range(8)], *[c * o.rows * 128 for o in (ck.a0, ck.b1, ck.b2)
                                                                           for c in range(o.cols // 64)],
-                     *[off["bars"] + 8 + 8 * i for i in range(plan.stages)], *range(plan.stages),
+                     *[off[k] + 8 * i for k in ("full", "empty") for i in range(plan.stages)],
+                     *range(plan.stages), plan.consumer_threads, off["full"], off["empty"],
                      off["bars"], off["bars"] + 8, off["b1"], off["b2"], ck.b1.bytes, ck.b2.bytes, ck.a0.bytes,
                      ck.b1.bytes + ck.b2.bytes})
     cdefs = "".join(f"    %c{c}_i = arith.constant {c} : i32\n" for c in consts)
@@ -425,12 +444,12 @@ def chained_kernel_ir(ck: ChainedKernel, plan: Plan, name: str) -> str:
             f"A[<{ab}>, <one>, <row>], B[<{ab}>, <one>, <{'col' if ck.b1.k_major else 'row'}>] : !sacc -> !sacc",
         ]
     s_text = "".join(f"{i8}{x}\n" for x in s_steps)
-    fbars = "".join(f"    %fbar{i} = llvm.getelementptr %smem[%c{off['bars'] + 8 + 8 * i}_i] : (!llvm.ptr<3>, i32) "
-                    "-> !llvm.ptr<3>, i8\n" for i in range(plan.stages))
-    fbar_inits = "".join(f"      nvvm.mbarrier.init %fbar{i}, %c1 : !llvm.ptr<3>, i32\n" for i in range(plan.stages))
-    prologue_loads = "".join(
-        f"      %has{i} = arith.cmpi sgt, %n_tiles, %c{i}_i : i32\n      scf.if %has{i} {{\n"
-        + _stage_loads(ck, plan, f"p{i}", f"%c{i}_i", "        ") + "      }\n" for i in range(plan.stages))
+    bars = "".join(f"    %{kind}bar{i} = llvm.getelementptr %smem[%c{off[name] + 8 * i}_i] : (!llvm.ptr<3>, i32) "
+                   "-> !llvm.ptr<3>, i8\n" for kind, name in (("f", "full"), ("e", "empty"))
+                   for i in range(plan.stages))
+    bar_inits = "".join(f"      nvvm.mbarrier.init %fbar{i}, %c1 : !llvm.ptr<3>, i32\n"
+                        f"      nvvm.mbarrier.init %ebar{i}, %c{plan.consumer_threads}_i : !llvm.ptr<3>, i32\n"
+                        for i in range(plan.stages))
     iters = ", ".join(f"%r{i} = %init{i}" for i in range(regs))
     itypes = ", ".join(["f32"] * regs)
     inits = "".join(f"    %init{i} = llvm.mlir.undef : f32  // placeholder\n" for i in range(regs))
@@ -438,7 +457,9 @@ def chained_kernel_ir(ck: ChainedKernel, plan: Plan, name: str) -> str:
     loop_head = (f"    {out}scf.for %j = %c0 to %n_tiles step %c1 iter_args({iters}) -> ({itypes}) : i32 {{\n"
                  if regs else "    scf.for %j = %c0 to %n_tiles step %c1 : i32 {\n")
     yield_ = f"        scf.yield {', '.join(f'%r{i}' for i in range(regs))} : {itypes}\n" if regs else "        scf.yield\n"
+    cw = plan.consumer_threads
     return f"""// Two chained dots (tileorch.transforms.tileas.chained_dots): {ck.tm}x{ck.tn}x{ck.d} then {ck.tm}x{ck.dv}x{ck.tn}, {ab}
+// warp groups 0 .. {plan.consumers - 1}: consumers; warp group {plan.consumers}: the TMA producer (its thread 0)
 !sacc = {s_acc}
 builtin.module attributes {{cutlass.target = "sm_90a"}} {{
   func.func @{name}(%tmap_a0: {TMAP}, %tmap_b1: {TMAP}, %tmap_b2: {TMAP})
@@ -456,46 +477,82 @@ builtin.module attributes {{cutlass.target = "sm_90a"}} {{
     %wg = arith.divui %tid, %c128 : i32
     %qbar = llvm.getelementptr %smem[%c{off['bars']}_i] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
     %nstages = arith.constant {plan.stages} : i32
-{fbars}    scf.if %t0 {{
+{bars}    scf.if %t0 {{
       nvvm.mbarrier.init %qbar, %c1 : !llvm.ptr<3>, i32
-{fbar_inits}      nvvm.fence.mbarrier.init
+{bar_inits}      nvvm.fence.mbarrier.init
       nvvm.prefetch tensormap, %tmap_a0 : !llvm.ptr
       nvvm.prefetch tensormap, %tmap_b1 : !llvm.ptr
       nvvm.prefetch tensormap, %tmap_b2 : !llvm.ptr
     }}
     nvvm.barrier
     %n_tiles = llvm.mlir.undef : i32  // placeholder: the program's trip count
-{inits}    scf.if %t0 {{
-      nvvm.mbarrier.arrive.expect_tx %qbar, %c{ck.a0.bytes}_i : !llvm.ptr<3>, i32
-{_coord_placeholders("a0q", ck.a0, "%c0", "      ")}{_tma_lines("a0q", ck.a0, "%c0", "%qbar", "      ")}{prologue_loads}    }}
-    // WGMMA descriptors (128B swizzle, 1024-byte atoms): address bits of the dynamic smem base
-    %smem_i = llvm.ptrtoint %smem : !llvm.ptr<3> to i64
-    %amask = arith.constant 262143 : i64
-    %c4_l = arith.constant 4 : i64
-    %smem_m = arith.andi %smem_i, %amask : i64
-    %sbase = arith.shrui %smem_m, %c4_l : i64
-    %wg_l = arith.extui %wg : i32 to i64
-    %wg_rows = arith.constant 512 : i64
-    %wg_off = arith.muli %wg_l, %wg_rows : i64
-    %a_bits = arith.constant {a_desc} : i64
-    %da0 = arith.ori %sbase, %a_bits : i64
-    %da_wg = arith.addi %da0, %wg_off : i64
-    %b1_bits = arith.constant {b1_const} : i64
-    %b1_base = arith.constant {off['b1'] // 16} : i64
-    %b2_base = arith.constant {off['b2'] // 16} : i64
-    %b1_stage = arith.constant {ck.b1.bytes // 16} : i64
-    %b2_stage = arith.constant {ck.b2.bytes // 16} : i64
-    %db1_0 = arith.ori %sbase, %b1_bits : i64
-    %db1_1 = arith.addi %db1_0, %b1_base : i64
-    %sbase2 = arith.addi %sbase, %b2_base : i64
-    nvvm.mbarrier.try_wait.parity %qbar, %c0, %ticks : !llvm.ptr<3>, i32, i32
-{loop_head}        %st = arith.remui %j, %nstages : i32
+{inits}    %is_prod = arith.cmpi uge, %tid, %c{cw}_i : i32
+    scf.if %is_prod {{
+      // the producer warp group: its thread 0 loads Q once and tile j into stage j % stages once
+      // every consumer thread has released the stage's previous tile (its empty barrier)
+      nvvm.setmaxregister decrease {PRODUCER_REGS}
+      %tp = arith.cmpi eq, %tid, %c{cw}_i : i32
+      scf.if %tp {{
+        nvvm.mbarrier.arrive.expect_tx %qbar, %c{ck.a0.bytes}_i : !llvm.ptr<3>, i32
+{_coord_placeholders("a0q", ck.a0, "%c0", "        ")}{_tma_lines("a0q", ck.a0, "%c0", "%qbar", "        ")}        scf.for %pj = %c0 to %n_tiles step %c1 : i32 {{
+          %pst = arith.remui %pj, %nstages : i32
+          %pph0 = arith.divui %pj, %nstages : i32
+          %pph = arith.andi %pph0, %c1 : i32
+          %refill = arith.cmpi uge, %pj, %nstages : i32
+          scf.if %refill {{
+            %pe_ph = arith.xori %pph, %c1 : i32
+            %pe_off0 = arith.muli %pst, %c8 : i32
+            %pe_off = arith.addi %pe_off0, %c{off['empty']}_i : i32
+            %pebar = llvm.getelementptr %smem[%pe_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+            nvvm.mbarrier.try_wait.parity %pebar, %pe_ph, %ticks : !llvm.ptr<3>, i32, i32
+          }}
+{_stage_loads(ck, plan, "nx", "%pj", "          ")}        }}
+        // the producer's tail: wait for the release of the last round of every stage (tile t - S
+        // for t = n .. n + S - 1; a stage never filled passes at once) before leaving
+        %tail_end = arith.addi %n_tiles, %nstages : i32
+        scf.for %tj = %n_tiles to %tail_end step %c1 : i32 {{
+          %tst = arith.remui %tj, %nstages : i32
+          %tph0 = arith.divui %tj, %nstages : i32
+          %tph1 = arith.andi %tph0, %c1 : i32
+          %tph = arith.xori %tph1, %c1 : i32
+          %te_off0 = arith.muli %tst, %c8 : i32
+          %te_off = arith.addi %te_off0, %c{off['empty']}_i : i32
+          %tebar = llvm.getelementptr %smem[%te_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+          nvvm.mbarrier.try_wait.parity %tebar, %tph, %ticks : !llvm.ptr<3>, i32, i32
+        }}
+      }}
+    }} else {{
+      nvvm.setmaxregister increase {CONSUMER_REGS}
+      // WGMMA descriptors (128B swizzle, 1024-byte atoms): address bits of the dynamic smem base
+      %smem_i = llvm.ptrtoint %smem : !llvm.ptr<3> to i64
+      %amask = arith.constant 262143 : i64
+      %c4_l = arith.constant 4 : i64
+      %smem_m = arith.andi %smem_i, %amask : i64
+      %sbase = arith.shrui %smem_m, %c4_l : i64
+      %wg_l = arith.extui %wg : i32 to i64
+      %wg_rows = arith.constant 512 : i64
+      %wg_off = arith.muli %wg_l, %wg_rows : i64
+      %a_bits = arith.constant {a_desc} : i64
+      %da0 = arith.ori %sbase, %a_bits : i64
+      %da_wg = arith.addi %da0, %wg_off : i64
+      %b1_bits = arith.constant {b1_const} : i64
+      %b1_base = arith.constant {off['b1'] // 16} : i64
+      %b2_base = arith.constant {off['b2'] // 16} : i64
+      %b1_stage = arith.constant {ck.b1.bytes // 16} : i64
+      %b2_stage = arith.constant {ck.b2.bytes // 16} : i64
+      %db1_0 = arith.ori %sbase, %b1_bits : i64
+      %db1_1 = arith.addi %db1_0, %b1_base : i64
+      %sbase2 = arith.addi %sbase, %b2_base : i64
+      nvvm.mbarrier.try_wait.parity %qbar, %c0, %ticks : !llvm.ptr<3>, i32, i32
+  {loop_head}        %st = arith.remui %j, %nstages : i32
         %ph0 = arith.divui %j, %nstages : i32
         %ph = arith.andi %ph0, %c1 : i32
         %st_l = arith.extui %st : i32 to i64
         %fb_off0 = arith.muli %st, %c8 : i32
-        %fb_off = arith.addi %fb_off0, %c{off['bars'] + 8}_i : i32
+        %fb_off = arith.addi %fb_off0, %c{off['full']}_i : i32
         %fbar = llvm.getelementptr %smem[%fb_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+        %eb_off = arith.addi %fb_off0, %c{off['empty']}_i : i32
+        %ebar = llvm.getelementptr %smem[%eb_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
         nvvm.mbarrier.try_wait.parity %fbar, %ph, %ticks : !llvm.ptr<3>, i32, i32
         %b1_so = arith.muli %st_l, %b1_stage : i64
         %db1 = arith.addi %db1_1, %b1_so : i64
@@ -508,15 +565,11 @@ builtin.module attributes {{cutlass.target = "sm_90a"}} {{
         %math = llvm.mlir.undef : i32  // anchor: the program's ops between and after the dots
         nvvm.wgmma.commit.group.sync.aligned
         nvvm.wgmma.wait.group.sync.aligned 0
-        // every warp group has finished reading stage %st: refill it with tile j + stages
-        nvvm.barrier
-        %jn = arith.addi %j, %nstages : i32
-        %more = arith.cmpi slt, %jn, %n_tiles : i32
-        %refill = arith.andi %more, %t0 : i1
-        scf.if %refill {{
-{_stage_loads(ck, plan, "nx", "%jn", "          ")}        }}
-{yield_}    }}
-    %epi = llvm.mlir.undef : i32  // anchor: the program's epilogue and store
+        // this thread's last read of stage %st is done: release it to the producer
+        nvvm.mbarrier.arrive %ebar : !llvm.ptr<3>
+{yield_}      }}
+      %epi = llvm.mlir.undef : i32  // anchor: the program's epilogue and store
+    }}
     func.return
   }}
 }}
@@ -784,7 +837,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     from tileorch.transforms.tileas.convert_to_cutlass import _append_parameters
 
     ck = analyze_chained_dots(kernel)
-    plan = Plan(ck, stages=DEFAULT_STAGES)
+    plan = Plan(ck, stages=MAX_STAGES)
     while plan.smem > SMEM_LIMIT and plan.stages > 1:  # one stage: tile j + 1 loads once tile j is consumed
         plan = Plan(ck, stages=plan.stages - 1)
     if plan.smem > SMEM_LIMIT:
@@ -842,7 +895,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             _replace(ph, s.tmp, val)
 
     fill_coords("a0q", ck.a0, None)
-    for site_name in [f"p{i}" for i in range(plan.stages)] + ["nx"]:
+    for site_name in ["nx"]:
         for tag, op in (("b1", ck.b1), ("b2", ck.b2)):
             ploop = op.load.parent_op()
             while ploop is not None and not isinstance(ploop, scf.ForOp):
@@ -851,7 +904,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             fill_coords(f"{tag}{site_name}", op, iv)
 
     # ---- the loop body: the program's ops between and after the dots, the second dot
-    my_loop = next(op for op in fn.walk() if isinstance(op, scf.ForOp))
+    math_anchor = named("math")
+    my_loop = math_anchor.parent_op()
     my_body = my_loop.body.blocks.first
     s = _Site(ck, args, coords, tile_coord)
     low = s.low
@@ -897,7 +951,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     new_regs = []
     for (i, w), y in zip(ck.carried, ck.yields):
         new_regs += s.tile_regs(y, w)
-    _replace(named("math"), s.tmp, None)
+    _replace(math_anchor, s.tmp, None)
     my_body.last_op.operands = new_regs
 
     # ---- after the loop: the epilogue and the store
