@@ -15,7 +15,11 @@ fresh barrier, one in a later round (``L > S``) as a fill without acquire.  Befo
 producer waits on ``T`` further empty phases (its tail: a loop from ``n`` to ``n + T``, ``T = S``
 so that no release is still in flight when it exits).  The
 consumer loop waits on the stage's full barrier, reads it, and every consumer thread arrives on
-the stage's empty barrier (``mbarrier.arrive``) after its last read.  Full and empty barriers are
+the stage's empty barrier (``mbarrier.arrive``) after its last read.  A pipelined consumer (the
+second dot of tile ``j - 1`` overlaps tile ``j``'s first) peels tile 0 (a full wait on stage 0
+before the loop), runs its loop from 1 (wait for tile ``j``, read and release tile ``j - 1``), and
+releases the last tile after the loop: two pipeline states, one for the waits and one for the
+releases.  Full and empty barriers are
 told apart by their address bases: ``getelementptr %smem[stage * 8 + base]`` at the waits, the
 arm and the arrive; ``mbarrier.init`` of ``base + 8 i`` gives each side's count.
 
@@ -217,11 +221,35 @@ class _Reader:
                 Loop(Trip("k", lower=skip), fill(True), origin=prod_loop),
                 Loop(n_tail, (ProducerAcquire(RING, "p", tail=True, origin=tails[0] if tails else None), Advance("p"))))
         agents = [Agent("tma", "producer", prod, (StateDecl("p", RING, 1),), threads=1, mask=0b1)]
-        consume = (ConsumerWait(RING, "c", origin=c_waits[0]), ConsumerRead(RING, "c", origin=c_waits[0]),
-                   ConsumerRelease(RING, "c", arrivals=WG, origin=arrives[0]), Advance("c"))
+        # a pipelined consumer (tile 0 peeled: its full wait before the loop; the loop from 1 releases
+        # tile j - 1; the last tile released after it) or one that releases tile j in iteration j
+        pro_waits = [o for o in fn.walk() if o.name == WAIT and not _in_loop(o) and _smem_offset(o.operands[0]) == full]
+        last_arrives = [o for o in fn.walk() if o.name == ARRIVE and not _in_loop(o)]
+        if pro_waits or last_arrives:
+            if len(pro_waits) != 1 or len(last_arrives) != 1 or _ring_base(last_arrives[0].operands[0]) != empty:
+                raise LocatedError(fn, "check: a pipelined consumer needs one full wait on stage 0 before its loop "
+                                       "and one release of the last tile after it")
+            c_lb = _const(cons_loop.operands[0])
+            if c_lb != 1:
+                raise LocatedError(cons_loop, "check: the pipelined consumer loop must start at tile 1")
+
+            def acquire(origin):
+                return (ConsumerWait(RING, "c", origin=origin), ConsumerRead(RING, "c", origin=origin), Advance("c"))
+
+            def release(origin):
+                return (ConsumerRead(RING, "r", origin=origin), ConsumerRelease(RING, "r", arrivals=WG, origin=origin),
+                        Advance("r"))
+
+            program = (Loop(Trip("k", cap=1), acquire(pro_waits[0])),
+                       Loop(Trip("k", lower=1), acquire(c_waits[0]) + release(arrives[0])),
+                       Loop(Trip("k", cap=1), release(last_arrives[0])))
+            states = (StateDecl("c", RING, 0), StateDecl("r", RING, 0))
+        else:
+            program = (Loop("k", (ConsumerWait(RING, "c", origin=c_waits[0]), ConsumerRead(RING, "c", origin=c_waits[0]),
+                                  ConsumerRelease(RING, "c", arrivals=WG, origin=arrives[0]), Advance("c"))),)
+            states = (StateDecl("c", RING, 0),)
         for w in range(C // WG):
-            agents.append(Agent(f"wg{w}", "consumer", (Loop("k", consume),), (StateDecl("c", RING, 0),),
-                                threads=WG, mask=1 << (w + 1)))
+            agents.append(Agent(f"wg{w}", "consumer", program, states, threads=WG, mask=1 << (w + 1)))
         name = fn.properties["sym_name"].data
         ring_init = next(o for o in inits if _smem_offset(o.operands[0]) == full)
         return Protocol(name, (Pipeline(RING, S, full_count, empty_count, refill[0], origin=ring_init),),
