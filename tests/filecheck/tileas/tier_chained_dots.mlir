@@ -8,8 +8,7 @@
 // chained-dots lowering (transforms/tileas/chained_dots.py) gives one warp-specialized kernel on the
 // program's grid: two consumer warp groups and a producer warp group (setmaxnreg 240 / 24) whose
 // thread 0 loads Q once and K/V into a 4-stage ring (full and empty mbarriers per stage, the consumers
-// release a stage by arriving on its empty barrier; each consumer overlaps tile j-1's P V with tile j's
-// Q K^T and softmax), S = Q K^T on WGMMA from shared memory
+// release a stage by arriving on its empty barrier), S = Q K^T on WGMMA from shared memory
 // (K transposed: a K-major B), the online softmax in the accumulator's registers (row max / row sum
 // along the thread's columns, then shfl.xor 1 and 2), P packed to f16 pairs as the register A of the
 // second WGMMA (V [tn, d]: an N-major B, layout row), the epilogue acc / l_i stored per element.
@@ -30,38 +29,22 @@
 // CHECK:          nvvm.mbarrier.try_wait.parity %tebar
 // CHECK:      } else {
 // CHECK-NEXT:   nvvm.setmaxregister increase 240
-// Tile 0 peeled: its Q K^T and softmax, no P V yet
-// CHECK:      scf.if %has
-// CHECK:        nvvm.mbarrier.try_wait.parity %fbar0, %c0
-// CHECK:        nvvm.wgmma.mma_async {{.*}}, %s_init0, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// CHECK:      scf.for %j =
+// CHECK:      nvvm.mbarrier.try_wait.parity %fbar, %ph
+// CHECK:      nvvm.wgmma.mma_async {{.*}}, %s_init, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
 // CHECK-COUNT-3: nvvm.wgmma.mma_async
-// CHECK:        nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK:        "shfl.sync.bfly.b32 $0, $1, 1, 31, -1;"
-// CHECK:        "shfl.sync.bfly.b32 $0, $1, 2, 31, -1;"
-// CHECK:        "ex2.approx.ftz.f32 $0, $1;"
-// CHECK:        "cvt.rn.f16x2.f32 $0, $1, $2;"
-// Tiles 1 .. n-1: Q K_j^T and P_{j-1} V_{j-1} in flight together; tile j's softmax while P V runs
-// CHECK:      scf.for %j = %c1 to %n_tiles
-// CHECK:        nvvm.mbarrier.try_wait.parity %fbar, %ph
-// CHECK:        nvvm.wgmma.mma_async {{.*}}, %s_init, <m = 64, n = 64, k = 16>
-// CHECK-COUNT-3: nvvm.wgmma.mma_async
-// CHECK:        nvvm.wgmma.commit.group.sync.aligned
-// CHECK-NOT:    nvvm.wgmma.wait.group
-// CHECK:        nvvm.wgmma.fence.aligned
-// CHECK:        wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, {$32, $33, $34, $35}, $36, p, 1, 1, 1;
-// CHECK:        nvvm.wgmma.commit.group.sync.aligned
-// CHECK-NEXT:   nvvm.wgmma.wait.group.sync.aligned 1
-// CHECK:        "ex2.approx.ftz.f32 $0, $1;"
-// CHECK:        "cvt.rn.f16x2.f32 $0, $1, $2;"
-// CHECK:        nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK-NEXT:   nvvm.mbarrier.arrive %ebar : !llvm.ptr<3>
-// CHECK-NOT:    nvvm.barrier
-// CHECK:        scf.yield
-// The last tile's P V
-// CHECK:      scf.if %has
-// CHECK:        wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
-// CHECK:        nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK-NEXT:   nvvm.mbarrier.arrive %ebar_last : !llvm.ptr<3>
+// CHECK:      nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK:      "shfl.sync.bfly.b32 $0, $1, 1, 31, -1;"
+// CHECK:      "shfl.sync.bfly.b32 $0, $1, 2, 31, -1;"
+// CHECK:      "ex2.approx.ftz.f32 $0, $1;"
+// CHECK:      "cvt.rn.f16x2.f32 $0, $1, $2;"
+// CHECK:      nvvm.wgmma.fence.aligned
+// CHECK:      wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, {$32, $33, $34, $35}, $36, p, 1, 1, 1;
+// CHECK:      nvvm.wgmma.commit.group.sync.aligned
+// CHECK:      nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT: nvvm.mbarrier.arrive %ebar : !llvm.ptr<3>
+// CHECK-NOT:  nvvm.barrier
+// CHECK:      scf.yield
 // CHECK:      llvm.store {{.*}} : f16, !llvm.ptr<1>
 
 // PTX: .entry chained_dots_128x64x64_64_f16

@@ -73,6 +73,11 @@ SMEM_LIMIT = 227 * 1024
 MAX_STAGES = 4
 """K/V ring depth (as many as shared memory holds, at most this): the producer loads tile
 ``j + stages`` once every consumer thread has released tile ``j`` (the stage's empty barrier)."""
+OVERLAP = False
+"""Intra-warp-group overlap (:class:`Pipelining`).  Off: on the H200 (2026-12-02) the overlapped
+kernel gave wrong results even for one key tile (not yet understood; a first bug, LLVM coalescing
+P_j into the registers the in-flight P_{j-1} V_{j-1} WGMMA reads, is fixed by the copies after
+the wait)."""
 PRODUCER_REGS = 24
 CONSUMER_REGS = 240
 """setmaxnreg of the producer and consumer warp groups (24 + 2 x 240 <= 512 per lane slot)."""
@@ -1022,6 +1027,8 @@ def pipelining(ck: ChainedKernel) -> Pipelining | None:
     result (the accumulator), and nothing of tile ``j`` but the second dot's C input reads it (P,
     the first dot's C, the other carried values, branch conditions); and the registers fit
     (S, two packed P tiles and the accumulator within ~200 of the consumers' 240)."""
+    if not OVERLAP:
+        return None
     body = ck.loop.body.blocks.first
     accs = [k for k, y in enumerate(ck.yields) if _strip(y)[0] is ck.dot2.result]
     if len(accs) != 1 or ck.carried[accs[0]][1] != ck.dv:
@@ -1104,6 +1111,10 @@ def _lower_pipelined_loop(ck: ChainedKernel, pipe: Pipelining, named, site_of,
     a_j, new_j = tile(s, lb.args[0], named(f"s{ck.d // 16 - 1}").results[0], carried)
     s.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
     s.e.add(nvvm.MBarrierArriveOp(named("ebar").results[0], with_state=False))  # tile j-1's stage is free
+    # P_j is computed while P_{j-1} V_{j-1} reads P_{j-1}'s registers: yield copies made after the
+    # wait (volatile, so they stay after it), else LLVM coalesces P_j into P_{j-1}'s registers and
+    # overwrites them in flight
+    a_j = [s.e.v(llvm.InlineAsmOp("mov.b32 $0, $1;", "=r,r", [x], [i32], has_side_effects=True)) for x in a_j]
     c_j = c_input(s, acc_prev)
     _replace(anchor, s.tmp, None)
     lb.last_op.operands = [*a_j, *c_j, *new_j]
