@@ -29,7 +29,7 @@ from operator import itemgetter
 
 from tileorch.analysis import properties as P
 from tileorch.analysis.barriers import GlobalMemory, MBarrier, NamedBarrier
-from tileorch.analysis.compiled import CompiledSteps
+from tileorch.analysis.compiled import ALWAYS, PARITY, CompiledSteps
 from tileorch.analysis.protocol import (
     Accumulate, Advance, Agent, BarArrive, BarSync, Branch, ClusterArrive, ClusterWait, ConsumerRead,
     ConsumerRelease, ConsumerTryWait, ConsumerWait, CounterAdd, CounterWait, Epilogue, Jump,
@@ -152,6 +152,7 @@ class Machine:
         self.silent = [[isinstance(op, ProducerWrite) and self.footprints[i][pc] == (0, 0)
                         for pc, op in enumerate(prog)] for i, prog in enumerate(self.programs)]
         self._copy_bits: dict[tuple, int] = {}
+        self._enabling_memo: dict[tuple[int, int, int], tuple[int, int]] = {}
         self.symmetry = self._symmetry_classes() if symmetry else []
         self.cta_perms = cta_permutations(self) if symmetry else []
         self._perm_getters = [
@@ -508,6 +509,12 @@ class Machine:
             return agents, tuple(hashes)
         agents, hashes = list(agents), list(hashes)
         for group in self.symmetry:
+            if len(group) == 2:             # the common case: a stable sort of two
+                a, b = group
+                if hashes[b] < hashes[a]:
+                    agents[a], agents[b] = agents[b], agents[a]
+                    hashes[a], hashes[b] = hashes[b], hashes[a]
+                continue
             order = sorted(group, key=hashes.__getitem__)
             picked = [(agents[k], hashes[k]) for k in order]
             for i, (a, h) in zip(group, picked):
@@ -553,13 +560,22 @@ class Machine:
         branch, or ("land", j) for in-flight transfer j."""
         out = []
         c = self.compiled
-        length, enabled = c.length, c.enabled
+        length, en = c.length, c.en
+        barriers = state[1]
         for i, a in enumerate(state[0]):
             pc = a[0]
-            if pc < length[i] and enabled(state, i):
-                out.append(self._agent_choice[i])
-                if self.is_branch[i][pc]:
-                    out.append(self._alt_choice[i])
+            if pc >= length[i]:
+                continue
+            e = en[i][pc]
+            if e[0] == PARITY:              # compiled mbarrier wait: CompiledSteps.enabled
+                index, phase, _count = a[1][e[1]]
+                if (barriers[e[2] + index][3] & 1) == (phase & 1):
+                    continue
+            elif e[0] != ALWAYS and not self.enabled(state, i):
+                continue
+            out.append(self._agent_choice[i])
+            if self.is_branch[i][pc]:
+                out.append(self._alt_choice[i])
         inflight = state[2]
         if inflight:
             seen = set()
@@ -626,6 +642,16 @@ class Machine:
         arrivals, else the transaction bytes it still expects, else everything it reads."""
         agent = state[0][i]
         pc = agent[0]
+        e = self.compiled.en[i][pc]
+        if e[0] == PARITY:                  # the same answer from the compiled tables
+            index = agent[1][e[1]][0]
+            b = state[1][e[2] + index]
+            if b.pending > 0 or b.tx > 0:
+                bits = self._enabling_memo.get((i, pc, index))
+                if bits is None:
+                    bits = self._enabling_memo[(i, pc, index)] = self._wait_bits(i, pc, index)
+                return bits[0] if b.pending > 0 else bits[1]
+            return self.footprints[i][pc][0]
         op = self.programs[i][pc]
         if isinstance(op, (ProducerAcquire, ConsumerWait)) and self.named_op[i][pc] is None:
             side = EMPTY if isinstance(op, ProducerAcquire) or op.barrier == "empty" else FULL
@@ -638,6 +664,17 @@ class Machine:
             if b.tx > 0:
                 return self._bit(("FT", op.pipe, cta, index, self.rounds_at[i][pc]))
         return self.footprints[i][pc][0]
+
+    def _wait_bits(self, i: int, pc: int, index: int) -> tuple[int, int]:
+        """(arrivals object, bytes object) a blocked mbarrier wait of agent ``i`` at ``pc``
+        on slot ``index`` needs written (:meth:`_enabling_bits`)."""
+        op = self.programs[i][pc]
+        side = EMPTY if isinstance(op, ProducerAcquire) or op.barrier == "empty" else FULL
+        cta = self.agents[i].cta
+        rnd = self.rounds_at[i][pc] - (side == EMPTY)
+        return (self._bit(("EA" if side == EMPTY else "FA", op.pipe, cta)
+                          + self._ea_key(op.pipe, index, rnd)),
+                self._bit(("FT", op.pipe, cta, index, self.rounds_at[i][pc])))
 
     def _singleton(self, pcs: list[int], copies: list[int], enabled: list[tuple[str, int]],
                    live: list[tuple[int, int, int]]) -> tuple[str, int] | None:
@@ -653,7 +690,7 @@ class Machine:
                 continue
             if kind == "land":
                 r, w = 0, copies[x]
-                if any(bit & w for j, bit in enumerate(copies) if j != x):
+                if copies.count(w) > 1:     # another copy of the same object (one bit each)
                     continue
                 skip = -1
             else:
@@ -686,27 +723,13 @@ class Machine:
         for j in range(len(copies)):
             weight |= 1 << (n + j)
         footprints = self.footprints
-        edges: dict[int, int] = {}
-
-        def out(node: int) -> int:
-            if node >= n:
-                r, w = 0, copies[node - n]
-            elif node in movers:
-                r, w = footprints[node][pcs[node]]
-            else:                       # blocked: who can unblock it?
-                r, w = need.get(node, 0), 0
-            e = 0
-            for b, sr, sw in live:
-                if b != node and ((w & (sr | sw)) or (r & sw)):
-                    e |= 1 << b
-            rw = r | w
-            if rw:
-                for j, bit in enumerate(copies):
-                    if bit & rw and n + j != node:
-                        e |= 1 << (n + j)
-            edges[node] = e
-            return e
-
+        links = [(b, sr | sw, sw, 1 << b) for b, sr, sw in live]
+        edges: list[int | None] = [None] * (n + len(copies))
+        by_object: dict[int, int] = {}      # a copy's object (one bit) -> the copies' nodes
+        for j, bit in enumerate(copies):
+            by_object[bit] = by_object.get(bit, 0) | 1 << (n + j)
+        objects = list(by_object.items())
+        copy_edges: dict[int, int] = {}     # copies of one object have the same edges
         best, best_size = None, len(enabled)
         for kind, x in enabled:
             start = x if kind == "agent" else n + x
@@ -714,8 +737,30 @@ class Machine:
             work = [start]
             while work:
                 node = work.pop()
-                e = edges.get(node)
-                new = (out(node) if e is None else e) & ~closure
+                e = edges[node]
+                if e is None and node >= n and copies[node - n] in copy_edges:
+                    e = edges[node] = copy_edges[copies[node - n]] & ~(1 << node)
+                if e is None:       # who must join `node`: conflicts with its step / need
+                    if node >= n:
+                        r, w = 0, copies[node - n]
+                    elif node in movers:
+                        r, w = footprints[node][pcs[node]]
+                    else:                       # blocked: who can unblock it?
+                        r, w = need.get(node, 0), 0
+                    e = 0
+                    for b, srw, sw, bit in links:
+                        if b != node and ((w & srw) or (r & sw)):
+                            e |= bit
+                    rw = r | w
+                    if rw:
+                        for bit, nodes in objects:
+                            if bit & rw:
+                                e |= nodes
+                    if node >= n:
+                        copy_edges[w] = e
+                    e &= ~(1 << node)
+                    edges[node] = e
+                new = e & ~closure
                 if not new:
                     continue
                 closure |= new
