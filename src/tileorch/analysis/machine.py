@@ -25,9 +25,11 @@ synchronous writes) that reached each slot.  These ghosts are what the safety pr
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import itemgetter
 
 from tileorch.analysis import properties as P
 from tileorch.analysis.barriers import GlobalMemory, MBarrier, NamedBarrier
+from tileorch.analysis.compiled import ALWAYS, PARITY, CompiledSteps
 from tileorch.analysis.protocol import (
     Accumulate, Advance, Agent, BarArrive, BarSync, Branch, ClusterArrive, ClusterWait, ConsumerRead,
     ConsumerRelease, ConsumerTryWait, ConsumerWait, CounterAdd, CounterWait, Epilogue, Jump,
@@ -74,6 +76,16 @@ def op_text(op: Op) -> str:
     fields = {k: v for k, v in vars(op).items()
               if k != "origin" and v is not None and v is not False}
     return f"{name}({', '.join(f'{k}={v}' for k, v in fields.items())})"
+
+
+def _getter(indices: tuple[int, ...]):
+    """A function picking ``indices`` from a tuple, as a tuple (also for 0 or 1 index)."""
+    if len(indices) == 1:
+        k = indices[0]
+        return lambda t: (t[k],)
+    if not indices:
+        return lambda t: ()
+    return itemgetter(*indices)
 
 
 def flatten(acc: object) -> list:
@@ -139,11 +151,17 @@ class Machine:
         # only the agent's own ghost: fired with the agent's previous step, like INVISIBLE ops
         self.silent = [[isinstance(op, ProducerWrite) and self.footprints[i][pc] == (0, 0)
                         for pc, op in enumerate(prog)] for i, prog in enumerate(self.programs)]
-        self._persistent_memo: dict[tuple, frozenset] = {}
-        self._singleton_memo: dict[tuple, tuple[str, int] | None] = {}
         self._copy_bits: dict[tuple, int] = {}
+        self._enabling_memo: dict[tuple[int, int, int], tuple[int, int]] = {}
         self.symmetry = self._symmetry_classes() if symmetry else []
         self.cta_perms = cta_permutations(self) if symmetry else []
+        self._perm_getters = [
+            (_getter(p.agents), _getter(p.barriers), _getter(p.landed), _getter(p.named),
+             _getter(p.turns), p.pi) for p in self.cta_perms]
+        self.compiled = CompiledSteps(self)
+        self.is_branch = [[isinstance(op, Branch) for op in prog] for prog in self.programs]
+        self._agent_choice = [("agent", i) for i in range(len(self.agents))]
+        self._alt_choice = [("alt", i) for i in range(len(self.agents))]
 
     # --- static structure ----------------------------------------------------------------
 
@@ -484,20 +502,53 @@ class Machine:
                 agents[i] = s
         return (tuple(agents),) + state[1:]
 
+    def _sorted_agents(self, agents: tuple, hashes: list[int]) -> tuple[tuple, tuple]:
+        """``agents`` with every symmetry class sorted by the agents' hashes (given), and the
+        hashes in that order."""
+        if not self.symmetry:
+            return agents, tuple(hashes)
+        agents, hashes = list(agents), list(hashes)
+        for group in self.symmetry:
+            if len(group) == 2:             # the common case: a stable sort of two
+                a, b = group
+                if hashes[b] < hashes[a]:
+                    agents[a], agents[b] = agents[b], agents[a]
+                    hashes[a], hashes[b] = hashes[b], hashes[a]
+                continue
+            order = sorted(group, key=hashes.__getitem__)
+            picked = [(agents[k], hashes[k]) for k in order]
+            for i, (a, h) in zip(group, picked):
+                agents[i], hashes[i] = a, h
+        return tuple(agents), tuple(hashes)
+
     def canonical(self, state: tuple) -> tuple:
         """A representative of the state's orbit under the symmetries: interchangeable agents
-        of one CTA (local states sorted) and permutations of the cluster's CTAs that map the
-        protocol onto itself (the candidate with the smallest hash)."""
-        best = self._sort_agents(state)
+        of one CTA (local states sorted by hash) and permutations of the cluster's CTAs that
+        map the protocol onto itself (the candidate with the smallest key, a hash of the
+        agents' hashes and the other components; every candidate is computed from the same
+        orbit, so the choice depends only on the orbit)."""
+        if not self.symmetry and not self.cta_perms:
+            return state
+        agents = state[0]
+        hashes = [hash(a) for a in agents]
+        best_agents, best_h = self._sorted_agents(agents, hashes)
         if not self.cta_perms:
-            return best
-        best_hash = hash(best)
-        for perm in self.cta_perms:
-            cand = self._sort_agents(permute_state(self, perm, state))
-            h = hash(cand)
-            if h < best_hash:
-                best, best_hash = cand, h
-        return best
+            return (best_agents,) + state[1:]
+        rest = state[1:]
+        best_key = hash((best_h,) + rest)
+        best_rest = rest
+        barriers, inflight, landed, named, gmem, outputs, gen, turns = rest
+        for get_agents, get_bar, get_landed, get_named, get_turns, pi in self._perm_getters:
+            cand_agents, cand_h = self._sorted_agents(get_agents(agents), get_agents(hashes))
+            cand_rest = (get_bar(barriers),
+                         tuple(sorted([(pipe, pi[cta], slot, n, r)
+                                       for pipe, cta, slot, n, r in inflight])),
+                         get_landed(landed), get_named(named), gmem, outputs, gen,
+                         get_turns(turns))
+            key = hash((cand_h,) + cand_rest)
+            if key < best_key:
+                best_key, best_agents, best_rest = key, cand_agents, cand_rest
+        return (best_agents,) + best_rest
 
     def finished(self, state: tuple) -> bool:
         return all(a[0] >= len(self.programs[i]) for i, a in enumerate(state[0])) and not state[2]
@@ -508,17 +559,45 @@ class Machine:
         """Enabled transitions: ("agent", i), ("alt", i) for the second arm of agent i's
         branch, or ("land", j) for in-flight transfer j."""
         out = []
+        c = self.compiled
+        length, en = c.length, c.en
+        barriers = state[1]
         for i, a in enumerate(state[0]):
-            if a[0] < len(self.programs[i]) and self.enabled(state, i):
-                out.append(("agent", i))
-                if isinstance(self.programs[i][a[0]], Branch):
-                    out.append(("alt", i))
-        seen = set()
-        for j, t in enumerate(state[2]):
-            if t not in seen:
-                seen.add(t)
-                out.append(("land", j))
+            pc = a[0]
+            if pc >= length[i]:
+                continue
+            e = en[i][pc]
+            if e[0] == PARITY:              # compiled mbarrier wait: CompiledSteps.enabled
+                index, phase, _count = a[1][e[1]]
+                if (barriers[e[2] + index][3] & 1) == (phase & 1):
+                    continue
+            elif e[0] != ALWAYS and not self.enabled(state, i):
+                continue
+            out.append(self._agent_choice[i])
+            if self.is_branch[i][pc]:
+                out.append(self._alt_choice[i])
+        inflight = state[2]
+        if inflight:
+            seen = set()
+            for j, t in enumerate(inflight):
+                if t not in seen:
+                    seen.add(t)
+                    out.append(("land", j))
         return out
+
+    def successor(self, state: tuple, choice: tuple[str, int]
+                  ) -> tuple[tuple | None, P.Violation | None]:
+        """(next state, violation) of :meth:`fire` without the trace step: the compiled fast
+        path (:mod:`~tileorch.analysis.compiled`) when it applies, else :meth:`fire`."""
+        kind, x = choice
+        if kind == "land":
+            return self.compiled.land(state, x), None
+        if kind == "agent" and self.fuse_invisible:
+            nxt = self.compiled.step(state, x)
+            if nxt is not None:
+                return nxt, None
+        out = self.fire(state, choice)
+        return out.state, out.violation
 
     def persistent_subset(self, state: tuple, enabled: list[tuple[str, int]]
                           ) -> list[tuple[str, int]]:
@@ -528,24 +607,24 @@ class Machine:
         ops may conflict with its next op; a blocked agent pulls in every agent or copy whose
         remaining ops may write what it waits on.  Transitions outside the set can then neither
         conflict with the set's enabled transitions nor enable its blocked ones.  The set
-        depends only on program counters, in-flight copies and enabledness, so it is memoised.
-        Both arms of a branch belong to their agent.
+        depends only on program counters, in-flight copies and enabledness (not memoised:
+        nearly every state has its own combination).  Both arms of a branch belong to their
+        agent.
         """
         agents = state[0]
-        copies = tuple(self._copy_bit(t) for t in state[2])
-        pcs = tuple(a[0] for a in agents)
-        movers = [t for t in enabled if t[0] != "alt"]
-        single = self._singleton(pcs, copies, tuple(movers))
+        bits = self._copy_bits
+        copies = [bits[t] if t in bits else self._copy_bit(t) for t in state[2]]
+        pcs = [a[0] for a in agents]
+        length, suffix = self.compiled.length, self.suffix
+        live = [(b, *suffix[b][pc]) for b, pc in enumerate(pcs) if pc < length[b]]
+        single = self._singleton(pcs, copies, enabled, live)
         if single is not None:
-            return [t for t in enabled if (t if t[0] != "alt" else ("agent", t[1])) == single]
+            return [t for t in enabled if t[1] == single[1] and (t[0] == "land") ==
+                    (single[0] == "land")]
+        movers = [t for t in enabled if t[0] != "alt"]
         moving = {t[1] for t in movers if t[0] == "agent"}
-        needs = tuple(self._enabling_bits(state, b) if b not in moving else 0
-                      for b, pc in enumerate(pcs) if pc < len(self.programs[b]))
-        key = (pcs, copies, tuple(movers), needs)
-        members = self._persistent_memo.get(key)
-        if members is None:
-            members = self._stubborn(pcs, copies, movers, needs)
-            self._persistent_memo[key] = members
+        needs = [self._enabling_bits(state, b) if b not in moving else 0 for b, _r, _w in live]
+        members = self._stubborn(pcs, copies, movers, needs, live)
         return [t for t in enabled if (t if t[0] != "alt" else ("agent", t[1])) in members]
 
     def _copy_bit(self, copy: tuple) -> int:
@@ -563,6 +642,16 @@ class Machine:
         arrivals, else the transaction bytes it still expects, else everything it reads."""
         agent = state[0][i]
         pc = agent[0]
+        e = self.compiled.en[i][pc]
+        if e[0] == PARITY:                  # the same answer from the compiled tables
+            index = agent[1][e[1]][0]
+            b = state[1][e[2] + index]
+            if b.pending > 0 or b.tx > 0:
+                bits = self._enabling_memo.get((i, pc, index))
+                if bits is None:
+                    bits = self._enabling_memo[(i, pc, index)] = self._wait_bits(i, pc, index)
+                return bits[0] if b.pending > 0 else bits[1]
+            return self.footprints[i][pc][0]
         op = self.programs[i][pc]
         if isinstance(op, (ProducerAcquire, ConsumerWait)) and self.named_op[i][pc] is None:
             side = EMPTY if isinstance(op, ProducerAcquire) or op.barrier == "empty" else FULL
@@ -576,43 +665,56 @@ class Machine:
                 return self._bit(("FT", op.pipe, cta, index, self.rounds_at[i][pc]))
         return self.footprints[i][pc][0]
 
-    def _singleton(self, pcs: tuple[int, ...], copies: tuple[int, ...],
-                   movers: tuple[tuple[str, int], ...]) -> tuple[str, int] | None:
-        """An enabled transition that is a persistent set on its own (nothing any other agent
-        or in-flight copy may still do conflicts with it), memoised; None if there is none.
-        The cheap first try of :meth:`persistent_subset` (it needs no enabling sets)."""
-        key = (pcs, copies, movers)
-        memo = self._singleton_memo
-        if key in memo:
-            return memo[key]
-        found = None
-        live = [(b, *self.suffix[b][pc]) for b, pc in enumerate(pcs)
-                if pc < len(self.programs[b])]
-        for kind, x in movers:
+    def _wait_bits(self, i: int, pc: int, index: int) -> tuple[int, int]:
+        """(arrivals object, bytes object) a blocked mbarrier wait of agent ``i`` at ``pc``
+        on slot ``index`` needs written (:meth:`_enabling_bits`)."""
+        op = self.programs[i][pc]
+        side = EMPTY if isinstance(op, ProducerAcquire) or op.barrier == "empty" else FULL
+        cta = self.agents[i].cta
+        rnd = self.rounds_at[i][pc] - (side == EMPTY)
+        return (self._bit(("EA" if side == EMPTY else "FA", op.pipe, cta)
+                          + self._ea_key(op.pipe, index, rnd)),
+                self._bit(("FT", op.pipe, cta, index, self.rounds_at[i][pc])))
+
+    def _singleton(self, pcs: list[int], copies: list[int], enabled: list[tuple[str, int]],
+                   live: list[tuple[int, int, int]]) -> tuple[str, int] | None:
+        """The first enabled transition that is a persistent set on its own (nothing any other
+        agent or in-flight copy may still do conflicts with it); None if there is none.  The
+        cheap first try of :meth:`persistent_subset` (it needs no enabling sets)."""
+        all_copies = 0
+        for bit in copies:
+            all_copies |= bit
+        footprints = self.footprints
+        for kind, x in enabled:
+            if kind == "alt":
+                continue
             if kind == "land":
                 r, w = 0, copies[x]
+                if copies.count(w) > 1:     # another copy of the same object (one bit each)
+                    continue
+                skip = -1
             else:
-                r, w = self.footprints[x][pcs[x]]
-            rw = r | w
-            if any(bit & rw for j, bit in enumerate(copies) if not (kind == "land" and j == x)):
+                r, w = footprints[x][pcs[x]]
+                if (r | w) & all_copies:
+                    continue
+                skip = x
+            others_rw = others_w = 0
+            for b, sr, sw in live:
+                if b != skip:
+                    others_rw |= sr | sw
+                    others_w |= sw
+            if (w & others_rw) or (r & others_w):
                 continue
-            if any((w & (sr | sw)) or (r & sw) for b, sr, sw in live
-                   if not (kind == "agent" and b == x)):
-                continue
-            found = (kind, x)
-            break
-        memo[key] = found
-        return found
+            return kind, x
+        return None
 
-    def _stubborn(self, pcs: tuple[int, ...], copies: tuple[int, ...],
-                  enabled: list[tuple[str, int]], needs: tuple[int, ...]) -> frozenset:
+    def _stubborn(self, pcs: list[int], copies: list[int], enabled: list[tuple[str, int]],
+                  needs: list[int], live: list[tuple[int, int, int]]) -> frozenset:
         """The smallest closure over the "must join" graph of the live agents and in-flight
         copies (bit sets: agent b is node b, copy j node ``n + j``): an enabled agent or a
         copy joins everyone whose remaining ops may conflict with its next step, a blocked
-        agent everyone who may write what it waits on (``needs``)."""
+        agent everyone who may write what it waits on (``needs``, one per ``live`` agent)."""
         n = len(pcs)
-        live = [(b, *self.suffix[b][pc]) for b, pc in enumerate(pcs)
-                if pc < len(self.programs[b])]
         need = {b: nd for (b, _r, _w), nd in zip(live, needs)}
         movers = {x for kind, x in enabled if kind == "agent"}
         weight = 0                     # nodes that count: enabled agents and every copy
@@ -620,29 +722,14 @@ class Machine:
             weight |= 1 << x
         for j in range(len(copies)):
             weight |= 1 << (n + j)
-        edges: dict[int, int] = {}
-
-        def out(node: int) -> int:
-            e = edges.get(node)
-            if e is not None:
-                return e
-            if node >= n:
-                r, w = 0, copies[node - n]
-            elif node in movers:
-                r, w = self.footprints[node][pcs[node]]
-            else:                       # blocked: who can unblock it?
-                r, w = need.get(node, 0), 0
-            e = 0
-            for b, sr, sw in live:
-                if b != node and ((w & (sr | sw)) or (r & sw)):
-                    e |= 1 << b
-            rw = r | w
-            for j, bit in enumerate(copies):
-                if bit & rw and n + j != node:
-                    e |= 1 << (n + j)
-            edges[node] = e
-            return e
-
+        footprints = self.footprints
+        links = [(b, sr | sw, sw, 1 << b) for b, sr, sw in live]
+        edges: list[int | None] = [None] * (n + len(copies))
+        by_object: dict[int, int] = {}      # a copy's object (one bit) -> the copies' nodes
+        for j, bit in enumerate(copies):
+            by_object[bit] = by_object.get(bit, 0) | 1 << (n + j)
+        objects = list(by_object.items())
+        copy_edges: dict[int, int] = {}     # copies of one object have the same edges
         best, best_size = None, len(enabled)
         for kind, x in enabled:
             start = x if kind == "agent" else n + x
@@ -650,7 +737,32 @@ class Machine:
             work = [start]
             while work:
                 node = work.pop()
-                new = out(node) & ~closure
+                e = edges[node]
+                if e is None and node >= n and copies[node - n] in copy_edges:
+                    e = edges[node] = copy_edges[copies[node - n]] & ~(1 << node)
+                if e is None:       # who must join `node`: conflicts with its step / need
+                    if node >= n:
+                        r, w = 0, copies[node - n]
+                    elif node in movers:
+                        r, w = footprints[node][pcs[node]]
+                    else:                       # blocked: who can unblock it?
+                        r, w = need.get(node, 0), 0
+                    e = 0
+                    for b, srw, sw, bit in links:
+                        if b != node and ((w & srw) or (r & sw)):
+                            e |= bit
+                    rw = r | w
+                    if rw:
+                        for bit, nodes in objects:
+                            if bit & rw:
+                                e |= nodes
+                    if node >= n:
+                        copy_edges[w] = e
+                    e &= ~(1 << node)
+                    edges[node] = e
+                new = e & ~closure
+                if not new:
+                    continue
                 closure |= new
                 if (closure & weight).bit_count() >= best_size:
                     break
