@@ -18,7 +18,8 @@ from tileorch.testing.dot_programs import PROGRAMS  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not ptxas_available(), reason="no ptxas (pip install nvidia-cuda-nvcc)")
 
-TORCH_NAMES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "e4m3": "float8_e4m3fn", "i8": "int8",
+TORCH_NAMES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "e4m3": "float8_e4m3fn",
+               "e5m2": "float8_e5m2", "i8": "int8",
                "u8": "uint8", "i32": "int32"}
 M, N, K, L = 1024, 512, 384, 4
 
@@ -58,6 +59,13 @@ def _arrays(name: str) -> list:
         "gemm_i8_n_major_b": [((M, K), "i8"), ((K, N), "i8"), ((M, N), "i32")],
         "gemm_u8_i8_n_major_b": [((M, K), "u8"), ((K, N), "i8"), ((M, N), "i32")],
         "linear_i8_dequant_bf16": [((M, K), "i8"), ((N, K), "i8"), ((M, N), "bf16"), ((M,), "f32"), ((N,), "f32")],
+        "gemm_splitk_atomic_f16": [((M, K), "f16"), ((K, N), "f16"), ((M, N), "f32")],
+        "gemm_atomic_epilogue_f16": [((M, K), "f16"), ((K, N), "f16"), ((M, N), "f32")],
+        "bmm_batch_tile2_f16": [((2 * L, M, K), "f16"), ((2 * L, K, N), "f16"), ((2 * L, M, N), "f16")],
+        "gemm_rowmax_f16": gemm + [((M, N // 128), "f32")],
+        "gemm_fp8_e4m3_at": [((K, M), "e4m3"), ((N, K), "e4m3"), ((M, N), "f16")],
+        "linear_fp8_e5m2_scaled": [((M, K), "e5m2"), ((N, K), "e5m2"), ((M, N), "bf16"), 1.0, 1.0],
+        "gemm_f16_tile256x128": gemm, "gemm_f16_tile64x64": gemm,
     }[name]
 
 
@@ -79,6 +87,9 @@ EXPECT = {  # configuration fields the operands call for
     "gemm_persistent_grouped_f16": {"tile_n": 256},
     "gemm_grouped_tf32_32x32": {"dtype": "tf32", "tile_n": 128, "transpose_b": True},
     "bmm_batch_first_f16": {"batched": True},
+    "gemm_fp8_e4m3_at": {"dtype": "e4m3", "a_major": "k", "transpose_a": True, "b_major": "k"},
+    "linear_fp8_e5m2_scaled": {"dtype": "e5m2", "b_major": "k"},
+    "gemm_f16_tile256x128": {"tile_m": 128},
     # int8 -> int32 (cuda_tile.mmai): s8/u8 WGMMA (k32, like fp8), K-major operands, i32 accumulators
     "linear_i8_i32": {"dtype": "s8", "b_dtype": "", "out_dtype": "s32", "b_major": "k", "tile_k": 128,
                       "epilogue": "direct", "transpose_b": False},
@@ -105,7 +116,7 @@ def test_zoo_program_takes_the_tensor_cores(name):
         else:
             args.append(spec)
             dtypes.append(None)
-    arguments = rc.describe_arguments(p.kernel, (*args, *p.tiles))
+    arguments = rc.describe_arguments(p.kernel, (*args, *p.tiles, *p.extra))
     arguments = [dataclasses.replace(a, dtype=TORCH_NAMES[dtypes[i]]) if i < len(dtypes) and dtypes[i] else a
                  for i, a in enumerate(arguments)]
     program = rc.compiled(p.kernel, arguments, "sm_90a", "persistent").program

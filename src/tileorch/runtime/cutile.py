@@ -609,7 +609,7 @@ def gemm_problem_batched(program: Any, arguments: list[Argument]):
         a, b, c = (_matrix(x) for x in (a, b, c))
     a_major = getattr(cfg, "a_major", "k")
     (m, k), (k2, n) = a.shape, b.shape
-    if a_major == "m":  # the program reads A^T: A is given [K, M]
+    if a_major == "m" or getattr(cfg, "transpose_a", False):  # the program reads A^T: A is given [K, M]
         k, m = a.shape
     if cfg.b_major == "k" and not getattr(cfg, "transpose_b", False):  # the program reads B^T: B is given [N, K]
         n, k2 = b.shape
@@ -617,6 +617,8 @@ def gemm_problem_batched(program: Any, arguments: list[Argument]):
         raise ValueError(f"GEMM shapes do not agree: A {a.shape}{' (read as A^T)' if a_major == 'm' else ''}, "
                          f"B {b.shape}{' (read as B^T)' if cfg.b_major == 'k' else ''}, C {c.shape}")
     for x in (a, c) + ((b,) if cfg.b_major == "k" or batched else ()):
+        if x is a and getattr(cfg, "transpose_a", False):
+            continue  # the launcher copies A (any layout torch can transpose)
         if not _row_major(x):
             raise LayoutNotSupported(f"{_where(x.name, x.position)}: the WGMMA GEMM needs a row-major contiguous "
                                      f"array, got strides {x.strides} for shape {x.shape}")
@@ -653,13 +655,15 @@ def b_major(b: ArrayArg) -> str:
 _k_major_copies: dict = {}
 
 
-def _k_major_copy(obj: Any, b: ArrayArg, stream: int) -> int:
-    """A K-major copy ``[..., N, K]`` of the N-major ``[..., K, N]`` array ``obj``, made on ``stream``
-    (the buffer is kept per source array for the next launch); needs a torch tensor."""
+def _k_major_copy(obj: Any, b: ArrayArg, stream: int, operand: str = "B") -> int:
+    """A K-major copy ``[..., N, K]`` of the N-major ``[..., K, N]`` array ``obj`` (for A: ``[..., M, K]``
+    of ``[..., K, M]``), made on ``stream`` (the buffer is kept per source array for the next launch);
+    needs a torch tensor."""
     tensor_type = _torch_tensor_type()
     if tensor_type is None or not isinstance(obj, tensor_type):
-        raise LayoutNotSupported(f"{_where(b.name, b.position)}: this GEMM reads B K-major and B is N-major; "
-                                 "tileorch makes the K-major copy with torch, and B is not a torch tensor")
+        raise LayoutNotSupported(f"{_where(b.name, b.position)}: this GEMM reads {operand} K-major and {operand} is "
+                                 f"{'N' if operand == 'B' else 'M'}-major; tileorch makes the K-major copy with torch, "
+                                 f"and {operand} is not a torch tensor")
     import torch
 
     key = (b.ptr, tuple(b.shape), str(obj.dtype))
@@ -705,6 +709,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
                                 "auto" if schedule == "auto" else schedule, dev.sm_count)
         chosen = dataclasses.replace(chosen, batched=cfg.batched, a_major=getattr(cfg, "a_major", "k"),
                                      transpose_b=getattr(cfg, "transpose_b", False),
+                                     transpose_a=getattr(cfg, "transpose_a", False),
                                      b_dtype=getattr(cfg, "b_dtype", "")).check()
         if major == program.gemm_config.b_major:
             # the program itself, retiled through the tier
@@ -729,10 +734,15 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     if getattr(gk.cfg, "transpose_b", False):
         b_ptr = _k_major_copy(args[b.position], b, stream)
         b_reason = "B: N-major, the kernel reads a K-major copy made at each launch (one extra pass over B)"
-    key = (id(gk), a.ptr, b_ptr, c.ptr, m, n, k, batch, dev.sm_count, tuple(extra))
+    a_ptr = a.ptr
+    if getattr(gk.cfg, "transpose_a", False):
+        a_ptr = _k_major_copy(args[a.position], a, stream, "A")
+        b_reason = "; ".join(filter(None, [b_reason, "A: M-major, the kernel reads a K-major copy made at each launch "
+                                                      "(one extra pass over A)"]))
+    key = (id(gk), a_ptr, b_ptr, c.ptr, m, n, k, batch, dev.sm_count, tuple(extra))
     prepared = _prepared.get(key)
     if prepared is None:
-        prepared = _prepared[key] = gk.prepare(a.ptr, b_ptr, c.ptr, m, n, k, dev.sm_count, extra=extra, batch=batch)
+        prepared = _prepared[key] = gk.prepare(a_ptr, b_ptr, c.ptr, m, n, k, dev.sm_count, extra=extra, batch=batch)
         prepared.staging.warn(f"cuTile kernel {kernel_name(kernel)}", [b_reason] if b_reason else [], stacklevel=3)
         while len(_prepared) > _PREPARED_MAX:
             _prepared.popitem(last=False)

@@ -79,6 +79,9 @@ class GemmConfig:
     transpose_b: bool = False
     """The program's B is N-major ``[K, N]`` but the kernel reads it K-major (fp8/tf32 WGMMA cannot
     transpose in shared memory): the launcher passes a K-major copy (one extra pass over B)."""
+    transpose_a: bool = False
+    """The program's A is M-major ``[K, M]`` but the kernel reads it K-major (fp8/int8/tf32 WGMMA
+    cannot transpose in shared memory): the launcher passes a K-major ``[M, K]`` copy."""
     b_dtype: str = ""
     """B's element type when it differs from A's (only s8 x u8 / u8 x s8: WGMMA takes any mix of
     8-bit integer signedness); empty means ``dtype``."""
@@ -154,6 +157,7 @@ class GemmConfig:
         return (f"gemm_{self.dtype}{'x' + self.b_dtype if self.b_dtype else ''}_{self.out_dtype}_b{self.b_major}_{self.tile_m}x{self.tile_n}x{self.tile_k}"
                 f"_s{self.stages}_c{self.cluster_m}x1_{self.schedule}_r{self.producer_regs}_{self.consumer_regs}"
                 f"_{self.raster}_sw{self.max_swizzle}_e{self.epilogue}{'_batched' if self.batched else ''}"
+                f"{'_ta' if self.transpose_a else ''}"
                 f"{'_am' if self.a_major == 'm' else ''}")
 
     def as_dict(self) -> dict:
@@ -187,8 +191,8 @@ class GemmConfig:
             (self.out_dtype != "s32" or self.dtype in INT8,
              f"an s32 output needs integer (s8/u8) inputs (i32 accumulators), got {self.dtype}"),
             (self.dtype not in K_MAJOR_ONLY or (self.a_major == "k" and self.b_major == "k"),
-             f"{self.dtype} WGMMA reads both operands K-major (only 16-bit types can be transposed in shared "
-             f"memory): A must be stored [M, K] and B as B^T [N, K], got A {self.a_major}-major, "
+             f"{self.dtype} WGMMA reads both operands K-major (only 16-bit types can be transposed in the "
+             f"operand buffers): A must be stored [M, K] and B as B^T [N, K], got A {self.a_major}-major, "
              f"B {self.b_major}-major"),
             (self.b_major in B_MAJORS, f"b_major must be 'k' (B stored [N,K]) or 'n' (B stored [K,N]), got {self.b_major!r}"),
             (self.a_major in ("k", "m"), f"a_major must be 'k' (A stored [M,K]) or 'm' (A stored [K,M]), got {self.a_major!r}"),

@@ -445,11 +445,17 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
         b_major, transpose_b = "k", True
         remarks.append(f"{dk.dtype} WGMMA reads B K-major: the program's N-major B [K, N] is passed to the kernel as "
                        "a K-major copy made at launch (one extra pass over B; store B as [N, K] to avoid it)")
+    a_major, transpose_a = dk.a_major, False
+    if dk.dtype in K_MAJOR_ONLY and dk.a_major == "m":
+        a_major, transpose_a = "k", True
+        remarks.append(f"{dk.dtype} WGMMA reads A K-major: the program's M-major A [K, M] is passed to the kernel as "
+                       "a K-major copy made at launch (one extra pass over A; store A as [M, K] to avoid it)")
     dk.remarks.extend(remarks)
     epilogue = "direct" if dk.out_dtype in ("f32", "s32") else "tma"
     cfg = GemmConfig(tile_m=tm, tile_n=tn, tile_k=tk, stages=dk.depth, cluster_m=cluster,
                      schedule=schedule, dtype=dk.dtype, out_dtype=dk.out_dtype, b_major=b_major, epilogue=epilogue,
-                     batched=dk.batched, a_major=dk.a_major, transpose_b=transpose_b, b_dtype=dk.b_dtype)
+                     batched=dk.batched, a_major=a_major, transpose_b=transpose_b, b_dtype=dk.b_dtype,
+                     transpose_a=transpose_a)
     if override:
         if not dk.retile_safe:
             raise LocatedError(dk.store, "convert-nv-tileas-to-cutlass: the epilogue depends on the program's tile "
