@@ -351,8 +351,13 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     retile_safe = True
     if not plain:
         retile_safe = _check_epilogue(kernel, acc, st)
-    return DotKernel(kernel, a_load, b_load, b_major, st, acc, (tm, tn, tk), dtype, out_dtype, depth, plain,
-                     retile_safe, batched.pop(), a_major, b_dtype if b_dtype != dtype else "")
+    dk = DotKernel(kernel, a_load, b_load, b_major, st, acc, (tm, tn, tk), dtype, out_dtype, depth, plain,
+                   retile_safe, batched.pop(), a_major, b_dtype if b_dtype != dtype else "")
+    split = kernel.attributes.get("tileorch.split_batch_tile")
+    if split is not None:
+        dk.remarks.append(f"the program's batch tile of {split.value.data} matrices runs as one matrix per work tile "
+                          "(tileas-split-batch-tiles: the program treats its batch rows alike)")
+    return dk
 
 
 def _operand_dtype(t, signed: bool) -> str:
