@@ -680,7 +680,9 @@ def _k_major_copy(obj: Any, b: ArrayArg, stream: int, operand: str = "B") -> int
 
 def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch: str, schedule: str,
                  stream: int, dev: Any, sync: bool, tiles: str = "auto", args: Any = (),
-                 fast: tuple | None = None) -> None:
+                 fast: tuple | None = None, grid_l: int = 1) -> None:
+    """Launch a ``gemm`` program; ``grid_l``: the launch grid's third extent, the L a ``grid_l``
+    configuration walks (split-K programs read it as program id 2)."""
     from tileorch.kernels.gemm.api import choose_schedule
     from tileorch.kernels.gemm.host import GemmKernel
     from tileorch.runtime.driver import api, check
@@ -693,10 +695,12 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
                                  f"{'row' if program.gemm_config.b_major == 'n' else 'column'}-major B")
     if m == 0 or n == 0 or batch == 0:
         return
-    if k == 0 and not program.epilogue_ops and batch == 1:  # an empty K loop stores zeros
+    if k == 0 and not program.epilogue_ops and batch == 1 and not getattr(program.gemm_config, "grid_l", False):  # an empty K loop stores zeros
         check(api().cuMemsetD8Async(c.ptr, 0, m * n * c.itemsize, api().CUstream(stream)), "cuMemsetD8Async(C)")
         return
     cfg = program.gemm_config
+    if getattr(cfg, "grid_l", False):
+        batch = grid_l
     extra: list[bytes] = pack_simt_arguments(arguments) if program.epilogue_ops else []
     gk = None
     if tiles == "auto" and (not program.epilogue_ops or program.retile_safe):
@@ -717,7 +721,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         else:  # B's layout differs from the compiled program's (no epilogue): tileorch.gemm's tile program
             gk = kernel_for(chosen)
             entry = None
-    elif schedule == "auto":
+    elif schedule == "auto" and not getattr(cfg, "grid_l", False) and cfg.epilogue != "atomic":
         chosen_schedule = choose_schedule(m, n, k, cfg, dev.sm_count)
         if chosen_schedule != cfg.schedule:
             entry = compiled(kernel, arguments, arch, chosen_schedule)
@@ -854,7 +858,8 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
             _warn_slow_path(entry, kernel, f"{exc} [the SIMT path runs it]")
     if entry.program.kind == "gemm":
         try:
-            _launch_gemm(entry, kernel, arguments, arch, schedule, handle, dev, sync, tiles, args, fast)
+            _launch_gemm(entry, kernel, arguments, arch, schedule, handle, dev, sync, tiles, args, fast,
+                         grid_l=grid3[2])
             return
         except LayoutNotSupported as exc:
             # e.g. a transposed A: the same program, compiled by the SIMT lowering, takes any strides

@@ -48,13 +48,21 @@ from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects.nv_tileaa.attrs import MemRefType, TiledViewType, ints
 from tileorch.transforms.tileaa_to_simt import ELEMENTWISE, convert_float, lower_scalar_op
-from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Emitter, is_float, memory_type, reg_type
+from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Emitter, global_type, is_float, memory_type, reg_type
 
 PASS = "convert-nv-tileas-to-cutlass"
 LAYOUT_ONLY = ("nv_tileas.convert_layout", "nv_tileaa.assume", "nv_tileaa.pragma")
 LOADS = ("nv_tileaa.tiled_load", "nv_tileas.tiled_load")
 BROADCASTS = ("nv_tileaa.broadcast", "nv_tileas.broadcast")
 EXPANDS = ("nv_tileaa.expand_dims", "nv_tileas.expand_dim")
+
+
+ATOMIC_SINK = "nv_tileaa.atomic_rmw"
+
+
+def sink_tile(sink: Operation) -> SSAValue:
+    """The tile a sink writes: a ``tiled_store``'s tile, or the values an ``atomic_rmw`` adds."""
+    return sink.value if sink.name == ATOMIC_SINK else sink.tile
 
 
 def unsupported(op: Operation, why: str) -> LocatedError:
@@ -140,7 +148,7 @@ class EpilogueLowering:
     def stored_value(self) -> tuple[SSAValue, object]:
         """(the value the store writes, skipping layout conversions and a final rounding to the
         output type that the fragment store does itself; that output element type)."""
-        v = self.store.tile
+        v = sink_tile(self.store)
         while isinstance(v.owner, Operation) and v.owner.name in LAYOUT_ONLY:
             v = v.owner.operands[0]
         out = v.type.element_type
@@ -167,6 +175,17 @@ class EpilogueLowering:
         if is_float(x.type):
             return self.e.v(arith.ExtFOp(x, reg_type(Float32Type())))
         raise unsupported(self.store, f"stores {x.type} values (the accumulator epilogue stores floats)")
+
+    def atomic_element(self, row: Coord, col: Coord) -> tuple[SSAValue, SSAValue, SSAValue | None]:
+        """For an ``atomic_rmw`` sink: (the element's global pointer, the value added there, the
+        mask bit or None) at accumulator element (row, col)."""
+        value = self.element(row, col)
+        lead = len(_shape(self.store.ptr)) - 2
+        zero = Coord(self.e.const(0), None)
+        coords = (zero,) * lead + (row, col)
+        ptr = self.at(self.store.ptr, coords)
+        mask = self.at(self.store.mask, coords) if self.store.mask is not None else None
+        return ptr, value, mask
 
     # -- tile values at a coordinate --------------------------------------------------------
     def at(self, v: SSAValue, coords: tuple[Coord, ...]) -> SSAValue:
@@ -217,6 +236,11 @@ class EpilogueLowering:
             return self.at(op.operands[0], tuple(src))
         if name in LOADS:
             return self._load(op, coords)
+        if name == "nv_tileaa.offset":  # pointer + element offset
+            ptr, off = self.at(op.operands[0], coords), self.at(op.operands[1], coords)
+            if off.type != i64:
+                off = e.v(arith.ExtSIOp(off, i64))
+            return e.gep(ptr, off, global_type(op.results[0].type.element_type.element), GLOBAL_PTR)
         if name == "nv_tileaa.make_range":
             self.retile_safe = False
             start = op.start.value.data
@@ -255,11 +279,11 @@ class EpilogueLowering:
         if not isinstance(view, View):
             raise unsupported(op, "load from something other than a tiled view")
         indices = list(op.indices)
-        store_view = self.store.view.type
+        store_view = self.store.view.type if self.store.name != ATOMIC_SINK else None
         store_tile = ints(store_view.tile) if isinstance(store_view, TiledViewType) else []
         # accumulator dimension e is the store's e-th dimension of extent > 1
         acc_dims = [i for i, d in enumerate(store_tile) if d != 1][-2:]
-        store_idx = [self.store.indices[i] for i in acc_dims]
+        store_idx = [self.store.indices[i] for i in acc_dims] if store_view is not None else []
         store_tile = [store_tile[i] for i in acc_dims]
         mem = view.memref
         offset, ok = None, None
@@ -351,6 +375,14 @@ class EpilogueLowering:
 
             return Memref(self.scalar(op.ptr), mt.element, [resolve(s, dyn_shape) for s in mt.get_shape()],
                           [resolve(s, dyn_strides) for s in mt.get_strides()])
+        if name == "nv_tileaa.get_dim_size":  # the number of tiles of a view along a dimension
+            view = self.scalar(op.operands[0])
+            i = op.index.value.data
+            if isinstance(view, Memref):
+                return view.shape[i]
+            extent = view.memref.shape[view.order[i]]
+            step = e.const(view.step[i])
+            return e.v(arith.DivUIOp(e.add_i(extent, e.const(view.step[i] - 1)), step))
         if name == "nv_tileaa.block_tile":
             vt: TiledViewType = op.results[0].type
             return View(self.scalar(op.memref), ints(vt.tile), ints(vt.step), ints(vt.order))
@@ -372,11 +404,14 @@ def _padding(e: Emitter, kind: str, typ) -> SSAValue:
 
 
 def is_plain_store(store: Operation, acc: SSAValue) -> bool:
-    """The program stores the accumulator itself (through layout conversions and one cast)."""
+    """The program stores the accumulator itself (through layout conversions and one cast) with a
+    ``tiled_store``."""
+    if store.name == ATOMIC_SINK:
+        return False
     v = store.tile
     while isinstance(v.owner, Operation) and v.owner.name in (*LAYOUT_ONLY, "nv_tileaa.fp_to_fp", "nv_tileaa.reshape"):
         v = v.owner.operands[0]
     return v is acc
 
 
-__all__ = ["Coord", "EpilogueLowering", "KernelEnv", "is_plain_store", "program_axis"]
+__all__ = ["ATOMIC_SINK", "Coord", "EpilogueLowering", "KernelEnv", "is_plain_store", "program_axis", "sink_tile"]
