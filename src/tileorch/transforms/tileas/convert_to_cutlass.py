@@ -60,6 +60,7 @@ from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Emitter
 from tileorch.transforms.tileas.common import num_ctas
 from tileorch.transforms.tileas.epilogue import (
     ATOMIC_SINK,
+    side_reduction,
     Coord,
     EpilogueLowering,
     KernelEnv,
@@ -145,6 +146,8 @@ class DotKernel:
     remarks: list[str] = dataclasses.field(default_factory=list)
     k_bounds: tuple[SSAValue, SSAValue] | None = None
     """The K loop's (lower, upper) bounds when they are not the builder's 0 .. number of K tiles."""
+    side_stores: list = dataclasses.field(default_factory=list)
+    """``[tile_m, 1]`` stores of row reductions of the result (:func:`side_reduction`)."""
     grid_l: bool = False
     """The program reads program id 2 without being a batched GEMM (split-K): the scheduler walks
     the launch grid's third axis as L."""
@@ -348,6 +351,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         else:
             b_major = {"k": "n", "n": "k"}[b_major]
     stores = [o for o in sw.walk() if isinstance(o, ts.TiledStoreOp)]
+    # side outputs: [tile_m, 1] tiles of a row reduction of an accumulator-shaped tile (row max/sum)
+    side = [o for o in stores if side_reduction(o, [tm, tn]) is not None] if len(stores) > 1 else []
+    stores = [o for o in stores if o not in side]
     atomics = [o for o in sw.walk() if o.name == ATOMIC_SINK]
     if len(stores) + len(atomics) != 1:
         what = f"{len(stores)} tile stores" + (f" and {len(atomics)} atomic updates" if atomics else "")
@@ -395,10 +401,10 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         fail(st, f"output element type {out_dtype} is not supported yet by the WGMMA lowering (bf16/f16/f32/i32)")
     if out_dtype == "s32" and not integer:
         fail(st, "an i32 output is supported for integer (i8) dots only")
-    plain = is_plain_store(st, acc)
+    plain = is_plain_store(st, acc) and not side
     retile_safe = True
     if not plain:
-        retile_safe = _check_epilogue(kernel, acc, st)
+        retile_safe = _check_epilogue(kernel, acc, st, side=side) and not side
     if k_bounds is not None:
         _check_epilogue(kernel, acc, st, k_bounds, element=False)
     is_batched = batched.pop()
@@ -406,7 +412,10 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                      for o in kernel.walk())
     dk = DotKernel(kernel, a_load, b_load, b_major, st, acc, (tm, tn, tk), dtype, out_dtype, depth, plain,
                    retile_safe, is_batched, a_major, b_dtype if b_dtype != dtype else "", k_bounds=k_bounds,
-                   grid_l=uses_axis2 and not is_batched)
+                   grid_l=uses_axis2 and not is_batched, side_stores=side)
+    if side:
+        dk.remarks.append(f"{len(side)} row reduction(s) of the result stored beside it, reduced in the "
+                          "accumulator's registers (a lane quad holds a row)")
     if k_bounds is not None:
         dk.retile_safe = False  # the program's K range is its own: the kernel keeps the program's tiles
         dk.remarks.append("the K loop runs the program's own range of K tiles per work tile (its bounds are "
@@ -428,14 +437,14 @@ def _operand_dtype(t, signed: bool) -> str:
 
 def _scratch_env(kernel: aa.FuncOp, acc_type) -> tuple[Block, KernelEnv, SSAValue]:
     types = [_param_type(kernel, t) for t in kernel.function_type.inputs.data]
-    blk = Block(arg_types=[*types, *([IntegerType(32)] * 7), acc_type])
+    blk = Block(arg_types=[*types, *([IntegerType(32)] * 8), IntegerType(1), acc_type])
     n = len(types)
     a = list(blk.args)
     return blk, KernelEnv(a[:n], a[n:n + 3], a[n + 3:n + 5]), a[-1]
 
 
 def _check_epilogue(kernel: aa.FuncOp, acc: SSAValue, store: Operation, k_bounds=None,
-                    element: bool = True) -> bool:
+                    element: bool = True, side: list = ()) -> bool:
     """Lower one element of the epilogue (and the K loop's own bounds, when it has them) into a
     scratch block: located errors for what cannot be lowered; whether the epilogue is independent
     of the tile shape."""
@@ -450,6 +459,10 @@ def _check_epilogue(kernel: aa.FuncOp, acc: SSAValue, store: Operation, k_bounds
             lowering.atomic_element(row, col)
         else:
             lowering.element(row, col)
+        for st in side:
+            col = Coord(rest[2], 1)
+            lowering.row_reduction(side_reduction(st, list(acc.type.get_shape())), row, [(col, lambda: acc_value)])
+            lowering.side_store(st, row, rest[3])
     for bound in k_bounds or ():
         lowering.scalar(bound)
     return lowering.retile_safe
@@ -643,6 +656,22 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
                 acc = e.v(llvm.InsertValueOp(pos, acc, value))
     if atomic and sem in ("acquire", "acq_rel"):
         e.add(llvm_ext.FenceOp("acquire", scope))
+    if dk.side_stores:  # row reductions: each row's elements live in one lane quad
+        leader = e.v(arith.CmpiOp(e.v(arith.AndIOp(lane, e.const(3))), e.const(0), "eq"))
+        all_cols = []
+        for g in range(fields // 4):
+            col_g = e.add_i(col_in, e.const(8 * g))
+            all_cols.append((g, 0, Coord(col_g, 1)))
+            all_cols.append((g, 1, Coord(e.add_i(col_g, e.const(1)), 1)))
+        for st in dk.side_stores:
+            red = side_reduction(st, list(dk.acc.type.get_shape()))
+            for half in range(2):
+                elements = []
+                for g, j, col in all_cols:
+                    pos = DenseArrayBase.from_list(i64, [4 * g + 2 * half + j])
+                    elements.append((col, lambda pos=pos: e.v(llvm.ExtractValueOp(pos, acc_in, acc_field))))
+                lowering.row_reduction(red, rows[half], elements)
+                lowering.side_store(st, rows[half], leader)
     anchor = row0.next_op
     for op in list(tmp.ops):
         op.detach()

@@ -187,6 +187,61 @@ class EpilogueLowering:
         mask = self.at(self.store.mask, coords) if self.store.mask is not None else None
         return ptr, value, mask
 
+    # -- side outputs: row reductions of accumulator-shaped tiles --------------------------
+    def row_reduction(self, red: Operation, row: Coord, elements: list[tuple[Coord, Callable[[], SSAValue]]]) -> None:
+        """Evaluate ``red`` (an ``nv_tileaa.reduce`` along dimension 1 of a tile of the accumulator's
+        shape) at ``row``: fold this thread's ``elements`` of the row (column coordinate, accumulator
+        element) with the reduction's combiner, then combine across the 4 lanes that share the row
+        (``shfl.sync.bfly`` 1 and 2: the WGMMA fragment spreads a row's columns over a lane quad).
+        The result is what later reads of ``red`` at ``row`` see."""
+        e = self.e
+        src = red.operands[0]
+        out = None
+        for col, fragment in elements:
+            self.acc_element = fragment
+            x = self.at(src, (row, col))
+            out = x if out is None else self._combine(red, out, x)
+        for mask in (1, 2):
+            out = self._combine(red, out, e.shuffle_xor(out, mask))
+        self.memo[(red.results[0], ((id(row.value), row.acc_dim),))] = out
+
+    def _combine(self, red: Operation, a: SSAValue, b: SSAValue) -> SSAValue:
+        body = red.regions[0].blocks.first
+        vals = {body.args[0]: a, body.args[1]: b}
+        for inner in body.ops:
+            if inner.name == "nv_tileaa.yield":
+                return vals[inner.operands[0]]
+            if not ((inner.name.startswith("arith.") or inner.name in ELEMENTWISE) and not inner.regions):
+                raise unsupported(inner, f"reduces with '{inner.name}' in its combiner")
+            vals[inner.results[0]] = lower_scalar_op(self.e, inner, [vals.get(x) or self.scalar(x)
+                                                                     for x in inner.operands],
+                                                     inner.results[0].type)
+        raise unsupported(red, "reduction combiner without nv_tileaa.yield")
+
+    def side_store(self, store: Operation, row: Coord, leader: SSAValue) -> None:
+        """Store the value of ``store``'s ``[tile_m, 1]`` tile at ``row`` (its reductions evaluated
+        first: :meth:`row_reduction`) from the lane ``leader`` says, predicated on the view's bounds."""
+        e = self.e
+        zero = Coord(e.const(0), None)
+        x = self.at(store.tile, (row, zero))
+        view = self.scalar(store.view)
+        elt = store.tile.type.element_type
+        if not isinstance(view, View) or reg_type(elt) != memory_type(elt) or isinstance(elt, BFloat16Type):
+            raise unsupported(store, f"stores a reduction as {elt} (f32, f16 or i32 side outputs)")
+        mem, ok, offset = view.memref, leader, None
+        for i, c in enumerate((row, zero)):
+            dim = view.order[i]
+            idx = self._i32(self.scalar(store.indices[i]))
+            g = e.add_i(e.mul_i(idx, e.const(view.step[i])), c.value)
+            inb = e.v(arith.AndIOp(e.v(arith.CmpiOp(g, mem.shape[dim], "slt")), e.v(arith.CmpiOp(g, e.const(0), "sge"))))
+            ok = e.v(arith.AndIOp(ok, inb))
+            term = e.v(arith.MuliOp(e.v(arith.ExtSIOp(g, i64)), e.v(arith.ExtSIOp(mem.strides[dim], i64))))
+            offset = term if offset is None else e.v(arith.AddiOp(offset, term))
+        if x.type != reg_type(elt):
+            x = convert_float(e, x, elt)
+        ptr = e.gep(mem.ptr, offset, memory_type(elt), GLOBAL_PTR)
+        e.if_(ok, lambda b: (b.store(x, ptr), None)[1])
+
     # -- tile values at a coordinate --------------------------------------------------------
     def at(self, v: SSAValue, coords: tuple[Coord, ...]) -> SSAValue:
         key = (v, tuple((id(c.value), c.acc_dim) for c in coords))
@@ -403,6 +458,30 @@ def _padding(e: Emitter, kind: str, typ) -> SSAValue:
     return e.const(0, typ)
 
 
+def side_reduction(store: Operation, acc_shape: list[int]) -> Operation | None:
+    """The ``nv_tileaa.reduce`` along dimension 1 of an accumulator-shaped tile that a
+    ``[tile_m, 1]`` store writes (through shape ops and elementwise math), or None."""
+    if list(store.tile.type.get_shape()) != [acc_shape[0], 1]:
+        return None
+    found = []
+    work, seen = [store.tile], set()
+    while work:
+        v = work.pop()
+        if v in seen or not isinstance(v.owner, Operation):
+            continue
+        seen.add(v)
+        op = v.owner
+        if op.name == "nv_tileaa.reduce":
+            src = op.operands[0].type
+            if (len(op.operands) == 1 and op.dim.value.data == 1 and isinstance(src, TensorType)
+                    and list(src.get_shape()) == list(acc_shape)):
+                found.append(op)
+                continue
+            return None
+        work.extend(x for x in op.operands if isinstance(x.type, TensorType))
+    return found[0] if len(found) == 1 else None
+
+
 def is_plain_store(store: Operation, acc: SSAValue) -> bool:
     """The program stores the accumulator itself (through layout conversions and one cast) with a
     ``tiled_store``."""
@@ -414,4 +493,4 @@ def is_plain_store(store: Operation, acc: SSAValue) -> bool:
     return v is acc
 
 
-__all__ = ["ATOMIC_SINK", "Coord", "EpilogueLowering", "KernelEnv", "is_plain_store", "program_axis", "sink_tile"]
+__all__ = ["side_reduction", "ATOMIC_SINK", "Coord", "EpilogueLowering", "KernelEnv", "is_plain_store", "program_axis", "sink_tile"]
