@@ -61,6 +61,7 @@ def _arrays(name: str) -> list:
         "linear_i8_dequant_bf16": [((M, K), "i8"), ((N, K), "i8"), ((M, N), "bf16"), ((M,), "f32"), ((N,), "f32")],
         "gemm_splitk_atomic_f16": [((M, K), "f16"), ((K, N), "f16"), ((M, N), "f32")],
         "gemm_atomic_epilogue_f16": [((M, K), "f16"), ((K, N), "f16"), ((M, N), "f32")],
+        "gemm_persistent_atomic_f16": [((M, K), "f16"), ((K, N), "f16"), ((M, N), "f32")],
         "bmm_batch_tile2_f16": [((2 * L, M, K), "f16"), ((2 * L, K, N), "f16"), ((2 * L, M, N), "f16")],
         "gemm_rowmax_f16": gemm + [((M, N // 128), "f32")],
         "gemm_fp8_e4m3_at": [((K, M), "e4m3"), ((N, K), "e4m3"), ((M, N), "f16")],
@@ -93,6 +94,7 @@ EXPECT = {  # configuration fields the operands call for
     # split-K: the program's K range per work tile, program id 2 walked as L, atomic adds into C
     "gemm_splitk_atomic_f16": {"epilogue": "atomic", "grid_l": True, "cluster_m": 1, "out_dtype": "f32"},
     "gemm_atomic_epilogue_f16": {"epilogue": "atomic", "grid_l": False, "out_dtype": "f32"},
+    "gemm_persistent_atomic_f16": {"epilogue": "atomic", "grid_l": False, "out_dtype": "f32"},
     "bmm_batch_tile2_f16": {"batched": True, "tile_m": 128, "tile_n": 128},
     "gemm_rowmax_f16": {"out_dtype": "f16", "epilogue": "tma"},
     # int8 -> int32 (cuda_tile.mmai): s8/u8 WGMMA (k32, like fp8), K-major operands, i32 accumulators
@@ -113,6 +115,7 @@ WGMMA = {  # the instruction the integer programs must run
 PTX_HAS = {  # the epilogue's atomic adds: one per accumulator element (ptxas turns unused atoms into RED)
     "gemm_splitk_atomic_f16": "atom.global.add.f32",
     "gemm_atomic_epilogue_f16": "atom.global.add.f32",
+    "gemm_persistent_atomic_f16": "atom.global.add.f32",
 }
 PTX_COUNT = {  # the row max: two rows per thread, two shuffle steps each (lane quad), per consumer warp group
     "gemm_rowmax_f16": ("shfl.sync.bfly", 8),

@@ -332,6 +332,21 @@ def gemm_atomic_epilogue(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk
 
 
 @ct.kernel
+def gemm_persistent_atomic(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """A persistent tile loop written in the program (tile counts from ``A.shape``/``B.shape``), each
+    tile's result added into C with ``ct.atomic_add`` (C += A @ B)."""
+    tiles_n = ct.cdiv(B.shape[1], tn)
+    for t in range(ct.bid(0), ct.cdiv(A.shape[0], tm) * tiles_n, ct.num_blocks(0)):
+        bm, bn = t // tiles_n, t % tiles_n
+        acc = ct.zeros((tm, tn), dtype=ct.float32)
+        for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+            acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+        rows = bm * tm + ct.arange(tm, dtype=ct.int32)
+        cols = bn * tn + ct.arange(tn, dtype=ct.int32)
+        ct.atomic_add(C, (ct.reshape(rows, (tm, 1)), ct.reshape(cols, (1, tn))), acc)
+
+
+@ct.kernel
 def bmm_batch_tile(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int],
                    tb: ct.Constant[int]):
     """Batched GEMM whose 3-D tiles hold ``tb`` matrices of the batch per program (program id 2)."""
@@ -703,6 +718,8 @@ PROGRAMS: dict[str, Program] = {
                                       grid="split", extra=(4,), bench=False),
     "gemm_atomic_epilogue_f16": Program(gemm_atomic_epilogue, "f16", _make_accumulate, library="torch.addmm (f32)",
                                         bench=False),
+    "gemm_persistent_atomic_f16": Program(gemm_persistent_atomic, "f16", _make_accumulate,
+                                          library="torch.addmm (f32)", grid=(132, 1, 1), bench=False),
     "bmm_batch_tile2_f16": Program(bmm_batch_tile, "f16", _make_bmm8, library="torch.bmm", batch=8, extra=(2,),
                                    bench=False),
     "gemm_rowmax_f16": Program(gemm_rowmax, "f16", _make_rowmax, library="matmul + amax", bench=False),
