@@ -64,6 +64,7 @@ def _arrays(name: str) -> list:
         "gemm_persistent_atomic_f16": [((M, K), "f16"), ((K, N), "f16"), ((M, N), "f32")],
         "bmm_batch_tile2_f16": [((2 * L, M, K), "f16"), ((2 * L, K, N), "f16"), ((2 * L, M, N), "f16")],
         "gemm_rowmax_f16": gemm + [((M, N // 128), "f32")],
+        "gemm_colsum_f16": gemm + [((M // 128, N), "f32")],
         "gemm_fp8_e4m3_at": [((K, M), "e4m3"), ((N, K), "e4m3"), ((M, N), "f16")],
         "linear_fp8_e5m2_scaled": [((M, K), "e5m2"), ((N, K), "e5m2"), ((M, N), "bf16"), 1.0, 1.0],
         "gemm_f16_tile256x128": gemm, "gemm_f16_tile64x64": gemm,

@@ -359,8 +359,8 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         what = f"{len(stores)} tile stores" + (f" and {len(atomics)} atomic updates" if atomics else "")
         fail(stores[1] if len(stores) > 1 else sw,
              f"expected one tile store of C (or one atomic add of the result), found {what}: a second output of "
-             "the epilogue (a reduction of the result stored beside it, another tile) is not supported yet by "
-             "the WGMMA lowering")
+             "the epilogue other than a row reduction of the result stored as a [tile_m, 1] tile (a column "
+             "reduction, another tile) is not supported yet by the WGMMA lowering")
     st = (stores or atomics)[0]
     if st.name == ATOMIC_SINK:
         _check_atomic_sink(st, tm, tn, fail)
