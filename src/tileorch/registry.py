@@ -53,6 +53,7 @@ PASSES: dict[str, str] = {
     "propagate-execution-unit": "tileorch.transforms.tileas.propagate_execution_unit:PropagateExecutionUnit",
     "tileas-insert-OCG-knobs": "tileorch.transforms.tileas.insert_ocg_knobs:InsertOCGKnobs",
     "sink-negf-through-shapes": "tileorch.transforms.tileas.sink_negf_through_shapes:SinkNegFThroughShapes",
+    "tileas-split-batch-tiles": "tileorch.transforms.tileas.split_batch_tiles:SplitBatchTiles",
     "tileas-squeeze-unit-batch-dots": "tileorch.transforms.tileas.squeeze_unit_batch:SqueezeUnitBatchDots",
     "tileas-program-loop-to-tiles": "tileorch.transforms.tileas.program_loop_to_tiles:ProgramLoopToTiles",
     "tileas-fold-dot-accumulate": "tileorch.transforms.tileas.fold_dot_accumulate:FoldDotAccumulate",

@@ -17,14 +17,19 @@ pytest.importorskip("cuda.tile")
 
 import tileorch.cutile  # noqa: E402
 from tileorch.runtime import cutile as rc  # noqa: E402
-from tileorch.testing.dot_programs import PROGRAMS, build, unwritten  # noqa: E402
+from tileorch.testing.dot_programs import KNOWN_REFUSED, PROGRAMS, build, unwritten  # noqa: E402
 
-SHAPES = [(1000, 520, 384), (129, 264, 72), (4097, 1016, 1000), (256, 256, 64)]
+SHAPES = [(1000, 520, 384), (129, 264, 72), (4097, 1016, 1000), (256, 256, 64), (333, 200, 700)]
+"""The last: K = 700 (a 16-bit row of 1400 bytes: not a multiple of 16, the host stages padded copies)."""
 TOL = {"f16": dict(atol=5e-2, rtol=2e-2), "bf16": dict(atol=1.5e-1, rtol=3e-2), "f32": dict(atol=2e-3, rtol=2e-3),
        "tf32": dict(atol=5e-2, rtol=1e-2)}
 
 
 def _check(out, ref, dtype):
+    if isinstance(out, tuple):  # several outputs (the GEMM and a reduction of it)
+        for o, r in zip(out, ref):
+            _check(o, r, dtype)
+        return
     assert not unwritten(out).any(), "unwritten (NaN / -2^31 pre-filled) outputs"
     if out.dtype == torch.int32:  # int8 x int8 -> int32 (and mixed signedness): exact
         torch.testing.assert_close(out, ref, atol=0, rtol=0)
@@ -46,8 +51,12 @@ if os.environ.get("TILEORCH_QUICK_GPU"):  # a short device session: ragged and m
     CASES = [(SHAPES[0], "auto"), (SHAPES[1], "auto"), (SHAPES[1], "program")]
 
 
+TIER_PROGRAMS = [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=KNOWN_REFUSED[n]))
+                 if n in KNOWN_REFUSED else n for n in PROGRAMS]
+
+
 @pytest.mark.parametrize("shape,tiles", CASES, ids=lambda v: str(v))
-@pytest.mark.parametrize("name", list(PROGRAMS))
+@pytest.mark.parametrize("name", TIER_PROGRAMS)
 def test_dot_program_on_tensor_cores(name, shape, tiles):
     m, n, k = shape
     kernel, args, grid, out, ref, _lib = build(name, m, n, k, seed=m + n + k)
@@ -58,7 +67,7 @@ def test_dot_program_on_tensor_cores(name, shape, tiles):
     assert entry.program.kind == "gemm", f"{name} left the tensor-core path: {entry.program.remarks}"
 
 
-@pytest.mark.parametrize("name", list(PROGRAMS))
+@pytest.mark.parametrize("name", TIER_PROGRAMS)
 def test_dot_program_sass_has_wgmma(name, tmp_path):
     if shutil.which("cuobjdump") is None:
         pytest.skip("cuobjdump not on PATH")

@@ -14,11 +14,12 @@ pytest.importorskip("cuda.tile")
 
 from tileorch.backend.ptxas import ptxas_available  # noqa: E402
 from tileorch.runtime import cutile as rc  # noqa: E402
-from tileorch.testing.dot_programs import PROGRAMS  # noqa: E402
+from tileorch.testing.dot_programs import KNOWN_REFUSED, PROGRAMS  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not ptxas_available(), reason="no ptxas (pip install nvidia-cuda-nvcc)")
 
-TORCH_NAMES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "e4m3": "float8_e4m3fn", "i8": "int8",
+TORCH_NAMES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "e4m3": "float8_e4m3fn",
+               "e5m2": "float8_e5m2", "i8": "int8",
                "u8": "uint8", "i32": "int32"}
 M, N, K, L = 1024, 512, 384, 4
 
@@ -58,6 +59,15 @@ def _arrays(name: str) -> list:
         "gemm_i8_n_major_b": [((M, K), "i8"), ((K, N), "i8"), ((M, N), "i32")],
         "gemm_u8_i8_n_major_b": [((M, K), "u8"), ((K, N), "i8"), ((M, N), "i32")],
         "linear_i8_dequant_bf16": [((M, K), "i8"), ((N, K), "i8"), ((M, N), "bf16"), ((M,), "f32"), ((N,), "f32")],
+        "gemm_splitk_atomic_f16": [((M, K), "f16"), ((K, N), "f16"), ((M, N), "f32")],
+        "gemm_atomic_epilogue_f16": [((M, K), "f16"), ((K, N), "f16"), ((M, N), "f32")],
+        "gemm_persistent_atomic_f16": [((M, K), "f16"), ((K, N), "f16"), ((M, N), "f32")],
+        "bmm_batch_tile2_f16": [((2 * L, M, K), "f16"), ((2 * L, K, N), "f16"), ((2 * L, M, N), "f16")],
+        "gemm_rowmax_f16": gemm + [((M, N // 128), "f32")],
+        "gemm_colsum_f16": gemm + [((M // 128, N), "f32")],
+        "gemm_fp8_e4m3_at": [((K, M), "e4m3"), ((N, K), "e4m3"), ((M, N), "f16")],
+        "linear_fp8_e5m2_scaled": [((M, K), "e5m2"), ((N, K), "e5m2"), ((M, N), "bf16"), 1.0, 1.0],
+        "gemm_f16_tile256x128": gemm, "gemm_f16_tile64x64": gemm,
     }[name]
 
 
@@ -79,6 +89,15 @@ EXPECT = {  # configuration fields the operands call for
     "gemm_persistent_grouped_f16": {"tile_n": 256},
     "gemm_grouped_tf32_32x32": {"dtype": "tf32", "tile_n": 128, "transpose_b": True},
     "bmm_batch_first_f16": {"batched": True},
+    "gemm_fp8_e4m3_at": {"dtype": "e4m3", "a_major": "k", "transpose_a": True, "b_major": "k"},
+    "linear_fp8_e5m2_scaled": {"dtype": "e5m2", "b_major": "k"},
+    "gemm_f16_tile256x128": {"tile_m": 128},
+    # split-K: the program's K range per work tile, program id 2 walked as L, atomic adds into C
+    "gemm_splitk_atomic_f16": {"epilogue": "atomic", "grid_l": True, "cluster_m": 1, "out_dtype": "f32"},
+    "gemm_atomic_epilogue_f16": {"epilogue": "atomic", "grid_l": False, "out_dtype": "f32"},
+    "gemm_persistent_atomic_f16": {"epilogue": "atomic", "grid_l": False, "out_dtype": "f32"},
+    "bmm_batch_tile2_f16": {"batched": True, "tile_m": 128, "tile_n": 128},
+    "gemm_rowmax_f16": {"out_dtype": "f16", "epilogue": "tma"},
     # int8 -> int32 (cuda_tile.mmai): s8/u8 WGMMA (k32, like fp8), K-major operands, i32 accumulators
     "linear_i8_i32": {"dtype": "s8", "b_dtype": "", "out_dtype": "s32", "b_major": "k", "tile_k": 128,
                       "epilogue": "direct", "transpose_b": False},
@@ -94,8 +113,20 @@ WGMMA = {  # the instruction the integer programs must run
 }
 
 
-@pytest.mark.parametrize("name", list(PROGRAMS))
+PTX_HAS = {  # the epilogue's atomic adds: one per accumulator element (ptxas turns unused atoms into RED)
+    "gemm_splitk_atomic_f16": "atom.global.add.f32",
+    "gemm_atomic_epilogue_f16": "atom.global.add.f32",
+    "gemm_persistent_atomic_f16": "atom.global.add.f32",
+}
+PTX_COUNT = {  # the row max: two rows per thread, two shuffle steps each (lane quad), per consumer warp group
+    "gemm_rowmax_f16": ("shfl.sync.bfly", 8),
+}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=KNOWN_REFUSED[n]))
+                                  if n in KNOWN_REFUSED else n for n in PROGRAMS])
 def test_zoo_program_takes_the_tensor_cores(name):
+    """No dot program of the zoo reaches the SIMT path (the known refusals are strict xfails)."""
     p = PROGRAMS[name]
     args, dtypes = [], []
     for i, spec in enumerate(_arrays(name)):
@@ -105,7 +136,7 @@ def test_zoo_program_takes_the_tensor_cores(name):
         else:
             args.append(spec)
             dtypes.append(None)
-    arguments = rc.describe_arguments(p.kernel, (*args, *p.tiles))
+    arguments = rc.describe_arguments(p.kernel, (*args, *p.tiles, *p.extra))
     arguments = [dataclasses.replace(a, dtype=TORCH_NAMES[dtypes[i]]) if i < len(dtypes) and dtypes[i] else a
                  for i, a in enumerate(arguments)]
     program = rc.compiled(p.kernel, arguments, "sm_90a", "persistent").program
@@ -116,3 +147,8 @@ def test_zoo_program_takes_the_tensor_cores(name):
         assert getattr(cfg, field) == want, (field, cfg)
     if name in WGMMA:
         assert WGMMA[name] in program.ptx
+    if name in PTX_HAS:
+        assert program.ptx.count(PTX_HAS[name]) == cfg.tile_n, "one atomic add per accumulator element"
+    if name in PTX_COUNT:
+        text, count = PTX_COUNT[name]
+        assert program.ptx.count(text) == count, (text, program.ptx.count(text))

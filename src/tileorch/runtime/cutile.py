@@ -609,7 +609,7 @@ def gemm_problem_batched(program: Any, arguments: list[Argument]):
         a, b, c = (_matrix(x) for x in (a, b, c))
     a_major = getattr(cfg, "a_major", "k")
     (m, k), (k2, n) = a.shape, b.shape
-    if a_major == "m":  # the program reads A^T: A is given [K, M]
+    if a_major == "m" or getattr(cfg, "transpose_a", False):  # the program reads A^T: A is given [K, M]
         k, m = a.shape
     if cfg.b_major == "k" and not getattr(cfg, "transpose_b", False):  # the program reads B^T: B is given [N, K]
         n, k2 = b.shape
@@ -617,6 +617,8 @@ def gemm_problem_batched(program: Any, arguments: list[Argument]):
         raise ValueError(f"GEMM shapes do not agree: A {a.shape}{' (read as A^T)' if a_major == 'm' else ''}, "
                          f"B {b.shape}{' (read as B^T)' if cfg.b_major == 'k' else ''}, C {c.shape}")
     for x in (a, c) + ((b,) if cfg.b_major == "k" or batched else ()):
+        if x is a and getattr(cfg, "transpose_a", False):
+            continue  # the launcher copies A (any layout torch can transpose)
         if not _row_major(x):
             raise LayoutNotSupported(f"{_where(x.name, x.position)}: the WGMMA GEMM needs a row-major contiguous "
                                      f"array, got strides {x.strides} for shape {x.shape}")
@@ -653,13 +655,15 @@ def b_major(b: ArrayArg) -> str:
 _k_major_copies: dict = {}
 
 
-def _k_major_copy(obj: Any, b: ArrayArg, stream: int) -> int:
-    """A K-major copy ``[..., N, K]`` of the N-major ``[..., K, N]`` array ``obj``, made on ``stream``
-    (the buffer is kept per source array for the next launch); needs a torch tensor."""
+def _k_major_copy(obj: Any, b: ArrayArg, stream: int, operand: str = "B") -> int:
+    """A K-major copy ``[..., N, K]`` of the N-major ``[..., K, N]`` array ``obj`` (for A: ``[..., M, K]``
+    of ``[..., K, M]``), made on ``stream`` (the buffer is kept per source array for the next launch);
+    needs a torch tensor."""
     tensor_type = _torch_tensor_type()
     if tensor_type is None or not isinstance(obj, tensor_type):
-        raise LayoutNotSupported(f"{_where(b.name, b.position)}: this GEMM reads B K-major and B is N-major; "
-                                 "tileorch makes the K-major copy with torch, and B is not a torch tensor")
+        raise LayoutNotSupported(f"{_where(b.name, b.position)}: this GEMM reads {operand} K-major and {operand} is "
+                                 f"{'N' if operand == 'B' else 'M'}-major; tileorch makes the K-major copy with torch, "
+                                 f"and {operand} is not a torch tensor")
     import torch
 
     key = (b.ptr, tuple(b.shape), str(obj.dtype))
@@ -676,7 +680,9 @@ def _k_major_copy(obj: Any, b: ArrayArg, stream: int) -> int:
 
 def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch: str, schedule: str,
                  stream: int, dev: Any, sync: bool, tiles: str = "auto", args: Any = (),
-                 fast: tuple | None = None) -> None:
+                 fast: tuple | None = None, grid_l: int = 1) -> None:
+    """Launch a ``gemm`` program; ``grid_l``: the launch grid's third extent, the L a ``grid_l``
+    configuration walks (split-K programs read it as program id 2)."""
     from tileorch.kernels.gemm.api import choose_schedule
     from tileorch.kernels.gemm.host import GemmKernel
     from tileorch.runtime.driver import api, check
@@ -689,10 +695,12 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
                                  f"{'row' if program.gemm_config.b_major == 'n' else 'column'}-major B")
     if m == 0 or n == 0 or batch == 0:
         return
-    if k == 0 and not program.epilogue_ops and batch == 1:  # an empty K loop stores zeros
+    if k == 0 and not program.epilogue_ops and batch == 1 and not getattr(program.gemm_config, "grid_l", False):  # an empty K loop stores zeros
         check(api().cuMemsetD8Async(c.ptr, 0, m * n * c.itemsize, api().CUstream(stream)), "cuMemsetD8Async(C)")
         return
     cfg = program.gemm_config
+    if getattr(cfg, "grid_l", False):
+        batch = grid_l
     extra: list[bytes] = pack_simt_arguments(arguments) if program.epilogue_ops else []
     gk = None
     if tiles == "auto" and (not program.epilogue_ops or program.retile_safe):
@@ -705,6 +713,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
                                 "auto" if schedule == "auto" else schedule, dev.sm_count)
         chosen = dataclasses.replace(chosen, batched=cfg.batched, a_major=getattr(cfg, "a_major", "k"),
                                      transpose_b=getattr(cfg, "transpose_b", False),
+                                     transpose_a=getattr(cfg, "transpose_a", False),
                                      b_dtype=getattr(cfg, "b_dtype", "")).check()
         if major == program.gemm_config.b_major:
             # the program itself, retiled through the tier
@@ -712,7 +721,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         else:  # B's layout differs from the compiled program's (no epilogue): tileorch.gemm's tile program
             gk = kernel_for(chosen)
             entry = None
-    elif schedule == "auto":
+    elif schedule == "auto" and not getattr(cfg, "grid_l", False) and cfg.epilogue != "atomic":
         chosen_schedule = choose_schedule(m, n, k, cfg, dev.sm_count)
         if chosen_schedule != cfg.schedule:
             entry = compiled(kernel, arguments, arch, chosen_schedule)
@@ -729,10 +738,15 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     if getattr(gk.cfg, "transpose_b", False):
         b_ptr = _k_major_copy(args[b.position], b, stream)
         b_reason = "B: N-major, the kernel reads a K-major copy made at each launch (one extra pass over B)"
-    key = (id(gk), a.ptr, b_ptr, c.ptr, m, n, k, batch, dev.sm_count, tuple(extra))
+    a_ptr = a.ptr
+    if getattr(gk.cfg, "transpose_a", False):
+        a_ptr = _k_major_copy(args[a.position], a, stream, "A")
+        b_reason = "; ".join(filter(None, [b_reason, "A: M-major, the kernel reads a K-major copy made at each launch "
+                                                      "(one extra pass over A)"]))
+    key = (id(gk), a_ptr, b_ptr, c.ptr, m, n, k, batch, dev.sm_count, tuple(extra))
     prepared = _prepared.get(key)
     if prepared is None:
-        prepared = _prepared[key] = gk.prepare(a.ptr, b_ptr, c.ptr, m, n, k, dev.sm_count, extra=extra, batch=batch)
+        prepared = _prepared[key] = gk.prepare(a_ptr, b_ptr, c.ptr, m, n, k, dev.sm_count, extra=extra, batch=batch)
         prepared.staging.warn(f"cuTile kernel {kernel_name(kernel)}", [b_reason] if b_reason else [], stacklevel=3)
         while len(_prepared) > _PREPARED_MAX:
             _prepared.popitem(last=False)
@@ -844,7 +858,8 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
             _warn_slow_path(entry, kernel, f"{exc} [the SIMT path runs it]")
     if entry.program.kind == "gemm":
         try:
-            _launch_gemm(entry, kernel, arguments, arch, schedule, handle, dev, sync, tiles, args, fast)
+            _launch_gemm(entry, kernel, arguments, arch, schedule, handle, dev, sync, tiles, args, fast,
+                         grid_l=grid3[2])
             return
         except LayoutNotSupported as exc:
             # e.g. a transposed A: the same program, compiled by the SIMT lowering, takes any strides

@@ -109,7 +109,7 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // CHECK: tier_epilogue_errors.mlir:105:5: error: convert-nv-tileas-to-cutlass: C must be stored at tile (program id 0, program id 1)
 
 // -----
-// The K loop runs a constant 2 tiles, not all of K: the WGMMA kernel would reduce over all of K.
+// The K loop steps by 2 (every other K tile): the kernel walks its K tiles one pipeline stage each.
 !m = !nv_tileaa.memref<bf16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
 !vat = !nv_tileaa.tiled_view<array<i32: 64, 128>, array<i32: 64, 128>, array<i32: 0, 1>, !m>
 !vb = !nv_tileaa.tiled_view<array<i32: 64, 128>, array<i32: 64, 128>, array<i32: 0, 1>, !m>
@@ -129,7 +129,7 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
     %c2 = arith.constant 2 : i32
-    %acc = scf.for %i = %c0 to %c2 step %c1 iter_args(%x = %zero) -> (tensor<128x128xf32>) : i32 {
+    %acc = scf.for %i = %c0 to %kt step %c2 iter_args(%x = %zero) -> (tensor<128x128xf32>) : i32 {
       %tat, %t0 = nv_tileaa.tiled_load %vat[%i, %pm] : !vat [i32, i32] -> tensor<64x128xbf16>
       %ta = "nv_tileaa.permute"(%tat) <{permutation = array<i32: 1, 0>}> : (tensor<64x128xbf16>) -> tensor<128x64xbf16>
       %tb, %t1 = nv_tileaa.tiled_load %vb[%i, %pn] : !vb [i32, i32] -> tensor<64x128xbf16>
@@ -141,4 +141,4 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
     nv_tileaa.return
   }
 }
-// CHECK: tier_epilogue_errors.mlir:132:5: error: convert-nv-tileas-to-cutlass: the K loop's trip count must be the number of K tiles of A or B
+// CHECK: tier_epilogue_errors.mlir:132:5: error: convert-nv-tileas-to-cutlass: the K loop must step by 1

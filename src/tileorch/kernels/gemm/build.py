@@ -406,7 +406,7 @@ def _epilogue(k: _Kernel, wg: int, res: SSAValue, row0: SSAValue, n0: SSAValue, 
     group is still reading (the previous round's), so round ``r - 2``'s store has left the slot."""
     cfg = k.cfg
     dtype = StringAttr(cfg.out_dtype)
-    if cfg.epilogue == "direct":
+    if cfg.epilogue in ("direct", "atomic"):  # atomic: the tier lowering replaces the store by its adds
         base = k.c
         if cfg.batched:  # C is [L, M, N] contiguous: matrix l starts l * M * N elements in
             esize = 4 if cfg.out_dtype in ("f32", "s32") else 2
@@ -509,7 +509,7 @@ def _consumer(k: _Kernel, wg: int) -> None:
             return s_out
 
         k.walk(sched, first, start, unit)
-        if cfg.epilogue != "direct":
+        if cfg.epilogue == "tma":
             # shared memory must outlive the last TMA store's reads
             with _if(wg_leader):
                 nvvm.CpAsyncBulkWaitGroupOp(0, read=True)

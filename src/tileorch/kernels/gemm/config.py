@@ -58,7 +58,9 @@ class GemmConfig:
     * ``epilogue``: ``tma`` stages each consumer warp group's slice of the tile, 64 columns at a
       time through two swizzled 8 KiB slots, and stores it with TMA (asynchronously: the next
       round's staging and the next tile's mainloop overlap the stores); ``direct`` stores the
-      registers to global memory (any out dtype).
+      registers to global memory (any out dtype); ``atomic``: the program's own atomic adds (the tier's
+      lowering of an ``atomic_rmw`` epilogue: one ``red.global.add`` per accumulator element, C is
+      not stored by the kernel).
     """
 
     tile_m: int = 128
@@ -79,9 +81,16 @@ class GemmConfig:
     transpose_b: bool = False
     """The program's B is N-major ``[K, N]`` but the kernel reads it K-major (fp8/tf32 WGMMA cannot
     transpose in shared memory): the launcher passes a K-major copy (one extra pass over B)."""
+    transpose_a: bool = False
+    """The program's A is M-major ``[K, M]`` but the kernel reads it K-major (fp8/int8/tf32 WGMMA
+    cannot transpose in shared memory): the launcher passes a K-major ``[M, K]`` copy."""
     b_dtype: str = ""
     """B's element type when it differs from A's (only s8 x u8 / u8 x s8: WGMMA takes any mix of
     8-bit integer signedness); empty means ``dtype``."""
+    grid_l: bool = False
+    """The scheduler walks M x N x L work tiles with L the launch grid's third extent while A, B and C
+    stay 2-D (a program that reads program id 2 without being batched: split-K); the work tile's
+    ``l`` stands in for program id 2."""
     batched: bool = False
     """A, B and C carry a leading batch dimension L (3-D tensor maps; the scheduler walks
     M x N x L tiles, the batch coordinate is the work tile's ``l``)."""
@@ -154,6 +163,7 @@ class GemmConfig:
         return (f"gemm_{self.dtype}{'x' + self.b_dtype if self.b_dtype else ''}_{self.out_dtype}_b{self.b_major}_{self.tile_m}x{self.tile_n}x{self.tile_k}"
                 f"_s{self.stages}_c{self.cluster_m}x1_{self.schedule}_r{self.producer_regs}_{self.consumer_regs}"
                 f"_{self.raster}_sw{self.max_swizzle}_e{self.epilogue}{'_batched' if self.batched else ''}"
+                f"{'_ta' if self.transpose_a else ''}{'_gl' if self.grid_l else ''}"
                 f"{'_am' if self.a_major == 'm' else ''}")
 
     def as_dict(self) -> dict:
@@ -187,8 +197,8 @@ class GemmConfig:
             (self.out_dtype != "s32" or self.dtype in INT8,
              f"an s32 output needs integer (s8/u8) inputs (i32 accumulators), got {self.dtype}"),
             (self.dtype not in K_MAJOR_ONLY or (self.a_major == "k" and self.b_major == "k"),
-             f"{self.dtype} WGMMA reads both operands K-major (only 16-bit types can be transposed in shared "
-             f"memory): A must be stored [M, K] and B as B^T [N, K], got A {self.a_major}-major, "
+             f"{self.dtype} WGMMA reads both operands K-major (only 16-bit types can be transposed in the "
+             f"operand buffers): A must be stored [M, K] and B as B^T [N, K], got A {self.a_major}-major, "
              f"B {self.b_major}-major"),
             (self.b_major in B_MAJORS, f"b_major must be 'k' (B stored [N,K]) or 'n' (B stored [K,N]), got {self.b_major!r}"),
             (self.a_major in ("k", "m"), f"a_major must be 'k' (A stored [M,K]) or 'm' (A stored [K,M]), got {self.a_major!r}"),
@@ -202,10 +212,13 @@ class GemmConfig:
              "an SM sub-partition has 512 (setmaxnreg.inc would wait forever)"),
             (self.raster in ("heuristic", "along_m", "along_n"), f"raster must be heuristic, along_m or along_n, got {self.raster!r}"),
             (self.max_swizzle in (1, 2, 4, 8), f"max_swizzle must be 1, 2, 4 or 8, got {self.max_swizzle}"),
-            (self.epilogue in ("tma", "direct"), f"epilogue must be 'tma' or 'direct', got {self.epilogue!r}"),
-            (self.epilogue == "direct" or self.out_dtype not in ("f32", "s32"),
+            (self.epilogue in ("tma", "direct", "atomic"),
+             f"epilogue must be 'tma', 'direct' or 'atomic', got {self.epilogue!r}"),
+            (self.epilogue != "tma" or self.out_dtype not in ("f32", "s32"),
              f"an {self.out_dtype} output needs epilogue='direct' (the TMA epilogue stages 16-bit rows of 128 bytes)"),
-            (self.epilogue == "direct" or self.tile_n % 64 == 0, "the TMA epilogue stores whole 64-column boxes"),
+            (self.epilogue != "tma" or self.tile_n % 64 == 0, "the TMA epilogue stores whole 64-column boxes"),
+            (not (self.grid_l and self.batched), "grid_l and batched exclusive (a batched GEMM walks its batch as L)"),
+            (not (self.grid_l and self.schedule == "streamk"), "grid_l programs choose their own K ranges: no Stream-K"),
         ]
         for ok, message in rules:
             if not ok:

@@ -148,10 +148,12 @@ class StagingPlan:
         self.copies_out: list[tuple[int, int, int, int, int, int]] = []
         self.pitch: dict[str, int] = {}
         self.ptr: dict[str, int] = {}
-        self.reasons = staging_reasons(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch)
+        batch = batch if cfg.batched else 1  # a grid_l problem's L splits the work, not the arrays
+        self.reasons = [r for r in staging_reasons(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch)
+                        if not (cfg.epilogue == "atomic" and r.startswith("C:"))]
         self._buffers: list[Any] = []
         for op in operand_rows(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch):
-            if op.tma_ok:
+            if op.tma_ok or (op.name == "C" and cfg.epilogue == "atomic"):  # the program's adds address C itself
                 self.pitch[op.name], self.ptr[op.name] = op.width, op.ptr
                 continue
             from tileorch.runtime.buffers import DeviceBuffer
@@ -343,8 +345,8 @@ class PreparedGemm:
         kernel.opt_in()
         self.kernel = kernel
         mac = kernel.max_active_clusters() if cfg.cluster_m > 1 else 0
-        if batch != 1 and not cfg.batched:
-            raise GemmConfigError(f"batch = {batch} needs a batched configuration")
+        if batch != 1 and not (cfg.batched or cfg.grid_l):
+            raise GemmConfigError(f"batch = {batch} needs a batched (or grid_l) configuration")
         p = scheduler_params(cfg, m, n, k, sms, mac, batch)
         self.grid = p.grid
         workspace_ptr, red, bar = 0, 0, 0
@@ -358,7 +360,8 @@ class PreparedGemm:
                 self.zero_bytes = (workspace_ptr + red, bar)
         record = pack_device_params(p, workspace_ptr, red, bar)  # passed by value (grid-constant)
         self.staging = st = StagingPlan(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch)
-        tma_a, tma_b, tma_c = tensor_maps(cfg, st.ptr["A"], st.ptr["B"], st.ptr["C"], m, n, k, batch, st.pitch)
+        tma_a, tma_b, tma_c = tensor_maps(cfg, st.ptr["A"], st.ptr["B"], st.ptr["C"], m, n, k,
+                                          batch if cfg.batched else 1, st.pitch)
         # the direct epilogue's N is also C's leading dimension: a padded C is N' columns wide
         # (the extra columns are scratch, never copied out)
         n_ld = st.pitch["C"] // ESIZE[cfg.out_dtype] if cfg.epilogue == "direct" else n

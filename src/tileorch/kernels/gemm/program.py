@@ -83,9 +83,9 @@ def lower_gemm(cfg: GemmConfig):
     ConvertNvTileasToCutlass(schedule=cfg.schedule, config=override).apply(ctx, module)
     fn = next(op for op in module.walk() if CONFIG_ATTR in op.attributes)
     got = read_config(fn)[0]
-    if got != replace(cfg, transpose_b=False):
+    if got != replace(cfg, transpose_b=False, transpose_a=False):
         diff = ", ".join(f"{f.name}: asked {getattr(cfg, f.name)!r}, tier {getattr(got, f.name)!r}"
                          for f in fields(GemmConfig) if getattr(cfg, f.name) != getattr(got, f.name)
-                         and f.name != "transpose_b")
+                         and f.name not in ("transpose_b", "transpose_a"))
         raise GemmConfigError(f"the TileAS tier did not produce the configuration asked for ({diff})")
     return module

@@ -105,6 +105,25 @@ def convert_function(func: aa.FuncOp) -> None:
             continue
         copy_location(op, new)
         _erase_keep_tokens(op)
+    _drop_loop_tokens(func)
+    # pointer-tile memory ops (gather/scatter/atomics: the epilogue's element-wise accesses) stay
+    # in nv_tileaa; their token operand goes (its result token is read by joins only)
+    from tileorch.dialects.nv_tileaa import pointer_ops as po
+
+    for op in list(func.walk()):
+        if isinstance(op, po.AtomicRMWOp | po.AtomicCASOp | po.StoreOp | po.LoadOp) and op.token is not None:
+            for r in op.results:
+                if isinstance(r.type, aa.MemTokenType) and any(u.operation.name != "nv_tileaa.join_mem_token"
+                                                               for u in r.uses):
+                    raise LocatedError(op, "a memory token is used by an op TileAS does not know")
+            op.operands = [v for v in op.operands if v is not op.token]
+            segments = op.properties.get("operandSegmentSizes")
+            if segments is not None:
+                sizes = list(segments.get_values())
+                sizes[-1] = 0
+                from xdsl.dialects.builtin import DenseArrayBase, i32
+
+                op.properties["operandSegmentSizes"] = DenseArrayBase.from_list(i32, sizes)
     # tokens: nothing reads them any more
     for op in reversed(list(func.walk())):
         if isinstance(op, aa.JoinMemTokenOp | aa.CreateMemTokenOp):
@@ -116,6 +135,40 @@ def convert_function(func: aa.FuncOp) -> None:
     for op in list(func.walk()):
         if isinstance(op, aa.CreateMemTokenOp):
             Rewriter.erase_op(op, safe_erase=False)
+
+
+def _drop_loop_tokens(func: Operation) -> None:
+    """``scf.for`` loops stop carrying memory tokens (a program whose epilogue orders its memory ops
+    after the loop's loads threads them through the loop); uses of a carried token read the
+    loop's initial token instead (all tokens are erased next)."""
+    from xdsl.dialects import scf
+
+    for loop in [o for o in func.walk() if isinstance(o, scf.ForOp)]:
+        inits = list(loop.iter_args)
+        drop = [i for i, v in enumerate(inits) if isinstance(v.type, aa.MemTokenType)]
+        if not drop:
+            continue
+        keep = [i for i in range(len(inits)) if i not in drop]
+        body = loop.body.block
+        old_yield = body.last_op
+        for i in drop:
+            body.args[i + 1].replace_all_uses_with(inits[i])
+            loop.results[i].replace_all_uses_with(inits[i])
+        new_yield = scf.YieldOp(*[old_yield.operands[i] for i in keep])
+        body.insert_op_before(new_yield, old_yield)
+        old_yield.detach()
+        old_yield.erase()
+        for i in reversed(drop):
+            body.erase_arg(body.args[i + 1])
+        region = loop.detach_region(loop.body)
+        new_loop = scf.ForOp(loop.lb, loop.ub, loop.step, [inits[i] for i in keep], region)
+        new_loop.attributes.update(loop.attributes)
+        loop.parent_block().insert_op_before(new_loop, loop)
+        for j, i in enumerate(keep):
+            loop.results[i].replace_all_uses_with(new_loop.results[j])
+        copy_location(loop, [new_loop])
+        loop.detach()
+        loop.erase()
 
 
 def _before(op: Operation):

@@ -58,7 +58,16 @@ from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileas import AgentSwitchOp
 from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Emitter
 from tileorch.transforms.tileas.common import num_ctas
-from tileorch.transforms.tileas.epilogue import Coord, EpilogueLowering, KernelEnv, is_plain_store, program_axis
+from tileorch.transforms.tileas.epilogue import (
+    ATOMIC_SINK,
+    side_reduction,
+    Coord,
+    EpilogueLowering,
+    KernelEnv,
+    is_plain_store,
+    program_axis,
+    sink_tile,
+)
 from tileorch.dialects.record_attr import decode_record, encode_record
 from tileorch.kernels.gemm.config import OVERRIDABLE
 
@@ -135,6 +144,13 @@ class DotKernel:
     b_dtype: str = ""
     """B's dtype when it differs from A's (an s8 x u8 integer dot)."""
     remarks: list[str] = dataclasses.field(default_factory=list)
+    k_bounds: tuple[SSAValue, SSAValue] | None = None
+    """The K loop's (lower, upper) bounds when they are not the builder's 0 .. number of K tiles."""
+    side_stores: list = dataclasses.field(default_factory=list)
+    """``[tile_m, 1]`` stores of row reductions of the result (:func:`side_reduction`)."""
+    grid_l: bool = False
+    """The program reads program id 2 without being a batched GEMM (split-K): the scheduler walks
+    the launch grid's third axis as L."""
 
     @property
     def cluster(self) -> int:
@@ -142,7 +158,8 @@ class DotKernel:
 
     @property
     def operand_args(self) -> list[int | None]:
-        return [_base_argument(self.kernel, op.view) for op in (self.a_load, self.b_load, self.store)]
+        sink = self.store.ptr if self.store.name == ATOMIC_SINK else self.store.view  # C's pointer tile or view
+        return [_base_argument(self.kernel, v) for v in (self.a_load.view, self.b_load.view, sink)]
 
 
 def _batch_split(op: Operation, indices: list, shape: list, fail) -> tuple[list, list, bool]:
@@ -171,12 +188,13 @@ def _through_layouts(v: SSAValue) -> tuple[SSAValue, list[str]]:
     return v, names
 
 
-def _check_k_loop(loop: scf.ForOp, a_load, a_major: str, b_load, b_major: str, fail) -> None:
-    """The kernel builder reduces over all of K: the program's K loop must run from 0 in steps of 1
-    up to the number of K tiles of A or B (``ct.num_tiles``: ``get_dim_size`` of the operand's
-    tiled view along K), or the result would silently differ."""
+def _full_k_loop(loop: scf.ForOp, a_load, a_major: str, b_load, b_major: str) -> bool:
+    """Whether the program's K loop runs from 0 in steps of 1 up to the number of K tiles of A or B
+    (``ct.num_tiles``: ``get_dim_size`` of the operand's tiled view along K, or ``ct.cdiv`` of the
+    K extent): the kernel builder's own K range.  Any other loop runs its own bounds
+    (:func:`_k_bounds`)."""
     if constant_int(loop.lb) != 0 or constant_int(loop.step) != 1:
-        fail(loop, "the K loop must start at 0 and step by 1 (the WGMMA kernel reduces over all of K)")
+        return False
     ub = loop.ub
     while isinstance(ub.owner, arith.IndexCastOp | arith.ExtSIOp | arith.ExtUIOp | arith.TruncIOp):
         ub = ub.owner.operands[0]
@@ -189,16 +207,41 @@ def _check_k_loop(loop: scf.ForOp, a_load, a_major: str, b_load, b_major: str, f
         src = owner.operands[0]
         for view, axis in k_axes:
             if _same_view(src, view) and owner.index.value.data == axis:
-                return
+                return True
     if isinstance(owner, arith.CeilDivSIOp | arith.CeilDivUIOp):
         # ct.cdiv(A.shape[k_axis], tk): the K extent of A's or B's array over the loaded K depth
         extent, depth = _strip_assume(owner.lhs), constant_int(owner.rhs)
         for (view, axis), ld in zip(k_axes, (a_load, b_load)):
             tile_k_extent = list(ld.result.type.get_shape())[axis]  # the tile's extent along the view's K axis
             if depth == tile_k_extent and extent is _memref_extent(view, axis):
-                return
-    fail(loop, "the K loop's trip count must be the number of K tiles of A or B (ct.num_tiles(A, axis=K, ...) "
-               "or ct.cdiv(A.shape[K axis], tile K)): the WGMMA kernel reduces over all of K")
+                return True
+    return False
+
+
+def _k_bounds(loop: scf.ForOp, fail) -> tuple[SSAValue, SSAValue]:
+    """(lower, upper) bound of a K loop the kernel runs with its own bounds: step 1 (the bounds are
+    evaluated per work tile from the program ids and parameters; :func:`_check_epilogue` checks
+    they can be)."""
+    if constant_int(loop.step) != 1:
+        fail(loop, "the K loop must step by 1 (the WGMMA kernel walks its K tiles one pipeline stage each)")
+    return loop.lb, loop.ub
+
+
+def _check_atomic_sink(op: Operation, tm: int, tn: int, fail) -> None:
+    """The result accumulated into global memory with ``atomic_rmw``: float add into f32 (or integer
+    add into i32), of the accumulator's tile shape, its old values unused."""
+    mode = op.rmw_mode.value.data
+    elt = sink_tile(op).type.element_type
+    if not ((mode == "addf" and isinstance(elt, Float32Type)) or (mode == "add" and elt == IntegerType(32))):
+        fail(op, f"an atomic '{mode}' of {elt} elements as the epilogue's output: the WGMMA lowering takes atomic "
+                 "adds into f32 (addf) or i32 (add)")
+    if op.results[0].uses:
+        fail(op, "the epilogue reads the old values of its atomic add (only the update is supported)")
+    if op.mem_scope.value.data == "sys":
+        fail(op, "a system-scope atomic add in the epilogue is not supported (device scope is)")
+    shape = list(sink_tile(op).type.get_shape())
+    if shape != [tm, tn]:
+        fail(op, f"the atomically added tile {shape} is not the {tm}x{tn} accumulator tile")
 
 
 def _strip_assume(v: SSAValue) -> SSAValue:
@@ -308,15 +351,26 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         else:
             b_major = {"k": "n", "n": "k"}[b_major]
     stores = [o for o in sw.walk() if isinstance(o, ts.TiledStoreOp)]
-    if len(stores) != 1:
-        fail(sw, f"expected one tile store of C, found {len(stores)}")
-    st = stores[0]
-    st_indices, st_shape, st_batched = _batch_split(st, list(st.indices), list(st.tile.type.get_shape()), fail)
-    batched.add(st_batched)
-    if not (program_axis(st_indices[0]) == 0 and program_axis(st_indices[1]) == 1):
-        fail(st, "C must be stored at tile (program id 0, program id 1)")
-    if st_shape != [tm, tn]:
-        fail(st, f"the stored tile {list(st.tile.type.get_shape())} is not the {tm}x{tn} accumulator tile")
+    # side outputs: [tile_m, 1] tiles of a row reduction of an accumulator-shaped tile (row max/sum)
+    side = [o for o in stores if side_reduction(o, [tm, tn]) is not None] if len(stores) > 1 else []
+    stores = [o for o in stores if o not in side]
+    atomics = [o for o in sw.walk() if o.name == ATOMIC_SINK]
+    if len(stores) + len(atomics) != 1:
+        what = f"{len(stores)} tile stores" + (f" and {len(atomics)} atomic updates" if atomics else "")
+        fail(stores[1] if len(stores) > 1 else sw,
+             f"expected one tile store of C (or one atomic add of the result), found {what}: a second output of "
+             "the epilogue other than a row reduction of the result stored as a [tile_m, 1] tile (a column "
+             "reduction, another tile) is not supported yet by the WGMMA lowering")
+    st = (stores or atomics)[0]
+    if st.name == ATOMIC_SINK:
+        _check_atomic_sink(st, tm, tn, fail)
+    else:
+        st_indices, st_shape, st_batched = _batch_split(st, list(st.indices), list(st.tile.type.get_shape()), fail)
+        batched.add(st_batched)
+        if not (program_axis(st_indices[0]) == 0 and program_axis(st_indices[1]) == 1):
+            fail(st, "C must be stored at tile (program id 0, program id 1)")
+        if st_shape != [tm, tn]:
+            fail(st, f"the stored tile {list(st.tile.type.get_shape())} is not the {tm}x{tn} accumulator tile")
     if len(batched) != 1:
         fail(st, "A, B and C must all be batched (a leading tile dimension of extent 1 at program id 2) or none")
     loop = dot.parent_op()
@@ -324,7 +378,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         loop = loop.parent_op()
     if loop is None:
         fail(dot, "the dot is not in a K loop")
-    _check_k_loop(loop, a_load, a_major, b_load, b_major, fail)
+    k_bounds = None if _full_k_loop(loop, a_load, a_major, b_load, b_major) else _k_bounds(loop, fail)
     accs = [r for r in loop.results if r.type == dot.result.type]
     if len(accs) != 1:
         fail(loop, "the K loop must carry one accumulator")
@@ -336,7 +390,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         # as s8/u8 by the dot's signedness (i32 accumulation)
         signed = dot_signedness(dot)
         dtype, b_dtype = (_operand_dtype(ld.result.type.element_type, s) for ld, s in zip((a_load, b_load), signed))
-        out_dtype = _dtype(st.tile.type.element_type)
+        out_dtype = _dtype(sink_tile(st).type.element_type)
     except ValueError as exc:
         fail(a_load, f"element type {exc} is not supported yet by the WGMMA lowering (bf16/f16/fp8 e4m3/e5m2/"
                      "f32 as tf32/i8 as s8 or u8 in, bf16/f16/f32/i32 out)")
@@ -347,12 +401,30 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         fail(st, f"output element type {out_dtype} is not supported yet by the WGMMA lowering (bf16/f16/f32/i32)")
     if out_dtype == "s32" and not integer:
         fail(st, "an i32 output is supported for integer (i8) dots only")
-    plain = is_plain_store(st, acc)
+    plain = is_plain_store(st, acc) and not side
     retile_safe = True
     if not plain:
-        retile_safe = _check_epilogue(kernel, acc, st)
-    return DotKernel(kernel, a_load, b_load, b_major, st, acc, (tm, tn, tk), dtype, out_dtype, depth, plain,
-                     retile_safe, batched.pop(), a_major, b_dtype if b_dtype != dtype else "")
+        retile_safe = _check_epilogue(kernel, acc, st, side=side) and not side
+    if k_bounds is not None:
+        _check_epilogue(kernel, acc, st, k_bounds, element=False)
+    is_batched = batched.pop()
+    uses_axis2 = any(o.name == "nv_tileaa.get_program_id" and o.axis.value.data == 2 and o.results[0].uses
+                     for o in kernel.walk())
+    dk = DotKernel(kernel, a_load, b_load, b_major, st, acc, (tm, tn, tk), dtype, out_dtype, depth, plain,
+                   retile_safe, is_batched, a_major, b_dtype if b_dtype != dtype else "", k_bounds=k_bounds,
+                   grid_l=uses_axis2 and not is_batched, side_stores=side)
+    if side:
+        dk.remarks.append(f"{len(side)} row reduction(s) of the result stored beside it, reduced in the "
+                          "accumulator's registers (a lane quad holds a row)")
+    if k_bounds is not None:
+        dk.retile_safe = False  # the program's K range is its own: the kernel keeps the program's tiles
+        dk.remarks.append("the K loop runs the program's own range of K tiles per work tile (its bounds are "
+                          "evaluated per tile: split-K and partial K ranges)")
+    split = kernel.attributes.get("tileorch.split_batch_tile")
+    if split is not None:
+        dk.remarks.append(f"the program's batch tile of {split.value.data} matrices runs as one matrix per work tile "
+                          "(tileas-split-batch-tiles: the program treats its batch rows alike)")
+    return dk
 
 
 def _operand_dtype(t, signed: bool) -> str:
@@ -365,21 +437,34 @@ def _operand_dtype(t, signed: bool) -> str:
 
 def _scratch_env(kernel: aa.FuncOp, acc_type) -> tuple[Block, KernelEnv, SSAValue]:
     types = [_param_type(kernel, t) for t in kernel.function_type.inputs.data]
-    blk = Block(arg_types=[*types, *([IntegerType(32)] * 7), acc_type])
+    blk = Block(arg_types=[*types, *([IntegerType(32)] * 8), IntegerType(1), acc_type])
     n = len(types)
     a = list(blk.args)
     return blk, KernelEnv(a[:n], a[n:n + 3], a[n + 3:n + 5]), a[-1]
 
 
-def _check_epilogue(kernel: aa.FuncOp, acc: SSAValue, store: Operation) -> bool:
-    """Lower one element of the epilogue into a scratch block: located errors for what cannot be
-    lowered; whether the epilogue is independent of the tile shape."""
+def _check_epilogue(kernel: aa.FuncOp, acc: SSAValue, store: Operation, k_bounds=None,
+                    element: bool = True, side: list = ()) -> bool:
+    """Lower one element of the epilogue (and the K loop's own bounds, when it has them) into a
+    scratch block: located errors for what cannot be lowered; whether the epilogue is independent
+    of the tile shape."""
     elt = acc.type.element_type
-    blk, env, element = _scratch_env(kernel, elt if isinstance(elt, IntegerType) else f32)
+    blk, env, acc_value = _scratch_env(kernel, elt if isinstance(elt, IntegerType) else f32)
     rest = list(blk.args)[len(env.args) + 5:]
     lowering = EpilogueLowering(kernel.body.blocks.first, acc, store, env, Emitter(blk, 128))
-    lowering.acc_element = lambda: element
-    lowering.element(Coord(rest[0], 0), Coord(rest[1], 1))
+    lowering.acc_element = lambda: acc_value
+    if element:
+        row, col = Coord(rest[0], 0), Coord(rest[1], 1)
+        if store.name == ATOMIC_SINK:
+            lowering.atomic_element(row, col)
+        else:
+            lowering.element(row, col)
+        for st in side:
+            col = Coord(rest[2], 1)
+            lowering.row_reduction(side_reduction(st, list(acc.type.get_shape())), row, [(col, lambda: acc_value)])
+            lowering.side_store(st, row, rest[3])
+    for bound in k_bounds or ():
+        lowering.scalar(bound)
     return lowering.retile_safe
 
 
@@ -445,11 +530,29 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
         b_major, transpose_b = "k", True
         remarks.append(f"{dk.dtype} WGMMA reads B K-major: the program's N-major B [K, N] is passed to the kernel as "
                        "a K-major copy made at launch (one extra pass over B; store B as [N, K] to avoid it)")
+    a_major, transpose_a = dk.a_major, False
+    if dk.dtype in K_MAJOR_ONLY and dk.a_major == "m":
+        a_major, transpose_a = "k", True
+        remarks.append(f"{dk.dtype} WGMMA reads A K-major: the program's M-major A [K, M] is passed to the kernel as "
+                       "a K-major copy made at launch (one extra pass over A; store A as [M, K] to avoid it)")
+    if dk.k_bounds is not None:
+        if tk != dk.tile[2]:
+            raise LocatedError(dk.store, f"convert-nv-tileas-to-cutlass: the K loop runs its own range of K tiles of "
+                                         f"{dk.tile[2]}, and the WGMMA kernel's K tile is {tk} (one 128-byte row of "
+                                         f"{dk.dtype}); write the K loop with tiles of {tk} to run it on tensor cores")
+        if cluster > 1:  # the CTAs of a cluster share B stages: they must walk the same K tiles
+            cluster = 1
+            remarks.append("no cluster: the program's K range may differ between neighbouring tiles (1 CTA)")
+        if schedule == "streamk":
+            schedule = "persistent"
+            remarks.append("Stream-K not applied: the program chooses its own K range per tile (persistent schedule)")
     dk.remarks.extend(remarks)
-    epilogue = "direct" if dk.out_dtype in ("f32", "s32") else "tma"
+    epilogue = ("atomic" if dk.store.name == ATOMIC_SINK else "direct" if dk.out_dtype in ("f32", "s32")
+                else "tma")
     cfg = GemmConfig(tile_m=tm, tile_n=tn, tile_k=tk, stages=dk.depth, cluster_m=cluster,
                      schedule=schedule, dtype=dk.dtype, out_dtype=dk.out_dtype, b_major=b_major, epilogue=epilogue,
-                     batched=dk.batched, a_major=dk.a_major, transpose_b=transpose_b, b_dtype=dk.b_dtype)
+                     batched=dk.batched, a_major=a_major, transpose_b=transpose_b, b_dtype=dk.b_dtype,
+                     transpose_a=transpose_a, grid_l=dk.grid_l)
     if override:
         if not dk.retile_safe:
             raise LocatedError(dk.store, "convert-nv-tileas-to-cutlass: the epilogue depends on the program's tile "
@@ -521,6 +624,14 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
     acc = acc_in
     if out_field != acc_field:
         acc = e.v(llvm.UndefOp(llvm.LLVMStructType.from_type_list([out_field] * fields)))
+    atomic = dk.store.name == ATOMIC_SINK
+    if atomic:
+        from tileorch.dialects import llvm_ext
+        from tileorch.transforms.tileaa_to_simt.pointers import RMW_BIN_OP, _order
+
+        sem, scope, _ = _order(dk.store)
+        if sem in ("release", "acq_rel"):
+            e.add(llvm_ext.FenceOp("release", scope))
     for g in range(fields // 4):
         col_g = e.add_i(col_in, e.const(8 * g))
         cols = [Coord(col_g, 1), Coord(e.add_i(col_g, e.const(1)), 1)]
@@ -529,14 +640,75 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
                 k = 4 * g + 2 * half + j
                 pos = DenseArrayBase.from_list(i64, [k])
                 lowering.acc_element = lambda pos=pos: e.v(llvm.ExtractValueOp(pos, acc_in, acc_field))
+                if atomic:  # one atomic add per accumulator element (red.global.add: the old value is unused)
+                    ptr, value, mask = lowering.atomic_element(rows[half], cols[j])
+                    mode = RMW_BIN_OP[dk.store.rmw_mode.value.data]
+
+                    def red(b, ptr=ptr, value=value, mode=mode):
+                        b.v(llvm_ext.AtomicRMWOp(mode, ptr, value, "monotonic", scope))
+
+                    if mask is None:
+                        red(e)
+                    else:
+                        e.if_(mask, lambda b, red=red: (red(b), None)[1])
+                    continue
                 value = lowering.element(rows[half], cols[j])
                 acc = e.v(llvm.InsertValueOp(pos, acc, value))
+    if atomic and sem in ("acquire", "acq_rel"):
+        e.add(llvm_ext.FenceOp("acquire", scope))
+    if dk.side_stores:  # row reductions: each row's elements live in one lane quad
+        leader = e.v(arith.CmpiOp(e.v(arith.AndIOp(lane, e.const(3))), e.const(0), "eq"))
+        all_cols = []
+        for g in range(fields // 4):
+            col_g = e.add_i(col_in, e.const(8 * g))
+            all_cols.append((g, 0, Coord(col_g, 1)))
+            all_cols.append((g, 1, Coord(e.add_i(col_g, e.const(1)), 1)))
+        for st in dk.side_stores:
+            red = side_reduction(st, list(dk.acc.type.get_shape()))
+            for half in range(2):
+                elements = []
+                for g, j, col in all_cols:
+                    pos = DenseArrayBase.from_list(i64, [4 * g + 2 * half + j])
+                    elements.append((col, lambda pos=pos: e.v(llvm.ExtractValueOp(pos, acc_in, acc_field))))
+                lowering.row_reduction(red, rows[half], elements)
+                lowering.side_store(st, rows[half], leader)
     anchor = row0.next_op
     for op in list(tmp.ops):
         op.detach()
         block.insert_op_before(op, anchor)
     for frag in frags:
-        frag.operands[0] = acc
+        if atomic:  # the atomics are the epilogue's stores
+            frag.detach()
+            frag.erase()
+        else:
+            frag.operands[0] = acc
+
+
+def _program_k_range(f: func.FuncOp, dk: DotKernel, args: list[SSAValue]) -> None:
+    """Replace the kernel builder's K range of every work unit (``kbeg = 0``, ``kend = k_tiles``,
+    in the producer's and each consumer's walk) by the program's K loop bounds, evaluated with the
+    work tile's coordinates standing in for the program ids."""
+    from tileorch.dialects.cutlass.tile_scheduler import WorkTileInfoToCoordMNKLOp
+
+    for kbeg in [op for op in f.walk() if isinstance(op, arith.ConstantOp) and op.results[0].name_hint == "kbeg"]:
+        block = kbeg.parent_block()
+        coords = next(o for o in block.ops if isinstance(o, WorkTileInfoToCoordMNKLOp))
+        kend = next(o for o in block.ops if o.results and o.results[0].name_hint == "kend")
+        tmp = Block()
+        e = Emitter(tmp, 128)
+        tile = [coords.results[0], coords.results[1], coords.results[3]]
+        env = KernelEnv(args, tile, tile[:2])
+        lowering = EpilogueLowering(dk.kernel.body.blocks.first, dk.acc, dk.store, env, e)
+        lb, ub = (lowering._i32(lowering.scalar(v)) for v in dk.k_bounds)
+        for op in list(tmp.ops):
+            op.detach()
+            block.insert_op_before(op, kbeg)
+        kbeg.results[0].replace_all_uses_with(lb)
+        kend.results[0].replace_all_uses_with(ub)
+        lb.name_hint, ub.name_hint = "kbeg", "kend"
+        for op in (kend, kbeg):
+            op.detach()
+            op.erase()
 
 
 def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: str,
@@ -547,17 +719,21 @@ def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: st
     cfg = configure(dk, schedule, override)
     lowered = build_gemm_kernel(cfg)
     new_funcs = [op for op in lowered.ops if isinstance(op, func.FuncOp)]
+    takes_params = not dk.plain_epilogue or dk.k_bounds is not None
     for f in new_funcs:
-        if not dk.plain_epilogue:
+        if takes_params:
             args = _append_parameters(f, kernel)
+        if not dk.plain_epilogue:
             groups: dict[Block, list[Operation]] = {}
             for op in f.walk():
                 if isinstance(op, StageFragmentOp | StoreFragmentOp):
                     groups.setdefault(op.parent_block(), []).append(op)
             for block, frags in groups.items():
                 _compile_epilogue(block, frags, dk, args)
+        if dk.k_bounds is not None:
+            _program_k_range(f, dk, args)
         f.detach()
-        record = {**cfg.as_dict(), "args": dk.operand_args, "epilogue_ops": not dk.plain_epilogue,
+        record = {**cfg.as_dict(), "args": dk.operand_args, "epilogue_ops": takes_params,
                   "retile_safe": dk.retile_safe, "remarks": dk.remarks}
         f.attributes[CONFIG_ATTR] = encode_record(record)
         f.attributes["tileorch.tile_kernel"] = StringAttr(kernel.sym_name.data)

@@ -48,13 +48,21 @@ from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects.nv_tileaa.attrs import MemRefType, TiledViewType, ints
 from tileorch.transforms.tileaa_to_simt import ELEMENTWISE, convert_float, lower_scalar_op
-from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Emitter, is_float, memory_type, reg_type
+from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Emitter, global_type, is_float, memory_type, reg_type
 
 PASS = "convert-nv-tileas-to-cutlass"
 LAYOUT_ONLY = ("nv_tileas.convert_layout", "nv_tileaa.assume", "nv_tileaa.pragma")
 LOADS = ("nv_tileaa.tiled_load", "nv_tileas.tiled_load")
 BROADCASTS = ("nv_tileaa.broadcast", "nv_tileas.broadcast")
 EXPANDS = ("nv_tileaa.expand_dims", "nv_tileas.expand_dim")
+
+
+ATOMIC_SINK = "nv_tileaa.atomic_rmw"
+
+
+def sink_tile(sink: Operation) -> SSAValue:
+    """The tile a sink writes: a ``tiled_store``'s tile, or the values an ``atomic_rmw`` adds."""
+    return sink.value if sink.name == ATOMIC_SINK else sink.tile
 
 
 def unsupported(op: Operation, why: str) -> LocatedError:
@@ -140,7 +148,7 @@ class EpilogueLowering:
     def stored_value(self) -> tuple[SSAValue, object]:
         """(the value the store writes, skipping layout conversions and a final rounding to the
         output type that the fragment store does itself; that output element type)."""
-        v = self.store.tile
+        v = sink_tile(self.store)
         while isinstance(v.owner, Operation) and v.owner.name in LAYOUT_ONLY:
             v = v.owner.operands[0]
         out = v.type.element_type
@@ -167,6 +175,72 @@ class EpilogueLowering:
         if is_float(x.type):
             return self.e.v(arith.ExtFOp(x, reg_type(Float32Type())))
         raise unsupported(self.store, f"stores {x.type} values (the accumulator epilogue stores floats)")
+
+    def atomic_element(self, row: Coord, col: Coord) -> tuple[SSAValue, SSAValue, SSAValue | None]:
+        """For an ``atomic_rmw`` sink: (the element's global pointer, the value added there, the
+        mask bit or None) at accumulator element (row, col)."""
+        value = self.element(row, col)
+        lead = len(_shape(self.store.ptr)) - 2
+        zero = Coord(self.e.const(0), None)
+        coords = (zero,) * lead + (row, col)
+        ptr = self.at(self.store.ptr, coords)
+        mask = self.at(self.store.mask, coords) if self.store.mask is not None else None
+        return ptr, value, mask
+
+    # -- side outputs: row reductions of accumulator-shaped tiles --------------------------
+    def row_reduction(self, red: Operation, row: Coord, elements: list[tuple[Coord, Callable[[], SSAValue]]]) -> None:
+        """Evaluate ``red`` (an ``nv_tileaa.reduce`` along dimension 1 of a tile of the accumulator's
+        shape) at ``row``: fold this thread's ``elements`` of the row (column coordinate, accumulator
+        element) with the reduction's combiner, then combine across the 4 lanes that share the row
+        (``shfl.sync.bfly`` 1 and 2: the WGMMA fragment spreads a row's columns over a lane quad).
+        The result is what later reads of ``red`` at ``row`` see."""
+        e = self.e
+        src = red.operands[0]
+        out = None
+        for col, fragment in elements:
+            self.acc_element = fragment
+            x = self.at(src, (row, col))
+            out = x if out is None else self._combine(red, out, x)
+        for mask in (1, 2):
+            out = self._combine(red, out, e.shuffle_xor(out, mask))
+        self.memo[(red.results[0], ((id(row.value), row.acc_dim),))] = out
+
+    def _combine(self, red: Operation, a: SSAValue, b: SSAValue) -> SSAValue:
+        body = red.regions[0].blocks.first
+        vals = {body.args[0]: a, body.args[1]: b}
+        for inner in body.ops:
+            if inner.name == "nv_tileaa.yield":
+                return vals[inner.operands[0]]
+            if not ((inner.name.startswith("arith.") or inner.name in ELEMENTWISE) and not inner.regions):
+                raise unsupported(inner, f"reduces with '{inner.name}' in its combiner")
+            vals[inner.results[0]] = lower_scalar_op(self.e, inner, [vals.get(x) or self.scalar(x)
+                                                                     for x in inner.operands],
+                                                     inner.results[0].type)
+        raise unsupported(red, "reduction combiner without nv_tileaa.yield")
+
+    def side_store(self, store: Operation, row: Coord, leader: SSAValue) -> None:
+        """Store the value of ``store``'s ``[tile_m, 1]`` tile at ``row`` (its reductions evaluated
+        first: :meth:`row_reduction`) from the lane ``leader`` says, predicated on the view's bounds."""
+        e = self.e
+        zero = Coord(e.const(0), None)
+        x = self.at(store.tile, (row, zero))
+        view = self.scalar(store.view)
+        elt = store.tile.type.element_type
+        if not isinstance(view, View) or reg_type(elt) != memory_type(elt) or isinstance(elt, BFloat16Type):
+            raise unsupported(store, f"stores a reduction as {elt} (f32, f16 or i32 side outputs)")
+        mem, ok, offset = view.memref, leader, None
+        for i, c in enumerate((row, zero)):
+            dim = view.order[i]
+            idx = self._i32(self.scalar(store.indices[i]))
+            g = e.add_i(e.mul_i(idx, e.const(view.step[i])), c.value)
+            inb = e.v(arith.AndIOp(e.v(arith.CmpiOp(g, mem.shape[dim], "slt")), e.v(arith.CmpiOp(g, e.const(0), "sge"))))
+            ok = e.v(arith.AndIOp(ok, inb))
+            term = e.v(arith.MuliOp(e.v(arith.ExtSIOp(g, i64)), e.v(arith.ExtSIOp(mem.strides[dim], i64))))
+            offset = term if offset is None else e.v(arith.AddiOp(offset, term))
+        if x.type != reg_type(elt):
+            x = convert_float(e, x, elt)
+        ptr = e.gep(mem.ptr, offset, memory_type(elt), GLOBAL_PTR)
+        e.if_(ok, lambda b: (b.store(x, ptr), None)[1])
 
     # -- tile values at a coordinate --------------------------------------------------------
     def at(self, v: SSAValue, coords: tuple[Coord, ...]) -> SSAValue:
@@ -217,6 +291,11 @@ class EpilogueLowering:
             return self.at(op.operands[0], tuple(src))
         if name in LOADS:
             return self._load(op, coords)
+        if name == "nv_tileaa.offset":  # pointer + element offset
+            ptr, off = self.at(op.operands[0], coords), self.at(op.operands[1], coords)
+            if off.type != i64:
+                off = e.v(arith.ExtSIOp(off, i64))
+            return e.gep(ptr, off, global_type(op.results[0].type.element_type.element), GLOBAL_PTR)
         if name == "nv_tileaa.make_range":
             self.retile_safe = False
             start = op.start.value.data
@@ -255,11 +334,11 @@ class EpilogueLowering:
         if not isinstance(view, View):
             raise unsupported(op, "load from something other than a tiled view")
         indices = list(op.indices)
-        store_view = self.store.view.type
+        store_view = self.store.view.type if self.store.name != ATOMIC_SINK else None
         store_tile = ints(store_view.tile) if isinstance(store_view, TiledViewType) else []
         # accumulator dimension e is the store's e-th dimension of extent > 1
         acc_dims = [i for i, d in enumerate(store_tile) if d != 1][-2:]
-        store_idx = [self.store.indices[i] for i in acc_dims]
+        store_idx = [self.store.indices[i] for i in acc_dims] if store_view is not None else []
         store_tile = [store_tile[i] for i in acc_dims]
         mem = view.memref
         offset, ok = None, None
@@ -351,6 +430,14 @@ class EpilogueLowering:
 
             return Memref(self.scalar(op.ptr), mt.element, [resolve(s, dyn_shape) for s in mt.get_shape()],
                           [resolve(s, dyn_strides) for s in mt.get_strides()])
+        if name == "nv_tileaa.get_dim_size":  # the number of tiles of a view along a dimension
+            view = self.scalar(op.operands[0])
+            i = op.index.value.data
+            if isinstance(view, Memref):
+                return view.shape[i]
+            extent = view.memref.shape[view.order[i]]
+            step = e.const(view.step[i])
+            return e.v(arith.DivUIOp(e.add_i(extent, e.const(view.step[i] - 1)), step))
         if name == "nv_tileaa.block_tile":
             vt: TiledViewType = op.results[0].type
             return View(self.scalar(op.memref), ints(vt.tile), ints(vt.step), ints(vt.order))
@@ -371,12 +458,39 @@ def _padding(e: Emitter, kind: str, typ) -> SSAValue:
     return e.const(0, typ)
 
 
+def side_reduction(store: Operation, acc_shape: list[int]) -> Operation | None:
+    """The ``nv_tileaa.reduce`` along dimension 1 of an accumulator-shaped tile that a
+    ``[tile_m, 1]`` store writes (through shape ops and elementwise math), or None."""
+    if list(store.tile.type.get_shape()) != [acc_shape[0], 1]:
+        return None
+    found = []
+    work, seen = [store.tile], set()
+    while work:
+        v = work.pop()
+        if v in seen or not isinstance(v.owner, Operation):
+            continue
+        seen.add(v)
+        op = v.owner
+        if op.name == "nv_tileaa.reduce":
+            src = op.operands[0].type
+            if (len(op.operands) == 1 and op.dim.value.data == 1 and isinstance(src, TensorType)
+                    and list(src.get_shape()) == list(acc_shape)):
+                found.append(op)
+                continue
+            return None
+        work.extend(x for x in op.operands if isinstance(x.type, TensorType))
+    return found[0] if len(found) == 1 else None
+
+
 def is_plain_store(store: Operation, acc: SSAValue) -> bool:
-    """The program stores the accumulator itself (through layout conversions and one cast)."""
+    """The program stores the accumulator itself (through layout conversions and one cast) with a
+    ``tiled_store``."""
+    if store.name == ATOMIC_SINK:
+        return False
     v = store.tile
     while isinstance(v.owner, Operation) and v.owner.name in (*LAYOUT_ONLY, "nv_tileaa.fp_to_fp", "nv_tileaa.reshape"):
         v = v.owner.operands[0]
     return v is acc
 
 
-__all__ = ["Coord", "EpilogueLowering", "KernelEnv", "is_plain_store", "program_axis"]
+__all__ = ["side_reduction", "ATOMIC_SINK", "Coord", "EpilogueLowering", "KernelEnv", "is_plain_store", "program_axis", "sink_tile"]

@@ -7,6 +7,11 @@ ct.num_blocks(0))`` with the tile coordinates ``t // tiles_n`` and ``t % tiles_n
 transposed raster).  Such a loop is rewritten when, and only when, the rewrite cannot change what
 the program computes:
 
+The output tile grid is the stored tiles' (``tiled_store`` indices); a body without a tile store
+(its result leaves through ``atomic_add``/scatter at element indices) takes the coordinates of its
+one dot's operand tiles instead: A's non-K index (rows) and B's (columns), with the trip count
+checked against their tile counts (``ct.cdiv(A.shape[0], tm) * ct.cdiv(B.shape[1], tn)``).
+
 * the loop starts at ``get_program_id(a)`` and steps by ``get_num_programs(a)`` (each t once, over
   all programs of the grid), and its upper bound is a product of two tile counts
   (``get_dim_size`` of tiled views) one of which, ``X``, divides t;
@@ -58,11 +63,29 @@ def _axis(v: SSAValue, name: str) -> int | None:
     return None
 
 
-def _nonneg(v: SSAValue) -> bool:
+NONNEG_OF_NONNEG = ("arith.ceildivsi", "arith.ceildivui", "arith.divsi", "arith.divui", "arith.muli", "arith.addi",
+                    "nv_tileaa.muli", "nv_tileaa.addi")
+"""Ops whose result is non-negative when their operands are (``ct.cdiv`` of an array extent)."""
+
+
+def _nonneg(v: SSAValue, depth: int = 8) -> bool:
     if _owner_name(v) in NONNEG:
         return True
     c = constant_int(v)
-    return c is not None and c >= 0
+    if c is not None:
+        return c >= 0
+    owner = v.owner
+    if depth == 0 or not isinstance(owner, Operation):
+        return False
+    if owner.name == "nv_tileaa.assume":  # #nv_tileaa.bounded<lo, ?> with lo >= 0 (array extents)
+        bounded = getattr(owner.predicate, "lower", None) if hasattr(owner, "predicate") else None
+        lo = getattr(bounded, "data", bounded)
+        if isinstance(lo, int) and lo >= 0:
+            return True
+        return _nonneg(owner.operands[0], depth - 1)
+    if owner.name in NONNEG_OF_NONNEG:
+        return all(_nonneg(x, depth - 1) for x in owner.operands)
+    return False
 
 
 def _match(loop: scf.ForOp) -> Callable[[Block, Operation], None] | None:
@@ -93,14 +116,17 @@ def _coordinate_rewrite(t: SSAValue, scope: list[Operation]):
     coordinate values) when ``t`` numbers the stored tiles in a raster or grouped order
     (:mod:`tileorch.transforms.tileas.tile_order`) and has no other use; else None."""
     stores = [op for op in scope if isinstance(op, aa.TiledStoreOp) and len(op.indices) >= 2]
-    if not stores:
-        return None
+    if not stores:  # the result leaves by atomics / scatters: the dot's operand tiles name the output tile
+        stores = _dot_anchor(scope)
+        if not stores:
+            return None
     found = _split_uses(t, stores, scope)
     if found is not None:
         divs, rems = found
         rows = stores[0].indices[-2]
         cols = stores[0].indices[-1]
-        return (lambda block, before: _coordinates_to_program_ids(divs, rems, scope, block, before)), (rows, cols)
+        return (lambda block, before: _coordinates_to_program_ids(divs, rems, scope, block, before, stores)), \
+            (rows, cols)
     rows, cols = stores[0].indices[-2], stores[0].indices[-1]
     if any(op.indices[-2] != rows or op.indices[-1] != cols for op in stores):
         return None
@@ -115,6 +141,42 @@ def _coordinate_rewrite(t: SSAValue, scope: list[Operation]):
         cols.replace_all_uses_with(pid_c.results[0])
 
     return rewrite, (rows, cols)
+
+
+@dataclass(frozen=True)
+class _Anchor:
+    """The (row, column) tile coordinates of a program's output when no tile store names them."""
+
+    indices: tuple[SSAValue, SSAValue]
+
+
+def _operand_load(v: SSAValue) -> Operation | None:
+    while isinstance(v.owner, Operation) and v.owner.name in ("nv_tileaa.fp_to_fp", "nv_tileaa.permute",
+                                                              "nv_tileaa.reshape", "nv_tileaa.assume"):
+        v = v.owner.operands[0]
+    return v.owner if isinstance(v.owner, aa.TiledLoadOp) and len(v.owner.indices) == 2 else None
+
+
+def _dot_anchor(scope: list[Operation]) -> list[_Anchor]:
+    """For a program with one dot in a K loop and no tile store: the A tile's non-K index (rows) and
+    the B tile's (columns), the coordinates of the output tile the dot computes; else []."""
+    dots = [op for op in scope if isinstance(op, aa.DotOp)]
+    if len(dots) != 1:
+        return []
+    loop = dots[0].parent_op()
+    if not isinstance(loop, scf.ForOp):
+        return []
+    iv = loop.body.block.args[0]
+    coords = []
+    for operand in (dots[0].lhs, dots[0].rhs):
+        load = _operand_load(operand)
+        if load is None:
+            return []
+        other = [x for x in load.indices if x is not iv]
+        if len(other) != 1 or len(list(load.indices)) - 1 != 1:
+            return []
+        coords.append(other[0])
+    return [_Anchor((coords[0], coords[1]))]
 
 
 def _only_feeds(t: SSAValue, outputs: tuple[SSAValue, ...]) -> bool:
@@ -193,10 +255,12 @@ def _dce(ops: list[Operation]) -> None:
 
 
 def _coordinates_to_program_ids(divs: list[Operation], rems: list[Operation], scope: list[Operation],
-                                block, before: Operation) -> None:
+                                block, before: Operation, anchors: list | None = None) -> None:
     """t // X becomes program id 0 and t % X program id 1 (swapped when the remainder indexes the
-    rows of every tile stored in ``scope``), both created in ``block`` before ``before``."""
-    stored_rows = [op.indices[-2] for op in scope if isinstance(op, aa.TiledStoreOp) and len(op.indices) >= 2]
+    rows of every tile stored in ``scope``, or of the ``anchors``), both created in ``block`` before
+    ``before``."""
+    stored_rows = [op.indices[-2] for op in (anchors if anchors is not None else scope)
+                   if isinstance(op, aa.TiledStoreOp | _Anchor) and len(op.indices) >= 2]
     rem_results = {op.results[0] for op in rems}
     q_axis, r_axis = 0, 1
     if stored_rows and all(_derives_from(v, rem_results) for v in stored_rows):

@@ -21,6 +21,7 @@ TILEAS_PASSES = (
     "tileas-fold-dot-accumulate",
     "tileas-fold-tf32-operands",
     "tileas-fuse-split-loops",
+    "tileas-split-batch-tiles",
     "tileas-squeeze-unit-batch-dots",
     "convert-tileaa-to-tileas",
     "tileas-assign-dot-layouts",
