@@ -67,3 +67,21 @@ def test_tile_program_is_verified_once_unless_each_pass(monkeypatch):
     monkeypatch.setenv(bc.VERIFY_EACH_PASS_ENV, "1")
     bc.compile_text(text, "tile_gemm.mlir", emit="mlir")
     assert stages.count("input") == 2 and len(stages) > 10
+
+
+def test_cli_imports_only_the_subcommand_it_runs():
+    """``tileorch compile`` builds a parser with the compile subcommand alone: the model checker
+    (``tileorch check``) and numpy (``tileorch run``) are not imported; ``--help`` lists all."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from tileorch.cli.main import build_parser, named_subcommand; "
+            "build_parser(named_subcommand(['compile', 'x.mlir'])).parse_args(['compile', 'x.mlir']); "
+            "print(sorted(m for m in ('numpy', 'tileorch.analysis.explore', 'tileorch.cli.check') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+    from tileorch.cli.main import SUBCOMMANDS, build_parser, named_subcommand
+
+    assert named_subcommand(["--version"]) is None and named_subcommand(["compil"]) is None
+    choices = build_parser()._subparsers._group_actions[0].choices
+    assert set(SUBCOMMANDS) <= set(choices)
