@@ -85,3 +85,33 @@ def test_cli_imports_only_the_subcommand_it_runs():
     assert named_subcommand(["--version"]) is None and named_subcommand(["compil"]) is None
     choices = build_parser()._subparsers._group_actions[0].choices
     assert set(SUBCOMMANDS) <= set(choices)
+
+
+def test_backend_memo_answers_a_repeated_codegen_and_ptxas_run(tmp_path, monkeypatch):
+    """With TILEORCH_BACKEND_MEMO set, the second codegen/ptxas of the same input is read back
+    (same PTX, cubin and messages) without running LLVM or ptxas; failures are not stored."""
+    import pytest
+
+    import tileorch.backend.ptx as ptx_mod
+    import tileorch.backend.ptxas as ptxas_mod
+    from tileorch.backend.compile import compile_text
+    from tileorch.backend.ptx import BackendError, llvm_to_ptx
+
+    monkeypatch.setenv("TILEORCH_BACKEND_MEMO", str(tmp_path / "memo"))
+    text = ('llvm.func @k(%p: !llvm.ptr<1>) attributes {nvvm.kernel} {\n'
+            '  %c = llvm.mlir.constant(1 : i32) : i32\n  llvm.store %c, %p : i32, !llvm.ptr<1>\n  llvm.return\n}\n')
+    first = compile_text(text, "k.mlir")
+    calls = []
+    monkeypatch.setattr(ptx_mod, "codegen", lambda *a: calls.append("codegen"))
+    monkeypatch.setattr(ptx_mod, "_forked_codegen", lambda *a: calls.append("codegen"))
+    monkeypatch.setattr(ptxas_mod.subprocess, "run", lambda *a, **k: calls.append("ptxas"))
+    second = compile_text(text, "k.mlir")
+    assert calls == []
+    assert second.ptx == first.ptx and second.ptxas.cubin == first.ptxas.cubin
+    assert (second.ptxas.messages, second.ptxas.info) == (first.ptxas.messages, first.ptxas.info)
+    monkeypatch.undo()
+    monkeypatch.setenv("TILEORCH_BACKEND_MEMO", str(tmp_path / "memo"))
+    with pytest.raises(BackendError):
+        llvm_to_ptx("this is not LLVM IR\n", isolate=False)
+    assert sorted(p.name for p in (tmp_path / "memo").iterdir()) == ["codegen", "ptxas"]
+    assert len(list((tmp_path / "memo" / "codegen").iterdir())) == 1  # the failure was not stored
