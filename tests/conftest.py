@@ -10,6 +10,10 @@ if "TILEORCH_CACHE_DIR" not in os.environ:  # compiled kernels of this run only:
     import tempfile
 
     os.environ["TILEORCH_CACHE_DIR"] = tempfile.mkdtemp(prefix="tileorch-test-cache-")
+if "TILEORCH_BACKEND_MEMO" not in os.environ:  # LLVM codegen and ptxas run once per distinct input of
+    import tempfile  # the run, shared by the xdist workers (tileorch.backend.memo); "" turns it off
+
+    os.environ["TILEORCH_BACKEND_MEMO"] = tempfile.mkdtemp(prefix="tileorch-test-backend-memo-")
 
 
 def _ptxas_on_path() -> None:

@@ -10,7 +10,6 @@ from importlib import import_module
 from typing import Any
 
 from xdsl.context import Context
-from xdsl.universe import Universe
 
 # dialect name -> "module:Dialect object" (an entry named like an xDSL dialect replaces it)
 DIALECTS: dict[str, str] = {
@@ -88,8 +87,14 @@ def _lazy(ref: str) -> Callable[[], Any]:
 
 
 def dialect_factories() -> dict[str, Callable[[], Any]]:
-    """Every xDSL dialect plus ours; ours win on a name clash (e.g. an extended ``llvm``)."""
-    factories = dict(Universe.get_multiverse().all_dialects)
+    """Every xDSL dialect plus ours; ours win on a name clash (e.g. an extended ``llvm``).
+
+    xDSL's own tables, not ``Universe.get_multiverse()``: the multiverse scans every installed
+    distribution's entry points (importlib.metadata), a tenth of a second of a cold compile, to
+    find plugin dialects that tileorch never reads."""
+    from xdsl.dialects import get_all_dialects
+
+    factories = dict(get_all_dialects())
     factories.update({name: _lazy(ref) for name, ref in DIALECTS.items()})
     return factories
 

@@ -67,3 +67,51 @@ def test_tile_program_is_verified_once_unless_each_pass(monkeypatch):
     monkeypatch.setenv(bc.VERIFY_EACH_PASS_ENV, "1")
     bc.compile_text(text, "tile_gemm.mlir", emit="mlir")
     assert stages.count("input") == 2 and len(stages) > 10
+
+
+def test_cli_imports_only_the_subcommand_it_runs():
+    """``tileorch compile`` builds a parser with the compile subcommand alone: the model checker
+    (``tileorch check``) and numpy (``tileorch run``) are not imported; ``--help`` lists all."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from tileorch.cli.main import build_parser, named_subcommand; "
+            "build_parser(named_subcommand(['compile', 'x.mlir'])).parse_args(['compile', 'x.mlir']); "
+            "print(sorted(m for m in ('numpy', 'tileorch.analysis.explore', 'tileorch.cli.check') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+    from tileorch.cli.main import SUBCOMMANDS, build_parser, named_subcommand
+
+    assert named_subcommand(["--version"]) is None and named_subcommand(["compil"]) is None
+    choices = build_parser()._subparsers._group_actions[0].choices
+    assert set(SUBCOMMANDS) <= set(choices)
+
+
+def test_backend_memo_answers_a_repeated_codegen_and_ptxas_run(tmp_path, monkeypatch):
+    """With TILEORCH_BACKEND_MEMO set, the second codegen/ptxas of the same input is read back
+    (same PTX, cubin and messages) without running LLVM or ptxas; failures are not stored."""
+    import pytest
+
+    import tileorch.backend.ptx as ptx_mod
+    import tileorch.backend.ptxas as ptxas_mod
+    from tileorch.backend.compile import compile_text
+    from tileorch.backend.ptx import BackendError, llvm_to_ptx
+
+    monkeypatch.setenv("TILEORCH_BACKEND_MEMO", str(tmp_path / "memo"))
+    text = ('llvm.func @k(%p: !llvm.ptr<1>) attributes {nvvm.kernel} {\n'
+            '  %c = llvm.mlir.constant(1 : i32) : i32\n  llvm.store %c, %p : i32, !llvm.ptr<1>\n  llvm.return\n}\n')
+    first = compile_text(text, "k.mlir")
+    calls = []
+    monkeypatch.setattr(ptx_mod, "codegen", lambda *a: calls.append("codegen"))
+    monkeypatch.setattr(ptx_mod, "_forked_codegen", lambda *a: calls.append("codegen"))
+    monkeypatch.setattr(ptxas_mod.subprocess, "run", lambda *a, **k: calls.append("ptxas"))
+    second = compile_text(text, "k.mlir")
+    assert calls == []
+    assert second.ptx == first.ptx and second.ptxas.cubin == first.ptxas.cubin
+    assert (second.ptxas.messages, second.ptxas.info) == (first.ptxas.messages, first.ptxas.info)
+    monkeypatch.undo()
+    monkeypatch.setenv("TILEORCH_BACKEND_MEMO", str(tmp_path / "memo"))
+    with pytest.raises(BackendError):
+        llvm_to_ptx("this is not LLVM IR\n", isolate=False)
+    assert sorted(p.name for p in (tmp_path / "memo").iterdir()) == ["codegen", "ptxas"]
+    assert len(list((tmp_path / "memo" / "codegen").iterdir())) == 1  # the failure was not stored

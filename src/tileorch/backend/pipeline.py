@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.universe import Universe
 
 from tileorch import registry
 
@@ -40,7 +39,11 @@ PIPELINE: list[str] = CUTLASS_LOWERING + STD_LOWERING
 
 
 def _pass_factories() -> dict:
-    factories = dict(Universe.get_multiverse().all_passes)
+    """xDSL's passes (its own table: no entry-point scan, see :func:`registry.dialect_factories`)
+    plus ours."""
+    from xdsl.transforms import get_all_passes
+
+    factories = dict(get_all_passes())
     factories.update(registry.pass_factories())
     return factories
 

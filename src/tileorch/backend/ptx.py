@@ -221,10 +221,26 @@ def check_ptx(ptx: str) -> None:
 
 def llvm_to_ptx(llvm_ir: str, arch: str = DEFAULT_ARCH, ptx_version: int = DEFAULT_PTX_VERSION, isolate: bool = True) -> str:
     """PTX text for ``llvm_ir``; raises :class:`BackendError` on any failure."""
+    from tileorch.backend import memo
+
     target_features(ptx_version)
+    digest = memo.key(llvm_ir, arch, str(ptx_version), _llvmlite_version()) if memo.directory() else None
+    hit = memo.load("codegen", digest) if digest else None
+    if hit is not None:
+        return hit.decode()
     ptx = _forked_codegen(llvm_ir, arch, ptx_version) if isolate else codegen(llvm_ir, arch, ptx_version)
     check_ptx(ptx)
+    if digest:
+        memo.store("codegen", digest, ptx.encode())
     return ptx
+
+
+def _llvmlite_version() -> str:
+    """llvmlite's version and its LLVM's (part of the code generation memo's key)."""
+    import llvmlite
+    import llvmlite.binding as llvm
+
+    return f"{llvmlite.__version__}/{'.'.join(map(str, llvm.llvm_version_info))}"
 
 
 def cannot_select_intrinsic(message: str) -> str | None:

@@ -11,6 +11,7 @@ alone brings it), else the first ``ptxas`` on ``PATH``.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -236,6 +237,35 @@ def run_ptxas(
     if "-v" not in extra_args:  # registers, spills and stack per function (PtxasResult.resources)
         extra_args = (*extra_args, "-v")
     exe = ptxas_path()
+    lines, cubin = _assemble(exe, ptx, arch, extra_args)
+    ignored = [l for l in lines if any(f"({code})" in l for code in IGNORED_SETMAXNREG_CODES)]
+    if ignored and not allow_ignored_setmaxnreg:
+        kernels = setmaxnreg_kernels(ptx)
+        raise IgnoredSetmaxnregError(
+            f"ptxas ignored setmaxnreg in kernel {', '.join(kernels) or '<unknown>'}: "
+            + "; ".join(ignored) + f"; {SETMAXNREG_HINT}",
+            kernels,
+        )
+    info = [l for l in lines if l.startswith("ptxas info") or "bytes stack frame" in l]
+    return PtxasResult(len(cubin), [l for l in lines if l not in info], cubin, info)
+
+
+def _assemble(exe: str, ptx: str, arch: str, extra_args: tuple[str, ...]) -> tuple[list[str], bytes]:
+    """(ptxas's output lines, the cubin) of a successful run; :class:`BackendError` with its
+    errors otherwise.  Answered by :mod:`tileorch.backend.memo` when it is on."""
+    from tileorch.backend import memo
+
+    digest = None
+    if memo.directory() is not None:
+        try:
+            st = os.stat(exe)
+            digest = memo.key(exe, f"{st.st_size}:{st.st_mtime_ns}", arch, "\0".join(extra_args), ptx)
+        except OSError:
+            digest = None
+        hit = memo.load("ptxas", digest) if digest else None
+        if hit is not None:
+            head, _, cubin = hit.partition(b"\0")
+            return json.loads(head), cubin
     with tempfile.TemporaryDirectory(prefix="tileorch-ptxas-") as tmp:
         src, out = os.path.join(tmp, "kernel.ptx"), os.path.join(tmp, "kernel.cubin")
         with open(src, "w") as f:
@@ -247,15 +277,8 @@ def run_ptxas(
         if proc.returncode != 0:
             errors = [l for l in lines if "error" in l.lower()] or lines
             raise BackendError("ptxas rejected the PTX:\n  " + "\n  ".join(errors))
-        ignored = [l for l in lines if any(f"({code})" in l for code in IGNORED_SETMAXNREG_CODES)]
-        if ignored and not allow_ignored_setmaxnreg:
-            kernels = setmaxnreg_kernels(ptx)
-            raise IgnoredSetmaxnregError(
-                f"ptxas ignored setmaxnreg in kernel {', '.join(kernels) or '<unknown>'}: "
-                + "; ".join(ignored) + f"; {SETMAXNREG_HINT}",
-                kernels,
-            )
         with open(out, "rb") as f:
             cubin = f.read()
-        info = [l for l in lines if l.startswith("ptxas info") or "bytes stack frame" in l]
-        return PtxasResult(len(cubin), [l for l in lines if l not in info], cubin, info)
+    if digest:
+        memo.store("ptxas", digest, json.dumps(lines).encode() + b"\0" + cubin)
+    return lines, cubin

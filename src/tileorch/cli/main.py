@@ -34,13 +34,16 @@ def plain_text(doc: str) -> str:
     return text.replace("``", "").strip()
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The ``tileorch`` parser with every subcommand, or with subcommand ``only`` alone (the one a
+    command line names: the other subcommands' modules, e.g. ``check``'s model checker or ``run``'s
+    numpy, are then not imported, which is most of a cold ``tileorch compile``'s start-up)."""
     from tileorch import __version__
 
     parser = argparse.ArgumentParser(prog="tileorch", description="tileorch user commands")
     parser.add_argument("--version", action="version", version=f"tileorch {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    for name in SUBCOMMANDS:
+    for name in SUBCOMMANDS if only is None else [only]:
         try:
             module = import_module(f"tileorch.cli.{name}")
         except ModuleNotFoundError as exc:
@@ -102,8 +105,15 @@ def input_error(args: argparse.Namespace, exc: Exception) -> str | None:
     return None
 
 
+def named_subcommand(argv: list[str]) -> str | None:
+    """The subcommand ``argv`` runs when its first word is one (no top-level option before it),
+    else ``None`` (``--help``, ``--version``, a typo: the full parser reports those)."""
+    return argv[0] if argv and argv[0] in SUBCOMMANDS else None
+
+
 def main(argv: list[str] | None = None) -> None:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(named_subcommand(argv)).parse_args(argv)
     try:
         code = args.func(args) or 0
     except Exception as exc:  # subcommands report bad input themselves; else this is a tileorch bug

@@ -13,13 +13,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from .raster import launch_linear_idx, linear_idx_from_m_and_n, work_idx_m_and_n
 from .streamk_params import MIN_ITERS_PER_SK_UNIT, StreamKParams
 from .work_tile import WorkTileInfo
 
 INVALID_WORK = WorkTileInfo(-1, -1, -1, -1, 0, 0, False)
+
+
+class _NumPyOnFirstUse:
+    """Stands for ``numpy`` until a function here first uses it, then puts the real module in its
+    place: the device lowering imports this module for every compile, and most kernels (no
+    stream-K scheduler) never evaluate these formulas, so a compile need not import NumPy."""
+
+    def __getattr__(self, name: str):
+        global np
+        import numpy
+
+        np = numpy
+        return getattr(numpy, name)
+
+
+np = _NumPyOnFirstUse()
 
 
 def cta_in_cluster(p: StreamKParams, linear_idx):
