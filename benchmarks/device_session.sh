@@ -26,14 +26,20 @@ install_compiler() {
 }
 
 benchmarks() {  # $1: fill or bench; everything lands in $OUT/results_$1.tgz (the device returns 8 files at most)
-  local R="$OUT/$1"
+  # BENCHES picks the benchmarks (default: tile memory attention; also gemm = the tileorch.gemm shape suite,
+  # compile = compile time against tileiras), so one warm machine can run them over several calls
+  local R="$OUT/$1" B=" ${BENCHES:-tile memory attention} "
   mkdir -p "$R"
-  timeout ${TILE_TIMEOUT:-300} python3 benchmarks/tile_programs.py --out "$R" --iters 20 --sizes "$SIZES" 2>&1 \
-    | tee "$R/tile_programs.log" | tail -n 34
-  timeout ${MEM_TIMEOUT:-150} python3 benchmarks/memory_bound.py --out "$R" --iters 20 2>&1 \
+  [[ $B == *" tile "* ]] && timeout ${TILE_TIMEOUT:-300} python3 benchmarks/tile_programs.py --out "$R" --iters 20 \
+    --sizes "$SIZES" 2>&1 | tee "$R/tile_programs.log" | tail -n 34
+  [[ $B == *" memory "* ]] && timeout ${MEM_TIMEOUT:-150} python3 benchmarks/memory_bound.py --out "$R" --iters 20 2>&1 \
     | tee "$R/memory_bound.log" | tail -n 16
-  timeout ${ATT_TIMEOUT:-200} python3 benchmarks/attention.py --out "$R" --dims 64,128,256 --seqs 4096,16384 --iters 10 2>&1 \
-    | tee "$R/attention.log" | tail -n 20
+  [[ $B == *" attention "* ]] && timeout ${ATT_TIMEOUT:-200} python3 benchmarks/attention.py --out "$R" --dims 64,128,256 \
+    --seqs 4096,16384 --iters 10 2>&1 | tee "$R/attention.log" | tail -n 20
+  [[ $B == *" gemm "* ]] && timeout ${GEMM_TIMEOUT:-300} python3 benchmarks/gemm.py run --variants persistent,streamk \
+    --out "$R" 2>&1 | tee "$R/gemm_bench.log" | grep -v "^ \|^{\|^}" | tail -n 24
+  [[ $B == *" compile "* ]] && timeout ${COMPILE_TIMEOUT:-200} python3 benchmarks/compile_time.py --out "$R" --repeat 2 \
+    2>&1 | tee "$R/compile_time.log" | tail -n 30
   tar czf "$OUT/results_$1.tgz" -C "$OUT" "$1" && rm -rf "$R"
 }
 
