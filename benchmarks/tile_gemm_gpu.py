@@ -41,7 +41,7 @@ def main(argv=None) -> int:
     from tileorch.kernels.gemm.ir import gemm_kernel_ir
     from tileorch.transforms.tileas.convert_to_cutlass import lower_tile_program
 
-    from tileorch.backend.compile import compile_module
+    from tileorch.driver import compile_module
     from tileorch.diagnostics import parse_module
     from tileorch.kernels.gemm.host import GemmKernel
     from tileorch.registry import make_context

@@ -1,9 +1,9 @@
 """The compile driver: which pipeline each input kind takes, and the decisions on the way.
 
 Input kinds and their routes (:data:`ROUTES`; ``tileorch compile``, ``tileorch.compile``,
-``tileorch.cutile.launch`` and ``tileorch.gemm`` all come through here or through
-:func:`tileorch.backend.compile.compile_module`, which asks :func:`lower_tile_module` for tile
-programs):
+``tileorch.cutile.launch`` and ``tileorch.gemm`` all come through here: :func:`compile_module`
+lowers a tile program by its kind, then hands it to the backend,
+:func:`tileorch.backend.compile.compile_lowered`):
 
 ==============  ===========================================================================
 ``cutlass``     the module as written (cutlass / nv_tileas / nvvm ops) -> the backend's pipeline
@@ -21,11 +21,15 @@ Every decision (tier or SIMT, retiling, staging, the SIMT layout) is appended to
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 from tileorch.frontend.cutile import compile_error_lines, is_cuda_tile_module, is_tileaa_module, load
+
+if TYPE_CHECKING:
+    from tileorch.backend.compile import CompileResult
 
 SCHEDULES = ("persistent", "streamk", "dp")
 
@@ -210,7 +214,6 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
     from xdsl.dialects import func
 
     from tileorch import timing
-    from tileorch.backend.compile import compile_module
     from tileorch.registry import make_context
 
     ctx = make_context()
@@ -259,7 +262,6 @@ def compile_cli(args, data: bytes, name: str) -> int:
     from pathlib import Path
 
     from tileorch import timing
-    from tileorch.backend.compile import compile_module
     from tileorch.registry import make_context
 
     ctx = make_context()
@@ -337,5 +339,118 @@ def lower_tile_module(module: ModuleOp, ctx: Context, arch: str = "sm_90a", sche
     return "", module
 
 
-__all__ = ["ROUTES", "SCHEDULES", "CutileProgram", "compile_cli", "compile_program", "front_passes", "input_kind",
+def compile_module(
+    module: ModuleOp,
+    ctx: Context | None = None,
+    *,
+    arch: str | None = None,
+    ptx_version: int | None = None,
+    emit: str = "ptx",
+    ptxas: bool = True,
+    extra_pipeline: str = "",
+    isolate: bool = False,
+    schedule: str | None = None,
+) -> CompileResult:
+    """Compile ``module`` (modified in place) up to ``emit`` (``mlir``, ``llvm`` or ``ptx``).
+
+    ``arch`` defaults to the module's ``cutlass.target`` (else sm_90a).  ``isolate`` runs
+    LLVM code generation in a child process, so an LLVM abort becomes an error.
+    ``ptx_version`` defaults to :data:`tileorch.backend.ptx.DEFAULT_PTX_VERSION`.
+
+    A tile program (``nv_tileaa`` or ``cuda_tile``) first takes the route cuTile programs take
+    (:func:`lower_tile_module`: the TileAS tier for GEMM-shaped kernels, with ``schedule``, else
+    the SIMT lowering); ``result.kind`` and ``result.remarks`` say which.  ``schedule`` on any
+    other module is an error (its scheduler is in its IR).  The rest is the backend's
+    (:func:`tileorch.backend.compile.compile_lowered`).
+    """
+    from tileorch import timing
+    from tileorch.backend.compile import STAGES, compile_lowered, gc_deferred
+    from tileorch.backend.ptx import DEFAULT_PTX_VERSION
+    from tileorch.registry import make_context
+
+    if emit not in STAGES:
+        raise ValueError(f"emit must be one of {STAGES}, got {emit!r}")
+    with timing.collect() as timer, gc_deferred():
+        ctx = ctx or make_context()
+        remarks: list[str] = []
+        module, kind = _lower_tile_program(module, ctx, arch, schedule, remarks)
+        result = compile_lowered(module, ctx, arch, DEFAULT_PTX_VERSION if ptx_version is None else ptx_version,
+                                 emit, ptxas, extra_pipeline, isolate, kind, remarks)
+    result.timings = timer.as_dict()  # a caller's enclosing scope (compile_text, the API) refreshes it
+    return result
+
+
+def compile_text(text: str, name: str = "<input>", **kwargs) -> CompileResult:
+    """:func:`tileorch.backend.compile.parse_text` then :func:`compile_module` (same keyword arguments).
+
+    >>> result = compile_text(open("k.mlir").read(), "k.mlir")       # doctest: +SKIP
+    >>> result.ptx, result.ptxas.messages                             # doctest: +SKIP
+    """
+    from tileorch import timing
+    from tileorch.backend.compile import gc_deferred, parse_text
+    from tileorch.registry import make_context
+
+    with timing.collect() as timer, gc_deferred():
+        ctx = make_context()
+        result = compile_module(parse_text(ctx, text, name), ctx, **kwargs)
+    result.timings = timer.as_dict()
+    return result
+
+
+def _lower_tile_program(module: ModuleOp, ctx: Context, arch: str | None, schedule: str | None,
+                        remarks: list[str]) -> tuple[ModuleOp, str]:
+    """(module, kind): a tile program lowered to the tier the backend compiles, else ``module``
+    unchanged and kind ``""`` (``schedule`` set on it is an error)."""
+    from tileorch import timing
+    from tileorch.backend.compile import _verify
+    from tileorch.diagnostics import CompileError, format_error
+
+    cuda_tile = is_cuda_tile_module(module)
+    if not cuda_tile and not is_tileaa_module(module):
+        if schedule is not None:
+            raise CompileError([format_error(
+                module, f"a schedule ({schedule}) applies only to tile programs (nv_tileaa or cuda_tile input); this "
+                        "module's tile scheduler, if any, is written in its IR (cutlass.tile_scheduler)")])
+        return module, ""
+    if schedule is not None and schedule not in (*SCHEDULES, "simt"):
+        raise CompileError([format_error(module, f"unknown schedule {schedule!r}; choose one of "
+                                                 f"{', '.join((*SCHEDULES, 'simt'))}")])
+    _verify(module, "input")  # the tile lowerings assume a verified program
+    with timing.timed("tile-program"):
+        return _lower_tile_program_verified(module, ctx, arch, schedule, remarks, cuda_tile)
+
+
+def _lower_tile_program_verified(module: ModuleOp, ctx: Context, arch: str | None, schedule: str | None,
+                                 remarks: list[str], cuda_tile: bool) -> tuple[ModuleOp, str]:
+    from xdsl.utils.exceptions import DiagnosticException
+
+    from tileorch.backend.ptx import DEFAULT_ARCH
+    from tileorch.diagnostics import CompileError, format_error, format_exception
+    from tileorch.frontend.cutile import tile_program_arch
+
+    if not cuda_tile:
+        named = tile_program_arch(module, arch or DEFAULT_ARCH)
+        if arch is not None and named.rstrip("a") != arch.rstrip("a"):
+            raise CompileError([format_error(
+                module, f"the target given ({arch}) differs from the module's nv_tileaa.compute_capability "
+                        f"({named}); drop --arch or make them agree")])
+        arch = arch or named
+    arch = arch or DEFAULT_ARCH
+    lower = lower_program if cuda_tile else lower_tileaa_program
+    try:
+        kind, lowered = lower(module, ctx, arch, schedule or "persistent", remarks=remarks)
+    except (DiagnosticException, NotImplementedError, ValueError) as exc:
+        if isinstance(exc, CompileError):
+            raise
+        raise CompileError(format_exception(exc, module)) from None
+    if schedule is not None and schedule != "simt" and kind == "simt":
+        remarks.append(format_error(module, f"schedule {schedule} not applied: the kernel has no GEMM the TileAS "
+                                            "tier compiles, so the SIMT path compiled it (a schedule picks the tile "
+                                            "scheduler of the tier's GEMM)", "remark"))
+    lowered.attributes.setdefault("cutlass.target", StringAttr(arch))
+    return lowered, kind
+
+
+__all__ = ["ROUTES", "SCHEDULES", "CutileProgram", "compile_cli", "compile_module", "compile_program", "compile_text",
+           "front_passes", "input_kind",
            "lower_program", "lower_tile_module", "lower_tileaa_program", "lower_to_cutlass"]

@@ -55,15 +55,16 @@ def test_tile_program_is_verified_once_unless_each_pass(monkeypatch):
     from pathlib import Path
 
     import tileorch.backend.compile as bc
+    from tileorch.driver import compile_text
 
     text = (Path(__file__).resolve().parents[2] / "examples" / "tile_gemm.mlir").read_text()
     stages = []
     verify = bc._verify
     monkeypatch.setattr(bc, "_verify", lambda module, stage: stages.append(stage) or verify(module, stage))
     monkeypatch.delenv(bc.VERIFY_EACH_PASS_ENV, raising=False)
-    bc.compile_text(text, "tile_gemm.mlir", emit="mlir")
+    compile_text(text, "tile_gemm.mlir", emit="mlir")
     assert stages == ["input", "reconcile-unrealized-casts"]
     stages.clear()
     monkeypatch.setenv(bc.VERIFY_EACH_PASS_ENV, "1")
-    bc.compile_text(text, "tile_gemm.mlir", emit="mlir")
+    compile_text(text, "tile_gemm.mlir", emit="mlir")
     assert stages.count("input") == 2 and len(stages) > 10

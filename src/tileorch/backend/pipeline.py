@@ -1,6 +1,6 @@
 """The lowering pipeline, as pass names, in one place.
 
-``PIPELINE`` is what ``tileorch compile`` and :func:`tileorch.backend.compile.compile_module`
+``PIPELINE`` is what ``tileorch compile`` and :func:`tileorch.backend.compile.compile_lowered`
 run before translating to LLVM IR.  The cutlass/TileAS lowering passes are listed in
 ``CUTLASS_LOWERING``; ``STD_LOWERING`` then
 takes scf/cf/arith/func/nvvm down to the ``llvm`` dialect.  ``scf`` must be gone before

@@ -94,7 +94,8 @@ def _run(args: argparse.Namespace) -> int:
     from tileorch import timing
 
     with timing.timed("import"):  # the compiler's modules (xDSL, the dialects)
-        from tileorch.backend.compile import CompileError, compile_text
+        from tileorch.backend.compile import CompileError
+        from tileorch.driver import compile_text
         from tileorch.diagnostics import SourceError, read_source
 
     name = "<stdin>" if args.file == "-" else args.file

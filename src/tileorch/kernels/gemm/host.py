@@ -59,7 +59,7 @@ def compile_gemm(cfg: GemmConfig, use_cache: bool = True) -> CompiledGemm:
             return CompiledGemm(cfg, entry.files["kernel.cubin"], {"cache": time.perf_counter() - t0})
     try:
         from tileorch import timing
-        from tileorch.backend.compile import compile_module
+        from tileorch.driver import compile_module
         from tileorch.kernels.gemm.program import lower_gemm
     except ImportError as exc:  # pragma: no cover - the GPU machine without xDSL
         raise RuntimeError(f"no cached cubin for {cfg.name} at {cubin_path(cfg)} and the compiler is not installed "
