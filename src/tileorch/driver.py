@@ -168,7 +168,7 @@ def _choose_clusters(module: ModuleOp) -> None:
 class CutileProgram:
     """A compiled cuTile program.  ``kind == "simt"``: the kernel's parameters are the cuTile
     entry's, in order; block = (threads, 1, 1), grid = the tile grid.  ``kind == "gemm"``: launch
-    with :mod:`tileorch.kernels.gemm.host` (``gemm_config``); ``gemm_args`` are the indices of
+    with :mod:`tileorch.launchers.gemm_host` (``gemm_config``); ``gemm_args`` are the indices of
     the A, B, C array arguments of the cuTile kernel when the lowering reports them."""
 
     kind: str

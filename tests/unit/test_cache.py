@@ -67,9 +67,9 @@ def test_gemm_host_and_api_share_the_cache(cache_dir, monkeypatch):
     """compile_gemm stores its cubin in the one cache and reads it back without compiling."""
     import tileorch.driver as driver
     from tileorch.kernels.gemm.config import GemmConfig
-    from tileorch.kernels.gemm.host import cache_key, compile_gemm, cubin_path
+    from tileorch.launchers.gemm_host import cache_key, compile_gemm, cubin_path
 
-    import tileorch.kernels.gemm.program as program
+    import tileorch.launchers.gemm_program as program
 
     compiled = []
 

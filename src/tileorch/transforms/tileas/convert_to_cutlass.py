@@ -621,7 +621,7 @@ def read_config(fn: Operation):
 def lower_tile_program(text: str, schedule: str = "persistent", dynamic_persistent: bool = False,
                        name: str = "<tile program>"):
     """nv_tileaa text -> (GemmConfig, the lowered cutlass module): the tier plus this lowering.
-    The host side launches the result with ``tileorch.kernels.gemm.host.GemmKernel(cfg, cubin)``."""
+    The host side launches the result with ``tileorch.launchers.gemm_host.GemmKernel(cfg, cubin)``."""
     from tileorch.registry import make_context
     from tileorch.transforms.tileas.tier import TileASTier
 

@@ -10,7 +10,7 @@ asked for: a mismatch is an error naming the fields, never another kernel.
 
 Contract: the returned module is the cutlass-level kernel module ``tileorch.backend.compile``
 lowers to PTX; its kernel function is named ``cfg.name`` and takes the GEMM host's parameters
-(``tileorch.kernels.gemm.host.GemmKernel``).
+(``tileorch.launchers.gemm_host.GemmKernel``).
 """
 
 from __future__ import annotations
