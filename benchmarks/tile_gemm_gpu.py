@@ -39,7 +39,7 @@ def main(argv=None) -> int:
     import tileorch.launchers.gemm as api
     from gemm import bench_ms, suite_shapes
     from tileorch.kernels.gemm.ir import gemm_kernel_ir
-    from tileorch.transforms.tileas.convert_to_cutlass import lower_tile_program
+    from tileorch.transforms.tileas.nv_tileas_to_cutlass import lower_tile_program
 
     from tileorch.driver import compile_module
     from tileorch.diagnostics import parse_module

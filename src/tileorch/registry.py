@@ -66,7 +66,7 @@ PASSES: dict[str, str] = {
     "tileas-prepare-for-scheduling": "tileorch.transforms.tileas.prepare_for_scheduling:PrepareForScheduling",
     "tileas-resolve-agent-boundary": "tileorch.transforms.tileas.resolve_agent_boundary:ResolveAgentBoundary",
     "tileas-tier": "tileorch.transforms.tileas.tier:TileASTier",
-    "convert-nv-tileas-to-cutlass": "tileorch.transforms.tileas.convert_to_cutlass:ConvertNvTileasToCutlass",
+    "convert-nv-tileas-to-cutlass": "tileorch.transforms.tileas.nv_tileas_to_cutlass:ConvertNvTileasToCutlass",
 }
 
 # checks :func:`tileorch.diagnostics.verify_located` runs on every op after its own verifier
