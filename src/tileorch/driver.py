@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
-from tileorch.frontend.cutile import compile_error_lines, is_cuda_tile_module, is_tileaa_module, load
+from tileorch.frontend.cutile import is_cuda_tile_module, is_tileaa_module, load
 
 if TYPE_CHECKING:
     from tileorch.backend.compile import CompileResult
@@ -255,61 +255,6 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
                          bool(record.get("retile_safe", True)), remarks, chained)
 
 
-def compile_cli(args, data: bytes, name: str) -> int:
-    """``tileorch compile`` for a cuTile program (called by the CLI when the input is one; the
-    CLI's timing scope records its phases)."""
-    import sys
-    from pathlib import Path
-
-    from tileorch import timing
-    from tileorch.registry import make_context
-
-    ctx = make_context()
-    arch = args.arch or "sm_90a"
-    schedule = getattr(args, "schedule", None) or "persistent"
-    try:
-        module = load(data, name, ctx)
-        remarks: list[str] = []
-        with timing.timed("tile-program"):
-            kind, module = lower_program(module, ctx, arch, schedule, remarks=remarks)
-        if getattr(args, "schedule", None) not in (None, "simt") and kind == "simt":
-            remarks.append(f"remark: --schedule {schedule} not applied: the kernel has no GEMM the TileAS tier "
-                           "compiles, so the SIMT path compiled it")
-        show = getattr(args, "remarks", False)
-        for line in remarks:
-            if "refused" in line or "not applied" in line or show:
-                print(line, file=sys.stderr)
-        result = compile_module(module, ctx, arch=arch, ptx_version=args.ptx_version, emit=args.emit,
-                                ptxas=not args.no_ptxas and args.emit == "ptx", extra_pipeline=args.pipeline,
-                                isolate=True)
-        if result.ptxas is not None:
-            from tileorch.backend.ptxas import resource_remarks
-
-            for line in resource_remarks(result.ptxas.resources):  # spills always; the summary on request
-                if line.startswith("warning:") or show:
-                    print(f"{name}: {line}", file=sys.stderr)
-    except Exception as exc:  # noqa: BLE001 - the user's errors are printed; anything else propagates
-        lines = compile_error_lines(exc, name)
-        if lines is None:
-            raise
-        for line in lines:
-            print(line, file=sys.stderr)
-        return 1
-    out = {"mlir": result.mlir, "llvm": result.llvm_ir, "ptx": result.ptx}[args.emit]
-    if args.output == "-":
-        sys.stdout.write(out)
-    else:
-        try:
-            Path(args.output).write_text(out)
-        except OSError as exc:
-            print(f"tileorch compile: error: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
-            return 1
-        checked = f", accepted by ptxas -arch={result.arch}" if result.ptxas is not None else ""
-        print(f"{name}: wrote {args.output} ({out.count(chr(10))} lines of {args.emit}{checked}; cuTile program, "
-              f"{kind + ' ' + schedule + ' schedule' if kind == 'gemm' else 'chained-dots WGMMA kernel' if kind == 'chained' else 'SIMT kernel'})", file=sys.stderr)
-    return 0
-
-
 ROUTES = {
     "cutlass": "the module as written -> tileorch.backend.pipeline",
     "nv_tileaa": "lower_tileaa_program: TileAS tier (dots) or SIMT lowering -> tileorch.backend.pipeline",
@@ -451,6 +396,6 @@ def _lower_tile_program_verified(module: ModuleOp, ctx: Context, arch: str | Non
     return lowered, kind
 
 
-__all__ = ["ROUTES", "SCHEDULES", "CutileProgram", "compile_cli", "compile_module", "compile_program", "compile_text",
+__all__ = ["ROUTES", "SCHEDULES", "CutileProgram", "compile_module", "compile_program", "compile_text",
            "front_passes", "input_kind",
            "lower_program", "lower_tile_module", "lower_tileaa_program", "lower_to_cutlass"]
