@@ -11,7 +11,7 @@ tar xzf .whl/llvmlite_rest.tgz -C /tmp/site
 xz -dc .whl/libllvmlite.so.xz > /tmp/site/llvmlite/binding/libllvmlite.so
 export PYTHONPATH="/tmp/site:$PWD/src"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-# TESTS=-k "256 or sample_style" narrows the tests; BENCH="--dims 256 --program both" picks the benchmark cases
-timeout 540 python3 -m pytest -q -p no:cacheprovider -rfEs tests/gpu/test_attention_programs.py ${TESTS:-} 2>&1 \
+# TESTS=-k "256 or sample_style" narrows the tests (TEST_TIMEOUT / BENCH_TIMEOUT: seconds, 540 / 400); BENCH="--dims 256 --program both" picks the benchmark cases
+timeout ${TEST_TIMEOUT:-540} python3 -m pytest -q -p no:cacheprovider -rfEs tests/gpu/test_attention_programs.py ${TESTS:-} 2>&1 \
   | tee "$OUT/attention_tests.log" | tail -n 8
-timeout 400 python3 benchmarks/attention.py ${BENCH:-} --out "$OUT" 2>&1 | tee "$OUT/attention_bench.log" | tail -n 16
+timeout ${BENCH_TIMEOUT:-400} python3 benchmarks/attention.py ${BENCH:-} --out "$OUT" 2>&1 | tee "$OUT/attention_bench.log" | tail -n 16

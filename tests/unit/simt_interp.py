@@ -5,7 +5,7 @@ accesses and warp shuffles can be checked against numpy on a machine without a G
 Every value is a numpy array over the CTA's threads (a vector: one row per thread); ops run
 for all threads at once under an active mask (``scf.if`` runs both sides masked, then
 selects), so ``nvvm.barrier`` needs no model (it must be reached by every thread: checked),
-and ``shfl.sync.bfly`` reads the partner lane's value (all lanes active: checked).  CTAs of the
+and ``shfl.sync.bfly``/``up``/``down``/``idx`` read the partner lane's value (all lanes active: checked).  CTAs of the
 grid run one after the other on one global memory; each gets fresh shared memory.  Loads and
 stores check bounds and the alignment of the access (a misaligned vector access is an error,
 as on the GPU).  Integers are held as int64 bit patterns wrapped to their width.
@@ -287,6 +287,19 @@ class Interpreter:
                 _, x, m, _ = ins
                 lane_mask = int(m[0])
                 put(x[np.arange(T) ^ lane_mask])
+            elif intr in ("llvm.nvvm.shfl.sync.up.i32", "llvm.nvvm.shfl.sync.down.i32", "llvm.nvvm.shfl.sync.idx.i32"):
+                if not mask.all():
+                    raise SimtError(f"{intr} with inactive lanes")
+                _, x, arg, _ = ins
+                tid = np.arange(T)
+                lane, warp = tid & 31, tid & ~31
+                if intr.endswith("up.i32"):
+                    src = np.where(lane >= arg, tid - arg, tid)
+                elif intr.endswith("down.i32"):
+                    src = np.where(lane + arg <= 31, tid + arg, tid)
+                else:
+                    src = warp | (arg.astype(np.int64) & 31)
+                put(x[src])
             else:
                 raise SimtError(f"intrinsic {intr}")
         elif name == "llvm.mlir.addressof":

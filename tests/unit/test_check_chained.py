@@ -1,7 +1,8 @@
-"""``tileorch check`` on the chained-dots (attention) kernel: the K/V mbarrier ring, thread 0's
-TMA fills and the CTA barrier that hands each stage back are extracted from the lowered kernel
-(``tileorch.analysis.extract_chained``) and proved deadlock- and race-free for every trip count
-1 .. 2S + 1; mutations of the kernel's arrive counts and transaction bytes are caught.  Needs
+"""``tileorch check`` on the chained-dots (attention) kernel: the K/V ring's full and empty
+mbarriers, the producer warp group's TMA fills and the consumer warp groups' releases are
+extracted from the lowered kernel (``tileorch.analysis.extract_chained``) and proved deadlock- and
+race-free for every trip count 1 .. 2S + 1; mutations of the kernel's arrive counts, transaction
+bytes and the producer's empty wait are caught.  Needs
 cuda-tile (the program is compiled from cuTile)."""
 
 from __future__ import annotations
@@ -50,27 +51,65 @@ def test_chained_kernel_pipeline_is_proved(lowered):
     from tileorch.analysis.extract import extract
 
     (proto,) = extract(lowered)
-    assert proto.pipelines[0].stages == 2 and proto.pipelines[0].empty_count == 256
+    assert proto.pipelines[0].stages == 4 and proto.pipelines[0].empty_count == 256
+    assert proto.pipelines[0].full_count == 1
     assert proto.pipelines[0].stage_bytes == 2 * 64 * 64 * 2  # a 64x64 K tile and a 64x64 V tile
-    assert [a.name for a in proto.agents] == ["tma", "leader", "wg0", "wg1"]
+    assert [(a.name, a.threads) for a in proto.agents] == [("tma", 1), ("wg0", 128), ("wg1", 128)]
     result = check(proto)
     assert result.ok, result.violation
-    assert sorted(v["k"] for v, _ in result.instances) == [1, 2, 3, 4, 5]
+    assert sorted(v["k"] for v, _ in result.instances) == list(range(1, 10))
+
+
+def _ring_inits(module, count: int):
+    (fn,) = [o for o in module.body.block.ops if o.name == "func.func"]
+    inits = [o for o in fn.walk() if o.name == "nvvm.mbarrier.init"]
+    return [o for o in inits[1:] if o.operands[1].owner.value.value.data == count]  # [0]: the Q tile's barrier
 
 
 def test_wrong_arrive_count_is_caught():
-    """Every ring barrier initialised for two arrivals, armed by one: the consumers wait forever."""
+    """Every full barrier initialised for two arrivals, armed by one: the consumers wait forever."""
     from tileorch.analysis.explore import check
     from tileorch.analysis.extract import extract
 
     module = _lowered()
-    (fn,) = [o for o in module.body.block.ops if o.name == "func.func"]
-    inits = [o for o in fn.walk() if o.name == "nvvm.mbarrier.init"]
-    for op in inits[1:]:  # the first is the Q tile's single-use barrier
+    full = _ring_inits(module, 1)
+    assert len(full) == 4
+    for op in full:
         _set_constant(op, 1, 2)
     (proto,) = extract(module)
     result = check(proto)
     assert not result.ok and result.violation.prop == "deadlock", result.violation
+
+
+def test_wrong_release_count_is_caught(lowered):
+    """Empty barriers waiting for the producer warp group's threads too (384 arrivals, 256 come):
+    the producer never refills."""
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import extract
+
+    module = lowered.clone()
+    empty = _ring_inits(module, 256)
+    assert len(empty) == 4
+    for op in empty:
+        _set_constant(op, 1, 384)
+    (proto,) = extract(module)
+    assert proto.pipelines[0].empty_count == 384
+    result = check(proto)
+    assert not result.ok and result.violation.prop == "deadlock", result.violation
+
+
+def test_refill_without_waiting_for_the_release_is_caught(lowered):
+    """The producer skipping its empty wait for one tile too many overwrites a stage still read."""
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import extract
+
+    module = lowered.clone()
+    (fn,) = [o for o in module.body.block.ops if o.name == "func.func"]
+    guard = next(o for o in fn.walk() if o.name == "arith.cmpi" and o.results[0].name_hint == "refill")
+    _set_constant(guard, 1, 5)
+    (proto,) = extract(module)
+    result = check(proto)
+    assert not result.ok and result.violation.prop in ("write-before-release", "race"), result.violation
 
 
 def test_wrong_transaction_bytes_are_caught(lowered):

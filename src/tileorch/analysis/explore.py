@@ -66,6 +66,7 @@ def bfs(m: Machine, por: bool = True, max_states: int = 5_000_000,
     queue = deque([init])
     transitions = 0
     first_outputs: tuple | None = None
+    successor, canonical, setdefault = m.successor, m.canonical, parent.setdefault
 
     def path_to(s: tuple) -> list[tuple]:
         out = []
@@ -94,12 +95,13 @@ def bfs(m: Machine, por: bool = True, max_states: int = 5_000_000,
             enabled = m.persistent_subset(s, enabled)
         for ch in enabled:
             transitions += 1
-            out = m.fire(s, ch)
-            if out.violation is not None:
-                return _Search(out.violation, path_to(s), ch, len(parent), transitions)
-            t = m.canonical(out.state)
-            if t not in parent:
-                parent[t] = s
+            nxt, violation = successor(s, ch)
+            if violation is not None:
+                return _Search(violation, path_to(s), ch, len(parent), transitions)
+            t = canonical(nxt)
+            n = len(parent)
+            setdefault(t, s)                # one hash per lookup
+            if len(parent) > n:
                 queue.append(t)
                 if progress is not None and not len(parent) & 4095:
                     progress(len(parent), transitions)

@@ -2,25 +2,31 @@
 level: a ``func.func`` carrying ``tileorch.chained_config``, docs/chained-dots.md), read from its
 ops by name.
 
-The kernel's hand-offs: thread 0 arms a ring of ``S`` mbarriers (``mbarrier.init`` with the full
-arrival count, ``mbarrier.arrive.expect_tx`` with the stage's bytes) and issues the stage's TMA
-copies (``cp.async.bulk.tensor`` on that barrier); a prologue fills stages ``0 .. S-1`` (each
-guarded by ``n > i``); every thread waits on stage ``j % S`` (``mbarrier.try_wait.parity``),
-reads it, and reaches the CTA barrier (``nvvm.barrier``); after it, thread 0 refills the stage
-with tile ``j + S`` while ``j + S < n``.  The CTA barrier is the ring's empty side: every
-thread's arrival there comes after its last read of stage ``j % S``, and thread 0 leaves it only
-when all have arrived.  It is modelled as such: each agent releases the stage (arrivals = its
-threads; empty count = the CTA's threads) right before the barrier, and thread 0 acquires the
-stage's next round right after it (also when it does not refill).  The barrier itself stays in
-the programs (``BarSync(0, threads)``), so its thread count is checked too.
+The kernel is warp-specialized: the threads below the producer guard (``scf.if`` on
+``tid >= C`` whose side runs ``setmaxregister decrease``) are ``C / 128`` consumer warp groups;
+one thread of the producer warp group issues every TMA copy.  The K/V ring has ``S`` stages, each
+with a *full* mbarrier (``mbarrier.init`` count, armed by ``mbarrier.arrive.expect_tx`` with the
+stage's bytes, completed by the ``cp.async.bulk.tensor`` copies issued on it) and an *empty*
+mbarrier (init count = the arrivals it waits for).  The producer loop (``scf.for`` over the tiles)
+waits on the stage's empty barrier (``mbarrier.try_wait.parity``) only from its ``L``-th
+iteration on (the ``scf.if`` on ``iv >= L`` around the wait), then arms and fills the stage; a
+skipped wait in the first round over the ring is modelled as the acquire that passes at once on a
+fresh barrier, one in a later round (``L > S``) as a fill without acquire.  Before leaving, the
+producer waits on ``T`` further empty phases (its tail: a loop from ``n`` to ``n + T``, ``T = S``
+so that no release is still in flight when it exits).  The
+consumer loop waits on the stage's full barrier, reads it, and every consumer thread arrives on
+the stage's empty barrier (``mbarrier.arrive``) after its last read.  A pipelined consumer (the
+second dot of tile ``j - 1`` overlaps tile ``j``'s first) peels tile 0 (a full wait on stage 0
+before the loop), runs its loop from 1 (wait for tile ``j``, read and release tile ``j - 1``), and
+releases the last tile after the loop: two pipeline states, one for the waits and one for the
+releases.  Full and empty barriers are
+told apart by their address bases: ``getelementptr %smem[stage * 8 + base]`` at the waits, the
+arm and the arrive; ``mbarrier.init`` of ``base + 8 i`` gives each side's count.
 
-Agents: thread 0's TMA role (``tma``: the fills, and one acquire per iteration: passing the CTA
-barrier), thread 0 as a consumer (``leader``), the other 127 threads of warp group 0, and each
-further warp group.  Splitting thread 0 into two agents lets its fills run at any point after
-the barrier rather than right after it: every behaviour of the kernel is one of the model's.  Bytes per copy come from the record's
-tensor-map boxes (the copy names its tensor map by the kernel parameter).  Trip counts
-``k = 1 .. 2S + 1``.  The Q tile's single-use barrier is not modelled (one wait on parity 0
-after one ``expect_tx``).
+Agents: the producer thread (``tma``), each consumer warp group (``wg0`` ..; 128 threads that
+each arrive once per tile).  Bytes per copy come from the record's tensor-map boxes (the copy names
+its tensor map by the kernel parameter).  Trip counts ``k = 1 .. 2S + 1``.  The Q tile's
+single-use barrier is not modelled (one wait on parity 0 after one ``expect_tx``).
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from tileorch.analysis.catalog import trip_counts
 from tileorch.analysis.protocol import (
-    Advance, Agent, BarSync, ConsumerRead, ConsumerRelease, ConsumerWait, Loop, Pipeline, ProducerAcquire,
+    Advance, Agent, ConsumerRead, ConsumerRelease, ConsumerWait, Loop, Pipeline, ProducerAcquire,
     ProducerCommit, ProducerWrite, Protocol, StateDecl, Trip,
 )
 from tileorch.diagnostics import LocatedError
@@ -43,7 +49,7 @@ INIT = "nvvm.mbarrier.init"
 EXPECT_TX = "nvvm.mbarrier.arrive.expect_tx"
 COPY = "nvvm.cp.async.bulk.tensor.shared.cluster.global"
 WAIT = "nvvm.mbarrier.try_wait.parity"
-CTA_BARRIER = "nvvm.barrier"
+ARRIVE = "nvvm.mbarrier.arrive"
 RING = "kv"
 WG = 128
 
@@ -66,6 +72,17 @@ def _smem_offset(v: SSAValue) -> int | None:
     o = v.owner
     if isinstance(o, Operation) and o.name == "llvm.getelementptr" and len(o.operands) >= 2:
         return _const(o.operands[1])
+    return None
+
+
+def _ring_base(v: SSAValue) -> int | None:
+    """``base`` of a ring barrier address ``getelementptr %smem[addi(stage * 8, base)]``."""
+    o = v.owner
+    if not (isinstance(o, Operation) and o.name == "llvm.getelementptr" and len(o.operands) >= 2):
+        return None
+    idx = o.operands[1].owner
+    if isinstance(idx, Operation) and idx.name == "arith.addi":
+        return _const(idx.operands[1])
     return None
 
 
@@ -112,61 +129,131 @@ class _Reader:
         landed = sum(self.copy_bytes(o) for o in block.ops if o.name == COPY and arm.operands[0] in o.operands)
         return tx, landed
 
+    def _ring_side(self, ops: list[Operation], what: str) -> int:
+        """The one address base (``stage * 8 + base``) of ``ops``' barrier operand."""
+        bases = {_ring_base(o.operands[0]) for o in ops}
+        if len(bases) != 1 or None in bases:
+            raise LocatedError(ops[0] if ops else self.fn, f"check: {what}: expected one ring barrier address "
+                                                          "`stage * 8 + base`")
+        return bases.pop()
+
+    def _init_counts(self, base: int, inits: list[Operation], what: str) -> int:
+        by_offset = {_smem_offset(o.operands[0]): o for o in inits}
+        missing = [i for i in range(self.stages) if base + 8 * i not in by_offset]
+        if missing:
+            raise LocatedError(self.fn, f"check: the {what} barriers of stages {missing} are never initialised")
+        counts = {_const(by_offset[base + 8 * i].operands[1]) for i in range(self.stages)}
+        if len(counts) != 1 or None in counts:
+            raise LocatedError(by_offset[base], f"check: the ring's {what} barriers have arrival counts "
+                                                f"{sorted(map(str, counts))} (one constant count expected)")
+        return counts.pop()
+
+    def _consumer_threads(self) -> int:
+        """``C`` of the producer guard ``scf.if (tid >= C)`` whose true side decreases registers."""
+        for op in self.fn.walk():
+            if op.name == "nvvm.setmaxregister" and "decrease" in str(op.properties.get("action")):
+                guard = op.parent_op()
+                cond = guard.operands[0].owner if guard is not None and guard.name == "scf.if" else None
+                if isinstance(cond, Operation) and cond.name == "arith.cmpi" and _const(cond.operands[1]) is not None:
+                    return _const(cond.operands[1])
+        raise LocatedError(self.fn, "check: no producer warp group (scf.if on tid >= C with setmaxregister "
+                                    "decrease)")
+
     def protocol(self) -> Protocol:
         fn, S = self.fn, self.stages
+        loops = [o for o in fn.walk() if o.name == "scf.for"]
+        prod_loop = next((lp for lp in loops if any(o.name == COPY for o in lp.walk())), None)
+        cons_loop = next((lp for lp in loops if any(o.name == ARRIVE for o in lp.walk())), None)
+        if prod_loop is None or cons_loop is None or prod_loop is cons_loop:
+            raise LocatedError(fn, "check: expected a producer loop (TMA copies) and a consumer loop (empty-barrier "
+                                   "arrivals)")
+        p_waits = [o for o in prod_loop.walk() if o.name == WAIT]
+        refills = [o for o in prod_loop.walk() if o.name == EXPECT_TX]
+        c_waits = [o for o in cons_loop.walk() if o.name == WAIT]
+        arrives = [o for o in cons_loop.walk() if o.name == ARRIVE]
+        for ops, what in ((p_waits, "producer empty-barrier wait"), (refills, "producer stage fill"),
+                          (c_waits, "consumer full-barrier wait"), (arrives, "consumer release")):
+            if len(ops) != 1:
+                raise LocatedError(fn, f"check: expected one {what} in its loop, found {len(ops)}")
+        full = self._ring_side(c_waits + refills, "the full side (consumer wait, producer arm)")
+        empty = self._ring_side(p_waits + arrives, "the empty side (producer wait, consumer arrive)")
         inits = [o for o in fn.walk() if o.name == INIT]
-        waits = [o for o in fn.walk() if o.name == WAIT]
-        ring_waits = [o for o in waits if _in_loop(o)]
-        if len(ring_waits) != 1:
-            raise LocatedError(fn, f"check: expected one mbarrier wait in the loop, found {len(ring_waits)}")
-        single = {_smem_offset(o.operands[0]) for o in waits if not _in_loop(o)}
-        ring_inits = [o for o in inits if _smem_offset(o.operands[0]) not in single]
-        if len(ring_inits) != S:
-            raise LocatedError(fn, f"check: {len(ring_inits)} ring barriers initialised for {S} stages")
-        counts = {_const(o.operands[1]) for o in ring_inits}
-        if len(counts) != 1 or None in counts:
-            raise LocatedError(ring_inits[0], f"check: the ring's barriers have arrival counts {sorted(map(str, counts))}"
-                                              " (one constant count for every stage expected)")
-        full_count = counts.pop()
-        arms = [o for o in fn.walk() if o.name == EXPECT_TX]
-        arm_offsets = {_smem_offset(o.operands[0]) for o in arms}
-        prologue = [o for o in arms if not _in_loop(o) and _smem_offset(o.operands[0]) not in single]
-        refills = [o for o in arms if _in_loop(o)]
-        if len(prologue) != S or len(refills) != 1 or not arm_offsets:
-            raise LocatedError(fn, f"check: expected {S} prologue stage fills and one refill in the loop "
-                                   f"(found {len(prologue)} and {len(refills)})")
-        fills = [self.stage_fill(o) for o in prologue]
+        full_count = self._init_counts(full, inits, "full")
+        empty_count = self._init_counts(empty, inits, "empty")
         refill = self.stage_fill(refills[0])
-        stage_bytes = refill[0]
-        bars = [o for o in fn.walk() if o.name == CTA_BARRIER and _in_loop(o)]
-        if len(bars) != 1:
-            raise LocatedError(fn, f"check: expected one CTA barrier in the loop, found {len(bars)}")
-        T = self.threads
+        # the producer skips the empty wait for its first L tiles (``scf.if iv >= L``)
+        guard = p_waits[0].parent_op()
+        skip = 0
+        if guard is not prod_loop:
+            cond = guard.operands[0].owner if guard.name == "scf.if" else None
+            iv = prod_loop.regions[0].blocks.first.args[0]
+            if not (isinstance(cond, Operation) and cond.name == "arith.cmpi" and cond.operands[0] is iv
+                    and _const(cond.operands[1]) is not None):
+                raise LocatedError(guard, "check: the producer's empty wait is guarded by other than `iv >= L`")
+            skip = _const(cond.operands[1])
+        # the producer's tail: a loop from n to n + T waiting on the empty side (T = S: every stage's
+        # last round released before the producer leaves)
+        tails = [lp for lp in loops if lp is not prod_loop and lp is not cons_loop
+                 and any(o.name == WAIT and _ring_base(o.operands[0]) == empty for o in lp.walk())]
+        n_tail = 0
+        if tails:
+            lp = tails[0]
+            ub = lp.operands[1].owner
+            if not (len(tails) == 1 and lp.operands[0] is prod_loop.operands[1] and isinstance(ub, Operation)
+                    and ub.name == "arith.addi" and ub.operands[0] is lp.operands[0]
+                    and _const(ub.operands[1]) is not None):
+                raise LocatedError(lp, "check: the producer's tail is not one loop from n to n + T")
+            n_tail = _const(ub.operands[1])
+        C = self._consumer_threads()
+        if C % WG:
+            raise LocatedError(fn, f"check: {C} consumer threads is not a whole number of warp groups")
 
-        def fill(tx_landed, origin):
-            tx, landed = tx_landed
-            return (ProducerAcquire(RING, "p", origin=origin), ProducerWrite(RING, "p", nbytes=landed, origin=origin),
-                    ProducerCommit(RING, "p", tx_bytes=tx, origin=origin))
+        def fill(acquire: bool):
+            return (((ProducerAcquire(RING, "p", origin=p_waits[0]),) if acquire else ())
+                    + (ProducerWrite(RING, "p", nbytes=refill[1], origin=refills[0]),
+                       ProducerCommit(RING, "p", tx_bytes=refill[0], origin=refills[0]), Advance("p")))
 
-        def consume(arrivals):
-            return (ConsumerWait(RING, "c", origin=ring_waits[0]), ConsumerRead(RING, "c", origin=ring_waits[0]),
-                    ConsumerRelease(RING, "c", arrivals=arrivals, origin=bars[0]), Advance("c"),
-                    BarSync(0, T, origin=bars[0]))
+        # a first-round acquire passes at once on a fresh empty barrier (the producer's phase starts
+        # at 1): skipping the wait there is the same; skipping it beyond the first round is not
+        first = min(skip, S)
+        prod = (Loop(Trip("k", cap=first), fill(True), origin=prod_loop),
+                Loop(Trip("k", lower=first, cap=skip - first), fill(False), origin=prod_loop),
+                Loop(Trip("k", lower=skip), fill(True), origin=prod_loop),
+                Loop(n_tail, (ProducerAcquire(RING, "p", tail=True, origin=tails[0] if tails else None), Advance("p"))))
+        agents = [Agent("tma", "producer", prod, (StateDecl("p", RING, 1),), threads=1, mask=0b1)]
+        # a pipelined consumer (tile 0 peeled: its full wait before the loop; the loop from 1 releases
+        # tile j - 1; the last tile released after it) or one that releases tile j in iteration j
+        pro_waits = [o for o in fn.walk() if o.name == WAIT and not _in_loop(o) and _smem_offset(o.operands[0]) == full]
+        last_arrives = [o for o in fn.walk() if o.name == ARRIVE and not _in_loop(o)]
+        if pro_waits or last_arrives:
+            if len(pro_waits) != 1 or len(last_arrives) != 1 or _ring_base(last_arrives[0].operands[0]) != empty:
+                raise LocatedError(fn, "check: a pipelined consumer needs one full wait on stage 0 before its loop "
+                                       "and one release of the last tile after it")
+            c_lb = _const(cons_loop.operands[0])
+            if c_lb != 1:
+                raise LocatedError(cons_loop, "check: the pipelined consumer loop must start at tile 1")
 
-        prod: list = []
-        for i, f in enumerate(fills):
-            prod += [Loop(Trip("k", lower=i, cap=1), fill(f, prologue[i]), origin=prologue[i]), Advance("p")]
-        prod.append(Loop(Trip("k", lower=S), (ProducerAcquire(RING, "p", origin=bars[0]),) + fill(refill, refills[0])[1:]
-                         + (Advance("p"),)))
-        prod.append(Loop(Trip("k", cap=S), (ProducerAcquire(RING, "p", origin=bars[0]), Advance("p"))))
-        agents = [Agent("tma", "producer", tuple(prod), (StateDecl("p", RING, 1),), threads=1, mask=0b1)]
-        rest = [("leader", 1), ("wg0", WG - 1)] + [(f"wg{w}", WG) for w in range(1, T // WG)]
-        for w, (name, n) in enumerate(rest):
-            agents.append(Agent(name, "consumer", (Loop("k", consume(n)),), (StateDecl("c", RING, 0),),
-                                threads=n, mask=1 << (w + 1)))
+            def acquire(origin):
+                return (ConsumerWait(RING, "c", origin=origin), ConsumerRead(RING, "c", origin=origin), Advance("c"))
+
+            def release(origin):
+                return (ConsumerRead(RING, "r", origin=origin), ConsumerRelease(RING, "r", arrivals=WG, origin=origin),
+                        Advance("r"))
+
+            program = (Loop(Trip("k", cap=1), acquire(pro_waits[0])),
+                       Loop(Trip("k", lower=1), acquire(c_waits[0]) + release(arrives[0])),
+                       Loop(Trip("k", cap=1), release(last_arrives[0])))
+            states = (StateDecl("c", RING, 0), StateDecl("r", RING, 0))
+        else:
+            program = (Loop("k", (ConsumerWait(RING, "c", origin=c_waits[0]), ConsumerRead(RING, "c", origin=c_waits[0]),
+                                  ConsumerRelease(RING, "c", arrivals=WG, origin=arrives[0]), Advance("c"))),)
+            states = (StateDecl("c", RING, 0),)
+        for w in range(C // WG):
+            agents.append(Agent(f"wg{w}", "consumer", program, states, threads=WG, mask=1 << (w + 1)))
         name = fn.properties["sym_name"].data
-        return Protocol(name, (Pipeline(RING, S, full_count, T, stage_bytes, origin=ring_inits[0]),), tuple(agents),
-                        params=(("k", trip_counts(S)),), origin=fn)
+        ring_init = next(o for o in inits if _smem_offset(o.operands[0]) == full)
+        return Protocol(name, (Pipeline(RING, S, full_count, empty_count, refill[0], origin=ring_init),),
+                        tuple(agents), params=(("k", trip_counts(S)),), origin=fn)
 
 
 def extract_chained(module: ModuleOp, kernel: str | None = None) -> list[Protocol]:

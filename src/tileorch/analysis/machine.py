@@ -25,9 +25,11 @@ synchronous writes) that reached each slot.  These ghosts are what the safety pr
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import itemgetter
 
 from tileorch.analysis import properties as P
 from tileorch.analysis.barriers import GlobalMemory, MBarrier, NamedBarrier
+from tileorch.analysis.compiled import ALWAYS, PARITY, CompiledSteps
 from tileorch.analysis.protocol import (
     Accumulate, Advance, Agent, BarArrive, BarSync, Branch, ClusterArrive, ClusterWait, ConsumerRead,
     ConsumerRelease, ConsumerTryWait, ConsumerWait, CounterAdd, CounterWait, Epilogue, Jump,
@@ -74,6 +76,16 @@ def op_text(op: Op) -> str:
     fields = {k: v for k, v in vars(op).items()
               if k != "origin" and v is not None and v is not False}
     return f"{name}({', '.join(f'{k}={v}' for k, v in fields.items())})"
+
+
+def _getter(indices: tuple[int, ...]):
+    """A function picking ``indices`` from a tuple, as a tuple (also for 0 or 1 index)."""
+    if len(indices) == 1:
+        k = indices[0]
+        return lambda t: (t[k],)
+    if not indices:
+        return lambda t: ()
+    return itemgetter(*indices)
 
 
 def flatten(acc: object) -> list:
@@ -131,12 +143,25 @@ class Machine:
         self.named_at = {key: n for n, key in enumerate(self.named_keys)}
         self.object_bit: dict[tuple, int] = {}
         self.write_dsts = self._write_dsts()
+        self.round_pipes = self._round_ordered_pipes()
         self.footprints = [[self._bits(self._footprint(i, pc)) for pc in range(len(prog))]
                            for i, prog in enumerate(self.programs)]
         self.suffix = [self._suffix(i) for i in range(len(self.agents))]
-        self._persistent_memo: dict[tuple, frozenset] = {}
+        # TMA issues touch no shared object (their bytes land in steps of their own) and check
+        # only the agent's own ghost: fired with the agent's previous step, like INVISIBLE ops
+        self.silent = [[isinstance(op, ProducerWrite) and self.footprints[i][pc] == (0, 0)
+                        for pc, op in enumerate(prog)] for i, prog in enumerate(self.programs)]
+        self._copy_bits: dict[tuple, int] = {}
+        self._enabling_memo: dict[tuple[int, int, int], tuple[int, int]] = {}
         self.symmetry = self._symmetry_classes() if symmetry else []
         self.cta_perms = cta_permutations(self) if symmetry else []
+        self._perm_getters = [
+            (_getter(p.agents), _getter(p.barriers), _getter(p.landed), _getter(p.named),
+             _getter(p.turns), p.pi) for p in self.cta_perms]
+        self.compiled = CompiledSteps(self)
+        self.is_branch = [[isinstance(op, Branch) for op in prog] for prog in self.programs]
+        self._agent_choice = [("agent", i) for i in range(len(self.agents))]
+        self._alt_choice = [("alt", i) for i in range(len(self.agents))]
 
     # --- static structure ----------------------------------------------------------------
 
@@ -227,6 +252,101 @@ class Machine:
         count = spec.full_count if full else spec.empty_count
         return (cta, spec.named_ids[side] + self.slots_at[agent][pc]), count
 
+    def _ea_key(self, pipe: str, slot: int, rnd: int) -> tuple:
+        """The part of a mbarrier-arrival object's key after (kind, pipe, cta): the slot, and
+        the round on a pipeline whose rounds are causally ordered (:meth:`_round_ordered_pipes`)."""
+        return (slot, rnd) if pipe in self.round_pipes else (slot,)
+
+    def _round_ordered_pipes(self) -> frozenset[str]:
+        """The mbarrier pipelines whose arrivals may be indexed by round in the footprints.
+
+        On such a pipeline, every run without a violation orders the handshakes of one slot
+        as ``acquire(r) < commit(r) < wait(r) < release(r) < acquire(r + 1)`` for every
+        producer and every consumer it serves: a commit lands in its own round's phase (else
+        ``over-arrival``), a wait passes only when exactly its round's phase completed (else
+        ``parity-aliasing``), and a producer's acquire of round r + 1 checks that every
+        consumer of every CTA it fills released round r (else ``write-before-release``).  So a
+        handshake of round r and one of another round on the same barrier are never both
+        pending in a violation-free run: they are independent, and partial-order reduction
+        need not interleave them.  The ordering rests on static facts checked here; a pipeline
+        that lacks one keeps slot-only keys (every round dependent on every other):
+
+        * no branches in any program, no ``try_*`` ops or tokens, no wait on the empty side,
+          no named barriers;
+        * per agent and slot, the producer side is ``acquire(0) commit(0) acquire(1) ...``
+          (tail acquires last, never committed) and the consumer side ``wait(0) release(0)
+          wait(1) ...``, rounds consecutive from 0;
+        * a commit arrives only on CTAs the committing agent writes, and every agent that waits
+          on a CTA it commits to, or releases onto a CTA it acquires on, is a reader of a CTA
+          whose writes it issues (so its acquire's ``write-before-release`` check covers it).
+        """
+        if any(isinstance(op, Branch) for prog in self.programs for op in prog):
+            return frozenset()
+        out = set()
+        for spec in self.protocol.pipelines:
+            if spec.named_ids is None and self._rounds_ordered(spec.name):
+                out.add(spec.name)
+        return frozenset(out)
+
+    def _rounds_ordered(self, pipe: str) -> bool:
+        p = self.pipe_index[pipe]
+        waiters: dict[int, set[int]] = {}      # CTA -> agents waiting on its full barriers
+        releasers: dict[int, set[int]] = {}    # CTA -> agents releasing onto its empty barriers
+        acquirers, committers = [], []
+        for i, prog in enumerate(self.programs):
+            side: dict[tuple[str, int], list] = {}
+            for pc, op in enumerate(prog):
+                if getattr(op, "pipe", None) != pipe:
+                    continue
+                if isinstance(op, (ProducerTryAcquire, ConsumerTryWait)) or \
+                        getattr(op, "token", None) is not None:
+                    return False
+                slot, rnd = self.slots_at[i][pc], self.rounds_at[i][pc]
+                if isinstance(op, ProducerAcquire):
+                    seq = side.setdefault(("p", slot), [])
+                    if (seq and seq[-1][0] != "commit") or len([e for e in seq if e[0] != "commit"]) != rnd:
+                        return False
+                    seq.append(("tail" if op.tail else "acq", rnd))
+                    if not op.tail:
+                        acquirers.append(i)
+                elif isinstance(op, ProducerCommit):
+                    seq = side.setdefault(("p", slot), [])
+                    if not seq or seq[-1] != ("acq", rnd):
+                        return False
+                    seq.append(("commit", rnd))
+                    dsts = self._dsts(i, op)
+                    if not set(dsts) <= set(self.write_dsts.get((i, p), ())):
+                        return False
+                    committers.append((i, dsts))
+                elif isinstance(op, ConsumerWait):
+                    if op.barrier != "full":
+                        return False
+                    seq = side.setdefault(("c", slot), [])
+                    if (seq and seq[-1][0] != "rel") or len(seq) // 2 != rnd:
+                        return False
+                    seq.append(("wait", rnd))
+                    waiters.setdefault(self.agents[i].cta, set()).add(i)
+                elif isinstance(op, ConsumerRelease):
+                    seq = side.setdefault(("c", slot), [])
+                    if not seq or seq[-1] != ("wait", rnd):
+                        return False
+                    seq.append(("rel", rnd))
+                    for d in self._dsts(i, op):
+                        releasers.setdefault(d, set()).add(i)
+
+        def served(a: int) -> set[int]:
+            return {c for d in self.write_dsts.get((a, p), ())
+                    for c in self.consumers.get((p, d), ())}
+
+        for a in set(acquirers):
+            ctas = {self.agents[a].cta, *self.write_dsts.get((a, p), ())}
+            if not set().union(*(releasers.get(d, set()) for d in ctas)) <= served(a):
+                return False
+        for a, dsts in committers:
+            if not set().union(*(waiters.get(d, set()) for d in dsts)) <= served(a):
+                return False
+        return True
+
     def _footprint(self, agent: int, pc: int) -> tuple[frozenset, frozenset]:
         op = self.programs[agent][pc]
         cta = self.agents[agent].cta
@@ -242,23 +362,28 @@ class Machine:
             elif isinstance(op, ProducerCommit):  # bar.arrive may complete before bytes land
                 writes.add(("FT", op.pipe, cta, slot, rnd))
         elif isinstance(op, (ProducerAcquire, ProducerTryAcquire)):
-            reads.add(("EA", op.pipe, cta, slot))
-            reads.update(("EA", op.pipe, d, slot)
+            ea = self._ea_key(op.pipe, slot, rnd - 1)
+            reads.add(("EA", op.pipe, cta) + ea)
+            reads.update(("EA", op.pipe, d) + ea
                          for d in self.write_dsts.get((agent, self.pipe_index[op.pipe]), ()))
         elif isinstance(op, ProducerWrite) and op.nbytes == 0:
             writes.update(("FT", op.pipe, d, slot, rnd) for d in self._dsts(agent, op))
         elif isinstance(op, ProducerCommit):
-            writes.update(("FA", op.pipe, d, slot) for d in self._dsts(agent, op))
+            writes.update(("FA", op.pipe, d) + self._ea_key(op.pipe, slot, rnd)
+                          for d in self._dsts(agent, op))
             if not op.tx_bytes:     # a plain arrive may complete the phase before the bytes land
                 writes.update(("FT", op.pipe, d, slot, rnd) for d in self._dsts(agent, op))
         elif isinstance(op, (ConsumerWait, ConsumerTryWait)):
             if getattr(op, "barrier", "full") == "empty":
                 reads.add(("EA", op.pipe, cta, slot))
             else:
-                reads.update({("FA", op.pipe, cta, slot), ("FT", op.pipe, cta, slot, rnd),
-                              ("FT", op.pipe, cta, slot, rnd + 1)})
+                reads.update({("FA", op.pipe, cta) + self._ea_key(op.pipe, slot, rnd),
+                              ("FT", op.pipe, cta, slot, rnd)})
+                if op.pipe not in self.round_pipes:    # the next round's bytes: ordered after
+                    reads.add(("FT", op.pipe, cta, slot, rnd + 1))
         elif isinstance(op, ConsumerRelease):
-            writes.update(("EA", op.pipe, d, slot) for d in self._dsts(agent, op))
+            writes.update(("EA", op.pipe, d) + self._ea_key(op.pipe, slot, rnd)
+                          for d in self._dsts(agent, op))
         elif isinstance(op, SeqWait):
             length = self.protocol.seqbars[self.seq_index[op.bar]].length
             reads.add(("Q", op.bar, cta, slot * length + op.group))
@@ -377,20 +502,53 @@ class Machine:
                 agents[i] = s
         return (tuple(agents),) + state[1:]
 
+    def _sorted_agents(self, agents: tuple, hashes: list[int]) -> tuple[tuple, tuple]:
+        """``agents`` with every symmetry class sorted by the agents' hashes (given), and the
+        hashes in that order."""
+        if not self.symmetry:
+            return agents, tuple(hashes)
+        agents, hashes = list(agents), list(hashes)
+        for group in self.symmetry:
+            if len(group) == 2:             # the common case: a stable sort of two
+                a, b = group
+                if hashes[b] < hashes[a]:
+                    agents[a], agents[b] = agents[b], agents[a]
+                    hashes[a], hashes[b] = hashes[b], hashes[a]
+                continue
+            order = sorted(group, key=hashes.__getitem__)
+            picked = [(agents[k], hashes[k]) for k in order]
+            for i, (a, h) in zip(group, picked):
+                agents[i], hashes[i] = a, h
+        return tuple(agents), tuple(hashes)
+
     def canonical(self, state: tuple) -> tuple:
         """A representative of the state's orbit under the symmetries: interchangeable agents
-        of one CTA (local states sorted) and permutations of the cluster's CTAs that map the
-        protocol onto itself (the candidate with the smallest hash)."""
-        best = self._sort_agents(state)
+        of one CTA (local states sorted by hash) and permutations of the cluster's CTAs that
+        map the protocol onto itself (the candidate with the smallest key, a hash of the
+        agents' hashes and the other components; every candidate is computed from the same
+        orbit, so the choice depends only on the orbit)."""
+        if not self.symmetry and not self.cta_perms:
+            return state
+        agents = state[0]
+        hashes = [hash(a) for a in agents]
+        best_agents, best_h = self._sorted_agents(agents, hashes)
         if not self.cta_perms:
-            return best
-        best_hash = hash(best)
-        for perm in self.cta_perms:
-            cand = self._sort_agents(permute_state(self, perm, state))
-            h = hash(cand)
-            if h < best_hash:
-                best, best_hash = cand, h
-        return best
+            return (best_agents,) + state[1:]
+        rest = state[1:]
+        best_key = hash((best_h,) + rest)
+        best_rest = rest
+        barriers, inflight, landed, named, gmem, outputs, gen, turns = rest
+        for get_agents, get_bar, get_landed, get_named, get_turns, pi in self._perm_getters:
+            cand_agents, cand_h = self._sorted_agents(get_agents(agents), get_agents(hashes))
+            cand_rest = (get_bar(barriers),
+                         tuple(sorted([(pipe, pi[cta], slot, n, r)
+                                       for pipe, cta, slot, n, r in inflight])),
+                         get_landed(landed), get_named(named), gmem, outputs, gen,
+                         get_turns(turns))
+            key = hash((cand_h,) + cand_rest)
+            if key < best_key:
+                best_key, best_agents, best_rest = key, cand_agents, cand_rest
+        return (best_agents,) + best_rest
 
     def finished(self, state: tuple) -> bool:
         return all(a[0] >= len(self.programs[i]) for i, a in enumerate(state[0])) and not state[2]
@@ -401,17 +559,45 @@ class Machine:
         """Enabled transitions: ("agent", i), ("alt", i) for the second arm of agent i's
         branch, or ("land", j) for in-flight transfer j."""
         out = []
+        c = self.compiled
+        length, en = c.length, c.en
+        barriers = state[1]
         for i, a in enumerate(state[0]):
-            if a[0] < len(self.programs[i]) and self.enabled(state, i):
-                out.append(("agent", i))
-                if isinstance(self.programs[i][a[0]], Branch):
-                    out.append(("alt", i))
-        seen = set()
-        for j, t in enumerate(state[2]):
-            if t not in seen:
-                seen.add(t)
-                out.append(("land", j))
+            pc = a[0]
+            if pc >= length[i]:
+                continue
+            e = en[i][pc]
+            if e[0] == PARITY:              # compiled mbarrier wait: CompiledSteps.enabled
+                index, phase, _count = a[1][e[1]]
+                if (barriers[e[2] + index][3] & 1) == (phase & 1):
+                    continue
+            elif e[0] != ALWAYS and not self.enabled(state, i):
+                continue
+            out.append(self._agent_choice[i])
+            if self.is_branch[i][pc]:
+                out.append(self._alt_choice[i])
+        inflight = state[2]
+        if inflight:
+            seen = set()
+            for j, t in enumerate(inflight):
+                if t not in seen:
+                    seen.add(t)
+                    out.append(("land", j))
         return out
+
+    def successor(self, state: tuple, choice: tuple[str, int]
+                  ) -> tuple[tuple | None, P.Violation | None]:
+        """(next state, violation) of :meth:`fire` without the trace step: the compiled fast
+        path (:mod:`~tileorch.analysis.compiled`) when it applies, else :meth:`fire`."""
+        kind, x = choice
+        if kind == "land":
+            return self.compiled.land(state, x), None
+        if kind == "agent" and self.fuse_invisible:
+            nxt = self.compiled.step(state, x)
+            if nxt is not None:
+                return nxt, None
+        out = self.fire(state, choice)
+        return out.state, out.violation
 
     def persistent_subset(self, state: tuple, enabled: list[tuple[str, int]]
                           ) -> list[tuple[str, int]]:
@@ -421,24 +607,34 @@ class Machine:
         ops may conflict with its next op; a blocked agent pulls in every agent or copy whose
         remaining ops may write what it waits on.  Transitions outside the set can then neither
         conflict with the set's enabled transitions nor enable its blocked ones.  The set
-        depends only on program counters, in-flight copies and enabledness, so it is memoised.
-        Both arms of a branch belong to their agent.
+        depends only on program counters, in-flight copies and enabledness (not memoised:
+        nearly every state has its own combination).  Both arms of a branch belong to their
+        agent.
         """
         agents = state[0]
-        names = [p.name for p in self.protocol.pipelines]
-        copies = tuple(self._bit(("FT", names[p], cta, slot, rnd))
-                       for (p, cta, slot, _n, rnd) in state[2])
-        pcs = tuple(a[0] for a in agents)
+        bits = self._copy_bits
+        copies = [bits[t] if t in bits else self._copy_bit(t) for t in state[2]]
+        pcs = [a[0] for a in agents]
+        length, suffix = self.compiled.length, self.suffix
+        live = [(b, *suffix[b][pc]) for b, pc in enumerate(pcs) if pc < length[b]]
+        single = self._singleton(pcs, copies, enabled, live)
+        if single is not None:
+            return [t for t in enabled if t[1] == single[1] and (t[0] == "land") ==
+                    (single[0] == "land")]
         movers = [t for t in enabled if t[0] != "alt"]
         moving = {t[1] for t in movers if t[0] == "agent"}
-        needs = tuple(self._enabling_bits(state, b) if b not in moving else 0
-                      for b, pc in enumerate(pcs) if pc < len(self.programs[b]))
-        key = (pcs, copies, tuple(movers), needs)
-        members = self._persistent_memo.get(key)
-        if members is None:
-            members = self._stubborn(pcs, copies, movers, needs)
-            self._persistent_memo[key] = members
+        needs = [self._enabling_bits(state, b) if b not in moving else 0 for b, _r, _w in live]
+        members = self._stubborn(pcs, copies, movers, needs, live)
         return [t for t in enabled if (t if t[0] != "alt" else ("agent", t[1])) in members]
+
+    def _copy_bit(self, copy: tuple) -> int:
+        """The object an in-flight copy ``(pipe, cta, slot, nbytes, round)`` writes."""
+        bit = self._copy_bits.get(copy)
+        if bit is None:
+            p, cta, slot, _n, rnd = copy
+            bit = self._copy_bits[copy] = self._bit(
+                ("FT", self.protocol.pipelines[p].name, cta, slot, rnd))
+        return bit
 
     def _enabling_bits(self, state: tuple, i: int) -> int:
         """A necessary enabling set of blocked agent ``i``, as the objects some write to which
@@ -446,53 +642,144 @@ class Machine:
         arrivals, else the transaction bytes it still expects, else everything it reads."""
         agent = state[0][i]
         pc = agent[0]
+        e = self.compiled.en[i][pc]
+        if e[0] == PARITY:                  # the same answer from the compiled tables
+            index = agent[1][e[1]][0]
+            b = state[1][e[2] + index]
+            if b.pending > 0 or b.tx > 0:
+                bits = self._enabling_memo.get((i, pc, index))
+                if bits is None:
+                    bits = self._enabling_memo[(i, pc, index)] = self._wait_bits(i, pc, index)
+                return bits[0] if b.pending > 0 else bits[1]
+            return self.footprints[i][pc][0]
         op = self.programs[i][pc]
         if isinstance(op, (ProducerAcquire, ConsumerWait)) and self.named_op[i][pc] is None:
             side = EMPTY if isinstance(op, ProducerAcquire) or op.barrier == "empty" else FULL
             b, _phase, _need, index = self._wait_target(state, i, op, side)
             cta = self.agents[i].cta
             if b.pending > 0:
-                return self._bit(("EA" if side == EMPTY else "FA", op.pipe, cta, index))
+                rnd = self.rounds_at[i][pc] - (side == EMPTY)
+                return self._bit(("EA" if side == EMPTY else "FA", op.pipe, cta)
+                                 + self._ea_key(op.pipe, index, rnd))
             if b.tx > 0:
                 return self._bit(("FT", op.pipe, cta, index, self.rounds_at[i][pc]))
         return self.footprints[i][pc][0]
 
-    def _stubborn(self, pcs: tuple[int, ...], copies: tuple[int, ...],
-                  enabled: list[tuple[str, int]], needs: tuple[int, ...]) -> frozenset:
-        live = [(b, *self.suffix[b][pc]) for b, pc in enumerate(pcs)
-                if pc < len(self.programs[b])]
-        need = {b: n for (b, _r, _w), n in zip(live, needs)}
-        enabled_set = set(enabled)
-        best = frozenset(enabled)
-        best_size = len(enabled)
-        for start in enabled:
-            members = {start}
+    def _wait_bits(self, i: int, pc: int, index: int) -> tuple[int, int]:
+        """(arrivals object, bytes object) a blocked mbarrier wait of agent ``i`` at ``pc``
+        on slot ``index`` needs written (:meth:`_enabling_bits`)."""
+        op = self.programs[i][pc]
+        side = EMPTY if isinstance(op, ProducerAcquire) or op.barrier == "empty" else FULL
+        cta = self.agents[i].cta
+        rnd = self.rounds_at[i][pc] - (side == EMPTY)
+        return (self._bit(("EA" if side == EMPTY else "FA", op.pipe, cta)
+                          + self._ea_key(op.pipe, index, rnd)),
+                self._bit(("FT", op.pipe, cta, index, self.rounds_at[i][pc])))
+
+    def _singleton(self, pcs: list[int], copies: list[int], enabled: list[tuple[str, int]],
+                   live: list[tuple[int, int, int]]) -> tuple[str, int] | None:
+        """The first enabled transition that is a persistent set on its own (nothing any other
+        agent or in-flight copy may still do conflicts with it); None if there is none.  The
+        cheap first try of :meth:`persistent_subset` (it needs no enabling sets)."""
+        all_copies = 0
+        for bit in copies:
+            all_copies |= bit
+        footprints = self.footprints
+        for kind, x in enabled:
+            if kind == "alt":
+                continue
+            if kind == "land":
+                r, w = 0, copies[x]
+                if copies.count(w) > 1:     # another copy of the same object (one bit each)
+                    continue
+                skip = -1
+            else:
+                r, w = footprints[x][pcs[x]]
+                if (r | w) & all_copies:
+                    continue
+                skip = x
+            others_rw = others_w = 0
+            for b, sr, sw in live:
+                if b != skip:
+                    others_rw |= sr | sw
+                    others_w |= sw
+            if (w & others_rw) or (r & others_w):
+                continue
+            return kind, x
+        return None
+
+    def _stubborn(self, pcs: list[int], copies: list[int], enabled: list[tuple[str, int]],
+                  needs: list[int], live: list[tuple[int, int, int]]) -> frozenset:
+        """The smallest closure over the "must join" graph of the live agents and in-flight
+        copies (bit sets: agent b is node b, copy j node ``n + j``): an enabled agent or a
+        copy joins everyone whose remaining ops may conflict with its next step, a blocked
+        agent everyone who may write what it waits on (``needs``, one per ``live`` agent)."""
+        n = len(pcs)
+        need = {b: nd for (b, _r, _w), nd in zip(live, needs)}
+        movers = {x for kind, x in enabled if kind == "agent"}
+        weight = 0                     # nodes that count: enabled agents and every copy
+        for x in movers:
+            weight |= 1 << x
+        for j in range(len(copies)):
+            weight |= 1 << (n + j)
+        footprints = self.footprints
+        links = [(b, sr | sw, sw, 1 << b) for b, sr, sw in live]
+        edges: list[int | None] = [None] * (n + len(copies))
+        by_object: dict[int, int] = {}      # a copy's object (one bit) -> the copies' nodes
+        for j, bit in enumerate(copies):
+            by_object[bit] = by_object.get(bit, 0) | 1 << (n + j)
+        objects = list(by_object.items())
+        copy_edges: dict[int, int] = {}     # copies of one object have the same edges
+        best, best_size = None, len(enabled)
+        for kind, x in enabled:
+            start = x if kind == "agent" else n + x
+            closure = 1 << start
             work = [start]
-            size = 1
-            while work and size < best_size:
-                kind, x = work.pop()
-                if kind == "land":
-                    r, w = 0, copies[x]
-                else:
-                    r, w = self.footprints[x][pcs[x]]
-                    if (kind, x) not in enabled_set:     # blocked: who can unblock it?
-                        r, w = need[x], 0
-                for b, sr, sw in live:
-                    if ((w & (sr | sw)) or (r & sw)) and ("agent", b) not in members:
-                        members.add(("agent", b))
-                        work.append(("agent", b))
-                        size += ("agent", b) in enabled_set
-                rw = r | w
-                for j, bit in enumerate(copies):
-                    if bit & rw and ("land", j) not in members:
-                        members.add(("land", j))
-                        work.append(("land", j))
-                        size += 1
+            while work:
+                node = work.pop()
+                e = edges[node]
+                if e is None and node >= n and copies[node - n] in copy_edges:
+                    e = edges[node] = copy_edges[copies[node - n]] & ~(1 << node)
+                if e is None:       # who must join `node`: conflicts with its step / need
+                    if node >= n:
+                        r, w = 0, copies[node - n]
+                    elif node in movers:
+                        r, w = footprints[node][pcs[node]]
+                    else:                       # blocked: who can unblock it?
+                        r, w = need.get(node, 0), 0
+                    e = 0
+                    for b, srw, sw, bit in links:
+                        if b != node and ((w & srw) or (r & sw)):
+                            e |= bit
+                    rw = r | w
+                    if rw:
+                        for bit, nodes in objects:
+                            if bit & rw:
+                                e |= nodes
+                    if node >= n:
+                        copy_edges[w] = e
+                    e &= ~(1 << node)
+                    edges[node] = e
+                new = e & ~closure
+                if not new:
+                    continue
+                closure |= new
+                if (closure & weight).bit_count() >= best_size:
+                    break
+                while new:
+                    low = new & -new
+                    work.append(low.bit_length() - 1)
+                    new ^= low
+            size = (closure & weight).bit_count()
             if size < best_size:
-                best, best_size = frozenset(members), size
+                best, best_size = closure, size
                 if size == 1:
                     break
-        return best
+        if best is None:
+            return frozenset(enabled)
+        members = {("agent", b) for b in range(n) if best >> b & 1}
+        members |= {("land", j) for j in range(len(copies)) if best >> (n + j) & 1}
+        return frozenset(members)
 
     def _wait_target(self, state: tuple, i: int, op: Op, side: int):
         agent = state[0][i]
@@ -546,8 +833,9 @@ class Machine:
 
     def fire(self, state: tuple, choice: tuple[str, int]) -> Outcome:
         """One transition.  An agent's step also runs the invisible steps that follow it
-        (state advances and reads of a stage it holds: they touch nothing another agent or
-        copy can see, are always enabled, and their checks read only the agent's own ghost),
+        (state advances, reads of a stage it holds and TMA issues: they touch nothing another
+        agent or copy can see, are always enabled, and their checks read only the agent's own
+        ghost; a TMA issue only adds copies, whose landings are steps of their own),
         so no state is stored between them; the step shown in traces is the first one."""
         if choice[0] == "land":
             return self._land(state, choice[1])
@@ -558,7 +846,7 @@ class Machine:
         prog = self.programs[i]
         while out.violation is None and self.fuse_invisible:
             pc = out.state[0][i][0]
-            if pc >= len(prog) or not isinstance(prog[pc], INVISIBLE):
+            if pc >= len(prog) or not (isinstance(prog[pc], INVISIBLE) or self.silent[i][pc]):
                 break
             nxt = _Exec(self, out.state, i)
             nxt.run()

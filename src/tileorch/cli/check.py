@@ -64,6 +64,11 @@ def run(args: argparse.Namespace) -> int:
                    f"{result.seconds:.2f} s ({_ranges(params)}; {len(proto.agents)} agents)")
         if result.ok:
             print(f"{proto.name}: OK: all properties hold; {summary}")
+            if params:
+                print(f"{proto.name}: these trip counts cover every larger one: what a run can "
+                      "observe repeats with period 2 x stages in a mainloop's count, and 2 tiles "
+                      "exercise the state carried between tiles (docs/model-checking.md, "
+                      "'Why K rounds cover all rounds')")
             continue
         failed += 1
         print(f"{proto.name}: FAILED; {summary}")

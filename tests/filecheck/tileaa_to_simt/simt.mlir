@@ -1,9 +1,10 @@
 // RUN: tileorch-opt %s --split-input-file -p convert-nv-tileaa-to-simt --verify-diagnostics | filecheck %s
 
 // Elementwise math stays in registers: a 256-element f32 tile on 128 threads is one run of two
-// contiguous elements per thread (layout.py).  A run in bounds and aligned moves as one vector
-// access; otherwise its elements are loaded one by one, predicated on the bounds, reading the
-// padding value outside.
+// contiguous elements per thread (layout.py).  The whole tile in bounds and its origin aligned
+// (one uniform test), every run moves as one vector access; otherwise each run is tested: a
+// run in bounds and aligned moves as one vector, else its elements are loaded one by one,
+// predicated on the bounds, reading the padding value outside.
 // CHECK: llvm.mlir.global internal @__tileorch_simt_scratch() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<{{[0-9]+}} x i8>
 // CHECK-LABEL: func.func @axpy
 // CHECK-SAME: (%[[X:.*]]: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %[[N:.*]]: i32)
@@ -12,13 +13,23 @@
 // CHECK: %[[TID2:.*]] = arith.muli %[[TID]], %{{.*}} : i32
 // CHECK: %[[BID:.*]] = nvvm.read.ptx.sreg.ctaid.x : i32
 // CHECK: %[[PAD:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK: arith.muli %[[BID]], %{{.*}} : i32
+// CHECK: %[[O:.*]] = arith.muli %[[BID]], %{{.*}} : i32
+// CHECK: %[[TEND:.*]] = arith.addi %[[O]], %{{.*}} : i32
+// CHECK: arith.cmpi sle, %[[TEND]], %[[N]] : i32
+// CHECK: llvm.ptrtoint
+// CHECK: arith.cmpi eq
+// CHECK-NEXT: %[[WHOLE:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
+// CHECK: %[[PT:.*]] = llvm.getelementptr %[[X]]
+// CHECK: %[[X0:[0-9]+]], %[[X1:[0-9]+]] = scf.if %[[WHOLE]] -> (f32, f32) {
+// CHECK-NEXT: %[[VT:.*]] = llvm.load %[[PT]] <alignment = 8> : !llvm.ptr<1> -> vector<2xf32>
+// CHECK: llvm.extractelement %[[VT]]
+// CHECK: } else {
 // CHECK: %[[G:.*]] = arith.addi %{{.*}}, %[[TID2]] : i32
 // CHECK: %[[P:.*]] = llvm.getelementptr %[[X]]
 // CHECK: %[[END:.*]] = arith.addi %[[G]], %{{.*}} : i32
 // CHECK: arith.cmpi sle, %[[END]], %[[N]] : i32
 // CHECK: llvm.ptrtoint %[[P]] : !llvm.ptr<1> to i64
-// CHECK: %[[X0:[0-9]+]], %[[X1:[0-9]+]] = scf.if %{{.*}} -> (f32, f32) {
+// CHECK: scf.if %{{.*}} -> (f32, f32) {
 // CHECK-NEXT: %[[V:.*]] = llvm.load %[[P]] <alignment = 8> : !llvm.ptr<1> -> vector<2xf32>
 // CHECK: llvm.extractelement %[[V]]
 // CHECK: } else {
@@ -31,6 +42,9 @@
 // CHECK: arith.mulf %[[X0]], %{{.*}} : f32
 // CHECK: arith.mulf %[[X1]], %{{.*}} : f32
 // CHECK-NOT: nvvm.barrier
+// CHECK: scf.if
+// CHECK: llvm.store %{{.*}}, %{{.*}} <alignment = 8> : vector<2xf32>, !llvm.ptr<1>
+// CHECK: } else {
 // CHECK: llvm.store %{{.*}}, %{{.*}} <alignment = 8> : vector<2xf32>, !llvm.ptr<1>
 // CHECK: } else {
 // CHECK: scf.if %{{.*}} {

@@ -43,6 +43,8 @@ builtin.module {
 // i8/i1 loads, i64 math, tile compares (nv_tileaa.cmpi: a tile of i1), selects on a tile
 // condition, i64/i1 stores (i1 as a byte), an i16 -> bf16 conversion (through f32, rounded).
 // CHECK-LABEL: func.func @ints
+// (each load: the whole-tile path, then the per-element one)
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<1> -> i8
 // CHECK: llvm.load %{{.*}} : !llvm.ptr<1> -> i8
 // CHECK: %[[M:.*]] = llvm.load %{{.*}} : !llvm.ptr<1> -> i8
 // CHECK-NEXT: %[[K:.*]] = arith.trunci %[[M]] : i8 to i1

@@ -5,18 +5,30 @@
 // The textbook FlashAttention forward (tileorch.testing.attention_programs.attention_fwd, 128x64 tiles,
 // head dim 64, Q/K/V/O [BH, S, D] f16) as convert-cudatile-to-tileaa emits it: two chained dots in one
 // loop, the second's A (P = exp2(S * scale - m)) computed from the first's result.  The tier's
-// chained-dots lowering (transforms/tileas/chained_dots.py) gives one kernel on the program's grid:
-// TMA loads of Q once and of K/V into a 2-stage mbarrier ring, S = Q K^T on WGMMA from shared memory
+// chained-dots lowering (transforms/tileas/chained_dots.py) gives one warp-specialized kernel on the
+// program's grid: two consumer warp groups and a producer warp group (setmaxnreg 240 / 24) whose
+// thread 0 loads Q once and K/V into a 4-stage ring (full and empty mbarriers per stage, the consumers
+// release a stage by arriving on its empty barrier), S = Q K^T on WGMMA from shared memory
 // (K transposed: a K-major B), the online softmax in the accumulator's registers (row max / row sum
 // along the thread's columns, then shfl.xor 1 and 2), P packed to f16 pairs as the register A of the
 // second WGMMA (V [tn, d]: an N-major B, layout row), the epilogue acc / l_i stored per element.
 
 // CHECK:      func.func @chained_dots_128x64x64_64_f16(%tmap_a0: !llvm.ptr {{.*}}, %tmap_b1: !llvm.ptr {{.*}}, %tmap_b2: !llvm.ptr {{.*}}, %{{.*}}: !llvm.ptr<1>
-// CHECK-SAME: nvvm.maxntid = array<i32: 256, 1, 1>
-// CHECK-SAME: tileorch.chained_config = {{{.*}}kind = "chained"{{.*}}smem = 49176 : i64{{.*}}threads = 256 : i64
-// CHECK:      nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %tmap_a0, %qbar, box[
-// CHECK:      nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %tmap_b1,
-// CHECK:      nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %tmap_b2,
+// CHECK-SAME: nvvm.maxntid = array<i32: 384, 1, 1>
+// CHECK-SAME: tileorch.chained_config = {{{.*}}kind = "chained"{{.*}}smem = 81992 : i64{{.*}}stages = 4 : i64{{.*}}threads = 384 : i64
+// CHECK:      nvvm.mbarrier.init %ebar0, %c256_i
+// CHECK:      scf.if %is_prod {
+// CHECK-NEXT:   nvvm.setmaxregister decrease 24
+// CHECK:        nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %tmap_a0, %qbar, box[
+// CHECK:        scf.for %pj =
+// CHECK:          nvvm.mbarrier.try_wait.parity %pebar
+// CHECK:          nvvm.mbarrier.arrive.expect_tx %nx_bar, %c16384_i
+// CHECK:          nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %tmap_b1,
+// CHECK:          nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %tmap_b2,
+// CHECK:        scf.for %tj = %n_tiles to %tail_end
+// CHECK:          nvvm.mbarrier.try_wait.parity %tebar
+// CHECK:      } else {
+// CHECK-NEXT:   nvvm.setmaxregister increase 240
 // CHECK:      scf.for %j =
 // CHECK:      nvvm.mbarrier.try_wait.parity %fbar, %ph
 // CHECK:      nvvm.wgmma.mma_async {{.*}}, %s_init, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
@@ -29,7 +41,9 @@
 // CHECK:      nvvm.wgmma.fence.aligned
 // CHECK:      wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, {$32, $33, $34, $35}, $36, p, 1, 1, 1;
 // CHECK:      nvvm.wgmma.commit.group.sync.aligned
-// CHECK:      nvvm.barrier
+// CHECK:      nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT: nvvm.mbarrier.arrive %ebar : !llvm.ptr<3>
+// CHECK-NOT:  nvvm.barrier
 // CHECK:      scf.yield
 // CHECK:      llvm.store {{.*}} : f16, !llvm.ptr<1>
 

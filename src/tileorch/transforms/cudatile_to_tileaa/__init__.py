@@ -143,6 +143,8 @@ class _Lowering:
             f.attributes["nv_tileaa.occupancy"] = IntegerAttr(int(occupancy), 32)
         if nctas is None:  # cuTile's num_ctas=None: the compiler chooses the cluster size
             f.attributes[NUM_CTAS_AUTO] = UnitAttr()
+        if warps is None:  # no num_worker_warps hint: the SIMT lowering may size the CTA to the tiles
+            f.attributes[NUM_WARPS_AUTO] = UnitAttr()
         copy_location(e, [f])
         return f
 
@@ -152,6 +154,11 @@ _PTX_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 NUM_CTAS_AUTO = "tileorch.num_ctas_auto"
 """Set on a kernel whose program left the CTAs per cluster to the compiler (no
 ``num_cta_in_cga`` hint for the target)."""
+
+NUM_WARPS_AUTO = "tileorch.num_warps_auto"
+"""Set on a kernel whose program gave no ``num_worker_warps_per_cta`` hint for the target: the
+kernel_spec's 4 warps are a default the SIMT lowering may change (``tileaa_to_simt/layout.py``,
+``choose_threads``)."""
 
 
 # ---------------------------------------------------------------------- op handlers

@@ -5,7 +5,7 @@ The general path below the tile tier, for kernels the warp-specialized GEMM lowe
 softmax/layernorm-style rows, transposes, small dots.  Contract:
 
 * one CTA per tile program, ``32 * num_worker_warps`` threads (``nv_tileaa.kernel_spec``,
-  default 4 warps); the grid is the tile program grid (``get_program_id`` = ``%ctaid``);
+  default 4 warps; without the program's hint, sized to its tiles: ``layout.choose_threads``); the grid is the tile program grid (``get_program_id`` = ``%ctaid``);
 * a tile is *blocked* over the threads (``layout.py``, :func:`choose_layout`, reported as a
   remark by the driver): each thread owns runs of ``v`` contiguous elements of the row-major
   order (``v`` from 16 bytes over the element size of the function's contiguous global
@@ -16,7 +16,9 @@ softmax/layernorm-style rows, transposes, small dots.  Contract:
   (``shfl.sync.bfly``) and across warps through shared memory, when the tile's dimensions are
   powers of two (any other shape: through the scratch as below); a one-element result is
   held by every thread (``Tile.replicated``), so broadcasting it back is free;
-* ``broadcast``, ``permute``, ``extract``, ``extract_slice``, ``cat``, ``scan`` and ``dot``
+* ``scan`` is a parallel prefix in registers (``scan.py``: in-thread, ``shfl.sync.up`` across
+  lanes, one shared-memory step across warps) for power-of-two shapes;
+* ``broadcast``, ``permute``, ``extract``, ``extract_slice``, ``cat``, ``scan`` (other shapes) and ``dot``
   exchange their operands through one shared-memory scratch array (``bar.sync`` before each
   write and after each write phase; element ``f`` at position ``f + f / 32``, so strided reads
   do not all hit one bank); ``reshape``/``expand_dims`` are free when both shapes have the
@@ -27,7 +29,8 @@ softmax/layernorm-style rows, transposes, small dots.  Contract:
 * out-of-bounds tile elements load the view's padding value and are not stored; a
   ``tiled_store`` is followed by ``bar.sync`` so later loads of the CTA see it;
 * scalars (program ids, loop counters, shapes) are uniform SSA values; ``scf`` loops and
-  branches carry tiles as one value per slot.
+  branches carry tiles as one value per slot; a loop that writes no memory loads its tiles one
+  iteration ahead (``prefetch.py``).
 
 Unsupported ops get a located "not supported yet by convert-nv-tileaa-to-simt" error.
 """
@@ -67,8 +70,10 @@ from tileorch.dialects.nv_tileaa import FuncOp as TileFuncOp
 from tileorch.dialects.nv_tileaa.attrs import MemRefType, MemTokenType, PointerType, TiledViewType
 from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileaa.tile_ops import CASTS
-from tileorch.transforms.tileaa_to_simt.layout import SimtLayout, choose_layout, vectorizable_access
+from tileorch.transforms.tileaa_to_simt.layout import SimtLayout, choose_layout, choose_threads, vectorizable_access
 from tileorch.transforms.tileaa_to_simt.pointers import PointerLowering
+from tileorch.transforms.tileaa_to_simt.prefetch import prefetchable_loads
+from tileorch.transforms.tileaa_to_simt.scan import ScanLowering
 from tileorch.transforms.tileaa_to_simt.emit import (
     GLOBAL_PTR,
     SHARED_PTR,
@@ -134,14 +139,13 @@ def _padding(e: Emitter, kind: str, typ: Attribute) -> SSAValue:
     return e.const(0, typ)
 
 
-class FunctionLowering(PointerLowering):
+class FunctionLowering(PointerLowering, ScanLowering):
     """Lower one ``nv_tileaa.func`` into a ``func.func`` kernel."""
 
     def __init__(self, fn: TileFuncOp, sm: int | None = None):
         self.fn = fn
         self.sm = sm  # the target's compute capability (nv_tileaa.compute_capability), when the module names it
-        spec = fn.kernel_spec()
-        self.threads = 32 * (spec.num_worker_warps.data if spec is not None else 4)
+        self.threads = choose_threads(fn)
         self.layout: SimtLayout = choose_layout(fn, self.threads)
         self.vals: dict[SSAValue, object] = {}
         self.scratch_bytes = 0
@@ -489,6 +493,76 @@ class FunctionLowering(PointerLowering):
             f0 = e.flat(s0, v)
             yield s0, width, f0, (e.in_range(f0, n) if ragged else None)
 
+    def _whole_tile(self, e: Emitter, op, view: View, idx: list[SSAValue], shape, mt: Attribute):
+        """The fast path of a global access of a whole ``shape`` tile: ``(condition, thread
+        pointer, run offsets)`` or None when the tile's shape does not allow it.
+
+        For power-of-two dimensions and a tile with no empty slot, the coordinates of this
+        thread's run ``r`` are ``unravel(tid * v) + unravel(r * v * T)`` (the two flat indices
+        share no bit), so every run's address is this thread's first element's plus a constant
+        combination of the strides.  The condition (uniform over the CTA) says that the whole
+        tile lies in the array and, for vector runs, that the tile's origin and every stride
+        of a dimension the tile spans are multiples of the vector's size and the last stride
+        is 1: then every run moves as one unpredicated access, no per-run test."""
+        v = self.vec(shape)
+        width = min(v, vectorizable_access(op))
+        if width != v or not shape or any(not _pow2(d) for d in shape) or self.ragged(shape):
+            return None
+        mem = view.memref
+        esize = byte_size(mt)
+        nbytes = v * esize
+        cond = None
+        origin = None  # i64 element offset of the tile's origin
+        strides64 = []
+        for i, d in enumerate(shape):
+            dim = view.order[i]
+            g0 = e.mul_i(idx[i], e.const(view.step[i]))
+            ok = e.v(arith.AndIOp(e.v(arith.CmpiOp(g0, e.const(0), "sge")),
+                                  e.v(arith.CmpiOp(e.add_i(g0, e.const(d)), mem.shape[dim], "sle"))))
+            cond = self._and(e, cond, ok)
+            st = e.v(arith.ExtSIOp(mem.strides[dim], i64))
+            strides64.append(st)
+            term = e.v(arith.MuliOp(e.v(arith.ExtSIOp(g0, i64)), st))
+            origin = term if origin is None else e.v(arith.AddiOp(origin, term))
+            if v > 1 and d > 1 and i < len(shape) - 1 and mem.static_strides[dim] * esize % nbytes:
+                bad = mem.static_strides[dim] >= 0  # a static stride that breaks the alignment
+                if bad:
+                    return None
+                rem = e.v(arith.AndIOp(st, e.const(nbytes // esize - 1, i64)))
+                cond = self._and(e, cond, e.v(arith.CmpiOp(rem, e.const(0, i64), "eq")))
+        if v > 1:
+            last = view.order[len(shape) - 1]
+            if mem.static_strides[last] != 1:
+                cond = self._and(e, cond, e.v(arith.CmpiOp(mem.strides[last], e.const(1), "eq")))
+            base = e.gep(mem.ptr, origin, mt, GLOBAL_PTR)
+            addr = e.v(llvm.PtrToIntOp(base, i64))
+            aligned = e.v(arith.CmpiOp(e.v(arith.AndIOp(addr, e.const(nbytes - 1, i64))), e.const(0, i64), "eq"))
+            cond = self._and(e, cond, aligned)
+        mine = e.unravel(e.flat(0, v), shape)
+        offset = origin
+        for c, st in zip(mine, strides64):
+            offset = e.v(arith.AddiOp(offset, e.v(arith.MuliOp(e.v(arith.ExtSIOp(c, i64)), st))))
+        ptr = e.gep(mem.ptr, offset, mt, GLOBAL_PTR)
+        runs = []
+        for r in range(self.layout.slots(shape) // v):
+            f = r * v * self.threads
+            coords = []
+            for st_ in reversed(shape):
+                coords.append(f % st_)
+                f //= st_
+            runs.append((r * v, coords[::-1]))
+
+        def address(b: Emitter, coords) -> SSAValue:
+            off = None
+            for c, st in zip(coords, strides64):
+                if c == 0:
+                    continue
+                term = b.v(arith.MuliOp(b.const(c, i64), st))
+                off = term if off is None else b.v(arith.AddiOp(off, term))
+            return ptr if off is None else b.gep(ptr, off, mt, GLOBAL_PTR)
+
+        return cond, runs, address
+
     def op_nv_tileaa_tiled_load(self, e, op):
         view: View = self.get(op.view)
         rt: TensorType = op.results[0].type
@@ -499,29 +573,48 @@ class FunctionLowering(PointerLowering):
         pad_kind = op.padding_value.value.data if op.padding_value is not None else "zero"
         slots = self.slots_of(rt, op)
         pad = _padding(e, str(pad_kind), elt)
-        out = []
-        for _, width, f0, extra in self._runs(e, op, shape, slots):
-            run = self._run_address(e, view, idx, e.unravel(f0, shape))
 
-            def scalar(b: Emitter, run=run, width=width, extra=extra):
+        def vector_at(b: Emitter, ptr: SSAValue, width: int) -> list[SSAValue]:
+            vec = b.v(llvm.LoadOp(ptr, VectorType(mt, [width]), alignment=width * byte_size(mt)))
+            return [self._from_memory(b, b.v(llvm_ext.ExtractElementOp(vec, b.const(j))), elt)
+                    for j in range(width)]
+
+        def by_runs(e: Emitter) -> list[SSAValue]:
+            out = []
+            for _, width, f0, extra in self._runs(e, op, shape, slots):
+                run = self._run_address(e, view, idx, e.unravel(f0, shape))
+
+                def scalar(b: Emitter, run=run, width=width, extra=extra):
+                    vals = []
+                    for j in range(width):
+                        p, ok = self._run_element(b, run, j, mt, extra)
+                        vals.append(b.if_(ok, lambda bb, p=p: [self._load_global(bb, p, elt)], lambda bb: [pad],
+                                          [reg_type(elt)])[0])
+                    return vals
+
+                if width == 1:
+                    out.extend(scalar(e))
+                    continue
+                fast = self._run_is_vector(e, run, width, mt, extra)
+                out.extend(e.if_(fast, lambda b, run=run, width=width: vector_at(b, run[0], width), scalar,
+                                 [reg_type(elt)] * width))
+            return out
+
+        whole = self._whole_tile(e, op, view, idx, shape, mt)
+        if whole is None:
+            out = by_runs(e)
+        else:
+            cond, runs, address = whole
+            v = self.vec(shape)
+
+            def at_once(b: Emitter) -> list[SSAValue]:
                 vals = []
-                for j in range(width):
-                    p, ok = self._run_element(b, run, j, mt, extra)
-                    vals.append(b.if_(ok, lambda bb, p=p: [self._load_global(bb, p, elt)], lambda bb: [pad],
-                                      [reg_type(elt)])[0])
+                for _, coords in runs:
+                    p = address(b, coords)
+                    vals.extend(vector_at(b, p, v) if v > 1 else [self._load_global(b, p, elt)])
                 return vals
 
-            if width == 1:
-                out.extend(scalar(e))
-                continue
-
-            def vector(b: Emitter, run=run, width=width):
-                vec = b.v(llvm.LoadOp(run[0], VectorType(mt, [width]), alignment=width * byte_size(mt)))
-                return [self._from_memory(b, b.v(llvm_ext.ExtractElementOp(vec, b.const(j))), elt)
-                        for j in range(width)]
-
-            fast = self._run_is_vector(e, run, width, mt, extra)
-            out.extend(e.if_(fast, vector, scalar, [reg_type(elt)] * width))
+            out = e.if_(cond, at_once, by_runs, [reg_type(elt)] * slots)
         self.vals[op.results[0]] = Tile(shape, elt, out)
         self.vals[op.results[1]] = None
 
@@ -531,26 +624,45 @@ class FunctionLowering(PointerLowering):
         elt = tile.element
         mt = global_type(elt)
         idx = self._indices(e, op, op.indices)
-        for s0, width, f0, extra in self._runs(e, op, tile.shape, len(tile.slots)):
-            run = self._run_address(e, view, idx, e.unravel(f0, tile.shape))
-            values = tile.slots[s0:s0 + width]
 
-            def scalar(b: Emitter, run=run, values=values, extra=extra):
-                for j, value in enumerate(values):
-                    p, ok = self._run_element(b, run, j, mt, extra)
-                    b.if_(ok, lambda bb, p=p, v=value: bb.store(self._to_memory(bb, v, elt), p))
+        def vector_to(b: Emitter, ptr: SSAValue, values) -> None:
+            vec = b.v(llvm_ext.PoisonOp(VectorType(mt, [len(values)])))
+            for j, value in enumerate(values):
+                vec = b.v(llvm.InsertElementOp(vec, self._to_memory(b, value, elt), b.const(j)))
+            b.add(llvm.StoreOp(vec, ptr, alignment=len(values) * byte_size(mt)))
 
-            if width == 1:
-                scalar(e)
-                continue
+        def by_runs(e: Emitter) -> None:
+            for s0, width, f0, extra in self._runs(e, op, tile.shape, len(tile.slots)):
+                run = self._run_address(e, view, idx, e.unravel(f0, tile.shape))
+                values = tile.slots[s0:s0 + width]
 
-            def vector(b: Emitter, run=run, values=values, width=width):
-                vec = b.v(llvm_ext.PoisonOp(VectorType(mt, [width])))
-                for j, value in enumerate(values):
-                    vec = b.v(llvm.InsertElementOp(vec, self._to_memory(b, value, elt), b.const(j)))
-                b.add(llvm.StoreOp(vec, run[0], alignment=width * byte_size(mt)))
+                def scalar(b: Emitter, run=run, values=values, extra=extra):
+                    for j, value in enumerate(values):
+                        p, ok = self._run_element(b, run, j, mt, extra)
+                        b.if_(ok, lambda bb, p=p, v=value: bb.store(self._to_memory(bb, v, elt), p))
 
-            e.if_(self._run_is_vector(e, run, width, mt, extra), vector, scalar)
+                if width == 1:
+                    scalar(e)
+                    continue
+                e.if_(self._run_is_vector(e, run, width, mt, extra),
+                      lambda b, run=run, values=values: vector_to(b, run[0], values), scalar)
+
+        whole = self._whole_tile(e, op, view, idx, tile.shape, mt)
+        if whole is None:
+            by_runs(e)
+        else:
+            cond, runs, address = whole
+            v = self.vec(tile.shape)
+
+            def at_once(b: Emitter) -> None:
+                for s0, coords in runs:
+                    p = address(b, coords)
+                    if v > 1:
+                        vector_to(b, p, tile.slots[s0:s0 + v])
+                    else:
+                        b.store(self._to_memory(b, tile.slots[s0], elt), p)
+
+            e.if_(cond, at_once, by_runs)
         if self.has_loads:
             e.barrier()
         self.vals[op.results[0]] = None
@@ -943,8 +1055,10 @@ class FunctionLowering(PointerLowering):
         dim = op.dim.value.data
         reverse = bool(op.reverse.value.data) if op.reverse is not None else False
         shape = srcs[0].shape
-        offs = self._stage(e, srcs)
         body = op.regions[0].blocks[0]
+        if self._scan_in_registers(e, op, srcs, dim, body, reverse):
+            return
+        offs = self._stage(e, srcs)
         ids = list(op.identities.data)
         extent = shape[dim]
 
@@ -1048,18 +1162,54 @@ class FunctionLowering(PointerLowering):
 
     # -- structured control flow ------------------------------------------------------------
     def op_scf_for(self, e, op: scf.ForOp):
+        """A loop; its global tile loads that ``prefetch.prefetchable_loads`` allows are issued one
+        iteration ahead (the next iteration's tiles carried in registers)."""
         inits = [x for v in op.iter_args for x in self.flatten(v)]
         old = op.body.blocks[0]
         types = [a.type for a in old.args[1:]]
         lb, ub, st = (self.get(v) for v in (op.lb, op.ub, op.step))
+        slice_ops, loads = prefetchable_loads(op, self.slots_of)
+
+        def issue(b: Emitter, iv: SSAValue) -> list[SSAValue]:
+            """The prefetched loads' slots at induction value ``iv``."""
+            self.vals[old.args[0]] = iv
+            for inner in slice_ops:
+                self.lower_op(b, inner)
+            for ld in loads:
+                self.lower_op(b, ld)
+            return [x for ld in loads for x in self.tile(ld.results[0]).slots]
+
+        ahead = issue(e, lb) if loads else []
+        n_ahead = len(ahead)
 
         def body(b: Emitter, iv, flat):
+            carried = flat[len(flat) - n_ahead:]
+            flat = flat[:len(flat) - n_ahead]
+            nxt = issue(b, b.v(arith.AddiOp(iv, st))) if loads else []
             self.vals[old.args[0]] = iv
             for arg, val in zip(old.args[1:], self.unflatten(types, flat, op)):
                 self.vals[arg] = val
-            return self.lower_region_yield(b, old, op)
+            at = 0
+            for ld in loads:
+                t = self.tile(ld.results[0])
+                n = len(t.slots)
+                self.vals[ld.results[0]] = Tile(t.shape, t.element, carried[at:at + n])
+                self.vals[ld.results[1]] = None
+                at += n
+            skip = set(loads)
+            for inner in old.ops:
+                if isinstance(inner, scf.YieldOp):
+                    return [x for v in inner.operands for x in self.flatten(v)] + nxt
+                if inner in skip:
+                    continue
+                try:
+                    self.lower_op(b, inner)
+                except NotImplementedError as exc:
+                    raise _unsupported(inner, str(exc)) from None
+            raise LocatedError(op, f"{PASS}: region without scf.yield")
 
-        results = e.for_(lb, ub, st, inits, body)
+        results = e.for_(lb, ub, st, inits + ahead, body)
+        results = results[:len(results) - n_ahead]
         for r, val in zip(op.results, self.unflatten([r.type for r in op.results], results, op)):
             self.vals[r] = val
 

@@ -198,13 +198,28 @@ class Emitter:
     def shuffle_xor(self, x: SSAValue, mask: int) -> SSAValue:
         """``x`` of the lane ``laneid ^ mask`` of this warp (``shfl.sync.bfly.b32``, all 32 lanes
         taking part); values other than 32 bits travel as one or two 32-bit words."""
+        return self.shuffle(x, "bfly", self.const(mask))
+
+    def shuffle_up(self, x: SSAValue, delta: int) -> SSAValue:
+        """``x`` of the lane ``laneid - delta`` (``shfl.sync.up.b32``; lanes below ``delta`` get
+        their own value), all 32 lanes taking part."""
+        return self.shuffle(x, "up", self.const(delta))
+
+    def shuffle_idx(self, x: SSAValue, lane: SSAValue) -> SSAValue:
+        """``x`` of lane ``lane`` (an i32 per thread; ``shfl.sync.idx.b32``), all 32 lanes taking part."""
+        return self.shuffle(x, "idx", lane)
+
+    def shuffle(self, x: SSAValue, kind: str, arg: SSAValue) -> SSAValue:
+        """``shfl.sync.<kind>.b32`` of ``x`` (``bfly``: lane ^ arg, ``up``: lane - arg, ``down``: lane +
+        arg, ``idx``: lane arg; out of the warp: the lane's own value); values other than 32 bits travel as one or two 32-bit words."""
         typ = x.type
         width = typ.width.data if isinstance(typ, IntegerType) else {"f16": 16, "bf16": 16, "f32": 32,
                                                                       "f64": 64}[str(typ)]
+        clamp = 0 if kind == "up" else 31  # up: lanes below the delta keep their value; down: above 31 - delta
 
         def shfl(word: SSAValue) -> SSAValue:
-            return self.v(llvm.CallIntrinsicOp("llvm.nvvm.shfl.sync.bfly.i32",
-                                               [self.const(-1), word, self.const(mask), self.const(31)], [i32]))
+            return self.v(llvm.CallIntrinsicOp(f"llvm.nvvm.shfl.sync.{kind}.i32",
+                                               [self.const(-1), word, arg, self.const(clamp)], [i32]))
 
         if width == 64:
             bits = x if isinstance(typ, IntegerType) else self.v(arith.BitcastOp(x, i64))

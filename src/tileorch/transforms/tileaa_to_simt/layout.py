@@ -106,6 +106,46 @@ def vectorizable_access(op: Operation) -> int:
     return max(1, VECTOR_BYTES // size)
 
 
+NUM_WARPS_AUTO = "tileorch.num_warps_auto"
+"""The attribute ``convert-cudatile-to-tileaa`` sets on a kernel without a warps hint."""
+
+MIN_THREADS, MAX_THREADS = 32, 512
+
+
+def choose_threads(fn: Operation) -> int:
+    """Threads per CTA of ``fn``: ``32 * num_worker_warps`` of its kernel_spec when the program
+    chose it (default 4 warps); else, when the kernel moves tiles with vector accesses and has
+    no ``dot``, one vector run per thread of its largest such tile, between 32 and 512 threads
+    (a power of two): a small tile gets a small CTA (more CTAs resident per SM, hence more
+    bytes in flight: the SM's limit is CTAs as well as threads), a large tile more warps
+    (more loads in flight per CTA, fewer slots per thread), as Triton sizes ``num_warps`` to
+    the block."""
+    spec = fn.kernel_spec()
+    threads = 32 * (spec.num_worker_warps.data if spec is not None else 4)
+    if NUM_WARPS_AUTO not in fn.attributes:
+        return threads
+    best = 0
+    for op in fn.walk():
+        if op.name == "nv_tileaa.dot":
+            return threads
+        if op.name not in ("nv_tileaa.tiled_load", "nv_tileaa.tiled_store"):
+            continue
+        w = vectorizable_access(op)
+        t = op.results[0].type if op.name == "nv_tileaa.tiled_load" else op.tile.type
+        if w <= 1 or not isinstance(t, TensorType) or any(d <= 0 for d in t.get_shape()):
+            continue
+        n = 1
+        for d in t.get_shape():
+            n *= d
+        best = max(best, n // w)
+    if best == 0:
+        return threads
+    t = MIN_THREADS
+    while t * 2 <= min(best, MAX_THREADS):
+        t *= 2
+    return t
+
+
 def choose_layout(fn: Operation, threads: int) -> SimtLayout:
     """The blocked layout of ``fn``'s tiles (an ``nv_tileaa.func``; see the module docstring)."""
     widths = []
@@ -129,10 +169,8 @@ def layout_remarks(module: Operation) -> list[str]:
     for fn in module.walk():
         if fn.name != "nv_tileaa.func":
             continue
-        spec = fn.kernel_spec()
-        threads = 32 * (spec.num_worker_warps.data if spec is not None else 4)
-        out.append(f"remark: @{fn.sym_name.data}: {choose_layout(fn, threads).describe()}")
+        out.append(f"remark: @{fn.sym_name.data}: {choose_layout(fn, choose_threads(fn)).describe()}")
     return out
 
 
-__all__ = ["SimtLayout", "VECTOR_BYTES", "choose_layout", "layout_remarks", "vectorizable_access"]
+__all__ = ["NUM_WARPS_AUTO", "SimtLayout", "VECTOR_BYTES", "choose_layout", "choose_threads", "layout_remarks", "vectorizable_access"]

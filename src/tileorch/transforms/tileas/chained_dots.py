@@ -70,9 +70,17 @@ CHAINED_ATTR = "tileorch.chained_config"
 TMAP = "!llvm.ptr {llvm.byval = !llvm.array<128 x i8>, llvm.align = 64 : i64, nvvm.grid_constant}"
 SWIZZLE_128B = 1 << 62
 SMEM_LIMIT = 227 * 1024
-DEFAULT_STAGES = 2
-"""K/V ring depth (fewer when shared memory does not hold them): tile ``j + stages`` is loaded
-once every warp group has finished with tile ``j``."""
+MAX_STAGES = 4
+"""K/V ring depth (as many as shared memory holds, at most this): the producer loads tile
+``j + stages`` once every consumer thread has released tile ``j`` (the stage's empty barrier)."""
+OVERLAP = False
+"""Intra-warp-group overlap (:class:`Pipelining`).  Off: on the H200 (2026-12-02) the overlapped
+kernel gave wrong results even for one key tile (not yet understood; a first bug, LLVM coalescing
+P_j into the registers the in-flight P_{j-1} V_{j-1} WGMMA reads, is fixed by the copies after
+the wait)."""
+PRODUCER_REGS = 24
+CONSUMER_REGS = 240
+"""setmaxnreg of the producer and consumer warp groups (24 + 2 x 240 <= 512 per lane slot)."""
 _DT = {Float16Type: "f16", BFloat16Type: "bf16"}
 
 
@@ -317,12 +325,25 @@ def _parents(op: Operation, stop: Operation):
 
 @dataclass
 class Plan:
+    """Shared memory and threads of the warp-specialized kernel: ``tm / 64`` consumer warp groups
+    then one producer warp group; the Q tile, ``stages`` K and V tiles, then the barriers (Q's,
+    ``stages`` full, ``stages`` empty)."""
+
     ck: ChainedKernel
     stages: int = 2
 
     @property
+    def consumers(self) -> int:
+        """Consumer warp groups (64 rows each)."""
+        return self.ck.tm // 64
+
+    @property
+    def consumer_threads(self) -> int:
+        return 128 * self.consumers
+
+    @property
     def threads(self) -> int:
-        return 2 * self.ck.tm
+        return self.consumer_threads + 128
 
     def offsets(self) -> dict[str, int]:
         ck = self.ck
@@ -330,7 +351,8 @@ class Plan:
         b1 = ck.a0.bytes
         b2 = b1 + self.stages * ck.b1.bytes
         bars = b2 + self.stages * ck.b2.bytes
-        return {"a0": q, "b1": b1, "b2": b2, "bars": bars, "total": bars + 8 * (1 + self.stages)}
+        return {"a0": q, "b1": b1, "b2": b2, "bars": bars, "full": bars + 8, "empty": bars + 8 + 8 * self.stages,
+                "total": bars + 8 * (1 + 2 * self.stages)}
 
     @property
     def smem(self) -> int:
@@ -380,11 +402,12 @@ def _coord_placeholders(tag: str, op: Operand, j: str, ind: str) -> str:
 
 
 def _stage_loads(ck: ChainedKernel, plan: Plan, site: str, j: str, ind: str) -> str:
-    """Arm stage ``j % 2``'s barrier and issue the B1/B2 loads of tile ``j`` (thread 0 only)."""
+    """Arm stage ``j % stages``'s full barrier and issue the B1/B2 loads of tile ``j`` (the
+    producer thread)."""
     off = plan.offsets()
     return (f"{ind}%{site}_s = arith.remui {j}, %nstages : i32\n"
             f"{ind}%{site}_bo = arith.muli %{site}_s, %c8 : i32\n"
-            f"{ind}%{site}_bo2 = arith.addi %{site}_bo, %c{off['bars'] + 8}_i : i32\n"
+            f"{ind}%{site}_bo2 = arith.addi %{site}_bo, %c{off['full']}_i : i32\n"
             f"{ind}%{site}_bar = llvm.getelementptr %smem[%{site}_bo2] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8\n"
             f"{ind}nvvm.mbarrier.arrive.expect_tx %{site}_bar, %c{ck.b1.bytes + ck.b2.bytes}_i : !llvm.ptr<3>, i32\n"
             f"{ind}%{site}_k1 = arith.muli %{site}_s, %c{ck.b1.bytes}_i : i32\n"
@@ -397,7 +420,98 @@ def _stage_loads(ck: ChainedKernel, plan: Plan, site: str, j: str, ind: str) -> 
             + _tma_lines(f"b2{site}", ck.b2, f"%{site}_v", f"%{site}_bar", ind))
 
 
-def chained_kernel_ir(ck: ChainedKernel, plan: Plan, name: str) -> str:
+@dataclass
+class Pipelining:
+    """Intra-warp-group overlap of the consumer loop: iteration ``j`` issues ``S_j = A0 B1_j``, then
+    ``acc_{j-1} = P_{j-1} B2_{j-1} + C_{j-1}``, and computes ``P_j`` (and the other loop-carried
+    values) while the second dot runs; ``C_j = g(acc_{j-1}, ..)`` after it.  ``acc``: the index in
+    ``ck.carried`` of the accumulator the second dot yields.  Registers carried by the loop: P packed
+    (``tn / 4``), C (``dv / 2``), then the other carried values."""
+
+    acc: int
+    rp: int
+    rc: int
+    ro: int
+
+    @property
+    def types(self) -> list[str]:
+        return ["i32"] * self.rp + ["f32"] * (self.rc + self.ro)
+
+
+def _pipelined_consumer(ck: ChainedKernel, plan: Plan, pipe: Pipelining, s_chain) -> str:
+    """The consumer loop text with a peeled first tile (``%math0``), the loop from 1 (``%math``)
+    and the last tile's second dot (``%fin``); each anchor's ``scf.yield`` operands are set by
+    :func:`lower_chained_kernel`."""
+    off = plan.offsets()
+    n = len(pipe.types)
+    types = ", ".join(pipe.types)
+    undef = ", ".join("%ui" if t == "i32" else "%uf" for t in pipe.types)
+    outs = lambda name: f"%{name}:{n}" if n > 1 else f"%{name}"  # noqa: E731
+    res = lambda name, i: (f"%{name}#{i}" if n > 1 else f"%{name}")  # noqa: E731
+    iters = ", ".join(f"%q{i} = {res('pro', i)}" for i in range(n))
+    ctypes = ", ".join(["f32"] * pipe.rc)
+    cout = f"%fin:{pipe.rc}" if pipe.rc > 1 else "%fin"
+    c_of_loop = ", ".join(res("lp", pipe.rp + i) for i in range(pipe.rc))
+    i8 = " " * 8
+    return f"""      nvvm.mbarrier.try_wait.parity %qbar, %c0, %ticks : !llvm.ptr<3>, i32, i32
+      %ui = llvm.mlir.undef : i32
+      %uf = llvm.mlir.undef : f32
+      %has = arith.cmpi sgt, %n_tiles, %c0 : i32
+      {outs('pro')} = scf.if %has -> ({types}) {{
+        // tile 0: S_0, then P_0 and C_0 (no second dot in flight yet)
+        nvvm.mbarrier.try_wait.parity %fbar0, %c0, %ticks : !llvm.ptr<3>, i32, i32
+        %s_init0 = llvm.mlir.undef : !sacc  // placeholder: the first dot's accumulator input (tile 0)
+        nvvm.wgmma.fence.aligned
+{s_chain("z", "%s_init0", "%db1_1", i8)}        nvvm.wgmma.commit.group.sync.aligned
+        nvvm.wgmma.wait.group.sync.aligned 0
+        %math0 = llvm.mlir.undef : i32  // anchor: the program's ops of tile 0
+        scf.yield {undef} : {types}
+      }} else {{
+        scf.yield {undef} : {types}
+      }}
+      {outs('lp')} = scf.for %j = %c1 to %n_tiles step %c1 iter_args({iters}) -> ({types}) : i32 {{
+        %st = arith.remui %j, %nstages : i32
+        %ph0 = arith.divui %j, %nstages : i32
+        %ph = arith.andi %ph0, %c1 : i32
+        %st_l = arith.extui %st : i32 to i64
+        %fb_off0 = arith.muli %st, %c8 : i32
+        %fb_off = arith.addi %fb_off0, %c{off['full']}_i : i32
+        %fbar = llvm.getelementptr %smem[%fb_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+        %jp = arith.subi %j, %c1 : i32
+        %stp = arith.remui %jp, %nstages : i32
+        %stp_l = arith.extui %stp : i32 to i64
+        %eb_off0 = arith.muli %stp, %c8 : i32
+        %eb_off = arith.addi %eb_off0, %c{off['empty']}_i : i32
+        %ebar = llvm.getelementptr %smem[%eb_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+        nvvm.mbarrier.try_wait.parity %fbar, %ph, %ticks : !llvm.ptr<3>, i32, i32
+        %b1_so = arith.muli %st_l, %b1_stage : i64
+        %db1 = arith.addi %db1_1, %b1_so : i64
+        %b2_so = arith.muli %stp_l, %b2_stage : i64
+        %b2_addr = arith.addi %sbase2, %b2_so : i64  // 16-byte units of tile j-1's B2 stage
+        %s_init = llvm.mlir.undef : !sacc  // placeholder: the first dot's accumulator input
+        nvvm.wgmma.fence.aligned
+{s_chain("s", "%s_init", "%db1", i8)}        nvvm.wgmma.commit.group.sync.aligned
+        %math = llvm.mlir.undef : i32  // anchor: second dot of tile j-1, the program's ops of tile j
+        scf.yield {", ".join(f"%q{i}" for i in range(n))} : {types}
+      }}
+      {cout} = scf.if %has -> ({ctypes}) {{
+        %n1 = arith.subi %n_tiles, %c1 : i32
+        %stl = arith.remui %n1, %nstages : i32
+        %stl_l = arith.extui %stl : i32 to i64
+        %el_off0 = arith.muli %stl, %c8 : i32
+        %el_off = arith.addi %el_off0, %c{off['empty']}_i : i32
+        %ebar_last = llvm.getelementptr %smem[%el_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+        %b2l_so = arith.muli %stl_l, %b2_stage : i64
+        %b2_last = arith.addi %sbase2, %b2l_so : i64
+        %fin_anchor = llvm.mlir.undef : i32  // anchor: the last tile's second dot
+        scf.yield {c_of_loop} : {ctypes}
+      }} else {{
+        scf.yield {c_of_loop} : {ctypes}
+      }}
+"""
+
+
+def chained_kernel_ir(ck: ChainedKernel, plan: Plan, name: str, pipe: "Pipelining | None" = None) -> str:
     off = plan.offsets()
     regs = sum(2 if x == 1 else x // 2 for _, x in ck.carried)
     s_acc = "!llvm.struct<(" + ", ".join(["f32"] * (ck.tn // 2)) + ")>"
@@ -406,31 +520,38 @@ def chained_kernel_ir(ck: ChainedKernel, plan: Plan, name: str) -> str:
     b1_const, b1_offs = _b_steps(ck.b1, ksteps)
     consts = sorted({0, 1, 2, 8, 64, 128, *[64 * c for c in range(8)], *[c * o.rows * 128 for o in (ck.a0, ck.b1, ck.b2)
                                                                           for c in range(o.cols // 64)],
-                     *[off["bars"] + 8 + 8 * i for i in range(plan.stages)], *range(plan.stages),
+                     *[off[k] + 8 * i for k in ("full", "empty") for i in range(plan.stages)],
+                     *range(plan.stages), plan.consumer_threads, off["full"], off["empty"],
                      off["bars"], off["bars"] + 8, off["b1"], off["b2"], ck.b1.bytes, ck.b2.bytes, ck.a0.bytes,
                      ck.b1.bytes + ck.b2.bytes})
     cdefs = "".join(f"    %c{c}_i = arith.constant {c} : i32\n" for c in consts)
     i8 = " " * 8
     a_desc = descriptor_constant(16, 1024)
-    s_steps = []
-    for s in range(ksteps):
-        a_off = (s // 4) * ck.tm * 128 + (s % 4) * 32
-        src = "%s_init" if s == 0 else f"%s{s - 1}"
-        s_steps += [
-            f"%sa{s}c = arith.constant {a_off // 16} : i64",
-            f"%sb{s}c = arith.constant {b1_offs[s] // 16} : i64",
-            f"%sa{s} = arith.addi %da_wg, %sa{s}c : i64",
-            f"%sb{s} = arith.addi %db1, %sb{s}c : i64",
-            f"%s{s} = nvvm.wgmma.mma_async %sa{s}, %sb{s}, {src}, <m = 64, n = {ck.tn}, k = 16>, D[<f32>, <one>], "
-            f"A[<{ab}>, <one>, <row>], B[<{ab}>, <one>, <{'col' if ck.b1.k_major else 'row'}>] : !sacc -> !sacc",
-        ]
-    s_text = "".join(f"{i8}{x}\n" for x in s_steps)
-    fbars = "".join(f"    %fbar{i} = llvm.getelementptr %smem[%c{off['bars'] + 8 + 8 * i}_i] : (!llvm.ptr<3>, i32) "
-                    "-> !llvm.ptr<3>, i8\n" for i in range(plan.stages))
-    fbar_inits = "".join(f"      nvvm.mbarrier.init %fbar{i}, %c1 : !llvm.ptr<3>, i32\n" for i in range(plan.stages))
-    prologue_loads = "".join(
-        f"      %has{i} = arith.cmpi sgt, %n_tiles, %c{i}_i : i32\n      scf.if %has{i} {{\n"
-        + _stage_loads(ck, plan, f"p{i}", f"%c{i}_i", "        ") + "      }\n" for i in range(plan.stages))
+
+    def s_chain(pre: str, init: str, db1: str, ind: str) -> str:
+        """The first dot's ``K / 16`` WGMMAs (``%{pre}{s}``, the last one S) from ``init``."""
+        steps = []
+        for s in range(ksteps):
+            a_off = (s // 4) * ck.tm * 128 + (s % 4) * 32
+            src = init if s == 0 else f"%{pre}{s - 1}"
+            steps += [
+                f"%{pre}a{s}c = arith.constant {a_off // 16} : i64",
+                f"%{pre}b{s}c = arith.constant {b1_offs[s] // 16} : i64",
+                f"%{pre}a{s} = arith.addi %da_wg, %{pre}a{s}c : i64",
+                f"%{pre}b{s} = arith.addi {db1}, %{pre}b{s}c : i64",
+                f"%{pre}{s} = nvvm.wgmma.mma_async %{pre}a{s}, %{pre}b{s}, {src}, <m = 64, n = {ck.tn}, k = 16>, "
+                f"D[<f32>, <one>], A[<{ab}>, <one>, <row>], B[<{ab}>, <one>, <{'col' if ck.b1.k_major else 'row'}>] "
+                ": !sacc -> !sacc",
+            ]
+        return "".join(f"{ind}{x}\n" for x in steps)
+
+    s_text = s_chain("s", "%s_init", "%db1", i8)
+    bars = "".join(f"    %{kind}bar{i} = llvm.getelementptr %smem[%c{off[name] + 8 * i}_i] : (!llvm.ptr<3>, i32) "
+                   "-> !llvm.ptr<3>, i8\n" for kind, name in (("f", "full"), ("e", "empty"))
+                   for i in range(plan.stages))
+    bar_inits = "".join(f"      nvvm.mbarrier.init %fbar{i}, %c1 : !llvm.ptr<3>, i32\n"
+                        f"      nvvm.mbarrier.init %ebar{i}, %c{plan.consumer_threads}_i : !llvm.ptr<3>, i32\n"
+                        for i in range(plan.stages))
     iters = ", ".join(f"%r{i} = %init{i}" for i in range(regs))
     itypes = ", ".join(["f32"] * regs)
     inits = "".join(f"    %init{i} = llvm.mlir.undef : f32  // placeholder\n" for i in range(regs))
@@ -438,7 +559,38 @@ def chained_kernel_ir(ck: ChainedKernel, plan: Plan, name: str) -> str:
     loop_head = (f"    {out}scf.for %j = %c0 to %n_tiles step %c1 iter_args({iters}) -> ({itypes}) : i32 {{\n"
                  if regs else "    scf.for %j = %c0 to %n_tiles step %c1 : i32 {\n")
     yield_ = f"        scf.yield {', '.join(f'%r{i}' for i in range(regs))} : {itypes}\n" if regs else "        scf.yield\n"
+    cw = plan.consumer_threads
+    if pipe is None:
+        consumer = f"""      nvvm.mbarrier.try_wait.parity %qbar, %c0, %ticks : !llvm.ptr<3>, i32, i32
+  {loop_head}        %st = arith.remui %j, %nstages : i32
+        %ph0 = arith.divui %j, %nstages : i32
+        %ph = arith.andi %ph0, %c1 : i32
+        %st_l = arith.extui %st : i32 to i64
+        %fb_off0 = arith.muli %st, %c8 : i32
+        %fb_off = arith.addi %fb_off0, %c{off['full']}_i : i32
+        %fbar = llvm.getelementptr %smem[%fb_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+        %eb_off = arith.addi %fb_off0, %c{off['empty']}_i : i32
+        %ebar = llvm.getelementptr %smem[%eb_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+        nvvm.mbarrier.try_wait.parity %fbar, %ph, %ticks : !llvm.ptr<3>, i32, i32
+        %b1_so = arith.muli %st_l, %b1_stage : i64
+        %db1 = arith.addi %db1_1, %b1_so : i64
+        %b2_so = arith.muli %st_l, %b2_stage : i64
+        %b2_addr = arith.addi %sbase2, %b2_so : i64  // 16-byte units of this stage's B2 tile
+        %s_init = llvm.mlir.undef : !sacc  // placeholder: the first dot's accumulator input
+        nvvm.wgmma.fence.aligned
+{s_text}        nvvm.wgmma.commit.group.sync.aligned
+        nvvm.wgmma.wait.group.sync.aligned 0
+        %math = llvm.mlir.undef : i32  // anchor: the program's ops between and after the dots
+        nvvm.wgmma.commit.group.sync.aligned
+        nvvm.wgmma.wait.group.sync.aligned 0
+        // this thread's last read of stage %st is done: release it to the producer
+        nvvm.mbarrier.arrive %ebar : !llvm.ptr<3>
+{yield_}      }}
+"""
+    else:
+        consumer = _pipelined_consumer(ck, plan, pipe, s_chain)
     return f"""// Two chained dots (tileorch.transforms.tileas.chained_dots): {ck.tm}x{ck.tn}x{ck.d} then {ck.tm}x{ck.dv}x{ck.tn}, {ab}
+// warp groups 0 .. {plan.consumers - 1}: consumers; warp group {plan.consumers}: the TMA producer (its thread 0)
 !sacc = {s_acc}
 builtin.module attributes {{cutlass.target = "sm_90a"}} {{
   func.func @{name}(%tmap_a0: {TMAP}, %tmap_b1: {TMAP}, %tmap_b2: {TMAP})
@@ -456,67 +608,74 @@ builtin.module attributes {{cutlass.target = "sm_90a"}} {{
     %wg = arith.divui %tid, %c128 : i32
     %qbar = llvm.getelementptr %smem[%c{off['bars']}_i] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
     %nstages = arith.constant {plan.stages} : i32
-{fbars}    scf.if %t0 {{
+{bars}    scf.if %t0 {{
       nvvm.mbarrier.init %qbar, %c1 : !llvm.ptr<3>, i32
-{fbar_inits}      nvvm.fence.mbarrier.init
+{bar_inits}      nvvm.fence.mbarrier.init
       nvvm.prefetch tensormap, %tmap_a0 : !llvm.ptr
       nvvm.prefetch tensormap, %tmap_b1 : !llvm.ptr
       nvvm.prefetch tensormap, %tmap_b2 : !llvm.ptr
     }}
     nvvm.barrier
     %n_tiles = llvm.mlir.undef : i32  // placeholder: the program's trip count
-{inits}    scf.if %t0 {{
-      nvvm.mbarrier.arrive.expect_tx %qbar, %c{ck.a0.bytes}_i : !llvm.ptr<3>, i32
-{_coord_placeholders("a0q", ck.a0, "%c0", "      ")}{_tma_lines("a0q", ck.a0, "%c0", "%qbar", "      ")}{prologue_loads}    }}
-    // WGMMA descriptors (128B swizzle, 1024-byte atoms): address bits of the dynamic smem base
-    %smem_i = llvm.ptrtoint %smem : !llvm.ptr<3> to i64
-    %amask = arith.constant 262143 : i64
-    %c4_l = arith.constant 4 : i64
-    %smem_m = arith.andi %smem_i, %amask : i64
-    %sbase = arith.shrui %smem_m, %c4_l : i64
-    %wg_l = arith.extui %wg : i32 to i64
-    %wg_rows = arith.constant 512 : i64
-    %wg_off = arith.muli %wg_l, %wg_rows : i64
-    %a_bits = arith.constant {a_desc} : i64
-    %da0 = arith.ori %sbase, %a_bits : i64
-    %da_wg = arith.addi %da0, %wg_off : i64
-    %b1_bits = arith.constant {b1_const} : i64
-    %b1_base = arith.constant {off['b1'] // 16} : i64
-    %b2_base = arith.constant {off['b2'] // 16} : i64
-    %b1_stage = arith.constant {ck.b1.bytes // 16} : i64
-    %b2_stage = arith.constant {ck.b2.bytes // 16} : i64
-    %db1_0 = arith.ori %sbase, %b1_bits : i64
-    %db1_1 = arith.addi %db1_0, %b1_base : i64
-    %sbase2 = arith.addi %sbase, %b2_base : i64
-    nvvm.mbarrier.try_wait.parity %qbar, %c0, %ticks : !llvm.ptr<3>, i32, i32
-{loop_head}        %st = arith.remui %j, %nstages : i32
-        %ph0 = arith.divui %j, %nstages : i32
-        %ph = arith.andi %ph0, %c1 : i32
-        %st_l = arith.extui %st : i32 to i64
-        %fb_off0 = arith.muli %st, %c8 : i32
-        %fb_off = arith.addi %fb_off0, %c{off['bars'] + 8}_i : i32
-        %fbar = llvm.getelementptr %smem[%fb_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
-        nvvm.mbarrier.try_wait.parity %fbar, %ph, %ticks : !llvm.ptr<3>, i32, i32
-        %b1_so = arith.muli %st_l, %b1_stage : i64
-        %db1 = arith.addi %db1_1, %b1_so : i64
-        %b2_so = arith.muli %st_l, %b2_stage : i64
-        %b2_addr = arith.addi %sbase2, %b2_so : i64  // 16-byte units of this stage's B2 tile
-        %s_init = llvm.mlir.undef : !sacc  // placeholder: the first dot's accumulator input
-        nvvm.wgmma.fence.aligned
-{s_text}        nvvm.wgmma.commit.group.sync.aligned
-        nvvm.wgmma.wait.group.sync.aligned 0
-        %math = llvm.mlir.undef : i32  // anchor: the program's ops between and after the dots
-        nvvm.wgmma.commit.group.sync.aligned
-        nvvm.wgmma.wait.group.sync.aligned 0
-        // every warp group has finished reading stage %st: refill it with tile j + stages
-        nvvm.barrier
-        %jn = arith.addi %j, %nstages : i32
-        %more = arith.cmpi slt, %jn, %n_tiles : i32
-        %refill = arith.andi %more, %t0 : i1
-        scf.if %refill {{
-{_stage_loads(ck, plan, "nx", "%jn", "          ")}        }}
-{yield_}    }}
-    %epi = llvm.mlir.undef : i32  // anchor: the program's epilogue and store
+{inits}    %is_prod = arith.cmpi uge, %tid, %c{cw}_i : i32
+    scf.if %is_prod {{
+      // the producer warp group: its thread 0 loads Q once and tile j into stage j % stages once
+      // every consumer thread has released the stage's previous tile (its empty barrier)
+      nvvm.setmaxregister decrease {PRODUCER_REGS}
+      %tp = arith.cmpi eq, %tid, %c{cw}_i : i32
+      scf.if %tp {{
+        nvvm.mbarrier.arrive.expect_tx %qbar, %c{ck.a0.bytes}_i : !llvm.ptr<3>, i32
+{_coord_placeholders("a0q", ck.a0, "%c0", "        ")}{_tma_lines("a0q", ck.a0, "%c0", "%qbar", "        ")}        scf.for %pj = %c0 to %n_tiles step %c1 : i32 {{
+          %pst = arith.remui %pj, %nstages : i32
+          %pph0 = arith.divui %pj, %nstages : i32
+          %pph = arith.andi %pph0, %c1 : i32
+          %refill = arith.cmpi uge, %pj, %nstages : i32
+          scf.if %refill {{
+            %pe_ph = arith.xori %pph, %c1 : i32
+            %pe_off0 = arith.muli %pst, %c8 : i32
+            %pe_off = arith.addi %pe_off0, %c{off['empty']}_i : i32
+            %pebar = llvm.getelementptr %smem[%pe_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+            nvvm.mbarrier.try_wait.parity %pebar, %pe_ph, %ticks : !llvm.ptr<3>, i32, i32
+          }}
+{_stage_loads(ck, plan, "nx", "%pj", "          ")}        }}
+        // the producer's tail: wait for the release of the last round of every stage (tile t - S
+        // for t = n .. n + S - 1; a stage never filled passes at once) before leaving
+        %tail_end = arith.addi %n_tiles, %nstages : i32
+        scf.for %tj = %n_tiles to %tail_end step %c1 : i32 {{
+          %tst = arith.remui %tj, %nstages : i32
+          %tph0 = arith.divui %tj, %nstages : i32
+          %tph1 = arith.andi %tph0, %c1 : i32
+          %tph = arith.xori %tph1, %c1 : i32
+          %te_off0 = arith.muli %tst, %c8 : i32
+          %te_off = arith.addi %te_off0, %c{off['empty']}_i : i32
+          %tebar = llvm.getelementptr %smem[%te_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+          nvvm.mbarrier.try_wait.parity %tebar, %tph, %ticks : !llvm.ptr<3>, i32, i32
+        }}
+      }}
+    }} else {{
+      nvvm.setmaxregister increase {CONSUMER_REGS}
+      // WGMMA descriptors (128B swizzle, 1024-byte atoms): address bits of the dynamic smem base
+      %smem_i = llvm.ptrtoint %smem : !llvm.ptr<3> to i64
+      %amask = arith.constant 262143 : i64
+      %c4_l = arith.constant 4 : i64
+      %smem_m = arith.andi %smem_i, %amask : i64
+      %sbase = arith.shrui %smem_m, %c4_l : i64
+      %wg_l = arith.extui %wg : i32 to i64
+      %wg_rows = arith.constant 512 : i64
+      %wg_off = arith.muli %wg_l, %wg_rows : i64
+      %a_bits = arith.constant {a_desc} : i64
+      %da0 = arith.ori %sbase, %a_bits : i64
+      %da_wg = arith.addi %da0, %wg_off : i64
+      %b1_bits = arith.constant {b1_const} : i64
+      %b1_base = arith.constant {off['b1'] // 16} : i64
+      %b2_base = arith.constant {off['b2'] // 16} : i64
+      %b1_stage = arith.constant {ck.b1.bytes // 16} : i64
+      %b2_stage = arith.constant {ck.b2.bytes // 16} : i64
+      %db1_0 = arith.ori %sbase, %b1_bits : i64
+      %db1_1 = arith.addi %db1_0, %b1_base : i64
+      %sbase2 = arith.addi %sbase, %b2_base : i64
+{consumer}      %epi = llvm.mlir.undef : i32  // anchor: the program's epilogue and store
+    }}
     func.return
   }}
 }}
@@ -777,6 +936,209 @@ def _lower_branch(ck: ChainedKernel, br: scf.IfOp, site: _Site, args: list[SSAVa
         k += n
 
 
+def _lower_plain_loop(ck: ChainedKernel, named, site_of) -> list[SSAValue]:
+    """The consumer loop without overlap: both dots of tile ``j`` in iteration ``j``; the loop's
+    results (every carried register, in ``ck.carried`` order)."""
+    body = ck.loop.body.blocks.first
+    # ---- the loop body: the program's ops between and after the dots, the second dot
+    math_anchor = named("math")
+    my_loop = math_anchor.parent_op()
+    my_body = my_loop.body.blocks.first
+    s = site_of()
+    low = s.low
+    low.scalars[body.args[0]] = my_body.args[0]
+    regs = list(my_body.args[1:])
+    k = 0
+    for (i, w) in ck.carried:
+        n = 2 if w == 1 else w // 2
+        low.provided[body.args[1 + i]] = (w, regs[k:k + n])
+        k += n
+    # S: the first dot's accumulator input, then its result
+    s_init_ph = named("s_init")
+    s0 = site_of()
+    s0.low.scalars[body.args[0]] = my_body.args[0]
+    s0.low.provided = dict(low.provided)
+    s_in = s0.tile_regs(ck.dot1.acc, ck.tn)
+    st_type = llvm.LLVMStructType.from_type_list([f32] * (ck.tn // 2))
+    sv = s0.e.v(llvm.UndefOp(st_type))
+    for r, x in enumerate(s_in):
+        sv = s0.e.v(llvm.InsertValueOp(DenseArrayBase.from_list(i64, [r]), sv, x))
+    _replace(s_init_ph, s0.tmp, sv)
+    s_last = named(f"s{ck.d // 16 - 1}").results[0]
+    low.provided[ck.dot1.result] = (ck.tn, [s.e.v(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [r]), s_last, f32))
+                                             for r in range(ck.tn // 2)])
+    for br in ck.branches:  # the loop's branches on scalars: real branches over whole fragments
+        site_of.branch(br, s, body.args[0], my_body.args[0])
+    # the second dot: C per element, P packed pairwise into the register A fragment
+    c_in = s.tile_regs(ck.dot2.acc, ck.dv)
+    p = s.tile_regs(ck.dot2.lhs, ck.tn)
+    b2_const, b2_offs = _b_steps(ck.b2, ck.tn // 16)
+    b2_addr = named("b2_addr").results[0]
+    b2_desc = s.e.v(arith.OrIOp(b2_addr, s.e.v(arith.ConstantOp(IntegerAttr(b2_const, i64)))))
+    # every register the WGMMAs read is written before the fence (else ptxas serializes them)
+    a_regs = [[_pack16(s.e, p[8 * c + 2 * q], p[8 * c + 2 * q + 1], ck.dtype) for q in range(4)]
+              for c in range(ck.tn // 16)]
+    descs = [s.e.v(arith.AddiOp(b2_desc, s.e.v(arith.ConstantOp(IntegerAttr(b2_offs[c] // 16, i64)))))
+             for c in range(ck.tn // 16)]
+    s.e.add(nvvm.WgmmaFenceAlignedOp())
+    acc = c_in
+    for c in range(ck.tn // 16):
+        acc = _wgmma_reg_a(s.e, a_regs[c], descs[c], acc, ck.dv, ck.dtype, 0 if ck.b2.k_major else 1)
+    low.provided[ck.dot2.result] = (ck.dv, acc)
+    new_regs = []
+    for (i, w), y in zip(ck.carried, ck.yields):
+        new_regs += s.tile_regs(y, w)
+    _replace(math_anchor, s.tmp, None)
+    my_body.last_op.operands = new_regs
+
+    return list(my_loop.results)
+
+
+def _s_init(ck: ChainedKernel, site_of, anchor: Operation, iv: SSAValue, provided: dict) -> None:
+    """The first dot's accumulator input (a struct of ``tn / 2`` registers) at placeholder ``anchor``."""
+    body = ck.loop.body.blocks.first
+    s0 = site_of()
+    s0.low.scalars[body.args[0]] = iv
+    s0.low.provided = dict(provided)
+    s_in = s0.tile_regs(ck.dot1.acc, ck.tn)
+    sv = s0.e.v(llvm.UndefOp(llvm.LLVMStructType.from_type_list([f32] * (ck.tn // 2))))
+    for r, x in enumerate(s_in):
+        sv = s0.e.v(llvm.InsertValueOp(DenseArrayBase.from_list(i64, [r]), sv, x))
+    _replace(anchor, s0.tmp, sv)
+
+
+def _second_dot(ck: ChainedKernel, e: Emitter, a_flat: list[SSAValue], c_in: list[SSAValue],
+                b2_addr: SSAValue) -> list[SSAValue]:
+    """``acc = P B2 + C`` issued and committed (not waited for): ``tn / 16`` register-A WGMMAs."""
+    b2_const, b2_offs = _b_steps(ck.b2, ck.tn // 16)
+    b2_desc = e.v(arith.OrIOp(b2_addr, e.v(arith.ConstantOp(IntegerAttr(b2_const, i64)))))
+    descs = [e.v(arith.AddiOp(b2_desc, e.v(arith.ConstantOp(IntegerAttr(b2_offs[c] // 16, i64)))))
+             for c in range(ck.tn // 16)]
+    e.add(nvvm.WgmmaFenceAlignedOp())
+    acc = c_in
+    for c in range(ck.tn // 16):
+        acc = _wgmma_reg_a(e, a_flat[4 * c:4 * c + 4], descs[c], acc, ck.dv, ck.dtype, 0 if ck.b2.k_major else 1)
+    e.add(nvvm.WgmmaGroupSyncAlignedOp())
+    return acc
+
+
+def pipelining(ck: ChainedKernel) -> Pipelining | None:
+    """The overlap plan when the program allows it: exactly one carried value is the second dot's
+    result (the accumulator), and nothing of tile ``j`` but the second dot's C input reads it (P,
+    the first dot's C, the other carried values, branch conditions); and the registers fit
+    (S, two packed P tiles and the accumulator within ~200 of the consumers' 240)."""
+    if not OVERLAP:
+        return None
+    body = ck.loop.body.blocks.first
+    accs = [k for k, y in enumerate(ck.yields) if _strip(y)[0] is ck.dot2.result]
+    if len(accs) != 1 or ck.carried[accs[0]][1] != ck.dv:
+        return None
+    k = accs[0]
+    acc_arg = body.args[1 + ck.carried[k][0]]
+    reads = [ck.dot2.lhs, ck.dot1.acc, *[y for kk, y in enumerate(ck.yields) if kk != k],
+             *[br.cond for br in ck.branches]]
+    if any(_depends_on(v, acc_arg) for v in reads):
+        return None
+    ro = sum(2 if x == 1 else x // 2 for kk, (_, x) in enumerate(ck.carried) if kk != k)
+    if ck.tn // 2 + ck.tn // 2 + ck.dv // 2 + ro > 200:
+        return None
+    return Pipelining(k, ck.tn // 4, ck.dv // 2, ro)
+
+
+def _lower_pipelined_loop(ck: ChainedKernel, pipe: Pipelining, named, site_of,
+                          init_vals: list[SSAValue]) -> list[SSAValue]:
+    """Fill the pipelined consumer text (:func:`_pipelined_consumer`); the carried registers after
+    the last tile, in ``ck.carried`` order."""
+    body = ck.loop.body.blocks.first
+    acc_arg = body.args[1 + ck.carried[pipe.acc][0]]
+    sizes = [2 if w == 1 else w // 2 for _, w in ck.carried]
+    starts = [sum(sizes[:k]) for k in range(len(sizes))]
+    others = [k for k in range(len(ck.carried)) if k != pipe.acc]
+
+    def tile(site: _Site, iv: SSAValue, s_last: SSAValue, carried: dict[int, list[SSAValue]]):
+        """Tile ``iv``'s ops up to P (part A): packed P and the other carried values' new registers."""
+        low = site.low
+        low.scalars[body.args[0]] = iv
+        for k in others:
+            i, w = ck.carried[k]
+            low.provided[body.args[1 + i]] = (w, carried[k])
+        low.provided[ck.dot1.result] = (ck.tn, [site.e.v(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [r]),
+                                                                              s_last, f32))
+                                                 for r in range(ck.tn // 2)])
+        for br in ck.branches:
+            site_of.branch(br, site, body.args[0], iv)
+        p = site.tile_regs(ck.dot2.lhs, ck.tn)
+        a_flat = [_pack16(site.e, p[8 * c + 2 * q], p[8 * c + 2 * q + 1], ck.dtype)
+                  for c in range(ck.tn // 16) for q in range(4)]
+        new = [x for k in others for x in site.tile_regs(ck.yields[k], ck.carried[k][1])]
+        return a_flat, new
+
+    def c_input(site: _Site, acc: list[SSAValue]) -> list[SSAValue]:
+        """Part B: the second dot's C for this tile from the previous tile's accumulator."""
+        site.low.provided[acc_arg] = (ck.dv, acc)
+        return site.tile_regs(ck.dot2.acc, ck.dv)
+
+    init = {k: init_vals[starts[k]:starts[k] + sizes[k]] for k in range(len(sizes))}
+    # tile 0 (peeled)
+    anchor0 = named("math0")
+    pro_if = anchor0.parent_op()
+    s = site_of()
+    iv0 = s.e.const(0)
+    _s_init(ck, site_of, named("s_init0"), iv0, {body.args[1 + ck.carried[k][0]]: (ck.carried[k][1], init[k])
+                                                  for k in others})
+    a0, new0 = tile(s, iv0, named(f"z{ck.d // 16 - 1}").results[0], init)
+    c0 = c_input(s, init[pipe.acc])
+    _replace(anchor0, s.tmp, None)
+    pro_if.true_region.blocks.first.last_op.operands = [*a0, *c0, *new0]
+    else_y = pro_if.false_region.blocks.first.last_op
+    else_y.operands = [*else_y.operands[:pipe.rp], *init[pipe.acc], *[x for k in others for x in init[k]]]
+    # tiles 1 .. n-1: tile j's first dot is in flight; issue tile j-1's second dot, then tile j's P
+    anchor = named("math")
+    loop = anchor.parent_op()
+    lb = loop.body.blocks.first
+    q = list(lb.args[1:])
+    p_prev, c_prev = q[:pipe.rp], q[pipe.rp:pipe.rp + pipe.rc]
+    o_prev = q[pipe.rp + pipe.rc:]
+    carried, k0 = {}, 0
+    for k in others:
+        carried[k] = o_prev[k0:k0 + sizes[k]]
+        k0 += sizes[k]
+    s = site_of()
+    s_carried = {body.args[1 + ck.carried[k][0]]: (ck.carried[k][1], carried[k]) for k in others}
+    _s_init(ck, site_of, named("s_init"), lb.args[0], s_carried)
+    acc_prev = _second_dot(ck, s.e, p_prev, c_prev, named("b2_addr").results[0])
+    s.e.add(nvvm.WgmmaWaitGroupSyncOp(1))  # tile j's S has landed; tile j-1's second dot may run on
+    a_j, new_j = tile(s, lb.args[0], named(f"s{ck.d // 16 - 1}").results[0], carried)
+    s.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
+    s.e.add(nvvm.MBarrierArriveOp(named("ebar").results[0], with_state=False))  # tile j-1's stage is free
+    # P_j is computed while P_{j-1} V_{j-1} reads P_{j-1}'s registers: yield copies made after the
+    # wait (volatile, so they stay after it), else LLVM coalesces P_j into P_{j-1}'s registers and
+    # overwrites them in flight
+    a_j = [s.e.v(llvm.InlineAsmOp("mov.b32 $0, $1;", "=r,r", [x], [i32], has_side_effects=True)) for x in a_j]
+    c_j = c_input(s, acc_prev)
+    _replace(anchor, s.tmp, None)
+    lb.last_op.operands = [*a_j, *c_j, *new_j]
+    # the last tile's second dot
+    fin = named("fin_anchor")
+    fin_if = fin.parent_op()
+    outs = list(loop.results)
+    s = site_of()
+    acc_last = _second_dot(ck, s.e, outs[:pipe.rp], outs[pipe.rp:pipe.rp + pipe.rc], named("b2_last").results[0])
+    s.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
+    s.e.add(nvvm.MBarrierArriveOp(named("ebar_last").results[0], with_state=False))
+    _replace(fin, s.tmp, None)
+    fin_if.true_region.blocks.first.last_op.operands = acc_last
+    acc_final = list(fin_if.results)
+    o_final, k0, result = outs[pipe.rp + pipe.rc:], 0, []
+    for k in range(len(ck.carried)):
+        if k == pipe.acc:
+            result += acc_final
+        else:
+            result += o_final[k0:k0 + sizes[k]]
+            k0 += sizes[k]
+    return result
+
+
 def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> None:
     """Replace the tier kernel ``kernel`` by the chained-dots kernel (a located error says why
     it cannot be; an unexpected failure is the driver's to report: ``lower_tileaa_program`` makes
@@ -784,14 +1146,15 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     from tileorch.transforms.tileas.convert_to_cutlass import _append_parameters
 
     ck = analyze_chained_dots(kernel)
-    plan = Plan(ck, stages=DEFAULT_STAGES)
+    plan = Plan(ck, stages=MAX_STAGES)
     while plan.smem > SMEM_LIMIT and plan.stages > 1:  # one stage: tile j + 1 loads once tile j is consumed
         plan = Plan(ck, stages=plan.stages - 1)
     if plan.smem > SMEM_LIMIT:
         _fail(kernel, f"the tiles need {plan.smem} bytes of shared memory with one K/V stage (more than "
                       f"{SMEM_LIMIT // 1024} KiB)")
     name = f"chained_dots_{ck.tm}x{ck.tn}x{ck.d}_{ck.dv}_{ck.dtype}"
-    text = chained_kernel_ir(ck, plan, name)
+    pipe = pipelining(ck)
+    text = chained_kernel_ir(ck, plan, name, pipe)
     lowered = parse_module(ctx, text, f"<{name}>")
     fn = next(op for op in lowered.ops if isinstance(op, func.FuncOp))
     args = _append_parameters(fn, kernel)
@@ -842,7 +1205,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             _replace(ph, s.tmp, val)
 
     fill_coords("a0q", ck.a0, None)
-    for site_name in [f"p{i}" for i in range(plan.stages)] + ["nx"]:
+    for site_name in ["nx"]:
         for tag, op in (("b1", ck.b1), ("b2", ck.b2)):
             ploop = op.load.parent_op()
             while ploop is not None and not isinstance(ploop, scf.ForOp):
@@ -850,59 +1213,16 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             iv = ploop.body.blocks.first.args[0] if ploop is not None else None
             fill_coords(f"{tag}{site_name}", op, iv)
 
-    # ---- the loop body: the program's ops between and after the dots, the second dot
-    my_loop = next(op for op in fn.walk() if isinstance(op, scf.ForOp))
-    my_body = my_loop.body.blocks.first
-    s = _Site(ck, args, coords, tile_coord)
-    low = s.low
-    low.scalars[body.args[0]] = my_body.args[0]
-    regs = list(my_body.args[1:])
-    k = 0
-    for (i, w) in ck.carried:
-        n = 2 if w == 1 else w // 2
-        low.provided[body.args[1 + i]] = (w, regs[k:k + n])
-        k += n
-    # S: the first dot's accumulator input, then its result
-    s_init_ph = named("s_init")
-    s0 = _Site(ck, args, coords, tile_coord)
-    s0.low.scalars[body.args[0]] = my_body.args[0]
-    s0.low.provided = dict(low.provided)
-    s_in = s0.tile_regs(ck.dot1.acc, ck.tn)
-    st_type = llvm.LLVMStructType.from_type_list([f32] * (ck.tn // 2))
-    sv = s0.e.v(llvm.UndefOp(st_type))
-    for r, x in enumerate(s_in):
-        sv = s0.e.v(llvm.InsertValueOp(DenseArrayBase.from_list(i64, [r]), sv, x))
-    _replace(s_init_ph, s0.tmp, sv)
-    s_last = named(f"s{ck.d // 16 - 1}").results[0]
-    low.provided[ck.dot1.result] = (ck.tn, [s.e.v(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [r]), s_last, f32))
-                                             for r in range(ck.tn // 2)])
-    for br in ck.branches:  # the loop's branches on scalars: real branches over whole fragments
-        _lower_branch(ck, br, s, args, coords, tile_coord, body.args[0], my_body.args[0])
-    # the second dot: C per element, P packed pairwise into the register A fragment
-    c_in = s.tile_regs(ck.dot2.acc, ck.dv)
-    p = s.tile_regs(ck.dot2.lhs, ck.tn)
-    b2_const, b2_offs = _b_steps(ck.b2, ck.tn // 16)
-    b2_addr = named("b2_addr").results[0]
-    b2_desc = s.e.v(arith.OrIOp(b2_addr, s.e.v(arith.ConstantOp(IntegerAttr(b2_const, i64)))))
-    # every register the WGMMAs read is written before the fence (else ptxas serializes them)
-    a_regs = [[_pack16(s.e, p[8 * c + 2 * q], p[8 * c + 2 * q + 1], ck.dtype) for q in range(4)]
-              for c in range(ck.tn // 16)]
-    descs = [s.e.v(arith.AddiOp(b2_desc, s.e.v(arith.ConstantOp(IntegerAttr(b2_offs[c] // 16, i64)))))
-             for c in range(ck.tn // 16)]
-    s.e.add(nvvm.WgmmaFenceAlignedOp())
-    acc = c_in
-    for c in range(ck.tn // 16):
-        acc = _wgmma_reg_a(s.e, a_regs[c], descs[c], acc, ck.dv, ck.dtype, 0 if ck.b2.k_major else 1)
-    low.provided[ck.dot2.result] = (ck.dv, acc)
-    new_regs = []
-    for (i, w), y in zip(ck.carried, ck.yields):
-        new_regs += s.tile_regs(y, w)
-    _replace(named("math"), s.tmp, None)
-    my_body.last_op.operands = new_regs
+    # ---- the consumer loop, then the epilogue and the store
+    def site_of() -> _Site:
+        return _Site(ck, args, coords, tile_coord)
 
-    # ---- after the loop: the epilogue and the store
-    s = _Site(ck, args, coords, tile_coord)
-    outs = list(my_loop.results)
+    site_of.branch = lambda br, at, program_iv, iv: _lower_branch(ck, br, at, args, coords, tile_coord, program_iv, iv)
+    if pipe is None:
+        outs = _lower_plain_loop(ck, named, site_of)
+    else:
+        outs = _lower_pipelined_loop(ck, pipe, named, site_of, init_vals)
+    s = site_of()
     k = 0
     for (i, w) in ck.carried:
         n = 2 if w == 1 else w // 2
@@ -916,6 +1236,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     _replace(named("epi"), s.tmp, None)
 
     record = {"kind": "chained", "threads": plan.threads, "smem": plan.smem, "stages": plan.stages,
+              "pipelined": pipe is not None,
               "tm": ck.tm, "tn": ck.tn,
               "d": ck.d, "dv": ck.dv, "dtype": ck.dtype,
               "tmaps": [{"arg": o.arg, "rows": o.rows, "rank": o.rank} for o in (ck.a0, ck.b1, ck.b2)]}

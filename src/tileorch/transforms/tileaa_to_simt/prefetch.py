@@ -1,0 +1,91 @@
+"""Which global tile loads of an ``scf.for`` the SIMT lowering issues one iteration ahead.
+
+A loop that loads a tile and then reduces it (a row sum walking the columns, a column sum
+walking the rows) waits for every load before its reduction, and the reduction (shuffles, a
+barrier) before the next loads: few bytes in flight.  Prefetching loads the first iteration's
+tiles before the loop and, at the top of each iteration, the next iteration's tiles (the
+induction variable plus the step), carrying them in registers: the loads of iteration ``i + 1``
+are in flight while iteration ``i`` reduces.
+
+:func:`prefetchable_loads` says which loads may move (empty: the loop is lowered as written):
+
+* the loop body (nested regions included) writes no memory (no ``tiled_store``, ``store``,
+  ``atomic_rmw``, ``atomic_cas``): a load issued one iteration early then reads what it would
+  have read;
+* the load is a weak ``tiled_load`` at the top level of the body whose view and token are
+  defined outside the loop and whose indices are computed from values defined outside the
+  loop and the induction variable by scalar ``arith`` ops of the body (the *slice*, returned
+  too: it is lowered once more for the next iteration's indices);
+* the prefetched tiles hold at most ``MAX_PREFETCH_SLOTS`` registers per thread (beyond that
+  the loop would spill).
+
+The load one iteration past the end is a load of a tile index the loop never uses: global
+accesses are bounds-checked per element (outside the array nothing is read), so it is safe;
+its values are discarded.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import scf
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Operation, SSAValue
+
+MAX_PREFETCH_SLOTS = 64
+WRITES = ("nv_tileaa.tiled_store", "nv_tileaa.store", "nv_tileaa.atomic_rmw", "nv_tileaa.atomic_cas")
+SCALAR_INT_OPS = ("nv_tileaa.addi", "nv_tileaa.subi", "nv_tileaa.muli")
+
+
+def _outside(loop: Operation, v: SSAValue) -> bool:
+    owner = v.owner
+    op = owner if isinstance(owner, Operation) else owner.parent_op()
+    while op is not None:
+        if op is loop:
+            return False
+        op = op.parent_op()
+    return True
+
+
+def prefetchable_loads(loop: scf.ForOp, slots_of) -> tuple[list[Operation], list[Operation]]:
+    """``(slice ops, loads)`` of ``loop`` to prefetch (see the module docstring); ``slots_of(type,
+    op)`` gives the register slots of a tile type."""
+    body = loop.body.blocks[0]
+    for inner in loop.walk():
+        if inner.name in WRITES:
+            return [], []
+    iv = body.args[0]
+    computable: set[SSAValue] = {iv}
+    slice_ops: list[Operation] = []
+    loads: list[Operation] = []
+    budget = MAX_PREFETCH_SLOTS
+
+    def ok(v: SSAValue) -> bool:
+        return v in computable or _outside(loop, v)
+
+    for inner in body.ops:
+        if inner.name == "nv_tileaa.tiled_load":
+            sem = inner.mem_semantic
+            if sem is not None and sem.value.data != "weak":
+                continue
+            if not (_outside(loop, inner.view) and all(_outside(loop, t) for t in inner.operands
+                                                           if t is not inner.view and t not in inner.indices)):
+                continue
+            if not all(ok(i) for i in inner.indices):
+                continue
+            slots = slots_of(inner.results[0].type, inner)
+            if slots > budget:
+                continue
+            budget -= slots
+            loads.append(inner)
+            continue
+        scalar = (not inner.regions and inner.results
+                  and all(not isinstance(r.type, TensorType) for r in inner.results)
+                  and (inner.name.startswith("arith.") or inner.name in SCALAR_INT_OPS))
+        if scalar and all(ok(o) for o in inner.operands):
+            slice_ops.append(inner)
+            computable.update(inner.results)
+    if not loads:
+        return [], []
+    return slice_ops, loads
+
+
+__all__ = ["MAX_PREFETCH_SLOTS", "prefetchable_loads"]
