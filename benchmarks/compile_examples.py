@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tileorch.backend.compile import compile_text
+from tileorch.driver import compile_text
 from tileorch.progress import Progress
 
 ROOT = Path(__file__).resolve().parents[1]

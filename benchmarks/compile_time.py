@@ -129,7 +129,7 @@ class _FakeDeviceArray:
 
 def export_cutile(name: str, kernel, spec: list, directory: Path) -> Path:
     """``directory/name.tileirbc``: cuTile's bytecode of ``kernel`` for the arguments ``spec``."""
-    from tileorch.runtime import cutile as rc
+    from tileorch.launchers import cutile as rc
 
     args, dtypes = [], []
     for i, s in enumerate(spec):

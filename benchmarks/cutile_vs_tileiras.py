@@ -12,7 +12,7 @@ data-parallel), recording tileorch's compile time; the cubins go to the GEMM cac
 (``TILEORCH_CACHE_DIR``, default ``build/gemm_cache``) and the configurations to
 ``build/cutile_bench/manifest.json``.  ``run`` (no xDSL needed) launches, per shape: cuTile
 (``ct.launch``, its own tileiras compile), tileorch (the cached cubin of the scheduler chosen
-for the shape by :func:`tileorch.kernels.gemm.api.choose_schedule`), and ``torch.matmul``.
+for the shape by :func:`tileorch.launchers.gemm.choose_schedule`), and ``torch.matmul``.
 Timing is :func:`tileorch.testing.timing.bench_ms` for all three (CUDA events around launches queued
 behind a GPU sleep, median).  Outputs are checked against torch fp32 first (NaN-prefilled).
 """
@@ -56,7 +56,7 @@ def build() -> int:
     from cuda.tile.compilation import ArrayConstraint, CallingConvention, KernelSignature, export_kernel
 
     from tileorch.driver import compile_program
-    from tileorch.kernels.gemm.host import compile_gemm
+    from tileorch.launchers.gemm_host import compile_gemm
 
     BUILD.mkdir(parents=True, exist_ok=True)
     arr = ArrayConstraint(ct.float16, 2, index_dtype=ct.int32, stride_lower_bound_incl=0, alias_groups=(),
@@ -79,7 +79,7 @@ def build() -> int:
                                            "kernel": prog.kernel}
         print(f"{schedule:10s} {prog.gemm_config.name}  tileorch compile {seconds:.1f} s")
     # tileorch's own tile choice for the recognised GEMM (tileorch.gemm's heuristic, per shape)
-    from tileorch.kernels.gemm.api import default_config
+    from tileorch.launchers.gemm import default_config
 
     manifest["auto"] = {}
     for (m, n, k) in suite_shapes():
@@ -101,7 +101,7 @@ def run(out_dir: Path, iters: int, limit: int | None) -> int:
     import torch
 
     import cuda.tile as ct
-    import tileorch.kernels.gemm.api as api
+    import tileorch.launchers.gemm as api
     from tileorch.testing.timing import bench_ms
     from tileorch.kernels.gemm.config import GemmConfig
 

@@ -68,7 +68,7 @@ def variants() -> dict[str, GemmConfig]:
 
 
 def build(names: list[str]) -> None:
-    from tileorch.kernels.gemm.host import compile_gemm
+    from tileorch.launchers.gemm_host import compile_gemm
     from tileorch.progress import Progress
 
     progress = Progress("gemm build", total=len(names), unit="variants")
@@ -105,7 +105,7 @@ def check_one(m, n, k, cfg: GemmConfig, seed=0) -> tuple[float, bool]:
     """Relative Frobenius error of tileorch vs torch fp32 on fresh random inputs; out pre-filled with NaN."""
     import torch
 
-    import tileorch.kernels.gemm.api as api
+    import tileorch.launchers.gemm as api
 
     dt = torch.bfloat16 if cfg.dtype == "bf16" else torch.float16
     a, b = _inputs(m, n, k, dt, cfg.b_major, seed)
@@ -125,7 +125,7 @@ from tileorch.testing.timing import bench_ms  # noqa: E402 - one timing method f
 def run(shapes, names, out_dir: Path, iters: int) -> dict:
     import torch
 
-    import tileorch.kernels.gemm.api as api
+    import tileorch.launchers.gemm as api
 
     from tileorch.progress import Progress
 

@@ -136,8 +136,8 @@ def stub_gemm(calls: int) -> dict:
     """tileorch.gemm's per-call Python with the driver stubbed (torch CPU tensors as cuda:0)."""
     import torch
 
-    from tileorch.kernels.gemm import api as gapi
-    from tileorch.kernels.gemm.host import GemmKernel
+    from tileorch.launchers import gemm as gapi
+    from tileorch.launchers.gemm_host import GemmKernel
     from tileorch.runtime.driver import use_api
 
     cuda0 = torch.device("cuda", 0)
@@ -189,7 +189,7 @@ def stub_cutile(calls: int) -> dict:
     globals()["ct"] = ct  # the kernel's annotations are read in this module's namespace
     import tileorch.driver as frontend
     from tileorch.frontend.cuda_tile_bytecode import read_bytecode
-    from tileorch.runtime import cutile as rc
+    from tileorch.launchers import cutile as rc
     from tileorch.runtime import device as rt_device
     from tileorch.runtime.driver import use_api
 
@@ -249,7 +249,7 @@ def gpu(calls: int) -> dict:
     try:
         import cuda.tile as ct
 
-        from tileorch.runtime import cutile as rc
+        from tileorch.launchers import cutile as rc
     except ImportError as exc:
         out["cutile_skipped"] = str(exc)
         return out

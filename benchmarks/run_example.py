@@ -37,7 +37,7 @@ CTAS_PER_SM = 3             # 3 x 64 KiB rings fit the 227 KiB an SM offers
 
 
 def build(out: Path) -> None:
-    from tileorch.backend.compile import compile_text
+    from tileorch.driver import compile_text
 
     result = compile_text(EXAMPLE.read_text(), str(EXAMPLE), ptxas=True)
     out.parent.mkdir(parents=True, exist_ok=True)

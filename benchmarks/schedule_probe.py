@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 def main(argv: list[str]) -> int:
     import torch
 
-    import tileorch.kernels.gemm.api as api
+    import tileorch.launchers.gemm as api
     from gemm import bench_ms
 
     for spec in argv:

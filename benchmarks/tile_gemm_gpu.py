@@ -36,14 +36,14 @@ def main(argv=None) -> int:
 
     import torch
 
-    import tileorch.kernels.gemm.api as api
+    import tileorch.launchers.gemm as api
     from gemm import bench_ms, suite_shapes
     from tileorch.kernels.gemm.ir import gemm_kernel_ir
-    from tileorch.transforms.tileas.convert_to_cutlass import lower_tile_program
+    from tileorch.transforms.tileas.nv_tileas_to_cutlass import lower_tile_program
 
-    from tileorch.backend.compile import compile_module
+    from tileorch.driver import compile_module
     from tileorch.diagnostics import parse_module
-    from tileorch.kernels.gemm.host import GemmKernel
+    from tileorch.launchers.gemm_host import GemmKernel
     from tileorch.registry import make_context
 
     text = (ROOT / "examples" / "tile_gemm.mlir").read_text()

@@ -3,7 +3,9 @@
 Layers (one sub-package each): ``dialects`` (IR definitions and verifiers),
 ``transforms`` (passes), ``schedulers`` (host-side tile-scheduler math, shared
 with the device lowering), ``backend`` (llvm dialect -> LLVM IR -> PTX -> ptxas),
-``runtime`` (optional CUDA launcher), ``analysis`` (model checker, simulator).
+``runtime`` (optional CUDA runtime), ``analysis`` (model checker, simulator), ``kernels``
+(IR builders), ``driver`` (the pipeline per input kind), ``launchers`` (compile, cache and
+launch for ``tileorch.cutile.launch`` and ``tileorch.gemm``), ``cli``.
 """
 
 __version__ = "0.1.0"
@@ -13,8 +15,8 @@ from tileorch.api import Kernel, compile  # noqa: E402,A004  (tileorch.compile(t
 
 def gemm(a, b, out=None, *, schedule: str = "auto", config=None):
     """``out = a @ b`` on torch CUDA tensors with tileorch's TMA + WGMMA kernel (bf16/fp16 in,
-    fp32 accumulation); see :func:`tileorch.kernels.gemm.api.gemm`."""
-    from tileorch.kernels.gemm.api import gemm as _gemm
+    fp32 accumulation); see :func:`tileorch.launchers.gemm.gemm`."""
+    from tileorch.launchers.gemm import gemm as _gemm
 
     return _gemm(a, b, out, schedule=schedule, config=config)
 

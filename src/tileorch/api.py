@@ -232,7 +232,8 @@ def _compile(source, arch, name, ptx_version, ptxas, extra_pipeline, cache, isol
         with timing.timed("cache"):  # the key still names the kernel (Kernel.key)
             key = cache_key(payload, arch, ptx_version, ptxas, extra_pipeline, schedule)
     with timing.timed("import"):  # the compiler's modules, on the first compile of a process (not on a hit)
-        from tileorch.backend.compile import CompileError, compile_module, compile_text
+        from tileorch.backend.compile import CompileError
+        from tileorch.driver import compile_module, compile_text
         from tileorch.runtime.module import ptx_entries
 
     with timing.timed("read"):

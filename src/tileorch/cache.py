@@ -1,7 +1,7 @@
 """The one on-disk cache of compiled programs, content-addressed (issues 19 and 22).
 
-``tileorch.compile`` (:mod:`tileorch.api`), the GEMM host side (:mod:`tileorch.kernels.gemm.host`)
-and the cuTile launcher (:mod:`tileorch.runtime.cutile`) keep what they compile here, so that a
+``tileorch.compile`` (:mod:`tileorch.api`), the GEMM host side (:mod:`tileorch.launchers.gemm_host`)
+and the cuTile launcher (:mod:`tileorch.launchers.cutile`) keep what they compile here, so that a
 relaunch in a new process reads a cubin instead of compiling (milliseconds, no compiler import).
 
 Key

@@ -241,8 +241,8 @@ def _post_order(op: Operation) -> Iterable[Operation]:
 ATTRIBUTE_VERIFIERS: list[Callable[[Operation], None]] = []
 """Checks of discardable attributes (``nvvm.maxntid`` on a kernel, ``cutlass.cluster_shape`` on a
 module, ...) run on every op after its own verifier, like MLIR's ``verifyOperationAttribute``;
-each raises ``VerifyException`` or :class:`LocatedError`.  Starts with
-``tileorch.dialects.kernel_attrs.verify_kernel_attributes`` (added on first use)."""
+each raises ``VerifyException`` or :class:`LocatedError`.  Filled on first use from
+:data:`tileorch.registry.OP_CHECKS` (the dialects own the checks; this module imports none)."""
 
 
 def _name_failing_property(op: Operation, message: str) -> str:
@@ -285,10 +285,9 @@ def verify_op_located(op: Operation) -> str | None:
         op.verify(verify_nested_ops=False)
         _verify_blocks(op)
         if not ATTRIBUTE_VERIFIERS:
-            from tileorch.dialects.kernel_attrs import verify_kernel_attributes
-            from tileorch.dialects.upstream_rules import verify_upstream_rules
+            from tileorch.registry import op_checks
 
-            ATTRIBUTE_VERIFIERS.extend([verify_kernel_attributes, verify_upstream_rules])
+            ATTRIBUTE_VERIFIERS.extend(op_checks())
         for check in ATTRIBUTE_VERIFIERS:
             check(op)
     except LocatedError as exc:

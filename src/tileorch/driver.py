@@ -1,9 +1,9 @@
 """The compile driver: which pipeline each input kind takes, and the decisions on the way.
 
 Input kinds and their routes (:data:`ROUTES`; ``tileorch compile``, ``tileorch.compile``,
-``tileorch.cutile.launch`` and ``tileorch.gemm`` all come through here or through
-:func:`tileorch.backend.compile.compile_module`, which asks :func:`lower_tile_module` for tile
-programs):
+``tileorch.cutile.launch`` and ``tileorch.gemm`` all come through here: :func:`compile_module`
+lowers a tile program by its kind, then hands it to the backend,
+:func:`tileorch.backend.compile.compile_lowered`):
 
 ==============  ===========================================================================
 ``cutlass``     the module as written (cutlass / nv_tileas / nvvm ops) -> the backend's pipeline
@@ -21,11 +21,15 @@ Every decision (tier or SIMT, retiling, staging, the SIMT layout) is appended to
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
-from tileorch.frontend.cutile import compile_error_lines, is_cuda_tile_module, is_tileaa_module, load
+from tileorch.frontend.cutile import is_cuda_tile_module, is_tileaa_module, load
+
+if TYPE_CHECKING:
+    from tileorch.backend.compile import CompileResult
 
 SCHEDULES = ("persistent", "streamk", "dp")
 
@@ -164,7 +168,7 @@ def _choose_clusters(module: ModuleOp) -> None:
 class CutileProgram:
     """A compiled cuTile program.  ``kind == "simt"``: the kernel's parameters are the cuTile
     entry's, in order; block = (threads, 1, 1), grid = the tile grid.  ``kind == "gemm"``: launch
-    with :mod:`tileorch.kernels.gemm.host` (``gemm_config``); ``gemm_args`` are the indices of
+    with :mod:`tileorch.launchers.gemm_host` (``gemm_config``); ``gemm_args`` are the indices of
     the A, B, C array arguments of the cuTile kernel when the lowering reports them."""
 
     kind: str
@@ -210,7 +214,6 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
     from xdsl.dialects import func
 
     from tileorch import timing
-    from tileorch.backend.compile import compile_module
     from tileorch.registry import make_context
 
     ctx = make_context()
@@ -252,62 +255,6 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
                          bool(record.get("retile_safe", True)), remarks, chained)
 
 
-def compile_cli(args, data: bytes, name: str) -> int:
-    """``tileorch compile`` for a cuTile program (called by the CLI when the input is one; the
-    CLI's timing scope records its phases)."""
-    import sys
-    from pathlib import Path
-
-    from tileorch import timing
-    from tileorch.backend.compile import compile_module
-    from tileorch.registry import make_context
-
-    ctx = make_context()
-    arch = args.arch or "sm_90a"
-    schedule = getattr(args, "schedule", None) or "persistent"
-    try:
-        module = load(data, name, ctx)
-        remarks: list[str] = []
-        with timing.timed("tile-program"):
-            kind, module = lower_program(module, ctx, arch, schedule, remarks=remarks)
-        if getattr(args, "schedule", None) not in (None, "simt") and kind == "simt":
-            remarks.append(f"remark: --schedule {schedule} not applied: the kernel has no GEMM the TileAS tier "
-                           "compiles, so the SIMT path compiled it")
-        show = getattr(args, "remarks", False)
-        for line in remarks:
-            if "refused" in line or "not applied" in line or show:
-                print(line, file=sys.stderr)
-        result = compile_module(module, ctx, arch=arch, ptx_version=args.ptx_version, emit=args.emit,
-                                ptxas=not args.no_ptxas and args.emit == "ptx", extra_pipeline=args.pipeline,
-                                isolate=True)
-        if result.ptxas is not None:
-            from tileorch.backend.ptxas import resource_remarks
-
-            for line in resource_remarks(result.ptxas.resources):  # spills always; the summary on request
-                if line.startswith("warning:") or show:
-                    print(f"{name}: {line}", file=sys.stderr)
-    except Exception as exc:  # noqa: BLE001 - the user's errors are printed; anything else propagates
-        lines = compile_error_lines(exc, name)
-        if lines is None:
-            raise
-        for line in lines:
-            print(line, file=sys.stderr)
-        return 1
-    out = {"mlir": result.mlir, "llvm": result.llvm_ir, "ptx": result.ptx}[args.emit]
-    if args.output == "-":
-        sys.stdout.write(out)
-    else:
-        try:
-            Path(args.output).write_text(out)
-        except OSError as exc:
-            print(f"tileorch compile: error: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
-            return 1
-        checked = f", accepted by ptxas -arch={result.arch}" if result.ptxas is not None else ""
-        print(f"{name}: wrote {args.output} ({out.count(chr(10))} lines of {args.emit}{checked}; cuTile program, "
-              f"{kind + ' ' + schedule + ' schedule' if kind == 'gemm' else 'chained-dots WGMMA kernel' if kind == 'chained' else 'SIMT kernel'})", file=sys.stderr)
-    return 0
-
-
 ROUTES = {
     "cutlass": "the module as written -> tileorch.backend.pipeline",
     "nv_tileaa": "lower_tileaa_program: TileAS tier (dots) or SIMT lowering -> tileorch.backend.pipeline",
@@ -337,5 +284,118 @@ def lower_tile_module(module: ModuleOp, ctx: Context, arch: str = "sm_90a", sche
     return "", module
 
 
-__all__ = ["ROUTES", "SCHEDULES", "CutileProgram", "compile_cli", "compile_program", "front_passes", "input_kind",
+def compile_module(
+    module: ModuleOp,
+    ctx: Context | None = None,
+    *,
+    arch: str | None = None,
+    ptx_version: int | None = None,
+    emit: str = "ptx",
+    ptxas: bool = True,
+    extra_pipeline: str = "",
+    isolate: bool = False,
+    schedule: str | None = None,
+) -> CompileResult:
+    """Compile ``module`` (modified in place) up to ``emit`` (``mlir``, ``llvm`` or ``ptx``).
+
+    ``arch`` defaults to the module's ``cutlass.target`` (else sm_90a).  ``isolate`` runs
+    LLVM code generation in a child process, so an LLVM abort becomes an error.
+    ``ptx_version`` defaults to :data:`tileorch.backend.ptx.DEFAULT_PTX_VERSION`.
+
+    A tile program (``nv_tileaa`` or ``cuda_tile``) first takes the route cuTile programs take
+    (:func:`lower_tile_module`: the TileAS tier for GEMM-shaped kernels, with ``schedule``, else
+    the SIMT lowering); ``result.kind`` and ``result.remarks`` say which.  ``schedule`` on any
+    other module is an error (its scheduler is in its IR).  The rest is the backend's
+    (:func:`tileorch.backend.compile.compile_lowered`).
+    """
+    from tileorch import timing
+    from tileorch.backend.compile import STAGES, compile_lowered, gc_deferred
+    from tileorch.backend.ptx import DEFAULT_PTX_VERSION
+    from tileorch.registry import make_context
+
+    if emit not in STAGES:
+        raise ValueError(f"emit must be one of {STAGES}, got {emit!r}")
+    with timing.collect() as timer, gc_deferred():
+        ctx = ctx or make_context()
+        remarks: list[str] = []
+        module, kind = _lower_tile_program(module, ctx, arch, schedule, remarks)
+        result = compile_lowered(module, ctx, arch, DEFAULT_PTX_VERSION if ptx_version is None else ptx_version,
+                                 emit, ptxas, extra_pipeline, isolate, kind, remarks)
+    result.timings = timer.as_dict()  # a caller's enclosing scope (compile_text, the API) refreshes it
+    return result
+
+
+def compile_text(text: str, name: str = "<input>", **kwargs) -> CompileResult:
+    """:func:`tileorch.backend.compile.parse_text` then :func:`compile_module` (same keyword arguments).
+
+    >>> result = compile_text(open("k.mlir").read(), "k.mlir")       # doctest: +SKIP
+    >>> result.ptx, result.ptxas.messages                             # doctest: +SKIP
+    """
+    from tileorch import timing
+    from tileorch.backend.compile import gc_deferred, parse_text
+    from tileorch.registry import make_context
+
+    with timing.collect() as timer, gc_deferred():
+        ctx = make_context()
+        result = compile_module(parse_text(ctx, text, name), ctx, **kwargs)
+    result.timings = timer.as_dict()
+    return result
+
+
+def _lower_tile_program(module: ModuleOp, ctx: Context, arch: str | None, schedule: str | None,
+                        remarks: list[str]) -> tuple[ModuleOp, str]:
+    """(module, kind): a tile program lowered to the tier the backend compiles, else ``module``
+    unchanged and kind ``""`` (``schedule`` set on it is an error)."""
+    from tileorch import timing
+    from tileorch.backend.compile import _verify
+    from tileorch.diagnostics import CompileError, format_error
+
+    cuda_tile = is_cuda_tile_module(module)
+    if not cuda_tile and not is_tileaa_module(module):
+        if schedule is not None:
+            raise CompileError([format_error(
+                module, f"a schedule ({schedule}) applies only to tile programs (nv_tileaa or cuda_tile input); this "
+                        "module's tile scheduler, if any, is written in its IR (cutlass.tile_scheduler)")])
+        return module, ""
+    if schedule is not None and schedule not in (*SCHEDULES, "simt"):
+        raise CompileError([format_error(module, f"unknown schedule {schedule!r}; choose one of "
+                                                 f"{', '.join((*SCHEDULES, 'simt'))}")])
+    _verify(module, "input")  # the tile lowerings assume a verified program
+    with timing.timed("tile-program"):
+        return _lower_tile_program_verified(module, ctx, arch, schedule, remarks, cuda_tile)
+
+
+def _lower_tile_program_verified(module: ModuleOp, ctx: Context, arch: str | None, schedule: str | None,
+                                 remarks: list[str], cuda_tile: bool) -> tuple[ModuleOp, str]:
+    from xdsl.utils.exceptions import DiagnosticException
+
+    from tileorch.backend.ptx import DEFAULT_ARCH
+    from tileorch.diagnostics import CompileError, format_error, format_exception
+    from tileorch.frontend.cutile import tile_program_arch
+
+    if not cuda_tile:
+        named = tile_program_arch(module, arch or DEFAULT_ARCH)
+        if arch is not None and named.rstrip("a") != arch.rstrip("a"):
+            raise CompileError([format_error(
+                module, f"the target given ({arch}) differs from the module's nv_tileaa.compute_capability "
+                        f"({named}); drop --arch or make them agree")])
+        arch = arch or named
+    arch = arch or DEFAULT_ARCH
+    lower = lower_program if cuda_tile else lower_tileaa_program
+    try:
+        kind, lowered = lower(module, ctx, arch, schedule or "persistent", remarks=remarks)
+    except (DiagnosticException, NotImplementedError, ValueError) as exc:
+        if isinstance(exc, CompileError):
+            raise
+        raise CompileError(format_exception(exc, module)) from None
+    if schedule is not None and schedule != "simt" and kind == "simt":
+        remarks.append(format_error(module, f"schedule {schedule} not applied: the kernel has no GEMM the TileAS "
+                                            "tier compiles, so the SIMT path compiled it (a schedule picks the tile "
+                                            "scheduler of the tier's GEMM)", "remark"))
+    lowered.attributes.setdefault("cutlass.target", StringAttr(arch))
+    return lowered, kind
+
+
+__all__ = ["ROUTES", "SCHEDULES", "CutileProgram", "compile_module", "compile_program", "compile_text",
+           "front_passes", "input_kind",
            "lower_program", "lower_tile_module", "lower_tileaa_program", "lower_to_cutlass"]

@@ -66,8 +66,15 @@ PASSES: dict[str, str] = {
     "tileas-prepare-for-scheduling": "tileorch.transforms.tileas.prepare_for_scheduling:PrepareForScheduling",
     "tileas-resolve-agent-boundary": "tileorch.transforms.tileas.resolve_agent_boundary:ResolveAgentBoundary",
     "tileas-tier": "tileorch.transforms.tileas.tier:TileASTier",
-    "convert-nv-tileas-to-cutlass": "tileorch.transforms.tileas.convert_to_cutlass:ConvertNvTileasToCutlass",
+    "convert-nv-tileas-to-cutlass": "tileorch.transforms.tileas.nv_tileas_to_cutlass:ConvertNvTileasToCutlass",
 }
+
+# checks :func:`tileorch.diagnostics.verify_located` runs on every op after its own verifier
+# (attributes any op may carry, rules of upstream dialects that xDSL does not check)
+OP_CHECKS: list[str] = [
+    "tileorch.dialects.kernel_attrs:verify_kernel_attributes",
+    "tileorch.dialects.upstream_rules:verify_upstream_rules",
+]
 
 # target name (for ``tileorch-opt -t``) -> "module:Target subclass"
 TARGETS: dict[str, str] = {
@@ -105,6 +112,11 @@ def pass_factories() -> dict[str, Callable[[], Any]]:
 
 def target_factories() -> dict[str, Callable[[], Any]]:
     return {name: _lazy(ref) for name, ref in TARGETS.items()}
+
+
+def op_checks() -> list[Callable[[Any], None]]:
+    """The functions :data:`OP_CHECKS` names (imported now)."""
+    return [resolve(ref) for ref in OP_CHECKS]
 
 
 def make_context(allow_unregistered: bool = False) -> Context:

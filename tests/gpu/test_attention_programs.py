@@ -16,7 +16,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("cuda.tile")
 
 import tileorch.cutile  # noqa: E402
-from tileorch.runtime import cutile as rc  # noqa: E402
+from tileorch.launchers import cutile as rc  # noqa: E402
 from tileorch.testing.attention_programs import attention_args, attention_branchy_args, mlp_chain_args  # noqa: E402
 
 

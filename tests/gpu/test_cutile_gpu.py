@@ -238,7 +238,7 @@ def test_gemm_fp16_transposed_operands(transposed, tiles):
 
 def test_relaunch_reuses_the_compiled_kernel():
     """The second launch with new tensors of the same layout compiles nothing new and is right."""
-    from tileorch.runtime import cutile as rc
+    from tileorch.launchers import cutile as rc
 
     n = 4096
     a, b = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")

@@ -16,7 +16,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("cuda.tile")
 
 import tileorch.cutile  # noqa: E402
-from tileorch.runtime import cutile as rc  # noqa: E402
+from tileorch.launchers import cutile as rc  # noqa: E402
 from tileorch.testing.dot_programs import KNOWN_REFUSED, PROGRAMS, build, unwritten  # noqa: E402
 
 SHAPES = [(1000, 520, 384), (129, 264, 72), (4097, 1016, 1000), (256, 256, 64), (333, 200, 700)]

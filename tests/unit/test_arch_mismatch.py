@@ -23,7 +23,8 @@ def test_cli_rejects_an_arch_that_contradicts_the_module(tmp_path):
 
 
 def test_api_rejects_it_and_accepts_the_same_target():
-    from tileorch.backend.compile import CompileError, compile_text
+    from tileorch.backend.compile import CompileError
+    from tileorch.driver import compile_text
 
     text = EXAMPLE.read_text()
     with pytest.raises(CompileError) as err:
@@ -34,7 +35,8 @@ def test_api_rejects_it_and_accepts_the_same_target():
 
 def test_arch_is_the_target_the_pipeline_rules_check_when_the_module_names_none():
     """Without ``cutlass.target`` the pipeline's compute capability is checked against ``--arch``."""
-    from tileorch.backend.compile import CompileError, compile_text
+    from tileorch.backend.compile import CompileError
+    from tileorch.driver import compile_text
 
     coop = (EXAMPLE.parent / "coop_pipeline.mlir").read_text()
     text = coop.replace('cutlass.target = "sm_90a", ', "").replace(

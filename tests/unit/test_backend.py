@@ -10,7 +10,8 @@ import sys
 
 import pytest
 
-from tileorch.backend.compile import CompileError, compile_text
+from tileorch.backend.compile import CompileError
+from tileorch.driver import compile_text
 from tileorch.backend.intrinsics import KNOWN_INTRINSICS, SM100A_ONLY, SREG64
 from tileorch.backend.ptx import llvm_to_ptx
 from tileorch.backend.ptxas import run_ptxas
@@ -98,7 +99,8 @@ ABORT_UNDER_FAULTHANDLER = r'''
 import faulthandler, os, sys
 # as pytest does: the fault handler writes to a copy of the original stderr, not to fd 2
 faulthandler.enable(file=os.fdopen(os.dup(2), "w"))
-from tileorch.backend.compile import CompileError, compile_text
+from tileorch.backend.compile import CompileError
+from tileorch.driver import compile_text
 text = """
 llvm.func @k(%bar: !llvm.ptr<3>, %p: i32) attributes {nvvm.kernel} {
   %d = nvvm.mbarrier.try_wait %bar, %p {relaxed = true} : !llvm.ptr<3>, i32 -> i1
@@ -311,7 +313,7 @@ def test_ptxas_resources_are_parsed_per_function_and_spills_are_warnings():
 def test_compiled_gemm_reports_registers_and_no_spills():
     from pathlib import Path
 
-    from tileorch.backend.compile import compile_text
+    from tileorch.driver import compile_text
     from tileorch.backend.ptxas import ptxas_available
 
     if not ptxas_available():

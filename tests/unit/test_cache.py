@@ -65,11 +65,11 @@ def test_fingerprint_is_memoised_by_the_sources_stat(cache_dir, monkeypatch):
 
 def test_gemm_host_and_api_share_the_cache(cache_dir, monkeypatch):
     """compile_gemm stores its cubin in the one cache and reads it back without compiling."""
-    import tileorch.backend.compile as backend_compile
+    import tileorch.driver as driver
     from tileorch.kernels.gemm.config import GemmConfig
-    from tileorch.kernels.gemm.host import cache_key, compile_gemm, cubin_path
+    from tileorch.launchers.gemm_host import cache_key, compile_gemm, cubin_path
 
-    import tileorch.kernels.gemm.program as program
+    import tileorch.launchers.gemm_program as program
 
     compiled = []
 
@@ -78,7 +78,7 @@ def test_gemm_host_and_api_share_the_cache(cache_dir, monkeypatch):
         return SimpleNamespace(ptxas=SimpleNamespace(cubin=b"\x7fELF gemm"), timings={})
 
     monkeypatch.setattr(program, "lower_gemm", lambda cfg: f"<module of {cfg.name}>")
-    monkeypatch.setattr(backend_compile, "compile_module", compile_module)
+    monkeypatch.setattr(driver, "compile_module", compile_module)
     cfg = GemmConfig().check()
     assert compile_gemm(cfg).cubin == b"\x7fELF gemm" and len(compiled) == 1
     again = compile_gemm(cfg)

@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from tileorch.runtime import cutile as rc
+from tileorch.launchers import cutile as rc
 from tileorch.transforms.tileas.chained_dots import OVERLAP
 
 HAVE_CUTILE = importlib.util.find_spec("cuda") is not None and importlib.util.find_spec("cuda.tile") is not None

@@ -55,17 +55,18 @@ def test_tile_program_is_verified_once_unless_each_pass(monkeypatch):
     from pathlib import Path
 
     import tileorch.backend.compile as bc
+    from tileorch.driver import compile_text
 
     text = (Path(__file__).resolve().parents[2] / "examples" / "tile_gemm.mlir").read_text()
     stages = []
     verify = bc._verify
     monkeypatch.setattr(bc, "_verify", lambda module, stage: stages.append(stage) or verify(module, stage))
     monkeypatch.delenv(bc.VERIFY_EACH_PASS_ENV, raising=False)
-    bc.compile_text(text, "tile_gemm.mlir", emit="mlir")
+    compile_text(text, "tile_gemm.mlir", emit="mlir")
     assert stages == ["input", "reconcile-unrealized-casts"]
     stages.clear()
     monkeypatch.setenv(bc.VERIFY_EACH_PASS_ENV, "1")
-    bc.compile_text(text, "tile_gemm.mlir", emit="mlir")
+    compile_text(text, "tile_gemm.mlir", emit="mlir")
     assert stages.count("input") == 2 and len(stages) > 10
 
 
@@ -94,7 +95,7 @@ def test_backend_memo_answers_a_repeated_codegen_and_ptxas_run(tmp_path, monkeyp
 
     import tileorch.backend.ptx as ptx_mod
     import tileorch.backend.ptxas as ptxas_mod
-    from tileorch.backend.compile import compile_text
+    from tileorch.driver import compile_text
     from tileorch.backend.ptx import BackendError, llvm_to_ptx
 
     monkeypatch.setenv("TILEORCH_BACKEND_MEMO", str(tmp_path / "memo"))

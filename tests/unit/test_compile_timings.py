@@ -133,7 +133,7 @@ def test_python_field_holds_the_report_data(capsys):
 
 def test_python_timings_of_compile_text_and_bytecode():
     import tileorch
-    from tileorch.backend.compile import compile_text
+    from tileorch.driver import compile_text
 
     result = compile_text(TILE_GEMM.read_text(), str(TILE_GEMM), emit="llvm")
     t = result.timings

@@ -16,7 +16,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from tileorch.runtime import cutile as rc
+from tileorch.launchers import cutile as rc
 
 HAVE_CUTILE = importlib.util.find_spec("cuda") is not None and importlib.util.find_spec("cuda.tile") is not None
 needs_cutile = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Python) is not installed")
@@ -424,7 +424,8 @@ def test_a_repeated_launch_reuses_the_bound_launch(monkeypatch):
 
 
 def test_convert_to_cutlass_records_gemm_operand_arguments():
-    from tileorch.transforms.tileas.convert_to_cutlass import CONFIG_ATTR, gemm_operands, lower_tile_program
+    from tileorch.transforms.tileas.convert_to_cutlass import CONFIG_ATTR, gemm_operands
+    from tileorch.transforms.tileas.nv_tileas_to_cutlass import lower_tile_program
 
     text = EXAMPLE.read_text()
     head = "@tile_gemm(%a: !nv_tileaa.ptr<f16>, %b: !nv_tileaa.ptr<f16>, %c: !nv_tileaa.ptr<f16>, %m: i32"

@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("cuda.tile")
 
 from tileorch.backend.ptxas import ptxas_available  # noqa: E402
-from tileorch.runtime import cutile as rc  # noqa: E402
+from tileorch.launchers import cutile as rc  # noqa: E402
 from tileorch.testing.dot_programs import KNOWN_REFUSED, PROGRAMS  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not ptxas_available(), reason="no ptxas (pip install nvidia-cuda-nvcc)")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from xdsl.dialects import arith
 
-from tileorch.backend.compile import compile_text
+from tileorch.driver import compile_text
 from tileorch.diagnostics import parse_module
 from tileorch.registry import make_context
 from tileorch.transforms.pipeline_to_nvvm.scheduler import fold_static_queries

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tileorch.backend.compile import compile_text
+from tileorch.driver import compile_text
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "tcgen05_sm100a.mlir"
 

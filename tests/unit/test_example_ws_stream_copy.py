@@ -18,7 +18,7 @@ from tileorch.analysis.explore import check
 from tileorch.analysis.extract import load
 from tileorch.analysis.simulate import simulate
 from tileorch.backend import pipeline
-from tileorch.backend.compile import compile_text
+from tileorch.driver import compile_text
 from tileorch.cli import main as cli_main
 from tileorch.diagnostics import parse_module
 from tileorch.registry import make_context

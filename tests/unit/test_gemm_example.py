@@ -41,7 +41,7 @@ def test_example_is_the_default_kernel():
 
 @pytest.mark.skipif(not ptxas_available(), reason="no ptxas (pip install nvidia-cuda-nvcc)")
 def test_example_compiles_without_spills():
-    from tileorch.backend.compile import compile_text
+    from tileorch.driver import compile_text
     from tileorch.backend.ptxas import run_ptxas
 
     result = compile_text(EXAMPLE.read_text(), str(EXAMPLE), ptxas=False)

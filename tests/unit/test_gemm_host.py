@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from tileorch.kernels.gemm.config import SMEM_LIMIT, GemmConfig, GemmConfigError
-from tileorch.kernels.gemm.host import check_problem, scheduler_params, staging_reasons, streamk_workspace_bytes
+from tileorch.launchers.gemm_host import check_problem, scheduler_params, staging_reasons, streamk_workspace_bytes
 from tileorch.kernels.gemm.build import descriptor_constant
 from tileorch.kernels.gemm.ir import gemm_kernel_ir
 from tileorch.schedulers.device_params import pack_device_params, record_bytes
@@ -146,7 +146,7 @@ def test_kernel_ir_parses_and_verifies(schedule):
 
 def test_cubin_cache_key_is_the_configuration_and_the_compiler(monkeypatch, tmp_path):
     from tileorch import cache
-    from tileorch.kernels.gemm import host
+    from tileorch.launchers import gemm_host as host
 
     monkeypatch.setenv("TILEORCH_CACHE_DIR", str(tmp_path))
     base = GemmConfig()
@@ -166,5 +166,5 @@ def test_host_module_imports_without_the_compiler():
     import subprocess
     import sys
 
-    code = "import sys, tileorch.kernels.gemm.host as h; h.cubin_path(h.GemmConfig()); assert 'xdsl' not in sys.modules"
+    code = "import sys, tileorch.launchers.gemm_host as h; h.cubin_path(h.GemmConfig()); assert 'xdsl' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)

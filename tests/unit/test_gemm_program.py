@@ -1,5 +1,5 @@
 """tileorch.gemm's kernel comes from a tile program through the TileAS tier
-(:mod:`tileorch.kernels.gemm.program`): the tier's kernel is the configuration asked for, and
+(:mod:`tileorch.launchers.gemm_program`): the tier's kernel is the configuration asked for, and
 is the kernel builder's kernel for that configuration."""
 
 import dataclasses
@@ -13,7 +13,7 @@ from xdsl.dialects import func  # noqa: E402
 from tileorch.dialects import nv_tileaa as aa  # noqa: E402
 from tileorch.kernels.gemm.config import GemmConfig, GemmConfigError  # noqa: E402
 from tileorch.kernels.gemm.build import build_gemm_kernel  # noqa: E402
-from tileorch.kernels.gemm.program import gemm_program, lower_gemm  # noqa: E402
+from tileorch.launchers.gemm_program import gemm_program, lower_gemm  # noqa: E402
 from tileorch.transforms.tileas.convert_to_cutlass import CONFIG_ATTR, read_config  # noqa: E402
 
 CONFIGS = [

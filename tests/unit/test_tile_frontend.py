@@ -71,7 +71,7 @@ def test_tile_gemm_lowers_to_the_hand_built_kernel_of_its_configuration():
     chose (so it runs and performs as that kernel does)."""
     from tileorch.kernels.gemm.config import GemmConfig
     from tileorch.kernels.gemm.ir import gemm_kernel_ir
-    from tileorch.transforms.tileas.convert_to_cutlass import lower_tile_program
+    from tileorch.transforms.tileas.nv_tileas_to_cutlass import lower_tile_program
 
     for schedule in ("streamk",):
         cfg, module = lower_tile_program(EXAMPLE.read_text(), schedule=schedule)

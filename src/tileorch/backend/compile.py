@@ -1,7 +1,7 @@
-"""The in-process compile API: cutlass/nvvm/std MLIR -> ``llvm`` dialect -> LLVM IR -> PTX -> ptxas.
+"""The backend: cutlass/nvvm/std MLIR -> ``llvm`` dialect -> LLVM IR -> PTX -> ptxas.
 
->>> result = compile_text(open("k.mlir").read(), "k.mlir")       # doctest: +SKIP
->>> result.ptx, result.ptxas.messages                             # doctest: +SKIP
+:func:`compile_lowered` takes a module of the backend's tier; :func:`tileorch.driver.compile_module`
+and :func:`tileorch.driver.compile_text` (the in-process compile API) route every input kind here.
 
 Every failure is raised as :class:`CompileError` whose lines read
 ``file:line:col: error: message`` (parse, verify, pass, translation, LLVM, ptxas).
@@ -28,7 +28,6 @@ from tileorch.backend.llvm_translate import translate_module
 from tileorch.backend.ptx import DEFAULT_ARCH, DEFAULT_PTX_VERSION, BackendError, cannot_select_intrinsic, llvm_to_ptx
 from tileorch.backend.ptxas import PtxasResult, run_ptxas
 from tileorch.diagnostics import CompileError, LocatedError, format_error, format_exception, parse_module, verify_located
-from tileorch.registry import make_context
 
 STAGES = ("mlir", "llvm", "ptx")
 
@@ -140,41 +139,13 @@ def print_module(module: ModuleOp, generic: bool = False) -> str:
     return out.getvalue() + "\n"
 
 
-def compile_module(
-    module: ModuleOp,
-    ctx: Context | None = None,
-    *,
-    arch: str | None = None,
-    ptx_version: int = DEFAULT_PTX_VERSION,
-    emit: str = "ptx",
-    ptxas: bool = True,
-    extra_pipeline: str = "",
-    isolate: bool = False,
-    schedule: str | None = None,
-) -> CompileResult:
-    """Compile ``module`` (modified in place) up to ``emit`` (``mlir``, ``llvm`` or ``ptx``).
-
-    ``arch`` defaults to the module's ``cutlass.target`` (else sm_90a).  ``isolate`` runs
-    LLVM code generation in a child process, so an LLVM abort becomes an error.
-
-    A tile program (``nv_tileaa`` or ``cuda_tile``) first takes the route cuTile programs take
-    (:func:`tileorch.driver.lower_tileaa_program`: the TileAS tier for GEMM-shaped
-    kernels, with ``schedule``, else the SIMT lowering); ``result.kind`` and ``result.remarks``
-    say which.  ``schedule`` on any other module is an error (its scheduler is in its IR).
-    """
-    if emit not in STAGES:
-        raise ValueError(f"emit must be one of {STAGES}, got {emit!r}")
-    with timing.collect() as timer, gc_deferred():
-        result = _compile_module(module, ctx, arch, ptx_version, emit, ptxas, extra_pipeline, isolate, schedule)
-    result.timings = timer.as_dict()  # a caller's enclosing scope (compile_text, the API) refreshes it
-    return result
-
-
-def _compile_module(module: ModuleOp, ctx: Context | None, arch: str | None, ptx_version: int, emit: str,
-                    ptxas: bool, extra_pipeline: str, isolate: bool, schedule: str | None) -> CompileResult:
-    ctx = ctx or make_context()
-    kind, remarks = "", []
-    module, kind = _lower_tile_program(module, ctx, arch, schedule, remarks)
+def compile_lowered(module: ModuleOp, ctx: Context, arch: str | None = None, ptx_version: int = DEFAULT_PTX_VERSION,
+                    emit: str = "ptx", ptxas: bool = True, extra_pipeline: str = "", isolate: bool = False,
+                    kind: str = "", remarks: list[str] | None = None) -> CompileResult:
+    """Compile a module of the backend's tier (cutlass / nv_tileas / nvvm / std ops; a tile
+    program is lowered to it first by :func:`tileorch.driver.compile_module`, which names the
+    path it took in ``kind``) up to ``emit``: the lowering pipeline, LLVM IR, PTX, ptxas."""
+    remarks = [] if remarks is None else remarks
     if kind and arch is None:
         arch = module_arch(module, DEFAULT_ARCH)
     target = module.attributes.get("cutlass.target")
@@ -220,56 +191,6 @@ def _compile_module(module: ModuleOp, ctx: Context | None, arch: str | None, ptx
     return result
 
 
-def _lower_tile_program(module: ModuleOp, ctx: Context, arch: str | None, schedule: str | None,
-                        remarks: list[str]) -> tuple[ModuleOp, str]:
-    """(module, kind): a tile program lowered to the tier the backend compiles, else ``module``
-    unchanged and kind ``""`` (``schedule`` set on it is an error)."""
-    from tileorch.frontend.cutile import is_cuda_tile_module, is_tileaa_module
-    from tileorch.driver import SCHEDULES
-
-    cuda_tile = is_cuda_tile_module(module)
-    if not cuda_tile and not is_tileaa_module(module):
-        if schedule is not None:
-            raise CompileError([format_error(
-                module, f"a schedule ({schedule}) applies only to tile programs (nv_tileaa or cuda_tile input); this "
-                        "module's tile scheduler, if any, is written in its IR (cutlass.tile_scheduler)")])
-        return module, ""
-    if schedule is not None and schedule not in (*SCHEDULES, "simt"):
-        raise CompileError([format_error(module, f"unknown schedule {schedule!r}; choose one of "
-                                                 f"{', '.join((*SCHEDULES, 'simt'))}")])
-    _verify(module, "input")  # the tile lowerings assume a verified program
-    with timing.timed("tile-program"):
-        return _lower_tile_program_verified(module, ctx, arch, schedule, remarks, cuda_tile)
-
-
-def _lower_tile_program_verified(module: ModuleOp, ctx: Context, arch: str | None, schedule: str | None,
-                                 remarks: list[str], cuda_tile: bool) -> tuple[ModuleOp, str]:
-    from tileorch.frontend.cutile import tile_program_arch
-    from tileorch.driver import lower_program, lower_tileaa_program
-
-    if not cuda_tile:
-        named = tile_program_arch(module, arch or DEFAULT_ARCH)
-        if arch is not None and named.rstrip("a") != arch.rstrip("a"):
-            raise CompileError([format_error(
-                module, f"the target given ({arch}) differs from the module's nv_tileaa.compute_capability "
-                        f"({named}); drop --arch or make them agree")])
-        arch = arch or named
-    arch = arch or DEFAULT_ARCH
-    lower = lower_program if cuda_tile else lower_tileaa_program
-    try:
-        kind, lowered = lower(module, ctx, arch, schedule or "persistent", remarks=remarks)
-    except (DiagnosticException, NotImplementedError, ValueError) as exc:
-        if isinstance(exc, CompileError):
-            raise
-        raise CompileError(format_exception(exc, module)) from None
-    if schedule is not None and schedule != "simt" and kind == "simt":
-        remarks.append(format_error(module, f"schedule {schedule} not applied: the kernel has no GEMM the TileAS "
-                                            "tier compiles, so the SIMT path compiled it (a schedule picks the tile "
-                                            "scheduler of the tier's GEMM)", "remark"))
-    lowered.attributes.setdefault("cutlass.target", StringAttr(arch))
-    return lowered, kind
-
-
 def parse_text(ctx: Context, text: str, name: str = "<input>") -> ModuleOp:
     """Parse ``text`` into a module whose ops carry ``name:line:col``; raises :class:`CompileError`."""
     try:
@@ -277,12 +198,3 @@ def parse_text(ctx: Context, text: str, name: str = "<input>") -> ModuleOp:
             return parse_module(ctx, text, name)
     except (ParseError, DiagnosticException) as exc:
         raise CompileError(format_exception(exc)) from None
-
-
-def compile_text(text: str, name: str = "<input>", **kwargs) -> CompileResult:
-    """:func:`parse_text` then :func:`compile_module` (same keyword arguments)."""
-    with timing.collect() as timer, gc_deferred():
-        ctx = make_context()
-        result = compile_module(parse_text(ctx, text, name), ctx, **kwargs)
-    result.timings = timer.as_dict()
-    return result

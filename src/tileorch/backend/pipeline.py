@@ -1,6 +1,6 @@
 """The lowering pipeline, as pass names, in one place.
 
-``PIPELINE`` is what ``tileorch compile`` and :func:`tileorch.backend.compile.compile_module`
+``PIPELINE`` is what ``tileorch compile`` and :func:`tileorch.backend.compile.compile_lowered`
 run before translating to LLVM IR.  The cutlass/TileAS lowering passes are listed in
 ``CUTLASS_LOWERING``; ``STD_LOWERING`` then
 takes scf/cf/arith/func/nvvm down to the ``llvm`` dialect.  ``scf`` must be gone before
@@ -67,8 +67,8 @@ def apply_pass(ctx: Context, module: ModuleOp, p: ModulePass) -> None:
     """Apply ``p`` to ``module``: the one place the compile driver applies a pass, timed under
     the pass's name when a :func:`tileorch.timing.collect` scope is open (``--timings``).
 
-    Within a scope ``tileas-tier`` (a pass that runs the TileAS tier's passes in order) is
-    applied as those passes, each timed under ``tileas-tier/<name>``: the same passes in the same
+    Within a scope a pass with a ``steps()`` method (``tileas-tier``, which runs the TileAS
+    tier's passes in order) is applied as those passes, each timed under ``tileas-tier/<name>``: the same passes in the same
     order as ``TileASTier.apply``, which stays the path without a scope."""
     from tileorch import timing
 
@@ -85,14 +85,10 @@ def apply_pass(ctx: Context, module: ModuleOp, p: ModulePass) -> None:
 
 
 def _tier_steps(p: ModulePass) -> list[ModulePass] | None:
-    if p.name != "tileas-tier":
-        return None
-    from tileorch.transforms.tileas.tier import TileASTier, pipeline_string
-
-    if type(p) is not TileASTier:
-        return None
-    factories = registry.pass_factories()
-    return [factories[name]()() for name in pipeline_string(p.dynamic_persistent).split(",")]
+    """The passes a pass that runs a fixed sequence of passes (``tileas-tier``: a ``steps()``
+    method) consists of, else None; asked by name, so this layer imports no transform."""
+    steps = getattr(p, "steps", None)
+    return steps() if callable(steps) else None
 
 
 def run_passes(ctx: Context, module: ModuleOp, passes: Iterable[ModulePass]) -> None:

@@ -94,7 +94,8 @@ def _run(args: argparse.Namespace) -> int:
     from tileorch import timing
 
     with timing.timed("import"):  # the compiler's modules (xDSL, the dialects)
-        from tileorch.backend.compile import CompileError, compile_text
+        from tileorch.backend.compile import CompileError
+        from tileorch.driver import compile_text
         from tileorch.diagnostics import SourceError, read_source
 
     name = "<stdin>" if args.file == "-" else args.file
@@ -106,10 +107,9 @@ def _run(args: argparse.Namespace) -> int:
             data = b""
         with timing.timed("import"):
             from tileorch.frontend.cutile import is_cuda_tile_input
-            from tileorch.driver import compile_cli
 
         if is_cuda_tile_input(data):
-            return compile_cli(args, data, name)
+            return _compile_cutile(args, data, name)
     try:
         with timing.timed("read"):
             text = read_source(args.file)
@@ -141,20 +141,10 @@ def _run(args: argparse.Namespace) -> int:
     for line in remarks:  # a tile program: what the tier refused, a --schedule it did not apply; spills
         if "refused" in line or "not applied" in line or line.startswith("warning:") or args.remarks:
             print(f"{name}: {line}" if line.startswith(("remark:", "warning:")) else line, file=sys.stderr)
-    if args.output == "-":
-        sys.stdout.write(out)
-    else:
-        try:
-            Path(args.output).write_text(out)
-        except OSError as exc:
-            print(f"tileorch compile: error: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
-            return 1
-    if args.cubin is not None:
-        try:
-            Path(args.cubin).write_bytes(kernel.cubin)
-        except OSError as exc:
-            print(f"tileorch compile: error: cannot write {args.cubin}: {exc.strerror or exc}", file=sys.stderr)
-            return 1
+    if not _write_output(args.output, out):
+        return 1
+    if args.cubin is not None and not _write_output(args.cubin, kernel.cubin):
+        return 1
     if messages is not None:
         for line in messages:
             print(f"{name}: ptxas: {line}", file=sys.stderr)
@@ -162,4 +152,70 @@ def _run(args: argparse.Namespace) -> int:
         checked = f", accepted by ptxas -arch={arch}" if messages is not None else ""
         print(f"{name}: wrote {args.output} ({out.count(chr(10))} lines of {args.emit}{checked})",
               file=sys.stderr)
+    return 0
+
+
+def _write_output(path: str, data: str | bytes) -> bool:
+    """Write ``data`` to ``path`` (text to standard output for ``-``); False, with the error
+    printed, when the file cannot be written."""
+    if path == "-" and isinstance(data, str):
+        sys.stdout.write(data)
+        return True
+    try:
+        if isinstance(data, str):
+            Path(path).write_text(data)
+        else:
+            Path(path).write_bytes(data)
+    except OSError as exc:
+        print(f"tileorch compile: error: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
+        return False
+    return True
+
+
+def _compile_cutile(args: argparse.Namespace, data: bytes, name: str) -> int:
+    """``tileorch compile`` for a cuTile program (bytecode or ``cuda_tile`` text; the CLI's timing
+    scope records its phases)."""
+    from tileorch import timing
+    from tileorch.driver import compile_module, lower_program
+    from tileorch.frontend.cutile import compile_error_lines, load
+    from tileorch.registry import make_context
+
+    ctx = make_context()
+    arch = args.arch or "sm_90a"
+    schedule = getattr(args, "schedule", None) or "persistent"
+    try:
+        module = load(data, name, ctx)
+        remarks: list[str] = []
+        with timing.timed("tile-program"):
+            kind, module = lower_program(module, ctx, arch, schedule, remarks=remarks)
+        if getattr(args, "schedule", None) not in (None, "simt") and kind == "simt":
+            remarks.append(f"remark: --schedule {schedule} not applied: the kernel has no GEMM the TileAS tier "
+                           "compiles, so the SIMT path compiled it")
+        show = getattr(args, "remarks", False)
+        for line in remarks:
+            if "refused" in line or "not applied" in line or show:
+                print(line, file=sys.stderr)
+        result = compile_module(module, ctx, arch=arch, ptx_version=args.ptx_version, emit=args.emit,
+                                ptxas=not args.no_ptxas and args.emit == "ptx", extra_pipeline=args.pipeline,
+                                isolate=True)
+        if result.ptxas is not None:
+            from tileorch.backend.ptxas import resource_remarks
+
+            for line in resource_remarks(result.ptxas.resources):  # spills always; the summary on request
+                if line.startswith("warning:") or show:
+                    print(f"{name}: {line}", file=sys.stderr)
+    except Exception as exc:  # noqa: BLE001 - the user's errors are printed; anything else propagates
+        lines = compile_error_lines(exc, name)
+        if lines is None:
+            raise
+        for line in lines:
+            print(line, file=sys.stderr)
+        return 1
+    out = {"mlir": result.mlir, "llvm": result.llvm_ir, "ptx": result.ptx}[args.emit]
+    if not _write_output(args.output, out):
+        return 1
+    if args.output != "-":
+        checked = f", accepted by ptxas -arch={result.arch}" if result.ptxas is not None else ""
+        print(f"{name}: wrote {args.output} ({out.count(chr(10))} lines of {args.emit}{checked}; cuTile program, "
+              f"{kind + ' ' + schedule + ' schedule' if kind == 'gemm' else 'chained-dots WGMMA kernel' if kind == 'chained' else 'SIMT kernel'})", file=sys.stderr)
     return 0

@@ -49,9 +49,9 @@ def register(sub) -> None:
 
 
 def main(args) -> int:
-    from tileorch.kernels.gemm.api import default_config
+    from tileorch.launchers.gemm import default_config
     from tileorch.kernels.gemm.config import GemmConfigError
-    from tileorch.kernels.gemm.host import check_problem, scheduler_params
+    from tileorch.launchers.gemm_host import check_problem, scheduler_params
 
     try:
         cfg = default_config(args.m, args.n, args.k, args.dtype, args.dtype, args.b_major, args.schedule, args.sms)
@@ -72,7 +72,7 @@ def main(args) -> int:
 
         print(gemm_kernel_ir(cfg))
     if args.compile:
-        from tileorch.kernels.gemm.host import compile_gemm, cubin_path
+        from tileorch.launchers.gemm_host import compile_gemm, cubin_path
 
         try:
             r = compile_gemm(cfg, use_cache=False)
@@ -95,7 +95,7 @@ def _on_gpu(args, cfg) -> int:
     if not torch.cuda.is_available():
         print("tileorch gemm: error: no CUDA GPU is visible (--run/--bench need an sm_90 GPU)", file=sys.stderr)
         return 1
-    import tileorch.kernels.gemm.api as api
+    import tileorch.launchers.gemm as api
 
     dt = torch.bfloat16 if args.dtype == "bf16" else torch.float16
     a = torch.randn(args.m, args.k, device="cuda", dtype=dt)

@@ -110,11 +110,12 @@ def parse_arg(text: str) -> np.generic | BufferSpec:
 
 
 def compile_mlir(text: str, name: str, debug_timeout: int = 0, isolate: bool = False) -> str:
-    """PTX (not assembled) of an MLIR module, by :func:`tileorch.backend.compile.compile_module`.
+    """PTX (not assembled) of an MLIR module, by :func:`tileorch.driver.compile_module`.
     ``debug_timeout`` > 0 first lowers the cutlass ops with ``convert-pipeline-to-nvvm`` in its
     debug mode (every wait prints its barrier and traps after that many polls).  ``isolate`` runs
     LLVM in a child process (for untrusted input).  Raises ``CompileError`` with located lines."""
-    from tileorch.backend.compile import compile_module, parse_text
+    from tileorch.backend.compile import parse_text
+    from tileorch.driver import compile_module
     from tileorch.registry import make_context
 
     ctx = make_context()

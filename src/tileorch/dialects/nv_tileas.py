@@ -283,8 +283,9 @@ class ConsumerOp(_StageRegionOp):
     def verify_(self) -> None:
         super().verify_()
         from tileorch.dialects.cutlass import consumer_index
+        from tileorch.dialects.cutlass.pipeline import consumer_group_threads
 
-        consumer_index.verify(self, self.pipeline)
+        consumer_index.verify(self, self.pipeline, consumer_group_threads)
 
 
 def agent_warps(warp_id: int, num_warps: int, stride: int) -> list[int]:

@@ -54,59 +54,27 @@ from xdsl.utils.exceptions import VerifyException
 
 from tileorch.dialects.constants import constant_int
 
-GENERIC, GLOBAL, SHARED, SHARED_CLUSTER = 0, 1, 3, 7
-SPACE_NAMES = {GENERIC: "generic", GLOBAL: "global", SHARED: "shared::cta", SHARED_CLUSTER: "shared::cluster"}
+from tileorch.dialects.nvvm_common import (  # noqa: F401  (nvvm.X names, as before)
+    GENERIC,
+    GLOBAL,
+    PTR,
+    PTR_GLOBAL,
+    PTR_SHARED,
+    PTR_SHARED_CLUSTER,
+    SHARED,
+    SHARED_CLUSTER,
+    SIDE_EFFECTS,
+    SPACE_NAMES,
+    AngleBracketEnum,
+    address_space,
+    check_range,
+    check_space,
+)
 
 MBARRIER_MAX_COUNT = (1 << 20) - 1
 
-PTR = LLVMPointerType()
-PTR_GLOBAL = LLVMPointerType(IntAttr(GLOBAL))
-PTR_SHARED = LLVMPointerType(IntAttr(SHARED))
-PTR_SHARED_CLUSTER = LLVMPointerType(IntAttr(SHARED_CLUSTER))
-
-SIDE_EFFECTS = (MemoryReadEffect(), MemoryWriteEffect())
-
-
-# --------------------------------------------------------------------------- helpers
-
-
-def address_space(value: SSAValue) -> int | None:
-    """The address space of a ``!llvm.ptr`` value, or None for a non-pointer."""
-    t = value.type
-    if not isinstance(t, LLVMPointerType):
-        return None
-    space = t.addr_space
-    return space.data if hasattr(space, "data") else 0
-
-
-def check_space(value: SSAValue, allowed: tuple[int, ...], what: str) -> int:
-    space = address_space(value)
-    if space not in allowed:
-        names = " or ".join(f"{LLVMPointerType(IntAttr(s)) if s else PTR} ({SPACE_NAMES[s]})" for s in allowed)
-        raise VerifyException(f"{what} must be {names}, got {value.type}")
-    return space
-
-
-def check_range(value: SSAValue | None, lo: int, hi: int, what: str) -> None:
-    c = constant_int(value)
-    if c is not None and not lo <= c <= hi:
-        raise VerifyException(f"{what} must be in [{lo}, {hi}], got {c}")
-
 
 # --------------------------------------------------------------------------- attributes
-
-
-class _AngleBracketEnum:
-    """Prints an enum attribute as upstream's ``#nvvm.<mnemonic><value>`` (e.g. ``#nvvm.mem_scope<cta>``)."""
-
-    def print_parameter(self, printer: Printer) -> None:
-        with printer.in_angle_brackets():
-            printer.print_string(self.data.value)
-
-    @classmethod
-    def parse_parameter(cls, parser: AttrParser):
-        with parser.in_angle_brackets():
-            return parser.parse_str_enum(cls.enum_type)
 
 
 class ProxyKind(StrEnum):
@@ -119,7 +87,7 @@ class ProxyKind(StrEnum):
 
 
 @irdl_attr_definition
-class ProxyKindAttr(_AngleBracketEnum, EnumAttribute[ProxyKind]):
+class ProxyKindAttr(AngleBracketEnum, EnumAttribute[ProxyKind]):
     """``#nvvm.proxy_kind<async.shared>``"""
 
     name = "nvvm.proxy_kind"
@@ -131,7 +99,7 @@ class SharedSpace(StrEnum):
 
 
 @irdl_attr_definition
-class SharedSpaceAttr(_AngleBracketEnum, EnumAttribute[SharedSpace]):
+class SharedSpaceAttr(AngleBracketEnum, EnumAttribute[SharedSpace]):
     """``#nvvm.shared_space<cta>``"""
 
     name = "nvvm.shared_space"
@@ -145,7 +113,7 @@ class MemScopeKind(StrEnum):
 
 
 @irdl_attr_definition
-class MemScopeKindAttr(_AngleBracketEnum, EnumAttribute[MemScopeKind]):
+class MemScopeKindAttr(AngleBracketEnum, EnumAttribute[MemScopeKind]):
     """``#nvvm.mem_scope<cluster>``"""
 
     name = "nvvm.mem_scope"
@@ -157,7 +125,7 @@ class SetMaxRegisterAction(StrEnum):
 
 
 @irdl_attr_definition
-class SetMaxRegisterActionAttr(_AngleBracketEnum, EnumAttribute[SetMaxRegisterAction]):
+class SetMaxRegisterActionAttr(AngleBracketEnum, EnumAttribute[SetMaxRegisterAction]):
     """``#nvvm.action<increase>`` (upstream's spelling; the older ``#nvvm<action increase>``
     still parses)."""
 

@@ -52,21 +52,16 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 
 # Kept free of imports from ``tileorch.dialects.nvvm`` (which imports this module to build the
-# dialect); the address-space helpers are looked up there at verification time.
-GLOBAL, SHARED, SHARED_CLUSTER = 1, 3, 7
-SIDE_EFFECTS = (MemoryReadEffect(), MemoryWriteEffect())
-
-
-def address_space(value: SSAValue) -> int | None:
-    from tileorch.dialects.nvvm import address_space as space
-
-    return space(value)
-
-
-def check_space(value: SSAValue, allowed: tuple[int, ...], what: str) -> int:
-    from tileorch.dialects.nvvm import check_space as check
-
-    return check(value, allowed, what)
+# dialect): the shared helpers live in nvvm_common.
+from tileorch.dialects.nvvm_common import (  # noqa: E402
+    GLOBAL,
+    SHARED,
+    SHARED_CLUSTER,
+    SIDE_EFFECTS,
+    AngleBracketEnum,
+    address_space,
+    check_space,
+)
 
 
 def _resolve_defined(parser: Parser, operand: UnresolvedOperand) -> SSAValue:
@@ -93,18 +88,6 @@ def parse_optional_defined_operand(parser: Parser) -> SSAValue | None:
     operand = parser.parse_optional_unresolved_operand()
     return None if operand is None else _resolve_defined(parser, operand)
 
-
-class AngleBracketEnum:
-    """Prints an enum attribute as upstream's ``#nvvm.<mnemonic><value>``."""
-
-    def print_parameter(self, printer: Printer) -> None:
-        with printer.in_angle_brackets():
-            printer.print_string(self.data.value)
-
-    @classmethod
-    def parse_parameter(cls, parser: AttrParser):
-        with parser.in_angle_brackets():
-            return parser.parse_str_enum(cls.enum_type)
 
 I16 = IntegerType(16)
 MAX_TMA_DIMS = 5

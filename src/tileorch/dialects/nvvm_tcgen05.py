@@ -55,7 +55,8 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from tileorch.dialects.constants import constant_int
-from tileorch.dialects.nvvm_payload import SIDE_EFFECTS, AngleBracketEnum, _parse_ptr_type, parse_defined_operand
+from tileorch.dialects.nvvm_common import SIDE_EFFECTS, AngleBracketEnum
+from tileorch.dialects.nvvm_payload import _parse_ptr_type, parse_defined_operand
 
 GENERIC, SHARED, TENSOR = 0, 3, 6
 I16 = IntegerType(16)

@@ -165,20 +165,8 @@ def launch(
     storage = [ctypes.create_string_buffer(p, len(p)) for p in params]
     pointers = (ctypes.c_void_p * max(len(storage), 1))(*[ctypes.addressof(s) for s in storage])
 
-    config = drv.CUlaunchConfig()
-    config.gridDimX, config.gridDimY, config.gridDimZ = cfg.grid
-    config.blockDimX, config.blockDimY, config.blockDimZ = cfg.block
-    config.sharedMemBytes = cfg.smem
+    config = _launch_config(drv, cfg)
     config.hStream = drv.CUstream(stream)
-    if cfg.cluster_size > 1:
-        cluster_attr = drv.CUlaunchAttribute()
-        cluster_attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
-        dims = cluster_attr.value.clusterDim
-        dims.x, dims.y, dims.z = cfg.cluster
-        config.attrs = [cluster_attr]
-        config.numAttrs = 1
-    else:
-        config.numAttrs = 0
 
     start = check(drv.cuEventCreate(0), "cuEventCreate")
     end = check(drv.cuEventCreate(0), "cuEventCreate")
@@ -196,6 +184,25 @@ def launch(
     check(drv.cuEventRecord(end, config.hStream), "cuEventRecord")
     record = Launch(kernel, cfg, start, end, timeout_s)
     return record.wait() if wait else record
+
+
+def _launch_config(drv: Any, cfg: LaunchConfig) -> Any:
+    """A ``CUlaunchConfig`` of ``cfg``'s grid, block, dynamic shared memory and cluster (the
+    stream is the caller's)."""
+    config = drv.CUlaunchConfig()
+    config.gridDimX, config.gridDimY, config.gridDimZ = cfg.grid
+    config.blockDimX, config.blockDimY, config.blockDimZ = cfg.block
+    config.sharedMemBytes = cfg.smem
+    if cfg.cluster_size > 1:
+        cluster_attr = drv.CUlaunchAttribute()
+        cluster_attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+        dims = cluster_attr.value.clusterDim
+        dims.x, dims.y, dims.z = cfg.cluster
+        config.attrs = [cluster_attr]
+        config.numAttrs = 1
+    else:
+        config.numAttrs = 0
+    return config
 
 
 class BoundLaunch:
@@ -218,20 +225,7 @@ class BoundLaunch:
         self._storage = [ctypes.create_string_buffer(p, len(p)) for p in params]
         self._pointers = (ctypes.c_void_p * max(len(self._storage), 1))(*[ctypes.addressof(s) for s in self._storage])
         self._params = ctypes.addressof(self._pointers) if self._storage else 0
-        config = drv.CUlaunchConfig()
-        config.gridDimX, config.gridDimY, config.gridDimZ = cfg.grid
-        config.blockDimX, config.blockDimY, config.blockDimZ = cfg.block
-        config.sharedMemBytes = cfg.smem
-        if cfg.cluster_size > 1:
-            cluster_attr = drv.CUlaunchAttribute()
-            cluster_attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
-            dims = cluster_attr.value.clusterDim
-            dims.x, dims.y, dims.z = cfg.cluster
-            config.attrs = [cluster_attr]
-            config.numAttrs = 1
-        else:
-            config.numAttrs = 0
-        self._launch_config = config
+        self._launch_config = _launch_config(drv, cfg)
         self._stream: int | None = None
         self._function = kernel.function
         self._label = f"cuLaunchKernelEx('{kernel.name}', {cfg.describe()})"

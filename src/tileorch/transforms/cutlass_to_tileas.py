@@ -52,7 +52,7 @@ def consumer_indices(module: ModuleOp) -> dict[Operation, int]:
             continue
         idx = consumer_index.index_of(op)
         if idx is None:
-            idx = consumer_index.derive(op, op.operands[0])
+            idx = consumer_index.derive(op, op.operands[0], cp.consumer_group_threads)
         if idx is not None:
             found[op] = idx
     return found

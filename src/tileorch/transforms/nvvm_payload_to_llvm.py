@@ -1,7 +1,7 @@
 """Lowering of the ``nvvm`` payload ops (TMA, WGMMA, stmatrix, PDL) to LLVM 22 intrinsics.
 
-One small function per op, registered in :data:`tileorch.transforms.nvvm_to_llvm.LOWERINGS`
-(imported there).  ``nvvm.wgmma.mma_async`` has no intrinsic and becomes side-effecting inline
+One small function per op, collected by :func:`lowerings` (merged into
+:data:`tileorch.transforms.nvvm_to_llvm.LOWERINGS`).  ``nvvm.wgmma.mma_async`` has no intrinsic and becomes side-effecting inline
 asm whose ``=f`` outputs are tied to the accumulator inputs (``0``..``N-1``), so the fragment
 stays in the same registers across k-steps.  A CTA-only TMA load (``g2s.cta``) needs PTX 8.6.
 """
@@ -13,12 +13,15 @@ from xdsl.dialects.builtin import DenseArrayBase, IntegerType, i1, i32, i64
 
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects import nvvm_payload as P
+from tileorch.transforms.op_table import op_table
 
 I16 = IntegerType(16)
 
 
-def _register():
-    from tileorch.transforms.nvvm_to_llvm import lowering
+def lowerings() -> dict:
+    """The lowering of each payload (TMA, WGMMA, stmatrix, PDL) op, by op class (merged into
+    :data:`tileorch.transforms.nvvm_to_llvm.LOWERINGS`)."""
+    table, lowering = op_table()
 
     @lowering(P.CpAsyncBulkTensorGlobalToSharedClusterOp)
     def _g2s(op, e):
@@ -84,6 +87,8 @@ def _register():
     def _wgmma(op, e):
         return e.add(wgmma_inline_asm(op, e)).results[0]
 
+    return table
+
 
 def wgmma_asm_text(op: P.WgmmaMmaAsyncOp) -> tuple[str, str]:
     """(PTX template, constraints) of one ``wgmma.mma_async`` with ``N/2`` tied f32 registers
@@ -124,6 +129,3 @@ def wgmma_inline_asm(op: P.WgmmaMmaAsyncOp, e) -> llvm.InlineAsmOp:
             fields.append(e.add(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [i]), op.inouts, ftype)).results[0])
     return llvm.InlineAsmOp(text, constraints, [op.descriptorA, op.descriptorB, *fields],
                             [op.results_.type], has_side_effects=True)
-
-
-_register()

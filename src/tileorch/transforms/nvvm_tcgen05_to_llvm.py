@@ -16,6 +16,7 @@ from xdsl.dialects.builtin import i1, i32, i64
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects import nvvm_tcgen05 as T
 from tileorch.dialects.constants import constant_int
+from tileorch.transforms.op_table import op_table
 
 MMA_KIND = {"f16": 0, "tf32": 1, "f8f6f4": 2, "i8": 3}
 MMA_COLLECTOR = {"discard": 0, "lastuse": 1, "fill": 2, "use": 3}
@@ -54,8 +55,10 @@ def _imm(op, value, what: str, e):
     return e.const(c, i64)
 
 
-def _register():
-    from tileorch.transforms.nvvm_to_llvm import lowering
+def lowerings() -> dict:
+    """The lowering of each tcgen05 op, by op class (merged into
+    :data:`tileorch.transforms.nvvm_to_llvm.LOWERINGS`)."""
+    table, lowering = op_table()
 
     @lowering(T.Tcgen05AllocOp)
     def _alloc(op, e):
@@ -118,5 +121,4 @@ def _register():
         e.call(name, [*args, kind, e.const(T.cta_group(op, "ctaGroup"), i32), collector])
         return None
 
-
-_register()
+    return table

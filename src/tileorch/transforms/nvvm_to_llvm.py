@@ -30,6 +30,8 @@ from xdsl.rewriter import InsertPoint
 from tileorch.diagnostics import copy_location
 from tileorch.dialects import nvvm
 from tileorch.dialects.llvm_ext import AddrSpaceCastOp
+from tileorch.transforms import nvvm_payload_to_llvm, nvvm_tcgen05_to_llvm
+from tileorch.transforms.op_table import op_table
 
 PTR3 = nvvm.PTR_SHARED
 
@@ -62,16 +64,9 @@ class _Emitter:
 
 
 Lowering = Callable[[Operation, _Emitter], "SSAValue | None"]
-LOWERINGS: dict[type[Operation], Lowering] = {}
-
-
-def lowering(*op_types: type[Operation]):
-    def register(fn: Lowering) -> Lowering:
-        for t in op_types:
-            LOWERINGS[t] = fn
-        return fn
-
-    return register
+LOWERINGS: dict[type[Operation], Lowering]
+LOWERINGS, lowering = op_table()
+"""The lowering of each nvvm op, by class: this module's core ops, then each family's table."""
 
 
 def _space_suffix(addr: SSAValue) -> str:
@@ -344,8 +339,8 @@ class LowerBlockingTryWait(RewritePattern):
         rewriter.erase(op)
 
 
-import tileorch.transforms.nvvm_payload_to_llvm  # noqa: E402,F401  (registers the TMA/WGMMA lowerings)
-import tileorch.transforms.nvvm_tcgen05_to_llvm  # noqa: E402,F401  (registers the tcgen05 lowerings)
+LOWERINGS.update(nvvm_payload_to_llvm.lowerings())  # TMA, WGMMA, stmatrix, PDL
+LOWERINGS.update(nvvm_tcgen05_to_llvm.lowerings())  # Blackwell TMEM / UMMA
 
 
 @dataclass(frozen=True)

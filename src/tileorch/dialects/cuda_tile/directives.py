@@ -146,17 +146,16 @@ class IfRegion(CustomDirective):
     def present(self, parser):
         return _peek(parser).text == "{"
 
-    def parse(self, parser, st, cls, args):
-        from tileorch.dialects.cuda_tile.ops import YieldOp
+    """A region whose operand-less terminator is implicit; the op names that terminator
+    (``implicit_terminator()``), so this module imports no op."""
 
+    def parse(self, parser, st, cls, args):
         r = parser.parse_region()
-        ensure_terminator(r, YieldOp)
+        ensure_terminator(r, cls.implicit_terminator())
         st.regions[_name(args[0])] = r
 
     def print(self, printer, op, args):
-        from tileorch.dialects.cuda_tile.ops import YieldOp
-
-        print_cf_region(printer, getattr(op, _name(args[0])), YieldOp)
+        print_cf_region(printer, getattr(op, _name(args[0])), type(op).implicit_terminator())
 
     def is_present(self, op, args):
         return bool(getattr(op, _name(args[0])).blocks)

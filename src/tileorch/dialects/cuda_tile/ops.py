@@ -1508,6 +1508,11 @@ class IfOp(CtOp):
     traits = traits_def(RecursiveMemoryEffect())
 
     @staticmethod
+    def implicit_terminator() -> type[CtOp]:
+        """The terminator ``custom<IfOpRegion>`` leaves out when it has no operands."""
+        return YieldOp
+
+    @staticmethod
     def infer_types(types, st):
         types.setdefault("condition", [TileType((), IntegerType(1))])
         types.setdefault("results_", [])

@@ -24,6 +24,8 @@ Verifier rules (both ops):
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
@@ -65,30 +67,18 @@ def num_consumers(value: SSAValue) -> int | None:
     return None
 
 
-def consumer_group_threads(value: SSAValue) -> list[int] | None:
-    """Thread bit set of each consumer group of the pipeline's ``cutlass.pipeline.init``."""
-    from tileorch.dialects.cutlass.pipeline import THREADS_PER_UNIT, pipeline_init_of
-
-    storage = cutlass_pipeline_of(value)
-    init = pipeline_init_of(storage) if storage is not None else None
-    if init is None:
-        return None
-    try:
-        unit = THREADS_PER_UNIT.get(init.executor_type())
-        masks = init.consumer_masks()
-    except Exception:  # noqa: BLE001 - an init that does not verify reports itself
-        return None
-    if unit is None or not masks:
-        return None
-    return [executors.expand(m, unit) for m in masks]
+GroupThreads = Callable[[SSAValue], "list[int] | None"]
+"""The thread bit set of each consumer group of a pipeline value, when it can be seen
+(:func:`tileorch.dialects.cutlass.pipeline.consumer_group_threads`: the caller passes it in, so
+this module, which the pipeline ops' verifiers call, imports none of them)."""
 
 
-def derive(op: Operation, pipeline: SSAValue) -> int | None:
+def derive(op: Operation, pipeline: SSAValue, group_threads: GroupThreads) -> int | None:
     """The consumer group of ``pipeline`` that ``op`` serves: 0 for a single consumer group, else
     the only group whose threads overlap ``op``'s enclosing executor set; None when ambiguous."""
     if num_consumers(pipeline) == 1:
         return 0
-    groups = consumer_group_threads(pipeline)
+    groups = group_threads(pipeline)
     enclosing = executors.enclosing_set(op)
     if groups is None or enclosing is None:
         return None
@@ -96,7 +86,7 @@ def derive(op: Operation, pipeline: SSAValue) -> int | None:
     return hits[0] if len(hits) == 1 else None
 
 
-def verify(op: Operation, pipeline: SSAValue) -> None:
+def verify(op: Operation, pipeline: SSAValue, group_threads: GroupThreads) -> None:
     """Rules 1-3 of the module docstring for ``op`` (a consumer wait or consumer region)."""
     idx = index_of(op)
     if idx is None:
@@ -106,7 +96,7 @@ def verify(op: Operation, pipeline: SSAValue) -> None:
     n = num_consumers(pipeline)
     if n is not None and idx >= n:
         raise VerifyException(f"expected 'consumer_idx' less than the number of consumer {n}, got {idx}")
-    groups = consumer_group_threads(pipeline)
+    groups = group_threads(pipeline)
     enclosing = executors.enclosing_set(op)
     if groups is not None and enclosing is not None and idx < len(groups):
         threads, where, _ = enclosing

@@ -44,7 +44,7 @@ from xdsl.printer import Printer
 from xdsl.traits import MemoryAllocEffect, MemoryReadEffect, MemoryWriteEffect, NoTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from tileorch.dialects.cutlass import executors
+from tileorch.dialects.cutlass import consumer_index, executors
 from tileorch.dialects.cutlass.arrive_counts import derive_arrive_counts, multicast_peers
 from tileorch.dialects.cutlass.async_exec import enclosing_async_exec
 from tileorch.dialects.cutlass.attrs import (
@@ -836,6 +836,22 @@ def group_threads(init: PipelineInitOp, role: str) -> int:
     return threads
 
 
+def consumer_group_threads(value: SSAValue) -> list[int] | None:
+    """Thread bit set of each consumer group of the pipeline's ``cutlass.pipeline.init``."""
+    storage = consumer_index.cutlass_pipeline_of(value)
+    init = pipeline_init_of(storage) if storage is not None else None
+    if init is None:
+        return None
+    try:
+        unit = THREADS_PER_UNIT.get(init.executor_type())
+        masks = init.consumer_masks()
+    except Exception:  # noqa: BLE001 - an init that does not verify reports itself
+        return None
+    if unit is None or not masks:
+        return None
+    return [executors.expand(m, unit) for m in masks]
+
+
 def check_role(op: Operation, pipeline: SSAValue, role: str) -> None:
     """A producer-side op runs on the pipeline's producer threads, a consumer-side op on its
     consumer threads.  Directly in an executor region every thread of the executor runs the op, so
@@ -994,9 +1010,7 @@ class ConsumerWaitOp(_PipeStateSyntax):
 
     def verify_(self) -> None:
         super().verify_()
-        from tileorch.dialects.cutlass import consumer_index
-
-        consumer_index.verify(self, self.pipeline)
+        consumer_index.verify(self, self.pipeline, consumer_group_threads)
 
 
 @irdl_op_definition

@@ -407,3 +407,21 @@ KEYWORDS = {
     "nv_tileaa.rounding_mode": ("rn", "rz", "rm", "rp", "rna"),
     "nv_tileaa.signedness": ("signed", "unsigned"),
 }
+
+ATTRS = [
+    PointerType,
+    MemRefType,
+    TiledViewType,
+    MemTokenType,
+    ProgramIdType,
+    ComputeCapabilityAttr,
+    KernelSpecAttr,
+    DivByAttr,
+    BoundedAttr,
+    MemSemanticAttr,
+    MemScopeAttr,
+    PaddingValueAttr,
+    RoundingModeAttr,
+    SignednessAttr,
+]
+"""The attributes and types this module defines (:data:`tileorch.dialects.nv_tileaa.NvTileaa`)."""

@@ -159,7 +159,7 @@ class _Types:
     """The scheduler/pipeline types of a configuration (``dp`` walks tiles with the
     static-persistent scheduler: one CTA per tile is the grid the host launches).  The params
     type says ``raster = heuristic``: the order ``cfg.raster`` picks is in the params record the
-    host builds (:func:`tileorch.kernels.gemm.host.scheduler_params`)."""
+    host builds (:func:`tileorch.launchers.gemm_host.scheduler_params`)."""
 
     streamk: bool
     params: Attribute

@@ -567,6 +567,7 @@ def patterns() -> list[OpLowering]:
         GetWorkspaceSizesLowering(),
         ParamsGetValueLowering(),
         *scheduler_fixup.PATTERNS,
+        *scheduler_cluster.PATTERNS,
         GetCurrentWorkLowering(),
         QueryNextWorkLowering(),
         GetWorkIdResponsePtrLowering(),

@@ -60,6 +60,7 @@ from tileorch.dialects.cutlass.scheduler_context import cta_cluster_of
 from tileorch.schedulers import sm100_cluster_streamk as coop
 from tileorch.schedulers.sm100_streamk import Sm100StreamKParams
 from tileorch.transforms.pipeline_to_nvvm import scheduler_bodies as bodies
+from tileorch.transforms.pipeline_to_nvvm.base import OpLowering
 from tileorch.transforms.pipeline_to_nvvm.context import cta_thread_bound
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
 from tileorch.transforms.pipeline_to_nvvm.mods import require_whole_cta
@@ -71,6 +72,7 @@ from tileorch.transforms.pipeline_to_nvvm.scheduler_fixup import (
     extract_one,
     insert_one,
     element_type,
+    emit_fixup,
     partial_layout,
 )
 
@@ -241,3 +243,21 @@ def emit_cluster_fixup(op: Operation, e: Emitter,
     reduced = e.if_(leader, fold, lambda inner: [acc], result_types=[typ])[0]
     cluster_sync(e)
     return e.if_(leader, lambda inner: [generic(op, inner, reduced)], lambda inner: [reduced], result_types=[typ])[0]
+
+
+class FixupLowering(OpLowering):
+    OP = "cutlass.tile_scheduler.fixup"
+
+    """``cutlass.tile_scheduler.fixup``: inside the cluster on an SM100 cluster of CTAs
+    (:func:`emit_cluster_fixup`), else the per-CTA fix-up (:func:`.scheduler_fixup.emit_fixup`)."""
+
+    def lower(self, op: Operation, e: Emitter):
+        if cta_cluster_of(op.operands[0]) is not None:
+            return [emit_cluster_fixup(op, e, emit_fixup)]
+        if op.operands[3:]:
+            raise LocatedError(op, "smem(...) is only used by the SM100 Stream-K scheduler on a cluster of more "
+                                   "than one CTA (module cutlass.cluster_shape)")
+        return [emit_fixup(op, e, op.operands[2])]
+
+
+PATTERNS = [FixupLowering()]

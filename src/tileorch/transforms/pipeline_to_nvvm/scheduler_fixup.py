@@ -307,20 +307,6 @@ def _not_cluster_coordinated(op: Operation) -> None:
                                "cutlass.tile_scheduler.fixup with smem(...)")
 
 
-class FixupLowering(OpLowering):
-    OP = "cutlass.tile_scheduler.fixup"
-
-    def lower(self, op: Operation, e: Emitter):
-        from tileorch.transforms.pipeline_to_nvvm import scheduler_cluster
-
-        if cta_cluster_of(op.operands[0]) is not None:
-            return [scheduler_cluster.emit_cluster_fixup(op, e, emit_fixup)]
-        if op.operands[3:]:
-            raise LocatedError(op, "smem(...) is only used by the SM100 Stream-K scheduler on a cluster of more "
-                                   "than one CTA (module cutlass.cluster_shape)")
-        return [emit_fixup(op, e, op.operands[2])]
-
-
 def emit_fixup(op: Operation, e: Emitter, acc: SSAValue) -> SSAValue:
     """The generic fix-up of ``acc`` (the lowered accumulator) for ``op``'s work tile."""
     site = _site(op, e)
@@ -364,4 +350,6 @@ def emit_fixup(op: Operation, e: Emitter, acc: SSAValue) -> SSAValue:
     return e.if_(whole, lambda inner: [acc], split, result_types=[typ])[0]
 
 
-PATTERNS = [FixupWaitLowering(), FixupIncrementLowering(), FixupLowering()]
+PATTERNS = [FixupWaitLowering(), FixupIncrementLowering()]
+"""The per-CTA lock protocol's ops; ``cutlass.tile_scheduler.fixup`` itself is lowered by
+:class:`.scheduler_cluster.FixupLowering` (per CTA here, or inside an SM100 cluster there)."""

@@ -45,9 +45,8 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
-from xdsl.passes import ModulePass
 
-from tileorch.diagnostics import LocatedError, parse_module
+from tileorch.diagnostics import LocatedError
 from tileorch.dialects.constants import constant_int
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects import nv_tileas_tile as ts
@@ -755,34 +754,6 @@ def parse_override(text: str) -> dict:
     return out
 
 
-@dataclass(frozen=True)
-class ConvertNvTileasToCutlass(ModulePass):
-    """Materialized TileAS dot kernels -> cutlass pipeline/tile-scheduler + TMA/WGMMA payload,
-    the program's epilogue compiled into the consumer warp groups.  ``config`` retiles
-    (``tile_n=256,stages=4,cluster_m=2``: only for epilogues that do not depend on the tile shape)."""
-
-    name = "convert-nv-tileas-to-cutlass"
-    schedule: str = "persistent"
-    config: str = ""
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if self.schedule not in ("persistent", "streamk", "dp"):
-            raise LocatedError(op, f"schedule must be persistent, streamk or dp, got {self.schedule!r}")
-        try:
-            override = parse_override(self.config)
-        except ValueError as exc:
-            raise LocatedError(op, f"convert-nv-tileas-to-cutlass: {exc}") from None
-        kernels = [o for o in op.walk() if isinstance(o, aa.FuncOp) and o.kernel_spec() is not None]
-        for kernel in kernels:
-            if any(isinstance(o, AgentSwitchOp) for o in kernel.walk()):
-                from tileorch.transforms.tileas.chained_dots import chained_dots, lower_chained_kernel
-
-                if chained_dots(kernel) is not None:  # two dots, the second's A from the first's result
-                    lower_chained_kernel(ctx, op, kernel)
-                    continue
-                lower_kernel(ctx, op, kernel, self.schedule, override)
-
-
 def read_config(fn: Operation):
     """The :class:`GemmConfig` and the record stored on a lowered function."""
     from tileorch.kernels.gemm.config import GemmConfig
@@ -792,18 +763,3 @@ def read_config(fn: Operation):
         raise ValueError(f"{fn.name} has no {CONFIG_ATTR}")
     fields = {f.name for f in dataclasses.fields(GemmConfig)}
     return GemmConfig(**{k: v for k, v in record.items() if k in fields}), record
-
-
-def lower_tile_program(text: str, schedule: str = "persistent", dynamic_persistent: bool = False,
-                       name: str = "<tile program>"):
-    """nv_tileaa text -> (GemmConfig, the lowered cutlass module): the tier plus this lowering.
-    The host side launches the result with ``tileorch.kernels.gemm.host.GemmKernel(cfg, cubin)``."""
-    from tileorch.registry import make_context
-    from tileorch.transforms.tileas.tier import TileASTier
-
-    ctx = make_context()
-    module = parse_module(ctx, text, name)
-    TileASTier(dynamic_persistent=dynamic_persistent).apply(ctx, module)
-    ConvertNvTileasToCutlass(schedule=schedule).apply(ctx, module)
-    fn = next(op for op in module.walk() if CONFIG_ATTR in op.attributes)
-    return read_config(fn)[0], module

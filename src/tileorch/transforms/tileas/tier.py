@@ -53,9 +53,13 @@ class TileASTier(ModulePass):
     name = "tileas-tier"
     dynamic_persistent: bool = False
 
+    def steps(self) -> list[ModulePass]:
+        """The tier's passes, in order (the compile driver applies and times them one by one)."""
+        return [resolve(PASSES[name])() for name in pipeline_string(self.dynamic_persistent).split(",")]
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for name in pipeline_string(self.dynamic_persistent).split(","):
-            resolve(PASSES[name])().apply(ctx, op)
+        for step in self.steps():
+            step.apply(ctx, op)
 
 
 if __name__ == "__main__":

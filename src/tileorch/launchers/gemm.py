@@ -67,7 +67,7 @@ def default_config(m: int, n: int, k: int, dtype: str, out_dtype: str, b_major: 
 
 
 def kernel_for(cfg: GemmConfig):
-    from tileorch.kernels.gemm.host import GemmKernel, compile_gemm
+    from tileorch.launchers.gemm_host import GemmKernel, compile_gemm
 
     if cfg not in _kernels:
         _kernels[cfg] = GemmKernel(cfg, compile_gemm(cfg).cubin)

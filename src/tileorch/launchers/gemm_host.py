@@ -41,7 +41,7 @@ class CompiledGemm:
 
 
 def compile_gemm(cfg: GemmConfig, use_cache: bool = True) -> CompiledGemm:
-    """``cfg``'s tile program (:func:`tileorch.kernels.gemm.program.gemm_program`) through the TileAS
+    """``cfg``'s tile program (:func:`tileorch.launchers.gemm_program.gemm_program`) through the TileAS
     tier and the backend -> cubin (in process), through the disk cache (:mod:`tileorch.cache`;
     ``use_cache=False`` skips the lookup, the result is stored all the same); ``seconds`` holds
     the compile's phases (``tier``: the tile program to the kernel's IR, then the backend's)."""
@@ -59,8 +59,8 @@ def compile_gemm(cfg: GemmConfig, use_cache: bool = True) -> CompiledGemm:
             return CompiledGemm(cfg, entry.files["kernel.cubin"], {"cache": time.perf_counter() - t0})
     try:
         from tileorch import timing
-        from tileorch.backend.compile import compile_module
-        from tileorch.kernels.gemm.program import lower_gemm
+        from tileorch.driver import compile_module
+        from tileorch.launchers.gemm_program import lower_gemm
     except ImportError as exc:  # pragma: no cover - the GPU machine without xDSL
         raise RuntimeError(f"no cached cubin for {cfg.name} at {cubin_path(cfg)} and the compiler is not installed "
                            f"({exc}); compile it on a machine with tileorch's CPU dependencies") from None

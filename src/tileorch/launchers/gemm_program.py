@@ -10,7 +10,7 @@ asked for: a mismatch is an error naming the fields, never another kernel.
 
 Contract: the returned module is the cutlass-level kernel module ``tileorch.backend.compile``
 lowers to PTX; its kernel function is named ``cfg.name`` and takes the GEMM host's parameters
-(``tileorch.kernels.gemm.host.GemmKernel``).
+(``tileorch.launchers.gemm_host.GemmKernel``).
 """
 
 from __future__ import annotations
@@ -72,7 +72,8 @@ def gemm_program(cfg: GemmConfig):
 def lower_gemm(cfg: GemmConfig):
     """``cfg`` -> the tier's lowered kernel module (see the module docstring)."""
     from tileorch.registry import make_context
-    from tileorch.transforms.tileas.convert_to_cutlass import CONFIG_ATTR, ConvertNvTileasToCutlass, read_config
+    from tileorch.transforms.tileas.convert_to_cutlass import CONFIG_ATTR, read_config
+    from tileorch.transforms.tileas.nv_tileas_to_cutlass import ConvertNvTileasToCutlass
     from tileorch.transforms.tileas.tier import TileASTier
 
     cfg.check()

@@ -683,8 +683,8 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
                  fast: tuple | None = None, grid_l: int = 1) -> None:
     """Launch a ``gemm`` program; ``grid_l``: the launch grid's third extent, the L a ``grid_l``
     configuration walks (split-K programs read it as program id 2)."""
-    from tileorch.kernels.gemm.api import choose_schedule
-    from tileorch.kernels.gemm.host import GemmKernel
+    from tileorch.launchers.gemm import choose_schedule
+    from tileorch.launchers.gemm_host import GemmKernel
     from tileorch.runtime.driver import api, check
 
     program = entry.program
@@ -706,7 +706,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     if tiles == "auto" and (not program.epilogue_ops or program.retile_safe):
         # tileorch picks tiles, cluster and scheduler for the shape (tileorch.gemm's heuristic),
         # keeping the program's element types, operand layouts and epilogue
-        from tileorch.kernels.gemm.api import default_config, kernel_for
+        from tileorch.launchers.gemm import default_config, kernel_for
         from tileorch.kernels.gemm.config import override_string
 
         chosen = default_config(m * batch, n, k, cfg.dtype, cfg.out_dtype, major,
@@ -766,7 +766,7 @@ def chained_tensor_maps(record: dict, arguments: list[Argument]) -> list[bytes]:
     per loaded array (``record["tmaps"]``: the entry parameter of its base pointer, the box rows,
     the rank), 64-element boxes along the contiguous dimension, 128-byte swizzle, zero fill.
     Raises :class:`LayoutNotSupported` for an array TMA cannot address."""
-    from tileorch.kernels.gemm.host import encode_tensor_map
+    from tileorch.launchers.gemm_host import encode_tensor_map
 
     flat = flat_parameters(arguments)
     by_pos = {a.position: a for a in arguments}
