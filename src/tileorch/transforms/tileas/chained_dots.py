@@ -1050,6 +1050,15 @@ def pipelining(ck: ChainedKernel) -> Pipelining | None:
     return Pipelining(k, ck.tn // 4, ck.dv // 2, ro)
 
 
+def _after_wait(e: Emitter, regs: list[SSAValue]) -> list[SSAValue]:
+    """Copies of tile j's packed P made after ``wgmma.wait_group 0`` (volatile, so they stay
+    there): the loop yields them, so the registers the next iteration's register-A WGMMA reads are
+    written only once P_{j-1} V_{j-1} has completed.  Yielding P_j itself lets LLVM coalesce it
+    into the loop-carried P_{j-1} registers, written while that WGMMA reads them; ptxas then
+    serializes every WGMMA of the kernel (C7513: correct, no overlap left)."""
+    return [e.v(llvm.InlineAsmOp("mov.b32 $0, $1;", "=r,r", [x], [i32], has_side_effects=True)) for x in regs]
+
+
 def _lower_pipelined_loop(ck: ChainedKernel, pipe: Pipelining, named, site_of,
                           init_vals: list[SSAValue]) -> list[SSAValue]:
     """Fill the pipelined consumer text (:func:`_pipelined_consumer`); the carried registers after
@@ -1116,10 +1125,7 @@ def _lower_pipelined_loop(ck: ChainedKernel, pipe: Pipelining, named, site_of,
     a_j, new_j = tile(s, lb.args[0], named(f"s{ck.d // 16 - 1}").results[0], carried)
     s.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
     s.e.add(nvvm.MBarrierArriveOp(named("ebar").results[0], with_state=False))  # tile j-1's stage is free
-    # P_j is computed while P_{j-1} V_{j-1} reads P_{j-1}'s registers: yield copies made after the
-    # wait (volatile, so they stay after it), else LLVM coalesces P_j into P_{j-1}'s registers and
-    # overwrites them in flight
-    a_j = [s.e.v(llvm.InlineAsmOp("mov.b32 $0, $1;", "=r,r", [x], [i32], has_side_effects=True)) for x in a_j]
+    a_j = _after_wait(s.e, a_j)
     c_j = c_input(s, acc_prev)
     _replace(anchor, s.tmp, None)
     lb.last_op.operands = [*a_j, *c_j, *new_j]
