@@ -209,12 +209,24 @@ def ptxas_path() -> str:
     return path
 
 
+COMPILE_ENV = ("TILEORCH_ATTN_OVERLAP",)
+"""Environment switches that change what the compiler emits (testing switches such as the
+chained-dots overlap): their values are part of every key, so a run with a switch on never reads
+a program compiled with it off."""
+
+
+def compile_environment() -> str:
+    """The values of :data:`COMPILE_ENV` as text (``NAME=value;`` for each one that is set)."""
+    return "".join(f"{k}={os.environ[k]};" for k in COMPILE_ENV if k in os.environ)
+
+
 def make_key(namespace: str, program: str | bytes, *options: object, ptxas: bool = True) -> str:
     """The sha256 key of ``program`` compiled with ``options`` (each turned into text with
-    ``str``) by this compiler (and, with ``ptxas``, this ptxas), under ``namespace``."""
+    ``str``) by this compiler (and, with ``ptxas``, this ptxas) in this compile environment
+    (:data:`COMPILE_ENV`), under ``namespace``."""
     h = hashlib.sha256()
-    for part in (namespace, compiler_fingerprint(), ptxas_identity() if ptxas else "no ptxas", *map(str, options),
-                 program):
+    for part in (namespace, compiler_fingerprint(), compile_environment(),
+                 ptxas_identity() if ptxas else "no ptxas", *map(str, options), program):
         h.update(part if isinstance(part, bytes) else part.encode())
         h.update(b"\0")
     return h.hexdigest()

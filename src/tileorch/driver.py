@@ -246,9 +246,10 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
         threads = int(list(kernel.attributes["nvvm.maxntid"].get_values())[0])
     result = compile_module(lowered, ctx, arch=arch, emit="ptx", ptxas=ptxas, isolate=True)
     if result.ptxas is not None:
-        from tileorch.backend.ptxas import resource_remarks
+        from tileorch.backend.ptxas import resource_remarks, wgmma_serialization_warnings
 
         remarks.extend(resource_remarks(result.ptxas.resources))
+        remarks.extend(wgmma_serialization_warnings(result.ptxas.info + result.ptxas.messages))
     return CutileProgram(kind, result.ptx, result.ptxas.cubin if result.ptxas is not None else None,
                          kernel.sym_name.data if kernel is not None else "", threads, gemm_config, gemm_args,
                          time.perf_counter() - start, bool(record.get("epilogue_ops", False)),

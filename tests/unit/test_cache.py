@@ -26,6 +26,17 @@ def test_key_names_the_program_options_and_namespace():
     assert key not in others and len(others) == 4
 
 
+def test_key_names_the_compile_environment(monkeypatch):
+    """A testing switch that changes the emitted code (TILEORCH_ATTN_OVERLAP) is part of the key:
+    a run with it on never reads a program cached with it off."""
+    monkeypatch.delenv("TILEORCH_ATTN_OVERLAP", raising=False)
+    off = cache.make_key("cutile", b"bytecode", "sm_90a", ptxas=False)
+    monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", "1")
+    on = cache.make_key("cutile", b"bytecode", "sm_90a", ptxas=False)
+    monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", "0")
+    assert len({off, on, cache.make_key("cutile", b"bytecode", "sm_90a", ptxas=False)}) == 3
+
+
 def test_store_load_round_trip_and_misses(cache_dir):
     key = cache.make_key("kernel", "x", ptxas=False)
     assert cache.load(key) is None

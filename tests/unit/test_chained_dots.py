@@ -13,7 +13,7 @@ import re
 import pytest
 
 from tileorch.launchers import cutile as rc
-from tileorch.transforms.tileas.chained_dots import OVERLAP
+from tileorch.transforms.tileas.chained_dots import overlap_enabled
 
 HAVE_CUTILE = importlib.util.find_spec("cuda") is not None and importlib.util.find_spec("cuda.tile") is not None
 pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Python) is not installed")
@@ -103,7 +103,7 @@ def test_head_dim_256_compiles_without_spills(tile_m, tile_n, causal, dtype):
     wg = "bf16" if dtype == "bfloat16" else "f16"
     # O += P V: n = 256 register-A WGMMAs (twice when pipelined: in the loop and for the last tile;
     # 128x128 tiles need too many registers for that: S, two P tiles and O)
-    assert p.chained["pipelined"] == (OVERLAP and tile_n == 64)
+    assert p.chained["pipelined"] == (overlap_enabled() and tile_n == 64)
     copies = 2 if p.chained["pipelined"] else 1
     assert p.ptx.count(f"m64n256k16.f32.{wg}.{wg}") == tile_n // 16 * copies
 

@@ -86,6 +86,34 @@ def _ring_base(v: SSAValue) -> int | None:
     return None
 
 
+WGMMA_WAIT = "nvvm.wgmma.wait.group.sync.aligned"
+
+
+def _is_wgmma_issue(op: Operation) -> bool:
+    return op.name in ("nvvm.wgmma.mma_async", "nvvm.wgmma.commit.group.sync.aligned") or (
+        op.name == "llvm.inline_asm" and "wgmma.mma_async" in str(op.properties.get("asm_string", "")))
+
+
+def _check_release_after_wgmma(arrive: Operation) -> None:
+    """A consumer's release of a stage must follow a ``wgmma.wait_group 0`` that comes after every
+    WGMMA issued before it in its block (the WGMMAs read the stage's tiles from shared memory
+    asynchronously: releasing earlier lets the producer overwrite a tile still being read).  The
+    protocol model has no WGMMA groups, so this is checked on the IR: scanning back from the arrive,
+    the first WGMMA operation met must be ``wait_group 0``."""
+    op = arrive.prev_op
+    while op is not None:
+        if op.name == WGMMA_WAIT:
+            if op.group.value.data == 0:
+                return
+            raise LocatedError(arrive, f"check: a stage is released after wgmma.wait_group {op.group.value.data}: "
+                                       "WGMMAs reading it may still be in flight (wait_group 0 before the release)")
+        if _is_wgmma_issue(op):
+            break
+        op = op.prev_op
+    raise LocatedError(arrive, "check: a stage is released (mbarrier.arrive) without a wgmma.wait_group 0 after "
+                               "the WGMMAs before it: they may still read the stage")
+
+
 def _in_loop(op: Operation) -> bool:
     p = op.parent_op()
     while p is not None and p.name != "func.func":
@@ -176,6 +204,8 @@ class _Reader:
             if len(ops) != 1:
                 raise LocatedError(fn, f"check: expected one {what} in its loop, found {len(ops)}")
         full = self._ring_side(c_waits + refills, "the full side (consumer wait, producer arm)")
+        for a in (o for o in fn.walk() if o.name == ARRIVE):
+            _check_release_after_wgmma(a)
         empty = self._ring_side(p_waits + arrives, "the empty side (producer wait, consumer arrive)")
         inits = [o for o in fn.walk() if o.name == INIT]
         full_count = self._init_counts(full, inits, "full")

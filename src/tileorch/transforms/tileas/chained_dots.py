@@ -33,6 +33,7 @@ the tensor maps followed by the program's own parameters.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -73,11 +74,15 @@ SMEM_LIMIT = 227 * 1024
 MAX_STAGES = 4
 """K/V ring depth (as many as shared memory holds, at most this): the producer loads tile
 ``j + stages`` once every consumer thread has released tile ``j`` (the stage's empty barrier)."""
-OVERLAP = False
-"""Intra-warp-group overlap (:class:`Pipelining`).  Off: on the H200 (2026-12-02) the overlapped
-kernel gave wrong results even for one key tile (not yet understood; a first bug, LLVM coalescing
-P_j into the registers the in-flight P_{j-1} V_{j-1} WGMMA reads, is fixed by the copies after
-the wait)."""
+OVERLAP_ENV = "TILEORCH_ATTN_OVERLAP"
+
+
+def overlap_enabled() -> bool:
+    """Intra-warp-group overlap (:class:`Pipelining`): on when the environment sets
+    ``TILEORCH_ATTN_OVERLAP=1`` (read at each compile), off by default until the H200 confirms it
+    (2026-12-02: wrong results with it, see docs/chained-dots.md)."""
+    return os.environ.get(OVERLAP_ENV, "0") == "1"
+
 PRODUCER_REGS = 24
 CONSUMER_REGS = 240
 """setmaxnreg of the producer and consumer warp groups (24 + 2 x 240 <= 512 per lane slot)."""
@@ -1027,7 +1032,7 @@ def pipelining(ck: ChainedKernel) -> Pipelining | None:
     result (the accumulator), and nothing of tile ``j`` but the second dot's C input reads it (P,
     the first dot's C, the other carried values, branch conditions); and the registers fit
     (S, two packed P tiles and the accumulator within ~200 of the consumers' 240)."""
-    if not OVERLAP:
+    if not overlap_enabled():
         return None
     body = ck.loop.body.blocks.first
     accs = [k for k, y in enumerate(ck.yields) if _strip(y)[0] is ck.dot2.result]
@@ -1043,6 +1048,15 @@ def pipelining(ck: ChainedKernel) -> Pipelining | None:
     if ck.tn // 2 + ck.tn // 2 + ck.dv // 2 + ro > 200:
         return None
     return Pipelining(k, ck.tn // 4, ck.dv // 2, ro)
+
+
+def _after_wait(e: Emitter, regs: list[SSAValue]) -> list[SSAValue]:
+    """Copies of tile j's packed P made after ``wgmma.wait_group 0`` (volatile, so they stay
+    there): the loop yields them, so the registers the next iteration's register-A WGMMA reads are
+    written only once P_{j-1} V_{j-1} has completed.  Yielding P_j itself lets LLVM coalesce it
+    into the loop-carried P_{j-1} registers, written while that WGMMA reads them; ptxas then
+    serializes every WGMMA of the kernel (C7513: correct, no overlap left)."""
+    return [e.v(llvm.InlineAsmOp("mov.b32 $0, $1;", "=r,r", [x], [i32], has_side_effects=True)) for x in regs]
 
 
 def _lower_pipelined_loop(ck: ChainedKernel, pipe: Pipelining, named, site_of,
@@ -1111,10 +1125,7 @@ def _lower_pipelined_loop(ck: ChainedKernel, pipe: Pipelining, named, site_of,
     a_j, new_j = tile(s, lb.args[0], named(f"s{ck.d // 16 - 1}").results[0], carried)
     s.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
     s.e.add(nvvm.MBarrierArriveOp(named("ebar").results[0], with_state=False))  # tile j-1's stage is free
-    # P_j is computed while P_{j-1} V_{j-1} reads P_{j-1}'s registers: yield copies made after the
-    # wait (volatile, so they stay after it), else LLVM coalesces P_j into P_{j-1}'s registers and
-    # overwrites them in flight
-    a_j = [s.e.v(llvm.InlineAsmOp("mov.b32 $0, $1;", "=r,r", [x], [i32], has_side_effects=True)) for x in a_j]
+    a_j = _after_wait(s.e, a_j)
     c_j = c_input(s, acc_prev)
     _replace(anchor, s.tmp, None)
     lb.last_op.operands = [*a_j, *c_j, *new_j]

@@ -1,0 +1,185 @@
+"""The chained-dots kernel with intra-warp-group overlap (``TILEORCH_ATTN_OVERLAP=1``): tile 0
+peeled, tile j's ``Q K^T`` issued while tile j-1's ``P V`` is in flight, the last ``P V`` after the
+loop.  Checked on the CPU in the PTX: the WGMMA fence/commit/wait sequence of each path (peeled
+tile, loop, last tile) and the empty-barrier release after the ``wait_group 0`` that covers the
+stage's last reader; no instruction touches the registers of a WGMMA in flight (S of tile j until
+``wait_group 1``, P and O of tile j-1 until ``wait_group 0``); each WGMMA chain's accumulator
+registers tied; ptxas serializes no WGMMA (C7513, the symptom of LLVM coalescing P_j into the
+registers P_{j-1} V_{j-1} reads).  ``tileorch check`` proves the overlapped pipeline and rejects a
+release before the covering wait.  Needs cuda-tile."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+
+import pytest
+
+HAVE_CUTILE = importlib.util.find_spec("cuda") is not None and importlib.util.find_spec("cuda.tile") is not None
+pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Python) is not installed")
+
+CONFIGS = [(64, 128, 64, False), (128, 128, 128, True)]  # d, tile_m, tile_n, causal
+WGMMA = re.compile(r"wgmma\.mma_async\.sync\.aligned\.m64n\d+k16\S* \{([^}]*)\}, (\{[^}]*\}|%rd\d+), ")
+
+
+def _attention(d, tile_m, tile_n, causal):
+    from test_chained_dots import _arrays
+
+    from tileorch.testing.attention_programs import attention_fwd
+
+    return attention_fwd, _arrays(4, (5, 77, d)) + (0.18, 77, tile_m, tile_n, d, causal)
+
+
+def _compile(monkeypatch, cfg):
+    from test_chained_dots import _compile as compile_
+
+    monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", "1")
+    return compile_(*_attention(*cfg))
+
+
+@pytest.fixture(scope="module", params=CONFIGS, ids=lambda c: "d{}-{}x{}{}".format(*c[:3], "-causal" * c[3]))
+def overlapped(request):
+    mp = pytest.MonkeyPatch()
+    try:
+        yield _compile(mp, request.param)
+    finally:
+        mp.undo()
+
+
+def _consumer(ptx: str) -> list[str]:
+    """The consumer warp groups' instructions (after setmaxnreg.inc), one per line, asm braces
+    and comments dropped."""
+    body = ptx.split("setmaxnreg.inc", 1)[1]
+    out = []
+    for line in body.splitlines():
+        line = line.split("//")[0].strip()
+        if line and line not in ("{", "}") and not line.startswith(".reg") and not line.startswith("setp.ne.b32 p, 1, 0"):
+            out.append(line)
+    return out
+
+
+def _events(lines: list[str]) -> str:
+    """One letter per WGMMA-protocol instruction: T full/Q wait, F fence, S smem-A WGMMA, R
+    register-A WGMMA, C commit, 0/1 wait_group N, A mbarrier.arrive (release), L a label."""
+    ev = []
+    for x in lines:
+        if x.startswith("mbarrier.try_wait"):
+            ev.append("T")
+        elif x.startswith("wgmma.fence"):
+            ev.append("F")
+        elif x.startswith("wgmma.mma_async"):
+            ev.append("R" if WGMMA.match(x).group(2).startswith("{") else "S")
+        elif x.startswith("wgmma.commit_group"):
+            ev.append("C")
+        elif x.startswith("wgmma.wait_group"):
+            ev.append(x.split()[-1].rstrip(";"))
+        elif x.startswith("mbarrier.arrive"):
+            ev.append("A")
+    return "".join(ev)
+
+
+def test_overlapped_wgmma_protocol(overlapped):
+    """Peeled tile 0: wait Q, wait full[0], S_0, wait_group 0.  Loop: wait full[j], S_j committed,
+    P_{j-1} V_{j-1} committed, wait_group 1 (S_j landed, P V in flight), wait_group 0, release
+    stage j-1.  After the loop: the last P V, wait_group 0, release its stage.  Nothing else."""
+    p = overlapped
+    assert p.kind == "chained" and p.chained["pipelined"], p.remarks
+    d, tn = p.chained["d"], p.chained["tn"]
+    s, r = "S" * (d // 16), "R" * (tn // 16)
+    ev = _events(_consumer(p.ptx))
+    # (the producer's empty waits are placed after the consumer's code: trailing T)
+    assert re.fullmatch(rf"TTF{s}C0TF{s}CF{r}C10AF{r}C0AT*", ev), ev
+
+
+def _regs(text: str) -> set[str]:
+    return set(re.findall(r"%r\d+", text))
+
+
+def _writes(line: str) -> set[str]:
+    m = re.match(r"(?:@!?%p\d+ )?[\w.:]+\s+(%r\d+)", line)
+    return {m.group(1)} if m and not line.startswith(("st.", "mbarrier", "wgmma", "bra")) else set()
+
+
+def test_in_flight_registers_are_not_touched(overlapped):
+    """Between the loop's S_j issue and ``wait_group 1`` no instruction but a WGMMA names S_j's
+    registers; between P_{j-1} V_{j-1}'s issue and ``wait_group 0`` none names its A (P) or
+    accumulator (O) registers; every WGMMA of a chain lists the same accumulator registers (tied),
+    and the loop's P V reads P and O from the registers the loop carries (the copies after the
+    wait), not from registers computed during the wait."""
+    lines = _consumer(overlapped.ptx)
+    i_w1 = next(i for i, x in enumerate(lines) if x.startswith("wgmma.wait_group") and x.rstrip(";").endswith("1"))
+    i_w0 = next(i for i in range(i_w1, len(lines)) if lines[i].startswith("wgmma.wait_group"))
+    chain = [i for i in range(i_w1) if lines[i].startswith("wgmma.mma_async")]
+    # the loop's two chains: the last d/16 smem WGMMAs (S_j) and tn/16 register-A ones (P V) before wait 1
+    s_idx = [i for i in chain if WGMMA.match(lines[i]).group(2).startswith("%rd")]
+    r_idx = [i for i in chain if WGMMA.match(lines[i]).group(2).startswith("{")]
+    d, tn = overlapped.chained["d"], overlapped.chained["tn"]
+    s_idx, r_idx = s_idx[-(d // 16):], r_idx[-(tn // 16):]
+    s_acc = {WGMMA.match(lines[i]).group(1) for i in s_idx}
+    o_acc = {WGMMA.match(lines[i]).group(1) for i in r_idx}
+    assert len(s_acc) == 1 and len(o_acc) == 1, "a WGMMA chain's accumulator registers are not tied"
+    s_regs, o_regs = _regs(s_acc.pop()), _regs(o_acc.pop())
+    p_regs = set().union(*(_regs(WGMMA.match(lines[i]).group(2)) for i in r_idx))
+    assert len(s_regs) == tn // 2 and len(o_regs) == d // 2 and len(p_regs) == tn // 4
+    for i in range(s_idx[0] + 1, i_w1):
+        if not lines[i].startswith("wgmma"):
+            assert not _regs(lines[i]) & s_regs, f"S_j registers touched in flight: {lines[i]}"
+    for i in range(r_idx[0] + 1, i_w0):
+        if not lines[i].startswith("wgmma"):
+            assert not _regs(lines[i]) & (p_regs | o_regs), f"P/O registers of P V touched in flight: {lines[i]}"
+    # after wait_group 0: the loop writes the carried P registers only by the copies it yields
+    later = [x for x in lines[i_w0:] if _writes(x) & p_regs]
+    assert later and all(x.startswith("mov.b32") for x in later[:len(p_regs)]), later[:4]
+    assert not any(_writes(x) & p_regs for x in lines[r_idx[-1] + 1:i_w0])
+
+
+def test_ptxas_serializes_no_wgmma(overlapped):
+    assert not [r for r in overlapped.remarks if "C7513" in r or "serialized" in r], overlapped.remarks
+
+
+def test_coalesced_p_registers_are_caught(monkeypatch):
+    """The first bug of the overlapped kernel: yielding P_j itself (no copies after the wait) lets
+    LLVM put P_j in the registers the in-flight P_{j-1} V_{j-1} reads; ptxas then serializes the
+    WGMMAs (C7513), which the compile reports as a warning."""
+    from tileorch.transforms.tileas import chained_dots
+
+    monkeypatch.setattr(chained_dots, "_after_wait", lambda e, regs: regs)
+    p = _compile(monkeypatch, CONFIGS[0])
+    assert p.chained["pipelined"]
+    assert any("C7513" in r for r in p.remarks), p.remarks
+
+
+def _lowered(monkeypatch, cfg=CONFIGS[0]):
+    from tileorch.driver import lower_program
+    from tileorch.frontend.cutile import load
+    from tileorch.registry import make_context
+    from tileorch.runtime import cutile as rc
+
+    monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", "1")
+    kernel, args = _attention(*cfg)
+    ctx = make_context()
+    module = load(rc.export_bytecode(kernel, rc.describe_arguments(kernel, args)), "<attn>", ctx)
+    kind, lowered = lower_program(module, ctx)
+    assert kind == "chained"
+    return lowered
+
+
+def test_check_proves_the_overlapped_pipeline_and_rejects_an_early_release(monkeypatch):
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import extract
+    from tileorch.diagnostics import LocatedError
+
+    lowered = _lowered(monkeypatch)
+    (proto,) = extract(lowered)
+    assert [a.name for a in proto.agents] == ["tma", "wg0", "wg1"]
+    result = check(proto)
+    assert result.ok, result.violation
+    # the loop's release of stage j-1 moved before the wait_group 0 that covers P_{j-1} V_{j-1}
+    arrive = next(o for o in lowered.walk() if o.name == "nvvm.mbarrier.arrive" and o.parent_op().name == "scf.for")
+    wait0 = arrive.prev_op
+    while wait0.name != "nvvm.wgmma.wait.group.sync.aligned":
+        wait0 = wait0.prev_op
+    arrive.detach()
+    wait0.parent_block().insert_op_before(arrive, wait0)
+    with pytest.raises(LocatedError, match="wait_group 1"):
+        extract(lowered)
