@@ -153,7 +153,7 @@ def _lowered(monkeypatch, cfg=CONFIGS[0]):
     from tileorch.driver import lower_program
     from tileorch.frontend.cutile import load
     from tileorch.registry import make_context
-    from tileorch.runtime import cutile as rc
+    from tileorch.launchers import cutile as rc
 
     monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", "1")
     kernel, args = _attention(*cfg)
