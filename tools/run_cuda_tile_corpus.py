@@ -15,8 +15,8 @@ input gets one class:
   unknown op must be named in the message (else the class is ``bug:unnamed-op``);
 * ``bug:<what>``: a traceback, an internal error, a signal, a hang, an unlocated error.
 
-Inputs the corpus expects to be rejected (``expected-error`` in the chunk, or under
-``invalid/``) are counted apart from valid ones, so that "valid but rejected" and "invalid but
+Inputs the corpus expects to be rejected (``expected-error`` in the chunk, under ``invalid/``,
+or in a file whose every RUN line is ``not TOOL ...``) are counted apart from valid ones, so that "valid but rejected" and "invalid but
 accepted" show up too.  The summary lists the counts and every bug (path, chunk line, first
 error line).  Exit status 1 when a bug was found.
 """
@@ -96,7 +96,11 @@ def split_inputs(path: str, data: bytes) -> list[Input]:
         chunks.append((start, "".join(buf)))
     else:
         chunks = [(1, text)]
-    return [Input(path, line, chunk.encode(), False, "expected-error" in chunk or "/invalid/" in path)
+    # every RUN line expects the tool to fail (`RUN: not cuda-tile-opt ...`): each chunk is invalid
+    expects_failure = bool(run_lines) and all(
+        l.split("RUN:", 1)[1].strip().startswith("not ") for l in text.splitlines() if "RUN:" in l)
+    return [Input(path, line, chunk.encode(), False,
+                  "expected-error" in chunk or "/invalid/" in path or expects_failure)
             for line, chunk in chunks if chunk.strip()]
 
 

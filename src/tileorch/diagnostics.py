@@ -23,8 +23,9 @@ import re
 from collections.abc import Callable
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import (CallSiteLoc, FileLineColLoc, FusedLoc, IntAttr, ModuleOp, NameLoc, StringAttr,
+                                    UnknownLoc)
+from xdsl.ir import Attribute, Operation
 from xdsl.irdl import IRDLOperation, VerificationContext
 from xdsl.parser import Parser
 from xdsl.traits import NoTerminator
@@ -87,9 +88,36 @@ class LocatingParser(Parser):
             raise self.as_parse_error(exc) from None
         finally:
             self._op_starts.pop()
-        if not isinstance(op.location, FileLineColLoc):
+        if source_position(op.location) is None:  # no explicit loc(...) naming a source position
             op.location = FileLineColLoc(self._name, IntAttr(line + self._line_offset), IntAttr(col))
         return op
+
+    def _parse_location(self):
+        """xDSL's location grammar, plus: an attribute with an ``as_location()`` method used as a
+        location (``loc(#cuda_tile.di_loc<...>)``), and fused locations with metadata
+        (``fused<#scope>[...]``, as MLIR prints them)."""
+        from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+        if self._current_token.kind == MLIRTokenKind.HASH_IDENT:
+            start = self._current_token.span.start
+            attr = self.parse_attribute()
+            as_location = getattr(attr, "as_location", None)
+            if callable(as_location):
+                return as_location()
+            if isinstance(attr, (FileLineColLoc, NameLoc, CallSiteLoc, FusedLoc, UnknownLoc)):
+                return attr
+            self.raise_error("expected a location (loc alias or debug-info location)", start,
+                             self._current_token.span.start)
+        if self._current_token.text == "fused":
+            start = self._current_token.span.start
+            self._consume_token()
+            if self.parse_optional_punctuation("<") is not None:
+                meta = self.parse_attribute()
+                self.parse_punctuation(">")
+                locs = self.parse_comma_separated_list(self.Delimiter.SQUARE, self._parse_location)
+                return FusedLoc(locs, meta)
+            self._resume_from(start)
+        return super()._parse_location()
 
     def as_parse_error(self, exc: Exception) -> ParseError:
         """A :class:`ParseError` for an exception raised while parsing that is not one: xDSL checks
@@ -168,7 +196,7 @@ def _reject_undefined_values(parser: LocatingParser, module: ModuleOp, text: str
             if isinstance(operand, ForwardDeclaredValue):
                 loc = op.location
                 pos = 0
-                if isinstance(loc, FileLineColLoc):
+                if isinstance(loc, FileLineColLoc) and loc.filename == parser._name:
                     line = loc.line.data - parser._line_offset
                     pos = sum(len(l) for l in text.splitlines(keepends=True)[: line - 1]) + loc.column.data - 1
                 name = f"%{operand.name_hint}" if operand.name_hint else "a value"
@@ -176,11 +204,29 @@ def _reject_undefined_values(parser: LocatingParser, module: ModuleOp, text: str
                                  f"{name} is used by {op.name} but not defined in a scope that reaches this use")
 
 
+def source_position(loc: Attribute | None) -> FileLineColLoc | None:
+    """The file:line:col a location points at: itself (also ``#cuda_tile.di_loc``, a
+    ``FileLineColLoc`` with a scope), a name's child, a call site's callee (where the code is),
+    the first located member of a fused location; None when there is none."""
+    for _ in range(256):  # locations are trees; stay bounded on deep nesting
+        if isinstance(loc, FileLineColLoc):
+            return loc
+        if isinstance(loc, NameLoc):
+            loc = loc.location
+        elif isinstance(loc, CallSiteLoc):
+            return source_position(loc.callee) or source_position(loc.caller)
+        elif isinstance(loc, FusedLoc):
+            return next((p for p in map(source_position, loc.locations.data) if p is not None), None)
+        else:
+            return None
+    return None
+
+
 def location_str(op: Operation | None) -> str:
     """``file:line:col`` of ``op`` (or of its closest located ancestor)."""
     while op is not None:
-        loc = op.location
-        if isinstance(loc, FileLineColLoc):
+        loc = source_position(op.location)
+        if loc is not None:
             return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
         op = op.parent_op()
     return "<unknown>"
