@@ -23,8 +23,8 @@ import re
 from collections.abc import Callable
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import (CallSiteLoc, FileLineColLoc, FusedLoc, IntAttr, ModuleOp, NameLoc, StringAttr,
-                                    UnknownLoc)
+from xdsl.dialects.builtin import (CallSiteLoc, FileLineColLoc, FusedLoc, IntAttr, ModuleOp, NameLoc, NoneAttr,
+                                    StringAttr, UnknownLoc)
 from xdsl.ir import Attribute, Operation
 from xdsl.irdl import IRDLOperation, VerificationContext
 from xdsl.parser import Parser
@@ -63,6 +63,8 @@ class LocatingParser(Parser):
         self._scan_line = 1
         self._last_span: Span | None = None  # the token consumed last (where a value check fails)
         self._op_starts: list[int] = []
+        self._deferred_ops: list[tuple[Operation, FileLineColLoc]] = []
+        self._deferred_spans: dict[str, Span] = {}
 
     def _line_col(self, pos: int) -> tuple[int, int]:
         if pos < self._scan_pos:
@@ -88,9 +90,40 @@ class LocatingParser(Parser):
             raise self.as_parse_error(exc) from None
         finally:
             self._op_starts.pop()
-        if source_position(op.location) is None:  # no explicit loc(...) naming a source position
-            op.location = FileLineColLoc(self._name, IntAttr(line + self._line_offset), IntAttr(col))
+        here = FileLineColLoc(self._name, IntAttr(line + self._line_offset), IntAttr(col))
+        if _has_deferred(op.location):  # loc(#alias) defined further down: resolved after the module
+            self._deferred_ops.append((op, here))
+        elif source_position(op.location) is None:  # no explicit loc(...) naming a source position
+            op.location = here
         return op
+
+    def resolve_deferred_locations(self) -> None:
+        """Replace the placeholders of location aliases used before their definition (MLIR
+        prints ``loc(#loc5)`` in ops and ``#loc5 = ...`` after the module)."""
+
+        def resolve(loc: Attribute) -> Attribute:
+            if isinstance(loc, NameLoc) and loc.desc.data.startswith(_DEFERRED):
+                name = loc.desc.data[len(_DEFERRED):]
+                if name not in self.attribute_aliases:
+                    raise ParseError(self._deferred_spans[name], f"undefined location alias '{name}'")
+                value = self.attribute_aliases[name]
+                as_location = getattr(value, "as_location", None)
+                value = as_location() if callable(as_location) else value
+                if not isinstance(value, (FileLineColLoc, NameLoc, CallSiteLoc, FusedLoc, UnknownLoc)):
+                    raise ParseError(self._deferred_spans[name], f"'{name}' is not a location")
+                return value
+            if isinstance(loc, NameLoc):
+                return NameLoc(loc.desc, resolve(loc.location))
+            if isinstance(loc, CallSiteLoc):
+                return CallSiteLoc(resolve(loc.callee), resolve(loc.caller))
+            if isinstance(loc, FusedLoc):
+                return FusedLoc([resolve(m) for m in loc.locations.data], loc.metadata)
+            return loc
+
+        for op, here in self._deferred_ops:
+            loc = resolve(op.location)
+            op.location = loc if source_position(loc) is not None else here
+        self._deferred_ops.clear()
 
     def _parse_location(self):
         """xDSL's location grammar, plus: an attribute with an ``as_location()`` method used as a
@@ -99,6 +132,11 @@ class LocatingParser(Parser):
         from xdsl.utils.mlir_lexer import MLIRTokenKind
 
         if self._current_token.kind == MLIRTokenKind.HASH_IDENT:
+            token = self._current_token
+            if "." not in token.text and token.text not in self.attribute_aliases:
+                self._consume_token()  # an alias defined later: a placeholder until the module is read
+                self._deferred_spans.setdefault(token.text, token.span)
+                return NameLoc(StringAttr(_DEFERRED + token.text), NoneAttr())
             start = self._current_token.span.start
             attr = self.parse_attribute()
             as_location = getattr(attr, "as_location", None)
@@ -174,6 +212,7 @@ def parse_module(ctx: Context, text: str, name: str = "<stdin>", line_offset: in
     parser = LocatingParser(ctx, text, name, line_offset)
     try:
         module = parser.parse_module()
+        parser.resolve_deferred_locations()
         if not isinstance(module.location, FileLineColLoc):  # the implicit module around top-level ops
             module.location = FileLineColLoc(StringAttr(name), IntAttr(1 + line_offset), IntAttr(1))
         _reject_undefined_values(parser, module, text)
@@ -202,6 +241,19 @@ def _reject_undefined_values(parser: LocatingParser, module: ModuleOp, text: str
                 name = f"%{operand.name_hint}" if operand.name_hint else "a value"
                 raise ParseError(Span(pos, pos + len(op.name), parser.lexer.input),
                                  f"{name} is used by {op.name} but not defined in a scope that reaches this use")
+
+
+_DEFERRED = "\0deferred-location-alias:"
+
+
+def _has_deferred(loc: Attribute | None) -> bool:
+    if isinstance(loc, NameLoc):
+        return loc.desc.data.startswith(_DEFERRED) or _has_deferred(loc.location)
+    if isinstance(loc, CallSiteLoc):
+        return _has_deferred(loc.callee) or _has_deferred(loc.caller)
+    if isinstance(loc, FusedLoc):
+        return any(_has_deferred(m) for m in loc.locations.data)
+    return False
 
 
 def source_position(loc: Attribute | None) -> FileLineColLoc | None:

@@ -100,3 +100,39 @@ def test_ops_outside_functions_have_no_scope():
 def test_malformed_attributes_are_located(attr, words):
     errs = _errors(f"#bad = {attr}\n")
     assert len(errs) == 1 and words in errs[0] and errs[0].startswith("t.mlir:"), errs
+
+
+def test_location_aliases_may_follow_their_use():
+    """MLIR prints ``loc(#loc5)`` in ops and the ``#loc5 = ...`` definitions after the module."""
+    text = """cuda_tile.module @m {
+  entry @k() {
+    return loc(#l2)
+  } loc(#l1)
+} loc(#l0)
+#fl = #cuda_tile.di_file<"k.py" in "/src">
+#cu = #cuda_tile.di_compile_unit<file = #fl>
+#sp = #cuda_tile.di_subprogram<file = #fl, line = 3, name = "k", linkageName = "k", compileUnit = #cu>
+#l0 = loc(unknown)
+#p = loc("/src/k.py":4:5)
+#l1 = #cuda_tile.di_loc<loc("/src/k.py":3:1) in #sp>
+#l2 = #cuda_tile.di_loc<#p in #sp>
+"""
+    m = parse_module(make_context(), text, "t.mlir")
+    assert verify_located(m) == []
+    entry = m.body.block.first_op.body.block.first_op
+    assert isinstance(scope_of(entry.location), DISubprogramAttr)
+    assert scope_of(entry.body.block.first_op.location) == scope_of(entry.location)
+    with pytest.raises(Exception) as err:
+        parse_module(make_context(), text.replace("return loc(#l2)", "return loc(#nowhere)"), "t.mlir")
+    assert format_exception(err.value) == ["t.mlir:3:16: error: undefined location alias '#nowhere'"]
+
+
+@pytest.mark.parametrize("args,error", [
+    ("%t: !cuda_tile.token, %v: !cuda_tile.tensor_view<64xf32, strides=[1]>", None),
+    ("%a: !cuda_tile.tile<4xf32>", "entry op arguments must be scalar tiles (rank 0 tile), got tile<4xf32>"),
+    ("%a: tensor<2xi16>", "entry op arguments must be CUDA Tile IR types, got tensor<2xi16>"),
+])
+def test_entry_arguments(args, error):
+    """The open repository's rule: tile arguments are scalars; tokens and views are allowed."""
+    errs = _errors(f"cuda_tile.module @m {{\n  entry @k({args}) {{\n    return\n  }}\n}}")
+    assert (errs == []) if error is None else (len(errs) == 1 and error in errs[0]), errs

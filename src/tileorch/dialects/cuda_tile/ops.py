@@ -1139,8 +1139,12 @@ class EntryOp(_FuncBase):
         if tuple(a.type for a in block.args) != tuple(ins):
             raise VerifyException("entry block arguments must match the function type")
         for t in ins:
-            if not isinstance(t, TileType) or t.rank != 0:
+            # the open repository's rule: a tile argument is a scalar (rank 0); other CUDA Tile IR
+            # types (token, views) are allowed; other dialects' types are not CUDA Tile IR
+            if isinstance(t, TileType) and t.rank != 0:
                 raise VerifyException(f"entry op arguments must be scalar tiles (rank 0 tile), got {ct_type_str(t)}")
+            if not t.name.startswith("cuda_tile."):
+                raise VerifyException(f"entry op arguments must be CUDA Tile IR types, got {ct_type_str(t)}")
         if self.optimization_hints is not None:
             _verify_hints(self, self.optimization_hints, ("num_cta_in_cga", "num_worker_warps_per_cta", "occupancy"))
 
