@@ -33,6 +33,7 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyExcepti
 from xdsl.utils.lexer import Span
 
 _OUT_OF_RANGE = re.compile(r"Integer value (-?\d+) is out of range")
+_COMMENT_OR_SPACE = re.compile(r"//[^\n]*|\s+")
 _INT_LITERAL = re.compile(r"(?<![\w.%#^@])-?(?:0x[0-9a-fA-F]+|\d+)(?![\w.])")
 
 
@@ -209,6 +210,10 @@ def parse_module(ctx: Context, text: str, name: str = "<stdin>", line_offset: in
     """Parse ``text`` into a module whose ops carry their source positions.
 
     Raises :class:`ParseError` (always with a position) for any input that does not parse."""
+    if not _COMMENT_OR_SPACE.sub("", text):  # nothing but comments: an empty module, as in MLIR
+        module = ModuleOp([])
+        module.location = FileLineColLoc(StringAttr(name), IntAttr(1 + line_offset), IntAttr(1))
+        return module
     parser = LocatingParser(ctx, text, name, line_offset)
     try:
         module = parser.parse_module()

@@ -136,3 +136,10 @@ def test_entry_arguments(args, error):
     """The open repository's rule: tile arguments are scalars; tokens and views are allowed."""
     errs = _errors(f"cuda_tile.module @m {{\n  entry @k({args}) {{\n    return\n  }}\n}}")
     assert (errs == []) if error is None else (len(errs) == 1 and error in errs[0]), errs
+
+
+@pytest.mark.parametrize("text", ["", "\n", "// RUN: cuda-tile-opt %s\n\n", "// only a comment\n  // and another"])
+def test_input_of_only_comments_is_an_empty_module(text):
+    """MLIR reads an empty input (a ``// -----`` chunk holding only comments) as an empty module."""
+    m = parse_module(make_context(), text, "t.mlir")
+    assert list(m.body.block.ops) == [] and verify_located(m) == []
