@@ -23,8 +23,9 @@ import re
 from collections.abc import Callable
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import (CallSiteLoc, FileLineColLoc, FusedLoc, IntAttr, ModuleOp, NameLoc, NoneAttr,
+                                    StringAttr, UnknownLoc)
+from xdsl.ir import Attribute, Operation
 from xdsl.irdl import IRDLOperation, VerificationContext
 from xdsl.parser import Parser
 from xdsl.traits import NoTerminator
@@ -32,6 +33,7 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyExcepti
 from xdsl.utils.lexer import Span
 
 _OUT_OF_RANGE = re.compile(r"Integer value (-?\d+) is out of range")
+_COMMENT_OR_SPACE = re.compile(r"//[^\n]*|\s+")
 _INT_LITERAL = re.compile(r"(?<![\w.%#^@])-?(?:0x[0-9a-fA-F]+|\d+)(?![\w.])")
 
 
@@ -62,6 +64,8 @@ class LocatingParser(Parser):
         self._scan_line = 1
         self._last_span: Span | None = None  # the token consumed last (where a value check fails)
         self._op_starts: list[int] = []
+        self._deferred_ops: list[tuple[Operation, FileLineColLoc]] = []
+        self._deferred_spans: dict[str, Span] = {}
 
     def _line_col(self, pos: int) -> tuple[int, int]:
         if pos < self._scan_pos:
@@ -87,9 +91,72 @@ class LocatingParser(Parser):
             raise self.as_parse_error(exc) from None
         finally:
             self._op_starts.pop()
-        if not isinstance(op.location, FileLineColLoc):
-            op.location = FileLineColLoc(self._name, IntAttr(line + self._line_offset), IntAttr(col))
+        here = FileLineColLoc(self._name, IntAttr(line + self._line_offset), IntAttr(col))
+        if _has_deferred(op.location):  # loc(#alias) defined further down: resolved after the module
+            self._deferred_ops.append((op, here))
+        elif source_position(op.location) is None:  # no explicit loc(...) naming a source position
+            op.location = here
         return op
+
+    def resolve_deferred_locations(self) -> None:
+        """Replace the placeholders of location aliases used before their definition (MLIR
+        prints ``loc(#loc5)`` in ops and ``#loc5 = ...`` after the module)."""
+
+        def resolve(loc: Attribute) -> Attribute:
+            if isinstance(loc, NameLoc) and loc.desc.data.startswith(_DEFERRED):
+                name = loc.desc.data[len(_DEFERRED):]
+                if name not in self.attribute_aliases:
+                    raise ParseError(self._deferred_spans[name], f"undefined location alias '{name}'")
+                value = self.attribute_aliases[name]
+                as_location = getattr(value, "as_location", None)
+                value = as_location() if callable(as_location) else value
+                if not isinstance(value, (FileLineColLoc, NameLoc, CallSiteLoc, FusedLoc, UnknownLoc)):
+                    raise ParseError(self._deferred_spans[name], f"'{name}' is not a location")
+                return value
+            if isinstance(loc, NameLoc):
+                return NameLoc(loc.desc, resolve(loc.location))
+            if isinstance(loc, CallSiteLoc):
+                return CallSiteLoc(resolve(loc.callee), resolve(loc.caller))
+            if isinstance(loc, FusedLoc):
+                return FusedLoc([resolve(m) for m in loc.locations.data], loc.metadata)
+            return loc
+
+        for op, here in self._deferred_ops:
+            loc = resolve(op.location)
+            op.location = loc if source_position(loc) is not None else here
+        self._deferred_ops.clear()
+
+    def _parse_location(self):
+        """xDSL's location grammar, plus: an attribute with an ``as_location()`` method used as a
+        location (``loc(#cuda_tile.di_loc<...>)``), and fused locations with metadata
+        (``fused<#scope>[...]``, as MLIR prints them)."""
+        from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+        if self._current_token.kind == MLIRTokenKind.HASH_IDENT:
+            token = self._current_token
+            if "." not in token.text and token.text not in self.attribute_aliases:
+                self._consume_token()  # an alias defined later: a placeholder until the module is read
+                self._deferred_spans.setdefault(token.text, token.span)
+                return NameLoc(StringAttr(_DEFERRED + token.text), NoneAttr())
+            start = self._current_token.span.start
+            attr = self.parse_attribute()
+            as_location = getattr(attr, "as_location", None)
+            if callable(as_location):
+                return as_location()
+            if isinstance(attr, (FileLineColLoc, NameLoc, CallSiteLoc, FusedLoc, UnknownLoc)):
+                return attr
+            self.raise_error("expected a location (loc alias or debug-info location)", start,
+                             self._current_token.span.start)
+        if self._current_token.text == "fused":
+            start = self._current_token.span.start
+            self._consume_token()
+            if self.parse_optional_punctuation("<") is not None:
+                meta = self.parse_attribute()
+                self.parse_punctuation(">")
+                locs = self.parse_comma_separated_list(self.Delimiter.SQUARE, self._parse_location)
+                return FusedLoc(locs, meta)
+            self._resume_from(start)
+        return super()._parse_location()
 
     def as_parse_error(self, exc: Exception) -> ParseError:
         """A :class:`ParseError` for an exception raised while parsing that is not one: xDSL checks
@@ -143,9 +210,14 @@ def parse_module(ctx: Context, text: str, name: str = "<stdin>", line_offset: in
     """Parse ``text`` into a module whose ops carry their source positions.
 
     Raises :class:`ParseError` (always with a position) for any input that does not parse."""
+    if not _COMMENT_OR_SPACE.sub("", text):  # nothing but comments: an empty module, as in MLIR
+        module = ModuleOp([])
+        module.location = FileLineColLoc(StringAttr(name), IntAttr(1 + line_offset), IntAttr(1))
+        return module
     parser = LocatingParser(ctx, text, name, line_offset)
     try:
         module = parser.parse_module()
+        parser.resolve_deferred_locations()
         if not isinstance(module.location, FileLineColLoc):  # the implicit module around top-level ops
             module.location = FileLineColLoc(StringAttr(name), IntAttr(1 + line_offset), IntAttr(1))
         _reject_undefined_values(parser, module, text)
@@ -168,7 +240,7 @@ def _reject_undefined_values(parser: LocatingParser, module: ModuleOp, text: str
             if isinstance(operand, ForwardDeclaredValue):
                 loc = op.location
                 pos = 0
-                if isinstance(loc, FileLineColLoc):
+                if isinstance(loc, FileLineColLoc) and loc.filename == parser._name:
                     line = loc.line.data - parser._line_offset
                     pos = sum(len(l) for l in text.splitlines(keepends=True)[: line - 1]) + loc.column.data - 1
                 name = f"%{operand.name_hint}" if operand.name_hint else "a value"
@@ -176,11 +248,42 @@ def _reject_undefined_values(parser: LocatingParser, module: ModuleOp, text: str
                                  f"{name} is used by {op.name} but not defined in a scope that reaches this use")
 
 
+_DEFERRED = "\0deferred-location-alias:"
+
+
+def _has_deferred(loc: Attribute | None) -> bool:
+    if isinstance(loc, NameLoc):
+        return loc.desc.data.startswith(_DEFERRED) or _has_deferred(loc.location)
+    if isinstance(loc, CallSiteLoc):
+        return _has_deferred(loc.callee) or _has_deferred(loc.caller)
+    if isinstance(loc, FusedLoc):
+        return any(_has_deferred(m) for m in loc.locations.data)
+    return False
+
+
+def source_position(loc: Attribute | None) -> FileLineColLoc | None:
+    """The file:line:col a location points at: itself (also ``#cuda_tile.di_loc``, a
+    ``FileLineColLoc`` with a scope), a name's child, a call site's callee (where the code is),
+    the first located member of a fused location; None when there is none."""
+    for _ in range(256):  # locations are trees; stay bounded on deep nesting
+        if isinstance(loc, FileLineColLoc):
+            return loc
+        if isinstance(loc, NameLoc):
+            loc = loc.location
+        elif isinstance(loc, CallSiteLoc):
+            return source_position(loc.callee) or source_position(loc.caller)
+        elif isinstance(loc, FusedLoc):
+            return next((p for p in map(source_position, loc.locations.data) if p is not None), None)
+        else:
+            return None
+    return None
+
+
 def location_str(op: Operation | None) -> str:
     """``file:line:col`` of ``op`` (or of its closest located ancestor)."""
     while op is not None:
-        loc = op.location
-        if isinstance(loc, FileLineColLoc):
+        loc = source_position(op.location)
+        if loc is not None:
             return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
         op = op.parent_op()
     return "<unknown>"

@@ -40,6 +40,14 @@ def test_opt_missing_input(tmp_path):
     assert "tileorch-opt: error: cannot read missing.mlir: No such file or directory" in out
 
 
+def test_opt_reads_dot_bc_as_bytecode(tmp_path):
+    """cuda-tile-translate names bytecode ``.bc``: read (and rejected) as bytecode, not refused
+    for its extension."""
+    write(tmp_path, "k.bc", b"\x7fTileIR\x00" + bytes([13, 3, 0, 0, 0x7F]))
+    code, out = run([*OPT, "k.bc"], tmp_path)
+    assert code == 1 and "k.bc: error: invalid CUDA Tile IR bytecode at offset 12: unknown section id 127" in out, out
+
+
 @pytest.mark.parametrize("args", [["-"], []], ids=["dash", "none"])
 def test_opt_reads_standard_input(tmp_path, args):
     ok = subprocess.run([*OPT, *args], cwd=tmp_path, input="builtin.module {\n}\n", capture_output=True,

@@ -43,3 +43,15 @@ def test_classes(corpus, tmp_path):
     r = corpus.evaluate(bad, tmp_path, 60)
     assert r.kind == "located-error" and "unsupported bytecode version 13.9.0" in r.first_error
     assert r.first_error.startswith("test/invalid/x.tileirbc: error:")
+
+
+@pytest.mark.parametrize("runs,invalid", [
+    (["cuda-tile-opt %s"], False),
+    (["not cuda-tile-opt --split-input-file %s 2>&1 | FileCheck %s"], True),
+    (["not cuda-tile-opt %s", "not cuda-tile-translate --test-cudatile-roundtrip %s"], True),
+    (["not cuda-tile-translate -mlir-to-cudatilebc -bytecode-version=13.1 %s"], False),  # a writer error
+    (["not cuda-tile-opt %s", "cuda-tile-opt %s"], False),
+])
+def test_files_whose_runs_all_fail_are_expected_invalid(corpus, runs, invalid):
+    text = "".join(f"// RUN: {r}\n" for r in runs) + VALID
+    assert [i.expect_error for i in corpus.split_inputs("test/x.mlir", text.encode())] == [invalid]

@@ -129,9 +129,19 @@ class _Reader:
             shift += 7
             if not b & 0x80:
                 break
+        if result >> 64:
+            raise self.error(f"varint value {result} does not fit in 64 bits", start)
         if limit is not None and result > limit:
             raise self.error(f"{what} {result} exceeds the maximum of {limit}", start)
         return result
+
+    def flag(self, what: str) -> bool:
+        """A one-byte boolean: 0 or 1 (any other byte is a corruption, not "true")."""
+        at = self.offset
+        b = self.u8()
+        if b > 1:
+            raise self.error(f"{what} must be 0 or 1, got {b}", at)
+        return bool(b)
 
     def svarint(self) -> int:
         v = self.varint()
@@ -155,6 +165,18 @@ class _Reader:
 
 def _int(width: int) -> IntegerType:
     return IntegerType(width)
+
+
+def _typed_int(v: int, t: IntegerType, at: int, what: str) -> IntegerAttr:
+    """The raw integer ``v`` read at byte ``at`` as an ``IntegerAttr`` of ``t``: ``v`` is the
+    value's two's-complement bit pattern (an i1 is 0 or 1), so it must fit in ``t``'s width; a
+    wider value is a located :class:`BytecodeError` here, never an xDSL range error later."""
+    w = t.width.data
+    if v < 0 or v >> w:
+        raise BytecodeError(at, f"{what}: value {v} does not fit in {w} bits (type i{w})")
+    if w == 1:
+        return BoolAttr(bool(v), IntegerType(1))
+    return IntegerAttr(v - (1 << w) if v >> (w - 1) else v, t)
 
 
 SCALAR_TYPES: dict[int, Callable[[], Attribute]] = {
@@ -624,8 +646,9 @@ class BytecodeReader:
             name = self._string(r.varint(), r)
             t = self.type(r.varint(), r)
             value = self.dense(r.varint(), t, r)
-            props: dict[str, Attribute] = {"sym_name": StringAttr(name), "value": value,
-                                           "alignment": IntegerAttr(r.varint(), 64)}
+            aat = r.offset
+            alignment = _typed_int(r.varint(), IntegerType(64), aat, f"alignment of global @{name}")
+            props: dict[str, Attribute] = {"sym_name": StringAttr(name), "value": value, "alignment": alignment}
             if self.t.version >= (13, 3):
                 vis = r.varint()
                 if vis > 1:
@@ -821,6 +844,19 @@ class BytecodeReader:
 
     # ------------------------------------------------------------------ attributes
     def _attr(self, r: _Reader, f: _Field, mnemonic: str, result_types: list) -> Attribute:
+        """Attribute field ``f`` of an op ``mnemonic``.  Every value is range-checked where it is
+        read; an attribute constructor that still rejects the decoded parameters (an xDSL verifier)
+        becomes a :class:`BytecodeError` at the attribute's offset, never an unlocated error."""
+        at = r.offset
+        try:
+            return self._attr_fields(r, f, mnemonic, result_types)
+        except (BytecodeError, RecursionError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - an attribute verifier rejected decoded parameters
+            raise BytecodeError(at, f"invalid attribute '{f.name}' of '{mnemonic}': {str(exc).splitlines()[0]}") \
+                from None
+
+    def _attr_fields(self, r: _Reader, f: _Field, mnemonic: str, result_types: list) -> Attribute:
         from tileorch.dialects.cuda_tile import attrs as A
 
         at = r.offset
@@ -833,19 +869,22 @@ class BytecodeReader:
             except ValueError:
                 raise BytecodeError(at, f"invalid value {v} for enum attribute '{f.name}' of '{mnemonic}'") from None
         if k == "int":
-            v = r.varint()
             width = 32 if (mnemonic, f.name) in (("reduce", "dim"), ("scan", "dim")) else 64
-            return IntegerAttr(v if v < 2 ** (width - 1) else v - 2**width, width)
+            return _typed_int(r.varint(), IntegerType(width), at, f"attribute '{f.name}' of '{mnemonic}'")
         if k == "str":
             return StringAttr(self._string(r.varint(), r))
         if k == "flatsym":
             return SymbolRefAttr(self._string(r.varint(), r))
         if k == "bool":
-            return BoolAttr(bool(r.u8()), IntegerType(1))
+            return BoolAttr(r.flag(f"attribute '{f.name}' of '{mnemonic}'"), IntegerType(1))
         if k == "i32array":
             return DenseArrayBase.from_list(i32, r.le_array(4))
         if k == "boolarray":
-            return DenseArrayBase.from_list(IntegerType(1), [b & 1 for b in r.le_array(1, signed=False)])
+            bools = r.le_array(1, signed=False)
+            if any(b > 1 for b in bools):
+                raise BytecodeError(at, f"attribute '{f.name}' of '{mnemonic}': a boolean array holds 0 or 1, "
+                                        f"got {max(bools)}")
+            return DenseArrayBase.from_list(IntegerType(1), bools)
         if k == "dense":
             if not result_types:
                 raise BytecodeError(at, "a constant needs a result type")
@@ -859,6 +898,15 @@ class BytecodeReader:
             return self._self_contained_attr(r)
         raise BytecodeError(at, f"cannot decode attribute '{f.name}' of kind {k}")
 
+    @staticmethod
+    def _flag_bits(r: _Reader, known: int, what: str) -> int:
+        """A flags byte whose only defined bits are ``known``."""
+        at = r.offset
+        fl = r.u8()
+        if fl & ~known:
+            raise BytecodeError(at, f"{what}: unknown flag bits 0x{fl & ~known:x} (flags 0x{fl:x})")
+        return fl
+
     def _dict(self, r: _Reader) -> DictionaryAttr:
         n = r.varint(limit=r.remaining(), what="dictionary size")
         out = {}
@@ -868,6 +916,16 @@ class BytecodeReader:
         return DictionaryAttr(out)
 
     def _self_contained_attr(self, r: _Reader) -> Attribute:
+        """A tagged ("self-contained") attribute; errors as in :meth:`_attr`."""
+        at = r.offset
+        try:
+            return self._tagged_attr(r)
+        except (BytecodeError, RecursionError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - an attribute verifier rejected decoded parameters
+            raise BytecodeError(at, f"invalid attribute: {str(exc).splitlines()[0]}") from None
+
+    def _tagged_attr(self, r: _Reader) -> Attribute:
         from tileorch.dialects.cuda_tile import attrs as A
 
         at = r.offset
@@ -877,11 +935,8 @@ class BytecodeReader:
             t = self.type(r.varint(), r)
             if not isinstance(t, IntegerType):
                 raise BytecodeError(tat, f"an integer attribute needs an integer type, got {_type_str(t)}")
-            v = r.varint()
-            w = t.width.data
-            if w == 1:
-                return BoolAttr(bool(v), IntegerType(1))
-            return IntegerAttr(v - (1 << w) if w > 1 and v >> (w - 1) else v, t)
+            vat = r.offset
+            return _typed_int(r.varint(), t, vat, "integer attribute")
         if tag == 2:
             tat = r.offset
             t = self.type(r.varint(), r)
@@ -889,10 +944,17 @@ class BytecodeReader:
                 raise BytecodeError(tat, f"a float attribute needs a float type, got {_type_str(t)}")
             from tileorch.dialects.cuda_tile.types import bitwidth
 
-            bits = r.u8() if bitwidth(t) <= 8 else r.svarint() & ((1 << bitwidth(t)) - 1)
-            return FloatAttr(A.bits_to_float(bits, t), t)
+            w = bitwidth(t)
+            vat = r.offset
+            bits = r.u8() if w <= 8 else r.svarint()
+            # the bit pattern, unsigned or sign-extended (to a byte up to 8 bits, else to 64 bits)
+            low = -(1 << (w - 1)) if w > 8 else (256 - (1 << (w - 1)) if w < 8 else 0)
+            if not (0 <= bits < 1 << w or (low < 0 and low <= bits < 0) or (low > 0 and bits >= low)):
+                raise BytecodeError(vat, f"float attribute: bit pattern {bits} does not fit in {w} bits "
+                                         f"(type {_type_str(t)})")
+            return FloatAttr(A.bits_to_float(bits & ((1 << w) - 1), t), t)
         if tag == 3:
-            return BoolAttr(bool(r.u8()), IntegerType(1))
+            return BoolAttr(r.flag("boolean attribute"), IntegerType(1))
         if tag == 4:
             return self.type(r.varint(), r)
         if tag == 5:
@@ -905,7 +967,7 @@ class BytecodeReader:
             return self.dense(r.varint(), t, r)
         if tag == 8:
             d = r.varint()
-            fl = r.u8()
+            fl = self._flag_bits(r, 3, "div_by attribute")
             every = r.svarint() if fl & 1 else -1
             along = r.svarint() if fl & 2 else -1
             return A.DivByAttr(IntAttr(d), IntAttr(every), IntAttr(along))
@@ -916,7 +978,7 @@ class BytecodeReader:
         if tag == 11:
             return A.OptimizationHintsAttr(self._dict(r))
         if tag == 12:
-            fl = r.u8()
+            fl = self._flag_bits(r, 3, "bounded attribute")
             lb = IntAttr(r.svarint()) if fl & 1 else StringAttr("?")
             ub = IntAttr(r.svarint()) if fl & 2 else StringAttr("?")
             return A.BoundedAttr(lb, ub)

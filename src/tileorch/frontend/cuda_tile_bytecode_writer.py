@@ -354,8 +354,10 @@ def _table(count_entries: list[bytes], width: int, start: int) -> bytes:
 
 def _source_position(op: Operation) -> tuple[str, int, int] | None:
     """``op``'s source file, line and column; None for no position (or a byte offset: line 0)."""
-    loc = op.location
-    if isinstance(loc, FileLineColLoc) and loc.line.data > 0:
+    from tileorch.diagnostics import source_position
+
+    loc = source_position(op.location)  # also a debug-info location (fused<#scope>[file:line:col])
+    if loc is not None and loc.line.data > 0:
         return loc.filename.data, loc.line.data, loc.column.data
     return None
 

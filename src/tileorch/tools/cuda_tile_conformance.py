@@ -11,6 +11,9 @@ git mirror of NVIDIA/cuda-tile (default: ``$CUDA_TILE_REPO``).  For each file un
   ``expected-error`` must be rejected by tileorch with an error on the expected line.
 
 Files whose RUN lines run transformation passes (canonicalize, ...) are reported as skipped.
+Then every file under ``test/`` whose RUN lines write bytecode and read it back
+(``%round_trip_test``, ``-mlir-to-cudatilebc`` then ``-cudatilebc-to-mlir``) goes through
+tileorch's bytecode writer and reader (:func:`bytecode_roundtrip`).
 """
 
 from __future__ import annotations
@@ -205,6 +208,72 @@ def run(repo: str) -> Report:
     return rep
 
 
+def _is_bytecode_roundtrip(text: str) -> bool:
+    """RUN lines that write bytecode and read it back (``%round_trip_test``, or a successful
+    ``-mlir-to-cudatilebc`` followed by ``-cudatilebc-to-mlir``)."""
+    runs = [l.split("RUN:", 1)[1].strip() for l in text.splitlines() if "RUN:" in l]
+    if any("%round_trip_test" in r for r in runs):
+        return True
+    writes = [r for r in runs if "-mlir-to-cudatilebc" in r and not r.startswith("not ")
+              and "-verify-diagnostics" not in r]
+    return bool(writes) and any("-cudatilebc-to-mlir" in r for r in runs)
+
+
+def _normalized(module) -> str:
+    """The printed module without SSA names and with one module name (the bytecode keeps neither)."""
+    for op in module.walk():
+        for r in op.results:
+            r.name_hint = None
+        for region in op.regions:
+            for block in region.blocks:
+                for a in block.args:
+                    a.name_hint = None
+    return re.sub(r"cuda_tile\.module @[\w$.]+", "cuda_tile.module @M", _print(module))
+
+
+def bytecode_roundtrip(repo: str) -> tuple[list[str], dict[str, str]]:
+    """The bytecode round-trip files of ``test/`` (see :func:`_is_bytecode_roundtrip`): each
+    ``cuda_tile.module`` is written as bytecode (13.3, or the newer version the RUN line names)
+    and read back, and must verify and print as before.  Returns (passed, {failed: why})."""
+    from xdsl.dialects.builtin import ModuleOp
+
+    from tileorch.dialects.cuda_tile import ops as ct
+    from tileorch.frontend.cuda_tile_bytecode import read_bytecode
+    from tileorch.frontend.cuda_tile_bytecode_writer import write_bytecode
+
+    p = Path(repo)
+    if (p / "test").is_dir():
+        files = {str(f.relative_to(p)): f.read_text() for f in sorted((p / "test").rglob("*.mlir"))}
+    else:
+        names = subprocess.run(["git", "-C", repo, "ls-tree", "-r", "--name-only", "HEAD", "test"],
+                               capture_output=True, text=True, check=True).stdout.split()
+        files = {n: subprocess.run(["git", "-C", repo, "show", f"HEAD:{n}"], capture_output=True, text=True,
+                                   check=True).stdout for n in names if n.endswith(".mlir")}
+    passed, failed = [], {}
+    for path, text in files.items():
+        if not _is_bytecode_roundtrip(text):
+            continue
+        m = re.search(r"-bytecode-version=(\d+)\.(\d+)", text)
+        version = max((13, 3), (int(m.group(1)), int(m.group(2)))) if m else (13, 3)
+        try:
+            for mod in [o for o in _parse(text, path).walk() if isinstance(o, ct.ModuleOp)]:
+                single = ModuleOp([mod.clone()])
+                back = read_bytecode(write_bytecode(single, version), path + ".tileirbc")
+                from tileorch.diagnostics import verify_located
+
+                errors = verify_located(back)
+                if errors:
+                    raise ValueError(errors[0])
+                if _normalized(back) != _normalized(single):
+                    raise ValueError("the module read back differs from the one written")
+            passed.append(path)
+        except Exception as exc:  # noqa: BLE001 - reported per file
+            from tileorch.diagnostics import format_exception
+
+            failed[path] = format_exception(exc)[0][:300]
+    return passed, failed
+
+
 def main(argv: list[str] | None = None) -> int:
     args = argv if argv is not None else sys.argv[1:]
     repo = args[0] if args else os.environ.get("CUDA_TILE_REPO", "")
@@ -217,6 +286,10 @@ def main(argv: list[str] | None = None) -> int:
     for miss in rep.invalid_misses:
         print(f"MISS {miss}")
     print(rep.summary())
+    passed, failed = bytecode_roundtrip(repo)
+    for name, why in failed.items():
+        print(f"FAIL bytecode round-trip {name}: {why}")
+    print(f"bytecode round-trip files (write + read back): {len(passed)}/{len(passed) + len(failed)} pass")
     return 0
 
 

@@ -41,12 +41,13 @@ class TileorchOptMain(xDSLOptMain):
     def register_all_frontends(self):
         super().register_all_frontends()
         self.available_frontends["tileirbc"] = lambda chunk: None  # CUDA Tile IR bytecode (parse_chunk)
+        self.available_frontends["bc"] = lambda chunk: None  # cuda-tile-translate's name for the same bytecode
 
     def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset: int = 0) -> ModuleOp | None:
-        if file_extension not in ("mlir", "tileirbc"):
+        if file_extension not in ("mlir", "tileirbc", "bc"):
             return super().parse_chunk(chunk, file_extension, start_offset)
         data = chunk.read()
-        if data[:8] == b"\x7fTileIR\x00" or file_extension == "tileirbc":  # bytecode, recognised by magic
+        if data[:8] == b"\x7fTileIR\x00" or file_extension in ("tileirbc", "bc"):  # bytecode, recognised by magic
             from tileorch.frontend.cuda_tile_bytecode import BytecodeError, read_bytecode
 
             try:

@@ -8,6 +8,7 @@ import inspect
 from xdsl.ir import Dialect
 
 from tileorch.dialects.cuda_tile import attrs as _attrs
+from tileorch.dialects.cuda_tile import debuginfo as _debuginfo
 from tileorch.dialects.cuda_tile import directives as _directives  # noqa: F401 (registers custom directives)
 from tileorch.dialects.cuda_tile import ops as _ops
 from tileorch.dialects.cuda_tile import types as _types
@@ -19,6 +20,6 @@ OPS = [c for c in vars(_ops).values()
 TYPES = [_types.PointerType, _types.TileType, _types.TokenType, _types.TensorViewType, _types.PartitionViewType,
          _types.StridedViewType, _types.GatherScatterViewType]
 ATTRS = list(_attrs.ENUM_ATTRS) + [_attrs.DivByAttr, _attrs.SameElementsAttr, _attrs.BoundedAttr,
-                                   _attrs.OptimizationHintsAttr, _attrs.DenseConstantAttr]
+                                   _attrs.OptimizationHintsAttr, _attrs.DenseConstantAttr] + _debuginfo.ATTRS
 
 CudaTile = Dialect("cuda_tile", OPS, TYPES + ATTRS)

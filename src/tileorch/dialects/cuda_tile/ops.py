@@ -53,6 +53,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from tileorch.dialects.cuda_tile import attrs as A
 from tileorch.dialects.cuda_tile import directives as D
+from tileorch.dialects.cuda_tile.debuginfo import verify_function_scopes
 from tileorch.dialects.cuda_tile.base import CtOp, elem, i1_like, is_f32
 from tileorch.dialects.cuda_tile.format import build_op, parse_operand_list, ParseState, _peek
 from tileorch.dialects.cuda_tile.syntax import ct_type_str, error_at, parse_ct_type, parse_ct_type_list, pos
@@ -1069,6 +1070,9 @@ class ModuleOp(CtOp):
         for op in self.body.block.ops:
             if not isinstance(op, (EntryOp, GlobalOp, TestFuncOp)) and op.name.startswith("cuda_tile."):
                 raise VerifyException(f"'{op.name}' is not allowed at module level (expected entry or global)")
+        from tileorch.dialects.cuda_tile.debuginfo import verify_module_scopes
+
+        verify_module_scopes(self, (EntryOp, TestFuncOp))
 
 
 class _FuncBase(CtOp):
@@ -1130,12 +1134,17 @@ class EntryOp(_FuncBase):
         ins = self.function_type.inputs.data
         if self.function_type.outputs.data:
             raise VerifyException("entry op must not return values")
+        verify_function_scopes(self, self.sym_name.data)
         block = self.body.block
         if tuple(a.type for a in block.args) != tuple(ins):
             raise VerifyException("entry block arguments must match the function type")
         for t in ins:
-            if not isinstance(t, TileType) or t.rank != 0:
+            # the open repository's rule: a tile argument is a scalar (rank 0); other CUDA Tile IR
+            # types (token, views) are allowed; other dialects' types are not CUDA Tile IR
+            if isinstance(t, TileType) and t.rank != 0:
                 raise VerifyException(f"entry op arguments must be scalar tiles (rank 0 tile), got {ct_type_str(t)}")
+            if not t.name.startswith("cuda_tile."):
+                raise VerifyException(f"entry op arguments must be CUDA Tile IR types, got {ct_type_str(t)}")
         if self.optimization_hints is not None:
             _verify_hints(self, self.optimization_hints, ("num_cta_in_cga", "num_worker_warps_per_cta", "occupancy"))
 
@@ -1152,6 +1161,7 @@ class TestFuncOp(_FuncBase):
         block = self.body.block
         if tuple(a.type for a in block.args) != tuple(self.function_type.inputs.data):
             raise VerifyException("entry block arguments must match the function type")
+        verify_function_scopes(self, self.sym_name.data)
 
 
 STRICT_HINTS = False
