@@ -190,6 +190,8 @@ def _signature(name: str) -> tuple[str, list[str]]:
         "nanosleep": ("void", ["i32 100"]),
         "shfl.sync.idx.i32": ("i32", ["i32 -1", "i32 %n", "i32 0", "i32 31"]),
         "shfl.sync.bfly.i32": ("i32", ["i32 -1", "i32 %n", "i32 1", "i32 31"]),
+        "shfl.sync.up.i32": ("i32", ["i32 -1", "i32 %n", "i32 1", "i32 0"]),
+        "shfl.sync.down.i32": ("i32", ["i32 -1", "i32 %n", "i32 1", "i32 31"]),
         **{f"ff.to.{k}x2.rn": ("i16", ["float 1.0", "float 2.0"]) for k in ("e4m3", "e5m2")},
         **{f"{k}x2.to.f16x2.rn": ("<2 x half>", ["i16 7"]) for k in ("e4m3", "e5m2")},
         "f2tf32.rn": ("i32", ["float 1.0"]),
