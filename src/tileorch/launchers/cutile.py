@@ -703,7 +703,10 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         batch = grid_l
     extra: list[bytes] = pack_simt_arguments(arguments) if program.epilogue_ops else []
     gk = None
-    if tiles == "auto" and (not program.epilogue_ops or program.retile_safe):
+    # an M-major A read through a launch-time K-major copy keeps the program's tiles: retiled (128x256,
+    # 2x1 clusters) its last M rows came back unwritten on the H200 for M = 129 and 1000 (2026-12-02 run)
+    retile = not getattr(cfg, "transpose_a", False)
+    if tiles == "auto" and retile and (not program.epilogue_ops or program.retile_safe):
         # tileorch picks tiles, cluster and scheduler for the shape (tileorch.gemm's heuristic),
         # keeping the program's element types, operand layouts and epilogue
         from tileorch.launchers.gemm import default_config, kernel_for
