@@ -120,16 +120,64 @@ def instances(protocol: Protocol, overrides: dict[str, tuple[int, ...]] | None =
     return sorted(combos, key=lambda d: (sum(d.values()), sorted(d.items())))
 
 
+_FORKED: tuple | None = None
+"""(protocol, por, symmetry) of a parallel check, inherited by the forked workers."""
+
+
+def _search_instance(values: dict[str, int]) -> tuple[int, int, bool]:
+    """A forked worker's search of one instance: (states, transitions, violated)."""
+    protocol, por, symmetry = _FORKED
+    search = bfs(Machine(protocol, values, symmetry), por=por)
+    return search.states, search.transitions, search.violation is not None
+
+
+def _parallel_searches(protocol: Protocol, todo: list[dict[str, int]], por: bool, symmetry: bool,
+                       jobs: int):
+    """The instances' (states, transitions, violated), in ``todo``'s order, searched by ``jobs``
+    forked processes; None where fork is not available (the caller searches serially)."""
+    import multiprocessing
+
+    global _FORKED
+    if jobs <= 1 or len(todo) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        return None
+    _FORKED = (protocol, por, symmetry)
+    try:
+        with multiprocessing.get_context("fork").Pool(min(jobs, len(todo))) as pool:
+            # the largest instances (last in order) start first: the workers finish together
+            pending = {i: pool.apply_async(_search_instance, (todo[i],)) for i in reversed(range(len(todo)))}
+            for i in range(len(todo)):
+                yield pending[i].get()
+    finally:
+        _FORKED = None
+
+
 def check(protocol: Protocol, overrides: dict[str, tuple[int, ...]] | None = None,
           por: bool = True, symmetry: bool = True,
-          progress: Callable[[int, int], None] | None = None) -> CheckResult:
+          progress: Callable[[int, int], None] | None = None, jobs: int = 1) -> CheckResult:
     """Explore every interleaving of every instance; stop at the first violation.
     ``por`` / ``symmetry`` switch the reductions (for cross-checking); ``progress(states,
-    transitions)`` is called periodically with the totals so far (over all instances)."""
+    transitions)`` is called periodically with the totals so far (over all instances).
+    ``jobs > 1`` searches the instances in that many forked processes; the verdict, the counts
+    and the counterexample are the serial ones (results are taken in instance order, and the
+    first violating instance is searched again here for its counterexample)."""
     start = time.perf_counter()
     result = CheckResult(protocol.name, True, agents=tuple(a.name for a in protocol.agents),
                          notes=protocol.notes)
-    for values in instances(protocol, overrides):
+    todo = instances(protocol, overrides)
+    parallel = _parallel_searches(protocol, todo, por, symmetry, jobs) if jobs > 1 and len(todo) > 1 else None
+    if parallel is not None:
+        for values, (states, transitions, violated) in zip(todo, parallel):
+            if violated:  # searched again in this process for the counterexample (same search)
+                todo = todo[todo.index(values):]
+                break
+            result.states += states
+            result.transitions += transitions
+            result.instances.append((values, states))
+            if progress is not None:
+                progress(result.states, result.transitions)
+        else:
+            todo = []
+    for values in todo:
         m = Machine(protocol, values, symmetry)
         done = (result.states, result.transitions)
         search = bfs(m, por=por, progress=None if progress is None else

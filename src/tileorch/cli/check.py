@@ -4,6 +4,7 @@ interleaving of its agents; on failure print a minimal counterexample (and a Per
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from tileorch.analysis.counterexample import format_text, write_chrome_trace
@@ -24,6 +25,8 @@ def register(subparsers) -> None:
                    help="explore without partial-order reduction (slower; for cross-checking)")
     p.add_argument("--no-symmetry", action="store_true",
                    help="explore without symmetry reduction (for cross-checking)")
+    p.add_argument("--jobs", type=int, metavar="N", default=None,
+                   help="search the trip-count instances in N processes (default: the CPUs; 1: serial)")
     p.set_defaults(func=run)
 
 
@@ -46,11 +49,13 @@ def run(args: argparse.Namespace) -> int:
         return 0
     from tileorch.progress import Progress, _count
 
+    jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
+
     failed = 0
     for proto in protocols:
         # a line every few seconds on large models (states are not known in advance)
         progress = Progress(f"{proto.name}: exploring", unit="states")
-        result = check(proto, por=not args.no_reduction, symmetry=not args.no_symmetry,
+        result = check(proto, por=not args.no_reduction, symmetry=not args.no_symmetry, jobs=jobs,
                        progress=lambda states, transitions: progress.set(
                            states, note=f"{_count(transitions)} transitions"))
         params = {}
