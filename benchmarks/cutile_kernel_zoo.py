@@ -10,6 +10,8 @@ import math
 
 import cuda.tile as ct
 
+from tileorch.testing.memory_programs import layernorm, softmax
+
 
 @ct.kernel
 def vec_add(a, b, c, tile: ct.Constant[int]):
@@ -27,27 +29,6 @@ def matmul(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[
         b = ct.load(B, index=(k, bn), shape=(tk, tn))
         acc = ct.mma(a, b, acc)
     ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
-
-
-@ct.kernel
-def softmax(x, y, tn: ct.Constant[int]):
-    row = ct.bid(0)
-    t = ct.load(x, index=(row, 0), shape=(1, tn), padding_mode=ct.PaddingMode.NEG_INF).astype(ct.float32)
-    e = ct.exp(t - ct.max(t, axis=1, keepdims=True))
-    ct.store(y, index=(row, 0), tile=(e / ct.sum(e, axis=1, keepdims=True)).astype(y.dtype))
-
-
-@ct.kernel
-def layernorm(x, w, b, y, n: ct.Constant[int]):
-    r = ct.bid(0)
-    t = ct.load(x, index=(r, 0), shape=(1, n)).astype(ct.float32)
-    mean = ct.sum(t, axis=1, keepdims=True) / n
-    d = t - mean
-    var = ct.sum(d * d, axis=1, keepdims=True) / n
-    inv = ct.rsqrt(var + 1e-5)
-    ww = ct.load(w, index=(0,), shape=(n,)).astype(ct.float32)
-    bb = ct.load(b, index=(0,), shape=(n,)).astype(ct.float32)
-    ct.store(y, index=(r, 0), tile=(d * inv * ct.reshape(ww, (1, n)) + ct.reshape(bb, (1, n))).astype(y.dtype))
 
 
 @ct.kernel

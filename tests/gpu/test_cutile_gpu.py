@@ -14,6 +14,7 @@ torch = pytest.importorskip("torch")
 ct = pytest.importorskip("cuda.tile")
 
 import tileorch.cutile  # noqa: E402
+from tileorch.testing.memory_programs import layernorm, softmax  # noqa: E402
 
 NAN = float("nan")
 
@@ -22,27 +23,6 @@ NAN = float("nan")
 def vec_add(a, b, c, tile: ct.Constant[int]):
     i = ct.bid(0)
     ct.store(c, index=(i,), tile=ct.load(a, index=(i,), shape=(tile,)) + ct.load(b, index=(i,), shape=(tile,)))
-
-
-@ct.kernel
-def softmax(x, out, tn: ct.Constant[int]):
-    row = ct.bid(0)
-    t = ct.load(x, index=(row, 0), shape=(1, tn), padding_mode=ct.PaddingMode.NEG_INF).astype(ct.float32)
-    e = ct.exp(t - ct.max(t, axis=1, keepdims=True))
-    ct.store(out, index=(row, 0), tile=(e / ct.sum(e, axis=1, keepdims=True)).astype(out.dtype))
-
-
-@ct.kernel
-def layernorm(x, w, b, y, n: ct.Constant[int]):
-    r = ct.bid(0)
-    t = ct.load(x, index=(r, 0), shape=(1, n)).astype(ct.float32)
-    mean = ct.sum(t, axis=1, keepdims=True) / n
-    d = t - mean
-    var = ct.sum(d * d, axis=1, keepdims=True) / n
-    inv = ct.rsqrt(var + 1e-5)
-    ww = ct.load(w, index=(0,), shape=(n,)).astype(ct.float32)
-    bb = ct.load(b, index=(0,), shape=(n,)).astype(ct.float32)
-    ct.store(y, index=(r, 0), tile=(d * inv * ct.reshape(ww, (1, n)) + ct.reshape(bb, (1, n))).astype(y.dtype))
 
 
 @ct.kernel

@@ -82,6 +82,11 @@ def _check_order(op: IRDLOperation, allowed: tuple[str, ...]) -> None:
         raise VerifyException(f"'{op.name}': a weak access takes no memory scope")
 
 
+def _optional(v: SSAValue | None) -> list[SSAValue]:
+    """An optional operand's operand list (empty when absent)."""
+    return [v] if v is not None else []
+
+
 @irdl_op_definition
 class OffsetOp(IRDLOperation):
     """``ptr + offset * sizeof(T)`` element by element (offset: a signed integer)."""
@@ -125,8 +130,7 @@ class LoadOp(IRDLOperation):
 
     def __init__(self, ptr: SSAValue, result_type: Attribute, mask: SSAValue | None = None,
                  other: SSAValue | None = None, token: SSAValue | None = None):
-        opt = lambda v: [v] if v is not None else []  # noqa: E731
-        super().__init__(operands=[ptr, opt(mask), opt(other), opt(token)],
+        super().__init__(operands=[ptr, _optional(mask), _optional(other), _optional(token)],
                          result_types=[result_type, MemTokenType()])
 
     def verify_(self) -> None:
@@ -163,8 +167,7 @@ class StoreOp(IRDLOperation):
                        "`:` type($value) `,` type($ptr)")
 
     def __init__(self, ptr: SSAValue, value: SSAValue, mask: SSAValue | None = None, token: SSAValue | None = None):
-        opt = lambda v: [v] if v is not None else []  # noqa: E731
-        super().__init__(operands=[ptr, value, opt(mask), opt(token)], result_types=[MemTokenType()])
+        super().__init__(operands=[ptr, value, _optional(mask), _optional(token)], result_types=[MemTokenType()])
 
     def verify_(self) -> None:
         pointee = _pointee(self, self.ptr)
@@ -212,8 +215,7 @@ class AtomicRMWOp(IRDLOperation):
 
     def __init__(self, ptr: SSAValue, value: SSAValue, mode: str, semantic: str, scope: str,
                  mask: SSAValue | None = None, token: SSAValue | None = None):
-        opt = lambda v: [v] if v is not None else []  # noqa: E731
-        super().__init__(operands=[ptr, value, opt(mask), opt(token)],
+        super().__init__(operands=[ptr, value, _optional(mask), _optional(token)],
                          properties={"rmw_mode": RmwModeAttr(mode), "mem_semantic": MemSemanticAttr(semantic),
                                      "mem_scope": MemScopeAttr(scope)},
                          result_types=[value.type, MemTokenType()])
@@ -250,8 +252,7 @@ class AtomicCASOp(IRDLOperation):
 
     def __init__(self, ptr: SSAValue, cmp: SSAValue, value: SSAValue, semantic: str, scope: str,
                  mask: SSAValue | None = None, token: SSAValue | None = None):
-        opt = lambda v: [v] if v is not None else []  # noqa: E731
-        super().__init__(operands=[ptr, cmp, value, opt(mask), opt(token)],
+        super().__init__(operands=[ptr, cmp, value, _optional(mask), _optional(token)],
                          properties={"mem_semantic": MemSemanticAttr(semantic), "mem_scope": MemScopeAttr(scope)},
                          result_types=[value.type, MemTokenType()])
 
