@@ -406,6 +406,15 @@ def _coord_placeholders(tag: str, op: Operand, j: str, ind: str) -> str:
     return "".join(f"{ind}%{tag}_c{dim} = arith.addi {j}, %c0 : i32  // placeholder\n" for dim in range(op.rank))
 
 
+def _stage_barrier(pre: str, bar: str, stage: str, base: int, ind: str = " " * 8) -> str:
+    """IR lines setting ``%{bar}`` to the mbarrier of stage ``%{stage}`` (an i32) in the array of
+    8-byte barriers at shared-memory offset ``base``; ``%{pre}_off0`` / ``%{pre}_off`` are the
+    byte offsets (the plain consumer reuses ``%fb_off0`` for the stage's empty barrier)."""
+    return (f"{ind}%{pre}_off0 = arith.muli %{stage}, %c8 : i32\n"
+            f"{ind}%{pre}_off = arith.addi %{pre}_off0, %c{base}_i : i32\n"
+            f"{ind}%{bar} = llvm.getelementptr %smem[%{pre}_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8\n")
+
+
 def _stage_loads(ck: ChainedKernel, plan: Plan, site: str, j: str, ind: str) -> str:
     """Arm stage ``j % stages``'s full barrier and issue the B1/B2 loads of tile ``j`` (the
     producer thread)."""
@@ -479,16 +488,10 @@ def _pipelined_consumer(ck: ChainedKernel, plan: Plan, pipe: Pipelining, s_chain
         %ph0 = arith.divui %j, %nstages : i32
         %ph = arith.andi %ph0, %c1 : i32
         %st_l = arith.extui %st : i32 to i64
-        %fb_off0 = arith.muli %st, %c8 : i32
-        %fb_off = arith.addi %fb_off0, %c{off['full']}_i : i32
-        %fbar = llvm.getelementptr %smem[%fb_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
-        %jp = arith.subi %j, %c1 : i32
+{_stage_barrier('fb', 'fbar', 'st', off['full'])}        %jp = arith.subi %j, %c1 : i32
         %stp = arith.remui %jp, %nstages : i32
         %stp_l = arith.extui %stp : i32 to i64
-        %eb_off0 = arith.muli %stp, %c8 : i32
-        %eb_off = arith.addi %eb_off0, %c{off['empty']}_i : i32
-        %ebar = llvm.getelementptr %smem[%eb_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
-        nvvm.mbarrier.try_wait.parity %fbar, %ph, %ticks : !llvm.ptr<3>, i32, i32
+{_stage_barrier('eb', 'ebar', 'stp', off['empty'])}        nvvm.mbarrier.try_wait.parity %fbar, %ph, %ticks : !llvm.ptr<3>, i32, i32
         %b1_so = arith.muli %st_l, %b1_stage : i64
         %db1 = arith.addi %db1_1, %b1_so : i64
         %b2_so = arith.muli %stp_l, %b2_stage : i64
@@ -503,10 +506,7 @@ def _pipelined_consumer(ck: ChainedKernel, plan: Plan, pipe: Pipelining, s_chain
         %n1 = arith.subi %n_tiles, %c1 : i32
         %stl = arith.remui %n1, %nstages : i32
         %stl_l = arith.extui %stl : i32 to i64
-        %el_off0 = arith.muli %stl, %c8 : i32
-        %el_off = arith.addi %el_off0, %c{off['empty']}_i : i32
-        %ebar_last = llvm.getelementptr %smem[%el_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
-        %b2l_so = arith.muli %stl_l, %b2_stage : i64
+{_stage_barrier('el', 'ebar_last', 'stl', off['empty'])}        %b2l_so = arith.muli %stl_l, %b2_stage : i64
         %b2_last = arith.addi %sbase2, %b2l_so : i64
         %fin_anchor = llvm.mlir.undef : i32  // anchor: the last tile's second dot
         scf.yield {c_of_loop} : {ctypes}
@@ -571,10 +571,7 @@ def chained_kernel_ir(ck: ChainedKernel, plan: Plan, name: str, pipe: "Pipelinin
         %ph0 = arith.divui %j, %nstages : i32
         %ph = arith.andi %ph0, %c1 : i32
         %st_l = arith.extui %st : i32 to i64
-        %fb_off0 = arith.muli %st, %c8 : i32
-        %fb_off = arith.addi %fb_off0, %c{off['full']}_i : i32
-        %fbar = llvm.getelementptr %smem[%fb_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
-        %eb_off = arith.addi %fb_off0, %c{off['empty']}_i : i32
+{_stage_barrier('fb', 'fbar', 'st', off['full'])}        %eb_off = arith.addi %fb_off0, %c{off['empty']}_i : i32
         %ebar = llvm.getelementptr %smem[%eb_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
         nvvm.mbarrier.try_wait.parity %fbar, %ph, %ticks : !llvm.ptr<3>, i32, i32
         %b1_so = arith.muli %st_l, %b1_stage : i64
