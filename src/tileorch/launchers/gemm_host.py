@@ -33,6 +33,22 @@ def cubin_path(cfg: GemmConfig) -> Path:
     return cache.entry_dir(cache_key(cfg)) / "kernel.cubin"
 
 
+def _cluster_launch_config(drv: Any, cfg: GemmConfig, grid: tuple[int, int, int]) -> Any:
+    """A ``CUlaunchConfig`` of the GEMM kernel ``cfg`` on ``grid``: its threads, shared memory and
+    its ``cluster_m x 1 x 1`` cluster attribute (set even for 1-CTA clusters, as the occupancy
+    query and the launch both expect)."""
+    config = drv.CUlaunchConfig()
+    config.gridDimX, config.gridDimY, config.gridDimZ = grid
+    config.blockDimX, config.blockDimY, config.blockDimZ = cfg.threads, 1, 1
+    config.sharedMemBytes = cfg.smem_bytes
+    attr = drv.CUlaunchAttribute()
+    attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+    attr.value.clusterDim.x, attr.value.clusterDim.y, attr.value.clusterDim.z = cfg.cluster_m, 1, 1
+    config.attrs = [attr]
+    config.numAttrs = 1
+    return config
+
+
 @dataclass
 class CompiledGemm:
     cfg: GemmConfig
@@ -312,15 +328,7 @@ class GemmKernel:
 
             self.opt_in()
             cfg = self.cfg
-            config = drv.CUlaunchConfig()
-            config.gridDimX, config.gridDimY, config.gridDimZ = cfg.cluster_m, 1, 1
-            config.blockDimX, config.blockDimY, config.blockDimZ = cfg.threads, 1, 1
-            config.sharedMemBytes = cfg.smem_bytes
-            attr = drv.CUlaunchAttribute()
-            attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
-            attr.value.clusterDim.x, attr.value.clusterDim.y, attr.value.clusterDim.z = cfg.cluster_m, 1, 1
-            config.attrs = [attr]
-            config.numAttrs = 1
+            config = _cluster_launch_config(drv, cfg, (cfg.cluster_m, 1, 1))
             self._mac = int(check(drv.cuOccupancyMaxActiveClusters(self.kernel.function, config),
                                   "cuOccupancyMaxActiveClusters"))
         return self._mac
@@ -384,18 +392,7 @@ class PreparedGemm:
     def _launch_config(self):
         from tileorch.runtime.driver import api
 
-        drv = api()
-        cfg = self.kernel.cfg
-        config = drv.CUlaunchConfig()
-        config.gridDimX, config.gridDimY, config.gridDimZ = self.grid
-        config.blockDimX, config.blockDimY, config.blockDimZ = cfg.threads, 1, 1
-        config.sharedMemBytes = cfg.smem_bytes
-        attr = drv.CUlaunchAttribute()
-        attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
-        attr.value.clusterDim.x, attr.value.clusterDim.y, attr.value.clusterDim.z = cfg.cluster_m, 1, 1
-        config.attrs = [attr]
-        config.numAttrs = 1
-        return config
+        return _cluster_launch_config(api(), self.kernel.cfg, self.grid)
 
     def launch(self, stream: int = 0) -> None:
         """Enqueue one launch on ``stream`` (no synchronisation); Stream-K zeroes its locks first."""
