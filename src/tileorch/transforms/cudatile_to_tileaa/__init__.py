@@ -326,6 +326,13 @@ def _offset(L, op):
     L.bind(op, L.emit(po.OffsetOp(L.v(op.ptr), L.v(op.offset)), op))
 
 
+def _set_order(new, sem: str, scope: str) -> None:
+    """A pointer load/store's memory ordering and scope (a weak access keeps the defaults)."""
+    if sem != "weak":
+        new.properties["mem_semantic"] = aa.MemSemanticAttr(sem)
+        new.properties["mem_scope"] = aa.MemScopeAttr(scope)
+
+
 @handles(ct.LoadPtrTkoOp)
 def _load_ptr(L, op):
     from tileorch.dialects.nv_tileaa import pointer_ops as po
@@ -333,9 +340,7 @@ def _load_ptr(L, op):
     sem, scope = _ptr_order(op)
     new = po.LoadOp(L.v(op.source), L.type(op.result.type, op), _opt(L, op.mask), _opt(L, op.paddingValue),
                     _opt(L, op.token))
-    if sem != "weak":
-        new.properties["mem_semantic"] = aa.MemSemanticAttr(sem)
-        new.properties["mem_scope"] = aa.MemScopeAttr(scope)
+    _set_order(new, sem, scope)
     L.bind(op, L.emit(new, op))
 
 
@@ -345,9 +350,7 @@ def _store_ptr(L, op):
 
     sem, scope = _ptr_order(op)
     new = po.StoreOp(L.v(op.destination), L.v(op.value), _opt(L, op.mask), _opt(L, op.token))
-    if sem != "weak":
-        new.properties["mem_semantic"] = aa.MemSemanticAttr(sem)
-        new.properties["mem_scope"] = aa.MemScopeAttr(scope)
+    _set_order(new, sem, scope)
     L.bind(op, L.emit(new, op))
 
 
@@ -707,7 +710,6 @@ def _zero(L, t: Attribute, op: Operation) -> SSAValue:
         return L.emit(aa.CreateMemTokenOp(), op).results[0]
     if isinstance(t, TensorType):
         et = t.element_type
-        vals = [0] * 1
         attr = DenseIntOrFPElementsAttr.from_list(t, [0 if isinstance(et, IntegerType) else 0.0] * _numel(t))
         return L.emit(arith.ConstantOp(attr, t), op).results[0]
     if isinstance(t, IntegerType):

@@ -72,24 +72,17 @@ class PointerLowering:
         """(scalar?, shape, per-slot pointer list, per-slot lists of each other operand (or
         None), per-slot predicate of a ragged tile's real elements (or None))."""
         p = self.get(ptr)
-        if not isinstance(p, Tile) or p.replicated:
-            one = p.slots[0] if isinstance(p, Tile) else p
-            vals = []
-            for v in others:
-                if v is None:
-                    vals.append(None)
-                    continue
-                x = self.get(v)
-                vals.append([x.slots[0] if isinstance(x, Tile) else x])
-            return True, (p.shape if isinstance(p, Tile) else ()), [one], vals, [None]
-        n = len(p.slots)
-        vals = []
-        for v in others:
-            if v is None:
-                vals.append(None)
-                continue
-            x = self.get(v)
-            vals.append(list(x.slots) if isinstance(x, Tile) else [x] * n)
+        scalar = not isinstance(p, Tile) or p.replicated
+        n = 1 if scalar else len(p.slots)
+
+        def slots(x) -> list:  # an operand's value per pointer slot (scalars repeat)
+            if not isinstance(x, Tile):
+                return [x] * n
+            return [x.slots[0]] if scalar else list(x.slots)
+
+        vals = [None if v is None else slots(self.get(v)) for v in others]
+        if scalar:
+            return True, (p.shape if isinstance(p, Tile) else ()), slots(p), vals, [None]
         return False, p.shape, list(p.slots), vals, None
 
     def _slot_guards(self, e: Emitter, shape, n: int) -> list[SSAValue | None]:

@@ -1192,7 +1192,6 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     site.bind(coords, tile_coord)
     n_tiles = site.low._i32(site.low.scalar(ck.loop.ub))
     init_vals = []
-    body = ck.loop.body.blocks.first
     for (i, w) in ck.carried:
         init_vals += site.tile_regs(ck.loop.operands[3 + i], w)
     _replace(anchor0, site.tmp, n_tiles)
