@@ -6,6 +6,7 @@
 #       llvmlite_rest.tgz + libllvmlite.so.xz).  QUICK=1: the short case list of the dot zoo.
 #   benchmarks/device_session.sh fill   the benchmarks (tile programs, memory-bound, attention) without
 #       tileiras: tileorch and torch numbers, and the compiled-program cache ($OUT/cache.tgz) bench reads.
+#   benchmarks/device_session.sh shell  CMD='...' with the compiler installed (ad-hoc experiments).
 #   benchmarks/device_session.sh bench  the same benchmarks with tileiras (carries .tc/: tc.tar.xz with
 #       nvidia/cu13/{bin/tileiras,bin/ptxas,lib/libnvvm.so.4} of the 13.4 wheels, the cuda_tile wheel and
 #       cache.tgz from fill; no xDSL there: tileorch's kernels come from the cache, so src/ must not change
@@ -83,8 +84,14 @@ case "$MODE" in
     tileiras --version 2>&1 | head -3 | tee "$OUT/tileiras.txt"
     benchmarks bench
     ;;
+  shell)  # an ad-hoc command with the compiler installed (carries .whl/): CMD='...' benchmarks/device_session.sh shell
+    install_compiler
+    [ -x /tmp/tc/nvidia/cu13/bin/tileiras ] && export PATH="/tmp/tc/nvidia/cu13/bin:$PATH" \
+      LD_LIBRARY_PATH="/tmp/tc/nvidia/cu13/lib:${LD_LIBRARY_PATH:-}" CUDA_HOME=/tmp/tc/nvidia/cu13
+    bash -c "${CMD:?set CMD}" 2>&1 | tee "$OUT/shell.log" | tail -n ${TAIL:-60}
+    ;;
   *)
-    echo "usage: $0 tests|fill|bench|stage_tc|bench_all" >&2
+    echo "usage: $0 tests|fill|bench|stage_tc|bench_all|shell" >&2
     exit 2
     ;;
 esac
