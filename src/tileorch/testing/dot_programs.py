@@ -42,6 +42,16 @@ def gemm_persistent(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.
 
 
 @ct.kernel
+def gemm_grid_nm(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """The GEMM on the transposed grid: column tiles along program axis 0, row tiles along 1."""
+    bn, bm = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+    ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
+
+
+@ct.kernel
 def gemm_cdiv(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
     """The GEMM with its K trip count written as ``ct.cdiv(A.shape[1], tk)``."""
     bm, bn = ct.bid(0), ct.bid(1)
@@ -406,7 +416,7 @@ class Program:
     batch: int = 1
     grid: tuple[int, int, int] | str | None = None
     """The launch grid when it is not the tile grid: a fixed grid (persistent programs),
-    ``"linear"`` (one program per tile on a 1-D grid) or ``"batch_first"`` (batch, row tiles,
+    ``"linear"`` (one program per tile on a 1-D grid), ``"nm"`` (column tiles, row tiles) or ``"batch_first"`` (batch, row tiles,
     column tiles)."""
     bench: bool = True
     """In the default benchmark set (tile-shape variants of one computation are not)."""
@@ -702,6 +712,7 @@ PROGRAMS: dict[str, Program] = {
                                          library="torch.matmul", bench=False),
     "gemm_f16_tile128x32x32": Program(gemm, "f16", _make_gemm, tiles=(128, 32, 32), library="torch.matmul",
                                       bench=False),
+    "gemm_grid_nm_f16": Program(gemm_grid_nm, "f16", _make_gemm, library="torch.matmul", grid="nm", bench=False),
     "gemm_cdiv_f16": Program(gemm_cdiv, "f16", _make_gemm, library="torch.matmul", bench=False),
     "gemm_plus_matmul_f16": Program(gemm_plus_matmul, "f16", _make_gemm, library="torch.matmul", bench=False),
     "gemm_linear_pid_f16": Program(gemm_linear_pid, "f16", _make_gemm, library="torch.matmul", bench=False,
@@ -803,6 +814,8 @@ def build(name: str, m: int, n: int, k: int, seed: int = 0):
         grid = (math.ceil(m / tm), math.ceil(n / tn), p.extra[0])
     elif p.kernel is gemm_linear_pid or p.grid == "linear":
         grid = (math.ceil(m / tm) * math.ceil(n / tn), 1, 1)
+    elif p.grid == "nm":  # column tiles along axis 0
+        grid = (math.ceil(n / tn), math.ceil(m / tm), 1)
     elif p.grid == "batch_first":
         grid = (p.batch, math.ceil(m / tm), math.ceil(n / tn))
     if p.kernel is bmm_batch_tile:  # tb matrices of the batch per program

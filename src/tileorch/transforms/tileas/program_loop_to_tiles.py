@@ -341,6 +341,8 @@ def split_linear_program_id(fn: aa.FuncOp) -> bool:
 def canonicalize_program_axes(fn: aa.FuncOp) -> bool:
     """Number the grid the way the GEMM host side walks it: the stored tile's rows along program
     axis 0, its columns along 1, a batch (the leading index of a ``1 x M x N`` tile) along 2.
+    A 2-D program that stores at ``(ct.bid(1), ct.bid(0))`` (rows along the grid's second axis)
+    gets its two axes swapped the same way.
 
     cuTile programs may put the batch on ``ct.bid(0)`` (the form of cuTile's batched matmul
     sample); when every stored tile is a ``1 x M x N`` tile indexed by program ids with the same
@@ -357,7 +359,9 @@ def canonicalize_program_axes(fn: aa.FuncOp) -> bool:
         idx = list(st.indices)
         if len(idx) == 3 and list(st.tile.type.get_shape())[0] == 1:
             order = [idx[1], idx[2], idx[0]]
-        else:  # 2-D tiles keep their axes (a transposed grid is refused by the WGMMA lowering, located)
+        elif len(idx) == 2:  # ``bn, bm = ct.bid(0), ct.bid(1)``: the transposed grid
+            order = list(idx)
+        else:
             return False
         axes = [_axis(v, "nv_tileaa.get_program_id") for v in order]
         if None in axes or len(set(axes)) != len(axes):
@@ -381,13 +385,17 @@ def canonicalize_program_axes(fn: aa.FuncOp) -> bool:
 
 @dataclass(frozen=True)
 class ProgramLoopToTiles(ModulePass):
-    """Also: a linear program id split into tile coordinates (:func:`split_linear_program_id`)."""
+    """Also: a linear program id split into tile coordinates (:func:`split_linear_program_id`) and
+    the program axes renumbered (:func:`canonicalize_program_axes`).  Only kernels with exactly one
+    dot are rewritten (the launch grid of the others is the program's)."""
 
     name = "tileas-program-loop-to-tiles"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for fn in [f for f in op.walk() if isinstance(f, aa.FuncOp)]:
-            if not any(o.name == "nv_tileaa.dot" for o in fn.walk()):
+            # one dot: the GEMM lowering, whose host side covers the tile space itself; kernels with
+            # two chained dots (attention) launch on the program's own grid and keep its numbering
+            if sum(o.name == "nv_tileaa.dot" for o in fn.walk()) != 1:
                 continue
             for loop in [o for o in fn.body.blocks.first.ops if isinstance(o, scf.ForOp)]:
                 rewrite = _match(loop)

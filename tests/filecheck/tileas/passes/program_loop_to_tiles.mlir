@@ -493,3 +493,72 @@ builtin.module {
 // CHECK-NEXT: %[[M:.*]] = nv_tileaa.get_program_id {axis = 0 : i32} : i32
 // CHECK-NEXT: %[[N:.*]] = nv_tileaa.get_program_id {axis = 1 : i32} : i32
 // CHECK:      nv_tileaa.tiled_store %{{.*}}, %{{.*}}[%[[L]], %[[M]], %[[N]]]
+
+// -----
+// A 2-D program on the transposed grid (``bn, bm = ct.bid(0), ct.bid(1)``): the two axes swap, so
+// the stored tile's rows are program axis 0 (the grid the GEMM host side walks).
+!m = !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+!va = !nv_tileaa.tiled_view<array<i32: 128, 64>, array<i32: 128, 64>, array<i32: 0, 1>, !m>
+!vb = !nv_tileaa.tiled_view<array<i32: 64, 128>, array<i32: 64, 128>, array<i32: 0, 1>, !m>
+!vc = !nv_tileaa.tiled_view<array<i32: 128, 128>, array<i32: 128, 128>, array<i32: 0, 1>, !m>
+builtin.module {
+  nv_tileaa.func @swapped_axes(%a: !nv_tileaa.ptr<f16>, %b: !nv_tileaa.ptr<f16>, %c: !nv_tileaa.ptr<f16>, %m: i32, %n: i32, %k: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %ma = nv_tileaa.make_memref %a[%m, %k] [%k] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mb = nv_tileaa.make_memref %b[%k, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mc = nv_tileaa.make_memref %c[%m, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %va = nv_tileaa.block_tile %ma : !m -> !va
+    %vb = nv_tileaa.block_tile %mb : !m -> !vb
+    %vc = nv_tileaa.block_tile %mc : !m -> !vc
+    %bn = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %bm = nv_tileaa.get_program_id {axis = 1 : i32} : i32
+    %kt = nv_tileaa.get_dim_size %va {index = 1 : i32} : !va -> i32
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+    %acc = scf.for %i = %c0 to %kt step %c1 iter_args(%x = %zero) -> (tensor<128x128xf32>) : i32 {
+      %ta, %t0 = nv_tileaa.tiled_load %va[%bm, %i] : !va [i32, i32] -> tensor<128x64xf16>
+      %tb, %t1 = nv_tileaa.tiled_load %vb[%i, %bn] : !vb [i32, i32] -> tensor<64x128xf16>
+      %y = nv_tileaa.dot %ta, %tb, %x : tensor<128x64xf16>, tensor<64x128xf16>, tensor<128x128xf32> -> tensor<128x128xf32>
+      scf.yield %y : tensor<128x128xf32>
+    }
+    %h = nv_tileaa.fp_to_fp %acc : tensor<128x128xf32> -> tensor<128x128xf16>
+    %st = nv_tileaa.tiled_store %h, %vc[%bm, %bn] : tensor<128x128xf16>, !vc [i32, i32]
+    nv_tileaa.return
+  }
+}
+// CHECK:      nv_tileaa.func @swapped_axes
+// CHECK:      %[[N:.*]] = nv_tileaa.get_program_id {axis = 1 : i32} : i32
+// CHECK-NEXT: %[[M:.*]] = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+// CHECK:      nv_tileaa.tiled_store %{{.*}}, %{{.*}}[%[[M]], %[[N]]]
+
+// -----
+// Two dots (the chained-dots path launches on the program's own grid): the axes stay as written.
+!m = !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+!va = !nv_tileaa.tiled_view<array<i32: 128, 64>, array<i32: 128, 64>, array<i32: 0, 1>, !m>
+!vb = !nv_tileaa.tiled_view<array<i32: 64, 64>, array<i32: 64, 64>, array<i32: 0, 1>, !m>
+!vc = !nv_tileaa.tiled_view<array<i32: 128, 64>, array<i32: 128, 64>, array<i32: 0, 1>, !m>
+builtin.module {
+  nv_tileaa.func @two_dots(%a: !nv_tileaa.ptr<f16>, %b: !nv_tileaa.ptr<f16>, %c: !nv_tileaa.ptr<f16>, %m: i32, %n: i32, %k: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %ma = nv_tileaa.make_memref %a[%m, %k] [%k] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mb = nv_tileaa.make_memref %b[%k, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mc = nv_tileaa.make_memref %c[%m, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %va = nv_tileaa.block_tile %ma : !m -> !va
+    %vb = nv_tileaa.block_tile %mb : !m -> !vb
+    %vc = nv_tileaa.block_tile %mc : !m -> !vc
+    %bn = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %bm = nv_tileaa.get_program_id {axis = 1 : i32} : i32
+    %c0 = arith.constant 0 : i32
+    %ta, %t0 = nv_tileaa.tiled_load %va[%bm, %c0] : !va [i32, i32] -> tensor<128x64xf16>
+    %tb, %t1 = nv_tileaa.tiled_load %vb[%c0, %bn] : !vb [i32, i32] -> tensor<64x64xf16>
+    %zero = arith.constant dense<0.0> : tensor<128x64xf32>
+    %s = nv_tileaa.dot %ta, %tb, %zero : tensor<128x64xf16>, tensor<64x64xf16>, tensor<128x64xf32> -> tensor<128x64xf32>
+    %p = nv_tileaa.fp_to_fp %s : tensor<128x64xf32> -> tensor<128x64xf16>
+    %o = nv_tileaa.dot %p, %tb, %zero : tensor<128x64xf16>, tensor<64x64xf16>, tensor<128x64xf32> -> tensor<128x64xf32>
+    %h = nv_tileaa.fp_to_fp %o : tensor<128x64xf32> -> tensor<128x64xf16>
+    %st = nv_tileaa.tiled_store %h, %vc[%bm, %bn] : tensor<128x64xf16>, !vc [i32, i32]
+    nv_tileaa.return
+  }
+}
+// CHECK:      nv_tileaa.func @two_dots
+// CHECK:      nv_tileaa.get_program_id {axis = 0 : i32} : i32
+// CHECK-NEXT: nv_tileaa.get_program_id {axis = 1 : i32} : i32
