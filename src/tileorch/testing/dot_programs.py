@@ -52,6 +52,15 @@ def gemm_grid_nm(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Con
 
 
 @ct.kernel
+def gemm_one_k_tile(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """One dot without a K loop: the first K tile of A and B only (K fits one tile)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.mma(ct.load(A, index=(bm, 0), shape=(tm, tk)), ct.load(B, index=(0, bn), shape=(tk, tn)),
+                 ct.zeros((tm, tn), dtype=ct.float32))
+    ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
+
+
+@ct.kernel
 def gemm_cdiv(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
     """The GEMM with its K trip count written as ``ct.cdiv(A.shape[1], tk)``."""
     bm, bn = ct.bid(0), ct.bid(1)
@@ -451,6 +460,16 @@ def _make_gemm(m, n, k, dt, g):
     return (a, b, c), c, a.float() @ b.float(), lambda: torch.matmul(a, b)
 
 
+def _make_one_k_tile(m, n, k, dt, g, tk=64):
+    """The reference of :func:`gemm_one_k_tile`: the product of the first ``tk`` columns of A and
+    rows of B (K beyond them is not read)."""
+    import torch
+
+    a, b = _randn((m, k), dt, g, 0.5), _randn((k, n), dt, g, 0.5)
+    c = _nan((m, n), dt)
+    return (a, b, c), c, a[:, :tk].float() @ b[:tk].float(), lambda: torch.matmul(a[:, :tk], b[:tk])
+
+
 def _make_gemm_at(m, n, k, dt, g):
     import torch
 
@@ -713,6 +732,8 @@ PROGRAMS: dict[str, Program] = {
     "gemm_f16_tile128x32x32": Program(gemm, "f16", _make_gemm, tiles=(128, 32, 32), library="torch.matmul",
                                       bench=False),
     "gemm_grid_nm_f16": Program(gemm_grid_nm, "f16", _make_gemm, library="torch.matmul", grid="nm", bench=False),
+    "gemm_one_k_tile_f16": Program(gemm_one_k_tile, "f16", _make_one_k_tile, library="torch.matmul (K = 64)",
+                                   bench=False),
     "gemm_cdiv_f16": Program(gemm_cdiv, "f16", _make_gemm, library="torch.matmul", bench=False),
     "gemm_plus_matmul_f16": Program(gemm_plus_matmul, "f16", _make_gemm, library="torch.matmul", bench=False),
     "gemm_linear_pid_f16": Program(gemm_linear_pid, "f16", _make_gemm, library="torch.matmul", bench=False,

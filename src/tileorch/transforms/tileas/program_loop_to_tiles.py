@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
@@ -338,6 +338,79 @@ def split_linear_program_id(fn: aa.FuncOp) -> bool:
     return True
 
 
+OPERAND_PATH = ("nv_tileaa.permute", "nv_tileaa.reshape", "nv_tileaa.assume", "nv_tileaa.pragma",
+                "nv_tileas.convert_layout")
+"""Ops a dot operand may pass through from its tile load (one tensor operand each)."""
+
+
+def _operand_slice(v: SSAValue, block: Block) -> list[Operation] | None:
+    """The ops from a dot operand back to its ``tiled_load`` (load first), each in ``block`` and
+    each result used once along the path; None when the operand is not such a chain."""
+    ops: list[Operation] = []
+    while True:
+        op = v.owner
+        if not isinstance(op, Operation) or op.parent_block() is not block or sum(1 for _ in v.uses) != 1:
+            return None
+        ops.append(op)
+        if isinstance(op, aa.TiledLoadOp):
+            return None if any(True for _ in op.result_token.uses) else ops[::-1]
+        tensors = [x for x in op.operands if isinstance(x.type, TensorType)]
+        if op.name not in OPERAND_PATH or len(tensors) != 1 or len(op.results) != 1:
+            return None
+        v = tensors[0]
+
+
+def wrap_loopless_dot(fn: aa.FuncOp) -> bool:
+    """A kernel whose one dot is not in a loop (``ct.mma(ct.load(A, (bm, c)), ct.load(B, (c, bn)),
+    acc)``: K fits one tile) gets a K loop of one trip, ``for k in [c, c + 1)``, around the two
+    operand loads and the dot, with ``k`` for the constant K tile index ``c`` of both loads.  The
+    program computes the same (the loop runs once with ``k = c``); the GEMM lowering then reads it
+    as a K loop over the program's own K range.  Only when each operand is a chain of single-use
+    ops from one ``tiled_load`` whose token is unused, and each load has exactly one constant
+    index, the same ``c`` in both."""
+    dots = [o for o in fn.walk() if isinstance(o, aa.DotOp)]
+    if len(dots) != 1:
+        return False
+    dot = dots[0]
+    block = dot.parent_block()
+    if block is None or block is not fn.body.blocks.first:
+        return False
+    slices = [_operand_slice(v, block) for v in (dot.lhs, dot.rhs)]
+    if None in slices:
+        return False
+    ks = []
+    for sl in slices:
+        consts = [(i, constant_int(x)) for i, x in enumerate(sl[0].indices) if constant_int(x) is not None]
+        if len(consts) != 1:
+            return False
+        ks.append(consts[0])
+    if ks[0][1] != ks[1][1]:
+        return False
+    c = ks[0][1]
+    iv_type = slices[1][0].indices[ks[1][0]].type
+    lb = arith.ConstantOp(IntegerAttr(c, iv_type))
+    ub = arith.ConstantOp(IntegerAttr(c + 1, iv_type))
+    step = arith.ConstantOp(IntegerAttr(1, iv_type))
+    body = Block(arg_types=[iv_type, dot.acc.type])
+    for op in (lb, ub, step):
+        block.insert_op_before(op, dot)
+    init = dot.acc
+    outside = list(dot.result.uses)
+    moved = sorted((op for sl in slices for op in sl), key=lambda o: block.get_operation_index(o))
+    for op in [*moved, dot]:
+        op.detach()
+        body.add_op(op)
+    for sl, (i, _) in zip(slices, ks):
+        sl[0].operands[1 + i] = body.args[0]  # operand 0 is the view, then the indices
+    dot.operands[2] = body.args[1]
+    body.add_op(scf.YieldOp(dot.result))
+    loop = scf.ForOp(lb.result, ub.result, step.result, [init], body)
+    block.insert_op_after(loop, step)
+    for use in outside:
+        use.operation.operands[use.index] = loop.results[0]
+    return True
+
+
 def canonicalize_program_axes(fn: aa.FuncOp) -> bool:
     """Number the grid the way the GEMM host side walks it: the stored tile's rows along program
     axis 0, its columns along 1, a batch (the leading index of a ``1 x M x N`` tile) along 2.
@@ -387,7 +460,8 @@ def canonicalize_program_axes(fn: aa.FuncOp) -> bool:
 class ProgramLoopToTiles(ModulePass):
     """Also: a linear program id split into tile coordinates (:func:`split_linear_program_id`) and
     the program axes renumbered (:func:`canonicalize_program_axes`).  Only kernels with exactly one
-    dot are rewritten (the launch grid of the others is the program's)."""
+    dot are rewritten (the launch grid of the others is the program's); a dot outside any loop gets
+    a one-trip K loop (:func:`wrap_loopless_dot`)."""
 
     name = "tileas-program-loop-to-tiles"
 
@@ -401,5 +475,6 @@ class ProgramLoopToTiles(ModulePass):
                 rewrite = _match(loop)
                 if rewrite is not None and any(o.name == "nv_tileaa.dot" for o in loop.walk()):
                     flatten(loop, rewrite)
+            wrap_loopless_dot(fn)
             split_linear_program_id(fn)
             canonicalize_program_axes(fn)

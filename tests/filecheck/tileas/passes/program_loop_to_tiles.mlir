@@ -562,3 +562,69 @@ builtin.module {
 // CHECK:      nv_tileaa.func @two_dots
 // CHECK:      nv_tileaa.get_program_id {axis = 0 : i32} : i32
 // CHECK-NEXT: nv_tileaa.get_program_id {axis = 1 : i32} : i32
+
+// -----
+// One dot outside any loop, both operand tiles at K tile 0: a one-trip K loop [0, 1) goes around
+// the two loads and the dot, the loop's index standing in for the constant K index.
+!m = !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+!va = !nv_tileaa.tiled_view<array<i32: 128, 64>, array<i32: 128, 64>, array<i32: 0, 1>, !m>
+!vb = !nv_tileaa.tiled_view<array<i32: 64, 128>, array<i32: 64, 128>, array<i32: 0, 1>, !m>
+!vc = !nv_tileaa.tiled_view<array<i32: 128, 128>, array<i32: 128, 128>, array<i32: 0, 1>, !m>
+builtin.module {
+  nv_tileaa.func @loopless(%a: !nv_tileaa.ptr<f16>, %b: !nv_tileaa.ptr<f16>, %c: !nv_tileaa.ptr<f16>, %m: i32, %n: i32, %k: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %ma = nv_tileaa.make_memref %a[%m, %k] [%k] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mb = nv_tileaa.make_memref %b[%k, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mc = nv_tileaa.make_memref %c[%m, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %va = nv_tileaa.block_tile %ma : !m -> !va
+    %vb = nv_tileaa.block_tile %mb : !m -> !vb
+    %vc = nv_tileaa.block_tile %mc : !m -> !vc
+    %bm = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %bn = nv_tileaa.get_program_id {axis = 1 : i32} : i32
+    %c0 = arith.constant 0 : i32
+    %ta, %t0 = nv_tileaa.tiled_load %va[%bm, %c0] : !va [i32, i32] -> tensor<128x64xf16>
+    %tb, %t1 = nv_tileaa.tiled_load %vb[%c0, %bn] : !vb [i32, i32] -> tensor<64x128xf16>
+    %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+    %y = nv_tileaa.dot %ta, %tb, %zero : tensor<128x64xf16>, tensor<64x128xf16>, tensor<128x128xf32> -> tensor<128x128xf32>
+    %h = nv_tileaa.fp_to_fp %y : tensor<128x128xf32> -> tensor<128x128xf16>
+    %st = nv_tileaa.tiled_store %h, %vc[%bm, %bn] : tensor<128x128xf16>, !vc [i32, i32]
+    nv_tileaa.return
+  }
+}
+// CHECK:      nv_tileaa.func @loopless
+// CHECK:      %[[UB:.*]] = arith.constant 1 : i32
+// CHECK-NEXT: %[[ST:.*]] = arith.constant 1 : i32
+// CHECK-NEXT: %[[R:.*]] = scf.for %[[K:.*]] = %{{.*}} to %[[UB]] step %[[ST]] iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<128x128xf32>) : i32 {
+// CHECK-NEXT:   %[[A:.*]], %{{.*}} = nv_tileaa.tiled_load %{{.*}}[%{{.*}}, %[[K]]]
+// CHECK-NEXT:   %[[B:.*]], %{{.*}} = nv_tileaa.tiled_load %{{.*}}[%[[K]], %{{.*}}]
+// CHECK-NEXT:   %[[D:.*]] = nv_tileaa.dot %[[A]], %[[B]], %[[ACC]]
+// CHECK-NEXT:   scf.yield %[[D]]
+// CHECK:      nv_tileaa.fp_to_fp %[[R]]
+
+// -----
+// Both indices of the A tile constant (which one is K is not known): left alone.
+!m = !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+!va = !nv_tileaa.tiled_view<array<i32: 128, 64>, array<i32: 128, 64>, array<i32: 0, 1>, !m>
+!vb = !nv_tileaa.tiled_view<array<i32: 64, 128>, array<i32: 64, 128>, array<i32: 0, 1>, !m>
+!vc = !nv_tileaa.tiled_view<array<i32: 128, 128>, array<i32: 128, 128>, array<i32: 0, 1>, !m>
+builtin.module {
+  nv_tileaa.func @loopless_ambiguous(%a: !nv_tileaa.ptr<f16>, %b: !nv_tileaa.ptr<f16>, %c: !nv_tileaa.ptr<f16>, %m: i32, %n: i32, %k: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %ma = nv_tileaa.make_memref %a[%m, %k] [%k] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mb = nv_tileaa.make_memref %b[%k, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mc = nv_tileaa.make_memref %c[%m, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %va = nv_tileaa.block_tile %ma : !m -> !va
+    %vb = nv_tileaa.block_tile %mb : !m -> !vb
+    %vc = nv_tileaa.block_tile %mc : !m -> !vc
+    %bn = nv_tileaa.get_program_id {axis = 1 : i32} : i32
+    %c0 = arith.constant 0 : i32
+    %ta, %t0 = nv_tileaa.tiled_load %va[%c0, %c0] : !va [i32, i32] -> tensor<128x64xf16>
+    %tb, %t1 = nv_tileaa.tiled_load %vb[%c0, %bn] : !vb [i32, i32] -> tensor<64x128xf16>
+    %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+    %y = nv_tileaa.dot %ta, %tb, %zero : tensor<128x64xf16>, tensor<64x128xf16>, tensor<128x128xf32> -> tensor<128x128xf32>
+    %h = nv_tileaa.fp_to_fp %y : tensor<128x128xf32> -> tensor<128x128xf16>
+    %st = nv_tileaa.tiled_store %h, %vc[%c0, %bn] : tensor<128x128xf16>, !vc [i32, i32]
+    nv_tileaa.return
+  }
+}
+// CHECK:      nv_tileaa.func @loopless_ambiguous
+// CHECK-NOT:  scf.for
+// CHECK:      nv_tileaa.dot
