@@ -190,6 +190,9 @@ class CutileProgram:
     kernel takes the tensor maps, then the cuTile entry's parameters, on the program's grid."""
     timings: dict | None = None
     """Wall seconds per phase and pass (:mod:`tileorch.timing`)."""
+    smem: int = 0
+    """``kind == "simt"``: bytes of dynamic shared memory the launch gives the kernel (its scratch,
+    when more than the 48 KiB of static shared memory)."""
 
 
 def compile_program(data: bytes, name: str = "<cuTile program>", arch: str = "sm_90a",
@@ -241,9 +244,13 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
 
         chained = decode_record(fn.attributes[CHAINED_ATTR])
     kernel = kernels[0] if kernels else None
-    threads = 0
+    threads = smem = 0
     if kernel is not None and "nvvm.maxntid" in kernel.attributes:
         threads = int(list(kernel.attributes["nvvm.maxntid"].get_values())[0])
+    if kernel is not None and "tileorch.dynamic_smem" in kernel.attributes:
+        smem = kernel.attributes["tileorch.dynamic_smem"].value.data
+        remarks.append(f"remark: @{kernel.sym_name.data}: {smem} bytes of shared scratch, as dynamic shared memory "
+                       "(more than the 48 KiB a kernel may declare statically)")
     result = compile_module(lowered, ctx, arch=arch, emit="ptx", ptxas=ptxas, isolate=True)
     if result.ptxas is not None:
         from tileorch.backend.ptxas import resource_remarks, wgmma_serialization_warnings
@@ -253,7 +260,7 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
     return CutileProgram(kind, result.ptx, result.ptxas.cubin if result.ptxas is not None else None,
                          kernel.sym_name.data if kernel is not None else "", threads, gemm_config, gemm_args,
                          time.perf_counter() - start, bool(record.get("epilogue_ops", False)),
-                         bool(record.get("retile_safe", True)), remarks, chained)
+                         bool(record.get("retile_safe", True)), remarks, chained, smem=smem)
 
 
 ROUTES = {

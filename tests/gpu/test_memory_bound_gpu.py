@@ -14,7 +14,7 @@ torch = pytest.importorskip("torch")
 ct = pytest.importorskip("cuda.tile")
 
 import tileorch.cutile  # noqa: E402
-from tileorch.testing.memory_programs import axpby, col_sum, rmsnorm, row_sum, softmax  # noqa: E402
+from tileorch.testing.memory_programs import axpby, col_sum, rmsnorm, row_sum, softmax, transpose  # noqa: E402
 
 NAN = float("nan")
 
@@ -118,3 +118,14 @@ def test_axpby(n, dtype, offset):
     ref = 2.0 * x.float() - 3.0 * y.float()
     torch.testing.assert_close(z.float(), ref, atol=2e-2 if dtype != torch.float32 else 1e-5, rtol=1e-2)
     _check_tail(buf, z, offset)
+
+
+@pytest.mark.parametrize("m,n", [(1000, 1001), (256, 384)])
+def test_transpose_with_64k_of_dynamic_shared_scratch(m, n):
+    """128 x 128 f32 tiles: 64 KiB exchanged through shared memory, more than a kernel may declare
+    statically (the launch gives it dynamic shared memory)."""
+    x = torch.randn(m, n, device="cuda", generator=_gen(m + n))
+    buf, y = _nan_view((n, m), torch.float32)
+    _launch((math.ceil(m / 128), math.ceil(n / 128)), transpose, (x, y, 128, 128))
+    torch.testing.assert_close(y, x.t().contiguous(), atol=0, rtol=0)
+    _check_tail(buf, y)

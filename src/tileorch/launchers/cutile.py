@@ -413,6 +413,7 @@ class CachedProgram:
     retile_safe: bool = True
     remarks: list | None = None
     chained: dict | None = None
+    smem: int = 0
 
 
 def program_cache_key(data: bytes, arch: str, schedule: str, config: str, ptxas: bool = True) -> str:
@@ -423,7 +424,8 @@ def program_cache_key(data: bytes, arch: str, schedule: str, config: str, ptxas:
     return cache.make_key("cutile", data, arch, schedule, config, ptxas=ptxas)
 
 
-_RECORD_FIELDS = ("kind", "kernel", "threads", "seconds", "epilogue_ops", "retile_safe", "remarks", "chained")
+_RECORD_FIELDS = ("kind", "kernel", "threads", "seconds", "epilogue_ops", "retile_safe", "remarks", "chained",
+                  "smem")
 
 
 def _read_cached(key: str) -> CachedProgram | None:
@@ -459,7 +461,7 @@ def _write_cached(key: str, program: Any) -> None:
               "seconds": program.seconds, "epilogue_ops": bool(getattr(program, "epilogue_ops", False)),
               "retile_safe": bool(getattr(program, "retile_safe", True)),
               "remarks": list(getattr(program, "remarks", None) or []),
-              "chained": getattr(program, "chained", None)}
+              "chained": getattr(program, "chained", None), "smem": int(getattr(program, "smem", 0) or 0)}
     files: dict[str, str | bytes] = {"kernel.ptx": program.ptx}
     if program.cubin is not None:
         files["kernel.cubin"] = program.cubin

@@ -91,6 +91,11 @@ from tileorch.transforms.tileaa_to_simt.emit import (
 
 PASS = "convert-nv-tileaa-to-simt"
 MAX_STATIC_SMEM = 48 * 1024
+MAX_DYNAMIC_SMEM = 227 * 1024
+"""Shared memory a Hopper CTA may opt into (dynamic shared memory above the 48 KiB of static)."""
+DYNAMIC_SMEM_ATTR = "tileorch.dynamic_smem"
+"""On a SIMT kernel whose scratch exceeds :data:`MAX_STATIC_SMEM`: the bytes of dynamic shared
+memory its launch must give it (the scratch is then an external ``[0 x i8]`` shared array)."""
 MAX_SLOTS = 512
 """Register slots per tile per thread (a 128 x 512 f32 tile on 128 threads); bigger tiles are
 refused rather than compiled into a kernel that spills everything."""
@@ -1416,17 +1421,22 @@ class ConvertNvTileaaToSimt(ModulePass):
         sm = cc.sm.data if cc is not None and hasattr(cc, "sm") else None
         for fn in [f for f in op.walk() if isinstance(f, TileFuncOp)]:
             new, nbytes = FunctionLowering(fn, sm).run()
-            if nbytes > MAX_STATIC_SMEM:
+            if nbytes > MAX_DYNAMIC_SMEM:
                 raise LocatedError(fn, f"{PASS}: kernel @{fn.sym_name.data} needs {nbytes} bytes of shared "
-                                       f"scratch (tiles exchanged through shared memory), more than "
-                                       f"{MAX_STATIC_SMEM} (not supported yet)")
+                                       f"scratch (tiles exchanged through shared memory), more than the "
+                                       f"{MAX_DYNAMIC_SMEM} a CTA can have: use smaller tiles")
+            if nbytes > MAX_STATIC_SMEM:  # dynamic shared memory, sized at launch
+                new.attributes[DYNAMIC_SMEM_ATTR] = IntegerAttr(nbytes, i32)
             scratch = max(scratch, nbytes)
             fn.parent_block().insert_op_before(new, fn)
             fn.detach()
             fn.erase()
         if scratch or any(isinstance(f, func.FuncOp) for f in op.body.block.ops):
-            glob = llvm.GlobalOp(llvm.LLVMArrayType(max(scratch, 16), i8), SCRATCH, "internal",
-                                 addr_space=3, alignment=16)
+            if scratch > MAX_STATIC_SMEM:  # the launch gives the kernel ``tileorch.dynamic_smem`` bytes
+                glob = llvm.GlobalOp(llvm.LLVMArrayType(0, i8), SCRATCH, "external", addr_space=3, alignment=16)
+            else:
+                glob = llvm.GlobalOp(llvm.LLVMArrayType(max(scratch, 16), i8), SCRATCH, "internal",
+                                     addr_space=3, alignment=16)
             op.body.block.insert_op_before(glob, op.body.block.first_op) if op.body.block.first_op else op.body.block.add_op(glob)
         for key in list(op.attributes):
             if key.startswith("nv_tileaa."):
