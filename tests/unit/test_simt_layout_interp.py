@@ -232,3 +232,31 @@ def test_ptx_has_vector_accesses_and_shuffles(bytecode, name, vector):
     assert f"ld.global.{vector}" in prog.ptx
     if name.startswith(("softmax", "row_sum")):
         assert "shfl.sync.bfly.b32" in prog.ptx
+
+
+@pytest.mark.parametrize("name,threads", [("softmax_f16_1024", 32), ("layernorm_f16_256", 32),
+                                          ("argmax_f32_256", 32), ("row_sum_bf16_4_512", 256),
+                                          ("axpby_f32_1024", 256)])
+def test_cta_size_of_single_pass_row_reductions(bytecode, name, threads):
+    """A row program (reduce, no loop) gets 4 vector runs per thread (layout.ROW_RUNS): a
+    1024-wide f16 row is one warp; kernels with a loop or no reduction keep one run per thread."""
+    assert _kernel(bytecode, name)[1] == threads
+
+
+def test_row_softmax_is_one_warp_without_barriers_and_issues_its_loads_together(bytecode):
+    """softmax of a 1024-wide f16 row on 32 threads: both reductions are shuffles only (the one
+    bar.sync is the store's, at the end); the ragged path issues each thread's four 16-byte
+    loads as predicated ld.global.v4 before any branch that uses them."""
+    from tileorch.driver import compile_program
+
+    ptx = compile_program((bytecode / "softmax_f16_1024.tileirbc").read_bytes(), "softmax_f16_1024", ptxas=False).ptx
+    assert ".maxntid 32, 1, 1" in ptx
+    assert ptx.count("bar.sync") <= 1 and "st.shared" not in ptx
+    body = ptx[ptx.index("@p ld.global.v4.b32"):]
+    # the whole-tile loads (4), then the per-run loads of the ragged path (4), the first four
+    # and the next four each without a branch between them
+    loads = [i for i, line in enumerate(body.splitlines()) if "@p ld.global.v4.b32" in line]
+    assert len(loads) == 8
+    lines = body.splitlines()
+    for group in (loads[:4], loads[4:]):
+        assert not any("bra" in line for line in lines[group[0]:group[-1]])

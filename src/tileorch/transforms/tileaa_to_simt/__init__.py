@@ -11,7 +11,9 @@ softmax/layernorm-style rows, transposes, small dots.  Contract:
   order (``v`` from 16 bytes over the element size of the function's contiguous global
   accesses), consecutive threads consecutive runs, so elementwise chains stay in registers and
   global loads/stores coalesce into 16-byte vector accesses (``ld.global.v4``) wherever a run is
-  in bounds and aligned (checked at run time; scalar masked accesses otherwise);
+  in bounds and aligned (checked at run time; scalar masked accesses otherwise); the vector
+  loads of a tile are predicated ``ld.global.v4.b32`` issued together before any branch that
+  unpacks them (``Emitter.load_words_if``), so a ragged tile keeps all its loads in flight;
 * ``reduce`` folds each thread's elements, then combines across lanes with warp shuffles
   (``shfl.sync.bfly``) and across warps through shared memory, when the tile's dimensions are
   powers of two (any other shape: through the scratch as below); a one-element result is
@@ -579,11 +581,23 @@ class FunctionLowering(PointerLowering, ScanLowering):
             return [self._from_memory(b, b.v(llvm_ext.ExtractElementOp(vec, b.const(j))), elt)
                     for j in range(width)]
 
+        def unpack(b: Emitter, words: list[SSAValue], width: int) -> list[SSAValue]:
+            return [self._from_memory(b, x, elt) for x in b.words_to_elements(words, mt, width)]
+
         def by_runs(e: Emitter) -> list[SSAValue]:
-            out = []
+            """Each run: one vector access where it is in bounds and aligned, else masked scalar
+            accesses.  The vector accesses are predicated loads issued first, for every run,
+            without a branch (``Emitter.load_words_if``); the per-run choice comes after."""
+            runs = []
             for _, width, f0, extra in self._runs(e, op, shape, slots):
                 run = self._run_address(e, view, idx, e.unravel(f0, shape))
-
+                issued = None
+                if width > 1 and _words(width, mt):
+                    fast = self._run_is_vector(e, run, width, mt, extra)
+                    issued = (fast, e.load_words_if(fast, run[0], _words(width, mt)))
+                runs.append((run, width, extra, issued))
+            out = []
+            for run, width, extra, issued in runs:
                 def scalar(b: Emitter, run=run, width=width, extra=extra):
                     vals = []
                     for j in range(width):
@@ -594,10 +608,14 @@ class FunctionLowering(PointerLowering, ScanLowering):
 
                 if width == 1:
                     out.extend(scalar(e))
-                    continue
-                fast = self._run_is_vector(e, run, width, mt, extra)
-                out.extend(e.if_(fast, lambda b, run=run, width=width: vector_at(b, run[0], width), scalar,
-                                 [reg_type(elt)] * width))
+                elif issued is not None:
+                    fast, words = issued
+                    out.extend(e.if_(fast, lambda b, words=words, width=width: unpack(b, words, width), scalar,
+                                     [reg_type(elt)] * width))
+                else:
+                    fast = self._run_is_vector(e, run, width, mt, extra)
+                    out.extend(e.if_(fast, lambda b, run=run, width=width: vector_at(b, run[0], width), scalar,
+                                     [reg_type(elt)] * width))
             return out
 
         whole = self._whole_tile(e, op, view, idx, shape, mt)
@@ -606,13 +624,20 @@ class FunctionLowering(PointerLowering, ScanLowering):
         else:
             cond, runs, address = whole
             v = self.vec(shape)
+            if v > 1 and _words(v, mt):
+                # the whole tile's vector loads, predicated on the (uniform) condition: issued
+                # before the branch, so the fallback's loads and these never wait on each other
+                issued = [e.load_words_if(cond, address(e, coords), _words(v, mt)) for _, coords in runs]
 
-            def at_once(b: Emitter) -> list[SSAValue]:
-                vals = []
-                for _, coords in runs:
-                    p = address(b, coords)
-                    vals.extend(vector_at(b, p, v) if v > 1 else [self._load_global(b, p, elt)])
-                return vals
+                def at_once(b: Emitter) -> list[SSAValue]:
+                    return [x for words in issued for x in unpack(b, words, v)]
+            else:
+                def at_once(b: Emitter) -> list[SSAValue]:
+                    vals = []
+                    for _, coords in runs:
+                        p = address(b, coords)
+                        vals.extend(vector_at(b, p, v) if v > 1 else [self._load_global(b, p, elt)])
+                    return vals
 
             out = e.if_(cond, at_once, by_runs, [reg_type(elt)] * slots)
         self.vals[op.results[0]] = Tile(shape, elt, out)
@@ -1359,6 +1384,13 @@ def _signed_div_rounded(e: Emitter, floor: bool, a: SSAValue, b: SSAValue) -> SS
 def _padded_size(n: int) -> int:
     """Elements of scratch that ``n`` padded elements occupy (see ``FunctionLowering._padded``)."""
     return n + n // 32 + 1
+
+
+def _words(width: int, mt: Attribute) -> int:
+    """32-bit words of a run of ``width`` elements of memory type ``mt`` when it is 4, 8 or 16
+    bytes (a predicated ``ld.global.v{1,2,4}.b32``), else 0."""
+    nbytes = width * byte_size(mt)
+    return nbytes // 4 if nbytes in (4, 8, 16) else 0
 
 
 def _pow2(n: int) -> bool:
