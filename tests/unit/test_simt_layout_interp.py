@@ -36,6 +36,8 @@ from tileorch.testing.memory_programs import argmax, axpby, col_sum, layernorm, 
 CASES = {
     "softmax_f16_1024": (softmax, [arr("f16", 2), arr("f16", 2), 1024]),
     "softmax_f32_8": (softmax, [arr("f32", 2), arr("f32", 2), 8]),
+    "softmax_f32_1024": (softmax, [arr("f32", 2), arr("f32", 2), 1024]),
+    "softmax_bf16_1024": (softmax, [arr("bf16", 2), arr("bf16", 2), 1024]),
     "layernorm_f16_256": (layernorm, [arr("f16", 2), arr("f16", 1), arr("f16", 1), arr("f16", 2), 256]),
     "row_sum_bf16_4_512": (row_sum, [arr("bf16", 2), arr("f32", 1), 4, 512]),
     "row_sum_f32_16_256": (row_sum, [arr("f32", 2), arr("f32", 1), 16, 256]),
@@ -260,3 +262,25 @@ def test_row_softmax_is_one_warp_without_barriers_and_issues_its_loads_together(
     lines = body.splitlines()
     for group in (loads[:4], loads[4:]):
         assert not any("bra" in line for line in lines[group[0]:group[-1]])
+
+
+@pytest.mark.parametrize("rows,cols,offset", [(2, 1000, 0), (2, 1023, 4), (1, 1024, 0)])
+def test_row_softmax_fp32_two_warps(bytecode, rows, cols, offset):
+    """1024 f32 in 2 warps of 4 runs (ROW_RUNS): shuffles, then one shared-memory step."""
+    assert _kernel(bytecode, "softmax_f32_1024")[1] == 64
+    x = RNG.standard_normal((rows, cols)).astype(np.float32)
+    (_, y) = _run(bytecode, "softmax_f32_1024", [x, _nan((rows, cols), "f32")], (rows, 1, 1), {0: offset, 1: offset})
+    ref = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(y, ref / ref.sum(axis=1, keepdims=True), atol=1e-6, rtol=0)
+
+
+@pytest.mark.parametrize("cols", [1000, 1024])
+def test_row_softmax_bf16_words_unpacked(bytecode, cols):
+    """bf16 rows: each predicated 16-byte load's words hold 8 bf16 bit patterns."""
+    vals = RNG.standard_normal((2, cols)).astype(np.float32)
+    bits = _bf16_bits(vals).view(np.int16)
+    out = np.full((2, cols), 0x7FC0, np.uint16).view(np.int16)  # NaN
+    (_, y) = _run(bytecode, "softmax_bf16_1024", [bits, out], (2, 1, 1))
+    x = _bf16_value(bits.view(np.uint16)).astype(np.float64)
+    ref = np.exp(x - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(_bf16_value(y.view(np.uint16)), ref / ref.sum(axis=1, keepdims=True), atol=4e-3, rtol=0)
