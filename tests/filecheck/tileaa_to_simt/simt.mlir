@@ -26,8 +26,9 @@
 // CHECK: %[[AT:.*]] = llvm.ptrtoint %[[PT]] : !llvm.ptr<1> to i64
 // CHECK: %[[VT:.*]] = llvm.inline_asm has_side_effects "{ .reg .pred p; setp.ne.b32 p, $2, 0; mov.b32 $0, 0; mov.b32 $1, 0; @p ld.global.v2.b32 {$0, $1}, [$3]; }", "=r,=r,r,l" %[[WP]], %[[AT]] : (i32, i64) -> !llvm.struct<(i32, i32)>
 // CHECK: %[[W0:.*]] = llvm.extractvalue %[[VT]][0]
-// CHECK: %[[X0:[0-9]+]], %[[X1:[0-9]+]] = scf.if %[[WHOLE]] -> (f32, f32) {
-// CHECK-NEXT: arith.bitcast %[[W0]] : i32 to f32
+// CHECK: %[[W1:.*]] = llvm.extractvalue %[[VT]][1]
+// CHECK: %[[X0W:[0-9]+]], %[[X1W:[0-9]+]] = scf.if %[[WHOLE]] -> (i32, i32) {
+// CHECK-NEXT: scf.yield %[[W0]], %[[W1]] : i32, i32
 // CHECK: } else {
 // CHECK: %[[G:.*]] = arith.addi %{{.*}}, %[[TID2]] : i32
 // CHECK: %[[P:.*]] = llvm.getelementptr %[[X]]
@@ -39,14 +40,18 @@
 // CHECK: %[[V:.*]] = llvm.inline_asm has_side_effects "{{.*}}@p ld.global.v2.b32 {$0, $1}, [$3]; }", "=r,=r,r,l" %[[FP]]
 // CHECK: %[[V0:.*]] = llvm.extractvalue %[[V]][0]
 // CHECK-NOT: llvm.load
-// CHECK: scf.if %[[FAST]] -> (f32, f32) {
-// CHECK-NEXT: arith.bitcast %[[V0]] : i32 to f32
+// CHECK: scf.if %[[FAST]] -> (i32, i32) {
+// CHECK-NEXT: scf.yield %[[V0]]
 // CHECK: } else {
 // CHECK: arith.cmpi slt, %[[G]], %[[N]] : i32
 // CHECK: scf.if %{{.*}} -> (f32) {
 // CHECK-NEXT: llvm.load %[[P]] : !llvm.ptr<1> -> f32
 // CHECK: } else {
 // CHECK-NEXT: scf.yield %[[PAD]] : f32
+// CHECK: arith.bitcast %{{.*}} : f32 to i32
+// the elements are unpacked after the last merge
+// CHECK: %[[X0:.*]] = arith.bitcast %[[X0W]] : i32 to f32
+// CHECK: %[[X1:.*]] = arith.bitcast %[[X1W]] : i32 to f32
 // CHECK-NOT: nvvm.barrier
 // CHECK: arith.mulf %[[X0]], %{{.*}} : f32
 // CHECK: arith.mulf %[[X1]], %{{.*}} : f32

@@ -584,54 +584,68 @@ class FunctionLowering(PointerLowering, ScanLowering):
         def unpack(b: Emitter, words: list[SSAValue], width: int) -> list[SSAValue]:
             return [self._from_memory(b, x, elt) for x in b.words_to_elements(words, mt, width)]
 
-        def by_runs(e: Emitter) -> list[SSAValue]:
-            """Each run: one vector access where it is in bounds and aligned, else masked scalar
-            accesses.  The vector accesses are predicated loads issued first, for every run,
-            without a branch (``Emitter.load_words_if``); the per-run choice comes after."""
-            runs = []
-            for _, width, f0, extra in self._runs(e, op, shape, slots):
-                run = self._run_address(e, view, idx, e.unravel(f0, shape))
-                issued = None
-                if width > 1 and _words(width, mt):
-                    fast = self._run_is_vector(e, run, width, mt, extra)
-                    issued = (fast, e.load_words_if(fast, run[0], _words(width, mt)))
-                runs.append((run, width, extra, issued))
-            out = []
-            for run, width, extra, issued in runs:
-                def scalar(b: Emitter, run=run, width=width, extra=extra):
-                    vals = []
-                    for j in range(width):
-                        p, ok = self._run_element(b, run, j, mt, extra)
-                        vals.append(b.if_(ok, lambda bb, p=p: [self._load_global(bb, p, elt)], lambda bb: [pad],
-                                          [reg_type(elt)])[0])
-                    return vals
+        def scalar(b: Emitter, run, width: int, extra, raw: bool = False) -> list[SSAValue]:
+            """The run's elements one by one, each predicated on the bounds (the padding
+            outside); ``raw``: as loaded (``global_type``), not widened."""
+            fill = self._to_memory(b, pad, elt) if raw else pad
+            vals = []
+            for j in range(width):
+                p, ok = self._run_element(b, run, j, mt, extra)
+                get = (lambda bb, p=p: [bb.load(p, mt)]) if raw else (lambda bb, p=p: [self._load_global(bb, p, elt)])
+                vals.append(b.if_(ok, get, lambda bb: [fill], [mt if raw else reg_type(elt)])[0])
+            return vals
 
-                if width == 1:
-                    out.extend(scalar(e))
-                elif issued is not None:
-                    fast, words = issued
-                    out.extend(e.if_(fast, lambda b, words=words, width=width: unpack(b, words, width), scalar,
-                                     [reg_type(elt)] * width))
-                else:
-                    fast = self._run_is_vector(e, run, width, mt, extra)
-                    out.extend(e.if_(fast, lambda b, run=run, width=width: vector_at(b, run[0], width), scalar,
-                                     [reg_type(elt)] * width))
-            return out
-
+        width = min(self.vec(shape), vectorizable_access(op))
+        nw = _words(width, mt) if width > 1 else 0
         whole = self._whole_tile(e, op, view, idx, shape, mt)
-        if whole is None:
-            out = by_runs(e)
-        else:
-            cond, runs, address = whole
-            v = self.vec(shape)
-            if v > 1 and _words(v, mt):
-                # the whole tile's vector loads, predicated on the (uniform) condition: issued
-                # before the branch, so the fallback's loads and these never wait on each other
-                issued = [e.load_words_if(cond, address(e, coords), _words(v, mt)) for _, coords in runs]
 
-                def at_once(b: Emitter) -> list[SSAValue]:
-                    return [x for words in issued for x in unpack(b, words, v)]
+        if nw:
+            # Packed words: every vector load is a predicated ld.global.v{n}.b32 issued before
+            # any branch (Emitter.load_words_if), the branches (whole tile / per run; vector /
+            # scalar elements) yield the 32-bit words, and the elements are unpacked after the
+            # last merge: no load waits for another, and a 16-bit element costs half a register
+            # until it is used.
+            def by_runs(e: Emitter) -> list[SSAValue]:
+                runs = []
+                for _, w_, f0, extra in self._runs(e, op, shape, slots):
+                    run = self._run_address(e, view, idx, e.unravel(f0, shape))
+                    fast = self._run_is_vector(e, run, width, mt, extra)
+                    runs.append((run, extra, fast, e.load_words_if(fast, run[0], nw)))
+                out = []
+                for run, extra, fast, words in runs:
+                    out.extend(e.if_(fast, lambda b, words=words: list(words),
+                                     lambda b, run=run, extra=extra: b.elements_to_words(
+                                         scalar(b, run, width, extra, raw=True), mt),
+                                     [i32] * nw))
+                return out
+
+            if whole is None:
+                words = by_runs(e)
             else:
+                cond, runs, address = whole
+                issued = [x for _, coords in runs for x in e.load_words_if(cond, address(e, coords), nw)]
+                words = e.if_(cond, lambda b: issued, by_runs, [i32] * len(issued))
+            out = [x for r in range(0, len(words), nw) for x in unpack(e, words[r:r + nw], width)]
+        else:
+            def by_runs(e: Emitter) -> list[SSAValue]:
+                out = []
+                for _, w_, f0, extra in self._runs(e, op, shape, slots):
+                    run = self._run_address(e, view, idx, e.unravel(f0, shape))
+                    if w_ == 1:
+                        out.extend(scalar(e, run, 1, extra))
+                        continue
+                    fast = self._run_is_vector(e, run, w_, mt, extra)
+                    out.extend(e.if_(fast, lambda b, run=run, w_=w_: vector_at(b, run[0], w_),
+                                     lambda b, run=run, w_=w_, extra=extra: scalar(b, run, w_, extra),
+                                     [reg_type(elt)] * w_))
+                return out
+
+            if whole is None:
+                out = by_runs(e)
+            else:
+                cond, runs, address = whole
+                v = self.vec(shape)
+
                 def at_once(b: Emitter) -> list[SSAValue]:
                     vals = []
                     for _, coords in runs:
@@ -639,7 +653,7 @@ class FunctionLowering(PointerLowering, ScanLowering):
                         vals.extend(vector_at(b, p, v) if v > 1 else [self._load_global(b, p, elt)])
                     return vals
 
-            out = e.if_(cond, at_once, by_runs, [reg_type(elt)] * slots)
+                out = e.if_(cond, at_once, by_runs, [reg_type(elt)] * slots)
         self.vals[op.results[0]] = Tile(shape, elt, out)
         self.vals[op.results[1]] = None
 

@@ -305,6 +305,33 @@ class Emitter:
             out.append(self.v(arith.BitcastOp(bits, elem)) if is_float(elem) else bits)
         return out
 
+    def elements_to_words(self, values: Sequence[SSAValue], elem: Attribute) -> list[SSAValue]:
+        """The 32-bit words that hold ``values`` (of type ``elem``: 1, 2, 4 or 8 bytes, as many
+        as fill whole words) packed little-endian: the inverse of :meth:`words_to_elements`."""
+        size = byte_size(elem)
+        bits = []
+        for x in values:
+            if is_float(elem):
+                x = self.v(arith.BitcastOp(x, IntegerType(size * 8)))
+            bits.append(x)
+        if size == 8:
+            out = []
+            for x in bits:
+                out.append(self.v(arith.TruncIOp(x, i32)))
+                out.append(self.v(arith.TruncIOp(self.v(arith.ShRUIOp(x, self.const(32, i64))), i32)))
+            return out
+        per = 4 // size
+        out = []
+        for k in range(0, len(bits), per):
+            word = None
+            for j, x in enumerate(bits[k:k + per]):
+                x = x if size == 4 else self.v(arith.ExtUIOp(x, i32))
+                if j:
+                    x = self.v(arith.ShLIOp(x, self.const(j * size * 8)))
+                word = x if word is None else self.v(arith.OrIOp(word, x))
+            out.append(word)
+        return out
+
     def to_f32(self, x: SSAValue) -> SSAValue:
         if isinstance(x.type, Float32Type):
             return x
