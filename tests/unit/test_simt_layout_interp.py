@@ -284,3 +284,14 @@ def test_row_softmax_bf16_words_unpacked(bytecode, cols):
     x = _bf16_value(bits.view(np.uint16)).astype(np.float64)
     ref = np.exp(x - x.max(axis=1, keepdims=True))
     np.testing.assert_allclose(_bf16_value(y.view(np.uint16)), ref / ref.sum(axis=1, keepdims=True), atol=4e-3, rtol=0)
+
+
+def test_layernorm_issues_row_weight_and_bias_loads_before_its_reductions(bytecode):
+    """hoist.loads_first: the weight and bias loads, written after the two reductions, are
+    issued with the row's, before the first shuffle."""
+    from tileorch.driver import compile_program
+
+    ptx = compile_program((bytecode / "layernorm_f16_256.tileirbc").read_bytes(), "layernorm_f16_256", ptxas=False).ptx
+    first_shuffle = ptx.index("shfl.sync.bfly")
+    assert ptx.rfind("ld.global", 0, first_shuffle) > 0
+    assert "ld.global" not in ptx[first_shuffle:]

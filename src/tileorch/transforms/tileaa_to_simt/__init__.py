@@ -74,6 +74,7 @@ from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileaa.tile_ops import CASTS
 from tileorch.transforms.tileaa_to_simt.layout import SimtLayout, choose_layout, choose_threads, vectorizable_access
 from tileorch.transforms.tileaa_to_simt.pointers import PointerLowering
+from tileorch.transforms.tileaa_to_simt.hoist import loads_first
 from tileorch.transforms.tileaa_to_simt.prefetch import prefetchable_loads
 from tileorch.transforms.tileaa_to_simt.scan import ScanLowering
 from tileorch.transforms.tileaa_to_simt.emit import (
@@ -235,11 +236,16 @@ class FunctionLowering(PointerLowering, ScanLowering):
         self.smem = e.v(llvm.AddressOfOp(SCRATCH, SHARED_PTR))
         for old, new in zip(fn.body.blocks[0].args, entry.args):
             self.vals[old] = new
-        self.lower_ops(e, fn.body.blocks[0].ops)
+        self.lower_ops(e, loads_first(fn.body.blocks[0].ops, self._load_words))
         new = func.FuncOp(fn.sym_name.data, FunctionType.from_lists(arg_types, []), Region(entry))
         new.attributes["nvvm.kernel"] = UnitAttr()
         new.attributes["nvvm.maxntid"] = DenseArrayBase.from_list(i32, [self.threads, 1, 1])
         return new, self.scratch_bytes
+
+    def _load_words(self, op: Operation) -> int:
+        """32-bit registers per thread that the tile of the load ``op`` holds until used."""
+        t = op.results[0].type
+        return -(-self.slots_of(t, op) * byte_size(global_type(t.element_type)) // 4)
 
     def lower_ops(self, e: Emitter, ops) -> None:
         for op in list(ops):
