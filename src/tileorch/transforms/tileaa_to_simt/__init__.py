@@ -242,6 +242,24 @@ class FunctionLowering(PointerLowering, ScanLowering):
         new.attributes["nvvm.maxntid"] = DenseArrayBase.from_list(i32, [self.threads, 1, 1])
         return new, self.scratch_bytes
 
+    _READS = ("nv_tileaa.tiled_load", "nv_tileaa.load", "nv_tileaa.atomic_rmw", "nv_tileaa.atomic_cas")
+
+    def _load_may_follow(self, op: Operation) -> bool:
+        """Whether a global read of the CTA may run after the store ``op`` (then the store is
+        followed by a barrier, so that the read sees it): ``op`` is in a loop, or an op after
+        it (in its block or after an enclosing op) reads global memory."""
+        cur = op
+        while cur is not None and cur is not self.fn:
+            if cur.name in ("scf.for", "scf.while"):
+                return True
+            nxt = cur.next_op
+            while nxt is not None:
+                if any(inner.name in self._READS for inner in nxt.walk()):
+                    return True
+                nxt = nxt.next_op
+            cur = cur.parent_op()
+        return False
+
     def _load_words(self, op: Operation) -> int:
         """32-bit registers per thread that the tile of the load ``op`` holds until used."""
         t = op.results[0].type
@@ -708,7 +726,7 @@ class FunctionLowering(PointerLowering, ScanLowering):
                         b.store(self._to_memory(b, tile.slots[s0], elt), p)
 
             e.if_(cond, at_once, by_runs)
-        if self.has_loads:
+        if self.has_loads and self._load_may_follow(op):
             e.barrier()
         self.vals[op.results[0]] = None
 
