@@ -155,6 +155,9 @@ class FunctionLowering(PointerLowering, ScanLowering):
         self._stage_end = 0
         self.smem: SSAValue | None = None
         self.has_loads = any(op.name in ("nv_tileaa.tiled_load", "nv_tileaa.load") for op in fn.walk())
+        self.packed: dict[SSAValue, tuple] = {}
+        """A loaded tile -> (the 32-bit words it was loaded as, unpack(emitter, words) -> slots):
+        a prefetching loop carries the words and unpacks them where the tile is used."""
 
     # -- values -----------------------------------------------------------------------------
     def get(self, v: SSAValue):
@@ -649,7 +652,11 @@ class FunctionLowering(PointerLowering, ScanLowering):
                 cond, runs, address = whole
                 issued = [x for _, coords in runs for x in e.load_words_if(cond, address(e, coords), nw)]
                 words = e.if_(cond, lambda b: issued, by_runs, [i32] * len(issued))
-            out = [x for r in range(0, len(words), nw) for x in unpack(e, words[r:r + nw], width)]
+            def unpack_all(b: Emitter, words: list[SSAValue]) -> list[SSAValue]:
+                return [x for r in range(0, len(words), nw) for x in unpack(b, words[r:r + nw], width)]
+
+            out = unpack_all(e, words)
+            self.packed[op.results[0]] = (words, unpack_all)
         else:
             def by_runs(e: Emitter) -> list[SSAValue]:
                 out = []
@@ -1238,9 +1245,12 @@ class FunctionLowering(PointerLowering, ScanLowering):
             self.vals[old.args[0]] = iv
             for inner in slice_ops:
                 self.lower_op(b, inner)
+            out = []
             for ld in loads:
                 self.lower_op(b, ld)
-            return [x for ld in loads for x in self.tile(ld.results[0]).slots]
+                r = ld.results[0]
+                out.extend(self.packed[r][0] if r in self.packed else self.tile(r).slots)
+            return out
 
         ahead = issue(e, lb) if loads else []
         n_ahead = len(ahead)
@@ -1255,8 +1265,13 @@ class FunctionLowering(PointerLowering, ScanLowering):
             at = 0
             for ld in loads:
                 t = self.tile(ld.results[0])
-                n = len(t.slots)
-                self.vals[ld.results[0]] = Tile(t.shape, t.element, carried[at:at + n])
+                packed = self.packed.get(ld.results[0])
+                # the carried words are unpacked here, after the next iteration's loads: the
+                # wait for this iteration's tile comes where it is used, not where it is issued
+                n = len(packed[0]) if packed else len(t.slots)
+                chunk = carried[at:at + n]
+                slots = packed[1](b, chunk) if packed else chunk
+                self.vals[ld.results[0]] = Tile(t.shape, t.element, slots)
                 self.vals[ld.results[1]] = None
                 at += n
             skip = set(loads)
