@@ -14,7 +14,8 @@ torch = pytest.importorskip("torch")
 ct = pytest.importorskip("cuda.tile")
 
 import tileorch.cutile  # noqa: E402
-from tileorch.testing.memory_programs import axpby, col_sum, rmsnorm, row_sum, softmax, transpose  # noqa: E402
+from tileorch.testing.memory_programs import (  # noqa: E402
+    argmax, axpby, col_sum, layernorm, rmsnorm, row_sum, softmax, transpose)
 
 NAN = float("nan")
 
@@ -129,3 +130,51 @@ def test_transpose_with_64k_of_dynamic_shared_scratch(m, n):
     _launch((math.ceil(m / 128), math.ceil(n / 128)), transpose, (x, y, 128, 128))
     torch.testing.assert_close(y, x.t().contiguous(), atol=0, rtol=0)
     _check_tail(buf, y)
+
+# -- one warp per row (layout.ROW_RUNS: a single-pass row reduction holds 4 vector runs per
+# thread) and the predicated vector loads of ragged tiles -------------------------------------
+
+@pytest.mark.parametrize("m,n,offset", [(4096, 1024, 0), (333, 1000, 0), (333, 1000, 3), (65, 1001, 0), (7, 9, 0)])
+def test_layernorm_fp16_ragged(m, n, offset):
+    """Rows of 1000/1001/9 in a 1024-wide tile (zero padding: the program's mean and variance are
+    over the tile's 1024, padded columns included), misaligned input and output."""
+    g = _gen(m + n + offset)
+    src = torch.randn(m * n + offset, device="cuda", generator=g).half()
+    x = src[offset:].view(m, n)
+    w = torch.randn(n, device="cuda", generator=g).half()
+    b = torch.randn(n, device="cuda", generator=g).half()
+    buf, y = _nan_view((m, n), torch.float16, offset)
+    _launch((m,), layernorm, (x, w, b, y, 1024))
+    xp = torch.zeros(m, 1024, device="cuda")
+    xp[:, :n] = x.float()
+    mean = xp.sum(1, keepdim=True) / 1024
+    d = xp - mean
+    var = (d * d).sum(1, keepdim=True) / 1024
+    ref = (d * torch.rsqrt(var + 1e-5))[:, :n] * w.float() + b.float()
+    assert torch.isfinite(y).all(), "unwritten (NaN) outputs"
+    torch.testing.assert_close(y.float(), ref, atol=3e-2, rtol=1e-2)
+    _check_tail(buf, y, offset)
+
+
+@pytest.mark.parametrize("dtype,tn", [(torch.float32, 1024), (torch.bfloat16, 1024), (torch.float16, 4096)])
+@pytest.mark.parametrize("n", [1000, 1023])
+def test_row_softmax_other_types_and_widths(dtype, tn, n):
+    """f32 rows (2 warps of 4 runs: shuffles, then one shared-memory step), bf16 rows (words
+    unpacked to bf16 bits), 4096-wide f16 tiles (4 warps)."""
+    m = 515
+    x = (3 * torch.randn(m, n, device="cuda", generator=_gen(n))).to(dtype)
+    buf, out = _nan_view((m, n), dtype)
+    _launch((m,), softmax, (x, out, tn))
+    ref = torch.softmax(x.float(), dim=1)
+    assert torch.isfinite(out.float()).all(), "unwritten (NaN) outputs"
+    torch.testing.assert_close(out.float(), ref, atol=1e-3 if dtype != torch.bfloat16 else 4e-3, rtol=1e-2)
+    _check_tail(buf, out)
+
+
+@pytest.mark.parametrize("m,n", [(1000, 256), (333, 200), (64, 3)])
+def test_argmax_fp32_rows(m, n):
+    x = torch.randn(m, n, device="cuda", generator=_gen(m * n))
+    x[m // 2, n - 1] = 100.0  # a winner in the last column
+    y = torch.full((m,), -1, device="cuda", dtype=torch.int32)
+    _launch((m,), argmax, (x, y, 256))
+    assert torch.equal(y, x.argmax(1).to(torch.int32))

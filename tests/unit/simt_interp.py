@@ -121,6 +121,21 @@ class Interpreter:
                 out[t] = np.frombuffer(chunk, dtype=_np_float(elt))
         return out if isinstance(typ, VectorType) else out[:, 0]
 
+    def _predicated_load(self, op, ins, mask):
+        """``Emitter.load_words_if``: ``{ ...; @p ld.global.v{n}.b32 {words}, [addr]; }`` ->
+        the words (zeros where the predicate is false), one row per thread; misaligned or
+        out-of-bounds accesses of an active, predicated thread are errors."""
+        pred, addrs = ins
+        n = len(op.constraints.data.split(",")) - 2
+        out = np.zeros((self.T, n), np.int64)
+        for t in np.nonzero(mask & (pred != 0))[0]:
+            a = int(addrs[t])
+            if a % (4 * n):
+                raise SimtError(f"misaligned predicated load of {4 * n} bytes at {a:#x}")
+            raw, off = self._region(a, 4 * n)
+            out[t] = np.frombuffer(raw[off:off + 4 * n].tobytes(), np.int32).astype(np.int64)
+        return out if n > 1 else out[:, 0]
+
     def _store(self, addrs, value, typ, mask, align):
         elt = typ.element_type if isinstance(typ, VectorType) else typ
         lanes = typ.get_shape()[0] if isinstance(typ, VectorType) else 1
@@ -277,8 +292,13 @@ class Interpreter:
         elif name in ("arith.maximumf", "arith.minimumf", "arith.maxnumf", "arith.minnumf"):
             a, b = ins
             put((np.fmax if "max" in name else np.fmin)(a, b))
+        elif name == "llvm.inline_asm" and "ld.global" in op.asm_string.data:
+            put(self._predicated_load(op, ins, mask))
         elif name == "llvm.inline_asm":
             self.asm(op, ins, put)
+        elif name == "llvm.extractvalue":
+            (pos,) = op.position.get_values()
+            put(ins[0][:, pos])
         elif name == "llvm.call_intrinsic":
             intr = op.intrin.data
             if intr == "llvm.nvvm.shfl.sync.bfly.i32":

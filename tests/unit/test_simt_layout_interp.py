@@ -36,6 +36,8 @@ from tileorch.testing.memory_programs import argmax, axpby, col_sum, layernorm, 
 CASES = {
     "softmax_f16_1024": (softmax, [arr("f16", 2), arr("f16", 2), 1024]),
     "softmax_f32_8": (softmax, [arr("f32", 2), arr("f32", 2), 8]),
+    "softmax_f32_1024": (softmax, [arr("f32", 2), arr("f32", 2), 1024]),
+    "softmax_bf16_1024": (softmax, [arr("bf16", 2), arr("bf16", 2), 1024]),
     "layernorm_f16_256": (layernorm, [arr("f16", 2), arr("f16", 1), arr("f16", 1), arr("f16", 2), 256]),
     "row_sum_bf16_4_512": (row_sum, [arr("bf16", 2), arr("f32", 1), 4, 512]),
     "row_sum_f32_16_256": (row_sum, [arr("f32", 2), arr("f32", 1), 16, 256]),
@@ -232,3 +234,64 @@ def test_ptx_has_vector_accesses_and_shuffles(bytecode, name, vector):
     assert f"ld.global.{vector}" in prog.ptx
     if name.startswith(("softmax", "row_sum")):
         assert "shfl.sync.bfly.b32" in prog.ptx
+
+
+@pytest.mark.parametrize("name,threads", [("softmax_f16_1024", 32), ("layernorm_f16_256", 32),
+                                          ("argmax_f32_256", 32), ("row_sum_bf16_4_512", 256),
+                                          ("axpby_f32_1024", 256)])
+def test_cta_size_of_single_pass_row_reductions(bytecode, name, threads):
+    """A row program (reduce, no loop) gets 4 vector runs per thread (layout.ROW_RUNS): a
+    1024-wide f16 row is one warp; kernels with a loop or no reduction keep one run per thread."""
+    assert _kernel(bytecode, name)[1] == threads
+
+
+def test_row_softmax_is_one_warp_without_barriers_and_issues_its_loads_together(bytecode):
+    """softmax of a 1024-wide f16 row on 32 threads: both reductions are shuffles only, and the
+    store, which no load follows, needs no barrier: no bar.sync at all; the ragged path issues
+    each thread's four 16-byte loads as predicated ld.global.v4 before any branch that uses them."""
+    from tileorch.driver import compile_program
+
+    ptx = compile_program((bytecode / "softmax_f16_1024.tileirbc").read_bytes(), "softmax_f16_1024", ptxas=False).ptx
+    assert ".maxntid 32, 1, 1" in ptx
+    assert "bar.sync" not in ptx and "st.shared" not in ptx
+    body = ptx[ptx.index("@p ld.global.v4.b32"):]
+    # the whole-tile loads (4), then the per-run loads of the ragged path (4), the first four
+    # and the next four each without a branch between them
+    loads = [i for i, line in enumerate(body.splitlines()) if "@p ld.global.v4.b32" in line]
+    assert len(loads) == 8
+    lines = body.splitlines()
+    for group in (loads[:4], loads[4:]):
+        assert not any("bra" in line for line in lines[group[0]:group[-1]])
+
+
+@pytest.mark.parametrize("rows,cols,offset", [(2, 1000, 0), (2, 1023, 4), (1, 1024, 0)])
+def test_row_softmax_fp32_two_warps(bytecode, rows, cols, offset):
+    """1024 f32 in 2 warps of 4 runs (ROW_RUNS): shuffles, then one shared-memory step."""
+    assert _kernel(bytecode, "softmax_f32_1024")[1] == 64
+    x = RNG.standard_normal((rows, cols)).astype(np.float32)
+    (_, y) = _run(bytecode, "softmax_f32_1024", [x, _nan((rows, cols), "f32")], (rows, 1, 1), {0: offset, 1: offset})
+    ref = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(y, ref / ref.sum(axis=1, keepdims=True), atol=1e-6, rtol=0)
+
+
+@pytest.mark.parametrize("cols", [1000, 1024])
+def test_row_softmax_bf16_words_unpacked(bytecode, cols):
+    """bf16 rows: each predicated 16-byte load's words hold 8 bf16 bit patterns."""
+    vals = RNG.standard_normal((2, cols)).astype(np.float32)
+    bits = _bf16_bits(vals).view(np.int16)
+    out = np.full((2, cols), 0x7FC0, np.uint16).view(np.int16)  # NaN
+    (_, y) = _run(bytecode, "softmax_bf16_1024", [bits, out], (2, 1, 1))
+    x = _bf16_value(bits.view(np.uint16)).astype(np.float64)
+    ref = np.exp(x - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(_bf16_value(y.view(np.uint16)), ref / ref.sum(axis=1, keepdims=True), atol=4e-3, rtol=0)
+
+
+def test_layernorm_issues_row_weight_and_bias_loads_before_its_reductions(bytecode):
+    """hoist.loads_first: the weight and bias loads, written after the two reductions, are
+    issued with the row's, before the first shuffle."""
+    from tileorch.driver import compile_program
+
+    ptx = compile_program((bytecode / "layernorm_f16_256.tileirbc").read_bytes(), "layernorm_f16_256", ptxas=False).ptx
+    first_shuffle = ptx.index("shfl.sync.bfly")
+    assert ptx.rfind("ld.global", 0, first_shuffle) > 0
+    assert "ld.global" not in ptx[first_shuffle:]

@@ -56,9 +56,13 @@ def test_non_gemm_kernels_compile_through_the_simt_lowering(bytecode, name):
         assert prog.cubin and prog.cubin[:4] == b"\x7fELF"
 
 
-def test_reductions_use_barriers_and_shared_scratch(bytecode):
+def test_one_warp_row_reductions_use_shuffles_only(bytecode):
+    """layernorm's rows fit one warp (layout.ROW_RUNS): its reductions are shuffles, no shared
+    memory, no barrier (the cross-warp step: FileCheck tileaa_to_simt/simt.mlir @rowmax)."""
     prog = _compile(bytecode, "layernorm", ptxas=_ptxas())
-    assert "bar.sync" in prog.ptx and ".shared" in prog.ptx and "rsqrt.approx.f32" in prog.ptx
+    assert prog.threads == 32
+    assert "shfl.sync.bfly.b32" in prog.ptx and "rsqrt.approx.f32" in prog.ptx
+    assert "bar.sync" not in prog.ptx and "st.shared" not in prog.ptx
 
 
 def _lower(bytecode, name, arch="sm_90a"):

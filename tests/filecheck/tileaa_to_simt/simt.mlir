@@ -4,7 +4,9 @@
 // contiguous elements per thread (layout.py).  The whole tile in bounds and its origin aligned
 // (one uniform test), every run moves as one vector access; otherwise each run is tested: a
 // run in bounds and aligned moves as one vector, else its elements are loaded one by one,
-// predicated on the bounds, reading the padding value outside.
+// predicated on the bounds, reading the padding value outside.  A vector load is a predicated
+// ld.global.v2.b32 (inline PTX) issued before the branch that unpacks it: no branch between
+// the vector loads of a tile, none of them waits for another.
 // CHECK: llvm.mlir.global internal @__tileorch_simt_scratch() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<{{[0-9]+}} x i8>
 // CHECK-LABEL: func.func @axpy
 // CHECK-SAME: (%[[X:.*]]: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %[[N:.*]]: i32)
@@ -20,24 +22,36 @@
 // CHECK: arith.cmpi eq
 // CHECK-NEXT: %[[WHOLE:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
 // CHECK: %[[PT:.*]] = llvm.getelementptr %[[X]]
-// CHECK: %[[X0:[0-9]+]], %[[X1:[0-9]+]] = scf.if %[[WHOLE]] -> (f32, f32) {
-// CHECK-NEXT: %[[VT:.*]] = llvm.load %[[PT]] <alignment = 8> : !llvm.ptr<1> -> vector<2xf32>
-// CHECK: llvm.extractelement %[[VT]]
+// CHECK: %[[WP:.*]] = arith.extui %[[WHOLE]] : i1 to i32
+// CHECK: %[[AT:.*]] = llvm.ptrtoint %[[PT]] : !llvm.ptr<1> to i64
+// CHECK: %[[VT:.*]] = llvm.inline_asm has_side_effects "{ .reg .pred p; setp.ne.b32 p, $2, 0; mov.b32 $0, 0; mov.b32 $1, 0; @p ld.global.v2.b32 {$0, $1}, [$3]; }", "=r,=r,r,l" %[[WP]], %[[AT]] : (i32, i64) -> !llvm.struct<(i32, i32)>
+// CHECK: %[[W0:.*]] = llvm.extractvalue %[[VT]][0]
+// CHECK: %[[W1:.*]] = llvm.extractvalue %[[VT]][1]
+// CHECK: %[[X0W:[0-9]+]], %[[X1W:[0-9]+]] = scf.if %[[WHOLE]] -> (i32, i32) {
+// CHECK-NEXT: scf.yield %[[W0]], %[[W1]] : i32, i32
 // CHECK: } else {
 // CHECK: %[[G:.*]] = arith.addi %{{.*}}, %[[TID2]] : i32
 // CHECK: %[[P:.*]] = llvm.getelementptr %[[X]]
 // CHECK: %[[END:.*]] = arith.addi %[[G]], %{{.*}} : i32
 // CHECK: arith.cmpi sle, %[[END]], %[[N]] : i32
 // CHECK: llvm.ptrtoint %[[P]] : !llvm.ptr<1> to i64
-// CHECK: scf.if %{{.*}} -> (f32, f32) {
-// CHECK-NEXT: %[[V:.*]] = llvm.load %[[P]] <alignment = 8> : !llvm.ptr<1> -> vector<2xf32>
-// CHECK: llvm.extractelement %[[V]]
+// CHECK: %[[FAST:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
+// CHECK: %[[FP:.*]] = arith.extui %[[FAST]] : i1 to i32
+// CHECK: %[[V:.*]] = llvm.inline_asm has_side_effects "{{.*}}@p ld.global.v2.b32 {$0, $1}, [$3]; }", "=r,=r,r,l" %[[FP]]
+// CHECK: %[[V0:.*]] = llvm.extractvalue %[[V]][0]
+// CHECK-NOT: llvm.load
+// CHECK: scf.if %[[FAST]] -> (i32, i32) {
+// CHECK-NEXT: scf.yield %[[V0]]
 // CHECK: } else {
 // CHECK: arith.cmpi slt, %[[G]], %[[N]] : i32
 // CHECK: scf.if %{{.*}} -> (f32) {
 // CHECK-NEXT: llvm.load %[[P]] : !llvm.ptr<1> -> f32
 // CHECK: } else {
 // CHECK-NEXT: scf.yield %[[PAD]] : f32
+// CHECK: arith.bitcast %{{.*}} : f32 to i32
+// the elements are unpacked after the last merge
+// CHECK: %[[X0:.*]] = arith.bitcast %[[X0W]] : i32 to f32
+// CHECK: %[[X1:.*]] = arith.bitcast %[[X1W]] : i32 to f32
 // CHECK-NOT: nvvm.barrier
 // CHECK: arith.mulf %[[X0]], %{{.*}} : f32
 // CHECK: arith.mulf %[[X1]], %{{.*}} : f32

@@ -11,7 +11,9 @@ softmax/layernorm-style rows, transposes, small dots.  Contract:
   order (``v`` from 16 bytes over the element size of the function's contiguous global
   accesses), consecutive threads consecutive runs, so elementwise chains stay in registers and
   global loads/stores coalesce into 16-byte vector accesses (``ld.global.v4``) wherever a run is
-  in bounds and aligned (checked at run time; scalar masked accesses otherwise);
+  in bounds and aligned (checked at run time; scalar masked accesses otherwise); the vector
+  loads of a tile are predicated ``ld.global.v4.b32`` issued together before any branch that
+  unpacks them (``Emitter.load_words_if``), so a ragged tile keeps all its loads in flight;
 * ``reduce`` folds each thread's elements, then combines across lanes with warp shuffles
   (``shfl.sync.bfly``) and across warps through shared memory, when the tile's dimensions are
   powers of two (any other shape: through the scratch as below); a one-element result is
@@ -72,6 +74,7 @@ from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileaa.tile_ops import CASTS
 from tileorch.transforms.tileaa_to_simt.layout import SimtLayout, choose_layout, choose_threads, vectorizable_access
 from tileorch.transforms.tileaa_to_simt.pointers import PointerLowering
+from tileorch.transforms.tileaa_to_simt.hoist import loads_first
 from tileorch.transforms.tileaa_to_simt.prefetch import prefetchable_loads
 from tileorch.transforms.tileaa_to_simt.scan import ScanLowering
 from tileorch.transforms.tileaa_to_simt.emit import (
@@ -157,6 +160,9 @@ class FunctionLowering(PointerLowering, ScanLowering):
         self._stage_end = 0
         self.smem: SSAValue | None = None
         self.has_loads = any(op.name in ("nv_tileaa.tiled_load", "nv_tileaa.load") for op in fn.walk())
+        self.packed: dict[SSAValue, tuple] = {}
+        """A loaded tile -> (the 32-bit words it was loaded as, unpack(emitter, words) -> slots):
+        a prefetching loop carries the words and unpacks them where the tile is used."""
 
     # -- values -----------------------------------------------------------------------------
     def get(self, v: SSAValue):
@@ -238,11 +244,34 @@ class FunctionLowering(PointerLowering, ScanLowering):
         self.smem = e.v(llvm.AddressOfOp(SCRATCH, SHARED_PTR))
         for old, new in zip(fn.body.blocks[0].args, entry.args):
             self.vals[old] = new
-        self.lower_ops(e, fn.body.blocks[0].ops)
+        self.lower_ops(e, loads_first(fn.body.blocks[0].ops, self._load_words))
         new = func.FuncOp(fn.sym_name.data, FunctionType.from_lists(arg_types, []), Region(entry))
         new.attributes["nvvm.kernel"] = UnitAttr()
         new.attributes["nvvm.maxntid"] = DenseArrayBase.from_list(i32, [self.threads, 1, 1])
         return new, self.scratch_bytes
+
+    _READS = ("nv_tileaa.tiled_load", "nv_tileaa.load", "nv_tileaa.atomic_rmw", "nv_tileaa.atomic_cas")
+
+    def _load_may_follow(self, op: Operation) -> bool:
+        """Whether a global read of the CTA may run after the store ``op`` (then the store is
+        followed by a barrier, so that the read sees it): ``op`` is in a loop, or an op after
+        it (in its block or after an enclosing op) reads global memory."""
+        cur = op
+        while cur is not None and cur is not self.fn:
+            if cur.name in ("scf.for", "scf.while"):
+                return True
+            nxt = cur.next_op
+            while nxt is not None:
+                if any(inner.name in self._READS for inner in nxt.walk()):
+                    return True
+                nxt = nxt.next_op
+            cur = cur.parent_op()
+        return False
+
+    def _load_words(self, op: Operation) -> int:
+        """32-bit registers per thread that the tile of the load ``op`` holds until used."""
+        t = op.results[0].type
+        return -(-self.slots_of(t, op) * byte_size(global_type(t.element_type)) // 4)
 
     def lower_ops(self, e: Emitter, ops) -> None:
         for op in list(ops):
@@ -584,42 +613,83 @@ class FunctionLowering(PointerLowering, ScanLowering):
             return [self._from_memory(b, b.v(llvm_ext.ExtractElementOp(vec, b.const(j))), elt)
                     for j in range(width)]
 
-        def by_runs(e: Emitter) -> list[SSAValue]:
-            out = []
-            for _, width, f0, extra in self._runs(e, op, shape, slots):
-                run = self._run_address(e, view, idx, e.unravel(f0, shape))
+        def unpack(b: Emitter, words: list[SSAValue], width: int) -> list[SSAValue]:
+            return [self._from_memory(b, x, elt) for x in b.words_to_elements(words, mt, width)]
 
-                def scalar(b: Emitter, run=run, width=width, extra=extra):
+        def scalar(b: Emitter, run, width: int, extra, raw: bool = False) -> list[SSAValue]:
+            """The run's elements one by one, each predicated on the bounds (the padding
+            outside); ``raw``: as loaded (``global_type``), not widened."""
+            fill = self._to_memory(b, pad, elt) if raw else pad
+            vals = []
+            for j in range(width):
+                p, ok = self._run_element(b, run, j, mt, extra)
+                get = (lambda bb, p=p: [bb.load(p, mt)]) if raw else (lambda bb, p=p: [self._load_global(bb, p, elt)])
+                vals.append(b.if_(ok, get, lambda bb: [fill], [mt if raw else reg_type(elt)])[0])
+            return vals
+
+        width = min(self.vec(shape), vectorizable_access(op))
+        nw = _words(width, mt) if width > 1 else 0
+        whole = self._whole_tile(e, op, view, idx, shape, mt)
+
+        if nw:
+            # Packed words: every vector load is a predicated ld.global.v{n}.b32 issued before
+            # any branch (Emitter.load_words_if), the branches (whole tile / per run; vector /
+            # scalar elements) yield the 32-bit words, and the elements are unpacked after the
+            # last merge: no load waits for another, and a 16-bit element costs half a register
+            # until it is used.
+            def by_runs(e: Emitter) -> list[SSAValue]:
+                runs = []
+                for _, w_, f0, extra in self._runs(e, op, shape, slots):
+                    run = self._run_address(e, view, idx, e.unravel(f0, shape))
+                    fast = self._run_is_vector(e, run, width, mt, extra)
+                    runs.append((run, extra, fast, e.load_words_if(fast, run[0], nw)))
+                out = []
+                for run, extra, fast, words in runs:
+                    out.extend(e.if_(fast, lambda b, words=words: list(words),
+                                     lambda b, run=run, extra=extra: b.elements_to_words(
+                                         scalar(b, run, width, extra, raw=True), mt),
+                                     [i32] * nw))
+                return out
+
+            if whole is None:
+                words = by_runs(e)
+            else:
+                cond, runs, address = whole
+                issued = [x for _, coords in runs for x in e.load_words_if(cond, address(e, coords), nw)]
+                words = e.if_(cond, lambda b: issued, by_runs, [i32] * len(issued))
+            def unpack_all(b: Emitter, words: list[SSAValue]) -> list[SSAValue]:
+                return [x for r in range(0, len(words), nw) for x in unpack(b, words[r:r + nw], width)]
+
+            out = unpack_all(e, words)
+            self.packed[op.results[0]] = (words, unpack_all)
+        else:
+            def by_runs(e: Emitter) -> list[SSAValue]:
+                out = []
+                for _, w_, f0, extra in self._runs(e, op, shape, slots):
+                    run = self._run_address(e, view, idx, e.unravel(f0, shape))
+                    if w_ == 1:
+                        out.extend(scalar(e, run, 1, extra))
+                        continue
+                    fast = self._run_is_vector(e, run, w_, mt, extra)
+                    out.extend(e.if_(fast, lambda b, run=run, w_=w_: vector_at(b, run[0], w_),
+                                     lambda b, run=run, w_=w_, extra=extra: scalar(b, run, w_, extra),
+                                     [reg_type(elt)] * w_))
+                return out
+
+            if whole is None:
+                out = by_runs(e)
+            else:
+                cond, runs, address = whole
+                v = self.vec(shape)
+
+                def at_once(b: Emitter) -> list[SSAValue]:
                     vals = []
-                    for j in range(width):
-                        p, ok = self._run_element(b, run, j, mt, extra)
-                        vals.append(b.if_(ok, lambda bb, p=p: [self._load_global(bb, p, elt)], lambda bb: [pad],
-                                          [reg_type(elt)])[0])
+                    for _, coords in runs:
+                        p = address(b, coords)
+                        vals.extend(vector_at(b, p, v) if v > 1 else [self._load_global(b, p, elt)])
                     return vals
 
-                if width == 1:
-                    out.extend(scalar(e))
-                    continue
-                fast = self._run_is_vector(e, run, width, mt, extra)
-                out.extend(e.if_(fast, lambda b, run=run, width=width: vector_at(b, run[0], width), scalar,
-                                 [reg_type(elt)] * width))
-            return out
-
-        whole = self._whole_tile(e, op, view, idx, shape, mt)
-        if whole is None:
-            out = by_runs(e)
-        else:
-            cond, runs, address = whole
-            v = self.vec(shape)
-
-            def at_once(b: Emitter) -> list[SSAValue]:
-                vals = []
-                for _, coords in runs:
-                    p = address(b, coords)
-                    vals.extend(vector_at(b, p, v) if v > 1 else [self._load_global(b, p, elt)])
-                return vals
-
-            out = e.if_(cond, at_once, by_runs, [reg_type(elt)] * slots)
+                out = e.if_(cond, at_once, by_runs, [reg_type(elt)] * slots)
         self.vals[op.results[0]] = Tile(shape, elt, out)
         self.vals[op.results[1]] = None
 
@@ -668,7 +738,7 @@ class FunctionLowering(PointerLowering, ScanLowering):
                         b.store(self._to_memory(b, tile.slots[s0], elt), p)
 
             e.if_(cond, at_once, by_runs)
-        if self.has_loads:
+        if self.has_loads and self._load_may_follow(op):
             e.barrier()
         self.vals[op.results[0]] = None
 
@@ -1180,9 +1250,12 @@ class FunctionLowering(PointerLowering, ScanLowering):
             self.vals[old.args[0]] = iv
             for inner in slice_ops:
                 self.lower_op(b, inner)
+            out = []
             for ld in loads:
                 self.lower_op(b, ld)
-            return [x for ld in loads for x in self.tile(ld.results[0]).slots]
+                r = ld.results[0]
+                out.extend(self.packed[r][0] if r in self.packed else self.tile(r).slots)
+            return out
 
         ahead = issue(e, lb) if loads else []
         n_ahead = len(ahead)
@@ -1197,8 +1270,13 @@ class FunctionLowering(PointerLowering, ScanLowering):
             at = 0
             for ld in loads:
                 t = self.tile(ld.results[0])
-                n = len(t.slots)
-                self.vals[ld.results[0]] = Tile(t.shape, t.element, carried[at:at + n])
+                packed = self.packed.get(ld.results[0])
+                # the carried words are unpacked here, after the next iteration's loads: the
+                # wait for this iteration's tile comes where it is used, not where it is issued
+                n = len(packed[0]) if packed else len(t.slots)
+                chunk = carried[at:at + n]
+                slots = packed[1](b, chunk) if packed else chunk
+                self.vals[ld.results[0]] = Tile(t.shape, t.element, slots)
                 self.vals[ld.results[1]] = None
                 at += n
             skip = set(loads)
@@ -1364,6 +1442,13 @@ def _signed_div_rounded(e: Emitter, floor: bool, a: SSAValue, b: SSAValue) -> SS
 def _padded_size(n: int) -> int:
     """Elements of scratch that ``n`` padded elements occupy (see ``FunctionLowering._padded``)."""
     return n + n // 32 + 1
+
+
+def _words(width: int, mt: Attribute) -> int:
+    """32-bit words of a run of ``width`` elements of memory type ``mt`` when it is 4, 8 or 16
+    bytes (a predicated ``ld.global.v{1,2,4}.b32``), else 0."""
+    nbytes = width * byte_size(mt)
+    return nbytes // 4 if nbytes in (4, 8, 16) else 0
 
 
 def _pow2(n: int) -> bool:

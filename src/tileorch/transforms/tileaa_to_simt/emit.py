@@ -15,6 +15,7 @@ from xdsl.dialects import arith, llvm, scf
 from xdsl.dialects.builtin import (
     AnyFloat,
     BFloat16Type,
+    DenseArrayBase,
     Float8E4M3FNType,
     Float8E5M2Type,
     Float16Type,
@@ -261,6 +262,76 @@ class Emitter:
         return list(self.add(scf.ForOp(lb, ub, step, list(inits), Region(blk))).results)
 
     # -- float math (PTX; f32, other floats through f32) --------------------------------------
+    def load_words_if(self, pred: SSAValue, ptr: SSAValue, nwords: int) -> list[SSAValue]:
+        """``nwords`` (1, 2 or 4) 32-bit words at the global ``ptr`` (aligned to ``4 * nwords``
+        bytes) where ``pred`` (i1) holds, else zeros: one predicated ``ld.global.v{n}.b32``
+        (inline PTX), no branch, so the vector loads of several runs are all issued before the
+        first is used (a load inside an ``if`` whose value is unpacked in the branch waits there).
+        """
+        if nwords not in (1, 2, 4):
+            raise ValueError(f"load_words_if: {nwords} words")
+        p32 = self.v(arith.ExtUIOp(pred, i32))
+        addr = self.v(llvm.PtrToIntOp(ptr, i64))
+        regs = ", ".join(f"${i}" for i in range(nwords))
+        dst = f"{{{regs}}}" if nwords > 1 else "$0"
+        vec = f".v{nwords}" if nwords > 1 else ""
+        zero = " ".join(f"mov.b32 ${i}, 0;" for i in range(nwords))
+        asm = (f"{{ .reg .pred p; setp.ne.b32 p, ${nwords}, 0; {zero} "
+               f"@p ld.global{vec}.b32 {dst}, [${nwords + 1}]; }}")
+        constraints = ",".join(["=r"] * nwords + ["r", "l"])
+        if nwords == 1:
+            return [self.v(llvm.InlineAsmOp(asm, constraints, [p32, addr], [i32], has_side_effects=True))]
+        st = self.v(llvm.InlineAsmOp(asm, constraints, [p32, addr],
+                                     [llvm.LLVMStructType.from_type_list([i32] * nwords)], has_side_effects=True))
+        return [self.v(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [i]), st, i32)) for i in range(nwords)]
+
+    def words_to_elements(self, words: Sequence[SSAValue], elem: Attribute, count: int) -> list[SSAValue]:
+        """The ``count`` elements of type ``elem`` (1, 2, 4 or 8 bytes) packed little-endian in the
+        32-bit ``words`` (as a vector load of them would give)."""
+        size = byte_size(elem)
+        out = []
+        for j in range(count):
+            at = j * size
+            if size == 8:
+                lo = self.v(arith.ExtUIOp(words[at // 4], i64))
+                hi = self.v(arith.ExtUIOp(words[at // 4 + 1], i64))
+                bits = self.v(arith.OrIOp(lo, self.v(arith.ShLIOp(hi, self.const(32, i64)))))
+            else:
+                w = words[at // 4]
+                sh = (at % 4) * 8
+                if sh:
+                    w = self.v(arith.ShRUIOp(w, self.const(sh)))
+                bits = w if size == 4 else self.v(arith.TruncIOp(w, IntegerType(size * 8)))
+            out.append(self.v(arith.BitcastOp(bits, elem)) if is_float(elem) else bits)
+        return out
+
+    def elements_to_words(self, values: Sequence[SSAValue], elem: Attribute) -> list[SSAValue]:
+        """The 32-bit words that hold ``values`` (of type ``elem``: 1, 2, 4 or 8 bytes, as many
+        as fill whole words) packed little-endian: the inverse of :meth:`words_to_elements`."""
+        size = byte_size(elem)
+        bits = []
+        for x in values:
+            if is_float(elem):
+                x = self.v(arith.BitcastOp(x, IntegerType(size * 8)))
+            bits.append(x)
+        if size == 8:
+            out = []
+            for x in bits:
+                out.append(self.v(arith.TruncIOp(x, i32)))
+                out.append(self.v(arith.TruncIOp(self.v(arith.ShRUIOp(x, self.const(32, i64))), i32)))
+            return out
+        per = 4 // size
+        out = []
+        for k in range(0, len(bits), per):
+            word = None
+            for j, x in enumerate(bits[k:k + per]):
+                x = x if size == 4 else self.v(arith.ExtUIOp(x, i32))
+                if j:
+                    x = self.v(arith.ShLIOp(x, self.const(j * size * 8)))
+                word = x if word is None else self.v(arith.OrIOp(word, x))
+            out.append(word)
+        return out
+
     def to_f32(self, x: SSAValue) -> SSAValue:
         if isinstance(x.type, Float32Type):
             return x

@@ -111,19 +111,47 @@ NUM_WARPS_AUTO = "tileorch.num_warps_auto"
 
 MIN_THREADS, MAX_THREADS = 32, 512
 
+ROW_RUNS = 4
+"""Vector runs per thread in a single-pass reduction kernel (see :func:`choose_threads`): 64
+bytes in flight per thread, a 1024-element f16 row in one warp."""
+
+_LOOPS = ("scf.for", "scf.while")
+
+
+def _single_pass_reduction(fn: Operation) -> bool:
+    """``fn`` reduces a tile (``nv_tileaa.reduce``) and has no loop: a row program (softmax,
+    layernorm, rmsnorm, argmax) that loads its tiles once, combines, and stores."""
+    has_reduce = False
+    for op in fn.walk():
+        if op.name in _LOOPS:
+            return False
+        has_reduce = has_reduce or op.name == "nv_tileaa.reduce"
+    return has_reduce
+
 
 def choose_threads(fn: Operation) -> int:
     """Threads per CTA of ``fn``: ``32 * num_worker_warps`` of its kernel_spec when the program
     chose it (default 4 warps); else, when the kernel moves tiles with vector accesses and has
-    no ``dot`` and no ``permute``, one vector run per thread of its largest such tile, between 32 and 512 threads
-    (a power of two): a small tile gets a small CTA (more CTAs resident per SM, hence more
-    bytes in flight: the SM's limit is CTAs as well as threads), a large tile more warps
-    (more loads in flight per CTA, fewer slots per thread), as Triton sizes ``num_warps`` to
-    the block."""
+    no ``dot`` and no ``permute``, ``R`` vector runs per thread of its largest such tile, between
+    32 and 512 threads (a power of two): a small tile gets a small CTA (more CTAs resident per
+    SM, hence more bytes in flight: the SM's limit is CTAs as well as threads), a large tile
+    more warps (more loads in flight per CTA, fewer slots per thread), as Triton sizes
+    ``num_warps`` to the block.
+
+    ``R`` is 1, except in a single-pass reduction kernel (:func:`_single_pass_reduction`),
+    where it is :data:`ROW_RUNS`: such a CTA is serial (load, combine across threads, use,
+    store), so while it combines it has nothing in flight; holding 4 runs per thread doubles
+    what the resident CTAs have in flight (an SM holds at most 32 CTAs and 64 warps: 1-warp
+    CTAs of 64 bytes per thread are 64 KB per SM against 32 KB for 4-warp CTAs of 16), a
+    1024-element f16 row fits one warp, so its reductions are shuffles only (no shared
+    memory, no ``bar.sync``), and 4096 such rows fit one wave on 132 SMs.  torch's softmax
+    uses the same one warp per row of up to 1024 elements.  Kernels with a loop keep ``R = 1``:
+    their loads are issued one iteration ahead (``prefetch.py``), in flight already."""
     spec = fn.kernel_spec()
     threads = 32 * (spec.num_worker_warps.data if spec is not None else 4)
     if NUM_WARPS_AUTO not in fn.attributes:
         return threads
+    runs = ROW_RUNS if _single_pass_reduction(fn) else 1
     best = 0
     for op in fn.walk():
         if op.name == "nv_tileaa.dot":
@@ -142,7 +170,7 @@ def choose_threads(fn: Operation) -> int:
         n = 1
         for d in t.get_shape():
             n *= d
-        best = max(best, n // w)
+        best = max(best, n // w // runs)
     if best == 0:
         return threads
     t = MIN_THREADS
@@ -178,4 +206,4 @@ def layout_remarks(module: Operation) -> list[str]:
     return out
 
 
-__all__ = ["NUM_WARPS_AUTO", "SimtLayout", "VECTOR_BYTES", "choose_layout", "choose_threads", "layout_remarks", "vectorizable_access"]
+__all__ = ["NUM_WARPS_AUTO", "ROW_RUNS", "SimtLayout", "VECTOR_BYTES", "choose_layout", "choose_threads", "layout_remarks", "vectorizable_access"]
