@@ -98,6 +98,8 @@ EXPECT = {  # configuration fields the operands call for
     "gemm_persistent_atomic_f16": {"epilogue": "atomic", "grid_l": False, "out_dtype": "f32"},
     "bmm_batch_tile2_f16": {"batched": True, "tile_m": 128, "tile_n": 128},
     "gemm_rowmax_f16": {"out_dtype": "f16", "epilogue": "tma"},
+    # 8 consumer warps x 128 columns of f32 partials exchanged in shared memory
+    "gemm_colsum_f16": {"out_dtype": "f16", "epilogue": "tma", "tile_n": 128, "scratch_bytes": 4096},
     # int8 -> int32 (cuda_tile.mmai): s8/u8 WGMMA (k32, like fp8), K-major operands, i32 accumulators
     "linear_i8_i32": {"dtype": "s8", "b_dtype": "", "out_dtype": "s32", "b_major": "k", "tile_k": 128,
                       "epilogue": "direct", "transpose_b": False},
@@ -120,7 +122,11 @@ PTX_HAS = {  # the epilogue's atomic adds: one per accumulator element (ptxas tu
 }
 PTX_COUNT = {  # the row max: two rows per thread, two shuffle steps each (lane quad), per consumer warp group
     "gemm_rowmax_f16": ("shfl.sync.bfly", 8),
+    # the column sum: 32 columns per thread (tile_n / 4), three shuffle steps each (lanes sharing columns), per
+    # consumer warp group; two bar.sync of the consumers' exchange barrier per warp group
+    "gemm_colsum_f16": ("shfl.sync.bfly", 2 * 32 * 3),
 }
+PTX_COUNT_2 = {"gemm_colsum_f16": ("bar.sync \t1, 256;", 4)}
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=KNOWN_REFUSED[n]))
@@ -149,6 +155,7 @@ def test_zoo_program_takes_the_tensor_cores(name):
         assert WGMMA[name] in program.ptx
     if name in PTX_HAS:
         assert program.ptx.count(PTX_HAS[name]) == cfg.tile_n, "one atomic add per accumulator element"
-    if name in PTX_COUNT:
-        text, count = PTX_COUNT[name]
-        assert program.ptx.count(text) == count, (text, program.ptx.count(text))
+    for table in (PTX_COUNT, PTX_COUNT_2):
+        if name in table:
+            text, count = table[name]
+            assert program.ptx.count(text) == count, (text, program.ptx.count(text))

@@ -760,10 +760,7 @@ PROGRAMS: dict[str, Program] = {
 }
 
 
-KNOWN_REFUSED: dict[str, str] = {
-    "gemm_colsum_f16": "a reduction of the result along the tile's rows (a column sum) spans both consumer warp "
-                       "groups: it needs a shared-memory exchange the accumulator epilogue does not have yet",
-}
+KNOWN_REFUSED: dict[str, str] = {}
 """Zoo programs the tensor-core path still refuses (with a located remark; the SIMT path runs them):
 the CPU zoo test expects them to fail (strict xfail), so supporting one flips that test."""
 
