@@ -65,6 +65,12 @@ def _arrays(name: str) -> list:
         "bmm_batch_tile2_f16": [((2 * L, M, K), "f16"), ((2 * L, K, N), "f16"), ((2 * L, M, N), "f16")],
         "gemm_rowmax_f16": gemm + [((M, N // 128), "f32")],
         "gemm_colsum_f16": gemm + [((M // 128, N), "f32")],
+        "gemm_colsum_f16_tile128x256": gemm + [((M // 128, N), "f32")],
+        "gemm_colmax_f16": gemm + [((M // 128, N), "f32")],
+        "gemm_colmax_zero_pad_f16": gemm + [((M // 128, N), "f32")],
+        "gemm_bias_relu_colsum_f16": [((M, K), "f16"), ((K, N), "f16"), ((N,), "f16"), ((M, N), "f16"),
+                                      ((M // 128, N), "f32")],
+        "gemm_colmin_half_f16": gemm + [((M // 128, N), "f16")],
         "gemm_fp8_e4m3_at": [((K, M), "e4m3"), ((N, K), "e4m3"), ((M, N), "f16")],
         "linear_fp8_e5m2_scaled": [((M, K), "e5m2"), ((N, K), "e5m2"), ((M, N), "bf16"), 1.0, 1.0],
         "gemm_f16_tile256x128": gemm, "gemm_f16_tile64x64": gemm,
@@ -100,6 +106,7 @@ EXPECT = {  # configuration fields the operands call for
     "gemm_rowmax_f16": {"out_dtype": "f16", "epilogue": "tma"},
     # 8 consumer warps x 128 columns of f32 partials exchanged in shared memory
     "gemm_colsum_f16": {"out_dtype": "f16", "epilogue": "tma", "tile_n": 128, "scratch_bytes": 4096},
+    "gemm_colsum_f16_tile128x256": {"tile_n": 256, "scratch_bytes": 8192},
     # int8 -> int32 (cuda_tile.mmai): s8/u8 WGMMA (k32, like fp8), K-major operands, i32 accumulators
     "linear_i8_i32": {"dtype": "s8", "b_dtype": "", "out_dtype": "s32", "b_major": "k", "tile_k": 128,
                       "epilogue": "direct", "transpose_b": False},
@@ -120,13 +127,18 @@ PTX_HAS = {  # the epilogue's atomic adds: one per accumulator element (ptxas tu
     "gemm_atomic_epilogue_f16": "atom.global.add.f32",
     "gemm_persistent_atomic_f16": "atom.global.add.f32",
 }
-PTX_COUNT = {  # the row max: two rows per thread, two shuffle steps each (lane quad), per consumer warp group
-    "gemm_rowmax_f16": ("shfl.sync.bfly", 8),
-    # the column sum: 32 columns per thread (tile_n / 4), three shuffle steps each (lanes sharing columns), per
-    # consumer warp group; two bar.sync of the consumers' exchange barrier per warp group
-    "gemm_colsum_f16": ("shfl.sync.bfly", 2 * 32 * 3),
+PTX_COUNT = {
+    # the row max: two rows per thread, two shuffle steps each (lane quad), per consumer warp group
+    "gemm_rowmax_f16": [("shfl.sync.bfly", 8)],
+    # the column sum: 32 columns per thread (tile_n / 4), three shuffle steps each (the lanes sharing
+    # columns), per consumer warp group; two bar.sync of the consumers' exchange barrier per warp group
+    "gemm_colsum_f16": [("shfl.sync.bfly", 2 * 32 * 3), ("bar.sync \t1, 256;", 4)],
+    "gemm_colsum_f16_tile128x256": [("shfl.sync.bfly", 2 * 64 * 3), ("bar.sync \t1, 256;", 4)],
+    # A's padding undetermined: each of a thread's 2 x 32 elements selects -inf for a row past M;
+    # A's padding zero: the rows past M are the program's (no select)
+    "gemm_colmax_f16": [("0fFF800000", 2 * 2 * 32)],
+    "gemm_colmax_zero_pad_f16": [("0fFF800000", 0), ("bar.sync \t1, 256;", 4)],
 }
-PTX_COUNT_2 = {"gemm_colsum_f16": ("bar.sync \t1, 256;", 4)}
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=KNOWN_REFUSED[n]))
@@ -155,7 +167,5 @@ def test_zoo_program_takes_the_tensor_cores(name):
         assert WGMMA[name] in program.ptx
     if name in PTX_HAS:
         assert program.ptx.count(PTX_HAS[name]) == cfg.tile_n, "one atomic add per accumulator element"
-    for table in (PTX_COUNT, PTX_COUNT_2):
-        if name in table:
-            text, count = table[name]
-            assert program.ptx.count(text) == count, (text, program.ptx.count(text))
+    for text, count in PTX_COUNT.get(name, ()):
+        assert program.ptx.count(text) == count, (text, program.ptx.count(text))
