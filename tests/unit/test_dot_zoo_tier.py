@@ -129,7 +129,7 @@ PTX_HAS = {  # the epilogue's atomic adds: one per accumulator element (ptxas tu
 }
 PTX_COUNT = {
     # the row max: two rows per thread, two shuffle steps each (lane quad), per consumer warp group
-    "gemm_rowmax_f16": [("shfl.sync.bfly", 8)],
+    "gemm_rowmax_f16": [("shfl.sync.bfly", 8), ("0fFF800000", 2 * 64)],  # -inf for a column past N
     # the column sum: 32 columns per thread (tile_n / 4), three shuffle steps each (the lanes sharing
     # columns), per consumer warp group; two bar.sync of the consumers' exchange barrier per warp group
     "gemm_colsum_f16": [("shfl.sync.bfly", 2 * 32 * 3), ("bar.sync \t1, 256;", 4)],

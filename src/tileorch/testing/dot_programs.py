@@ -362,7 +362,8 @@ def bmm_batch_tile(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.C
 @ct.kernel
 def gemm_rowmax(A, B, C, P, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
     """The GEMM and, beside it, each row's maximum over the tile's columns (``P[M, tiles_n]``,
-    the partial row maxima a softmax or an amax scale starts from)."""
+    the partial row maxima a softmax or an amax scale starts from); B's padding is undetermined, so
+    columns past N are not part of the maximum."""
     bm, bn = ct.bid(0), ct.bid(1)
     acc = ct.zeros((tm, tn), dtype=ct.float32)
     for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
@@ -706,7 +707,8 @@ def _make_rowmax(m, n, k, dt, g):
     tiles_n = math.ceil(n / tn)
     p = _nan((m, tiles_n), "f32")
     full = a.float() @ b.float()
-    pad = torch.zeros((m, tiles_n * tn), device="cuda")  # columns past N: B's zero padding gives 0 there
+    # columns past N are not part of the maximum (B's padding is undetermined)
+    pad = torch.full((m, tiles_n * tn), float("-inf"), device="cuda")
     pad[:, :n] = full
     ref_p = pad.view(m, tiles_n, tn).amax(dim=2)
     return (a, b, c, p), (c, p), (full, ref_p), lambda: torch.matmul(a, b).amax(dim=1)

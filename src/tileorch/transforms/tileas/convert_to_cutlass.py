@@ -159,6 +159,8 @@ class DotKernel:
     padded_rows_defined: bool = False
     """A's load gives rows outside the array a value (an explicit padding): a column reduction
     folds them in as the program says; otherwise (undetermined padding) it leaves them out."""
+    padded_cols_defined: bool = False
+    """The same for B and the columns outside the array, in a row reduction."""
     grid_l: bool = False
     """The program reads program id 2 without being a batched GEMM (split-K): the scheduler walks
     the launch grid's third axis as L."""
@@ -425,7 +427,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     dk = DotKernel(kernel, a_load, b_load, b_major, st, acc, (tm, tn, tk), dtype, out_dtype, depth, plain,
                    retile_safe, is_batched, a_major, b_dtype if b_dtype != dtype else "", k_bounds=k_bounds,
                    grid_l=uses_axis2 and not is_batched, side_stores=side,
-                   padded_rows_defined=_padding_defined(a_load))
+                   padded_rows_defined=_padding_defined(a_load), padded_cols_defined=_padding_defined(b_load))
     rows = [o for o in side if reduced_dim(side_reduction(o, [tm, tn])) == 0]
     if rows:
         dk.remarks.append(f"{len(rows)} row reduction(s) of the result stored beside it, reduced in the "
@@ -494,7 +496,7 @@ def _check_epilogue(kernel: aa.FuncOp, acc: SSAValue, store: Operation, k_bounds
             red = side_reduction(st, list(acc.type.get_shape()))
             if reduced_dim(red) == 0:
                 col = Coord(rest[2], 1)
-                lowering.row_reduction(red, row, [(col, lambda: acc_value)])
+                lowering.row_reduction(red, row, [(col, lambda: acc_value, rest[3])])
                 lowering.side_store(st, row, rest[3])
                 continue
             # a column: this thread's fold, a shuffle, the partials' fold, the store
@@ -704,19 +706,24 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
     if len(dk.side_stores) > len(columns):  # row reductions: each row's elements live in one lane quad
         leader = e.v(arith.CmpiOp(e.v(arith.AndIOp(lane, e.const(3))), e.const(0), "eq"))
         all_cols = []
+        n = _builder_arg(block, "n")
         for g in range(fields // 4):
             col_g = e.add_i(col_in, e.const(8 * g))
-            all_cols.append((g, 0, Coord(col_g, 1)))
-            all_cols.append((g, 1, Coord(e.add_i(col_g, e.const(1)), 1)))
+            for j in range(2):
+                col = Coord(col_g if j == 0 else e.add_i(col_g, e.const(1)), 1)
+                # a column outside the array: left out unless B's padding defines it
+                valid = None if dk.padded_cols_defined else e.v(arith.CmpiOp(e.add_i(env.origin[1], col.value), n,
+                                                                             "slt"))
+                all_cols.append((g, j, col, valid))
         for st in dk.side_stores:
             if st in columns:
                 continue
             red = side_reduction(st, list(dk.acc.type.get_shape()))
             for half in range(2):
                 elements = []
-                for g, j, col in all_cols:
+                for g, j, col, valid in all_cols:
                     pos = DenseArrayBase.from_list(i64, [4 * g + 2 * half + j])
-                    elements.append((col, lambda pos=pos: e.v(llvm.ExtractValueOp(pos, acc_in, acc_field))))
+                    elements.append((col, lambda pos=pos: e.v(llvm.ExtractValueOp(pos, acc_in, acc_field)), valid))
                 lowering.row_reduction(red, rows[half], elements)
                 lowering.side_store(st, rows[half], leader)
     anchor = row0.next_op
@@ -731,17 +738,27 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
             frag.operands[0] = acc
 
 
+def _builder_entry(block: Block) -> Block:
+    """The entry block of the kernel builder's function that holds ``block``."""
+    fn = block.parent_op()
+    while not isinstance(fn, func.FuncOp):
+        fn = fn.parent_op()
+    return fn.body.blocks.first
+
+
+def _builder_arg(block: Block, name: str) -> SSAValue:
+    """The kernel builder's parameter ``name`` (``m``, ``n``: the problem size) seen from ``block``."""
+    return next(a for a in _builder_entry(block).args if a.name_hint == name)
+
+
 def _column_reductions(e: Emitter, lowering: EpilogueLowering, dk: DotKernel, stores: list[Operation], cfg,
                        block: Block, tid: SSAValue, lane: SSAValue, rows: list[Coord], col_in: SSAValue,
                        acc_in: SSAValue, acc_field) -> None:
     """The column reductions ``stores`` write, for this warp group's fragment (:mod:`column_reduction`):
     rows outside the array are left out unless A's padding defines them."""
-    fn = block.parent_op()
-    while not isinstance(fn, func.FuncOp):
-        fn = fn.parent_op()
-    entry = fn.body.blocks.first
+    entry = _builder_entry(block)
     smem = next(op.results[0] for op in entry.ops if op.name == DynamicSmemOp.name)
-    m = next(a for a in entry.args if a.name_hint == "m")
+    m = _builder_arg(block, "m")
     valid = [None, None]
     if not dk.padded_rows_defined:
         valid = [e.v(arith.CmpiOp(e.add_i(lowering.env.origin[0], r.value), m, "slt")) for r in rows]

@@ -18,9 +18,14 @@ each of those positions, walking the program's ops backwards from the ``tiled_st
 Coordinates are tracked as :class:`Coord`: a value plus the accumulator dimension it follows.
 A load dimension indexed by the same program id as the stored tile's dimension, with the same
 tile extent, reads the accumulator element's *global* row/column: such an epilogue does not
-depend on the tile shape, so the compiler may retile the kernel (``retile_safe``).  Anything
-the register layout cannot evaluate without a data exchange (a permute of the accumulator itself,
-reductions across the tile) is a located "not supported yet" error.
+depend on the tile shape, so the compiler may retile the kernel (``retile_safe``).
+
+Side outputs that reduce an accumulator-shaped tile along one dimension (:func:`side_reduction`)
+are folded here (:meth:`EpilogueLowering.fold`, the combiner, the identity for elements outside
+the array) and exchanged by the caller: a row across its lane quad (:meth:`row_reduction`), a
+column across lanes and warps (:mod:`tileorch.transforms.tileas.column_reduction`).  Anything
+else the register layout cannot evaluate without a data exchange (a permute of the accumulator
+itself) is a located "not supported yet" error.
 """
 
 from __future__ import annotations
@@ -188,13 +193,15 @@ class EpilogueLowering:
         return ptr, value, mask
 
     # -- side outputs: reductions of accumulator-shaped tiles along one tile dimension -------
-    def row_reduction(self, red: Operation, row: Coord, elements: list[tuple[Coord, Callable[[], SSAValue]]]) -> None:
+    def row_reduction(self, red: Operation, row: Coord,
+                      elements: list[tuple[Coord, Callable[[], SSAValue], SSAValue | None]]) -> None:
         """Evaluate ``red`` (an ``nv_tileaa.reduce`` along dimension 1 of a tile of the accumulator's
         shape) at ``row``: fold this thread's ``elements`` of the row (column coordinate, accumulator
-        element) with the reduction's combiner, then combine across the 4 lanes that share the row
-        (``shfl.sync.bfly`` 1 and 2: the WGMMA fragment spreads a row's columns over a lane quad).
-        The result is what later reads of ``red`` at ``row`` see."""
-        out = self.fold(red, [(row, col, fragment, None) for col, fragment in elements])
+        element, i1 column-inside-the-array or None: :meth:`fold`) with the reduction's combiner,
+        then combine across the 4 lanes that share the row (``shfl.sync.bfly`` 1 and 2: the WGMMA
+        fragment spreads a row's columns over a lane quad).  The result is what later reads of
+        ``red`` at ``row`` see."""
+        out = self.fold(red, [(row, col, fragment, valid) for col, fragment, valid in elements])
         for mask in (1, 2):
             out = self.combine(red, out, self.e.shuffle_xor(out, mask))
         self.reduced(red, row, out)
