@@ -67,6 +67,7 @@ def _arrays(name: str) -> list:
         "gemm_colsum_f16": gemm + [((M // 128, N), "f32")],
         "gemm_colsum_f16_tile128x256": gemm + [((M // 128, N), "f32")],
         "gemm_colmax_f16": gemm + [((M // 128, N), "f32")],
+        "gemm_colsum_f32_out": [((M, K), "f16"), ((K, N), "f16"), ((M, N), "f32"), ((M // 128, N), "f32")],
         "gemm_colmax_zero_pad_f16": gemm + [((M // 128, N), "f32")],
         "gemm_bias_relu_colsum_f16": [((M, K), "f16"), ((K, N), "f16"), ((N,), "f16"), ((M, N), "f16"),
                                       ((M // 128, N), "f32")],
@@ -104,9 +105,12 @@ EXPECT = {  # configuration fields the operands call for
     "gemm_persistent_atomic_f16": {"epilogue": "atomic", "grid_l": False, "out_dtype": "f32"},
     "bmm_batch_tile2_f16": {"batched": True, "tile_m": 128, "tile_n": 128},
     "gemm_rowmax_f16": {"out_dtype": "f16", "epilogue": "tma"},
-    # 8 consumer warps x 128 columns of f32 partials exchanged in shared memory
-    "gemm_colsum_f16": {"out_dtype": "f16", "epilogue": "tma", "tile_n": 128, "scratch_bytes": 4096},
-    "gemm_colsum_f16_tile128x256": {"tile_n": 256, "scratch_bytes": 8192},
+    # 8 consumer warps x 128 columns of f32 partials exchanged in the TMA epilogue's staging buffer
+    # (no shared memory of its own: the pipeline keeps its stages), or, with an f32 C stored
+    # directly (no staging buffer), in a scratch of their own
+    "gemm_colsum_f16": {"out_dtype": "f16", "epilogue": "tma", "tile_n": 128, "scratch_bytes": 0, "stages": 6},
+    "gemm_colsum_f16_tile128x256": {"tile_n": 256, "scratch_bytes": 0, "stages": 4},
+    "gemm_colsum_f32_out": {"out_dtype": "f32", "epilogue": "direct", "scratch_bytes": 4096},
     # int8 -> int32 (cuda_tile.mmai): s8/u8 WGMMA (k32, like fp8), K-major operands, i32 accumulators
     "linear_i8_i32": {"dtype": "s8", "b_dtype": "", "out_dtype": "s32", "b_major": "k", "tile_k": 128,
                       "epilogue": "direct", "transpose_b": False},
@@ -131,13 +135,17 @@ PTX_COUNT = {
     # the row max: two rows per thread, two shuffle steps each (lane quad), per consumer warp group
     "gemm_rowmax_f16": [("shfl.sync.bfly", 8), ("0fFF800000", 2 * 64)],  # -inf for a column past N
     # the column sum: 32 columns per thread (tile_n / 4), three shuffle steps each (the lanes sharing
-    # columns), per consumer warp group; two bar.sync of the consumers' exchange barrier per warp group
-    "gemm_colsum_f16": [("shfl.sync.bfly", 2 * 32 * 3), ("bar.sync \t1, 256;", 4)],
-    "gemm_colsum_f16_tile128x256": [("shfl.sync.bfly", 2 * 64 * 3), ("bar.sync \t1, 256;", 4)],
+    # columns), per consumer warp group; three bar.sync of the consumers' exchange barrier per warp
+    # group in the staging buffer (the last one before C's staging), two in a scratch of its own
+    "gemm_colsum_f16": [("shfl.sync.bfly", 2 * 32 * 3), ("bar.sync \t1, 256;", 6),
+                        ("cp.async.bulk.wait_group.read \t0;", 2 + 2)],
+    "gemm_colsum_f16_tile128x256": [("shfl.sync.bfly", 2 * 64 * 3), ("bar.sync \t1, 256;", 6)],
+    "gemm_colsum_f32_out": [("shfl.sync.bfly", 2 * 32 * 3), ("bar.sync \t1, 256;", 4),
+                            ("cp.async.bulk.wait_group", 0)],
     # A's padding undetermined: each of a thread's 2 x 32 elements selects -inf for a row past M;
     # A's padding zero: the rows past M are the program's (no select)
     "gemm_colmax_f16": [("0fFF800000", 2 * 2 * 32)],
-    "gemm_colmax_zero_pad_f16": [("0fFF800000", 0), ("bar.sync \t1, 256;", 4)],
+    "gemm_colmax_zero_pad_f16": [("0fFF800000", 0), ("bar.sync \t1, 256;", 6)],
 }
 
 

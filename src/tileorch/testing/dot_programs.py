@@ -738,6 +738,13 @@ def _per_row_tile(x, tm: int, fill: float, reduce):
     return reduce(pad.view(tiles, tm, x.shape[1]))
 
 
+def _make_colsum_f32_out(m, n, k, dt, g):
+    a, b = _randn((m, k), dt, g, 0.5), _randn((k, n), dt, g, 0.5)
+    c, p = _nan((m, n), "f32"), _nan((math.ceil(m / 128), n), "f32")
+    full = a.float() @ b.float()
+    return (a, b, c, p), (c, p), (full, _per_row_tile(full, 128, 0.0, lambda t: t.sum(dim=1))), None
+
+
 def _make_colmax(m, n, k, dt, g):
     a, b = _randn((m, k), dt, g, 0.5), _randn((k, n), dt, g, 0.5)
     c, p = _nan((m, n), dt), _nan((math.ceil(m / 128), n), "f32")
@@ -849,6 +856,7 @@ PROGRAMS: dict[str, Program] = {
     "gemm_colsum_f16": Program(gemm_colsum, "f16", _make_colsum, library="matmul + sum(0)", bench=False),
     "gemm_colsum_f16_tile128x256": Program(gemm_colsum, "f16", _make_colsum, tiles=(128, 256, 64),
                                            library="matmul + sum(0)", bench=False),
+    "gemm_colsum_f32_out": Program(gemm_colsum, "f16", _make_colsum_f32_out, bench=False),
     "gemm_colmax_f16": Program(gemm_colmax, "f16", _make_colmax, library="matmul + amax(0)", bench=False),
     "gemm_colmax_zero_pad_f16": Program(gemm_colmax_zero_pad, "f16", _make_colmax_zero_pad, bench=False),
     "gemm_bias_relu_colsum_f16": Program(gemm_bias_relu_colsum, "f16", _make_bias_relu_colsum,

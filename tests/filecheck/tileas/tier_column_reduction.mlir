@@ -8,7 +8,9 @@
 // rows of each of its 32 columns, a butterfly over the lanes sharing the columns (xor 4, 8, 16)
 // gives each warp's partial, lanes 0..3 write the partials to shared memory between two bar.sync of
 // named barrier 1 over the 256 consumer threads, and consumer thread c folds column c's 8 partials
-// and stores it.  A's padding is undetermined: rows outside the array (a partial M tile) contribute
+// and stores it.  The partials go to the TMA epilogue's staging buffer (no shared memory of their
+// own: the pipeline keeps its 6 stages): each warp group's elected thread first waits until its
+// previous TMA stores have read it, and a third barrier keeps C's staging behind the last read.  A's padding is undetermined: rows outside the array (a partial M tile) contribute
 // the reduction's identity (-inf for the max, 0 for the sum); with A's padding zero (the ZERO run)
 // the program defines those rows and they are folded in as they are.
 !m = !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
@@ -64,16 +66,20 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
     nv_tileaa.return
   }
 }
-// Two column reductions: 2 x 8 consumer warps x 128 columns of f32 partials after the epilogue buffer
-// CHECK:      func.func @gemm_f16_f16_bk_128x128x64_{{.*}}_etma_x8192(
+// Two column reductions: 2 x 8 consumer warps x 128 columns of f32 partials in the 32 KiB staging buffer
+// CHECK:      func.func @gemm_f16_f16_bk_128x128x64_s6_{{.*}}_etma(
 // CHECK-SAME: remarks = ["2 column reduction(s) of the result stored beside it
 // CHECK-SAME: retile_safe = false
-// CHECK-SAME: scratch_bytes = 8192
-// Consumer warp group 0's epilogue: the exchange barrier first (a previous tile's readers are done)
+// CHECK-SAME: scratch_bytes = 0
+// Consumer warp group 0's epilogue: the staging buffer (after 6 stages of 32 KiB) is free once this
+// warp group's TMA stores have read it; then the exchange barrier (a previous tile's readers are done)
 // CHECK:      %consumer = arith.subi %{{.*}}, %{{.*}} : i32
-// CHECK:      %scratch = llvm.getelementptr %smem[%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+// CHECK:      arith.constant 196608 : i32
+// CHECK-NEXT: %scratch = llvm.getelementptr %smem[%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
 // CHECK:      %writer = arith.cmpi ult, %{{.*}}, %{{.*}} : i32
-// CHECK-NEXT: cutlass.named_barrier.arrive_and_wait barrier_id = 1 num_threads = 256
+// CHECK-NEXT: scf.if %{{.*}} {
+// CHECK-NEXT:   nvvm.cp.async.bulk.wait_group 0 read
+// CHECK:      cutlass.named_barrier.arrive_and_wait barrier_id = 1 num_threads = 256
 // The column max: this thread's two rows of column 0, scaled, rows outside the array as -inf
 // CHECK:      llvm.extractvalue %acc_out[0]
 // CHECK-NEXT: arith.mulf
@@ -116,11 +122,19 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // CHECK-COUNT-8: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
 // CHECK:      scf.if
 // CHECK-NEXT:   llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<1>
-// then C's own TMA epilogue
+// every partial read: then C's own TMA epilogue may stage into the buffer
+// CHECK:      cutlass.named_barrier.arrive_and_wait barrier_id = 1 num_threads = 256
+// CHECK-NEXT: scf.if %wg_leader {
+// CHECK-NEXT:   nvvm.cp.async.bulk.wait_group 1 read
+// CHECK:      cutlass.named_barrier.arrive_and_wait barrier_id = 14 num_threads = 128
 // CHECK:      atom.stage_fragment
 // Warp group 1 runs the same exchange on the same barrier
+// CHECK:      nvvm.cp.async.bulk.wait_group 0 read
 // CHECK:      cutlass.named_barrier.arrive_and_wait barrier_id = 1 num_threads = 256
 // CHECK:      cutlass.named_barrier.arrive_and_wait barrier_id = 1 num_threads = 256
+// CHECK:      cutlass.named_barrier.arrive_and_wait barrier_id = 1 num_threads = 256
+// CHECK-NEXT: scf.if %wg_leader{{.*}} {
+// CHECK:      cutlass.named_barrier.arrive_and_wait barrier_id = 15 num_threads = 128
 // CHECK:      atom.stage_fragment
 
 // A's padding zero: the program defines the rows outside the array, folded in as they are
@@ -136,8 +150,9 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // ZERO-NEXT:  "max.f32 $0, $1, $2;"
 // ZERO-NOT:   0xff800000
 
-// In the PTX, the exchange barrier over the 256 consumer threads, two per warp group; the shuffles
+// In the PTX, the exchange barrier over the 256 consumer threads, three per warp group; the shuffles
 // PTX:        .entry gemm_f16_f16_bk_128x128x64_
+// PTX:        cp.async.bulk.wait_group.read 0;
 // PTX:        bar.sync 1, 256;
 // PTX:        shfl.sync.bfly.b32 {{.*}}, 4, 31, -1;
 // PTX:        shfl.sync.bfly.b32 {{.*}}, 8, 31, -1;
@@ -146,3 +161,6 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // PTX:        bar.sync 1, 256;
 // PTX:        ld.shared.b32
 // PTX:        st.global.b32
+// PTX:        bar.sync 1, 256;
+// PTX:        cp.async.bulk.wait_group.read 1;
+// PTX:        bar.sync 14, 128;

@@ -18,7 +18,10 @@ steps, all in the fragment's registers until the exchange:
 4. consumer thread ``c`` (``c < tile_n``) folds column ``c``'s slots in warp order (the same order
    on every run: the result does not depend on timing) and stores the side output's element.
 
-The scratch is :attr:`GemmConfig.scratch_bytes` (:func:`scratch_bytes`) after the epilogue buffer.
+The scratch is the TMA epilogue's staging buffer when it is large enough (:func:`in_staging`: each
+warp group's elected thread first waits until its previous TMA stores have read the buffer, and a
+third barrier keeps the staging of C behind the last read), else :attr:`GemmConfig.scratch_bytes`
+(:func:`scratch_bytes`) after the epilogue buffer.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import i8
 from xdsl.ir import Operation, SSAValue
 
+from tileorch.dialects import nvvm
 from tileorch.dialects.cutlass.attrs import RESERVED_BARRIER_ID_VALUES, BarrierId
 from tileorch.dialects.cutlass.named_barrier import NamedBarrierArriveAndWaitOp
 from tileorch.transforms.tileaa_to_simt.emit import SHARED_PTR, reg_type
@@ -50,6 +54,12 @@ def scratch_bytes(column_stores: int, consumer_warps: int, tile_n: int) -> int:
     return column_stores * consumer_warps * tile_n * SLOT_BYTES
 
 
+def in_staging(need: int, epilogue_bytes: int) -> bool:
+    """Whether an exchange of ``need`` bytes runs in the TMA epilogue's staging buffer of
+    ``epilogue_bytes`` (0 without one) instead of a scratch of its own."""
+    return 0 < need <= epilogue_bytes
+
+
 @dataclass
 class Fragment:
     """This thread's accumulator elements: for each of its columns, (column coordinate, [(row
@@ -60,12 +70,13 @@ class Fragment:
 
 def lower_column_reductions(lowering: EpilogueLowering, stores: list[Operation], acc_shape: list[int],
                             fragment: Fragment, lane: SSAValue, consumer: SSAValue, scratch: SSAValue,
-                            consumer_warps: int) -> None:
+                            consumer_warps: int, staging_leader: SSAValue | None = None) -> None:
     """Emit, with ``lowering.e``, the column reductions ``stores`` write (``[1, tile_n]`` side
     stores, :func:`side_reduction`) and the stores.  ``lane``: the lane id; ``consumer``: the
     thread's index among the consumer threads (``0 .. 32 * consumer_warps``); ``scratch``: the
-    exchange's shared memory (:func:`scratch_bytes` of ``stores``).  Every consumer thread runs
-    this code (it holds the two barriers)."""
+    exchange's shared memory (:func:`scratch_bytes` of ``stores``); ``staging_leader``: when the
+    scratch is the TMA epilogue's staging buffer, the i1 of the thread that issues this warp
+    group's TMA stores.  Every consumer thread runs this code (it holds the barriers)."""
     e = lowering.e
     tile_n = acc_shape[1]
     threads = 32 * consumer_warps
@@ -75,6 +86,8 @@ def lower_column_reductions(lowering: EpilogueLowering, stores: list[Operation],
     warp = e.v(arith.ShRUIOp(consumer, e.const(5)))
     writer = e.v(arith.CmpiOp(lane, e.const(4), "ult"))
     consumer.name_hint, scratch.name_hint, writer.name_hint = "consumer", "scratch", "writer"
+    if staging_leader is not None:  # the previous tile's TMA stores have read the staging buffer
+        e.if_(staging_leader, lambda b: (b.add(nvvm.CpAsyncBulkWaitGroupOp(0, read=True)), None)[1])
     e.add(NamedBarrierArriveAndWaitOp(EXCHANGE_BARRIER, threads))
     for i, red in enumerate(reds):
         row_base = e.add_i(e.const(i * consumer_warps * tile_n), e.mul_i(warp, e.const(tile_n)))
@@ -97,6 +110,8 @@ def lower_column_reductions(lowering: EpilogueLowering, stores: list[Operation],
             out = x if out is None else lowering.combine(red, out, x)
         lowering.reduced(red, column, out)
         lowering.side_store(st, column, in_tile)
+    if staging_leader is not None:  # C's staging may overwrite the partials once all are read
+        e.add(NamedBarrierArriveAndWaitOp(EXCHANGE_BARRIER, threads))
 
 
 def scratch_pointer(e, smem: SSAValue, offset: int) -> SSAValue:
@@ -104,4 +119,5 @@ def scratch_pointer(e, smem: SSAValue, offset: int) -> SSAValue:
     return e.gep(smem, e.const(offset), i8, SHARED_PTR)
 
 
-__all__ = ["EXCHANGE_BARRIER", "Fragment", "lower_column_reductions", "scratch_bytes", "scratch_pointer"]
+__all__ = ["EXCHANGE_BARRIER", "Fragment", "in_staging", "lower_column_reductions", "scratch_bytes",
+           "scratch_pointer"]

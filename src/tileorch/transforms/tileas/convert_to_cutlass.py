@@ -59,6 +59,7 @@ from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Emitter
 from tileorch.transforms.tileas.column_reduction import (
     EXCHANGE_BARRIER,
     Fragment,
+    in_staging,
     lower_column_reductions,
     scratch_bytes,
     scratch_pointer,
@@ -594,8 +595,10 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
     cfg = GemmConfig(tile_m=tm, tile_n=tn, tile_k=tk, stages=dk.depth, cluster_m=cluster,
                      schedule=schedule, dtype=dk.dtype, out_dtype=dk.out_dtype, b_major=b_major, epilogue=epilogue,
                      batched=dk.batched, a_major=a_major, transpose_b=transpose_b, b_dtype=dk.b_dtype,
-                     transpose_a=transpose_a, grid_l=dk.grid_l,
-                     scratch_bytes=scratch_bytes(len(column_stores(dk)), 4 * (tm // 64), tn))
+                     transpose_a=transpose_a, grid_l=dk.grid_l)
+    need = scratch_bytes(len(column_stores(dk)), 4 * cfg.consumer_groups, tn)
+    if need and not in_staging(need, cfg.epilogue_bytes):  # the exchange needs shared memory of its own
+        cfg = replace(cfg, scratch_bytes=need)
     if override:
         if not dk.retile_safe:
             raise LocatedError(dk.store, "convert-nv-tileas-to-cutlass: the epilogue depends on the program's tile "
@@ -774,8 +777,12 @@ def _column_reductions(e: Emitter, lowering: EpilogueLowering, dk: DotKernel, st
                                 valid[half]))
             columns.append((col, entries))
     consumer = e.v(arith.SubiOp(tid, e.const(128)))  # warp group 0 is the producer
+    staging, offset = None, cfg.scratch_offset
+    if cfg.scratch_bytes == 0:  # the exchange runs in the TMA epilogue's staging buffer
+        staging = e.v(arith.CmpiOp(e.v(arith.AndIOp(tid, e.const(127))), e.const(0), "eq"))
+        offset = cfg.stages * cfg.stage_bytes
     lower_column_reductions(lowering, stores, list(dk.acc.type.get_shape()), Fragment(columns), lane, consumer,
-                            scratch_pointer(e, smem, cfg.scratch_offset), 4 * cfg.consumer_groups)
+                            scratch_pointer(e, smem, offset), 4 * cfg.consumer_groups, staging)
 
 
 def _program_k_range(f: func.FuncOp, dk: DotKernel, args: list[SSAValue]) -> None:
