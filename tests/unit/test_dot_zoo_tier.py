@@ -65,6 +65,13 @@ def _arrays(name: str) -> list:
         "bmm_batch_tile2_f16": [((2 * L, M, K), "f16"), ((2 * L, K, N), "f16"), ((2 * L, M, N), "f16")],
         "gemm_rowmax_f16": gemm + [((M, N // 128), "f32")],
         "gemm_colsum_f16": gemm + [((M // 128, N), "f32")],
+        "gemm_colsum_f16_tile128x256": gemm + [((M // 128, N), "f32")],
+        "gemm_colmax_f16": gemm + [((M // 128, N), "f32")],
+        "gemm_colsum_f32_out": [((M, K), "f16"), ((K, N), "f16"), ((M, N), "f32"), ((M // 128, N), "f32")],
+        "gemm_colmax_zero_pad_f16": gemm + [((M // 128, N), "f32")],
+        "gemm_bias_relu_colsum_f16": [((M, K), "f16"), ((K, N), "f16"), ((N,), "f16"), ((M, N), "f16"),
+                                      ((M // 128, N), "f32")],
+        "gemm_colmin_half_f16": gemm + [((M // 128, N), "f16")],
         "gemm_fp8_e4m3_at": [((K, M), "e4m3"), ((N, K), "e4m3"), ((M, N), "f16")],
         "linear_fp8_e5m2_scaled": [((M, K), "e5m2"), ((N, K), "e5m2"), ((M, N), "bf16"), 1.0, 1.0],
         "gemm_f16_tile256x128": gemm, "gemm_f16_tile64x64": gemm,
@@ -98,6 +105,12 @@ EXPECT = {  # configuration fields the operands call for
     "gemm_persistent_atomic_f16": {"epilogue": "atomic", "grid_l": False, "out_dtype": "f32"},
     "bmm_batch_tile2_f16": {"batched": True, "tile_m": 128, "tile_n": 128},
     "gemm_rowmax_f16": {"out_dtype": "f16", "epilogue": "tma"},
+    # 8 consumer warps x 128 columns of f32 partials exchanged in the TMA epilogue's staging buffer
+    # (no shared memory of its own: the pipeline keeps its stages), or, with an f32 C stored
+    # directly (no staging buffer), in a scratch of their own
+    "gemm_colsum_f16": {"out_dtype": "f16", "epilogue": "tma", "tile_n": 128, "scratch_bytes": 0, "stages": 6},
+    "gemm_colsum_f16_tile128x256": {"tile_n": 256, "scratch_bytes": 0, "stages": 4},
+    "gemm_colsum_f32_out": {"out_dtype": "f32", "epilogue": "direct", "scratch_bytes": 4096},
     # int8 -> int32 (cuda_tile.mmai): s8/u8 WGMMA (k32, like fp8), K-major operands, i32 accumulators
     "linear_i8_i32": {"dtype": "s8", "b_dtype": "", "out_dtype": "s32", "b_major": "k", "tile_k": 128,
                       "epilogue": "direct", "transpose_b": False},
@@ -118,8 +131,21 @@ PTX_HAS = {  # the epilogue's atomic adds: one per accumulator element (ptxas tu
     "gemm_atomic_epilogue_f16": "atom.global.add.f32",
     "gemm_persistent_atomic_f16": "atom.global.add.f32",
 }
-PTX_COUNT = {  # the row max: two rows per thread, two shuffle steps each (lane quad), per consumer warp group
-    "gemm_rowmax_f16": ("shfl.sync.bfly", 8),
+PTX_COUNT = {
+    # the row max: two rows per thread, two shuffle steps each (lane quad), per consumer warp group
+    "gemm_rowmax_f16": [("shfl.sync.bfly", 8), ("0fFF800000", 2 * 64)],  # -inf for a column past N
+    # the column sum: 32 columns per thread (tile_n / 4), three shuffle steps each (the lanes sharing
+    # columns), per consumer warp group; three bar.sync of the consumers' exchange barrier per warp
+    # group in the staging buffer (the last one before C's staging), two in a scratch of its own
+    "gemm_colsum_f16": [("shfl.sync.bfly", 2 * 32 * 3), ("bar.sync \t1, 256;", 6),
+                        ("cp.async.bulk.wait_group.read \t0;", 2 + 2)],
+    "gemm_colsum_f16_tile128x256": [("shfl.sync.bfly", 2 * 64 * 3), ("bar.sync \t1, 256;", 6)],
+    "gemm_colsum_f32_out": [("shfl.sync.bfly", 2 * 32 * 3), ("bar.sync \t1, 256;", 4),
+                            ("cp.async.bulk.wait_group", 0)],
+    # A's padding undetermined: each of a thread's 2 x 32 elements selects -inf for a row past M;
+    # A's padding zero: the rows past M are the program's (no select)
+    "gemm_colmax_f16": [("0fFF800000", 2 * 2 * 32)],
+    "gemm_colmax_zero_pad_f16": [("0fFF800000", 0), ("bar.sync \t1, 256;", 6)],
 }
 
 
@@ -149,6 +175,5 @@ def test_zoo_program_takes_the_tensor_cores(name):
         assert WGMMA[name] in program.ptx
     if name in PTX_HAS:
         assert program.ptx.count(PTX_HAS[name]) == cfg.tile_n, "one atomic add per accumulator element"
-    if name in PTX_COUNT:
-        text, count = PTX_COUNT[name]
+    for text, count in PTX_COUNT.get(name, ()):
         assert program.ptx.count(text) == count, (text, program.ptx.count(text))

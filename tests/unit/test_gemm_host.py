@@ -39,6 +39,8 @@ from tileorch.schedulers.device_params import pack_device_params, record_bytes
     ({"out_dtype": "s32", "epilogue": "direct"}, "an s32 output needs integer"),
     ({"b_dtype": "s8"}, "b_dtype"),
     ({"dtype": "s8", "tile_k": 128, "b_dtype": "e4m3"}, "b_dtype"),
+    ({"scratch_bytes": 100}, "scratch_bytes must be a non-negative multiple of 16"),
+    ({"stages": 4, "scratch_bytes": 1 << 14}, r"\+ 16384 scratch bytes\) need"),
 ])
 def test_config_rules(change, message):
     with pytest.raises(GemmConfigError, match=message):
@@ -81,6 +83,11 @@ def test_stage_and_smem_arithmetic():
     # 4 stages + the TMA epilogue's two 64 x 128 bf16 staging buffers
     assert cfg.smem_bytes == 4 * 49152 + 2 * 64 * 128 * 2 <= SMEM_LIMIT
     assert replace(cfg, epilogue="direct").smem_bytes == 4 * 49152
+    # the tier epilogue's scratch (a column reduction's exchange) comes after the staging buffers
+    scratch = replace(cfg, stages=3, scratch_bytes=8192)
+    assert scratch.scratch_offset == 3 * 49152 + 2 * 64 * 128 * 2
+    assert scratch.smem_bytes == scratch.scratch_offset + 8192
+    assert scratch.name.endswith("_x8192") and "_x" not in cfg.name.split("_")[-1]
     assert cfg.threads == 384 and cfg.accumulators == 128
 
 

@@ -381,7 +381,8 @@ def bmm_batch_tile(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.C
 @ct.kernel
 def gemm_rowmax(A, B, C, P, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
     """The GEMM and, beside it, each row's maximum over the tile's columns (``P[M, tiles_n]``,
-    the partial row maxima a softmax or an amax scale starts from)."""
+    the partial row maxima a softmax or an amax scale starts from); B's padding is undetermined, so
+    columns past N are not part of the maximum."""
     bm, bn = ct.bid(0), ct.bid(1)
     acc = ct.zeros((tm, tn), dtype=ct.float32)
     for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
@@ -399,6 +400,58 @@ def gemm_colsum(A, B, C, P, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.C
         acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
     ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
     ct.store(P, index=(bm, bn), tile=ct.reshape(ct.sum(acc, axis=0), (1, tn)))
+
+
+@ct.kernel
+def gemm_colmax(A, B, C, P, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """The GEMM and each column's maximum over the tile's rows (``P[tiles_m, N]``); A's padding is
+    undetermined, so rows past M are not part of the maximum."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+    ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
+    ct.store(P, index=(bm, bn), tile=ct.reshape(ct.max(acc, axis=0), (1, tn)))
+
+
+@ct.kernel
+def gemm_colmax_zero_pad(A, B, C, P, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """:func:`gemm_colmax` with A's padding zero: rows past M are rows of zeros of the tile, so a
+    partial tile's column maximum is at least 0."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        a = ct.load(A, index=(bm, k), shape=(tm, tk), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(a, ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+    ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
+    ct.store(P, index=(bm, bn), tile=ct.reshape(ct.max(acc, axis=0), (1, tn)))
+
+
+@ct.kernel
+def gemm_bias_relu_colsum(A, B, bias, C, P, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """``relu(A @ B + bias)`` and its column sums over the tile's rows (``P[tiles_m, N]``): a
+    reduction of an elementwise function of the accumulator, with a load in it."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+    bv = ct.load(bias, index=(bn,), shape=(tn,)).astype(ct.float32)
+    y = ct.maximum(acc + ct.reshape(bv, (1, tn)), 0.0)
+    ct.store(C, index=(bm, bn), tile=y.astype(C.dtype))
+    ct.store(P, index=(bm, bn), tile=ct.reshape(ct.sum(y, axis=0), (1, tn)))
+
+
+@ct.kernel
+def gemm_colmin_half(A, B, C, P, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """The GEMM rounded to C's type and each column's minimum of the rounded tile, in that type
+    (``P[tiles_m, N]``, f16): a reduction of the cast result."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+    h = acc.astype(C.dtype)
+    ct.store(C, index=(bm, bn), tile=h)
+    ct.store(P, index=(bm, bn), tile=ct.reshape(ct.min(h, axis=0), (1, tn)))
 
 
 @ct.kernel
@@ -683,7 +736,8 @@ def _make_rowmax(m, n, k, dt, g):
     tiles_n = math.ceil(n / tn)
     p = _nan((m, tiles_n), "f32")
     full = a.float() @ b.float()
-    pad = torch.zeros((m, tiles_n * tn), device="cuda")  # columns past N: B's zero padding gives 0 there
+    # columns past N are not part of the maximum (B's padding is undetermined)
+    pad = torch.full((m, tiles_n * tn), float("-inf"), device="cuda")
     pad[:, :n] = full
     ref_p = pad.view(m, tiles_n, tn).amax(dim=2)
     return (a, b, c, p), (c, p), (full, ref_p), lambda: torch.matmul(a, b).amax(dim=1)
@@ -701,6 +755,57 @@ def _make_colsum(m, n, k, dt, g):
     pad = torch.zeros((tiles_m * tm, n), device="cuda")
     pad[:m] = full
     return (a, b, c, p), (c, p), (full, pad.view(tiles_m, tm, n).sum(dim=1)), lambda: torch.matmul(a, b).sum(dim=0)
+
+
+def _per_row_tile(x, tm: int, fill: float, reduce):
+    """``reduce`` over each ``tm``-row tile of ``x`` (rows past the last full tile filled with ``fill``)."""
+    import torch
+
+    tiles = math.ceil(x.shape[0] / tm)
+    pad = torch.full((tiles * tm, x.shape[1]), fill, device=x.device, dtype=x.dtype)
+    pad[:x.shape[0]] = x
+    return reduce(pad.view(tiles, tm, x.shape[1]))
+
+
+def _make_colsum_f32_out(m, n, k, dt, g):
+    a, b = _randn((m, k), dt, g, 0.5), _randn((k, n), dt, g, 0.5)
+    c, p = _nan((m, n), "f32"), _nan((math.ceil(m / 128), n), "f32")
+    full = a.float() @ b.float()
+    return (a, b, c, p), (c, p), (full, _per_row_tile(full, 128, 0.0, lambda t: t.sum(dim=1))), None
+
+
+def _make_colmax(m, n, k, dt, g):
+    a, b = _randn((m, k), dt, g, 0.5), _randn((k, n), dt, g, 0.5)
+    c, p = _nan((m, n), dt), _nan((math.ceil(m / 128), n), "f32")
+    full = a.float() @ b.float()
+    ref_p = _per_row_tile(full, 128, float("-inf"), lambda t: t.amax(dim=1))
+    return (a, b, c, p), (c, p), (full, ref_p), lambda: (a @ b).amax(dim=0)
+
+
+def _make_colmax_zero_pad(m, n, k, dt, g):
+    a, b = _randn((m, k), dt, g, 0.5), _randn((k, n), dt, g, 0.5)
+    c, p = _nan((m, n), dt), _nan((math.ceil(m / 128), n), "f32")
+    full = a.float() @ b.float()
+    ref_p = _per_row_tile(full, 128, 0.0, lambda t: t.amax(dim=1))
+    return (a, b, c, p), (c, p), (full, ref_p), None
+
+
+def _make_bias_relu_colsum(m, n, k, dt, g):
+    import torch
+
+    a, b, bias = _randn((m, k), dt, g, 0.5), _randn((k, n), dt, g, 0.5), _randn((n,), dt, g)
+    c, p = _nan((m, n), dt), _nan((math.ceil(m / 128), n), "f32")
+    y = torch.relu(a.float() @ b.float() + bias.float())
+    ref_p = _per_row_tile(y, 128, 0.0, lambda t: t.sum(dim=1))
+    return (a, b, bias, c, p), (c, p), (y, ref_p), lambda: torch.relu(torch.addmm(bias, a, b)).sum(dim=0)
+
+
+def _make_colmin_half(m, n, k, dt, g):
+    a, b = _randn((m, k), dt, g, 0.5), _randn((k, n), dt, g, 0.5)
+    c, p = _nan((m, n), dt), _nan((math.ceil(m / 128), n), dt)
+    full = a.float() @ b.float()
+    ref_p = _per_row_tile(full.to(_t(dt)).float(), 128, float("inf"), lambda t: t.amin(dim=1))
+    return (a, b, c, p), (c, p), (full, ref_p), lambda: (a @ b).amin(dim=0)
 
 
 def _make_fp8_at(m, n, k, dt, g):
@@ -781,6 +886,15 @@ PROGRAMS: dict[str, Program] = {
                                    bench=False),
     "gemm_rowmax_f16": Program(gemm_rowmax, "f16", _make_rowmax, library="matmul + amax", bench=False),
     "gemm_colsum_f16": Program(gemm_colsum, "f16", _make_colsum, library="matmul + sum(0)", bench=False),
+    "gemm_colsum_f16_tile128x256": Program(gemm_colsum, "f16", _make_colsum, tiles=(128, 256, 64),
+                                           library="matmul + sum(0)", bench=False),
+    "gemm_colsum_f32_out": Program(gemm_colsum, "f16", _make_colsum_f32_out, bench=False),
+    "gemm_colmax_f16": Program(gemm_colmax, "f16", _make_colmax, library="matmul + amax(0)", bench=False),
+    "gemm_colmax_zero_pad_f16": Program(gemm_colmax_zero_pad, "f16", _make_colmax_zero_pad, bench=False),
+    "gemm_bias_relu_colsum_f16": Program(gemm_bias_relu_colsum, "f16", _make_bias_relu_colsum,
+                                         library="addmm + relu + sum(0)", bench=False),
+    "gemm_colmin_half_f16": Program(gemm_colmin_half, "f16", _make_colmin_half, library="matmul + amin(0)",
+                                    bench=False),
     "gemm_fp8_e4m3_at": Program(gemm_fp8_at, "e4m3", _make_fp8_at, tiles=(128, 128, 128),
                                 library="torch._scaled_mm (A made row-major for it)"),
     "linear_fp8_e5m2_scaled": Program(gemm_fp8_scaled, "e5m2", _make_linear_e5m2, tiles=(128, 128, 128),
@@ -792,10 +906,7 @@ PROGRAMS: dict[str, Program] = {
 }
 
 
-KNOWN_REFUSED: dict[str, str] = {
-    "gemm_colsum_f16": "a reduction of the result along the tile's rows (a column sum) spans both consumer warp "
-                       "groups: it needs a shared-memory exchange the accumulator epilogue does not have yet",
-}
+KNOWN_REFUSED: dict[str, str] = {}
 """Zoo programs the tensor-core path still refuses (with a located remark; the SIMT path runs them):
 the CPU zoo test expects them to fail (strict xfail), so supporting one flips that test."""
 

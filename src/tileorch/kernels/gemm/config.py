@@ -91,6 +91,9 @@ class GemmConfig:
     """The scheduler walks M x N x L work tiles with L the launch grid's third extent while A, B and C
     stay 2-D (a program that reads program id 2 without being batched: split-K); the work tile's
     ``l`` stands in for program id 2."""
+    scratch_bytes: int = 0
+    """Shared memory after the epilogue buffer for the tier's epilogue (a column reduction of the
+    result exchanges its per-warp partials there); the kernel builder leaves it alone."""
     batched: bool = False
     """A, B and C carry a leading batch dimension L (3-D tensor maps; the scheduler walks
     M x N x L tiles, the batch coordinate is the work tile's ``l``)."""
@@ -151,6 +154,11 @@ class GemmConfig:
 
     @property
     def smem_bytes(self) -> int:
+        return self.stages * self.stage_bytes + self.epilogue_bytes + self.scratch_bytes
+
+    @property
+    def scratch_offset(self) -> int:
+        """Where :attr:`scratch_bytes` starts in dynamic shared memory."""
         return self.stages * self.stage_bytes + self.epilogue_bytes
 
     @property
@@ -164,7 +172,7 @@ class GemmConfig:
                 f"_s{self.stages}_c{self.cluster_m}x1_{self.schedule}_r{self.producer_regs}_{self.consumer_regs}"
                 f"_{self.raster}_sw{self.max_swizzle}_e{self.epilogue}{'_batched' if self.batched else ''}"
                 f"{'_ta' if self.transpose_a else ''}{'_gl' if self.grid_l else ''}"
-                f"{'_am' if self.a_major == 'm' else ''}")
+                f"{'_am' if self.a_major == 'm' else ''}{f'_x{self.scratch_bytes}' if self.scratch_bytes else ''}")
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -181,8 +189,11 @@ class GemmConfig:
             (2 <= self.stages <= 16, f"stages must be in [2, 16] (one stage deadlocks: a consumer releases the "
                                      f"previous stage only after waiting for the next), got {self.stages}"),
             (self.smem_bytes <= SMEM_LIMIT,
-             f"{self.stages} stages of {self.stage_bytes} bytes (+ {self.epilogue_bytes} epilogue bytes) need "
+             f"{self.stages} stages of {self.stage_bytes} bytes (+ {self.epilogue_bytes} epilogue bytes"
+             f"{f' + {self.scratch_bytes} scratch bytes' if self.scratch_bytes else ''}) need "
              f"{self.smem_bytes} bytes of shared memory; sm_90 allows {SMEM_LIMIT}"),
+            (self.scratch_bytes >= 0 and self.scratch_bytes % 16 == 0,
+             f"scratch_bytes must be a non-negative multiple of 16, got {self.scratch_bytes}"),
             (self.cluster_m in (1, 2), f"cluster_m must be 1 or 2, got {self.cluster_m}"),
             (self.cluster_m == 1 or (self.tile_n // self.cluster_m) % 8 == 0,
              f"tile_n = {self.tile_n} cannot be split into {self.cluster_m} multicast slices of whole 8-row swizzle atoms"),

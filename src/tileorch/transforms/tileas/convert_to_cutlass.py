@@ -51,14 +51,23 @@ from tileorch.dialects.constants import constant_int
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects import nv_tileas_tile as ts
 from tileorch.dialects import nvvm
-from tileorch.dialects.atoms import StageFragmentOp, StoreFragmentOp
+from tileorch.dialects.atoms import DynamicSmemOp, StageFragmentOp, StoreFragmentOp
 from tileorch.dialects.nv_tileaa.attrs import PointerType, ints
 from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileas import AgentSwitchOp
 from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Emitter
+from tileorch.transforms.tileas.column_reduction import (
+    EXCHANGE_BARRIER,
+    Fragment,
+    in_staging,
+    lower_column_reductions,
+    scratch_bytes,
+    scratch_pointer,
+)
 from tileorch.transforms.tileas.common import num_ctas
 from tileorch.transforms.tileas.epilogue import (
     ATOMIC_SINK,
+    reduced_dim,
     side_reduction,
     Coord,
     EpilogueLowering,
@@ -146,7 +155,13 @@ class DotKernel:
     k_bounds: tuple[SSAValue, SSAValue] | None = None
     """The K loop's (lower, upper) bounds when they are not the builder's 0 .. number of K tiles."""
     side_stores: list = dataclasses.field(default_factory=list)
-    """``[tile_m, 1]`` stores of row reductions of the result (:func:`side_reduction`)."""
+    """``[tile_m, 1]`` stores of row reductions and ``[1, tile_n]`` stores of column reductions of
+    the result (:func:`side_reduction`)."""
+    padded_rows_defined: bool = False
+    """A's load gives rows outside the array a value (an explicit padding): a column reduction
+    folds them in as the program says; otherwise (undetermined padding) it leaves them out."""
+    padded_cols_defined: bool = False
+    """The same for B and the columns outside the array, in a row reduction."""
     grid_l: bool = False
     """The program reads program id 2 without being a batched GEMM (split-K): the scheduler walks
     the launch grid's third axis as L."""
@@ -350,7 +365,8 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         else:
             b_major = {"k": "n", "n": "k"}[b_major]
     stores = [o for o in sw.walk() if isinstance(o, ts.TiledStoreOp)]
-    # side outputs: [tile_m, 1] tiles of a row reduction of an accumulator-shaped tile (row max/sum)
+    # side outputs: [tile_m, 1] tiles of a row reduction of an accumulator-shaped tile (row max/sum),
+    # [1, tile_n] tiles of a column reduction (column sum/max)
     side = [o for o in stores if side_reduction(o, [tm, tn]) is not None] if len(stores) > 1 else []
     stores = [o for o in stores if o not in side]
     atomics = [o for o in sw.walk() if o.name == ATOMIC_SINK]
@@ -358,8 +374,8 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         what = f"{len(stores)} tile stores" + (f" and {len(atomics)} atomic updates" if atomics else "")
         fail(stores[1] if len(stores) > 1 else sw,
              f"expected one tile store of C (or one atomic add of the result), found {what}: a second output of "
-             "the epilogue other than a row reduction of the result stored as a [tile_m, 1] tile (a column "
-             "reduction, another tile) is not supported yet by the WGMMA lowering")
+             "the epilogue other than a row or column reduction of the result stored as a [tile_m, 1] or "
+             "[1, tile_n] tile (another tile) is not supported yet by the WGMMA lowering")
     st = (stores or atomics)[0]
     if st.name == ATOMIC_SINK:
         _check_atomic_sink(st, tm, tn, fail)
@@ -411,10 +427,17 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                      for o in kernel.walk())
     dk = DotKernel(kernel, a_load, b_load, b_major, st, acc, (tm, tn, tk), dtype, out_dtype, depth, plain,
                    retile_safe, is_batched, a_major, b_dtype if b_dtype != dtype else "", k_bounds=k_bounds,
-                   grid_l=uses_axis2 and not is_batched, side_stores=side)
-    if side:
-        dk.remarks.append(f"{len(side)} row reduction(s) of the result stored beside it, reduced in the "
+                   grid_l=uses_axis2 and not is_batched, side_stores=side,
+                   padded_rows_defined=_padding_defined(a_load), padded_cols_defined=_padding_defined(b_load))
+    rows = [o for o in side if reduced_dim(side_reduction(o, [tm, tn])) == 0]
+    if rows:
+        dk.remarks.append(f"{len(rows)} row reduction(s) of the result stored beside it, reduced in the "
                           "accumulator's registers (a lane quad holds a row)")
+    if len(side) > len(rows):
+        dk.remarks.append(f"{len(side) - len(rows)} column reduction(s) of the result stored beside it, reduced in "
+                          "the accumulator's registers, across a warp's lanes (shuffles) and across the consumer "
+                          "warps through shared memory (named barrier "
+                          f"{EXCHANGE_BARRIER})")
     if k_bounds is not None:
         dk.retile_safe = False  # the program's K range is its own: the kernel keeps the program's tiles
         dk.remarks.append("the K loop runs the program's own range of K tiles per work tile (its bounds are "
@@ -424,6 +447,18 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         dk.remarks.append(f"the program's batch tile of {split.value.data} matrices runs as one matrix per work tile "
                           "(tileas-split-batch-tiles: the program treats its batch rows alike)")
     return dk
+
+
+def _padding_defined(load: Operation) -> bool:
+    """Whether a tile load names the value of elements outside the array (not undetermined)."""
+    attr = load.properties.get("padding_value") or load.attributes.get("padding_value")
+    return attr is not None and str(attr.value.data) not in ("undef", "undetermined")
+
+
+def column_stores(dk: DotKernel) -> list[Operation]:
+    """The side stores of ``dk`` that write column reductions (``[1, tile_n]`` tiles)."""
+    shape = list(dk.acc.type.get_shape())
+    return [st for st in dk.side_stores if reduced_dim(side_reduction(st, shape)) == 1]
 
 
 def _operand_dtype(t, signed: bool) -> str:
@@ -459,9 +494,18 @@ def _check_epilogue(kernel: aa.FuncOp, acc: SSAValue, store: Operation, k_bounds
         else:
             lowering.element(row, col)
         for st in side:
-            col = Coord(rest[2], 1)
-            lowering.row_reduction(side_reduction(st, list(acc.type.get_shape())), row, [(col, lambda: acc_value)])
-            lowering.side_store(st, row, rest[3])
+            red = side_reduction(st, list(acc.type.get_shape()))
+            if reduced_dim(red) == 0:
+                col = Coord(rest[2], 1)
+                lowering.row_reduction(red, row, [(col, lambda: acc_value, rest[3])])
+                lowering.side_store(st, row, rest[3])
+                continue
+            # a column: this thread's fold, a shuffle, the partials' fold, the store
+            at = Coord(rest[2], 1)
+            x = lowering.fold(red, [(row, at, lambda: acc_value, rest[3])])
+            x = lowering.combine(red, x, lowering.e.shuffle_xor(x, 4))
+            lowering.reduced(red, at, x)
+            lowering.side_store(st, at, rest[3])
     for bound in k_bounds or ():
         lowering.scalar(bound)
     return lowering.retile_safe
@@ -552,6 +596,9 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
                      schedule=schedule, dtype=dk.dtype, out_dtype=dk.out_dtype, b_major=b_major, epilogue=epilogue,
                      batched=dk.batched, a_major=a_major, transpose_b=transpose_b, b_dtype=dk.b_dtype,
                      transpose_a=transpose_a, grid_l=dk.grid_l)
+    need = scratch_bytes(len(column_stores(dk)), 4 * cfg.consumer_groups, tn)
+    if need and not in_staging(need, cfg.epilogue_bytes):  # the exchange needs shared memory of its own
+        cfg = replace(cfg, scratch_bytes=need)
     if override:
         if not dk.retile_safe:
             raise LocatedError(dk.store, "convert-nv-tileas-to-cutlass: the epilogue depends on the program's tile "
@@ -595,9 +642,10 @@ def _named(block: Block, name: str) -> Operation:
     raise ValueError(f"kernel builder output has no %{name} in the epilogue block")
 
 
-def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args: list[SSAValue]) -> None:
+def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args: list[SSAValue], cfg) -> None:
     """Evaluate the program's epilogue for each accumulator element of ``block``'s warp group and
-    hand the fragment stores the new accumulator."""
+    hand the fragment stores the new accumulator; row and column reductions of the result are
+    stored beside it (a column reduction exchanges partials in ``cfg``'s scratch)."""
     m0, n0, row0 = _named(block, "m0"), _named(block, "n0"), _named(block, "row0")
     tmp = Block()
     e = Emitter(tmp, 128)
@@ -655,20 +703,30 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
                 acc = e.v(llvm.InsertValueOp(pos, acc, value))
     if atomic and sem in ("acquire", "acq_rel"):
         e.add(llvm_ext.FenceOp("acquire", scope))
-    if dk.side_stores:  # row reductions: each row's elements live in one lane quad
+    columns = column_stores(dk)
+    if columns:
+        _column_reductions(e, lowering, dk, columns, cfg, block, tid, lane, rows, col_in, acc_in, acc_field)
+    if len(dk.side_stores) > len(columns):  # row reductions: each row's elements live in one lane quad
         leader = e.v(arith.CmpiOp(e.v(arith.AndIOp(lane, e.const(3))), e.const(0), "eq"))
         all_cols = []
+        n = _builder_arg(block, "n")
         for g in range(fields // 4):
             col_g = e.add_i(col_in, e.const(8 * g))
-            all_cols.append((g, 0, Coord(col_g, 1)))
-            all_cols.append((g, 1, Coord(e.add_i(col_g, e.const(1)), 1)))
+            for j in range(2):
+                col = Coord(col_g if j == 0 else e.add_i(col_g, e.const(1)), 1)
+                # a column outside the array: left out unless B's padding defines it
+                valid = None if dk.padded_cols_defined else e.v(arith.CmpiOp(e.add_i(env.origin[1], col.value), n,
+                                                                             "slt"))
+                all_cols.append((g, j, col, valid))
         for st in dk.side_stores:
+            if st in columns:
+                continue
             red = side_reduction(st, list(dk.acc.type.get_shape()))
             for half in range(2):
                 elements = []
-                for g, j, col in all_cols:
+                for g, j, col, valid in all_cols:
                     pos = DenseArrayBase.from_list(i64, [4 * g + 2 * half + j])
-                    elements.append((col, lambda pos=pos: e.v(llvm.ExtractValueOp(pos, acc_in, acc_field))))
+                    elements.append((col, lambda pos=pos: e.v(llvm.ExtractValueOp(pos, acc_in, acc_field)), valid))
                 lowering.row_reduction(red, rows[half], elements)
                 lowering.side_store(st, rows[half], leader)
     anchor = row0.next_op
@@ -681,6 +739,50 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
             frag.erase()
         else:
             frag.operands[0] = acc
+
+
+def _builder_entry(block: Block) -> Block:
+    """The entry block of the kernel builder's function that holds ``block``."""
+    fn = block.parent_op()
+    while not isinstance(fn, func.FuncOp):
+        fn = fn.parent_op()
+    return fn.body.blocks.first
+
+
+def _builder_arg(block: Block, name: str) -> SSAValue:
+    """The kernel builder's parameter ``name`` (``m``, ``n``: the problem size) seen from ``block``."""
+    return next(a for a in _builder_entry(block).args if a.name_hint == name)
+
+
+def _column_reductions(e: Emitter, lowering: EpilogueLowering, dk: DotKernel, stores: list[Operation], cfg,
+                       block: Block, tid: SSAValue, lane: SSAValue, rows: list[Coord], col_in: SSAValue,
+                       acc_in: SSAValue, acc_field) -> None:
+    """The column reductions ``stores`` write, for this warp group's fragment (:mod:`column_reduction`):
+    rows outside the array are left out unless A's padding defines them."""
+    entry = _builder_entry(block)
+    smem = next(op.results[0] for op in entry.ops if op.name == DynamicSmemOp.name)
+    m = _builder_arg(block, "m")
+    valid = [None, None]
+    if not dk.padded_rows_defined:
+        valid = [e.v(arith.CmpiOp(e.add_i(lowering.env.origin[0], r.value), m, "slt")) for r in rows]
+    columns = []
+    for g in range(cfg.tile_n // 8):
+        col_g = e.add_i(col_in, e.const(8 * g))
+        for j in range(2):
+            col = Coord(col_g if j == 0 else e.add_i(col_g, e.const(1)), 1)
+            entries = []
+            for half in range(2):
+                pos = DenseArrayBase.from_list(i64, [4 * g + 2 * half + j])
+                entries.append((rows[half], lambda pos=pos: e.v(llvm.ExtractValueOp(pos, acc_in, acc_field)),
+                                valid[half]))
+            columns.append((col, entries))
+    consumer = e.v(arith.SubiOp(tid, e.const(128)))  # warp group 0 is the producer
+    staging, offset = None, cfg.scratch_offset
+    if cfg.scratch_bytes == 0:  # the exchange runs in the TMA epilogue's staging buffer
+        staging = e.v(arith.CmpiOp(e.v(arith.AndIOp(tid, e.const(127))), e.const(0), "eq"))
+        offset = cfg.stages * cfg.stage_bytes
+    lower_column_reductions(lowering, stores, list(dk.acc.type.get_shape()), Fragment(columns), lane, consumer,
+                            scratch_pointer(e, smem, offset), 4 * cfg.consumer_groups, staging)
 
 
 def _program_k_range(f: func.FuncOp, dk: DotKernel, args: list[SSAValue]) -> None:
@@ -728,7 +830,7 @@ def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: st
                 if isinstance(op, StageFragmentOp | StoreFragmentOp):
                     groups.setdefault(op.parent_block(), []).append(op)
             for block, frags in groups.items():
-                _compile_epilogue(block, frags, dk, args)
+                _compile_epilogue(block, frags, dk, args, cfg)
         if dk.k_bounds is not None:
             _program_k_range(f, dk, args)
         f.detach()

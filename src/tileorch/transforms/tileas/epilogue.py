@@ -18,9 +18,14 @@ each of those positions, walking the program's ops backwards from the ``tiled_st
 Coordinates are tracked as :class:`Coord`: a value plus the accumulator dimension it follows.
 A load dimension indexed by the same program id as the stored tile's dimension, with the same
 tile extent, reads the accumulator element's *global* row/column: such an epilogue does not
-depend on the tile shape, so the compiler may retile the kernel (``retile_safe``).  Anything
-the register layout cannot evaluate without a data exchange (a permute of the accumulator itself,
-reductions across the tile) is a located "not supported yet" error.
+depend on the tile shape, so the compiler may retile the kernel (``retile_safe``).
+
+Side outputs that reduce an accumulator-shaped tile along one dimension (:func:`side_reduction`)
+are folded here (:meth:`EpilogueLowering.fold`, the combiner, the identity for elements outside
+the array) and exchanged by the caller: a row across its lane quad (:meth:`row_reduction`), a
+column across lanes and warps (:mod:`tileorch.transforms.tileas.column_reduction`).  Anything
+else the register layout cannot evaluate without a data exchange (a permute of the accumulator
+itself) is a located "not supported yet" error.
 """
 
 from __future__ import annotations
@@ -187,25 +192,48 @@ class EpilogueLowering:
         mask = self.at(self.store.mask, coords) if self.store.mask is not None else None
         return ptr, value, mask
 
-    # -- side outputs: row reductions of accumulator-shaped tiles --------------------------
-    def row_reduction(self, red: Operation, row: Coord, elements: list[tuple[Coord, Callable[[], SSAValue]]]) -> None:
+    # -- side outputs: reductions of accumulator-shaped tiles along one tile dimension -------
+    def row_reduction(self, red: Operation, row: Coord,
+                      elements: list[tuple[Coord, Callable[[], SSAValue], SSAValue | None]]) -> None:
         """Evaluate ``red`` (an ``nv_tileaa.reduce`` along dimension 1 of a tile of the accumulator's
         shape) at ``row``: fold this thread's ``elements`` of the row (column coordinate, accumulator
-        element) with the reduction's combiner, then combine across the 4 lanes that share the row
-        (``shfl.sync.bfly`` 1 and 2: the WGMMA fragment spreads a row's columns over a lane quad).
-        The result is what later reads of ``red`` at ``row`` see."""
-        e = self.e
+        element, i1 column-inside-the-array or None: :meth:`fold`) with the reduction's combiner,
+        then combine across the 4 lanes that share the row (``shfl.sync.bfly`` 1 and 2: the WGMMA
+        fragment spreads a row's columns over a lane quad).  The result is what later reads of
+        ``red`` at ``row`` see."""
+        out = self.fold(red, [(row, col, fragment, valid) for col, fragment, valid in elements])
+        for mask in (1, 2):
+            out = self.combine(red, out, self.e.shuffle_xor(out, mask))
+        self.reduced(red, row, out)
+
+    def fold(self, red: Operation, elements: list[tuple[Coord, Coord, Callable[[], SSAValue], SSAValue | None]]
+             ) -> SSAValue:
+        """This thread's part of ``red``: the reduced tile at each of ``elements`` (row, column,
+        accumulator element, i1 ``valid`` or None) folded with the combiner; an element whose
+        ``valid`` is false contributes the reduction's identity (a row outside the array)."""
         src = red.operands[0]
         out = None
-        for col, fragment in elements:
+        for row, col, fragment, valid in elements:
             self.acc_element = fragment
             x = self.at(src, (row, col))
-            out = x if out is None else self._combine(red, out, x)
-        for mask in (1, 2):
-            out = self._combine(red, out, e.shuffle_xor(out, mask))
-        self.memo[(red.results[0], ((id(row.value), row.acc_dim),))] = out
+            if valid is not None:
+                x = self.e.v(arith.SelectOp(valid, x, self.identity(red, x.type)))
+            out = x if out is None else self.combine(red, out, x)
+        return out
 
-    def _combine(self, red: Operation, a: SSAValue, b: SSAValue) -> SSAValue:
+    def identity(self, red: Operation, typ) -> SSAValue:
+        """The reduction's identity (its ``identities`` property) as a ``typ`` constant."""
+        attr = red.identities.data[0]
+        if is_float(typ):
+            return self.e.fconst(float(attr.value.data), typ)
+        return self.e.const(int(attr.value.data), typ)
+
+    def reduced(self, red: Operation, at: Coord, value: SSAValue) -> None:
+        """Record ``value`` as ``red``'s result at ``at`` (the one coordinate of its 1-D result)."""
+        self.memo[(red.results[0], ((id(at.value), at.acc_dim),))] = value
+
+    def combine(self, red: Operation, a: SSAValue, b: SSAValue) -> SSAValue:
+        """``red``'s combiner applied to two scalars."""
         body = red.regions[0].blocks.first
         vals = {body.args[0]: a, body.args[1]: b}
         for inner in body.ops:
@@ -218,18 +246,21 @@ class EpilogueLowering:
                                                      inner.results[0].type)
         raise unsupported(red, "reduction combiner without nv_tileaa.yield")
 
-    def side_store(self, store: Operation, row: Coord, leader: SSAValue) -> None:
-        """Store the value of ``store``'s ``[tile_m, 1]`` tile at ``row`` (its reductions evaluated
-        first: :meth:`row_reduction`) from the lane ``leader`` says, predicated on the view's bounds."""
+    def side_store(self, store: Operation, at: Coord, leader: SSAValue) -> None:
+        """Store the value of ``store``'s ``[tile_m, 1]`` tile at row ``at`` (``at.acc_dim == 0``) or
+        of its ``[1, tile_n]`` tile at column ``at`` (its reductions evaluated first:
+        :meth:`row_reduction`, :mod:`column_reduction`) from the thread ``leader`` says, predicated
+        on the view's bounds."""
         e = self.e
         zero = Coord(e.const(0), None)
-        x = self.at(store.tile, (row, zero))
+        coords = (at, zero) if at.acc_dim == 0 else (zero, at)
+        x = self.at(store.tile, coords)
         view = self.scalar(store.view)
         elt = store.tile.type.element_type
         if not isinstance(view, View) or reg_type(elt) != memory_type(elt) or isinstance(elt, BFloat16Type):
             raise unsupported(store, f"stores a reduction as {elt} (f32, f16 or i32 side outputs)")
         mem, ok, offset = view.memref, leader, None
-        for i, c in enumerate((row, zero)):
+        for i, c in enumerate(coords):
             dim = view.order[i]
             idx = self._i32(self.scalar(store.indices[i]))
             g = e.add_i(e.mul_i(idx, e.const(view.step[i])), c.value)
@@ -459,9 +490,15 @@ def _padding(e: Emitter, kind: str, typ) -> SSAValue:
 
 
 def side_reduction(store: Operation, acc_shape: list[int]) -> Operation | None:
-    """The ``nv_tileaa.reduce`` along dimension 1 of an accumulator-shaped tile that a
-    ``[tile_m, 1]`` store writes (through shape ops and elementwise math), or None."""
-    if list(store.tile.type.get_shape()) != [acc_shape[0], 1]:
+    """The ``nv_tileaa.reduce`` of an accumulator-shaped tile that a side store writes (through shape
+    ops and elementwise math), or None: along dimension 1 for a ``[tile_m, 1]`` store (a row
+    reduction), along dimension 0 for a ``[1, tile_n]`` store (a column reduction)."""
+    shape = list(store.tile.type.get_shape())
+    if shape == [acc_shape[0], 1]:
+        dim = 1
+    elif shape == [1, acc_shape[1]]:
+        dim = 0
+    else:
         return None
     found = []
     work, seen = [store.tile], set()
@@ -473,13 +510,19 @@ def side_reduction(store: Operation, acc_shape: list[int]) -> Operation | None:
         op = v.owner
         if op.name == "nv_tileaa.reduce":
             src = op.operands[0].type
-            if (len(op.operands) == 1 and op.dim.value.data == 1 and isinstance(src, TensorType)
+            if (len(op.operands) == 1 and op.dim.value.data == dim and isinstance(src, TensorType)
                     and list(src.get_shape()) == list(acc_shape)):
                 found.append(op)
                 continue
             return None
         work.extend(x for x in op.operands if isinstance(x.type, TensorType))
     return found[0] if len(found) == 1 else None
+
+
+def reduced_dim(red: Operation) -> int:
+    """The accumulator dimension a side reduction's result runs along: 0 (one value per row) for a
+    row reduction (``dim = 1``), 1 (one value per column) for a column reduction (``dim = 0``)."""
+    return 1 - red.dim.value.data
 
 
 def is_plain_store(store: Operation, acc: SSAValue) -> bool:
@@ -493,4 +536,4 @@ def is_plain_store(store: Operation, acc: SSAValue) -> bool:
     return v is acc
 
 
-__all__ = ["side_reduction", "ATOMIC_SINK", "Coord", "EpilogueLowering", "KernelEnv", "is_plain_store", "program_axis", "sink_tile"]
+__all__ = ["reduced_dim", "side_reduction", "ATOMIC_SINK", "Coord", "EpilogueLowering", "KernelEnv", "is_plain_store", "program_axis", "sink_tile"]
