@@ -974,14 +974,10 @@ def _lower_plain_loop(ck: ChainedKernel, named, site_of) -> list[SSAValue]:
     # the second dot: C per element, P packed pairwise into the register A fragment
     c_in = s.tile_regs(ck.dot2.acc, ck.dv)
     p = s.tile_regs(ck.dot2.lhs, ck.tn)
-    b2_const, b2_offs = _b_steps(ck.b2, ck.tn // 16)
-    b2_addr = named("b2_addr").results[0]
-    b2_desc = s.e.v(arith.OrIOp(b2_addr, s.e.v(arith.ConstantOp(IntegerAttr(b2_const, i64)))))
     # every register the WGMMAs read is written before the fence (else ptxas serializes them)
     a_regs = [[_pack16(s.e, p[8 * c + 2 * q], p[8 * c + 2 * q + 1], ck.dtype) for q in range(4)]
               for c in range(ck.tn // 16)]
-    descs = [s.e.v(arith.AddiOp(b2_desc, s.e.v(arith.ConstantOp(IntegerAttr(b2_offs[c] // 16, i64)))))
-             for c in range(ck.tn // 16)]
+    descs = _b2_descriptors(ck, s.e, named("b2_addr").results[0])
     s.e.add(nvvm.WgmmaFenceAlignedOp())
     acc = c_in
     for c in range(ck.tn // 16):
@@ -1009,13 +1005,17 @@ def _s_init(ck: ChainedKernel, site_of, anchor: Operation, iv: SSAValue, provide
     _replace(anchor, s0.tmp, sv)
 
 
+def _b2_descriptors(ck: ChainedKernel, e: Emitter, b2_addr: SSAValue) -> list[SSAValue]:
+    """The second dot's B descriptor of each k16 step from ``b2_addr`` (16-byte units of its stage)."""
+    b2_const, b2_offs = _b_steps(ck.b2, ck.tn // 16)
+    b2_desc = e.v(arith.OrIOp(b2_addr, e.v(arith.ConstantOp(IntegerAttr(b2_const, i64)))))
+    return [e.v(arith.AddiOp(b2_desc, e.v(arith.ConstantOp(IntegerAttr(off // 16, i64))))) for off in b2_offs]
+
+
 def _second_dot(ck: ChainedKernel, e: Emitter, a_flat: list[SSAValue], c_in: list[SSAValue],
                 b2_addr: SSAValue) -> list[SSAValue]:
     """``acc = P B2 + C`` issued and committed (not waited for): ``tn / 16`` register-A WGMMAs."""
-    b2_const, b2_offs = _b_steps(ck.b2, ck.tn // 16)
-    b2_desc = e.v(arith.OrIOp(b2_addr, e.v(arith.ConstantOp(IntegerAttr(b2_const, i64)))))
-    descs = [e.v(arith.AddiOp(b2_desc, e.v(arith.ConstantOp(IntegerAttr(b2_offs[c] // 16, i64)))))
-             for c in range(ck.tn // 16)]
+    descs = _b2_descriptors(ck, e, b2_addr)
     e.add(nvvm.WgmmaFenceAlignedOp())
     acc = c_in
     for c in range(ck.tn // 16):
@@ -1047,13 +1047,17 @@ def pipelining(ck: ChainedKernel) -> Pipelining | None:
     return Pipelining(k, ck.tn // 4, ck.dv // 2, ro)
 
 
-def _after_wait(e: Emitter, regs: list[SSAValue]) -> list[SSAValue]:
-    """Copies of tile j's packed P made after ``wgmma.wait_group 0`` (volatile, so they stay
-    there): the loop yields them, so the registers the next iteration's register-A WGMMA reads are
-    written only once P_{j-1} V_{j-1} has completed.  Yielding P_j itself lets LLVM coalesce it
-    into the loop-carried P_{j-1} registers, written while that WGMMA reads them; ptxas then
-    serializes every WGMMA of the kernel (C7513: correct, no overlap left)."""
-    return [e.v(llvm.InlineAsmOp("mov.b32 $0, $1;", "=r,r", [x], [i32], has_side_effects=True)) for x in regs]
+def _pack_after_wait(e: Emitter, p: list[SSAValue], dtype: str) -> list[SSAValue]:
+    """Tile j's P packed into the register-A fragment after ``wgmma.wait_group 0``: volatile
+    ``cvt`` (kept after the wait, in order), whose results the loop yields, so the registers the
+    next iteration's register-A WGMMA reads are first written once P_{j-1} V_{j-1} has completed.
+    Packing during the overlap (even into other registers, copied after the wait) lets LLVM
+    coalesce P_j into the in-flight P_{j-1} registers, and makes ptxas 13.0 see a WGMMA input
+    defined inside a pipeline stage: it then serializes every WGMMA of the kernel (C7513)."""
+    return [e.v(llvm.InlineAsmOp(f"cvt.rn.{dtype}x2.f32 $0, $1, $2;", "=r,f,f", [e.to_f32(p[2 * i + 1]),
+                                                                               e.to_f32(p[2 * i])], [i32],
+                                 has_side_effects=True))
+            for i in range(len(p) // 2)]
 
 
 def _lower_pipelined_loop(ck: ChainedKernel, pipe: Pipelining, named, site_of,
@@ -1067,7 +1071,8 @@ def _lower_pipelined_loop(ck: ChainedKernel, pipe: Pipelining, named, site_of,
     others = [k for k in range(len(ck.carried)) if k != pipe.acc]
 
     def tile(site: _Site, iv: SSAValue, s_last: SSAValue, carried: dict[int, list[SSAValue]]):
-        """Tile ``iv``'s ops up to P (part A): packed P and the other carried values' new registers."""
+        """Tile ``iv``'s ops up to P (part A): P (f32, the accumulator layout) and the other carried
+        values' new registers."""
         low = site.low
         low.scalars[body.args[0]] = iv
         for k in others:
@@ -1078,11 +1083,9 @@ def _lower_pipelined_loop(ck: ChainedKernel, pipe: Pipelining, named, site_of,
                                                  for r in range(ck.tn // 2)])
         for br in ck.branches:
             site_of.branch(br, site, body.args[0], iv)
-        p = site.tile_regs(ck.dot2.lhs, ck.tn)
-        a_flat = [_pack16(site.e, p[8 * c + 2 * q], p[8 * c + 2 * q + 1], ck.dtype)
-                  for c in range(ck.tn // 16) for q in range(4)]
+        p = site.tile_regs(ck.dot2.lhs, ck.tn)  # chunk c's a0..a3 are p[8c .. 8c+7] pairwise
         new = [x for k in others for x in site.tile_regs(ck.yields[k], ck.carried[k][1])]
-        return a_flat, new
+        return p, new
 
     def c_input(site: _Site, acc: list[SSAValue]) -> list[SSAValue]:
         """Part B: the second dot's C for this tile from the previous tile's accumulator."""
@@ -1097,7 +1100,8 @@ def _lower_pipelined_loop(ck: ChainedKernel, pipe: Pipelining, named, site_of,
     iv0 = s.e.const(0)
     _s_init(ck, site_of, named("s_init0"), iv0, {body.args[1 + ck.carried[k][0]]: (ck.carried[k][1], init[k])
                                                   for k in others})
-    a0, new0 = tile(s, iv0, named(f"z{ck.d // 16 - 1}").results[0], init)
+    p0, new0 = tile(s, iv0, named(f"z{ck.d // 16 - 1}").results[0], init)
+    a0 = [_pack16(s.e, p0[2 * i], p0[2 * i + 1], ck.dtype) for i in range(len(p0) // 2)]
     c0 = c_input(s, init[pipe.acc])
     _replace(anchor0, s.tmp, None)
     pro_if.true_region.blocks.first.last_op.operands = [*a0, *c0, *new0]
@@ -1119,10 +1123,10 @@ def _lower_pipelined_loop(ck: ChainedKernel, pipe: Pipelining, named, site_of,
     _s_init(ck, site_of, named("s_init"), lb.args[0], s_carried)
     acc_prev = _second_dot(ck, s.e, p_prev, c_prev, named("b2_addr").results[0])
     s.e.add(nvvm.WgmmaWaitGroupSyncOp(1))  # tile j's S has landed; tile j-1's second dot may run on
-    a_j, new_j = tile(s, lb.args[0], named(f"s{ck.d // 16 - 1}").results[0], carried)
+    p_j, new_j = tile(s, lb.args[0], named(f"s{ck.d // 16 - 1}").results[0], carried)
     s.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
     s.e.add(nvvm.MBarrierArriveOp(named("ebar").results[0], with_state=False))  # tile j-1's stage is free
-    a_j = _after_wait(s.e, a_j)
+    a_j = _pack_after_wait(s.e, p_j, ck.dtype)
     c_j = c_input(s, acc_prev)
     _replace(anchor, s.tmp, None)
     lb.last_op.operands = [*a_j, *c_j, *new_j]
