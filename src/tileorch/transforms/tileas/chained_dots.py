@@ -83,6 +83,22 @@ def overlap_enabled() -> bool:
     (2026-12-02: wrong results with it, see docs/chained-dots.md)."""
     return os.environ.get(OVERLAP_ENV, "0") == "1"
 
+
+PINGPONG_ENV = "TILEORCH_ATTN_PINGPONG"
+PINGPONG_BARRIERS = (1, 2)
+"""Named barriers of the consumer warp groups' turns (FA3's scheduler barrier): warp group ``w``
+waits on ``1 + w`` before its first WGMMA of a tile and, after issuing its second, arrives on the
+other's (``2 - w``).  Barrier 0 is the CTA barrier after the mbarrier initialisation; the kernel
+uses no other named barrier."""
+
+
+def pingpong_enabled() -> bool:
+    """Ping-pong of the two consumer warp groups (:data:`PINGPONG_BARRIERS`): on when the
+    environment sets ``TILEORCH_ATTN_PINGPONG=1`` (read at each compile, part of the disk-cache
+    key), for kernels with exactly two consumer warp groups and no intra-warp-group overlap; off by
+    default until the H200 measures it."""
+    return os.environ.get(PINGPONG_ENV, "0") == "1"
+
 PRODUCER_REGS = 24
 CONSUMER_REGS = 240
 """setmaxnreg of the producer and consumer warp groups (24 + 2 x 240 <= 512 per lane slot)."""
@@ -516,7 +532,40 @@ def _pipelined_consumer(ck: ChainedKernel, plan: Plan, pipe: Pipelining, s_chain
 """
 
 
-def chained_kernel_ir(ck: ChainedKernel, plan: Plan, name: str, pipe: "Pipelining | None" = None) -> str:
+def _pingpong_text(plan: Plan) -> tuple[str, str, str, str]:
+    """(before the loop, before the first dot's WGMMAs, after the second dot's commit, after the
+    loop) of the consumer warp groups' ping-pong (:data:`PINGPONG_BARRIERS`, ``2 x 128`` threads
+    each).  Each barrier's arrivals balance its syncs: barrier 1 (warp group 0's turn) is synced
+    ``n + 1`` times by warp group 0 (each tile, then once after its loop, taking warp group 1's
+    arrive after its last tile) and arrived ``n + 1`` times by warp group 1 (the first turn, then
+    each tile); barrier 2 ``n`` times each; nothing when the program has no tile."""
+    mine, other = PINGPONG_BARRIERS
+    n = plan.consumer_threads
+    before = f"""      // ping-pong: warp group w takes its turn on named barrier {mine} + w, hands it on {other} - w
+      %pp_bar = arith.addi %wg, %c{mine} : i32
+      %pp_next = arith.subi %c{other}, %wg : i32
+      %pp_has = arith.cmpi sgt, %n_tiles, %c0 : i32
+      %pp_wg1 = arith.cmpi eq, %wg, %c1 : i32
+      %pp_first = arith.andi %pp_wg1, %pp_has : i1
+      scf.if %pp_first {{
+        // warp group 1 gives the first turn to warp group 0
+        nvvm.barrier.arrive id = %c{mine} number_of_threads = %c{n}_i
+      }}
+"""
+    sync = f"        nvvm.barrier id = %pp_bar number_of_threads = %c{n}_i\n"
+    arrive = f"        nvvm.barrier.arrive id = %pp_next number_of_threads = %c{n}_i\n"
+    after = f"""      %pp_wg0 = arith.cmpi eq, %wg, %c0 : i32
+      %pp_last = arith.andi %pp_wg0, %pp_has : i1
+      scf.if %pp_last {{
+        // warp group 1's hand-over after its last tile: warp group 0 takes it (balanced barriers)
+        nvvm.barrier id = %c{mine} number_of_threads = %c{n}_i
+      }}
+"""
+    return before, sync, arrive, after
+
+
+def chained_kernel_ir(ck: ChainedKernel, plan: Plan, name: str, pipe: "Pipelining | None" = None,
+                      pingpong: bool = False) -> str:
     off = plan.offsets()
     regs = sum(2 if x == 1 else x // 2 for _, x in ck.carried)
     s_acc = "!llvm.struct<(" + ", ".join(["f32"] * (ck.tn // 2)) + ")>"
@@ -565,9 +614,10 @@ def chained_kernel_ir(ck: ChainedKernel, plan: Plan, name: str, pipe: "Pipelinin
                  if regs else "    scf.for %j = %c0 to %n_tiles step %c1 : i32 {\n")
     yield_ = f"        scf.yield {', '.join(f'%r{i}' for i in range(regs))} : {itypes}\n" if regs else "        scf.yield\n"
     cw = plan.consumer_threads
+    pp_before, pp_sync, pp_arrive, pp_after = _pingpong_text(plan) if pingpong else ("", "", "", "")
     if pipe is None:
         consumer = f"""      nvvm.mbarrier.try_wait.parity %qbar, %c0, %ticks : !llvm.ptr<3>, i32, i32
-  {loop_head}        %st = arith.remui %j, %nstages : i32
+{pp_before}  {loop_head}        %st = arith.remui %j, %nstages : i32
         %ph0 = arith.divui %j, %nstages : i32
         %ph = arith.andi %ph0, %c1 : i32
         %st_l = arith.extui %st : i32 to i64
@@ -579,16 +629,16 @@ def chained_kernel_ir(ck: ChainedKernel, plan: Plan, name: str, pipe: "Pipelinin
         %b2_so = arith.muli %st_l, %b2_stage : i64
         %b2_addr = arith.addi %sbase2, %b2_so : i64  // 16-byte units of this stage's B2 tile
         %s_init = llvm.mlir.undef : !sacc  // placeholder: the first dot's accumulator input
-        nvvm.wgmma.fence.aligned
+{pp_sync}        nvvm.wgmma.fence.aligned
 {s_text}        nvvm.wgmma.commit.group.sync.aligned
         nvvm.wgmma.wait.group.sync.aligned 0
         %math = llvm.mlir.undef : i32  // anchor: the program's ops between and after the dots
         nvvm.wgmma.commit.group.sync.aligned
-        nvvm.wgmma.wait.group.sync.aligned 0
+{pp_arrive}        nvvm.wgmma.wait.group.sync.aligned 0
         // this thread's last read of stage %st is done: release it to the producer
         nvvm.mbarrier.arrive %ebar : !llvm.ptr<3>
 {yield_}      }}
-"""
+{pp_after}"""
     else:
         consumer = _pipelined_consumer(ck, plan, pipe, s_chain)
     return f"""// Two chained dots (tileorch.transforms.tileas.chained_dots): {ck.tm}x{ck.tn}x{ck.d} then {ck.tm}x{ck.dv}x{ck.tn}, {ab}
@@ -1166,7 +1216,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                       f"{SMEM_LIMIT // 1024} KiB)")
     name = f"chained_dots_{ck.tm}x{ck.tn}x{ck.d}_{ck.dv}_{ck.dtype}"
     pipe = pipelining(ck)
-    text = chained_kernel_ir(ck, plan, name, pipe)
+    pingpong = pipe is None and plan.consumers == 2 and pingpong_enabled()
+    text = chained_kernel_ir(ck, plan, name, pipe, pingpong)
     lowered = parse_module(ctx, text, f"<{name}>")
     fn = next(op for op in lowered.ops if isinstance(op, func.FuncOp))
     args = _append_parameters(fn, kernel)
@@ -1247,7 +1298,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     _replace(named("epi"), s.tmp, None)
 
     record = {"kind": "chained", "threads": plan.threads, "smem": plan.smem, "stages": plan.stages,
-              "pipelined": pipe is not None,
+              "pipelined": pipe is not None, "pingpong": pingpong,
               "tm": ck.tm, "tn": ck.tn,
               "d": ck.d, "dv": ck.dv, "dtype": ck.dtype,
               "tmaps": [{"arg": o.arg, "rows": o.rows, "rank": o.rank} for o in (ck.a0, ck.b1, ck.b2)]}
@@ -1261,5 +1312,5 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         module.attributes.setdefault(key, value)
 
 
-__all__ = ["CHAINED_ATTR", "ChainedKernel", "FragmentLowering", "analyze_chained_dots", "chained_dots",
-           "chained_kernel_ir", "lower_chained_kernel"]
+__all__ = ["CHAINED_ATTR", "PINGPONG_BARRIERS", "ChainedKernel", "FragmentLowering", "analyze_chained_dots",
+           "chained_dots", "chained_kernel_ir", "lower_chained_kernel", "overlap_enabled", "pingpong_enabled"]
