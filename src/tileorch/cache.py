@@ -209,9 +209,9 @@ def ptxas_path() -> str:
     return path
 
 
-COMPILE_ENV = ("TILEORCH_ATTN_OVERLAP",)
+COMPILE_ENV = ("TILEORCH_ATTN_OVERLAP", "TILEORCH_ATTN_PINGPONG")
 """Environment switches that change what the compiler emits (testing switches such as the
-chained-dots overlap): their values are part of every key, so a run with a switch on never reads
+chained-dots overlap and ping-pong): their values are part of every key, so a run with a switch on never reads
 a program compiled with it off."""
 
 

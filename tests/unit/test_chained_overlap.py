@@ -4,21 +4,25 @@ loop.  Checked on the CPU in the PTX: the WGMMA fence/commit/wait sequence of ea
 tile, loop, last tile) and the empty-barrier release after the ``wait_group 0`` that covers the
 stage's last reader; no instruction touches the registers of a WGMMA in flight (S of tile j until
 ``wait_group 1``, P and O of tile j-1 until ``wait_group 0``); each WGMMA chain's accumulator
-registers tied; ptxas serializes no WGMMA (C7513, the symptom of LLVM coalescing P_j into the
-registers P_{j-1} V_{j-1} reads).  ``tileorch check`` proves the overlapped pipeline and rejects a
-release before the covering wait.  Needs cuda-tile."""
+registers tied; P_j packed into its 16-bit fragment only after the ``wait_group 0``; no ptxas on
+the machine serializes a WGMMA (C7513: ptxas 13.0 did for every overlapped kernel that packed P_j
+during the overlap, and in the serialized code dropped the high-word add of the second dot's B
+descriptors, ``UIADD3.X``: an out-of-range shared address on the H200, 2026-12-02).  ``tileorch check`` proves the overlapped pipeline and
+rejects a release before the covering wait.  Needs cuda-tile."""
 
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
+import subprocess
 
 import pytest
 
 HAVE_CUTILE = importlib.util.find_spec("cuda") is not None and importlib.util.find_spec("cuda.tile") is not None
 pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Python) is not installed")
 
-CONFIGS = [(64, 128, 64, False), (128, 128, 128, True)]  # d, tile_m, tile_n, causal
+CONFIGS = [(64, 128, 64, False), (128, 128, 128, True), (64, 128, 128, False)]  # d, tile_m, tile_n, causal
 WGMMA = re.compile(r"wgmma\.mma_async\.sync\.aligned\.m64n\d+k16\S* \{([^}]*)\}, (\{[^}]*\}|%rd\d+), ")
 
 
@@ -127,26 +131,90 @@ def test_in_flight_registers_are_not_touched(overlapped):
     for i in range(r_idx[0] + 1, i_w0):
         if not lines[i].startswith("wgmma"):
             assert not _regs(lines[i]) & (p_regs | o_regs), f"P/O registers of P V touched in flight: {lines[i]}"
-    # after wait_group 0: the loop writes the carried P registers only by the copies it yields
+    # after wait_group 0: the loop writes the carried P registers only by the packing it yields
     later = [x for x in lines[i_w0:] if _writes(x) & p_regs]
-    assert later and all(x.startswith("mov.b32") for x in later[:len(p_regs)]), later[:4]
+    assert later and all(re.match(r"cvt\.rn\.b?f16x2\.f32", x) for x in later[:len(p_regs)]), later[:4]
     assert not any(_writes(x) & p_regs for x in lines[r_idx[-1] + 1:i_w0])
+
+
+def _loop_chains(p) -> tuple[list[str], list[int], list[int], int, int]:
+    """(consumer lines, the loop's S_j WGMMA indices, its P V WGMMA indices, wait_group 1, wait_group 0)."""
+    lines = _consumer(p.ptx)
+    i_w1 = next(i for i, x in enumerate(lines) if x.startswith("wgmma.wait_group") and x.rstrip(";").endswith("1"))
+    i_w0 = next(i for i in range(i_w1 + 1, len(lines)) if lines[i].startswith("wgmma.wait_group"))
+    chain = [i for i in range(i_w1) if lines[i].startswith("wgmma.mma_async")]
+    d, tn = p.chained["d"], p.chained["tn"]
+    s_idx = [i for i in chain if WGMMA.match(lines[i]).group(2).startswith("%rd")][-(d // 16):]
+    r_idx = [i for i in chain if WGMMA.match(lines[i]).group(2).startswith("{")][-(tn // 16):]
+    return lines, s_idx, r_idx, i_w1, i_w0
+
+
+def test_p_is_packed_after_the_wait(overlapped):
+    """Tile j's softmax (between ``wait_group 1`` and ``wait_group 0``) packs nothing: the 16-bit
+    P fragment is made after the wait, so no WGMMA input is written while P_{j-1} V_{j-1} runs."""
+    lines, _, _, i_w1, i_w0 = _loop_chains(overlapped)
+    assert not [x for x in lines[i_w1:i_w0] if re.match(r"cvt\.rn\.b?f16x2", x)]
+
+
+def _ptxas_on_machine() -> list[str]:
+    import shutil
+
+    from tileorch.backend.ptxas import ptxas_path
+
+    found = [ptxas_path(), shutil.which("ptxas"), "/usr/local/cuda/bin/ptxas"]
+    out = []
+    for p in found:
+        if p and os.path.exists(p) and os.path.realpath(p) not in {os.path.realpath(q) for q in out}:
+            out.append(p)
+    return out
+
+
+def _version(exe: str) -> str:
+    return subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=60).stdout
+
+
+def test_no_ptxas_on_the_machine_serializes(overlapped, tmp_path):
+    """Every ptxas found (the compile's, and the one on PATH: CUDA 13.0 on the H200 host) keeps the
+    WGMMAs asynchronous (no C7513)."""
+    path = tmp_path / "k.ptx"
+    path.write_text(overlapped.ptx)
+    for exe in _ptxas_on_machine():
+        run = subprocess.run([exe, "-arch=sm_90a", "-v", str(path), "-o", os.devnull], capture_output=True,
+                             text=True, timeout=300)
+        assert run.returncode == 0, run.stderr[-2000:]
+        assert "C7513" not in run.stdout + run.stderr, (exe, [x for x in (run.stdout + run.stderr).splitlines()
+                                                              if "C7513" in x])
 
 
 def test_ptxas_serializes_no_wgmma(overlapped):
     assert not [r for r in overlapped.remarks if "C7513" in r or "serialized" in r], overlapped.remarks
 
 
-def test_coalesced_p_registers_are_caught(monkeypatch):
-    """The first bug of the overlapped kernel: yielding P_j itself (no copies after the wait) lets
-    LLVM put P_j in the registers the in-flight P_{j-1} V_{j-1} reads; ptxas then serializes the
-    WGMMAs (C7513), which the compile reports as a warning."""
+def test_p_packed_during_the_overlap_is_caught(monkeypatch, tmp_path):
+    """The bug of the overlapped kernel: P_j packed while P_{j-1} V_{j-1} is in flight (LLVM may put
+    it in the registers that WGMMA reads; ptxas 13.0 serializes the kernel, C7513, and miscompiles
+    its descriptors).  Re-created by moving the packing before the ``wait_group 0``: the structure
+    test sees it, and so does a ptxas 13.0 where one is on the machine."""
+    from tileorch.dialects import nvvm
     from tileorch.transforms.tileas import chained_dots
 
-    monkeypatch.setattr(chained_dots, "_after_wait", lambda e, regs: regs)
+    def early(e, p, dtype):
+        wait0 = [o for o in e.block.ops if isinstance(o, nvvm.WgmmaWaitGroupSyncOp)][-1]
+        n = len(list(e.block.ops))
+        regs = [chained_dots._pack16(e, p[2 * i], p[2 * i + 1], dtype) for i in range(len(p) // 2)]
+        for op in list(e.block.ops)[n:]:  # the packing (and its conversions) before the wait
+            op.detach()
+            e.block.insert_op_before(op, wait0)
+        return regs
+
+    monkeypatch.setattr(chained_dots, "_pack_after_wait", early)
     p = _compile(monkeypatch, CONFIGS[0])
     assert p.chained["pipelined"]
-    assert any("C7513" in r for r in p.remarks), p.remarks
+    with pytest.raises(AssertionError):
+        test_p_is_packed_after_the_wait(p)
+    if any("13.0" in _version(x) for x in _ptxas_on_machine()):
+        with pytest.raises(AssertionError, match="C7513"):
+            test_no_ptxas_on_the_machine_serializes(p, tmp_path)
 
 
 def _lowered(monkeypatch, cfg=CONFIGS[0]):

@@ -24,7 +24,11 @@ told apart by their address bases: ``getelementptr %smem[stage * 8 + base]`` at 
 arm and the arrive; ``mbarrier.init`` of ``base + 8 i`` gives each side's count.
 
 Agents: the producer thread (``tma``), each consumer warp group (``wg0`` ..; 128 threads that
-each arrive once per tile).  Bytes per copy come from the record's tensor-map boxes (the copy names
+each arrive once per tile).  The consumer warp groups' ping-pong (``bar.sync`` / ``bar.arrive`` with
+a thread count, ``nvvm.barrier`` / ``nvvm.barrier.arrive``) is read per warp group: the barrier
+ids and the ``scf.if`` guards around them are evaluated for the group's ``tid / 128`` (a guard
+``n > 0`` on the trip count runs once when the loop runs); a sync in the loop after its full wait,
+an arrive after the sync and before its release, others before or after the loop.  Bytes per copy come from the record's tensor-map boxes (the copy names
 its tensor map by the kernel parameter).  Trip counts ``k = 1 .. 2S + 1``.  The Q tile's
 single-use barrier is not modelled (one wait on parity 0 after one ``expect_tx``).
 """
@@ -38,8 +42,8 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from tileorch.analysis.catalog import trip_counts
 from tileorch.analysis.protocol import (
-    Advance, Agent, ConsumerRead, ConsumerRelease, ConsumerWait, Loop, Pipeline, ProducerAcquire,
-    ProducerCommit, ProducerWrite, Protocol, StateDecl, Trip,
+    Advance, Agent, BarArrive, BarSync, ConsumerRead, ConsumerRelease, ConsumerWait, Loop, Pipeline,
+    ProducerAcquire, ProducerCommit, ProducerWrite, Protocol, StateDecl, Trip,
 )
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects.record_attr import decode_record
@@ -61,7 +65,8 @@ def chained_kernels(module: ModuleOp) -> list[Operation]:
 def _const(v: SSAValue) -> int | None:
     o = v.owner
     if isinstance(o, Operation) and o.name in ("arith.constant", "llvm.mlir.constant"):
-        val = o.properties.get("value") or o.attributes.get("value")
+        val = o.properties.get("value")
+        val = o.attributes.get("value") if val is None else val  # (an IntegerAttr of 0 is falsy)
         if isinstance(val, IntegerAttr):
             return val.value.data
     return None
@@ -125,6 +130,103 @@ def _in_loop(op: Operation) -> bool:
 
 def _region_owner(op: Operation) -> Operation | None:
     return op.parent_op() if op.parent_op() is not None and op.parent_op().name == "scf.if" else None
+
+
+SYNC = "nvvm.barrier"
+HANDOFF = "nvvm.barrier.arrive"
+HAS_TILES = "n > 0"
+
+
+def _agent_value(v: SSAValue, wg: int, n_tiles: SSAValue, at: Operation):
+    """``v`` for the threads of consumer warp group ``wg``: an int (a bool as 0/1), or
+    :data:`HAS_TILES` for ``n_tiles > 0``.  Constants, ``tid / 128``, integer and boolean
+    arithmetic; anything else is a located error at ``at``."""
+    c = _const(v)
+    if c is not None:
+        return c
+    o = v.owner
+    name = o.name if isinstance(o, Operation) else None
+    if name == "arith.divui" and _const(o.operands[1]) == WG and isinstance(o.operands[0].owner, Operation) \
+            and o.operands[0].owner.name == "nvvm.read.ptx.sreg.tid.x":
+        return wg
+    if name == "arith.cmpi" and o.operands[0] is n_tiles and _const(o.operands[1]) == 0 \
+            and o.predicate.value.data == 4:  # sgt
+        return HAS_TILES
+    if name in ("arith.addi", "arith.subi", "arith.muli", "arith.andi", "arith.cmpi"):
+        a, b = (_agent_value(x, wg, n_tiles, at) for x in o.operands)
+        if name == "arith.andi":
+            if HAS_TILES in (a, b):
+                other = b if a == HAS_TILES else a
+                return HAS_TILES if other in (1, HAS_TILES) else 0
+            return a & b
+        if HAS_TILES in (a, b):
+            raise LocatedError(at, "check: a named barrier's id or guard combines the trip count in a way the "
+                                   "checker does not read")
+        if name == "arith.addi":
+            return a + b
+        if name == "arith.subi":
+            return a - b
+        if name == "arith.muli":
+            return a * b
+        pred = o.predicate.value.data  # eq ne slt sle sgt sge ult ule ugt uge
+        return int([a == b, a != b, a < b, a <= b, a > b, a >= b, a < b, a <= b, a > b, a >= b][pred])
+    raise LocatedError(at, "check: a named barrier's id or guard is not a function of the warp group "
+                           "(tid / 128) and the trip count")
+
+
+def _named_ops(fn: Operation, cons_loop: Operation, wg: int, count_ok, full_wait: Operation,
+               release: Operation) -> tuple[tuple, tuple, tuple, tuple]:
+    """(before the loop, the loop's sync, the loop's arrive, after the loop) protocol ops of the
+    consumer warp groups' named barriers for warp group ``wg``."""
+    n_tiles = cons_loop.operands[1]
+    before, sync, arrive, after = [], [], [], []
+    body = cons_loop.regions[0].blocks.first
+    order = {id(o): i for i, o in enumerate(body.ops)}
+    for op in fn.walk():
+        if op.name not in (SYNC, HANDOFF) or len(op.operands) < 2:
+            continue  # the CTA barrier (bar.sync 0, every thread) is not the consumers'
+        bid = _agent_value(op.operands[0], wg, n_tiles, op)
+        count = _const(op.operands[1])
+        if count is None or not count_ok(count):
+            raise LocatedError(op, f"check: a consumer named barrier with thread count {count} (the consumer "
+                                   "warp groups' threads expected)")
+        pop = (BarSync if op.name == SYNC else BarArrive)(bid, count, origin=op)
+        guard, runs = _region_owner(op), 1
+        if guard is not None and guard.name == "scf.if" and not any(x.name == "nvvm.setmaxregister"
+                                                                   for x in guard.walk()):
+            side = op.parent_block().parent_region() is guard.regions[0]
+            cond = _agent_value(guard.operands[0], wg, n_tiles, guard)
+            runs = cond if cond == HAS_TILES else int(bool(cond) == side)
+        if runs == 0:
+            continue
+        item = pop if runs == 1 else Loop(Trip("k", cap=1), (pop,), origin=op)
+        if op.parent_block() is body:
+            if runs != 1:
+                raise LocatedError(op, "check: a guarded named barrier inside the consumer loop is not read")
+            i = order[id(op)]
+            if op.name == SYNC and order[id(full_wait)] < i and not sync:
+                sync.append(item)
+            elif op.name == HANDOFF and sync and i > order[id(sync[0].origin)] and i < order[id(release)] \
+                    and not arrive:
+                arrive.append(item)
+            else:
+                raise LocatedError(op, "check: the consumer loop's named barriers: one sync after the full wait, "
+                                       "then one arrive before the release")
+        elif cons_loop.is_ancestor(op):
+            raise LocatedError(op, "check: a named barrier nested in the consumer loop is not read")
+        else:
+            (before if _before(op, cons_loop) else after).append(item)
+    return tuple(before), tuple(sync), tuple(arrive), tuple(after)
+
+
+def _before(op: Operation, loop: Operation) -> bool:
+    """Whether ``op`` (in a region nested beside ``loop``) comes before it in their common block."""
+    x = op
+    while x is not None and x.parent_block() is not loop.parent_block():
+        x = x.parent_op()
+    if x is None:
+        raise LocatedError(op, "check: a named barrier outside the consumer warp groups' code")
+    return x.is_before_in_block(loop)
 
 
 class _Reader:
@@ -274,12 +376,20 @@ class _Reader:
                        Loop(Trip("k", lower=1), acquire(c_waits[0]) + release(arrives[0])),
                        Loop(Trip("k", cap=1), release(last_arrives[0])))
             states = (StateDecl("c", RING, 0), StateDecl("r", RING, 0))
+            if any(o.name in (SYNC, HANDOFF) and len(o.operands) >= 2 for o in fn.walk()):
+                raise LocatedError(fn, "check: named barriers in a pipelined consumer are not read yet")
+            programs = [program] * (C // WG)
         else:
-            program = (Loop("k", (ConsumerWait(RING, "c", origin=c_waits[0]), ConsumerRead(RING, "c", origin=c_waits[0]),
-                                  ConsumerRelease(RING, "c", arrivals=WG, origin=arrives[0]), Advance("c"))),)
+            programs = []
+            for w in range(C // WG):
+                before, sync, arrive, after = _named_ops(fn, cons_loop, w, lambda n: n % WG == 0 and n <= C,
+                                                         c_waits[0], arrives[0])
+                body = (ConsumerWait(RING, "c", origin=c_waits[0]), ConsumerRead(RING, "c", origin=c_waits[0]),
+                        *sync, *arrive, ConsumerRelease(RING, "c", arrivals=WG, origin=arrives[0]), Advance("c"))
+                programs.append((*before, Loop("k", body), *after))
             states = (StateDecl("c", RING, 0),)
         for w in range(C // WG):
-            agents.append(Agent(f"wg{w}", "consumer", program, states, threads=WG, mask=1 << (w + 1)))
+            agents.append(Agent(f"wg{w}", "consumer", programs[w], states, threads=WG, mask=1 << (w + 1)))
         name = fn.properties["sym_name"].data
         ring_init = next(o for o in inits if _smem_offset(o.operands[0]) == full)
         return Protocol(name, (Pipeline(RING, S, full_count, empty_count, refill[0], origin=ring_init),),

@@ -83,6 +83,22 @@ def overlap_enabled() -> bool:
     (2026-12-02: wrong results with it, see docs/chained-dots.md)."""
     return os.environ.get(OVERLAP_ENV, "0") == "1"
 
+
+PINGPONG_ENV = "TILEORCH_ATTN_PINGPONG"
+PINGPONG_BARRIERS = (1, 2)
+"""Named barriers of the consumer warp groups' turns (FA3's scheduler barrier): warp group ``w``
+waits on ``1 + w`` before its first WGMMA of a tile and, after issuing its second, arrives on the
+other's (``2 - w``).  Barrier 0 is the CTA barrier after the mbarrier initialisation; the kernel
+uses no other named barrier."""
+
+
+def pingpong_enabled() -> bool:
+    """Ping-pong of the two consumer warp groups (:data:`PINGPONG_BARRIERS`): on when the
+    environment sets ``TILEORCH_ATTN_PINGPONG=1`` (read at each compile, part of the disk-cache
+    key), for kernels with exactly two consumer warp groups and no intra-warp-group overlap; off by
+    default until the H200 measures it."""
+    return os.environ.get(PINGPONG_ENV, "0") == "1"
+
 PRODUCER_REGS = 24
 CONSUMER_REGS = 240
 """setmaxnreg of the producer and consumer warp groups (24 + 2 x 240 <= 512 per lane slot)."""
@@ -516,7 +532,40 @@ def _pipelined_consumer(ck: ChainedKernel, plan: Plan, pipe: Pipelining, s_chain
 """
 
 
-def chained_kernel_ir(ck: ChainedKernel, plan: Plan, name: str, pipe: "Pipelining | None" = None) -> str:
+def _pingpong_text(plan: Plan) -> tuple[str, str, str, str]:
+    """(before the loop, before the first dot's WGMMAs, after the second dot's commit, after the
+    loop) of the consumer warp groups' ping-pong (:data:`PINGPONG_BARRIERS`, ``2 x 128`` threads
+    each).  Each barrier's arrivals balance its syncs: barrier 1 (warp group 0's turn) is synced
+    ``n + 1`` times by warp group 0 (each tile, then once after its loop, taking warp group 1's
+    arrive after its last tile) and arrived ``n + 1`` times by warp group 1 (the first turn, then
+    each tile); barrier 2 ``n`` times each; nothing when the program has no tile."""
+    mine, other = PINGPONG_BARRIERS
+    n = plan.consumer_threads
+    before = f"""      // ping-pong: warp group w takes its turn on named barrier {mine} + w, hands it on {other} - w
+      %pp_bar = arith.addi %wg, %c{mine} : i32
+      %pp_next = arith.subi %c{other}, %wg : i32
+      %pp_has = arith.cmpi sgt, %n_tiles, %c0 : i32
+      %pp_wg1 = arith.cmpi eq, %wg, %c1 : i32
+      %pp_first = arith.andi %pp_wg1, %pp_has : i1
+      scf.if %pp_first {{
+        // warp group 1 gives the first turn to warp group 0
+        nvvm.barrier.arrive id = %c{mine} number_of_threads = %c{n}_i
+      }}
+"""
+    sync = f"        nvvm.barrier id = %pp_bar number_of_threads = %c{n}_i\n"
+    arrive = f"        nvvm.barrier.arrive id = %pp_next number_of_threads = %c{n}_i\n"
+    after = f"""      %pp_wg0 = arith.cmpi eq, %wg, %c0 : i32
+      %pp_last = arith.andi %pp_wg0, %pp_has : i1
+      scf.if %pp_last {{
+        // warp group 1's hand-over after its last tile: warp group 0 takes it (balanced barriers)
+        nvvm.barrier id = %c{mine} number_of_threads = %c{n}_i
+      }}
+"""
+    return before, sync, arrive, after
+
+
+def chained_kernel_ir(ck: ChainedKernel, plan: Plan, name: str, pipe: "Pipelining | None" = None,
+                      pingpong: bool = False) -> str:
     off = plan.offsets()
     regs = sum(2 if x == 1 else x // 2 for _, x in ck.carried)
     s_acc = "!llvm.struct<(" + ", ".join(["f32"] * (ck.tn // 2)) + ")>"
@@ -565,9 +614,10 @@ def chained_kernel_ir(ck: ChainedKernel, plan: Plan, name: str, pipe: "Pipelinin
                  if regs else "    scf.for %j = %c0 to %n_tiles step %c1 : i32 {\n")
     yield_ = f"        scf.yield {', '.join(f'%r{i}' for i in range(regs))} : {itypes}\n" if regs else "        scf.yield\n"
     cw = plan.consumer_threads
+    pp_before, pp_sync, pp_arrive, pp_after = _pingpong_text(plan) if pingpong else ("", "", "", "")
     if pipe is None:
         consumer = f"""      nvvm.mbarrier.try_wait.parity %qbar, %c0, %ticks : !llvm.ptr<3>, i32, i32
-  {loop_head}        %st = arith.remui %j, %nstages : i32
+{pp_before}  {loop_head}        %st = arith.remui %j, %nstages : i32
         %ph0 = arith.divui %j, %nstages : i32
         %ph = arith.andi %ph0, %c1 : i32
         %st_l = arith.extui %st : i32 to i64
@@ -579,16 +629,16 @@ def chained_kernel_ir(ck: ChainedKernel, plan: Plan, name: str, pipe: "Pipelinin
         %b2_so = arith.muli %st_l, %b2_stage : i64
         %b2_addr = arith.addi %sbase2, %b2_so : i64  // 16-byte units of this stage's B2 tile
         %s_init = llvm.mlir.undef : !sacc  // placeholder: the first dot's accumulator input
-        nvvm.wgmma.fence.aligned
+{pp_sync}        nvvm.wgmma.fence.aligned
 {s_text}        nvvm.wgmma.commit.group.sync.aligned
         nvvm.wgmma.wait.group.sync.aligned 0
         %math = llvm.mlir.undef : i32  // anchor: the program's ops between and after the dots
         nvvm.wgmma.commit.group.sync.aligned
-        nvvm.wgmma.wait.group.sync.aligned 0
+{pp_arrive}        nvvm.wgmma.wait.group.sync.aligned 0
         // this thread's last read of stage %st is done: release it to the producer
         nvvm.mbarrier.arrive %ebar : !llvm.ptr<3>
 {yield_}      }}
-"""
+{pp_after}"""
     else:
         consumer = _pipelined_consumer(ck, plan, pipe, s_chain)
     return f"""// Two chained dots (tileorch.transforms.tileas.chained_dots): {ck.tm}x{ck.tn}x{ck.d} then {ck.tm}x{ck.dv}x{ck.tn}, {ab}
@@ -974,14 +1024,10 @@ def _lower_plain_loop(ck: ChainedKernel, named, site_of) -> list[SSAValue]:
     # the second dot: C per element, P packed pairwise into the register A fragment
     c_in = s.tile_regs(ck.dot2.acc, ck.dv)
     p = s.tile_regs(ck.dot2.lhs, ck.tn)
-    b2_const, b2_offs = _b_steps(ck.b2, ck.tn // 16)
-    b2_addr = named("b2_addr").results[0]
-    b2_desc = s.e.v(arith.OrIOp(b2_addr, s.e.v(arith.ConstantOp(IntegerAttr(b2_const, i64)))))
     # every register the WGMMAs read is written before the fence (else ptxas serializes them)
     a_regs = [[_pack16(s.e, p[8 * c + 2 * q], p[8 * c + 2 * q + 1], ck.dtype) for q in range(4)]
               for c in range(ck.tn // 16)]
-    descs = [s.e.v(arith.AddiOp(b2_desc, s.e.v(arith.ConstantOp(IntegerAttr(b2_offs[c] // 16, i64)))))
-             for c in range(ck.tn // 16)]
+    descs = _b2_descriptors(ck, s.e, named("b2_addr").results[0])
     s.e.add(nvvm.WgmmaFenceAlignedOp())
     acc = c_in
     for c in range(ck.tn // 16):
@@ -1009,13 +1055,17 @@ def _s_init(ck: ChainedKernel, site_of, anchor: Operation, iv: SSAValue, provide
     _replace(anchor, s0.tmp, sv)
 
 
+def _b2_descriptors(ck: ChainedKernel, e: Emitter, b2_addr: SSAValue) -> list[SSAValue]:
+    """The second dot's B descriptor of each k16 step from ``b2_addr`` (16-byte units of its stage)."""
+    b2_const, b2_offs = _b_steps(ck.b2, ck.tn // 16)
+    b2_desc = e.v(arith.OrIOp(b2_addr, e.v(arith.ConstantOp(IntegerAttr(b2_const, i64)))))
+    return [e.v(arith.AddiOp(b2_desc, e.v(arith.ConstantOp(IntegerAttr(off // 16, i64))))) for off in b2_offs]
+
+
 def _second_dot(ck: ChainedKernel, e: Emitter, a_flat: list[SSAValue], c_in: list[SSAValue],
                 b2_addr: SSAValue) -> list[SSAValue]:
     """``acc = P B2 + C`` issued and committed (not waited for): ``tn / 16`` register-A WGMMAs."""
-    b2_const, b2_offs = _b_steps(ck.b2, ck.tn // 16)
-    b2_desc = e.v(arith.OrIOp(b2_addr, e.v(arith.ConstantOp(IntegerAttr(b2_const, i64)))))
-    descs = [e.v(arith.AddiOp(b2_desc, e.v(arith.ConstantOp(IntegerAttr(b2_offs[c] // 16, i64)))))
-             for c in range(ck.tn // 16)]
+    descs = _b2_descriptors(ck, e, b2_addr)
     e.add(nvvm.WgmmaFenceAlignedOp())
     acc = c_in
     for c in range(ck.tn // 16):
@@ -1047,13 +1097,17 @@ def pipelining(ck: ChainedKernel) -> Pipelining | None:
     return Pipelining(k, ck.tn // 4, ck.dv // 2, ro)
 
 
-def _after_wait(e: Emitter, regs: list[SSAValue]) -> list[SSAValue]:
-    """Copies of tile j's packed P made after ``wgmma.wait_group 0`` (volatile, so they stay
-    there): the loop yields them, so the registers the next iteration's register-A WGMMA reads are
-    written only once P_{j-1} V_{j-1} has completed.  Yielding P_j itself lets LLVM coalesce it
-    into the loop-carried P_{j-1} registers, written while that WGMMA reads them; ptxas then
-    serializes every WGMMA of the kernel (C7513: correct, no overlap left)."""
-    return [e.v(llvm.InlineAsmOp("mov.b32 $0, $1;", "=r,r", [x], [i32], has_side_effects=True)) for x in regs]
+def _pack_after_wait(e: Emitter, p: list[SSAValue], dtype: str) -> list[SSAValue]:
+    """Tile j's P packed into the register-A fragment after ``wgmma.wait_group 0``: volatile
+    ``cvt`` (kept after the wait, in order), whose results the loop yields, so the registers the
+    next iteration's register-A WGMMA reads are first written once P_{j-1} V_{j-1} has completed.
+    Packing during the overlap (even into other registers, copied after the wait) lets LLVM
+    coalesce P_j into the in-flight P_{j-1} registers, and makes ptxas 13.0 see a WGMMA input
+    defined inside a pipeline stage: it then serializes every WGMMA of the kernel (C7513)."""
+    return [e.v(llvm.InlineAsmOp(f"cvt.rn.{dtype}x2.f32 $0, $1, $2;", "=r,f,f", [e.to_f32(p[2 * i + 1]),
+                                                                               e.to_f32(p[2 * i])], [i32],
+                                 has_side_effects=True))
+            for i in range(len(p) // 2)]
 
 
 def _lower_pipelined_loop(ck: ChainedKernel, pipe: Pipelining, named, site_of,
@@ -1067,7 +1121,8 @@ def _lower_pipelined_loop(ck: ChainedKernel, pipe: Pipelining, named, site_of,
     others = [k for k in range(len(ck.carried)) if k != pipe.acc]
 
     def tile(site: _Site, iv: SSAValue, s_last: SSAValue, carried: dict[int, list[SSAValue]]):
-        """Tile ``iv``'s ops up to P (part A): packed P and the other carried values' new registers."""
+        """Tile ``iv``'s ops up to P (part A): P (f32, the accumulator layout) and the other carried
+        values' new registers."""
         low = site.low
         low.scalars[body.args[0]] = iv
         for k in others:
@@ -1078,11 +1133,9 @@ def _lower_pipelined_loop(ck: ChainedKernel, pipe: Pipelining, named, site_of,
                                                  for r in range(ck.tn // 2)])
         for br in ck.branches:
             site_of.branch(br, site, body.args[0], iv)
-        p = site.tile_regs(ck.dot2.lhs, ck.tn)
-        a_flat = [_pack16(site.e, p[8 * c + 2 * q], p[8 * c + 2 * q + 1], ck.dtype)
-                  for c in range(ck.tn // 16) for q in range(4)]
+        p = site.tile_regs(ck.dot2.lhs, ck.tn)  # chunk c's a0..a3 are p[8c .. 8c+7] pairwise
         new = [x for k in others for x in site.tile_regs(ck.yields[k], ck.carried[k][1])]
-        return a_flat, new
+        return p, new
 
     def c_input(site: _Site, acc: list[SSAValue]) -> list[SSAValue]:
         """Part B: the second dot's C for this tile from the previous tile's accumulator."""
@@ -1097,7 +1150,8 @@ def _lower_pipelined_loop(ck: ChainedKernel, pipe: Pipelining, named, site_of,
     iv0 = s.e.const(0)
     _s_init(ck, site_of, named("s_init0"), iv0, {body.args[1 + ck.carried[k][0]]: (ck.carried[k][1], init[k])
                                                   for k in others})
-    a0, new0 = tile(s, iv0, named(f"z{ck.d // 16 - 1}").results[0], init)
+    p0, new0 = tile(s, iv0, named(f"z{ck.d // 16 - 1}").results[0], init)
+    a0 = [_pack16(s.e, p0[2 * i], p0[2 * i + 1], ck.dtype) for i in range(len(p0) // 2)]
     c0 = c_input(s, init[pipe.acc])
     _replace(anchor0, s.tmp, None)
     pro_if.true_region.blocks.first.last_op.operands = [*a0, *c0, *new0]
@@ -1119,10 +1173,10 @@ def _lower_pipelined_loop(ck: ChainedKernel, pipe: Pipelining, named, site_of,
     _s_init(ck, site_of, named("s_init"), lb.args[0], s_carried)
     acc_prev = _second_dot(ck, s.e, p_prev, c_prev, named("b2_addr").results[0])
     s.e.add(nvvm.WgmmaWaitGroupSyncOp(1))  # tile j's S has landed; tile j-1's second dot may run on
-    a_j, new_j = tile(s, lb.args[0], named(f"s{ck.d // 16 - 1}").results[0], carried)
+    p_j, new_j = tile(s, lb.args[0], named(f"s{ck.d // 16 - 1}").results[0], carried)
     s.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
     s.e.add(nvvm.MBarrierArriveOp(named("ebar").results[0], with_state=False))  # tile j-1's stage is free
-    a_j = _after_wait(s.e, a_j)
+    a_j = _pack_after_wait(s.e, p_j, ck.dtype)
     c_j = c_input(s, acc_prev)
     _replace(anchor, s.tmp, None)
     lb.last_op.operands = [*a_j, *c_j, *new_j]
@@ -1162,7 +1216,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                       f"{SMEM_LIMIT // 1024} KiB)")
     name = f"chained_dots_{ck.tm}x{ck.tn}x{ck.d}_{ck.dv}_{ck.dtype}"
     pipe = pipelining(ck)
-    text = chained_kernel_ir(ck, plan, name, pipe)
+    pingpong = pipe is None and plan.consumers == 2 and pingpong_enabled()
+    text = chained_kernel_ir(ck, plan, name, pipe, pingpong)
     lowered = parse_module(ctx, text, f"<{name}>")
     fn = next(op for op in lowered.ops if isinstance(op, func.FuncOp))
     args = _append_parameters(fn, kernel)
@@ -1243,7 +1298,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     _replace(named("epi"), s.tmp, None)
 
     record = {"kind": "chained", "threads": plan.threads, "smem": plan.smem, "stages": plan.stages,
-              "pipelined": pipe is not None,
+              "pipelined": pipe is not None, "pingpong": pingpong,
               "tm": ck.tm, "tn": ck.tn,
               "d": ck.d, "dv": ck.dv, "dtype": ck.dtype,
               "tmaps": [{"arg": o.arg, "rows": o.rows, "rank": o.rank} for o in (ck.a0, ck.b1, ck.b2)]}
@@ -1257,5 +1312,5 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         module.attributes.setdefault(key, value)
 
 
-__all__ = ["CHAINED_ATTR", "ChainedKernel", "FragmentLowering", "analyze_chained_dots", "chained_dots",
-           "chained_kernel_ir", "lower_chained_kernel"]
+__all__ = ["CHAINED_ATTR", "PINGPONG_BARRIERS", "ChainedKernel", "FragmentLowering", "analyze_chained_dots",
+           "chained_dots", "chained_kernel_ir", "lower_chained_kernel", "overlap_enabled", "pingpong_enabled"]

@@ -1,0 +1,721 @@
+"""A small PTX emulator for one CTA of a warp-specialized TMA + WGMMA kernel (the chained-dots
+kernel's subset of PTX), on the CPU with numpy: a test and debugging aid, not a simulator.
+
+:class:`Emu` runs every thread of one CTA; the threads at the same instruction run together
+(vectorized), a warp-collective instruction (``shfl``) waits for its whole warp, a warp-group one
+(``wgmma.*``, ``setmaxnreg``) for its warp group, ``bar.sync`` / ``bar.arrive`` count arrivals per
+named barrier.  Asynchrony is modelled where it decides correctness:
+
+* ``wgmma.mma_async`` computes ``D = A B (+ D)`` from the registers and shared memory at issue and
+  writes D only at the ``wgmma.wait_group`` that retires its group; until then any other
+  instruction that names one of its accumulator or A-fragment registers is reported
+  (:attr:`Emu.errors`);
+* ``cp.async.bulk.tensor`` copies its box at once (128-byte swizzle, zero fill out of bounds) and
+  completes its bytes on the mbarrier; ``mbarrier`` arrive / expect_tx / try_wait.parity follow the
+  phase rules;
+* WGMMA shared-memory descriptors are decoded for the 128-byte swizzle (K-major: 8-row groups SBO
+  apart; MN-major: 64-element chunks LBO apart, 8-row K groups SBO apart);
+* a global store outside every registered buffer raises :class:`Fault` ("illegal address"), so does
+  a shared address outside the CTA's shared memory; a deadlock raises :class:`Fault` too.
+
+Not modelled: other CTAs, timing, memory ordering beyond the above, ``wgmma.fence`` (a no-op).
+Unknown instructions raise :class:`Fault`.
+"""
+import re
+
+import numpy as np
+
+GBASE = 1 << 40  # generic address of shared offset 0
+PARAM_BASE = 1 << 44  # generic address of kernel parameter i: PARAM_BASE + 256 i
+
+
+class Fault(Exception):
+    pass
+
+
+def f32(bits):
+    return (bits & 0xFFFFFFFF).astype(np.uint32).view(np.float32)
+
+
+def b32(x):
+    return np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+
+
+def parse(ptx, entry_prefix=".visible .entry"):
+    lines = ptx.split("\n")
+    start = next(i for i, l in enumerate(lines) if l.startswith(entry_prefix))
+    params = []
+    i = start + 1
+    while not lines[i].startswith(")"):
+        m = re.search(r"(\w+_param_\d+)", lines[i])
+        if m:
+            params.append(m.group(1))
+        i += 1
+    body = "\n".join(lines[i:])
+    body = re.sub(r"//[^\n]*", "", body)
+    insts, labels = [], {}
+    for raw in re.split(r"[;\n]", body):
+        s = raw.strip()
+        if not s or s in ("{", "}") or s.startswith(".reg") or s.startswith(".maxntid") or s.startswith(".minnctapersm") or s.startswith(")"):
+            continue
+        while s.startswith("{") or s.startswith("}"):
+            s = s[1:].strip()
+        if not s:
+            continue
+        m = re.match(r"^(\$?[\w$]+):$", s)
+        if m:
+            labels[m.group(1)] = len(insts)
+            continue
+        if s.startswith(".reg"):
+            continue
+        insts.append(s)
+    return params, insts, labels
+
+
+class Emu:
+    """One CTA of the kernel in ``ptx``: ``params_values`` (one int per entry parameter: pointers as
+    addresses, f32 as bits), ``tmaps`` (tensor-map parameter name -> ``{"array": [b, rows, cols]
+    fp16, "rows": box rows}``, 64-column boxes), ``memory`` ([(base address, uint8 view, name)]
+    that global stores may write).  :meth:`run`, then read :attr:`errors`."""
+
+    def __init__(self, ptx, params_values, smem_bytes, nthreads, ctaid, tmaps, memory):
+        self.params, self.insts, self.labels = parse(ptx)
+        self.pv = dict(zip(self.params, params_values))
+        self.N = nthreads
+        self.regs = {}
+        self.smem = np.zeros(smem_bytes + 1024, dtype=np.uint8)
+        self.ctaid = ctaid
+        self.tmaps = tmaps  # param name -> dict(array, box rows, ...)
+        self.memory = memory  # list of (base, np array uint8 view, name)
+        self.mbar = {}
+        self.named = {}
+        self.bar_wait = np.full(self.N, -1, dtype=np.int64)
+        self.pc = np.zeros(self.N, dtype=np.int64)
+        self.live = np.ones(self.N, dtype=bool)
+        self.groups = {}  # warpgroup -> list of groups; group = list of (regs, values, tids)
+        self.open = {}
+        self.pending = {}  # reg name -> set of warpgroups
+        self.errors = []
+        self.parsed = [self._split(s) for s in self.insts]
+
+    # ------------------------------------------------------------------ parsing helpers
+    def _split(self, s):
+        pred = None
+        m = re.match(r"^@(!?)(%?\w+)\s+(.*)$", s)
+        if m:
+            pred = (m.group(1) == "!", m.group(2))
+            s = m.group(3)
+        parts = s.split(None, 1)
+        op = parts[0]
+        rest = parts[1] if len(parts) > 1 else ""
+        ops = self._operands(rest)
+        return pred, op, ops
+
+    def _operands(self, rest):
+        out, depth, cur = [], 0, ""
+        for ch in rest:
+            if ch in "{[":
+                depth += 1
+            elif ch in "}]":
+                depth -= 1
+            if ch == "," and depth == 0:
+                out.append(cur.strip())
+                cur = ""
+            else:
+                cur += ch
+        if cur.strip():
+            out.append(cur.strip())
+        return out
+
+    # ------------------------------------------------------------------ values
+    def get(self, x, T):
+        x = x.strip()
+        if x.startswith("%") or re.match(r"^p$", x):
+            if x in ("%tid.x",):
+                return np.arange(self.N, dtype=np.uint64)[T]
+            if x.startswith("%ctaid."):
+                return np.full(T.sum(), self.ctaid["xyz".index(x[-1])], dtype=np.uint64)
+            self._check_pending(x, T)
+            if x not in self.regs:
+                self.regs[x] = np.full(self.N, 0x7FC00000, dtype=np.uint64)
+            return self.regs[x][T]
+        if x.startswith("0f"):
+            return np.full(T.sum(), int(x[2:], 16), dtype=np.uint64)
+        if x.startswith("0d"):
+            raise Fault("f64 imm")
+        if re.match(r"^-?\d+$", x) or re.match(r"^-?0x[0-9a-fA-F]+$", x):
+            v = int(x, 0)
+            return np.full(T.sum(), v & 0xFFFFFFFFFFFFFFFF, dtype=np.uint64)
+        if x in self.pv:
+            return np.full(T.sum(), self.param_addr(x), dtype=np.uint64)
+        if x == "__tileorch_dynamic_smem":
+            return np.zeros(T.sum(), dtype=np.uint64)
+        raise Fault(f"operand {x}")
+
+    def param_addr(self, name):
+        return PARAM_BASE + self.params.index(name) * 256
+
+    def set(self, x, T, v):
+        x = x.strip()
+        self._check_pending(x, T)
+        if x not in self.regs:
+            self.regs[x] = np.full(self.N, 0x7FC00000, dtype=np.uint64)
+        self.regs[x][T] = np.asarray(v).astype(np.uint64) if np.asarray(v).dtype != np.uint64 else v
+
+    def _check_pending(self, x, T):
+        wgs = self.pending.get(x)
+        if wgs:
+            tids = np.nonzero(T)[0]
+            hit = {int(t) // 128 for t in tids} & wgs
+            if hit:
+                self.errors.append(f"pc {self.cur_pc}: '{self.insts[self.cur_pc]}' touches {x} of an in-flight WGMMA (wg {hit})")
+
+    # ------------------------------------------------------------------ memory
+    def addr(self, x, T):
+        x = x.strip()[1:-1]
+        m = re.match(r"^(.*?)\s*\+\s*(-?\d+)$", x)
+        off = 0
+        if m:
+            x, off = m.group(1), int(m.group(2))
+        base = self.get(x, T)
+        return (base + np.uint64(off & 0xFFFFFFFFFFFFFFFF)) & np.uint64(0xFFFFFFFFFFFFFFFF)
+
+    def shared_off(self, a):
+        a = a.astype(np.int64)
+        a = np.where(a >= GBASE, a - GBASE, a)
+        if (a < 0).any() or (a >= len(self.smem)).any():
+            raise Fault(f"shared address out of range {a.min()}..{a.max()}")
+        return a
+
+    def global_store(self, a, vals, nbytes):
+        for addr, v in zip(a.tolist(), vals.tolist()):
+            for base, buf, name in self.memory:
+                if base <= addr and addr + nbytes <= base + len(buf):
+                    buf[addr - base:addr - base + nbytes] = np.frombuffer(int(v).to_bytes(8, "little")[:nbytes], dtype=np.uint8)
+                    break
+            else:
+                self.errors.append(f"ILLEGAL global store at {addr:#x}")
+                raise Fault(f"illegal global address {addr:#x}")
+
+    # ------------------------------------------------------------------ mbarrier
+    def mb(self, off):
+        return self.mbar.setdefault(int(off), {"phase": 0, "count": None, "pending": None, "tx": 0})
+
+    def mb_arrive(self, off, n=1):
+        b = self.mb(off)
+        b["pending"] -= n
+        self._mb_check(b, off)
+
+    def _mb_check(self, b, off):
+        if b["pending"] < 0:
+            self.errors.append(f"mbarrier {off}: more arrivals than expected")
+        if b["pending"] <= 0 and b["tx"] == 0:
+            b["phase"] ^= 1
+            b["pending"] = b["count"]
+
+    # ------------------------------------------------------------------ run
+    def run(self, max_steps=5_000_000):
+        steps = 0
+        rr = 0
+        while self.live.any():
+            pcs = sorted(set(self.pc[self.live].tolist()))
+            progressed = False
+            order = pcs[rr % len(pcs):] + pcs[:rr % len(pcs)]
+            rr += 1
+            for pc in order:
+                T = self.live & (self.pc == pc)
+                if not T.any():
+                    continue
+                if self.step(pc, T):
+                    progressed = True
+                    steps += 1
+                    break
+            if not progressed:
+                raise Fault(f"deadlock at pcs {[(p, self.insts[p]) for p in pcs]}")
+            if steps > max_steps:
+                raise Fault("step limit")
+        for bid, b in self.named.items():
+            if b["count"]:
+                self.errors.append(f"CTA exits with {b['count']} threads arrived on named barrier {bid}")
+        for wg, gs in self.groups.items():
+            if gs or self.open.get(wg):
+                self.errors.append(f"warpgroup {wg} exits with WGMMAs in flight")
+
+    def units_complete(self, T, size):
+        tids = np.nonzero(T)[0]
+        for u in {int(t) // size for t in tids}:
+            lo = u * size
+            members = np.arange(lo, min(lo + size, self.N))
+            members = members[self.live[members]]
+            if not T[members].all():
+                return False
+        return True
+
+    def step(self, pc, T):
+        self.cur_pc = pc
+        pred, op, ops = self.parsed[pc]
+        if pred is not None:
+            neg, p = pred
+            pv = self.get(p, T).astype(bool)
+            if neg:
+                pv = ~pv
+        else:
+            pv = np.ones(T.sum(), dtype=bool)
+        base = op.split(".")[0]
+        collective = None
+        if op.startswith("wgmma") or op.startswith("setmaxnreg"):
+            collective = 128
+        elif op.startswith("shfl"):
+            collective = 32
+        elif op.startswith("bar.sync") or op == "barrier.sync":
+            collective = "bar"
+        if collective == "bar" or op.startswith("bar.arrive") or op.startswith("barrier.arrive"):
+            return self.named_barrier(pc, T, op, ops, pred)
+        elif collective and not self.units_complete(T, collective):
+            return False
+        tidx = np.nonzero(T)[0]
+        # predicated: split executed vs skipped threads
+        E = T.copy()
+        E[tidx[~pv]] = False
+        nxt = pc + 1
+        if base in ("bra",):
+            tgt = self.labels[ops[0]]
+            self.pc[tidx[pv]] = tgt
+            self.pc[tidx[~pv]] = nxt
+            return True
+        if base == "ret" or base == "exit":
+            self.live[tidx[pv]] = False
+            self.pc[tidx[~pv]] = nxt
+            return True
+        if E.any():
+            self.execute(op, ops, E)
+        self.pc[T] = nxt
+        return True
+
+    def named_barrier(self, pc, T, op, ops, pred):
+        if pred is not None:
+            neg, pn = pred
+            pv = self.get(pn, T).astype(bool)
+            pv = ~pv if neg else pv
+            tidx = np.nonzero(T)[0]
+            skip = tidx[~pv]
+            if len(skip):
+                self.pc[skip] = pc + 1
+                T = T.copy()
+                T[skip] = False
+                if not T.any():
+                    return True
+        tidx = np.nonzero(T)[0]
+        ids = self.get(ops[0], T).astype(np.int64)
+        count = int(ops[1]) if len(ops) > 1 else int(self.live.sum())
+        arrive_only = "arrive" in op
+        progressed = False
+        for bid in sorted(set(ids.tolist())):
+            ts = tidx[ids == bid]
+            b = self.named.setdefault(bid, {"count": 0, "gen": 0, "want": count})
+            if b["count"] and b["want"] != count:
+                self.errors.append(f"named barrier {bid}: counts {b['want']} and {count} mixed")
+            b["want"] = count
+            new = ts[self.bar_wait[ts] < 0] if not arrive_only else ts
+            if len(new):
+                progressed = True
+                b["count"] += len(new)
+                gen = b["gen"]
+                if b["count"] >= count:
+                    if b["count"] > count:
+                        self.errors.append(f"named barrier {bid}: {b['count']} arrivals for a count of {count}")
+                    b["count"] = 0
+                    b["gen"] += 1
+                if arrive_only:
+                    self.pc[new] = pc + 1
+                else:
+                    self.bar_wait[new] = gen
+            if not arrive_only:
+                done = ts[(self.bar_wait[ts] >= 0) & (self.bar_wait[ts] < b["gen"])]
+                if len(done):
+                    progressed = True
+                    self.bar_wait[done] = -1
+                    self.pc[done] = pc + 1
+        return progressed
+
+    # ------------------------------------------------------------------ instructions
+    def execute(self, op, ops, T):
+        g = lambda i: self.get(ops[i], T)  # noqa: E731
+        n = T.sum()
+        parts = op.split(".")
+        base = parts[0]
+        if base == "mov" or base == "cvta":
+            if "shared" in op and base == "cvta":
+                v = g(1)
+                if ".to." in op:
+                    v = np.where(v >= GBASE, v - GBASE, v)
+                else:
+                    v = v + np.uint64(GBASE)
+                self.set(ops[0], T, v)
+            else:
+                self.set(ops[0], T, g(1))
+            return
+        if base == "ld" and "param" in op:
+            name = ops[1][1:-1]
+            self.set(ops[0], T, np.full(n, self.pv[name], dtype=np.uint64))
+            return
+        if base in ("add", "sub", "mul", "mad", "fma", "max", "min", "div", "neg", "abs", "ex2", "rcp") and (parts[-1] == "f32"):
+            a = [f32(g(i)) for i in range(1, len(ops))]
+            with np.errstate(all="ignore"):
+                if base == "add": r = a[0] + a[1]
+                elif base == "sub": r = a[0] - a[1]
+                elif base == "mul": r = a[0] * a[1]
+                elif base in ("fma", "mad"): r = (a[0].astype(np.float64) * a[1] + a[2]).astype(np.float32)
+                elif base == "max": r = np.fmax(a[0], a[1])
+                elif base == "min": r = np.fmin(a[0], a[1])
+                elif base == "div": r = a[0] / a[1]
+                elif base == "neg": r = -a[0]
+                elif base == "abs": r = np.abs(a[0])
+                elif base == "ex2":
+                    r = np.exp2(a[0].astype(np.float64)).astype(np.float32)
+                    if "ftz" in op:
+                        r = np.where(np.abs(r) < np.float32(1.1754944e-38), np.float32(0), r)
+                elif base == "rcp": r = (1.0 / a[0]).astype(np.float32)
+            self.set(ops[0], T, b32(r.astype(np.float32)))
+            return
+        if base in ("add", "sub", "mul", "mad", "and", "or", "xor", "shl", "shr", "not", "min", "max", "neg", "div", "rem", "bfe"):
+            width = int(re.search(r"(\d+)$", parts[-1]).group(1)) if re.search(r"\d+$", parts[-1]) else 1
+            signed = parts[-1].startswith("s")
+            mask = (1 << width) - 1 if width < 64 else 0xFFFFFFFFFFFFFFFF
+            M = np.uint64(mask)
+            if parts[-1] == "pred":
+                a = [g(i).astype(bool) for i in range(1, len(ops))]
+                r = {"and": lambda: a[0] & a[1], "or": lambda: a[0] | a[1], "xor": lambda: a[0] ^ a[1], "not": lambda: ~a[0]}[base]()
+                self.set(ops[0], T, r.astype(np.uint64))
+                return
+            a = [g(i) for i in range(1, len(ops))]
+
+            def sx(v, w=width):
+                v = (v & M).astype(object)
+                return np.array([x - (1 << w) if x >> (w - 1) else x for x in v], dtype=object)
+
+            def ux(v):
+                return (v & M).astype(object)
+
+            A = [sx(x) if signed else ux(x) for x in a]
+            if base == "mul":
+                if "wide" in op:
+                    r = A[0] * A[1]
+                    mask2 = (1 << (2 * width)) - 1
+                    self.set(ops[0], T, np.array([int(x) & mask2 for x in r], dtype=np.uint64))
+                    return
+                if "hi" in op:
+                    r = (A[0] * A[1]) >> width
+                else:
+                    r = A[0] * A[1]
+            elif base == "mad":
+                r = A[0] * A[1] + A[2]
+            elif base == "add": r = A[0] + A[1]
+            elif base == "sub": r = A[0] - A[1]
+            elif base == "and": r = ux(a[0]) & ux(a[1])
+            elif base == "or": r = ux(a[0]) | ux(a[1])
+            elif base == "xor": r = ux(a[0]) ^ ux(a[1])
+            elif base == "not": r = ~ux(a[0])
+            elif base == "neg": r = -A[0]
+            elif base == "shl": r = ux(a[0]) << np.array([min(int(x), 64) for x in ux(a[1])], dtype=object)
+            elif base == "shr":
+                sh = np.array([min(int(x), 63) for x in (a[1] & np.uint64(0xFFFFFFFF)).astype(object)], dtype=object)
+                r = (A[0] >> sh)
+            elif base == "min": r = np.minimum(A[0], A[1])
+            elif base == "max": r = np.maximum(A[0], A[1])
+            elif base == "div": r = np.array([int(x / y) if signed else x // y for x, y in zip(A[0], A[1])], dtype=object)
+            elif base == "rem": r = np.array([x - int(x / y) * y if signed else x % y for x, y in zip(A[0], A[1])], dtype=object)
+            elif base == "bfe":
+                pos = ux(a[1]); ln = ux(a[2])
+                r = np.array([(int(x) >> int(p)) & ((1 << int(l)) - 1) for x, p, l in zip(ux(a[0]), pos, ln)], dtype=object)
+            r = np.array([int(x) & mask for x in r], dtype=np.uint64)
+            self.set(ops[0], T, r)
+            return
+        if base == "setp":
+            cmp, ty = parts[1], parts[-1]
+            a, b = g(1), g(2)
+            if ty == "f32":
+                x, y = f32(a), f32(b)
+            else:
+                w = int(ty[1:])
+                m = np.uint64((1 << w) - 1) if w < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
+                if ty[0] == "s":
+                    x = (a & m).astype(np.int64) if w == 64 else ((a & m).astype(np.int64) ^ (1 << (w - 1))) - (1 << (w - 1))
+                    y = (b & m).astype(np.int64) if w == 64 else ((b & m).astype(np.int64) ^ (1 << (w - 1))) - (1 << (w - 1))
+                else:
+                    x, y = a & m, b & m
+            with np.errstate(all="ignore"):
+                r = {"eq": x == y, "ne": x != y, "lt": x < y, "le": x <= y, "gt": x > y, "ge": x >= y,
+                     "ltu": ~(x >= y), "geu": ~(x < y), "gtu": ~(x <= y), "leu": ~(x > y), "neu": ~(x == y),
+                     "equ": ~(x != y)}[cmp]
+            self.set(ops[0], T, r.astype(np.uint64))
+            return
+        if base == "selp":
+            a, b, c = g(1), g(2), g(3).astype(bool)
+            self.set(ops[0], T, np.where(c, a, b))
+            return
+        if base == "cvt":
+            self.cvt(op, ops, T)
+            return
+        if base == "shfl":
+            mode = parts[2]
+            v = g(1)
+            lane_arg = int(ops[2])
+            tids = np.nonzero(T)[0]
+            src = self.regs[ops[1]].copy()
+            out = []
+            for t in tids:
+                lane = t % 32
+                o = lane ^ lane_arg if mode == "bfly" else lane
+                out.append(src[t - lane + o])
+            self.set(ops[0], T, np.array(out, dtype=np.uint64))
+            return
+        if base == "st" and "global" in op:
+            a = self.addr(ops[0], T)
+            v = g(1)
+            nbytes = int(parts[-1][1:]) // 8
+            self.global_store(a, v, nbytes)
+            return
+        if base == "mbarrier":
+            self.mbarrier(op, ops, T)
+            return
+        if base == "cp" and "bulk.tensor" in op:
+            self.tma(op, ops, T)
+            return
+        if base == "wgmma":
+            self.wgmma(op, ops, T)
+            return
+        if base in ("prefetch", "fence", "setmaxnreg", "bar", "barrier", "elect"):
+            return
+        raise Fault(f"unhandled {op} {ops}")
+
+    def cvt(self, op, ops, T):
+        parts = op.split(".")
+        g = lambda i: self.get(ops[i], T)  # noqa: E731
+        if "f16x2.f32" in op:
+            hi, lo = f32(g(1)), f32(g(2))
+            h = hi.astype(np.float16).view(np.uint16).astype(np.uint64)
+            l_ = lo.astype(np.float16).view(np.uint16).astype(np.uint64)
+            self.set(ops[0], T, (h << np.uint64(16)) | l_)
+            return
+        if "bf16x2.f32" in op:
+            raise Fault("bf16")
+        dst, src = parts[-2], parts[-1]
+        v = g(1)
+        if dst == "f16" and src == "f32":
+            self.set(ops[0], T, f32(v).astype(np.float16).view(np.uint16).astype(np.uint64))
+        elif dst == "f32" and src == "f16":
+            self.set(ops[0], T, b32((v & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float32)))
+        elif dst in ("u64", "s64", "u32", "s32") and src in ("u32", "s32", "u64", "s64", "u16", "s16"):
+            sw = int(src[1:]); dw = int(dst[1:])
+            x = v & np.uint64((1 << sw) - 1) if sw < 64 else v
+            if src[0] == "s" and sw < 64:
+                xi = x.astype(np.int64)
+                xi = np.where(xi >> (sw - 1) & 1, xi - (1 << sw), xi)
+                x = xi.astype(np.uint64)
+            x = x & np.uint64((1 << dw) - 1) if dw < 64 else x
+            self.set(ops[0], T, x)
+        elif dst == "f32" and src in ("s32", "u32"):
+            x = (v & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+            x = x.view(np.int32) if src == "s32" else x
+            self.set(ops[0], T, b32(x.astype(np.float32)))
+        elif dst in ("s32", "u32") and src == "f32":
+            self.set(ops[0], T, np.trunc(f32(v)).astype(np.int64).astype(np.uint64) & np.uint64(0xFFFFFFFF))
+        else:
+            raise Fault(f"cvt {op}")
+
+    def mbarrier(self, op, ops, T):
+        tids = np.nonzero(T)[0]
+        if op.startswith("mbarrier.init"):
+            a = self.shared_off(self.addr(ops[0], T))
+            c = self.get(ops[1], T)
+            for off, cnt in zip(a.tolist(), c.tolist()):
+                self.mbar[off] = {"phase": 0, "count": cnt, "pending": cnt, "tx": 0}
+            return
+        if op.startswith("mbarrier.arrive.expect_tx"):
+            a = self.shared_off(self.addr(ops[1], T))
+            c = self.get(ops[2], T)
+            for off, cnt in zip(a.tolist(), c.tolist()):
+                b = self.mb(off)
+                b["tx"] += cnt
+                self.mb_arrive(off)
+            return
+        if op.startswith("mbarrier.arrive"):
+            a = self.shared_off(self.addr(ops[1], T))
+            cnt = self.get(ops[2], T) if len(ops) > 2 else np.ones(len(tids), dtype=np.uint64)
+            for off, c in zip(a.tolist(), cnt.tolist()):
+                self.mb_arrive(off, c)
+            return
+        if op.startswith("mbarrier.try_wait.parity") or op.startswith("mbarrier.test_wait.parity"):
+            a = self.shared_off(self.addr(ops[1], T))
+            par = self.get(ops[2], T)
+            r = []
+            for off, p in zip(a.tolist(), par.tolist()):
+                b = self.mb(off)
+                r.append(int(b["phase"] != (p & 1)))
+            self.set(ops[0], T, np.array(r, dtype=np.uint64))
+            return
+        raise Fault(op)
+
+    def tma(self, op, ops, T):
+        dst = self.shared_off(self.addr(ops[0], T))
+        inner = ops[1][1:-1]
+        tm, coords = inner.split(",", 1)
+        coords = coords.strip()[1:-1].split(",")
+        tmv = self.get(tm.strip(), T)
+        cs = [self.get(c.strip(), T) for c in coords]
+        bar = self.shared_off(self.addr(ops[2], T))
+        for k in range(len(dst)):
+            pname = self.params[(int(tmv[k]) - PARAM_BASE) // 256]
+            t = self.tmaps[pname]
+            arr = t["array"]  # numpy [.., rows, cols] fp16 (3-D: [b, s, d])
+            c = [int(x[k]) & 0xFFFFFFFF for x in cs]
+            c = [x - (1 << 32) if x >> 31 else x for x in c]
+            col0, row0, b0 = c[0], c[1], c[2]
+            rows = t["rows"]
+            box = np.zeros((rows, 64), dtype=np.float16)
+            for r in range(rows):
+                gr = row0 + r
+                if 0 <= b0 < arr.shape[0] and 0 <= gr < arr.shape[1]:
+                    for cc in range(64):
+                        gc = col0 + cc
+                        if 0 <= gc < arr.shape[2]:
+                            box[r, cc] = arr[b0, gr, gc]
+            raw = box.view(np.uint8).reshape(rows, 128)
+            d = int(dst[k])
+            for r in range(rows):
+                for chunk in range(8):
+                    lin = d + r * 128 + chunk * 16
+                    phys = lin ^ (((lin >> 7) & 7) << 4)
+                    self.smem[phys:phys + 16] = raw[r, chunk * 16:chunk * 16 + 16]
+            b = self.mb(int(bar[k]))
+            b["tx"] -= rows * 128
+            self._mb_check_tx(b, int(bar[k]))
+
+    def _mb_check_tx(self, b, off):
+        if b["pending"] <= 0 and b["tx"] == 0:
+            b["phase"] ^= 1
+            b["pending"] = b["count"]
+
+    # ------------------------------------------------------------------ WGMMA
+    def smem_elem(self, addr):
+        a = np.asarray(addr, dtype=np.int64)
+        phys = a ^ (((a >> 7) & 7) << 4)
+        lo = self.smem[phys].astype(np.uint16)
+        hi = self.smem[phys + 1].astype(np.uint16)
+        return (lo | (hi << 8)).view(np.float16).astype(np.float32)
+
+    def operand_tile(self, desc, rows_mn, tnsp):
+        """[rows_mn, 16] K-major view (element (mn, k)) of a 128B-swizzled smem operand."""
+        start = (desc & 0x3FFF) << 4
+        lbo = ((desc >> 16) & 0x3FFF) << 4
+        sbo = ((desc >> 32) & 0x3FFF) << 4
+        mn = np.arange(rows_mn)[:, None]
+        k = np.arange(16)[None, :]
+        if not tnsp:  # K-major: mn rows of 128 bytes, 8-row groups SBO apart
+            addr = start + (mn // 8) * sbo + (mn % 8) * 128 + k * 2
+        else:  # MN-major: k rows of 128 bytes (64 mn), 64-mn chunks LBO apart, 8-k groups SBO apart
+            addr = start + (mn // 64) * lbo + (k // 8) * sbo + (k % 8) * 128 + (mn % 64) * 2
+        return self.smem_elem(addr)
+
+    def wgmma(self, op, ops, T):
+        tids = np.nonzero(T)[0]
+        wgs = sorted({int(t) // 128 for t in tids})
+        if op.startswith("wgmma.fence"):
+            return
+        if op.startswith("wgmma.commit_group"):
+            for wg in wgs:
+                grp = self.open.pop(wg, [])
+                self.groups.setdefault(wg, []).append(grp)
+            return
+        if op.startswith("wgmma.wait_group"):
+            keep = int(ops[0])
+            for wg in wgs:
+                gs = self.groups.get(wg, [])
+                retire = gs[:len(gs) - keep] if keep else gs
+                self.groups[wg] = gs[len(gs) - keep:] if keep else []
+                for grp in retire:
+                    for regs, vals, ts in grp:
+                        for name, v in zip(regs, vals):
+                            self.pending[name].discard(wg)
+                    for regs, vals, ts in grp:
+                        for name, v in zip(regs, vals):
+                            self.regs.setdefault(name, np.full(self.N, 0x7FC00000, dtype=np.uint64))
+                            self.regs[name][ts] = v
+            return
+        m = re.match(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.f16\.f16", op)
+        if not m:
+            raise Fault(op)
+        n = int(m.group(1))
+        dregs = [x.strip() for x in ops[0][1:-1].split(",")]
+        reg_a = ops[1].startswith("{")
+        for wg in wgs:
+            TT = np.zeros(self.N, dtype=bool)
+            TT[wg * 128:(wg + 1) * 128] = True
+            TT &= T
+            ts = np.nonzero(TT)[0]
+            assert len(ts) == 128, len(ts)
+            lane = ts % 32
+            warp = (ts % 128) // 32
+            r0 = 16 * warp + lane // 4
+            c0 = 2 * (lane % 4)
+            # the accumulator: in-flight values of this chain if any (same registers, implicit order)
+            cur = self.chain_value(wg, dregs, TT)
+            D = np.zeros((64, n), dtype=np.float32)
+            for i, name in enumerate(dregs):
+                gidx, h, j = i // 4, (i // 2) % 2, i % 2
+                D[r0 + 8 * h, 8 * gidx + c0 + j] = f32(cur[i])
+            if reg_a:
+                aregs = [x.strip() for x in ops[1][1:-1].split(",")]
+                A = np.zeros((64, 16), dtype=np.float32)
+                for q, name in enumerate(aregs):
+                    self._check_pending(name, TT)
+                    v = self.regs[name][TT]
+                    lo = (v & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float32)
+                    hi = ((v >> np.uint64(16)) & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float32)
+                    rr = r0 + 8 * (q % 2)
+                    cc = c0 + 8 * (q // 2)
+                    A[rr, cc] = lo
+                    A[rr, cc + 1] = hi
+                descb = int(self.get(ops[2], TT)[0])
+                scale_d = ops[3]
+                tnsp_b = int(ops[6])
+            else:
+                desca = int(self.get(ops[1], TT)[0])
+                descb = int(self.get(ops[2], TT)[0])
+                A = self.operand_tile(desca, 64, int(ops[6]))
+                tnsp_b = int(ops[7])
+                scale_d = ops[3]
+            B = self.operand_tile(descb, n, tnsp_b)  # [n, 16]
+            sd = self.get(scale_d, TT)[0] if scale_d.startswith("%") or scale_d == "p" else int(scale_d)
+            res = A.astype(np.float32) @ B.T.astype(np.float32) + (D if int(sd) else 0)
+            vals = []
+            for i, name in enumerate(dregs):
+                gidx, h, j = i // 4, (i // 2) % 2, i % 2
+                vals.append(b32(res[r0 + 8 * h, 8 * gidx + c0 + j].astype(np.float32)))
+            self.open.setdefault(wg, []).append((dregs, vals, ts))
+            for name in dregs:
+                self.pending.setdefault(name, set()).add(wg)
+            if reg_a:
+                for name in aregs:
+                    self.pending.setdefault(name, set()).add(wg)
+                # A registers retire with the group: record them with their own values
+                self.open[wg].append((aregs, [self.regs[nm][TT].copy() for nm in aregs], ts))
+
+    def chain_value(self, wg, dregs, TT):
+        """The accumulator registers' value as the next WGMMA of a chain sees it: the last in-flight
+        write of the same registers (open group or committed-not-retired), else the register file."""
+        latest = None
+        for grp in self.groups.get(wg, []) + [self.open.get(wg, [])]:
+            for regs, vals, ts in grp:
+                if regs == dregs:
+                    latest = vals
+        if latest is not None:
+            return latest
+        out = []
+        for name in dregs:
+            if self.pending.get(name) and wg in self.pending[name]:
+                self.errors.append(f"WGMMA reads {name} written by an in-flight WGMMA of another chain")
+            self.regs.setdefault(name, np.full(self.N, 0x7FC00000, dtype=np.uint64))
+            out.append(self.regs[name][TT])
+        return out
