@@ -79,3 +79,24 @@ def test_column_max_of_negative_columns_leaves_padded_rows_out():
         expect = torch.zeros_like(last) if want_zero else full[128]
         torch.testing.assert_close(last, expect, atol=2e-3, rtol=2e-3)
         assert PROGRAMS[name].dtype == "f16"
+
+
+@pytest.mark.parametrize("schedule", SCHEDULES)
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_row_softmax_of_the_tile_on_tensor_cores(shape, schedule):
+    """Row reductions the stored value reads (max, then the sum of exp(acc - max)): tight tolerance
+    (the values are ~1/128, the zoo's f16 atol would pass zeros) and each tile row sums to 1 over
+    the columns inside the array."""
+    m, n, k = shape
+    kernel, args, grid, out, ref, _lib = build("gemm_row_softmax_f16", m, n, k, seed=m + n)
+    tileorch.cutile.launch(torch.cuda.current_stream(), grid, kernel, args, schedule=schedule, tiles="program")
+    torch.cuda.synchronize()
+    assert not unwritten(out).any(), "unwritten (NaN pre-filled) outputs"
+    torch.testing.assert_close(out.float(), ref, atol=1e-3, rtol=1e-2)
+    tiles_n = -(-n // 128)
+    pad = torch.zeros((m, tiles_n * 128), device="cuda")
+    pad[:, :n] = out.float()
+    sums = pad.view(m, tiles_n, 128).sum(dim=2)
+    torch.testing.assert_close(sums, torch.ones_like(sums), atol=2e-2, rtol=0)
+    entry = rc.compiled(kernel, rc.describe_arguments(kernel, args), "sm_90a", schedule)
+    assert entry.program.kind == "gemm", entry.program.remarks

@@ -67,6 +67,7 @@ def _arrays(name: str) -> list:
         "gemm_colsum_f16": gemm + [((M // 128, N), "f32")],
         "gemm_colsum_f16_tile128x256": gemm + [((M // 128, N), "f32")],
         "gemm_colmax_f16": gemm + [((M // 128, N), "f32")],
+        "gemm_row_softmax_f16": gemm,
         "gemm_colsum_f32_out": [((M, K), "f16"), ((K, N), "f16"), ((M, N), "f32"), ((M // 128, N), "f32")],
         "gemm_colmax_zero_pad_f16": gemm + [((M // 128, N), "f32")],
         "gemm_bias_relu_colsum_f16": [((M, K), "f16"), ((K, N), "f16"), ((N,), "f16"), ((M, N), "f16"),
@@ -145,6 +146,9 @@ PTX_COUNT = {
     # A's padding undetermined: each of a thread's 2 x 32 elements selects -inf for a row past M;
     # A's padding zero: the rows past M are the program's (no select)
     "gemm_colmax_f16": [("0fFF800000", 2 * 2 * 32)],
+    # the row softmax: max and sum of each of a thread's 2 rows, two shuffle steps each, per warp group
+    # (the exponentials the sum folds are the ones the stored elements reuse: one per element)
+    "gemm_row_softmax_f16": [("shfl.sync.bfly", 2 * 2 * 2 * 2), ("ex2.approx", 2 * 64)],
     "gemm_colmax_zero_pad_f16": [("0fFF800000", 0), ("bar.sync \t1, 256;", 6)],
 }
 

@@ -455,6 +455,18 @@ def gemm_colmin_half(A, B, C, P, tm: ct.Constant[int], tn: ct.Constant[int], tk:
 
 
 @ct.kernel
+def gemm_row_softmax(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """The softmax of each row of the GEMM's tile (over the tile's columns: one tile spans N for class
+    logits or attention scores): row reductions the stored value reads, one reading the other."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+    p = ct.exp(acc - ct.max(acc, axis=1, keepdims=True))
+    ct.store(C, index=(bm, bn), tile=(p / ct.sum(p, axis=1, keepdims=True)).astype(C.dtype))
+
+
+@ct.kernel
 def gemm_fp8_at(AT, W, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
     """fp8 with A stored transposed ``[K, M]`` (an M-major A, which fp8 WGMMA cannot read) and W
     ``[N, K]``; f16 output."""
@@ -774,6 +786,19 @@ def _make_colsum_f32_out(m, n, k, dt, g):
     return (a, b, c, p), (c, p), (full, _per_row_tile(full, 128, 0.0, lambda t: t.sum(dim=1))), None
 
 
+def _make_row_softmax(m, n, k, dt, g):
+    import torch
+
+    tn = 128
+    a, b = _randn((m, k), dt, g, 0.5), _randn((k, n), dt, g, 0.5)
+    c = _nan((m, n), dt)
+    tiles_n = math.ceil(n / tn)
+    pad = torch.full((m, tiles_n * tn), float("-inf"), device="cuda")  # columns past N: not in the softmax
+    pad[:, :n] = a.float() @ b.float()
+    ref = torch.softmax(pad.view(m, tiles_n, tn), dim=2).view(m, tiles_n * tn)[:, :n]
+    return (a, b, c), c, ref, None
+
+
 def _make_colmax(m, n, k, dt, g):
     a, b = _randn((m, k), dt, g, 0.5), _randn((k, n), dt, g, 0.5)
     c, p = _nan((m, n), dt), _nan((math.ceil(m / 128), n), "f32")
@@ -889,6 +914,7 @@ PROGRAMS: dict[str, Program] = {
     "gemm_colsum_f16_tile128x256": Program(gemm_colsum, "f16", _make_colsum, tiles=(128, 256, 64),
                                            library="matmul + sum(0)", bench=False),
     "gemm_colsum_f32_out": Program(gemm_colsum, "f16", _make_colsum_f32_out, bench=False),
+    "gemm_row_softmax_f16": Program(gemm_row_softmax, "f16", _make_row_softmax, bench=False),
     "gemm_colmax_f16": Program(gemm_colmax, "f16", _make_colmax, library="matmul + amax(0)", bench=False),
     "gemm_colmax_zero_pad_f16": Program(gemm_colmax_zero_pad, "f16", _make_colmax_zero_pad, bench=False),
     "gemm_bias_relu_colsum_f16": Program(gemm_bias_relu_colsum, "f16", _make_bias_relu_colsum,

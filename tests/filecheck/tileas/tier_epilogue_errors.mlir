@@ -189,3 +189,46 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
   }
 }
 // CHECK: tier_epilogue_errors.mlir:179:5: error: convert-nv-tileas-to-cutlass: not supported yet in the accumulator's register layout: the epilogue reads the accumulator at other coordinates (a transpose or slice of it)
+
+// -----
+// The stored tile reads a column reduction of the result (C = acc - max(acc, axis 0)): refused at the
+// reduction (a [1, tile_n] side output of it would be taken).
+!m = !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+!va = !nv_tileaa.tiled_view<array<i32: 128, 64>, array<i32: 128, 64>, array<i32: 0, 1>, !m>
+!vbt = !nv_tileaa.tiled_view<array<i32: 128, 64>, array<i32: 128, 64>, array<i32: 0, 1>, !m>
+!vc = !nv_tileaa.tiled_view<array<i32: 128, 128>, array<i32: 128, 128>, array<i32: 0, 1>, !m>
+builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_capability<90, 2>} {
+  nv_tileaa.func @gemm_minus_colmax(%a: !nv_tileaa.ptr<f16>, %b: !nv_tileaa.ptr<f16>, %c: !nv_tileaa.ptr<f16>, %m: i32, %n: i32, %k: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 8>} {
+    %ma = nv_tileaa.make_memref %a[%m, %k] [%k] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mb = nv_tileaa.make_memref %b[%n, %k] [%k] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mc = nv_tileaa.make_memref %c[%m, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %va = nv_tileaa.block_tile %ma : !m -> !va
+    %vb = nv_tileaa.block_tile %mb : !m -> !vbt
+    %vc = nv_tileaa.block_tile %mc : !m -> !vc
+    %pm = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %pn = nv_tileaa.get_program_id {axis = 1 : i32} : i32
+    %kt = nv_tileaa.get_dim_size %va {index = 1 : i32} : !va -> i32
+    %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %acc = scf.for %i = %c0 to %kt step %c1 iter_args(%x = %zero) -> (tensor<128x128xf32>) : i32 {
+      %ta, %t0 = nv_tileaa.tiled_load %va[%pm, %i] : !va [i32, i32] -> tensor<128x64xf16>
+      %tbt, %t1 = nv_tileaa.tiled_load %vb[%pn, %i] : !vbt [i32, i32] -> tensor<128x64xf16>
+      %tb = "nv_tileaa.permute"(%tbt) <{permutation = array<i32: 1, 0>}> : (tensor<128x64xf16>) -> tensor<64x128xf16>
+      %y = nv_tileaa.dot %ta, %tb, %x : tensor<128x64xf16>, tensor<64x128xf16>, tensor<128x128xf32> -> tensor<128x128xf32>
+      scf.yield %y : tensor<128x128xf32>
+    }
+    %mx = "nv_tileaa.reduce"(%acc) <{dim = 0 : i32, identities = [0xff800000 : f32]}> ({
+    ^bb0(%u: f32, %v: f32):
+      %w = nv_tileaa.maxf %u, %v : f32
+      "nv_tileaa.yield"(%w) : (f32) -> ()
+    }) : (tensor<128x128xf32>) -> tensor<128xf32>
+    %mx2 = nv_tileaa.expand_dims %mx {dim = 0 : i32} : tensor<128xf32> -> tensor<1x128xf32>
+    %mxb = nv_tileaa.broadcast %mx2 : tensor<1x128xf32> -> tensor<128x128xf32>
+    %d = nv_tileaa.subf %acc, %mxb : tensor<128x128xf32>
+    %h = nv_tileaa.fp_to_fp %d : tensor<128x128xf32> -> tensor<128x128xf16>
+    %t5 = nv_tileaa.tiled_store %h, %vc[%pm, %pn] : tensor<128x128xf16>, !vc [i32, i32]
+    nv_tileaa.return
+  }
+}
+// CHECK: tier_epilogue_errors.mlir:221:5: error: convert-nv-tileas-to-cutlass: a column reduction of the result that the stored tile reads (not only a [1, tile_n] side output) is not supported yet by the WGMMA lowering

@@ -67,6 +67,7 @@ from tileorch.transforms.tileas.column_reduction import (
 from tileorch.transforms.tileas.common import num_ctas
 from tileorch.transforms.tileas.epilogue import (
     ATOMIC_SINK,
+    feeding_reductions,
     reduced_dim,
     side_reduction,
     Coord,
@@ -162,6 +163,9 @@ class DotKernel:
     folds them in as the program says; otherwise (undetermined padding) it leaves them out."""
     padded_cols_defined: bool = False
     """The same for B and the columns outside the array, in a row reduction."""
+    row_feeding: list = dataclasses.field(default_factory=list)
+    """Row reductions of accumulator-shaped tiles that the stored value reads (``acc - max(acc, 1)``,
+    a softmax of the tile's rows): evaluated before its elements (:func:`feeding_reductions`)."""
     grid_l: bool = False
     """The program reads program id 2 without being a batched GEMM (split-K): the scheduler walks
     the launch grid's third axis as L."""
@@ -417,9 +421,14 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     if out_dtype == "s32" and not integer:
         fail(st, "an i32 output is supported for integer (i8) dots only")
     plain = is_plain_store(st, acc) and not side
+    feeding = feeding_reductions(sink_tile(st), [tm, tn])
+    for red in feeding:
+        if reduced_dim(red) == 1:
+            fail(red, "a column reduction of the result that the stored tile reads (not only a [1, tile_n] side "
+                      "output) is not supported yet by the WGMMA lowering")
     retile_safe = True
     if not plain:
-        retile_safe = _check_epilogue(kernel, acc, st, side=side) and not side
+        retile_safe = _check_epilogue(kernel, acc, st, side=side, feeding=feeding) and not side and not feeding
     if k_bounds is not None:
         _check_epilogue(kernel, acc, st, k_bounds, element=False)
     is_batched = batched.pop()
@@ -428,7 +437,11 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     dk = DotKernel(kernel, a_load, b_load, b_major, st, acc, (tm, tn, tk), dtype, out_dtype, depth, plain,
                    retile_safe, is_batched, a_major, b_dtype if b_dtype != dtype else "", k_bounds=k_bounds,
                    grid_l=uses_axis2 and not is_batched, side_stores=side,
-                   padded_rows_defined=_padding_defined(a_load), padded_cols_defined=_padding_defined(b_load))
+                   padded_rows_defined=_padding_defined(a_load), padded_cols_defined=_padding_defined(b_load),
+                   row_feeding=feeding)
+    if feeding:
+        dk.remarks.append(f"{len(feeding)} row reduction(s) of the result read by the stored tile, reduced in the "
+                          "accumulator's registers before its elements (a lane quad holds a row)")
     rows = [o for o in side if reduced_dim(side_reduction(o, [tm, tn])) == 0]
     if rows:
         dk.remarks.append(f"{len(rows)} row reduction(s) of the result stored beside it, reduced in the "
@@ -478,7 +491,7 @@ def _scratch_env(kernel: aa.FuncOp, acc_type) -> tuple[Block, KernelEnv, SSAValu
 
 
 def _check_epilogue(kernel: aa.FuncOp, acc: SSAValue, store: Operation, k_bounds=None,
-                    element: bool = True, side: list = ()) -> bool:
+                    element: bool = True, side: list = (), feeding: list = ()) -> bool:
     """Lower one element of the epilogue (and the K loop's own bounds, when it has them) into a
     scratch block: located errors for what cannot be lowered; whether the epilogue is independent
     of the tile shape."""
@@ -489,6 +502,8 @@ def _check_epilogue(kernel: aa.FuncOp, acc: SSAValue, store: Operation, k_bounds
     lowering.acc_element = lambda: acc_value
     if element:
         row, col = Coord(rest[0], 0), Coord(rest[1], 1)
+        for red in feeding:
+            lowering.row_reduction(red, row, [(Coord(rest[2], 1), lambda: acc_value, rest[3])])
         if store.name == ATOMIC_SINK:
             lowering.atomic_element(row, col)
         else:
@@ -679,9 +694,25 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
         sem, scope, _ = _order(dk.store)
         if sem in ("release", "acq_rel"):
             e.add(llvm_ext.FenceOp("release", scope))
+    columns = column_stores(dk)
+    row_cols = None
+    if dk.row_feeding or len(dk.side_stores) > len(columns):
+        row_cols = _row_columns(e, block, dk, env, col_in, fields)
+
+    def row_elements(half: int) -> list:
+        """This thread's elements of row ``half``: (column, accumulator element, column inside)."""
+        return [(col, lambda pos=DenseArrayBase.from_list(i64, [4 * g + 2 * half + j]):
+                 e.v(llvm.ExtractValueOp(pos, acc_in, acc_field)), valid) for g, j, col, valid in row_cols]
+
+    for red in dk.row_feeding:  # row reductions the stored value reads: before its elements
+        for half in range(2):
+            lowering.row_reduction(red, rows[half], row_elements(half))
     for g in range(fields // 4):
-        col_g = e.add_i(col_in, e.const(8 * g))
-        cols = [Coord(col_g, 1), Coord(e.add_i(col_g, e.const(1)), 1)]
+        if row_cols is not None:  # the row reductions' coordinates: their folds' values are reused
+            cols = [row_cols[2 * g][2], row_cols[2 * g + 1][2]]
+        else:
+            col_g = e.add_i(col_in, e.const(8 * g))
+            cols = [Coord(col_g, 1), Coord(e.add_i(col_g, e.const(1)), 1)]
         for half in range(2):
             for j in range(2):
                 k = 4 * g + 2 * half + j
@@ -703,31 +734,17 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
                 acc = e.v(llvm.InsertValueOp(pos, acc, value))
     if atomic and sem in ("acquire", "acq_rel"):
         e.add(llvm_ext.FenceOp("acquire", scope))
-    columns = column_stores(dk)
     if columns:
         _column_reductions(e, lowering, dk, columns, cfg, block, tid, lane, rows, col_in, acc_in, acc_field)
     if len(dk.side_stores) > len(columns):  # row reductions: each row's elements live in one lane quad
         leader = e.v(arith.CmpiOp(e.v(arith.AndIOp(lane, e.const(3))), e.const(0), "eq"))
-        all_cols = []
-        n = _builder_arg(block, "n")
-        for g in range(fields // 4):
-            col_g = e.add_i(col_in, e.const(8 * g))
-            for j in range(2):
-                col = Coord(col_g if j == 0 else e.add_i(col_g, e.const(1)), 1)
-                # a column outside the array: left out unless B's padding defines it
-                valid = None if dk.padded_cols_defined else e.v(arith.CmpiOp(e.add_i(env.origin[1], col.value), n,
-                                                                             "slt"))
-                all_cols.append((g, j, col, valid))
         for st in dk.side_stores:
             if st in columns:
                 continue
             red = side_reduction(st, list(dk.acc.type.get_shape()))
             for half in range(2):
-                elements = []
-                for g, j, col, valid in all_cols:
-                    pos = DenseArrayBase.from_list(i64, [4 * g + 2 * half + j])
-                    elements.append((col, lambda pos=pos: e.v(llvm.ExtractValueOp(pos, acc_in, acc_field)), valid))
-                lowering.row_reduction(red, rows[half], elements)
+                if red not in dk.row_feeding:  # else evaluated already
+                    lowering.row_reduction(red, rows[half], row_elements(half))
                 lowering.side_store(st, rows[half], leader)
     anchor = row0.next_op
     for op in list(tmp.ops):
@@ -739,6 +756,21 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
             frag.erase()
         else:
             frag.operands[0] = acc
+
+
+def _row_columns(e: Emitter, block: Block, dk: DotKernel, env: KernelEnv, col_in: SSAValue, fields: int) -> list:
+    """(g, j, column coordinate, i1 column-inside-the-array or None) of this thread's fragment
+    columns ``8g + col_in + j``: a column past N is left out of a row reduction unless B's
+    padding defines it."""
+    n = _builder_arg(block, "n")
+    out = []
+    for g in range(fields // 4):
+        col_g = e.add_i(col_in, e.const(8 * g))
+        for j in range(2):
+            col = Coord(col_g if j == 0 else e.add_i(col_g, e.const(1)), 1)
+            valid = None if dk.padded_cols_defined else e.v(arith.CmpiOp(e.add_i(env.origin[1], col.value), n, "slt"))
+            out.append((g, j, col, valid))
+    return out
 
 
 def _builder_entry(block: Block) -> Block:

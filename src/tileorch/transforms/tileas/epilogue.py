@@ -519,6 +519,29 @@ def side_reduction(store: Operation, acc_shape: list[int]) -> Operation | None:
     return found[0] if len(found) == 1 else None
 
 
+def feeding_reductions(v: SSAValue, acc_shape: list[int]) -> list[Operation]:
+    """The ``nv_tileaa.reduce`` ops along dimension 0 or 1 of accumulator-shaped tiles that the tile
+    ``v`` reads (directly or through other such reductions, as a softmax's sum reads its max), in
+    program order: what must be evaluated before ``v``'s elements (:meth:`EpilogueLowering.reduced`)."""
+    found, work, seen = [], [v], set()
+    while work:
+        x = work.pop()
+        if x in seen or not isinstance(x.owner, Operation):
+            continue
+        seen.add(x)
+        op = x.owner
+        if op.name == "nv_tileaa.reduce" and len(op.operands) == 1 and isinstance(op.operands[0].type, TensorType):
+            if list(op.operands[0].type.get_shape()) == list(acc_shape) and op.dim.value.data in (0, 1):
+                found.append(op)
+        work.extend(y for y in op.operands if isinstance(y.type, TensorType))
+    order = {}
+    for op in found:  # program order: a reduction's operand is computed before it
+        block = op.parent_block()
+        if block not in order:
+            order[block] = {o: i for i, o in enumerate(block.ops)}
+    return sorted(found, key=lambda op: order[op.parent_block()][op])
+
+
 def reduced_dim(red: Operation) -> int:
     """The accumulator dimension a side reduction's result runs along: 0 (one value per row) for a
     row reduction (``dim = 1``), 1 (one value per column) for a column reduction (``dim = 0``)."""
@@ -536,4 +559,4 @@ def is_plain_store(store: Operation, acc: SSAValue) -> bool:
     return v is acc
 
 
-__all__ = ["reduced_dim", "side_reduction", "ATOMIC_SINK", "Coord", "EpilogueLowering", "KernelEnv", "is_plain_store", "program_axis", "sink_tile"]
+__all__ = ["feeding_reductions", "reduced_dim", "side_reduction", "ATOMIC_SINK", "Coord", "EpilogueLowering", "KernelEnv", "is_plain_store", "program_axis", "sink_tile"]
