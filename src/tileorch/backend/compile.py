@@ -73,13 +73,16 @@ def verify_each_pass() -> bool:
     return os.environ.get(VERIFY_EACH_PASS_ENV, "") not in ("", "0")
 
 
-def lower(ctx: Context, module: ModuleOp, extra_pipeline: str = "") -> None:
-    """Run :data:`pipeline.PIPELINE` then ``extra_pipeline`` on ``module`` (in place).
+def lower(ctx: Context, module: ModuleOp, extra_pipeline: str = "", simt_program: bool = False) -> None:
+    """Run :data:`pipeline.PIPELINE` then ``extra_pipeline`` on ``module`` (in place); for a tile
+    program's SIMT lowering (``simt_program``) :func:`pipeline.lowering_pipeline` leaves out the
+    cutlass passes, which have nothing to lower there.
 
     The module is verified after the last pass; with ``TILEORCH_VERIFY_EACH_PASS=1`` after every
     pass (a lowering bug is then reported at the pass that made it; the test suite sets it)."""
     try:
-        passes = pipeline.make_passes(pipeline.PIPELINE) + pipeline.parse_pipeline(extra_pipeline)
+        passes = (pipeline.make_passes(pipeline.lowering_pipeline(module, simt_program))
+                  + pipeline.parse_pipeline(extra_pipeline))
     except ValueError as exc:
         raise CompileError([f"{module_location(module)}: error: {exc}"]) from None
     each = verify_each_pass()
@@ -168,7 +171,7 @@ def compile_lowered(module: ModuleOp, ctx: Context, arch: str | None = None, ptx
     if not kind or verify_each_pass():  # a tile program's lowering is verified after the pipeline
         _verify(module, "input")
     with timing.timed("lower"):
-        lower(ctx, module, extra_pipeline)
+        lower(ctx, module, extra_pipeline, simt_program=kind == "simt")
     if emit == "mlir":
         with timing.timed("print"):
             result.mlir = print_module(module)

@@ -157,7 +157,23 @@ def _executable(path: str) -> bool:
 
 
 def wheel_ptxas() -> str | None:
-    """The ``ptxas`` shipped in the installed ``nvidia-cuda-nvcc`` wheel, or None."""
+    """The ``ptxas`` shipped in the installed ``nvidia-cuda-nvcc`` wheel, or None.
+
+    Looked for first where that wheel installs it (``nvidia/<cu13|cu12|cuda_nvcc>/bin`` of the
+    ``nvidia`` namespace package: a few ``stat`` calls), then in the wheel's file list
+    (``importlib.metadata``: reading every installed distribution's metadata costs ~60 ms, a
+    tenth of a small cold compile, so only for an odd layout)."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("nvidia")
+    except (ImportError, ValueError):
+        spec = None
+    for root in (spec.submodule_search_locations or []) if spec is not None else []:
+        for sub in WHEEL_SUBDIRS:
+            path = os.path.join(root, sub, _EXE)
+            if _executable(path):
+                return path
     import importlib.metadata as md
 
     try:
@@ -167,15 +183,6 @@ def wheel_ptxas() -> str | None:
     for f in files:
         if f.name == _EXE and f.parent.name == "bin":
             path = str(f.locate())
-            if _executable(path):
-                return path
-    try:  # no (or odd) metadata: look in the ``nvidia`` namespace package
-        import nvidia  # type: ignore[import-not-found]
-    except ImportError:
-        return None
-    for root in getattr(nvidia, "__path__", []):
-        for sub in WHEEL_SUBDIRS:
-            path = os.path.join(root, sub, _EXE)
             if _executable(path):
                 return path
     return None
