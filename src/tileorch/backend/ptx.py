@@ -12,11 +12,10 @@ the parent's already initialised LLVM.  The PTX is also checked for ``.extern .f
 
 from __future__ import annotations
 
+# subprocess, selectors and signal are imported where used: a cache hit imports this module for
+# its constants and should not pay for them
 import os
 import re
-import selectors
-import signal
-import subprocess
 import sys
 from collections.abc import Callable
 
@@ -64,6 +63,8 @@ def codegen(llvm_ir: str, arch: str, ptx_version: int) -> str:
 
 
 def _isolated_codegen(llvm_ir: str, arch: str, ptx_version: int) -> str:
+    import subprocess
+
     proc = subprocess.run(
         [sys.executable, "-m", "tileorch.backend.ptx", arch, str(ptx_version)],
         input=llvm_ir, capture_output=True, text=True,
@@ -80,6 +81,8 @@ def _isolated_codegen(llvm_ir: str, arch: str, ptx_version: int) -> str:
 
 def _read_all(fds: list[int]) -> list[bytes]:
     """Everything written to the pipes ``fds`` until each is closed (read concurrently)."""
+    import selectors
+
     chunks: dict[int, list[bytes]] = {fd: [] for fd in fds}
     with selectors.DefaultSelector() as sel:
         for fd in fds:
@@ -157,6 +160,8 @@ def _fork_finish(child: tuple[int, int, int]) -> tuple[int | None, int | None, s
 
 def _fork_cancel(child: tuple[int, int, int]) -> None:
     """Stop a child :func:`_fork_start` started and reap it."""
+    import signal
+
     pid, out_r, err_r = child
     try:
         os.kill(pid, signal.SIGKILL)
@@ -237,6 +242,8 @@ def _forked_codegen(llvm_ir: str, arch: str, ptx_version: int, meanwhile: Callab
         raise BackendError(message.removeprefix("tileorch: "))
     llvm_error = next((l.strip()[l.find("Assertion"):] if "Assertion" in l else l.strip()
                        for l in lines if "LLVM ERROR" in l or "Assertion" in l), None)
+    import signal
+
     what = f"signal {signal.Signals(sig).name}" if sig is not None else f"exit status {code}"
     function = _failing_function(llvm_ir, arch, ptx_version, err)
     where = f" in function '@{function}'" if function else ""

@@ -14,9 +14,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
-import subprocess
-import tempfile
 from dataclasses import dataclass, field
 
 from tileorch.backend.ptx import BackendError
@@ -201,6 +198,8 @@ def find_ptxas() -> PtxasLocation | None:
     path = wheel_ptxas()
     if path is not None:
         return PtxasLocation(path, f"{WHEEL_DISTRIBUTION} wheel")
+    import shutil
+
     path = shutil.which("ptxas")
     return PtxasLocation(path, "PATH") if path is not None else None
 
@@ -221,6 +220,8 @@ def ptxas_path() -> str:
 
 def ptxas_version(path: str) -> str | None:
     """``13.0.88`` from ``ptxas --version`` (None if it does not run)."""
+    import subprocess
+
     try:
         proc = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
@@ -271,6 +272,9 @@ def run_ptxas(
 def _assemble(exe: str, ptx: str, arch: str, extra_args: tuple[str, ...]) -> tuple[list[str], bytes]:
     """(ptxas's output lines, the cubin) of a successful run; :class:`BackendError` with its
     errors otherwise.  Answered by :mod:`tileorch.backend.memo` when it is on."""
+    import subprocess  # here, not at the top: a cache hit imports this module and runs no ptxas
+    import tempfile
+
     from tileorch.backend import memo
 
     digest = None
