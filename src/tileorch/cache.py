@@ -28,8 +28,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -268,6 +266,9 @@ def load(key: str) -> Entry | None:
 def store(key: str, meta: dict, files: dict[str, bytes | str]) -> None:
     """Store ``meta`` (JSON-serialisable) and ``files`` under ``key``, replacing an unreadable
     entry; errors (a read-only directory, a full disk) are ignored."""
+    import shutil  # here, not at the top: a cache hit in a fresh process stays lean
+    import tempfile
+
     directory = entry_dir(key)
     record = {**meta, "key": key, "format": FORMAT, "files": sorted(files)}
     try:

@@ -251,7 +251,7 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
         smem = kernel.attributes["tileorch.dynamic_smem"].value.data
         remarks.append(f"remark: @{kernel.sym_name.data}: {smem} bytes of shared scratch, as dynamic shared memory "
                        "(more than the 48 KiB a kernel may declare statically)")
-    result = compile_module(lowered, ctx, arch=arch, emit="ptx", ptxas=ptxas, isolate=True)
+    result = compile_module(lowered, ctx, arch=arch, emit="ptx", ptxas=ptxas, isolate=True, kind=kind)
     if result.ptxas is not None:
         from tileorch.backend.ptxas import resource_remarks, wgmma_serialization_warnings
 
@@ -303,6 +303,7 @@ def compile_module(
     extra_pipeline: str = "",
     isolate: bool = False,
     schedule: str | None = None,
+    kind: str = "",
 ) -> CompileResult:
     """Compile ``module`` (modified in place) up to ``emit`` (``mlir``, ``llvm`` or ``ptx``).
 
@@ -315,6 +316,11 @@ def compile_module(
     the SIMT lowering); ``result.kind`` and ``result.remarks`` say which.  ``schedule`` on any
     other module is an error (its scheduler is in its IR).  The rest is the backend's
     (:func:`tileorch.backend.compile.compile_lowered`).
+
+    ``kind`` is the route a caller that lowered the tile program itself took (the kind
+    :func:`lower_program` returned: ``"simt"``, ``"gemm"``, ``"chained"``): the backend then
+    treats ``module`` as this function's own lowering of it (verified once, after the pipeline;
+    the SIMT lowering's output skips the cutlass passes).
     """
     from tileorch import timing
     from tileorch.backend.compile import STAGES, compile_lowered, gc_deferred
@@ -326,7 +332,8 @@ def compile_module(
     with timing.collect() as timer, gc_deferred():
         ctx = ctx or make_context()
         remarks: list[str] = []
-        module, kind = _lower_tile_program(module, ctx, arch, schedule, remarks)
+        module, lowered_kind = _lower_tile_program(module, ctx, arch, schedule, remarks)
+        kind = lowered_kind or kind
         result = compile_lowered(module, ctx, arch, DEFAULT_PTX_VERSION if ptx_version is None else ptx_version,
                                  emit, ptxas, extra_pipeline, isolate, kind, remarks)
     result.timings = timer.as_dict()  # a caller's enclosing scope (compile_text, the API) refreshes it

@@ -73,13 +73,19 @@ def verify_each_pass() -> bool:
     return os.environ.get(VERIFY_EACH_PASS_ENV, "") not in ("", "0")
 
 
-def lower(ctx: Context, module: ModuleOp, extra_pipeline: str = "") -> None:
-    """Run :data:`pipeline.PIPELINE` then ``extra_pipeline`` on ``module`` (in place).
+def lower(ctx: Context, module: ModuleOp, extra_pipeline: str = "", simt_program: bool = False,
+          verify: bool = True) -> str:
+    """Run :data:`pipeline.PIPELINE` then ``extra_pipeline`` on ``module`` (in place); for a tile
+    program's SIMT lowering (``simt_program``) :func:`pipeline.lowering_pipeline` leaves out the
+    cutlass passes, which have nothing to lower there.  Returns the name of the last pass run
+    (what a verification error of the result is reported ``after``).
 
-    The module is verified after the last pass; with ``TILEORCH_VERIFY_EACH_PASS=1`` after every
-    pass (a lowering bug is then reported at the pass that made it; the test suite sets it)."""
+    The module is verified after the last pass (``verify=False``: the caller verifies it, e.g.
+    while LLVM generates code); with ``TILEORCH_VERIFY_EACH_PASS=1`` after every pass (a lowering
+    bug is then reported at the pass that made it; the test suite sets it)."""
     try:
-        passes = pipeline.make_passes(pipeline.PIPELINE) + pipeline.parse_pipeline(extra_pipeline)
+        passes = (pipeline.make_passes(pipeline.lowering_pipeline(module, simt_program))
+                  + pipeline.parse_pipeline(extra_pipeline))
     except ValueError as exc:
         raise CompileError([f"{module_location(module)}: error: {exc}"]) from None
     each = verify_each_pass()
@@ -88,8 +94,9 @@ def lower(ctx: Context, module: ModuleOp, extra_pipeline: str = "") -> None:
             pipeline.apply_pass(ctx, module, p)
         except (DiagnosticException, NotImplementedError, ValueError) as exc:
             raise CompileError(format_exception(exc, module)) from None
-        if each or i == len(passes) - 1:
+        if each or (verify and i == len(passes) - 1):
             _verify(module, p.name)
+    return passes[-1].name if passes else "input"
 
 
 GC_THRESHOLD = 100_000
@@ -167,8 +174,11 @@ def compile_lowered(module: ModuleOp, ctx: Context, arch: str | None = None, ptx
                            kind=kind, remarks=remarks)
     if not kind or verify_each_pass():  # a tile program's lowering is verified after the pipeline
         _verify(module, "input")
+    # the lowered module is verified while a forked child generates its code (PTX through an
+    # isolated codegen: the verification then costs no wall time where a core is free)
+    overlap = emit == "ptx" and isolate and not verify_each_pass()
     with timing.timed("lower"):
-        lower(ctx, module, extra_pipeline)
+        last = lower(ctx, module, extra_pipeline, simt_program=kind == "simt", verify=not overlap)
     if emit == "mlir":
         with timing.timed("print"):
             result.mlir = print_module(module)
@@ -177,12 +187,15 @@ def compile_lowered(module: ModuleOp, ctx: Context, arch: str | None = None, ptx
         with timing.timed("translate"):
             result.llvm_ir = translate_module(module)
     except LocatedError as exc:
+        if overlap:  # an invalid module's own error comes first, as when verified before translating
+            _verify(module, last)
         raise CompileError([str(exc)]) from None
     if emit == "llvm":
         return result
     try:
         with timing.timed("codegen"):
-            result.ptx = llvm_to_ptx(result.llvm_ir, result.arch, ptx_version, isolate=isolate)
+            result.ptx = llvm_to_ptx(result.llvm_ir, result.arch, ptx_version, isolate=isolate,
+                                     meanwhile=(lambda: _verify(module, last)) if overlap else None)
         if ptxas:
             with timing.timed("ptxas"):
                 result.ptxas = run_ptxas(result.ptx, result.arch)

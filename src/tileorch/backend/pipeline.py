@@ -37,6 +37,27 @@ STD_LOWERING: list[str] = [
 
 PIPELINE: list[str] = CUTLASS_LOWERING + STD_LOWERING
 
+CUTLASS_OPS: tuple[str, ...] = ("cutlass.", "nv_tileas.", "atom.", "cute_nvgpu.", "nvvm.tcgen05.")
+"""Name prefixes of the ops :data:`CUTLASS_LOWERING`'s passes lower or check.  Those passes create
+no such op from other ops, so a module without one gains none on the way."""
+
+
+def has_cutlass_ops(module: ModuleOp) -> bool:
+    """Whether ``module`` holds an op :data:`CUTLASS_LOWERING` lowers (:data:`CUTLASS_OPS`)."""
+    return any(op.name.startswith(CUTLASS_OPS) for op in module.walk())
+
+
+def lowering_pipeline(module: ModuleOp, simt_program: bool = False) -> list[str]:
+    """The pass names :func:`tileorch.backend.compile.lower` runs on ``module``: :data:`PIPELINE`;
+    :data:`STD_LOWERING` alone for the SIMT lowering's output of a tile program
+    (``simt_program``) when it holds no op of :data:`CUTLASS_OPS` (it never does: the SIMT
+    lowering emits func/scf/arith/math/nvvm/llvm ops).  Skipping the cutlass passes there changes
+    no PTX (``tools/ptx_identity.py``) and spares their imports (the cutlass dialect, the
+    pipeline lowering: ~0.25 s of a cold SIMT compile) and their walks."""
+    if simt_program and not has_cutlass_ops(module):
+        return list(STD_LOWERING)
+    return list(PIPELINE)
+
 
 def _pass_factories() -> dict:
     """xDSL's passes (its own table: no entry-point scan, see :func:`registry.dialect_factories`)

@@ -12,12 +12,12 @@ the parent's already initialised LLVM.  The PTX is also checked for ``.extern .f
 
 from __future__ import annotations
 
+# subprocess, selectors and signal are imported where used: a cache hit imports this module for
+# its constants and should not pay for them
 import os
 import re
-import selectors
-import signal
-import subprocess
 import sys
+from collections.abc import Callable
 
 DEFAULT_ARCH = "sm_90a"
 DEFAULT_PTX_VERSION = 86
@@ -63,6 +63,8 @@ def codegen(llvm_ir: str, arch: str, ptx_version: int) -> str:
 
 
 def _isolated_codegen(llvm_ir: str, arch: str, ptx_version: int) -> str:
+    import subprocess
+
     proc = subprocess.run(
         [sys.executable, "-m", "tileorch.backend.ptx", arch, str(ptx_version)],
         input=llvm_ir, capture_output=True, text=True,
@@ -79,6 +81,8 @@ def _isolated_codegen(llvm_ir: str, arch: str, ptx_version: int) -> str:
 
 def _read_all(fds: list[int]) -> list[bytes]:
     """Everything written to the pipes ``fds`` until each is closed (read concurrently)."""
+    import selectors
+
     chunks: dict[int, list[bytes]] = {fd: [] for fd in fds}
     with selectors.DefaultSelector() as sel:
         for fd in fds:
@@ -95,9 +99,9 @@ def _read_all(fds: list[int]) -> list[bytes]:
     return [b"".join(chunks[fd]) for fd in fds]
 
 
-def _fork_run(llvm_ir: str, arch: str, ptx_version: int) -> tuple[int | None, int | None, str, str] | None:
-    """Code generation in a forked child: (exit code, signal, stdout, stderr), or None if the
-    process cannot fork."""
+def _fork_start(llvm_ir: str, arch: str, ptx_version: int) -> tuple[int, int, int] | None:
+    """Start code generation in a forked child: (pid, stdout fd, stderr fd) for
+    :func:`_fork_finish`, or None if the process cannot fork."""
     _init_llvm()  # once in the parent: children inherit the initialised targets
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
@@ -137,6 +141,12 @@ def _fork_run(llvm_ir: str, arch: str, ptx_version: int) -> tuple[int | None, in
             os._exit(code)
     os.close(out_w)
     os.close(err_w)
+    return pid, out_r, err_r
+
+
+def _fork_finish(child: tuple[int, int, int]) -> tuple[int | None, int | None, str, str]:
+    """(exit code, signal, stdout, stderr) of a child :func:`_fork_start` started."""
+    pid, out_r, err_r = child
     try:
         out, err = _read_all([out_r, err_r])
     finally:
@@ -146,6 +156,27 @@ def _fork_run(llvm_ir: str, arch: str, ptx_version: int) -> tuple[int | None, in
     if os.WIFSIGNALED(status):
         return None, os.WTERMSIG(status), out.decode(errors="replace"), err.decode(errors="replace")
     return os.WEXITSTATUS(status), None, out.decode(errors="replace"), err.decode(errors="replace")
+
+
+def _fork_cancel(child: tuple[int, int, int]) -> None:
+    """Stop a child :func:`_fork_start` started and reap it."""
+    import signal
+
+    pid, out_r, err_r = child
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    os.waitpid(pid, 0)
+    os.close(out_r)
+    os.close(err_r)
+
+
+def _fork_run(llvm_ir: str, arch: str, ptx_version: int) -> tuple[int | None, int | None, str, str] | None:
+    """Code generation in a forked child: (exit code, signal, stdout, stderr), or None if the
+    process cannot fork."""
+    child = _fork_start(llvm_ir, arch, ptx_version)
+    return None if child is None else _fork_finish(child)
 
 
 _DEFINE = re.compile(r'^define [^\n]*?@"?([\w.$]+)"?\(', re.M)
@@ -190,11 +221,19 @@ def _failing_function(llvm_ir: str, arch: str, ptx_version: int, stderr: str) ->
     return None
 
 
-def _forked_codegen(llvm_ir: str, arch: str, ptx_version: int) -> str:
-    result = _fork_run(llvm_ir, arch, ptx_version)
-    if result is None:
+def _forked_codegen(llvm_ir: str, arch: str, ptx_version: int, meanwhile: Callable[[], None] | None = None) -> str:
+    child = _fork_start(llvm_ir, arch, ptx_version)
+    if child is None:
+        if meanwhile is not None:
+            meanwhile()
         return _isolated_codegen(llvm_ir, arch, ptx_version)
-    code, sig, out, err = result
+    if meanwhile is not None:
+        try:
+            meanwhile()
+        except BaseException:
+            _fork_cancel(child)
+            raise
+    code, sig, out, err = _fork_finish(child)
     if code == 0:
         return out
     lines = [l for l in err.splitlines() if l.strip()]
@@ -203,6 +242,8 @@ def _forked_codegen(llvm_ir: str, arch: str, ptx_version: int) -> str:
         raise BackendError(message.removeprefix("tileorch: "))
     llvm_error = next((l.strip()[l.find("Assertion"):] if "Assertion" in l else l.strip()
                        for l in lines if "LLVM ERROR" in l or "Assertion" in l), None)
+    import signal
+
     what = f"signal {signal.Signals(sig).name}" if sig is not None else f"exit status {code}"
     function = _failing_function(llvm_ir, arch, ptx_version, err)
     where = f" in function '@{function}'" if function else ""
@@ -219,16 +260,29 @@ def check_ptx(ptx: str) -> None:
         raise BackendError(f"LLVM did not recognise intrinsic '{match.group(1)}' (it became an .extern .func)")
 
 
-def llvm_to_ptx(llvm_ir: str, arch: str = DEFAULT_ARCH, ptx_version: int = DEFAULT_PTX_VERSION, isolate: bool = True) -> str:
-    """PTX text for ``llvm_ir``; raises :class:`BackendError` on any failure."""
+def llvm_to_ptx(llvm_ir: str, arch: str = DEFAULT_ARCH, ptx_version: int = DEFAULT_PTX_VERSION, isolate: bool = True,
+                meanwhile: Callable[[], None] | None = None) -> str:
+    """PTX text for ``llvm_ir``; raises :class:`BackendError` on any failure.
+
+    ``meanwhile`` (optional) runs in this process while a forked child generates the code
+    (``isolate``; before code generation otherwise): the backend verifies the lowered module
+    there, off the critical path on a machine with a core to spare.  An exception it raises
+    stops the child and propagates."""
     from tileorch.backend import memo
 
     target_features(ptx_version)
     digest = memo.key(llvm_ir, arch, str(ptx_version), _llvmlite_version()) if memo.directory() else None
     hit = memo.load("codegen", digest) if digest else None
     if hit is not None:
+        if meanwhile is not None:
+            meanwhile()
         return hit.decode()
-    ptx = _forked_codegen(llvm_ir, arch, ptx_version) if isolate else codegen(llvm_ir, arch, ptx_version)
+    if isolate:
+        ptx = _forked_codegen(llvm_ir, arch, ptx_version, meanwhile)
+    else:
+        if meanwhile is not None:
+            meanwhile()
+        ptx = codegen(llvm_ir, arch, ptx_version)
     check_ptx(ptx)
     if digest:
         memo.store("codegen", digest, ptx.encode())

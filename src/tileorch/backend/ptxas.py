@@ -14,9 +14,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
-import subprocess
-import tempfile
 from dataclasses import dataclass, field
 
 from tileorch.backend.ptx import BackendError
@@ -157,7 +154,23 @@ def _executable(path: str) -> bool:
 
 
 def wheel_ptxas() -> str | None:
-    """The ``ptxas`` shipped in the installed ``nvidia-cuda-nvcc`` wheel, or None."""
+    """The ``ptxas`` shipped in the installed ``nvidia-cuda-nvcc`` wheel, or None.
+
+    Looked for first where that wheel installs it (``nvidia/<cu13|cu12|cuda_nvcc>/bin`` of the
+    ``nvidia`` namespace package: a few ``stat`` calls), then in the wheel's file list
+    (``importlib.metadata``: reading every installed distribution's metadata costs ~60 ms, a
+    tenth of a small cold compile, so only for an odd layout)."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("nvidia")
+    except (ImportError, ValueError):
+        spec = None
+    for root in (spec.submodule_search_locations or []) if spec is not None else []:
+        for sub in WHEEL_SUBDIRS:
+            path = os.path.join(root, sub, _EXE)
+            if _executable(path):
+                return path
     import importlib.metadata as md
 
     try:
@@ -167,15 +180,6 @@ def wheel_ptxas() -> str | None:
     for f in files:
         if f.name == _EXE and f.parent.name == "bin":
             path = str(f.locate())
-            if _executable(path):
-                return path
-    try:  # no (or odd) metadata: look in the ``nvidia`` namespace package
-        import nvidia  # type: ignore[import-not-found]
-    except ImportError:
-        return None
-    for root in getattr(nvidia, "__path__", []):
-        for sub in WHEEL_SUBDIRS:
-            path = os.path.join(root, sub, _EXE)
             if _executable(path):
                 return path
     return None
@@ -194,6 +198,8 @@ def find_ptxas() -> PtxasLocation | None:
     path = wheel_ptxas()
     if path is not None:
         return PtxasLocation(path, f"{WHEEL_DISTRIBUTION} wheel")
+    import shutil
+
     path = shutil.which("ptxas")
     return PtxasLocation(path, "PATH") if path is not None else None
 
@@ -214,6 +220,8 @@ def ptxas_path() -> str:
 
 def ptxas_version(path: str) -> str | None:
     """``13.0.88`` from ``ptxas --version`` (None if it does not run)."""
+    import subprocess
+
     try:
         proc = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
@@ -264,6 +272,9 @@ def run_ptxas(
 def _assemble(exe: str, ptx: str, arch: str, extra_args: tuple[str, ...]) -> tuple[list[str], bytes]:
     """(ptxas's output lines, the cubin) of a successful run; :class:`BackendError` with its
     errors otherwise.  Answered by :mod:`tileorch.backend.memo` when it is on."""
+    import subprocess  # here, not at the top: a cache hit imports this module and runs no ptxas
+    import tempfile
+
     from tileorch.backend import memo
 
     digest = None

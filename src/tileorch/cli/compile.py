@@ -197,7 +197,7 @@ def _compile_cutile(args: argparse.Namespace, data: bytes, name: str) -> int:
                 print(line, file=sys.stderr)
         result = compile_module(module, ctx, arch=arch, ptx_version=args.ptx_version, emit=args.emit,
                                 ptxas=not args.no_ptxas and args.emit == "ptx", extra_pipeline=args.pipeline,
-                                isolate=True)
+                                isolate=True, kind=kind)
         if result.ptxas is not None:
             from tileorch.backend.ptxas import resource_remarks
 
