@@ -53,7 +53,7 @@ case "$MODE" in
     [ "${QUICK:-0}" = 1 ] && export TILEORCH_QUICK_GPU=1
     FILES="tests/gpu/test_tier_programs.py tests/gpu/test_memory_bound_gpu.py tests/gpu/test_cutile_gpu.py
       tests/gpu/test_gemm.py tests/gpu/test_attention_programs.py"
-    [ -f tests/gpu/test_pointer_tiles_gpu.py ] && FILES="$FILES tests/gpu/test_pointer_tiles_gpu.py"
+    FILES="$FILES tests/gpu/test_pointer_tiles_gpu.py tests/gpu/test_tier_column_reductions.py"
     timeout ${TEST_TIMEOUT:-560} python3 -m pytest -q -p no:cacheprovider -rfEs -n ${WORKERS:-8} \
       ${TEST_FILES:-$FILES} ${TEST_ARGS:-} 2>&1 \
       | tee "$OUT/gpu_tests.log" | tail -n 40
