@@ -54,7 +54,7 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // CHECK: tier_epilogue_errors.mlir:50:5: error: convert-nv-tileas-to-cutlass: not supported yet in the accumulator's register layout: the epilogue reads the accumulator at other coordinates (a transpose or slice of it)
 
 // -----
-// A^T and B^T operands (both taken) but C stored at tile (program id 1, program id 0).
+// A^T, B^T, C stored untransposed at tile (pn, pm): after the axis swap, index roles disagree with the dot's operands.
 !m = !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
 !v = !nv_tileaa.memref<f32, array<i64: ?>, array<i64: 1>, i32>
 !va = !nv_tileaa.tiled_view<array<i32: 128, 64>, array<i32: 128, 64>, array<i32: 0, 1>, !m>
@@ -106,7 +106,7 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
     nv_tileaa.return
   }
 }
-// CHECK: tier_epilogue_errors.mlir:105:5: error: convert-nv-tileas-to-cutlass: C must be stored at tile (program id 0, program id 1)
+// CHECK: tier_epilogue_errors.mlir:85:7: error: convert-nv-tileas-to-cutlass: this tile feeds the dot as A, but its indices do not read A's tile of the stored C
 
 // -----
 // The K loop steps by 2 (every other K tile): the kernel walks its K tiles one pipeline stage each.

@@ -56,6 +56,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 
 from tileorch.diagnostics import LocatedError, parse_module
+from tileorch.transforms.tileas.common import producer_load
 from tileorch.dialects.record_attr import encode_record
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects import nv_tileas_tile as ts
@@ -198,17 +199,8 @@ class ChainedKernel:
 
 def _producer_load(arg: BlockArgument) -> Operation | None:
     """The producer's ``tiled_load`` whose stage the consumer_read block argument ``arg`` reads."""
-    read = arg.owner.parent_op()
-    if read is None or not read.name.endswith("consumer_read"):
-        return None
-    pipe = read.operands[0]
-    for use in pipe.uses:
-        w = use.operation
-        if w.name.endswith("producer_write"):
-            yielded = w.regions[0].blocks.first.last_op.operands
-            if arg.index < len(yielded) and isinstance(yielded[arg.index].owner, ts.TiledLoadOp):
-                return yielded[arg.index].owner
-    return None
+    load = producer_load(arg)
+    return load if isinstance(load, ts.TiledLoadOp) else None
 
 
 def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop: bool) -> tuple[Operand, list[str]]:

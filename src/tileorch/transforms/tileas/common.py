@@ -98,3 +98,23 @@ def tensor_bytes(t: TensorType) -> int:
     for s in t.get_shape():
         n *= s
     return n * bit_width(t.element_type) // 8
+
+
+def producer_load(arg: SSAValue) -> Operation | None:
+    """The producer agent's ``tiled_load`` whose pipeline stage the ``consumer_read`` block
+    argument ``arg`` reads (the load the producer's ``producer_write`` yields at the same tuple
+    position); None when ``arg`` is not such an argument or no load is found."""
+    from xdsl.ir import BlockArgument
+
+    if not isinstance(arg, BlockArgument):
+        return None
+    read = arg.owner.parent_op()
+    if read is None or not read.name.endswith("consumer_read"):
+        return None
+    for use in read.operands[0].uses:
+        w = use.operation
+        if w.name.endswith("producer_write"):
+            yielded = w.regions[0].blocks.first.last_op.operands
+            if arg.index < len(yielded) and yielded[arg.index].owner.name.endswith("tiled_load"):
+                return yielded[arg.index].owner
+    return None
