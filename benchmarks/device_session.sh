@@ -73,7 +73,8 @@ case "$MODE" in
     benchmarks bench
     ;;
   stage_tc)  # bench with the compiler, step 1 (carries .tc/): unpack tileiras where a warm machine keeps it
-    python3 -m pip install -q --no-index --no-deps --target /tmp/site .tc/*.whl || exit 1
+    # (the cuda_tile wheel may stay behind: bench_all installs it from .whl/)
+    if compgen -G ".tc/*.whl" >/dev/null; then python3 -m pip install -q --no-index --no-deps --target /tmp/site .tc/*.whl || exit 1; fi
     mkdir -p /tmp/tc && xz -dc .tc/tc.tar.xz | tar xf - -C /tmp/tc && ls /tmp/tc/nvidia/cu13/bin
     ;;
   bench_all)  # step 2, within the machine's warm window (carries .whl/): tileiras and tileorch's compiler together
