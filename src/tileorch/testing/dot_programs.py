@@ -428,6 +428,20 @@ def gemm_colmax_zero_pad(A, B, C, P, tm: ct.Constant[int], tn: ct.Constant[int],
 
 
 @ct.kernel
+def gemm_bias_relu_two_outputs(A, B, bias, Z, Y, tm: ct.Constant[int], tn: ct.Constant[int],
+                               tk: ct.Constant[int]):
+    """Two outputs of the accumulator's shape: the pre-activation ``Z = A @ B + bias`` (f32, as a
+    training forward keeps it) and ``Y = relu(Z)`` in the input type."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+    z = acc + ct.reshape(ct.load(bias, index=(bn,), shape=(tn,)).astype(ct.float32), (1, tn))
+    ct.store(Z, index=(bm, bn), tile=z)
+    ct.store(Y, index=(bm, bn), tile=ct.maximum(z, 0.0).astype(Y.dtype))
+
+
+@ct.kernel
 def gemm_bias_relu_colsum(A, B, bias, C, P, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
     """``relu(A @ B + bias)`` and its column sums over the tile's rows (``P[tiles_m, N]``): a
     reduction of an elementwise function of the accumulator, with a load in it."""
@@ -825,6 +839,15 @@ def _make_bias_relu_colsum(m, n, k, dt, g):
     return (a, b, bias, c, p), (c, p), (y, ref_p), lambda: torch.relu(torch.addmm(bias, a, b)).sum(dim=0)
 
 
+def _make_two_outputs(m, n, k, dt, g):
+    import torch
+
+    a, b, bias = _randn((m, k), dt, g, 0.5), _randn((k, n), dt, g, 0.5), _randn((n,), dt, g)
+    z, y = _nan((m, n), "f32"), _nan((m, n), dt)
+    ref_z = a.float() @ b.float() + bias.float()
+    return (a, b, bias, z, y), (z, y), (ref_z, torch.relu(ref_z)), lambda: torch.relu(torch.addmm(bias, a, b))
+
+
 def _make_colmin_half(m, n, k, dt, g):
     a, b = _randn((m, k), dt, g, 0.5), _randn((k, n), dt, g, 0.5)
     c, p = _nan((m, n), dt), _nan((math.ceil(m / 128), n), dt)
@@ -864,6 +887,8 @@ PROGRAMS: dict[str, Program] = {
     "gemm_grid_nm_f16": Program(gemm_grid_nm, "f16", _make_gemm, library="torch.matmul", grid="nm", bench=False),
     "gemm_one_k_tile_f16": Program(gemm_one_k_tile, "f16", _make_one_k_tile, library="torch.matmul (K = 64)",
                                    bench=False),
+    "gemm_bias_relu_two_outputs_f16": Program(gemm_bias_relu_two_outputs, "f16", _make_two_outputs,
+                                              library="torch.addmm + relu", bench=False),
     "gemm_cdiv_f16": Program(gemm_cdiv, "f16", _make_gemm, library="torch.matmul", bench=False),
     "gemm_plus_matmul_f16": Program(gemm_plus_matmul, "f16", _make_gemm, library="torch.matmul", bench=False),
     "gemm_linear_pid_f16": Program(gemm_linear_pid, "f16", _make_gemm, library="torch.matmul", bench=False,

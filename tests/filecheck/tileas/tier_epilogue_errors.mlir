@@ -232,3 +232,41 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
   }
 }
 // CHECK: tier_epilogue_errors.mlir:221:5: error: convert-nv-tileas-to-cutlass: a column reduction of the result that the stored tile reads (not only a [1, tile_n] side output) is not supported yet by the WGMMA lowering
+
+// -----
+// A second output of the accumulator's shape at another tile than C's (column tile 0): refused at it.
+!m = !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+!mf = !nv_tileaa.memref<f32, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+!va = !nv_tileaa.tiled_view<array<i32: 128, 64>, array<i32: 128, 64>, array<i32: 0, 1>, !m>
+!vb = !nv_tileaa.tiled_view<array<i32: 64, 128>, array<i32: 64, 128>, array<i32: 0, 1>, !m>
+!vc = !nv_tileaa.tiled_view<array<i32: 128, 128>, array<i32: 128, 128>, array<i32: 0, 1>, !m>
+!vd = !nv_tileaa.tiled_view<array<i32: 128, 128>, array<i32: 128, 128>, array<i32: 0, 1>, !mf>
+builtin.module {
+  nv_tileaa.func @second_output_elsewhere(%a: !nv_tileaa.ptr<f16>, %b: !nv_tileaa.ptr<f16>, %c: !nv_tileaa.ptr<f16>, %d: !nv_tileaa.ptr<f32>, %m: i32, %n: i32, %k: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %ma = nv_tileaa.make_memref %a[%m, %k] [%k] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mb = nv_tileaa.make_memref %b[%k, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mc = nv_tileaa.make_memref %c[%m, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %md = nv_tileaa.make_memref %d[%m, %n] [%n] : !nv_tileaa.ptr<f32> [i32, i32] [i32] -> !mf
+    %va = nv_tileaa.block_tile %ma : !m -> !va
+    %vb = nv_tileaa.block_tile %mb : !m -> !vb
+    %vc = nv_tileaa.block_tile %mc : !m -> !vc
+    %vd = nv_tileaa.block_tile %md : !mf -> !vd
+    %pm = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %pn = nv_tileaa.get_program_id {axis = 1 : i32} : i32
+    %kt = nv_tileaa.get_dim_size %va {index = 1 : i32} : !va -> i32
+    %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %acc = scf.for %i = %c0 to %kt step %c1 iter_args(%x = %zero) -> (tensor<128x128xf32>) : i32 {
+      %ta, %t0 = nv_tileaa.tiled_load %va[%pm, %i] : !va [i32, i32] -> tensor<128x64xf16>
+      %tb, %t1 = nv_tileaa.tiled_load %vb[%i, %pn] : !vb [i32, i32] -> tensor<64x128xf16>
+      %y = nv_tileaa.dot %ta, %tb, %x : tensor<128x64xf16>, tensor<64x128xf16>, tensor<128x128xf32> -> tensor<128x128xf32>
+      scf.yield %y : tensor<128x128xf32>
+    }
+    %h = nv_tileaa.fp_to_fp %acc : tensor<128x128xf32> -> tensor<128x128xf16>
+    %t5 = nv_tileaa.tiled_store %h, %vc[%pm, %pn] : tensor<128x128xf16>, !vc [i32, i32]
+    %t6 = nv_tileaa.tiled_store %acc, %vd[%pm, %c0] : tensor<128x128xf32>, !vd [i32, i32]
+    nv_tileaa.return
+  }
+}
+// CHECK: tier_epilogue_errors.mlir:268:5: error: convert-nv-tileas-to-cutlass: a second output tile [128, 128] at other indices than C's

@@ -156,6 +156,8 @@ class DotKernel:
     k_bounds: tuple[SSAValue, SSAValue] | None = None
     """The K loop's (lower, upper) bounds when they are not the builder's 0 .. number of K tiles."""
     side_stores: list = dataclasses.field(default_factory=list)
+    tile_stores: list = dataclasses.field(default_factory=list)
+    """More ``[tile_m, tile_n]`` outputs at C's tile indices, stored from the accumulator's registers."""
     """``[tile_m, 1]`` stores of row reductions and ``[1, tile_n]`` stores of column reductions of
     the result (:func:`side_reduction`)."""
     padded_rows_defined: bool = False
@@ -382,6 +384,11 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     side = [o for o in stores if side_reduction(o, [tm, tn]) is not None] if len(stores) > 1 else []
     stores = [o for o in stores if o not in side]
     atomics = [o for o in sw.walk() if o.name == ATOMIC_SINK]
+    # more outputs of the accumulator's shape at C's tile (the pre-activation beside the activation):
+    # the first store is C (the kernel builder's fragment store), the others are stored from the
+    # accumulator's registers element by element
+    extra = _extra_tile_stores(stores, [tm, tn], fail) if len(stores) > 1 and not atomics else []
+    stores = [o for o in stores if o not in extra]
     if len(stores) + len(atomics) != 1:
         what = f"{len(stores)} tile stores" + (f" and {len(atomics)} atomic updates" if atomics else "")
         fail(stores[1] if len(stores) > 1 else sw,
@@ -428,7 +435,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         fail(st, f"output element type {out_dtype} is not supported yet by the WGMMA lowering (bf16/f16/f32/i32)")
     if out_dtype == "s32" and not integer:
         fail(st, "an i32 output is supported for integer (i8) dots only")
-    plain = is_plain_store(st, acc) and not side
+    plain = is_plain_store(st, acc) and not side and not extra
     feeding = feeding_reductions(sink_tile(st), [tm, tn])
     for red in feeding:
         if reduced_dim(red) == 1:
@@ -436,7 +443,8 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                       "output) is not supported yet by the WGMMA lowering")
     retile_safe = True
     if not plain:
-        retile_safe = _check_epilogue(kernel, acc, st, side=side, feeding=feeding) and not side and not feeding
+        retile_safe = (_check_epilogue(kernel, acc, st, side=side, feeding=feeding, extra=extra)
+                       and not side and not feeding)
     if k_bounds is not None:
         _check_epilogue(kernel, acc, st, k_bounds, element=False)
     is_batched = batched.pop()
@@ -446,7 +454,10 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                    retile_safe, is_batched, a_major, b_dtype if b_dtype != dtype else "", k_bounds=k_bounds,
                    grid_l=uses_axis2 and not is_batched, side_stores=side,
                    padded_rows_defined=_padding_defined(a_load), padded_cols_defined=_padding_defined(b_load),
-                   row_feeding=feeding)
+                   row_feeding=feeding, tile_stores=extra)
+    if extra:
+        dk.remarks.append(f"{len(extra)} more output tile(s) of the accumulator's shape stored beside C from the "
+                          "accumulator's registers (each thread its own elements, predicated on the bounds)")
     if feeding:
         dk.remarks.append(f"{len(feeding)} row reduction(s) of the result read by the stored tile, reduced in the "
                           "accumulator's registers before its elements (a lane quad holds a row)")
@@ -468,6 +479,25 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         dk.remarks.append(f"the program's batch tile of {split.value.data} matrices runs as one matrix per work tile "
                           "(tileas-split-batch-tiles: the program treats its batch rows alike)")
     return dk
+
+
+def _extra_tile_stores(stores: list, acc_shape: list[int], fail) -> list:
+    """The stores after the first (C) when each writes an accumulator-shaped tile at C's tile
+    indices (the same values, leading batch dimensions of extent 1 alike); a located error names
+    the first that does not."""
+    def key(st):
+        idx, shape, batched = _batch_split(st, list(st.indices), list(st.tile.type.get_shape()), fail)
+        return [_strip_assume(v) for v in idx], shape, batched
+
+    c_idx, c_shape, c_batched = key(stores[0])
+    for st in stores[1:]:
+        idx, shape, batched = key(st)
+        if shape != acc_shape or batched != c_batched or len(idx) != len(c_idx) or any(
+                a is not b for a, b in zip(idx, c_idx)):
+            fail(st, f"a second output tile {list(st.tile.type.get_shape())} at other indices than C's, or not of the "
+                     f"{acc_shape[0]}x{acc_shape[1]} accumulator's shape, is not supported yet by the WGMMA lowering "
+                     "(more outputs of the accumulator's shape at C's tile, and row/column reductions, are)")
+    return stores[1:]
 
 
 def _padding_defined(load: Operation) -> bool:
@@ -499,7 +529,7 @@ def _scratch_env(kernel: aa.FuncOp, acc_type) -> tuple[Block, KernelEnv, SSAValu
 
 
 def _check_epilogue(kernel: aa.FuncOp, acc: SSAValue, store: Operation, k_bounds=None,
-                    element: bool = True, side: list = (), feeding: list = ()) -> bool:
+                    element: bool = True, side: list = (), feeding: list = (), extra: list = ()) -> bool:
     """Lower one element of the epilogue (and the K loop's own bounds, when it has them) into a
     scratch block: located errors for what cannot be lowered; whether the epilogue is independent
     of the tile shape."""
@@ -516,6 +546,8 @@ def _check_epilogue(kernel: aa.FuncOp, acc: SSAValue, store: Operation, k_bounds
             lowering.atomic_element(row, col)
         else:
             lowering.element(row, col)
+        for st in extra:
+            lowering.tile_store(st, row, col)
         for st in side:
             red = side_reduction(st, list(acc.type.get_shape()))
             if reduced_dim(red) == 0:
@@ -740,6 +772,8 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
                     continue
                 value = lowering.element(rows[half], cols[j])
                 acc = e.v(llvm.InsertValueOp(pos, acc, value))
+                for st in dk.tile_stores:  # more outputs of the accumulator's shape: this element
+                    lowering.tile_store(st, rows[half], cols[j])
     if atomic and sem in ("acquire", "acq_rel"):
         e.add(llvm_ext.FenceOp("acquire", scope))
     if columns:

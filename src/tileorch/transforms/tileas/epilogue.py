@@ -254,18 +254,33 @@ class EpilogueLowering:
         e = self.e
         zero = Coord(e.const(0), None)
         coords = (at, zero) if at.acc_dim == 0 else (zero, at)
+        self._store_at(store, coords, leader, "a reduction")
+
+    def tile_store(self, store: Operation, row: Coord, col: Coord) -> None:
+        """Store accumulator element (``row``, ``col``) of ``store``'s tile: another output of the
+        epilogue with the accumulator's shape (e.g. the pre-activation beside the activation),
+        at the same tile indices as C, written by the thread that holds the element, predicated
+        on the view's bounds."""
+        zero = Coord(self.e.const(0), None)
+        lead = len(_shape(store.tile)) - 2
+        self._store_at(store, (zero,) * lead + (row, col), None, "a second output tile")
+
+    def _store_at(self, store: Operation, coords: tuple[Coord, ...], ok: SSAValue | None, what: str) -> None:
+        """The value of ``store``'s tile at ``coords``, stored to its element of the view when it is
+        inside the array (and ``ok``)."""
+        e = self.e
         x = self.at(store.tile, coords)
         view = self.scalar(store.view)
         elt = store.tile.type.element_type
         if not isinstance(view, View) or reg_type(elt) != memory_type(elt) or isinstance(elt, BFloat16Type):
-            raise unsupported(store, f"stores a reduction as {elt} (f32, f16 or i32 side outputs)")
-        mem, ok, offset = view.memref, leader, None
+            raise unsupported(store, f"stores {what} as {elt} (f32, f16 or i32)")
+        mem, offset = view.memref, None
         for i, c in enumerate(coords):
             dim = view.order[i]
             idx = self._i32(self.scalar(store.indices[i]))
             g = e.add_i(e.mul_i(idx, e.const(view.step[i])), c.value)
             inb = e.v(arith.AndIOp(e.v(arith.CmpiOp(g, mem.shape[dim], "slt")), e.v(arith.CmpiOp(g, e.const(0), "sge"))))
-            ok = e.v(arith.AndIOp(ok, inb))
+            ok = inb if ok is None else e.v(arith.AndIOp(ok, inb))
             term = e.v(arith.MuliOp(e.v(arith.ExtSIOp(g, i64)), e.v(arith.ExtSIOp(mem.strides[dim], i64))))
             offset = term if offset is None else e.v(arith.AddiOp(offset, term))
         if x.type != reg_type(elt):
