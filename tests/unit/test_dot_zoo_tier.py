@@ -49,6 +49,8 @@ def _arrays(name: str) -> list:
         "gemm_bias_relu_f16": [((M, K), "f16"), ((K, N), "f16"), ((N,), "f16"), ((M, N), "f16")],
         "gemm_bias_relu_two_outputs_f16": [((M, K), "f16"), ((K, N), "f16"), ((N,), "f16"), ((M, N), "f32"),
                                            ((M, N), "f16")],
+        "gemm_bias_relu_two_outputs_bf16": [((M, K), "bf16"), ((K, N), "bf16"), ((N,), "bf16"), ((M, N), "f32"),
+                                            ((M, N), "bf16")],
         "linear_gelu_bf16": [((M, K), "bf16"), ((N, K), "bf16"), ((N,), "bf16"), ((M, N), "bf16")],
         "gemm_scale_residual_bf16": [((M, K), "bf16"), ((K, N), "bf16"), ((M, N), "bf16"), ((M, N), "bf16"), 0.75],
         "gemm_rowscale_sigmoid_f16_f32": [((M, K), "f16"), ((K, N), "f16"), ((M,), "f32"), ((M, N), "f32")],

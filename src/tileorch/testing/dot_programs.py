@@ -889,6 +889,8 @@ PROGRAMS: dict[str, Program] = {
                                    bench=False),
     "gemm_bias_relu_two_outputs_f16": Program(gemm_bias_relu_two_outputs, "f16", _make_two_outputs,
                                               library="torch.addmm + relu", bench=False),
+    "gemm_bias_relu_two_outputs_bf16": Program(gemm_bias_relu_two_outputs, "bf16", _make_two_outputs,
+                                               library="torch.addmm + relu", bench=False),
     "gemm_cdiv_f16": Program(gemm_cdiv, "f16", _make_gemm, library="torch.matmul", bench=False),
     "gemm_plus_matmul_f16": Program(gemm_plus_matmul, "f16", _make_gemm, library="torch.matmul", bench=False),
     "gemm_linear_pid_f16": Program(gemm_linear_pid, "f16", _make_gemm, library="torch.matmul", bench=False,

@@ -272,8 +272,9 @@ class EpilogueLowering:
         x = self.at(store.tile, coords)
         view = self.scalar(store.view)
         elt = store.tile.type.element_type
-        if not isinstance(view, View) or reg_type(elt) != memory_type(elt) or isinstance(elt, BFloat16Type):
-            raise unsupported(store, f"stores {what} as {elt} (f32, f16 or i32)")
+        bf16 = isinstance(elt, BFloat16Type)  # held as f32, stored as its rounded bits (i16)
+        if not isinstance(view, View) or (reg_type(elt) != memory_type(elt) and not bf16):
+            raise unsupported(store, f"stores {what} as {elt} (f32, f16, bf16 or i32)")
         mem, offset = view.memref, None
         for i, c in enumerate(coords):
             dim = view.order[i]
@@ -285,7 +286,9 @@ class EpilogueLowering:
             offset = term if offset is None else e.v(arith.AddiOp(offset, term))
         if x.type != reg_type(elt):
             x = convert_float(e, x, elt)
-        ptr = e.gep(mem.ptr, offset, memory_type(elt), GLOBAL_PTR)
+        if bf16:
+            x = e.f32_to_bf16_bits(x)
+        ptr = e.gep(mem.ptr, offset, global_type(elt), GLOBAL_PTR)
         e.if_(ok, lambda b: (b.store(x, ptr), None)[1])
 
     # -- tile values at a coordinate --------------------------------------------------------
