@@ -190,6 +190,9 @@ class CutileProgram:
     kernel takes the tensor maps, then the cuTile entry's parameters, on the program's grid."""
     timings: dict | None = None
     """Wall seconds per phase and pass (:mod:`tileorch.timing`)."""
+    single_tile: dict | None = None
+    """``kind == "gemm"``: ``{"m": extent or 0, "n": extent or 0}`` when the program computes only tile
+    0 along those output axes (valid for outputs of at most that extent; the launcher checks)."""
     smem: int = 0
     """``kind == "simt"``: bytes of dynamic shared memory the launch gives the kernel (its scratch,
     when more than the 48 KiB of static shared memory)."""
@@ -260,7 +263,8 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
     return CutileProgram(kind, result.ptx, result.ptxas.cubin if result.ptxas is not None else None,
                          kernel.sym_name.data if kernel is not None else "", threads, gemm_config, gemm_args,
                          time.perf_counter() - start, bool(record.get("epilogue_ops", False)),
-                         bool(record.get("retile_safe", True)), remarks, chained, smem=smem)
+                         bool(record.get("retile_safe", True)), remarks, chained, smem=smem,
+                         single_tile=record.get("single_tile"))
 
 
 ROUTES = {

@@ -100,3 +100,22 @@ def test_int8_dot_on_the_simt_path_is_exact(a_dtype):
     torch.cuda.synchronize()
     ref = (x.double() @ w.double().t()).to(torch.int32)
     torch.testing.assert_close(y, ref, atol=0, rtol=0)
+
+
+@pytest.mark.parametrize("tiles", ["auto", "program"])
+def test_one_n_tile_program_on_a_wider_output_runs_as_written(tiles):
+    """``gemm_one_n_tile`` computes only column tile 0 (B and C at column index 0).  Compiled onto
+    the tensor cores for outputs of one column tile; launched on a wider C it must still compute
+    only columns [0, 128) (the SIMT path runs it as written) and leave the rest untouched."""
+    from tileorch.testing.dot_programs import gemm_one_n_tile
+
+    m, n, k = 300, 300, 192
+    g = torch.Generator(device="cuda").manual_seed(11)
+    a = (torch.randn(m, k, device="cuda", generator=g) * 0.5).half()
+    b = (torch.randn(k, n, device="cuda", generator=g) * 0.5).half()
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
+    tileorch.cutile.launch(torch.cuda.current_stream(), (-(-m // 128), 1, 1), gemm_one_n_tile,
+                           (a, b, c, 128, 128, 64), tiles=tiles)
+    torch.cuda.synchronize()
+    torch.testing.assert_close(c[:, :128].float(), a.float() @ b[:, :128].float(), **TOL["f16"])
+    assert torch.isnan(c[:, 128:]).all(), "columns past the program's tile 0 were written"

@@ -39,6 +39,8 @@ def _arrays(name: str) -> list:
         "gemm_f16": gemm, "gemm_f16_tile64x128": gemm, "gemm_f16_tile256x128_2cta": gemm,
         "gemm_f16_tile128x32x32": gemm, "gemm_persistent_f16": gemm, "gemm_cdiv_f16": gemm,
         "gemm_plus_matmul_f16": gemm, "gemm_linear_pid_f16": gemm, "gemm_grid_nm_f16": gemm, "gemm_one_k_tile_f16": gemm,
+        "gemm_one_n_tile_f16": [((M, K), "f16"), ((K, 120), "f16"), ((M, 120), "f16")],
+        "gemm_softmax_rows_f16": [((M, K), "f16"), ((K, 120), "f16"), ((M, 120), "f16")],
         "gemm_at_bf16": [((K, M), "bf16"), ((K, N), "bf16"), ((M, N), "bf16")],
         "gemm_fp8_e4m3_scaled": [((M, K), "e4m3"), ((N, K), "e4m3"), ((M, N), "bf16"), 0.25, 0.5],
         "linear_tf32": [((M, K), "f32"), ((N, K), "f32"), ((M, N), "f32")],

@@ -414,6 +414,7 @@ class CachedProgram:
     remarks: list | None = None
     chained: dict | None = None
     smem: int = 0
+    single_tile: dict | None = None
 
 
 def program_cache_key(data: bytes, arch: str, schedule: str, config: str, ptxas: bool = True) -> str:
@@ -425,7 +426,7 @@ def program_cache_key(data: bytes, arch: str, schedule: str, config: str, ptxas:
 
 
 _RECORD_FIELDS = ("kind", "kernel", "threads", "seconds", "epilogue_ops", "retile_safe", "remarks", "chained",
-                  "smem")
+                  "smem", "single_tile")
 
 
 def _read_cached(key: str) -> CachedProgram | None:
@@ -461,7 +462,8 @@ def _write_cached(key: str, program: Any) -> None:
               "seconds": program.seconds, "epilogue_ops": bool(getattr(program, "epilogue_ops", False)),
               "retile_safe": bool(getattr(program, "retile_safe", True)),
               "remarks": list(getattr(program, "remarks", None) or []),
-              "chained": getattr(program, "chained", None), "smem": int(getattr(program, "smem", 0) or 0)}
+              "chained": getattr(program, "chained", None), "smem": int(getattr(program, "smem", 0) or 0),
+              "single_tile": getattr(program, "single_tile", None)}
     files: dict[str, str | bytes] = {"kernel.ptx": program.ptx}
     if program.cubin is not None:
         files["kernel.cubin"] = program.cubin
@@ -695,6 +697,12 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     if major != program.gemm_config.b_major and (tiles != "auto" or program.epilogue_ops):
         raise LayoutNotSupported(f"{_where(b.name, b.position)}: the program's GEMM was compiled for a "
                                  f"{'row' if program.gemm_config.b_major == 'n' else 'column'}-major B")
+    single = getattr(program, "single_tile", None) or {}
+    for axis, extent in (("M", m), ("N", n)):
+        limit = single.get(axis.lower(), 0)
+        if limit and extent > limit:
+            raise LayoutNotSupported(f"the program computes only tile 0 along {axis} (its indices there are the "
+                                     f"constant 0) and {axis} = {extent} > its tile of {limit}")
     if m == 0 or n == 0 or batch == 0:
         return
     if k == 0 and not program.epilogue_ops and batch == 1 and not getattr(program.gemm_config, "grid_l", False):  # an empty K loop stores zeros

@@ -61,6 +61,27 @@ def gemm_one_k_tile(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.
 
 
 @ct.kernel
+def gemm_one_n_tile(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """A 1-D grid over row tiles, N in one tile: B and C read at column tile 0 (a narrow projection)."""
+    bm = ct.bid(0)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, 0), shape=(tk, tn)), acc)
+    ct.store(C, index=(bm, 0), tile=acc.astype(C.dtype))
+
+
+@ct.kernel
+def gemm_softmax_rows(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """``C = softmax(A @ B, axis=1)`` with N in one tile (logits of a small vocabulary / router)."""
+    bm = ct.bid(0)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, 0), shape=(tk, tn)), acc)
+    e = ct.exp(acc - ct.max(acc, axis=1, keepdims=True))
+    ct.store(C, index=(bm, 0), tile=(e / ct.sum(e, axis=1, keepdims=True)).astype(C.dtype))
+
+
+@ct.kernel
 def gemm_cdiv(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
     """The GEMM with its K trip count written as ``ct.cdiv(A.shape[1], tk)``."""
     bm, bn = ct.bid(0), ct.bid(1)
@@ -549,6 +570,25 @@ def _make_one_k_tile(m, n, k, dt, g, tk=64):
     return (a, b, c), c, a[:, :tk].float() @ b[:tk].float(), lambda: torch.matmul(a[:, :tk], b[:tk])
 
 
+def _make_one_n_tile(m, n, k, dt, g, tn=128):
+    """:func:`gemm_one_n_tile`'s problem: N = min(n, 128) - 8 (one partial column tile)."""
+    import torch
+
+    n = min(n, tn) - 8
+    a, b = _randn((m, k), dt, g, 0.5), _randn((k, n), dt, g, 0.5)
+    c = _nan((m, n), dt)
+    return (a, b, c), c, a.float() @ b.float(), lambda: torch.matmul(a, b)
+
+
+def _make_softmax_rows(m, n, k, dt, g, tn=128):
+    import torch
+
+    n = min(n, tn) - 8
+    a, b = _randn((m, k), dt, g, 0.5), _randn((k, n), dt, g, 0.5)
+    c = _nan((m, n), dt)
+    return (a, b, c), c, torch.softmax(a.float() @ b.float(), dim=1), lambda: torch.softmax(torch.matmul(a, b), dim=1)
+
+
 def _make_gemm_at(m, n, k, dt, g):
     import torch
 
@@ -891,6 +931,10 @@ PROGRAMS: dict[str, Program] = {
                                               library="torch.addmm + relu", bench=False),
     "gemm_bias_relu_two_outputs_bf16": Program(gemm_bias_relu_two_outputs, "bf16", _make_two_outputs,
                                                library="torch.addmm + relu", bench=False),
+    "gemm_one_n_tile_f16": Program(gemm_one_n_tile, "f16", _make_one_n_tile, library="torch.matmul (N = 120)",
+                                   bench=False),
+    "gemm_softmax_rows_f16": Program(gemm_softmax_rows, "f16", _make_softmax_rows, library="matmul + softmax",
+                                     bench=False),
     "gemm_cdiv_f16": Program(gemm_cdiv, "f16", _make_gemm, library="torch.matmul", bench=False),
     "gemm_plus_matmul_f16": Program(gemm_plus_matmul, "f16", _make_gemm, library="torch.matmul", bench=False),
     "gemm_linear_pid_f16": Program(gemm_linear_pid, "f16", _make_gemm, library="torch.matmul", bench=False,

@@ -65,6 +65,7 @@ from tileorch.transforms.tileas.column_reduction import (
     scratch_pointer,
 )
 from tileorch.transforms.tileas.common import num_ctas, producer_load
+from tileorch.transforms.tileas.program_loop_to_tiles import SINGLE_TILE_AXES
 from tileorch.transforms.tileas.epilogue import (
     ATOMIC_SINK,
     feeding_reductions,
@@ -156,6 +157,9 @@ class DotKernel:
     k_bounds: tuple[SSAValue, SSAValue] | None = None
     """The K loop's (lower, upper) bounds when they are not the builder's 0 .. number of K tiles."""
     side_stores: list = dataclasses.field(default_factory=list)
+    single_tile: dict | None = None
+    """``{"m": tile_m or 0, "n": tile_n or 0}``: the program computes only tile 0 along the axes with
+    a non-zero extent (``tileas-program-loop-to-tiles``), valid for outputs of at most that extent."""
     tile_stores: list = dataclasses.field(default_factory=list)
     """More ``[tile_m, tile_n]`` outputs at C's tile indices, stored from the accumulator's registers."""
     """``[tile_m, 1]`` stores of row reductions and ``[1, tile_n]`` stores of column reductions of
@@ -474,6 +478,16 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         dk.retile_safe = False  # the program's K range is its own: the kernel keeps the program's tiles
         dk.remarks.append("the K loop runs the program's own range of K tiles per work tile (its bounds are "
                           "evaluated per tile: split-K and partial K ranges)")
+    single = kernel.attributes.get(SINGLE_TILE_AXES)
+    if single is not None:
+        axes = list(single.get_values())
+        dk.single_tile = {"m": tm if 0 in axes else 0, "n": tn if 1 in axes else 0}
+        if not dk.plain_epilogue:
+            dk.retile_safe = False  # the epilogue's own tile indices (e.g. a bias at 0) stay the program's
+        what = " and ".join(f"{'rows' if a == 0 else 'columns'} (tile 0 of {tm if a == 0 else tn})" for a in axes)
+        dk.remarks.append(f"the program computes one output tile along its {what}: the kernel covers that extent "
+                          "as one tile, and a launch with a larger output runs the program as written on the SIMT "
+                          "path")
     split = kernel.attributes.get("tileorch.split_batch_tile")
     if split is not None:
         dk.remarks.append(f"the program's batch tile of {split.value.data} matrices runs as one matrix per work tile "
@@ -909,7 +923,7 @@ def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: st
             _program_k_range(f, dk, args)
         f.detach()
         record = {**cfg.as_dict(), "args": dk.operand_args, "epilogue_ops": takes_params,
-                  "retile_safe": dk.retile_safe, "remarks": dk.remarks}
+                  "retile_safe": dk.retile_safe, "remarks": dk.remarks, "single_tile": dk.single_tile}
         f.attributes[CONFIG_ATTR] = encode_record(record)
         f.attributes["tileorch.tile_kernel"] = StringAttr(kernel.sym_name.data)
         module.body.block.insert_op_before(f, kernel)

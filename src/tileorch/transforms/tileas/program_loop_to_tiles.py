@@ -411,6 +411,72 @@ def wrap_loopless_dot(fn: aa.FuncOp) -> bool:
     return True
 
 
+SINGLE_TILE_AXES = "tileorch.single_tile_axes"
+"""On a kernel rewritten by :func:`single_tile_axes`: the grid axes (0 rows, 1 columns) along which
+the program computes only tile 0; the host side must check that the output has one tile there."""
+
+
+def _dot_operand_load(v: SSAValue) -> Operation | None:
+    """The ``tiled_load`` a dot operand comes from (through permutes, reshapes and the like)."""
+    while isinstance(v.owner, Operation) and not isinstance(v.owner, aa.TiledLoadOp):
+        tensors = [x for x in v.owner.operands if isinstance(x.type, TensorType)]
+        if v.owner.name not in OPERAND_PATH or len(tensors) != 1:
+            return None
+        v = tensors[0]
+    return v.owner if isinstance(v.owner, aa.TiledLoadOp) else None
+
+
+def single_tile_axes(fn: aa.FuncOp) -> list[int]:
+    """A GEMM that stores only tile 0 along the output's rows or columns (``ct.load(B, index=(k,
+    0))``, ``ct.store(C, index=(bm, 0))``: N fits one tile, the grid is 1-D) reads that axis's
+    tile index from a program id of its own instead: the constant 0 of every store's index on
+    that axis and of the dot operand's non-K index (A's rows, B's columns) becomes
+    ``get_program_id`` of the axis, so the kernel builder's tile walk applies.  The program
+    computes the same only when the output has one tile along the axis; the axes are recorded in
+    :data:`SINGLE_TILE_AXES` for the launcher to check (it runs the program as written, on the
+    SIMT path, otherwise).  Only axes whose program id the kernel does not read."""
+    dots = [o for o in fn.walk() if isinstance(o, aa.DotOp)]
+    stores = [o for o in fn.walk() if isinstance(o, aa.TiledStoreOp)]
+    if len(dots) != 1 or not stores:
+        return []
+    dot = dots[0]
+    loop = dot.parent_op()
+    if not isinstance(loop, scf.ForOp):
+        return []
+    iv = loop.body.block.args[0]
+    loads = [_dot_operand_load(v) for v in (dot.lhs, dot.rhs)]
+    if None in loads or any(len(ld.indices) != 2 for ld in loads):
+        return []
+    used = {o.axis.value.data for o in fn.walk() if isinstance(o, aa.GetProgramIdOp) and any(True for _ in o.results[0].uses)}
+    done = []
+    for axis, ld in ((0, loads[0]), (1, loads[1])):
+        if axis in used:
+            continue
+        site = []  # (op, operand index) of the constant 0s that become the program id
+        for st in stores:
+            idx = list(st.indices)
+            if len(idx) < 2 or constant_int(idx[len(idx) - 2 + axis]) != 0:
+                site = None
+                break
+            site.append((st, 2 + len(idx) - 2 + axis))  # operands: tile, view, indices...
+        if not site:
+            continue
+        free = [i for i, x in enumerate(ld.indices) if x is not iv]
+        if len(free) != 1 or constant_int(ld.indices[free[0]]) != 0:
+            continue
+        site.append((ld, 1 + free[0]))  # operands: view, indices...
+        pid = aa.GetProgramIdOp(axis)
+        fn.body.blocks.first.insert_op_before(pid, fn.body.blocks.first.first_op)
+        for op, k in site:
+            op.operands[k] = pid.results[0]
+        done.append(axis)
+    if done:
+        from xdsl.dialects.builtin import DenseArrayBase, i32
+
+        fn.attributes[SINGLE_TILE_AXES] = DenseArrayBase.from_list(i32, done)
+    return done
+
+
 def canonicalize_program_axes(fn: aa.FuncOp) -> bool:
     """Number the grid the way the GEMM host side walks it: the stored tile's rows along program
     axis 0, its columns along 1, a batch (the leading index of a ``1 x M x N`` tile) along 2.
@@ -477,4 +543,5 @@ class ProgramLoopToTiles(ModulePass):
                     flatten(loop, rewrite)
             wrap_loopless_dot(fn)
             split_linear_program_id(fn)
+            single_tile_axes(fn)
             canonicalize_program_axes(fn)
