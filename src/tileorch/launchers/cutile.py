@@ -617,6 +617,12 @@ def gemm_problem_batched(program: Any, arguments: list[Argument]):
         k, m = a.shape
     if cfg.b_major == "k" and not getattr(cfg, "transpose_b", False):  # the program reads B^T: B is given [N, K]
         n, k2 = b.shape
+    single = getattr(program, "single_tile", None) or {}
+    for i, (axis, extent) in enumerate((("M", m), ("N", n))):
+        limit = single.get(axis.lower(), 0)
+        if limit and max(extent, c.shape[i]) > limit:  # the kernel would cover more than the program's tile 0
+            raise LayoutNotSupported(f"the program computes only tile 0 along {axis} (its indices there are the "
+                                     f"constant 0) and {axis} = {max(extent, c.shape[i])} > its tile of {limit}")
     if k2 != k or c.shape != (m, n):
         raise ValueError(f"GEMM shapes do not agree: A {a.shape}{' (read as A^T)' if a_major == 'm' else ''}, "
                          f"B {b.shape}{' (read as B^T)' if cfg.b_major == 'k' else ''}, C {c.shape}")
@@ -697,12 +703,6 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     if major != program.gemm_config.b_major and (tiles != "auto" or program.epilogue_ops):
         raise LayoutNotSupported(f"{_where(b.name, b.position)}: the program's GEMM was compiled for a "
                                  f"{'row' if program.gemm_config.b_major == 'n' else 'column'}-major B")
-    single = getattr(program, "single_tile", None) or {}
-    for axis, extent in (("M", m), ("N", n)):
-        limit = single.get(axis.lower(), 0)
-        if limit and extent > limit:
-            raise LayoutNotSupported(f"the program computes only tile 0 along {axis} (its indices there are the "
-                                     f"constant 0) and {axis} = {extent} > its tile of {limit}")
     if m == 0 or n == 0 or batch == 0:
         return
     if k == 0 and not program.epilogue_ops and batch == 1 and not getattr(program.gemm_config, "grid_l", False):  # an empty K loop stores zeros
