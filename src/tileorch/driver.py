@@ -37,7 +37,7 @@ SCHEDULES = ("persistent", "streamk", "dp")
 def front_passes(arch: str = "sm_90a", schedule: str = "persistent") -> str:
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {', '.join(SCHEDULES)}, got {schedule!r}")
-    return (f"convert-cudatile-to-tileaa{{compute_capability={arch}}},tileas-tier,"
+    return (f"convert-cudatile-to-tileaa{{compute_capability={arch}}},tileaa-transpose-column-major,tileas-tier,"
             f"convert-nv-tileas-to-cutlass{{schedule={schedule}}}")
 
 

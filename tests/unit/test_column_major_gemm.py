@@ -112,3 +112,20 @@ def test_simt_path_compiles_the_rewritten_program(which):
 
     p, _ = _compile(gemm, _gemm_args(200, 136, 96, which), schedule="simt")
     assert p.kind == "simt" and p.threads > 0 and p.cubin is not None
+
+
+def test_batched_column_major_b_compiles_to_wgmma():
+    """A batch of column-major matrices ([L, K, N], strides (K*N, 1, K)): the last two dimensions
+    are read transposed, the batch dimension stays; the batched WGMMA GEMM with K-major B."""
+    from tileorch.testing.dot_programs import bmm
+
+    L, m, n, k = 4, 256, 192, 128
+    b = Dev(0x7F0010000000, (k, n))
+    b.__cuda_array_interface__.update(shape=(L, k, n), strides=(2 * k * n, 2, 2 * k))
+    args = (Dev(0x7F0000000000, (m, k)), b, Dev(0x7F0020000000, (m, n)), 128, 128, 64)
+    args[0].__cuda_array_interface__["shape"] = (L, m, k)
+    args[2].__cuda_array_interface__["shape"] = (L, m, n)
+    p, described = _compile(bmm, args)
+    assert described[1].column_major
+    assert p.kind == "gemm" and p.gemm_config.batched and p.gemm_config.b_major == "k", p.remarks
+    assert rc.gemm_problem_batched(p, rc.stored_arguments(described))[3:] == (m, n, k, L)
