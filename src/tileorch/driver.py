@@ -37,7 +37,7 @@ SCHEDULES = ("persistent", "streamk", "dp")
 def front_passes(arch: str = "sm_90a", schedule: str = "persistent") -> str:
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {', '.join(SCHEDULES)}, got {schedule!r}")
-    return (f"convert-cudatile-to-tileaa{{compute_capability={arch}}},tileas-tier,"
+    return (f"convert-cudatile-to-tileaa{{compute_capability={arch}}},tileaa-transpose-column-major,tileas-tier,"
             f"convert-nv-tileas-to-cutlass{{schedule={schedule}}}")
 
 
@@ -81,6 +81,7 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
     ``tileorch.frontend.tile`` builder, or a cuTile program after ``convert-cudatile-to-tileaa``)
     to the tier the backend compiles; returns (kind, module).
 
+    Column-major arrays are first read as their transposes (``tileaa-transpose-column-major``).
     ``"gemm"``: the kernel has a dot and goes through the TileAS tier to the warp-specialized
     TMA/WGMMA kernel (``convert-nv-tileas-to-cutlass``, the program's epilogue compiled in the
     accumulator's registers; ``config`` retiles it, see that pass); ``"simt"``: any other kernel
@@ -95,6 +96,13 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
     from tileorch.transforms.tileaa_to_simt import ConvertNvTileaaToSimt
 
     remarks = remarks if remarks is not None else []
+    # a column-major array (its unit stride on dimension -2, stated by the signature) is read as its
+    # transpose through transposed views, on both paths: the tier's TMA loads need the unit stride last
+    from tileorch.transforms.transpose_column_major import transpose_column_major
+
+    if transpose_column_major(module):
+        remarks.append("remark: column-major arrays read as their row-major transposes through transposed views "
+                       "(tileaa-transpose-column-major)")
     with timing.timed("clone"):  # the SIMT path's copy, should the tensor-core path refuse the kernel
         fallback = module.clone()
     has_dot = any(op.name == "nv_tileaa.dot" for op in module.walk())

@@ -193,24 +193,92 @@ def test_gemm_fp16(m, n, k, schedule):
     torch.testing.assert_close(c.float(), ref, atol=0.1 + 2e-3 * math.sqrt(k), rtol=1e-2)
 
 
-@pytest.mark.parametrize("transposed", ["b", "a"])
+def _column_major(x):
+    """The same matrix stored column-major (strides (1, rows)), as ``w.t()`` of a row-major weight."""
+    return x.t().contiguous().t()
+
+
+@pytest.mark.parametrize("shape", [(300, 264, 192), (1000, 520, 200), (256, 384, 128)])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("transposed", ["b", "a", "ab"])
 @pytest.mark.parametrize("tiles", ["auto", "program"])
-def test_gemm_fp16_transposed_operands(transposed, tiles):
-    """B as a transposed view (column-major) takes the WGMMA GEMM with K-major B when tileorch
-    picks the tiles; a transposed A (and B with the program's tiles) runs the same program
-    through the SIMT lowering.  Either way the result matches torch."""
-    m, n, k, tm, tn, tk = 300, 264, 192, 128, 128, 64
+def test_gemm_fp16_transposed_operands(transposed, tiles, dtype, shape):
+    """A and/or B given column-major (a transposed view: strides (1, rows)) take the tensor cores:
+    the launcher compiles the program for that unit stride, the kernel reads the operand as its
+    row-major transpose (K-major B, M-major A) and the program runs as the tier's TMA + WGMMA GEMM
+    (kind ``gemm``, never the SIMT path), with the program's tiles or tileorch's.  Ragged shapes
+    (M = 300 or 1000 column-major: row strides that are not 16-byte multiples, staged) included."""
+    from tileorch.launchers import cutile as rc
+
+    m, n, k = shape
+    tm, tn, tk = 128, 128, 64
+    dt = getattr(torch, dtype)
     g = _gen(m * n + k)
-    a = torch.randn(m, k, device="cuda", dtype=torch.float16, generator=g)
-    b = torch.randn(k, n, device="cuda", dtype=torch.float16, generator=g)
-    if transposed == "a":
-        a = a.t().contiguous().t()
-    else:
-        b = b.t().contiguous().t()
-    c = torch.full((m, n), NAN, device="cuda", dtype=torch.float16)
+    a = torch.randn(m, k, device="cuda", dtype=dt, generator=g)
+    b = torch.randn(k, n, device="cuda", dtype=dt, generator=g)
+    if "a" in transposed:
+        a = _column_major(a)
+        assert a.stride() == (1, m)
+    if "b" in transposed:
+        b = _column_major(b)
+        assert b.stride() == (1, k)
+    c = torch.full((m, n), NAN, device="cuda", dtype=dt)
     grid = (math.ceil(m / tm), math.ceil(n / tn), 1)
-    tileorch.cutile.launch(_stream(), grid, gemm, (a, b, c, tm, tn, tk), tiles=tiles)
+    args = (a, b, c, tm, tn, tk)
+    rc.clear_caches()
+    tileorch.cutile.launch(_stream(), grid, gemm, args, tiles=tiles)
     torch.cuda.synchronize()
+    sig = rc.signature_key(rc.describe_arguments(gemm, args))
+    kinds = {key[3:]: e.program.kind for key, e in rc._programs.items() if key[0] is gemm and key[1] == sig}
+    assert kinds and all(kind == "gemm" for kind in kinds.values()), f"not on the tensor cores: {kinds}"
+    ref = a.float() @ b.float()
+    assert torch.isfinite(c).all(), "unwritten (NaN) or non-finite outputs"
+    tol = (0.1 + 2e-3 * math.sqrt(k), 1e-2) if dtype == "float16" else (0.25 + 4e-3 * math.sqrt(k), 2e-2)
+    torch.testing.assert_close(c.float(), ref, atol=tol[0], rtol=tol[1])
+
+
+@pytest.mark.parametrize("transposed", ["a", "b"])
+def test_gemm_tf32_transposed_operands(transposed):
+    """f32 operands (tf32 WGMMA, K-major only): a column-major A is read through the launcher's
+    K-major copy (B row-major likewise), a column-major B directly; on the tensor cores either way."""
+    from tileorch.launchers import cutile as rc
+
+    m, n, k = 520, 264, 256
+    g = _gen(11)
+    a = torch.randn(m, k, device="cuda", generator=g)
+    b = torch.randn(k, n, device="cuda", generator=g)
+    a, b = (_column_major(a), b) if transposed == "a" else (a, _column_major(b))
+    c = torch.full((m, n), NAN, device="cuda")
+    args = (a, b, c, 128, 128, 64)
+    rc.clear_caches()
+    tileorch.cutile.launch(_stream(), (math.ceil(m / 128), math.ceil(n / 128), 1), gemm, args, tiles="program")
+    torch.cuda.synchronize()
+    sig = rc.signature_key(rc.describe_arguments(gemm, args))
+    kinds = {key[3:]: e.program.kind for key, e in rc._programs.items() if key[0] is gemm and key[1] == sig}
+    assert kinds and all(kind == "gemm" for kind in kinds.values()), f"not on the tensor cores: {kinds}"
+    ref = a.double() @ b.double()
+    assert torch.isfinite(c).all(), "unwritten (NaN) or non-finite outputs"
+    torch.testing.assert_close(c.double(), ref, atol=2e-2 * math.sqrt(k) / 4, rtol=1e-2)
+
+
+@pytest.mark.parametrize("tiles", ["auto", "program"])
+def test_bmm_column_major_b(tiles):
+    """A batch of column-major B matrices (``w.transpose(-1, -2)`` of [L, N, K] weights) on the
+    batched WGMMA GEMM with K-major B."""
+    from tileorch.launchers import cutile as rc
+
+    L, m, n, k = 3, 300, 264, 192
+    g = _gen(13)
+    a = torch.randn(L, m, k, device="cuda", dtype=torch.float16, generator=g)
+    b = torch.randn(L, n, k, device="cuda", dtype=torch.float16, generator=g).transpose(-1, -2)
+    c = torch.full((L, m, n), NAN, device="cuda", dtype=torch.float16)
+    args = (a, b, c, 128, 128, 64)
+    rc.clear_caches()
+    tileorch.cutile.launch(_stream(), (math.ceil(m / 128), math.ceil(n / 128), L), bmm, args, tiles=tiles)
+    torch.cuda.synchronize()
+    sig = rc.signature_key(rc.describe_arguments(bmm, args))
+    kinds = {key[3:]: e.program.kind for key, e in rc._programs.items() if key[0] is bmm and key[1] == sig}
+    assert kinds and all(kind == "gemm" for kind in kinds.values()), f"not on the tensor cores: {kinds}"
     ref = a.float() @ b.float()
     assert torch.isfinite(c).all(), "unwritten (NaN) or non-finite outputs"
     torch.testing.assert_close(c.float(), ref, atol=0.1 + 2e-3 * math.sqrt(k), rtol=1e-2)

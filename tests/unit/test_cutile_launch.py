@@ -100,10 +100,14 @@ def test_signature_constraints_follow_the_arguments():
     p = sig.parameters
     assert p[0] == ConstantConstraint(32) and p[3] == ScalarConstraint(ct.float32)
     assert isinstance(p[1], ArrayConstraint) and p[1].dtype == ct.float32 and p[1].ndim == 2
-    assert p[1].index_dtype == ct.int32 and p[1].stride_constant == (None, None)
+    # column-major: compiled for its unit stride on dimension 0 (the kernel reads the transpose)
+    assert p[1].index_dtype == ct.int32 and p[1].stride_constant == (1, None)
     assert p[1].base_addr_divisible_by == 8 and p[1].shape_divisible_by == (1, 1)
     assert p[2].stride_constant == (None, 1) and p[2].base_addr_divisible_by == 16
     assert p[1].alias_groups == () and not p[1].may_alias_internally
+    strided = Dev(0x10008, (4, 6), "<f4", strides=(8, 32))  # strides (2, 8): neither major
+    p = rc.kernel_signature(rc.describe_arguments(rows, (32, strided, o, 1.0))).parameters
+    assert p[1].stride_constant == (None, None)
 
 
 @needs_cutile

@@ -4,7 +4,8 @@ takes the arguments ``cuda.tile.launch`` takes.
 1. The kernel's :class:`cuda.tile.compilation.KernelSignature` is built from the actual
    arguments (:func:`describe_arguments`, :func:`kernel_signature`): per array its dtype, rank,
    ``int32`` indices (``int64`` for ``ct.IndexedWithInt64`` parameters), a constant last stride
-   of 1 only when it is 1, the base address's real alignment (at most 16 bytes), no shape or
+   of 1 only when it is 1 (a column-major matrix: a constant stride 1 on dimension -2 instead,
+   and the compiled kernel reads it as its row-major transpose, :meth:`ArrayArg.as_stored`), the base address's real alignment (at most 16 bytes), no shape or
    stride divisibility; Python ints are ``int32`` scalars (``int64`` for ``ct.ScalarInt64``),
    floats ``float32``, bools ``int32``; ``ct.Constant`` parameters by value.
 2. cuTile exports Tile IR bytecode for that signature (no GPU needed) and
@@ -99,9 +100,27 @@ class ArrayArg:
         hi = sum(max(0, (d - 1) * s) for d, s in zip(self.shape, self.strides))
         return self.ptr + lo * self.itemsize, self.ptr + (hi + 1) * self.itemsize
 
+    @property
+    def column_major(self) -> bool:
+        """The matrix (the last two dimensions) is column-major and not also row-major: unit stride
+        on dimension -2, a last stride of at least dimension -2's extent.  The kernel is compiled for
+        that unit stride (the signature states it) and reads the array as its row-major transpose
+        (``tileaa-transpose-column-major``): see :meth:`as_stored`."""
+        if self.ndim < 2 or self.strides[-1] == 1:
+            return False
+        return self.strides[-2] == 1 and self.strides[-1] >= max(self.shape[-2], 1)
+
+    def as_stored(self) -> ArrayArg:
+        """The array as the compiled kernel reads it: a column-major one as its row-major transpose
+        (the last two extents and strides swapped), any other one as it is."""
+        if not self.column_major:
+            return self
+        return dataclasses.replace(self, shape=(*self.shape[:-2], self.shape[-1], self.shape[-2]),
+                                   strides=(*self.strides[:-2], self.strides[-1], self.strides[-2]))
+
     def key(self) -> tuple:
-        return ("array", self.dtype, self.ndim, self.index_dtype, self.strides[-1:] == (1,), self.alignment,
-                tuple(s >= 0 for s in self.strides), self.may_alias_internally, self.alias_groups)
+        return ("array", self.dtype, self.ndim, self.index_dtype, self.strides[-1:] == (1,), self.column_major,
+                self.alignment, tuple(s >= 0 for s in self.strides), self.may_alias_internally, self.alias_groups)
 
 
 @dataclass(frozen=True)
@@ -310,11 +329,14 @@ def _constraint(a: Argument, ct: Any, compilation: Any) -> Any:
     if isinstance(a, ScalarArg):
         return compilation.ScalarConstraint(getattr(ct, a.dtype))
     nd = a.ndim
+    stride_constant: tuple = (None,) * (nd - 1) + ((1 if a.strides[-1] == 1 else None),) if nd else ()
+    if a.column_major:  # compiled for the unit stride on dimension -2 (read as the transpose)
+        stride_constant = (None,) * (nd - 2) + (1, None)
     return compilation.ArrayConstraint(
         getattr(ct, a.dtype), nd, index_dtype=getattr(ct, a.index_dtype),
         stride_lower_bound_incl=tuple(0 if s >= 0 else None for s in a.strides),
         alias_groups=a.alias_groups, may_alias_internally=a.may_alias_internally,
-        stride_constant=(None,) * (nd - 1) + ((1 if a.strides[-1] == 1 else None),) if nd else (),
+        stride_constant=stride_constant,
         stride_divisible_by=(1,) * nd, shape_divisible_by=(1,) * nd, base_addr_divisible_by=a.alignment)
 
 
@@ -638,6 +660,22 @@ def gemm_problem_batched(program: Any, arguments: list[Argument]):
     return a, b, c, m, n, k, batch
 
 
+def stored_arguments(arguments: list[Argument]) -> list[Argument]:
+    """The arguments as the compiled kernel reads them (:meth:`ArrayArg.as_stored`): what the
+    GEMM host side and the tensor maps are built from.  The kernel's own parameters stay the
+    cuTile entry's (:func:`pack_simt_arguments` of the arguments as given)."""
+    return [a.as_stored() if isinstance(a, ArrayArg) else a for a in arguments]
+
+
+def _stored_object(obj: Any, x: ArrayArg) -> Any:
+    """``obj`` (the argument ``x`` describes, as given) as the kernel reads it: a column-major
+    torch tensor transposed (a view), anything else as it is."""
+    tensor_type = _torch_tensor_type()
+    if x.column_major and tensor_type is not None and isinstance(obj, tensor_type):
+        return obj.transpose(-1, -2)
+    return obj
+
+
 def _matrix(x: ArrayArg) -> ArrayArg:
     """The first matrix of a 3-D array (same pointer, the last two dimensions)."""
     return dataclasses.replace(x, shape=tuple(x.shape[1:]), strides=tuple(x.strides[1:]))
@@ -698,7 +736,9 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     from tileorch.runtime.driver import api, check
 
     program = entry.program
-    a, b, c, m, n, k, batch = gemm_problem_batched(program, arguments)
+    # the operands as the kernel reads them: a column-major array as its row-major transpose
+    a, b, c, m, n, k, batch = gemm_problem_batched(program, stored_arguments(arguments))
+    given = {x.position: x for x in arguments}
     major = program.gemm_config.b_major if program.gemm_config.b_major == "k" else b_major(b)
     if major != program.gemm_config.b_major and (tiles != "auto" or program.epilogue_ops):
         raise LayoutNotSupported(f"{_where(b.name, b.position)}: the program's GEMM was compiled for a "
@@ -749,11 +789,11 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         gk = entry.image
     b_ptr, b_reason = b.ptr, ""
     if getattr(gk.cfg, "transpose_b", False):
-        b_ptr = _k_major_copy(args[b.position], b, stream)
+        b_ptr = _k_major_copy(_stored_object(args[b.position], given[b.position]), b, stream)
         b_reason = "B: N-major, the kernel reads a K-major copy made at each launch (one extra pass over B)"
     a_ptr = a.ptr
     if getattr(gk.cfg, "transpose_a", False):
-        a_ptr = _k_major_copy(args[a.position], a, stream, "A")
+        a_ptr = _k_major_copy(_stored_object(args[a.position], given[a.position]), a, stream, "A")
         b_reason = "; ".join(filter(None, [b_reason, "A: M-major, the kernel reads a K-major copy made at each launch "
                                                       "(one extra pass over A)"]))
     key = (id(gk), a_ptr, b_ptr, c.ptr, m, n, k, batch, dev.sm_count, tuple(extra))
@@ -812,7 +852,7 @@ def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], gr
 
     program = entry.program
     record = program.chained
-    maps = chained_tensor_maps(record, arguments)
+    maps = chained_tensor_maps(record, stored_arguments(arguments))
     if entry.image is None:
         image = program.cubin if program.cubin is not None else program.ptx
         entry.image = Module(image, label=f"cuTile kernel {kernel_name(kernel)}").kernel(program.kernel)

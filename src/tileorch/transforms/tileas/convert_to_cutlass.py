@@ -214,30 +214,34 @@ def _through_layouts(v: SSAValue) -> tuple[SSAValue, list[str]]:
 
 def _full_k_loop(loop: scf.ForOp, a_load, a_major: str, b_load, b_major: str) -> bool:
     """Whether the program's K loop runs from 0 in steps of 1 up to the number of K tiles of A or B
-    (``ct.num_tiles``: ``get_dim_size`` of the operand's tiled view along K, or ``ct.cdiv`` of the
-    K extent): the kernel builder's own K range.  Any other loop runs its own bounds
-    (:func:`_k_bounds`)."""
+    (``ct.num_tiles``: ``get_dim_size`` of a tiled view of the operand's array along its K
+    dimension, with the loaded K depth, or ``ct.cdiv`` of the K extent): the kernel builder's own
+    K range.  Any other loop runs its own bounds (:func:`_k_bounds`).  ``a_major``/``b_major``:
+    where K sits in the loads' tile indices (``k``: last for A, first for B), before a view's
+    dimension order is taken into account."""
     if constant_int(loop.lb) != 0 or constant_int(loop.step) != 1:
         return False
     ub = loop.ub
     while isinstance(ub.owner, arith.IndexCastOp | arith.ExtSIOp | arith.ExtUIOp | arith.TruncIOp):
         ub = ub.owner.operands[0]
-    k_axes = []
+    k_axes = []  # (view, K's tile axis, K's array dimension, the loaded K depth)
     for ld, major, k_first in ((a_load, a_major, "m"), (b_load, b_major, "n")):
         rank = len(ld.indices)
-        k_axes.append((ld.view, rank - 2 if major == k_first else rank - 1))
+        axis = rank - 2 if major == k_first else rank - 1
+        k_axes.append((ld.view, axis, ints(ld.view.type.order)[axis], list(ld.result.type.get_shape())[axis]))
     owner = ub.owner
     if isinstance(owner, aa.GetDimSizeOp):
-        src = owner.operands[0]
-        for view, axis in k_axes:
-            if _same_view(src, view) and owner.index.value.data == axis:
-                return True
+        src, index = owner.operands[0], owner.index.value.data
+        if isinstance(src.type, aa.TiledViewType):  # tiles of src along array dimension order[index]
+            dim, depth = ints(src.type.order)[index], ints(src.type.tile)[index]
+            for view, _, k_dim, k_depth in k_axes:
+                if _same_view(src, view) and (dim, depth) == (k_dim, k_depth):
+                    return True
     if isinstance(owner, arith.CeilDivSIOp | arith.CeilDivUIOp):
-        # ct.cdiv(A.shape[k_axis], tk): the K extent of A's or B's array over the loaded K depth
+        # ct.cdiv(A.shape[k_dim], tk): the K extent of A's or B's array over the loaded K depth
         extent, depth = _strip_assume(owner.lhs), constant_int(owner.rhs)
-        for (view, axis), ld in zip(k_axes, (a_load, b_load)):
-            tile_k_extent = list(ld.result.type.get_shape())[axis]  # the tile's extent along the view's K axis
-            if depth == tile_k_extent and extent is _memref_extent(view, axis):
+        for view, _, k_dim, k_depth in k_axes:
+            if depth == k_depth and extent is _memref_extent(view, k_dim):
                 return True
     return False
 
@@ -370,6 +374,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     # A view whose order swaps the last two dimensions (``ct.load(..., order=(1, 0))``) reads the
     # tile from the transposed array: the operand's storage is the other major.
     flip = {"k": "m", "m": "k"}
+    index_majors = (a_major, b_major)  # where K sits in the loads' tile indices
     for ld in (a_load, b_load):
         order = ints(ld.view.type.order)
         rank = len(order)
@@ -399,6 +404,11 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
              f"expected one tile store of C (or one atomic add of the result), found {what}: a second output of "
              "the epilogue other than a row or column reduction of the result stored as a [tile_m, 1] or "
              "[1, tile_n] tile (another tile) is not supported yet by the WGMMA lowering")
+    for o in stores + side:
+        order = ints(o.view.type.order)
+        if order != list(range(len(order))):
+            fail(o, f"a tile store through a view with dimension order {order} (a column-major or transposed "
+                    "output) is not supported yet by the WGMMA lowering")
     st = (stores or atomics)[0]
     if st.name == ATOMIC_SINK:
         _check_atomic_sink(st, tm, tn, fail)
@@ -416,7 +426,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         loop = loop.parent_op()
     if loop is None:
         fail(dot, "the dot is not in a K loop")
-    k_bounds = None if _full_k_loop(loop, a_load, a_major, b_load, b_major) else _k_bounds(loop, fail)
+    k_bounds = None if _full_k_loop(loop, a_load, index_majors[0], b_load, index_majors[1]) else _k_bounds(loop, fail)
     accs = [r for r in loop.results if r.type == dot.result.type]
     if len(accs) != 1:
         fail(loop, "the K loop must carry one accumulator")
