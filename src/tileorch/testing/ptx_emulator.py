@@ -580,7 +580,7 @@ class Emu:
             arr = t["array"]  # numpy [.., rows, cols] fp16 (3-D: [b, s, d])
             c = [int(x[k]) & 0xFFFFFFFF for x in cs]
             c = [x - (1 << 32) if x >> 31 else x for x in c]
-            col0, row0, b0 = c[0], c[1], c[2]
+            col0, row0, b0 = c[0], c[1], (c[2] if len(c) > 2 else 0)  # 2-D maps: arrays given as [1, r, c]
             rows, width, span = t["rows"], t.get("box", 64), t.get("swizzle", 128)
             if width * 2 > span:
                 raise Fault(f"{op}: a box of {width} elements is wider than the {span}-byte swizzle")
