@@ -99,6 +99,46 @@ def test_sample_style_attention_bf16():
     _close(out, ref, 1e-2, 3e-2, scale_tol=3e-2)
 
 
+@pytest.mark.parametrize("tile_m,tile_n", [(128, 128), (128, 64), (64, 64)], ids=lambda v: str(v))
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("d", [32, 16])
+@pytest.mark.parametrize("bh,seq", [(4, 1000), (5, 77), (2, 4096)], ids=lambda v: str(v))
+def test_attention_narrow_head_dims(bh, seq, d, dtype, causal, tile_m, tile_n):
+    """Head dim 32 and 16: 64- and 32-byte rows, TMA boxes of the whole row with a 64B / 32B swizzle
+    and WGMMA descriptors of the same swizzle (the tensor-core path, not the SIMT fallback)."""
+    kernel, args, grid, out, ref = attention_args(bh, seq, d, tile_m, tile_n, causal=causal, dtype=dtype,
+                                                  seed=seq + d + tile_n)
+    program = _run(kernel, args, grid)
+    assert program.kind == "chained", f"attention left the tensor-core path: {program.remarks}"
+    assert [t["swizzle"] for t in program.chained["tmaps"]] == [2 * d] * 3
+    if dtype == "bfloat16":
+        _close(out, ref, 1e-2, 3e-2, scale_tol=3e-2)
+    else:
+        _close(out, ref, 2e-3, 1e-2)
+
+
+@pytest.mark.parametrize("tile_m,tile_n", [(128, 128), (64, 64)], ids=lambda v: str(v))
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("seq,group", [(1000, 1), (1024, 2), (77, 1)], ids=lambda v: str(v))
+def test_sample_style_attention_head_dim_32(seq, group, causal, tile_m, tile_n):
+    kernel, args, grid, out, ref = attention_branchy_args(2, 4, seq, 32, tile_m, tile_n, causal=causal, group=group,
+                                                          seed=seq + 32)
+    program = _run(kernel, args, grid)
+    assert program.kind == "chained", f"attention left the tensor-core path: {program.remarks}"
+    _close(out, ref, 2e-3, 1e-2)
+
+
+@pytest.mark.parametrize("m,d,hidden,dout,tile_m,tile_h", [(1000, 32, 512, 32, 128, 64), (300, 64, 200, 32, 64, 32),
+                                                           (256, 16, 128, 64, 128, 32)], ids=lambda v: str(v))
+def test_fused_mlp_narrow_tiles(m, d, hidden, dout, tile_m, tile_h):
+    """The MLP chain with 32- and 16-wide operand rows (N-major B tiles with a 64B / 32B swizzle)."""
+    kernel, args, grid, out, ref = mlp_chain_args(m, d, hidden, dout, tile_m, tile_h, seed=m)
+    program = _run(kernel, args, grid)
+    assert program.kind == "chained", program.remarks
+    _close(out, ref, 1e-2, 2e-2)
+
+
 @pytest.mark.parametrize("m,hidden", [(1000, 512), (256, 200)], ids=lambda v: str(v))
 def test_fused_mlp_two_gemms(m, hidden):
     kernel, args, grid, out, ref = mlp_chain_args(m, 64, hidden, 128, seed=m)
