@@ -176,10 +176,10 @@ class Operand:
 
     @property
     def box(self) -> int:
-        """Elements of one TMA box along the contiguous dimension: 64 (128-byte rows, 128B
-        swizzle) when the extent is a multiple of 64, else the whole extent (32: 64-byte rows,
-        64B swizzle; 16: 32-byte rows, 32B swizzle)."""
-        return 64 if self.cols % 64 == 0 else self.cols
+        """Elements of one TMA box along the contiguous dimension: the widest of 64 (128-byte
+        rows, 128B swizzle), 32 (64-byte rows, 64B swizzle) and 16 (32-byte rows, 32B swizzle)
+        that divides the extent (head dim 32: one 32-wide box; 128: two 64-wide ones)."""
+        return next(w for w in (64, 32, 16) if self.cols % w == 0)
 
     @property
     def row_bytes(self) -> int:
@@ -249,9 +249,9 @@ def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop:
     if type(elt) not in _DT:
         _fail(ld, f"{what} element type {elt}: f16/bf16 operands are supported")
     rows, cols = shape[-1:-3:-1] if swapped else shape[-2:]  # as stored in the array
-    if not (cols % 64 == 0 or cols in (16, 32)) or rows % 8 or rows > 256:
+    if not (cols % 64 == 0 or cols in (16, 32)) or cols > 256 or rows % 8 or rows > 256:
         _fail(ld, f"{what} tile {rows}x{cols}: the contiguous extent must be 16, 32 or a multiple of 64 (32-, 64- "
-                  "or 128-byte swizzled TMA boxes) and rows a multiple of 8, at most 256")
+                  "or 128-byte swizzled TMA boxes), rows a multiple of 8, both at most 256")
     arg = _base_argument(kernel, ld.view)
     if arg is None:
         _fail(ld, f"{what} is not loaded from a kernel argument")
