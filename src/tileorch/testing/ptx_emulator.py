@@ -368,7 +368,8 @@ class Emu:
             name = ops[1][1:-1]
             self.set(ops[0], T, np.full(n, self.pv[name], dtype=np.uint64))
             return
-        if base in ("add", "sub", "mul", "mad", "fma", "max", "min", "div", "neg", "abs", "ex2", "rcp") and (parts[-1] == "f32"):
+        if base in ("add", "sub", "mul", "mad", "fma", "max", "min", "div", "neg", "abs", "ex2", "rcp", "tanh", "lg2",
+                    "sqrt", "rsqrt") and (parts[-1] == "f32"):
             a = [f32(g(i)) for i in range(1, len(ops))]
             with np.errstate(all="ignore"):
                 if base == "add": r = a[0] + a[1]
@@ -385,6 +386,10 @@ class Emu:
                     if "ftz" in op:
                         r = np.where(np.abs(r) < np.float32(1.1754944e-38), np.float32(0), r)
                 elif base == "rcp": r = (1.0 / a[0]).astype(np.float32)
+                elif base == "tanh": r = np.tanh(a[0])
+                elif base == "lg2": r = np.log2(a[0])
+                elif base == "sqrt": r = np.sqrt(a[0])
+                elif base == "rsqrt": r = (1.0 / np.sqrt(a[0].astype(np.float64))).astype(np.float32)
             self.set(ops[0], T, b32(r.astype(np.float32)))
             return
         if base in ("add", "sub", "mul", "mad", "and", "or", "xor", "shl", "shr", "not", "min", "max", "neg", "div", "rem", "bfe"):
