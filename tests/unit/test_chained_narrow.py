@@ -144,3 +144,21 @@ def test_narrow_mlp_chain_emulated(m, d, hidden, dout, tile_m, tile_h):
     assert not errors, errors[:4]
     assert not np.isnan(y).any(), "unwritten outputs"
     np.testing.assert_allclose(y.astype(np.float32), ref, atol=1e-2, rtol=2e-2)
+
+
+def test_host_tensor_maps_use_the_records_box_and_swizzle(monkeypatch):
+    """The host encodes each tensor map with the record's box (32 contiguous elements at d32) and
+    swizzle (64 bytes), which the kernel's descriptors assume."""
+    from test_chained_dots import _arrays
+
+    from tileorch.launchers import cutile as rc
+    from tileorch.launchers import gemm_host
+    from tileorch.testing.attention_programs import attention_fwd
+
+    args = _arrays(4, (4, 1000, 32)) + (0.18, 1000, 128, 64, 32, False)
+    p = _attention(1000, 32, 128, 64, False)
+    seen = []
+    monkeypatch.setattr(gemm_host, "encode_tensor_map",
+                        lambda ptr, dt, dims, strides, box, swizzle=128: seen.append((box, swizzle)) or b"")
+    rc.chained_tensor_maps(p.chained, rc.describe_arguments(attention_fwd, args))
+    assert seen == [((32, 128, 1), 64), ((32, 64, 1), 64), ((32, 64, 1), 64)]
