@@ -113,3 +113,22 @@ def test_silu_mlp_chain():
     h = x.astype(np.float32) @ w1.astype(np.float32)
     h = (h / (1 + np.exp(-h))).astype(np.float16).astype(np.float32)
     _check(y, 0.5 * (h @ w2.astype(np.float32)), errors)
+
+
+def test_log_sum_exp_store_is_refused_with_a_location():
+    """The forward that also stores the rows' log-sum-exp (``ct.log``, a second store after the
+    loop) compiles (``cuda_tile.log`` -> ``nv_tileaa.log`` -> ``lg2.approx`` x ln 2) but not yet on
+    the chained path: the refusal names the program's line, and the SIMT path takes it."""
+    from test_chained_dots import Dev
+
+    from tileorch.driver import compile_program
+    from tileorch.launchers import cutile as rc
+    from tileorch.testing.attention_programs import attention_fwd_lse
+
+    arrays = tuple(Dev(0x7F0000000000 + (i + 1) * 0x10000000, (2, 256, 64)) for i in range(4))
+    args = arrays + (Dev(0x7F0050000000, (2, 256), "<f4"), 0.125, 256, 64, 64, 64)
+    p = compile_program(rc.export_bytecode(attention_fwd_lse, rc.describe_arguments(attention_fwd_lse, args)), "<lse>")
+    assert p.kind == "simt"
+    assert any("attention_programs.py:" in r and "expected one tile store after the loop" in r for r in p.remarks), \
+        p.remarks
+    assert "lg2.approx.ftz.f32" in p.ptx
