@@ -99,12 +99,135 @@ def test_sample_style_attention_bf16():
     _close(out, ref, 1e-2, 3e-2, scale_tol=3e-2)
 
 
+@pytest.mark.parametrize("tile_m,tile_n", [(128, 128), (128, 64), (64, 64)], ids=lambda v: str(v))
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("d", [32, 16])
+@pytest.mark.parametrize("bh,seq", [(4, 1000), (5, 77), (2, 4096)], ids=lambda v: str(v))
+def test_attention_narrow_head_dims(bh, seq, d, dtype, causal, tile_m, tile_n):
+    """Head dim 32 and 16: 64- and 32-byte rows, TMA boxes of the whole row with a 64B / 32B swizzle
+    and WGMMA descriptors of the same swizzle (the tensor-core path, not the SIMT fallback)."""
+    kernel, args, grid, out, ref = attention_args(bh, seq, d, tile_m, tile_n, causal=causal, dtype=dtype,
+                                                  seed=seq + d + tile_n)
+    program = _run(kernel, args, grid)
+    assert program.kind == "chained", f"attention left the tensor-core path: {program.remarks}"
+    assert [t["swizzle"] for t in program.chained["tmaps"]] == [2 * d] * 3
+    if dtype == "bfloat16":
+        _close(out, ref, 1e-2, 3e-2, scale_tol=3e-2)
+    else:
+        _close(out, ref, 2e-3, 1e-2)
+
+
+@pytest.mark.parametrize("tile_m,tile_n", [(128, 128), (64, 64)], ids=lambda v: str(v))
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("seq,group", [(1000, 1), (1024, 2), (77, 1)], ids=lambda v: str(v))
+def test_sample_style_attention_head_dim_32(seq, group, causal, tile_m, tile_n):
+    kernel, args, grid, out, ref = attention_branchy_args(2, 4, seq, 32, tile_m, tile_n, causal=causal, group=group,
+                                                          seed=seq + 32)
+    program = _run(kernel, args, grid)
+    assert program.kind == "chained", f"attention left the tensor-core path: {program.remarks}"
+    _close(out, ref, 2e-3, 1e-2)
+
+
+@pytest.mark.parametrize("m,d,hidden,dout,tile_m,tile_h", [(1000, 32, 512, 32, 128, 64), (300, 64, 200, 32, 64, 32),
+                                                           (256, 16, 128, 64, 128, 32)], ids=lambda v: str(v))
+def test_fused_mlp_narrow_tiles(m, d, hidden, dout, tile_m, tile_h):
+    """The MLP chain with 32- and 16-wide operand rows (N-major B tiles with a 64B / 32B swizzle)."""
+    kernel, args, grid, out, ref = mlp_chain_args(m, d, hidden, dout, tile_m, tile_h, seed=m)
+    program = _run(kernel, args, grid)
+    assert program.kind == "chained", program.remarks
+    _close(out, ref, 1e-2, 2e-2)
+
+
 @pytest.mark.parametrize("m,hidden", [(1000, 512), (256, 200)], ids=lambda v: str(v))
 def test_fused_mlp_two_gemms(m, hidden):
     kernel, args, grid, out, ref = mlp_chain_args(m, 64, hidden, 128, seed=m)
     program = _run(kernel, args, grid)
     assert program.kind == "chained", program.remarks
     _close(out, ref, 1e-2, 2e-2)
+
+
+@pytest.mark.parametrize("d,tile_m,tile_n,softcap,out_dtype", [(64, 128, 128, False, "float32"),
+                                                               (32, 128, 32, False, "float16"),
+                                                               (128, 64, 64, True, "float16"),
+                                                               (32, 64, 64, True, "bfloat16")])
+@pytest.mark.parametrize("bh,seq", [(3, 1000), (2, 77)], ids=lambda v: str(v))
+def test_natural_exp_attention(bh, seq, d, tile_m, tile_n, softcap, out_dtype):
+    """attention_fwd_natural: exp (not exp2), the scale on the scores, an optional logit soft cap
+    (tanh), an output of another type (bf16 row: inputs bf16 too)."""
+    from tileorch.testing.attention_programs import attention_fwd_natural
+
+    g = torch.Generator(device="cpu").manual_seed(seq + d)
+    dt = torch.bfloat16 if out_dtype == "bfloat16" else torch.float16
+    q, k, v = (torch.randn(bh, seq, d, generator=g).to("cuda", dt) for _ in range(3))
+    if softcap:
+        k = (4 * k).to(dt)
+    out = torch.full((bh, seq, d), float("nan"), device="cuda", dtype=getattr(torch, out_dtype))
+    scale, cap = 1 / d ** 0.5, 5.0
+    s = q.float() @ k.float().transpose(1, 2)
+    if softcap:
+        s = cap * torch.tanh(s / cap)
+    ref = torch.softmax(s * scale, dim=-1) @ v.float()
+    grid = ((seq + tile_m - 1) // tile_m, bh, 1)
+    program = _run(attention_fwd_natural, (q, k, v, out, scale, cap, seq, tile_m, tile_n, d, softcap), grid)
+    assert program.kind == "chained", program.remarks
+    if dt == torch.bfloat16:
+        _close(out, ref, 1e-2, 3e-2, scale_tol=3e-2)
+    else:
+        _close(out, ref, 2e-3, 1e-2)
+
+
+@pytest.mark.parametrize("d,tile_m,tile_n", [(64, 128, 128), (32, 128, 64), (128, 64, 64)], ids=lambda v: str(v))
+@pytest.mark.parametrize("bh,seq", [(3, 1000), (2, 200)], ids=lambda v: str(v))
+def test_transposed_k_attention(bh, seq, d, tile_m, tile_n):
+    """attention_fwd_kt: K stored [BH, D, S] (the first dot's B N-major).  TMA needs 16-byte row
+    strides: seq a multiple of 8."""
+    from tileorch.testing.attention_programs import attention_fwd_kt
+
+    g = torch.Generator(device="cpu").manual_seed(seq + d)
+    q, k, v = (torch.randn(bh, seq, d, generator=g).to("cuda", torch.float16) for _ in range(3))
+    kt = k.transpose(1, 2).contiguous()
+    out = torch.full((bh, seq, d), float("nan"), device="cuda", dtype=torch.float16)
+    scale = 1 / d ** 0.5
+    ref = torch.softmax((q.float() @ k.float().transpose(1, 2)) * scale, dim=-1) @ v.float()
+    grid = ((seq + tile_m - 1) // tile_m, bh, 1)
+    program = _run(attention_fwd_kt, (q, kt, v, out, scale * 1.4426950408889634, seq, tile_m, tile_n, d), grid)
+    assert program.kind == "chained", program.remarks
+    _close(out, ref, 2e-3, 1e-2)
+
+
+@pytest.mark.parametrize("m,d,hidden,dout,tile_m,tile_h", [(1000, 64, 512, 128, 128, 64), (300, 32, 200, 32, 64, 32)],
+                         ids=lambda v: str(v))
+def test_silu_mlp_chain(m, d, hidden, dout, tile_m, tile_h):
+    from tileorch.testing.attention_programs import mlp_silu
+
+    g = torch.Generator(device="cpu").manual_seed(m)
+    x = torch.randn(m, d, generator=g).to("cuda", torch.float16)
+    w1 = (torch.randn(d, hidden, generator=g) / d ** 0.5).to("cuda", torch.float16)
+    w2 = (torch.randn(hidden, dout, generator=g) / hidden ** 0.5).to("cuda", torch.float16)
+    y = torch.full((m, dout), float("nan"), device="cuda", dtype=torch.float32)
+    h = x.float() @ w1.float()
+    ref = 0.5 * ((h * torch.sigmoid(h)).half().float() @ w2.float())
+    program = _run(mlp_silu, (x, w1, w2, y, 0.5, tile_m, tile_h, d, dout), ((m + tile_m - 1) // tile_m, 1, 1))
+    assert program.kind == "chained", program.remarks
+    _close(y, ref, 1e-2, 2e-2)
+
+
+@pytest.mark.parametrize("bh,seq", [(3, 1000), (2, 77)], ids=lambda v: str(v))
+def test_attention_with_log_sum_exp(bh, seq):
+    """attention_fwd_lse: O and the rows' log-sum-exp (ct.log, a second store).  The chained path
+    refuses the second store today (SIMT path); the values are checked whichever path runs."""
+    from tileorch.testing.attention_programs import attention_fwd_lse
+
+    g = torch.Generator(device="cpu").manual_seed(seq)
+    q, k, v = (torch.randn(bh, seq, 64, generator=g).to("cuda", torch.float16) for _ in range(3))
+    out = torch.full((bh, seq, 64), float("nan"), device="cuda", dtype=torch.float16)
+    lse = torch.full((bh, seq), float("nan"), device="cuda", dtype=torch.float32)
+    s = (q.float() @ k.float().transpose(1, 2)) / 8.0
+    ref, ref_lse = torch.softmax(s, dim=-1) @ v.float(), torch.logsumexp(s, dim=-1)
+    _run(attention_fwd_lse, (q, k, v, out, lse, 1 / 8.0, seq, 64, 64, 64), ((seq + 63) // 64, bh, 1))
+    _close(out, ref, 2e-3, 1e-2)
+    torch.testing.assert_close(lse, ref_lse, atol=1e-3, rtol=1e-4)
 
 
 def test_attention_sass_has_wgmma(tmp_path):

@@ -43,8 +43,8 @@ def _emulate(p, seq, d, tile_m, tile_n, causal, seed=0):
     for cx in range(-(-seq // tile_m)):
         emu = Emu(p.ptx, params, p.chained["smem"], p.chained["threads"], (cx, 0, 0), {},
                   [(bases["o"], out.view(np.uint8).reshape(-1), "O")])
-        emu.tmaps = {emu.params[i]: {"array": a, "rows": r} for i, a, r in zip(range(3), (q, k, v),
-                                                                               (tile_m, tile_n, tile_n))}
+        # the host's tensor maps: the record's box rows, contiguous extent and swizzle span
+        emu.tmaps = {emu.params[i]: {"array": a, **t} for i, a, t in zip(range(3), (q, k, v), p.chained["tmaps"])}
         emu.run()
         errors += emu.errors
     s = (q.astype(np.float32) @ k.astype(np.float32).transpose(0, 2, 1)) * scale

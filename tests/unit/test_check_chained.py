@@ -146,3 +146,15 @@ def test_one_stage_ring_is_proved():
     assert proto.pipelines[0].stages == 1
     result = check(proto)
     assert result.ok, result.violation
+
+
+def test_head_dim_32_pipeline_is_proved():
+    """Head dim 32: 32-element (64-byte swizzled) boxes; the checker sizes each copy by the record's
+    box, so the stage's transaction bytes (a 64x32 K tile and a 64x32 V tile) balance."""
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import extract
+
+    (proto,) = extract(_lowered(d=32))
+    assert proto.pipelines[0].stage_bytes == 2 * 64 * 32 * 2
+    result = check(proto)
+    assert result.ok, result.violation

@@ -243,12 +243,14 @@ class _Reader:
         self.elt = 2  # f16 / bf16 tiles (the record's dtype)
 
     def copy_bytes(self, copy: Operation) -> int:
-        """Bytes one TMA copy delivers: its tensor map's box (64 contiguous elements x rows)."""
+        """Bytes one TMA copy delivers: its tensor map's box (``box`` contiguous elements, 64 when
+        the record does not say, x rows)."""
         tmap = next((x for x in copy.operands if isinstance(x, BlockArgument) and x.block is self.fn.body.blocks.first
                      and x.index < len(self.tmaps)), None)
         if tmap is None:
             raise LocatedError(copy, "check: a TMA copy whose tensor map is not one of the kernel's first parameters")
-        return 64 * int(self.tmaps[tmap.index]["rows"]) * self.elt
+        t = self.tmaps[tmap.index]
+        return int(t.get("box", 64)) * int(t["rows"]) * self.elt
 
     def stage_fill(self, arm: Operation) -> tuple[int, int]:
         """(expected tx bytes, bytes the copies on the same barrier deliver) of one ``expect_tx``."""

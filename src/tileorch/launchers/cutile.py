@@ -817,7 +817,8 @@ _TMAP_DTYPES = {"float16": "f16", "bfloat16": "bf16"}
 def chained_tensor_maps(record: dict, arguments: list[Argument]) -> list[bytes]:
     """The TMA tensor maps a ``chained`` program takes before the cuTile entry's parameters: one
     per loaded array (``record["tmaps"]``: the entry parameter of its base pointer, the box rows,
-    the rank), 64-element boxes along the contiguous dimension, 128-byte swizzle, zero fill.
+    the rank, the box's contiguous extent ``box`` and its swizzle span ``swizzle`` in bytes: 64
+    elements and 128 bytes when the record does not say), zero fill.
     Raises :class:`LayoutNotSupported` for an array TMA cannot address."""
     from tileorch.launchers.gemm_host import encode_tensor_map
 
@@ -840,8 +841,9 @@ def chained_tensor_maps(record: dict, arguments: list[Argument]) -> list[bytes]:
             raise LayoutNotSupported(f"{where}: empty array")
         dims = tuple(reversed(a.shape))
         row_bytes = tuple(s * es for s in reversed(a.strides[:-1]))
-        box = (64, t["rows"]) + (1,) * (a.ndim - 2)
-        maps.append(encode_tensor_map(a.ptr, _TMAP_DTYPES[a.dtype], dims, row_bytes, box))
+        box = (int(t.get("box", 64)), t["rows"]) + (1,) * (a.ndim - 2)
+        maps.append(encode_tensor_map(a.ptr, _TMAP_DTYPES[a.dtype], dims, row_bytes, box,
+                                      swizzle=int(t.get("swizzle", 128))))
     return maps
 
 

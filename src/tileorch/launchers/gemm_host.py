@@ -247,8 +247,9 @@ def streamk_workspace_bytes(cfg: GemmConfig, m: int, n: int, k: int, sms: int,
 
 
 def encode_tensor_map(ptr: int, dtype: str, dims: tuple[int, ...], row_bytes: tuple[int, ...],
-                      box: tuple[int, ...]) -> bytes:
-    """``cuTensorMapEncodeTiled`` (dims innermost first, 128B swizzle, zero out-of-bounds fill)."""
+                      box: tuple[int, ...], swizzle: int = 128) -> bytes:
+    """``cuTensorMapEncodeTiled`` (dims innermost first, a ``swizzle``-byte swizzle: 128, 64 or 32,
+    whose span the box's contiguous extent must not exceed; zero out-of-bounds fill)."""
     from cuda.bindings import driver as cu
 
     u64, u32 = cu.cuuint64_t, cu.cuuint32_t
@@ -263,7 +264,7 @@ def encode_tensor_map(ptr: int, dtype: str, dims: tuple[int, ...], row_bytes: tu
     err, tmap = cu.cuTensorMapEncodeTiled(
         dt, len(dims), ptr, [u64(d) for d in dims], [u64(s) for s in row_bytes], [u32(b) for b in box],
         [u32(1)] * len(dims), cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
-        cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,
+        getattr(cu.CUtensorMapSwizzle, f"CU_TENSOR_MAP_SWIZZLE_{swizzle}B"),
         cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
         cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
     if err != cu.CUresult.CUDA_SUCCESS:

@@ -127,6 +127,99 @@ def mlp_chain(X, W1, W2, Y, TILE_M: ct.Constant[int], TILE_H: ct.Constant[int], 
     ct.store(Y, index=(bm, 0), tile=acc.astype(Y.dtype))
 
 
+@ct.kernel
+def attention_fwd_natural(Q, K, V, O, scale: float, cap: float, seq_len: int, TILE_M: ct.Constant[int],
+                          TILE_N: ct.Constant[int], D: ct.Constant[int], SOFTCAP: ct.Constant[bool]):
+    """The forward written with ``exp`` (not ``exp2``), the scale applied to the scores, and an
+    optional logit soft cap ``cap * tanh(s / cap)``; the output may be of another type than Q."""
+    bm, bh = ct.bid(0), ct.bid(1)
+    q = ct.reshape(ct.load(Q, index=(bh, bm, 0), shape=(1, TILE_M, D)), (TILE_M, D))
+    cols = ct.arange(TILE_N, dtype=ct.int32)[None, :]
+    m_i = ct.full((TILE_M, 1), -math.inf, dtype=ct.float32)
+    l_i = ct.full((TILE_M, 1), 0.0, dtype=ct.float32)
+    acc = ct.full((TILE_M, D), 0.0, dtype=ct.float32)
+    for j in range(ct.cdiv(seq_len, TILE_N)):
+        k = ct.reshape(ct.load(K, index=(bh, j, 0), shape=(1, TILE_N, D)), (TILE_N, D))
+        s = ct.mma(q, ct.transpose(k), ct.full((TILE_M, TILE_N), 0.0, dtype=ct.float32))
+        if SOFTCAP:
+            s = cap * ct.tanh(s / cap)
+        s = ct.where(j * TILE_N + cols < seq_len, s * scale, -math.inf)
+        m_new = ct.maximum(m_i, ct.max(s, axis=-1, keepdims=True))
+        p = ct.exp(s - m_new)
+        alpha = ct.exp(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=-1, keepdims=True)
+        v = ct.reshape(ct.load(V, index=(bh, j, 0), shape=(1, TILE_N, D)), (TILE_N, D))
+        acc = ct.mma(p.astype(Q.dtype), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, bm, 0), tile=ct.reshape((acc / l_i).astype(O.dtype), (1, TILE_M, D)))
+
+
+@ct.kernel
+def attention_fwd_kt(Q, KT, V, O, qk_scale: float, seq_len: int, TILE_M: ct.Constant[int], TILE_N: ct.Constant[int],
+                     D: ct.Constant[int]):
+    """The textbook forward with K stored transposed, ``KT [BH, D, S]``: the first dot's B tile
+    ``[D, TILE_N]`` is N-major (no transpose in the program)."""
+    bm, bh = ct.bid(0), ct.bid(1)
+    q = ct.reshape(ct.load(Q, index=(bh, bm, 0), shape=(1, TILE_M, D)), (TILE_M, D))
+    cols = ct.arange(TILE_N, dtype=ct.int32)[None, :]
+    m_i = ct.full((TILE_M, 1), -math.inf, dtype=ct.float32)
+    l_i = ct.full((TILE_M, 1), 0.0, dtype=ct.float32)
+    acc = ct.full((TILE_M, D), 0.0, dtype=ct.float32)
+    for j in range(ct.cdiv(seq_len, TILE_N)):
+        kt = ct.reshape(ct.load(KT, index=(bh, 0, j), shape=(1, D, TILE_N)), (D, TILE_N))
+        s = ct.mma(q, kt, ct.full((TILE_M, TILE_N), 0.0, dtype=ct.float32))
+        s = ct.where(j * TILE_N + cols < seq_len, s, -math.inf)
+        m_new = ct.maximum(m_i, ct.max(s, axis=-1, keepdims=True) * qk_scale)
+        p = ct.exp2(s * qk_scale - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=-1, keepdims=True)
+        v = ct.reshape(ct.load(V, index=(bh, j, 0), shape=(1, TILE_N, D)), (TILE_N, D))
+        acc = ct.mma(p.astype(Q.dtype), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, bm, 0), tile=ct.reshape((acc / l_i).astype(O.dtype), (1, TILE_M, D)))
+
+
+@ct.kernel
+def attention_fwd_lse(Q, K, V, O, LSE, scale: float, seq_len: int, TILE_M: ct.Constant[int],
+                      TILE_N: ct.Constant[int], D: ct.Constant[int]):
+    """The forward of training kernels: O and the rows' log-sum-exp ``LSE [BH, S]`` (fp32,
+    ``m + ln l`` of the scaled scores), a second store after the loop."""
+    bm, bh = ct.bid(0), ct.bid(1)
+    q = ct.reshape(ct.load(Q, index=(bh, bm, 0), shape=(1, TILE_M, D)), (TILE_M, D))
+    cols = ct.arange(TILE_N, dtype=ct.int32)[None, :]
+    m_i = ct.full((TILE_M, 1), -math.inf, dtype=ct.float32)
+    l_i = ct.full((TILE_M, 1), 0.0, dtype=ct.float32)
+    acc = ct.full((TILE_M, D), 0.0, dtype=ct.float32)
+    for j in range(ct.cdiv(seq_len, TILE_N)):
+        k = ct.reshape(ct.load(K, index=(bh, j, 0), shape=(1, TILE_N, D)), (TILE_N, D))
+        s = ct.mma(q, ct.transpose(k), ct.full((TILE_M, TILE_N), 0.0, dtype=ct.float32)) * scale
+        s = ct.where(j * TILE_N + cols < seq_len, s, -math.inf)
+        m_new = ct.maximum(m_i, ct.max(s, axis=-1, keepdims=True))
+        p = ct.exp(s - m_new)
+        alpha = ct.exp(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=-1, keepdims=True)
+        v = ct.reshape(ct.load(V, index=(bh, j, 0), shape=(1, TILE_N, D)), (TILE_N, D))
+        acc = ct.mma(p.astype(Q.dtype), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, bm, 0), tile=ct.reshape((acc / l_i).astype(O.dtype), (1, TILE_M, D)))
+    ct.store(LSE, index=(bh, bm), tile=ct.reshape(m_i + ct.log(l_i), (1, TILE_M)))
+
+
+@ct.kernel
+def mlp_silu(X, W1, W2, Y, alpha: float, TILE_M: ct.Constant[int], TILE_H: ct.Constant[int], D: ct.Constant[int],
+             DOUT: ct.Constant[int]):
+    """``Y = alpha * silu(X @ W1) @ W2`` (``silu(h) = h / (1 + exp(-h))``), the MLP chain with
+    another activation and a scaled epilogue."""
+    bm = ct.bid(0)
+    x = ct.load(X, index=(bm, 0), shape=(TILE_M, D))
+    acc = ct.full((TILE_M, DOUT), 0.0, dtype=ct.float32)
+    for j in range(ct.num_tiles(W1, axis=1, shape=(D, TILE_H))):
+        h = ct.mma(x, ct.load(W1, index=(0, j), shape=(D, TILE_H)), ct.full((TILE_M, TILE_H), 0.0, dtype=ct.float32))
+        h = h / (1.0 + ct.exp(-h))
+        acc = ct.mma(h.astype(X.dtype), ct.load(W2, index=(j, 0), shape=(TILE_H, DOUT)), acc)
+    ct.store(Y, index=(bm, 0), tile=(acc * alpha).astype(Y.dtype))
+
+
 @dataclass(frozen=True)
 class Case:
     kernel: Any

@@ -10,11 +10,13 @@ named barrier.  Asynchrony is modelled where it decides correctness:
   writes D only at the ``wgmma.wait_group`` that retires its group; until then any other
   instruction that names one of its accumulator or A-fragment registers is reported
   (:attr:`Emu.errors`);
-* ``cp.async.bulk.tensor`` copies its box at once (128-byte swizzle, zero fill out of bounds) and
+* ``cp.async.bulk.tensor`` copies its box at once (the tensor map's ``box`` contiguous elements,
+  64 unless given, and its ``swizzle`` span, 128 bytes unless given; zero fill out of bounds) and
   completes its bytes on the mbarrier; ``mbarrier`` arrive / expect_tx / try_wait.parity follow the
   phase rules;
-* WGMMA shared-memory descriptors are decoded for the 128-byte swizzle (K-major: 8-row groups SBO
-  apart; MN-major: 64-element chunks LBO apart, 8-row K groups SBO apart);
+* WGMMA shared-memory descriptors are decoded for the 128-, 64- and 32-byte swizzles (layout type
+  1, 2, 3; K-major: rows of the span, 8-row groups SBO apart; MN-major: span-wide chunks LBO apart,
+  8-row K groups SBO apart); the swizzle XORs byte-address bits 4.. with bits 7.. (3, 2 or 1 bits);
 * a global store outside every registered buffer raises :class:`Fault` ("illegal address"), so does
   a shared address outside the CTA's shared memory; a deadlock raises :class:`Fault` too.
 
@@ -31,6 +33,13 @@ PARAM_BASE = 1 << 44  # generic address of kernel parameter i: PARAM_BASE + 256 
 
 class Fault(Exception):
     pass
+
+
+def _swizzle(addr, span):
+    """The physical shared-memory byte address of ``addr`` under a ``span``-byte swizzle (128, 64,
+    32): the 16-byte chunk bits 4.. XORed with the row bits 7.. (3, 2 or 1 bits)."""
+    bits = {128: 7, 64: 3, 32: 1}[span]
+    return addr ^ (((addr >> 7) & bits) << 4)
 
 
 def f32(bits):
@@ -359,7 +368,8 @@ class Emu:
             name = ops[1][1:-1]
             self.set(ops[0], T, np.full(n, self.pv[name], dtype=np.uint64))
             return
-        if base in ("add", "sub", "mul", "mad", "fma", "max", "min", "div", "neg", "abs", "ex2", "rcp") and (parts[-1] == "f32"):
+        if base in ("add", "sub", "mul", "mad", "fma", "max", "min", "div", "neg", "abs", "ex2", "rcp", "tanh", "lg2",
+                    "sqrt", "rsqrt") and (parts[-1] == "f32"):
             a = [f32(g(i)) for i in range(1, len(ops))]
             with np.errstate(all="ignore"):
                 if base == "add": r = a[0] + a[1]
@@ -376,6 +386,10 @@ class Emu:
                     if "ftz" in op:
                         r = np.where(np.abs(r) < np.float32(1.1754944e-38), np.float32(0), r)
                 elif base == "rcp": r = (1.0 / a[0]).astype(np.float32)
+                elif base == "tanh": r = np.tanh(a[0])
+                elif base == "lg2": r = np.log2(a[0])
+                elif base == "sqrt": r = np.sqrt(a[0])
+                elif base == "rsqrt": r = (1.0 / np.sqrt(a[0].astype(np.float64))).astype(np.float32)
             self.set(ops[0], T, b32(r.astype(np.float32)))
             return
         if base in ("add", "sub", "mul", "mad", "and", "or", "xor", "shl", "shr", "not", "min", "max", "neg", "div", "rem", "bfe"):
@@ -571,25 +585,29 @@ class Emu:
             arr = t["array"]  # numpy [.., rows, cols] fp16 (3-D: [b, s, d])
             c = [int(x[k]) & 0xFFFFFFFF for x in cs]
             c = [x - (1 << 32) if x >> 31 else x for x in c]
-            col0, row0, b0 = c[0], c[1], c[2]
-            rows = t["rows"]
-            box = np.zeros((rows, 64), dtype=np.float16)
+            col0, row0, b0 = c[0], c[1], (c[2] if len(c) > 2 else 0)  # 2-D maps: arrays given as [1, r, c]
+            rows, width, span = t["rows"], t.get("box", 64), t.get("swizzle", 128)
+            if width * 2 > span:
+                raise Fault(f"{op}: a box of {width} elements is wider than the {span}-byte swizzle")
+            box = np.zeros((rows, width), dtype=np.float16)
             for r in range(rows):
                 gr = row0 + r
                 if 0 <= b0 < arr.shape[0] and 0 <= gr < arr.shape[1]:
-                    for cc in range(64):
+                    for cc in range(width):
                         gc = col0 + cc
                         if 0 <= gc < arr.shape[2]:
                             box[r, cc] = arr[b0, gr, gc]
-            raw = box.view(np.uint8).reshape(rows, 128)
+            raw = box.view(np.uint8).reshape(rows, 2 * width)
             d = int(dst[k])
+            if d % (8 * span):
+                raise Fault(f"{op}: shared destination {d:#x} not aligned to the {span}-byte swizzle's atom")
             for r in range(rows):
-                for chunk in range(8):
-                    lin = d + r * 128 + chunk * 16
-                    phys = lin ^ (((lin >> 7) & 7) << 4)
+                for chunk in range(2 * width // 16):
+                    lin = d + r * 2 * width + chunk * 16
+                    phys = _swizzle(lin, span)
                     self.smem[phys:phys + 16] = raw[r, chunk * 16:chunk * 16 + 16]
             b = self.mb(int(bar[k]))
-            b["tx"] -= rows * 128
+            b["tx"] -= rows * 2 * width
             self._mb_check_tx(b, int(bar[k]))
 
     def _mb_check_tx(self, b, off):
@@ -598,25 +616,28 @@ class Emu:
             b["pending"] = b["count"]
 
     # ------------------------------------------------------------------ WGMMA
-    def smem_elem(self, addr):
-        a = np.asarray(addr, dtype=np.int64)
-        phys = a ^ (((a >> 7) & 7) << 4)
+    def smem_elem(self, addr, span=128):
+        phys = _swizzle(np.asarray(addr, dtype=np.int64), span)
         lo = self.smem[phys].astype(np.uint16)
         hi = self.smem[phys + 1].astype(np.uint16)
         return (lo | (hi << 8)).view(np.float16).astype(np.float32)
 
     def operand_tile(self, desc, rows_mn, tnsp):
-        """[rows_mn, 16] K-major view (element (mn, k)) of a 128B-swizzled smem operand."""
+        """[rows_mn, 16] K-major view (element (mn, k)) of a swizzled smem operand."""
         start = (desc & 0x3FFF) << 4
         lbo = ((desc >> 16) & 0x3FFF) << 4
         sbo = ((desc >> 32) & 0x3FFF) << 4
+        span = {1: 128, 2: 64, 3: 32}.get((desc >> 62) & 3)
+        if span is None:
+            raise Fault(f"WGMMA descriptor {desc:#x}: layout type 0 (no swizzle) is not modelled")
+        w = span // 2  # elements of one swizzle row
         mn = np.arange(rows_mn)[:, None]
         k = np.arange(16)[None, :]
-        if not tnsp:  # K-major: mn rows of 128 bytes, 8-row groups SBO apart
-            addr = start + (mn // 8) * sbo + (mn % 8) * 128 + k * 2
-        else:  # MN-major: k rows of 128 bytes (64 mn), 64-mn chunks LBO apart, 8-k groups SBO apart
-            addr = start + (mn // 64) * lbo + (k // 8) * sbo + (k % 8) * 128 + (mn % 64) * 2
-        return self.smem_elem(addr)
+        if not tnsp:  # K-major: mn rows of `span` bytes, 8-row groups SBO apart
+            addr = start + (mn // 8) * sbo + (mn % 8) * span + k * 2
+        else:  # MN-major: k rows of `span` bytes (w mn), w-mn chunks LBO apart, 8-k groups SBO apart
+            addr = start + (mn // w) * lbo + (k // 8) * sbo + (k % 8) * span + (mn % w) * 2
+        return self.smem_elem(addr, span)
 
     def wgmma(self, op, ops, T):
         tids = np.nonzero(T)[0]

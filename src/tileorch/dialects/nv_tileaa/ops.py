@@ -721,6 +721,24 @@ class TanhOp(_ElementwiseOp):
 
 
 @irdl_op_definition
+class LogOp(_ElementwiseOp):
+    """Elementwise natural logarithm ``ln(x)``."""
+
+    name = "nv_tileaa.log"
+    ARITY: ClassVar[int] = 1
+    KIND: ClassVar[str] = "float"
+
+
+@irdl_op_definition
+class Log2Op(_ElementwiseOp):
+    """Elementwise ``log2(x)``."""
+
+    name = "nv_tileaa.log2"
+    ARITY: ClassVar[int] = 1
+    KIND: ClassVar[str] = "float"
+
+
+@irdl_op_definition
 class AddIOp(_ElementwiseOp):
     """Elementwise ``lhs + rhs (wrapping)``."""
 
@@ -756,7 +774,8 @@ class RemFOp(_ElementwiseOp):
     KIND: ClassVar[str] = "float"
 
 
-ELEMENTWISE_OPS = (RemFOp, AddFOp, SubFOp, MulFOp, DivFOp, MaxFOp, MinFOp, FmaOp, NegFOp, ExpOp, Exp2Op, SqrtOp, RsqrtOp, TanhOp, AddIOp, SubIOp, MulIOp)
+ELEMENTWISE_OPS = (RemFOp, AddFOp, SubFOp, MulFOp, DivFOp, MaxFOp, MinFOp, FmaOp, NegFOp, ExpOp, Exp2Op, SqrtOp, RsqrtOp, TanhOp, LogOp, Log2Op, AddIOp, SubIOp,
+                   MulIOp)
 
 
 @irdl_op_definition
@@ -968,6 +987,8 @@ OPS = [
     SqrtOp,
     RsqrtOp,
     TanhOp,
+    LogOp,
+    Log2Op,
     AddIOp,
     SubIOp,
     MulIOp,

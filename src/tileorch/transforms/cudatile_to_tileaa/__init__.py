@@ -398,7 +398,7 @@ def _signed_attr(attr) -> bool:
 _AA_ELEMENTWISE = {ct.AddFOp: aa.AddFOp, ct.SubFOp: aa.SubFOp, ct.MulFOp: aa.MulFOp, ct.DivFOp: aa.DivFOp,
                    ct.MaxFOp: aa.MaxFOp, ct.MinFOp: aa.MinFOp, ct.FmaOp: aa.FmaOp, ct.NegFOp: aa.NegFOp,
                    ct.ExpOp: aa.ExpOp, ct.Exp2Op: aa.Exp2Op, ct.SqrtOp: aa.SqrtOp, ct.RsqrtOp: aa.RsqrtOp,
-                   ct.TanHOp: aa.TanhOp, ct.AddIOp: aa.AddIOp, ct.SubIOp: aa.SubIOp, ct.MulIOp: aa.MulIOp}
+                   ct.TanHOp: aa.TanhOp, ct.LogOp: aa.LogOp, ct.Log2Op: aa.Log2Op, ct.AddIOp: aa.AddIOp, ct.SubIOp: aa.SubIOp, ct.MulIOp: aa.MulIOp}
 
 
 def _elementwise(L, op):

@@ -1365,7 +1365,7 @@ def lower_scalar_op(e: Emitter, op: Operation, args: list[SSAValue], rtype: Attr
         return e.v(arith.SelectOp(*args))
     if name in ELEMENTWISE:
         kind = ELEMENTWISE[name]
-        if kind in ("exp", "exp2", "sqrt", "rsqrt", "tanh", "neg", "abs"):
+        if kind in ("exp", "exp2", "sqrt", "rsqrt", "tanh", "log", "log2", "neg", "abs"):
             return e.unary_math(kind, args[0])
         if kind == "fma":
             return e.fma(*args)
@@ -1484,7 +1484,7 @@ ELEMENTWISE = {
     "nv_tileaa.addf": "addf", "nv_tileaa.subf": "subf", "nv_tileaa.mulf": "mulf", "nv_tileaa.divf": "divf",
     "nv_tileaa.maxf": "max", "nv_tileaa.minf": "min", "nv_tileaa.fma": "fma", "nv_tileaa.negf": "neg",
     "nv_tileaa.exp": "exp", "nv_tileaa.exp2": "exp2", "nv_tileaa.sqrt": "sqrt", "nv_tileaa.rsqrt": "rsqrt",
-    "nv_tileaa.tanh": "tanh", "nv_tileaa.remf": "remf", "math.absf": "abs", "nv_tileaa.addi": "addi", "nv_tileaa.subi": "subi", "nv_tileaa.muli": "muli",
+    "nv_tileaa.tanh": "tanh", "nv_tileaa.log": "log", "nv_tileaa.log2": "log2", "nv_tileaa.remf": "remf", "math.absf": "abs", "nv_tileaa.addi": "addi", "nv_tileaa.subi": "subi", "nv_tileaa.muli": "muli",
     **{name: "cast" for name in CASTS},
     "nv_tileaa.cmpi": "cmpi", "nv_tileaa.cmpf": "cmpf", "nv_tileaa.select": "select",
 }

@@ -71,6 +71,8 @@ PASS = "convert-nv-tileas-to-cutlass"
 CHAINED_ATTR = "tileorch.chained_config"
 TMAP = "!llvm.ptr {llvm.byval = !llvm.array<128 x i8>, llvm.align = 64 : i64, nvvm.grid_constant}"
 SWIZZLE_128B = 1 << 62
+SWIZZLE_LAYOUT = {128: 1, 64: 2, 32: 3}
+"""WGMMA descriptor layout type (bits 62-63) of each swizzle span in bytes (128B, 64B, 32B)."""
 SMEM_LIMIT = 227 * 1024
 MAX_STAGES = 4
 """K/V ring depth (as many as shared memory holds, at most this): the producer loads tile
@@ -173,6 +175,27 @@ class Operand:
         return self.rows * self.cols * 2
 
     @property
+    def box(self) -> int:
+        """Elements of one TMA box along the contiguous dimension: the widest of 64 (128-byte
+        rows, 128B swizzle), 32 (64-byte rows, 64B swizzle) and 16 (32-byte rows, 32B swizzle)
+        that divides the extent (head dim 32: one 32-wide box; 128: two 64-wide ones)."""
+        return next(w for w in (64, 32, 16) if self.cols % w == 0)
+
+    @property
+    def row_bytes(self) -> int:
+        """Bytes of one row of a box: the swizzle span of the tile (TMA box and WGMMA descriptor)."""
+        return 2 * self.box
+
+    @property
+    def chunks(self) -> int:
+        """Boxes along the contiguous dimension (stored one after the other, ``chunk_bytes`` apart)."""
+        return self.cols // self.box
+
+    @property
+    def chunk_bytes(self) -> int:
+        return self.rows * self.row_bytes
+
+    @property
     def rank(self) -> int:
         return len(self.load.indices)
 
@@ -226,9 +249,9 @@ def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop:
     if type(elt) not in _DT:
         _fail(ld, f"{what} element type {elt}: f16/bf16 operands are supported")
     rows, cols = shape[-1:-3:-1] if swapped else shape[-2:]  # as stored in the array
-    if cols % 64 or rows % 8 or rows > 256:
-        _fail(ld, f"{what} tile {rows}x{cols}: the contiguous extent must be a multiple of 64 (128-byte "
-                  "swizzled TMA boxes) and rows a multiple of 8, at most 256")
+    if not (cols % 64 == 0 or cols in (16, 32)) or cols > 256 or rows % 8 or rows > 256:
+        _fail(ld, f"{what} tile {rows}x{cols}: the contiguous extent must be 16, 32 or a multiple of 64 (32-, 64- "
+                  "or 128-byte swizzled TMA boxes), rows a multiple of 8, both at most 256")
     arg = _base_argument(kernel, ld.view)
     if arg is None:
         _fail(ld, f"{what} is not loaded from a kernel argument")
@@ -358,12 +381,22 @@ class Plan:
     def threads(self) -> int:
         return self.consumer_threads + 128
 
+    @property
+    def b1_stride(self) -> int:
+        """Bytes between two stages of the first dot's B tile (rounded up to the 1024-byte swizzle
+        atom, so that every box starts on its swizzle pattern)."""
+        return _align(self.ck.b1.bytes)
+
+    @property
+    def b2_stride(self) -> int:
+        return _align(self.ck.b2.bytes)
+
     def offsets(self) -> dict[str, int]:
         ck = self.ck
         q = 0
-        b1 = ck.a0.bytes
-        b2 = b1 + self.stages * ck.b1.bytes
-        bars = b2 + self.stages * ck.b2.bytes
+        b1 = _align(ck.a0.bytes)
+        b2 = b1 + self.stages * self.b1_stride
+        bars = b2 + self.stages * self.b2_stride
         return {"a0": q, "b1": b1, "b2": b2, "bars": bars, "full": bars + 8, "empty": bars + 8 + 8 * self.stages,
                 "total": bars + 8 * (1 + 2 * self.stages)}
 
@@ -372,36 +405,51 @@ class Plan:
         return self.offsets()["total"]
 
 
-def descriptor_constant(lbo_bytes: int, sbo_bytes: int) -> int:
-    return ((lbo_bytes >> 4) << 16) | ((sbo_bytes >> 4) << 32) | SWIZZLE_128B
+def _align(n: int, to: int = 1024) -> int:
+    return -(-n // to) * to
+
+
+def descriptor_constant(lbo_bytes: int, sbo_bytes: int, swizzle: int = 128) -> int:
+    """The constant bits of a WGMMA shared-memory descriptor: leading and stride byte offsets and
+    the layout type of a ``swizzle``-byte swizzle (128, 64 or 32)."""
+    return ((lbo_bytes >> 4) << 16) | ((sbo_bytes >> 4) << 32) | (SWIZZLE_LAYOUT[swizzle] << 62)
+
+
+def _k_steps(op: Operand, ksteps: int) -> tuple[int, list[int]]:
+    """(descriptor constant, byte offset of each k16 step) of a K-major operand tile ``[MN rows,
+    K cols]`` stored as ``op.chunks`` boxes of ``op.box`` columns (box c at ``c * chunk_bytes``):
+    8-row groups ``8 * row_bytes`` apart (SBO), k16 = 32 bytes along a row inside a box."""
+    per_box = op.box // 16
+    return (descriptor_constant(16, 8 * op.row_bytes, op.row_bytes),
+            [(s // per_box) * op.chunk_bytes + (s % per_box) * 32 for s in range(ksteps)])
 
 
 def _b_steps(op: Operand, ksteps: int) -> tuple[int, list[int]]:
-    """(descriptor constant, byte offset of each k16 step) of a B operand tile in 64-column
-    chunks (chunk c at c * rows * 128 bytes)."""
-    if op.k_major:  # [N rows, K cols]: k16 = 32 bytes along a row; K chunks rows*128 apart
-        return descriptor_constant(16, 1024), [(s // 4) * op.rows * 128 + (s % 4) * 32 for s in range(ksteps)]
-    # [K rows, N cols]: k16 = 16 rows of 128 bytes; N chunks (LBO) rows*128 apart
-    return descriptor_constant(op.rows * 128, 1024), [s * 2048 for s in range(ksteps)]
+    """(descriptor constant, byte offset of each k16 step) of a B operand tile."""
+    if op.k_major:  # [N rows, K cols]
+        return _k_steps(op, ksteps)
+    # [K rows, N cols]: k16 = 16 rows; N boxes (LBO) chunk_bytes apart, 8-row K groups (SBO) 8 rows apart
+    return (descriptor_constant(op.chunk_bytes, 8 * op.row_bytes, op.row_bytes),
+            [s * 16 * op.row_bytes for s in range(ksteps)])
 
 
 # --------------------------------------------------------------------------- the kernel text
 
 
 def _tma_lines(tag: str, op: Operand, dst_off: str, bar: str, ind: str) -> str:
-    """TMA loads of one tile (64-column boxes), coordinates from placeholders ``%{tag}_c{dim}``."""
+    """TMA loads of one tile (``op.box``-column boxes), coordinates from placeholders ``%{tag}_c{dim}``."""
     lines = []
     n = op.rank
-    for c in range(op.cols // 64):
+    for c in range(op.chunks):
         coords = []
         for dim in reversed(range(n)):  # innermost first
             name = f"%{tag}_c{dim}"
             if dim == n - 1 and c:
-                lines.append(f"%{tag}_x{c} = arith.addi {name}, %c{64 * c}_i : i32")
+                lines.append(f"%{tag}_x{c} = arith.addi {name}, %c{op.box * c}_i : i32")
                 name = f"%{tag}_x{c}"
             coords.append(name)
         lines += [
-            f"%{tag}_o{c} = arith.addi {dst_off}, %c{c * op.rows * 128}_i : i32",
+            f"%{tag}_o{c} = arith.addi {dst_off}, %c{c * op.chunk_bytes}_i : i32",
             f"%{tag}_p{c} = llvm.getelementptr %smem[%{tag}_o{c}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8",
             f"%{tag}_q{c} = llvm.addrspacecast %{tag}_p{c} : !llvm.ptr<3> to !llvm.ptr<7>",
             f"nvvm.cp.async.bulk.tensor.shared.cluster.global %{tag}_q{c}, %tmap_{tag[:2]}, {bar}, "
@@ -432,9 +480,9 @@ def _stage_loads(ck: ChainedKernel, plan: Plan, site: str, j: str, ind: str) -> 
             f"{ind}%{site}_bo2 = arith.addi %{site}_bo, %c{off['full']}_i : i32\n"
             f"{ind}%{site}_bar = llvm.getelementptr %smem[%{site}_bo2] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8\n"
             f"{ind}nvvm.mbarrier.arrive.expect_tx %{site}_bar, %c{ck.b1.bytes + ck.b2.bytes}_i : !llvm.ptr<3>, i32\n"
-            f"{ind}%{site}_k1 = arith.muli %{site}_s, %c{ck.b1.bytes}_i : i32\n"
+            f"{ind}%{site}_k1 = arith.muli %{site}_s, %c{plan.b1_stride}_i : i32\n"
             f"{ind}%{site}_k = arith.addi %{site}_k1, %c{off['b1']}_i : i32\n"
-            f"{ind}%{site}_v1 = arith.muli %{site}_s, %c{ck.b2.bytes}_i : i32\n"
+            f"{ind}%{site}_v1 = arith.muli %{site}_s, %c{plan.b2_stride}_i : i32\n"
             f"{ind}%{site}_v = arith.addi %{site}_v1, %c{off['b2']}_i : i32\n"
             + _coord_placeholders(f"b1{site}", ck.b1, j, ind)
             + _coord_placeholders(f"b2{site}", ck.b2, j, ind)
@@ -564,21 +612,22 @@ def chained_kernel_ir(ck: ChainedKernel, plan: Plan, name: str, pipe: "Pipelinin
     ab = ck.dtype
     ksteps = ck.d // 16
     b1_const, b1_offs = _b_steps(ck.b1, ksteps)
-    consts = sorted({0, 1, 2, 8, 64, 128, *[64 * c for c in range(8)], *[c * o.rows * 128 for o in (ck.a0, ck.b1, ck.b2)
-                                                                          for c in range(o.cols // 64)],
+    consts = sorted({0, 1, 2, 8, 64, 128, *[o.box * c for o in (ck.a0, ck.b1, ck.b2) for c in range(o.chunks)],
+                     *[c * o.chunk_bytes for o in (ck.a0, ck.b1, ck.b2) for c in range(o.chunks)],
+                     plan.b1_stride, plan.b2_stride,
                      *[off[k] + 8 * i for k in ("full", "empty") for i in range(plan.stages)],
                      *range(plan.stages), plan.consumer_threads, off["full"], off["empty"],
                      off["bars"], off["bars"] + 8, off["b1"], off["b2"], ck.b1.bytes, ck.b2.bytes, ck.a0.bytes,
                      ck.b1.bytes + ck.b2.bytes})
     cdefs = "".join(f"    %c{c}_i = arith.constant {c} : i32\n" for c in consts)
     i8 = " " * 8
-    a_desc = descriptor_constant(16, 1024)
+    a_desc, a_offs = _k_steps(ck.a0, ksteps)
 
     def s_chain(pre: str, init: str, db1: str, ind: str) -> str:
         """The first dot's ``K / 16`` WGMMAs (``%{pre}{s}``, the last one S) from ``init``."""
         steps = []
         for s in range(ksteps):
-            a_off = (s // 4) * ck.tm * 128 + (s % 4) * 32
+            a_off = a_offs[s]
             src = init if s == 0 else f"%{pre}{s - 1}"
             steps += [
                 f"%{pre}a{s}c = arith.constant {a_off // 16} : i64",
@@ -698,14 +747,14 @@ builtin.module attributes {{cutlass.target = "sm_90a"}} {{
       }}
     }} else {{
       nvvm.setmaxregister increase {CONSUMER_REGS}
-      // WGMMA descriptors (128B swizzle, 1024-byte atoms): address bits of the dynamic smem base
+      // WGMMA descriptors (the operands' swizzle, atoms aligned): address bits of the dynamic smem base
       %smem_i = llvm.ptrtoint %smem : !llvm.ptr<3> to i64
       %amask = arith.constant 262143 : i64
       %c4_l = arith.constant 4 : i64
       %smem_m = arith.andi %smem_i, %amask : i64
       %sbase = arith.shrui %smem_m, %c4_l : i64
       %wg_l = arith.extui %wg : i32 to i64
-      %wg_rows = arith.constant 512 : i64
+      %wg_rows = arith.constant {64 * ck.a0.row_bytes // 16} : i64
       %wg_off = arith.muli %wg_l, %wg_rows : i64
       %a_bits = arith.constant {a_desc} : i64
       %da0 = arith.ori %sbase, %a_bits : i64
@@ -713,8 +762,8 @@ builtin.module attributes {{cutlass.target = "sm_90a"}} {{
       %b1_bits = arith.constant {b1_const} : i64
       %b1_base = arith.constant {off['b1'] // 16} : i64
       %b2_base = arith.constant {off['b2'] // 16} : i64
-      %b1_stage = arith.constant {ck.b1.bytes // 16} : i64
-      %b2_stage = arith.constant {ck.b2.bytes // 16} : i64
+      %b1_stage = arith.constant {plan.b1_stride // 16} : i64
+      %b2_stage = arith.constant {plan.b2_stride // 16} : i64
       %db1_0 = arith.ori %sbase, %b1_bits : i64
       %db1_1 = arith.addi %db1_0, %b1_base : i64
       %sbase2 = arith.addi %sbase, %b2_base : i64
@@ -1293,7 +1342,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
               "pipelined": pipe is not None, "pingpong": pingpong,
               "tm": ck.tm, "tn": ck.tn,
               "d": ck.d, "dv": ck.dv, "dtype": ck.dtype,
-              "tmaps": [{"arg": o.arg, "rows": o.rows, "rank": o.rank} for o in (ck.a0, ck.b1, ck.b2)]}
+              "tmaps": [{"arg": o.arg, "rows": o.rows, "rank": o.rank, "box": o.box, "swizzle": o.row_bytes}
+                        for o in (ck.a0, ck.b1, ck.b2)]}
     fn.attributes[CHAINED_ATTR] = encode_record(record)
     fn.attributes["tileorch.tile_kernel"] = StringAttr(kernel.sym_name.data)
     fn.detach()

@@ -1,0 +1,164 @@
+"""Chained dots with operand rows narrower than 128 bytes: head dim 32 and 16 (the first dot's K,
+the second dot's N), 32-wide hidden tiles of the fused MLP.  Such tiles are TMA boxes of their whole
+contiguous extent with a 64-byte (32 elements) or 32-byte (16 elements) swizzle, read by WGMMA
+descriptors of the same swizzle (layout type 2 / 3, 8-row groups ``8 x row bytes`` apart).  Each
+kernel compiles on the tensor-core path (``kind == "chained"``) without spills or serialized
+WGMMAs, and its PTX, run by ``tileorch.testing.ptx_emulator`` on the CPU, matches a numpy
+reference; a descriptor whose swizzle disagrees with the TMA box is caught.  Needs cuda-tile."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import re
+
+import numpy as np
+import pytest
+
+HAVE_CUTILE = importlib.util.find_spec("cuda") is not None and importlib.util.find_spec("cuda.tile") is not None
+pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Python) is not installed")
+
+SPILLS = re.compile(r"ptxas: \S+: (\d+) registers, (\d+) spills")
+
+
+def _attention(seq, d, tile_m, tile_n, causal, dtype="float16"):
+    import dataclasses
+
+    from test_chained_dots import _arrays
+
+    from tileorch.driver import compile_program
+    from tileorch.launchers import cutile as rc
+    from tileorch.testing.attention_programs import attention_fwd
+
+    args = _arrays(4, (1, seq, d)) + (0.18, seq, tile_m, tile_n, d, causal)
+    described = [dataclasses.replace(a, dtype=dtype) if i < 4 else a
+                 for i, a in enumerate(rc.describe_arguments(attention_fwd, args))]
+    return compile_program(rc.export_bytecode(attention_fwd, described), "<narrow>")
+
+
+def _clean(p):
+    assert p.kind == "chained", p.remarks
+    assert p.cubin is not None, "ptxas did not accept the PTX"
+    usage = [m for m in map(SPILLS.search, p.remarks) if m]
+    assert usage and all(int(m.group(2)) == 0 for m in usage), p.remarks
+    assert not [r for r in p.remarks if "C7513" in r or "serializ" in r or "spilled" in r], p.remarks
+
+
+@pytest.mark.parametrize("d,tile_m,tile_n,causal,dtype", [(32, 128, 128, False, "float16"),
+                                                          (32, 64, 64, True, "float16"),
+                                                          (32, 128, 64, True, "bfloat16"),
+                                                          (16, 128, 128, False, "float16")])
+def test_narrow_head_dims_take_the_tensor_cores(d, tile_m, tile_n, causal, dtype):
+    p = _attention(1000, d, tile_m, tile_n, causal, dtype)
+    _clean(p)
+    span = 2 * d
+    assert [(t["box"], t["swizzle"]) for t in p.chained["tmaps"]] == [(d, span)] * 3
+    wg = "bf16" if dtype == "bfloat16" else "f16"
+    copies = 2 if p.chained["pipelined"] else 1
+    assert p.ptx.count(f"m64n{tile_n}k16.f32.{wg}.{wg}") == d // 16 * copies  # S = Q K^T
+    assert p.ptx.count(f"m64n{d}k16.f32.{wg}.{wg}") == tile_n // 16 * copies  # O += P V
+    assert p.ptx.count("cp.async.bulk.tensor.3d") == 3  # one box per tile: Q once, K and V
+    assert p.chained["smem"] <= 227 * 1024
+
+
+def _emulate_attention(p, seq, d, tile_m, causal, seed=0):
+    from test_chained_emulated import _emulate
+
+    return _emulate(p, seq, d, tile_m, p.chained["tn"], causal, seed)
+
+
+@pytest.mark.parametrize("seq,d,tile_m,tile_n,causal", [(77, 32, 128, 64, False), (150, 32, 64, 64, True),
+                                                        (200, 32, 128, 128, False), (77, 16, 128, 64, False)])
+def test_narrow_attention_emulated(seq, d, tile_m, tile_n, causal):
+    """Ragged sequences (a partial last key tile, TMA zero fill), one and two consumer warp groups."""
+    p = _attention(seq, d, tile_m, tile_n, causal)
+    out, ref, errors = _emulate_attention(p, seq, d, tile_m, causal)
+    assert not errors, errors[:4]
+    assert not np.isnan(out).any(), "unwritten outputs"
+    np.testing.assert_allclose(out, ref, atol=2e-3, rtol=1e-2)
+
+
+@pytest.mark.parametrize("mode", ["overlap", "pingpong"])
+def test_narrow_attention_other_consumers_emulated(mode, monkeypatch):
+    """The off-by-default consumers (TILEORCH_ATTN_OVERLAP / TILEORCH_ATTN_PINGPONG) at head dim 32."""
+    monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", "1" if mode == "overlap" else "0")
+    monkeypatch.setenv("TILEORCH_ATTN_PINGPONG", "1" if mode == "pingpong" else "0")
+    p = _attention(77, 32, 128, 64, False)
+    _clean(p)
+    assert p.chained["pipelined"] == (mode == "overlap") and p.chained["pingpong"] == (mode == "pingpong")
+    out, ref, errors = _emulate_attention(p, 77, 32, 128, False)
+    assert not errors, errors[:4]
+    np.testing.assert_allclose(out, ref, atol=2e-3, rtol=1e-2)
+
+
+def test_descriptor_swizzle_must_match_the_box(monkeypatch):
+    """A WGMMA descriptor claiming the 128-byte swizzle for 64-byte TMA rows reads the wrong
+    elements: the emulated kernel no longer matches the reference."""
+    from tileorch.transforms.tileas import chained_dots
+
+    monkeypatch.setitem(chained_dots.SWIZZLE_LAYOUT, 64, 1)
+    p = _attention(77, 32, 128, 64, False)
+    out, ref, errors = _emulate_attention(p, 77, 32, 128, False)
+    assert errors or np.isnan(out).any() or not np.allclose(out, ref, atol=2e-3, rtol=1e-2)
+
+
+def _mlp(m, d, hidden, dout, tile_m, tile_h):
+    from test_chained_dots import Dev, _compile
+
+    from tileorch.testing.attention_programs import mlp_chain
+
+    arrays = tuple(Dev(0x7F0000000000 + i * 0x10000000, s) for i, s in
+                   enumerate([(m, d), (d, hidden), (hidden, dout), (m, dout)]))
+    return _compile(mlp_chain, arrays + (tile_m, tile_h, d, dout))
+
+
+@pytest.mark.parametrize("m,d,hidden,dout,tile_m,tile_h", [(200, 32, 160, 32, 128, 64),
+                                                           (100, 64, 96, 32, 64, 32),
+                                                           (130, 16, 64, 64, 128, 32)])
+def test_narrow_mlp_chain_emulated(m, d, hidden, dout, tile_m, tile_h):
+    """``relu(X W1) W2`` with both B operands N-major (MN-major descriptors): a 32-wide W2 tile (64B
+    swizzle, N = 32), 32-wide W1 hidden tiles (the first dot's N, the second's K), K = 16 or 32."""
+    from tileorch.testing.ptx_emulator import Emu
+
+    p = _mlp(m, d, hidden, dout, tile_m, tile_h)
+    _clean(p)
+    rng = np.random.default_rng(m)
+    x = rng.standard_normal((m, d)).astype(np.float16)
+    w1 = (rng.standard_normal((d, hidden)) / math.sqrt(d)).astype(np.float16)
+    w2 = (rng.standard_normal((hidden, dout)) / math.sqrt(hidden)).astype(np.float16)
+    y = np.full((m, dout), np.nan, dtype=np.float16)
+    bases = [(i + 1) << 32 for i in range(4)]
+    params = [0, 0, 0]  # the tensor maps, then each array's base, shape and strides
+    for base, a in zip(bases, (x, w1, w2, y)):
+        params += [base, *a.shape, a.shape[1], 1]
+    errors = []
+    for cx in range(-(-m // tile_m)):
+        emu = Emu(p.ptx, params, p.chained["smem"], p.chained["threads"], (cx, 0, 0), {},
+                  [(bases[3], y.view(np.uint8).reshape(-1), "Y")])
+        emu.tmaps = {emu.params[i]: {"array": a[None], **t} for i, a, t in zip(range(3), (x, w1, w2),
+                                                                               p.chained["tmaps"])}
+        emu.run()
+        errors += emu.errors
+    h = np.maximum(x.astype(np.float32) @ w1.astype(np.float32), 0).astype(np.float16).astype(np.float32)
+    ref = h @ w2.astype(np.float32)
+    assert not errors, errors[:4]
+    assert not np.isnan(y).any(), "unwritten outputs"
+    np.testing.assert_allclose(y.astype(np.float32), ref, atol=1e-2, rtol=2e-2)
+
+
+def test_host_tensor_maps_use_the_records_box_and_swizzle(monkeypatch):
+    """The host encodes each tensor map with the record's box (32 contiguous elements at d32) and
+    swizzle (64 bytes), which the kernel's descriptors assume."""
+    from test_chained_dots import _arrays
+
+    from tileorch.launchers import cutile as rc
+    from tileorch.launchers import gemm_host
+    from tileorch.testing.attention_programs import attention_fwd
+
+    args = _arrays(4, (4, 1000, 32)) + (0.18, 1000, 128, 64, 32, False)
+    p = _attention(1000, 32, 128, 64, False)
+    seen = []
+    monkeypatch.setattr(gemm_host, "encode_tensor_map",
+                        lambda ptr, dt, dims, strides, box, swizzle=128: seen.append((box, swizzle)) or b"")
+    rc.chained_tensor_maps(p.chained, rc.describe_arguments(attention_fwd, args))
+    assert seen == [((32, 128, 1), 64), ((32, 64, 1), 64), ((32, 64, 1), 64)]

@@ -1,0 +1,134 @@
+"""Attention-shaped programs other than the textbook one take the chained-dots kernel and compute
+the right values (their PTX run by ``tileorch.testing.ptx_emulator`` on the CPU against numpy):
+``exp`` with the scale on the scores and an fp32 output, a logit soft cap (``tanh``), K stored
+transposed (an N-major first B operand), 32-wide key tiles, and the MLP chain with SiLU and a
+scaled epilogue.  Ragged extents throughout.  Needs cuda-tile."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+
+import numpy as np
+import pytest
+
+HAVE_CUTILE = importlib.util.find_spec("cuda") is not None and importlib.util.find_spec("cuda.tile") is not None
+pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Python) is not installed")
+
+
+def _f32(x: float) -> int:
+    return int(np.float32(x).view(np.uint32))
+
+
+def _run(kernel, arrays, scalars, consts, grid, out_index=3):
+    """Compile ``kernel`` for ``arrays`` (numpy, C-contiguous; the first three are the TMA-loaded
+    ones) and emulate every CTA of ``grid``; returns the program and the emulator's errors (the
+    output array is written in place)."""
+    from test_chained_dots import Dev
+
+    from tileorch.driver import compile_program
+    from tileorch.launchers import cutile as rc
+    from tileorch.testing.ptx_emulator import Emu
+
+    devs = tuple(Dev(0x7F0000000000 + (i + 1) * 0x10000000, a.shape, "<f4" if a.dtype == np.float32 else "<f2")
+                 for i, a in enumerate(arrays))
+    args = devs + tuple(v for v, _ in scalars) + consts
+    p = compile_program(rc.export_bytecode(kernel, rc.describe_arguments(kernel, args)), "<variant>")
+    assert p.kind == "chained", p.remarks
+    assert p.cubin is not None
+    bases = [(i + 1) << 32 for i in range(len(arrays))]
+    params = [0, 0, 0]  # the tensor maps, then each array's base, shape and strides, then the scalars
+    for b, a in zip(bases, arrays):
+        params += [b, *a.shape, *(int(np.prod(a.shape[i + 1:])) for i in range(a.ndim))]
+    params += [_f32(v) if t == "f" else v for v, t in scalars]
+    out, errors = arrays[out_index], []
+    for cx in range(grid[0]):
+        for cy in range(grid[1]):
+            emu = Emu(p.ptx, params, p.chained["smem"], p.chained["threads"], (cx, cy, 0), {},
+                      [(bases[out_index], out.view(np.uint8).reshape(-1), "O")])
+            emu.tmaps = {emu.params[i]: {"array": a if a.ndim == 3 else a[None], **t}
+                         for i, a, t in zip(range(3), arrays, p.chained["tmaps"])}
+            emu.run()
+            errors += emu.errors
+    return p, errors
+
+
+def _softmax_pv(q, k, v, scale, cap=None):
+    s = q.astype(np.float32) @ k.astype(np.float32).transpose(0, 2, 1)
+    if cap:
+        s = cap * np.tanh(s / cap)
+    s = s * scale
+    e = np.exp(s - s.max(-1, keepdims=True))
+    return (e / e.sum(-1, keepdims=True)) @ v.astype(np.float32)
+
+
+def _check(out, ref, errors, atol=3e-3):
+    assert not errors, errors[:4]
+    assert not np.isnan(out).any(), "unwritten outputs"
+    np.testing.assert_allclose(out.astype(np.float32), ref, atol=atol, rtol=1e-2)
+
+
+@pytest.mark.parametrize("d,tile_m,tile_n,softcap,out_dtype", [(64, 128, 128, False, np.float32),
+                                                               (32, 128, 32, False, np.float16),
+                                                               (64, 64, 32, True, np.float16)])
+def test_natural_exp_attention(d, tile_m, tile_n, softcap, out_dtype):
+    from tileorch.testing.attention_programs import attention_fwd_natural
+
+    seq, rng = 77, np.random.default_rng(d + tile_n)
+    q, k, v = (rng.standard_normal((1, seq, d)).astype(np.float16) for _ in range(3))
+    if softcap:
+        k = (4 * k).astype(np.float16)  # scores large enough for the cap to matter
+    o = np.full((1, seq, d), np.nan, dtype=out_dtype)
+    scale, cap = 1 / math.sqrt(d), 5.0
+    _, errors = _run(attention_fwd_natural, (q, k, v, o), [(scale, "f"), (cap, "f"), (seq, "i")],
+                     (tile_m, tile_n, d, softcap), (-(-seq // tile_m), 1))
+    _check(o, _softmax_pv(q, k, v, scale, cap if softcap else None), errors)
+
+
+@pytest.mark.parametrize("d,tile_m,tile_n", [(64, 128, 128), (32, 128, 64)])
+def test_transposed_k_attention(d, tile_m, tile_n):
+    from tileorch.testing.attention_programs import attention_fwd_kt
+
+    seq, rng = 150, np.random.default_rng(d)
+    q, k, v = (rng.standard_normal((1, seq, d)).astype(np.float16) for _ in range(3))
+    kt = np.ascontiguousarray(k.transpose(0, 2, 1))
+    o = np.full((1, seq, d), np.nan, dtype=np.float16)
+    scale = 1 / math.sqrt(d)
+    p, errors = _run(attention_fwd_kt, (q, kt, v, o), [(scale / math.log(2), "f"), (seq, "i")], (tile_m, tile_n, d),
+                     (-(-seq // tile_m), 1))
+    assert [t["rows"] for t in p.chained["tmaps"]] == [tile_m, d, tile_n]  # K^T tile [d, tn]: N-major
+    _check(o, _softmax_pv(q, k, v, scale), errors)
+
+
+def test_silu_mlp_chain():
+    from tileorch.testing.attention_programs import mlp_silu
+
+    m, d, hidden, dout = 130, 32, 96, 32
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((m, d)).astype(np.float16)
+    w1 = (rng.standard_normal((d, hidden)) / math.sqrt(d)).astype(np.float16)
+    w2 = (rng.standard_normal((hidden, dout)) / math.sqrt(hidden)).astype(np.float16)
+    y = np.full((m, dout), np.nan, dtype=np.float32)
+    _, errors = _run(mlp_silu, (x, w1, w2, y), [(0.5, "f")], (64, 32, d, dout), (-(-m // 64), 1))
+    h = x.astype(np.float32) @ w1.astype(np.float32)
+    h = (h / (1 + np.exp(-h))).astype(np.float16).astype(np.float32)
+    _check(y, 0.5 * (h @ w2.astype(np.float32)), errors)
+
+
+def test_log_sum_exp_store_is_refused_with_a_location():
+    """The forward that also stores the rows' log-sum-exp (``ct.log``, a second store after the
+    loop) compiles (``cuda_tile.log`` -> ``nv_tileaa.log`` -> ``lg2.approx`` x ln 2) but not yet on
+    the chained path: the refusal names the program's line, and the SIMT path takes it."""
+    from test_chained_dots import Dev
+
+    from tileorch.driver import compile_program
+    from tileorch.launchers import cutile as rc
+    from tileorch.testing.attention_programs import attention_fwd_lse
+
+    arrays = tuple(Dev(0x7F0000000000 + (i + 1) * 0x10000000, (2, 256, 64)) for i in range(4))
+    args = arrays + (Dev(0x7F0050000000, (2, 256), "<f4"), 0.125, 256, 64, 64, 64)
+    p = compile_program(rc.export_bytecode(attention_fwd_lse, rc.describe_arguments(attention_fwd_lse, args)), "<lse>")
+    assert p.kind == "simt"
+    assert any("attention_programs.py:" in r and "expected one tile store after the loop" in r for r in p.remarks), \
+        p.remarks
+    assert "lg2.approx.ftz.f32" in p.ptx
