@@ -423,3 +423,16 @@ class Interpreter:
 
 
 __all__ = ["Interpreter", "Memory", "SimtError"]
+
+
+def export_kernels(tmp_path_factory, folder: str, script: str):
+    """Run ``script`` (a cuTile program that exports its kernels' bytecode into ``argv[1]``) in a
+    fresh interpreter; the folder it wrote (a module-scoped fixture's value)."""
+    import subprocess
+    import sys
+
+    out = tmp_path_factory.mktemp(folder)
+    path = out / "kernels.py"
+    path.write_text(script)
+    subprocess.run([sys.executable, str(path), str(out)], check=True, capture_output=True, timeout=300)
+    return out

@@ -10,18 +10,9 @@ import pytest
 
 from tileorch.diagnostics import verify_located
 from tileorch.frontend.cuda_tile_bytecode import BytecodeError, read_bytecode
+from tileorch.frontend.cuda_tile_bytecode_writer import _varint  # the writer's LEB128 encoder
 
 HEADER = b"\x7fTileIR\x00" + bytes([13, 3]) + b"\x00\x00"
-
-
-def _varint(v: int) -> bytes:
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        out.append(b | (0x80 if v else 0))
-        if not v:
-            return bytes(out)
 
 
 @pytest.mark.parametrize("data,offset,words", [

@@ -9,18 +9,9 @@ import pytest
 from xdsl.dialects.builtin import BoolAttr, Float4E2M1FNType, Float16Type, FloatAttr, IntegerAttr, IntegerType
 
 from tileorch.frontend.cuda_tile_bytecode import BytecodeError, BytecodeReader, _Reader, _Tables, read_bytecode
+from tileorch.frontend.cuda_tile_bytecode_writer import _varint  # the writer's LEB128 encoder
 
 FINDING = Path(__file__).resolve().parent / "fuzz_findings" / "bytecode" / "reduce_dim_over_32_bits.tileirbc"
-
-
-def _varint(v: int) -> bytes:
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        out.append(b | (0x80 if v else 0))
-        if not v:
-            return bytes(out)
 
 
 def _zigzag(v: int) -> bytes:

@@ -8,14 +8,12 @@ big-tile programs has 16-byte vector accesses and warp shuffles."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
 pytest.importorskip("xdsl")
 
+from simt_interp import export_kernels  # noqa: E402
 from test_cuda_tile_bytecode import HAVE_CUTILE  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Python) is not installed")
@@ -55,11 +53,7 @@ for name, (f, args) in CASES.items():
 
 @pytest.fixture(scope="module")
 def bytecode(tmp_path_factory):
-    out = tmp_path_factory.mktemp("membound")
-    script = out / "kernels.py"
-    script.write_text(KERNELS)
-    subprocess.run([sys.executable, str(script), str(out)], check=True, capture_output=True, timeout=300)
-    return out
+    return export_kernels(tmp_path_factory, "membound", KERNELS)
 
 
 _LOWERED: dict = {}

@@ -32,7 +32,7 @@ PARAM_BASE = 1 << 44  # generic address of kernel parameter i: PARAM_BASE + 256 
 
 
 class Fault(Exception):
-    pass
+    """A fault of the emulated kernel (an out-of-range address, a register read while a WGMMA writes it)."""
 
 
 def _swizzle(addr, span):

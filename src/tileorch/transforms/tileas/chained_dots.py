@@ -56,7 +56,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 
 from tileorch.diagnostics import LocatedError, parse_module
-from tileorch.transforms.tileas.common import producer_load
+from tileorch.transforms.tileas.common import source_load
 from tileorch.dialects.record_attr import encode_record
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects import nv_tileas_tile as ts
@@ -220,21 +220,12 @@ class ChainedKernel:
     branches: list[scf.IfOp] = field(default_factory=list)  # scf.if on a scalar, tile results (masks)
 
 
-def _producer_load(arg: BlockArgument) -> Operation | None:
-    """The producer's ``tiled_load`` whose stage the consumer_read block argument ``arg`` reads."""
-    load = producer_load(arg)
-    return load if isinstance(load, ts.TiledLoadOp) else None
-
-
 def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop: bool) -> tuple[Operand, list[str]]:
     from tileorch.transforms.tileas.convert_to_cutlass import _base_argument
 
     src, seen = _strip(v)
-    if isinstance(src, BlockArgument):
-        ld = _producer_load(src)
-    else:
-        ld = src.owner if isinstance(src.owner, ts.TiledLoadOp) else None
-    if ld is None or not isinstance(ld.atom, ts.TmaLoadAtomAttr):
+    ld = source_load(src)
+    if not isinstance(ld, ts.TiledLoadOp) or not isinstance(ld.atom, ts.TmaLoadAtomAttr):
         _fail(dot, f"{what} is not a TMA tile load{' of the loop' if in_loop else ' made before the loop'}")
     shape = list(ld.result.type.get_shape())
     if len(shape) < 2 or any(x != 1 for x in shape[:-2]):

@@ -118,3 +118,12 @@ def producer_load(arg: SSAValue) -> Operation | None:
             if arg.index < len(yielded) and yielded[arg.index].owner.name.endswith("tiled_load"):
                 return yielded[arg.index].owner
     return None
+
+
+def source_load(v: SSAValue) -> Operation | None:
+    """The ``tiled_load`` a dot operand ``v`` (already stripped of layout ops) comes from: the
+    producer's load whose stage a ``consumer_read`` argument reads, or the load itself."""
+    load = producer_load(v)
+    if load is None and isinstance(v.owner, Operation) and v.owner.name.endswith("tiled_load"):
+        load = v.owner
+    return load

@@ -64,7 +64,7 @@ from tileorch.transforms.tileas.column_reduction import (
     scratch_bytes,
     scratch_pointer,
 )
-from tileorch.transforms.tileas.common import num_ctas, producer_load
+from tileorch.transforms.tileas.common import num_ctas, source_load
 from tileorch.transforms.tileas.program_loop_to_tiles import SINGLE_TILE_AXES
 from tileorch.transforms.tileas.epilogue import (
     ATOMIC_SINK,
@@ -358,8 +358,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     # the roles read from the indices must be the loads the dot reads (square tiles cannot tell)
     for ld, operand, role, want in ((a_load, dot.lhs, "A", "(program id 0, k) or A^T at (k, program id 0)"),
                                     (b_load, dot.rhs, "B", "(k, program id 1) or B^T at (program id 1, k)")):
-        root = _through_layouts(operand)[0]
-        src = producer_load(root) or (root.owner if isinstance(root.owner, ts.TiledLoadOp) else None)
+        src = source_load(_through_layouts(operand)[0])
         if src is not None and src is not ld:
             fail(src, f"this tile feeds the dot as {role}, but its indices do not read {role}'s tile of the "
                       f"stored C (C at (program id 0, program id 1) takes {role} at {want})")

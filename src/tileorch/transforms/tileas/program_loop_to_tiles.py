@@ -343,21 +343,28 @@ OPERAND_PATH = ("nv_tileaa.permute", "nv_tileaa.reshape", "nv_tileaa.assume", "n
 """Ops a dot operand may pass through from its tile load (one tensor operand each)."""
 
 
-def _operand_slice(v: SSAValue, block: Block) -> list[Operation] | None:
-    """The ops from a dot operand back to its ``tiled_load`` (load first), each in ``block`` and
-    each result used once along the path; None when the operand is not such a chain."""
-    ops: list[Operation] = []
-    while True:
+def _operand_chain(v: SSAValue) -> list[SSAValue] | None:
+    """The values from a dot operand back to the result of its ``tiled_load`` (operand first),
+    through :data:`OPERAND_PATH` ops of one tensor operand; None when it does not end at a load."""
+    chain = [v]
+    while isinstance(v.owner, Operation) and not isinstance(v.owner, aa.TiledLoadOp):
         op = v.owner
-        if not isinstance(op, Operation) or op.parent_block() is not block or sum(1 for _ in v.uses) != 1:
-            return None
-        ops.append(op)
-        if isinstance(op, aa.TiledLoadOp):
-            return None if any(True for _ in op.result_token.uses) else ops[::-1]
         tensors = [x for x in op.operands if isinstance(x.type, TensorType)]
         if op.name not in OPERAND_PATH or len(tensors) != 1 or len(op.results) != 1:
             return None
         v = tensors[0]
+        chain.append(v)
+    return chain if isinstance(v.owner, aa.TiledLoadOp) else None
+
+
+def _operand_slice(v: SSAValue, block: Block) -> list[Operation] | None:
+    """The ops from a dot operand back to its ``tiled_load`` (load first), each in ``block`` and
+    each result used once along the path, the load's token unused; None otherwise."""
+    chain = _operand_chain(v)
+    if chain is None or any(x.owner.parent_block() is not block or sum(1 for _ in x.uses) != 1 for x in chain):
+        return None
+    load = chain[-1].owner
+    return None if any(True for _ in load.result_token.uses) else [x.owner for x in reversed(chain)]
 
 
 def wrap_loopless_dot(fn: aa.FuncOp) -> bool:
@@ -418,12 +425,8 @@ the program computes only tile 0; the host side must check that the output has o
 
 def _dot_operand_load(v: SSAValue) -> Operation | None:
     """The ``tiled_load`` a dot operand comes from (through permutes, reshapes and the like)."""
-    while isinstance(v.owner, Operation) and not isinstance(v.owner, aa.TiledLoadOp):
-        tensors = [x for x in v.owner.operands if isinstance(x.type, TensorType)]
-        if v.owner.name not in OPERAND_PATH or len(tensors) != 1:
-            return None
-        v = tensors[0]
-    return v.owner if isinstance(v.owner, aa.TiledLoadOp) else None
+    chain = _operand_chain(v)
+    return chain[-1].owner if chain is not None else None
 
 
 def single_tile_axes(fn: aa.FuncOp) -> list[int]:
