@@ -167,9 +167,10 @@ def run_process(cmd: list[str], env: dict[str, str]) -> tuple[float, float, subp
 def tileorch_cold(path: Path, work: Path) -> dict:
     from tileorch import timing
 
-    cli = shutil.which("tileorch", path=str(Path(sys.executable).parent)) or "tileorch"
+    script = shutil.which("tileorch", path=str(Path(sys.executable).parent)) or shutil.which("tileorch")
+    cli = [script] if script else [sys.executable, "-m", "tileorch"]  # a source checkout on PYTHONPATH
     env = {**os.environ, "TILEORCH_CACHE": "0"}
-    wall, cpu, proc = run_process([cli, "compile", str(path), "-o", str(work / "cold.ptx"), "--timings"], env)
+    wall, cpu, proc = run_process([*cli, "compile", str(path), "-o", str(work / "cold.ptx"), "--timings"], env)
     if proc.returncode != 0:
         return {"error": proc.stderr.strip().splitlines()[-5:]}
     report = timing.parse_report(proc.stderr)
