@@ -204,6 +204,10 @@ class CutileProgram:
     smem: int = 0
     """``kind == "simt"``: bytes of dynamic shared memory the launch gives the kernel (its scratch,
     when more than the 48 KiB of static shared memory)."""
+    warp_programs: int = 0
+    """``kind == "simt"``: when > 0, the kernel runs one program per warp, up to this many per CTA
+    (``transforms/tileaa_to_simt/warp_programs.py``: an extra trailing ``i32`` parameter, the
+    programs along x; the launch picks the warps per CTA and divides the grid's x)."""
 
 
 def compile_program(data: bytes, name: str = "<cuTile program>", arch: str = "sm_90a",
@@ -258,6 +262,11 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
     threads = smem = 0
     if kernel is not None and "nvvm.maxntid" in kernel.attributes:
         threads = int(list(kernel.attributes["nvvm.maxntid"].get_values())[0])
+    warp_programs = 0
+    if kernel is not None and "tileorch.warp_programs" in kernel.attributes:
+        warp_programs = kernel.attributes["tileorch.warp_programs"].value.data
+        remarks.append(f"remark: @{kernel.sym_name.data}: one program per warp, up to {warp_programs} per CTA "
+                       "(a one-warp program: more warps in flight per SM)")
     if kernel is not None and "tileorch.dynamic_smem" in kernel.attributes:
         smem = kernel.attributes["tileorch.dynamic_smem"].value.data
         remarks.append(f"remark: @{kernel.sym_name.data}: {smem} bytes of shared scratch, as dynamic shared memory "
@@ -272,7 +281,7 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
                          kernel.sym_name.data if kernel is not None else "", threads, gemm_config, gemm_args,
                          time.perf_counter() - start, bool(record.get("epilogue_ops", False)),
                          bool(record.get("retile_safe", True)), remarks, chained, smem=smem,
-                         single_tile=record.get("single_tile"))
+                         single_tile=record.get("single_tile"), warp_programs=warp_programs)
 
 
 ROUTES = {

@@ -178,3 +178,22 @@ def test_argmax_fp32_rows(m, n):
     y = torch.full((m,), -1, device="cuda", dtype=torch.int32)
     _launch((m,), argmax, (x, y, 256))
     assert torch.equal(y, x.argmax(1).to(torch.int32))
+
+
+@pytest.mark.parametrize("m", [2111, 4225, 10007, 100003])
+def test_one_warp_programs_packed_several_per_cta(m):
+    """Grids large enough that the launch packs 2, 4 or 8 one-warp programs per CTA
+    (warp_programs.py; ``launchers.cutile.warps_per_cta``), none a multiple of 8: every row is
+    computed once (argmax: exact), the last CTA's idle warps write nothing past the output, and a
+    softmax (loads, shuffles, stores) agrees with torch on every row."""
+    x = torch.randn(m, 256, device="cuda", generator=_gen(m))
+    x[torch.arange(m, device="cuda"), (torch.arange(m, device="cuda") * 37) % 256] = 50.0
+    ybuf = torch.full((m + 4096,), -7, device="cuda", dtype=torch.int32)
+    _launch((m,), argmax, (x, ybuf[:m], 256))
+    assert torch.equal(ybuf[:m], ((torch.arange(m, device="cuda") * 37) % 256).to(torch.int32))
+    assert (ybuf[m:] == -7).all(), "a write past the last program"
+    h = (2 * torch.randn(m, 1000, device="cuda", generator=_gen(m + 1))).half()
+    buf, out = _nan_view((m, 1000), torch.float16)
+    _launch((m,), softmax, (h, out, 1024))
+    torch.testing.assert_close(out.float(), torch.softmax(h.float(), dim=1), atol=1e-3, rtol=1e-2)
+    _check_tail(buf, out)

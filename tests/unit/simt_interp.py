@@ -28,6 +28,12 @@ from xdsl.dialects.builtin import (
 SHARED_BASE = 1 << 40
 
 
+def _whole_warps(mask: np.ndarray) -> bool:
+    """Every warp of the CTA either all active or all inactive (a shuffle needs its whole warp)."""
+    m = mask.reshape(-1, 32) if mask.size % 32 == 0 else mask.reshape(1, -1)
+    return bool((m.all(axis=1) | ~m.any(axis=1)).all())
+
+
 class SimtError(Exception):
     pass
 
@@ -157,6 +163,13 @@ class Interpreter:
 
     # ---------------------------------------------------------------- running
     def run(self, args: list, grid: tuple[int, int, int]) -> None:
+        """Run the kernel over ``grid`` with the cuTile entry's ``args``.  A kernel that runs one
+        program per warp (``tileorch.warp_programs``) gets the programs along x as its trailing
+        parameter and runs ``T / 32`` programs per CTA, the last CTA partly idle."""
+        if "tileorch.warp_programs" in self.fn.attributes:
+            warps = self.T // 32
+            args = [*args, grid[0]]
+            grid = (-(-grid[0] // warps), grid[1], grid[2])
         for z in range(grid[2]):
             for y in range(grid[1]):
                 for x in range(grid[0]):
@@ -302,13 +315,13 @@ class Interpreter:
         elif name == "llvm.call_intrinsic":
             intr = op.intrin.data
             if intr == "llvm.nvvm.shfl.sync.bfly.i32":
-                if not mask.all():
+                if not _whole_warps(mask):
                     raise SimtError("shfl.sync.bfly with inactive lanes")
                 _, x, m, _ = ins
                 lane_mask = int(m[0])
                 put(x[np.arange(T) ^ lane_mask])
             elif intr in ("llvm.nvvm.shfl.sync.up.i32", "llvm.nvvm.shfl.sync.down.i32", "llvm.nvvm.shfl.sync.idx.i32"):
-                if not mask.all():
+                if not _whole_warps(mask):
                     raise SimtError(f"{intr} with inactive lanes")
                 _, x, arg, _ = ins
                 tid = np.arange(T)
@@ -354,6 +367,8 @@ class Interpreter:
             reg = name[len("nvvm.read.ptx.sreg."):]
             if reg == "tid.x":
                 put(np.arange(T, dtype=np.int64))
+            elif reg == "ntid.x":
+                put(np.full(T, T, np.int64))
             elif reg.startswith("ctaid."):
                 put(np.full(T, self.ctaid["xyz".index(reg[-1])], np.int64))
             else:

@@ -103,7 +103,8 @@ def _run(bytecode, name, arrays, grid, offsets=None):
         base = mem.place(buf, off)
         placed.append((base, buf))
         args += [base + elem_off * buf.itemsize, *shape, *strides]
-    assert len(args) == len(fn.body.blocks[0].args), "the kernel's parameters follow cutile_python_v1"
+    extra = 1 if "tileorch.warp_programs" in fn.attributes else 0  # the programs along x (warp_programs.py)
+    assert len(args) + extra == len(fn.body.blocks[0].args), "the kernel's parameters follow cutile_python_v1"
     Interpreter(fn, mem, threads).run(args, grid)
     out = []
     for base, buf in placed:
@@ -236,7 +237,11 @@ def test_ptx_has_vector_accesses_and_shuffles(bytecode, name, vector):
 def test_cta_size_of_single_pass_row_reductions(bytecode, name, threads):
     """A row program (reduce, no loop) gets 4 vector runs per thread (layout.ROW_RUNS): a
     1024-wide f16 row is one warp; kernels with a loop or no reduction keep one run per thread."""
-    assert _kernel(bytecode, name)[1] == threads
+    fn, cta = _kernel(bytecode, name)
+    per_program = 32 if "tileorch.warp_programs" in fn.attributes else cta
+    assert per_program == threads
+    # a one-warp program runs one program per warp, 8 per CTA (warp_programs.py); others one per CTA
+    assert cta == (256 if threads == 32 else threads)
 
 
 def test_row_softmax_is_one_warp_without_barriers_and_issues_its_loads_together(bytecode):
@@ -246,7 +251,8 @@ def test_row_softmax_is_one_warp_without_barriers_and_issues_its_loads_together(
     from tileorch.driver import compile_program
 
     ptx = compile_program((bytecode / "softmax_f16_1024.tileirbc").read_bytes(), "softmax_f16_1024", ptxas=False).ptx
-    assert ".maxntid 32, 1, 1" in ptx
+    assert ".maxntid 256, 1, 1" in ptx  # one program per warp, up to 8 per CTA
+    assert "%ntid.x" in ptx
     assert "bar.sync" not in ptx and "st.shared" not in ptx
     body = ptx[ptx.index("@p ld.global.v4.b32"):]
     # the whole-tile loads (4), then the per-run loads of the ragged path (4), the first four
@@ -289,3 +295,29 @@ def test_layernorm_issues_row_weight_and_bias_loads_before_its_reductions(byteco
     first_shuffle = ptx.index("shfl.sync.bfly")
     assert ptx.rfind("ld.global", 0, first_shuffle) > 0
     assert "ld.global" not in ptx[first_shuffle:]
+
+
+@pytest.mark.parametrize("rows", [1, 7, 8, 9, 19])
+def test_one_program_per_warp_covers_every_row_once(bytecode, rows):
+    """A one-warp program (argmax of a 256-wide row) runs 8 programs per CTA: the last CTA's
+    warps past the last row do nothing (rows 9 and 19: a partial CTA; the output past the rows
+    is a guard that no idle warp writes), every row gets its own program id."""
+    x = RNG.standard_normal((rows + 5, 256)).astype(np.float32)
+    x[np.arange(rows), (np.arange(rows) * 37) % 256] = 10.0  # a known winner per row
+    y = np.full(rows + 5, -7, np.int32)
+    (_, y) = _run(bytecode, "argmax_f32_256", [x[:rows], y], (rows, 1, 1))
+    np.testing.assert_array_equal(y[:rows], (np.arange(rows) * 37) % 256)
+    assert (y[rows:] == -7).all()
+
+
+def test_warps_per_cta_keeps_eight_ctas_per_sm():
+    """The launch's choice of programs per CTA: a power of two up to the kernel's most, leaving at
+    least 8 CTAs per SM (a small grid keeps one program per CTA)."""
+    from tileorch.launchers.cutile import warps_per_cta
+
+    assert warps_per_cta(1 << 20, 8, 132) == 8
+    assert warps_per_cta(132 * 8 * 4, 8, 132) == 4
+    assert warps_per_cta(132 * 8 * 4 - 1, 8, 132) == 2
+    assert warps_per_cta(4096, 8, 132) == 2
+    assert warps_per_cta(100, 8, 132) == 1
+    assert warps_per_cta(1 << 20, 1, 132) == 1

@@ -437,6 +437,7 @@ class CachedProgram:
     chained: dict | None = None
     smem: int = 0
     single_tile: dict | None = None
+    warp_programs: int = 0
 
 
 def program_cache_key(data: bytes, arch: str, schedule: str, config: str, ptxas: bool = True) -> str:
@@ -448,7 +449,7 @@ def program_cache_key(data: bytes, arch: str, schedule: str, config: str, ptxas:
 
 
 _RECORD_FIELDS = ("kind", "kernel", "threads", "seconds", "epilogue_ops", "retile_safe", "remarks", "chained",
-                  "smem", "single_tile")
+                  "smem", "single_tile", "warp_programs")
 
 
 def _read_cached(key: str) -> CachedProgram | None:
@@ -485,7 +486,8 @@ def _write_cached(key: str, program: Any) -> None:
               "retile_safe": bool(getattr(program, "retile_safe", True)),
               "remarks": list(getattr(program, "remarks", None) or []),
               "chained": getattr(program, "chained", None), "smem": int(getattr(program, "smem", 0) or 0),
-              "single_tile": getattr(program, "single_tile", None)}
+              "single_tile": getattr(program, "single_tile", None),
+              "warp_programs": int(getattr(program, "warp_programs", 0) or 0)}
     files: dict[str, str | bytes] = {"kernel.ptx": program.ptx}
     if program.cubin is not None:
         files["kernel.cubin"] = program.cubin
@@ -568,6 +570,16 @@ def compiled(kernel: Any, arguments: list[Argument], arch: str, schedule: str, c
             raise RuntimeError(f"compile_program returned a program of unknown kind {program.kind!r}")
         entry = _programs[key] = _Compiled(program)
     return entry
+
+
+def warps_per_cta(programs_x: int, most: int, sms: int) -> int:
+    """Programs (warps) per CTA for a one-program-per-warp SIMT kernel launched over
+    ``programs_x`` programs along x: the most, up to ``most``, that still leave 8 CTAs per SM
+    (a small grid keeps every SM busy); a power of two."""
+    w = 1
+    while w * 2 <= most and programs_x // (w * 2) >= sms * 8:
+        w *= 2
+    return w
 
 
 def _check_device(arch: str) -> Any:
@@ -933,9 +945,15 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
         entry.image = Module(image, label=f"cuTile kernel {kernel_name(kernel)}").kernel(program.kernel)
     params = pack_simt_arguments(arguments)
     smem = int(getattr(program, "smem", 0) or 0)
-    runtime_launch(entry.image, grid3, (program.threads, 1, 1), params, smem=smem, stream=handle, wait=sync)
+    block = program.threads
+    most = int(getattr(program, "warp_programs", 0) or 0)
+    if most:  # one program per warp (warp_programs.py): the programs along x as a trailing parameter
+        warps = warps_per_cta(grid3[0], most, dev.sm_count)
+        params = params + [struct.pack("<i", grid3[0])]
+        block, grid3 = 32 * warps, (-(-grid3[0] // warps), grid3[1], grid3[2])
+    runtime_launch(entry.image, grid3, (block, 1, 1), params, smem=smem, stream=handle, wait=sync)
     if fast is not None:
-        _keep_bound(fast, _bound_launch(entry.image, grid3, (program.threads, 1, 1), params, smem))
+        _keep_bound(fast, _bound_launch(entry.image, grid3, (block, 1, 1), params, smem))
 
 
 # --------------------------------------------------------------------------- repeated launches

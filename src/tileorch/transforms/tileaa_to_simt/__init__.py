@@ -6,6 +6,8 @@ softmax/layernorm-style rows, transposes, small dots.  Contract:
 
 * one CTA per tile program, ``32 * num_worker_warps`` threads (``nv_tileaa.kernel_spec``,
   default 4 warps; without the program's hint, sized to its tiles: ``layout.choose_threads``); the grid is the tile program grid (``get_program_id`` = ``%ctaid``);
+  except a one-warp program without barriers or shared memory: one program per warp, several
+  warps per CTA (``warp_programs.py``: an extra trailing parameter, the launch picks the warps);
 * a tile is *blocked* over the threads (``layout.py``, :func:`choose_layout`, reported as a
   remark by the driver): each thread owns runs of ``v`` contiguous elements of the row-major
   order (``v`` from 16 bytes over the element size of the function's contiguous global
@@ -77,6 +79,7 @@ from tileorch.transforms.tileaa_to_simt.pointers import PointerLowering
 from tileorch.transforms.tileaa_to_simt.hoist import loads_first
 from tileorch.transforms.tileaa_to_simt.prefetch import prefetchable_loads
 from tileorch.transforms.tileaa_to_simt.scan import ScanLowering
+from tileorch.transforms.tileaa_to_simt import warp_programs
 from tileorch.transforms.tileaa_to_simt.emit import (
     GLOBAL_PTR,
     SHARED_PTR,
@@ -247,7 +250,11 @@ class FunctionLowering(PointerLowering, ScanLowering):
         self.lower_ops(e, loads_first(fn.body.blocks[0].ops, self._load_words))
         new = func.FuncOp(fn.sym_name.data, FunctionType.from_lists(arg_types, []), Region(entry))
         new.attributes["nvvm.kernel"] = UnitAttr()
-        new.attributes["nvvm.maxntid"] = DenseArrayBase.from_list(i32, [self.threads, 1, 1])
+        threads = self.threads
+        if warp_programs.eligible(new, self.threads, self.scratch_bytes):
+            warp_programs.pack_warp_programs(new)  # one program per warp, several warps per CTA
+            threads = 32 * warp_programs.MAX_WARP_PROGRAMS
+        new.attributes["nvvm.maxntid"] = DenseArrayBase.from_list(i32, [threads, 1, 1])
         return new, self.scratch_bytes
 
     _READS = ("nv_tileaa.tiled_load", "nv_tileaa.load", "nv_tileaa.atomic_rmw", "nv_tileaa.atomic_cas")

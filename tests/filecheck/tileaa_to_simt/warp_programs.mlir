@@ -1,0 +1,55 @@
+// RUN: tileorch-opt %s --split-input-file -p convert-nv-tileaa-to-simt | filecheck %s
+
+// A one-warp program (kernel_spec<1, 1>: a 256-element tile, two elements a lane) with no
+// barrier and no shared memory runs one program per warp, up to 8 per CTA (warp_programs.py):
+// a trailing i32 parameter holds the programs along x, the program id is ctaid.x times the
+// CTA's warps plus the warp, the thread index the program sees is the lane, and the whole body
+// runs under the test program < programs (a warp past the last program does nothing).
+// CHECK-LABEL: func.func @scale
+// CHECK-SAME: (%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %[[N:.*]]: i32, %[[PROGS:.*]]: i32)
+// CHECK-SAME: attributes {nvvm.kernel, tileorch.warp_programs = 8 : i32, nvvm.maxntid = array<i32: 256, 1, 1>}
+// CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+// CHECK: %[[NTID:.*]] = nvvm.read.ptx.sreg.ntid.x : i32
+// CHECK: %[[CTA:.*]] = nvvm.read.ptx.sreg.ctaid.x : i32
+// CHECK: %[[LANE:.*]] = arith.andi %[[TID]], %{{.*}} : i32
+// CHECK: %[[WARP:.*]] = arith.shrui %[[TID]], %{{.*}} : i32
+// CHECK: %[[WARPS:.*]] = arith.shrui %[[NTID]], %{{.*}} : i32
+// CHECK: %[[FIRST:.*]] = arith.muli %[[CTA]], %[[WARPS]] : i32
+// CHECK: %[[PROG:.*]] = arith.addi %[[FIRST]], %[[WARP]] : i32
+// CHECK: %[[LIVE:.*]] = arith.cmpi ult, %[[PROG]], %[[PROGS]] : i32
+// CHECK: scf.if %[[LIVE]] {
+// CHECK-NOT: nvvm.read.ptx.sreg
+// CHECK: arith.muli %[[LANE]]
+// CHECK: arith.muli %[[PROG]]
+// CHECK: func.return
+builtin.module {
+  nv_tileaa.func @scale(%x: !nv_tileaa.ptr<f32>, %y: !nv_tileaa.ptr<f32>, %n: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 1>} {
+    %mx = nv_tileaa.make_memref %x[%n] [] : !nv_tileaa.ptr<f32>[i32] [] -> !nv_tileaa.memref<f32, array<i64: ?>, array<i64: 1>, i32>
+    %my = nv_tileaa.make_memref %y[%n] [] : !nv_tileaa.ptr<f32>[i32] [] -> !nv_tileaa.memref<f32, array<i64: ?>, array<i64: 1>, i32>
+    %vx = nv_tileaa.block_tile %mx : !nv_tileaa.memref<f32, array<i64: ?>, array<i64: 1>, i32> -> !nv_tileaa.tiled_view<array<i32: 256>, array<i32: 256>, array<i32: 0>, !nv_tileaa.memref<f32, array<i64: ?>, array<i64: 1>, i32>>
+    %vy = nv_tileaa.block_tile %my : !nv_tileaa.memref<f32, array<i64: ?>, array<i64: 1>, i32> -> !nv_tileaa.tiled_view<array<i32: 256>, array<i32: 256>, array<i32: 0>, !nv_tileaa.memref<f32, array<i64: ?>, array<i64: 1>, i32>>
+    %b = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %t, %tok = nv_tileaa.tiled_load %vx[%b] : !nv_tileaa.tiled_view<array<i32: 256>, array<i32: 256>, array<i32: 0>, !nv_tileaa.memref<f32, array<i64: ?>, array<i64: 1>, i32>>[i32] -> tensor<256xf32>
+    %two = arith.constant dense<2.0> : tensor<256xf32>
+    %r = nv_tileaa.mulf %t, %two : tensor<256xf32>
+    %s = nv_tileaa.tiled_store %r, %vy[%b] : tensor<256xf32>, !nv_tileaa.tiled_view<array<i32: 256>, array<i32: 256>, array<i32: 0>, !nv_tileaa.memref<f32, array<i64: ?>, array<i64: 1>, i32>>[i32]
+    nv_tileaa.return
+  }
+}
+
+// -----
+
+// A one-warp program with a CTA barrier (a tile exchanged through shared memory: a broadcast
+// of a non-power-of-two reduction) keeps one program per CTA and its 32 threads.
+// CHECK-LABEL: func.func @exchange
+// CHECK-SAME: (%{{.*}}: f32)
+// CHECK-SAME: attributes {nvvm.kernel, nvvm.maxntid = array<i32: 32, 1, 1>}
+// CHECK-NOT: tileorch.warp_programs
+// CHECK: nvvm.barrier
+builtin.module {
+  nv_tileaa.func @exchange(%f: f32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 1>} {
+    %x = nv_tileaa.splat %f : f32 -> tensor<8x48xf32>
+    %p = "nv_tileaa.permute"(%x) <{permutation = array<i32: 1, 0>}> : (tensor<8x48xf32>) -> tensor<48x8xf32>
+    nv_tileaa.return
+  }
+}
