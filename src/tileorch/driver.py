@@ -204,6 +204,10 @@ class CutileProgram:
     smem: int = 0
     """``kind == "simt"``: bytes of dynamic shared memory the launch gives the kernel (its scratch,
     when more than the 48 KiB of static shared memory)."""
+    cluster_split: int = 0
+    """``kind == "simt"``: when > 0, the kernel's reduction loop is split over the CTAs of a cluster
+    of up to this many (``transforms/tileaa_to_simt/cluster_split.py``): the launch multiplies the
+    grid's x by its cluster size and launches clusters of that size along x."""
     warp_programs: int = 0
     """``kind == "simt"``: when > 0, the kernel runs one program per warp, up to this many per CTA
     (``transforms/tileaa_to_simt/warp_programs.py``: an extra trailing ``i32`` parameter, the
@@ -262,6 +266,12 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
     threads = smem = 0
     if kernel is not None and "nvvm.maxntid" in kernel.attributes:
         threads = int(list(kernel.attributes["nvvm.maxntid"].get_values())[0])
+    cluster_split = 0
+    if kernel is not None and "tileorch.cluster_split" in kernel.attributes:
+        cluster_split = kernel.attributes["tileorch.cluster_split"].value.data
+        remarks.append(f"remark: @{kernel.sym_name.data}: its reduction loop is split over a cluster of up to "
+                       f"{cluster_split} CTAs when the grid leaves SMs idle (the accumulators folded through "
+                       "distributed shared memory; floating-point sums reassociated)")
     warp_programs = 0
     if kernel is not None and "tileorch.warp_programs" in kernel.attributes:
         warp_programs = kernel.attributes["tileorch.warp_programs"].value.data
@@ -281,7 +291,8 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
                          kernel.sym_name.data if kernel is not None else "", threads, gemm_config, gemm_args,
                          time.perf_counter() - start, bool(record.get("epilogue_ops", False)),
                          bool(record.get("retile_safe", True)), remarks, chained, smem=smem,
-                         single_tile=record.get("single_tile"), warp_programs=warp_programs)
+                         single_tile=record.get("single_tile"), warp_programs=warp_programs,
+                         cluster_split=cluster_split)
 
 
 ROUTES = {

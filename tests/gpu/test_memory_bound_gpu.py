@@ -92,6 +92,35 @@ def test_col_sum_fp32(m, n):
     _check_tail(buf, y)
 
 
+@ct.kernel
+def col_max_sum(x, ymax, ysum, tm: ct.Constant[int], tn: ct.Constant[int]):
+    """Two accumulators folded by different ops (max and sum) in one loop over the rows."""
+    j = ct.bid(0)
+    mx = ct.full((tn,), -math.inf, dtype=ct.float32)
+    sm = ct.zeros((tn,), dtype=ct.float32)
+    for i in range(ct.num_tiles(x, axis=0, shape=(tm, tn))):
+        t = ct.load(x, index=(i, j), shape=(tm, tn), padding_mode=ct.PaddingMode.NEG_INF)
+        mx = ct.maximum(mx, ct.max(t, axis=0))
+        sm = sm + ct.sum(ct.where(t > -math.inf, t, 0.0), axis=0)
+    ct.store(ymax, index=(j,), tile=mx)
+    ct.store(ysum, index=(j,), tile=sm * 0.5)
+
+
+@pytest.mark.parametrize("m,n", [(100003, 1000), (4099, 300), (5, 2)])
+def test_reduction_loop_split_over_a_cluster(m, n):
+    """Few programs (1 to 8 along x) and a long loop: the lowering splits the loop over a cluster
+    (cluster_split.py) and folds max and sum accumulators through distributed shared memory; ranks
+    with no iteration (m = 5: one row tile) keep the identities; the store after the loop runs once."""
+    x = torch.randn(m, n, device="cuda", generator=_gen(m + n))
+    bmax, ymax = _nan_view((n,), torch.float32)
+    bsum, ysum = _nan_view((n,), torch.float32)
+    _launch((math.ceil(n / 128),), col_max_sum, (x, ymax, ysum, 64, 128))
+    assert torch.equal(ymax, x.max(dim=0).values)
+    torch.testing.assert_close(ysum, 0.5 * x.double().sum(dim=0).float(), atol=2e-3 * math.sqrt(m), rtol=1e-4)
+    _check_tail(bmax, ymax)
+    _check_tail(bsum, ysum)
+
+
 @pytest.mark.parametrize("m,n", [(4096, 1024), (333, 1000)])
 def test_rmsnorm_fp16(m, n):
     g = _gen(m)

@@ -369,10 +369,17 @@ class Interpreter:
                 put(np.arange(T, dtype=np.int64))
             elif reg == "ntid.x":
                 put(np.full(T, T, np.int64))
+            elif reg in ("cluster.ctarank", "cluster.nctarank"):  # CTAs run alone: clusters of one
+                put(np.full(T, 0 if reg == "cluster.ctarank" else 1, np.int64))
+            elif reg.startswith("clusterid."):
+                put(np.full(T, self.ctaid["xyz".index(reg[-1])], np.int64))
             elif reg.startswith("ctaid."):
                 put(np.full(T, self.ctaid["xyz".index(reg[-1])], np.int64))
             else:
                 raise SimtError(f"special register {reg}")
+        elif name in ("nvvm.cluster.arrive", "nvvm.cluster.wait"):
+            if not mask.all():
+                raise SimtError(f"{name} under divergent control flow")
         elif name == "nvvm.barrier":
             if not mask.all():
                 raise SimtError("bar.sync under divergent control flow")

@@ -321,3 +321,16 @@ def test_warps_per_cta_keeps_eight_ctas_per_sm():
     assert warps_per_cta(4096, 8, 132) == 2
     assert warps_per_cta(100, 8, 132) == 1
     assert warps_per_cta(1 << 20, 1, 132) == 1
+
+
+def test_split_cluster_size_fills_the_machine_once():
+    """CTAs per program for a reduction loop split over a cluster: a power of two up to the
+    kernel's most, every CTA of the grid on its own SM (a grid that fills the machine: 1)."""
+    from tileorch.launchers.cutile import split_cluster_size
+
+    assert split_cluster_size(8, 8, 132) == 8
+    assert split_cluster_size(32, 8, 132) == 4
+    assert split_cluster_size(1, 8, 132) == 8
+    assert split_cluster_size(67, 8, 132) == 1
+    assert split_cluster_size(3000, 8, 132) == 1
+    assert split_cluster_size(8, 2, 132) == 2

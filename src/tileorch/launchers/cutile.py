@@ -438,6 +438,7 @@ class CachedProgram:
     smem: int = 0
     single_tile: dict | None = None
     warp_programs: int = 0
+    cluster_split: int = 0
 
 
 def program_cache_key(data: bytes, arch: str, schedule: str, config: str, ptxas: bool = True) -> str:
@@ -449,7 +450,7 @@ def program_cache_key(data: bytes, arch: str, schedule: str, config: str, ptxas:
 
 
 _RECORD_FIELDS = ("kind", "kernel", "threads", "seconds", "epilogue_ops", "retile_safe", "remarks", "chained",
-                  "smem", "single_tile", "warp_programs")
+                  "smem", "single_tile", "warp_programs", "cluster_split")
 
 
 def _read_cached(key: str) -> CachedProgram | None:
@@ -487,7 +488,8 @@ def _write_cached(key: str, program: Any) -> None:
               "remarks": list(getattr(program, "remarks", None) or []),
               "chained": getattr(program, "chained", None), "smem": int(getattr(program, "smem", 0) or 0),
               "single_tile": getattr(program, "single_tile", None),
-              "warp_programs": int(getattr(program, "warp_programs", 0) or 0)}
+              "warp_programs": int(getattr(program, "warp_programs", 0) or 0),
+              "cluster_split": int(getattr(program, "cluster_split", 0) or 0)}
     files: dict[str, str | bytes] = {"kernel.ptx": program.ptx}
     if program.cubin is not None:
         files["kernel.cubin"] = program.cubin
@@ -580,6 +582,16 @@ def warps_per_cta(programs_x: int, most: int, sms: int) -> int:
     while w * 2 <= most and programs_x // (w * 2) >= sms * 8:
         w *= 2
     return w
+
+
+def split_cluster_size(programs: int, most: int, sms: int) -> int:
+    """CTAs per program for a kernel whose reduction loop is split over a cluster: the largest
+    power of two up to ``most`` with every CTA of the grid on its own SM (1: the grid already
+    fills the machine)."""
+    s = 1
+    while s * 2 <= most and programs * s * 2 <= sms:
+        s *= 2
+    return s
 
 
 def _check_device(arch: str) -> Any:
@@ -951,9 +963,15 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
         warps = warps_per_cta(grid3[0], most, dev.sm_count)
         params = params + [struct.pack("<i", grid3[0])]
         block, grid3 = 32 * warps, (-(-grid3[0] // warps), grid3[1], grid3[2])
-    runtime_launch(entry.image, grid3, (block, 1, 1), params, smem=smem, stream=handle, wait=sync)
+    cluster = 1
+    most = int(getattr(program, "cluster_split", 0) or 0)
+    if most:  # the reduction loop split over a cluster (cluster_split.py): clusters of `cluster` CTAs along x
+        cluster = split_cluster_size(grid3[0] * grid3[1] * grid3[2], most, dev.sm_count)
+        grid3 = (grid3[0] * cluster, grid3[1], grid3[2])
+    runtime_launch(entry.image, grid3, (block, 1, 1), params, cluster=(cluster, 1, 1), smem=smem, stream=handle,
+                   wait=sync)
     if fast is not None:
-        _keep_bound(fast, _bound_launch(entry.image, grid3, (block, 1, 1), params, smem))
+        _keep_bound(fast, _bound_launch(entry.image, grid3, (block, 1, 1), params, smem, (cluster, 1, 1)))
 
 
 # --------------------------------------------------------------------------- repeated launches
@@ -1007,10 +1025,10 @@ def _keep_bound(key: tuple, bound: Any) -> None:
         _bound.popitem(last=False)
 
 
-def _bound_launch(kernel: Any, grid: Any, block: Any, params: list[bytes], smem: int) -> Any:
+def _bound_launch(kernel: Any, grid: Any, block: Any, params: list[bytes], smem: int, cluster: Any = 1) -> Any:
     from tileorch.runtime.launch import BoundLaunch
 
-    return BoundLaunch(kernel, grid, block, params, smem=smem)
+    return BoundLaunch(kernel, grid, block, params, cluster=cluster, smem=smem)
 
 
 __all__ = [

@@ -52,6 +52,7 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     FloatTF32Type,
     FunctionType,
+    IntAttr,
     IntegerAttr,
     IntegerType,
     ModuleOp,
@@ -79,7 +80,7 @@ from tileorch.transforms.tileaa_to_simt.pointers import PointerLowering
 from tileorch.transforms.tileaa_to_simt.hoist import loads_first
 from tileorch.transforms.tileaa_to_simt.prefetch import prefetchable_loads
 from tileorch.transforms.tileaa_to_simt.scan import ScanLowering
-from tileorch.transforms.tileaa_to_simt import warp_programs
+from tileorch.transforms.tileaa_to_simt import cluster_split, warp_programs
 from tileorch.transforms.tileaa_to_simt.emit import (
     GLOBAL_PTR,
     SHARED_PTR,
@@ -163,6 +164,9 @@ class FunctionLowering(PointerLowering, ScanLowering):
         self._stage_end = 0
         self.smem: SSAValue | None = None
         self.has_loads = any(op.name in ("nv_tileaa.tiled_load", "nv_tileaa.load") for op in fn.walk())
+        self.split = cluster_split.split_loop(fn)
+        """The reduction loop split over a cluster's CTAs (``cluster_split.py``), or None."""
+        self.rank = self.nranks = self.rank0 = None
         self.packed: dict[SSAValue, tuple] = {}
         """A loaded tile -> (the 32-bit words it was loaded as, unpack(emitter, words) -> slots):
         a prefetching loop carries the words and unpacks them where the tile is used."""
@@ -247,15 +251,95 @@ class FunctionLowering(PointerLowering, ScanLowering):
         self.smem = e.v(llvm.AddressOfOp(SCRATCH, SHARED_PTR))
         for old, new in zip(fn.body.blocks[0].args, entry.args):
             self.vals[old] = new
-        self.lower_ops(e, loads_first(fn.body.blocks[0].ops, self._load_words))
+        ops = list(loads_first(fn.body.blocks[0].ops, self._load_words))
+        if self.split is not None:
+            self._lower_split(e, ops)
+        else:
+            self.lower_ops(e, ops)
         new = func.FuncOp(fn.sym_name.data, FunctionType.from_lists(arg_types, []), Region(entry))
         new.attributes["nvvm.kernel"] = UnitAttr()
+        if self.split is not None:
+            new.attributes[cluster_split.CLUSTER_SPLIT_ATTR] = IntegerAttr(cluster_split.MAX_CLUSTER, i32)
         threads = self.threads
         if warp_programs.eligible(new, self.threads, self.scratch_bytes):
             warp_programs.pack_warp_programs(new)  # one program per warp, several warps per CTA
             threads = 32 * warp_programs.MAX_WARP_PROGRAMS
         new.attributes["nvvm.maxntid"] = DenseArrayBase.from_list(i32, [threads, 1, 1])
         return new, self.scratch_bytes
+
+    # -- a reduction loop split over a cluster (cluster_split.py) ------------------------------
+    def _lower_split(self, e: Emitter, ops: list[Operation]) -> None:
+        """Lower the kernel body with its reduction loop split over the cluster's CTAs: the ops
+        up to the loop on every CTA, the loop on each rank's share of the iterations, the fold of
+        the ranks' accumulators into rank 0, then the rest of the program on rank 0 only."""
+        self.rank = e.v(nvvm.SPECIAL_REGISTERS["cluster.ctarank"]())
+        self.nranks = e.v(nvvm.SPECIAL_REGISTERS["cluster.nctarank"]())
+        self.rank0 = e.v(arith.CmpiOp(self.rank, e.const(0), "eq"))
+        at = ops.index(self.split.loop)
+        self.lower_ops(e, ops[:at + 1])
+        rest = [op for op in ops[at + 1:] if op.name != "nv_tileaa.return"]
+
+        def program_rest(b: Emitter):
+            self.lower_ops(b, rest)
+            return None
+
+        e.if_(self.rank0, program_rest)
+        self.lower_ops(e, [op for op in ops[at + 1:] if op.name == "nv_tileaa.return"])
+
+    def _split_inits(self, e: Emitter, op: scf.ForOp) -> list[SSAValue]:
+        """The loop's flattened initial values: rank 0 the program's, other ranks the folds'
+        identities."""
+        out = []
+        for v, fold in zip(op.iter_args, self.split.folds):
+            for x in self.flatten(v):
+                if fold is None:
+                    out.append(x)
+                    continue
+                ident = cluster_split.identity(fold, x.type)
+                c = e.fconst(ident, x.type) if is_float(x.type) else e.const(int(ident), x.type)
+                out.append(e.v(arith.SelectOp(self.rank0, x, c)))
+        return out
+
+    def _cluster_fold(self, e: Emitter, op: scf.ForOp, flat: list[SSAValue]) -> list[SSAValue]:
+        """Fold every rank's accumulators into rank 0's (through distributed shared memory,
+        between two cluster barriers); the flattened loop results rank 0 continues with."""
+        items, pos = [], 0
+        for r, fold in zip(op.results, self.split.folds):
+            n = len(self.flatten_type(r.type, op))
+            if fold is not None:
+                items += [(pos + i, fold) for i in range(n)]
+            pos += n
+        self.scratch_bytes = max(self.scratch_bytes, 8 * len(items) * self.threads)
+        e.barrier()  # the loop's last exchange through the scratch is read by every thread first
+
+        def slot_ptr(b: Emitter, s: int) -> SSAValue:
+            index = b.mul_i(b.add_i(b.const(s * self.threads), b.tid), b.const(8))
+            return b.gep(self.smem, index, i8, SHARED_PTR)
+
+        for s, (i, _) in enumerate(items):
+            e.store(flat[i], slot_ptr(e, s))
+        e.add(nvvm.ClusterArriveOp(aligned=True))
+        e.add(nvvm.ClusterWaitOp(aligned=True))
+
+        def fold_ranks(b: Emitter):
+            def body(bb: Emitter, r: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
+                out = []
+                for s, ((_, fold), acc) in enumerate(zip(items, accs)):
+                    remote = bb.v(nvvm.MapaOp(slot_ptr(bb, s), r, llvm.LLVMPointerType(IntAttr(7))))
+                    generic = bb.v(llvm_ext.AddrSpaceCastOp(remote, llvm.LLVMPointerType()))
+                    out.append(self.scalar_op(bb, fold, [acc, bb.load(generic, acc.type)], acc.type))
+                return out
+
+            return b.for_(b.const(1), self.nranks, b.const(1), [flat[i] for i, _ in items], body)
+
+        folded = e.if_(self.rank0, fold_ranks, lambda b: [flat[i] for i, _ in items],
+                       types=[flat[i].type for i, _ in items])
+        e.add(nvvm.ClusterArriveOp(aligned=True))  # the other ranks' shared memory stays until read
+        e.add(nvvm.ClusterWaitOp(aligned=True))
+        out = list(flat)
+        for (i, _), v in zip(items, folded):
+            out[i] = v
+        return out
 
     _READS = ("nv_tileaa.tiled_load", "nv_tileaa.load", "nv_tileaa.atomic_rmw", "nv_tileaa.atomic_cas")
 
@@ -342,11 +426,13 @@ class FunctionLowering(PointerLowering, ScanLowering):
         if op.operands:
             raise _unsupported(op, "program ids delivered by a dynamic scheduler")
         axis = "xyz"[op.axis.value.data]
-        self.vals[op.results[0]] = e.v(nvvm.SPECIAL_REGISTERS[f"ctaid.{axis}"]())
+        reg = "clusterid.x" if axis == "x" and self.split is not None else f"ctaid.{axis}"
+        self.vals[op.results[0]] = e.v(nvvm.SPECIAL_REGISTERS[reg]())
 
     def op_nv_tileaa_get_num_programs(self, e, op):
         axis = "xyz"[op.axis.value.data]
-        self.vals[op.results[0]] = e.v(nvvm.SPECIAL_REGISTERS[f"nctaid.{axis}"]())
+        reg = "nclusterid.x" if axis == "x" and self.split is not None else f"nctaid.{axis}"
+        self.vals[op.results[0]] = e.v(nvvm.SPECIAL_REGISTERS[reg]())
 
     # views
     def op_nv_tileaa_make_memref(self, e, op):
@@ -1250,6 +1336,11 @@ class FunctionLowering(PointerLowering, ScanLowering):
         old = op.body.blocks[0]
         types = [a.type for a in old.args[1:]]
         lb, ub, st = (self.get(v) for v in (op.lb, op.ub, op.step))
+        split = self.split is not None and op is self.split.loop
+        if split:  # this rank's iterations: lb + rank * step, every nranks-th
+            inits = self._split_inits(e, op)
+            lb = e.add_i(lb, e.mul_i(self.rank, st))
+            st = e.mul_i(st, self.nranks)
         slice_ops, loads = prefetchable_loads(op, self.slots_of)
 
         def issue(b: Emitter, iv: SSAValue) -> list[SSAValue]:
@@ -1300,6 +1391,8 @@ class FunctionLowering(PointerLowering, ScanLowering):
 
         results = e.for_(lb, ub, st, inits + ahead, body)
         results = results[:len(results) - n_ahead]
+        if split:
+            results = self._cluster_fold(e, op, results)
         for r, val in zip(op.results, self.unflatten([r.type for r in op.results], results, op)):
             self.vals[r] = val
 

@@ -1,0 +1,112 @@
+"""A program's reduction loop split over the CTAs of a cluster (SIMT path).
+
+A program that walks a long axis in a loop and folds each tile into loop-carried accumulators
+(a column sum over all rows, a row sum over all columns) runs on one SM.  When the grid has few
+programs (a column sum of a 1024-wide matrix in 128-column tiles: 8 programs), most SMs idle
+and each program is bounded by one SM's bandwidth.  The lowering compiles such a kernel so that
+a *cluster* of ``S`` CTAs runs one program: CTA rank ``r`` runs iterations ``lb + r * step``,
+``lb + (r + S) * step``, ... with the accumulators of ranks other than 0 starting at the fold's
+identity; after the loop each CTA writes its accumulators to its shared memory, and rank 0
+folds the other ranks' copies in (distributed shared memory: ``mapa``, between two cluster
+barriers) and runs the rest of the program alone.  ``S`` is the launch's choice (``%cluster_
+nctarank``; 1 when launched without a cluster), so one cubin serves every grid.  Floating-point
+sums are reassociated (as any split reduction, the last bits may differ).
+
+:func:`split_loop` says which loop, if any (the contract):
+
+* the kernel body has exactly one top-level ``scf.for``; no op before it or inside it writes
+  memory (``tiled_store``, ``store``, atomics), so ranks other than 0 have no visible effect;
+* every loop-carried tile or scalar is folded by one associative, commutative op with an
+  identity (:data:`IDENTITIES`): the yielded value is ``fold(arg, x)`` and ``arg`` has no other
+  use (memory tokens are carried as they are);
+* program id x and the count along x become the cluster's (``%clusterid.x``, ``%nclusterid.x``).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+
+from xdsl.dialects import scf
+from xdsl.dialects.builtin import IntegerType, TensorType
+from xdsl.ir import Attribute, Operation
+
+from tileorch.dialects.nv_tileaa.attrs import MemTokenType
+
+CLUSTER_SPLIT_ATTR = "tileorch.cluster_split"
+"""On a SIMT kernel: its reduction loop is split over the CTAs of a cluster (module docstring)."""
+MAX_CLUSTER = 8
+"""The largest cluster the launch uses (the portable size)."""
+WRITES = ("nv_tileaa.tiled_store", "nv_tileaa.store", "nv_tileaa.atomic_rmw", "nv_tileaa.atomic_cas")
+
+IDENTITIES = {
+    "nv_tileaa.addf": lambda t: 0.0,
+    "nv_tileaa.mulf": lambda t: 1.0,
+    "nv_tileaa.maxf": lambda t: -math.inf,
+    "nv_tileaa.minf": lambda t: math.inf,
+    "nv_tileaa.addi": lambda t: 0,
+    "nv_tileaa.muli": lambda t: 1,
+}
+"""Fold op -> its identity for the element type (the value ranks other than 0 start from)."""
+
+
+@dataclass
+class SplitLoop:
+    loop: scf.ForOp
+    folds: list[Operation | None]
+    """Per iter arg: the op that folds it (None: a memory token)."""
+
+
+def enabled() -> bool:
+    """``TILEORCH_CLUSTER_SPLIT=0`` compiles such loops as written (one CTA per program)."""
+    return os.environ.get("TILEORCH_CLUSTER_SPLIT", "1") != "0"
+
+
+def _writes(op: Operation) -> bool:
+    return any(inner.name in WRITES for inner in op.walk())
+
+
+def split_loop(fn: Operation) -> SplitLoop | None:
+    """The loop to split over a cluster (module docstring), or None."""
+    if not enabled():
+        return None
+    top = list(fn.body.blocks[0].ops)
+    loops = [op for op in top if isinstance(op, scf.ForOp)]
+    if len(loops) != 1 or any(op.name == "scf.while" for op in top):
+        return None
+    loop = loops[0]
+    for op in top:
+        if op is loop:
+            break
+        if _writes(op):
+            return None
+    if _writes(loop):
+        return None
+    body = loop.body.blocks[0]
+    yielded = body.last_op
+    if not isinstance(yielded, scf.YieldOp):
+        return None
+    folds: list[Operation | None] = []
+    for arg, value in zip(body.args[1:], yielded.operands):
+        if isinstance(arg.type, MemTokenType):
+            folds.append(None)
+            continue
+        fold = value.owner
+        if (not isinstance(fold, Operation) or fold.name not in IDENTITIES or fold.parent_block() is not body
+                or arg not in fold.operands or arg.uses.get_length() != 1 or value.uses.get_length() != 1):
+            return None
+        elt = arg.type.element_type if isinstance(arg.type, TensorType) else arg.type
+        if isinstance(elt, IntegerType) and fold.name.endswith("f"):
+            return None
+        folds.append(fold)
+    if not any(f is not None for f in folds):
+        return None
+    return SplitLoop(loop, folds)
+
+
+def identity(fold: Operation, typ: Attribute) -> float | int:
+    return IDENTITIES[fold.name](typ)
+
+
+__all__ = ["CLUSTER_SPLIT_ATTR", "IDENTITIES", "MAX_CLUSTER", "SplitLoop", "identity", "split_loop"]
