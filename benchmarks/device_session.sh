@@ -73,9 +73,17 @@ case "$MODE" in
     benchmarks bench
     ;;
   stage_tc)  # bench with the compiler, step 1 (carries .tc/): unpack tileiras where a warm machine keeps it
-    # (the cuda_tile wheel may stay behind: bench_all installs it from .whl/)
+    # (the cuda_tile wheel may stay behind: bench_all installs it from .whl/).  When the tree and
+    # .tc/tc.tar.xz together pass the 64 MiB a call carries, carry the archive in pieces, one call each:
+    # .tc1/tc.part1, then .tc2/tc.part2 (split -b); the pieces gather in /tmp/tc.xz until it is whole.
     if compgen -G ".tc/*.whl" >/dev/null; then python3 -m pip install -q --no-index --no-deps --target /tmp/site .tc/*.whl || exit 1; fi
-    mkdir -p /tmp/tc && xz -dc .tc/tc.tar.xz | tar xf - -C /tmp/tc && ls /tmp/tc/nvidia/cu13/bin
+    if compgen -G ".tc[0-9]/tc.part*" >/dev/null; then
+      cat .tc[0-9]/tc.part* >> /tmp/tc.xz
+      xz -t /tmp/tc.xz 2>/dev/null || { echo "piece staged ($(stat -c %s /tmp/tc.xz) bytes so far)"; exit 0; }
+      mkdir -p /tmp/tc && xz -dc /tmp/tc.xz | tar xf - -C /tmp/tc && ls /tmp/tc/nvidia/cu13/bin
+    else
+      mkdir -p /tmp/tc && xz -dc .tc/tc.tar.xz | tar xf - -C /tmp/tc && ls /tmp/tc/nvidia/cu13/bin
+    fi
     ;;
   bench_all)  # step 2, within the machine's warm window (carries .whl/): tileiras and tileorch's compiler together
     [ -x /tmp/tc/nvidia/cu13/bin/tileiras ] || { echo "no /tmp/tc: run stage_tc first on this machine" >&2; exit 3; }
