@@ -211,8 +211,8 @@ def test_argmax_fp32_rows(m, n):
 
 @pytest.mark.parametrize("m", [2111, 4225, 10007, 100003])
 def test_one_warp_programs_packed_several_per_cta(m):
-    """Grids large enough that the launch packs 2, 4 or 8 one-warp programs per CTA
-    (warp_programs.py; ``launchers.cutile.warps_per_cta``), none a multiple of 8: every row is
+    """Grids large enough that the launch packs two one-warp programs per CTA (warp_programs.py;
+    ``launchers.cutile.warps_per_cta``: above 132 * 32 programs; 2111: one per CTA), odd: every row is
     computed once (argmax: exact), the last CTA's idle warps write nothing past the output, and a
     softmax (loads, shuffles, stores) agrees with torch on every row."""
     x = torch.randn(m, 256, device="cuda", generator=_gen(m))

@@ -28,6 +28,15 @@ class Kernel:
     module: Module
     param_sizes: list[int] = field(default_factory=list)
     max_dynamic_smem: int = 0
+    _registers: int | None = None
+
+    def registers(self) -> int:
+        """Registers per thread ptxas gave the kernel (``CU_FUNC_ATTRIBUTE_NUM_REGS``), read once."""
+        if self._registers is None:
+            drv = api()
+            self._registers = int(check(drv.cuFuncGetAttribute(
+                drv.CUfunction_attribute.CU_FUNC_ATTRIBUTE_NUM_REGS, self.function), "cuFuncGetAttribute(NUM_REGS)"))
+        return self._registers
 
 
 def _param_sizes(function: Any) -> list[int]:

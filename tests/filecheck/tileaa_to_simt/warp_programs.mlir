@@ -1,13 +1,13 @@
 // RUN: tileorch-opt %s --split-input-file -p convert-nv-tileaa-to-simt | filecheck %s
 
 // A one-warp program (kernel_spec<1, 1>: a 256-element tile, two elements a lane) with no
-// barrier and no shared memory runs one program per warp, up to 8 per CTA (warp_programs.py):
+// barrier and no shared memory runs one program per warp, up to 2 per CTA (warp_programs.py):
 // a trailing i32 parameter holds the programs along x, the program id is ctaid.x times the
 // CTA's warps plus the warp, the thread index the program sees is the lane, and the whole body
 // runs under the test program < programs (a warp past the last program does nothing).
 // CHECK-LABEL: func.func @scale
 // CHECK-SAME: (%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %[[N:.*]]: i32, %[[PROGS:.*]]: i32)
-// CHECK-SAME: attributes {nvvm.kernel, tileorch.warp_programs = 8 : i32, nvvm.maxntid = array<i32: 256, 1, 1>}
+// CHECK-SAME: attributes {nvvm.kernel, tileorch.warp_programs = 2 : i32, nvvm.maxntid = array<i32: 64, 1, 1>}
 // CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
 // CHECK: %[[NTID:.*]] = nvvm.read.ptx.sreg.ntid.x : i32
 // CHECK: %[[CTA:.*]] = nvvm.read.ptx.sreg.ctaid.x : i32
