@@ -78,7 +78,7 @@ from tileorch.dialects.nv_tileaa.tile_ops import CASTS
 from tileorch.transforms.tileaa_to_simt.layout import SimtLayout, choose_layout, choose_threads, vectorizable_access
 from tileorch.transforms.tileaa_to_simt.pointers import PointerLowering
 from tileorch.transforms.tileaa_to_simt.hoist import loads_first
-from tileorch.transforms.tileaa_to_simt.prefetch import prefetch_depth, prefetchable_loads
+from tileorch.transforms.tileaa_to_simt.prefetch import prefetchable_loads
 from tileorch.transforms.tileaa_to_simt.scan import ScanLowering
 from tileorch.transforms.tileaa_to_simt import cluster_split, warp_programs
 from tileorch.transforms.tileaa_to_simt.emit import (
@@ -1331,8 +1331,7 @@ class FunctionLowering(PointerLowering, ScanLowering):
     # -- structured control flow ------------------------------------------------------------
     def op_scf_for(self, e, op: scf.ForOp):
         """A loop; its global tile loads that ``prefetch.prefetchable_loads`` allows are issued one
-        to three iterations ahead (``prefetch.prefetch_depth``; the next iterations' tiles carried
-        in registers, a queue shifted by one each iteration)."""
+        iteration ahead (the next iteration's tiles carried in registers)."""
         inits = [x for v in op.iter_args for x in self.flatten(v)]
         old = op.body.blocks[0]
         types = [a.type for a in old.args[1:]]
@@ -1357,20 +1356,12 @@ class FunctionLowering(PointerLowering, ScanLowering):
             return out
 
         ahead = issue(e, lb) if loads else []
-        per_iteration = len(ahead)
-        depth = prefetch_depth(per_iteration) if loads else 1
-        at_iv = lb
-        for _ in range(depth - 1):  # iterations 1 .. depth-1 loaded ahead too
-            at_iv = e.v(arith.AddiOp(at_iv, st))
-            ahead = ahead + issue(e, at_iv)
         n_ahead = len(ahead)
-        reach = e.mul_i(st, e.const(depth)) if depth > 1 else st
 
         def body(b: Emitter, iv, flat):
-            queued = flat[len(flat) - n_ahead:]
-            carried, later = queued[:per_iteration], queued[per_iteration:]
+            carried = flat[len(flat) - n_ahead:]
             flat = flat[:len(flat) - n_ahead]
-            nxt = later + issue(b, b.v(arith.AddiOp(iv, reach))) if loads else []
+            nxt = issue(b, b.v(arith.AddiOp(iv, st))) if loads else []
             self.vals[old.args[0]] = iv
             for arg, val in zip(old.args[1:], self.unflatten(types, flat, op)):
                 self.vals[arg] = val

@@ -17,7 +17,7 @@ are in flight while iteration ``i`` reduces.
   loop and the induction variable by scalar ``arith`` ops of the body (the *slice*, returned
   too: it is lowered once more for the next iteration's indices);
 * the prefetched tiles hold at most ``MAX_PREFETCH_SLOTS`` registers per thread (beyond that
-  the loop would spill); small ones are loaded up to three iterations ahead (:func:`prefetch_depth`).
+  the loop would spill).
 
 The load one iteration past the end is a load of a tile index the loop never uses: global
 accesses are bounds-checked per element (outside the array nothing is read), so it is safe;
@@ -31,17 +31,6 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 
 MAX_PREFETCH_SLOTS = 64
-PREFETCH_WORDS = 48
-"""32-bit registers per thread the tiles loaded ahead may hold in all: a loop whose tiles are small
-loads up to :data:`MAX_DEPTH` iterations ahead (more bytes in flight per SM)."""
-MAX_DEPTH = 3
-
-
-def prefetch_depth(words: int) -> int:
-    """Iterations loaded ahead when one iteration's prefetched tiles hold ``words`` registers: as
-    many as :data:`PREFETCH_WORDS` allows, 1 to :data:`MAX_DEPTH` (a column sum's 64 x 128 f32
-    tile on 512 threads, 16 words: 3 ahead)."""
-    return max(1, min(MAX_DEPTH, PREFETCH_WORDS // max(words, 1)))
 WRITES = ("nv_tileaa.tiled_store", "nv_tileaa.store", "nv_tileaa.atomic_rmw", "nv_tileaa.atomic_cas")
 SCALAR_INT_OPS = ("nv_tileaa.addi", "nv_tileaa.subi", "nv_tileaa.muli")
 
@@ -99,4 +88,4 @@ def prefetchable_loads(loop: scf.ForOp, slots_of) -> tuple[list[Operation], list
     return slice_ops, loads
 
 
-__all__ = ["MAX_DEPTH", "MAX_PREFETCH_SLOTS", "PREFETCH_WORDS", "prefetch_depth", "prefetchable_loads"]
+__all__ = ["MAX_PREFETCH_SLOTS", "prefetchable_loads"]
