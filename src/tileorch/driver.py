@@ -141,6 +141,12 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
 
     remarks.extend(layout_remarks(fallback))
     refusal = [r for r in remarks if "tensor-core path refused" in r]
+    from tileorch.transforms.tileaa_to_simt.hoist_reductions import hoist_loop_reductions
+
+    with timing.timed("tileaa-hoist-loop-reductions"):
+        if hoist_loop_reductions(fallback):
+            remarks.append("remark: a loop folding per-tile reductions now folds the tiles and reduces once after "
+                           "the loop (tileaa-hoist-loop-reductions)")
     try:
         apply_pass(ctx, fallback, ConvertNvTileaaToSimt())
     except LocatedError as exc:

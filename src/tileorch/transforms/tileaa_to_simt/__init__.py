@@ -309,11 +309,13 @@ class FunctionLowering(PointerLowering, ScanLowering):
             if fold is not None:
                 items += [(pos + i, fold) for i in range(n)]
             pos += n
-        self.scratch_bytes = max(self.scratch_bytes, 8 * len(items) * self.threads)
+        sizes = [max(4, byte_size(flat[i].type)) for i, _ in items]  # slot s of thread t: base_s + t * size_s
+        bases = [sum(sizes[:s]) * self.threads for s in range(len(items))]
+        self.scratch_bytes = max(self.scratch_bytes, sum(sizes) * self.threads)
         e.barrier()  # the loop's last exchange through the scratch is read by every thread first
 
         def slot_ptr(b: Emitter, s: int) -> SSAValue:
-            index = b.mul_i(b.add_i(b.const(s * self.threads), b.tid), b.const(8))
+            index = b.add_i(b.const(bases[s]), b.mul_i(b.tid, b.const(sizes[s])))
             return b.gep(self.smem, index, i8, SHARED_PTR)
 
         for s, (i, _) in enumerate(items):

@@ -18,7 +18,7 @@ sums are reassociated (as any split reduction, the last bits may differ).
   memory (``tiled_store``, ``store``, atomics), so ranks other than 0 have no visible effect;
 * every loop-carried tile or scalar is folded by one associative, commutative op with an
   identity (:data:`IDENTITIES`): the yielded value is ``fold(arg, x)`` and ``arg`` has no other
-  use (memory tokens are carried as they are);
+  use (memory tokens and values yielded unchanged are carried as they are);
 * program id x and the count along x become the cluster's (``%clusterid.x``, ``%nclusterid.x``).
 """
 
@@ -55,7 +55,7 @@ IDENTITIES = {
 class SplitLoop:
     loop: scf.ForOp
     folds: list[Operation | None]
-    """Per iter arg: the op that folds it (None: a memory token)."""
+    """Per iter arg: the op that folds it (None: a memory token or a value carried unchanged)."""
 
 
 def enabled() -> bool:
@@ -89,7 +89,7 @@ def split_loop(fn: Operation) -> SplitLoop | None:
         return None
     folds: list[Operation | None] = []
     for arg, value in zip(body.args[1:], yielded.operands):
-        if isinstance(arg.type, MemTokenType):
+        if isinstance(arg.type, MemTokenType) or value is arg:  # a token, or carried unchanged
             folds.append(None)
             continue
         fold = value.owner
