@@ -82,6 +82,9 @@ def _arrays(name: str) -> list:
         "gemm_fp8_e4m3_at": [((K, M), "e4m3"), ((N, K), "e4m3"), ((M, N), "f16")],
         "linear_fp8_e5m2_scaled": [((M, K), "e5m2"), ((N, K), "e5m2"), ((M, N), "bf16"), 1.0, 1.0],
         "gemm_f16_tile256x128": gemm, "gemm_f16_tile64x64": gemm,
+        "swiglu_f16": [((M, K), "f16"), ((K, N), "f16"), ((K, N), "f16"), ((M, N), "f16")],
+        "swiglu_bf16": [((M, K), "bf16"), ((K, N), "bf16"), ((K, N), "bf16"), ((M, N), "bf16")],
+        "swiglu_linear_bf16": [((M, K), "bf16"), ((N, K), "bf16"), ((N, K), "bf16"), ((M, N), "bf16")],
     }[name]
 
 

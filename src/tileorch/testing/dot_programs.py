@@ -150,6 +150,39 @@ def linear_gelu(X, W, bias, Y, tm: ct.Constant[int], tn: ct.Constant[int], tk: c
 
 
 @ct.kernel
+def swiglu(X, Wg, Wu, H, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """The gated MLP's up projection ``H = silu(X @ Wg) * (X @ Wu)``: two dots in one K loop sharing
+    the A tile, each with its own B and accumulator, combined elementwise after the loop."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc_g = ct.zeros((tm, tn), dtype=ct.float32)
+    acc_u = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        a = ct.load(X, index=(bm, k), shape=(tm, tk))
+        wg = ct.load(Wg, index=(k, bn), shape=(tk, tn))
+        wu = ct.load(Wu, index=(k, bn), shape=(tk, tn))
+        acc_g = ct.mma(a, wg, acc_g)
+        acc_u = ct.mma(a, wu, acc_u)
+    h = acc_g / (1.0 + ct.exp(-acc_g)) * acc_u
+    ct.store(H, index=(bm, bn), tile=h.astype(H.dtype))
+
+
+@ct.kernel
+def swiglu_linear(X, Wg, Wu, H, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """SwiGLU with ``nn.Linear`` weights (``Wg``, ``Wu`` stored [N, K], transposed before the dots)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc_g = ct.zeros((tm, tn), dtype=ct.float32)
+    acc_u = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        a = ct.load(X, index=(bm, k), shape=(tm, tk))
+        wg = ct.load(Wg, index=(bn, k), shape=(tn, tk))
+        wu = ct.load(Wu, index=(bn, k), shape=(tn, tk))
+        acc_g = ct.mma(a, ct.transpose(wg), acc_g)
+        acc_u = ct.mma(a, ct.transpose(wu), acc_u)
+    h = acc_g * (1.0 / (1.0 + ct.exp(-acc_g))) * acc_u
+    ct.store(H, index=(bm, bn), tile=h.astype(H.dtype))
+
+
+@ct.kernel
 def gemm_scale_residual(A, B, R, C, alpha, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
     """``C = alpha * (A @ B) + R`` (a scalar argument and a residual tile)."""
     bm, bn = ct.bid(0), ct.bid(1)
@@ -680,6 +713,25 @@ def _make_linear_gelu(m, n, k, dt, g):
         torch.nn.functional.linear(x, w, bias), approximate="tanh")
 
 
+def _make_swiglu(m, n, k, dt, g):
+    import torch
+
+    x, wg, wu = _randn((m, k), dt, g, 0.5), _randn((k, n), dt, g, 0.1), _randn((k, n), dt, g, 0.1)
+    h = _nan((m, n), dt)
+    ref = torch.nn.functional.silu(x.float() @ wg.float()) * (x.float() @ wu.float())
+    return (x, wg, wu, h), h, ref, lambda: torch.nn.functional.silu(x @ wg) * (x @ wu)
+
+
+def _make_swiglu_linear(m, n, k, dt, g):
+    import torch
+
+    F = torch.nn.functional
+    x, wg, wu = _randn((m, k), dt, g, 0.5), _randn((n, k), dt, g, 0.1), _randn((n, k), dt, g, 0.1)
+    h = _nan((m, n), dt)
+    ref = F.silu(x.float() @ wg.float().t()) * (x.float() @ wu.float().t())
+    return (x, wg, wu, h), h, ref, lambda: F.silu(F.linear(x, wg)) * F.linear(x, wu)
+
+
 def _make_scale_residual(m, n, k, dt, g):
     import torch
 
@@ -996,6 +1048,10 @@ PROGRAMS: dict[str, Program] = {
                                 library="torch._scaled_mm (A made row-major for it)"),
     "linear_fp8_e5m2_scaled": Program(gemm_fp8_scaled, "e5m2", _make_linear_e5m2, tiles=(128, 128, 128),
                                       bench=False),
+    "swiglu_f16": Program(swiglu, "f16", _make_swiglu, library="F.silu(x@wg)*(x@wu)"),
+    "swiglu_bf16": Program(swiglu, "bf16", _make_swiglu, library="F.silu(x@wg)*(x@wu)", bench=False),
+    "swiglu_linear_bf16": Program(swiglu_linear, "bf16", _make_swiglu_linear,
+                                  library="F.silu(F.linear(x, wg))*F.linear(x, wu)"),
     "gemm_f16_tile256x128": Program(gemm, "f16", _make_gemm, tiles=(256, 128, 64), library="torch.matmul",
                                     bench=False),
     "gemm_f16_tile64x64": Program(gemm, "f16", _make_gemm, tiles=(64, 64, 64), library="torch.matmul",
