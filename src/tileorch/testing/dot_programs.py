@@ -183,6 +183,22 @@ def swiglu_linear(X, Wg, Wu, H, tm: ct.Constant[int], tn: ct.Constant[int], tk: 
 
 
 @ct.kernel
+def gated_three(X, W1, W2, W3, H, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """Three dots sharing A: ``H = silu(X @ W1) * (X @ W2) + X @ W3`` (three accumulators: 64-column tiles)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc1 = ct.zeros((tm, tn), dtype=ct.float32)
+    acc2 = ct.zeros((tm, tn), dtype=ct.float32)
+    acc3 = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        a = ct.load(X, index=(bm, k), shape=(tm, tk))
+        acc1 = ct.mma(a, ct.load(W1, index=(k, bn), shape=(tk, tn)), acc1)
+        acc2 = ct.mma(a, ct.load(W2, index=(k, bn), shape=(tk, tn)), acc2)
+        acc3 = ct.mma(a, ct.load(W3, index=(k, bn), shape=(tk, tn)), acc3)
+    h = acc1 / (1.0 + ct.exp(-acc1)) * acc2 + acc3
+    ct.store(H, index=(bm, bn), tile=h.astype(H.dtype))
+
+
+@ct.kernel
 def gemm_scale_residual(A, B, R, C, alpha, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
     """``C = alpha * (A @ B) + R`` (a scalar argument and a residual tile)."""
     bm, bn = ct.bid(0), ct.bid(1)
@@ -722,6 +738,18 @@ def _make_swiglu(m, n, k, dt, g):
     return (x, wg, wu, h), h, ref, lambda: torch.nn.functional.silu(x @ wg) * (x @ wu)
 
 
+def _make_gated_three(m, n, k, dt, g):
+    import torch
+
+    F = torch.nn.functional
+    x = _randn((m, k), dt, g, 0.5)
+    w1, w2, w3 = (_randn((k, n), dt, g, 0.1) for _ in range(3))
+    h = _nan((m, n), dt)
+    xf = x.float()
+    ref = F.silu(xf @ w1.float()) * (xf @ w2.float()) + xf @ w3.float()
+    return (x, w1, w2, w3, h), h, ref, lambda: F.silu(x @ w1) * (x @ w2) + x @ w3
+
+
 def _make_swiglu_linear(m, n, k, dt, g):
     import torch
 
@@ -1050,6 +1078,8 @@ PROGRAMS: dict[str, Program] = {
                                       bench=False),
     "swiglu_f16": Program(swiglu, "f16", _make_swiglu, library="F.silu(x@wg)*(x@wu)"),
     "swiglu_bf16": Program(swiglu, "bf16", _make_swiglu, library="F.silu(x@wg)*(x@wu)", bench=False),
+    "gated_three_f16": Program(gated_three, "f16", _make_gated_three, tiles=(128, 64, 64),
+                               library="F.silu(x@w1)*(x@w2)+x@w3", bench=False),
     "swiglu_linear_bf16": Program(swiglu_linear, "bf16", _make_swiglu_linear,
                                   library="F.silu(F.linear(x, wg))*F.linear(x, wu)"),
     "gemm_f16_tile256x128": Program(gemm, "f16", _make_gemm, tiles=(256, 128, 64), library="torch.matmul",

@@ -204,6 +204,15 @@ class GemmConfig:
              f"got {self.tile_k}"),
             (2 <= self.stages <= 16, f"stages must be in [2, 16] (one stage deadlocks: a consumer releases the "
                                      f"previous stage only after waiting for the next), got {self.stages}"),
+            (self.b_operands >= 1, f"b_operands must be at least 1, got {self.b_operands}"),
+            (self.accumulator_registers <= ACCUMULATOR_REGISTERS,
+             f"{self.b_operands} accumulators of 64x{self.tile_n} per consumer warp group need "
+             f"{self.accumulator_registers} registers per thread; at most {ACCUMULATOR_REGISTERS} fit beside the "
+             f"descriptors, addresses and epilogue in {self.consumer_regs} (use a narrower tile_n)"),
+            (self.b_operands == 1 or self.schedule != "streamk",
+             "several accumulators (b_operands > 1) have no Stream-K fix-up: persistent or dp schedules"),
+            (self.b_operands == 1 or self.epilogue != "atomic", "several accumulators need the tier's epilogue "
+             "(tma or direct), not the atomic one"),
             (self.smem_bytes <= SMEM_LIMIT,
              f"{self.stages} stages of {self.stage_bytes} bytes (+ {self.epilogue_bytes} epilogue bytes"
              f"{f' + {self.scratch_bytes} scratch bytes' if self.scratch_bytes else ''}) need "
@@ -244,15 +253,6 @@ class GemmConfig:
             (self.epilogue != "tma" or self.out_dtype not in ("f32", "s32"),
              f"an {self.out_dtype} output needs epilogue='direct' (the TMA epilogue stages 16-bit rows of 128 bytes)"),
             (self.epilogue != "tma" or self.tile_n % 64 == 0, "the TMA epilogue stores whole 64-column boxes"),
-            (self.b_operands >= 1, f"b_operands must be at least 1, got {self.b_operands}"),
-            (self.accumulator_registers <= ACCUMULATOR_REGISTERS,
-             f"{self.b_operands} accumulators of 64x{self.tile_n} per consumer warp group need "
-             f"{self.accumulator_registers} registers per thread; at most {ACCUMULATOR_REGISTERS} fit beside the "
-             f"descriptors, addresses and epilogue in {self.consumer_regs} (use a narrower tile_n)"),
-            (self.b_operands == 1 or self.schedule != "streamk",
-             "several accumulators (b_operands > 1) have no Stream-K fix-up: persistent or dp schedules"),
-            (self.b_operands == 1 or self.epilogue != "atomic", "several accumulators need the tier's epilogue "
-             "(tma or direct), not the atomic one"),
             (not (self.grid_l and self.batched), "grid_l and batched exclusive (a batched GEMM walks its batch as L)"),
             (not (self.grid_l and self.schedule == "streamk"), "grid_l programs choose their own K ranges: no Stream-K"),
         ]
