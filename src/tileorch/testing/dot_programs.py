@@ -580,6 +580,8 @@ class Program:
     """In the default benchmark set (tile-shape variants of one computation are not)."""
     extra: tuple = ()
     """Constants after the tile sizes (split count, batch tile)."""
+    dots: int = 1
+    """Dots of ``m x n x k`` the program computes (dots sharing A: 2 or 3): the benchmark's flop count."""
 
 
 def _t(dtype: str):
@@ -1076,12 +1078,12 @@ PROGRAMS: dict[str, Program] = {
                                 library="torch._scaled_mm (A made row-major for it)"),
     "linear_fp8_e5m2_scaled": Program(gemm_fp8_scaled, "e5m2", _make_linear_e5m2, tiles=(128, 128, 128),
                                       bench=False),
-    "swiglu_f16": Program(swiglu, "f16", _make_swiglu, library="F.silu(x@wg)*(x@wu)"),
-    "swiglu_bf16": Program(swiglu, "bf16", _make_swiglu, library="F.silu(x@wg)*(x@wu)", bench=False),
+    "swiglu_f16": Program(swiglu, "f16", _make_swiglu, library="F.silu(x@wg)*(x@wu)", dots=2),
+    "swiglu_bf16": Program(swiglu, "bf16", _make_swiglu, library="F.silu(x@wg)*(x@wu)", bench=False, dots=2),
     "gated_three_f16": Program(gated_three, "f16", _make_gated_three, tiles=(128, 64, 64),
-                               library="F.silu(x@w1)*(x@w2)+x@w3", bench=False),
+                               library="F.silu(x@w1)*(x@w2)+x@w3", bench=False, dots=3),
     "swiglu_linear_bf16": Program(swiglu_linear, "bf16", _make_swiglu_linear,
-                                  library="F.silu(F.linear(x, wg))*F.linear(x, wu)"),
+                                  library="F.silu(F.linear(x, wg))*F.linear(x, wu)", dots=2),
     "gemm_f16_tile256x128": Program(gemm, "f16", _make_gemm, tiles=(256, 128, 64), library="torch.matmul",
                                     bench=False),
     "gemm_f16_tile64x64": Program(gemm, "f16", _make_gemm, tiles=(64, 64, 64), library="torch.matmul",
