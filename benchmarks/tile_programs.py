@@ -44,7 +44,7 @@ def run_one(name: str, m: int, n: int, k: int, iters: int) -> dict:
     from tileorch.testing.dot_programs import PROGRAMS
 
     row: dict = {"program": name, "m": m, "n": n, "k": k, "batch": PROGRAMS[name].batch}
-    flops = 2.0 * m * n * k * PROGRAMS[name].batch
+    flops = 2.0 * m * n * k * PROGRAMS[name].batch * PROGRAMS[name].dots  # dots sharing A: each one
     stream = torch.cuda.current_stream()
     kernel, args, grid, out, ref, lib = build(name, m, n, k, seed=1)
     start = time.perf_counter()

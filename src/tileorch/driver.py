@@ -183,7 +183,8 @@ class CutileProgram:
     """A compiled cuTile program.  ``kind == "simt"``: the kernel's parameters are the cuTile
     entry's, in order; block = (threads, 1, 1), grid = the tile grid.  ``kind == "gemm"``: launch
     with :mod:`tileorch.launchers.gemm_host` (``gemm_config``); ``gemm_args`` are the indices of
-    the A, B, C array arguments of the cuTile kernel when the lowering reports them."""
+    the A, B, C array arguments of the cuTile kernel when the lowering reports them, then those of
+    the other B operands of dots sharing A (``gemm_config.b_operands > 1``)."""
 
     kind: str
     ptx: str
@@ -191,7 +192,7 @@ class CutileProgram:
     kernel: str
     threads: int
     gemm_config: object = None
-    gemm_args: tuple[int, int, int] | None = None
+    gemm_args: tuple[int, ...] | None = None
     seconds: float = 0.0
     epilogue_ops: bool = False
     """The GEMM kernel runs the program's epilogue: it takes the cuTile entry's parameters after

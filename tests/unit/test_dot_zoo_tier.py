@@ -82,6 +82,10 @@ def _arrays(name: str) -> list:
         "gemm_fp8_e4m3_at": [((K, M), "e4m3"), ((N, K), "e4m3"), ((M, N), "f16")],
         "linear_fp8_e5m2_scaled": [((M, K), "e5m2"), ((N, K), "e5m2"), ((M, N), "bf16"), 1.0, 1.0],
         "gemm_f16_tile256x128": gemm, "gemm_f16_tile64x64": gemm,
+        "swiglu_f16": [((M, K), "f16"), ((K, N), "f16"), ((K, N), "f16"), ((M, N), "f16")],
+        "swiglu_bf16": [((M, K), "bf16"), ((K, N), "bf16"), ((K, N), "bf16"), ((M, N), "bf16")],
+        "gated_three_f16": [((M, K), "f16"), ((K, N), "f16"), ((K, N), "f16"), ((K, N), "f16"), ((M, N), "f16")],
+        "swiglu_linear_bf16": [((M, K), "bf16"), ((N, K), "bf16"), ((N, K), "bf16"), ((M, N), "bf16")],
     }[name]
 
 
@@ -124,6 +128,12 @@ EXPECT = {  # configuration fields the operands call for
     "gemm_i8_n_major_b": {"dtype": "s8", "out_dtype": "s32", "b_major": "k", "transpose_b": True},
     "gemm_u8_i8_n_major_b": {"dtype": "u8", "b_dtype": "s8", "out_dtype": "s32", "transpose_b": True},
     "linear_i8_dequant_bf16": {"dtype": "s8", "out_dtype": "bf16", "epilogue": "tma", "tile_k": 128},
+    # dots sharing A: one A and 2 (3) B tiles per stage, 2 (3) accumulators of 64 x tile_n per consumer
+    # warp group within the 128 accumulator registers (tile_n 128, or 64 for three)
+    "swiglu_f16": {"b_operands": 2, "tile_n": 128, "b_major": "n", "stages": 4, "epilogue": "tma"},
+    "swiglu_bf16": {"b_operands": 2, "tile_n": 128, "dtype": "bf16"},
+    "swiglu_linear_bf16": {"b_operands": 2, "tile_n": 128, "b_major": "k"},
+    "gated_three_f16": {"b_operands": 3, "tile_n": 64, "cluster_m": 1},
 }
 WGMMA = {  # the instruction the integer programs must run
     "linear_i8_i32": "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8",
@@ -156,6 +166,11 @@ PTX_COUNT = {
     # (the exponentials the sum folds are the ones the stored elements reuse: one per element)
     "gemm_row_softmax_f16": [("shfl.sync.bfly", 2 * 2 * 2 * 2), ("ex2.approx", 2 * 64)],
     "gemm_colmax_zero_pad_f16": [("0fFF800000", 0), ("bar.sync \t1, 256;", 6)],
+    # dots sharing A: 4 k16 steps per B per K tile, per consumer warp group; one exponential per
+    # element of a thread's 64 x tile_n / 128 (the SiLU of the first accumulator)
+    "swiglu_f16": [("wgmma.mma_async", 2 * 2 * 4), ("ex2.approx", 2 * 64)],
+    "swiglu_linear_bf16": [("wgmma.mma_async", 2 * 2 * 4), ("ex2.approx", 2 * 64)],
+    "gated_three_f16": [("wgmma.mma_async", 2 * 3 * 4), ("ex2.approx", 2 * 32)],
 }
 
 

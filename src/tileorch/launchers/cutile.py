@@ -624,6 +624,35 @@ def gemm_operands(program: Any, arguments: list[Argument]) -> tuple[ArrayArg, Ar
     return tuple(picked)  # type: ignore[return-value]
 
 
+def more_b_operands(program: Any, arguments: list[Argument], b: ArrayArg, batch: int = 1) -> list[ArrayArg]:
+    """The B operands after the first of a program of dots sharing A (``program.gemm_args[3:]``,
+    entry parameter indices like A's, B's and C's), each checked to have B's shape, element type
+    and strides (the kernel reads every B through a tensor map laid out as B's); ``b``: B as
+    :func:`gemm_problem_batched` returns it (a batched B's first matrix), ``batch``: its L."""
+    indices = list(getattr(program, "gemm_args", None) or ())[3:]
+    if not indices:
+        return []
+    flat = flat_parameters(arguments)
+    by_pos = {a.position: a for a in arguments}
+    out = []
+    for i, index in enumerate(indices, start=1):
+        if index is None or not 0 <= index < len(flat) or flat[index][1] != "ptr":
+            raise RuntimeError(f"compile_program reported GEMM operand B{i} at entry parameter {index}, which is not "
+                               f"an array's base pointer (entry parameters: {flat})")
+        x = by_pos[flat[index][0]]
+        if getattr(program.gemm_config, "batched", False):
+            if x.ndim != 3 or x.shape[0] != batch or (batch > 1 and x.strides[0] != x.shape[1] * x.shape[2]):
+                raise LayoutNotSupported(f"{_where(x.name, x.position)}: the batched WGMMA GEMM needs {batch} contiguous "
+                                         f"matrices, got strides {x.strides} for shape {x.shape}")
+            x = _matrix(x)
+        if (x.shape, x.strides, x.dtype) != (b.shape, b.strides, b.dtype):
+            raise LayoutNotSupported(f"{_where(x.name, x.position)}: the dots sharing A read every B like "
+                                     f"{_where(b.name, b.position)} (shape {b.shape}, strides {b.strides}, {b.dtype}); "
+                                     f"got shape {x.shape}, strides {x.strides}, {x.dtype}")
+        out.append(x)
+    return out
+
+
 _GEMM_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "tf32": "float32", "e4m3": "float8_e4m3fn",
                 "e5m2": "float8_e5m2", "s8": "int8", "u8": "uint8", "s32": "int32"}
 
@@ -764,6 +793,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     program = entry.program
     # the operands as the kernel reads them: a column-major array as its row-major transpose
     a, b, c, m, n, k, batch = gemm_problem_batched(program, stored_arguments(arguments))
+    more_b = more_b_operands(program, stored_arguments(arguments), b, batch)  # dots sharing A: the other Bs
     given = {x.position: x for x in arguments}
     major = program.gemm_config.b_major if program.gemm_config.b_major == "k" else b_major(b)
     if major != program.gemm_config.b_major and (tiles != "auto" or program.epilogue_ops):
@@ -822,10 +852,12 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         a_ptr = _k_major_copy(_stored_object(args[a.position], given[a.position]), a, stream, "A")
         b_reason = "; ".join(filter(None, [b_reason, "A: M-major, the kernel reads a K-major copy made at each launch "
                                                       "(one extra pass over A)"]))
-    key = (id(gk), a_ptr, b_ptr, c.ptr, m, n, k, batch, dev.sm_count, tuple(extra))
+    more_ptrs = tuple(x.ptr for x in more_b)
+    key = (id(gk), a_ptr, b_ptr, c.ptr, m, n, k, batch, dev.sm_count, tuple(extra), more_ptrs)
     prepared = _prepared.get(key)
     if prepared is None:
-        prepared = _prepared[key] = gk.prepare(a_ptr, b_ptr, c.ptr, m, n, k, dev.sm_count, extra=extra, batch=batch)
+        prepared = _prepared[key] = gk.prepare(a_ptr, b_ptr, c.ptr, m, n, k, dev.sm_count, extra=extra, batch=batch,
+                                               more_b=more_ptrs)
         prepared.staging.warn(f"cuTile kernel {kernel_name(kernel)}", [b_reason] if b_reason else [], stacklevel=3)
         while len(_prepared) > _PREPARED_MAX:
             _prepared.popitem(last=False)

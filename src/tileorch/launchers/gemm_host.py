@@ -130,20 +130,26 @@ class OperandRows:
 
 
 def operand_rows(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int,
-                 batch: int = 1) -> tuple[OperandRows, OperandRows, OperandRows]:
+                 batch: int = 1, more_b: tuple[int, ...] = ()) -> tuple[OperandRows, ...]:
     """A, B, C as row sets: A ``[M, K]`` (``[K, M]`` M-major), B ``[N, K]`` (K-major) or ``[K, N]``,
-    C ``[M, N]``; a batched problem stacks its L matrices' rows."""
+    C ``[M, N]``, then the other B operands (``more_b``: ``B1``, ``B2``, ... laid out as B) of a
+    configuration with ``b_operands > 1``; a batched problem stacks its L matrices' rows."""
     es, eo = ESIZE[cfg.dtype], ESIZE[cfg.out_dtype]
+
+    def b_rows(name, ptr):
+        return OperandRows(name, ptr, n * batch, k * es) if cfg.b_major == "k" else OperandRows(name, ptr, k * batch,
+                                                                                                 n * es)
+
     a = OperandRows("A", a_ptr, m * batch, k * es) if cfg.a_major == "k" else OperandRows("A", a_ptr, k * batch, m * es)
-    b = OperandRows("B", b_ptr, n * batch, k * es) if cfg.b_major == "k" else OperandRows("B", b_ptr, k * batch, n * es)
-    return a, b, OperandRows("C", c_ptr, m * batch, n * eo)
+    more = tuple(b_rows(f"B{i}", ptr) for i, ptr in enumerate(more_b, start=1))
+    return (a, b_rows("B", b_ptr), OperandRows("C", c_ptr, m * batch, n * eo), *more)
 
 
 def staging_reasons(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int,
-                    batch: int = 1) -> list[str]:
+                    batch: int = 1, more_b: tuple[int, ...] = ()) -> list[str]:
     """Why operands of this problem go through padded copies (empty: TMA reads them in place)."""
     out = []
-    for op in operand_rows(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch):
+    for op in operand_rows(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b):
         if op.tma_ok:
             continue
         why = (f"row stride {op.width} bytes is not a multiple of 16" if op.width % 16
@@ -159,16 +165,16 @@ class StagingPlan:
     (``cuMemcpy2DAsync``, pitch rounded up to 16 bytes) before the kernel, C is written padded
     and copied out after it.  ``reasons`` says what was staged (the launcher reports it)."""
 
-    def __init__(self, cfg: GemmConfig, a_ptr, b_ptr, c_ptr, m, n, k, batch):
+    def __init__(self, cfg: GemmConfig, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b: tuple[int, ...] = ()):
         self.copies_in: list[tuple[int, int, int, int, int, int]] = []  # src, src pitch, dst, dst pitch, width, rows
         self.copies_out: list[tuple[int, int, int, int, int, int]] = []
         self.pitch: dict[str, int] = {}
         self.ptr: dict[str, int] = {}
         batch = batch if cfg.batched else 1  # a grid_l problem's L splits the work, not the arrays
-        self.reasons = [r for r in staging_reasons(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch)
+        self.reasons = [r for r in staging_reasons(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b)
                         if not (cfg.epilogue == "atomic" and r.startswith("C:"))]
         self._buffers: list[Any] = []
-        for op in operand_rows(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch):
+        for op in operand_rows(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b):
             if op.tma_ok or (op.name == "C" and cfg.epilogue == "atomic"):  # the program's adds address C itself
                 self.pitch[op.name], self.ptr[op.name] = op.width, op.ptr
                 continue
@@ -291,12 +297,25 @@ def tensor_maps(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: 
         tma_a = tmap(a_ptr, cfg.dtype, (k, m), (k * es,), (cfg.tile_k, cfg.tile_m), "A")
     else:  # A stored [K, M]: 64 M x 64 K boxes
         tma_a = tmap(a_ptr, cfg.dtype, (m, k), (m * es,), (64, 64), "A")
-    if cfg.b_major == "k":
-        tma_b = tmap(b_ptr, cfg.dtype, (k, n), (k * es,), (cfg.tile_k, cfg.tile_n // cfg.cluster_m), "B")
-    else:
-        tma_b = tmap(b_ptr, cfg.dtype, (n, k), (n * es,), (64, 64), "B")
+    tma_b = b_tensor_map(cfg, b_ptr, n, k, batch, pitch, "B")
     tma_c = tmap(c_ptr, cfg.out_dtype, (n, m), (n * 2,), (64, 64), "C") if cfg.epilogue == "tma" else bytes(128)
     return tma_a, tma_b, tma_c
+
+
+def b_tensor_map(cfg: GemmConfig, b_ptr: int, n: int, k: int, batch: int = 1, pitch: dict[str, int] | None = None,
+                 name: str = "B") -> bytes:
+    """The tensor map of a B operand (``name``: ``B``, or ``B1``... for the other B operands of a
+    ``b_operands > 1`` configuration, laid out as B): ``[64 K, tile_n/cluster N]`` boxes (K-major)
+    or ``[64 N, 64 K]`` (N-major); its pitch from ``pitch[name]`` when staged."""
+    es = ESIZE[cfg.dtype]
+    if cfg.b_major == "k":
+        dims, row_bytes, box = (k, n), (k * es,), (cfg.tile_k, cfg.tile_n // cfg.cluster_m)
+    else:
+        dims, row_bytes, box = (n, k), (n * es,), (64, 64)
+    row_bytes = ((pitch or {}).get(name, row_bytes[0]),)
+    if cfg.batched:
+        dims, row_bytes, box = (*dims, batch), (*row_bytes, row_bytes[0] * dims[1]), (*box, 1)
+    return encode_tensor_map(b_ptr, cfg.dtype, dims, row_bytes, box)
 
 
 # --------------------------------------------------------------------------- launching
@@ -335,22 +354,27 @@ class GemmKernel:
         return self._mac
 
     def prepare(self, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int, sms: int,
-                workspace: Any = None, extra: list[bytes] = (), batch: int = 1) -> PreparedGemm:
+                workspace: Any = None, extra: list[bytes] = (), batch: int = 1,
+                more_b: tuple[int, ...] = ()) -> PreparedGemm:
         """Bind a problem; ``extra``: the parameter bytes a kernel with a compiled epilogue takes
         after the GEMM's own (the tile program's parameters, in order); ``batch``: L of a batched
-        configuration."""
-        return PreparedGemm(self, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace, extra, batch)
+        configuration; ``more_b``: the other B operands' pointers (``cfg.b_operands - 1``, laid out
+        as B)."""
+        return PreparedGemm(self, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace, extra, batch, more_b)
 
 
 class PreparedGemm:
     """Everything one launch needs, packed once (tensor maps, params record on the device)."""
 
-    def __init__(self, kernel: GemmKernel, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace_alloc, extra=(), batch=1):
+    def __init__(self, kernel: GemmKernel, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace_alloc, extra=(), batch=1,
+                 more_b=()):
         from tileorch.runtime.buffers import DeviceBuffer
         from tileorch.schedulers.device_params import pack_device_params
 
         cfg = kernel.cfg
         check_problem(m, n, k, cfg)
+        if len(more_b) != cfg.b_operands - 1:
+            raise GemmConfigError(f"{cfg.name} reads {cfg.b_operands} B operands; got {1 + len(more_b)}")
         kernel.opt_in()
         self.kernel = kernel
         mac = kernel.max_active_clusters() if cfg.cluster_m > 1 else 0
@@ -368,14 +392,16 @@ class PreparedGemm:
                 workspace_ptr = ws if isinstance(ws, int) else getattr(ws, "ptr", None) or ws.data_ptr()
                 self.zero_bytes = (workspace_ptr + red, bar)
         record = pack_device_params(p, workspace_ptr, red, bar)  # passed by value (grid-constant)
-        self.staging = st = StagingPlan(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch)
+        self.staging = st = StagingPlan(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, tuple(more_b))
         tma_a, tma_b, tma_c = tensor_maps(cfg, st.ptr["A"], st.ptr["B"], st.ptr["C"], m, n, k,
                                           batch if cfg.batched else 1, st.pitch)
+        tma_more_b = [b_tensor_map(cfg, st.ptr[f"B{i}"], n, k, batch if cfg.batched else 1, st.pitch, f"B{i}")
+                      for i in range(1, len(more_b) + 1)]
         # the direct epilogue's N is also C's leading dimension: a padded C is N' columns wide
         # (the extra columns are scratch, never copied out)
         n_ld = st.pitch["C"] // ESIZE[cfg.out_dtype] if cfg.epilogue == "direct" else n
         args = [tma_a, tma_b, tma_c, struct.pack("<Q", st.ptr["C"]), struct.pack("<i", m), struct.pack("<i", n_ld),
-                struct.pack("<i", k), record, *extra]
+                struct.pack("<i", k), record, *tma_more_b, *extra]
         self._storage = [ctypes.create_string_buffer(a, len(a)) for a in args]
         self._pointers = (ctypes.c_void_p * len(args))(*[ctypes.addressof(s) for s in self._storage])
         self._config = self._launch_config()

@@ -150,6 +150,55 @@ def linear_gelu(X, W, bias, Y, tm: ct.Constant[int], tn: ct.Constant[int], tk: c
 
 
 @ct.kernel
+def swiglu(X, Wg, Wu, H, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """The gated MLP's up projection ``H = silu(X @ Wg) * (X @ Wu)``: two dots in one K loop sharing
+    the A tile, each with its own B and accumulator, combined elementwise after the loop."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc_g = ct.zeros((tm, tn), dtype=ct.float32)
+    acc_u = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        a = ct.load(X, index=(bm, k), shape=(tm, tk))
+        wg = ct.load(Wg, index=(k, bn), shape=(tk, tn))
+        wu = ct.load(Wu, index=(k, bn), shape=(tk, tn))
+        acc_g = ct.mma(a, wg, acc_g)
+        acc_u = ct.mma(a, wu, acc_u)
+    h = acc_g / (1.0 + ct.exp(-acc_g)) * acc_u
+    ct.store(H, index=(bm, bn), tile=h.astype(H.dtype))
+
+
+@ct.kernel
+def swiglu_linear(X, Wg, Wu, H, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """SwiGLU with ``nn.Linear`` weights (``Wg``, ``Wu`` stored [N, K], transposed before the dots)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc_g = ct.zeros((tm, tn), dtype=ct.float32)
+    acc_u = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        a = ct.load(X, index=(bm, k), shape=(tm, tk))
+        wg = ct.load(Wg, index=(bn, k), shape=(tn, tk))
+        wu = ct.load(Wu, index=(bn, k), shape=(tn, tk))
+        acc_g = ct.mma(a, ct.transpose(wg), acc_g)
+        acc_u = ct.mma(a, ct.transpose(wu), acc_u)
+    h = acc_g * (1.0 / (1.0 + ct.exp(-acc_g))) * acc_u
+    ct.store(H, index=(bm, bn), tile=h.astype(H.dtype))
+
+
+@ct.kernel
+def gated_three(X, W1, W2, W3, H, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """Three dots sharing A: ``H = silu(X @ W1) * (X @ W2) + X @ W3`` (three accumulators: 64-column tiles)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc1 = ct.zeros((tm, tn), dtype=ct.float32)
+    acc2 = ct.zeros((tm, tn), dtype=ct.float32)
+    acc3 = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        a = ct.load(X, index=(bm, k), shape=(tm, tk))
+        acc1 = ct.mma(a, ct.load(W1, index=(k, bn), shape=(tk, tn)), acc1)
+        acc2 = ct.mma(a, ct.load(W2, index=(k, bn), shape=(tk, tn)), acc2)
+        acc3 = ct.mma(a, ct.load(W3, index=(k, bn), shape=(tk, tn)), acc3)
+    h = acc1 / (1.0 + ct.exp(-acc1)) * acc2 + acc3
+    ct.store(H, index=(bm, bn), tile=h.astype(H.dtype))
+
+
+@ct.kernel
 def gemm_scale_residual(A, B, R, C, alpha, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
     """``C = alpha * (A @ B) + R`` (a scalar argument and a residual tile)."""
     bm, bn = ct.bid(0), ct.bid(1)
@@ -531,6 +580,8 @@ class Program:
     """In the default benchmark set (tile-shape variants of one computation are not)."""
     extra: tuple = ()
     """Constants after the tile sizes (split count, batch tile)."""
+    dots: int = 1
+    """Dots of ``m x n x k`` the program computes (dots sharing A: 2 or 3): the benchmark's flop count."""
 
 
 def _t(dtype: str):
@@ -678,6 +729,37 @@ def _make_linear_gelu(m, n, k, dt, g):
     ref = torch.nn.functional.gelu(x.float() @ w.float().t() + bias.float(), approximate="tanh")
     return (x, w, bias, y), y, ref, lambda: torch.nn.functional.gelu(
         torch.nn.functional.linear(x, w, bias), approximate="tanh")
+
+
+def _make_swiglu(m, n, k, dt, g):
+    import torch
+
+    x, wg, wu = _randn((m, k), dt, g, 0.5), _randn((k, n), dt, g, 0.1), _randn((k, n), dt, g, 0.1)
+    h = _nan((m, n), dt)
+    ref = torch.nn.functional.silu(x.float() @ wg.float()) * (x.float() @ wu.float())
+    return (x, wg, wu, h), h, ref, lambda: torch.nn.functional.silu(x @ wg) * (x @ wu)
+
+
+def _make_gated_three(m, n, k, dt, g):
+    import torch
+
+    F = torch.nn.functional
+    x = _randn((m, k), dt, g, 0.5)
+    w1, w2, w3 = (_randn((k, n), dt, g, 0.1) for _ in range(3))
+    h = _nan((m, n), dt)
+    xf = x.float()
+    ref = F.silu(xf @ w1.float()) * (xf @ w2.float()) + xf @ w3.float()
+    return (x, w1, w2, w3, h), h, ref, lambda: F.silu(x @ w1) * (x @ w2) + x @ w3
+
+
+def _make_swiglu_linear(m, n, k, dt, g):
+    import torch
+
+    F = torch.nn.functional
+    x, wg, wu = _randn((m, k), dt, g, 0.5), _randn((n, k), dt, g, 0.1), _randn((n, k), dt, g, 0.1)
+    h = _nan((m, n), dt)
+    ref = F.silu(x.float() @ wg.float().t()) * (x.float() @ wu.float().t())
+    return (x, wg, wu, h), h, ref, lambda: F.silu(F.linear(x, wg)) * F.linear(x, wu)
 
 
 def _make_scale_residual(m, n, k, dt, g):
@@ -996,6 +1078,12 @@ PROGRAMS: dict[str, Program] = {
                                 library="torch._scaled_mm (A made row-major for it)"),
     "linear_fp8_e5m2_scaled": Program(gemm_fp8_scaled, "e5m2", _make_linear_e5m2, tiles=(128, 128, 128),
                                       bench=False),
+    "swiglu_f16": Program(swiglu, "f16", _make_swiglu, library="F.silu(x@wg)*(x@wu)", dots=2),
+    "swiglu_bf16": Program(swiglu, "bf16", _make_swiglu, library="F.silu(x@wg)*(x@wu)", bench=False, dots=2),
+    "gated_three_f16": Program(gated_three, "f16", _make_gated_three, tiles=(128, 64, 64),
+                               library="F.silu(x@w1)*(x@w2)+x@w3", bench=False, dots=3),
+    "swiglu_linear_bf16": Program(swiglu_linear, "bf16", _make_swiglu_linear,
+                                  library="F.silu(F.linear(x, wg))*F.linear(x, wu)", dots=2),
     "gemm_f16_tile256x128": Program(gemm, "f16", _make_gemm, tiles=(256, 128, 64), library="torch.matmul",
                                     bench=False),
     "gemm_f16_tile64x64": Program(gemm, "f16", _make_gemm, tiles=(64, 64, 64), library="torch.matmul",

@@ -23,7 +23,9 @@ The tensor maps are grid-constant byval kernel parameters; A's box is ``[64 (K),
 ``[64 (K), tile_n / cluster_m (N)]`` (K-major B) or ``[64 (N), 64 (K)]`` chunks (N-major B),
 all with the 128-byte swizzle the WGMMA descriptors name.
 
-The kernel's parameters are ``(tmap_a, tmap_b, tmap_c, c, m, n, k, params)``; the epilogue is
+The kernel's parameters are ``(tmap_a, tmap_b, tmap_c, c, m, n, k, params)``, then, for
+``b_operands > 1`` (dots sharing A: one A tile and ``b_operands`` B tiles per stage, one
+accumulator and one WGMMA batch per B each K step), the other B operands' tensor maps; the epilogue is
 ``atom.stage_fragment`` + TMA stores (``epilogue = "tma"``) or ``atom.store_fragment``
 (``"direct"``), which the TileAS lowering may rewrite to compile a program's own epilogue.
 """
@@ -222,6 +224,12 @@ class _Kernel:
     a_bytes: SSAValue
     tid: SSAValue
     k_tiles: SSAValue
+    tmap_more_b: tuple = ()
+    """The tensor maps of the B operands after the first (``cfg.b_operands > 1``)."""
+
+    @property
+    def tmaps_b(self) -> list[SSAValue]:
+        return [self.tmap_b, *self.tmap_more_b]
 
     # -- tile scheduler
     def scheduler(self) -> tuple[SSAValue, SSAValue]:
@@ -304,24 +312,26 @@ def _a_loads(k: _Kernel, a_off: SSAValue, kc: SSAValue, m0: SSAValue, fb: SSAVal
 
 
 def _b_loads(k: _Kernel, b_off: SSAValue, kc: SSAValue, n0: SSAValue, fb: SSAValue, tl: SSAValue,
-             rank: SSAValue, mcast: SSAValue | None) -> None:
-    """TMA loads of this CTA's slice of the B tile (multicast to the cluster when cluster_m > 1)."""
+             rank: SSAValue, mcast: SSAValue | None, tmap: SSAValue | None = None, suffix: str = "") -> None:
+    """TMA loads of this CTA's slice of the B tile (multicast to the cluster when cluster_m > 1)
+    through ``tmap`` (B's own by default)."""
     cfg = k.cfg
+    tmap = k.tmap_b if tmap is None else tmap
     if cfg.b_major == "k":
         # B [N, K]: the tile is tile_n rows of 128 bytes; CTA rank r loads rows r*slice ...
         slice_rows = cfg.tile_n // cfg.cluster_m
         bn = _named(_add(n0, _mul(rank, _const(slice_rows))), "bn")
         off = _named(_add(b_off, _mul(rank, _const(slice_rows * 128))), "bs_off")
-        _tma_load(k, k.tmap_b, off, k.box(kc, bn, batch=tl), fb, slice_rows * 128, "bdst", mcast)
+        _tma_load(k, tmap, off, k.box(kc, bn, batch=tl), fb, slice_rows * 128, f"bdst{suffix}", mcast)
         return
     # B [K, N]: 64-column chunks of 64 K rows x 128 bytes, chunk j at +8 KiB * j.
     chunks = cfg.tile_n // 64 // cfg.cluster_m
     chunk0 = _named(_mul(rank, _const(chunks)), "bchunk0")
     for j in range(chunks):
         bj = _add(chunk0, _const(j))
-        col = _named(_add(n0, _mul(bj, k.c64)), f"bcol{j}")
-        off = _named(_add(b_off, _mul(bj, k.c8192)), f"boff{j}")
-        _tma_load(k, k.tmap_b, off, k.box(col, kc, batch=tl), fb, 8192, f"bdst{j}", mcast)
+        col = _named(_add(n0, _mul(bj, k.c64)), f"bcol{suffix}{j}")
+        off = _named(_add(b_off, _mul(bj, k.c8192)), f"boff{suffix}{j}")
+        _tma_load(k, tmap, off, k.box(col, kc, batch=tl), fb, 8192, f"bdst{suffix}{j}", mcast)
 
 
 def _producer(k: _Kernel) -> None:
@@ -332,7 +342,8 @@ def _producer(k: _Kernel) -> None:
         leader = _named(nvvm.ElectSyncOp().results[0], "leader")
         with _if(leader):
             nvp.PrefetchOp(k.tmap_a)
-            nvp.PrefetchOp(k.tmap_b)
+            for tmap in k.tmaps_b:
+                nvp.PrefetchOp(tmap)
         rank = _named(nvvm.SPECIAL_REGISTERS["cluster.ctarank"]().results[0], "rank")
         mcast = _const((1 << cfg.cluster_m) - 1, i16, "mcast") if cfg.cluster_m > 1 else None
         sched, first = k.scheduler()
@@ -355,7 +366,9 @@ def _producer(k: _Kernel) -> None:
                     b_off = _named(_add(a_off, k.a_bytes), "b_off")
                     kc = _named(_mul(kt, k.c_tile_k), "kc")
                     _a_loads(k, a_off, kc, m0, fb, tl)
-                    _b_loads(k, b_off, kc, n0, fb, tl, rank, mcast)
+                    for i, tmap in enumerate(k.tmaps_b):  # B i's tile follows B i-1's in the stage
+                        off = b_off if i == 0 else _named(_add(b_off, _const(i * cfg.b_stage_bytes)), f"b{i}_off")
+                        _b_loads(k, off, kc, n0, fb, tl, rank, mcast, tmap, "" if i == 0 else f"_{i}_")
                 # the elected thread arrives expecting the stage's bytes (A + all B slices)
                 pl.ProducerCommitOp(k.ready, st, cfg.stage_bytes)
                 scf.YieldOp(pl.StateIncrementOp(st).results[0])
@@ -468,24 +481,36 @@ def _consumer(k: _Kernel, wg: int) -> None:
             kbeg, kend = k.k_range(sched, w)
             # mainloop: one wgmma batch stays in flight; the stage read by the previous batch is
             # released once that batch has completed (wait_group 1)
-            body = Block(arg_types=[i32, t.acc, t.state, t.state])
-            with ImplicitBuilder(body) as (kt, acc, st, prev):
-                _named(kt, "kt"), _named(acc, "acc"), _named(st, "st"), _named(prev, "prev")
+            # one accumulator per B operand (cfg.b_operands): all of a K tile's WGMMAs are one batch
+            nacc = cfg.b_operands
+            body = Block(arg_types=[i32, *[t.acc] * nacc, t.state, t.state])
+            with ImplicitBuilder(body) as (kt, *accs, st, prev):
+                _named(kt, "kt"), _named(st, "st"), _named(prev, "prev")
+                for i, acc in enumerate(accs):
+                    _named(acc, "acc" if i == 0 else f"acc{i}")
                 pl.ConsumerWaitOp(k.ready, st)
                 idx64 = arith.ExtUIOp(pl.StateGetIndexOp(st).results[0], i64).result
                 soff = _mul(idx64, stage_units)
                 da_stage = _named(_add(da_base, soff), "da_stage")
                 db_stage = _named(_add(db_base, soff), "db_stage")
                 nvvm.WgmmaFenceAlignedOp()
-                acc_next = _wgmma_steps(k, acc, da_stage, db_stage, c0_i64)
+                acc_next = []
+                for i, acc in enumerate(accs):  # B i's tile is i * b_stage_bytes after B 0's
+                    db_i = db_stage if i == 0 else _named(
+                        _add(db_stage, _const(i * cfg.b_stage_bytes // 16, i64)), f"db{i}_stage")
+                    acc_next.append(_wgmma_steps(k, acc, da_stage, db_i, c0_i64))
                 nvvm.WgmmaGroupSyncAlignedOp()
                 nvvm.WgmmaWaitGroupSyncOp(1)
                 with _if(_named(arith.CmpiOp(kt, kbeg, "ne").result, "not_first")):
                     release = pl.ConsumerReleaseOp(k.ready, prev)
                     release.attributes["cutlass.reads_retired"] = UnitAttr()
-                scf.YieldOp(acc_next, pl.StateIncrementOp(st).results[0], st)
-            acc_out, s_out, prev_out = scf.ForOp(kbeg, kend, k.c1, [zero, s, s], Region(body)).results
-            _named(acc_out, "acc_out")
+                scf.YieldOp(*acc_next, pl.StateIncrementOp(st).results[0], st)
+            *acc_outs, s_out, prev_out = scf.ForOp(kbeg, kend, k.c1, [*[zero] * nacc, s, s], Region(body)).results
+            # the fragment stores read accumulator 0; the others are the loop's next results (the
+            # tier's epilogue reads them there: :func:`accumulator_results`)
+            for i, acc_out in enumerate(acc_outs):
+                _named(acc_out, "acc_out" if i == 0 else f"acc_out{i}")
+            acc_out = acc_outs[0]
             nvvm.WgmmaWaitGroupSyncOp(0)
             with _if(arith.CmpiOp(kbeg, kend, "slt").result):
                 release = pl.ConsumerReleaseOp(k.ready, prev_out)
@@ -515,18 +540,26 @@ def _consumer(k: _Kernel, wg: int) -> None:
                 nvvm.CpAsyncBulkWaitGroupOp(0, read=True)
 
 
+def accumulator_results(acc_out: SSAValue) -> list[SSAValue]:
+    """All accumulators of the consumer's K loop whose first is ``acc_out`` (the value the
+    fragment stores read): ``cfg.b_operands`` of them, in B operand order."""
+    loop = acc_out.owner
+    return [r for r in loop.results if r.type == acc_out.type]
+
+
 def build_gemm_kernel(cfg: GemmConfig) -> ModuleOp:
     """The module holding the kernel ``cfg.name`` (one ``func.func``), for a checked ``cfg``;
     raises :class:`~tileorch.kernels.gemm.config.GemmConfigError` for a configuration the
     builder cannot produce."""
     cfg.check()
     t = _Types.of(cfg)
-    arg_types = [GENERIC_PTR, GENERIC_PTR, GENERIC_PTR, GLOBAL_PTR, i32, i32, i32, t.params]
+    more_b = cfg.b_operands - 1
+    arg_types = [GENERIC_PTR, GENERIC_PTR, GENERIC_PTR, GLOBAL_PTR, i32, i32, i32, t.params, *[GENERIC_PTR] * more_b]
     block = Block(arg_types=arg_types)
-    names = ("tmap_a", "tmap_b", "tmap_c", "c", "m", "n", "k", "params")
+    names = ("tmap_a", "tmap_b", "tmap_c", "c", "m", "n", "k", "params", *[f"tmap_b{i}" for i in range(1, 1 + more_b)])
     for arg, name in zip(block.args, names):
         arg.name_hint = name
-    with ImplicitBuilder(block) as (tmap_a, tmap_b, tmap_c, c, m, n, kdim, params):
+    with ImplicitBuilder(block) as (tmap_a, tmap_b, tmap_c, c, m, n, kdim, params, *tmap_more_b):
         smem = _named(DynamicSmemOp().result, "smem")
         # `stages` stages of A + B; the producer group is warp group 0 (one elected arrive); each
         # consumer warp group is a consumer group of its own.
@@ -544,7 +577,7 @@ def build_gemm_kernel(cfg: GemmConfig) -> ModuleOp:
         tid = _named(nvvm.SPECIAL_REGISTERS["tid.x"]().results[0], "tid")
         k_tiles = _named(arith.DivUIOp(_add(kdim, _const(cfg.tile_k - 1)), c_tile_k).result, "k_tiles")
         kernel = _Kernel(cfg, t, tmap_a, tmap_b, tmap_c, c, m, n, params, smem, init.results[0], c0, c1, c64,
-                         c_tile_k, c8192, bm, bn_tile, stage_bytes, a_bytes, tid, k_tiles)
+                         c_tile_k, c8192, bm, bn_tile, stage_bytes, a_bytes, tid, k_tiles, tuple(tmap_more_b))
         _producer(kernel)
         for wg in range(cfg.consumer_groups):
             _consumer(kernel, wg)
@@ -552,7 +585,7 @@ def build_gemm_kernel(cfg: GemmConfig) -> ModuleOp:
     no_attrs = DictionaryAttr({})
     grid_constant = DictionaryAttr({"nvvm.grid_constant": UnitAttr()})
     fn = func.FuncOp(cfg.name, (arg_types, []), Region(block),
-                     arg_attrs=ArrayAttr([TMAP_ATTRS] * 3 + [no_attrs] * 4 + [grid_constant]))
+                     arg_attrs=ArrayAttr([TMAP_ATTRS] * 3 + [no_attrs] * 4 + [grid_constant] + [TMAP_ATTRS] * more_b))
     fn.attributes["nvvm.kernel"] = UnitAttr()
     fn.attributes["nvvm.maxntid"] = DenseArrayBase.from_list(i32, [cfg.threads, 1, 1])
     fn.attributes["nvvm.minctasm"] = IntegerAttr(1, i32)

@@ -25,6 +25,10 @@ WGMMA_TYPES = {"bf16": ("bf16", "f32"), "f16": ("f16", "f32"), "tf32": ("tf32", 
 """Input dtype -> (the WGMMA operand type, the accumulator type ``D``); the instruction's K is
 32 bytes of the operand type (:attr:`GemmConfig.mma_k`)."""
 B_MAJORS = ("k", "n")
+ACCUMULATOR_REGISTERS = 128
+"""Accumulator registers per consumer thread the builder allows over all its accumulators (a
+64x256 f32 accumulator, or two 64x128): the rest of the 232 a consumer holds goes to descriptors,
+addresses and the epilogue's values; more spills the accumulators to local memory."""
 
 
 OVERRIDABLE = ("tile_n", "stages", "cluster_m", "raster", "max_swizzle", "producer_regs", "consumer_regs", "epilogue")
@@ -94,6 +98,12 @@ class GemmConfig:
     scratch_bytes: int = 0
     """Shared memory after the epilogue buffer for the tier's epilogue (a column reduction of the
     result exchanges its per-warp partials there); the kernel builder leaves it alone."""
+    b_operands: int = 1
+    """Dots in the K loop sharing the A tile, each with its own B and accumulator (a gated MLP's
+    ``silu(X @ Wg) * (X @ Wu)``: 2).  Every stage holds the A tile and one tile of each B; the
+    consumers keep ``b_operands`` accumulators and issue one WGMMA batch per B each K step; the
+    epilogue (the tier's) combines them.  The extra B tensor maps follow ``params`` in the kernel's
+    parameters."""
     batched: bool = False
     """A, B and C carry a leading batch dimension L (3-D tensor maps; the scheduler walks
     M x N x L tiles, the batch coordinate is the work tile's ``l``)."""
@@ -141,7 +151,7 @@ class GemmConfig:
 
     @property
     def stage_bytes(self) -> int:
-        return self.a_stage_bytes + self.b_stage_bytes
+        return self.a_stage_bytes + self.b_operands * self.b_stage_bytes
 
     @property
     def epilogue_columns(self) -> int:
@@ -167,12 +177,18 @@ class GemmConfig:
         return self.tile_n // 2
 
     @property
+    def accumulator_registers(self) -> int:
+        """Accumulator registers per consumer thread over all ``b_operands`` accumulators."""
+        return self.b_operands * self.accumulators
+
+    @property
     def name(self) -> str:
         return (f"gemm_{self.dtype}{'x' + self.b_dtype if self.b_dtype else ''}_{self.out_dtype}_b{self.b_major}_{self.tile_m}x{self.tile_n}x{self.tile_k}"
                 f"_s{self.stages}_c{self.cluster_m}x1_{self.schedule}_r{self.producer_regs}_{self.consumer_regs}"
                 f"_{self.raster}_sw{self.max_swizzle}_e{self.epilogue}{'_batched' if self.batched else ''}"
                 f"{'_ta' if self.transpose_a else ''}{'_gl' if self.grid_l else ''}"
-                f"{'_am' if self.a_major == 'm' else ''}{f'_x{self.scratch_bytes}' if self.scratch_bytes else ''}")
+                f"{'_am' if self.a_major == 'm' else ''}{f'_x{self.scratch_bytes}' if self.scratch_bytes else ''}"
+                f"{f'_d{self.b_operands}' if self.b_operands != 1 else ''}")
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -188,6 +204,15 @@ class GemmConfig:
              f"got {self.tile_k}"),
             (2 <= self.stages <= 16, f"stages must be in [2, 16] (one stage deadlocks: a consumer releases the "
                                      f"previous stage only after waiting for the next), got {self.stages}"),
+            (self.b_operands >= 1, f"b_operands must be at least 1, got {self.b_operands}"),
+            (self.accumulator_registers <= ACCUMULATOR_REGISTERS,
+             f"{self.b_operands} accumulators of 64x{self.tile_n} per consumer warp group need "
+             f"{self.accumulator_registers} registers per thread; at most {ACCUMULATOR_REGISTERS} fit beside the "
+             f"descriptors, addresses and epilogue in {self.consumer_regs} (use a narrower tile_n)"),
+            (self.b_operands == 1 or self.schedule != "streamk",
+             "several accumulators (b_operands > 1) have no Stream-K fix-up: persistent or dp schedules"),
+            (self.b_operands == 1 or self.epilogue != "atomic", "several accumulators need the tier's epilogue "
+             "(tma or direct), not the atomic one"),
             (self.smem_bytes <= SMEM_LIMIT,
              f"{self.stages} stages of {self.stage_bytes} bytes (+ {self.epilogue_bytes} epilogue bytes"
              f"{f' + {self.scratch_bytes} scratch bytes' if self.scratch_bytes else ''}) need "

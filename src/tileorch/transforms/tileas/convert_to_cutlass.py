@@ -175,6 +175,11 @@ class DotKernel:
     grid_l: bool = False
     """The program reads program id 2 without being a batched GEMM (split-K): the scheduler walks
     the launch grid's third axis as L."""
+    more_b_loads: list = dataclasses.field(default_factory=list)
+    """The B tile loads of the dots after the first that share its A tile in the same K loop (a gated
+    MLP's ``X @ Wg`` and ``X @ Wu``), in the order of :attr:`more_accs`."""
+    more_accs: list = dataclasses.field(default_factory=list)
+    """Those dots' accumulators (K loop results), read by the epilogue beside :attr:`acc`."""
 
     @property
     def cluster(self) -> int:
@@ -183,7 +188,8 @@ class DotKernel:
     @property
     def operand_args(self) -> list[int | None]:
         sink = self.store.ptr if self.store.name == ATOMIC_SINK else self.store.view  # C's pointer tile or view
-        return [_base_argument(self.kernel, v) for v in (self.a_load.view, self.b_load.view, sink)]
+        views = (self.a_load.view, self.b_load.view, sink, *(ld.view for ld in self.more_b_loads))
+        return [_base_argument(self.kernel, v) for v in views]  # A, B, C, then the other Bs
 
 
 def _batch_split(op: Operation, indices: list, shape: list, fail) -> tuple[list, list, bool]:
@@ -313,9 +319,8 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         fail(kernel, f"expected one agent_switch (run tileas-materialize-schedule), found {len(switches)}")
     sw = switches[0]
     dots = [o for o in sw.walk() if isinstance(o, ts.DotOp)]
-    if len(dots) != 1:
-        fail(sw, f"{len(dots)} dots in one kernel (chained dots, as in attention) are not supported yet by the "
-                 "WGMMA lowering")
+    if len(dots) > 1:
+        _check_shared_a_dots(dots, fail)
     dot = dots[0]
     shape = list(dot.result.type.get_shape())
     small_tile = len(shape) == 2 and shape[0] < 64
@@ -331,41 +336,59 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     tm, tn = shape
     tk = dot.lhs.type.get_shape()[-1]
     loads = [o for o in sw.walk() if isinstance(o, ts.TiledLoadOp) and o.dst is not None]
-    if len(loads) != 2 or not all(isinstance(ld.atom, ts.TmaLoadAtomAttr) for ld in loads):
-        fail(sw, "expected a producer agent with two TMA tile loads (A and B); found "
+    if len(loads) != 1 + len(dots) or not all(isinstance(ld.atom, ts.TmaLoadAtomAttr) for ld in loads):
+        fail(sw, f"expected a producer agent with {1 + len(dots)} TMA tile loads (A and {len(dots)} B); found "
                  f"{len(loads)} staged loads")
     a_load = b_load = None
     a_major, b_major = "k", "n"
     batched = set()
+    b_found = []  # (load, major) of every B-role load
     for ld in loads:
         indices, shape, is_batched = _batch_split(ld, list(ld.indices), list(ld.result.type.get_shape()), fail)
         batched.add(is_batched)
         ax0, ax1 = program_axis(indices[0]), program_axis(indices[1])
-        if ax0 == 0 and _is_iv(indices[1]) and shape == [tm, tk]:
+        if ax0 == 0 and _is_iv(indices[1]) and shape == [tm, tk] and a_load is None:
             a_load = ld
         elif _is_iv(indices[0]) and ax1 == 1 and shape == [tk, tn]:
-            b_load = ld
+            b_found.append((ld, "n"))
         elif ax0 == 1 and _is_iv(indices[1]) and shape == [tn, tk]:
-            b_load, b_major = ld, "k"
+            b_found.append((ld, "k"))
         elif _is_iv(indices[0]) and ax1 == 0 and shape == [tk, tm]:
             a_load, a_major = ld, "m"
         else:
             fail(ld, f"operand tile {shape} at ({', '.join(_describe_index(i) for i in indices)}) does not feed "
                      f"a {tm}x{tn}x{tk} dot as A (program id 0, k) / A^T (k, program id 0) or B (k, program id 1) / "
                  "B^T (program id 1, k)")
-    if a_load is None or b_load is None:
-        fail(sw, "expected one A and one B tile load")
+    if a_load is None or len(b_found) != len(dots):
+        fail(sw, f"expected one A and {'one B tile load' if len(dots) == 1 else f'{len(dots)} B tile loads'}")
+    # each dot's B: the B-role load its rhs reads (one dot: the one B-role load)
+    b_of = {}
+    for d in dots:
+        src = source_load(_through_layouts(d.rhs)[0])
+        match = [(ld, major) for ld, major in b_found if ld is src]
+        if len(dots) > 1 and not match:
+            fail(d, "this dot's B is not one of the B tile loads at (k, program id 1) or B^T at (program id 1, k)")
+        b_of[d] = match[0] if match else b_found[0]
+    if len({id(b_of[d][0]) for d in dots}) != len(dots):
+        fail(dots[1], "two dots sharing A read the same B tile (write one dot)")
+    b_load, b_major = b_of[dot]
     # the roles read from the indices must be the loads the dot reads (square tiles cannot tell)
-    for ld, operand, role, want in ((a_load, dot.lhs, "A", "(program id 0, k) or A^T at (k, program id 0)"),
-                                    (b_load, dot.rhs, "B", "(k, program id 1) or B^T at (program id 1, k)")):
-        src = source_load(_through_layouts(operand)[0])
-        if src is not None and src is not ld:
-            fail(src, f"this tile feeds the dot as {role}, but its indices do not read {role}'s tile of the "
-                      f"stored C (C at (program id 0, program id 1) takes {role} at {want})")
-    if b_major == "k":
-        rhs, names = _through_layouts(dot.rhs)
-        if "nv_tileaa.permute" not in names:
-            fail(dot, "B tile (program id 1, k) reaches the dot without a transpose")
+    for d in dots:
+        for ld, operand, role, want in ((a_load, d.lhs, "A", "(program id 0, k) or A^T at (k, program id 0)"),
+                                        (b_of[d][0], d.rhs, "B", "(k, program id 1) or B^T at (program id 1, k)")):
+            src = source_load(_through_layouts(operand)[0])
+            if src is not None and src is not ld:
+                fail(src, f"this tile feeds the dot as {role}, but its indices do not read {role}'s tile of the "
+                          f"stored C (C at (program id 0, program id 1) takes {role} at {want})")
+        if b_of[d][1] == "k":
+            rhs, names = _through_layouts(d.rhs)
+            if "nv_tileaa.permute" not in names:
+                fail(d, "B tile (program id 1, k) reaches the dot without a transpose")
+    more_b = [b_of[d][0] for d in dots[1:]]
+    if any(b_of[d][1] != b_major for d in dots) or any(
+            ints(ld.view.type.order) != ints(b_load.view.type.order) for ld in more_b):
+        fail(dots[1], "dots sharing A read their B tiles in different layouts (one B^T, another B, or a view "
+                      "with another dimension order): the WGMMA kernel reads every B alike")
     if a_major == "m":
         lhs, names = _through_layouts(dot.lhs)
         if "nv_tileaa.permute" not in names:
@@ -374,7 +397,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     # tile from the transposed array: the operand's storage is the other major.
     flip = {"k": "m", "m": "k"}
     index_majors = (a_major, b_major)  # where K sits in the loads' tile indices
-    for ld in (a_load, b_load):
+    for ld in (a_load, b_load, *more_b):
         order = ints(ld.view.type.order)
         rank = len(order)
         if order == list(range(rank)):
@@ -384,7 +407,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                      "(identity, or the last two dimensions swapped)")
         if ld is a_load:
             a_major = flip[a_major]
-        else:
+        elif ld is b_load:  # the other Bs have B's order (checked above)
             b_major = {"k": "n", "n": "k"}[b_major]
     stores = [o for o in sw.walk() if isinstance(o, ts.TiledStoreOp)]
     # side outputs: [tile_m, 1] tiles of a row reduction of an accumulator-shaped tile (row max/sum),
@@ -426,10 +449,12 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     if loop is None:
         fail(dot, "the dot is not in a K loop")
     k_bounds = None if _full_k_loop(loop, a_load, index_majors[0], b_load, index_majors[1]) else _k_bounds(loop, fail)
-    accs = [r for r in loop.results if r.type == dot.result.type]
-    if len(accs) != 1:
-        fail(loop, "the K loop must carry one accumulator")
+    accs = [_loop_result(loop, d, fail) for d in dots]
+    if len(set(accs)) != len(dots):
+        fail(loop, f"the K loop must carry one accumulator per dot ({len(dots)})")
     acc = accs[0]
+    if len(dots) > 1:
+        _check_shared_a_epilogue(dots[1], atomics, side, fail)
     pipes = [o for o in kernel.walk() if o.name == "nv_tileas.async.pipeline.create_pipeline"]
     depth = pipes[0].num_stages.value.data if pipes else 4
     try:
@@ -448,15 +473,17 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         fail(st, f"output element type {out_dtype} is not supported yet by the WGMMA lowering (bf16/f16/f32/i32)")
     if out_dtype == "s32" and not integer:
         fail(st, "an i32 output is supported for integer (i8) dots only")
-    plain = is_plain_store(st, acc) and not side and not extra
+    plain = is_plain_store(st, acc) and not side and not extra and len(dots) == 1
     feeding = feeding_reductions(sink_tile(st), [tm, tn])
+    if feeding and len(dots) > 1:
+        fail(feeding[0], "a row reduction of the result of dots sharing A is not supported yet by the WGMMA lowering")
     for red in feeding:
         if reduced_dim(red) == 1:
             fail(red, "a column reduction of the result that the stored tile reads (not only a [1, tile_n] side "
                       "output) is not supported yet by the WGMMA lowering")
     retile_safe = True
     if not plain:
-        retile_safe = (_check_epilogue(kernel, acc, st, side=side, feeding=feeding, extra=extra)
+        retile_safe = (_check_epilogue(kernel, acc, st, side=side, feeding=feeding, extra=extra, others=accs[1:])
                        and not side and not feeding)
     if k_bounds is not None:
         _check_epilogue(kernel, acc, st, k_bounds, element=False)
@@ -467,7 +494,10 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                    retile_safe, is_batched, a_major, b_dtype if b_dtype != dtype else "", k_bounds=k_bounds,
                    grid_l=uses_axis2 and not is_batched, side_stores=side,
                    padded_rows_defined=_padding_defined(a_load), padded_cols_defined=_padding_defined(b_load),
-                   row_feeding=feeding, tile_stores=extra)
+                   row_feeding=feeding, tile_stores=extra, more_b_loads=more_b, more_accs=accs[1:])
+    if more_b:
+        dk.remarks.append(f"{len(dots)} dots sharing the A tile in one K loop: each stage holds A and {len(dots)} B "
+                          f"tiles, the consumers keep {len(dots)} accumulators and the epilogue combines them")
     if extra:
         dk.remarks.append(f"{len(extra)} more output tile(s) of the accumulator's shape stored beside C from the "
                           "accumulator's registers (each thread its own elements, predicated on the bounds)")
@@ -502,6 +532,55 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         dk.remarks.append(f"the program's batch tile of {split.value.data} matrices runs as one matrix per work tile "
                           "(tileas-split-batch-tiles: the program treats its batch rows alike)")
     return dk
+
+
+def _check_shared_a_dots(dots: list, fail) -> None:
+    """Several dots are lowered as dots sharing A (``silu(X @ Wg) * (X @ Wu)``): each of the same
+    tile shape, in the same K loop, reading the same A tile, each accumulating into its own
+    loop-carried accumulator; at most as many as the accumulator registers hold at the narrowest
+    tile (:data:`~tileorch.kernels.gemm.config.ACCUMULATOR_REGISTERS`)."""
+    from tileorch.kernels.gemm.config import ACCUMULATOR_REGISTERS
+
+    first = dots[0]
+    most = ACCUMULATOR_REGISTERS // (64 // 2)  # m64n64 accumulators of 32 registers each
+    if len(dots) > 2 and len(dots) * list(first.result.type.get_shape())[-1] // 2 > ACCUMULATOR_REGISTERS:
+        fail(dots[2], f"{len(dots)} dots sharing A: {len(dots)} accumulators of {first.result.type.get_shape()} "
+                      f"do not fit the {ACCUMULATOR_REGISTERS} accumulator registers of a consumer thread "
+                      f"(at most {most} 64-column accumulators, 2 of 128 columns)")
+    a = source_load(_through_layouts(first.lhs)[0])
+    for d in dots[1:]:
+        if d.parent_block() is not first.parent_block():
+            fail(d, f"{len(dots)} dots in one kernel that are not in one K loop body (chained dots, as in attention, "
+                    "take their own lowering)")
+        if d.result.type != first.result.type:
+            fail(d, f"dots sharing A must have one accumulator shape, got {first.result.type.get_shape()} and "
+                    f"{d.result.type.get_shape()}")
+        if a is None or source_load(_through_layouts(d.lhs)[0]) is not a:
+            fail(d, f"{len(dots)} dots in one K loop that do not read the same A tile: the WGMMA lowering takes dots "
+                    "sharing A (one A tile, a B and an accumulator per dot)")
+        if any(x is first.result for x in d.operands) or any(x is d.result for x in first.operands):
+            fail(d, "a dot reading another dot's result (chained dots) is not a dot sharing A")
+
+
+def _check_shared_a_epilogue(second, atomics: list, side: list, fail) -> None:
+    """What the epilogue of dots sharing A may not do yet: atomic adds and reductions of the result."""
+    if atomics:
+        fail(atomics[0], "an atomic epilogue of dots sharing A is not supported yet by the WGMMA lowering")
+    if side:
+        fail(side[0], "row/column reductions beside the result of dots sharing A are not supported yet by the "
+                      "WGMMA lowering")
+
+
+def _loop_result(loop: scf.ForOp, dot: Operation, fail) -> SSAValue:
+    """The K loop's result that carries ``dot``'s accumulator: the one whose iteration argument
+    the dot accumulates into."""
+    acc, _ = _through_layouts(dot.acc)
+    if isinstance(acc, BlockArgument) and acc.owner is loop.body.blocks.first and acc.index >= 1:
+        return loop.results[acc.index - 1]
+    results = [r for r in loop.results if r.type == dot.result.type]
+    if len(results) == 1:
+        return results[0]
+    fail(dot, "the dot does not accumulate into a tile the K loop carries")
 
 
 def _extra_tile_stores(stores: list, acc_shape: list[int], fail) -> list:
@@ -552,7 +631,8 @@ def _scratch_env(kernel: aa.FuncOp, acc_type) -> tuple[Block, KernelEnv, SSAValu
 
 
 def _check_epilogue(kernel: aa.FuncOp, acc: SSAValue, store: Operation, k_bounds=None,
-                    element: bool = True, side: list = (), feeding: list = (), extra: list = ()) -> bool:
+                    element: bool = True, side: list = (), feeding: list = (), extra: list = (),
+                    others: list = ()) -> bool:
     """Lower one element of the epilogue (and the K loop's own bounds, when it has them) into a
     scratch block: located errors for what cannot be lowered; whether the epilogue is independent
     of the tile shape."""
@@ -561,6 +641,7 @@ def _check_epilogue(kernel: aa.FuncOp, acc: SSAValue, store: Operation, k_bounds
     rest = list(blk.args)[len(env.args) + 5:]
     lowering = EpilogueLowering(kernel.body.blocks.first, acc, store, env, Emitter(blk, 128))
     lowering.acc_element = lambda: acc_value
+    lowering.others = {v: (lambda: acc_value) for v in others}
     if element:
         row, col = Coord(rest[0], 0), Coord(rest[1], 1)
         for red in feeding:
@@ -610,12 +691,16 @@ def builder_tile(dk: DotKernel, cluster: int) -> tuple[tuple[int, int, int], int
     Other M/N extents (64- or 256-row tiles on one CTA, 32-column tiles, ...) are retiled to
     128 x the nearest supported N when the epilogue does not depend on the tile shape; otherwise
     a located error names the rule."""
+    from tileorch.kernels.gemm.config import ACCUMULATOR_REGISTERS
+
     tm, tn, tk = dk.tile
     k_depth = 128 // {"e4m3": 1, "e5m2": 1, "s8": 1, "u8": 1, "tf32": 4}.get(dk.dtype, 2)
     remarks = []
+    dots = 1 + len(dk.more_accs)
+    widest = max((v for v in TILE_NS if dots * v // 2 <= ACCUMULATOR_REGISTERS), default=0)  # registers' limit
     if tk != k_depth:
         remarks.append(f"K tile {tk} runs as {k_depth} (one 128-byte swizzle row of {dk.dtype} per pipeline stage)")
-    if tm == 128 and tn in TILE_NS:  # the builder's tile (a cluster only multicasts B between 128-row tiles)
+    if tm == 128 and tn in TILE_NS and tn <= widest:  # the builder's tile (a cluster only multicasts B between 128-row tiles)
         if dk.b_major == "n" and (tn // cluster) % 64:
             remarks.append(f"no B multicast: an N-major {tn}-column B tile does not split into {cluster} "
                            "64-column boxes (1 CTA per cluster)")
@@ -623,7 +708,13 @@ def builder_tile(dk: DotKernel, cluster: int) -> tuple[tuple[int, int, int], int
         return (128, tn, k_depth), cluster, remarks
     # the nearest supported width; a tile narrower than 128 columns is widened to 128 (the builder's
     # 128-row CTA tile with a 64-column N underuses the tensor cores: half the B reuse per A stage)
-    new_n = next((v for v in TILE_NS if v >= max(tn, 128)), TILE_NS[-1])
+    new_n = min(next((v for v in TILE_NS if v >= max(tn, 128)), TILE_NS[-1]), widest)
+    if tn > widest and not dk.retile_safe:
+        raise LocatedError(dk.store, f"convert-nv-tileas-to-cutlass: {dots} accumulators of {tm}x{tn} need "
+                                     f"{dots * tn // 2} registers per consumer thread, more than the "
+                                     f"{ACCUMULATOR_REGISTERS} a consumer keeps for accumulators, and the epilogue "
+                                     "depends on the tile shape, so it cannot be narrowed: use tiles of at most "
+                                     f"{widest} columns")
     if not dk.retile_safe:
         raise LocatedError(dk.store, f"convert-nv-tileas-to-cutlass: the WGMMA kernel builder runs 128-row tiles "
                                      f"per CTA and {'/'.join(map(str, TILE_NS))} columns; the program's {tm}x{tn} tile "
@@ -632,7 +723,8 @@ def builder_tile(dk: DotKernel, cluster: int) -> tuple[tuple[int, int, int], int
     if dk.b_major == "n" and (new_n // cluster) % 64:
         cluster = 1
     remarks.append(f"the program's {tm}x{tn} tile on {dk.cluster} CTA(s) runs as 128x{new_n} tiles per CTA on "
-                   f"{cluster} CTA(s) (the tile shapes the WGMMA kernel builder takes; the epilogue does not "
+                   f"{cluster} CTA(s) (the tile shapes the WGMMA kernel builder takes"
+                   f"{f', {dots} accumulators in the registers' if dots > 1 else ''}; the epilogue does not "
                    "depend on the tile shape)")
     return (128, new_n, k_depth), cluster, remarks
 
@@ -641,9 +733,7 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
     """The kernel builder's configuration for ``dk`` (the program's tiles, or the nearest the
     builder takes: :func:`builder_tile`, unless ``override`` names others), with as many pipeline
     stages as shared memory holds, up to the tier's depth.  ``dk.remarks`` receives the choices."""
-    from tileorch.kernels.gemm.config import GemmConfig, GemmConfigError
-
-    from tileorch.kernels.gemm.config import K_MAJOR_ONLY
+    from tileorch.kernels.gemm.config import ACCUMULATOR_REGISTERS, K_MAJOR_ONLY, GemmConfig, GemmConfigError
 
     (tm, tn, tk), cluster, remarks = builder_tile(dk, num_ctas(dk.kernel))
     b_major, transpose_b = dk.b_major, False
@@ -667,13 +757,21 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
         if schedule == "streamk":
             schedule = "persistent"
             remarks.append("Stream-K not applied: the program chooses its own K range per tile (persistent schedule)")
+    if dk.more_accs and schedule == "streamk":
+        schedule = "persistent"
+        remarks.append("Stream-K not applied: its fix-up carries one accumulator and the dots sharing A keep "
+                       f"{1 + len(dk.more_accs)} (persistent schedule)")
     dk.remarks.extend(remarks)
     epilogue = ("atomic" if dk.store.name == ATOMIC_SINK else "direct" if dk.out_dtype in ("f32", "s32")
                 else "tma")
     cfg = GemmConfig(tile_m=tm, tile_n=tn, tile_k=tk, stages=dk.depth, cluster_m=cluster,
                      schedule=schedule, dtype=dk.dtype, out_dtype=dk.out_dtype, b_major=b_major, epilogue=epilogue,
                      batched=dk.batched, a_major=a_major, transpose_b=transpose_b, b_dtype=dk.b_dtype,
-                     transpose_a=transpose_a, grid_l=dk.grid_l)
+                     transpose_a=transpose_a, grid_l=dk.grid_l, b_operands=1 + len(dk.more_accs))
+    if dk.more_accs and transpose_b:
+        raise LocatedError(dk.more_b_loads[0], f"convert-nv-tileas-to-cutlass: {dk.dtype} WGMMA reads B K-major and "
+                                               "the dots sharing A read N-major Bs [K, N]: store them as [N, K] "
+                                               "(nn.Linear's layout) to run them on tensor cores")
     need = scratch_bytes(len(column_stores(dk)), 4 * cfg.consumer_groups, tn)
     if need and not in_staging(need, cfg.epilogue_bytes):  # the exchange needs shared memory of its own
         cfg = replace(cfg, scratch_bytes=need)
@@ -682,6 +780,12 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
             raise LocatedError(dk.store, "convert-nv-tileas-to-cutlass: the epilogue depends on the program's tile "
                                          "shape (program ids or tile-local ranges); it cannot be retiled")
         cfg = replace(cfg, **{k: v for k, v in override.items() if k in OVERRIDABLE})
+        if cfg.accumulator_registers > ACCUMULATOR_REGISTERS:  # the launcher's shape heuristic asked for more
+            narrow = max(v for v in TILE_NS if cfg.b_operands * v // 2 <= ACCUMULATOR_REGISTERS)
+            cluster_ok = cfg.b_major == "k" or (narrow // cfg.cluster_m) % 64 == 0
+            cfg = replace(cfg, tile_n=narrow, cluster_m=cfg.cluster_m if cluster_ok else 1)
+            dk.remarks.append(f"tile_n {override.get('tile_n')} asked for runs as {narrow}: {cfg.b_operands} "
+                              f"accumulators of 64x{narrow} per consumer warp group fill its accumulator registers")
     while cfg.stages > 1:
         try:
             return cfg.check()
@@ -741,6 +845,13 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
     rows = [Coord(row_first, 0), Coord(e.add_i(row_first, e.const(8)), 0)]
     col_in = e.mul_i(e.v(arith.AndIOp(lane, e.const(3))), e.const(2))
     lowering = EpilogueLowering(dk.kernel.body.blocks.first, dk.acc, dk.store, env, e)
+    from tileorch.kernels.gemm.build import accumulator_results
+
+    # the other accumulators of dots sharing A: the consumer loop's next results, element for element
+    others_in = accumulator_results(acc_in)[1:] if dk.more_accs else []
+    if len(others_in) != len(dk.more_accs):
+        raise ValueError(f"kernel builder output carries {1 + len(others_in)} accumulators, the program "
+                         f"{1 + len(dk.more_accs)}")
     fields = len(acc_in.type.types)
     acc_field = acc_in.type.types.data[0]
     # the stored values: i32 for an i32 output, else f32 (the fragment store rounds to 16 bits); an
@@ -781,6 +892,8 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
                 k = 4 * g + 2 * half + j
                 pos = DenseArrayBase.from_list(i64, [k])
                 lowering.acc_element = lambda pos=pos: e.v(llvm.ExtractValueOp(pos, acc_in, acc_field))
+                lowering.others = {v: (lambda pos=pos, x=x: e.v(llvm.ExtractValueOp(pos, x, acc_field)))
+                                   for v, x in zip(dk.more_accs, others_in)}
                 if atomic:  # one atomic add per accumulator element (red.global.add: the old value is unused)
                     ptr, value, mask = lowering.atomic_element(rows[half], cols[j])
                     mode = RMW_BIN_OP[dk.store.rmw_mode.value.data]

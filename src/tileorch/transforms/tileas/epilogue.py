@@ -148,6 +148,9 @@ class EpilogueLowering:
     scalars: dict = field(default_factory=dict)
     memo: dict = field(default_factory=dict)
     acc_element: Callable[[], SSAValue] | None = None
+    others: dict = field(default_factory=dict)
+    """The other accumulators of the K loop (dots sharing A): value -> its element at the
+    coordinate :attr:`acc_element` reads (the same fragment position)."""
 
     # -- the stored value ---------------------------------------------------------------------
     def stored_value(self) -> tuple[SSAValue, object]:
@@ -304,11 +307,11 @@ class EpilogueLowering:
     def _at(self, v: SSAValue, coords: tuple[Coord, ...]) -> SSAValue:
         if not isinstance(v.type, TensorType):
             return self.scalar(v)
-        if v is self.acc:
+        if v is self.acc or v in self.others:
             if len(coords) != 2 or coords[0].acc_dim != 0 or coords[1].acc_dim != 1:
                 raise unsupported(self.store, "reads the accumulator at other coordinates (a transpose or "
                                               "slice of it)")
-            return self.acc_element()
+            return self.acc_element() if v is self.acc else self.others[v]()
         op = v.owner
         if not isinstance(op, Operation):
             raise unsupported(self.store, "reads a tile carried into a region")
