@@ -28,7 +28,7 @@ install_compiler() {
 
 benchmarks() {  # $1: fill or bench; everything lands in $OUT/results_$1.tgz (the device returns 8 files at most)
   # BENCHES picks the benchmarks (default: tile memory attention; also gemm = the tileorch.gemm shape suite,
-  # compile = compile time against tileiras), so one warm machine can run them over several calls
+  # compile = compile time against tileiras, launch = host time per launch against torch and cuTile), so one warm machine can run them over several calls
   local R="$OUT/$1" B=" ${BENCHES:-tile memory attention} "
   mkdir -p "$R"
   [[ $B == *" tile "* ]] && timeout ${TILE_TIMEOUT:-300} python3 benchmarks/tile_programs.py --out "$R" --iters 20 \
@@ -39,6 +39,8 @@ benchmarks() {  # $1: fill or bench; everything lands in $OUT/results_$1.tgz (th
     --seqs 4096,16384 --iters 10 2>&1 | tee "$R/attention.log" | tail -n 20
   [[ $B == *" gemm "* ]] && timeout ${GEMM_TIMEOUT:-300} python3 benchmarks/gemm.py run --variants persistent,streamk \
     --out "$R" 2>&1 | tee "$R/gemm_bench.log" | grep -v "^ \|^{\|^}" | tail -n 24
+  [[ $B == *" launch "* ]] && timeout ${LAUNCH_TIMEOUT:-120} python3 benchmarks/launch_overhead.py --mode gpu --calls 2000 \
+    --out "$R" 2>&1 | tee "$R/launch_overhead.log" | tail -n 12
   [[ $B == *" compile "* ]] && timeout ${COMPILE_TIMEOUT:-200} python3 benchmarks/compile_time.py --out "$R" --repeat 2 \
     2>&1 | tee "$R/compile_time.log" | tail -n 30
   tar czf "$OUT/results_$1.tgz" -C "$OUT" "$1" && rm -rf "$R"
