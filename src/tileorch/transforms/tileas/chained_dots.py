@@ -476,6 +476,14 @@ def _hint(v: SSAValue, name: str) -> SSAValue:
     return v
 
 
+def _default_name(v: SSAValue, name: str) -> SSAValue:
+    """``v``, printed as ``%name`` unless it has a name already (a program value the kernel uses
+    as is, such as a parameter or a loop's iv)."""
+    if v.name_hint is None:
+        v.name_hint = name
+    return v
+
+
 class _Kernel:
     """The chained-dots kernel under construction (the structure :mod:`this module's docstring
     <tileorch.transforms.tileas.chained_dots>` describes), built op by op with an :class:`Emitter`
@@ -519,9 +527,7 @@ class _Kernel:
         for op in list(tmp.ops):
             op.detach()
             self.e.add(op)
-        if value is not None and value.name_hint is None:
-            value.name_hint = name
-        return value
+        return _default_name(value, name) if value is not None else None
 
     def v(self, op: Operation, name: str) -> SSAValue:
         """Append ``op``; its result, named ``name``."""
@@ -1319,7 +1325,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         init_vals += site.tile_regs(ck.loop.operands[3 + i], w)
     kb.splice(site.tmp, n_tiles, "n_tiles")
     for k, v in enumerate(init_vals):
-        kb.splice(Block(), v, f"init{k}")
+        _default_name(v, f"init{k}")
 
     # ---- the producer: TMA coordinates of each load (j: the tile the producer loop loads)
     def coords_of(x: str, op: Operand, j: SSAValue, tag: str) -> list[SSAValue]:
