@@ -1,27 +1,88 @@
-"""Byte-identity of the generated PTX before and after a compile-time change (issue 22).
+"""Byte-identity of the generated PTX before and after a compile-time change (issues 22, 19).
 
 Usage::
 
-    python tools/ptx_identity.py save  DIR   # PTX of every input -> DIR/<name>.ptx
-    python tools/ptx_identity.py check DIR   # compile again, compare with DIR; exit 1 on a difference
+    python tools/ptx_identity.py save  DIR [--only PREFIX]  # PTX of every input -> DIR/<name>.ptx
+    python tools/ptx_identity.py check DIR [--only PREFIX]  # compile again, compare with DIR; exit 1 on a difference
 
-The inputs: every ``examples/*.mlir`` (at the module's own target) and the cuTile programs of
-``benchmarks/compile_time.py`` (exported to bytecode once, under ``DIR/bytecode``; ``check``
-reuses that bytecode, so the comparison does not depend on cuTile's exporter).  Compiles run in
-this process with the cache off and without ptxas (the PTX is what is compared).
+The inputs: every ``examples/*.mlir`` (at the module's own target), the cuTile programs of
+``benchmarks/compile_time.py`` and the chained-dots set of :func:`chained_programs` (the
+attention / two-GEMM programs of ``tileorch.testing.attention_programs``: head dims 16 to 256,
+causal, bf16, grouped key/value heads, soft cap, K stored transposed, the MLP chains), each
+chained program compiled three times: as is, with ``TILEORCH_ATTN_OVERLAP=1`` (name suffix
+``+overlap``) and with ``TILEORCH_ATTN_PINGPONG=1`` (``+pingpong``).  cuTile programs are
+exported to bytecode once, under ``DIR/bytecode``; ``check`` reuses that bytecode, so the
+comparison does not depend on cuTile's exporter.  Compiles run in this process with the cache
+off and without ptxas (the PTX is what is compared).  ``--only PREFIX`` restricts both modes to
+the inputs whose name starts with ``PREFIX``.
 """
 
 from __future__ import annotations
 
+import math
+import os
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+ENV_VARIANTS = {"": {}, "+overlap": {"TILEORCH_ATTN_OVERLAP": "1"}, "+pingpong": {"TILEORCH_ATTN_PINGPONG": "1"}}
+"""Name suffix -> environment of the chained programs' compiles."""
 
 
-def inputs(directory: Path) -> dict[str, object]:
-    """name -> source (example path, or cuTile bytecode)."""
-    out: dict[str, object] = {p.stem: str(p) for p in sorted((ROOT / "examples").glob("*.mlir"))}
+def chained_programs() -> dict[str, tuple]:
+    """name -> (kernel, [array (shape, dtype) or scalar/constant value]) of the chained-dots set."""
+    from tileorch.testing import attention_programs as ap
+
+    bh, seq = 4, 1000  # a ragged last key tile
+    out = {}
+
+    def attn(d, tm=128, tn=64, causal=False, dtype="float16"):
+        qkv = [((bh, seq, d), dtype)] * 4
+        return ap.attention_fwd, qkv + [1.0 / math.sqrt(d) / math.log(2.0), seq, tm, tn, d, causal]
+
+    for d in (16, 32, 64, 128, 256):
+        out[f"chained_attn_d{d}"] = attn(d)
+    out["chained_attn_d64_causal"] = attn(64, causal=True)
+    out["chained_attn_d128_causal"] = attn(128, causal=True)
+    out["chained_attn_d64_bf16"] = attn(64, dtype="bfloat16")
+    out["chained_attn_d128_bf16_causal"] = attn(128, causal=True, dtype="bfloat16")
+    out["chained_attn_d64_tm64"] = attn(64, tm=64)
+    out["chained_attn_d64_tn128"] = attn(64, tn=128)
+    out["chained_attn_d32_tn32"] = attn(32, tn=32)
+    b, h, group, s = 2, 4, 2, 1024
+
+    def branchy(d, causal, group, tn=128, even=True):
+        q = [((b, h, s, d), "float16")]
+        kv = [((b, h // group, s, d), "float16")] * 2
+        return ap.attention_fwd_branchy, q + kv + q + [1.0 / math.sqrt(d), 0, d, h, 128, tn, group, causal, even]
+
+    out["chained_branchy_gqa_d64"] = branchy(64, False, group)
+    out["chained_branchy_gqa_d128_causal"] = branchy(128, True, group)
+    out["chained_branchy_mha_d64_causal"] = branchy(64, True, 1, tn=64)
+    for cap in (False, True):
+        d = 64
+        qkv = [((bh, seq, d), "float16")] * 4
+        out[f"chained_natural{'_softcap' if cap else ''}_d64"] = (ap.attention_fwd_natural,
+                                                                  qkv + [0.125, 30.0, seq, 128, 64, d, cap])
+    d = 64
+    out["chained_kt_d64"] = (ap.attention_fwd_kt, [((bh, seq, d), "float16"), ((bh, d, seq), "float16"),
+                                                   ((bh, seq, d), "float16"), ((bh, seq, d), "float16"),
+                                                   0.18, seq, 128, 64, d])
+    out["chained_lse_d64"] = (ap.attention_fwd_lse, [((bh, seq, d), "float16")] * 4 + [((bh, seq), "float32"),
+                                                                                     0.125, seq, 128, 64, d])
+    m = 1024
+    out["chained_mlp_relu"] = (ap.mlp_chain, [((m, 128), "float16"), ((128, 512), "float16"),
+                                              ((512, 128), "float16"), ((m, 128), "float16"), 128, 64, 128, 128])
+    out["chained_mlp_relu_tm64"] = (ap.mlp_chain, [((m, 64), "float16"), ((64, 256), "float16"),
+                                                   ((256, 64), "float16"), ((m, 64), "float16"), 64, 64, 64, 64])
+    out["chained_mlp_silu"] = (ap.mlp_silu, [((m, 128), "bfloat16"), ((128, 512), "bfloat16"),
+                                             ((512, 128), "bfloat16"), ((m, 128), "bfloat16"), 0.5, 128, 64, 128, 128])
+    return out
+
+
+def inputs(directory: Path) -> dict[str, tuple[object, dict]]:
+    """name -> (source: example path or cuTile bytecode, environment of its compile)."""
+    out: dict[str, tuple[object, dict]] = {p.stem: (str(p), {}) for p in sorted((ROOT / "examples").glob("*.mlir"))}
     bc = directory / "bytecode"
     if not bc.is_dir():
         bc.mkdir(parents=True)
@@ -30,29 +91,56 @@ def inputs(directory: Path) -> dict[str, object]:
 
         for name, (kernel, spec, _) in ct._cutile_programs().items():
             ct.export_cutile(name, kernel, spec, bc)
+        for name, (kernel, spec) in chained_programs().items():
+            try:
+                ct.export_cutile(name, kernel, spec, bc)
+            except Exception as exc:  # noqa: BLE001 - reported by name, compared as such
+                (bc / f"{name}.error").write_text(f"export failed: {type(exc).__name__}: {exc}\n")
     for p in sorted(bc.glob("*.tileirbc")):
-        out[p.stem] = p.read_bytes()
+        variants = ENV_VARIANTS if p.stem.startswith("chained_") else {"": {}}
+        for suffix, env in variants.items():
+            out[p.stem + suffix] = (p.read_bytes(), env)
     return out
+
+
+def _compile(source: object, env: dict) -> str:
+    import tileorch
+
+    saved = {k: os.environ.get(k) for k in ENV_VARIANTS["+overlap"] | ENV_VARIANTS["+pingpong"]}
+    for k in saved:
+        os.environ.pop(k, None)
+    os.environ.update(env)
+    try:
+        return tileorch.compile(source, None, cache=False, ptxas=False, isolate=True).ptx
+    except Exception as exc:  # noqa: BLE001 - a failing input is reported by name
+        return f"ERROR {type(exc).__name__}: {exc}\n"
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def main(argv: list[str]) -> int:
     mode, directory = argv[0], Path(argv[1])
-    import tileorch
-
-    differ = 0
-    for name, source in inputs(directory).items():
-        try:
-            ptx = tileorch.compile(source, None, cache=False, ptxas=False, isolate=True).ptx
-        except Exception as exc:  # noqa: BLE001 - a failing input is reported by name
-            ptx = f"ERROR {type(exc).__name__}: {exc}\n"
+    only = argv[argv.index("--only") + 1] if "--only" in argv else ""
+    differ = compared = 0
+    for name, (source, env) in inputs(directory).items():
+        if not name.startswith(only):
+            continue
+        ptx = _compile(source, env)
         path = directory / f"{name}.ptx"
         if mode == "save":
             path.write_text(ptx)
-            print(f"saved {name} ({ptx.count(chr(10))} lines)")
+            print(f"saved {name} ({ptx.count(chr(10))} lines{', ' + ptx.strip() if ptx.startswith('ERROR') else ''})")
         else:
             same = path.exists() and path.read_text() == ptx
             differ += not same
-            print(f"{'same' if same else 'DIFFERS'} {name}")
+            compared += 1
+            print(f"{'same' if same else 'DIFFERS'} {name}", flush=True)
+    if mode != "save":
+        print(f"{compared - differ} of {compared} identical")
     return 1 if differ else 0
 
 

@@ -158,3 +158,18 @@ def test_head_dim_32_pipeline_is_proved():
     assert proto.pipelines[0].stage_bytes == 2 * 64 * 32 * 2
     result = check(proto)
     assert result.ok, result.violation
+
+
+def test_a_string_record_is_refused(lowered):
+    """The record is a structured attribute; a string (the JSON text older lowerings wrote) is not
+    read: a located error, not a traceback."""
+    from xdsl.dialects.builtin import StringAttr
+
+    from tileorch.analysis.extract import extract
+    from tileorch.diagnostics import LocatedError
+
+    module = lowered.clone()
+    (fn,) = [o for o in module.body.block.ops if o.name == "func.func"]
+    fn.attributes["tileorch.chained_config"] = StringAttr('{"kind": "chained", "stages": 4}')
+    with pytest.raises(LocatedError, match="not a chained-dots record"):
+        extract(module)

@@ -35,9 +35,7 @@ single-use barrier is not modelled (one wait on parity 0 after one ``expect_tx``
 
 from __future__ import annotations
 
-import json
-
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from tileorch.analysis.catalog import trip_counts
@@ -233,7 +231,7 @@ class _Reader:
     def __init__(self, fn: Operation):
         self.fn = fn
         attr = fn.attributes[RECORD]
-        self.record = json.loads(attr.data) if isinstance(attr, StringAttr) else decode_record(attr)
+        self.record = decode_record(attr)
         if not isinstance(self.record, dict) or self.record.get("kind") != "chained":
             raise LocatedError(fn, f"check: '{RECORD}' is not a chained-dots record")
         self.stages = int(self.record["stages"])

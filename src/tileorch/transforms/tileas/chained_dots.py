@@ -13,7 +13,7 @@ What the tier's warp-specialized kernel must look like (:func:`analyze_chained_d
 * loop-carried values: tiles ``[tm, 1]`` (row vectors) or ``[tm, X]`` (X a multiple of 8);
 * after the loop, one ``tiled_store`` of a ``[tm, dv]`` tile (leading unit dimensions allowed).
 
-The lowered kernel (:func:`chained_kernel_ir` + :class:`FragmentLowering`): one CTA per program
+The lowered kernel (:class:`_Kernel`, built op by op, + :class:`FragmentLowering`): one CTA per program
 instance (the program's grid), ``tm / 64`` warp groups, each owning 64 rows; thread 0 issues the
 TMA loads (A0 once; B1 and B2 into a 2-stage mbarrier ring, tile ``j + 2`` issued once every
 warp group has finished reading tile ``j``); per iteration ``S = A0 B1`` is a chain of
@@ -34,11 +34,14 @@ the tensor maps followed by the program's own parameters.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, llvm, scf
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     BFloat16Type,
     DenseArrayBase,
     Float16Type,
@@ -47,29 +50,33 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
     TensorType,
+    UnitAttr,
     f32,
     i1,
+    i8,
     i16,
     i32,
     i64,
 )
-from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 
-from tileorch.diagnostics import LocatedError, parse_module
+from tileorch.diagnostics import LocatedError
 from tileorch.transforms.tileas.common import source_load
 from tileorch.dialects.record_attr import encode_record
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects import nv_tileas_tile as ts
-from tileorch.dialects import nvvm
+from tileorch.dialects import llvm_ext, nvvm
+from tileorch.dialects import nvvm_payload as nvp
+from tileorch.dialects.atoms import DynamicSmemOp
 from tileorch.dialects.nv_tileaa.attrs import ints
 from tileorch.dialects.nv_tileas import AgentSwitchOp
 from tileorch.transforms.tileaa_to_simt import lower_scalar_op
-from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Emitter, memory_type
+from tileorch.kernels.gemm.build import CLUSTER_PTR, GENERIC_PTR, TMAP_ATTRS
+from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, SHARED_PTR, Emitter, memory_type
 from tileorch.transforms.tileas.epilogue import LAYOUT_ONLY, Coord, EpilogueLowering, KernelEnv, unsupported
 
 PASS = "convert-nv-tileas-to-cutlass"
 CHAINED_ATTR = "tileorch.chained_config"
-TMAP = "!llvm.ptr {llvm.byval = !llvm.array<128 x i8>, llvm.align = 64 : i64, nvvm.grid_constant}"
 SWIZZLE_128B = 1 << 62
 SWIZZLE_LAYOUT = {128: 1, 64: 2, 32: 3}
 """WGMMA descriptor layout type (bits 62-63) of each swizzle span in bytes (128B, 64B, 32B)."""
@@ -424,61 +431,7 @@ def _b_steps(op: Operand, ksteps: int) -> tuple[int, list[int]]:
             [s * 16 * op.row_bytes for s in range(ksteps)])
 
 
-# --------------------------------------------------------------------------- the kernel text
-
-
-def _tma_lines(tag: str, op: Operand, dst_off: str, bar: str, ind: str) -> str:
-    """TMA loads of one tile (``op.box``-column boxes), coordinates from placeholders ``%{tag}_c{dim}``."""
-    lines = []
-    n = op.rank
-    for c in range(op.chunks):
-        coords = []
-        for dim in reversed(range(n)):  # innermost first
-            name = f"%{tag}_c{dim}"
-            if dim == n - 1 and c:
-                lines.append(f"%{tag}_x{c} = arith.addi {name}, %c{op.box * c}_i : i32")
-                name = f"%{tag}_x{c}"
-            coords.append(name)
-        lines += [
-            f"%{tag}_o{c} = arith.addi {dst_off}, %c{c * op.chunk_bytes}_i : i32",
-            f"%{tag}_p{c} = llvm.getelementptr %smem[%{tag}_o{c}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8",
-            f"%{tag}_q{c} = llvm.addrspacecast %{tag}_p{c} : !llvm.ptr<3> to !llvm.ptr<7>",
-            f"nvvm.cp.async.bulk.tensor.shared.cluster.global %{tag}_q{c}, %tmap_{tag[:2]}, {bar}, "
-            f"box[{', '.join(coords)}] : !llvm.ptr<7>, !llvm.ptr",
-        ]
-    return "".join(f"{ind}{x}\n" for x in lines)
-
-
-def _coord_placeholders(tag: str, op: Operand, j: str, ind: str) -> str:
-    return "".join(f"{ind}%{tag}_c{dim} = arith.addi {j}, %c0 : i32  // placeholder\n" for dim in range(op.rank))
-
-
-def _stage_barrier(pre: str, bar: str, stage: str, base: int, ind: str = " " * 8) -> str:
-    """IR lines setting ``%{bar}`` to the mbarrier of stage ``%{stage}`` (an i32) in the array of
-    8-byte barriers at shared-memory offset ``base``; ``%{pre}_off0`` / ``%{pre}_off`` are the
-    byte offsets (the plain consumer reuses ``%fb_off0`` for the stage's empty barrier)."""
-    return (f"{ind}%{pre}_off0 = arith.muli %{stage}, %c8 : i32\n"
-            f"{ind}%{pre}_off = arith.addi %{pre}_off0, %c{base}_i : i32\n"
-            f"{ind}%{bar} = llvm.getelementptr %smem[%{pre}_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8\n")
-
-
-def _stage_loads(ck: ChainedKernel, plan: Plan, site: str, j: str, ind: str) -> str:
-    """Arm stage ``j % stages``'s full barrier and issue the B1/B2 loads of tile ``j`` (the
-    producer thread)."""
-    off = plan.offsets()
-    return (f"{ind}%{site}_s = arith.remui {j}, %nstages : i32\n"
-            f"{ind}%{site}_bo = arith.muli %{site}_s, %c8 : i32\n"
-            f"{ind}%{site}_bo2 = arith.addi %{site}_bo, %c{off['full']}_i : i32\n"
-            f"{ind}%{site}_bar = llvm.getelementptr %smem[%{site}_bo2] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8\n"
-            f"{ind}nvvm.mbarrier.arrive.expect_tx %{site}_bar, %c{ck.b1.bytes + ck.b2.bytes}_i : !llvm.ptr<3>, i32\n"
-            f"{ind}%{site}_k1 = arith.muli %{site}_s, %c{plan.b1_stride}_i : i32\n"
-            f"{ind}%{site}_k = arith.addi %{site}_k1, %c{off['b1']}_i : i32\n"
-            f"{ind}%{site}_v1 = arith.muli %{site}_s, %c{plan.b2_stride}_i : i32\n"
-            f"{ind}%{site}_v = arith.addi %{site}_v1, %c{off['b2']}_i : i32\n"
-            + _coord_placeholders(f"b1{site}", ck.b1, j, ind)
-            + _coord_placeholders(f"b2{site}", ck.b2, j, ind)
-            + _tma_lines(f"b1{site}", ck.b1, f"%{site}_k", f"%{site}_bar", ind)
-            + _tma_lines(f"b2{site}", ck.b2, f"%{site}_v", f"%{site}_bar", ind))
+# --------------------------------------------------------------------------- the kernel, built
 
 
 @dataclass
@@ -495,275 +448,325 @@ class Pipelining:
     ro: int
 
     @property
-    def types(self) -> list[str]:
-        return ["i32"] * self.rp + ["f32"] * (self.rc + self.ro)
+    def types(self) -> list[Attribute]:
+        return [i32] * self.rp + [f32] * (self.rc + self.ro)
 
 
-def _pipelined_consumer(ck: ChainedKernel, plan: Plan, pipe: Pipelining, s_chain) -> str:
-    """The consumer loop text with a peeled first tile (``%math0``), the loop from 1 (``%math``)
-    and the last tile's second dot (``%fin``); each anchor's ``scf.yield`` operands are set by
-    :func:`lower_chained_kernel`."""
-    off = plan.offsets()
-    n = len(pipe.types)
-    types = ", ".join(pipe.types)
-    undef = ", ".join("%ui" if t == "i32" else "%uf" for t in pipe.types)
-    outs = lambda name: f"%{name}:{n}" if n > 1 else f"%{name}"  # noqa: E731
-    res = lambda name, i: (f"%{name}#{i}" if n > 1 else f"%{name}")  # noqa: E731
-    iters = ", ".join(f"%q{i} = {res('pro', i)}" for i in range(n))
-    ctypes = ", ".join(["f32"] * pipe.rc)
-    cout = f"%fin:{pipe.rc}" if pipe.rc > 1 else "%fin"
-    c_of_loop = ", ".join(res("lp", pipe.rp + i) for i in range(pipe.rc))
-    i8 = " " * 8
-    return f"""      nvvm.mbarrier.try_wait.parity %qbar, %c0, %ticks : !llvm.ptr<3>, i32, i32
-      %ui = llvm.mlir.undef : i32
-      %uf = llvm.mlir.undef : f32
-      %has = arith.cmpi sgt, %n_tiles, %c0 : i32
-      {outs('pro')} = scf.if %has -> ({types}) {{
-        // tile 0: S_0, then P_0 and C_0 (no second dot in flight yet)
-        nvvm.mbarrier.try_wait.parity %fbar0, %c0, %ticks : !llvm.ptr<3>, i32, i32
-        %s_init0 = llvm.mlir.undef : !sacc  // placeholder: the first dot's accumulator input (tile 0)
-        nvvm.wgmma.fence.aligned
-{s_chain("z", "%s_init0", "%db1_1", i8)}        nvvm.wgmma.commit.group.sync.aligned
-        nvvm.wgmma.wait.group.sync.aligned 0
-        %math0 = llvm.mlir.undef : i32  // anchor: the program's ops of tile 0
-        scf.yield {undef} : {types}
-      }} else {{
-        scf.yield {undef} : {types}
-      }}
-      {outs('lp')} = scf.for %j = %c1 to %n_tiles step %c1 iter_args({iters}) -> ({types}) : i32 {{
-        %st = arith.remui %j, %nstages : i32
-        %ph0 = arith.divui %j, %nstages : i32
-        %ph = arith.andi %ph0, %c1 : i32
-        %st_l = arith.extui %st : i32 to i64
-{_stage_barrier('fb', 'fbar', 'st', off['full'])}        %jp = arith.subi %j, %c1 : i32
-        %stp = arith.remui %jp, %nstages : i32
-        %stp_l = arith.extui %stp : i32 to i64
-{_stage_barrier('eb', 'ebar', 'stp', off['empty'])}        nvvm.mbarrier.try_wait.parity %fbar, %ph, %ticks : !llvm.ptr<3>, i32, i32
-        %b1_so = arith.muli %st_l, %b1_stage : i64
-        %db1 = arith.addi %db1_1, %b1_so : i64
-        %b2_so = arith.muli %stp_l, %b2_stage : i64
-        %b2_addr = arith.addi %sbase2, %b2_so : i64  // 16-byte units of tile j-1's B2 stage
-        %s_init = llvm.mlir.undef : !sacc  // placeholder: the first dot's accumulator input
-        nvvm.wgmma.fence.aligned
-{s_chain("s", "%s_init", "%db1", i8)}        nvvm.wgmma.commit.group.sync.aligned
-        %math = llvm.mlir.undef : i32  // anchor: second dot of tile j-1, the program's ops of tile j
-        scf.yield {", ".join(f"%q{i}" for i in range(n))} : {types}
-      }}
-      {cout} = scf.if %has -> ({ctypes}) {{
-        %n1 = arith.subi %n_tiles, %c1 : i32
-        %stl = arith.remui %n1, %nstages : i32
-        %stl_l = arith.extui %stl : i32 to i64
-{_stage_barrier('el', 'ebar_last', 'stl', off['empty'])}        %b2l_so = arith.muli %stl_l, %b2_stage : i64
-        %b2_last = arith.addi %sbase2, %b2l_so : i64
-        %fin_anchor = llvm.mlir.undef : i32  // anchor: the last tile's second dot
-        scf.yield {c_of_loop} : {ctypes}
-      }} else {{
-        scf.yield {c_of_loop} : {ctypes}
-      }}
-"""
+def _if(e: Emitter, cond: SSAValue, then: Callable[[Emitter], None]) -> None:
+    """``scf.if cond { then }`` (no results, no else region)."""
+    blk = Block()
+    then(e.nested(blk))
+    blk.add_op(scf.YieldOp())
+    e.add(scf.IfOp(cond, [], Region(blk), Region()))
 
 
-def _pingpong_text(plan: Plan) -> tuple[str, str, str, str]:
-    """(before the loop, before the first dot's WGMMAs, after the second dot's commit, after the
-    loop) of the consumer warp groups' ping-pong (:data:`PINGPONG_BARRIERS`, ``2 x 128`` threads
-    each).  Each barrier's arrivals balance its syncs: barrier 1 (warp group 0's turn) is synced
-    ``n + 1`` times by warp group 0 (each tile, then once after its loop, taking warp group 1's
-    arrive after its last tile) and arrived ``n + 1`` times by warp group 1 (the first turn, then
-    each tile); barrier 2 ``n`` times each; nothing when the program has no tile."""
-    mine, other = PINGPONG_BARRIERS
-    n = plan.consumer_threads
-    before = f"""      // ping-pong: warp group w takes its turn on named barrier {mine} + w, hands it on {other} - w
-      %pp_bar = arith.addi %wg, %c{mine} : i32
-      %pp_next = arith.subi %c{other}, %wg : i32
-      %pp_has = arith.cmpi sgt, %n_tiles, %c0 : i32
-      %pp_wg1 = arith.cmpi eq, %wg, %c1 : i32
-      %pp_first = arith.andi %pp_wg1, %pp_has : i1
-      scf.if %pp_first {{
-        // warp group 1 gives the first turn to warp group 0
-        nvvm.barrier.arrive id = %c{mine} number_of_threads = %c{n}_i
-      }}
-"""
-    sync = f"        nvvm.barrier id = %pp_bar number_of_threads = %c{n}_i\n"
-    arrive = f"        nvvm.barrier.arrive id = %pp_next number_of_threads = %c{n}_i\n"
-    after = f"""      %pp_wg0 = arith.cmpi eq, %wg, %c0 : i32
-      %pp_last = arith.andi %pp_wg0, %pp_has : i1
-      scf.if %pp_last {{
-        // warp group 1's hand-over after its last tile: warp group 0 takes it (balanced barriers)
-        nvvm.barrier id = %c{mine} number_of_threads = %c{n}_i
-      }}
-"""
-    return before, sync, arrive, after
+def _for(e: Emitter, lb: SSAValue, ub: SSAValue, step: SSAValue, inits: list[SSAValue], types: list[Attribute],
+         body: Callable[[Emitter, SSAValue, list[SSAValue]], list[SSAValue]]) -> list[SSAValue]:
+    """``scf.for`` over i32 from ``lb`` to ``ub`` carrying ``inits`` as ``types``; ``body(e, iv,
+    carried)`` fills the loop body and returns what it yields."""
+    blk = Block(arg_types=[i32, *types])
+    out = body(e.nested(blk), blk.args[0], list(blk.args[1:]))
+    blk.add_op(scf.YieldOp(*out))
+    return list(e.add(scf.ForOp(lb, ub, step, list(inits), Region(blk))).results)
 
 
-def chained_kernel_ir(ck: ChainedKernel, plan: Plan, name: str, pipe: "Pipelining | None" = None,
-                      pingpong: bool = False) -> str:
-    off = plan.offsets()
-    regs = sum(2 if x == 1 else x // 2 for _, x in ck.carried)
-    s_acc = "!llvm.struct<(" + ", ".join(["f32"] * (ck.tn // 2)) + ")>"
-    ab = ck.dtype
-    ksteps = ck.d // 16
-    b1_const, b1_offs = _b_steps(ck.b1, ksteps)
-    consts = sorted({0, 1, 2, 8, 64, 128, *[o.box * c for o in (ck.a0, ck.b1, ck.b2) for c in range(o.chunks)],
-                     *[c * o.chunk_bytes for o in (ck.a0, ck.b1, ck.b2) for c in range(o.chunks)],
-                     plan.b1_stride, plan.b2_stride,
-                     *[off[k] + 8 * i for k in ("full", "empty") for i in range(plan.stages)],
-                     *range(plan.stages), plan.consumer_threads, off["full"], off["empty"],
-                     off["bars"], off["bars"] + 8, off["b1"], off["b2"], ck.b1.bytes, ck.b2.bytes, ck.a0.bytes,
-                     ck.b1.bytes + ck.b2.bytes})
-    cdefs = "".join(f"    %c{c}_i = arith.constant {c} : i32\n" for c in consts)
-    i8 = " " * 8
-    a_desc, a_offs = _k_steps(ck.a0, ksteps)
+def _hint(v: SSAValue, name: str) -> SSAValue:
+    """``v``, printed as ``%name``."""
+    v.name_hint = name
+    return v
 
-    def s_chain(pre: str, init: str, db1: str, ind: str) -> str:
-        """The first dot's ``K / 16`` WGMMAs (``%{pre}{s}``, the last one S) from ``init``."""
-        steps = []
+
+def _default_name(v: SSAValue, name: str) -> SSAValue:
+    """``v``, printed as ``%name`` unless it has a name already (a program value the kernel uses
+    as is, such as a parameter or a loop's iv)."""
+    if v.name_hint is None:
+        v.name_hint = name
+    return v
+
+
+class _Kernel:
+    """The chained-dots kernel under construction (the structure :mod:`this module's docstring
+    <tileorch.transforms.tileas.chained_dots>` describes), built op by op with an :class:`Emitter`
+    whose block is the current insertion point (``e``).  The program's own ops are evaluated by
+    :class:`_Site` s into blocks of their own, then moved to the insertion point
+    (:meth:`splice`) where the kernel needs them; the methods here build everything else: the
+    shared-memory barriers, the producer warp group, the consumer's stage bookkeeping and the
+    first dot's WGMMA chain.  The function's parameters are the three tensor maps followed by the
+    program's own (``args``).  Values are named as the printed kernel shows them (``%qbar``,
+    ``%nx_bar``, ``%fbar``, ...)."""
+
+    def __init__(self, ck: ChainedKernel, plan: Plan, name: str):
+        from tileorch.transforms.tileas.convert_to_cutlass import _append_parameters
+
+        self.ck, self.plan, self.off = ck, plan, plan.offsets()
+        block = Block(arg_types=[GENERIC_PTR] * 3)
+        for arg, hint in zip(block.args, ("tmap_a0", "tmap_b1", "tmap_b2")):
+            arg.name_hint = hint
+        self.tmap = dict(zip(("a0", "b1", "b2"), block.args))
+        self.fn = func.FuncOp(name, ([GENERIC_PTR] * 3, []), Region(block), arg_attrs=ArrayAttr([TMAP_ATTRS] * 3))
+        self.fn.attributes["nvvm.kernel"] = UnitAttr()
+        self.fn.attributes["nvvm.maxntid"] = DenseArrayBase.from_list(i32, [plan.threads, 1, 1])
+        self.fn.attributes["nvvm.minctasm"] = IntegerAttr(1, i32)
+        self.args = _append_parameters(self.fn, ck.kernel)
+        self.e = Emitter(block, 128)
+
+    # -- insertion point ----------------------------------------------------------------------
+    @contextmanager
+    def into(self, block: Block) -> Iterator[Emitter]:
+        """Make ``block`` the insertion point for the duration of the ``with``."""
+        outer = self.e
+        self.e = outer.nested(block)
+        try:
+            yield self.e
+        finally:
+            self.e = outer
+
+    def splice(self, tmp: Block, value: SSAValue | None = None, name: str | None = None) -> SSAValue | None:
+        """Move the ops of ``tmp`` (a site's evaluation of program values) to the insertion point;
+        ``value`` (computed there) is named ``name`` unless it has a name already."""
+        for op in list(tmp.ops):
+            op.detach()
+            self.e.add(op)
+        return _default_name(value, name) if value is not None else None
+
+    def v(self, op: Operation, name: str) -> SSAValue:
+        """Append ``op``; its result, named ``name``."""
+        return _hint(self.e.v(op), name)
+
+    # -- small pieces -------------------------------------------------------------------------
+    def small(self, value: int) -> SSAValue:
+        """The entry block's i32 constant ``value`` (0, 1, 2, 7, 8 or 128)."""
+        return self.c[value]
+
+    def gep(self, offset: SSAValue, name: str) -> SSAValue:
+        """Byte ``offset`` (i32) into the dynamic shared memory."""
+        return _hint(self.e.gep(self.smem, offset, i8, SHARED_PTR), name)
+
+    def stage_barrier(self, pre: str, bar: str, stage: SSAValue, base: int) -> tuple[SSAValue, SSAValue]:
+        """(``%{pre}_off0``, the byte offset of the stage's barrier in the array; ``%{bar}``, the
+        barrier) of stage ``stage`` (i32) in the array of 8-byte mbarriers at shared-memory offset
+        ``base``."""
+        off0 = self.v(arith.MuliOp(stage, self.small(8)), f"{pre}_off0")
+        return off0, self.gep(self.v(arith.AddiOp(off0, self.ci[base]), f"{pre}_off"), bar)
+
+    def try_wait(self, bar: SSAValue, phase: SSAValue) -> None:
+        self.e.add(nvvm.MBarrierTryWaitParityOp(bar, phase, self.ticks))
+
+    def stage_index(self, j: SSAValue, pre: str) -> tuple[SSAValue, SSAValue]:
+        """(``%{pre}st`` = stage ``j % stages``, ``%{pre}ph`` = phase parity ``(j / stages) & 1``) of
+        tile ``j``."""
+        st = self.v(arith.RemUIOp(j, self.nstages), f"{pre}st")
+        ph0 = self.v(arith.DivUIOp(j, self.nstages), f"{pre}ph0")
+        return st, self.v(arith.AndIOp(ph0, self.small(1)), f"{pre}ph")
+
+    # -- the entry block ----------------------------------------------------------------------
+    def entry(self) -> None:
+        """Shared memory, the constants, the barriers and their initialisation by thread 0, then
+        the CTA barrier (barrier 0)."""
+        ck, plan, off, e = self.ck, self.plan, self.off, self.e
+        self.smem = self.v(DynamicSmemOp(), "smem")
+        self.c = {v: _hint(e.const(v), f"c{v}") for v in (0, 1, 2, 7, 8, 128)}
+        self.ticks = _hint(e.const(1000000), "ticks")
+        consts = sorted({0, 1, 2, 8, 64, 128, *[o.box * c for o in (ck.a0, ck.b1, ck.b2) for c in range(o.chunks)],
+                         *[c * o.chunk_bytes for o in (ck.a0, ck.b1, ck.b2) for c in range(o.chunks)],
+                         plan.b1_stride, plan.b2_stride,
+                         *[off[k] + 8 * i for k in ("full", "empty") for i in range(plan.stages)],
+                         *range(plan.stages), plan.consumer_threads, off["full"], off["empty"],
+                         off["bars"], off["bars"] + 8, off["b1"], off["b2"], ck.b1.bytes, ck.b2.bytes, ck.a0.bytes,
+                         ck.b1.bytes + ck.b2.bytes})
+        self.ci = {c: _hint(e.const(c), f"c{c}_i") for c in consts}
+        self.tid = self.v(nvvm.SPECIAL_REGISTERS["tid.x"](), "tid")
+        t0 = self.v(arith.CmpiOp(self.tid, self.small(0), "eq"), "t0")
+        self.wg = self.v(arith.DivUIOp(self.tid, self.small(128)), "wg")
+        self.qbar = self.gep(self.ci[off["bars"]], "qbar")
+        self.nstages = _hint(e.const(plan.stages), "nstages")
+        self.bars = {name: [self.gep(self.ci[off[name] + 8 * i], f"{name[0]}bar{i}") for i in range(plan.stages)]
+                     for name in ("full", "empty")}
+
+        def init(t: Emitter) -> None:
+            t.add(nvvm.MBarrierInitOp(self.qbar, self.small(1)))
+            for i in range(plan.stages):
+                t.add(nvvm.MBarrierInitOp(self.bars["full"][i], self.small(1)))
+                t.add(nvvm.MBarrierInitOp(self.bars["empty"][i], self.ci[plan.consumer_threads]))
+            t.add(nvvm.FenceMbarrierInitOp())
+            for x in ("a0", "b1", "b2"):
+                t.add(nvp.PrefetchOp(self.tmap[x]))
+
+        _if(e, t0, init)
+        e.add(nvvm.BarrierOp())
+
+    # -- the producer warp group --------------------------------------------------------------
+    def tma_loads(self, tag: str, x: str, op: Operand, coords: list[SSAValue], dst_off: SSAValue,
+                  bar: SSAValue) -> None:
+        """TMA loads of one tile of operand ``x`` (``op.box``-column boxes) at array coordinates
+        ``coords`` (outermost first) into shared memory at byte ``dst_off``, completing on ``bar``
+        (values named ``%{tag}_...``)."""
+        e, n = self.e, op.rank
+        for c in range(op.chunks):
+            box = []
+            for dim in reversed(range(n)):  # innermost first
+                coord = coords[dim]
+                if dim == n - 1 and c:
+                    coord = self.v(arith.AddiOp(coord, self.ci[op.box * c]), f"{tag}_x{c}")
+                box.append(coord)
+            dst = self.gep(self.v(arith.AddiOp(dst_off, self.ci[c * op.chunk_bytes]), f"{tag}_o{c}"), f"{tag}_p{c}")
+            dst = self.v(llvm_ext.AddrSpaceCastOp(dst, CLUSTER_PTR), f"{tag}_q{c}")
+            e.add(nvp.CpAsyncBulkTensorGlobalToSharedClusterOp(dst, self.tmap[x], box, bar))
+
+    def stage_loads(self, j: SSAValue, coords_of) -> None:
+        """Arm stage ``j % stages``'s full barrier and issue the B1/B2 loads of tile ``j``
+        (``coords_of(operand name, operand, j, tag)``: the program's tile coordinates)."""
+        ck, plan, off, e = self.ck, self.plan, self.off, self.e
+        st = self.v(arith.RemUIOp(j, self.nstages), "nx_s")
+        bo = self.v(arith.MuliOp(st, self.small(8)), "nx_bo")
+        bar = self.gep(self.v(arith.AddiOp(bo, self.ci[off["full"]]), "nx_bo2"), "nx_bar")
+        e.add(nvvm.MBarrierArriveExpectTxOp(bar, self.ci[ck.b1.bytes + ck.b2.bytes]))
+        k1 = self.v(arith.MuliOp(st, self.ci[plan.b1_stride]), "nx_k1")
+        k_off = self.v(arith.AddiOp(k1, self.ci[off["b1"]]), "nx_k")
+        v1 = self.v(arith.MuliOp(st, self.ci[plan.b2_stride]), "nx_v1")
+        v_off = self.v(arith.AddiOp(v1, self.ci[off["b2"]]), "nx_v")
+        b1 = coords_of("b1", ck.b1, j, "b1nx")
+        b2 = coords_of("b2", ck.b2, j, "b2nx")
+        self.tma_loads("b1nx", "b1", ck.b1, b1, k_off, bar)
+        self.tma_loads("b2nx", "b2", ck.b2, b2, v_off, bar)
+
+    def producer(self, n_tiles: SSAValue, coords_of) -> Block:
+        """The producer warp group's block: its thread 0 loads A0 once and tile ``j`` into stage
+        ``j % stages`` once every consumer thread has released the stage's previous tile (its
+        empty barrier), then waits for the release of the last round of every stage (tile
+        ``t - S`` for ``t = n .. n + S - 1``; a stage never filled passes at once) before leaving.
+        ``coords_of(operand name, operand, j, tag)``: the array coordinates of the operand's tile
+        loaded in the producer loop's iteration ``j``."""
+        ck, off = self.ck, self.off
+        blk = Block()
+        with self.into(blk) as e:
+            e.add(nvvm.SetMaxRegisterOp(nvvm.SetMaxRegisterAction.DECREASE, PRODUCER_REGS))
+            tp = self.v(arith.CmpiOp(self.tid, self.ci[self.plan.consumer_threads], "eq"), "tp")
+
+            def thread0(t: Emitter) -> None:
+                with self.into(t.block) as e:
+                    e.add(nvvm.MBarrierArriveExpectTxOp(self.qbar, self.ci[ck.a0.bytes]))
+                    a0 = coords_of("a0", ck.a0, self.small(0), "a0q")
+                    self.tma_loads("a0q", "a0", ck.a0, a0, self.small(0), self.qbar)
+
+                    def fill(le: Emitter, pj: SSAValue, _) -> list[SSAValue]:
+                        _hint(pj, "pj")
+                        with self.into(le.block):
+                            pst, pph = self.stage_index(pj, "p")
+                            refill = self.v(arith.CmpiOp(pj, self.nstages, "uge"), "refill")
+
+                            def wait_empty(w: Emitter) -> None:
+                                with self.into(w.block):
+                                    phase = self.v(arith.XOrIOp(pph, self.small(1)), "pe_ph")
+                                    self.try_wait(self.stage_barrier("pe", "pebar", pst, off["empty"])[1], phase)
+
+                            _if(self.e, refill, wait_empty)
+                            self.stage_loads(pj, coords_of)
+                        return []
+
+                    _for(e, self.small(0), n_tiles, self.small(1), [], [], fill)
+                    tail_end = self.v(arith.AddiOp(n_tiles, self.nstages), "tail_end")
+
+                    def drain(le: Emitter, tj: SSAValue, _) -> list[SSAValue]:
+                        _hint(tj, "tj")
+                        with self.into(le.block):
+                            tst = self.v(arith.RemUIOp(tj, self.nstages), "tst")
+                            tph0 = self.v(arith.DivUIOp(tj, self.nstages), "tph0")
+                            tph1 = self.v(arith.AndIOp(tph0, self.small(1)), "tph1")
+                            tph = self.v(arith.XOrIOp(tph1, self.small(1)), "tph")
+                            self.try_wait(self.stage_barrier("te", "tebar", tst, off["empty"])[1], tph)
+                        return []
+
+                    _for(e, n_tiles, tail_end, self.small(1), [], [], drain)
+
+            _if(e, tp, thread0)
+        blk.add_op(scf.YieldOp())
+        return blk
+
+    # -- the consumer warp groups -------------------------------------------------------------
+    def start_consumer(self) -> None:
+        """Make the consumer warp groups' block the insertion point and start it: ``setmaxnreg``
+        up, and the WGMMA descriptors' base values (the operands' swizzle, atoms aligned; address
+        bits of the dynamic shared memory's base).  :meth:`finish` closes it."""
+        self.consumer = Block()
+        self.e = self.e.nested(self.consumer)
+        ck, plan, off, e = self.ck, self.plan, self.off, self.e
+        e.add(nvvm.SetMaxRegisterOp(nvvm.SetMaxRegisterAction.INCREASE, CONSUMER_REGS))
+        smem_i = self.v(llvm.PtrToIntOp(self.smem, i64), "smem_i")
+        amask = _hint(e.const(262143, i64), "amask")
+        c4_l = _hint(e.const(4, i64), "c4_l")
+        smem_m = self.v(arith.AndIOp(smem_i, amask), "smem_m")
+        sbase = self.v(arith.ShRUIOp(smem_m, c4_l), "sbase")
+        wg_l = self.v(arith.ExtUIOp(self.wg, i64), "wg_l")
+        wg_rows = _hint(e.const(64 * ck.a0.row_bytes // 16, i64), "wg_rows")
+        wg_off = self.v(arith.MuliOp(wg_l, wg_rows), "wg_off")
+        a_bits = _hint(e.const(_k_steps(ck.a0, ck.d // 16)[0], i64), "a_bits")
+        da0 = self.v(arith.OrIOp(sbase, a_bits), "da0")
+        self.da_wg = self.v(arith.AddiOp(da0, wg_off), "da_wg")
+        b1_bits = _hint(e.const(_b_steps(ck.b1, ck.d // 16)[0], i64), "b1_bits")
+        b1_base = _hint(e.const(off["b1"] // 16, i64), "b1_base")
+        b2_base = _hint(e.const(off["b2"] // 16, i64), "b2_base")
+        self.b1_stage = _hint(e.const(plan.b1_stride // 16, i64), "b1_stage")
+        self.b2_stage = _hint(e.const(plan.b2_stride // 16, i64), "b2_stage")
+        db1_0 = self.v(arith.OrIOp(sbase, b1_bits), "db1_0")
+        self.db1_1 = self.v(arith.AddiOp(db1_0, b1_base), "db1_1")
+        self.sbase2 = self.v(arith.AddiOp(sbase, b2_base), "sbase2")
+
+    def stage_address(self, stage_l: SSAValue, stride: SSAValue, base: SSAValue, so: str, name: str) -> SSAValue:
+        """``%{name} = base + %{so}`` with ``%{so} = stage * stride`` (i64, 16-byte descriptor units)."""
+        return self.v(arith.AddiOp(base, self.v(arith.MuliOp(stage_l, stride), so)), name)
+
+    def s_chain(self, pre: str, init: SSAValue, db1: SSAValue) -> SSAValue:
+        """The first dot's ``K / 16`` WGMMAs (``%{pre}{s}``) from accumulator input ``init`` (a struct
+        of ``tn / 2`` f32), B1's stage at descriptor ``db1``; S (the last one's result)."""
+        ck, e = self.ck, self.e
+        ksteps = ck.d // 16
+        _, a_offs = _k_steps(ck.a0, ksteps)
+        _, b1_offs = _b_steps(ck.b1, ksteps)
+        dtype = nvp.WGMMAType(ck.dtype)
+        layout_b = nvp.MMALayout.COL if ck.b1.k_major else nvp.MMALayout.ROW
+        acc = init
         for s in range(ksteps):
-            a_off = a_offs[s]
-            src = init if s == 0 else f"%{pre}{s - 1}"
-            steps += [
-                f"%{pre}a{s}c = arith.constant {a_off // 16} : i64",
-                f"%{pre}b{s}c = arith.constant {b1_offs[s] // 16} : i64",
-                f"%{pre}a{s} = arith.addi %da_wg, %{pre}a{s}c : i64",
-                f"%{pre}b{s} = arith.addi {db1}, %{pre}b{s}c : i64",
-                f"%{pre}{s} = nvvm.wgmma.mma_async %{pre}a{s}, %{pre}b{s}, {src}, <m = 64, n = {ck.tn}, k = 16>, "
-                f"D[<f32>, <one>], A[<{ab}>, <one>, <row>], B[<{ab}>, <one>, <{'col' if ck.b1.k_major else 'row'}>] "
-                ": !sacc -> !sacc",
-            ]
-        return "".join(f"{ind}{x}\n" for x in steps)
+            ac = _hint(e.const(a_offs[s] // 16, i64), f"{pre}a{s}c")
+            bc = _hint(e.const(b1_offs[s] // 16, i64), f"{pre}b{s}c")
+            da = self.v(arith.AddiOp(self.da_wg, ac), f"{pre}a{s}")
+            db = self.v(arith.AddiOp(db1, bc), f"{pre}b{s}")
+            acc = self.v(nvp.WgmmaMmaAsyncOp(acc, da, db, ck.tn, dtype, layout_b), f"{pre}{s}")
+        return acc
 
-    s_text = s_chain("s", "%s_init", "%db1", i8)
-    bars = "".join(f"    %{kind}bar{i} = llvm.getelementptr %smem[%c{off[name] + 8 * i}_i] : (!llvm.ptr<3>, i32) "
-                   "-> !llvm.ptr<3>, i8\n" for kind, name in (("f", "full"), ("e", "empty"))
-                   for i in range(plan.stages))
-    bar_inits = "".join(f"      nvvm.mbarrier.init %fbar{i}, %c1 : !llvm.ptr<3>, i32\n"
-                        f"      nvvm.mbarrier.init %ebar{i}, %c{plan.consumer_threads}_i : !llvm.ptr<3>, i32\n"
-                        for i in range(plan.stages))
-    iters = ", ".join(f"%r{i} = %init{i}" for i in range(regs))
-    itypes = ", ".join(["f32"] * regs)
-    inits = "".join(f"    %init{i} = llvm.mlir.undef : f32  // placeholder\n" for i in range(regs))
-    out = f"%out:{regs} = " if regs > 1 else ("%out = " if regs == 1 else "")
-    loop_head = (f"    {out}scf.for %j = %c0 to %n_tiles step %c1 iter_args({iters}) -> ({itypes}) : i32 {{\n"
-                 if regs else "    scf.for %j = %c0 to %n_tiles step %c1 : i32 {\n")
-    yield_ = f"        scf.yield {', '.join(f'%r{i}' for i in range(regs))} : {itypes}\n" if regs else "        scf.yield\n"
-    cw = plan.consumer_threads
-    pp_before, pp_sync, pp_arrive, pp_after = _pingpong_text(plan) if pingpong else ("", "", "", "")
-    if pipe is None:
-        consumer = f"""      nvvm.mbarrier.try_wait.parity %qbar, %c0, %ticks : !llvm.ptr<3>, i32, i32
-{pp_before}  {loop_head}        %st = arith.remui %j, %nstages : i32
-        %ph0 = arith.divui %j, %nstages : i32
-        %ph = arith.andi %ph0, %c1 : i32
-        %st_l = arith.extui %st : i32 to i64
-{_stage_barrier('fb', 'fbar', 'st', off['full'])}        %eb_off = arith.addi %fb_off0, %c{off['empty']}_i : i32
-        %ebar = llvm.getelementptr %smem[%eb_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
-        nvvm.mbarrier.try_wait.parity %fbar, %ph, %ticks : !llvm.ptr<3>, i32, i32
-        %b1_so = arith.muli %st_l, %b1_stage : i64
-        %db1 = arith.addi %db1_1, %b1_so : i64
-        %b2_so = arith.muli %st_l, %b2_stage : i64
-        %b2_addr = arith.addi %sbase2, %b2_so : i64  // 16-byte units of this stage's B2 tile
-        %s_init = llvm.mlir.undef : !sacc  // placeholder: the first dot's accumulator input
-{pp_sync}        nvvm.wgmma.fence.aligned
-{s_text}        nvvm.wgmma.commit.group.sync.aligned
-        nvvm.wgmma.wait.group.sync.aligned 0
-        %math = llvm.mlir.undef : i32  // anchor: the program's ops between and after the dots
-        nvvm.wgmma.commit.group.sync.aligned
-{pp_arrive}        nvvm.wgmma.wait.group.sync.aligned 0
-        // this thread's last read of stage %st is done: release it to the producer
-        nvvm.mbarrier.arrive %ebar : !llvm.ptr<3>
-{yield_}      }}
-{pp_after}"""
-    else:
-        consumer = _pipelined_consumer(ck, plan, pipe, s_chain)
-    return f"""// Two chained dots (tileorch.transforms.tileas.chained_dots): {ck.tm}x{ck.tn}x{ck.d} then {ck.tm}x{ck.dv}x{ck.tn}, {ab}
-// warp groups 0 .. {plan.consumers - 1}: consumers; warp group {plan.consumers}: the TMA producer (its thread 0)
-!sacc = {s_acc}
-builtin.module attributes {{cutlass.target = "sm_90a"}} {{
-  func.func @{name}(%tmap_a0: {TMAP}, %tmap_b1: {TMAP}, %tmap_b2: {TMAP})
-      attributes {{nvvm.kernel, nvvm.maxntid = array<i32: {plan.threads}, 1, 1>, nvvm.minctasm = 1 : i32}} {{
-    %smem = atom.dynamic_smem : !llvm.ptr<3>
-    %c0 = arith.constant 0 : i32
-    %c1 = arith.constant 1 : i32
-    %c2 = arith.constant 2 : i32
-    %c7 = arith.constant 7 : i32
-    %c8 = arith.constant 8 : i32
-    %c128 = arith.constant 128 : i32
-    %ticks = arith.constant 1000000 : i32
-{cdefs}    %tid = nvvm.read.ptx.sreg.tid.x : i32
-    %t0 = arith.cmpi eq, %tid, %c0 : i32
-    %wg = arith.divui %tid, %c128 : i32
-    %qbar = llvm.getelementptr %smem[%c{off['bars']}_i] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
-    %nstages = arith.constant {plan.stages} : i32
-{bars}    scf.if %t0 {{
-      nvvm.mbarrier.init %qbar, %c1 : !llvm.ptr<3>, i32
-{bar_inits}      nvvm.fence.mbarrier.init
-      nvvm.prefetch tensormap, %tmap_a0 : !llvm.ptr
-      nvvm.prefetch tensormap, %tmap_b1 : !llvm.ptr
-      nvvm.prefetch tensormap, %tmap_b2 : !llvm.ptr
-    }}
-    nvvm.barrier
-    %n_tiles = llvm.mlir.undef : i32  // placeholder: the program's trip count
-{inits}    %is_prod = arith.cmpi uge, %tid, %c{cw}_i : i32
-    scf.if %is_prod {{
-      // the producer warp group: its thread 0 loads Q once and tile j into stage j % stages once
-      // every consumer thread has released the stage's previous tile (its empty barrier)
-      nvvm.setmaxregister decrease {PRODUCER_REGS}
-      %tp = arith.cmpi eq, %tid, %c{cw}_i : i32
-      scf.if %tp {{
-        nvvm.mbarrier.arrive.expect_tx %qbar, %c{ck.a0.bytes}_i : !llvm.ptr<3>, i32
-{_coord_placeholders("a0q", ck.a0, "%c0", "        ")}{_tma_lines("a0q", ck.a0, "%c0", "%qbar", "        ")}        scf.for %pj = %c0 to %n_tiles step %c1 : i32 {{
-          %pst = arith.remui %pj, %nstages : i32
-          %pph0 = arith.divui %pj, %nstages : i32
-          %pph = arith.andi %pph0, %c1 : i32
-          %refill = arith.cmpi uge, %pj, %nstages : i32
-          scf.if %refill {{
-            %pe_ph = arith.xori %pph, %c1 : i32
-            %pe_off0 = arith.muli %pst, %c8 : i32
-            %pe_off = arith.addi %pe_off0, %c{off['empty']}_i : i32
-            %pebar = llvm.getelementptr %smem[%pe_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
-            nvvm.mbarrier.try_wait.parity %pebar, %pe_ph, %ticks : !llvm.ptr<3>, i32, i32
-          }}
-{_stage_loads(ck, plan, "nx", "%pj", "          ")}        }}
-        // the producer's tail: wait for the release of the last round of every stage (tile t - S
-        // for t = n .. n + S - 1; a stage never filled passes at once) before leaving
-        %tail_end = arith.addi %n_tiles, %nstages : i32
-        scf.for %tj = %n_tiles to %tail_end step %c1 : i32 {{
-          %tst = arith.remui %tj, %nstages : i32
-          %tph0 = arith.divui %tj, %nstages : i32
-          %tph1 = arith.andi %tph0, %c1 : i32
-          %tph = arith.xori %tph1, %c1 : i32
-          %te_off0 = arith.muli %tst, %c8 : i32
-          %te_off = arith.addi %te_off0, %c{off['empty']}_i : i32
-          %tebar = llvm.getelementptr %smem[%te_off] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
-          nvvm.mbarrier.try_wait.parity %tebar, %tph, %ticks : !llvm.ptr<3>, i32, i32
-        }}
-      }}
-    }} else {{
-      nvvm.setmaxregister increase {CONSUMER_REGS}
-      // WGMMA descriptors (the operands' swizzle, atoms aligned): address bits of the dynamic smem base
-      %smem_i = llvm.ptrtoint %smem : !llvm.ptr<3> to i64
-      %amask = arith.constant 262143 : i64
-      %c4_l = arith.constant 4 : i64
-      %smem_m = arith.andi %smem_i, %amask : i64
-      %sbase = arith.shrui %smem_m, %c4_l : i64
-      %wg_l = arith.extui %wg : i32 to i64
-      %wg_rows = arith.constant {64 * ck.a0.row_bytes // 16} : i64
-      %wg_off = arith.muli %wg_l, %wg_rows : i64
-      %a_bits = arith.constant {a_desc} : i64
-      %da0 = arith.ori %sbase, %a_bits : i64
-      %da_wg = arith.addi %da0, %wg_off : i64
-      %b1_bits = arith.constant {b1_const} : i64
-      %b1_base = arith.constant {off['b1'] // 16} : i64
-      %b2_base = arith.constant {off['b2'] // 16} : i64
-      %b1_stage = arith.constant {plan.b1_stride // 16} : i64
-      %b2_stage = arith.constant {plan.b2_stride // 16} : i64
-      %db1_0 = arith.ori %sbase, %b1_bits : i64
-      %db1_1 = arith.addi %db1_0, %b1_base : i64
-      %sbase2 = arith.addi %sbase, %b2_base : i64
-{consumer}      %epi = llvm.mlir.undef : i32  // anchor: the program's epilogue and store
-    }}
-    func.return
-  }}
-}}
-"""
+    def pingpong_before(self, n_tiles: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue]:
+        """Before the consumer loop: warp group ``w`` takes its turn on named barrier ``1 + w``
+        and hands it on to ``2 - w`` (:data:`PINGPONG_BARRIERS`); warp group 1 gives the first turn
+        to warp group 0.  (this warp group's barrier, the other's, whether there is a tile)."""
+        mine, other = PINGPONG_BARRIERS
+        threads = self.ci[self.plan.consumer_threads]
+        bar = self.v(arith.AddiOp(self.wg, self.small(mine)), "pp_bar")
+        nxt = self.v(arith.SubiOp(self.small(other), self.wg), "pp_next")
+        has = self.v(arith.CmpiOp(n_tiles, self.small(0), "sgt"), "pp_has")
+        wg1 = self.v(arith.CmpiOp(self.wg, self.small(1), "eq"), "pp_wg1")
+        first = self.v(arith.AndIOp(wg1, has), "pp_first")
+        _if(self.e, first, lambda t: t.add(nvvm.BarrierArriveOp(self.small(mine), threads)))
+        return bar, nxt, has
+
+    def pingpong_after(self, has: SSAValue) -> None:
+        """After the consumer loop: warp group 0 takes warp group 1's hand-over after its last tile
+        (each barrier's arrivals balance its syncs: barrier 1 is synced ``n + 1`` times by warp
+        group 0 and arrived ``n + 1`` times by warp group 1, barrier 2 ``n`` times each)."""
+        mine = PINGPONG_BARRIERS[0]
+        threads = self.ci[self.plan.consumer_threads]
+        wg0 = self.v(arith.CmpiOp(self.wg, self.small(0), "eq"), "pp_wg0")
+        last = self.v(arith.AndIOp(wg0, has), "pp_last")
+        _if(self.e, last, lambda t: t.add(nvvm.BarrierOp(self.small(mine), threads)))
+
+    def finish(self, producer: Block) -> func.FuncOp:
+        """Close the consumer block; in the entry block, the warp-group switch (the producer's
+        block or the consumers') and the return.  The finished function."""
+        self.consumer.add_op(scf.YieldOp())
+        self.e = self.e.nested(self.fn.body.blocks.first)
+        is_prod = self.v(arith.CmpiOp(self.tid, self.ci[self.plan.consumer_threads], "uge"), "is_prod")
+        self.e.add(scf.IfOp(is_prod, [], Region(producer), Region(self.consumer)))
+        self.e.add(func.ReturnOp())
+        return self.fn
 
 
 # --------------------------------------------------------------------------- register-layout math
@@ -863,24 +866,6 @@ class FragmentLowering(EpilogueLowering):
                 raise unsupported(op, f"reduces {acc.type} values")
             acc = combine(acc, other)
         return acc
-
-
-def _named(block_ops, name: str) -> Operation:
-    for op in block_ops:
-        if op.results and op.results[0].name_hint == name:
-            return op
-    raise ValueError(f"chained kernel text has no %{name}")
-
-
-def _replace(anchor: Operation, tmp: Block, value: SSAValue | None) -> None:
-    """Move ``tmp``'s ops before ``anchor``; ``anchor``'s result becomes ``value``; drop it."""
-    for op in list(tmp.ops):
-        op.detach()
-        anchor.parent_block().insert_op_before(op, anchor)
-    if value is not None:
-        anchor.results[0].replace_all_uses_with(value)
-    anchor.detach()
-    anchor.erase()
 
 
 def _pack16(e: Emitter, lo: SSAValue, hi: SSAValue, dtype: str) -> SSAValue:
@@ -1020,62 +1005,87 @@ def _lower_branch(ck: ChainedKernel, br: scf.IfOp, site: _Site, args: list[SSAVa
         k += n
 
 
-def _lower_plain_loop(ck: ChainedKernel, named, site_of) -> list[SSAValue]:
+def _lower_plain_loop(kb: _Kernel, site_of, n_tiles: SSAValue, init_vals: list[SSAValue],
+                      pingpong: bool) -> list[SSAValue]:
     """The consumer loop without overlap: both dots of tile ``j`` in iteration ``j``; the loop's
     results (every carried register, in ``ck.carried`` order)."""
+    ck, off = kb.ck, kb.off
     body = ck.loop.body.blocks.first
-    # ---- the loop body: the program's ops between and after the dots, the second dot
-    math_anchor = named("math")
-    my_loop = math_anchor.parent_op()
-    my_body = my_loop.body.blocks.first
-    s = site_of()
-    low = s.low
-    low.scalars[body.args[0]] = my_body.args[0]
-    regs = list(my_body.args[1:])
-    k = 0
-    for (i, w) in ck.carried:
-        n = 2 if w == 1 else w // 2
-        low.provided[body.args[1 + i]] = (w, regs[k:k + n])
-        k += n
-    # S: the first dot's accumulator input, then its result
-    s_init_ph = named("s_init")
-    s0 = site_of()
-    s0.low.scalars[body.args[0]] = my_body.args[0]
-    s0.low.provided = dict(low.provided)
-    s_in = s0.tile_regs(ck.dot1.acc, ck.tn)
-    st_type = llvm.LLVMStructType.from_type_list([f32] * (ck.tn // 2))
-    sv = s0.e.v(llvm.UndefOp(st_type))
-    for r, x in enumerate(s_in):
-        sv = s0.e.v(llvm.InsertValueOp(DenseArrayBase.from_list(i64, [r]), sv, x))
-    _replace(s_init_ph, s0.tmp, sv)
-    s_last = named(f"s{ck.d // 16 - 1}").results[0]
-    low.provided[ck.dot1.result] = (ck.tn, [s.e.v(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [r]), s_last, f32))
-                                             for r in range(ck.tn // 2)])
-    for br in ck.branches:  # the loop's branches on scalars: real branches over whole fragments
-        site_of.branch(br, s, body.args[0], my_body.args[0])
-    # the second dot: C per element, P packed pairwise into the register A fragment
-    c_in = s.tile_regs(ck.dot2.acc, ck.dv)
-    p = s.tile_regs(ck.dot2.lhs, ck.tn)
-    # every register the WGMMAs read is written before the fence (else ptxas serializes them)
-    a_regs = [[_pack16(s.e, p[8 * c + 2 * q], p[8 * c + 2 * q + 1], ck.dtype) for q in range(4)]
-              for c in range(ck.tn // 16)]
-    descs = _b2_descriptors(ck, s.e, named("b2_addr").results[0])
-    s.e.add(nvvm.WgmmaFenceAlignedOp())
-    acc = c_in
-    for c in range(ck.tn // 16):
-        acc = _wgmma_reg_a(s.e, a_regs[c], descs[c], acc, ck.dv, ck.dtype, 0 if ck.b2.k_major else 1)
-    low.provided[ck.dot2.result] = (ck.dv, acc)
-    new_regs = []
-    for (i, w), y in zip(ck.carried, ck.yields):
-        new_regs += s.tile_regs(y, w)
-    _replace(math_anchor, s.tmp, None)
-    my_body.last_op.operands = new_regs
+    kb.try_wait(kb.qbar, kb.small(0))
+    if pingpong:
+        pp_bar, pp_next, pp_has = kb.pingpong_before(n_tiles)
+    threads = kb.ci[kb.plan.consumer_threads]
 
-    return list(my_loop.results)
+    def iteration(le: Emitter, j: SSAValue, regs: list[SSAValue]) -> list[SSAValue]:
+        _hint(j, "j")
+        for r, x in enumerate(regs):
+            _hint(x, f"r{r}")
+        with kb.into(le.block) as e:
+            st, ph = kb.stage_index(j, "")
+            st_l = kb.v(arith.ExtUIOp(st, i64), "st_l")
+            fb_off0, fbar = kb.stage_barrier("fb", "fbar", st, off["full"])
+            ebar = kb.gep(kb.v(arith.AddiOp(fb_off0, kb.ci[off["empty"]]), "eb_off"), "ebar")
+            kb.try_wait(fbar, ph)
+            db1 = kb.stage_address(st_l, kb.b1_stage, kb.db1_1, "b1_so", "db1")
+            # 16-byte units of this stage's B2 tile
+            b2_addr = kb.stage_address(st_l, kb.b2_stage, kb.sbase2, "b2_so", "b2_addr")
+            # the program's ops between and after the dots
+            s = site_of()
+            low = s.low
+            low.scalars[body.args[0]] = j
+            k = 0
+            for (i, w) in ck.carried:
+                n = 2 if w == 1 else w // 2
+                low.provided[body.args[1 + i]] = (w, regs[k:k + n])
+                k += n
+            # S: the first dot's accumulator input, then its result
+            s_init = _s_init(kb, site_of, j, low.provided, "s_init")
+            if pingpong:
+                e.add(nvvm.BarrierOp(pp_bar, threads))
+            e.add(nvvm.WgmmaFenceAlignedOp())
+            s_last = kb.s_chain("s", s_init, db1)
+            e.add(nvvm.WgmmaGroupSyncAlignedOp())
+            e.add(nvvm.WgmmaWaitGroupSyncOp(0))
+            low.provided[ck.dot1.result] = (ck.tn, [s.e.v(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [r]),
+                                                                              s_last, f32))
+                                                     for r in range(ck.tn // 2)])
+            for br in ck.branches:  # the loop's branches on scalars: real branches over whole fragments
+                site_of.branch(br, s, body.args[0], j)
+            # the second dot: C per element, P packed pairwise into the register A fragment
+            c_in = s.tile_regs(ck.dot2.acc, ck.dv)
+            p = s.tile_regs(ck.dot2.lhs, ck.tn)
+            # every register the WGMMAs read is written before the fence (else ptxas serializes them)
+            a_regs = [[_pack16(s.e, p[8 * c + 2 * q], p[8 * c + 2 * q + 1], ck.dtype) for q in range(4)]
+                      for c in range(ck.tn // 16)]
+            descs = _b2_descriptors(ck, s.e, b2_addr)
+            s.e.add(nvvm.WgmmaFenceAlignedOp())
+            acc = c_in
+            for c in range(ck.tn // 16):
+                acc = _wgmma_reg_a(s.e, a_regs[c], descs[c], acc, ck.dv, ck.dtype, 0 if ck.b2.k_major else 1)
+            low.provided[ck.dot2.result] = (ck.dv, acc)
+            new_regs = []
+            for (i, w), y in zip(ck.carried, ck.yields):
+                new_regs += s.tile_regs(y, w)
+            kb.splice(s.tmp)
+            e.add(nvvm.WgmmaGroupSyncAlignedOp())
+            if pingpong:
+                e.add(nvvm.BarrierArriveOp(pp_next, threads))
+            e.add(nvvm.WgmmaWaitGroupSyncOp(0))
+            # this thread's last read of stage st is done: release it to the producer
+            e.add(nvvm.MBarrierArriveOp(ebar, with_state=False))
+        return new_regs
+
+    outs = [_hint(x, "out") for x in _for(kb.e, kb.small(0), n_tiles, kb.small(1), init_vals,
+                                          [f32] * len(init_vals), iteration)]
+    if pingpong:
+        kb.pingpong_after(pp_has)
+    return outs
 
 
-def _s_init(ck: ChainedKernel, site_of, anchor: Operation, iv: SSAValue, provided: dict) -> None:
-    """The first dot's accumulator input (a struct of ``tn / 2`` registers) at placeholder ``anchor``."""
+def _s_init(kb: _Kernel, site_of, iv: SSAValue, provided: dict, name: str) -> SSAValue:
+    """The first dot's accumulator input (a struct of ``tn / 2`` registers, ``%{name}``),
+    evaluated at the insertion point with the loop's iv ``iv`` and the fragments ``provided``."""
+    ck = kb.ck
     body = ck.loop.body.blocks.first
     s0 = site_of()
     s0.low.scalars[body.args[0]] = iv
@@ -1084,7 +1094,7 @@ def _s_init(ck: ChainedKernel, site_of, anchor: Operation, iv: SSAValue, provide
     sv = s0.e.v(llvm.UndefOp(llvm.LLVMStructType.from_type_list([f32] * (ck.tn // 2))))
     for r, x in enumerate(s_in):
         sv = s0.e.v(llvm.InsertValueOp(DenseArrayBase.from_list(i64, [r]), sv, x))
-    _replace(anchor, s0.tmp, sv)
+    return kb.splice(s0.tmp, sv, name)
 
 
 def _b2_descriptors(ck: ChainedKernel, e: Emitter, b2_addr: SSAValue) -> list[SSAValue]:
@@ -1142,15 +1152,18 @@ def _pack_after_wait(e: Emitter, p: list[SSAValue], dtype: str) -> list[SSAValue
             for i in range(len(p) // 2)]
 
 
-def _lower_pipelined_loop(ck: ChainedKernel, pipe: Pipelining, named, site_of,
+def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAValue,
                           init_vals: list[SSAValue]) -> list[SSAValue]:
-    """Fill the pipelined consumer text (:func:`_pipelined_consumer`); the carried registers after
-    the last tile, in ``ck.carried`` order."""
+    """The pipelined consumer: a peeled first tile, the loop from 1 (tile ``j``'s first dot in
+    flight while tile ``j - 1``'s second dot is issued and tile ``j``'s P computed) and the last
+    tile's second dot; the carried registers after the last tile, in ``ck.carried`` order."""
+    ck, off, e = kb.ck, kb.off, kb.e
     body = ck.loop.body.blocks.first
     acc_arg = body.args[1 + ck.carried[pipe.acc][0]]
     sizes = [2 if w == 1 else w // 2 for _, w in ck.carried]
     starts = [sum(sizes[:k]) for k in range(len(sizes))]
     others = [k for k in range(len(ck.carried)) if k != pipe.acc]
+    types = pipe.types
 
     def tile(site: _Site, iv: SSAValue, s_last: SSAValue, carried: dict[int, list[SSAValue]]):
         """Tile ``iv``'s ops up to P (part A): P (f32, the accumulator layout) and the other carried
@@ -1175,54 +1188,91 @@ def _lower_pipelined_loop(ck: ChainedKernel, pipe: Pipelining, named, site_of,
         return site.tile_regs(ck.dot2.acc, ck.dv)
 
     init = {k: init_vals[starts[k]:starts[k] + sizes[k]] for k in range(len(sizes))}
-    # tile 0 (peeled)
-    anchor0 = named("math0")
-    pro_if = anchor0.parent_op()
-    s = site_of()
-    iv0 = s.e.const(0)
-    _s_init(ck, site_of, named("s_init0"), iv0, {body.args[1 + ck.carried[k][0]]: (ck.carried[k][1], init[k])
-                                                  for k in others})
-    p0, new0 = tile(s, iv0, named(f"z{ck.d // 16 - 1}").results[0], init)
-    a0 = [_pack16(s.e, p0[2 * i], p0[2 * i + 1], ck.dtype) for i in range(len(p0) // 2)]
-    c0 = c_input(s, init[pipe.acc])
-    _replace(anchor0, s.tmp, None)
-    pro_if.true_region.blocks.first.last_op.operands = [*a0, *c0, *new0]
-    else_y = pro_if.false_region.blocks.first.last_op
-    else_y.operands = [*else_y.operands[:pipe.rp], *init[pipe.acc], *[x for k in others for x in init[k]]]
+    kb.try_wait(kb.qbar, kb.small(0))
+    undef_i = kb.v(llvm.UndefOp(i32), "ui")
+    kb.v(llvm.UndefOp(f32), "uf")
+    has = kb.v(arith.CmpiOp(n_tiles, kb.small(0), "sgt"), "has")
+
+    # tile 0 (peeled): S_0, then P_0 and C_0 (no second dot in flight yet)
+    first = Block()
+    with kb.into(first) as t:
+        kb.try_wait(kb.bars["full"][0], kb.small(0))
+        s = site_of()
+        iv0 = s.e.const(0)
+        s_init0 = _s_init(kb, site_of, iv0, {body.args[1 + ck.carried[k][0]]: (ck.carried[k][1], init[k])
+                                            for k in others}, "s_init0")
+        t.add(nvvm.WgmmaFenceAlignedOp())
+        z_last = kb.s_chain("z", s_init0, kb.db1_1)
+        t.add(nvvm.WgmmaGroupSyncAlignedOp())
+        t.add(nvvm.WgmmaWaitGroupSyncOp(0))
+        p0, new0 = tile(s, iv0, z_last, init)
+        a0 = [_pack16(s.e, p0[2 * i], p0[2 * i + 1], ck.dtype) for i in range(len(p0) // 2)]
+        c0 = c_input(s, init[pipe.acc])
+        kb.splice(s.tmp)
+        t.add(scf.YieldOp(*a0, *c0, *new0))
+    no_tile = Block([scf.YieldOp(*[undef_i] * pipe.rp, *init[pipe.acc], *[x for k in others for x in init[k]])])
+    pro = e.add(scf.IfOp(has, types, Region(first), Region(no_tile)))
+    for x in pro.results:
+        _hint(x, "pro")
+
     # tiles 1 .. n-1: tile j's first dot is in flight; issue tile j-1's second dot, then tile j's P
-    anchor = named("math")
-    loop = anchor.parent_op()
-    lb = loop.body.blocks.first
-    q = list(lb.args[1:])
-    p_prev, c_prev = q[:pipe.rp], q[pipe.rp:pipe.rp + pipe.rc]
-    o_prev = q[pipe.rp + pipe.rc:]
-    carried, k0 = {}, 0
-    for k in others:
-        carried[k] = o_prev[k0:k0 + sizes[k]]
-        k0 += sizes[k]
-    s = site_of()
-    s_carried = {body.args[1 + ck.carried[k][0]]: (ck.carried[k][1], carried[k]) for k in others}
-    _s_init(ck, site_of, named("s_init"), lb.args[0], s_carried)
-    acc_prev = _second_dot(ck, s.e, p_prev, c_prev, named("b2_addr").results[0])
-    s.e.add(nvvm.WgmmaWaitGroupSyncOp(1))  # tile j's S has landed; tile j-1's second dot may run on
-    p_j, new_j = tile(s, lb.args[0], named(f"s{ck.d // 16 - 1}").results[0], carried)
-    s.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
-    s.e.add(nvvm.MBarrierArriveOp(named("ebar").results[0], with_state=False))  # tile j-1's stage is free
-    a_j = _pack_after_wait(s.e, p_j, ck.dtype)
-    c_j = c_input(s, acc_prev)
-    _replace(anchor, s.tmp, None)
-    lb.last_op.operands = [*a_j, *c_j, *new_j]
+    def iteration(le: Emitter, j: SSAValue, q: list[SSAValue]) -> list[SSAValue]:
+        _hint(j, "j")
+        for r, x in enumerate(q):
+            _hint(x, f"q{r}")
+        with kb.into(le.block) as e:
+            st, ph = kb.stage_index(j, "")
+            st_l = kb.v(arith.ExtUIOp(st, i64), "st_l")
+            _, fbar = kb.stage_barrier("fb", "fbar", st, off["full"])
+            jp = kb.v(arith.SubiOp(j, kb.small(1)), "jp")
+            stp = kb.v(arith.RemUIOp(jp, kb.nstages), "stp")
+            stp_l = kb.v(arith.ExtUIOp(stp, i64), "stp_l")
+            _, ebar = kb.stage_barrier("eb", "ebar", stp, off["empty"])
+            kb.try_wait(fbar, ph)
+            db1 = kb.stage_address(st_l, kb.b1_stage, kb.db1_1, "b1_so", "db1")
+            # 16-byte units of tile j-1's B2 stage
+            b2_addr = kb.stage_address(stp_l, kb.b2_stage, kb.sbase2, "b2_so", "b2_addr")
+            p_prev, c_prev = q[:pipe.rp], q[pipe.rp:pipe.rp + pipe.rc]
+            o_prev = q[pipe.rp + pipe.rc:]
+            carried, k0 = {}, 0
+            for k in others:
+                carried[k] = o_prev[k0:k0 + sizes[k]]
+                k0 += sizes[k]
+            s = site_of()
+            s_carried = {body.args[1 + ck.carried[k][0]]: (ck.carried[k][1], carried[k]) for k in others}
+            s_init = _s_init(kb, site_of, j, s_carried, "s_init")
+            e.add(nvvm.WgmmaFenceAlignedOp())
+            s_last = kb.s_chain("s", s_init, db1)
+            e.add(nvvm.WgmmaGroupSyncAlignedOp())
+            acc_prev = _second_dot(ck, s.e, p_prev, c_prev, b2_addr)
+            s.e.add(nvvm.WgmmaWaitGroupSyncOp(1))  # tile j's S has landed; tile j-1's second dot may run on
+            p_j, new_j = tile(s, j, s_last, carried)
+            s.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
+            s.e.add(nvvm.MBarrierArriveOp(ebar, with_state=False))  # tile j-1's stage is free
+            a_j = _pack_after_wait(s.e, p_j, ck.dtype)
+            c_j = c_input(s, acc_prev)
+            kb.splice(s.tmp)
+        return [*a_j, *c_j, *new_j]
+
+    outs = [_hint(x, "lp") for x in _for(e, kb.small(1), n_tiles, kb.small(1), list(pro.results), types, iteration)]
+
     # the last tile's second dot
-    fin = named("fin_anchor")
-    fin_if = fin.parent_op()
-    outs = list(loop.results)
-    s = site_of()
-    acc_last = _second_dot(ck, s.e, outs[:pipe.rp], outs[pipe.rp:pipe.rp + pipe.rc], named("b2_last").results[0])
-    s.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
-    s.e.add(nvvm.MBarrierArriveOp(named("ebar_last").results[0], with_state=False))
-    _replace(fin, s.tmp, None)
-    fin_if.true_region.blocks.first.last_op.operands = acc_last
-    acc_final = list(fin_if.results)
+    last = Block()
+    with kb.into(last) as t:
+        n1 = kb.v(arith.SubiOp(n_tiles, kb.small(1)), "n1")
+        stl = kb.v(arith.RemUIOp(n1, kb.nstages), "stl")
+        stl_l = kb.v(arith.ExtUIOp(stl, i64), "stl_l")
+        _, ebar_last = kb.stage_barrier("el", "ebar_last", stl, off["empty"])
+        b2_last = kb.stage_address(stl_l, kb.b2_stage, kb.sbase2, "b2l_so", "b2_last")
+        s = site_of()
+        acc_last = _second_dot(ck, s.e, outs[:pipe.rp], outs[pipe.rp:pipe.rp + pipe.rc], b2_last)
+        s.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
+        s.e.add(nvvm.MBarrierArriveOp(ebar_last, with_state=False))
+        kb.splice(s.tmp)
+        t.add(scf.YieldOp(*acc_last))
+    c_of_loop = outs[pipe.rp:pipe.rp + pipe.rc]
+    fin = e.add(scf.IfOp(has, [f32] * pipe.rc, Region(last), Region(Block([scf.YieldOp(*c_of_loop)]))))
+    acc_final = [_hint(x, "fin") for x in fin.results]
     o_final, k0, result = outs[pipe.rp + pipe.rc:], 0, []
     for k in range(len(ck.carried)):
         if k == pipe.acc:
@@ -1237,8 +1287,6 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     """Replace the tier kernel ``kernel`` by the chained-dots kernel (a located error says why
     it cannot be; an unexpected failure is the driver's to report: ``lower_tileaa_program`` makes
     it a warning and compiles the program on the SIMT path, tileorch-opt a located internal error)."""
-    from tileorch.transforms.tileas.convert_to_cutlass import _append_parameters
-
     ck = analyze_chained_dots(kernel)
     plan = Plan(ck, stages=MAX_STAGES)
     while plan.smem > SMEM_LIMIT and plan.stages > 1:  # one stage: tile j + 1 loads once tile j is consumed
@@ -1249,17 +1297,11 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     name = f"chained_dots_{ck.tm}x{ck.tn}x{ck.d}_{ck.dv}_{ck.dtype}"
     pipe = pipelining(ck)
     pingpong = pipe is None and plan.consumers == 2 and pingpong_enabled()
-    text = chained_kernel_ir(ck, plan, name, pipe, pingpong)
-    lowered = parse_module(ctx, text, f"<{name}>")
-    fn = next(op for op in lowered.ops if isinstance(op, func.FuncOp))
-    args = _append_parameters(fn, kernel)
-    all_ops = list(fn.walk())
-
-    def named(n: str) -> Operation:
-        return _named(all_ops, n)
+    kb = _Kernel(ck, plan, name)
+    args = kb.args
+    kb.entry()
 
     # ---- thread coordinates (entry block, before everything that needs them)
-    anchor0 = named("n_tiles")
     site = _Site(ck, args)
     e = site.e
     tid = e.v(nvvm.SPECIAL_REGISTERS["tid.x"]())
@@ -1281,41 +1323,39 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     init_vals = []
     for (i, w) in ck.carried:
         init_vals += site.tile_regs(ck.loop.operands[3 + i], w)
-    _replace(anchor0, site.tmp, n_tiles)
+    kb.splice(site.tmp, n_tiles, "n_tiles")
     for k, v in enumerate(init_vals):
-        _replace(named(f"init{k}"), Block(), v)
+        _default_name(v, f"init{k}")
 
-    # ---- TMA coordinates at each site (placeholders %<tag>_c<dim> = addi %j, %c0)
-    def fill_coords(tag: str, op: Operand, iv_of_program: SSAValue | None):
+    # ---- the producer: TMA coordinates of each load (j: the tile the producer loop loads)
+    def coords_of(x: str, op: Operand, j: SSAValue, tag: str) -> list[SSAValue]:
+        ploop = op.load.parent_op()
+        while ploop is not None and not isinstance(ploop, scf.ForOp):
+            ploop = ploop.parent_op()
+        out = []
         for dim in range(op.rank):
-            ph = named(f"{tag}_c{dim}")
             s = _Site(ck, args, coords, tile_coord)
-            if iv_of_program is not None:
-                s.low.scalars[iv_of_program] = ph.operands[0]
+            if x != "a0" and ploop is not None:
+                s.low.scalars[ploop.body.blocks.first.args[0]] = j
             vd = op.view_dim(dim)  # the array dimension's index and extent in the view's terms
             idx = s.low._i32(s.low.scalar(op.load.indices[vd]))
             tile = ints(op.load.view.type.tile)[vd]
-            val = idx if tile == 1 else s.e.mul_i(idx, s.e.const(tile))
-            _replace(ph, s.tmp, val)
+            out.append(kb.splice(s.tmp, idx if tile == 1 else s.e.mul_i(idx, s.e.const(tile)), f"{tag}_c{dim}"))
+        return out
 
-    fill_coords("a0q", ck.a0, None)
-    for site_name in ["nx"]:
-        for tag, op in (("b1", ck.b1), ("b2", ck.b2)):
-            ploop = op.load.parent_op()
-            while ploop is not None and not isinstance(ploop, scf.ForOp):
-                ploop = ploop.parent_op()
-            iv = ploop.body.blocks.first.args[0] if ploop is not None else None
-            fill_coords(f"{tag}{site_name}", op, iv)
+    producer = kb.producer(n_tiles, coords_of)
 
     # ---- the consumer loop, then the epilogue and the store
+    kb.start_consumer()
+
     def site_of() -> _Site:
         return _Site(ck, args, coords, tile_coord)
 
     site_of.branch = lambda br, at, program_iv, iv: _lower_branch(ck, br, at, args, coords, tile_coord, program_iv, iv)
     if pipe is None:
-        outs = _lower_plain_loop(ck, named, site_of)
+        outs = _lower_plain_loop(kb, site_of, n_tiles, init_vals, pingpong)
     else:
-        outs = _lower_pipelined_loop(ck, pipe, named, site_of, init_vals)
+        outs = _lower_pipelined_loop(kb, pipe, site_of, n_tiles, init_vals)
     s = site_of()
     k = 0
     for (i, w) in ck.carried:
@@ -1327,7 +1367,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     for h, g, j in _frag_regs(ck.dv):
         value = s.low.element(Coord(rows[h], 0), Coord(cols[(g, j)], 1))
         _store_element(s.low, (zero,) * lead + (Coord(rows[h], 0), Coord(cols[(g, j)], 1)), value)
-    _replace(named("epi"), s.tmp, None)
+    kb.splice(s.tmp)
+    fn = kb.finish(producer)
 
     record = {"kind": "chained", "threads": plan.threads, "smem": plan.smem, "stages": plan.stages,
               "pipelined": pipe is not None, "pingpong": pingpong,
@@ -1337,13 +1378,11 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                         for o in (ck.a0, ck.b1, ck.b2)]}
     fn.attributes[CHAINED_ATTR] = encode_record(record)
     fn.attributes["tileorch.tile_kernel"] = StringAttr(kernel.sym_name.data)
-    fn.detach()
     module.body.block.insert_op_before(fn, kernel)
     kernel.detach()
     kernel.erase(safe_erase=False)
-    for key, value in lowered.attributes.items():
-        module.attributes.setdefault(key, value)
+    module.attributes.setdefault("cutlass.target", StringAttr("sm_90a"))
 
 
 __all__ = ["CHAINED_ATTR", "PINGPONG_BARRIERS", "ChainedKernel", "FragmentLowering", "analyze_chained_dots",
-           "chained_dots", "chained_kernel_ir", "lower_chained_kernel", "overlap_enabled", "pingpong_enabled"]
+           "chained_dots", "lower_chained_kernel", "overlap_enabled", "pingpong_enabled"]
