@@ -579,6 +579,46 @@ def calibrate(seeds: list[Seed], runner: Runner, compile_limit: float, compile_w
             seed.modes, seed.weight = twin.modes, twin.weight
 
 
+def log_progress(report, start: float, next_log: float, log) -> float:
+    """Log the first line of ``report.summary()`` once the clock passes ``next_log``; returns the
+    time of the next progress line (a minute on)."""
+    if time.monotonic() <= next_log:
+        return next_log
+    report.seconds = time.monotonic() - start
+    log(report.summary().splitlines()[0])
+    return time.monotonic() + 60
+
+
+def finish(report, runner, start: float):
+    """Stamp the run's duration and the runner's recheck count on ``report`` and return it."""
+    report.seconds = time.monotonic() - start
+    report.rechecked = runner.rechecked
+    return report
+
+
+def add_run_arguments(parser: argparse.ArgumentParser, seconds: float | None) -> None:
+    """The options every fuzzer takes: inputs, seconds (default ``seconds``), jobs, seed, timeout."""
+    parser.add_argument("--inputs", type=int, default=2000, help="number of fuzz inputs (default 2000)")
+    parser.add_argument("--seconds", type=float, default=seconds, help="stop after this many seconds")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--seed", type=int, default=0, help="random seed")
+    parser.add_argument("--timeout", type=int, default=60, help="seconds per input before it counts as a hang")
+
+
+def replay(runner, paths: list[Path], modes, read) -> int:
+    """Run each of ``paths`` (its input read by ``read``) once in every mode and print the
+    outcomes; 1 if any is a finding, else 0."""
+    bad = 0
+    for path in paths:
+        for mode in modes:
+            runner.submit(0, mode, read(path))
+            _, outcome = runner.reap()
+            bad += outcome.kind.startswith("finding")
+            tail = outcome.output.strip().splitlines()[-8:]
+            print(f"{path} ({mode}): {outcome.kind}\n    " + "\n    ".join(tail))
+    return 1 if bad else 0
+
+
 def fuzz(seeds: list[Seed], *, inputs: int, seconds: float, jobs: int, rng_seed: int, timeout: int,
          out_dir: Path | None, log=print, mode_filter: tuple[str, ...] = MODES, mild_share: float = 0.0) -> Report:
     """Run ``inputs`` mutants (or until ``seconds``); ``mild_share`` of the compile-mode inputs
@@ -625,22 +665,13 @@ def fuzz(seeds: list[Seed], *, inputs: int, seconds: float, jobs: int, rng_seed:
                     idx = len(report.findings)
                     (out_dir / f"finding{idx:04d}.{mode}.mlir").write_text(f"// {outcome.kind}: {name}\n{text}")
                     (out_dir / f"finding{idx:04d}.{mode}.out").write_text(outcome.output)
-            if time.monotonic() > next_log:
-                next_log = time.monotonic() + 60
-                report.seconds = time.monotonic() - start
-                log(report.summary().splitlines()[0])
-    report.seconds = time.monotonic() - start
-    report.rechecked = runner.rechecked
-    return report
+            next_log = log_progress(report, start, next_log, log)
+    return finish(report, runner, start)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="tileorch-fuzz", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--inputs", type=int, default=2000, help="number of fuzz inputs (default 2000)")
-    parser.add_argument("--seconds", type=float, default=3600, help="stop after this many seconds")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--seed", type=int, default=0, help="random seed")
-    parser.add_argument("--timeout", type=int, default=60, help="seconds per input before it counts as a hang")
+    add_run_arguments(parser, seconds=3600)
     parser.add_argument("--compile-limit", type=float, default=4.0,
                         help="seeds that compile within this many seconds are fuzzed in compile mode too")
     parser.add_argument("--compile-weight", type=float, default=4.0,
@@ -663,15 +694,7 @@ def main(argv: list[str] | None = None) -> int:
         _warm_up()
     if args.replay:
         with tempfile.TemporaryDirectory(prefix="tileorch-fuzz-") as tmp:
-            runner = Runner(Path(tmp), 1, args.timeout)
-            bad = 0
-            for path in args.replay:
-                for mode in modes:
-                    runner.submit(0, mode, path.read_text())
-                    _, outcome = runner.reap()
-                    bad += outcome.kind.startswith("finding")
-                    print(f"{path} ({mode}): {outcome.kind}\n    " + "\n    ".join(outcome.output.strip().splitlines()[-8:]))
-            return 1 if bad else 0
+            return replay(Runner(Path(tmp), 1, args.timeout), args.replay, modes, Path.read_text)
     roots = args.seeds or [REPO / d for d in DEFAULT_SEED_DIRS]
     seeds = load_seeds(roots)
     generic = []

@@ -51,7 +51,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tileorch.tools.fuzz import REPO, run_child, run_fresh
+from tileorch.frontend.cuda_tile_bytecode_writer import _varint
+from tileorch.tools.fuzz import REPO, add_run_arguments, finish, log_progress, replay, run_child, run_fresh
 from tileorch.tools.fuzz import classify as fuzz_classify
 
 FIXTURES = "tests/unit/cutile_bytecode"
@@ -107,14 +108,8 @@ class Seed:
 
 
 def _varint_bytes(v: int) -> bytes:
-    v &= (1 << 64) - 1
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        out.append(b | (0x80 if v else 0))
-        if not v:
-            return bytes(out)
+    """``v`` (taken modulo 2**64) as a LEB128 varint, as the bytecode writer encodes it."""
+    return _varint(v & ((1 << 64) - 1))
 
 
 def _padded_varint(v: int, width: int) -> bytes | None:
@@ -542,7 +537,7 @@ def run_front(path: str, arch: str = "sm_90a") -> int:
     lower (``lower_program``), then verify the lowered module; errors printed as the CLI does."""
     from tileorch.backend.compile import CompileError
     from tileorch.diagnostics import verify_located
-    from tileorch.frontend.cutile import compile_error_lines, load
+    from tileorch.frontend.cutile import load, print_compile_error
     from tileorch.driver import lower_program
     from tileorch.registry import make_context
 
@@ -555,12 +550,7 @@ def run_front(path: str, arch: str = "sm_90a") -> int:
         if errors:
             raise CompileError([f"{e} (after lower_program)" for e in errors])
     except Exception as exc:  # noqa: BLE001 - the CLI's error lines; anything else is a finding
-        lines = compile_error_lines(exc, path)
-        if lines is None:
-            raise
-        for line in lines:
-            print(line, file=sys.stderr)
-        return 1
+        return print_compile_error(exc, path)
     return 0
 
 
@@ -770,22 +760,13 @@ def fuzz(seeds: list[Seed], *, inputs: int, jobs: int, rng_seed: int, timeout: i
                     idx = len(report.findings)
                     (out_dir / f"finding{idx:04d}.{mode}.tileirbc").write_bytes(data)
                     (out_dir / f"finding{idx:04d}.{mode}.out").write_text(f"# {sig}\n# {name}\n{outcome.output}")
-            if time.monotonic() > next_log:
-                next_log = time.monotonic() + 60
-                report.seconds = time.monotonic() - start
-                log(report.summary().splitlines()[0])
-    report.seconds = time.monotonic() - start
-    report.rechecked = runner.rechecked
-    return report
+            next_log = log_progress(report, start, next_log, log)
+    return finish(report, runner, start)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="tileorch-fuzz-bytecode", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--inputs", type=int, default=2000, help="number of fuzz inputs (default 2000)")
-    parser.add_argument("--seconds", type=float, default=None, help="stop after this many seconds")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--seed", type=int, default=0, help="random seed")
-    parser.add_argument("--timeout", type=int, default=60, help="seconds per input before it counts as a hang")
+    add_run_arguments(parser, seconds=None)
     parser.add_argument("--compile-limit", type=float, default=2.0,
                         help="seeds whose front end takes longer are not fuzzed in compile mode (default 2 s)")
     parser.add_argument("--memory-mb", type=int, default=6144, help="address-space limit of each child (0: none)")
@@ -803,16 +784,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.replay:
         warm_up([])
         with tempfile.TemporaryDirectory(prefix="tileorch-fuzz-bc-") as tmp:
-            runner = Runner(Path(tmp), 1, args.timeout, args.memory_mb)
-            bad = 0
-            for path in args.replay:
-                for mode in modes:
-                    runner.submit(0, mode, path.read_bytes())
-                    _, outcome = runner.reap()
-                    bad += outcome.kind.startswith("finding")
-                    tail = outcome.output.strip().splitlines()[-8:]
-                    print(f"{path} ({mode}): {outcome.kind}\n    " + "\n    ".join(tail))
-            return 1 if bad else 0
+            return replay(Runner(Path(tmp), 1, args.timeout, args.memory_mb), args.replay, modes, Path.read_bytes)
     seeds = load_seeds(REPO, writer=not args.no_writer_seeds)
     print(f"fuzz-bytecode: {len(seeds)} seeds ({sum(s.name.startswith('writer:') for s in seeds)} from the writer), "
           f"{sum(len(s.fields) for s in seeds)} traced fields; modes {modes}", flush=True)

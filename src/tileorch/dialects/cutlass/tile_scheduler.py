@@ -77,10 +77,10 @@ from tileorch.dialects.cutlass.scheduler_attrs import (
     StreamKWorkTileInfoFieldAttr,
     field_value_kind,
 )
+from tileorch.dialects.cutlass.bar_scope import enclosing_async_exec
 from tileorch.dialects.cutlass.scheduler_context import (
     check_cga_shape,
     cluster_shape,
-    enclosing_async_exec,
     known_alignment,
     target_name,
     target_sm,

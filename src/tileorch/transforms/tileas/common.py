@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType
+from xdsl.dialects.builtin import IntegerAttr, TensorType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from tileorch.diagnostics import format_error
@@ -75,6 +75,25 @@ def note(op: Operation, message: str) -> None:
 def set_type(value: SSAValue, typ: Attribute) -> None:
     """Retype a value in place (the IR is re-verified after the pass)."""
     value._type = typ  # noqa: SLF001 - xDSL has no public setter
+
+
+def retype_values(root: Operation, fix) -> None:
+    """Apply the type map ``fix`` to every result, block argument and dense-constant value
+    type under ``root`` (``fix`` returns its argument unchanged when there is nothing to do)."""
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
+
+    for op in root.walk():
+        for r in op.results:
+            set_type(r, fix(r.type))
+        for region in op.regions:
+            for block in region.blocks:
+                for a in block.args:
+                    set_type(a, fix(a.type))
+        if isinstance(op, arith.ConstantOp) and isinstance(op.value, DenseIntOrFPElementsAttr):
+            new_t = fix(op.value.type)
+            if new_t != op.value.type:
+                op.properties["value"] = DenseIntOrFPElementsAttr(new_t, op.value.data)
 
 
 def entry_block(func: Operation) -> Block:
