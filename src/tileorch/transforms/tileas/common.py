@@ -96,6 +96,25 @@ def retype_values(root: Operation, fix) -> None:
                 op.properties["value"] = DenseIntOrFPElementsAttr(new_t, op.value.data)
 
 
+def convert_users(value: SSAValue, to_type: Attribute, at, loc: Operation,
+                  exclude: Operation | None = None) -> Operation:
+    """Serve ``value``'s users (all but ``exclude``) in ``to_type`` through a new
+    ``nv_tileas.convert_layout`` inserted at ``at`` (an ``InsertPoint``) with ``loc``'s location;
+    returns the convert."""
+    from xdsl.rewriter import Rewriter
+
+    from tileorch.diagnostics import copy_location
+    from tileorch.dialects.nv_tileas_tile import ConvertLayoutOp
+
+    cvt = ConvertLayoutOp(value, to_type)
+    copy_location(loc, [cvt])
+    Rewriter.insert_op(cvt, at)
+    for use in list(value.uses):
+        if use.operation is not cvt and use.operation is not exclude:
+            use.operation.operands[use.index] = cvt.result
+    return cvt
+
+
 def entry_block(func: Operation) -> Block:
     return func.regions[0].blocks[0]
 
