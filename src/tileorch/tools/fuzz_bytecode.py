@@ -40,10 +40,8 @@ to PTX).  The property is:
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import re
-import signal
 import sys
 import tempfile
 import time
@@ -52,7 +50,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tileorch.frontend.cuda_tile_bytecode_writer import _varint
-from tileorch.tools.fuzz import REPO, add_run_arguments, finish, log_progress, replay, run_child, run_fresh
+from tileorch.tools import fuzz
+from tileorch.tools.fuzz import REPO, Outcome, add_run_arguments, drive, replay, run_child, run_fresh
 from tileorch.tools.fuzz import classify as fuzz_classify
 
 FIXTURES = "tests/unit/cutile_bytecode"
@@ -596,59 +595,28 @@ def signature(kind: str, output: str) -> str:
     return f"{kind}: {re.sub(r'[0-9]+', 'N', last)[:160]}{where}"
 
 
-@dataclass
-class Outcome:
-    kind: str
-    code: int
-    output: str
-    seconds: float
+class Runner(fuzz.Runner):
+    """:class:`tileorch.tools.fuzz.Runner` on bytecode inputs, each child under an address-space
+    limit of ``memory_mb``."""
 
-
-class Runner:
-    """Runs inputs in forked children, ``jobs`` at a time."""
+    SUFFIX = ".tileirbc"
 
     def __init__(self, workdir: Path, jobs: int = 1, timeout: int = 60, memory_mb: int = 6144):
-        self.workdir, self.jobs, self.timeout, self.memory_mb = workdir, max(1, jobs), timeout, memory_mb
-        self.running: dict[int, tuple] = {}
-        self.rechecked = 0
+        super().__init__(workdir, jobs, timeout)
+        self.memory_mb = memory_mb
 
-    def submit(self, key, mode: str, data: bytes) -> None:
-        path = self.workdir / f"in{os.getpid()}_{key}.tileirbc"
+    def _write(self, path: Path, data: bytes) -> None:
         path.write_bytes(data)
-        out_path = path.with_suffix(".out")
-        out_fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:
-            _child(mode, str(path), out_fd, self.timeout, self.memory_mb)
-        os.close(out_fd)
-        self.running[pid] = (key, mode, path, out_path, time.monotonic())
 
-    def full(self) -> bool:
-        return len(self.running) >= self.jobs
+    def _child(self, mode: str, path: str, out_fd: int, limit: int) -> None:
+        _child(mode, path, out_fd, limit, self.memory_mb)
 
-    def reap(self) -> tuple[object, Outcome]:
-        pid, status = os.waitpid(-1, 0)
-        while pid not in self.running:
-            pid, status = os.waitpid(-1, 0)
-        key, mode, path, out_path, start = self.running.pop(pid)
-        seconds = time.monotonic() - start
-        output = out_path.read_text(errors="replace")
-        sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
-        code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1
-        timed_out = sig == signal.SIGALRM
-        if timed_out:  # confirm in a fresh interpreter (a forked child can stall on a loaded machine)
-            self.rechecked += 1
-            code, output, timed_out = _fresh_run(mode, path, self.timeout)
-            sig = None
-        kind = classify(code, None if timed_out else sig, output, timed_out)
-        for p in (path, out_path, Path(str(path) + ".ptx")):
-            try:
-                p.unlink()
-            except OSError:
-                pass
-        return key, Outcome(kind, code, output, seconds)
+    def _fresh(self, mode: str, path: Path, limit: int) -> tuple[int, str, bool]:
+        return _fresh_run(mode, path, limit)
+
+    def _outcome(self, mode: str, path: Path, code: int, sig: int | None, output: str, timed_out: bool,
+                 seconds: float) -> Outcome:
+        return Outcome(classify(code, sig, output, timed_out), code, output, seconds)
 
 
 # --------------------------------------------------------------------------- campaign
@@ -723,45 +691,33 @@ def fuzz(seeds: list[Seed], *, inputs: int, jobs: int, rng_seed: int, timeout: i
     start = time.monotonic()
     weights = [s.weight for s in seeds]
     mode_names, mode_weights = list(modes), list(modes.values())
+
+    def make():
+        seed = rng.choices(seeds, weights)[0]
+        mode = rng.choices(mode_names, mode_weights)[0]
+        if mode == "compile" and not seed.compile:
+            mode = "front"
+        data, applied = mutator.mutate(seed, rng.choice([1, 1, 1, 1, 2, 3]))
+        if not applied:
+            return None
+        report.mutations.update(applied)
+        return f"{seed.name} [{', '.join(applied)}]", mode, data
+
+    def handle(name: str, mode: str, data: bytes, outcome: Outcome) -> None:
+        if outcome.kind.startswith("finding"):
+            sig = signature(outcome.kind, outcome.output)
+            report.findings.append((sig, f"{name} ({mode})", data, outcome.output))
+            log(f"FINDING {sig}\n    input: {name} ({mode})\n    "
+                + "\n    ".join(outcome.output.strip().splitlines()[-6:]))
+            if out_dir is not None:
+                out_dir.mkdir(parents=True, exist_ok=True)
+                idx = len(report.findings)
+                (out_dir / f"finding{idx:04d}.{mode}.tileirbc").write_bytes(data)
+                (out_dir / f"finding{idx:04d}.{mode}.out").write_text(f"# {sig}\n# {name}\n{outcome.output}")
+
     with tempfile.TemporaryDirectory(prefix="tileorch-fuzz-bc-") as tmp:
-        runner = Runner(Path(tmp), jobs, timeout, memory_mb)
-        meta: dict[int, tuple[str, str, bytes]] = {}
-        n = 0
-        next_log = start + 60
-        while True:
-            done = n >= inputs or (seconds is not None and time.monotonic() - start > seconds)
-            while not done and not runner.full():
-                seed = rng.choices(seeds, weights)[0]
-                mode = rng.choices(mode_names, mode_weights)[0]
-                if mode == "compile" and not seed.compile:
-                    mode = "front"
-                data, applied = mutator.mutate(seed, rng.choice([1, 1, 1, 1, 2, 3]))
-                if not applied:
-                    continue
-                report.mutations.update(applied)
-                meta[n] = (f"{seed.name} [{', '.join(applied)}]", mode, data)
-                runner.submit(n, mode, data)
-                n += 1
-                done = n >= inputs or (seconds is not None and time.monotonic() - start > seconds)
-            if not runner.running:
-                break
-            key, outcome = runner.reap()
-            name, mode, data = meta.pop(key)
-            report.tried += 1
-            report.by_mode[mode] += 1
-            report.kinds[outcome.kind] += 1
-            if outcome.kind.startswith("finding"):
-                sig = signature(outcome.kind, outcome.output)
-                report.findings.append((sig, f"{name} ({mode})", data, outcome.output))
-                log(f"FINDING {sig}\n    input: {name} ({mode})\n    "
-                    + "\n    ".join(outcome.output.strip().splitlines()[-6:]))
-                if out_dir is not None:
-                    out_dir.mkdir(parents=True, exist_ok=True)
-                    idx = len(report.findings)
-                    (out_dir / f"finding{idx:04d}.{mode}.tileirbc").write_bytes(data)
-                    (out_dir / f"finding{idx:04d}.{mode}.out").write_text(f"# {sig}\n# {name}\n{outcome.output}")
-            next_log = log_progress(report, start, next_log, log)
-    return finish(report, runner, start)
+        return drive(Runner(Path(tmp), jobs, timeout, memory_mb), report, inputs=inputs, seconds=seconds,
+                     start=start, next_log=start + 60, make=make, handle=handle, log=log)
 
 
 def main(argv: list[str] | None = None) -> int:
