@@ -63,6 +63,8 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+from tileorch.dialects.int_param import IntParam
+
 FLAVORS = ("mbarrier", "tma", "gmma")
 EXECUTOR_UNIT_THREADS = {"thread": 1, "warp": 32, "warpgroup": 128}
 
@@ -116,23 +118,12 @@ class AsyncType(_FlavoredType):
 
 
 @irdl_attr_definition
-class PipelineType(ParametrizedAttribute, TypeAttribute):
+class PipelineType(IntParam, TypeAttribute):
     """``!nv_tileas.pipeline<stages>``: a TileAS pipeline bound to one cutlass pipeline object."""
 
     name = "nv_tileas.pipeline"
     stages: IntAttr
-
-    def __init__(self, stages: int):
-        super().__init__(IntAttr(stages))
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        with parser.in_angle_brackets():
-            return (IntAttr(parser.parse_integer(allow_boolean=False, allow_negative=False)),)
-
-    def print_parameters(self, printer: Printer) -> None:
-        with printer.in_angle_brackets():
-            printer.print_string(str(self.stages.data))
+    ALLOW_NEGATIVE = False
 
     def verify(self) -> None:
         if self.stages.data <= 0:

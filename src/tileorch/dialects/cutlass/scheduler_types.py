@@ -22,6 +22,7 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
+from tileorch.dialects.attr_factory import attr_class
 from tileorch.dialects.cutlass.attrs import check_cluster_size
 from tileorch.dialects.cutlass.scheduler_attrs import (
     RasterOrder,
@@ -133,40 +134,25 @@ class _SchedulerParamsType(ParametrizedAttribute, TypeAttribute):
             printer.print_string(f"<{', '.join(entries)}>")
 
 
-@irdl_attr_definition
-class DpParamsType(_SchedulerParamsType):
-    name = "cutlass.tile_scheduler_dp_params"
-    FAMILY: ClassVar[str] = "dp"
+class _WorkTileInfoType(ParametrizedAttribute, TypeAttribute):
+    """The (parameterless) work-tile info of one scheduler family."""
 
 
-@irdl_attr_definition
-class StaticPersistentParamsType(_SchedulerParamsType):
-    name = "cutlass.tile_scheduler_static_persistent_params"
-    FAMILY: ClassVar[str] = "static_persistent"
-
-
-@irdl_attr_definition
-class StreamKParamsType(_SchedulerParamsType):
-    name = "cutlass.tile_scheduler_streamk_params"
-    FAMILY: ClassVar[str] = "streamk"
-
-
-@irdl_attr_definition
-class DpWorkTileInfoType(ParametrizedAttribute, TypeAttribute):
-    name = "cutlass.dp_work_tile_info"
-    FAMILY: ClassVar[str] = "dp"
-
-
-@irdl_attr_definition
-class StaticPersistentWorkTileInfoType(ParametrizedAttribute, TypeAttribute):
-    name = "cutlass.static_persistent_work_tile_info"
-    FAMILY: ClassVar[str] = "static_persistent"
-
-
-@irdl_attr_definition
-class StreamKWorkTileInfoType(ParametrizedAttribute, TypeAttribute):
-    name = "cutlass.streamk_work_tile_info"
-    FAMILY: ClassVar[str] = "streamk"
+# One params type and one work-tile-info type per scheduler family.
+DpParamsType = attr_class("DpParamsType", (_SchedulerParamsType,), name="cutlass.tile_scheduler_dp_params",
+                          FAMILY="dp")
+StaticPersistentParamsType = attr_class("StaticPersistentParamsType", (_SchedulerParamsType,),
+                                        name="cutlass.tile_scheduler_static_persistent_params",
+                                        FAMILY="static_persistent")
+StreamKParamsType = attr_class("StreamKParamsType", (_SchedulerParamsType,),
+                               name="cutlass.tile_scheduler_streamk_params", FAMILY="streamk")
+DpWorkTileInfoType = attr_class("DpWorkTileInfoType", (_WorkTileInfoType,), name="cutlass.dp_work_tile_info",
+                                FAMILY="dp")
+StaticPersistentWorkTileInfoType = attr_class("StaticPersistentWorkTileInfoType", (_WorkTileInfoType,),
+                                              name="cutlass.static_persistent_work_tile_info",
+                                              FAMILY="static_persistent")
+StreamKWorkTileInfoType = attr_class("StreamKWorkTileInfoType", (_WorkTileInfoType,),
+                                     name="cutlass.streamk_work_tile_info", FAMILY="streamk")
 
 
 @irdl_attr_definition

@@ -25,6 +25,8 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
+from tileorch.dialects.int_param import IntParam
+
 DYNAMIC = -1  # a `?` extent or stride
 OPEN_LOW = -(2**63)  # bounded<?, ...>
 OPEN_HIGH = 2**63 - 1  # bounded<..., ?>
@@ -275,22 +277,11 @@ class KernelSpecAttr(ParametrizedAttribute):
 
 
 @irdl_attr_definition
-class DivByAttr(ParametrizedAttribute):
+class DivByAttr(IntParam):
     """``#nv_tileaa.div_by<d>``: the assumed value is a multiple of d (a power of two)."""
 
     name = "nv_tileaa.div_by"
     divisor: IntAttr
-
-    def __init__(self, divisor: int):
-        super().__init__(IntAttr(divisor))
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        with parser.in_angle_brackets():
-            return (IntAttr(parser.parse_integer(allow_boolean=False)),)
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f"<{self.divisor.data}>")
 
     def verify(self) -> None:
         d = self.divisor.data
