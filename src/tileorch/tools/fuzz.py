@@ -141,13 +141,16 @@ class Mutator:
         spans = _spans(text, pattern)
         return self.rng.choice(spans) if spans else None
 
+    def _swap(self, text: str, pattern: re.Pattern, values) -> str | None:
+        """One match of ``pattern`` replaced by one of ``values`` (None when nothing matches)."""
+        span = self._pick(text, pattern)
+        return None if span is None else _replace(text, span, str(self.rng.choice(values)))
+
     def int_boundary(self, text: str) -> str | None:
-        span = self._pick(text, _INT_RE)
-        return None if span is None else _replace(text, span, str(self.rng.choice(BOUNDARY_INTS)))
+        return self._swap(text, _INT_RE, BOUNDARY_INTS)
 
     def hex_mask(self, text: str) -> str | None:
-        span = self._pick(text, _INT_RE)
-        return None if span is None else _replace(text, span, self.rng.choice(BOUNDARY_HEX))
+        return self._swap(text, _INT_RE, BOUNDARY_HEX)
 
     def int_nearby(self, text: str) -> str | None:
         span = self._pick(text, _INT_RE)
@@ -189,8 +192,7 @@ class Mutator:
         return "".join(lines)
 
     def float_boundary(self, text: str) -> str | None:
-        span = self._pick(text, _FLOAT_RE)
-        return None if span is None else _replace(text, span, self.rng.choice(BOUNDARY_FLOATS))
+        return self._swap(text, _FLOAT_RE, BOUNDARY_FLOATS)
 
     def type_swap(self, text: str) -> str | None:
         span = self._pick(text, _TYPE_RE)

@@ -346,6 +346,13 @@ class Mutator:
             pool += [max(0, limit - 1), limit, limit + 1]
         return r.choice(pool)
 
+    def _field(self, seed: Seed | None, wanted) -> Field | None:
+        """A random traced field of ``seed`` for which ``wanted(field)`` holds (None: no seed or none)."""
+        if seed is None:
+            return None
+        fields = [f for f in seed.fields if wanted(f)]
+        return self.rng.choice(fields) if fields else None
+
     def _set_varint(self, data: bytes, seed: Seed, f: Field, value: int) -> bytes:
         enc = _padded_varint(value, f.width)
         if enc is not None and self.rng.random() < 0.85:
@@ -353,24 +360,18 @@ class Mutator:
         return splice(data, parse_sections(data), seed.bodies, f.offset, f.width, _varint_bytes(value))
 
     def index(self, data: bytes, seed: Seed | None) -> bytes | None:
-        if seed is None:
+        f = self._field(seed, lambda f: f.limit >= 0)
+        if f is None:
             return None
-        fields = [f for f in seed.fields if f.limit >= 0]
-        if not fields:
-            return None
-        f = self.rng.choice(fields)
         value = self._boundary(f.value, f.limit)
         if f.kind == "debug" and f.width == 8 and f.where == "debug section":
             return data[:f.offset] + (value & (2**64 - 1)).to_bytes(8, "little") + data[f.offset + 8:]
         return self._set_varint(data, seed, f, value)
 
     def varint(self, data: bytes, seed: Seed | None) -> bytes | None:
-        if seed is None:
+        f = self._field(seed, lambda f: f.kind == "varint")
+        if f is None:
             return None
-        fields = [f for f in seed.fields if f.kind == "varint"]
-        if not fields:
-            return None
-        f = self.rng.choice(fields)
         return self._set_varint(data, seed, f, self._boundary(f.value))
 
     def opcode(self, data: bytes, seed: Seed | None) -> bytes | None:
@@ -378,22 +379,16 @@ class Mutator:
         op's layout (ops of the same layout decode into ill-typed programs)."""
         from tileorch.frontend.bytecode_ops import OPS
 
-        if seed is None:
+        f = self._field(seed, lambda f: f.kind == "opcode")
+        if f is None:
             return None
-        fields = [f for f in seed.fields if f.kind == "opcode"]
-        if not fields:
-            return None
-        f = self.rng.choice(fields)
         value = self.rng.choice(sorted(OPS)) if self.rng.random() < 0.9 else self.rng.choice(BOUNDARY)
         return self._set_varint(data, seed, f, value)
 
     def fixed(self, data: bytes, seed: Seed | None) -> bytes | None:
-        if seed is None:
+        f = self._field(seed, lambda f: f.kind == "fixed" or (f.kind == "debug" and f.width == 8))
+        if f is None:
             return None
-        fields = [f for f in seed.fields if f.kind == "fixed" or (f.kind == "debug" and f.width == 8)]
-        if not fields:
-            return None
-        f = self.rng.choice(fields)
         bits = 8 * f.width
         value = self.rng.choice([self._boundary(f.value), (1 << bits) - 1, 1 << (bits - 1), (1 << (bits - 1)) - 1,
                                  -f.value, f.value ^ (1 << self.rng.randrange(bits))])
