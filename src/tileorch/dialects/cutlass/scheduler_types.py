@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from typing import ClassVar
 
 from xdsl.dialects.builtin import ArrayAttr, IntAttr, NoneAttr
@@ -138,21 +140,19 @@ class _WorkTileInfoType(ParametrizedAttribute, TypeAttribute):
     """The (parameterless) work-tile info of one scheduler family."""
 
 
-# One params type and one work-tile-info type per scheduler family.
-DpParamsType = attr_class("DpParamsType", (_SchedulerParamsType,), name="cutlass.tile_scheduler_dp_params",
-                          FAMILY="dp")
-StaticPersistentParamsType = attr_class("StaticPersistentParamsType", (_SchedulerParamsType,),
-                                        name="cutlass.tile_scheduler_static_persistent_params",
-                                        FAMILY="static_persistent")
-StreamKParamsType = attr_class("StreamKParamsType", (_SchedulerParamsType,),
-                               name="cutlass.tile_scheduler_streamk_params", FAMILY="streamk")
-DpWorkTileInfoType = attr_class("DpWorkTileInfoType", (_WorkTileInfoType,), name="cutlass.dp_work_tile_info",
-                                FAMILY="dp")
-StaticPersistentWorkTileInfoType = attr_class("StaticPersistentWorkTileInfoType", (_WorkTileInfoType,),
-                                              name="cutlass.static_persistent_work_tile_info",
-                                              FAMILY="static_persistent")
-StreamKWorkTileInfoType = attr_class("StreamKWorkTileInfoType", (_WorkTileInfoType,),
-                                     name="cutlass.streamk_work_tile_info", FAMILY="streamk")
+_FAMILIES = (("Dp", "dp"), ("StaticPersistent", "static_persistent"), ("StreamK", "streamk"))
+
+
+def _per_family(kind: str, base: type, name_of: Callable[[str], str]) -> tuple[type, ...]:
+    """One ``<Family><kind>`` type of ``base`` per scheduler family, named ``name_of(family)``."""
+    return tuple(attr_class(prefix + kind, (base,), name=name_of(family), FAMILY=family, module=__name__)
+                 for prefix, family in _FAMILIES)
+
+
+DpParamsType, StaticPersistentParamsType, StreamKParamsType = _per_family(
+    "ParamsType", _SchedulerParamsType, lambda family: f"cutlass.tile_scheduler_{family}_params")
+DpWorkTileInfoType, StaticPersistentWorkTileInfoType, StreamKWorkTileInfoType = _per_family(
+    "WorkTileInfoType", _WorkTileInfoType, lambda family: f"cutlass.{family}_work_tile_info")
 
 
 @irdl_attr_definition
