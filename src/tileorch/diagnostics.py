@@ -333,11 +333,12 @@ class LocatedError(DiagnosticException):
         return format_error(self.op, self.message)
 
 
-def _post_order(op: Operation) -> Iterable[Operation]:
+def post_order(op: Operation) -> Iterable[Operation]:
+    """``op`` and every op nested in it, children before their parent."""
     for region in op.regions:
         for block in region.blocks:
             for child in block.ops:
-                yield from _post_order(child)
+                yield from post_order(child)
     yield op
 
 
@@ -449,7 +450,7 @@ def verify_located(module: Operation) -> list[str]:
     crashes: list[str] = []
     outer, _VERIFY_MEMO = _VERIFY_MEMO, {}
     try:
-        for op in _post_order(module):
+        for op in post_order(module):
             error = verify_op_located(op)
             if error is not None:
                 (crashes if ": error: internal error while verifying " in error else errors).append(error)

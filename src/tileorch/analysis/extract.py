@@ -495,24 +495,28 @@ def _drop_private_barriers(agents: list[Agent]) -> list[Agent]:
     return out
 
 
-def _without_bars(ops, ids: set[int]) -> list[Op]:
-    if not ids:
-        return list(ops)
+def _dropping(ops, drop) -> list[Op]:
+    """``ops`` without the leaf ops for which ``drop(op)`` holds, recursively (loops and
+    choices left empty are dropped too)."""
     out: list[Op] = []
     for op in ops:
-        if isinstance(op, BarSync) and op.barrier in ids:
-            continue
         if isinstance(op, Loop):
-            body = tuple(_without_bars(op.body, ids))
+            body = tuple(_dropping(op.body, drop))
             if body:
                 out.append(Loop(op.trip, body, origin=op.origin))
         elif isinstance(op, Choice):
-            branches = tuple(tuple(_without_bars(b, ids)) for b in op.branches)
+            branches = tuple(tuple(_dropping(b, drop)) for b in op.branches)
             if any(branches):
                 out.append(Choice(branches, origin=op.origin))
-        else:
+        elif not drop(op):
             out.append(op)
     return out
+
+
+def _without_bars(ops, ids: set[int]) -> list[Op]:
+    if not ids:
+        return list(ops)
+    return _dropping(ops, lambda op: isinstance(op, BarSync) and op.barrier in ids)
 
 
 class _BlockRegion:
@@ -1255,21 +1259,7 @@ def _prune_advances(ops, unused: set[str]) -> list[Op]:
     empty are dropped)."""
     if not unused:
         return list(ops)
-    out: list[Op] = []
-    for op in ops:
-        if isinstance(op, Advance) and op.state in unused:
-            continue
-        if isinstance(op, Loop):
-            body = tuple(_prune_advances(op.body, unused))
-            if body:
-                out.append(Loop(op.trip, body, origin=op.origin))
-        elif isinstance(op, Choice):
-            branches = tuple(tuple(_prune_advances(b, unused)) for b in op.branches)
-            if any(branches):
-                out.append(Choice(branches, origin=op.origin))
-        else:
-            out.append(op)
-    return out
+    return _dropping(ops, lambda op: isinstance(op, Advance) and op.state in unused)
 
 
 def load(path: str, kernel: str | None = None, iterations: int | None = None

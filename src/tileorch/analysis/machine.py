@@ -1156,15 +1156,22 @@ class _Exec:
                       f"acquires {spec.name} stage {index} round {rnd} but round {rnd + 1} "
                       f"already overwrote it")
 
-    def _ProducerCommit(self, op: ProducerCommit) -> None:
+    def _signal(self, op, side, tx_bytes: int) -> None:
+        """Signal ``side`` (FULL: commit, EMPTY: release) of the op's stage (through its named
+        barrier when it has one) and count the signal in the group's ghost state; the round is
+        the acquired one for a commit, the next unreleased one for a release."""
         pipe, index, phase, g = self._state()
-        acquired, done, unfin = self.ghost[g]
+        acquired, signalled, unfin = self.ghost[g]
         named = self.m.named_op[self.i][self.pc]
         if named is not None:
             self._bar_arrive(*named)
+        rnd = acquired - 1 if side == FULL else signalled
         for d in self.m._dsts(self.i, op) if named is None else ():
-            self._arrive(pipe, d, FULL, index, op.arrivals, op.tx_bytes, acquired - 1)
-        self.ghost[g] = (acquired, done + 1, unfin)
+            self._arrive(pipe, d, side, index, op.arrivals, tx_bytes, rnd)
+        self.ghost[g] = (acquired, signalled + 1, unfin)
+
+    def _ProducerCommit(self, op: ProducerCommit) -> None:
+        self._signal(op, FULL, op.tx_bytes)
 
     def _ConsumerRead(self, op: ConsumerRead) -> None:
         pipe, index, phase, g = self._state()
@@ -1177,14 +1184,7 @@ class _Exec:
                       f"reads {op.pipe} stage {index} (round {acquired - 1}) after releasing it")
 
     def _ConsumerRelease(self, op: ConsumerRelease) -> None:
-        pipe, index, phase, g = self._state()
-        acquired, released, unfin = self.ghost[g]
-        named = self.m.named_op[self.i][self.pc]
-        if named is not None:
-            self._bar_arrive(*named)
-        for d in self.m._dsts(self.i, op) if named is None else ():
-            self._arrive(pipe, d, EMPTY, index, op.arrivals, 0, released)
-        self.ghost[g] = (acquired, released + 1, unfin)
+        self._signal(op, EMPTY, 0)
 
     def _Advance(self, op: Advance) -> None:
         v = self.m.svar[self.i][op.state]

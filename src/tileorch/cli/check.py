@@ -30,6 +30,20 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
+def load_protocols(file: str, kernel: str | None, verb: str, iterations: int | None = None) -> list | int:
+    """The orchestration protocols of ``file``'s kernels, or the exit status when there is nothing
+    to ``verb``: 1 after printing the load errors, 0 after saying no kernel has a protocol."""
+    protocols, errors = load(file, kernel, iterations)
+    for line in errors:
+        print(line, file=sys.stderr)
+    if errors:
+        return 1
+    if not protocols:
+        print(f"{file}: no kernel with pipelines, named barriers or fix-ups to {verb}")
+        return 0
+    return protocols
+
+
 def _ranges(values: dict) -> str:
     return ", ".join(f"{k}={min(v)}..{max(v)}" if len(v) > 1 else f"{k}={v[0]}"
                      for k, v in sorted(values.items())) or "fixed trip counts"
@@ -39,14 +53,9 @@ def run(args: argparse.Namespace) -> int:
     if args.iterations is not None and args.iterations < 1:
         print("tileorch check: error: --iterations must be at least 1", file=sys.stderr)
         return 2
-    protocols, errors = load(args.file, args.kernel, args.iterations)
-    for line in errors:
-        print(line, file=sys.stderr)
-    if errors:
-        return 1
-    if not protocols:
-        print(f"{args.file}: no kernel with pipelines, named barriers or fix-ups to check")
-        return 0
+    protocols = load_protocols(args.file, args.kernel, "check", args.iterations)
+    if isinstance(protocols, int):
+        return protocols
     from tileorch.progress import Progress, _count
 
     jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)

@@ -177,7 +177,7 @@ def _compile_cutile(args: argparse.Namespace, data: bytes, name: str) -> int:
     scope records its phases)."""
     from tileorch import timing
     from tileorch.driver import compile_module, lower_program
-    from tileorch.frontend.cutile import compile_error_lines, load
+    from tileorch.frontend.cutile import load, print_compile_error
     from tileorch.registry import make_context
 
     ctx = make_context()
@@ -205,12 +205,7 @@ def _compile_cutile(args: argparse.Namespace, data: bytes, name: str) -> int:
                 if line.startswith("warning:") or show:
                     print(f"{name}: {line}", file=sys.stderr)
     except Exception as exc:  # noqa: BLE001 - the user's errors are printed; anything else propagates
-        lines = compile_error_lines(exc, name)
-        if lines is None:
-            raise
-        for line in lines:
-            print(line, file=sys.stderr)
-        return 1
+        return print_compile_error(exc, name)
     out = {"mlir": result.mlir, "llvm": result.llvm_ir, "ptx": result.ptx}[args.emit]
     if not _write_output(args.output, out):
         return 1

@@ -9,7 +9,7 @@ import sys
 
 from tileorch.analysis.counterexample import format_text, write_chrome_trace
 from tileorch.analysis.explore import instances
-from tileorch.analysis.extract import load
+from tileorch.cli.check import load_protocols
 from tileorch.analysis.simulate import describe, simulate
 
 
@@ -39,14 +39,9 @@ def run(args: argparse.Namespace) -> int:
     if args.iterations is not None and args.iterations < 0:
         print("tileorch simulate: error: --iterations must not be negative", file=sys.stderr)
         return 2
-    protocols, errors = load(args.file, args.kernel)
-    for line in errors:
-        print(line, file=sys.stderr)
-    if errors:
-        return 1
-    if not protocols:
-        print(f"{args.file}: no kernel with pipelines, named barriers or fix-ups to simulate")
-        return 0
+    protocols = load_protocols(args.file, args.kernel, "simulate")
+    if isinstance(protocols, int):
+        return protocols
     failed = 0
     for proto in protocols:
         values = trip_values(proto, args.iterations)

@@ -91,8 +91,26 @@ class FragmentDtype(StrEnum):
     S32 = "s32"
 
 
+class _FragmentOp(IRDLOperation):
+    """A warp group's ``m64nN`` WGMMA accumulator fragment ``acc`` written to memory as ``dtype``
+    (each op declares its operands, ``acc`` first)."""
+
+    dtype = prop_def(StringAttr)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def _fields(self, max_fields: int | None = None, note: str = "") -> list:
+        """The accumulator's fields: 4*k f32 or i32 (at most ``max_fields``)."""
+        fields = list(self.acc.type.types)
+        if not fields or len(fields) % 4 or (max_fields is not None and len(fields) > max_fields) \
+                or not _fragment_fields(fields):
+            raise VerifyException(f"accumulator must be a struct of 4*k f32 or i32 (an m64nN fragment{note}), "
+                                  f"got {self.acc.type}")
+        return fields
+
+
 @irdl_op_definition
-class StoreFragmentOp(IRDLOperation):
+class StoreFragmentOp(_FragmentOp):
     """``atom.store_fragment %acc, %base, %row, %col, %rows, %cols, %ld {dtype = "bf16"} : !llvm.struct<(f32 x N/2)>``
 
     Every thread of a warp group stores its part of an ``m64nN`` WGMMA f32 accumulator (the PTX
@@ -112,16 +130,10 @@ class StoreFragmentOp(IRDLOperation):
     rows = operand_def(I32)
     cols = operand_def(I32)
     ld = operand_def(I32)
-    dtype = prop_def(StringAttr)
-    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
-    irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$acc `,` $base `,` $row `,` $col `,` $rows `,` $cols `,` $ld attr-dict `:` type($acc)"
 
     def verify_(self) -> None:
-        fields = list(self.acc.type.types)
-        if not fields or len(fields) % 4 or len(fields) > 128 or not _fragment_fields(fields):
-            raise VerifyException(f"accumulator must be a struct of 4*k f32 or i32 (an m64nN fragment, N <= 256), "
-                                  f"got {self.acc.type}")
+        fields = self._fields(128, ", N <= 256")
         if self.dtype.data not in {d.value for d in FragmentDtype}:
             raise VerifyException(f"dtype must be one of bf16, f16, f32, s32, got {self.dtype.data!r}")
         if self.dtype.data == FragmentDtype.S32.value and fields[0] != i32:
@@ -129,7 +141,7 @@ class StoreFragmentOp(IRDLOperation):
 
 
 @irdl_op_definition
-class StageFragmentOp(IRDLOperation):
+class StageFragmentOp(_FragmentOp):
     """``atom.stage_fragment %acc, %buf {first_column = 0 : i64, columns = 128 : i64, dtype = "bf16"} : !llvm.struct<...>``
 
     Every thread of a warp group writes columns ``first_column .. first_column+columns-1`` of its
@@ -146,18 +158,11 @@ class StageFragmentOp(IRDLOperation):
     buf = operand_def(PTR_SHARED)
     first_column = prop_def(IntegerAttr)
     columns = prop_def(IntegerAttr)
-    dtype = prop_def(StringAttr)
-    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
-    irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$acc `,` $buf attr-dict `:` type($acc)"
 
     def verify_(self) -> None:
-        fields = list(self.acc.type.types)
-        n = 2 * len(fields)
+        n = 2 * len(self._fields())
         first, cols = self.first_column.value.data, self.columns.value.data
-        if not fields or len(fields) % 4 or not _fragment_fields(fields):
-            raise VerifyException(f"accumulator must be a struct of 4*k f32 or i32 (an m64nN fragment), got "
-                                  f"{self.acc.type}")
         if cols <= 0 or cols % 64 or first < 0 or first % 64 or first + cols > n:
             raise VerifyException(f"columns [{first}, {first + cols}) must be whole 64-column boxes inside the fragment's {n} columns")
         if self.dtype.data not in (FragmentDtype.BF16.value, FragmentDtype.F16.value):

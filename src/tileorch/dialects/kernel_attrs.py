@@ -83,7 +83,7 @@ def verify_kernel_attributes(op: Operation) -> None:
         if cluster is not None and (cluster + [1, 1])[:3] != shape:
             raise VerifyException(f"{CLUSTER_DIM} = {cluster} differs from {CLUSTER_SHAPE} = {shape}")
     elif cluster is not None:
-        module_shape = _enclosing(op, CLUSTER_SHAPE)
+        module_shape = enclosing_attr(op, CLUSTER_SHAPE)
         if isinstance(module_shape, DenseArrayBase):
             try:
                 shape = int_array(module_shape, CLUSTER_SHAPE, 3, 3)
@@ -107,7 +107,8 @@ def verify_kernel_attributes(op: Operation) -> None:
             raise VerifyException(f'{TARGET} must be a string such as "sm_90a" or "sm_100a", found {target}')
 
 
-def _enclosing(op: Operation, name: str):
+def enclosing_attr(op: Operation, name: str):
+    """The attribute ``name`` of the closest op strictly enclosing ``op`` that carries it, or None."""
     parent = op.parent_op()
     while parent is not None:
         if name in parent.attributes:

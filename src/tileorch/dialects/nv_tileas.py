@@ -63,6 +63,8 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+from tileorch.dialects.int_param import IntParam
+
 FLAVORS = ("mbarrier", "tma", "gmma")
 EXECUTOR_UNIT_THREADS = {"thread": 1, "warp": 32, "warpgroup": 128}
 
@@ -116,23 +118,12 @@ class AsyncType(_FlavoredType):
 
 
 @irdl_attr_definition
-class PipelineType(ParametrizedAttribute, TypeAttribute):
+class PipelineType(IntParam, TypeAttribute):
     """``!nv_tileas.pipeline<stages>``: a TileAS pipeline bound to one cutlass pipeline object."""
 
     name = "nv_tileas.pipeline"
     stages: IntAttr
-
-    def __init__(self, stages: int):
-        super().__init__(IntAttr(stages))
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        with parser.in_angle_brackets():
-            return (IntAttr(parser.parse_integer(allow_boolean=False, allow_negative=False)),)
-
-    def print_parameters(self, printer: Printer) -> None:
-        with printer.in_angle_brackets():
-            printer.print_string(str(self.stages.data))
+    ALLOW_NEGATIVE = False
 
     def verify(self) -> None:
         if self.stages.data <= 0:
@@ -442,8 +433,27 @@ class KernelOp(IRDLOperation):
                 raise VerifyException("kernel entry block arguments do not match its function type")
 
 
+class _PendingWait(IRDLOperation):
+    """A wait with an optional ``pending`` group count (tma/gmma flavours only, 0..7); each op
+    declares its operand and ``flavor()``."""
+
+    pending = opt_prop_def(IntegerAttr[IntegerType])
+    traits = traits_def(*_SideEffects.traits)
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def pending_groups(self) -> int:
+        return 0 if self.pending is None else self.pending.value.data
+
+    def _verify_pending(self, what: str) -> None:
+        if self.pending is not None:
+            if self.flavor() == "mbarrier":
+                raise VerifyException(f"'pending' applies to {what} only")
+            if not 0 <= self.pending_groups() <= 7:
+                raise VerifyException(f"pending must be in [0, 7], got {self.pending_groups()}")
+
+
 @irdl_op_definition
-class WaitOp(IRDLOperation):
+class WaitOp(_PendingWait):
     """Wait until the async operations behind ``tokens`` completed.
 
     mbarrier tokens spin on their barrier's phase; tma/gmma tokens commit the open group and
@@ -451,9 +461,6 @@ class WaitOp(IRDLOperation):
 
     name = "nv_tileas.async.wait"
     tokens = var_operand_def(TokenType)
-    pending = opt_prop_def(IntegerAttr[IntegerType])
-    traits = traits_def(*_SideEffects.traits)
-    irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$tokens attr-dict `:` type($tokens)"
 
     def __init__(self, tokens: Sequence[SSAValue], pending: int | None = None):
@@ -465,47 +472,30 @@ class WaitOp(IRDLOperation):
         assert isinstance(t, TokenType)
         return t.flavor.data
 
-    def pending_groups(self) -> int:
-        return 0 if self.pending is None else self.pending.value.data
-
     def verify_(self) -> None:
         if not self.tokens:
             raise VerifyException("nv_tileas.async.wait needs at least one token")
         flavors = {t.type.flavor.data for t in self.tokens if isinstance(t.type, TokenType)}
         if len(flavors) != 1:
             raise VerifyException(f"all tokens of one wait must share a flavor, got {sorted(flavors)}")
-        if self.pending is not None:
-            if self.flavor() == "mbarrier":
-                raise VerifyException("'pending' applies to tma/gmma group waits only")
-            if not 0 <= self.pending_groups() <= 7:
-                raise VerifyException(f"pending must be in [0, 7], got {self.pending_groups()}")
+        self._verify_pending("tma/gmma group waits")
 
 
 @irdl_op_definition
-class FutureWaitOp(IRDLOperation):
+class FutureWaitOp(_PendingWait):
     """Wait for a future: mbarrier futures spin on (barrier, phase) carried by the future, group
     futures wait until at most ``pending`` groups of their kind are outstanding."""
 
     name = "nv_tileas.async.future_wait"
     future = operand_def(AsyncType)
-    pending = opt_prop_def(IntegerAttr[IntegerType])
-    traits = traits_def(*_SideEffects.traits)
-    irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$future attr-dict `:` type($future)"
 
     def flavor(self) -> str:
         assert isinstance(self.future.type, AsyncType)
         return self.future.type.flavor.data
 
-    def pending_groups(self) -> int:
-        return 0 if self.pending is None else self.pending.value.data
-
     def verify_(self) -> None:
-        if self.pending is not None:
-            if self.flavor() == "mbarrier":
-                raise VerifyException("'pending' applies to group futures only")
-            if not 0 <= self.pending_groups() <= 7:
-                raise VerifyException(f"pending must be in [0, 7], got {self.pending_groups()}")
+        self._verify_pending("group futures")
 
 
 @irdl_op_definition

@@ -67,6 +67,7 @@ from xdsl.printer import Printer
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from tileorch.dialects.int_param import IntParam
 from tileorch.dialects import nv_tileas as base
 from tileorch.dialects.nv_tileaa.attrs import PaddingValueAttr, ProgramIdType, SignednessAttr, TiledViewType
 from tileorch.dialects.nv_tileaa.ops import (check_broadcast, check_dot_shapes, check_dot_types, check_expand_dim,
@@ -376,21 +377,13 @@ class TmaStoreAtomAttr(_BoxAtom):
     name = "nv_tileas.sm_tma_store"
 
 
-class _VecAtom(ParametrizedAttribute):
+class _VecAtom(IntParam):
     """A per-thread copy atom with vector width ``<v>`` elements."""
 
     vec: IntAttr
 
     def __init__(self, vec: int = 1):
-        super().__init__(IntAttr(vec))
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        with parser.in_angle_brackets():
-            return (IntAttr(parser.parse_integer(allow_boolean=False)),)
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f"<{self.vec.data}>")
+        super().__init__(vec)
 
     def verify(self) -> None:
         if self.vec.data not in (1, 2, 4, 8, 16):
@@ -549,22 +542,11 @@ class ProducerTokenType(ParametrizedAttribute, TypeAttribute):
 
 
 @irdl_attr_definition
-class ConsumerTokenType(ParametrizedAttribute, TypeAttribute):
+class ConsumerTokenType(IntParam, TypeAttribute):
     """``!nv_tileas.async.pipeline.consumer_token<idx>``: a full slot waited on by consumer idx."""
 
     name = "nv_tileas.async.pipeline.consumer_token"
     consumer_idx: IntAttr
-
-    def __init__(self, idx: int):
-        super().__init__(IntAttr(idx))
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        with parser.in_angle_brackets():
-            return (IntAttr(parser.parse_integer(allow_boolean=False)),)
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f"<{self.consumer_idx.data}>")
 
 
 # ----------------------------------------------------------------------------- tile ops

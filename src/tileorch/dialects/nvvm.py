@@ -52,6 +52,7 @@ from xdsl.printer import Printer
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from tileorch.dialects.attr_factory import enum_attr
 from tileorch.dialects.constants import constant_int
 
 from tileorch.dialects.nvvm_common import (  # noqa: F401  (nvvm.X names, as before)
@@ -86,11 +87,7 @@ class ProxyKind(StrEnum):
     GENERIC = "generic"
 
 
-@irdl_attr_definition
-class ProxyKindAttr(AngleBracketEnum, EnumAttribute[ProxyKind]):
-    """``#nvvm.proxy_kind<async.shared>``"""
-
-    name = "nvvm.proxy_kind"
+ProxyKindAttr = enum_attr("nvvm.proxy_kind", ProxyKind, AngleBracketEnum, doc="``#nvvm.proxy_kind<async.shared>``")
 
 
 class SharedSpace(StrEnum):
@@ -98,11 +95,7 @@ class SharedSpace(StrEnum):
     CLUSTER = "cluster"
 
 
-@irdl_attr_definition
-class SharedSpaceAttr(AngleBracketEnum, EnumAttribute[SharedSpace]):
-    """``#nvvm.shared_space<cta>``"""
-
-    name = "nvvm.shared_space"
+SharedSpaceAttr = enum_attr("nvvm.shared_space", SharedSpace, AngleBracketEnum, doc="``#nvvm.shared_space<cta>``")
 
 
 class MemScopeKind(StrEnum):
@@ -112,11 +105,7 @@ class MemScopeKind(StrEnum):
     SYS = "sys"
 
 
-@irdl_attr_definition
-class MemScopeKindAttr(AngleBracketEnum, EnumAttribute[MemScopeKind]):
-    """``#nvvm.mem_scope<cluster>``"""
-
-    name = "nvvm.mem_scope"
+MemScopeKindAttr = enum_attr("nvvm.mem_scope", MemScopeKind, AngleBracketEnum, doc="``#nvvm.mem_scope<cluster>``")
 
 
 class SetMaxRegisterAction(StrEnum):

@@ -28,7 +28,6 @@ from enum import StrEnum
 
 from xdsl.dialects.builtin import I32, I64, Float32Type, IntegerType, UnitAttr, i1, i32, i64
 from xdsl.dialects.llvm import LLVMPointerType, LLVMStructType
-from xdsl.dialects.utils.enum_attribute import EnumAttribute
 from xdsl.ir import Attribute, ParametrizedAttribute, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -53,6 +52,7 @@ from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 
 # Kept free of imports from ``tileorch.dialects.nvvm`` (which imports this module to build the
 # dialect): the shared helpers live in nvvm_common.
+from tileorch.dialects.attr_factory import enum_attr
 from tileorch.dialects.nvvm_common import (  # noqa: E402
     GLOBAL,
     SHARED,
@@ -101,11 +101,7 @@ class TMALoadMode(StrEnum):
     IM2COL = "im2col"
 
 
-@irdl_attr_definition
-class TMALoadModeAttr(AngleBracketEnum, EnumAttribute[TMALoadMode]):
-    """``#nvvm.tma_load_mode<tile>``"""
-
-    name = "nvvm.tma_load_mode"
+TMALoadModeAttr = enum_attr("nvvm.tma_load_mode", TMALoadMode, AngleBracketEnum, doc="``#nvvm.tma_load_mode<tile>``")
 
 
 class TMAStoreMode(StrEnum):
@@ -113,11 +109,7 @@ class TMAStoreMode(StrEnum):
     IM2COL = "im2col"
 
 
-@irdl_attr_definition
-class TMAStoreModeAttr(AngleBracketEnum, EnumAttribute[TMAStoreMode]):
-    """``#nvvm.tma_store_mode<tile>``"""
-
-    name = "nvvm.tma_store_mode"
+TMAStoreModeAttr = enum_attr("nvvm.tma_store_mode", TMAStoreMode, AngleBracketEnum, doc="``#nvvm.tma_store_mode<tile>``")
 
 
 class TMAReduxKind(StrEnum):
@@ -131,11 +123,7 @@ class TMAReduxKind(StrEnum):
     XOR = "xor"
 
 
-@irdl_attr_definition
-class TMAReduxKindAttr(AngleBracketEnum, EnumAttribute[TMAReduxKind]):
-    """``#nvvm.tma_redux_kind<add>``"""
-
-    name = "nvvm.tma_redux_kind"
+TMAReduxKindAttr = enum_attr("nvvm.tma_redux_kind", TMAReduxKind, AngleBracketEnum, doc="``#nvvm.tma_redux_kind<add>``")
 
 
 class WGMMAType(StrEnum):
@@ -150,11 +138,7 @@ class WGMMAType(StrEnum):
     E5M2 = "e5m2"
 
 
-@irdl_attr_definition
-class WGMMATypeAttr(AngleBracketEnum, EnumAttribute[WGMMAType]):
-    """``#nvvm.wgmma_type<bf16>``"""
-
-    name = "nvvm.wgmma_type"
+WGMMATypeAttr = enum_attr("nvvm.wgmma_type", WGMMAType, AngleBracketEnum, doc="``#nvvm.wgmma_type<bf16>``")
 
 
 class WGMMAScaleIn(StrEnum):
@@ -162,11 +146,7 @@ class WGMMAScaleIn(StrEnum):
     NEG = "neg"
 
 
-@irdl_attr_definition
-class WGMMAScaleInAttr(AngleBracketEnum, EnumAttribute[WGMMAScaleIn]):
-    """``#nvvm.wgmma_scale_in<one>``"""
-
-    name = "nvvm.wgmma_scale_in"
+WGMMAScaleInAttr = enum_attr("nvvm.wgmma_scale_in", WGMMAScaleIn, AngleBracketEnum, doc="``#nvvm.wgmma_scale_in<one>``")
 
 
 class WGMMAScaleOut(StrEnum):
@@ -174,11 +154,7 @@ class WGMMAScaleOut(StrEnum):
     ONE = "one"
 
 
-@irdl_attr_definition
-class WGMMAScaleOutAttr(AngleBracketEnum, EnumAttribute[WGMMAScaleOut]):
-    """``#nvvm.wgmma_scale_out<one>``"""
-
-    name = "nvvm.wgmma_scale_out"
+WGMMAScaleOutAttr = enum_attr("nvvm.wgmma_scale_out", WGMMAScaleOut, AngleBracketEnum, doc="``#nvvm.wgmma_scale_out<one>``")
 
 
 class MMALayout(StrEnum):
@@ -186,11 +162,7 @@ class MMALayout(StrEnum):
     COL = "col"
 
 
-@irdl_attr_definition
-class MMALayoutAttr(AngleBracketEnum, EnumAttribute[MMALayout]):
-    """``#nvvm.mma_layout<row>``"""
-
-    name = "nvvm.mma_layout"
+MMALayoutAttr = enum_attr("nvvm.mma_layout", MMALayout, AngleBracketEnum, doc="``#nvvm.mma_layout<row>``")
 
 
 class LdStMatrixEltType(StrEnum):
@@ -200,11 +172,7 @@ class LdStMatrixEltType(StrEnum):
     B8X16_B6X16_P32 = "b8x16.b6x16_p32"
 
 
-@irdl_attr_definition
-class LdStMatrixEltTypeAttr(AngleBracketEnum, EnumAttribute[LdStMatrixEltType]):
-    """``#nvvm.ld_st_matrix_elt_type<b16>``"""
-
-    name = "nvvm.ld_st_matrix_elt_type"
+LdStMatrixEltTypeAttr = enum_attr("nvvm.ld_st_matrix_elt_type", LdStMatrixEltType, AngleBracketEnum, doc="``#nvvm.ld_st_matrix_elt_type<b16>``")
 
 
 class GridDepAction(StrEnum):
@@ -212,11 +180,7 @@ class GridDepAction(StrEnum):
     LAUNCH_DEPENDENTS = "launch_dependents"
 
 
-@irdl_attr_definition
-class GridDepActionAttr(AngleBracketEnum, EnumAttribute[GridDepAction]):
-    """``#nvvm.grid_dep_action<wait>``"""
-
-    name = "nvvm.grid_dep_action"
+GridDepActionAttr = enum_attr("nvvm.grid_dep_action", GridDepAction, AngleBracketEnum, doc="``#nvvm.grid_dep_action<wait>``")
 
 
 def _parse_dims(parser: AttrParser, names: tuple[str, ...]) -> list[IntAttr]:

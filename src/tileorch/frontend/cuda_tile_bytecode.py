@@ -152,6 +152,15 @@ class _Reader:
         pad = (-self.offset) % alignment
         self.bytes(pad)
 
+    def offset_table(self, width: int, what: str) -> list[int]:
+        """A section's table: the entry count, padding to ``width``, then that many ``width``-byte
+        little-endian offsets (the count checked against what the section can hold)."""
+        n = self.varint()
+        if n > self.remaining() // width + 1:
+            raise self.error(f"number of {what} ({n}) exceeds what the section can hold")
+        self.align(width)
+        return [self.le(width) for _ in range(n)]
+
     def le_array(self, width: int, signed: bool = True) -> list[int]:
         n = self.varint(limit=self.remaining() // max(width, 1), what="array length")
         out = []
@@ -366,11 +375,7 @@ class BytecodeReader:
     # ------------------------------------------------------------------ types
     def _types(self, base: int, payload: bytes) -> None:
         r = _Reader(payload, base, "type section")
-        n = r.varint()
-        if n > r.remaining() // 4 + 1:
-            raise r.error(f"number of types ({n}) exceeds what the section can hold")
-        r.align(4)
-        self.t.type_offsets = [r.le(4) for _ in range(n)]
+        self.t.type_offsets = r.offset_table(4, "types")
         self.t.type_base = base + r.pos
         self.t.type_data = r.data[r.pos:]
 
@@ -590,11 +595,8 @@ class BytecodeReader:
     # ------------------------------------------------------------------ constants and globals
     def _constants(self, base: int, payload: bytes) -> None:
         r = _Reader(payload, base, "constant section")
-        n = r.varint()
-        if n > r.remaining() // 8 + 1:
-            raise r.error(f"number of constants ({n}) exceeds what the section can hold")
-        r.align(8)
-        offs = [r.le(8) for _ in range(n)]
+        offs = r.offset_table(8, "constants")
+        n = len(offs)
         dbase = base + r.pos
         blob = r.data[r.pos:]
         for i, o in enumerate(offs):

@@ -61,7 +61,7 @@ def tile_program_arch(module: ModuleOp, default: str = "sm_90a") -> str:
     return default
 
 
-__all__ = ["BytecodeError", "compile_error_lines", "is_cuda_tile_input", "is_cuda_tile_module", "is_tileaa_module",
+__all__ = ["BytecodeError", "compile_error_lines", "print_compile_error", "is_cuda_tile_input", "is_cuda_tile_module", "is_tileaa_module",
            "load", "tile_program_arch"]
 
 
@@ -82,4 +82,17 @@ def compile_error_lines(exc: BaseException, name: str) -> list[str] | None:
     if isinstance(exc, (ParseError, DiagnosticException, ValueError)):
         return list(format_exception(exc))
     return None
+
+
+def print_compile_error(exc: BaseException, name: str) -> int:
+    """Print ``compile_error_lines(exc, name)`` on stderr and return the exit status 1; re-raises
+    the exception being handled when it is not a user error (call it from an ``except`` block)."""
+    import sys
+
+    lines = compile_error_lines(exc, name)
+    if lines is None:
+        raise  # noqa: PLE0704 - called from the caller's except block
+    for line in lines:
+        print(line, file=sys.stderr)
+    return 1
 

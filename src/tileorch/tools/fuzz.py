@@ -141,13 +141,16 @@ class Mutator:
         spans = _spans(text, pattern)
         return self.rng.choice(spans) if spans else None
 
+    def _swap(self, text: str, pattern: re.Pattern, values) -> str | None:
+        """One match of ``pattern`` replaced by one of ``values`` (None when nothing matches)."""
+        span = self._pick(text, pattern)
+        return None if span is None else _replace(text, span, str(self.rng.choice(values)))
+
     def int_boundary(self, text: str) -> str | None:
-        span = self._pick(text, _INT_RE)
-        return None if span is None else _replace(text, span, str(self.rng.choice(BOUNDARY_INTS)))
+        return self._swap(text, _INT_RE, BOUNDARY_INTS)
 
     def hex_mask(self, text: str) -> str | None:
-        span = self._pick(text, _INT_RE)
-        return None if span is None else _replace(text, span, self.rng.choice(BOUNDARY_HEX))
+        return self._swap(text, _INT_RE, BOUNDARY_HEX)
 
     def int_nearby(self, text: str) -> str | None:
         span = self._pick(text, _INT_RE)
@@ -189,8 +192,7 @@ class Mutator:
         return "".join(lines)
 
     def float_boundary(self, text: str) -> str | None:
-        span = self._pick(text, _FLOAT_RE)
-        return None if span is None else _replace(text, span, self.rng.choice(BOUNDARY_FLOATS))
+        return self._swap(text, _FLOAT_RE, BOUNDARY_FLOATS)
 
     def type_swap(self, text: str) -> str | None:
         span = self._pick(text, _TYPE_RE)
@@ -473,7 +475,11 @@ def classify(mode: str, code: int, sig: int | None, output: str, timed_out: bool
 
 
 class Runner:
-    """Runs inputs in forked children, ``jobs`` at a time."""
+    """Runs inputs in forked children, ``jobs`` at a time.  Subclasses (the bytecode fuzzer) change
+    the input file (``SUFFIX``, :meth:`_write`), the child (:meth:`_child`, :meth:`_fresh`) and the
+    classification (:meth:`_outcome`)."""
+
+    SUFFIX = ".mlir"
 
     def __init__(self, workdir: Path, jobs: int = 1, timeout: int = 60):
         self.workdir = workdir
@@ -483,10 +489,24 @@ class Runner:
         self.rechecked = 0
         """Inputs that timed out in a forked child and were re-run in a fresh interpreter."""
 
-    def submit(self, key, mode: str, text: str, timeout: int | None = None) -> None:
-        slot = len(self.running)
-        path = self.workdir / f"in{os.getpid()}_{key}.mlir"
-        path.write_text(text)
+    def _write(self, path: Path, data) -> None:
+        path.write_text(data)
+
+    def _child(self, mode: str, path: str, out_fd: int, limit: int) -> None:
+        _child(mode, path, out_fd, limit)
+
+    def _fresh(self, mode: str, path: Path, limit: int) -> tuple[int, str, bool]:
+        return _fresh_run(mode, path, limit)
+
+    def _outcome(self, mode: str, path: Path, code: int, sig: int | None, output: str, timed_out: bool,
+                 seconds: float) -> Outcome:
+        kind = classify(mode, code, sig, output, timed_out)
+        reached = mode == "compile" and code == 0 and Path(str(path) + ".ptx").exists()
+        return Outcome(kind, code, output, seconds, reached)
+
+    def submit(self, key, mode: str, data, timeout: int | None = None) -> None:
+        path = self.workdir / f"in{os.getpid()}_{key}{self.SUFFIX}"
+        self._write(path, data)
         out_path = path.with_suffix(".out")
         out_fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         limit = timeout or self.timeout
@@ -494,9 +514,9 @@ class Runner:
         sys.stderr.flush()
         pid = os.fork()
         if pid == 0:
-            _child(mode, str(path), out_fd, limit)
+            self._child(mode, str(path), out_fd, limit)
         os.close(out_fd)
-        self.running[pid] = (key, mode, path, out_path, time.monotonic(), limit, slot)
+        self.running[pid] = (key, mode, path, out_path, time.monotonic(), limit)
 
     def full(self) -> bool:
         return len(self.running) >= self.jobs
@@ -506,7 +526,7 @@ class Runner:
         pid, status = os.waitpid(-1, 0)
         while pid not in self.running:
             pid, status = os.waitpid(-1, 0)
-        key, mode, path, out_path, start, limit, _ = self.running.pop(pid)
+        key, mode, path, out_path, start, limit = self.running.pop(pid)
         seconds = time.monotonic() - start
         output = out_path.read_text(errors="replace")
         sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
@@ -514,17 +534,15 @@ class Runner:
         timed_out = sig == signal.SIGALRM
         if timed_out:  # a forked child can also stall on the loaded machine: confirm in a fresh process
             self.rechecked += 1
-            code, output, timed_out = _fresh_run(mode, path, limit)
+            code, output, timed_out = self._fresh(mode, path, limit)
             sig = None
-        kind = classify(mode, code, None if timed_out else sig, output, timed_out)
-        ptx = Path(str(path) + ".ptx")
-        reached = mode == "compile" and code == 0 and ptx.exists()
-        for p in (path, out_path, ptx):
+        outcome = self._outcome(mode, path, code, None if timed_out else sig, output, timed_out, seconds)
+        for p in (path, out_path, Path(str(path) + ".ptx")):
             try:
                 p.unlink()
             except OSError:
                 pass
-        return key, Outcome(kind, code, output, seconds, reached)
+        return key, outcome
 
 
 # --------------------------------------------------------------------------- campaign
@@ -579,6 +597,75 @@ def calibrate(seeds: list[Seed], runner: Runner, compile_limit: float, compile_w
             seed.modes, seed.weight = twin.modes, twin.weight
 
 
+def log_progress(report, start: float, next_log: float, log) -> float:
+    """Log the first line of ``report.summary()`` once the clock passes ``next_log``; returns the
+    time of the next progress line (a minute on)."""
+    if time.monotonic() <= next_log:
+        return next_log
+    report.seconds = time.monotonic() - start
+    log(report.summary().splitlines()[0])
+    return time.monotonic() + 60
+
+
+def finish(report, runner, start: float):
+    """Stamp the run's duration and the runner's recheck count on ``report`` and return it."""
+    report.seconds = time.monotonic() - start
+    report.rechecked = runner.rechecked
+    return report
+
+
+def add_run_arguments(parser: argparse.ArgumentParser, seconds: float | None) -> None:
+    """The options every fuzzer takes: inputs, seconds (default ``seconds``), jobs, seed, timeout."""
+    parser.add_argument("--inputs", type=int, default=2000, help="number of fuzz inputs (default 2000)")
+    parser.add_argument("--seconds", type=float, default=seconds, help="stop after this many seconds")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--seed", type=int, default=0, help="random seed")
+    parser.add_argument("--timeout", type=int, default=60, help="seconds per input before it counts as a hang")
+
+
+def replay(runner, paths: list[Path], modes, read) -> int:
+    """Run each of ``paths`` (its input read by ``read``) once in every mode and print the
+    outcomes; 1 if any is a finding, else 0."""
+    bad = 0
+    for path in paths:
+        for mode in modes:
+            runner.submit(0, mode, read(path))
+            _, outcome = runner.reap()
+            bad += outcome.kind.startswith("finding")
+            tail = outcome.output.strip().splitlines()[-8:]
+            print(f"{path} ({mode}): {outcome.kind}\n    " + "\n    ".join(tail))
+    return 1 if bad else 0
+
+
+def drive(runner: Runner, report, *, inputs: int, seconds: float | None, start: float, next_log: float,
+          make, handle, log):
+    """The campaign loop of both fuzzers: keep ``runner`` busy with ``make()`` inputs (``(name,
+    mode, data)``, or None for a mutant that could not be made) until ``inputs`` were started or
+    ``seconds`` passed; count every outcome in ``report``, hand it to ``handle(name, mode, data,
+    outcome)`` and log progress.  Returns the report once every child is reaped."""
+    meta: dict[int, tuple] = {}
+    n = 0
+    while True:
+        while not (n >= inputs or (seconds is not None and time.monotonic() - start > seconds)) \
+                and not runner.full():
+            item = make()
+            if item is None:
+                continue
+            meta[n] = item
+            runner.submit(n, item[1], item[2])
+            n += 1
+        if not runner.running:
+            break
+        key, outcome = runner.reap()
+        name, mode, data = meta.pop(key)
+        report.tried += 1
+        report.by_mode[mode] += 1
+        report.kinds[outcome.kind] += 1
+        handle(name, mode, data, outcome)
+        next_log = log_progress(report, start, next_log, log)
+    return finish(report, runner, start)
+
+
 def fuzz(seeds: list[Seed], *, inputs: int, seconds: float, jobs: int, rng_seed: int, timeout: int,
          out_dir: Path | None, log=print, mode_filter: tuple[str, ...] = MODES, mild_share: float = 0.0) -> Report:
     """Run ``inputs`` mutants (or until ``seconds``); ``mild_share`` of the compile-mode inputs
@@ -587,60 +674,39 @@ def fuzz(seeds: list[Seed], *, inputs: int, seconds: float, jobs: int, rng_seed:
     mutator = Mutator(rng)
     report = Report()
     start = time.monotonic()
+    weights = [s.weight for s in seeds]
+
+    def make():
+        seed = rng.choices(seeds, weights)[0]
+        modes = [m for m in seed.modes if m in mode_filter] or ["opt"]
+        mode = rng.choice(modes)
+        # compile-mode mutants get one mutation: more of them stay valid and reach LLVM
+        count = 1 if mode == "compile" else rng.choice([1, 1, 1, 2, 3])
+        mild = mode == "compile" and rng.random() < mild_share
+        text, applied = mutator.mutate(seed.text, count, mild=mild)
+        if not applied:
+            return None
+        return seed.name + " [" + ", ".join(applied) + "]", mode, text
+
+    def handle(name: str, mode: str, text: str, outcome: Outcome) -> None:
+        report.reached_ptx += outcome.reached_ptx
+        if outcome.kind.startswith("finding"):
+            report.findings.append((outcome.kind, f"{name} ({mode})", text, outcome.output))
+            log(f"FINDING {outcome.kind}: {name} ({mode})\n    " + "\n    ".join(outcome.output.strip().splitlines()[-6:]))
+            if out_dir is not None:
+                out_dir.mkdir(parents=True, exist_ok=True)
+                idx = len(report.findings)
+                (out_dir / f"finding{idx:04d}.{mode}.mlir").write_text(f"// {outcome.kind}: {name}\n{text}")
+                (out_dir / f"finding{idx:04d}.{mode}.out").write_text(outcome.output)
+
     with tempfile.TemporaryDirectory(prefix="tileorch-fuzz-") as tmp:
-        runner = Runner(Path(tmp), jobs, timeout)
-        pending_meta: dict[int, tuple[str, str, str]] = {}
-        n = 0
-        weights = [s.weight for s in seeds]
-        next_log = start + 30
-        while True:
-            done = n >= inputs or time.monotonic() - start > seconds
-            while not done and not runner.full():
-                seed = rng.choices(seeds, weights)[0]
-                modes = [m for m in seed.modes if m in mode_filter] or ["opt"]
-                mode = rng.choice(modes)
-                # compile-mode mutants get one mutation: more of them stay valid and reach LLVM
-                count = 1 if mode == "compile" else rng.choice([1, 1, 1, 2, 3])
-                mild = mode == "compile" and rng.random() < mild_share
-                text, applied = mutator.mutate(seed.text, count, mild=mild)
-                if not applied:
-                    continue
-                pending_meta[n] = (seed.name + " [" + ", ".join(applied) + "]", mode, text)
-                runner.submit(n, mode, text)
-                n += 1
-                done = n >= inputs or time.monotonic() - start > seconds
-            if not runner.running:
-                break
-            key, outcome = runner.reap()
-            name, mode, text = pending_meta.pop(key)
-            report.tried += 1
-            report.by_mode[mode] += 1
-            report.kinds[outcome.kind] += 1
-            report.reached_ptx += outcome.reached_ptx
-            if outcome.kind.startswith("finding"):
-                report.findings.append((outcome.kind, f"{name} ({mode})", text, outcome.output))
-                log(f"FINDING {outcome.kind}: {name} ({mode})\n    " + "\n    ".join(outcome.output.strip().splitlines()[-6:]))
-                if out_dir is not None:
-                    out_dir.mkdir(parents=True, exist_ok=True)
-                    idx = len(report.findings)
-                    (out_dir / f"finding{idx:04d}.{mode}.mlir").write_text(f"// {outcome.kind}: {name}\n{text}")
-                    (out_dir / f"finding{idx:04d}.{mode}.out").write_text(outcome.output)
-            if time.monotonic() > next_log:
-                next_log = time.monotonic() + 60
-                report.seconds = time.monotonic() - start
-                log(report.summary().splitlines()[0])
-    report.seconds = time.monotonic() - start
-    report.rechecked = runner.rechecked
-    return report
+        return drive(Runner(Path(tmp), jobs, timeout), report, inputs=inputs, seconds=seconds, start=start,
+                     next_log=start + 30, make=make, handle=handle, log=log)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="tileorch-fuzz", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--inputs", type=int, default=2000, help="number of fuzz inputs (default 2000)")
-    parser.add_argument("--seconds", type=float, default=3600, help="stop after this many seconds")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--seed", type=int, default=0, help="random seed")
-    parser.add_argument("--timeout", type=int, default=60, help="seconds per input before it counts as a hang")
+    add_run_arguments(parser, seconds=3600)
     parser.add_argument("--compile-limit", type=float, default=4.0,
                         help="seeds that compile within this many seconds are fuzzed in compile mode too")
     parser.add_argument("--compile-weight", type=float, default=4.0,
@@ -663,15 +729,7 @@ def main(argv: list[str] | None = None) -> int:
         _warm_up()
     if args.replay:
         with tempfile.TemporaryDirectory(prefix="tileorch-fuzz-") as tmp:
-            runner = Runner(Path(tmp), 1, args.timeout)
-            bad = 0
-            for path in args.replay:
-                for mode in modes:
-                    runner.submit(0, mode, path.read_text())
-                    _, outcome = runner.reap()
-                    bad += outcome.kind.startswith("finding")
-                    print(f"{path} ({mode}): {outcome.kind}\n    " + "\n    ".join(outcome.output.strip().splitlines()[-8:]))
-            return 1 if bad else 0
+            return replay(Runner(Path(tmp), 1, args.timeout), args.replay, modes, Path.read_text)
     roots = args.seeds or [REPO / d for d in DEFAULT_SEED_DIRS]
     seeds = load_seeds(roots)
     generic = []

@@ -40,10 +40,8 @@ to PTX).  The property is:
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import re
-import signal
 import sys
 import tempfile
 import time
@@ -51,7 +49,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tileorch.tools.fuzz import REPO, run_child, run_fresh
+from tileorch.frontend.cuda_tile_bytecode_writer import _varint
+from tileorch.tools import fuzz
+from tileorch.tools.fuzz import REPO, Outcome, add_run_arguments, drive, replay, run_child, run_fresh
 from tileorch.tools.fuzz import classify as fuzz_classify
 
 FIXTURES = "tests/unit/cutile_bytecode"
@@ -107,14 +107,8 @@ class Seed:
 
 
 def _varint_bytes(v: int) -> bytes:
-    v &= (1 << 64) - 1
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        out.append(b | (0x80 if v else 0))
-        if not v:
-            return bytes(out)
+    """``v`` (taken modulo 2**64) as a LEB128 varint, as the bytecode writer encodes it."""
+    return _varint(v & ((1 << 64) - 1))
 
 
 def _padded_varint(v: int, width: int) -> bytes | None:
@@ -352,6 +346,13 @@ class Mutator:
             pool += [max(0, limit - 1), limit, limit + 1]
         return r.choice(pool)
 
+    def _field(self, seed: Seed | None, wanted) -> Field | None:
+        """A random traced field of ``seed`` for which ``wanted(field)`` holds (None: no seed or none)."""
+        if seed is None:
+            return None
+        fields = [f for f in seed.fields if wanted(f)]
+        return self.rng.choice(fields) if fields else None
+
     def _set_varint(self, data: bytes, seed: Seed, f: Field, value: int) -> bytes:
         enc = _padded_varint(value, f.width)
         if enc is not None and self.rng.random() < 0.85:
@@ -359,24 +360,18 @@ class Mutator:
         return splice(data, parse_sections(data), seed.bodies, f.offset, f.width, _varint_bytes(value))
 
     def index(self, data: bytes, seed: Seed | None) -> bytes | None:
-        if seed is None:
+        f = self._field(seed, lambda f: f.limit >= 0)
+        if f is None:
             return None
-        fields = [f for f in seed.fields if f.limit >= 0]
-        if not fields:
-            return None
-        f = self.rng.choice(fields)
         value = self._boundary(f.value, f.limit)
         if f.kind == "debug" and f.width == 8 and f.where == "debug section":
             return data[:f.offset] + (value & (2**64 - 1)).to_bytes(8, "little") + data[f.offset + 8:]
         return self._set_varint(data, seed, f, value)
 
     def varint(self, data: bytes, seed: Seed | None) -> bytes | None:
-        if seed is None:
+        f = self._field(seed, lambda f: f.kind == "varint")
+        if f is None:
             return None
-        fields = [f for f in seed.fields if f.kind == "varint"]
-        if not fields:
-            return None
-        f = self.rng.choice(fields)
         return self._set_varint(data, seed, f, self._boundary(f.value))
 
     def opcode(self, data: bytes, seed: Seed | None) -> bytes | None:
@@ -384,22 +379,16 @@ class Mutator:
         op's layout (ops of the same layout decode into ill-typed programs)."""
         from tileorch.frontend.bytecode_ops import OPS
 
-        if seed is None:
+        f = self._field(seed, lambda f: f.kind == "opcode")
+        if f is None:
             return None
-        fields = [f for f in seed.fields if f.kind == "opcode"]
-        if not fields:
-            return None
-        f = self.rng.choice(fields)
         value = self.rng.choice(sorted(OPS)) if self.rng.random() < 0.9 else self.rng.choice(BOUNDARY)
         return self._set_varint(data, seed, f, value)
 
     def fixed(self, data: bytes, seed: Seed | None) -> bytes | None:
-        if seed is None:
+        f = self._field(seed, lambda f: f.kind == "fixed" or (f.kind == "debug" and f.width == 8))
+        if f is None:
             return None
-        fields = [f for f in seed.fields if f.kind == "fixed" or (f.kind == "debug" and f.width == 8)]
-        if not fields:
-            return None
-        f = self.rng.choice(fields)
         bits = 8 * f.width
         value = self.rng.choice([self._boundary(f.value), (1 << bits) - 1, 1 << (bits - 1), (1 << (bits - 1)) - 1,
                                  -f.value, f.value ^ (1 << self.rng.randrange(bits))])
@@ -542,7 +531,7 @@ def run_front(path: str, arch: str = "sm_90a") -> int:
     lower (``lower_program``), then verify the lowered module; errors printed as the CLI does."""
     from tileorch.backend.compile import CompileError
     from tileorch.diagnostics import verify_located
-    from tileorch.frontend.cutile import compile_error_lines, load
+    from tileorch.frontend.cutile import load, print_compile_error
     from tileorch.driver import lower_program
     from tileorch.registry import make_context
 
@@ -555,12 +544,7 @@ def run_front(path: str, arch: str = "sm_90a") -> int:
         if errors:
             raise CompileError([f"{e} (after lower_program)" for e in errors])
     except Exception as exc:  # noqa: BLE001 - the CLI's error lines; anything else is a finding
-        lines = compile_error_lines(exc, path)
-        if lines is None:
-            raise
-        for line in lines:
-            print(line, file=sys.stderr)
-        return 1
+        return print_compile_error(exc, path)
     return 0
 
 
@@ -606,59 +590,28 @@ def signature(kind: str, output: str) -> str:
     return f"{kind}: {re.sub(r'[0-9]+', 'N', last)[:160]}{where}"
 
 
-@dataclass
-class Outcome:
-    kind: str
-    code: int
-    output: str
-    seconds: float
+class Runner(fuzz.Runner):
+    """:class:`tileorch.tools.fuzz.Runner` on bytecode inputs, each child under an address-space
+    limit of ``memory_mb``."""
 
-
-class Runner:
-    """Runs inputs in forked children, ``jobs`` at a time."""
+    SUFFIX = ".tileirbc"
 
     def __init__(self, workdir: Path, jobs: int = 1, timeout: int = 60, memory_mb: int = 6144):
-        self.workdir, self.jobs, self.timeout, self.memory_mb = workdir, max(1, jobs), timeout, memory_mb
-        self.running: dict[int, tuple] = {}
-        self.rechecked = 0
+        super().__init__(workdir, jobs, timeout)
+        self.memory_mb = memory_mb
 
-    def submit(self, key, mode: str, data: bytes) -> None:
-        path = self.workdir / f"in{os.getpid()}_{key}.tileirbc"
+    def _write(self, path: Path, data: bytes) -> None:
         path.write_bytes(data)
-        out_path = path.with_suffix(".out")
-        out_fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:
-            _child(mode, str(path), out_fd, self.timeout, self.memory_mb)
-        os.close(out_fd)
-        self.running[pid] = (key, mode, path, out_path, time.monotonic())
 
-    def full(self) -> bool:
-        return len(self.running) >= self.jobs
+    def _child(self, mode: str, path: str, out_fd: int, limit: int) -> None:
+        _child(mode, path, out_fd, limit, self.memory_mb)
 
-    def reap(self) -> tuple[object, Outcome]:
-        pid, status = os.waitpid(-1, 0)
-        while pid not in self.running:
-            pid, status = os.waitpid(-1, 0)
-        key, mode, path, out_path, start = self.running.pop(pid)
-        seconds = time.monotonic() - start
-        output = out_path.read_text(errors="replace")
-        sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
-        code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1
-        timed_out = sig == signal.SIGALRM
-        if timed_out:  # confirm in a fresh interpreter (a forked child can stall on a loaded machine)
-            self.rechecked += 1
-            code, output, timed_out = _fresh_run(mode, path, self.timeout)
-            sig = None
-        kind = classify(code, None if timed_out else sig, output, timed_out)
-        for p in (path, out_path, Path(str(path) + ".ptx")):
-            try:
-                p.unlink()
-            except OSError:
-                pass
-        return key, Outcome(kind, code, output, seconds)
+    def _fresh(self, mode: str, path: Path, limit: int) -> tuple[int, str, bool]:
+        return _fresh_run(mode, path, limit)
+
+    def _outcome(self, mode: str, path: Path, code: int, sig: int | None, output: str, timed_out: bool,
+                 seconds: float) -> Outcome:
+        return Outcome(classify(code, sig, output, timed_out), code, output, seconds)
 
 
 # --------------------------------------------------------------------------- campaign
@@ -733,59 +686,38 @@ def fuzz(seeds: list[Seed], *, inputs: int, jobs: int, rng_seed: int, timeout: i
     start = time.monotonic()
     weights = [s.weight for s in seeds]
     mode_names, mode_weights = list(modes), list(modes.values())
+
+    def make():
+        seed = rng.choices(seeds, weights)[0]
+        mode = rng.choices(mode_names, mode_weights)[0]
+        if mode == "compile" and not seed.compile:
+            mode = "front"
+        data, applied = mutator.mutate(seed, rng.choice([1, 1, 1, 1, 2, 3]))
+        if not applied:
+            return None
+        report.mutations.update(applied)
+        return f"{seed.name} [{', '.join(applied)}]", mode, data
+
+    def handle(name: str, mode: str, data: bytes, outcome: Outcome) -> None:
+        if outcome.kind.startswith("finding"):
+            sig = signature(outcome.kind, outcome.output)
+            report.findings.append((sig, f"{name} ({mode})", data, outcome.output))
+            log(f"FINDING {sig}\n    input: {name} ({mode})\n    "
+                + "\n    ".join(outcome.output.strip().splitlines()[-6:]))
+            if out_dir is not None:
+                out_dir.mkdir(parents=True, exist_ok=True)
+                idx = len(report.findings)
+                (out_dir / f"finding{idx:04d}.{mode}.tileirbc").write_bytes(data)
+                (out_dir / f"finding{idx:04d}.{mode}.out").write_text(f"# {sig}\n# {name}\n{outcome.output}")
+
     with tempfile.TemporaryDirectory(prefix="tileorch-fuzz-bc-") as tmp:
-        runner = Runner(Path(tmp), jobs, timeout, memory_mb)
-        meta: dict[int, tuple[str, str, bytes]] = {}
-        n = 0
-        next_log = start + 60
-        while True:
-            done = n >= inputs or (seconds is not None and time.monotonic() - start > seconds)
-            while not done and not runner.full():
-                seed = rng.choices(seeds, weights)[0]
-                mode = rng.choices(mode_names, mode_weights)[0]
-                if mode == "compile" and not seed.compile:
-                    mode = "front"
-                data, applied = mutator.mutate(seed, rng.choice([1, 1, 1, 1, 2, 3]))
-                if not applied:
-                    continue
-                report.mutations.update(applied)
-                meta[n] = (f"{seed.name} [{', '.join(applied)}]", mode, data)
-                runner.submit(n, mode, data)
-                n += 1
-                done = n >= inputs or (seconds is not None and time.monotonic() - start > seconds)
-            if not runner.running:
-                break
-            key, outcome = runner.reap()
-            name, mode, data = meta.pop(key)
-            report.tried += 1
-            report.by_mode[mode] += 1
-            report.kinds[outcome.kind] += 1
-            if outcome.kind.startswith("finding"):
-                sig = signature(outcome.kind, outcome.output)
-                report.findings.append((sig, f"{name} ({mode})", data, outcome.output))
-                log(f"FINDING {sig}\n    input: {name} ({mode})\n    "
-                    + "\n    ".join(outcome.output.strip().splitlines()[-6:]))
-                if out_dir is not None:
-                    out_dir.mkdir(parents=True, exist_ok=True)
-                    idx = len(report.findings)
-                    (out_dir / f"finding{idx:04d}.{mode}.tileirbc").write_bytes(data)
-                    (out_dir / f"finding{idx:04d}.{mode}.out").write_text(f"# {sig}\n# {name}\n{outcome.output}")
-            if time.monotonic() > next_log:
-                next_log = time.monotonic() + 60
-                report.seconds = time.monotonic() - start
-                log(report.summary().splitlines()[0])
-    report.seconds = time.monotonic() - start
-    report.rechecked = runner.rechecked
-    return report
+        return drive(Runner(Path(tmp), jobs, timeout, memory_mb), report, inputs=inputs, seconds=seconds,
+                     start=start, next_log=start + 60, make=make, handle=handle, log=log)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="tileorch-fuzz-bytecode", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--inputs", type=int, default=2000, help="number of fuzz inputs (default 2000)")
-    parser.add_argument("--seconds", type=float, default=None, help="stop after this many seconds")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--seed", type=int, default=0, help="random seed")
-    parser.add_argument("--timeout", type=int, default=60, help="seconds per input before it counts as a hang")
+    add_run_arguments(parser, seconds=None)
     parser.add_argument("--compile-limit", type=float, default=2.0,
                         help="seeds whose front end takes longer are not fuzzed in compile mode (default 2 s)")
     parser.add_argument("--memory-mb", type=int, default=6144, help="address-space limit of each child (0: none)")
@@ -803,16 +735,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.replay:
         warm_up([])
         with tempfile.TemporaryDirectory(prefix="tileorch-fuzz-bc-") as tmp:
-            runner = Runner(Path(tmp), 1, args.timeout, args.memory_mb)
-            bad = 0
-            for path in args.replay:
-                for mode in modes:
-                    runner.submit(0, mode, path.read_bytes())
-                    _, outcome = runner.reap()
-                    bad += outcome.kind.startswith("finding")
-                    tail = outcome.output.strip().splitlines()[-8:]
-                    print(f"{path} ({mode}): {outcome.kind}\n    " + "\n    ".join(tail))
-            return 1 if bad else 0
+            return replay(Runner(Path(tmp), 1, args.timeout, args.memory_mb), args.replay, modes, Path.read_bytes)
     seeds = load_seeds(REPO, writer=not args.no_writer_seeds)
     print(f"fuzz-bytecode: {len(seeds)} seeds ({sum(s.name.startswith('writer:') for s in seeds)} from the writer), "
           f"{sum(len(s.fields) for s in seeds)} traced fields; modes {modes}", flush=True)

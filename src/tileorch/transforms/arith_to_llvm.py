@@ -9,16 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects import arith, llvm
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, ModuleOp, i64
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, i64
 from xdsl.ir import Operation
-from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from tileorch.diagnostics import LocatedError, copy_location
 from tileorch.dialects import llvm_ext
-from tileorch.transforms.index_to_llvm import convert_index_types, llvm_type
+from tileorch.transforms.index_to_llvm import ToLLVMPass, llvm_type
 
 BINARY: dict[type[Operation], type[Operation]] = {
     arith.AddiOp: llvm.AddOp,
@@ -123,11 +121,8 @@ class LowerArith(RewritePattern):
 
 
 @dataclass(frozen=True)
-class ConvertArithToLLVM(ModulePass):
+class ConvertArithToLLVM(ToLLVMPass):
     """Lower every ``arith`` op to the ``llvm`` dialect (``index`` -> ``i64``)."""
 
     name = "convert-arith-to-llvm"
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        convert_index_types(op)
-        PatternRewriteWalker(LowerArith(), apply_recursively=False).rewrite_module(op)
+    PATTERNS = (LowerArith,)

@@ -4,18 +4,8 @@ Stamps ``arvCount = array<i32: FULL, EMPTY>`` (per-stage arrivals that complete 
 the empty barrier) on every ``cutlass.pipeline.init``, so lowerings read one attribute
 instead of re-walking the participant tables.  The derivation itself is a fact of the dialect
 (:func:`tileorch.dialects.cutlass.arrive_counts.derive_arrive_counts`, also read by the
-``pipeline.init`` verifier); its formula (docs/dialect-conventions.md §5):
-
-* mbarrier pipelines: FULL = sum(producer_arv_count), default 1 per producer (an elected
-  leader).  EMPTY = sum(consumer_arv_count) if given; otherwise per consumer group c with
-  T(c) threads: T(c) on a 1-CTA cluster or for a ``scope = cta`` pipeline (every consumer
-  thread arrives, locally), else N * ceil(T(c) / 128) with N the CTAs of the pipeline's
-  multicast set (``row``: cy, ``col``: cx, ``row_col``: cx + cy - 1 for cz = 1; CUTLASS
-  ``PipelineTmaAsync``: one arrival per consumer warp group from every CTA that receives this
-  CTA's loads).
-* named-barrier pipelines: FULL = EMPTY = all producer plus consumer threads (the thread
-  count of ``bar.sync`` / ``bar.arrive``); they also need ``barrier_id_base``.
-* An elided barrier's count is 0.
+``pipeline.init`` verifier; that module's docstring states the formula, docs/dialect-conventions.md §5).
+Named-barrier pipelines also need ``barrier_id_base``.
 
 ``consumer_arv_count`` on a cluster-scoped pipeline of a multi-CTA cluster is rejected (at the ``pipeline.init``):
 explicit counts make ``consumer_release`` arrive only in its own CTA, while producers of the

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import IntAttr, ModuleOp, i8
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -65,22 +66,17 @@ class LowerBulkCopyG2S(RewritePattern):
         rewriter.replace(op, [dst, copy], [])
 
 
-class LowerStoreFragment(RewritePattern):
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: StoreFragmentOp, rewriter: PatternRewriter) -> None:
-        from tileorch.transforms.store_fragment import lower_store_fragment
+class LowerFragment(RewritePattern):
+    """``atom.store_fragment`` / ``atom.stage_fragment`` -> their per-thread expansion
+    (:mod:`tileorch.transforms.store_fragment`)."""
 
-        ops = lower_store_fragment(op)
-        copy_location(op, ops)
-        rewriter.replace(op, ops, [])
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        from tileorch.transforms.store_fragment import lower_stage_fragment, lower_store_fragment
 
-
-class LowerStageFragment(RewritePattern):
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: StageFragmentOp, rewriter: PatternRewriter) -> None:
-        from tileorch.transforms.store_fragment import lower_stage_fragment
-
-        ops = lower_stage_fragment(op)
+        lower = {StoreFragmentOp: lower_store_fragment, StageFragmentOp: lower_stage_fragment}.get(type(op))
+        if lower is None:
+            return
+        ops = lower(op)
         copy_location(op, ops)
         rewriter.replace(op, ops, [])
 
@@ -93,5 +89,5 @@ class ConvertAtomsToNVVM(ModulePass):
         if any(isinstance(o, DynamicSmemOp) for o in op.walk()):
             _ensure_dynamic_smem_global(op)
         PatternRewriteWalker(
-            GreedyRewritePatternApplier([LowerDynamicSmem(), LowerBulkCopyG2S(), LowerStoreFragment(), LowerStageFragment()])
+            GreedyRewritePatternApplier([LowerDynamicSmem(), LowerBulkCopyG2S(), LowerFragment()])
         ).rewrite_module(op)

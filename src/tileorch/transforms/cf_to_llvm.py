@@ -6,16 +6,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects import cf, llvm
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
+from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.ir import Block, Operation
-from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 
 from tileorch.diagnostics import LocatedError, copy_location
-from tileorch.transforms.index_to_llvm import convert_index_types
+from tileorch.transforms.index_to_llvm import ToLLVMPass
 
 ICMP_EQ = 0
 
@@ -67,12 +65,8 @@ class LowerSwitch(RewritePattern):
 
 
 @dataclass(frozen=True)
-class ConvertCfToLLVM(ModulePass):
+class ConvertCfToLLVM(ToLLVMPass):
     """Lower ``cf`` branches and switches to ``llvm`` branches."""
 
     name = "convert-cf-to-llvm"
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        convert_index_types(op)
-        PatternRewriteWalker(LowerSwitch(), apply_recursively=False).rewrite_module(op)
-        PatternRewriteWalker(LowerBranches(), apply_recursively=False).rewrite_module(op)
+    PATTERNS = (LowerSwitch, LowerBranches)

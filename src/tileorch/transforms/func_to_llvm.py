@@ -10,15 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects import func, llvm
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Operation
-from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from tileorch.diagnostics import LocatedError, copy_location
-from tileorch.transforms.index_to_llvm import convert_index_types, llvm_type
+from tileorch.transforms.index_to_llvm import ToLLVMPass, llvm_type
 
 
 def _result_type(op: Operation, outputs) -> Attribute:
@@ -60,14 +58,11 @@ class LowerFunc(RewritePattern):
 
 
 @dataclass(frozen=True)
-class ConvertFuncToLLVM(ModulePass):
+class ConvertFuncToLLVM(ToLLVMPass):
     """Lower ``func`` ops to ``llvm.func``/``llvm.call``/``llvm.return``."""
 
     name = "convert-func-to-llvm"
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        convert_index_types(op)
-        PatternRewriteWalker(LowerFunc(), apply_recursively=False).rewrite_module(op)
+    PATTERNS = (LowerFunc,)
 
 
 def kernel_to_llvm_func(fn: func.FuncOp) -> llvm.FuncOp:

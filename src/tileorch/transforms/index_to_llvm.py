@@ -8,12 +8,14 @@ passes call it first, so a partially lowered module always type-checks.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FunctionType, IndexType, IntegerAttr, ModuleOp, i64
 from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriteWalker, RewritePattern
 from xdsl.rewriter import Rewriter
 
 INDEX_BITS = 64
@@ -50,10 +52,20 @@ def convert_index_types(module: Operation) -> None:
 
 
 @dataclass(frozen=True)
-class ConvertIndexToLLVM(ModulePass):
-    """Rewrite every ``index`` type to ``i64``."""
+class ToLLVMPass(ModulePass):
+    """Rewrite every ``index`` type to ``i64``, then run each of ``PATTERNS`` over the module in
+    turn (one walk each, not re-applied to the ops a pattern creates)."""
 
-    name = "convert-index-to-llvm"
+    PATTERNS: ClassVar[tuple[type[RewritePattern], ...]] = ()
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         convert_index_types(op)
+        for pattern in self.PATTERNS:
+            PatternRewriteWalker(pattern(), apply_recursively=False).rewrite_module(op)
+
+
+@dataclass(frozen=True)
+class ConvertIndexToLLVM(ToLLVMPass):
+    """Rewrite every ``index`` type to ``i64``."""
+
+    name = "convert-index-to-llvm"

@@ -45,26 +45,23 @@ def lowerings() -> dict:
         hint = op.l2CacheHint if op.l2CacheHint is not None else e.const(0, i64)
         return [hint, e.const(int(op.l2CacheHint is not None), i1)]
 
+    def _tensor_call(op, e, kind: str, *lead):
+        """``llvm.nvvm.cp.async.bulk.tensor.<kind>.tile.<n>d`` on ``lead``, the descriptor, the n
+        coordinates and the optional L2 cache hint."""
+        e.call(f"llvm.nvvm.cp.async.bulk.tensor.{kind}.tile.{len(op.coordinates)}d",
+               [*lead, op.tmaDescriptor, *op.coordinates, *_hint(op, e)])
+
     @lowering(P.CpAsyncBulkTensorSharedCTAToGlobalOp)
     def _s2g(op, e):
-        n = len(op.coordinates)
-        e.call(f"llvm.nvvm.cp.async.bulk.tensor.s2g.tile.{n}d",
-               [op.srcMem, op.tmaDescriptor, *op.coordinates, *_hint(op, e)])
-        return None
+        _tensor_call(op, e, "s2g", op.srcMem)
 
     @lowering(P.CpAsyncBulkTensorReduceOp)
     def _reduce(op, e):
-        n = len(op.coordinates)
-        e.call(f"llvm.nvvm.cp.async.bulk.tensor.reduce.{op.redKind.data.value}.tile.{n}d",
-               [op.srcMem, op.tmaDescriptor, *op.coordinates, *_hint(op, e)])
-        return None
+        _tensor_call(op, e, f"reduce.{op.redKind.data.value}", op.srcMem)
 
     @lowering(P.CpAsyncBulkTensorPrefetchOp)
     def _prefetch_tensor(op, e):
-        n = len(op.coordinates)
-        e.call(f"llvm.nvvm.cp.async.bulk.tensor.prefetch.tile.{n}d",
-               [op.tmaDescriptor, *op.coordinates, *_hint(op, e)])
-        return None
+        _tensor_call(op, e, "prefetch")
 
     @lowering(P.PrefetchOp)
     def _prefetch(op, e):

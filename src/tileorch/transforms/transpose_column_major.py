@@ -26,14 +26,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i32
+from xdsl.dialects.builtin import IntegerAttr, i32
 from xdsl.ir import Operation, SSAValue
-from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects.nv_tileaa.attrs import DYNAMIC, MemRefType, TiledViewType, ints
+from tileorch.transforms.pass_kinds import ModuleTransform
 
 _QUERIES = (aa.GetDimSizeOp, aa.GetDimStrideOp)
 
@@ -128,10 +127,8 @@ def transpose_column_major(module: Operation) -> int:
 
 
 @dataclass(frozen=True)
-class TransposeColumnMajor(ModulePass):
+class TransposeColumnMajor(ModuleTransform):
     """Read column-major arrays as their row-major transposes through transposed views."""
 
     name = "tileaa-transpose-column-major"
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        transpose_column_major(op)
+    transform = staticmethod(transpose_column_major)

@@ -19,7 +19,6 @@ from xdsl.dialects.builtin import (
     IntegerType,
     StringAttr,
 )
-from xdsl.dialects.utils.enum_attribute import EnumAttribute
 from xdsl.ir import Attribute, Data, ParametrizedAttribute
 from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
@@ -27,6 +26,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
+from tileorch.dialects.attr_factory import enum_attr
 from tileorch.dialects.cuda_tile.float_bits import bits_to_float, float_to_bits, mantissa_bits
 from tileorch.dialects.cuda_tile.syntax import ct_type_str, error_at, parse_ct_type, parse_int, pos
 from tileorch.dialects.cuda_tile.types import TileType, bitwidth, is_float, is_int
@@ -133,54 +133,16 @@ class CtEnumAttr:
         return cls(members[code])
 
 
-@irdl_attr_definition
-class SignednessAttr(CtEnumAttr, EnumAttribute[Signedness]):
-    name = "cuda_tile.signedness"
-
-
-@irdl_attr_definition
-class IntegerOverflowAttr(CtEnumAttr, EnumAttribute[IntegerOverflow]):
-    name = "cuda_tile.overflow"
-
-
-@irdl_attr_definition
-class RoundingModeAttr(CtEnumAttr, EnumAttribute[RoundingMode]):
-    name = "cuda_tile.rounding"
-
-
-@irdl_attr_definition
-class ComparisonOrderingAttr(CtEnumAttr, EnumAttribute[ComparisonOrdering]):
-    name = "cuda_tile.comparison_ordering"
-
-
-@irdl_attr_definition
-class ComparisonPredicateAttr(CtEnumAttr, EnumAttribute[ComparisonPredicate]):
-    name = "cuda_tile.comparison_predicate"
-
-
-@irdl_attr_definition
-class AtomicRMWModeAttr(CtEnumAttr, EnumAttribute[AtomicRMWMode]):
-    name = "cuda_tile.atomic_rmw_mode"
-
-
-@irdl_attr_definition
-class MemoryScopeAttr(CtEnumAttr, EnumAttribute[MemoryScope]):
-    name = "cuda_tile.memory_scope"
-
-
-@irdl_attr_definition
-class MemoryOrderingAttr(CtEnumAttr, EnumAttribute[MemoryOrdering]):
-    name = "cuda_tile.memory_ordering_semantics"
-
-
-@irdl_attr_definition
-class PaddingValueAttr(CtEnumAttr, EnumAttribute[PaddingValue]):
-    name = "cuda_tile.padding_value"
-
-
-@irdl_attr_definition
-class SymbolVisibilityAttr(CtEnumAttr, EnumAttribute[SymbolVisibility]):
-    name = "cuda_tile.symbol_visibility"
+SignednessAttr = enum_attr("cuda_tile.signedness", Signedness, CtEnumAttr)
+IntegerOverflowAttr = enum_attr("cuda_tile.overflow", IntegerOverflow, CtEnumAttr)
+RoundingModeAttr = enum_attr("cuda_tile.rounding", RoundingMode, CtEnumAttr)
+ComparisonOrderingAttr = enum_attr("cuda_tile.comparison_ordering", ComparisonOrdering, CtEnumAttr)
+ComparisonPredicateAttr = enum_attr("cuda_tile.comparison_predicate", ComparisonPredicate, CtEnumAttr)
+AtomicRMWModeAttr = enum_attr("cuda_tile.atomic_rmw_mode", AtomicRMWMode, CtEnumAttr)
+MemoryScopeAttr = enum_attr("cuda_tile.memory_scope", MemoryScope, CtEnumAttr)
+MemoryOrderingAttr = enum_attr("cuda_tile.memory_ordering_semantics", MemoryOrdering, CtEnumAttr)
+PaddingValueAttr = enum_attr("cuda_tile.padding_value", PaddingValue, CtEnumAttr)
+SymbolVisibilityAttr = enum_attr("cuda_tile.symbol_visibility", SymbolVisibility, CtEnumAttr)
 
 
 ENUM_ATTRS = (SignednessAttr, IntegerOverflowAttr, RoundingModeAttr, ComparisonOrderingAttr,

@@ -128,26 +128,21 @@ class CtOp(IRDLOperation):
                 rule = check_value_type(v.type, spec)
                 if rule is not None:
                     raise VerifyException(f"{self._index(name)} must be {rule}, but got '{ct_type_str(v.type)}'")
-        for group in self.SAME_TYPE:
-            vals = [v for n in group for v in self._values(n)]
-            if vals and any(v.type != vals[0].type for v in vals):
-                raise VerifyException(f"failed to verify that all of {{{', '.join(group)}}} have same type")
-        for group in self.SAME_SHAPE:
-            vals = [v for n in group for v in self._values(n)]
-            shapes = [v.type.shape for v in vals if isinstance(v.type, TileType)]
-            if shapes and any(s != shapes[0] for s in shapes):
-                raise VerifyException(f"failed to verify that all of {{{', '.join(group)}}} have same shape")
-        for group in self.SAME_ELEM:
-            vals = [v for n in group for v in self._values(n)]
-            els = [v.type.element_type for v in vals if isinstance(v.type, TileType)]
-            if els and any(e != els[0] for e in els):
-                raise VerifyException(f"failed to verify that all of {{{', '.join(group)}}} have the same element type")
-        for group in self.SAME_RANK:
-            vals = [v for n in group for v in self._values(n)]
-            ranks = [v.type.rank for v in vals if isinstance(v.type, TileType)]
-            if ranks and any(r != ranks[0] for r in ranks):
-                raise VerifyException(f"failed to verify that all of {{{', '.join(group)}}} have same rank")
+        for groups, facet, what in (
+            (self.SAME_TYPE, lambda t: t, "same type"),
+            (self.SAME_SHAPE, lambda t: t.shape if isinstance(t, TileType) else None, "same shape"),
+            (self.SAME_ELEM, lambda t: t.element_type if isinstance(t, TileType) else None, "the same element type"),
+            (self.SAME_RANK, lambda t: t.rank if isinstance(t, TileType) else None, "same rank"),
+        ):
+            for group in groups:
+                self._verify_same(group, facet, what)
         self.verify_op()
+
+    def _verify_same(self, group: tuple[str, ...], facet, what: str) -> None:
+        """All values named in ``group`` agree on ``facet(type)`` (None: a value it does not apply to)."""
+        facets = [f for n in group for v in self._values(n) if (f := facet(v.type)) is not None]
+        if facets and any(f != facets[0] for f in facets):
+            raise VerifyException(f"failed to verify that all of {{{', '.join(group)}}} have {what}")
 
     def verify_op(self) -> None:
         """Op-specific rules (overridden)."""

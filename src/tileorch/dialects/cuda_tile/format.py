@@ -232,6 +232,20 @@ def _enum_cls(cls, name: str):
     return spec[1]
 
 
+_SCALAR_PROPS = {
+    # kind: (parse the optional token, what the error expects, the property made of it)
+    "int": (lambda p: p.parse_optional_integer(allow_boolean=False), "integer value",
+            lambda v: IntegerAttr(v, IntegerType(64))),
+    "i64": (lambda p: p.parse_optional_integer(allow_boolean=False), "integer value",
+            lambda v: IntegerAttr(v, IntegerType(64))),
+    "i32": (lambda p: p.parse_optional_integer(allow_boolean=False), "integer value",
+            lambda v: IntegerAttr(v, IntegerType(32))),
+    "str": (lambda p: p.parse_optional_str_literal(), "string literal", StringAttr),
+    "sym": (lambda p: p.parse_optional_symbol_name(), "symbol name", lambda s: s),
+    "flatsym": (lambda p: p.parse_optional_symbol_name(), "symbol reference", SymbolRefAttr),
+}
+
+
 def parse_prop(parser: Parser, cls, name: str, optional: bool) -> Attribute | None:
     spec = cls.PROP_SYNTAX.get(name, "attr")
     kind = spec[0] if isinstance(spec, tuple) else spec
@@ -257,37 +271,16 @@ def parse_prop(parser: Parser, cls, name: str, optional: bool) -> Attribute | No
             error_at(parser, start, f"expected {name} to be one of: " + ", ".join(f"'{v}'" for v in values))
         parser.parse_punctuation(">")
         return ecls(ecls.enum_type(word))
-    if kind in ("int", "i32", "i64"):
-        width = 32 if kind == "i32" else 64
-        v = parser.parse_optional_integer(allow_boolean=False)
+    if kind in _SCALAR_PROPS:
+        parse, what, wrap = _SCALAR_PROPS[kind]
+        v = parse(parser)
         if v is None:
             if optional:
                 return None
-            parser.raise_error(f"expected integer value for '{name}'")
-        return IntegerAttr(v, IntegerType(width))
-    if kind == "str":
-        s = parser.parse_optional_str_literal()
-        if s is None:
-            if optional:
-                return None
-            parser.raise_error(f"expected string literal for '{name}'")
-        return StringAttr(s)
+            parser.raise_error(f"expected {what} for '{name}'")
+        return wrap(v)
     if kind == "unit":
         return UnitAttr()
-    if kind == "sym":
-        s = parser.parse_optional_symbol_name()
-        if s is None:
-            if optional:
-                return None
-            parser.raise_error(f"expected symbol name for '{name}'")
-        return s
-    if kind == "flatsym":
-        s = parser.parse_optional_symbol_name()
-        if s is None:
-            if optional:
-                return None
-            parser.raise_error(f"expected symbol reference for '{name}'")
-        return SymbolRefAttr(s)
     if kind == "bool":
         if tok.text in ("true", "false"):
             parser._consume_token()  # noqa: SLF001

@@ -395,9 +395,42 @@ class TileViewType(CudaTileType):
         return self.padding_attr.data or None
 
 
+class _PartitionLikeView(TileViewType):
+    """What partition_view and strided_view share: the ``tile_shape_attr``, ``tensor_view``,
+    ``dim_map_attr`` and ``padding_attr`` parameters (each view declares them, with its extras),
+    the ``[padding_value = v, ]tensor_view<..>[, dim_map=[..]]>`` tail of the syntax and the
+    partition rules."""
+
+    @property
+    def tile_shape(self) -> tuple[int, ...]:
+        return _ints(self.tile_shape_attr)
+
+    @property
+    def dim_map(self) -> tuple[int, ...]:
+        return _ints(self.dim_map_attr)
+
+    def _view_tail_str(self) -> str:
+        s = f"padding_value = {self.padding_attr.data}, " if self.padding_attr.data else ""
+        s += ct_type_str(self.tensor_view)
+        if list(self.dim_map) != list(range(len(self.dim_map))):
+            s += ", dim_map=[" + ", ".join(map(str, self.dim_map)) + "]"
+        return s + ">"
+
+    @staticmethod
+    def _parse_view_tail(parser: AttrParser, rank: int) -> tuple[str, Attribute, list[int]]:
+        padding = _parse_padding(parser)
+        tv = _parse_tensor_view(parser)
+        dim_map = _parse_dim_map(parser, rank)
+        parser.parse_punctuation(">")
+        return padding, tv, dim_map
+
+    def verify(self) -> None:
+        _verify_partition_like(self.tile_shape, self.tensor_view, self.dim_map, self.padding_attr.data)
+
+
 @register_type
 @irdl_attr_definition
-class PartitionViewType(TileViewType):
+class PartitionViewType(_PartitionLikeView):
     """``partition_view<tile=(64x64), [padding_value = zero, ]tensor_view<..>[, dim_map=[1, 0]]>``."""
 
     name = "cuda_tile.partition_view"
@@ -411,41 +444,21 @@ class PartitionViewType(TileViewType):
         dm = list(range(len(tile_shape))) if dim_map is None else dim_map
         super().__init__(_int_array(tile_shape), tensor_view, _int_array(dm), StringAttr(padding or ""))
 
-    @property
-    def tile_shape(self) -> tuple[int, ...]:
-        return _ints(self.tile_shape_attr)
-
-    @property
-    def dim_map(self) -> tuple[int, ...]:
-        return _ints(self.dim_map_attr)
-
     def params_str(self) -> str:
-        s = "<tile=(" + "x".join(map(str, self.tile_shape)) + "), "
-        if self.padding_attr.data:
-            s += f"padding_value = {self.padding_attr.data}, "
-        s += ct_type_str(self.tensor_view)
-        if list(self.dim_map) != list(range(len(self.dim_map))):
-            s += ", dim_map=[" + ", ".join(map(str, self.dim_map)) + "]"
-        return s + ">"
+        return "<tile=(" + "x".join(map(str, self.tile_shape)) + "), " + self._view_tail_str()
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser):
         parser.parse_punctuation("<")
         tile = _parse_view_tile_shape(parser)
         parser.parse_punctuation(",")
-        padding = _parse_padding(parser)
-        tv = _parse_tensor_view(parser)
-        dim_map = _parse_dim_map(parser, len(tile))
-        parser.parse_punctuation(">")
+        padding, tv, dim_map = cls._parse_view_tail(parser, len(tile))
         return (_int_array(tile), tv, _int_array(dim_map), StringAttr(padding))
-
-    def verify(self) -> None:
-        _verify_partition_like(self.tile_shape, self.tensor_view, self.dim_map, self.padding_attr.data)
 
 
 @register_type
 @irdl_attr_definition
-class StridedViewType(TileViewType):
+class StridedViewType(_PartitionLikeView):
     """``strided_view<tile=(..), traversal_strides=[..], [padding_value = v, ]tensor_view<..>[, dim_map=[..]]>``."""
 
     name = "cuda_tile.strided_view"
@@ -456,26 +469,13 @@ class StridedViewType(TileViewType):
     padding_attr: StringAttr
 
     @property
-    def tile_shape(self) -> tuple[int, ...]:
-        return _ints(self.tile_shape_attr)
-
-    @property
     def traversal_strides(self) -> tuple[int, ...]:
         return _ints(self.traversal_strides_attr)
-
-    @property
-    def dim_map(self) -> tuple[int, ...]:
-        return _ints(self.dim_map_attr)
 
     def params_str(self) -> str:
         s = "<tile=(" + "x".join(map(str, self.tile_shape)) + "), traversal_strides=["
         s += ",".join(map(str, self.traversal_strides)) + "], "
-        if self.padding_attr.data:
-            s += f"padding_value = {self.padding_attr.data}, "
-        s += ct_type_str(self.tensor_view)
-        if list(self.dim_map) != list(range(len(self.dim_map))):
-            s += ", dim_map=[" + ", ".join(map(str, self.dim_map)) + "]"
-        return s + ">"
+        return s + self._view_tail_str()
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser):
@@ -490,14 +490,11 @@ class StridedViewType(TileViewType):
             strides.append(parse_int(parser))
         parser.parse_punctuation("]")
         parser.parse_punctuation(",")
-        padding = _parse_padding(parser)
-        tv = _parse_tensor_view(parser)
-        dim_map = _parse_dim_map(parser, len(tile))
-        parser.parse_punctuation(">")
+        padding, tv, dim_map = cls._parse_view_tail(parser, len(tile))
         return (_int_array(tile), _int_array(strides), tv, _int_array(dim_map), StringAttr(padding))
 
     def verify(self) -> None:
-        _verify_partition_like(self.tile_shape, self.tensor_view, self.dim_map, self.padding_attr.data)
+        super().verify()
         if len(self.tile_shape) != len(self.traversal_strides):
             raise VerifyException(f"expected {len(self.tile_shape)} traversal strides, got "
                                   f"{len(self.traversal_strides)}")

@@ -14,7 +14,7 @@ warpgroup, cta).  Other code finds this op by name (``"cutlass.async.exec"``) an
 from __future__ import annotations
 
 from xdsl.dialects.builtin import I32, I64, IntegerAttr, i32, i64
-from xdsl.ir import Block, Operation, Region
+from xdsl.ir import Block, Region
 from xdsl.irdl import IRDLOperation, irdl_op_definition, opt_prop_def, prop_def, region_def, traits_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -22,19 +22,12 @@ from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from tileorch.dialects.cutlass import executors
+from tileorch.dialects.cutlass.bar_scope import enclosing_async_exec
 from tileorch.dialects.cutlass.attrs import THREADS_PER_UNIT, ExecutorType, ExecutorTypeAttr
 from tileorch.dialects.cutlass.syntax import parse_body, print_body
 
 ASYNC_EXEC = "cutlass.async.exec"
 MASK64 = (1 << 64) - 1
-
-
-def enclosing_async_exec(op: Operation) -> Operation | None:
-    """The closest ``cutlass.async.exec`` strictly enclosing ``op``."""
-    parent = op.parent_op()
-    while parent is not None and parent.name != ASYNC_EXEC:
-        parent = parent.parent_op()
-    return parent
 
 
 @irdl_op_definition

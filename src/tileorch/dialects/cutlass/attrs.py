@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import IntAttr
-from xdsl.dialects.utils.enum_attribute import EnumAttribute
 from xdsl.ir import ParametrizedAttribute, SpacedOpaqueSyntaxAttribute
 from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
+
+from tileorch.dialects.attr_factory import enum_attr
 
 RESERVED_BARRIER_IDS = 8
 """Named-barrier ids below this are reserved (CUTLASS ``ReservedNamedBarrierCount``)."""
@@ -123,59 +124,18 @@ RESERVED_BARRIER_ID_VALUES = {kind: i for i, kind in enumerate(BarrierId) if kin
 """Hardware id of each reserved named barrier."""
 
 
-@irdl_attr_definition
-class ExecutorTypeAttr(EnumAttribute[ExecutorType], SpacedOpaqueSyntaxAttribute):
-    name = "cutlass.executor_type"
-
-
-@irdl_attr_definition
-class PipelineRoleAttr(EnumAttribute[PipelineRole], SpacedOpaqueSyntaxAttribute):
-    name = "cutlass.pipeline_role"
-
-
-@irdl_attr_definition
-class PipelineUserAttr(EnumAttribute[PipelineUser], SpacedOpaqueSyntaxAttribute):
-    name = "cutlass.pipeline_user"
-
-
-@irdl_attr_definition
-class MakeParticipantsModeAttr(EnumAttribute[MakeParticipantsMode], SpacedOpaqueSyntaxAttribute):
-    name = "cutlass.make_participants_mode"
-
-
-@irdl_attr_definition
-class PipelineBarrierTypeAttr(EnumAttribute[PipelineBarrierType], SpacedOpaqueSyntaxAttribute):
-    name = "cutlass.pipeline_barrier_type"
-
-
-@irdl_attr_definition
-class PipelineBarrierElideTypeAttr(EnumAttribute[PipelineBarrierElideType], SpacedOpaqueSyntaxAttribute):
-    name = "cutlass.pipeline_barrier_elide_type"
-
-
-@irdl_attr_definition
-class PipelineBarrierResourceAttr(EnumAttribute[PipelineBarrierResource], SpacedOpaqueSyntaxAttribute):
-    name = "cutlass.pipeline_barrier_resource"
-
-
-@irdl_attr_definition
-class PipelineScopeAttr(EnumAttribute[PipelineScope], SpacedOpaqueSyntaxAttribute):
-    name = "cutlass.pipeline_scope"
-
-
-@irdl_attr_definition
-class MulticastDirectionAttr(EnumAttribute[MulticastDirection], SpacedOpaqueSyntaxAttribute):
-    name = "cutlass.multicast_direction"
-
-
-@irdl_attr_definition
-class PipelineComputeCapabilityAttr(EnumAttribute[PipelineComputeCapability], SpacedOpaqueSyntaxAttribute):
-    name = "cutlass.pipeline_compute_capability"
-
-
-@irdl_attr_definition
-class BarrierIdAttr(EnumAttribute[BarrierId], SpacedOpaqueSyntaxAttribute):
-    name = "cutlass.barrier_id"
+_SPACED = SpacedOpaqueSyntaxAttribute
+ExecutorTypeAttr = enum_attr("cutlass.executor_type", ExecutorType, _SPACED)
+PipelineRoleAttr = enum_attr("cutlass.pipeline_role", PipelineRole, _SPACED)
+PipelineUserAttr = enum_attr("cutlass.pipeline_user", PipelineUser, _SPACED)
+MakeParticipantsModeAttr = enum_attr("cutlass.make_participants_mode", MakeParticipantsMode, _SPACED)
+PipelineBarrierTypeAttr = enum_attr("cutlass.pipeline_barrier_type", PipelineBarrierType, _SPACED)
+PipelineBarrierElideTypeAttr = enum_attr("cutlass.pipeline_barrier_elide_type", PipelineBarrierElideType, _SPACED)
+PipelineBarrierResourceAttr = enum_attr("cutlass.pipeline_barrier_resource", PipelineBarrierResource, _SPACED)
+PipelineScopeAttr = enum_attr("cutlass.pipeline_scope", PipelineScope, _SPACED)
+MulticastDirectionAttr = enum_attr("cutlass.multicast_direction", MulticastDirection, _SPACED)
+PipelineComputeCapabilityAttr = enum_attr("cutlass.pipeline_compute_capability", PipelineComputeCapability, _SPACED)
+BarrierIdAttr = enum_attr("cutlass.barrier_id", BarrierId, _SPACED)
 
 
 MAX_CLUSTER_CTAS = 16

@@ -24,8 +24,8 @@ WARP_GRANULAR_KINDS = ("warp", "warpgroup", "cta")
 ASYNC_EXEC = "cutlass.async.exec"
 
 
-def enclosing_executor(op: Operation) -> Operation | None:
-    """The closest ``cutlass.async.exec`` ancestor of ``op``, or None."""
+def enclosing_async_exec(op: Operation) -> Operation | None:
+    """The closest ``cutlass.async.exec`` strictly enclosing ``op``, or None."""
     parent = op.parent_op()
     while parent is not None:
         if parent.name == ASYNC_EXEC:
@@ -36,7 +36,7 @@ def enclosing_executor(op: Operation) -> Operation | None:
 
 def warp_cooperative_arrive_count(op: Operation, explicit: int | None) -> int:
     """Check the warp-cooperative rules for ``op``; return its arrive count (threads)."""
-    executor = enclosing_executor(op)
+    executor = enclosing_async_exec(op)
     if executor is not None:
         try:
             kind = executor.executor_kind()

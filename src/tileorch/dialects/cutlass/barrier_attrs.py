@@ -9,10 +9,10 @@
   or ``max`` (atomic max).
 """
 
-from xdsl.dialects.utils.enum_attribute import EnumAttribute
 from xdsl.ir import SpacedOpaqueSyntaxAttribute
-from xdsl.irdl import irdl_attr_definition
 from xdsl.utils.str_enum import StrEnum
+
+from tileorch.dialects.attr_factory import enum_attr
 
 
 class GenericBarrierSync(StrEnum):
@@ -21,9 +21,8 @@ class GenericBarrierSync(StrEnum):
     NAMED_BARRIER = "named_barrier"
 
 
-@irdl_attr_definition
-class GenericBarrierSyncAttr(EnumAttribute[GenericBarrierSync], SpacedOpaqueSyntaxAttribute):
-    name = "cutlass.generic_barrier_sync"
+_SPACED = SpacedOpaqueSyntaxAttribute
+GenericBarrierSyncAttr = enum_attr("cutlass.generic_barrier_sync", GenericBarrierSync, _SPACED)
 
 
 class BlockStripedKind(StrEnum):
@@ -31,9 +30,7 @@ class BlockStripedKind(StrEnum):
     MAX = "max"
 
 
-@irdl_attr_definition
-class BlockStripedKindAttr(EnumAttribute[BlockStripedKind], SpacedOpaqueSyntaxAttribute):
-    name = "cutlass.block_striped_kind"
+BlockStripedKindAttr = enum_attr("cutlass.block_striped_kind", BlockStripedKind, _SPACED)
 
 
 ATTRS: list[type] = [GenericBarrierSyncAttr, BlockStripedKindAttr]

@@ -69,13 +69,18 @@ class BlockStripedOp(IRDLOperation):
     """Tile pointer, thread index, stripe parameters and the operand-layout checker.
 
     Each variant declares its own fields (``ptr``, ``thread_idx``, its fragment,
-    ``n_threads_in_block``; operands in that order) and ``fragment_type()``, the type of its
-    register fragment.
+    ``n_threads_in_block``; operands in that order, and the ``access_width`` property where the
+    variant has one); ``fragment_type()`` is the type of its register fragment (the ``fragment``
+    operand, or the result of a load).
     """
 
     def access_width(self) -> int:
         """Elements per access (``A``); 1 for the element-wise variants."""
-        return 1
+        attr = getattr(self, "access_width_attr", None)
+        return 1 if attr is None else attr.value.data
+
+    def fragment_type(self) -> Attribute:
+        return self.fragment.type
 
     def num_threads(self) -> int:
         return self.n_threads_in_block.value.data
@@ -229,9 +234,6 @@ class BlockStripedLoadOp(BlockStripedOp):
         "(`access_width` `=` $access_width^)? attr-dict `:` type($ptr) `->` type($result)"
     )
 
-    def access_width(self) -> int:
-        return self.access_width_attr.value.data
-
     def fragment_type(self) -> Attribute:
         return self.result.type
 
@@ -251,9 +253,6 @@ class BlockStripedLoadAddOp(BlockStripedOp):
         "$ptr `,` $thread_idx `,` $fragment `n_threads_in_block` `=` $n_threads_in_block "
         "attr-dict `:` type($ptr) `,` type($fragment) `->` type($result)"
     )
-
-    def fragment_type(self) -> Attribute:
-        return self.fragment.type
 
     def verify_(self) -> None:
         if self.result.type != self.fragment.type:
@@ -280,12 +279,6 @@ class BlockStripedStoreOp(BlockStripedOp):
         "(`access_width` `=` $access_width^)? attr-dict `:` type($fragment) `,` type($ptr)"
     )
 
-    def access_width(self) -> int:
-        return self.access_width_attr.value.data
-
-    def fragment_type(self) -> Attribute:
-        return self.fragment.type
-
 
 @irdl_op_definition
 class BlockStripedReduceOp(BlockStripedOp):
@@ -302,9 +295,6 @@ class BlockStripedReduceOp(BlockStripedOp):
         "$block_striped_kind $fragment `,` $ptr `,` $thread_idx "
         "`n_threads_in_block` `=` $n_threads_in_block attr-dict `:` type($fragment) `,` type($ptr)"
     )
-
-    def fragment_type(self) -> Attribute:
-        return self.fragment.type
 
 
 OPS: list[type] = [BlockStripedLoadOp, BlockStripedLoadAddOp, BlockStripedStoreOp, BlockStripedReduceOp]

@@ -62,11 +62,17 @@ _SYNC_FORMAT = (
 
 
 class GenericBarrierOp(IRDLOperation):
-    """The verifier shared by the three semaphore ops.
+    """The properties, traits and verifier shared by the three semaphore ops.
 
-    Each op declares its own fields (so that operands print in the order lock, flag_idx,
-    value): ``lock``, ``flag_idx``, its value operand, ``sync``, ``barrier_id``, ``num_threads``.
+    Each op declares its operands itself (xDSL lists a subclass's fields before its bases', and
+    the operands print in the order lock, flag_idx, value): ``lock``, ``flag_idx`` and its value
+    operand.
     """
+
+    sync = prop_def(GenericBarrierSyncAttr, default_value=_SYNCTHREADS)
+    barrier_id = opt_prop_def(IntegerAttr[I32])
+    num_threads = opt_prop_def(IntegerAttr[I32])
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
 
     def sync_kind(self) -> GenericBarrierSync:
         return self.sync.data
@@ -127,33 +133,27 @@ class GenericBarrierOp(IRDLOperation):
             )
 
 
-@irdl_op_definition
-class GenericBarrierArriveIncrementOp(GenericBarrierOp):
-    """Sync, then the leader adds ``value`` (default 1) to the flag with release semantics."""
+class _FlagValueOp(GenericBarrierOp):
+    """The semaphore ops with an optional value operand (default 1)."""
 
-    name = "cutlass.generic_barrier.arrive_increment"
     lock = operand_def(base(LLVMPointerType) | base(MemRefType))
     flag_idx = operand_def(I32)
     value = opt_operand_def(I32)
-    sync = prop_def(GenericBarrierSyncAttr, default_value=_SYNCTHREADS)
-    barrier_id = opt_prop_def(IntegerAttr[I32])
-    num_threads = opt_prop_def(IntegerAttr[I32])
-    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+
+@irdl_op_definition
+class GenericBarrierArriveIncrementOp(_FlagValueOp):
+    """Sync, then the leader adds ``value`` (default 1) to the flag with release semantics."""
+
+    name = "cutlass.generic_barrier.arrive_increment"
     assembly_format = "$lock `[` $flag_idx `]` (`add` $value^)? " + _SYNC_FORMAT
 
 
 @irdl_op_definition
-class GenericBarrierWaitEqOp(GenericBarrierOp):
+class GenericBarrierWaitEqOp(_FlagValueOp):
     """The leader waits (acquire) until the flag equals ``value`` (default 1), then sync."""
 
     name = "cutlass.generic_barrier.wait_eq"
-    lock = operand_def(base(LLVMPointerType) | base(MemRefType))
-    flag_idx = operand_def(I32)
-    value = opt_operand_def(I32)
-    sync = prop_def(GenericBarrierSyncAttr, default_value=_SYNCTHREADS)
-    barrier_id = opt_prop_def(IntegerAttr[I32])
-    num_threads = opt_prop_def(IntegerAttr[I32])
-    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
     assembly_format = "$lock `[` $flag_idx `]` (`,` $value^)? " + _SYNC_FORMAT
 
 
@@ -165,10 +165,6 @@ class GenericBarrierWaitLessThanOp(GenericBarrierOp):
     lock = operand_def(base(LLVMPointerType) | base(MemRefType))
     flag_idx = operand_def(I32)
     count = operand_def(I32)
-    sync = prop_def(GenericBarrierSyncAttr, default_value=_SYNCTHREADS)
-    barrier_id = opt_prop_def(IntegerAttr[I32])
-    num_threads = opt_prop_def(IntegerAttr[I32])
-    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
     assembly_format = "$lock `[` $flag_idx `]` `,` $count " + _SYNC_FORMAT
 
 

@@ -46,7 +46,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from tileorch.dialects.cutlass import consumer_index, executors
 from tileorch.dialects.cutlass.arrive_counts import derive_arrive_counts, multicast_peers
-from tileorch.dialects.cutlass.async_exec import enclosing_async_exec
+from tileorch.dialects.cutlass.bar_scope import enclosing_async_exec
 from tileorch.dialects.cutlass.attrs import (
     HARDWARE_NAMED_BARRIERS,
     NAMED_BARRIER_POOL,

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from enum import auto
 
-from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import SpacedOpaqueSyntaxAttribute
-from xdsl.irdl import irdl_attr_definition
 from xdsl.utils.str_enum import StrEnum
+
+from tileorch.dialects.attr_factory import enum_attr, str_enum
 
 
 class RasterOrder(StrEnum):
@@ -48,145 +48,40 @@ class TileSchedulerKind(StrEnum):
     STREAMK = auto()
 
 
-class DpParamField(StrEnum):
-    N_CGA_TILES_M = auto()
-    N_CGA_TILES_N = auto()
-    N_CGA_TILES_L = auto()
-    CGA_SHAPE_M = auto()
-    CGA_SHAPE_N = auto()
-    N_TILES_MN = auto()
-    RASTER_OPTION = auto()
-    SWIZZLE_SIZE = auto()
-    N_CGA_TILES_PER_BATCH = auto()
-    N_CGA_TILES_MAJOR = auto()
-    N_CGA_TILES_PER_PROBLEM = auto()
+# The params of every scheduler start with the CGA grid; the work-tile infos with the tile coordinates.
+_GRID_PARAMS = ("n_cga_tiles_m", "n_cga_tiles_n", "n_cga_tiles_l", "cga_shape_m", "cga_shape_n", "n_tiles_mn",
+                "raster_option", "swizzle_size", "n_cga_tiles_per_batch", "n_cga_tiles_major")
+_TILE_COORDS = ("m_idx", "n_idx", "l_idx", "linearized_id")
 
+DpParamField = str_enum("DpParamField", *_GRID_PARAMS, "n_cga_tiles_per_problem")
+StaticPersistentParamField = str_enum("StaticPersistentParamField", *_GRID_PARAMS, "n_cgas_per_sms",
+                                      "n_cga_tiles_per_problem")
+StreamKParamField = str_enum(
+    "StreamKParamField", *_GRID_PARAMS, "n_cga_tiles_per_problem", "workspace", "n_k_tiles_per_tile",
+    "n_k_tiles_per_small_unit", "n_units", "n_sk_units", "n_big_units", "n_splits", "n_sk_tiles", "num_groups",
+    "reduc_workspace_size", "bar_workspace_size")
+DpWorkTileInfoField = str_enum("DpWorkTileInfoField", *_TILE_COORDS, "is_valid_tile")
+StaticPersistentWorkTileInfoField = str_enum("StaticPersistentWorkTileInfoField", *_TILE_COORDS, "tile_idx",
+                                             "is_valid_tile")
+StreamKWorkTileInfoField = str_enum(
+    "StreamKWorkTileInfoField", *_TILE_COORDS, "tile_idx", "k_tile_start", "k_tile_count", "k_tile_remaining",
+    "is_separate_reduction")
+ModsInstrumentationField = str_enum("ModsInstrumentationField", "period_ns", "pulse_ns", "min_sleep",
+                                    "mainloop_count", "is_2cta_mma")
 
-class StaticPersistentParamField(StrEnum):
-    N_CGA_TILES_M = auto()
-    N_CGA_TILES_N = auto()
-    N_CGA_TILES_L = auto()
-    CGA_SHAPE_M = auto()
-    CGA_SHAPE_N = auto()
-    N_TILES_MN = auto()
-    RASTER_OPTION = auto()
-    SWIZZLE_SIZE = auto()
-    N_CGA_TILES_PER_BATCH = auto()
-    N_CGA_TILES_MAJOR = auto()
-    N_CGAS_PER_SMS = auto()
-    N_CGA_TILES_PER_PROBLEM = auto()
-
-
-class StreamKParamField(StrEnum):
-    N_CGA_TILES_M = auto()
-    N_CGA_TILES_N = auto()
-    N_CGA_TILES_L = auto()
-    CGA_SHAPE_M = auto()
-    CGA_SHAPE_N = auto()
-    N_TILES_MN = auto()
-    RASTER_OPTION = auto()
-    SWIZZLE_SIZE = auto()
-    N_CGA_TILES_PER_BATCH = auto()
-    N_CGA_TILES_MAJOR = auto()
-    N_CGA_TILES_PER_PROBLEM = auto()
-    WORKSPACE = auto()
-    N_K_TILES_PER_TILE = auto()
-    N_K_TILES_PER_SMALL_UNIT = auto()
-    N_UNITS = auto()
-    N_SK_UNITS = auto()
-    N_BIG_UNITS = auto()
-    N_SPLITS = auto()
-    N_SK_TILES = auto()
-    NUM_GROUPS = auto()
-    REDUC_WORKSPACE_SIZE = auto()
-    BAR_WORKSPACE_SIZE = auto()
-
-
-class DpWorkTileInfoField(StrEnum):
-    M_IDX = auto()
-    N_IDX = auto()
-    L_IDX = auto()
-    LINEARIZED_ID = auto()
-    IS_VALID_TILE = auto()
-
-
-class StaticPersistentWorkTileInfoField(StrEnum):
-    M_IDX = auto()
-    N_IDX = auto()
-    L_IDX = auto()
-    LINEARIZED_ID = auto()
-    TILE_IDX = auto()
-    IS_VALID_TILE = auto()
-
-
-class StreamKWorkTileInfoField(StrEnum):
-    M_IDX = auto()
-    N_IDX = auto()
-    L_IDX = auto()
-    LINEARIZED_ID = auto()
-    TILE_IDX = auto()
-    K_TILE_START = auto()
-    K_TILE_COUNT = auto()
-    K_TILE_REMAINING = auto()
-    IS_SEPARATE_REDUCTION = auto()
-
-
-class ModsInstrumentationField(StrEnum):
-    PERIOD_NS = auto()
-    PULSE_NS = auto()
-    MIN_SLEEP = auto()
-    MAINLOOP_COUNT = auto()
-    IS_2CTA_MMA = auto()
-
-
-@irdl_attr_definition
-class RasterOrderAttr(EnumAttribute[RasterOrder], SpacedOpaqueSyntaxAttribute):
-    name = "cutlass.raster_order"
-
-
-@irdl_attr_definition
-class DecompModeAttr(EnumAttribute[DecompMode], SpacedOpaqueSyntaxAttribute):
-    name = "cutlass.decomp_mode"
-
-
-@irdl_attr_definition
-class TileSchedulerKindAttr(EnumAttribute[TileSchedulerKind], SpacedOpaqueSyntaxAttribute):
-    name = "cutlass.tile_scheduler"
-
-
-@irdl_attr_definition
-class DpParamFieldAttr(EnumAttribute[DpParamField], SpacedOpaqueSyntaxAttribute):
-    name = "cutlass.tile_scheduler_dp_param_field"
-
-
-@irdl_attr_definition
-class StaticPersistentParamFieldAttr(EnumAttribute[StaticPersistentParamField], SpacedOpaqueSyntaxAttribute):
-    name = "cutlass.tile_scheduler_static_persistent_param_field"
-
-
-@irdl_attr_definition
-class StreamKParamFieldAttr(EnumAttribute[StreamKParamField], SpacedOpaqueSyntaxAttribute):
-    name = "cutlass.tile_scheduler_streamk_param_field"
-
-
-@irdl_attr_definition
-class DpWorkTileInfoFieldAttr(EnumAttribute[DpWorkTileInfoField], SpacedOpaqueSyntaxAttribute):
-    name = "cutlass.dp_work_tile_info_field"
-
-
-@irdl_attr_definition
-class StaticPersistentWorkTileInfoFieldAttr(EnumAttribute[StaticPersistentWorkTileInfoField], SpacedOpaqueSyntaxAttribute):
-    name = "cutlass.static_persistent_work_tile_info_field"
-
-
-@irdl_attr_definition
-class StreamKWorkTileInfoFieldAttr(EnumAttribute[StreamKWorkTileInfoField], SpacedOpaqueSyntaxAttribute):
-    name = "cutlass.streamk_work_tile_info_field"
-
-
-@irdl_attr_definition
-class ModsInstrumentationFieldAttr(EnumAttribute[ModsInstrumentationField], SpacedOpaqueSyntaxAttribute):
-    name = "cutlass.mods_instrumentation_field"
+_SPACED = SpacedOpaqueSyntaxAttribute
+RasterOrderAttr = enum_attr("cutlass.raster_order", RasterOrder, _SPACED)
+DecompModeAttr = enum_attr("cutlass.decomp_mode", DecompMode, _SPACED)
+TileSchedulerKindAttr = enum_attr("cutlass.tile_scheduler", TileSchedulerKind, _SPACED)
+DpParamFieldAttr = enum_attr("cutlass.tile_scheduler_dp_param_field", DpParamField, _SPACED)
+StaticPersistentParamFieldAttr = enum_attr("cutlass.tile_scheduler_static_persistent_param_field",
+                                           StaticPersistentParamField, _SPACED)
+StreamKParamFieldAttr = enum_attr("cutlass.tile_scheduler_streamk_param_field", StreamKParamField, _SPACED)
+DpWorkTileInfoFieldAttr = enum_attr("cutlass.dp_work_tile_info_field", DpWorkTileInfoField, _SPACED)
+StaticPersistentWorkTileInfoFieldAttr = enum_attr("cutlass.static_persistent_work_tile_info_field",
+                                                  StaticPersistentWorkTileInfoField, _SPACED)
+StreamKWorkTileInfoFieldAttr = enum_attr("cutlass.streamk_work_tile_info_field", StreamKWorkTileInfoField, _SPACED)
+ModsInstrumentationFieldAttr = enum_attr("cutlass.mods_instrumentation_field", ModsInstrumentationField, _SPACED)
 
 
 # What a field holds: "i1" (a flag), "i32" (a count, index or shape), "size" (a byte size:

@@ -15,24 +15,15 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from tileorch.dialects.constants import constant_int
+from tileorch.dialects.kernel_attrs import enclosing_attr
 
-ASYNC_EXEC = "cutlass.async.exec"
 CREATE_SM100 = "cutlass.tile_scheduler.create_SM100_scheduler"
 DEFAULT_TARGET = "sm_90a"
 
 
-def _module_attr(op: Operation, name: str):
-    parent = op.parent_op()
-    while parent is not None:
-        if name in parent.attributes:
-            return parent.attributes[name]
-        parent = parent.parent_op()
-    return None
-
-
 def target_name(op: Operation) -> str:
     """The ``cutlass.target`` string in effect at ``op``."""
-    attr = _module_attr(op, "cutlass.target")
+    attr = enclosing_attr(op, "cutlass.target")
     return attr.data if isinstance(attr, StringAttr) else DEFAULT_TARGET
 
 
@@ -69,7 +60,7 @@ def cluster_shape(op: Operation) -> tuple[int, int, int]:
     """The ``cutlass.cluster_shape`` in effect at ``op``.  A shape that is no cluster (an extent
     below 1, more CTAs than the target launches) raises VerifyException, so that every rule derived
     from the cluster reports it at the op that needs it instead of enumerating a huge cluster."""
-    attr = _module_attr(op, "cutlass.cluster_shape")
+    attr = enclosing_attr(op, "cutlass.cluster_shape")
     if isinstance(attr, DenseArrayBase):
         values = tuple(int(v) for v in attr.get_values())
         if len(values) == 3:
@@ -138,16 +129,6 @@ def check_cga_shape(op: Operation, cga, what: str) -> None:
         raise VerifyException(
             f"{what} {text} differs from the launch cluster ({declared[1]}): a CGA is the set of CTAs of one "
             f"launched cluster, so its shape must be the cluster shape")
-
-
-def enclosing_async_exec(op: Operation) -> Operation | None:
-    """The closest ``cutlass.async.exec`` ancestor of ``op``."""
-    parent = op.parent_op()
-    while parent is not None:
-        if parent.name == ASYNC_EXEC:
-            return parent
-        parent = parent.parent_op()
-    return None
 
 
 def known_alignment(pointer: SSAValue) -> int | None:

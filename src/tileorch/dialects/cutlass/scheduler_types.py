@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from typing import ClassVar
 
 from xdsl.dialects.builtin import ArrayAttr, IntAttr, NoneAttr
@@ -22,6 +24,7 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
+from tileorch.dialects.attr_factory import attr_class
 from tileorch.dialects.cutlass.attrs import check_cluster_size
 from tileorch.dialects.cutlass.scheduler_attrs import (
     RasterOrder,
@@ -133,40 +136,23 @@ class _SchedulerParamsType(ParametrizedAttribute, TypeAttribute):
             printer.print_string(f"<{', '.join(entries)}>")
 
 
-@irdl_attr_definition
-class DpParamsType(_SchedulerParamsType):
-    name = "cutlass.tile_scheduler_dp_params"
-    FAMILY: ClassVar[str] = "dp"
+class _WorkTileInfoType(ParametrizedAttribute, TypeAttribute):
+    """The (parameterless) work-tile info of one scheduler family."""
 
 
-@irdl_attr_definition
-class StaticPersistentParamsType(_SchedulerParamsType):
-    name = "cutlass.tile_scheduler_static_persistent_params"
-    FAMILY: ClassVar[str] = "static_persistent"
+_FAMILIES = (("Dp", "dp"), ("StaticPersistent", "static_persistent"), ("StreamK", "streamk"))
 
 
-@irdl_attr_definition
-class StreamKParamsType(_SchedulerParamsType):
-    name = "cutlass.tile_scheduler_streamk_params"
-    FAMILY: ClassVar[str] = "streamk"
+def _per_family(kind: str, base: type, name_of: Callable[[str], str]) -> tuple[type, ...]:
+    """One ``<Family><kind>`` type of ``base`` per scheduler family, named ``name_of(family)``."""
+    return tuple(attr_class(prefix + kind, (base,), name=name_of(family), FAMILY=family, module=__name__)
+                 for prefix, family in _FAMILIES)
 
 
-@irdl_attr_definition
-class DpWorkTileInfoType(ParametrizedAttribute, TypeAttribute):
-    name = "cutlass.dp_work_tile_info"
-    FAMILY: ClassVar[str] = "dp"
-
-
-@irdl_attr_definition
-class StaticPersistentWorkTileInfoType(ParametrizedAttribute, TypeAttribute):
-    name = "cutlass.static_persistent_work_tile_info"
-    FAMILY: ClassVar[str] = "static_persistent"
-
-
-@irdl_attr_definition
-class StreamKWorkTileInfoType(ParametrizedAttribute, TypeAttribute):
-    name = "cutlass.streamk_work_tile_info"
-    FAMILY: ClassVar[str] = "streamk"
+DpParamsType, StaticPersistentParamsType, StreamKParamsType = _per_family(
+    "ParamsType", _SchedulerParamsType, lambda family: f"cutlass.tile_scheduler_{family}_params")
+DpWorkTileInfoType, StaticPersistentWorkTileInfoType, StreamKWorkTileInfoType = _per_family(
+    "WorkTileInfoType", _WorkTileInfoType, lambda family: f"cutlass.{family}_work_tile_info")
 
 
 @irdl_attr_definition

@@ -57,7 +57,7 @@ from tileorch.dialects.cutlass.bar_scope import (
     HW_NAMED_BARRIERS,
     MAX_CTA_THREADS,
     WARP_SIZE,
-    enclosing_executor,
+    enclosing_async_exec,
 )
 from tileorch.dialects.cutlass.syntax import (
     parse_defined_operand,
@@ -110,7 +110,7 @@ def _verify_state(op: Operation, state_type, seq_bar: SeqBarType, what: str = "s
 def _verify_executor_groups(op: Operation, seq_bar: SSAValue) -> None:
     """The enclosing executor's threads form whole groups of the init's ``group_size``."""
     init = seq_bar.owner
-    executor = enclosing_executor(op)
+    executor = enclosing_async_exec(op)
     if executor is None or not isinstance(init, SeqBarInitOp):
         return
     threads, size = executor.num_threads(), init.group_size.value.data

@@ -77,10 +77,10 @@ from tileorch.dialects.cutlass.scheduler_attrs import (
     StreamKWorkTileInfoFieldAttr,
     field_value_kind,
 )
+from tileorch.dialects.cutlass.bar_scope import enclosing_async_exec
 from tileorch.dialects.cutlass.scheduler_context import (
     check_cga_shape,
     cluster_shape,
-    enclosing_async_exec,
     known_alignment,
     target_name,
     target_sm,
@@ -174,6 +174,13 @@ def _check_field(field: Attribute, family: str, table: dict, container: Attribut
             f"field {field} does not belong to {container}: expected a #cutlass<{expected.name[8:]} ...> field"
         )
     return field.data.value
+
+
+def _check_field_access(field: Attribute, container: Attribute, table: dict, value_type: Attribute) -> None:
+    """``field`` names a member of ``container``'s family (``table``: family -> field attribute)
+    and ``value_type`` is what that member holds."""
+    family = container.FAMILY  # type: ignore[attr-defined]
+    check_field_value_type(_check_field(field, family, table, container), value_type)
 
 
 def check_field_value_type(field: str, typ: Attribute) -> None:
@@ -570,9 +577,7 @@ class WorkTileInfoGetValueOp(IRDLOperation):
     assembly_format = "$workTileInfo attr-dict `:` type($workTileInfo) `->` type($value)"
 
     def verify_(self) -> None:
-        wti = self.workTileInfo.type
-        field = _check_field(self.field, wti.FAMILY, WORK_TILE_INFO_FIELD_ATTR, wti)  # type: ignore[attr-defined]
-        check_field_value_type(field, self.value.type)
+        _check_field_access(self.field, self.workTileInfo.type, WORK_TILE_INFO_FIELD_ATTR, self.value.type)
 
 
 @irdl_op_definition
@@ -590,38 +595,36 @@ class WorkTileInfoSetValueOp(IRDLOperation):
     assembly_format = "$workTileInfo `,` $value attr-dict `:` type($workTileInfo) `,` type($value)"
 
     def verify_(self) -> None:
-        wti = self.workTileInfo.type
-        field = _check_field(self.field, wti.FAMILY, WORK_TILE_INFO_FIELD_ATTR, wti)  # type: ignore[attr-defined]
-        check_field_value_type(field, self.value.type)
+        _check_field_access(self.field, self.workTileInfo.type, WORK_TILE_INFO_FIELD_ATTR, self.value.type)
 
 
-@irdl_op_definition
-class WorkTileInfoToCoordMNKLOp(IRDLOperation):
-    """TileCoordMNKL: the (M, N, K, L) tile coordinates of a work tile."""
+class _CoordMNKLOp(IRDLOperation):
+    """Pure ops returning (M, N, K, L) coordinates as four i32 (each declares its operands)."""
 
-    name = "cutlass.tile_scheduler.work_tile_info_to_coord_mnkl"
-    workTileInfo = operand_def(WorkTileInfoType)
     m_idx = result_def(I32)
     n_idx = result_def(I32)
     k_idx = result_def(I32)
     l_idx = result_def(I32)
     traits = traits_def(Pure())
+
+
+@irdl_op_definition
+class WorkTileInfoToCoordMNKLOp(_CoordMNKLOp):
+    """TileCoordMNKL: the (M, N, K, L) tile coordinates of a work tile."""
+
+    name = "cutlass.tile_scheduler.work_tile_info_to_coord_mnkl"
+    workTileInfo = operand_def(WorkTileInfoType)
     assembly_format = "$workTileInfo attr-dict `:` type($workTileInfo)"
 
 
 @irdl_op_definition
-class WorkTileInfoToCtaCoordOp(IRDLOperation):
+class WorkTileInfoToCtaCoordOp(_CoordMNKLOp):
     """CtaCoordMNKL: the work tile's coordinates plus this CTA's offset in its cluster
     (CUTLASS ``work_tile_to_cta_coord``; the offset is constant per CTA)."""
 
     name = "cutlass.tile_scheduler.work_tile_info_to_cta_coord"
     tileScheduler = operand_def(TileSchedulerType)
     workTileInfo = operand_def(WorkTileInfoType)
-    m_idx = result_def(I32)
-    n_idx = result_def(I32)
-    k_idx = result_def(I32)
-    l_idx = result_def(I32)
-    traits = traits_def(Pure())
     assembly_format = (
         "$tileScheduler `,` $workTileInfo attr-dict `:` type($tileScheduler) `,` type($workTileInfo)"
     )
@@ -1050,8 +1053,7 @@ class ParamsGetValueOp(IRDLOperation):
 
     def verify_(self) -> None:
         params = self.tileSchedulerParams.type
-        field = _check_field(self.field, params.FAMILY, PARAM_FIELD_ATTR, params)  # type: ignore[attr-defined]
-        check_field_value_type(field, self.value.type)
+        _check_field_access(self.field, params, PARAM_FIELD_ATTR, self.value.type)
         check_params_cga(self, params)
 
 

@@ -70,6 +70,9 @@ class _CursorType(ParametrizedAttribute, TypeAttribute):
 
     RANGE: ClassVar[tuple[str, int, int]]
 
+    def __init__(self, size: int):
+        super().__init__(IntAttr(size))
+
     @property
     def _size(self) -> int:
         return self.parameters[0].data
@@ -99,9 +102,6 @@ class PipelineStateType(_CursorType):
     RANGE = PIPELINE_STATE_STAGES
 
     num_stages: IntAttr
-
-    def __init__(self, stages: int):
-        super().__init__(IntAttr(stages))
 
     @property
     def stages(self) -> int:
@@ -226,9 +226,6 @@ class SeqBarStateType(_CursorType):
     RANGE = SEQ_BAR_STATE_DEPTH
 
     seq_depth: IntAttr
-
-    def __init__(self, depth: int):
-        super().__init__(IntAttr(depth))
 
     @property
     def depth(self) -> int:

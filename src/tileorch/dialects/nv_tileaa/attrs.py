@@ -17,6 +17,7 @@ Spellings follow what NVIDIA's ``tileiras`` prints (see docs/tileas-tier.md):
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from xdsl.dialects.builtin import ArrayAttr, IntAttr, StringAttr
 from xdsl.ir import Attribute, ParametrizedAttribute, TypeAttribute
@@ -24,6 +25,8 @@ from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
+
+from tileorch.dialects.int_param import IntParam
 
 DYNAMIC = -1  # a `?` extent or stride
 OPEN_LOW = -(2**63)  # bounded<?, ...>
@@ -83,6 +86,33 @@ class PointerType(ParametrizedAttribute, TypeAttribute):
             printer.print_attribute(self.element)
 
 
+def _parse_params(parser: AttrParser, syntax: Sequence[str]) -> tuple[Attribute, ...]:
+    """``<p0, p1, ...>``: per ``syntax`` entry a type (``"type"``) or a dense integer array of
+    that element type (``"i64?"``: '?' allowed for a dynamic entry), as an int array."""
+    values: list[Attribute] = []
+    with parser.in_angle_brackets():
+        for i, kind in enumerate(syntax):
+            if i:
+                parser.parse_punctuation(",")
+            if kind == "type":
+                values.append(parser.parse_type())
+            else:
+                values.append(int_array(parse_dense_array(parser, kind.rstrip("?"), kind.endswith("?"))))
+    return tuple(values)
+
+
+def _print_params(printer: Printer, syntax: Sequence[str], params: Sequence[Attribute]) -> None:
+    """The inverse of :func:`_parse_params`."""
+    with printer.in_angle_brackets():
+        for i, (kind, value) in enumerate(zip(syntax, params)):
+            if i:
+                printer.print_string(", ")
+            if kind == "type":
+                printer.print_attribute(value)
+            else:
+                print_dense_array(printer, kind.rstrip("?"), ints(value))
+
+
 @irdl_attr_definition
 class MemRefType(ParametrizedAttribute, TypeAttribute):
     """``!nv_tileaa.memref<T, array<i64: shape>, array<i64: strides>, index>``."""
@@ -97,27 +127,14 @@ class MemRefType(ParametrizedAttribute, TypeAttribute):
                  index_type: Attribute):
         super().__init__(element, int_array(shape), int_array(strides), index_type)
 
+    SYNTAX: ClassVar[tuple[str, ...]] = ("type", "i64?", "i64?", "type")
+
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        with parser.in_angle_brackets():
-            elem = parser.parse_type()
-            parser.parse_punctuation(",")
-            shape = parse_dense_array(parser, "i64", True)
-            parser.parse_punctuation(",")
-            strides = parse_dense_array(parser, "i64", True)
-            parser.parse_punctuation(",")
-            index = parser.parse_type()
-        return (elem, int_array(shape), int_array(strides), index)
+        return _parse_params(parser, cls.SYNTAX)
 
     def print_parameters(self, printer: Printer) -> None:
-        with printer.in_angle_brackets():
-            printer.print_attribute(self.element)
-            printer.print_string(", ")
-            print_dense_array(printer, "i64", ints(self.shape))
-            printer.print_string(", ")
-            print_dense_array(printer, "i64", ints(self.strides))
-            printer.print_string(", ")
-            printer.print_attribute(self.index_type)
+        _print_params(printer, self.SYNTAX, self.parameters)
 
     def get_shape(self) -> list[int]:
         return ints(self.shape)
@@ -159,27 +176,14 @@ class TiledViewType(ParametrizedAttribute, TypeAttribute):
         order = list(range(len(tile))) if order is None else order
         super().__init__(int_array(tile), int_array(step), int_array(order), memref)
 
+    SYNTAX: ClassVar[tuple[str, ...]] = ("i32", "i32", "i32", "type")
+
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        with parser.in_angle_brackets():
-            tile = parse_dense_array(parser, "i32", False)
-            parser.parse_punctuation(",")
-            step = parse_dense_array(parser, "i32", False)
-            parser.parse_punctuation(",")
-            order = parse_dense_array(parser, "i32", False)
-            parser.parse_punctuation(",")
-            memref = parser.parse_type()
-        return (int_array(tile), int_array(step), int_array(order), memref)
+        return _parse_params(parser, cls.SYNTAX)
 
     def print_parameters(self, printer: Printer) -> None:
-        with printer.in_angle_brackets():
-            print_dense_array(printer, "i32", ints(self.tile))
-            printer.print_string(", ")
-            print_dense_array(printer, "i32", ints(self.step))
-            printer.print_string(", ")
-            print_dense_array(printer, "i32", ints(self.order))
-            printer.print_string(", ")
-            printer.print_attribute(self.memref)
+        _print_params(printer, self.SYNTAX, self.parameters)
 
     def tile_shape(self) -> list[int]:
         return ints(self.tile)
@@ -275,22 +279,11 @@ class KernelSpecAttr(ParametrizedAttribute):
 
 
 @irdl_attr_definition
-class DivByAttr(ParametrizedAttribute):
+class DivByAttr(IntParam):
     """``#nv_tileaa.div_by<d>``: the assumed value is a multiple of d (a power of two)."""
 
     name = "nv_tileaa.div_by"
     divisor: IntAttr
-
-    def __init__(self, divisor: int):
-        super().__init__(IntAttr(divisor))
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        with parser.in_angle_brackets():
-            return (IntAttr(parser.parse_integer(allow_boolean=False)),)
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f"<{self.divisor.data}>")
 
     def verify(self) -> None:
         d = self.divisor.data

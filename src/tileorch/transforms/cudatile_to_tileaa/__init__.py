@@ -817,14 +817,7 @@ def _loop(L, op):
 
 def _first_invalid(root: Operation) -> tuple[Operation, str] | None:
     """The first op under ``root`` (children before parents) that does not verify, and why."""
-    from tileorch.diagnostics import format_error, verify_op_located
-
-    def post_order(op: Operation):
-        for region in op.regions:
-            for block in region.blocks:
-                for child in block.ops:
-                    yield from post_order(child)
-        yield op
+    from tileorch.diagnostics import format_error, post_order, verify_op_located
 
     for op in post_order(root):
         line = verify_op_located(op)

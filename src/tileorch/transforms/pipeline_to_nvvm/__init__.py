@@ -43,7 +43,7 @@ from tileorch.transforms.pipeline_to_nvvm import (
 )
 from tileorch.transforms.pipeline_to_nvvm.base import OpNameDispatch
 from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
-from tileorch.transforms.pipeline_to_nvvm.types import LowerTypes, MemoizedTypeConversion
+from tileorch.transforms.pipeline_to_nvvm.types import ElementwiseTypeConversion, LowerTypes
 
 
 def leaf_patterns(options: LoweringOptions) -> list:
@@ -71,15 +71,16 @@ def _rewrite(module: ModuleOp, patterns: list, walk_regions_first: bool = False,
                          walk_regions_first=walk_regions_first).rewrite_module(module)
 
 
-class LowerRemainingTypes(MemoizedTypeConversion):
+class LowerRemainingTypes(ElementwiseTypeConversion):
     """:class:`LowerTypes` then :class:`scheduler.LowerSchedulerTypes`, in one walk of the module
     (two walks were a tenth of the pass on a GEMM).  The two convert disjoint types
     (cutlass/nv_tileas pipeline, barrier and async types; tile-scheduler types) to llvm types,
     which neither converts, so composing them per type is applying them in sequence."""
 
-    def convert_type(self, typ: Attribute) -> Attribute | None:
-        first = LowerTypes.convert_type(self, typ)
-        second = scheduler.LowerSchedulerTypes.convert_type(self, typ if first is None else first)
+    @staticmethod
+    def lower(typ: Attribute) -> Attribute | None:
+        first = LowerTypes.lower(typ)
+        second = scheduler.LowerSchedulerTypes.lower(typ if first is None else first)
         return first if second is None else second
 
 

@@ -14,7 +14,7 @@ from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
 from tileorch.transforms.pipeline_to_nvvm.groups import consumer_arrivers_local, group_range
 from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
 from tileorch.transforms.pipeline_to_nvvm.timeout import pipeline_site
-from tileorch.transforms.pipeline_to_nvvm.producer import named_barrier_id
+from tileorch.transforms.pipeline_to_nvvm.producer import named_barrier_id, signal_stage
 from tileorch.transforms.pipeline_to_nvvm.sync import (
     empty_barrier,
     full_barrier,
@@ -166,15 +166,10 @@ class PipelineConsumerReleaseOpLowering(OpLowering):
     OP = "cutlass.pipeline.consumer_release"
 
     def lower(self, op: Operation, e: Emitter):
-        info = pipeline_info(op, op.operands[0])
-        if info.elide == "empty":
-            raise LocatedError(op, "consumer_release on a pipeline whose empty barrier is elided")
-        base = self.operand(e, op.operands[0])
-        index = e.extract(self.operand(e, op.operands[1]), 0)
-        if info.named:
-            barrier = named_barrier_id(e, info.empty_id_base, index)
-            e.add_op(nvvm.BarrierArriveOp(barrier, e.const(info.empty_count)))
+        stage = signal_stage(self, op, e, "empty")
+        if stage is None:
             return None
+        info, base, index = stage
         emit_proxy_fence(e, op, info)
         addr = empty_barrier(e, base, info.stages, index)
         tid = e.thread_id(op)

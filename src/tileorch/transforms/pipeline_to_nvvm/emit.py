@@ -25,6 +25,16 @@ STATE_INDEX, STATE_PHASE, STATE_COUNT = 0, 1, 2
 WAIT_SUSPEND_HINT_NS = 0x989680  # CUTLASS ClusterBarrier::wait suspend-time hint (10,000,000)
 
 
+def _binary(op_cls: type) -> Callable[..., SSAValue]:
+    """An :class:`Emitter` method that emits ``op_cls(a, b)`` and returns its result."""
+
+    def method(self: Emitter, a: SSAValue, b) -> SSAValue:
+        return self.emit(op_cls(a, b))
+
+    method.__doc__ = f"Emit ``{op_cls.name}``; its result."
+    return method
+
+
 class Emitter:
     """Collects newly built ops in program order."""
 
@@ -50,35 +60,17 @@ class Emitter:
     def true(self) -> SSAValue:
         return self.emit(llvm.ConstantOp(IntegerAttr(1, i1), i1))
 
-    def add(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.emit(llvm.AddOp(a, b))
-
-    def sub(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.emit(llvm.SubOp(a, b))
-
-    def mul(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.emit(llvm.MulOp(a, b))
-
-    def udiv(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.emit(llvm.UDivOp(a, b))
-
-    def urem(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.emit(llvm.URemOp(a, b))
-
-    def and_(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.emit(llvm.AndOp(a, b))
-
-    def or_(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.emit(llvm.OrOp(a, b))
-
-    def xor(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.emit(llvm.XOrOp(a, b))
-
-    def shl(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.emit(llvm.ShlOp(a, b))
-
-    def lshr(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.emit(llvm.LShrOp(a, b))
+    # the two-operand integer ops: one method each, ``e.add(a, b)`` ...
+    add = _binary(llvm.AddOp)
+    sub = _binary(llvm.SubOp)
+    mul = _binary(llvm.MulOp)
+    udiv = _binary(llvm.UDivOp)
+    urem = _binary(llvm.URemOp)
+    and_ = _binary(llvm.AndOp)
+    or_ = _binary(llvm.OrOp)
+    xor = _binary(llvm.XOrOp)
+    shl = _binary(llvm.ShlOp)
+    lshr = _binary(llvm.LShrOp)
 
     def icmp(self, pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
         flag = llvm.ICmpPredicateFlag(pred)
@@ -87,11 +79,8 @@ class Emitter:
     def select(self, cond: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
         return self.emit(llvm.SelectOp(cond, a, b))
 
-    def zext(self, a: SSAValue, typ: IntegerType) -> SSAValue:
-        return self.emit(llvm.ZExtOp(a, typ))
-
-    def trunc(self, a: SSAValue, typ: IntegerType) -> SSAValue:
-        return self.emit(llvm.TruncOp(a, typ))
+    zext = _binary(llvm.ZExtOp)
+    trunc = _binary(llvm.TruncOp)
 
     # -- aggregates -----------------------------------------------------------------------------
     def undef(self, typ: Attribute) -> SSAValue:

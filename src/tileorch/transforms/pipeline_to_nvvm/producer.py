@@ -70,6 +70,24 @@ def named_barrier_id(e: Emitter, base_id: int, index: SSAValue) -> SSAValue:
     return e.emit(arith.AddiOp(e.const(base_id), index))
 
 
+def signal_stage(lowering: OpLowering, op: Operation, e: Emitter, side: str):
+    """The common start of ``producer_commit`` (``side = "full"``) and ``consumer_release``
+    (``"empty"``): reject a pipeline whose ``side`` barrier is elided, then ``(info, base, index)``
+    of the stage; on a named-barrier pipeline emit the ``bar.arrive`` on the stage's ``side``
+    barrier instead and return None (nothing is left to do)."""
+    info = pipeline_info(op, op.operands[0])
+    if info.elide == side:
+        raise LocatedError(op, f"{op.name.rsplit('.', 1)[-1]} on a pipeline whose {side} barrier is elided")
+    base = lowering.operand(e, op.operands[0])
+    index = e.extract(lowering.operand(e, op.operands[1]), 0)
+    if info.named:
+        full = side == "full"
+        barrier = named_barrier_id(e, info.full_id() if full else info.empty_id_base, index)
+        e.add_op(nvvm.BarrierArriveOp(barrier, e.const(info.full_count if full else info.empty_count)))
+        return None
+    return info, base, index
+
+
 class PipelineProducerAcquireOpLowering(OpLowering):
     OP = "cutlass.pipeline.producer_acquire"
 
@@ -145,15 +163,10 @@ class PipelineProducerCommitOpLowering(OpLowering):
     OP = "cutlass.pipeline.producer_commit"
 
     def lower(self, op: Operation, e: Emitter):
-        info = pipeline_info(op, op.operands[0])
-        if info.elide == "full":
-            raise LocatedError(op, "producer_commit on a pipeline whose full barrier is elided")
-        base = self.operand(e, op.operands[0])
-        index = e.extract(self.operand(e, op.operands[1]), 0)
-        if info.named:
-            barrier = named_barrier_id(e, info.full_id(), index)
-            e.add_op(nvvm.BarrierArriveOp(barrier, e.const(info.full_count)))
+        stage = signal_stage(self, op, e, "full")
+        if stage is None:
             return None
+        info, base, index = stage
         explicit = op.properties.get("transaction_bytes")
         sizes = [explicit.value.data] * info.producers if explicit is not None else info.transaction_size
         expecting = [(mask, size) for mask, size in zip(info.producer_masks, sizes, strict=True) if size > 0]

@@ -37,9 +37,9 @@ then decode.  ``get_current_work`` on a closed-form (stateless) handle is a loca
 from __future__ import annotations
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import FunctionType, IntegerType, ModuleOp, i1, i32
+from xdsl.dialects.builtin import IntegerType, ModuleOp, i1, i32
 from xdsl.ir import Attribute, Operation, SSAValue
-from tileorch.transforms.pipeline_to_nvvm.types import MemoizedTypeConversion
+from tileorch.transforms.pipeline_to_nvvm.types import ElementwiseTypeConversion
 
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects import llvm_ext
@@ -84,16 +84,10 @@ def family_of(typ: Attribute) -> str | None:
     return getattr(typ, "FAMILY", None)
 
 
-class LowerSchedulerTypes(MemoizedTypeConversion):
+class LowerSchedulerTypes(ElementwiseTypeConversion):
     """Block arguments, loop values and signatures still holding scheduler types."""
 
-    def convert_type(self, typ: Attribute) -> Attribute | None:
-        if isinstance(typ, FunctionType):
-            ins = [lowered_scheduler_type(t) or t for t in typ.inputs.data]
-            outs = [lowered_scheduler_type(t) or t for t in typ.outputs.data]
-            new = FunctionType.from_lists(ins, outs)
-            return new if new != typ else None
-        return lowered_scheduler_type(typ)
+    lower = staticmethod(lowered_scheduler_type)
 
 
 # ------------------------------------------------------------------ configuration

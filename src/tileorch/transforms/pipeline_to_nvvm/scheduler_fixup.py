@@ -280,22 +280,25 @@ def _site(op: Operation, e: Emitter) -> FixupSite:
     return FixupSite(op, e, lowered(e, op.operands[0]), lowered(e, op.operands[1]))
 
 
-class FixupWaitLowering(OpLowering):
+class _FixupSiteLowering(OpLowering):
+    """A per-CTA fix-up lock op: ``STEP`` (``wait`` or ``increment``) of its :class:`FixupSite`."""
+
+    STEP = ""
+
+    def lower(self, op: Operation, e: Emitter):
+        _not_cluster_coordinated(op)
+        getattr(_site(op, e), self.STEP)(e)
+        return None
+
+
+class FixupWaitLowering(_FixupSiteLowering):
     OP = "cutlass.tile_scheduler.fixup_wait"
-
-    def lower(self, op: Operation, e: Emitter):
-        _not_cluster_coordinated(op)
-        _site(op, e).wait(e)
-        return None
+    STEP = "wait"
 
 
-class FixupIncrementLowering(OpLowering):
+class FixupIncrementLowering(_FixupSiteLowering):
     OP = "cutlass.tile_scheduler.fixup_increment"
-
-    def lower(self, op: Operation, e: Emitter):
-        _not_cluster_coordinated(op)
-        _site(op, e).increment(e)
-        return None
+    STEP = "increment"
 
 
 def _not_cluster_coordinated(op: Operation) -> None:

@@ -89,14 +89,25 @@ class MemoizedTypeConversion(TypeConversionPattern):
         return converted
 
 
-class LowerTypes(MemoizedTypeConversion):
-    """Rewrite the types of whatever still carries a cutlass/nv_tileas type (block arguments,
-    ``scf.for`` iteration values, function signatures)."""
+class ElementwiseTypeConversion(MemoizedTypeConversion):
+    """Convert each type by :meth:`lower` (None: unchanged), a function signature input by input
+    and output by output; subclasses set ``lower``."""
+
+    @staticmethod
+    def lower(typ: Attribute) -> Attribute | None:
+        return None
 
     def convert_type(self, typ: Attribute) -> Attribute | None:
         if isinstance(typ, FunctionType):
-            ins = [lowered_type(t) or t for t in typ.inputs.data]
-            outs = [lowered_type(t) or t for t in typ.outputs.data]
+            ins = [self.lower(t) or t for t in typ.inputs.data]
+            outs = [self.lower(t) or t for t in typ.outputs.data]
             new = FunctionType.from_lists(ins, outs)
             return new if new != typ else None
-        return lowered_type(typ)
+        return self.lower(typ)
+
+
+class LowerTypes(ElementwiseTypeConversion):
+    """Rewrite the types of whatever still carries a cutlass/nv_tileas type (block arguments,
+    ``scf.for`` iteration values, function signatures)."""
+
+    lower = staticmethod(lowered_type)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FunctionType, ModuleOp, TensorType
+from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
 from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
@@ -29,7 +29,7 @@ from xdsl.rewriter import Rewriter
 from tileorch.diagnostics import LocatedError, copy_location
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects import nv_tileas_tile as ts
-from tileorch.transforms.tileas.common import set_type
+from tileorch.transforms.tileas.common import retype_values
 
 REG = ts.LayoutAttr("reg")
 
@@ -41,17 +41,7 @@ def to_tileas_type(t: Attribute) -> Attribute:
 
 
 def _retype_values(func: Operation) -> None:
-    for op in func.walk():
-        for r in op.results:
-            set_type(r, to_tileas_type(r.type))
-        for region in op.regions:
-            for block in region.blocks:
-                for a in block.args:
-                    set_type(a, to_tileas_type(a.type))
-        if isinstance(op, arith.ConstantOp) and isinstance(op.value, DenseIntOrFPElementsAttr):
-            new_t = to_tileas_type(op.value.type)
-            if new_t != op.value.type:
-                op.properties["value"] = DenseIntOrFPElementsAttr(new_t, op.value.data)
+    retype_values(func, to_tileas_type)
 
 
 def convert_function(func: aa.FuncOp) -> None:

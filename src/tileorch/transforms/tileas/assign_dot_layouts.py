@@ -41,7 +41,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from tileorch.diagnostics import copy_location
 from tileorch.dialects import nv_tileas_tile as ts
-from tileorch.transforms.tileas.common import functions, note, num_ctas, num_worker_warps, set_type, target_sm
+from tileorch.transforms.tileas.common import convert_users, functions, note, num_ctas, num_worker_warps, set_type, target_sm
 from tileorch.transforms.tileas.layouts import blocked_layout, smem_layout, with_layout
 
 
@@ -156,12 +156,7 @@ def assign_dot(dot: ts.DotOp, sm: int, warps: int, ctas: int = 1) -> None:
     dot.operands = [new_a, new_b, new_c, *([dot.acc_valid] if dot.acc_valid is not None else [])]
     dot.atom = atom
     set_type(dot.result, with_layout(old_result_t, lc))
-    back = ts.ConvertLayoutOp(dot.result, old_result_t)
-    copy_location(dot, [back])
-    Rewriter.insert_op(back, InsertPoint.after(dot))
-    for use in list(dot.result.uses):
-        if use.operation is not back:
-            use.operation.operands[use.index] = back.result
+    convert_users(dot.result, old_result_t, InsertPoint.after(dot), dot)
 
 
 @dataclass(frozen=True)

@@ -18,16 +18,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, TensorType
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tileorch.diagnostics import copy_location
 from tileorch.dialects import nv_tileas_tile as ts
-from tileorch.dialects.nv_tileaa.attrs import DYNAMIC
-from tileorch.transforms.tileas.common import functions, num_worker_warps, set_type, target_sm
+from tileorch.transforms.tileas.common import functions, num_worker_warps, retype_values, set_type, target_sm
 from tileorch.transforms.tileas.layouts import blocked_layout, smem_layout, tma_box, with_layout
 
 
@@ -127,17 +125,7 @@ def default_register_layouts(func: Operation, warps: int) -> None:
             d = lay.as_dict()
             return with_layout(t, blocked_layout(t.get_num_dims(), warps, d.get("cta")))
         return t
-    for op in func.walk():
-        for r in op.results:
-            set_type(r, fix(r.type))
-        for region in op.regions:
-            for block in region.blocks:
-                for a in block.args:
-                    set_type(a, fix(a.type))
-        if isinstance(op, arith.ConstantOp) and isinstance(op.value, DenseIntOrFPElementsAttr):
-            nt = fix(op.value.type)
-            if nt != op.value.type:
-                op.properties["value"] = DenseIntOrFPElementsAttr(nt, op.value.data)
+    retype_values(func, fix)
     from xdsl.dialects.builtin import FunctionType
     ft = func.properties.get("function_type")
     if isinstance(ft, FunctionType):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType
+from xdsl.dialects.builtin import IntegerAttr, TensorType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from tileorch.diagnostics import format_error
@@ -75,6 +75,44 @@ def note(op: Operation, message: str) -> None:
 def set_type(value: SSAValue, typ: Attribute) -> None:
     """Retype a value in place (the IR is re-verified after the pass)."""
     value._type = typ  # noqa: SLF001 - xDSL has no public setter
+
+
+def retype_values(root: Operation, fix) -> None:
+    """Apply the type map ``fix`` to every result, block argument and dense-constant value
+    type under ``root`` (``fix`` returns its argument unchanged when there is nothing to do)."""
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
+
+    for op in root.walk():
+        for r in op.results:
+            set_type(r, fix(r.type))
+        for region in op.regions:
+            for block in region.blocks:
+                for a in block.args:
+                    set_type(a, fix(a.type))
+        if isinstance(op, arith.ConstantOp) and isinstance(op.value, DenseIntOrFPElementsAttr):
+            new_t = fix(op.value.type)
+            if new_t != op.value.type:
+                op.properties["value"] = DenseIntOrFPElementsAttr(new_t, op.value.data)
+
+
+def convert_users(value: SSAValue, to_type: Attribute, at, loc: Operation,
+                  exclude: Operation | None = None) -> Operation:
+    """Serve ``value``'s users (all but ``exclude``) in ``to_type`` through a new
+    ``nv_tileas.convert_layout`` inserted at ``at`` (an ``InsertPoint``) with ``loc``'s location;
+    returns the convert."""
+    from xdsl.rewriter import Rewriter
+
+    from tileorch.diagnostics import copy_location
+    from tileorch.dialects.nv_tileas_tile import ConvertLayoutOp
+
+    cvt = ConvertLayoutOp(value, to_type)
+    copy_location(loc, [cvt])
+    Rewriter.insert_op(cvt, at)
+    for use in list(value.uses):
+        if use.operation is not cvt and use.operation is not exclude:
+            use.operation.operands[use.index] = cvt.result
+    return cvt
 
 
 def entry_block(func: Operation) -> Block:

@@ -19,11 +19,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
-from xdsl.dialects.builtin import Float32Type, FloatTF32Type, ModuleOp, TensorType
-from xdsl.passes import ModulePass
+from xdsl.dialects.builtin import Float32Type, FloatTF32Type, TensorType
 
 from tileorch.dialects import nv_tileaa as aa
+from tileorch.transforms.pass_kinds import OpTransform
 
 
 def is_tf32(t) -> bool:
@@ -56,9 +55,7 @@ def fold(dot: aa.DotOp) -> bool:
 
 
 @dataclass(frozen=True)
-class FoldTf32Operands(ModulePass):
+class FoldTf32Operands(OpTransform):
     name = "tileas-fold-tf32-operands"
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for dot in [o for o in op.walk() if isinstance(o, aa.DotOp)]:
-            fold(dot)
+    OP = aa.DotOp
+    transform = staticmethod(fold)

@@ -26,13 +26,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.passes import ModulePass
 
 from tileorch.diagnostics import copy_location
+from tileorch.transforms.pass_kinds import ModuleTransform
 
 _IMPURE = ("load", "store", "atomic", "print", "assert", "dot", "token", "barrier", "scf.", "call")
 
@@ -269,11 +268,9 @@ def fuse_split_loops(module: Operation) -> int:
 
 
 @dataclass(frozen=True)
-class FuseSplitLoops(ModulePass):
+class FuseSplitLoops(ModuleTransform):
     """Two dot loops over the halves of one range (cuTile's split of a ``j >= X`` branch) become
     one loop with the branch (see the module doc)."""
 
     name = "tileas-fuse-split-loops"
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        fuse_split_loops(op)
+    transform = staticmethod(fuse_split_loops)

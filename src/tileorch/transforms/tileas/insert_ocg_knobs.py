@@ -18,16 +18,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
-from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tileorch.diagnostics import copy_location
 from tileorch.dialects import nv_tileas_tile as ts
-from tileorch.transforms.tileas.common import entry_block, functions, target_sm
+from tileorch.transforms.pass_kinds import FunctionTransform
+from tileorch.transforms.tileas.common import entry_block, target_sm
 
 BUSY_XU64 = '.pragma "global knob SchedResBusyXU64=1";\n'
 FENCE_CODE = '.pragma "next knob FenceCode";\n'
@@ -85,11 +83,8 @@ def insert_knobs(func: Operation) -> None:
 
 
 @dataclass(frozen=True)
-class InsertOCGKnobs(ModulePass):
+class InsertOCGKnobs(FunctionTransform):
     """ptxas scheduler knobs as side-effecting inline-asm pragmas."""
 
     name = "tileas-insert-OCG-knobs"
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for func in functions(op):
-            insert_knobs(func)
+    transform = staticmethod(insert_knobs)

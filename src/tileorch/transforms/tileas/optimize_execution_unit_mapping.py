@@ -20,15 +20,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, i32
 from xdsl.ir import Region
-from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from tileorch.diagnostics import copy_location
+from tileorch.diagnostics import copy_location, post_order
 from tileorch.dialects.nv_tileas import AgentSwitchOp
-from tileorch.transforms.tileas.propagate_execution_unit import _post_order, check_calls, propagate_op
+from tileorch.transforms.pass_kinds import ModuleTransform
+from tileorch.transforms.tileas.propagate_execution_unit import check_calls, propagate_op
 
 
 @dataclass
@@ -112,7 +111,7 @@ def rewrite_switch(sw: AgentSwitchOp) -> AgentSwitchOp:
 
 
 def optimize_execution_unit_mapping(module: ModuleOp) -> None:
-    for op in list(_post_order(module)):
+    for op in list(post_order(module)):
         if isinstance(op, AgentSwitchOp):
             propagate_op(rewrite_switch(op))
         else:
@@ -121,10 +120,8 @@ def optimize_execution_unit_mapping(module: ModuleOp) -> None:
 
 
 @dataclass(frozen=True)
-class OptimizeExecutionUnitMapping(ModulePass):
+class OptimizeExecutionUnitMapping(ModuleTransform):
     """Place agents on warps: group-aligned warp ids, hole records, 4-warp padding."""
 
     name = "optimize-execution-unit-mapping"
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        optimize_execution_unit_mapping(op)
+    transform = staticmethod(optimize_execution_unit_mapping)

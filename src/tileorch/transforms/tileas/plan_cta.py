@@ -29,17 +29,16 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, StringAttr, TensorType
 from xdsl.ir import Block, Operation, SSAValue
-from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tileorch.diagnostics import LocatedError, copy_location
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects import nv_tileas_tile as ts
-from tileorch.transforms.tileas.common import functions, num_ctas, set_type
+from tileorch.transforms.pass_kinds import FunctionTransform
+from tileorch.transforms.tileas.common import convert_users, num_ctas, set_type
 from tileorch.transforms.tileas.layouts import tma_box
 
 DIR = "plancta.direction"
@@ -155,12 +154,7 @@ class PlanCta:
             self.retype_anchor(op, cta)
             res = op.results[0]
             if res.uses.get_length():
-                c = ts.ConvertLayoutOp(res, old_t)
-                copy_location(op, [c])
-                Rewriter.insert_op(c, InsertPoint.after(op))
-                for use in list(res.uses):
-                    if use.operation is not c:
-                        use.operation.operands[use.index] = c.result
+                c = convert_users(res, old_t, InsertPoint.after(op), op)
                 self.push(c, FORWARD)
 
     # ---------------------------------------------------------------- propagation
@@ -270,12 +264,7 @@ class PlanCta:
                 old = r.type
                 set_type(r, with_cta(old, cta))
                 if r.uses.get_length():
-                    c = ts.ConvertLayoutOp(r, old)
-                    copy_location(u, [c])
-                    Rewriter.insert_op(c, InsertPoint.after(u))
-                    for use in list(r.uses):
-                        if use.operation is not c:
-                            use.operation.operands[use.index] = c.result
+                    c = convert_users(r, old, InsertPoint.after(u), u)
                     self.push(c, FORWARD)
 
     def through_dot(self, dot: ts.DotOp, cta: list[int], index: int) -> None:
@@ -294,12 +283,7 @@ class PlanCta:
         old = dot.result.type
         set_type(dot.result, with_cta(old, res_cta))
         if dot.result.uses.get_length():
-            c = ts.ConvertLayoutOp(dot.result, old)
-            copy_location(dot, [c])
-            Rewriter.insert_op(c, InsertPoint.after(dot))
-            for use in list(dot.result.uses):
-                if use.operation is not c:
-                    use.operation.operands[use.index] = c.result
+            c = convert_users(dot.result, old, InsertPoint.after(dot), dot)
             self.push(c, FORWARD)
 
     def through_slot(self, loop: Operation, i: int, cta: list[int], from_yield: bool) -> None:
@@ -335,12 +319,7 @@ class PlanCta:
                 self.push(c, FORWARD)
         set_type(res, new_t)
         if res.uses.get_length():
-            c = ts.ConvertLayoutOp(res, old_t)
-            copy_location(loop, [c])
-            Rewriter.insert_op(c, InsertPoint.after(loop))
-            for use in list(res.uses):
-                if use.operation is not c:
-                    use.operation.operands[use.index] = c.result
+            c = convert_users(res, old_t, InsertPoint.after(loop), loop)
             self.push(c, FORWARD)
         yld.operands[i] = self.retype_value_for(yld.operands[i], cta, yld)
 
@@ -382,11 +361,8 @@ def plan_cta(func: Operation) -> None:
 
 
 @dataclass(frozen=True)
-class PlanCTA(ModulePass):
+class PlanCTA(FunctionTransform):
     """Propagate CTA (cluster) layouts through the kernel; skipped when num_ctas == 1."""
 
     name = "tileas-plan-cta"
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for func in functions(op):
-            plan_cta(func)
+    transform = staticmethod(plan_cta)

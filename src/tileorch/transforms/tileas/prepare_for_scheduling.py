@@ -21,9 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FunctionType, ModuleOp, TensorType
-from xdsl.ir import Block, Operation
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.traits import is_side_effect_free
@@ -31,8 +30,8 @@ from xdsl.traits import is_side_effect_free
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects import nv_tileas_tile as ts
-from tileorch.transforms.tileas.common import functions, set_type, target_sm
-from tileorch.transforms.tileas.layouts import blocked_layout, choose_swizzle, tma_box
+from tileorch.transforms.tileas.common import functions, retype_values, target_sm
+from tileorch.transforms.tileas.layouts import choose_swizzle, tma_box
 from tileorch.transforms.tileas.slicing import run_slicing
 
 STAGES = ("decomposeTiledLoadStoreView", "refineVecSizeOfAtoms", "sliceAndFuse", "runCanonicalizer",
@@ -113,17 +112,7 @@ def _compact(t):
 
 
 def compact_mem_layouts(func: Operation) -> None:
-    for op in func.walk():
-        for r in op.results:
-            set_type(r, _compact(r.type))
-        for region in op.regions:
-            for block in region.blocks:
-                for a in block.args:
-                    set_type(a, _compact(a.type))
-        if isinstance(op, arith.ConstantOp) and isinstance(op.value, DenseIntOrFPElementsAttr):
-            nt = _compact(op.value.type)
-            if nt != op.value.type:
-                op.properties["value"] = DenseIntOrFPElementsAttr(nt, op.value.data)
+    retype_values(func, _compact)
 
 
 def refresh_box_dims(func: Operation) -> None:

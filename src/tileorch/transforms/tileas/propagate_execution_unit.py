@@ -13,13 +13,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, SymbolRefAttr, i32
 from xdsl.ir import Operation
-from xdsl.passes import ModulePass
 
-from tileorch.diagnostics import LocatedError
+from tileorch.diagnostics import LocatedError, post_order
 from tileorch.dialects.nv_tileas import AgentSwitchOp
+from tileorch.transforms.pass_kinds import ModuleTransform
 
 NUM_WARPS = "nv_tileas.num_warps"
 INCONSISTENT = "inconsistent numWarps in the agent switch, maybe it is called in different agents with different numWarps"
@@ -112,25 +111,15 @@ def check_calls(module: Operation) -> None:
             raise LocatedError(funcs[callee], f"{INCONSISTENT} (@{callee} is called by agents of {sorted(warps)} warps)")
 
 
-def _post_order(op: Operation):
-    for region in op.regions:
-        for block in region.blocks:
-            for child in block.ops:
-                yield from _post_order(child)
-    yield op
-
-
 def propagate_execution_unit(module: Operation) -> None:
-    for op in _post_order(module):
+    for op in post_order(module):
         propagate_op(op)
     check_calls(module)
 
 
 @dataclass(frozen=True)
-class PropagateExecutionUnit(ModulePass):
+class PropagateExecutionUnit(ModuleTransform):
     """Fold numWarps up through scf ops and functions; check agents and their callees agree."""
 
     name = "propagate-execution-unit"
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        propagate_execution_unit(op)
+    transform = staticmethod(propagate_execution_unit)

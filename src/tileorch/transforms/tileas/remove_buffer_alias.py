@@ -22,16 +22,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, Operation, SSAValue
-from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects import nv_tileas_tile as ts
-from tileorch.transforms.tileas.common import functions
+from tileorch.transforms.pass_kinds import FunctionTransform
 
 MAX_ITERATIONS = 32
 
@@ -142,11 +140,8 @@ def remove_buffer_alias(func: Operation) -> None:
 
 
 @dataclass(frozen=True)
-class RemoveBufferAlias(ModulePass):
+class RemoveBufferAlias(FunctionTransform):
     """Collapse buffer aliases from arith.select and scf.while."""
 
     name = "tileas-remove-buffer-alias"
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for func in functions(op):
-            remove_buffer_alias(func)
+    transform = staticmethod(remove_buffer_alias)

@@ -31,18 +31,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, TensorType
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
 from xdsl.ir import Operation, SSAValue
-from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import VerifyException
 
 from tileorch.diagnostics import LocatedError, copy_location
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects import nv_tileas_tile as ts
-from tileorch.transforms.tileas.common import functions, set_type
+from tileorch.transforms.pass_kinds import FunctionTransform
+from tileorch.transforms.tileas.common import convert_users, set_type
 from tileorch.transforms.tileas.layouts import tma_box, with_layout
 
 ELEMENTWISE = {c.name for c in aa.ELEMENTWISE_OPS} | {"nv_tileaa.fp_to_fp"}
@@ -99,12 +98,7 @@ def _retyped_const(v: SSAValue, layout, at: Operation) -> SSAValue:
 
 def _convert_after(value: SSAValue, to_type, anchor: Operation, exclude: Operation | None = None) -> None:
     """Serve ``value``'s users (but ``exclude``) in ``to_type`` through a new convert after ``anchor``."""
-    cvt = ts.ConvertLayoutOp(value, to_type)
-    copy_location(anchor, [cvt])
-    Rewriter.insert_op(cvt, InsertPoint.after(anchor))
-    for use in list(value.uses):
-        if use.operation is not cvt and use.operation is not exclude:
-            use.operation.operands[use.index] = cvt.result
+    convert_users(value, to_type, InsertPoint.after(anchor), anchor, exclude)
 
 
 class _Rewriter:
@@ -292,12 +286,7 @@ class _Rewriter:
         set_type(res, new_t)
         if arg.uses:
             body = loop.body.block
-            c = ts.ConvertLayoutOp(arg, old_t)
-            copy_location(loop, [c])
-            Rewriter.insert_op(c, InsertPoint.at_start(body))
-            for use in list(arg.uses):
-                if use.operation is not c:
-                    use.operation.operands[use.index] = c.result
+            convert_users(arg, old_t, InsertPoint.at_start(body), loop)
         if res.uses:
             _convert_after(res, old_t, loop)
         return True
@@ -378,11 +367,8 @@ def remove_layout_conversions(func: Operation) -> None:
 
 
 @dataclass(frozen=True)
-class RemoveLayoutConversions(ModulePass):
+class RemoveLayoutConversions(FunctionTransform):
     """Propagate layouts to drop convert_layout ops that need no data movement."""
 
     name = "tileas-remove-layout-conversions"
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for func in functions(op):
-            remove_layout_conversions(func)
+    transform = staticmethod(remove_layout_conversions)

@@ -20,16 +20,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import VerifyException
 
 from tileorch.diagnostics import LocatedError, copy_location
 from tileorch.dialects import nv_tileas_tile as ts
 from tileorch.dialects.nv_tileas import AgentSwitchOp
+from tileorch.transforms.pass_kinds import ModuleTransform
 from tileorch.transforms.tileas.layouts import smem_layout, with_layout
 
 
@@ -118,10 +117,8 @@ def resolve_agent_boundary(root: Operation) -> None:
 
 
 @dataclass(frozen=True)
-class ResolveAgentBoundary(ModulePass):
+class ResolveAgentBoundary(ModuleTransform):
     """Register tiles entering an agent from outside go through shared memory."""
 
     name = "tileas-resolve-agent-boundary"
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        resolve_agent_boundary(op)
+    transform = staticmethod(resolve_agent_boundary)

@@ -15,14 +15,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects import scf
-from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
-from xdsl.passes import ModulePass
 
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects import nv_tileas_tile as ts
+from tileorch.transforms.pass_kinds import ModuleTransform
 from tileorch.transforms.tileas.common import set_type
 
 PRODUCER_OPS = (ts.ProducerAcquireOp, ts.ProduceOneOp)
@@ -91,10 +89,8 @@ def rewrite_iterators(module: Operation) -> None:
 
 
 @dataclass(frozen=True)
-class RewritePipelineIteratorTypes(ModulePass):
+class RewritePipelineIteratorTypes(ModuleTransform):
     """Iterator types specialised to the pipeline side that uses them."""
 
     name = "tileas-rewrite-pipeline-iterator-types"
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        rewrite_iterators(op)
+    transform = staticmethod(rewrite_iterators)

@@ -20,15 +20,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tileorch.diagnostics import LocatedError, copy_location
 from tileorch.dialects.constants import constant_int
+from tileorch.transforms.pass_kinds import ModuleTransform
 
 SLICE_COUNT = "sliceCount"
 NOT_DUPLICABLE = ("nv_tileas.async.pipeline.agent_switch", "nv_tileas.async.pipeline.create_pipeline",
@@ -121,10 +120,8 @@ def run_slicing(root: Operation) -> None:
 
 
 @dataclass(frozen=True)
-class Slicing(ModulePass):
+class Slicing(ModuleTransform):
     """Loops marked sliceCount = N run N slices per iteration plus a residual loop."""
 
     name = "tileas-slicing"
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        run_slicing(op)
+    transform = staticmethod(run_slicing)

@@ -24,14 +24,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
-from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, ModuleOp, TensorType, i64
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, TensorType, i64
 from xdsl.ir import Operation, SSAValue
-from xdsl.passes import ModulePass
 
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects.nv_tileaa.attrs import TiledViewType, ints
+from tileorch.transforms.pass_kinds import OpTransform
 from tileorch.transforms.tileaa_to_simt import ELEMENTWISE
 from tileorch.transforms.tileas.common import set_type
 
@@ -169,11 +168,9 @@ def split_batch_tiles(fn: Operation) -> int | None:
 
 
 @dataclass(frozen=True)
-class SplitBatchTiles(ModulePass):
+class SplitBatchTiles(OpTransform):
     """Batch tiles of ``tb > 1`` matrices per program -> one matrix per program (module docstring)."""
 
     name = "tileas-split-batch-tiles"
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for fn in [o for o in op.walk() if isinstance(o, aa.FuncOp)]:
-            split_batch_tiles(fn)
+    OP = aa.FuncOp
+    transform = staticmethod(split_batch_tiles)

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects import scf
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import BlockArgument, Operation, SSAValue
-from xdsl.passes import ModulePass
 
 from tileorch.dialects import nv_tileaa as aa
+from tileorch.transforms.pass_kinds import OpTransform
 
 
 def _squeezed(t) -> TensorType | None:
@@ -101,11 +100,9 @@ def squeeze_dot(dot: aa.DotOp) -> None:
 
 
 @dataclass(frozen=True)
-class SqueezeUnitBatchDots(ModulePass):
+class SqueezeUnitBatchDots(OpTransform):
     """Dots over ``1 x ... x M x K`` tiles -> 2-D dots between reshapes (see the module docstring)."""
 
     name = "tileas-squeeze-unit-batch-dots"
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for dot in [o for o in op.walk() if isinstance(o, aa.DotOp)]:
-            squeeze_dot(dot)
+    OP = aa.DotOp
+    transform = staticmethod(squeeze_dot)
