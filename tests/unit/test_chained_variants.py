@@ -28,7 +28,7 @@ def _run(kernel, arrays, scalars, consts, grid, out_index=3):
 
     from tileorch.driver import compile_program
     from tileorch.launchers import cutile as rc
-    from tileorch.testing.ptx_emulator import Emu
+    from tileorch.testing.ptx_emulator import Emu, stage_guards
 
     devs = tuple(Dev(0x7F0000000000 + (i + 1) * 0x10000000, a.shape, "<f4" if a.dtype == np.float32 else "<f2")
                  for i, a in enumerate(arrays))
@@ -45,7 +45,7 @@ def _run(kernel, arrays, scalars, consts, grid, out_index=3):
     for cx in range(grid[0]):
         for cy in range(grid[1]):
             emu = Emu(p.ptx, params, p.chained["smem"], p.chained["threads"], (cx, cy, 0), {},
-                      [(bases[out_index], out.view(np.uint8).reshape(-1), "O")])
+                      [(bases[out_index], out.view(np.uint8).reshape(-1), "O")], guards=stage_guards(p.chained))
             emu.tmaps = {emu.params[i]: {"array": a if a.ndim == 3 else a[None], **t}
                          for i, a, t in zip(range(3), arrays, p.chained["tmaps"])}
             emu.run()

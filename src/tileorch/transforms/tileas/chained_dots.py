@@ -1233,6 +1233,16 @@ def _lower_pipelined_loop(ck: ChainedKernel, pipe: Pipelining, named, site_of,
     return result
 
 
+def _stage_guards(ck: ChainedKernel, plan: Plan) -> list:
+    """``[empty barrier offset, [[lo, hi] of the stage's B1 tile, [lo, hi] of its B2 tile]]`` for each
+    stage (dynamic shared-memory byte offsets): a consumer's arrive on the barrier hands those
+    bytes to the producer (the PTX emulator's ``guards``: the release must follow the last read)."""
+    off = plan.offsets()
+    return [[off["empty"] + 8 * s, [[off["b1"] + s * plan.b1_stride, off["b1"] + s * plan.b1_stride + ck.b1.bytes],
+                                    [off["b2"] + s * plan.b2_stride, off["b2"] + s * plan.b2_stride + ck.b2.bytes]]]
+            for s in range(plan.stages)]
+
+
 def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> None:
     """Replace the tier kernel ``kernel`` by the chained-dots kernel (a located error says why
     it cannot be; an unexpected failure is the driver's to report: ``lower_tileaa_program`` makes
@@ -1334,7 +1344,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
               "tm": ck.tm, "tn": ck.tn,
               "d": ck.d, "dv": ck.dv, "dtype": ck.dtype,
               "tmaps": [{"arg": o.arg, "rows": o.rows, "rank": o.rank, "box": o.box, "swizzle": o.row_bytes}
-                        for o in (ck.a0, ck.b1, ck.b2)]}
+                        for o in (ck.a0, ck.b1, ck.b2)],
+              "guards": _stage_guards(ck, plan)}
     fn.attributes[CHAINED_ATTR] = encode_record(record)
     fn.attributes["tileorch.tile_kernel"] = StringAttr(kernel.sym_name.data)
     fn.detach()
