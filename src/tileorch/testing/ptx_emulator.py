@@ -401,6 +401,11 @@ class Emu:
                 else:
                     v = v + np.uint64(GBASE)
                 self.set(ops[0], T, v)
+            elif ops[1].startswith("{"):  # mov.b64 d, {lo, hi} (mov.b32 d, {lo16, hi16})
+                halves = [self.get(x, T) for x in ops[1][1:-1].split(",")]
+                w = np.uint64(32 if op.endswith("64") else 16)
+                mask = np.uint64((1 << int(w)) - 1)
+                self.set(ops[0], T, (halves[0] & mask) | ((halves[1] & mask) << w))
             else:
                 self.set(ops[0], T, g(1))
             return

@@ -1088,10 +1088,24 @@ def _s_init(ck: ChainedKernel, site_of, anchor: Operation, iv: SSAValue, provide
 
 
 def _b2_descriptors(ck: ChainedKernel, e: Emitter, b2_addr: SSAValue) -> list[SSAValue]:
-    """The second dot's B descriptor of each k16 step from ``b2_addr`` (16-byte units of its stage)."""
+    """The second dot's B descriptor of each k16 step from ``b2_addr`` (16-byte units of its stage).
+
+    Each descriptor is assembled from its two 32-bit words (``mov.b64 {lo, hi}``): the low word is
+    the step's start address (14 bits: no carry) OR'ed with the leading offset, the high word the
+    constant stride / swizzle bits.  Written as a 64-bit ``(addr | C) + off`` (LLVM folds it to
+    ``addr + (C + off)``), ptxas 13.0 dropped the high word's add (``UIADD3.X``) of the last tile's
+    descriptors in the overlapped kernel: the second dot read its B operand unswizzled with a zero
+    stride (wrong or NaN outputs, out-of-range shared reads on the H200)."""
     b2_const, b2_offs = _b_steps(ck.b2, ck.tn // 16)
-    b2_desc = e.v(arith.OrIOp(b2_addr, e.v(arith.ConstantOp(IntegerAttr(b2_const, i64)))))
-    return [e.v(arith.AddiOp(b2_desc, e.v(arith.ConstantOp(IntegerAttr(off // 16, i64))))) for off in b2_offs]
+    lo_bits, hi_bits = b2_const & 0xFFFFFFFF, b2_const >> 32
+    addr = e.v(arith.TruncIOp(b2_addr, i32))
+    hi = e.const(hi_bits - (1 << 32) if hi_bits >> 31 else hi_bits)
+    out = []
+    for off in b2_offs:
+        start = e.add_i(addr, e.const(off // 16)) if off else addr
+        lo = e.v(arith.OrIOp(start, e.const(lo_bits - (1 << 32) if lo_bits >> 31 else lo_bits)))
+        out.append(e.v(llvm.InlineAsmOp("mov.b64 $0, {$1, $2};", "=l,r,r", [lo, hi], [i64])))
+    return out
 
 
 def _second_dot(ck: ChainedKernel, e: Emitter, a_flat: list[SSAValue], c_in: list[SSAValue],
