@@ -213,20 +213,27 @@ def test_silu_mlp_chain(m, d, hidden, dout, tile_m, tile_h):
     _close(y, ref, 1e-2, 2e-2)
 
 
-@pytest.mark.parametrize("bh,seq", [(3, 1000), (2, 77)], ids=lambda v: str(v))
-def test_attention_with_log_sum_exp(bh, seq):
-    """attention_fwd_lse: O and the rows' log-sum-exp (ct.log, a second store).  The chained path
-    refuses the second store today (SIMT path); the values are checked whichever path runs."""
+@pytest.mark.parametrize("tile_m,tile_n", [(64, 64), (128, 64), (128, 128)], ids=lambda v: str(v))
+@pytest.mark.parametrize("d", [64, 128])
+@pytest.mark.parametrize("bh,seq", [(3, 1000), (2, 77), (1, 1), (2, 4096)], ids=lambda v: str(v))
+def test_attention_with_log_sum_exp(bh, seq, d, tile_m, tile_n):
+    """attention_fwd_lse: O and the rows' log-sum-exp (ct.log, a second store of a [1, TILE_M] row
+    vector) on the tensor-core path; references torch fp32 (softmax, logsumexp of the scaled
+    scores), both outputs NaN-prefilled (ragged rows: every row of LSE written once)."""
     from tileorch.testing.attention_programs import attention_fwd_lse
 
-    g = torch.Generator(device="cpu").manual_seed(seq)
-    q, k, v = (torch.randn(bh, seq, 64, generator=g).to("cuda", torch.float16) for _ in range(3))
-    out = torch.full((bh, seq, 64), float("nan"), device="cuda", dtype=torch.float16)
+    g = torch.Generator(device="cpu").manual_seed(seq + d)
+    q, k, v = (torch.randn(bh, seq, d, generator=g).to("cuda", torch.float16) for _ in range(3))
+    out = torch.full((bh, seq, d), float("nan"), device="cuda", dtype=torch.float16)
     lse = torch.full((bh, seq), float("nan"), device="cuda", dtype=torch.float32)
-    s = (q.float() @ k.float().transpose(1, 2)) / 8.0
+    scale = 1 / d ** 0.5
+    s = (q.float() @ k.float().transpose(1, 2)) * scale
     ref, ref_lse = torch.softmax(s, dim=-1) @ v.float(), torch.logsumexp(s, dim=-1)
-    _run(attention_fwd_lse, (q, k, v, out, lse, 1 / 8.0, seq, 64, 64, 64), ((seq + 63) // 64, bh, 1))
+    program = _run(attention_fwd_lse, (q, k, v, out, lse, scale, seq, tile_m, tile_n, d),
+                   ((seq + tile_m - 1) // tile_m, bh, 1))
+    assert program.kind == "chained", program.remarks
     _close(out, ref, 2e-3, 1e-2)
+    assert not torch.isnan(lse).any(), "unwritten (NaN) log-sum-exp rows"
     torch.testing.assert_close(lse, ref_lse, atol=1e-3, rtol=1e-4)
 
 

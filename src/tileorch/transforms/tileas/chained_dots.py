@@ -218,6 +218,7 @@ class ChainedKernel:
     carried: list[tuple[int, int]]  # (iter-arg index, width X) of the loop's tile-carried values
     yields: list[SSAValue]  # the new value of each iter arg (through the pipeline's consumer_read)
     branches: list[scf.IfOp] = field(default_factory=list)  # scf.if on a scalar, tile results (masks)
+    row_stores: list = field(default_factory=list)  # (store, [tm, 1] value): row vectors stored after the loop
 
 
 def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop: bool) -> tuple[Operand, list[str]]:
@@ -302,11 +303,13 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     if len(dts) != 1:
         _fail(d1, "all dot operands must have the same element type")
     stores = [o for o in kernel.walk() if isinstance(o, ts.TiledStoreOp)]
-    if len(stores) != 1 or loop.is_ancestor(stores[0]):
-        _fail(kernel, "expected one tile store after the loop")
-    st = stores[0]
-    for o in kernel.walk():  # the lowering evaluates values: effects other than the one store are lost
-        if any(w in o.name for w in ("atomic", "print", "assert", "store")) and o is not st:
+    if not stores or any(loop.is_ancestor(x) for x in stores):
+        _fail(kernel, "expected the tile stores after the loop")
+    tiles = [x for x in stores if list(x.tile.type.get_shape())[-2:] == [tm, dv]]
+    st = tiles[0] if tiles else stores[0]
+    row_stores = [(x, _row_vector(x, tm)) for x in stores if x is not st]
+    for o in kernel.walk():  # the lowering evaluates values: effects other than the stores are lost
+        if any(w in o.name for w in ("atomic", "print", "assert", "store")) and o not in stores:
             _fail(o, f"'{o.name}' in a chained-dots kernel is not supported yet")
     shape = list(st.tile.type.get_shape())
     if shape[-2:] != [tm, dv] or any(x != 1 for x in shape[:-2]):
@@ -337,7 +340,19 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
         if any(isinstance(p, scf.IfOp) for p in _parents(br, loop)):
             _fail(br, "nested branches in the loop are not supported yet")
         branches.append(br)
-    return ChainedKernel(kernel, d1, d2, loop, a0, b1, b2, st, tm, tn, d, dv, dts.pop(), carried, yields, branches)
+    return ChainedKernel(kernel, d1, d2, loop, a0, b1, b2, st, tm, tn, d, dv, dts.pop(), carried, yields, branches,
+                         row_stores)
+
+
+def _row_vector(st: Operation, tm: int) -> SSAValue:
+    """The ``[tm, 1]`` per-row value a second store after the loop writes (a log-sum-exp ``[1, tm]``
+    or ``[tm]`` row vector beside the accumulator tile): one value per accumulator row."""
+    shape = list(st.tile.type.get_shape())
+    v, _ = _strip(st.tile)
+    if sorted(shape) != [1] * (len(shape) - 1) + [tm] or _fragment_width(v, tm) != 1:
+        _fail(st, f"a second store of a {shape} tile: besides the [{tm}, X] accumulator tile only a row vector of "
+                  f"the rows' values ([{tm}, 1] reshaped to [1, {tm}] or [{tm}]) is supported")
+    return v
 
 
 def _parents(op: Operation, stop: Operation):
@@ -912,13 +927,15 @@ def _frag_regs(width: int) -> list[tuple[int, int, int]]:
     return out
 
 
-def _store_element(low: FragmentLowering, coords: tuple[Coord, ...], value: SSAValue) -> None:
-    """Predicated global store of ``value`` (f32) at tile coordinates ``coords`` of the store."""
+def _store_element(low: FragmentLowering, coords: tuple[Coord, ...], value: SSAValue, st: Operation | None = None,
+                   pred: SSAValue | None = None) -> None:
+    """Predicated global store of ``value`` (f32) at tile coordinates ``coords`` of the store ``st``
+    (the accumulator tile's unless given), in bounds and where ``pred`` (if given) holds."""
     e = low.e
-    st = low.store
+    st = low.store if st is None else st
     view = low.scalar(st.view)
     mem = view.memref
-    offset, ok = None, None
+    offset, ok = None, pred
     for i, c in enumerate(coords):
         idx = low._i32(low.scalar(st.indices[i]))
         g = e.add_i(e.mul_i(idx, e.const(view.step[i])), c.value)
@@ -1351,6 +1368,15 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     for h, g, j in _frag_regs(ck.dv):
         value = s.low.element(Coord(rows[h], 0), Coord(cols[(g, j)], 1))
         _store_element(s.low, (zero,) * lead + (Coord(rows[h], 0), Coord(cols[(g, j)], 1)), value)
+    # row vectors stored beside the tile (a log-sum-exp): the quad's thread holding column 0 of the row
+    first = (s.e.v(arith.CmpiOp(s.e.v(arith.AndIOp(lane, s.e.const(3))), s.e.const(0), "eq")) if ck.row_stores
+             else None)
+    for st, v in ck.row_stores:
+        shape = list(st.tile.type.get_shape())
+        for h in range(2):
+            value = s.low.at(v, (Coord(rows[h], 0), zero))
+            coords = tuple(Coord(rows[h], 0) if x == ck.tm else zero for x in shape)
+            _store_element(s.low, coords, s.e.to_f32(value), st, first)
     _replace(named("epi"), s.tmp, None)
 
     record = {"kind": "chained", "threads": plan.threads, "smem": plan.smem, "stages": plan.stages,
