@@ -237,6 +237,27 @@ def test_attention_with_log_sum_exp(bh, seq, d, tile_m, tile_n):
     torch.testing.assert_close(lse, ref_lse, atol=1e-3, rtol=1e-4)
 
 
+@pytest.mark.parametrize("m,hidden,tile_m,tile_h", [(1000, 512, 128, 64), (300, 200, 64, 64), (77, 96, 128, 32)],
+                         ids=lambda v: str(v))
+def test_mlp_bias_in_the_loop(m, hidden, tile_m, tile_h):
+    """mlp_bias: relu(X W1 + b1) W2 with the bias row loaded inside the loop (each consumer thread
+    reads its columns of tile j's bias slice from global memory); torch fp32 reference (the hidden
+    activation rounded to fp16 as the program does), NaN-prefilled fp32 output."""
+    from tileorch.testing.attention_programs import mlp_bias
+
+    g = torch.Generator(device="cpu").manual_seed(m + hidden)
+    d, dout = 64, 64
+    x = torch.randn(m, d, generator=g).to("cuda", torch.float16)
+    w1 = (torch.randn(d, hidden, generator=g) / 8).to("cuda", torch.float16)
+    w2 = (torch.randn(hidden, dout, generator=g) / hidden ** 0.5).to("cuda", torch.float16)
+    b1 = torch.randn(1, hidden, generator=g).to("cuda", torch.float16)
+    y = torch.full((m, dout), float("nan"), device="cuda", dtype=torch.float32)
+    h = torch.relu(x.float() @ w1.float() + b1.float()).half().float()
+    program = _run(mlp_bias, (x, w1, w2, b1, y, tile_m, tile_h, d, dout), ((m + tile_m - 1) // tile_m, 1, 1))
+    assert program.kind == "chained", program.remarks
+    _close(y, h @ w2.float(), 1e-2, 2e-2)
+
+
 def test_attention_sass_has_wgmma(tmp_path):
     if shutil.which("cuobjdump") is None:
         pytest.skip("cuobjdump not on PATH")

@@ -48,10 +48,11 @@ def _f32(x: float) -> int:
     return int(np.float32(x).view(np.uint32))
 
 
-def _run(kernel, arrays, scalars, consts, grid, out_index=3):
+def _run(kernel, arrays, scalars, consts, grid, out_index=3, reads=()):
     """Compile ``kernel`` for ``arrays`` (numpy, C-contiguous; the first three are the TMA-loaded
     ones) and emulate every CTA of ``grid``; returns the program and the emulator's errors (the
-    output arrays, ``out_index``: an index or a tuple of them, are written in place)."""
+    output arrays, ``out_index``: an index or a tuple of them, are written in place; ``reads``: the
+    indices of arrays the kernel reads with global loads)."""
     from test_chained_dots import Dev
 
     from tileorch.driver import compile_program
@@ -70,7 +71,7 @@ def _run(kernel, arrays, scalars, consts, grid, out_index=3):
         params += [b, *a.shape, *(int(np.prod(a.shape[i + 1:])) for i in range(a.ndim))]
     params += [_f32(v) if t == "f" else v for v, t in scalars]
     outs, errors = (out_index if isinstance(out_index, tuple) else (out_index,)), []
-    memory = [(bases[i], arrays[i].view(np.uint8).reshape(-1), f"out{i}") for i in outs]
+    memory = [(bases[i], arrays[i].view(np.uint8).reshape(-1), f"array{i}") for i in (*outs, *reads)]
     for cx in range(grid[0]):
         for cy in range(grid[1]):
             emu = Emu(p.ptx, params, p.chained["smem"], p.chained["threads"], (cx, cy, 0), {}, memory,
@@ -183,3 +184,24 @@ def test_a_second_tile_store_is_refused_with_a_location():
     assert p.kind == "simt"
     assert any("test_chained_variants.py:" in r and "a second store of a [1, 64, 64] tile" in r for r in p.remarks), \
         p.remarks
+
+
+@pytest.mark.parametrize("mode", ["plain", "overlap"])
+@pytest.mark.parametrize("m,hidden,tile_m,tile_h", [(200, 200, 128, 64), (77, 96, 64, 32)])
+def test_mlp_bias_in_the_loop(m, hidden, tile_m, tile_h, mode, monkeypatch):
+    """``relu(X W1 + b1) W2`` with the bias row loaded in the loop (a third loop load): each thread
+    reads its columns of tile j's bias slice from global memory (zero past the ragged end)."""
+    from tileorch.testing.attention_programs import mlp_bias
+
+    monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", "1" if mode == "overlap" else "0")
+    d, dout, rng = 64, 64, np.random.default_rng(m + hidden)
+    x = rng.standard_normal((m, d)).astype(np.float16)
+    w1 = (rng.standard_normal((d, hidden)) / 8).astype(np.float16)
+    w2 = (rng.standard_normal((hidden, dout)) / math.sqrt(hidden)).astype(np.float16)
+    b1 = rng.standard_normal((1, hidden)).astype(np.float16)
+    y = np.full((m, dout), np.nan, dtype=np.float32)
+    p, errors = _run(mlp_bias, (x, w1, w2, b1, y), [], (tile_m, tile_h, d, dout), (-(-m // tile_m), 1),
+                     out_index=4, reads=(3,))
+    assert p.chained["pipelined"] == (mode == "overlap")
+    h = np.maximum(x.astype(np.float32) @ w1.astype(np.float32) + b1.astype(np.float32), 0)
+    _check(y, h.astype(np.float16).astype(np.float32) @ w2.astype(np.float32), errors, atol=1e-2)

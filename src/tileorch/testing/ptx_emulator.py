@@ -96,7 +96,7 @@ class Emu:
     """One CTA of the kernel in ``ptx``: ``params_values`` (one int per entry parameter: pointers as
     addresses, f32 as bits), ``tmaps`` (tensor-map parameter name -> ``{"array": [b, rows, cols]
     fp16, "rows": box rows}``, 64-column boxes), ``memory`` ([(base address, uint8 view, name)]
-    that global stores may write), ``guards`` (mbarrier shared offset -> [(lo, hi)] shared byte
+    that global loads may read and stores may write), ``guards`` (mbarrier shared offset -> [(lo, hi)] shared byte
     ranges whose readers release them by arriving on that barrier: the stages' empty barriers).
     :meth:`run`, then read :attr:`errors`.  ``wait_delay``: hold each ready ``wgmma.wait_group``
     for that many steps of the other threads (a slow tensor core: races with the producer show)."""
@@ -232,6 +232,18 @@ class Emu:
             else:
                 self.errors.append(f"ILLEGAL global store at {addr:#x}")
                 raise Fault(f"illegal global address {addr:#x}")
+
+    def global_load(self, a, nbytes):
+        out = []
+        for addr in a.tolist():
+            for base, buf, name in self.memory:
+                if base <= addr and addr + nbytes <= base + len(buf):
+                    out.append(int.from_bytes(buf[addr - base:addr - base + nbytes].tobytes(), "little"))
+                    break
+            else:
+                self.errors.append(f"ILLEGAL global load at {addr:#x}")
+                raise Fault(f"illegal global address {addr:#x}")
+        return np.array(out, dtype=np.uint64)
 
     # ------------------------------------------------------------------ mbarrier
     def mb(self, off):
@@ -528,6 +540,11 @@ class Emu:
                 o = lane ^ lane_arg if mode == "bfly" else lane
                 out.append(src[t - lane + o])
             self.set(ops[0], T, np.array(out, dtype=np.uint64))
+            return
+        if base == "ld" and "global" in op:
+            a = self.addr(ops[1], T)
+            nbytes = int(parts[-1][1:]) // 8
+            self.set(ops[0], T, self.global_load(a, nbytes))
             return
         if base == "st" and "global" in op:
             a = self.addr(ops[0], T)

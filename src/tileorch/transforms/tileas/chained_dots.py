@@ -56,7 +56,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 
 from tileorch.diagnostics import LocatedError, parse_module
-from tileorch.transforms.tileas.common import source_load
+from tileorch.transforms.tileas.common import producer_load, source_load
 from tileorch.dialects.record_attr import encode_record
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects import nv_tileas_tile as ts
@@ -795,6 +795,7 @@ class FragmentLowering(EpilogueLowering):
     row_of: dict = field(default_factory=dict)  # id(row value) -> h
     col_of: dict = field(default_factory=dict)  # id(col value) -> (g, j)
     zero: SSAValue | None = None  # the site's one constant-0 coordinate (broadcast dimensions)
+    loop_iv: SSAValue | None = None  # the program loop's induction variable (its value in ``scalars``)
 
     def at(self, v: SSAValue, coords: tuple[Coord, ...]) -> SSAValue:
         return super().at(v, tuple(self._canon(c) for c in coords))
@@ -823,6 +824,16 @@ class FragmentLowering(EpilogueLowering):
         if isinstance(v.type, TensorType) and isinstance(v.owner, Operation) and v.owner.name == "nv_tileaa.reduce":
             return self._reduce(v.owner, coords)
         if isinstance(v, BlockArgument) and isinstance(v.type, TensorType):
+            ld = producer_load(v)
+            if ld is not None and self.loop_iv in self.scalars:
+                # a tile the producer loads in the loop besides the dots' operands (a bias row): each
+                # thread reads its own elements from global memory, the producer's iv being the loop's
+                ploop = ld.parent_op()
+                while ploop is not None and not isinstance(ploop, scf.ForOp):
+                    ploop = ploop.parent_op()
+                if ploop is not None:
+                    self.scalars[ploop.body.blocks.first.args[0]] = self.scalars[self.loop_iv]
+                return self._load(ld, coords)
             raise unsupported(self.store, "reads a tile carried into a region that is not the loop's")
         return super()._at(v, coords)
 
@@ -969,6 +980,7 @@ class _Site:
         self.tmp = Block()
         self.e = Emitter(self.tmp, 128)
         self.low = FragmentLowering(ck.kernel.body.blocks.first, None, ck.store, KernelEnv(args, [], []), self.e)
+        self.low.loop_iv = ck.loop.body.blocks.first.args[0]
         if coords is not None:
             self.bind(coords, tile_coord)
 
