@@ -213,21 +213,49 @@ def test_silu_mlp_chain(m, d, hidden, dout, tile_m, tile_h):
     _close(y, ref, 1e-2, 2e-2)
 
 
-@pytest.mark.parametrize("bh,seq", [(3, 1000), (2, 77)], ids=lambda v: str(v))
-def test_attention_with_log_sum_exp(bh, seq):
-    """attention_fwd_lse: O and the rows' log-sum-exp (ct.log, a second store).  The chained path
-    refuses the second store today (SIMT path); the values are checked whichever path runs."""
+@pytest.mark.parametrize("tile_m,tile_n", [(64, 64), (128, 64), (128, 128)], ids=lambda v: str(v))
+@pytest.mark.parametrize("d", [64, 128])
+@pytest.mark.parametrize("bh,seq", [(3, 1000), (2, 77), (1, 1), (2, 4096)], ids=lambda v: str(v))
+def test_attention_with_log_sum_exp(bh, seq, d, tile_m, tile_n):
+    """attention_fwd_lse: O and the rows' log-sum-exp (ct.log, a second store of a [1, TILE_M] row
+    vector) on the tensor-core path; references torch fp32 (softmax, logsumexp of the scaled
+    scores), both outputs NaN-prefilled (ragged rows: every row of LSE written once)."""
     from tileorch.testing.attention_programs import attention_fwd_lse
 
-    g = torch.Generator(device="cpu").manual_seed(seq)
-    q, k, v = (torch.randn(bh, seq, 64, generator=g).to("cuda", torch.float16) for _ in range(3))
-    out = torch.full((bh, seq, 64), float("nan"), device="cuda", dtype=torch.float16)
+    g = torch.Generator(device="cpu").manual_seed(seq + d)
+    q, k, v = (torch.randn(bh, seq, d, generator=g).to("cuda", torch.float16) for _ in range(3))
+    out = torch.full((bh, seq, d), float("nan"), device="cuda", dtype=torch.float16)
     lse = torch.full((bh, seq), float("nan"), device="cuda", dtype=torch.float32)
-    s = (q.float() @ k.float().transpose(1, 2)) / 8.0
+    scale = 1 / d ** 0.5
+    s = (q.float() @ k.float().transpose(1, 2)) * scale
     ref, ref_lse = torch.softmax(s, dim=-1) @ v.float(), torch.logsumexp(s, dim=-1)
-    _run(attention_fwd_lse, (q, k, v, out, lse, 1 / 8.0, seq, 64, 64, 64), ((seq + 63) // 64, bh, 1))
+    program = _run(attention_fwd_lse, (q, k, v, out, lse, scale, seq, tile_m, tile_n, d),
+                   ((seq + tile_m - 1) // tile_m, bh, 1))
+    assert program.kind == "chained", program.remarks
     _close(out, ref, 2e-3, 1e-2)
+    assert not torch.isnan(lse).any(), "unwritten (NaN) log-sum-exp rows"
     torch.testing.assert_close(lse, ref_lse, atol=1e-3, rtol=1e-4)
+
+
+@pytest.mark.parametrize("m,hidden,tile_m,tile_h", [(1000, 512, 128, 64), (300, 200, 64, 64), (77, 96, 128, 32)],
+                         ids=lambda v: str(v))
+def test_mlp_bias_in_the_loop(m, hidden, tile_m, tile_h):
+    """mlp_bias: relu(X W1 + b1) W2 with the bias row loaded inside the loop (each consumer thread
+    reads its columns of tile j's bias slice from global memory); torch fp32 reference (the hidden
+    activation rounded to fp16 as the program does), NaN-prefilled fp32 output."""
+    from tileorch.testing.attention_programs import mlp_bias
+
+    g = torch.Generator(device="cpu").manual_seed(m + hidden)
+    d, dout = 64, 64
+    x = torch.randn(m, d, generator=g).to("cuda", torch.float16)
+    w1 = (torch.randn(d, hidden, generator=g) / 8).to("cuda", torch.float16)
+    w2 = (torch.randn(hidden, dout, generator=g) / hidden ** 0.5).to("cuda", torch.float16)
+    b1 = torch.randn(1, hidden, generator=g).to("cuda", torch.float16)
+    y = torch.full((m, dout), float("nan"), device="cuda", dtype=torch.float32)
+    h = torch.relu(x.float() @ w1.float() + b1.float()).half().float()
+    program = _run(mlp_bias, (x, w1, w2, b1, y, tile_m, tile_h, d, dout), ((m + tile_m - 1) // tile_m, 1, 1))
+    assert program.kind == "chained", program.remarks
+    _close(y, h @ w2.float(), 1e-2, 2e-2)
 
 
 def test_attention_sass_has_wgmma(tmp_path):

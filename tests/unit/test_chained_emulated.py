@@ -26,9 +26,10 @@ def _compile(seq, d, tile_m, tile_n, causal):
     return compile_(attention_fwd, _arrays(4, (1, seq, d)) + (0.18, seq, tile_m, tile_n, d, causal))
 
 
-def _emulate(p, seq, d, tile_m, tile_n, causal, seed=0):
-    """(output, reference, errors) of every CTA of the program on one head."""
-    from tileorch.testing.ptx_emulator import Emu
+def _emulate(p, seq, d, tile_m, tile_n, causal, seed=0, wait_delay=0):
+    """(output, reference, errors) of every CTA of the program on one head (``wait_delay``: the
+    emulator's, a tensor core that lets the producer run before a ``wait_group`` returns)."""
+    from tileorch.testing.ptx_emulator import Emu, stage_guards
 
     rng = np.random.default_rng(seed)
     q, k, v = (rng.standard_normal((1, seq, d)).astype(np.float16) for _ in range(3))
@@ -42,7 +43,8 @@ def _emulate(p, seq, d, tile_m, tile_n, causal, seed=0):
     errors = []
     for cx in range(-(-seq // tile_m)):
         emu = Emu(p.ptx, params, p.chained["smem"], p.chained["threads"], (cx, 0, 0), {},
-                  [(bases["o"], out.view(np.uint8).reshape(-1), "O")])
+                  [(bases["o"], out.view(np.uint8).reshape(-1), "O")], guards=stage_guards(p.chained))
+        emu.wait_delay = wait_delay
         # the host's tensor maps: the record's box rows, contiguous extent and swizzle span
         emu.tmaps = {emu.params[i]: {"array": a, **t} for i, a, t in zip(range(3), (q, k, v), p.chained["tmaps"])}
         emu.run()
@@ -99,3 +101,79 @@ def test_p_packed_during_the_overlap_is_seen(monkeypatch):
     p = _compile(*cfg)
     out, ref, errors = _emulate(p, *cfg)
     assert any("in-flight WGMMA" in e for e in errors), errors[:4]
+
+
+def _move_before_wait(ptx: str, which: int) -> str:
+    """The PTX with the consumer's ``which``-th stage release (``mbarrier.arrive`` on an empty
+    barrier, with the ``mov`` of its count) moved above the ``wgmma.wait_group 0`` before it."""
+    lines = ptx.split("\n")
+    body = next(i for i, x in enumerate(lines) if "setmaxnreg.inc" in x)
+    arrives = [i for i in range(body, len(lines)) if lines[i].strip().startswith("mbarrier.arrive.shared.b64")]
+    i = arrives[which]
+    j = max(k for k in range(body, i) if "wgmma.wait_group.sync.aligned" in lines[k])
+    start = i - 1 if lines[i - 1].strip().startswith("mov.b32") else i
+    rest = lines[:j] + lines[start:i + 1] + lines[j:start] + lines[i + 1:]
+    return "\n".join(rest)
+
+
+@pytest.mark.parametrize("which,cfg", [(0, (300, 64, 64, 64, False)), (1, (77, 64, 128, 64, False))],
+                         ids=["loop", "last-tile"])
+def test_release_before_the_covering_wait_is_seen(which, cfg, monkeypatch):
+    """The emulator runs WGMMAs asynchronously: they read their shared operands when the
+    ``wait_group`` retires them.  A stage released to the producer before that wait (the loop's
+    release of tile j-1, or the last tile's after the loop) is reported, and with enough tiles
+    (300 keys, 64-wide: five tiles on four stages) the producer's refill of the stage is seen
+    overwriting bytes the in-flight P V still reads; the lowering as it is runs clean."""
+    import dataclasses
+
+    monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", "1")
+    p = _compile(*cfg)
+    assert p.chained["pipelined"]
+    delay = 400 if which == 0 else 0
+    _, _, errors = _emulate(p, *cfg, wait_delay=delay)
+    assert not errors, errors[:4]
+    bad = dataclasses.replace(p, ptx=_move_before_wait(p.ptx, which))
+    assert bad.ptx != p.ptx
+    out, ref, errors = _emulate(bad, *cfg, wait_delay=delay)
+    assert any("releases shared bytes" in e and "in-flight WGMMA" in e for e in errors), errors[:4]
+    if which == 0:
+        assert any("a TMA load writes shared bytes" in e for e in errors), errors[:8]
+
+
+def test_missing_fence_is_seen(monkeypatch):
+    """Without ``wgmma.fence`` the register-A WGMMA reads P registers that ``cvt`` wrote: reported
+    (:attr:`Emu.fence_errors`); with the fences only a chain's zeroed accumulator is (LLVM places
+    its copies after the fence; ptxas folds them into the WGMMA's zero input)."""
+    import dataclasses
+    import re
+
+    monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", "1")
+    cfg = (77, 64, 128, 64, False)
+    p = _compile(*cfg)
+    emu_errors = _fence_errors(p, cfg)
+    a_regs = set(re.findall(r"\}, \{(%r\d+), ", p.ptx))  # first A register of each register-A WGMMA
+    named = lambda errs: set().union(*[set(e.split(": ")[-1].split()) for e in errs]) & a_regs  # noqa: E731
+    assert a_regs and not named(emu_errors), emu_errors[:4]
+    bad = dataclasses.replace(p, ptx="\n".join(x for x in p.ptx.split("\n") if "wgmma.fence" not in x))
+    assert named(_fence_errors(bad, cfg))
+
+
+def _fence_errors(p, cfg) -> list[str]:
+    from tileorch.testing import ptx_emulator
+
+    seen = []
+    real = ptx_emulator.Emu.run
+
+    def run(self, *a, **k):
+        try:
+            return real(self, *a, **k)
+        finally:
+            seen.extend(self.fence_errors)
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(ptx_emulator.Emu, "run", run)
+    try:
+        _emulate(p, *cfg)
+    finally:
+        mp.undo()
+    return seen

@@ -118,7 +118,7 @@ def _mlp(m, d, hidden, dout, tile_m, tile_h):
 def test_narrow_mlp_chain_emulated(m, d, hidden, dout, tile_m, tile_h):
     """``relu(X W1) W2`` with both B operands N-major (MN-major descriptors): a 32-wide W2 tile (64B
     swizzle, N = 32), 32-wide W1 hidden tiles (the first dot's N, the second's K), K = 16 or 32."""
-    from tileorch.testing.ptx_emulator import Emu
+    from tileorch.testing.ptx_emulator import Emu, stage_guards
 
     p = _mlp(m, d, hidden, dout, tile_m, tile_h)
     _clean(p)
@@ -134,7 +134,7 @@ def test_narrow_mlp_chain_emulated(m, d, hidden, dout, tile_m, tile_h):
     errors = []
     for cx in range(-(-m // tile_m)):
         emu = Emu(p.ptx, params, p.chained["smem"], p.chained["threads"], (cx, 0, 0), {},
-                  [(bases[3], y.view(np.uint8).reshape(-1), "Y")])
+                  [(bases[3], y.view(np.uint8).reshape(-1), "Y")], guards=stage_guards(p.chained))
         emu.tmaps = {emu.params[i]: {"array": a[None], **t} for i, a, t in zip(range(3), (x, w1, w2),
                                                                                p.chained["tmaps"])}
         emu.run()

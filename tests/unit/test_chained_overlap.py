@@ -251,3 +251,110 @@ def test_check_proves_the_overlapped_pipeline_and_rejects_an_early_release(monke
     wait0.parent_block().insert_op_before(arrive, wait0)
     with pytest.raises(LocatedError, match="wait_group 1"):
         extract(lowered)
+
+
+def _wgmma_descriptor_defs(ptx: str) -> list[str]:
+    """The defining instruction of each register-A WGMMA's B descriptor (``%rdN``) in ``ptx``."""
+    descs = re.findall(r"wgmma\.mma_async\.\S+ \{[^}]*\}, \{[^}]*\}, (%rd\d+),", ptx)
+    defs = {}
+    for line in ptx.splitlines():
+        m = re.match(r"\s*[\w.]+\s+(%rd\d+),", line)
+        if m:
+            defs.setdefault(m.group(1), line.strip())
+    return [defs.get(d, "?") for d in descs]
+
+
+def test_second_dot_descriptors_are_built_from_two_words(overlapped):
+    """Every register-A WGMMA's B descriptor is ``mov.b64 {lo, hi}`` (the high word a constant):
+    no 64-bit add of a constant with stride and swizzle bits in its high word, which ptxas 13.0
+    compiled without the high word's carry add for the overlapped kernel's last tile (the H200's
+    wrong outputs and illegal addresses of ``TILEORCH_ATTN_OVERLAP=1``, 2026-12-02)."""
+    defs = _wgmma_descriptor_defs(overlapped.ptx)
+    assert defs and all(re.match(r"mov\.b64\s+%rd\d+, \{%r\d+, %r\d+\}", x) for x in defs), defs[:4]
+
+
+def _high_word_writer(ins: list[str], i: int, reg: int) -> str | None:
+    """None when the last write of uniform register ``reg`` before SASS instruction ``i`` (a
+    straight-line scan back) can carry a descriptor's high word: an immediate with its stride /
+    swizzle bits, a 64-bit add or move, a carry add (``UIADD3.X``), a value from vector code; else
+    that instruction (e.g. the high half of a shared-address ``UIMAD.WIDE``: ptxas 13.0's bug)."""
+    for k in range(i - 1, -1, -1):
+        m = re.match(r"(?:@!?U?P\w+\s+)?([\w.]+)\s+UR(\d+)", ins[k])
+        if not m or m.group(1).startswith(("HGMMA", "SYNCS", "UTMA", "USETMAXREG", "WARPGROUP")):
+            continue
+        op, dst = m.group(1), int(m.group(2))
+        wide = ".64" in op or "WIDE" in op
+        if dst != reg and not (wide and dst + 1 == reg):
+            continue
+        imms = [int(x, 16) for x in re.findall(r"-?0x[0-9a-f]+", ins[k])]
+        if (any(abs(x) >= 1 << 29 for x in imms) or ".64" in op or op.startswith(("UMOV", "R2UR", "ULDC"))
+                or op.startswith("UIADD3.X") or op.startswith("ULOP3")):
+            return None
+        return ins[k]
+    return "no writer"
+
+
+def _sass_bad_descriptors(sass: str) -> list[str]:
+    ins = [re.sub(r"^/\*[0-9a-f]+\*/\s*", "", x.split(";")[0].strip()) for x in sass.splitlines()
+           if re.search(r"/\*[0-9a-f]{4}\*/", x)]
+    bad = []
+    for i, x in enumerate(ins):
+        m = re.search(r"HGMMA\.\S+ R\d+, (R\d+, )?gdesc\[UR(\d+)\]", x)
+        if m:
+            base = int(m.group(2))
+            for hi in ([base + 3] if m.group(1) else [base + 1, base + 3]):
+                w = _high_word_writer(ins, i, hi)
+                if w is not None:
+                    bad.append(f"{x} (UR{hi} from {w})")
+    return bad
+
+
+def test_sass_descriptors_keep_their_high_words(overlapped, tmp_path):
+    """With every ptxas on the machine and a ``cuobjdump`` on PATH: every HGMMA's descriptor high
+    words (SBO and swizzle mode) trace back to an immediate; the ptxas 13.0 miscompile (the high word
+    of the last tile's B descriptors taken from the shared address, layout 0 and SBO 0) is caught
+    by the same check on the old PTX (see the next test)."""
+    import shutil
+
+    cuobjdump = shutil.which("cuobjdump")
+    if cuobjdump is None:
+        pytest.skip("cuobjdump not on PATH")
+    path = tmp_path / "k.ptx"
+    path.write_text(overlapped.ptx)
+    for exe in _ptxas_on_machine():
+        cubin = tmp_path / "k.cubin"
+        subprocess.run([exe, "-arch=sm_90a", str(path), "-o", str(cubin)], check=True, capture_output=True, timeout=300)
+        sass = subprocess.run([cuobjdump, "-sass", str(cubin)], capture_output=True, text=True, timeout=120).stdout
+        assert "HGMMA" in sass
+        assert not _sass_bad_descriptors(sass), (exe, _sass_bad_descriptors(sass)[:3])
+
+
+def test_the_old_descriptor_arithmetic_is_caught(monkeypatch, tmp_path):
+    """The second dot's descriptors as they were (``(addr | C) + off`` in 64 bits): the PTX check
+    fails, and where ptxas 13.0 and cuobjdump are on the machine so does the SASS check (the last
+    tile's B descriptor high word taken from the shared address)."""
+    import shutil
+
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import IntegerAttr, i64
+
+    from tileorch.transforms.tileas import chained_dots
+
+    def old(ck, e, b2_addr):
+        b2_const, b2_offs = chained_dots._b_steps(ck.b2, ck.tn // 16)
+        desc = e.v(arith.OrIOp(b2_addr, e.v(arith.ConstantOp(IntegerAttr(b2_const, i64)))))
+        return [e.v(arith.AddiOp(desc, e.v(arith.ConstantOp(IntegerAttr(off // 16, i64))))) for off in b2_offs]
+
+    monkeypatch.setattr(chained_dots, "_b2_descriptors", old)
+    p = _compile(monkeypatch, CONFIGS[0])
+    with pytest.raises(AssertionError):
+        test_second_dot_descriptors_are_built_from_two_words(p)
+    cuobjdump = shutil.which("cuobjdump")
+    old_ptxas = [x for x in _ptxas_on_machine() if "V13.0." in _version(x)]
+    if cuobjdump and old_ptxas:
+        (tmp_path / "k.ptx").write_text(p.ptx)
+        subprocess.run([old_ptxas[0], "-arch=sm_90a", str(tmp_path / "k.ptx"), "-o", str(tmp_path / "k.cubin")],
+                       check=True, capture_output=True, timeout=300)
+        sass = subprocess.run([cuobjdump, "-sass", str(tmp_path / "k.cubin")], capture_output=True, text=True,
+                              timeout=120).stdout
+        assert _sass_bad_descriptors(sass)

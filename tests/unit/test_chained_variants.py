@@ -15,20 +15,49 @@ import pytest
 HAVE_CUTILE = importlib.util.find_spec("cuda") is not None and importlib.util.find_spec("cuda.tile") is not None
 pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Python) is not installed")
 
+if HAVE_CUTILE:
+    import cuda.tile as ct
+
+    @ct.kernel
+    def attention_two_tiles(Q, K, V, O, O2, scale: float, seq_len: int, TILE_M: ct.Constant[int],
+                            TILE_N: ct.Constant[int], D: ct.Constant[int]):
+        """Attention storing its output tile twice (a second store the chained path refuses)."""
+        bm, bh = ct.bid(0), ct.bid(1)
+        q = ct.reshape(ct.load(Q, index=(bh, bm, 0), shape=(1, TILE_M, D)), (TILE_M, D))
+        cols = ct.arange(TILE_N, dtype=ct.int32)[None, :]
+        m_i = ct.full((TILE_M, 1), -math.inf, dtype=ct.float32)
+        l_i = ct.full((TILE_M, 1), 0.0, dtype=ct.float32)
+        acc = ct.full((TILE_M, D), 0.0, dtype=ct.float32)
+        for j in range(ct.cdiv(seq_len, TILE_N)):
+            k = ct.reshape(ct.load(K, index=(bh, j, 0), shape=(1, TILE_N, D)), (TILE_N, D))
+            s = ct.mma(q, ct.transpose(k), ct.full((TILE_M, TILE_N), 0.0, dtype=ct.float32)) * scale
+            s = ct.where(j * TILE_N + cols < seq_len, s, -math.inf)
+            m_new = ct.maximum(m_i, ct.max(s, axis=-1, keepdims=True))
+            p = ct.exp(s - m_new)
+            alpha = ct.exp(m_i - m_new)
+            l_i = l_i * alpha + ct.sum(p, axis=-1, keepdims=True)
+            v = ct.reshape(ct.load(V, index=(bh, j, 0), shape=(1, TILE_N, D)), (TILE_N, D))
+            acc = ct.mma(p.astype(Q.dtype), v, acc * alpha)
+            m_i = m_new
+        out = ct.reshape((acc / l_i).astype(O.dtype), (1, TILE_M, D))
+        ct.store(O, index=(bh, bm, 0), tile=out)
+        ct.store(O2, index=(bh, bm, 0), tile=out)
+
 
 def _f32(x: float) -> int:
     return int(np.float32(x).view(np.uint32))
 
 
-def _run(kernel, arrays, scalars, consts, grid, out_index=3):
+def _run(kernel, arrays, scalars, consts, grid, out_index=3, reads=()):
     """Compile ``kernel`` for ``arrays`` (numpy, C-contiguous; the first three are the TMA-loaded
     ones) and emulate every CTA of ``grid``; returns the program and the emulator's errors (the
-    output array is written in place)."""
+    output arrays, ``out_index``: an index or a tuple of them, are written in place; ``reads``: the
+    indices of arrays the kernel reads with global loads)."""
     from test_chained_dots import Dev
 
     from tileorch.driver import compile_program
     from tileorch.launchers import cutile as rc
-    from tileorch.testing.ptx_emulator import Emu
+    from tileorch.testing.ptx_emulator import Emu, stage_guards
 
     devs = tuple(Dev(0x7F0000000000 + (i + 1) * 0x10000000, a.shape, "<f4" if a.dtype == np.float32 else "<f2")
                  for i, a in enumerate(arrays))
@@ -41,11 +70,12 @@ def _run(kernel, arrays, scalars, consts, grid, out_index=3):
     for b, a in zip(bases, arrays):
         params += [b, *a.shape, *(int(np.prod(a.shape[i + 1:])) for i in range(a.ndim))]
     params += [_f32(v) if t == "f" else v for v, t in scalars]
-    out, errors = arrays[out_index], []
+    outs, errors = (out_index if isinstance(out_index, tuple) else (out_index,)), []
+    memory = [(bases[i], arrays[i].view(np.uint8).reshape(-1), f"array{i}") for i in (*outs, *reads)]
     for cx in range(grid[0]):
         for cy in range(grid[1]):
-            emu = Emu(p.ptx, params, p.chained["smem"], p.chained["threads"], (cx, cy, 0), {},
-                      [(bases[out_index], out.view(np.uint8).reshape(-1), "O")])
+            emu = Emu(p.ptx, params, p.chained["smem"], p.chained["threads"], (cx, cy, 0), {}, memory,
+                      guards=stage_guards(p.chained))
             emu.tmaps = {emu.params[i]: {"array": a if a.ndim == 3 else a[None], **t}
                          for i, a, t in zip(range(3), arrays, p.chained["tmaps"])}
             emu.run()
@@ -115,20 +145,63 @@ def test_silu_mlp_chain():
     _check(y, 0.5 * (h @ w2.astype(np.float32)), errors)
 
 
-def test_log_sum_exp_store_is_refused_with_a_location():
-    """The forward that also stores the rows' log-sum-exp (``ct.log``, a second store after the
-    loop) compiles (``cuda_tile.log`` -> ``nv_tileaa.log`` -> ``lg2.approx`` x ln 2) but not yet on
-    the chained path: the refusal names the program's line, and the SIMT path takes it."""
+@pytest.mark.parametrize("mode", ["plain", "overlap"])
+@pytest.mark.parametrize("seq,tile_m,tile_n", [(77, 64, 64), (150, 128, 64), (1, 128, 128)])
+def test_log_sum_exp_store(seq, tile_m, tile_n, mode, monkeypatch):
+    """attention_fwd_lse: O and the rows' log-sum-exp ``m + ln l`` (``ct.log``, a second store of a
+    ``[1, tm]`` row vector after the loop) on the chained path: one f32 per row from the quad's
+    thread holding column 0, ragged rows skipped; both outputs NaN-prefilled, against numpy."""
+    from tileorch.testing.attention_programs import attention_fwd_lse
+
+    monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", "1" if mode == "overlap" else "0")
+    d, rng = 64, np.random.default_rng(seq + tile_m)
+    q, k, v = (rng.standard_normal((1, seq, d)).astype(np.float16) for _ in range(3))
+    o = np.full((1, seq, d), np.nan, dtype=np.float16)
+    lse = np.full((1, seq), np.nan, dtype=np.float32)
+    scale = 1 / math.sqrt(d)
+    p, errors = _run(attention_fwd_lse, (q, k, v, o, lse), [(scale, "f"), (seq, "i")], (tile_m, tile_n, d),
+                     (-(-seq // tile_m), 1), out_index=(3, 4))
+    assert p.chained["pipelined"] == (mode == "overlap")
+    assert "lg2.approx.ftz.f32" in p.ptx
+    _check(o, _softmax_pv(q, k, v, scale), errors)
+    s = (q.astype(np.float64) @ k.astype(np.float64).transpose(0, 2, 1)) * scale
+    ref = s.max(-1) + np.log(np.exp(s - s.max(-1, keepdims=True)).sum(-1))
+    assert not np.isnan(lse).any(), "unwritten log-sum-exp rows"
+    np.testing.assert_allclose(lse, ref, atol=1e-3, rtol=1e-4)
+
+
+def test_a_second_tile_store_is_refused_with_a_location():
+    """Besides the accumulator tile only a row vector is stored: a second ``[tm, D]`` tile store is
+    refused with the program's line (the SIMT path takes the program)."""
     from test_chained_dots import Dev
 
     from tileorch.driver import compile_program
     from tileorch.launchers import cutile as rc
-    from tileorch.testing.attention_programs import attention_fwd_lse
 
-    arrays = tuple(Dev(0x7F0000000000 + (i + 1) * 0x10000000, (2, 256, 64)) for i in range(4))
-    args = arrays + (Dev(0x7F0050000000, (2, 256), "<f4"), 0.125, 256, 64, 64, 64)
-    p = compile_program(rc.export_bytecode(attention_fwd_lse, rc.describe_arguments(attention_fwd_lse, args)), "<lse>")
+    args = tuple(Dev(0x7F0000000000 + (i + 1) * 0x10000000, (2, 256, 64)) for i in range(5)) + (0.18, 256, 64, 64, 64)
+    p = compile_program(rc.export_bytecode(attention_two_tiles, rc.describe_arguments(attention_two_tiles, args)),
+                        "<two tiles>")
     assert p.kind == "simt"
-    assert any("attention_programs.py:" in r and "expected one tile store after the loop" in r for r in p.remarks), \
+    assert any("test_chained_variants.py:" in r and "a second store of a [1, 64, 64] tile" in r for r in p.remarks), \
         p.remarks
-    assert "lg2.approx.ftz.f32" in p.ptx
+
+
+@pytest.mark.parametrize("mode", ["plain", "overlap"])
+@pytest.mark.parametrize("m,hidden,tile_m,tile_h", [(200, 200, 128, 64), (77, 96, 64, 32)])
+def test_mlp_bias_in_the_loop(m, hidden, tile_m, tile_h, mode, monkeypatch):
+    """``relu(X W1 + b1) W2`` with the bias row loaded in the loop (a third loop load): each thread
+    reads its columns of tile j's bias slice from global memory (zero past the ragged end)."""
+    from tileorch.testing.attention_programs import mlp_bias
+
+    monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", "1" if mode == "overlap" else "0")
+    d, dout, rng = 64, 64, np.random.default_rng(m + hidden)
+    x = rng.standard_normal((m, d)).astype(np.float16)
+    w1 = (rng.standard_normal((d, hidden)) / 8).astype(np.float16)
+    w2 = (rng.standard_normal((hidden, dout)) / math.sqrt(hidden)).astype(np.float16)
+    b1 = rng.standard_normal((1, hidden)).astype(np.float16)
+    y = np.full((m, dout), np.nan, dtype=np.float32)
+    p, errors = _run(mlp_bias, (x, w1, w2, b1, y), [], (tile_m, tile_h, d, dout), (-(-m // tile_m), 1),
+                     out_index=4, reads=(3,))
+    assert p.chained["pipelined"] == (mode == "overlap")
+    h = np.maximum(x.astype(np.float32) @ w1.astype(np.float32) + b1.astype(np.float32), 0)
+    _check(y, h.astype(np.float16).astype(np.float32) @ w2.astype(np.float32), errors, atol=1e-2)

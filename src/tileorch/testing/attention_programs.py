@@ -220,6 +220,21 @@ def mlp_silu(X, W1, W2, Y, alpha: float, TILE_M: ct.Constant[int], TILE_H: ct.Co
     ct.store(Y, index=(bm, 0), tile=(acc * alpha).astype(Y.dtype))
 
 
+
+@ct.kernel
+def mlp_bias(X, W1, W2, B1, Y, TILE_M: ct.Constant[int], TILE_H: ct.Constant[int], D: ct.Constant[int],
+             DOUT: ct.Constant[int]):
+    """``Y = relu(X @ W1 + b1) @ W2``: the MLP chain with the first layer's bias row ``B1 [1, H]``
+    loaded inside the loop (tile j's ``[1, TILE_H]`` slice, broadcast over the rows)."""
+    bm = ct.bid(0)
+    x = ct.load(X, index=(bm, 0), shape=(TILE_M, D))
+    acc = ct.full((TILE_M, DOUT), 0.0, dtype=ct.float32)
+    for j in range(ct.num_tiles(W1, axis=1, shape=(D, TILE_H))):
+        h = ct.mma(x, ct.load(W1, index=(0, j), shape=(D, TILE_H)), ct.full((TILE_M, TILE_H), 0.0, dtype=ct.float32))
+        h = ct.maximum(h + ct.load(B1, index=(0, j), shape=(1, TILE_H)).astype(ct.float32), 0.0)
+        acc = ct.mma(h.astype(X.dtype), ct.load(W2, index=(j, 0), shape=(TILE_H, DOUT)), acc)
+    ct.store(Y, index=(bm, 0), tile=acc.astype(Y.dtype))
+
 @dataclass(frozen=True)
 class Case:
     kernel: Any

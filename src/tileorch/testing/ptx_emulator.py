@@ -6,10 +6,15 @@ kernel's subset of PTX), on the CPU with numpy: a test and debugging aid, not a 
 (``wgmma.*``, ``setmaxnreg``) for its warp group, ``bar.sync`` / ``bar.arrive`` count arrivals per
 named barrier.  Asynchrony is modelled where it decides correctness:
 
-* ``wgmma.mma_async`` computes ``D = A B (+ D)`` from the registers and shared memory at issue and
-  writes D only at the ``wgmma.wait_group`` that retires its group; until then any other
-  instruction that names one of its accumulator or A-fragment registers is reported
-  (:attr:`Emu.errors`);
+* ``wgmma.mma_async`` is asynchronous: it reads its shared-memory operands and A-fragment
+  registers and computes ``D = A B (+ D)`` only at the ``wgmma.wait_group`` that retires its group
+  (committed groups retire oldest first), and writes D then; until then any other instruction that
+  names one of its accumulator or A-fragment registers is reported (:attr:`Emu.errors`), so is a
+  TMA write into the shared bytes it reads, and an ``mbarrier.arrive`` by its warp group on a
+  barrier that ``guards`` those bytes (the release of a stage to the producer before the
+  ``wait_group`` that covers its last reader);
+* ``wgmma.fence``: a WGMMA whose accumulator or A-fragment registers another instruction of its
+  thread wrote after the warp group's last fence is reported (:attr:`Emu.fence_errors`);
 * ``cp.async.bulk.tensor`` copies its box at once (the tensor map's ``box`` contiguous elements,
   64 unless given, and its ``swizzle`` span, 128 bytes unless given; zero fill out of bounds) and
   completes its bytes on the mbarrier; ``mbarrier`` arrive / expect_tx / try_wait.parity follow the
@@ -20,7 +25,7 @@ named barrier.  Asynchrony is modelled where it decides correctness:
 * a global store outside every registered buffer raises :class:`Fault` ("illegal address"), so does
   a shared address outside the CTA's shared memory; a deadlock raises :class:`Fault` too.
 
-Not modelled: other CTAs, timing, memory ordering beyond the above, ``wgmma.fence`` (a no-op).
+Not modelled: other CTAs, timing, memory ordering beyond the above.
 Unknown instructions raise :class:`Fault`.
 """
 import re
@@ -29,6 +34,12 @@ import numpy as np
 
 GBASE = 1 << 40  # generic address of shared offset 0
 PARAM_BASE = 1 << 44  # generic address of kernel parameter i: PARAM_BASE + 256 i
+
+
+def stage_guards(record) -> dict:
+    """The ``guards`` of a chained kernel's record (``record["guards"]``: each stage's empty
+    barrier offset and the shared byte ranges of its tiles)."""
+    return {int(bar): [tuple(int(x) for x in r) for r in ranges] for bar, ranges in record.get("guards", [])}
 
 
 class Fault(Exception):
@@ -85,9 +96,12 @@ class Emu:
     """One CTA of the kernel in ``ptx``: ``params_values`` (one int per entry parameter: pointers as
     addresses, f32 as bits), ``tmaps`` (tensor-map parameter name -> ``{"array": [b, rows, cols]
     fp16, "rows": box rows}``, 64-column boxes), ``memory`` ([(base address, uint8 view, name)]
-    that global stores may write).  :meth:`run`, then read :attr:`errors`."""
+    that global loads may read and stores may write), ``guards`` (mbarrier shared offset -> [(lo, hi)] shared byte
+    ranges whose readers release them by arriving on that barrier: the stages' empty barriers).
+    :meth:`run`, then read :attr:`errors`.  ``wait_delay``: hold each ready ``wgmma.wait_group``
+    for that many steps of the other threads (a slow tensor core: races with the producer show)."""
 
-    def __init__(self, ptx, params_values, smem_bytes, nthreads, ctaid, tmaps, memory):
+    def __init__(self, ptx, params_values, smem_bytes, nthreads, ctaid, tmaps, memory, guards=None):
         self.params, self.insts, self.labels = parse(ptx)
         self.pv = dict(zip(self.params, params_values))
         self.N = nthreads
@@ -105,6 +119,16 @@ class Emu:
         self.open = {}
         self.pending = {}  # reg name -> set of warpgroups
         self.errors = []
+        self.guards = {int(k): [tuple(r) for r in v] for k, v in (guards or {}).items()}
+        self.clock = 0  # steps executed
+        self.wtime = {}  # reg name -> per-thread step of its last write by a non-WGMMA instruction
+        self.fence_t = {}  # warpgroup -> step of its last wgmma.fence
+        # WGMMA registers written after the last fence: kept apart from `errors` since LLVM places the
+        # copies that zero a chain's tied accumulator after the fence (ptxas folds them into the first
+        # WGMMA's zero accumulator input: harmless there, but outside the PTX rule)
+        self.fence_errors = []
+        self.wait_delay = 0  # steps a ready wgmma.wait_group waits while other threads can run
+        self.ready_since = {}
         self.parsed = [self._split(s) for s in self.insts]
 
     # ------------------------------------------------------------------ parsing helpers
@@ -170,6 +194,9 @@ class Emu:
         if x not in self.regs:
             self.regs[x] = np.full(self.N, 0x7FC00000, dtype=np.uint64)
         self.regs[x][T] = np.asarray(v).astype(np.uint64) if np.asarray(v).dtype != np.uint64 else v
+        if x not in self.wtime:
+            self.wtime[x] = np.full(self.N, -1, dtype=np.int64)
+        self.wtime[x][T] = self.clock
 
     def _check_pending(self, x, T):
         wgs = self.pending.get(x)
@@ -206,6 +233,18 @@ class Emu:
                 self.errors.append(f"ILLEGAL global store at {addr:#x}")
                 raise Fault(f"illegal global address {addr:#x}")
 
+    def global_load(self, a, nbytes):
+        out = []
+        for addr in a.tolist():
+            for base, buf, name in self.memory:
+                if base <= addr and addr + nbytes <= base + len(buf):
+                    out.append(int.from_bytes(buf[addr - base:addr - base + nbytes].tobytes(), "little"))
+                    break
+            else:
+                self.errors.append(f"ILLEGAL global load at {addr:#x}")
+                raise Fault(f"illegal global address {addr:#x}")
+        return np.array(out, dtype=np.uint64)
+
     # ------------------------------------------------------------------ mbarrier
     def mb(self, off):
         return self.mbar.setdefault(int(off), {"phase": 0, "count": None, "pending": None, "tx": 0})
@@ -231,14 +270,26 @@ class Emu:
             progressed = False
             order = pcs[rr % len(pcs):] + pcs[:rr % len(pcs)]
             rr += 1
+            held = []
             for pc in order:
                 T = self.live & (self.pc == pc)
                 if not T.any():
                     continue
+                if self.wait_delay and self.parsed[pc][1].startswith("wgmma.wait_group"):
+                    since = self.ready_since.setdefault(pc, steps)
+                    if steps - since < self.wait_delay:  # the tensor core is slow: others run first
+                        held.append((pc, T))
+                        continue
                 if self.step(pc, T):
+                    self.ready_since.pop(pc, None)
                     progressed = True
                     steps += 1
                     break
+            if not progressed and held:
+                pc, T = held[0]
+                self.ready_since.pop(pc, None)
+                progressed = self.step(pc, T)
+                steps += 1
             if not progressed:
                 raise Fault(f"deadlock at pcs {[(p, self.insts[p]) for p in pcs]}")
             if steps > max_steps:
@@ -262,6 +313,7 @@ class Emu:
 
     def step(self, pc, T):
         self.cur_pc = pc
+        self.clock += 1
         pred, op, ops = self.parsed[pc]
         if pred is not None:
             neg, p = pred
@@ -361,6 +413,11 @@ class Emu:
                 else:
                     v = v + np.uint64(GBASE)
                 self.set(ops[0], T, v)
+            elif ops[1].startswith("{"):  # mov.b64 d, {lo, hi} (mov.b32 d, {lo16, hi16})
+                halves = [self.get(x, T) for x in ops[1][1:-1].split(",")]
+                w = np.uint64(32 if op.endswith("64") else 16)
+                mask = np.uint64((1 << int(w)) - 1)
+                self.set(ops[0], T, (halves[0] & mask) | ((halves[1] & mask) << w))
             else:
                 self.set(ops[0], T, g(1))
             return
@@ -484,6 +541,11 @@ class Emu:
                 out.append(src[t - lane + o])
             self.set(ops[0], T, np.array(out, dtype=np.uint64))
             return
+        if base == "ld" and "global" in op:
+            a = self.addr(ops[1], T)
+            nbytes = int(parts[-1][1:]) // 8
+            self.set(ops[0], T, self.global_load(a, nbytes))
+            return
         if base == "st" and "global" in op:
             a = self.addr(ops[0], T)
             v = g(1)
@@ -556,6 +618,7 @@ class Emu:
             return
         if op.startswith("mbarrier.arrive"):
             a = self.shared_off(self.addr(ops[1], T))
+            self._check_release(a, tids)
             cnt = self.get(ops[2], T) if len(ops) > 2 else np.ones(len(tids), dtype=np.uint64)
             for off, c in zip(a.tolist(), cnt.tolist()):
                 self.mb_arrive(off, c)
@@ -601,6 +664,7 @@ class Emu:
             d = int(dst[k])
             if d % (8 * span):
                 raise Fault(f"{op}: shared destination {d:#x} not aligned to the {span}-byte swizzle's atom")
+            self._check_smem_write(d, d + rows * 2 * width, "a TMA load")
             for r in range(rows):
                 for chunk in range(2 * width // 16):
                     lin = d + r * 2 * width + chunk * 16
@@ -622,8 +686,8 @@ class Emu:
         hi = self.smem[phys + 1].astype(np.uint16)
         return (lo | (hi << 8)).view(np.float16).astype(np.float32)
 
-    def operand_tile(self, desc, rows_mn, tnsp):
-        """[rows_mn, 16] K-major view (element (mn, k)) of a swizzled smem operand."""
+    def operand_addrs(self, desc, rows_mn, tnsp):
+        """([rows_mn, 16] logical byte addresses (element (mn, k)), swizzle span) of a smem operand."""
         start = (desc & 0x3FFF) << 4
         lbo = ((desc >> 16) & 0x3FFF) << 4
         sbo = ((desc >> 32) & 0x3FFF) << 4
@@ -637,12 +701,59 @@ class Emu:
             addr = start + (mn // 8) * sbo + (mn % 8) * span + k * 2
         else:  # MN-major: k rows of `span` bytes (w mn), w-mn chunks LBO apart, 8-k groups SBO apart
             addr = start + (mn // w) * lbo + (k // 8) * sbo + (k % 8) * span + (mn % w) * 2
+        return addr, span
+
+    def operand_tile(self, desc, rows_mn, tnsp):
+        """[rows_mn, 16] K-major view (element (mn, k)) of a swizzled smem operand."""
+        addr, span = self.operand_addrs(desc, rows_mn, tnsp)
         return self.smem_elem(addr, span)
+
+    def operand_range(self, desc, rows_mn, tnsp):
+        """The [lo, hi) physical shared bytes a smem operand reads (a swizzle stays in its atom)."""
+        addr, span = self.operand_addrs(desc, rows_mn, tnsp)
+        phys = _swizzle(np.asarray(addr, dtype=np.int64), span)
+        lo, hi = int(phys.min()), int(phys.max()) + 2
+        if lo < 0 or hi > len(self.smem):
+            raise Fault(f"WGMMA descriptor {desc:#x}: shared bytes {lo:#x}..{hi:#x} out of range")
+        return lo, hi
+
+    def _in_flight(self, wgs=None):
+        """(warpgroup, entry) of every issued, not retired WGMMA (of ``wgs`` if given)."""
+        for wg in set(self.groups) | set(self.open):
+            if wgs is not None and wg not in wgs:
+                continue
+            for grp in self.groups.get(wg, []) + [self.open.get(wg, [])]:
+                for ent in grp:
+                    yield wg, ent
+
+    def _check_smem_write(self, lo, hi, what):
+        for wg, ent in self._in_flight():
+            for a, b in ent["smem"]:
+                if lo < b and a < hi:
+                    self.errors.append(f"pc {self.cur_pc}: {what} writes shared bytes {lo:#x}..{hi:#x} that an "
+                                       f"in-flight WGMMA of wg {wg} reads ({a:#x}..{b:#x})")
+                    return
+
+    def _check_release(self, offs, tids):
+        """An arrive on a guard barrier while the arriving warp group's WGMMAs still read its bytes."""
+        for off, t in zip(offs.tolist(), tids.tolist()):
+            rngs = self.guards.get(int(off))
+            if not rngs:
+                continue
+            for wg, ent in self._in_flight({int(t) // 128}):
+                for a, b in ent["smem"]:
+                    if any(lo < b and a < hi for lo, hi in rngs):
+                        self.errors.append(f"pc {self.cur_pc}: '{self.insts[self.cur_pc]}' releases shared bytes "
+                                           f"{a:#x}..{b:#x} (barrier {off:#x}) that an in-flight WGMMA of wg {wg} "
+                                           "still reads: the release precedes the wait_group that retires it")
+                        return
 
     def wgmma(self, op, ops, T):
         tids = np.nonzero(T)[0]
         wgs = sorted({int(t) // 128 for t in tids})
         if op.startswith("wgmma.fence"):
+            for wg in wgs:
+                self.fence_t[wg] = self.clock
             return
         if op.startswith("wgmma.commit_group"):
             for wg in wgs:
@@ -655,14 +766,15 @@ class Emu:
                 gs = self.groups.get(wg, [])
                 retire = gs[:len(gs) - keep] if keep else gs
                 self.groups[wg] = gs[len(gs) - keep:] if keep else []
-                for grp in retire:
-                    for regs, vals, ts in grp:
-                        for name, v in zip(regs, vals):
+                for grp in retire:  # oldest first; a chain's WGMMAs in issue order
+                    for ent in grp:
+                        for name in ent["dregs"] + ent["aregs"]:
                             self.pending[name].discard(wg)
-                    for regs, vals, ts in grp:
-                        for name, v in zip(regs, vals):
+                    for ent in grp:
+                        vals = ent["compute"]()
+                        for name, v in zip(ent["dregs"], vals):
                             self.regs.setdefault(name, np.full(self.N, 0x7FC00000, dtype=np.uint64))
-                            self.regs[name][ts] = v
+                            self.regs[name][ent["ts"]] = v
             return
         m = re.match(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.f16\.f16", op)
         if not m:
@@ -670,27 +782,64 @@ class Emu:
         n = int(m.group(1))
         dregs = [x.strip() for x in ops[0][1:-1].split(",")]
         reg_a = ops[1].startswith("{")
+        aregs = [x.strip() for x in ops[1][1:-1].split(",")] if reg_a else []
         for wg in wgs:
             TT = np.zeros(self.N, dtype=bool)
             TT[wg * 128:(wg + 1) * 128] = True
             TT &= T
             ts = np.nonzero(TT)[0]
             assert len(ts) == 128, len(ts)
-            lane = ts % 32
-            warp = (ts % 128) // 32
-            r0 = 16 * warp + lane // 4
-            c0 = 2 * (lane % 4)
-            # the accumulator: in-flight values of this chain if any (same registers, implicit order)
-            cur = self.chain_value(wg, dregs, TT)
+            # registers other instructions wrote since the warp group's last wgmma.fence
+            fence = self.fence_t.get(wg, -1)
+            late = [nm for nm in dregs + aregs if nm in self.wtime and (self.wtime[nm][ts] > fence).any()]
+            if late:
+                self.fence_errors.append(f"pc {self.cur_pc}: WGMMA registers written after the last wgmma.fence: "
+                                         + " ".join(late))
+            for nm in late:  # reported once: the WGMMA owns them now
+                self.wtime[nm][ts] = -1
+            # an accumulator still being written by an in-flight WGMMA of another chain
+            chained = any(ent["dregs"] == dregs for _, ent in self._in_flight({wg}))
+            if not chained:
+                for name in dregs:
+                    if self.pending.get(name) and wg in self.pending[name]:
+                        self.errors.append(f"WGMMA reads {name} written by an in-flight WGMMA of another chain")
+                        break
+            for name in aregs:
+                self._check_pending(name, TT)
+            if reg_a:
+                descb = int(self.get(ops[2], TT)[0])
+                scale_d, tnsp_b, desca, tnsp_a = ops[3], int(ops[6]), None, 0
+            else:
+                desca = int(self.get(ops[1], TT)[0])
+                descb = int(self.get(ops[2], TT)[0])
+                scale_d, tnsp_a, tnsp_b = ops[3], int(ops[6]), int(ops[7])
+            sd = int(self.get(scale_d, TT)[0]) if scale_d.startswith("%") or scale_d == "p" else int(scale_d)
+            smem = [self.operand_range(descb, n, tnsp_b)]
+            if desca is not None:
+                smem.append(self.operand_range(desca, 64, tnsp_a))
+            ent = {"dregs": dregs, "aregs": aregs, "ts": ts, "smem": smem,
+                   "compute": self._deferred(n, dregs, aregs, TT, ts, desca, tnsp_a, descb, tnsp_b, sd)}
+            self.open.setdefault(wg, []).append(ent)
+            for name in dregs + aregs:
+                self.pending.setdefault(name, set()).add(wg)
+
+    def _deferred(self, n, dregs, aregs, TT, ts, desca, tnsp_a, descb, tnsp_b, sd):
+        """``D = A B (+ D)`` evaluated when the WGMMA retires: shared memory, the A fragment and D
+        (the chain's previous result, already retired) as they are then."""
+        lane = ts % 32
+        warp = (ts % 128) // 32
+        r0 = 16 * warp + lane // 4
+        c0 = 2 * (lane % 4)
+
+        def compute():
             D = np.zeros((64, n), dtype=np.float32)
             for i, name in enumerate(dregs):
                 gidx, h, j = i // 4, (i // 2) % 2, i % 2
-                D[r0 + 8 * h, 8 * gidx + c0 + j] = f32(cur[i])
-            if reg_a:
-                aregs = [x.strip() for x in ops[1][1:-1].split(",")]
+                cur = self.regs.setdefault(name, np.full(self.N, 0x7FC00000, dtype=np.uint64))[TT]
+                D[r0 + 8 * h, 8 * gidx + c0 + j] = f32(cur)
+            if aregs:
                 A = np.zeros((64, 16), dtype=np.float32)
                 for q, name in enumerate(aregs):
-                    self._check_pending(name, TT)
                     v = self.regs[name][TT]
                     lo = (v & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float32)
                     hi = ((v >> np.uint64(16)) & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float32)
@@ -698,45 +847,12 @@ class Emu:
                     cc = c0 + 8 * (q // 2)
                     A[rr, cc] = lo
                     A[rr, cc + 1] = hi
-                descb = int(self.get(ops[2], TT)[0])
-                scale_d = ops[3]
-                tnsp_b = int(ops[6])
             else:
-                desca = int(self.get(ops[1], TT)[0])
-                descb = int(self.get(ops[2], TT)[0])
-                A = self.operand_tile(desca, 64, int(ops[6]))
-                tnsp_b = int(ops[7])
-                scale_d = ops[3]
+                A = self.operand_tile(desca, 64, tnsp_a)
             B = self.operand_tile(descb, n, tnsp_b)  # [n, 16]
-            sd = self.get(scale_d, TT)[0] if scale_d.startswith("%") or scale_d == "p" else int(scale_d)
-            res = A.astype(np.float32) @ B.T.astype(np.float32) + (D if int(sd) else 0)
-            vals = []
-            for i, name in enumerate(dregs):
-                gidx, h, j = i // 4, (i // 2) % 2, i % 2
-                vals.append(b32(res[r0 + 8 * h, 8 * gidx + c0 + j].astype(np.float32)))
-            self.open.setdefault(wg, []).append((dregs, vals, ts))
-            for name in dregs:
-                self.pending.setdefault(name, set()).add(wg)
-            if reg_a:
-                for name in aregs:
-                    self.pending.setdefault(name, set()).add(wg)
-                # A registers retire with the group: record them with their own values
-                self.open[wg].append((aregs, [self.regs[nm][TT].copy() for nm in aregs], ts))
+            with np.errstate(all="ignore"):
+                res = A.astype(np.float32) @ B.T.astype(np.float32) + (D if sd else 0)
+            return [b32(res[r0 + 8 * ((i // 2) % 2), 8 * (i // 4) + c0 + i % 2].astype(np.float32))
+                    for i in range(len(dregs))]
 
-    def chain_value(self, wg, dregs, TT):
-        """The accumulator registers' value as the next WGMMA of a chain sees it: the last in-flight
-        write of the same registers (open group or committed-not-retired), else the register file."""
-        latest = None
-        for grp in self.groups.get(wg, []) + [self.open.get(wg, [])]:
-            for regs, vals, ts in grp:
-                if regs == dregs:
-                    latest = vals
-        if latest is not None:
-            return latest
-        out = []
-        for name in dregs:
-            if self.pending.get(name) and wg in self.pending[name]:
-                self.errors.append(f"WGMMA reads {name} written by an in-flight WGMMA of another chain")
-            self.regs.setdefault(name, np.full(self.N, 0x7FC00000, dtype=np.uint64))
-            out.append(self.regs[name][TT])
-        return out
+        return compute

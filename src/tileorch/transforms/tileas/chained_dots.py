@@ -61,7 +61,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 
 from tileorch.diagnostics import LocatedError
-from tileorch.transforms.tileas.common import source_load
+from tileorch.transforms.tileas.common import producer_load, source_load
 from tileorch.dialects.record_attr import encode_record
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects import nv_tileas_tile as ts
@@ -225,6 +225,7 @@ class ChainedKernel:
     carried: list[tuple[int, int]]  # (iter-arg index, width X) of the loop's tile-carried values
     yields: list[SSAValue]  # the new value of each iter arg (through the pipeline's consumer_read)
     branches: list[scf.IfOp] = field(default_factory=list)  # scf.if on a scalar, tile results (masks)
+    row_stores: list = field(default_factory=list)  # (store, [tm, 1] value): row vectors stored after the loop
 
 
 def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop: bool) -> tuple[Operand, list[str]]:
@@ -309,11 +310,13 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     if len(dts) != 1:
         _fail(d1, "all dot operands must have the same element type")
     stores = [o for o in kernel.walk() if isinstance(o, ts.TiledStoreOp)]
-    if len(stores) != 1 or loop.is_ancestor(stores[0]):
-        _fail(kernel, "expected one tile store after the loop")
-    st = stores[0]
-    for o in kernel.walk():  # the lowering evaluates values: effects other than the one store are lost
-        if any(w in o.name for w in ("atomic", "print", "assert", "store")) and o is not st:
+    if not stores or any(loop.is_ancestor(x) for x in stores):
+        _fail(kernel, "expected the tile stores after the loop")
+    tiles = [x for x in stores if list(x.tile.type.get_shape())[-2:] == [tm, dv]]
+    st = tiles[0] if tiles else stores[0]
+    row_stores = [(x, _row_vector(x, tm)) for x in stores if x is not st]
+    for o in kernel.walk():  # the lowering evaluates values: effects other than the stores are lost
+        if any(w in o.name for w in ("atomic", "print", "assert", "store")) and o not in stores:
             _fail(o, f"'{o.name}' in a chained-dots kernel is not supported yet")
     shape = list(st.tile.type.get_shape())
     if shape[-2:] != [tm, dv] or any(x != 1 for x in shape[:-2]):
@@ -344,7 +347,19 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
         if any(isinstance(p, scf.IfOp) for p in _parents(br, loop)):
             _fail(br, "nested branches in the loop are not supported yet")
         branches.append(br)
-    return ChainedKernel(kernel, d1, d2, loop, a0, b1, b2, st, tm, tn, d, dv, dts.pop(), carried, yields, branches)
+    return ChainedKernel(kernel, d1, d2, loop, a0, b1, b2, st, tm, tn, d, dv, dts.pop(), carried, yields, branches,
+                         row_stores)
+
+
+def _row_vector(st: Operation, tm: int) -> SSAValue:
+    """The ``[tm, 1]`` per-row value a second store after the loop writes (a log-sum-exp ``[1, tm]``
+    or ``[tm]`` row vector beside the accumulator tile): one value per accumulator row."""
+    shape = list(st.tile.type.get_shape())
+    v, _ = _strip(st.tile)
+    if sorted(shape) != [1] * (len(shape) - 1) + [tm] or _fragment_width(v, tm) != 1:
+        _fail(st, f"a second store of a {shape} tile: besides the [{tm}, X] accumulator tile only a row vector of "
+                  f"the rows' values ([{tm}, 1] reshaped to [1, {tm}] or [{tm}]) is supported")
+    return v
 
 
 def _parents(op: Operation, stop: Operation):
@@ -783,6 +798,7 @@ class FragmentLowering(EpilogueLowering):
     row_of: dict = field(default_factory=dict)  # id(row value) -> h
     col_of: dict = field(default_factory=dict)  # id(col value) -> (g, j)
     zero: SSAValue | None = None  # the site's one constant-0 coordinate (broadcast dimensions)
+    loop_iv: SSAValue | None = None  # the program loop's induction variable (its value in ``scalars``)
 
     def at(self, v: SSAValue, coords: tuple[Coord, ...]) -> SSAValue:
         return super().at(v, tuple(self._canon(c) for c in coords))
@@ -811,6 +827,16 @@ class FragmentLowering(EpilogueLowering):
         if isinstance(v.type, TensorType) and isinstance(v.owner, Operation) and v.owner.name == "nv_tileaa.reduce":
             return self._reduce(v.owner, coords)
         if isinstance(v, BlockArgument) and isinstance(v.type, TensorType):
+            ld = producer_load(v)
+            if ld is not None and self.loop_iv in self.scalars:
+                # a tile the producer loads in the loop besides the dots' operands (a bias row): each
+                # thread reads its own elements from global memory, the producer's iv being the loop's
+                ploop = ld.parent_op()
+                while ploop is not None and not isinstance(ploop, scf.ForOp):
+                    ploop = ploop.parent_op()
+                if ploop is not None:
+                    self.scalars[ploop.body.blocks.first.args[0]] = self.scalars[self.loop_iv]
+                return self._load(ld, coords)
             raise unsupported(self.store, "reads a tile carried into a region that is not the loop's")
         return super()._at(v, coords)
 
@@ -897,13 +923,15 @@ def _frag_regs(width: int) -> list[tuple[int, int, int]]:
     return out
 
 
-def _store_element(low: FragmentLowering, coords: tuple[Coord, ...], value: SSAValue) -> None:
-    """Predicated global store of ``value`` (f32) at tile coordinates ``coords`` of the store."""
+def _store_element(low: FragmentLowering, coords: tuple[Coord, ...], value: SSAValue, st: Operation | None = None,
+                   pred: SSAValue | None = None) -> None:
+    """Predicated global store of ``value`` (f32) at tile coordinates ``coords`` of the store ``st``
+    (the accumulator tile's unless given), in bounds and where ``pred`` (if given) holds."""
     e = low.e
-    st = low.store
+    st = low.store if st is None else st
     view = low.scalar(st.view)
     mem = view.memref
-    offset, ok = None, None
+    offset, ok = None, pred
     for i, c in enumerate(coords):
         idx = low._i32(low.scalar(st.indices[i]))
         g = e.add_i(e.mul_i(idx, e.const(view.step[i])), c.value)
@@ -937,6 +965,7 @@ class _Site:
         self.tmp = Block()
         self.e = Emitter(self.tmp, 128)
         self.low = FragmentLowering(ck.kernel.body.blocks.first, None, ck.store, KernelEnv(args, [], []), self.e)
+        self.low.loop_iv = ck.loop.body.blocks.first.args[0]
         if coords is not None:
             self.bind(coords, tile_coord)
 
@@ -1098,10 +1127,24 @@ def _s_init(kb: _Kernel, site_of, iv: SSAValue, provided: dict, name: str) -> SS
 
 
 def _b2_descriptors(ck: ChainedKernel, e: Emitter, b2_addr: SSAValue) -> list[SSAValue]:
-    """The second dot's B descriptor of each k16 step from ``b2_addr`` (16-byte units of its stage)."""
+    """The second dot's B descriptor of each k16 step from ``b2_addr`` (16-byte units of its stage).
+
+    Each descriptor is assembled from its two 32-bit words (``mov.b64 {lo, hi}``): the low word is
+    the step's start address (14 bits: no carry) OR'ed with the leading offset, the high word the
+    constant stride / swizzle bits.  Written as a 64-bit ``(addr | C) + off`` (LLVM folds it to
+    ``addr + (C + off)``), ptxas 13.0 dropped the high word's add (``UIADD3.X``) of the last tile's
+    descriptors in the overlapped kernel: the second dot read its B operand unswizzled with a zero
+    stride (wrong or NaN outputs, out-of-range shared reads on the H200)."""
     b2_const, b2_offs = _b_steps(ck.b2, ck.tn // 16)
-    b2_desc = e.v(arith.OrIOp(b2_addr, e.v(arith.ConstantOp(IntegerAttr(b2_const, i64)))))
-    return [e.v(arith.AddiOp(b2_desc, e.v(arith.ConstantOp(IntegerAttr(off // 16, i64))))) for off in b2_offs]
+    lo_bits, hi_bits = b2_const & 0xFFFFFFFF, b2_const >> 32
+    addr = e.v(arith.TruncIOp(b2_addr, i32))
+    hi = e.const(hi_bits - (1 << 32) if hi_bits >> 31 else hi_bits)
+    out = []
+    for off in b2_offs:
+        start = e.add_i(addr, e.const(off // 16)) if off else addr
+        lo = e.v(arith.OrIOp(start, e.const(lo_bits - (1 << 32) if lo_bits >> 31 else lo_bits)))
+        out.append(e.v(llvm.InlineAsmOp("mov.b64 $0, {$1, $2};", "=l,r,r", [lo, hi], [i64])))
+    return out
 
 
 def _second_dot(ck: ChainedKernel, e: Emitter, a_flat: list[SSAValue], c_in: list[SSAValue],
@@ -1283,6 +1326,16 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
     return result
 
 
+def _stage_guards(ck: ChainedKernel, plan: Plan) -> list:
+    """``[empty barrier offset, [[lo, hi] of the stage's B1 tile, [lo, hi] of its B2 tile]]`` for each
+    stage (dynamic shared-memory byte offsets): a consumer's arrive on the barrier hands those
+    bytes to the producer (the PTX emulator's ``guards``: the release must follow the last read)."""
+    off = plan.offsets()
+    return [[off["empty"] + 8 * s, [[off["b1"] + s * plan.b1_stride, off["b1"] + s * plan.b1_stride + ck.b1.bytes],
+                                    [off["b2"] + s * plan.b2_stride, off["b2"] + s * plan.b2_stride + ck.b2.bytes]]]
+            for s in range(plan.stages)]
+
+
 def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> None:
     """Replace the tier kernel ``kernel`` by the chained-dots kernel (a located error says why
     it cannot be; an unexpected failure is the driver's to report: ``lower_tileaa_program`` makes
@@ -1367,6 +1420,15 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     for h, g, j in _frag_regs(ck.dv):
         value = s.low.element(Coord(rows[h], 0), Coord(cols[(g, j)], 1))
         _store_element(s.low, (zero,) * lead + (Coord(rows[h], 0), Coord(cols[(g, j)], 1)), value)
+    # row vectors stored beside the tile (a log-sum-exp): the quad's thread holding column 0 of the row
+    first = (s.e.v(arith.CmpiOp(s.e.v(arith.AndIOp(lane, s.e.const(3))), s.e.const(0), "eq")) if ck.row_stores
+             else None)
+    for st, v in ck.row_stores:
+        shape = list(st.tile.type.get_shape())
+        for h in range(2):
+            value = s.low.at(v, (Coord(rows[h], 0), zero))
+            coords = tuple(Coord(rows[h], 0) if x == ck.tm else zero for x in shape)
+            _store_element(s.low, coords, s.e.to_f32(value), st, first)
     kb.splice(s.tmp)
     fn = kb.finish(producer)
 
@@ -1375,7 +1437,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
               "tm": ck.tm, "tn": ck.tn,
               "d": ck.d, "dv": ck.dv, "dtype": ck.dtype,
               "tmaps": [{"arg": o.arg, "rows": o.rows, "rank": o.rank, "box": o.box, "swizzle": o.row_bytes}
-                        for o in (ck.a0, ck.b1, ck.b2)]}
+                        for o in (ck.a0, ck.b1, ck.b2)],
+              "guards": _stage_guards(ck, plan)}
     fn.attributes[CHAINED_ATTR] = encode_record(record)
     fn.attributes["tileorch.tile_kernel"] = StringAttr(kernel.sym_name.data)
     module.body.block.insert_op_before(fn, kernel)
