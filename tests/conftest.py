@@ -88,7 +88,10 @@ LONGEST_FIRST = (
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
     """Longest test files first, GPU tests last (when there is no GPU here); a stable sort, so a
-    file's tests keep their order (and share their module fixtures)."""
+    file's tests keep their order (and share their module fixtures).  ``--ff``/``--nf`` keep
+    their own order."""
+    if getattr(config.option, "failedfirst", False) or getattr(config.option, "newfirst", False):
+        return
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     gpu_last = not _gpu_present()
 
