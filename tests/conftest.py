@@ -62,6 +62,50 @@ def pytest_cmdline_main(config):
     return None
 
 
+# Test files whose tests take longest (CPU seconds of a full run, ``--cpu-durations``), longest
+# first.  They run first, and the tests that a machine without GPU skips run last: xdist then hands
+# the long tests out while the workers are all busy and ends on short ones, so that the workers
+# finish together instead of one running a long test picked up last while the other is idle.
+# Order only: every test still runs; a file missing here keeps its place after these.
+LONGEST_FIRST = (
+    "test_lit.py",
+    "unit/test_dot_zoo_tier.py",
+    "unit/test_chained_dots.py",
+    "unit/test_examples_compile.py",
+    "unit/test_chained_narrow.py",
+    "unit/test_chained_variants.py",
+    "unit/test_cutile_pointer_programs.py",
+    "unit/test_cutile_op_coverage.py",
+    "unit/test_cli_errors.py",
+    "unit/test_chained_emulated.py",
+    "unit/test_float_bits.py",
+    "unit/test_simt_dynamic_smem.py",
+    "unit/test_gpu_kernels.py",
+    "unit/test_fuzz_bytecode.py",
+)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """Longest test files first, GPU tests last (when there is no GPU here); a stable sort, so a
+    file's tests keep their order (and share their module fixtures).  ``--ff``/``--nf`` keep
+    their own order."""
+    if getattr(config.option, "failedfirst", False) or getattr(config.option, "newfirst", False):
+        return
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    gpu_last = not _gpu_present()
+
+    def key(item) -> int:
+        path = item.nodeid.split("::", 1)[0].replace("\\", "/")
+        if path.startswith("tests/"):
+            path = path[len("tests/"):]
+        if gpu_last and path.startswith("gpu/"):
+            return len(rank) + 1
+        return rank.get(path, len(rank))
+
+    items.sort(key=key)
+
+
 GPU_SKIP_PREFIX = "needs an NVIDIA GPU: "  # tests/gpu/conftest.py's skip reason
 
 
@@ -77,9 +121,79 @@ def _gpu_skip_reason(report) -> str | None:
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    """One line saying that the GPU tests were skipped, and why, when there is no GPU here."""
+    """One line saying that the GPU tests were skipped, and why, when there is no GPU here; the CPU
+    table of ``--cpu-durations``."""
     reasons = [r for r in map(_gpu_skip_reason, terminalreporter.stats.get("skipped", [])) if r is not None]
     if reasons:
         terminalreporter.write_line(
             f"{len(reasons)} GPU tests skipped: no Hopper GPU / cuda-python here (expected on CPU-only machines; "
             f"{reasons[0]})")
+    limit = config.getoption("cpu_durations")
+    if limit is not None:
+        _cpu_report(terminalreporter, limit)
+
+
+# --- CPU time per test (--cpu-durations=N) ----------------------------------------------------
+# Wall durations (--durations) mean little on a loaded machine; the CPU seconds a test spends,
+# its subprocesses included (once waited for), do not depend on how many other jobs share the
+# cores.  Used to find and check the suite's costs.
+
+
+def pytest_addoption(parser):
+    parser.addoption("--cpu-durations", type=int, default=None, metavar="N",
+                     help="show the N tests that used most CPU (user+sys, subprocesses included; 0: all) "
+                          "and the CPU and wall seconds of each test file")
+
+
+def _cpu_seconds() -> float:
+    import resource
+
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    if item.config.getoption("cpu_durations") is None:
+        return
+    start = item.__dict__.pop("_cpu_start", None)
+    now = _cpu_seconds()
+    if start is not None:
+        outcome.get_result().user_properties.append(("cpu_s", now - start))
+    item._cpu_start = now  # the next phase (call, teardown) starts here
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item):
+    if item.config.getoption("cpu_durations") is not None:
+        item._cpu_start = _cpu_seconds()
+    yield
+
+
+def _cpu_report(terminalreporter, limit: int) -> None:
+    from collections import defaultdict
+
+    cpu: dict[str, float] = defaultdict(float)
+    wall: dict[str, float] = defaultdict(float)
+    for reports in terminalreporter.stats.values():
+        for rep in reports:
+            props = dict(getattr(rep, "user_properties", ()) or ())
+            if "cpu_s" in props and hasattr(rep, "nodeid"):
+                cpu[rep.nodeid] += props["cpu_s"]
+                wall[rep.nodeid] += getattr(rep, "duration", 0.0)
+    if not cpu:
+        return
+    tr = terminalreporter
+    tr.write_sep("=", f"CPU seconds per test (user+sys, subprocesses included); total {sum(cpu.values()):.1f} s")
+    ranked = sorted(cpu.items(), key=lambda kv: -kv[1])
+    for nodeid, s in ranked[:limit] if limit else ranked:
+        tr.write_line(f"{s:8.2f} cpu {wall[nodeid]:8.2f} wall  {nodeid}")
+    files_cpu: dict[str, float] = defaultdict(float)
+    files_wall: dict[str, float] = defaultdict(float)
+    for nodeid, s in cpu.items():
+        files_cpu[nodeid.split("::")[0]] += s
+        files_wall[nodeid.split("::")[0]] += wall[nodeid]
+    tr.write_sep("=", "CPU seconds per test file")
+    for path, s in sorted(files_cpu.items(), key=lambda kv: -kv[1]):
+        tr.write_line(f"{s:8.2f} cpu {files_wall[path]:8.2f} wall  {path}")

@@ -14,6 +14,12 @@ config.environment["PATH"] = os.pathsep.join(
     [os.path.dirname(sys.executable), os.environ.get("PATH", "")]
 )
 config.environment["PYTHONPATH"] = os.environ.get("PYTHONPATH", "")
+# Under pytest (tests/test_lit.py) the session's compile cache and backend memo (tests/conftest.py):
+# no stale hits from ~/.cache, and a kernel the unit tests or another lit test already compiled
+# is not compiled again.  Run alone, lit keeps tileorch's defaults.
+for name in ("TILEORCH_CACHE_DIR", "TILEORCH_BACKEND_MEMO"):
+    if os.environ.get(name):
+        config.environment[name] = os.environ[name]
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(
     (
