@@ -156,3 +156,109 @@ def test_transposed_tile_into_a_column_major_c_is_refused_with_a_location():
     assert p.kind == "simt"
     assert any("a transposed tile stored through a view with dimension order [1, 0]" in r and "refused" in r
                for r in p.remarks), p.remarks
+
+
+# -- the store addressing, run on the CPU ------------------------------------------------------
+
+def _epilogue_kernel(kernel, described, tile_n: int):
+    """A SIMT kernel of 256 threads (two consumer warp groups) that runs only the tier's
+    transposed store of C for one work tile, with each accumulator element's value a function of
+    its global (row, column): ``row * 7 + column * 3``.  Parameters: the tile kernel's, then the
+    work tile's first row and column and its program ids (0, 1).  The fragment coordinates are
+    the WGMMA D fragment's, as ``convert-nv-tileas-to-cutlass`` computes them."""
+    from xdsl.dialects import arith, func
+    from xdsl.dialects.builtin import DenseArrayBase, StringAttr, UnitAttr, f32, i32
+
+    from tileorch.backend.pipeline import parse_pipeline, run_passes
+    from tileorch.dialects import nv_tileaa as aa
+    from tileorch.dialects import nvvm
+    from tileorch.frontend.cutile import load
+    from tileorch.registry import make_context
+    from tileorch.transforms.tileaa_to_simt.emit import Emitter
+    from tileorch.transforms.tileas.convert_to_cutlass import _param_type, analyze_dot_kernel
+    from tileorch.transforms.tileas.epilogue import Coord, EpilogueLowering, KernelEnv
+    from tileorch.transforms.transpose_column_major import transpose_column_major
+
+    ctx = make_context()
+    module = load(rc.export_bytecode(kernel, described), "k", ctx)
+    run_passes(ctx, module, parse_pipeline("convert-cudatile-to-tileaa{compute_capability=sm_90a}"))
+    transpose_column_major(module)
+    run_passes(ctx, module, parse_pipeline("tileas-tier"))
+    tk = next(op for op in module.walk() if isinstance(op, aa.FuncOp))
+    dk = analyze_dot_kernel(tk)
+    assert dk.c_transposed
+    types = [_param_type(tk, t) for t in tk.function_type.inputs.data] + [i32] * 4
+    fn = func.FuncOp("epilogue", (types, []))
+    blk = fn.body.blocks.first
+    args = list(blk.args)
+    nparams = len(types) - 4
+    e = Emitter(blk, 256)
+    env = KernelEnv(args[:nparams], [args[nparams + 2], args[nparams + 3], e.const(0)], args[nparams:nparams + 2])
+    tid = e.v(nvvm.SPECIAL_REGISTERS["tid.x"]())
+    t = e.v(arith.AndIOp(tid, e.const(127)))
+    wg = e.v(arith.ShRUIOp(tid, e.const(7)))
+    warp, lane = e.v(arith.ShRUIOp(t, e.const(5))), e.v(arith.AndIOp(t, e.const(31)))
+    row0 = e.add_i(e.add_i(e.mul_i(wg, e.const(64)), e.mul_i(warp, e.const(16))), e.v(arith.ShRUIOp(lane, e.const(2))))
+    col_in = e.mul_i(e.v(arith.AndIOp(lane, e.const(3))), e.const(2))
+    lowering = EpilogueLowering(tk.body.blocks.first, dk.acc, dk.store, env, e, store_swapped=dk.c_swapped)
+    for g in range(tile_n // 8):
+        for half in range(2):
+            for j in range(2):
+                row = Coord(e.add_i(row0, e.const(8 * half)), 0)
+                col = Coord(e.add_i(col_in, e.const(8 * g + j)), 1)
+
+                def value(row=row, col=col):
+                    r, c = e.add_i(env.origin[0], row.value), e.add_i(env.origin[1], col.value)
+                    return e.v(arith.SIToFPOp(e.add_i(e.mul_i(r, e.const(7)), e.mul_i(c, e.const(3))), f32))
+
+                lowering.acc_element = value
+                lowering.memo.clear()
+                lowering.transposed_store(row, col, dk.c_swapped)
+    blk.add_op(func.ReturnOp())
+    fn.attributes["nvvm.kernel"] = UnitAttr()
+    fn.attributes["nvvm.maxntid"] = DenseArrayBase.from_list(i32, [256])
+    fn.attributes["sym_visibility"] = StringAttr("public")
+    return fn
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_transposed_store_addressing_on_the_cpu(form):
+    """Every element of a ragged C^T (M = 150, N = 140, 128 x 128 tiles: four work tiles, three
+    of them partial) is written once with its own (row, column)'s value (plus the bias of its
+    column, relu, for the permuted program), nothing outside it: f32 C so that the values are
+    exact."""
+    import numpy as np
+
+    from simt_interp import Interpreter, Memory
+
+    m, n, k = 150, 140, 64
+    kernel, args = _args(form, m, n, k)
+    described = _describe(kernel, args, "f16")
+    ci = len(described) - 4  # C: the last array before the three tile constants
+    described = [dataclasses.replace(x, dtype="float32") if i == ci else x for i, x in enumerate(described)]
+    fn = _epilogue_kernel(kernel, described, 128)
+    mem = Memory()
+    a = np.zeros((m, k), np.float16)
+    b = np.zeros((k, n), np.float16)
+    guard = 64
+    ct_buf = np.full(n * m + guard, np.nan, np.float32)  # C^T [N, M] row-major, then a guard
+    params = []
+    bias = np.arange(n, dtype=np.float16)
+    for x in (a, b, bias) if form == "permute" else (a, b):
+        base = mem.place(x.ravel(), 0)
+        params += [base, *x.shape, *(s // x.itemsize for s in x.strides)]
+    c_base = mem.place(ct_buf, 0)
+    if described[ci].column_major:  # the cuTile entry's own view: C [M, N], strides (1, M)
+        params += [c_base, m, n, 1, m]
+    else:
+        params += [c_base, n, m, m, 1]
+    interp = Interpreter(fn, mem, 256)
+    for tm_i in range(2):
+        for tn_i in range(2):
+            interp.run([*params, 128 * tm_i, 128 * tn_i, tm_i, tn_i], (1, 1, 1))
+    raw, off = mem.find(c_base, ct_buf.nbytes)
+    flat = np.frombuffer(raw[off:off + ct_buf.nbytes].tobytes(), np.float32)
+    rows, cols = np.meshgrid(np.arange(m), np.arange(n), indexing="ij")
+    want = rows * 7 + cols * 3 + (cols if form == "permute" else 0)
+    np.testing.assert_array_equal(flat[:n * m].reshape(n, m).T, want.astype(np.float32))
+    assert np.isnan(flat[n * m:]).all(), "stored past C"
