@@ -25,7 +25,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-ENV_VARIANTS = {"": {}, "+overlap": {"TILEORCH_ATTN_OVERLAP": "1"}, "+pingpong": {"TILEORCH_ATTN_PINGPONG": "1"}}
+ENV_VARIANTS = {"": {"TILEORCH_ATTN_OVERLAP": "0"}, "+overlap": {"TILEORCH_ATTN_OVERLAP": "1"},
+                "+pingpong": {"TILEORCH_ATTN_PINGPONG": "1", "TILEORCH_ATTN_OVERLAP": "0"}}
 """Name suffix -> environment of the chained programs' compiles."""
 
 

@@ -13,7 +13,7 @@ import pytest
 HAVE_CUTILE = importlib.util.find_spec("cuda") is not None and importlib.util.find_spec("cuda.tile") is not None
 pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Python) is not installed")
 
-SWITCHES = {"plain": {}, "pingpong": {"TILEORCH_ATTN_PINGPONG": "1"}, "overlap": {"TILEORCH_ATTN_OVERLAP": "1"}}
+SWITCHES = {"plain": {"TILEORCH_ATTN_OVERLAP": "0"}, "pingpong": {"TILEORCH_ATTN_PINGPONG": "1", "TILEORCH_ATTN_OVERLAP": "0"}, "overlap": {"TILEORCH_ATTN_OVERLAP": "1"}}
 
 
 def _loaded(d: int = 64):

@@ -37,7 +37,7 @@ def _lowered(monkeypatch, **kw):
     from tileorch.registry import make_context
 
     monkeypatch.setenv("TILEORCH_ATTN_PINGPONG", "1")
-    monkeypatch.delenv("TILEORCH_ATTN_OVERLAP", raising=False)
+    monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", "0")
     kernel, args = _args(**kw)
     ctx = make_context()
     module = load(rc.export_bytecode(kernel, rc.describe_arguments(kernel, args)), "<attn>", ctx)
@@ -53,7 +53,7 @@ def program():
     mp = pytest.MonkeyPatch()
     try:
         mp.setenv("TILEORCH_ATTN_PINGPONG", "1")
-        mp.delenv("TILEORCH_ATTN_OVERLAP", raising=False)
+        mp.setenv("TILEORCH_ATTN_OVERLAP", "0")
         yield _compile(*_args())
     finally:
         mp.undo()
@@ -73,7 +73,7 @@ def test_off_by_default_and_only_for_two_consumer_groups(monkeypatch):
     from test_chained_dots import _compile
 
     monkeypatch.delenv("TILEORCH_ATTN_PINGPONG", raising=False)
-    monkeypatch.delenv("TILEORCH_ATTN_OVERLAP", raising=False)
+    monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", "0")
     p = _compile(*_args())
     assert not p.chained["pingpong"] and "bar.arrive" not in p.ptx
     monkeypatch.setenv("TILEORCH_ATTN_PINGPONG", "1")

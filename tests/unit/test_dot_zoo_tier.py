@@ -27,9 +27,10 @@ M, N, K, L = 1024, 512, 384, 4
 class DeviceArray:
     """A fake device array (``__cuda_array_interface__``): cuTile only reads its signature."""
 
-    def __init__(self, ptr: int, shape: tuple[int, ...]):
+    def __init__(self, ptr: int, shape: tuple[int, ...], column_major: bool = False):
+        strides = (2, 2 * shape[0]) if column_major else None  # bytes; the launcher reads the layout only
         self.__cuda_array_interface__ = {"data": (ptr, False), "shape": shape, "typestr": "<f2",
-                                         "strides": None, "version": 3}
+                                         "strides": strides, "version": 3}
 
 
 def _arrays(name: str) -> list:
@@ -86,6 +87,14 @@ def _arrays(name: str) -> list:
         "swiglu_bf16": [((M, K), "bf16"), ((K, N), "bf16"), ((K, N), "bf16"), ((M, N), "bf16")],
         "gated_three_f16": [((M, K), "f16"), ((K, N), "f16"), ((K, N), "f16"), ((K, N), "f16"), ((M, N), "f16")],
         "swiglu_linear_bf16": [((M, K), "bf16"), ((N, K), "bf16"), ((N, K), "bf16"), ((M, N), "bf16")],
+        # the accumulator stored transposed: C [N, M], or C [M, N] column-major ("cm")
+        "gemm_store_transposed_f16": [((M, K), "f16"), ((K, N), "f16"), ((N, M), "f16")],
+        "gemm_store_transposed_bf16": [((M, K), "bf16"), ((K, N), "bf16"), ((N, M), "bf16")],
+        "gemm_bias_relu_store_permuted_f16": [((M, K), "f16"), ((K, N), "f16"), ((N,), "f16"), ((N, M), "f16")],
+        "gemm_bias_relu_store_permuted_bf16": [((M, K), "bf16"), ((K, N), "bf16"), ((N,), "bf16"),
+                                               ((N, M), "bf16")],
+        "gemm_c_column_major_f16": [((M, K), "f16"), ((K, N), "f16"), ((M, N), "f16", "cm")],
+        "gemm_c_column_major_bf16": [((M, K), "bf16"), ((K, N), "bf16"), ((M, N), "bf16", "cm")],
     }[name]
 
 
@@ -110,6 +119,10 @@ EXPECT = {  # configuration fields the operands call for
     "gemm_fp8_e4m3_at": {"dtype": "e4m3", "a_major": "k", "transpose_a": True, "b_major": "k"},
     "linear_fp8_e5m2_scaled": {"dtype": "e5m2", "b_major": "k"},
     "gemm_f16_tile256x128": {"tile_m": 128},
+    # acc^T stored element by element from the registers (the direct epilogue's store replaced)
+    **{name: {"c_transposed": True, "epilogue": "direct"} for name in (
+        "gemm_store_transposed_f16", "gemm_store_transposed_bf16", "gemm_bias_relu_store_permuted_f16",
+        "gemm_bias_relu_store_permuted_bf16", "gemm_c_column_major_f16", "gemm_c_column_major_bf16")},
     # split-K: the program's K range per work tile, program id 2 walked as L, atomic adds into C
     "gemm_splitk_atomic_f16": {"epilogue": "atomic", "grid_l": True, "cluster_m": 1, "out_dtype": "f32"},
     "gemm_atomic_epilogue_f16": {"epilogue": "atomic", "grid_l": False, "out_dtype": "f32"},
@@ -182,7 +195,7 @@ def test_zoo_program_takes_the_tensor_cores(name):
     args, dtypes = [], []
     for i, spec in enumerate(_arrays(name)):
         if isinstance(spec, tuple):
-            args.append(DeviceArray(0x7F0000000000 + (i + 1) * 0x10000000, spec[0]))
+            args.append(DeviceArray(0x7F0000000000 + (i + 1) * 0x10000000, spec[0], spec[2:] == ("cm",)))
             dtypes.append(spec[1])
         else:
             args.append(spec)

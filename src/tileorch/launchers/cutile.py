@@ -700,9 +700,11 @@ def gemm_problem_batched(program: Any, arguments: list[Argument]):
         if limit and max(extent, c.shape[i]) > limit:  # the kernel would cover more than the program's tile 0
             raise LayoutNotSupported(f"the program computes only tile 0 along {axis} (its indices there are the "
                                      f"constant 0) and {axis} = {max(extent, c.shape[i])} > its tile of {limit}")
-    if k2 != k or c.shape != (m, n):
+    c_transposed = getattr(cfg, "c_transposed", False)  # the program stores acc^T: C is given [N, M]
+    if k2 != k or c.shape != ((n, m) if c_transposed else (m, n)):
         raise ValueError(f"GEMM shapes do not agree: A {a.shape}{' (read as A^T)' if a_major == 'm' else ''}, "
-                         f"B {b.shape}{' (read as B^T)' if cfg.b_major == 'k' else ''}, C {c.shape}")
+                         f"B {b.shape}{' (read as B^T)' if cfg.b_major == 'k' else ''}, C {c.shape}"
+                         f"{' (stored as C^T)' if c_transposed else ''}")
     for x in (a, c) + ((b,) if cfg.b_major == "k" or batched else ()):
         if x is a and getattr(cfg, "transpose_a", False):
             continue  # the launcher copies A (any layout torch can transpose)

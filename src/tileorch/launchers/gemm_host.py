@@ -171,11 +171,13 @@ class StagingPlan:
         self.pitch: dict[str, int] = {}
         self.ptr: dict[str, int] = {}
         batch = batch if cfg.batched else 1  # a grid_l problem's L splits the work, not the arrays
+        # C addressed in place by the tier's own stores (atomic adds, transposed stores): never staged
+        c_in_place = cfg.epilogue == "atomic" or getattr(cfg, "c_transposed", False)
         self.reasons = [r for r in staging_reasons(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b)
-                        if not (cfg.epilogue == "atomic" and r.startswith("C:"))]
+                        if not (c_in_place and r.startswith("C:"))]
         self._buffers: list[Any] = []
         for op in operand_rows(cfg, a_ptr, b_ptr, c_ptr, m, n, k, batch, more_b):
-            if op.tma_ok or (op.name == "C" and cfg.epilogue == "atomic"):  # the program's adds address C itself
+            if op.tma_ok or (op.name == "C" and c_in_place):  # the program's stores address C itself
                 self.pitch[op.name], self.ptr[op.name] = op.width, op.ptr
                 continue
             from tileorch.runtime.buffers import DeviceBuffer

@@ -1141,3 +1141,72 @@ def build(name: str, m: int, n: int, k: int, seed: int = 0):
 
 
 __all__ = ["KNOWN_REFUSED", "PROGRAMS", "Program", "build", "refill", "unwritten"]
+
+
+# -- transposed stores of the accumulator: C^T = A @ B into a row-major [N, M] array ----------
+
+
+@ct.kernel
+def gemm_store_transposed(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """``C = (A @ B)^T`` with C of shape [N, M]: the accumulator stored transposed at tile (bn, bm)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+    ct.store(C, index=(bn, bm), tile=ct.transpose(acc).astype(C.dtype))
+
+
+@ct.kernel
+def gemm_bias_relu_store_permuted(A, B, bias, C, tm: ct.Constant[int], tn: ct.Constant[int],
+                                  tk: ct.Constant[int]):
+    """``C = relu(A @ B + bias)^T`` (C [N, M]): the epilogue's bias, activation and cast, then a
+    ``permute`` of the result stored at tile (bn, bm)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+    bv = ct.load(bias, index=(bn,), shape=(tn,)).astype(ct.float32)
+    y = ct.maximum(acc + ct.reshape(bv, (1, tn)), 0.0).astype(C.dtype)
+    ct.store(C, index=(bn, bm), tile=ct.permute(y, (1, 0)))
+
+
+def _make_store_transposed(m, n, k, dt, g):
+    import torch
+
+    a, b = _randn((m, k), dt, g, 0.5), _randn((k, n), dt, g, 0.5)
+    c = _nan((n, m), dt)
+    return (a, b, c), c, (a.float() @ b.float()).t(), lambda: torch.matmul(a, b).t().contiguous()
+
+
+def _make_bias_relu_permuted(m, n, k, dt, g):
+    import torch
+
+    a, b, bias = _randn((m, k), dt, g, 0.5), _randn((k, n), dt, g, 0.5), _randn((n,), dt, g)
+    c = _nan((n, m), dt)
+    ref = torch.relu(a.float() @ b.float() + bias.float()).t()
+    return (a, b, bias, c), c, ref, lambda: torch.relu(torch.addmm(bias, a, b)).t().contiguous()
+
+
+def _make_gemm_c_column_major(m, n, k, dt, g):
+    """The plain GEMM with C passed column-major: ``torch.empty(N, M).t()`` (a transposed view)."""
+    import torch
+
+    a, b = _randn((m, k), dt, g, 0.5), _randn((k, n), dt, g, 0.5)
+    c = _nan((n, m), dt).t()
+    return (a, b, c), c, a.float() @ b.float(), lambda: torch.matmul(b.t(), a.t()).t()
+
+
+PROGRAMS.update({
+    "gemm_store_transposed_f16": Program(gemm_store_transposed, "f16", _make_store_transposed,
+                                         library="torch.matmul(...).t()", bench=False),
+    "gemm_store_transposed_bf16": Program(gemm_store_transposed, "bf16", _make_store_transposed,
+                                          library="torch.matmul(...).t()", bench=False),
+    "gemm_bias_relu_store_permuted_f16": Program(gemm_bias_relu_store_permuted, "f16", _make_bias_relu_permuted,
+                                                 library="torch.addmm + relu, transposed", bench=False),
+    "gemm_bias_relu_store_permuted_bf16": Program(gemm_bias_relu_store_permuted, "bf16", _make_bias_relu_permuted,
+                                                  library="torch.addmm + relu, transposed", bench=False),
+    "gemm_c_column_major_f16": Program(gemm, "f16", _make_gemm_c_column_major, library="torch.matmul",
+                                       bench=False),
+    "gemm_c_column_major_bf16": Program(gemm, "bf16", _make_gemm_c_column_major, library="torch.matmul",
+                                        bench=False),
+})

@@ -104,6 +104,10 @@ class GemmConfig:
     consumers keep ``b_operands`` accumulators and issue one WGMMA batch per B each K step; the
     epilogue (the tier's) combines them.  The extra B tensor maps follow ``params`` in the kernel's
     parameters."""
+    c_transposed: bool = False
+    """The program stores the accumulator transposed: C is a row-major ``[N, M]`` array (``C^T``).
+    The kernel builder's fragment store of C (``direct``) is replaced by the tier's epilogue, which
+    stores each element at its transposed coordinates; the host neither stages nor maps C."""
     batched: bool = False
     """A, B and C carry a leading batch dimension L (3-D tensor maps; the scheduler walks
     M x N x L tiles, the batch coordinate is the work tile's ``l``)."""
@@ -188,7 +192,7 @@ class GemmConfig:
                 f"_{self.raster}_sw{self.max_swizzle}_e{self.epilogue}{'_batched' if self.batched else ''}"
                 f"{'_ta' if self.transpose_a else ''}{'_gl' if self.grid_l else ''}"
                 f"{'_am' if self.a_major == 'm' else ''}{f'_x{self.scratch_bytes}' if self.scratch_bytes else ''}"
-                f"{f'_d{self.b_operands}' if self.b_operands != 1 else ''}")
+                f"{f'_d{self.b_operands}' if self.b_operands != 1 else ''}{'_ct' if self.c_transposed else ''}")
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -253,6 +257,9 @@ class GemmConfig:
             (self.epilogue != "tma" or self.out_dtype not in ("f32", "s32"),
              f"an {self.out_dtype} output needs epilogue='direct' (the TMA epilogue stages 16-bit rows of 128 bytes)"),
             (self.epilogue != "tma" or self.tile_n % 64 == 0, "the TMA epilogue stores whole 64-column boxes"),
+            (not self.c_transposed or self.epilogue == "direct",
+             "a transposed C (c_transposed) is stored by the tier's epilogue in place of the direct one's fragment "
+             f"store: epilogue='direct', got {self.epilogue!r}"),
             (not (self.grid_l and self.batched), "grid_l and batched exclusive (a batched GEMM walks its batch as L)"),
             (not (self.grid_l and self.schedule == "streamk"), "grid_l programs choose their own K ranges: no Stream-K"),
         ]

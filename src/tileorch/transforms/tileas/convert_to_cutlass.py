@@ -180,6 +180,13 @@ class DotKernel:
     MLP's ``X @ Wg`` and ``X @ Wu``), in the order of :attr:`more_accs`."""
     more_accs: list = dataclasses.field(default_factory=list)
     """Those dots' accumulators (K loop results), read by the epilogue beside :attr:`acc`."""
+    c_transposed: bool = False
+    """C is stored transposed: the accumulator's element (row, col) goes to element (col, row) of a
+    row-major [N, M] array (:func:`_c_orientation`)."""
+    c_swapped: bool = False
+    """The store's tile indices are (program id 1, program id 0) and its tile ``[tile_n, tile_m]``
+    (``ct.transpose(acc)`` stored at ``(bn, bm)``); otherwise a view with its dimensions swapped
+    (a column-major C) stores the ``[tile_m, tile_n]`` tile at (program id 0, program id 1)."""
 
     @property
     def cluster(self) -> int:
@@ -426,21 +433,22 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
              f"expected one tile store of C (or one atomic add of the result), found {what}: a second output of "
              "the epilogue other than a row or column reduction of the result stored as a [tile_m, 1] or "
              "[1, tile_n] tile (another tile) is not supported yet by the WGMMA lowering")
-    for o in stores + side:
+    for o in stores[1:] + side:
         order = ints(o.view.type.order)
         if order != list(range(len(order))):
             fail(o, f"a tile store through a view with dimension order {order} (a column-major or transposed "
-                    "output) is not supported yet by the WGMMA lowering")
+                    "output) beside C is not supported yet by the WGMMA lowering (C itself may be)")
     st = (stores or atomics)[0]
+    c_swapped = c_view_swapped = False
     if st.name == ATOMIC_SINK:
         _check_atomic_sink(st, tm, tn, fail)
     else:
         st_indices, st_shape, st_batched = _batch_split(st, list(st.indices), list(st.tile.type.get_shape()), fail)
         batched.add(st_batched)
-        if not (program_axis(st_indices[0]) == 0 and program_axis(st_indices[1]) == 1):
-            fail(st, "C must be stored at tile (program id 0, program id 1)")
-        if st_shape != [tm, tn]:
-            fail(st, f"the stored tile {list(st.tile.type.get_shape())} is not the {tm}x{tn} accumulator tile")
+        c_swapped, c_view_swapped = _c_orientation(st, st_indices, st_shape, (tm, tn), fail)
+    c_transposed = c_swapped or c_view_swapped
+    if c_transposed:
+        _check_transposed_c(st, side, extra if c_swapped else [], st_batched, fail)
     if len(batched) != 1:
         fail(st, "A, B and C must all be batched (a leading tile dimension of extent 1 at program id 2) or none")
     loop = dot.parent_op()
@@ -473,7 +481,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         fail(st, f"output element type {out_dtype} is not supported yet by the WGMMA lowering (bf16/f16/f32/i32)")
     if out_dtype == "s32" and not integer:
         fail(st, "an i32 output is supported for integer (i8) dots only")
-    plain = is_plain_store(st, acc) and not side and not extra and len(dots) == 1
+    plain = is_plain_store(st, acc) and not side and not extra and len(dots) == 1 and not c_transposed
     feeding = feeding_reductions(sink_tile(st), [tm, tn])
     if feeding and len(dots) > 1:
         fail(feeding[0], "a row reduction of the result of dots sharing A is not supported yet by the WGMMA lowering")
@@ -483,7 +491,8 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                       "output) is not supported yet by the WGMMA lowering")
     retile_safe = True
     if not plain:
-        retile_safe = (_check_epilogue(kernel, acc, st, side=side, feeding=feeding, extra=extra, others=accs[1:])
+        retile_safe = (_check_epilogue(kernel, acc, st, side=side, feeding=feeding, extra=extra, others=accs[1:],
+                                       c_transposed=c_transposed, c_swapped=c_swapped)
                        and not side and not feeding)
     if k_bounds is not None:
         _check_epilogue(kernel, acc, st, k_bounds, element=False)
@@ -494,7 +503,12 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                    retile_safe, is_batched, a_major, b_dtype if b_dtype != dtype else "", k_bounds=k_bounds,
                    grid_l=uses_axis2 and not is_batched, side_stores=side,
                    padded_rows_defined=_padding_defined(a_load), padded_cols_defined=_padding_defined(b_load),
-                   row_feeding=feeding, tile_stores=extra, more_b_loads=more_b, more_accs=accs[1:])
+                   row_feeding=feeding, tile_stores=extra, more_b_loads=more_b, more_accs=accs[1:],
+                   c_transposed=c_transposed, c_swapped=c_swapped)
+    if c_transposed:
+        dk.remarks.append("the accumulator is stored transposed (C^T, a row-major [N, M] array): the epilogue "
+                          "stores each element at its transposed coordinates from the accumulator's registers "
+                          "(predicated on the bounds), after the program's epilogue ops")
     if more_b:
         dk.remarks.append(f"{len(dots)} dots sharing the A tile in one K loop: each stage holds A and {len(dots)} B "
                           f"tiles, the consumers keep {len(dots)} accumulators and the epilogue combines them")
@@ -532,6 +546,54 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         dk.remarks.append(f"the program's batch tile of {split.value.data} matrices runs as one matrix per work tile "
                           "(tileas-split-batch-tiles: the program treats its batch rows alike)")
     return dk
+
+
+def _c_orientation(st: Operation, indices: list, shape: list, tile: tuple[int, int], fail) -> tuple[bool, bool]:
+    """(tile swapped, view swapped) of C's store: the tile ``[tile_m, tile_n]`` at (program id 0,
+    program id 1), or the transposed tile ``[tile_n, tile_m]`` at (program id 1, program id 0)
+    (``ct.store(C, (bn, bm), ct.transpose(acc))``); through a view of identity dimension order or
+    one with its last two dimensions swapped (a column-major C read as its row-major transpose).
+    Either swap alone stores ``acc^T`` into a row-major ``[N, M]`` array; both together (a
+    transposed tile into a column-major C) are refused."""
+    tm, tn = tile
+    axes = (program_axis(indices[0]), program_axis(indices[1]))
+    order = ints(st.view.type.order)
+    rank = len(order)
+    identity, swapped_last = list(range(rank)), list(range(rank - 2)) + [rank - 1, rank - 2]
+    if order not in (identity, swapped_last):
+        fail(st, f"a tile store through a view with dimension order {order} is not supported yet by the WGMMA "
+                 "lowering (identity, or the last two dimensions swapped: a column-major C)")
+    view_swapped = order != identity
+    if axes == (0, 1):
+        if shape != [tm, tn]:
+            fail(st, f"the stored tile {list(st.tile.type.get_shape())} is not the {tm}x{tn} accumulator tile")
+        tile_swapped = False
+    elif axes == (1, 0):
+        if shape != [tn, tm]:
+            fail(st, f"the tile {list(st.tile.type.get_shape())} stored at (program id 1, program id 0) is not the "
+                     f"{tn}x{tm} transposed accumulator tile")
+        tile_swapped = True
+    else:
+        fail(st, "C must be stored at tile (program id 0, program id 1), or its transpose at (program id 1, "
+                 "program id 0)")
+    if tile_swapped and view_swapped:
+        fail(st, f"a transposed tile stored through a view with dimension order {order} (a column-major C): not "
+                 "supported yet by the WGMMA lowering (store the tile itself at (program id 0, program id 1))")
+    return tile_swapped, view_swapped
+
+
+def _check_transposed_c(st: Operation, side: list, extra: list, batched: bool, fail) -> None:
+    """What a transposed C does not combine with yet: reductions of the result stored beside it,
+    more output tiles at the transposed tile's indices, and batched GEMMs."""
+    if extra:
+        fail(extra[0], "a second output tile at the indices of a transposed C is not supported yet by the WGMMA "
+                       "lowering")
+    if side:
+        fail(side[0], "a row or column reduction of the result stored beside a transposed C (C^T, or a "
+                      "column-major C) is not supported yet by the WGMMA lowering")
+    if batched:
+        fail(st, "a batched GEMM storing its result transposed (C^T, or a column-major C) is not supported yet by "
+                 "the WGMMA lowering")
 
 
 def _check_shared_a_dots(dots: list, fail) -> None:
@@ -632,7 +694,7 @@ def _scratch_env(kernel: aa.FuncOp, acc_type) -> tuple[Block, KernelEnv, SSAValu
 
 def _check_epilogue(kernel: aa.FuncOp, acc: SSAValue, store: Operation, k_bounds=None,
                     element: bool = True, side: list = (), feeding: list = (), extra: list = (),
-                    others: list = ()) -> bool:
+                    others: list = (), c_transposed: bool = False, c_swapped: bool = False) -> bool:
     """Lower one element of the epilogue (and the K loop's own bounds, when it has them) into a
     scratch block: located errors for what cannot be lowered; whether the epilogue is independent
     of the tile shape."""
@@ -642,12 +704,15 @@ def _check_epilogue(kernel: aa.FuncOp, acc: SSAValue, store: Operation, k_bounds
     lowering = EpilogueLowering(kernel.body.blocks.first, acc, store, env, Emitter(blk, 128))
     lowering.acc_element = lambda: acc_value
     lowering.others = {v: (lambda: acc_value) for v in others}
+    lowering.store_swapped = c_swapped
     if element:
         row, col = Coord(rest[0], 0), Coord(rest[1], 1)
         for red in feeding:
             lowering.row_reduction(red, row, [(Coord(rest[2], 1), lambda: acc_value, rest[3])])
         if store.name == ATOMIC_SINK:
             lowering.atomic_element(row, col)
+        elif c_transposed:
+            lowering.transposed_store(row, col, c_swapped)
         else:
             lowering.element(row, col)
         for st in extra:
@@ -763,11 +828,12 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
                        f"{1 + len(dk.more_accs)} (persistent schedule)")
     dk.remarks.extend(remarks)
     epilogue = ("atomic" if dk.store.name == ATOMIC_SINK else "direct" if dk.out_dtype in ("f32", "s32")
-                else "tma")
+                or dk.c_transposed else "tma")
     cfg = GemmConfig(tile_m=tm, tile_n=tn, tile_k=tk, stages=dk.depth, cluster_m=cluster,
                      schedule=schedule, dtype=dk.dtype, out_dtype=dk.out_dtype, b_major=b_major, epilogue=epilogue,
                      batched=dk.batched, a_major=a_major, transpose_b=transpose_b, b_dtype=dk.b_dtype,
-                     transpose_a=transpose_a, grid_l=dk.grid_l, b_operands=1 + len(dk.more_accs))
+                     transpose_a=transpose_a, grid_l=dk.grid_l, b_operands=1 + len(dk.more_accs),
+                     c_transposed=dk.c_transposed)
     if dk.more_accs and transpose_b:
         raise LocatedError(dk.more_b_loads[0], f"convert-nv-tileas-to-cutlass: {dk.dtype} WGMMA reads B K-major and "
                                                "the dots sharing A read N-major Bs [K, N]: store them as [N, K] "
@@ -780,6 +846,8 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
             raise LocatedError(dk.store, "convert-nv-tileas-to-cutlass: the epilogue depends on the program's tile "
                                          "shape (program ids or tile-local ranges); it cannot be retiled")
         cfg = replace(cfg, **{k: v for k, v in override.items() if k in OVERRIDABLE})
+        if dk.c_transposed and cfg.epilogue != "direct":  # the transposed stores replace the direct store
+            cfg = replace(cfg, epilogue="direct")
         if cfg.accumulator_registers > ACCUMULATOR_REGISTERS:  # the launcher's shape heuristic asked for more
             narrow = max(v for v in TILE_NS if cfg.b_operands * v // 2 <= ACCUMULATOR_REGISTERS)
             cluster_ok = cfg.b_major == "k" or (narrow // cfg.cluster_m) % 64 == 0
@@ -844,7 +912,7 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
     row_first = e.add_i(row_wg, in_wg)
     rows = [Coord(row_first, 0), Coord(e.add_i(row_first, e.const(8)), 0)]
     col_in = e.mul_i(e.v(arith.AndIOp(lane, e.const(3))), e.const(2))
-    lowering = EpilogueLowering(dk.kernel.body.blocks.first, dk.acc, dk.store, env, e)
+    lowering = EpilogueLowering(dk.kernel.body.blocks.first, dk.acc, dk.store, env, e, store_swapped=dk.c_swapped)
     from tileorch.kernels.gemm.build import accumulator_results
 
     # the other accumulators of dots sharing A: the consumer loop's next results, element for element
@@ -906,8 +974,11 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
                     else:
                         e.if_(mask, lambda b, red=red: (red(b), None)[1])
                     continue
-                value = lowering.element(rows[half], cols[j])
-                acc = e.v(llvm.InsertValueOp(pos, acc, value))
+                if dk.c_transposed:  # stored here at the transposed coordinates: the fragment store goes
+                    lowering.transposed_store(rows[half], cols[j], dk.c_swapped)
+                else:
+                    value = lowering.element(rows[half], cols[j])
+                    acc = e.v(llvm.InsertValueOp(pos, acc, value))
                 for st in dk.tile_stores:  # more outputs of the accumulator's shape: this element
                     lowering.tile_store(st, rows[half], cols[j])
     if atomic and sem in ("acquire", "acq_rel"):
@@ -929,7 +1000,7 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
         op.detach()
         block.insert_op_before(op, anchor)
     for frag in frags:
-        if atomic:  # the atomics are the epilogue's stores
+        if atomic or dk.c_transposed:  # the atomics (the transposed stores) are the epilogue's stores
             frag.detach()
             frag.erase()
         else:
@@ -1009,7 +1080,8 @@ def _program_k_range(f: func.FuncOp, dk: DotKernel, args: list[SSAValue]) -> Non
         e = Emitter(tmp, 128)
         tile = [coords.results[0], coords.results[1], coords.results[3]]
         env = KernelEnv(args, tile, tile[:2])
-        lowering = EpilogueLowering(dk.kernel.body.blocks.first, dk.acc, dk.store, env, e)
+        lowering = EpilogueLowering(dk.kernel.body.blocks.first, dk.acc, dk.store, env, e,
+                                    store_swapped=dk.c_swapped)
         lb, ub = (lowering._i32(lowering.scalar(v)) for v in dk.k_bounds)
         for op in list(tmp.ops):
             op.detach()

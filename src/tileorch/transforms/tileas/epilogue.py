@@ -151,6 +151,9 @@ class EpilogueLowering:
     others: dict = field(default_factory=dict)
     """The other accumulators of the K loop (dots sharing A): value -> its element at the
     coordinate :attr:`acc_element` reads (the same fragment position)."""
+    store_swapped: bool = False
+    """The store writes the transposed accumulator tile at (program id 1, program id 0): its
+    first dimension follows the accumulator's columns (:meth:`transposed_store`)."""
 
     # -- the stored value ---------------------------------------------------------------------
     def stored_value(self) -> tuple[SSAValue, object]:
@@ -268,9 +271,26 @@ class EpilogueLowering:
         lead = len(_shape(store.tile)) - 2
         self._store_at(store, (zero,) * lead + (row, col), None, "a second output tile")
 
-    def _store_at(self, store: Operation, coords: tuple[Coord, ...], ok: SSAValue | None, what: str) -> None:
+    def transposed_store(self, row: Coord, col: Coord, swapped: bool) -> None:
+        """Store accumulator element (``row``, ``col``) of C when C is stored transposed: the
+        program's value of the stored tile there (its epilogue ops, cast included), written by the
+        thread that holds the element, predicated on the bounds.  ``swapped``: the stored tile is
+        ``[tile_n, tile_m]`` at (program id 1, program id 0) (``ct.transpose(acc)``), read at
+        (``col``, ``row``); otherwise the ``[tile_m, tile_n]`` tile goes through a view with its
+        dimensions swapped (a column-major C).  A tile dimension indexed by the program id of its
+        accumulator dimension, of the accumulator's extent, is addressed from the work tile's
+        origin (the epilogue stays independent of the tile shape)."""
+        zero = Coord(self.e.const(0), None)
+        lead = len(_shape(self.store.tile)) - 2
+        coords = (col, row) if swapped else (row, col)
+        self._store_at(self.store, (zero,) * lead + coords, None, "the transposed result", aligned=True)
+
+    def _store_at(self, store: Operation, coords: tuple[Coord, ...], ok: SSAValue | None, what: str,
+                  aligned: bool = False) -> None:
         """The value of ``store``'s tile at ``coords``, stored to its element of the view when it is
-        inside the array (and ``ok``)."""
+        inside the array (and ``ok``).  ``aligned``: a coordinate along accumulator dimension ``d``
+        whose tile index is program id ``d`` with the accumulator's extent is the work tile's
+        origin plus the coordinate."""
         e = self.e
         x = self.at(store.tile, coords)
         view = self.scalar(store.view)
@@ -281,8 +301,13 @@ class EpilogueLowering:
         mem, offset = view.memref, None
         for i, c in enumerate(coords):
             dim = view.order[i]
-            idx = self._i32(self.scalar(store.indices[i]))
-            g = e.add_i(e.mul_i(idx, e.const(view.step[i])), c.value)
+            acc_shape = _shape(self.acc)
+            if (aligned and c.acc_dim is not None and program_axis(store.indices[i]) == c.acc_dim
+                    and view.tile[i] == view.step[i] == acc_shape[c.acc_dim]):
+                g = e.add_i(self.env.origin[c.acc_dim], c.value)
+            else:
+                idx = self._i32(self.scalar(store.indices[i]))
+                g = e.add_i(e.mul_i(idx, e.const(view.step[i])), c.value)
             inb = e.v(arith.AndIOp(e.v(arith.CmpiOp(g, mem.shape[dim], "slt")), e.v(arith.CmpiOp(g, e.const(0), "sge"))))
             ok = inb if ok is None else e.v(arith.AndIOp(ok, inb))
             term = e.v(arith.MuliOp(e.v(arith.ExtSIOp(g, i64)), e.v(arith.ExtSIOp(mem.strides[dim], i64))))
@@ -392,6 +417,8 @@ class EpilogueLowering:
         acc_dims = [i for i, d in enumerate(store_tile) if d != 1][-2:]
         store_idx = [self.store.indices[i] for i in acc_dims] if store_view is not None else []
         store_tile = [store_tile[i] for i in acc_dims]
+        if self.store_swapped:  # the stored tile's dimensions are the accumulator's columns, then rows
+            store_idx, store_tile = store_idx[::-1], store_tile[::-1]
         mem = view.memref
         offset, ok = None, None
         for i, c in enumerate(coords):

@@ -480,6 +480,24 @@ def single_tile_axes(fn: aa.FuncOp) -> list[int]:
     return done
 
 
+def stores_transposed_tile(store: Operation) -> bool:
+    """Whether a 2-D ``tiled_store`` writes the transpose of a tile (``ct.transpose``/``ct.permute``
+    with permutation ``[1, 0]``, through casts and layout conversions): its first index numbers
+    the columns of the tile that was computed, its second the rows."""
+    v = store.tile
+    for _ in range(64):
+        owner = v.owner
+        if not isinstance(owner, Operation):
+            return False
+        if owner.name == "nv_tileaa.permute":
+            return list(owner.permutation.get_values()) == [1, 0]
+        if owner.name not in ("nv_tileaa.fp_to_fp", "nv_tileas.convert_layout", "nv_tileaa.assume") or \
+                not owner.operands:
+            return False
+        v = owner.operands[0]
+    return False
+
+
 def canonicalize_program_axes(fn: aa.FuncOp) -> bool:
     """Number the grid the way the GEMM host side walks it: the stored tile's rows along program
     axis 0, its columns along 1, a batch (the leading index of a ``1 x M x N`` tile) along 2.
@@ -502,7 +520,9 @@ def canonicalize_program_axes(fn: aa.FuncOp) -> bool:
         if len(idx) == 3 and list(st.tile.type.get_shape())[0] == 1:
             order = [idx[1], idx[2], idx[0]]
         elif len(idx) == 2:  # ``bn, bm = ct.bid(0), ct.bid(1)``: the transposed grid
-            order = list(idx)
+            # a transposed tile (``ct.transpose(acc)`` stored at ``(bn, bm)``) has its rows along the
+            # other index: its columns are the stored tile's rows
+            order = list(idx)[::-1] if stores_transposed_tile(st) else list(idx)
         else:
             return False
         axes = [_axis(v, "nv_tileaa.get_program_id") for v in order]
