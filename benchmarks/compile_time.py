@@ -40,7 +40,6 @@ take the most time summed over the whole set.
 """
 
 import argparse
-import dataclasses
 import json
 import os
 import platform
@@ -119,31 +118,7 @@ def _cutile_programs() -> dict[str, tuple]:
     return out
 
 
-class _FakeDeviceArray:
-    """What cuTile's argument description reads of a device array (no GPU: never dereferenced)."""
-
-    def __init__(self, ptr: int, shape: tuple[int, ...]):
-        self.__cuda_array_interface__ = {"data": (ptr, False), "shape": tuple(shape), "typestr": "<f2",
-                                         "strides": None, "version": 3}
-
-
-def export_cutile(name: str, kernel, spec: list, directory: Path) -> Path:
-    """``directory/name.tileirbc``: cuTile's bytecode of ``kernel`` for the arguments ``spec``."""
-    from tileorch.launchers import cutile as rc
-
-    args, dtypes = [], []
-    for i, s in enumerate(spec):
-        if isinstance(s, tuple):
-            args.append(_FakeDeviceArray(0x7F0000000000 + (i + 1) * 0x10000000, s[0]))
-            dtypes.append(s[1])
-        else:
-            args.append(s)
-            dtypes.append(None)
-    arguments = rc.describe_arguments(kernel, tuple(args))
-    arguments = [dataclasses.replace(a, dtype=dtypes[i]) if dtypes[i] else a for i, a in enumerate(arguments)]
-    path = directory / f"{name}.tileirbc"
-    path.write_bytes(rc.export_bytecode(kernel, arguments))
-    return path
+from tileorch.testing.export import export_cutile  # noqa: E402  (cuTile bytecode without a GPU)
 
 
 # --------------------------------------------------------------------------- measuring

@@ -1,0 +1,45 @@
+"""cuTile bytecode of a kernel for described arguments, without a GPU (tests and benchmarks).
+
+:func:`export_cutile` runs cuTile's exporter on the CPU: fake device arrays (never dereferenced)
+describe the array arguments by shape and dtype, scalars and constants are passed as they are."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+
+class FakeDeviceArray:
+    """What cuTile's argument description reads of a device array (no GPU: never dereferenced)."""
+
+    def __init__(self, ptr: int, shape: tuple[int, ...]):
+        self.__cuda_array_interface__ = {"data": (ptr, False), "shape": tuple(shape), "typestr": "<f2",
+                                         "strides": None, "version": 3}
+
+
+def cutile_bytecode(kernel, spec: list) -> bytes:
+    """The CUDA Tile IR bytecode of ``kernel`` for ``spec``: per argument either ``(shape, dtype
+    name)`` for an array (``"float16"``, ``"bfloat16"``, ...) or a scalar / constant value."""
+    from tileorch.launchers import cutile as rc
+
+    args, dtypes = [], []
+    for i, s in enumerate(spec):
+        if isinstance(s, tuple):
+            args.append(FakeDeviceArray(0x7F0000000000 + (i + 1) * 0x10000000, s[0]))
+            dtypes.append(s[1])
+        else:
+            args.append(s)
+            dtypes.append(None)
+    arguments = rc.describe_arguments(kernel, tuple(args))
+    arguments = [dataclasses.replace(a, dtype=dtypes[i]) if dtypes[i] else a for i, a in enumerate(arguments)]
+    return rc.export_bytecode(kernel, arguments)
+
+
+def export_cutile(name: str, kernel, spec: list, directory: Path) -> Path:
+    """``directory/name.tileirbc``: :func:`cutile_bytecode` written to a file."""
+    path = Path(directory) / f"{name}.tileirbc"
+    path.write_bytes(cutile_bytecode(kernel, spec))
+    return path
+
+
+__all__ = ["FakeDeviceArray", "cutile_bytecode", "export_cutile"]
