@@ -37,6 +37,16 @@ def test_key_names_the_compile_environment(monkeypatch):
     assert len({off, on, cache.make_key("cutile", b"bytecode", "sm_90a", ptxas=False)}) == 3
 
 
+@pytest.mark.parametrize("switch", ["TILEORCH_ATTN_OVERLAP", "TILEORCH_ATTN_PINGPONG", "TILEORCH_WARP_PROGRAMS",
+                                    "TILEORCH_CLUSTER_SPLIT"])
+def test_every_code_switch_is_in_the_key(monkeypatch, switch):
+    """Each environment switch that changes the emitted code keys the cache (off vs on)."""
+    monkeypatch.setenv(switch, "0")
+    off = cache.make_key("cutile", b"bytecode", "sm_90a", ptxas=False)
+    monkeypatch.setenv(switch, "1")
+    assert cache.make_key("cutile", b"bytecode", "sm_90a", ptxas=False) != off
+
+
 def test_store_load_round_trip_and_misses(cache_dir):
     key = cache.make_key("kernel", "x", ptxas=False)
     assert cache.load(key) is None

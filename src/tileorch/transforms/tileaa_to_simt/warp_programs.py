@@ -3,10 +3,11 @@
 A program whose tiles fit one warp (a short row: a 1 KiB argmax row, a 2 KiB softmax row) is a
 32-thread CTA.  An SM holds at most 32 CTAs, so such kernels keep only half the warps an SM
 can run in flight, and half the bytes a memory-bound kernel needs to cover the memory's latency
-(argmax of 1 KiB rows on an H200: 1.67 -> 2.98 TB/s with several programs per CTA).
+(argmax of 1 KiB rows on an H200: 1.67 -> 3.0 TB/s with two programs per CTA).
 :func:`pack_warp_programs` rewrites the lowered kernel so that a CTA of ``32 * W`` threads runs
 ``W`` consecutive programs along x, one per warp; ``W`` is the launch's choice (``%ntid.x / 32``,
-at most :data:`MAX_WARP_PROGRAMS`; ``tileorch.launchers.cutile.warps_per_cta``), so one cubin serves small and large grids alike.
+at most :data:`MAX_WARP_PROGRAMS`; ``tileorch.launchers.cutile.warps_per_cta``), so one cubin
+serves small and large grids alike.
 
 Contract of the rewritten kernel (attribute :data:`WARP_PROGRAMS_ATTR` = the largest ``W``):
 
