@@ -14,6 +14,7 @@ from __future__ import annotations
 
 # subprocess, selectors and signal are imported where used: a cache hit imports this module for
 # its constants and should not pay for them
+import contextlib
 import os
 import re
 import sys
@@ -163,10 +164,8 @@ def _fork_cancel(child: tuple[int, int, int]) -> None:
     import signal
 
     pid, out_r, err_r = child
-    try:
+    with contextlib.suppress(ProcessLookupError):  # the child may have exited already
         os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
     os.waitpid(pid, 0)
     os.close(out_r)
     os.close(err_r)

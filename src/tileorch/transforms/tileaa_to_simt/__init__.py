@@ -295,7 +295,7 @@ class FunctionLowering(PointerLowering, ScanLowering):
                 if fold is None:
                     out.append(x)
                     continue
-                ident = cluster_split.identity(fold, x.type)
+                ident = cluster_split.identity(fold)
                 c = e.fconst(ident, x.type) if is_float(x.type) else e.const(int(ident), x.type)
                 out.append(e.v(arith.SelectOp(self.rank0, x, c)))
         return out

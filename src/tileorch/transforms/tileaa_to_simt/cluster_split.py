@@ -29,26 +29,32 @@ import os
 from dataclasses import dataclass
 
 from xdsl.dialects import scf
-from xdsl.dialects.builtin import IntegerType, TensorType
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Block, Operation, SSAValue
 
 from tileorch.dialects.nv_tileaa.attrs import MemTokenType
+from tileorch.transforms.tileaa_to_simt.prefetch import WRITES
 
 CLUSTER_SPLIT_ATTR = "tileorch.cluster_split"
 """On a SIMT kernel: its reduction loop is split over the CTAs of a cluster (module docstring)."""
 MAX_CLUSTER = 8
 """The largest cluster the launch uses (the portable size)."""
-WRITES = ("nv_tileaa.tiled_store", "nv_tileaa.store", "nv_tileaa.atomic_rmw", "nv_tileaa.atomic_cas")
-
 IDENTITIES = {
-    "nv_tileaa.addf": lambda t: 0.0,
-    "nv_tileaa.mulf": lambda t: 1.0,
-    "nv_tileaa.maxf": lambda t: -math.inf,
-    "nv_tileaa.minf": lambda t: math.inf,
-    "nv_tileaa.addi": lambda t: 0,
-    "nv_tileaa.muli": lambda t: 1,
+    "nv_tileaa.addf": 0.0, "nv_tileaa.mulf": 1.0, "nv_tileaa.maxf": -math.inf, "nv_tileaa.minf": math.inf,
+    "nv_tileaa.addi": 0, "nv_tileaa.muli": 1,
 }
-"""Fold op -> its identity for the element type (the value ranks other than 0 start from)."""
+"""Fold op -> its identity (the value ranks other than 0 start from; also the folds
+``tileaa-hoist-loop-reductions`` takes)."""
+
+
+def carried_fold(body: Block, arg: SSAValue, value: SSAValue) -> Operation | None:
+    """The op of loop ``body`` that folds its iter arg ``arg`` into the yielded ``value``
+    (``value = fold(arg, x)``, ``fold`` one of :data:`IDENTITIES`, ``arg`` and ``value`` used
+    once), else None."""
+    fold = value.owner
+    if (not isinstance(fold, Operation) or fold.name not in IDENTITIES or fold.parent_block() is not body
+            or arg not in fold.operands or arg.uses.get_length() != 1 or value.uses.get_length() != 1):
+        return None
+    return fold
 
 
 @dataclass
@@ -92,12 +98,8 @@ def split_loop(fn: Operation) -> SplitLoop | None:
         if isinstance(arg.type, MemTokenType) or value is arg:  # a token, or carried unchanged
             folds.append(None)
             continue
-        fold = value.owner
-        if (not isinstance(fold, Operation) or fold.name not in IDENTITIES or fold.parent_block() is not body
-                or arg not in fold.operands or arg.uses.get_length() != 1 or value.uses.get_length() != 1):
-            return None
-        elt = arg.type.element_type if isinstance(arg.type, TensorType) else arg.type
-        if isinstance(elt, IntegerType) and fold.name.endswith("f"):
+        fold = carried_fold(body, arg, value)
+        if fold is None:
             return None
         folds.append(fold)
     if not any(f is not None for f in folds):
@@ -105,8 +107,9 @@ def split_loop(fn: Operation) -> SplitLoop | None:
     return SplitLoop(loop, folds)
 
 
-def identity(fold: Operation, typ: Attribute) -> float | int:
-    return IDENTITIES[fold.name](typ)
+def identity(fold: Operation) -> float | int:
+    """The identity of the fold op ``fold`` (:data:`IDENTITIES`)."""
+    return IDENTITIES[fold.name]
 
 
-__all__ = ["CLUSTER_SPLIT_ATTR", "IDENTITIES", "MAX_CLUSTER", "SplitLoop", "identity", "split_loop"]
+__all__ = ["CLUSTER_SPLIT_ATTR", "IDENTITIES", "MAX_CLUSTER", "SplitLoop", "carried_fold", "identity", "split_loop"]

@@ -29,8 +29,10 @@ from xdsl.ir import Block, Operation, Region
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-FOLDS = ("nv_tileaa.addf", "nv_tileaa.mulf", "nv_tileaa.maxf", "nv_tileaa.minf", "nv_tileaa.addi",
-         "nv_tileaa.muli")
+from tileorch.transforms.tileaa_to_simt.cluster_split import IDENTITIES, carried_fold
+
+FOLDS = tuple(IDENTITIES)
+"""The fold ops taken: those with an identity (``cluster_split.IDENTITIES``)."""
 
 
 @dataclass
@@ -56,10 +58,8 @@ def _candidates(loop: scf.ForOp) -> list[_Candidate]:
     yielded = body.last_op
     out = []
     for k, (arg, value) in enumerate(zip(body.args[1:], yielded.operands)):
-        fold = value.owner
-        if not isinstance(fold, Operation) or fold.name not in FOLDS or fold.parent_block() is not body:
-            continue
-        if arg.uses.get_length() != 1 or value.uses.get_length() != 1 or arg not in fold.operands:
+        fold = carried_fold(body, arg, value)
+        if fold is None:
             continue
         other = fold.operands[1] if fold.operands[0] is arg else fold.operands[0]
         red = other.owner

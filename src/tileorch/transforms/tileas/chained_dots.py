@@ -576,6 +576,18 @@ class _Kernel:
         ph0 = self.v(arith.DivUIOp(j, self.nstages), f"{pre}ph0")
         return st, self.v(arith.AndIOp(ph0, self.small(1)), f"{pre}ph")
 
+    def tile_stage(self, j: SSAValue, regs: list[SSAValue], reg_name: str):
+        """The start of consumer iteration ``j`` (its carried ``regs`` named ``%{reg_name}<i>``):
+        (stage, phase, stage as i64, the full barrier's byte offset, the full barrier) of tile
+        ``j``."""
+        _hint(j, "j")
+        for r, x in enumerate(regs):
+            _hint(x, f"{reg_name}{r}")
+        st, ph = self.stage_index(j, "")
+        st_l = self.v(arith.ExtUIOp(st, i64), "st_l")
+        fb_off0, fbar = self.stage_barrier("fb", "fbar", st, self.off["full"])
+        return st, ph, st_l, fb_off0, fbar
+
     # -- the entry block ----------------------------------------------------------------------
     def entry(self) -> None:
         """Shared memory, the constants, the barriers and their initialisation by thread 0, then
@@ -1048,13 +1060,8 @@ def _lower_plain_loop(kb: _Kernel, site_of, n_tiles: SSAValue, init_vals: list[S
     threads = kb.ci[kb.plan.consumer_threads]
 
     def iteration(le: Emitter, j: SSAValue, regs: list[SSAValue]) -> list[SSAValue]:
-        _hint(j, "j")
-        for r, x in enumerate(regs):
-            _hint(x, f"r{r}")
         with kb.into(le.block) as e:
-            st, ph = kb.stage_index(j, "")
-            st_l = kb.v(arith.ExtUIOp(st, i64), "st_l")
-            fb_off0, fbar = kb.stage_barrier("fb", "fbar", st, off["full"])
+            st, ph, st_l, fb_off0, fbar = kb.tile_stage(j, regs, "r")
             ebar = kb.gep(kb.v(arith.AddiOp(fb_off0, kb.ci[off["empty"]]), "eb_off"), "ebar")
             kb.try_wait(fbar, ph)
             db1 = kb.stage_address(st_l, kb.b1_stage, kb.db1_1, "b1_so", "db1")
@@ -1262,13 +1269,8 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
 
     # tiles 1 .. n-1: tile j's first dot is in flight; issue tile j-1's second dot, then tile j's P
     def iteration(le: Emitter, j: SSAValue, q: list[SSAValue]) -> list[SSAValue]:
-        _hint(j, "j")
-        for r, x in enumerate(q):
-            _hint(x, f"q{r}")
         with kb.into(le.block) as e:
-            st, ph = kb.stage_index(j, "")
-            st_l = kb.v(arith.ExtUIOp(st, i64), "st_l")
-            _, fbar = kb.stage_barrier("fb", "fbar", st, off["full"])
+            st, ph, st_l, _, fbar = kb.tile_stage(j, q, "q")
             jp = kb.v(arith.SubiOp(j, kb.small(1)), "jp")
             stp = kb.v(arith.RemUIOp(jp, kb.nstages), "stp")
             stp_l = kb.v(arith.ExtUIOp(stp, i64), "stp_l")
