@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
+from tileorch.dialects.record_attr import decode_record
 from tileorch.frontend.cutile import is_cuda_tile_module, is_tileaa_module, load
 
 if TYPE_CHECKING:
@@ -118,9 +119,14 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
             if not any(isinstance(f, FuncOp) for f in module.walk()):
                 from tileorch.transforms.tileas.chained_dots import CHAINED_ATTR
 
-                if any(CHAINED_ATTR in f.attributes for f in module.walk()):
+                chained = [f for f in module.walk() if CHAINED_ATTR in f.attributes]
+                if chained:
                     remarks.append("remark: chained dots compiled through the TileAS tier to TMA + WGMMA (the "
                                    "second dot's A from registers), one CTA per program instance")
+                    heavy = decode_record(chained[0].attributes[CHAINED_ATTR]).get("heavy_first")
+                    if heavy is not None:
+                        remarks.append(f"remark: the loop's trip count grows with program id {heavy}: programs "
+                                       f"along axis {heavy} start heaviest first (reversed block order)")
                     return "chained", module
                 remarks.append("remark: dot kernel compiled through the TileAS tier to the warp-specialized "
                                "TMA/WGMMA kernel")
@@ -266,8 +272,6 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
         from tileorch.transforms.tileas.chained_dots import CHAINED_ATTR
 
         fn = next(op for op in lowered.walk() if CHAINED_ATTR in op.attributes)
-        from tileorch.dialects.record_attr import decode_record
-
         chained = decode_record(fn.attributes[CHAINED_ATTR])
     kernel = kernels[0] if kernels else None
     threads = smem = 0

@@ -43,7 +43,8 @@ def _emulate(p, seq, d, tile_m, tile_n, causal, seed=0, wait_delay=0):
     errors = []
     for cx in range(-(-seq // tile_m)):
         emu = Emu(p.ptx, params, p.chained["smem"], p.chained["threads"], (cx, 0, 0), {},
-                  [(bases["o"], out.view(np.uint8).reshape(-1), "O")], guards=stage_guards(p.chained))
+                  [(bases["o"], out.view(np.uint8).reshape(-1), "O")], guards=stage_guards(p.chained),
+                  nctaid=(-(-seq // tile_m), 1, 1))
         emu.wait_delay = wait_delay
         # the host's tensor maps: the record's box rows, contiguous extent and swizzle span
         emu.tmaps = {emu.params[i]: {"array": a, **t} for i, a, t in zip(range(3), (q, k, v), p.chained["tmaps"])}

@@ -134,7 +134,8 @@ def test_narrow_mlp_chain_emulated(m, d, hidden, dout, tile_m, tile_h):
     errors = []
     for cx in range(-(-m // tile_m)):
         emu = Emu(p.ptx, params, p.chained["smem"], p.chained["threads"], (cx, 0, 0), {},
-                  [(bases[3], y.view(np.uint8).reshape(-1), "Y")], guards=stage_guards(p.chained))
+                  [(bases[3], y.view(np.uint8).reshape(-1), "Y")], guards=stage_guards(p.chained),
+                  nctaid=(-(-m // tile_m), 1, 1))
         emu.tmaps = {emu.params[i]: {"array": a[None], **t} for i, a, t in zip(range(3), (x, w1, w2),
                                                                                p.chained["tmaps"])}
         emu.run()

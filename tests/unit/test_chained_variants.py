@@ -75,7 +75,7 @@ def _run(kernel, arrays, scalars, consts, grid, out_index=3, reads=()):
     for cx in range(grid[0]):
         for cy in range(grid[1]):
             emu = Emu(p.ptx, params, p.chained["smem"], p.chained["threads"], (cx, cy, 0), {}, memory,
-                      guards=stage_guards(p.chained))
+                      guards=stage_guards(p.chained), nctaid=(grid[0], grid[1], 1))
             emu.tmaps = {emu.params[i]: {"array": a if a.ndim == 3 else a[None], **t}
                          for i, a, t in zip(range(3), arrays, p.chained["tmaps"])}
             emu.run()

@@ -101,13 +101,14 @@ class Emu:
     :meth:`run`, then read :attr:`errors`.  ``wait_delay``: hold each ready ``wgmma.wait_group``
     for that many steps of the other threads (a slow tensor core: races with the producer show)."""
 
-    def __init__(self, ptx, params_values, smem_bytes, nthreads, ctaid, tmaps, memory, guards=None):
+    def __init__(self, ptx, params_values, smem_bytes, nthreads, ctaid, tmaps, memory, guards=None, nctaid=None):
         self.params, self.insts, self.labels = parse(ptx)
         self.pv = dict(zip(self.params, params_values))
         self.N = nthreads
         self.regs = {}
         self.smem = np.zeros(smem_bytes + 1024, dtype=np.uint8)
         self.ctaid = ctaid
+        self.nctaid = nctaid  # the grid; a kernel reading %nctaid needs it
         self.tmaps = tmaps  # param name -> dict(array, box rows, ...)
         self.memory = memory  # list of (base, np array uint8 view, name)
         self.mbar = {}
@@ -168,6 +169,10 @@ class Emu:
                 return np.arange(self.N, dtype=np.uint64)[T]
             if x.startswith("%ctaid."):
                 return np.full(T.sum(), self.ctaid["xyz".index(x[-1])], dtype=np.uint64)
+            if x.startswith("%nctaid."):
+                if self.nctaid is None:
+                    raise ValueError("the kernel reads %nctaid: pass the grid as nctaid=(x, y, z)")
+                return np.full(T.sum(), self.nctaid["xyz".index(x[-1])], dtype=np.uint64)
             self._check_pending(x, T)
             if x not in self.regs:
                 self.regs[x] = np.full(self.N, 0x7FC00000, dtype=np.uint64)

@@ -62,6 +62,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 
 from tileorch.diagnostics import LocatedError
 from tileorch.transforms.tileas.common import producer_load, source_load
+from tileorch.transforms.tileas.program_order import heavy_first_axis
 from tileorch.dialects.record_attr import encode_record
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects import nv_tileas_tile as ts
@@ -1374,6 +1375,10 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         cg = e.add_i(col0, e.const(8 * g))
         cols[(g, 0)], cols[(g, 1)] = cg, e.add_i(cg, e.const(1))
     tile_coord = [e.v(nvvm.SPECIAL_REGISTERS[f"ctaid.{x}"]()) for x in "xyz"]
+    heavy = heavy_first_axis(ck.loop.ub)  # the loop starts at 0 (analyze_chained_dots)
+    if heavy is not None:  # the programs with the longest loops start first (program_order.py)
+        count = e.v(nvvm.SPECIAL_REGISTERS[f"nctaid.{'xyz'[heavy]}"]())
+        tile_coord[heavy] = e.v(arith.SubiOp(e.v(arith.SubiOp(count, e.const(1))), tile_coord[heavy]))
     coords = {"rows": rows, "cols": cols}
     site.bind(coords, tile_coord)
     n_tiles = site.low._i32(site.low.scalar(ck.loop.ub))
@@ -1437,7 +1442,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     fn = kb.finish(producer)
 
     record = {"kind": "chained", "threads": plan.threads, "smem": plan.smem, "stages": plan.stages,
-              "pipelined": pipe is not None, "pingpong": pingpong,
+              "pipelined": pipe is not None, "pingpong": pingpong, "heavy_first": heavy,
               "tm": ck.tm, "tn": ck.tn,
               "d": ck.d, "dv": ck.dv, "dtype": ck.dtype,
               "tmaps": [{"arg": o.arg, "rows": o.rows, "rank": o.rank, "box": o.box, "swizzle": o.row_bytes}
