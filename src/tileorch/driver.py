@@ -123,7 +123,12 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
                 if chained:
                     remarks.append("remark: chained dots compiled through the TileAS tier to TMA + WGMMA (the "
                                    "second dot's A from registers), one CTA per program instance")
-                    heavy = decode_record(chained[0].attributes[CHAINED_ATTR]).get("heavy_first")
+                    record = decode_record(chained[0].attributes[CHAINED_ATTR])
+                    heavy = record.get("heavy_first")
+                    if record.get("interior_masks"):
+                        remarks.append(f"remark: {record['interior_masks']} mask comparison(s) of the loop hold on "
+                                       "whole tiles in its interior iterations: those run a copy of the iteration "
+                                       "without them (a scalar test per iteration, mask_bounds.py)")
                     if heavy is not None:
                         remarks.append(f"remark: the loop's trip count grows with program id {heavy}: programs "
                                        f"along axis {heavy} start heaviest first (reversed block order)")

@@ -62,6 +62,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 
 from tileorch.diagnostics import LocatedError
 from tileorch.transforms.tileas.common import producer_load, source_load
+from tileorch.transforms.tileas.mask_bounds import interior_masks, whole_tile_test
 from tileorch.transforms.tileas.program_order import heavy_first_axis
 from tileorch.dialects.record_attr import encode_record
 from tileorch.dialects import nv_tileaa as aa
@@ -814,6 +815,7 @@ class FragmentLowering(EpilogueLowering):
     col_of: dict = field(default_factory=dict)  # id(col value) -> (g, j)
     zero: SSAValue | None = None  # the site's one constant-0 coordinate (broadcast dimensions)
     loop_iv: SSAValue | None = None  # the program loop's induction variable (its value in ``scalars``)
+    assumed_true: set = field(default_factory=set)  # id() of comparisons known to hold on every element
 
     def at(self, v: SSAValue, coords: tuple[Coord, ...]) -> SSAValue:
         return super().at(v, tuple(self._canon(c) for c in coords))
@@ -826,6 +828,8 @@ class FragmentLowering(EpilogueLowering):
         return c
 
     def _at(self, v: SSAValue, coords: tuple[Coord, ...]) -> SSAValue:
+        if id(v.owner) in self.assumed_true:  # a mask that holds on the whole tile in this copy of the loop body
+            return self.e.const(1, i1)
         hit = self.provided.get(v)
         if hit is not None:
             width, regs = hit
@@ -909,8 +913,29 @@ class FragmentLowering(EpilogueLowering):
         return acc
 
 
+def _rounded_from(v: SSAValue) -> SSAValue:
+    """The f32 value that ``v`` is a 16-bit rounding of, when ``v`` is one (``truncf`` of an f32,
+    or its ``extf`` back to f32, or the f32 of ``cvt.rn.bf16.f32`` bits), else ``v``: packing with
+    ``cvt.rn.{f16,bf16}x2.f32`` rounds the f32 to the same bits, so a cast to the operand type
+    followed by the pack costs one instruction per pair instead of three per element."""
+    op = v.owner
+    if isinstance(op, arith.ExtFOp) and isinstance(op.input.type, (Float16Type, BFloat16Type)):
+        v, op = op.input, op.input.owner
+    if isinstance(op, arith.TruncFOp) and isinstance(op.input.type, Float32Type):
+        return op.input
+    if isinstance(op, arith.BitcastOp) and isinstance(op.input.owner, arith.ShLIOp):  # bf16 bits -> f32
+        ext = op.input.owner.lhs.owner
+        asm = ext.input.owner if isinstance(ext, arith.ExtUIOp) else None
+        if isinstance(asm, llvm.InlineAsmOp) and asm.asm_string.data == "cvt.rn.bf16.f32 $0, $1;":
+            return asm.operands[0]
+    return v
+
+
 def _pack16(e: Emitter, lo: SSAValue, hi: SSAValue, dtype: str) -> SSAValue:
-    return e.v(llvm.InlineAsmOp(f"cvt.rn.{dtype}x2.f32 $0, $1, $2;", "=r,f,f", [e.to_f32(hi), e.to_f32(lo)], [i32]))
+    """Two values packed as the ``dtype`` pair of a WGMMA register-A operand (``lo`` in the low
+    half), rounded once from f32 (:func:`_rounded_from`)."""
+    lo, hi = (e.to_f32(_rounded_from(x)) for x in (lo, hi))
+    return e.v(llvm.InlineAsmOp(f"cvt.rn.{dtype}x2.f32 $0, $1, $2;", "=r,f,f", [hi, lo], [i32]))
 
 
 def _wgmma_reg_a(e: Emitter, a: list[SSAValue], desc: SSAValue, acc: list[SSAValue], n: int, dtype: str,
@@ -1199,10 +1224,65 @@ def _pack_after_wait(e: Emitter, p: list[SSAValue], dtype: str) -> list[SSAValue
     Packing during the overlap (even into other registers, copied after the wait) lets LLVM
     coalesce P_j into the in-flight P_{j-1} registers, and makes ptxas 13.0 see a WGMMA input
     defined inside a pipeline stage: it then serializes every WGMMA of the kernel (C7513)."""
-    return [e.v(llvm.InlineAsmOp(f"cvt.rn.{dtype}x2.f32 $0, $1, $2;", "=r,f,f", [e.to_f32(p[2 * i + 1]),
-                                                                               e.to_f32(p[2 * i])], [i32],
+    f = [e.to_f32(_rounded_from(x)) for x in p]
+    return [e.v(llvm.InlineAsmOp(f"cvt.rn.{dtype}x2.f32 $0, $1, $2;", "=r,f,f", [f[2 * i + 1], f[2 * i]], [i32],
                                  has_side_effects=True))
             for i in range(len(p) // 2)]
+
+
+def _frontier(v: SSAValue, arg: SSAValue) -> list[SSAValue]:
+    """The tiles that ``v`` reads besides ``arg`` on its way from ``arg`` (the operands, not
+    depending on ``arg``, of the ops between them): ``acc * alpha`` -> ``[alpha]``."""
+    out, stack, seen = [], [v], set()
+    while stack:
+        x = stack.pop()
+        if x is arg or id(x) in seen or not isinstance(x.owner, Operation):
+            continue
+        seen.add(id(x))
+        if not _depends_on(x, arg):
+            if isinstance(x.type, TensorType):
+                out.append(x)
+            continue
+        stack.extend(x.owner.operands)
+    return out
+
+
+def _versioned(ck: ChainedKernel, site_of, site: _Site, iv: SSAValue,
+               part: Callable[[_Site], tuple[list[SSAValue], list[SSAValue]]], later: list[SSAValue]):
+    """``part(site)`` (the program's ops of loop iteration ``iv`` up to P: (P, the other carried
+    registers)), evaluated twice under a scalar test when the loop masks its tiles
+    (:mod:`~tileorch.transforms.tileas.mask_bounds`): where every mask holds on the whole tile, a
+    copy with the masks' comparisons ``true`` (no compare and select per element); else as
+    written.  The tiles of ``later`` (read by ``site`` after this part: the second dot's C) are
+    computed in both copies and provided to ``site``.  Without such masks, ``part(site)``."""
+    body = ck.loop.body.blocks.first
+    masks = interior_masks(body)
+    widths = [_fragment_width(v, ck.tm) for v in later]
+    if not masks or None in widths:
+        return part(site)
+    site.low.scalars[body.args[0]] = iv
+    test = whole_tile_test(site.low, masks)
+    sides, regions = [], []
+    for assume in (True, False):
+        side = site_of()
+        if assume:
+            side.low.assumed_true = {id(m) for m in masks}
+        p, new = part(side)
+        p = [_rounded_from(x) for x in p]  # the f32 P the pack rounds (the branch carries f32, not a cast)
+        extra = [x for v, w in zip(later, widths) for x in side.tile_regs(v, w)]
+        side.tmp.add_op(scf.YieldOp(*p, *new, *extra))
+        sides.append((len(p), len(new), [x.type for x in (*p, *new, *extra)]))
+        regions.append(Region(side.tmp))
+    if sides[0] != sides[1]:
+        raise unsupported(masks[0], "masks whose whole-tile copy computes other register types")
+    op = site.e.add(scf.IfOp(test, sides[0][2], regions[0], regions[1]))
+    n, m = sides[0][0], sides[0][1]
+    k = n + m
+    for v, w in zip(later, widths):
+        c = 2 if w == 1 else w // 2
+        site.low.provided[v] = (w, list(op.results[k:k + c]))
+        k += c
+    return list(op.results[:n]), list(op.results[n:n + m])
 
 
 def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAValue,
@@ -1294,7 +1374,8 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
             e.add(nvvm.WgmmaGroupSyncAlignedOp())
             acc_prev = _second_dot(ck, s.e, p_prev, c_prev, b2_addr)
             s.e.add(nvvm.WgmmaWaitGroupSyncOp(1))  # tile j's S has landed; tile j-1's second dot may run on
-            p_j, new_j = tile(s, j, s_last, carried)
+            p_j, new_j = _versioned(ck, site_of, s, j, lambda site: tile(site, j, s_last, carried),
+                                    _frontier(ck.dot2.acc, acc_arg))
             s.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
             s.e.add(nvvm.MBarrierArriveOp(ebar, with_state=False))  # tile j-1's stage is free
             a_j = _pack_after_wait(s.e, p_j, ck.dtype)
@@ -1443,6 +1524,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
 
     record = {"kind": "chained", "threads": plan.threads, "smem": plan.smem, "stages": plan.stages,
               "pipelined": pipe is not None, "pingpong": pingpong, "heavy_first": heavy,
+              "interior_masks": len(interior_masks(ck.loop.body.blocks.first)) if pipe is not None else 0,
               "tm": ck.tm, "tn": ck.tn,
               "d": ck.d, "dv": ck.dv, "dtype": ck.dtype,
               "tmaps": [{"arg": o.arg, "rows": o.rows, "rank": o.rank, "box": o.box, "swizzle": o.row_bytes}
