@@ -9,7 +9,7 @@ from tileorch.diagnostics import LocatedError
 from tileorch.dialects import nvvm
 from tileorch.dialects.cutlass.pipeline_facts import RETIRED_ATTR, PipelineInfo, cluster_shape, pipeline_info, release_sync_id
 from tileorch.transforms.arrive_counts import check_cluster_consumer_counts
-from tileorch.transforms.pipeline_to_nvvm.base import OpLowering
+from tileorch.transforms.pipeline_to_nvvm.base import OpLowering, OptionsLowering
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
 from tileorch.transforms.pipeline_to_nvvm.groups import consumer_arrivers_local, group_range
 from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
@@ -26,15 +26,11 @@ from tileorch.transforms.pipeline_to_nvvm.sync import (
 )
 
 
-class PipelineConsumerWaitOpLowering(OpLowering):
+class PipelineConsumerWaitOpLowering(OptionsLowering):
     """Spin until ``full[index]`` completed the phase of parity ``state.phase`` (skipped when
     the ``token`` says a preceding try_wait succeeded); named barriers ``bar.sync``."""
 
     OP = "cutlass.pipeline.consumer_wait"
-
-    def __init__(self, options: LoweringOptions):
-        super().__init__()
-        self.options = options
 
     def lower(self, op: Operation, e: Emitter):
         info = pipeline_info(op, op.operands[0])

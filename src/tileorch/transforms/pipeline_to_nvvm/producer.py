@@ -23,7 +23,7 @@ from xdsl.ir import Operation, SSAValue
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects import nvvm
 from tileorch.dialects.cutlass.pipeline_facts import PipelineInfo, cluster_shape, pipeline_info
-from tileorch.transforms.pipeline_to_nvvm.base import OpLowering
+from tileorch.transforms.pipeline_to_nvvm.base import OpLowering, OptionsLowering
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
 from tileorch.transforms.pipeline_to_nvvm.groups import group_range, producer_arrivers
 from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
@@ -88,12 +88,8 @@ def signal_stage(lowering: OpLowering, op: Operation, e: Emitter, side: str):
     return info, base, index
 
 
-class PipelineProducerAcquireOpLowering(OpLowering):
+class PipelineProducerAcquireOpLowering(OptionsLowering):
     OP = "cutlass.pipeline.producer_acquire"
-
-    def __init__(self, options: LoweringOptions):
-        super().__init__()
-        self.options = options
 
     def lower(self, op: Operation, e: Emitter):
         info = pipeline_info(op, op.operands[0])
@@ -190,7 +186,7 @@ class PipelineProducerCommitOpLowering(OpLowering):
         return None
 
 
-class PipelineProducerTailOpLowering(OpLowering):
+class PipelineProducerTailOpLowering(OptionsLowering):
     """Keep the CTA alive until nothing can still arrive on its barriers.
 
     Fast path (cluster of one CTA or a ``scope = cta`` pipeline, static depth): every consumer
@@ -201,10 +197,6 @@ class PipelineProducerTailOpLowering(OpLowering):
     """
 
     OP = "cutlass.pipeline.producer_tail"
-
-    def __init__(self, options: LoweringOptions):
-        super().__init__()
-        self.options = options
 
     def lower(self, op: Operation, e: Emitter):
         info = pipeline_info(op, op.operands[0])

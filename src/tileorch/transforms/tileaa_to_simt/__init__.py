@@ -117,6 +117,9 @@ def _unsupported(op: Operation, why: str = "") -> LocatedError:
 
 @dataclass
 class Memref:
+    """An ``nv_tileaa.make_memref`` value once lowered: base pointer, element type, i32 sizes and
+    strides (shared with the epilogue lowering of :mod:`tileorch.transforms.tileas.epilogue`)."""
+
     ptr: SSAValue
     element: Attribute
     shape: list[SSAValue]
@@ -127,6 +130,9 @@ class Memref:
 
 @dataclass
 class View:
+    """An ``nv_tileaa.block_tile`` value once lowered: its memref and the view type's tile, step
+    and dimension order."""
+
     memref: Memref
     tile: list[int]
     step: list[int]
