@@ -17,6 +17,8 @@ D. the named-barrier tail: ``bar.sync`` on the stage's empty named barrier, whos
 
 from __future__ import annotations
 
+from abc import abstractmethod
+
 from xdsl.dialects import arith
 from xdsl.ir import Operation, SSAValue
 
@@ -70,22 +72,30 @@ def named_barrier_id(e: Emitter, base_id: int, index: SSAValue) -> SSAValue:
     return e.emit(arith.AddiOp(e.const(base_id), index))
 
 
-def signal_stage(lowering: OpLowering, op: Operation, e: Emitter, side: str):
-    """The common start of ``producer_commit`` (``side = "full"``) and ``consumer_release``
-    (``"empty"``): reject a pipeline whose ``side`` barrier is elided, then ``(info, base, index)``
-    of the stage; on a named-barrier pipeline emit the ``bar.arrive`` on the stage's ``side``
-    barrier instead and return None (nothing is left to do)."""
-    info = pipeline_info(op, op.operands[0])
-    if info.elide == side:
-        raise LocatedError(op, f"{op.name.rsplit('.', 1)[-1]} on a pipeline whose {side} barrier is elided")
-    base = lowering.operand(e, op.operands[0])
-    index = e.extract(lowering.operand(e, op.operands[1]), 0)
-    if info.named:
-        full = side == "full"
-        barrier = named_barrier_id(e, info.full_id() if full else info.empty_id_base, index)
-        e.add_op(nvvm.BarrierArriveOp(barrier, e.const(info.full_count if full else info.empty_count)))
+class StageSignalLowering(OpLowering):
+    """What ``producer_commit`` (``SIDE = "full"``) and ``consumer_release`` (``"empty"``) share:
+    reject a pipeline whose ``SIDE`` barrier is elided; on a named-barrier pipeline emit the
+    ``bar.arrive`` on the stage's ``SIDE`` barrier, else :meth:`signal` its mbarrier."""
+
+    SIDE = ""
+
+    def lower(self, op: Operation, e: Emitter):
+        info = pipeline_info(op, op.operands[0])
+        if info.elide == self.SIDE:
+            raise LocatedError(op, f"{op.name.rsplit('.', 1)[-1]} on a pipeline whose {self.SIDE} barrier is elided")
+        base = self.operand(e, op.operands[0])
+        index = e.extract(self.operand(e, op.operands[1]), 0)
+        if info.named:
+            full = self.SIDE == "full"
+            barrier = named_barrier_id(e, info.full_id() if full else info.empty_id_base, index)
+            e.add_op(nvvm.BarrierArriveOp(barrier, e.const(info.full_count if full else info.empty_count)))
+        else:
+            self.signal(op, e, info, base, index)
         return None
-    return info, base, index
+
+    @abstractmethod
+    def signal(self, op: Operation, e: Emitter, info: PipelineInfo, base: SSAValue, index: SSAValue) -> None:
+        """Arrive on the ``SIDE`` mbarrier of stage ``index`` (``base``: the pipeline's barrier words)."""
 
 
 class PipelineProducerAcquireOpLowering(OptionsLowering):
@@ -149,7 +159,7 @@ class PipelineProducerTryAcquireLowering(OpLowering):
         return [ready]
 
 
-class PipelineProducerCommitOpLowering(OpLowering):
+class PipelineProducerCommitOpLowering(StageSignalLowering):
     """Arrive on ``full[index]``: the first ``producer_arv_count[p]`` threads of each producer
     group p arrive once (the stamped full count); the leader (first thread) of a group that
     expects transaction bytes (the op's ``transaction_bytes``, verbatim, else the init's
@@ -157,12 +167,9 @@ class PipelineProducerCommitOpLowering(OpLowering):
     pipelines ``bar.arrive`` on the stage's full named barrier."""
 
     OP = "cutlass.pipeline.producer_commit"
+    SIDE = "full"
 
-    def lower(self, op: Operation, e: Emitter):
-        stage = signal_stage(self, op, e, "full")
-        if stage is None:
-            return None
-        info, base, index = stage
+    def signal(self, op: Operation, e: Emitter, info: PipelineInfo, base: SSAValue, index: SSAValue) -> None:
         explicit = op.properties.get("transaction_bytes")
         sizes = [explicit.value.data] * info.producers if explicit is not None else info.transaction_size
         expecting = [(mask, size) for mask, size in zip(info.producer_masks, sizes, strict=True) if size > 0]
@@ -183,7 +190,6 @@ class PipelineProducerCommitOpLowering(OpLowering):
             )
 
         e.if_(arrives, lambda inner: arrive(inner, expecting))
-        return None
 
 
 class PipelineProducerTailOpLowering(OptionsLowering):
