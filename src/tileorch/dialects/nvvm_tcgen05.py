@@ -376,6 +376,11 @@ class _KindOp(IRDLOperation):
     """``<before>`` / ``<load>`` (upstream's syntax)."""
 
     KIND_ATTR: ClassVar[type]
+    """The enum attribute of the subclass's ``kind`` property."""
+    traits = traits_def(*SIDE_EFFECTS)
+
+    def __init__(self, kind: str):
+        super().__init__(properties={"kind": self.KIND_ATTR(self.KIND_ATTR.enum_type(kind))})
 
     def verify_(self) -> None:
         _check_target(self)
@@ -398,10 +403,6 @@ class Tcgen05FenceOp(_KindOp):
     name = "nvvm.tcgen05.fence"
     KIND_ATTR: ClassVar[type] = Tcgen05FenceKindAttr
     kind = prop_def(Tcgen05FenceKindAttr)
-    traits = traits_def(*SIDE_EFFECTS)
-
-    def __init__(self, kind: str):
-        super().__init__(properties={"kind": Tcgen05FenceKindAttr(Tcgen05FenceKind(kind))})
 
 
 @irdl_op_definition
@@ -411,10 +412,6 @@ class Tcgen05WaitOp(_KindOp):
     name = "nvvm.tcgen05.wait"
     KIND_ATTR: ClassVar[type] = Tcgen05WaitKindAttr
     kind = prop_def(Tcgen05WaitKindAttr)
-    traits = traits_def(*SIDE_EFFECTS)
-
-    def __init__(self, kind: str):
-        super().__init__(properties={"kind": Tcgen05WaitKindAttr(Tcgen05WaitKind(kind))})
 
 
 # --------------------------------------------------------------------------- commit, shift, cp
