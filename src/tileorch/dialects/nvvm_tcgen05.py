@@ -573,8 +573,6 @@ class _LdStOp(IRDLOperation):
     st's ``val``)."""
 
     FLAG: ClassVar[str]
-    REGISTERS: ClassVar[str]
-    """What the registers moved are, in diagnostics (``result`` / ``value``)."""
     offset = opt_operand_def(I64)
     shape = prop_def(Tcgen05LdStShapeAttr)
     traits = traits_def(*SIDE_EFFECTS)
@@ -583,8 +581,8 @@ class _LdStOp(IRDLOperation):
         raise NotImplementedError
 
     def num(self) -> int:
-        return _ldst_num(self.shape.data.value, self.registers().type,
-                         f"{self.name.removeprefix('nvvm.')} {self.REGISTERS}")
+        what = "result" if self.results else "value"
+        return _ldst_num(self.shape.data.value, self.registers().type, f"{self.name.removeprefix('nvvm.')} {what}")
 
     def verify_(self) -> None:
         _check_target(self)
@@ -631,7 +629,6 @@ class Tcgen05LdOp(_LdStOp):
 
     name = "nvvm.tcgen05.ld"
     FLAG: ClassVar[str] = "pack"
-    REGISTERS: ClassVar[str] = "result"
     tmemAddr = operand_def(LLVMPointerType)
     res = result_def()
     pack = opt_prop_def(UnitAttr)
@@ -651,7 +648,6 @@ class Tcgen05StOp(_LdStOp):
 
     name = "nvvm.tcgen05.st"
     FLAG: ClassVar[str] = "unpack"
-    REGISTERS: ClassVar[str] = "value"
     tmemAddr = operand_def(LLVMPointerType)
     val = operand_def()
     unpack = opt_prop_def(UnitAttr)

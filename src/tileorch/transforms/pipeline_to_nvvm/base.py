@@ -56,6 +56,21 @@ class OpLowering(RewritePattern):
         rewriter.replace(op, e.ops, new_results)
 
 
+class NamedOpRewrite(RewritePattern):
+    """A rewrite of the ops named in ``OPS`` (the names :class:`OpNameDispatch` looks it up by):
+    :meth:`rewrite` sees only those."""
+
+    OPS: tuple[str, ...] = ()
+
+    @abstractmethod
+    def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        """Rewrite ``op``, one of ``OPS``."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if op.name in self.OPS:
+            self.rewrite(op, rewriter)
+
+
 class OptionsLowering(OpLowering):
     """An :class:`OpLowering` whose lowering reads the pass's :class:`LoweringOptions` (``self.options``)."""
 

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from typing import Any
 
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import IntAttr, IntegerAttr, ModuleOp, i1, i8, i32, i64
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i1, i8, i32, i64
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from tileorch.dialects.cutlass.scheduler_types import WORK_TILE_INFO_TYPES, ParamsType, TileSchedulerType
@@ -43,10 +43,9 @@ from tileorch.schedulers.device_params import (
 )
 from tileorch.schedulers.symbolic import Sym, Tracer, retarget, trace
 from tileorch.schedulers.work_tile import StaticPersistentWorkTileInfo, WorkTileInfo
-from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
+from tileorch.transforms.pipeline_to_nvvm.emit import GLOBAL_PTR, Emitter
 from tileorch.transforms.pipeline_to_nvvm.types import as_lowered
 
-GLOBAL_PTR = llvm.LLVMPointerType(IntAttr(1))
 PARAMS_PTR = llvm.LLVMPointerType()
 """Params records are read through a generic pointer: a global buffer's address, or (a kernel
 argument marked ``nvvm.grid_constant``) the address of the byval parameter itself."""

@@ -52,7 +52,6 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     FloatTF32Type,
     FunctionType,
-    IntAttr,
     IntegerAttr,
     IntegerType,
     ModuleOp,
@@ -333,7 +332,7 @@ class FunctionLowering(PointerLowering, ScanLowering):
             def body(bb: Emitter, r: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
                 out = []
                 for s, ((_, fold), acc) in enumerate(zip(items, accs)):
-                    remote = bb.v(nvvm.MapaOp(slot_ptr(bb, s), r, llvm.LLVMPointerType(IntAttr(7))))
+                    remote = bb.v(nvvm.MapaOp(slot_ptr(bb, s), r, nvvm.PTR_SHARED_CLUSTER))
                     generic = bb.v(llvm_ext.AddrSpaceCastOp(remote, llvm.LLVMPointerType()))
                     out.append(self.scalar_op(bb, fold, [acc, bb.load(generic, acc.type)], acc.type))
                 return out
