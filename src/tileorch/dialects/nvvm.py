@@ -53,7 +53,6 @@ from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from tileorch.dialects.attr_factory import enum_attr
-from tileorch.dialects.constants import constant_int
 
 from tileorch.dialects.nvvm_common import (  # noqa: F401  (nvvm.X names, as before)
     GENERIC,
@@ -69,6 +68,7 @@ from tileorch.dialects.nvvm_common import (  # noqa: F401  (nvvm.X names, as bef
     AngleBracketEnum,
     address_space,
     check_int_range,
+    check_positive_multiple,
     check_range,
     check_space,
 )
@@ -787,9 +787,7 @@ def is_aligned(op: IRDLOperation) -> bool:
 
 def _verify_named_barrier(barrier_id: SSAValue | None, threads: SSAValue | None) -> None:
     check_range(barrier_id, 0, 15, "barrier id")
-    n = constant_int(threads)
-    if n is not None and (n <= 0 or n % 32):
-        raise VerifyException(f"number of threads must be a positive multiple of 32 (warp size), got {n}")
+    check_positive_multiple(threads, 32, "number of threads", " (warp size)")
 
 
 @irdl_op_definition
@@ -1003,9 +1001,7 @@ class CpAsyncBulkGlobalToSharedClusterOp(IRDLOperation):
         )
 
     def verify_(self) -> None:
-        n = constant_int(self.size)
-        if n is not None and (n <= 0 or n % 16):
-            raise VerifyException(f"bulk copy size must be a positive multiple of 16 bytes, got {n}")
+        check_positive_multiple(self.size, 16, "bulk copy size", " bytes")
 
 
 @irdl_op_definition

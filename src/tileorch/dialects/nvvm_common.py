@@ -53,6 +53,14 @@ def check_range(value: SSAValue | None, lo: int, hi: int, what: str) -> None:
     check_int_range(constant_int(value), lo, hi, what)
 
 
+def check_positive_multiple(value: SSAValue | None, k: int, what: str, unit: str = "") -> None:
+    """Raises ``<what> must be a positive multiple of <k><unit>, got n`` when the value is a
+    constant ``n`` that is not (a non-constant passes)."""
+    n = constant_int(value)
+    if n is not None and (n <= 0 or n % k):
+        raise VerifyException(f"{what} must be a positive multiple of {k}{unit}, got {n}")
+
+
 class AngleBracketEnum:
     """Prints an enum attribute as upstream's ``#nvvm.<mnemonic><value>`` (e.g. ``#nvvm.mem_scope<cta>``)."""
 

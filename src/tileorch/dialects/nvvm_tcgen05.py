@@ -31,12 +31,10 @@ cta_group 1 and ``vector<8xi32>`` for cta_group 2.  Lowering: :mod:`tileorch.tra
 from __future__ import annotations
 
 import re
-from enum import StrEnum
 from typing import ClassVar
 
 from xdsl.dialects.builtin import I32, I64, IntAttr, IntegerType, StringAttr, UnitAttr, VectorType, i1, i32, i64
 from xdsl.dialects.llvm import LLVMPointerType
-from xdsl.dialects.utils.enum_attribute import EnumAttribute
 from xdsl.ir import Attribute, ParametrizedAttribute, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -54,6 +52,7 @@ from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
+from tileorch.dialects.attr_factory import enum_attr, str_enum
 from tileorch.dialects.constants import constant_int
 from tileorch.dialects.nvvm_common import GENERIC, SHARED, SIDE_EFFECTS, AngleBracketEnum, address_space
 from tileorch.dialects.nvvm_payload import _parse_ptr_type, parse_defined_operand
@@ -136,39 +135,27 @@ def _check_group(op: IRDLOperation, key: str = "group") -> int:
     return n
 
 
-def _enum(name_: str, values: dict[str, str], doc: str):
-    import types
-
-    enum = StrEnum(name_, values)
-
-    def body(ns):
-        ns["name"] = doc
-        ns["__doc__"] = f"``#{doc}<...>``"
-        ns["__module__"] = __name__
-
-    cls = irdl_attr_definition(types.new_class(name_ + "Attr", (AngleBracketEnum, EnumAttribute[enum]), {}, body))
-    return enum, cls
+def _enum(cls_name: str, name: str, *values: str) -> tuple[type, type]:
+    """The enum ``cls_name`` of ``values`` and its ``#<name><value>`` attribute class."""
+    enum = str_enum(cls_name, *values)
+    return enum, enum_attr(name, enum, AngleBracketEnum)
 
 
-Tcgen05FenceKind, Tcgen05FenceKindAttr = _enum(
-    "Tcgen05FenceKind", {"BEFORE": "before", "AFTER": "after"}, "nvvm.tcgen05_fence")
-Tcgen05WaitKind, Tcgen05WaitKindAttr = _enum(
-    "Tcgen05WaitKind", {"LOAD": "load", "STORE": "store"}, "nvvm.tcgen05_wait")
-Tcgen05CpShape, Tcgen05CpShapeAttr = _enum("Tcgen05CpShape", {
-    "SHAPE_128x256b": "shape_128x256b", "SHAPE_4x256b": "shape_4x256b", "SHAPE_128x128b": "shape_128x128b",
-    "SHAPE_64x128b": "shape_64x128b", "SHAPE_32x128b": "shape_32x128b"}, "nvvm.tcgen05_cp_shape")
-Tcgen05CpMulticast, Tcgen05CpMulticastAttr = _enum("Tcgen05CpMulticast", {
-    "NONE": "none", "WARPX2_02_13": "warpx2_02_13", "WARPX2_01_23": "warpx2_01_23", "WARPX4": "warpx4"},
-    "nvvm.tcgen05_cp_multicast")
+Tcgen05FenceKind, Tcgen05FenceKindAttr = _enum("Tcgen05FenceKind", "nvvm.tcgen05_fence", "before", "after")
+Tcgen05WaitKind, Tcgen05WaitKindAttr = _enum("Tcgen05WaitKind", "nvvm.tcgen05_wait", "load", "store")
+Tcgen05CpShape, Tcgen05CpShapeAttr = _enum(
+    "Tcgen05CpShape", "nvvm.tcgen05_cp_shape",
+    "shape_128x256b", "shape_4x256b", "shape_128x128b", "shape_64x128b", "shape_32x128b")
+Tcgen05CpMulticast, Tcgen05CpMulticastAttr = _enum(
+    "Tcgen05CpMulticast", "nvvm.tcgen05_cp_multicast", "none", "warpx2_02_13", "warpx2_01_23", "warpx4")
 Tcgen05CpSrcFormat, Tcgen05CpSrcFormatAttr = _enum(
-    "Tcgen05CpSrcFormat", {"B6x16_P32": "b6x16_p32", "B4x16_P64": "b4x16_p64"}, "nvvm.tcgen05_cp_src_fmt")
-Tcgen05LdStShape, Tcgen05LdStShapeAttr = _enum("Tcgen05LdStShape", {
-    "SHAPE_16X64B": "shape_16x64b", "SHAPE_16X128B": "shape_16x128b", "SHAPE_16X256B": "shape_16x256b",
-    "SHAPE_32X32B": "shape_32x32b", "SHAPE_16X32BX2": "shape_16x32bx2"}, "nvvm.tcgen05_ldst_shape")
-Tcgen05MMAKind, Tcgen05MMAKindAttr = _enum(
-    "Tcgen05MMAKind", {"F16": "f16", "TF32": "tf32", "F8F6F4": "f8f6f4", "I8": "i8"}, "nvvm.tcgen05_mma_kind")
-Tcgen05MMACollectorOp, Tcgen05MMACollectorOpAttr = _enum("Tcgen05MMACollectorOp", {
-    "DISCARD": "discard", "LASTUSE": "lastuse", "FILL": "fill", "USE": "use"}, "nvvm.tcgen05_mma_collectorop")
+    "Tcgen05CpSrcFormat", "nvvm.tcgen05_cp_src_fmt", "b6x16_p32", "b4x16_p64")
+Tcgen05LdStShape, Tcgen05LdStShapeAttr = _enum(
+    "Tcgen05LdStShape", "nvvm.tcgen05_ldst_shape",
+    "shape_16x64b", "shape_16x128b", "shape_16x256b", "shape_32x32b", "shape_16x32bx2")
+Tcgen05MMAKind, Tcgen05MMAKindAttr = _enum("Tcgen05MMAKind", "nvvm.tcgen05_mma_kind", "f16", "tf32", "f8f6f4", "i8")
+Tcgen05MMACollectorOp, Tcgen05MMACollectorOpAttr = _enum(
+    "Tcgen05MMACollectorOp", "nvvm.tcgen05_mma_collectorop", "discard", "lastuse", "fill", "use")
 
 # which multicast modes each copy shape allows (PTX ISA, tcgen05.cp)
 CP_MULTICAST = {
