@@ -144,6 +144,11 @@ def is_relaxed(op: IRDLOperation) -> bool:
     return isinstance(relaxed, IntegerAttr) and bool(relaxed.value.data)
 
 
+def _scope_prop(scope: MemScopeKind | None) -> dict[str, Attribute]:
+    """The ``scope`` property of a builder's optional ``scope`` argument."""
+    return {"scope": MemScopeKindAttr(scope)} if scope is not None else {}
+
+
 def check_mbarrier_scope(op: IRDLOperation) -> None:
     if scope_of(op) not in (MemScopeKind.CTA, MemScopeKind.CLUSTER):
         raise VerifyException("mbarrier scope must be cta or cluster")
@@ -390,9 +395,7 @@ class MBarrierArriveOp(IRDLOperation):
         relaxed: bool = False,
         with_state: bool = True,
     ):
-        props: dict[str, Attribute] = {}
-        if scope is not None:
-            props["scope"] = MemScopeKindAttr(scope)
+        props = _scope_prop(scope)
         if relaxed:
             props["relaxed"] = BoolAttr.from_bool(True)
         super().__init__(
@@ -482,13 +485,10 @@ class MBarrierArriveExpectTxOp(IRDLOperation):
         predicate: SSAValue | Operation | None = None,
         scope: MemScopeKind | None = None,
     ):
-        props: dict[str, Attribute] = {}
-        if scope is not None:
-            props["scope"] = MemScopeKindAttr(scope)
         super().__init__(
             operands=[addr, txcount, [predicate] if predicate is not None else []],
             result_types=[[]],
-            properties=props,
+            properties=_scope_prop(scope),
         )
 
     def verify_(self) -> None:
@@ -642,11 +642,10 @@ class MBarrierTryWaitOp(_MBarrierWaitBase):
     ticks = opt_operand_def(I32)
 
     def __init__(self, addr, state_or_phase, ticks=None, scope: MemScopeKind | None = None):
-        props = {"scope": MemScopeKindAttr(scope)} if scope is not None else {}
         super().__init__(
             operands=[addr, state_or_phase, [ticks] if ticks is not None else []],
             result_types=[i1],
-            properties=props,
+            properties=_scope_prop(scope),
         )
 
 
