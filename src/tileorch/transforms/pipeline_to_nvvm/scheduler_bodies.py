@@ -43,7 +43,7 @@ from tileorch.schedulers.device_params import (
 )
 from tileorch.schedulers.symbolic import Sym, Tracer, retarget, trace
 from tileorch.schedulers.work_tile import StaticPersistentWorkTileInfo, WorkTileInfo
-from tileorch.transforms.pipeline_to_nvvm.emit import GLOBAL_PTR, Emitter
+from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
 from tileorch.transforms.pipeline_to_nvvm.types import as_lowered
 
 PARAMS_PTR = llvm.LLVMPointerType()
