@@ -97,6 +97,28 @@ def _print_syncscope(printer: Printer, scope: StringAttr | None) -> None:
         printer.print_string(f' syncscope("{scope.data}")')
 
 
+def _syncscope_prop(syncscope: str | None) -> dict[str, Attribute]:
+    """The ``syncscope`` property of a builder's optional ``syncscope`` argument."""
+    return {"syncscope": StringAttr(syncscope)} if syncscope is not None else {}
+
+
+def _parse_atomic(parser: Parser) -> tuple[int, StringAttr | None]:
+    """``atomic (syncscope("..."))? <ordering>`` of a load or store: (ordering, syncscope), or
+    (0, None) for a plain access."""
+    if parser.parse_optional_keyword("atomic") is None:
+        return 0, None
+    scope = _parse_syncscope(parser)
+    return _parse_ordering(parser).value.data, scope
+
+
+def _print_atomic(printer: Printer, ordering: int, scope: StringAttr | None) -> None:
+    """The inverse of :func:`_parse_atomic` (nothing for ordering 0)."""
+    if ordering != 0:
+        printer.print_string(" atomic")
+        _print_syncscope(printer, scope)
+        printer.print_string(f" {ORDERING_NAMES[ordering]}")
+
+
 def ordering_name(attr: IntegerAttr | None) -> str:
     return ORDERING_NAMES[attr.value.data] if attr is not None else "not_atomic"
 
@@ -177,10 +199,7 @@ class FenceOp(IRDLOperation):
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
 
     def __init__(self, ordering: str, syncscope: str | None = None):
-        props: dict[str, Attribute] = {"ordering": _ordering_attr(ordering)}
-        if syncscope is not None:
-            props["syncscope"] = StringAttr(syncscope)
-        super().__init__(properties=props)
+        super().__init__(properties={"ordering": _ordering_attr(ordering), **_syncscope_prop(syncscope)})
 
     def verify_(self) -> None:
         if ordering_name(self.ordering) not in ("acquire", "release", "acq_rel", "seq_cst"):
@@ -227,9 +246,8 @@ class AtomicRMWOp(IRDLOperation):
         props: dict[str, Attribute] = {
             "bin_op": IntegerAttr(ATOMIC_BIN_OPS[bin_op], i64),
             "ordering": _ordering_attr(ordering),
+            **_syncscope_prop(syncscope),
         }
-        if syncscope is not None:
-            props["syncscope"] = StringAttr(syncscope)
         if volatile:
             props["volatile_"] = UnitAttr()
         val_type = SSAValue.get(val).type
@@ -253,12 +271,7 @@ class AtomicRMWOp(IRDLOperation):
         printer.print_operand(self.val)
         _print_syncscope(printer, self.syncscope)
         printer.print_string(f" {ordering_name(self.ordering)}")
-        print_mem_props(printer, self)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.ptr.type)
-        printer.print_string(", ")
-        printer.print_attribute(self.val.type)
+        _print_mem_tail(printer, self, [self.ptr.type, self.val.type])
 
     @classmethod
     def parse(cls, parser: Parser) -> AtomicRMWOp:
@@ -271,11 +284,7 @@ class AtomicRMWOp(IRDLOperation):
         val = parser.parse_unresolved_operand()
         scope = _parse_syncscope(parser)
         ordering = _parse_ordering(parser)
-        props, attrs = _take_mem_props(parser)
-        parser.parse_punctuation(":")
-        ptr_type = parser.parse_type()
-        parser.parse_punctuation(",")
-        val_type = parser.parse_type()
+        props, attrs, ptr_type, val_type = _parse_mem_tail(parser, ",")
         op = cls(
             name,
             parser.resolve_operand(ptr, ptr_type),
@@ -284,10 +293,7 @@ class AtomicRMWOp(IRDLOperation):
             scope.data if scope else None,
             volatile,
         )
-        if (align := props.get("alignment")) is not None:
-            op.alignment = align
-        op.attributes |= attrs
-        return op
+        return _with_mem_props(op, props, attrs)
 
 
 @irdl_op_definition
@@ -322,9 +328,8 @@ class CmpXchgOp(IRDLOperation):
         props: dict[str, Attribute] = {
             "success_ordering": _ordering_attr(success),
             "failure_ordering": _ordering_attr(failure),
+            **_syncscope_prop(syncscope),
         }
-        if syncscope is not None:
-            props["syncscope"] = StringAttr(syncscope)
         val_type = SSAValue.get(val).type
         super().__init__(
             operands=[ptr, cmp, val],
@@ -347,12 +352,7 @@ class CmpXchgOp(IRDLOperation):
         printer.print_string(
             f" {ordering_name(self.success_ordering)} {ordering_name(self.failure_ordering)}"
         )
-        print_mem_props(printer, self)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.ptr.type)
-        printer.print_string(", ")
-        printer.print_attribute(self.val.type)
+        _print_mem_tail(printer, self, [self.ptr.type, self.val.type])
 
     @classmethod
     def parse(cls, parser: Parser) -> CmpXchgOp:
@@ -364,11 +364,7 @@ class CmpXchgOp(IRDLOperation):
         scope = _parse_syncscope(parser)
         success = _parse_ordering(parser)
         failure = _parse_ordering(parser)
-        props, attrs = _take_mem_props(parser)
-        parser.parse_punctuation(":")
-        ptr_type = parser.parse_type()
-        parser.parse_punctuation(",")
-        val_type = parser.parse_type()
+        props, attrs, ptr_type, val_type = _parse_mem_tail(parser, ",")
         op = cls(
             parser.resolve_operand(ptr, ptr_type),
             parser.resolve_operand(cmp, val_type),
@@ -377,10 +373,7 @@ class CmpXchgOp(IRDLOperation):
             ORDERING_NAMES[failure.value.data],
             scope.data if scope else None,
         )
-        if (align := props.get("alignment")) is not None:
-            op.alignment = align
-        op.attributes |= attrs
-        return op
+        return _with_mem_props(op, props, attrs)
 
 
 def print_mem_props(printer: Printer, op: Operation, names: tuple[str, ...] = ("alignment",)) -> None:
@@ -429,19 +422,49 @@ def _take_mem_props(parser: Parser) -> tuple[dict[str, Attribute], dict[str, Att
     return props, attrs
 
 
+def _parse_mem_tail(parser: Parser, between: str) -> tuple[dict[str, Attribute], dict[str, Attribute], Attribute, Attribute]:
+    """``<mem props>? attr-dict : T0 <between> T1`` (``between``: ``,`` or ``->``) after a memory
+    op's operands: (memory properties, discardable attributes, T0, T1)."""
+    props, attrs = _take_mem_props(parser)
+    parser.parse_punctuation(":")
+    first = parser.parse_type()
+    parser.parse_punctuation(between)
+    return props, attrs, first, parser.parse_type()
+
+
+def _print_mem_tail(printer: Printer, op: Operation, types: list[Attribute], result: Attribute | None = None,
+                    names: tuple[str, ...] = ("alignment",)) -> None:
+    """The inverse of :func:`_parse_mem_tail`: the memory properties ``names``, the attribute
+    dictionary, ``: types`` (comma-separated) and ``-> result`` when given."""
+    print_mem_props(printer, op, names)
+    printer.print_op_attributes(op.attributes)
+    printer.print_string(" : ")
+    printer.print_list(types, printer.print_attribute)
+    if result is not None:
+        printer.print_string(" -> ")
+        printer.print_attribute(result)
+
+
+def _alignment(props: dict[str, Attribute]) -> int | None:
+    align = props.get("alignment")
+    return align.value.data if isinstance(align, IntegerAttr) else None
+
+
+def _with_mem_props(op: Operation, props: dict[str, Attribute], attrs: dict[str, Attribute]) -> Operation:
+    """``op`` with the parsed ``alignment`` property and discardable attributes."""
+    if (align := props.get("alignment")) is not None:
+        op.properties["alignment"] = align
+    op.attributes |= attrs
+    return op
+
+
 def _print_store(self: llvm.StoreOp, printer: Printer) -> None:
     """``llvm.store volatile %v, %p atomic syncscope("agent") release <alignment = 4> : i32, !llvm.ptr<1>``"""
     printer.print_string(" volatile" if self.volatile_ is not None else "")
     printer.print_string(" ")
     printer.print_list([self.value, self.ptr], printer.print_ssa_value)
-    ordering = self.ordering.value.data if self.ordering is not None else 0
-    if ordering != 0:
-        printer.print_string(" atomic")
-        printer.print_string(f" {ORDERING_NAMES[ordering]}")
-    print_mem_props(printer, self, ("alignment", "nontemporal"))
-    printer.print_op_attributes(self.attributes)
-    printer.print_string(" : ")
-    printer.print_list([self.value.type, self.ptr.type], printer.print_attribute)
+    _print_atomic(printer, self.ordering.value.data if self.ordering is not None else 0, None)
+    _print_mem_tail(printer, self, [self.value.type, self.ptr.type], names=("alignment", "nontemporal"))
 
 
 def _parse_store(cls, parser: Parser) -> llvm.StoreOp:
@@ -449,20 +472,12 @@ def _parse_store(cls, parser: Parser) -> llvm.StoreOp:
     value = parser.parse_unresolved_operand()
     parser.parse_punctuation(",")
     ptr = parser.parse_unresolved_operand()
-    ordering, scope = 0, None
-    if parser.parse_optional_keyword("atomic") is not None:
-        scope = _parse_syncscope(parser)
-        ordering = _parse_ordering(parser).value.data
-    props, attrs = _take_mem_props(parser)
-    parser.parse_punctuation(":")
-    value_type = parser.parse_type()
-    parser.parse_punctuation(",")
-    ptr_type = parser.parse_type()
-    align = props.get("alignment")
+    ordering, scope = _parse_atomic(parser)
+    props, attrs, value_type, ptr_type = _parse_mem_tail(parser, ",")
     op = cls(
         parser.resolve_operand(value, value_type),
         parser.resolve_operand(ptr, ptr_type),
-        alignment=align.value.data if isinstance(align, IntegerAttr) else None,
+        alignment=_alignment(props),
         ordering=ordering,
         volatile=volatile,
         nontemporal="nontemporal" in props,
@@ -473,25 +488,22 @@ def _parse_store(cls, parser: Parser) -> llvm.StoreOp:
     return op
 
 
-def _print_xdsl_load(self: llvm.LoadOp, printer: Printer) -> None:
-    """xDSL's own ``llvm.load`` (lowerings build it as well as ours) in upstream's syntax."""
+def _print_load(self: llvm.LoadOp | LoadOp, printer: Printer) -> None:
+    """``llvm.load`` in upstream's syntax: ours and xDSL's own (lowerings build it as well as
+    ours; it has no ``volatile_`` and ``syncscope`` properties)."""
+    if self.properties.get("volatile_") is not None:
+        printer.print_string(" volatile")
     printer.print_string(" ")
     printer.print_ssa_value(self.ptr)
-    if (ordering := self.ordering.value.data) != 0:
-        printer.print_string(f" atomic {ORDERING_NAMES[ordering]}")
-    print_mem_props(printer, self)
-    printer.print_op_attributes(self.attributes)
-    printer.print_string(" : ")
-    printer.print_attribute(self.ptr.type)
-    printer.print_string(" -> ")
-    printer.print_attribute(self.dereferenced_value.type)
+    _print_atomic(printer, self.ordering.value.data, self.properties.get("syncscope"))
+    _print_mem_tail(printer, self, [self.ptr.type], self.dereferenced_value.type)
 
 
 # xDSL's llvm.store and llvm.load (our lowerings build llvm.StoreOp / llvm.LoadOp) print
 # upstream's syntax; parsing goes through the registered ops (ours for llvm.load)
 llvm.StoreOp.print = _print_store
 llvm.StoreOp.parse = classmethod(_parse_store)
-llvm.LoadOp.print = _print_xdsl_load
+llvm.LoadOp.print = _print_load
 
 
 class _OrderedLoadEffect(MemoryEffect):
@@ -534,42 +546,15 @@ class LoadOp(IRDLOperation):
             props["alignment"] = IntegerAttr(alignment, i64)
         super().__init__(operands=[ptr], result_types=[result_type], properties=props)
 
-    def print(self, printer: Printer) -> None:
-        if self.volatile_ is not None:
-            printer.print_string(" volatile")
-        printer.print_string(" ")
-        printer.print_ssa_value(self.ptr)
-        if (ordering := self.ordering.value.data) != 0:
-            printer.print_string(" atomic")
-            _print_syncscope(printer, self.syncscope)
-            printer.print_string(f" {ORDERING_NAMES[ordering]}")
-        print_mem_props(printer, self)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.ptr.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.dereferenced_value.type)
+    print = _print_load
 
     @classmethod
     def parse(cls, parser: Parser) -> LoadOp:
         volatile = parser.parse_optional_keyword("volatile") is not None
         ptr = parser.parse_unresolved_operand()
-        ordering, scope = 0, None
-        if parser.parse_optional_keyword("atomic") is not None:
-            scope = _parse_syncscope(parser)
-            ordering = _parse_ordering(parser).value.data
-        props, attrs = _take_mem_props(parser)
-        parser.parse_punctuation(":")
-        ptr_type = parser.parse_type()
-        parser.parse_punctuation("->")
-        result_type = parser.parse_type()
-        align = props.get("alignment")
-        op = cls(
-            parser.resolve_operand(ptr, ptr_type),
-            result_type,
-            alignment=align.value.data if isinstance(align, IntegerAttr) else None,
-            ordering=ordering,
-        )
+        ordering, scope = _parse_atomic(parser)
+        props, attrs, ptr_type, result_type = _parse_mem_tail(parser, "->")
+        op = cls(parser.resolve_operand(ptr, ptr_type), result_type, alignment=_alignment(props), ordering=ordering)
         if volatile:
             op.volatile_ = UnitAttr()
         if scope is not None:

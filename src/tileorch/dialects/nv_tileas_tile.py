@@ -557,6 +557,28 @@ def _verify_tensors(op: IRDLOperation) -> None:
         check_tensor_layout(v.type, f"'{op.name}'")
 
 
+def _atom_props(atom: Attribute, allow_tma: bool | None) -> dict[str, Attribute]:
+    """The ``atom`` and optional ``allow_tma`` properties of a tiled load/store builder."""
+    props: dict[str, Attribute] = {"atom": atom}
+    if allow_tma is not None:
+        props["allow_tma"] = BoolAttr.from_bool(allow_tma)
+    return props
+
+
+def _check_view_tile(op: IRDLOperation, tile: Attribute, what: str) -> None:
+    """A tiled load's result / store's tile (``what``) has the view's tile shape and element type,
+    and the op has one tile index per view dimension."""
+    view = op.view.type
+    assert isinstance(view, TiledViewType)
+    assert isinstance(tile, TensorType)
+    short = op.name.removeprefix("nv_tileas.")
+    if list(tile.get_shape()) != view.tile_shape() or tile.element_type != view.memref.element:
+        raise VerifyException(f"{short} {what} {tile} does not match the view's tile "
+                              f"{view.tile_shape()} x {view.memref.element}")
+    if len(op.indices) != view.memref.rank():
+        raise VerifyException(f"{short} needs {view.memref.rank()} tile indices, got {len(op.indices)}")
+
+
 @irdl_op_definition
 class TiledLoadOp(IRDLOperation):
     """Load tile (indices...) of a tiled view into a tile with a layout, with copy ``atom``.
@@ -577,23 +599,13 @@ class TiledLoadOp(IRDLOperation):
 
     def __init__(self, view: SSAValue, indices: Sequence[SSAValue], result: TensorType, atom: Attribute,
                  dst: SSAValue | None = None, allow_tma: bool | None = None):
-        props: dict[str, Attribute] = {"atom": atom}
-        if allow_tma is not None:
-            props["allow_tma"] = BoolAttr.from_bool(allow_tma)
         super().__init__(operands=[view, [dst] if dst is not None else [], indices],
-                         properties=props, result_types=[result])
+                         properties=_atom_props(atom, allow_tma), result_types=[result])
 
     def verify_(self) -> None:
         _verify_tensors(self)
-        view = self.view.type
-        assert isinstance(view, TiledViewType)
         res = self.result.type
-        assert isinstance(res, TensorType)
-        if list(res.get_shape()) != view.tile_shape() or res.element_type != view.memref.element:
-            raise VerifyException(f"tiled_load result {res} does not match the view's tile "
-                                  f"{view.tile_shape()} x {view.memref.element}")
-        if len(self.indices) != view.memref.rank():
-            raise VerifyException(f"tiled_load needs {view.memref.rank()} tile indices, got {len(self.indices)}")
+        _check_view_tile(self, res, "result")
         if self.dst is not None and self.dst.type != res:
             raise VerifyException("tiled_load into a buffer returns the buffer's type")
         if not isinstance(self.atom, COPY_ATOMS):
@@ -622,22 +634,12 @@ class TiledStoreOp(IRDLOperation):
 
     def __init__(self, view: SSAValue, tile: SSAValue, indices: Sequence[SSAValue], atom: Attribute,
                  allow_tma: bool | None = None):
-        props: dict[str, Attribute] = {"atom": atom}
-        if allow_tma is not None:
-            props["allow_tma"] = BoolAttr.from_bool(allow_tma)
-        super().__init__(operands=[view, tile, indices], properties=props)
+        super().__init__(operands=[view, tile, indices], properties=_atom_props(atom, allow_tma))
 
     def verify_(self) -> None:
         _verify_tensors(self)
-        view = self.view.type
-        assert isinstance(view, TiledViewType)
         t = self.tile.type
-        assert isinstance(t, TensorType)
-        if list(t.get_shape()) != view.tile_shape() or t.element_type != view.memref.element:
-            raise VerifyException(f"tiled_store tile {t} does not match the view's tile "
-                                  f"{view.tile_shape()} x {view.memref.element}")
-        if len(self.indices) != view.memref.rank():
-            raise VerifyException(f"tiled_store needs {view.memref.rank()} tile indices, got {len(self.indices)}")
+        _check_view_tile(self, t, "tile")
         if not isinstance(self.atom, COPY_ATOMS) or isinstance(self.atom, TmaLoadAtomAttr):
             raise VerifyException(f"tiled_store atom must be a store copy atom, got {self.atom}")
         if isinstance(self.atom, TmaStoreAtomAttr):
@@ -688,23 +690,36 @@ class DotOp(IRDLOperation):
                     raise VerifyException(f"wgmma reads this operand from {' or '.join(want)}, not {lay.kind}")
 
 
-@irdl_op_definition
-class ConvertLayoutOp(IRDLOperation):
-    """The same tile in another layout (or memory)."""
+class _TileToTileOp(IRDLOperation):
+    """``%r = <op> %source {properties} : type -> type``: a pure op from one tile to another (the
+    subclass declares its properties and checks the two tile types in :meth:`check_types`)."""
 
-    name = "nv_tileas.convert_layout"
     source = operand_def(TensorType)
     result = result_def(TensorType)
     traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
-    def __init__(self, source: SSAValue, result_type: Attribute):
-        super().__init__(operands=[source], result_types=[result_type])
+    def __init__(self, source: SSAValue, result_type: Attribute, properties: dict[str, Attribute] | None = None):
+        super().__init__(operands=[source], properties=properties or {}, result_types=[result_type])
+
+    def check_types(self, a: TensorType, b: TensorType) -> None:
+        raise NotImplementedError
 
     def verify_(self) -> None:
         _verify_tensors(self)
         a, b = self.source.type, self.result.type
         assert isinstance(a, TensorType) and isinstance(b, TensorType)
+        self.check_types(a, b)
+
+
+@irdl_op_definition
+class ConvertLayoutOp(_TileToTileOp):
+    """The same tile in another layout (or memory)."""
+
+    name = "nv_tileas.convert_layout"
+
+    def check_types(self, a: TensorType, b: TensorType) -> None:
         if list(a.get_shape()) != list(b.get_shape()) or a.element_type != b.element_type:
             raise VerifyException(f"convert_layout keeps shape and element type: {a} vs {b}")
 
@@ -759,66 +774,42 @@ class CopyOp(IRDLOperation):
 
 
 @irdl_op_definition
-class BroadcastOp(IRDLOperation):
+class BroadcastOp(_TileToTileOp):
     """Grow extent-1 dimensions (layouts may differ between operand and result)."""
 
     name = "nv_tileas.broadcast"
-    source = operand_def(TensorType)
-    result = result_def(TensorType)
-    traits = traits_def(Pure())
-    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
-    def __init__(self, source: SSAValue, result_type: Attribute):
-        super().__init__(operands=[source], result_types=[result_type])
-
-    def verify_(self) -> None:
-        _verify_tensors(self)
-        a, b = self.source.type, self.result.type
+    def check_types(self, a: TensorType, b: TensorType) -> None:
         check_broadcast(TensorType(a.element_type, a.get_shape()), TensorType(b.element_type, b.get_shape()))
 
 
 @irdl_op_definition
-class ExpandDimOp(IRDLOperation):
+class ExpandDimOp(_TileToTileOp):
     """Insert an extent-1 dimension at ``dim``."""
 
     name = "nv_tileas.expand_dim"
-    source = operand_def(TensorType)
     dim = prop_def(IntegerAttr[IntegerType])
-    result = result_def(TensorType)
-    traits = traits_def(Pure())
-    irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
     def __init__(self, source: SSAValue, dim: int, result_type: Attribute):
-        super().__init__(operands=[source], properties={"dim": IntegerAttr(dim, i32)}, result_types=[result_type])
+        super().__init__(source, result_type, {"dim": IntegerAttr(dim, i32)})
 
-    def verify_(self) -> None:
-        _verify_tensors(self)
-        a, b = self.source.type, self.result.type
+    def check_types(self, a: TensorType, b: TensorType) -> None:
         check_expand_dim(TensorType(a.element_type, a.get_shape()), TensorType(b.element_type, b.get_shape()),
                          self.dim.value.data)
 
 
 @irdl_op_definition
-class ExtractSliceOp(IRDLOperation):
+class ExtractSliceOp(_TileToTileOp):
     """The static sub-tile at ``offsets`` with the result's shape."""
 
     name = "nv_tileas.extract_slice"
-    source = operand_def(TensorType)
     offsets = prop_def(DenseArrayBase)
-    result = result_def(TensorType)
-    traits = traits_def(Pure())
-    irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
     def __init__(self, source: SSAValue, offsets: Sequence[int], result_type: Attribute):
-        super().__init__(operands=[source], properties={"offsets": DenseArrayBase.from_list(i32, list(offsets))},
-                         result_types=[result_type])
+        super().__init__(source, result_type, {"offsets": DenseArrayBase.from_list(i32, list(offsets))})
 
-    def verify_(self) -> None:
-        _verify_tensors(self)
-        _check_slice(list(self.source.type.get_shape()), list(self.result.type.get_shape()),
-                     list(self.offsets.get_values()))
+    def check_types(self, a: TensorType, b: TensorType) -> None:
+        _check_slice(list(a.get_shape()), list(b.get_shape()), list(self.offsets.get_values()))
 
 
 @irdl_op_definition
@@ -974,6 +965,23 @@ def _check_consumer_idx(op: IRDLOperation, idx: int, token: SSAValue | None = No
             f"({token.type.consumer_idx.data} vs {idx})")
 
 
+def _check_consumer_region(op: IRDLOperation, last: SSAValue, what_last: str) -> None:
+    """The region of ``consumer_read`` / ``consume_one``: it takes the pipeline's slot values and
+    ends with ``nv_tileas.async.pipeline.yield``; the op returns the yielded values, then a value
+    of ``last``'s type (``what_last``: the token, the next iterator)."""
+    short = op.name.removeprefix("nv_tileas.async.pipeline.")
+    elems = _pipe(op).element_types()
+    block = op.body.block
+    if [a.type for a in block.args] != elems:
+        raise VerifyException(f"{short} region takes the slot values {elems}")
+    end = block.last_op
+    if not isinstance(end, base.YieldOp):
+        raise VerifyException(f"{short} region must end with nv_tileas.async.pipeline.yield")
+    want = [v.type for v in end.values] + [last.type]
+    if [r.type for r in op.res] != want:
+        raise VerifyException(f"{short} returns the yielded values and {what_last}: {want}")
+
+
 @irdl_op_definition
 class CreateIteratorOp(IRDLOperation):
     """The iterator at slot 0, phase 0 of a pipeline (one per side)."""
@@ -1119,17 +1127,9 @@ class ConsumerReadOp(IRDLOperation):
                          properties={"consumer_idx": IntegerAttr(consumer_idx, i32)}, regions=[body])
 
     def verify_(self) -> None:
-        elems = _pipe(self).element_types()
+        _pipe(self)
         _check_consumer_idx(self, self.consumer_idx.value.data, self.token)
-        block = self.body.block
-        if [a.type for a in block.args] != elems:
-            raise VerifyException(f"consumer_read region takes the slot values {elems}")
-        last = block.last_op
-        if not isinstance(last, base.YieldOp):
-            raise VerifyException("consumer_read region must end with nv_tileas.async.pipeline.yield")
-        want = [v.type for v in last.values] + [self.token.type]
-        if [r.type for r in self.res] != want:
-            raise VerifyException(f"consumer_read returns the yielded values and the token: {want}")
+        _check_consumer_region(self, self.token, "the token")
 
 
 @irdl_op_definition
@@ -1170,16 +1170,7 @@ class ConsumeOneOp(IRDLOperation):
     def verify_(self) -> None:
         _check_iter(self, self.iterator, "consumer")
         _check_consumer_idx(self, self.consumer_idx.value.data)
-        elems = _pipe(self).element_types()
-        block = self.body.block
-        if [a.type for a in block.args] != elems:
-            raise VerifyException(f"consume_one region takes the slot values {elems}")
-        last = block.last_op
-        if not isinstance(last, base.YieldOp):
-            raise VerifyException("consume_one region must end with nv_tileas.async.pipeline.yield")
-        want = [v.type for v in last.values] + [self.iterator.type]
-        if [r.type for r in self.res] != want:
-            raise VerifyException(f"consume_one returns the yielded values and the next iterator: {want}")
+        _check_consumer_region(self, self.iterator, "the next iterator")
 
 
 @irdl_op_definition

@@ -53,7 +53,6 @@ from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from tileorch.dialects.attr_factory import enum_attr
-from tileorch.dialects.constants import constant_int
 
 from tileorch.dialects.nvvm_common import (  # noqa: F401  (nvvm.X names, as before)
     GENERIC,
@@ -68,6 +67,8 @@ from tileorch.dialects.nvvm_common import (  # noqa: F401  (nvvm.X names, as bef
     SPACE_NAMES,
     AngleBracketEnum,
     address_space,
+    check_int_range,
+    check_positive_multiple,
     check_range,
     check_space,
 )
@@ -143,9 +144,24 @@ def is_relaxed(op: IRDLOperation) -> bool:
     return isinstance(relaxed, IntegerAttr) and bool(relaxed.value.data)
 
 
+def _scope_prop(scope: MemScopeKind | None) -> dict[str, Attribute]:
+    """The ``scope`` property of a builder's optional ``scope`` argument."""
+    return {"scope": MemScopeKindAttr(scope)} if scope is not None else {}
+
+
 def check_mbarrier_scope(op: IRDLOperation) -> None:
     if scope_of(op) not in (MemScopeKind.CTA, MemScopeKind.CLUSTER):
         raise VerifyException("mbarrier scope must be cta or cluster")
+
+
+# --------------------------------------------------------------------------- shared op shapes
+
+
+class _BareOp(IRDLOperation):
+    """``nvvm.<name>``: an op with no operands, results or properties, only side effects."""
+
+    traits = traits_def(*SIDE_EFFECTS)
+    assembly_format = "attr-dict"
 
 
 # --------------------------------------------------------------------------- special registers
@@ -286,42 +302,39 @@ def _check_count(op: IRDLOperation) -> None:
     check_range(op.count, 1, MBARRIER_MAX_COUNT, "mbarrier arrival count")
 
 
+class _MBarrierInitBase(IRDLOperation):
+    """``nvvm.mbarrier.init[.shared] %addr, %count (, predicate = %p)? : !llvm.ptr<3>, i32``:
+    the address must be in one of ``SPACES``."""
+
+    SPACES: ClassVar[tuple[int, ...]]
+    addr = operand_def(LLVMPointerType)
+    count = operand_def(I32)
+    predicate = opt_operand_def(i1)
+    traits = traits_def(*SIDE_EFFECTS)
+    assembly_format = "$addr `,` $count (`,` `predicate` `=` $predicate^)? attr-dict `:` type(operands)"
+
+    def __init__(self, addr: SSAValue | Operation, count: SSAValue | Operation, predicate=None):
+        super().__init__(operands=[addr, count, [predicate] if predicate is not None else []])
+
+    def verify_(self) -> None:
+        check_space(self.addr, self.SPACES, "mbarrier address")
+        _check_count(self)
+
+
 @irdl_op_definition
-class MBarrierInitOp(IRDLOperation):
+class MBarrierInitOp(_MBarrierInitBase):
     """``nvvm.mbarrier.init %addr, %count (, predicate = %p)? : !llvm.ptr<3>, i32``"""
 
     name = "nvvm.mbarrier.init"
-    addr = operand_def(LLVMPointerType)
-    count = operand_def(I32)
-    predicate = opt_operand_def(i1)
-    traits = traits_def(*SIDE_EFFECTS)
-    assembly_format = "$addr `,` $count (`,` `predicate` `=` $predicate^)? attr-dict `:` type(operands)"
-
-    def __init__(self, addr: SSAValue | Operation, count: SSAValue | Operation, predicate=None):
-        super().__init__(operands=[addr, count, [predicate] if predicate is not None else []])
-
-    def verify_(self) -> None:
-        check_space(self.addr, (GENERIC, SHARED), "mbarrier address")
-        _check_count(self)
+    SPACES: ClassVar[tuple[int, ...]] = (GENERIC, SHARED)
 
 
 @irdl_op_definition
-class MBarrierInitSharedOp(IRDLOperation):
+class MBarrierInitSharedOp(_MBarrierInitBase):
     """``nvvm.mbarrier.init.shared %addr, %count : !llvm.ptr<3>, i32`` (older upstream spelling)."""
 
     name = "nvvm.mbarrier.init.shared"
-    addr = operand_def(LLVMPointerType)
-    count = operand_def(I32)
-    predicate = opt_operand_def(i1)
-    traits = traits_def(*SIDE_EFFECTS)
-    assembly_format = "$addr `,` $count (`,` `predicate` `=` $predicate^)? attr-dict `:` type(operands)"
-
-    def __init__(self, addr: SSAValue | Operation, count: SSAValue | Operation, predicate=None):
-        super().__init__(operands=[addr, count, [predicate] if predicate is not None else []])
-
-    def verify_(self) -> None:
-        check_space(self.addr, (SHARED,), "mbarrier address")
-        _check_count(self)
+    SPACES: ClassVar[tuple[int, ...]] = (SHARED,)
 
 
 @irdl_op_definition
@@ -382,9 +395,7 @@ class MBarrierArriveOp(IRDLOperation):
         relaxed: bool = False,
         with_state: bool = True,
     ):
-        props: dict[str, Attribute] = {}
-        if scope is not None:
-            props["scope"] = MemScopeKindAttr(scope)
+        props = _scope_prop(scope)
         if relaxed:
             props["relaxed"] = BoolAttr.from_bool(True)
         super().__init__(
@@ -474,13 +485,10 @@ class MBarrierArriveExpectTxOp(IRDLOperation):
         predicate: SSAValue | Operation | None = None,
         scope: MemScopeKind | None = None,
     ):
-        props: dict[str, Attribute] = {}
-        if scope is not None:
-            props["scope"] = MemScopeKindAttr(scope)
         super().__init__(
             operands=[addr, txcount, [predicate] if predicate is not None else []],
             result_types=[[]],
-            properties=props,
+            properties=_scope_prop(scope),
         )
 
     def verify_(self) -> None:
@@ -539,13 +547,27 @@ class MBarrierExpectTxOp(IRDLOperation):
         _verify_expect_tx(self, (SHARED, SHARED_CLUSTER))
 
 
-def _verify_parity(op: IRDLOperation, spaces: tuple[int, ...]) -> None:
-    check_space(op.addr, spaces, "mbarrier address")
-    check_range(op.phase, 0, 1, "phase parity")
+class _MBarrierTryWaitParityBase(IRDLOperation):
+    """``nvvm.mbarrier.try_wait.parity[.shared] %addr, %phase, %ticks : !llvm.ptr<3>, i32, i32``:
+    the address must be in one of ``SPACES``, the phase parity 0 or 1."""
+
+    SPACES: ClassVar[tuple[int, ...]]
+    addr = operand_def(LLVMPointerType)
+    phase = operand_def(I32)
+    ticks = operand_def(I32)
+    traits = traits_def(*SIDE_EFFECTS)
+    assembly_format = "$addr `,` $phase `,` $ticks attr-dict `:` type(operands)"
+
+    def __init__(self, addr, phase, ticks):
+        super().__init__(operands=[addr, phase, ticks])
+
+    def verify_(self) -> None:
+        check_space(self.addr, self.SPACES, "mbarrier address")
+        check_range(self.phase, 0, 1, "phase parity")
 
 
 @irdl_op_definition
-class MBarrierTryWaitParityOp(IRDLOperation):
+class MBarrierTryWaitParityOp(_MBarrierTryWaitParityBase):
     """``nvvm.mbarrier.try_wait.parity %addr, %phase, %ticks : !llvm.ptr<3>, i32, i32``
 
     Blocking (as upstream): repeats ``mbarrier.try_wait.parity`` with suspend-time hint
@@ -553,49 +575,24 @@ class MBarrierTryWaitParityOp(IRDLOperation):
     """
 
     name = "nvvm.mbarrier.try_wait.parity"
-    addr = operand_def(LLVMPointerType)
-    phase = operand_def(I32)
-    ticks = operand_def(I32)
-    traits = traits_def(*SIDE_EFFECTS)
-    assembly_format = "$addr `,` $phase `,` $ticks attr-dict `:` type(operands)"
-
-    def __init__(self, addr, phase, ticks):
-        super().__init__(operands=[addr, phase, ticks])
-
-    def verify_(self) -> None:
-        _verify_parity(self, (GENERIC, SHARED))
+    SPACES: ClassVar[tuple[int, ...]] = (GENERIC, SHARED)
 
 
 @irdl_op_definition
-class MBarrierTryWaitParitySharedOp(IRDLOperation):
+class MBarrierTryWaitParitySharedOp(_MBarrierTryWaitParityBase):
     """``nvvm.mbarrier.try_wait.parity.shared %addr, %phase, %ticks : !llvm.ptr<3>, i32, i32``"""
 
     name = "nvvm.mbarrier.try_wait.parity.shared"
-    addr = operand_def(LLVMPointerType)
-    phase = operand_def(I32)
-    ticks = operand_def(I32)
-    traits = traits_def(*SIDE_EFFECTS)
-    assembly_format = "$addr `,` $phase `,` $ticks attr-dict `:` type(operands)"
-
-    def __init__(self, addr, phase, ticks):
-        super().__init__(operands=[addr, phase, ticks])
-
-    def verify_(self) -> None:
-        _verify_parity(self, (SHARED,))
+    SPACES: ClassVar[tuple[int, ...]] = (SHARED,)
 
 
-@irdl_op_definition
-class MBarrierTryWaitOp(IRDLOperation):
-    """``%done = nvvm.mbarrier.try_wait %addr, %phase (, %ticks)? {scope, relaxed = true} : !llvm.ptr<3>, i32 -> i1``
+class _MBarrierWaitBase(IRDLOperation):
+    """What ``nvvm.mbarrier.try_wait`` and ``nvvm.mbarrier.test.wait`` share: the syntax
+    ``%addr, %stateOrPhase (, %ticks)? scope = .. relaxed = .. : types -> i1`` (``ticks`` where
+    ``HAS_TICKS``) and the checks.  Each subclass declares its operands (xDSL orders subclass
+    operands before inherited ones)."""
 
-    One non-blocking attempt (the hardware may suspend up to ``ticks`` ns).  An ``i32``
-    operand is a phase parity, an ``i64`` one a state from ``mbarrier.arrive``.
-    """
-
-    name = "nvvm.mbarrier.try_wait"
-    addr = operand_def(LLVMPointerType)
-    stateOrPhase = operand_def(IntegerType)
-    ticks = opt_operand_def(I32)
+    HAS_TICKS: ClassVar[bool]
     res = result_def(i1)
     scope = opt_prop_def(MemScopeKindAttr)
     relaxed = opt_prop_def(BoolAttr)
@@ -607,24 +604,16 @@ class MBarrierTryWaitOp(IRDLOperation):
         _print_types(printer, [o.type for o in self.operands], [self.res.type])
 
     @classmethod
-    def parse(cls, parser: Parser) -> MBarrierTryWaitOp:
+    def parse(cls, parser: Parser) -> _MBarrierWaitBase:
         addr = parser.parse_unresolved_operand()
         parser.parse_punctuation(",")
         state = parser.parse_unresolved_operand()
-        ticks = parser.parse_unresolved_operand() if parser.parse_optional_punctuation(",") else None
+        ticks = parser.parse_unresolved_operand() if cls.HAS_TICKS and parser.parse_optional_punctuation(",") else None
         props, attrs = _parse_scope_relaxed(parser)
         ops = _resolve(parser, [addr, state] + ([ticks] if ticks is not None else []), _parse_types(parser))
         parser.parse_punctuation("->")
         res = parser.parse_type()
-        return _build(cls, [ops[0], ops[1], ops[2:]], [res], props, attrs)
-
-    def __init__(self, addr, state_or_phase, ticks=None, scope: MemScopeKind | None = None):
-        props = {"scope": MemScopeKindAttr(scope)} if scope is not None else {}
-        super().__init__(
-            operands=[addr, state_or_phase, [ticks] if ticks is not None else []],
-            result_types=[i1],
-            properties=props,
-        )
+        return _build(cls, [ops[0], ops[1], ops[2:]] if cls.HAS_TICKS else ops, [res], props, attrs)
 
     def is_parity(self) -> bool:
         return self.stateOrPhase.type == i32
@@ -639,48 +628,41 @@ class MBarrierTryWaitOp(IRDLOperation):
 
 
 @irdl_op_definition
-class MBarrierTestWaitOp(IRDLOperation):
+class MBarrierTryWaitOp(_MBarrierWaitBase):
+    """``%done = nvvm.mbarrier.try_wait %addr, %phase (, %ticks)? {scope, relaxed = true} : !llvm.ptr<3>, i32 -> i1``
+
+    One non-blocking attempt (the hardware may suspend up to ``ticks`` ns).  An ``i32``
+    operand is a phase parity, an ``i64`` one a state from ``mbarrier.arrive``.
+    """
+
+    name = "nvvm.mbarrier.try_wait"
+    HAS_TICKS: ClassVar[bool] = True
+    addr = operand_def(LLVMPointerType)
+    stateOrPhase = operand_def(IntegerType)
+    ticks = opt_operand_def(I32)
+
+    def __init__(self, addr, state_or_phase, ticks=None, scope: MemScopeKind | None = None):
+        super().__init__(
+            operands=[addr, state_or_phase, [ticks] if ticks is not None else []],
+            result_types=[i1],
+            properties=_scope_prop(scope),
+        )
+
+
+@irdl_op_definition
+class MBarrierTestWaitOp(_MBarrierWaitBase):
     """``%done = nvvm.mbarrier.test.wait %addr, %stateOrPhase : !llvm.ptr<3>, i64 -> i1`` (never blocks).
 
     An ``i32`` operand is a phase parity (``mbarrier.test_wait.parity``).
     """
 
     name = "nvvm.mbarrier.test.wait"
+    HAS_TICKS: ClassVar[bool] = False
     addr = operand_def(LLVMPointerType)
     stateOrPhase = operand_def(IntegerType)
-    res = result_def(i1)
-    scope = opt_prop_def(MemScopeKindAttr)
-    relaxed = opt_prop_def(BoolAttr)
-    traits = traits_def(*SIDE_EFFECTS)
 
     def __init__(self, addr, state_or_phase):
         super().__init__(operands=[addr, state_or_phase], result_types=[i1])
-
-    def print(self, printer: Printer) -> None:
-        _print_operands(printer, [self.addr, self.stateOrPhase])
-        _print_scope_relaxed(printer, self)
-        _print_types(printer, [o.type for o in self.operands], [self.res.type])
-
-    @classmethod
-    def parse(cls, parser: Parser) -> MBarrierTestWaitOp:
-        addr = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        state = parser.parse_unresolved_operand()
-        props, attrs = _parse_scope_relaxed(parser)
-        ops = _resolve(parser, [addr, state], _parse_types(parser))
-        parser.parse_punctuation("->")
-        return _build(cls, ops, [parser.parse_type()], props, attrs)
-
-    def is_parity(self) -> bool:
-        return self.stateOrPhase.type == i32
-
-    def verify_(self) -> None:
-        check_space(self.addr, (GENERIC, SHARED), "mbarrier address")
-        check_mbarrier_scope(self)
-        if self.stateOrPhase.type not in (i32, i64):
-            raise VerifyException("the wait operand is an i32 phase parity or an i64 state")
-        if self.is_parity():
-            check_range(self.stateOrPhase, 0, 1, "phase parity")
 
 
 @irdl_op_definition
@@ -702,15 +684,10 @@ class MBarrierTestWaitSharedOp(IRDLOperation):
 
 
 @irdl_op_definition
-class FenceMbarrierInitOp(IRDLOperation):
+class FenceMbarrierInitOp(_BareOp):
     """``nvvm.fence.mbarrier.init`` = ``fence.mbarrier_init.release.cluster``."""
 
     name = "nvvm.fence.mbarrier.init"
-    traits = traits_def(*SIDE_EFFECTS)
-    assembly_format = "attr-dict"
-
-    def __init__(self):
-        super().__init__()
 
 
 @irdl_op_definition
@@ -809,9 +786,7 @@ def is_aligned(op: IRDLOperation) -> bool:
 
 def _verify_named_barrier(barrier_id: SSAValue | None, threads: SSAValue | None) -> None:
     check_range(barrier_id, 0, 15, "barrier id")
-    n = constant_int(threads)
-    if n is not None and (n <= 0 or n % 32):
-        raise VerifyException(f"number of threads must be a positive multiple of 32 (warp size), got {n}")
+    check_positive_multiple(threads, 32, "number of threads", " (warp size)")
 
 
 @irdl_op_definition
@@ -918,15 +893,10 @@ class MapaOp(IRDLOperation):
 
 
 @irdl_op_definition
-class CpAsyncBulkCommitGroupOp(IRDLOperation):
+class CpAsyncBulkCommitGroupOp(_BareOp):
     """``nvvm.cp.async.bulk.commit.group`` = ``cp.async.bulk.commit_group``."""
 
     name = "nvvm.cp.async.bulk.commit.group"
-    traits = traits_def(*SIDE_EFFECTS)
-    assembly_format = "attr-dict"
-
-    def __init__(self):
-        super().__init__()
 
 
 @irdl_op_definition
@@ -957,8 +927,7 @@ class CpAsyncBulkWaitGroupOp(IRDLOperation):
         return _build(cls, [], [], {"group": group, **props}, attrs)
 
     def verify_(self) -> None:
-        if not 0 <= self.group.value.data <= 63:
-            raise VerifyException(f"bulk async-group count must be in [0, 63], got {self.group.value.data}")
+        check_int_range(self.group.value.data, 0, 63, "bulk async-group count")
 
 
 @irdl_op_definition
@@ -1031,33 +1000,21 @@ class CpAsyncBulkGlobalToSharedClusterOp(IRDLOperation):
         )
 
     def verify_(self) -> None:
-        n = constant_int(self.size)
-        if n is not None and (n <= 0 or n % 16):
-            raise VerifyException(f"bulk copy size must be a positive multiple of 16 bytes, got {n}")
+        check_positive_multiple(self.size, 16, "bulk copy size", " bytes")
 
 
 @irdl_op_definition
-class WgmmaFenceAlignedOp(IRDLOperation):
+class WgmmaFenceAlignedOp(_BareOp):
     """``nvvm.wgmma.fence.aligned`` = ``wgmma.fence.sync.aligned``."""
 
     name = "nvvm.wgmma.fence.aligned"
-    traits = traits_def(*SIDE_EFFECTS)
-    assembly_format = "attr-dict"
-
-    def __init__(self):
-        super().__init__()
 
 
 @irdl_op_definition
-class WgmmaGroupSyncAlignedOp(IRDLOperation):
+class WgmmaGroupSyncAlignedOp(_BareOp):
     """``nvvm.wgmma.commit.group.sync.aligned`` = ``wgmma.commit_group.sync.aligned``."""
 
     name = "nvvm.wgmma.commit.group.sync.aligned"
-    traits = traits_def(*SIDE_EFFECTS)
-    assembly_format = "attr-dict"
-
-    def __init__(self):
-        super().__init__()
 
 
 @irdl_op_definition
@@ -1073,8 +1030,7 @@ class WgmmaWaitGroupSyncOp(IRDLOperation):
         super().__init__(properties={"group": IntegerAttr(group, i64)})
 
     def verify_(self) -> None:
-        if not 0 <= self.group.value.data <= 7:
-            raise VerifyException(f"wgmma group count must be in [0, 7], got {self.group.value.data}")
+        check_int_range(self.group.value.data, 0, 7, "wgmma group count")
 
 
 # --------------------------------------------------------------------------- misc
@@ -1130,27 +1086,17 @@ class NanosleepOp(IRDLOperation):
 
 
 @irdl_op_definition
-class BreakpointOp(IRDLOperation):
+class BreakpointOp(_BareOp):
     """``nvvm.breakpoint`` = ``brkpt``."""
 
     name = "nvvm.breakpoint"
-    traits = traits_def(*SIDE_EFFECTS)
-    assembly_format = "attr-dict"
-
-    def __init__(self):
-        super().__init__()
 
 
 @irdl_op_definition
-class ExitOp(IRDLOperation):
+class ExitOp(_BareOp):
     """``nvvm.exit`` = ``exit`` (ends the thread)."""
 
     name = "nvvm.exit"
-    traits = traits_def(*SIDE_EFFECTS)
-    assembly_format = "attr-dict"
-
-    def __init__(self):
-        super().__init__()
 
 
 OPS: list[type[Operation]] = [

@@ -42,10 +42,23 @@ def check_space(value: SSAValue, allowed: tuple[int, ...], what: str) -> int:
     return space
 
 
+def check_int_range(n: int | None, lo: int, hi: int, what: str) -> None:
+    """Raises ``<what> must be in [lo, hi], got n`` unless ``n`` is None or in range."""
+    if n is not None and not lo <= n <= hi:
+        raise VerifyException(f"{what} must be in [{lo}, {hi}], got {n}")
+
+
 def check_range(value: SSAValue | None, lo: int, hi: int, what: str) -> None:
-    c = constant_int(value)
-    if c is not None and not lo <= c <= hi:
-        raise VerifyException(f"{what} must be in [{lo}, {hi}], got {c}")
+    """:func:`check_int_range` of the value when it is a constant (a non-constant passes)."""
+    check_int_range(constant_int(value), lo, hi, what)
+
+
+def check_positive_multiple(value: SSAValue | None, k: int, what: str, unit: str = "") -> None:
+    """Raises ``<what> must be a positive multiple of <k><unit>, got n`` when the value is a
+    constant ``n`` that is not (a non-constant passes)."""
+    n = constant_int(value)
+    if n is not None and (n <= 0 or n % k):
+        raise VerifyException(f"{what} must be a positive multiple of {k}{unit}, got {n}")
 
 
 class AngleBracketEnum:

@@ -269,6 +269,44 @@ def _parse_named_operand(parser: Parser, keyword: str) -> SSAValue | None:
     return parse_defined_operand(parser)
 
 
+def _print_named_operands(printer: Printer, pairs) -> None:
+    """`` key = %value`` for each ``(key, value)`` whose value is not None."""
+    for key, value in pairs:
+        if value is not None:
+            printer.print_string(f" {key} = ")
+            printer.print_operand(value)
+
+
+def _print_props_and_types(printer: Printer, op: IRDLOperation, types, skip: tuple[str, ...] = ()) -> None:
+    """The op's properties (less ``operandSegmentSizes`` and ``skip``, which its syntax spells) and
+    discardable attributes in one dictionary, then `` : types``."""
+    props = {k: v for k, v in op.properties.items() if k not in ("operandSegmentSizes", *skip)}
+    printer.print_op_attributes({**props, **op.attributes})
+    printer.print_string(" : ")
+    printer.print_list(types, printer.print_attribute)
+
+
+def _parse_attrs_and_ptr_types(parser: Parser, count: int) -> dict[str, Attribute]:
+    """``attr-dict : ptr (, ptr)*`` with ``count`` pointer types (read and dropped: the operands
+    are typed already); the attribute dictionary."""
+    attrs = parser.parse_optional_attr_dict()
+    parser.parse_punctuation(":")
+    _parse_ptr_type(parser)
+    for _ in range(count - 1):
+        parser.parse_punctuation(",")
+        _parse_ptr_type(parser)
+    return attrs
+
+
+def _take_mode(op: IRDLOperation, attrs: dict[str, Attribute]) -> IRDLOperation:
+    """``op`` with the ``mode`` property found in its parsed attribute dictionary ``attrs`` and the
+    other entries as discardable attributes."""
+    if "mode" in attrs:
+        op.properties["mode"] = attrs.pop("mode")
+    op.attributes |= attrs
+    return op
+
+
 def _check_coords(coords, what: str = "box") -> None:
     if not 1 <= len(coords) <= MAX_TMA_DIMS:
         raise VerifyException(f"{what} must have 1 to {MAX_TMA_DIMS} coordinates, got {len(coords)}")
@@ -340,18 +378,11 @@ class CpAsyncBulkTensorGlobalToSharedClusterOp(IRDLOperation):
         printer.print_list([self.dstMem, self.tmaDescriptor, self.mbar], printer.print_operand)
         printer.print_string(", ")
         _print_box(printer, self.coordinates)
-        for key, value in (("multicast_mask", self.multicastMask), ("l2_cache_hint", self.l2CacheHint),
-                           ("predicate", self.predicate)):
-            if value is not None:
-                printer.print_string(f" {key} = ")
-                printer.print_operand(value)
-        props = {k: v for k, v in self.properties.items() if k not in ("operandSegmentSizes",)}
+        _print_named_operands(printer, (("multicast_mask", self.multicastMask), ("l2_cache_hint", self.l2CacheHint),
+                                        ("predicate", self.predicate)))
         if self.isCTAOnly is not None:
             printer.print_string(" cta_only = true")
-            props.pop("isCTAOnly")
-        printer.print_op_attributes({**props, **self.attributes})
-        printer.print_string(" : ")
-        printer.print_list([self.dstMem.type, self.tmaDescriptor.type], printer.print_attribute)
+        _print_props_and_types(printer, self, [self.dstMem.type, self.tmaDescriptor.type], skip=("isCTAOnly",))
 
     @classmethod
     def parse(cls, parser: Parser):
@@ -369,21 +400,13 @@ class CpAsyncBulkTensorGlobalToSharedClusterOp(IRDLOperation):
         if parser.parse_optional_keyword("cta_only") is not None:
             parser.parse_punctuation("=")
             cta_only = parser.parse_boolean()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        _parse_ptr_type(parser)
-        parser.parse_punctuation(",")
-        _parse_ptr_type(parser)
+        attrs = _parse_attrs_and_ptr_types(parser, 2)
         op = cls(dst, tmap, coords, mbar, mask, hint, pred)
         if cta_only:
             op.properties["isCTAOnly"] = UnitAttr()
         else:
             op.properties.pop("isCTAOnly", None)
-        for key in ("mode",):
-            if key in attrs:
-                op.properties[key] = attrs.pop(key)
-        op.attributes |= attrs
-        return op
+        return _take_mode(op, attrs)
 
 
 class _TensorFromSharedOp(IRDLOperation):
@@ -403,13 +426,8 @@ class _TensorFromSharedOp(IRDLOperation):
         _print_box(printer, self.coordinates)
 
     def _print_tail(self, printer: Printer, skip: tuple[str, ...]) -> None:
-        if self.l2CacheHint is not None:
-            printer.print_string(" l2_cache_hint = ")
-            printer.print_operand(self.l2CacheHint)
-        props = {k: v for k, v in self.properties.items() if k not in ("operandSegmentSizes", *skip)}
-        printer.print_op_attributes({**props, **self.attributes})
-        printer.print_string(" : ")
-        printer.print_list([self.tmaDescriptor.type, self.srcMem.type], printer.print_attribute)
+        _print_named_operands(printer, (("l2_cache_hint", self.l2CacheHint),))
+        _print_props_and_types(printer, self, [self.tmaDescriptor.type, self.srcMem.type], skip)
 
     @classmethod
     def _parse_head(cls, parser: Parser):
@@ -422,12 +440,7 @@ class _TensorFromSharedOp(IRDLOperation):
     @classmethod
     def _parse_tail(cls, parser: Parser):
         hint = _parse_named_operand(parser, "l2_cache_hint")
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        _parse_ptr_type(parser)
-        parser.parse_punctuation(",")
-        _parse_ptr_type(parser)
-        return hint, attrs
+        return hint, _parse_attrs_and_ptr_types(parser, 2)
 
 
 @irdl_op_definition
@@ -462,11 +475,7 @@ class CpAsyncBulkTensorSharedCTAToGlobalOp(_TensorFromSharedOp):
     def parse(cls, parser: Parser):
         tmap, src, coords = cls._parse_head(parser)
         hint, attrs = cls._parse_tail(parser)
-        op = cls(tmap, src, coords, hint)
-        if "mode" in attrs:
-            op.properties["mode"] = attrs.pop("mode")
-        op.attributes |= attrs
-        return op
+        return _take_mode(cls(tmap, src, coords, hint), attrs)
 
 
 @irdl_op_definition
@@ -500,11 +509,7 @@ class CpAsyncBulkTensorReduceOp(_TensorFromSharedOp):
         parser.parse_punctuation("=")
         kind = parser.parse_str_enum(TMAReduxKind)
         hint, attrs = cls._parse_tail(parser)
-        op = cls(tmap, src, coords, kind, hint)
-        if "mode" in attrs:
-            op.properties["mode"] = attrs.pop("mode")
-        op.attributes |= attrs
-        return op
+        return _take_mode(cls(tmap, src, coords, kind, hint), attrs)
 
 
 @irdl_op_definition
@@ -535,13 +540,8 @@ class CpAsyncBulkTensorPrefetchOp(IRDLOperation):
         printer.print_operand(self.tmaDescriptor)
         printer.print_string(", ")
         _print_box(printer, self.coordinates)
-        if self.l2CacheHint is not None:
-            printer.print_string(" l2_cache_hint = ")
-            printer.print_operand(self.l2CacheHint)
-        props = {k: v for k, v in self.properties.items() if k != "operandSegmentSizes"}
-        printer.print_op_attributes({**props, **self.attributes})
-        printer.print_string(" : ")
-        printer.print_attribute(self.tmaDescriptor.type)
+        _print_named_operands(printer, (("l2_cache_hint", self.l2CacheHint),))
+        _print_props_and_types(printer, self, [self.tmaDescriptor.type])
 
     @classmethod
     def parse(cls, parser: Parser):
@@ -549,14 +549,7 @@ class CpAsyncBulkTensorPrefetchOp(IRDLOperation):
         parser.parse_punctuation(",")
         coords = _parse_box(parser)
         hint = _parse_named_operand(parser, "l2_cache_hint")
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        _parse_ptr_type(parser)
-        op = cls(tmap, coords, hint)
-        if "mode" in attrs:
-            op.properties["mode"] = attrs.pop("mode")
-        op.attributes |= attrs
-        return op
+        return _take_mode(cls(tmap, coords, hint), _parse_attrs_and_ptr_types(parser, 1))
 
 
 @irdl_op_definition
@@ -581,18 +574,14 @@ class PrefetchOp(IRDLOperation):
     def print(self, printer: Printer) -> None:
         printer.print_string(" tensormap, ")
         printer.print_operand(self.addr)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.addr.type)
+        _print_props_and_types(printer, self, [self.addr.type], skip=("tensormap",))
 
     @classmethod
     def parse(cls, parser: Parser):
         parser.parse_keyword("tensormap")
         parser.parse_punctuation(",")
         addr = parse_defined_operand(parser)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        _parse_ptr_type(parser)
+        attrs = _parse_attrs_and_ptr_types(parser, 1)
         op = cls(addr)
         op.attributes |= attrs
         return op

@@ -31,12 +31,10 @@ cta_group 1 and ``vector<8xi32>`` for cta_group 2.  Lowering: :mod:`tileorch.tra
 from __future__ import annotations
 
 import re
-from enum import StrEnum
 from typing import ClassVar
 
 from xdsl.dialects.builtin import I32, I64, IntAttr, IntegerType, StringAttr, UnitAttr, VectorType, i1, i32, i64
 from xdsl.dialects.llvm import LLVMPointerType
-from xdsl.dialects.utils.enum_attribute import EnumAttribute
 from xdsl.ir import Attribute, ParametrizedAttribute, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -54,23 +52,18 @@ from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
+from tileorch.dialects.attr_factory import enum_attr, str_enum
 from tileorch.dialects.constants import constant_int
-from tileorch.dialects.nvvm_common import SIDE_EFFECTS, AngleBracketEnum
+from tileorch.dialects.nvvm_common import GENERIC, SHARED, SIDE_EFFECTS, AngleBracketEnum, address_space
 from tileorch.dialects.nvvm_payload import _parse_ptr_type, parse_defined_operand
 
-GENERIC, SHARED, TENSOR = 0, 3, 6
+TENSOR = 6
+"""The Tensor Memory address space (``!llvm.ptr<6>``)."""
 I16 = IntegerType(16)
 
 
-def _space(value: SSAValue) -> int | None:
-    t = value.type
-    if not isinstance(t, LLVMPointerType):
-        return None
-    return t.addr_space.data if hasattr(t.addr_space, "data") else 0
-
-
 def _check_tmem(value: SSAValue, what: str) -> None:
-    if _space(value) != TENSOR:
+    if address_space(value) != TENSOR:
         raise VerifyException(f"{what} must be a Tensor Memory address !llvm.ptr<6>, got {value.type}")
 
 
@@ -142,39 +135,27 @@ def _check_group(op: IRDLOperation, key: str = "group") -> int:
     return n
 
 
-def _enum(name_: str, values: dict[str, str], doc: str):
-    import types
-
-    enum = StrEnum(name_, values)
-
-    def body(ns):
-        ns["name"] = doc
-        ns["__doc__"] = f"``#{doc}<...>``"
-        ns["__module__"] = __name__
-
-    cls = irdl_attr_definition(types.new_class(name_ + "Attr", (AngleBracketEnum, EnumAttribute[enum]), {}, body))
-    return enum, cls
+def _enum(cls_name: str, name: str, *values: str) -> tuple[type, type]:
+    """The enum ``cls_name`` of ``values`` and its ``#<name><value>`` attribute class."""
+    enum = str_enum(cls_name, *values)
+    return enum, enum_attr(name, enum, AngleBracketEnum)
 
 
-Tcgen05FenceKind, Tcgen05FenceKindAttr = _enum(
-    "Tcgen05FenceKind", {"BEFORE": "before", "AFTER": "after"}, "nvvm.tcgen05_fence")
-Tcgen05WaitKind, Tcgen05WaitKindAttr = _enum(
-    "Tcgen05WaitKind", {"LOAD": "load", "STORE": "store"}, "nvvm.tcgen05_wait")
-Tcgen05CpShape, Tcgen05CpShapeAttr = _enum("Tcgen05CpShape", {
-    "SHAPE_128x256b": "shape_128x256b", "SHAPE_4x256b": "shape_4x256b", "SHAPE_128x128b": "shape_128x128b",
-    "SHAPE_64x128b": "shape_64x128b", "SHAPE_32x128b": "shape_32x128b"}, "nvvm.tcgen05_cp_shape")
-Tcgen05CpMulticast, Tcgen05CpMulticastAttr = _enum("Tcgen05CpMulticast", {
-    "NONE": "none", "WARPX2_02_13": "warpx2_02_13", "WARPX2_01_23": "warpx2_01_23", "WARPX4": "warpx4"},
-    "nvvm.tcgen05_cp_multicast")
+Tcgen05FenceKind, Tcgen05FenceKindAttr = _enum("Tcgen05FenceKind", "nvvm.tcgen05_fence", "before", "after")
+Tcgen05WaitKind, Tcgen05WaitKindAttr = _enum("Tcgen05WaitKind", "nvvm.tcgen05_wait", "load", "store")
+Tcgen05CpShape, Tcgen05CpShapeAttr = _enum(
+    "Tcgen05CpShape", "nvvm.tcgen05_cp_shape",
+    "shape_128x256b", "shape_4x256b", "shape_128x128b", "shape_64x128b", "shape_32x128b")
+Tcgen05CpMulticast, Tcgen05CpMulticastAttr = _enum(
+    "Tcgen05CpMulticast", "nvvm.tcgen05_cp_multicast", "none", "warpx2_02_13", "warpx2_01_23", "warpx4")
 Tcgen05CpSrcFormat, Tcgen05CpSrcFormatAttr = _enum(
-    "Tcgen05CpSrcFormat", {"B6x16_P32": "b6x16_p32", "B4x16_P64": "b4x16_p64"}, "nvvm.tcgen05_cp_src_fmt")
-Tcgen05LdStShape, Tcgen05LdStShapeAttr = _enum("Tcgen05LdStShape", {
-    "SHAPE_16X64B": "shape_16x64b", "SHAPE_16X128B": "shape_16x128b", "SHAPE_16X256B": "shape_16x256b",
-    "SHAPE_32X32B": "shape_32x32b", "SHAPE_16X32BX2": "shape_16x32bx2"}, "nvvm.tcgen05_ldst_shape")
-Tcgen05MMAKind, Tcgen05MMAKindAttr = _enum(
-    "Tcgen05MMAKind", {"F16": "f16", "TF32": "tf32", "F8F6F4": "f8f6f4", "I8": "i8"}, "nvvm.tcgen05_mma_kind")
-Tcgen05MMACollectorOp, Tcgen05MMACollectorOpAttr = _enum("Tcgen05MMACollectorOp", {
-    "DISCARD": "discard", "LASTUSE": "lastuse", "FILL": "fill", "USE": "use"}, "nvvm.tcgen05_mma_collectorop")
+    "Tcgen05CpSrcFormat", "nvvm.tcgen05_cp_src_fmt", "b6x16_p32", "b4x16_p64")
+Tcgen05LdStShape, Tcgen05LdStShapeAttr = _enum(
+    "Tcgen05LdStShape", "nvvm.tcgen05_ldst_shape",
+    "shape_16x64b", "shape_16x128b", "shape_16x256b", "shape_32x32b", "shape_16x32bx2")
+Tcgen05MMAKind, Tcgen05MMAKindAttr = _enum("Tcgen05MMAKind", "nvvm.tcgen05_mma_kind", "f16", "tf32", "f8f6f4", "i8")
+Tcgen05MMACollectorOp, Tcgen05MMACollectorOpAttr = _enum(
+    "Tcgen05MMACollectorOp", "nvvm.tcgen05_mma_collectorop", "discard", "lastuse", "fill", "use")
 
 # which multicast modes each copy shape allows (PTX ISA, tcgen05.cp)
 CP_MULTICAST = {
@@ -188,27 +169,6 @@ LDST_BASE = {"shape_16x64b": (1, 128), "shape_16x32bx2": (1, 128), "shape_32x32b
 # --------------------------------------------------------------------------- syntax helpers
 
 
-def _parse_tail(parser: Parser, op_cls, operands, keywords=(), with_types=True):
-    """``attr-dict (: types)?``; known property names in the dict become properties."""
-    attrs = parser.parse_optional_attr_dict()
-    if with_types and parser.parse_optional_punctuation(":") is not None:
-        if parser.parse_optional_punctuation("(") is not None:
-            parser.parse_comma_separated_list(parser.Delimiter.NONE, lambda: _parse_ptr_type(parser))
-            parser.parse_punctuation(")")
-        else:
-            parser.parse_comma_separated_list(parser.Delimiter.NONE, lambda: _parse_ptr_type(parser))
-    props = {k: attrs.pop(k) for k in list(attrs) if k in op_cls.get_irdl_definition().properties}
-    props.update(keywords)
-    return props, attrs
-
-
-def _print_props(printer: Printer, op: IRDLOperation, skip=(), defaults=None) -> None:
-    defaults = defaults or {}
-    props = {k: v for k, v in op.properties.items()
-             if k not in ("operandSegmentSizes", *skip) and defaults.get(k) != v}
-    printer.print_op_attributes({**props, **op.attributes})
-
-
 def _print_types(printer: Printer, values) -> None:
     printer.print_string(" : ")
     printer.print_list([v.type for v in values], printer.print_attribute)
@@ -216,6 +176,12 @@ def _print_types(printer: Printer, values) -> None:
 
 def _group_text(attr) -> str:
     return f"<cta_{attr.n.data}>"
+
+
+def _print_group(printer: Printer, group: CTAGroupKindAttr, lead: str) -> None:
+    """``<lead>group = <cta_N>`` unless ``group`` is the default cta_1."""
+    if group != CTA_1:
+        printer.print_string(f"{lead}group = {_group_text(group)}")
 
 
 def _parse_group_value(parser: Parser) -> CTAGroupKindAttr:
@@ -279,30 +245,65 @@ def _finish(parser: Parser, op_cls, types: bool = True, parenthesized: bool = Fa
 
 GROUP_DEFAULT = {"group": CTA_1}
 
+
+def _parse_group(parser: Parser, after_comma: bool) -> dict[str, Attribute]:
+    """``{"group": ...}`` of an optional ``group = <cta_N>`` (cta_1 when absent): after a comma
+    (``after_comma``; the keyword must then follow it) or as a bare keyword."""
+    props = dict(GROUP_DEFAULT)
+    if after_comma:
+        if parser.parse_optional_punctuation(",") is not None:
+            props["group"] = _required_keyword_value(parser, "group", lambda: _parse_group_value(parser))
+        return props
+    group = _keyword_value(parser, "group", lambda: _parse_group_value(parser))
+    if group is not None:
+        props["group"] = group
+    return props
+
 # --------------------------------------------------------------------------- TMEM allocation
 
 
-class _AllocLike(IRDLOperation):
-    """``%addr, %nCols (, group = <cta_2>)? : types`` (upstream's syntax)."""
+class _GroupTailOp(IRDLOperation):
+    """``%a (, %b)* (, group = <cta_2>)? : types`` (upstream's syntax of alloc, dealloc, shift):
+    the op's operands, then its ``group`` (default cta_1)."""
+
+    group = prop_def(CTAGroupKindAttr, default_value=CTA_1)
+    traits = traits_def(*SIDE_EFFECTS)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_list(self.operands, printer.print_operand)
-        if self.group != CTA_1:
-            printer.print_string(f", group = {_group_text(self.group)}")
+        _print_group(printer, self.group, ", ")
         printer.print_op_attributes(self.attributes)
         _print_types(printer, self.operands)
 
     @classmethod
     def parse(cls, parser: Parser):
-        a = parse_defined_operand(parser)
-        parser.parse_punctuation(",")
-        n = parse_defined_operand(parser)
-        props = dict(GROUP_DEFAULT)
-        if parser.parse_optional_punctuation(",") is not None:
-            props["group"] = _required_keyword_value(parser, "group", lambda: _parse_group_value(parser))
+        operands = [parse_defined_operand(parser)]
+        for _ in cls.get_irdl_definition().operands[1:]:
+            parser.parse_punctuation(",")
+            operands.append(parse_defined_operand(parser))
+        props = _parse_group(parser, after_comma=True)
         more, attrs = _finish(parser, cls)
-        return cls.create(operands=[a, n], properties={**props, **more}, attributes=attrs)
+        return cls.create(operands=operands, properties={**props, **more}, attributes=attrs)
+
+
+class _AllocLike(_GroupTailOp):
+    """``tcgen05.alloc`` / ``dealloc``: an address (declared by the subclass, so that it comes
+    first), ``nCols`` and the group; the subclass checks its address in :meth:`check_address`."""
+
+    nCols = operand_def(I32)
+
+    def __init__(self, address, ncols, group: int = 1):
+        super().__init__(operands=[address, ncols], properties={"group": CTAGroupKindAttr(group)})
+
+    def check_address(self) -> None:
+        raise NotImplementedError
+
+    def verify_(self) -> None:
+        _check_target(self)
+        _check_group(self)
+        self.check_address()
+        _check_ncols(self.nCols)
 
 
 @irdl_op_definition
@@ -312,19 +313,10 @@ class Tcgen05AllocOp(_AllocLike):
 
     name = "nvvm.tcgen05.alloc"
     addr = operand_def(LLVMPointerType)
-    nCols = operand_def(I32)
-    group = prop_def(CTAGroupKindAttr, default_value=CTA_1)
-    traits = traits_def(*SIDE_EFFECTS)
 
-    def __init__(self, addr, ncols, group: int = 1):
-        super().__init__(operands=[addr, ncols], properties={"group": CTAGroupKindAttr(group)})
-
-    def verify_(self) -> None:
-        _check_target(self)
-        _check_group(self)
-        if _space(self.addr) not in (GENERIC, SHARED):
+    def check_address(self) -> None:
+        if address_space(self.addr) not in (GENERIC, SHARED):
             raise VerifyException(f"tcgen05.alloc writes the TMEM address to !llvm.ptr or !llvm.ptr<3>, got {self.addr.type}")
-        _check_ncols(self.nCols)
 
 
 @irdl_op_definition
@@ -333,18 +325,9 @@ class Tcgen05DeallocOp(_AllocLike):
 
     name = "nvvm.tcgen05.dealloc"
     taddr = operand_def(LLVMPointerType)
-    nCols = operand_def(I32)
-    group = prop_def(CTAGroupKindAttr, default_value=CTA_1)
-    traits = traits_def(*SIDE_EFFECTS)
 
-    def __init__(self, taddr, ncols, group: int = 1):
-        super().__init__(operands=[taddr, ncols], properties={"group": CTAGroupKindAttr(group)})
-
-    def verify_(self) -> None:
-        _check_target(self)
-        _check_group(self)
+    def check_address(self) -> None:
         _check_tmem(self.taddr, "tcgen05.dealloc address")
-        _check_ncols(self.nCols)
 
 
 @irdl_op_definition
@@ -363,16 +346,12 @@ class Tcgen05RelinquishAllocPermitOp(IRDLOperation):
         _check_group(self)
 
     def print(self, printer: Printer) -> None:
-        if self.group != CTA_1:
-            printer.print_string(f" group = {_group_text(self.group)}")
+        _print_group(printer, self.group, " ")
         printer.print_op_attributes(self.attributes)
 
     @classmethod
     def parse(cls, parser: Parser):
-        props = dict(GROUP_DEFAULT)
-        group = _keyword_value(parser, "group", lambda: _parse_group_value(parser))
-        if group is not None:
-            props["group"] = group
+        props = _parse_group(parser, after_comma=False)
         more, attrs = _finish(parser, cls, types=False)
         return cls.create(properties={**props, **more}, attributes=attrs)
 
@@ -384,6 +363,11 @@ class _KindOp(IRDLOperation):
     """``<before>`` / ``<load>`` (upstream's syntax)."""
 
     KIND_ATTR: ClassVar[type]
+    """The enum attribute of the subclass's ``kind`` property."""
+    traits = traits_def(*SIDE_EFFECTS)
+
+    def __init__(self, kind: str):
+        super().__init__(properties={"kind": self.KIND_ATTR(self.KIND_ATTR.enum_type(kind))})
 
     def verify_(self) -> None:
         _check_target(self)
@@ -406,10 +390,6 @@ class Tcgen05FenceOp(_KindOp):
     name = "nvvm.tcgen05.fence"
     KIND_ATTR: ClassVar[type] = Tcgen05FenceKindAttr
     kind = prop_def(Tcgen05FenceKindAttr)
-    traits = traits_def(*SIDE_EFFECTS)
-
-    def __init__(self, kind: str):
-        super().__init__(properties={"kind": Tcgen05FenceKindAttr(Tcgen05FenceKind(kind))})
 
 
 @irdl_op_definition
@@ -419,10 +399,6 @@ class Tcgen05WaitOp(_KindOp):
     name = "nvvm.tcgen05.wait"
     KIND_ATTR: ClassVar[type] = Tcgen05WaitKindAttr
     kind = prop_def(Tcgen05WaitKindAttr)
-    traits = traits_def(*SIDE_EFFECTS)
-
-    def __init__(self, kind: str):
-        super().__init__(properties={"kind": Tcgen05WaitKindAttr(Tcgen05WaitKind(kind))})
 
 
 # --------------------------------------------------------------------------- commit, shift, cp
@@ -446,7 +422,7 @@ class Tcgen05CommitOp(IRDLOperation):
     def verify_(self) -> None:
         _check_target(self)
         _check_group(self)
-        if _space(self.addr) not in (GENERIC, SHARED):
+        if address_space(self.addr) not in (GENERIC, SHARED):
             raise VerifyException(f"tcgen05.commit mbarrier must be !llvm.ptr or !llvm.ptr<3>, got {self.addr.type}")
 
     def print(self, printer: Printer) -> None:  # upstream: %addr (, multicast_mask = %m)? (group = <cta_N>)?
@@ -455,8 +431,7 @@ class Tcgen05CommitOp(IRDLOperation):
         if self.multicastMask is not None:
             printer.print_string(", multicast_mask = ")
             printer.print_operand(self.multicastMask)
-        if self.group != CTA_1:
-            printer.print_string(f" group = {_group_text(self.group)}")
+        _print_group(printer, self.group, " ")
         printer.print_op_attributes(self.attributes)
         _print_types(printer, self.operands)
 
@@ -468,45 +443,24 @@ class Tcgen05CommitOp(IRDLOperation):
             parser.parse_keyword("multicast_mask")
             parser.parse_punctuation("=")
             mask = parse_defined_operand(parser)
-        props = dict(GROUP_DEFAULT)
-        group = _keyword_value(parser, "group", lambda: _parse_group_value(parser))
-        if group is not None:
-            props["group"] = group
+        props = _parse_group(parser, after_comma=False)
         more, attrs = _finish(parser, cls)
         return cls.create(operands=[addr] + ([mask] if mask is not None else []),
                           properties={**props, **more}, attributes=attrs)
 
 
 @irdl_op_definition
-class Tcgen05ShiftOp(IRDLOperation):
-    """``tcgen05.shift.down``: shift the 32-byte rows of the TMEM matrix at ``taddr`` down by one."""
+class Tcgen05ShiftOp(_GroupTailOp):
+    """``tcgen05.shift.down``: shift the 32-byte rows of the TMEM matrix at ``taddr`` down by one
+    (upstream: ``%taddr (, group = <cta_N>)? : type``)."""
 
     name = "nvvm.tcgen05.shift"
     taddr = operand_def(LLVMPointerType)
-    group = prop_def(CTAGroupKindAttr, default_value=CTA_1)
-    traits = traits_def(*SIDE_EFFECTS)
 
     def verify_(self) -> None:
         _check_target(self)
         _check_group(self)
         _check_tmem(self.taddr, "tcgen05.shift address")
-
-    def print(self, printer: Printer) -> None:  # upstream: %taddr (, group = <cta_N>)? : type
-        printer.print_string(" ")
-        printer.print_operand(self.taddr)
-        if self.group != CTA_1:
-            printer.print_string(f", group = {_group_text(self.group)}")
-        printer.print_op_attributes(self.attributes)
-        _print_types(printer, self.operands)
-
-    @classmethod
-    def parse(cls, parser: Parser):
-        t = parse_defined_operand(parser)
-        props = dict(GROUP_DEFAULT)
-        if parser.parse_optional_punctuation(",") is not None:
-            props["group"] = _required_keyword_value(parser, "group", lambda: _parse_group_value(parser))
-        more, attrs = _finish(parser, cls)
-        return cls.create(operands=[t], properties={**props, **more}, attributes=attrs)
 
 
 CP_DEFAULTS = {"group": CTA_1, "multicast": Tcgen05CpMulticastAttr(Tcgen05CpMulticast("none"))}
@@ -544,8 +498,7 @@ class Tcgen05CpOp(IRDLOperation):
         printer.print_string(" ")
         printer.print_list(self.operands, printer.print_operand)
         printer.print_string(f", shape = {self.shape.data.value}")
-        if self.group != CTA_1:
-            printer.print_string(f" group = {_group_text(self.group)}")
+        _print_group(printer, self.group, " ")
         if self.multicast != CP_DEFAULTS["multicast"]:
             printer.print_string(f" multicast = {self.multicast.data.value}")
         if self.srcFormat is not None:
@@ -599,102 +552,95 @@ def _check_offset(op) -> None:
         raise VerifyException("only shape_16x32bx2 takes an offset")
 
 
-@irdl_op_definition
-class Tcgen05LdOp(IRDLOperation):
-    """``tcgen05.ld.sync.aligned.<shape>.x<num>.b32``: warp-collective TMEM -> registers load."""
+class _LdStOp(IRDLOperation):
+    """What ``tcgen05.ld`` and ``tcgen05.st`` share: the ``shape``, the optional ``offset`` (the last
+    operand; the subclass declares the ones before it), the unit property ``FLAG`` (``pack`` /
+    ``unpack``), the checks and upstream's syntax ``%taddr (, %val)? (, %offset)? (FLAG)? shape = S
+    : type``, where the type is that of the registers moved (:meth:`registers`: the ld's result, the
+    st's ``val``)."""
 
-    name = "nvvm.tcgen05.ld"
-    tmemAddr = operand_def(LLVMPointerType)
+    FLAG: ClassVar[str]
     offset = opt_operand_def(I64)
-    res = result_def()
-    pack = opt_prop_def(UnitAttr)
     shape = prop_def(Tcgen05LdStShapeAttr)
     traits = traits_def(*SIDE_EFFECTS)
+
+    def registers(self) -> SSAValue:
+        raise NotImplementedError
+
+    def num(self) -> int:
+        what = "result" if self.results else "value"
+        return _ldst_num(self.shape.data.value, self.registers().type, f"{self.name.removeprefix('nvvm.')} {what}")
+
+    def verify_(self) -> None:
+        _check_target(self)
+        _check_tmem(self.tmemAddr, f"{self.name.removeprefix('nvvm.')} address")
+        self.num()
+        _check_offset(self)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list(self.operands, printer.print_operand)
+        if self.properties.get(self.FLAG) is not None:
+            printer.print_string(f" {self.FLAG}")
+        printer.print_string(f" shape = {self.shape.data.value}")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.registers().type)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        """The operands the subclass declares, the optional ``offset``, the flag, the shape, the
+        attribute dictionary and the type (the ld's result type; the st's ``val`` has it already)."""
+        required = len(cls.get_irdl_definition().operands) - 1
+        ops = [parse_defined_operand(parser)]
+        for _ in range(required - 1):
+            parser.parse_punctuation(",")
+            ops.append(parse_defined_operand(parser))
+        if parser.parse_optional_punctuation(",") is not None:
+            ops.append(parse_defined_operand(parser))
+        props = {cls.FLAG: UnitAttr()} if parser.parse_optional_keyword(cls.FLAG) is not None else {}
+        shape = _keyword_value(parser, "shape", lambda: _parse_enum_value(parser, Tcgen05LdStShapeAttr, False))
+        if shape is not None:
+            props["shape"] = shape
+        more, attrs = _finish(parser, cls, types=False)
+        parser.parse_punctuation(":")
+        typ = parser.parse_type()
+        return cls.create(operands=ops, result_types=[typ] if cls.get_irdl_definition().results else [],
+                          properties={**props, **more}, attributes=attrs)
+
+
+@irdl_op_definition
+class Tcgen05LdOp(_LdStOp):
+    """``tcgen05.ld.sync.aligned.<shape>.x<num>.b32``: warp-collective TMEM -> registers load
+    (upstream: ``%taddr (, %offset)? (pack)? shape = S : type``)."""
+
+    name = "nvvm.tcgen05.ld"
+    FLAG: ClassVar[str] = "pack"
+    tmemAddr = operand_def(LLVMPointerType)
+    res = result_def()
+    pack = opt_prop_def(UnitAttr)
 
     def __init__(self, taddr, shape: str, result_type: Attribute, offset=None):
         super().__init__(operands=[taddr, [offset] if offset is not None else []], result_types=[result_type],
                          properties={"shape": Tcgen05LdStShapeAttr(Tcgen05LdStShape(shape))})
 
-    def num(self) -> int:
-        return _ldst_num(self.shape.data.value, self.res.type, "tcgen05.ld result")
-
-    def verify_(self) -> None:
-        _check_target(self)
-        _check_tmem(self.tmemAddr, "tcgen05.ld address")
-        self.num()
-        _check_offset(self)
-
-    def print(self, printer: Printer) -> None:  # upstream: %taddr (, %offset)? (pack)? shape = S : type
-        printer.print_string(" ")
-        printer.print_list(self.operands, printer.print_operand)
-        if self.pack is not None:
-            printer.print_string(" pack")
-        printer.print_string(f" shape = {self.shape.data.value}")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.res.type)
-
-    @classmethod
-    def parse(cls, parser: Parser):
-        ops = [parse_defined_operand(parser)]
-        if parser.parse_optional_punctuation(",") is not None:
-            ops.append(parse_defined_operand(parser))
-        props = {"pack": UnitAttr()} if parser.parse_optional_keyword("pack") is not None else {}
-        shape = _keyword_value(parser, "shape", lambda: _parse_enum_value(parser, Tcgen05LdStShapeAttr, False))
-        if shape is not None:
-            props["shape"] = shape
-        more, attrs = _finish(parser, cls, types=False)
-        parser.parse_punctuation(":")
-        rtype = parser.parse_type()
-        return cls.create(operands=ops, result_types=[rtype], properties={**props, **more}, attributes=attrs)
+    def registers(self) -> SSAValue:
+        return self.res
 
 
 @irdl_op_definition
-class Tcgen05StOp(IRDLOperation):
-    """``tcgen05.st.sync.aligned.<shape>.x<num>.b32``: warp-collective registers -> TMEM store."""
+class Tcgen05StOp(_LdStOp):
+    """``tcgen05.st.sync.aligned.<shape>.x<num>.b32``: warp-collective registers -> TMEM store
+    (upstream: ``%taddr, %val (, %offset)? (unpack)? shape = S : type``)."""
 
     name = "nvvm.tcgen05.st"
+    FLAG: ClassVar[str] = "unpack"
     tmemAddr = operand_def(LLVMPointerType)
     val = operand_def()
-    offset = opt_operand_def(I64)
     unpack = opt_prop_def(UnitAttr)
-    shape = prop_def(Tcgen05LdStShapeAttr)
-    traits = traits_def(*SIDE_EFFECTS)
 
-    def num(self) -> int:
-        return _ldst_num(self.shape.data.value, self.val.type, "tcgen05.st value")
-
-    def verify_(self) -> None:
-        _check_target(self)
-        _check_tmem(self.tmemAddr, "tcgen05.st address")
-        self.num()
-        _check_offset(self)
-
-    def print(self, printer: Printer) -> None:  # upstream: %taddr, %val (, %offset)? (unpack)? shape = S : type
-        printer.print_string(" ")
-        printer.print_list(self.operands, printer.print_operand)
-        if self.unpack is not None:
-            printer.print_string(" unpack")
-        printer.print_string(f" shape = {self.shape.data.value}")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.val.type)
-
-    @classmethod
-    def parse(cls, parser: Parser):
-        ops = [parse_defined_operand(parser)]
-        parser.parse_punctuation(",")
-        ops.append(parse_defined_operand(parser))
-        if parser.parse_optional_punctuation(",") is not None:
-            ops.append(parse_defined_operand(parser))
-        props = {"unpack": UnitAttr()} if parser.parse_optional_keyword("unpack") is not None else {}
-        shape = _keyword_value(parser, "shape", lambda: _parse_enum_value(parser, Tcgen05LdStShapeAttr, False))
-        if shape is not None:
-            props["shape"] = shape
-        more, attrs = _finish(parser, cls, types=False)
-        parser.parse_punctuation(":")
-        parser.parse_type()
-        return cls.create(operands=ops, properties={**props, **more}, attributes=attrs)
+    def registers(self) -> SSAValue:
+        return self.val
 
 
 # --------------------------------------------------------------------------- mma
@@ -731,7 +677,7 @@ class Tcgen05MMAOp(IRDLOperation):
                         **MMA_DEFAULTS})
 
     def a_in_tmem(self) -> bool:
-        return _space(self.matrixA) == TENSOR
+        return address_space(self.matrixA) == TENSOR
 
     def verify_(self) -> None:
         _check_target(self)

@@ -31,7 +31,6 @@ from tileorch.dialects.atoms import DYNAMIC_SMEM_ALIGN, PTR_SHARED, BulkCopyG2SO
 from tileorch.dialects.llvm_ext import AddrSpaceCastOp
 
 DYNAMIC_SMEM_SYMBOL = "__tileorch_dynamic_smem"
-PTR_SHARED_CLUSTER = llvm.LLVMPointerType(IntAttr(7))
 
 
 def _ensure_dynamic_smem_global(module: ModuleOp) -> None:
@@ -60,7 +59,7 @@ class LowerDynamicSmem(RewritePattern):
 class LowerBulkCopyG2S(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: BulkCopyG2SOp, rewriter: PatternRewriter) -> None:
-        dst = AddrSpaceCastOp(op.dst, PTR_SHARED_CLUSTER)
+        dst = AddrSpaceCastOp(op.dst, nvvm.PTR_SHARED_CLUSTER)
         copy = nvvm.CpAsyncBulkGlobalToSharedClusterOp(dst.result, op.src, op.mbar, op.bytes, op.multicast)
         copy_location(op, [dst, copy])
         rewriter.replace(op, [dst, copy], [])

@@ -57,6 +57,7 @@ from tileorch.dialects import nvvm
 from tileorch.dialects import nvvm_tcgen05 as T
 from tileorch.dialects.kernel_attrs import CLUSTER_DIM, CLUSTER_SHAPE, int_array
 from tileorch.dialects.llvm_ext import AddrSpaceCastOp
+from tileorch.transforms.op_collector import OpCollector
 
 I16 = IntegerType(16)
 FENCE_RELEASE_CLUSTER = "fence.release.cluster;"
@@ -69,18 +70,8 @@ def _ptr(space: int) -> llvm.LLVMPointerType:
     return llvm.LLVMPointerType(IntAttr(space)) if space else llvm.LLVMPointerType()
 
 
-class _B:
+class _B(OpCollector):
     """Collects the ops that replace one atom."""
-
-    def __init__(self) -> None:
-        self.ops: list[Operation] = []
-
-    def add(self, op: Operation) -> SSAValue:
-        self.ops.append(op)
-        return op.results[0] if op.results else None
-
-    def c(self, value: int, typ=i32) -> SSAValue:
-        return self.add(arith.ConstantOp(IntegerAttr(value, typ)))
 
     def rank(self) -> SSAValue:
         return self.add(nvvm.SPECIAL_REGISTERS["cluster.ctarank"]())

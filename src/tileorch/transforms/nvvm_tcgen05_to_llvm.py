@@ -16,6 +16,7 @@ from xdsl.dialects.builtin import i1, i32, i64
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects import nvvm_tcgen05 as T
 from tileorch.dialects.constants import constant_int
+from tileorch.dialects.nvvm_common import SHARED, address_space
 from tileorch.transforms.op_table import op_table
 
 MMA_KIND = {"f16": 0, "tf32": 1, "f8f6f4": 2, "i8": 3}
@@ -62,7 +63,7 @@ def lowerings() -> dict:
 
     @lowering(T.Tcgen05AllocOp)
     def _alloc(op, e):
-        shared = ".shared" if T._space(op.addr) == T.SHARED else ""
+        shared = ".shared" if address_space(op.addr) == SHARED else ""
         e.call(f"llvm.nvvm.tcgen05.alloc{shared}.cg{T.cta_group(op)}", [op.addr, op.nCols])
 
     @lowering(T.Tcgen05DeallocOp)
@@ -84,7 +85,7 @@ def lowerings() -> dict:
     @lowering(T.Tcgen05CommitOp)
     def _commit(op, e):
         mc = ".mc" if op.multicastMask is not None else ""
-        shared = ".shared" if T._space(op.addr) == T.SHARED else ""
+        shared = ".shared" if address_space(op.addr) == SHARED else ""
         args = [op.addr] + ([op.multicastMask] if op.multicastMask is not None else [])
         e.call(f"llvm.nvvm.tcgen05.commit{mc}{shared}.cg{T.cta_group(op)}", args)
 

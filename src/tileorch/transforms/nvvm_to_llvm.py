@@ -78,6 +78,24 @@ def _mbarrier_name(op: Operation, base: str, addr: SSAValue) -> str:
     return f"llvm.nvvm.mbarrier.{base}{relaxed}.scope.{nvvm.scope_of(op).value}.space.{_space_suffix(addr)}"
 
 
+# --------------------------------------------------------------------------- ops without operands
+
+BARE_INTRINSICS: dict[type[Operation], str] = {
+    nvvm.FenceMbarrierInitOp: "llvm.nvvm.fence.mbarrier_init.release.cluster",
+    nvvm.CpAsyncBulkCommitGroupOp: "llvm.nvvm.cp.async.bulk.commit.group",
+    nvvm.WgmmaFenceAlignedOp: "llvm.nvvm.wgmma.fence.sync.aligned",
+    nvvm.WgmmaGroupSyncAlignedOp: "llvm.nvvm.wgmma.commit_group.sync.aligned",
+    nvvm.BreakpointOp: "llvm.debugtrap",
+    nvvm.ExitOp: "llvm.nvvm.exit",
+}
+"""The nvvm ops without operands, results or properties and the intrinsic each is a call of."""
+
+
+@lowering(*BARE_INTRINSICS)
+def _bare(op, e):
+    e.call(BARE_INTRINSICS[type(op)], [])
+
+
 # --------------------------------------------------------------------------- special registers
 
 
@@ -167,11 +185,6 @@ def _test_wait(op, e):
     return e.call(name, [e.shared(op.addr), state_or_phase], i1)
 
 
-@lowering(nvvm.FenceMbarrierInitOp)
-def _fence_mbarrier_init(op, e):
-    e.call("llvm.nvvm.fence.mbarrier_init.release.cluster", [])
-
-
 @lowering(nvvm.FenceProxyOp)
 def _fence_proxy(op, e):
     kind = op.kind.data.value
@@ -187,19 +200,14 @@ def _aligned(op) -> str:
     return ".aligned" if op.aligned is not None else ""
 
 
-@lowering(nvvm.ClusterArriveOp)
-def _cluster_arrive(op, e):
-    e.call(f"llvm.nvvm.barrier.cluster.arrive{_aligned(op)}", [])
+_CLUSTER_BARRIERS = {nvvm.ClusterArriveOp: "arrive", nvvm.ClusterArriveRelaxedOp: "arrive.relaxed",
+                     nvvm.ClusterWaitOp: "wait"}
+"""Each cluster barrier op and its ``llvm.nvvm.barrier.cluster.<...>[.aligned]`` intrinsic."""
 
 
-@lowering(nvvm.ClusterArriveRelaxedOp)
-def _cluster_arrive_relaxed(op, e):
-    e.call(f"llvm.nvvm.barrier.cluster.arrive.relaxed{_aligned(op)}", [])
-
-
-@lowering(nvvm.ClusterWaitOp)
-def _cluster_wait(op, e):
-    e.call(f"llvm.nvvm.barrier.cluster.wait{_aligned(op)}", [])
+@lowering(*_CLUSTER_BARRIERS)
+def _cluster_barrier(op, e):
+    e.call(f"llvm.nvvm.barrier.cluster.{_CLUSTER_BARRIERS[type(op)]}{_aligned(op)}", [])
 
 
 @lowering(nvvm.BarrierOp)
@@ -237,11 +245,6 @@ def _mapa(op, e):
     return e.call("llvm.nvvm.mapa.shared.cluster" if shared else "llvm.nvvm.mapa", [op.a, op.b], op.res.type)
 
 
-@lowering(nvvm.CpAsyncBulkCommitGroupOp)
-def _commit_group(op, e):
-    e.call("llvm.nvvm.cp.async.bulk.commit.group", [])
-
-
 @lowering(nvvm.CpAsyncBulkWaitGroupOp)
 def _wait_group(op, e):
     name = "llvm.nvvm.cp.async.bulk.wait.group" + (".read" if op.read is not None else "")
@@ -257,16 +260,6 @@ def _bulk_copy(op, e):
         "llvm.nvvm.cp.async.bulk.global.to.shared.cluster",
         [op.dstMem, op.mbar, op.srcMem, op.size, mask, hint, *flags],
     )
-
-
-@lowering(nvvm.WgmmaFenceAlignedOp)
-def _wgmma_fence(op, e):
-    e.call("llvm.nvvm.wgmma.fence.sync.aligned", [])
-
-
-@lowering(nvvm.WgmmaGroupSyncAlignedOp)
-def _wgmma_commit(op, e):
-    e.call("llvm.nvvm.wgmma.commit_group.sync.aligned", [])
 
 
 @lowering(nvvm.WgmmaWaitGroupSyncOp)
@@ -285,14 +278,6 @@ def _nanosleep(op, e):
     e.call("llvm.nvvm.nanosleep", [op.duration])
 
 
-@lowering(nvvm.BreakpointOp)
-def _breakpoint(op, e):
-    e.call("llvm.debugtrap", [])
-
-
-@lowering(nvvm.ExitOp)
-def _exit(op, e):
-    e.call("llvm.nvvm.exit", [])
 
 
 # --------------------------------------------------------------------------- patterns

@@ -11,25 +11,18 @@ is stored as it is for ``s32``, else converted (signed) to f32 first.
 from __future__ import annotations
 
 from xdsl.dialects import arith, llvm, scf
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, IntegerType, f32, i1, i32, i64
+from xdsl.dialects.builtin import DenseArrayBase, IntegerType, f32, i1, i32, i64
 from xdsl.ir import Operation, SSAValue
 
 from tileorch.dialects import nvvm
 from tileorch.dialects.atoms import PTR_GLOBAL, PTR_SHARED, StageFragmentOp, StoreFragmentOp
+from tileorch.transforms.op_collector import OpCollector
 
 _CVT = {"bf16": "cvt.rn.bf16x2.f32 $0, $2, $1;", "f16": "cvt.rn.f16x2.f32 $0, $2, $1;"}
 
 
-class _Ops:
-    def __init__(self) -> None:
-        self.ops: list[Operation] = []
-
-    def add(self, op: Operation) -> SSAValue:
-        self.ops.append(op)
-        return op.results[0] if op.results else None
-
-    def c(self, v: int) -> SSAValue:
-        return self.add(arith.ConstantOp(IntegerAttr(v, i32)))
+class _Ops(OpCollector):
+    """Collects the ops that replace one fragment op."""
 
     def bin(self, cls, a, b) -> SSAValue:
         return self.add(cls(a, b))

@@ -42,7 +42,6 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
     DictionaryAttr,
-    IntAttr,
     IntegerAttr,
     IntegerType,
     ModuleOp,
@@ -84,10 +83,10 @@ EPILOGUE_BARRIER = 14
 """Named barriers 14 and 15 sync the two consumer warp groups' epilogues (claimed by
 ``cutlass-allocate-barrier-ids`` from the constant ids)."""
 
-GENERIC_PTR = llvm.LLVMPointerType()
-SHARED_PTR = llvm.LLVMPointerType(IntAttr(3))
-GLOBAL_PTR = llvm.LLVMPointerType(IntAttr(1))
-CLUSTER_PTR = llvm.LLVMPointerType(IntAttr(7))
+GENERIC_PTR = nvvm.PTR
+SHARED_PTR = nvvm.PTR_SHARED
+GLOBAL_PTR = nvvm.PTR_GLOBAL
+CLUSTER_PTR = nvvm.PTR_SHARED_CLUSTER
 TMAP_ATTRS = DictionaryAttr({
     "llvm.byval": llvm.LLVMArrayType(128, i8),
     "llvm.align": IntegerAttr(64, i64),

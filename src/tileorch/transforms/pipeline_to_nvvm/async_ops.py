@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import UnitAttr, UnrealizedConversionCastOp
 from xdsl.ir import Operation
 
 from tileorch.dialects import llvm_ext, nv_tileas, nvvm
-from tileorch.transforms.pipeline_to_nvvm.base import OpLowering
+from tileorch.transforms.pipeline_to_nvvm.base import OpLowering, OptionsLowering
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
 from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
 from tileorch.diagnostics import location_str
@@ -46,13 +46,9 @@ def emit_group_wait(e: Emitter, flavor: str, pending: int, commit: bool) -> None
     e.add_op(wait)
 
 
-class _AsyncWait(OpLowering):
+class _AsyncWait(OptionsLowering):
     OP = "nv_tileas.async.wait"
     FLAVOR = ""
-
-    def __init__(self, options: LoweringOptions):
-        super().__init__()
-        self.options = options
 
     def applies_to(self, op: Operation) -> bool:
         return op.flavor() == self.FLAVOR
@@ -108,13 +104,9 @@ class CreateNoneOpConversion(OpLowering):
         return [e.emit(llvm_ext.PoisonOp(nv_tileas.lowered_async_type(op.results[0].type.flavor.data)))]
 
 
-class _FutureWait(OpLowering):
+class _FutureWait(OptionsLowering):
     OP = "nv_tileas.async.future_wait"
     MBARRIER = True
-
-    def __init__(self, options: LoweringOptions):
-        super().__init__()
-        self.options = options
 
     def applies_to(self, op: Operation) -> bool:
         return (op.flavor() == "mbarrier") == self.MBARRIER

@@ -19,7 +19,7 @@ from xdsl.utils.exceptions import VerifyException
 from tileorch.diagnostics import LocatedError, location_str
 from tileorch.dialects import llvm_ext, nvvm
 from tileorch.dialects.cutlass.pipeline_facts import enum_prop, int_prop
-from tileorch.transforms.pipeline_to_nvvm.base import OpLowering
+from tileorch.transforms.pipeline_to_nvvm.base import OpLowering, OptionsLowering
 from tileorch.transforms.pipeline_to_nvvm.context import covers_whole_cta, enclosing_exec
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
 from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
@@ -64,12 +64,8 @@ class NamedBarrierArriveAndWaitLowering(BarOpLowering):
     WAIT = True
 
 
-class _GenericBarrier(OpLowering):
+class _GenericBarrier(OptionsLowering):
     """Shared parts of the three semaphore ops."""
-
-    def __init__(self, options: LoweringOptions):
-        super().__init__()
-        self.options = options
 
     def sync(self, op: Operation, e: Emitter) -> None:
         """``syncwarp``: ``bar.warp.sync -1``; ``named_barrier``: ``bar.sync id, n``;
@@ -203,16 +199,12 @@ def named_seq_bar(op: Operation) -> tuple[int, int] | None:
     return base, 2 * int_prop(init, "group_size", 1)
 
 
-class SeqBarWaitLowering(OpLowering):
+class SeqBarWaitLowering(OptionsLowering):
     """Wait on barrier[index][group] with the state's phase; named barriers: ``bar.sync`` on id
     ``base + index*L + group`` with ``2 * group_size`` threads (the arriving group and this
     one), skipped by group 0 on its first lap (``count < depth``: its start phase 1)."""
 
     OP = "cutlass.seq_bar.wait"
-
-    def __init__(self, options: LoweringOptions):
-        super().__init__()
-        self.options = options
 
     def lower(self, op: Operation, e: Emitter):
         group = op.operands[2]

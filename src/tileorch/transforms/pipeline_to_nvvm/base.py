@@ -19,6 +19,7 @@ from xdsl.rewriter import InsertPoint
 
 from tileorch.diagnostics import LocatedError, copy_location
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
+from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
 from tileorch.transforms.pipeline_to_nvvm.types import as_lowered, as_source
 
 
@@ -53,6 +54,29 @@ class OpLowering(RewritePattern):
             copy_location(op, e.entry_ops)
             rewriter.insert(e.entry_ops, InsertPoint.at_start(function_entry(op)))
         rewriter.replace(op, e.ops, new_results)
+
+
+class NamedOpRewrite(RewritePattern):
+    """A rewrite of the ops named in ``OPS`` (the names :class:`OpNameDispatch` looks it up by):
+    :meth:`rewrite` sees only those."""
+
+    OPS: tuple[str, ...] = ()
+
+    @abstractmethod
+    def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        """Rewrite ``op``, one of ``OPS``."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if op.name in self.OPS:
+            self.rewrite(op, rewriter)
+
+
+class OptionsLowering(OpLowering):
+    """An :class:`OpLowering` whose lowering reads the pass's :class:`LoweringOptions` (``self.options``)."""
+
+    def __init__(self, options: LoweringOptions):
+        super().__init__()
+        self.options = options
 
 
 def pattern_ops(pattern: RewritePattern) -> tuple[str, ...] | None:

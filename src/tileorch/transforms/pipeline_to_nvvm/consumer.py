@@ -9,12 +9,12 @@ from tileorch.diagnostics import LocatedError
 from tileorch.dialects import nvvm
 from tileorch.dialects.cutlass.pipeline_facts import RETIRED_ATTR, PipelineInfo, cluster_shape, pipeline_info, release_sync_id
 from tileorch.transforms.arrive_counts import check_cluster_consumer_counts
-from tileorch.transforms.pipeline_to_nvvm.base import OpLowering
+from tileorch.transforms.pipeline_to_nvvm.base import OpLowering, OptionsLowering
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
 from tileorch.transforms.pipeline_to_nvvm.groups import consumer_arrivers_local, group_range
 from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
 from tileorch.transforms.pipeline_to_nvvm.timeout import pipeline_site
-from tileorch.transforms.pipeline_to_nvvm.producer import named_barrier_id, signal_stage
+from tileorch.transforms.pipeline_to_nvvm.producer import StageSignalLowering, named_barrier_id
 from tileorch.transforms.pipeline_to_nvvm.sync import (
     empty_barrier,
     full_barrier,
@@ -26,15 +26,11 @@ from tileorch.transforms.pipeline_to_nvvm.sync import (
 )
 
 
-class PipelineConsumerWaitOpLowering(OpLowering):
+class PipelineConsumerWaitOpLowering(OptionsLowering):
     """Spin until ``full[index]`` completed the phase of parity ``state.phase`` (skipped when
     the ``token`` says a preceding try_wait succeeded); named barriers ``bar.sync``."""
 
     OP = "cutlass.pipeline.consumer_wait"
-
-    def __init__(self, options: LoweringOptions):
-        super().__init__()
-        self.options = options
 
     def lower(self, op: Operation, e: Emitter):
         info = pipeline_info(op, op.operands[0])
@@ -155,7 +151,7 @@ def emit_proxy_fence(e: Emitter, op: Operation, info: PipelineInfo) -> None:
     e.add_op(nvvm.FenceProxyOp(nvvm.ProxyKind.ASYNC_SHARED, nvvm.SharedSpace.CTA))
 
 
-class PipelineConsumerReleaseOpLowering(OpLowering):
+class PipelineConsumerReleaseOpLowering(StageSignalLowering):
     """Arrive on ``empty[index]``: every consumer thread (or the first ``consumer_arv_count``)
     for a single-CTA cluster or a ``scope = cta`` pipeline (local arrivals only); for larger
     clusters (where ``consumer_arv_count`` is an error: the
@@ -164,12 +160,9 @@ class PipelineConsumerReleaseOpLowering(OpLowering):
     barrier for named-barrier pipelines."""
 
     OP = "cutlass.pipeline.consumer_release"
+    SIDE = "empty"
 
-    def lower(self, op: Operation, e: Emitter):
-        stage = signal_stage(self, op, e, "empty")
-        if stage is None:
-            return None
-        info, base, index = stage
+    def signal(self, op: Operation, e: Emitter, info: PipelineInfo, base: SSAValue, index: SSAValue) -> None:
         emit_proxy_fence(e, op, info)
         addr = empty_barrier(e, base, info.stages, index)
         tid = e.thread_id(op)
@@ -177,9 +170,8 @@ class PipelineConsumerReleaseOpLowering(OpLowering):
         if info.cluster_multicast:
             check_cluster_consumer_counts(info.init, cluster)
             emit_cluster_release(e, op, info, addr, tid)
-            return None
-        e.if_(consumer_arrivers_local(e, op, info, tid), lambda inner: local_arrive(inner, addr))
-        return None
+        else:
+            e.if_(consumer_arrivers_local(e, op, info, tid), lambda inner: local_arrive(inner, addr))
 
 
 def patterns(options: LoweringOptions) -> list[OpLowering]:

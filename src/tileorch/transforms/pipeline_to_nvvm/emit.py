@@ -12,14 +12,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from xdsl.dialects import llvm, scf
-from xdsl.dialects.builtin import DenseArrayBase, IntAttr, IntegerAttr, IntegerType, i1, i32, i64
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, IntegerType, i1, i32, i64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from tileorch.dialects import nvvm
 from tileorch.transforms.pipeline_to_nvvm.context import is_1d_block
 
-SMEM_PTR = llvm.LLVMPointerType(IntAttr(3))
-CLUSTER_PTR = llvm.LLVMPointerType(IntAttr(7))
+SMEM_PTR = nvvm.PTR_SHARED
+CLUSTER_PTR = nvvm.PTR_SHARED_CLUSTER
+GLOBAL_PTR = nvvm.PTR_GLOBAL
 STATE_TYPE = llvm.LLVMStructType.from_type_list([i32, i32, i32])  # (index, phase, count)
 STATE_INDEX, STATE_PHASE, STATE_COUNT = 0, 1, 2
 WAIT_SUSPEND_HINT_NS = 0x989680  # CUTLASS ClusterBarrier::wait suspend-time hint (10,000,000)

@@ -17,13 +17,15 @@ D. the named-barrier tail: ``bar.sync`` on the stage's empty named barrier, whos
 
 from __future__ import annotations
 
+from abc import abstractmethod
+
 from xdsl.dialects import arith
 from xdsl.ir import Operation, SSAValue
 
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects import nvvm
 from tileorch.dialects.cutlass.pipeline_facts import PipelineInfo, cluster_shape, pipeline_info
-from tileorch.transforms.pipeline_to_nvvm.base import OpLowering
+from tileorch.transforms.pipeline_to_nvvm.base import OpLowering, OptionsLowering
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
 from tileorch.transforms.pipeline_to_nvvm.groups import group_range, producer_arrivers
 from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
@@ -70,30 +72,34 @@ def named_barrier_id(e: Emitter, base_id: int, index: SSAValue) -> SSAValue:
     return e.emit(arith.AddiOp(e.const(base_id), index))
 
 
-def signal_stage(lowering: OpLowering, op: Operation, e: Emitter, side: str):
-    """The common start of ``producer_commit`` (``side = "full"``) and ``consumer_release``
-    (``"empty"``): reject a pipeline whose ``side`` barrier is elided, then ``(info, base, index)``
-    of the stage; on a named-barrier pipeline emit the ``bar.arrive`` on the stage's ``side``
-    barrier instead and return None (nothing is left to do)."""
-    info = pipeline_info(op, op.operands[0])
-    if info.elide == side:
-        raise LocatedError(op, f"{op.name.rsplit('.', 1)[-1]} on a pipeline whose {side} barrier is elided")
-    base = lowering.operand(e, op.operands[0])
-    index = e.extract(lowering.operand(e, op.operands[1]), 0)
-    if info.named:
-        full = side == "full"
-        barrier = named_barrier_id(e, info.full_id() if full else info.empty_id_base, index)
-        e.add_op(nvvm.BarrierArriveOp(barrier, e.const(info.full_count if full else info.empty_count)))
+class StageSignalLowering(OpLowering):
+    """What ``producer_commit`` (``SIDE = "full"``) and ``consumer_release`` (``"empty"``) share:
+    reject a pipeline whose ``SIDE`` barrier is elided; on a named-barrier pipeline emit the
+    ``bar.arrive`` on the stage's ``SIDE`` barrier, else :meth:`signal` its mbarrier."""
+
+    SIDE = ""
+
+    def lower(self, op: Operation, e: Emitter):
+        info = pipeline_info(op, op.operands[0])
+        if info.elide == self.SIDE:
+            raise LocatedError(op, f"{op.name.rsplit('.', 1)[-1]} on a pipeline whose {self.SIDE} barrier is elided")
+        base = self.operand(e, op.operands[0])
+        index = e.extract(self.operand(e, op.operands[1]), 0)
+        if info.named:
+            full = self.SIDE == "full"
+            barrier = named_barrier_id(e, info.full_id() if full else info.empty_id_base, index)
+            e.add_op(nvvm.BarrierArriveOp(barrier, e.const(info.full_count if full else info.empty_count)))
+        else:
+            self.signal(op, e, info, base, index)
         return None
-    return info, base, index
+
+    @abstractmethod
+    def signal(self, op: Operation, e: Emitter, info: PipelineInfo, base: SSAValue, index: SSAValue) -> None:
+        """Arrive on the ``SIDE`` mbarrier of stage ``index`` (``base``: the pipeline's barrier words)."""
 
 
-class PipelineProducerAcquireOpLowering(OpLowering):
+class PipelineProducerAcquireOpLowering(OptionsLowering):
     OP = "cutlass.pipeline.producer_acquire"
-
-    def __init__(self, options: LoweringOptions):
-        super().__init__()
-        self.options = options
 
     def lower(self, op: Operation, e: Emitter):
         info = pipeline_info(op, op.operands[0])
@@ -153,7 +159,7 @@ class PipelineProducerTryAcquireLowering(OpLowering):
         return [ready]
 
 
-class PipelineProducerCommitOpLowering(OpLowering):
+class PipelineProducerCommitOpLowering(StageSignalLowering):
     """Arrive on ``full[index]``: the first ``producer_arv_count[p]`` threads of each producer
     group p arrive once (the stamped full count); the leader (first thread) of a group that
     expects transaction bytes (the op's ``transaction_bytes``, verbatim, else the init's
@@ -161,12 +167,9 @@ class PipelineProducerCommitOpLowering(OpLowering):
     pipelines ``bar.arrive`` on the stage's full named barrier."""
 
     OP = "cutlass.pipeline.producer_commit"
+    SIDE = "full"
 
-    def lower(self, op: Operation, e: Emitter):
-        stage = signal_stage(self, op, e, "full")
-        if stage is None:
-            return None
-        info, base, index = stage
+    def signal(self, op: Operation, e: Emitter, info: PipelineInfo, base: SSAValue, index: SSAValue) -> None:
         explicit = op.properties.get("transaction_bytes")
         sizes = [explicit.value.data] * info.producers if explicit is not None else info.transaction_size
         expecting = [(mask, size) for mask, size in zip(info.producer_masks, sizes, strict=True) if size > 0]
@@ -187,10 +190,9 @@ class PipelineProducerCommitOpLowering(OpLowering):
             )
 
         e.if_(arrives, lambda inner: arrive(inner, expecting))
-        return None
 
 
-class PipelineProducerTailOpLowering(OpLowering):
+class PipelineProducerTailOpLowering(OptionsLowering):
     """Keep the CTA alive until nothing can still arrive on its barriers.
 
     Fast path (cluster of one CTA or a ``scope = cta`` pipeline, static depth): every consumer
@@ -201,10 +203,6 @@ class PipelineProducerTailOpLowering(OpLowering):
     """
 
     OP = "cutlass.pipeline.producer_tail"
-
-    def __init__(self, options: LoweringOptions):
-        super().__init__()
-        self.options = options
 
     def lower(self, op: Operation, e: Emitter):
         info = pipeline_info(op, op.operands[0])

@@ -21,6 +21,7 @@ from tileorch.diagnostics import copy_location
 from tileorch.dialects import nv_tileas, nvvm
 from tileorch.dialects.cutlass import pipeline as cp
 from tileorch.dialects.cutlass.pipeline_facts import UNIT_THREADS, int_prop, mask_prop
+from tileorch.transforms.pipeline_to_nvvm.base import NamedOpRewrite
 from tileorch.transforms.pipeline_to_nvvm.context import enclosing_exec, thread_range_of_mask
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
 from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
@@ -158,14 +159,12 @@ def agent_setmaxnreg(lists: list[list[int]], regs: list[int]) -> list[int]:
     return chosen
 
 
-class KernelLowering(RewritePattern):
+class KernelLowering(NamedOpRewrite):
     """``nv_tileas.kernel`` -> ``func.func`` marked ``nvvm.kernel`` (+ ``nvvm.maxntid``)."""
 
     OPS = ("nv_tileas.kernel",)
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if op.name != "nv_tileas.kernel":
-            return
+    def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         body = op.regions[0].clone()
         for block in body.blocks:
             last = block.last_op
@@ -183,16 +182,14 @@ class KernelLowering(RewritePattern):
 # ---------------------------------------------------------------- expanded before the leaf patterns
 
 
-class StageRegionExpansion(RewritePattern):
+class StageRegionExpansion(NamedOpRewrite):
     """``cutlass.pipeline.produce`` = acquire; body; commit.  ``consume`` = wait; body; release.
     TileAS producer/consumer regions already hold their handshake ops: their body is inlined."""
 
     OPS = ("cutlass.pipeline.produce", "cutlass.pipeline.consume",
            "nv_tileas.async.pipeline.producer", "nv_tileas.async.pipeline.consumer")
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if op.name not in self.OPS:
-            return
+    def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         block = op.regions[0].block
         results: list = []
         if op.name.startswith("nv_tileas"):
@@ -263,14 +260,12 @@ def _guarded(copy: Operation, region_op: Operation) -> bool:
     return False
 
 
-class CreatePipelineBinding(RewritePattern):
+class CreatePipelineBinding(NamedOpRewrite):
     """``create_pipeline`` names the cutlass pipeline it binds: it becomes that value."""
 
     OPS = ("nv_tileas.async.pipeline.create_pipeline",)
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if op.name != "nv_tileas.async.pipeline.create_pipeline":
-            return
+    def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         cast = UnrealizedConversionCastOp.get([op.operands[0]], [op.results[0].type])
         rewriter.replace(op, [cast])
 

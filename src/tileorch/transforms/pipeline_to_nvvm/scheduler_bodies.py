@@ -30,7 +30,7 @@ from collections.abc import Callable
 from typing import Any
 
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import IntAttr, IntegerAttr, ModuleOp, UnrealizedConversionCastOp, i1, i8, i32, i64
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i1, i8, i32, i64
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from tileorch.dialects.cutlass.scheduler_types import WORK_TILE_INFO_TYPES, ParamsType, TileSchedulerType
@@ -44,8 +44,8 @@ from tileorch.schedulers.device_params import (
 from tileorch.schedulers.symbolic import Sym, Tracer, retarget, trace
 from tileorch.schedulers.work_tile import StaticPersistentWorkTileInfo, WorkTileInfo
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
+from tileorch.transforms.pipeline_to_nvvm.types import as_lowered
 
-GLOBAL_PTR = llvm.LLVMPointerType(IntAttr(1))
 PARAMS_PTR = llvm.LLVMPointerType()
 """Params records are read through a generic pointer: a global buffer's address, or (a kernel
 argument marked ``nvvm.grid_constant``) the address of the byval parameter itself."""
@@ -71,10 +71,8 @@ def lowered_scheduler_type(typ: Attribute) -> Attribute | None:
 
 
 def lowered(e: Emitter, value: SSAValue) -> SSAValue:
-    target = lowered_scheduler_type(value.type)
-    if target is None:
-        return value
-    return e.emit(UnrealizedConversionCastOp.get([value], [target]))
+    """``value`` in its lowered scheduler type (:func:`lowered_scheduler_type`)."""
+    return as_lowered(e, value, lowered_scheduler_type)
 
 
 # ------------------------------------------------------------------ the llvm builder

@@ -50,7 +50,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from xdsl.dialects import arith, llvm, scf
-from xdsl.dialects.builtin import IntAttr, VectorType, i8
+from xdsl.dialects.builtin import VectorType, i8
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from tileorch.diagnostics import LocatedError
@@ -62,7 +62,7 @@ from tileorch.schedulers.sm100_streamk import Sm100StreamKParams
 from tileorch.transforms.pipeline_to_nvvm import scheduler_bodies as bodies
 from tileorch.transforms.pipeline_to_nvvm.base import OpLowering
 from tileorch.transforms.pipeline_to_nvvm.context import cta_thread_bound
-from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
+from tileorch.transforms.pipeline_to_nvvm.emit import CLUSTER_PTR, SMEM_PTR, Emitter
 from tileorch.transforms.pipeline_to_nvvm.mods import require_whole_cta
 from tileorch.transforms.pipeline_to_nvvm.scheduler_bodies import load_field, lowered, run
 from tileorch.transforms.pipeline_to_nvvm.scheduler_fixup import (
@@ -76,8 +76,6 @@ from tileorch.transforms.pipeline_to_nvvm.scheduler_fixup import (
     partial_layout,
 )
 
-SHARED_PTR = llvm.LLVMPointerType(IntAttr(3))
-CLUSTER_PTR = llvm.LLVMPointerType(IntAttr(7))
 CLUSTER_SYNC = "barrier.cluster.arrive.aligned and barrier.cluster.wait.aligned"
 
 
@@ -155,7 +153,7 @@ def store_partial(e: Emitter, base: SSAValue, layout: PartialLayout, value: SSAV
         e.add_op(llvm.StoreOp(value, base))
         return
     for i in range(layout.values):
-        e.add_op(llvm.StoreOp(extract_one(e, value, i), _at(e, base, layout.element_bytes(i), SHARED_PTR)))
+        e.add_op(llvm.StoreOp(extract_one(e, value, i), _at(e, base, layout.element_bytes(i), SMEM_PTR)))
 
 
 def load_partial(e: Emitter, base: SSAValue, layout: PartialLayout, typ: Attribute) -> SSAValue:
@@ -222,7 +220,7 @@ def emit_cluster_fixup(op: Operation, e: Emitter,
     rank = e.sreg("cluster.ctarank")
     thread = e.urem(e.thread_id(op), e.const(WARP_GROUP))
     offset = e.add(e.const(layout.slice_bytes(group)), e.mul(thread, e.const(layout.thread_stride)))
-    mine = e.emit(llvm.GEPOp.from_mixed_indices(smem, [offset], i8, result_type=SHARED_PTR))
+    mine = e.emit(llvm.GEPOp.from_mixed_indices(smem, [offset], i8, result_type=SMEM_PTR))
     leader = e.icmp("eq", rank, e.const(0))
 
     publish = e.and_(e.icmp("ne", rank, e.const(0)), e.icmp("slt", rank, n))

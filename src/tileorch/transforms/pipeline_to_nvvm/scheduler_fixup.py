@@ -40,8 +40,8 @@ from tileorch.dialects.cutlass.pipeline_facts import int_prop
 from tileorch.dialects.cutlass.scheduler_context import cta_cluster_of
 from tileorch.schedulers.workspace import BARRIER_BITS
 from tileorch.transforms.pipeline_to_nvvm.base import OpLowering
-from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
-from tileorch.transforms.pipeline_to_nvvm.scheduler_bodies import GLOBAL_PTR, WTI_FIELDS, load_field, lowered
+from tileorch.transforms.pipeline_to_nvvm.emit import GLOBAL_PTR, Emitter
+from tileorch.transforms.pipeline_to_nvvm.scheduler_bodies import WTI_FIELDS, load_field, lowered
 
 GPU_SCOPE = "device"
 WARP_GROUP = 128

@@ -35,8 +35,8 @@ from xdsl.ir import Operation, SSAValue
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects import llvm_ext, nvvm
 from tileorch.transforms.pipeline_to_nvvm.context import covers_whole_cta
-from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
-from tileorch.transforms.pipeline_to_nvvm.scheduler_bodies import GLOBAL_PTR, SchedulerConfig, load_field
+from tileorch.transforms.pipeline_to_nvvm.emit import GLOBAL_PTR, Emitter
+from tileorch.transforms.pipeline_to_nvvm.scheduler_bodies import SchedulerConfig, load_field
 
 CLAIM_ORDERING = "monotonic"
 CLAIM_SCOPE = "device"

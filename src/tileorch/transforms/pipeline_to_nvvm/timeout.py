@@ -17,17 +17,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import IntAttr, IntegerAttr, ModuleOp, StringAttr, i8, i32
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i8, i32
 from xdsl.ir import Operation, SSAValue
 
 from tileorch.dialects.llvm_ext import AddrSpaceCastOp
 from tileorch.diagnostics import location_str
 from tileorch.dialects.cutlass.pipeline_facts import PipelineInfo, module_of
-from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
+from tileorch.transforms.pipeline_to_nvvm.emit import GLOBAL_PTR, Emitter
 
 VPRINTF = "vprintf"
 GENERIC_PTR = llvm.LLVMPointerType()
-GLOBAL_PTR = llvm.LLVMPointerType(IntAttr(1))
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,8 @@ the casts are reconciled at the end of the pass.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import FunctionType, UnrealizedConversionCastOp, i32
 from xdsl.ir import Attribute, SSAValue
@@ -51,9 +53,11 @@ def lowered_type(typ: Attribute) -> Attribute | None:
     return None
 
 
-def as_lowered(e: Emitter, value: SSAValue) -> SSAValue:
-    """``value`` in its lowered type (casting when it still has a source type)."""
-    target = lowered_type(value.type)
+def as_lowered(e: Emitter, value: SSAValue,
+               lower: Callable[[Attribute], Attribute | None] = lowered_type) -> SSAValue:
+    """``value`` in its lowered type (casting when it still has a source type): ``lower`` maps a
+    source type to its lowered type, or to None for a type that is not lowered."""
+    target = lower(value.type)
     if target is None:
         return value
     return e.emit(UnrealizedConversionCastOp.get([value], [target]))

@@ -52,7 +52,6 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     FloatTF32Type,
     FunctionType,
-    IntAttr,
     IntegerAttr,
     IntegerType,
     ModuleOp,
@@ -117,6 +116,9 @@ def _unsupported(op: Operation, why: str = "") -> LocatedError:
 
 @dataclass
 class Memref:
+    """An ``nv_tileaa.make_memref`` value once lowered: base pointer, element type, i32 sizes and
+    strides (shared with the epilogue lowering of :mod:`tileorch.transforms.tileas.epilogue`)."""
+
     ptr: SSAValue
     element: Attribute
     shape: list[SSAValue]
@@ -127,6 +129,9 @@ class Memref:
 
 @dataclass
 class View:
+    """An ``nv_tileaa.block_tile`` value once lowered: its memref and the view type's tile, step
+    and dimension order."""
+
     memref: Memref
     tile: list[int]
     step: list[int]
@@ -327,7 +332,7 @@ class FunctionLowering(PointerLowering, ScanLowering):
             def body(bb: Emitter, r: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
                 out = []
                 for s, ((_, fold), acc) in enumerate(zip(items, accs)):
-                    remote = bb.v(nvvm.MapaOp(slot_ptr(bb, s), r, llvm.LLVMPointerType(IntAttr(7))))
+                    remote = bb.v(nvvm.MapaOp(slot_ptr(bb, s), r, nvvm.PTR_SHARED_CLUSTER))
                     generic = bb.v(llvm_ext.AddrSpaceCastOp(remote, llvm.LLVMPointerType()))
                     out.append(self.scalar_op(bb, fold, [acc, bb.load(generic, acc.type)], acc.type))
                 return out

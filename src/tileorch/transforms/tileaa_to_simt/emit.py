@@ -23,7 +23,6 @@ from xdsl.dialects.builtin import (
     Float64Type,
     FloatAttr,
     FloatTF32Type,
-    IntAttr,
     IntegerAttr,
     IntegerType,
     VectorType,
@@ -40,8 +39,8 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from tileorch.dialects import llvm_ext, nvvm
 from tileorch.dialects.nv_tileaa.attrs import PointerType
 
-GLOBAL_PTR = llvm.LLVMPointerType(IntAttr(1))
-SHARED_PTR = llvm.LLVMPointerType(IntAttr(3))
+GLOBAL_PTR = nvvm.PTR_GLOBAL
+SHARED_PTR = nvvm.PTR_SHARED
 
 
 @dataclass

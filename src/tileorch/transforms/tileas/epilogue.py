@@ -52,7 +52,7 @@ from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects.nv_tileaa.attrs import MemRefType, TiledViewType, ints
-from tileorch.transforms.tileaa_to_simt import ELEMENTWISE, convert_float, lower_scalar_op
+from tileorch.transforms.tileaa_to_simt import ELEMENTWISE, Memref, View, convert_float, lower_scalar_op
 from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Emitter, global_type, is_float, memory_type, reg_type
 
 PASS = "convert-nv-tileas-to-cutlass"
@@ -81,22 +81,6 @@ class Coord:
 
     value: SSAValue
     acc_dim: int | None
-
-
-@dataclass
-class Memref:
-    ptr: SSAValue
-    element: object
-    shape: list[SSAValue]
-    strides: list[SSAValue]
-
-
-@dataclass
-class View:
-    memref: Memref
-    tile: list[int]
-    step: list[int]
-    order: list[int]
 
 
 @dataclass
@@ -508,7 +492,7 @@ class EpilogueLowering:
                 return e.const(static) if static >= 0 else self._i32(self.scalar(next(dyn)))
 
             return Memref(self.scalar(op.ptr), mt.element, [resolve(s, dyn_shape) for s in mt.get_shape()],
-                          [resolve(s, dyn_strides) for s in mt.get_strides()])
+                          [resolve(s, dyn_strides) for s in mt.get_strides()], list(mt.get_strides()))
         if name == "nv_tileaa.get_dim_size":  # the number of tiles of a view along a dimension
             view = self.scalar(op.operands[0])
             i = op.index.value.data
@@ -537,6 +521,20 @@ def _padding(e: Emitter, kind: str, typ) -> SSAValue:
     return e.const(0, typ)
 
 
+def walk_tile_producers(root: SSAValue, visit: Callable[[Operation], bool]) -> None:
+    """Calls ``visit`` on the op defining the tile ``root`` and, depth first, on the ops defining
+    the tensor operands of every visited op for which ``visit`` returned True; each value is
+    visited once, block arguments are not."""
+    work, seen = [root], set()
+    while work:
+        v = work.pop()
+        if v in seen or not isinstance(v.owner, Operation):
+            continue
+        seen.add(v)
+        if visit(v.owner):
+            work.extend(x for x in v.owner.operands if isinstance(x.type, TensorType))
+
+
 def side_reduction(store: Operation, acc_shape: list[int]) -> Operation | None:
     """The ``nv_tileaa.reduce`` of an accumulator-shaped tile that a side store writes (through shape
     ops and elementwise math), or None: along dimension 1 for a ``[tile_m, 1]`` store (a row
@@ -548,40 +546,34 @@ def side_reduction(store: Operation, acc_shape: list[int]) -> Operation | None:
         dim = 0
     else:
         return None
-    found = []
-    work, seen = [store.tile], set()
-    while work:
-        v = work.pop()
-        if v in seen or not isinstance(v.owner, Operation):
-            continue
-        seen.add(v)
-        op = v.owner
-        if op.name == "nv_tileaa.reduce":
-            src = op.operands[0].type
-            if (len(op.operands) == 1 and op.dim.value.data == dim and isinstance(src, TensorType)
-                    and list(src.get_shape()) == list(acc_shape)):
-                found.append(op)
-                continue
-            return None
-        work.extend(x for x in op.operands if isinstance(x.type, TensorType))
-    return found[0] if len(found) == 1 else None
+    found, others = [], []
+
+    def visit(op: Operation) -> bool:
+        if op.name != "nv_tileaa.reduce":
+            return True
+        src = op.operands[0].type
+        matches = (len(op.operands) == 1 and op.dim.value.data == dim and isinstance(src, TensorType)
+                   and list(src.get_shape()) == list(acc_shape))
+        (found if matches else others).append(op)
+        return False
+
+    walk_tile_producers(store.tile, visit)
+    return found[0] if len(found) == 1 and not others else None
 
 
 def feeding_reductions(v: SSAValue, acc_shape: list[int]) -> list[Operation]:
     """The ``nv_tileaa.reduce`` ops along dimension 0 or 1 of accumulator-shaped tiles that the tile
     ``v`` reads (directly or through other such reductions, as a softmax's sum reads its max), in
     program order: what must be evaluated before ``v``'s elements (:meth:`EpilogueLowering.reduced`)."""
-    found, work, seen = [], [v], set()
-    while work:
-        x = work.pop()
-        if x in seen or not isinstance(x.owner, Operation):
-            continue
-        seen.add(x)
-        op = x.owner
+    found = []
+
+    def visit(op: Operation) -> bool:
         if op.name == "nv_tileaa.reduce" and len(op.operands) == 1 and isinstance(op.operands[0].type, TensorType):
             if list(op.operands[0].type.get_shape()) == list(acc_shape) and op.dim.value.data in (0, 1):
                 found.append(op)
-        work.extend(y for y in op.operands if isinstance(y.type, TensorType))
+        return True
+
+    walk_tile_producers(v, visit)
     order = {}
     for op in found:  # program order: a reduction's operand is computed before it
         block = op.parent_block()
