@@ -26,7 +26,6 @@ from __future__ import annotations
 from xdsl.dialects.builtin import (
     I32,
     AnyFloat,
-    IntAttr,
     IntegerAttr,
     IntegerType,
     MemRefType,
@@ -48,6 +47,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from tileorch.dialects.cutlass.bar_scope import MAX_CTA_THREADS
 from tileorch.dialects.cutlass.barrier_attrs import BlockStripedKindAttr
+from tileorch.dialects.nvvm_common import address_space
 
 MIN_ELEMENT_BITS = 16
 MAX_ACCESS_BYTES = 16
@@ -182,15 +182,15 @@ class BlockStripedOp(IRDLOperation):
             )
 
     def _verify_tile(self, element: Attribute, threads: int, length: int) -> None:
-        ptr_type = self.ptr.type
-        if isinstance(ptr_type, LLVMPointerType):
-            space = ptr_type.addr_space.data if isinstance(ptr_type.addr_space, IntAttr) else 0
+        space = address_space(self.ptr)
+        if space is not None:
             if space not in POINTER_ADDRESS_SPACES:
                 raise VerifyException(
                     f"'{self.name}' op expected a generic (0), global (1) or shared (3) "
                     f"pointer, found !llvm.ptr<{space}>"
                 )
             return
+        ptr_type = self.ptr.type
         assert isinstance(ptr_type, MemRefType)
         if ptr_type.get_element_type() != element:
             raise VerifyException(

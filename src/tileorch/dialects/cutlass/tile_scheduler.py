@@ -99,6 +99,7 @@ from tileorch.dialects.cutlass.scheduler_types import (
     TileSchedulerType,
     WorkTileInfoType,
 )
+from tileorch.dialects.nvvm_common import address_space
 
 # CUTLASS: CLCResponse slots are 16 B aligned; MinWorkspaceAlignment = 16 (cutlass/workspace.h).
 RESPONSE_ALIGNMENT = 16
@@ -446,8 +447,7 @@ class _CreateSchedulerOp(IRDLOperation):
             )
         if pointer is None:
             return
-        space = pointer.type.addr_space  # type: ignore[attr-defined]
-        if getattr(space, "data", 0) != SHARED_ADDRESS_SPACE:
+        if address_space(pointer) != SHARED_ADDRESS_SPACE:
             raise VerifyException(
                 f"workIdResponsePtr must point to shared memory (!llvm.ptr<3>), found {pointer.type}"
             )
@@ -881,8 +881,7 @@ class FixupOp(_FixupOp):
         super().verify_()
         if self.smem is None:
             return
-        space = self.smem.type.addr_space  # type: ignore[attr-defined]
-        if getattr(space, "data", 0) != SHARED_ADDRESS_SPACE:
+        if address_space(self.smem) != SHARED_ADDRESS_SPACE:
             raise VerifyException(
                 f"the fix-up's smem buffer must point to shared memory (!llvm.ptr<3>), found {self.smem.type}"
             )
@@ -975,8 +974,7 @@ class InitializeWorkspaceOp(IRDLOperation):
         _check_workspace_components(
             params, self.reduc_workspace_size, self.bar_workspace_size, "operands"
         )
-        space = getattr(self.workspace.type.addr_space, "data", 0)  # type: ignore[attr-defined]
-        if space not in (0, 1):
+        if address_space(self.workspace) not in (0, 1):
             raise VerifyException(
                 "the scheduler workspace must be global memory (!llvm.ptr<1>, or a generic "
                 f"!llvm.ptr to it): every CTA of the grid reads and writes it, found {self.workspace.type}"
