@@ -47,11 +47,11 @@ from tileorch.dialects.cutlass.bar_scope import (
     check_named_barrier_id,
     warp_cooperative_arrive_count,
 )
-from tileorch.dialects.nvvm_common import address_space
 from tileorch.dialects.cutlass.barrier_attrs import (
     GenericBarrierSync,
     GenericBarrierSyncAttr,
 )
+from tileorch.dialects.cutlass.pointer_operands import check_pointer_space
 
 GLOBAL_ADDRESS_SPACES = (0, 1)
 _SYNCTHREADS = GenericBarrierSyncAttr(GenericBarrierSync.SYNCTHREADS)
@@ -110,13 +110,8 @@ class GenericBarrierOp(IRDLOperation):
             check_use(self, self.barrier_id.value.data)
 
     def _verify_lock(self) -> None:
-        space = address_space(self.lock)
-        if space is not None:
-            if space not in GLOBAL_ADDRESS_SPACES:
-                raise VerifyException(
-                    f"'{self.name}' op expected the semaphore in global memory (!llvm.ptr or "
-                    f"!llvm.ptr<1>), found !llvm.ptr<{space}>"
-                )
+        expected = "the semaphore in global memory (!llvm.ptr or !llvm.ptr<1>)"
+        if check_pointer_space(self, self.lock, GLOBAL_ADDRESS_SPACES, expected):
             return
         lock_type: Attribute = self.lock.type
         assert isinstance(lock_type, MemRefType)
