@@ -710,6 +710,7 @@ class _SchedulerStepOp(_SchedulerAndTileOp):
     the next tile (``newWorkTileInfo``, of the operand's type: constraint ``W``)."""
 
     W: ClassVar = _SAME_WORK_TILE_INFO
+    # both operands again (xDSL lists a class's fields before its bases'): the work tile binds W
     tileScheduler = operand_def(TileSchedulerType)
     workTileInfo = operand_def(W)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
