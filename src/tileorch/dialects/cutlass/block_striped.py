@@ -70,8 +70,9 @@ class BlockStripedOp(IRDLOperation):
 
     Each variant declares its operands (``ptr``, ``thread_idx``, its fragment; in that order,
     directly or through :class:`BlockStripedFragmentOp`: xDSL lists a subclass's fields before its
-    bases') and the ``access_width`` property where the variant has one; ``fragment_type()`` is
-    the type of its register fragment (the ``fragment`` operand, or the result of a load).
+    bases') and, through :class:`_AccessWidth`, the ``access_width`` property where it has one;
+    ``fragment_type()`` is the type of its register fragment (the ``fragment`` operand, or the
+    result of a load).
     """
 
     n_threads_in_block = prop_def(IntegerAttr[I32])
@@ -223,14 +224,20 @@ class BlockStripedFragmentOp(BlockStripedOp):
     fragment = operand_def(VectorType)
 
 
+class _AccessWidth(IRDLOperation):
+    """The ``access_width`` property of ``load`` and ``store`` (a base after the variant's
+    :class:`BlockStripedOp` base, so it is listed after ``n_threads_in_block``)."""
+
+    access_width_attr = prop_def(IntegerAttr[I32], default_value=_ONE, prop_name="access_width")
+
+
 @irdl_op_definition
-class BlockStripedLoadOp(BlockStripedOp):
+class BlockStripedLoadOp(BlockStripedOp, _AccessWidth):
     """Each thread loads its fragment from the tile."""
 
     name = "cutlass.block_striped.load"
     ptr = operand_def(_TILE)
     thread_idx = operand_def(I32)
-    access_width_attr = prop_def(IntegerAttr[I32], default_value=_ONE, prop_name="access_width")
     result = result_def(VectorType)
     traits = traits_def(MemoryReadEffect())
     assembly_format = (
@@ -264,11 +271,10 @@ class BlockStripedLoadAddOp(BlockStripedFragmentOp):
 
 
 @irdl_op_definition
-class BlockStripedStoreOp(BlockStripedFragmentOp):
+class BlockStripedStoreOp(BlockStripedFragmentOp, _AccessWidth):
     """Each thread stores its fragment into the tile."""
 
     name = "cutlass.block_striped.store"
-    access_width_attr = prop_def(IntegerAttr[I32], default_value=_ONE, prop_name="access_width")
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
     assembly_format = (
         "$fragment `,` $ptr `,` $thread_idx `n_threads_in_block` `=` $n_threads_in_block "
