@@ -64,9 +64,13 @@ def _parse_int_param(parser: AttrParser, param: tuple[str, int, int], keyword: s
     return value
 
 
-def _int_view(parameter: str, doc: str | None = None) -> property:
+def _int_view(parameter: str) -> property:
     """A read-only property giving the value of the ``IntAttr`` type parameter ``parameter``."""
-    return property(lambda self: getattr(self, parameter).data, doc=doc)
+
+    def value(self) -> int:
+        return getattr(self, parameter).data
+
+    return property(value)
 
 
 class _IntParamsType(ParametrizedAttribute, TypeAttribute):
