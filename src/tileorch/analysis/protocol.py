@@ -78,74 +78,71 @@ class Op:
 # --- pipeline ops --------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class ProducerAcquire(Op):
-    """Blocking wait on the empty barrier of the state's slot with the state's phase.
-    With ``token`` it only waits when that token says "not done". ``tail`` marks the drain."""
+class _SlotOp(Op):
+    """An op of an agent on the slot ``state.index`` of pipeline ``pipe``."""
 
     pipe: str
     state: str
+
+
+@dataclass(frozen=True)
+class ProducerAcquire(_SlotOp):
+    """Blocking wait on the empty barrier of the state's slot with the state's phase.
+    With ``token`` it only waits when that token says "not done". ``tail`` marks the drain."""
+
     token: str | None = None
     tail: bool = False
 
 
 @dataclass(frozen=True)
-class ProducerTryAcquire(Op):
-    pipe: str
-    state: str
+class _StageProbe(_SlotOp):
+    """A non-blocking probe of the state's slot barrier; ``token`` names its result."""
+
     token: str
 
 
+class ProducerTryAcquire(_StageProbe):
+    """Probe of the empty barrier (``producer_try_acquire``)."""
+
+
 @dataclass(frozen=True)
-class ProducerWrite(Op):
+class ProducerWrite(_SlotOp):
     """The producer body filling the slot: ``nbytes`` > 0 is an async (TMA) copy whose bytes
     later complete_tx on the full barrier of each destination CTA; 0 is a synchronous store."""
 
-    pipe: str
-    state: str
     nbytes: int = 0
     dst: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True)
-class ProducerCommit(Op):
+class ProducerCommit(_SlotOp):
     """``arrive`` (``tx_bytes`` == 0) or ``arrive.expect_tx`` on the full barrier."""
 
-    pipe: str
-    state: str
     tx_bytes: int = 0
     arrivals: int = 1
     dst: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True)
-class ConsumerWait(Op):
+class ConsumerWait(_SlotOp):
     """Blocking wait on the full barrier (``barrier`` names the side actually waited on)."""
 
-    pipe: str
-    state: str
     token: str | None = None
     barrier: str = "full"
 
 
-@dataclass(frozen=True)
-class ConsumerTryWait(Op):
-    pipe: str
-    state: str
-    token: str
+class ConsumerTryWait(_StageProbe):
+    """Probe of the full barrier (``consumer_try_wait``)."""
+
+
+class ConsumerRead(_SlotOp):
+    """The consumer body reading the slot."""
 
 
 @dataclass(frozen=True)
-class ConsumerRead(Op):
-    pipe: str
-    state: str
-
-
-@dataclass(frozen=True)
-class ConsumerRelease(Op):
+class ConsumerRelease(_SlotOp):
     """``arrivals`` arrives on the empty barrier of each destination CTA."""
 
-    pipe: str
-    state: str
     arrivals: int = 1
     dst: tuple[int, ...] | None = None
 
@@ -162,40 +159,39 @@ class Advance(Op):
 # --- named barriers ------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class BarSync(Op):
+class _NamedBarrierOp(Op):
+    """A ``bar.*`` instruction on named barrier ``barrier`` for ``count`` threads."""
+
+    barrier: int
+    count: int
+
+
+class BarSync(_NamedBarrierOp):
     """``bar.sync id, count`` with the agent's threads (arrive and wait)."""
 
-    barrier: int
-    count: int
 
-
-@dataclass(frozen=True)
-class BarArrive(Op):
+class BarArrive(_NamedBarrierOp):
     """``bar.arrive id, count`` with the agent's threads (no wait)."""
-
-    barrier: int
-    count: int
 
 
 # --- ordered sequence barriers and the cluster barrier -------------------------------------
 
 @dataclass(frozen=True)
-class SeqWait(Op):
+class _SeqBarOp(Op):
+    """A step of group ``group`` on sequence barrier ``bar`` at the cursor ``state``."""
+
+    bar: str
+    state: str
+    group: int
+
+
+class SeqWait(_SeqBarOp):
     """``OrderedSequenceBarrier::wait``: wait ``bar[state.index][group]`` with ``state.phase``."""
 
-    bar: str
-    state: str
-    group: int
 
-
-@dataclass(frozen=True)
-class SeqArrive(Op):
+class SeqArrive(_SeqBarOp):
     """``arrive``: the agent's threads arrive on ``bar[state.index][(group + 1) % length]``
     (the state is then advanced by a separate :class:`Advance`)."""
-
-    bar: str
-    state: str
-    group: int
 
 
 @dataclass(frozen=True)
@@ -220,24 +216,22 @@ class ClusterWait(Op):
 # --- Stream-K fix-up over global memory ----------------------------------------------------
 
 @dataclass(frozen=True)
-class StorePartial(Op):
+class _PartialOp(Op):
+    """An access of the agent's accumulator to workspace buffer ``key``."""
+
+    key: str
+
+
+class StorePartial(_PartialOp):
     """Plain store of the agent's accumulator into workspace buffer ``key`` (overwrite)."""
 
-    key: str
 
-
-@dataclass(frozen=True)
-class ReducePartial(Op):
+class ReducePartial(_PartialOp):
     """Atomic add of the agent's accumulator into workspace buffer ``key``."""
 
-    key: str
 
-
-@dataclass(frozen=True)
-class LoadAddPartial(Op):
+class LoadAddPartial(_PartialOp):
     """Load workspace buffer ``key`` and add it to the agent's accumulator."""
-
-    key: str
 
 
 @dataclass(frozen=True)
@@ -288,17 +282,18 @@ class Choice(Op):
 
 
 @dataclass(frozen=True)
-class Branch(Op):
+class _FlatControl(Op):
+    """A control transfer of a flattened program, ``skip`` ops ahead."""
+
+    skip: int
+
+
+class Branch(_FlatControl):
     """Flattened :class:`Choice`: go on at pc + 1 or at pc + ``skip``."""
 
-    skip: int
 
-
-@dataclass(frozen=True)
-class Jump(Op):
+class Jump(_FlatControl):
     """Flattened end of a branch: continue at pc + ``skip`` (takes no step)."""
-
-    skip: int
 
 
 @dataclass(frozen=True)

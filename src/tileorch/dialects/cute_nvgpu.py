@@ -40,18 +40,12 @@ from xdsl.irdl import (
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
 
+from tileorch.dialects.nvvm_common import address_space
 from tileorch.dialects.nvvm_tcgen05 import CP_MULTICAST, Tcgen05CpMulticastAttr, Tcgen05CpShapeAttr
 
 SIDE_EFFECTS = (MemoryReadEffect(), MemoryWriteEffect())
 I64 = IntegerType(64)
 MBARRIER_MAX_COUNT = (1 << 20) - 1
-
-
-def _ptr_space(value) -> int | None:
-    t = value.type
-    if not isinstance(t, LLVMPointerType):
-        return None
-    return t.addr_space.data if hasattr(t.addr_space, "data") else 0
 
 
 @irdl_op_definition
@@ -77,7 +71,7 @@ class S2tCopyOp(IRDLOperation):
         n, cols = self.group(), self.cols.value.data
         if n not in (1, 2, 4):
             raise VerifyException(f"cta_group must be 1, 2 or 4 (CTAs of the MMA the copy feeds), got {n}")
-        if _ptr_space(self.tmem) != 6:
+        if address_space(self.tmem) != 6:
             raise VerifyException(f"the destination must be a TMEM address !llvm.ptr<6>, got {self.tmem.type}")
         if cols <= 0 or cols % n:
             raise VerifyException(f"cols must be a positive multiple of cta_group ({n}) to slice the TMEM tile, got {cols}")
@@ -151,7 +145,7 @@ class ClusterHandshakeOp(IRDLOperation):
 
     def verify_(self) -> None:
         for what, v in (("mbarrier", self.mbar), ("flag", self.flag)):
-            if _ptr_space(v) != 3:
+            if address_space(v) != 3:
                 raise VerifyException(f"the {what} must be a shared::cta address !llvm.ptr<3>, got {v.type}")
         if self.num_ctas is not None and not 1 <= self.num_ctas.value.data <= 16:
             raise VerifyException(f"num_ctas must be in [1, 16], got {self.num_ctas.value.data}")

@@ -26,7 +26,6 @@ from __future__ import annotations
 from xdsl.dialects.builtin import (
     I32,
     AnyFloat,
-    IntAttr,
     IntegerAttr,
     IntegerType,
     MemRefType,
@@ -48,6 +47,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from tileorch.dialects.cutlass.bar_scope import MAX_CTA_THREADS
 from tileorch.dialects.cutlass.barrier_attrs import BlockStripedKindAttr
+from tileorch.dialects.cutlass.pointer_operands import check_pointer_space
 
 MIN_ELEMENT_BITS = 16
 MAX_ACCESS_BYTES = 16
@@ -68,11 +68,14 @@ def _element_bits(element: Attribute) -> int | None:
 class BlockStripedOp(IRDLOperation):
     """Tile pointer, thread index, stripe parameters and the operand-layout checker.
 
-    Each variant declares its own fields (``ptr``, ``thread_idx``, its fragment,
-    ``n_threads_in_block``; operands in that order, and the ``access_width`` property where the
-    variant has one); ``fragment_type()`` is the type of its register fragment (the ``fragment``
-    operand, or the result of a load).
+    Each variant declares its operands (``ptr``, ``thread_idx``, its fragment; in that order,
+    directly or through :class:`BlockStripedFragmentOp`: xDSL lists a subclass's fields before its
+    bases') and, through :class:`_AccessWidth`, the ``access_width`` property where it has one;
+    ``fragment_type()`` is the type of its register fragment (the ``fragment`` operand, or the
+    result of a load).
     """
+
+    n_threads_in_block = prop_def(IntegerAttr[I32])
 
     def access_width(self) -> int:
         """Elements per access (``A``); 1 for the element-wise variants."""
@@ -182,15 +185,10 @@ class BlockStripedOp(IRDLOperation):
             )
 
     def _verify_tile(self, element: Attribute, threads: int, length: int) -> None:
-        ptr_type = self.ptr.type
-        if isinstance(ptr_type, LLVMPointerType):
-            space = ptr_type.addr_space.data if isinstance(ptr_type.addr_space, IntAttr) else 0
-            if space not in POINTER_ADDRESS_SPACES:
-                raise VerifyException(
-                    f"'{self.name}' op expected a generic (0), global (1) or shared (3) "
-                    f"pointer, found !llvm.ptr<{space}>"
-                )
+        expected = "a generic (0), global (1) or shared (3) pointer"
+        if check_pointer_space(self, self.ptr, POINTER_ADDRESS_SPACES, expected):
             return
+        ptr_type = self.ptr.type
         assert isinstance(ptr_type, MemRefType)
         if ptr_type.get_element_type() != element:
             raise VerifyException(
@@ -218,15 +216,28 @@ class BlockStripedOp(IRDLOperation):
             )
 
 
+class BlockStripedFragmentOp(BlockStripedOp):
+    """The variants that take a register fragment: operands ``ptr``, ``thread_idx``, ``fragment``."""
+
+    ptr = operand_def(_TILE)
+    thread_idx = operand_def(I32)
+    fragment = operand_def(VectorType)
+
+
+class _AccessWidth(IRDLOperation):
+    """The ``access_width`` property of ``load`` and ``store`` (a base after the variant's
+    :class:`BlockStripedOp` base, so it is listed after ``n_threads_in_block``)."""
+
+    access_width_attr = prop_def(IntegerAttr[I32], default_value=_ONE, prop_name="access_width")
+
+
 @irdl_op_definition
-class BlockStripedLoadOp(BlockStripedOp):
+class BlockStripedLoadOp(BlockStripedOp, _AccessWidth):
     """Each thread loads its fragment from the tile."""
 
     name = "cutlass.block_striped.load"
     ptr = operand_def(_TILE)
     thread_idx = operand_def(I32)
-    n_threads_in_block = prop_def(IntegerAttr[I32])
-    access_width_attr = prop_def(IntegerAttr[I32], default_value=_ONE, prop_name="access_width")
     result = result_def(VectorType)
     traits = traits_def(MemoryReadEffect())
     assembly_format = (
@@ -239,14 +250,10 @@ class BlockStripedLoadOp(BlockStripedOp):
 
 
 @irdl_op_definition
-class BlockStripedLoadAddOp(BlockStripedOp):
+class BlockStripedLoadAddOp(BlockStripedFragmentOp):
     """Each thread returns its fragment plus the tile's elements (plain loads, element-wise)."""
 
     name = "cutlass.block_striped.load_add"
-    ptr = operand_def(_TILE)
-    thread_idx = operand_def(I32)
-    fragment = operand_def(VectorType)
-    n_threads_in_block = prop_def(IntegerAttr[I32])
     result = result_def(VectorType)
     traits = traits_def(MemoryReadEffect())
     assembly_format = (
@@ -264,15 +271,10 @@ class BlockStripedLoadAddOp(BlockStripedOp):
 
 
 @irdl_op_definition
-class BlockStripedStoreOp(BlockStripedOp):
+class BlockStripedStoreOp(BlockStripedFragmentOp, _AccessWidth):
     """Each thread stores its fragment into the tile."""
 
     name = "cutlass.block_striped.store"
-    ptr = operand_def(_TILE)
-    thread_idx = operand_def(I32)
-    fragment = operand_def(VectorType)
-    n_threads_in_block = prop_def(IntegerAttr[I32])
-    access_width_attr = prop_def(IntegerAttr[I32], default_value=_ONE, prop_name="access_width")
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
     assembly_format = (
         "$fragment `,` $ptr `,` $thread_idx `n_threads_in_block` `=` $n_threads_in_block "
@@ -281,15 +283,11 @@ class BlockStripedStoreOp(BlockStripedOp):
 
 
 @irdl_op_definition
-class BlockStripedReduceOp(BlockStripedOp):
+class BlockStripedReduceOp(BlockStripedFragmentOp):
     """Each thread atomically combines its fragment into the tile (add or max, element-wise)."""
 
     name = "cutlass.block_striped.reduce"
-    ptr = operand_def(_TILE)
-    thread_idx = operand_def(I32)
     block_striped_kind = prop_def(BlockStripedKindAttr)
-    fragment = operand_def(VectorType)
-    n_threads_in_block = prop_def(IntegerAttr[I32])
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
     assembly_format = (
         "$block_striped_kind $fragment `,` $ptr `,` $thread_idx "

@@ -25,7 +25,7 @@ arrive count: ``syncwarp`` is 32 threads; ``syncthreads`` and ``named_barrier`` 
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import I32, IntAttr, IntegerAttr, IntegerType, MemRefType
+from xdsl.dialects.builtin import I32, IntegerAttr, IntegerType, MemRefType
 from xdsl.dialects.llvm import LLVMPointerType
 from xdsl.ir import Attribute
 from xdsl.irdl import (
@@ -51,6 +51,7 @@ from tileorch.dialects.cutlass.barrier_attrs import (
     GenericBarrierSync,
     GenericBarrierSyncAttr,
 )
+from tileorch.dialects.cutlass.pointer_operands import check_pointer_space
 
 GLOBAL_ADDRESS_SPACES = (0, 1)
 _SYNCTHREADS = GenericBarrierSyncAttr(GenericBarrierSync.SYNCTHREADS)
@@ -109,15 +110,10 @@ class GenericBarrierOp(IRDLOperation):
             check_use(self, self.barrier_id.value.data)
 
     def _verify_lock(self) -> None:
-        lock_type: Attribute = self.lock.type
-        if isinstance(lock_type, LLVMPointerType):
-            space = lock_type.addr_space.data if isinstance(lock_type.addr_space, IntAttr) else 0
-            if space not in GLOBAL_ADDRESS_SPACES:
-                raise VerifyException(
-                    f"'{self.name}' op expected the semaphore in global memory (!llvm.ptr or "
-                    f"!llvm.ptr<1>), found !llvm.ptr<{space}>"
-                )
+        expected = "the semaphore in global memory (!llvm.ptr or !llvm.ptr<1>)"
+        if check_pointer_space(self, self.lock, GLOBAL_ADDRESS_SPACES, expected):
             return
+        lock_type: Attribute = self.lock.type
         assert isinstance(lock_type, MemRefType)
         if lock_type.get_num_dims() != 1 or lock_type.element_type != IntegerType(32):
             raise VerifyException(

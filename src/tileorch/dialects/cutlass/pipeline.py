@@ -896,62 +896,79 @@ def check_token_source(op: Operation, token: SSAValue | None, expected: str) -> 
             raise VerifyException(f"{op.name}: the token comes from a {expected} on another pipeline")
 
 
-def _pipe_state_operands(pipeline: SSAValue, state: SSAValue, *optional: SSAValue | None) -> list:
-    return [pipeline, state, *([v] if v is not None else [] for v in optional)]
+class _PipeStateOp(_PipeStateSyntax):
+    """A handshake on the stage barriers with operands ``pipeline`` and ``state`` only."""
+
+    pipeline = operand_def()
+    state = operand_def()
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    def __init__(self, pipeline: SSAValue, state: SSAValue):
+        super().__init__(operands=[pipeline, state])
 
 
-@irdl_op_definition
-class ProducerAcquireOp(_PipeStateSyntax):
-    """Wait until stage ``state.index`` is empty (``token(%t)``: skip the wait if %t is true)."""
+class _BlockingWaitOp(_PipeStateSyntax):
+    """A blocking wait on a stage barrier that ``token(%t)`` (a result of ``TOKEN_FROM``) skips
+    when %t is true."""
 
-    name = "cutlass.pipeline.producer_acquire"
     pipeline = operand_def()
     state = operand_def()
     token = opt_operand_def()
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
     KEYWORD_OPERANDS: ClassVar[tuple[str, ...]] = ("token",)
+
+    def __init__(self, pipeline: SSAValue, state: SSAValue, token: SSAValue | None = None):
+        super().__init__(operands=[pipeline, state, [] if token is None else [token]])
+
+
+class _ProbeOp(_PipeStateSyntax):
+    """A non-blocking probe of a stage barrier: its i1 result (declared by each op) is true when the
+    phase completed, or at once when ``skip_wait(%b)`` is true (unprobed)."""
+
+    pipeline = operand_def()
+    state = operand_def()
+    skip_wait = opt_operand_def()
+    traits = traits_def(MemoryReadEffect())
+    KEYWORD_OPERANDS: ClassVar[tuple[str, ...]] = ("skip_wait",)
+    RESULT_TYPE: ClassVar[Attribute | None] = i1
+
+    def __init__(self, pipeline: SSAValue, state: SSAValue, skip_wait: SSAValue | None = None):
+        super().__init__(operands=[pipeline, state, [] if skip_wait is None else [skip_wait]], result_types=[i1])
+
+
+@irdl_op_definition
+class ProducerAcquireOp(_BlockingWaitOp):
+    """Wait until stage ``state.index`` is empty (``token(%t)``: skip the wait if %t is true)."""
+
+    name = "cutlass.pipeline.producer_acquire"
     FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (EMPTY,)
     ROLE: ClassVar[str | None] = "producer"
     TOKEN_FROM: ClassVar[str | None] = "cutlass.pipeline.producer_try_acquire"
 
-    def __init__(self, pipeline: SSAValue, state: SSAValue, token: SSAValue | None = None):
-        super().__init__(operands=_pipe_state_operands(pipeline, state, token))
-
 
 @irdl_op_definition
-class ProducerTryAcquireOp(_PipeStateSyntax):
+class ProducerTryAcquireOp(_ProbeOp):
     """Probe whether stage ``state.index`` is empty; ``skip_wait(%b)`` true returns true unprobed."""
 
     name = "cutlass.pipeline.producer_try_acquire"
-    pipeline = operand_def()
-    state = operand_def()
-    skip_wait = opt_operand_def()
     acquired = result_def(IntegerType(1))
-    traits = traits_def(MemoryReadEffect())
-    KEYWORD_OPERANDS: ClassVar[tuple[str, ...]] = ("skip_wait",)
     FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (EMPTY,)
     ROLE: ClassVar[str | None] = "producer"
-    RESULT_TYPE: ClassVar[Attribute | None] = i1
-
-    def __init__(self, pipeline: SSAValue, state: SSAValue, skip_wait: SSAValue | None = None):
-        super().__init__(operands=_pipe_state_operands(pipeline, state, skip_wait), result_types=[i1])
 
 
 @irdl_op_definition
-class ProducerCommitOp(_PipeStateSyntax):
+class ProducerCommitOp(_PipeStateOp):
     """Arrive on full[index]; with ``transaction_bytes`` > 0 as ``arrive.expect_tx``."""
 
     name = "cutlass.pipeline.producer_commit"
-    pipeline = operand_def()
-    state = operand_def()
     transaction_bytes = opt_prop_def(IntegerAttr[I32])
-    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
     FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (FULL,)
     ROLE: ClassVar[str | None] = "producer"
 
     def __init__(self, pipeline: SSAValue, state: SSAValue, transaction_bytes: int | None = None):
-        props = {"transaction_bytes": _i32(transaction_bytes)} if transaction_bytes is not None else {}
-        super().__init__(operands=[pipeline, state], properties=props)
+        super().__init__(pipeline, state)
+        if transaction_bytes is not None:
+            self.transaction_bytes = _i32(transaction_bytes)
 
     def verify_(self) -> None:
         super().verify_()
@@ -975,38 +992,24 @@ def check_transaction_bytes(op: Operation) -> None:
 
 
 @irdl_op_definition
-class ProducerTailOp(_PipeStateSyntax):
+class ProducerTailOp(_PipeStateOp):
     """Drain: wait for ``stages`` more empty phases so the CTA cannot exit under pending arrivals."""
 
     name = "cutlass.pipeline.producer_tail"
-    pipeline = operand_def()
-    state = operand_def()
-    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
     FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (EMPTY,)
     ROLE: ClassVar[str | None] = "producer"
 
-    def __init__(self, pipeline: SSAValue, state: SSAValue):
-        super().__init__(operands=[pipeline, state])
-
 
 @irdl_op_definition
-class ConsumerWaitOp(_PipeStateSyntax):
+class ConsumerWaitOp(_BlockingWaitOp):
     """Wait until stage ``state.index`` is full (``token(%t)``: skip the wait if %t is true);
     ``consumer_idx``: the consumer group waiting (seed 002, see ``consumer_index.py``)."""
 
     name = "cutlass.pipeline.consumer_wait"
-    pipeline = operand_def()
-    state = operand_def()
-    token = opt_operand_def()
     consumer_idx = opt_prop_def(IntegerAttr[I32])
-    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
-    KEYWORD_OPERANDS: ClassVar[tuple[str, ...]] = ("token",)
     FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (FULL,)
     ROLE: ClassVar[str | None] = "consumer"
     TOKEN_FROM: ClassVar[str | None] = "cutlass.pipeline.consumer_try_wait"
-
-    def __init__(self, pipeline: SSAValue, state: SSAValue, token: SSAValue | None = None):
-        super().__init__(operands=_pipe_state_operands(pipeline, state, token))
 
     def verify_(self) -> None:
         super().verify_()
@@ -1014,40 +1017,30 @@ class ConsumerWaitOp(_PipeStateSyntax):
 
 
 @irdl_op_definition
-class ConsumerTryWaitOp(_PipeStateSyntax):
+class ConsumerTryWaitOp(_ProbeOp):
     """Probe whether stage ``state.index`` is full; ``skip_wait(%b)`` true returns true unprobed."""
 
     name = "cutlass.pipeline.consumer_try_wait"
-    pipeline = operand_def()
-    state = operand_def()
-    skip_wait = opt_operand_def()
     ready = result_def(IntegerType(1))
-    traits = traits_def(MemoryReadEffect())
-    KEYWORD_OPERANDS: ClassVar[tuple[str, ...]] = ("skip_wait",)
     FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (FULL,)
     ROLE: ClassVar[str | None] = "consumer"
-    RESULT_TYPE: ClassVar[Attribute | None] = i1
-
-    def __init__(self, pipeline: SSAValue, state: SSAValue, skip_wait: SSAValue | None = None):
-        super().__init__(operands=_pipe_state_operands(pipeline, state, skip_wait), result_types=[i1])
 
 
 @irdl_op_definition
-class ConsumerReleaseOp(_PipeStateSyntax):
+class ConsumerReleaseOp(_PipeStateOp):
     """Arrive on empty[index]: the stage may be refilled."""
 
     name = "cutlass.pipeline.consumer_release"
-    pipeline = operand_def()
-    state = operand_def()
-    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
     FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (EMPTY,)
     ROLE: ClassVar[str | None] = "consumer"
 
-    def __init__(self, pipeline: SSAValue, state: SSAValue):
-        super().__init__(operands=[pipeline, state])
-
 
 class _BarrierAddressOp(_PipeStateSyntax):
+    """A pure getter of a stage barrier's shared-memory address (each op declares its result)."""
+
+    pipeline = operand_def()
+    state = operand_def()
+    traits = traits_def(Pure())
     RESULT_TYPE: ClassVar[Attribute | None] = SMEM_PTR
 
     def __init__(self, pipeline: SSAValue, state: SSAValue):
@@ -1127,10 +1120,7 @@ class GetProducerBarrierOp(_StageBarrierOp):
     """Address of full[index], the barrier a TMA producer's copies complete on."""
 
     name = "cutlass.pipeline.get_producer_barrier"
-    pipeline = operand_def()
-    state = operand_def()
     producerBarrier = result_def(LLVMPointerType)
-    traits = traits_def(Pure())
     FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (FULL,)
 
 
@@ -1139,10 +1129,7 @@ class GetFullBarrierOp(_StageBarrierOp):
     """Address of full[index]."""
 
     name = "cutlass.pipeline.get_full_barrier"
-    pipeline = operand_def()
-    state = operand_def()
     fullBarrier = result_def(LLVMPointerType)
-    traits = traits_def(Pure())
     FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (FULL,)
 
 
@@ -1151,10 +1138,7 @@ class GetEmptyBarrierOp(_BarrierAddressOp):
     """Address of empty[index]."""
 
     name = "cutlass.pipeline.get_empty_barrier"
-    pipeline = operand_def()
-    state = operand_def()
     emptyBarrier = result_def(LLVMPointerType)
-    traits = traits_def(Pure())
     FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (EMPTY,)
 
 
@@ -1238,6 +1222,11 @@ class GetProducerMaskOp(IRDLOperation):
 class _StageRegionSyntax(_PipeStateSyntax):
     """``%pipe, %state (attributes {...})? { body }``: a handshake around a single-block body."""
 
+    pipeline = operand_def()
+    state = operand_def()
+    body = region_def("single_block")
+    traits = traits_def(NoTerminator(), MemoryReadEffect(), MemoryWriteEffect())
+
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         print_operands(printer, self.operands[:2])
@@ -1260,11 +1249,7 @@ class ProduceOp(_StageRegionSyntax):
     """producer_acquire; body; producer_commit (with ``transaction_bytes`` if given)."""
 
     name = "cutlass.pipeline.produce"
-    pipeline = operand_def()
-    state = operand_def()
     transaction_bytes = opt_prop_def(IntegerAttr[I32])
-    body = region_def("single_block")
-    traits = traits_def(NoTerminator(), MemoryReadEffect(), MemoryWriteEffect())
     FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (FULL, EMPTY)
     ROLE: ClassVar[str | None] = "producer"
 
@@ -1282,10 +1267,6 @@ class ConsumeOp(_StageRegionSyntax):
     """consumer_wait; body; consumer_release."""
 
     name = "cutlass.pipeline.consume"
-    pipeline = operand_def()
-    state = operand_def()
-    body = region_def("single_block")
-    traits = traits_def(NoTerminator(), MemoryReadEffect(), MemoryWriteEffect())
     FORBIDDEN_WHEN: ClassVar[tuple[PipelineBarrierElideType, ...]] = (FULL, EMPTY)
     ROLE: ClassVar[str | None] = "consumer"
 
@@ -1408,6 +1389,11 @@ class StateIncrementOp(_StateSyntax):
 
 
 class _StateGetter(_StateSyntax):
+    """A pure i32 field of a pipeline state (each op declares its result)."""
+
+    state = operand_def()
+    traits = traits_def(Pure())
+
     def __init__(self, state: SSAValue):
         super().__init__(operands=[state], result_types=[i32])
 
@@ -1417,9 +1403,7 @@ class StateGetCountOp(_StateGetter):
     """Number of increments since the start state (never wraps)."""
 
     name = "cutlass.pipeline.state.get_count"
-    state = operand_def()
     stateCount = result_def(I32)
-    traits = traits_def(Pure())
 
 
 @irdl_op_definition
@@ -1427,9 +1411,7 @@ class StateGetIndexOp(_StateGetter):
     """Stage index in [0, stages)."""
 
     name = "cutlass.pipeline.state.get_index"
-    state = operand_def()
     stateIndex = result_def(I32)
-    traits = traits_def(Pure())
 
 
 @irdl_op_definition
@@ -1437,9 +1419,7 @@ class StateGetPhaseOp(_StateGetter):
     """Phase parity bit (0 or 1)."""
 
     name = "cutlass.pipeline.state.get_phase"
-    state = operand_def()
     statePhase = result_def(I32)
-    traits = traits_def(Pure())
 
 
 # --------------------------------------------------------------------------- switch_by_executor

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import I32, IntAttr, IntegerAttr, i32
+from xdsl.dialects.builtin import I32, IntegerAttr, i32
 from xdsl.dialects.llvm import LLVMPointerType
 from xdsl.ir import Operation, SSAValue
 from xdsl.irdl import (
@@ -64,6 +64,7 @@ from tileorch.dialects.cutlass.syntax import (
     print_keyword_operand,
 )
 from tileorch.dialects.cutlass.types import SeqBarStateType, SeqBarType
+from tileorch.dialects.nvvm_common import address_space
 
 SHARED_ADDRESS_SPACE = 3
 _MBARRIER = PipelineBarrierTypeAttr(PipelineBarrierType.MBARRIER)
@@ -137,8 +138,7 @@ class SeqBarCreateOp(IRDLOperation):
     def verify_(self) -> None:
         if self.storage is None:
             return
-        space = self.storage.type.addr_space
-        space = space.data if isinstance(space, IntAttr) else 0
+        space = address_space(self.storage)
         if space != SHARED_ADDRESS_SPACE:
             raise VerifyException(
                 f"'{self.name}' op expected storage in shared memory (!llvm.ptr<3>), "
@@ -340,10 +340,13 @@ class SeqBarStateCreateOp(IRDLOperation):
 
 
 class SeqBarHandshakeOp(IRDLOperation):
-    """Operand checks and custom form shared by ``wait`` and ``arrive``.
+    """Operands ``seq_bar``, ``state``, ``group`` (in that order), effects, operand checks and
+    custom form shared by ``wait`` and ``arrive``."""
 
-    Each op declares ``seq_bar``, ``state`` and ``group`` (in that operand order).
-    """
+    seq_bar = operand_def(SeqBarType)
+    state = operand_def(SeqBarStateType)
+    group = operand_def(I32)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
 
     def verify_(self) -> None:
         seq_bar = self.seq_bar.type
@@ -375,10 +378,6 @@ class SeqBarWaitOp(SeqBarHandshakeOp):
     """Wait until ``bar[state.index][group]`` completes phase ``state.phase``."""
 
     name = "cutlass.seq_bar.wait"
-    seq_bar = operand_def(SeqBarType)
-    state = operand_def(SeqBarStateType)
-    group = operand_def(I32)
-    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
 
     def __init__(self, seq_bar: SSAValue, state: SSAValue, group: SSAValue):
         super().__init__(operands=[seq_bar, state, group])
@@ -389,11 +388,7 @@ class SeqBarArriveOp(SeqBarHandshakeOp):
     """Arrive on ``bar[state.index][(group + 1) % L]``; the result is the incremented state."""
 
     name = "cutlass.seq_bar.arrive"
-    seq_bar = operand_def(SeqBarType)
-    state = operand_def(SeqBarStateType)
-    group = operand_def(I32)
     new_state = result_def(SeqBarStateType)
-    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
 
     def __init__(self, seq_bar: SSAValue, state: SSAValue, group: SSAValue):
         super().__init__(operands=[seq_bar, state, group], result_types=[state.type])

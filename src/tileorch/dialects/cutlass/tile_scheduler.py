@@ -99,6 +99,7 @@ from tileorch.dialects.cutlass.scheduler_types import (
     TileSchedulerType,
     WorkTileInfoType,
 )
+from tileorch.dialects.nvvm_common import address_space
 
 # CUTLASS: CLCResponse slots are 16 B aligned; MinWorkspaceAlignment = 16 (cutlass/workspace.h).
 RESPONSE_ALIGNMENT = 16
@@ -129,6 +130,8 @@ WorkTileInfoFieldAttr = (
     DpWorkTileInfoFieldAttr | StaticPersistentWorkTileInfoFieldAttr | StreamKWorkTileInfoFieldAttr
 )
 PULL_MODEL_KINDS = ("dp", "dynamic_persistent")
+_SAME_WORK_TILE_INFO = VarConstraint("W", irdl_to_attr_constraint(WorkTileInfoType))
+"""A work-tile-info result of the same type as the op's work-tile-info operand."""
 
 
 class AllocatesHandle(MemoryEffect):
@@ -446,8 +449,7 @@ class _CreateSchedulerOp(IRDLOperation):
             )
         if pointer is None:
             return
-        space = pointer.type.addr_space  # type: ignore[attr-defined]
-        if getattr(space, "data", 0) != SHARED_ADDRESS_SPACE:
+        if address_space(pointer) != SHARED_ADDRESS_SPACE:
             raise VerifyException(
                 f"workIdResponsePtr must point to shared memory (!llvm.ptr<3>), found {pointer.type}"
             )
@@ -585,7 +587,7 @@ class WorkTileInfoSetValueOp(IRDLOperation):
     """A copy of ``workTileInfo`` with ``field`` replaced by ``value``."""
 
     name = "cutlass.tile_scheduler.work_tile_info_set_value"
-    W: ClassVar = VarConstraint("W", irdl_to_attr_constraint(WorkTileInfoType))
+    W: ClassVar = _SAME_WORK_TILE_INFO
     workTileInfo = operand_def(W)
     value = operand_def(AnyAttr())
     newWorkTileInfo = result_def(W)
@@ -596,6 +598,23 @@ class WorkTileInfoSetValueOp(IRDLOperation):
 
     def verify_(self) -> None:
         _check_field_access(self.field, self.workTileInfo.type, WORK_TILE_INFO_FIELD_ATTR, self.value.type)
+
+
+_SCHEDULER_AND_TILE_FORMAT = (
+    "$tileScheduler `,` $workTileInfo attr-dict `:` type($tileScheduler) `,` type($workTileInfo)"
+)
+"""Custom form of the ops whose operands are a scheduler and one of its work tiles."""
+
+
+class _SchedulerAndTileOp(IRDLOperation):
+    """``op %sched, %wti : sched, wti``: operands a scheduler and a work tile of its kind."""
+
+    tileScheduler = operand_def(TileSchedulerType)
+    workTileInfo = operand_def(WorkTileInfoType)
+    assembly_format = _SCHEDULER_AND_TILE_FORMAT
+
+    def verify_(self) -> None:
+        check_work_tile_info(self.tileScheduler, self.workTileInfo.type)
 
 
 class _CoordMNKLOp(IRDLOperation):
@@ -618,33 +637,17 @@ class WorkTileInfoToCoordMNKLOp(_CoordMNKLOp):
 
 
 @irdl_op_definition
-class WorkTileInfoToCtaCoordOp(_CoordMNKLOp):
+class WorkTileInfoToCtaCoordOp(_SchedulerAndTileOp, _CoordMNKLOp):
     """CtaCoordMNKL: the work tile's coordinates plus this CTA's offset in its cluster
     (CUTLASS ``work_tile_to_cta_coord``; the offset is constant per CTA)."""
 
     name = "cutlass.tile_scheduler.work_tile_info_to_cta_coord"
-    tileScheduler = operand_def(TileSchedulerType)
-    workTileInfo = operand_def(WorkTileInfoType)
-    assembly_format = (
-        "$tileScheduler `,` $workTileInfo attr-dict `:` type($tileScheduler) `,` type($workTileInfo)"
-    )
-
-    def verify_(self) -> None:
-        check_work_tile_info(self.tileScheduler, self.workTileInfo.type)
 
 
-class _SchedulerWorkQueryOp(IRDLOperation):
+class _SchedulerWorkQueryOp(_SchedulerAndTileOp):
     """``op %sched, %wti : sched, wti`` -> a value computed from the work tile alone."""
 
-    tileScheduler = operand_def(TileSchedulerType)
-    workTileInfo = operand_def(WorkTileInfoType)
     traits = traits_def(Pure())
-    assembly_format = (
-        "$tileScheduler `,` $workTileInfo attr-dict `:` type($tileScheduler) `,` type($workTileInfo)"
-    )
-
-    def verify_(self) -> None:
-        check_work_tile_info(self.tileScheduler, self.workTileInfo.type)
 
 
 @irdl_op_definition
@@ -702,40 +705,38 @@ class GetCurrentWorkOp(IRDLOperation):
 # ------------------------------------------------------------ scheduler-state mutators
 
 
-class _AdvanceOp(IRDLOperation):
-    W: ClassVar = VarConstraint("W", irdl_to_attr_constraint(WorkTileInfoType))
+class _SchedulerStepOp(_SchedulerAndTileOp):
+    """Moves the scheduler past ``workTileInfo``; each op declares its results, the first being
+    the next tile (``newWorkTileInfo``, of the operand's type: constraint ``W``)."""
+
+    W: ClassVar = _SAME_WORK_TILE_INFO
+    # both operands again (xDSL lists a class's fields before its bases'): the work tile binds W
     tileScheduler = operand_def(TileSchedulerType)
     workTileInfo = operand_def(W)
-    newWorkTileInfo = result_def(W)
-    incrementPipe = result_def(i1)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
-    assembly_format = (
-        "$tileScheduler `,` $workTileInfo attr-dict `:` type($tileScheduler) `,` type($workTileInfo)"
-    )
-
-    def verify_(self) -> None:
-        check_work_tile_info(self.tileScheduler, self.workTileInfo.type)
 
 
 @irdl_op_definition
-class AdvanceToNextWorkOp(IRDLOperation):
+class AdvanceToNextWorkOp(_SchedulerStepOp):
     """Step the scheduler past ``workTileInfo``: the next tile, whether it is valid
     (isValidTile) and whether the scheduler pipeline advanced (incrementPipe).  Must be
     inside ``cutlass.async.exec``: it advances the scheduler and may clock the pipeline."""
 
     name = "cutlass.tile_scheduler.advance_to_next_work"
-    W: ClassVar = VarConstraint("W", irdl_to_attr_constraint(WorkTileInfoType))
-    tileScheduler = operand_def(TileSchedulerType)
-    workTileInfo = operand_def(W)
-    newWorkTileInfo = result_def(W)
+    newWorkTileInfo = result_def(_SAME_WORK_TILE_INFO)
     isValidTile = result_def(i1)
     incrementPipe = result_def(i1)
-    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
-    assembly_format = _AdvanceOp.assembly_format
 
     def verify_(self) -> None:
-        check_work_tile_info(self.tileScheduler, self.workTileInfo.type)
+        super().verify_()
         _require_async_exec(self, "it advances the scheduler and may clock the enclosing pipeline")
+
+
+class _AdvanceOp(_SchedulerStepOp):
+    """The fetch ops: the next tile and incrementPipe."""
+
+    newWorkTileInfo = result_def(_SAME_WORK_TILE_INFO)
+    incrementPipe = result_def(i1)
 
 
 @irdl_op_definition
@@ -820,9 +821,7 @@ class _FixupOp(IRDLOperation):
     num_barriers = opt_prop_def(IntegerAttr[I32])
     irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
-    assembly_format = (
-        "$tileScheduler `,` $workTileInfo attr-dict `:` type($tileScheduler) `,` type($workTileInfo)"
-    )
+    assembly_format = _SCHEDULER_AND_TILE_FORMAT
 
     def verify_(self) -> None:
         if _kind(self.tileScheduler) != "streamk":
@@ -881,8 +880,7 @@ class FixupOp(_FixupOp):
         super().verify_()
         if self.smem is None:
             return
-        space = self.smem.type.addr_space  # type: ignore[attr-defined]
-        if getattr(space, "data", 0) != SHARED_ADDRESS_SPACE:
+        if address_space(self.smem) != SHARED_ADDRESS_SPACE:
             raise VerifyException(
                 f"the fix-up's smem buffer must point to shared memory (!llvm.ptr<3>), found {self.smem.type}"
             )
@@ -975,8 +973,7 @@ class InitializeWorkspaceOp(IRDLOperation):
         _check_workspace_components(
             params, self.reduc_workspace_size, self.bar_workspace_size, "operands"
         )
-        space = getattr(self.workspace.type.addr_space, "data", 0)  # type: ignore[attr-defined]
-        if space not in (0, 1):
+        if address_space(self.workspace) not in (0, 1):
             raise VerifyException(
                 "the scheduler workspace must be global memory (!llvm.ptr<1>, or a generic "
                 f"!llvm.ptr to it): every CTA of the grid reads and writes it, found {self.workspace.type}"

@@ -64,48 +64,63 @@ def _parse_int_param(parser: AttrParser, param: tuple[str, int, int], keyword: s
     return value
 
 
-class _CursorType(ParametrizedAttribute, TypeAttribute):
-    """A state type with one integer parameter printed as ``<N>`` (its ring size), range-checked
-    against the subclass's ``RANGE`` while parsing and on construction."""
+def _int_view(parameter: str) -> property:
+    """A read-only property giving the value of the ``IntAttr`` type parameter ``parameter``."""
 
-    RANGE: ClassVar[tuple[str, int, int]]
+    def value(self) -> int:
+        return getattr(self, parameter).data
 
-    def __init__(self, size: int):
-        super().__init__(IntAttr(size))
+    return property(value)
 
-    @property
-    def _size(self) -> int:
-        return self.parameters[0].data
+
+class _IntParamsType(ParametrizedAttribute, TypeAttribute):
+    """A type whose parameters are integers, printed ``<v, ...>`` or ``<keyword = v, ...>``.
+
+    ``PARAMS`` lists each parameter's keyword (None: printed bare) and its ``(what, low, high)``
+    range, in parameter order; a value is range-checked while parsing (located at the integer)
+    and on construction (``verify``)."""
+
+    PARAMS: ClassVar[tuple[tuple[str | None, tuple[str, int, int]], ...]]
+
+    def __init__(self, *values: int):
+        super().__init__(*(IntAttr(v) for v in values))
 
     @classmethod
-    def check(cls, size: int) -> None:
-        _check_range(cls.RANGE, size)
+    def check(cls, *values: int) -> None:
+        for (_, param), value in zip(cls.PARAMS, values, strict=True):
+            _check_range(param, value)
 
     @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> tuple[IntAttr]:
+    def parse_parameters(cls, parser: AttrParser) -> tuple[IntAttr, ...]:
+        values = []
         with parser.in_angle_brackets():
-            size = _parse_int_param(parser, cls.RANGE)
-        return (IntAttr(size),)
+            for keyword, param in cls.PARAMS:
+                if values:
+                    parser.parse_punctuation(",")
+                values.append(IntAttr(_parse_int_param(parser, param, keyword)))
+        return tuple(values)
 
     def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f"<{self._size}>")
+        shown = (
+            f"{p.data}" if keyword is None else f"{keyword} = {p.data}"
+            for (keyword, _), p in zip(self.PARAMS, self.parameters, strict=True)
+        )
+        printer.print_string(f"<{', '.join(shown)}>")
 
     def verify(self) -> None:
-        self.check(self._size)
+        self.check(*(p.data for p in self.parameters))
 
 
 @irdl_attr_definition
-class PipelineStateType(_CursorType):
+class PipelineStateType(_IntParamsType):
     """``!cutlass.pipeline_state<S>``: a (index, phase, count) cursor over S stages."""
 
     name = "cutlass.pipeline_state"
-    RANGE = PIPELINE_STATE_STAGES
+    PARAMS = ((None, PIPELINE_STATE_STAGES),)
 
     num_stages: IntAttr
 
-    @property
-    def stages(self) -> int:
-        return self.num_stages.data
+    stages = _int_view("num_stages")
 
 
 @irdl_attr_definition
@@ -139,17 +154,9 @@ class PipelineType(ParametrizedAttribute, TypeAttribute):
             PipelineScopeAttr(PipelineScope(scope)),
         )
 
-    @property
-    def stages(self) -> int:
-        return self.num_stages.data
-
-    @property
-    def producers(self) -> int:
-        return self.num_producers.data
-
-    @property
-    def consumers(self) -> int:
-        return self.num_consumers.data
+    stages = _int_view("num_stages")
+    producers = _int_view("num_producers")
+    consumers = _int_view("num_consumers")
 
     @property
     def barrier(self) -> PipelineBarrierType:
@@ -219,100 +226,46 @@ class PipelineType(ParametrizedAttribute, TypeAttribute):
 
 
 @irdl_attr_definition
-class SeqBarStateType(_CursorType):
+class SeqBarStateType(_IntParamsType):
     """``!cutlass.seq_bar_state<D>``: the stage cursor of a sequence barrier of depth D."""
 
     name = "cutlass.seq_bar_state"
-    RANGE = SEQ_BAR_STATE_DEPTH
+    PARAMS = ((None, SEQ_BAR_STATE_DEPTH),)
 
     seq_depth: IntAttr
 
-    @property
-    def depth(self) -> int:
-        return self.seq_depth.data
+    depth = _int_view("seq_depth")
 
 
 @irdl_attr_definition
-class SeqBarType(ParametrizedAttribute, TypeAttribute):
+class SeqBarType(_IntParamsType):
     """``!cutlass.seq_bar<depth = D, length = L>``: CUTLASS ``OrderedSequenceBarrier<D, L>``."""
 
     name = "cutlass.seq_bar"
+    PARAMS = (("depth", SEQ_BAR_DEPTH), ("length", SEQ_BAR_LENGTH))
 
     seq_depth: IntAttr
     seq_length: IntAttr
 
-    def __init__(self, depth: int, length: int):
-        super().__init__(IntAttr(depth), IntAttr(length))
-
-    @property
-    def depth(self) -> int:
-        return self.seq_depth.data
-
-    @property
-    def length(self) -> int:
-        return self.seq_length.data
+    depth = _int_view("seq_depth")
+    length = _int_view("seq_length")
 
     def state_type(self) -> SeqBarStateType:
         return SeqBarStateType(self.depth)
 
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> tuple[IntAttr, IntAttr]:
-        with parser.in_angle_brackets():
-            depth = _parse_int_param(parser, SEQ_BAR_DEPTH, "depth")
-            parser.parse_punctuation(",")
-            length = _parse_int_param(parser, SEQ_BAR_LENGTH, "length")
-        return (IntAttr(depth), IntAttr(length))
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f"<depth = {self.depth}, length = {self.length}>")
-
-    @staticmethod
-    def check(depth: int, length: int) -> None:
-        _check_range(SEQ_BAR_DEPTH, depth)
-        _check_range(SEQ_BAR_LENGTH, length)
-
-    def verify(self) -> None:
-        self.check(self.depth, self.length)
-
 
 @irdl_attr_definition
-class DynamicParticipantsType(ParametrizedAttribute, TypeAttribute):
+class DynamicParticipantsType(_IntParamsType):
     """``!cutlass.dynamic_participants<P, C>``: a runtime P x C matrix of i32 entries."""
 
     name = "cutlass.dynamic_participants"
+    PARAMS = ((None, PARTICIPANTS_PRODUCERS), (None, PARTICIPANTS_CONSUMERS))
 
     num_producers: IntAttr
     num_consumers: IntAttr
 
-    def __init__(self, producers: int, consumers: int):
-        super().__init__(IntAttr(producers), IntAttr(consumers))
-
-    @property
-    def producers(self) -> int:
-        return self.num_producers.data
-
-    @property
-    def consumers(self) -> int:
-        return self.num_consumers.data
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> tuple[IntAttr, IntAttr]:
-        with parser.in_angle_brackets():
-            producers = _parse_int_param(parser, PARTICIPANTS_PRODUCERS)
-            parser.parse_punctuation(",")
-            consumers = _parse_int_param(parser, PARTICIPANTS_CONSUMERS)
-        return (IntAttr(producers), IntAttr(consumers))
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f"<{self.producers}, {self.consumers}>")
-
-    @staticmethod
-    def check(producers: int, consumers: int) -> None:
-        _check_range(PARTICIPANTS_PRODUCERS, producers)
-        _check_range(PARTICIPANTS_CONSUMERS, consumers)
-
-    def verify(self) -> None:
-        self.check(self.producers, self.consumers)
+    producers = _int_view("num_producers")
+    consumers = _int_view("num_consumers")
 
 
 ATTRS: list[type] = [PipelineType, PipelineStateType, SeqBarType, SeqBarStateType, DynamicParticipantsType]
