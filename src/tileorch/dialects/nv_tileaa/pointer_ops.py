@@ -110,21 +110,28 @@ class OffsetOp(IRDLOperation):
         _same_shape(self, self.ptr, {"offset": self.offset})
 
 
+class _PlainAccess(IRDLOperation):
+    """What ``load`` and ``store`` share, after the subclass's own operands and results (xDSL
+    lists a subclass's fields before its bases'): the optional token, the optional ordering
+    properties (no semantic: ``weak``) and the result token."""
+
+    token = opt_operand_def(MemTokenType)
+    mem_semantic = opt_prop_def(MemSemanticAttr)
+    mem_scope = opt_prop_def(MemScopeAttr)
+    result_token = result_def(MemTokenType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
+
+
 @irdl_op_definition
-class LoadOp(IRDLOperation):
+class LoadOp(_PlainAccess):
     """Load the element each pointer points to (``other``, or zero, where ``mask`` is false)."""
 
     name = "nv_tileaa.load"
     ptr = operand_def()
     mask = opt_operand_def()
     other = opt_operand_def()
-    token = opt_operand_def(MemTokenType)
-    mem_semantic = opt_prop_def(MemSemanticAttr)
-    mem_scope = opt_prop_def(MemScopeAttr)
     result = result_def()
-    result_token = result_def(MemTokenType)
     traits = traits_def(MemoryReadEffect())
-    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
     assembly_format = ("$ptr (`mask` $mask^ `:` type($mask))? (`other` $other^ `:` type($other))? (`token` $token^)? attr-dict "
                        "`:` type($ptr) `->` type($result)")
 
@@ -150,19 +157,14 @@ class LoadOp(IRDLOperation):
 
 
 @irdl_op_definition
-class StoreOp(IRDLOperation):
+class StoreOp(_PlainAccess):
     """Store each element of ``value`` where its pointer points (not where ``mask`` is false)."""
 
     name = "nv_tileaa.store"
     ptr = operand_def()
     value = operand_def()
     mask = opt_operand_def()
-    token = opt_operand_def(MemTokenType)
-    mem_semantic = opt_prop_def(MemSemanticAttr)
-    mem_scope = opt_prop_def(MemScopeAttr)
-    result_token = result_def(MemTokenType)
     traits = traits_def(MemoryWriteEffect())
-    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
     assembly_format = ("$value `,` $ptr (`mask` $mask^ `:` type($mask))? (`token` $token^)? attr-dict "
                        "`:` type($value) `,` type($ptr)")
 
