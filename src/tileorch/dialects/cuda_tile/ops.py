@@ -201,15 +201,20 @@ class DivIOp(_Binary):
             raise VerifyException("rounding mode 'negative_inf' is not supported with unsigned integers")
 
 
-@irdl_op_definition
-class MulhiIOp(CtOp):
-    name = "cuda_tile.mulhii"
+class _BinaryXY(CtOp):
+    """A pure binary op on ``x`` and ``y`` of one tile type: ``$x, $y attr-dict : type($result)``."""
+
     x = operand_def(TileType)
     y = operand_def(TileType)
     result = result_def(TileType)
     traits = traits_def(Pure())
     FMT: ClassVar = "$x `,` $y attr-dict `:` type($result)"
     SAME_TYPE: ClassVar = (("x", "y", "result"),)
+
+
+@irdl_op_definition
+class MulhiIOp(_BinaryXY):
+    name = "cuda_tile.mulhii"
     VALUE_TYPES: ClassVar = {"x": "tile:int", "y": "tile:int", "result": "tile:int"}
 
 
@@ -307,14 +312,8 @@ class PowOp(CtOp):
 
 
 @irdl_op_definition
-class Atan2Op(CtOp):
+class Atan2Op(_BinaryXY):
     name = "cuda_tile.atan2"
-    x = operand_def(TileType)
-    y = operand_def(TileType)
-    result = result_def(TileType)
-    traits = traits_def(Pure())
-    FMT: ClassVar = "$x `,` $y attr-dict `:` type($result)"
-    SAME_TYPE: ClassVar = (("x", "y", "result"),)
     VALUE_TYPES: ClassVar = {"x": "tile:basefloat", "y": "tile:basefloat", "result": "tile:basefloat"}
 
 
@@ -492,36 +491,35 @@ class SqrtOp(_Unary):
 
 
 # ---- comparisons and select
-@irdl_op_definition
-class CmpIOp(CtOp):
-    name = "cuda_tile.cmpi"
+class _Compare(CtOp):
+    """A pure elementwise comparison of ``lhs`` and ``rhs`` (one type) to a tile of ``i1``."""
+
     lhs = operand_def(TileType)
     rhs = operand_def(TileType)
     result = result_def(TileType)
+    SAME_TYPE: ClassVar = (("lhs", "rhs"),)
+    SAME_SHAPE: ClassVar = (("lhs", "result"),)
+    traits = traits_def(Pure())
+
+
+@irdl_op_definition
+class CmpIOp(_Compare):
+    name = "cuda_tile.cmpi"
     comparison_predicate = prop_def(A.ComparisonPredicateAttr)
     signedness = prop_def(A.SignednessAttr)
     FMT: ClassVar = ("custom<ComparisonPredicate>($comparison_predicate) $lhs `,` $rhs `,` custom<Signedness>($signedness) "
            "attr-dict `:` type($lhs) `->` type($result)")
-    SAME_TYPE: ClassVar = (("lhs", "rhs"),)
-    SAME_SHAPE: ClassVar = (("lhs", "result"),)
     VALUE_TYPES: ClassVar = {"lhs": "tile:int", "rhs": "tile:int", "result": "tile:i1"}
-    traits = traits_def(Pure())
 
 
 @irdl_op_definition
-class CmpFOp(CtOp):
+class CmpFOp(_Compare):
     name = "cuda_tile.cmpf"
-    lhs = operand_def(TileType)
-    rhs = operand_def(TileType)
-    result = result_def(TileType)
     comparison_predicate = prop_def(A.ComparisonPredicateAttr)
     comparison_ordering = prop_def(A.ComparisonOrderingAttr)
     FMT: ClassVar = ("custom<ComparisonPredicate>($comparison_predicate) custom<ComparisonOrdering>($comparison_ordering) "
            "$lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)")
-    SAME_TYPE: ClassVar = (("lhs", "rhs"),)
-    SAME_SHAPE: ClassVar = (("lhs", "result"),)
     VALUE_TYPES: ClassVar = {"lhs": "tile:basefloat", "rhs": "tile:basefloat", "result": "tile:i1"}
-    traits = traits_def(Pure())
 
 
 @irdl_op_definition
@@ -545,12 +543,17 @@ class SelectOp(CtOp):
 
 
 # ---- conversions
-class _Convert(CtOp):
+class _SourceToResult(CtOp):
+    """A pure op from one tile to another: ``$source attr-dict : type($source) -> type($result)``."""
+
     source = operand_def(TileType)
     result = result_def(TileType)
     FMT: ClassVar = "$source attr-dict `:` type($source) `->` type($result)"
-    SAME_SHAPE: ClassVar = (("source", "result"),)
     traits = traits_def(Pure())
+
+
+class _Convert(_SourceToResult):
+    SAME_SHAPE: ClassVar = (("source", "result"),)
 
 
 @irdl_op_definition
@@ -583,16 +586,21 @@ class PtrToPtrOp(_Convert):
     VALUE_TYPES: ClassVar = {"source": "tile:ptr", "result": "tile:ptr"}
 
 
-@irdl_op_definition
-class ExtIOp(CtOp):
-    name = "cuda_tile.exti"
+class _ConvertElements(CtOp):
+    """A pure elementwise conversion ``from_`` -> ``to`` that keeps the shape."""
+
     from_ = operand_def(TileType)
     to = result_def(TileType)
+    SAME_SHAPE: ClassVar = (("from_", "to"),)
+    traits = traits_def(Pure())
+
+
+@irdl_op_definition
+class ExtIOp(_ConvertElements):
+    name = "cuda_tile.exti"
     signedness = prop_def(A.SignednessAttr)
     FMT: ClassVar = "$from_ custom<Signedness>($signedness) attr-dict `:` type($from_) `->` type($to)"
-    SAME_SHAPE: ClassVar = (("from_", "to"),)
     VALUE_TYPES: ClassVar = {"from_": "tile:int4", "to": "tile:int4"}
-    traits = traits_def(Pure())
 
     def verify_op(self) -> None:
         if bitwidth(elem(self.from_)) >= bitwidth(elem(self.to)):
@@ -600,16 +608,12 @@ class ExtIOp(CtOp):
 
 
 @irdl_op_definition
-class TruncIOp(CtOp):
+class TruncIOp(_ConvertElements):
     name = "cuda_tile.trunci"
-    from_ = operand_def(TileType)
-    to = result_def(TileType)
     overflow = opt_prop_def(A.IntegerOverflowAttr, default_value=A.IntegerOverflowAttr(A.IntegerOverflow.NONE))
     FMT: ClassVar = "$from_ (`overflow` `` $overflow^)? attr-dict `:` type($from_) `->` type($to)"
     PROP_SYNTAX: ClassVar = {"overflow": ("angle", A.IntegerOverflowAttr)}
-    SAME_SHAPE: ClassVar = (("from_", "to"),)
     VALUE_TYPES: ClassVar = {"from_": "tile:int4", "to": "tile:int4"}
-    traits = traits_def(Pure())
 
     def verify_op(self) -> None:
         if bitwidth(elem(self.from_)) <= bitwidth(elem(self.to)):
@@ -617,15 +621,11 @@ class TruncIOp(CtOp):
 
 
 @irdl_op_definition
-class FToFOp(CtOp):
+class FToFOp(_ConvertElements):
     name = "cuda_tile.ftof"
-    from_ = operand_def(TileType)
-    to = result_def(TileType)
     rounding_mode = opt_prop_def(A.RoundingModeAttr, default_value=A.RoundingModeAttr(A.RoundingMode.NEAREST_EVEN))
     FMT: ClassVar = "$from_ custom<IEEERoundingMode>($rounding_mode) attr-dict `:` type($from_) `->` type($to)"
-    SAME_SHAPE: ClassVar = (("from_", "to"),)
     VALUE_TYPES: ClassVar = {"from_": "tile:float", "to": "tile:float"}
-    traits = traits_def(Pure())
 
     def verify_op(self) -> None:
         if self.from_.type == self.to.type:
@@ -640,17 +640,13 @@ class FToFOp(CtOp):
 
 
 @irdl_op_definition
-class FToIOp(CtOp):
+class FToIOp(_ConvertElements):
     name = "cuda_tile.ftoi"
-    from_ = operand_def(TileType)
-    to = result_def(TileType)
     signedness = prop_def(A.SignednessAttr)
     rounding_mode = prop_def(A.RoundingModeAttr)
     FMT: ClassVar = ("$from_ custom<Signedness>($signedness) custom<IntegerRoundingMode>($rounding_mode) attr-dict "
            "`:` type($from_) `->` type($to)")
-    SAME_SHAPE: ClassVar = (("from_", "to"),)
     VALUE_TYPES: ClassVar = {"from_": "tile:float", "to": "tile:int"}
-    traits = traits_def(Pure())
 
     def verify_op(self) -> None:
         if self.rounding_mode.data != A.RoundingMode.NEAREST_INT_TO_ZERO:
@@ -658,17 +654,13 @@ class FToIOp(CtOp):
 
 
 @irdl_op_definition
-class IToFOp(CtOp):
+class IToFOp(_ConvertElements):
     name = "cuda_tile.itof"
-    from_ = operand_def(TileType)
-    to = result_def(TileType)
     signedness = prop_def(A.SignednessAttr)
     rounding_mode = prop_def(A.RoundingModeAttr)
     FMT: ClassVar = ("$from_ custom<Signedness>($signedness) custom<IEEERoundingMode>($rounding_mode) attr-dict "
            "`:` type($from_) `->` type($to)")
-    SAME_SHAPE: ClassVar = (("from_", "to"),)
     VALUE_TYPES: ClassVar = {"from_": "tile:int", "to": "tile:float"}
-    traits = traits_def(Pure())
 
     def verify_op(self) -> None:
         if isinstance(elem(self.to), Float8E8M0FNUType):
@@ -712,15 +704,11 @@ class IotaOp(CtOp):
 
 
 @irdl_op_definition
-class BroadcastOp(CtOp):
+class BroadcastOp(_SourceToResult):
     name = "cuda_tile.broadcast"
-    source = operand_def(TileType)
-    result = result_def(TileType)
-    FMT: ClassVar = "$source attr-dict `:` type($source) `->` type($result)"
     SAME_ELEM: ClassVar = (("source", "result"),)
     SAME_RANK: ClassVar = (("source", "result"),)
     VALUE_TYPES: ClassVar = {"source": "tile:any", "result": "tile:any"}
-    traits = traits_def(Pure())
 
     def verify_op(self) -> None:
         s, r = self.source.type.shape, self.result.type.shape
@@ -730,14 +718,10 @@ class BroadcastOp(CtOp):
 
 
 @irdl_op_definition
-class ReshapeOp(CtOp):
+class ReshapeOp(_SourceToResult):
     name = "cuda_tile.reshape"
-    source = operand_def(TileType)
-    result = result_def(TileType)
-    FMT: ClassVar = "$source attr-dict `:` type($source) `->` type($result)"
     SAME_ELEM: ClassVar = (("source", "result"),)
     VALUE_TYPES: ClassVar = {"source": "tile:any", "result": "tile:any"}
-    traits = traits_def(Pure())
 
     def verify_op(self) -> None:
         if self.source.type.num_elements() != self.result.type.num_elements():
@@ -746,17 +730,14 @@ class ReshapeOp(CtOp):
 
 
 @irdl_op_definition
-class PermuteOp(CtOp):
+class PermuteOp(_SourceToResult):
     name = "cuda_tile.permute"
-    source = operand_def(TileType)
-    result = result_def(TileType)
     permutation = prop_def(DenseArrayBase)
     FMT: ClassVar = "$source $permutation attr-dict `:` type($source) `->` type($result)"
     PROP_SYNTAX: ClassVar = {"permutation": "i32array"}
     SAME_ELEM: ClassVar = (("source", "result"),)
     SAME_RANK: ClassVar = (("source", "result"),)
     VALUE_TYPES: ClassVar = {"source": "tile:any", "result": "tile:any"}
-    traits = traits_def(Pure())
 
     def verify_op(self) -> None:
         perm = list(self.permutation.get_values())
@@ -838,28 +819,20 @@ class OffsetOp(CtOp):
 
 
 @irdl_op_definition
-class PackOp(CtOp):
+class PackOp(_SourceToResult):
     name = "cuda_tile.pack"
-    source = operand_def(TileType)
-    result = result_def(TileType)
-    FMT: ClassVar = "$source attr-dict `:` type($source) `->` type($result)"
     SAME_RANK: ClassVar = (("source", "result"),)
     VALUE_TYPES: ClassVar = {"source": "tile:number4", "result": "tile:i8"}
-    traits = traits_def(Pure())
 
     def verify_op(self) -> None:
         _verify_pack(self.source.type, self.result.type, self.source.type)
 
 
 @irdl_op_definition
-class UnpackOp(CtOp):
+class UnpackOp(_SourceToResult):
     name = "cuda_tile.unpack"
-    source = operand_def(TileType)
-    result = result_def(TileType)
-    FMT: ClassVar = "$source attr-dict `:` type($source) `->` type($result)"
     SAME_RANK: ClassVar = (("source", "result"),)
     VALUE_TYPES: ClassVar = {"source": "tile:i8", "result": "tile:number4"}
-    traits = traits_def(Pure())
 
     def verify_op(self) -> None:
         _verify_pack(self.source.type, self.result.type, self.result.type)
@@ -878,25 +851,34 @@ def _verify_pack(src: TileType, res: TileType, unpacked: TileType) -> None:
 
 
 # ---- MMA
-@irdl_op_definition
-class MmaFOp(CtOp):
-    name = "cuda_tile.mmaf"
+class _Mma(CtOp):
+    """``lhs x rhs + acc`` (rank 2, or 3 with a batch dimension) as a pure op; the subclass adds
+    its modifiers and element rules."""
+
     lhs = operand_def(TileType)
     rhs = operand_def(TileType)
     acc = operand_def(TileType)
     result = result_def(TileType)
-    fast_acc = opt_prop_def(UnitAttr)
-    FMT: ClassVar = ("$lhs `,` $rhs `,` $acc (`fast_acc` $fast_acc^)? attr-dict `:` type($lhs) `,` type($rhs) `,` "
-           "type($acc)")
-    PROP_SYNTAX: ClassVar = {"fast_acc": "unit"}
     SAME_TYPE: ClassVar = (("acc", "result"),)
     SAME_ELEM: ClassVar = (("lhs", "rhs"),)
     SAME_RANK: ClassVar = (("lhs", "rhs", "acc"),)
-    VALUE_TYPES: ClassVar = {"lhs": "tile:mma_in", "rhs": "tile:mma_in", "acc": "tile:mma_acc", "result": "tile:mma_acc"}
     traits = traits_def(Pure())
 
     def verify_op(self) -> None:
         _verify_mma_shapes(self)
+
+
+@irdl_op_definition
+class MmaFOp(_Mma):
+    name = "cuda_tile.mmaf"
+    fast_acc = opt_prop_def(UnitAttr)
+    FMT: ClassVar = ("$lhs `,` $rhs `,` $acc (`fast_acc` $fast_acc^)? attr-dict `:` type($lhs) `,` type($rhs) `,` "
+           "type($acc)")
+    PROP_SYNTAX: ClassVar = {"fast_acc": "unit"}
+    VALUE_TYPES: ClassVar = {"lhs": "tile:mma_in", "rhs": "tile:mma_in", "acc": "tile:mma_acc", "result": "tile:mma_acc"}
+
+    def verify_op(self) -> None:
+        super().verify_op()
         a, c = elem(self.lhs), elem(self.acc)
         from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, Float64Type, FloatTF32Type
         allowed = {Float16Type: (Float16Type, Float32Type), BFloat16Type: (Float32Type,), FloatTF32Type: (Float32Type,),
@@ -922,24 +904,13 @@ def _verify_mma_shapes(op) -> None:
 
 
 @irdl_op_definition
-class MmaIOp(CtOp):
+class MmaIOp(_Mma):
     name = "cuda_tile.mmai"
-    lhs = operand_def(TileType)
-    rhs = operand_def(TileType)
-    acc = operand_def(TileType)
-    result = result_def(TileType)
     signedness_lhs = prop_def(A.SignednessAttr)
     signedness_rhs = prop_def(A.SignednessAttr)
     FMT: ClassVar = ("$lhs `,` $rhs `,` $acc custom<Signedness>($signedness_lhs) custom<Signedness>($signedness_rhs) "
            "attr-dict `:` type($lhs) `,` type($rhs) `,` type($acc)")
-    SAME_TYPE: ClassVar = (("acc", "result"),)
-    SAME_ELEM: ClassVar = (("lhs", "rhs"),)
-    SAME_RANK: ClassVar = (("lhs", "rhs", "acc"),)
     VALUE_TYPES: ClassVar = {"lhs": "tile:i8", "rhs": "tile:i8", "acc": "tile:i32", "result": "tile:i32"}
-    traits = traits_def(Pure())
-
-    def verify_op(self) -> None:
-        _verify_mma_shapes(self)
 
 
 @irdl_op_definition
