@@ -639,11 +639,16 @@ class FToFOp(_ConvertElements):
             raise VerifyException("invalid rounding mode specified. Only 'nearest_even' is supported")
 
 
-@irdl_op_definition
-class FToIOp(_ConvertElements):
-    name = "cuda_tile.ftoi"
+class _ConvertIntFloat(_ConvertElements):
+    """An integer <-> float conversion: how integers are read and how values are rounded."""
+
     signedness = prop_def(A.SignednessAttr)
     rounding_mode = prop_def(A.RoundingModeAttr)
+
+
+@irdl_op_definition
+class FToIOp(_ConvertIntFloat):
+    name = "cuda_tile.ftoi"
     FMT: ClassVar = ("$from_ custom<Signedness>($signedness) custom<IntegerRoundingMode>($rounding_mode) attr-dict "
            "`:` type($from_) `->` type($to)")
     VALUE_TYPES: ClassVar = {"from_": "tile:float", "to": "tile:int"}
@@ -654,10 +659,8 @@ class FToIOp(_ConvertElements):
 
 
 @irdl_op_definition
-class IToFOp(_ConvertElements):
+class IToFOp(_ConvertIntFloat):
     name = "cuda_tile.itof"
-    signedness = prop_def(A.SignednessAttr)
-    rounding_mode = prop_def(A.RoundingModeAttr)
     FMT: ClassVar = ("$from_ custom<Signedness>($signedness) custom<IEEERoundingMode>($rounding_mode) attr-dict "
            "`:` type($from_) `->` type($to)")
     VALUE_TYPES: ClassVar = {"from_": "tile:int", "to": "tile:float"}
@@ -2390,22 +2393,28 @@ class StorePtrTkoOp(_PtrMemOp):
             _verify_hints(self, self.optimization_hints, ("latency",))
 
 
-@irdl_op_definition
-class AtomicCASTkoOp(_PtrMemOp):
-    name = "cuda_tile.atomic_cas_tko"
-    pointers = operand_def(TileType)
-    cmp = operand_def(TileType)
-    val = operand_def(TileType)
+class _PtrAtomic(_PtrMemOp):
+    """An atomic on a tile of pointers: the operands after the subclass's own (xDSL lists a
+    subclass's fields before its bases'), ``mask`` and ``token``, the old values and a token."""
+
     mask = opt_operand_def(TileType)
     token = opt_operand_def(TokenType)
     result = result_def(TileType)
     result_token = result_def(TokenType)
+    VALUE_TYPES: ClassVar = {"pointers": "tile:ptr", "mask": "tile:i1"}
+
+
+@irdl_op_definition
+class AtomicCASTkoOp(_PtrAtomic):
+    name = "cuda_tile.atomic_cas_tko"
+    pointers = operand_def(TileType)
+    cmp = operand_def(TileType)
+    val = operand_def(TileType)
     FMT: ClassVar = ("$memory_ordering_semantics $memory_scope $pointers `,` $cmp `,` $val (`,` $mask^)? "
                      "(`token` `` `=` `` $token^)? attr-dict `:` type($pointers) `,` type($val) (`,` type($mask)^)? "
                      "`->` type($result) `,` type($result_token)")
     SAME_TYPE: ClassVar = (("cmp", "val", "result"),)
     SAME_SHAPE: ClassVar = (("pointers", "cmp", "val", "result"),)
-    VALUE_TYPES: ClassVar = {"pointers": "tile:ptr", "mask": "tile:i1"}
 
     def verify_op(self) -> None:
         _verify_atomic_access(self, self.val)
@@ -2416,22 +2425,17 @@ class AtomicCASTkoOp(_PtrMemOp):
 
 
 @irdl_op_definition
-class AtomicRMWTkoOp(_PtrMemOp):
+class AtomicRMWTkoOp(_PtrAtomic):
     name = "cuda_tile.atomic_rmw_tko"
     pointers = operand_def(TileType)
     mode = prop_def(A.AtomicRMWModeAttr)
     arg = operand_def(TileType)
-    mask = opt_operand_def(TileType)
-    token = opt_operand_def(TokenType)
-    result = result_def(TileType)
-    result_token = result_def(TokenType)
     FMT: ClassVar = ("$memory_ordering_semantics $memory_scope $pointers `,` $mode `,` $arg (`,` $mask^)? "
                      "(`,` `token` `` `=` `` $token^)? attr-dict `:` type($pointers) `,` type($arg) "
                      "(`,` type($mask)^)? `->` type($result) `,` type($result_token)")
     PROP_SYNTAX: ClassVar = dict(_PtrMemOp.PROP_SYNTAX, mode=("kw", A.AtomicRMWModeAttr))
     SAME_TYPE: ClassVar = (("arg", "result"),)
     SAME_SHAPE: ClassVar = (("pointers", "arg", "result"),)
-    VALUE_TYPES: ClassVar = {"pointers": "tile:ptr", "mask": "tile:i1"}
 
     def verify_op(self) -> None:
         _verify_atomic_access(self, self.arg)
