@@ -400,29 +400,38 @@ def _check_tile_access(view: TiledViewType, tile: Attribute, indices: Sequence[S
             raise VerifyException(f"tile indices must be integers, got {v.type}")
 
 
-class _TiledAccessProps:
-    pass
+class _TiledAccess(IRDLOperation):
+    """What ``tiled_load`` and ``tiled_store`` share, after the subclass's own operands,
+    properties and results (xDSL lists a subclass's fields before its bases'): the optional
+    token, the ordering and cost properties, the result token and the verifier."""
+
+    token = opt_operand_def(MemTokenType)
+    mem_semantic = opt_prop_def(MemSemanticAttr)
+    mem_scope = opt_prop_def(MemScopeAttr)
+    cost = opt_prop_def(IntegerAttr[IntegerType])
+    result_token = result_def(MemTokenType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
+
+    def _verify_access(self, tile: Attribute) -> None:
+        assert isinstance(self.view.type, TiledViewType)
+        _check_tile_access(self.view.type, tile, self.indices, self.name.split(".", 1)[1])
+        if self.in_bounds is not None and len(self.in_bounds.get_values()) != len(self.indices):
+            raise VerifyException("in_bounds needs one entry per dimension")
 
 
 @irdl_op_definition
-class TiledLoadOp(IRDLOperation):
+class TiledLoadOp(_TiledAccess):
     """Load tile (indices...) of a tiled view; out-of-bounds elements read ``padding_value``
     (zero by default).  ``allow_tma``: the tile may be fetched with a TMA tensor copy."""
 
     name = "nv_tileaa.tiled_load"
     view = operand_def(TiledViewType)
     indices = var_operand_def()
-    token = opt_operand_def(MemTokenType)
     allow_tma = opt_prop_def(BoolAttr)
     in_bounds = opt_prop_def(DenseArrayBase)
     padding_value = opt_prop_def(PaddingValueAttr)
-    mem_semantic = opt_prop_def(MemSemanticAttr)
-    mem_scope = opt_prop_def(MemScopeAttr)
-    cost = opt_prop_def(IntegerAttr[IntegerType])
     result = result_def(TensorType)
-    result_token = result_def(MemTokenType)
     traits = traits_def(MemoryReadEffect())
-    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
     assembly_format = "$view `[` $indices `]` (`token` $token^)? attr-dict `:` type($view) `[` type($indices) `]` `->` type($result)"
 
     def __init__(self, view: SSAValue, indices: Sequence[SSAValue], result: TensorType,
@@ -432,29 +441,20 @@ class TiledLoadOp(IRDLOperation):
                          result_types=[result, MemTokenType()])
 
     def verify_(self) -> None:
-        assert isinstance(self.view.type, TiledViewType)
-        _check_tile_access(self.view.type, self.result.type, self.indices, "tiled_load")
-        if self.in_bounds is not None and len(self.in_bounds.get_values()) != len(self.indices):
-            raise VerifyException("in_bounds needs one entry per dimension")
+        self._verify_access(self.result.type)
 
 
 @irdl_op_definition
-class TiledStoreOp(IRDLOperation):
+class TiledStoreOp(_TiledAccess):
     """Store ``tile`` as tile (indices...) of a tiled view (out-of-bounds elements are dropped)."""
 
     name = "nv_tileaa.tiled_store"
     view = operand_def(TiledViewType)
     tile = operand_def(TensorType)
     indices = var_operand_def()
-    token = opt_operand_def(MemTokenType)
     allow_tma = opt_prop_def(BoolAttr)
     in_bounds = opt_prop_def(DenseArrayBase)
-    mem_semantic = opt_prop_def(MemSemanticAttr)
-    mem_scope = opt_prop_def(MemScopeAttr)
-    cost = opt_prop_def(IntegerAttr[IntegerType])
-    result_token = result_def(MemTokenType)
     traits = traits_def(MemoryWriteEffect())
-    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
     assembly_format = "$tile `,` $view `[` $indices `]` (`token` $token^)? attr-dict `:` type($tile) `,` type($view) `[` type($indices) `]`"
 
     def __init__(self, view: SSAValue, tile: SSAValue, indices: Sequence[SSAValue],
@@ -464,10 +464,7 @@ class TiledStoreOp(IRDLOperation):
                          result_types=[MemTokenType()])
 
     def verify_(self) -> None:
-        assert isinstance(self.view.type, TiledViewType)
-        _check_tile_access(self.view.type, self.tile.type, self.indices, "tiled_store")
-        if self.in_bounds is not None and len(self.in_bounds.get_values()) != len(self.indices):
-            raise VerifyException("in_bounds needs one entry per dimension")
+        self._verify_access(self.tile.type)
 
 
 # ----------------------------------------------------------------------------- compute
@@ -603,13 +600,23 @@ class _ElementwiseOp(IRDLOperation):
             raise VerifyException(f"'{self.name}' expects {self.KIND} elements, got {self.result.type}")
 
 
+class _UnaryFloatOp(_ElementwiseOp):
+    """A float function of one operand."""
+
+    ARITY: ClassVar[int] = 1
+
+
+class _IntBinaryOp(_ElementwiseOp):
+    """Wrapping integer arithmetic on two operands."""
+
+    KIND: ClassVar[str] = "int"
+
+
 @irdl_op_definition
 class AddFOp(_ElementwiseOp):
     """Elementwise ``lhs + rhs``."""
 
     name = "nv_tileaa.addf"
-    ARITY: ClassVar[int] = 2
-    KIND: ClassVar[str] = "float"
 
 
 @irdl_op_definition
@@ -617,8 +624,6 @@ class SubFOp(_ElementwiseOp):
     """Elementwise ``lhs - rhs``."""
 
     name = "nv_tileaa.subf"
-    ARITY: ClassVar[int] = 2
-    KIND: ClassVar[str] = "float"
 
 
 @irdl_op_definition
@@ -626,8 +631,6 @@ class MulFOp(_ElementwiseOp):
     """Elementwise ``lhs * rhs``."""
 
     name = "nv_tileaa.mulf"
-    ARITY: ClassVar[int] = 2
-    KIND: ClassVar[str] = "float"
 
 
 @irdl_op_definition
@@ -635,8 +638,6 @@ class DivFOp(_ElementwiseOp):
     """Elementwise ``lhs / rhs``."""
 
     name = "nv_tileaa.divf"
-    ARITY: ClassVar[int] = 2
-    KIND: ClassVar[str] = "float"
 
 
 @irdl_op_definition
@@ -644,8 +645,6 @@ class MaxFOp(_ElementwiseOp):
     """Elementwise ``max(lhs, rhs)``."""
 
     name = "nv_tileaa.maxf"
-    ARITY: ClassVar[int] = 2
-    KIND: ClassVar[str] = "float"
 
 
 @irdl_op_definition
@@ -653,8 +652,6 @@ class MinFOp(_ElementwiseOp):
     """Elementwise ``min(lhs, rhs)``."""
 
     name = "nv_tileaa.minf"
-    ARITY: ClassVar[int] = 2
-    KIND: ClassVar[str] = "float"
 
 
 @irdl_op_definition
@@ -663,106 +660,83 @@ class FmaOp(_ElementwiseOp):
 
     name = "nv_tileaa.fma"
     ARITY: ClassVar[int] = 3
-    KIND: ClassVar[str] = "float"
 
 
 @irdl_op_definition
-class NegFOp(_ElementwiseOp):
+class NegFOp(_UnaryFloatOp):
     """Elementwise ``-x``."""
 
     name = "nv_tileaa.negf"
-    ARITY: ClassVar[int] = 1
-    KIND: ClassVar[str] = "float"
 
 
 @irdl_op_definition
-class ExpOp(_ElementwiseOp):
+class ExpOp(_UnaryFloatOp):
     """Elementwise ``e**x``."""
 
     name = "nv_tileaa.exp"
-    ARITY: ClassVar[int] = 1
-    KIND: ClassVar[str] = "float"
 
 
 @irdl_op_definition
-class Exp2Op(_ElementwiseOp):
+class Exp2Op(_UnaryFloatOp):
     """Elementwise ``2**x``."""
 
     name = "nv_tileaa.exp2"
-    ARITY: ClassVar[int] = 1
-    KIND: ClassVar[str] = "float"
 
 
 @irdl_op_definition
-class SqrtOp(_ElementwiseOp):
+class SqrtOp(_UnaryFloatOp):
     """Elementwise ``sqrt(x)``."""
 
     name = "nv_tileaa.sqrt"
-    ARITY: ClassVar[int] = 1
-    KIND: ClassVar[str] = "float"
 
 
 @irdl_op_definition
-class RsqrtOp(_ElementwiseOp):
+class RsqrtOp(_UnaryFloatOp):
     """Elementwise ``1/sqrt(x)``."""
 
     name = "nv_tileaa.rsqrt"
-    ARITY: ClassVar[int] = 1
-    KIND: ClassVar[str] = "float"
 
 
 @irdl_op_definition
-class TanhOp(_ElementwiseOp):
+class TanhOp(_UnaryFloatOp):
     """Elementwise ``tanh(x)``."""
 
     name = "nv_tileaa.tanh"
-    ARITY: ClassVar[int] = 1
-    KIND: ClassVar[str] = "float"
 
 
 @irdl_op_definition
-class LogOp(_ElementwiseOp):
+class LogOp(_UnaryFloatOp):
     """Elementwise natural logarithm ``ln(x)``."""
 
     name = "nv_tileaa.log"
-    ARITY: ClassVar[int] = 1
-    KIND: ClassVar[str] = "float"
 
 
 @irdl_op_definition
-class Log2Op(_ElementwiseOp):
+class Log2Op(_UnaryFloatOp):
     """Elementwise ``log2(x)``."""
 
     name = "nv_tileaa.log2"
-    ARITY: ClassVar[int] = 1
-    KIND: ClassVar[str] = "float"
 
 
 @irdl_op_definition
-class AddIOp(_ElementwiseOp):
+class AddIOp(_IntBinaryOp):
     """Elementwise ``lhs + rhs (wrapping)``."""
 
     name = "nv_tileaa.addi"
-    ARITY: ClassVar[int] = 2
-    KIND: ClassVar[str] = "int"
 
 
 @irdl_op_definition
-class SubIOp(_ElementwiseOp):
+class SubIOp(_IntBinaryOp):
     """Elementwise ``lhs - rhs (wrapping)``."""
 
     name = "nv_tileaa.subi"
-    ARITY: ClassVar[int] = 2
-    KIND: ClassVar[str] = "int"
 
 
 @irdl_op_definition
-class MulIOp(_ElementwiseOp):
+class MulIOp(_IntBinaryOp):
     """Elementwise ``lhs * rhs (wrapping)``."""
 
     name = "nv_tileaa.muli"
-    ARITY: ClassVar[int] = 2
-    KIND: ClassVar[str] = "int"
 
 
 @irdl_op_definition
@@ -770,8 +744,6 @@ class RemFOp(_ElementwiseOp):
     """Elementwise float remainder with the sign of ``lhs`` (C ``fmod``)."""
 
     name = "nv_tileaa.remf"
-    ARITY: ClassVar[int] = 2
-    KIND: ClassVar[str] = "float"
 
 
 ELEMENTWISE_OPS = (RemFOp, AddFOp, SubFOp, MulFOp, DivFOp, MaxFOp, MinFOp, FmaOp, NegFOp, ExpOp, Exp2Op, SqrtOp, RsqrtOp, TanhOp, LogOp, Log2Op, AddIOp, SubIOp,
