@@ -326,11 +326,11 @@ class BoundedAttr(ParametrizedAttribute):
 
 
 class _KeywordAttr(ParametrizedAttribute):
+    """An attribute holding one keyword out of ``KEYWORDS[name]``: ``#nv_tileaa.mem_semantic<weak>``."""
+
     @classmethod
     def keywords(cls) -> tuple[str, ...]:
         return KEYWORDS[cls.name]
-
-    """An attribute holding one keyword out of ``VALUES``: ``#nv_tileaa.mem_semantic<weak>``."""
 
     value: StringAttr
 
