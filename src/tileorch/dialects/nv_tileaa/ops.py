@@ -352,13 +352,19 @@ def _memref_of(t: Attribute) -> MemRefType | None:
     return t if isinstance(t, MemRefType) else None
 
 
-class _DimQuery(IRDLOperation):
+class _SourceToResult(IRDLOperation):
+    """A pure op from one value to another, written ``$source attr-dict : type($source) ->
+    type($result)`` (the subclass declares ``source``, ``result`` and its properties)."""
+
+    traits = traits_def(Pure())
+    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+
+
+class _DimQuery(_SourceToResult):
     source = operand_def(MemRefType | TiledViewType)
     index = prop_def(IntegerAttr[IntegerType])
     result = result_def(IntegerType | IndexType)
-    traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
     def __init__(self, source: SSAValue, index: int, result_type: Attribute = i64):
         super().__init__(operands=[source], properties={"index": IntegerAttr(index, i32)},
@@ -539,16 +545,14 @@ class DotOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ExtractOp(IRDLOperation):
+class ExtractOp(_SourceToResult):
     """Element ``indices`` of a tile (all indices static)."""
 
     name = "nv_tileaa.extract"
     source = operand_def()
     indices = prop_def(DenseArrayBase)
     result = result_def()
-    traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
     def __init__(self, source: SSAValue, indices: Sequence[int], result_type: Attribute):
         super().__init__(operands=[source], properties={"indices": DenseArrayBase.from_list(i32, list(indices))},
@@ -751,16 +755,14 @@ ELEMENTWISE_OPS = (RemFOp, AddFOp, SubFOp, MulFOp, DivFOp, MaxFOp, MinFOp, FmaOp
 
 
 @irdl_op_definition
-class FpToFpOp(IRDLOperation):
+class FpToFpOp(_SourceToResult):
     """Convert float elements to another float type (same shape)."""
 
     name = "nv_tileaa.fp_to_fp"
     source = operand_def()
     rounding = opt_prop_def(RoundingModeAttr)
     result = result_def()
-    traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
     def __init__(self, source: SSAValue, result_type: Attribute):
         super().__init__(operands=[source], result_types=[result_type])
@@ -773,14 +775,12 @@ class FpToFpOp(IRDLOperation):
 
 
 @irdl_op_definition
-class SplatOp(IRDLOperation):
+class SplatOp(_SourceToResult):
     """A tile with every element equal to a scalar."""
 
     name = "nv_tileaa.splat"
     source = operand_def()
     result = result_def(TensorType)
-    traits = traits_def(Pure())
-    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
     def verify_(self) -> None:
         assert isinstance(self.result.type, TensorType)
@@ -811,46 +811,40 @@ def check_expand_dim(src: Attribute, res: Attribute, dim: int) -> None:
 
 
 @irdl_op_definition
-class BroadcastOp(IRDLOperation):
+class BroadcastOp(_SourceToResult):
     """Grow extent-1 dimensions of a tile to the result shape."""
 
     name = "nv_tileaa.broadcast"
     source = operand_def(TensorType)
     result = result_def(TensorType)
-    traits = traits_def(Pure())
-    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
     def verify_(self) -> None:
         check_broadcast(self.source.type, self.result.type)
 
 
 @irdl_op_definition
-class ExpandDimsOp(IRDLOperation):
+class ExpandDimsOp(_SourceToResult):
     """Insert an extent-1 dimension at ``dim``."""
 
     name = "nv_tileaa.expand_dims"
     source = operand_def(TensorType)
     dim = prop_def(IntegerAttr[IntegerType])
     result = result_def(TensorType)
-    traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
     def verify_(self) -> None:
         check_expand_dim(self.source.type, self.result.type, self.dim.value.data)
 
 
 @irdl_op_definition
-class ReshapeOp(IRDLOperation):
+class ReshapeOp(_SourceToResult):
     """The same elements in row-major order under another static shape (cuda_tile's ``reshape``:
     unit dimensions added or removed, dimensions split or merged)."""
 
     name = "nv_tileaa.reshape"
     source = operand_def(TensorType)
     result = result_def(TensorType)
-    traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
     def __init__(self, source: SSAValue, result_type: TensorType):
         super().__init__(operands=[source], result_types=[result_type])
