@@ -186,42 +186,39 @@ class ReturnOp(IRDLOperation):
 # ----------------------------------------------------------------------------- program ids
 
 
+class _GridAxisOp(IRDLOperation):
+    """An ``i32`` of the launch grid along ``axis`` (0, 1 or 2)."""
+
+    axis = prop_def(IntegerAttr[IntegerType])
+    result = result_def(i32)
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def verify_(self) -> None:
+        if not 0 <= self.axis.value.data <= 2:
+            raise VerifyException(f"axis must be 0, 1 or 2, got {self.axis.value.data}")
+
+
 @irdl_op_definition
-class GetProgramIdOp(IRDLOperation):
+class GetProgramIdOp(_GridAxisOp):
     """Tile-block id along ``axis`` (0..2).  With a ``program_id`` operand it reads that id
     (the one a dynamic-persistent loop iteration works on) instead of the launch's block id."""
 
     name = "nv_tileaa.get_program_id"
     program_id = opt_operand_def(ProgramIdType)
-    axis = prop_def(IntegerAttr[IntegerType])
-    result = result_def(i32)
-    traits = traits_def(Pure())
-    irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "($program_id^)? attr-dict `:` type($result)"
 
     def __init__(self, axis: int, program_id: SSAValue | None = None):
         super().__init__(operands=[[program_id] if program_id is not None else []],
                          properties={"axis": IntegerAttr(axis, i32)}, result_types=[i32])
 
-    def verify_(self) -> None:
-        if not 0 <= self.axis.value.data <= 2:
-            raise VerifyException(f"axis must be 0, 1 or 2, got {self.axis.value.data}")
-
 
 @irdl_op_definition
-class GetNumProgramsOp(IRDLOperation):
+class GetNumProgramsOp(_GridAxisOp):
     """Number of tile blocks along ``axis`` in the launch grid."""
 
     name = "nv_tileaa.get_num_programs"
-    axis = prop_def(IntegerAttr[IntegerType])
-    result = result_def(i32)
-    traits = traits_def(Pure())
-    irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "attr-dict `:` type($result)"
-
-    def verify_(self) -> None:
-        if not 0 <= self.axis.value.data <= 2:
-            raise VerifyException(f"axis must be 0, 1 or 2, got {self.axis.value.data}")
 
 
 @irdl_op_definition
