@@ -22,6 +22,7 @@ has no scope).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import ClassVar
 
 from xdsl.dialects.builtin import CallSiteLoc, FileLineColLoc, FusedLoc, IntAttr, NameLoc, StringAttr
 from xdsl.ir import Attribute, Operation, ParametrizedAttribute
@@ -115,26 +116,57 @@ class DIFileAttr(ParametrizedAttribute):
         return f"{d.rstrip('/')}/{n}" if d and n and not n.startswith("/") else n
 
 
-@irdl_attr_definition
-class DICompileUnitAttr(ParametrizedAttribute):
-    """``#cuda_tile.di_compile_unit<file = #file>``."""
+class _StructAttr(ParametrizedAttribute):
+    """A struct-like attribute, ``<key = value, ...>``: ``FIELDS`` lists (key, kind) in parameter
+    order; a kind is ``"int"`` (a line or column number), ``"str"`` (a string literal) or a
+    function giving the attribute classes the value may be (called when parsing, so a class may
+    name itself).  Parsed in any order, each key once; printed in ``FIELDS`` order, where a key
+    in ``OPTIONAL`` is left out when 0 (its parameter is 0 when absent)."""
 
-    name = "cuda_tile.di_compile_unit"
-    file: DIFileAttr
+    FIELDS: ClassVar[tuple[tuple[str, str | Callable[[], tuple[type, ...]]], ...]] = ()
+    OPTIONAL: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser):
-        f = _parse_struct(parser, "di_compile_unit", {"file": _attr_field(parser, DIFileAttr)})
-        return (f["file"],)
+        def field(kind) -> Callable[[], Attribute]:
+            if kind == "int":
+                return _int_field(parser)
+            if kind == "str":
+                return _str_field(parser)
+            return _attr_field(parser, *kind())
+
+        what = cls.name.split(".", 1)[1]
+        f = _parse_struct(parser, what, {key: field(kind) for key, kind in cls.FIELDS}, optional=cls.OPTIONAL)
+        return tuple(f.get(key, IntAttr(0)) for key, _ in cls.FIELDS)
 
     def print_parameters(self, printer: Printer) -> None:
-        printer.print_string("<file = ")
-        printer.print_attribute(self.file)
+        printer.print_string("<")
+        first = True
+        for (key, kind), value in zip(self.FIELDS, self.parameters):
+            if key in self.OPTIONAL and not value.data:
+                continue
+            printer.print_string(f"{'' if first else ', '}{key} = ")
+            first = False
+            if kind == "int":
+                printer.print_string(str(value.data))
+            elif kind == "str":
+                printer.print_string(_q(value.data))
+            else:
+                printer.print_attribute(value)
         printer.print_string(">")
 
 
 @irdl_attr_definition
-class DISubprogramAttr(ParametrizedAttribute):
+class DICompileUnitAttr(_StructAttr):
+    """``#cuda_tile.di_compile_unit<file = #file>``."""
+
+    name = "cuda_tile.di_compile_unit"
+    file: DIFileAttr
+    FIELDS: ClassVar = (("file", lambda: (DIFileAttr,)),)
+
+
+@irdl_attr_definition
+class DISubprogramAttr(_StructAttr):
     """``#cuda_tile.di_subprogram<file, line, name, linkageName, compileUnit[, scopeLine]>``: a
     function (``scopeLine`` 0 when absent; not printed then)."""
 
@@ -145,26 +177,13 @@ class DISubprogramAttr(ParametrizedAttribute):
     linkage_name: StringAttr
     compile_unit: DICompileUnitAttr
     scope_line: IntAttr
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser):
-        f = _parse_struct(parser, "di_subprogram", {
-            "file": _attr_field(parser, DIFileAttr), "line": _int_field(parser), "name": _str_field(parser),
-            "linkageName": _str_field(parser), "compileUnit": _attr_field(parser, DICompileUnitAttr),
-            "scopeLine": _int_field(parser)}, optional=("scopeLine",))
-        return (f["file"], f["line"], f["name"], f["linkageName"], f["compileUnit"], f.get("scopeLine", IntAttr(0)))
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string("<file = ")
-        printer.print_attribute(self.file)
-        printer.print_string(f", line = {self.line.data}, name = {_q(self.sp_name.data)}, "
-                             f"linkageName = {_q(self.linkage_name.data)}, compileUnit = ")
-        printer.print_attribute(self.compile_unit)
-        printer.print_string(f", scopeLine = {self.scope_line.data}>" if self.scope_line.data else ">")
+    FIELDS: ClassVar = (("file", lambda: (DIFileAttr,)), ("line", "int"), ("name", "str"), ("linkageName", "str"),
+                        ("compileUnit", lambda: (DICompileUnitAttr,)), ("scopeLine", "int"))
+    OPTIONAL: ClassVar = ("scopeLine",)
 
 
 @irdl_attr_definition
-class DILexicalBlockAttr(ParametrizedAttribute):
+class DILexicalBlockAttr(_StructAttr):
     """``#cuda_tile.di_lexical_block<scope, file, line, column>``: a block inside a subprogram."""
 
     name = "cuda_tile.di_lexical_block"
@@ -172,20 +191,8 @@ class DILexicalBlockAttr(ParametrizedAttribute):
     file: DIFileAttr
     line: IntAttr
     column: IntAttr
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser):
-        f = _parse_struct(parser, "di_lexical_block", {
-            "scope": _attr_field(parser, DISubprogramAttr, DILexicalBlockAttr), "file": _attr_field(parser, DIFileAttr),
-            "line": _int_field(parser), "column": _int_field(parser)})
-        return (f["scope"], f["file"], f["line"], f["column"])
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string("<scope = ")
-        printer.print_attribute(self.scope)
-        printer.print_string(", file = ")
-        printer.print_attribute(self.file)
-        printer.print_string(f", line = {self.line.data}, column = {self.column.data}>")
+    FIELDS: ClassVar = (("scope", lambda: (DISubprogramAttr, DILexicalBlockAttr)), ("file", lambda: (DIFileAttr,)),
+                        ("line", "int"), ("column", "int"))
 
     def verify(self) -> None:
         if not isinstance(self.scope, (DISubprogramAttr, DILexicalBlockAttr)):

@@ -201,15 +201,20 @@ class DivIOp(_Binary):
             raise VerifyException("rounding mode 'negative_inf' is not supported with unsigned integers")
 
 
-@irdl_op_definition
-class MulhiIOp(CtOp):
-    name = "cuda_tile.mulhii"
+class _BinaryXY(CtOp):
+    """A pure binary op on ``x`` and ``y`` of one tile type: ``$x, $y attr-dict : type($result)``."""
+
     x = operand_def(TileType)
     y = operand_def(TileType)
     result = result_def(TileType)
     traits = traits_def(Pure())
     FMT: ClassVar = "$x `,` $y attr-dict `:` type($result)"
     SAME_TYPE: ClassVar = (("x", "y", "result"),)
+
+
+@irdl_op_definition
+class MulhiIOp(_BinaryXY):
+    name = "cuda_tile.mulhii"
     VALUE_TYPES: ClassVar = {"x": "tile:int", "y": "tile:int", "result": "tile:int"}
 
 
@@ -307,14 +312,8 @@ class PowOp(CtOp):
 
 
 @irdl_op_definition
-class Atan2Op(CtOp):
+class Atan2Op(_BinaryXY):
     name = "cuda_tile.atan2"
-    x = operand_def(TileType)
-    y = operand_def(TileType)
-    result = result_def(TileType)
-    traits = traits_def(Pure())
-    FMT: ClassVar = "$x `,` $y attr-dict `:` type($result)"
-    SAME_TYPE: ClassVar = (("x", "y", "result"),)
     VALUE_TYPES: ClassVar = {"x": "tile:basefloat", "y": "tile:basefloat", "result": "tile:basefloat"}
 
 
@@ -492,36 +491,35 @@ class SqrtOp(_Unary):
 
 
 # ---- comparisons and select
-@irdl_op_definition
-class CmpIOp(CtOp):
-    name = "cuda_tile.cmpi"
+class _Compare(CtOp):
+    """A pure elementwise comparison of ``lhs`` and ``rhs`` (one type) to a tile of ``i1``."""
+
     lhs = operand_def(TileType)
     rhs = operand_def(TileType)
     result = result_def(TileType)
+    SAME_TYPE: ClassVar = (("lhs", "rhs"),)
+    SAME_SHAPE: ClassVar = (("lhs", "result"),)
+    traits = traits_def(Pure())
+
+
+@irdl_op_definition
+class CmpIOp(_Compare):
+    name = "cuda_tile.cmpi"
     comparison_predicate = prop_def(A.ComparisonPredicateAttr)
     signedness = prop_def(A.SignednessAttr)
     FMT: ClassVar = ("custom<ComparisonPredicate>($comparison_predicate) $lhs `,` $rhs `,` custom<Signedness>($signedness) "
            "attr-dict `:` type($lhs) `->` type($result)")
-    SAME_TYPE: ClassVar = (("lhs", "rhs"),)
-    SAME_SHAPE: ClassVar = (("lhs", "result"),)
     VALUE_TYPES: ClassVar = {"lhs": "tile:int", "rhs": "tile:int", "result": "tile:i1"}
-    traits = traits_def(Pure())
 
 
 @irdl_op_definition
-class CmpFOp(CtOp):
+class CmpFOp(_Compare):
     name = "cuda_tile.cmpf"
-    lhs = operand_def(TileType)
-    rhs = operand_def(TileType)
-    result = result_def(TileType)
     comparison_predicate = prop_def(A.ComparisonPredicateAttr)
     comparison_ordering = prop_def(A.ComparisonOrderingAttr)
     FMT: ClassVar = ("custom<ComparisonPredicate>($comparison_predicate) custom<ComparisonOrdering>($comparison_ordering) "
            "$lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)")
-    SAME_TYPE: ClassVar = (("lhs", "rhs"),)
-    SAME_SHAPE: ClassVar = (("lhs", "result"),)
     VALUE_TYPES: ClassVar = {"lhs": "tile:basefloat", "rhs": "tile:basefloat", "result": "tile:i1"}
-    traits = traits_def(Pure())
 
 
 @irdl_op_definition
@@ -545,12 +543,17 @@ class SelectOp(CtOp):
 
 
 # ---- conversions
-class _Convert(CtOp):
+class _SourceToResult(CtOp):
+    """A pure op from one tile to another: ``$source attr-dict : type($source) -> type($result)``."""
+
     source = operand_def(TileType)
     result = result_def(TileType)
     FMT: ClassVar = "$source attr-dict `:` type($source) `->` type($result)"
-    SAME_SHAPE: ClassVar = (("source", "result"),)
     traits = traits_def(Pure())
+
+
+class _Convert(_SourceToResult):
+    SAME_SHAPE: ClassVar = (("source", "result"),)
 
 
 @irdl_op_definition
@@ -583,16 +586,21 @@ class PtrToPtrOp(_Convert):
     VALUE_TYPES: ClassVar = {"source": "tile:ptr", "result": "tile:ptr"}
 
 
-@irdl_op_definition
-class ExtIOp(CtOp):
-    name = "cuda_tile.exti"
+class _ConvertElements(CtOp):
+    """A pure elementwise conversion ``from_`` -> ``to`` that keeps the shape."""
+
     from_ = operand_def(TileType)
     to = result_def(TileType)
+    SAME_SHAPE: ClassVar = (("from_", "to"),)
+    traits = traits_def(Pure())
+
+
+@irdl_op_definition
+class ExtIOp(_ConvertElements):
+    name = "cuda_tile.exti"
     signedness = prop_def(A.SignednessAttr)
     FMT: ClassVar = "$from_ custom<Signedness>($signedness) attr-dict `:` type($from_) `->` type($to)"
-    SAME_SHAPE: ClassVar = (("from_", "to"),)
     VALUE_TYPES: ClassVar = {"from_": "tile:int4", "to": "tile:int4"}
-    traits = traits_def(Pure())
 
     def verify_op(self) -> None:
         if bitwidth(elem(self.from_)) >= bitwidth(elem(self.to)):
@@ -600,16 +608,12 @@ class ExtIOp(CtOp):
 
 
 @irdl_op_definition
-class TruncIOp(CtOp):
+class TruncIOp(_ConvertElements):
     name = "cuda_tile.trunci"
-    from_ = operand_def(TileType)
-    to = result_def(TileType)
     overflow = opt_prop_def(A.IntegerOverflowAttr, default_value=A.IntegerOverflowAttr(A.IntegerOverflow.NONE))
     FMT: ClassVar = "$from_ (`overflow` `` $overflow^)? attr-dict `:` type($from_) `->` type($to)"
     PROP_SYNTAX: ClassVar = {"overflow": ("angle", A.IntegerOverflowAttr)}
-    SAME_SHAPE: ClassVar = (("from_", "to"),)
     VALUE_TYPES: ClassVar = {"from_": "tile:int4", "to": "tile:int4"}
-    traits = traits_def(Pure())
 
     def verify_op(self) -> None:
         if bitwidth(elem(self.from_)) <= bitwidth(elem(self.to)):
@@ -617,15 +621,11 @@ class TruncIOp(CtOp):
 
 
 @irdl_op_definition
-class FToFOp(CtOp):
+class FToFOp(_ConvertElements):
     name = "cuda_tile.ftof"
-    from_ = operand_def(TileType)
-    to = result_def(TileType)
     rounding_mode = opt_prop_def(A.RoundingModeAttr, default_value=A.RoundingModeAttr(A.RoundingMode.NEAREST_EVEN))
     FMT: ClassVar = "$from_ custom<IEEERoundingMode>($rounding_mode) attr-dict `:` type($from_) `->` type($to)"
-    SAME_SHAPE: ClassVar = (("from_", "to"),)
     VALUE_TYPES: ClassVar = {"from_": "tile:float", "to": "tile:float"}
-    traits = traits_def(Pure())
 
     def verify_op(self) -> None:
         if self.from_.type == self.to.type:
@@ -639,18 +639,19 @@ class FToFOp(CtOp):
             raise VerifyException("invalid rounding mode specified. Only 'nearest_even' is supported")
 
 
-@irdl_op_definition
-class FToIOp(CtOp):
-    name = "cuda_tile.ftoi"
-    from_ = operand_def(TileType)
-    to = result_def(TileType)
+class _ConvertIntFloat(_ConvertElements):
+    """An integer <-> float conversion: how integers are read and how values are rounded."""
+
     signedness = prop_def(A.SignednessAttr)
     rounding_mode = prop_def(A.RoundingModeAttr)
+
+
+@irdl_op_definition
+class FToIOp(_ConvertIntFloat):
+    name = "cuda_tile.ftoi"
     FMT: ClassVar = ("$from_ custom<Signedness>($signedness) custom<IntegerRoundingMode>($rounding_mode) attr-dict "
            "`:` type($from_) `->` type($to)")
-    SAME_SHAPE: ClassVar = (("from_", "to"),)
     VALUE_TYPES: ClassVar = {"from_": "tile:float", "to": "tile:int"}
-    traits = traits_def(Pure())
 
     def verify_op(self) -> None:
         if self.rounding_mode.data != A.RoundingMode.NEAREST_INT_TO_ZERO:
@@ -658,17 +659,11 @@ class FToIOp(CtOp):
 
 
 @irdl_op_definition
-class IToFOp(CtOp):
+class IToFOp(_ConvertIntFloat):
     name = "cuda_tile.itof"
-    from_ = operand_def(TileType)
-    to = result_def(TileType)
-    signedness = prop_def(A.SignednessAttr)
-    rounding_mode = prop_def(A.RoundingModeAttr)
     FMT: ClassVar = ("$from_ custom<Signedness>($signedness) custom<IEEERoundingMode>($rounding_mode) attr-dict "
            "`:` type($from_) `->` type($to)")
-    SAME_SHAPE: ClassVar = (("from_", "to"),)
     VALUE_TYPES: ClassVar = {"from_": "tile:int", "to": "tile:float"}
-    traits = traits_def(Pure())
 
     def verify_op(self) -> None:
         if isinstance(elem(self.to), Float8E8M0FNUType):
@@ -712,15 +707,11 @@ class IotaOp(CtOp):
 
 
 @irdl_op_definition
-class BroadcastOp(CtOp):
+class BroadcastOp(_SourceToResult):
     name = "cuda_tile.broadcast"
-    source = operand_def(TileType)
-    result = result_def(TileType)
-    FMT: ClassVar = "$source attr-dict `:` type($source) `->` type($result)"
     SAME_ELEM: ClassVar = (("source", "result"),)
     SAME_RANK: ClassVar = (("source", "result"),)
     VALUE_TYPES: ClassVar = {"source": "tile:any", "result": "tile:any"}
-    traits = traits_def(Pure())
 
     def verify_op(self) -> None:
         s, r = self.source.type.shape, self.result.type.shape
@@ -730,14 +721,10 @@ class BroadcastOp(CtOp):
 
 
 @irdl_op_definition
-class ReshapeOp(CtOp):
+class ReshapeOp(_SourceToResult):
     name = "cuda_tile.reshape"
-    source = operand_def(TileType)
-    result = result_def(TileType)
-    FMT: ClassVar = "$source attr-dict `:` type($source) `->` type($result)"
     SAME_ELEM: ClassVar = (("source", "result"),)
     VALUE_TYPES: ClassVar = {"source": "tile:any", "result": "tile:any"}
-    traits = traits_def(Pure())
 
     def verify_op(self) -> None:
         if self.source.type.num_elements() != self.result.type.num_elements():
@@ -746,17 +733,14 @@ class ReshapeOp(CtOp):
 
 
 @irdl_op_definition
-class PermuteOp(CtOp):
+class PermuteOp(_SourceToResult):
     name = "cuda_tile.permute"
-    source = operand_def(TileType)
-    result = result_def(TileType)
     permutation = prop_def(DenseArrayBase)
     FMT: ClassVar = "$source $permutation attr-dict `:` type($source) `->` type($result)"
     PROP_SYNTAX: ClassVar = {"permutation": "i32array"}
     SAME_ELEM: ClassVar = (("source", "result"),)
     SAME_RANK: ClassVar = (("source", "result"),)
     VALUE_TYPES: ClassVar = {"source": "tile:any", "result": "tile:any"}
-    traits = traits_def(Pure())
 
     def verify_op(self) -> None:
         perm = list(self.permutation.get_values())
@@ -838,28 +822,20 @@ class OffsetOp(CtOp):
 
 
 @irdl_op_definition
-class PackOp(CtOp):
+class PackOp(_SourceToResult):
     name = "cuda_tile.pack"
-    source = operand_def(TileType)
-    result = result_def(TileType)
-    FMT: ClassVar = "$source attr-dict `:` type($source) `->` type($result)"
     SAME_RANK: ClassVar = (("source", "result"),)
     VALUE_TYPES: ClassVar = {"source": "tile:number4", "result": "tile:i8"}
-    traits = traits_def(Pure())
 
     def verify_op(self) -> None:
         _verify_pack(self.source.type, self.result.type, self.source.type)
 
 
 @irdl_op_definition
-class UnpackOp(CtOp):
+class UnpackOp(_SourceToResult):
     name = "cuda_tile.unpack"
-    source = operand_def(TileType)
-    result = result_def(TileType)
-    FMT: ClassVar = "$source attr-dict `:` type($source) `->` type($result)"
     SAME_RANK: ClassVar = (("source", "result"),)
     VALUE_TYPES: ClassVar = {"source": "tile:i8", "result": "tile:number4"}
-    traits = traits_def(Pure())
 
     def verify_op(self) -> None:
         _verify_pack(self.source.type, self.result.type, self.result.type)
@@ -878,25 +854,34 @@ def _verify_pack(src: TileType, res: TileType, unpacked: TileType) -> None:
 
 
 # ---- MMA
-@irdl_op_definition
-class MmaFOp(CtOp):
-    name = "cuda_tile.mmaf"
+class _Mma(CtOp):
+    """``lhs x rhs + acc`` (rank 2, or 3 with a batch dimension) as a pure op; the subclass adds
+    its modifiers and element rules."""
+
     lhs = operand_def(TileType)
     rhs = operand_def(TileType)
     acc = operand_def(TileType)
     result = result_def(TileType)
-    fast_acc = opt_prop_def(UnitAttr)
-    FMT: ClassVar = ("$lhs `,` $rhs `,` $acc (`fast_acc` $fast_acc^)? attr-dict `:` type($lhs) `,` type($rhs) `,` "
-           "type($acc)")
-    PROP_SYNTAX: ClassVar = {"fast_acc": "unit"}
     SAME_TYPE: ClassVar = (("acc", "result"),)
     SAME_ELEM: ClassVar = (("lhs", "rhs"),)
     SAME_RANK: ClassVar = (("lhs", "rhs", "acc"),)
-    VALUE_TYPES: ClassVar = {"lhs": "tile:mma_in", "rhs": "tile:mma_in", "acc": "tile:mma_acc", "result": "tile:mma_acc"}
     traits = traits_def(Pure())
 
     def verify_op(self) -> None:
         _verify_mma_shapes(self)
+
+
+@irdl_op_definition
+class MmaFOp(_Mma):
+    name = "cuda_tile.mmaf"
+    fast_acc = opt_prop_def(UnitAttr)
+    FMT: ClassVar = ("$lhs `,` $rhs `,` $acc (`fast_acc` $fast_acc^)? attr-dict `:` type($lhs) `,` type($rhs) `,` "
+           "type($acc)")
+    PROP_SYNTAX: ClassVar = {"fast_acc": "unit"}
+    VALUE_TYPES: ClassVar = {"lhs": "tile:mma_in", "rhs": "tile:mma_in", "acc": "tile:mma_acc", "result": "tile:mma_acc"}
+
+    def verify_op(self) -> None:
+        super().verify_op()
         a, c = elem(self.lhs), elem(self.acc)
         from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, Float64Type, FloatTF32Type
         allowed = {Float16Type: (Float16Type, Float32Type), BFloat16Type: (Float32Type,), FloatTF32Type: (Float32Type,),
@@ -922,24 +907,13 @@ def _verify_mma_shapes(op) -> None:
 
 
 @irdl_op_definition
-class MmaIOp(CtOp):
+class MmaIOp(_Mma):
     name = "cuda_tile.mmai"
-    lhs = operand_def(TileType)
-    rhs = operand_def(TileType)
-    acc = operand_def(TileType)
-    result = result_def(TileType)
     signedness_lhs = prop_def(A.SignednessAttr)
     signedness_rhs = prop_def(A.SignednessAttr)
     FMT: ClassVar = ("$lhs `,` $rhs `,` $acc custom<Signedness>($signedness_lhs) custom<Signedness>($signedness_rhs) "
            "attr-dict `:` type($lhs) `,` type($rhs) `,` type($acc)")
-    SAME_TYPE: ClassVar = (("acc", "result"),)
-    SAME_ELEM: ClassVar = (("lhs", "rhs"),)
-    SAME_RANK: ClassVar = (("lhs", "rhs", "acc"),)
     VALUE_TYPES: ClassVar = {"lhs": "tile:i8", "rhs": "tile:i8", "acc": "tile:i32", "result": "tile:i32"}
-    traits = traits_def(Pure())
-
-    def verify_op(self) -> None:
-        _verify_mma_shapes(self)
 
 
 @irdl_op_definition
@@ -1995,6 +1969,41 @@ def _verify_memory_model(op, allowed: tuple[str, ...]) -> None:
         raise VerifyException(f"memory ordering semantics '{sem}' requires a memory scope")
 
 
+def _parse_view_index(parser: Parser):
+    """``%view[%i, %j]``: the view and its index operands, unresolved."""
+    view = parser.parse_unresolved_operand()
+    parser.parse_punctuation("[")
+    index = parse_operand_list(parser)
+    parser.parse_punctuation("]")
+    return view, index
+
+
+def _print_view_index(printer: Printer, op) -> None:
+    """The inverse of :func:`_parse_view_index`."""
+    printer.print_operand(op.view)
+    printer.print_string("[")
+    printer.print_list(op.index, printer.print_operand)
+    printer.print_string("]")
+
+
+def _parse_view_types(parser: Parser, index) -> tuple[Attribute, list[Attribute]]:
+    """``VIEW[, INDEX_TYPE...] ->``: the view type and one type per index operand (one type
+    written once stands for all of them)."""
+    vt = parse_ct_type(parser)
+    its = _parse_index_types(parser, len(index))
+    if index and not its:
+        parser.raise_error("index types must be specified when indices are present")
+    parser.parse_punctuation("->")
+    return vt, its
+
+
+def _print_view_types(printer: Printer, op) -> None:
+    """The inverse of :func:`_parse_view_types`."""
+    printer.print_string(ct_type_str(op.view.type))
+    _print_index_types(printer, op.index)
+    printer.print_string(" -> ")
+
+
 def _parse_index_types(parser: Parser, n: int) -> list[Attribute]:
     if parser.parse_optional_punctuation(",") is None:
         return []
@@ -2022,34 +2031,63 @@ def _print_index_types(printer: Printer, index) -> None:
             printer.print_string(", " + ct_type_str(t))
 
 
-def _parse_token_hints(parser: Parser, st: ParseState):
-    token = None
-    if parser.parse_optional_keyword("token") is not None:
-        parser.parse_punctuation("=")
-        token = parser.parse_unresolved_operand()
-    if parser.parse_optional_keyword("optimization_hints") is not None:
-        parser.parse_punctuation("=")
-        st.props["optimization_hints"] = A.OptimizationHintsAttr(*A.OptimizationHintsAttr.parse_parameters(parser))
+def _resolve_view_operands(parser: Parser, view, vt: Attribute, index, its: list[Attribute]):
+    """The resolved view operand and index operand list."""
+    return parser.resolve_operand(view, vt), [parser.resolve_operand(u, t) for u, t in zip(index, its)]
+
+
+def _parse_token(parser: Parser):
+    """``[token = %t]``: the unresolved token operand or None."""
+    if parser.parse_optional_keyword("token") is None:
+        return None
+    parser.parse_punctuation("=")
+    return parser.parse_unresolved_operand()
+
+
+def _resolve_token(parser: Parser, token) -> list:
+    """The optional token operand's operand list (empty when absent)."""
+    return [parser.resolve_operand(token, TokenType())] if token else []
+
+
+def _parse_attrs_inbounds(parser: Parser, st: ParseState) -> None:
+    """``[attributes {...}]``; its ``inbounds`` entry is the op's ``inbounds`` property."""
     attrs = parser.parse_optional_attr_dict_with_keyword()
     if attrs is not None:
         st.attrs.update(attrs.data)
     if "inbounds" in st.attrs:
         st.props["inbounds"] = st.attrs.pop("inbounds")
+
+
+def _parse_token_hints(parser: Parser, st: ParseState):
+    token = _parse_token(parser)
+    if parser.parse_optional_keyword("optimization_hints") is not None:
+        parser.parse_punctuation("=")
+        st.props["optimization_hints"] = A.OptimizationHintsAttr(*A.OptimizationHintsAttr.parse_parameters(parser))
+    _parse_attrs_inbounds(parser, st)
     return token
 
 
-def _print_token_hints(printer: Printer, op) -> None:
+def _print_token(printer: Printer, op) -> None:
     if op.token is not None:
         printer.print_string(" token = ")
         printer.print_operand(op.token)
-    if op.optimization_hints is not None:
-        printer.print_string(" optimization_hints = " + op.optimization_hints.short_str())
+
+
+def _print_attrs_inbounds(printer: Printer, op) -> None:
+    """The inverse of :func:`_parse_attrs_inbounds` (an all-false ``inbounds`` is left out)."""
     attrs = dict(op.attributes)
     if op.inbounds is not None and any(op.inbounds.get_values()):
         attrs["inbounds"] = op.inbounds
     if attrs:
         printer.print_string(" attributes ")
         printer.print_attr_dict(attrs)
+
+
+def _print_token_hints(printer: Printer, op) -> None:
+    _print_token(printer, op)
+    if op.optimization_hints is not None:
+        printer.print_string(" optimization_hints = " + op.optimization_hints.short_str())
+    _print_attrs_inbounds(printer, op)
 
 
 def _verify_inbounds(op) -> None:
@@ -2064,10 +2102,15 @@ def _verify_inbounds(op) -> None:
                               f"({len(op.index)})")
 
 
-def _verify_view_access(op, tile_type) -> None:
+def _tile_view_type(op) -> TileViewType:
     vt = op.view.type
     if not isinstance(vt, TileViewType):
         raise VerifyException(f"expected a tile view, got {ct_type_str(vt)}")
+    return vt
+
+
+def _verify_view_indices(op, vt: TileViewType, tile_type) -> None:
+    """The index operands and the accessed tile type against the view type, and ``inbounds``."""
     idx = [v.type for v in op.index]
     if len(idx) != vt.view_index_rank():
         raise VerifyException(f"expected {vt.view_index_rank()} index operands (based on view type), got {len(idx)}")
@@ -2076,85 +2119,79 @@ def _verify_view_access(op, tile_type) -> None:
                               f"{ct_type_str(tile_type)}")
     vt.verify_indices(idx)
     _verify_inbounds(op)
+
+
+def _verify_view_access(op, tile_type) -> None:
+    _verify_view_indices(op, _tile_view_type(op), tile_type)
     if op.optimization_hints is not None:
         _verify_hints(op, op.optimization_hints, ("allow_tma", "latency"))
 
 
-_MEM_PROPS = {"memory_ordering_semantics": A.MemoryOrderingAttr, "memory_scope": A.MemoryScopeAttr}
+class _ViewLoadStore(CtOp):
+    """What ``load_view_tko`` and ``store_view_tko`` share: the properties (in this order),
+    the index operands' types and the verifier (view access, then the memory orderings the
+    subclass allows)."""
 
-
-@irdl_op_definition
-class LoadViewTkoOp(CtOp):
-    """``load_view_tko weak %view[%i, %j] [token = %t] : VIEW, tile<i32> -> tile<..>, token``"""
-
-    name = "cuda_tile.load_view_tko"
     memory_ordering_semantics = prop_def(A.MemoryOrderingAttr)
     memory_scope = opt_prop_def(A.MemoryScopeAttr)
     optimization_hints = opt_prop_def(A.OptimizationHintsAttr)
     inbounds = opt_prop_def(DenseArrayBase)  # 13.4: per-dimension "index known in bounds"
+    VALUE_TYPES: ClassVar = {"index": "tile:int"}  # the specification's Variadic<CudaTile_IntTileType>
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    ORDERINGS: ClassVar[tuple[str, ...]] = ()
+
+    def verify_op(self) -> None:
+        _verify_view_access(self, self.tile.type)
+        _verify_memory_model(self, self.ORDERINGS)
+
+
+@irdl_op_definition
+class LoadViewTkoOp(_ViewLoadStore):
+    """``load_view_tko weak %view[%i, %j] [token = %t] : VIEW, tile<i32> -> tile<..>, token``"""
+
+    name = "cuda_tile.load_view_tko"
     view = operand_def()
     index = var_operand_def(TileType)
     token = opt_operand_def(TokenType)
     tile = result_def(TileType)
     result_token = result_def(TokenType)
-    VALUE_TYPES: ClassVar = {"index": "tile:int"}  # the specification's Variadic<CudaTile_IntTileType>
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    ORDERINGS: ClassVar = _LOAD_ORDERINGS
 
     @classmethod
     def parse(cls, parser: Parser):
         st = ParseState()
         _parse_mem_attrs(parser, st)
-        view = parser.parse_unresolved_operand()
-        parser.parse_punctuation("[")
-        index = parse_operand_list(parser)
-        parser.parse_punctuation("]")
+        view, index = _parse_view_index(parser)
         token = _parse_token_hints(parser, st)
         parser.parse_punctuation(":")
-        vt = parse_ct_type(parser)
-        its = _parse_index_types(parser, len(index))
-        if index and not its:
-            parser.raise_error("index types must be specified when indices are present")
-        parser.parse_punctuation("->")
+        vt, its = _parse_view_types(parser, index)
         rt = parse_ct_type(parser)
         parser.parse_punctuation(",")
         tt = parse_ct_type(parser)
-        operands = [parser.resolve_operand(view, vt), [parser.resolve_operand(u, t) for u, t in zip(index, its)],
-                    [parser.resolve_operand(token, TokenType())] if token else []]
+        operands = [*_resolve_view_operands(parser, view, vt, index, its), _resolve_token(parser, token)]
         return cls.build(operands=operands, result_types=[rt, tt], properties=st.props, attributes=st.attrs)
 
     def print(self, printer: Printer) -> None:
         _print_mem_attrs(printer, self)
         printer.print_string(" ")
-        printer.print_operand(self.view)
-        printer.print_string("[")
-        printer.print_list(self.index, printer.print_operand)
-        printer.print_string("]")
+        _print_view_index(printer, self)
         _print_token_hints(printer, self)
-        printer.print_string(" : " + ct_type_str(self.view.type))
-        _print_index_types(printer, self.index)
-        printer.print_string(" -> " + ct_type_str(self.tile.type) + ", " + ct_type_str(self.result_token.type))
-
-    def verify_op(self) -> None:
-        _verify_view_access(self, self.tile.type)
-        _verify_memory_model(self, _LOAD_ORDERINGS)
+        printer.print_string(" : ")
+        _print_view_types(printer, self)
+        printer.print_string(ct_type_str(self.tile.type) + ", " + ct_type_str(self.result_token.type))
 
 
 @irdl_op_definition
-class StoreViewTkoOp(CtOp):
+class StoreViewTkoOp(_ViewLoadStore):
     """``store_view_tko weak %tile, %view[%i, %j] [token = %t] : tile<..>, VIEW, tile<i32> -> token``"""
 
     name = "cuda_tile.store_view_tko"
-    memory_ordering_semantics = prop_def(A.MemoryOrderingAttr)
-    memory_scope = opt_prop_def(A.MemoryScopeAttr)
-    optimization_hints = opt_prop_def(A.OptimizationHintsAttr)
-    inbounds = opt_prop_def(DenseArrayBase)  # 13.4: per-dimension "index known in bounds"
     tile = operand_def(TileType)
     view = operand_def()
     index = var_operand_def(TileType)
     token = opt_operand_def(TokenType)
     result_token = result_def(TokenType)
-    VALUE_TYPES: ClassVar = {"index": "tile:int"}  # the specification's Variadic<CudaTile_IntTileType>
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    ORDERINGS: ClassVar = _STORE_ORDERINGS
 
     @classmethod
     def parse(cls, parser: Parser):
@@ -2162,23 +2199,15 @@ class StoreViewTkoOp(CtOp):
         _parse_mem_attrs(parser, st)
         tile = parser.parse_unresolved_operand()
         parser.parse_punctuation(",")
-        view = parser.parse_unresolved_operand()
-        parser.parse_punctuation("[")
-        index = parse_operand_list(parser)
-        parser.parse_punctuation("]")
+        view, index = _parse_view_index(parser)
         token = _parse_token_hints(parser, st)
         parser.parse_punctuation(":")
         tlt = parse_ct_type(parser)
         parser.parse_punctuation(",")
-        vt = parse_ct_type(parser)
-        its = _parse_index_types(parser, len(index))
-        if index and not its:
-            parser.raise_error("index types must be specified when indices are present")
-        parser.parse_punctuation("->")
+        vt, its = _parse_view_types(parser, index)
         tt = parse_ct_type(parser)
-        operands = [parser.resolve_operand(tile, tlt), parser.resolve_operand(view, vt),
-                    [parser.resolve_operand(u, t) for u, t in zip(index, its)],
-                    [parser.resolve_operand(token, TokenType())] if token else []]
+        operands = [parser.resolve_operand(tile, tlt), *_resolve_view_operands(parser, view, vt, index, its),
+                    _resolve_token(parser, token)]
         return cls.build(operands=operands, result_types=[tt], properties=st.props, attributes=st.attrs)
 
     def print(self, printer: Printer) -> None:
@@ -2186,18 +2215,11 @@ class StoreViewTkoOp(CtOp):
         printer.print_string(" ")
         printer.print_operand(self.tile)
         printer.print_string(", ")
-        printer.print_operand(self.view)
-        printer.print_string("[")
-        printer.print_list(self.index, printer.print_operand)
-        printer.print_string("]")
+        _print_view_index(printer, self)
         _print_token_hints(printer, self)
-        printer.print_string(" : " + ct_type_str(self.tile.type) + ", " + ct_type_str(self.view.type))
-        _print_index_types(printer, self.index)
-        printer.print_string(" -> " + ct_type_str(self.result_token.type))
-
-    def verify_op(self) -> None:
-        _verify_view_access(self, self.tile.type)
-        _verify_memory_model(self, _STORE_ORDERINGS)
+        printer.print_string(" : " + ct_type_str(self.tile.type) + ", ")
+        _print_view_types(printer, self)
+        printer.print_string(ct_type_str(self.result_token.type))
 
 
 @irdl_op_definition
@@ -2219,10 +2241,7 @@ class AtomicRedViewTkoOp(CtOp):
     def parse(cls, parser: Parser):
         st = ParseState()
         _parse_mem_attrs(parser, st)
-        view = parser.parse_unresolved_operand()
-        parser.parse_punctuation("[")
-        index = parse_operand_list(parser)
-        parser.parse_punctuation("]")
+        view, index = _parse_view_index(parser)
         parser.parse_punctuation(",")
         start = pos(parser)
         mode = parser.parse_optional_identifier()
@@ -2231,64 +2250,36 @@ class AtomicRedViewTkoOp(CtOp):
         st.props["mode"] = A.AtomicRMWModeAttr(A.AtomicRMWMode(mode))
         parser.parse_punctuation(",")
         value = parser.parse_unresolved_operand()
-        token = None
-        if parser.parse_optional_keyword("token") is not None:
-            parser.parse_punctuation("=")
-            token = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        attrs = dict(attrs.data) if attrs else {}
-        if "inbounds" in attrs:
-            st.props["inbounds"] = attrs.pop("inbounds")
+        token = _parse_token(parser)
+        _parse_attrs_inbounds(parser, st)
         parser.parse_punctuation(":")
         valt = parse_ct_type(parser)
         parser.parse_punctuation(",")
-        vt = parse_ct_type(parser)
-        its = _parse_index_types(parser, len(index))
-        if index and not its:
-            parser.raise_error("index types must be specified when indices are present")
-        parser.parse_punctuation("->")
+        vt, its = _parse_view_types(parser, index)
         tt = parse_ct_type(parser)
-        operands = [parser.resolve_operand(view, vt), [parser.resolve_operand(u, t) for u, t in zip(index, its)],
-                    parser.resolve_operand(value, valt), [parser.resolve_operand(token, TokenType())] if token else []]
-        return cls.build(operands=operands, result_types=[tt], properties=st.props, attributes=attrs)
+        operands = [*_resolve_view_operands(parser, view, vt, index, its), parser.resolve_operand(value, valt),
+                    _resolve_token(parser, token)]
+        return cls.build(operands=operands, result_types=[tt], properties=st.props, attributes=st.attrs)
 
     def print(self, printer: Printer) -> None:
         _print_mem_attrs(printer, self)
         printer.print_string(" ")
-        printer.print_operand(self.view)
-        printer.print_string("[")
-        printer.print_list(self.index, printer.print_operand)
-        printer.print_string("], " + self.mode.data.value + ", ")
+        _print_view_index(printer, self)
+        printer.print_string(", " + self.mode.data.value + ", ")
         printer.print_operand(self.value)
-        if self.token is not None:
-            printer.print_string(" token = ")
-            printer.print_operand(self.token)
-        attrs = dict(self.attributes)
-        if self.inbounds is not None and any(self.inbounds.get_values()):
-            attrs["inbounds"] = self.inbounds
-        if attrs:
-            printer.print_string(" attributes ")
-            printer.print_attr_dict(attrs)
-        printer.print_string(" : " + ct_type_str(self.value.type) + ", " + ct_type_str(self.view.type))
-        _print_index_types(printer, self.index)
-        printer.print_string(" -> " + ct_type_str(self.result_token.type))
+        _print_token(printer, self)
+        _print_attrs_inbounds(printer, self)
+        printer.print_string(" : " + ct_type_str(self.value.type) + ", ")
+        _print_view_types(printer, self)
+        printer.print_string(ct_type_str(self.result_token.type))
 
     def verify_op(self) -> None:
-        vt = self.view.type
-        if not isinstance(vt, TileViewType):
-            raise VerifyException(f"expected a tile view, got {ct_type_str(vt)}")
+        vt = _tile_view_type(self)
         if isinstance(vt, GatherScatterViewType):
             raise VerifyException("gather_scatter_view is not supported; use partition_view instead")
         if vt.padding_value is not None:
             raise VerifyException("views with padding_value are not supported for atomic reductions")
-        if len(self.index) != vt.view_index_rank():
-            raise VerifyException(f"expected {vt.view_index_rank()} index operands (based on view type), got "
-                                  f"{len(self.index)}")
-        if self.value.type != vt.view_tile_type():
-            raise VerifyException(f"expected tile type to be {vt.view_tile_type().short_str()} (based on view "
-                                  f"type), got {ct_type_str(self.value.type)}")
-        vt.verify_indices([v.type for v in self.index])
-        _verify_inbounds(self)
+        _verify_view_indices(self, vt, self.value.type)
         if self.memory_ordering_semantics.data != A.MemoryOrdering.RELAXED:
             raise VerifyException("atomic_red_view_tko supports only 'relaxed' memory ordering semantics")
         if self.memory_scope is None or self.memory_scope.data not in (A.MemoryScope.TL_BLK, A.MemoryScope.DEVICE):
@@ -2313,12 +2304,37 @@ def _verify_rmw_mode(mode: A.AtomicRMWMode, et: Attribute) -> None:
             raise VerifyException(f"'{mode.value}' works only with integers or float of 32 or 64 bitwidth")
 
 
+def _infer_token_type(types, st) -> None:
+    """A written ``token = %t`` operand is a ``!cuda_tile.token`` (its type is not spelled)."""
+    if st.operands.get("token"):
+        types["token"] = [TokenType()]
+
+
+def _verify_mask_shape(op, operand: str) -> None:
+    """``mask`` (when given) has the shape of the pointer operand ``operand``."""
+    if op.mask is not None and op.mask.type.shape != getattr(op, operand).type.shape:
+        raise VerifyException(f"shape of 'mask' must match the shape of '{operand}'")
+
+
+def _verify_atomic_access(op, value) -> None:
+    """An atomic's ordering (not weak) and its pointers' pointee against ``value``'s elements."""
+    sem = op.memory_ordering_semantics.data.value
+    if sem not in ("relaxed", "acquire", "release", "acq_rel"):
+        raise VerifyException(f"memory ordering semantics '{sem}' is not allowed for atomics")
+    if elem(op.pointers).pointee != elem(value):
+        raise VerifyException("pointee type must match the value type")
+
+
 class _PtrMemOp(CtOp):
+    """The ordering properties, the hints' syntax, the operand segments and the token operand's
+    type inference of the ``*_ptr_tko`` and pointer atomic ops."""
+
     memory_ordering_semantics = prop_def(A.MemoryOrderingAttr)
     memory_scope = opt_prop_def(A.MemoryScopeAttr)
     PROP_SYNTAX: ClassVar = {"memory_ordering_semantics": ("kw", A.MemoryOrderingAttr),
                              "memory_scope": ("kw", A.MemoryScopeAttr), "optimization_hints": "hints"}
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    infer_types = staticmethod(_infer_token_type)
 
 
 @irdl_op_definition
@@ -2337,20 +2353,11 @@ class LoadPtrTkoOp(_PtrMemOp):
                      "type($result_token)")
     VALUE_TYPES: ClassVar = {"source": "tile:ptr", "mask": "tile:i1"}
 
-    @staticmethod
-    def infer_types(types, st):
-        if st.operands.get("token"):
-            types["token"] = [TokenType()]
-
-    def parse_fix(self):
-        pass
-
     def verify_op(self) -> None:
         src, res = self.source.type, self.result.type
         if src.shape != res.shape or elem(src).pointee != res.element_type:
             raise VerifyException("`source` type is expected a pointer type of `result` type")
-        if self.mask is not None and self.mask.type.shape != src.shape:
-            raise VerifyException("shape of 'mask' must match the shape of 'source'")
+        _verify_mask_shape(self, "source")
         if self.paddingValue is not None:
             if self.mask is None:
                 raise VerifyException("'paddingValue' requires a 'mask'")
@@ -2375,11 +2382,6 @@ class StorePtrTkoOp(_PtrMemOp):
                      "type($destination) `,` type($value) (`,` type($mask)^)? `->` type($result_token)")
     VALUE_TYPES: ClassVar = {"destination": "tile:ptr", "mask": "tile:i1"}
 
-    @staticmethod
-    def infer_types(types, st):
-        if st.operands.get("token"):
-            types["token"] = [TokenType()]
-
     def verify_op(self) -> None:
         dst, val = self.destination.type, self.value.type
         if dst.shape != val.shape or elem(dst).pointee != val.element_type:
@@ -2391,73 +2393,54 @@ class StorePtrTkoOp(_PtrMemOp):
             _verify_hints(self, self.optimization_hints, ("latency",))
 
 
-@irdl_op_definition
-class AtomicCASTkoOp(_PtrMemOp):
-    name = "cuda_tile.atomic_cas_tko"
-    pointers = operand_def(TileType)
-    cmp = operand_def(TileType)
-    val = operand_def(TileType)
+class _PtrAtomic(_PtrMemOp):
+    """An atomic on a tile of pointers: the operands after the subclass's own (xDSL lists a
+    subclass's fields before its bases'), ``mask`` and ``token``, the old values and a token."""
+
     mask = opt_operand_def(TileType)
     token = opt_operand_def(TokenType)
     result = result_def(TileType)
     result_token = result_def(TokenType)
+    VALUE_TYPES: ClassVar = {"pointers": "tile:ptr", "mask": "tile:i1"}
+
+
+@irdl_op_definition
+class AtomicCASTkoOp(_PtrAtomic):
+    name = "cuda_tile.atomic_cas_tko"
+    pointers = operand_def(TileType)
+    cmp = operand_def(TileType)
+    val = operand_def(TileType)
     FMT: ClassVar = ("$memory_ordering_semantics $memory_scope $pointers `,` $cmp `,` $val (`,` $mask^)? "
                      "(`token` `` `=` `` $token^)? attr-dict `:` type($pointers) `,` type($val) (`,` type($mask)^)? "
                      "`->` type($result) `,` type($result_token)")
     SAME_TYPE: ClassVar = (("cmp", "val", "result"),)
     SAME_SHAPE: ClassVar = (("pointers", "cmp", "val", "result"),)
-    VALUE_TYPES: ClassVar = {"pointers": "tile:ptr", "mask": "tile:i1"}
-
-    @staticmethod
-    def infer_types(types, st):
-        if st.operands.get("token"):
-            types["token"] = [TokenType()]
 
     def verify_op(self) -> None:
-        sem = self.memory_ordering_semantics.data.value
-        if sem not in ("relaxed", "acquire", "release", "acq_rel"):
-            raise VerifyException(f"memory ordering semantics '{sem}' is not allowed for atomics")
-        if elem(self.pointers).pointee != elem(self.val):
-            raise VerifyException("pointee type must match the value type")
+        _verify_atomic_access(self, self.val)
         et = elem(self.val)
         if not (is_int(et) or is_float(et)) or bitwidth(et) not in (32, 64):
             raise VerifyException("atomic_cas_tko works only with 32- or 64-bit integers or floats")
-        if self.mask is not None and self.mask.type.shape != self.pointers.type.shape:
-            raise VerifyException("shape of 'mask' must match the shape of 'pointers'")
+        _verify_mask_shape(self, "pointers")
 
 
 @irdl_op_definition
-class AtomicRMWTkoOp(_PtrMemOp):
+class AtomicRMWTkoOp(_PtrAtomic):
     name = "cuda_tile.atomic_rmw_tko"
     pointers = operand_def(TileType)
     mode = prop_def(A.AtomicRMWModeAttr)
     arg = operand_def(TileType)
-    mask = opt_operand_def(TileType)
-    token = opt_operand_def(TokenType)
-    result = result_def(TileType)
-    result_token = result_def(TokenType)
     FMT: ClassVar = ("$memory_ordering_semantics $memory_scope $pointers `,` $mode `,` $arg (`,` $mask^)? "
                      "(`,` `token` `` `=` `` $token^)? attr-dict `:` type($pointers) `,` type($arg) "
                      "(`,` type($mask)^)? `->` type($result) `,` type($result_token)")
     PROP_SYNTAX: ClassVar = dict(_PtrMemOp.PROP_SYNTAX, mode=("kw", A.AtomicRMWModeAttr))
     SAME_TYPE: ClassVar = (("arg", "result"),)
     SAME_SHAPE: ClassVar = (("pointers", "arg", "result"),)
-    VALUE_TYPES: ClassVar = {"pointers": "tile:ptr", "mask": "tile:i1"}
-
-    @staticmethod
-    def infer_types(types, st):
-        if st.operands.get("token"):
-            types["token"] = [TokenType()]
 
     def verify_op(self) -> None:
-        sem = self.memory_ordering_semantics.data.value
-        if sem not in ("relaxed", "acquire", "release", "acq_rel"):
-            raise VerifyException(f"memory ordering semantics '{sem}' is not allowed for atomics")
-        if elem(self.pointers).pointee != elem(self.arg):
-            raise VerifyException("pointee type must match the value type")
+        _verify_atomic_access(self, self.arg)
         _verify_rmw_mode(self.mode.data, elem(self.arg))
-        if self.mask is not None and self.mask.type.shape != self.pointers.type.shape:
-            raise VerifyException("shape of 'mask' must match the shape of 'pointers'")
+        _verify_mask_shape(self, "pointers")
 
 
 @irdl_op_definition
@@ -2496,11 +2479,7 @@ class PrintTkoOp(CtOp):
     FMT: ClassVar = ("$str_ (`,` $args^)? (`token` `` `=` `` $token^)? attr-dict (`:` type($args)^)? `->` "
                      "type($result_token)")
     PROP_SYNTAX: ClassVar = {"str_": "str"}
-
-    @staticmethod
-    def infer_types(types, st):
-        if st.operands.get("token"):
-            types["token"] = [TokenType()]
+    infer_types = staticmethod(_infer_token_type)
 
     def verify_op(self) -> None:
         s = self.str_.data

@@ -92,6 +92,11 @@ def _ints(attr: ArrayAttr) -> tuple[int, ...]:
     return tuple(a.data for a in attr.data)
 
 
+def _ints_property(param: str) -> property:
+    """A read-only property: the integers of the int-array parameter ``param``, as a tuple."""
+    return property(lambda self: _ints(getattr(self, param)))
+
+
 def _int_array(values: Sequence[int]) -> ArrayAttr:
     return ArrayAttr([IntAttr(v) for v in values])
 
@@ -150,12 +155,10 @@ class TileType(CudaTileType):
     shape_attr: ArrayAttr[IntAttr]
     element_type: Attribute
 
+    shape = _ints_property("shape_attr")
+
     def __init__(self, shape: Sequence[int], element_type: Attribute):
         super().__init__(_int_array(shape), element_type)
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return _ints(self.shape_attr)
 
     @property
     def rank(self) -> int:
@@ -219,13 +222,8 @@ class TensorViewType(CudaTileType):
     def __init__(self, element_type: Attribute, shape: Sequence[int], strides: Sequence[int]):
         super().__init__(element_type, _int_array(shape), _int_array(strides))
 
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return _ints(self.shape_attr)
-
-    @property
-    def strides(self) -> tuple[int, ...]:
-        return _ints(self.strides_attr)
+    shape = _ints_property("shape_attr")
+    strides = _ints_property("strides_attr")
 
     def num_dynamic_shape(self) -> int:
         return sum(1 for d in self.shape if d == DYNAMIC)
@@ -326,10 +324,9 @@ def _parse_tensor_view(parser: AttrParser) -> TensorViewType:
     return t
 
 
-def _parse_dim_map(parser: AttrParser, rank: int) -> list[int]:
-    if parser.parse_optional_punctuation(",") is None:
-        return list(range(rank))
-    parser.parse_keyword("dim_map")
+def _parse_keyword_ints(parser: AttrParser, keyword: str) -> list[int]:
+    """``keyword=[1, 2, ...]`` (at least one integer)."""
+    parser.parse_keyword(keyword)
     parser.parse_punctuation("=")
     parser.parse_punctuation("[")
     out = [parse_int(parser)]
@@ -339,12 +336,23 @@ def _parse_dim_map(parser: AttrParser, rank: int) -> list[int]:
     return out
 
 
-def _verify_partition_like(tile: Sequence[int], tv: TensorViewType, dim_map: Sequence[int], padding: str) -> None:
+def _parse_dim_map(parser: AttrParser, rank: int) -> list[int]:
+    if parser.parse_optional_punctuation(",") is None:
+        return list(range(rank))
+    return _parse_keyword_ints(parser, "dim_map")
+
+
+def _verify_view_tile_rank(tile: Sequence[int], tv: TensorViewType) -> None:
+    """A view's tile has the (non-zero) rank of its tensor view."""
     if not tile:
         raise VerifyException("0-dimension tile shape is not supported")
     if len(tile) != len(tv.shape):
         raise VerifyException(f"expected tensor_view rank and tile rank to match, got tensor_view of rank "
                               f"{len(tv.shape)} and tiles of rank {len(tile)}")
+
+
+def _verify_partition_like(tile: Sequence[int], tv: TensorViewType, dim_map: Sequence[int], padding: str) -> None:
+    _verify_view_tile_rank(tile, tv)
     if len(dim_map) != len(tile):
         raise VerifyException(f"expected dim_map to map exactly all {len(tile)} dimensions of the tile, got "
                               f"{len(dim_map)} mappings")
@@ -371,7 +379,18 @@ def _verify_partition_like(tile: Sequence[int], tv: TensorViewType, dim_map: Seq
 
 
 class TileViewType(CudaTileType):
-    """A view that ``load_view_tko``/``store_view_tko`` index into, one tile at a time."""
+    """A view that ``load_view_tko``/``store_view_tko`` index into, one tile at a time (every
+    view has the ``tile_shape_attr``, ``tensor_view`` and ``padding_attr`` parameters)."""
+
+    tile_shape = _ints_property("tile_shape_attr")
+
+    def _tile_str(self) -> str:
+        """``<tile=(64x64), `` (the start of every view's parameters)."""
+        return "<tile=(" + "x".join(map(str, self.tile_shape)) + "), "
+
+    def _padding_str(self) -> str:
+        """``padding_value = v, `` (empty without one)."""
+        return f"padding_value = {self.padding_attr.data}, " if self.padding_attr.data else ""
 
     def view_index_rank(self) -> int:
         return len(self.tile_shape)
@@ -401,17 +420,10 @@ class _PartitionLikeView(TileViewType):
     the ``[padding_value = v, ]tensor_view<..>[, dim_map=[..]]>`` tail of the syntax and the
     partition rules."""
 
-    @property
-    def tile_shape(self) -> tuple[int, ...]:
-        return _ints(self.tile_shape_attr)
-
-    @property
-    def dim_map(self) -> tuple[int, ...]:
-        return _ints(self.dim_map_attr)
+    dim_map = _ints_property("dim_map_attr")
 
     def _view_tail_str(self) -> str:
-        s = f"padding_value = {self.padding_attr.data}, " if self.padding_attr.data else ""
-        s += ct_type_str(self.tensor_view)
+        s = self._padding_str() + ct_type_str(self.tensor_view)
         if list(self.dim_map) != list(range(len(self.dim_map))):
             s += ", dim_map=[" + ", ".join(map(str, self.dim_map)) + "]"
         return s + ">"
@@ -445,7 +457,7 @@ class PartitionViewType(_PartitionLikeView):
         super().__init__(_int_array(tile_shape), tensor_view, _int_array(dm), StringAttr(padding or ""))
 
     def params_str(self) -> str:
-        return "<tile=(" + "x".join(map(str, self.tile_shape)) + "), " + self._view_tail_str()
+        return self._tile_str() + self._view_tail_str()
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser):
@@ -468,13 +480,10 @@ class StridedViewType(_PartitionLikeView):
     dim_map_attr: ArrayAttr[IntAttr]
     padding_attr: StringAttr
 
-    @property
-    def traversal_strides(self) -> tuple[int, ...]:
-        return _ints(self.traversal_strides_attr)
+    traversal_strides = _ints_property("traversal_strides_attr")
 
     def params_str(self) -> str:
-        s = "<tile=(" + "x".join(map(str, self.tile_shape)) + "), traversal_strides=["
-        s += ",".join(map(str, self.traversal_strides)) + "], "
+        s = self._tile_str() + "traversal_strides=[" + ",".join(map(str, self.traversal_strides)) + "], "
         return s + self._view_tail_str()
 
     @classmethod
@@ -482,13 +491,7 @@ class StridedViewType(_PartitionLikeView):
         parser.parse_punctuation("<")
         tile = _parse_view_tile_shape(parser)
         parser.parse_punctuation(",")
-        parser.parse_keyword("traversal_strides")
-        parser.parse_punctuation("=")
-        parser.parse_punctuation("[")
-        strides = [parse_int(parser)]
-        while parser.parse_optional_punctuation(",") is not None:
-            strides.append(parse_int(parser))
-        parser.parse_punctuation("]")
+        strides = _parse_keyword_ints(parser, "traversal_strides")
         parser.parse_punctuation(",")
         padding, tv, dim_map = cls._parse_view_tail(parser, len(tile))
         return (_int_array(tile), _int_array(strides), tv, _int_array(dim_map), StringAttr(padding))
@@ -515,18 +518,12 @@ class GatherScatterViewType(TileViewType):
     padding_attr: StringAttr
 
     @property
-    def tile_shape(self) -> tuple[int, ...]:
-        return _ints(self.tile_shape_attr)
-
-    @property
     def sparse_dim(self) -> int:
         return self.sparse_dim_attr.data
 
     def params_str(self) -> str:
-        s = "<tile=(" + "x".join(map(str, self.tile_shape)) + "), "
-        if self.padding_attr.data:
-            s += f"padding_value = {self.padding_attr.data}, "
-        return s + ct_type_str(self.tensor_view) + f", sparse_dim={self.sparse_dim}>"
+        return (self._tile_str() + self._padding_str() + ct_type_str(self.tensor_view)
+                + f", sparse_dim={self.sparse_dim}>")
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser):
@@ -544,17 +541,10 @@ class GatherScatterViewType(TileViewType):
 
     def verify(self) -> None:
         tile = self.tile_shape
-        if not tile:
-            raise VerifyException("0-dimension tile shape is not supported")
-        if len(tile) != len(self.tensor_view.shape):
-            raise VerifyException(f"expected tensor_view rank and tile rank to match, got tensor_view of rank "
-                                  f"{len(self.tensor_view.shape)} and tiles of rank {len(tile)}")
+        _verify_view_tile_rank(tile, self.tensor_view)
         if self.sparse_dim < 0 or self.sparse_dim >= len(tile):
             raise VerifyException(f"sparse_dim {self.sparse_dim} is out of range for a rank-{len(tile)} view")
         verify_tile_shape(tile, self.tensor_view.element_type)
-
-    def view_index_rank(self) -> int:
-        return len(self.tile_shape)
 
 
 VIEW_TYPES = (PartitionViewType, StridedViewType, GatherScatterViewType)

@@ -113,8 +113,22 @@ def _print_params(printer: Printer, syntax: Sequence[str], params: Sequence[Attr
                 print_dense_array(printer, kind.rstrip("?"), ints(value))
 
 
+class _SyntaxParamsType(ParametrizedAttribute, TypeAttribute):
+    """A type whose parameters are written ``<p0, p1, ...>`` as its ``SYNTAX`` says (see
+    :func:`_parse_params`)."""
+
+    SYNTAX: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        return _parse_params(parser, cls.SYNTAX)
+
+    def print_parameters(self, printer: Printer) -> None:
+        _print_params(printer, self.SYNTAX, self.parameters)
+
+
 @irdl_attr_definition
-class MemRefType(ParametrizedAttribute, TypeAttribute):
+class MemRefType(_SyntaxParamsType):
     """``!nv_tileaa.memref<T, array<i64: shape>, array<i64: strides>, index>``."""
 
     name = "nv_tileaa.memref"
@@ -128,13 +142,6 @@ class MemRefType(ParametrizedAttribute, TypeAttribute):
         super().__init__(element, int_array(shape), int_array(strides), index_type)
 
     SYNTAX: ClassVar[tuple[str, ...]] = ("type", "i64?", "i64?", "type")
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        return _parse_params(parser, cls.SYNTAX)
-
-    def print_parameters(self, printer: Printer) -> None:
-        _print_params(printer, self.SYNTAX, self.parameters)
 
     def get_shape(self) -> list[int]:
         return ints(self.shape)
@@ -159,7 +166,7 @@ class MemRefType(ParametrizedAttribute, TypeAttribute):
 
 
 @irdl_attr_definition
-class TiledViewType(ParametrizedAttribute, TypeAttribute):
+class TiledViewType(_SyntaxParamsType):
     """``!nv_tileaa.tiled_view<tile, step, order, memref>``: tile (i0, i1, ...) covers the
     elements from (i0*step[0], i1*step[1], ...) onwards, ``tile`` elements along each dimension;
     ``order`` lists the dimensions from fastest-varying in the tile program's traversal."""
@@ -177,13 +184,6 @@ class TiledViewType(ParametrizedAttribute, TypeAttribute):
         super().__init__(int_array(tile), int_array(step), int_array(order), memref)
 
     SYNTAX: ClassVar[tuple[str, ...]] = ("i32", "i32", "i32", "type")
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        return _parse_params(parser, cls.SYNTAX)
-
-    def print_parameters(self, printer: Printer) -> None:
-        _print_params(printer, self.SYNTAX, self.parameters)
 
     def tile_shape(self) -> list[int]:
         return ints(self.tile)
@@ -326,11 +326,11 @@ class BoundedAttr(ParametrizedAttribute):
 
 
 class _KeywordAttr(ParametrizedAttribute):
+    """An attribute holding one keyword out of ``KEYWORDS[name]``: ``#nv_tileaa.mem_semantic<weak>``."""
+
     @classmethod
     def keywords(cls) -> tuple[str, ...]:
         return KEYWORDS[cls.name]
-
-    """An attribute holding one keyword out of ``VALUES``: ``#nv_tileaa.mem_semantic<weak>``."""
 
     value: StringAttr
 

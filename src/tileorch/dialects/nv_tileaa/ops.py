@@ -186,42 +186,39 @@ class ReturnOp(IRDLOperation):
 # ----------------------------------------------------------------------------- program ids
 
 
+class _GridAxisOp(IRDLOperation):
+    """An ``i32`` of the launch grid along ``axis`` (0, 1 or 2)."""
+
+    axis = prop_def(IntegerAttr[IntegerType])
+    result = result_def(i32)
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def verify_(self) -> None:
+        if not 0 <= self.axis.value.data <= 2:
+            raise VerifyException(f"axis must be 0, 1 or 2, got {self.axis.value.data}")
+
+
 @irdl_op_definition
-class GetProgramIdOp(IRDLOperation):
+class GetProgramIdOp(_GridAxisOp):
     """Tile-block id along ``axis`` (0..2).  With a ``program_id`` operand it reads that id
     (the one a dynamic-persistent loop iteration works on) instead of the launch's block id."""
 
     name = "nv_tileaa.get_program_id"
     program_id = opt_operand_def(ProgramIdType)
-    axis = prop_def(IntegerAttr[IntegerType])
-    result = result_def(i32)
-    traits = traits_def(Pure())
-    irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "($program_id^)? attr-dict `:` type($result)"
 
     def __init__(self, axis: int, program_id: SSAValue | None = None):
         super().__init__(operands=[[program_id] if program_id is not None else []],
                          properties={"axis": IntegerAttr(axis, i32)}, result_types=[i32])
 
-    def verify_(self) -> None:
-        if not 0 <= self.axis.value.data <= 2:
-            raise VerifyException(f"axis must be 0, 1 or 2, got {self.axis.value.data}")
-
 
 @irdl_op_definition
-class GetNumProgramsOp(IRDLOperation):
+class GetNumProgramsOp(_GridAxisOp):
     """Number of tile blocks along ``axis`` in the launch grid."""
 
     name = "nv_tileaa.get_num_programs"
-    axis = prop_def(IntegerAttr[IntegerType])
-    result = result_def(i32)
-    traits = traits_def(Pure())
-    irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "attr-dict `:` type($result)"
-
-    def verify_(self) -> None:
-        if not 0 <= self.axis.value.data <= 2:
-            raise VerifyException(f"axis must be 0, 1 or 2, got {self.axis.value.data}")
 
 
 @irdl_op_definition
@@ -352,13 +349,19 @@ def _memref_of(t: Attribute) -> MemRefType | None:
     return t if isinstance(t, MemRefType) else None
 
 
-class _DimQuery(IRDLOperation):
+class _SourceToResult(IRDLOperation):
+    """A pure op from one value to another, written ``$source attr-dict : type($source) ->
+    type($result)`` (the subclass declares ``source``, ``result`` and its properties)."""
+
+    traits = traits_def(Pure())
+    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+
+
+class _DimQuery(_SourceToResult):
     source = operand_def(MemRefType | TiledViewType)
     index = prop_def(IntegerAttr[IntegerType])
     result = result_def(IntegerType | IndexType)
-    traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
     def __init__(self, source: SSAValue, index: int, result_type: Attribute = i64):
         super().__init__(operands=[source], properties={"index": IntegerAttr(index, i32)},
@@ -400,29 +403,38 @@ def _check_tile_access(view: TiledViewType, tile: Attribute, indices: Sequence[S
             raise VerifyException(f"tile indices must be integers, got {v.type}")
 
 
-class _TiledAccessProps:
-    pass
+class _TiledAccess(IRDLOperation):
+    """What ``tiled_load`` and ``tiled_store`` share, after the subclass's own operands,
+    properties and results (xDSL lists a subclass's fields before its bases'): the optional
+    token, the ordering and cost properties, the result token and the verifier."""
+
+    token = opt_operand_def(MemTokenType)
+    mem_semantic = opt_prop_def(MemSemanticAttr)
+    mem_scope = opt_prop_def(MemScopeAttr)
+    cost = opt_prop_def(IntegerAttr[IntegerType])
+    result_token = result_def(MemTokenType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
+
+    def _verify_access(self, tile: Attribute) -> None:
+        assert isinstance(self.view.type, TiledViewType)
+        _check_tile_access(self.view.type, tile, self.indices, self.name.split(".", 1)[1])
+        if self.in_bounds is not None and len(self.in_bounds.get_values()) != len(self.indices):
+            raise VerifyException("in_bounds needs one entry per dimension")
 
 
 @irdl_op_definition
-class TiledLoadOp(IRDLOperation):
+class TiledLoadOp(_TiledAccess):
     """Load tile (indices...) of a tiled view; out-of-bounds elements read ``padding_value``
     (zero by default).  ``allow_tma``: the tile may be fetched with a TMA tensor copy."""
 
     name = "nv_tileaa.tiled_load"
     view = operand_def(TiledViewType)
     indices = var_operand_def()
-    token = opt_operand_def(MemTokenType)
     allow_tma = opt_prop_def(BoolAttr)
     in_bounds = opt_prop_def(DenseArrayBase)
     padding_value = opt_prop_def(PaddingValueAttr)
-    mem_semantic = opt_prop_def(MemSemanticAttr)
-    mem_scope = opt_prop_def(MemScopeAttr)
-    cost = opt_prop_def(IntegerAttr[IntegerType])
     result = result_def(TensorType)
-    result_token = result_def(MemTokenType)
     traits = traits_def(MemoryReadEffect())
-    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
     assembly_format = "$view `[` $indices `]` (`token` $token^)? attr-dict `:` type($view) `[` type($indices) `]` `->` type($result)"
 
     def __init__(self, view: SSAValue, indices: Sequence[SSAValue], result: TensorType,
@@ -432,29 +444,20 @@ class TiledLoadOp(IRDLOperation):
                          result_types=[result, MemTokenType()])
 
     def verify_(self) -> None:
-        assert isinstance(self.view.type, TiledViewType)
-        _check_tile_access(self.view.type, self.result.type, self.indices, "tiled_load")
-        if self.in_bounds is not None and len(self.in_bounds.get_values()) != len(self.indices):
-            raise VerifyException("in_bounds needs one entry per dimension")
+        self._verify_access(self.result.type)
 
 
 @irdl_op_definition
-class TiledStoreOp(IRDLOperation):
+class TiledStoreOp(_TiledAccess):
     """Store ``tile`` as tile (indices...) of a tiled view (out-of-bounds elements are dropped)."""
 
     name = "nv_tileaa.tiled_store"
     view = operand_def(TiledViewType)
     tile = operand_def(TensorType)
     indices = var_operand_def()
-    token = opt_operand_def(MemTokenType)
     allow_tma = opt_prop_def(BoolAttr)
     in_bounds = opt_prop_def(DenseArrayBase)
-    mem_semantic = opt_prop_def(MemSemanticAttr)
-    mem_scope = opt_prop_def(MemScopeAttr)
-    cost = opt_prop_def(IntegerAttr[IntegerType])
-    result_token = result_def(MemTokenType)
     traits = traits_def(MemoryWriteEffect())
-    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
     assembly_format = "$tile `,` $view `[` $indices `]` (`token` $token^)? attr-dict `:` type($tile) `,` type($view) `[` type($indices) `]`"
 
     def __init__(self, view: SSAValue, tile: SSAValue, indices: Sequence[SSAValue],
@@ -464,10 +467,7 @@ class TiledStoreOp(IRDLOperation):
                          result_types=[MemTokenType()])
 
     def verify_(self) -> None:
-        assert isinstance(self.view.type, TiledViewType)
-        _check_tile_access(self.view.type, self.tile.type, self.indices, "tiled_store")
-        if self.in_bounds is not None and len(self.in_bounds.get_values()) != len(self.indices):
-            raise VerifyException("in_bounds needs one entry per dimension")
+        self._verify_access(self.tile.type)
 
 
 # ----------------------------------------------------------------------------- compute
@@ -542,16 +542,14 @@ class DotOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ExtractOp(IRDLOperation):
+class ExtractOp(_SourceToResult):
     """Element ``indices`` of a tile (all indices static)."""
 
     name = "nv_tileaa.extract"
     source = operand_def()
     indices = prop_def(DenseArrayBase)
     result = result_def()
-    traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
     def __init__(self, source: SSAValue, indices: Sequence[int], result_type: Attribute):
         super().__init__(operands=[source], properties={"indices": DenseArrayBase.from_list(i32, list(indices))},
@@ -603,13 +601,23 @@ class _ElementwiseOp(IRDLOperation):
             raise VerifyException(f"'{self.name}' expects {self.KIND} elements, got {self.result.type}")
 
 
+class _UnaryFloatOp(_ElementwiseOp):
+    """A float function of one operand."""
+
+    ARITY: ClassVar[int] = 1
+
+
+class _IntBinaryOp(_ElementwiseOp):
+    """Wrapping integer arithmetic on two operands."""
+
+    KIND: ClassVar[str] = "int"
+
+
 @irdl_op_definition
 class AddFOp(_ElementwiseOp):
     """Elementwise ``lhs + rhs``."""
 
     name = "nv_tileaa.addf"
-    ARITY: ClassVar[int] = 2
-    KIND: ClassVar[str] = "float"
 
 
 @irdl_op_definition
@@ -617,8 +625,6 @@ class SubFOp(_ElementwiseOp):
     """Elementwise ``lhs - rhs``."""
 
     name = "nv_tileaa.subf"
-    ARITY: ClassVar[int] = 2
-    KIND: ClassVar[str] = "float"
 
 
 @irdl_op_definition
@@ -626,8 +632,6 @@ class MulFOp(_ElementwiseOp):
     """Elementwise ``lhs * rhs``."""
 
     name = "nv_tileaa.mulf"
-    ARITY: ClassVar[int] = 2
-    KIND: ClassVar[str] = "float"
 
 
 @irdl_op_definition
@@ -635,8 +639,6 @@ class DivFOp(_ElementwiseOp):
     """Elementwise ``lhs / rhs``."""
 
     name = "nv_tileaa.divf"
-    ARITY: ClassVar[int] = 2
-    KIND: ClassVar[str] = "float"
 
 
 @irdl_op_definition
@@ -644,8 +646,6 @@ class MaxFOp(_ElementwiseOp):
     """Elementwise ``max(lhs, rhs)``."""
 
     name = "nv_tileaa.maxf"
-    ARITY: ClassVar[int] = 2
-    KIND: ClassVar[str] = "float"
 
 
 @irdl_op_definition
@@ -653,8 +653,6 @@ class MinFOp(_ElementwiseOp):
     """Elementwise ``min(lhs, rhs)``."""
 
     name = "nv_tileaa.minf"
-    ARITY: ClassVar[int] = 2
-    KIND: ClassVar[str] = "float"
 
 
 @irdl_op_definition
@@ -663,106 +661,83 @@ class FmaOp(_ElementwiseOp):
 
     name = "nv_tileaa.fma"
     ARITY: ClassVar[int] = 3
-    KIND: ClassVar[str] = "float"
 
 
 @irdl_op_definition
-class NegFOp(_ElementwiseOp):
+class NegFOp(_UnaryFloatOp):
     """Elementwise ``-x``."""
 
     name = "nv_tileaa.negf"
-    ARITY: ClassVar[int] = 1
-    KIND: ClassVar[str] = "float"
 
 
 @irdl_op_definition
-class ExpOp(_ElementwiseOp):
+class ExpOp(_UnaryFloatOp):
     """Elementwise ``e**x``."""
 
     name = "nv_tileaa.exp"
-    ARITY: ClassVar[int] = 1
-    KIND: ClassVar[str] = "float"
 
 
 @irdl_op_definition
-class Exp2Op(_ElementwiseOp):
+class Exp2Op(_UnaryFloatOp):
     """Elementwise ``2**x``."""
 
     name = "nv_tileaa.exp2"
-    ARITY: ClassVar[int] = 1
-    KIND: ClassVar[str] = "float"
 
 
 @irdl_op_definition
-class SqrtOp(_ElementwiseOp):
+class SqrtOp(_UnaryFloatOp):
     """Elementwise ``sqrt(x)``."""
 
     name = "nv_tileaa.sqrt"
-    ARITY: ClassVar[int] = 1
-    KIND: ClassVar[str] = "float"
 
 
 @irdl_op_definition
-class RsqrtOp(_ElementwiseOp):
+class RsqrtOp(_UnaryFloatOp):
     """Elementwise ``1/sqrt(x)``."""
 
     name = "nv_tileaa.rsqrt"
-    ARITY: ClassVar[int] = 1
-    KIND: ClassVar[str] = "float"
 
 
 @irdl_op_definition
-class TanhOp(_ElementwiseOp):
+class TanhOp(_UnaryFloatOp):
     """Elementwise ``tanh(x)``."""
 
     name = "nv_tileaa.tanh"
-    ARITY: ClassVar[int] = 1
-    KIND: ClassVar[str] = "float"
 
 
 @irdl_op_definition
-class LogOp(_ElementwiseOp):
+class LogOp(_UnaryFloatOp):
     """Elementwise natural logarithm ``ln(x)``."""
 
     name = "nv_tileaa.log"
-    ARITY: ClassVar[int] = 1
-    KIND: ClassVar[str] = "float"
 
 
 @irdl_op_definition
-class Log2Op(_ElementwiseOp):
+class Log2Op(_UnaryFloatOp):
     """Elementwise ``log2(x)``."""
 
     name = "nv_tileaa.log2"
-    ARITY: ClassVar[int] = 1
-    KIND: ClassVar[str] = "float"
 
 
 @irdl_op_definition
-class AddIOp(_ElementwiseOp):
+class AddIOp(_IntBinaryOp):
     """Elementwise ``lhs + rhs (wrapping)``."""
 
     name = "nv_tileaa.addi"
-    ARITY: ClassVar[int] = 2
-    KIND: ClassVar[str] = "int"
 
 
 @irdl_op_definition
-class SubIOp(_ElementwiseOp):
+class SubIOp(_IntBinaryOp):
     """Elementwise ``lhs - rhs (wrapping)``."""
 
     name = "nv_tileaa.subi"
-    ARITY: ClassVar[int] = 2
-    KIND: ClassVar[str] = "int"
 
 
 @irdl_op_definition
-class MulIOp(_ElementwiseOp):
+class MulIOp(_IntBinaryOp):
     """Elementwise ``lhs * rhs (wrapping)``."""
 
     name = "nv_tileaa.muli"
-    ARITY: ClassVar[int] = 2
-    KIND: ClassVar[str] = "int"
 
 
 @irdl_op_definition
@@ -770,8 +745,6 @@ class RemFOp(_ElementwiseOp):
     """Elementwise float remainder with the sign of ``lhs`` (C ``fmod``)."""
 
     name = "nv_tileaa.remf"
-    ARITY: ClassVar[int] = 2
-    KIND: ClassVar[str] = "float"
 
 
 ELEMENTWISE_OPS = (RemFOp, AddFOp, SubFOp, MulFOp, DivFOp, MaxFOp, MinFOp, FmaOp, NegFOp, ExpOp, Exp2Op, SqrtOp, RsqrtOp, TanhOp, LogOp, Log2Op, AddIOp, SubIOp,
@@ -779,16 +752,14 @@ ELEMENTWISE_OPS = (RemFOp, AddFOp, SubFOp, MulFOp, DivFOp, MaxFOp, MinFOp, FmaOp
 
 
 @irdl_op_definition
-class FpToFpOp(IRDLOperation):
+class FpToFpOp(_SourceToResult):
     """Convert float elements to another float type (same shape)."""
 
     name = "nv_tileaa.fp_to_fp"
     source = operand_def()
     rounding = opt_prop_def(RoundingModeAttr)
     result = result_def()
-    traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
     def __init__(self, source: SSAValue, result_type: Attribute):
         super().__init__(operands=[source], result_types=[result_type])
@@ -801,14 +772,12 @@ class FpToFpOp(IRDLOperation):
 
 
 @irdl_op_definition
-class SplatOp(IRDLOperation):
+class SplatOp(_SourceToResult):
     """A tile with every element equal to a scalar."""
 
     name = "nv_tileaa.splat"
     source = operand_def()
     result = result_def(TensorType)
-    traits = traits_def(Pure())
-    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
     def verify_(self) -> None:
         assert isinstance(self.result.type, TensorType)
@@ -839,46 +808,40 @@ def check_expand_dim(src: Attribute, res: Attribute, dim: int) -> None:
 
 
 @irdl_op_definition
-class BroadcastOp(IRDLOperation):
+class BroadcastOp(_SourceToResult):
     """Grow extent-1 dimensions of a tile to the result shape."""
 
     name = "nv_tileaa.broadcast"
     source = operand_def(TensorType)
     result = result_def(TensorType)
-    traits = traits_def(Pure())
-    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
     def verify_(self) -> None:
         check_broadcast(self.source.type, self.result.type)
 
 
 @irdl_op_definition
-class ExpandDimsOp(IRDLOperation):
+class ExpandDimsOp(_SourceToResult):
     """Insert an extent-1 dimension at ``dim``."""
 
     name = "nv_tileaa.expand_dims"
     source = operand_def(TensorType)
     dim = prop_def(IntegerAttr[IntegerType])
     result = result_def(TensorType)
-    traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
     def verify_(self) -> None:
         check_expand_dim(self.source.type, self.result.type, self.dim.value.data)
 
 
 @irdl_op_definition
-class ReshapeOp(IRDLOperation):
+class ReshapeOp(_SourceToResult):
     """The same elements in row-major order under another static shape (cuda_tile's ``reshape``:
     unit dimensions added or removed, dimensions split or merged)."""
 
     name = "nv_tileaa.reshape"
     source = operand_def(TensorType)
     result = result_def(TensorType)
-    traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
     def __init__(self, source: SSAValue, result_type: TensorType):
         super().__init__(operands=[source], result_types=[result_type])

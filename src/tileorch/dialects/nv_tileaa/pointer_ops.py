@@ -110,21 +110,28 @@ class OffsetOp(IRDLOperation):
         _same_shape(self, self.ptr, {"offset": self.offset})
 
 
+class _PlainAccess(IRDLOperation):
+    """What ``load`` and ``store`` share, after the subclass's own operands and results (xDSL
+    lists a subclass's fields before its bases'): the optional token, the optional ordering
+    properties (no semantic: ``weak``) and the result token."""
+
+    token = opt_operand_def(MemTokenType)
+    mem_semantic = opt_prop_def(MemSemanticAttr)
+    mem_scope = opt_prop_def(MemScopeAttr)
+    result_token = result_def(MemTokenType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
+
+
 @irdl_op_definition
-class LoadOp(IRDLOperation):
+class LoadOp(_PlainAccess):
     """Load the element each pointer points to (``other``, or zero, where ``mask`` is false)."""
 
     name = "nv_tileaa.load"
     ptr = operand_def()
     mask = opt_operand_def()
     other = opt_operand_def()
-    token = opt_operand_def(MemTokenType)
-    mem_semantic = opt_prop_def(MemSemanticAttr)
-    mem_scope = opt_prop_def(MemScopeAttr)
     result = result_def()
-    result_token = result_def(MemTokenType)
     traits = traits_def(MemoryReadEffect())
-    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
     assembly_format = ("$ptr (`mask` $mask^ `:` type($mask))? (`other` $other^ `:` type($other))? (`token` $token^)? attr-dict "
                        "`:` type($ptr) `->` type($result)")
 
@@ -150,19 +157,14 @@ class LoadOp(IRDLOperation):
 
 
 @irdl_op_definition
-class StoreOp(IRDLOperation):
+class StoreOp(_PlainAccess):
     """Store each element of ``value`` where its pointer points (not where ``mask`` is false)."""
 
     name = "nv_tileaa.store"
     ptr = operand_def()
     value = operand_def()
     mask = opt_operand_def()
-    token = opt_operand_def(MemTokenType)
-    mem_semantic = opt_prop_def(MemSemanticAttr)
-    mem_scope = opt_prop_def(MemScopeAttr)
-    result_token = result_def(MemTokenType)
     traits = traits_def(MemoryWriteEffect())
-    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
     assembly_format = ("$value `,` $ptr (`mask` $mask^ `:` type($mask))? (`token` $token^)? attr-dict "
                        "`:` type($value) `,` type($ptr)")
 
@@ -194,22 +196,45 @@ def _check_atomic_type(op: IRDLOperation, mode: str, t: Attribute) -> None:
         raise VerifyException(f"'{op.name}' {mode} takes elements of {what}, got {t}")
 
 
-@irdl_op_definition
-class AtomicRMWOp(IRDLOperation):
-    """Atomically ``*p = *p <mode> value`` at each pointer; returns the old values."""
+class _AtomicOp(IRDLOperation):
+    """What ``atomic_rmw`` and ``atomic_cas`` share: the operands after the subclass's own
+    (``value``, ``mask``, ``token``; xDSL lists a subclass's fields before its bases'), the
+    ordering properties, both results and the verifier (``_verify_values`` checks the values
+    against the pointee, ``atomic_mode`` names the operation for the element-type rule)."""
 
-    name = "nv_tileaa.atomic_rmw"
-    ptr = operand_def()
     value = operand_def()
     mask = opt_operand_def()
     token = opt_operand_def(MemTokenType)
-    rmw_mode = prop_def(RmwModeAttr)
     mem_semantic = prop_def(MemSemanticAttr)
     mem_scope = prop_def(MemScopeAttr)
     result = result_def()
     result_token = result_def(MemTokenType)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
     irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
+
+    @property
+    def atomic_mode(self) -> str:
+        raise NotImplementedError
+
+    def _verify_values(self, pointee: Attribute) -> None:
+        raise NotImplementedError
+
+    def verify_(self) -> None:
+        pointee = _pointee(self, self.ptr)
+        self._verify_values(pointee)
+        _same_shape(self, self.ptr, {"value": self.value, "mask": self.mask})
+        _check_mask(self, self.mask)
+        _check_order(self, _ORDERED)
+        _check_atomic_type(self, self.atomic_mode, pointee)
+
+
+@irdl_op_definition
+class AtomicRMWOp(_AtomicOp):
+    """Atomically ``*p = *p <mode> value`` at each pointer; returns the old values."""
+
+    name = "nv_tileaa.atomic_rmw"
+    ptr = operand_def()
+    rmw_mode = prop_def(RmwModeAttr)
     assembly_format = ("$ptr `,` $value (`mask` $mask^ `:` type($mask))? (`token` $token^)? attr-dict "
                        "`:` type($ptr) `,` type($value) `->` type($result)")
 
@@ -220,33 +245,23 @@ class AtomicRMWOp(IRDLOperation):
                                      "mem_scope": MemScopeAttr(scope)},
                          result_types=[value.type, MemTokenType()])
 
-    def verify_(self) -> None:
-        pointee = _pointee(self, self.ptr)
+    @property
+    def atomic_mode(self) -> str:
+        return self.rmw_mode.value.data
+
+    def _verify_values(self, pointee: Attribute) -> None:
         if _elem(self.value.type) != pointee or self.result.type != self.value.type:
             raise VerifyException(f"'{self.name}' through {self.ptr.type} takes and returns elements of type "
                                   f"{pointee}, got {self.value.type} -> {self.result.type}")
-        _same_shape(self, self.ptr, {"value": self.value, "mask": self.mask})
-        _check_mask(self, self.mask)
-        _check_order(self, _ORDERED)
-        _check_atomic_type(self, self.rmw_mode.value.data, pointee)
 
 
 @irdl_op_definition
-class AtomicCASOp(IRDLOperation):
+class AtomicCASOp(_AtomicOp):
     """Atomically ``if *p == cmp: *p = value`` at each pointer; returns the old values."""
 
     name = "nv_tileaa.atomic_cas"
     ptr = operand_def()
     cmp = operand_def()
-    value = operand_def()
-    mask = opt_operand_def()
-    token = opt_operand_def(MemTokenType)
-    mem_semantic = prop_def(MemSemanticAttr)
-    mem_scope = prop_def(MemScopeAttr)
-    result = result_def()
-    result_token = result_def(MemTokenType)
-    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
-    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
     assembly_format = ("$ptr `,` $cmp `,` $value (`mask` $mask^ `:` type($mask))? (`token` $token^)? attr-dict "
                        "`:` type($ptr) `,` type($cmp) `,` type($value) `->` type($result)")
 
@@ -256,16 +271,15 @@ class AtomicCASOp(IRDLOperation):
                          properties={"mem_semantic": MemSemanticAttr(semantic), "mem_scope": MemScopeAttr(scope)},
                          result_types=[value.type, MemTokenType()])
 
-    def verify_(self) -> None:
-        pointee = _pointee(self, self.ptr)
+    @property
+    def atomic_mode(self) -> str:
+        return "cas"
+
+    def _verify_values(self, pointee: Attribute) -> None:
         if _elem(self.value.type) != pointee or self.result.type != self.value.type \
                 or self.cmp.type != self.value.type:
             raise VerifyException(f"'{self.name}' through {self.ptr.type} compares, stores and returns elements "
                                   f"of type {pointee}, got {self.cmp.type}, {self.value.type} -> {self.result.type}")
-        _same_shape(self, self.ptr, {"value": self.value, "mask": self.mask})
-        _check_mask(self, self.mask)
-        _check_order(self, _ORDERED)
-        _check_atomic_type(self, "cas", pointee)
 
 
 POINTER_OPS = [OffsetOp, LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp]
