@@ -28,6 +28,9 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
+from tileorch.launchers.cutile_bound import bound, call_key, keep
+from tileorch.launchers.cutile_bound import clear as forget_bound
+
 ARCHS = {"sm_90a": (9, 0)}
 SCHEDULES = ("auto", "persistent", "streamk", "dp")
 BYTECODE_VERSION = "13.4"
@@ -394,13 +397,23 @@ def normalize_grid(grid: Any) -> tuple[int, int, int]:
     return tuple(grid) + (1,) * (3 - len(grid))  # type: ignore[return-value]
 
 
+_TORCH_STREAM_TYPES: set[type] = set()  # torch.cuda.Stream and ExternalStream, once seen
+
+
 def stream_handle(stream: Any) -> int:
     """The CUstream handle of ``stream``: an int, ``None`` (the legacy default stream), a torch or
     cupy stream, an object with ``__cuda_stream__`` or ``cuda_stream``, or a ``CUstream``."""
+    if type(stream) in _TORCH_STREAM_TYPES:  # their __cuda_stream__() is (0, cuda_stream)
+        return stream.cuda_stream
     if stream is None:
         return 0
     if isinstance(stream, int) and not isinstance(stream, bool):
         return stream
+    torch_cuda = sys.modules.get("torch.cuda")
+    if torch_cuda is not None and type(stream) in (getattr(torch_cuda, "Stream", None),
+                                                   getattr(torch_cuda, "ExternalStream", None)):
+        _TORCH_STREAM_TYPES.add(type(stream))
+        return stream.cuda_stream
     proto = getattr(stream, "__cuda_stream__", None)
     if proto is not None:
         return int(proto()[1])
@@ -553,7 +566,7 @@ def clear_caches() -> None:
     _bytecode.clear()
     _programs.clear()
     _prepared.clear()
-    _bound.clear()
+    forget_bound()
 
 
 def compiled(kernel: Any, arguments: list[Argument], arch: str, schedule: str, config: str = "") -> _Compiled:
@@ -866,7 +879,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     _prepared.move_to_end(key)
     prepared.launch(stream)
     if fast is not None and not b_reason:  # a K-major copy of B is made at each launch: not bound
-        _keep_bound(fast, prepared)
+        keep(fast, prepared.launch)
     if sync:
         check(api().cuStreamSynchronize(api().CUstream(stream)), "cuStreamSynchronize")
 
@@ -922,7 +935,7 @@ def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], gr
     runtime_launch(entry.image, grid3, (record["threads"], 1, 1), params, smem=int(record["smem"]), stream=stream,
                    wait=sync)
     if fast is not None:
-        _keep_bound(fast, _bound_launch(entry.image, grid3, (record["threads"], 1, 1), params, int(record["smem"])))
+        keep(fast, _bound_launch(entry.image, grid3, (record["threads"], 1, 1), params, int(record["smem"])))
 
 
 def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90a", schedule: str = "auto",
@@ -936,11 +949,11 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90
     the program's 128x128 tiles, docs/cuda-tile.md), ``"program"`` keeps the program's tiles.
     ``sync=True`` waits for the kernel (with the runtime's hang watchdog) instead of returning
     once it is queued."""
-    fast = None if sync else _launch_key(kernel, grid, args, arch, schedule, tiles)
+    fast = None if sync else call_key(kernel, grid, args, arch, schedule, tiles)
     if fast is not None:
-        bound = _bound.get(fast)
-        if bound is not None:
-            bound.launch(stream_handle(stream))
+        again = bound(fast)
+        if again is not None:
+            again(stream if type(stream) is int else stream_handle(stream))
             return
     _launch(stream, grid, kernel, args, arch, schedule, sync, tiles, fast)
 
@@ -1007,64 +1020,18 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
     runtime_launch(entry.image, grid3, (block, 1, 1), params, cluster=(cluster, 1, 1), smem=smem, stream=handle,
                    wait=sync)
     if fast is not None:
-        _keep_bound(fast, _bound_launch(entry.image, grid3, (block, 1, 1), params, smem, (cluster, 1, 1)))
+        keep(fast, _bound_launch(entry.image, grid3, (block, 1, 1), params, smem, (cluster, 1, 1)))
 
 
 # --------------------------------------------------------------------------- repeated launches
 
-_bound: OrderedDict = OrderedDict()
-_BOUND_MAX = 256
-
-
-def _arg_key(value: Any) -> Any:
-    """What decides a launch of ``value``: a Python scalar's type and value, a torch tensor's
-    pointer, shape, strides, dtype and device; None for anything else (no fast path)."""
-    t = type(value)
-    if t is int or t is float or t is bool:
-        return (t, value)
-    tensor_type = _torch_tensor_type()
-    if tensor_type is not None and t is tensor_type:
-        return (value.data_ptr(), value.shape, value.stride(), value.dtype, value.device)
-    cai = getattr(value, "__cuda_array_interface__", None)
-    if type(cai) is dict:
-        strides = cai.get("strides")
-        try:
-            return ("cai", cai["data"][0], tuple(cai["shape"]), tuple(strides) if strides is not None else None,
-                    cai["typestr"])
-        except (KeyError, TypeError, IndexError):
-            return None
-    return None
-
-
-def _launch_key(kernel: Any, grid: Any, args: Any, arch: str, schedule: str, tiles: str) -> tuple | None:
-    """The key of a launch whose bound form can be reused, or None (unhashable or unknown
-    arguments: the full path runs every time)."""
-    if type(args) is not tuple or not (type(grid) is tuple or type(grid) is int):
-        return None
-    keys = []
-    for a in args:
-        k = _arg_key(a)
-        if k is None:
-            return None
-        keys.append(k)
-    try:
-        key = (kernel, grid, arch, schedule, tiles, *keys)
-        hash(key)
-    except TypeError:
-        return None
-    return key
-
-
-def _keep_bound(key: tuple, bound: Any) -> None:
-    _bound[key] = bound
-    while len(_bound) > _BOUND_MAX:
-        _bound.popitem(last=False)
-
 
 def _bound_launch(kernel: Any, grid: Any, block: Any, params: list[bytes], smem: int, cluster: Any = 1) -> Any:
+    """The ``launch(stream)`` of a :class:`~tileorch.runtime.launch.BoundLaunch` of these (kept by
+    :func:`~tileorch.launchers.cutile_bound.keep`)."""
     from tileorch.runtime.launch import BoundLaunch
 
-    return BoundLaunch(kernel, grid, block, params, cluster=cluster, smem=smem)
+    return BoundLaunch(kernel, grid, block, params, cluster=cluster, smem=smem).launch
 
 
 __all__ = [
