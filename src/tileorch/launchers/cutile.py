@@ -922,7 +922,6 @@ def chained_tensor_maps(record: dict, arguments: list[Argument]) -> list[bytes]:
 
 def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], grid3: tuple[int, int, int],
                     stream: int, sync: bool, fast: tuple | None = None) -> None:
-    from tileorch.runtime.launch import launch as runtime_launch
     from tileorch.runtime.module import Module
 
     program = entry.program
@@ -932,10 +931,7 @@ def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], gr
         image = program.cubin if program.cubin is not None else program.ptx
         entry.image = Module(image, label=f"cuTile kernel {kernel_name(kernel)}").kernel(program.kernel)
     params = maps + pack_simt_arguments(arguments)
-    runtime_launch(entry.image, grid3, (record["threads"], 1, 1), params, smem=int(record["smem"]), stream=stream,
-                   wait=sync)
-    if fast is not None:
-        keep(fast, _bound_launch(entry.image, grid3, (record["threads"], 1, 1), params, int(record["smem"])))
+    _run(entry.image, grid3, (record["threads"], 1, 1), params, int(record["smem"]), (1, 1, 1), stream, sync, fast)
 
 
 def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90a", schedule: str = "auto",
@@ -995,7 +991,6 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
             _warn_slow_path(entry, kernel, f"{exc} [the SIMT path runs it]")
     else:
         _warn_slow_path(entry, kernel)  # a dot program the tier refused runs on the SIMT path
-    from tileorch.runtime.launch import launch as runtime_launch
     from tileorch.runtime.module import Module
 
     program = entry.program
@@ -1017,21 +1012,29 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
     if most:  # the reduction loop split over a cluster (cluster_split.py): clusters of `cluster` CTAs along x
         cluster = split_cluster_size(grid3[0] * grid3[1] * grid3[2], most, dev.sm_count)
         grid3 = (grid3[0] * cluster, grid3[1], grid3[2])
-    runtime_launch(entry.image, grid3, (block, 1, 1), params, cluster=(cluster, 1, 1), smem=smem, stream=handle,
-                   wait=sync)
-    if fast is not None:
-        keep(fast, _bound_launch(entry.image, grid3, (block, 1, 1), params, smem, (cluster, 1, 1)))
+    _run(entry.image, grid3, (block, 1, 1), params, smem, (cluster, 1, 1), handle, sync, fast)
 
 
 # --------------------------------------------------------------------------- repeated launches
 
 
-def _bound_launch(kernel: Any, grid: Any, block: Any, params: list[bytes], smem: int, cluster: Any = 1) -> Any:
-    """The ``launch(stream)`` of a :class:`~tileorch.runtime.launch.BoundLaunch` of these (kept by
-    :func:`~tileorch.launchers.cutile_bound.keep`)."""
+def _run(kernel: Any, grid: tuple, block: tuple, params: list[bytes], smem: int, cluster: tuple, stream: int,
+         sync: bool, fast: tuple | None) -> None:
+    """Launch ``kernel`` (a loaded :class:`~tileorch.runtime.module.Kernel`) with these parameter
+    bytes.  With ``fast`` (the call's key, never with ``sync``) through a
+    :class:`~tileorch.runtime.launch.BoundLaunch` that is kept under the key for the next equal
+    call (the parameters are packed once); otherwise through :func:`tileorch.runtime.launch.launch`
+    (``sync``: waited for, with the hang watchdog)."""
     from tileorch.runtime.launch import BoundLaunch
+    from tileorch.runtime.launch import launch as runtime_launch
 
-    return BoundLaunch(kernel, grid, block, params, cluster=cluster, smem=smem).launch
+    if fast is None:
+        runtime_launch(kernel, grid, block, params, cluster=cluster, smem=smem, stream=stream, wait=sync)
+        return
+    kernel.module.device.require_healthy()  # as runtime_launch does before preparing the kernel
+    again = BoundLaunch(kernel, grid, block, params, cluster=cluster, smem=smem).launch
+    again(stream)
+    keep(fast, again)
 
 
 __all__ = [
