@@ -215,11 +215,14 @@ def test_bad_arguments_name_the_argument(args, exc, words):
 def test_bad_grid_kernel_and_options():
     a = Dev(16, (4,), "<f4")
     good = (a, a, a, 1.0, 4)
-    for grid, exc in (((), TypeError), ((1, 2, 3, 4), TypeError), ((0,), ValueError), ((1.5,), TypeError)):
+    for grid, exc in (((), TypeError), ((1, 2, 3, 4), TypeError), ((0,), ValueError), ((1.5,), TypeError),
+                      (([1],), TypeError)):
         with pytest.raises(exc, match="grid"):
             rc.launch(0, grid, add, good)
     with pytest.raises(TypeError, match="decorated with @cuda.tile.kernel"):
         rc.launch(0, (1,), lambda a: a, (a,))
+    with pytest.raises(TypeError, match="decorated with @cuda.tile.kernel"):  # unhashable: no bound-launch key
+        rc.launch(0, (1,), [add], good)
     with pytest.raises(ValueError, match="schedule must be one of"):
         rc.launch(0, (1,), add, good, schedule="fast")
     with pytest.raises(ValueError, match="arch must be one of"):

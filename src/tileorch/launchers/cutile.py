@@ -28,7 +28,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from tileorch.launchers.cutile_bound import bound, call_key, keep
+from tileorch.launchers.cutile_bound import bound_launches, call_key, keep
 from tileorch.launchers.cutile_bound import clear as forget_bound
 
 ARCHS = {"sm_90a": (9, 0)}
@@ -945,12 +945,15 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90
     the program's 128x128 tiles, docs/cuda-tile.md), ``"program"`` keeps the program's tiles.
     ``sync=True`` waits for the kernel (with the runtime's hang watchdog) instead of returning
     once it is queued."""
+    # an earlier call with an equal key (cutile_bound.py) left its launch bound: enqueue it again
     fast = None if sync else call_key(kernel, grid, args, arch, schedule, tiles)
-    if fast is not None:
-        again = bound(fast)
-        if again is not None:
-            again(stream if type(stream) is int else stream_handle(stream))
-            return
+    try:
+        again = bound_launches.get(fast)
+    except TypeError:  # an unhashable grid or argument: the full path reports it
+        again = fast = None
+    if again is not None:
+        again(stream if type(stream) is int else stream_handle(stream))
+        return
     _launch(stream, grid, kernel, args, arch, schedule, sync, tiles, fast)
 
 

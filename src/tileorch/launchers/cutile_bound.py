@@ -14,7 +14,7 @@ and per argument
 The kernel variant (the signature: element types, ranks, the stride classes, alignment and
 aliasing of the arrays; the constants), the grid, block and cluster the launch uses and the
 parameter bytes are all functions of these facts, so a call with an equal key can re-enqueue
-the launch bound for the earlier one (:func:`bound`): a key can only be equal when the dtypes,
+the launch bound for the earlier one (:data:`bound_launches`): a key can only be equal when the dtypes,
 ranks, shapes, strides, pointers, devices, scalar types and values and the grid are.  Any other
 argument (a DLPack-only array, a list, a numpy scalar) gives no key, and such a call takes the
 full path every time (where the errors for wrong arguments are raised).
@@ -30,7 +30,8 @@ from typing import Any
 
 BOUND_MAX = 256  # launches kept bound; the oldest bound one is dropped first
 
-_bound: dict[tuple, Callable[[int], None]] = {}
+# the bound launches by key (each takes the stream handle); the caller looks a key up itself
+bound_launches: dict[tuple, Callable[[int], None]] = {}
 _tensor: Any = None  # torch.Tensor, once an argument was one (torch is never imported here)
 
 
@@ -81,25 +82,16 @@ def _array_key(a: Any, t: type) -> tuple | None:
         return None
 
 
-def bound(key: tuple) -> Callable[[int], None] | None:
-    """The launch bound under ``key`` (it takes the stream handle), or None; an unhashable key
-    (a grid or an argument holding a list, say) has none."""
-    try:
-        return _bound.get(key)
-    except TypeError:
-        return None
-
-
 def keep(key: tuple, launch: Callable[[int], None]) -> None:
     """Bind ``launch`` (a callable taking the stream handle that enqueues the same launch again)
     under ``key``; past :data:`BOUND_MAX` the oldest one is dropped."""
     try:
-        _bound[key] = launch
-    except TypeError:
+        bound_launches[key] = launch
+    except TypeError:  # an unhashable key is never looked up either
         return
-    while len(_bound) > BOUND_MAX:
-        del _bound[next(iter(_bound))]
+    while len(bound_launches) > BOUND_MAX:
+        del bound_launches[next(iter(bound_launches))]
 
 
 def clear() -> None:
-    _bound.clear()
+    bound_launches.clear()
