@@ -36,6 +36,8 @@ SCHEDULES = ("auto", "persistent", "streamk", "dp")
 BYTECODE_VERSION = "13.4"
 _INT32 = (-(1 << 31), (1 << 31) - 1)
 _INT64 = (-(1 << 63), (1 << 63) - 1)
+_SEQUENCES = (tuple, list)  # isinstance(x, tuple | list) builds the union at every call
+_PY_SCALARS = (bool, int, float)
 
 # element type names (cuTile's DType.name) by foreign spelling
 _TORCH_DTYPES = {
@@ -55,6 +57,9 @@ _ITEMSIZE = {"bool_": 1, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "float1
 
 
 def _require_cutile():
+    ct, compilation = sys.modules.get("cuda.tile"), sys.modules.get("cuda.tile.compilation")
+    if ct is not None and compilation is not None:  # imported (None: marked missing)
+        return ct, compilation
     try:
         import cuda.tile as ct
         from cuda.tile import compilation
@@ -97,10 +102,15 @@ class ArrayArg:
         return any(s == 0 and d > 1 for s, d in zip(self.strides, self.shape))
 
     def byte_range(self) -> tuple[int, int]:
-        if any(d == 0 for d in self.shape):
-            return self.ptr, self.ptr
-        lo = sum(min(0, (d - 1) * s) for d, s in zip(self.shape, self.strides))
-        hi = sum(max(0, (d - 1) * s) for d, s in zip(self.shape, self.strides))
+        """[first, past the last) byte the array addresses ((ptr, ptr) when it is empty)."""
+        lo = hi = 0  # the lowest and highest element offsets
+        for d, s in zip(self.shape, self.strides):
+            if d == 0:
+                return self.ptr, self.ptr
+            if s < 0:
+                lo += (d - 1) * s
+            else:
+                hi += (d - 1) * s
         return self.ptr + lo * self.itemsize, self.ptr + (hi + 1) * self.itemsize
 
     @property
@@ -248,6 +258,11 @@ def kernel_name(kernel: Any) -> str:
 
 def _assign_alias_groups(arrays: list[ArrayArg]) -> list[ArrayArg]:
     """Arrays whose byte ranges overlap share an alias group (cuTile assumes no aliasing otherwise)."""
+    ranges = [a.byte_range() for a in arrays]
+    overlapping = [(i, j) for i in range(len(arrays)) for j in range(i + 1, len(arrays))
+                   if ranges[i][0] < ranges[j][1] and ranges[j][0] < ranges[i][1]]
+    if not overlapping:
+        return list(arrays)
     parent = list(range(len(arrays)))
 
     def find(i: int) -> int:
@@ -256,12 +271,8 @@ def _assign_alias_groups(arrays: list[ArrayArg]) -> list[ArrayArg]:
             i = parent[i]
         return i
 
-    ranges = [a.byte_range() for a in arrays]
-    for i in range(len(arrays)):
-        for j in range(i + 1, len(arrays)):
-            (lo1, hi1), (lo2, hi2) = ranges[i], ranges[j]
-            if lo1 < hi2 and lo2 < hi1:
-                parent[find(i)] = find(j)
+    for i, j in overlapping:
+        parent[find(i)] = find(j)
     members: dict[int, list[int]] = {}
     for i in range(len(arrays)):
         members.setdefault(find(i), []).append(i)
@@ -277,21 +288,21 @@ def describe_arguments(kernel: Any, args: Any) -> list[Argument]:
     ct, _ = _require_cutile()
     names, annotations = _parameters(kernel)
     fname = kernel_name(kernel)
-    if not isinstance(args, tuple | list):
+    if not isinstance(args, _SEQUENCES):
         raise TypeError(f"kernel arguments must be a tuple, got {type(args).__name__}")
     if len(args) != len(names):
         raise TypeError(f"kernel '{fname}' takes {len(names)} arguments ({', '.join(names)}), got {len(args)}")
     out: list[Argument] = []
     for pos, (name, node, value) in enumerate(zip(names, annotations, args)):
         where = _where(name, pos)
-        if getattr(node, "KIND", "leaf") != "leaf" or isinstance(value, tuple | list):
+        if getattr(node, "KIND", "leaf") != "leaf" or isinstance(value, _SEQUENCES):
             raise TypeError(f"{where}: tuple and list parameters are not supported by tileorch.cutile.launch yet")
         if node.constant:
-            if _is_array(value) or not isinstance(value, bool | int | float):
+            if _is_array(value) or not isinstance(value, _PY_SCALARS):
                 raise TypeError(f"{where} is a ct.Constant parameter: it takes a Python bool, int or float, "
                                 f"got {type(value).__name__}")
             out.append(ConstantArg(pos, name, value))
-        elif isinstance(value, bool | int | float):
+        elif isinstance(value, _PY_SCALARS):
             if node.array is not None:
                 raise TypeError(f"{where} is annotated as an array, got a {type(value).__name__}")
             if isinstance(value, float):
@@ -389,7 +400,7 @@ def pack_simt_arguments(arguments: list[Argument]) -> list[bytes]:
 def normalize_grid(grid: Any) -> tuple[int, int, int]:
     if isinstance(grid, int) and not isinstance(grid, bool):
         grid = (grid,)
-    if (not isinstance(grid, tuple | list) or not 1 <= len(grid) <= 3
+    if (not isinstance(grid, _SEQUENCES) or not 1 <= len(grid) <= 3
             or not all(isinstance(g, int) and not isinstance(g, bool) for g in grid)):
         raise TypeError(f"grid must be a tuple of 1 to 3 ints, got {grid!r}")
     if any(g < 1 for g in grid):
