@@ -97,6 +97,19 @@ def test_positions_and_kinds_are_not_confused():
     assert key(t) != key(t, 1) and key() != key(1)
 
 
+def test_a_tensor_subclass_is_read_as_a_tensor():
+    """torch's ``__cuda_array_interface__`` raises RuntimeError for a tensor that requires grad
+    (an ``nn.Parameter``): a subclass is read through the tensor's accessors, never through it."""
+
+    class Parameter(FakeTensor):
+        @property
+        def __cuda_array_interface__(self):
+            raise RuntimeError("Can't get __cuda_array_interface__ on Variable that requires grad")
+
+    assert key(Parameter()) == key(Parameter()) != key(FakeTensor())
+    assert key(Parameter(ptr=0x7100)) != key(Parameter())
+
+
 def test_equal_facts_from_other_objects_give_the_same_key():
     """The key is a function of the facts, not of the objects: a new tensor at the same address
     (the allocator reusing memory) launches with the same bytes."""
