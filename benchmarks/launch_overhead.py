@@ -17,7 +17,11 @@ calls return at once (``tileorch.runtime.driver.use_api`` and a stand-in
 ``cuda.bindings.driver`` module) and torch CPU tensors that say they live on ``cuda:0``:
 what is measured is tileorch's own Python per call, the part that issue 22 asks to bring under
 torch's host time (12.6 us per ``torch.matmul`` on an H200 host).  Kernels are not compiled in
-this mode (the hot path never compiles).
+this mode (the hot path never compiles); without torch the GEMM part is skipped.
+
+``*_new_arrays``: each call passes arrays not seen in the last FRESH calls, so
+``tileorch.cutile.launch`` takes its full path (argument analysis, the compile caches, packing,
+binding) instead of re-enqueueing a bound launch.
 
 The JSON record (``--out``: ``launch_overhead.json``) holds the median, p10 and p90 microseconds
 per call of each measured function and shape.
@@ -26,6 +30,7 @@ per call of each measured function and shape.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import platform
@@ -36,6 +41,9 @@ import types
 from pathlib import Path
 
 SHAPES = [(256, 256, 256), (512, 1024, 512), (1024, 1024, 1024), (2048, 2048, 1024)]
+
+
+FRESH = 512  # argument tuples cycled through by the *_new_arrays measurements (more than the launcher keeps bound)
 
 
 def per_call_us(fn, calls: int, warmup: int = 20) -> dict:
@@ -223,6 +231,8 @@ def stub_cutile(calls: int) -> dict:
             x, y = Dev(0x7F0000000000, 1 << 20), Dev(0x7F0001000000, 1 << 20)
             args = (x, y, 2.0, 1024)
             out["simt_scale"] = per_call_us(lambda: rc.launch(0, (1024,), scale, args), calls)
+            fresh = itertools.cycle([(Dev(0x7E0000000000 + (i << 22), 1 << 20), y, 2.0, 1024) for i in range(FRESH)])
+            out["simt_scale_new_arrays"] = per_call_us(lambda: rc.launch(0, (1024,), scale, next(fresh)), calls)
     finally:
         frontend.compile_program = saved
         rc.clear_caches()
@@ -266,8 +276,17 @@ def gpu(calls: int) -> dict:
     args = (x, y, 2.0, 1024)
     out["cutile_launch"] = per_call_us(lambda: rc.launch(stream, (1024,), scale, args), calls)
     torch.cuda.synchronize()
+    # arrays not seen before at each call (FRESH inputs cycled): the launcher's full path
+    xs = torch.randn((FRESH, 1 << 20), device="cuda")
+    fresh = [(xs[i], y, 2.0, 1024) for i in range(FRESH)]
+    cycled = itertools.cycle(fresh)
+    out["cutile_launch_new_arrays"] = per_call_us(lambda: rc.launch(stream, (1024,), scale, next(cycled)), calls)
+    torch.cuda.synchronize()
     try:
         out["cuda_tile_launch"] = per_call_us(lambda: ct.launch(stream, (1024,), scale, args), calls)
+        torch.cuda.synchronize()
+        cycled = itertools.cycle(fresh)
+        out["cuda_tile_launch_new_arrays"] = per_call_us(lambda: ct.launch(stream, (1024,), scale, next(cycled)), calls)
     except Exception as exc:  # noqa: BLE001 - cuTile's own launcher may be unavailable
         out["cuda_tile_launch_skipped"] = f"{type(exc).__name__}: {exc}"
     torch.cuda.synchronize()
@@ -309,7 +328,11 @@ def main(argv=None) -> int:
     if mode == "gpu":
         record["gpu"] = gpu(args.calls)
     else:
-        record["stub"] = {"gemm": stub_gemm(args.calls)}
+        record["stub"] = {}
+        try:
+            record["stub"]["gemm"] = stub_gemm(args.calls)
+        except ImportError as exc:  # torch is not installed
+            record["stub"]["gemm_skipped"] = str(exc)
         try:
             record["stub"]["cutile_launch"] = stub_cutile(args.calls)
         except ImportError as exc:

@@ -215,11 +215,14 @@ def test_bad_arguments_name_the_argument(args, exc, words):
 def test_bad_grid_kernel_and_options():
     a = Dev(16, (4,), "<f4")
     good = (a, a, a, 1.0, 4)
-    for grid, exc in (((), TypeError), ((1, 2, 3, 4), TypeError), ((0,), ValueError), ((1.5,), TypeError)):
+    for grid, exc in (((), TypeError), ((1, 2, 3, 4), TypeError), ((0,), ValueError), ((1.5,), TypeError),
+                      (([1],), TypeError)):
         with pytest.raises(exc, match="grid"):
             rc.launch(0, grid, add, good)
     with pytest.raises(TypeError, match="decorated with @cuda.tile.kernel"):
         rc.launch(0, (1,), lambda a: a, (a,))
+    with pytest.raises(TypeError, match="decorated with @cuda.tile.kernel"):  # unhashable: no bound-launch key
+        rc.launch(0, (1,), [add], good)
     with pytest.raises(ValueError, match="schedule must be one of"):
         rc.launch(0, (1,), add, good, schedule="fast")
     with pytest.raises(ValueError, match="arch must be one of"):
@@ -557,3 +560,87 @@ def test_a_slower_path_is_a_performance_warning_once():
         warnings.simplefilter("always")
         rc._warn_slow_path(rc._Compiled(Quiet()), rows)
     assert got == []
+
+
+# --------------------------------------------------------------------------- bound launches are reused only for equal calls
+
+
+@pytest.fixture
+def stand_in_gpu(monkeypatch):
+    """The launch path against :class:`FakeDriver` and a ``compile_program`` stand-in that names
+    each compiled program ``k<n>`` (its parameter sizes read from the exported entry); records
+    the compiles and the argument descriptions (calls that took the full path)."""
+    import tileorch.driver as frontend
+    from tileorch.frontend.cuda_tile_bytecode import read_bytecode
+    from tileorch.runtime import device as rt_device
+    from tileorch.runtime.driver import use_api
+
+    drv = FakeDriver({})
+    drv.compiles, drv.described = [], []
+
+    def compile_program(data, name, arch="sm_90a", schedule="persistent", ptxas=True):
+        entry = read_bytecode(data).body.block.first_op.body.block.first_op
+        kernel = f"k{len(drv.compiles)}"
+        drv.compiles.append(entry.sym_name.data)
+        drv.params[kernel] = [8 if "ptr<" in str(t) or "64" in str(t) else 4 for t in entry.function_type.inputs.data]
+        return SimpleNamespace(kind="simt", ptx=f".version 8.0\n.visible .entry {kernel}()\n", cubin=None,
+                               kernel=kernel, threads=128, gemm_config=None, gemm_args=None)
+
+    describe = rc.describe_arguments
+    monkeypatch.setattr(rc, "describe_arguments", lambda k, a: drv.described.append(a) or describe(k, a))
+    monkeypatch.setattr(frontend, "compile_program", compile_program, raising=False)
+    monkeypatch.setenv("TILEORCH_CACHE", "0")
+    rc.clear_caches()
+    rt_device.forget_devices()
+    try:
+        with use_api(drv):
+            yield drv
+    finally:
+        rt_device.forget_devices()
+        rc.clear_caches()
+
+
+@needs_cutile
+def test_a_bound_launch_is_reused_only_for_the_same_arrays_and_grid(stand_in_gpu):
+    """After a launch of ``rows``, a call that changes one fact the kernel variant, the grid or
+    the parameter bytes depend on (dtype, strides class, alignment, rank, shape, grid) takes the
+    full path: it is described again, compiled again where the signature differs, and launched
+    with its own bytes (or fails as it would have the first time); the same call again is not."""
+    drv = stand_in_gpu
+    out = Dev(0x20000, (4, 6))
+
+    def run(x, grid=(4,)):
+        rc.launch(0, grid, rows, (8, x, out, 1.0))
+        return drv.launches[-1]
+
+    base = Dev(0x10000, (4, 6))  # float16, row-major
+    first = run(base)
+    assert run(Dev(0x10000, (4, 6))) == first and len(drv.described) == 1 and len(drv.compiles) == 1
+    assert run(Dev(0x10000, (4, 6), "<f4"))["fn"] == "k1"  # dtype
+    assert run(Dev(0x10000, (4, 6), strides=(2, 8)))["fn"] == "k2"  # column-major: another kernel variant
+    assert run(Dev(0x10002, (4, 6)))["fn"] == "k3"  # 2-byte aligned: another kernel variant
+    with pytest.raises(Exception, match="does not match the array rank 3"):  # rank: the program's load rejects it
+        run(Dev(0x10000, (2, 4, 6)))
+    narrow = run(Dev(0x10000, (4, 5)))  # shape: the same program, other bytes
+    assert narrow["fn"] == "k0" and narrow["params"][:5] == [u64(0x10000)] + i32(4, 5, 5, 1)
+    half = run(base, grid=(2,))
+    assert half["fn"] == "k0" and half["config"].gridDimX == 2 and first["config"].gridDimX == 4
+    assert len(drv.described) == 7 and len(drv.compiles) == 4
+    assert run(base) == first and run(base, grid=(2,)) == half and len(drv.described) == 7
+
+
+@needs_cutile
+def test_a_bound_launch_is_not_reused_for_a_tensor_on_another_device(stand_in_gpu, monkeypatch):
+    """A tensor with the same pointer, shape, strides and dtype on another device is not the
+    bound one: on the CPU it is refused as on a first call."""
+    drv = stand_in_gpu
+    monkeypatch.setitem(sys.modules, "torch", SimpleNamespace(Tensor=FakeTensor, __name__="torch"))
+    out = FakeTensor("torch.float16", (4, 6), (6, 1), 0x20000)
+    x = FakeTensor("torch.float16", (4, 6), (6, 1), 0x10000)
+    rc.launch(0, (4,), rows, (8, x, out, 1.0))
+    rc.launch(0, (4,), rows, (8, FakeTensor("torch.float16", (4, 6), (6, 1), 0x10000), out, 1.0))
+    assert len(drv.launches) == 2 and len(drv.described) == 1
+    with pytest.raises(TypeError, match=r"argument 1 \('x'\) is a torch tensor on cpu"):
+        rc.launch(0, (4,), rows, (8, FakeTensor("torch.float16", (4, 6), (6, 1), 0x10000, "cpu"), out, 1.0))
+    rc.launch(0, (4,), rows, (8, FakeTensor("torch.float16", (4, 6), (6, 1), 0x10000, "cuda:1"), out, 1.0))
+    assert len(drv.launches) == 3 and len(drv.described) == 3

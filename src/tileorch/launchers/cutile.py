@@ -28,11 +28,16 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
+from tileorch.launchers.cutile_bound import bound_launches, call_key, keep
+from tileorch.launchers.cutile_bound import clear as forget_bound
+
 ARCHS = {"sm_90a": (9, 0)}
 SCHEDULES = ("auto", "persistent", "streamk", "dp")
 BYTECODE_VERSION = "13.4"
 _INT32 = (-(1 << 31), (1 << 31) - 1)
 _INT64 = (-(1 << 63), (1 << 63) - 1)
+_SEQUENCES = (tuple, list)  # isinstance(x, tuple | list) builds the union at every call
+_PY_SCALARS = (bool, int, float)
 
 # element type names (cuTile's DType.name) by foreign spelling
 _TORCH_DTYPES = {
@@ -52,6 +57,9 @@ _ITEMSIZE = {"bool_": 1, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "float1
 
 
 def _require_cutile():
+    ct, compilation = sys.modules.get("cuda.tile"), sys.modules.get("cuda.tile.compilation")
+    if ct is not None and compilation is not None:  # imported (None: marked missing)
+        return ct, compilation
     try:
         import cuda.tile as ct
         from cuda.tile import compilation
@@ -94,10 +102,15 @@ class ArrayArg:
         return any(s == 0 and d > 1 for s, d in zip(self.strides, self.shape))
 
     def byte_range(self) -> tuple[int, int]:
-        if any(d == 0 for d in self.shape):
-            return self.ptr, self.ptr
-        lo = sum(min(0, (d - 1) * s) for d, s in zip(self.shape, self.strides))
-        hi = sum(max(0, (d - 1) * s) for d, s in zip(self.shape, self.strides))
+        """[first, past the last) byte the array addresses ((ptr, ptr) when it is empty)."""
+        lo = hi = 0  # the lowest and highest element offsets
+        for d, s in zip(self.shape, self.strides):
+            if d == 0:
+                return self.ptr, self.ptr
+            if s < 0:
+                lo += (d - 1) * s
+            else:
+                hi += (d - 1) * s
         return self.ptr + lo * self.itemsize, self.ptr + (hi + 1) * self.itemsize
 
     @property
@@ -245,6 +258,11 @@ def kernel_name(kernel: Any) -> str:
 
 def _assign_alias_groups(arrays: list[ArrayArg]) -> list[ArrayArg]:
     """Arrays whose byte ranges overlap share an alias group (cuTile assumes no aliasing otherwise)."""
+    ranges = [a.byte_range() for a in arrays]
+    overlapping = [(i, j) for i in range(len(arrays)) for j in range(i + 1, len(arrays))
+                   if ranges[i][0] < ranges[j][1] and ranges[j][0] < ranges[i][1]]
+    if not overlapping:
+        return list(arrays)
     parent = list(range(len(arrays)))
 
     def find(i: int) -> int:
@@ -253,12 +271,8 @@ def _assign_alias_groups(arrays: list[ArrayArg]) -> list[ArrayArg]:
             i = parent[i]
         return i
 
-    ranges = [a.byte_range() for a in arrays]
-    for i in range(len(arrays)):
-        for j in range(i + 1, len(arrays)):
-            (lo1, hi1), (lo2, hi2) = ranges[i], ranges[j]
-            if lo1 < hi2 and lo2 < hi1:
-                parent[find(i)] = find(j)
+    for i, j in overlapping:
+        parent[find(i)] = find(j)
     members: dict[int, list[int]] = {}
     for i in range(len(arrays)):
         members.setdefault(find(i), []).append(i)
@@ -274,21 +288,21 @@ def describe_arguments(kernel: Any, args: Any) -> list[Argument]:
     ct, _ = _require_cutile()
     names, annotations = _parameters(kernel)
     fname = kernel_name(kernel)
-    if not isinstance(args, tuple | list):
+    if not isinstance(args, _SEQUENCES):
         raise TypeError(f"kernel arguments must be a tuple, got {type(args).__name__}")
     if len(args) != len(names):
         raise TypeError(f"kernel '{fname}' takes {len(names)} arguments ({', '.join(names)}), got {len(args)}")
     out: list[Argument] = []
     for pos, (name, node, value) in enumerate(zip(names, annotations, args)):
         where = _where(name, pos)
-        if getattr(node, "KIND", "leaf") != "leaf" or isinstance(value, tuple | list):
+        if getattr(node, "KIND", "leaf") != "leaf" or isinstance(value, _SEQUENCES):
             raise TypeError(f"{where}: tuple and list parameters are not supported by tileorch.cutile.launch yet")
         if node.constant:
-            if _is_array(value) or not isinstance(value, bool | int | float):
+            if _is_array(value) or not isinstance(value, _PY_SCALARS):
                 raise TypeError(f"{where} is a ct.Constant parameter: it takes a Python bool, int or float, "
                                 f"got {type(value).__name__}")
             out.append(ConstantArg(pos, name, value))
-        elif isinstance(value, bool | int | float):
+        elif isinstance(value, _PY_SCALARS):
             if node.array is not None:
                 raise TypeError(f"{where} is annotated as an array, got a {type(value).__name__}")
             if isinstance(value, float):
@@ -386,7 +400,7 @@ def pack_simt_arguments(arguments: list[Argument]) -> list[bytes]:
 def normalize_grid(grid: Any) -> tuple[int, int, int]:
     if isinstance(grid, int) and not isinstance(grid, bool):
         grid = (grid,)
-    if (not isinstance(grid, tuple | list) or not 1 <= len(grid) <= 3
+    if (not isinstance(grid, _SEQUENCES) or not 1 <= len(grid) <= 3
             or not all(isinstance(g, int) and not isinstance(g, bool) for g in grid)):
         raise TypeError(f"grid must be a tuple of 1 to 3 ints, got {grid!r}")
     if any(g < 1 for g in grid):
@@ -394,13 +408,23 @@ def normalize_grid(grid: Any) -> tuple[int, int, int]:
     return tuple(grid) + (1,) * (3 - len(grid))  # type: ignore[return-value]
 
 
+_TORCH_STREAM_TYPES: set[type] = set()  # torch.cuda.Stream and ExternalStream, once seen
+
+
 def stream_handle(stream: Any) -> int:
     """The CUstream handle of ``stream``: an int, ``None`` (the legacy default stream), a torch or
     cupy stream, an object with ``__cuda_stream__`` or ``cuda_stream``, or a ``CUstream``."""
+    if type(stream) in _TORCH_STREAM_TYPES:  # their __cuda_stream__() is (0, cuda_stream)
+        return stream.cuda_stream
     if stream is None:
         return 0
     if isinstance(stream, int) and not isinstance(stream, bool):
         return stream
+    torch_cuda = sys.modules.get("torch.cuda")
+    if torch_cuda is not None and type(stream) in (getattr(torch_cuda, "Stream", None),
+                                                   getattr(torch_cuda, "ExternalStream", None)):
+        _TORCH_STREAM_TYPES.add(type(stream))
+        return stream.cuda_stream
     proto = getattr(stream, "__cuda_stream__", None)
     if proto is not None:
         return int(proto()[1])
@@ -553,7 +577,7 @@ def clear_caches() -> None:
     _bytecode.clear()
     _programs.clear()
     _prepared.clear()
-    _bound.clear()
+    forget_bound()
 
 
 def compiled(kernel: Any, arguments: list[Argument], arch: str, schedule: str, config: str = "") -> _Compiled:
@@ -866,7 +890,7 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     _prepared.move_to_end(key)
     prepared.launch(stream)
     if fast is not None and not b_reason:  # a K-major copy of B is made at each launch: not bound
-        _keep_bound(fast, prepared)
+        keep(fast, prepared.launch)
     if sync:
         check(api().cuStreamSynchronize(api().CUstream(stream)), "cuStreamSynchronize")
 
@@ -909,7 +933,6 @@ def chained_tensor_maps(record: dict, arguments: list[Argument]) -> list[bytes]:
 
 def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], grid3: tuple[int, int, int],
                     stream: int, sync: bool, fast: tuple | None = None) -> None:
-    from tileorch.runtime.launch import launch as runtime_launch
     from tileorch.runtime.module import Module
 
     program = entry.program
@@ -919,10 +942,7 @@ def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], gr
         image = program.cubin if program.cubin is not None else program.ptx
         entry.image = Module(image, label=f"cuTile kernel {kernel_name(kernel)}").kernel(program.kernel)
     params = maps + pack_simt_arguments(arguments)
-    runtime_launch(entry.image, grid3, (record["threads"], 1, 1), params, smem=int(record["smem"]), stream=stream,
-                   wait=sync)
-    if fast is not None:
-        _keep_bound(fast, _bound_launch(entry.image, grid3, (record["threads"], 1, 1), params, int(record["smem"])))
+    _run(entry.image, grid3, (record["threads"], 1, 1), params, int(record["smem"]), (1, 1, 1), stream, sync, fast)
 
 
 def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90a", schedule: str = "auto",
@@ -936,12 +956,15 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90
     the program's 128x128 tiles, docs/cuda-tile.md), ``"program"`` keeps the program's tiles.
     ``sync=True`` waits for the kernel (with the runtime's hang watchdog) instead of returning
     once it is queued."""
-    fast = None if sync else _launch_key(kernel, grid, args, arch, schedule, tiles)
-    if fast is not None:
-        bound = _bound.get(fast)
-        if bound is not None:
-            bound.launch(stream_handle(stream))
-            return
+    # an earlier call with an equal key (cutile_bound.py) left its launch bound: enqueue it again
+    fast = None if sync else call_key(kernel, grid, args, arch, schedule, tiles)
+    try:
+        again = bound_launches.get(fast)
+    except TypeError:  # an unhashable grid or argument: the full path reports it
+        again = fast = None
+    if again is not None:
+        again(stream if type(stream) is int else stream_handle(stream))
+        return
     _launch(stream, grid, kernel, args, arch, schedule, sync, tiles, fast)
 
 
@@ -982,7 +1005,6 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
             _warn_slow_path(entry, kernel, f"{exc} [the SIMT path runs it]")
     else:
         _warn_slow_path(entry, kernel)  # a dot program the tier refused runs on the SIMT path
-    from tileorch.runtime.launch import launch as runtime_launch
     from tileorch.runtime.module import Module
 
     program = entry.program
@@ -1004,67 +1026,29 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
     if most:  # the reduction loop split over a cluster (cluster_split.py): clusters of `cluster` CTAs along x
         cluster = split_cluster_size(grid3[0] * grid3[1] * grid3[2], most, dev.sm_count)
         grid3 = (grid3[0] * cluster, grid3[1], grid3[2])
-    runtime_launch(entry.image, grid3, (block, 1, 1), params, cluster=(cluster, 1, 1), smem=smem, stream=handle,
-                   wait=sync)
-    if fast is not None:
-        _keep_bound(fast, _bound_launch(entry.image, grid3, (block, 1, 1), params, smem, (cluster, 1, 1)))
+    _run(entry.image, grid3, (block, 1, 1), params, smem, (cluster, 1, 1), handle, sync, fast)
 
 
 # --------------------------------------------------------------------------- repeated launches
 
-_bound: OrderedDict = OrderedDict()
-_BOUND_MAX = 256
 
-
-def _arg_key(value: Any) -> Any:
-    """What decides a launch of ``value``: a Python scalar's type and value, a torch tensor's
-    pointer, shape, strides, dtype and device; None for anything else (no fast path)."""
-    t = type(value)
-    if t is int or t is float or t is bool:
-        return (t, value)
-    tensor_type = _torch_tensor_type()
-    if tensor_type is not None and t is tensor_type:
-        return (value.data_ptr(), value.shape, value.stride(), value.dtype, value.device)
-    cai = getattr(value, "__cuda_array_interface__", None)
-    if type(cai) is dict:
-        strides = cai.get("strides")
-        try:
-            return ("cai", cai["data"][0], tuple(cai["shape"]), tuple(strides) if strides is not None else None,
-                    cai["typestr"])
-        except (KeyError, TypeError, IndexError):
-            return None
-    return None
-
-
-def _launch_key(kernel: Any, grid: Any, args: Any, arch: str, schedule: str, tiles: str) -> tuple | None:
-    """The key of a launch whose bound form can be reused, or None (unhashable or unknown
-    arguments: the full path runs every time)."""
-    if type(args) is not tuple or not (type(grid) is tuple or type(grid) is int):
-        return None
-    keys = []
-    for a in args:
-        k = _arg_key(a)
-        if k is None:
-            return None
-        keys.append(k)
-    try:
-        key = (kernel, grid, arch, schedule, tiles, *keys)
-        hash(key)
-    except TypeError:
-        return None
-    return key
-
-
-def _keep_bound(key: tuple, bound: Any) -> None:
-    _bound[key] = bound
-    while len(_bound) > _BOUND_MAX:
-        _bound.popitem(last=False)
-
-
-def _bound_launch(kernel: Any, grid: Any, block: Any, params: list[bytes], smem: int, cluster: Any = 1) -> Any:
+def _run(kernel: Any, grid: tuple, block: tuple, params: list[bytes], smem: int, cluster: tuple, stream: int,
+         sync: bool, fast: tuple | None) -> None:
+    """Launch ``kernel`` (a loaded :class:`~tileorch.runtime.module.Kernel`) with these parameter
+    bytes.  With ``fast`` (the call's key, never with ``sync``) through a
+    :class:`~tileorch.runtime.launch.BoundLaunch` that is kept under the key for the next equal
+    call (the parameters are packed once); otherwise through :func:`tileorch.runtime.launch.launch`
+    (``sync``: waited for, with the hang watchdog)."""
     from tileorch.runtime.launch import BoundLaunch
+    from tileorch.runtime.launch import launch as runtime_launch
 
-    return BoundLaunch(kernel, grid, block, params, cluster=cluster, smem=smem)
+    if fast is None:
+        runtime_launch(kernel, grid, block, params, cluster=cluster, smem=smem, stream=stream, wait=sync)
+        return
+    kernel.module.device.require_healthy()  # as runtime_launch does before preparing the kernel
+    again = BoundLaunch(kernel, grid, block, params, cluster=cluster, smem=smem).launch
+    again(stream)
+    keep(fast, again)
 
 
 __all__ = [

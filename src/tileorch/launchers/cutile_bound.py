@@ -1,0 +1,97 @@
+"""Repeated ``tileorch.cutile.launch`` calls: the key of a call and the launches kept bound under it.
+
+:func:`call_key` reads, in one pass and without building any argument description, what the
+full launch path derives everything from: the kernel object, the grid and the options as given,
+and per argument
+
+* a torch tensor: its data pointer, shape, strides, dtype and device (a tensor of a subclass
+  likewise; its class is part of the key),
+* an object with ``__cuda_array_interface__``: the pointer, shape, strides (``None`` when
+  contiguous) and typestr of that interface,
+* a Python ``int``, ``bool`` or ``float``: its type and value (a float zero with its sign:
+  ``0.0 == -0.0`` but their parameter bytes differ).
+
+The kernel variant (the signature: element types, ranks, the stride classes, alignment and
+aliasing of the arrays; the constants), the grid, block and cluster the launch uses and the
+parameter bytes are all functions of these facts, so a call with an equal key can re-enqueue
+the launch bound for the earlier one (:data:`bound_launches`): a key can only be equal when the dtypes,
+ranks, shapes, strides, pointers, devices, scalar types and values and the grid are.  Any other
+argument (a DLPack-only array, a list, a numpy scalar) gives no key, and such a call takes the
+full path every time (where the errors for wrong arguments are raised).
+
+Nothing here touches the GPU or imports torch.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+BOUND_MAX = 256  # launches kept bound; the oldest bound one is dropped first
+
+# the bound launches by key (each takes the stream handle); the caller looks a key up itself
+bound_launches: dict[tuple, Callable[[int], None]] = {}
+_tensor: Any = None  # torch.Tensor, once an argument was one (torch is never imported here)
+
+
+def call_key(kernel: Any, grid: Any, args: Any, arch: str, schedule: str, tiles: str) -> tuple | None:
+    """The key of a ``launch(stream, grid, kernel, args, ...)`` call (the stream is not part of
+    it), or None when an argument is of a kind the key does not read (see the module's doc).
+
+    Per argument a tag, then its facts: the tag (the argument's class, or ``"cai"``) fixes how
+    many facts follow, so equal keys come from arguments of the same kinds with equal facts."""
+    if type(args) is not tuple or (type(grid) is not tuple and type(grid) is not int):
+        return None
+    key = [kernel, grid, arch, schedule, tiles]
+    tensor = _tensor
+    for a in args:
+        t = type(a)
+        if t is tensor:
+            key += (t, a.data_ptr(), a.shape, a.stride(), a.dtype, a.device)
+        elif t is float:
+            key += (t, a if a else str(a))  # keeps the sign of a zero
+        elif t is int or t is bool:
+            key += (t, a)
+        else:
+            other = _array_key(a, t)
+            if other is None:
+                return None
+            key += other
+    return tuple(key)
+
+
+def _array_key(a: Any, t: type) -> tuple | None:
+    """:func:`call_key`'s tag and facts of an argument that is no Python scalar nor, as far as
+    :data:`_tensor` knows, a torch tensor (the first tensor passed sets :data:`_tensor`)."""
+    global _tensor
+    torch = sys.modules.get("torch")
+    tensor = getattr(torch, "Tensor", None) if torch is not None else None
+    if tensor is not None and isinstance(a, tensor):  # read as the full path reads a torch tensor
+        if t is tensor:
+            _tensor = tensor
+        return (t, a.data_ptr(), a.shape, a.stride(), a.dtype, a.device)
+    cai = getattr(a, "__cuda_array_interface__", None)
+    if type(cai) is not dict:
+        return None
+    try:
+        strides = cai.get("strides")
+        return ("cai", cai["data"][0], tuple(cai["shape"]), None if strides is None else tuple(strides),
+                cai["typestr"])
+    except (KeyError, TypeError, IndexError):
+        return None
+
+
+def keep(key: tuple, launch: Callable[[int], None]) -> None:
+    """Bind ``launch`` (a callable taking the stream handle that enqueues the same launch again)
+    under ``key``; past :data:`BOUND_MAX` the oldest one is dropped."""
+    try:
+        bound_launches[key] = launch
+    except TypeError:  # an unhashable key is never looked up either
+        return
+    while len(bound_launches) > BOUND_MAX:
+        del bound_launches[next(iter(bound_launches))]
+
+
+def clear() -> None:
+    bound_launches.clear()

@@ -1,0 +1,147 @@
+"""The key under which ``tileorch.cutile.launch`` keeps a launch bound
+(:func:`tileorch.launchers.cutile_bound.call_key`): every fact the full launch path derives the
+kernel variant, the grid and the parameter bytes from must tell two calls apart (dtype, rank,
+shape, strides, pointer, device, scalar type and value, grid, kernel, options); equal facts from
+other objects give the same key; arguments the key cannot read give none.  No GPU, no cuTile."""
+
+from __future__ import annotations
+
+import sys
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from tileorch.launchers import cutile_bound as cb
+
+
+class FakeTensor:
+    """What the key reads of a torch tensor."""
+
+    def __init__(self, dtype="torch.float16", shape=(4, 6), strides=(6, 1), ptr=0x7000, device="cuda:0"):
+        self.dtype, self.shape, self._strides, self._ptr, self.device = dtype, shape, strides, ptr, device
+
+    def stride(self):
+        return self._strides
+
+    def data_ptr(self):
+        return self._ptr
+
+
+class SubTensor(FakeTensor):
+    """A tensor subclass (torch.nn.Parameter, say)."""
+
+
+class Dev:
+    def __init__(self, ptr=0x9000, shape=(8,), typestr="<f4", strides=None):
+        self.__cuda_array_interface__ = {"data": (ptr, False), "shape": shape, "typestr": typestr,
+                                         "strides": strides, "version": 3}
+
+
+@pytest.fixture(autouse=True)
+def fake_torch(monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", SimpleNamespace(Tensor=FakeTensor, __name__="torch"))
+    monkeypatch.setattr(cb, "_tensor", None)
+    cb.clear()
+    yield
+    cb.clear()
+
+
+KERNEL = object()
+
+
+def key(*args, grid=(4,), kernel=KERNEL, arch="sm_90a", schedule="auto", tiles="auto"):
+    return cb.call_key(kernel, grid, args, arch, schedule, tiles)
+
+
+
+def call(t=None, d=None, alpha=2.0, n=16, **options):
+    return key(FakeTensor(**(t or {})), Dev(**(d or {})), alpha, n, **options)
+
+
+@pytest.mark.parametrize("change", [
+    dict(t=dict(dtype="torch.bfloat16")),  # dtype
+    dict(d=dict(typestr="<f2")),
+    dict(t=dict(shape=(4, 6, 1), strides=(6, 1, 1))),  # rank
+    dict(d=dict(shape=(8, 1))),
+    dict(t=dict(shape=(4, 7), strides=(7, 1))),  # shape (and the grid/config it selects)
+    dict(d=dict(shape=(9,))),
+    dict(t=dict(strides=(1, 4))),  # strides class: column-major, the same extents
+    dict(t=dict(strides=(12, 2))),
+    dict(d=dict(strides=(8,))),
+    dict(d=dict(strides=(-4,))),
+    dict(t=dict(ptr=0x7002)),  # pointer (alignment, aliasing, the parameter bytes)
+    dict(d=dict(ptr=0x9004)),
+    dict(t=dict(device="cuda:1")),  # device
+    dict(t=dict(device="cpu")),
+    dict(alpha=3.0), dict(alpha=2), dict(n=17), dict(n=16.0), dict(n=True),  # scalar value and type
+    dict(grid=(8,)), dict(grid=(4, 2)), dict(kernel=object()),
+    dict(arch="sm_100a"), dict(schedule="streamk"), dict(tiles="program"),
+])
+def test_every_fact_of_the_call_is_in_the_key(change):
+    assert call() == call() is not None
+    assert call(**change) != call()
+
+
+def test_a_float_zero_keeps_its_sign():
+    """``0.0 == -0.0`` (and their hashes agree) but a kernel sees other parameter bytes."""
+    assert key(0.0) != key(-0.0) and key(0.0) == key(0.0) and key(1.5) == key(1.5)
+    assert key(1) != key(True) and key(0) != key(False) and key(1) != key(1.0)
+
+
+def test_positions_and_kinds_are_not_confused():
+    t = FakeTensor()
+    assert key(t, 1) != key(1, t)
+    assert key(SubTensor()) != key(FakeTensor())  # the class is part of a tensor's key
+    assert key(Dev(), 1) != key(1, Dev()) and key(2, 1) != key(1, 2)
+    assert key(t) != key(t, 1) and key() != key(1)
+
+
+def test_a_tensor_subclass_is_read_as_a_tensor():
+    """torch's ``__cuda_array_interface__`` raises RuntimeError for a tensor that requires grad
+    (an ``nn.Parameter``): a subclass is read through the tensor's accessors, never through it."""
+
+    class Parameter(FakeTensor):
+        @property
+        def __cuda_array_interface__(self):
+            raise RuntimeError("Can't get __cuda_array_interface__ on Variable that requires grad")
+
+    assert key(Parameter()) == key(Parameter()) != key(FakeTensor())
+    assert key(Parameter(ptr=0x7100)) != key(Parameter())
+
+
+def test_equal_facts_from_other_objects_give_the_same_key():
+    """The key is a function of the facts, not of the objects: a new tensor at the same address
+    (the allocator reusing memory) launches with the same bytes."""
+    first = key(FakeTensor(), Dev(), 2.0, 16)  # reads the tensor through the subclass-aware path
+    assert cb._tensor is FakeTensor
+    assert key(FakeTensor(), Dev(), 2.0, 16) == first  # ... and now through the exact-type one
+    assert key(SubTensor(), 1) == key(SubTensor(), 1)
+
+
+@pytest.mark.parametrize("args", [
+    ([1, 2],), (np.float32(1.0),), (object(),), (SimpleNamespace(__dlpack__=lambda: None),),
+    (SimpleNamespace(__cuda_array_interface__={"shape": (3,)}),),
+])
+def test_arguments_the_key_cannot_read_give_no_key(args):
+    assert key(*args) is None
+
+
+def test_grid_and_argument_containers_the_key_takes():
+    assert cb.call_key(KERNEL, (4,), [1, 2], "sm_90a", "auto", "auto") is None  # args must be a tuple
+    assert cb.call_key(KERNEL, [4], (1,), "sm_90a", "auto", "auto") is None  # as the full path needs it
+    assert key(1, grid=4) is not None and key(1, grid=4) != key(1, grid=(4,))
+
+
+def test_bound_launches_are_kept_by_key_and_the_oldest_goes_first(monkeypatch):
+    monkeypatch.setattr(cb, "BOUND_MAX", 2)
+    ran = []
+    for i in range(3):
+        cb.keep(key(i), lambda stream, i=i: ran.append((i, stream)))
+    assert key(0) not in cb.bound_launches and len(cb.bound_launches) == 2
+    cb.bound_launches[key(2)](7)
+    assert ran == [(2, 7)]
+    unhashable = key(1, grid=([1],))
+    assert unhashable is not None
+    cb.keep(unhashable, print)  # not kept (the launcher's lookup of such a key takes the full path)
+    assert len(cb.bound_launches) == 2
