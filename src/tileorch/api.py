@@ -31,6 +31,7 @@ from typing import Any
 from tileorch.cache import CACHE_DIR_ENV, CACHE_SWITCH_ENV, cache_root, compiler_fingerprint  # noqa: F401
 from tileorch.cache import enabled as cache_enabled
 
+
 @dataclass
 class Kernel:
     """A compiled module: its PTX, cubin (``b""`` when compiled without ptxas) and kernels."""
@@ -214,7 +215,6 @@ def compile(source, arch: str | None = "sm_90a", *, name: str | None = None, ptx
 
 def _compile(source, arch, name, ptx_version, ptxas, extra_pipeline, cache, isolate, schedule) -> Kernel:
     from tileorch import timing
-
     from tileorch.backend.ptx import DEFAULT_PTX_VERSION  # (standard library only)
 
     with timing.timed("read"):

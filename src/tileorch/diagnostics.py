@@ -16,15 +16,13 @@ everything else:
 from __future__ import annotations
 
 import os
-import sys
-from collections.abc import Iterable
-
 import re
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterable
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (CallSiteLoc, FileLineColLoc, FusedLoc, IntAttr, ModuleOp, NameLoc, NoneAttr,
-                                    StringAttr, UnknownLoc)
+                                   StringAttr, UnknownLoc)
 from xdsl.ir import Attribute, Operation
 from xdsl.irdl import IRDLOperation, VerificationContext
 from xdsl.parser import Parser

@@ -45,7 +45,6 @@ def front_passes(arch: str = "sm_90a", schedule: str = "persistent") -> str:
 def lower_to_cutlass(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule: str = "persistent") -> None:
     """Run :func:`front_passes` on ``module`` in place (GEMM-shaped kernels only)."""
     from tileorch.backend.pipeline import parse_pipeline, run_passes
-
     from tileorch.diagnostics import LocatedError
     from tileorch.dialects.nv_tileaa import FuncOp
 

@@ -7,12 +7,11 @@ is the same protocol with one argument changed.
 
 from __future__ import annotations
 
-from tileorch.analysis.protocol import (
-    Accumulate, Advance, Agent, BarSync, ClusterArrive, ClusterWait, ConsumerRead, ConsumerRelease,
-    ConsumerTryWait, ConsumerWait, CounterAdd, CounterWait, Epilogue, LoadAddPartial, Loop, Op,
-    Pipeline, ProducerAcquire, ProducerCommit, ProducerWrite, Protocol, ReducePartial,
-    SeqArrive, SeqBar, SeqWait, StateDecl, StorePartial, Trip, tail,
-)
+from tileorch.analysis.protocol import (Accumulate, Advance, Agent, BarSync, ClusterArrive, ClusterWait, ConsumerRead,
+                                        ConsumerRelease, ConsumerTryWait, ConsumerWait, CounterAdd, CounterWait,
+                                        Epilogue, LoadAddPartial, Loop, Op, Pipeline, ProducerAcquire, ProducerCommit,
+                                        ProducerWrite, Protocol, ReducePartial, SeqArrive, SeqBar, SeqWait, StateDecl,
+                                        StorePartial, Trip, tail)
 
 WG = 128
 

@@ -21,10 +21,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tileorch.analysis.protocol import (
-    Accumulate, Advance, ConsumerRead, ConsumerRelease, ConsumerWait, ProducerAcquire,
-    ProducerCommit, ProducerWrite,
-)
+from tileorch.analysis.protocol import (Accumulate, Advance, ConsumerRead, ConsumerRelease, ConsumerWait,
+                                        ProducerAcquire, ProducerCommit, ProducerWrite)
 
 if TYPE_CHECKING:
     from tileorch.analysis.machine import Machine

@@ -60,13 +60,11 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 
 from tileorch.analysis import catalog, transfers
 from tileorch.analysis.evaluate import Evaluator
-from tileorch.analysis.protocol import (
-    Advance, Agent, BarArrive, BarSync, Choice, ClusterArrive, ClusterWait, ConsumerRead,
-    ConsumerRelease, ConsumerTryWait, ConsumerWait, CounterAdd, CounterWait, Epilogue,
-    LoadAddPartial, Loop, Op, Pipeline, ProducerAcquire, ProducerCommit, ProducerTryAcquire,
-    ProducerWrite, Protocol, ReducePartial, SeqArrive, SeqBar, SeqWait, StateDecl, StorePartial,
-    Trip, tail,
-)
+from tileorch.analysis.protocol import (Advance, Agent, BarArrive, BarSync, Choice, ClusterArrive, ClusterWait,
+                                        ConsumerRead, ConsumerRelease, ConsumerTryWait, ConsumerWait, CounterAdd,
+                                        CounterWait, Epilogue, LoadAddPartial, Loop, Op, Pipeline, ProducerAcquire,
+                                        ProducerCommit, ProducerTryAcquire, ProducerWrite, Protocol, ReducePartial,
+                                        SeqArrive, SeqBar, SeqWait, StateDecl, StorePartial, Trip, tail)
 from tileorch.diagnostics import LocatedError, location_str
 
 EXEC = "cutlass.async.exec"
@@ -147,6 +145,7 @@ def lowered_inits(module: ModuleOp) -> dict[Operation, object]:
     """The ``PipelineInfo`` of every ``cutlass.pipeline.init`` of ``module`` as
     ``convert-pipeline-to-nvvm`` sees it: ids allocated and arrive counts stamped, on a copy."""
     from xdsl.context import Context
+
     from tileorch.dialects.cutlass.pipeline_facts import pipeline_info
     from tileorch.registry import PASSES, resolve
     copy = module.clone()
@@ -536,8 +535,8 @@ def _row_col(k: _Kernel, cta: int, direction: str = "row_col") -> tuple[int, ...
     """The CTAs in the same cluster row or column as ``cta`` (rank = x + y * cx); with
     ``direction`` ``row`` / ``col`` only those sharing its x / its y (the multicast sets of
     ``pipeline.multicast_peers``)."""
-    from tileorch.dialects.cutlass.attrs import MulticastDirection
     from tileorch.dialects.cutlass.arrive_counts import multicast_peers
+    from tileorch.dialects.cutlass.attrs import MulticastDirection
 
     return multicast_peers(cta, k.cluster, MulticastDirection(direction))
 
@@ -1265,9 +1264,10 @@ def _prune_advances(ops, unused: set[str]) -> list[Op]:
 def load(path: str, kernel: str | None = None, iterations: int | None = None
          ) -> tuple[list[Protocol], list[str]]:
     """Parse, verify and extract ``path``: (protocols, located error lines)."""
+    from xdsl.utils.exceptions import DiagnosticException, ParseError
+
     from tileorch.diagnostics import format_exception, parse_module, verify_located
     from tileorch.registry import make_context
-    from xdsl.utils.exceptions import DiagnosticException, ParseError
     try:
         with open(path) as f:
             text = f.read()

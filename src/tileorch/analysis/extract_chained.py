@@ -39,10 +39,9 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from tileorch.analysis.catalog import trip_counts
-from tileorch.analysis.protocol import (
-    Advance, Agent, BarArrive, BarSync, ConsumerRead, ConsumerRelease, ConsumerWait, Loop, Pipeline,
-    ProducerAcquire, ProducerCommit, ProducerWrite, Protocol, StateDecl, Trip,
-)
+from tileorch.analysis.protocol import (Advance, Agent, BarArrive, BarSync, ConsumerRead, ConsumerRelease, ConsumerWait,
+                                        Loop, Pipeline, ProducerAcquire, ProducerCommit, ProducerWrite, Protocol,
+                                        StateDecl, Trip)
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects.record_attr import decode_record
 

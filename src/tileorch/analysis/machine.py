@@ -30,12 +30,11 @@ from operator import itemgetter
 from tileorch.analysis import properties as P
 from tileorch.analysis.barriers import GlobalMemory, MBarrier, NamedBarrier
 from tileorch.analysis.compiled import ALWAYS, PARITY, CompiledSteps
-from tileorch.analysis.protocol import (
-    Accumulate, Advance, Agent, BarArrive, BarSync, Branch, ClusterArrive, ClusterWait, ConsumerRead,
-    ConsumerRelease, ConsumerTryWait, ConsumerWait, CounterAdd, CounterWait, Epilogue, Jump,
-    LoadAddPartial, Op, ProducerAcquire, ProducerCommit, ProducerTryAcquire, ProducerWrite,
-    Protocol, ReducePartial, SeqArrive, SeqWait, StorePartial, unroll,
-)
+from tileorch.analysis.protocol import (Accumulate, Advance, Agent, BarArrive, BarSync, Branch, ClusterArrive,
+                                        ClusterWait, ConsumerRead, ConsumerRelease, ConsumerTryWait, ConsumerWait,
+                                        CounterAdd, CounterWait, Epilogue, Jump, LoadAddPartial, Op, ProducerAcquire,
+                                        ProducerCommit, ProducerTryAcquire, ProducerWrite, Protocol, ReducePartial,
+                                        SeqArrive, SeqWait, StorePartial, unroll)
 from tileorch.analysis.symmetry import cta_permutations, permute_state
 
 FULL, EMPTY = 0, 1

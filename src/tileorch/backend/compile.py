@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-
-import re
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -27,7 +26,8 @@ from tileorch.backend import pipeline
 from tileorch.backend.llvm_translate import translate_module
 from tileorch.backend.ptx import DEFAULT_ARCH, DEFAULT_PTX_VERSION, BackendError, cannot_select_intrinsic, llvm_to_ptx
 from tileorch.backend.ptxas import PtxasResult, run_ptxas
-from tileorch.diagnostics import CompileError, LocatedError, format_error, format_exception, parse_module, verify_located
+from tileorch.diagnostics import (CompileError, LocatedError, format_error, format_exception, parse_module,
+                                  verify_located)
 
 STAGES = ("mlir", "llvm", "ptx")
 

@@ -29,10 +29,10 @@ from llvmlite.ir import instructions
 from xdsl.backend.llvm import convert as xconvert
 from xdsl.backend.llvm.convert_op import convert_op as xdsl_convert_op
 from xdsl.backend.llvm.convert_type import convert_type
-from xdsl.utils.exceptions import LLVMTranslationException
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.utils.exceptions import LLVMTranslationException
 
 from tileorch.backend.intrinsics import check_known_intrinsics
 from tileorch.diagnostics import LocatedError

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 
 from tileorch.backend.ptx import BackendError
 
-
 IGNORED_SETMAXNREG_CODES = ("C7504", "C7508")
 SETMAXNREG_HINT = (
     "setmaxnreg needs the register count at kernel entry: give the kernel nvvm.maxntid and "

@@ -95,8 +95,8 @@ def _run(args: argparse.Namespace) -> int:
 
     with timing.timed("import"):  # the compiler's modules (xDSL, the dialects)
         from tileorch.backend.compile import CompileError
-        from tileorch.driver import compile_text
         from tileorch.diagnostics import SourceError, read_source
+        from tileorch.driver import compile_text
 
     name = "<stdin>" if args.file == "-" else args.file
     if args.file != "-":  # cuTile programs: .tileirbc bytecode (by magic) or cuda_tile text

@@ -49,8 +49,8 @@ def register(sub) -> None:
 
 
 def main(args) -> int:
-    from tileorch.launchers.gemm import default_config
     from tileorch.kernels.gemm.config import GemmConfigError
+    from tileorch.launchers.gemm import default_config
     from tileorch.launchers.gemm_host import check_problem, scheduler_params
 
     try:

@@ -6,10 +6,9 @@ import argparse
 import json
 import sys
 
-from tileorch.schedulers import (DecompositionMode, RasterOrderOptions, ReductionMode, schedule_arrays,
-                                 streamk_params, workspace_sizes)
+from tileorch.schedulers import (DecompositionMode, RasterOrderOptions, ReductionMode, schedule_arrays, streamk_params,
+                                 workspace_sizes)
 from tileorch.schedulers.summary import summarize
-
 
 # CUTLASS's reduction workspace holds partial accumulators of sizeof_bits(ElementAccumulator)
 # bits: half, float/int32 or double accumulators

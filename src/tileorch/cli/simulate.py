@@ -9,8 +9,8 @@ import sys
 
 from tileorch.analysis.counterexample import format_text, write_chrome_trace
 from tileorch.analysis.explore import instances
-from tileorch.cli.check import load_protocols
 from tileorch.analysis.simulate import describe, simulate
+from tileorch.cli.check import load_protocols
 
 
 def register(subparsers) -> None:

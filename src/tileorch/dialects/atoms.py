@@ -22,17 +22,8 @@ from enum import StrEnum
 from xdsl.dialects.builtin import I32, Float32Type, IntAttr, IntegerAttr, IntegerType, StringAttr, i32
 from xdsl.dialects.llvm import LLVMPointerType, LLVMStructType
 from xdsl.ir import Dialect, SSAValue
-from xdsl.irdl import (
-    AttrSizedOperandSegments,
-    IRDLOperation,
-    ParsePropInAttrDict,
-    irdl_op_definition,
-    operand_def,
-    opt_operand_def,
-    prop_def,
-    result_def,
-    traits_def,
-)
+from xdsl.irdl import (AttrSizedOperandSegments, IRDLOperation, ParsePropInAttrDict, irdl_op_definition, operand_def,
+                       opt_operand_def, prop_def, result_def, traits_def)
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 

@@ -19,24 +19,13 @@ them with ``convert-blackwell-cluster-emitters`` (:mod:`tileorch.transforms.blac
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from xdsl.dialects.builtin import I32, IntegerAttr, IntegerType, UnitAttr, i1, i32
 from xdsl.dialects.llvm import LLVMPointerType
 from xdsl.ir import Dialect
-from typing import ClassVar
-
-from xdsl.irdl import (
-    VarConstraint,
-    base,
-    IRDLOperation,
-    ParsePropInAttrDict,
-    irdl_op_definition,
-    operand_def,
-    opt_operand_def,
-    opt_prop_def,
-    prop_def,
-    result_def,
-    traits_def,
-)
+from xdsl.irdl import (IRDLOperation, ParsePropInAttrDict, VarConstraint, base, irdl_op_definition, operand_def,
+                       opt_operand_def, opt_prop_def, prop_def, result_def, traits_def)
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
 

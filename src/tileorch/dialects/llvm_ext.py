@@ -17,41 +17,15 @@ from collections.abc import Set as AbstractSet
 from typing import ClassVar
 
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import (
-    I64,
-    ArrayAttr,
-    IntAttr,
-    IntegerAttr,
-    SignlessIntegerConstraint,
-    StringAttr,
-    UnitAttr,
-    VectorType,
-    i1,
-    i64,
-)
+from xdsl.dialects.builtin import (I64, ArrayAttr, IntAttr, IntegerAttr, SignlessIntegerConstraint, StringAttr,
+                                   UnitAttr, VectorType, i1, i64)
 from xdsl.ir import Attribute, Dialect, Operation, SSAValue
-from xdsl.irdl import (
-    AnyAttr,
-    IRDLOperation,
-    RangeOf,
-    VarConstraint,
-    irdl_op_definition,
-    operand_def,
-    opt_prop_def,
-    prop_def,
-    result_def,
-    traits_def,
-)
+from xdsl.irdl import (AnyAttr, IRDLOperation, RangeOf, VarConstraint, irdl_op_definition, operand_def, opt_prop_def,
+                       prop_def, result_def, traits_def)
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.traits import (
-    EffectInstance,
-    MemoryEffect,
-    MemoryEffectKind,
-    MemoryReadEffect,
-    MemoryWriteEffect,
-    NoMemoryEffect,
-)
+from xdsl.traits import (EffectInstance, MemoryEffect, MemoryEffectKind, MemoryReadEffect, MemoryWriteEffect,
+                         NoMemoryEffect)
 from xdsl.utils.exceptions import VerifyException
 
 ORDERINGS: dict[str, int] = {

@@ -23,44 +23,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import (
-    DenseArrayBase,
-    FunctionType,
-    IntAttr,
-    IntegerAttr,
-    IntegerType,
-    StringAttr,
-    SymbolNameConstraint,
-    i32,
-    i64,
-)
+from xdsl.dialects.builtin import (DenseArrayBase, FunctionType, IntAttr, IntegerAttr, IntegerType, StringAttr,
+                                   SymbolNameConstraint, i32, i64)
 from xdsl.dialects.llvm import LLVMPointerType, LLVMStructType
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, Region, SSAValue, TypeAttribute
-from xdsl.irdl import (
-    ParsePropInAttrDict,
-    IRDLOperation,
-    irdl_attr_definition,
-    irdl_op_definition,
-    operand_def,
-    opt_operand_def,
-    opt_prop_def,
-    prop_def,
-    region_def,
-    result_def,
-    traits_def,
-    var_operand_def,
-    var_region_def,
-    var_result_def,
-)
+from xdsl.irdl import (IRDLOperation, ParsePropInAttrDict, irdl_attr_definition, irdl_op_definition, operand_def,
+                       opt_operand_def, opt_prop_def, prop_def, region_def, result_def, traits_def, var_operand_def,
+                       var_region_def, var_result_def)
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
-from xdsl.traits import (
-    IsTerminator,
-    MemoryReadEffect,
-    MemoryWriteEffect,
-    Pure,
-    SymbolOpInterface,
-)
+from xdsl.traits import IsTerminator, MemoryReadEffect, MemoryWriteEffect, Pure, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
 from tileorch.dialects.int_param import IntParam

@@ -29,49 +29,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    BoolAttr,
-    DenseArrayBase,
-    DictionaryAttr,
-    IntAttr,
-    IntegerAttr,
-    IntegerType,
-    StringAttr,
-    TensorType,
-    TupleType,
-    i1,
-    i32,
-)
+from xdsl.dialects.builtin import (ArrayAttr, BoolAttr, DenseArrayBase, DictionaryAttr, IntAttr, IntegerAttr,
+                                   IntegerType, StringAttr, TensorType, TupleType, i1, i32)
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, Region, SSAValue, TypeAttribute
-from xdsl.irdl import (
-    AnyAttr,
-    AttrSizedOperandSegments,
-    IRDLOperation,
-    ParsePropInAttrDict,
-    VarConstraint,
-    irdl_attr_definition,
-    irdl_op_definition,
-    operand_def,
-    opt_operand_def,
-    opt_prop_def,
-    prop_def,
-    region_def,
-    result_def,
-    traits_def,
-    var_operand_def,
-    var_result_def,
-)
+from xdsl.irdl import (AnyAttr, AttrSizedOperandSegments, IRDLOperation, ParsePropInAttrDict, VarConstraint,
+                       irdl_attr_definition, irdl_op_definition, operand_def, opt_operand_def, opt_prop_def, prop_def,
+                       region_def, result_def, traits_def, var_operand_def, var_result_def)
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from tileorch.dialects.int_param import IntParam
 from tileorch.dialects import nv_tileas as base
+from tileorch.dialects.int_param import IntParam
 from tileorch.dialects.nv_tileaa.attrs import PaddingValueAttr, ProgramIdType, SignednessAttr, TiledViewType
-from tileorch.dialects.nv_tileaa.ops import (check_broadcast, check_dot_shapes, check_dot_types, check_expand_dim,
-                                             is_int)
+from tileorch.dialects.nv_tileaa.ops import check_broadcast, check_dot_shapes, check_dot_types, check_expand_dim, is_int
 
 _EFFECTS = (MemoryReadEffect(), MemoryWriteEffect())
 

@@ -18,60 +18,23 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import ClassVar
 
-from xdsl.dialects.builtin import (
-    I32,
-    I64,
-    BoolAttr,
-    IntAttr,
-    IntegerAttr,
-    IntegerType,
-    UnitAttr,
-    i1,
-    i32,
-    i64,
-)
+from xdsl.dialects.builtin import I32, I64, BoolAttr, IntAttr, IntegerAttr, IntegerType, UnitAttr, i1, i32, i64
 from xdsl.dialects.llvm import LLVMPointerType
 from xdsl.dialects.utils.enum_attribute import EnumAttribute
 from xdsl.ir import Attribute, Dialect, Operation, SpacedOpaqueSyntaxAttribute, SSAValue
-from xdsl.irdl import (
-    AttrSizedOperandSegments,
-    IRDLOperation,
-    ParsePropInAttrDict,
-    irdl_attr_definition,
-    irdl_op_definition,
-    operand_def,
-    opt_operand_def,
-    opt_prop_def,
-    opt_result_def,
-    prop_def,
-    result_def,
-    traits_def,
-)
+from xdsl.irdl import (AttrSizedOperandSegments, IRDLOperation, ParsePropInAttrDict, irdl_attr_definition,
+                       irdl_op_definition, operand_def, opt_operand_def, opt_prop_def, opt_result_def, prop_def,
+                       result_def, traits_def)
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from tileorch.dialects.attr_factory import enum_attr
-
-from tileorch.dialects.nvvm_common import (  # noqa: F401  (nvvm.X names, as before)
-    GENERIC,
-    GLOBAL,
-    PTR,
-    PTR_GLOBAL,
-    PTR_SHARED,
-    PTR_SHARED_CLUSTER,
-    SHARED,
-    SHARED_CLUSTER,
-    SIDE_EFFECTS,
-    SPACE_NAMES,
-    AngleBracketEnum,
-    address_space,
-    check_int_range,
-    check_positive_multiple,
-    check_range,
-    check_space,
-)
+from tileorch.dialects.nvvm_common import (GENERIC, GLOBAL, PTR, PTR_GLOBAL,  # noqa: F401  (nvvm.X names, as before)
+                                           PTR_SHARED, PTR_SHARED_CLUSTER, SHARED, SHARED_CLUSTER, SIDE_EFFECTS,
+                                           SPACE_NAMES, AngleBracketEnum, address_space, check_int_range,
+                                           check_positive_multiple, check_range, check_space)
 
 MBARRIER_MAX_COUNT = (1 << 20) - 1
 
@@ -1137,7 +1100,6 @@ OPS: list[type[Operation]] = [
 ]
 
 from tileorch.dialects.nvvm_payload import PAYLOAD_ATTRS, PAYLOAD_OPS  # noqa: E402  (TMA, WGMMA, stmatrix, PDL)
-
 from tileorch.dialects.nvvm_tcgen05 import TCGEN05_ATTRS, TCGEN05_OPS  # noqa: E402  (Blackwell TMEM / UMMA)
 
 OPS += PAYLOAD_OPS

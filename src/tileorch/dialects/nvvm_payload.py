@@ -26,42 +26,22 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from xdsl.dialects.builtin import I32, I64, Float32Type, IntegerType, UnitAttr, i1, i32, i64
+from xdsl.dialects.builtin import I32, I64, Float32Type, IntAttr, IntegerType, UnitAttr, i1, i32, i64
 from xdsl.dialects.llvm import LLVMPointerType, LLVMStructType
 from xdsl.ir import Attribute, ParametrizedAttribute, SSAValue
-from xdsl.irdl import (
-    AttrSizedOperandSegments,
-    IRDLOperation,
-    ParsePropInAttrDict,
-    irdl_attr_definition,
-    irdl_op_definition,
-    operand_def,
-    opt_operand_def,
-    opt_prop_def,
-    prop_def,
-    result_def,
-    traits_def,
-    var_operand_def,
-)
+from xdsl.irdl import (AttrSizedOperandSegments, IRDLOperation, ParsePropInAttrDict, irdl_attr_definition,
+                       irdl_op_definition, operand_def, opt_operand_def, opt_prop_def, prop_def, result_def, traits_def,
+                       var_operand_def)
 from xdsl.parser import AttrParser, Parser, UnresolvedOperand
 from xdsl.printer import Printer
-from xdsl.dialects.builtin import IntAttr
-from xdsl.utils.exceptions import VerifyException
-
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
+from xdsl.utils.exceptions import VerifyException
 
 # Kept free of imports from ``tileorch.dialects.nvvm`` (which imports this module to build the
 # dialect): the shared helpers live in nvvm_common.
 from tileorch.dialects.attr_factory import enum_attr
-from tileorch.dialects.nvvm_common import (  # noqa: E402
-    GLOBAL,
-    SHARED,
-    SHARED_CLUSTER,
-    SIDE_EFFECTS,
-    AngleBracketEnum,
-    address_space,
-    check_space,
-)
+from tileorch.dialects.nvvm_common import (GLOBAL, SHARED, SHARED_CLUSTER, SIDE_EFFECTS, AngleBracketEnum,  # noqa: E402
+                                           address_space, check_space)
 
 
 def _resolve_defined(parser: Parser, operand: UnresolvedOperand) -> SSAValue:

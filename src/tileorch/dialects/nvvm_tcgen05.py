@@ -36,18 +36,8 @@ from typing import ClassVar
 from xdsl.dialects.builtin import I32, I64, IntAttr, IntegerType, StringAttr, UnitAttr, VectorType, i1, i32, i64
 from xdsl.dialects.llvm import LLVMPointerType
 from xdsl.ir import Attribute, ParametrizedAttribute, SSAValue
-from xdsl.irdl import (
-    AttrSizedOperandSegments,
-    IRDLOperation,
-    irdl_attr_definition,
-    irdl_op_definition,
-    operand_def,
-    opt_operand_def,
-    opt_prop_def,
-    prop_def,
-    result_def,
-    traits_def,
-)
+from xdsl.irdl import (AttrSizedOperandSegments, IRDLOperation, irdl_attr_definition, irdl_op_definition, operand_def,
+                       opt_operand_def, opt_prop_def, prop_def, result_def, traits_def)
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException

@@ -27,17 +27,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    BytesAttr,
-    DictionaryAttr,
-    IntegerAttr,
-    IntegerType,
-    StringAttr,
-    UnitAttr,
-    i1,
-    i64,
-)
+from xdsl.dialects.builtin import (ArrayAttr, BytesAttr, DictionaryAttr, IntegerAttr, IntegerType, StringAttr, UnitAttr,
+                                   i1, i64)
 from xdsl.ir import Attribute
 
 INT_BITS = 64

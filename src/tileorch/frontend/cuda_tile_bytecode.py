@@ -35,32 +35,10 @@ import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    BFloat16Type,
-    BoolAttr,
-    DenseArrayBase,
-    DictionaryAttr,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    Float4E2M1FNType,
-    Float8E4M3FNType,
-    Float8E5M2Type,
-    Float8E8M0FNUType,
-    FloatAttr,
-    FileLineColLoc,
-    FloatTF32Type,
-    FunctionType,
-    IntAttr,
-    IntegerAttr,
-    IntegerType,
-    ModuleOp,
-    StringAttr,
-    SymbolRefAttr,
-    UnitAttr,
-    i32,
-)
+from xdsl.dialects.builtin import (ArrayAttr, BFloat16Type, BoolAttr, DenseArrayBase, DictionaryAttr, FileLineColLoc,
+                                   Float4E2M1FNType, Float8E4M3FNType, Float8E5M2Type, Float8E8M0FNUType, Float16Type,
+                                   Float32Type, Float64Type, FloatAttr, FloatTF32Type, FunctionType, IntAttr,
+                                   IntegerAttr, IntegerType, ModuleOp, StringAttr, SymbolRefAttr, UnitAttr, i32)
 from xdsl.ir import Attribute, Block, Region
 
 MAGIC = b"\x7fTileIR\x00"

@@ -11,21 +11,9 @@ name the source again.  ``debug_info=False`` leaves the debug section out.
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    BoolAttr,
-    DenseArrayBase,
-    DictionaryAttr,
-    FileLineColLoc,
-    FloatAttr,
-    FunctionType,
-    IntegerAttr,
-    IntegerType,
-    ModuleOp,
-    StringAttr,
-    SymbolRefAttr,
-    UnitAttr,
-)
+from xdsl.dialects.builtin import (ArrayAttr, BoolAttr, DenseArrayBase, DictionaryAttr, FileLineColLoc, FloatAttr,
+                                   FunctionType, IntegerAttr, IntegerType, ModuleOp, StringAttr, SymbolRefAttr,
+                                   UnitAttr)
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from tileorch.frontend.cuda_tile_bytecode import MAGIC, SCALAR_TYPES, _field, _ver

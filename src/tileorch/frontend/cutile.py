@@ -13,6 +13,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from tileorch.frontend.cuda_tile_bytecode import MAGIC, BytecodeError, read_bytecode
 
+
 def is_cuda_tile_input(data: bytes) -> bool:
     """Bytecode (by its magic number) or text holding a ``cuda_tile.module``."""
     return data[:8] == MAGIC or b"cuda_tile.module" in data[:1 << 20]
@@ -23,8 +24,7 @@ def load(data: bytes, name: str, ctx: Context) -> ModuleOp:
     located; a program that does not verify raises ``CompileError`` with one located line per
     failing op (as MLIR verifies what it parses: the lowering may assume a verified program)."""
     from tileorch import timing
-    from tileorch.diagnostics import CompileError
-    from tileorch.diagnostics import decode_source, parse_module, verify_located
+    from tileorch.diagnostics import CompileError, decode_source, parse_module, verify_located
 
     with timing.timed("parse"):
         if data[:8] == MAGIC:
@@ -70,8 +70,7 @@ def compile_error_lines(exc: BaseException, name: str) -> list[str] | None:
     (bad bytecode, unreadable source, located diagnostics); None for any other exception."""
     from xdsl.utils.exceptions import DiagnosticException, ParseError
 
-    from tileorch.diagnostics import CompileError
-    from tileorch.diagnostics import SourceError, format_exception
+    from tileorch.diagnostics import CompileError, SourceError, format_exception
 
     if isinstance(exc, BytecodeError):
         return [f"{name}: error: invalid CUDA Tile IR bytecode at {exc}"]

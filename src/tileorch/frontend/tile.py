@@ -20,20 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import (
-    BFloat16Type,
-    DenseIntOrFPElementsAttr,
-    Float16Type,
-    Float8E4M3FNType,
-    Float8E5M2Type,
-    Float32Type,
-    FunctionType,
-    IntegerAttr,
-    ModuleOp,
-    TensorType,
-    i1,
-    i32,
-)
+from xdsl.dialects.builtin import (BFloat16Type, DenseIntOrFPElementsAttr, Float8E4M3FNType, Float8E5M2Type,
+                                   Float16Type, Float32Type, FunctionType, IntegerAttr, ModuleOp, TensorType, i1, i32)
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.printer import Printer
 

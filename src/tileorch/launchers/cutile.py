@@ -28,8 +28,9 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from tileorch.launchers.cutile_bound import bound_launches, call_key, keep
+from tileorch.launchers.cutile_bound import bound_launches, call_key
 from tileorch.launchers.cutile_bound import clear as forget_bound
+from tileorch.launchers.cutile_bound import keep
 
 ARCHS = {"sm_90a": (9, 0)}
 SCHEDULES = ("auto", "persistent", "streamk", "dp")
@@ -841,8 +842,8 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     if tiles == "auto" and retile and (not program.epilogue_ops or program.retile_safe):
         # tileorch picks tiles, cluster and scheduler for the shape (tileorch.gemm's heuristic),
         # keeping the program's element types, operand layouts and epilogue
-        from tileorch.launchers.gemm import default_config, kernel_for
         from tileorch.kernels.gemm.config import override_string
+        from tileorch.launchers.gemm import default_config, kernel_for
 
         chosen = default_config(m * batch, n, k, cfg.dtype, cfg.out_dtype, major,
                                 "auto" if schedule == "auto" else schedule, dev.sm_count)

@@ -17,6 +17,7 @@ from typing import Any
 
 from tileorch.kernels.gemm.config import GemmConfig, GemmConfigError
 
+
 def cache_key(cfg: GemmConfig) -> str:
     """The configuration's key in :mod:`tileorch.cache`: the kernel text is a function of the
     configuration and the compiler's sources (both in the key), so the configuration stands in

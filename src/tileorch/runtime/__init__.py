@@ -11,13 +11,7 @@ never needs a GPU: without one, :func:`gpu_status` says why and GPU calls raise
 from tileorch.runtime.buffers import DeviceBuffer, device_pointer
 from tileorch.runtime.device import Device, current_device
 from tileorch.runtime.driver import gpu_status
-from tileorch.runtime.errors import (
-    ContextPoisoned,
-    CudaError,
-    GpuUnavailable,
-    KernelFault,
-    KernelHang,
-)
+from tileorch.runtime.errors import ContextPoisoned, CudaError, GpuUnavailable, KernelFault, KernelHang
 from tileorch.runtime.launch import Launch, LaunchConfig, launch
 from tileorch.runtime.module import Kernel, Module, ptx_entries
 

@@ -8,9 +8,8 @@ parameter records alone and a compile does not import NumPy.
 from .enums import DecompositionMode, RasterOrder, RasterOrderOptions, ReductionMode
 from .persistent import (AdvanceResult, StaticPersistentParams, data_parallel_params, data_parallel_tile,
                          persistent_advance, static_persistent_params, static_persistent_sequence)
-from .raster import (RasterParams, linear_idx_from_m_and_n, log_swizzle_size, max_cta_occupancy,
-                     persistent_grid_shape, raster_params, rasterization_order, tiled_cta_shape_mnl,
-                     work_idx_m_and_n)
+from .raster import (RasterParams, linear_idx_from_m_and_n, log_swizzle_size, max_cta_occupancy, persistent_grid_shape,
+                     raster_params, rasterization_order, tiled_cta_shape_mnl, work_idx_m_and_n)
 from .streamk_params import StreamKParams, streamk_params
 from .work_tile import DataParallelWorkTileInfo, StaticPersistentWorkTileInfo, WorkTileInfo
 from .workspace import WorkspaceSizes, workspace_sizes

@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .enums import RasterOrderOptions
-from .raster import (RasterParams, ceil_div, hardware_cta_in_cluster, launch_linear_idx,
-                     persistent_grid_shape, raster_params, tiled_cta_shape_mnl, work_idx_m_and_n)
+from .raster import (RasterParams, ceil_div, hardware_cta_in_cluster, launch_linear_idx, persistent_grid_shape,
+                     raster_params, tiled_cta_shape_mnl, work_idx_m_and_n)
 from .work_tile import DataParallelWorkTileInfo, StaticPersistentWorkTileInfo
 
 

@@ -721,8 +721,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     modes = tuple(m for m in args.modes.split(",") if m in MODES)
     import tileorch.backend.compile  # noqa: F401  (import once before forking)
-    import tileorch.driver  # noqa: F401
     import tileorch.cli.main  # noqa: F401
+    import tileorch.driver  # noqa: F401
     import tileorch.tools.opt  # noqa: F401
 
     if "compile" in modes:

@@ -51,8 +51,9 @@ from pathlib import Path
 
 from tileorch.frontend.cuda_tile_bytecode_writer import _varint
 from tileorch.tools import fuzz
-from tileorch.tools.fuzz import REPO, Outcome, add_run_arguments, drive, replay, run_child, run_fresh
+from tileorch.tools.fuzz import REPO, Outcome, add_run_arguments
 from tileorch.tools.fuzz import classify as fuzz_classify
+from tileorch.tools.fuzz import drive, replay, run_child, run_fresh
 
 FIXTURES = "tests/unit/cutile_bytecode"
 WRITER_SEEDS = ("tests/filecheck/cuda_tile/roundtrip.mlir", "tests/filecheck/cuda_tile/lower_to_tileaa.mlir")
@@ -531,8 +532,8 @@ def run_front(path: str, arch: str = "sm_90a") -> int:
     lower (``lower_program``), then verify the lowered module; errors printed as the CLI does."""
     from tileorch.backend.compile import CompileError
     from tileorch.diagnostics import verify_located
-    from tileorch.frontend.cutile import load, print_compile_error
     from tileorch.driver import lower_program
+    from tileorch.frontend.cutile import load, print_compile_error
     from tileorch.registry import make_context
 
     data = Path(path).read_bytes()

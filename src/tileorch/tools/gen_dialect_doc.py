@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 import ast
 import inspect
-import textwrap
 import sys
+import textwrap
 from pathlib import Path
 
 from xdsl.irdl import IRDLOperation

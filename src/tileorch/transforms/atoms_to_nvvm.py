@@ -17,17 +17,13 @@ from xdsl.dialects import llvm
 from xdsl.dialects.builtin import IntAttr, ModuleOp, i8
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
-    PatternRewriter,
-    PatternRewriteWalker,
-    RewritePattern,
-    op_type_rewrite_pattern,
-)
+from xdsl.pattern_rewriter import (GreedyRewritePatternApplier, PatternRewriter, PatternRewriteWalker, RewritePattern,
+                                   op_type_rewrite_pattern)
 
 from tileorch.diagnostics import copy_location
 from tileorch.dialects import nvvm
-from tileorch.dialects.atoms import DYNAMIC_SMEM_ALIGN, PTR_SHARED, BulkCopyG2SOp, DynamicSmemOp, StageFragmentOp, StoreFragmentOp
+from tileorch.dialects.atoms import (DYNAMIC_SMEM_ALIGN, PTR_SHARED, BulkCopyG2SOp, DynamicSmemOp, StageFragmentOp,
+                                     StoreFragmentOp)
 from tileorch.dialects.llvm_ext import AddrSpaceCastOp
 
 DYNAMIC_SMEM_SYMBOL = "__tileorch_dynamic_smem"

@@ -10,15 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    BoolAttr,
-    DictionaryAttr,
-    IntAttr,
-    IntegerAttr,
-    IntegerType,
-    StringAttr,
-)
+from xdsl.dialects.builtin import ArrayAttr, BoolAttr, DictionaryAttr, IntAttr, IntegerAttr, IntegerType, StringAttr
 from xdsl.ir import Attribute, Data, ParametrizedAttribute
 from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser

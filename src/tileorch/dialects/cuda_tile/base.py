@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects.builtin import IntegerType
+from xdsl.dialects.builtin import (BFloat16Type, Float4E2M1FNType, Float8E4M3FNType, Float8E5M2Type, Float8E8M0FNUType,
+                                   Float16Type, Float32Type, Float64Type, FloatTF32Type, IntegerType)
 from xdsl.ir import Attribute
 from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser
@@ -16,26 +17,8 @@ from xdsl.utils.exceptions import VerifyException
 
 from tileorch.dialects.cuda_tile import format as fmt
 from tileorch.dialects.cuda_tile.syntax import ct_type_str
-from tileorch.dialects.cuda_tile.types import (
-    BASE_FLOAT_TYPES,
-    FLOAT_TYPES,
-    PointerType,
-    TileType,
-    TokenType,
-    is_float,
-    is_int,
-)
-from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    Float4E2M1FNType,
-    Float8E4M3FNType,
-    Float8E5M2Type,
-    Float8E8M0FNUType,
-    FloatTF32Type,
-)
+from tileorch.dialects.cuda_tile.types import (BASE_FLOAT_TYPES, FLOAT_TYPES, PointerType, TileType, TokenType,
+                                               is_float, is_int)
 
 # element families: name -> (predicate, spelling used in diagnostics)
 _INT = "i1 or i8 or i16 or i32 or i64"

@@ -31,8 +31,8 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from tileorch.dialects.cuda_tile.syntax import error_at, pos
 from tileorch.diagnostics import source_position
+from tileorch.dialects.cuda_tile.syntax import error_at, pos
 
 
 def _q(s: str) -> str:

@@ -24,17 +24,8 @@ import math
 import struct
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float4E2M1FNType,
-    Float8E4M3FNType,
-    Float8E5M2Type,
-    Float8E8M0FNUType,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    FloatTF32Type,
-)
+from xdsl.dialects.builtin import (BFloat16Type, Float4E2M1FNType, Float8E4M3FNType, Float8E5M2Type, Float8E8M0FNUType,
+                                   Float16Type, Float32Type, Float64Type, FloatTF32Type)
 from xdsl.ir import Attribute
 
 IEEE = "ieee"  # all-ones exponent: infinity (mantissa 0) or NaN

@@ -22,31 +22,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    BoolAttr,
-    DenseArrayBase,
-    FlatSymbolRefAttr,
-    IntegerAttr,
-    IntegerType,
-    StringAttr,
-    SymbolRefAttr,
-    UnitAttr,
-    i32,
-    i64,
-)
+from xdsl.dialects.builtin import (ArrayAttr, BoolAttr, DenseArrayBase, FlatSymbolRefAttr, IntegerAttr, IntegerType,
+                                   StringAttr, SymbolRefAttr, UnitAttr, i32, i64)
 from xdsl.ir import Attribute
 from xdsl.irdl import OptionalDef, VarOperandDef, VarResultDef
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 
-from tileorch.dialects.cuda_tile.syntax import (
-    ct_type_str,
-    error_at,
-    parse_ct_type,
-    parse_optional_ct_type,
-    pos,
-)
+from tileorch.dialects.cuda_tile.syntax import ct_type_str, error_at, parse_ct_type, parse_optional_ct_type, pos
 
 _TOKEN = re.compile(r"\s*(`[^`]*`|\$\w+\^?|type\(\$\w+\)\^?|custom<\w+>\([^)]*\)\)?\^?|attr-dict-with-keyword|"
                     r"attr-dict|\(|\)\?|\)|:)")

@@ -9,68 +9,26 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    BoolAttr,
-    DenseArrayBase,
-    DictionaryAttr,
-    Float8E8M0FNUType,
-    FunctionType,
-    IntegerAttr,
-    IntegerType,
-    StringAttr,
-    SymbolRefAttr,
-    UnitAttr,
-)
+from xdsl.dialects.builtin import (ArrayAttr, BoolAttr, DenseArrayBase, DictionaryAttr, Float8E8M0FNUType, FunctionType,
+                                   IntegerAttr, IntegerType, StringAttr, SymbolRefAttr, UnitAttr)
 from xdsl.ir import Attribute, Block, Region
-from xdsl.irdl import (
-    AttrSizedOperandSegments,
-    irdl_op_definition,
-    lazy_traits_def,
-    operand_def,
-    opt_operand_def,
-    opt_prop_def,
-    prop_def,
-    region_def,
-    result_def,
-    traits_def,
-    var_operand_def,
-    var_result_def,
-)
+from xdsl.irdl import (AttrSizedOperandSegments, irdl_op_definition, lazy_traits_def, operand_def, opt_operand_def,
+                       opt_prop_def, prop_def, region_def, result_def, traits_def, var_operand_def, var_result_def)
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.traits import (
-    HasParent,
-    IsolatedFromAbove,
-    IsTerminator,
-    NoTerminator,
-    Pure,
-    RecursiveMemoryEffect,
-    SymbolOpInterface,
-    SymbolTable,
-)
+from xdsl.traits import (HasParent, IsolatedFromAbove, IsTerminator, NoTerminator, Pure, RecursiveMemoryEffect,
+                         SymbolOpInterface, SymbolTable)
 from xdsl.utils.exceptions import VerifyException
 
 from tileorch.dialects.cuda_tile import attrs as A
 from tileorch.dialects.cuda_tile import directives as D
-from tileorch.dialects.cuda_tile.debuginfo import verify_function_scopes
 from tileorch.dialects.cuda_tile.base import CtOp, elem, i1_like, is_f32
-from tileorch.dialects.cuda_tile.format import build_op, parse_operand_list, ParseState, _peek
+from tileorch.dialects.cuda_tile.debuginfo import verify_function_scopes
+from tileorch.dialects.cuda_tile.format import ParseState, _peek, build_op, parse_operand_list
 from tileorch.dialects.cuda_tile.syntax import ct_type_str, error_at, parse_ct_type, parse_ct_type_list, pos
-from tileorch.dialects.cuda_tile.types import (
-    DYNAMIC,
-    GatherScatterViewType,
-    PartitionViewType,
-    PointerType,
-    StridedViewType,
-    TensorViewType,
-    TileType,
-    TileViewType,
-    TokenType,
-    bitwidth,
-    is_float,
-    is_int,
-)
+from tileorch.dialects.cuda_tile.types import (DYNAMIC, GatherScatterViewType, PartitionViewType, PointerType,
+                                               StridedViewType, TensorViewType, TileType, TileViewType, TokenType,
+                                               bitwidth, is_float, is_int)
 
 T = "type($result)"
 

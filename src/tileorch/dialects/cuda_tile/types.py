@@ -11,35 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    BFloat16Type,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    Float4E2M1FNType,
-    Float8E4M3FNType,
-    Float8E5M2Type,
-    Float8E8M0FNUType,
-    FloatTF32Type,
-    IntAttr,
-    IntegerType,
-    StringAttr,
-)
+from xdsl.dialects.builtin import (ArrayAttr, BFloat16Type, Float4E2M1FNType, Float8E4M3FNType, Float8E5M2Type,
+                                   Float8E8M0FNUType, Float16Type, Float32Type, Float64Type, FloatTF32Type, IntAttr,
+                                   IntegerType, StringAttr)
 from xdsl.ir import Attribute, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from tileorch.dialects.cuda_tile.syntax import (
-    ct_type_str,
-    error_at,
-    parse_ct_type,
-    parse_int,
-    pos,
-    register_type,
-)
+from tileorch.dialects.cuda_tile.syntax import ct_type_str, error_at, parse_ct_type, parse_int, pos, register_type
 
 DYNAMIC = -(2**63)  # MLIR's ShapedType::kDynamic
 MAX_TILE_ELEMENTS = 1 << 24

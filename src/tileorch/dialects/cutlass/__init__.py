@@ -8,22 +8,9 @@ each op's own verifier.
 
 from xdsl.ir import Dialect
 
-from tileorch.dialects.cutlass import (
-    async_exec,
-    attrs,
-    barrier_attrs,
-    block_striped,
-    common,
-    generic_barrier,
-    mods,
-    named_barrier,
-    pipeline,
-    scheduler_attrs,
-    scheduler_types,
-    seq_bar,
-    tile_scheduler,
-    types,
-)
+from tileorch.dialects.cutlass import (async_exec, attrs, barrier_attrs, block_striped, common, generic_barrier, mods,
+                                       named_barrier, pipeline, scheduler_attrs, scheduler_types, seq_bar,
+                                       tile_scheduler, types)
 
 FAMILIES = {
     "pipeline": pipeline.OPS,

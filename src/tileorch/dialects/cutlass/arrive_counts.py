@@ -24,12 +24,8 @@ from collections.abc import Sequence
 
 from xdsl.ir import Operation
 
-from tileorch.dialects.cutlass.attrs import (
-    THREADS_PER_UNIT,
-    MulticastDirection,
-    PipelineBarrierElideType,
-    PipelineBarrierType,
-)
+from tileorch.dialects.cutlass.attrs import (THREADS_PER_UNIT, MulticastDirection, PipelineBarrierElideType,
+                                             PipelineBarrierType)
 
 WARPGROUP_THREADS = 128
 

@@ -22,8 +22,8 @@ from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from tileorch.dialects.cutlass import executors
-from tileorch.dialects.cutlass.bar_scope import enclosing_async_exec
 from tileorch.dialects.cutlass.attrs import THREADS_PER_UNIT, ExecutorType, ExecutorTypeAttr
+from tileorch.dialects.cutlass.bar_scope import enclosing_async_exec
 from tileorch.dialects.cutlass.syntax import parse_body, print_body
 
 ASYNC_EXEC = "cutlass.async.exec"

@@ -23,25 +23,10 @@ fragment element ``s*A + j`` of thread ``t`` lives at tile element ``(s*T + t)*A
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import (
-    I32,
-    AnyFloat,
-    IntegerAttr,
-    IntegerType,
-    MemRefType,
-    VectorType,
-)
+from xdsl.dialects.builtin import I32, AnyFloat, IntegerAttr, IntegerType, MemRefType, VectorType
 from xdsl.dialects.llvm import LLVMPointerType
 from xdsl.ir import Attribute
-from xdsl.irdl import (
-    IRDLOperation,
-    base,
-    irdl_op_definition,
-    operand_def,
-    prop_def,
-    result_def,
-    traits_def,
-)
+from xdsl.irdl import IRDLOperation, base, irdl_op_definition, operand_def, prop_def, result_def, traits_def
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
 

@@ -28,29 +28,14 @@ from __future__ import annotations
 from xdsl.dialects.builtin import I32, IntegerAttr, IntegerType, MemRefType
 from xdsl.dialects.llvm import LLVMPointerType
 from xdsl.ir import Attribute
-from xdsl.irdl import (
-    IRDLOperation,
-    base,
-    irdl_op_definition,
-    operand_def,
-    opt_operand_def,
-    opt_prop_def,
-    prop_def,
-    traits_def,
-)
+from xdsl.irdl import (IRDLOperation, base, irdl_op_definition, operand_def, opt_operand_def, opt_prop_def, prop_def,
+                       traits_def)
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
 
 from tileorch.dialects.constants import constant_int
-from tileorch.dialects.cutlass.bar_scope import (
-    WARP_SIZE,
-    check_named_barrier_id,
-    warp_cooperative_arrive_count,
-)
-from tileorch.dialects.cutlass.barrier_attrs import (
-    GenericBarrierSync,
-    GenericBarrierSyncAttr,
-)
+from tileorch.dialects.cutlass.bar_scope import WARP_SIZE, check_named_barrier_id, warp_cooperative_arrive_count
+from tileorch.dialects.cutlass.barrier_attrs import GenericBarrierSync, GenericBarrierSyncAttr
 from tileorch.dialects.cutlass.pointer_operands import check_pointer_space
 
 GLOBAL_ADDRESS_SPACES = (0, 1)

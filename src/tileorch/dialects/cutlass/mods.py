@@ -36,34 +36,15 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import I32, I64, BoolAttr, IntegerAttr, IntegerType, StringAttr
 from xdsl.ir import Attribute, Operation
-from xdsl.irdl import (
-    IRDLOperation,
-    ParsePropInAttrDict,
-    irdl_op_definition,
-    operand_def,
-    opt_operand_def,
-    opt_prop_def,
-    opt_result_def,
-    prop_def,
-    result_def,
-    traits_def,
-)
+from xdsl.irdl import (IRDLOperation, ParsePropInAttrDict, irdl_op_definition, operand_def, opt_operand_def,
+                       opt_prop_def, opt_result_def, prop_def, result_def, traits_def)
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.traits import (
-    EffectInstance,
-    MemoryEffect,
-    MemoryEffectKind,
-    MemoryReadEffect,
-    MemoryWriteEffect,
-)
+from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind, MemoryReadEffect, MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
 
 from tileorch.dialects.constants import constant_int
-from tileorch.dialects.cutlass.scheduler_context import (
-    cluster_shape,
-    value_name,
-)
+from tileorch.dialects.cutlass.scheduler_context import cluster_shape, value_name
 from tileorch.dialects.cutlass.scheduler_types import TileSchedulerType
 
 START = "cutlass.tile_scheduler.mods_report_mainloop_start"

@@ -14,21 +14,12 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import I32, IntegerAttr
 from xdsl.ir import SSAValue
-from xdsl.irdl import (
-    IRDLOperation,
-    irdl_op_definition,
-    opt_operand_def,
-    opt_prop_def,
-    traits_def,
-)
+from xdsl.irdl import IRDLOperation, irdl_op_definition, opt_operand_def, opt_prop_def, traits_def
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
 
 from tileorch.dialects.constants import constant_int
-from tileorch.dialects.cutlass.bar_scope import (
-    check_named_barrier_id,
-    warp_cooperative_arrive_count,
-)
+from tileorch.dialects.cutlass.bar_scope import check_named_barrier_id, warp_cooperative_arrive_count
 
 
 class NamedBarrierOp(IRDLOperation):

@@ -12,33 +12,11 @@ import math
 from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects.builtin import (
-    I16,
-    I32,
-    DenseArrayBase,
-    IntAttr,
-    IntegerAttr,
-    IntegerType,
-    i1,
-    i16,
-    i32,
-    i64,
-)
+from xdsl.dialects.builtin import I16, I32, DenseArrayBase, IntAttr, IntegerAttr, IntegerType, i1, i16, i32, i64
 from xdsl.dialects.llvm import LLVMPointerType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.irdl import (
-    IRDLOperation,
-    irdl_op_definition,
-    operand_def,
-    opt_operand_def,
-    opt_prop_def,
-    prop_def,
-    region_def,
-    result_def,
-    traits_def,
-    var_operand_def,
-    var_region_def,
-)
+from xdsl.irdl import (IRDLOperation, irdl_op_definition, operand_def, opt_operand_def, opt_prop_def, prop_def,
+                       region_def, result_def, traits_def, var_operand_def, var_region_def)
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import MemoryAllocEffect, MemoryReadEffect, MemoryWriteEffect, NoTerminator, Pure
@@ -46,38 +24,17 @@ from xdsl.utils.exceptions import VerifyException
 
 from tileorch.dialects.cutlass import consumer_index, executors
 from tileorch.dialects.cutlass.arrive_counts import derive_arrive_counts, multicast_peers
+from tileorch.dialects.cutlass.attrs import (HARDWARE_NAMED_BARRIERS, NAMED_BARRIER_POOL, RESERVED_BARRIER_IDS,
+                                             THREADS_PER_UNIT, CgaAttr, ExecutorType, ExecutorTypeAttr,
+                                             MakeParticipantsMode, MakeParticipantsModeAttr, MulticastDirection,
+                                             MulticastDirectionAttr, PipelineBarrierElideType, PipelineBarrierType,
+                                             PipelineComputeCapabilityAttr, PipelineRole, PipelineRoleAttr,
+                                             PipelineScope)
 from tileorch.dialects.cutlass.bar_scope import enclosing_async_exec
-from tileorch.dialects.cutlass.attrs import (
-    HARDWARE_NAMED_BARRIERS,
-    NAMED_BARRIER_POOL,
-    RESERVED_BARRIER_IDS,
-    THREADS_PER_UNIT,
-    CgaAttr,
-    ExecutorType,
-    ExecutorTypeAttr,
-    MakeParticipantsMode,
-    MakeParticipantsModeAttr,
-    MulticastDirection,
-    MulticastDirectionAttr,
-    PipelineBarrierElideType,
-    PipelineBarrierType,
-    PipelineComputeCapabilityAttr,
-    PipelineRole,
-    PipelineRoleAttr,
-    PipelineScope,
-)
-from tileorch.dialects.cutlass.syntax import (
-    parse_attr_dict,
-    parse_defined_operand,
-    parse_defined_operands,
-    parse_body,
-    parse_keyword_operand,
-    print_attr_dict,
-    print_body,
-    print_keyword_operand,
-    print_operands,
-)
 from tileorch.dialects.cutlass.scheduler_context import check_cga_shape, cluster_shape
+from tileorch.dialects.cutlass.syntax import (parse_attr_dict, parse_body, parse_defined_operand,
+                                              parse_defined_operands, parse_keyword_operand, print_attr_dict,
+                                              print_body, print_keyword_operand, print_operands)
 from tileorch.dialects.cutlass.types import DynamicParticipantsType, PipelineStateType, PipelineType
 
 MBARRIER_MAX_COUNT = (1 << 20) - 1

@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-
 from typing import ClassVar
 
 from xdsl.dialects.builtin import ArrayAttr, IntAttr, NoneAttr
@@ -26,12 +25,8 @@ from xdsl.utils.exceptions import VerifyException
 
 from tileorch.dialects.attr_factory import attr_class
 from tileorch.dialects.cutlass.attrs import check_cluster_size
-from tileorch.dialects.cutlass.scheduler_attrs import (
-    RasterOrder,
-    RasterOrderAttr,
-    TileSchedulerKind,
-    TileSchedulerKindAttr,
-)
+from tileorch.dialects.cutlass.scheduler_attrs import (RasterOrder, RasterOrderAttr, TileSchedulerKind,
+                                                       TileSchedulerKindAttr)
 
 
 @irdl_attr_definition

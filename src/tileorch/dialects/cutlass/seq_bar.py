@@ -29,40 +29,18 @@ from typing import ClassVar
 from xdsl.dialects.builtin import I32, IntegerAttr, i32
 from xdsl.dialects.llvm import LLVMPointerType
 from xdsl.ir import Operation, SSAValue
-from xdsl.irdl import (
-    IRDLOperation,
-    VarConstraint,
-    base,
-    irdl_op_definition,
-    operand_def,
-    opt_operand_def,
-    opt_prop_def,
-    prop_def,
-    result_def,
-    traits_def,
-)
+from xdsl.irdl import (IRDLOperation, VarConstraint, base, irdl_op_definition, operand_def, opt_operand_def,
+                       opt_prop_def, prop_def, result_def, traits_def)
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from tileorch.dialects.constants import constant_int
-from tileorch.dialects.cutlass.attrs import (
-    NAMED_BARRIER_POOL,
-    RESERVED_BARRIER_IDS,
-    PipelineBarrierType,
-    PipelineBarrierTypeAttr,
-)
-from tileorch.dialects.cutlass.bar_scope import (
-    HW_NAMED_BARRIERS,
-    MAX_CTA_THREADS,
-    WARP_SIZE,
-    enclosing_async_exec,
-)
-from tileorch.dialects.cutlass.syntax import (
-    parse_defined_operand,
-    print_keyword_operand,
-)
+from tileorch.dialects.cutlass.attrs import (NAMED_BARRIER_POOL, RESERVED_BARRIER_IDS, PipelineBarrierType,
+                                             PipelineBarrierTypeAttr)
+from tileorch.dialects.cutlass.bar_scope import HW_NAMED_BARRIERS, MAX_CTA_THREADS, WARP_SIZE, enclosing_async_exec
+from tileorch.dialects.cutlass.syntax import parse_defined_operand, print_keyword_operand
 from tileorch.dialects.cutlass.types import SeqBarStateType, SeqBarType
 from tileorch.dialects.nvvm_common import address_space
 

@@ -22,83 +22,29 @@ from __future__ import annotations
 from collections.abc import Set as AbstractSet
 from typing import ClassVar
 
-from xdsl.dialects.builtin import (
-    I32,
-    BoolAttr,
-    DenseArrayBase,
-    IndexType,
-    IntegerAttr,
-    IntegerType,
-    Signedness,
-    UnitAttr,
-    i1,
-    i32,
-)
+from xdsl.dialects.builtin import (I32, BoolAttr, DenseArrayBase, IndexType, IntegerAttr, IntegerType, Signedness,
+                                   UnitAttr, i1, i32)
 from xdsl.dialects.llvm import LLVMPointerType
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.irdl import (
-    AnyAttr,
-    AttrSizedOperandSegments,
-    AttrSizedResultSegments,
-    IRDLOperation,
-    ParsePropInAttrDict,
-    VarConstraint,
-    irdl_op_definition,
-    irdl_to_attr_constraint,
-    operand_def,
-    opt_operand_def,
-    opt_prop_def,
-    opt_result_def,
-    prop_def,
-    result_def,
-    traits_def,
-    var_operand_def,
-)
-from xdsl.traits import (
-    EffectInstance,
-    MemoryEffect,
-    MemoryEffectKind,
-    MemoryReadEffect,
-    MemoryWriteEffect,
-    Pure,
-)
+from xdsl.irdl import (AnyAttr, AttrSizedOperandSegments, AttrSizedResultSegments, IRDLOperation, ParsePropInAttrDict,
+                       VarConstraint, irdl_op_definition, irdl_to_attr_constraint, operand_def, opt_operand_def,
+                       opt_prop_def, opt_result_def, prop_def, result_def, traits_def, var_operand_def)
+from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind, MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from tileorch.dialects.constants import constant_int
-from tileorch.dialects.cutlass.scheduler_attrs import (
-    DecompModeAttr,
-    DpParamFieldAttr,
-    DpWorkTileInfoFieldAttr,
-    ModsInstrumentationFieldAttr,
-    RasterOrderAttr,
-    StaticPersistentParamFieldAttr,
-    StaticPersistentWorkTileInfoFieldAttr,
-    StreamKParamFieldAttr,
-    StreamKWorkTileInfoFieldAttr,
-    field_value_kind,
-)
 from tileorch.dialects.cutlass.bar_scope import enclosing_async_exec
-from tileorch.dialects.cutlass.scheduler_context import (
-    check_cga_shape,
-    cluster_shape,
-    known_alignment,
-    target_name,
-    target_sm,
-    value_name,
-)
-from tileorch.dialects.cutlass.scheduler_types import (
-    SCHEDULER_FAMILY,
-    DpParamsType,
-    DpWorkTileInfoType,
-    ModsInstrumentationType,
-    ParamsType,
-    StaticPersistentParamsType,
-    StaticPersistentWorkTileInfoType,
-    StreamKParamsType,
-    StreamKWorkTileInfoType,
-    TileSchedulerType,
-    WorkTileInfoType,
-)
+from tileorch.dialects.cutlass.scheduler_attrs import (DecompModeAttr, DpParamFieldAttr, DpWorkTileInfoFieldAttr,
+                                                       ModsInstrumentationFieldAttr, RasterOrderAttr,
+                                                       StaticPersistentParamFieldAttr,
+                                                       StaticPersistentWorkTileInfoFieldAttr, StreamKParamFieldAttr,
+                                                       StreamKWorkTileInfoFieldAttr, field_value_kind)
+from tileorch.dialects.cutlass.scheduler_context import (check_cga_shape, cluster_shape, known_alignment, target_name,
+                                                         target_sm, value_name)
+from tileorch.dialects.cutlass.scheduler_types import (SCHEDULER_FAMILY, DpParamsType, DpWorkTileInfoType,
+                                                       ModsInstrumentationType, ParamsType, StaticPersistentParamsType,
+                                                       StaticPersistentWorkTileInfoType, StreamKParamsType,
+                                                       StreamKWorkTileInfoType, TileSchedulerType, WorkTileInfoType)
 from tileorch.dialects.nvvm_common import address_space
 
 # CUTLASS: CLCResponse slots are 16 B aligned; MinWorkspaceAlignment = 16 (cutlass/workspace.h).

@@ -19,14 +19,9 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from tileorch.dialects.cutlass.attrs import (
-    PipelineBarrierElideType,
-    PipelineBarrierElideTypeAttr,
-    PipelineBarrierType,
-    PipelineBarrierTypeAttr,
-    PipelineScope,
-    PipelineScopeAttr,
-)
+from tileorch.dialects.cutlass.attrs import (PipelineBarrierElideType, PipelineBarrierElideTypeAttr,
+                                             PipelineBarrierType, PipelineBarrierTypeAttr, PipelineScope,
+                                             PipelineScopeAttr)
 
 MAX_STAGES = 32
 MAX_GROUPS = 16

@@ -8,8 +8,8 @@ from .attrs import *  # noqa: F403
 from .attrs import ATTRS
 from .ops import *  # noqa: F403
 from .ops import COMPUTE_CAPABILITY, ELEMENTWISE_OPS, KERNEL_SPEC, OPS, TARGET_SPEC  # noqa: F401
+from .pointer_ops import POINTER_ATTRS, POINTER_OPS  # noqa: E402
 from .reduce_scan import EXTRA_OPS, PermuteOp, ReduceOp, ScanOp, YieldOp  # noqa: E402,F401
 from .tile_ops import TILE_OPS, CatOp, ExtractSliceOp  # noqa: E402,F401
-from .pointer_ops import POINTER_ATTRS, POINTER_OPS  # noqa: E402
 
 NvTileaa = Dialect("nv_tileaa", [*OPS, *EXTRA_OPS, *TILE_OPS, *POINTER_OPS], [*ATTRS, *POINTER_ATTRS])

@@ -160,7 +160,7 @@ class MemRefType(_SyntaxParamsType):
             raise VerifyException("memref must have rank >= 1")
         if any(v < DYNAMIC for v in [*ints(self.shape), *ints(self.strides)]):
             raise VerifyException("memref extents and strides must be non-negative or '?'")
-        from xdsl.dialects.builtin import IntegerType, IndexType
+        from xdsl.dialects.builtin import IndexType, IntegerType
         if not isinstance(self.index_type, IntegerType | IndexType):
             raise VerifyException(f"memref index type must be an integer type, got {self.index_type}")
 

@@ -8,75 +8,25 @@ A tile kernel is an ``nv_tileaa.func`` carrying ``nv_tileaa.kernel_spec``; tiles
 from __future__ import annotations
 
 import math
-
 from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects.builtin import (
-    AnyFloat,
-    BoolAttr,
-    DenseArrayBase,
-    DictionaryAttr,
-    FunctionType,
-    IndexType,
-    IntegerAttr,
-    IntegerType,
-    StringAttr,
-    SymbolNameConstraint,
-    TensorType,
-    i1,
-    i32,
-    i64,
-)
+from xdsl.dialects.builtin import (AnyFloat, BoolAttr, DenseArrayBase, DictionaryAttr, FunctionType, IndexType,
+                                   IntegerAttr, IntegerType, StringAttr, SymbolNameConstraint, TensorType, i1, i32, i64)
 from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
 from xdsl.ir import Attribute, Region, SSAValue
-from xdsl.irdl import (
-    AnyAttr,
-    AttrSizedOperandSegments,
-    VarConstraint,
-    IRDLOperation,
-    ParsePropInAttrDict,
-    irdl_op_definition,
-    operand_def,
-    opt_operand_def,
-    opt_prop_def,
-    prop_def,
-    region_def,
-    result_def,
-    traits_def,
-    var_operand_def,
-    var_result_def,
-)
+from xdsl.irdl import (AnyAttr, AttrSizedOperandSegments, IRDLOperation, ParsePropInAttrDict, VarConstraint,
+                       irdl_op_definition, operand_def, opt_operand_def, opt_prop_def, prop_def, region_def, result_def,
+                       traits_def, var_operand_def, var_result_def)
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.traits import (
-    CallableOpInterface,
-    HasParent,
-    IsolatedFromAbove,
-    IsTerminator,
-    MemoryReadEffect,
-    MemoryWriteEffect,
-    Pure,
-    SymbolOpInterface,
-)
+from xdsl.traits import (CallableOpInterface, HasParent, IsolatedFromAbove, IsTerminator, MemoryReadEffect,
+                         MemoryWriteEffect, Pure, SymbolOpInterface)
 from xdsl.utils.exceptions import VerifyException
 
-from .attrs import (
-    DYNAMIC,
-    BoundedAttr,
-    DivByAttr,
-    KernelSpecAttr,
-    MemRefType,
-    MemScopeAttr,
-    MemSemanticAttr,
-    MemTokenType,
-    PaddingValueAttr,
-    PointerType,
-    ProgramIdType,
-    RoundingModeAttr,
-    SignednessAttr,
-    TiledViewType,
-)
+from .attrs import (DYNAMIC, BoundedAttr, DivByAttr, KernelSpecAttr, MemRefType, MemScopeAttr, MemSemanticAttr,
+                    MemTokenType, PaddingValueAttr, PointerType, ProgramIdType, RoundingModeAttr, SignednessAttr,
+                    TiledViewType)
 
 KERNEL_SPEC = "nv_tileaa.kernel_spec"
 COMPUTE_CAPABILITY = "nv_tileaa.compute_capability"

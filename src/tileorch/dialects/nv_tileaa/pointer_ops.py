@@ -13,23 +13,12 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import AnyFloat, IntegerType, TensorType, i1
 from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import (
-    AttrSizedOperandSegments,
-    IRDLOperation,
-    ParsePropInAttrDict,
-    irdl_op_definition,
-    operand_def,
-    opt_operand_def,
-    opt_prop_def,
-    prop_def,
-    result_def,
-    traits_def,
-)
+from xdsl.irdl import (AttrSizedOperandSegments, IRDLOperation, ParsePropInAttrDict, irdl_attr_definition,
+                       irdl_op_definition, operand_def, opt_operand_def, opt_prop_def, prop_def, result_def, traits_def)
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from .attrs import KEYWORDS, MemScopeAttr, MemSemanticAttr, MemTokenType, PointerType, _KeywordAttr
-from xdsl.irdl import irdl_attr_definition
 
 KEYWORDS["nv_tileaa.rmw_mode"] = ("add", "addf", "max", "min", "umax", "umin", "and", "or", "xor", "xchg")
 

@@ -6,18 +6,8 @@ Written by the cuda_tile frontend (issue 14); the dialect's owner adds ``EXTRA_O
 from __future__ import annotations
 
 from xdsl.dialects.builtin import ArrayAttr, BoolAttr, DenseArrayBase, IntegerAttr, IntegerType, TensorType
-from xdsl.irdl import (
-    IRDLOperation,
-    irdl_op_definition,
-    lazy_traits_def,
-    operand_def,
-    prop_def,
-    region_def,
-    result_def,
-    traits_def,
-    var_operand_def,
-    var_result_def,
-)
+from xdsl.irdl import (IRDLOperation, irdl_op_definition, lazy_traits_def, operand_def, prop_def, region_def,
+                       result_def, traits_def, var_operand_def, var_result_def)
 from xdsl.traits import HasParent, IsTerminator, Pure, RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 

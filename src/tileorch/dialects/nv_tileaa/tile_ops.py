@@ -11,18 +11,8 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import AnyFloat, IntegerAttr, IntegerType, StringAttr, TensorType, i1, i32
 from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import (
-    IRDLOperation,
-    ParsePropInAttrDict,
-    VarConstraint,
-    base,
-    irdl_op_definition,
-    operand_def,
-    prop_def,
-    result_def,
-    traits_def,
-    var_operand_def,
-)
+from xdsl.irdl import (IRDLOperation, ParsePropInAttrDict, VarConstraint, base, irdl_op_definition, operand_def,
+                       prop_def, result_def, traits_def, var_operand_def)
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 

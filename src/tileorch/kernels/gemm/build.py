@@ -38,22 +38,8 @@ from dataclasses import dataclass
 
 from xdsl.builder import ImplicitBuilder
 from xdsl.dialects import arith, func, llvm, scf
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    DenseArrayBase,
-    DictionaryAttr,
-    IntegerAttr,
-    IntegerType,
-    ModuleOp,
-    StringAttr,
-    UnitAttr,
-    f32,
-    i1,
-    i8,
-    i16,
-    i32,
-    i64,
-)
+from xdsl.dialects.builtin import (ArrayAttr, DenseArrayBase, DictionaryAttr, IntegerAttr, IntegerType, ModuleOp,
+                                   StringAttr, UnitAttr, f32, i1, i8, i16, i32, i64)
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from tileorch.dialects import llvm_ext, nvvm
@@ -64,17 +50,10 @@ from tileorch.dialects.cutlass import tile_scheduler as ts
 from tileorch.dialects.cutlass.async_exec import AsyncExecOp
 from tileorch.dialects.cutlass.attrs import PipelineComputeCapability, PipelineComputeCapabilityAttr
 from tileorch.dialects.cutlass.named_barrier import NamedBarrierArriveAndWaitOp
-from tileorch.dialects.cutlass.scheduler_attrs import (
-    StaticPersistentWorkTileInfoField,
-    StaticPersistentWorkTileInfoFieldAttr,
-)
-from tileorch.dialects.cutlass.scheduler_types import (
-    StaticPersistentParamsType,
-    StaticPersistentWorkTileInfoType,
-    StreamKParamsType,
-    StreamKWorkTileInfoType,
-    TileSchedulerType,
-)
+from tileorch.dialects.cutlass.scheduler_attrs import (StaticPersistentWorkTileInfoField,
+                                                       StaticPersistentWorkTileInfoFieldAttr)
+from tileorch.dialects.cutlass.scheduler_types import (StaticPersistentParamsType, StaticPersistentWorkTileInfoType,
+                                                       StreamKParamsType, StreamKWorkTileInfoType, TileSchedulerType)
 from tileorch.dialects.cutlass.types import PipelineType
 from tileorch.kernels.gemm.config import WGMMA_TYPES, GemmConfig
 

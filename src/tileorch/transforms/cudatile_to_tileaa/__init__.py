@@ -18,30 +18,18 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, math, scf
-from xdsl.dialects.builtin import (
-    UnitAttr,
-    BoolAttr,
-    DenseArrayBase,
-    DenseIntOrFPElementsAttr,
-    FloatAttr,
-    FunctionType,
-    IntegerAttr,
-    IntegerType,
-    ModuleOp,
-    StringAttr,
-    TensorType,
-    i32,
-)
+from xdsl.dialects.builtin import (BoolAttr, DenseArrayBase, DenseIntOrFPElementsAttr, FloatAttr, FunctionType,
+                                   IntegerAttr, IntegerType, ModuleOp, StringAttr, TensorType, UnitAttr, i32)
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import VerifyException
 
 from tileorch.diagnostics import LocatedError, copy_location
 from tileorch.dialects import nv_tileaa as aa
-from tileorch.dialects.nv_tileaa import tile_ops as tops
 from tileorch.dialects.cuda_tile import attrs as A
 from tileorch.dialects.cuda_tile import ops as ct
 from tileorch.dialects.cuda_tile import types as T
+from tileorch.dialects.nv_tileaa import tile_ops as tops
 
 _SCOPES = {"tl_blk": "cta", "device": "gpu", "sys": "sys"}
 _ROUNDING = {"nearest_even": "rn", "zero": "rz", "negative_inf": "rm", "positive_inf": "rp"}

@@ -22,26 +22,15 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute
+from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPass
-from xdsl.passes import ModulePass
 
 from tileorch.transforms.arrive_counts import pin_multicast
-from tileorch.transforms.pipeline_to_nvvm.grid_constant import mark_byval_params
-from tileorch.transforms.pipeline_to_nvvm import (
-    async_ops,
-    barriers,
-    block_striped,
-    dedup,
-    consumer,
-    init,
-    mods,
-    producer,
-    regions,
-    scheduler,
-    state,
-)
+from tileorch.transforms.pipeline_to_nvvm import (async_ops, barriers, block_striped, consumer, dedup, init, mods,
+                                                  producer, regions, scheduler, state)
 from tileorch.transforms.pipeline_to_nvvm.base import OpNameDispatch
+from tileorch.transforms.pipeline_to_nvvm.grid_constant import mark_byval_params
 from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
 from tileorch.transforms.pipeline_to_nvvm.types import ElementwiseTypeConversion, LowerTypes
 

@@ -21,11 +21,11 @@ from __future__ import annotations
 from xdsl.dialects.builtin import UnitAttr, UnrealizedConversionCastOp
 from xdsl.ir import Operation
 
+from tileorch.diagnostics import location_str
 from tileorch.dialects import llvm_ext, nv_tileas, nvvm
 from tileorch.transforms.pipeline_to_nvvm.base import OpLowering, OptionsLowering
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
 from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
-from tileorch.diagnostics import location_str
 from tileorch.transforms.pipeline_to_nvvm.sync import FUTURE_SUSPEND_HINT_NS, parity_wait, spin_parity
 from tileorch.transforms.pipeline_to_nvvm.timeout import WaitSite
 

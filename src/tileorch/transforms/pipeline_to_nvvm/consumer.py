@@ -7,23 +7,17 @@ from xdsl.ir import Operation, SSAValue
 
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects import nvvm
-from tileorch.dialects.cutlass.pipeline_facts import RETIRED_ATTR, PipelineInfo, cluster_shape, pipeline_info, release_sync_id
+from tileorch.dialects.cutlass.pipeline_facts import (RETIRED_ATTR, PipelineInfo, cluster_shape, pipeline_info,
+                                                      release_sync_id)
 from tileorch.transforms.arrive_counts import check_cluster_consumer_counts
 from tileorch.transforms.pipeline_to_nvvm.base import OpLowering, OptionsLowering
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
 from tileorch.transforms.pipeline_to_nvvm.groups import consumer_arrivers_local, group_range
 from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
-from tileorch.transforms.pipeline_to_nvvm.timeout import pipeline_site
 from tileorch.transforms.pipeline_to_nvvm.producer import StageSignalLowering, named_barrier_id
-from tileorch.transforms.pipeline_to_nvvm.sync import (
-    empty_barrier,
-    full_barrier,
-    in_thread_range,
-    local_arrive,
-    parity_wait,
-    remote_arrive,
-    same_row_or_col,
-)
+from tileorch.transforms.pipeline_to_nvvm.sync import (empty_barrier, full_barrier, in_thread_range, local_arrive,
+                                                       parity_wait, remote_arrive, same_row_or_col)
+from tileorch.transforms.pipeline_to_nvvm.timeout import pipeline_site
 
 
 class PipelineConsumerWaitOpLowering(OptionsLowering):

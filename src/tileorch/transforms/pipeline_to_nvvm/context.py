@@ -12,7 +12,8 @@ import math
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr
 from xdsl.ir import Operation
 
-from tileorch.dialects.cutlass.pipeline_facts import MAX_MASK_UNITS, UNIT_THREADS, enum_prop, mask_prop, module_of, unsigned_mask
+from tileorch.dialects.cutlass.pipeline_facts import (MAX_MASK_UNITS, UNIT_THREADS, enum_prop, mask_prop, module_of,
+                                                      unsigned_mask)
 
 ASYNC_EXEC_NAMES = ("cutlass.async.exec", "nv_tileas.async.exec")
 FUNCTION_NAMES = ("func.func", "llvm.func", "nv_tileas.kernel")

@@ -8,8 +8,8 @@ from xdsl.ir import Operation
 
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects import nvvm
-from tileorch.transforms.pipeline_to_nvvm.base import OpLowering
 from tileorch.dialects.cutlass.pipeline_facts import cluster_size, enum_prop, int_prop, pipeline_info
+from tileorch.transforms.pipeline_to_nvvm.base import OpLowering
 from tileorch.transforms.pipeline_to_nvvm.context import enclosing_exec
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
 from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions

@@ -56,10 +56,10 @@ from __future__ import annotations
 from xdsl.dialects.builtin import i32, i64
 from xdsl.ir import Operation
 
-from tileorch.dialects import nvvm
-from tileorch.transforms.pipeline_to_nvvm.base import OpLowering
 from tileorch.diagnostics import LocatedError
+from tileorch.dialects import nvvm
 from tileorch.dialects.cutlass.pipeline_facts import int_prop, prop
+from tileorch.transforms.pipeline_to_nvvm.base import OpLowering
 from tileorch.transforms.pipeline_to_nvvm.context import covers_whole_cta
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
 

@@ -29,15 +29,9 @@ from tileorch.transforms.pipeline_to_nvvm.base import OpLowering, OptionsLowerin
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
 from tileorch.transforms.pipeline_to_nvvm.groups import group_range, producer_arrivers
 from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
+from tileorch.transforms.pipeline_to_nvvm.sync import (empty_barrier, full_barrier, in_thread_range, local_arrive,
+                                                       parity_wait, same_row_or_col)
 from tileorch.transforms.pipeline_to_nvvm.timeout import pipeline_site
-from tileorch.transforms.pipeline_to_nvvm.sync import (
-    empty_barrier,
-    full_barrier,
-    in_thread_range,
-    local_arrive,
-    parity_wait,
-    same_row_or_col,
-)
 
 MASK_WIDTH = 16  # multicast masks are 16-bit (at most 16 CTAs per cluster)
 

@@ -39,17 +39,13 @@ from __future__ import annotations
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerType, ModuleOp, i1, i32
 from xdsl.ir import Attribute, Operation, SSAValue
-from tileorch.transforms.pipeline_to_nvvm.types import ElementwiseTypeConversion
 
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects import llvm_ext
 from tileorch.dialects.constants import constant_int
 from tileorch.dialects.cutlass.pipeline_facts import module_of
 from tileorch.dialects.cutlass.scheduler_context import cta_cluster_of
-from tileorch.dialects.cutlass.scheduler_types import (
-    SCHEDULER_FAMILY,
-    TileSchedulerType,
-)
+from tileorch.dialects.cutlass.scheduler_types import SCHEDULER_FAMILY, TileSchedulerType
 from tileorch.schedulers import streamk_work
 from tileorch.schedulers.sm100_streamk import Sm100StreamKParams
 from tileorch.schedulers.work_tile import WorkTileInfo
@@ -57,15 +53,9 @@ from tileorch.transforms.pipeline_to_nvvm import scheduler_bodies as bodies
 from tileorch.transforms.pipeline_to_nvvm import scheduler_cluster, scheduler_fixup, scheduler_pull
 from tileorch.transforms.pipeline_to_nvvm.base import OpLowering
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter
-from tileorch.transforms.pipeline_to_nvvm.scheduler_bodies import (
-    WTI_FIELDS,
-    SchedulerConfig,
-    load_field,
-    lowered,
-    lowered_scheduler_type,
-    run,
-    wti_type,
-)
+from tileorch.transforms.pipeline_to_nvvm.scheduler_bodies import (WTI_FIELDS, SchedulerConfig, load_field, lowered,
+                                                                   lowered_scheduler_type, run, wti_type)
+from tileorch.transforms.pipeline_to_nvvm.types import ElementwiseTypeConversion
 
 PREFIX = "cutlass.tile_scheduler."
 HOST_ONLY = tuple(PREFIX + n for n in ("make_dp_params", "make_static_persistent_params", "make_streamk_params",
@@ -466,10 +456,10 @@ def _static_request(make: Operation) -> tuple | None:
 
 def _fold(op: Operation) -> list[int] | None:
     """Constant results of ``get_workspace_sizes`` / ``get_grid_shape`` on statically built params."""
-    from tileorch.schedulers import persistent_grid_shape, workspace_sizes
-    from tileorch.schedulers.raster import tiled_cta_shape_mnl
     from tileorch.dialects.cutlass.scheduler_context import target_sm
     from tileorch.dialects.cutlass.tile_scheduler import SM100
+    from tileorch.schedulers import persistent_grid_shape, workspace_sizes
+    from tileorch.schedulers.raster import tiled_cta_shape_mnl
     from tileorch.schedulers.sm100_cluster_streamk import cluster_streamk_params, cluster_workspace_sizes
     from tileorch.schedulers.streamk_params import streamk_grid_shape
 

@@ -34,13 +34,8 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i1, i8, i32, i64
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from tileorch.dialects.cutlass.scheduler_types import WORK_TILE_INFO_TYPES, ParamsType, TileSchedulerType
-
 from tileorch.schedulers import persistent, raster, sm100_streamk, streamk_work
-from tileorch.schedulers.device_params import (
-    field_offset,
-    persistent_from_fields,
-    streamk_from_fields,
-)
+from tileorch.schedulers.device_params import field_offset, persistent_from_fields, streamk_from_fields
 from tileorch.schedulers.symbolic import Sym, Tracer, retarget, trace
 from tileorch.schedulers.work_tile import StaticPersistentWorkTileInfo, WorkTileInfo
 from tileorch.transforms.pipeline_to_nvvm.emit import Emitter

@@ -65,16 +65,8 @@ from tileorch.transforms.pipeline_to_nvvm.context import cta_thread_bound
 from tileorch.transforms.pipeline_to_nvvm.emit import CLUSTER_PTR, SMEM_PTR, Emitter
 from tileorch.transforms.pipeline_to_nvvm.mods import require_whole_cta
 from tileorch.transforms.pipeline_to_nvvm.scheduler_bodies import load_field, lowered, run
-from tileorch.transforms.pipeline_to_nvvm.scheduler_fixup import (
-    WARP_GROUP,
-    PartialLayout,
-    add_values,
-    extract_one,
-    insert_one,
-    element_type,
-    emit_fixup,
-    partial_layout,
-)
+from tileorch.transforms.pipeline_to_nvvm.scheduler_fixup import (WARP_GROUP, PartialLayout, add_values, element_type,
+                                                                  emit_fixup, extract_one, insert_one, partial_layout)
 
 CLUSTER_SYNC = "barrier.cluster.arrive.aligned and barrier.cluster.wait.aligned"
 

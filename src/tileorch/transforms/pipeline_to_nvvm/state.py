@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from xdsl.ir import Operation, SSAValue
 
-from tileorch.transforms.pipeline_to_nvvm.base import OpLowering
 from tileorch.dialects.cutlass.pipeline_facts import enum_prop
+from tileorch.transforms.pipeline_to_nvvm.base import OpLowering
 from tileorch.transforms.pipeline_to_nvvm.emit import STATE_COUNT, STATE_INDEX, STATE_PHASE, Emitter
 
 BUMP_ATTR = "bump"  # unit attribute on cutlass.pipeline.state.increment selecting the bump form

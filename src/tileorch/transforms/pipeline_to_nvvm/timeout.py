@@ -20,9 +20,9 @@ from xdsl.dialects import llvm
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i8, i32
 from xdsl.ir import Operation, SSAValue
 
-from tileorch.dialects.llvm_ext import AddrSpaceCastOp
 from tileorch.diagnostics import location_str
 from tileorch.dialects.cutlass.pipeline_facts import PipelineInfo, module_of
+from tileorch.dialects.llvm_ext import AddrSpaceCastOp
 from tileorch.transforms.pipeline_to_nvvm.emit import GLOBAL_PTR, Emitter
 
 VPRINTF = "vprintf"

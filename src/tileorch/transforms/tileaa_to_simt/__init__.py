@@ -45,26 +45,9 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, llvm, scf
-from xdsl.dialects.builtin import (
-    BFloat16Type,
-    DenseArrayBase,
-    DenseIntOrFPElementsAttr,
-    FloatAttr,
-    FloatTF32Type,
-    FunctionType,
-    IntegerAttr,
-    IntegerType,
-    ModuleOp,
-    TensorType,
-    UnitAttr,
-    VectorType,
-    f32,
-    i1,
-    i8,
-    i16,
-    i32,
-    i64,
-)
+from xdsl.dialects.builtin import (BFloat16Type, DenseArrayBase, DenseIntOrFPElementsAttr, FloatAttr, FloatTF32Type,
+                                   FunctionType, IntegerAttr, IntegerType, ModuleOp, TensorType, UnitAttr, VectorType,
+                                   f32, i1, i8, i16, i32, i64)
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
@@ -74,26 +57,15 @@ from tileorch.dialects.nv_tileaa import FuncOp as TileFuncOp
 from tileorch.dialects.nv_tileaa.attrs import MemRefType, MemTokenType, PointerType, TiledViewType
 from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileaa.tile_ops import CASTS
+from tileorch.transforms.tileaa_to_simt import cluster_split, warp_programs
+from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, SHARED_PTR, Emitter, Tile, byte_size, global_type,
+                                                     is_float, is_fp8, memory_type, reg_type, strides_of,
+                                                     supported_element)
+from tileorch.transforms.tileaa_to_simt.hoist import loads_first
 from tileorch.transforms.tileaa_to_simt.layout import SimtLayout, choose_layout, choose_threads, vectorizable_access
 from tileorch.transforms.tileaa_to_simt.pointers import PointerLowering
-from tileorch.transforms.tileaa_to_simt.hoist import loads_first
 from tileorch.transforms.tileaa_to_simt.prefetch import prefetchable_loads
 from tileorch.transforms.tileaa_to_simt.scan import ScanLowering
-from tileorch.transforms.tileaa_to_simt import cluster_split, warp_programs
-from tileorch.transforms.tileaa_to_simt.emit import (
-    GLOBAL_PTR,
-    SHARED_PTR,
-    Emitter,
-    Tile,
-    byte_size,
-    global_type,
-    is_float,
-    is_fp8,
-    memory_type,
-    reg_type,
-    strides_of,
-    supported_element,
-)
 
 PASS = "convert-nv-tileaa-to-simt"
 MAX_STATIC_SMEM = 48 * 1024

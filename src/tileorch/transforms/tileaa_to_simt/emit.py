@@ -12,28 +12,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, llvm, scf
-from xdsl.dialects.builtin import (
-    AnyFloat,
-    BFloat16Type,
-    DenseArrayBase,
-    Float8E4M3FNType,
-    Float8E5M2Type,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    FloatAttr,
-    FloatTF32Type,
-    IntegerAttr,
-    IntegerType,
-    VectorType,
-    f16,
-    f32,
-    i1,
-    i8,
-    i16,
-    i32,
-    i64,
-)
+from xdsl.dialects.builtin import (AnyFloat, BFloat16Type, DenseArrayBase, Float8E4M3FNType, Float8E5M2Type,
+                                   Float16Type, Float32Type, Float64Type, FloatAttr, FloatTF32Type, IntegerAttr,
+                                   IntegerType, VectorType, f16, f32, i1, i8, i16, i32, i64)
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from tileorch.dialects import llvm_ext, nvvm

@@ -34,16 +34,8 @@ from xdsl.ir import Attribute, SSAValue
 
 from tileorch.dialects import llvm_ext
 from tileorch.dialects.nv_tileaa.attrs import PointerType
-from tileorch.transforms.tileaa_to_simt.emit import (
-    GLOBAL_PTR,
-    Emitter,
-    Tile,
-    byte_size,
-    global_type,
-    is_float,
-    memory_type,
-    reg_type,
-)
+from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, Emitter, Tile, byte_size, global_type, is_float,
+                                                     memory_type, reg_type)
 
 SYNCSCOPE = {"cta": "block", "cluster": "cluster", "gpu": "device", "sys": None}
 LLVM_ORDER = {"relaxed": "monotonic", "acquire": "acquire", "release": "release", "acq_rel": "acq_rel"}

@@ -41,7 +41,8 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from tileorch.diagnostics import copy_location
 from tileorch.dialects import nv_tileas_tile as ts
-from tileorch.transforms.tileas.common import convert_users, functions, note, num_ctas, num_worker_warps, set_type, target_sm
+from tileorch.transforms.tileas.common import (convert_users, functions, note, num_ctas, num_worker_warps, set_type,
+                                               target_sm)
 from tileorch.transforms.tileas.layouts import blocked_layout, smem_layout, with_layout
 
 

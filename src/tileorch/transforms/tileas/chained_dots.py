@@ -40,42 +40,27 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, llvm, scf
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    BFloat16Type,
-    DenseArrayBase,
-    Float16Type,
-    Float32Type,
-    IntegerAttr,
-    ModuleOp,
-    StringAttr,
-    TensorType,
-    UnitAttr,
-    f32,
-    i1,
-    i8,
-    i16,
-    i32,
-    i64,
-)
+from xdsl.dialects.builtin import (ArrayAttr, BFloat16Type, DenseArrayBase, Float16Type, Float32Type, IntegerAttr,
+                                   ModuleOp, StringAttr, TensorType, UnitAttr, f32, i1, i8, i16, i32, i64)
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 
 from tileorch.diagnostics import LocatedError
-from tileorch.transforms.tileas.common import producer_load, source_load
-from tileorch.transforms.tileas.mask_bounds import interior_masks, whole_tile_test
-from tileorch.transforms.tileas.program_order import heavy_first_axis
-from tileorch.dialects.record_attr import encode_record
+from tileorch.dialects import llvm_ext
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects import nv_tileas_tile as ts
-from tileorch.dialects import llvm_ext, nvvm
+from tileorch.dialects import nvvm
 from tileorch.dialects import nvvm_payload as nvp
 from tileorch.dialects.atoms import DynamicSmemOp
 from tileorch.dialects.nv_tileaa.attrs import ints
 from tileorch.dialects.nv_tileas import AgentSwitchOp
-from tileorch.transforms.tileaa_to_simt import lower_scalar_op
+from tileorch.dialects.record_attr import encode_record
 from tileorch.kernels.gemm.build import CLUSTER_PTR, GENERIC_PTR, TMAP_ATTRS
+from tileorch.transforms.tileaa_to_simt import lower_scalar_op
 from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, SHARED_PTR, Emitter, memory_type
+from tileorch.transforms.tileas.common import producer_load, source_load
 from tileorch.transforms.tileas.epilogue import LAYOUT_ONLY, Coord, EpilogueLowering, KernelEnv, unsupported
+from tileorch.transforms.tileas.mask_bounds import interior_masks, whole_tile_test
+from tileorch.transforms.tileas.program_order import heavy_first_axis
 
 PASS = "convert-nv-tileas-to-cutlass"
 CHAINED_ATTR = "tileorch.chained_config"

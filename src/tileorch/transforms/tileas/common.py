@@ -9,13 +9,8 @@ from xdsl.dialects.builtin import IntegerAttr, TensorType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from tileorch.diagnostics import format_error
-from tileorch.dialects.nv_tileaa import (
-    COMPUTE_CAPABILITY,
-    KERNEL_SPEC,
-    TARGET_SPEC,
-    ComputeCapabilityAttr,
-    KernelSpecAttr,
-)
+from tileorch.dialects.nv_tileaa import (COMPUTE_CAPABILITY, KERNEL_SPEC, TARGET_SPEC, ComputeCapabilityAttr,
+                                         KernelSpecAttr)
 
 FUNC_OPS = ("nv_tileaa.func", "func.func", "nv_tileas.kernel", "llvm.func")
 

@@ -33,53 +33,28 @@ from dataclasses import dataclass, replace
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, llvm, scf
-from xdsl.dialects.builtin import (
-    DenseArrayBase,
-    Float16Type,
-    Float32Type,
-    FunctionType,
-    IntegerType,
-    ModuleOp,
-    StringAttr,
-    f32,
-    i64,
-)
+from xdsl.dialects.builtin import (DenseArrayBase, Float16Type, Float32Type, FunctionType, IntegerType, ModuleOp,
+                                   StringAttr, f32, i64)
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from tileorch.diagnostics import LocatedError
-from tileorch.dialects.constants import constant_int
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects import nv_tileas_tile as ts
 from tileorch.dialects import nvvm
 from tileorch.dialects.atoms import DynamicSmemOp, StageFragmentOp, StoreFragmentOp
+from tileorch.dialects.constants import constant_int
 from tileorch.dialects.nv_tileaa.attrs import PointerType, ints
 from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileas import AgentSwitchOp
-from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Emitter
-from tileorch.transforms.tileas.column_reduction import (
-    EXCHANGE_BARRIER,
-    Fragment,
-    in_staging,
-    lower_column_reductions,
-    scratch_bytes,
-    scratch_pointer,
-)
-from tileorch.transforms.tileas.common import num_ctas, source_load
-from tileorch.transforms.tileas.program_loop_to_tiles import SINGLE_TILE_AXES
-from tileorch.transforms.tileas.epilogue import (
-    ATOMIC_SINK,
-    feeding_reductions,
-    reduced_dim,
-    side_reduction,
-    Coord,
-    EpilogueLowering,
-    KernelEnv,
-    is_plain_store,
-    program_axis,
-    sink_tile,
-)
 from tileorch.dialects.record_attr import decode_record, encode_record
 from tileorch.kernels.gemm.config import OVERRIDABLE
+from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Emitter
+from tileorch.transforms.tileas.column_reduction import (EXCHANGE_BARRIER, Fragment, in_staging,
+                                                         lower_column_reductions, scratch_bytes, scratch_pointer)
+from tileorch.transforms.tileas.common import num_ctas, source_load
+from tileorch.transforms.tileas.epilogue import (ATOMIC_SINK, Coord, EpilogueLowering, KernelEnv, feeding_reductions,
+                                                 is_plain_store, program_axis, reduced_dim, side_reduction, sink_tile)
+from tileorch.transforms.tileas.program_loop_to_tiles import SINGLE_TILE_AXES
 
 DTYPE_NAMES = {"f16": "f16", "bf16": "bf16", "f32": "f32", "f8E4M3FN": "e4m3", "f8E5M2": "e5m2", "i32": "s32"}
 """Element type -> the kernel builder's dtype name (i8 operands: :data:`INT8_NAMES` by the dot's

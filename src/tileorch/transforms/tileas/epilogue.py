@@ -34,20 +34,8 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import (
-    BFloat16Type,
-    DenseIntOrFPElementsAttr,
-    Float16Type,
-    Float32Type,
-    FloatAttr,
-    IntegerAttr,
-    IntegerType,
-    TensorType,
-    i1,
-    i16,
-    i32,
-    i64,
-)
+from xdsl.dialects.builtin import (BFloat16Type, DenseIntOrFPElementsAttr, Float16Type, Float32Type, FloatAttr,
+                                   IntegerAttr, IntegerType, TensorType, i1, i16, i32, i64)
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from tileorch.diagnostics import LocatedError

@@ -14,7 +14,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from tileorch.registry import resolve, PASSES
+from tileorch.registry import PASSES, resolve
 
 TILEAS_PASSES = (
     "tileas-program-loop-to-tiles",
