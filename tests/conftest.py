@@ -122,6 +122,16 @@ def _gpu_skip_reason(report) -> str | None:
     return message.split(GPU_SKIP_PREFIX, 1)[1]
 
 
+def pytest_sessionfinish(session, exitstatus):
+    """Stop the fork server of the command-line tests (tests/tool_forkserver.py ``python_m``), if
+    one was started in this process: its children's CPU then counts in this process's."""
+    import sys
+
+    server = sys.modules.get("tool_forkserver")
+    if server is not None:
+        server.stop_shared()
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     """One line saying that the GPU tests were skipped, and why, when there is no GPU here; the CPU
     table of ``--cpu-durations``."""

@@ -1,7 +1,7 @@
 """Runs the lit/FileCheck suite under tests/filecheck as part of pytest, in shards (lit's
 ``--num-shards``/``--run-shard``) so that pytest-xdist spreads them over the CPUs.  The RUN lines'
 ``tileorch-opt``, ``tileorch`` and ``filecheck`` run as forks of one server per pytest process
-that imported them once (tests/lit_forkserver.py): a fifth of the CPU of fresh Pythons."""
+that imported them once (tests/tool_forkserver.py): a fifth of the CPU of fresh Pythons."""
 
 import os
 import subprocess
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-import lit_forkserver  # noqa: E402
+import tool_forkserver  # noqa: E402
 
 FILECHECK_DIR = Path(__file__).parent / "filecheck"
 SHARDS = 8
@@ -19,7 +19,7 @@ SHARDS = 8
 
 @pytest.fixture(scope="module")
 def forkserver_env():
-    with lit_forkserver.running() as env:
+    with tool_forkserver.running() as env:
         yield env
 
 

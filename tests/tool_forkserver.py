@@ -1,20 +1,22 @@
-"""A fork server for the lit suite's Python tools (``tileorch-opt``, ``tileorch``, ``filecheck``).
+"""A fork server for the test suite's Python command-line tools: ``tileorch-opt``, ``tileorch``
+and ``filecheck`` in the lit suite's RUN lines, ``python -m tileorch.cli.main`` /
+``python -m tileorch.tools.opt`` in the unit tests that run the real commands.
 
-Every RUN line of tests/filecheck starts one to three of these tools, and each start of a fresh
-Python spends most of its CPU importing xDSL and tileorch (about 0.4 s of the 0.5-1 s a typical
-``tileorch-opt`` run takes).  Under pytest (tests/test_lit.py) this server imports them once;
-lit then finds, first on its PATH, client scripts of the same names that hand their arguments,
-environment, working directory and standard streams (the file descriptors themselves) to the
-server, which forks a child per call.  The child takes the client's streams, environment,
-directory and ``sys.argv`` and runs the tool's console-script entry point as a fresh process
-would (``sys.exit(main())``: uncaught exceptions print their traceback and exit 1, ``atexit``
-handlers run); its exit status goes back to the client, which exits with it.  A child starts
-from the server's state after the imports, never from another call's.  A client that cannot
-reach the server runs the installed tool itself (``os.execv``), so the results never depend on
-the server being there.
+Each start of a fresh Python for one of them spends most of its CPU importing xDSL and tileorch
+(about 0.4 s of the 0.5-1 s a typical ``tileorch-opt`` run takes).  This server imports them once;
+client scripts (named like the tools, or ``python-m-MODULE``) hand their arguments, environment,
+working directory and standard streams (the file descriptors themselves) to the server, which
+forks a child per call.  The child takes the client's streams, environment, directory and
+``sys.argv`` and runs the tool as a fresh process would: a console script's
+``sys.exit(main())``, or the module as ``__main__`` for ``python -m`` (uncaught exceptions print
+their traceback and exit 1, ``atexit`` handlers run); its exit status goes back to the client,
+which exits with it.  A child starts from the server's state after the imports, never from
+another call's.  A client that cannot reach the server runs the installed tool itself
+(``os.execv``), so the results never depend on the server being there.
 
-Run alone, lit uses the installed tools (tests/filecheck/lit.cfg.py puts the clients on PATH only
-when ``TILEORCH_LIT_FORKSERVER_BIN`` names their folder).
+tests/test_lit.py starts one for its shards (tests/filecheck/lit.cfg.py puts the clients first on
+PATH when ``TILEORCH_TOOL_FORKSERVER_BIN`` names their folder; run alone, lit uses the installed
+tools); :func:`forked` gives the unit tests' commands (``TILEORCH_TEST_FORKSERVER=0``: fresh Pythons).
 """
 
 from __future__ import annotations
@@ -37,21 +39,23 @@ TOOLS = {
     "tileorch": "tileorch.cli.main:main",
     "filecheck": "filecheck.main:main",
 }
-BIN_ENV = "TILEORCH_LIT_FORKSERVER_BIN"  # the clients' folder, read by tests/filecheck/lit.cfg.py
+BIN_ENV = "TILEORCH_TOOL_FORKSERVER_BIN"  # the clients' folder, read by tests/filecheck/lit.cfg.py
+# modules run as ``python -m MODULE`` (the unit tests' command-line cases, :func:`python_m`)
+MODULES = ("tileorch.cli.main", "tileorch.tools.opt")
 
 _HEADER = 8  # bytes of the request's length prefix
 
 CLIENT = """\
 #!{python} -IS
-# fork-server client for {tool} (tests/lit_forkserver.py); runs {real} when the server is gone
+# fork-server client for {tool} (tests/tool_forkserver.py); runs {real} when the server is gone
 import os, socket, sys
 try:
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.connect({sock!r})
 except OSError:
-    os.execv({real!r}, [{real!r}, *sys.argv[1:]])
+    os.execv({real[0]!r}, [*{real!r}, *sys.argv[1:]])
 import json
-body = json.dumps({{"tool": {tool!r}, "argv": sys.argv, "env": dict(os.environ), "cwd": os.getcwd()}}).encode()
+body = json.dumps({{{kind!r}: {tool!r}, "argv": sys.argv, "env": dict(os.environ), "cwd": os.getcwd()}}).encode()
 socket.send_fds(s, [len(body).to_bytes({header}, "little") + body], [0, 1, 2])
 for fd in (0, 1, 2):  # only the child holds the streams now: a pipe's reader sees its end when the child exits
     os.close(fd)
@@ -77,6 +81,9 @@ def _preload() -> None:
     for tool in TOOLS:
         with contextlib.suppress(Exception):
             _entry(tool)
+    for module in MODULES:
+        with contextlib.suppress(Exception):
+            import_module(module)
     with contextlib.suppress(Exception):
         from tileorch import registry
 
@@ -126,7 +133,14 @@ def _run_tool(request: dict) -> int:
     sys.argv = list(request["argv"])
     sys.argv[0] = sys.argv[0].removesuffix(".exe")
     try:
-        status = _exit_status(_entry(request["tool"])())
+        if "module" in request:  # python -m MODULE: the module's code as __main__, its return ignored
+            import runpy
+
+            sys.modules.pop(request["module"], None)  # as in a fresh ``python -m``: not imported under its name
+            runpy.run_module(request["module"], run_name="__main__", alter_sys=True)
+            status = 0
+        else:  # the console script: sys.exit(main())
+            status = _exit_status(_entry(request["tool"])())
     except SystemExit as exc:
         status = _exit_status(exc.code)
     except BaseException:  # noqa: BLE001  (as the interpreter reports an uncaught exception)
@@ -202,6 +216,7 @@ def serve(path: str) -> None:
     signal.signal(signal.SIGTERM, stop)
     gc.collect()
     gc.freeze()  # the imported objects stay out of the children's collections (no copy-on-write churn)
+    parent = os.getppid()
     print("ready", flush=True)
     try:
         while True:
@@ -209,6 +224,8 @@ def serve(path: str) -> None:
                 conn, _ = listener.accept()
             except TimeoutError:
                 _reap()
+                if os.getppid() != parent:  # the test process is gone without stopping us
+                    break
                 continue
             conn.settimeout(None)
             fds: list[int] = []
@@ -219,7 +236,7 @@ def serve(path: str) -> None:
                 if os.fork() == 0:
                     _child(conn, listener, request, fds)
             except (OSError, EOFError, ValueError) as exc:
-                print(f"lit fork server: dropped a request: {exc}", file=sys.stderr, flush=True)
+                print(f"tool fork server: dropped a request: {exc}", file=sys.stderr, flush=True)
             finally:
                 for fd in fds:  # the child has its own copies: a pipe closes when the child exits
                     os.close(fd)
@@ -233,14 +250,16 @@ def serve(path: str) -> None:
 
 
 def write_clients(folder: str, sock: str) -> None:
-    """One client script per tool in ``folder``, each talking to the server at ``sock`` and
-    falling back to the tool installed beside this Python."""
+    """One client script per tool (named as the tool) and per module (``python-m-MODULE``) in
+    ``folder``, each talking to the server at ``sock`` and falling back to the installed tool or
+    ``python -m MODULE``."""
     bindir = os.path.dirname(sys.executable)
-    for tool in TOOLS:
-        path = os.path.join(folder, tool)
+    clients = [(tool, "tool", tool, [os.path.join(bindir, tool)]) for tool in TOOLS]
+    clients += [(f"python-m-{module}", "module", module, [sys.executable, "-m", module]) for module in MODULES]
+    for name, kind, tool, real in clients:
+        path = os.path.join(folder, name)
         with open(path, "w") as f:
-            f.write(CLIENT.format(python=sys.executable, tool=tool, real=os.path.join(bindir, tool), sock=sock,
-                                  header=_HEADER))
+            f.write(CLIENT.format(python=sys.executable, kind=kind, tool=tool, real=real, sock=sock, header=_HEADER))
         os.chmod(path, 0o755)
 
 
@@ -248,7 +267,7 @@ def write_clients(folder: str, sock: str) -> None:
 def running() -> Iterator[dict[str, str]]:
     """A server for the duration of the block; yields the environment variables that make lit
     (tests/filecheck/lit.cfg.py) use it.  Stopped (SIGTERM) and waited for on exit."""
-    with tempfile.TemporaryDirectory(prefix="tileorch-lit-fork-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="tileorch-tool-fork-") as tmp:
         sock = os.path.join(tmp, "s")
         bindir = os.path.join(tmp, "bin")
         os.mkdir(bindir)
@@ -257,7 +276,7 @@ def running() -> Iterator[dict[str, str]]:
         try:
             line = proc.stdout.readline()
             if line.strip() != "ready":
-                raise RuntimeError(f"the lit fork server did not start (said {line!r}, exit {proc.poll()})")
+                raise RuntimeError(f"the tool fork server did not start (said {line!r}, exit {proc.poll()})")
             yield {BIN_ENV: bindir}
         finally:
             proc.terminate()
@@ -267,6 +286,40 @@ def running() -> Iterator[dict[str, str]]:
                 proc.kill()
                 proc.wait()
             proc.stdout.close()
+
+
+_SHARED: list = []  # the process's server for python_m: [context manager, its environment]
+
+
+def python_m(module: str) -> list[str]:
+    """The command that runs ``python -m module`` (one of :data:`MODULES`) in a fork of a server
+    started on first use in this process and stopped at its exit (CPU then counted in the
+    process's children); ``[sys.executable, "-m", module]`` when ``TILEORCH_TEST_FORKSERVER=0``."""
+    if module not in MODULES or os.environ.get("TILEORCH_TEST_FORKSERVER", "1") == "0":
+        return [sys.executable, "-m", module]
+    if not _SHARED:
+        import atexit
+
+        context = running()
+        _SHARED[:] = [context, context.__enter__()]
+        atexit.register(stop_shared)
+    return [os.path.join(_SHARED[1][BIN_ENV], f"python-m-{module}")]
+
+
+def forked(cmd: list[str]) -> list[str]:
+    """``cmd`` with a leading ``sys.executable -m MODULE`` (one of :data:`MODULES`) replaced by
+    :func:`python_m`'s command; any other command unchanged."""
+    if len(cmd) >= 3 and cmd[0] == sys.executable and cmd[1] == "-m" and cmd[2] in MODULES:
+        return [*python_m(cmd[2]), *cmd[3:]]
+    return list(cmd)
+
+
+def stop_shared() -> None:
+    """Stop the server :func:`python_m` started (tests/conftest.py calls it at the session's end)."""
+    if _SHARED:
+        context = _SHARED[0]
+        _SHARED.clear()
+        context.__exit__(None, None, None)
 
 
 if __name__ == "__main__":
