@@ -57,19 +57,10 @@ def _describe(kernel, args, dtype: str):
     return [dataclasses.replace(x, dtype=TORCH[dtype]) if isinstance(x, rc.ArrayArg) else x for x in described]
 
 
-_COMPILED: dict = {}
-
-
 def _compile(kernel, described, schedule="persistent", config=""):
-    """The compiled program, once per kernel, signature, schedule and tile override in this
-    module (the tests only read it)."""
-    from tileorch.driver import compile_program
-
-    key = (kernel, rc.signature_key(described), schedule, config)
-    if key not in _COMPILED:
-        _COMPILED[key] = compile_program(rc.export_bytecode(kernel, described), "<transposed C test>",
-                                         schedule=schedule, config=config)
-    return _COMPILED[key]
+    """The compiled program through the launcher's caches (in process, and the session's disk
+    cache keyed by content: the dot zoo compiles the same transposed-C kernels)."""
+    return rc.compiled(kernel, described, "sm_90a", schedule, config).program
 
 
 FORMS = ["column_major", "transpose", "permute"]
