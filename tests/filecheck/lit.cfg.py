@@ -13,6 +13,10 @@ config.excludes = ["lit.cfg.py", "__pycache__", "Output", "inputs"]
 config.environment["PATH"] = os.pathsep.join(
     [os.path.dirname(sys.executable), os.environ.get("PATH", "")]
 )
+# Under pytest, tests/tool_forkserver.py's clients come first: tileorch-opt, tileorch and filecheck
+# then run as forks of a server that imported them once, instead of fresh Pythons.
+if os.environ.get("TILEORCH_TOOL_FORKSERVER_BIN"):
+    config.environment["PATH"] = os.environ["TILEORCH_TOOL_FORKSERVER_BIN"] + os.pathsep + config.environment["PATH"]
 config.environment["PYTHONPATH"] = os.environ.get("PYTHONPATH", "")
 # Under pytest (tests/test_lit.py) the session's compile cache and backend memo (tests/conftest.py):
 # no stale hits from ~/.cache, and a kernel the unit tests or another lit test already compiled

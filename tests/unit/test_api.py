@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tool_forkserver import forked
 
 import tileorch
 from tileorch import api
@@ -235,7 +236,7 @@ def test_tileirbc_path_and_bytecode_bytes(tmp_path, cache_dir):
     by_text = tileorch.compile(CUDA_TILE_COUNT, ptxas=False)  # cuda_tile text too
     assert by_path.entries == by_bytes.entries == by_text.entries == ["count"]
     assert by_path.ptx == by_bytes.ptx == by_text.ptx and ".visible .entry count(" in by_path.ptx
-    cli = subprocess.run([sys.executable, "-m", "tileorch.cli.main", "compile", str(path), "--no-ptxas"],
+    cli = subprocess.run(forked([sys.executable, "-m", "tileorch.cli.main", "compile", str(path), "--no-ptxas"]),
                          capture_output=True, text=True, timeout=300)
     assert cli.returncode == 0, cli.stderr
     assert cli.stdout == by_path.ptx

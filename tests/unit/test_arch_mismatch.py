@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tool_forkserver import forked
 
 pytest.importorskip("xdsl")
 
@@ -13,8 +14,8 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "ws_stream_copy.mli
 
 
 def test_cli_rejects_an_arch_that_contradicts_the_module(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "tileorch.cli.main", "compile", str(EXAMPLE), "--arch", "sm_100a",
-                           "-o", str(tmp_path / "k.ptx"), "--no-ptxas"], capture_output=True, text=True)
+    proc = subprocess.run(forked([sys.executable, "-m", "tileorch.cli.main", "compile", str(EXAMPLE), "--arch", "sm_100a",
+                           "-o", str(tmp_path / "k.ptx"), "--no-ptxas"]), capture_output=True, text=True)
     assert proc.returncode == 1
     line = EXAMPLE.read_text().splitlines().index('builtin.module attributes {cutlass.target = "sm_90a"} {') + 1
     assert f"{EXAMPLE}:{line}:1: error: the target given (sm_100a) differs from the module's cutlass.target \"sm_90a\"" \

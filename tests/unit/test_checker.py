@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tool_forkserver import forked
 
 from tileorch.analysis import catalog as C
 from tileorch.analysis import properties as P
@@ -133,8 +134,8 @@ def test_cli_check_reports_counterexample_and_trace(tmp_path):
     # 0 bytes: a plain arrive completes the phase before the TMA bytes land
     path = _mutate(tmp_path, "{transaction_bytes = 4096 : i32}", "{transaction_bytes = 0 : i32}")
     trace = tmp_path / "t.json"
-    proc = subprocess.run([sys.executable, "-m", "tileorch.cli.main", "check", str(path),
-                           "--trace", str(trace)], capture_output=True, text=True)
+    proc = subprocess.run(forked([sys.executable, "-m", "tileorch.cli.main", "check", str(path),
+                           "--trace", str(trace)]), capture_output=True, text=True)
     assert proc.returncode == 1
     assert "read-before-commit" in proc.stdout and "counterexample" in proc.stdout
     events = json.loads(trace.read_text())["traceEvents"]
@@ -144,7 +145,7 @@ def test_cli_check_reports_counterexample_and_trace(tmp_path):
 def test_cli_check_bad_input_is_located(tmp_path):
     path = tmp_path / "broken.mlir"
     path.write_text("builtin.module {\n  %x = arith.constant : i32\n}\n")
-    proc = subprocess.run([sys.executable, "-m", "tileorch.cli.main", "check", str(path)],
+    proc = subprocess.run(forked([sys.executable, "-m", "tileorch.cli.main", "check", str(path)]),
                           capture_output=True, text=True)
     assert proc.returncode == 1 and f"{path}:2:" in proc.stderr
     assert "Traceback" not in proc.stderr
@@ -154,8 +155,8 @@ def test_verify_pipelines_pass_locates_the_violation(tmp_path):
     path = _mutate(tmp_path, "cutlass.pipeline.consumer_release %q, %s",
                    "cutlass.pipeline.consumer_release %q, %s\n"
                    "          %late = cutlass.pipeline.state.get_index %s")
-    proc = subprocess.run([sys.executable, "-m", "tileorch.tools.opt", str(path),
-                           "-p", "verify-pipelines"], capture_output=True, text=True)
+    proc = subprocess.run(forked([sys.executable, "-m", "tileorch.tools.opt", str(path),
+                           "-p", "verify-pipelines"]), capture_output=True, text=True)
     assert proc.returncode != 0
     late_read = _line_of("cutlass.pipeline.consumer_release %q, %s") + 1  # the inserted get_index
     assert f"{path}:{late_read}:" in proc.stdout + proc.stderr
@@ -188,12 +189,12 @@ def _ops(program):
 def test_simulate_iterations_sets_every_parametric_loop(tmp_path):
     for example, expect in (("ws_pipeline.mlir", "k_tiles=2"), ("mods_mainloop.mlir",
                                                                  "tiles=2")):
-        proc = subprocess.run([sys.executable, "-m", "tileorch.cli.main", "simulate",
-                               str(ROOT / "examples" / example), "--iterations", "2"],
+        proc = subprocess.run(forked([sys.executable, "-m", "tileorch.cli.main", "simulate",
+                               str(ROOT / "examples" / example), "--iterations", "2"]),
                               capture_output=True, text=True)
         assert proc.returncode == 0 and expect in proc.stdout, proc.stdout + proc.stderr
-    proc = subprocess.run([sys.executable, "-m", "tileorch.cli.main", "simulate",
-                           str(ROOT / "examples" / "ws_pipeline.mlir"), "--iterations", "3"],
+    proc = subprocess.run(forked([sys.executable, "-m", "tileorch.cli.main", "simulate",
+                           str(ROOT / "examples" / "ws_pipeline.mlir"), "--iterations", "3"]),
                           capture_output=True, text=True)
     assert "consumed k tiles [0, 1, 2] (in order)" in proc.stdout
 
@@ -338,7 +339,7 @@ def test_unmodelled_control_flow_is_a_located_error(tmp_path):
 def test_seq_counterexample_names_the_barrier(tmp_path):
     path = _mutate(tmp_path, "%group_index = arith.subi %wg, %c1 : index",
                    "%group_index = arith.divui %wg, %c128 : index", "pingpong_seq_bar.mlir")
-    proc = subprocess.run([sys.executable, "-m", "tileorch.cli.main", "check", str(path)],
+    proc = subprocess.run(forked([sys.executable, "-m", "tileorch.cli.main", "check", str(path)]),
                           capture_output=True, text=True)
     assert proc.returncode == 1
     assert "violated property: seq-order" in proc.stdout
@@ -466,7 +467,7 @@ def test_named_barrier_mutant_missing_tail_and_try_wait(tmp_path):
 def test_named_barrier_cli_check(tmp_path):
     path = tmp_path / "named.mlir"
     path.write_text(NAMED)
-    proc = subprocess.run([sys.executable, "-m", "tileorch.cli.main", "check", str(path)],
+    proc = subprocess.run(forked([sys.executable, "-m", "tileorch.cli.main", "check", str(path)]),
                           capture_output=True, text=True)
     assert proc.returncode == 0 and "OK: all properties hold" in proc.stdout
 
@@ -582,7 +583,7 @@ def test_stream_copy_mutant_copy_of_half_the_tile_deadlocks(tmp_path):
     result = check(protocols[0])
     assert result.violation.prop == P.DEADLOCK
     assert "tx=8192" in result.violation.message
-    proc = subprocess.run([sys.executable, "-m", "tileorch.cli.main", "check", str(path)],
+    proc = subprocess.run(forked([sys.executable, "-m", "tileorch.cli.main", "check", str(path)]),
                           capture_output=True, text=True)
     assert proc.returncode == 1 and "violated property: deadlock" in proc.stdout
 
@@ -624,7 +625,7 @@ def test_transaction_bytes_no_copy_delivers_are_a_located_error(tmp_path):
     where = f"{path}:{_located('cutlass.pipeline.producer_commit', 'ws_pipeline.mlir')}:"
     assert not protocols and errors[0].startswith(where + " error:")
     assert "4096" in errors[0] and "no copy" in errors[0]
-    proc = subprocess.run([sys.executable, "-m", "tileorch.cli.main", "check", str(path)],
+    proc = subprocess.run(forked([sys.executable, "-m", "tileorch.cli.main", "check", str(path)]),
                           capture_output=True, text=True)
     assert proc.returncode == 1 and where in proc.stdout + proc.stderr
 

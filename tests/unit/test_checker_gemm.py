@@ -17,6 +17,7 @@ import subprocess
 import sys
 
 import pytest
+from tool_forkserver import forked
 
 pytest.importorskip("xdsl")
 
@@ -136,7 +137,7 @@ def test_tma_load_bytes_are_checked(tmp_path, b_bytes, ok):
 
 def test_cli_checks_a_gemm_configuration(tmp_path):
     path = _ir(tmp_path, 2, 2, "streamk")
-    proc = subprocess.run([sys.executable, "-m", "tileorch.cli.main", "check", str(path)],
+    proc = subprocess.run(forked([sys.executable, "-m", "tileorch.cli.main", "check", str(path)]),
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.count("OK: all properties hold") == 2

@@ -1,6 +1,7 @@
 """Bad input to the command-line tools gives ``file:line:col: error: ...`` (or ``TOOL: error: ...``
 when there is no position) and a non-zero exit: never a Python traceback, never "internal error".
-Each case runs the real command in a subprocess."""
+Each case runs the real command in a subprocess (a fork of a server that imported tileorch once:
+tests/tool_forkserver.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tool_forkserver import forked
 
 OPT = [sys.executable, "-m", "tileorch.tools.opt"]
 TILEORCH = [sys.executable, "-m", "tileorch.cli.main"]
@@ -20,7 +22,7 @@ NOT_UTF8 = b"module {\n  // \xff\n}\n"
 
 
 def run(cmd: list[str], cwd: Path) -> tuple[int, str]:
-    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(forked(cmd), cwd=cwd, capture_output=True, text=True, timeout=120)
     out = proc.stdout + proc.stderr
     assert "Traceback" not in out and "internal error" not in out, out
     return proc.returncode, out
@@ -50,10 +52,10 @@ def test_opt_reads_dot_bc_as_bytecode(tmp_path):
 
 @pytest.mark.parametrize("args", [["-"], []], ids=["dash", "none"])
 def test_opt_reads_standard_input(tmp_path, args):
-    ok = subprocess.run([*OPT, *args], cwd=tmp_path, input="builtin.module {\n}\n", capture_output=True,
+    ok = subprocess.run(forked([*OPT, *args]), cwd=tmp_path, input="builtin.module {\n}\n", capture_output=True,
                         text=True, timeout=120)
     assert ok.returncode == 0 and "builtin.module" in ok.stdout, ok.stderr
-    bad = subprocess.run([*OPT, *args], cwd=tmp_path, input='builtin.module {\n  "foo.bar"() : () -> ()\n}\n',
+    bad = subprocess.run(forked([*OPT, *args]), cwd=tmp_path, input='builtin.module {\n  "foo.bar"() : () -> ()\n}\n',
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 1 and "stdin:2:12: error: Operation foo.bar is not registered" in bad.stderr, bad.stderr
 
@@ -226,13 +228,13 @@ def test_gemm_rejects_non_positive_sizes(tmp_path, argv, message):
 
 
 def test_gemm_emit_mlir_writes_only_the_kernel_ir_to_stdout(tmp_path):
-    proc = subprocess.run([*TILEORCH, "gemm", "256", "512", "128", "--emit", "mlir"], cwd=tmp_path,
+    proc = subprocess.run(forked([*TILEORCH, "gemm", "256", "512", "128", "--emit", "mlir"]), cwd=tmp_path,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.startswith("256x512x128: gemm_") and "grid (" in proc.stderr  # the summary
     assert "256x512x128" not in proc.stdout and "grid (" not in proc.stdout
     (tmp_path / "gemm.mlir").write_text(proc.stdout)
-    opt = subprocess.run([*OPT, "gemm.mlir"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    opt = subprocess.run(forked([*OPT, "gemm.mlir"]), cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert opt.returncode == 0, opt.stderr  # the emitted IR parses and verifies
     assert "cutlass.pipeline.init" in opt.stdout
 

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tool_forkserver import forked
 
 from tileorch.backend.ptxas import ptxas_available
 
@@ -17,8 +18,8 @@ pytestmark = pytest.mark.skipif(not ptxas_available(), reason="no ptxas (pip ins
 
 
 def _compile(path: str, *extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tileorch.cli.main", "compile", str(ROOT / path), "-o", "/dev/null",
-                           *extra], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    return subprocess.run(forked([sys.executable, "-m", "tileorch.cli.main", "compile", str(ROOT / path), "-o", "/dev/null",
+                           *extra]), capture_output=True, text=True, timeout=300, cwd=ROOT)
 
 
 def test_remarks_name_the_tier_path_and_ptxas_resources():

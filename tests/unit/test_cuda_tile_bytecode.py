@@ -7,6 +7,7 @@ import sys
 import textwrap
 
 import pytest
+from tool_forkserver import forked
 
 from tileorch.diagnostics import verify_located
 from tileorch.frontend.cuda_tile_bytecode import BytecodeError, read_bytecode
@@ -164,8 +165,8 @@ def test_cutile_gemm_compiles_to_ptx(tmp_path):
     assert ".visible .entry" in ptx and "wgmma" in ptx and "cp.async.bulk.tensor" in ptx
     # a kernel that is not GEMM-shaped goes through the SIMT lowering (no WGMMA; a 1-warp row: shuffles)
     out = tmp_path / "softmax.ptx"
-    proc = subprocess.run([sys.executable, "-m", "tileorch.cli.main", "compile", str(tmp_path / "softmax.tileirbc"),
-                           "-o", str(out)] + (["--no-ptxas"] if shutil.which("ptxas") is None else []),
+    proc = subprocess.run(forked([sys.executable, "-m", "tileorch.cli.main", "compile", str(tmp_path / "softmax.tileirbc"),
+                           "-o", str(out)]) + (["--no-ptxas"] if shutil.which("ptxas") is None else []),
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0 and "SIMT kernel" in proc.stderr, proc.stderr
     ptx = out.read_text()

@@ -16,6 +16,7 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
+from tool_forkserver import forked
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FileLineColLoc, IntegerAttr, IntegerType
 from xdsl.printer import Printer
 
@@ -114,7 +115,7 @@ def test_a_newer_version_is_a_located_error_naming_what_is_supported(tmp_path):
     assert "supported: 13.1, 13.2, 13.3, 13.4, 13.5" in e.value.message
     f = tmp_path / "new.tileirbc"
     f.write_bytes(data)
-    r = subprocess.run([sys.executable, "-m", "tileorch.cli.main", "compile", str(f)], capture_output=True,
+    r = subprocess.run(forked([sys.executable, "-m", "tileorch.cli.main", "compile", str(f)]), capture_output=True,
                        text=True, timeout=120)
     assert r.returncode != 0 and "Traceback" not in r.stderr
     assert f"{f}: error: invalid CUDA Tile IR bytecode at offset 8: unsupported bytecode version 13.6.0" in r.stderr

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tool_forkserver import forked
 
 from tileorch.backend.ptxas import ptxas_available
 
@@ -37,7 +38,7 @@ needs_ptxas = pytest.mark.skipif(not ptxas_available(), reason="no ptxas (pip in
 
 
 def tileorch(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tileorch.cli.main", *args], capture_output=True, text=True,
+    return subprocess.run(forked([sys.executable, "-m", "tileorch.cli.main", *args]), capture_output=True, text=True,
                           cwd=cwd, timeout=600, env={**os.environ, "TILEORCH_CACHE": "0"})
 
 

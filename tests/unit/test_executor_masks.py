@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+from tool_forkserver import forked
 
 from tileorch.dialects.cutlass.executors import expand
 from tileorch.transforms.pipeline_to_nvvm.context import thread_range_of_mask
@@ -61,8 +62,8 @@ def test_compile_upper_half_thread_consumers(tmp_path):
     src = tmp_path / "upper_half.mlir"
     src.write_text(UPPER_HALF)
     try:
-        proc = subprocess.run([sys.executable, "-m", "tileorch.cli.main", "compile", str(src), "--emit", "llvm",
-                               "--no-cache"], capture_output=True, text=True, timeout=120)
+        proc = subprocess.run(forked([sys.executable, "-m", "tileorch.cli.main", "compile", str(src), "--emit", "llvm",
+                               "--no-cache"]), capture_output=True, text=True, timeout=120)
     except subprocess.TimeoutExpired:
         pytest.fail("tileorch compile hangs on a thread executor mask with bit 63 set")
     assert proc.returncode == 0, proc.stderr
