@@ -1,8 +1,9 @@
-// RUN: tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s
-// RUN: tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass,lower-to-llvm -t ptx > %t.ptx
+// RUN: env TILEORCH_ATTN_OVERLAP=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s
+// RUN: env TILEORCH_ATTN_OVERLAP=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass,lower-to-llvm -t ptx > %t.ptx
 // RUN: ptxas -arch=sm_90a %t.ptx -o %t.cubin
 // RUN: filecheck %s --check-prefix=PTX < %t.ptx
-// The textbook FlashAttention forward (tileorch.testing.attention_programs.attention_fwd, 128x64 tiles,
+// Without the intra-warp-group overlap (TILEORCH_ATTN_OVERLAP=0; the overlapped kernel's structure:
+// tests/unit/test_chained_overlap.py).  The textbook FlashAttention forward (tileorch.testing.attention_programs.attention_fwd, 128x64 tiles,
 // head dim 64, Q/K/V/O [BH, S, D] f16) as convert-cudatile-to-tileaa emits it: two chained dots in one
 // loop, the second's A (P = exp2(S * scale - m)) computed from the first's result.  The tier's
 // chained-dots lowering (transforms/tileas/chained_dots.py) gives one warp-specialized kernel on the

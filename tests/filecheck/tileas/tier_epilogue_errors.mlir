@@ -51,7 +51,7 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
     nv_tileaa.return
   }
 }
-// CHECK: tier_epilogue_errors.mlir:50:5: error: convert-nv-tileas-to-cutlass: not supported yet in the accumulator's register layout: the epilogue reads the accumulator at other coordinates (a transpose or slice of it)
+// CHECK: tier_epilogue_errors.mlir:30:7: error: convert-nv-tileas-to-cutlass: this tile feeds the dot as A, but its indices do not read A's tile of the stored C
 
 // -----
 // A^T, B^T, C stored untransposed at tile (pn, pm): after the axis swap, index roles disagree with the dot's operands.
