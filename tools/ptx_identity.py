@@ -124,6 +124,10 @@ def _compile(source: object, env: dict) -> str:
 
 
 def main(argv: list[str]) -> int:
+    if len(argv) < 2 or argv[0] not in ("save", "check"):
+        print("usage: python tools/ptx_identity.py save|check DIR [--only PREFIX]\n"
+              "  save: write each program's PTX to DIR; check: compare against DIR", file=sys.stderr)
+        return 0 if argv[:1] in (["-h"], ["--help"]) else 2
     mode, directory = argv[0], Path(argv[1])
     only = argv[argv.index("--only") + 1] if "--only" in argv else ""
     differ = compared = 0

@@ -560,26 +560,28 @@ class FunctionLowering(PointerLowering, ScanLowering):
         return self._and(e, cond, extra)
 
     @staticmethod
-    def _from_memory(b: Emitter, raw: SSAValue, elt: Attribute) -> SSAValue:
-        """A loaded element (``global_type``) in its register type (``reg_type``)."""
+    def _memory_form(elt: Attribute):
+        """(loaded -> register value, register value -> stored) of an element type whose memory
+        form (``global_type``) differs from its register type (``reg_type``), else None."""
         if isinstance(elt, BFloat16Type):
-            return b.bf16_bits_to_f32(raw)
+            return Emitter.bf16_bits_to_f32, Emitter.f32_to_bf16_bits
         if is_fp8(elt):
-            return b.f8_bits_to_f32(raw, elt)
+            return (lambda b, raw: b.f8_bits_to_f32(raw, elt)), (lambda b, v: b.f32_to_f8_bits(v, elt))
         if elt == i1:
-            return b.v(arith.TruncIOp(raw, i1))
-        return raw
+            return (lambda b, raw: b.v(arith.TruncIOp(raw, i1))), (lambda b, v: b.v(arith.ExtUIOp(v, memory_type(i1))))
+        return None
 
-    @staticmethod
-    def _to_memory(b: Emitter, v: SSAValue, elt: Attribute) -> SSAValue:
+    @classmethod
+    def _from_memory(cls, b: Emitter, raw: SSAValue, elt: Attribute) -> SSAValue:
+        """A loaded element (``global_type``) in its register type (``reg_type``)."""
+        form = cls._memory_form(elt)
+        return form[0](b, raw) if form else raw
+
+    @classmethod
+    def _to_memory(cls, b: Emitter, v: SSAValue, elt: Attribute) -> SSAValue:
         """An element in its register type -> the value stored (``global_type``)."""
-        if isinstance(elt, BFloat16Type):
-            return b.f32_to_bf16_bits(v)
-        if is_fp8(elt):
-            return b.f32_to_f8_bits(v, elt)
-        if elt == i1:
-            return b.v(arith.ExtUIOp(v, memory_type(i1)))
-        return v
+        form = cls._memory_form(elt)
+        return form[1](b, v) if form else v
 
     @classmethod
     def _load_global(cls, b: Emitter, ptr: SSAValue, elt: Attribute) -> SSAValue:

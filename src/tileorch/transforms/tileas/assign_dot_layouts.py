@@ -41,8 +41,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from tileorch.diagnostics import copy_location
 from tileorch.dialects import nv_tileas_tile as ts
-from tileorch.transforms.tileas.common import (convert_users, functions, note, num_ctas, num_worker_warps, set_type,
-                                               target_sm)
+from tileorch.transforms.tileas.common import convert_users, note, num_ctas, set_type, targeted_functions
 from tileorch.transforms.tileas.layouts import blocked_layout, smem_layout, with_layout
 
 
@@ -167,9 +166,6 @@ class AssignDotLayouts(ModulePass):
     name = "tileas-assign-dot-layouts"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for func in functions(op):
-            sm = target_sm(func)
-            warps = num_worker_warps(func)
-            ctas = num_ctas(func)
+        for func, sm, warps in targeted_functions(op):
             for dot in [o for o in func.walk() if isinstance(o, ts.DotOp)]:
-                assign_dot(dot, sm, warps, ctas)
+                assign_dot(dot, sm, warps, num_ctas(func))

@@ -25,7 +25,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from tileorch.diagnostics import copy_location
 from tileorch.dialects import nv_tileas_tile as ts
-from tileorch.transforms.tileas.common import functions, num_worker_warps, retype_values, set_type, target_sm
+from tileorch.transforms.tileas.common import retype_values, set_type, targeted_functions
 from tileorch.transforms.tileas.layouts import blocked_layout, smem_layout, tma_box, with_layout
 
 
@@ -140,9 +140,7 @@ class AssignLoadStoreLayouts(ModulePass):
     name = "tileas-assign-load-store-layouts"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for func in functions(op):
-            sm = target_sm(func)
-            warps = num_worker_warps(func)
+        for func, sm, warps in targeted_functions(op):
             for o in list(func.walk()):
                 if isinstance(o, ts.TiledLoadOp) and isinstance(o.atom, ts.UnknownCopyAtomAttr):
                     assign_load(o, sm, warps)

@@ -32,6 +32,13 @@ def num_ctas(func: Operation) -> int:
     return spec.num_ctas.data if spec is not None else 1
 
 
+def targeted_functions(module: Operation) -> Iterator[tuple[Operation, int, int]]:
+    """(function, its SM number, its worker warps) for every function of :func:`functions`: what
+    the layout passes choose atoms by."""
+    for func in functions(module):
+        yield func, target_sm(func), num_worker_warps(func)
+
+
 def num_worker_warps(func: Operation) -> int:
     spec = kernel_spec(func)
     return spec.num_worker_warps.data if spec is not None else 4

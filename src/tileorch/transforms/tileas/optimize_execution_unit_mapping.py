@@ -24,10 +24,10 @@ from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, i32
 from xdsl.ir import Region
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from tileorch.diagnostics import copy_location, post_order
+from tileorch.diagnostics import copy_location
 from tileorch.dialects.nv_tileas import AgentSwitchOp
 from tileorch.transforms.pass_kinds import ModuleTransform
-from tileorch.transforms.tileas.propagate_execution_unit import check_calls, propagate_op
+from tileorch.transforms.tileas.propagate_execution_unit import propagate_execution_unit
 
 
 @dataclass
@@ -111,12 +111,7 @@ def rewrite_switch(sw: AgentSwitchOp) -> AgentSwitchOp:
 
 
 def optimize_execution_unit_mapping(module: ModuleOp) -> None:
-    for op in list(post_order(module)):
-        if isinstance(op, AgentSwitchOp):
-            propagate_op(rewrite_switch(op))
-        else:
-            propagate_op(op)
-    check_calls(module)
+    propagate_execution_unit(module, rewrite_switch)
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ the agent has is rejected.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, SymbolRefAttr, i32
@@ -111,8 +112,13 @@ def check_calls(module: Operation) -> None:
             raise LocatedError(funcs[callee], f"{INCONSISTENT} (@{callee} is called by agents of {sorted(warps)} warps)")
 
 
-def propagate_execution_unit(module: Operation) -> None:
-    for op in post_order(module):
+def propagate_execution_unit(module: Operation, place: Callable[[AgentSwitchOp], Operation] | None = None) -> None:
+    """Fold numWarps up from the innermost ops, then check the calls; ``place`` (when given)
+    rewrites each agent switch first and the fold reads what it returns (the placement of
+    ``optimize-execution-unit-mapping``)."""
+    for op in list(post_order(module)):
+        if place is not None and isinstance(op, AgentSwitchOp):
+            op = place(op)
         propagate_op(op)
     check_calls(module)
 
