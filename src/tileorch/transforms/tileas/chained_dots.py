@@ -916,11 +916,13 @@ def _rounded_from(v: SSAValue) -> SSAValue:
     return v
 
 
-def _pack16(e: Emitter, lo: SSAValue, hi: SSAValue, dtype: str) -> SSAValue:
+def _pack16(e: Emitter, lo: SSAValue, hi: SSAValue, dtype: str, volatile: bool = False) -> SSAValue:
     """Two values packed as the ``dtype`` pair of a WGMMA register-A operand (``lo`` in the low
-    half), rounded once from f32 (:func:`_rounded_from`)."""
+    half), rounded once from f32 (:func:`_rounded_from`); ``volatile``: the ``cvt`` stays where it
+    is emitted (:func:`_pack_after_wait`)."""
     lo, hi = (e.to_f32(_rounded_from(x)) for x in (lo, hi))
-    return e.v(llvm.InlineAsmOp(f"cvt.rn.{dtype}x2.f32 $0, $1, $2;", "=r,f,f", [hi, lo], [i32]))
+    return e.v(llvm.InlineAsmOp(f"cvt.rn.{dtype}x2.f32 $0, $1, $2;", "=r,f,f", [hi, lo], [i32],
+                                has_side_effects=volatile))
 
 
 def _wgmma_reg_a(e: Emitter, a: list[SSAValue], desc: SSAValue, acc: list[SSAValue], n: int, dtype: str,
@@ -1209,10 +1211,7 @@ def _pack_after_wait(e: Emitter, p: list[SSAValue], dtype: str) -> list[SSAValue
     Packing during the overlap (even into other registers, copied after the wait) lets LLVM
     coalesce P_j into the in-flight P_{j-1} registers, and makes ptxas 13.0 see a WGMMA input
     defined inside a pipeline stage: it then serializes every WGMMA of the kernel (C7513)."""
-    f = [e.to_f32(_rounded_from(x)) for x in p]
-    return [e.v(llvm.InlineAsmOp(f"cvt.rn.{dtype}x2.f32 $0, $1, $2;", "=r,f,f", [f[2 * i + 1], f[2 * i]], [i32],
-                                 has_side_effects=True))
-            for i in range(len(p) // 2)]
+    return [_pack16(e, p[2 * i], p[2 * i + 1], dtype, volatile=True) for i in range(len(p) // 2)]
 
 
 def _frontier(v: SSAValue, arg: SSAValue) -> list[SSAValue]:
@@ -1232,16 +1231,15 @@ def _frontier(v: SSAValue, arg: SSAValue) -> list[SSAValue]:
     return out
 
 
-def _versioned(ck: ChainedKernel, site_of, site: _Site, iv: SSAValue,
+def _versioned(ck: ChainedKernel, site_of, site: _Site, iv: SSAValue, masks: list[Operation],
                part: Callable[[_Site], tuple[list[SSAValue], list[SSAValue]]], later: list[SSAValue]):
     """``part(site)`` (the program's ops of loop iteration ``iv`` up to P: (P, the other carried
     registers)), evaluated twice under a scalar test when the loop masks its tiles
     (:mod:`~tileorch.transforms.tileas.mask_bounds`): where every mask holds on the whole tile, a
-    copy with the masks' comparisons ``true`` (no compare and select per element); else as
-    written.  The tiles of ``later`` (read by ``site`` after this part: the second dot's C) are
+    copy with the comparisons ``masks`` (:func:`interior_masks`) ``true`` (no compare and select
+    per element); else as written.  The tiles of ``later`` (read by ``site`` after this part: the second dot's C) are
     computed in both copies and provided to ``site``.  Without such masks, ``part(site)``."""
     body = ck.loop.body.blocks.first
-    masks = interior_masks(body)
     widths = [_fragment_width(v, ck.tm) for v in later]
     if not masks or None in widths:
         return part(site)
@@ -1271,7 +1269,7 @@ def _versioned(ck: ChainedKernel, site_of, site: _Site, iv: SSAValue,
 
 
 def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAValue,
-                          init_vals: list[SSAValue]) -> list[SSAValue]:
+                          init_vals: list[SSAValue], masks: list[Operation]) -> list[SSAValue]:
     """The pipelined consumer: a peeled first tile, the loop from 1 (tile ``j``'s first dot in
     flight while tile ``j - 1``'s second dot is issued and tile ``j``'s P computed) and the last
     tile's second dot; the carried registers after the last tile, in ``ck.carried`` order."""
@@ -1359,7 +1357,7 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
             e.add(nvvm.WgmmaGroupSyncAlignedOp())
             acc_prev = _second_dot(ck, s.e, p_prev, c_prev, b2_addr)
             s.e.add(nvvm.WgmmaWaitGroupSyncOp(1))  # tile j's S has landed; tile j-1's second dot may run on
-            p_j, new_j = _versioned(ck, site_of, s, j, lambda site: tile(site, j, s_last, carried),
+            p_j, new_j = _versioned(ck, site_of, s, j, masks, lambda site: tile(site, j, s_last, carried),
                                     _frontier(ck.dot2.acc, acc_arg))
             s.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
             s.e.add(nvvm.MBarrierArriveOp(ebar, with_state=False))  # tile j-1's stage is free
@@ -1420,6 +1418,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                       f"{SMEM_LIMIT // 1024} KiB)")
     name = f"chained_dots_{ck.tm}x{ck.tn}x{ck.d}_{ck.dv}_{ck.dtype}"
     pipe = pipelining(ck)
+    masks = interior_masks(ck.loop.body.blocks.first) if pipe is not None else []  # only the pipelined loop versions
     pingpong = pipe is None and plan.consumers == 2 and pingpong_enabled()
     kb = _Kernel(ck, plan, name)
     args = kb.args
@@ -1483,7 +1482,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     if pipe is None:
         outs = _lower_plain_loop(kb, site_of, n_tiles, init_vals, pingpong)
     else:
-        outs = _lower_pipelined_loop(kb, pipe, site_of, n_tiles, init_vals)
+        outs = _lower_pipelined_loop(kb, pipe, site_of, n_tiles, init_vals, masks)
     s = site_of()
     k = 0
     for (i, w) in ck.carried:
@@ -1509,7 +1508,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
 
     record = {"kind": "chained", "threads": plan.threads, "smem": plan.smem, "stages": plan.stages,
               "pipelined": pipe is not None, "pingpong": pingpong, "heavy_first": heavy,
-              "interior_masks": len(interior_masks(ck.loop.body.blocks.first)) if pipe is not None else 0,
+              "interior_masks": len(masks),
               "tm": ck.tm, "tn": ck.tn,
               "d": ck.d, "dv": ck.dv, "dtype": ck.dtype,
               "tmaps": [{"arg": o.arg, "rows": o.rows, "rank": o.rank, "box": o.box, "swizzle": o.row_bytes}

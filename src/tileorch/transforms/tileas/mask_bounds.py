@@ -22,7 +22,7 @@ from xdsl.ir import Block, Operation, SSAValue
 
 _PASS = ("nv_tileaa.broadcast", "nv_tileaa.expand_dims", "nv_tileaa.reshape", "nv_tileas.convert_layout",
          "nv_tileaa.assume", "nv_tileas.broadcast", "nv_tileas.expand_dim")
-_HOLDS = {"slt": "slt", "sle": "sle", "sgt": "sgt", "sge": "sge"}
+_HOLDS = ("slt", "sle", "sgt", "sge")
 """Predicates whose truth on every element is one scalar comparison of the operands' bounds."""
 
 
@@ -135,7 +135,7 @@ def whole_tile_test(low, cmps: list[Operation]) -> SSAValue:
         (alo, ahi), (blo, bhi) = (tile_bounds(low, o) for o in op.operands)
         p = op.predicate.data
         lhs, rhs = (ahi, blo) if p in ("slt", "sle") else (alo, bhi)
-        t = e.v(arith.CmpiOp(lhs, rhs, _HOLDS[p]))
+        t = e.v(arith.CmpiOp(lhs, rhs, p))
         test = t if test is None else e.v(arith.AndIOp(test, t))
     return test
 
