@@ -58,13 +58,13 @@ def _emulate(p, seq, d, tile_m, tile_n, causal, seed=0, wait_delay=0):
     return out.astype(np.float32), ref, errors
 
 
-@pytest.mark.parametrize("mode", ["plain", "overlap", "pingpong"])
+@pytest.mark.parametrize("mode", ["plain", "overlap", "pingpong", "overlap+pingpong"])
 def test_ragged_attention_emulated(mode, monkeypatch):
-    monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", "1" if mode == "overlap" else "0")
-    monkeypatch.setenv("TILEORCH_ATTN_PINGPONG", "1" if mode == "pingpong" else "0")
-    cfg = (77, 64, 128, 64, False)
+    monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", "1" if "overlap" in mode else "0")
+    monkeypatch.setenv("TILEORCH_ATTN_PINGPONG", "1" if "pingpong" in mode else "0")
+    cfg = (300, 64, 128, 64, False)  # five key tiles: three turns of each warp group in the overlapped loop
     p = _compile(*cfg)
-    assert p.chained["pipelined"] == (mode == "overlap") and p.chained["pingpong"] == (mode == "pingpong")
+    assert p.chained["pipelined"] == ("overlap" in mode) and p.chained["pingpong"] == ("pingpong" in mode)
     out, ref, errors = _emulate(p, *cfg)
     assert not errors, errors[:4]
     assert not np.isnan(out).any(), "unwritten outputs"

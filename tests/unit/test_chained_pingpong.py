@@ -30,14 +30,14 @@ def _args(d=64, tile_m=128, tile_n=128, causal=False):
     return attention_fwd, _arrays(4, (4, 1000, d)) + (0.18, 1000, tile_m, tile_n, d, causal)
 
 
-def _lowered(monkeypatch, **kw):
+def _lowered(monkeypatch, overlap=False, **kw):
     from tileorch.driver import lower_program
     from tileorch.frontend.cutile import load
     from tileorch.launchers import cutile as rc
     from tileorch.registry import make_context
 
     monkeypatch.setenv("TILEORCH_ATTN_PINGPONG", "1")
-    monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", "0")
+    monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", "1" if overlap else "0")
     kernel, args = _args(**kw)
     ctx = make_context()
     module = load(rc.export_bytecode(kernel, rc.describe_arguments(kernel, args)), "<attn>", ctx)
@@ -126,12 +126,16 @@ def test_sass_barriers(program, tmp_path):
     assert re.search(r"@!?P\d BAR\.SYNC(\.DEFER_BLOCKING)? 0x1, 0x100", text)
 
 
-def test_check_proves_the_pingpong(monkeypatch):
+@pytest.mark.parametrize("overlap", [False, True], ids=["plain", "overlap"])
+def test_check_proves_the_pingpong(monkeypatch, overlap):
+    """The turns of the plain loop (a whole iteration) and of the overlapped one (the issue of an
+    iteration's two dots, tiles 1 .. n-1: the peeled tile 0 and the last tile's second dot take no
+    turn)."""
     from tileorch.analysis.explore import check
     from tileorch.analysis.extract import extract
     from tileorch.analysis.protocol import BarArrive, BarSync, Loop
 
-    (proto,) = extract(_lowered(monkeypatch))
+    (proto,) = extract(_lowered(monkeypatch, overlap))
     wg0, wg1 = proto.agents[1:]
 
     def bars(ops):
@@ -141,10 +145,16 @@ def test_check_proves_the_pingpong(monkeypatch):
             elif isinstance(op, (BarSync, BarArrive)):
                 yield (type(op).__name__, op.barrier, op.count)
 
-    assert list(bars(wg0.program)) == [("loop", (("BarSync", 1, 256), ("BarArrive", 2, 256))),
-                                       ("loop", (("BarSync", 1, 256),))]
-    assert list(bars(wg1.program)) == [("loop", (("BarArrive", 1, 256),)),
-                                       ("loop", (("BarSync", 2, 256), ("BarArrive", 1, 256)))]
+    turn0, turn1 = (("BarSync", 1, 256), ("BarArrive", 2, 256)), (("BarSync", 2, 256), ("BarArrive", 1, 256))
+    if overlap:  # peeled tile 0, the loop from 1, the last tile's second dot
+        assert list(bars(wg0.program)) == [("loop", ()), ("loop", turn0), ("loop", (("BarSync", 1, 256),)),
+                                           ("loop", ())]
+        assert list(bars(wg1.program)) == [("loop", (("BarArrive", 1, 256),)), ("loop", ()), ("loop", turn1),
+                                           ("loop", ())]
+        assert wg1.program[0].trip.lower == 1  # the first turn is given only when the loop runs
+    else:
+        assert list(bars(wg0.program)) == [("loop", turn0), ("loop", (("BarSync", 1, 256),))]
+        assert list(bars(wg1.program)) == [("loop", (("BarArrive", 1, 256),)), ("loop", turn1)]
     result = check(proto)
     assert result.ok, result.violation
 
@@ -166,25 +176,27 @@ def _drop(module, name: str, barrier: int, where: str):
     raise AssertionError("barrier not found")
 
 
-def test_missing_first_turn_deadlocks(monkeypatch):
+@pytest.mark.parametrize("overlap", [False, True], ids=["plain", "overlap"])
+def test_missing_first_turn_deadlocks(monkeypatch, overlap):
     """Warp group 1 never hands warp group 0 its first turn: both wait forever."""
     from tileorch.analysis.explore import check
     from tileorch.analysis.extract import extract
 
-    module = _lowered(monkeypatch)
+    module = _lowered(monkeypatch, overlap)
     _drop(module, "nvvm.barrier.arrive", 1, "before")
     (proto,) = extract(module)
     result = check(proto)
     assert not result.ok and result.violation.prop == "deadlock", result.violation
 
 
-def test_missing_final_sync_leaves_a_barrier_half_arrived(monkeypatch):
+@pytest.mark.parametrize("overlap", [False, True], ids=["plain", "overlap"])
+def test_missing_final_sync_leaves_a_barrier_half_arrived(monkeypatch, overlap):
     """Warp group 0 not taking warp group 1's last hand-over: the kernel exits with 128 threads
     arrived on barrier 1 (the next CTA on the SM would start with them)."""
     from tileorch.analysis.explore import check
     from tileorch.analysis.extract import extract
 
-    module = _lowered(monkeypatch)
+    module = _lowered(monkeypatch, overlap)
     _drop(module, "nvvm.barrier", 1, "after")
     (proto,) = extract(module)
     result = check(proto)

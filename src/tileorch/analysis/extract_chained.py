@@ -27,7 +27,8 @@ Agents: the producer thread (``tma``), each consumer warp group (``wg0`` ..; 128
 each arrive once per tile).  The consumer warp groups' ping-pong (``bar.sync`` / ``bar.arrive`` with
 a thread count, ``nvvm.barrier`` / ``nvvm.barrier.arrive``) is read per warp group: the barrier
 ids and the ``scf.if`` guards around them are evaluated for the group's ``tid / 128`` (a guard
-``n > 0`` on the trip count runs once when the loop runs); a sync in the loop after its full wait,
+``n > lb`` on the trip count, ``lb`` the consumer loop's lower bound, runs once when the loop runs;
+a pipelined consumer's turns cover its loop from tile 1); a sync in the loop after its full wait,
 an arrive after the sync and before its release, others before or after the loop.  Bytes per copy come from the record's tensor-map boxes (the copy names
 its tensor map by the kernel parameter).  Trip counts ``k = 1 .. 2S + 1``.  The Q tile's
 single-use barrier is not modelled (one wait on parity 0 after one ``expect_tx``).
@@ -134,10 +135,10 @@ HANDOFF = "nvvm.barrier.arrive"
 HAS_TILES = "n > 0"
 
 
-def _agent_value(v: SSAValue, wg: int, n_tiles: SSAValue, at: Operation):
+def _agent_value(v: SSAValue, wg: int, n_tiles: SSAValue, at: Operation, lower: int = 0):
     """``v`` for the threads of consumer warp group ``wg``: an int (a bool as 0/1), or
-    :data:`HAS_TILES` for ``n_tiles > 0``.  Constants, ``tid / 128``, integer and boolean
-    arithmetic; anything else is a located error at ``at``."""
+    :data:`HAS_TILES` for ``n_tiles > lower`` (the consumer loop from ``lower`` runs).  Constants,
+    ``tid / 128``, integer and boolean arithmetic; anything else is a located error at ``at``."""
     c = _const(v)
     if c is not None:
         return c
@@ -146,11 +147,11 @@ def _agent_value(v: SSAValue, wg: int, n_tiles: SSAValue, at: Operation):
     if name == "arith.divui" and _const(o.operands[1]) == WG and isinstance(o.operands[0].owner, Operation) \
             and o.operands[0].owner.name == "nvvm.read.ptx.sreg.tid.x":
         return wg
-    if name == "arith.cmpi" and o.operands[0] is n_tiles and _const(o.operands[1]) == 0 \
+    if name == "arith.cmpi" and o.operands[0] is n_tiles and _const(o.operands[1]) == lower \
             and o.predicate.value.data == 4:  # sgt
         return HAS_TILES
     if name in ("arith.addi", "arith.subi", "arith.muli", "arith.andi", "arith.cmpi"):
-        a, b = (_agent_value(x, wg, n_tiles, at) for x in o.operands)
+        a, b = (_agent_value(x, wg, n_tiles, at, lower) for x in o.operands)
         if name == "arith.andi":
             if HAS_TILES in (a, b):
                 other = b if a == HAS_TILES else a
@@ -172,9 +173,10 @@ def _agent_value(v: SSAValue, wg: int, n_tiles: SSAValue, at: Operation):
 
 
 def _named_ops(fn: Operation, cons_loop: Operation, wg: int, count_ok, full_wait: Operation,
-               release: Operation) -> tuple[tuple, tuple, tuple, tuple]:
+               release: Operation, lower: int = 0) -> tuple[tuple, tuple, tuple, tuple]:
     """(before the loop, the loop's sync, the loop's arrive, after the loop) protocol ops of the
-    consumer warp groups' named barriers for warp group ``wg``."""
+    consumer warp groups' named barriers for warp group ``wg`` (the consumer loop runs from
+    ``lower``: a guard ``n > lower`` runs its side once when the loop runs)."""
     n_tiles = cons_loop.operands[1]
     before, sync, arrive, after = [], [], [], []
     body = cons_loop.regions[0].blocks.first
@@ -182,7 +184,7 @@ def _named_ops(fn: Operation, cons_loop: Operation, wg: int, count_ok, full_wait
     for op in fn.walk():
         if op.name not in (SYNC, HANDOFF) or len(op.operands) < 2:
             continue  # the CTA barrier (bar.sync 0, every thread) is not the consumers'
-        bid = _agent_value(op.operands[0], wg, n_tiles, op)
+        bid = _agent_value(op.operands[0], wg, n_tiles, op, lower)
         count = _const(op.operands[1])
         if count is None or not count_ok(count):
             raise LocatedError(op, f"check: a consumer named barrier with thread count {count} (the consumer "
@@ -192,11 +194,11 @@ def _named_ops(fn: Operation, cons_loop: Operation, wg: int, count_ok, full_wait
         if guard is not None and guard.name == "scf.if" and not any(x.name == "nvvm.setmaxregister"
                                                                    for x in guard.walk()):
             side = op.parent_block().parent_region() is guard.regions[0]
-            cond = _agent_value(guard.operands[0], wg, n_tiles, guard)
+            cond = _agent_value(guard.operands[0], wg, n_tiles, guard, lower)
             runs = cond if cond == HAS_TILES else int(bool(cond) == side)
         if runs == 0:
             continue
-        item = pop if runs == 1 else Loop(Trip("k", cap=1), (pop,), origin=op)
+        item = pop if runs == 1 else Loop(Trip("k", lower=lower, cap=1), (pop,), origin=op)
         if op.parent_block() is body:
             if runs != 1:
                 raise LocatedError(op, "check: a guarded named barrier inside the consumer loop is not read")
@@ -371,13 +373,14 @@ class _Reader:
                 return (ConsumerRead(RING, "r", origin=origin), ConsumerRelease(RING, "r", arrivals=WG, origin=origin),
                         Advance("r"))
 
-            program = (Loop(Trip("k", cap=1), acquire(pro_waits[0])),
-                       Loop(Trip("k", lower=1), acquire(c_waits[0]) + release(arrives[0])),
-                       Loop(Trip("k", cap=1), release(last_arrives[0])))
+            programs = []
+            for w in range(C // WG):  # the ping-pong turns (if any) cover the loop's dots' issue
+                before, sync, arrive, after = _named_ops(fn, cons_loop, w, lambda n: n % WG == 0 and n <= C,
+                                                         c_waits[0], arrives[0], lower=1)
+                programs.append((*before, Loop(Trip("k", cap=1), acquire(pro_waits[0])),
+                                 Loop(Trip("k", lower=1), acquire(c_waits[0]) + sync + arrive + release(arrives[0])),
+                                 *after, Loop(Trip("k", cap=1), release(last_arrives[0]))))
             states = (StateDecl("c", RING, 0), StateDecl("r", RING, 0))
-            if any(o.name in (SYNC, HANDOFF) and len(o.operands) >= 2 for o in fn.walk()):
-                raise LocatedError(fn, "check: named barriers in a pipelined consumer are not read yet")
-            programs = [program] * (C // WG)
         else:
             programs = []
             for w in range(C // WG):

@@ -94,8 +94,10 @@ uses no other named barrier."""
 def pingpong_enabled() -> bool:
     """Ping-pong of the two consumer warp groups (:data:`PINGPONG_BARRIERS`): on when the
     environment sets ``TILEORCH_ATTN_PINGPONG=1`` (read at each compile, part of the disk-cache
-    key), for kernels with exactly two consumer warp groups and no intra-warp-group overlap; off by
-    default until the H200 measures it."""
+    key), for kernels with exactly two consumer warp groups.  In the plain loop a turn covers a
+    whole iteration (measured slower: 0.63-0.77x the overlapped loop on the H200, 2026-12-02,
+    benchmarks/attention_variants.py); in the overlapped loop it covers the issue of the
+    iteration's two dots (FlashAttention-3's schedule)."""
     return os.environ.get(PINGPONG_ENV, "0") == "1"
 
 PRODUCER_REGS = 24
@@ -369,6 +371,14 @@ class Plan:
 
     ck: ChainedKernel
     stages: int = 2
+    persistent: bool = False
+    """A persistent kernel (:func:`persistent_enabled`): each CTA runs several program instances in
+    turn, with two Q slots (the next instance's Q loads while this one finishes) and a Q-empty
+    barrier per slot after the stage barriers."""
+
+    @property
+    def q_slots(self) -> int:
+        return 2 if self.persistent else 1
 
     @property
     def consumers(self) -> int:
@@ -395,12 +405,15 @@ class Plan:
 
     def offsets(self) -> dict[str, int]:
         ck = self.ck
-        q = 0
-        b1 = _align(ck.a0.bytes)
+        q, slots = 0, self.q_slots
+        b1 = slots * _align(ck.a0.bytes)
         b2 = b1 + self.stages * self.b1_stride
         bars = b2 + self.stages * self.b2_stride
-        return {"a0": q, "b1": b1, "b2": b2, "bars": bars, "full": bars + 8, "empty": bars + 8 + 8 * self.stages,
-                "total": bars + 8 * (1 + 2 * self.stages)}
+        full = bars + 8 * slots
+        empty = full + 8 * self.stages
+        q_empty = empty + 8 * self.stages
+        return {"a0": q, "a0_slot": _align(ck.a0.bytes), "b1": b1, "b2": b2, "bars": bars, "full": full,
+                "empty": empty, "q_empty": q_empty, "total": q_empty + (8 * slots if self.persistent else 0)}
 
     @property
     def smem(self) -> int:
@@ -513,6 +526,11 @@ class _Kernel:
         self.fn.attributes["nvvm.minctasm"] = IntegerAttr(1, i32)
         self.args = _append_parameters(self.fn, ck.kernel)
         self.e = Emitter(block, 128)
+        # the persistent kernel's current work tile (None: one program instance per CTA): the ring
+        # index of its first K/V tile, its Q barrier and phase, its Q slot's A descriptor
+        self.ring: SSAValue | None = None
+        self.q_wait: tuple[SSAValue, SSAValue] | None = None
+        self.da_cur: SSAValue | None = None
 
     # -- insertion point ----------------------------------------------------------------------
     @contextmanager
@@ -556,9 +574,30 @@ class _Kernel:
     def try_wait(self, bar: SSAValue, phase: SSAValue) -> None:
         self.e.add(nvvm.MBarrierTryWaitParityOp(bar, phase, self.ticks))
 
+    def wait_q(self) -> None:
+        """Wait for the current program instance's Q tile (A0)."""
+        self.try_wait(*(self.q_wait or (self.qbar, self.small(0))))
+
+    def first_stage(self) -> tuple[SSAValue, SSAValue]:
+        """Wait for the loop's tile 0 in the K/V ring; (its stage as i64, its first-dot B
+        descriptor)."""
+        if self.ring is None:
+            self.try_wait(self.bars["full"][0], self.small(0))
+            return None, self.db1_1
+        st, ph = self.stage_index(self.small(0), "f0")
+        self.try_wait(self.stage_barrier("f0b", "f0bar", st, self.off["full"])[1], ph)
+        st_l = self.v(arith.ExtUIOp(st, i64), "f0st_l")
+        return st_l, self.stage_address(st_l, self.b1_stage, self.db1_1, "f0_so", "f0db1")
+
+    def ring_index(self, j: SSAValue, pre: str) -> SSAValue:
+        """Tile ``j`` of the current program instance's loop in the K/V ring's count: ``j`` itself,
+        or in a persistent kernel ``j`` plus the tiles of the CTA's earlier instances."""
+        return j if self.ring is None else self.v(arith.AddiOp(j, self.ring), f"{pre}r")
+
     def stage_index(self, j: SSAValue, pre: str) -> tuple[SSAValue, SSAValue]:
-        """(``%{pre}st`` = stage ``j % stages``, ``%{pre}ph`` = phase parity ``(j / stages) & 1``) of
-        tile ``j``."""
+        """(``%{pre}st`` = stage ``r % stages``, ``%{pre}ph`` = phase parity ``(r / stages) & 1``) of
+        tile ``j`` (``r``: its :meth:`ring_index`)."""
+        j = self.ring_index(j, pre)
         st = self.v(arith.RemUIOp(j, self.nstages), f"{pre}st")
         ph0 = self.v(arith.DivUIOp(j, self.nstages), f"{pre}ph0")
         return st, self.v(arith.AndIOp(ph0, self.small(1)), f"{pre}ph")
@@ -633,7 +672,7 @@ class _Kernel:
         """Arm stage ``j % stages``'s full barrier and issue the B1/B2 loads of tile ``j``
         (``coords_of(operand name, operand, j, tag)``: the program's tile coordinates)."""
         ck, plan, off, e = self.ck, self.plan, self.off, self.e
-        st = self.v(arith.RemUIOp(j, self.nstages), "nx_s")
+        st = self.v(arith.RemUIOp(self.ring_index(j, "nx"), self.nstages), "nx_s")
         bo = self.v(arith.MuliOp(st, self.small(8)), "nx_bo")
         bar = self.gep(self.v(arith.AddiOp(bo, self.ci[off["full"]]), "nx_bo2"), "nx_bar")
         e.add(nvvm.MBarrierArriveExpectTxOp(bar, self.ci[ck.b1.bytes + ck.b2.bytes]))
@@ -646,58 +685,95 @@ class _Kernel:
         self.tma_loads("b1nx", "b1", ck.b1, b1, k_off, bar)
         self.tma_loads("b2nx", "b2", ck.b2, b2, v_off, bar)
 
-    def producer(self, n_tiles: SSAValue, coords_of) -> Block:
+    def producer(self, n_tiles: SSAValue | None, coords_of, work=None) -> Block:
         """The producer warp group's block: its thread 0 loads A0 once and tile ``j`` into stage
         ``j % stages`` once every consumer thread has released the stage's previous tile (its
         empty barrier), then waits for the release of the last round of every stage (tile
         ``t - S`` for ``t = n .. n + S - 1``; a stage never filled passes at once) before leaving.
         ``coords_of(operand name, operand, j, tag)``: the array coordinates of the operand's tile
-        loaded in the producer loop's iteration ``j``."""
-        ck, off = self.ck, self.off
+        loaded in the producer loop's iteration ``j``.  With ``work`` (a persistent kernel's
+        :class:`_WorkTiles`) the same for each of the CTA's program instances in turn, A0 into the
+        instance's Q slot once the consumers have released the slot's previous Q, the K/V tiles
+        counted on along one ring."""
         blk = Block()
         with self.into(blk) as e:
             e.add(nvvm.SetMaxRegisterOp(nvvm.SetMaxRegisterAction.DECREASE, PRODUCER_REGS))
             tp = self.v(arith.CmpiOp(self.tid, self.ci[self.plan.consumer_threads], "eq"), "tp")
 
             def thread0(t: Emitter) -> None:
-                with self.into(t.block) as e:
-                    e.add(nvvm.MBarrierArriveExpectTxOp(self.qbar, self.ci[ck.a0.bytes]))
-                    a0 = coords_of("a0", ck.a0, self.small(0), "a0q")
-                    self.tma_loads("a0q", "a0", ck.a0, a0, self.small(0), self.qbar)
+                with self.into(t.block):
+                    if work is None:
+                        self.load_q(self.qbar, self.small(0), coords_of)
+                        self.fill(n_tiles, coords_of)
+                        self.drain(n_tiles)
+                        return
 
-                    def fill(le: Emitter, pj: SSAValue, _) -> list[SSAValue]:
-                        _hint(pj, "pj")
-                        with self.into(le.block):
-                            pst, pph = self.stage_index(pj, "p")
-                            refill = self.v(arith.CmpiOp(pj, self.nstages, "uge"), "refill")
+                    def instance(it: SSAValue) -> SSAValue:
+                        n = work.n_tiles()
+                        slot, use = work.q_slot(it)
+                        reuse = self.v(arith.CmpiOp(use, self.small(0), "ugt"), "q_reuse")
 
-                            def wait_empty(w: Emitter) -> None:
-                                with self.into(w.block):
-                                    phase = self.v(arith.XOrIOp(pph, self.small(1)), "pe_ph")
-                                    self.try_wait(self.stage_barrier("pe", "pebar", pst, off["empty"])[1], phase)
+                        def wait_free(w: Emitter) -> None:
+                            with self.into(w.block):
+                                prev = self.v(arith.SubiOp(use, self.small(1)), "q_prev")
+                                self.try_wait(work.q_empty(slot), self.v(arith.AndIOp(prev, self.small(1)), "q_eph"))
 
-                            _if(self.e, refill, wait_empty)
-                            self.stage_loads(pj, coords_of)
-                        return []
+                        _if(self.e, reuse, wait_free)
+                        self.load_q(work.q_bar(slot), work.q_offset(slot), coords_of)
+                        self.fill(n, coords_of)
+                        return n
 
-                    _for(e, self.small(0), n_tiles, self.small(1), [], [], fill)
-                    tail_end = self.v(arith.AddiOp(n_tiles, self.nstages), "tail_end")
-
-                    def drain(le: Emitter, tj: SSAValue, _) -> list[SSAValue]:
-                        _hint(tj, "tj")
-                        with self.into(le.block):
-                            tst = self.v(arith.RemUIOp(tj, self.nstages), "tst")
-                            tph0 = self.v(arith.DivUIOp(tj, self.nstages), "tph0")
-                            tph1 = self.v(arith.AndIOp(tph0, self.small(1)), "tph1")
-                            tph = self.v(arith.XOrIOp(tph1, self.small(1)), "tph")
-                            self.try_wait(self.stage_barrier("te", "tebar", tst, off["empty"])[1], tph)
-                        return []
-
-                    _for(e, n_tiles, tail_end, self.small(1), [], [], drain)
+                    _, total = work.loop(instance)
+                    self.drain(total)
 
             _if(e, tp, thread0)
         blk.add_op(scf.YieldOp())
         return blk
+
+    def load_q(self, bar: SSAValue, dst: SSAValue, coords_of) -> None:
+        """Arm ``bar`` for A0's bytes and load A0 (the program instance's Q) to byte ``dst``."""
+        self.e.add(nvvm.MBarrierArriveExpectTxOp(bar, self.ci[self.ck.a0.bytes]))
+        a0 = coords_of("a0", self.ck.a0, self.small(0), "a0q")
+        self.tma_loads("a0q", "a0", self.ck.a0, a0, dst, bar)
+
+    def fill(self, n_tiles: SSAValue, coords_of) -> None:
+        """The producer loop over the instance's ``n_tiles`` K/V tiles (each into its ring stage
+        once the stage's previous tile is released)."""
+        off = self.off
+
+        def fill(le: Emitter, pj: SSAValue, _) -> list[SSAValue]:
+            _hint(pj, "pj")
+            with self.into(le.block):
+                pst, pph = self.stage_index(pj, "p")
+                refill = self.v(arith.CmpiOp(self.ring_index(pj, "pj"), self.nstages, "uge"), "refill")
+
+                def wait_empty(w: Emitter) -> None:
+                    with self.into(w.block):
+                        phase = self.v(arith.XOrIOp(pph, self.small(1)), "pe_ph")
+                        self.try_wait(self.stage_barrier("pe", "pebar", pst, off["empty"])[1], phase)
+
+                _if(self.e, refill, wait_empty)
+                self.stage_loads(pj, coords_of)
+            return []
+
+        _for(self.e, self.small(0), n_tiles, self.small(1), [], [], fill)
+
+    def drain(self, count: SSAValue) -> None:
+        """Wait for the release of the last round of every stage after ``count`` ring tiles."""
+        off = self.off
+        tail_end = self.v(arith.AddiOp(count, self.nstages), "tail_end")
+
+        def drain(le: Emitter, tj: SSAValue, _) -> list[SSAValue]:
+            _hint(tj, "tj")
+            with self.into(le.block):
+                tst = self.v(arith.RemUIOp(tj, self.nstages), "tst")
+                tph0 = self.v(arith.DivUIOp(tj, self.nstages), "tph0")
+                tph1 = self.v(arith.AndIOp(tph0, self.small(1)), "tph1")
+                tph = self.v(arith.XOrIOp(tph1, self.small(1)), "tph")
+                self.try_wait(self.stage_barrier("te", "tebar", tst, off["empty"])[1], tph)
+            return []
+
+        _for(self.e, count, tail_end, self.small(1), [], [], drain)
 
     # -- the consumer warp groups -------------------------------------------------------------
     def start_consumer(self) -> None:
@@ -745,20 +821,21 @@ class _Kernel:
         for s in range(ksteps):
             ac = _hint(e.const(a_offs[s] // 16, i64), f"{pre}a{s}c")
             bc = _hint(e.const(b1_offs[s] // 16, i64), f"{pre}b{s}c")
-            da = self.v(arith.AddiOp(self.da_wg, ac), f"{pre}a{s}")
+            da = self.v(arith.AddiOp(self.da_cur or self.da_wg, ac), f"{pre}a{s}")
             db = self.v(arith.AddiOp(db1, bc), f"{pre}b{s}")
             acc = self.v(nvp.WgmmaMmaAsyncOp(acc, da, db, ck.tn, dtype, layout_b), f"{pre}{s}")
         return acc
 
-    def pingpong_before(self, n_tiles: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue]:
-        """Before the consumer loop: warp group ``w`` takes its turn on named barrier ``1 + w``
-        and hands it on to ``2 - w`` (:data:`PINGPONG_BARRIERS`); warp group 1 gives the first turn
-        to warp group 0.  (this warp group's barrier, the other's, whether there is a tile)."""
+    def pingpong_before(self, n_tiles: SSAValue, lower: int = 0) -> tuple[SSAValue, SSAValue, SSAValue]:
+        """Before the consumer loop (from ``lower`` to ``n_tiles``): warp group ``w`` takes its turn
+        on named barrier ``1 + w`` and hands it on to ``2 - w`` (:data:`PINGPONG_BARRIERS`); warp
+        group 1 gives the first turn to warp group 0.  (this warp group's barrier, the other's,
+        whether the loop runs)."""
         mine, other = PINGPONG_BARRIERS
         threads = self.ci[self.plan.consumer_threads]
         bar = self.v(arith.AddiOp(self.wg, self.small(mine)), "pp_bar")
         nxt = self.v(arith.SubiOp(self.small(other), self.wg), "pp_next")
-        has = self.v(arith.CmpiOp(n_tiles, self.small(0), "sgt"), "pp_has")
+        has = self.v(arith.CmpiOp(n_tiles, self.small(lower), "sgt"), "pp_has")
         wg1 = self.v(arith.CmpiOp(self.wg, self.small(1), "eq"), "pp_wg1")
         first = self.v(arith.AndIOp(wg1, has), "pp_first")
         _if(self.e, first, lambda t: t.add(nvvm.BarrierArriveOp(self.small(mine), threads)))
@@ -1067,7 +1144,7 @@ def _lower_plain_loop(kb: _Kernel, site_of, n_tiles: SSAValue, init_vals: list[S
     results (every carried register, in ``ck.carried`` order)."""
     ck, off = kb.ck, kb.off
     body = ck.loop.body.blocks.first
-    kb.try_wait(kb.qbar, kb.small(0))
+    kb.wait_q()
     if pingpong:
         pp_bar, pp_next, pp_has = kb.pingpong_before(n_tiles)
     threads = kb.ci[kb.plan.consumer_threads]
@@ -1269,10 +1346,12 @@ def _versioned(ck: ChainedKernel, site_of, site: _Site, iv: SSAValue, masks: lis
 
 
 def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAValue,
-                          init_vals: list[SSAValue], masks: list[Operation]) -> list[SSAValue]:
+                          init_vals: list[SSAValue], masks: list[Operation], pingpong: bool = False) -> list[SSAValue]:
     """The pipelined consumer: a peeled first tile, the loop from 1 (tile ``j``'s first dot in
     flight while tile ``j - 1``'s second dot is issued and tile ``j``'s P computed) and the last
-    tile's second dot; the carried registers after the last tile, in ``ck.carried`` order."""
+    tile's second dot; the carried registers after the last tile, in ``ck.carried`` order.  With
+    ``pingpong`` the two consumer warp groups take turns (:data:`PINGPONG_BARRIERS`) to issue an
+    iteration's two dots, so that one group's P overlaps the other's WGMMAs."""
     ck, off, e = kb.ck, kb.off, kb.e
     body = ck.loop.body.blocks.first
     acc_arg = body.args[1 + ck.carried[pipe.acc][0]]
@@ -1304,21 +1383,24 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
         return site.tile_regs(ck.dot2.acc, ck.dv)
 
     init = {k: init_vals[starts[k]:starts[k] + sizes[k]] for k in range(len(sizes))}
-    kb.try_wait(kb.qbar, kb.small(0))
+    kb.wait_q()
     undef_i = kb.v(llvm.UndefOp(i32), "ui")
     kb.v(llvm.UndefOp(f32), "uf")
     has = kb.v(arith.CmpiOp(n_tiles, kb.small(0), "sgt"), "has")
+    if pingpong:  # one turn per loop iteration (tiles 1 .. n-1)
+        pp_bar, pp_next, pp_has = kb.pingpong_before(n_tiles, lower=1)
+        threads = kb.ci[kb.plan.consumer_threads]
 
     # tile 0 (peeled): S_0, then P_0 and C_0 (no second dot in flight yet)
     first = Block()
     with kb.into(first) as t:
-        kb.try_wait(kb.bars["full"][0], kb.small(0))
+        _, db1_0 = kb.first_stage()
         s = site_of()
         iv0 = s.e.const(0)
         s_init0 = _s_init(kb, site_of, iv0, {body.args[1 + ck.carried[k][0]]: (ck.carried[k][1], init[k])
                                             for k in others}, "s_init0")
         t.add(nvvm.WgmmaFenceAlignedOp())
-        z_last = kb.s_chain("z", s_init0, kb.db1_1)
+        z_last = kb.s_chain("z", s_init0, db1_0)
         t.add(nvvm.WgmmaGroupSyncAlignedOp())
         t.add(nvvm.WgmmaWaitGroupSyncOp(0))
         p0, new0 = tile(s, iv0, z_last, init)
@@ -1336,7 +1418,7 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
         with kb.into(le.block) as e:
             st, ph, st_l, _, fbar = kb.tile_stage(j, q, "q")
             jp = kb.v(arith.SubiOp(j, kb.small(1)), "jp")
-            stp = kb.v(arith.RemUIOp(jp, kb.nstages), "stp")
+            stp = kb.v(arith.RemUIOp(kb.ring_index(jp, "jp"), kb.nstages), "stp")
             stp_l = kb.v(arith.ExtUIOp(stp, i64), "stp_l")
             _, ebar = kb.stage_barrier("eb", "ebar", stp, off["empty"])
             kb.try_wait(fbar, ph)
@@ -1352,10 +1434,14 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
             s = site_of()
             s_carried = {body.args[1 + ck.carried[k][0]]: (ck.carried[k][1], carried[k]) for k in others}
             s_init = _s_init(kb, site_of, j, s_carried, "s_init")
+            if pingpong:  # this group's turn to issue its two dots
+                e.add(nvvm.BarrierOp(pp_bar, threads))
             e.add(nvvm.WgmmaFenceAlignedOp())
             s_last = kb.s_chain("s", s_init, db1)
             e.add(nvvm.WgmmaGroupSyncAlignedOp())
             acc_prev = _second_dot(ck, s.e, p_prev, c_prev, b2_addr)
+            if pingpong:  # both issued: the other group's turn
+                s.e.add(nvvm.BarrierArriveOp(pp_next, threads))
             s.e.add(nvvm.WgmmaWaitGroupSyncOp(1))  # tile j's S has landed; tile j-1's second dot may run on
             p_j, new_j = _versioned(ck, site_of, s, j, masks, lambda site: tile(site, j, s_last, carried),
                                     _frontier(ck.dot2.acc, acc_arg))
@@ -1367,12 +1453,14 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
         return [*a_j, *c_j, *new_j]
 
     outs = [_hint(x, "lp") for x in _for(e, kb.small(1), n_tiles, kb.small(1), list(pro.results), types, iteration)]
+    if pingpong:
+        kb.pingpong_after(pp_has)
 
     # the last tile's second dot
     last = Block()
     with kb.into(last) as t:
         n1 = kb.v(arith.SubiOp(n_tiles, kb.small(1)), "n1")
-        stl = kb.v(arith.RemUIOp(n1, kb.nstages), "stl")
+        stl = kb.v(arith.RemUIOp(kb.ring_index(n1, "n1"), kb.nstages), "stl")
         stl_l = kb.v(arith.ExtUIOp(stl, i64), "stl_l")
         _, ebar_last = kb.stage_barrier("el", "ebar_last", stl, off["empty"])
         b2_last = kb.stage_address(stl_l, kb.b2_stage, kb.sbase2, "b2l_so", "b2_last")
@@ -1419,7 +1507,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     name = f"chained_dots_{ck.tm}x{ck.tn}x{ck.d}_{ck.dv}_{ck.dtype}"
     pipe = pipelining(ck)
     masks = interior_masks(ck.loop.body.blocks.first) if pipe is not None else []  # only the pipelined loop versions
-    pingpong = pipe is None and plan.consumers == 2 and pingpong_enabled()
+    pingpong = plan.consumers == 2 and pingpong_enabled()
     kb = _Kernel(ck, plan, name)
     args = kb.args
     kb.entry()
@@ -1482,7 +1570,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     if pipe is None:
         outs = _lower_plain_loop(kb, site_of, n_tiles, init_vals, pingpong)
     else:
-        outs = _lower_pipelined_loop(kb, pipe, site_of, n_tiles, init_vals, masks)
+        outs = _lower_pipelined_loop(kb, pipe, site_of, n_tiles, init_vals, masks, pingpong)
     s = site_of()
     k = 0
     for (i, w) in ck.carried:
