@@ -120,9 +120,13 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
 
                 chained = [f for f in module.walk() if CHAINED_ATTR in f.attributes]
                 if chained:
-                    remarks.append("remark: chained dots compiled through the TileAS tier to TMA + WGMMA (the "
-                                   "second dot's A from registers), one CTA per program instance")
                     record = decode_record(chained[0].attributes[CHAINED_ATTR])
+                    persistent = record.get("persistent")
+                    where = ("a persistent kernel: at most one CTA per SM, each running program instances in turn "
+                             f"({persistent['q_slots']} Q slot(s): the next instance's loads overlap this one's end)"
+                             if persistent else "one CTA per program instance")
+                    remarks.append("remark: chained dots compiled through the TileAS tier to TMA + WGMMA (the "
+                                   f"second dot's A from registers), {where}")
                     heavy = record.get("heavy_first")
                     if record.get("interior_masks"):
                         remarks.append(f"remark: {record['interior_masks']} mask comparison(s) of the loop hold on "

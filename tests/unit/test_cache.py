@@ -37,8 +37,8 @@ def test_key_names_the_compile_environment(monkeypatch):
     assert len({off, on, cache.make_key("cutile", b"bytecode", "sm_90a", ptxas=False)}) == 3
 
 
-@pytest.mark.parametrize("switch", ["TILEORCH_ATTN_OVERLAP", "TILEORCH_ATTN_PINGPONG", "TILEORCH_WARP_PROGRAMS",
-                                    "TILEORCH_CLUSTER_SPLIT"])
+@pytest.mark.parametrize("switch", ["TILEORCH_ATTN_OVERLAP", "TILEORCH_ATTN_PINGPONG", "TILEORCH_ATTN_PERSISTENT",
+                                    "TILEORCH_WARP_PROGRAMS", "TILEORCH_CLUSTER_SPLIT"])
 def test_every_code_switch_is_in_the_key(monkeypatch, switch):
     """Each environment switch that changes the emitted code keys the cache (off vs on)."""
     monkeypatch.setenv(switch, "0")

@@ -26,9 +26,10 @@ def _compile(seq, d, tile_m, tile_n, causal):
     return compile_(attention_fwd, _arrays(4, (1, seq, d)) + (0.18, seq, tile_m, tile_n, d, causal))
 
 
-def _emulate(p, seq, d, tile_m, tile_n, causal, seed=0, wait_delay=0):
+def _emulate(p, seq, d, tile_m, tile_n, causal, seed=0, wait_delay=0, ctas_persistent=1):
     """(output, reference, errors) of every CTA of the program on one head (``wait_delay``: the
-    emulator's, a tensor core that lets the producer run before a ``wait_group`` returns)."""
+    emulator's, a tensor core that lets the producer run before a ``wait_group`` returns;
+    ``ctas_persistent``: the CTAs a persistent kernel is launched on)."""
     from tileorch.testing.ptx_emulator import Emu, stage_guards
 
     rng = np.random.default_rng(seed)
@@ -41,10 +42,15 @@ def _emulate(p, seq, d, tile_m, tile_n, causal, seed=0, wait_delay=0):
         params += [bases[name], 1, seq, d, seq * d, d, 1]
     params += [int(np.float32(scale / math.log(2)).view(np.uint32)), seq]
     errors = []
-    for cx in range(-(-seq // tile_m)):
+    programs = -(-seq // tile_m)
+    ctas = programs
+    if p.chained.get("persistent"):  # the program's grid as the last parameters, fewer CTAs than programs
+        params += [programs, 1, 1]
+        ctas = ctas_persistent
+    for cx in range(ctas):
         emu = Emu(p.ptx, params, p.chained["smem"], p.chained["threads"], (cx, 0, 0), {},
                   [(bases["o"], out.view(np.uint8).reshape(-1), "O")], guards=stage_guards(p.chained),
-                  nctaid=(-(-seq // tile_m), 1, 1))
+                  nctaid=(ctas, 1, 1))
         emu.wait_delay = wait_delay
         # the host's tensor maps: the record's box rows, contiguous extent and swizzle span
         emu.tmaps = {emu.params[i]: {"array": a, **t} for i, a, t in zip(range(3), (q, k, v), p.chained["tmaps"])}
@@ -66,6 +72,29 @@ def test_ragged_attention_emulated(mode, monkeypatch):
     p = _compile(*cfg)
     assert p.chained["pipelined"] == ("overlap" in mode) and p.chained["pingpong"] == ("pingpong" in mode)
     out, ref, errors = _emulate(p, *cfg)
+    assert not errors, errors[:4]
+    assert not np.isnan(out).any(), "unwritten outputs"
+    np.testing.assert_allclose(out, ref, atol=2e-3, rtol=1e-2)
+
+
+@pytest.mark.parametrize("mode,causal,ctas", [("overlap", False, 1), ("overlap", True, 2), ("plain", True, 1),
+                                              ("overlap+pingpong", False, 2)])
+def test_persistent_attention_emulated(mode, causal, ctas, monkeypatch):
+    """The persistent kernel (TILEORCH_ATTN_PERSISTENT=1): three program instances (128-row tiles
+    of 300 rows) on one or two CTAs, so a CTA runs up to three instances in turn: the K/V ring
+    counts on across them, each instance's Q goes to slot it % 2, and the third instance reuses
+    slot 0 once the first has released it (three key tiles per instance and a four-stage ring: the
+    producer reaches the third instance while the first is still being read, so a Q load that did
+    not wait for the slot's release would overwrite it under an in-flight WGMMA); the causal
+    programs heaviest first."""
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", "1" if "overlap" in mode else "0")
+    monkeypatch.setenv("TILEORCH_ATTN_PINGPONG", "1" if "pingpong" in mode else "0")
+    cfg = (300, 64, 128, 128, causal)
+    p = _compile(*cfg)
+    assert p.chained["persistent"] == {"q_slots": 2} and p.chained["stages"] == 4, p.chained
+    assert any("persistent kernel" in r for r in p.remarks), p.remarks
+    out, ref, errors = _emulate(p, *cfg, ctas_persistent=ctas)
     assert not errors, errors[:4]
     assert not np.isnan(out).any(), "unwritten outputs"
     np.testing.assert_allclose(out, ref, atol=2e-3, rtol=1e-2)

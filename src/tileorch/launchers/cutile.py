@@ -933,7 +933,10 @@ def chained_tensor_maps(record: dict, arguments: list[Argument]) -> list[bytes]:
 
 
 def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], grid3: tuple[int, int, int],
-                    stream: int, sync: bool, fast: tuple | None = None) -> None:
+                    stream: int, sync: bool, fast: tuple | None = None, sm_count: int = 1) -> None:
+    """Launch a ``chained`` program: its tensor maps, then the cuTile entry's parameters; a
+    persistent kernel (``record["persistent"]``) on at most one CTA per SM (``sm_count``) with the
+    program's grid as three more parameters."""
     from tileorch.runtime.module import Module
 
     program = entry.program
@@ -943,7 +946,12 @@ def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], gr
         image = program.cubin if program.cubin is not None else program.ptx
         entry.image = Module(image, label=f"cuTile kernel {kernel_name(kernel)}").kernel(program.kernel)
     params = maps + pack_simt_arguments(arguments)
-    _run(entry.image, grid3, (record["threads"], 1, 1), params, int(record["smem"]), (1, 1, 1), stream, sync, fast)
+    launch_grid = grid3
+    if record.get("persistent"):
+        params += [struct.pack("<i", g) for g in grid3]
+        launch_grid = (max(1, min(grid3[0] * grid3[1] * grid3[2], sm_count)), 1, 1)
+    _run(entry.image, launch_grid, (record["threads"], 1, 1), params, int(record["smem"]), (1, 1, 1), stream, sync,
+         fast)
 
 
 def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90a", schedule: str = "auto",
@@ -990,7 +998,7 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
     entry = compiled(kernel, arguments, arch, "persistent" if schedule == "auto" else schedule)
     if entry.program.kind == "chained":
         try:
-            _launch_chained(entry, kernel, arguments, grid3, handle, sync, fast)
+            _launch_chained(entry, kernel, arguments, grid3, handle, sync, fast, dev.sm_count)
             return
         except LayoutNotSupported as exc:
             entry = compiled(kernel, arguments, arch, "simt")

@@ -100,6 +100,15 @@ def pingpong_enabled() -> bool:
     iteration's two dots (FlashAttention-3's schedule)."""
     return os.environ.get(PINGPONG_ENV, "0") == "1"
 
+PERSISTENT_ENV = "TILEORCH_ATTN_PERSISTENT"
+
+
+def persistent_enabled() -> bool:
+    """A persistent chained kernel (:class:`_WorkTiles`): on when the environment sets
+    ``TILEORCH_ATTN_PERSISTENT=1`` (read at each compile, part of the disk-cache key)."""
+    return os.environ.get(PERSISTENT_ENV, "0") == "1"
+
+
 PRODUCER_REGS = 24
 CONSUMER_REGS = 240
 """setmaxnreg of the producer and consumer warp groups (24 + 2 x 240 <= 512 per lane slot)."""
@@ -373,12 +382,10 @@ class Plan:
     stages: int = 2
     persistent: bool = False
     """A persistent kernel (:func:`persistent_enabled`): each CTA runs several program instances in
-    turn, with two Q slots (the next instance's Q loads while this one finishes) and a Q-empty
-    barrier per slot after the stage barriers."""
-
-    @property
-    def q_slots(self) -> int:
-        return 2 if self.persistent else 1
+    turn, with a Q-empty barrier per Q slot after the stage barriers."""
+    q_slots: int = 1
+    """Q tiles in shared memory (2 in a persistent kernel where they fit: the next instance's Q
+    loads while this one's is read)."""
 
     @property
     def consumers(self) -> int:
@@ -638,8 +645,18 @@ class _Kernel:
         self.bars = {name: [self.gep(self.ci[off[name] + 8 * i], f"{name[0]}bar{i}") for i in range(plan.stages)]
                      for name in ("full", "empty")}
 
+        if plan.persistent:  # each Q slot's full barrier (one arrival: the producer's arm) and empty barrier
+            self.q_bars = [self.qbar] + [self.gep(e.const(off["bars"] + 8 * i), f"qbar{i}")
+                                         for i in range(1, plan.q_slots)]
+            self.q_empties = [self.gep(e.const(off["q_empty"] + 8 * i), f"qebar{i}") for i in range(plan.q_slots)]
+
         def init(t: Emitter) -> None:
             t.add(nvvm.MBarrierInitOp(self.qbar, self.small(1)))
+            if plan.persistent:
+                for bar in self.q_bars[1:]:
+                    t.add(nvvm.MBarrierInitOp(bar, self.small(1)))
+                for bar in self.q_empties:
+                    t.add(nvvm.MBarrierInitOp(bar, self.ci[plan.consumer_threads]))
             for i in range(plan.stages):
                 t.add(nvvm.MBarrierInitOp(self.bars["full"][i], self.small(1)))
                 t.add(nvvm.MBarrierInitOp(self.bars["empty"][i], self.ci[plan.consumer_threads]))
@@ -685,7 +702,7 @@ class _Kernel:
         self.tma_loads("b1nx", "b1", ck.b1, b1, k_off, bar)
         self.tma_loads("b2nx", "b2", ck.b2, b2, v_off, bar)
 
-    def producer(self, n_tiles: SSAValue | None, coords_of, work=None) -> Block:
+    def producer(self, n_tiles: SSAValue | None, coords_of, work=None, n_tiles_of=None) -> Block:
         """The producer warp group's block: its thread 0 loads A0 once and tile ``j`` into stage
         ``j % stages`` once every consumer thread has released the stage's previous tile (its
         empty barrier), then waits for the release of the last round of every stage (tile
@@ -709,7 +726,7 @@ class _Kernel:
                         return
 
                     def instance(it: SSAValue) -> SSAValue:
-                        n = work.n_tiles()
+                        n = n_tiles_of()
                         slot, use = work.q_slot(it)
                         reuse = self.v(arith.CmpiOp(use, self.small(0), "ugt"), "q_reuse")
 
@@ -860,6 +877,90 @@ class _Kernel:
         self.e.add(scf.IfOp(is_prod, [], Region(producer), Region(self.consumer)))
         self.e.add(func.ReturnOp())
         return self.fn
+
+
+class _WorkTiles:
+    """The program instances of a persistent chained kernel: the program's grid ``(gx, gy, gz)``
+    comes as the kernel's last three parameters, the launch has at most one CTA per SM, and CTA
+    ``b`` of ``G`` runs instances ``b, b + G, b + 2G, ..`` (linear index ``w``).  ``w`` is the
+    program ids with the heavy-first axis (:func:`~tileorch.transforms.tileas.program_order.heavy_first_axis`)
+    slowest and reversed, so the longest loops are dealt first.  Each agent runs the instances in
+    the same order (:meth:`loop`), counting its K/V tiles along one ring (``kb.ring``) and using Q
+    slot ``it % q_slots`` for its ``it``-th instance."""
+
+    def __init__(self, kb: _Kernel, grid: list[SSAValue], heavy: int | None, tile_coord: list[SSAValue]):
+        self.kb, self.grid, self.heavy, self.tile_coord = kb, grid, heavy, tile_coord
+        e = kb.e
+        self.total = kb.v(arith.MuliOp(kb.v(arith.MuliOp(grid[0], grid[1]), "pg_xy"), grid[2]), "pg_total")
+        self.start = kb.v(nvvm.SPECIAL_REGISTERS["ctaid.x"](), "pg_first")
+        self.step = kb.v(nvvm.SPECIAL_REGISTERS["nctaid.x"](), "pg_step")
+        self.c0 = _hint(e.const(0), "pg_c0")
+
+    def coords(self, w: SSAValue) -> list[SSAValue]:
+        """The program ids (x, y, z) of linear instance ``w``."""
+        kb = self.kb
+        order = [a for a in range(3) if a != self.heavy] + ([self.heavy] if self.heavy is not None else [])
+        out: list[SSAValue | None] = [None] * 3
+        rest = w
+        for k, a in enumerate(order):
+            if k == len(order) - 1:
+                out[a] = rest
+            else:
+                out[a] = kb.v(arith.RemUIOp(rest, self.grid[a]), f"pid{'xyz'[a]}")
+                rest = kb.v(arith.DivUIOp(rest, self.grid[a]), f"pg_rest{k}")
+        if self.heavy is not None:
+            last = kb.v(arith.SubiOp(self.grid[self.heavy], kb.small(1)), "pg_last")
+            out[self.heavy] = kb.v(arith.SubiOp(last, out[self.heavy]), f"pid{'xyz'[self.heavy]}")
+        return out
+
+    def loop(self, instance: Callable[[SSAValue], SSAValue]) -> list[SSAValue]:
+        """``for w in range(ctaid.x, total, nctaid.x)`` at the insertion point: the program ids of
+        ``w`` in ``tile_coord``, ``kb.ring`` the ring index of the instance's first K/V tile, then
+        ``instance(it)`` (``it``: the CTA's instance count so far) builds the instance and returns
+        its number of K/V tiles.  (instances run, ring tiles used) after the loop."""
+        kb = self.kb
+
+        def body(le: Emitter, w: SSAValue, carried: list[SSAValue]) -> list[SSAValue]:
+            it, ring = carried
+            _hint(w, "pg_w")
+            with kb.into(le.block):
+                self.tile_coord[:] = self.coords(w)
+                kb.ring = _hint(ring, "ring")
+                n = instance(_hint(it, "pg_it"))
+                kb.ring = None
+                return [kb.v(arith.AddiOp(it, kb.small(1)), "pg_next"), kb.v(arith.AddiOp(ring, n), "ring_next")]
+
+        return _for(kb.e, self.start, self.total, self.step, [self.c0, self.c0], [i32, i32], body)
+
+    def q_slot(self, it: SSAValue) -> tuple[SSAValue, SSAValue]:
+        """(Q slot, how many times the slot was used before) of the CTA's ``it``-th instance."""
+        kb = self.kb
+        if kb.plan.q_slots == 1:
+            return self.c0, it
+        return kb.v(arith.AndIOp(it, kb.small(1)), "q_slot"), kb.v(arith.ShRUIOp(it, kb.small(1)), "q_use")
+
+    def _slot_bar(self, base: int, slot: SSAValue, name: str) -> SSAValue:
+        kb = self.kb
+        off = kb.v(arith.AddiOp(kb.v(arith.MuliOp(slot, kb.small(8)), f"{name}_o"), kb.e.const(base)), f"{name}_off")
+        return kb.gep(off, name)
+
+    def q_bar(self, slot: SSAValue) -> SSAValue:
+        return self._slot_bar(self.kb.off["bars"], slot, "qsbar")
+
+    def q_empty(self, slot: SSAValue) -> SSAValue:
+        return self._slot_bar(self.kb.off["q_empty"], slot, "qsebar")
+
+    def q_offset(self, slot: SSAValue) -> SSAValue:
+        """The byte offset of Q slot ``slot`` in shared memory."""
+        kb = self.kb
+        return kb.v(arith.MuliOp(slot, kb.e.const(kb.off["a0_slot"])), "q_dst")
+
+    def q_descriptor(self, slot: SSAValue) -> SSAValue:
+        """The consumer warp group's A0 descriptor base for Q slot ``slot``."""
+        kb = self.kb
+        slot_l = kb.v(arith.ExtUIOp(slot, i64), "q_slot_l")
+        units = _hint(kb.e.const(kb.off["a0_slot"] // 16, i64), "q_slot_units")
+        return kb.v(arith.AddiOp(kb.da_wg, kb.v(arith.MuliOp(slot_l, units), "q_so")), "da_q")
 
 
 # --------------------------------------------------------------------------- register-layout math
@@ -1493,23 +1594,53 @@ def _stage_guards(ck: ChainedKernel, plan: Plan) -> list:
             for s in range(plan.stages)]
 
 
+def _append_grid_parameters(fn: func.FuncOp) -> list[SSAValue]:
+    """Three i32 parameters (the program's grid x, y, z) appended to ``fn``; their values."""
+    from xdsl.dialects.builtin import DictionaryAttr, FunctionType
+
+    entry = fn.body.blocks.first
+    new = [entry.insert_arg(i32, len(entry.args)) for _ in range(3)]
+    for v, axis in zip(new, "xyz"):
+        v.name_hint = f"grid_{axis}"
+    old = fn.function_type
+    fn.function_type = FunctionType.from_lists([*old.inputs.data, i32, i32, i32], list(old.outputs.data))
+    if fn.arg_attrs is not None:
+        fn.arg_attrs = ArrayAttr([*fn.arg_attrs.data, *([DictionaryAttr({})] * 3)])
+    return new
+
+
+def _choose_plan(ck: ChainedKernel) -> Plan:
+    """As many K/V stages as shared memory holds (at most :data:`MAX_STAGES`); for a persistent
+    kernel (:func:`persistent_enabled`) two Q slots unless they cost a stage, else one."""
+    plan = Plan(ck, stages=MAX_STAGES)
+    while plan.smem > SMEM_LIMIT and plan.stages > 1:  # one stage: tile j + 1 loads once tile j is consumed
+        plan = Plan(ck, stages=plan.stages - 1)
+    if not persistent_enabled():
+        return plan
+    for slots in (2, 1):
+        wide = Plan(ck, plan.stages, True, slots)
+        if wide.smem <= SMEM_LIMIT:
+            return wide
+    return plan
+
+
 def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> None:
     """Replace the tier kernel ``kernel`` by the chained-dots kernel (a located error says why
     it cannot be; an unexpected failure is the driver's to report: ``lower_tileaa_program`` makes
     it a warning and compiles the program on the SIMT path, tileorch-opt a located internal error)."""
     ck = analyze_chained_dots(kernel)
-    plan = Plan(ck, stages=MAX_STAGES)
-    while plan.smem > SMEM_LIMIT and plan.stages > 1:  # one stage: tile j + 1 loads once tile j is consumed
-        plan = Plan(ck, stages=plan.stages - 1)
+    plan = _choose_plan(ck)
     if plan.smem > SMEM_LIMIT:
         _fail(kernel, f"the tiles need {plan.smem} bytes of shared memory with one K/V stage (more than "
                       f"{SMEM_LIMIT // 1024} KiB)")
+    persistent = plan.persistent
     name = f"chained_dots_{ck.tm}x{ck.tn}x{ck.d}_{ck.dv}_{ck.dtype}"
     pipe = pipelining(ck)
     masks = interior_masks(ck.loop.body.blocks.first) if pipe is not None else []  # only the pipelined loop versions
     pingpong = plan.consumers == 2 and pingpong_enabled()
     kb = _Kernel(ck, plan, name)
     args = kb.args
+    grid = _append_grid_parameters(kb.fn) if persistent else None
     kb.entry()
 
     # ---- thread coordinates (entry block, before everything that needs them)
@@ -1527,20 +1658,39 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     for g in range(width // 8):
         cg = e.add_i(col0, e.const(8 * g))
         cols[(g, 0)], cols[(g, 1)] = cg, e.add_i(cg, e.const(1))
-    tile_coord = [e.v(nvvm.SPECIAL_REGISTERS[f"ctaid.{x}"]()) for x in "xyz"]
-    heavy = heavy_first_axis(ck.loop.ub)  # the loop starts at 0 (analyze_chained_dots)
-    if heavy is not None:  # the programs with the longest loops start first (program_order.py)
-        count = e.v(nvvm.SPECIAL_REGISTERS[f"nctaid.{'xyz'[heavy]}"]())
-        tile_coord[heavy] = e.v(arith.SubiOp(e.v(arith.SubiOp(count, e.const(1))), tile_coord[heavy]))
     coords = {"rows": rows, "cols": cols}
-    site.bind(coords, tile_coord)
-    n_tiles = site.low._i32(site.low.scalar(ck.loop.ub))
-    init_vals = []
-    for (i, w) in ck.carried:
-        init_vals += site.tile_regs(ck.loop.operands[3 + i], w)
-    kb.splice(site.tmp, n_tiles, "n_tiles")
-    for k, v in enumerate(init_vals):
-        _default_name(v, f"init{k}")
+    heavy = heavy_first_axis(ck.loop.ub)  # the loop starts at 0 (analyze_chained_dots)
+
+    def instance_values() -> tuple[SSAValue, list[SSAValue]]:
+        """The program instance's loop trip count and carried values' initial registers (at the
+        insertion point, for the program ids in ``tile_coord``)."""
+        s = _Site(ck, args, coords, tile_coord)
+        n = s.low._i32(s.low.scalar(ck.loop.ub))
+        inits = []
+        for (i, w) in ck.carried:
+            inits += s.tile_regs(ck.loop.operands[3 + i], w)
+        kb.splice(s.tmp, n, "n_tiles")
+        for k, v in enumerate(inits):
+            _default_name(v, f"init{k}")
+        return n, inits
+
+    if persistent:
+        kb.splice(site.tmp)
+        tile_coord: list = [None, None, None]  # each agent's work loop sets them
+        work = _WorkTiles(kb, grid, heavy, tile_coord)
+    else:
+        tile_coord = [e.v(nvvm.SPECIAL_REGISTERS[f"ctaid.{x}"]()) for x in "xyz"]
+        if heavy is not None:  # the programs with the longest loops start first (program_order.py)
+            count = e.v(nvvm.SPECIAL_REGISTERS[f"nctaid.{'xyz'[heavy]}"]())
+            tile_coord[heavy] = e.v(arith.SubiOp(e.v(arith.SubiOp(count, e.const(1))), tile_coord[heavy]))
+        site.bind(coords, tile_coord)
+        n_tiles = site.low._i32(site.low.scalar(ck.loop.ub))
+        init_vals = []
+        for (i, w) in ck.carried:
+            init_vals += site.tile_regs(ck.loop.operands[3 + i], w)
+        kb.splice(site.tmp, n_tiles, "n_tiles")
+        for k, v in enumerate(init_vals):
+            _default_name(v, f"init{k}")
 
     # ---- the producer: TMA coordinates of each load (j: the tile the producer loop loads)
     def coords_of(x: str, op: Operand, j: SSAValue, tag: str) -> list[SSAValue]:
@@ -1558,7 +1708,10 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             out.append(kb.splice(s.tmp, idx if tile == 1 else s.e.mul_i(idx, s.e.const(tile)), f"{tag}_c{dim}"))
         return out
 
-    producer = kb.producer(n_tiles, coords_of)
+    if persistent:
+        producer = kb.producer(None, coords_of, work, lambda: instance_values()[0])
+    else:
+        producer = kb.producer(n_tiles, coords_of)
 
     # ---- the consumer loop, then the epilogue and the store
     kb.start_consumer()
@@ -1567,31 +1720,51 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         return _Site(ck, args, coords, tile_coord)
 
     site_of.branch = lambda br, at, program_iv, iv: _lower_branch(ck, br, at, args, coords, tile_coord, program_iv, iv)
-    if pipe is None:
-        outs = _lower_plain_loop(kb, site_of, n_tiles, init_vals, pingpong)
+
+    def consume(n_tiles: SSAValue, init_vals: list[SSAValue]) -> list[SSAValue]:
+        if pipe is None:
+            return _lower_plain_loop(kb, site_of, n_tiles, init_vals, pingpong)
+        return _lower_pipelined_loop(kb, pipe, site_of, n_tiles, init_vals, masks, pingpong)
+
+    def store(outs: list[SSAValue]) -> None:
+        """The program's epilogue on the loop's results and its stores (the tile, row vectors)."""
+        s = site_of()
+        k = 0
+        for (i, w) in ck.carried:
+            n = 2 if w == 1 else w // 2
+            s.low.provided[ck.loop.results[i]] = (w, outs[k:k + n])
+            k += n
+        lead = len(ck.store.indices) - 2
+        zero = Coord(s.e.const(0), None)
+        for h, g, j in _frag_regs(ck.dv):
+            value = s.low.element(Coord(rows[h], 0), Coord(cols[(g, j)], 1))
+            _store_element(s.low, (zero,) * lead + (Coord(rows[h], 0), Coord(cols[(g, j)], 1)), value)
+        # row vectors stored beside the tile (a log-sum-exp): the quad's thread holding column 0 of the row
+        first = (s.e.v(arith.CmpiOp(s.e.v(arith.AndIOp(lane, s.e.const(3))), s.e.const(0), "eq")) if ck.row_stores
+                 else None)
+        for st, v in ck.row_stores:
+            shape = list(st.tile.type.get_shape())
+            for h in range(2):
+                value = s.low.at(v, (Coord(rows[h], 0), zero))
+                where = tuple(Coord(rows[h], 0) if x == ck.tm else zero for x in shape)
+                _store_element(s.low, where, s.e.to_f32(value), st, first)
+        kb.splice(s.tmp)
+
+    if persistent:
+        def instance(it: SSAValue) -> SSAValue:
+            n, inits = instance_values()
+            slot, use = work.q_slot(it)
+            kb.q_wait = (work.q_bar(slot), kb.v(arith.AndIOp(use, kb.small(1)), "q_ph"))
+            kb.da_cur = work.q_descriptor(slot)
+            outs = consume(n, inits)
+            kb.e.add(nvvm.MBarrierArriveOp(work.q_empty(slot), with_state=False))  # Q read: the slot is free
+            kb.q_wait = kb.da_cur = None
+            store(outs)
+            return n
+
+        work.loop(instance)
     else:
-        outs = _lower_pipelined_loop(kb, pipe, site_of, n_tiles, init_vals, masks, pingpong)
-    s = site_of()
-    k = 0
-    for (i, w) in ck.carried:
-        n = 2 if w == 1 else w // 2
-        s.low.provided[ck.loop.results[i]] = (w, outs[k:k + n])
-        k += n
-    lead = len(ck.store.indices) - 2
-    zero = Coord(s.e.const(0), None)
-    for h, g, j in _frag_regs(ck.dv):
-        value = s.low.element(Coord(rows[h], 0), Coord(cols[(g, j)], 1))
-        _store_element(s.low, (zero,) * lead + (Coord(rows[h], 0), Coord(cols[(g, j)], 1)), value)
-    # row vectors stored beside the tile (a log-sum-exp): the quad's thread holding column 0 of the row
-    first = (s.e.v(arith.CmpiOp(s.e.v(arith.AndIOp(lane, s.e.const(3))), s.e.const(0), "eq")) if ck.row_stores
-             else None)
-    for st, v in ck.row_stores:
-        shape = list(st.tile.type.get_shape())
-        for h in range(2):
-            value = s.low.at(v, (Coord(rows[h], 0), zero))
-            coords = tuple(Coord(rows[h], 0) if x == ck.tm else zero for x in shape)
-            _store_element(s.low, coords, s.e.to_f32(value), st, first)
-    kb.splice(s.tmp)
+        store(consume(n_tiles, init_vals))
     fn = kb.finish(producer)
 
     record = {"kind": "chained", "threads": plan.threads, "smem": plan.smem, "stages": plan.stages,
@@ -1602,6 +1775,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
               "tmaps": [{"arg": o.arg, "rows": o.rows, "rank": o.rank, "box": o.box, "swizzle": o.row_bytes}
                         for o in (ck.a0, ck.b1, ck.b2)],
               "guards": _stage_guards(ck, plan)}
+    if persistent:  # launched on at most one CTA per SM with the program's grid as the last three parameters
+        record["persistent"] = {"q_slots": plan.q_slots}
     fn.attributes[CHAINED_ATTR] = encode_record(record)
     fn.attributes["tileorch.tile_kernel"] = StringAttr(kernel.sym_name.data)
     module.body.block.insert_op_before(fn, kernel)
@@ -1611,4 +1786,4 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
 
 
 __all__ = ["CHAINED_ATTR", "PINGPONG_BARRIERS", "ChainedKernel", "FragmentLowering", "analyze_chained_dots",
-           "chained_dots", "lower_chained_kernel", "overlap_enabled", "pingpong_enabled"]
+           "chained_dots", "lower_chained_kernel", "overlap_enabled", "persistent_enabled", "pingpong_enabled"]
