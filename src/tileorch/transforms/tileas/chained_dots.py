@@ -103,10 +103,18 @@ def pingpong_enabled() -> bool:
 PERSISTENT_ENV = "TILEORCH_ATTN_PERSISTENT"
 
 
-def persistent_enabled() -> bool:
-    """A persistent chained kernel (:class:`_WorkTiles`): on when the environment sets
-    ``TILEORCH_ATTN_PERSISTENT=1`` (read at each compile, part of the disk-cache key)."""
-    return os.environ.get(PERSISTENT_ENV, "0") == "1"
+def persistent_enabled(uniform_trips: bool) -> bool:
+    """A persistent chained kernel (:class:`_WorkTiles`)?  ``TILEORCH_ATTN_PERSISTENT`` (read at
+    each compile, part of the disk-cache key): ``1`` always, ``uniform`` when every program
+    instance's loop has the same trip count as far as the compiler sees (``uniform_trips``: no
+    heavy-first axis), unset or ``0`` never.  Measured on the H200 (2026-12-02,
+    benchmarks/attention_variants.py, fp16, 128x128 tiles): non-causal 1.01-1.10x the
+    one-CTA-per-instance kernel (d64 1k 299 -> 330 TFLOP/s, d128 1k 426 -> 463, d128 16k 640 -> 678);
+    causal, whose instances' loops differ, 0.89-0.92x at head dim 128 with the static round-robin
+    over instances.  Off by default because ``tileorch check`` does not read the work-tile loop
+    yet (extract_chained.py): the default kernel is the one the checker proves."""
+    value = os.environ.get(PERSISTENT_ENV, "0")
+    return value == "1" or (value == "uniform" and uniform_trips)
 
 
 PRODUCER_REGS = 24
@@ -1609,13 +1617,13 @@ def _append_grid_parameters(fn: func.FuncOp) -> list[SSAValue]:
     return new
 
 
-def _choose_plan(ck: ChainedKernel) -> Plan:
-    """As many K/V stages as shared memory holds (at most :data:`MAX_STAGES`); for a persistent
-    kernel (:func:`persistent_enabled`) two Q slots unless they cost a stage, else one."""
+def _choose_plan(ck: ChainedKernel, persistent: bool) -> Plan:
+    """As many K/V stages as shared memory holds (at most :data:`MAX_STAGES`); for a
+    ``persistent`` kernel two Q slots unless they cost a stage, else one."""
     plan = Plan(ck, stages=MAX_STAGES)
     while plan.smem > SMEM_LIMIT and plan.stages > 1:  # one stage: tile j + 1 loads once tile j is consumed
         plan = Plan(ck, stages=plan.stages - 1)
-    if not persistent_enabled():
+    if not persistent:
         return plan
     for slots in (2, 1):
         wide = Plan(ck, plan.stages, True, slots)
@@ -1629,7 +1637,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     it cannot be; an unexpected failure is the driver's to report: ``lower_tileaa_program`` makes
     it a warning and compiles the program on the SIMT path, tileorch-opt a located internal error)."""
     ck = analyze_chained_dots(kernel)
-    plan = _choose_plan(ck)
+    heavy = heavy_first_axis(ck.loop.ub)  # the loop starts at 0 (analyze_chained_dots)
+    plan = _choose_plan(ck, persistent_enabled(heavy is None))
     if plan.smem > SMEM_LIMIT:
         _fail(kernel, f"the tiles need {plan.smem} bytes of shared memory with one K/V stage (more than "
                       f"{SMEM_LIMIT // 1024} KiB)")
@@ -1659,7 +1668,6 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         cg = e.add_i(col0, e.const(8 * g))
         cols[(g, 0)], cols[(g, 1)] = cg, e.add_i(cg, e.const(1))
     coords = {"rows": rows, "cols": cols}
-    heavy = heavy_first_axis(ck.loop.ub)  # the loop starts at 0 (analyze_chained_dots)
 
     def instance_values() -> tuple[SSAValue, list[SSAValue]]:
         """The program instance's loop trip count and carried values' initial registers (at the
