@@ -118,7 +118,7 @@ def _mlp(m, d, hidden, dout, tile_m, tile_h):
 def test_narrow_mlp_chain_emulated(m, d, hidden, dout, tile_m, tile_h):
     """``relu(X W1) W2`` with both B operands N-major (MN-major descriptors): a 32-wide W2 tile (64B
     swizzle, N = 32), 32-wide W1 hidden tiles (the first dot's N, the second's K), K = 16 or 32."""
-    from tileorch.testing.ptx_emulator import Emu, stage_guards
+    from tileorch.testing.ptx_emulator import Emu, chained_launch, stage_guards
 
     p = _mlp(m, d, hidden, dout, tile_m, tile_h)
     _clean(p)
@@ -132,10 +132,11 @@ def test_narrow_mlp_chain_emulated(m, d, hidden, dout, tile_m, tile_h):
     for base, a in zip(bases, (x, w1, w2, y)):
         params += [base, *a.shape, a.shape[1], 1]
     errors = []
-    for cx in range(-(-m // tile_m)):
-        emu = Emu(p.ptx, params, p.chained["smem"], p.chained["threads"], (cx, 0, 0), {},
+    params, ctaids, nctaid = chained_launch(p.chained, (-(-m // tile_m), 1, 1), params)
+    for ctaid in ctaids:
+        emu = Emu(p.ptx, params, p.chained["smem"], p.chained["threads"], ctaid, {},
                   [(bases[3], y.view(np.uint8).reshape(-1), "Y")], guards=stage_guards(p.chained),
-                  nctaid=(-(-m // tile_m), 1, 1))
+                  nctaid=nctaid)
         emu.tmaps = {emu.params[i]: {"array": a[None], **t} for i, a, t in zip(range(3), (x, w1, w2),
                                                                                p.chained["tmaps"])}
         emu.run()

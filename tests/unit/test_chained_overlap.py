@@ -45,6 +45,7 @@ def _compile(monkeypatch, cfg):
     from tileorch.transforms.tileas import chained_dots
 
     monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "0")  # one instance per CTA: the text order below
     monkeypatch.setattr(chained_dots, "interior_masks", lambda body: [])
     return compile_(*_attention(*cfg))
 

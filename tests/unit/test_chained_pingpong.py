@@ -30,7 +30,7 @@ def _args(d=64, tile_m=128, tile_n=128, causal=False):
     return attention_fwd, _arrays(4, (4, 1000, d)) + (0.18, 1000, tile_m, tile_n, d, causal)
 
 
-def _lowered(monkeypatch, overlap=False, **kw):
+def _lowered(monkeypatch, overlap=False, persistent=False, **kw):
     from tileorch.driver import lower_program
     from tileorch.frontend.cutile import load
     from tileorch.launchers import cutile as rc
@@ -38,6 +38,7 @@ def _lowered(monkeypatch, overlap=False, **kw):
 
     monkeypatch.setenv("TILEORCH_ATTN_PINGPONG", "1")
     monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", "1" if overlap else "0")
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1" if persistent else "0")
     kernel, args = _args(**kw)
     ctx = make_context()
     module = load(rc.export_bytecode(kernel, rc.describe_arguments(kernel, args)), "<attn>", ctx)
@@ -201,3 +202,21 @@ def test_missing_final_sync_leaves_a_barrier_half_arrived(monkeypatch, overlap):
     (proto,) = extract(module)
     result = check(proto)
     assert not result.ok and "named barrier" in str(result.violation), result.violation
+
+
+def test_pingpong_keeps_one_instance_per_cta(monkeypatch):
+    """Ping-pong and persistence do not combine: the turns are balanced per program instance, and
+    over a loop of instances warp group 1's first-turn arrive for the next instance could meet its
+    last hand-over of this one on barrier 1 before warp group 0's sync (two arrivals of one group
+    complete the 256-thread barrier).  tileorch check found that deadlock (k = 2 tiles, 2 instances);
+    asked for both, the kernel ping-pongs on one CTA per instance, and is proved."""
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import extract
+
+    module = _lowered(monkeypatch, True, persistent=True)
+    (fn,) = [o for o in module.body.block.ops if o.name == "func.func"]
+    assert "persistent" not in str(fn.attributes["tileorch.chained_config"])
+    (proto,) = extract(module)
+    assert [p.name for p in proto.pipelines] == ["kv"]
+    result = check(proto)
+    assert result.ok, result.violation

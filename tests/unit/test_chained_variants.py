@@ -57,7 +57,7 @@ def _run(kernel, arrays, scalars, consts, grid, out_index=3, reads=()):
 
     from tileorch.driver import compile_program
     from tileorch.launchers import cutile as rc
-    from tileorch.testing.ptx_emulator import Emu, stage_guards
+    from tileorch.testing.ptx_emulator import Emu, chained_launch, stage_guards
 
     devs = tuple(Dev(0x7F0000000000 + (i + 1) * 0x10000000, a.shape, "<f4" if a.dtype == np.float32 else "<f2")
                  for i, a in enumerate(arrays))
@@ -72,14 +72,14 @@ def _run(kernel, arrays, scalars, consts, grid, out_index=3, reads=()):
     params += [_f32(v) if t == "f" else v for v, t in scalars]
     outs, errors = (out_index if isinstance(out_index, tuple) else (out_index,)), []
     memory = [(bases[i], arrays[i].view(np.uint8).reshape(-1), f"array{i}") for i in (*outs, *reads)]
-    for cx in range(grid[0]):
-        for cy in range(grid[1]):
-            emu = Emu(p.ptx, params, p.chained["smem"], p.chained["threads"], (cx, cy, 0), {}, memory,
-                      guards=stage_guards(p.chained), nctaid=(grid[0], grid[1], 1))
-            emu.tmaps = {emu.params[i]: {"array": a if a.ndim == 3 else a[None], **t}
-                         for i, a, t in zip(range(3), arrays, p.chained["tmaps"])}
-            emu.run()
-            errors += emu.errors
+    params, ctaids, nctaid = chained_launch(p.chained, (grid[0], grid[1], 1), params)
+    for ctaid in ctaids:
+        emu = Emu(p.ptx, params, p.chained["smem"], p.chained["threads"], ctaid, {}, memory,
+                  guards=stage_guards(p.chained), nctaid=nctaid)
+        emu.tmaps = {emu.params[i]: {"array": a if a.ndim == 3 else a[None], **t}
+                     for i, a, t in zip(range(3), arrays, p.chained["tmaps"])}
+        emu.run()
+        errors += emu.errors
     return p, errors
 
 

@@ -8,6 +8,7 @@ cuda-tile (the program is compiled from cuTile)."""
 from __future__ import annotations
 
 import importlib.util
+import os
 
 import pytest
 
@@ -26,8 +27,14 @@ def _lowered(d: int = 64, tile_m: int = 128, tile_n: int = 64):
 
     args = _arrays(4, (4, 1000, d)) + (0.18, 1000, tile_m, tile_n, d, False)
     ctx = make_context()
+    persistent = os.environ.get("TILEORCH_ATTN_PERSISTENT")
+    os.environ["TILEORCH_ATTN_PERSISTENT"] = persistent or "0"  # the ring tests: one instance per CTA
     module = load(rc.export_bytecode(attention_fwd, rc.describe_arguments(attention_fwd, args)), "<attn>", ctx)
-    kind, lowered = lower_program(module, ctx)
+    try:
+        kind, lowered = lower_program(module, ctx)
+    finally:
+        if persistent is None:
+            os.environ.pop("TILEORCH_ATTN_PERSISTENT", None)
     assert kind == "chained"
     return lowered
 
@@ -173,3 +180,73 @@ def test_a_string_record_is_refused(lowered):
     fn.attributes["tileorch.chained_config"] = StringAttr('{"kind": "chained", "stages": 4}')
     with pytest.raises(LocatedError, match="not a chained-dots record"):
         extract(module)
+
+
+# -- the persistent kernel (TILEORCH_ATTN_PERSISTENT): the Q slots are a second ring ----------------
+
+def _persistent(monkeypatch):
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    return _lowered(64, 128, 128)
+
+
+def _q_inits(module):
+    """The Q slots' mbarrier.init ops (full then empty), read from the record's shared-memory plan."""
+    from tileorch.dialects.record_attr import decode_record
+    from tileorch.transforms.tileas.chained_dots import CHAINED_ATTR
+
+    (fn,) = [o for o in module.body.block.ops if o.name == "func.func"]
+    record = decode_record(fn.attributes[CHAINED_ATTR])
+    assert record["persistent"] == {"q_slots": 2}
+    inits = [o for o in fn.walk() if o.name == "nvvm.mbarrier.init"]
+    offset = {o: o.operands[0].owner.operands[1].owner.value.value.data for o in inits}
+    full = sorted((o for o in inits if offset[o] < min(offset[x] for x in inits) + 16), key=offset.get)
+    empty = sorted(inits, key=offset.get)[-2:]
+    return full, empty
+
+
+def test_persistent_kernel_pipelines_are_proved(monkeypatch):
+    """Both rings (K/V and the two Q slots) for 1-3 instances per CTA and every trip count."""
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import extract
+
+    (proto,) = extract(_persistent(monkeypatch))
+    kv, q = proto.pipelines
+    assert (q.name, q.stages, q.full_count, q.empty_count, q.stage_bytes) == ("q", 2, 1, 256, 128 * 64 * 2)
+    assert (kv.stages, kv.stage_bytes) == (4, 2 * 128 * 64 * 2)
+    result = check(proto)
+    assert result.ok, result.violation
+    assert sorted((v["k"], v["m"]) for v, _ in result.instances) == [(k, m) for k in range(1, 10) for m in (1, 2, 3)]
+
+
+def test_persistent_q_release_count_is_caught(monkeypatch):
+    """The Q slots' empty barriers initialised for one warp group (128) while both release: a
+    slot's phase completes while the other group may still read Q."""
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import extract
+
+    module = _persistent(monkeypatch)
+    _, empty = _q_inits(module)
+    for op in empty:
+        assert op.operands[1].owner.value.value.data == 256
+        _set_constant(op, 1, 128)
+    (proto,) = extract(module)
+    result = check(proto)
+    assert not result.ok, "a Q slot released by half its readers was proved"
+
+
+def test_persistent_without_q_tail_is_caught(monkeypatch):
+    """The producer leaving without waiting for the last release of each Q slot."""
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import extract
+
+    module = _persistent(monkeypatch)
+    (fn,) = [o for o in module.body.block.ops if o.name == "func.func"]
+    loops = [o for o in fn.walk() if o.name == "scf.for"]
+    work = next(lp for lp in loops if any(o.name == "nvvm.cp.async.bulk.tensor.shared.cluster.global"
+                                          for o in lp.walk()))
+    tail = next(lp for lp in loops if lp.operands[0] is work.results[0])
+    tail.detach()
+    tail.erase()
+    (proto,) = extract(module)
+    result = check(proto)
+    assert not result.ok and result.violation.prop == "drain", result.violation

@@ -31,7 +31,12 @@ ids and the ``scf.if`` guards around them are evaluated for the group's ``tid / 
 a pipelined consumer's turns cover its loop from tile 1); a sync in the loop after its full wait,
 an arrive after the sync and before its release, others before or after the loop.  Bytes per copy come from the record's tensor-map boxes (the copy names
 its tensor map by the kernel parameter).  Trip counts ``k = 1 .. 2S + 1``.  The Q tile's
-single-use barrier is not modelled (one wait on parity 0 after one ``expect_tx``).
+single-use barrier is not modelled (one wait on parity 0 after one ``expect_tx``), except in a
+persistent kernel (the record's ``persistent``): there each agent's ring loop sits in a loop over
+the CTA's program instances (``m = 1 .. 3``), the K/V ring counts on across instances (the
+producer's first-round skip reads ``iv + ring``), and the Q slots are a second ring (``q``): the
+producer acquires the slot, arms its full barrier and copies Q per instance and drains every slot
+before leaving, each consumer thread waits for Q and releases the slot after its loop.
 """
 
 from __future__ import annotations
@@ -53,6 +58,10 @@ COPY = "nvvm.cp.async.bulk.tensor.shared.cluster.global"
 WAIT = "nvvm.mbarrier.try_wait.parity"
 ARRIVE = "nvvm.mbarrier.arrive"
 RING = "kv"
+Q_RING = "q"
+INSTANCES = (1, 2, 3)
+"""Program instances per CTA checked for a persistent kernel (every instance with the same trip
+count ``k``): three reach a Q slot's second use with two slots."""
 WG = 128
 
 
@@ -293,11 +302,28 @@ class _Reader:
     def protocol(self) -> Protocol:
         fn, S = self.fn, self.stages
         loops = [o for o in fn.walk() if o.name == "scf.for"]
-        prod_loop = next((lp for lp in loops if any(o.name == COPY for o in lp.walk())), None)
-        cons_loop = next((lp for lp in loops if any(o.name == ARRIVE for o in lp.walk())), None)
+
+        def innermost(name: str) -> Operation | None:
+            """The first loop holding an op ``name`` with no nested loop holding one."""
+            return next((lp for lp in loops if any(o.name == name for o in lp.walk())
+                         and not any(x is not lp and x.name == "scf.for" and any(o.name == name for o in x.walk())
+                                     for x in lp.walk())), None)
+
+        prod_loop, cons_loop = innermost(COPY), innermost(ARRIVE)
         if prod_loop is None or cons_loop is None or prod_loop is cons_loop:
             raise LocatedError(fn, "check: expected a producer loop (TMA copies) and a consumer loop (empty-barrier "
                                    "arrivals)")
+        persistent = self.record.get("persistent")
+        prod_work = cons_work = None
+        if persistent:  # each agent's loop over the CTA's program instances around its ring loop
+            prod_work, cons_work = prod_loop.parent_op(), cons_loop.parent_op()
+            while prod_work is not None and prod_work.name != "scf.for":
+                prod_work = prod_work.parent_op()
+            while cons_work is not None and cons_work.name != "scf.for":
+                cons_work = cons_work.parent_op()
+            if prod_work is None or cons_work is None:
+                raise LocatedError(fn, "check: a persistent kernel without a work-tile loop around the producer's "
+                                       "and the consumers' loops")
         p_waits = [o for o in prod_loop.walk() if o.name == WAIT]
         refills = [o for o in prod_loop.walk() if o.name == EXPECT_TX]
         c_waits = [o for o in cons_loop.walk() if o.name == WAIT]
@@ -320,19 +346,32 @@ class _Reader:
         if guard is not prod_loop:
             cond = guard.operands[0].owner if guard.name == "scf.if" else None
             iv = prod_loop.regions[0].blocks.first.args[0]
-            if not (isinstance(cond, Operation) and cond.name == "arith.cmpi" and cond.operands[0] is iv
-                    and _const(cond.operands[1]) is not None):
+            counted = cond.operands[0] if isinstance(cond, Operation) and cond.name == "arith.cmpi" else None
+            ring = None
+            if persistent and isinstance(counted, SSAValue) and isinstance(counted.owner, Operation) \
+                    and counted.owner.name == "arith.addi" and counted.owner.operands[0] is iv:
+                ring, counted = counted.owner.operands[1], iv  # iv + the ring tiles of earlier instances
+                if not (isinstance(ring, BlockArgument) and ring.block.parent_op() is prod_work):
+                    raise LocatedError(guard, "check: the producer's ring index is not the work loop's tile count")
+            if not (counted is iv and _const(cond.operands[1]) is not None):
                 raise LocatedError(guard, "check: the producer's empty wait is guarded by other than `iv >= L`")
             skip = _const(cond.operands[1])
+            if ring is not None and skip > S:
+                raise LocatedError(guard, f"check: a persistent producer skipping its empty wait for {skip} > {S} "
+                                          "ring tiles is not read")
         # the producer's tail: a loop from n to n + T waiting on the empty side (T = S: every stage's
         # last round released before the producer leaves)
-        tails = [lp for lp in loops if lp is not prod_loop and lp is not cons_loop
+        tails = [lp for lp in loops if lp not in (prod_loop, cons_loop, prod_work, cons_work)
                  and any(o.name == WAIT and _ring_base(o.operands[0]) == empty for o in lp.walk())]
+        q_tails = [lp for lp in loops if persistent and lp not in tails and not prod_work.is_ancestor(lp)
+                   and lp is not prod_work and not cons_work.is_ancestor(lp) and lp is not cons_work
+                   and any(o.name == WAIT for o in lp.walk())]
         n_tail = 0
         if tails:
             lp = tails[0]
             ub = lp.operands[1].owner
-            if not (len(tails) == 1 and lp.operands[0] is prod_loop.operands[1] and isinstance(ub, Operation)
+            start = prod_work.results[1] if persistent else prod_loop.operands[1]  # the ring tiles filled
+            if not (len(tails) == 1 and lp.operands[0] is start and isinstance(ub, Operation)
                     and ub.name == "arith.addi" and ub.operands[0] is lp.operands[0]
                     and _const(ub.operands[1]) is not None):
                 raise LocatedError(lp, "check: the producer's tail is not one loop from n to n + T")
@@ -356,8 +395,14 @@ class _Reader:
         agents = [Agent("tma", "producer", prod, (StateDecl("p", RING, 1),), threads=1, mask=0b1)]
         # a pipelined consumer (tile 0 peeled: its full wait before the loop; the loop from 1 releases
         # tile j - 1; the last tile released after it) or one that releases tile j in iteration j
-        pro_waits = [o for o in fn.walk() if o.name == WAIT and not _in_loop(o) and _smem_offset(o.operands[0]) == full]
-        last_arrives = [o for o in fn.walk() if o.name == ARRIVE and not _in_loop(o)]
+        if persistent:  # outside the ring loop, inside the work loop
+            around = [o for o in cons_work.walk() if not cons_loop.is_ancestor(o)]
+            pro_waits = [o for o in around if o.name == WAIT and _ring_base(o.operands[0]) == full]
+            last_arrives = [o for o in around if o.name == ARRIVE and _ring_base(o.operands[0]) == empty]
+        else:
+            pro_waits = [o for o in fn.walk() if o.name == WAIT and not _in_loop(o)
+                         and _smem_offset(o.operands[0]) == full]
+            last_arrives = [o for o in fn.walk() if o.name == ARRIVE and not _in_loop(o)]
         if pro_waits or last_arrives:
             if len(pro_waits) != 1 or len(last_arrives) != 1 or _ring_base(last_arrives[0].operands[0]) != empty:
                 raise LocatedError(fn, "check: a pipelined consumer needs one full wait on stage 0 before its loop "
@@ -390,12 +435,75 @@ class _Reader:
                         *sync, *arrive, ConsumerRelease(RING, "c", arrivals=WG, origin=arrives[0]), Advance("c"))
                 programs.append((*before, Loop("k", body), *after))
             states = (StateDecl("c", RING, 0),)
+        pipelines = []
+        params = [("k", trip_counts(S))]
+        if persistent:
+            q_pipe, q_prod, q_cons = self._q_slots(prod_work, prod_loop, cons_work, cons_loop, inits, C)
+            pipelines.append(q_pipe)
+            params.append(("m", INSTANCES))
+            fills, tail = prod[:-1], prod[-1]
+            q_tail = ()
+            if q_tails:  # the wait for each Q slot's last release: a loop from the instances run, slots long
+                lp, ub = q_tails[0], q_tails[0].operands[1].owner
+                if not (len(q_tails) == 1 and lp.operands[0] is prod_work.results[0] and isinstance(ub, Operation)
+                        and ub.name == "arith.addi" and ub.operands[0] is lp.operands[0]
+                        and _const(ub.operands[1]) is not None):
+                    raise LocatedError(lp, "check: the producer's Q tail is not one loop from m to m + slots")
+                q_tail = (Loop(_const(ub.operands[1]), (ProducerAcquire(Q_RING, "q", tail=True, origin=lp),
+                                                        Advance("q"))),)
+            agents[0] = Agent("tma", "producer", (Loop(Trip("m"), (*q_prod, *fills), origin=prod_work), tail,
+                                                  *q_tail),
+                              (StateDecl("p", RING, 1), StateDecl("q", Q_RING, 1)), threads=1, mask=0b1)
+            programs = [(Loop(Trip("m"), (q_cons[0], *program, q_cons[1]), origin=cons_work),) for program in programs]
+            states = (*states, StateDecl("cq", Q_RING, 0))
         for w in range(C // WG):
             agents.append(Agent(f"wg{w}", "consumer", programs[w], states, threads=WG, mask=1 << (w + 1)))
         name = fn.properties["sym_name"].data
         ring_init = next(o for o in inits if _smem_offset(o.operands[0]) == full)
-        return Protocol(name, (Pipeline(RING, S, full_count, empty_count, refill[0], origin=ring_init),),
-                        tuple(agents), params=(("k", trip_counts(S)),), origin=fn)
+        return Protocol(name, (Pipeline(RING, S, full_count, empty_count, refill[0], origin=ring_init), *pipelines),
+                        tuple(agents), params=tuple(params), origin=fn)
+
+    def _q_slots(self, prod_work: Operation, prod_loop: Operation, cons_work: Operation, cons_loop: Operation,
+                 inits: list[Operation], consumer_threads: int):
+        """A persistent kernel's Q slots as a ring of their own: (the pipeline, the producer's ops per
+        instance, the consumers' (wait + read, release + advance) around each instance).  The
+        producer waits on the slot's empty barrier from its second use on (a first use passes at
+        once on a fresh barrier: modelled as the acquire), arms the full barrier with the Q tile's
+        bytes and issues its copies; each consumer thread waits on the full barrier and arrives on
+        the empty one after the instance's loop."""
+        slots = int(self.record["persistent"].get("q_slots", 1))
+        p_ops = [o for o in prod_work.walk() if not prod_loop.is_ancestor(o)]
+        c_ops = [o for o in cons_work.walk() if not cons_loop.is_ancestor(o)]
+        arms = [o for o in p_ops if o.name == EXPECT_TX]
+        p_waits = [o for o in p_ops if o.name == WAIT]
+        c_arrives = [o for o in c_ops if o.name == ARRIVE]
+        if len(arms) != 1 or len(p_waits) != 1:
+            raise LocatedError(prod_work, "check: expected one Q arm and one Q-slot empty wait per instance in the "
+                               "producer's work loop")
+        full_q, empty_q = _ring_base(arms[0].operands[0]), _ring_base(p_waits[0].operands[0])
+        c_waits = [o for o in c_ops if o.name == WAIT and _ring_base(o.operands[0]) == full_q]
+        c_releases = [o for o in c_arrives if _ring_base(o.operands[0]) == empty_q]
+        if full_q is None or empty_q is None or len(c_waits) != 1 or len(c_releases) != 1:
+            raise LocatedError(cons_work, "check: expected one Q wait and one Q-slot release per instance in the "
+                               "consumers' work loop")
+        by_offset = {_smem_offset(o.operands[0]): o for o in inits}
+        counts = []
+        for base, what in ((full_q, "full"), (empty_q, "empty")):
+            got = {_const(by_offset[base + 8 * i].operands[1]) if base + 8 * i in by_offset else None
+                   for i in range(slots)}
+            if len(got) != 1 or None in got:
+                raise LocatedError(self.fn, f"check: the Q slots' {what} barriers are not all initialised with one "
+                                            "constant count")
+            counts.append(got.pop())
+        tx, landed = self.stage_fill(arms[0])
+        prod = (ProducerAcquire(Q_RING, "q", origin=p_waits[0]),
+                ProducerWrite(Q_RING, "q", nbytes=landed, origin=arms[0]),
+                ProducerCommit(Q_RING, "q", tx_bytes=tx, origin=arms[0]), Advance("q"))
+        cons = ((ConsumerWait(Q_RING, "cq", origin=c_waits[0]), ConsumerRead(Q_RING, "cq", origin=c_waits[0])),
+                (ConsumerRelease(Q_RING, "cq", arrivals=WG, origin=c_releases[0]), Advance("cq")))
+        cons = (Loop(1, cons[0], origin=c_waits[0]), Loop(1, cons[1], origin=c_releases[0]))
+        pipe = Pipeline(Q_RING, slots, counts[0], counts[1], tx, origin=by_offset[full_q])
+        return pipe, prod, cons
 
 
 def extract_chained(module: ModuleOp, kernel: str | None = None) -> list[Protocol]:

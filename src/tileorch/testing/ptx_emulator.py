@@ -36,6 +36,18 @@ GBASE = 1 << 40  # generic address of shared offset 0
 PARAM_BASE = 1 << 44  # generic address of kernel parameter i: PARAM_BASE + 256 i
 
 
+def chained_launch(record, grid, params: list, ctas: int = 2) -> tuple[list, list, tuple]:
+    """How the host launches a chained kernel on the program's ``grid`` (x, y, z): (its parameter
+    values: ``params`` followed, for a persistent kernel, by the grid; the CTA ids to run; the
+    launch grid).  One CTA per program instance, or for a persistent kernel (``record["persistent"]``)
+    ``ctas`` CTAs (at most one per instance), each running its instances in turn."""
+    grid = tuple(grid) + (1,) * (3 - len(grid))
+    if not record.get("persistent"):
+        return list(params), [(x, y, z) for z in range(grid[2]) for y in range(grid[1]) for x in range(grid[0])], grid
+    n = max(1, min(ctas, grid[0] * grid[1] * grid[2]))
+    return [*params, *grid], [(x, 0, 0) for x in range(n)], (n, 1, 1)
+
+
 def stage_guards(record) -> dict:
     """The ``guards`` of a chained kernel's record (``record["guards"]``: each stage's empty
     barrier offset and the shared byte ranges of its tiles)."""

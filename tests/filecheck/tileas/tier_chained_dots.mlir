@@ -1,9 +1,12 @@
-// RUN: env TILEORCH_ATTN_OVERLAP=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s
-// RUN: env TILEORCH_ATTN_OVERLAP=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass,lower-to-llvm -t ptx > %t.ptx
+// RUN: env TILEORCH_ATTN_OVERLAP=0 TILEORCH_ATTN_PERSISTENT=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s
+// RUN: env TILEORCH_ATTN_OVERLAP=0 TILEORCH_ATTN_PERSISTENT=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass,lower-to-llvm -t ptx > %t.ptx
 // RUN: ptxas -arch=sm_90a %t.ptx -o %t.cubin
 // RUN: filecheck %s --check-prefix=PTX < %t.ptx
+// RUN: env TILEORCH_ATTN_OVERLAP=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=PERSIST
 // Without the intra-warp-group overlap (TILEORCH_ATTN_OVERLAP=0; the overlapped kernel's structure:
-// tests/unit/test_chained_overlap.py).  The textbook FlashAttention forward (tileorch.testing.attention_programs.attention_fwd, 128x64 tiles,
+// tests/unit/test_chained_overlap.py), one CTA per program instance (TILEORCH_ATTN_PERSISTENT=0;
+// the persistent kernel, the default for this program whose loops all have one trip count, is
+// checked under PERSIST below).  The textbook FlashAttention forward (tileorch.testing.attention_programs.attention_fwd, 128x64 tiles,
 // head dim 64, Q/K/V/O [BH, S, D] f16) as convert-cudatile-to-tileaa emits it: two chained dots in one
 // loop, the second's A (P = exp2(S * scale - m)) computed from the first's result.  The tier's
 // chained-dots lowering (transforms/tileas/chained_dots.py) gives one warp-specialized kernel on the
@@ -172,3 +175,35 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
     nv_tileaa.return
   }
 }
+
+// The persistent kernel: the program's grid as three more parameters; two Q slots, each with a full
+// and an empty barrier (every consumer thread releases it); each agent loops over the CTA's program
+// instances (ctaid.x, step nctaid.x), counting the K/V ring on across them; the producer waits for
+// the slot's release before arming and loading its next Q, and drains the ring and both Q slots
+// before leaving; the consumers wait for their instance's Q, release the slot after the loop (a
+// wait_group 0 before the arrive) and store.
+// PERSIST:      func.func @chained_dots_128x64x64_64_f16({{.*}}%grid_x: i32, %grid_y: i32, %grid_z: i32)
+// PERSIST-SAME: persistent = {q_slots = 2 : i64}
+// PERSIST:      nvvm.mbarrier.init %qbar1, %c1
+// PERSIST-NEXT: nvvm.mbarrier.init %qebar0, %c256_i
+// PERSIST-NEXT: nvvm.mbarrier.init %qebar1, %c256_i
+// PERSIST:      %pg_total = arith.muli %pg_xy, %grid_z
+// PERSIST:      nvvm.setmaxregister decrease 24
+// PERSIST:      scf.for %pg_w = %pg_first to %pg_total step %pg_step iter_args(%pg_it = %pg_c0, %ring = %pg_c0)
+// PERSIST:      nvvm.mbarrier.try_wait.parity %qsebar, %q_eph
+// PERSIST:      nvvm.mbarrier.arrive.expect_tx %qsbar, %c16384_i
+// PERSIST:      nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %tmap_a0, %qsbar
+// PERSIST:      scf.for %pj = %c0 to %n_tiles
+// PERSIST:        %pjr = arith.addi %pj, %ring
+// PERSIST:      scf.for %tj =
+// PERSIST:      scf.for {{.*}} to %q_tail_end
+// PERSIST:        nvvm.mbarrier.try_wait.parity %qsebar_1, %q_tph
+// PERSIST:      nvvm.setmaxregister increase 240
+// PERSIST:      scf.for %pg_w_1 = %pg_first to %pg_total step %pg_step
+// PERSIST:        nvvm.mbarrier.try_wait.parity %qsbar_1, %q_ph
+// PERSIST:        scf.yield
+// PERSIST-NEXT: }
+// PERSIST-NEXT:   nvvm.wgmma.wait.group.sync.aligned 0
+// PERSIST-NEXT:   %qsebar_o_2 = arith.muli %q_slot_2, %c8
+// PERSIST:        nvvm.mbarrier.arrive %qsebar_2
+// PERSIST:        llvm.store {{.*}} : f16, !llvm.ptr<1>

@@ -105,16 +105,16 @@ PERSISTENT_ENV = "TILEORCH_ATTN_PERSISTENT"
 
 def persistent_enabled(uniform_trips: bool) -> bool:
     """A persistent chained kernel (:class:`_WorkTiles`)?  ``TILEORCH_ATTN_PERSISTENT`` (read at
-    each compile, part of the disk-cache key): ``1`` always, ``uniform`` when every program
-    instance's loop has the same trip count as far as the compiler sees (``uniform_trips``: no
-    heavy-first axis), unset or ``0`` never.  Measured on the H200 (2026-12-02,
+    each compile, part of the disk-cache key): ``1`` always, ``0`` never; unset (or ``uniform``)
+    when every program instance's loop has the same trip count as far as the compiler sees
+    (``uniform_trips``: no heavy-first axis).  Measured on the H200 (2026-12-02,
     benchmarks/attention_variants.py, fp16, 128x128 tiles): non-causal 1.01-1.10x the
     one-CTA-per-instance kernel (d64 1k 299 -> 330 TFLOP/s, d128 1k 426 -> 463, d128 16k 640 -> 678);
     causal, whose instances' loops differ, 0.89-0.92x at head dim 128 with the static round-robin
-    over instances.  Off by default because ``tileorch check`` does not read the work-tile loop
-    yet (extract_chained.py): the default kernel is the one the checker proves."""
-    value = os.environ.get(PERSISTENT_ENV, "0")
-    return value == "1" or (value == "uniform" and uniform_trips)
+    over instances, so those keep one CTA per instance.  ``tileorch check`` proves both rings (K/V
+    and the Q slots) of the persistent kernel (extract_chained.py)."""
+    value = os.environ.get(PERSISTENT_ENV, "uniform")
+    return value == "1" or (value not in ("0", "1") and uniform_trips)
 
 
 PRODUCER_REGS = 24
@@ -748,8 +748,9 @@ class _Kernel:
                         self.fill(n, coords_of)
                         return n
 
-                    _, total = work.loop(instance)
+                    runs, total = work.loop(instance)
                     self.drain(total)
+                    work.drain_q(runs)
 
             _if(e, tp, thread0)
         blk.add_op(scf.YieldOp())
@@ -939,6 +940,23 @@ class _WorkTiles:
                 return [kb.v(arith.AddiOp(it, kb.small(1)), "pg_next"), kb.v(arith.AddiOp(ring, n), "ring_next")]
 
         return _for(kb.e, self.start, self.total, self.step, [self.c0, self.c0], [i32, i32], body)
+
+    def drain_q(self, runs: SSAValue) -> None:
+        """The producer's wait, before it leaves, for the release of each Q slot's last use after
+        ``runs`` instances (uses ``runs .. runs + slots - 1`` in the slots' count; a slot never
+        used passes at once): no consumer arrive is still in flight when the producer exits."""
+        kb = self.kb
+        slots = kb.plan.q_slots
+        end = kb.v(arith.AddiOp(runs, kb.e.const(slots)), "q_tail_end")
+
+        def wait(le: Emitter, t: SSAValue, _) -> list[SSAValue]:
+            with kb.into(le.block):
+                slot, use = self.q_slot(t)
+                phase = kb.v(arith.XOrIOp(kb.v(arith.AndIOp(use, kb.small(1)), "q_tph1"), kb.small(1)), "q_tph")
+                kb.try_wait(self.q_empty(slot), phase)
+            return []
+
+        _for(kb.e, runs, end, kb.small(1), [], [], wait)
 
     def q_slot(self, it: SSAValue) -> tuple[SSAValue, SSAValue]:
         """(Q slot, how many times the slot was used before) of the CTA's ``it``-th instance."""
@@ -1638,7 +1656,11 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     it a warning and compiles the program on the SIMT path, tileorch-opt a located internal error)."""
     ck = analyze_chained_dots(kernel)
     heavy = heavy_first_axis(ck.loop.ub)  # the loop starts at 0 (analyze_chained_dots)
-    plan = _choose_plan(ck, persistent_enabled(heavy is None))
+    # no persistence with ping-pong: the turns are balanced per program instance, and in a loop over
+    # instances warp group 1's first-turn arrive on barrier 1 for the next instance can meet its last
+    # hand-over of this one before warp group 0 syncs: two arrivals of one group complete the barrier
+    # (tileorch check found the deadlock: tests/unit/test_chained_pingpong.py)
+    plan = _choose_plan(ck, persistent_enabled(heavy is None) and not (pingpong_enabled() and ck.tm // 64 == 2))
     if plan.smem > SMEM_LIMIT:
         _fail(kernel, f"the tiles need {plan.smem} bytes of shared memory with one K/V stage (more than "
                       f"{SMEM_LIMIT // 1024} KiB)")
@@ -1765,6 +1787,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             kb.q_wait = (work.q_bar(slot), kb.v(arith.AndIOp(use, kb.small(1)), "q_ph"))
             kb.da_cur = work.q_descriptor(slot)
             outs = consume(n, inits)
+            # the loop's WGMMAs have all been waited for; the wait here makes that local to the release
+            kb.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
             kb.e.add(nvvm.MBarrierArriveOp(work.q_empty(slot), with_state=False))  # Q read: the slot is free
             kb.q_wait = kb.da_cur = None
             store(outs)
