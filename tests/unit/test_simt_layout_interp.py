@@ -62,8 +62,8 @@ _LOWERED: dict = {}
 def _kernel(bytecode, name):
     from xdsl.dialects import func
 
-    from tileorch.frontend.cutile import load
     from tileorch.driver import lower_program
+    from tileorch.frontend.cutile import load
     from tileorch.registry import make_context
 
     if name not in _LOWERED:
@@ -167,14 +167,14 @@ def test_row_sum_bf16(bytecode, rows, cols):
     np.testing.assert_allclose(y, _bf16_value(bits.view(np.uint16)).astype(np.float64).sum(1), atol=1e-3, rtol=0)
 
 
-@pytest.mark.parametrize("rows,cols", [(20, 300), (16, 256), (3, 5)])
+@pytest.mark.parametrize("rows,cols", [(20, 300), (16, 256), (3, 5), (17, 1030), (2, 1024)])
 def test_row_sum_f32(bytecode, rows, cols):
     x = RNG.standard_normal((rows, cols)).astype(np.float32)
     (_, y) = _run(bytecode, "row_sum_f32_16_256", [x, _nan(rows, "f32")], (-(-rows // 16), 1, 1))
     np.testing.assert_allclose(y, x.astype(np.float64).sum(1), atol=1e-3, rtol=0)
 
 
-@pytest.mark.parametrize("rows,cols", [(100, 130), (64, 128), (7, 3)])
+@pytest.mark.parametrize("rows,cols", [(100, 130), (64, 128), (7, 3), (193, 128), (300, 129), (256, 100)])
 def test_col_sum_f32(bytecode, rows, cols):
     x = RNG.standard_normal((rows, cols)).astype(np.float32)
     (_, y) = _run(bytecode, "col_sum_f32_64_128", [x, _nan(cols, "f32")], (-(-cols // 128), 1, 1))
@@ -284,6 +284,29 @@ def test_row_softmax_bf16_words_unpacked(bytecode, cols):
     x = _bf16_value(bits.view(np.uint16)).astype(np.float64)
     ref = np.exp(x - x.max(axis=1, keepdims=True))
     np.testing.assert_allclose(_bf16_value(y.view(np.uint16)), ref / ref.sum(axis=1, keepdims=True), atol=4e-3, rtol=0)
+
+
+def test_prefetching_loop_runs_two_iterations_per_trip(bytecode):
+    """prefetch.unrolled: the column sum's loop (its tiles loaded one iteration ahead) steps by
+    two iterations; the second, under ``iv + step < ub``, issues the tile two ahead (its own
+    predicated vector loads) into the registers of the tile carried in, so nothing is copied at
+    the back edge.  The iteration counts 1..5 of the ragged sums above run both halves."""
+    from xdsl.dialects import arith, llvm, scf
+
+    fn, _ = _kernel(bytecode, "col_sum_f32_64_128")
+    loops = [op for op in fn.walk() if isinstance(op, scf.ForOp)
+             and any(isinstance(i, llvm.InlineAsmOp) for i in op.body.walk())]
+    assert len(loops) == 1
+    loop = loops[0]
+    step = loop.step.owner
+    assert isinstance(step, arith.AddiOp) and step.lhs is step.rhs  # 2 * step
+    second = loop.body.blocks[0].last_op.prev_op
+    assert isinstance(second, scf.IfOp)
+    assert [r.type for r in second.results] == [a.type for a in loop.body.blocks[0].args[1:]]
+    asm = lambda region: sum(isinstance(i, llvm.InlineAsmOp) and "ld.global.v4" in i.asm_string.data  # noqa: E731
+                             for i in region.walk())
+    assert asm(second.true_region) == asm(loop.body) // 2 > 0
+    assert asm(second.false_region) == 0
 
 
 def test_layernorm_issues_row_weight_and_bias_loads_before_its_reductions(bytecode):

@@ -34,7 +34,7 @@ softmax/layernorm-style rows, transposes, small dots.  Contract:
   ``tiled_store`` is followed by ``bar.sync`` so later loads of the CTA see it;
 * scalars (program ids, loop counters, shapes) are uniform SSA values; ``scf`` loops and
   branches carry tiles as one value per slot; a loop that writes no memory loads its tiles one
-  iteration ahead (``prefetch.py``).
+  iteration ahead, two iterations per trip so the carried tiles need no copy (``prefetch.py``).
 
 Unsupported ops get a located "not supported yet by convert-nv-tileaa-to-simt" error.
 """
@@ -64,7 +64,7 @@ from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, SHARED_PTR, Emi
 from tileorch.transforms.tileaa_to_simt.hoist import loads_first
 from tileorch.transforms.tileaa_to_simt.layout import SimtLayout, choose_layout, choose_threads, vectorizable_access
 from tileorch.transforms.tileaa_to_simt.pointers import PointerLowering
-from tileorch.transforms.tileaa_to_simt.prefetch import prefetchable_loads
+from tileorch.transforms.tileaa_to_simt.prefetch import prefetchable_loads, unrolled
 from tileorch.transforms.tileaa_to_simt.scan import ScanLowering
 
 PASS = "convert-nv-tileaa-to-simt"
@@ -1339,7 +1339,9 @@ class FunctionLowering(PointerLowering, ScanLowering):
         ahead = issue(e, lb) if loads else []
         n_ahead = len(ahead)
 
-        def body(b: Emitter, iv, flat):
+        def one(b: Emitter, iv, flat):
+            """One iteration at ``iv``: the next iteration's loads issued first, then the
+            iteration's ops on the carried tiles; the flattened yield followed by the new tiles."""
             carried = flat[len(flat) - n_ahead:]
             flat = flat[:len(flat) - n_ahead]
             nxt = issue(b, b.v(arith.AddiOp(iv, st))) if loads else []
@@ -1370,7 +1372,22 @@ class FunctionLowering(PointerLowering, ScanLowering):
                     raise _unsupported(inner, str(exc)) from None
             raise LocatedError(op, f"{PASS}: region without scf.yield")
 
-        results = e.for_(lb, ub, st, inits + ahead, body)
+        def two(b: Emitter, iv, flat):
+            """Iterations ``iv`` and (when in range) ``iv + step``: the tiles of ``iv + step`` are
+            loaded into registers of their own while ``iv``'s are used, and those of ``iv + 2 step``
+            into the registers ``iv``'s held, so the carried tiles need no copy at the back edge
+            (:func:`prefetch.unrolled`)."""
+            first = one(b, iv, flat)
+            iv2 = b.v(arith.AddiOp(iv, st))
+            more = b.v(arith.CmpiOp(iv2, ub, "slt"))
+            kept = flat[len(flat) - n_ahead:]  # dead after the first iteration: its registers are reused
+            return b.if_(more, lambda bb: one(bb, iv2, first), lambda bb: first[:len(first) - n_ahead] + kept,
+                         types=[x.type for x in first])
+
+        if loads and unrolled():
+            results = e.for_(lb, ub, e.v(arith.AddiOp(st, st)), inits + ahead, two)
+        else:
+            results = e.for_(lb, ub, st, inits + ahead, one)
         results = results[:len(results) - n_ahead]
         if split:
             results = self._cluster_fold(e, op, results)
