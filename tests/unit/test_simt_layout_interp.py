@@ -59,21 +59,24 @@ def bytecode(tmp_path_factory):
 _LOWERED: dict = {}
 
 
-def _kernel(bytecode, name):
+def _kernel(bytecode, name, variant=""):
+    """The lowered kernel ``name`` and its CTA size, once per ``variant`` (a label of the
+    environment the caller set for the compile)."""
     from xdsl.dialects import func
 
     from tileorch.driver import lower_program
     from tileorch.frontend.cutile import load
     from tileorch.registry import make_context
 
-    if name not in _LOWERED:
+    key = name + variant
+    if key not in _LOWERED:
         ctx = make_context()
         kind, module = lower_program(load((bytecode / f"{name}.tileirbc").read_bytes(), name, ctx), ctx, "sm_90a")
         assert kind == "simt"
         fn = next(op for op in module.walk() if isinstance(op, func.FuncOp) and "nvvm.kernel" in op.attributes)
         threads = fn.attributes["nvvm.maxntid"].get_values()[0]
-        _LOWERED[name] = (fn, threads)
-    return _LOWERED[name]
+        _LOWERED[key] = (fn, threads)
+    return _LOWERED[key]
 
 
 NP = {"f16": np.float16, "f32": np.float32, "i32": np.int32}
@@ -89,12 +92,12 @@ def _bf16_value(bits: np.ndarray) -> np.ndarray:
     return (bits.astype(np.uint32) << 16).view(np.float32)
 
 
-def _run(bytecode, name, arrays, grid, offsets=None):
+def _run(bytecode, name, arrays, grid, offsets=None, variant=""):
     """Run kernel ``name`` on ``arrays`` (numpy, C-contiguous or strided views of a buffer given
     as (buffer, shape, strides, elem_offset)); returns the final contents of each buffer."""
     from simt_interp import Interpreter, Memory
 
-    fn, threads = _kernel(bytecode, name)
+    fn, threads = _kernel(bytecode, name, variant)
     mem = Memory()
     args, placed = [], []
     for i, a in enumerate(arrays):
@@ -333,6 +336,25 @@ def test_one_program_per_warp_covers_every_row_once(bytecode, rows):
     assert (y[rows:] == -7).all()
 
 
+@pytest.mark.parametrize("per_warp", [1, 3, 4])
+@pytest.mark.parametrize("rows,cols", [(1, 256), (5, 200), (12, 256), (13, 3), (23, 255)])
+def test_programs_per_warp_cover_every_row_once(bytecode, monkeypatch, per_warp, rows, cols):
+    """TILEORCH_PROGRAMS_PER_WARP=1, 3, 4: each warp runs that many consecutive rows (a
+    partial last warp, a partial last CTA), every row once, ragged rows; nothing past the rows
+    is written."""
+    monkeypatch.setenv("TILEORCH_PROGRAMS_PER_WARP", str(per_warp))
+    fn, _ = _kernel(bytecode, "argmax_f32_256", f"/{per_warp}")
+    attr = fn.attributes.get("tileorch.programs_per_warp")
+    assert (attr.value.data if attr is not None else 1) == per_warp
+    x = RNG.standard_normal((rows + 6, cols)).astype(np.float32)
+    x[np.arange(rows), (np.arange(rows) * 37) % cols] = 10.0
+    x[rows - 1, :] = 0.25  # all equal: the first index
+    y = np.full(rows + 6, -7, np.int32)
+    (_, y) = _run(bytecode, "argmax_f32_256", [x[:rows], y], (rows, 1, 1), variant=f"/{per_warp}")
+    np.testing.assert_array_equal(y[:rows], x[:rows].argmax(1))
+    assert (y[rows:] == -7).all()
+
+
 def test_warps_per_cta_only_where_the_cta_limit_binds():
     """Two programs per CTA only where one-warp CTAs stop at the SM's 32-CTA limit: registers
     leave room for more warps (<= 64 a thread) and the grid has more programs than fit at once."""
@@ -344,6 +366,49 @@ def test_warps_per_cta_only_where_the_cta_limit_binds():
     assert warps_per_cta(4096, 2, 132, 40) == 1  # every program resident at once anyway
     assert warps_per_cta(132 * 32 + 1, 2, 132, 40) == 2
     assert warps_per_cta(1 << 20, 1, 132, 40) == 1
+
+
+def test_programs_per_warp_until_a_warp_loads_2_kib(monkeypatch):
+    """Programs per warp: the smallest power of two whose hoisted loads bring 2 KiB per warp, at
+    most 4 and within the hoisting's register budget; TILEORCH_PROGRAMS_PER_WARP forces it."""
+    from tileorch.transforms.tileaa_to_simt.warp_programs import programs_per_warp
+
+    monkeypatch.delenv("TILEORCH_PROGRAMS_PER_WARP", raising=False)
+    assert programs_per_warp(1024, 8, 64) == 2  # an argmax row of 256 f32
+    assert programs_per_warp(2048, 16, 64) == 1  # a softmax row of 1024 f16
+    assert programs_per_warp(4096, 32, 64) == 1
+    assert programs_per_warp(128, 1, 64) == 4  # at most 4
+    assert programs_per_warp(1024, 8, 8) == 1  # no registers for a second
+    assert programs_per_warp(0, 0, 64) == 1  # nothing hoisted: nothing to overlap
+    monkeypatch.setenv("TILEORCH_PROGRAMS_PER_WARP", "4")
+    assert programs_per_warp(2048, 16, 64) == 4
+
+
+def test_warp_program_launch_divides_the_grid_by_warps_and_programs_per_warp():
+    from tileorch.launchers.cutile import warp_program_launch
+
+    assert warp_program_launch(1 << 18, 2, 2, 132, 40) == (64, 1 << 16)
+    assert warp_program_launch(1 << 18, 2, 1, 132, 32) == (64, 1 << 17)
+    assert warp_program_launch(19, 2, 2, 132, 40) == (32, 10)  # few programs: one warp per CTA
+    assert warp_program_launch(132 * 64 + 3, 2, 2, 132, 40) == (64, 132 * 16 + 1)
+    assert warp_program_launch(1 << 18, 2, 4, 132, 80) == (32, 1 << 16)  # > 64 registers: one warp
+
+
+def test_argmax_runs_two_rows_per_warp_with_all_loads_before_the_first_reduction(bytecode):
+    """An argmax row of 256 f32 loads 1 KiB per warp: each warp runs two programs (rows), and
+    the whole-tile loads of both (two 16-byte loads per lane each) are issued before the first
+    comparison or shuffle; each program stores its own index."""
+    from tileorch.driver import compile_program
+
+    prog = compile_program((bytecode / "argmax_f32_256.tileirbc").read_bytes(), "argmax_f32_256", ptxas=False)
+    assert prog.programs_per_warp == 2 and prog.warp_programs == 2
+    assert any("2 programs per warp" in r for r in prog.remarks)
+    ptx = prog.ptx
+    first_use = min(ptx.index("shfl.sync.bfly"), ptx.index("setp.gt.f32"))
+    issued = ptx[:first_use]
+    assert issued.count("@p ld.global.v4.b32") >= 4
+    assert "ld.global" not in ptx[first_use:]
+    assert ptx.count("st.global") == 2
 
 
 def test_split_cluster_size_fills_the_machine_once():

@@ -1,6 +1,7 @@
-// RUN: tileorch-opt %s --split-input-file -p convert-nv-tileaa-to-simt | filecheck %s
+// RUN: env TILEORCH_PROGRAMS_PER_WARP=1 tileorch-opt %s --split-input-file -p convert-nv-tileaa-to-simt | filecheck %s
+// RUN: tileorch-opt %s --split-input-file -p convert-nv-tileaa-to-simt | filecheck %s --check-prefix=TWO
 
-// A one-warp program (kernel_spec<1, 1>: a 256-element tile, two elements a lane) with no
+// A one-warp program (kernel_spec<1, 1>: a 256-element tile, eight elements a lane) with no
 // barrier and no shared memory runs one program per warp, up to 2 per CTA (warp_programs.py):
 // a trailing i32 parameter holds the programs along x, the program id is ctaid.x times the
 // CTA's warps plus the warp, the thread index the program sees is the lane, and the whole body
@@ -22,6 +23,37 @@
 // CHECK: arith.muli %[[LANE]]
 // CHECK: arith.muli %[[PROG]]
 // CHECK: func.return
+
+// By default the program, whose load brings 1 KiB per warp, runs twice per warp
+// (warp_programs.programs_per_warp: up to 2 KiB): the warp runs when its first program
+// (2 * warp index) is one; program k's id is 2 * warp index + k; the loads of both programs are
+// issued before the first store, and the second program's store runs under its id < programs.
+// TWO-LABEL: func.func @scale
+// TWO-SAME: %[[PROGS:[^:]*]]: i32)
+// TWO-SAME: attributes {nvvm.kernel, tileorch.warp_programs = 2 : i32, tileorch.programs_per_warp = 2 : i32, nvvm.maxntid = array<i32: 64, 1, 1>}
+// TWO: %[[PROG:.*]] = arith.addi %{{.*}}, %{{.*}} : i32
+// TWO: %[[TWO:.*]] = arith.constant 2 : i32
+// TWO: %[[FIRST:.*]] = arith.muli %[[PROG]], %[[TWO]] : i32
+// TWO: %[[LIVE:.*]] = arith.cmpi ult, %[[FIRST]], %[[PROGS]] : i32
+// TWO: scf.if %[[LIVE]] {
+// TWO: %[[B0:.*]] = arith.muli %[[PROG]], %{{.*}} : i32
+// TWO: %[[K0:.*]] = arith.constant 0 : i32
+// TWO: arith.addi %[[B0]], %[[K0]] : i32
+// TWO: ld.global.v4.b32
+// TWO-NOT: llvm.store
+// TWO: %[[B1:.*]] = arith.muli %[[PROG]], %{{.*}} : i32
+// TWO: %[[K1:.*]] = arith.constant 1 : i32
+// TWO: %[[ID1:.*]] = arith.addi %[[B1]], %[[K1]] : i32
+// TWO: ld.global.v4.b32
+// TWO: llvm.store
+// TWO: %[[B1B:.*]] = arith.muli %[[PROG]], %{{.*}} : i32
+// TWO: %[[K1B:.*]] = arith.constant 1 : i32
+// TWO: %[[ID1B:.*]] = arith.addi %[[B1B]], %[[K1B]] : i32
+// TWO: %[[LIVE1:.*]] = arith.cmpi ult, %[[ID1B]], %[[PROGS]] : i32
+// TWO: scf.if %[[LIVE1]] {
+// TWO-NOT: ld.global
+// TWO: llvm.store
+// TWO: func.return
 builtin.module {
   nv_tileaa.func @scale(%x: !nv_tileaa.ptr<f32>, %y: !nv_tileaa.ptr<f32>, %n: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 1>} {
     %mx = nv_tileaa.make_memref %x[%n] [] : !nv_tileaa.ptr<f32>[i32] [] -> !nv_tileaa.memref<f32, array<i64: ?>, array<i64: 1>, i32>

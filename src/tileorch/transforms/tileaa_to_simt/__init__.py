@@ -61,7 +61,7 @@ from tileorch.transforms.tileaa_to_simt import cluster_split, warp_programs
 from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, SHARED_PTR, Emitter, Tile, byte_size, global_type,
                                                      is_float, is_fp8, memory_type, reg_type, strides_of,
                                                      supported_element)
-from tileorch.transforms.tileaa_to_simt.hoist import loads_first
+from tileorch.transforms.tileaa_to_simt.hoist import MAX_HOISTED_WORDS, loads_first, split_loads_first
 from tileorch.transforms.tileaa_to_simt.layout import SimtLayout, choose_layout, choose_threads, vectorizable_access
 from tileorch.transforms.tileaa_to_simt.pointers import PointerLowering
 from tileorch.transforms.tileaa_to_simt.prefetch import prefetchable_loads, unrolled
@@ -144,6 +144,9 @@ class FunctionLowering(PointerLowering, ScanLowering):
         self.split = cluster_split.split_loop(fn)
         """The reduction loop split over a cluster's CTAs (``cluster_split.py``), or None."""
         self.rank = self.nranks = self.rank0 = None
+        self.per_warp = 1
+        """Programs each warp runs (``warp_programs.py``); ``self.copy``: the one being lowered."""
+        self.copy = 0
         self.packed: dict[SSAValue, tuple] = {}
         """A loaded tile -> (the 32-bit words it was loaded as, unpack(emitter, words) -> slots):
         a prefetching loop carries the words and unpacks them where the tile is used."""
@@ -207,6 +210,27 @@ class FunctionLowering(PointerLowering, ScanLowering):
 
     # -- entry ------------------------------------------------------------------------------
     def run(self) -> tuple[func.FuncOp, int]:
+        """The lowered kernel and its scratch bytes.  A one-warp program whose hoisted loads
+        bring little runs several programs per warp (``warp_programs.programs_per_warp``) when
+        the lowered kernel packs into warps; otherwise it is lowered again, one per warp."""
+        per_warp = self._programs_per_warp()
+        if per_warp == 1:
+            return self._run()
+        self.per_warp = per_warp
+        new, scratch = self._run()
+        if new.attributes.get(warp_programs.PROGRAMS_PER_WARP_ATTR) is not None:
+            return new, scratch
+        return FunctionLowering(self.fn, self.sm)._run()
+
+    def _programs_per_warp(self) -> int:
+        if self.threads != 32 or self.split is not None or not warp_programs.enabled():
+            return 1
+        moved, _ = split_loads_first(self.fn.body.blocks[0].ops, self._load_words)
+        loads = [op for op in moved if op.name == "nv_tileaa.tiled_load"]
+        words = sum(self._load_words(op) for op in loads)
+        return warp_programs.programs_per_warp(words * 4 * self.threads, words, MAX_HOISTED_WORDS)
+
+    def _run(self) -> tuple[func.FuncOp, int]:
         fn = self.fn
         arg_types = []
         for t in fn.function_type.inputs.data:
@@ -231,6 +255,8 @@ class FunctionLowering(PointerLowering, ScanLowering):
         ops = list(loads_first(fn.body.blocks[0].ops, self._load_words))
         if self.split is not None:
             self._lower_split(e, ops)
+        elif self.per_warp > 1:
+            self._lower_copies(e)
         else:
             self.lower_ops(e, ops)
         new = func.FuncOp(fn.sym_name.data, FunctionType.from_lists(arg_types, []), Region(entry))
@@ -239,10 +265,41 @@ class FunctionLowering(PointerLowering, ScanLowering):
             new.attributes[cluster_split.CLUSTER_SPLIT_ATTR] = IntegerAttr(cluster_split.MAX_CLUSTER, i32)
         threads = self.threads
         if warp_programs.eligible(new, self.threads, self.scratch_bytes):
-            warp_programs.pack_warp_programs(new)  # one program per warp, several warps per CTA
+            # one program (or per_warp programs) per warp, several warps per CTA
+            warp_programs.pack_warp_programs(new, self.per_warp)
             threads = 32 * warp_programs.MAX_WARP_PROGRAMS
         new.attributes["nvvm.maxntid"] = DenseArrayBase.from_list(i32, [threads, 1, 1])
         return new, self.scratch_bytes
+
+    # -- several programs per warp (warp_programs.py) ------------------------------------------
+    def _lower_copies(self, e: Emitter) -> None:
+        """The kernel body once per program of the warp: the hoisted loads of every program,
+        then each program's other ops, those of program ``k > 0`` under ``id < programs``."""
+        moved, rest = split_loads_first(self.fn.body.blocks[0].ops, self._load_words)
+        ret = [op for op in rest if op.name == "nv_tileaa.return"]
+        rest = [op for op in rest if op.name != "nv_tileaa.return"]
+        base = dict(self.vals)
+        per_copy = []
+        for k in range(self.per_warp):
+            self.vals, self.copy = dict(base), k
+            self.lower_ops(e, moved)
+            per_copy.append(self.vals)
+        for k, vals in enumerate(per_copy):
+            self.vals, self.copy = vals, k
+            if k == 0:  # the warp runs when its first program is one
+                self.lower_ops(e, rest)
+                continue
+            live = e.v(arith.CmpiOp(self._program_x(e), e.v(nvvm.SPECIAL_REGISTERS["nctaid.x"]()), "ult"))
+            e.if_(live, lambda b: (self.lower_ops(b, rest), None)[1])
+        self.lower_ops(e, ret)
+
+    def _program_x(self, e: Emitter) -> SSAValue:
+        """Program id x of the program being lowered: ``%ctaid.x`` (the warp's index once
+        packed) times the programs per warp, plus the copy."""
+        ctaid = e.v(nvvm.SPECIAL_REGISTERS["ctaid.x"]())
+        if self.per_warp == 1:
+            return ctaid
+        return e.add_i(e.mul_i(ctaid, e.const(self.per_warp)), e.const(self.copy))
 
     # -- a reduction loop split over a cluster (cluster_split.py) ------------------------------
     def _lower_split(self, e: Emitter, ops: list[Operation]) -> None:
@@ -405,7 +462,10 @@ class FunctionLowering(PointerLowering, ScanLowering):
         if op.operands:
             raise _unsupported(op, "program ids delivered by a dynamic scheduler")
         axis = "xyz"[op.axis.value.data]
-        reg = "clusterid.x" if axis == "x" and self.split is not None else f"ctaid.{axis}"
+        if axis == "x" and self.split is None:
+            self.vals[op.results[0]] = self._program_x(e)
+            return
+        reg = "clusterid.x" if axis == "x" else f"ctaid.{axis}"
         self.vals[op.results[0]] = e.v(nvvm.SPECIAL_REGISTERS[reg]())
 
     def op_nv_tileaa_get_num_programs(self, e, op):
