@@ -35,6 +35,7 @@ CASES = {
     "softmax_f16_1024": (softmax, [arr("f16", 2), arr("f16", 2), 1024]),
     "softmax_f32_8": (softmax, [arr("f32", 2), arr("f32", 2), 8]),
     "softmax_f32_1024": (softmax, [arr("f32", 2), arr("f32", 2), 1024]),
+    "softmax_f32_256": (softmax, [arr("f32", 2), arr("f32", 2), 256]),
     "softmax_bf16_1024": (softmax, [arr("bf16", 2), arr("bf16", 2), 1024]),
     "layernorm_f16_256": (layernorm, [arr("f16", 2), arr("f16", 1), arr("f16", 1), arr("f16", 2), 256]),
     "row_sum_bf16_4_512": (row_sum, [arr("bf16", 2), arr("f32", 1), 4, 512]),
@@ -355,6 +356,29 @@ def test_programs_per_warp_cover_every_row_once(bytecode, monkeypatch, per_warp,
     assert (y[rows:] == -7).all()
 
 
+@pytest.mark.parametrize("rows,cols", [(9, 256), (6, 200), (3, 3)])
+def test_reductions_of_the_warps_programs_at_once_are_bit_identical(bytecode, monkeypatch, rows, cols):
+    """softmax of 256 f32 (1 KiB a row): two rows per warp whose max and sum reductions run at
+    once (_reduce_copies: one shuffle per value in the first butterfly step, a shfl.sync.idx
+    per result) fold the same lanes in the same order as one row per warp: the outputs are
+    bit for bit those of TILEORCH_PROGRAMS_PER_WARP=1, and match numpy."""
+    from xdsl.dialects import llvm
+
+    x = (3 * RNG.standard_normal((rows, cols))).astype(np.float32)
+    outs = {}
+    for per_warp in ("1", "2", "4"):
+        monkeypatch.setenv("TILEORCH_PROGRAMS_PER_WARP", per_warp)
+        fn, _ = _kernel(bytecode, "softmax_f32_256", f"/{per_warp}")
+        idx = sum(isinstance(op, llvm.CallIntrinsicOp) and op.intrin.data == "llvm.nvvm.shfl.sync.idx.i32"
+                  for op in fn.walk())
+        assert idx == (0 if per_warp == "1" else 2 * int(per_warp))  # max and sum, per program
+        (_, outs[per_warp]) = _run(bytecode, "softmax_f32_256", [x, _nan((rows, cols), "f32")], (rows, 1, 1),
+                                   variant=f"/{per_warp}")
+    assert np.array_equal(outs["1"], outs["2"]) and np.array_equal(outs["1"], outs["4"])
+    ref = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(outs["2"], ref / ref.sum(axis=1, keepdims=True), atol=1e-6, rtol=0)
+
+
 def test_warps_per_cta_only_where_the_cta_limit_binds():
     """Two programs per CTA only where one-warp CTAs stop at the SM's 32-CTA limit: registers
     leave room for more warps (<= 64 a thread) and the grid has more programs than fit at once."""
@@ -397,7 +421,8 @@ def test_warp_program_launch_divides_the_grid_by_warps_and_programs_per_warp():
 def test_argmax_runs_two_rows_per_warp_with_all_loads_before_the_first_reduction(bytecode):
     """An argmax row of 256 f32 loads 1 KiB per warp: each warp runs two programs (rows), and
     the whole-tile loads of both (two 16-byte loads per lane each) are issued before the first
-    comparison or shuffle; each program stores its own index."""
+    comparison or shuffle; the two reductions run at once (five butterfly steps of one
+    (value, index) pair each, not ten); each program stores its own index."""
     from tileorch.driver import compile_program
 
     prog = compile_program((bytecode / "argmax_f32_256.tileirbc").read_bytes(), "argmax_f32_256", ptxas=False)
@@ -409,6 +434,7 @@ def test_argmax_runs_two_rows_per_warp_with_all_loads_before_the_first_reduction
     assert issued.count("@p ld.global.v4.b32") >= 4
     assert "ld.global" not in ptx[first_use:]
     assert ptx.count("st.global") == 2
+    assert ptx.count("shfl.sync.bfly") == 5 * 2
 
 
 def test_split_cluster_size_fills_the_machine_once():

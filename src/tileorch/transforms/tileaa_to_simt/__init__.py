@@ -7,7 +7,9 @@ softmax/layernorm-style rows, transposes, small dots.  Contract:
 * one CTA per tile program, ``32 * num_worker_warps`` threads (``nv_tileaa.kernel_spec``,
   default 4 warps; without the program's hint, sized to its tiles: ``layout.choose_threads``); the grid is the tile program grid (``get_program_id`` = ``%ctaid``);
   except a one-warp program without barriers or shared memory: one program per warp, several
-  warps per CTA (``warp_programs.py``: an extra trailing parameter, the launch picks the warps);
+  warps per CTA (``warp_programs.py``: an extra trailing parameter, the launch picks the warps),
+  and several programs per warp when one program loads under 2 KiB (their loads issued together,
+  their whole-warp reductions folded at once);
 * a tile is *blocked* over the threads (``layout.py``, :func:`choose_layout`, reported as a
   remark by the driver): each thread owns runs of ``v`` contiguous elements of the row-major
   order (``v`` from 16 bytes over the element size of the function's contiguous global
@@ -64,7 +66,7 @@ from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, SHARED_PTR, Emi
 from tileorch.transforms.tileaa_to_simt.hoist import MAX_HOISTED_WORDS, loads_first, split_loads_first
 from tileorch.transforms.tileaa_to_simt.layout import SimtLayout, choose_layout, choose_threads, vectorizable_access
 from tileorch.transforms.tileaa_to_simt.pointers import PointerLowering
-from tileorch.transforms.tileaa_to_simt.prefetch import prefetchable_loads, unrolled
+from tileorch.transforms.tileaa_to_simt.prefetch import WRITES, prefetchable_loads, unrolled
 from tileorch.transforms.tileaa_to_simt.scan import ScanLowering
 
 PASS = "convert-nv-tileaa-to-simt"
@@ -284,14 +286,92 @@ class FunctionLowering(PointerLowering, ScanLowering):
             self.vals, self.copy = dict(base), k
             self.lower_ops(e, moved)
             per_copy.append(self.vals)
-        for k, vals in enumerate(per_copy):
-            self.vals, self.copy = vals, k
-            if k == 0:  # the warp runs when its first program is one
-                self.lower_ops(e, rest)
-                continue
-            live = e.v(arith.CmpiOp(self._program_x(e), e.v(nvvm.SPECIAL_REGISTERS["nctaid.x"]()), "ult"))
-            e.if_(live, lambda b: (self.lower_ops(b, rest), None)[1])
+        if all(self._lockstep_op(op) for op in rest):
+            self._lower_lockstep(e, rest, per_copy)
+        else:
+            for k, vals in enumerate(per_copy):
+                self.vals, self.copy = vals, k
+                if k == 0:  # the warp runs when its first program is one
+                    self.lower_ops(e, rest)
+                    continue
+                e.if_(self._copy_live(e), lambda b: (self.lower_ops(b, rest), None)[1])
         self.lower_ops(e, ret)
+
+    def _copy_live(self, e: Emitter) -> SSAValue:
+        """i1: the program being lowered is one of the grid's (``id < programs``)."""
+        return e.v(arith.CmpiOp(self._program_x(e), e.v(nvvm.SPECIAL_REGISTERS["nctaid.x"]()), "ult"))
+
+    _STORES = ("nv_tileaa.tiled_store",)
+
+    def _lockstep_op(self, op: Operation) -> bool:
+        """``op`` may run for every program of the warp, past the grid too (then a tiled store,
+        bounds-checked, runs under ``id < programs``): region-free (a reduce's combiner aside),
+        no pointer load or atomic (unchecked addresses), no write but a tiled store."""
+        if op.name in self._STORES:
+            return True
+        if op.name in WRITES or op.name in ("nv_tileaa.load",):
+            return False
+        return not op.regions or op.name == "nv_tileaa.reduce"
+
+    def _lower_lockstep(self, e: Emitter, ops: list[Operation], per_copy: list[dict]) -> None:
+        """Lower ``ops`` op by op for every program of the warp (program ``k``'s values in
+        ``per_copy[k]``): a reduction of all of them at once where ``_reduce_copies`` can, a tiled
+        store of program ``k > 0`` under ``id < programs``."""
+        for op in ops:
+            if op.name == "nv_tileaa.reduce" and self._reduce_copies(e, op, per_copy):
+                continue
+            for k, vals in enumerate(per_copy):
+                self.vals, self.copy = vals, k
+                if k == 0 or op.name not in self._STORES:
+                    self.lower_ops(e, [op])
+                else:
+                    e.if_(self._copy_live(e), lambda b, op=op: (self.lower_ops(b, [op]), None)[1])
+
+    def _reduce_copies(self, e: Emitter, op: Operation, per_copy: list[dict]) -> bool:
+        """The same whole-tile reduction of ``R`` programs (a power of two up to 32), one warp
+        each, at once (else False, nothing emitted).  After each lane's in-thread folds, the
+        first ``log2 R`` butterfly steps (lane bits 0, 1, ...) each halve the programs a lane
+        holds: the lower lane of a pair keeps the lower half, gives the upper half to its
+        partner and folds the partner's copy of its own half in (one shuffle per value instead
+        of two); the remaining steps fold one program per lane; program ``k``'s result is then in
+        the lanes whose low bits spell ``k`` (bit 0 its highest) and one ``shfl.sync.idx``
+        gives it to every lane.  Every fold pairs the same lanes, in the same order, as the
+        program's own reduction would: the result is bit for bit the same."""
+        r = len(per_copy)
+        srcs_of = [[vals[v] for v in op.operands] for vals in per_copy]
+        if r < 2 or r & (r - 1) or r > 32 or not all(isinstance(t, Tile) for srcs in srcs_of for t in srcs):
+            return False
+        shape = srcs_of[0][0].shape
+        dim = op.dim.value.data
+        if (self.threads != 32 or not shape or any(not _pow2(d) for d in shape) or self.ragged(shape)
+                or _numel(shape) != shape[dim] or _numel(shape) < 32 * self.vec(shape)):
+            return False  # not one whole-tile reduction over every lane of the warp
+        body = op.regions[0].blocks[0]
+        dmask = (1 << (_numel(shape).bit_length() - 1)) - 1
+        held = []  # the programs' partials this lane holds, in program order
+        for srcs in srcs_of:
+            (partial,) = self._thread_partials(e, srcs, dmask, body).values()
+            held.append(partial)
+        bits = r.bit_length() - 1
+        for bit in range(5):
+            upper = self._lane_bit(e, bit)
+            if bit < bits:
+                half = len(held) // 2
+                low, high = held[:half], held[half:]
+                held = [self._butterfly(e, body, upper, bit,
+                                        [e.v(arith.SelectOp(upper, h, l_)) for l_, h in zip(lo, hi)],
+                                        [e.v(arith.SelectOp(upper, l_, h)) for l_, h in zip(lo, hi)])
+                        for lo, hi in zip(low, high)]
+            else:
+                held = [self._butterfly(e, body, upper, bit, held[0])]
+        (mine,) = held
+        out_shape = tuple(op.results[0].type.get_shape())
+        for k, vals in enumerate(per_copy):
+            lane = sum(((k >> (bits - 1 - j)) & 1) << j for j in range(bits))  # k's bits, reversed
+            at = e.const(lane)
+            for res, x, t in zip(op.results, mine, srcs_of[k]):
+                vals[res] = Tile(out_shape, t.element, [e.shuffle_idx(x, at)] * self.layout.slots(out_shape), True)
+        return True
 
     def _program_x(self, e: Emitter) -> SSAValue:
         """Program id x of the program being lowered: ``%ctaid.x`` (the warp's index once
@@ -1089,6 +1169,38 @@ class FunctionLowering(PointerLowering, ScanLowering):
             self.lower_op(e, inner)
         raise LocatedError(body.parent_op(), f"{PASS}: combiner without nv_tileaa.yield")
 
+    def _thread_partials(self, e: Emitter, srcs: list[Tile], dmask: int, body: Block) -> dict[int, list[SSAValue]]:
+        """Each thread's fold of its slots that differ only in the flat-index bits ``dmask`` (in
+        element order): flat index without those bits -> the partial of each operand."""
+        v, threads = self.vec(srcs[0].shape), self.threads
+        groups: dict[int, list[tuple[int, int]]] = {}
+        for s in range(len(srcs[0].slots)):
+            fs = (s // v) * v * threads + s % v
+            groups.setdefault(fs & ~dmask, []).append((fs, s))
+        partials: dict[int, list[SSAValue]] = {}
+        for key in sorted(groups):
+            members = sorted(groups[key])
+            acc = [t.slots[members[0][1]] for t in srcs]
+            for _, s in members[1:]:
+                acc = self._combine(e, body, acc, [t.slots[s] for t in srcs])
+            partials[key] = acc
+        return partials
+
+    @staticmethod
+    def _lane_bit(e: Emitter, bit: int) -> SSAValue:
+        """i1: bit ``bit`` of the thread index is set (the upper lane of a butterfly pair)."""
+        return e.v(arith.CmpiOp(e.v(arith.AndIOp(e.tid, e.const(1 << bit))), e.const(0), "ne"))
+
+    def _butterfly(self, e: Emitter, body: Block, upper: SSAValue, bit: int, mine: list[SSAValue],
+                   send: list[SSAValue] | None = None) -> list[SSAValue]:
+        """One butterfly step over lane bit ``bit``: ``mine`` combined with the partner's value
+        (``send``, by default ``mine``, is what this lane gives the partner), the lower lane's
+        operand first, so both lanes of a pair fold in the same order."""
+        other = [e.shuffle_xor(x, 1 << bit) for x in (mine if send is None else send)]
+        first = [e.v(arith.SelectOp(upper, o, m)) for m, o in zip(mine, other)]
+        second = [e.v(arith.SelectOp(upper, m, o)) for m, o in zip(mine, other)]
+        return self._combine(e, body, first, second)
+
     def _reduce_in_registers(self, e: Emitter, op, srcs: list[Tile], dim: int, body: Block) -> bool:
         """Reduce along ``dim`` without staging the source (power-of-two shapes and thread
         counts; else False and nothing emitted).
@@ -1111,26 +1223,13 @@ class FunctionLowering(PointerLowering, ScanLowering):
         b = a + shape[dim].bit_length() - 1
         dmask = ((1 << b) - 1) ^ ((1 << a) - 1)
         k_ops = len(srcs)
-        groups: dict[int, list[tuple[int, int]]] = {}
-        for s in range(len(srcs[0].slots)):
-            fs = (s // v) * v * threads + s % v
-            groups.setdefault(fs & ~dmask, []).append((fs, s))
-        partials: dict[int, list[SSAValue]] = {}
-        for key in sorted(groups):
-            members = sorted(groups[key])
-            acc = [srcs[k].slots[members[0][1]] for k in range(k_ops)]
-            for _, s in members[1:]:
-                acc = self._combine(e, body, acc, [srcs[k].slots[s] for k in range(k_ops)])
-            partials[key] = acc
+        partials = self._thread_partials(e, srcs, dmask, body)
         for bit in range(min(5, lt)):
             if not a <= lv + bit < b:
                 continue
-            upper = e.v(arith.CmpiOp(e.v(arith.AndIOp(e.tid, e.const(1 << bit))), e.const(0), "ne"))
+            upper = self._lane_bit(e, bit)
             for key, mine in partials.items():
-                other = [e.shuffle_xor(x, 1 << bit) for x in mine]
-                first = [e.v(arith.SelectOp(upper, o, m)) for m, o in zip(mine, other)]
-                second = [e.v(arith.SelectOp(upper, m, o)) for m, o in zip(mine, other)]
-                partials[key] = self._combine(e, body, first, second)
+                partials[key] = self._butterfly(e, body, upper, bit, mine)
         warp_bits = [bit for bit in range(5, lt) if a <= lv + bit < b]
         wd = 1 << len(warp_bits)
         n_out = n // shape[dim]

@@ -27,8 +27,13 @@ loads per lane) waits for that load, reduces, stores and exits; an SM's 64 warps
 its reduction or waiting for a new CTA.  The lowering then emits ``R`` consecutive programs per
 warp, program ``k`` at id ``warp_program * R + k``: the hoisted loads of all ``R`` programs first
 (``hoist.split_loads_first``: weak tiled loads, bounds-checked per element, and scalar index
-math, so issuing them for a program past the grid reads nothing it may not), then each
-program's other ops, program ``k > 0``'s under ``id < programs``.  The launch divides the grid's
+math, so issuing them for a program past the grid reads nothing it may not), then the other
+ops op by op for all ``R`` programs (a tiled store of program ``k > 0`` under ``id < programs``;
+a whole-warp reduction of all ``R`` at once, ``FunctionLowering._reduce_copies``: the first
+``log2 R`` butterfly steps split the programs between the lanes of each pair, so ``R`` rows cost
+about one row's shuffles and folds, bit for bit the same results), or, when an op may not run
+past the grid (a loop, a branch, a pointer load, an atomic), each program's ops under
+``id < programs``.  The launch divides the grid's
 x by ``W * R``.  Programs run by one warp are independent programs of the grid: their order is
 not observable, so moving program ``k``'s loads above program ``k - 1``'s store is exact.
 """
