@@ -208,11 +208,11 @@ def ptxas_path() -> str:
 
 
 COMPILE_ENV = ("TILEORCH_ATTN_OVERLAP", "TILEORCH_ATTN_PINGPONG", "TILEORCH_WARP_PROGRAMS", "TILEORCH_CLUSTER_SPLIT",
-               "TILEORCH_PREFETCH_UNROLL", "TILEORCH_PROGRAMS_PER_WARP")
+               "TILEORCH_PREFETCH_UNROLL", "TILEORCH_PROGRAMS_PER_WARP", "TILEORCH_CLUSTER_SPLIT_MAX")
 """Environment switches that change what the compiler emits (the chained-dots overlap and
-ping-pong, the SIMT path's warp packing, programs per warp, cluster split and two-iteration
-prefetching loops): their values are part of every key, so a run with a switch on never reads a
-program compiled with it off."""
+ping-pong, the SIMT path's warp packing, programs per warp, cluster split and its largest
+cluster, two-iteration prefetching loops): their values are part of every key, so a run with a
+switch on never reads a program compiled with it off."""
 
 
 def compile_environment() -> str:

@@ -93,14 +93,17 @@ def test_col_sum_fp32(m, n):
     _check_tail(buf, y)
 
 
-@pytest.mark.parametrize("unroll", ["0", "1"])
+@pytest.mark.parametrize("switches", [{"TILEORCH_PREFETCH_UNROLL": "0"}, {"TILEORCH_PREFETCH_UNROLL": "1"},
+                                      {"TILEORCH_CLUSTER_SPLIT_MAX": "16"}])
 @pytest.mark.parametrize("m,n", [(1601, 1000), (64 * 8 * 4, 128), (130, 1024)])
-def test_column_and_row_sums_one_or_two_iterations_per_trip(monkeypatch, unroll, m, n):
+def test_column_and_row_sums_one_or_two_iterations_per_trip(monkeypatch, switches, m, n):
     """The prefetching loop with one (TILEORCH_PREFETCH_UNROLL=0) or two iterations per trip
-    (prefetch.unrolled), each rank of the split loop running an odd or even count of row tiles."""
+    (prefetch.unrolled), each rank of the split loop running an odd or even count of row tiles;
+    and clusters of up to 16 CTAs (TILEORCH_CLUSTER_SPLIT_MAX=16, the non-portable size)."""
     from tileorch.launchers.cutile import clear_caches
 
-    monkeypatch.setenv("TILEORCH_PREFETCH_UNROLL", unroll)
+    for k, v in switches.items():
+        monkeypatch.setenv(k, v)
     clear_caches()
     try:
         x = torch.randn(m, n, device="cuda", generator=_gen(m * n))

@@ -448,3 +448,15 @@ def test_split_cluster_size_fills_the_machine_once():
     assert split_cluster_size(67, 8, 132) == 1
     assert split_cluster_size(3000, 8, 132) == 1
     assert split_cluster_size(8, 2, 132) == 2
+    assert split_cluster_size(8, 16, 132) == 16  # TILEORCH_CLUSTER_SPLIT_MAX=16 (non-portable)
+
+
+def test_largest_split_cluster_is_8_unless_asked(monkeypatch):
+    from tileorch.transforms.tileaa_to_simt.cluster_split import max_cluster
+
+    monkeypatch.delenv("TILEORCH_CLUSTER_SPLIT_MAX", raising=False)
+    assert max_cluster() == 8
+    monkeypatch.setenv("TILEORCH_CLUSTER_SPLIT_MAX", "16")
+    assert max_cluster() == 16
+    monkeypatch.setenv("TILEORCH_CLUSTER_SPLIT_MAX", "64")
+    assert max_cluster() == 16  # sm_90's largest

@@ -264,7 +264,7 @@ class FunctionLowering(PointerLowering, ScanLowering):
         new = func.FuncOp(fn.sym_name.data, FunctionType.from_lists(arg_types, []), Region(entry))
         new.attributes["nvvm.kernel"] = UnitAttr()
         if self.split is not None:
-            new.attributes[cluster_split.CLUSTER_SPLIT_ATTR] = IntegerAttr(cluster_split.MAX_CLUSTER, i32)
+            new.attributes[cluster_split.CLUSTER_SPLIT_ATTR] = IntegerAttr(cluster_split.max_cluster(), i32)
         threads = self.threads
         if warp_programs.eligible(new, self.threads, self.scratch_bytes):
             # one program (or per_warp programs) per warp, several warps per CTA
