@@ -276,7 +276,9 @@ class FunctionLowering(PointerLowering, ScanLowering):
     # -- several programs per warp (warp_programs.py) ------------------------------------------
     def _lower_copies(self, e: Emitter) -> None:
         """The kernel body once per program of the warp: the hoisted loads of every program,
-        then each program's other ops, those of program ``k > 0`` under ``id < programs``."""
+        then the other ops op by op for all programs (``_lower_lockstep``) when each may run
+        past the grid, else each program's other ops in turn, program ``k > 0``'s under
+        ``id < programs``."""
         moved, rest = split_loads_first(self.fn.body.blocks[0].ops, self._load_words)
         ret = [op for op in rest if op.name == "nv_tileaa.return"]
         rest = [op for op in rest if op.name != "nv_tileaa.return"]
