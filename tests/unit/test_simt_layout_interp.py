@@ -379,6 +379,34 @@ def test_reductions_of_the_warps_programs_at_once_are_bit_identical(bytecode, mo
     np.testing.assert_allclose(outs["2"], ref / ref.sum(axis=1, keepdims=True), atol=1e-6, rtol=0)
 
 
+@pytest.mark.parametrize("per_warp", ["1", "2", "4"])
+def test_argmax_ptx_emulated(bytecode, monkeypatch, per_warp):
+    """The PTX itself (after LLVM) of argmax at 1, 2 and 4 rows per warp, run CTA by CTA by
+    tileorch.testing.ptx_emulator (predicated 16-byte loads, butterfly and idx shuffles):
+    ragged rows, a partial last CTA, every row once, nothing written past the rows."""
+    from tileorch.driver import compile_program
+    from tileorch.testing.ptx_emulator import Emu
+
+    monkeypatch.setenv("TILEORCH_PROGRAMS_PER_WARP", per_warp)
+    prog = compile_program((bytecode / "argmax_f32_256.tileirbc").read_bytes(), "argmax_f32_256", ptxas=False)
+    assert prog.programs_per_warp == int(per_warp)
+    for rows, cols in [(13, 256), (9, 200), (5, 3)]:
+        x = RNG.standard_normal((rows, cols)).astype(np.float32)
+        x[rows - 1] = 0.5  # all equal: the first index
+        y = np.full(rows + 8, -7, np.int32)
+        xb, yb = 1 << 32, 2 << 32
+        memory = [(xb, x.view(np.uint8).reshape(-1), "x"), (yb, y.view(np.uint8).reshape(-1), "y")]
+        params = [xb, rows, cols, cols, 1, yb, rows, 1, rows]  # x, y (base, shapes, strides), the programs
+        per_cta = prog.threads // 32 * prog.programs_per_warp
+        grid = -(-rows // per_cta)
+        for cx in range(grid):
+            emu = Emu(prog.ptx, params, 16, prog.threads, (cx, 0, 0), {}, memory, nctaid=(grid, 1, 1))
+            emu.run()
+            assert not emu.errors
+        np.testing.assert_array_equal(y[:rows], x.argmax(1))
+        assert (y[rows:] == -7).all()
+
+
 def test_warps_per_cta_only_where_the_cta_limit_binds():
     """Two programs per CTA only where one-warp CTAs stop at the SM's 32-CTA limit: registers
     leave room for more warps (<= 64 a thread) and the grid has more programs than fit at once."""
