@@ -8,12 +8,13 @@ writes JSON (and a PNG bar chart when matplotlib is present).
 
 ``--env`` (repeatable) runs the chosen cases once per setting of tileorch's compile switches, in
 one process (tileorch's in-process caches cleared between settings; the disk cache keys the
-switches), each row named ``case[setting]``; an empty ``--env ""`` is the defaults.  E.g. the
-issue-21 probe, old lowering against new::
+switches), each row named ``case[setting]``; ``--env default`` (or ``""``) is the defaults.
+E.g. the issue-21 probe, the old lowering against the new::
 
     python benchmarks/memory_bound.py --no-tileiras --only argmax_f32 argmax_f32_x512 col_sum_f32 \
-        row_sum_bf16_12000x10000 softmax_f16_rows_x1024 rmsnorm_f16 \
-        --env TILEORCH_PREFETCH_UNROLL=0,TILEORCH_PROGRAMS_PER_WARP=1 --env "" --env TILEORCH_PROGRAMS_PER_WARP=4
+        row_sum_bf16_12000x10000 softmax_f16_rows_x1024 rmsnorm_f16 layernorm_f16 \
+        --env TILEORCH_PREFETCH_UNROLL=0,TILEORCH_PROGRAMS_PER_WARP=1 --env default \
+        --env TILEORCH_PROGRAMS_PER_WARP=4 --env TILEORCH_CLUSTER_SPLIT_MAX=16
 
 Needs a GPU, torch and cuda-tile.  Every output is checked against the torch result first
 (a case whose output is wrong is reported as such, its timing not trusted).  The kernels are
@@ -120,7 +121,7 @@ def _run_cases(ns, setting: str | None, stream, copy_tbs: float) -> list[dict]:
     from tileorch.launchers.cutile import clear_caches
 
     saved = dict(os.environ)
-    pairs = [kv.split("=", 1) for kv in (setting or "").split(",") if kv]
+    pairs = [kv.split("=", 1) for kv in (setting or "").split(",") if kv and kv != "default"]
     os.environ.update({k: v for k, v in pairs})
     clear_caches()  # programs compiled under another setting are not reused
     rows = []
@@ -128,7 +129,7 @@ def _run_cases(ns, setting: str | None, stream, copy_tbs: float) -> list[dict]:
         for name, (kernel, make, grid, torch_fn, tol) in _cases(ns.small).items():
             if ns.only and name not in ns.only:
                 continue
-            label = name if setting is None else f"{name}[{setting or 'default'}]"
+            label = name if setting is None else f"{name}[{setting if pairs else 'default'}]"
             inputs, outputs, consts = make()
             args = tuple(inputs + outputs + consts)
             nbytes = sum(t.numel() * t.element_size() for t in inputs + outputs)
@@ -185,7 +186,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-tileiras", action="store_true", help="skip cuTile's own compiler")
     ap.add_argument("--env", action="append", default=None,
                     help="VAR=VALUE[,VAR=VALUE...]: run the cases under these tileorch compile switches "
-                         "(repeatable; \"\" = the defaults)")
+                         "(repeatable; 'default' = the defaults)")
     ns = ap.parse_args(argv)
     stream = torch.cuda.current_stream()
     copy_src = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
