@@ -85,3 +85,46 @@ builtin.module {
     nv_tileaa.return
   }
 }
+
+// -----
+
+// Several programs per warp when an op after the loads may not run past the grid (here a
+// branch): the loads of both programs first, then each program's other ops in turn, the second
+// program's under its id < programs.
+// TWO-LABEL: func.func @branchy
+// TWO-SAME: %[[PROGS:[^:]*]]: i32)
+// TWO-SAME: tileorch.programs_per_warp = 2 : i32
+// TWO: %[[PROG:.*]] = arith.addi %{{.*}}, %{{.*}} : i32
+// TWO: ld.global.v4.b32
+// TWO-NOT: llvm.store
+// TWO: %[[B1:.*]] = arith.muli %[[PROG]], %{{.*}} : i32
+// TWO: %[[K1:.*]] = arith.constant 1 : i32
+// TWO: arith.addi %[[B1]], %[[K1]] : i32
+// TWO: ld.global.v4.b32
+// TWO-NOT: llvm.store
+// TWO: scf.if
+// TWO: llvm.store
+// TWO: %[[B1B:.*]] = arith.muli %[[PROG]], %{{.*}} : i32
+// TWO: %[[ID1:.*]] = arith.addi %[[B1B]], %{{.*}} : i32
+// TWO: %[[LIVE1:.*]] = arith.cmpi ult, %[[ID1]], %[[PROGS]] : i32
+// TWO: scf.if %[[LIVE1]] {
+// TWO-NOT: ld.global
+// TWO: scf.if
+// TWO: llvm.store
+// TWO: func.return
+builtin.module {
+  nv_tileaa.func @branchy(%x: !nv_tileaa.ptr<f32>, %y: !nv_tileaa.ptr<f32>, %n: i32, %lim: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 1>} {
+    %mx = nv_tileaa.make_memref %x[%n] [] : !nv_tileaa.ptr<f32>[i32] [] -> !nv_tileaa.memref<f32, array<i64: ?>, array<i64: 1>, i32>
+    %my = nv_tileaa.make_memref %y[%n] [] : !nv_tileaa.ptr<f32>[i32] [] -> !nv_tileaa.memref<f32, array<i64: ?>, array<i64: 1>, i32>
+    %vx = nv_tileaa.block_tile %mx : !nv_tileaa.memref<f32, array<i64: ?>, array<i64: 1>, i32> -> !nv_tileaa.tiled_view<array<i32: 256>, array<i32: 256>, array<i32: 0>, !nv_tileaa.memref<f32, array<i64: ?>, array<i64: 1>, i32>>
+    %vy = nv_tileaa.block_tile %my : !nv_tileaa.memref<f32, array<i64: ?>, array<i64: 1>, i32> -> !nv_tileaa.tiled_view<array<i32: 256>, array<i32: 256>, array<i32: 0>, !nv_tileaa.memref<f32, array<i64: ?>, array<i64: 1>, i32>>
+    %b = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %t, %tok = nv_tileaa.tiled_load %vx[%b] : !nv_tileaa.tiled_view<array<i32: 256>, array<i32: 256>, array<i32: 0>, !nv_tileaa.memref<f32, array<i64: ?>, array<i64: 1>, i32>>[i32] -> tensor<256xf32>
+    %c = arith.cmpi slt, %b, %lim : i32
+    scf.if %c {
+      %s = nv_tileaa.tiled_store %t, %vy[%b] : tensor<256xf32>, !nv_tileaa.tiled_view<array<i32: 256>, array<i32: 256>, array<i32: 0>, !nv_tileaa.memref<f32, array<i64: ?>, array<i64: 1>, i32>>[i32]
+      scf.yield
+    }
+    nv_tileaa.return
+  }
+}
