@@ -4,6 +4,17 @@ device-to-device copy.  Prints achieved TB/s (bytes read + written once / time) 
 writes JSON (and a PNG bar chart when matplotlib is present).
 
     python benchmarks/memory_bound.py [--out DIR] [--iters N] [--only NAME ...] [--small]
+                                      [--no-tileiras] [--env VAR=VALUE[,VAR=VALUE...] ...]
+
+``--env`` (repeatable) runs the chosen cases once per setting of tileorch's compile switches, in
+one process (tileorch's in-process caches cleared between settings; the disk cache keys the
+switches), each row named ``case[setting]``; ``--env default`` (or ``""``) is the defaults.
+E.g. the issue-21 probe, the old lowering against the new::
+
+    python benchmarks/memory_bound.py --no-tileiras --only argmax_f32 argmax_f32_x512 col_sum_f32 \
+        row_sum_bf16_12000x10000 softmax_f16_rows_x1024 rmsnorm_f16 layernorm_f16 \
+        --env TILEORCH_PREFETCH_UNROLL=0,TILEORCH_PROGRAMS_PER_WARP=1 --env default \
+        --env TILEORCH_PROGRAMS_PER_WARP=4 --env TILEORCH_CLUSTER_SPLIT_MAX=16
 
 Needs a GPU, torch and cuda-tile.  Every output is checked against the torch result first
 (a case whose output is wrong is reported as such, its timing not trusted).  The kernels are
@@ -16,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from pathlib import Path
 
@@ -24,10 +36,8 @@ sys.path.insert(0, str(ROOT / "src"))
 
 import cuda.tile as ct  # noqa: E402
 
-from tileorch.testing.memory_programs import (  # noqa: E402
-    argmax, axpby, col_sum, cumsum, layernorm, rmsnorm, row_sum, softmax, transpose)
-
-
+from tileorch.testing.memory_programs import (argmax, axpby, col_sum, cumsum, layernorm, rmsnorm, row_sum,  # noqa: E402
+                                              softmax, transpose)
 
 
 def _cases(small: bool):
@@ -72,6 +82,10 @@ def _cases(small: bool):
         "argmax_f32": (argmax, lambda: ([randn(rows * 4, 256)], [torch.full((rows * 4,), -1, device="cuda",
                                                                             dtype=torch.int32)], [256]),
                        (rows * 4, 1, 1), lambda i: i[0].argmax(1).to(torch.int32), 0),
+        # the same bytes in rows of 2 KiB (one program per warp loads 2 KiB already)
+        "argmax_f32_x512": (argmax, lambda: ([randn(rows * 2, 512)], [torch.full((rows * 2,), -1, device="cuda",
+                                                                                 dtype=torch.int32)], [512]),
+                            (rows * 2, 1, 1), lambda i: i[0].argmax(1).to(torch.int32), 0),
         "cumsum_f32": (cumsum, lambda: ([randn(rows, 1024)], [nan(rows, 1024)], [1024]), (rows, 1, 1),
                        lambda i: i[0].cumsum(1), 1e-3),
         "transpose_f32": (transpose, lambda: ([randn(8192 // int(math.sqrt(k)), 8192)],
@@ -98,16 +112,81 @@ def _time_ms(fn, iters: int) -> float:
     return best
 
 
-def main(argv=None) -> int:
+def _run_cases(ns, setting: str | None, stream, copy_tbs: float) -> list[dict]:
+    """Time the chosen cases under the compile switches ``setting`` (``VAR=VALUE,...``; None or
+    empty: the environment as it is); the rows (named ``case[setting]`` under a setting)."""
     import torch
 
     import tileorch.cutile
+    from tileorch.launchers.cutile import clear_caches
+
+    saved = dict(os.environ)
+    pairs = [kv.split("=", 1) for kv in (setting or "").split(",") if kv and kv != "default"]
+    os.environ.update({k: v for k, v in pairs})
+    clear_caches()  # programs compiled under another setting are not reused
+    rows = []
+    try:
+        for name, (kernel, make, grid, torch_fn, tol) in _cases(ns.small).items():
+            if ns.only and name not in ns.only:
+                continue
+            label = name if setting is None else f"{name}[{setting if pairs else 'default'}]"
+            inputs, outputs, consts = make()
+            args = tuple(inputs + outputs + consts)
+            nbytes = sum(t.numel() * t.element_size() for t in inputs + outputs)
+            row = {"case": label, "bytes": nbytes, "grid": grid}
+            ref = torch_fn(inputs)
+            try:
+                tileorch.cutile.launch(stream, grid, kernel, args)
+                torch.cuda.synchronize()
+                got = outputs[0]
+                err = (got.float() - ref.float()).abs().max().item() if got.dtype != torch.int32 else \
+                    int((got != ref).sum().item())
+                row["max_err"] = err
+                row["correct"] = bool(err <= tol) and not bool(torch.isnan(got.float()).any())
+                row["tileorch_ms"] = _time_ms(lambda: tileorch.cutile.launch(stream, grid, kernel, args), ns.iters)
+            except Exception as exc:  # noqa: BLE001 - reported per case
+                row["tileorch_error"] = f"{type(exc).__name__}: {exc}"[:300]
+            try:
+                if not ns.no_tileiras:
+                    row["tileiras_ms"] = _time_ms(lambda: ct.launch(stream, grid, kernel, args), ns.iters)
+            except Exception as exc:  # noqa: BLE001
+                row["tileiras_error"] = f"{type(exc).__name__}: {exc}"[:300]
+            row["torch_ms"] = _time_ms(lambda: torch_fn(inputs), ns.iters)
+            for who in ("tileorch", "tileiras", "torch"):
+                if f"{who}_ms" in row:
+                    row[f"{who}_tbs"] = nbytes / row[f"{who}_ms"] / 1e9
+            if "tileorch_ms" in row:
+                row["vs_torch"] = row["torch_ms"] / row["tileorch_ms"]
+                row["vs_copy"] = row["tileorch_tbs"] / copy_tbs
+                if "tileiras_ms" in row:
+                    row["vs_tileiras"] = row["tileiras_ms"] / row["tileorch_ms"]
+            rows.append(row)
+            fmt = lambda k: f"{row[k]:.2f}" if k in row else "  -- "  # noqa: E731
+            print(f"{label:28s} {nbytes / 1e6:8.0f} MB  tileorch {fmt('tileorch_tbs')} TB/s  "
+                  f"tileiras {fmt('tileiras_tbs')}  torch {fmt('torch_tbs')}  x torch {fmt('vs_torch')}  "
+                  f"x tileiras {fmt('vs_tileiras')}  "
+                  f"of copy {fmt('vs_copy')}  {'ok' if row.get('correct') else 'WRONG/FAILED'}")
+            del inputs, outputs, args, ref
+            torch.cuda.empty_cache()
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+        clear_caches()
+    return rows
+
+
+def main(argv=None) -> int:
+    import torch
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "memory_bound")
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--only", nargs="*")
     ap.add_argument("--small", action="store_true", help="sizes / 16 (a quick run)")
+    ap.add_argument("--no-tileiras", action="store_true", help="skip cuTile's own compiler")
+    ap.add_argument("--env", action="append", default=None,
+                    help="VAR=VALUE[,VAR=VALUE...]: run the cases under these tileorch compile switches "
+                         "(repeatable; 'default' = the defaults)")
     ns = ap.parse_args(argv)
     stream = torch.cuda.current_stream()
     copy_src = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
@@ -116,45 +195,8 @@ def main(argv=None) -> int:
     copy_tbs = 2 * copy_src.numel() / copy_ms / 1e9
     print(f"device copy (256 MB): {copy_tbs:.2f} TB/s")
     rows = []
-    for name, (kernel, make, grid, torch_fn, tol) in _cases(ns.small).items():
-        if ns.only and name not in ns.only:
-            continue
-        inputs, outputs, consts = make()
-        args = tuple(inputs + outputs + consts)
-        nbytes = sum(t.numel() * t.element_size() for t in inputs + outputs)
-        row = {"case": name, "bytes": nbytes, "grid": grid}
-        ref = torch_fn(inputs)
-        try:
-            tileorch.cutile.launch(stream, grid, kernel, args)
-            torch.cuda.synchronize()
-            got = outputs[0]
-            err = (got.float() - ref.float()).abs().max().item() if got.dtype != torch.int32 else \
-                int((got != ref).sum().item())
-            row["max_err"] = err
-            row["correct"] = bool(err <= tol) and not bool(torch.isnan(got.float()).any())
-            row["tileorch_ms"] = _time_ms(lambda: tileorch.cutile.launch(stream, grid, kernel, args), ns.iters)
-        except Exception as exc:  # noqa: BLE001 - reported per case
-            row["tileorch_error"] = f"{type(exc).__name__}: {exc}"[:300]
-        try:
-            row["tileiras_ms"] = _time_ms(lambda: ct.launch(stream, grid, kernel, args), ns.iters)
-        except Exception as exc:  # noqa: BLE001
-            row["tileiras_error"] = f"{type(exc).__name__}: {exc}"[:300]
-        row["torch_ms"] = _time_ms(lambda: torch_fn(inputs), ns.iters)
-        for who in ("tileorch", "tileiras", "torch"):
-            if f"{who}_ms" in row:
-                row[f"{who}_tbs"] = nbytes / row[f"{who}_ms"] / 1e9
-        if "tileorch_ms" in row:
-            row["vs_torch"] = row["torch_ms"] / row["tileorch_ms"]
-            row["vs_copy"] = row["tileorch_tbs"] / copy_tbs
-            if "tileiras_ms" in row:
-                row["vs_tileiras"] = row["tileiras_ms"] / row["tileorch_ms"]
-        rows.append(row)
-        fmt = lambda k: f"{row[k]:.2f}" if k in row else "  -- "  # noqa: E731
-        print(f"{name:28s} {nbytes / 1e6:8.0f} MB  tileorch {fmt('tileorch_tbs')} TB/s  tileiras {fmt('tileiras_tbs')}  "
-              f"torch {fmt('torch_tbs')}  x torch {fmt('vs_torch')}  x tileiras {fmt('vs_tileiras')}  "
-              f"of copy {fmt('vs_copy')}  {'ok' if row.get('correct') else 'WRONG/FAILED'}")
-        del inputs, outputs, args, ref
-        torch.cuda.empty_cache()
+    for setting in ns.env or [None]:
+        rows += _run_cases(ns, setting, stream, copy_tbs)
     ns.out.mkdir(parents=True, exist_ok=True)
     result = {"device": torch.cuda.get_device_name(), "copy_tbs": copy_tbs, "cases": rows}
     (ns.out / "memory_bound.json").write_text(json.dumps(result, indent=1))

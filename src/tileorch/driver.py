@@ -233,6 +233,9 @@ class CutileProgram:
     """``kind == "simt"``: when > 0, the kernel runs one program per warp, up to this many per CTA
     (``transforms/tileaa_to_simt/warp_programs.py``: an extra trailing ``i32`` parameter, the
     programs along x; the launch picks the warps per CTA and divides the grid's x)."""
+    programs_per_warp: int = 1
+    """``kind == "simt"`` with ``warp_programs``: the programs each warp runs (the launch divides
+    the grid's x by the warps per CTA times this)."""
 
 
 def compile_program(data: bytes, name: str = "<cuTile program>", arch: str = "sm_90a",
@@ -296,6 +299,12 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
         warp_programs = kernel.attributes["tileorch.warp_programs"].value.data
         remarks.append(f"remark: @{kernel.sym_name.data}: one program per warp, up to {warp_programs} per CTA "
                        "(a one-warp program: more warps in flight per SM)")
+    programs_per_warp = 1
+    if kernel is not None and "tileorch.programs_per_warp" in kernel.attributes:
+        programs_per_warp = kernel.attributes["tileorch.programs_per_warp"].value.data
+        remarks.append(f"remark: @{kernel.sym_name.data}: {programs_per_warp} programs per warp, the loads of all "
+                       "issued before the first is reduced (a program that loads under 2 KiB per warp: more bytes "
+                       "in flight per warp)")
     if kernel is not None and "tileorch.dynamic_smem" in kernel.attributes:
         smem = kernel.attributes["tileorch.dynamic_smem"].value.data
         remarks.append(f"remark: @{kernel.sym_name.data}: {smem} bytes of shared scratch, as dynamic shared memory "
@@ -311,7 +320,7 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
                          time.perf_counter() - start, bool(record.get("epilogue_ops", False)),
                          bool(record.get("retile_safe", True)), remarks, chained, smem=smem,
                          single_tile=record.get("single_tile"), warp_programs=warp_programs,
-                         cluster_split=cluster_split)
+                         cluster_split=cluster_split, programs_per_warp=programs_per_warp)
 
 
 ROUTES = {

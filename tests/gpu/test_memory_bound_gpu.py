@@ -14,8 +14,8 @@ torch = pytest.importorskip("torch")
 ct = pytest.importorskip("cuda.tile")
 
 import tileorch.cutile  # noqa: E402
-from tileorch.testing.memory_programs import (  # noqa: E402
-    argmax, axpby, col_sum, layernorm, rmsnorm, row_sum, softmax, transpose)
+from tileorch.testing.memory_programs import (argmax, axpby, col_sum, layernorm, rmsnorm, row_sum,  # noqa: E402
+                                              softmax, transpose)
 
 NAN = float("nan")
 
@@ -83,13 +83,40 @@ def test_row_sum(m, n, tm, tn, dtype):
     _check_tail(buf, y)
 
 
-@pytest.mark.parametrize("m,n", [(1000, 1001), (4096, 4096), (7, 3)])
+@pytest.mark.parametrize("m,n", [(1000, 1001), (4096, 4096), (7, 3), (64 * 9, 128), (1601, 256),
+                                 (64 * 8 * 5 + 1, 1024)])
 def test_col_sum_fp32(m, n):
     x = torch.randn(m, n, device="cuda", generator=_gen(n))
     buf, y = _nan_view((n,), torch.float32)
     _launch((math.ceil(n / 128),), col_sum, (x, y, 64, 128))
     torch.testing.assert_close(y, x.double().sum(dim=0).float(), atol=2e-3 * math.sqrt(m), rtol=1e-4)
     _check_tail(buf, y)
+
+
+@pytest.mark.parametrize("switches", [{"TILEORCH_PREFETCH_UNROLL": "0"}, {"TILEORCH_PREFETCH_UNROLL": "1"},
+                                      {"TILEORCH_CLUSTER_SPLIT_MAX": "16"}])
+@pytest.mark.parametrize("m,n", [(1601, 1000), (64 * 8 * 4, 128), (130, 1024)])
+def test_column_and_row_sums_one_or_two_iterations_per_trip(monkeypatch, switches, m, n):
+    """The prefetching loop with one (TILEORCH_PREFETCH_UNROLL=0) or two iterations per trip
+    (prefetch.unrolled), each rank of the split loop running an odd or even count of row tiles;
+    and clusters of up to 16 CTAs (TILEORCH_CLUSTER_SPLIT_MAX=16, the non-portable size)."""
+    from tileorch.launchers.cutile import clear_caches
+
+    for k, v in switches.items():
+        monkeypatch.setenv(k, v)
+    clear_caches()
+    try:
+        x = torch.randn(m, n, device="cuda", generator=_gen(m * n))
+        buf, y = _nan_view((n,), torch.float32)
+        _launch((math.ceil(n / 128),), col_sum, (x, y, 64, 128))
+        torch.testing.assert_close(y, x.double().sum(dim=0).float(), atol=2e-3 * math.sqrt(m), rtol=1e-4)
+        _check_tail(buf, y)
+        buf, y = _nan_view((m,), torch.float32)
+        _launch((math.ceil(m / 4),), row_sum, (x, y, 4, 256))
+        torch.testing.assert_close(y, x.double().sum(dim=1).float(), atol=2e-3 * math.sqrt(n), rtol=1e-4)
+        _check_tail(buf, y)
+    finally:
+        clear_caches()
 
 
 @ct.kernel
@@ -226,3 +253,26 @@ def test_one_warp_programs_packed_several_per_cta(m):
     _launch((m,), softmax, (h, out, 1024))
     torch.testing.assert_close(out.float(), torch.softmax(h.float(), dim=1), atol=1e-3, rtol=1e-2)
     _check_tail(buf, out)
+
+
+@pytest.mark.parametrize("per_warp", ["", "1", "3", "4"])
+@pytest.mark.parametrize("m,n", [(4225, 256), (100003, 256), (10007, 129), (5, 256)])
+def test_argmax_several_programs_per_warp(monkeypatch, per_warp, m, n):
+    """Each warp runs 1, 2 (the default for a 1 KiB row), 3 or 4 consecutive rows
+    (TILEORCH_PROGRAMS_PER_WARP; warp_programs.py), their loads issued together: every row
+    once (exact), ragged rows, a partial last warp and CTA that write nothing past the output."""
+    from tileorch.launchers.cutile import clear_caches
+
+    if per_warp:
+        monkeypatch.setenv("TILEORCH_PROGRAMS_PER_WARP", per_warp)
+    clear_caches()
+    try:
+        x = torch.randn(m, n, device="cuda", generator=_gen(m + n))
+        x[torch.arange(m, device="cuda"), (torch.arange(m, device="cuda") * 37) % n] = 50.0
+        x[m - 1] = 0.5  # all equal: the first index
+        ybuf = torch.full((m + 4096,), -7, device="cuda", dtype=torch.int32)
+        _launch((m,), argmax, (x, ybuf[:m], 256))
+        assert torch.equal(ybuf[:m], x.argmax(1).to(torch.int32))
+        assert (ybuf[m:] == -7).all(), "a write past the last program"
+    finally:
+        clear_caches()

@@ -14,16 +14,8 @@ as on the GPU).  Integers are held as int64 bit patterns wrapped to their width.
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    FloatAttr,
-    IntegerAttr,
-    IntegerType,
-    VectorType,
-)
+from xdsl.dialects.builtin import (BFloat16Type, Float16Type, Float32Type, Float64Type, FloatAttr, IntegerAttr,
+                                   IntegerType, VectorType)
 
 SHARED_BASE = 1 << 40
 
@@ -165,11 +157,13 @@ class Interpreter:
     def run(self, args: list, grid: tuple[int, int, int]) -> None:
         """Run the kernel over ``grid`` with the cuTile entry's ``args``.  A kernel that runs one
         program per warp (``tileorch.warp_programs``) gets the programs along x as its trailing
-        parameter and runs ``T / 32`` programs per CTA, the last CTA partly idle."""
+        parameter and runs ``T / 32`` warps per CTA, each ``tileorch.programs_per_warp``
+        programs (1 when absent), the last CTA partly idle."""
         if "tileorch.warp_programs" in self.fn.attributes:
-            warps = self.T // 32
+            per_warp = self.fn.attributes.get("tileorch.programs_per_warp")
+            per_cta = self.T // 32 * (per_warp.value.data if per_warp is not None else 1)
             args = [*args, grid[0]]
-            grid = (-(-grid[0] // warps), grid[1], grid[2])
+            grid = (-(-grid[0] // per_cta), grid[1], grid[2])
         for z in range(grid[2]):
             for y in range(grid[1]):
                 for x in range(grid[0]):

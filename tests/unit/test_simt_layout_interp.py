@@ -35,6 +35,7 @@ CASES = {
     "softmax_f16_1024": (softmax, [arr("f16", 2), arr("f16", 2), 1024]),
     "softmax_f32_8": (softmax, [arr("f32", 2), arr("f32", 2), 8]),
     "softmax_f32_1024": (softmax, [arr("f32", 2), arr("f32", 2), 1024]),
+    "softmax_f32_256": (softmax, [arr("f32", 2), arr("f32", 2), 256]),
     "softmax_bf16_1024": (softmax, [arr("bf16", 2), arr("bf16", 2), 1024]),
     "layernorm_f16_256": (layernorm, [arr("f16", 2), arr("f16", 1), arr("f16", 1), arr("f16", 2), 256]),
     "row_sum_bf16_4_512": (row_sum, [arr("bf16", 2), arr("f32", 1), 4, 512]),
@@ -59,21 +60,24 @@ def bytecode(tmp_path_factory):
 _LOWERED: dict = {}
 
 
-def _kernel(bytecode, name):
+def _kernel(bytecode, name, variant=""):
+    """The lowered kernel ``name`` and its CTA size, once per ``variant`` (a label of the
+    environment the caller set for the compile)."""
     from xdsl.dialects import func
 
-    from tileorch.frontend.cutile import load
     from tileorch.driver import lower_program
+    from tileorch.frontend.cutile import load
     from tileorch.registry import make_context
 
-    if name not in _LOWERED:
+    key = name + variant
+    if key not in _LOWERED:
         ctx = make_context()
         kind, module = lower_program(load((bytecode / f"{name}.tileirbc").read_bytes(), name, ctx), ctx, "sm_90a")
         assert kind == "simt"
         fn = next(op for op in module.walk() if isinstance(op, func.FuncOp) and "nvvm.kernel" in op.attributes)
         threads = fn.attributes["nvvm.maxntid"].get_values()[0]
-        _LOWERED[name] = (fn, threads)
-    return _LOWERED[name]
+        _LOWERED[key] = (fn, threads)
+    return _LOWERED[key]
 
 
 NP = {"f16": np.float16, "f32": np.float32, "i32": np.int32}
@@ -89,12 +93,12 @@ def _bf16_value(bits: np.ndarray) -> np.ndarray:
     return (bits.astype(np.uint32) << 16).view(np.float32)
 
 
-def _run(bytecode, name, arrays, grid, offsets=None):
+def _run(bytecode, name, arrays, grid, offsets=None, variant=""):
     """Run kernel ``name`` on ``arrays`` (numpy, C-contiguous or strided views of a buffer given
     as (buffer, shape, strides, elem_offset)); returns the final contents of each buffer."""
     from simt_interp import Interpreter, Memory
 
-    fn, threads = _kernel(bytecode, name)
+    fn, threads = _kernel(bytecode, name, variant)
     mem = Memory()
     args, placed = [], []
     for i, a in enumerate(arrays):
@@ -167,14 +171,14 @@ def test_row_sum_bf16(bytecode, rows, cols):
     np.testing.assert_allclose(y, _bf16_value(bits.view(np.uint16)).astype(np.float64).sum(1), atol=1e-3, rtol=0)
 
 
-@pytest.mark.parametrize("rows,cols", [(20, 300), (16, 256), (3, 5)])
+@pytest.mark.parametrize("rows,cols", [(20, 300), (16, 256), (3, 5), (17, 1030), (2, 1024)])
 def test_row_sum_f32(bytecode, rows, cols):
     x = RNG.standard_normal((rows, cols)).astype(np.float32)
     (_, y) = _run(bytecode, "row_sum_f32_16_256", [x, _nan(rows, "f32")], (-(-rows // 16), 1, 1))
     np.testing.assert_allclose(y, x.astype(np.float64).sum(1), atol=1e-3, rtol=0)
 
 
-@pytest.mark.parametrize("rows,cols", [(100, 130), (64, 128), (7, 3)])
+@pytest.mark.parametrize("rows,cols", [(100, 130), (64, 128), (7, 3), (193, 128), (300, 129), (256, 100)])
 def test_col_sum_f32(bytecode, rows, cols):
     x = RNG.standard_normal((rows, cols)).astype(np.float32)
     (_, y) = _run(bytecode, "col_sum_f32_64_128", [x, _nan(cols, "f32")], (-(-cols // 128), 1, 1))
@@ -286,6 +290,29 @@ def test_row_softmax_bf16_words_unpacked(bytecode, cols):
     np.testing.assert_allclose(_bf16_value(y.view(np.uint16)), ref / ref.sum(axis=1, keepdims=True), atol=4e-3, rtol=0)
 
 
+def test_prefetching_loop_runs_two_iterations_per_trip(bytecode):
+    """prefetch.unrolled: the column sum's loop (its tiles loaded one iteration ahead) steps by
+    two iterations; the second, under ``iv + step < ub``, issues the tile two ahead (its own
+    predicated vector loads) into the registers of the tile carried in, so nothing is copied at
+    the back edge.  The iteration counts 1..5 of the ragged sums above run both halves."""
+    from xdsl.dialects import arith, llvm, scf
+
+    fn, _ = _kernel(bytecode, "col_sum_f32_64_128")
+    loops = [op for op in fn.walk() if isinstance(op, scf.ForOp)
+             and any(isinstance(i, llvm.InlineAsmOp) for i in op.body.walk())]
+    assert len(loops) == 1
+    loop = loops[0]
+    step = loop.step.owner
+    assert isinstance(step, arith.AddiOp) and step.lhs is step.rhs  # 2 * step
+    second = loop.body.blocks[0].last_op.prev_op
+    assert isinstance(second, scf.IfOp)
+    assert [r.type for r in second.results] == [a.type for a in loop.body.blocks[0].args[1:]]
+    asm = lambda region: sum(isinstance(i, llvm.InlineAsmOp) and "ld.global.v4" in i.asm_string.data  # noqa: E731
+                             for i in region.walk())
+    assert asm(second.true_region) == asm(loop.body) // 2 > 0
+    assert asm(second.false_region) == 0
+
+
 def test_layernorm_issues_row_weight_and_bias_loads_before_its_reductions(bytecode):
     """hoist.loads_first: the weight and bias loads, written after the two reductions, are
     issued with the row's, before the first shuffle."""
@@ -310,6 +337,76 @@ def test_one_program_per_warp_covers_every_row_once(bytecode, rows):
     assert (y[rows:] == -7).all()
 
 
+@pytest.mark.parametrize("per_warp", [1, 3, 4])
+@pytest.mark.parametrize("rows,cols", [(1, 256), (5, 200), (12, 256), (13, 3), (23, 255)])
+def test_programs_per_warp_cover_every_row_once(bytecode, monkeypatch, per_warp, rows, cols):
+    """TILEORCH_PROGRAMS_PER_WARP=1, 3, 4: each warp runs that many consecutive rows (a
+    partial last warp, a partial last CTA), every row once, ragged rows; nothing past the rows
+    is written."""
+    monkeypatch.setenv("TILEORCH_PROGRAMS_PER_WARP", str(per_warp))
+    fn, _ = _kernel(bytecode, "argmax_f32_256", f"/{per_warp}")
+    attr = fn.attributes.get("tileorch.programs_per_warp")
+    assert (attr.value.data if attr is not None else 1) == per_warp
+    x = RNG.standard_normal((rows + 6, cols)).astype(np.float32)
+    x[np.arange(rows), (np.arange(rows) * 37) % cols] = 10.0
+    x[rows - 1, :] = 0.25  # all equal: the first index
+    y = np.full(rows + 6, -7, np.int32)
+    (_, y) = _run(bytecode, "argmax_f32_256", [x[:rows], y], (rows, 1, 1), variant=f"/{per_warp}")
+    np.testing.assert_array_equal(y[:rows], x[:rows].argmax(1))
+    assert (y[rows:] == -7).all()
+
+
+@pytest.mark.parametrize("rows,cols", [(9, 256), (6, 200), (3, 3)])
+def test_reductions_of_the_warps_programs_at_once_are_bit_identical(bytecode, monkeypatch, rows, cols):
+    """softmax of 256 f32 (1 KiB a row): two rows per warp whose max and sum reductions run at
+    once (_reduce_copies: one shuffle per value in the first butterfly step, a shfl.sync.idx
+    per result) fold the same lanes in the same order as one row per warp: the outputs are
+    bit for bit those of TILEORCH_PROGRAMS_PER_WARP=1, and match numpy."""
+    from xdsl.dialects import llvm
+
+    x = (3 * RNG.standard_normal((rows, cols))).astype(np.float32)
+    outs = {}
+    for per_warp in ("1", "2", "4"):
+        monkeypatch.setenv("TILEORCH_PROGRAMS_PER_WARP", per_warp)
+        fn, _ = _kernel(bytecode, "softmax_f32_256", f"/{per_warp}")
+        idx = sum(isinstance(op, llvm.CallIntrinsicOp) and op.intrin.data == "llvm.nvvm.shfl.sync.idx.i32"
+                  for op in fn.walk())
+        assert idx == (0 if per_warp == "1" else 2 * int(per_warp))  # max and sum, per program
+        (_, outs[per_warp]) = _run(bytecode, "softmax_f32_256", [x, _nan((rows, cols), "f32")], (rows, 1, 1),
+                                   variant=f"/{per_warp}")
+    assert np.array_equal(outs["1"], outs["2"]) and np.array_equal(outs["1"], outs["4"])
+    ref = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(outs["2"], ref / ref.sum(axis=1, keepdims=True), atol=1e-6, rtol=0)
+
+
+@pytest.mark.parametrize("per_warp", ["1", "2", "4"])
+def test_argmax_ptx_emulated(bytecode, monkeypatch, per_warp):
+    """The PTX itself (after LLVM) of argmax at 1, 2 and 4 rows per warp, run CTA by CTA by
+    tileorch.testing.ptx_emulator (predicated 16-byte loads, butterfly and idx shuffles):
+    ragged rows, a partial last CTA, every row once, nothing written past the rows."""
+    from tileorch.driver import compile_program
+    from tileorch.testing.ptx_emulator import Emu
+
+    monkeypatch.setenv("TILEORCH_PROGRAMS_PER_WARP", per_warp)
+    prog = compile_program((bytecode / "argmax_f32_256.tileirbc").read_bytes(), "argmax_f32_256", ptxas=False)
+    assert prog.programs_per_warp == int(per_warp)
+    for rows, cols in [(13, 256), (9, 200), (5, 3)]:
+        x = RNG.standard_normal((rows, cols)).astype(np.float32)
+        x[rows - 1] = 0.5  # all equal: the first index
+        y = np.full(rows + 8, -7, np.int32)
+        xb, yb = 1 << 32, 2 << 32
+        memory = [(xb, x.view(np.uint8).reshape(-1), "x"), (yb, y.view(np.uint8).reshape(-1), "y")]
+        params = [xb, rows, cols, cols, 1, yb, rows, 1, rows]  # x, y (base, shapes, strides), the programs
+        per_cta = prog.threads // 32 * prog.programs_per_warp
+        grid = -(-rows // per_cta)
+        for cx in range(grid):
+            emu = Emu(prog.ptx, params, 16, prog.threads, (cx, 0, 0), {}, memory, nctaid=(grid, 1, 1))
+            emu.run()
+            assert not emu.errors
+        np.testing.assert_array_equal(y[:rows], x.argmax(1))
+        assert (y[rows:] == -7).all()
+
+
 def test_warps_per_cta_only_where_the_cta_limit_binds():
     """Two programs per CTA only where one-warp CTAs stop at the SM's 32-CTA limit: registers
     leave room for more warps (<= 64 a thread) and the grid has more programs than fit at once."""
@@ -323,6 +420,51 @@ def test_warps_per_cta_only_where_the_cta_limit_binds():
     assert warps_per_cta(1 << 20, 1, 132, 40) == 1
 
 
+def test_programs_per_warp_until_a_warp_loads_2_kib(monkeypatch):
+    """Programs per warp: the smallest power of two whose hoisted loads bring 2 KiB per warp, at
+    most 4 and within the hoisting's register budget; TILEORCH_PROGRAMS_PER_WARP forces it."""
+    from tileorch.transforms.tileaa_to_simt.warp_programs import programs_per_warp
+
+    monkeypatch.delenv("TILEORCH_PROGRAMS_PER_WARP", raising=False)
+    assert programs_per_warp(1024, 8, 64) == 2  # an argmax row of 256 f32
+    assert programs_per_warp(2048, 16, 64) == 1  # a softmax row of 1024 f16
+    assert programs_per_warp(4096, 32, 64) == 1
+    assert programs_per_warp(128, 1, 64) == 4  # at most 4
+    assert programs_per_warp(1024, 8, 8) == 1  # no registers for a second
+    assert programs_per_warp(0, 0, 64) == 1  # nothing hoisted: nothing to overlap
+    monkeypatch.setenv("TILEORCH_PROGRAMS_PER_WARP", "4")
+    assert programs_per_warp(2048, 16, 64) == 4
+
+
+def test_warp_program_launch_divides_the_grid_by_warps_and_programs_per_warp():
+    from tileorch.launchers.cutile import warp_program_launch
+
+    assert warp_program_launch(1 << 18, 2, 2, 132, 40) == (64, 1 << 16)
+    assert warp_program_launch(1 << 18, 2, 1, 132, 32) == (64, 1 << 17)
+    assert warp_program_launch(19, 2, 2, 132, 40) == (32, 10)  # few programs: one warp per CTA
+    assert warp_program_launch(132 * 64 + 3, 2, 2, 132, 40) == (64, 132 * 16 + 1)
+    assert warp_program_launch(1 << 18, 2, 4, 132, 80) == (32, 1 << 16)  # > 64 registers: one warp
+
+
+def test_argmax_runs_two_rows_per_warp_with_all_loads_before_the_first_reduction(bytecode):
+    """An argmax row of 256 f32 loads 1 KiB per warp: each warp runs two programs (rows), and
+    the whole-tile loads of both (two 16-byte loads per lane each) are issued before the first
+    comparison or shuffle; the two reductions run at once (five butterfly steps of one
+    (value, index) pair each, not ten); each program stores its own index."""
+    from tileorch.driver import compile_program
+
+    prog = compile_program((bytecode / "argmax_f32_256.tileirbc").read_bytes(), "argmax_f32_256", ptxas=False)
+    assert prog.programs_per_warp == 2 and prog.warp_programs == 2
+    assert any("2 programs per warp" in r for r in prog.remarks)
+    ptx = prog.ptx
+    first_use = min(ptx.index("shfl.sync.bfly"), ptx.index("setp.gt.f32"))
+    issued = ptx[:first_use]
+    assert issued.count("@p ld.global.v4.b32") >= 4
+    assert "ld.global" not in ptx[first_use:]
+    assert ptx.count("st.global") == 2
+    assert ptx.count("shfl.sync.bfly") == 5 * 2
+
+
 def test_split_cluster_size_fills_the_machine_once():
     """CTAs per program for a reduction loop split over a cluster: a power of two up to the
     kernel's most, every CTA of the grid on its own SM (a grid that fills the machine: 1)."""
@@ -334,3 +476,15 @@ def test_split_cluster_size_fills_the_machine_once():
     assert split_cluster_size(67, 8, 132) == 1
     assert split_cluster_size(3000, 8, 132) == 1
     assert split_cluster_size(8, 2, 132) == 2
+    assert split_cluster_size(8, 16, 132) == 16  # TILEORCH_CLUSTER_SPLIT_MAX=16 (non-portable)
+
+
+def test_largest_split_cluster_is_8_unless_asked(monkeypatch):
+    from tileorch.transforms.tileaa_to_simt.cluster_split import max_cluster
+
+    monkeypatch.delenv("TILEORCH_CLUSTER_SPLIT_MAX", raising=False)
+    assert max_cluster() == 8
+    monkeypatch.setenv("TILEORCH_CLUSTER_SPLIT_MAX", "16")
+    assert max_cluster() == 16
+    monkeypatch.setenv("TILEORCH_CLUSTER_SPLIT_MAX", "64")
+    assert max_cluster() == 16  # sm_90's largest

@@ -464,6 +464,7 @@ class CachedProgram:
     single_tile: dict | None = None
     warp_programs: int = 0
     cluster_split: int = 0
+    programs_per_warp: int = 1
 
 
 def program_cache_key(data: bytes, arch: str, schedule: str, config: str, ptxas: bool = True) -> str:
@@ -475,7 +476,7 @@ def program_cache_key(data: bytes, arch: str, schedule: str, config: str, ptxas:
 
 
 _RECORD_FIELDS = ("kind", "kernel", "threads", "seconds", "epilogue_ops", "retile_safe", "remarks", "chained",
-                  "smem", "single_tile", "warp_programs", "cluster_split")
+                  "smem", "single_tile", "warp_programs", "cluster_split", "programs_per_warp")
 
 
 def _read_cached(key: str) -> CachedProgram | None:
@@ -514,7 +515,8 @@ def _write_cached(key: str, program: Any) -> None:
               "chained": getattr(program, "chained", None), "smem": int(getattr(program, "smem", 0) or 0),
               "single_tile": getattr(program, "single_tile", None),
               "warp_programs": int(getattr(program, "warp_programs", 0) or 0),
-              "cluster_split": int(getattr(program, "cluster_split", 0) or 0)}
+              "cluster_split": int(getattr(program, "cluster_split", 0) or 0),
+              "programs_per_warp": int(getattr(program, "programs_per_warp", 1) or 1)}
     files: dict[str, str | bytes] = {"kernel.ptx": program.ptx}
     if program.cubin is not None:
         files["kernel.cubin"] = program.cubin
@@ -609,6 +611,14 @@ def warps_per_cta(programs_x: int, most: int, sms: int, registers: int) -> int:
     if most < 2 or registers > 64 or programs_x <= sms * 32:
         return 1
     return 2
+
+
+def warp_program_launch(programs_x: int, most: int, per_warp: int, sms: int, registers: int) -> tuple[int, int]:
+    """(block threads, grid x) of a one-program-per-warp SIMT kernel over ``programs_x``
+    programs along x, each warp running ``per_warp`` consecutive programs
+    (``warp_programs.py``): warps per CTA by :func:`warps_per_cta` over the warps needed."""
+    warps = warps_per_cta(-(-programs_x // per_warp), most, sms, registers)
+    return 32 * warps, -(-programs_x // (warps * per_warp))
 
 
 def split_cluster_size(programs: int, most: int, sms: int) -> int:
@@ -1027,9 +1037,10 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
     block = program.threads
     most = int(getattr(program, "warp_programs", 0) or 0)
     if most:  # one program per warp (warp_programs.py): the programs along x as a trailing parameter
-        warps = warps_per_cta(grid3[0], most, dev.sm_count, entry.image.registers())
+        per_warp = int(getattr(program, "programs_per_warp", 1) or 1)
         params = params + [struct.pack("<i", grid3[0])]
-        block, grid3 = 32 * warps, (-(-grid3[0] // warps), grid3[1], grid3[2])
+        block, grid_x = warp_program_launch(grid3[0], most, per_warp, dev.sm_count, entry.image.registers())
+        grid3 = (grid_x, grid3[1], grid3[2])
     cluster = 1
     most = int(getattr(program, "cluster_split", 0) or 0)
     if most:  # the reduction loop split over a cluster (cluster_split.py): clusters of `cluster` CTAs along x

@@ -1,5 +1,7 @@
 """A small PTX emulator for one CTA of a warp-specialized TMA + WGMMA kernel (the chained-dots
-kernel's subset of PTX), on the CPU with numpy: a test and debugging aid, not a simulator.
+kernel's subset of PTX) or of a SIMT kernel without clusters (predicated ``ld.global.v2/v4``,
+``shfl.sync.bfly/idx``, ``%ntid``, one function-scope shared array at offset 0), on the CPU with
+numpy: a test and debugging aid, not a simulator.
 
 :class:`Emu` runs every thread of one CTA; the threads at the same instruction run together
 (vectorized), a warp-collective instruction (``shfl``) waits for its whole warp, a warp-group one
@@ -98,7 +100,7 @@ def parse(ptx, entry_prefix=".visible .entry"):
         if m:
             labels[m.group(1)] = len(insts)
             continue
-        if s.startswith(".reg"):
+        if s.startswith((".reg", ".shared")):  # a function-scope shared array sits at offset 0
             continue
         insts.append(s)
     return params, insts, labels
@@ -179,6 +181,8 @@ class Emu:
         if x.startswith("%") or re.match(r"^p$", x):
             if x in ("%tid.x",):
                 return np.arange(self.N, dtype=np.uint64)[T]
+            if x.startswith("%ntid."):  # a one-dimensional CTA of N threads
+                return np.full(T.sum(), self.N if x.endswith("x") else 1, dtype=np.uint64)
             if x.startswith("%ctaid."):
                 return np.full(T.sum(), self.ctaid["xyz".index(x[-1])], dtype=np.uint64)
             if x.startswith("%nctaid."):
@@ -198,7 +202,7 @@ class Emu:
             return np.full(T.sum(), v & 0xFFFFFFFFFFFFFFFF, dtype=np.uint64)
         if x in self.pv:
             return np.full(T.sum(), self.param_addr(x), dtype=np.uint64)
-        if x == "__tileorch_dynamic_smem":
+        if x in ("__tileorch_dynamic_smem", "__tileorch_simt_scratch"):  # the kernel's one shared array
             return np.zeros(T.sum(), dtype=np.uint64)
         raise Fault(f"operand {x}")
 
@@ -535,7 +539,7 @@ class Emu:
             with np.errstate(all="ignore"):
                 r = {"eq": x == y, "ne": x != y, "lt": x < y, "le": x <= y, "gt": x > y, "ge": x >= y,
                      "ltu": ~(x >= y), "geu": ~(x < y), "gtu": ~(x <= y), "leu": ~(x > y), "neu": ~(x == y),
-                     "equ": ~(x != y)}[cmp]
+                     "equ": ~(x != y), "nan": (x != x) | (y != y), "num": (x == x) & (y == y)}[cmp]
             self.set(ops[0], T, r.astype(np.uint64))
             return
         if base == "selp":
@@ -554,13 +558,17 @@ class Emu:
             out = []
             for t in tids:
                 lane = t % 32
-                o = lane ^ lane_arg if mode == "bfly" else lane
+                o = lane ^ lane_arg if mode == "bfly" else lane_arg if mode == "idx" else lane
                 out.append(src[t - lane + o])
             self.set(ops[0], T, np.array(out, dtype=np.uint64))
             return
         if base == "ld" and "global" in op:
             a = self.addr(ops[1], T)
             nbytes = int(parts[-1][1:]) // 8
+            if ops[0].startswith("{"):  # ld.global.v2 / .v4: consecutive elements into each register
+                for i, reg in enumerate(r.strip() for r in ops[0].strip("{}").split(",")):
+                    self.set(reg, T, self.global_load(a + np.uint64(i * nbytes), nbytes))
+                return
             self.set(ops[0], T, self.global_load(a, nbytes))
             return
         if base == "st" and "global" in op:

@@ -7,7 +7,9 @@ softmax/layernorm-style rows, transposes, small dots.  Contract:
 * one CTA per tile program, ``32 * num_worker_warps`` threads (``nv_tileaa.kernel_spec``,
   default 4 warps; without the program's hint, sized to its tiles: ``layout.choose_threads``); the grid is the tile program grid (``get_program_id`` = ``%ctaid``);
   except a one-warp program without barriers or shared memory: one program per warp, several
-  warps per CTA (``warp_programs.py``: an extra trailing parameter, the launch picks the warps);
+  warps per CTA (``warp_programs.py``: an extra trailing parameter, the launch picks the warps),
+  and several programs per warp when one program loads under 2 KiB (their loads issued together,
+  their whole-warp reductions folded at once);
 * a tile is *blocked* over the threads (``layout.py``, :func:`choose_layout`, reported as a
   remark by the driver): each thread owns runs of ``v`` contiguous elements of the row-major
   order (``v`` from 16 bytes over the element size of the function's contiguous global
@@ -34,7 +36,7 @@ softmax/layernorm-style rows, transposes, small dots.  Contract:
   ``tiled_store`` is followed by ``bar.sync`` so later loads of the CTA see it;
 * scalars (program ids, loop counters, shapes) are uniform SSA values; ``scf`` loops and
   branches carry tiles as one value per slot; a loop that writes no memory loads its tiles one
-  iteration ahead (``prefetch.py``).
+  iteration ahead, two iterations per trip so the carried tiles need no copy (``prefetch.py``).
 
 Unsupported ops get a located "not supported yet by convert-nv-tileaa-to-simt" error.
 """
@@ -61,10 +63,10 @@ from tileorch.transforms.tileaa_to_simt import cluster_split, warp_programs
 from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, SHARED_PTR, Emitter, Tile, byte_size, global_type,
                                                      is_float, is_fp8, memory_type, reg_type, strides_of,
                                                      supported_element)
-from tileorch.transforms.tileaa_to_simt.hoist import loads_first
+from tileorch.transforms.tileaa_to_simt.hoist import MAX_HOISTED_WORDS, loads_first, split_loads_first
 from tileorch.transforms.tileaa_to_simt.layout import SimtLayout, choose_layout, choose_threads, vectorizable_access
 from tileorch.transforms.tileaa_to_simt.pointers import PointerLowering
-from tileorch.transforms.tileaa_to_simt.prefetch import prefetchable_loads
+from tileorch.transforms.tileaa_to_simt.prefetch import WRITES, prefetchable_loads, unrolled
 from tileorch.transforms.tileaa_to_simt.scan import ScanLowering
 
 PASS = "convert-nv-tileaa-to-simt"
@@ -144,6 +146,9 @@ class FunctionLowering(PointerLowering, ScanLowering):
         self.split = cluster_split.split_loop(fn)
         """The reduction loop split over a cluster's CTAs (``cluster_split.py``), or None."""
         self.rank = self.nranks = self.rank0 = None
+        self.per_warp = 1
+        """Programs each warp runs (``warp_programs.py``); ``self.copy``: the one being lowered."""
+        self.copy = 0
         self.packed: dict[SSAValue, tuple] = {}
         """A loaded tile -> (the 32-bit words it was loaded as, unpack(emitter, words) -> slots):
         a prefetching loop carries the words and unpacks them where the tile is used."""
@@ -207,6 +212,27 @@ class FunctionLowering(PointerLowering, ScanLowering):
 
     # -- entry ------------------------------------------------------------------------------
     def run(self) -> tuple[func.FuncOp, int]:
+        """The lowered kernel and its scratch bytes.  A one-warp program whose hoisted loads
+        bring little runs several programs per warp (``warp_programs.programs_per_warp``) when
+        the lowered kernel packs into warps; otherwise it is lowered again, one per warp."""
+        per_warp = self._programs_per_warp()
+        if per_warp == 1:
+            return self._run()
+        self.per_warp = per_warp
+        new, scratch = self._run()
+        if new.attributes.get(warp_programs.PROGRAMS_PER_WARP_ATTR) is not None:
+            return new, scratch
+        return FunctionLowering(self.fn, self.sm)._run()
+
+    def _programs_per_warp(self) -> int:
+        if self.threads != 32 or self.split is not None or not warp_programs.enabled():
+            return 1
+        moved, _ = split_loads_first(self.fn.body.blocks[0].ops, self._load_words)
+        loads = [op for op in moved if op.name == "nv_tileaa.tiled_load"]
+        words = sum(self._load_words(op) for op in loads)
+        return warp_programs.programs_per_warp(words * 4 * self.threads, words, MAX_HOISTED_WORDS)
+
+    def _run(self) -> tuple[func.FuncOp, int]:
         fn = self.fn
         arg_types = []
         for t in fn.function_type.inputs.data:
@@ -231,18 +257,131 @@ class FunctionLowering(PointerLowering, ScanLowering):
         ops = list(loads_first(fn.body.blocks[0].ops, self._load_words))
         if self.split is not None:
             self._lower_split(e, ops)
+        elif self.per_warp > 1:
+            self._lower_copies(e)
         else:
             self.lower_ops(e, ops)
         new = func.FuncOp(fn.sym_name.data, FunctionType.from_lists(arg_types, []), Region(entry))
         new.attributes["nvvm.kernel"] = UnitAttr()
         if self.split is not None:
-            new.attributes[cluster_split.CLUSTER_SPLIT_ATTR] = IntegerAttr(cluster_split.MAX_CLUSTER, i32)
+            new.attributes[cluster_split.CLUSTER_SPLIT_ATTR] = IntegerAttr(cluster_split.max_cluster(), i32)
         threads = self.threads
         if warp_programs.eligible(new, self.threads, self.scratch_bytes):
-            warp_programs.pack_warp_programs(new)  # one program per warp, several warps per CTA
+            # one program (or per_warp programs) per warp, several warps per CTA
+            warp_programs.pack_warp_programs(new, self.per_warp)
             threads = 32 * warp_programs.MAX_WARP_PROGRAMS
         new.attributes["nvvm.maxntid"] = DenseArrayBase.from_list(i32, [threads, 1, 1])
         return new, self.scratch_bytes
+
+    # -- several programs per warp (warp_programs.py) ------------------------------------------
+    def _lower_copies(self, e: Emitter) -> None:
+        """The kernel body once per program of the warp: the hoisted loads of every program,
+        then the other ops op by op for all programs (``_lower_lockstep``) when each may run
+        past the grid, else each program's other ops in turn, program ``k > 0``'s under
+        ``id < programs``."""
+        moved, rest = split_loads_first(self.fn.body.blocks[0].ops, self._load_words)
+        ret = [op for op in rest if op.name == "nv_tileaa.return"]
+        rest = [op for op in rest if op.name != "nv_tileaa.return"]
+        base = dict(self.vals)
+        per_copy = []
+        for k in range(self.per_warp):
+            self.vals, self.copy = dict(base), k
+            self.lower_ops(e, moved)
+            per_copy.append(self.vals)
+        if all(self._lockstep_op(op) for op in rest):
+            self._lower_lockstep(e, rest, per_copy)
+        else:
+            for k, vals in enumerate(per_copy):
+                self.vals, self.copy = vals, k
+                if k == 0:  # the warp runs when its first program is one
+                    self.lower_ops(e, rest)
+                    continue
+                e.if_(self._copy_live(e), lambda b: (self.lower_ops(b, rest), None)[1])
+        self.lower_ops(e, ret)
+
+    def _copy_live(self, e: Emitter) -> SSAValue:
+        """i1: the program being lowered is one of the grid's (``id < programs``)."""
+        return e.v(arith.CmpiOp(self._program_x(e), e.v(nvvm.SPECIAL_REGISTERS["nctaid.x"]()), "ult"))
+
+    _STORES = ("nv_tileaa.tiled_store",)
+
+    def _lockstep_op(self, op: Operation) -> bool:
+        """``op`` may run for every program of the warp, past the grid too (then a tiled store,
+        bounds-checked, runs under ``id < programs``): region-free (a reduce's combiner aside),
+        no pointer load or atomic (unchecked addresses), no write but a tiled store."""
+        if op.name in self._STORES:
+            return True
+        if op.name in WRITES or op.name in ("nv_tileaa.load",):
+            return False
+        return not op.regions or op.name == "nv_tileaa.reduce"
+
+    def _lower_lockstep(self, e: Emitter, ops: list[Operation], per_copy: list[dict]) -> None:
+        """Lower ``ops`` op by op for every program of the warp (program ``k``'s values in
+        ``per_copy[k]``): a reduction of all of them at once where ``_reduce_copies`` can, a tiled
+        store of program ``k > 0`` under ``id < programs``."""
+        for op in ops:
+            if op.name == "nv_tileaa.reduce" and self._reduce_copies(e, op, per_copy):
+                continue
+            for k, vals in enumerate(per_copy):
+                self.vals, self.copy = vals, k
+                if k == 0 or op.name not in self._STORES:
+                    self.lower_ops(e, [op])
+                else:
+                    e.if_(self._copy_live(e), lambda b, op=op: (self.lower_ops(b, [op]), None)[1])
+
+    def _reduce_copies(self, e: Emitter, op: Operation, per_copy: list[dict]) -> bool:
+        """The same whole-tile reduction of ``R`` programs (a power of two up to 32), one warp
+        each, at once (else False, nothing emitted).  After each lane's in-thread folds, the
+        first ``log2 R`` butterfly steps (lane bits 0, 1, ...) each halve the programs a lane
+        holds: the lower lane of a pair keeps the lower half, gives the upper half to its
+        partner and folds the partner's copy of its own half in (one shuffle per value instead
+        of two); the remaining steps fold one program per lane; program ``k``'s result is then in
+        the lanes whose low bits spell ``k`` (bit 0 its highest) and one ``shfl.sync.idx``
+        gives it to every lane.  Every fold pairs the same lanes, in the same order, as the
+        program's own reduction would: the result is bit for bit the same."""
+        r = len(per_copy)
+        srcs_of = [[vals[v] for v in op.operands] for vals in per_copy]
+        if r < 2 or r & (r - 1) or r > 32 or not all(isinstance(t, Tile) for srcs in srcs_of for t in srcs):
+            return False
+        shape = srcs_of[0][0].shape
+        dim = op.dim.value.data
+        if (self.threads != 32 or not shape or any(not _pow2(d) for d in shape) or self.ragged(shape)
+                or _numel(shape) != shape[dim] or _numel(shape) < 32 * self.vec(shape)):
+            return False  # not one whole-tile reduction over every lane of the warp
+        body = op.regions[0].blocks[0]
+        dmask = (1 << (_numel(shape).bit_length() - 1)) - 1
+        held = []  # the programs' partials this lane holds, in program order
+        for srcs in srcs_of:
+            (partial,) = self._thread_partials(e, srcs, dmask, body).values()
+            held.append(partial)
+        bits = r.bit_length() - 1
+        for bit in range(5):
+            upper = self._lane_bit(e, bit)
+            if bit < bits:
+                half = len(held) // 2
+                low, high = held[:half], held[half:]
+                held = [self._butterfly(e, body, upper, bit,
+                                        [e.v(arith.SelectOp(upper, h, l_)) for l_, h in zip(lo, hi)],
+                                        [e.v(arith.SelectOp(upper, l_, h)) for l_, h in zip(lo, hi)])
+                        for lo, hi in zip(low, high)]
+            else:
+                held = [self._butterfly(e, body, upper, bit, held[0])]
+        (mine,) = held
+        out_shape = tuple(op.results[0].type.get_shape())
+        for k, vals in enumerate(per_copy):
+            lane = sum(((k >> (bits - 1 - j)) & 1) << j for j in range(bits))  # k's bits, reversed
+            at = e.const(lane)
+            for res, x, t in zip(op.results, mine, srcs_of[k]):
+                vals[res] = Tile(out_shape, t.element, [e.shuffle_idx(x, at)] * self.layout.slots(out_shape), True)
+        return True
+
+    def _program_x(self, e: Emitter) -> SSAValue:
+        """Program id x of the program being lowered: ``%ctaid.x`` (the warp's index once
+        packed) times the programs per warp, plus the copy."""
+        ctaid = e.v(nvvm.SPECIAL_REGISTERS["ctaid.x"]())
+        if self.per_warp == 1:
+            return ctaid
+        return e.add_i(e.mul_i(ctaid, e.const(self.per_warp)), e.const(self.copy))
 
     # -- a reduction loop split over a cluster (cluster_split.py) ------------------------------
     def _lower_split(self, e: Emitter, ops: list[Operation]) -> None:
@@ -405,7 +544,10 @@ class FunctionLowering(PointerLowering, ScanLowering):
         if op.operands:
             raise _unsupported(op, "program ids delivered by a dynamic scheduler")
         axis = "xyz"[op.axis.value.data]
-        reg = "clusterid.x" if axis == "x" and self.split is not None else f"ctaid.{axis}"
+        if axis == "x" and self.split is None:
+            self.vals[op.results[0]] = self._program_x(e)
+            return
+        reg = "clusterid.x" if axis == "x" else f"ctaid.{axis}"
         self.vals[op.results[0]] = e.v(nvvm.SPECIAL_REGISTERS[reg]())
 
     def op_nv_tileaa_get_num_programs(self, e, op):
@@ -1029,6 +1171,38 @@ class FunctionLowering(PointerLowering, ScanLowering):
             self.lower_op(e, inner)
         raise LocatedError(body.parent_op(), f"{PASS}: combiner without nv_tileaa.yield")
 
+    def _thread_partials(self, e: Emitter, srcs: list[Tile], dmask: int, body: Block) -> dict[int, list[SSAValue]]:
+        """Each thread's fold of its slots that differ only in the flat-index bits ``dmask`` (in
+        element order): flat index without those bits -> the partial of each operand."""
+        v, threads = self.vec(srcs[0].shape), self.threads
+        groups: dict[int, list[tuple[int, int]]] = {}
+        for s in range(len(srcs[0].slots)):
+            fs = (s // v) * v * threads + s % v
+            groups.setdefault(fs & ~dmask, []).append((fs, s))
+        partials: dict[int, list[SSAValue]] = {}
+        for key in sorted(groups):
+            members = sorted(groups[key])
+            acc = [t.slots[members[0][1]] for t in srcs]
+            for _, s in members[1:]:
+                acc = self._combine(e, body, acc, [t.slots[s] for t in srcs])
+            partials[key] = acc
+        return partials
+
+    @staticmethod
+    def _lane_bit(e: Emitter, bit: int) -> SSAValue:
+        """i1: bit ``bit`` of the thread index is set (the upper lane of a butterfly pair)."""
+        return e.v(arith.CmpiOp(e.v(arith.AndIOp(e.tid, e.const(1 << bit))), e.const(0), "ne"))
+
+    def _butterfly(self, e: Emitter, body: Block, upper: SSAValue, bit: int, mine: list[SSAValue],
+                   send: list[SSAValue] | None = None) -> list[SSAValue]:
+        """One butterfly step over lane bit ``bit``: ``mine`` combined with the partner's value
+        (``send``, by default ``mine``, is what this lane gives the partner), the lower lane's
+        operand first, so both lanes of a pair fold in the same order."""
+        other = [e.shuffle_xor(x, 1 << bit) for x in (mine if send is None else send)]
+        first = [e.v(arith.SelectOp(upper, o, m)) for m, o in zip(mine, other)]
+        second = [e.v(arith.SelectOp(upper, m, o)) for m, o in zip(mine, other)]
+        return self._combine(e, body, first, second)
+
     def _reduce_in_registers(self, e: Emitter, op, srcs: list[Tile], dim: int, body: Block) -> bool:
         """Reduce along ``dim`` without staging the source (power-of-two shapes and thread
         counts; else False and nothing emitted).
@@ -1051,26 +1225,13 @@ class FunctionLowering(PointerLowering, ScanLowering):
         b = a + shape[dim].bit_length() - 1
         dmask = ((1 << b) - 1) ^ ((1 << a) - 1)
         k_ops = len(srcs)
-        groups: dict[int, list[tuple[int, int]]] = {}
-        for s in range(len(srcs[0].slots)):
-            fs = (s // v) * v * threads + s % v
-            groups.setdefault(fs & ~dmask, []).append((fs, s))
-        partials: dict[int, list[SSAValue]] = {}
-        for key in sorted(groups):
-            members = sorted(groups[key])
-            acc = [srcs[k].slots[members[0][1]] for k in range(k_ops)]
-            for _, s in members[1:]:
-                acc = self._combine(e, body, acc, [srcs[k].slots[s] for k in range(k_ops)])
-            partials[key] = acc
+        partials = self._thread_partials(e, srcs, dmask, body)
         for bit in range(min(5, lt)):
             if not a <= lv + bit < b:
                 continue
-            upper = e.v(arith.CmpiOp(e.v(arith.AndIOp(e.tid, e.const(1 << bit))), e.const(0), "ne"))
+            upper = self._lane_bit(e, bit)
             for key, mine in partials.items():
-                other = [e.shuffle_xor(x, 1 << bit) for x in mine]
-                first = [e.v(arith.SelectOp(upper, o, m)) for m, o in zip(mine, other)]
-                second = [e.v(arith.SelectOp(upper, m, o)) for m, o in zip(mine, other)]
-                partials[key] = self._combine(e, body, first, second)
+                partials[key] = self._butterfly(e, body, upper, bit, mine)
         warp_bits = [bit for bit in range(5, lt) if a <= lv + bit < b]
         wd = 1 << len(warp_bits)
         n_out = n // shape[dim]
@@ -1339,7 +1500,9 @@ class FunctionLowering(PointerLowering, ScanLowering):
         ahead = issue(e, lb) if loads else []
         n_ahead = len(ahead)
 
-        def body(b: Emitter, iv, flat):
+        def one(b: Emitter, iv, flat):
+            """One iteration at ``iv``: the next iteration's loads issued first, then the
+            iteration's ops on the carried tiles; the flattened yield followed by the new tiles."""
             carried = flat[len(flat) - n_ahead:]
             flat = flat[:len(flat) - n_ahead]
             nxt = issue(b, b.v(arith.AddiOp(iv, st))) if loads else []
@@ -1370,7 +1533,22 @@ class FunctionLowering(PointerLowering, ScanLowering):
                     raise _unsupported(inner, str(exc)) from None
             raise LocatedError(op, f"{PASS}: region without scf.yield")
 
-        results = e.for_(lb, ub, st, inits + ahead, body)
+        def two(b: Emitter, iv, flat):
+            """Iterations ``iv`` and (when in range) ``iv + step``: the tiles of ``iv + step`` are
+            loaded into registers of their own while ``iv``'s are used, and those of ``iv + 2 step``
+            into the registers ``iv``'s held, so the carried tiles need no copy at the back edge
+            (:func:`prefetch.unrolled`)."""
+            first = one(b, iv, flat)
+            iv2 = b.v(arith.AddiOp(iv, st))
+            more = b.v(arith.CmpiOp(iv2, ub, "slt"))
+            kept = flat[len(flat) - n_ahead:]  # dead after the first iteration: its registers are reused
+            return b.if_(more, lambda bb: one(bb, iv2, first), lambda bb: first[:len(first) - n_ahead] + kept,
+                         types=[x.type for x in first])
+
+        if loads and unrolled():
+            results = e.for_(lb, ub, e.v(arith.AddiOp(st, st)), inits + ahead, two)
+        else:
+            results = e.for_(lb, ub, st, inits + ahead, one)
         results = results[:len(results) - n_ahead]
         if split:
             results = self._cluster_fold(e, op, results)

@@ -37,7 +37,9 @@ from tileorch.transforms.tileaa_to_simt.prefetch import WRITES
 CLUSTER_SPLIT_ATTR = "tileorch.cluster_split"
 """On a SIMT kernel: its reduction loop is split over the CTAs of a cluster (module docstring)."""
 MAX_CLUSTER = 8
-"""The largest cluster the launch uses (the portable size)."""
+"""The largest cluster the launch uses (the portable size; :func:`max_cluster`)."""
+NON_PORTABLE_CLUSTER = 16
+"""The largest cluster sm_90 allows with the non-portable opt-in (the runtime sets it)."""
 IDENTITIES = {
     "nv_tileaa.addf": 0.0, "nv_tileaa.mulf": 1.0, "nv_tileaa.maxf": -math.inf, "nv_tileaa.minf": math.inf,
     "nv_tileaa.addi": 0, "nv_tileaa.muli": 1,
@@ -67,6 +69,13 @@ class SplitLoop:
 def enabled() -> bool:
     """``TILEORCH_CLUSTER_SPLIT=0`` compiles such loops as written (one CTA per program)."""
     return os.environ.get("TILEORCH_CLUSTER_SPLIT", "1") != "0"
+
+
+def max_cluster() -> int:
+    """The largest cluster a split loop's launch may use: :data:`MAX_CLUSTER`;
+    ``TILEORCH_CLUSTER_SPLIT_MAX=16`` allows the non-portable 16 (for measuring it)."""
+    want = int(os.environ.get("TILEORCH_CLUSTER_SPLIT_MAX", MAX_CLUSTER))
+    return max(1, min(want, NON_PORTABLE_CLUSTER))
 
 
 def _writes(op: Operation) -> bool:
@@ -112,4 +121,5 @@ def identity(fold: Operation) -> float | int:
     return IDENTITIES[fold.name]
 
 
-__all__ = ["CLUSTER_SPLIT_ATTR", "IDENTITIES", "MAX_CLUSTER", "SplitLoop", "carried_fold", "identity", "split_loop"]
+__all__ = ["CLUSTER_SPLIT_ATTR", "IDENTITIES", "MAX_CLUSTER", "NON_PORTABLE_CLUSTER", "SplitLoop", "carried_fold",
+           "identity", "max_cluster", "split_loop"]

@@ -52,6 +52,15 @@ def loads_first(ops: Sequence[Operation], words_of: Callable[[Operation], int]) 
     """``ops`` (one block, in order) reordered so that the loads that may move (see the module
     docstring) and their operand slices come first; ``words_of(load)`` is the registers per
     thread its tile holds."""
+    moved, rest = split_loads_first(ops, words_of)
+    return moved + rest
+
+
+def split_loads_first(ops: Sequence[Operation],
+                      words_of: Callable[[Operation], int]) -> tuple[list[Operation], list[Operation]]:
+    """:func:`loads_first` as two lists: the moved loads with their slices (in order; weak tiled
+    loads, bounds-checked per element, and region-free scalar ops: safe to run for a program id
+    past the grid) and the other ops (in order)."""
     ops = list(ops)
     index = {op: i for i, op in enumerate(ops)}
     moved: set[Operation] = set()
@@ -83,9 +92,7 @@ def loads_first(ops: Sequence[Operation], words_of: Callable[[Operation], int]) 
             continue
         budget -= words
         moved |= need | {op}
-    if not moved:
-        return ops
-    return [op for op in ops if op in moved] + [op for op in ops if op not in moved]
+    return [op for op in ops if op in moved], [op for op in ops if op not in moved]
 
 
-__all__ = ["MAX_HOISTED_WORDS", "loads_first"]
+__all__ = ["MAX_HOISTED_WORDS", "loads_first", "split_loads_first"]

@@ -22,9 +22,20 @@ are in flight while iteration ``i`` reduces.
 The load one iteration past the end is a load of a tile index the loop never uses: global
 accesses are bounds-checked per element (outside the array nothing is read), so it is safe;
 its values are discarded.
+
+:func:`unrolled`: a prefetching loop is emitted two iterations per trip (the second under
+``iv + step < ub``).  With one iteration per trip the next tile's registers are live together with
+the current tile's, so the back edge copies the new tile into the carried registers; the copy
+reads the loads just issued and waits for them there (ptxas: a ``MOV`` per word at the end of the
+loop, each stalled on its ``LDG``), so only one tile is ever in flight.  Two iterations per trip
+alternate two register sets: iteration ``i + 1``'s tile goes to registers of its own while ``i``'s
+is used, and ``i + 2``'s to the registers ``i``'s held (dead by then): no copy, two tiles in flight
+at each wait.
 """
 
 from __future__ import annotations
+
+import os
 
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import TensorType
@@ -33,6 +44,12 @@ from xdsl.ir import Operation, SSAValue
 MAX_PREFETCH_SLOTS = 64
 WRITES = ("nv_tileaa.tiled_store", "nv_tileaa.store", "nv_tileaa.atomic_rmw", "nv_tileaa.atomic_cas")
 SCALAR_INT_OPS = ("nv_tileaa.addi", "nv_tileaa.subi", "nv_tileaa.muli")
+
+
+def unrolled() -> bool:
+    """Whether prefetching loops run two iterations per trip (module docstring);
+    ``TILEORCH_PREFETCH_UNROLL=0`` keeps one (for measuring the difference)."""
+    return os.environ.get("TILEORCH_PREFETCH_UNROLL", "1") != "0"
 
 
 def _outside(loop: Operation, v: SSAValue) -> bool:
@@ -88,4 +105,4 @@ def prefetchable_loads(loop: scf.ForOp, slots_of) -> tuple[list[Operation], list
     return slice_ops, loads
 
 
-__all__ = ["MAX_PREFETCH_SLOTS", "prefetchable_loads"]
+__all__ = ["MAX_PREFETCH_SLOTS", "prefetchable_loads", "unrolled"]

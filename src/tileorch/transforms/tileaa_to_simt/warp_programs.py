@@ -19,6 +19,23 @@ Contract of the rewritten kernel (attribute :data:`WARP_PROGRAMS_ATTR` = the lar
 
 Only kernels that never synchronize the CTA (no ``bar.sync``) and use no shared memory are
 rewritten: their warps are independent, so the rewrite is exact.
+
+Several programs per warp (attribute :data:`PROGRAMS_PER_WARP_ATTR` = ``R``, chosen by
+:func:`programs_per_warp`): a warp whose program loads little (an argmax row of 1 KiB: two 16-byte
+loads per lane) waits for that load, reduces, stores and exits; an SM's 64 warps then keep about
+64 KiB nominally but much less actually in flight, as each warp spends most of its life issuing
+its reduction or waiting for a new CTA.  The lowering then emits ``R`` consecutive programs per
+warp, program ``k`` at id ``warp_program * R + k``: the hoisted loads of all ``R`` programs first
+(``hoist.split_loads_first``: weak tiled loads, bounds-checked per element, and scalar index
+math, so issuing them for a program past the grid reads nothing it may not), then the other
+ops op by op for all ``R`` programs (a tiled store of program ``k > 0`` under ``id < programs``;
+a whole-warp reduction of all ``R`` at once, ``FunctionLowering._reduce_copies``: the first
+``log2 R`` butterfly steps split the programs between the lanes of each pair, so ``R`` rows cost
+about one row's shuffles and folds, bit for bit the same results), or, when an op may not run
+past the grid (a loop, a branch, a pointer load, an atomic), each program's ops under
+``id < programs``.  The launch divides the grid's
+x by ``W * R``.  Programs run by one warp are independent programs of the grid: their order is
+not observable, so moving program ``k``'s loads above program ``k - 1``'s store is exact.
 """
 
 from __future__ import annotations
@@ -34,11 +51,34 @@ from tileorch.dialects import nvvm
 WARP_PROGRAMS_ATTR = "tileorch.warp_programs"
 """On a SIMT kernel: the most programs (warps) one CTA may run; see the module docstring."""
 MAX_WARP_PROGRAMS = 2
+PROGRAMS_PER_WARP_ATTR = "tileorch.programs_per_warp"
+"""On a SIMT kernel with :data:`WARP_PROGRAMS_ATTR`: the programs each warp runs (absent: 1)."""
+TARGET_WARP_LOAD_BYTES = 2048
+"""The bytes a warp's hoisted loads should bring: a 2 KiB row per warp (f16 softmax, rmsnorm
+and layernorm of 1024-wide rows) runs at the H200's copy rate; an argmax of 1 KiB rows, one per
+warp, at 0.72 of it."""
+MAX_PROGRAMS_PER_WARP = 4
 
 
 def enabled() -> bool:
     """``TILEORCH_WARP_PROGRAMS=0`` keeps one program per CTA (for measuring the difference)."""
     return os.environ.get("TILEORCH_WARP_PROGRAMS", "1") != "0"
+
+
+def programs_per_warp(load_bytes: int, load_words: int, word_budget: int) -> int:
+    """Programs per warp for a one-warp program whose hoisted loads bring ``load_bytes`` per
+    warp in ``load_words`` registers per thread: the smallest power of two whose loads reach
+    :data:`TARGET_WARP_LOAD_BYTES`, at most :data:`MAX_PROGRAMS_PER_WARP` and within
+    ``word_budget`` registers (1 without hoisted loads).  ``TILEORCH_PROGRAMS_PER_WARP=N``
+    forces ``N`` (1: one program per warp, for measuring the difference)."""
+    forced = os.environ.get("TILEORCH_PROGRAMS_PER_WARP", "")
+    if forced:
+        return max(1, int(forced))
+    r = 1
+    while (0 < load_bytes * r < TARGET_WARP_LOAD_BYTES and r * 2 <= MAX_PROGRAMS_PER_WARP
+           and load_words * r * 2 <= word_budget):
+        r *= 2
+    return r
 
 
 def eligible(fn: func.FuncOp, threads: int, scratch_bytes: int) -> bool:
@@ -53,8 +93,10 @@ def _reads(fn: func.FuncOp, reg: str) -> list[Operation]:
     return [op for op in fn.walk() if isinstance(op, cls)]
 
 
-def pack_warp_programs(fn: func.FuncOp) -> None:
-    """Rewrite ``fn`` (a lowered one-warp SIMT kernel, see :func:`eligible`) in place."""
+def pack_warp_programs(fn: func.FuncOp, per_warp: int = 1) -> None:
+    """Rewrite ``fn`` (a lowered one-warp SIMT kernel, see :func:`eligible`) in place; it runs
+    ``per_warp`` programs per warp (``ctaid.x`` read as the warp's index among the grid's warps,
+    the lowering derived each program's id from it): the warp runs when its first is a program."""
     entry = fn.body.blocks[0]
     programs = entry.insert_arg(i32, len(entry.args))
     fn.function_type = FunctionType.from_lists([*fn.function_type.inputs.data, i32], [])
@@ -74,7 +116,10 @@ def pack_warp_programs(fn: func.FuncOp) -> None:
     warp = add(arith.ShRUIOp(tid, c5))
     warps = add(arith.ShRUIOp(ntid, c5))
     program = add(arith.AddiOp(add(arith.MuliOp(ctaid, warps)), warp))
-    live = add(arith.CmpiOp(program, programs, "ult"))
+    first = program  # the warp's first program
+    if per_warp > 1:
+        first = add(arith.MuliOp(program, add(arith.ConstantOp(IntegerAttr(per_warp, i32)))))
+    live = add(arith.CmpiOp(first, programs, "ult"))
 
     for reg, value in (("tid.x", lane), ("ctaid.x", program), ("nctaid.x", programs)):
         for op in _reads(fn, reg):
@@ -99,6 +144,9 @@ def pack_warp_programs(fn: func.FuncOp) -> None:
         entry.insert_op_before(op, ret)
     entry.insert_op_before(guarded, ret)
     fn.attributes[WARP_PROGRAMS_ATTR] = IntegerAttr(MAX_WARP_PROGRAMS, i32)
+    if per_warp > 1:
+        fn.attributes[PROGRAMS_PER_WARP_ATTR] = IntegerAttr(per_warp, i32)
 
 
-__all__ = ["MAX_WARP_PROGRAMS", "WARP_PROGRAMS_ATTR", "eligible", "pack_warp_programs"]
+__all__ = ["MAX_PROGRAMS_PER_WARP", "MAX_WARP_PROGRAMS", "PROGRAMS_PER_WARP_ATTR", "TARGET_WARP_LOAD_BYTES",
+           "WARP_PROGRAMS_ATTR", "eligible", "pack_warp_programs", "programs_per_warp"]
