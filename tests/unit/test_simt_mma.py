@@ -28,7 +28,7 @@ import cuda.tile as ct
 from cuda.tile.compilation import export_kernel, KernelSignature, ArrayConstraint, CallingConvention
 out = sys.argv[1]
 DT = {"f16": ct.float16, "bf16": ct.bfloat16, "f32": ct.float32, "f64": ct.float64, "i8": ct.int8,
-      "u8": ct.uint8, "i32": ct.int32}
+      "u8": ct.uint8, "i32": ct.int32, "e4m3": ct.float8_e4m3fn, "e5m2": ct.float8_e5m2}
 def arr(dt, nd):
     return ArrayConstraint(DT[dt], nd, index_dtype=ct.int32, stride_lower_bound_incl=0, alias_groups=(),
                            may_alias_internally=False, stride_constant=(None,) * nd,
@@ -75,6 +75,8 @@ CASES = {
     "f16_one_tile_32x32x16": (gemm_one_tile, gemm_sig("f16", "f16", "f32", 32, 32, 16)),
     "bmm_f16_32x16x16": (bmm, [arr("f16", 3), arr("f16", 3), arr("f32", 3), 32, 16, 16]),
     "f64_16x16x16": (gemm_f64, gemm_sig("f64", "f64", "f64", 16, 16, 16)),
+    "e4m3_64x64x64": (gemm, gemm_sig("e4m3", "e4m3", "f32", 64, 64, 64)),
+    "e5m2_32x32x32": (gemm, gemm_sig("e5m2", "e5m2", "f32", 32, 32, 32)),
 }
 for name, (f, args) in CASES.items():
     export_kernel(f, [KernelSignature(args, CallingConvention.cutile_python_v1())], f"{out}/{name}.tileirbc",
@@ -96,7 +98,8 @@ _LOWERED: dict = {}
 
 
 def _lowered(bytecode, name, schedule="simt"):
-    """(SIMT kernel, threads, remarks, module) of program ``name`` on sm_90a."""
+    """(SIMT kernel, threads, remarks, module, shared bytes) of program ``name`` on sm_90a
+    (``bytecode``: the exported folder, or the program's bytecode itself)."""
     from xdsl.dialects import func
 
     from tileorch.driver import lower_program
@@ -106,7 +109,8 @@ def _lowered(bytecode, name, schedule="simt"):
     if name not in _LOWERED:
         ctx = make_context()
         remarks: list[str] = []
-        module = load((bytecode / f"{name}.tileirbc").read_bytes(), name, ctx)
+        data = bytecode if isinstance(bytecode, bytes) else (bytecode / f"{name}.tileirbc").read_bytes()
+        module = load(data, name, ctx)
         kind, module = lower_program(module, ctx, "sm_90a", schedule, remarks=remarks)
         assert kind == "simt"
         fn = next(op for op in module.walk() if isinstance(op, func.FuncOp) and "nvvm.kernel" in op.attributes)
@@ -116,16 +120,19 @@ def _lowered(bytecode, name, schedule="simt"):
     return _LOWERED[name]
 
 
-def _run(bytecode, name, arrays, grid):
+def _run(bytecode, name, arrays, grid, schedule="simt"):
+    """Run program ``name`` over ``grid`` on numpy ``arrays`` (or (buffer, shape, strides): a
+    strided view of a C-contiguous buffer); the buffers' final contents."""
     from simt_interp import Interpreter, Memory
 
-    fn, threads, _, _, smem = _lowered(bytecode, name)
+    fn, threads, _, _, smem = _lowered(bytecode, name, schedule)
     mem = Memory()
     args, placed = [], []
     for a in arrays:
-        base = mem.place(a)
-        placed.append((base, a))
-        args += [base, *a.shape, *[s // a.itemsize for s in a.strides]]
+        buf, shape, strides = a if isinstance(a, tuple) else (a, a.shape, [s // a.itemsize for s in a.strides])
+        base = mem.place(buf)
+        placed.append((base, buf))
+        args += [base, *shape, *strides]
     Interpreter(fn, mem, threads, max(smem, 1 << 16)).run(args, grid)
     out = []
     for base, buf in placed:
@@ -233,7 +240,9 @@ def test_batched_dot_on_mma(bytecode):
 
 @pytest.mark.parametrize("name, atom", [("f16_64x32x32", "m16n8k16 f16 -> f32"), ("bf16_32x64x32", "m16n8k16 bf16"),
                                         ("f32_32x32x16", "m16n8k8 tf32"), ("i8_32x32x64", "m16n8k32 s8 -> s32"),
-                                        ("u8i8_32x16x32", "m16n8k32 u8 x s8 -> s32")])
+                                        ("u8i8_32x16x32", "m16n8k32 u8 x s8 -> s32"),
+                                        ("e4m3_64x64x64", "m16n8k32 e4m3 -> f32"),
+                                        ("e5m2_32x32x32", "m16n8k32 e5m2 -> f32")])
 def test_remark_names_the_atom_and_ptxas_accepts(bytecode, name, atom):
     from tileorch.driver import compile_program
 
@@ -251,3 +260,64 @@ def test_f64_dot_keeps_the_scalar_loop_and_says_so(bytecode):
     p = compile_program((bytecode / "f64_16x16x16.tileirbc").read_bytes(), "f64", "sm_90a", "simt")
     assert any("scalar FMA loops, slowly: no mma.sync takes f64 operands" in r for r in p.remarks), p.remarks
     assert "mma.sync" not in p.ptx and p.cubin is not None
+
+
+# -- programs the tensor-core tier refuses: the SIMT path's dot on mma.sync, run on the CPU ----------
+
+def _dev(shape, typestr="<f2", column_major=False):
+    """A stand-in device array (``__cuda_array_interface__``) for describing arguments."""
+    class Dev:
+        pass
+
+    d = Dev()
+    item = int(typestr[2:])
+    strides = (item, item * shape[0]) if column_major else None
+    d.__cuda_array_interface__ = {"data": (0x7F0000000000, False), "shape": tuple(shape), "typestr": typestr,
+                                  "strides": strides, "version": 3}
+    return d
+
+
+def _refused(kernel, devs, tiles):
+    from tileorch.launchers import cutile as rc
+
+    return rc.export_bytecode(kernel, rc.describe_arguments(kernel, (*devs, *tiles)))
+
+
+def test_transposed_c_with_a_column_sum_on_mma():
+    """``transposed_with_colsum`` (tests/unit/test_transposed_c_gemm.py): the tier refuses a column
+    sum beside a transposed C; the SIMT path runs it with its dot on mma.sync.  C^T and the
+    column sums of each row tile against numpy."""
+    from test_transposed_c_gemm import transposed_with_colsum
+
+    m, n, k, tiles = 96, 128, 64, (32, 64, 32)
+    data = _refused(transposed_with_colsum, [_dev((m, k)), _dev((k, n)), _dev((n, m)), _dev((m // 32, n), "<f4")],
+                    tiles)
+    _, _, remarks, _, _ = _lowered(data, "transposed_with_colsum", "persistent")
+    refusal = [r for r in remarks if "refused" in r]
+    assert refusal and "its dots on mma.sync tensor cores" in refusal[0], remarks
+    assert any("mma.sync m16n8k16 f16 -> f32" in r for r in remarks), remarks
+    a = RNG.standard_normal((m, k)).astype(np.float16)
+    b = RNG.standard_normal((k, n)).astype(np.float16)
+    c0, s0 = np.full((n, m), np.nan, np.float16), np.full((m // 32, n), np.nan, np.float32)
+    (_, _, c, s) = _run(data, "transposed_with_colsum", [a, b, c0, s0], (m // 32, n // 64, 1), "persistent")
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c.astype(np.float64), ref.T, rtol=2e-3, atol=2e-3)
+    np.testing.assert_allclose(s, ref.reshape(m // 32, 32, n).sum(axis=1), rtol=1e-5, atol=1e-3)
+
+
+def test_transposed_tile_into_a_column_major_c_on_mma():
+    """``gemm_store_transposed`` with a column-major ``[N, M]`` C (refused by the tier): the SIMT
+    path's result is ``A @ B`` in row-major memory (two transposes)."""
+    from tileorch.testing.dot_programs import gemm_store_transposed
+
+    m, n, k, tiles = 64, 96, 48, (32, 32, 16)
+    data = _refused(gemm_store_transposed, [_dev((m, k)), _dev((k, n)), _dev((n, m), column_major=True)], tiles)
+    _, _, remarks, _, _ = _lowered(data, "gemm_store_transposed", "persistent")
+    assert any("refused" in r and "its dots on mma.sync" in r for r in remarks), remarks
+    a = RNG.standard_normal((m, k)).astype(np.float16)
+    b = RNG.standard_normal((k, n)).astype(np.float16)
+    buf = np.full((m, n), np.nan, np.float16)  # C [N, M] column-major: C[i, j] at j * N + i
+    (_, _, out) = _run(data, "gemm_store_transposed", [a, b, (buf, (n, m), (1, n))], (m // 32, n // 32, 1),
+                       "persistent")
+    np.testing.assert_allclose(out.astype(np.float64), a.astype(np.float64) @ b.astype(np.float64),
+                               rtol=2e-3, atol=2e-3)
