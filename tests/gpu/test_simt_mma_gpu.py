@@ -13,12 +13,12 @@ import pytest
 torch = pytest.importorskip("torch")
 ct = pytest.importorskip("cuda.tile")
 
+from test_tier_programs import _check  # noqa: E402  (the zoo's tolerances per dtype)
+
 import tileorch.cutile  # noqa: E402
 from tileorch.launchers import cutile as rc  # noqa: E402
 from tileorch.testing import dot_programs as dp  # noqa: E402
 from tileorch.testing.dot_programs import PROGRAMS, build  # noqa: E402
-
-from test_tier_programs import _check  # noqa: E402  (the zoo's tolerances per dtype)
 
 ZOO = ["gemm_f16_tile64x64", "gemm_f16", "gemm_bias_relu_two_outputs_bf16", "linear_tf32", "gemm_grouped_tf32_32x32",
        "gemm_fp8_e4m3_scaled", "linear_fp8_e5m2_scaled", "bmm_f16", "bmm_bias_bf16", "linear_i8_i32",

@@ -82,7 +82,8 @@ class MmaPlan:
     def describe(self) -> str:
         m, n, k = self.atom
         types = self.type_a.value if self.type_a == self.type_b else f"{self.type_a.value} x {self.type_b.value}"
-        return f"mma.sync m{m}n{n}k{k} {types} -> {'f32' if self.acc == 'f16' else self.acc}"
+        out = "f32, rounded to the f16 accumulator" if self.acc == "f16" else self.acc
+        return f"mma.sync m{m}n{n}k{k} {types} -> {out}"
 
 
 def _mma_type(t: Attribute, signed: bool, sm: int) -> MMATypes | str:
