@@ -75,6 +75,9 @@ CASES = {
     "f16_one_tile_32x32x16": (gemm_one_tile, gemm_sig("f16", "f16", "f32", 32, 32, 16)),
     "bmm_f16_32x16x16": (bmm, [arr("f16", 3), arr("f16", 3), arr("f32", 3), 32, 16, 16]),
     "f64_16x16x16": (gemm_f64, gemm_sig("f64", "f64", "f64", 16, 16, 16)),
+    "f16_2x1x2": (gemm, gemm_sig("f16", "f16", "f32", 2, 1, 2)),
+    "f16_128x64x16": (gemm, gemm_sig("f16", "f16", "f32", 128, 64, 16)),
+    "i8_4x2x2": (gemm_i8, gemm_sig("i8", "i8", "i32", 4, 2, 2)),
     "e4m3_64x64x64": (gemm, gemm_sig("e4m3", "e4m3", "f32", 64, 64, 64)),
     "e5m2_32x32x32": (gemm, gemm_sig("e5m2", "e5m2", "f32", 32, 32, 32)),
 }
@@ -86,7 +89,8 @@ for name, (f, args) in CASES.items():
 TILES = {"f16_64x32x32": (64, 32, 32), "bf16_32x64x32": (32, 64, 32), "f32_32x32x16": (32, 32, 16),
          "i8_32x32x64": (32, 32, 64), "u8i8_32x16x32": (32, 16, 32), "f16acc_32x32x32": (32, 32, 32),
          "f16_8x16x8": (8, 16, 8), "i8_16x8x16": (16, 8, 16), "f16_one_tile_32x32x16": (32, 32, 16),
-         "bmm_f16_32x16x16": (32, 16, 16), "f64_16x16x16": (16, 16, 16)}
+         "bmm_f16_32x16x16": (32, 16, 16), "f64_16x16x16": (16, 16, 16), "f16_2x1x2": (2, 1, 2), "f16_128x64x16": (128, 64, 16),
+         "i8_4x2x2": (4, 2, 2)}
 
 
 @pytest.fixture(scope="module")
@@ -166,6 +170,8 @@ def _grid(m, n, name):
     ("f16_64x32x32", 100, 70, 72),   # ragged in M, N and K against the tiles
     ("f16_64x32x32", 64, 32, 32),
     ("f16_8x16x8", 20, 40, 24),     # M < 16 and K < 16: the atom padded with zeros
+    ("f16_2x1x2", 5, 3, 5),         # a 2 x 1 tile (N = 1: a matrix-vector product), K = 2
+    ("f16_128x64x16", 130, 64, 48),  # more work items (16) than warps: several rounds
 ])
 def test_f16_dot_on_mma(bytecode, name, m, n, k):
     a = RNG.standard_normal((m, k)).astype(np.float16)
@@ -211,6 +217,7 @@ def test_f32_dot_runs_as_tf32(bytecode):
     ("i8_32x32x64", np.int8, 70, 40, 130),
     ("u8i8_32x16x32", np.uint8, 32, 48, 96),
     ("i8_16x8x16", np.int8, 24, 24, 40),  # K = 16 < the atom's 32
+    ("i8_4x2x2", np.int8, 9, 5, 7),  # K = 2: half a fragment word
 ])
 def test_int8_dot_is_exact(bytecode, name, adt, m, n, k):
     info = np.iinfo(adt)
