@@ -14,16 +14,8 @@ as on the GPU).  Integers are held as int64 bit patterns wrapped to their width.
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    FloatAttr,
-    IntegerAttr,
-    IntegerType,
-    VectorType,
-)
+from xdsl.dialects.builtin import (BFloat16Type, Float16Type, Float32Type, Float64Type, FloatAttr, IntegerAttr,
+                                   IntegerType, VectorType)
 
 SHARED_BASE = 1 << 40
 
@@ -338,10 +330,17 @@ class Interpreter:
                 put(_wrap(((bits + 0xFFF + ((bits >> 13) & 1)) >> 13) << 13, 32))
             else:
                 raise SimtError(f"intrinsic {intr}")
+        elif name == "nvvm.ldmatrix":
+            if not _whole_warps(mask):
+                raise SimtError("ldmatrix with inactive lanes")
+            put(self.ldmatrix(op.num.value.data, ins[0], mask))
+        elif name == "llvm.bitcast" and isinstance(rt, VectorType):  # i32 -> vector<2xf16>
+            words = _wrap(ins[0], 32).astype(np.int32)
+            put(words.view(np.float16).reshape(T, 2))
         elif name == "nvvm.mma.sync":
             if not _whole_warps(mask):
                 raise SimtError("mma.sync with inactive lanes")
-            put(mma_sync(op, ins))
+            put(mma_sync(op, ins, mask))
         elif name == "llvm.mlir.addressof":
             put(np.full(T, SHARED_BASE, np.int64))
         elif name == "llvm.getelementptr":
@@ -417,6 +416,28 @@ class Interpreter:
                 env[r] = c
         else:
             raise SimtError(f"op {name} not modelled")
+
+    def ldmatrix(self, num: int, addrs, mask) -> np.ndarray:
+        """``ldmatrix.sync.aligned.m8n8.x{num}.shared.b16`` as the PTX ISA states it: lanes
+        ``8j..8j+7`` address the rows (8 x 16 bits, 16-byte aligned) of matrix ``j``; lane ``l``
+        receives the elements ``2 (l % 4)`` and ``2 (l % 4) + 1`` of row ``l / 4`` of each matrix
+        (the lower-indexed element in the lower half).  Inactive warps load nothing."""
+        out = np.zeros((self.T, num), np.int64)
+        for w in range(self.T // 32):
+            if not mask[32 * w]:
+                continue
+            for j in range(num):
+                rows = []
+                for r in range(8):
+                    a = int(addrs[32 * w + 8 * j + r])
+                    if a % 16:
+                        raise SimtError(f"ldmatrix row address {a:#x} is not 16-byte aligned")
+                    raw, off = self._region(a, 16)
+                    rows.append(np.frombuffer(raw[off:off + 16].tobytes(), np.uint16))
+                for lane in range(32):
+                    lo, hi = rows[lane // 4][2 * (lane % 4)], rows[lane // 4][2 * (lane % 4) + 1]
+                    out[32 * w + lane, j] = _wrap(int(lo) | (int(hi) << 16), 32)
+        return out if num > 1 else out[:, 0]
 
     def region(self, region, env, mask):
         if not region.blocks:
@@ -496,10 +517,10 @@ def _elements(x: np.ndarray, ptx: str) -> list:
     raise SimtError(f"mma.sync on {ptx} operands is not modelled")
 
 
-def mma_sync(op, ins) -> np.ndarray:
+def mma_sync(op, ins, mask) -> np.ndarray:
     """``nvvm.mma.sync``: each warp's 16 x K A and K x 8 B gathered from its lanes' fragments,
     ``D = A B + C`` (floats summed in float64 then rounded to f32; integers exact, wrapped to
-    32 bits), D scattered back; a (threads, 4) array, one row per thread."""
+    32 bits), D scattered back; a (threads, 4) array, one row per thread (zeros in inactive warps)."""
     k = op.shape.k.data
     ta, tb = op.multiplicandAPtxType.data.value, op.multiplicandBPtxType.data.value
     na, nb = len(op.operandA), len(op.operandB)
@@ -508,6 +529,8 @@ def mma_sync(op, ins) -> np.ndarray:
     T = regs_c[0].shape[0]
     out = np.zeros((T, 4), np.int64 if integer else np.float32)
     for w in range(T // 32):
+        if not mask[32 * w]:
+            continue
         A = np.zeros((16, k), object if integer else np.float64)
         B = np.zeros((k, 8), object if integer else np.float64)
         C = np.zeros((16, 8), object if integer else np.float64)

@@ -15,6 +15,7 @@ Names, operand order, property names and custom syntax follow upstream MLIR's
   D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>] : !llvm.struct<...> -> !llvm.struct<...>``;
 * ``nvvm.stmatrix %p, %r0, ... layout = <row>, shape = <m = 8, n = 8>, element_type = <b16> : !llvm.ptr<3>, i32, ...``;
 * ``nvvm.griddepcontrol wait`` / ``launch_dependents``;
+* ``%r = nvvm.ldmatrix %p`` (generic syntax here): ``ldmatrix.sync.aligned.m8n8.x{1,2,4}.shared.b16``;
 * ``%d = nvvm.mma.sync`` (generic syntax here): one warp's ``mma.sync.aligned.m16n8kK.row.col``,
   operands ``A``, ``B``, ``C`` (the thread's fragment registers), the result an ``!llvm.struct`` of
   the D fragment; ``shape``, ``layoutA``/``layoutB`` and ``multiplicandAPtxType``/``...BPtxType``.
@@ -29,8 +30,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from xdsl.dialects.builtin import (I32, I64, Float16Type, Float32Type, IntAttr, IntegerType, UnitAttr, VectorType, i1,
-                                   i32, i64)
+from xdsl.dialects.builtin import (I32, I64, Float16Type, Float32Type, IntAttr, IntegerAttr, IntegerType, UnitAttr,
+                                   VectorType, i1, i32, i64)
 from xdsl.dialects.llvm import LLVMPointerType, LLVMStructType
 from xdsl.ir import Attribute, ParametrizedAttribute, SSAValue
 from xdsl.irdl import (AttrSizedOperandSegments, IRDLOperation, ParsePropInAttrDict, irdl_attr_definition,
@@ -925,6 +926,43 @@ class MmaSyncOp(IRDLOperation):
             raise VerifyException(f"the result must be a struct of 4 {acc}")
 
 
+@irdl_op_definition
+class LdMatrixOp(IRDLOperation):
+    """``ldmatrix.sync.aligned.m8n8.x{num}.shared.b16``: ``num`` 8x8 matrices of 16-bit elements
+    loaded by the warp, lanes ``8j..8j+7`` giving the shared addresses of matrix ``j``'s rows (16
+    bytes each); lane ``l`` receives, per matrix, the 32-bit word ``l % 4`` of row ``l / 4`` (an
+    ``i32`` for one matrix, else a struct of ``num``).  Row layout only (no ``.trans``)."""
+
+    name = "nvvm.ldmatrix"
+    ptr = operand_def(LLVMPointerType)
+    res = result_def()
+    num = prop_def(IntegerAttr)
+    layout = prop_def(MMALayoutAttr)
+    shape = prop_def(LdStMatrixShapeAttr)
+    eltType = prop_def(LdStMatrixEltTypeAttr)
+    traits = traits_def(*SIDE_EFFECTS)  # warp-collective: kept where it is
+
+    def __init__(self, ptr, num: int):
+        result = i32 if num == 1 else LLVMStructType.from_type_list([i32] * num)
+        super().__init__(operands=[ptr], result_types=[result],
+                         properties={"num": IntegerAttr(num, i32), "layout": MMALayoutAttr(MMALayout.ROW),
+                                     "shape": LdStMatrixShapeAttr(8, 8),
+                                     "eltType": LdStMatrixEltTypeAttr(LdStMatrixEltType.B16)})
+
+    def verify_(self) -> None:
+        check_space(self.ptr, (SHARED,), "ldmatrix address")
+        num = self.num.value.data
+        if num not in (1, 2, 4):
+            raise VerifyException(f"ldmatrix loads 1, 2 or 4 matrices, got {num}")
+        if (self.shape.m.data, self.shape.n.data) != (8, 8) or self.eltType.data != LdStMatrixEltType.B16:
+            raise VerifyException("only the m8n8 b16 ldmatrix is supported")
+        if self.layout.data != MMALayout.ROW:
+            raise VerifyException("only the row layout (no .trans) is supported")
+        want = i32 if num == 1 else LLVMStructType.from_type_list([i32] * num)
+        if self.res.type != want:
+            raise VerifyException(f"the result of {num} matrices must be {want}, got {self.res.type}")
+
+
 PAYLOAD_OPS = [
     CpAsyncBulkTensorGlobalToSharedClusterOp,
     CpAsyncBulkTensorSharedCTAToGlobalOp,
@@ -933,6 +971,7 @@ PAYLOAD_OPS = [
     PrefetchOp,
     WgmmaMmaAsyncOp,
     MmaSyncOp,
+    LdMatrixOp,
     StMatrixOp,
     GriddepcontrolOp,
 ]

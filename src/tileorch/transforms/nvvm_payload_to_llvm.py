@@ -4,7 +4,8 @@ One small function per op, collected by :func:`lowerings` (merged into
 :data:`tileorch.transforms.nvvm_to_llvm.LOWERINGS`).  ``nvvm.wgmma.mma_async`` has no intrinsic and becomes side-effecting inline
 asm whose ``=f`` outputs are tied to the accumulator inputs (``0``..``N-1``), so the fragment
 stays in the same registers across k-steps.  ``nvvm.mma.sync`` is an ``llvm.nvvm.mma.*`` intrinsic,
-inline asm for e4m3/e5m2 inputs (LLVM 22 has no intrinsic for them).  A CTA-only TMA load (``g2s.cta``) needs PTX 8.6.
+inline asm for e4m3/e5m2 inputs (LLVM 22 has no intrinsic for them); ``nvvm.ldmatrix`` the
+``llvm.nvvm.ldmatrix.sync.aligned.m8n8.x{1,2,4}.b16`` intrinsic.  A CTA-only TMA load (``g2s.cta``) needs PTX 8.6.
 """
 
 from __future__ import annotations
@@ -84,6 +85,10 @@ def lowerings() -> dict:
     @lowering(P.WgmmaMmaAsyncOp)
     def _wgmma(op, e):
         return e.add(wgmma_inline_asm(op, e)).results[0]
+
+    @lowering(P.LdMatrixOp)
+    def _ldmatrix(op, e):
+        return e.call(f"llvm.nvvm.ldmatrix.sync.aligned.m8n8.x{op.num.value.data}.b16", [op.ptr], op.res.type)
 
     @lowering(P.MmaSyncOp)
     def _mma_sync(op, e):

@@ -29,8 +29,10 @@ How (a mixin of ``FunctionLowering``, :meth:`MmaDotLowering._dot_on_mma`), with 
    warps round-robin; per item a warp reads its C fragments from ``D``, runs ``mma.sync`` over K
    (fragments of A: words ``(g, t)``, ``(g + 8, t)``, ``(g, t + 4)``, ``(g + 8, t + 4)`` of the
    atom's 16 x 8-word block of ``A'``; of B: ``(g, t)``, ``(g, t + 4)`` of the 8 x 8-word block of
-   ``B'``, ``g = lane / 4``, ``t = lane % 4``: the PTX ISA's layouts for all these shapes) and
-   writes D back over C (``(g, 2t..2t+1)`` and ``(g + 8, 2t..2t+1)``);
+   ``B'``, ``g = lane / 4``, ``t = lane % 4``: the PTX ISA's layouts for all these shapes, which is
+   what ``ldmatrix`` of the 8-row x 4-word quarters gives each lane, whatever the element type: one
+   ``ldmatrix.x4`` for A, one per two column blocks for B) and writes D back over C
+   (``(g, 2t..2t+1)`` and ``(g + 8, 2t..2t+1)``);
 3. barrier; every thread reads its accumulator slots from ``D``.
 
 ``mma.sync`` runs with every lane of a warp: the item loop's bounds are constants and a guard
@@ -48,7 +50,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from tileorch.diagnostics import format_error
 from tileorch.dialects.nv_tileaa.ops import dot_signedness
-from tileorch.dialects.nvvm_payload import MMA_SYNC_SHAPES, MmaSyncOp, MMATypes
+from tileorch.dialects.nvvm_payload import MMA_SYNC_SHAPES, LdMatrixOp, MmaSyncOp, MMATypes
 from tileorch.transforms.tileaa_to_simt.emit import FP8_KINDS, SHARED_PTR, Emitter, Tile
 
 MAX_SCRATCH = 227 * 1024
@@ -300,6 +302,9 @@ class MmaDotLowering:
         lane = e.v(arith.AndIOp(e.tid, e.const(31)))
         g = e.v(arith.ShRUIOp(lane, e.const(2)))
         t = e.v(arith.AndIOp(lane, e.const(3)))
+        r8 = e.v(arith.AndIOp(lane, e.const(7)))  # ldmatrix: the row this lane addresses ...
+        j_lo = e.v(arith.AndIOp(e.v(arith.ShRUIOp(lane, e.const(3))), e.const(1)))  # ... of matrix 2 j_hi + j_lo
+        j_hi = e.v(arith.ShRUIOp(lane, e.const(4)))
         acc_type = i32 if plan.acc == "s32" else f32
         reg = VectorType(f16, [2]) if plan.type_a == MMATypes.F16 else i32
 
@@ -309,9 +314,16 @@ class MmaDotLowering:
             bm, bg = b.v(arith.DivUIOp(rest, b.const(groups))), b.v(arith.RemUIOp(rest, b.const(groups)))
             row = b.add_i(b.add_i(b.mul_i(bi, b.const(mp)), b.mul_i(bm, b.const(16))), g)  # D / A' row of c0
             col0 = b.add_i(b.mul_i(bg, b.const(wn * 8)), b.mul_i(t, b.const(2)))  # D column of c0, block 0
-            a_word = b.add_i(b.add_i(b.mul_i(row, b.const(w)), t), b.const(off_a // 4))
-            n_row = b.add_i(b.add_i(b.mul_i(bi, b.const(np_)), b.mul_i(bg, b.const(wn * 8))), g)
-            b_word = b.add_i(b.add_i(b.mul_i(n_row, b.const(w)), t), b.const(off_b // 4))
+            # ldmatrix: lane 8j + r gives row r of matrix j; A's four matrices are (rows 0-7, words
+            # 0-3), (rows 8-15, words 0-3), (rows 0-7, words 4-7), (rows 8-15, words 4-7) of the
+            # atom's block (registers a0..a3); B's x4 covers two column blocks: (block c, words
+            # 0-3), (c, 4-7), (c + 1, 0-3), (c + 1, 4-7) (b0, b1 of each)
+            a_row = b.add_i(b.add_i(b.mul_i(bi, b.const(mp)), b.mul_i(bm, b.const(16))),
+                            b.add_i(r8, b.mul_i(j_lo, b.const(8))))
+            a_word = b.add_i(b.add_i(b.mul_i(a_row, b.const(w)), b.mul_i(j_hi, b.const(4))), b.const(off_a // 4))
+            n_row = b.add_i(b.add_i(b.mul_i(bi, b.const(np_)), b.mul_i(bg, b.const(wn * 8))),
+                            b.add_i(r8, b.mul_i(j_hi, b.const(8))))
+            b_word = b.add_i(b.add_i(b.mul_i(n_row, b.const(w)), b.mul_i(j_lo, b.const(4))), b.const(off_b // 4))
             # C fragment j of block c: row + 8 * (j >= 2), column col0 + 8 * c + j % 2
             d_at = [[b.add_i(b.mul_i(b.add_i(row, b.const(8 * (j // 2))), b.const(np_)),
                              b.add_i(col0, b.const(8 * c + j % 2))) for j in range(4)] for c in range(wn)]
@@ -323,17 +335,22 @@ class MmaDotLowering:
             def k_step(lb: Emitter, ks_i: SSAValue | None, accs: list[SSAValue]) -> list[SSAValue]:
                 kw = lb.mul_i(ks_i, lb.const(8)) if ks_i is not None else None
 
-                def word(base: SSAValue, extra: int) -> SSAValue:
+                def matrices(base: SSAValue, extra: int, num: int) -> list[SSAValue]:
                     at = base if kw is None else lb.add_i(base, kw)
                     if extra:
                         at = lb.add_i(at, lb.const(extra))
-                    return lb.load(lb.gep(self.smem, at, i32, SHARED_PTR), reg)
+                    got = lb.v(LdMatrixOp(lb.gep(self.smem, at, i32, SHARED_PTR), num))
+                    words = [lb.v(llvm.ExtractValueOp(_pos(i), got, i32)) for i in range(num)] if num > 1 else [got]
+                    return [lb.v(llvm.BitcastOp(x, reg)) for x in words] if reg != i32 else words
 
-                frag_a = [word(a_word, 0), word(a_word, 8 * w), word(a_word, 4), word(a_word, 8 * w + 4)]
+                frag_a = matrices(a_word, 0, 4)
+                frag_b = []
+                for c in range(0, wn, 2):
+                    frag_b += matrices(b_word, 8 * c * w, 4 if c + 1 < wn else 2)
                 out = []
                 for c in range(wn):
-                    frag_b = [word(b_word, 8 * c * w), word(b_word, 8 * c * w + 4)]
-                    d = lb.v(MmaSyncOp(frag_a, frag_b, accs[4 * c:4 * c + 4], plan.type_a, plan.type_b))
+                    d = lb.v(MmaSyncOp(frag_a, frag_b[2 * c:2 * c + 2], accs[4 * c:4 * c + 4], plan.type_a,
+                                       plan.type_b))
                     out += [lb.v(llvm.ExtractValueOp(_pos(j), d, acc_type)) for j in range(4)]
                 return out
 
