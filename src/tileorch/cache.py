@@ -207,9 +207,10 @@ def ptxas_path() -> str:
     return path
 
 
-COMPILE_ENV = ("TILEORCH_ATTN_OVERLAP", "TILEORCH_ATTN_PINGPONG", "TILEORCH_WARP_PROGRAMS", "TILEORCH_CLUSTER_SPLIT")
+COMPILE_ENV = ("TILEORCH_ATTN_OVERLAP", "TILEORCH_ATTN_PINGPONG", "TILEORCH_WARP_PROGRAMS", "TILEORCH_CLUSTER_SPLIT",
+               "TILEORCH_SIMT_MMA")
 """Environment switches that change what the compiler emits (the chained-dots overlap and
-ping-pong, the SIMT path's warp packing and cluster split): their values are part of every key,
+ping-pong, the SIMT path's warp packing, cluster split and mma.sync dots): their values are part of every key,
 so a run with a switch on never reads a program compiled with it off."""
 
 

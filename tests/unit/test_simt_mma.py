@@ -328,3 +328,13 @@ def test_transposed_tile_into_a_column_major_c_on_mma():
                        "persistent")
     np.testing.assert_allclose(out.astype(np.float64), a.astype(np.float64) @ b.astype(np.float64),
                                rtol=2e-3, atol=2e-3)
+
+
+def test_switch_keeps_the_scalar_loop(bytecode, monkeypatch):
+    """``TILEORCH_SIMT_MMA=0`` (for measuring the difference): the scalar loop, said in the remark."""
+    from tileorch.driver import compile_program
+
+    monkeypatch.setenv("TILEORCH_SIMT_MMA", "0")
+    p = compile_program((bytecode / "f16_64x32x32.tileirbc").read_bytes(), "off", "sm_90a", "simt")
+    assert any("scalar FMA loops, slowly: mma.sync turned off (TILEORCH_SIMT_MMA=0)" in r for r in p.remarks)
+    assert "mma.sync" not in p.ptx and p.cubin is not None

@@ -11,7 +11,9 @@ Which dots (:func:`plan_dot`, also the driver's remark per dot): on sm_80+, A an
 * i8 read signed or unsigned per operand (``m16n8k32``, i32 accumulator),
 * e4m3/e5m2 on sm_89+ (``m16n8k32``, f32 accumulator);
 
-any other dot keeps the scalar loop of ``FunctionLowering.op_nv_tileaa_dot`` (the remark says why).
+any other dot keeps the scalar loop of ``FunctionLowering.op_nv_tileaa_dot`` (the remark says why), so
+does every dot when the environment sets ``TILEORCH_SIMT_MMA=0`` (for measuring the difference; part
+of the compile cache's key).
 
 How (a mixin of ``FunctionLowering``, :meth:`MmaDotLowering._dot_on_mma`), with ``e`` elements per
 32-bit word (2 for 16-bit types, 1 for tf32, 4 for 8-bit ones), so that every atom's K is 8 words:
@@ -41,6 +43,7 @@ How (a mixin of ``FunctionLowering``, :meth:`MmaDotLowering._dot_on_mma`), with 
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, llvm
@@ -53,6 +56,7 @@ from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nvvm_payload import MMA_SYNC_SHAPES, LdMatrixOp, MmaSyncOp, MMATypes
 from tileorch.transforms.tileaa_to_simt.emit import FP8_KINDS, SHARED_PTR, Emitter, Tile
 
+MMA_ENV = "TILEORCH_SIMT_MMA"
 MAX_SCRATCH = 227 * 1024
 """Shared memory a Hopper CTA may opt into (as ``MAX_DYNAMIC_SMEM`` of the SIMT lowering)."""
 ITEM_BLOCKS = 4
@@ -108,6 +112,8 @@ def _mma_type(t: Attribute, signed: bool, sm: int) -> MMATypes | str:
 def plan_dot(op: Operation, sm: int | None) -> MmaPlan | str:
     """The :class:`MmaPlan` of the ``nv_tileaa.dot`` ``op`` on a target of compute capability
     ``sm``, or why it keeps the scalar loop."""
+    if os.environ.get(MMA_ENV, "1") == "0":
+        return f"mma.sync turned off ({MMA_ENV}=0)"
     if sm is None or sm < 80:
         return "mma.sync needs sm_80 or newer" + ("" if sm is None else f" (the target is sm_{sm})")
     a_t, b_t, acc_t = (v.type for v in (op.lhs, op.rhs, op.acc))
@@ -404,4 +410,4 @@ def _mma_bits(e: Emitter, v: SSAValue, mma: MMATypes, elt: Attribute) -> SSAValu
     return v
 
 
-__all__ = ["ITEM_BLOCKS", "MmaDotLowering", "MmaPlan", "dot_remarks", "plan_dot"]
+__all__ = ["ITEM_BLOCKS", "MMA_ENV", "MmaDotLowering", "MmaPlan", "dot_remarks", "plan_dot"]
