@@ -18,8 +18,8 @@ of the compile cache's key).
 How (a mixin of ``FunctionLowering``, :meth:`MmaDotLowering._dot_on_mma`), with ``e`` elements per
 32-bit word (2 for 16-bit types, 1 for tf32, 4 for 8-bit ones), so that every atom's K is 8 words:
 
-1. after a barrier, every thread writes its slots of A and of B into the scratch in the form the
-   fragments read: ``A'[batch][Mp][W]`` (row ``m``, K along a row) and ``B'[batch][Np][W]`` (B
+1. after a barrier, every thread writes its slots of A (a run of its blocked layout along K as one
+   vector store) and of B into the scratch in the form the fragments read: ``A'[batch][Mp][W]`` (row ``m``, K along a row) and ``B'[batch][Np][W]`` (B
    transposed: row ``n``, K along a row), each element as its mma type's bits (bf16 through
    ``cvt.rn.bf16.f32``, tf32 rounded, fp8 through ``cvt.rn.satfinite``: exact for elements of those
    types); ``Mp``/``Np`` are M and N rounded up to 16 and 8, a row is ``W`` words, K rounded up to
@@ -52,6 +52,7 @@ from xdsl.dialects.builtin import (BFloat16Type, DenseArrayBase, Float16Type, Fl
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from tileorch.diagnostics import format_error
+from tileorch.dialects import llvm_ext
 from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nvvm_payload import MMA_SYNC_SHAPES, LdMatrixOp, MmaSyncOp, MMATypes
 from tileorch.transforms.tileaa_to_simt.emit import FP8_KINDS, SHARED_PTR, Emitter, Tile
@@ -256,9 +257,13 @@ class MmaDotLowering:
         """Write the slots of operand ``t`` as ``X'[batch][rows][w words]`` at byte ``offset``:
         A's element ``(.., m, k)`` in row ``m``, B's ``(.., k, n)`` (``transposed``) in row ``n``."""
         elem = {1: i8, 2: i16, 4: i32}[esize]
-        for s, v in enumerate(t.slots):
-            f = self.flat(e, s, t.shape)
-            bits = _mma_bits(e, v, mma, t.element)
+        vec = self.vec(t.shape)
+        # A's runs lie along K, contiguous in A' too: one vector store of a run (4 to 16 bytes,
+        # aligned: rows are multiples of 16 bytes, runs start at multiples of their size)
+        run = vec if not transposed and vec > 1 and t.shape[-1] % vec == 0 and vec * esize in (4, 8, 16) else 1
+        for s0 in range(0, len(t.slots), run):
+            f = self.flat(e, s0, t.shape)
+            bits = [_mma_bits(e, v, mma, t.element) for v in t.slots[s0:s0 + run]]
 
             def write(b: Emitter, f=f, bits=bits):
                 coords = b.unravel(f, t.shape)
@@ -269,7 +274,14 @@ class MmaDotLowering:
                 pos = b.add_i(b.mul_i(row, b.const(w * 4 // esize)), k)
                 if offset:
                     pos = b.add_i(pos, b.const(offset // esize))
-                b.store(bits, b.gep(self.smem, pos, elem, SHARED_PTR))
+                ptr = b.gep(self.smem, pos, elem, SHARED_PTR)
+                if len(bits) == 1:
+                    b.store(bits[0], ptr)
+                    return
+                value = b.v(llvm_ext.PoisonOp(VectorType(bits[0].type, [len(bits)])))
+                for j, x in enumerate(bits):
+                    value = b.v(llvm.InsertElementOp(value, x, b.const(j)))
+                b.add(llvm.StoreOp(value, ptr, alignment=len(bits) * esize))
 
             if self.ragged(t.shape):
                 e.if_(e.in_range(f, t.numel), write)
