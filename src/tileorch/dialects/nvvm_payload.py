@@ -775,6 +775,14 @@ class WgmmaMmaAsyncOp(IRDLOperation):
 # --------------------------------------------------------------------------- stmatrix, PDL
 
 
+def _check_matrices(op, what: str, count_error: str, count: int) -> None:
+    """``stmatrix``/``ldmatrix``: 1, 2 or 4 matrices of the m8n8 b16 shape."""
+    if count not in (1, 2, 4):
+        raise VerifyException(f"{what} {count_error}")
+    if (op.shape.m.data, op.shape.n.data) != (8, 8) or op.eltType.data != LdStMatrixEltType.B16:
+        raise VerifyException(f"only the m8n8 b16 {what} is supported on sm_90")
+
+
 @irdl_op_definition
 class StMatrixOp(IRDLOperation):
     """``stmatrix.sync.aligned.m8n8.xN[.trans].shared.b16``: each of N 8x8 b16 matrices is held
@@ -797,10 +805,8 @@ class StMatrixOp(IRDLOperation):
 
     def verify_(self) -> None:
         check_space(self.ptr, (SHARED,), "stmatrix address")
-        if len(self.sources) not in (1, 2, 4):
-            raise VerifyException(f"stmatrix stores 1, 2 or 4 matrices, got {len(self.sources)} sources")
-        if (self.shape.m.data, self.shape.n.data) != (8, 8) or self.eltType.data != LdStMatrixEltType.B16:
-            raise VerifyException("only the m8n8 b16 stmatrix is supported on sm_90")
+        _check_matrices(self, "stmatrix", f"stores 1, 2 or 4 matrices, got {len(self.sources)} sources",
+                        len(self.sources))
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -952,10 +958,7 @@ class LdMatrixOp(IRDLOperation):
     def verify_(self) -> None:
         check_space(self.ptr, (SHARED,), "ldmatrix address")
         num = self.num.value.data
-        if num not in (1, 2, 4):
-            raise VerifyException(f"ldmatrix loads 1, 2 or 4 matrices, got {num}")
-        if (self.shape.m.data, self.shape.n.data) != (8, 8) or self.eltType.data != LdStMatrixEltType.B16:
-            raise VerifyException("only the m8n8 b16 ldmatrix is supported")
+        _check_matrices(self, "ldmatrix", f"loads 1, 2 or 4 matrices, got {num}", num)
         if self.layout.data != MMALayout.ROW:
             raise VerifyException("only the row layout (no .trans) is supported")
         want = i32 if num == 1 else LLVMStructType.from_type_list([i32] * num)
