@@ -209,11 +209,11 @@ def ptxas_path() -> str:
 
 COMPILE_ENV = ("TILEORCH_ATTN_OVERLAP", "TILEORCH_ATTN_PINGPONG", "TILEORCH_ATTN_PERSISTENT", "TILEORCH_WARP_PROGRAMS",
                "TILEORCH_CLUSTER_SPLIT", "TILEORCH_PREFETCH_UNROLL", "TILEORCH_PROGRAMS_PER_WARP",
-               "TILEORCH_CLUSTER_SPLIT_MAX")
+               "TILEORCH_CLUSTER_SPLIT_MAX", "TILEORCH_SIMT_MMA")
 """Environment switches that change what the compiler emits (the chained-dots overlap, ping-pong
 and persistence, the SIMT path's warp packing, programs per warp, cluster split and its largest
-cluster, two-iteration prefetching loops): their values are part of every key, so a run with a
-switch on never reads a program compiled with it off."""
+cluster, two-iteration prefetching loops, mma.sync dots): their values are part of every key, so a
+run with a switch on never reads a program compiled with it off."""
 
 
 def compile_environment() -> str:

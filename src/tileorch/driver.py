@@ -75,6 +75,23 @@ def lower_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule
     return lower_tileaa_program(module, ctx, arch, schedule, config, remarks)
 
 
+def _compute_capability(module: ModuleOp) -> int | None:
+    """The SM the ``nv_tileaa`` module targets (``nv_tileaa.compute_capability``), if it says."""
+    cc = module.attributes.get("nv_tileaa.compute_capability")
+    return cc.sm.data if cc is not None and hasattr(cc, "sm") else None
+
+
+def _simt_dots(module: ModuleOp) -> str:
+    """How the SIMT path computes the dots of ``module`` (the refusal remark's last words): on
+    ``mma.sync`` when every dot has an atom (``tileaa_to_simt/mma.py``), else slowly."""
+    from tileorch.transforms.tileaa_to_simt.mma import MmaPlan, plan_dot
+
+    sm = _compute_capability(module)
+    if all(isinstance(plan_dot(op, sm), MmaPlan) for op in module.walk() if op.name == "nv_tileaa.dot"):
+        return "the SIMT path compiles it, its dots on mma.sync tensor cores (no TMA/WGMMA pipeline)"
+    return "the SIMT path compiles it, slowly (scalar FMA loops for a dot mma.sync does not take)"
+
+
 def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule: str = "persistent",
                          config: str = "", remarks: list[str] | None = None) -> tuple[str, ModuleOp]:
     """Lower an ``nv_tileaa`` module (a tile program: ``examples/tile_gemm.mlir``, the
@@ -143,17 +160,21 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
         except LocatedError as exc:
             if config:
                 raise
-            remarks.append(f"{exc} [the tensor-core path refused this kernel: the SIMT path compiles it, slowly]")
+            remarks.append(f"{exc} [the tensor-core path refused this kernel: {_simt_dots(fallback)}]")
         except Exception as exc:  # noqa: BLE001 - a tier bug must not stop a program the SIMT path compiles
             if config:
                 raise
             names = ", ".join(f.sym_name.data for f in fallback.walk() if isinstance(f, FuncOp))
             remarks.append(f"warning: internal error in the TileAS tier on {names or 'the kernel'} "
                            f"({type(exc).__name__}: {exc}); this is a tileorch bug, please report it "
-                           "[the tensor-core path refused this kernel: the SIMT path compiles it, slowly]")
+                           f"[the tensor-core path refused this kernel: {_simt_dots(fallback)}]")
     from tileorch.transforms.tileaa_to_simt.layout import layout_remarks
 
     remarks.extend(layout_remarks(fallback))
+    if has_dot:
+        from tileorch.transforms.tileaa_to_simt.mma import dot_remarks
+
+        remarks.extend(dot_remarks(fallback, _compute_capability(fallback)))
     refusal = [r for r in remarks if "tensor-core path refused" in r]
     from tileorch.transforms.tileaa_to_simt.hoist_reductions import hoist_loop_reductions
 

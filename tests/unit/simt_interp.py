@@ -327,8 +327,22 @@ class Interpreter:
                 else:
                     src = warp | (arg.astype(np.int64) & 31)
                 put(x[src])
+            elif intr == "llvm.nvvm.f2tf32.rn":  # cvt.rn.tf32.f32: nearest, ties to even, at 13 bits
+                bits = ins[0].astype(np.float32).view(np.uint32).astype(np.int64)
+                put(_wrap(((bits + 0xFFF + ((bits >> 13) & 1)) >> 13) << 13, 32))
             else:
                 raise SimtError(f"intrinsic {intr}")
+        elif name == "nvvm.ldmatrix":
+            if not _whole_warps(mask):
+                raise SimtError("ldmatrix with inactive lanes")
+            put(self.ldmatrix(op.num.value.data, ins[0], mask))
+        elif name == "llvm.bitcast" and isinstance(rt, VectorType):  # i32 -> vector<2xf16>
+            words = _wrap(ins[0], 32).astype(np.int32)
+            put(words.view(np.float16).reshape(T, 2))
+        elif name == "nvvm.mma.sync":
+            if not _whole_warps(mask):
+                raise SimtError("mma.sync with inactive lanes")
+            put(mma_sync(op, ins, mask))
         elif name == "llvm.mlir.addressof":
             put(np.full(T, SHARED_BASE, np.int64))
         elif name == "llvm.getelementptr":
@@ -405,6 +419,28 @@ class Interpreter:
         else:
             raise SimtError(f"op {name} not modelled")
 
+    def ldmatrix(self, num: int, addrs, mask) -> np.ndarray:
+        """``ldmatrix.sync.aligned.m8n8.x{num}.shared.b16`` as the PTX ISA states it: lanes
+        ``8j..8j+7`` address the rows (8 x 16 bits, 16-byte aligned) of matrix ``j``; lane ``l``
+        receives the elements ``2 (l % 4)`` and ``2 (l % 4) + 1`` of row ``l / 4`` of each matrix
+        (the lower-indexed element in the lower half).  Inactive warps load nothing."""
+        out = np.zeros((self.T, num), np.int64)
+        for w in range(self.T // 32):
+            if not mask[32 * w]:
+                continue
+            for j in range(num):
+                rows = []
+                for r in range(8):
+                    a = int(addrs[32 * w + 8 * j + r])
+                    if a % 16:
+                        raise SimtError(f"ldmatrix row address {a:#x} is not 16-byte aligned")
+                    raw, off = self._region(a, 16)
+                    rows.append(np.frombuffer(raw[off:off + 16].tobytes(), np.uint16))
+                for lane in range(32):
+                    lo, hi = rows[lane // 4][2 * (lane % 4)], rows[lane // 4][2 * (lane % 4) + 1]
+                    out[32 * w + lane, j] = _wrap(int(lo) | (int(hi) << 16), 32)
+        return out if num > 1 else out[:, 0]
+
     def region(self, region, env, mask):
         if not region.blocks:
             return []
@@ -438,7 +474,87 @@ class Interpreter:
                 raise SimtError(f"inline asm {text!r}")
 
 
-__all__ = ["Interpreter", "Memory", "SimtError"]
+# ---------------------------------------------------------------- mma.sync
+# The fragment layouts of ``mma.sync.aligned.m16n8k{8,16,32}.row.col`` as the PTX ISA states them
+# ("Matrix Fragments for mma.m16n8k8 / m16n8k16 / m16n8k32"), element by element: with
+# ``g = laneid >> 2`` (groupID) and ``t = laneid % 4`` (threadID_in_group), element ``i`` of a
+# thread's fragment (registers in order, the lower-indexed element in the lower bits of a register)
+# is at (row, column):
+
+
+def _frag_a(k: int, g: int, t: int, i: int) -> tuple[int, int]:
+    if k == 8:  # tf32: a0..a3, one per register
+        return g + 8 * (i % 2), t + 4 * (i // 2)
+    if k == 16:  # f16/bf16: a0..a7, two per register
+        return g + 8 * ((i // 2) % 2), 2 * t + (i & 1) + 8 * (i >= 4)
+    return g + 8 * ((i // 4) % 2), 4 * t + (i & 3) + 16 * (i >= 8)  # 8-bit: a0..a15, four per register
+
+
+def _frag_b(k: int, g: int, t: int, i: int) -> tuple[int, int]:
+    if k == 8:
+        return t + 4 * i, g
+    if k == 16:
+        return 2 * t + (i & 1) + 8 * (i >= 2), g
+    return 4 * t + (i & 3) + 16 * (i >= 4), g
+
+
+def _frag_c(g: int, t: int, i: int) -> tuple[int, int]:
+    return g + 8 * (i >= 2), 2 * t + (i & 1)
+
+
+def _elements(x: np.ndarray, ptx: str) -> list:
+    """The elements one register ``x`` (a thread's value) holds, lowest bits first."""
+    if ptx == "f16":  # vector<2xf16>
+        return [float(v) for v in x]
+    word = int(x) & 0xFFFFFFFF
+    if ptx == "bf16":
+        return [float(np.uint32((word >> s & 0xFFFF) << 16).view(np.float32)) for s in (0, 16)]
+    if ptx == "tf32":  # the low 13 bits are not read
+        return [float(np.uint32(word & ~0x1FFF).view(np.float32))]
+    raw = [word >> s & 0xFF for s in (0, 8, 16, 24)]
+    if ptx == "u8":
+        return raw
+    if ptx == "s8":
+        return [b - 256 if b >= 128 else b for b in raw]
+    raise SimtError(f"mma.sync on {ptx} operands is not modelled")
+
+
+def mma_sync(op, ins, mask) -> np.ndarray:
+    """``nvvm.mma.sync``: each warp's 16 x K A and K x 8 B gathered from its lanes' fragments,
+    ``D = A B + C`` (floats summed in float64 then rounded to f32; integers exact, wrapped to
+    32 bits), D scattered back; a (threads, 4) array, one row per thread (zeros in inactive warps)."""
+    k = op.shape.k.data
+    ta, tb = op.multiplicandAPtxType.data.value, op.multiplicandBPtxType.data.value
+    na, nb = len(op.operandA), len(op.operandB)
+    regs_a, regs_b, regs_c = ins[:na], ins[na:na + nb], ins[na + nb:]
+    integer = ta in ("s8", "u8")
+    T = regs_c[0].shape[0]
+    out = np.zeros((T, 4), np.int64 if integer else np.float32)
+    for w in range(T // 32):
+        if not mask[32 * w]:
+            continue
+        A = np.zeros((16, k), object if integer else np.float64)
+        B = np.zeros((k, 8), object if integer else np.float64)
+        C = np.zeros((16, 8), object if integer else np.float64)
+        for lane in range(32):
+            tid, g, t = 32 * w + lane, lane >> 2, lane % 4
+            a = [x for r in regs_a for x in _elements(r[tid], ta)]
+            b = [x for r in regs_b for x in _elements(r[tid], tb)]
+            for i, x in enumerate(a):
+                A[_frag_a(k, g, t, i)] = x
+            for i, x in enumerate(b):
+                B[_frag_b(k, g, t, i)] = x
+            for i in range(4):
+                C[_frag_c(g, t, i)] = int(regs_c[i][tid]) if integer else float(regs_c[i][tid])
+        D = A.dot(B) + C
+        for lane in range(32):
+            for i in range(4):
+                v = D[_frag_c(lane >> 2, lane % 4, i)]
+                out[32 * w + lane, i] = _wrap(np.int64(int(v) & 0xFFFFFFFF), 32) if integer else np.float32(v)
+    return out
+
+
+__all__ = ["Interpreter", "Memory", "SimtError", "mma_sync"]
 
 
 def export_kernels(tmp_path_factory, folder: str, script: str):

@@ -147,7 +147,8 @@ def test_simt_path_reads_the_transposed_arrays_right(which):
     """The SIMT lowering of the rewritten program (the launcher's fallback) on column-major
     arrays, run by the CPU interpreter of tests/unit/simt_interp.py with the cuTile entry's own
     parameters (pointer, shape, strides as given): ragged f32 GEMM against numpy in fp64,
-    NaN-prefilled output."""
+    NaN-prefilled output.  The SIMT path runs an f32 dot as tf32 on mma.sync (as the tier's
+    WGMMA does), so the reference multiplies the operands rounded to tf32 (nearest even)."""
     import numpy as np
     from xdsl.dialects import func
 
@@ -182,4 +183,8 @@ def test_simt_path_reads_the_transposed_arrays_right(which):
     raw, off = mem.find(bases[2], c.nbytes)
     flat = np.frombuffer(raw[off:off + c.nbytes].tobytes(), np.float32)
     out = flat.reshape((n, m)).T if described[2].column_major else flat.reshape((m, n))
-    np.testing.assert_allclose(out, a.astype(np.float64) @ b, atol=1e-4, rtol=1e-5)
+    def tf32(x):
+        bits = x.view(np.uint32).astype(np.uint64)
+        return (((bits + 0xFFF + ((bits >> 13) & 1)) >> 13) << 13).astype(np.uint32).view(np.float32)
+
+    np.testing.assert_allclose(out, tf32(a).astype(np.float64) @ tf32(b), atol=1e-4, rtol=1e-5)

@@ -92,6 +92,13 @@ FP8_CONVERSIONS = tuple(f"llvm.nvvm.{n}" for kind in ("e4m3", "e5m2")
 """fp8 <-> f32/f16 pairs (PTX ``cvt.rn.satfinite.e4m3x2.f32``, ``cvt.rn.f16x2.e4m3x2``; sm_89+):
 the SIMT lowering's fp8 loads, stores and conversions."""
 
+MMA_SYNC = ("llvm.nvvm.mma.m16n8k16.row.col.f32.f32", "llvm.nvvm.mma.m16n8k16.row.col.bf16",
+            "llvm.nvvm.mma.m16n8k8.row.col.tf32",
+            *(f"llvm.nvvm.mma.m16n8k32.row.col.{s}" for s in ("s8", "u8", "s8.u8", "u8.s8")),
+            *(f"llvm.nvvm.ldmatrix.sync.aligned.m8n8.x{n}.b16" for n in (1, 2, 4)))
+"""The warp-level ``mma.sync`` intrinsics the SIMT lowering's dots use (f16 -> f32, bf16, tf32, s8/u8)
+and the ``ldmatrix`` loads of their fragments."""
+
 KNOWN_INTRINSICS: frozenset[str] = frozenset(
     [
         *(f"llvm.nvvm.read.ptx.sreg.{r}" for r in SREG32 + SREG64),
@@ -122,6 +129,7 @@ KNOWN_INTRINSICS: frozenset[str] = frozenset(
         "llvm.nvvm.shfl.sync.down.i32",
         *FP8_CONVERSIONS,
         "llvm.nvvm.f2tf32.rn",
+        *MMA_SYNC,
         "llvm.nvvm.exit",
         "llvm.debugtrap",
         "llvm.trap",

@@ -14,7 +14,11 @@ Names, operand order, property names and custom syntax follow upstream MLIR's
 * ``%d = nvvm.wgmma.mma_async %descA, %descB, %c, #nvvm.shape<m = 64, n = N, k = 16>,
   D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>] : !llvm.struct<...> -> !llvm.struct<...>``;
 * ``nvvm.stmatrix %p, %r0, ... layout = <row>, shape = <m = 8, n = 8>, element_type = <b16> : !llvm.ptr<3>, i32, ...``;
-* ``nvvm.griddepcontrol wait`` / ``launch_dependents``.
+* ``nvvm.griddepcontrol wait`` / ``launch_dependents``;
+* ``%r = nvvm.ldmatrix %p`` (generic syntax here): ``ldmatrix.sync.aligned.m8n8.x{1,2,4}.shared.b16``;
+* ``%d = nvvm.mma.sync`` (generic syntax here): one warp's ``mma.sync.aligned.m16n8kK.row.col``,
+  operands ``A``, ``B``, ``C`` (the thread's fragment registers), the result an ``!llvm.struct`` of
+  the D fragment; ``shape``, ``layoutA``/``layoutB`` and ``multiplicandAPtxType``/``...BPtxType``.
 
 Verifiers check what the hardware requires (PTX ISA): WGMMA shapes m64nNk16 for f16/bf16 with
 N a multiple of 8 in [8, 256], an accumulator struct of N/2 ``f32`` (N/4 ``f16``... as ``i32``
@@ -26,7 +30,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from xdsl.dialects.builtin import I32, I64, Float32Type, IntAttr, IntegerType, UnitAttr, i1, i32, i64
+from xdsl.dialects.builtin import (I32, I64, Float16Type, Float32Type, IntAttr, IntegerAttr, IntegerType, UnitAttr,
+                                   VectorType, i1, i32, i64)
 from xdsl.dialects.llvm import LLVMPointerType, LLVMStructType
 from xdsl.ir import Attribute, ParametrizedAttribute, SSAValue
 from xdsl.irdl import (AttrSizedOperandSegments, IRDLOperation, ParsePropInAttrDict, irdl_attr_definition,
@@ -135,6 +140,23 @@ class WGMMAScaleOut(StrEnum):
 
 
 WGMMAScaleOutAttr = enum_attr("nvvm.wgmma_scale_out", WGMMAScaleOut, AngleBracketEnum, doc="``#nvvm.wgmma_scale_out<one>``")
+
+
+class MMATypes(StrEnum):
+    """Element types of ``mma.sync`` operands (upstream ``#nvvm.mma_type``)."""
+
+    F16 = "f16"
+    BF16 = "bf16"
+    TF32 = "tf32"
+    F32 = "f32"
+    S8 = "s8"
+    U8 = "u8"
+    S32 = "s32"
+    E4M3 = "e4m3"
+    E5M2 = "e5m2"
+
+
+MMATypesAttr = enum_attr("nvvm.mma_type", MMATypes, AngleBracketEnum, doc="``#nvvm.mma_type<f16>``")
 
 
 class MMALayout(StrEnum):
@@ -753,6 +775,14 @@ class WgmmaMmaAsyncOp(IRDLOperation):
 # --------------------------------------------------------------------------- stmatrix, PDL
 
 
+def _check_matrices(op, what: str, count_error: str, count: int) -> None:
+    """``stmatrix``/``ldmatrix``: 1, 2 or 4 matrices of the m8n8 b16 shape."""
+    if count not in (1, 2, 4):
+        raise VerifyException(f"{what} {count_error}")
+    if (op.shape.m.data, op.shape.n.data) != (8, 8) or op.eltType.data != LdStMatrixEltType.B16:
+        raise VerifyException(f"only the m8n8 b16 {what} is supported on sm_90")
+
+
 @irdl_op_definition
 class StMatrixOp(IRDLOperation):
     """``stmatrix.sync.aligned.m8n8.xN[.trans].shared.b16``: each of N 8x8 b16 matrices is held
@@ -775,10 +805,8 @@ class StMatrixOp(IRDLOperation):
 
     def verify_(self) -> None:
         check_space(self.ptr, (SHARED,), "stmatrix address")
-        if len(self.sources) not in (1, 2, 4):
-            raise VerifyException(f"stmatrix stores 1, 2 or 4 matrices, got {len(self.sources)} sources")
-        if (self.shape.m.data, self.shape.n.data) != (8, 8) or self.eltType.data != LdStMatrixEltType.B16:
-            raise VerifyException("only the m8n8 b16 stmatrix is supported on sm_90")
+        _check_matrices(self, "stmatrix", f"stores 1, 2 or 4 matrices, got {len(self.sources)} sources",
+                        len(self.sources))
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -841,6 +869,103 @@ class GriddepcontrolOp(IRDLOperation):
         return op
 
 
+MMA_SYNC_SHAPES = {
+    MMATypes.F16: (16, 8, 16), MMATypes.BF16: (16, 8, 16), MMATypes.TF32: (16, 8, 8), MMATypes.S8: (16, 8, 32),
+    MMATypes.U8: (16, 8, 32), MMATypes.E4M3: (16, 8, 32), MMATypes.E5M2: (16, 8, 32),
+}
+"""The one ``mma.sync`` shape :class:`MmaSyncOp` takes per input type (PTX ISA, sm_80+; e4m3/e5m2 sm_89+)."""
+MMA_SYNC_INT = (MMATypes.S8, MMATypes.U8)
+MMA_SYNC_FP8 = (MMATypes.E4M3, MMATypes.E5M2)
+
+
+@irdl_op_definition
+class MmaSyncOp(IRDLOperation):
+    """``D = A * B + C`` on one warp (``mma.sync.aligned.m16n8kK.row.col``), every operand in the
+    threads' registers as the PTX ISA's fragment layouts distribute it: ``A`` 4 registers (f16:
+    ``vector<2xf16>``, others ``i32`` holding 2 bf16 / 1 tf32 / 4 8-bit elements), ``B`` 2, ``C``
+    and the result struct 4 ``f32`` (``s32`` for s8/u8 inputs).  Row-major A, column-major B only.
+    All 32 lanes of the warp must execute it together."""
+
+    name = "nvvm.mma.sync"
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    operandA = var_operand_def()
+    operandB = var_operand_def()
+    operandC = var_operand_def()
+    res = result_def(LLVMStructType)
+    shape = prop_def(MMAShapeAttr)
+    layoutA = prop_def(MMALayoutAttr)
+    layoutB = prop_def(MMALayoutAttr)
+    multiplicandAPtxType = prop_def(MMATypesAttr)
+    multiplicandBPtxType = prop_def(MMATypesAttr)
+
+    def __init__(self, a, b, c, type_a: MMATypes, type_b: MMATypes | None = None):
+        type_b = type_a if type_b is None else type_b
+        m, n, k = MMA_SYNC_SHAPES[type_a]
+        acc = i32 if type_a in MMA_SYNC_INT else Float32Type()
+        super().__init__(
+            operands=[list(a), list(b), list(c)],
+            result_types=[LLVMStructType.from_type_list([acc] * 4)],
+            properties={"shape": MMAShapeAttr(m, n, k), "layoutA": MMALayoutAttr(MMALayout.ROW),
+                        "layoutB": MMALayoutAttr(MMALayout.COL), "multiplicandAPtxType": MMATypesAttr(type_a),
+                        "multiplicandBPtxType": MMATypesAttr(type_b)},
+        )
+
+    def verify_(self) -> None:
+        ta, tb = self.multiplicandAPtxType.data, self.multiplicandBPtxType.data
+        if ta not in MMA_SYNC_SHAPES:
+            raise VerifyException(f"multiplicand type {ta} is not supported (f16, bf16, tf32, s8, u8, e4m3, e5m2)")
+        same_family = (ta in MMA_SYNC_INT and tb in MMA_SYNC_INT) or (ta in MMA_SYNC_FP8 and tb in MMA_SYNC_FP8)
+        if ta != tb and not same_family:
+            raise VerifyException(f"multiplicand types {ta} and {tb} do not form an mma.sync")
+        shape = (self.shape.m.data, self.shape.n.data, self.shape.k.data)
+        if shape != MMA_SYNC_SHAPES[ta]:
+            raise VerifyException(f"{ta} inputs take shape m16n8k{MMA_SYNC_SHAPES[ta][2]}, got {shape}")
+        if self.layoutA.data != MMALayout.ROW or self.layoutB.data != MMALayout.COL:
+            raise VerifyException("only row-major A and column-major B are supported")
+        reg = VectorType(Float16Type(), [2]) if ta == MMATypes.F16 else i32
+        acc = i32 if ta in MMA_SYNC_INT else Float32Type()
+        for what, vals, n, typ in (("A", self.operandA, 4, reg), ("B", self.operandB, 2, reg),
+                                   ("C", self.operandC, 4, acc)):
+            if len(vals) != n or any(v.type != typ for v in vals):
+                raise VerifyException(f"operand {what} must be {n} values of type {typ}")
+        if list(self.res.type.types.data) != [acc] * 4:
+            raise VerifyException(f"the result must be a struct of 4 {acc}")
+
+
+@irdl_op_definition
+class LdMatrixOp(IRDLOperation):
+    """``ldmatrix.sync.aligned.m8n8.x{num}.shared.b16``: ``num`` 8x8 matrices of 16-bit elements
+    loaded by the warp, lanes ``8j..8j+7`` giving the shared addresses of matrix ``j``'s rows (16
+    bytes each); lane ``l`` receives, per matrix, the 32-bit word ``l % 4`` of row ``l / 4`` (an
+    ``i32`` for one matrix, else a struct of ``num``).  Row layout only (no ``.trans``)."""
+
+    name = "nvvm.ldmatrix"
+    ptr = operand_def(LLVMPointerType)
+    res = result_def()
+    num = prop_def(IntegerAttr)
+    layout = prop_def(MMALayoutAttr)
+    shape = prop_def(LdStMatrixShapeAttr)
+    eltType = prop_def(LdStMatrixEltTypeAttr)
+    traits = traits_def(*SIDE_EFFECTS)  # warp-collective: kept where it is
+
+    def __init__(self, ptr, num: int):
+        result = i32 if num == 1 else LLVMStructType.from_type_list([i32] * num)
+        super().__init__(operands=[ptr], result_types=[result],
+                         properties={"num": IntegerAttr(num, i32), "layout": MMALayoutAttr(MMALayout.ROW),
+                                     "shape": LdStMatrixShapeAttr(8, 8),
+                                     "eltType": LdStMatrixEltTypeAttr(LdStMatrixEltType.B16)})
+
+    def verify_(self) -> None:
+        check_space(self.ptr, (SHARED,), "ldmatrix address")
+        num = self.num.value.data
+        _check_matrices(self, "ldmatrix", f"loads 1, 2 or 4 matrices, got {num}", num)
+        if self.layout.data != MMALayout.ROW:
+            raise VerifyException("only the row layout (no .trans) is supported")
+        want = i32 if num == 1 else LLVMStructType.from_type_list([i32] * num)
+        if self.res.type != want:
+            raise VerifyException(f"the result of {num} matrices must be {want}, got {self.res.type}")
+
+
 PAYLOAD_OPS = [
     CpAsyncBulkTensorGlobalToSharedClusterOp,
     CpAsyncBulkTensorSharedCTAToGlobalOp,
@@ -848,6 +973,8 @@ PAYLOAD_OPS = [
     CpAsyncBulkTensorPrefetchOp,
     PrefetchOp,
     WgmmaMmaAsyncOp,
+    MmaSyncOp,
+    LdMatrixOp,
     StMatrixOp,
     GriddepcontrolOp,
 ]
@@ -855,5 +982,5 @@ PAYLOAD_OPS = [
 PAYLOAD_ATTRS = [
     TMALoadModeAttr, TMAStoreModeAttr, TMAReduxKindAttr, WGMMATypeAttr, WGMMAScaleInAttr,
     WGMMAScaleOutAttr, MMALayoutAttr, LdStMatrixEltTypeAttr, GridDepActionAttr, MMAShapeAttr,
-    LdStMatrixShapeAttr,
+    LdStMatrixShapeAttr, MMATypesAttr,
 ]

@@ -3,7 +3,9 @@
 One small function per op, collected by :func:`lowerings` (merged into
 :data:`tileorch.transforms.nvvm_to_llvm.LOWERINGS`).  ``nvvm.wgmma.mma_async`` has no intrinsic and becomes side-effecting inline
 asm whose ``=f`` outputs are tied to the accumulator inputs (``0``..``N-1``), so the fragment
-stays in the same registers across k-steps.  A CTA-only TMA load (``g2s.cta``) needs PTX 8.6.
+stays in the same registers across k-steps.  ``nvvm.mma.sync`` is an ``llvm.nvvm.mma.*`` intrinsic,
+inline asm for e4m3/e5m2 inputs (LLVM 22 has no intrinsic for them); ``nvvm.ldmatrix`` the
+``llvm.nvvm.ldmatrix.sync.aligned.m8n8.x{1,2,4}.b16`` intrinsic.  A CTA-only TMA load (``g2s.cta``) needs PTX 8.6.
 """
 
 from __future__ import annotations
@@ -84,7 +86,45 @@ def lowerings() -> dict:
     def _wgmma(op, e):
         return e.add(wgmma_inline_asm(op, e)).results[0]
 
+    @lowering(P.LdMatrixOp)
+    def _ldmatrix(op, e):
+        return e.call(f"llvm.nvvm.ldmatrix.sync.aligned.m8n8.x{op.num.value.data}.b16", [op.ptr], op.res.type)
+
+    @lowering(P.MmaSyncOp)
+    def _mma_sync(op, e):
+        args = [*op.operandA, *op.operandB, *op.operandC]
+        name = mma_sync_intrinsic(op)
+        if name is not None:
+            return e.call(name, args, op.res.type)
+        return e.add(llvm.InlineAsmOp(mma_sync_asm_text(op), ",".join(["=f"] * 4 + ["r"] * 6 + ["f"] * 4), args,
+                                      [op.res.type], has_side_effects=True)).results[0]  # kept in place: warp-wide
+
     return table
+
+
+def mma_sync_intrinsic(op: P.MmaSyncOp) -> str | None:
+    """The LLVM 22 intrinsic of an ``nvvm.mma.sync`` (``llvm.nvvm.mma.m16n8kK.row.col.<signature>``:
+    f16 names its D and C types, bf16/tf32 their input type, s8/u8 both inputs when they differ),
+    or None for e4m3/e5m2 inputs, which LLVM 22 has no intrinsic for."""
+    ta, tb = op.multiplicandAPtxType.data, op.multiplicandBPtxType.data
+    shape = f"m{op.shape.m.data}n{op.shape.n.data}k{op.shape.k.data}"
+    if ta in P.MMA_SYNC_FP8:
+        return None
+    if ta == P.MMATypes.F16:
+        signature = "f32.f32"
+    elif ta in P.MMA_SYNC_INT:
+        signature = ta.value if ta == tb else f"{ta.value}.{tb.value}"
+    else:
+        signature = ta.value
+    return f"llvm.nvvm.mma.{shape}.row.col.{signature}"
+
+
+def mma_sync_asm_text(op: P.MmaSyncOp) -> str:
+    """The PTX of an ``nvvm.mma.sync`` of e4m3/e5m2 inputs (sm_89+, PTX ISA 8.4; no LLVM intrinsic):
+    ``$0..$3`` D (f32), ``$4..$7`` A, ``$8..$9`` B, ``$10..$13`` C."""
+    ta, tb = op.multiplicandAPtxType.data.value, op.multiplicandBPtxType.data.value
+    return (f"mma.sync.aligned.m16n8k32.row.col.f32.{ta}.{tb}.f32 {{$0, $1, $2, $3}}, {{$4, $5, $6, $7}}, "
+            "{$8, $9}, {$10, $11, $12, $13};")
 
 
 def wgmma_asm_text(op: P.WgmmaMmaAsyncOp) -> tuple[str, str]:

@@ -1,7 +1,8 @@
 // RUN: tileorch-opt %s -p convert-nv-tileaa-to-simt | filecheck %s
 
-// The SIMT lowering of an integer dot (cuda_tile.mmai: int8/uint8 tiles, i32 accumulator), the
-// path a program takes when the tensor-core tier refuses it: each operand widens to i32 by its
+// The SIMT lowering of an integer dot (cuda_tile.mmai: int8/uint8 tiles, i32 accumulator) in a
+// module that names no target (no nv_tileaa.compute_capability: mma.sync needs sm_80, so the
+// scalar loop; int8_dot_mma.mlir is the same dot on sm_90): each operand widens to i32 by its
 // signedness (uint8 A zero-extends, int8 B sign-extends), products and sums in i32.
 // CHECK-LABEL: func.func @int8_dot
 // CHECK: scf.for

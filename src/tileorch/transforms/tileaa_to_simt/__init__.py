@@ -2,7 +2,7 @@
 
 The general path below the tile tier, for kernels the warp-specialized GEMM lowering
 (``convert-nv-tileas-to-cutlass``) does not take: elementwise math, reductions, scans,
-softmax/layernorm-style rows, transposes, small dots.  Contract:
+softmax/layernorm-style rows, transposes, dots (on mma.sync tensor cores).  Contract:
 
 * one CTA per tile program, ``32 * num_worker_warps`` threads (``nv_tileaa.kernel_spec``,
   default 4 warps; without the program's hint, sized to its tiles: ``layout.choose_threads``); the grid is the tile program grid (``get_program_id`` = ``%ctaid``);
@@ -24,7 +24,10 @@ softmax/layernorm-style rows, transposes, small dots.  Contract:
   held by every thread (``Tile.replicated``), so broadcasting it back is free;
 * ``scan`` is a parallel prefix in registers (``scan.py``: in-thread, ``shfl.sync.up`` across
   lanes, one shared-memory step across warps) for power-of-two shapes;
-* ``broadcast``, ``permute``, ``extract``, ``extract_slice``, ``cat``, ``scan`` (other shapes) and ``dot``
+* ``dot`` runs on tensor cores, warp-level ``mma.sync`` over its operands staged in shared memory
+  in fragment-friendly form (``mma.py``: f16, bf16, tf32/f32, i8, fp8 on sm_80+/sm_89+), else (other
+  types, older targets) as one scalar FMA loop per accumulator slot over the operands staged as below;
+* ``broadcast``, ``permute``, ``extract``, ``extract_slice``, ``cat`` and ``scan`` (other shapes)
   exchange their operands through one shared-memory scratch array (``bar.sync`` before each
   write and after each write phase; element ``f`` at position ``f + f / 32``, so strided reads
   do not all hit one bank); ``reshape``/``expand_dims`` are free when both shapes have the
@@ -65,6 +68,7 @@ from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, SHARED_PTR, Emi
                                                      supported_element)
 from tileorch.transforms.tileaa_to_simt.hoist import MAX_HOISTED_WORDS, loads_first, split_loads_first
 from tileorch.transforms.tileaa_to_simt.layout import SimtLayout, choose_layout, choose_threads, vectorizable_access
+from tileorch.transforms.tileaa_to_simt.mma import MmaDotLowering, MmaPlan, plan_dot
 from tileorch.transforms.tileaa_to_simt.pointers import PointerLowering
 from tileorch.transforms.tileaa_to_simt.prefetch import WRITES, prefetchable_loads, unrolled
 from tileorch.transforms.tileaa_to_simt.scan import ScanLowering
@@ -130,7 +134,7 @@ def _padding(e: Emitter, kind: str, typ: Attribute) -> SSAValue:
     return e.const(0, typ)
 
 
-class FunctionLowering(PointerLowering, ScanLowering):
+class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
     """Lower one ``nv_tileaa.func`` into a ``func.func`` kernel."""
 
     def __init__(self, fn: TileFuncOp, sm: int | None = None):
@@ -1394,7 +1398,13 @@ class FunctionLowering(PointerLowering, ScanLowering):
             self.vals[res] = Tile(shape, srcs[k].element, [vals[k] for vals in per_slot])
 
     def op_nv_tileaa_dot(self, e, op):
+        """On tensor cores (``mma.sync``, ``mma.py``) where :func:`plan_dot` finds an atom for the
+        operand types and target; else one scalar FMA loop over K per accumulator slot."""
         a, b_, acc = self.tile(op.lhs), self.tile(op.rhs), self.tile(op.acc)
+        plan = plan_dot(op, self.sm)
+        if isinstance(plan, MmaPlan):
+            self.vals[op.results[0]] = self._dot_on_mma(e, plan, a, b_, acc)
+            return
         signed_a, signed_b = dot_signedness(op)  # integer operands: zero-extend unsigned ones
         offs = self._stage(e, [a, b_], pad=False)
         kdim = a.shape[-1]
