@@ -112,7 +112,12 @@ class _Lowering:
         block = Block(arg_types=ins)
         for a, b in zip(e.body.block.args, block.args):
             self.vm[a] = b
-        self.run_block(e.body.block, block)
+        if any(isinstance(op, ct.IfOp) and _has_return(op) for op in e.body.block.ops):
+            saved, self.block = self.block, block
+            _exit_seq(self, list(e.body.block.ops), top=True)
+            self.block = saved
+        else:
+            self.run_block(e.body.block, block)
         hints = e.optimization_hints
         arch = _arch_key(self.cc)
         nctas = hints.get("num_cta_in_cga", arch) if hints is not None else None
@@ -467,6 +472,26 @@ def _select(L, op):
     L.bind(op, L.emit(new, op))
 
 
+# elementwise math without an nv_tileaa op: the math dialect's op on the tile (or scalar); the
+# SIMT lowering and the tier's epilogue take them element by element (tileaa_to_simt.ELEMENTWISE)
+_MATH = {ct.FloorOp: math.FloorOp, ct.CeilOp: math.CeilOp, ct.SinOp: math.SinOp, ct.CosOp: math.CosOp,
+         ct.TanOp: math.TanOp, ct.SinHOp: math.SinhOp, ct.CosHOp: math.CoshOp, ct.PowOp: math.PowFOp,
+         ct.Atan2Op: math.Atan2Op}
+
+
+def _math(L, op):
+    L.bind(op, L.emit(_MATH[type(op)](*[L.v(v) for v in op.operands]), op))
+
+
+for _c in _MATH:
+    _HANDLERS[_c] = _math
+
+
+@handles(ct.BitcastOp)
+def _bitcast(L, op):
+    L.bind(op, L.emit(arith.BitcastOp(L.v(op.source), L.type(op.result.type, op)), op))
+
+
 @handles(ct.AbsFOp)
 def _absf(L, op):
     L.bind(op, L.emit(math.AbsFOp(L.v(op.source)), op))
@@ -585,7 +610,13 @@ def _for(L, op):
     body = Block(arg_types=[L.type(a.type, op) for a in src.args])
     for a, b in zip(src.args, body.args):
         L.vm[a] = b
-    L.run_block(src, body)
+    if any(isinstance(o, ct.IfOp) and _exits_early(o, ct.ContinueOp) for o in src.ops):
+        # an early continue (cuTile's ``break`` in a ``for``: a flag and ``if flag: continue``)
+        saved, L.block = L.block, body
+        body.add_op(scf.YieldOp(*_continue_seq(L, list(src.ops), [t for t in body.arg_types[1:]])))
+        L.block = saved
+    else:
+        L.run_block(src, body)
     new = scf.ForOp(L.v(op.lowerBound), L.v(op.upperBound), L.v(op.step), [L.v(v) for v in op.initValues], body)
     L.bind(op, L.emit(new, op))
 
@@ -778,7 +809,89 @@ def _convert(L, op) -> None:
     handler = _HANDLERS.get(type(op))
     if handler is None:
         raise _unsupported(op)
-    handler(L, op)
+    try:
+        handler(L, op)
+    except VerifyException as exc:  # an attribute or op built from out-of-range input
+        raise LocatedError(op, str(exc)) from None
+
+
+def _exits_early(op: ct.IfOp, exit_class: type) -> bool:
+    """Does an ``if`` end one of its regions (directly or in a nested ``if``) with ``exit_class``
+    (``return``: leaves the kernel; ``continue``: ends the loop iteration)?"""
+    for r in op.regions:
+        for b in r.blocks:
+            for o in b.ops:
+                if isinstance(o, exit_class) or (isinstance(o, ct.IfOp) and _exits_early(o, exit_class)):
+                    return True
+    return False
+
+
+def _has_return(op: ct.IfOp) -> bool:
+    return _exits_early(op, ct.ReturnOp)
+
+
+def _bind_if_results(L, op: ct.YieldOp) -> None:
+    """The end of a flattened ``if``'s branch: the ``if``'s results are its values from here on."""
+    for r, v in zip(op.parent_op().results_, op.operands_):
+        L.vm[r] = L.v(v)
+
+
+def _continue_seq(L, ops: list, iter_types: list) -> list:
+    """Emit the ``ops`` of a ``for`` body with early continues; return the next iteration's
+    values.  At an ``if`` that continues, the ops after it move into its branches (as
+    :func:`_exit_seq` does for returns) and the ``if`` yields the next values of both."""
+    for j, op in enumerate(ops):
+        if isinstance(op, ct.ContinueOp):
+            return [L.v(v) for v in op.operands_]
+        if isinstance(op, ct.YieldOp):
+            _bind_if_results(L, op)
+            continue
+        if isinstance(op, ct.IfOp) and _exits_early(op, ct.ContinueOp):
+            rest = ops[j + 1:]
+            regions = []
+            for src in (op.thenRegion, op.elseRegion):
+                b = Block()
+                saved, L.block = L.block, b
+                b.add_op(scf.YieldOp(*_continue_seq(L, (list(src.blocks[0].ops) if src.blocks else []) + rest,
+                                                    iter_types)))
+                L.block = saved
+                regions.append(Region(b))
+            return list(L.emit(scf.IfOp(L.v(op.condition), iter_types, regions[0], regions[1]), op).results)
+        _convert(L, op)
+    # unreachable for a verified loop: its body ends with 'continue'
+    raise LocatedError(ops[-1], "convert-cudatile-to-tileaa: a loop body path that does not end with 'continue'")
+
+
+def _exit_seq(L, ops: list, top: bool) -> None:
+    """Emit the kernel-level ``ops`` of a kernel with early exits (``if c: return``): at an ``if``
+    that returns, the ops after it move into the branches that fall through, so each path ends at
+    its ``return``; an ``if``'s ``yield`` in such a sequence binds the ``if``'s results to its
+    values for the ops that follow it.  ``top``: ``ops`` end the kernel's body (its ``return``
+    is the function's), else an ``scf.if`` branch (the ``return`` ends the branch)."""
+    for j, op in enumerate(ops):
+        if isinstance(op, ct.ReturnOp):
+            if op.operands_:
+                raise _unsupported(op, "with values")
+            L.emit(aa.ReturnOp() if top else scf.YieldOp(), op)
+            return
+        if isinstance(op, ct.YieldOp):  # the end of a flattened if's branch: its results
+            _bind_if_results(L, op)
+            continue
+        if isinstance(op, ct.IfOp) and _has_return(op):
+            rest = ops[j + 1:]
+            regions = []
+            for src in (op.thenRegion, op.elseRegion):
+                b = Block()
+                saved, L.block = L.block, b
+                _exit_seq(L, (list(src.blocks[0].ops) if src.blocks else []) + rest, top=False)
+                L.block = saved
+                regions.append(Region(b))
+            L.emit(scf.IfOp(L.v(op.condition), [], regions[0], regions[1]), op)
+            L.emit(aa.ReturnOp() if top else scf.YieldOp(), op)
+            return
+        _convert(L, op)
+    # unreachable for a verified kernel: its body ends with 'return', which ends every path here
+    raise LocatedError(ops[-1], "convert-cudatile-to-tileaa: a kernel path that does not end with 'return'")
 
 
 @handles(ct.LoopOp)
