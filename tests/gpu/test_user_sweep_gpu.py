@@ -19,7 +19,8 @@ NAN = float("nan")
 SENTINEL = -(2**31)
 TAIL = 1024
 DT = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32, "float64": torch.float64,
-      "int8": torch.int8, "int16": torch.int16, "int32": torch.int32, "int64": torch.int64, "bool_": torch.bool}
+      "int8": torch.int8, "int16": torch.int16, "int32": torch.int32, "int64": torch.int64, "bool_": torch.bool,
+      "uint8": torch.uint8}
 
 
 def _gen(seed: int):
@@ -383,6 +384,77 @@ def test_trig_zoo():
 def test_row_norms_unrolled():
     x = randn((5, 1000), "float16", 67)
     close(run("row_norms_unrolled", {0: x})[1], x.double().norm(dim=1), atol=1e-3, rtol=1e-4)
+
+
+def test_embedding_rows():
+    table = randn((50, 64), "bfloat16", 70)
+    ids = torch.randint(0, 50, (32,), device="cuda", generator=_gen(71), dtype=torch.int32)
+    ids[:3] = torch.tensor([-1, 50, 49], device="cuda", dtype=torch.int32)
+    ok = ((ids >= 0) & (ids < 50))[:, None]
+    ref = torch.where(ok, table[ids.clamp(0, 49).long(), 16:48], torch.zeros((), device="cuda", dtype=torch.bfloat16))
+    assert torch.equal(run("embedding_rows", {0: table, 1: ids})[2], ref)
+
+
+def test_scatter_columns():
+    src = randn((12, 16), seed=72)
+    cols = torch.randperm(40, device="cuda", generator=_gen(73))[:16].int()
+    cols[0] = 40  # out of range: dropped
+    ref = torch.full((12, 40), NAN, device="cuda")
+    ref[:, cols[1:].long()] = src[:, 1:]
+    torch.testing.assert_close(run("scatter_columns", {0: src, 1: cols})[2], ref, equal_nan=True, atol=0, rtol=0)
+
+
+def test_loop_break():
+    x = randn((1000,), seed=74)
+    x[700] = 3.0
+    found = run("loop_break", {0: x})[1]
+    tiles = [j for j in range(8) if float(x[128 * j:128 * (j + 1)].max()) > 2.5]
+    assert int(found[0]) == tiles[0]
+
+
+def test_whole_tile_sum_f64():
+    x = randn((100, 70), "float64", 75)
+    y = torch.zeros(1, device="cuda", dtype=torch.float64)
+    run("whole_tile_sum_f64", {0: x, 1: y})
+    close(y, x.sum().reshape(1), atol=1e-9)
+
+
+def test_where_scalar_branches():
+    x = randn((512,), seed=76)
+    s = torch.tensor([2.0, -1.0, 2.0, -1.0], device="cuda").repeat_interleave(128)
+    u = torch.where(x > 0, torch.ones_like(x), x) * s + torch.remainder(x, 0.75)
+    close(run("where_scalar_branches", {0: x})[1].float(), torch.exp(u.half().float() * 0.5), atol=2e-2, rtol=2e-3)
+
+
+def test_argmax_keepdims_3d():
+    x = randn((2, 8, 16), seed=77)
+    args = run("argmax_keepdims_3d", {0: x})
+    assert torch.equal(args[1].long(), x.argmax(2))
+    close(args[2], x.double().sum(1), atol=1e-5)
+
+
+def test_int8_wrap():
+    g = _gen(78)
+    a = torch.randint(-128, 128, (256,), device="cuda", generator=g, dtype=torch.int8)
+    b = torch.randint(0, 256, (256,), device="cuda", generator=g, dtype=torch.uint8)
+    ref = (a * a + b.to(torch.int8)).float() * 0.5
+    assert torch.equal(run("int8_wrap", {0: a, 1: b})[2], ref)
+
+
+def test_persistent_rows():
+    x = randn((37, 300), seed=79)
+    ref = x.max(1).values.clamp(min=0) - x.min(1).values.clamp(max=0)  # the tile's zero padding counts
+    close(run("persistent_rows", {0: x})[1], ref, atol=1e-6)
+
+
+def test_mm_narrow_n():
+    a, b = randn((256, 128), "float16", 80), randn((128, 48), "float16", 81)
+    _gemm_rel(run("mm_narrow_n", {0: a, 1: b})[2], a.float() @ b.float())
+
+
+def test_pos_inf_padding_min():
+    x = randn((3, 100), seed=82)
+    assert torch.equal(run("pos_inf_padding_min", {0: x})[1], x.min(1).values)
 
 
 def test_every_compiling_program_is_run_here():

@@ -366,3 +366,20 @@ def test_persistent_rows():
 def test_pos_inf_padding_min():
     x = _f((3, 100))
     np.testing.assert_array_equal(run("pos_inf_padding_min", {0: x})[1], x.min(1))
+
+
+def test_embedding_rows():
+    table = _f((50, 64), "bfloat16")
+    ids = RNG.integers(0, 50, 32).astype(np.int32)
+    ids[:3] = [-1, 50, 49]  # out of range: the zero padding
+    ref = np.where(((ids >= 0) & (ids < 50))[:, None], table[np.clip(ids, 0, 49), 16:48], 0.0)
+    np.testing.assert_array_equal(run("embedding_rows", {0: table, 1: ids})[2], ref)
+
+
+def test_scatter_columns():
+    src = _f((12, 16))
+    cols = RNG.permutation(40)[:16].astype(np.int32)
+    cols[0] = 40  # out of range: dropped
+    ref = np.full((12, 40), np.nan, np.float32)
+    ref[:, cols[1:]] = src[:, 1:]
+    np.testing.assert_array_equal(run("scatter_columns", {0: src, 1: cols})[2], ref)

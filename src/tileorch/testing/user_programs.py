@@ -872,7 +872,20 @@ def pos_inf_padding_min(x, y, n: ct.Constant[int]):
 
 
 _add("embedding_rows", embedding_rows, [((50, 64), "bfloat16"), ((32,), "int32"), ((32, 32), "bfloat16"), 32, 8, 16],
-     (4,), "error", error="'cuda_tile.make_gather_scatter_view' is not supported yet", outputs=(2,))
+     (4,), "simt", outputs=(2,))
+
+
+@ct.kernel
+def scatter_columns(src, cols, out, rows: ct.Constant[int], k: ct.Constant[int]):
+    """``out[r, cols[j]] = src[r, j]`` for a block of rows through ``ct.store_advanced_indexing``
+    (the sparse dimension is axis 1; column indices out of range are dropped)."""
+    i = ct.bid(0)
+    c = ct.load(cols, index=(0,), shape=(k,))
+    ct.store_advanced_indexing(out, (ct.Slice(i * rows, rows), c), ct.load(src, index=(i, 0), shape=(rows, k)))
+
+
+_add("scatter_columns", scatter_columns, [((12, 16), "float32"), ((16,), "int32"), ((12, 40), "float32"), 4, 16],
+     (3,), "simt", outputs=(2,))
 CUTILE_REFUSES["reverse_loop_sum"] = (reverse_loop_sum, [((1000,), "float32"), ((128,), "float32"), 128],
                                       "Step must be positive")
 _add("loop_break", loop_break, [((1000,), "float32"), ((1,), "int32"), 2.5, 128], (1,), "simt", outputs=(1,))

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith, math, scf
 from xdsl.dialects.builtin import (BoolAttr, DenseArrayBase, DenseIntOrFPElementsAttr, FloatAttr, FunctionType,
-                                   IntegerAttr, IntegerType, ModuleOp, StringAttr, TensorType, UnitAttr, i32)
+                                   IntegerAttr, IntegerType, ModuleOp, StringAttr, TensorType, UnitAttr, i32, i64)
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import VerifyException
@@ -271,10 +271,121 @@ def _mem_props(L, op, new) -> None:
             new.properties["allow_tma"] = BoolAttr.from_bool(bool(allow))
 
 
+# ---------------------------------------------------------------------- gather/scatter views
+# cuTile 1.7's load_advanced_indexing / store_advanced_indexing: a view whose sparse dimension is
+# indexed by a 1-D tile of element indices and whose other dimensions by element offsets; lowered
+# to a pointer tile (base + sum of index * stride) and a masked pointer load/store, each element in
+# bounds on every dimension or masked (a load's masked elements take the view's padding value)
+_PADDING = {"zero": 0.0, "neg_zero": -0.0, "nan": float("nan"), "pos_inf": float("inf"), "neg_inf": float("-inf")}
+
+
+@handles(ct.MakeGatherScatterViewOp)
+def _gather_scatter_view(L, op):
+    """Nothing to emit: its loads and stores read the view's tensor view (:func:`_gather_pointers`)."""
+
+
+def _full(L, x: SSAValue, shape: list, op) -> SSAValue:
+    """Scalar ``x`` as a tensor of ``shape``."""
+    one = L.emit(aa.SplatOp.build(operands=[x], result_types=[TensorType(x.type, [1] * len(shape))]), op).results[0]
+    return L.emit(aa.BroadcastOp.build(operands=[one], result_types=[TensorType(x.type, shape)]), op).results[0]
+
+
+def _along(L, v: SSAValue, d: int, shape: list, op) -> SSAValue:
+    """The 1-D tensor ``v`` (extent ``shape[d]``) along dimension ``d`` of a ``shape`` tensor."""
+    cur, cur_shape = v, [shape[d]]
+    for i in range(len(shape)):
+        if i != d:
+            cur_shape.insert(i, 1)
+            cur = L.emit(aa.ExpandDimsOp.build(operands=[cur], result_types=[TensorType(v.type.element_type,
+                                                                                        list(cur_shape))],
+                                               properties={"dim": IntegerAttr(i, 32)}), op).results[0]
+    if cur_shape != list(shape):
+        cur = L.emit(aa.BroadcastOp.build(operands=[cur], result_types=[TensorType(v.type.element_type, shape)]),
+                     op).results[0]
+    return cur
+
+
+def _i64(L, x: SSAValue, op) -> SSAValue:
+    t = x.type
+    e = t.element_type if isinstance(t, TensorType) else t
+    if e == i64:
+        return x
+    if isinstance(t, TensorType):
+        return L.emit(tops.ExtSIOp(x, TensorType(i64, list(t.get_shape()))), op).results[0]
+    return L.emit(arith.ExtSIOp(x, i64), op).results[0]
+
+
+def _tensor_view_facts(L, view: SSAValue, op) -> tuple[SSAValue, list, list]:
+    """(base pointer, extents, strides) of the tensor view under a gather/scatter view, each extent
+    and stride an i64 scalar (a static one a constant)."""
+    mtv = view.owner.tensor_view.owner if isinstance(view.owner, ct.MakeGatherScatterViewOp) else None
+    if not isinstance(mtv, ct.MakeTensorViewOp):
+        raise _unsupported(op, "on a gather/scatter view of a tensor view that is not made in the kernel")
+    tv = mtv.result.type
+    dyn = {"shape": iter(mtv.dynamicShape), "strides": iter(mtv.dynamicStrides)}
+
+    def values(static, kind):
+        return [_i64(L, L.v(next(dyn[kind])), op) if v == T.DYNAMIC else
+                L.emit(arith.ConstantOp(IntegerAttr(v, i64), i64), op).results[0] for v in static]
+
+    return L.v(mtv.base), values(tv.shape, "shape"), values(tv.strides, "strides")
+
+
+def _gather_pointers(L, op) -> tuple[SSAValue, SSAValue]:
+    """(pointer tile, in-bounds mask) of a load/store ``op`` on a gather/scatter view."""
+    vt = op.view.type
+    shape = list(vt.tile_shape)
+    base, extents, strides = _tensor_view_facts(L, op.view, op)
+    offset = mask = None
+    for d, index in enumerate(op.index):
+        if d == vt.sparse_dim:
+            idx = _i64(L, L.v(index), op)
+        else:  # an element offset: offset + 0, 1, ..., shape[d] - 1
+            rng = L.emit(aa.MakeRangeOp.build(properties={"start": IntegerAttr(0, 32), "end": IntegerAttr(shape[d], 32)},
+                                              result_types=[TensorType(i32, [shape[d]])]), op).results[0]
+            idx = L.emit(aa.AddIOp(_i64(L, rng, op), _full(L, _i64(L, L.v(index), op), [shape[d]], op)), op).results[0]
+        inside = L.emit(tops.CmpIOp(idx, _full(L, extents[d], [shape[d]], op), "ult"), op).results[0]
+        term = L.emit(aa.MulIOp(idx, _full(L, strides[d], [shape[d]], op)), op).results[0]
+        term, inside = _along(L, term, d, shape, op), _along(L, inside, d, shape, op)
+        offset = term if offset is None else L.emit(aa.AddIOp(offset, term), op).results[0]
+        mask = inside if mask is None else L.emit(arith.AndIOp(mask, inside), op).results[0]
+    from tileorch.dialects.nv_tileaa import pointer_ops as po
+
+    ptrs = L.emit(po.OffsetOp(_full(L, base, shape, op), offset), op).results[0]
+    return ptrs, mask
+
+
+def _gather_load(L, op):
+    from tileorch.dialects.nv_tileaa import pointer_ops as po
+
+    ptrs, mask = _gather_pointers(L, op)
+    rt = L.type(op.tile.type, op)
+    pad = op.view.type.padding_value
+    other = None
+    if pad is not None:
+        et = rt.element_type
+        value = FloatAttr(_PADDING[pad], et) if not isinstance(et, IntegerType) else IntegerAttr(0, et)
+        other = _full(L, L.emit(arith.ConstantOp(value, et), op).results[0], list(rt.get_shape()), op)
+    new = po.LoadOp(ptrs, rt, mask, other, L.v(op.token) if op.token is not None else None)
+    _set_order(new, *_ptr_order(op))
+    L.bind(op, L.emit(new, op))
+
+
+def _gather_store(L, op):
+    from tileorch.dialects.nv_tileaa import pointer_ops as po
+
+    ptrs, mask = _gather_pointers(L, op)
+    new = po.StoreOp(ptrs, L.v(op.tile), mask, L.v(op.token) if op.token is not None else None)
+    _set_order(new, *_ptr_order(op))
+    L.bind(op, L.emit(new, op))
+
+
 @handles(ct.LoadViewTkoOp)
 def _load(L, op):
+    if isinstance(op.view.type, T.GatherScatterViewType):
+        return _gather_load(L, op)
     if not isinstance(op.view.type, T.PartitionViewType):
-        raise _unsupported(op, "on a strided or gather/scatter view")
+        raise _unsupported(op, "on a strided view")
     tok = L.v(op.token) if op.token is not None else None
     new = aa.TiledLoadOp(L.v(op.view), [L.v(i) for i in op.index], L.type(op.tile.type, op), tok)
     _mem_props(L, op, new)
@@ -288,8 +399,10 @@ def _load(L, op):
 
 @handles(ct.StoreViewTkoOp)
 def _store(L, op):
+    if isinstance(op.view.type, T.GatherScatterViewType):
+        return _gather_store(L, op)
     if not isinstance(op.view.type, T.PartitionViewType):
-        raise _unsupported(op, "on a strided or gather/scatter view")
+        raise _unsupported(op, "on a strided view")
     tok = L.v(op.token) if op.token is not None else None
     new = aa.TiledStoreOp(L.v(op.view), L.v(op.tile), [L.v(i) for i in op.index], tok)
     _mem_props(L, op, new)
