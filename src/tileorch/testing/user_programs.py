@@ -903,3 +903,19 @@ _add("mm_narrow_n", mm_narrow_n, [((256, 128), "float16"), ((128, 48), "float16"
                                   128, 16, 64], (2, 3), "gemm", outputs=(2,))
 _add("pos_inf_padding_min", pos_inf_padding_min, [((3, 100), "float32"), ((3,), "float32"), 128], (3,), "simt",
      outputs=(1,))
+
+
+@ct.kernel
+def mm_math_epilogue(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """A GEMM whose epilogue uses the math ops without an nv_tileaa op: ``sin(acc) + floor(acc) *
+    pow(|acc| + 1, 0.5)``."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+    y = ct.sin(acc) + ct.floor(acc) * ct.pow(ct.abs(acc) + 1.0, ct.full((tm, tn), 0.5, dtype=ct.float32))
+    ct.store(C, index=(bm, bn), tile=y.astype(C.dtype))
+
+
+_add("mm_math_epilogue", mm_math_epilogue, [((256, 256), "float16"), ((256, 256), "float16"),
+                                            ((256, 256), "float32"), 128, 128, 64], (2, 2), "gemm", outputs=(2,))

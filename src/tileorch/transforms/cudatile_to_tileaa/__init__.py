@@ -380,12 +380,18 @@ def _gather_store(L, op):
     L.bind(op, L.emit(new, op))
 
 
+def _through_pointers(op) -> bool:
+    """Does the view load/store ``op`` go through pointers (a gather/scatter view), not a tiled
+    access of a partition view?  A strided view is not supported yet."""
+    if isinstance(op.view.type, T.StridedViewType):
+        raise _unsupported(op, "on a strided view")
+    return isinstance(op.view.type, T.GatherScatterViewType)
+
+
 @handles(ct.LoadViewTkoOp)
 def _load(L, op):
-    if isinstance(op.view.type, T.GatherScatterViewType):
+    if _through_pointers(op):
         return _gather_load(L, op)
-    if not isinstance(op.view.type, T.PartitionViewType):
-        raise _unsupported(op, "on a strided view")
     tok = L.v(op.token) if op.token is not None else None
     new = aa.TiledLoadOp(L.v(op.view), [L.v(i) for i in op.index], L.type(op.tile.type, op), tok)
     _mem_props(L, op, new)
@@ -399,10 +405,8 @@ def _load(L, op):
 
 @handles(ct.StoreViewTkoOp)
 def _store(L, op):
-    if isinstance(op.view.type, T.GatherScatterViewType):
+    if _through_pointers(op):
         return _gather_store(L, op)
-    if not isinstance(op.view.type, T.PartitionViewType):
-        raise _unsupported(op, "on a strided view")
     tok = L.v(op.token) if op.token is not None else None
     new = aa.TiledStoreOp(L.v(op.view), L.v(op.tile), [L.v(i) for i in op.index], tok)
     _mem_props(L, op, new)
