@@ -20,7 +20,7 @@ SENTINEL = -(2**31)
 TAIL = 1024
 DT = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32, "float64": torch.float64,
       "int8": torch.int8, "int16": torch.int16, "int32": torch.int32, "int64": torch.int64, "bool_": torch.bool,
-      "uint8": torch.uint8}
+      "uint8": torch.uint8, "uint32": torch.uint32}
 
 
 def _gen(seed: int):
@@ -464,6 +464,53 @@ def test_mm_math_epilogue():
     got = run("mm_math_epilogue", {0: a, 1: b})[2]
     near_integer = (acc - acc.round()).abs() < 1e-3  # floor may differ by one there (summation order)
     close(torch.where(near_integer, ref, got), ref, atol=1e-3, rtol=1e-3)
+
+
+def test_softmax_f16_math():
+    x = randn((4, 300), "float16", 85)
+    close(run("softmax_f16_math", {0: x})[1].float(), torch.softmax(x.float(), dim=1), atol=2e-3)
+
+
+def test_scalar_store_loop():
+    x = randn((512,), seed=86)
+    s = x.double().view(4, 128).sum(1)
+    for _ in range(5):
+        s = s * 0.5 + 1.0
+    close(run("scalar_store_loop", {0: x})[1], s, atol=1e-5)
+
+
+def test_unsigned_bits():
+    a = torch.randint(-2**31, 2**31 - 1, (256,), device="cuda", generator=_gen(87), dtype=torch.int32)
+    out = torch.full((256,), -1, device="cuda", dtype=torch.int32)  # uint32 as its bits
+    run("unsigned_bits", {0: a.view(torch.uint32), 1: out.view(torch.uint32)})
+    u = a.long() & 0xFFFFFFFF
+    ref = ((u >> 3) | (u << 29)) & 0xFFFFFFFF
+    assert torch.equal(out.long() & 0xFFFFFFFF, ref)
+
+
+def test_column_of_3d():
+    x = randn((2, 3, 64), seed=88)
+    assert torch.equal(run("column_of_3d", {0: x})[1], x.view(6, 64))
+
+
+def test_nan_max():
+    x = randn((3, 64), seed=89)
+    x[1, 5] = NAN
+    y = run("nan_max", {0: x})[1]
+    assert torch.isnan(y[1, 0]) and y[1, 1] == x[1].nan_to_num(-1e30).max()
+    assert torch.equal(y[[0, 2]], torch.stack([x[[0, 2]].max(1).values] * 2, 1))
+
+
+def test_mm_bf16_k16():
+    a, b = randn((128, 64), "bfloat16", 90), randn((64, 128), "bfloat16", 91)
+    _gemm_rel(run("mm_bf16_k16", {0: a, 1: b})[2], a.float() @ b.float())
+
+
+def test_gather_2d_mask():
+    src = randn((20, 32), seed=92)
+    rows = torch.randint(0, 20, (64,), device="cuda", generator=_gen(93), dtype=torch.int32)
+    ref = torch.where((rows % 2 == 0)[:, None], src[rows.long()], torch.full((), -1.0, device="cuda"))
+    assert torch.equal(run("gather_2d_mask", {0: src, 1: rows})[2], ref)
 
 
 def test_every_compiling_program_is_run_here():

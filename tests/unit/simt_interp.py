@@ -443,6 +443,8 @@ class Interpreter:
                 put(np.tanh(f32[0]))
             elif text.startswith("abs.f32"):
                 put(np.abs(f32[0]))
+            elif text.startswith(("max.NaN.f32", "min.NaN.f32")):
+                put((np.maximum if text.startswith("max") else np.minimum)(f32[0], f32[1]))
             elif text.startswith("max.f32"):
                 put(np.fmax(f32[0], f32[1]))
             elif text.startswith("min.f32"):

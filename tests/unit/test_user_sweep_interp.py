@@ -18,7 +18,8 @@ RNG = np.random.default_rng(7)
 SENTINEL = -(2**31)
 _LOWERED: dict = {}
 NP = {"float16": np.float16, "float32": np.float32, "float64": np.float64, "int8": np.int8, "int16": np.int16,
-      "int32": np.int32, "int64": np.int64, "bool_": np.bool_, "uint8": np.uint8}
+      "int32": np.int32, "int64": np.int64, "bool_": np.bool_, "uint8": np.uint8,
+      "uint32": np.uint32}
 
 
 def _bf16_bits(x) -> np.ndarray:
@@ -55,7 +56,8 @@ def _empty(shape, dtype):
         return np.full(shape, np.nan, NP[dtype])
     if dtype == "bool_":
         return np.full(shape, 2, np.uint8)  # neither False nor True
-    return np.full(shape, SENTINEL if dtype != "int8" else -128, NP[dtype])
+    info = np.iinfo(NP[dtype])
+    return np.full(shape, info.min if info.min < 0 else info.max, NP[dtype])  # an unlikely value
 
 
 def run(name, inputs: dict):
@@ -383,3 +385,42 @@ def test_scatter_columns():
     ref = np.full((12, 40), np.nan, np.float32)
     ref[:, cols[1:]] = src[:, 1:]
     np.testing.assert_array_equal(run("scatter_columns", {0: src, 1: cols})[2], ref)
+
+
+def test_softmax_f16_math():
+    x = _f((4, 300), "float16")
+    _close(run("softmax_f16_math", {0: x})[1], _softmax(x.astype(np.float64), 1), 2e-3)
+
+
+def test_scalar_store_loop():
+    x = _f((512,))
+    s = x.astype(np.float64).reshape(4, 128).sum(1)
+    for _ in range(5):
+        s = s * 0.5 + 1.0
+    _close(run("scalar_store_loop", {0: x})[1], s, 1e-5)
+
+
+def test_unsigned_bits():
+    a = RNG.integers(0, 2**32, 256, dtype=np.uint64).astype(np.uint32)
+    ref = ((a >> np.uint32(3)) | (a << np.uint32(29))).astype(np.uint32)
+    np.testing.assert_array_equal(run("unsigned_bits", {0: a})[1], ref)
+
+
+def test_column_of_3d():
+    x = _f((2, 3, 64))
+    np.testing.assert_array_equal(run("column_of_3d", {0: x})[1], x.reshape(6, 64))
+
+
+def test_nan_max():
+    x = _f((3, 64))
+    x[1, 5] = np.nan
+    y = run("nan_max", {0: x})[1]
+    assert np.isnan(y[1, 0]) and y[1, 1] == np.nanmax(x[1])
+    np.testing.assert_array_equal(y[[0, 2]], np.stack([x[[0, 2]].max(1)] * 2, 1))
+
+
+def test_gather_2d_mask():
+    src = _f((20, 32))
+    rows = RNG.integers(0, 20, 64).astype(np.int32)
+    ref = np.where((rows % 2 == 0)[:, None], src[rows], -1.0).astype(np.float32)
+    np.testing.assert_array_equal(run("gather_2d_mask", {0: src, 1: rows})[2], ref)

@@ -919,3 +919,81 @@ def mm_math_epilogue(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct
 
 _add("mm_math_epilogue", mm_math_epilogue, [((256, 256), "float16"), ((256, 256), "float16"),
                                             ((256, 256), "float32"), 128, 128, 64], (2, 2), "gemm", outputs=(2,))
+
+
+# ----------------------------------------------------------------------------------------------- third batch
+
+
+@ct.kernel
+def softmax_f16_math(x, y, n: ct.Constant[int]):
+    """A row softmax computed in f16 throughout (no upcast: exp and sums of f16 tiles)."""
+    t = ct.load(x, index=(ct.bid(0), 0), shape=(1, n), padding_mode=ct.PaddingMode.NEG_INF)
+    e = ct.exp(t - ct.max(t, axis=1, keepdims=True))
+    ct.store(y, index=(ct.bid(0), 0), tile=e / ct.sum(e, axis=1, keepdims=True))
+
+
+@ct.kernel
+def scalar_store_loop(x, y, iters: int, n: ct.Constant[int]):
+    """A runtime trip count (``range(iters)``) and a scalar stored with ``ct.store`` into a
+    one-element tile."""
+    t = ct.load(x, index=(ct.bid(0),), shape=(n,))
+    s = ct.sum(t)
+    for _ in range(iters):
+        s = s * 0.5 + 1.0
+    ct.store(y, index=(ct.bid(0),), tile=s)
+
+
+@ct.kernel
+def unsigned_bits(a, o, n: ct.Constant[int]):
+    """uint32 shifts and a rotate: ``(a >> 3) | (a << 29)`` on unsigned values."""
+    x = ct.load(a, index=(ct.bid(0),), shape=(n,))
+    ct.store(o, index=(ct.bid(0),), tile=(x >> 3) | (x << 29))
+
+
+@ct.kernel
+def column_of_3d(x, y, n: ct.Constant[int]):
+    """A (1, 1, n) tile of a 3-D array at (i, j, 0) stored as a row of a 2-D array."""
+    i, j = ct.bid(0), ct.bid(1)
+    t = ct.load(x, index=(i, j, 0), shape=(1, 1, n))
+    ct.store(y, index=(i * ct.num_blocks(1) + j, 0), tile=ct.reshape(t, (1, n)))
+
+
+@ct.kernel
+def nan_max(x, y, n: ct.Constant[int]):
+    """Row maxima that propagate NaN (``propagate_nan=True``) beside ones that ignore it."""
+    t = ct.load(x, index=(ct.bid(0), 0), shape=(1, n))
+    both = ct.cat((ct.max(t, axis=1, propagate_nan=True), ct.max(t, axis=1)), axis=0)
+    ct.store(y, index=(ct.bid(0), 0), tile=ct.reshape(both, (1, 2)))
+
+
+@ct.kernel
+def mm_bf16_k16(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """bf16 GEMM with 64 x 64 x 16 tiles (small K steps)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+    ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
+
+
+@ct.kernel
+def gather_2d_mask(src, rows, out, n: ct.Constant[int], cols: ct.Constant[int]):
+    """A 2-D gather with a 2-D mask (row index tile x column arange, masked where the row index is
+    odd); masked elements read -1."""
+    r = ct.load(rows, index=(ct.bid(0),), shape=(n,))
+    c = ct.arange(cols, dtype=ct.int32)
+    m = (r[:, None] % 2 == 0) & (c[None, :] >= 0)
+    ct.store(out, index=(ct.bid(0), 0), tile=ct.gather(src, (r[:, None], c[None, :]), mask=m, padding_value=-1.0))
+
+
+_add("softmax_f16_math", softmax_f16_math, [((4, 300), "float16"), ((4, 300), "float16"), 512], (4,), "simt",
+     outputs=(1,))
+_add("scalar_store_loop", scalar_store_loop, [((512,), "float32"), ((4,), "float32"), 5, 128], (4,), "simt",
+     outputs=(1,))
+_add("unsigned_bits", unsigned_bits, [((256,), "uint32"), ((256,), "uint32"), 128], (2,), "simt", outputs=(1,))
+_add("column_of_3d", column_of_3d, [((2, 3, 64), "float32"), ((6, 64), "float32"), 64], (2, 3), "simt", outputs=(1,))
+_add("nan_max", nan_max, [((3, 64), "float32"), ((3, 2), "float32"), 64], (3,), "simt", outputs=(1,))
+_add("mm_bf16_k16", mm_bf16_k16, [((128, 64), "bfloat16"), ((64, 128), "bfloat16"), ((128, 128), "float32"),
+                                  64, 64, 16], (2, 2), "gemm", outputs=(2,))
+_add("gather_2d_mask", gather_2d_mask, [((20, 32), "float32"), ((64,), "int32"), ((64, 32), "float32"), 16, 32],
+     (4,), "simt", outputs=(2,))

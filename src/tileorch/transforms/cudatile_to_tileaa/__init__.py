@@ -341,8 +341,9 @@ def _gather_pointers(L, op) -> tuple[SSAValue, SSAValue]:
         if d == vt.sparse_dim:
             idx = _i64(L, L.v(index), op)
         else:  # an element offset: offset + 0, 1, ..., shape[d] - 1
-            rng = L.emit(aa.MakeRangeOp.build(properties={"start": IntegerAttr(0, 32), "end": IntegerAttr(shape[d], 32)},
-                                              result_types=[TensorType(i32, [shape[d]])]), op).results[0]
+            span = {"start": IntegerAttr(0, 32), "end": IntegerAttr(shape[d], 32)}
+            rng = L.emit(aa.MakeRangeOp.build(properties=span, result_types=[TensorType(i32, [shape[d]])]),
+                         op).results[0]
             idx = L.emit(aa.AddIOp(_i64(L, rng, op), _full(L, _i64(L, L.v(index), op), [shape[d]], op)), op).results[0]
         inside = L.emit(tops.CmpIOp(idx, _full(L, extents[d], [shape[d]], op), "ult"), op).results[0]
         term = L.emit(aa.MulIOp(idx, _full(L, strides[d], [shape[d]], op)), op).results[0]
@@ -519,7 +520,10 @@ def _elementwise(L, op):
     if isinstance(op, ct.DivFOp) and rm.data not in (A.RoundingMode.NEAREST_EVEN, A.RoundingMode.APPROX,
                                                      A.RoundingMode.FULL):
         raise _unsupported(op, f"with rounding<{rm.data.value}>")
-    new = _AA_ELEMENTWISE[type(op)](*[L.v(v) for v in op.operands])
+    if isinstance(op, (ct.MaxFOp, ct.MinFOp)) and op.propagate_nan is not None:  # NaN in, NaN out
+        new = (arith.MaximumfOp if isinstance(op, ct.MaxFOp) else arith.MinimumfOp)(L.v(op.lhs), L.v(op.rhs))
+    else:
+        new = _AA_ELEMENTWISE[type(op)](*[L.v(v) for v in op.operands])
     L.bind(op, L.emit(new, op))
 
 

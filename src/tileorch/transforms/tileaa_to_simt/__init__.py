@@ -1471,10 +1471,10 @@ def lower_scalar_op(e: Emitter, op: Operation, args: list[SSAValue], rtype: Attr
         return e.v(ARITH_OF[kind](*args))
     if name in ("arith.floordivsi", "arith.ceildivsi"):
         return _signed_div_rounded(e, name == "arith.floordivsi", *args)
-    if name in ("arith.maximumf", "arith.maxnumf"):
-        return e.max_min("max", *args)
+    if name in ("arith.maximumf", "arith.maxnumf"):  # maximumf: IEEE 754-2019 maximum, NaN in, NaN out
+        return e.max_min("max", *args, propagate_nan=name == "arith.maximumf")
     if name in ("arith.minimumf", "arith.minnumf"):
-        return e.max_min("min", *args)
+        return e.max_min("min", *args, propagate_nan=name == "arith.minimumf")
     # any other arith op: same op on the elements
     result_types = [reg_type(rtype if rtype is not None else r.type) for r in op.results]
     new = type(op).create(operands=list(args), result_types=result_types,

@@ -523,10 +523,11 @@ class Emitter:
         r = self.ptx_f32("fma.rn.f32 $0, $1, $2, $3;", [self.to_f32(a), self.to_f32(b), self.to_f32(c)])
         return self.from_f32(r, typ)
 
-    def max_min(self, kind: str, a: SSAValue, b: SSAValue) -> SSAValue:
-        """IEEE maxNum/minNum-like: ``max.f32``/``min.f32`` (a NaN operand yields the other)."""
+    def max_min(self, kind: str, a: SSAValue, b: SSAValue, propagate_nan: bool = False) -> SSAValue:
+        """IEEE maxNum/minNum-like: ``max.f32``/``min.f32`` (a NaN operand yields the other);
+        ``propagate_nan``: ``max.NaN.f32``/``min.NaN.f32`` (a NaN operand gives NaN)."""
         typ = a.type
-        r = self.ptx_f32(f"{kind}.f32 $0, $1, $2;", [self.to_f32(a), self.to_f32(b)])
+        r = self.ptx_f32(f"{kind}{'.NaN' if propagate_nan else ''}.f32 $0, $1, $2;", [self.to_f32(a), self.to_f32(b)])
         return self.from_f32(r, typ)
 
 
