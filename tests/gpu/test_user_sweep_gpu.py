@@ -513,6 +513,42 @@ def test_gather_2d_mask():
     assert torch.equal(run("gather_2d_mask", {0: src, 1: rows})[2], ref)
 
 
+def test_int_misc():
+    g = _gen(94)
+    a = torch.randint(-1000, 1000, (256,), device="cuda", generator=g, dtype=torch.int32)
+    b = torch.randint(1, 50, (256,), device="cuda", generator=g, dtype=torch.int32)
+    b = b * (torch.randint(0, 2, (256,), device="cuda", generator=g, dtype=torch.int32) * 2 - 1)
+    args = run("int_misc", {0: a, 1: b})
+    assert torch.equal(args[2], torch.div(a, b, rounding_mode="floor"))
+    assert torch.equal(args[3], torch.remainder(a, b))
+    assert torch.equal(args[4], torch.minimum(a.abs(), -b) - a)
+
+
+def test_nan_cleanup():
+    x = randn((256,), seed=95)
+    x[::7] = NAN
+    args = run("nan_cleanup", {0: x})
+    assert torch.equal(args[1], torch.nan_to_num(x, nan=0.0)) and torch.equal(args[2], torch.isnan(x))
+
+
+def test_f16_direct_math():
+    x = (randn((2, 64), seed=96).abs() + 0.5).half()
+    t = x.float()
+    close(run("f16_direct_math", {0: x})[1].float(), torch.cumsum(torch.log(t) * torch.rsqrt(t), 1), atol=0.05,
+          rtol=1e-2)
+
+
+def test_sum_keepdims_3d():
+    x = randn((4, 8, 16), seed=97).abs() + 0.1
+    close(run("sum_keepdims_3d", {0: x})[1], x / x.double().sum(0, keepdim=True), atol=1e-6)
+
+
+def test_cas_counter():
+    slots = torch.zeros(2, device="cuda", dtype=torch.int32)
+    out = run("cas_counter", {0: slots})[1]
+    assert slots.tolist() == [32, 32] and torch.equal(out, torch.ones_like(out))
+
+
 def test_every_compiling_program_is_run_here():
     """A program added to the sweep gets its GPU test too."""
     import sys

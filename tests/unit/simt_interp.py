@@ -220,6 +220,12 @@ class Interpreter:
                 put(f(a.astype(bool), b.astype(bool)) if name != "arith.xori" else a.astype(bool) ^ b.astype(bool))
             else:
                 put(_wrap(f(a.astype(np.int64), b.astype(np.int64)), _width(rt)))
+        elif name in ("arith.maxsi", "arith.minsi"):  # values are held sign-extended
+            put((np.maximum if name == "arith.maxsi" else np.minimum)(*ins))
+        elif name in ("arith.maxui", "arith.minui"):
+            w = _width(rt)
+            pick = (np.maximum if name == "arith.maxui" else np.minimum)(_unsigned(ins[0], w), _unsigned(ins[1], w))
+            put(_wrap(pick.astype(np.int64), w))
         elif name in ("arith.divsi", "arith.remsi", "arith.divui", "arith.remui"):
             a, b = ins
             w = _width(rt)

@@ -424,3 +424,31 @@ def test_gather_2d_mask():
     rows = RNG.integers(0, 20, 64).astype(np.int32)
     ref = np.where((rows % 2 == 0)[:, None], src[rows], -1.0).astype(np.float32)
     np.testing.assert_array_equal(run("gather_2d_mask", {0: src, 1: rows})[2], ref)
+
+
+def test_int_misc():
+    a = RNG.integers(-1000, 1000, 256).astype(np.int32)
+    b = RNG.integers(1, 50, 256).astype(np.int32) * RNG.choice([-1, 1], 256).astype(np.int32)
+    out = run("int_misc", {0: a, 1: b})
+    np.testing.assert_array_equal(out[2], a // b)
+    np.testing.assert_array_equal(out[3], a % b)
+    np.testing.assert_array_equal(out[4], np.minimum(np.abs(a), -b) - a)
+
+
+def test_nan_cleanup():
+    x = _f((256,))
+    x[::7] = np.nan
+    out = run("nan_cleanup", {0: x})
+    np.testing.assert_array_equal(out[1], np.where(np.isnan(x), 0, x))
+    np.testing.assert_array_equal(out[2], np.isnan(x).astype(np.uint8))
+
+
+def test_f16_direct_math():
+    x = (np.abs(_f((2, 64))) + 0.5).astype(np.float16)
+    t = x.astype(np.float64)
+    _close(run("f16_direct_math", {0: x})[1], np.cumsum(np.log(t) / np.sqrt(t), axis=1), 0.05, 1e-2)
+
+
+def test_sum_keepdims_3d():
+    x = (np.abs(_f((4, 8, 16))) + 0.1).astype(np.float32)
+    _close(run("sum_keepdims_3d", {0: x})[1], x / x.astype(np.float64).sum(0, keepdims=True), 1e-6)

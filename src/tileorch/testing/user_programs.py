@@ -997,3 +997,61 @@ _add("mm_bf16_k16", mm_bf16_k16, [((128, 64), "bfloat16"), ((64, 128), "bfloat16
                                   64, 64, 16], (2, 2), "gemm", outputs=(2,))
 _add("gather_2d_mask", gather_2d_mask, [((20, 32), "float32"), ((64,), "int32"), ((64, 32), "float32"), 16, 32],
      (4,), "simt", outputs=(2,))
+
+
+@ct.kernel
+def int_misc(a, b, q, r, m, n: ct.Constant[int]):
+    """``divmod`` of signed ints, ``ct.minimum``/``abs``/negation of int tiles."""
+    i = ct.bid(0)
+    x = ct.load(a, index=(i,), shape=(n,))
+    y = ct.load(b, index=(i,), shape=(n,))
+    dq, dr = ct.divmod(x, y)
+    ct.store(q, index=(i,), tile=dq)
+    ct.store(r, index=(i,), tile=dr)
+    ct.store(m, index=(i,), tile=ct.minimum(ct.abs(x), -y) + ct.negative(x))
+
+
+@ct.kernel
+def nan_cleanup(x, y, flags, n: ct.Constant[int]):
+    """``ct.isnan`` to replace NaNs by 0 and flag them (a bool output from ``astype(bool)``)."""
+    i = ct.bid(0)
+    t = ct.load(x, index=(i,), shape=(n,))
+    bad = ct.isnan(t)
+    ct.store(y, index=(i,), tile=ct.where(bad, 0.0, t))
+    ct.store(flags, index=(i,), tile=bad.astype(ct.int32).astype(ct.bool_))
+
+
+@ct.kernel
+def f16_direct_math(x, y, n: ct.Constant[int]):
+    """f16 ``log``, ``rsqrt`` and ``cumsum`` without an upcast."""
+    t = ct.load(x, index=(ct.bid(0), 0), shape=(1, n))
+    ct.store(y, index=(ct.bid(0), 0), tile=ct.cumsum(ct.log(t) * ct.rsqrt(t), axis=1))
+
+
+@ct.kernel
+def sum_keepdims_3d(x, y, a: ct.Constant[int], b: ct.Constant[int], c: ct.Constant[int]):
+    """A 3-D tile normalised by its sum over axis 0 (keepdims, broadcast back)."""
+    t = ct.load(x, index=(0, 0, 0), shape=(a, b, c))
+    ct.store(y, index=(0, 0, 0), tile=t / ct.sum(t, axis=0, keepdims=True))
+
+
+@ct.kernel
+def cas_counter(slots, out):
+    """Each program increments ``slots[bid % 2]`` with a compare-and-swap retry loop."""
+    s = ct.bid(0) % 2
+    done = False
+    while not done:
+        old = ct.gather(slots, s)
+        done = ct.atomic_cas(slots, s, old, old + 1) == old
+    ct.scatter(out, ct.bid(0), 1)
+
+
+_add("int_misc", int_misc, [((256,), "int32"), ((256,), "int32"), ((256,), "int32"), ((256,), "int32"),
+                            ((256,), "int32"), 128], (2,), "simt", outputs=(2, 3, 4))
+_add("nan_cleanup", nan_cleanup, [((256,), "float32"), ((256,), "float32"), ((256,), "bool_"), 128], (2,), "simt",
+     outputs=(1, 2))
+_add("f16_direct_math", f16_direct_math, [((2, 64), "float16"), ((2, 64), "float16"), 64], (2,), "simt",
+     outputs=(1,))
+_add("sum_keepdims_3d", sum_keepdims_3d, [((4, 8, 16), "float32"), ((4, 8, 16), "float32"), 4, 8, 16], (1,), "simt",
+     outputs=(1,))
+_add("cas_counter", cas_counter, [((2,), "int32"), ((64,), "int32")], (64,), "simt", outputs=(0, 1))
