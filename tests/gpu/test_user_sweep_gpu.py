@@ -549,6 +549,13 @@ def test_cas_counter():
     assert slots.tolist() == [32, 32] and torch.equal(out, torch.ones_like(out))
 
 
+def test_acquire_release():
+    flag = torch.zeros(1, device="cuda", dtype=torch.int32)
+    data = randn((256,), seed=98)
+    args = run("acquire_release", {0: flag, 1: data})
+    assert torch.equal(args[2], data + 1.0) and int(flag) == 2
+
+
 def test_every_compiling_program_is_run_here():
     """A program added to the sweep gets its GPU test too."""
     import sys

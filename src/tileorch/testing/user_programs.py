@@ -1055,3 +1055,29 @@ _add("f16_direct_math", f16_direct_math, [((2, 64), "float16"), ((2, 64), "float
 _add("sum_keepdims_3d", sum_keepdims_3d, [((4, 8, 16), "float32"), ((4, 8, 16), "float32"), 4, 8, 16], (1,), "simt",
      outputs=(1,))
 _add("cas_counter", cas_counter, [((2,), "int32"), ((64,), "int32")], (64,), "simt", outputs=(0, 1))
+
+
+@ct.kernel
+def round_toward_zero(x, y, n: ct.Constant[int]):
+    """f32 -> f16 rounded toward zero (``astype(..., rounding_mode=RoundingMode.RZ)``)."""
+    t = ct.load(x, index=(ct.bid(0),), shape=(n,))
+    ct.store(y, index=(ct.bid(0),), tile=ct.astype(t, ct.float16, rounding_mode=ct.RoundingMode.RZ))
+
+
+@ct.kernel
+def acquire_release(flag, data, out, n: ct.Constant[int]):
+    """A load with ``memory_order=ACQUIRE`` and a store with ``RELEASE`` (device scope), unchecked
+    bounds (``check_bounds=False``) on a tile known to fit."""
+    t = ct.load(data, index=(ct.bid(0),), shape=(n,), check_bounds=False, memory_order=ct.MemoryOrder.ACQUIRE,
+                memory_scope=ct.MemoryScope.DEVICE)
+    ct.store(out, index=(ct.bid(0),), tile=t + 1.0, memory_order=ct.MemoryOrder.RELEASE,
+             memory_scope=ct.MemoryScope.DEVICE)
+    ct.atomic_add(flag, 0, 1, memory_order=ct.MemoryOrder.RELEASE)
+
+
+# cuTile 1.7 writes ftof rounding<zero>; the dialect follows Tile IR 13.3 (nearest_even only) and the
+# SIMT lowering rounds to nearest: a located error (it calls the rounding mode invalid), not wrong code
+_add("round_toward_zero", round_toward_zero, [((256,), "float32"), ((256,), "float16"), 128], (2,), "error",
+     error="invalid rounding mode specified", outputs=(1,))
+_add("acquire_release", acquire_release, [((1,), "int32"), ((256,), "float32"), ((256,), "float32"), 128], (2,),
+     "simt", outputs=(0, 2))
