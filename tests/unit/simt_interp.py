@@ -164,6 +164,7 @@ class Interpreter:
             per_cta = self.T // 32 * (per_warp.value.data if per_warp is not None else 1)
             args = [*args, grid[0]]
             grid = (-(-grid[0] // per_cta), grid[1], grid[2])
+        self.grid = grid
         for z in range(grid[2]):
             for y in range(grid[1]):
                 for x in range(grid[0]):
@@ -171,8 +172,9 @@ class Interpreter:
                     self.ctaid = (x, y, z)
                     env = {}
                     block = self.fn.body.blocks[0]
-                    for a, v in zip(block.args, args):
-                        env[a] = np.full(self.T, v, dtype=np.int64)
+                    for a, v in zip(block.args, args):  # a float scalar parameter as its float type
+                        floating = isinstance(a.type, (Float16Type, Float32Type, Float64Type))
+                        env[a] = np.full(self.T, v, dtype=_np_float(a.type) if floating else np.int64)
                     self.block(block, env, np.ones(self.T, bool))
 
     def block(self, block, env, mask):
@@ -212,6 +214,12 @@ class Interpreter:
                 put(f(a.astype(bool), b.astype(bool)) if name != "arith.xori" else a.astype(bool) ^ b.astype(bool))
             else:
                 put(_wrap(f(a.astype(np.int64), b.astype(np.int64)), _width(rt)))
+        elif name in ("arith.maxsi", "arith.minsi"):  # values are held sign-extended
+            put((np.maximum if name == "arith.maxsi" else np.minimum)(*ins))
+        elif name in ("arith.maxui", "arith.minui"):
+            w = _width(rt)
+            pick = (np.maximum if name == "arith.maxui" else np.minimum)(_unsigned(ins[0], w), _unsigned(ins[1], w))
+            put(_wrap(pick.astype(np.int64), w))
         elif name in ("arith.divsi", "arith.remsi", "arith.divui", "arith.remui"):
             a, b = ins
             w = _width(rt)
@@ -383,6 +391,8 @@ class Interpreter:
                 put(np.full(T, self.ctaid["xyz".index(reg[-1])], np.int64))
             elif reg.startswith("ctaid."):
                 put(np.full(T, self.ctaid["xyz".index(reg[-1])], np.int64))
+            elif reg.startswith("nctaid."):
+                put(np.full(T, self.grid["xyz".index(reg[-1])], np.int64))
             else:
                 raise SimtError(f"special register {reg}")
         elif name in ("nvvm.cluster.arrive", "nvvm.cluster.wait"):
@@ -394,10 +404,13 @@ class Interpreter:
         elif name == "scf.if":
             cond = ins[0].astype(bool)
             then_mask, else_mask = mask & cond, mask & ~cond
-            outs_t = self.region(op.true_region, env, then_mask) if then_mask.any() or not op.results else None
-            outs_e = (self.region(op.false_region, env, else_mask)
-                      if op.false_region.blocks and (else_mask.any() or not op.results) else None)
+            # a side no active thread takes is not run (as on the GPU: its barriers are not reached)
+            outs_t = self.region(op.true_region, env, then_mask) if then_mask.any() else None
+            outs_e = self.region(op.false_region, env, else_mask) if else_mask.any() else None
             for i, r in enumerate(op.results):
+                if outs_t is None and outs_e is None:  # inside a region no thread runs: any value
+                    env[r] = self._placeholder(r.type)
+                    continue
                 a = outs_t[i] if outs_t is not None else outs_e[i]
                 b = outs_e[i] if outs_e is not None else outs_t[i]
                 env[r] = np.where(cond.reshape(-1, *([1] * (a.ndim - 1))), a, b)
@@ -441,6 +454,12 @@ class Interpreter:
                     out[32 * w + lane, j] = _wrap(int(lo) | (int(hi) << 16), 32)
         return out if num > 1 else out[:, 0]
 
+    def _placeholder(self, t):
+        lanes = (t.get_shape()[0],) if isinstance(t, VectorType) else ()
+        elt = t.element_type if isinstance(t, VectorType) else t
+        floating = isinstance(elt, (Float16Type, Float32Type, Float64Type))
+        return np.zeros((self.T, *lanes), _np_float(elt) if floating else np.int64)
+
     def region(self, region, env, mask):
         if not region.blocks:
             return []
@@ -460,12 +479,21 @@ class Interpreter:
                 put(np.tanh(f32[0]))
             elif text.startswith("abs.f32"):
                 put(np.abs(f32[0]))
+            elif text.startswith(("max.NaN.f32", "min.NaN.f32")):
+                put((np.maximum if text.startswith("max") else np.minimum)(f32[0], f32[1]))
             elif text.startswith("max.f32"):
                 put(np.fmax(f32[0], f32[1]))
             elif text.startswith("min.f32"):
                 put(np.fmin(f32[0], f32[1]))
             elif text.startswith("fma.rn.f32"):
                 put((f32[0].astype(np.float64) * f32[1] + f32[2]).astype(np.float32))
+            elif text.startswith("lg2.approx"):
+                put(np.log2(f32[0]).astype(np.float32))
+            elif text.startswith(("sin.approx", "cos.approx")):
+                put((np.sin if text.startswith("sin") else np.cos)(f32[0]).astype(np.float32))
+            elif text.startswith(("cvt.rzi.f", "cvt.rmi.f", "cvt.rpi.f", "cvt.rni.f")):
+                rnd = {"rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil, "rni": np.rint}[text[4:7]]
+                put(rnd(ins[0]) if ".f64.f64" in text else rnd(f32[0]))
             elif text.startswith("cvt.rn.bf16.f32"):
                 bits = f32[0].view(np.uint32).astype(np.int64)
                 rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16

@@ -716,8 +716,15 @@ class BytecodeReader:
         if opcode not in OPS:
             if opcode in UNSUPPORTED_OPS:
                 op_name, since = UNSUPPORTED_OPS[opcode]
-                raise BytecodeError(at, f"op '{op_name}' (opcode 0x{opcode:X}, bytecode {since}) is not supported by "
-                                        f"tileorch")
+                message = f"op '{op_name}' (opcode 0x{opcode:X}, bytecode {since}) is not supported by tileorch"
+                # valid input tileorch cannot take: at the program's line where the debug info has it
+                from tileorch.diagnostics import CompileError, source_position
+
+                loc = source_position(self._locs.take(at, f"'{op_name}' at offset {at}"))
+                if loc is not None:
+                    raise CompileError([f"{loc.filename.data}:{loc.line.data}:{loc.column.data}: error: "
+                                        f"{message} yet"])
+                raise BytecodeError(at, message)
             raise BytecodeError(at, f"unknown opcode 0x{opcode:X}")
         mnemonic, since, fields_s, results_s, nregions, attr_sized = OPS[opcode]
         loc = self._locs.take(at, f"'{mnemonic}' at offset {at}")

@@ -606,9 +606,14 @@ class _ConvertIntFloat(_ConvertElements):
 
 @irdl_op_definition
 class FToIOp(_ConvertIntFloat):
+    """``saturating`` (bytecode 13.4, cuTile 1.7's flag; it writes it off): out-of-range values
+    clamp to the integer range.  The lowering saturates either way (PTX ``cvt.rzi`` does)."""
+
     name = "cuda_tile.ftoi"
-    FMT: ClassVar = ("$from_ custom<Signedness>($signedness) custom<IntegerRoundingMode>($rounding_mode) attr-dict "
-           "`:` type($from_) `->` type($to)")
+    saturating = opt_prop_def(UnitAttr)
+    FMT: ClassVar = ("$from_ custom<Signedness>($signedness) custom<IntegerRoundingMode>($rounding_mode) "
+                     "(`saturating` $saturating^)? attr-dict `:` type($from_) `->` type($to)")
+    PROP_SYNTAX: ClassVar = {"saturating": "unit"}
     VALUE_TYPES: ClassVar = {"from_": "tile:float", "to": "tile:int"}
 
     def verify_op(self) -> None:

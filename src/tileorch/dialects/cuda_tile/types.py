@@ -520,6 +520,21 @@ class GatherScatterViewType(TileViewType):
         parser.parse_punctuation(">")
         return (_int_array(tile), tv, IntAttr(sd), StringAttr(padding))
 
+    def verify_indices(self, index_types: Sequence[Attribute]) -> None:
+        """The sparse dimension's index is a 1-D integer tile of the view tile's extent there (one
+        element index per slice, cuTile 1.7's ``load_advanced_indexing``); the dense dimensions'
+        are scalar tiles (element offsets), all of one element type."""
+        for i, t in enumerate(index_types):
+            if not isinstance(t, TileType):
+                raise VerifyException(f"expected index type to be a tile type, got {ct_type_str(t)}")
+            want = [self.tile_shape[self.sparse_dim]] if i == self.sparse_dim else []
+            if list(t.shape) != want:
+                what = f"a 1-D tile of {want[0]} elements" if want else "a scalar tile"
+                raise VerifyException(f"expected index {i} to be {what}, got {ct_type_str(t)}")
+            if t.element_type != index_types[0].element_type:
+                raise VerifyException(f"expected index {i} to have the element type of the other indices "
+                                      f"({ct_type_str(index_types[0].element_type)}), got {ct_type_str(t)}")
+
     def verify(self) -> None:
         tile = self.tile_shape
         _verify_view_tile_rank(tile, self.tensor_view)

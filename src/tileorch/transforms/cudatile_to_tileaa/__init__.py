@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith, math, scf
 from xdsl.dialects.builtin import (BoolAttr, DenseArrayBase, DenseIntOrFPElementsAttr, FloatAttr, FunctionType,
-                                   IntegerAttr, IntegerType, ModuleOp, StringAttr, TensorType, UnitAttr, i32)
+                                   IntegerAttr, IntegerType, ModuleOp, StringAttr, TensorType, UnitAttr, i32, i64)
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import VerifyException
@@ -112,7 +112,12 @@ class _Lowering:
         block = Block(arg_types=ins)
         for a, b in zip(e.body.block.args, block.args):
             self.vm[a] = b
-        self.run_block(e.body.block, block)
+        if any(isinstance(op, ct.IfOp) and _has_return(op) for op in e.body.block.ops):
+            saved, self.block = self.block, block
+            _exit_seq(self, list(e.body.block.ops), top=True)
+            self.block = saved
+        else:
+            self.run_block(e.body.block, block)
         hints = e.optimization_hints
         arch = _arch_key(self.cc)
         nctas = hints.get("num_cta_in_cga", arch) if hints is not None else None
@@ -266,10 +271,128 @@ def _mem_props(L, op, new) -> None:
             new.properties["allow_tma"] = BoolAttr.from_bool(bool(allow))
 
 
+# ---------------------------------------------------------------------- gather/scatter views
+# cuTile 1.7's load_advanced_indexing / store_advanced_indexing: a view whose sparse dimension is
+# indexed by a 1-D tile of element indices and whose other dimensions by element offsets; lowered
+# to a pointer tile (base + sum of index * stride) and a masked pointer load/store, each element in
+# bounds on every dimension or masked (a load's masked elements take the view's padding value)
+_PADDING = {"zero": 0.0, "neg_zero": -0.0, "nan": float("nan"), "pos_inf": float("inf"), "neg_inf": float("-inf")}
+
+
+@handles(ct.MakeGatherScatterViewOp)
+def _gather_scatter_view(L, op):
+    """Nothing to emit: its loads and stores read the view's tensor view (:func:`_gather_pointers`)."""
+
+
+def _full(L, x: SSAValue, shape: list, op) -> SSAValue:
+    """Scalar ``x`` as a tensor of ``shape``."""
+    one = L.emit(aa.SplatOp.build(operands=[x], result_types=[TensorType(x.type, [1] * len(shape))]), op).results[0]
+    return L.emit(aa.BroadcastOp.build(operands=[one], result_types=[TensorType(x.type, shape)]), op).results[0]
+
+
+def _along(L, v: SSAValue, d: int, shape: list, op) -> SSAValue:
+    """The 1-D tensor ``v`` (extent ``shape[d]``) along dimension ``d`` of a ``shape`` tensor."""
+    cur, cur_shape = v, [shape[d]]
+    for i in range(len(shape)):
+        if i != d:
+            cur_shape.insert(i, 1)
+            cur = L.emit(aa.ExpandDimsOp.build(operands=[cur], result_types=[TensorType(v.type.element_type,
+                                                                                        list(cur_shape))],
+                                               properties={"dim": IntegerAttr(i, 32)}), op).results[0]
+    if cur_shape != list(shape):
+        cur = L.emit(aa.BroadcastOp.build(operands=[cur], result_types=[TensorType(v.type.element_type, shape)]),
+                     op).results[0]
+    return cur
+
+
+def _i64(L, x: SSAValue, op) -> SSAValue:
+    t = x.type
+    e = t.element_type if isinstance(t, TensorType) else t
+    if e == i64:
+        return x
+    if isinstance(t, TensorType):
+        return L.emit(tops.ExtSIOp(x, TensorType(i64, list(t.get_shape()))), op).results[0]
+    return L.emit(arith.ExtSIOp(x, i64), op).results[0]
+
+
+def _tensor_view_facts(L, view: SSAValue, op) -> tuple[SSAValue, list, list]:
+    """(base pointer, extents, strides) of the tensor view under a gather/scatter view, each extent
+    and stride an i64 scalar (a static one a constant)."""
+    mtv = view.owner.tensor_view.owner if isinstance(view.owner, ct.MakeGatherScatterViewOp) else None
+    if not isinstance(mtv, ct.MakeTensorViewOp):
+        raise _unsupported(op, "on a gather/scatter view of a tensor view that is not made in the kernel")
+    tv = mtv.result.type
+    dyn = {"shape": iter(mtv.dynamicShape), "strides": iter(mtv.dynamicStrides)}
+
+    def values(static, kind):
+        return [_i64(L, L.v(next(dyn[kind])), op) if v == T.DYNAMIC else
+                L.emit(arith.ConstantOp(IntegerAttr(v, i64), i64), op).results[0] for v in static]
+
+    return L.v(mtv.base), values(tv.shape, "shape"), values(tv.strides, "strides")
+
+
+def _gather_pointers(L, op) -> tuple[SSAValue, SSAValue]:
+    """(pointer tile, in-bounds mask) of a load/store ``op`` on a gather/scatter view."""
+    vt = op.view.type
+    shape = list(vt.tile_shape)
+    base, extents, strides = _tensor_view_facts(L, op.view, op)
+    offset = mask = None
+    for d, index in enumerate(op.index):
+        if d == vt.sparse_dim:
+            idx = _i64(L, L.v(index), op)
+        else:  # an element offset: offset + 0, 1, ..., shape[d] - 1
+            span = {"start": IntegerAttr(0, 32), "end": IntegerAttr(shape[d], 32)}
+            rng = L.emit(aa.MakeRangeOp.build(properties=span, result_types=[TensorType(i32, [shape[d]])]),
+                         op).results[0]
+            idx = L.emit(aa.AddIOp(_i64(L, rng, op), _full(L, _i64(L, L.v(index), op), [shape[d]], op)), op).results[0]
+        inside = L.emit(tops.CmpIOp(idx, _full(L, extents[d], [shape[d]], op), "ult"), op).results[0]
+        term = L.emit(aa.MulIOp(idx, _full(L, strides[d], [shape[d]], op)), op).results[0]
+        term, inside = _along(L, term, d, shape, op), _along(L, inside, d, shape, op)
+        offset = term if offset is None else L.emit(aa.AddIOp(offset, term), op).results[0]
+        mask = inside if mask is None else L.emit(arith.AndIOp(mask, inside), op).results[0]
+    from tileorch.dialects.nv_tileaa import pointer_ops as po
+
+    ptrs = L.emit(po.OffsetOp(_full(L, base, shape, op), offset), op).results[0]
+    return ptrs, mask
+
+
+def _gather_load(L, op):
+    from tileorch.dialects.nv_tileaa import pointer_ops as po
+
+    ptrs, mask = _gather_pointers(L, op)
+    rt = L.type(op.tile.type, op)
+    pad = op.view.type.padding_value
+    other = None
+    if pad is not None:
+        et = rt.element_type
+        value = FloatAttr(_PADDING[pad], et) if not isinstance(et, IntegerType) else IntegerAttr(0, et)
+        other = _full(L, L.emit(arith.ConstantOp(value, et), op).results[0], list(rt.get_shape()), op)
+    new = po.LoadOp(ptrs, rt, mask, other, L.v(op.token) if op.token is not None else None)
+    _set_order(new, *_ptr_order(op))
+    L.bind(op, L.emit(new, op))
+
+
+def _gather_store(L, op):
+    from tileorch.dialects.nv_tileaa import pointer_ops as po
+
+    ptrs, mask = _gather_pointers(L, op)
+    new = po.StoreOp(ptrs, L.v(op.tile), mask, L.v(op.token) if op.token is not None else None)
+    _set_order(new, *_ptr_order(op))
+    L.bind(op, L.emit(new, op))
+
+
+def _through_pointers(op) -> bool:
+    """Does the view load/store ``op`` go through pointers (a gather/scatter view), not a tiled
+    access of a partition view?  A strided view is not supported yet."""
+    if isinstance(op.view.type, T.StridedViewType):
+        raise _unsupported(op, "on a strided view")
+    return isinstance(op.view.type, T.GatherScatterViewType)
+
+
 @handles(ct.LoadViewTkoOp)
 def _load(L, op):
-    if not isinstance(op.view.type, T.PartitionViewType):
-        raise _unsupported(op, "on a strided or gather/scatter view")
+    if _through_pointers(op):
+        return _gather_load(L, op)
     tok = L.v(op.token) if op.token is not None else None
     new = aa.TiledLoadOp(L.v(op.view), [L.v(i) for i in op.index], L.type(op.tile.type, op), tok)
     _mem_props(L, op, new)
@@ -283,8 +406,8 @@ def _load(L, op):
 
 @handles(ct.StoreViewTkoOp)
 def _store(L, op):
-    if not isinstance(op.view.type, T.PartitionViewType):
-        raise _unsupported(op, "on a strided or gather/scatter view")
+    if _through_pointers(op):
+        return _gather_store(L, op)
     tok = L.v(op.token) if op.token is not None else None
     new = aa.TiledStoreOp(L.v(op.view), L.v(op.tile), [L.v(i) for i in op.index], tok)
     _mem_props(L, op, new)
@@ -397,7 +520,10 @@ def _elementwise(L, op):
     if isinstance(op, ct.DivFOp) and rm.data not in (A.RoundingMode.NEAREST_EVEN, A.RoundingMode.APPROX,
                                                      A.RoundingMode.FULL):
         raise _unsupported(op, f"with rounding<{rm.data.value}>")
-    new = _AA_ELEMENTWISE[type(op)](*[L.v(v) for v in op.operands])
+    if isinstance(op, (ct.MaxFOp, ct.MinFOp)) and op.propagate_nan is not None:  # NaN in, NaN out
+        new = (arith.MaximumfOp if isinstance(op, ct.MaxFOp) else arith.MinimumfOp)(L.v(op.lhs), L.v(op.rhs))
+    else:
+        new = _AA_ELEMENTWISE[type(op)](*[L.v(v) for v in op.operands])
     L.bind(op, L.emit(new, op))
 
 
@@ -465,6 +591,26 @@ def _select(L, op):
     cond, a, b = L.v(op.cond), L.v(op.val_if_true), L.v(op.val_if_false)
     new = tops.SelectOp(cond, a, b) if isinstance(a.type, TensorType) else arith.SelectOp(cond, a, b)
     L.bind(op, L.emit(new, op))
+
+
+# elementwise math without an nv_tileaa op: the math dialect's op on the tile (or scalar); the
+# SIMT lowering and the tier's epilogue take them element by element (tileaa_to_simt.ELEMENTWISE)
+_MATH = {ct.FloorOp: math.FloorOp, ct.CeilOp: math.CeilOp, ct.SinOp: math.SinOp, ct.CosOp: math.CosOp,
+         ct.TanOp: math.TanOp, ct.SinHOp: math.SinhOp, ct.CosHOp: math.CoshOp, ct.PowOp: math.PowFOp,
+         ct.Atan2Op: math.Atan2Op}
+
+
+def _math(L, op):
+    L.bind(op, L.emit(_MATH[type(op)](*[L.v(v) for v in op.operands]), op))
+
+
+for _c in _MATH:
+    _HANDLERS[_c] = _math
+
+
+@handles(ct.BitcastOp)
+def _bitcast(L, op):
+    L.bind(op, L.emit(arith.BitcastOp(L.v(op.source), L.type(op.result.type, op)), op))
 
 
 @handles(ct.AbsFOp)
@@ -585,7 +731,13 @@ def _for(L, op):
     body = Block(arg_types=[L.type(a.type, op) for a in src.args])
     for a, b in zip(src.args, body.args):
         L.vm[a] = b
-    L.run_block(src, body)
+    if any(isinstance(o, ct.IfOp) and _exits_early(o, ct.ContinueOp) for o in src.ops):
+        # an early continue (cuTile's ``break`` in a ``for``: a flag and ``if flag: continue``)
+        saved, L.block = L.block, body
+        body.add_op(scf.YieldOp(*_continue_seq(L, list(src.ops), [t for t in body.arg_types[1:]])))
+        L.block = saved
+    else:
+        L.run_block(src, body)
     new = scf.ForOp(L.v(op.lowerBound), L.v(op.upperBound), L.v(op.step), [L.v(v) for v in op.initValues], body)
     L.bind(op, L.emit(new, op))
 
@@ -778,7 +930,89 @@ def _convert(L, op) -> None:
     handler = _HANDLERS.get(type(op))
     if handler is None:
         raise _unsupported(op)
-    handler(L, op)
+    try:
+        handler(L, op)
+    except VerifyException as exc:  # an attribute or op built from out-of-range input
+        raise LocatedError(op, str(exc)) from None
+
+
+def _exits_early(op: ct.IfOp, exit_class: type) -> bool:
+    """Does an ``if`` end one of its regions (directly or in a nested ``if``) with ``exit_class``
+    (``return``: leaves the kernel; ``continue``: ends the loop iteration)?"""
+    for r in op.regions:
+        for b in r.blocks:
+            for o in b.ops:
+                if isinstance(o, exit_class) or (isinstance(o, ct.IfOp) and _exits_early(o, exit_class)):
+                    return True
+    return False
+
+
+def _has_return(op: ct.IfOp) -> bool:
+    return _exits_early(op, ct.ReturnOp)
+
+
+def _bind_if_results(L, op: ct.YieldOp) -> None:
+    """The end of a flattened ``if``'s branch: the ``if``'s results are its values from here on."""
+    for r, v in zip(op.parent_op().results_, op.operands_):
+        L.vm[r] = L.v(v)
+
+
+def _continue_seq(L, ops: list, iter_types: list) -> list:
+    """Emit the ``ops`` of a ``for`` body with early continues; return the next iteration's
+    values.  At an ``if`` that continues, the ops after it move into its branches (as
+    :func:`_exit_seq` does for returns) and the ``if`` yields the next values of both."""
+    for j, op in enumerate(ops):
+        if isinstance(op, ct.ContinueOp):
+            return [L.v(v) for v in op.operands_]
+        if isinstance(op, ct.YieldOp):
+            _bind_if_results(L, op)
+            continue
+        if isinstance(op, ct.IfOp) and _exits_early(op, ct.ContinueOp):
+            rest = ops[j + 1:]
+            regions = []
+            for src in (op.thenRegion, op.elseRegion):
+                b = Block()
+                saved, L.block = L.block, b
+                b.add_op(scf.YieldOp(*_continue_seq(L, (list(src.blocks[0].ops) if src.blocks else []) + rest,
+                                                    iter_types)))
+                L.block = saved
+                regions.append(Region(b))
+            return list(L.emit(scf.IfOp(L.v(op.condition), iter_types, regions[0], regions[1]), op).results)
+        _convert(L, op)
+    # unreachable for a verified loop: its body ends with 'continue'
+    raise LocatedError(ops[-1], "convert-cudatile-to-tileaa: a loop body path that does not end with 'continue'")
+
+
+def _exit_seq(L, ops: list, top: bool) -> None:
+    """Emit the kernel-level ``ops`` of a kernel with early exits (``if c: return``): at an ``if``
+    that returns, the ops after it move into the branches that fall through, so each path ends at
+    its ``return``; an ``if``'s ``yield`` in such a sequence binds the ``if``'s results to its
+    values for the ops that follow it.  ``top``: ``ops`` end the kernel's body (its ``return``
+    is the function's), else an ``scf.if`` branch (the ``return`` ends the branch)."""
+    for j, op in enumerate(ops):
+        if isinstance(op, ct.ReturnOp):
+            if op.operands_:
+                raise _unsupported(op, "with values")
+            L.emit(aa.ReturnOp() if top else scf.YieldOp(), op)
+            return
+        if isinstance(op, ct.YieldOp):  # the end of a flattened if's branch: its results
+            _bind_if_results(L, op)
+            continue
+        if isinstance(op, ct.IfOp) and _has_return(op):
+            rest = ops[j + 1:]
+            regions = []
+            for src in (op.thenRegion, op.elseRegion):
+                b = Block()
+                saved, L.block = L.block, b
+                _exit_seq(L, (list(src.blocks[0].ops) if src.blocks else []) + rest, top=False)
+                L.block = saved
+                regions.append(Region(b))
+            L.emit(scf.IfOp(L.v(op.condition), [], regions[0], regions[1]), op)
+            L.emit(aa.ReturnOp() if top else scf.YieldOp(), op)
+            return
+        _convert(L, op)
+    # unreachable for a verified kernel: its body ends with 'return', which ends every path here
+    raise LocatedError(ops[-1], "convert-cudatile-to-tileaa: a kernel path that does not end with 'return'")
 
 
 @handles(ct.LoopOp)

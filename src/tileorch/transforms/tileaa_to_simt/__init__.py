@@ -1640,15 +1640,29 @@ def lower_scalar_op(e: Emitter, op: Operation, args: list[SSAValue], rtype: Attr
             return e.fma(*args)
         if kind == "remf":
             return e.fmod(*args)
+        if kind in ("floor", "ceil"):
+            return e.rounded(kind, args[0])
+        if kind in ("sin", "cos", "tan"):
+            return e.trig(kind, args[0])
+        if kind in ("sinh", "cosh"):
+            return e.hyperbolic(kind, args[0])
+        if kind == "pow":
+            return e.pow(*args)
+        if kind == "atan2":
+            return e.atan2(*args)
+        if kind == "bitcast":
+            src, dst = (t.element_type if isinstance(t, TensorType) else t
+                        for t in (op.operands[0].type, op.results[0].type))
+            return e.bitcast(args[0], src, dst)
         if kind in ("max", "min"):
             return e.max_min(kind, *args)
         return e.v(ARITH_OF[kind](*args))
     if name in ("arith.floordivsi", "arith.ceildivsi"):
         return _signed_div_rounded(e, name == "arith.floordivsi", *args)
-    if name in ("arith.maximumf", "arith.maxnumf"):
-        return e.max_min("max", *args)
+    if name in ("arith.maximumf", "arith.maxnumf"):  # maximumf: IEEE 754-2019 maximum, NaN in, NaN out
+        return e.max_min("max", *args, propagate_nan=name == "arith.maximumf")
     if name in ("arith.minimumf", "arith.minnumf"):
-        return e.max_min("min", *args)
+        return e.max_min("min", *args, propagate_nan=name == "arith.minimumf")
     # any other arith op: same op on the elements
     result_types = [reg_type(rtype if rtype is not None else r.type) for r in op.results]
     new = type(op).create(operands=list(args), result_types=result_types,
@@ -1754,6 +1768,8 @@ ELEMENTWISE = {
     "nv_tileaa.maxf": "max", "nv_tileaa.minf": "min", "nv_tileaa.fma": "fma", "nv_tileaa.negf": "neg",
     "nv_tileaa.exp": "exp", "nv_tileaa.exp2": "exp2", "nv_tileaa.sqrt": "sqrt", "nv_tileaa.rsqrt": "rsqrt",
     "nv_tileaa.tanh": "tanh", "nv_tileaa.log": "log", "nv_tileaa.log2": "log2", "nv_tileaa.remf": "remf", "math.absf": "abs", "nv_tileaa.addi": "addi", "nv_tileaa.subi": "subi", "nv_tileaa.muli": "muli",
+    "math.floor": "floor", "math.ceil": "ceil", "math.sin": "sin", "math.cos": "cos", "math.tan": "tan",
+    "math.sinh": "sinh", "math.cosh": "cosh", "math.powf": "pow", "math.atan2": "atan2", "arith.bitcast": "bitcast",
     **{name: "cast" for name in CASTS},
     "nv_tileaa.cmpi": "cmpi", "nv_tileaa.cmpf": "cmpf", "nv_tileaa.select": "select",
 }

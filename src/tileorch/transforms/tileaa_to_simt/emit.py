@@ -354,6 +354,119 @@ class Emitter:
             raise NotImplementedError(kind)
         return self.from_f32(r, typ)
 
+    def rounded(self, kind: str, x: SSAValue) -> SSAValue:
+        """``floor`` / ``ceil`` of ``x``: ``cvt.rmi`` / ``cvt.rpi`` to an integral float (exact)."""
+        mode = {"floor": "rmi", "ceil": "rpi"}[kind]
+        if isinstance(x.type, Float64Type):
+            return self.v(llvm.InlineAsmOp(f"cvt.{mode}.f64.f64 $0, $1;", "=d,d", [x], [x.type]))
+        return self.from_f32(self.ptx_f32(f"cvt.{mode}.f32.f32 $0, $1;", [self.to_f32(x)]), x.type)
+
+    def _f32_math(self, kind: str, x: SSAValue) -> SSAValue:
+        if isinstance(x.type, Float64Type):
+            raise NotImplementedError(f"{kind} on f64")
+        return self.to_f32(x)
+
+    def _mul(self, a: SSAValue, b: SSAValue | float) -> SSAValue:
+        return self.v(arith.MulfOp(a, self.fconst(b) if isinstance(b, float) else b))
+
+    def _add(self, a: SSAValue, b: SSAValue | float) -> SSAValue:
+        return self.v(arith.AddfOp(a, self.fconst(b) if isinstance(b, float) else b))
+
+    def _select_f(self, pred: str, a: SSAValue, b: SSAValue | float, x: SSAValue, y: SSAValue) -> SSAValue:
+        """``cmpf(pred, a, b) ? x : y``."""
+        c = self.v(arith.CmpfOp(a, self.fconst(b) if isinstance(b, float) else b, pred))
+        return self.v(arith.SelectOp(c, x, y))
+
+    def trig(self, kind: str, x: SSAValue) -> SSAValue:
+        """``sin`` / ``cos`` / ``tan`` in f32: the argument reduced to [-pi, pi] (x - 2 pi k, k the
+        nearest integer to x / 2 pi, 2 pi in two f32 parts with ``fma``), then ``sin.approx`` /
+        ``cos.approx`` (absolute error about 2^-21 there); ``tan = sin / cos``."""
+        typ, y = x.type, self._f32_math(kind, x)
+        k = self.ptx_f32("cvt.rni.f32.f32 $0, $1;", [self._mul(y, 0.15915494309189535)])
+        nk = self.v(arith.NegfOp(k))
+        r = self.ptx_f32("fma.rn.f32 $0, $1, $2, $3;", [nk, self.fconst(6.2831854820251465), y])
+        r = self.ptx_f32("fma.rn.f32 $0, $1, $2, $3;", [nk, self.fconst(-1.7484556000744883e-07), r])
+        if kind == "tan":
+            out = self.v(arith.DivfOp(self.ptx_f32("sin.approx.f32 $0, $1;", [r]),
+                                      self.ptx_f32("cos.approx.f32 $0, $1;", [r])))
+        else:
+            out = self.ptx_f32(f"{kind}.approx.f32 $0, $1;", [r])
+        return self.from_f32(out, typ)
+
+    def hyperbolic(self, kind: str, x: SSAValue) -> SSAValue:
+        """``sinh`` / ``cosh`` in f32 from ``e^x`` and ``e^-x`` (``ex2.approx``); ``sinh`` of
+        |x| < 0.5 by its Taylor series to x^9 (no cancellation)."""
+        typ, y = x.type, self._f32_math(kind, x)
+        t = self._mul(y, 1.4426950408889634)
+        ep = self.ptx_f32("ex2.approx.ftz.f32 $0, $1;", [t])
+        em = self.ptx_f32("ex2.approx.ftz.f32 $0, $1;", [self.v(arith.NegfOp(t))])
+        if kind == "cosh":
+            return self.from_f32(self._mul(self._add(ep, em), 0.5), typ)
+        big = self._mul(self.v(arith.SubfOp(ep, em)), 0.5)
+        s = self._mul(y, y)
+        p = self.fconst(1.0 / 362880)
+        for c in (1.0 / 5040, 1.0 / 120, 1.0 / 6, 1.0):
+            p = self._add(self._mul(p, s), c)
+        small = self._mul(p, y)
+        ay = self.ptx_f32("abs.f32 $0, $1;", [y])
+        return self.from_f32(self._select_f("olt", ay, 0.5, small, big), typ)
+
+    def pow(self, x: SSAValue, e: SSAValue) -> SSAValue:
+        """``x ** e`` in f32 as ``2^(e log2 |x|)`` (``lg2.approx``, ``ex2.approx``), with C ``powf``'s
+        signs: a negative ``x`` gives the odd-power sign for an integral ``e`` and NaN otherwise;
+        ``x ** 0`` is 1."""
+        typ, b, y = x.type, self._f32_math("pow", x), self._f32_math("pow", e)
+        ab = self.ptx_f32("abs.f32 $0, $1;", [b])
+        r = self.ptx_f32("ex2.approx.ftz.f32 $0, $1;", [self._mul(y, self.ptx_f32("lg2.approx.f32 $0, $1;", [ab]))])
+        yi = self.ptx_f32("cvt.rzi.f32.f32 $0, $1;", [y])
+        half = self._mul(yi, 0.5)
+        odd = self.v(arith.CmpfOp(self.ptx_f32("cvt.rzi.f32.f32 $0, $1;", [half]), half, "one"))
+        integral = self.v(arith.CmpfOp(yi, y, "oeq"))
+        neg = self.v(arith.CmpfOp(b, self.fconst(0.0), "olt"))
+        flip = self.v(arith.AndIOp(neg, self.v(arith.AndIOp(integral, odd))))
+        r = self.v(arith.SelectOp(flip, self.v(arith.NegfOp(r)), r))
+        nan = self.v(arith.AndIOp(neg, self.v(arith.XOrIOp(integral, self.v(arith.ConstantOp(IntegerAttr(1, 1)))))))
+        r = self.v(arith.SelectOp(nan, self.fconst(float("nan")), r))
+        return self.from_f32(self._select_f("oeq", y, 0.0, self.fconst(1.0), r), typ)
+
+    # atan(a) / a as a polynomial in a^2 on [0, 1] (a least-squares fit with Lawson weights,
+    # made for this lowering; |error| of atan(a) below 1.3e-7 in f32)
+    _ATAN = (1.0, -0.3333309292793274, 0.1999305933713913, -0.14207163453102112, 0.10654778778553009,
+             -0.0753386914730072, 0.043041449040174484, -0.016284199431538582, 0.0029038325883448124)
+
+    def atan2(self, y: SSAValue, x: SSAValue) -> SSAValue:
+        """``atan2(y, x)`` in f32: ``atan`` of min/max of the magnitudes (:attr:`_ATAN`), mirrored
+        into the octant and quadrant of (x, y); 0 at the origin."""
+        typ, a, b = y.type, self._f32_math("atan2", y), self._f32_math("atan2", x)
+        ay = self.ptx_f32("abs.f32 $0, $1;", [a])
+        ax = self.ptx_f32("abs.f32 $0, $1;", [b])
+        hi = self.ptx_f32("max.f32 $0, $1, $2;", [ax, ay])
+        lo = self.ptx_f32("min.f32 $0, $1, $2;", [ax, ay])
+        q = self.v(arith.DivfOp(lo, hi))
+        q = self._select_f("oeq", hi, 0.0, self.fconst(0.0), q)
+        s = self._mul(q, q)
+        p = self.fconst(self._ATAN[-1])
+        for c in reversed(self._ATAN[:-1]):
+            p = self._add(self._mul(p, s), c)
+        t = self._mul(p, q)
+        t = self._select_f("ogt", ay, ax, self.v(arith.SubfOp(self.fconst(1.5707963267948966), t)), t)
+        t = self._select_f("olt", b, 0.0, self.v(arith.SubfOp(self.fconst(3.141592653589793), t)), t)
+        t = self._select_f("olt", a, 0.0, self.v(arith.NegfOp(t)), t)
+        return self.from_f32(t, typ)
+
+    def bitcast(self, x: SSAValue, src: Attribute, dst: Attribute) -> SSAValue:
+        """The bits of ``x`` (an element of type ``src``, held as :func:`reg_type`) read as ``dst``:
+        bf16 through its 16-bit pattern; other register types as they are."""
+        if is_fp8(src) or is_fp8(dst) or isinstance(src, FloatTF32Type) or isinstance(dst, FloatTF32Type):
+            raise NotImplementedError(f"bitcast from {src} to {dst}")
+        if isinstance(src, BFloat16Type):
+            bits = self.f32_to_bf16_bits(x)
+            return bits if isinstance(dst, IntegerType) else self.v(arith.BitcastOp(bits, dst))
+        if isinstance(dst, BFloat16Type):
+            bits = x if isinstance(src, IntegerType) else self.v(arith.BitcastOp(x, IntegerType(16)))
+            return self.bf16_bits_to_f32(bits)
+        return self.v(arith.BitcastOp(x, dst))
+
     def fmod(self, a: SSAValue, b: SSAValue) -> SSAValue:
         """C ``fmod``: ``a - b * trunc(a / b)`` (in f32)."""
         typ = a.type
@@ -410,10 +523,11 @@ class Emitter:
         r = self.ptx_f32("fma.rn.f32 $0, $1, $2, $3;", [self.to_f32(a), self.to_f32(b), self.to_f32(c)])
         return self.from_f32(r, typ)
 
-    def max_min(self, kind: str, a: SSAValue, b: SSAValue) -> SSAValue:
-        """IEEE maxNum/minNum-like: ``max.f32``/``min.f32`` (a NaN operand yields the other)."""
+    def max_min(self, kind: str, a: SSAValue, b: SSAValue, propagate_nan: bool = False) -> SSAValue:
+        """IEEE maxNum/minNum-like: ``max.f32``/``min.f32`` (a NaN operand yields the other);
+        ``propagate_nan``: ``max.NaN.f32``/``min.NaN.f32`` (a NaN operand gives NaN)."""
         typ = a.type
-        r = self.ptx_f32(f"{kind}.f32 $0, $1, $2;", [self.to_f32(a), self.to_f32(b)])
+        r = self.ptx_f32(f"{kind}{'.NaN' if propagate_nan else ''}.f32 $0, $1, $2;", [self.to_f32(a), self.to_f32(b)])
         return self.from_f32(r, typ)
 
 

@@ -431,6 +431,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         loop = loop.parent_op()
     if loop is None:
         fail(dot, "the dot is not in a K loop")
+    _check_unconditional([loop, a_load, b_load, *more_b, st, *extra, *side, *atomics], kernel, fail)
     k_bounds = None if _full_k_loop(loop, a_load, index_majors[0], b_load, index_majors[1]) else _k_bounds(loop, fail)
     accs = [_loop_result(loop, d, fail) for d in dots]
     if len(set(accs)) != len(dots):
@@ -606,6 +607,20 @@ def _check_shared_a_epilogue(second, atomics: list, side: list, fail) -> None:
     if side:
         fail(side[0], "row/column reductions beside the result of dots sharing A are not supported yet by the "
                       "WGMMA lowering")
+
+
+def _check_unconditional(ops: list, kernel: aa.FuncOp, fail) -> None:
+    """The K loop, the operand loads and the outputs must run in every program: the kernel builder
+    computes and stores every work tile, so a condition around them (``if bm * tm < rows: ...``,
+    an early ``return``, a store under ``if``) would be dropped."""
+    for op in ops:
+        parent = op.parent_op()
+        while parent is not None and parent is not kernel:
+            if isinstance(parent, (scf.IfOp, scf.WhileOp)):
+                what = "a condition ('if' or an early 'return')" if isinstance(parent, scf.IfOp) else "a while loop"
+                fail(parent, f"the dot's K loop, its operand loads or its output store run under {what}: "
+                             "not supported yet by the WGMMA lowering (its kernel computes and stores every tile)")
+            parent = parent.parent_op()
 
 
 def _loop_result(loop: scf.ForOp, dot: Operation, fail) -> SSAValue:

@@ -1,0 +1,567 @@
+"""The user sweep on the GPU (issues 18 and 21): every program of
+``tileorch.testing.user_programs`` that compiles runs through ``tileorch.cutile.launch`` on its
+spec's shapes and grid, against an independent torch reference in fp32 (fp64 for sums).  Each
+array the kernel writes starts NaN (integers: a sentinel) inside a larger NaN buffer whose tail
+must stay NaN; elements a program must not write (skipped tiles, masked scatters) must still
+hold the fill.  Skipped without a GPU (tests/gpu/conftest.py); needs torch and cuda-tile."""
+
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("cuda.tile")
+
+import tileorch.cutile  # noqa: E402
+from tileorch.testing.user_programs import PROGRAMS  # noqa: E402
+
+NAN = float("nan")
+SENTINEL = -(2**31)
+TAIL = 1024
+DT = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32, "float64": torch.float64,
+      "int8": torch.int8, "int16": torch.int16, "int32": torch.int32, "int64": torch.int64, "bool_": torch.bool,
+      "uint8": torch.uint8, "uint32": torch.uint32}
+
+
+def _gen(seed: int):
+    return torch.Generator(device="cuda").manual_seed(seed)
+
+
+def _filled(shape, dtype):
+    """A ``shape`` view at the start of a buffer of the fill (NaN, the sentinel, or True for bool)
+    with ``TAIL`` spare elements; (view, buffer)."""
+    n = 1
+    for d in shape:
+        n *= d
+    t = DT[dtype]
+    fill = NAN if t.is_floating_point else True if t == torch.bool else SENTINEL
+    buf = torch.full((n + TAIL,), fill, device="cuda", dtype=t)
+    return buf[:n].view(shape), buf
+
+
+def _unwritten(x):
+    if x.dtype.is_floating_point:
+        return torch.isnan(x)
+    return x == SENTINEL
+
+
+def run(name, inputs: dict, **overrides):
+    """Launch program ``name`` with ``inputs`` (argument position -> tensor) and the spec's other
+    values (``overrides``: position -> value); the arrays not given start filled.  Returns the
+    argument list after the launch; checks that no buffer's tail was written."""
+    p = PROGRAMS[name]
+    args, bufs = [], []
+    for i, s in enumerate(p.spec):
+        if i in inputs:
+            args.append(inputs[i])
+        elif isinstance(s, tuple):
+            view, buf = _filled(*s)
+            args.append(view)
+            bufs.append((i, buf))
+        else:
+            args.append(overrides.get(i, s))
+    tileorch.cutile.launch(torch.cuda.current_stream(), p.grid, p.kernel, tuple(args))
+    torch.cuda.synchronize()
+    for i, buf in bufs:
+        assert _unwritten(buf[-TAIL:]).all() if buf.dtype != torch.bool else buf[-TAIL:].all(), \
+            f"{name}: argument {i} written past its end"
+    return args
+
+
+def randn(shape, dtype="float32", seed=0, scale=1.0):
+    return (torch.randn(shape, device="cuda", generator=_gen(seed)) * scale).to(DT[dtype])
+
+
+def close(got, ref, atol, rtol=0.0):
+    assert not _unwritten(got).any(), "unwritten elements"
+    torch.testing.assert_close(got.double(), ref.double(), atol=atol, rtol=rtol)
+
+
+def _gemm_rel(got, ref, tol=1e-2):
+    assert not _unwritten(got).any(), "unwritten elements"
+    err = float((got.double() - ref.double()).norm() / ref.double().norm())
+    assert err < tol, f"relative error {err:.3e}"
+
+
+@pytest.mark.parametrize("name", ["mm_at_operator", "mm_k_from_b", "mm_hints", "mm_f16_acc", "mm_load_hints"])
+def test_fp16_gemm_idioms(name):
+    shape_a, shape_b = PROGRAMS[name].spec[0][0], PROGRAMS[name].spec[1][0]
+    a, b = randn(shape_a, "float16", 1), randn(shape_b, "float16", 2)
+    c = run(name, {0: a, 1: b})[2]
+    _gemm_rel(c, a.float() @ b.float(), 2e-2 if name == "mm_f16_acc" else 1e-2)
+
+
+def test_mm_alpha_beta():
+    a, b, c0 = randn((256, 256), "float16", 3), randn((256, 256), "float16", 4), randn((256, 256), "float16", 5)
+    c = c0.clone()
+    run("mm_alpha_beta", {0: a, 1: b, 2: c})
+    _gemm_rel(c, 1.5 * (a.float() @ b.float()) - 0.5 * c0.float())
+
+
+def test_mm_i8_scalar_dequant():
+    g = _gen(6)
+    a = torch.randint(-128, 128, (256, 256), device="cuda", generator=g, dtype=torch.int8)
+    b = torch.randint(-128, 128, (256, 256), device="cuda", generator=g, dtype=torch.int8)
+    c = run("mm_i8_scalar_dequant", {0: a, 1: b})[2]
+    ref = (a.double() @ b.double()) * 0.01
+    close(c, ref, atol=0.0, rtol=1e-2)
+
+
+def test_mm_bf16_wide():
+    a, b = randn((256, 256), "bfloat16", 7), randn((256, 512), "bfloat16", 8)
+    _gemm_rel(run("mm_bf16_wide", {0: a, 1: b})[2], a.float() @ b.float())
+
+
+def test_mm_permute_b():
+    a, w = randn((256, 256), "float16", 9), randn((384, 256), "float16", 10)
+    _gemm_rel(run("mm_permute_b", {0: a, 1: w})[2], a.float() @ w.float().t())
+
+
+def test_mm_clamp_tanh():
+    a, b = randn((256, 256), "float16", 11, 0.1), randn((256, 256), "float16", 12)
+    ref = torch.tanh((a.float() @ b.float()).clamp(-1.0, 2.0))
+    close(run("mm_clamp_tanh", {0: a, 1: b})[2], ref, atol=2e-3)
+
+
+def test_mm_diagonal_swizzle():
+    a, b = randn((256, 160), "float16", 13), randn((160, 192), "float16", 14)
+    _gemm_rel(run("mm_diagonal_swizzle", {0: a, 1: b})[2], a.float() @ b.float())
+
+
+@pytest.mark.parametrize("name", ["mm_early_exit", "mm_guarded", "mm_guarded_store"])
+def test_guarded_gemm_writes_only_the_rows_it_keeps(name):
+    """rows_used = 160 with 64-row tiles: tiles 0..2 (rows < 192) are stored, tile 3 is not."""
+    a, b = randn((256, 128), "float16", 15), randn((128, 128), "float16", 16)
+    c = run(name, {0: a, 1: b})[2]
+    _gemm_rel(c[:192], a[:192].float() @ b.float())
+    assert torch.isnan(c[192:]).all(), "a skipped tile was written"
+
+
+def test_mm_small_f32():
+    a, b = randn((64, 16), seed=17), randn((16, 48), seed=18)
+    close(run("mm_small_f32", {0: a, 1: b})[2], a.double() @ b.double(), atol=1e-2)  # tf32 or f32
+
+
+def test_mm_row_vector():
+    x, w = randn((1, 512), "float16", 19), randn((512, 768), "float16", 20)
+    close(run("mm_row_vector", {0: x, 1: w})[2], x.double() @ w.double(), atol=5e-2, rtol=1e-2)
+
+
+def test_mm_f64():
+    a, b = randn((64, 64), "float64", 21), randn((64, 64), "float64", 22)
+    close(run("mm_f64", {0: a, 1: b})[2], a @ b, atol=1e-10)
+
+
+def test_softmax_cols():
+    x = randn((64, 256), "float16", 23)
+    close(run("softmax_cols", {0: x})[1], torch.softmax(x.float(), dim=0), atol=1e-5)
+
+
+def test_log_softmax_rows():
+    x = randn((6, 1000), "float16", 24)
+    close(run("log_softmax_rows", {0: x})[1], torch.log_softmax(x.float(), dim=1), atol=1e-4)
+
+
+def test_cross_entropy_rows():
+    x = randn((5, 300), "bfloat16", 25)
+    labels = torch.randint(0, 300, (5,), device="cuda", generator=_gen(26), dtype=torch.int32)
+    ref = torch.nn.functional.cross_entropy(x.float(), labels.long(), reduction="none")
+    close(run("cross_entropy_rows", {0: x, 1: labels})[2], ref, atol=1e-4)
+
+
+def test_layernorm_bwd_dx():
+    x, dy, w = randn((4, 256), "float16", 27), randn((4, 256), "float16", 28), randn((256,), "float16", 29)
+    xf = x.float().requires_grad_()
+    y = torch.nn.functional.layer_norm(xf, (256,), w.float(), None, eps=1e-5)
+    (ref,) = torch.autograd.grad(y, xf, dy.float())
+    mean = x.float().mean(1)
+    rstd = torch.rsqrt(x.float().var(1, unbiased=False) + 1e-5)
+    close(run("layernorm_bwd_dx", {0: x, 1: dy, 2: w, 3: mean, 4: rstd})[5].float(), ref, atol=2e-2, rtol=1e-2)
+
+
+def test_add_rmsnorm():
+    x, r, w = randn((3, 512), "bfloat16", 30), randn((3, 512), "bfloat16", 31), randn((1, 512), "bfloat16", 32)
+    args = run("add_rmsnorm", {0: x, 1: r, 2: w})
+    s = x.float() + r.float()
+    close(args[3].float(), s, atol=2e-2, rtol=1e-2)
+    ref = s * torch.rsqrt((s * s).mean(1, keepdim=True) + 1e-6) * w.float()
+    close(args[4].float(), ref, atol=5e-2, rtol=1e-2)
+
+
+def test_row_min_max_idx():
+    x = randn((32, 128), seed=33)
+    args = run("row_min_max_idx", {0: x})
+    assert torch.equal(args[1], x.min(0).values) and torch.equal(args[3], x.max(0).values)
+    assert torch.equal(args[2].long(), x.argmin(0)) and torch.equal(args[4].long(), x.argmax(0))
+
+
+def test_row_prod_reduce():
+    x = 1 + 0.1 * randn((4, 32), seed=34)
+    close(run("row_prod_reduce", {0: x})[1], x.double().prod(1), atol=1e-5, rtol=1e-5)
+
+
+def test_arange_mask():
+    x = randn((1000,), seed=35)
+    ref = torch.where(torch.arange(1000, device="cuda") < 777, x, torch.zeros_like(x))
+    assert torch.equal(run("arange_mask", {0: x})[1], ref)
+
+
+def test_cumsum_i64_rev():
+    x = torch.randint(-2**31, 2**31 - 1, (3, 100), device="cuda", generator=_gen(36), dtype=torch.int32)
+    ref = x.long().flip(1).cumsum(1).flip(1)
+    assert torch.equal(run("cumsum_i64_rev", {0: x})[1], ref)
+
+
+def test_cumprod_cols():
+    x = 1 + 0.2 * randn((16, 64), seed=37)
+    close(run("cumprod_cols", {0: x})[1], x.double().cumprod(0), atol=1e-5, rtol=1e-5)
+
+
+def test_bool_logic():
+    g = _gen(38)
+    a = torch.rand(300, device="cuda", generator=g) < 0.5
+    b = torch.rand(300, device="cuda", generator=g) < 0.5
+    count = torch.zeros(1, device="cuda", dtype=torch.int32)
+    args = run("bool_logic", {0: a, 1: b, 4: count})
+    assert torch.equal(args[2], a & b) and torch.equal(args[3], a | ~b)
+    assert int(count) == int((a & b).sum())
+
+
+def test_wide_index():
+    x = randn((4096,), seed=39)
+    y = run("wide_index", {0: x})[1]
+    assert torch.equal(y[512:], 2 * x[512:]) and torch.isnan(y[:512]).all()
+
+
+def test_scalar_types():
+    x = randn((512,), seed=40)
+    close(run("scalar_types", {0: x})[1], -(x.double() * 0.25 - 3 + (2**40 + 5) % 7), atol=1e-5)
+
+
+def test_constant_shapes():
+    x = randn((512,), seed=41)
+    close(run("constant_shapes", {0: x})[1], x.view(4, 2, 64).sum(1).reshape(256), atol=1e-6)
+
+
+def test_int_math():
+    g = _gen(42)
+    a = torch.randint(-1000, 1000, (256,), device="cuda", generator=g, dtype=torch.int32)
+    b = torch.randint(1, 50, (256,), device="cuda", generator=g, dtype=torch.int32)
+    b = b * (torch.randint(0, 2, (256,), device="cuda", generator=g, dtype=torch.int32) * 2 - 1)
+    args = run("int_math", {0: a, 1: b})
+    assert torch.equal(args[2], torch.div(a, b, rounding_mode="floor"))
+    assert torch.equal(args[3], torch.remainder(a, b))
+    assert torch.equal(args[4], ((a << 2) ^ (b >> 1)) & 0xFFFF)
+
+
+def test_float_math():
+    x, y = randn((256,), seed=43), randn((256,), seed=44)
+    ref = (torch.exp2(x * 0.5) + torch.log2(y.abs() + 1) + torch.pow(x.abs() + 0.5, 1.5) + torch.atan2(x, y)
+           + torch.floor(x * 3) - torch.ceil(y * 2) + torch.sqrt(y.abs()))
+    close(run("float_math", {0: x, 1: y})[2], ref, atol=1e-4)
+
+
+def test_bitcast_bits():
+    x = randn((256,), seed=45, scale=100.0)
+    assert torch.equal(run("bitcast_bits", {0: x})[1], (x.view(torch.int32) >> 23) & 0xFF)
+
+
+def test_bf16_sign_bits():
+    x = randn((256,), "bfloat16", 46)
+    assert torch.equal(run("bf16_sign_bits", {0: x})[1], torch.signbit(x).int())
+
+
+def test_cat_permute_3d():
+    x, z = randn((2, 4, 8), "float16", 47), randn((2, 4, 8), "float16", 48)
+    assert torch.equal(run("cat_permute_3d", {0: x, 1: z})[2], torch.cat([x, z], 2).permute(2, 0, 1))
+
+
+def test_broadcast_sum_3d():
+    x, v = randn((8, 16), seed=49), randn((4,), seed=50)
+    close(run("broadcast_sum_3d", {0: x, 1: v})[2], (x[None] * v[:, None, None]).double().sum(0), atol=1e-5)
+
+
+def test_transpose_on_load():
+    x = randn((64, 96), seed=51)
+    assert torch.equal(run("transpose_on_load", {0: x})[1], x.t())
+
+
+def test_transpose_3d():
+    x = randn((3, 16, 32), "float16", 52)
+    assert torch.equal(run("transpose_3d", {0: x})[1], x.transpose(1, 2))
+
+
+def test_float_histogram():
+    x = torch.rand(1000, device="cuda", generator=_gen(53)) * 1.2 - 0.1  # some values out of [0, 1)
+    bins = torch.zeros(17, device="cuda", dtype=torch.int32)
+    run("float_histogram", {0: x, 1: bins})
+    b = (x * 16).int()
+    b = torch.where((b >= 0) & (b < 16), b, torch.full_like(b, 16))
+    ref = torch.bincount(b.long(), minlength=17).int()
+    ref[0] += 1024 - 1000  # the zero-padded tail of the last tile is counted too (bin 0)
+    assert torch.equal(bins, ref)
+
+
+def test_scatter_masked():
+    src = randn((256,), seed=54)
+    idx = torch.randperm(256, device="cuda", generator=_gen(55)).int()
+    out = run("scatter_masked", {0: src, 1: idx})[2]
+    ref = torch.full((256,), NAN, device="cuda")
+    ref[idx[src > 0].long()] = src[src > 0]
+    torch.testing.assert_close(out, ref, equal_nan=True, atol=0, rtol=0)
+
+
+def test_gather_2d_clamped():
+    g = _gen(56)
+    src = randn((16, 8), seed=57)
+    r = torch.randint(-2, 18, (256,), device="cuda", generator=g, dtype=torch.int32)
+    c = torch.randint(-1, 9, (256,), device="cuda", generator=g, dtype=torch.int32)
+    ok = (r >= 0) & (r < 16) & (c >= 0) & (c < 8)
+    ref = torch.where(ok, src[r.clamp(0, 15).long(), c.clamp(0, 7).long()], torch.zeros(256, device="cuda"))
+    assert torch.equal(run("gather_2d_clamped", {0: src, 1: r, 2: c})[3], ref)
+
+
+def test_early_exit_rows():
+    x = randn((8, 128), seed=58)
+    y = run("early_exit_rows", {0: x})[1]
+    assert torch.equal(y[:5], 2 * x[:5]) and torch.isnan(y[5:]).all()
+
+
+def test_nested_loops():
+    x = randn((100, 200), seed=59)
+    pad = torch.zeros(128, 256, device="cuda", dtype=torch.float64)
+    pad[:100, :200] = x
+    close(run("nested_loops", {0: x})[1], pad.view(4, 32, 4, 64).sum((0, 2)), atol=1e-4)
+
+
+def test_while_doubling():
+    x = randn((256,), seed=60)
+    y = run("while_doubling", {0: x})[1]
+    for i in range(2):
+        t = x[128 * i:128 * (i + 1)]
+        m = float(t.abs().max()) + 1e-3
+        s = 1.0
+        steps = 0
+        while s * m < 100.0 and steps < 64:
+            s, steps = s * 2.0, steps + 1
+        assert torch.equal(y[128 * i:128 * (i + 1)], t * s)
+
+
+def test_stencil_same_array():
+    x = randn((512,), seed=61)
+    ref = x - torch.cat([x[128:], torch.zeros(128, device="cuda")])
+    assert torch.equal(run("stencil_same_array", {0: x})[1], ref)
+
+
+def test_odd_length_axpy():
+    x, y0 = randn((1001,), seed=62), randn((1001,), seed=63)
+    y = y0.clone()
+    run("odd_length_axpy", {0: x, 1: y})
+    close(y, y0.double() + 0.5 * x.double(), atol=1e-6)
+
+
+def test_loop_carried_max():
+    x = randn((4, 1000), seed=64)
+    assert torch.equal(run("loop_carried_max", {0: x})[1], x.max(1).values)
+
+
+def test_rope_rows():
+    x, pos = randn((3, 64), "bfloat16", 65), torch.tensor([0.0, 5.0, 123.0], device="cuda")
+    t = x.float().view(3, 32, 2)
+    ang = pos[:, None] * torch.pow(torch.tensor(10000.0, device="cuda"), -2.0 * torch.arange(32, device="cuda") / 64)
+    a, b = t[..., 0], t[..., 1]
+    ref = torch.stack([a * ang.cos() - b * ang.sin(), a * ang.sin() + b * ang.cos()], -1).view(3, 64)
+    close(run("rope_rows", {0: x, 1: pos})[2], ref, atol=1e-3)
+
+
+def test_trig_zoo():
+    x = randn((256,), "float16", 66)
+    t = x.float()
+    ref = torch.tan(t * 0.5) + torch.sinh(t) - torch.cosh(t * 0.5) + torch.floor(t) * torch.ceil(t * 0.25)
+    close(run("trig_zoo", {0: x})[1].float(), ref, atol=2e-2, rtol=2e-3)
+
+
+def test_row_norms_unrolled():
+    x = randn((5, 1000), "float16", 67)
+    close(run("row_norms_unrolled", {0: x})[1], x.double().norm(dim=1), atol=1e-3, rtol=1e-4)
+
+
+def test_embedding_rows():
+    table = randn((50, 64), "bfloat16", 70)
+    ids = torch.randint(0, 50, (32,), device="cuda", generator=_gen(71), dtype=torch.int32)
+    ids[:3] = torch.tensor([-1, 50, 49], device="cuda", dtype=torch.int32)
+    ok = ((ids >= 0) & (ids < 50))[:, None]
+    ref = torch.where(ok, table[ids.clamp(0, 49).long(), 16:48], torch.zeros((), device="cuda", dtype=torch.bfloat16))
+    assert torch.equal(run("embedding_rows", {0: table, 1: ids})[2], ref)
+
+
+def test_scatter_columns():
+    src = randn((12, 16), seed=72)
+    cols = torch.randperm(40, device="cuda", generator=_gen(73))[:16].int()
+    cols[0] = 40  # out of range: dropped
+    ref = torch.full((12, 40), NAN, device="cuda")
+    ref[:, cols[1:].long()] = src[:, 1:]
+    torch.testing.assert_close(run("scatter_columns", {0: src, 1: cols})[2], ref, equal_nan=True, atol=0, rtol=0)
+
+
+def test_loop_break():
+    x = randn((1000,), seed=74)
+    x[700] = 3.0
+    found = run("loop_break", {0: x})[1]
+    tiles = [j for j in range(8) if float(x[128 * j:128 * (j + 1)].max()) > 2.5]
+    assert int(found[0]) == tiles[0]
+
+
+def test_whole_tile_sum_f64():
+    x = randn((100, 70), "float64", 75)
+    y = torch.zeros(1, device="cuda", dtype=torch.float64)
+    run("whole_tile_sum_f64", {0: x, 1: y})
+    close(y, x.sum().reshape(1), atol=1e-9)
+
+
+def test_where_scalar_branches():
+    x = randn((512,), seed=76)
+    s = torch.tensor([2.0, -1.0, 2.0, -1.0], device="cuda").repeat_interleave(128)
+    u = torch.where(x > 0, torch.ones_like(x), x) * s + torch.remainder(x, 0.75)
+    close(run("where_scalar_branches", {0: x})[1].float(), torch.exp(u.half().float() * 0.5), atol=2e-2, rtol=2e-3)
+
+
+def test_argmax_keepdims_3d():
+    x = randn((2, 8, 16), seed=77)
+    args = run("argmax_keepdims_3d", {0: x})
+    assert torch.equal(args[1].long(), x.argmax(2))
+    close(args[2], x.double().sum(1), atol=1e-5)
+
+
+def test_int8_wrap():
+    g = _gen(78)
+    a = torch.randint(-128, 128, (256,), device="cuda", generator=g, dtype=torch.int8)
+    b = torch.randint(0, 256, (256,), device="cuda", generator=g, dtype=torch.uint8)
+    ref = (a * a + b.to(torch.int8)).float() * 0.5
+    assert torch.equal(run("int8_wrap", {0: a, 1: b})[2], ref)
+
+
+def test_persistent_rows():
+    x = randn((37, 300), seed=79)
+    ref = x.max(1).values.clamp(min=0) - x.min(1).values.clamp(max=0)  # the tile's zero padding counts
+    close(run("persistent_rows", {0: x})[1], ref, atol=1e-6)
+
+
+def test_mm_narrow_n():
+    a, b = randn((256, 128), "float16", 80), randn((128, 48), "float16", 81)
+    _gemm_rel(run("mm_narrow_n", {0: a, 1: b})[2], a.float() @ b.float())
+
+
+def test_pos_inf_padding_min():
+    x = randn((3, 100), seed=82)
+    assert torch.equal(run("pos_inf_padding_min", {0: x})[1], x.min(1).values)
+
+
+def test_mm_math_epilogue():
+    a, b = randn((256, 256), "float16", 83, 0.1), randn((256, 256), "float16", 84)
+    acc = a.float() @ b.float()
+    ref = torch.sin(acc) + torch.floor(acc) * torch.pow(acc.abs() + 1.0, 0.5)
+    got = run("mm_math_epilogue", {0: a, 1: b})[2]
+    near_integer = (acc - acc.round()).abs() < 1e-3  # floor may differ by one there (summation order)
+    close(torch.where(near_integer, ref, got), ref, atol=1e-3, rtol=1e-3)
+
+
+def test_softmax_f16_math():
+    x = randn((4, 300), "float16", 85)
+    close(run("softmax_f16_math", {0: x})[1].float(), torch.softmax(x.float(), dim=1), atol=2e-3)
+
+
+def test_scalar_store_loop():
+    x = randn((512,), seed=86)
+    s = x.double().view(4, 128).sum(1)
+    for _ in range(5):
+        s = s * 0.5 + 1.0
+    close(run("scalar_store_loop", {0: x})[1], s, atol=1e-5)
+
+
+def test_unsigned_bits():
+    a = torch.randint(-2**31, 2**31 - 1, (256,), device="cuda", generator=_gen(87), dtype=torch.int32)
+    out = torch.full((256,), -1, device="cuda", dtype=torch.int32)  # uint32 as its bits
+    run("unsigned_bits", {0: a.view(torch.uint32), 1: out.view(torch.uint32)})
+    u = a.long() & 0xFFFFFFFF
+    ref = ((u >> 3) | (u << 29)) & 0xFFFFFFFF
+    assert torch.equal(out.long() & 0xFFFFFFFF, ref)
+
+
+def test_column_of_3d():
+    x = randn((2, 3, 64), seed=88)
+    assert torch.equal(run("column_of_3d", {0: x})[1], x.view(6, 64))
+
+
+def test_nan_max():
+    x = randn((3, 64), seed=89)
+    x[1, 5] = NAN
+    y = run("nan_max", {0: x})[1]
+    assert torch.isnan(y[1, 0]) and y[1, 1] == x[1].nan_to_num(-1e30).max()
+    assert torch.equal(y[[0, 2]], torch.stack([x[[0, 2]].max(1).values] * 2, 1))
+
+
+def test_mm_bf16_k16():
+    a, b = randn((128, 64), "bfloat16", 90), randn((64, 128), "bfloat16", 91)
+    _gemm_rel(run("mm_bf16_k16", {0: a, 1: b})[2], a.float() @ b.float())
+
+
+def test_gather_2d_mask():
+    src = randn((20, 32), seed=92)
+    rows = torch.randint(0, 20, (64,), device="cuda", generator=_gen(93), dtype=torch.int32)
+    ref = torch.where((rows % 2 == 0)[:, None], src[rows.long()], torch.full((), -1.0, device="cuda"))
+    assert torch.equal(run("gather_2d_mask", {0: src, 1: rows})[2], ref)
+
+
+def test_int_misc():
+    g = _gen(94)
+    a = torch.randint(-1000, 1000, (256,), device="cuda", generator=g, dtype=torch.int32)
+    b = torch.randint(1, 50, (256,), device="cuda", generator=g, dtype=torch.int32)
+    b = b * (torch.randint(0, 2, (256,), device="cuda", generator=g, dtype=torch.int32) * 2 - 1)
+    args = run("int_misc", {0: a, 1: b})
+    assert torch.equal(args[2], torch.div(a, b, rounding_mode="floor"))
+    assert torch.equal(args[3], torch.remainder(a, b))
+    assert torch.equal(args[4], torch.minimum(a.abs(), -b) - a)
+
+
+def test_nan_cleanup():
+    x = randn((256,), seed=95)
+    x[::7] = NAN
+    args = run("nan_cleanup", {0: x})
+    assert torch.equal(args[1], torch.nan_to_num(x, nan=0.0)) and torch.equal(args[2], torch.isnan(x))
+
+
+def test_f16_direct_math():
+    x = (randn((2, 64), seed=96).abs() + 0.5).half()
+    t = x.float()
+    close(run("f16_direct_math", {0: x})[1].float(), torch.cumsum(torch.log(t) * torch.rsqrt(t), 1), atol=0.05,
+          rtol=1e-2)
+
+
+def test_sum_keepdims_3d():
+    x = randn((4, 8, 16), seed=97).abs() + 0.1
+    close(run("sum_keepdims_3d", {0: x})[1], x / x.double().sum(0, keepdim=True), atol=1e-6)
+
+
+def test_cas_counter():
+    slots = torch.zeros(2, device="cuda", dtype=torch.int32)
+    out = run("cas_counter", {0: slots})[1]
+    assert slots.tolist() == [32, 32] and torch.equal(out, torch.ones_like(out))
+
+
+def test_acquire_release():
+    flag = torch.zeros(1, device="cuda", dtype=torch.int32)
+    data = randn((256,), seed=98)
+    args = run("acquire_release", {0: flag, 1: data})
+    assert torch.equal(args[2], data + 1.0) and int(flag) == 2
+
+
+def test_every_compiling_program_is_run_here():
+    """A program added to the sweep gets its GPU test too."""
+    import sys
+
+    here = sys.modules[__name__]
+    names = " ".join(n for n in dir(here) if n.startswith("test_"))
+    source = open(here.__file__).read()
+    missing = [n for n, p in PROGRAMS.items() if p.path != "error" and n not in names and f'"{n}"' not in source]
+    assert not missing, missing
