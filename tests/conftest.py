@@ -46,9 +46,17 @@ def _gpu_present() -> bool:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config):
-    """Spread the suite over the CPUs (pytest-xdist, one worker per core, tests handed out one by one)
-    when xdist is installed, no ``-n`` was given, there is no GPU here (GPU tests share the device:
-    they run serially) and ``TILEORCH_XDIST`` is not ``0``."""
+    """Spread the suite over the CPUs (pytest-xdist, one worker per core) when xdist is installed,
+    no ``-n`` was given, there is no GPU here (GPU tests share the device: they run serially) and
+    ``TILEORCH_XDIST`` is not ``0``.
+
+    Work stealing (``--dist worksteal``), not ``load``: ``load`` gives each worker a first batch
+    of an eighth of the tests at once (2887 tests, 2 workers: 360 each), and the first 360 in
+    :data:`LONGEST_FIRST` order are the 17 longest files, about three quarters of the suite's CPU:
+    one worker ran them while the other emptied the queue and then waited (CI at 13:15 UTC,
+    2026-12-02: 529 s of wall for ~760 CPU seconds on 2 cores).  With work stealing each worker
+    starts with half of the tests, and a worker that runs dry takes the second half of the other's
+    remaining ones, so both end within about one test of each other."""
     if os.environ.get("TILEORCH_XDIST", "1") == "0" or _gpu_present():
         return None
     if not config.pluginmanager.hasplugin("xdist") or getattr(config.option, "numprocesses", None):
@@ -60,14 +68,15 @@ def pytest_cmdline_main(config):
         return None
     config.option.numprocesses = workers
     if getattr(config.option, "dist", "no") == "no":
-        config.option.dist = "load"
+        config.option.dist = "worksteal"
     return None
 
 
 # Test files whose tests take longest (CPU seconds of a full run, ``--cpu-durations``), longest
-# first.  They run first, and the tests that a machine without GPU skips run last: xdist then hands
-# the long tests out while the workers are all busy and ends on short ones, so that the workers
-# finish together instead of one running a long test picked up last while the other is idle.
+# first.  They run first, and the tests that a machine without GPU skips run last: the first
+# worker starts on the long tests, the other steals from the end of its queue (short tests), so
+# that the workers finish together instead of one running a long test picked up last while the
+# other is idle.
 # Order only: every test still runs; a file missing here keeps its place after these.
 LONGEST_FIRST = (
     "unit/test_fuzz_bytecode.py",  # one 27 s campaign: first, so that it never runs last
