@@ -202,12 +202,17 @@ def _cpu_report(terminalreporter, limit: int) -> None:
 
     cpu: dict[str, float] = defaultdict(float)
     wall: dict[str, float] = defaultdict(float)
+    workers: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])  # xdist worker -> [cpu, wall]
     for reports in terminalreporter.stats.values():
         for rep in reports:
             props = dict(getattr(rep, "user_properties", ()) or ())
             if "cpu_s" in props and hasattr(rep, "nodeid"):
                 cpu[rep.nodeid] += props["cpu_s"]
                 wall[rep.nodeid] += getattr(rep, "duration", 0.0)
+                worker = getattr(getattr(getattr(rep, "node", None), "gateway", None), "id", None)
+                if worker is not None:
+                    workers[worker][0] += props["cpu_s"]
+                    workers[worker][1] += getattr(rep, "duration", 0.0)
     if not cpu:
         return
     tr = terminalreporter
@@ -223,3 +228,7 @@ def _cpu_report(terminalreporter, limit: int) -> None:
     tr.write_sep("=", "CPU seconds per test file")
     for path, s in sorted(files_cpu.items(), key=lambda kv: -kv[1]):
         tr.write_line(f"{s:8.2f} cpu {files_wall[path]:8.2f} wall  {path}")
+    if workers:  # how evenly the xdist workers were loaded (their tests' CPU and wall seconds)
+        tr.write_sep("=", "CPU seconds per xdist worker")
+        for worker, (s, w) in sorted(workers.items()):
+            tr.write_line(f"{s:8.2f} cpu {w:8.2f} wall  {worker}")
