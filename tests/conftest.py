@@ -46,9 +46,17 @@ def _gpu_present() -> bool:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config):
-    """Spread the suite over the CPUs (pytest-xdist, one worker per core, tests handed out one by one)
-    when xdist is installed, no ``-n`` was given, there is no GPU here (GPU tests share the device:
-    they run serially) and ``TILEORCH_XDIST`` is not ``0``."""
+    """Spread the suite over the CPUs (pytest-xdist, one worker per core) when xdist is installed,
+    no ``-n`` was given, there is no GPU here (GPU tests share the device: they run serially) and
+    ``TILEORCH_XDIST`` is not ``0``.
+
+    Work stealing (``--dist worksteal``), not ``load``: ``load`` gives each worker a first batch
+    of an eighth of the tests at once (2887 tests, 2 workers: 360 each), and the first 360 in
+    :data:`LONGEST_FIRST` order are the 17 longest files, about three quarters of the suite's CPU:
+    one worker ran them while the other emptied the queue and then waited (CI at 13:15 UTC,
+    2026-12-02: 529 s of wall for ~760 CPU seconds on 2 cores).  With work stealing each worker
+    starts with half of the tests, and a worker that runs dry takes the second half of the other's
+    remaining ones, so both end within about one test of each other."""
     if os.environ.get("TILEORCH_XDIST", "1") == "0" or _gpu_present():
         return None
     if not config.pluginmanager.hasplugin("xdist") or getattr(config.option, "numprocesses", None):
@@ -60,17 +68,22 @@ def pytest_cmdline_main(config):
         return None
     config.option.numprocesses = workers
     if getattr(config.option, "dist", "no") == "no":
-        config.option.dist = "load"
+        config.option.dist = "worksteal"
     return None
 
 
 # Test files whose tests take longest (CPU seconds of a full run, ``--cpu-durations``), longest
-# first.  They run first, and the tests that a machine without GPU skips run last: xdist then hands
-# the long tests out while the workers are all busy and ends on short ones, so that the workers
-# finish together instead of one running a long test picked up last while the other is idle.
+# first.  They run first, and the tests that a machine without GPU skips run last: the first
+# worker starts on the long tests, the other steals from the end of its queue (short tests), so
+# that the workers finish together instead of one running a long test picked up last while the
+# other is idle.
 # Order only: every test still runs; a file missing here keeps its place after these.
 LONGEST_FIRST = (
-    "unit/test_fuzz_bytecode.py",  # one 27 s campaign: first, so that it never runs last
+    # module fixtures of ~15 s (every example lowered, one iree-opt batch over them) and 58 short
+    # tests: first, where the other worker never steals (it takes the end of a queue), so that
+    # the fixtures run on one worker only (split by a steal in the 14:21 run: 38 s instead of 20)
+    "unit/test_upstream_mlir.py",
+    "unit/test_fuzz_bytecode.py",  # one 27 s campaign: early, so that it never runs last
     "unit/test_dot_zoo_tier.py",
     "test_lit.py",
     "unit/test_transposed_c_gemm.py",
@@ -82,7 +95,6 @@ LONGEST_FIRST = (
     "unit/test_checker_gemm.py",
     "unit/test_chained_emulated.py",
     "unit/test_column_major_gemm.py",
-    "unit/test_upstream_mlir.py",
     "unit/test_chained_overlap.py",
     "unit/test_cutile_op_coverage.py",
     "unit/test_shared_a_dots.py",
@@ -193,12 +205,17 @@ def _cpu_report(terminalreporter, limit: int) -> None:
 
     cpu: dict[str, float] = defaultdict(float)
     wall: dict[str, float] = defaultdict(float)
+    workers: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])  # xdist worker -> [cpu, wall]
     for reports in terminalreporter.stats.values():
         for rep in reports:
             props = dict(getattr(rep, "user_properties", ()) or ())
             if "cpu_s" in props and hasattr(rep, "nodeid"):
                 cpu[rep.nodeid] += props["cpu_s"]
                 wall[rep.nodeid] += getattr(rep, "duration", 0.0)
+                worker = getattr(getattr(getattr(rep, "node", None), "gateway", None), "id", None)
+                if worker is not None:
+                    workers[worker][0] += props["cpu_s"]
+                    workers[worker][1] += getattr(rep, "duration", 0.0)
     if not cpu:
         return
     tr = terminalreporter
@@ -214,3 +231,7 @@ def _cpu_report(terminalreporter, limit: int) -> None:
     tr.write_sep("=", "CPU seconds per test file")
     for path, s in sorted(files_cpu.items(), key=lambda kv: -kv[1]):
         tr.write_line(f"{s:8.2f} cpu {files_wall[path]:8.2f} wall  {path}")
+    if workers:  # how evenly the xdist workers were loaded (their tests' CPU and wall seconds)
+        tr.write_sep("=", "CPU seconds per xdist worker")
+        for worker, (s, w) in sorted(workers.items()):
+            tr.write_line(f"{s:8.2f} cpu {w:8.2f} wall  {worker}")
