@@ -120,10 +120,12 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
     if transpose_column_major(module):
         remarks.append("remark: column-major arrays read as their row-major transposes through transposed views "
                        "(tileaa-transpose-column-major)")
-    with timing.timed("clone"):  # the SIMT path's copy, should the tensor-core path refuse the kernel
-        fallback = module.clone()
     has_dot = any(op.name == "nv_tileaa.dot" for op in module.walk())
     hopper = arch.startswith("sm_90") and schedule != "simt"  # the tier's GEMM is TMA + WGMMA: sm_90a only
+    fallback = module  # a kernel the tensor-core path does not try goes to the SIMT path as it is
+    if has_dot and hopper:
+        with timing.timed("clone"):  # the SIMT path's copy, should the tensor-core path refuse the kernel
+            fallback = module.clone()
     if has_dot and not hopper:
         remarks.append(f"remark: dot kernel compiled by the SIMT path: "
                        f"{'asked for (schedule=simt)' if schedule == 'simt' else f'the WGMMA lowering targets sm_90a, not {arch}'}")

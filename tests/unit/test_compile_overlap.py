@@ -1,6 +1,7 @@
 """Cold-compile shortcuts that must not change what is compiled (issue 22): the lowered module
 verified while LLVM generates code in a forked child, the SIMT route's pipeline without the
-cutlass passes, ptxas found without reading package metadata."""
+cutlass passes, ptxas found without reading package metadata, ptxas run on the PTX while the
+module is still being verified."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import os
 
 import pytest
 
-from tileorch.backend import pipeline, ptx, ptxas
+from tileorch.backend import memo, pipeline, ptx, ptxas
 
 IR = 'target triple = "nvptx64-nvidia-cuda"\n\ndefine void @k() {\n  ret void\n}\n'
 
@@ -102,5 +103,78 @@ def test_the_lowered_module_is_verified_once_and_its_error_reported(monkeypatch,
                         lambda module: (calls.append(1), [] if len(calls) == 1 else ["<input>:1:1: error: bad"])[1])
     with pytest.raises(CompileError) as info:
         compile_text(SIMT, emit="ptx", ptxas=False, isolate=isolate)
+    assert info.value.lines == ["<input>:1:1: error: bad (after reconcile-unrealized-casts)"]
+    assert _no_child_left()
+
+
+def test_ptxas_runs_on_the_childs_ptx_while_the_caller_verifies(monkeypatch):
+    """start_codegen: ``then`` gets the child's PTX (the same as the sequential path's) on the
+    helper thread while the caller still works; its result and errors come back to the caller."""
+    import threading
+
+    monkeypatch.delenv(memo.ENV, raising=False)  # the suite's memo answers codegen: the sequential path
+    started = ptx.start_codegen(IR, "sm_90a", ptx.DEFAULT_PTX_VERSION, len)
+    assert started is not None and started.then_result() == len(started.ptx())
+    monkeypatch.setenv(memo.ENV, "/nonexistent-memo")
+    assert ptx.start_codegen(IR, "sm_90a", ptx.DEFAULT_PTX_VERSION, len) is None
+    monkeypatch.delenv(memo.ENV)
+    assert _no_child_left()
+
+    plain = ptx.llvm_to_ptx(IR, isolate=True)
+    seen, release = [], threading.Event()
+
+    def then(text):
+        seen.append((text, threading.current_thread() is threading.main_thread()))
+        release.set()
+        return len(text)
+
+    pending = ptx.start_codegen(IR, "sm_90a", ptx.DEFAULT_PTX_VERSION, then)
+    assert pending is not None
+    assert release.wait(60)  # ran before the caller asked for anything: overlapped with the caller's work
+    assert pending.ptx() == plain and pending.then_result() == len(plain)
+    assert seen == [(plain, False)]
+    assert _no_child_left()
+
+    def fail(text):
+        raise ptx.BackendError("ptxas rejected the PTX")
+
+    pending = ptx.start_codegen(IR, "sm_90a", ptx.DEFAULT_PTX_VERSION, fail)
+    assert pending.ptx() == plain  # code generation succeeded: its PTX, then the error of then
+    with pytest.raises(ptx.BackendError, match="ptxas rejected"):
+        pending.then_result()
+    assert _no_child_left()
+
+
+def test_codegen_error_comes_before_then_and_then_does_not_run(monkeypatch):
+    monkeypatch.delenv(memo.ENV, raising=False)
+    ran = []
+    pending = ptx.start_codegen("this is not LLVM IR\n", "sm_90a", ptx.DEFAULT_PTX_VERSION, ran.append)
+    with pytest.raises(ptx.BackendError, match="invalid LLVM IR"):
+        pending.ptx()
+    assert ran == [] and _no_child_left()
+
+
+def test_compile_with_ptxas_overlaps_it_and_reports_the_same_result(monkeypatch):
+    """The backend's overlapped path (isolated, ptxas on, one verification) returns what the
+    sequential one returns, ptxas timed as the part the verification did not hide; a verification
+    error still comes first, after the child and ptxas finished."""
+    from tileorch.backend import compile as backend
+    from tileorch.diagnostics import CompileError
+    from tileorch.driver import compile_text
+
+    if not ptxas.ptxas_available():
+        pytest.skip("no ptxas")
+    monkeypatch.delenv(backend.VERIFY_EACH_PASS_ENV, raising=False)
+    monkeypatch.delenv(memo.ENV, raising=False)
+    overlapped = compile_text(SIMT, emit="ptx", ptxas=True, isolate=True)
+    sequential = compile_text(SIMT, emit="ptx", ptxas=True, isolate=False)
+    assert overlapped.ptx == sequential.ptx
+    assert overlapped.ptxas.cubin == sequential.ptxas.cubin and overlapped.ptxas.info == sequential.ptxas.info
+    assert "codegen/verify" in overlapped.timings and "ptxas" in overlapped.timings
+    calls = []
+    monkeypatch.setattr(backend, "verify_located",
+                        lambda module: (calls.append(1), [] if len(calls) == 1 else ["<input>:1:1: error: bad"])[1])
+    with pytest.raises(CompileError) as info:
+        compile_text(SIMT, emit="ptx", ptxas=True, isolate=True)
     assert info.value.lines == ["<input>:1:1: error: bad (after reconcile-unrealized-casts)"]
     assert _no_child_left()

@@ -24,7 +24,8 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError
 from tileorch import timing
 from tileorch.backend import pipeline
 from tileorch.backend.llvm_translate import translate_module
-from tileorch.backend.ptx import DEFAULT_ARCH, DEFAULT_PTX_VERSION, BackendError, cannot_select_intrinsic, llvm_to_ptx
+from tileorch.backend.ptx import (DEFAULT_ARCH, DEFAULT_PTX_VERSION, BackendError, cannot_select_intrinsic, llvm_to_ptx,
+                                  start_codegen)
 from tileorch.backend.ptxas import PtxasResult, run_ptxas
 from tileorch.diagnostics import (CompileError, LocatedError, format_error, format_exception, parse_module,
                                   verify_located)
@@ -193,12 +194,27 @@ def compile_lowered(module: ModuleOp, ctx: Context, arch: str | None = None, ptx
     if emit == "llvm":
         return result
     try:
-        with timing.timed("codegen"):
-            result.ptx = llvm_to_ptx(result.llvm_ir, result.arch, ptx_version, isolate=isolate,
-                                     meanwhile=(lambda: _verify(module, last)) if overlap else None)
-        if ptxas:
-            with timing.timed("ptxas"):
-                result.ptxas = run_ptxas(result.ptx, result.arch)
+        pending = None
+        if overlap and ptxas:  # ptxas starts on the PTX while the verification may still run
+            pending = start_codegen(result.llvm_ir, result.arch, ptx_version,
+                                    lambda ptx: run_ptxas(ptx, result.arch))
+        if pending is not None:
+            with timing.timed("codegen"):
+                try:
+                    _verify(module, last)
+                except BaseException:
+                    pending.wait()
+                    raise
+                result.ptx = pending.ptx()
+            with timing.timed("ptxas"):  # what of it the verification did not hide
+                result.ptxas = pending.then_result()
+        else:
+            with timing.timed("codegen"):
+                result.ptx = llvm_to_ptx(result.llvm_ir, result.arch, ptx_version, isolate=isolate,
+                                         meanwhile=(lambda: _verify(module, last)) if overlap else None)
+            if ptxas:
+                with timing.timed("ptxas"):
+                    result.ptxas = run_ptxas(result.ptx, result.arch)
     except BackendError as exc:
         raise _locate_backend_error(module, exc) from None
     return result

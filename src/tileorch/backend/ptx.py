@@ -232,7 +232,14 @@ def _forked_codegen(llvm_ir: str, arch: str, ptx_version: int, meanwhile: Callab
         except BaseException:
             _fork_cancel(child)
             raise
-    code, sig, out, err = _fork_finish(child)
+    return _child_ptx(_fork_finish(child), llvm_ir, arch, ptx_version)
+
+
+def _child_ptx(finished: tuple[int | None, int | None, str, str], llvm_ir: str, arch: str, ptx_version: int) -> str:
+    """The PTX of a code generation child that :func:`_fork_finish` reaped, or the
+    :class:`BackendError` that says why it has none (an abort is traced to its function by
+    compiling each function again, in more children: call this on the main thread)."""
+    code, sig, out, err = finished
     if code == 0:
         return out
     lines = [l for l in err.splitlines() if l.strip()]
@@ -286,6 +293,76 @@ def llvm_to_ptx(llvm_ir: str, arch: str = DEFAULT_ARCH, ptx_version: int = DEFAU
     if digest:
         memo.store("codegen", digest, ptx.encode())
     return ptx
+
+
+class PendingCodegen:
+    """Code generation started in a forked child, with ``then`` (ptxas) run on its PTX by a
+    helper thread as soon as the child delivers it: the caller verifies the lowered module
+    meanwhile, then takes :meth:`ptx` and :meth:`then_result`.  On a machine with a core to
+    spare, code generation, ptxas and the verification overlap (ptxas is a subprocess: the thread
+    holds no lock while it waits).
+
+    :func:`start_codegen` makes one, or returns None where the code generation memo is on or
+    the process cannot fork (the caller then takes the sequential path)."""
+
+    def __init__(self, child: tuple[int, int, int], llvm_ir: str, arch: str, ptx_version: int,
+                 then: Callable[[str], object]):
+        import threading
+
+        self._args = (llvm_ir, arch, ptx_version)
+        self._then = then
+        self._child = child
+        self._delivered = threading.Event()
+        self._box: dict = {}
+        self._waiter = threading.Thread(target=self._finish, name="tileorch-codegen", daemon=True)
+        self._waiter.start()
+
+    def _finish(self) -> None:
+        try:
+            self._box["finished"] = _fork_finish(self._child)
+        finally:
+            self._delivered.set()
+        finished = self._box["finished"]
+        if finished[0] != 0:
+            return
+        try:
+            check_ptx(finished[2])
+            self._box["then"] = self._then(finished[2])
+        except BaseException as exc:  # noqa: BLE001 - re-raised on the caller's thread by then_result
+            self._box["error"] = exc
+
+    def ptx(self) -> str:
+        """The PTX, once the child delivered it; :class:`BackendError` if code generation failed."""
+        self._delivered.wait()
+        finished = self._box.get("finished")
+        if finished is None:  # reading the child failed: its error is the thread's
+            self._waiter.join()
+            raise BackendError("LLVM code generation failed: its child process could not be read")
+        if finished[0] != 0:
+            self._waiter.join()
+        return _child_ptx(finished, *self._args)
+
+    def then_result(self):
+        """``then(ptx)``, once it finished (its exception, or :func:`check_ptx`'s, raised here)."""
+        self._waiter.join()
+        if "error" in self._box:
+            raise self._box["error"]
+        return self._box["then"]
+
+    def wait(self) -> None:
+        """Let the child and ``then`` finish (before an error of the caller's propagates)."""
+        self._waiter.join()
+
+
+def start_codegen(llvm_ir: str, arch: str, ptx_version: int, then: Callable[[str], object]) -> PendingCodegen | None:
+    """Start :class:`PendingCodegen`, or None (memo on, no fork): use :func:`llvm_to_ptx` then."""
+    from tileorch.backend import memo
+
+    target_features(ptx_version)
+    if memo.directory():
+        return None
+    child = _fork_start(llvm_ir, arch, ptx_version)
+    return None if child is None else PendingCodegen(child, llvm_ir, arch, ptx_version, then)
 
 
 def _llvmlite_version() -> str:

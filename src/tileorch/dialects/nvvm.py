@@ -1062,7 +1062,7 @@ class ExitOp(_BareOp):
     name = "nvvm.exit"
 
 
-OPS: list[type[Operation]] = [
+CORE_OPS: list[type[Operation]] = [
     *SPECIAL_REGISTERS.values(),
     MBarrierInitOp,
     MBarrierInitSharedOp,
@@ -1099,17 +1099,29 @@ OPS: list[type[Operation]] = [
     ExitOp,
 ]
 
-from tileorch.dialects.nvvm_payload import PAYLOAD_ATTRS, PAYLOAD_OPS  # noqa: E402  (TMA, WGMMA, stmatrix, PDL)
-from tileorch.dialects.nvvm_tcgen05 import TCGEN05_ATTRS, TCGEN05_OPS  # noqa: E402  (Blackwell TMEM / UMMA)
+CORE_ATTRS = [ProxyKindAttr, SharedSpaceAttr, MemScopeKindAttr, SetMaxRegisterActionAttr]
 
-OPS += PAYLOAD_OPS
-OPS += TCGEN05_OPS
 
-NVVM = Dialect(
-    "nvvm",
-    OPS,
-    [ProxyKindAttr, SharedSpaceAttr, MemScopeKindAttr, SetMaxRegisterActionAttr, *PAYLOAD_ATTRS, *TCGEN05_ATTRS],
-)
+def _whole_dialect() -> tuple[list[type[Operation]], Dialect]:
+    """``OPS`` (these ops, then the TMA/WGMMA/stmatrix/PDL payload ops of
+    :mod:`tileorch.dialects.nvvm_payload`, then the Blackwell ops of
+    :mod:`tileorch.dialects.nvvm_tcgen05`) and the ``NVVM`` dialect of all of them."""
+    from tileorch.dialects.nvvm_payload import PAYLOAD_ATTRS, PAYLOAD_OPS  # TMA, WGMMA, stmatrix, PDL
+    from tileorch.dialects.nvvm_tcgen05 import TCGEN05_ATTRS, TCGEN05_OPS  # Blackwell TMEM / UMMA
+
+    ops = [*CORE_OPS, *PAYLOAD_OPS, *TCGEN05_OPS]
+    return ops, Dialect("nvvm", ops, [*CORE_ATTRS, *PAYLOAD_ATTRS, *TCGEN05_ATTRS])
+
+
+def __getattr__(name: str):
+    """``OPS`` and ``NVVM`` (the whole dialect), built on first use: a module that only creates
+    the ops defined here (the SIMT lowering, the std lowering) does not import the payload and
+    Blackwell ops (a tenth of a second of a cold compile)."""
+    if name in ("OPS", "NVVM"):
+        globals()["OPS"], globals()["NVVM"] = _whole_dialect()
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 # discardable function attributes (upstream names) the backend turns into PTX directives
 KERNEL_ATTR = "nvvm.kernel"

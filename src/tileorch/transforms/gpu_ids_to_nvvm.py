@@ -24,10 +24,11 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from tileorch.diagnostics import copy_location
 from tileorch.dialects import nvvm
+from tileorch.transforms.rewrite_once import rewrite_once
 
 REGISTER_OF = {
     "gpu.thread_id": "tid",
@@ -71,5 +72,5 @@ class ConvertGpuIdsToNVVM(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from tileorch.transforms.func_to_llvm import convert_kernels_to_llvm_func
 
-        PatternRewriteWalker(LowerGpuId()).rewrite_module(op)
+        rewrite_once(LowerGpuId(), op.body)  # the reads it inserts match nothing: one walk
         convert_kernels_to_llvm_func(op)

@@ -15,8 +15,10 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import FunctionType, IndexType, IntegerAttr, ModuleOp, i64
 from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import RewritePattern
 from xdsl.rewriter import Rewriter
+
+from tileorch.transforms.rewrite_once import rewrite_once
 
 INDEX_BITS = 64
 
@@ -54,14 +56,14 @@ def convert_index_types(module: Operation) -> None:
 @dataclass(frozen=True)
 class ToLLVMPass(ModulePass):
     """Rewrite every ``index`` type to ``i64``, then run each of ``PATTERNS`` over the module in
-    turn (one walk each, not re-applied to the ops a pattern creates)."""
+    turn (one walk each, not re-applied to the ops a pattern creates: :func:`rewrite_once`)."""
 
     PATTERNS: ClassVar[tuple[type[RewritePattern], ...]] = ()
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         convert_index_types(op)
         for pattern in self.PATTERNS:
-            PatternRewriteWalker(pattern(), apply_recursively=False).rewrite_module(op)
+            rewrite_once(pattern(), op.body)
 
 
 @dataclass(frozen=True)

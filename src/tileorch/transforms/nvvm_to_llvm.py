@@ -25,7 +25,6 @@ from xdsl.rewriter import InsertPoint
 from tileorch.diagnostics import copy_location
 from tileorch.dialects import nvvm
 from tileorch.dialects.llvm_ext import AddrSpaceCastOp
-from tileorch.transforms import nvvm_payload_to_llvm, nvvm_tcgen05_to_llvm
 from tileorch.transforms.op_table import op_table
 
 PTR3 = nvvm.PTR_SHARED
@@ -319,8 +318,26 @@ class LowerBlockingTryWait(RewritePattern):
         rewriter.erase(op)
 
 
-LOWERINGS.update(nvvm_payload_to_llvm.lowerings())  # TMA, WGMMA, stmatrix, PDL
-LOWERINGS.update(nvvm_tcgen05_to_llvm.lowerings())  # Blackwell TMEM / UMMA
+FAMILIES: dict[str, str] = {
+    "tileorch.dialects.nvvm_payload": "tileorch.transforms.nvvm_payload_to_llvm",  # TMA, WGMMA, stmatrix, PDL
+    "tileorch.dialects.nvvm_tcgen05": "tileorch.transforms.nvvm_tcgen05_to_llvm",  # Blackwell TMEM / UMMA
+}
+"""Op family dialect module -> the module whose ``lowerings()`` lowers its ops."""
+
+_MERGED: set[str] = set()
+
+
+def add_family_lowerings() -> None:
+    """Merge into :data:`LOWERINGS` the table of every op family whose dialect module is loaded.
+    An op of a family exists only once its module is imported, so a module whose family is not
+    loaded has no op of it: the SIMT path imports neither family (nor its lowering)."""
+    import sys
+    from importlib import import_module
+
+    for dialect, lowering_module in FAMILIES.items():
+        if dialect in sys.modules and dialect not in _MERGED:
+            LOWERINGS.update(import_module(lowering_module).lowerings())
+            _MERGED.add(dialect)
 
 
 @dataclass(frozen=True)
@@ -330,6 +347,7 @@ class ConvertNVVMToLLVM(ModulePass):
     name = "convert-nvvm-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        add_family_lowerings()
         PatternRewriteWalker(
             GreedyRewritePatternApplier([LowerBlockingTryWait(), LowerNVVMOp()]),
             apply_recursively=False,

@@ -33,6 +33,7 @@ from tileorch.transforms.pipeline_to_nvvm.base import OpNameDispatch
 from tileorch.transforms.pipeline_to_nvvm.grid_constant import mark_byval_params
 from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
 from tileorch.transforms.pipeline_to_nvvm.types import ElementwiseTypeConversion, LowerTypes
+from tileorch.transforms.rewrite_once import rewrite_once
 
 
 def leaf_patterns(options: LoweringOptions) -> list:
@@ -97,5 +98,8 @@ class ConvertPipelineToNVVM(ModulePass):
         _rewrite(op, [*init.patterns(options), *scheduler.constructor_patterns()])
         _rewrite(op, regions.patterns(options), walk_regions_first=True)
         dedup.dedup_wait_groups(op)
-        PatternRewriteWalker(LowerRemainingTypes(recursive=True)).rewrite_module(op)
+        # one walk: each op's conversion reads only its own types and attributes, and converted
+        # types convert no further (a recursive walker would walk the whole module again to find
+        # nothing left)
+        rewrite_once(LowerRemainingTypes(recursive=True), op.body)
         ReconcileUnrealizedCastsPass().apply(ctx, op)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from xdsl.dialects import arith, llvm, scf
 from xdsl.dialects.builtin import (AnyFloat, BFloat16Type, DenseArrayBase, Float8E4M3FNType, Float8E5M2Type,
@@ -56,6 +57,14 @@ FLOAT_BYTES = {Float16Type: 2, BFloat16Type: 2, Float32Type: 4, Float64Type: 8, 
 """The float element types the SIMT lowering takes, and their bytes in memory (tf32 in a 32-bit
 container, held as f32 rounded to tf32's 10-bit mantissa)."""
 INT_WIDTHS = (1, 8, 16, 32, 64)
+
+
+@lru_cache(maxsize=4096, typed=True)
+def integer_attr(value: int, typ: Attribute) -> IntegerAttr:
+    """``IntegerAttr(value, typ)``, built (and verified) once per distinct pair: attributes are
+    immutable values, shared by every constant of that value (a SIMT kernel makes a few thousand
+    constants of a few dozen values)."""
+    return IntegerAttr(value, typ)
 
 
 def is_fp8(t: Attribute) -> bool:
@@ -113,7 +122,7 @@ class Emitter:
 
     # -- constants and integer math (i32 unless said) ----------------------------------------
     def const(self, value: int, typ: Attribute = i32) -> SSAValue:
-        return self.v(arith.ConstantOp(IntegerAttr(value, typ)))
+        return self.v(arith.ConstantOp(integer_attr(value, typ)))
 
     def fconst(self, value: float, typ: Attribute = f32) -> SSAValue:
         return self.v(arith.ConstantOp(FloatAttr(value, typ)))

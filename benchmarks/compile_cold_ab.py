@@ -1,0 +1,88 @@
+"""Cold compile time of two source trees, alternated (issue 22: before/after a compile-time change).
+
+Usage::
+
+    python benchmarks/compile_cold_ab.py BEFORE_SRC AFTER_SRC FILE.tileirbc ... [--repeat 3] [--out AB.json]
+
+``BEFORE_SRC``/``AFTER_SRC`` are ``src`` directories (``git archive REV src | tar -x -C DIR`` gives
+one of another revision).  Each input is compiled by a fresh ``tileorch compile FILE -o OUT.ptx
+--timings`` process per tree with ``TILEORCH_CACHE=0`` and ``PYTHONPATH`` set to the tree, the two
+trees alternated ``--repeat`` times (on a shared machine, load changes hit both alike).  Per tree:
+the minimum wall seconds, the minimum CPU seconds (user + system of the process and its children:
+the code generation child, ptxas) and the ``--timings`` phases of the fastest run.  The PTX of
+the two trees is compared on every round (a difference stops the run).  Write ``.pyc`` files
+(``PYTHONDONTWRITEBYTECODE`` unset) or every run pays for compiling the sources.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+PHASES = ("import", "parse", "tile-program", "lower", "translate", "codegen", "codegen/verify", "ptxas", "total")
+
+
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def cold_run(tree: str, path: Path, out: Path) -> tuple[float, float, dict[str, float]]:
+    """(wall, CPU, --timings phases) of one cold compile of ``path`` with ``tree`` on PYTHONPATH."""
+    from tileorch import timing
+
+    env = {**os.environ, "TILEORCH_CACHE": "0", "PYTHONPATH": tree}
+    c0, t0 = _children_cpu(), time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "tileorch", "compile", str(path), "-o", str(out), "--timings"],
+                          capture_output=True, text=True, env=env)
+    wall, cpu = time.perf_counter() - t0, _children_cpu() - c0
+    if proc.returncode != 0:
+        raise SystemExit(f"{path} with {tree} failed:\n{proc.stderr[-2000:]}")
+    return wall, cpu, timing.parse_report(proc.stderr)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("before")
+    ap.add_argument("after")
+    ap.add_argument("files", nargs="+", type=Path)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--out", type=Path, default=None, help="JSON record")
+    args = ap.parse_args(argv)
+    trees = {"before": str(Path(args.before).resolve()), "after": str(Path(args.after).resolve())}
+    results: dict[str, dict] = {}
+    print(f"load average {os.getloadavg()[0]:.1f}; min of {args.repeat} cold runs per tree, trees alternated")
+    print(f"{'program':22s} {'tree':6s} {'wall':>6s} {'cpu':>6s} " + " ".join(f"{p.split('/')[-1][:8]:>8s}" for p in PHASES))
+    with tempfile.TemporaryDirectory(prefix="tileorch-ab-") as tmp:
+        for path in args.files:
+            best = {t: {"wall": float("inf"), "cpu": float("inf"), "phases": {}} for t in trees}
+            for _ in range(args.repeat):
+                ptx = {}
+                for t, tree in trees.items():
+                    out = Path(tmp) / f"{t}.ptx"
+                    wall, cpu, phases = cold_run(tree, path, out)
+                    best[t]["cpu"] = min(best[t]["cpu"], cpu)
+                    if wall < best[t]["wall"]:
+                        best[t].update(wall=wall, phases=phases)
+                    ptx[t] = out.read_text()
+                if ptx["before"] != ptx["after"]:
+                    raise SystemExit(f"{path}: the PTX differs between the trees")
+            results[path.stem] = best
+            for t, b in best.items():
+                print(f"{path.stem:22s} {t:6s} {b['wall']:6.2f} {b['cpu']:6.2f} "
+                      + " ".join(f"{b['phases'].get(p, 0.0):8.3f}" for p in PHASES), flush=True)
+    if args.out:
+        args.out.write_text(json.dumps({"load": os.getloadavg(), "repeat": args.repeat, "trees": trees,
+                                        "results": results}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

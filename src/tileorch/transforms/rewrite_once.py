@@ -1,0 +1,50 @@
+"""One pass of a rewrite pattern over a region: every op visited once, in walk order.
+
+:func:`rewrite_once` does what ``PatternRewriteWalker(pattern, apply_recursively=False)``
+does (the ops collected up front in walk order, each op before its regions; an op the pattern
+erased, or one nested in an erased op, is not visited; an exception a pattern raises is
+reported as xDSL's walker reports it, ``Error while applying pattern: ...`` on the op), without
+its worklist: no worklist pushes and pops, no listener chain per insertion or replacement.  The
+one-walk std-to-llvm lowerings (:class:`tileorch.transforms.index_to_llvm.ToLLVMPass`) spent
+about a third of their time in the walker's bookkeeping.
+"""
+
+from __future__ import annotations
+
+from xdsl.ir import Operation, Region
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.rewriter import InsertPoint
+
+
+def rewrite_once(pattern: RewritePattern, region: Region) -> bool:
+    """Apply ``pattern`` to every op of ``region`` once (ops it creates are not visited);
+    returns whether it changed anything."""
+    ops = list(region.walk())
+    if not ops:
+        return False
+    removed: set[int] = set()
+
+    def on_removal(op: Operation) -> None:
+        removed.add(id(op))
+        if op.regions:
+            removed.update(id(nested) for nested in op.walk())
+
+    rewriter = PatternRewriter(ops[0])
+    rewriter.operation_removal_handler.append(on_removal)
+    changed = False
+    for op in ops:
+        if id(op) in removed:
+            continue
+        rewriter.has_done_action = False
+        rewriter._current_operation = op
+        rewriter.insertion_point = InsertPoint.before(op)
+        rewriter.name_hint = None
+        try:
+            pattern.match_and_rewrite(op, rewriter)
+        except Exception as err:
+            op.emit_error(f"Error while applying pattern: {err}", underlying_error=err)
+        changed |= rewriter.has_done_action
+    return changed
+
+
+__all__ = ["rewrite_once"]
