@@ -195,6 +195,16 @@ def _signature(name: str) -> tuple[str, list[str]]:
         **{f"ff.to.{k}x2.rn": ("i16", ["float 1.0", "float 2.0"]) for k in ("e4m3", "e5m2")},
         **{f"{k}x2.to.f16x2.rn": ("<2 x half>", ["i16 7"]) for k in ("e4m3", "e5m2")},
         "f2tf32.rn": ("i32", ["float 1.0"]),
+        # warp-level mma.sync (A, B, C fragments) and ldmatrix (x1, x2, x4 words from shared memory)
+        "mma.m16n8k16.row.col.f32.f32": ("{float, float, float, float}",
+                                         ["<2 x half> zeroinitializer"] * 6 + ["float 0.0"] * 4),
+        **{f"mma.m{k}.row.col.{t}": ("{float, float, float, float}", ["i32 0"] * 6 + ["float 0.0"] * 4)
+           for k, t in (("16n8k16", "bf16"), ("16n8k8", "tf32"))},
+        **{f"mma.m16n8k32.row.col.{t}": ("{i32, i32, i32, i32}", ["i32 0"] * 10)
+           for t in ("s8", "u8", "s8.u8", "u8.s8")},
+        "ldmatrix.sync.aligned.m8n8.x1.b16": ("i32", [p3]),
+        "ldmatrix.sync.aligned.m8n8.x2.b16": ("{i32, i32}", [p3]),
+        "ldmatrix.sync.aligned.m8n8.x4.b16": ("{i32, i32, i32, i32}", [p3]),
     }
     return table.get(short, ("void", []))
 

@@ -313,9 +313,16 @@ def test_trig_zoo():
     _close(run("trig_zoo", {0: x})[1], ref, 2e-2, 2e-3)
 
 
+def _tf32(x):
+    """``x`` (f32) rounded to tf32 (10 mantissa bits, nearest even): the SIMT path runs an f32 dot
+    on mma.sync as tf32, as the tier's WGMMA does."""
+    bits = x.view(np.uint32).astype(np.uint64)
+    return (((bits + 0xFFF + ((bits >> 13) & 1)) >> 13) << 13).astype(np.uint32).view(np.float32)
+
+
 def test_mm_small_f32():
     a, b = _f((64, 16)), _f((16, 48))
-    _close(run("mm_small_f32", {0: a, 1: b})[2], a.astype(np.float64) @ b, 1e-4)
+    _close(run("mm_small_f32", {0: a, 1: b})[2], _tf32(a).astype(np.float64) @ _tf32(b), 1e-4)
 
 
 def test_mm_f64():

@@ -612,11 +612,14 @@ def _check_shared_a_epilogue(second, atomics: list, side: list, fail) -> None:
 def _check_unconditional(ops: list, kernel: aa.FuncOp, fail) -> None:
     """The K loop, the operand loads and the outputs must run in every program: the kernel builder
     computes and stores every work tile, so a condition around them (``if bm * tm < rows: ...``,
-    an early ``return``, a store under ``if``) would be dropped."""
+    an early ``return``, a store under ``if``) would be dropped.  The tier's own loop over program
+    ids (``tileas-tier{dynamic-persistent=true}``) is the scheduler's, not a condition."""
+    from tileorch.transforms.tileas.dynamic_persistent import is_program_loop
+
     for op in ops:
         parent = op.parent_op()
         while parent is not None and parent is not kernel:
-            if isinstance(parent, (scf.IfOp, scf.WhileOp)):
+            if isinstance(parent, (scf.IfOp, scf.WhileOp)) and not is_program_loop(parent):
                 what = "a condition ('if' or an early 'return')" if isinstance(parent, scf.IfOp) else "a while loop"
                 fail(parent, f"the dot's K loop, its operand loads or its output store run under {what}: "
                              "not supported yet by the WGMMA lowering (its kernel computes and stores every tile)")

@@ -44,11 +44,14 @@ def is_kernel(op: Operation) -> bool:
     return op.name == "nv_tileas.kernel"
 
 
+def is_program_loop(op: Operation) -> bool:
+    """Whether ``op`` is the dynamic-persistent loop over program ids this pass builds (an
+    ``scf.while`` whose condition asks ``is_valid_program_id``)."""
+    return isinstance(op, scf.WhileOp) and any(isinstance(o, aa.IsValidProgramIdOp) for o in op.before_region.walk())
+
+
 def already_dynamic_persistent(kernel: Operation) -> bool:
-    for op in kernel.walk():
-        if isinstance(op, scf.WhileOp) and any(isinstance(o, aa.IsValidProgramIdOp) for o in op.before_region.walk()):
-            return True
-    return False
+    return any(is_program_loop(op) for op in kernel.walk())
 
 
 def make_dynamic_persistent(kernel: Operation) -> None:
