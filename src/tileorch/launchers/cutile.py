@@ -33,7 +33,7 @@ from tileorch.launchers.cutile_bound import clear as forget_bound
 from tileorch.launchers.cutile_bound import keep
 
 ARCHS = {"sm_90a": (9, 0)}
-SCHEDULES = ("auto", "persistent", "streamk", "dp")
+SCHEDULES = ("auto", "persistent", "streamk", "dp", "simt")
 BYTECODE_VERSION = "13.4"
 _INT32 = (-(1 << 31), (1 << 31) - 1)
 _INT64 = (-(1 << 63), (1 << 63) - 1)
@@ -969,7 +969,9 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90
     """``cuda.tile.launch(stream, grid, kernel, args)`` with tileorch as the compiler.
 
     ``schedule`` picks the tile scheduler of GEMM programs (``auto`` chooses Stream-K or the
-    persistent one from the problem shape, as ``tileorch.gemm`` does).  ``tiles`` (GEMM programs
+    persistent one from the problem shape, as ``tileorch.gemm`` does); ``simt`` compiles any
+    program with the SIMT lowering (no warp-specialized kernel; its dots on mma.sync), to compare
+    the paths.  ``tiles`` (GEMM programs
     only): ``"auto"`` lets tileorch choose the tile shape, cluster and stages for the problem
     (the computation is the recognised ``C = A @ B``; measured 0.91x cuBLAS against 0.77x with
     the program's 128x128 tiles, docs/cuda-tile.md), ``"program"`` keeps the program's tiles.
