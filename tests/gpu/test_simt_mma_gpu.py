@@ -39,6 +39,12 @@ def _assert_mma(kernel, args, schedule):
 @pytest.mark.parametrize("name", ZOO)
 def test_zoo_program_on_the_simt_path_matches_torch(name, shape):
     m, n, k = shape
+    if name == "gemm_row_softmax_f16" and n % 128:
+        # its softmax spans a 128-column tile: a partial tile's columns past N load cuTile's default
+        # padding (PaddingMode.UNDETERMINED), so the row's max and sum, hence every value of a ragged
+        # last tile, are undefined (the SIMT path reads zeros there, the reference -inf); M and K
+        # stay ragged
+        n += 128 - n % 128
     kernel, args, grid, out, ref, _ = build(name, m, n, k, seed=m + n + k)
     tileorch.cutile.launch(torch.cuda.current_stream(), grid, kernel, args, schedule="simt", tiles="program")
     torch.cuda.synchronize()
