@@ -19,6 +19,7 @@ import tileorch.cutile  # noqa: E402
 from tileorch.launchers import cutile as rc  # noqa: E402
 from tileorch.testing import dot_programs as dp  # noqa: E402
 from tileorch.testing.dot_programs import PROGRAMS, build  # noqa: E402
+from tileorch.testing.user_programs import mm_f16_acc  # noqa: E402
 
 ZOO = ["gemm_f16_tile64x64", "gemm_f16", "gemm_bias_relu_two_outputs_bf16", "linear_tf32", "gemm_grouped_tf32_32x32",
        "gemm_fp8_e4m3_scaled", "linear_fp8_e5m2_scaled", "bmm_f16", "bmm_bias_bf16", "linear_i8_i32",
@@ -52,15 +53,6 @@ def test_zoo_program_on_the_simt_path_matches_torch(name, shape):
     _assert_mma(kernel, args, "simt")
 
 
-@ct.kernel
-def gemm_f16_acc(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
-    bm, bn = ct.bid(0), ct.bid(1)
-    acc = ct.zeros((tm, tn), dtype=ct.float16)
-    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
-        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
-    ct.store(C, index=(bm, bn), tile=acc)
-
-
 @pytest.mark.parametrize("dtype, tiles", [("f16", (16, 8, 8)), ("f16", (32, 16, 8)), ("bf16", (8, 32, 16)),
                                           ("f32", (16, 16, 4)), ("i8", (16, 8, 16)), ("f16acc", (64, 32, 32))])
 @pytest.mark.parametrize("shape", [(77, 45, 100), (16, 8, 16)], ids=str)
@@ -80,7 +72,7 @@ def test_small_tiles_and_ragged_problems(dtype, tiles, shape):
         a = (torch.randn(m, k, generator=g, device="cuda") * 0.5).to(t)
         b = (torch.randn(k, n, generator=g, device="cuda") * 0.5).to(t)
         c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16 if dtype == "f16acc" else torch.float32)
-        kernel = gemm_f16_acc if dtype == "f16acc" else dp.gemm
+        kernel = mm_f16_acc if dtype == "f16acc" else dp.gemm
     args = (a, b, c, tm, tn, tk)
     grid = (-(-m // tm), -(-n // tn), 1)
     tileorch.cutile.launch(torch.cuda.current_stream(), grid, kernel, args, schedule="simt", tiles="program")

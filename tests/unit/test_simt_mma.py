@@ -35,14 +35,7 @@ def arr(dt, nd):
                            stride_divisible_by=(1,) * nd, shape_divisible_by=(1,) * nd, base_addr_divisible_by=1)
 
 from tileorch.testing.dot_programs import bmm, gemm, gemm_i8
-
-@ct.kernel
-def gemm_f16_acc(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
-    bm, bn = ct.bid(0), ct.bid(1)
-    acc = ct.zeros((tm, tn), dtype=ct.float16)
-    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
-        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
-    ct.store(C, index=(bm, bn), tile=acc)
+from tileorch.testing.user_programs import mm_f16_acc as gemm_f16_acc
 
 @ct.kernel
 def gemm_one_tile(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):

@@ -609,10 +609,10 @@ class _Kernel:
         or in a persistent kernel ``j`` plus the tiles of the CTA's earlier instances."""
         return j if self.ring is None else self.v(arith.AddiOp(j, self.ring), f"{pre}r")
 
-    def stage_index(self, j: SSAValue, pre: str) -> tuple[SSAValue, SSAValue]:
+    def stage_index(self, j: SSAValue, pre: str, ringed: bool = False) -> tuple[SSAValue, SSAValue]:
         """(``%{pre}st`` = stage ``r % stages``, ``%{pre}ph`` = phase parity ``(r / stages) & 1``) of
-        tile ``j`` (``r``: its :meth:`ring_index`)."""
-        j = self.ring_index(j, pre)
+        tile ``j`` (``r``: its :meth:`ring_index`; ``j`` itself when ``ringed``)."""
+        j = j if ringed else self.ring_index(j, pre)
         st = self.v(arith.RemUIOp(j, self.nstages), f"{pre}st")
         ph0 = self.v(arith.DivUIOp(j, self.nstages), f"{pre}ph0")
         return st, self.v(arith.AndIOp(ph0, self.small(1)), f"{pre}ph")
@@ -770,8 +770,9 @@ class _Kernel:
         def fill(le: Emitter, pj: SSAValue, _) -> list[SSAValue]:
             _hint(pj, "pj")
             with self.into(le.block):
-                pst, pph = self.stage_index(pj, "p")
-                refill = self.v(arith.CmpiOp(self.ring_index(pj, "pj"), self.nstages, "uge"), "refill")
+                r = self.ring_index(pj, "pj")
+                pst, pph = self.stage_index(r, "p", ringed=True)
+                refill = self.v(arith.CmpiOp(r, self.nstages, "uge"), "refill")
 
                 def wait_empty(w: Emitter) -> None:
                     with self.into(w.block):
@@ -1656,11 +1657,12 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     it a warning and compiles the program on the SIMT path, tileorch-opt a located internal error)."""
     ck = analyze_chained_dots(kernel)
     heavy = heavy_first_axis(ck.loop.ub)  # the loop starts at 0 (analyze_chained_dots)
+    pingpong = ck.tm // 64 == 2 and pingpong_enabled()  # two consumer warp groups
     # no persistence with ping-pong: the turns are balanced per program instance, and in a loop over
     # instances warp group 1's first-turn arrive on barrier 1 for the next instance can meet its last
     # hand-over of this one before warp group 0 syncs: two arrivals of one group complete the barrier
     # (tileorch check found the deadlock: tests/unit/test_chained_pingpong.py)
-    plan = _choose_plan(ck, persistent_enabled(heavy is None) and not (pingpong_enabled() and ck.tm // 64 == 2))
+    plan = _choose_plan(ck, persistent_enabled(heavy is None) and not pingpong)
     if plan.smem > SMEM_LIMIT:
         _fail(kernel, f"the tiles need {plan.smem} bytes of shared memory with one K/V stage (more than "
                       f"{SMEM_LIMIT // 1024} KiB)")
@@ -1668,7 +1670,6 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     name = f"chained_dots_{ck.tm}x{ck.tn}x{ck.d}_{ck.dv}_{ck.dtype}"
     pipe = pipelining(ck)
     masks = interior_masks(ck.loop.body.blocks.first) if pipe is not None else []  # only the pipelined loop versions
-    pingpong = plan.consumers == 2 and pingpong_enabled()
     kb = _Kernel(ck, plan, name)
     args = kb.args
     grid = _append_grid_parameters(kb.fn) if persistent else None
@@ -1705,22 +1706,17 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         return n, inits
 
     if persistent:
-        kb.splice(site.tmp)
         tile_coord: list = [None, None, None]  # each agent's work loop sets them
-        work = _WorkTiles(kb, grid, heavy, tile_coord)
     else:
         tile_coord = [e.v(nvvm.SPECIAL_REGISTERS[f"ctaid.{x}"]()) for x in "xyz"]
         if heavy is not None:  # the programs with the longest loops start first (program_order.py)
             count = e.v(nvvm.SPECIAL_REGISTERS[f"nctaid.{'xyz'[heavy]}"]())
             tile_coord[heavy] = e.v(arith.SubiOp(e.v(arith.SubiOp(count, e.const(1))), tile_coord[heavy]))
-        site.bind(coords, tile_coord)
-        n_tiles = site.low._i32(site.low.scalar(ck.loop.ub))
-        init_vals = []
-        for (i, w) in ck.carried:
-            init_vals += site.tile_regs(ck.loop.operands[3 + i], w)
-        kb.splice(site.tmp, n_tiles, "n_tiles")
-        for k, v in enumerate(init_vals):
-            _default_name(v, f"init{k}")
+    kb.splice(site.tmp)
+    if persistent:
+        work = _WorkTiles(kb, grid, heavy, tile_coord)
+    else:
+        n_tiles, init_vals = instance_values()
 
     # ---- the producer: TMA coordinates of each load (j: the tile the producer loop loads)
     def coords_of(x: str, op: Operand, j: SSAValue, tag: str) -> list[SSAValue]:
