@@ -499,9 +499,10 @@ class _Reader:
         prod = (ProducerAcquire(Q_RING, "q", origin=p_waits[0]),
                 ProducerWrite(Q_RING, "q", nbytes=landed, origin=arms[0]),
                 ProducerCommit(Q_RING, "q", tx_bytes=tx, origin=arms[0]), Advance("q"))
-        cons = ((ConsumerWait(Q_RING, "cq", origin=c_waits[0]), ConsumerRead(Q_RING, "cq", origin=c_waits[0])),
-                (ConsumerRelease(Q_RING, "cq", arrivals=WG, origin=c_releases[0]), Advance("cq")))
-        cons = (Loop(1, cons[0], origin=c_waits[0]), Loop(1, cons[1], origin=c_releases[0]))
+        cons = (Loop(1, (ConsumerWait(Q_RING, "cq", origin=c_waits[0]), ConsumerRead(Q_RING, "cq", origin=c_waits[0])),
+                     origin=c_waits[0]),
+                Loop(1, (ConsumerRelease(Q_RING, "cq", arrivals=WG, origin=c_releases[0]), Advance("cq")),
+                     origin=c_releases[0]))
         pipe = Pipeline(Q_RING, slots, counts[0], counts[1], tx, origin=by_offset[full_q])
         return pipe, prod, cons
 
