@@ -37,7 +37,7 @@ benchmarks() {  # $1: fill or bench; everything lands in $OUT/results_$1.tgz (th
     | tee "$R/memory_bound.log" | tail -n 16
   [[ $B == *" attention "* ]] && timeout ${ATT_TIMEOUT:-200} python3 benchmarks/attention.py --out "$R" ${ATT_ARGS:---dims 64,128 \
     --seqs 1024,4096,16384} --iters 10 2>&1 | tee "$R/attention.log" | tail -n 20
-  [[ $B == *" gemm "* ]] && timeout ${GEMM_TIMEOUT:-300} python3 benchmarks/gemm.py run --variants persistent,streamk \
+  [[ $B == *" gemm "* ]] && timeout ${GEMM_TIMEOUT:-300} python3 benchmarks/gemm.py run ${GEMM_ARGS:---variants persistent,streamk} \
     --out "$R" 2>&1 | tee "$R/gemm_bench.log" | grep -v "^ \|^{\|^}" | tail -n 24
   [[ $B == *" launch "* ]] && timeout ${LAUNCH_TIMEOUT:-120} python3 benchmarks/launch_overhead.py --mode gpu --calls 2000 \
     --out "$R" 2>&1 | tee "$R/launch_overhead.log" | tail -n 12

@@ -8,7 +8,8 @@ Timing: for each library, 3 warm-up calls, then a ~20 ms GPU sleep (torch.cuda._
 >= 50 launches queued behind it, each between its own pair of CUDA events; the median event
 time is the kernel time (host launch cost is hidden behind the sleep for both libraries).
 Inputs: bf16 randn (not zeros), A [M,K] row-major, B stored [N,K] and passed as its transpose
-(K-major, what torch.nn.Linear stores), C bf16.  The cubins come from the disk cache
+(K-major, what torch.nn.Linear stores), C bf16; `--row-major-b` adds tileorch.gemm (auto) vs torch.matmul
+on B stored [K, N].  The cubins come from the disk cache
 (``TILEORCH_CACHE_DIR``, default here ``build/gemm_cache``), built on a CPU machine by ``build``.
 """
 
@@ -122,7 +123,7 @@ def check_one(m, n, k, cfg: GemmConfig, seed=0) -> tuple[float, bool]:
 from tileorch.testing.timing import bench_ms  # noqa: E402 - one timing method for every benchmark
 
 
-def run(shapes, names, out_dir: Path, iters: int) -> dict:
+def run(shapes, names, out_dir: Path, iters: int, row_major_b: bool = False) -> dict:
     import torch
 
     import tileorch.launchers.gemm as api
@@ -152,21 +153,32 @@ def run(shapes, names, out_dir: Path, iters: int) -> dict:
                            "ratio": t_cublas / t_auto}
         except Exception as exc:  # noqa: BLE001
             row["auto"] = {"schedule": auto_cfg.schedule, "error": f"{type(exc).__name__}: {exc}"}
-        best = max((v["ratio"], kname) for kname, v in row.items() if isinstance(v, dict) and "ratio" in v)
+        if row_major_b:  # B stored [K, N] (N-major): torch.matmul and tileorch.gemm's default on the same tensors
+            a_n, b_n = _inputs(m, n, k, torch.bfloat16, "n", seed=1)
+            t_cublas_n = bench_ms(lambda: torch.matmul(a_n, b_n), iters)
+            try:
+                t_n = bench_ms(lambda: api.gemm(a_n, b_n, c, schedule="auto"), iters)
+                row["auto_row_major_b"] = {"cublas_ms": t_cublas_n, "ms": t_n, "tflops": flops / t_n / 1e9,
+                                           "ratio": t_cublas_n / t_n}
+            except Exception as exc:  # noqa: BLE001
+                row["auto_row_major_b"] = {"error": f"{type(exc).__name__}: {exc}"}
+        best = max((v["ratio"], kname) for kname, v in row.items()
+                   if isinstance(v, dict) and "ratio" in v and kname != "auto_row_major_b")
         row["best"] = {"name": best[1], "ratio": best[0]}
         rows.append(row)
         print(f"{m:6d} {n:6d} {k:6d}  cuBLAS {row['cublas_tflops']:6.1f} TF/s  "
-              + "  ".join(f"{nm}={row[nm]['ratio']:.3f}" if "ratio" in row[nm] else f"{nm}=ERR" for nm in names + ["auto"])
+              + "  ".join(f"{nm}={row[nm]['ratio']:.3f}" if "ratio" in row[nm] else f"{nm}=ERR"
+                     for nm in names + ["auto"] + (["auto_row_major_b"] if row_major_b else []))
               + f"  best={best[1]}:{best[0]:.3f}", flush=True)
         progress.step(ok=all("ratio" in row[nm] for nm in names + ["auto"]))
     progress.finish()
     try:
-        mac = api.kernel_for(variants()[names[0]]).max_active_clusters()
+        mac = api.kernel_for(variants()[(names or ["persistent"])[0]]).max_active_clusters()
     except Exception as exc:  # noqa: BLE001
         mac = f"{type(exc).__name__}: {exc}"
     print(f"max active 2x1 clusters ({names[0]}): {mac}")
     record = {"device": dev, "torch": torch.__version__, "max_active_clusters": mac, "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-              "iters": iters, "rows": rows, "summary": summarize(rows, names + ["auto", "best"])}
+              "iters": iters, "rows": rows, "summary": summarize(rows, names + ["auto", "best"] + (["auto_row_major_b"] if row_major_b else []))}
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "gemm_bench.json").write_text(json.dumps(record, indent=1))
     print(json.dumps(record["summary"], indent=1))
@@ -221,9 +233,11 @@ def main(argv=None) -> int:
     ap.add_argument("--variants", default="persistent,streamk")
     ap.add_argument("--shapes", default="suite", help="suite | 8192 | M,N,K;M,N,K")
     ap.add_argument("--iters", type=int, default=50)
+    ap.add_argument("--row-major-b", action="store_true",
+                    help="also time tileorch.gemm (auto) against torch.matmul with B stored [K, N] (row-major)")
     ap.add_argument("--out", default=os.environ.get("OUT", str(ROOT / "benchmarks" / "results")))
     args = ap.parse_args(argv)
-    names = [n for n in args.variants.split(",") if n] if args.variants != "all" else list(variants())
+    names = [n for n in args.variants.split(",") if n] if args.variants != "all" else list(variants())  # "": auto only
     if args.mode == "build":
         build(names)
         return 0
@@ -243,7 +257,7 @@ def main(argv=None) -> int:
                 print(f"{'ok ' if ok else 'BAD'} {name:16s} {m}x{n}x{k}: rel err {err:.2e}", flush=True)
         print(f"check: {bad} failures")
         return 1 if bad else 0
-    run(shapes, names, Path(args.out), args.iters)
+    run(shapes, names, Path(args.out), args.iters, args.row_major_b)
     return 0
 
 
