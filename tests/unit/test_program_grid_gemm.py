@@ -67,6 +67,23 @@ if HAVE_CUTILE:
             ct.store(C, index=(i, j), tile=acc)
 
     @ct.kernel
+    def mm_rotated_bias_relu(A, B, bias, C, rows_used: int, tm: ct.Constant[int], tn: ct.Constant[int],
+                             tk: ct.Constant[int]):
+        """:func:`mm_rotated_return` storing ``relu(acc + bias[column tile cb])``: the epilogue
+        reads the bias at B's computed column tile."""
+        i, j = ct.bid(0), ct.bid(1)
+        if i * tm >= rows_used:
+            return
+        ra = (i + 1) % ct.num_blocks(0)
+        cb = ct.num_blocks(1) - 1 - j
+        acc = ct.zeros((tm, tn), dtype=ct.float32)
+        for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+            acc = ct.mma(ct.load(A, index=(ra, k), shape=(tm, tk), padding_mode=ct.PaddingMode.ZERO),
+                         ct.load(B, index=(k, cb), shape=(tk, tn), padding_mode=ct.PaddingMode.ZERO), acc)
+        b = ct.load(bias, index=(cb,), shape=(tn,), padding_mode=ct.PaddingMode.ZERO)
+        ct.store(C, index=(i, j), tile=ct.maximum(acc + b[None, :], 0.0))
+
+    @ct.kernel
     def mm_gathered_row(A, B, C, rows, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
         """A's row tile read from an array: not a function of program ids."""
         i, j = ct.bid(0), ct.bid(1)
@@ -105,9 +122,10 @@ def _compile(kernel, spec):
                            arch="sm_90a", ptxas=False)
 
 
-def _emulate(p, a, b, rows_used, grid, sms=2):
+def _emulate(p, a, b, rows_used, grid, sms=2, bias=None):
     """C (NaN-prefilled) after every CTA of the persistent grid ran the program-grid kernel ``p``
-    launched on the program ``grid``, and the emulator's errors."""
+    launched on the program ``grid`` (with ``bias``: the f32 vector the program's third argument
+    is), and the emulator's errors."""
     from tileorch.launchers.gemm_host import scheduler_params
     from tileorch.schedulers.device_params import pack_device_params
     from tileorch.testing.ptx_emulator import Emu
@@ -117,16 +135,19 @@ def _emulate(p, a, b, rows_used, grid, sms=2):
     n = b.shape[1]
     sched = scheduler_params(cfg, grid[0] * cfg.tile_m, grid[1] * cfg.tile_n, k, sms, 0, grid[2])
     c = np.full((m, n), np.nan, dtype=np.float32)
-    base = {"A": 1 << 32, "B": 2 << 32, "C": 3 << 32}
+    base = {"A": 1 << 32, "B": 2 << 32, "C": 3 << 32, "bias": 4 << 32}
     # the GEMM's parameters (tensor maps, C, M, N, K, the scheduler's record), the cuTile entry's
     # (each array: base, shape, strides; rows_used), the launch grid
+    vector = [] if bias is None else [base["bias"], n, 1]
     params = [0, 0, 0, base["C"], m, n, k, pack_device_params(sched, 0, 0, 0),
-              base["A"], m, k, k, 1, base["B"], k, n, n, 1, base["C"], m, n, n, 1, rows_used, *grid]
+              base["A"], m, k, k, 1, base["B"], k, n, n, 1, *vector, base["C"], m, n, n, 1, rows_used, *grid]
+    memory = [(base["C"], c.view(np.uint8).reshape(-1), "C")]
+    if bias is not None:
+        memory.append((base["bias"], bias.view(np.uint8).reshape(-1), "bias"))
     errors = []
     for x in range(sched.grid[0]):
         for y in range(sched.grid[1]):
-            emu = Emu(p.ptx, params, cfg.smem_bytes, cfg.threads, (x, y, 0), {},
-                      [(base["C"], c.view(np.uint8).reshape(-1), "C")], nctaid=sched.grid)
+            emu = Emu(p.ptx, params, cfg.smem_bytes, cfg.threads, (x, y, 0), {}, memory, nctaid=sched.grid)
             emu.tmaps = {emu.params[0]: {"array": a[None], "rows": cfg.tile_m, "box": 64},
                          emu.params[1]: {"array": b[None], "rows": 64, "box": 64}}
             emu.run()
@@ -169,6 +190,27 @@ def test_program_grid_gemm_matches_numpy_on_the_emulator(name):
     ref = _reference(a.astype(np.float64), b.astype(np.float64), ROWS_USED, GRID)
     assert np.array_equal(np.isnan(c), np.isnan(ref)), "a skipped tile was written or a kept one was not"
     assert np.isnan(c[256:]).all() and not np.isnan(c[:256]).any()
+    np.testing.assert_allclose(c[:256], ref[:256], atol=1e-3, rtol=1e-3)
+
+
+def test_the_epilogue_reads_the_bias_at_the_computed_column_tile():
+    """The program's epilogue (compiled into the consumers) evaluates B's column tile ``cb`` for the
+    bias load: C tile (i, j) gets the bias of columns ``cb * TN ..``, zero past N."""
+    spec = [((M, K), "float16"), ((K, N), "float16"), ((N,), "float32"), ((M, N), "float32"), ROWS_USED, TM, TN, TK]
+    p = _compile(mm_rotated_bias_relu, spec)
+    assert p.kind == "gemm" and p.gemm_config.program_grid and p.epilogue_ops, p.remarks
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((K, N)).astype(np.float16)
+    bias = rng.standard_normal(N).astype(np.float32)
+    c, errors = _emulate(p, a, b, ROWS_USED, GRID, bias=bias)
+    assert not errors, errors[:5]
+    bp = np.zeros(GRID[1] * TN)
+    bp[:N] = bias
+    cols = np.arange(N)
+    moved = bp[(GRID[1] - 1 - cols // TN) * TN + cols % TN]
+    ref = np.maximum(_reference(a.astype(np.float64), b.astype(np.float64), ROWS_USED, GRID) + moved[None, :], 0.0)
+    assert np.array_equal(np.isnan(c), np.isnan(ref))
     np.testing.assert_allclose(c[:256], ref[:256], atol=1e-3, rtol=1e-3)
 
 
