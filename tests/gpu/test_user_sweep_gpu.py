@@ -124,17 +124,37 @@ def test_mm_clamp_tanh():
 
 
 def test_mm_diagonal_swizzle():
-    a, b = randn((256, 160), "float16", 13), randn((160, 192), "float16", 14)
+    """Column tile ``(bid(1) + bid(0)) % num_blocks(1)``: every tile written once (tensor cores, the
+    program's own coordinates evaluated per tile)."""
+    p = PROGRAMS["mm_diagonal_swizzle"]
+    a, b = randn(p.spec[0][0], "float16", 13), randn(p.spec[1][0], "float16", 14)
     _gemm_rel(run("mm_diagonal_swizzle", {0: a, 1: b})[2], a.float() @ b.float())
 
 
 @pytest.mark.parametrize("name", ["mm_early_exit", "mm_guarded", "mm_guarded_store"])
 def test_guarded_gemm_writes_only_the_rows_it_keeps(name):
-    """rows_used = 160 with 64-row tiles: tiles 0..2 (rows < 192) are stored, tile 3 is not."""
-    a, b = randn((256, 128), "float16", 15), randn((128, 128), "float16", 16)
+    """rows_used = 300 with 128-row tiles: tiles 0..2 (rows < 384) are stored, tile 3 is not (the
+    guard a per-tile predicate of the tensor-core kernel)."""
+    p = PROGRAMS[name]
+    rows_used, tm = p.spec[3], p.spec[4]
+    kept = -(-rows_used // tm) * tm
+    a, b = randn(p.spec[0][0], "float16", 15), randn(p.spec[1][0], "float16", 16)
     c = run(name, {0: a, 1: b})[2]
-    _gemm_rel(c[:192], a[:192].float() @ b.float())
-    assert torch.isnan(c[192:]).all(), "a skipped tile was written"
+    assert kept < c.shape[0]
+    _gemm_rel(c[:kept], a[:kept].float() @ b.float())
+    assert torch.isnan(c[kept:]).all(), "a skipped tile was written"
+
+
+@pytest.mark.parametrize("name", ["mm_early_exit", "mm_guarded"])
+def test_guarded_gemm_with_rows_used_from_the_launch(name):
+    """The guard reads a scalar argument: rows_used = 0 stores nothing, rows_used = 1 only tile 0."""
+    p = PROGRAMS[name]
+    a, b = randn(p.spec[0][0], "float16", 21), randn(p.spec[1][0], "float16", 22)
+    assert torch.isnan(run(name, {0: a, 1: b, 3: 0})[2]).all()
+    c = run(name, {0: a, 1: b, 3: 1})[2]
+    tm = p.spec[4]
+    _gemm_rel(c[:tm], a[:tm].float() @ b.float())
+    assert torch.isnan(c[tm:]).all()
 
 
 def test_mm_small_f32():

@@ -820,9 +820,10 @@ def _k_major_copy(obj: Any, b: ArrayArg, stream: int, operand: str = "B") -> int
 
 def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch: str, schedule: str,
                  stream: int, dev: Any, sync: bool, tiles: str = "auto", args: Any = (),
-                 fast: tuple | None = None, grid_l: int = 1) -> None:
+                 fast: tuple | None = None, grid_l: int = 1, grid: tuple[int, int, int] = (1, 1, 1)) -> None:
     """Launch a ``gemm`` program; ``grid_l``: the launch grid's third extent, the L a ``grid_l``
-    configuration walks (split-K programs read it as program id 2)."""
+    configuration walks (split-K programs read it as program id 2); ``grid``: the launch grid, which
+    a ``program_grid`` configuration walks (one work tile per program)."""
     from tileorch.launchers.gemm import choose_schedule
     from tileorch.launchers.gemm_host import GemmKernel
     from tileorch.runtime.driver import api, check
@@ -890,11 +891,12 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         b_reason = "; ".join(filter(None, [b_reason, "A: M-major, the kernel reads a K-major copy made at each launch "
                                                       "(one extra pass over A)"]))
     more_ptrs = tuple(x.ptr for x in more_b)
-    key = (id(gk), a_ptr, b_ptr, c.ptr, m, n, k, batch, dev.sm_count, tuple(extra), more_ptrs)
+    program_grid = tuple(grid) if getattr(gk.cfg, "program_grid", False) else None
+    key = (id(gk), a_ptr, b_ptr, c.ptr, m, n, k, batch, dev.sm_count, tuple(extra), more_ptrs, program_grid)
     prepared = _prepared.get(key)
     if prepared is None:
         prepared = _prepared[key] = gk.prepare(a_ptr, b_ptr, c.ptr, m, n, k, dev.sm_count, extra=extra, batch=batch,
-                                               more_b=more_ptrs)
+                                               more_b=more_ptrs, grid=program_grid)
         prepared.staging.warn(f"cuTile kernel {kernel_name(kernel)}", [b_reason] if b_reason else [], stacklevel=3)
         while len(_prepared) > _PREPARED_MAX:
             _prepared.popitem(last=False)
@@ -1018,7 +1020,7 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
     if entry.program.kind == "gemm":
         try:
             _launch_gemm(entry, kernel, arguments, arch, schedule, handle, dev, sync, tiles, args, fast,
-                         grid_l=grid3[2])
+                         grid_l=grid3[2], grid=grid3)
             return
         except LayoutNotSupported as exc:
             # e.g. a transposed A: the same program, compiled by the SIMT lowering, takes any strides

@@ -358,19 +358,20 @@ class GemmKernel:
 
     def prepare(self, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int, sms: int,
                 workspace: Any = None, extra: list[bytes] = (), batch: int = 1,
-                more_b: tuple[int, ...] = ()) -> PreparedGemm:
+                more_b: tuple[int, ...] = (), grid: tuple[int, int, int] | None = None) -> PreparedGemm:
         """Bind a problem; ``extra``: the parameter bytes a kernel with a compiled epilogue takes
         after the GEMM's own (the tile program's parameters, in order); ``batch``: L of a batched
         configuration; ``more_b``: the other B operands' pointers (``cfg.b_operands - 1``, laid out
-        as B)."""
-        return PreparedGemm(self, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace, extra, batch, more_b)
+        as B); ``grid``: the tile program's launch grid, which a ``program_grid`` configuration's
+        scheduler walks (its extents are the kernel's last three parameters)."""
+        return PreparedGemm(self, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace, extra, batch, more_b, grid)
 
 
 class PreparedGemm:
     """Everything one launch needs, packed once (tensor maps, params record on the device)."""
 
     def __init__(self, kernel: GemmKernel, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace_alloc, extra=(), batch=1,
-                 more_b=()):
+                 more_b=(), grid: tuple[int, int, int] | None = None):
         from tileorch.runtime.buffers import DeviceBuffer
         from tileorch.schedulers.device_params import pack_device_params
 
@@ -383,7 +384,14 @@ class PreparedGemm:
         mac = kernel.max_active_clusters() if cfg.cluster_m > 1 else 0
         if batch != 1 and not (cfg.batched or cfg.grid_l):
             raise GemmConfigError(f"batch = {batch} needs a batched (or grid_l) configuration")
-        p = scheduler_params(cfg, m, n, k, sms, mac, batch)
+        extra = list(extra)
+        sched_m, sched_n, sched_l = m, n, batch
+        if cfg.program_grid:  # one work tile per program of the launch grid
+            if grid is None:
+                raise GemmConfigError(f"{cfg.name} walks a tile program's launch grid: prepare() needs grid=")
+            sched_m, sched_n, sched_l = grid[0] * cfg.tile_m, grid[1] * cfg.tile_n, grid[2]
+            extra += [struct.pack("<i", g) for g in grid]
+        p = scheduler_params(cfg, sched_m, sched_n, k, sms, mac, sched_l)
         self.grid = p.grid
         workspace_ptr, red, bar = 0, 0, 0
         self._keep: list[Any] = []

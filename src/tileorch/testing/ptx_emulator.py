@@ -75,19 +75,14 @@ def b32(x):
     return np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
 
 
-def parse(ptx, entry_prefix=".visible .entry"):
-    lines = ptx.split("\n")
-    start = next(i for i, l in enumerate(lines) if l.startswith(entry_prefix))
-    params = []
-    i = start + 1
-    while not lines[i].startswith(")"):
-        m = re.search(r"(\w+_param_\d+)", lines[i])
-        if m:
-            params.append(m.group(1))
-        i += 1
-    body = "\n".join(lines[i:])
+_FUNCTION = re.compile(r"^(\.visible\s+|\.weak\s+)?\.(entry|func)\b")
+_REGISTER = re.compile(r"%(rd|rs|r|p|fd|f|h)(\d+)\b")
+
+
+def _body_insts(body, insts, labels, rename=None):
+    """Append the instructions of a function body to ``insts`` (labels into ``labels``);
+    ``rename``: a suffix for its virtual registers (a called function's own registers)."""
     body = re.sub(r"//[^\n]*", "", body)
-    insts, labels = [], {}
     for raw in re.split(r"[;\n]", body):
         s = raw.strip()
         if not s or s in ("{", "}") or s.startswith(".reg") or s.startswith(".maxntid") or s.startswith(".minnctapersm") or s.startswith(")"):
@@ -100,9 +95,50 @@ def parse(ptx, entry_prefix=".visible .entry"):
         if m:
             labels[m.group(1)] = len(insts)
             continue
-        if s.startswith((".reg", ".shared")):  # a function-scope shared array sits at offset 0
+        if s.startswith((".reg", ".shared", ".param")):  # a function-scope shared array sits at offset 0
             continue
+        if rename:
+            s = _REGISTER.sub(lambda r: f"%{r.group(1)}{r.group(2)}_{rename}", s)
         insts.append(s)
+
+
+def parse(ptx, entry_prefix=".visible .entry", functions=None):
+    """(entry parameter names, instructions, labels) of the kernel ``ptx``; the ``.func``
+    definitions it calls follow the entry's instructions, each under a label of its name, with
+    its registers renamed apart, and (when ``functions`` is a dict) their parameter names in
+    ``functions[name]``."""
+    lines = ptx.split("\n")
+    start = next(i for i, l in enumerate(lines) if l.startswith(entry_prefix))
+    starts = [i for i, l in enumerate(lines) if _FUNCTION.match(l)]
+    params = []
+    i = start + 1
+    while not lines[i].startswith(")"):
+        m = re.search(r"(\w+_param_\d+)", lines[i])
+        if m:
+            params.append(m.group(1))
+        i += 1
+    end = next((j for j in starts if j > start), len(lines))
+    insts, labels = [], {}
+    _body_insts("\n".join(lines[i:end]), insts, labels)
+    for k, first in enumerate(starts):
+        if first == start:
+            continue
+        last = next((j for j in starts if j > first), len(lines))
+        header = re.sub(r"\(\.param[^)]*\)", "", lines[first])
+        name = re.findall(r"([\w$]+)\s*\(?\s*$", header)[-1]
+        j, fparams = first + 1, []
+        while j < last and not lines[j].startswith(")"):
+            m = re.search(r"(\w+_param_\d+)", lines[j])
+            if m:
+                fparams.append(m.group(1))
+            j += 1
+        body = "\n".join(lines[j + 1:last])
+        if "{" not in body:  # a declaration
+            continue
+        labels[name] = len(insts)
+        _body_insts(body, insts, labels, rename=f"f{k}")
+        if functions is not None:
+            functions[name] = fparams
     return params, insts, labels
 
 
@@ -116,11 +152,29 @@ class Emu:
     for that many steps of the other threads (a slow tensor core: races with the producer show)."""
 
     def __init__(self, ptx, params_values, smem_bytes, nthreads, ctaid, tmaps, memory, guards=None, nctaid=None):
-        self.params, self.insts, self.labels = parse(ptx)
+        self.functions = {}
+        self.params, self.insts, self.labels = parse(ptx, functions=self.functions)
         self.pv = dict(zip(self.params, params_values))
+        # the entry parameters' bytes (a byval struct given as bytes, any other value as 8 bytes) at
+        # their generic addresses: a kernel may load from a parameter through its address
+        self.param_mem = np.zeros(256 * max(1, len(self.params)), dtype=np.uint8)
+        for i, v in enumerate(params_values[:len(self.params)]):
+            raw = bytes(v) if isinstance(v, (bytes, bytearray)) else (int(v) & 0xFFFFFFFFFFFFFFFF).to_bytes(8, "little")
+            self.param_mem[256 * i:256 * i + len(raw)] = np.frombuffer(raw, dtype=np.uint8)
+        memory = [*memory, (PARAM_BASE, self.param_mem, "parameters")]
+        self.cpar = {}  # call parameters / return values: name (or ("ret", offset)) -> per-thread values
+        self.stack = [[] for _ in range(nthreads)]  # per-thread return addresses of calls
         self.N = nthreads
         self.regs = {}
-        self.smem = np.zeros(smem_bytes + 1024, dtype=np.uint8)
+        # static shared arrays (e.g. demoted mbarriers) first, the dynamic shared memory after them
+        # at a 1024-byte boundary (at offset 0 when there are none)
+        self.shared_symbols, top = {}, 0
+        for align, name, size in re.findall(r"^\s*\.shared\s+(?:\.align\s+(\d+)\s+)?\.b8\s+([\w$]+)\[(\d+)\]", ptx, re.M):
+            top = -(-top // int(align or 1)) * int(align or 1)
+            self.shared_symbols[name] = top
+            top += int(size)
+        self.dynamic_smem = -(-top // 1024) * 1024
+        self.smem = np.zeros(self.dynamic_smem + smem_bytes + 1024, dtype=np.uint8)
         self.ctaid = ctaid
         self.nctaid = nctaid  # the grid; a kernel reading %nctaid needs it
         self.tmaps = tmaps  # param name -> dict(array, box rows, ...)
@@ -181,6 +235,9 @@ class Emu:
         if x.startswith("%") or re.match(r"^p$", x):
             if x in ("%tid.x",):
                 return np.arange(self.N, dtype=np.uint64)[T]
+            if x in ("%tid.y", "%tid.z", "%cluster_ctarank", "%cluster_ctaid.x", "%cluster_ctaid.y",
+                     "%cluster_ctaid.z"):  # a one-dimensional CTA, a cluster of one CTA
+                return np.zeros(T.sum(), dtype=np.uint64)
             if x.startswith("%ntid."):  # a one-dimensional CTA of N threads
                 return np.full(T.sum(), self.N if x.endswith("x") else 1, dtype=np.uint64)
             if x.startswith("%ctaid."):
@@ -203,7 +260,9 @@ class Emu:
         if x in self.pv:
             return np.full(T.sum(), self.param_addr(x), dtype=np.uint64)
         if x in ("__tileorch_dynamic_smem", "__tileorch_simt_scratch"):  # the kernel's one shared array
-            return np.zeros(T.sum(), dtype=np.uint64)
+            return np.full(T.sum(), self.dynamic_smem, dtype=np.uint64)
+        if x in self.shared_symbols:
+            return np.full(T.sum(), self.shared_symbols[x], dtype=np.uint64)
         raise Fault(f"operand {x}")
 
     def param_addr(self, name):
@@ -365,8 +424,26 @@ class Emu:
             self.pc[tidx[pv]] = tgt
             self.pc[tidx[~pv]] = nxt
             return True
+        if base == "call":  # call.uni (retvals), name, (args): the arguments become the callee's parameters
+            m = re.match(r"^call(?:\.uni)?\s+(?:\(([^)]*)\)\s*,\s*)?([\w$]+)\s*(?:,\s*\(([^)]*)\))?$",
+                         re.sub(r"^@!?%?\w+\s+", "", self.insts[pc]))
+            if m is None:
+                raise Fault(f"call {self.insts[pc]}")
+            name, args = m.group(2), [a.strip() for a in (m.group(3) or "").split(",") if a.strip()]
+            go = tidx[pv]
+            for a, formal in zip(args, self.functions[name]):
+                self.cpar.setdefault(formal, np.zeros(self.N, dtype=np.uint64))[go] = self.cpar[a][go]
+            for t in go:
+                self.stack[t].append(nxt)
+            self.pc[go] = self.labels[name]
+            self.pc[tidx[~pv]] = nxt
+            return True
         if base == "ret" or base == "exit":
-            self.live[tidx[pv]] = False
+            for t in tidx[pv]:
+                if base == "ret" and self.stack[t]:  # back to the caller
+                    self.pc[t] = self.stack[t].pop()
+                else:
+                    self.live[t] = False
             self.pc[tidx[~pv]] = nxt
             return True
         if E.any():
@@ -443,8 +520,33 @@ class Emu:
                 self.set(ops[0], T, g(1))
             return
         if base == "ld" and "param" in op:
-            name = ops[1][1:-1]
-            self.set(ops[0], T, np.full(n, self.pv[name], dtype=np.uint64))
+            name, _, off = ops[1][1:-1].replace(" ", "").partition("+")
+            off = int(off or 0)
+            if name in self.pv and off == 0 and not isinstance(self.pv[name], (bytes, bytearray)):
+                self.set(ops[0], T, np.full(n, self.pv[name], dtype=np.uint64))
+            elif name.startswith("%") or name in self.pv:  # through a parameter's address
+                nbytes = int(parts[-1][1:]) // 8
+                self.set(ops[0], T, self.global_load(self.addr(ops[1], T), nbytes))
+            else:  # a call's parameter or return value
+                key = ("ret", off) if name.endswith("retval0") else name
+                self.set(ops[0], T, self.cpar[key][T])
+            return
+        if base == "st" and "param" in op:
+            name, _, off = ops[0][1:-1].replace(" ", "").partition("+")
+            key = ("ret", int(off or 0)) if name.endswith("retval0") else name
+            width = int(parts[-1][1:])
+            self.cpar.setdefault(key, np.zeros(self.N, dtype=np.uint64))[T] = g(1) & np.uint64((1 << width) - 1)
+            return
+        if base == "elect":  # elect.sync %r|%p, membermask: the lowest active lane of each warp
+            reg, _, prd = ops[0].partition("|")
+            tids = np.nonzero(T)[0]
+            leader = {}
+            for t in tids:
+                leader.setdefault(int(t) // 32, int(t))
+            lead = np.array([leader[int(t) // 32] for t in tids])
+            if reg.strip() != "_":
+                self.set(reg, T, (lead % 32).astype(np.uint64))
+            self.set(prd, T, (lead == tids).astype(np.uint64))
             return
         if base in ("add", "sub", "mul", "mad", "fma", "max", "min", "div", "neg", "abs", "ex2", "rcp", "tanh", "lg2",
                     "sqrt", "rsqrt") and (parts[-1] == "f32"):
@@ -562,7 +664,8 @@ class Emu:
                 out.append(src[t - lane + o])
             self.set(ops[0], T, np.array(out, dtype=np.uint64))
             return
-        if base == "ld" and "global" in op:
+        if base == "ld" and ("global" in op or parts[1] in ("b8", "b16", "b32", "b64", "u32", "u64", "s32",
+                                                              "v2", "v4")):  # generic: global or parameters
             a = self.addr(ops[1], T)
             nbytes = int(parts[-1][1:]) // 8
             if ops[0].startswith("{"):  # ld.global.v2 / .v4: consecutive elements into each register
@@ -573,9 +676,12 @@ class Emu:
             return
         if base == "st" and "global" in op:
             a = self.addr(ops[0], T)
-            v = g(1)
             nbytes = int(parts[-1][1:]) // 8
-            self.global_store(a, v, nbytes)
+            if ops[1].startswith("{"):  # st.global.v2 / .v4: consecutive elements from each register
+                for i, reg in enumerate(r.strip() for r in ops[1].strip("{}").split(",")):
+                    self.global_store(a + np.uint64(i * nbytes), self.get(reg, T), nbytes)
+                return
+            self.global_store(a, g(1), nbytes)
             return
         if base == "mbarrier":
             self.mbarrier(op, ops, T)
@@ -586,8 +692,10 @@ class Emu:
         if base == "wgmma":
             self.wgmma(op, ops, T)
             return
-        if base in ("prefetch", "fence", "setmaxnreg", "bar", "barrier", "elect"):
+        if base in ("prefetch", "fence", "setmaxnreg", "bar", "barrier"):
             return
+        if op.startswith("cp.async.bulk.wait_group") or op.startswith("cp.async.bulk.commit_group"):
+            return  # no bulk store is in flight in the modelled kernels (their loads complete at once)
         raise Fault(f"unhandled {op} {ops}")
 
     def cvt(self, op, ops, T):

@@ -201,14 +201,14 @@ _add("mm_permute_b", mm_permute_b, [((256, 256), "float16"), ((384, 256), "float
                                     128, 128, 64], (2, 3), "gemm", outputs=(2,))
 _add("mm_clamp_tanh", mm_clamp_tanh, [((256, 256), "float16"), ((256, 256), "float16"), ((256, 256), "float32"),
                                       -1.0, 2.0, 128, 128, 64], (2, 2), "gemm", outputs=(2,))
-# the tensor-core kernel computes and stores every tile: a program that skips tiles (a column tile
-# from an expression, an early return, a guarded loop or store) runs on the SIMT path; 64 x 64
-# tiles keep its compile short
-_add("mm_diagonal_swizzle", mm_diagonal_swizzle, [((256, 160), "float16"), ((160, 192), "float16"),
-                                                  ((256, 192), "float16"), 64, 64, 32], (4, 3), "simt",
-     error="does not feed", outputs=(2,))
-_add("mm_early_exit", mm_early_exit, [((256, 128), "float16"), ((128, 128), "float16"), ((256, 128), "float16"),
-                                      160, 64, 64, 32], (4, 2), "simt", error="run under a condition", outputs=(2,))
+# tile coordinates from an expression of program ids and grid sizes, an early return: the
+# tensor-core kernel walks the launch grid and evaluates the program's own coordinates and
+# condition per tile (convert_to_cutlass.py, "program grid"); 128-row tiles (the WGMMA kernel's)
+_add("mm_diagonal_swizzle", mm_diagonal_swizzle, [((512, 320), "float16"), ((320, 384), "float16"),
+                                                  ((512, 384), "float16"), 128, 128, 64], (4, 3), "gemm",
+     outputs=(2,))
+_add("mm_early_exit", mm_early_exit, [((512, 128), "float16"), ((128, 256), "float16"), ((512, 256), "float16"),
+                                      300, 128, 128, 64], (4, 2), "gemm", outputs=(2,))
 _add("mm_small_f32", mm_small_f32, [((64, 16), "float32"), ((16, 48), "float32"), ((64, 48), "float32"), 16],
      (4, 3), "simt", outputs=(2,))
 _add("mm_row_vector", mm_row_vector, [((1, 512), "float16"), ((512, 768), "float16"), ((1, 768), "float32"),
@@ -676,8 +676,8 @@ def mm_guarded_store(A, B, C, rows_used: int, tm: ct.Constant[int], tn: ct.Const
 
 
 for _name, _k in [("mm_guarded", mm_guarded), ("mm_guarded_store", mm_guarded_store)]:
-    _add(_name, _k, [((256, 128), "float16"), ((128, 128), "float16"), ((256, 128), "float16"), 160, 64, 64, 32],
-         (4, 2), "simt", error="run under a condition", outputs=(2,))
+    _add(_name, _k, [((512, 128), "float16"), ((128, 256), "float16"), ((512, 256), "float16"), 300, 128, 128, 64],
+         (4, 2), "gemm", outputs=(2,))
 
 
 @ct.kernel

@@ -111,6 +111,11 @@ class GemmConfig:
     batched: bool = False
     """A, B and C carry a leading batch dimension L (3-D tensor maps; the scheduler walks
     M x N x L tiles, the batch coordinate is the work tile's ``l``)."""
+    program_grid: bool = False
+    """The scheduler walks the launch grid of a tile program, one work tile per program: its
+    ``(m, n, l)`` are program ids 0, 1 and 2 (the host sizes the scheduler's problem as the grid's
+    ``x * tile_m``, ``y * tile_n`` and ``z`` matrices), and the tier's lowering evaluates the
+    program's own tile coordinates and conditions from them.  1-CTA clusters, no Stream-K."""
 
     @property
     def consumer_groups(self) -> int:
@@ -192,7 +197,8 @@ class GemmConfig:
                 f"_{self.raster}_sw{self.max_swizzle}_e{self.epilogue}{'_batched' if self.batched else ''}"
                 f"{'_ta' if self.transpose_a else ''}{'_gl' if self.grid_l else ''}"
                 f"{'_am' if self.a_major == 'm' else ''}{f'_x{self.scratch_bytes}' if self.scratch_bytes else ''}"
-                f"{f'_d{self.b_operands}' if self.b_operands != 1 else ''}{'_ct' if self.c_transposed else ''}")
+                f"{f'_d{self.b_operands}' if self.b_operands != 1 else ''}{'_ct' if self.c_transposed else ''}"
+                f"{'_pg' if self.program_grid else ''}")
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -262,6 +268,9 @@ class GemmConfig:
              f"store: epilogue='direct', got {self.epilogue!r}"),
             (not (self.grid_l and self.batched), "grid_l and batched exclusive (a batched GEMM walks its batch as L)"),
             (not (self.grid_l and self.schedule == "streamk"), "grid_l programs choose their own K ranges: no Stream-K"),
+            (not self.program_grid or (self.cluster_m == 1 and self.schedule != "streamk"),
+             "a program-grid kernel (program_grid) runs 1-CTA clusters (neighbouring programs need not share B) "
+             "and no Stream-K (a tile's predicate and coordinates are the whole program's)"),
         ]
         for ok, message in rules:
             if not ok:

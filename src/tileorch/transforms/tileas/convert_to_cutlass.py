@@ -33,8 +33,8 @@ from dataclasses import dataclass, replace
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, llvm, scf
-from xdsl.dialects.builtin import (DenseArrayBase, Float16Type, Float32Type, FunctionType, IntegerType, ModuleOp,
-                                   StringAttr, f32, i64)
+from xdsl.dialects.builtin import (DenseArrayBase, Float16Type, Float32Type, FunctionType, IntegerAttr, IntegerType,
+                                   ModuleOp, StringAttr, f32, i1, i64)
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from tileorch.diagnostics import LocatedError
@@ -52,8 +52,9 @@ from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Emitter
 from tileorch.transforms.tileas.column_reduction import (EXCHANGE_BARRIER, Fragment, in_staging,
                                                          lower_column_reductions, scratch_bytes, scratch_pointer)
 from tileorch.transforms.tileas.common import num_ctas, source_load
-from tileorch.transforms.tileas.epilogue import (ATOMIC_SINK, Coord, EpilogueLowering, KernelEnv, feeding_reductions,
-                                                 is_plain_store, program_axis, reduced_dim, side_reduction, sink_tile)
+from tileorch.transforms.tileas.epilogue import (ATOMIC_SINK, PASS, Coord, EpilogueLowering, KernelEnv,
+                                                 feeding_reductions, is_plain_store, program_axis, reduced_dim,
+                                                 side_reduction, sink_tile)
 from tileorch.transforms.tileas.program_loop_to_tiles import SINGLE_TILE_AXES
 
 DTYPE_NAMES = {"f16": "f16", "bf16": "bf16", "f32": "f32", "f8E4M3FN": "e4m3", "f8E5M2": "e5m2", "i32": "s32"}
@@ -162,6 +163,21 @@ class DotKernel:
     """The store's tile indices are (program id 1, program id 0) and its tile ``[tile_n, tile_m]``
     (``ct.transpose(acc)`` stored at ``(bn, bm)``); otherwise a view with its dimensions swapped
     (a column-major C) stores the ``[tile_m, tile_n]`` tile at (program id 0, program id 1)."""
+    coords: dict | None = None
+    """The program's own tile coordinates when they are not the scheduler's (program id 0 for A's
+    row tile, program id 1 for B's column tile, (program id 0, program id 1) for C): ``{"a": A's
+    row tile index, "b": B's column tile index, "c": (C's row tile index, C's column tile index)}``,
+    scalar values of the tile kernel (functions of program ids, grid sizes and scalar arguments),
+    evaluated per work tile by the agent that uses them (:func:`_program_grid_tiles`)."""
+    guard: list = dataclasses.field(default_factory=list)
+    """``(condition, taken)`` of every ``scf.if`` around C's store (``taken``: the store is in its
+    ``then`` region): the tile is computed and stored only where each condition is ``taken``."""
+
+    @property
+    def program_grid(self) -> bool:
+        """The kernel's work tiles are the launch grid's programs (its tile coordinates or a guard
+        read them): the scheduler walks the launch grid, one work tile per program."""
+        return self.coords is not None or bool(self.guard)
 
     @property
     def cluster(self) -> int:
@@ -337,10 +353,19 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
             b_found.append((ld, "k"))
         elif _is_iv(indices[0]) and ax1 == 0 and shape == [tk, tm]:
             a_load, a_major = ld, "m"
-        else:
-            fail(ld, f"operand tile {shape} at ({', '.join(_describe_index(i) for i in indices)}) does not feed "
-                     f"a {tm}x{tn}x{tk} dot as A (program id 0, k) / A^T (k, program id 0) or B (k, program id 1) / "
-                 "B^T (program id 1, k)")
+        else:  # tile indices other than program ids: the role of the dot operand it feeds
+            role = _operand_role(ld, dots, indices, shape, (tm, tn, tk))
+            if role is None:
+                fail(ld, f"operand tile {shape} at ({', '.join(_describe_index(i) for i in indices)}) does not feed "
+                         f"a {tm}x{tn}x{tk} dot as A (program id 0, k) / A^T (k, program id 0) or B (k, program id 1) / "
+                         "B^T (program id 1, k) (or a tile index computed from program ids, grid sizes and scalar "
+                         "arguments in place of the program id)")
+            if role[0] == "a" and a_load is None:
+                a_load, a_major = ld, role[1]
+            elif role[0] == "b":
+                b_found.append((ld, role[1]))
+            else:
+                fail(ld, "a second A tile load feeding the dot")
     if a_load is None or len(b_found) != len(dots):
         fail(sw, f"expected one A and {'one B tile load' if len(dots) == 1 else f'{len(dots)} B tile loads'}")
     # each dot's B: the B-role load its rhs reads (one dot: the one B-role load)
@@ -375,6 +400,12 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         lhs, names = _through_layouts(dot.lhs)
         if "nv_tileaa.permute" not in names:
             fail(dot, "A tile (k, program id 0) reaches the dot without a transpose")
+    # the operands' tile coordinates (the index beside K): program ids 0 / 1 on the scheduler's tiles
+    a_coord = _tile_coordinate(a_load, fail)
+    b_coord = _tile_coordinate(b_load, fail)
+    for ld in more_b:
+        if _strip_assume(_tile_coordinate(ld, fail)) is not _strip_assume(b_coord):
+            fail(ld, "dots sharing A read their B tiles at different column tile indices")
     # A view whose order swaps the last two dimensions (``ct.load(..., order=(1, 0))``) reads the
     # tile from the transposed array: the operand's storage is the other major.
     flip = {"k": "m", "m": "k"}
@@ -415,12 +446,14 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                     "output) beside C is not supported yet by the WGMMA lowering (C itself may be)")
     st = (stores or atomics)[0]
     c_swapped = c_view_swapped = False
+    c_coords = None  # an atomic sink's addresses are the program's pointer tiles (the epilogue's)
     if st.name == ATOMIC_SINK:
         _check_atomic_sink(st, tm, tn, fail)
     else:
         st_indices, st_shape, st_batched = _batch_split(st, list(st.indices), list(st.tile.type.get_shape()), fail)
         batched.add(st_batched)
         c_swapped, c_view_swapped = _c_orientation(st, st_indices, st_shape, (tm, tn), fail)
+        c_coords = tuple(st_indices[::-1] if c_swapped else st_indices)  # (row tile, column tile)
     c_transposed = c_swapped or c_view_swapped
     if c_transposed:
         _check_transposed_c(st, side, extra if c_swapped else [], st_batched, fail)
@@ -431,7 +464,12 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         loop = loop.parent_op()
     if loop is None:
         fail(dot, "the dot is not in a K loop")
-    _check_unconditional([loop, a_load, b_load, *more_b, st, *extra, *side, *atomics], kernel, fail)
+    guard = _tile_guard(st, [*extra, *side, *atomics], [loop, dot, *dots[1:], a_load, b_load, *more_b], kernel,
+                        fail)
+    coords = None
+    default_c = c_coords is None or tuple(program_axis(v) for v in c_coords) in ((0, 1), (1, 0))
+    if not (program_axis(a_coord) == 0 and program_axis(b_coord) == 1 and default_c):
+        coords = {"a": a_coord, "b": b_coord, "c": c_coords}
     k_bounds = None if _full_k_loop(loop, a_load, index_majors[0], b_load, index_majors[1]) else _k_bounds(loop, fail)
     accs = [_loop_result(loop, d, fail) for d in dots]
     if len(set(accs)) != len(dots):
@@ -468,10 +506,19 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     retile_safe = True
     if not plain:
         retile_safe = (_check_epilogue(kernel, acc, st, side=side, feeding=feeding, extra=extra, others=accs[1:],
-                                       c_transposed=c_transposed, c_swapped=c_swapped)
+                                       c_transposed=c_transposed, c_swapped=c_swapped,
+                                       grid=coords is not None or bool(guard))
                        and not side and not feeding)
     if k_bounds is not None:
-        _check_epilogue(kernel, acc, st, k_bounds, element=False)
+        _check_epilogue(kernel, acc, st, k_bounds, element=False, grid=coords is not None or bool(guard))
+    if coords is not None:
+        _check_program_scalars(kernel, acc, st, [(a_load, a_coord, "A's row tile index"),
+                                                 (b_load, b_coord, "B's column tile index"),
+                                                 *[(st, v, "C's tile index") for v in c_coords or ()]], fail)
+    if guard:
+        _check_program_scalars(kernel, acc, st, [(c.owner if isinstance(c.owner, Operation) else st, c,
+                                                  "the condition around the GEMM's store")
+                                                 for c, _ in guard], fail)
     is_batched = batched.pop()
     uses_axis2 = any(o.name == "nv_tileaa.get_program_id" and o.axis.value.data == 2 and o.results[0].uses
                      for o in kernel.walk())
@@ -480,7 +527,10 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                    grid_l=uses_axis2 and not is_batched, side_stores=side,
                    padded_rows_defined=_padding_defined(a_load), padded_cols_defined=_padding_defined(b_load),
                    row_feeding=feeding, tile_stores=extra, more_b_loads=more_b, more_accs=accs[1:],
-                   c_transposed=c_transposed, c_swapped=c_swapped)
+                   c_transposed=c_transposed, c_swapped=c_swapped, coords=coords, guard=guard)
+    if dk.program_grid:
+        dk.retile_safe = False  # the program's coordinates and conditions are functions of its own tiles
+        _program_grid_remarks(dk)
     if c_transposed:
         dk.remarks.append("the accumulator is stored transposed (C^T, a row-major [N, M] array): the epilogue "
                           "stores each element at its transposed coordinates from the accumulator's registers "
@@ -549,9 +599,12 @@ def _c_orientation(st: Operation, indices: list, shape: list, tile: tuple[int, i
             fail(st, f"the tile {list(st.tile.type.get_shape())} stored at (program id 1, program id 0) is not the "
                      f"{tn}x{tm} transposed accumulator tile")
         tile_swapped = True
+    elif shape == [tm, tn] and not view_swapped:  # tile indices computed by the program (a program grid)
+        tile_swapped = False
     else:
-        fail(st, "C must be stored at tile (program id 0, program id 1), or its transpose at (program id 1, "
-                 "program id 0)")
+        fail(st, f"C must be stored as the {tm}x{tn} accumulator tile (at tile indices computed from program ids, "
+                 "grid sizes and scalar arguments, through a view of identity order), or its transpose at "
+                 "(program id 1, program id 0)")
     if tile_swapped and view_swapped:
         fail(st, f"a transposed tile stored through a view with dimension order {order} (a column-major C): not "
                  "supported yet by the WGMMA lowering (store the tile itself at (program id 0, program id 1))")
@@ -609,21 +662,105 @@ def _check_shared_a_epilogue(second, atomics: list, side: list, fail) -> None:
                       "WGMMA lowering")
 
 
-def _check_unconditional(ops: list, kernel: aa.FuncOp, fail) -> None:
-    """The K loop, the operand loads and the outputs must run in every program: the kernel builder
-    computes and stores every work tile, so a condition around them (``if bm * tm < rows: ...``,
-    an early ``return``, a store under ``if``) would be dropped.  The tier's own loop over program
-    ids (``tileas-tier{dynamic-persistent=true}``) is the scheduler's, not a condition."""
+def _conditions(op: Operation, kernel: aa.FuncOp, fail) -> list[tuple[Operation, bool]]:
+    """``(scf.if, in its then region)`` of every condition around ``op``, outermost first.  The
+    tier's own loop over program ids (``tileas-tier{dynamic-persistent=true}``) is the scheduler's,
+    not a condition; any other ``while`` loop around ``op`` is a located error."""
     from tileorch.transforms.tileas.dynamic_persistent import is_program_loop
 
-    for op in ops:
-        parent = op.parent_op()
-        while parent is not None and parent is not kernel:
-            if isinstance(parent, (scf.IfOp, scf.WhileOp)) and not is_program_loop(parent):
-                what = "a condition ('if' or an early 'return')" if isinstance(parent, scf.IfOp) else "a while loop"
-                fail(parent, f"the dot's K loop, its operand loads or its output store run under {what}: "
-                             "not supported yet by the WGMMA lowering (its kernel computes and stores every tile)")
-            parent = parent.parent_op()
+    out = []
+    child, parent = op, op.parent_op()
+    while parent is not None and parent is not kernel:
+        if isinstance(parent, scf.WhileOp) and not is_program_loop(parent):
+            fail(parent, "the dot's K loop, its operand loads or its output store run in a while loop: not supported "
+                         "yet by the WGMMA lowering")
+        if isinstance(parent, scf.IfOp):
+            out.append((parent, child.parent_region() is parent.true_region))
+        child, parent = parent, parent.parent_op()
+    return out[::-1]
+
+
+def _tile_guard(store: Operation, outputs: list, mainloop: list, kernel: aa.FuncOp, fail) -> list[tuple[SSAValue, bool]]:
+    """The conditions under which the program computes and stores its tile: ``(condition, taken)``
+    of every ``scf.if`` around C's ``store`` (``if c: ...``; an early ``return`` leaves the rest of
+    the program in the ``else`` region: ``taken`` False).  The kernel evaluates them per work tile
+    and skips the tile's K steps in every agent and its store (:func:`_program_grid_tiles`), so
+    the other ``outputs`` must run under exactly these conditions, and the ``mainloop`` ops (the K
+    loop, dots, operand loads) under no condition the store does not also have (they only feed
+    the store: skipping them where it does not run changes nothing)."""
+    guard = _conditions(store, kernel, fail)
+    key = [(id(i), t) for i, t in guard]
+    for o in outputs:
+        if [(id(i), t) for i, t in _conditions(o, kernel, fail)] != key:
+            fail(o, "an output of the epilogue under other conditions than C's store: not supported yet by the "
+                    "WGMMA lowering (its kernel computes and stores a tile's outputs under one condition)")
+    for o in mainloop:
+        extra = [i for i, t in _conditions(o, kernel, fail) if (id(i), t) not in key]
+        if extra:
+            fail(extra[0], "the dot's K loop or an operand load runs under a condition its output store does not "
+                           "have: not supported yet by the WGMMA lowering (a tile's K steps and its store run under "
+                           "one condition)")
+    return [(i.cond, t) for i, t in guard]
+
+
+def _operand_role(ld: Operation, dots: list, indices: list, shape: list, tile: tuple[int, int, int]):
+    """``("a" | "b", major)`` of an operand load whose tile indices are not the scheduler's program
+    ids, by the dot operand it feeds and where its K index (the K loop's variable) sits: A ``[tm,
+    tk]`` at (row tile, k) is K-major, A^T ``[tk, tm]`` at (k, row tile) M-major, B ``[tk, tn]`` at
+    (k, column tile) N-major, B^T ``[tn, tk]`` at (column tile, k) K-major; None otherwise."""
+    tm, tn, tk = tile
+    for d in dots:
+        if source_load(_through_layouts(d.lhs)[0]) is ld:
+            if shape == [tm, tk] and _is_iv(indices[1]):
+                return "a", "k"
+            if shape == [tk, tm] and _is_iv(indices[0]):
+                return "a", "m"
+        if source_load(_through_layouts(d.rhs)[0]) is ld:
+            if shape == [tk, tn] and _is_iv(indices[0]):
+                return "b", "n"
+            if shape == [tn, tk] and _is_iv(indices[1]):
+                return "b", "k"
+    return None
+
+
+def _tile_coordinate(ld: Operation, fail) -> SSAValue:
+    """The tile index of an operand load beside its K index: A's row tile, B's column tile."""
+    indices, _, _ = _batch_split(ld, list(ld.indices), list(ld.result.type.get_shape()), fail)
+    rest = [v for v in indices if not _is_iv(v)]
+    if len(rest) != 1:
+        fail(ld, "an operand tile load must index K by the K loop's variable and its other dimension by a tile "
+                 "index computed outside the loop")
+    return rest[0]
+
+
+def _check_program_scalars(kernel: aa.FuncOp, acc: SSAValue, store: Operation, values: list, fail) -> None:
+    """Each ``(op, value, what)`` of ``values`` must be a function of program ids, grid sizes
+    (``num_blocks``), constants and scalar kernel arguments (the kernel evaluates it per work
+    tile); a located error at ``op`` names the first that is not (e.g. one computed from loaded
+    data)."""
+    for op, value, what in values:
+        blk, env, _ = _scratch_env(kernel, f32, grid=True)
+        lowering = EpilogueLowering(kernel.body.blocks.first, acc, store, env, Emitter(blk, 128))
+        try:
+            lowering.scalar(value)
+        except LocatedError as exc:
+            fail(op, f"{what} is not a function of program ids, grid sizes and scalar arguments that the WGMMA "
+                     f"kernel can evaluate per tile ({exc.message.removeprefix(PASS + ': ')})")
+
+
+def _program_grid_remarks(dk: DotKernel) -> None:
+    """The remarks of a program-grid kernel: its coordinates and its guard."""
+    if dk.coords is not None:
+        dk.remarks.append("tile coordinates computed by the program (not program ids 0 and 1 directly): each agent "
+                          "evaluates the program's own scalar ops per work tile, the producer A's row tile and B's "
+                          "column tile for its TMA loads, the consumers C's tile for the epilogue")
+    if dk.guard:
+        dk.remarks.append(f"{len(dk.guard)} condition(s) on program ids and scalars around the GEMM (an 'if' or an "
+                          "early 'return') become a per-tile predicate: every agent evaluates it; a tile it rejects "
+                          "runs no K steps in the producer and the consumers alike (the pipeline stays balanced) "
+                          "and stores nothing")
+    dk.remarks.append("the scheduler walks the launch grid, one work tile per program (the program ids and "
+                      "num_blocks the program reads are the launch's), on 1-CTA clusters, with the program's tiles")
 
 
 def _loop_result(loop: scf.ForOp, dot: Operation, fail) -> SSAValue:
@@ -677,22 +814,26 @@ def _operand_dtype(t, signed: bool) -> str:
     return {"f32": "tf32"}.get(name, name)
 
 
-def _scratch_env(kernel: aa.FuncOp, acc_type) -> tuple[Block, KernelEnv, SSAValue]:
+def _scratch_env(kernel: aa.FuncOp, acc_type, grid: bool = False) -> tuple[Block, KernelEnv, SSAValue]:
+    """A block standing in for the lowered kernel (the tile kernel's parameters, the work tile's
+    coordinates and origin, three more i32 and an i1 for the caller, the accumulator element,
+    and with ``grid`` the launch grid's extents), its :class:`KernelEnv` and the element."""
     types = [_param_type(kernel, t) for t in kernel.function_type.inputs.data]
-    blk = Block(arg_types=[*types, *([IntegerType(32)] * 8), IntegerType(1), acc_type])
+    blk = Block(arg_types=[*types, *([IntegerType(32)] * 8), IntegerType(1), acc_type, *[IntegerType(32)] * 3])
     n = len(types)
     a = list(blk.args)
-    return blk, KernelEnv(a[:n], a[n:n + 3], a[n + 3:n + 5]), a[-1]
+    return blk, KernelEnv(a[:n], a[n:n + 3], a[n + 3:n + 5], a[-3:] if grid else None), a[-4]
 
 
 def _check_epilogue(kernel: aa.FuncOp, acc: SSAValue, store: Operation, k_bounds=None,
                     element: bool = True, side: list = (), feeding: list = (), extra: list = (),
-                    others: list = (), c_transposed: bool = False, c_swapped: bool = False) -> bool:
+                    others: list = (), c_transposed: bool = False, c_swapped: bool = False,
+                    grid: bool = False) -> bool:
     """Lower one element of the epilogue (and the K loop's own bounds, when it has them) into a
     scratch block: located errors for what cannot be lowered; whether the epilogue is independent
-    of the tile shape."""
+    of the tile shape.  ``grid``: the kernel walks the launch grid (the grid sizes are readable)."""
     elt = acc.type.element_type
-    blk, env, acc_value = _scratch_env(kernel, elt if isinstance(elt, IntegerType) else f32)
+    blk, env, acc_value = _scratch_env(kernel, elt if isinstance(elt, IntegerType) else f32, grid)
     rest = list(blk.args)[len(env.args) + 5:]
     lowering = EpilogueLowering(kernel.body.blocks.first, acc, store, env, Emitter(blk, 128))
     lowering.acc_element = lambda: acc_value
@@ -815,6 +956,15 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
         if schedule == "streamk":
             schedule = "persistent"
             remarks.append("Stream-K not applied: the program chooses its own K range per tile (persistent schedule)")
+    if dk.program_grid:
+        if cluster > 1:
+            cluster = 1
+            remarks.append("no cluster: the program computes its own tiles (neighbouring programs need not share B; "
+                           "1 CTA)")
+        if schedule == "streamk":
+            schedule = "persistent"
+            remarks.append("Stream-K not applied: the program's tiles run whole, under its own coordinates and "
+                           "conditions (persistent schedule)")
     if dk.more_accs and schedule == "streamk":
         schedule = "persistent"
         remarks.append("Stream-K not applied: its fix-up carries one accumulator and the dots sharing A keep "
@@ -826,7 +976,7 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
                      schedule=schedule, dtype=dk.dtype, out_dtype=dk.out_dtype, b_major=b_major, epilogue=epilogue,
                      batched=dk.batched, a_major=a_major, transpose_b=transpose_b, b_dtype=dk.b_dtype,
                      transpose_a=transpose_a, grid_l=dk.grid_l, b_operands=1 + len(dk.more_accs),
-                     c_transposed=dk.c_transposed)
+                     c_transposed=dk.c_transposed, program_grid=dk.program_grid)
     if dk.more_accs and transpose_b:
         raise LocatedError(dk.more_b_loads[0], f"convert-nv-tileas-to-cutlass: {dk.dtype} WGMMA reads B K-major and "
                                                "the dots sharing A read N-major Bs [K, N]: store them as [N, K] "
@@ -865,9 +1015,19 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
 
 def _append_parameters(fn: func.FuncOp, kernel: aa.FuncOp) -> list[SSAValue]:
     """Append the tile kernel's parameters to ``fn``; their values in ``fn``."""
+    return _append_args(fn, [_param_type(kernel, t) for t in kernel.function_type.inputs.data])
+
+
+GRID_PARAMS = ("grid_x", "grid_y", "grid_z")
+"""The i32 parameters a program-grid kernel takes last: the launch grid of the tile program."""
+
+
+def _append_args(fn: func.FuncOp, types: list, names: tuple[str, ...] = ()) -> list[SSAValue]:
+    """Append parameters of ``types`` (named ``names``, when given) to ``fn``; their values."""
     entry = fn.body.blocks.first
-    types = [_param_type(kernel, t) for t in kernel.function_type.inputs.data]
     new = [entry.insert_arg(t, len(entry.args)) for t in types]
+    for value, name in zip(new, names):
+        value.name_hint = name
     old = fn.function_type
     fn.function_type = FunctionType.from_lists([*old.inputs.data, *types], list(old.outputs.data))
     arg_attrs = fn.arg_attrs
@@ -885,7 +1045,8 @@ def _named(block: Block, name: str) -> Operation:
     raise ValueError(f"kernel builder output has no %{name} in the epilogue block")
 
 
-def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args: list[SSAValue], cfg) -> None:
+def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args: list[SSAValue], cfg,
+                      grid: list[SSAValue] | None = None) -> None:
     """Evaluate the program's epilogue for each accumulator element of ``block``'s warp group and
     hand the fragment stores the new accumulator; row and column reductions of the result are
     stored beside it (a column reduction exchanges partials in ``cfg``'s scratch)."""
@@ -894,7 +1055,7 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
     e = Emitter(tmp, 128)
     tm = m0.operands[0]
     coords = tm.owner  # the work tile's (m, n, k, l)
-    env = KernelEnv(args, [tm, n0.operands[0], coords.results[3]], [m0.results[0], n0.results[0]])
+    env = KernelEnv(args, [tm, n0.operands[0], coords.results[3]], [m0.results[0], n0.results[0]], grid)
     acc_in = frags[0].operands[0]
     tid = e.v(nvvm.SPECIAL_REGISTERS["tid.x"]())
     t = e.v(arith.AndIOp(tid, e.const(127)))
@@ -1059,7 +1220,7 @@ def _column_reductions(e: Emitter, lowering: EpilogueLowering, dk: DotKernel, st
                             scratch_pointer(e, smem, offset), 4 * cfg.consumer_groups, staging)
 
 
-def _program_k_range(f: func.FuncOp, dk: DotKernel, args: list[SSAValue]) -> None:
+def _program_k_range(f: func.FuncOp, dk: DotKernel, args: list[SSAValue], grid: list[SSAValue] | None) -> None:
     """Replace the kernel builder's K range of every work unit (``kbeg = 0``, ``kend = k_tiles``,
     in the producer's and each consumer's walk) by the program's K loop bounds, evaluated with the
     work tile's coordinates standing in for the program ids."""
@@ -1072,7 +1233,7 @@ def _program_k_range(f: func.FuncOp, dk: DotKernel, args: list[SSAValue]) -> Non
         tmp = Block()
         e = Emitter(tmp, 128)
         tile = [coords.results[0], coords.results[1], coords.results[3]]
-        env = KernelEnv(args, tile, tile[:2])
+        env = KernelEnv(args, tile, tile[:2], grid)
         lowering = EpilogueLowering(dk.kernel.body.blocks.first, dk.acc, dk.store, env, e,
                                     store_swapped=dk.c_swapped)
         lb, ub = (lowering._i32(lowering.scalar(v)) for v in dk.k_bounds)
@@ -1087,6 +1248,63 @@ def _program_k_range(f: func.FuncOp, dk: DotKernel, args: list[SSAValue]) -> Non
             op.erase()
 
 
+def _program_grid_tiles(f: func.FuncOp, dk: DotKernel, args: list[SSAValue], grid: list[SSAValue]) -> None:
+    """Give each agent's work tile the program's own coordinates and guard (a program-grid kernel:
+    the work tile ``(m, n, l)`` is program ``(x, y, z)`` of the launch grid).
+
+    In every agent's walk, right after the work tile's coordinates are read, the program's scalar
+    ops are evaluated for that program: the producer's A row tile (``m0``) and B column tile
+    (``n0``) of its TMA loads, each consumer's C tile (``m0``/``n0`` of its epilogue); with a
+    guard, its predicate.  The predicate empties the tile's K range (upper bound = lower bound)
+    in the producer and in every consumer alike (each evaluates the same predicate of the same
+    work tile, so all agents acquire, fill, wait for and release the same stages: the pipeline
+    stays balanced) and replaces the consumers' "store this tile" condition."""
+    from tileorch.dialects.cutlass.tile_scheduler import WorkTileInfoToCoordMNKLOp
+
+    for coords in [op for op in f.walk() if isinstance(op, WorkTileInfoToCoordMNKLOp)]:
+        block = coords.parent_block()
+        named = {op.results[0].name_hint: op for op in block.walk()
+                 if op.results and op.results[0].name_hint in ("m0", "n0", "store")}
+        producer = named["m0"].parent_block() is block  # the consumers compute m0/n0 in their store's if
+        tmp = Block()
+        e = Emitter(tmp, 128)
+        tile = [coords.results[0], coords.results[1], coords.results[3]]
+        lowering = EpilogueLowering(dk.kernel.body.blocks.first, dk.acc, dk.store, KernelEnv(args, tile, tile[:2], grid),
+                                    e, store_swapped=dk.c_swapped)
+        if dk.coords is not None:
+            rows, cols = (dk.coords["a"], dk.coords["b"]) if producer else (dk.coords["c"] or (None, None))
+            for name, v in (("m0", rows), ("n0", cols)):
+                if v is not None:
+                    named[name].operands[0] = lowering._i32(lowering.scalar(v))
+        pred = None
+        for cond, taken in dk.guard:
+            c = lowering.scalar(cond)
+            if not taken:
+                c = e.v(arith.XOrIOp(c, e.v(arith.ConstantOp(IntegerAttr(1, i1)))))
+            pred = c if pred is None else e.v(arith.AndIOp(pred, c))
+        anchor = coords.next_op
+        for op in list(tmp.ops):
+            op.detach()
+            block.insert_op_before(op, anchor)
+        if pred is None:
+            continue
+        pred.name_hint = "tile_guard"
+        loop = next(op for op in block.ops if isinstance(op, scf.ForOp))
+        lb, ub = loop.lb, loop.ub
+        kend = arith.SelectOp(pred, ub, lb)
+        kend.result.name_hint = "kend_guarded"
+        block.insert_op_before(kend, loop)
+        loop.operands[1] = kend.result
+        for op in block.ops:  # the consumer's "any K tile ran" test before its last release
+            if isinstance(op, arith.CmpiOp) and list(op.operands) == [lb, ub]:
+                op.operands[1] = kend.result
+        if not producer:
+            store = named["store"]
+            store.results[0].replace_all_uses_with(pred)
+            store.detach()
+            store.erase()
+
+
 def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: str,
                  override: dict | None = None) -> None:
     from tileorch.kernels.gemm.build import build_gemm_kernel
@@ -1095,19 +1313,24 @@ def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: st
     cfg = configure(dk, schedule, override)
     lowered = build_gemm_kernel(cfg)
     new_funcs = [op for op in lowered.ops if isinstance(op, func.FuncOp)]
-    takes_params = not dk.plain_epilogue or dk.k_bounds is not None
+    takes_params = not dk.plain_epilogue or dk.k_bounds is not None or dk.program_grid
+    grid = None
     for f in new_funcs:
         if takes_params:
             args = _append_parameters(f, kernel)
+        if dk.program_grid:
+            grid = _append_args(f, [IntegerType(32)] * 3, GRID_PARAMS)
         if not dk.plain_epilogue:
             groups: dict[Block, list[Operation]] = {}
             for op in f.walk():
                 if isinstance(op, StageFragmentOp | StoreFragmentOp):
                     groups.setdefault(op.parent_block(), []).append(op)
             for block, frags in groups.items():
-                _compile_epilogue(block, frags, dk, args, cfg)
+                _compile_epilogue(block, frags, dk, args, cfg, grid)
         if dk.k_bounds is not None:
-            _program_k_range(f, dk, args)
+            _program_k_range(f, dk, args, grid)
+        if dk.program_grid:
+            _program_grid_tiles(f, dk, args, grid)
         f.detach()
         record = {**cfg.as_dict(), "args": dk.operand_args, "epilogue_ops": takes_params,
                   "retile_safe": dk.retile_safe, "remarks": dk.remarks, "single_tile": dk.single_tile}

@@ -77,11 +77,14 @@ class KernelEnv:
 
     ``args[i]``: the tile kernel's ``i``-th parameter in the lowered kernel; ``tile_coord[a]``: the
     work tile's coordinate along grid axis ``a`` (the program id the scheduler stands in for);
-    ``origin[d]``: the accumulator tile's first global row (d = 0) / column (d = 1)."""
+    ``origin[d]``: the accumulator tile's first global row (d = 0) / column (d = 1); ``grid[a]``:
+    the launch grid's extent along axis ``a`` (``num_blocks``), when the kernel's work tiles are
+    the program ids of the launch grid (a program-grid kernel), else None (not readable)."""
 
     args: list[SSAValue]
     tile_coord: list[SSAValue]
     origin: list[SSAValue]
+    grid: list[SSAValue] | None = None
 
 
 def program_axis(v: SSAValue) -> int | None:
@@ -464,6 +467,12 @@ class EpilogueLowering:
             if axis < 2:  # the batch coordinate does not change when the kernel is retiled
                 self.retile_safe = False
             return self.env.tile_coord[axis]
+        if name == "nv_tileaa.get_num_programs":  # the launch grid's extent (a program-grid kernel)
+            if self.env.grid is None:
+                raise unsupported(op, "reads the grid size (num_blocks) in a kernel whose work tiles are not the "
+                                      "launch grid's programs")
+            self.retile_safe = False
+            return self.env.grid[op.axis.value.data]
         if name == "arith.constant":
             value = op.value
             t = op.results[0].type
