@@ -270,6 +270,21 @@ class PowOp(CtOp):
 
 
 @irdl_op_definition
+class FPowIOp(CtOp):
+    """``source ** exponent`` with an integer exponent (13.4; cuTile's ``x ** n`` for a Python int)."""
+
+    name = "cuda_tile.fpowi"
+    source = operand_def(TileType)
+    exponent = operand_def(TileType)
+    result = result_def(TileType)
+    traits = traits_def(Pure())
+    FMT: ClassVar = "$source `,` $exponent attr-dict `:` type($source) `,` type($exponent) `->` type($result)"
+    SAME_TYPE: ClassVar = (("source", "result"),)
+    SAME_SHAPE: ClassVar = (("source", "exponent"),)
+    VALUE_TYPES: ClassVar = {"source": "tile:basefloat", "exponent": "tile:int", "result": "tile:basefloat"}
+
+
+@irdl_op_definition
 class Atan2Op(_BinaryXY):
     name = "cuda_tile.atan2"
     VALUE_TYPES: ClassVar = {"x": "tile:basefloat", "y": "tile:basefloat", "result": "tile:basefloat"}
@@ -2321,9 +2336,9 @@ class LoadPtrTkoOp(_PtrMemOp):
         if src.shape != res.shape or elem(src).pointee != res.element_type:
             raise VerifyException("`source` type is expected a pointer type of `result` type")
         _verify_mask_shape(self, "source")
+        # a padding value without a mask is never used: cuTile 1.7's RawArrayMemory.load_offset
+        # writes one, tileiras 13.4 takes it
         if self.paddingValue is not None:
-            if self.mask is None:
-                raise VerifyException("'paddingValue' requires a 'mask'")
             if self.paddingValue.type != res:
                 raise VerifyException("type of 'paddingValue' must match the type of 'result'")
         _verify_memory_model(self, _LOAD_ORDERINGS)
@@ -2412,6 +2427,31 @@ class MakeTokenOp(CtOp):
     result = result_def(TokenType)
     FMT: ClassVar = "attr-dict `:` type($result)"
     traits = traits_def(Pure())
+
+
+class _GdcOp(CtOp):
+    """Grid dependency control (13.4): ordered by an optional token, giving a token."""
+
+    token = opt_operand_def(TokenType)
+    result_token = result_def(TokenType)
+    FMT: ClassVar = "(`token` `` `=` `` $token^)? attr-dict `->` type($result_token)"
+    infer_types = staticmethod(_infer_token_type)
+
+
+@irdl_op_definition
+class GdcWaitTkoOp(_GdcOp):
+    """Wait until the grids this one depends on (programmatic dependent launch) have completed
+    and their memory is visible (cuTile's ``grid_dependency_control_wait``)."""
+
+    name = "cuda_tile.gdc_wait_tko"
+
+
+@irdl_op_definition
+class GdcLaunchDependentsTkoOp(_GdcOp):
+    """Allow the grids that depend on this one to start (cuTile's
+    ``grid_dependency_control_launch_dependents``)."""
+
+    name = "cuda_tile.gdc_launch_dependents_tko"
 
 
 @irdl_op_definition
