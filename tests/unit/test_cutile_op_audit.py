@@ -381,34 +381,13 @@ def test_the_programs_reach_every_op_cutiles_front_end_emits():
 
 # ---------------------------------------------------------------------- values of the new lowerings
 def _run(kernel, spec, arrays: dict, grid):
-    """Lower ``kernel`` for ``spec`` and run it in the CPU interpreter: ``arrays`` maps argument
-    positions to numpy inputs; the other arrays start NaN; returns every array afterwards."""
-    from simt_interp import Interpreter, Memory
-    from xdsl.dialects import func
+    """Run ``kernel`` in the CPU interpreter on its spec's shapes: ``arrays`` maps argument
+    positions to numpy inputs, the other arrays start NaN; returns every array afterwards."""
+    from simt_interp import run_cutile
 
-    from tileorch.driver import lower_program
-    from tileorch.frontend.cutile import load
-    from tileorch.registry import make_context
-
-    ctx = make_context()
-    kind, module = lower_program(load(_bytecode(kernel, spec), "k", ctx), ctx, "sm_90a")
-    assert kind == "simt"
-    fn = next(op for op in module.walk() if isinstance(op, func.FuncOp) and "nvvm.kernel" in op.attributes)
-    mem, args, placed = Memory(), [], []
-    for i, s in enumerate(spec):
-        if not isinstance(s, tuple):
-            continue
-        shape, dt = s
-        buf = np.ascontiguousarray(arrays[i] if i in arrays else np.full(shape, np.nan, np.float32))
-        base = mem.place(buf)
-        placed.append((base, buf))
-        args += [base, *shape, *[st // buf.itemsize for st in buf.strides]]
-    Interpreter(fn, mem, fn.attributes["nvvm.maxntid"].get_values()[0]).run(args, grid)
-    out = []
-    for base, buf in placed:
-        raw, off = mem.find(base, buf.nbytes)
-        out.append(np.frombuffer(raw[off:off + buf.nbytes].tobytes(), buf.dtype).reshape(buf.shape))
-    return out
+    given = [arrays[i] if i in arrays else np.full(s[0], np.nan, np.float32)
+             for i, s in enumerate(spec) if isinstance(s, tuple)]
+    return run_cutile(kernel, spec, given, grid)
 
 
 def test_integer_powers_are_exact_products_and_a_tile_exponent_is_pow():
