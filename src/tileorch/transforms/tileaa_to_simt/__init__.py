@@ -1013,12 +1013,13 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         v = e.load(e.gep(self._at(e, offset, elem), pos, elem, SHARED_PTR), elem)
         return e.v(arith.TruncIOp(v, i1)) if elt == i1 else v
 
-    def _gather(self, e: Emitter, out_shape: tuple[int, ...], fn) -> list:
-        """For each slot of an ``out_shape`` tile: ``fn(e, coords)`` (coords clamped in range)."""
+    def _gather(self, e: Emitter, out_shape: tuple[int, ...], fn, step: int = 1) -> list:
+        """For each slot of an ``out_shape`` tile (every ``step``-th slot): ``fn(e, coords)``
+        (coords clamped in range)."""
         n = _numel(out_shape)
         slots = self.layout.slots(tuple(out_shape))
         out = []
-        for s in range(slots):
+        for s in range(0, slots, step):
             f = self.flat(e, s, out_shape)
             if self.ragged(out_shape):
                 f = e.v(arith.SelectOp(e.in_range(f, n), f, e.const(0)))
@@ -1042,6 +1043,13 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
             src_coords = [c if d != 1 else b.const(0) for c, d in zip(coords, src.shape)]
             return self._read(b, off, src.element, b.ravel(src_coords, src.shape))
 
+        v = self.vec(shape)
+        if v > 1 and src.shape[-1] == 1:
+            # along the last dimension: the v slots of a run lie in one row (v divides the
+            # row), so they share one value: one read per run
+            per_run = self._gather(e, shape, pick, step=v)
+            self.vals[op.results[0]] = Tile(shape, src.element, [x for x in per_run for _ in range(v)])
+            return
         self.vals[op.results[0]] = Tile(shape, src.element, self._gather(e, shape, pick))
 
     def op_nv_tileaa_expand_dims(self, e, op):
