@@ -129,18 +129,19 @@ def _cases(k: float = 1.0):
                        lambda i: i[0].cumsum(1), 1e-3),
         "transpose_f32": (transpose, lambda: ([randn(tp_rows, 8192)], [nan(8192, tp_rows)], [32, 64]),
                           (math.ceil(tp_rows / 32), 128, 1), lambda i: i[0].t().contiguous(), 0),
-        # embedding lookup: rows of a table twice as tall as the output, random (repeats allowed)
+        # embedding lookup: rows of a table twice as tall as the output, random (repeats allowed);
+        # 4 rows per program (16 KB of f32: 32 registers a thread, 4 CTAs of 512 threads per SM)
         "gather_rows_f32": (gather_rows, lambda: ([randn(2 * g_rows, 1024), index(g_rows, 2 * g_rows, False)],
-                                                  [nan(g_rows, 1024)], [8, 1024]),
-                            (math.ceil(g_rows / 8), 1, 1), lambda i: torch.index_select(i[0], 0, i[1]), 0),
-        "gather_rows_bf16": (gather_rows, lambda: ([randn(2 * g_rows, 2048, dtype=bf16),
-                                                    index(g_rows, 2 * g_rows, False)],
-                                                   [nan(g_rows, 2048, dtype=bf16)], [8, 2048]),
-                             (math.ceil(g_rows / 8), 1, 1), lambda i: torch.index_select(i[0], 0, i[1]), 0),
+                                                  [nan(g_rows, 1024)], [4, 1024]),
+                            (math.ceil(g_rows / 4), 1, 1), lambda i: torch.index_select(i[0], 0, i[1]), 0),
+        "gather_rows_bf16": (gather_rows, lambda: ([randn(4 * g_rows, 1024, dtype=bf16),
+                                                    index(2 * g_rows, 4 * g_rows, False)],
+                                                   [nan(2 * g_rows, 1024, dtype=bf16)], [4, 1024]),
+                             (math.ceil(2 * g_rows / 4), 1, 1), lambda i: torch.index_select(i[0], 0, i[1]), 0),
         # out[idx[i], :] = src[i, :] by a permutation
         "scatter_rows_f32": (scatter_rows, lambda: ([randn(g_rows, 1024), index(g_rows, g_rows, True)],
-                                                    [nan(g_rows, 1024)], [8, 1024]),
-                             (math.ceil(g_rows / 8), 1, 1),
+                                                    [nan(g_rows, 1024)], [4, 1024]),
+                             (math.ceil(g_rows / 4), 1, 1),
                              lambda i: torch.empty_like(i[0]).index_copy_(0, as_long(i[1]), i[0]), 0),
     }
     return cases
