@@ -9,8 +9,8 @@
   table as not supported, never an internal error or a verification failure.  Together the
   programs reach every op cuTile's Python front end emits (``EMITTED_ELSEWHERE`` names the few
   reached only through another op that fails first).
-* ``fpowi`` (``x ** n``) and grid dependency control, lowered here, compute the right values
-  (the CPU interpreter of the lowered kernel against numpy).
+* ``fpowi`` (``x ** n``), ``insert`` and grid dependency control, lowered here, compute the right
+  values (the CPU interpreter of the lowered kernel against numpy).
 """
 
 from __future__ import annotations
@@ -175,9 +175,13 @@ def unpacking(x, y, n: ct.Constant[int]):
 
 
 @ct.kernel
-def inserting(x, n: ct.Constant[int]):
+def inserting(x, y, z, n: ct.Constant[int]):
     t = ct.load(x, index=(ct.bid(0),), shape=(n,))
-    ct.store(x, index=(ct.bid(0),), tile=ct.insert(t, (1,), ct.zeros((16,), dtype=ct.float32)))
+    u = ct.insert(ct.insert(t, (1,), ct.zeros((16,), dtype=ct.float32)), (40,), ct.full((), 5.0, dtype=ct.float32))
+    ct.store(y, index=(ct.bid(0),), tile=u)
+    m = ct.reshape(t, (8, n // 8))
+    v = ct.full((2, n // 16), -1.0, dtype=ct.float32)
+    ct.store(z, index=(ct.bid(0), 0), tile=ct.insert(m, (ct.bid(0) % 4, 1), v))
 
 
 @ct.kernel
@@ -211,6 +215,7 @@ LOWERS = {
                     ((64, 64), "int8"), _i32(64, 64), 64]),
     "grid_dependency": (grid_dependency, [_f32(256), _f32(256), 128]),
     "powers": (powers, [_f32(256), _i32(256), _f32(256), _f32(256), _f32(256), _f32(256), _f32(256), 128]),
+    "inserting": (inserting, [_f32(640), _f32(640), _f32(40, 16), 128]),
 }
 REFUSED = {  # program -> the cuda_tile op named in its located error
     "printing": (printing, [_f32(256), 256], "print_tko"),
@@ -218,7 +223,6 @@ REFUSED = {  # program -> the cuda_tile op named in its located error
     "asserting": (asserting, [_f32(256), 256], "assert"),
     "packing": (packing, [_f32(256), ((1024,), "uint8"), 256], "pack"),
     "unpacking": (unpacking, [((1024,), "uint8"), _f32(256), 256], "unpack"),
-    "inserting": (inserting, [_f32(256), 256], "insert"),
     "scaled_mma": (scaled_mma, [((128, 128), "float8_e4m3fn"), ((128, 4), "float8_e8m0fnu"),
                                 ((128, 128), "float8_e4m3fn"), ((4, 128), "float8_e8m0fnu"), _f32(128, 128), 128],
                    "mmaf_scaled"),
@@ -410,3 +414,19 @@ def test_grid_dependency_control_is_a_pass_through():
     x = np.arange(256, dtype=np.float32)
     _, y = _run(grid_dependency, LOWERS["grid_dependency"][1], {0: x}, (2, 1, 1))
     np.testing.assert_array_equal(y, x + 1.0)
+
+
+def test_insert_replaces_the_sub_tile_at_a_static_or_dynamic_grid_index():
+    """``ct.insert`` of a 16-element sub-tile at grid index 1, of a 0-d value at 40 (a unit
+    sub-tile), and of a (2, 8) sub-tile of an (8, 16) tile at (bid % 4, 1)."""
+    x = np.arange(640, dtype=np.float32)
+    _, y, z = _run(inserting, LOWERS["inserting"][1], {0: x}, (5, 1, 1))
+    ref_y = x.reshape(5, 128).copy()
+    ref_y[:, 16:32] = 0.0
+    ref_y[:, 40] = 5.0
+    np.testing.assert_array_equal(y, ref_y.reshape(640))
+    ref_z = x.reshape(5, 8, 16).copy()
+    for b in range(5):
+        k = b % 4
+        ref_z[b, 2 * k:2 * k + 2, 8:16] = -1.0
+    np.testing.assert_array_equal(z, ref_z.reshape(40, 16))

@@ -989,7 +989,7 @@ _NEWER_FIELDS = {"load_view_tko": [((13, 4), "@inbounds:boolarray@13.4")],
                  # 13.5 (cuTile 1.7's writer, bytecode 13.5): after the op's other attributes
                  "atomic_red_view_tko": [((13, 5), "@inbounds:boolarray@13.5")]}
 # opcodes of newer ops that the cuda_tile dialect here does not have: (name, bytecode version)
-UNSUPPORTED_OPS = {0x76: ("insert", "13.4"), 0x7A: ("memory_fence_alias_tko", "13.4"),
+UNSUPPORTED_OPS = {0x7A: ("memory_fence_alias_tko", "13.4"),
                    0x7B: ("multimem_load_reduce_view_tko", "13.5"), 0x7C: ("multimem_reduce_view_tko", "13.5"),
                    0x7D: ("multimem_store_view_tko", "13.5"),
                    0x4002: ("preview_call", "preview")}  # cuTile's preview foreign calls (cuda.tile_preview)

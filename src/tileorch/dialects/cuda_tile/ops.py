@@ -787,6 +787,41 @@ class ExtractOp(CtOp):
 
 
 @irdl_op_definition
+class InsertOp(CtOp):
+    """``destination`` with the sub-tile at grid index ``indices`` replaced by ``source`` (13.4;
+    cuTile's ``ct.insert``): the inverse of ``extract``, ``source``'s shape divides the
+    destination's."""
+
+    name = "cuda_tile.insert"
+    source = operand_def(TileType)
+    destination = operand_def(TileType)
+    indices = var_operand_def(TileType)
+    result = result_def(TileType)
+    FMT: ClassVar = ("$source `,` $destination `[` $indices `]` attr-dict `:` type($source) `,` type($destination) "
+                     "`->` type($result)")
+    SAME_TYPE: ClassVar = (("destination", "result"),)
+    VALUE_TYPES: ClassVar = {"source": "tile:any", "destination": "tile:any", "indices": "scalar:i32",
+                             "result": "tile:any"}
+    traits = traits_def(Pure())
+
+    @staticmethod
+    def infer_types(types, st):
+        types.setdefault("indices", [TileType((), IntegerType(32))] * len(st.operands.get("indices", [])))
+
+    def verify_op(self) -> None:
+        dst = self.destination.type
+        if len(self.indices) != dst.rank:
+            raise VerifyException(f"expected {dst.rank} indices, got {len(self.indices)}")
+        if elem(self.source) != elem(self.destination):
+            raise VerifyException("source and destination must have the same element type")
+        if self.source.type.rank not in (0, dst.rank):
+            raise VerifyException(f"source of rank {self.source.type.rank} for a destination of rank {dst.rank}")
+        for i, (s, d) in enumerate(zip(self.source.type.shape, dst.shape)):
+            if s <= 0 or d % s:
+                raise VerifyException(f"source dimension {i} ({s}) must divide destination dimension ({d})")
+
+
+@irdl_op_definition
 class OffsetOp(CtOp):
     name = "cuda_tile.offset"
     ptr = operand_def(TileType)

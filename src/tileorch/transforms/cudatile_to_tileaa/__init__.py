@@ -896,6 +896,21 @@ def _extract(L, op):
     L.bind(op, L.emit(tops.ExtractSliceOp(src, indices, rt), op))
 
 
+@handles(ct.InsertOp)
+def _insert(L, op):
+    src, dst = L.v(op.source), L.v(op.destination)
+    if not isinstance(dst.type, TensorType):  # rank 0: the source replaces it
+        L.vm[op.result] = src
+        return
+    if not isinstance(src.type, TensorType):  # a rank-0 source: a unit sub-tile
+        shape = [1] * len(dst.type.get_shape())
+        src = L.emit(aa.SplatOp.build(operands=[src], result_types=[TensorType(src.type, shape)]), op).results[0]
+    if src.type == dst.type:  # the whole tile
+        L.vm[op.result] = src
+        return
+    L.bind(op, L.emit(tops.InsertSliceOp(src, dst, [L.v(i) for i in op.indices]), op))
+
+
 def _zero(L, t: Attribute, op: Operation) -> SSAValue:
     """A placeholder value of type ``t`` (results of a loop iteration that does not break)."""
     if isinstance(t, aa.MemTokenType):

@@ -1119,6 +1119,44 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
 
         self.vals[op.results[0]] = Tile(shape, src.element, self._gather(e, shape, pick))
 
+    def op_nv_tileaa_insert_slice(self, e, op):
+        """Destination and source staged; each result element reads the source where it lies in
+        the sub-tile at ``indices`` (each index taken modulo the number of sub-tiles along its
+        dimension, as ``extract_slice``), else the destination: a select of the two scratch
+        positions, one load."""
+        src, dst = self.tile(op.source), self.tile(op.dest)
+        shape = dst.shape
+        bases = []
+        for i, v in enumerate(op.indices):
+            count = shape[i] // src.shape[i]
+            if count == 1:
+                bases.append(None)
+                continue
+            k = e.v(arith.RemUIOp(self._cast_int(e, self.get(v), i32), e.const(count)))
+            bases.append(e.mul_i(k, e.const(src.shape[i])) if src.shape[i] != 1 else k)
+        off_d, off_s = self._stage(e, [dst, src])
+        elem = memory_type(reg_type(dst.element))
+        size = byte_size(elem)
+
+        def pick(b, coords):
+            inside, rel = None, []
+            for c, base, n in zip(coords, bases, src.shape):
+                r = c if base is None else b.v(arith.SubiOp(c, base))
+                rel.append(r)
+                if base is not None:  # r < n unsigned: base <= c < base + n
+                    ok = b.v(arith.CmpiOp(r, b.const(n), "ult"))
+                    inside = ok if inside is None else b.v(arith.AndIOp(inside, ok))
+            pos_s = b.add_i(self._padded(b, b.ravel(rel, src.shape)), b.const(off_s // size))
+            if inside is None:  # the sub-tile spans every dimension: the source
+                pos = pos_s
+            else:
+                pos_d = b.add_i(self._padded(b, b.ravel(coords, shape)), b.const(off_d // size))
+                pos = b.v(arith.SelectOp(inside, pos_s, pos_d))
+            v = b.load(b.gep(self.smem, pos, elem, SHARED_PTR), elem)
+            return b.v(arith.TruncIOp(v, i1)) if dst.element == i1 else v
+
+        self.vals[op.results[0]] = Tile(shape, dst.element, self._gather(e, shape, pick))
+
     def op_nv_tileaa_cat(self, e, op):
         """Both operands staged; each result element reads one of them (a select of the two
         scratch positions, one load: no branch)."""
