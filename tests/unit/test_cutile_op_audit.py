@@ -25,6 +25,8 @@ import pytest
 pytest.importorskip("xdsl")
 ct = pytest.importorskip("cuda.tile")
 
+from tileorch.testing.op_programs import grid_dependency, inserting, powers  # noqa: E402
+
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "cuda-tile.md"
 
 
@@ -131,24 +133,6 @@ def dots(a, b, c, p, q, r, n: ct.Constant[int]):
 
 
 @ct.kernel
-def grid_dependency(x, y, n: ct.Constant[int]):
-    ct.grid_dependency_control_wait()
-    t = ct.load(x, index=(ct.bid(0),), shape=(n,))
-    ct.grid_dependency_control_launch_dependents()
-    ct.store(y, index=(ct.bid(0),), tile=t + 1.0)
-
-
-@ct.kernel
-def powers(x, e, y2, y3, ym2, y0, yn, n: ct.Constant[int]):
-    t = ct.load(x, index=(ct.bid(0),), shape=(n,))
-    ct.store(y2, index=(ct.bid(0),), tile=t ** 2)
-    ct.store(y3, index=(ct.bid(0),), tile=t ** 3)
-    ct.store(ym2, index=(ct.bid(0),), tile=t ** -2)
-    ct.store(y0, index=(ct.bid(0),), tile=t ** 0)
-    ct.store(yn, index=(ct.bid(0),), tile=t ** ct.load(e, index=(ct.bid(0),), shape=(n,)))
-
-
-@ct.kernel
 def printing(x, n: ct.Constant[int]):
     ct.print(ct.load(x, index=(ct.bid(0),), shape=(n,)))
 
@@ -172,16 +156,6 @@ def packing(x, y, n: ct.Constant[int]):
 def unpacking(x, y, n: ct.Constant[int]):
     t = ct.load(x, index=(ct.bid(0),), shape=(4 * n,))
     ct.store(y, index=(ct.bid(0),), tile=ct.unpack_from_bytes(t, ct.float32))
-
-
-@ct.kernel
-def inserting(x, y, z, n: ct.Constant[int]):
-    t = ct.load(x, index=(ct.bid(0),), shape=(n,))
-    u = ct.insert(ct.insert(t, (1,), ct.zeros((16,), dtype=ct.float32)), (40,), ct.full((), 5.0, dtype=ct.float32))
-    ct.store(y, index=(ct.bid(0),), tile=u)
-    m = ct.reshape(t, (8, n // 8))
-    v = ct.full((2, n // 16), -1.0, dtype=ct.float32)
-    ct.store(z, index=(ct.bid(0), 0), tile=ct.insert(m, (ct.bid(0) % 4, 1), v))
 
 
 @ct.kernel
