@@ -449,8 +449,9 @@ def _load_ptr(L, op):
     from tileorch.dialects.nv_tileaa import pointer_ops as po
 
     sem, scope = _ptr_order(op)
-    new = po.LoadOp(L.v(op.source), L.type(op.result.type, op), _opt(L, op.mask), _opt(L, op.paddingValue),
-                    _opt(L, op.token))
+    # a padding value without a mask pads nothing (cuTile's gather from a 0-d array): dropped
+    padding = _opt(L, op.paddingValue) if op.mask is not None else None
+    new = po.LoadOp(L.v(op.source), L.type(op.result.type, op), _opt(L, op.mask), padding, _opt(L, op.token))
     _set_order(new, sem, scope)
     L.bind(op, L.emit(new, op))
 
@@ -606,6 +607,18 @@ def _math(L, op):
 
 for _c in _MATH:
     _HANDLERS[_c] = _math
+
+
+@handles(ct.FPowIOp)
+def _fpowi(L, op):
+    """``x ** n`` with an integer ``n``: ``math.powf`` of ``x`` and ``n`` converted to ``x``'s
+    float type (powf of an integral exponent keeps a negative base's sign).  The conversion is
+    exact for exponents of magnitude up to 2**24 (f32; 2**11 for f16, 2**8 for bf16): larger
+    ones round, which only a base near 1 in magnitude can show."""
+    base, n = L.v(op.source), L.v(op.exponent)
+    cls = tops.SIToFPOp if isinstance(n.type, TensorType) else arith.SIToFPOp
+    exponent = L.emit(cls(n, base.type), op).results[0]
+    L.bind(op, L.emit(math.PowFOp(base, exponent), op))
 
 
 @handles(ct.BitcastOp)
