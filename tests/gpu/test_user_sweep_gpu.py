@@ -13,7 +13,10 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("cuda.tile")
 
 import tileorch.cutile  # noqa: E402
-from tileorch.testing.user_programs import PROGRAMS  # noqa: E402
+from tileorch.testing.user_programs import PROGRAMS as FIRST_SWEEP  # noqa: E402
+from tileorch.testing.user_programs2 import PROGRAMS as SECOND_SWEEP  # noqa: E402
+
+PROGRAMS = {**FIRST_SWEEP, **SECOND_SWEEP}  # run() takes the programs of both sweeps (test_user_sweep2_gpu.py)
 
 NAN = float("nan")
 SENTINEL = -(2**31)
@@ -563,5 +566,5 @@ def test_every_compiling_program_is_run_here():
     here = sys.modules[__name__]
     names = " ".join(n for n in dir(here) if n.startswith("test_"))
     source = open(here.__file__).read()
-    missing = [n for n, p in PROGRAMS.items() if p.path != "error" and n not in names and f'"{n}"' not in source]
+    missing = [n for n, p in FIRST_SWEEP.items() if p.path != "error" and n not in names and f'"{n}"' not in source]
     assert not missing, missing

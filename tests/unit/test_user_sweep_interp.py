@@ -12,7 +12,10 @@ import pytest
 pytest.importorskip("xdsl")
 pytest.importorskip("cuda.tile")
 
-from tileorch.testing.user_programs import PROGRAMS  # noqa: E402
+from tileorch.testing.user_programs import PROGRAMS as FIRST_SWEEP  # noqa: E402
+from tileorch.testing.user_programs2 import PROGRAMS as SECOND_SWEEP  # noqa: E402
+
+PROGRAMS = {**FIRST_SWEEP, **SECOND_SWEEP}  # run() takes the programs of both sweeps (test_user_sweep2_interp.py)
 
 RNG = np.random.default_rng(7)
 SENTINEL = -(2**31)
@@ -79,9 +82,10 @@ def run(name, inputs: dict):
             buf = _empty(shape, dt) if a is None else _bf16_bits(a) if dt == "bfloat16" else \
                 np.asarray(a, np.uint8 if dt == "bool_" else NP[dt])
             assert buf.shape == tuple(shape), (name, i)
-            base = mem.place(np.ascontiguousarray(buf))
+            buf = np.ascontiguousarray(buf).reshape(buf.shape)  # (ascontiguousarray makes a 0-d array 1-d)
+            base = mem.place(buf)
             placed.append((i, base, buf, dt))
-            args += [base, *shape, *[st // buf.itemsize for st in np.ascontiguousarray(buf).strides]]
+            args += [base, *shape, *[st // buf.itemsize for st in buf.strides]]
         else:
             args.append(inputs.get(i, s))
     # constants take no parameter: keep the kernel's parameters only
