@@ -39,3 +39,36 @@ def test_fmha_alibi_reads_its_slope_in_the_chained_kernel():
     s = s + slopes[np.arange(bh) % heads][:, None, None] * (pos[None, :] - pos[:, None])
     s = np.where(pos[None, :] <= pos[:, None], s, -np.inf)
     _check(o, _softmax_pv(s, v), errors)
+
+
+def test_fmha_bias_tile_adds_its_bias_in_the_chained_kernel():
+    from test_chained_variants import _check, _run
+
+    from tileorch.testing.user_programs2 import fmha_bias_tile
+
+    bh, seq, d, tm, tn = 2, 128, 32, 64, 32
+    rng = np.random.default_rng(6)
+    q, k, v = (rng.standard_normal((bh, seq, d)).astype(np.float16) for _ in range(3))
+    bias = rng.standard_normal((seq, seq)).astype(np.float32)
+    o = np.full((bh, seq, d), np.nan, dtype=np.float16)
+    scale = 1 / math.sqrt(d)
+    _, errors = _run(fmha_bias_tile, (q, k, v, bias, o), [(scale, "f")], (tm, tn, d), (seq // tm, bh),
+                     out_index=4, reads=(3,))
+    s = (q.astype(np.float32) @ k.astype(np.float32).transpose(0, 2, 1)) * scale + bias
+    _check(o, _softmax_pv(s, v), errors)
+
+
+def test_fmha_padded_head_keeps_the_96_columns():
+    """Head dim 96 in 128-wide tiles: zero-padded loads, the store drops the padding columns."""
+    from test_chained_variants import _check, _run
+
+    from tileorch.testing.user_programs2 import fmha_padded_head
+
+    bh, seq, d, tm, tn = 1, 128, 96, 64, 32
+    rng = np.random.default_rng(7)
+    q, k, v = (rng.standard_normal((bh, seq, d)).astype(np.float16) for _ in range(3))
+    o = np.full((bh, seq, d), np.nan, dtype=np.float16)
+    scale = 1 / math.sqrt(d)
+    _, errors = _run(fmha_padded_head, (q, k, v, o), [(scale / math.log(2), "f")], (tm, tn, 128), (seq // tm, bh))
+    s = (q.astype(np.float32) @ k.astype(np.float32).transpose(0, 2, 1)) * scale
+    _check(o, _softmax_pv(s, v), errors)
