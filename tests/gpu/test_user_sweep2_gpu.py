@@ -133,10 +133,10 @@ def test_fmha_alibi():
 
 
 def test_fmha_sliding_window():
-    q, k, v = (randn((2, 512, 64), "bfloat16", s) for s in (36, 37, 38))
-    pos = torch.arange(512, device="cuda")
+    q, k, v = (randn((2, 256, 64), "bfloat16", s) for s in (36, 37, 38))
+    pos = torch.arange(256, device="cuda")
     d = pos[:, None] - pos[None, :]
-    ref = _attention(q, k, v, 0.125, mask=(d >= 0) & (d < 200))
+    ref = _attention(q, k, v, 0.125, mask=(d >= 0) & (d < 100))
     close(run("fmha_sliding_window", {0: q, 1: k, 2: v})[3].float(), ref, atol=3e-2, rtol=2e-2)
 
 
@@ -336,6 +336,69 @@ def test_atomic_max_rows():
 def test_divisible_hint():
     x = randn((1024,), seed=82)
     close(run("divisible_hint", {0: x})[1], x.double().view(8, 128).sum(0).repeat(2), atol=1e-5)
+
+
+def test_gemm_persistent():
+    """12 output tiles walked by 5 programs (``range(bid, tiles, num_blocks)``)."""
+    a, b = randn((512, 256), "float16", 83), randn((256, 384), "float16", 84)
+    _gemm_rel(run("gemm_persistent", {0: a, 1: b})[2], a.float() @ b.float())
+
+
+def test_gemm_b_colmajor():
+    a, b = _ab(85)
+    _gemm_rel(run("gemm_b_colmajor", {0: a, 1: b})[2], a.float() @ b.float())
+
+
+def test_gemm_fp8():
+    a = (randn((256, 256), seed=86) * 0.5).to(torch.float8_e4m3fn)
+    b = (randn((256, 256), seed=87) * 0.5).to(torch.float8_e4m3fn)
+    _gemm_rel(run("gemm_fp8", {0: a, 1: b})[2], a.float() @ b.float())
+
+
+def test_fp8_quant_rows():
+    x = randn((4, 300), "bfloat16", 88)
+    args = run("fp8_quant_rows", {0: x})
+    amax = x.float().abs().amax(1, keepdim=True)
+    ref_q = (x.float() * (448.0 / amax)).to(torch.float8_e4m3fn).float()
+    got = args[1].float()
+    close(got, ref_q, atol=0, rtol=0.13)  # at most one e4m3 step apart (the row maximum: 448 vs a tie)
+    assert (got == ref_q).float().mean() > 0.99
+    close(args[2], (amax / 448.0).reshape(4), atol=0, rtol=1e-6)
+
+
+def test_uint8_normalize():
+    img = torch.randint(0, 256, (1000,), device="cuda", generator=_gen(89), dtype=torch.uint8)
+    mean = torch.tensor([0.45], device="cuda")
+    close(run("uint8_normalize", {0: img, 1: mean})[2], img.double() / 255.0 - 0.45, atol=1e-6)
+
+
+def test_int_div_scalar():
+    x = torch.randint(-1000, 1000, (256,), device="cuda", generator=_gen(90), dtype=torch.int32)
+    q, r = torch.div(x, 7, rounding_mode="floor"), torch.remainder(x, 7)
+    assert torch.equal(run("int_div_scalar", {0: x})[1], (q ^ (x & 7)) + (r << 1))
+
+
+def test_sum_all_axes_3d():
+    x = randn((3, 8, 16), seed=91)
+    close(run("sum_all_axes_3d", {0: x})[1], x.double().sum((1, 2)), atol=1e-5)
+
+
+def test_softmax_exp2_ftz():
+    x = randn((4, 300), "float16", 92)
+    close(run("softmax_exp2_ftz", {0: x})[1].float(), torch.softmax(x.float(), 1), atol=2e-3)
+
+
+def test_cumsum_bool_count():
+    m = torch.rand(300, device="cuda", generator=_gen(93)) < 0.5
+    pad = torch.zeros(384, device="cuda", dtype=torch.int32)
+    pad[:300] = m.int()
+    ref = pad.view(3, 128).cumsum(1).int().reshape(384)[:300]
+    assert torch.equal(run("cumsum_bool_count", {0: m})[1], ref)
+
+
+def test_max_int8():
+    x = torch.randint(-128, 128, (4, 64), device="cuda", generator=_gen(94), dtype=torch.int8)
+    assert torch.equal(run("max_int8", {0: x})[1], x.max(1).values)
 
 
 def test_every_compiling_program_is_run_here():

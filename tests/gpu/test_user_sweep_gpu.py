@@ -23,7 +23,7 @@ SENTINEL = -(2**31)
 TAIL = 1024
 DT = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32, "float64": torch.float64,
       "int8": torch.int8, "int16": torch.int16, "int32": torch.int32, "int64": torch.int64, "bool_": torch.bool,
-      "uint8": torch.uint8, "uint32": torch.uint32}
+      "uint8": torch.uint8, "uint32": torch.uint32, "float8_e4m3fn": torch.float8_e4m3fn}
 
 
 def _gen(seed: int):
@@ -44,7 +44,7 @@ def _filled(shape, dtype):
 
 def _unwritten(x):
     if x.dtype.is_floating_point:
-        return torch.isnan(x)
+        return torch.isnan(x.float() if x.element_size() == 1 else x)  # (fp8: no isnan)
     return x == SENTINEL
 
 

@@ -190,3 +190,62 @@ def test_scalar_0d_io():
     x = _f((200,))
     alpha = np.array(1.5, np.float32)
     _close(run("scalar_0d_io", {0: alpha, 1: x})[2], 1.5 * x.astype(np.float64).sum(), 1e-4)
+
+
+def test_uint8_normalize():
+    img = RNG.integers(0, 256, 1000).astype(np.uint8)
+    mean = np.array([0.45], np.float32)
+    _close(run("uint8_normalize", {0: img, 1: mean})[2], img / 255.0 - 0.45, 1e-6)
+
+
+def test_int_div_scalar():
+    x = RNG.integers(-1000, 1000, 256).astype(np.int32)
+    np.testing.assert_array_equal(run("int_div_scalar", {0: x})[1], ((x // 7) ^ (x & 7)) + ((x % 7) << 1))
+
+
+def test_sum_all_axes_3d():
+    x = _f((3, 8, 16))
+    _close(run("sum_all_axes_3d", {0: x})[1], x.astype(np.float64).sum((1, 2)), 1e-5)
+
+
+def test_softmax_exp2_ftz():
+    x = _f((4, 300), "float16")
+    e = np.exp(x.astype(np.float64) - x.max(1, keepdims=True))
+    _close(run("softmax_exp2_ftz", {0: x})[1], e / e.sum(1, keepdims=True), 2e-3)
+
+
+def test_cumsum_bool_count():
+    m = RNG.integers(0, 2, 300).astype(np.uint8)
+    pad = np.zeros(384, np.int64)
+    pad[:300] = m
+    ref = np.cumsum(pad.reshape(3, 128), 1).reshape(384)[:300]
+    np.testing.assert_array_equal(run("cumsum_bool_count", {0: m})[1], ref)
+
+
+def test_max_int8():
+    x = RNG.integers(-128, 128, (4, 64)).astype(np.int8)
+    np.testing.assert_array_equal(run("max_int8", {0: x})[1], x.max(1))
+
+
+def _attention(q, k, v, scale, keep):
+    s = np.where(keep, (q.astype(np.float64) @ k.astype(np.float64).transpose(0, 2, 1)) * scale, -np.inf)
+    e = np.exp(s - s.max(-1, keepdims=True))
+    return (e / e.sum(-1, keepdims=True)) @ v.astype(np.float64)
+
+
+def test_gemm_range_step():
+    """The SIMT path's mma.sync GEMM (the tier refuses the k0 // tk tile index)."""
+    a, b = _f((256, 192), "float16"), _f((192, 256), "float16")
+    ref = a.astype(np.float64) @ b
+    out = run("gemm_range_step", {0: a, 1: b})[2].astype(np.float64)
+    assert np.linalg.norm(out - ref) / np.linalg.norm(ref) < 1e-3
+
+
+def test_fmha_sliding_window():
+    """Attention on the SIMT path (mma.sync): a loop from the first tile the window reaches, rows
+    whose keys in that tile are all masked (the program keeps them finite)."""
+    q, k, v = (_f((2, 256, 64), "bfloat16") for _ in range(3))
+    pos = np.arange(256)
+    d = pos[:, None] - pos[None, :]
+    _close(run("fmha_sliding_window", {0: q, 1: k, 2: v})[3], _attention(q, k, v, 0.125, (d >= 0) & (d < 100)),
+           3e-2, 2e-2)

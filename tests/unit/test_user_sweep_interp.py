@@ -48,7 +48,9 @@ def _kernel(name):
         kind, module = lower_program(load(cutile_bytecode(p.kernel, p.spec), name, ctx), ctx, "sm_90a")
         assert kind == "simt"
         fn = next(op for op in module.walk() if isinstance(op, func.FuncOp) and "nvvm.kernel" in op.attributes)
-        _LOWERED[name] = (fn, fn.attributes["nvvm.maxntid"].get_values()[0])
+        smem = fn.attributes.get("tileorch.dynamic_smem")  # the mma.sync dots' staging, past 64 KiB
+        _LOWERED[name] = (fn, fn.attributes["nvvm.maxntid"].get_values()[0],
+                          max(smem.value.data if smem is not None else 0, 1 << 16))
     return _LOWERED[name]
 
 
@@ -73,7 +75,7 @@ def run(name, inputs: dict):
     from tileorch.testing.export import FakeDeviceArray
 
     p = PROGRAMS[name]
-    fn, threads = _kernel(name)
+    fn, threads, smem = _kernel(name)
     mem, args, placed = Memory(), [], []
     for i, s in enumerate(p.spec):
         if isinstance(s, tuple):
@@ -97,7 +99,7 @@ def run(name, inputs: dict):
         if not isinstance(d, rc.ConstantArg):
             flat += args[k:k + n]
         k += n
-    Interpreter(fn, mem, threads).run(flat, p.grid + (1,) * (3 - len(p.grid)))
+    Interpreter(fn, mem, threads, smem).run(flat, p.grid + (1,) * (3 - len(p.grid)))
     out = {}
     for i, base, buf, dt in placed:
         raw, off = mem.find(base, buf.nbytes)

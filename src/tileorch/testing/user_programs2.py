@@ -321,7 +321,8 @@ def fmha_alibi(Q, K, V, O, slopes, scale: float, H: ct.Constant[int], BM: ct.Con
 def fmha_sliding_window(Q, K, V, O, qk_scale: float, window: int, BM: ct.Constant[int], BN: ct.Constant[int],
                         D: ct.Constant[int]):
     """Causal attention limited to the last ``window`` keys: the loop starts at the first key
-    tile the window reaches (``range(lo, hi)``); keys outside ``(q - window, q]`` are masked."""
+    tile the window reaches (``range(lo, hi)``); keys outside ``(q - window, q]`` are masked;
+    the running max of a row that has seen no key yet is taken as 0 in the exponentials."""
     qt, bh = ct.bid(0), ct.bid(1)
     q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
     qpos = (qt * BM + ct.arange(BM, dtype=ct.int32))[:, None]
@@ -337,8 +338,11 @@ def fmha_sliding_window(Q, K, V, O, qk_scale: float, window: int, BM: ct.Constan
         keep = (kpos <= qpos) & (kpos > qpos - window)
         s = ct.where(keep, s * qk_scale, -math.inf)
         m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
-        p = ct.exp2(s - m2)
-        c = ct.exp2(m - m2)
+        # a row whose keys in this tile are all masked (its window starts in a later tile) has
+        # max -inf so far: exp2(-inf - -inf) would be NaN
+        m_safe = ct.where(m2 == -math.inf, 0.0, m2)
+        p = ct.exp2(s - m_safe)
+        c = ct.exp2(m - m_safe)
         den = den * c + ct.sum(p, axis=1, keepdims=True)
         v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
         o = ct.mma(p.astype(V.dtype), v, o * c)
@@ -424,8 +428,8 @@ _add("fmha_alibi", fmha_alibi, [((4, 256, 64), "float16"), ((4, 256, 64), "float
                                 ((4, 256, 64), "float16"), ((2,), "float32"), 0.125, 2, 128, 64, 64], (2, 4),
      "chained", outputs=(4,))
 _add("fmha_sliding_window", fmha_sliding_window,
-     [((2, 512, 64), "bfloat16"), ((2, 512, 64), "bfloat16"), ((2, 512, 64), "bfloat16"), ((2, 512, 64), "bfloat16"),
-      0.125 * LOG2E, 200, 128, 64, 64], (4, 2), "simt", error="the loop must run from 0 with step 1", outputs=(3,))
+     [((2, 256, 64), "bfloat16"), ((2, 256, 64), "bfloat16"), ((2, 256, 64), "bfloat16"), ((2, 256, 64), "bfloat16"),
+      0.125 * LOG2E, 100, 64, 32, 64], (4, 2), "simt", error="the loop must run from 0 with step 1", outputs=(3,))
 _add("fmha_bias_tile", fmha_bias_tile, [((2, 256, 32), "float16"), ((2, 256, 32), "float16"),
                                         ((2, 256, 32), "float16"), ((256, 256), "float32"), ((2, 256, 32), "float16"),
                                         1 / math.sqrt(32), 128, 64, 32], (2, 2), "chained", outputs=(4,))
@@ -799,3 +803,122 @@ _add("row_gather_scatter_add", row_gather_scatter_add, [((8, 64), "float32"), ((
 _add("atomic_max_rows", atomic_max_rows, [((6, 64), "int32"), ((1,), "int32"), 64], (6,), "simt", outputs=(1,))
 _add("divisible_hint", divisible_hint, [((1024,), "float32"), ((256,), "float32"), 1024, 128], (2,), "simt",
      outputs=(1,))
+
+
+# ----------------------------------------------------------------------------------------------- more idioms
+
+
+@ct.kernel
+def gemm_persistent(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """The samples' persistent GEMM: each program walks output tiles ``bid, bid + num_blocks, ...``
+    (row-major tile order from one counter)."""
+    n_m = ct.cdiv(A.shape[0], tm)
+    n_n = ct.cdiv(B.shape[1], tn)
+    for tile in range(ct.bid(0), n_m * n_n, ct.num_blocks(0)):
+        pm = tile // n_n
+        pn = tile % n_n
+        acc = ct.zeros((tm, tn), dtype=ct.float32)
+        for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+            acc = ct.mma(ct.load(A, index=(pm, k), shape=(tm, tk)), ct.load(B, index=(k, pn), shape=(tk, tn)), acc)
+        ct.store(C, index=(pm, pn), tile=acc.astype(C.dtype))
+
+
+@ct.kernel
+def gemm_b_colmajor(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """B read through ``order="F"`` (its tile space taken column-major)."""
+    pid_m, pid_n = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        a = ct.load(A, index=(pid_m, k), shape=(tm, tk))
+        b = ct.load(B, index=(k, pid_n), shape=(tk, tn), order="F")
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(pid_m, pid_n), tile=acc.astype(C.dtype))
+
+
+@ct.kernel
+def gemm_fp8(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """fp8 e4m3 operands, an f32 accumulator, a bf16 output."""
+    pid_m, pid_n = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(pid_m, k), shape=(tm, tk)), ct.load(B, index=(k, pid_n), shape=(tk, tn)), acc)
+    ct.store(C, index=(pid_m, pid_n), tile=acc.astype(ct.bfloat16))
+
+
+@ct.kernel
+def fp8_quant_rows(X, Q, S, N: ct.Constant[int]):
+    """Per-row fp8 quantisation: ``scale = 448 / absmax``, ``q = fp8(x * scale)``, ``1 / scale`` stored."""
+    r = ct.bid(0)
+    x = ct.load(X, index=(r, 0), shape=(1, N), padding_mode=ZERO).astype(ct.float32)
+    amax = ct.maximum(ct.max(ct.abs(x), axis=1, keepdims=True), 1e-12)
+    scale = 448.0 / amax
+    ct.store(Q, index=(r, 0), tile=(x * scale).astype(ct.float8_e4m3fn))
+    ct.store(S, index=(r,), tile=ct.reshape(1.0 / scale, (1,)))
+
+
+@ct.kernel
+def uint8_normalize(img, mean, out, n: ct.Constant[int]):
+    """uint8 pixels to ``p / 255 - mean`` (the mean a device scalar, ``ct.gather(mean, 0)``)."""
+    i = ct.bid(0)
+    p = ct.load(img, index=(i,), shape=(n,), padding_mode=ZERO)
+    m = ct.gather(mean, 0)
+    ct.store(out, index=(i,), tile=p.astype(ct.float32) / 255.0 - m)
+
+
+@ct.kernel
+def int_div_scalar(x, y, k: int, n: ct.Constant[int]):
+    """Integer ops by a runtime scalar through the named functions: ``(t // k) ^ (t & 7) + ((t % k) << 1)``."""
+    i = ct.bid(0)
+    t = ct.load(x, index=(i,), shape=(n,))
+    ct.store(y, index=(i,), tile=ct.bitwise_xor(t // k, ct.bitwise_and(t, 7)) + ct.bitwise_lshift(t % k, 1))
+
+
+@ct.kernel
+def sum_all_axes_3d(x, y, b: ct.Constant[int], c: ct.Constant[int]):
+    """A (1, b, c) tile summed over axis 2 then axis 1: one value per program."""
+    t = ct.load(x, index=(ct.bid(0), 0, 0), shape=(1, b, c))
+    ct.store(y, index=(ct.bid(0),), tile=ct.sum(ct.sum(t, axis=2), axis=1))
+
+
+@ct.kernel
+def softmax_exp2_ftz(X, Y, N: ct.Constant[int]):
+    """Softmax through ``exp2`` of ``x * log2(e)`` with ``flush_to_zero`` and an approximate division."""
+    r = ct.bid(0)
+    x = ct.load(X, index=(r, 0), shape=(1, N), padding_mode=NEG_INF).astype(ct.float32) * LOG2E
+    e = ct.exp2(x - ct.max(x, axis=1, keepdims=True), flush_to_zero=True)
+    y = ct.truediv(e, ct.sum(e, axis=1, keepdims=True), flush_to_zero=True, rounding_mode=ct.RoundingMode.APPROX)
+    ct.store(Y, index=(r, 0), tile=y.astype(Y.dtype))
+
+
+@ct.kernel
+def cumsum_bool_count(m, y, n: ct.Constant[int]):
+    """Running count of set flags in each tile (a bool tile cast to int32, ``ct.cumsum``)."""
+    t = ct.load(m, index=(ct.bid(0),), shape=(n,), padding_mode=ZERO)
+    ct.store(y, index=(ct.bid(0),), tile=ct.cumsum(t.astype(ct.int32), axis=0))
+
+
+@ct.kernel
+def max_int8(x, y, n: ct.Constant[int]):
+    """Row maximum of int8 values, stored as int8."""
+    t = ct.load(x, index=(ct.bid(0), 0), shape=(1, n))
+    ct.store(y, index=(ct.bid(0),), tile=ct.max(t, axis=1))
+
+
+_add("gemm_persistent", gemm_persistent, [((512, 256), "float16"), ((256, 384), "float16"), ((512, 384), "float16"),
+                                          128, 128, 64], (5,), "gemm", outputs=(2,))
+_add("gemm_b_colmajor", gemm_b_colmajor, _F16_GEMM + [((256, 256), "float16"), 128, 128, 64], (2, 2), "gemm",
+     outputs=(2,))
+_add("gemm_fp8", gemm_fp8, [((256, 256), "float8_e4m3fn"), ((256, 256), "float8_e4m3fn"), ((256, 256), "bfloat16"),
+                            128, 128, 64], (2, 2), "gemm", outputs=(2,))
+_add("fp8_quant_rows", fp8_quant_rows, [((4, 300), "bfloat16"), ((4, 300), "float8_e4m3fn"), ((4,), "float32"), 512],
+     (4,), "simt", outputs=(1, 2))
+_add("uint8_normalize", uint8_normalize, [((1000,), "uint8"), ((1,), "float32"), ((1000,), "float32"), 256], (4,),
+     "simt", outputs=(2,))
+_add("int_div_scalar", int_div_scalar, [((256,), "int32"), ((256,), "int32"), 7, 128], (2,), "simt", outputs=(1,))
+_add("sum_all_axes_3d", sum_all_axes_3d, [((3, 8, 16), "float32"), ((3,), "float32"), 8, 16], (3,), "simt",
+     outputs=(1,))
+_add("softmax_exp2_ftz", softmax_exp2_ftz, [((4, 300), "float16"), ((4, 300), "float16"), 512], (4,), "simt",
+     outputs=(1,))
+_add("cumsum_bool_count", cumsum_bool_count, [((300,), "bool_"), ((300,), "int32"), 128], (3,), "simt",
+     outputs=(1,))
+_add("max_int8", max_int8, [((4, 64), "int8"), ((4,), "int8"), 64], (4,), "simt", outputs=(1,))
