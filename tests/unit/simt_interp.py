@@ -279,8 +279,10 @@ class Interpreter:
         elif name == "arith.extui":
             w = _width(op.operands[0].type)
             put(_unsigned(ins[0].astype(np.int64), w).astype(np.int64))
-        elif name in ("arith.sitofp", "arith.uitofp"):
+        elif name == "arith.sitofp":
             put(ins[0].astype(_np_float(rt)))
+        elif name == "arith.uitofp":  # integers are held sign-wrapped: read the operand's bits unsigned
+            put(_unsigned(ins[0].astype(np.int64), _width(op.operands[0].type)).astype(_np_float(rt)))
         elif name in ("arith.fptosi", "arith.fptoui"):
             put(_wrap(np.trunc(np.nan_to_num(ins[0].astype(np.float64))).astype(np.int64), _width(rt)))
         elif name in ("arith.extf", "arith.truncf"):

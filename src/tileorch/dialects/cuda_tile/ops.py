@@ -271,14 +271,15 @@ class PowOp(CtOp):
 
 @irdl_op_definition
 class FPowIOp(CtOp):
-    """``source ** exponent`` with an integer exponent (13.4; cuTile's ``x ** n`` for a Python int)."""
+    """``source ** exponent`` with an integer ``exponent`` tile of the source's shape (13.4;
+    cuTile 1.7 writes it for ``x ** n`` and ``ct.pow`` with an integer exponent)."""
 
     name = "cuda_tile.fpowi"
     source = operand_def(TileType)
     exponent = operand_def(TileType)
     result = result_def(TileType)
     traits = traits_def(Pure())
-    FMT: ClassVar = "$source `,` $exponent attr-dict `:` type($source) `,` type($exponent) `->` type($result)"
+    FMT: ClassVar = "$source `,` $exponent attr-dict `:` type($source) `,` type($exponent)"
     SAME_TYPE: ClassVar = (("source", "result"),)
     SAME_SHAPE: ClassVar = (("source", "exponent"),)
     VALUE_TYPES: ClassVar = {"source": "tile:basefloat", "exponent": "tile:int", "result": "tile:basefloat"}
@@ -2371,11 +2372,10 @@ class LoadPtrTkoOp(_PtrMemOp):
         if src.shape != res.shape or elem(src).pointee != res.element_type:
             raise VerifyException("`source` type is expected a pointer type of `result` type")
         _verify_mask_shape(self, "source")
-        # a padding value without a mask is never used: cuTile 1.7's RawArrayMemory.load_offset
-        # writes one, tileiras 13.4 takes it
-        if self.paddingValue is not None:
-            if self.paddingValue.type != res:
-                raise VerifyException("type of 'paddingValue' must match the type of 'result'")
+        # a padding value without a mask is valid (the open dialect checks its type only) and
+        # unused: cuTile writes one for a gather from a 0-d array, which has no bounds to check
+        if self.paddingValue is not None and self.paddingValue.type != res:
+            raise VerifyException("type of 'paddingValue' must match the type of 'result'")
         _verify_memory_model(self, _LOAD_ORDERINGS)
         if self.optimization_hints is not None:
             _verify_hints(self, self.optimization_hints, ("latency",))

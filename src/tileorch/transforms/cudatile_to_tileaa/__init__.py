@@ -449,9 +449,9 @@ def _load_ptr(L, op):
     from tileorch.dialects.nv_tileaa import pointer_ops as po
 
     sem, scope = _ptr_order(op)
-    other = _opt(L, op.paddingValue) if op.mask is not None else None  # unused without a mask
-    new = po.LoadOp(L.v(op.source), L.type(op.result.type, op), _opt(L, op.mask), other,
-                    _opt(L, op.token))
+    # a padding value without a mask pads nothing (cuTile's gather from a 0-d array): dropped
+    padding = _opt(L, op.paddingValue) if op.mask is not None else None
+    new = po.LoadOp(L.v(op.source), L.type(op.result.type, op), _opt(L, op.mask), padding, _opt(L, op.token))
     _set_order(new, sem, scope)
     L.bind(op, L.emit(new, op))
 
@@ -627,6 +627,12 @@ multiply), exact as cuTile's ``x * x * ...``; other exponents: ``pow(x, float(n)
 
 @handles(ct.FPowIOp)
 def _fpowi(L, op):
+    """``x ** n`` with an integer ``n`` (cuTile 1.7 writes it for ``x ** n`` and ``ct.pow`` with an
+    integer exponent): a constant ``n`` of magnitude at most :data:`FPOWI_MULTIPLIES` is square
+    and multiply (a reciprocal for a negative one); another ``n`` is ``math.powf`` of ``x`` and
+    ``n`` converted to ``x``'s float type (powf of an integral exponent keeps a negative base's
+    sign; the conversion is exact for magnitudes up to 2**24 in f32, 2**11 in f16, 2**8 in bf16:
+    larger ones round, which only a base near 1 in magnitude can show)."""
     x, e = L.v(op.source), L.v(op.exponent)
     n = _uniform_int(op.exponent)
     if n is None or abs(n) > FPOWI_MULTIPLIES:

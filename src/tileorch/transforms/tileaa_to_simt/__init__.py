@@ -1515,13 +1515,38 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         if not isinstance(value, DenseIntOrFPElementsAttr):
             raise _unsupported(op, f"constant {value}")
         data = value.get_values()
-        if len(set(data)) != 1:
-            raise _unsupported(op, "non-splat tile constants")
         elt = t.element_type
         rt = reg_type(elt)
-        attr = FloatAttr(float(data[0]), rt) if is_float(rt) else IntegerAttr(int(data[0]), rt)
-        v = e.v(arith.ConstantOp(attr))
-        self.vals[op.results[0]] = Tile(tuple(t.get_shape()), elt, [v] * self.slots_of(t, op))
+
+        def scalar(x) -> SSAValue:
+            return e.v(arith.ConstantOp(FloatAttr(float(x), rt) if is_float(rt) else IntegerAttr(int(x), rt)))
+
+        if len(set(data)) == 1:
+            self.vals[op.results[0]] = Tile(tuple(t.get_shape()), elt, [scalar(data[0])] * self.slots_of(t, op))
+            return
+        self.vals[op.results[0]] = self._table_constant(e, op, t, data, scalar)
+
+    NON_SPLAT_ELEMENTS = 64
+    """The most elements of a non-splat tile constant (``ct.astile``) that differ from its most
+    common value: each is a compare and a select per slot."""
+
+    def _table_constant(self, e: Emitter, op: Operation, t: TensorType, data, scalar) -> Tile:
+        """A non-splat tile constant: each slot picks its element by its flat index (a select per
+        element that differs from the most common value)."""
+        common = max(set(data), key=list(data).count)
+        odd = [(k, x) for k, x in enumerate(data) if x != common]
+        if len(odd) > self.NON_SPLAT_ELEMENTS:
+            raise _unsupported(op, f"non-splat tile constants with more than {self.NON_SPLAT_ELEMENTS} elements "
+                                   "that differ from the most common one")
+        shape = tuple(t.get_shape())
+        slots = []
+        for s in range(self.slots_of(t, op)):
+            f = self.flat(e, s, shape)
+            v = scalar(common)
+            for k, x in odd:
+                v = e.v(arith.SelectOp(e.v(arith.CmpiOp(f, e.const(k), "eq")), scalar(x), v))
+            slots.append(v)
+        return Tile(shape, t.element_type, slots)
 
     def scalar_op(self, e: Emitter, op: Operation, args: list[SSAValue], rtype: Attribute | None = None) -> SSAValue:
         return lower_scalar_op(e, op, args, rtype)
