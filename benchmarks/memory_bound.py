@@ -1,10 +1,21 @@
 """Memory-bound cuTile programs (issue 21): tileorch (``tileorch.cutile.launch``) beside cuTile's
 own tileiras (``ct.launch``) and the torch call, in one process, against a same-run
-device-to-device copy.  Prints achieved TB/s (bytes read + written once / time) and the ratios;
-writes JSON (and a PNG bar chart when matplotlib is present).
+device-to-device copy.  Prints achieved TB/s (bytes read + written once / time) and the ratios
+(``vs_tileiras``, ``vs_torch``, ``vs_copy`` per case), then a summary of issue 21's targets
+(>= 1.0x tileiras, >= 0.9x torch, >= 0.85 of the copy at >= 256 MB: which cases meet each);
+writes JSON (cases and summary) and a PNG bar chart when matplotlib is present.
 
     python benchmarks/memory_bound.py [--out DIR] [--iters N] [--only NAME ...] [--small]
-                                      [--no-tileiras] [--env VAR=VALUE[,VAR=VALUE...] ...]
+                                      [--sizes default,small,large] [--no-tileiras]
+                                      [--env VAR=VALUE[,VAR=VALUE...] ...]
+
+Kernels: axpby (f32, bf16), row softmax, layernorm, RMSNorm, row sum, column sum, argmax, cumsum,
+transpose, row gather (embedding lookup, f32 and bf16) and row scatter (by a permutation).
+``--sizes`` (default: ``default``, each case at its own size, 16-800 MB): ``small`` and
+``large`` run every case again scaled along its leading dimension to ~64 MB and ~1 GB moved,
+rows named ``case@small`` / ``case@large``.  The issue's sweep, the lead's one call::
+
+    python benchmarks/memory_bound.py --sizes small,default,large
 
 ``--env`` (repeatable) runs the chosen cases once per setting of tileorch's compile switches, in
 one process (tileorch's in-process caches cleared between settings; the disk cache keys the
@@ -29,6 +40,7 @@ import json
 import math
 import os
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,16 +48,24 @@ sys.path.insert(0, str(ROOT / "src"))
 
 import cuda.tile as ct  # noqa: E402
 
-from tileorch.testing.memory_programs import (argmax, axpby, col_sum, cumsum, layernorm, rmsnorm, row_sum,  # noqa: E402
-                                              softmax, transpose)
+from tileorch.testing.memory_programs import (argmax, axpby, col_sum, cumsum, gather_rows, layernorm,  # noqa: E402
+                                              rmsnorm, row_sum, scatter_rows, softmax, transpose)
 
 
-def _cases(small: bool):
-    """name -> (kernel, make() -> (inputs, outputs, consts), grid, torch_fn(inputs) -> output, tolerance)."""
+SIZES = {"small": 64 << 20, "large": 1 << 30}
+"""``--sizes``: besides ``default`` (each case's own size), every case scaled along its leading
+dimension to about this many bytes moved (read + written)."""
+
+
+def _cases(k: float = 1.0):
+    """name -> (kernel, make() -> (inputs, outputs, consts), grid, torch_fn(inputs) -> output, tolerance),
+    each case's leading dimension scaled by ``k`` (``--small``: 1/16; ``--sizes``: see :func:`_sized`)."""
     import torch
 
-    k = 16 if small else 1  # --small: sizes / 16 (a quick check)
     f16, bf16, f32 = torch.float16, torch.bfloat16, torch.float32
+
+    def lead(n: int) -> int:
+        return max(1, round(n * k))
 
     def randn(*shape, dtype=f32):
         return torch.randn(*shape, device="cuda", dtype=f32).to(dtype)
@@ -53,8 +73,25 @@ def _cases(small: bool):
     def nan(*shape, dtype=f32):
         return torch.full(shape, float("nan"), device="cuda", dtype=dtype)
 
-    n_vec = (64 << 20) // k  # 64 Mi elements: 256 MB per f32 operand
-    rows = 65536 // k
+    def index(n: int, bound: int, permutation: bool):
+        idx = torch.randperm(bound, device="cuda") if permutation else torch.randint(0, bound, (n,), device="cuda")
+        return idx[:n].to(torch.int32)
+
+    long_index = {}  # torch's index_copy_ takes int64 indices: converted once per index tensor, not timed
+
+    def as_long(idx):
+        key = (idx.data_ptr(), idx.numel())
+        if key not in long_index:
+            long_index.clear()
+            long_index[key] = idx.long()
+        return long_index[key]
+
+    n_vec = lead(64 << 20)  # 64 Mi elements: 256 MB per f32 operand
+    rows = lead(65536)
+    sm_rows = lead(4096)
+    rs_rows = lead(12000)
+    tp_rows = lead(8192)
+    g_rows = lead(32768)  # gathered / scattered rows of 1024 f32 (4 KiB): 128 MB each way
     cases = {
         "axpby_f32": (axpby, lambda: ([randn(n_vec), randn(n_vec)], [nan(n_vec)], [1024]),
                       (math.ceil(n_vec / 1024), 1, 1), lambda i: 2.0 * i[0] - 3.0 * i[1], 1e-5),
@@ -63,10 +100,12 @@ def _cases(small: bool):
                        # torch rounds 3y and the difference to bf16 separately, tileorch once at the store:
                        # one bf16 ulp apart at most (0.125 for |z| in [16, 32))
                        lambda i: 2.0 * i[0] - 3.0 * i[1], 0.13),
-        "softmax_f16_4096x1000": (softmax, lambda: ([randn(4096, 1000, dtype=f16)], [nan(4096, 1000, dtype=f16)], [1024]),
-                                  (4096, 1, 1), lambda i: torch.softmax(i[0], dim=1), 2e-3),
-        "softmax_f16_rows_x1024": (softmax, lambda: ([randn(rows * 2, 1024, dtype=f16)], [nan(rows * 2, 1024, dtype=f16)],
-                                                     [1024]), (rows * 2, 1, 1), lambda i: torch.softmax(i[0], dim=1), 2e-3),
+        "softmax_f16_4096x1000": (softmax, lambda: ([randn(sm_rows, 1000, dtype=f16)], [nan(sm_rows, 1000, dtype=f16)],
+                                                    [1024]),
+                                  (sm_rows, 1, 1), lambda i: torch.softmax(i[0], dim=1), 2e-3),
+        "softmax_f16_rows_x1024": (softmax, lambda: ([randn(rows * 2, 1024, dtype=f16)],
+                                                     [nan(rows * 2, 1024, dtype=f16)], [1024]),
+                                   (rows * 2, 1, 1), lambda i: torch.softmax(i[0], dim=1), 2e-3),
         "layernorm_f16": (layernorm, lambda: ([randn(rows * 2, 1024, dtype=f16), randn(1024, dtype=f16),
                                                randn(1024, dtype=f16)], [nan(rows * 2, 1024, dtype=f16)], [1024]),
                           (rows * 2, 1, 1),
@@ -75,8 +114,8 @@ def _cases(small: bool):
                                           [nan(rows * 2, 1024, dtype=f16)], [1024]), (rows * 2, 1, 1),
                         lambda i: (i[0].float() * torch.rsqrt(i[0].float().pow(2).mean(1, keepdim=True) + 1e-6)
                                    * i[1].float()).half(), 3e-2),
-        "row_sum_bf16_12000x10000": (row_sum, lambda: ([randn(12000 // k, 10000, dtype=bf16)], [nan(12000 // k)], [4, 1024]),
-                                     (math.ceil(12000 // k / 4), 1, 1), lambda i: i[0].float().sum(1), 1e-1),
+        "row_sum_bf16_12000x10000": (row_sum, lambda: ([randn(rs_rows, 10000, dtype=bf16)], [nan(rs_rows)], [4, 1024]),
+                                     (math.ceil(rs_rows / 4), 1, 1), lambda i: i[0].float().sum(1), 1e-1),
         "col_sum_f32": (col_sum, lambda: ([randn(rows, 1024)], [nan(1024)], [64, 128]), (8, 1, 1),
                         lambda i: i[0].sum(0), 1e-1),
         "argmax_f32": (argmax, lambda: ([randn(rows * 4, 256)], [torch.full((rows * 4,), -1, device="cuda",
@@ -88,11 +127,52 @@ def _cases(small: bool):
                             (rows * 2, 1, 1), lambda i: i[0].argmax(1).to(torch.int32), 0),
         "cumsum_f32": (cumsum, lambda: ([randn(rows, 1024)], [nan(rows, 1024)], [1024]), (rows, 1, 1),
                        lambda i: i[0].cumsum(1), 1e-3),
-        "transpose_f32": (transpose, lambda: ([randn(8192 // int(math.sqrt(k)), 8192)],
-                                              [nan(8192, 8192 // int(math.sqrt(k)))], [32, 64]),
-                          (math.ceil(8192 // int(math.sqrt(k)) / 32), 128, 1), lambda i: i[0].t().contiguous(), 0),
+        "transpose_f32": (transpose, lambda: ([randn(tp_rows, 8192)], [nan(8192, tp_rows)], [32, 64]),
+                          (math.ceil(tp_rows / 32), 128, 1), lambda i: i[0].t().contiguous(), 0),
+        # embedding lookup: rows of a table twice as tall as the output, random (repeats allowed);
+        # 4 rows per program (16 KB of f32: 32 registers a thread, 4 CTAs of 512 threads per SM)
+        "gather_rows_f32": (gather_rows, lambda: ([randn(2 * g_rows, 1024), index(g_rows, 2 * g_rows, False)],
+                                                  [nan(g_rows, 1024)], [4, 1024]),
+                            (math.ceil(g_rows / 4), 1, 1), lambda i: torch.index_select(i[0], 0, i[1]), 0),
+        "gather_rows_bf16": (gather_rows, lambda: ([randn(4 * g_rows, 1024, dtype=bf16),
+                                                    index(2 * g_rows, 4 * g_rows, False)],
+                                                   [nan(2 * g_rows, 1024, dtype=bf16)], [4, 1024]),
+                             (math.ceil(2 * g_rows / 4), 1, 1), lambda i: torch.index_select(i[0], 0, i[1]), 0),
+        # out[idx[i], :] = src[i, :] by a permutation
+        "scatter_rows_f32": (scatter_rows, lambda: ([randn(g_rows, 1024), index(g_rows, g_rows, True)],
+                                                    [nan(g_rows, 1024)], [4, 1024]),
+                             (math.ceil(g_rows / 4), 1, 1),
+                             lambda i: torch.empty_like(i[0]).index_copy_(0, as_long(i[1]), i[0]), 0),
     }
     return cases
+
+
+def _sized(size: str, small: bool, only: list[str] | None):
+    """(label suffix, cases) of one ``--sizes`` entry, the cases named in ``only`` (all without):
+    ``default`` -> the cases as they are (or / 16 with ``--small``), ``small``/``large`` -> each
+    case scaled along its leading dimension to about ``SIZES[size]`` bytes."""
+    base = {k: v for k, v in _cases(1 / 16 if small else 1.0).items() if not only or k in only}
+    if size == "default":
+        return "", base
+    return f"@{size}", {name: _cases(SIZES[size] / _bytes_of(case[0], case[1]))[name] for name, case in base.items()}
+
+
+def _moved(kernel, inputs, outputs) -> int:
+    """Bytes a case reads and writes once: every input and output, except that a row gather reads
+    only the table rows it gathers (as many bytes as its output), not the whole table."""
+    arrays = inputs[1:] + outputs + outputs[:1] if kernel is gather_rows else inputs + outputs
+    return sum(t.numel() * t.element_size() for t in arrays)
+
+
+def _bytes_of(kernel, make) -> int:
+    """:func:`_moved` of a case, measured on its default arrays."""
+    import torch
+
+    inputs, outputs, _ = make()
+    n = _moved(kernel, inputs, outputs)
+    del inputs, outputs
+    torch.cuda.empty_cache()
+    return n
 
 
 def _time_ms(fn, iters: int) -> float:
@@ -126,53 +206,95 @@ def _run_cases(ns, setting: str | None, stream, copy_tbs: float) -> list[dict]:
     clear_caches()  # programs compiled under another setting are not reused
     rows = []
     try:
-        for name, (kernel, make, grid, torch_fn, tol) in _cases(ns.small).items():
-            if ns.only and name not in ns.only:
-                continue
-            label = name if setting is None else f"{name}[{setting if pairs else 'default'}]"
-            inputs, outputs, consts = make()
-            args = tuple(inputs + outputs + consts)
-            nbytes = sum(t.numel() * t.element_size() for t in inputs + outputs)
-            row = {"case": label, "bytes": nbytes, "grid": grid}
-            ref = torch_fn(inputs)
-            try:
-                tileorch.cutile.launch(stream, grid, kernel, args)
-                torch.cuda.synchronize()
-                got = outputs[0]
-                err = (got.float() - ref.float()).abs().max().item() if got.dtype != torch.int32 else \
-                    int((got != ref).sum().item())
-                row["max_err"] = err
-                row["correct"] = bool(err <= tol) and not bool(torch.isnan(got.float()).any())
-                row["tileorch_ms"] = _time_ms(lambda: tileorch.cutile.launch(stream, grid, kernel, args), ns.iters)
-            except Exception as exc:  # noqa: BLE001 - reported per case
-                row["tileorch_error"] = f"{type(exc).__name__}: {exc}"[:300]
-            try:
-                if not ns.no_tileiras:
-                    row["tileiras_ms"] = _time_ms(lambda: ct.launch(stream, grid, kernel, args), ns.iters)
-            except Exception as exc:  # noqa: BLE001
-                row["tileiras_error"] = f"{type(exc).__name__}: {exc}"[:300]
-            row["torch_ms"] = _time_ms(lambda: torch_fn(inputs), ns.iters)
-            for who in ("tileorch", "tileiras", "torch"):
-                if f"{who}_ms" in row:
-                    row[f"{who}_tbs"] = nbytes / row[f"{who}_ms"] / 1e9
-            if "tileorch_ms" in row:
-                row["vs_torch"] = row["torch_ms"] / row["tileorch_ms"]
-                row["vs_copy"] = row["tileorch_tbs"] / copy_tbs
-                if "tileiras_ms" in row:
-                    row["vs_tileiras"] = row["tileiras_ms"] / row["tileorch_ms"]
-            rows.append(row)
-            fmt = lambda k: f"{row[k]:.2f}" if k in row else "  -- "  # noqa: E731
-            print(f"{label:28s} {nbytes / 1e6:8.0f} MB  tileorch {fmt('tileorch_tbs')} TB/s  "
-                  f"tileiras {fmt('tileiras_tbs')}  torch {fmt('torch_tbs')}  x torch {fmt('vs_torch')}  "
-                  f"x tileiras {fmt('vs_tileiras')}  "
-                  f"of copy {fmt('vs_copy')}  {'ok' if row.get('correct') else 'WRONG/FAILED'}")
-            del inputs, outputs, args, ref
-            torch.cuda.empty_cache()
+        for size in ns.sizes:
+            suffix, cases = _sized(size, ns.small, ns.only)
+            for name, (kernel, make, grid, torch_fn, tol) in cases.items():
+                rows.append(_run_case(ns, stream, copy_tbs, f"{name}{suffix}", size, setting, pairs,
+                                      kernel, make, grid, torch_fn, tol))
     finally:
         os.environ.clear()
         os.environ.update(saved)
         clear_caches()
     return rows
+
+
+def _run_case(ns, stream, copy_tbs, name, size, setting, pairs, kernel, make, grid, torch_fn, tol) -> dict:
+    """Check and time one case: tileorch, tileiras (unless ``--no-tileiras``), torch; its row."""
+    import torch
+
+    import tileorch.cutile
+
+    label = name if setting is None else f"{name}[{setting if pairs else 'default'}]"
+    inputs, outputs, consts = make()
+    args = tuple(inputs + outputs + consts)
+    nbytes = _moved(kernel, inputs, outputs)
+    row = {"case": label, "size": size, "bytes": nbytes, "grid": grid}
+    ref = torch_fn(inputs)
+    try:
+        tileorch.cutile.launch(stream, grid, kernel, args)
+        torch.cuda.synchronize()
+        got = outputs[0]
+        err = (got.float() - ref.float()).abs().max().item() if got.dtype != torch.int32 else \
+            int((got != ref).sum().item())
+        row["max_err"] = err
+        row["correct"] = bool(err <= tol) and not bool(torch.isnan(got.float()).any())
+        row["tileorch_ms"] = _time_ms(lambda: tileorch.cutile.launch(stream, grid, kernel, args), ns.iters)
+    except Exception as exc:  # noqa: BLE001 - reported per case
+        row["tileorch_error"] = f"{type(exc).__name__}: {exc}"[:300]
+    try:
+        if not ns.no_tileiras:
+            row["tileiras_ms"] = _time_ms(lambda: ct.launch(stream, grid, kernel, args), ns.iters)
+    except Exception as exc:  # noqa: BLE001
+        row["tileiras_error"] = f"{type(exc).__name__}: {exc}"[:300]
+    row["torch_ms"] = _time_ms(lambda: torch_fn(inputs), ns.iters)
+    for who in ("tileorch", "tileiras", "torch"):
+        if f"{who}_ms" in row:
+            row[f"{who}_tbs"] = nbytes / row[f"{who}_ms"] / 1e9
+    if "tileorch_ms" in row:
+        row["vs_torch"] = row["torch_ms"] / row["tileorch_ms"]
+        row["vs_copy"] = row["tileorch_tbs"] / copy_tbs
+        if "tileiras_ms" in row:
+            row["vs_tileiras"] = row["tileiras_ms"] / row["tileorch_ms"]
+    fmt = lambda k: f"{row[k]:.2f}" if k in row else "  -- "  # noqa: E731
+    print(f"{label:32s} {nbytes / 1e6:8.0f} MB  tileorch {fmt('tileorch_tbs')} TB/s  "
+          f"tileiras {fmt('tileiras_tbs')}  torch {fmt('torch_tbs')}  x torch {fmt('vs_torch')}  "
+          f"x tileiras {fmt('vs_tileiras')}  "
+          f"of copy {fmt('vs_copy')}  {'ok' if row.get('correct') else 'WRONG/FAILED'}", flush=True)
+    del inputs, outputs, args, ref
+    torch.cuda.empty_cache()
+    return row
+
+
+TARGETS = {"vs_tileiras": 1.0, "vs_torch": 0.9, "vs_copy": 0.85}
+"""Issue 21's "Done when": each kernel >= 1.0x tileiras, >= 0.9x the torch call, >= 85% of the
+same-run copy at 256 MB and above."""
+COPY_TARGET_BYTES = 256e6
+
+
+def summarize(rows: list[dict]) -> dict:
+    """Per target: the cases it applies to, those that meet it and those that do not (with the
+    ratio); a case that is wrong or failed meets none."""
+    out = {"targets": dict(TARGETS, copy_min_bytes=COPY_TARGET_BYTES)}
+    for key, bound in TARGETS.items():
+        applies = [r for r in rows if key != "vs_copy" or r["bytes"] >= COPY_TARGET_BYTES]
+        met = [r["case"] for r in applies if r.get("correct") and r.get(key, 0) >= bound]
+        missed = {r["case"]: round(r[key], 3) if key in r and r.get("correct") else "wrong/failed/not run"
+                  for r in applies if r["case"] not in met}
+        out[key] = {"cases": len(applies), "met": met, "not_met": missed}
+    out["all_met"] = [r["case"] for r in rows
+                      if all(r["case"] in out[k]["met"] or (k == "vs_copy" and r["bytes"] < COPY_TARGET_BYTES)
+                             for k in TARGETS)]
+    return out
+
+
+def print_summary(summary: dict) -> None:
+    print(f"summary: targets >= {TARGETS['vs_tileiras']}x tileiras, >= {TARGETS['vs_torch']}x torch, "
+          f">= {TARGETS['vs_copy']} of copy at >= {COPY_TARGET_BYTES / 1e6:.0f} MB")
+    for key, what in (("vs_tileiras", "x tileiras"), ("vs_torch", "x torch"), ("vs_copy", "of copy")):
+        s = summary[key]
+        missed = ", ".join(f"{c} ({v})" for c, v in s["not_met"].items()) or "-"
+        print(f"  {what:10s} met {len(s['met'])}/{s['cases']}; not met: {missed}")
+    print(f"  all targets met: {len(summary['all_met'])} cases: {', '.join(summary['all_met']) or '-'}")
 
 
 def main(argv=None) -> int:
@@ -182,12 +304,19 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "memory_bound")
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--only", nargs="*")
-    ap.add_argument("--small", action="store_true", help="sizes / 16 (a quick run)")
+    ap.add_argument("--small", action="store_true", help="default sizes / 16 (a quick run)")
+    ap.add_argument("--sizes", type=lambda v: v.split(","), default=["default"],
+                    help="comma-separated, in order: default (each case's own size), small (~64 MB moved), "
+                         "large (~1 GB moved); default: default")
     ap.add_argument("--no-tileiras", action="store_true", help="skip cuTile's own compiler")
     ap.add_argument("--env", action="append", default=None,
                     help="VAR=VALUE[,VAR=VALUE...]: run the cases under these tileorch compile switches "
                          "(repeatable; 'default' = the defaults)")
     ns = ap.parse_args(argv)
+    unknown = [x for x in ns.sizes if x != "default" and x not in SIZES]
+    if unknown:
+        ap.error(f"--sizes: unknown {unknown} (default, {', '.join(SIZES)})")
+    started = time.perf_counter()
     stream = torch.cuda.current_stream()
     copy_src = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
     copy_dst = torch.empty_like(copy_src)
@@ -198,7 +327,9 @@ def main(argv=None) -> int:
     for setting in ns.env or [None]:
         rows += _run_cases(ns, setting, stream, copy_tbs)
     ns.out.mkdir(parents=True, exist_ok=True)
-    result = {"device": torch.cuda.get_device_name(), "copy_tbs": copy_tbs, "cases": rows}
+    summary = summarize(rows)
+    result = {"device": torch.cuda.get_device_name(), "copy_tbs": copy_tbs, "sizes": ns.sizes, "cases": rows,
+              "summary": summary}
     (ns.out / "memory_bound.json").write_text(json.dumps(result, indent=1))
     try:
         import matplotlib
@@ -206,7 +337,7 @@ def main(argv=None) -> int:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        fig, ax = plt.subplots(figsize=(12, 4))
+        fig, ax = plt.subplots(figsize=(max(12, 0.45 * len(rows)), 4))
         xs = range(len(rows))
         for off, who in ((-0.27, "tileorch"), (0, "tileiras"), (0.27, "torch")):
             ax.bar([x + off for x in xs], [r.get(f"{who}_tbs", 0) for r in rows], width=0.27, label=who)
@@ -218,7 +349,8 @@ def main(argv=None) -> int:
         fig.savefig(ns.out / "memory_bound.png", dpi=120)
     except ImportError:
         pass
-    print(f"wrote {ns.out / 'memory_bound.json'}")
+    print_summary(summary)
+    print(f"wrote {ns.out / 'memory_bound.json'} ({time.perf_counter() - started:.0f} s)")
     return 0 if all(r.get("correct") for r in rows) else 1
 
 

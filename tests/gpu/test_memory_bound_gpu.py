@@ -1,6 +1,7 @@
 """Memory-bound cuTile programs through the SIMT path's vectorized layout (issue 21): ragged
 rows (1..7, 1000, 1001 elements), a 12000 x 10000 bf16 row sum, misaligned and strided views,
-column sums and the two-dimensional reductions, against torch in fp32/fp64.  Outputs are views
+column sums and the two-dimensional reductions, row gathers (embedding lookups) and scatters
+with 16-byte vectors, against torch in fp32/fp64.  Outputs are views
 at the start of NaN buffers (an unwritten element stays NaN; the tail must stay NaN).  Skipped
 without a GPU (tests/gpu/conftest.py); needs torch and cuda-tile."""
 
@@ -14,8 +15,8 @@ torch = pytest.importorskip("torch")
 ct = pytest.importorskip("cuda.tile")
 
 import tileorch.cutile  # noqa: E402
-from tileorch.testing.memory_programs import (argmax, axpby, col_sum, layernorm, rmsnorm, row_sum,  # noqa: E402
-                                              softmax, transpose)
+from tileorch.testing.memory_programs import (argmax, axpby, col_sum, gather_rows, layernorm, rmsnorm,  # noqa: E402
+                                              row_sum, scatter_rows, softmax, transpose)
 
 NAN = float("nan")
 
@@ -276,3 +277,45 @@ def test_argmax_several_programs_per_warp(monkeypatch, per_warp, m, n):
         assert (ybuf[m:] == -7).all(), "a write past the last program"
     finally:
         clear_caches()
+
+
+@pytest.mark.parametrize("dtype,n,d,tr,tn,offset", [
+    (torch.float32, 100_003, 1024, 8, 1024, 0),  # a partial last program
+    (torch.float32, 4096, 1000, 4, 1024, 0),  # rows narrower than the tile: masked columns
+    (torch.float32, 999, 1024, 8, 1024, 1),  # a table not 16-byte aligned: the scalar path
+    (torch.bfloat16, 65_537, 2048, 8, 2048, 0),
+    (torch.float16, 333, 61, 16, 64, 3),
+    (torch.float16, 1, 1024, 16, 1024, 0)])
+def test_row_gather(dtype, n, d, tr, tn, offset):
+    """``out[i, :] = table[idx[i], :]`` with random indices, one of them past the table (cuTile's
+    gather loads 0 there); the output a NaN-prefilled view."""
+    vocab = 5000
+    src = torch.randn(vocab * d + offset, device="cuda", generator=_gen(n)).to(dtype)
+    table = src[offset:].view(vocab, d)
+    idx = torch.randint(0, vocab, (n,), device="cuda", generator=_gen(d), dtype=torch.int32)
+    idx[n // 2] = vocab
+    buf, out = _nan_view((n, d), dtype)
+    _launch((math.ceil(n / tr),), gather_rows, (table, idx, out, tr, tn))
+    ref = table.float()[idx.clamp(max=vocab - 1).long()]
+    ref[n // 2] = 0
+    torch.testing.assert_close(out.float(), ref, atol=0, rtol=0)
+    _check_tail(buf, out)
+
+
+@pytest.mark.parametrize("dtype,n,d,tr,tn,offset", [
+    (torch.float32, 100_003, 1024, 8, 1024, 0),
+    (torch.float32, 4096, 1000, 4, 1024, 0),
+    (torch.float32, 999, 1024, 8, 1024, 1),  # an output not 16-byte aligned
+    (torch.bfloat16, 65_537, 2048, 8, 2048, 0),
+    (torch.float16, 333, 61, 16, 64, 3)])
+def test_row_scatter(dtype, n, d, tr, tn, offset):
+    """``out[idx[i], :] = src[i, :]`` by a random injection into ``n + 5`` rows: the rows no index
+    names stay NaN, the last program's rows past ``idx``'s end are masked off."""
+    src = torch.randn(n, d, device="cuda", generator=_gen(n)).to(dtype)
+    idx = torch.randperm(n + 5, device="cuda", generator=_gen(d))[:n].to(torch.int32)
+    buf, out = _nan_view((n + 5, d), dtype, offset)
+    _launch((math.ceil(n / tr),), scatter_rows, (src, idx, out, tr, tn))
+    ref = torch.full((n + 5, d), NAN, device="cuda")
+    ref[idx.long()] = src.float()
+    torch.testing.assert_close(out.float(), ref, atol=0, rtol=0, equal_nan=True)
+    _check_tail(buf, out, offset)

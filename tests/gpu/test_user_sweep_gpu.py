@@ -13,14 +13,17 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("cuda.tile")
 
 import tileorch.cutile  # noqa: E402
-from tileorch.testing.user_programs import PROGRAMS  # noqa: E402
+from tileorch.testing.user_programs import PROGRAMS as FIRST_SWEEP  # noqa: E402
+from tileorch.testing.user_programs2 import PROGRAMS as SECOND_SWEEP  # noqa: E402
+
+PROGRAMS = {**FIRST_SWEEP, **SECOND_SWEEP}  # run() takes the programs of both sweeps (test_user_sweep2_gpu.py)
 
 NAN = float("nan")
 SENTINEL = -(2**31)
 TAIL = 1024
 DT = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32, "float64": torch.float64,
       "int8": torch.int8, "int16": torch.int16, "int32": torch.int32, "int64": torch.int64, "bool_": torch.bool,
-      "uint8": torch.uint8, "uint32": torch.uint32}
+      "uint8": torch.uint8, "uint32": torch.uint32, "float8_e4m3fn": torch.float8_e4m3fn}
 
 
 def _gen(seed: int):
@@ -41,7 +44,7 @@ def _filled(shape, dtype):
 
 def _unwritten(x):
     if x.dtype.is_floating_point:
-        return torch.isnan(x)
+        return torch.isnan(x.float() if x.element_size() == 1 else x)  # (fp8: no isnan)
     return x == SENTINEL
 
 
@@ -583,5 +586,5 @@ def test_every_compiling_program_is_run_here():
     here = sys.modules[__name__]
     names = " ".join(n for n in dir(here) if n.startswith("test_"))
     source = open(here.__file__).read()
-    missing = [n for n, p in PROGRAMS.items() if p.path != "error" and n not in names and f'"{n}"' not in source]
+    missing = [n for n, p in FIRST_SWEEP.items() if p.path != "error" and n not in names and f'"{n}"' not in source]
     assert not missing, missing

@@ -279,8 +279,10 @@ class Interpreter:
         elif name == "arith.extui":
             w = _width(op.operands[0].type)
             put(_unsigned(ins[0].astype(np.int64), w).astype(np.int64))
-        elif name in ("arith.sitofp", "arith.uitofp"):
+        elif name == "arith.sitofp":
             put(ins[0].astype(_np_float(rt)))
+        elif name == "arith.uitofp":  # integers are held sign-wrapped: read the operand's bits unsigned
+            put(_unsigned(ins[0].astype(np.int64), _width(op.operands[0].type)).astype(_np_float(rt)))
         elif name in ("arith.fptosi", "arith.fptoui"):
             put(_wrap(np.trunc(np.nan_to_num(ins[0].astype(np.float64))).astype(np.int64), _width(rt)))
         elif name in ("arith.extf", "arith.truncf"):
@@ -595,4 +597,34 @@ def export_kernels(tmp_path_factory, folder: str, script: str):
     path = out / "kernels.py"
     path.write_text(script)
     subprocess.run([sys.executable, str(path), str(out)], check=True, capture_output=True, timeout=300)
+    return out
+
+
+def run_cutile(kernel, spec: list, arrays: list, grid: tuple, arch: str = "sm_90a") -> list:
+    """Lower the cuTile ``kernel`` (exported for ``spec``, see ``tileorch.testing.export``) to the
+    SIMT path and run it on the CPU: ``arrays`` are its array arguments in order (numpy; their
+    own shapes, which may differ from the spec's), ``grid`` three block counts; returns each
+    array's contents afterwards."""
+    from xdsl.dialects import func
+
+    from tileorch.driver import lower_program
+    from tileorch.frontend.cutile import load
+    from tileorch.registry import make_context
+    from tileorch.testing.export import cutile_bytecode
+
+    ctx = make_context()
+    kind, module = lower_program(load(cutile_bytecode(kernel, spec), "kernel", ctx), ctx, arch)
+    assert kind == "simt", kind
+    fn = next(op for op in module.walk() if isinstance(op, func.FuncOp) and "nvvm.kernel" in op.attributes)
+    mem, args, placed = Memory(), [], []
+    for a in arrays:
+        buf = np.ascontiguousarray(a)
+        base = mem.place(buf)
+        placed.append((base, buf))
+        args += [base, *buf.shape, *[st // buf.itemsize for st in buf.strides]]
+    Interpreter(fn, mem, fn.attributes["nvvm.maxntid"].get_values()[0]).run(args, grid)
+    out = []
+    for base, buf in placed:
+        raw, off = mem.find(base, buf.nbytes)
+        out.append(np.frombuffer(raw[off:off + buf.nbytes].tobytes(), buf.dtype).reshape(buf.shape))
     return out

@@ -28,8 +28,13 @@ def arr(dt, nd):
     return ArrayConstraint(DT[dt], nd, index_dtype=ct.int32, stride_lower_bound_incl=0, alias_groups=(),
                            may_alias_internally=False, stride_constant=(None,) * nd,
                            stride_divisible_by=(1,) * nd, shape_divisible_by=(1,) * nd, base_addr_divisible_by=1)
+def rows(dt, nd):  # a unit last stride, as tileorch.cutile.launch describes a row-major array
+    return ArrayConstraint(DT[dt], nd, index_dtype=ct.int32, stride_lower_bound_incl=0, alias_groups=(),
+                           may_alias_internally=False, stride_constant=(None,) * (nd - 1) + (1,),
+                           stride_divisible_by=(1,) * nd, shape_divisible_by=(1,) * nd, base_addr_divisible_by=1)
 
-from tileorch.testing.memory_programs import argmax, axpby, col_sum, layernorm, row_sum, softmax, transpose
+from tileorch.testing.memory_programs import (argmax, axpby, col_sum, gather_rows, layernorm, row_sum, scatter_rows,
+                                              softmax, transpose)
 
 CASES = {
     "softmax_f16_1024": (softmax, [arr("f16", 2), arr("f16", 2), 1024]),
@@ -45,6 +50,10 @@ CASES = {
     "transpose_f32_32_64": (transpose, [arr("f32", 2), arr("f32", 2), 32, 64]),
     "axpby_f32_1024": (axpby, [arr("f32", 1), arr("f32", 1), arr("f32", 1), 1024]),
     "axpby_f16_2048": (axpby, [arr("f16", 1), arr("f16", 1), arr("f16", 1), 2048]),
+    "gather_f32_4_64": (gather_rows, [rows("f32", 2), rows("i32", 1), rows("f32", 2), 4, 64]),
+    "gather_f16_8_64": (gather_rows, [rows("f16", 2), rows("i32", 1), rows("f16", 2), 8, 64]),
+    "scatter_f32_4_64": (scatter_rows, [rows("f32", 2), rows("i32", 1), rows("f32", 2), 4, 64]),
+    "scatter_f16_8_64": (scatter_rows, [rows("f16", 2), rows("i32", 1), rows("f16", 2), 8, 64]),
 }
 for name, (f, args) in CASES.items():
     export_kernel(f, [KernelSignature(args, CallingConvention.cutile_python_v1())], f"{out}/{name}.tileirbc",
@@ -212,6 +221,50 @@ def test_axpby(bytecode, name, n, dt, offset):
     out = _run(bytecode, name, [x, y, _nan(n, dt)], (-(-n // tile), 1, 1), {0: offset, 2: offset})
     ref = 2.0 * x.astype(np.float64) - 3.0 * y.astype(np.float64)
     np.testing.assert_allclose(out[2].astype(np.float64), ref, atol=1e-2 if dt == "f16" else 1e-5, rtol=1e-3)
+
+
+@pytest.mark.parametrize("dt,n,cols,offset", [("f32", 4, 64, 0), ("f32", 10, 64, 0), ("f32", 9, 50, 0),
+                                              ("f32", 8, 64, 4), ("f16", 8, 64, 0), ("f16", 11, 61, 2)])
+def test_gather_rows(bytecode, dt, n, cols, offset):
+    """An embedding lookup ``out[i, :] = table[idx[i], :]``: ragged row counts (a partial last
+    program), rows narrower than the tile (masked columns), out-of-range indices (zeros: cuTile's
+    bounds check), a table whose base is not 16-byte aligned (the scalar path)."""
+    tr = 4 if dt == "f32" else 8
+    table = RNG.standard_normal((37, cols)).astype(NP[dt])
+    idx = RNG.integers(0, 37, n).astype(np.int32)
+    idx[n // 2] = 37  # past the table: cuTile's gather pads with 0
+    out = _run(bytecode, f"gather_{dt}_{tr}_64", [table, idx, _nan((n, cols), dt)], (-(-n // tr), 1, 1),
+               {0: offset})[2]
+    ref = np.where((idx < 37)[:, None], table[np.minimum(idx, 36)], 0)
+    np.testing.assert_array_equal(out, ref)
+
+
+@pytest.mark.parametrize("dt,n,cols,offset", [("f32", 8, 64, 0), ("f32", 10, 64, 0), ("f32", 9, 50, 4),
+                                              ("f16", 16, 64, 0), ("f16", 13, 61, 2)])
+def test_scatter_rows(bytecode, dt, n, cols, offset):
+    """A row scatter ``out[idx[i], :] = src[i, :]`` by a permutation: a partial last program
+    (its rows past ``idx``'s end masked off), masked columns, a misaligned output (the scalar
+    path); rows of ``out`` no index names stay NaN."""
+    tr = 4 if dt == "f32" else 8
+    src = RNG.standard_normal((n, cols)).astype(NP[dt])
+    idx = RNG.permutation(n + 3)[:n].astype(np.int32)
+    out = _run(bytecode, f"scatter_{dt}_{tr}_64", [src, idx, _nan((n + 3, cols), dt)], (-(-n // tr), 1, 1),
+               {2: offset})[2]
+    ref = _nan((n + 3, cols), dt)
+    ref[idx] = src
+    np.testing.assert_array_equal(out, ref)
+
+
+@pytest.mark.parametrize("name", ["gather_f32_4_64", "gather_f16_8_64", "scatter_f32_4_64", "scatter_f16_8_64"])
+def test_row_gather_and_scatter_move_16_byte_vectors(bytecode, name):
+    """The pointer tile of a row gather/scatter holds consecutive addresses along the row
+    (``contiguity.last_dim_step``): its accesses are ``ld.global.v4``/``st.global.v4``, the
+    tiled side's too.  The gather's only other load is the index tile (4 or 8 elements, one per
+    thread), the scatter's only other store none: the vectors are the pointer accesses'."""
+    from tileorch.driver import compile_program
+
+    ptx = compile_program((bytecode / f"{name}.tileirbc").read_bytes(), name, ptxas=False).ptx
+    assert "ld.global.v4.b32" in ptx and "st.global.v4.b32" in ptx
 
 
 def test_strided_view_is_not_read_as_vectors(bytecode):

@@ -12,7 +12,10 @@ import pytest
 pytest.importorskip("xdsl")
 pytest.importorskip("cuda.tile")
 
-from tileorch.testing.user_programs import PROGRAMS  # noqa: E402
+from tileorch.testing.user_programs import PROGRAMS as FIRST_SWEEP  # noqa: E402
+from tileorch.testing.user_programs2 import PROGRAMS as SECOND_SWEEP  # noqa: E402
+
+PROGRAMS = {**FIRST_SWEEP, **SECOND_SWEEP}  # run() takes the programs of both sweeps (test_user_sweep2_interp.py)
 
 RNG = np.random.default_rng(7)
 SENTINEL = -(2**31)
@@ -45,7 +48,9 @@ def _kernel(name):
         kind, module = lower_program(load(cutile_bytecode(p.kernel, p.spec), name, ctx), ctx, "sm_90a")
         assert kind == "simt"
         fn = next(op for op in module.walk() if isinstance(op, func.FuncOp) and "nvvm.kernel" in op.attributes)
-        _LOWERED[name] = (fn, fn.attributes["nvvm.maxntid"].get_values()[0])
+        smem = fn.attributes.get("tileorch.dynamic_smem")  # the mma.sync dots' staging, past 64 KiB
+        _LOWERED[name] = (fn, fn.attributes["nvvm.maxntid"].get_values()[0],
+                          max(smem.value.data if smem is not None else 0, 1 << 16))
     return _LOWERED[name]
 
 
@@ -70,7 +75,7 @@ def run(name, inputs: dict):
     from tileorch.testing.export import FakeDeviceArray
 
     p = PROGRAMS[name]
-    fn, threads = _kernel(name)
+    fn, threads, smem = _kernel(name)
     mem, args, placed = Memory(), [], []
     for i, s in enumerate(p.spec):
         if isinstance(s, tuple):
@@ -79,9 +84,10 @@ def run(name, inputs: dict):
             buf = _empty(shape, dt) if a is None else _bf16_bits(a) if dt == "bfloat16" else \
                 np.asarray(a, np.uint8 if dt == "bool_" else NP[dt])
             assert buf.shape == tuple(shape), (name, i)
-            base = mem.place(np.ascontiguousarray(buf))
+            buf = np.ascontiguousarray(buf).reshape(buf.shape)  # (ascontiguousarray makes a 0-d array 1-d)
+            base = mem.place(buf)
             placed.append((i, base, buf, dt))
-            args += [base, *shape, *[st // buf.itemsize for st in np.ascontiguousarray(buf).strides]]
+            args += [base, *shape, *[st // buf.itemsize for st in buf.strides]]
         else:
             args.append(inputs.get(i, s))
     # constants take no parameter: keep the kernel's parameters only
@@ -93,7 +99,7 @@ def run(name, inputs: dict):
         if not isinstance(d, rc.ConstantArg):
             flat += args[k:k + n]
         k += n
-    Interpreter(fn, mem, threads).run(flat, p.grid + (1,) * (3 - len(p.grid)))
+    Interpreter(fn, mem, threads, smem).run(flat, p.grid + (1,) * (3 - len(p.grid)))
     out = {}
     for i, base, buf, dt in placed:
         raw, off = mem.find(base, buf.nbytes)

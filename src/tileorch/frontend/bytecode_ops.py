@@ -110,4 +110,8 @@ OPS = {
     0x73: ("make_gather_scatter_view", "13.3", "%tensor_view:@13.1", "result", 0, False),
     0x74: ("make_strided_view", "13.3", "%tensor_view:", "result", 0, False),
     0x75: ("atomic_red_view_tko", "13.3", "@memory_ordering_semantics:enum:MemoryOrdering @memory_scope:enum:MemoryScope %view: %index:* @mode:enum:AtomicRMWMode %value: %token:?", "result_token", 0, True),
+    0x76: ("insert", "13.4", "%source: %destination: %indices:*", "result", 0, False),
+    0x77: ("gdc_launch_dependents_tko", "13.4", "%token:?", "result_token", 0, False),
+    0x78: ("gdc_wait_tko", "13.4", "%token:?", "result_token", 0, False),
+    0x79: ("fpowi", "13.4", "%source: %exponent:", "result", 0, False),
 }

@@ -46,6 +46,24 @@ SUPPORTED_VERSIONS = ((13, 1), (13, 2), (13, 3), (13, 4), (13, 5))
 SECTION_NAMES = {1: "string", 2: "function", 3: "debug", 4: "constant", 5: "type", 6: "global", 7: "producer"}
 
 
+_INVALID_TYPE_HINTS = {
+    "0-dimension tile shape is not supported": ": a tiled view of a 0-d array is not valid CUDA Tile IR; read a "
+                                               "0-d array with ct.gather(array, ()) and write it with "
+                                               "ct.scatter(array, (), value)",
+}
+
+
+def _raise_at_source(loc, message: str, otherwise: Exception):
+    """A :class:`~tileorch.diagnostics.CompileError` ``message`` at the program line ``loc``
+    points at; ``otherwise`` when the bytecode has no debug location there."""
+    from tileorch.diagnostics import CompileError, source_position
+
+    pos = source_position(loc)
+    if pos is None:
+        raise otherwise
+    raise CompileError([f"{pos.filename.data}:{pos.line.data}:{pos.column.data}: error: {message}"]) from None
+
+
 class BytecodeError(Exception):
     """Malformed or unsupported bytecode; ``offset`` is the byte position of the problem."""
 
@@ -718,13 +736,8 @@ class BytecodeReader:
                 op_name, since = UNSUPPORTED_OPS[opcode]
                 message = f"op '{op_name}' (opcode 0x{opcode:X}, bytecode {since}) is not supported by tileorch"
                 # valid input tileorch cannot take: at the program's line where the debug info has it
-                from tileorch.diagnostics import CompileError, source_position
-
-                loc = source_position(self._locs.take(at, f"'{op_name}' at offset {at}"))
-                if loc is not None:
-                    raise CompileError([f"{loc.filename.data}:{loc.line.data}:{loc.column.data}: error: "
-                                        f"{message} yet"])
-                raise BytecodeError(at, message)
+                _raise_at_source(self._locs.take(at, f"'{op_name}' at offset {at}"), f"{message} yet",
+                                 BytecodeError(at, message))
             raise BytecodeError(at, f"unknown opcode 0x{opcode:X}")
         mnemonic, since, fields_s, results_s, nregions, attr_sized = OPS[opcode]
         loc = self._locs.take(at, f"'{mnemonic}' at offset {at}")
@@ -742,7 +755,15 @@ class BytecodeReader:
             nres = r.varint(limit=r.remaining(), what="result count")
         else:
             nres = len(results)
-        result_types = [self.type(r.varint(), r) for _ in range(nres)]
+        try:
+            result_types = [self.type(r.varint(), r) for _ in range(nres)]
+        except BytecodeError as exc:
+            if not exc.message.startswith("invalid type: "):
+                raise
+            # a type CUDA Tile IR rejects, written for the program's own construct (cuTile 1.7
+            # writes a 0-d partition view for ct.load / ct.store of a 0-d array): at its line
+            hint = _INVALID_TYPE_HINTS.get(exc.message.removeprefix("invalid type: "), "")
+            _raise_at_source(loc, f"'{mnemonic}' has an invalid result type ({exc.message[14:]}){hint}", exc)
         # a result the op gained after the file's version (13.1's print had none): built, but
         # not numbered, since the file's value numbering does not count it
         unnumbered = _LATER_RESULTS.get(mnemonic)
@@ -989,10 +1010,10 @@ _NEWER_FIELDS = {"load_view_tko": [((13, 4), "@inbounds:boolarray@13.4")],
                  # 13.5 (cuTile 1.7's writer, bytecode 13.5): after the op's other attributes
                  "atomic_red_view_tko": [((13, 5), "@inbounds:boolarray@13.5")]}
 # opcodes of newer ops that the cuda_tile dialect here does not have: (name, bytecode version)
-UNSUPPORTED_OPS = {0x76: ("insert", "13.4"), 0x77: ("gdc_launch_dependents_tko", "13.4"),
-                   0x78: ("gdc_wait_tko", "13.4"), 0x79: ("fpowi", "13.4"), 0x7A: ("memory_fence_alias_tko", "13.4"),
+UNSUPPORTED_OPS = {0x7A: ("memory_fence_alias_tko", "13.4"),
                    0x7B: ("multimem_load_reduce_view_tko", "13.5"), 0x7C: ("multimem_reduce_view_tko", "13.5"),
-                   0x7D: ("multimem_store_view_tko", "13.5")}
+                   0x7D: ("multimem_store_view_tko", "13.5"),
+                   0x4002: ("preview_call", "preview")}  # cuTile's preview foreign calls (cuda.tile_preview)
 
 
 @dataclass

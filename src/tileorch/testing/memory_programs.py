@@ -1,5 +1,6 @@
 """Memory-bound cuTile programs as users write them (no dot: the SIMT path): axpby, row softmax,
-layernorm, rmsnorm, row and column sums, argmax, cumsum, transpose.
+layernorm, rmsnorm, row and column sums, argmax, cumsum, transpose, a row gather (embedding
+lookup) and a row scatter.
 
 One zoo for the benchmark (``benchmarks/memory_bound.py``), the GPU tests
 (``tests/gpu/test_memory_bound_gpu.py``) and the CPU interpreter tests
@@ -84,4 +85,27 @@ def transpose(x, y, tm: ct.Constant[int], tn: ct.Constant[int]):
     ct.store(y, index=(j, i), tile=ct.transpose(ct.load(x, index=(i, j), shape=(tm, tn))))
 
 
-__all__ = ["argmax", "axpby", "col_sum", "cumsum", "layernorm", "rmsnorm", "row_sum", "softmax", "transpose"]
+@ct.kernel
+def gather_rows(table, idx, out, tr: ct.Constant[int], tn: ct.Constant[int]):
+    """Embedding lookup: ``out[i, :] = table[idx[i], :]`` for ``tr`` rows per program, ``tn`` columns
+    (the whole row) through an index tile; rows past ``idx``'s end and out-of-range indices load 0."""
+    i = ct.bid(0)
+    rows = ct.load(idx, index=(i,), shape=(tr,), padding_mode=ct.PaddingMode.ZERO)
+    cols = ct.arange(tn, dtype=ct.int32)
+    ct.store(out, index=(i, 0), tile=ct.gather(table, (rows[:, None], cols[None, :])))
+
+
+@ct.kernel
+def scatter_rows(src, idx, out, tr: ct.Constant[int], tn: ct.Constant[int]):
+    """Row scatter: ``out[idx[i], :] = src[i, :]`` (``idx`` a permutation) for ``tr`` rows per program;
+    rows past ``idx``'s end are masked off."""
+    i = ct.bid(0)
+    rows = ct.load(idx, index=(i,), shape=(tr,), padding_mode=ct.PaddingMode.ZERO)
+    real = i * tr + ct.arange(tr, dtype=ct.int32) < idx.shape[0]
+    cols = ct.arange(tn, dtype=ct.int32)
+    t = ct.load(src, index=(i, 0), shape=(tr, tn))
+    ct.scatter(out, (rows[:, None], cols[None, :]), t, mask=real[:, None])
+
+
+__all__ = ["argmax", "axpby", "col_sum", "cumsum", "gather_rows", "layernorm", "rmsnorm", "row_sum", "scatter_rows",
+           "softmax", "transpose"]

@@ -270,6 +270,22 @@ class PowOp(CtOp):
 
 
 @irdl_op_definition
+class FPowIOp(CtOp):
+    """``source ** exponent`` with an integer ``exponent`` tile of the source's shape (13.4;
+    cuTile 1.7 writes it for ``x ** n`` and ``ct.pow`` with an integer exponent)."""
+
+    name = "cuda_tile.fpowi"
+    source = operand_def(TileType)
+    exponent = operand_def(TileType)
+    result = result_def(TileType)
+    traits = traits_def(Pure())
+    FMT: ClassVar = "$source `,` $exponent attr-dict `:` type($source) `,` type($exponent)"
+    SAME_TYPE: ClassVar = (("source", "result"),)
+    SAME_SHAPE: ClassVar = (("source", "exponent"),)
+    VALUE_TYPES: ClassVar = {"source": "tile:basefloat", "exponent": "tile:int", "result": "tile:basefloat"}
+
+
+@irdl_op_definition
 class Atan2Op(_BinaryXY):
     name = "cuda_tile.atan2"
     VALUE_TYPES: ClassVar = {"x": "tile:basefloat", "y": "tile:basefloat", "result": "tile:basefloat"}
@@ -769,6 +785,41 @@ class ExtractOp(CtOp):
         for i, (s, r) in enumerate(zip(self.source.type.shape, self.result.type.shape)):
             if s % r:
                 raise VerifyException(f"result dimension {i} ({r}) must divide source dimension ({s})")
+
+
+@irdl_op_definition
+class InsertOp(CtOp):
+    """``destination`` with the sub-tile at grid index ``indices`` replaced by ``source`` (13.4;
+    cuTile's ``ct.insert``): the inverse of ``extract``, ``source``'s shape divides the
+    destination's."""
+
+    name = "cuda_tile.insert"
+    source = operand_def(TileType)
+    destination = operand_def(TileType)
+    indices = var_operand_def(TileType)
+    result = result_def(TileType)
+    FMT: ClassVar = ("$source `,` $destination `[` $indices `]` attr-dict `:` type($source) `,` type($destination) "
+                     "`->` type($result)")
+    SAME_TYPE: ClassVar = (("destination", "result"),)
+    VALUE_TYPES: ClassVar = {"source": "tile:any", "destination": "tile:any", "indices": "scalar:i32",
+                             "result": "tile:any"}
+    traits = traits_def(Pure())
+
+    @staticmethod
+    def infer_types(types, st):
+        types.setdefault("indices", [TileType((), IntegerType(32))] * len(st.operands.get("indices", [])))
+
+    def verify_op(self) -> None:
+        dst = self.destination.type
+        if len(self.indices) != dst.rank:
+            raise VerifyException(f"expected {dst.rank} indices, got {len(self.indices)}")
+        if elem(self.source) != elem(self.destination):
+            raise VerifyException("source and destination must have the same element type")
+        if self.source.type.rank not in (0, dst.rank):
+            raise VerifyException(f"source of rank {self.source.type.rank} for a destination of rank {dst.rank}")
+        for i, (s, d) in enumerate(zip(self.source.type.shape, dst.shape)):
+            if s <= 0 or d % s:
+                raise VerifyException(f"source dimension {i} ({s}) must divide destination dimension ({d})")
 
 
 @irdl_op_definition
@@ -2321,11 +2372,10 @@ class LoadPtrTkoOp(_PtrMemOp):
         if src.shape != res.shape or elem(src).pointee != res.element_type:
             raise VerifyException("`source` type is expected a pointer type of `result` type")
         _verify_mask_shape(self, "source")
-        if self.paddingValue is not None:
-            if self.mask is None:
-                raise VerifyException("'paddingValue' requires a 'mask'")
-            if self.paddingValue.type != res:
-                raise VerifyException("type of 'paddingValue' must match the type of 'result'")
+        # a padding value without a mask is valid (the open dialect checks its type only) and
+        # unused: cuTile writes one for a gather from a 0-d array, which has no bounds to check
+        if self.paddingValue is not None and self.paddingValue.type != res:
+            raise VerifyException("type of 'paddingValue' must match the type of 'result'")
         _verify_memory_model(self, _LOAD_ORDERINGS)
         if self.optimization_hints is not None:
             _verify_hints(self, self.optimization_hints, ("latency",))
@@ -2412,6 +2462,31 @@ class MakeTokenOp(CtOp):
     result = result_def(TokenType)
     FMT: ClassVar = "attr-dict `:` type($result)"
     traits = traits_def(Pure())
+
+
+class _GdcOp(CtOp):
+    """Grid dependency control (13.4): ordered by an optional token, giving a token."""
+
+    token = opt_operand_def(TokenType)
+    result_token = result_def(TokenType)
+    FMT: ClassVar = "(`token` `` `=` `` $token^)? attr-dict `->` type($result_token)"
+    infer_types = staticmethod(_infer_token_type)
+
+
+@irdl_op_definition
+class GdcWaitTkoOp(_GdcOp):
+    """Wait until the grids this one depends on (programmatic dependent launch) have completed
+    and their memory is visible (cuTile's ``grid_dependency_control_wait``)."""
+
+    name = "cuda_tile.gdc_wait_tko"
+
+
+@irdl_op_definition
+class GdcLaunchDependentsTkoOp(_GdcOp):
+    """Allow the grids that depend on this one to start (cuTile's
+    ``grid_dependency_control_launch_dependents``)."""
+
+    name = "cuda_tile.gdc_launch_dependents_tko"
 
 
 @irdl_op_definition

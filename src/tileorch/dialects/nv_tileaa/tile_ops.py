@@ -247,8 +247,41 @@ class ExtractSliceOp(IRDLOperation):
             raise VerifyException("extract_slice keeps the element type")
 
 
+@irdl_op_definition
+class InsertSliceOp(IRDLOperation):
+    """``dest`` with its sub-tile at tile index ``indices`` replaced by ``source``: result element
+    ``c`` is ``source[c - indices * source_shape]`` where that lies in the source, else
+    ``dest[c]``.  Each source extent divides the destination's; the indices are integer scalars,
+    one per dimension (the inverse of ``extract_slice``)."""
+
+    name = "nv_tileaa.insert_slice"
+    source = operand_def(TensorType)
+    dest = operand_def(TensorType)
+    indices = var_operand_def(IntegerType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = ("$source `,` $dest `[` $indices `]` attr-dict `:` type($source) `,` type($dest) `,` "
+                       "type($indices) `->` type($result)")
+
+    def __init__(self, source: SSAValue, dest: SSAValue, indices: list[SSAValue]):
+        super().__init__(operands=[source, dest, indices], result_types=[dest.type])
+
+    def verify_(self) -> None:
+        s, d = list(self.source.type.get_shape()), list(self.dest.type.get_shape())
+        if len(s) != len(d) or len(self.indices) != len(d):
+            raise VerifyException(f"insert_slice of a rank-{len(s)} tile into a rank-{len(d)} one needs equal ranks "
+                                  f"and {len(d)} indices")
+        if any(y <= 0 or x % y for x, y in zip(d, s)):
+            raise VerifyException(f"insert_slice source shape {s} must divide the destination shape {d}")
+        if not self.source.type.element_type == self.dest.type.element_type == self.result.type.element_type:
+            raise VerifyException("insert_slice keeps the element type")
+        if self.result.type != self.dest.type:
+            raise VerifyException("insert_slice gives a tile of the destination's type")
+
+
 TILE_OPS = [ExtSIOp, ExtUIOp, TruncIOp, SIToFPOp, UIToFPOp, FPToSIOp, FPToUIOp, CmpIOp, CmpFOp, SelectOp, CatOp,
-            ExtractSliceOp]
+            ExtractSliceOp, InsertSliceOp]
 
 __all__ = ["CASTS", "CMPF_PREDICATES", "CMPI_PREDICATES", "TILE_OPS", "CatOp", "CmpFOp", "CmpIOp", "ExtSIOp",
-           "ExtUIOp", "ExtractSliceOp", "FPToSIOp", "FPToUIOp", "SIToFPOp", "SelectOp", "TruncIOp", "UIToFPOp"]
+           "ExtUIOp", "ExtractSliceOp", "FPToSIOp", "FPToUIOp", "InsertSliceOp", "SIToFPOp", "SelectOp", "TruncIOp",
+           "UIToFPOp"]

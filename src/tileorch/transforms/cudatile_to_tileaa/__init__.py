@@ -449,8 +449,9 @@ def _load_ptr(L, op):
     from tileorch.dialects.nv_tileaa import pointer_ops as po
 
     sem, scope = _ptr_order(op)
-    new = po.LoadOp(L.v(op.source), L.type(op.result.type, op), _opt(L, op.mask), _opt(L, op.paddingValue),
-                    _opt(L, op.token))
+    # a padding value without a mask pads nothing (cuTile's gather from a 0-d array): dropped
+    padding = _opt(L, op.paddingValue) if op.mask is not None else None
+    new = po.LoadOp(L.v(op.source), L.type(op.result.type, op), _opt(L, op.mask), padding, _opt(L, op.token))
     _set_order(new, sem, scope)
     L.bind(op, L.emit(new, op))
 
@@ -606,6 +607,63 @@ def _math(L, op):
 
 for _c in _MATH:
     _HANDLERS[_c] = _math
+
+
+def _uniform_int(v: SSAValue) -> int | None:
+    """The one integer every element of the ``cuda_tile`` value ``v`` holds when it is a constant
+    (through broadcasts and reshapes), else None."""
+    while isinstance(v.owner, (ct.BroadcastOp, ct.ReshapeOp)):
+        v = v.owner.source
+    if not isinstance(v.owner, ct.ConstantOp):
+        return None
+    vals = {int(x) for x in v.owner.value.values()}
+    return vals.pop() if len(vals) == 1 else None
+
+
+FPOWI_MULTIPLIES = 16
+"""``fpowi`` by a constant exponent of at most this magnitude: multiplications (square and
+multiply), exact as cuTile's ``x * x * ...``; other exponents: ``pow(x, float(n))``."""
+
+
+@handles(ct.FPowIOp)
+def _fpowi(L, op):
+    """``x ** n`` with an integer ``n`` (cuTile 1.7 writes it for ``x ** n`` and ``ct.pow`` with an
+    integer exponent): a constant ``n`` of magnitude at most :data:`FPOWI_MULTIPLIES` is square
+    and multiply (a reciprocal for a negative one); another ``n`` is ``math.powf`` of ``x`` and
+    ``n`` converted to ``x``'s float type (powf of an integral exponent keeps a negative base's
+    sign; the conversion is exact for magnitudes up to 2**24 in f32, 2**11 in f16, 2**8 in bf16:
+    larger ones round, which only a base near 1 in magnitude can show)."""
+    x, e = L.v(op.source), L.v(op.exponent)
+    n = _uniform_int(op.exponent)
+    if n is None or abs(n) > FPOWI_MULTIPLIES:
+        to_float = tops.SIToFPOp if isinstance(e.type, TensorType) else arith.SIToFPOp
+        f = L.emit(to_float(e, x.type), op).results[0]
+        L.bind(op, L.emit(math.PowFOp(x, f), op))
+        return
+    et = x.type.element_type if isinstance(x.type, TensorType) else x.type
+    one = FloatAttr(1.0, et)
+    one = L.emit(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(x.type, [1.0] * _numel(x.type))
+                                  if isinstance(x.type, TensorType) else one, x.type), op).results[0]
+    result, power, k = None, x, abs(n)
+    while k:
+        if k & 1:
+            result = power if result is None else L.emit(aa.MulFOp(result, power), op).results[0]
+        k >>= 1
+        if k:
+            power = L.emit(aa.MulFOp(power, power), op).results[0]
+    if result is None:
+        result = one
+    if n < 0:
+        result = L.emit(aa.DivFOp(one, result), op).results[0]
+    L.vm[op.result] = result
+
+
+@handles(ct.GdcWaitTkoOp, ct.GdcLaunchDependentsTkoOp)
+def _gdc(L, op):
+    """tileorch launches without programmatic dependent launch (a kernel starts when the one
+    before it in the stream has finished and its writes are visible), so waiting for the grids
+    this one depends on and letting dependents start are no-ops: the token passes through."""
+    L.vm[op.result_token] = L.v(op.token) if op.token is not None else L.emit(aa.CreateMemTokenOp(), op).results[0]
 
 
 @handles(ct.BitcastOp)
@@ -842,6 +900,21 @@ def _extract(L, op):
         L.vm[op.result] = src
         return
     L.bind(op, L.emit(tops.ExtractSliceOp(src, indices, rt), op))
+
+
+@handles(ct.InsertOp)
+def _insert(L, op):
+    src, dst = L.v(op.source), L.v(op.destination)
+    if not isinstance(dst.type, TensorType):  # rank 0: the source replaces it
+        L.vm[op.result] = src
+        return
+    if not isinstance(src.type, TensorType):  # a rank-0 source: a unit sub-tile
+        shape = [1] * len(dst.type.get_shape())
+        src = L.emit(aa.SplatOp.build(operands=[src], result_types=[TensorType(src.type, shape)]), op).results[0]
+    if src.type == dst.type:  # the whole tile
+        L.vm[op.result] = src
+        return
+    L.bind(op, L.emit(tops.InsertSliceOp(src, dst, [L.v(i) for i in op.indices]), op))
 
 
 def _zero(L, t: Attribute, op: Operation) -> SSAValue:

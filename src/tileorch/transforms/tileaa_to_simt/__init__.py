@@ -1013,12 +1013,13 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         v = e.load(e.gep(self._at(e, offset, elem), pos, elem, SHARED_PTR), elem)
         return e.v(arith.TruncIOp(v, i1)) if elt == i1 else v
 
-    def _gather(self, e: Emitter, out_shape: tuple[int, ...], fn) -> list:
-        """For each slot of an ``out_shape`` tile: ``fn(e, coords)`` (coords clamped in range)."""
+    def _gather(self, e: Emitter, out_shape: tuple[int, ...], fn, step: int = 1) -> list:
+        """For each slot of an ``out_shape`` tile (every ``step``-th slot): ``fn(e, coords)``
+        (coords clamped in range)."""
         n = _numel(out_shape)
         slots = self.layout.slots(tuple(out_shape))
         out = []
-        for s in range(slots):
+        for s in range(0, slots, step):
             f = self.flat(e, s, out_shape)
             if self.ragged(out_shape):
                 f = e.v(arith.SelectOp(e.in_range(f, n), f, e.const(0)))
@@ -1042,6 +1043,13 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
             src_coords = [c if d != 1 else b.const(0) for c, d in zip(coords, src.shape)]
             return self._read(b, off, src.element, b.ravel(src_coords, src.shape))
 
+        v = self.vec(shape)
+        if v > 1 and src.shape[-1] == 1:
+            # along the last dimension: the v slots of a run lie in one row (v divides the
+            # row), so they share one value: one read per run
+            per_run = self._gather(e, shape, pick, step=v)
+            self.vals[op.results[0]] = Tile(shape, src.element, [x for x in per_run for _ in range(v)])
+            return
         self.vals[op.results[0]] = Tile(shape, src.element, self._gather(e, shape, pick))
 
     def op_nv_tileaa_expand_dims(self, e, op):
@@ -1110,6 +1118,44 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
             return self._read(b, off, src.element, b.ravel(src_coords, src.shape))
 
         self.vals[op.results[0]] = Tile(shape, src.element, self._gather(e, shape, pick))
+
+    def op_nv_tileaa_insert_slice(self, e, op):
+        """Destination and source staged; each result element reads the source where it lies in
+        the sub-tile at ``indices`` (each index taken modulo the number of sub-tiles along its
+        dimension, as ``extract_slice``), else the destination: a select of the two scratch
+        positions, one load."""
+        src, dst = self.tile(op.source), self.tile(op.dest)
+        shape = dst.shape
+        bases = []
+        for i, v in enumerate(op.indices):
+            count = shape[i] // src.shape[i]
+            if count == 1:
+                bases.append(None)
+                continue
+            k = e.v(arith.RemUIOp(self._cast_int(e, self.get(v), i32), e.const(count)))
+            bases.append(e.mul_i(k, e.const(src.shape[i])) if src.shape[i] != 1 else k)
+        off_d, off_s = self._stage(e, [dst, src])
+        elem = memory_type(reg_type(dst.element))
+        size = byte_size(elem)
+
+        def pick(b, coords):
+            inside, rel = None, []
+            for c, base, n in zip(coords, bases, src.shape):
+                r = c if base is None else b.v(arith.SubiOp(c, base))
+                rel.append(r)
+                if base is not None:  # r < n unsigned: base <= c < base + n
+                    ok = b.v(arith.CmpiOp(r, b.const(n), "ult"))
+                    inside = ok if inside is None else b.v(arith.AndIOp(inside, ok))
+            pos_s = b.add_i(self._padded(b, b.ravel(rel, src.shape)), b.const(off_s // size))
+            if inside is None:  # the sub-tile spans every dimension: the source
+                pos = pos_s
+            else:
+                pos_d = b.add_i(self._padded(b, b.ravel(coords, shape)), b.const(off_d // size))
+                pos = b.v(arith.SelectOp(inside, pos_s, pos_d))
+            v = b.load(b.gep(self.smem, pos, elem, SHARED_PTR), elem)
+            return b.v(arith.TruncIOp(v, i1)) if dst.element == i1 else v
+
+        self.vals[op.results[0]] = Tile(shape, dst.element, self._gather(e, shape, pick))
 
     def op_nv_tileaa_cat(self, e, op):
         """Both operands staged; each result element reads one of them (a select of the two
@@ -1469,13 +1515,38 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         if not isinstance(value, DenseIntOrFPElementsAttr):
             raise _unsupported(op, f"constant {value}")
         data = value.get_values()
-        if len(set(data)) != 1:
-            raise _unsupported(op, "non-splat tile constants")
         elt = t.element_type
         rt = reg_type(elt)
-        attr = FloatAttr(float(data[0]), rt) if is_float(rt) else IntegerAttr(int(data[0]), rt)
-        v = e.v(arith.ConstantOp(attr))
-        self.vals[op.results[0]] = Tile(tuple(t.get_shape()), elt, [v] * self.slots_of(t, op))
+
+        def scalar(x) -> SSAValue:
+            return e.v(arith.ConstantOp(FloatAttr(float(x), rt) if is_float(rt) else IntegerAttr(int(x), rt)))
+
+        if len(set(data)) == 1:
+            self.vals[op.results[0]] = Tile(tuple(t.get_shape()), elt, [scalar(data[0])] * self.slots_of(t, op))
+            return
+        self.vals[op.results[0]] = self._table_constant(e, op, t, data, scalar)
+
+    NON_SPLAT_ELEMENTS = 64
+    """The most elements of a non-splat tile constant (``ct.astile``) that differ from its most
+    common value: each is a compare and a select per slot."""
+
+    def _table_constant(self, e: Emitter, op: Operation, t: TensorType, data, scalar) -> Tile:
+        """A non-splat tile constant: each slot picks its element by its flat index (a select per
+        element that differs from the most common value)."""
+        common = max(set(data), key=list(data).count)
+        odd = [(k, x) for k, x in enumerate(data) if x != common]
+        if len(odd) > self.NON_SPLAT_ELEMENTS:
+            raise _unsupported(op, f"non-splat tile constants with more than {self.NON_SPLAT_ELEMENTS} elements "
+                                   "that differ from the most common one")
+        shape = tuple(t.get_shape())
+        slots = []
+        for s in range(self.slots_of(t, op)):
+            f = self.flat(e, s, shape)
+            v = scalar(common)
+            for k, x in odd:
+                v = e.v(arith.SelectOp(e.v(arith.CmpiOp(f, e.const(k), "eq")), scalar(x), v))
+            slots.append(v)
+        return Tile(shape, t.element_type, slots)
 
     def scalar_op(self, e: Emitter, op: Operation, args: list[SSAValue], rtype: Attribute | None = None) -> SSAValue:
         return lower_scalar_op(e, op, args, rtype)

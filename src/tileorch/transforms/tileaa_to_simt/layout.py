@@ -17,8 +17,10 @@ The decision, :func:`choose_layout`:
 * ``vec`` (the function's widest run, sizePerThread) = ``16 bytes / element size`` of the
   narrowest element type among the function's global loads and stores whose view maps the
   tile's last dimension onto the array's last dimension, and whose last stride is 1 or
-  dynamic (a dynamic stride is checked at run time before a vector access); 1 when there is
-  no such access (the cyclic layout);
+  dynamic (a dynamic stride is checked at run time before a vector access), and among its
+  pointer loads and stores (gathers, scatters) whose pointer tile holds consecutive addresses
+  along the last dimension (``pointers.contiguous_access_width``); 1 when there is no such
+  access (the cyclic layout);
 * every tile shape gets ``vec_of(shape)``: the largest power of two ``<= vec`` that divides
   the shape's last dimension and leaves every thread at least one run
   (``numel >= T * v``); a function of the shape alone, so that all tiles of one shape share
@@ -40,6 +42,7 @@ from xdsl.ir import Operation
 
 from tileorch.dialects.nv_tileaa.attrs import DYNAMIC, ints
 from tileorch.transforms.tileaa_to_simt.emit import byte_size, global_type, supported_element
+from tileorch.transforms.tileaa_to_simt.pointers import contiguous_access_width
 
 VECTOR_BYTES = 16
 """The widest global access (``ld.global.v4.b32``)."""
@@ -164,7 +167,8 @@ def choose_threads(fn: Operation) -> int:
         if op.name not in ("nv_tileaa.tiled_load", "nv_tileaa.tiled_store"):
             continue
         w = vectorizable_access(op)
-        t = op.results[0].type if op.name == "nv_tileaa.tiled_load" else op.tile.type
+        t = op.results[0].type if op.name in ("nv_tileaa.tiled_load", "nv_tileaa.load") else \
+        op.tile.type if op.name == "nv_tileaa.tiled_store" else op.value.type
         if w <= 1 or not isinstance(t, TensorType) or any(d <= 0 for d in t.get_shape()):
             continue
         n = 1
@@ -185,12 +189,15 @@ def choose_layout(fn: Operation, threads: int) -> SimtLayout:
     for op in fn.walk():
         if op.name in ("nv_tileaa.tiled_load", "nv_tileaa.tiled_store"):
             widths.append((vectorizable_access(op), op))
+        elif op.name in ("nv_tileaa.load", "nv_tileaa.store"):  # a gather/scatter along contiguous rows
+            widths.append((contiguous_access_width(op), op))
     vec = max((w for w, _ in widths), default=1)
     if vec == 1:
         why = "no global access along a contiguous dimension" if widths else "no global tile access"
         return SimtLayout(threads, 1, why)
     _, op = max(widths, key=lambda x: x[0])
-    t = op.results[0].type if op.name == "nv_tileaa.tiled_load" else op.tile.type
+    t = op.results[0].type if op.name in ("nv_tileaa.tiled_load", "nv_tileaa.load") else \
+        op.tile.type if op.name == "nv_tileaa.tiled_store" else op.value.type
     elt = t.element_type if isinstance(t, TensorType) else t
     return SimtLayout(threads, vec, f"{VECTOR_BYTES} bytes of {elt} per access")
 

@@ -10,6 +10,12 @@ Contract (a mixin of ``FunctionLowering``):
   accesses each under ``scf.if`` of the element's mask (and, for a ragged tile, of the slot
   holding an element); a masked-off load yields ``other`` (zero without it); a store is
   followed by ``bar.sync`` when the kernel also loads (as ``tiled_store``);
+* a weak ``load``/``store`` whose pointer tile holds consecutive addresses along its last
+  dimension (``contiguity.last_dim_step`` 1: a row gather or scatter) moves each run of the
+  thread's contiguous slots (up to 16 bytes) as one vector where, at run time, every element of
+  the run is unmasked and the run's first address is aligned to the vector's size: a
+  predicated ``ld.global.v4.b32`` issued before any branch (``Emitter.load_words_if``), an
+  ``st.global.v4`` under the run's test; the scalar masked accesses otherwise;
 * a scalar (or one-element replicated) ``store``/``atomic_*`` is done once per CTA, by thread
   0, between two ``bar.sync`` (the first orders the CTA's earlier accesses before it, so a
   release by thread 0 publishes them, PTX's cumulativity; the second makes an acquire by thread
@@ -29,13 +35,15 @@ Contract (a mixin of ``FunctionLowering``):
 from __future__ import annotations
 
 from xdsl.dialects import arith, llvm
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, IntegerType, StringAttr, TensorType, i1, i64
+from xdsl.dialects.builtin import (DenseArrayBase, IntegerAttr, IntegerType, StringAttr, TensorType, VectorType, i1,
+                                   i32, i64)
 from xdsl.ir import Attribute, SSAValue
 
 from tileorch.dialects import llvm_ext
 from tileorch.dialects.nv_tileaa.attrs import PointerType
+from tileorch.transforms.tileaa_to_simt.contiguity import last_dim_step
 from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, Emitter, Tile, byte_size, global_type, is_float,
-                                                     memory_type, reg_type)
+                                                     memory_type, reg_type, supported_element)
 
 SYNCSCOPE = {"cta": "block", "cluster": "cluster", "gpu": "device", "sys": None}
 LLVM_ORDER = {"relaxed": "monotonic", "acquire": "acquire", "release": "release", "acq_rel": "acq_rel"}
@@ -54,6 +62,24 @@ def _pointee(t: Attribute) -> Attribute:
     e = t.element_type if isinstance(t, TensorType) else t
     assert isinstance(e, PointerType)
     return e.element
+
+
+VECTOR_BYTES = 16
+
+
+def contiguous_access_width(op) -> int:
+    """Elements per vector access of the pointer ``load``/``store`` ``op``: 16 bytes over the
+    element size when it is weak and its pointer tile holds consecutive addresses along the
+    last dimension (``contiguity.last_dim_step``), else 1.  The layout's run length of the tile
+    may cap it (``PointerLowering._vector_width``)."""
+    sem = op.mem_semantic.value.data if op.mem_semantic is not None else "weak"
+    t = op.ptr.type
+    if sem != "weak" or not isinstance(t, TensorType) or not t.get_shape():
+        return 1
+    elt = _pointee(t)
+    if not supported_element(elt) or last_dim_step(op.ptr) != 1:
+        return 1
+    return max(1, VECTOR_BYTES // byte_size(global_type(elt)))
 
 
 class PointerLowering:
@@ -115,6 +141,26 @@ class PointerLowering:
         e.barrier()  # the scratch may be rewritten next
         return e.v(arith.TruncIOp(v, i1)) if typ == i1 else v
 
+    def _vector_width(self, op, shape, elt: Attribute) -> int:
+        """The run length of vector accesses of the pointer ``op`` (a tile of ``shape``), 1 for
+        scalar accesses: :func:`contiguous_access_width` capped by the layout's runs, when the
+        run is 4, 8 or 16 bytes."""
+        width = min(contiguous_access_width(op), self.vec(shape))
+        return width if width > 1 and width * byte_size(global_type(elt)) in (4, 8, 16) else 1
+
+    def _vector_runs(self, e: Emitter, ptrs, masks, guards, width: int, elt: Attribute):
+        """Per run of ``width`` slots: (first slot, per-slot predicates, whether the run moves
+        as one vector: every predicate holds and the first address is aligned)."""
+        nbytes = width * byte_size(global_type(elt))
+        for s0 in range(0, len(ptrs), width):
+            conds = [self._and(e, masks[s] if masks else None, guards[s]) for s in range(s0, s0 + width)]
+            fast = None
+            for c in conds:
+                fast = self._and(e, fast, c)
+            addr = e.v(llvm.PtrToIntOp(ptrs[s0], i64))
+            aligned = e.v(arith.CmpiOp(e.v(arith.AndIOp(addr, e.const(nbytes - 1, i64))), e.const(0, i64), "eq"))
+            yield s0, conds, self._and(e, fast, aligned)
+
     @staticmethod
     def _guarded(e: Emitter, cond: SSAValue | None, fn, otherwise, typ: Attribute | None):
         if cond is None:
@@ -164,13 +210,29 @@ class PointerLowering:
         scalar, shape, ptrs, (masks, others), guards = self._ptr_operands(op, op.ptr, [op.mask, op.other])
         if guards is None:
             guards = self._slot_guards(e, shape, len(ptrs))
-        out = []
-        for s, p in enumerate(ptrs):
-            cond = self._and(e, masks[s] if masks else None, guards[s])
+
+        def one(b: Emitter, s: int, cond: SSAValue | None) -> SSAValue:
             other = others[s] if others else None
-            out.append(self._guarded(e, cond, lambda b, p=p: self._load_one(b, p, elt, sem, scope),
-                                     lambda b, o=other: o if o is not None else b.const(0, rtype) if not is_float(rtype)
-                                     else b.fconst(0.0, rtype), rtype))
+            return self._guarded(b, cond, lambda bb, p=ptrs[s]: self._load_one(bb, p, elt, sem, scope),
+                                 lambda bb, o=other: o if o is not None else bb.const(0, rtype)
+                                 if not is_float(rtype) else bb.fconst(0.0, rtype), rtype)
+
+        width = 1 if scalar else self._vector_width(op, shape, elt)
+        if width == 1:
+            out = [one(e, s, self._and(e, masks[s] if masks else None, guards[s])) for s in range(len(ptrs))]
+        else:
+            mt = global_type(elt)
+            nw = width * byte_size(mt) // 4
+            issued = [(s0, conds, fast, e.load_words_if(fast, ptrs[s0], nw))
+                      for s0, conds, fast in self._vector_runs(e, ptrs, masks, guards, width, elt)]
+            out = []
+            for s0, conds, fast, words in issued:
+                def slow(b: Emitter, s0=s0, conds=conds) -> list[SSAValue]:
+                    vals = [self._to_memory(b, one(b, s0 + j, c), elt) for j, c in enumerate(conds)]
+                    return b.elements_to_words(vals, mt)
+
+                got = e.if_(fast, lambda b, words=words: list(words), slow, [i32] * nw)
+                out.extend(self._from_memory(e, x, elt) for x in e.words_to_elements(got, mt, width))
         self.vals[op.results[0]] = self._result(op, scalar, shape, elt, out)
         self.vals[op.results[1]] = None
 
@@ -197,8 +259,26 @@ class PointerLowering:
                 cond = self._and(b, masks[s] if masks else None, conds[s])
                 self._guarded(b, cond, lambda bb, p=p, v=values[s]: store(bb, p, v), None, None)
 
+        width = 1 if scalar else self._vector_width(op, shape, elt)
         if scalar:
             self._by_thread0(e, lambda b: each(b, [None]), None)
+        elif width > 1:
+            mt = global_type(elt)
+            for s0, conds, fast in self._vector_runs(e, ptrs, masks, guards, width, elt):
+                def vector(b: Emitter, s0=s0) -> None:
+                    vec = b.v(llvm_ext.PoisonOp(VectorType(mt, [width])))
+                    for j in range(width):
+                        raw = self._to_memory(b, values[s0 + j], elt)
+                        vec = b.v(llvm.InsertElementOp(vec, raw, b.const(j)))
+                    b.add(llvm.StoreOp(vec, ptrs[s0], alignment=width * byte_size(mt)))
+
+                def slow(b: Emitter, s0=s0, conds=conds) -> None:
+                    for j, c in enumerate(conds):
+                        self._guarded(b, c, lambda bb, p=ptrs[s0 + j], v=values[s0 + j]: store(bb, p, v), None, None)
+
+                e.if_(fast, vector, slow)
+            if self.has_loads:
+                e.barrier()
         else:
             each(e, guards)
             if self.has_loads:
@@ -272,4 +352,4 @@ class PointerLowering:
         self._atomic(e, op, [op.cmp, op.value], one)
 
 
-__all__ = ["PointerLowering", "SYNCSCOPE"]
+__all__ = ["PointerLowering", "SYNCSCOPE", "contiguous_access_width"]

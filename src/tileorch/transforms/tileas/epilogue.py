@@ -13,7 +13,9 @@ each of those positions, walking the program's ops backwards from the ``tiled_st
 * ``broadcast``/``expand_dims``/``reshape`` (of unit dimensions)/``permute``/``convert_layout``
   move no data: they map the element's coordinates (a broadcast dimension reads coordinate 0);
 * a ``tiled_load`` (bias vectors, scales, a residual tile) is a predicated global load of the
-  element at those coordinates, the view's padding value outside the array.
+  element at those coordinates, the view's padding value outside the array;
+* a scalar pointer load (``ct.gather(alpha, 0)``: a scale read from memory) is one load, the same
+  for every element.
 
 Coordinates are tracked as :class:`Coord`: a value plus the accumulator dimension it follows.
 A load dimension indexed by the same program id as the stored tile's dimension, with the same
@@ -506,7 +508,36 @@ class EpilogueLowering:
             return lower_scalar_op(e, op, args, op.results[0].type)
         if name == "nv_tileaa.fp_to_fp":
             return convert_float(e, self.scalar(op.operands[0]), op.results[0].type)
+        if name in ("nv_tileaa.offset", "nv_tileaa.load") and not isinstance(op.results[0].type, TensorType):
+            return self._scalar_pointer_op(op)
         raise unsupported(op, f"scalar op '{name}'")
+
+    def _scalar_pointer_op(self, op: Operation) -> SSAValue:
+        """A scalar pointer's offset, and a weak load of one scalar (``ct.gather(alpha, 0)``: an
+        alpha, a slope read from memory), masked: the padding value (or 0) where the mask is off."""
+        e = self.e
+        elt = op.ptr.type.element
+        if op.name == "nv_tileaa.offset":
+            off = self.scalar(op.offset)
+            if off.type != i64:
+                off = e.v(arith.ExtSIOp(off, i64))
+            return e.gep(self.scalar(op.ptr), off, global_type(elt), GLOBAL_PTR)
+        if op.mem_semantic is not None and op.mem_semantic.value.data != "weak":
+            raise unsupported(op, f"{op.mem_semantic.value.data} scalar load")
+        ptr = self.scalar(op.ptr)
+        rt = reg_type(elt)
+
+        def load(b: Emitter) -> SSAValue:
+            stored = i16 if isinstance(elt, BFloat16Type) else memory_type(elt)
+            raw = b.load(ptr, stored)
+            if isinstance(elt, BFloat16Type):
+                return b.bf16_bits_to_f32(raw)
+            return b.v(arith.TruncIOp(raw, i1)) if elt == i1 else raw
+
+        if op.mask is None:
+            return load(e)
+        other = self.scalar(op.other) if op.other is not None else _padding(e, "zero", elt)
+        return e.if_(self.scalar(op.mask), lambda b: [load(b)], lambda b: [other], [rt])[0]
 
 
 def _padding(e: Emitter, kind: str, typ) -> SSAValue:

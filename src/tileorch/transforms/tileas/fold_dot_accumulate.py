@@ -7,12 +7,15 @@ the accumulator's type and an add::
     %w = nv_tileaa.fp_to_fp %p            (to f32; absent when the dot is already f32)
     %s = nv_tileaa.addf %acc, %w          (%acc carried by the loop, %s yielded back)
 
+A bf16 dot accumulates in f32 (cuTile's only bf16 MMA), so ``a @ b`` of bf16 tiles is an f32 dot
+rounded to bf16 and widened back to f32 for the add: two ``fp_to_fp`` between the dot and the add.
+
 Inside a loop that carries ``%acc``, this is one dot accumulating into ``%acc``, the form the
 tier's MMA lowering takes (one accumulator carried by the K loop).  The partial products are then
 not rounded to the narrower type before the add (an f32-accumulating MMA: at least as accurate).
 An integer dot (int8 operands, i32 result) added with ``addi`` folds the same way (exact: i32
 addition wraps the same in any order).
-Only single-use ``%p`` / ``%w``, a zero accumulator constant and a loop-carried ``%acc`` are
+Only single-use ``%p`` / casts (at most two), a zero accumulator constant and a loop-carried ``%acc`` are
 rewritten; anything else is left alone.
 """
 
@@ -56,14 +59,15 @@ def fold(add: Operation) -> bool:
     for acc, other in ((add.operands[0], add.operands[1]), (add.operands[1], add.operands[0])):
         if not _carried(acc, add):
             continue
-        cast = None
+        casts = []
         prod = other
-        if isinstance(prod.owner, aa.FpToFpOp):
-            cast, prod = prod.owner, prod.owner.operands[0]
+        while isinstance(prod.owner, aa.FpToFpOp) and len(casts) < 2:
+            casts.append(prod.owner)
+            prod = prod.owner.operands[0]
         dot = prod.owner
         if not isinstance(dot, aa.DotOp) or not _is_zero(dot.acc):
             continue
-        if len(list(dot.result.uses)) != 1 or (cast is not None and len(list(cast.results[0].uses)) != 1):
+        if len(list(dot.result.uses)) != 1 or any(len(list(c.results[0].uses)) != 1 for c in casts):
             continue
         if dot.result.type.get_shape() != acc.type.get_shape():
             continue
@@ -73,10 +77,9 @@ def fold(add: Operation) -> bool:
                 new.properties[key] = dot.properties[key]
         add.parent_block().insert_op_before(new, add)
         add.results[0].replace_all_uses_with(new.result)
-        for op in (add, cast, dot):
-            if op is not None:
-                op.detach()
-                op.erase()
+        for op in (add, *casts, dot):
+            op.detach()
+            op.erase()
         return True
     return False
 
