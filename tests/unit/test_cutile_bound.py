@@ -145,3 +145,70 @@ def test_bound_launches_are_kept_by_key_and_the_oldest_goes_first(monkeypatch):
     assert unhashable is not None
     cb.keep(unhashable, print)  # not kept (the launcher's lookup of such a key takes the full path)
     assert len(cb.bound_launches) == 2
+
+
+# --------------------------------------------------------------------------- learnt key readers
+
+_CHANGES = [dict(), dict(t=dict(dtype="torch.bfloat16")), dict(t=dict(shape=(4, 7), strides=(7, 1))),
+            dict(t=dict(strides=(1, 4))), dict(t=dict(ptr=0x7002)), dict(t=dict(device="cuda:1")),
+            dict(t=dict(device="cpu")), dict(alpha=3.0), dict(alpha=0.0), dict(alpha=-0.0), dict(alpha=2),
+            dict(n=17), dict(n=True), dict(n=16.0), dict(grid=(8,)), dict(grid=4), dict(grid=[4]),
+            dict(kernel=object()), dict(arch="sm_100a"), dict(schedule="streamk"), dict(tiles="program")]
+
+
+def plain_call(t=None, alpha=2.0, n=16, u=None, grid=(4,), kernel=KERNEL, **options):
+    """The arguments of a call of torch tensors and Python scalars, and its options."""
+    args = (FakeTensor(**(t or {})), alpha, n, SubTensor(**(u or {})))
+    return dict(kernel=kernel, grid=grid, args=args, arch="sm_90a", schedule="auto", tiles="auto") | options
+
+
+@pytest.mark.parametrize("change", _CHANGES)
+def test_a_learnt_reader_gives_call_keys_of_its_pattern(change):
+    """The reader generated for the classes of a call's arguments computes the same key as
+    :func:`call_key` for calls of that pattern, whatever fact changed (or the same None)."""
+    cb.learn(KERNEL, plain_call()["args"])
+    read = cb.reader(KERNEL)
+    assert read is not cb.call_key
+    for call in (plain_call(), plain_call(**change), plain_call(u=dict(ptr=0x7100), **change)):
+        assert read(**call) == cb.call_key(**call)
+    assert (read(**plain_call(**change)) == read(**plain_call())) == (change == {})
+
+
+@pytest.mark.parametrize("args", [
+    (), (FakeTensor(),), (1, FakeTensor()), (FakeTensor(), 2.0, 16), (FakeTensor(), 2.0, 16, SubTensor(), 1),
+    (FakeTensor(), 2, 16, SubTensor()), (FakeTensor(), 2.0, 16, FakeTensor()), (Dev(), 2.0, 16, SubTensor()),
+    (FakeTensor(), 2.0, np.int32(16), SubTensor()), (FakeTensor(), 2.0, [16], SubTensor()),
+])
+def test_a_learnt_reader_hands_other_patterns_to_call_key(args):
+    """Another number or other classes of arguments, or a list of arguments, give exactly what
+    :func:`call_key` gives (a key, or None for arguments it cannot read)."""
+    cb.learn(KERNEL, plain_call()["args"])
+    read = cb.reader(KERNEL)
+    for container in (args, list(args)):
+        call = plain_call() | dict(args=container)
+        assert read(**call) == cb.call_key(**call)
+
+
+def test_readers_are_learnt_per_kernel_for_tensors_and_python_scalars():
+    other = object()
+    assert cb.reader(KERNEL) is cb.call_key and cb.reader(other) is cb.call_key
+    cb.learn(KERNEL, (Dev(), 1.0))  # an array read through __cuda_array_interface__: call_key keeps it
+    cb.learn(KERNEL, [FakeTensor(), 1.0])  # not a tuple
+    assert cb.reader(KERNEL) is cb.call_key
+    cb.learn(KERNEL, (FakeTensor(), 1.0))
+    cb.learn(other, (FakeTensor(), 2.5))
+    assert cb.reader(KERNEL) is cb.reader(other) is not cb.call_key  # one reader per pattern
+    cb.learn(other, (True, FakeTensor()))
+    assert cb.reader(other) is not cb.reader(KERNEL)
+    cb.learn([], (1,))  # an unhashable kernel: nothing is learnt (its calls take the full path)
+    with pytest.raises(TypeError):
+        cb.reader([])
+    cb.clear()
+    assert cb.reader(KERNEL) is cb.call_key
+
+
+def test_a_float_zero_keeps_its_sign_in_a_learnt_reader():
+    cb.learn(KERNEL, (1.0,))
+    read = cb.reader(KERNEL)
+    assert read(KERNEL, (4,), (0.0,), "sm_90a", "auto", "auto") != read(KERNEL, (4,), (-0.0,), "sm_90a", "auto", "auto")
+    assert read(KERNEL, (4,), (1,), "sm_90a", "auto", "auto") != read(KERNEL, (4,), (1.0,), "sm_90a", "auto", "auto")

@@ -28,9 +28,10 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from tileorch.launchers.cutile_bound import bound_launches, call_key
+from tileorch.launchers.cutile_bound import bound_launches
 from tileorch.launchers.cutile_bound import clear as forget_bound
-from tileorch.launchers.cutile_bound import keep
+from tileorch.launchers.cutile_bound import keep, learn
+from tileorch.launchers.cutile_bound import reader as key_reader
 
 ARCHS = {"sm_90a": (9, 0)}
 SCHEDULES = ("auto", "persistent", "streamk", "dp", "simt")
@@ -978,15 +979,17 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90
     ``sync=True`` waits for the kernel (with the runtime's hang watchdog) instead of returning
     once it is queued."""
     # an earlier call with an equal key (cutile_bound.py) left its launch bound: enqueue it again
-    fast = None if sync else call_key(kernel, grid, args, arch, schedule, tiles)
     try:
+        fast = None if sync else key_reader(kernel)(kernel, grid, args, arch, schedule, tiles)
         again = bound_launches.get(fast)
-    except TypeError:  # an unhashable grid or argument: the full path reports it
+    except TypeError:  # an unhashable kernel, grid or argument: the full path reports it
         again = fast = None
     if again is not None:
         again(stream if type(stream) is int else stream_handle(stream))
         return
     _launch(stream, grid, kernel, args, arch, schedule, sync, tiles, fast)
+    if fast is not None:
+        learn(kernel, args)  # the kernel's next calls are keyed by a reader for these argument classes
 
 
 def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule: str, sync: bool, tiles: str,

@@ -19,6 +19,12 @@ ranks, shapes, strides, pointers, devices, scalar types and values and the grid 
 argument (a DLPack-only array, a list, a numpy scalar) gives no key, and such a call takes the
 full path every time (where the errors for wrong arguments are raised).
 
+:func:`reader` gives the function that computes a kernel's keys: :func:`call_key` itself, or,
+once a call of the kernel with only torch tensors and Python scalars was seen
+(:func:`learn`), a function generated for that pattern of argument classes (:func:`pattern_reader`)
+that unpacks the tuple and reads each argument's facts in straight-line code; for arguments
+of other classes it returns what :func:`call_key` returns, so the two always agree.
+
 Nothing here touches the GPU or imports torch.
 """
 
@@ -33,6 +39,10 @@ BOUND_MAX = 256  # launches kept bound; the oldest bound one is dropped first
 # the bound launches by key (each takes the stream handle); the caller looks a key up itself
 bound_launches: dict[tuple, Callable[[int], None]] = {}
 _tensor: Any = None  # torch.Tensor, once an argument was one (torch is never imported here)
+# the key reader of each kernel's last learnt argument pattern, and the readers by pattern
+_readers: dict[Any, Callable[..., tuple | None]] = {}
+_pattern_readers: dict[tuple[type, ...], Callable[..., tuple | None]] = {}
+READERS_MAX = 256  # kernels with a learnt reader; the oldest is forgotten first
 
 
 def call_key(kernel: Any, grid: Any, args: Any, arch: str, schedule: str, tiles: str) -> tuple | None:
@@ -82,6 +92,71 @@ def _array_key(a: Any, t: type) -> tuple | None:
         return None
 
 
+def reader(kernel: Any) -> Callable[..., tuple | None]:
+    """The function computing ``kernel``'s call keys (same arguments as :func:`call_key`, same
+    result).  Raises TypeError for an unhashable kernel."""
+    return _readers.get(kernel, call_key)
+
+
+def learn(kernel: Any, args: Any) -> None:
+    """Read ``kernel``'s later calls with :func:`pattern_reader` for the classes of ``args`` (a
+    tuple of torch tensors and Python scalars); any other call leaves the kernel's reader as it is."""
+    if type(args) is not tuple or len(args) > 64:
+        return
+    pattern = tuple(type(a) for a in args)
+    read = _pattern_readers.get(pattern)
+    if read is None:
+        read = pattern_reader(pattern)
+        if read is None:
+            return
+        _pattern_readers[pattern] = read
+    try:
+        _readers[kernel] = read
+    except TypeError:  # an unhashable kernel: its calls never have a bound launch either
+        return
+    while len(_readers) > READERS_MAX:
+        del _readers[next(iter(_readers))]
+
+
+def _tensor_class(t: type) -> bool:
+    torch = sys.modules.get("torch")
+    tensor = getattr(torch, "Tensor", None) if torch is not None else None
+    return isinstance(tensor, type) and issubclass(t, tensor)
+
+
+def pattern_reader(pattern: tuple[type, ...]) -> Callable[..., tuple | None] | None:
+    """A function computing :func:`call_key` for calls whose arguments are of the classes of
+    ``pattern`` (torch tensors, subclasses included, and ``float``, ``int``, ``bool``), by
+    generated straight-line code; a call of any other shape is handed to :func:`call_key`.
+    None when the pattern has another class (its arguments are read by :func:`call_key` only)."""
+    names = [f"a{i}" for i in range(len(pattern))]
+    facts, tests = [], []
+    for i, (name, t) in enumerate(zip(names, pattern)):
+        tests.append(f"type({name}) is T{i}")
+        if t is float:
+            facts += [f"T{i}", f"{name} if {name} else str({name})"]  # call_key's float facts
+        elif t is int or t is bool:
+            facts += [f"T{i}", name]
+        elif _tensor_class(t):
+            facts += [f"T{i}", f"{name}.data_ptr()", f"{name}.shape", f"{name}.stride()", f"{name}.dtype",
+                      f"{name}.device"]
+        else:
+            return None
+    unpack = f"        {', '.join(names)}{',' if len(names) == 1 else ''} = args\n" if names else ""
+    source = (
+        "def read(kernel, grid, args, arch, schedule, tiles):\n"
+        f"    if type(args) is tuple and len(args) == {len(pattern)} and (type(grid) is tuple or type(grid) is int):\n"
+        f"{unpack}"
+        f"        if {' and '.join(tests) or 'True'}:\n"
+        f"            return (kernel, grid, arch, schedule, tiles{''.join(', ' + f for f in facts)})\n"
+        "    return call_key(kernel, grid, args, arch, schedule, tiles)\n"
+    )
+    namespace: dict[str, Any] = {f"T{i}": t for i, t in enumerate(pattern)}
+    namespace["call_key"] = call_key
+    exec(compile(source, f"<cutile_bound key reader {len(pattern)} arguments>", "exec"), namespace)
+    return namespace["read"]
+
+
 def keep(key: tuple, launch: Callable[[int], None]) -> None:
     """Bind ``launch`` (a callable taking the stream handle that enqueues the same launch again)
     under ``key``; past :data:`BOUND_MAX` the oldest one is dropped."""
@@ -95,3 +170,4 @@ def keep(key: tuple, launch: Callable[[int], None]) -> None:
 
 def clear() -> None:
     bound_launches.clear()
+    _readers.clear()

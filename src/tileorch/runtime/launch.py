@@ -210,10 +210,14 @@ class BoundLaunch:
     is a single ``cuLaunchKernelEx`` (no argument packing, no events, no watchdog), for callers
     that launch the same kernel with the same arguments again (``tileorch.cutile.launch``'s
     repeated calls).  The first launch of a kernel goes through :func:`launch`, which also
-    opts the kernel in to its shared memory and cluster size."""
+    opts the kernel in to its shared memory and cluster size.
+
+    Per call :meth:`launch` reads the device's health (a launch into a context that a fault or
+    hang poisoned raises :class:`ContextPoisoned` with the first cause), converts the stream
+    handle only when it differs from the last one, and checks the driver's result."""
 
     __slots__ = ("kernel", "config", "_storage", "_pointers", "_params", "_launch_config", "_stream", "_drv",
-                 "_function", "_label")
+                 "_function", "_label", "_device", "_launch_ex")
 
     def __init__(self, kernel: Kernel, grid: Any, block: Any, args: tuple[Any, ...] | list[Any] = (),
                  cluster: Any = 1, smem: int = 0):
@@ -229,13 +233,16 @@ class BoundLaunch:
         self._stream: int | None = None
         self._function = kernel.function
         self._label = f"cuLaunchKernelEx('{kernel.name}', {cfg.describe()})"
+        self._device = kernel.module.device
+        self._launch_ex = drv.cuLaunchKernelEx
 
     def launch(self, stream: int = 0) -> None:
         """Enqueue the kernel on ``stream`` (no synchronisation)."""
-        self.kernel.module.device.require_healthy()
+        if self._device.poisoned_by is not None:
+            self._device.require_healthy()
         if stream != self._stream:
             self._launch_config.hStream = self._drv.CUstream(stream)
             self._stream = stream
-        result = self._drv.cuLaunchKernelEx(self._launch_config, self._function, self._params, 0)
-        if int(result[0]):
+        result = self._launch_ex(self._launch_config, self._function, self._params, 0)
+        if result[0]:  # a CUresult (an int): CUDA_SUCCESS is 0
             check(result, self._label)
