@@ -232,10 +232,13 @@ def stub_gemm(calls: int) -> dict:
     saved_torch = {name: getattr(torch.cuda, name) for name in torch_patches}
     for name, fn in torch_patches.items():
         setattr(torch.cuda, name, fn)
-    saved = {name: getattr(gapi, name) for name in ("kernel_for", "current_stream") if hasattr(gapi, name)}
+    saved = {name: getattr(gapi, name) for name in ("kernel_for", "current_stream", "_STREAM_READER")
+             if hasattr(gapi, name)}
     gapi.kernel_for = kernel_for
     if "current_stream" in saved:
         gapi.current_stream = lambda index: 0
+    if "_STREAM_READER" in saved:  # the hot path's stream accessor (torch's, looked up once)
+        gapi._STREAM_READER = lambda index: 0
     out = {}
     try:
         with use_api(d):
