@@ -985,7 +985,8 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90
     except TypeError:  # an unhashable kernel, grid or argument: the full path reports it
         again = fast = None
     if again is not None:
-        again(stream if type(stream) is int else stream_handle(stream))
+        t = type(stream)
+        again(stream if t is int else stream.cuda_stream if t in _TORCH_STREAM_TYPES else stream_handle(stream))
         return
     _launch(stream, grid, kernel, args, arch, schedule, sync, tiles, fast)
     if fast is not None:
