@@ -38,6 +38,7 @@ per call of each measured function and shape.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import os
@@ -255,8 +256,12 @@ def stub_gemm(calls: int) -> dict:
     return out
 
 
-def stub_cutile(calls: int) -> dict:
-    """tileorch.cutile.launch's per-call Python for a SIMT program with the driver stubbed."""
+@contextlib.contextmanager
+def stubbed_cutile():
+    """``tileorch.cutile.launch`` against the stand-in driver, with ``compile_program`` replaced
+    by a stand-in that reads the exported entry's parameter sizes (nothing is compiled): yields
+    (the launcher module, a cuTile kernel ``scale(x, y, alpha, tile)``, a class of arrays with
+    ``__cuda_array_interface__`` made from a pointer and a length)."""
     import cuda.tile as ct
 
     globals()["ct"] = ct  # the kernel's annotations are read in this module's namespace
@@ -290,19 +295,25 @@ def stub_cutile(calls: int) -> dict:
     frontend.compile_program = compile_program
     rc.clear_caches()
     rt_device.forget_devices()
-    out = {}
     try:
         with use_api(d):
-            x, y = Dev(0x7F0000000000, 1 << 20), Dev(0x7F0001000000, 1 << 20)
-            args = (x, y, 2.0, 1024)
-            out["simt_scale"] = per_call_us(lambda: rc.launch(0, (1024,), scale, args), calls)
-            out["breakdown"] = breakdown(rc, scale, 0, args, x, calls, None)
-            fresh = itertools.cycle([(Dev(0x7E0000000000 + (i << 22), 1 << 20), y, 2.0, 1024) for i in range(FRESH)])
-            out["simt_scale_new_arrays"] = per_call_us(lambda: rc.launch(0, (1024,), scale, next(fresh)), calls)
+            yield rc, scale, Dev
     finally:
         frontend.compile_program = saved
         rc.clear_caches()
         rt_device.forget_devices()
+
+
+def stub_cutile(calls: int) -> dict:
+    """tileorch.cutile.launch's per-call Python for a SIMT program with the driver stubbed."""
+    out = {}
+    with stubbed_cutile() as (rc, scale, Dev):
+        x, y = Dev(0x7F0000000000, 1 << 20), Dev(0x7F0001000000, 1 << 20)
+        args = (x, y, 2.0, 1024)
+        out["simt_scale"] = per_call_us(lambda: rc.launch(0, (1024,), scale, args), calls)
+        out["breakdown"] = breakdown(rc, scale, 0, args, x, calls, None)
+        fresh = itertools.cycle([(Dev(0x7E0000000000 + (i << 22), 1 << 20), y, 2.0, 1024) for i in range(FRESH)])
+        out["simt_scale_new_arrays"] = per_call_us(lambda: rc.launch(0, (1024,), scale, next(fresh)), calls)
     return out
 
 

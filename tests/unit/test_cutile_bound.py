@@ -189,10 +189,25 @@ def test_a_learnt_reader_hands_other_patterns_to_call_key(args):
         assert read(**call) == cb.call_key(**call)
 
 
+@pytest.mark.parametrize("change", [dict(), dict(ptr=0x9004), dict(shape=(9,)), dict(typestr="<f2"),
+                                    dict(strides=(8,)), dict(strides=(-4,))])
+def test_a_learnt_reader_reads_array_interfaces_as_call_key_does(change):
+    cb.learn(KERNEL, (Dev(), 2.0, 16))
+    read = cb.reader(KERNEL)
+    assert read is not cb.call_key
+    for args in [(Dev(**change), 2.0, 16), (Dev(), 2.0, 16), (SimpleNamespace(__cuda_array_interface__={}), 2.0, 16),
+                 (FakeTensor(), 2.0, 16), (Dev(**change), 2.0, np.int64(16))]:
+        call = plain_call() | dict(args=args)
+        assert read(**call) == cb.call_key(**call)
+    bad = plain_call() | dict(args=(Dev(), 2.0, 16))
+    bad["args"][0].__cuda_array_interface__ = {"shape": (3,)}  # no data pointer: no key
+    assert read(**bad) is None is cb.call_key(**bad)
+
+
 def test_readers_are_learnt_per_kernel_for_tensors_and_python_scalars():
     other = object()
     assert cb.reader(KERNEL) is cb.call_key and cb.reader(other) is cb.call_key
-    cb.learn(KERNEL, (Dev(), 1.0))  # an array read through __cuda_array_interface__: call_key keeps it
+    cb.learn(KERNEL, (np.float64(1.0), 1.0))  # a float subclass (numpy's float64): call_key keeps it
     cb.learn(KERNEL, [FakeTensor(), 1.0])  # not a tuple
     assert cb.reader(KERNEL) is cb.call_key
     cb.learn(KERNEL, (FakeTensor(), 1.0))

@@ -20,10 +20,10 @@ argument (a DLPack-only array, a list, a numpy scalar) gives no key, and such a 
 full path every time (where the errors for wrong arguments are raised).
 
 :func:`reader` gives the function that computes a kernel's keys: :func:`call_key` itself, or,
-once a call of the kernel with only torch tensors and Python scalars was seen
-(:func:`learn`), a function generated for that pattern of argument classes (:func:`pattern_reader`)
-that unpacks the tuple and reads each argument's facts in straight-line code; for arguments
-of other classes it returns what :func:`call_key` returns, so the two always agree.
+once a bound call of the kernel was seen (:func:`learn`), a function generated for that
+pattern of argument classes (:func:`pattern_reader`) that unpacks the tuple and reads each
+argument's facts in straight-line code; for arguments of other classes it returns what
+:func:`call_key` returns, so the two always agree.
 
 Nothing here touches the GPU or imports torch.
 """
@@ -100,7 +100,7 @@ def reader(kernel: Any) -> Callable[..., tuple | None]:
 
 def learn(kernel: Any, args: Any) -> None:
     """Read ``kernel``'s later calls with :func:`pattern_reader` for the classes of ``args`` (a
-    tuple of torch tensors and Python scalars); any other call leaves the kernel's reader as it is."""
+    tuple); a call whose pattern has no reader leaves the kernel's reader as it is."""
     if type(args) is not tuple or len(args) > 64:
         return
     pattern = tuple(type(a) for a in args)
@@ -126,11 +126,13 @@ def _tensor_class(t: type) -> bool:
 
 def pattern_reader(pattern: tuple[type, ...]) -> Callable[..., tuple | None] | None:
     """A function computing :func:`call_key` for calls whose arguments are of the classes of
-    ``pattern`` (torch tensors, subclasses included, and ``float``, ``int``, ``bool``), by
-    generated straight-line code; a call of any other shape is handed to :func:`call_key`.
-    None when the pattern has another class (its arguments are read by :func:`call_key` only)."""
+    ``pattern``, by generated straight-line code: torch tensors (subclasses included) and
+    ``float``, ``int``, ``bool`` read in place, any other class through :func:`_array_key`
+    (``__cuda_array_interface__``: None when it has none, as :func:`call_key` gives); a call of
+    any other shape is handed to :func:`call_key`.  None for a pattern of scalar subclasses
+    (an ``IntEnum``, a numpy scalar): :func:`call_key` alone reads those."""
     names = [f"a{i}" for i in range(len(pattern))]
-    facts, tests = [], []
+    facts, tests, arrays = [], [], []
     for i, (name, t) in enumerate(zip(names, pattern)):
         tests.append(f"type({name}) is T{i}")
         if t is float:
@@ -140,19 +142,24 @@ def pattern_reader(pattern: tuple[type, ...]) -> Callable[..., tuple | None] | N
         elif _tensor_class(t):
             facts += [f"T{i}", f"{name}.data_ptr()", f"{name}.shape", f"{name}.stride()", f"{name}.dtype",
                       f"{name}.device"]
-        else:
+        elif issubclass(t, (int, float)):
             return None
+        else:
+            arrays.append(f"            k{i} = _array_key({name}, T{i})\n"
+                          f"            if k{i} is None:\n                return None\n")
+            facts.append(f"*k{i}")
     unpack = f"        {', '.join(names)}{',' if len(names) == 1 else ''} = args\n" if names else ""
     source = (
         "def read(kernel, grid, args, arch, schedule, tiles):\n"
         f"    if type(args) is tuple and len(args) == {len(pattern)} and (type(grid) is tuple or type(grid) is int):\n"
         f"{unpack}"
         f"        if {' and '.join(tests) or 'True'}:\n"
+        f"{''.join(arrays)}"
         f"            return (kernel, grid, arch, schedule, tiles{''.join(', ' + f for f in facts)})\n"
         "    return call_key(kernel, grid, args, arch, schedule, tiles)\n"
     )
     namespace: dict[str, Any] = {f"T{i}": t for i, t in enumerate(pattern)}
-    namespace["call_key"] = call_key
+    namespace.update(call_key=call_key, _array_key=_array_key)
     exec(compile(source, f"<cutile_bound key reader {len(pattern)} arguments>", "exec"), namespace)
     return namespace["read"]
 
