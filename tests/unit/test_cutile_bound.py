@@ -227,3 +227,54 @@ def test_a_float_zero_keeps_its_sign_in_a_learnt_reader():
     read = cb.reader(KERNEL)
     assert read(KERNEL, (4,), (0.0,), "sm_90a", "auto", "auto") != read(KERNEL, (4,), (-0.0,), "sm_90a", "auto", "auto")
     assert read(KERNEL, (4,), (1,), "sm_90a", "auto", "auto") != read(KERNEL, (4,), (1.0,), "sm_90a", "auto", "auto")
+
+
+# --------------------------------------------------------------------------- re-pointed launches
+
+
+def test_the_layout_of_a_key_is_the_key_with_alignments_for_pointers():
+    layout, pointers = cb.layout_of(call(t=dict(ptr=0x7000), d=dict(ptr=0x9008)))
+    assert pointers == (0x7000, 0x9008)
+    assert layout == cb.layout_of(call(t=dict(ptr=0x17000), d=dict(ptr=0x19008)))[0]  # other addresses
+    assert layout == cb.layout_of(call(t=dict(ptr=0), d=dict(ptr=0x8)))[0]  # a null pointer: 16-byte aligned
+    for change in (dict(t=dict(ptr=0x7008)), dict(d=dict(ptr=0x9004)), dict(t=dict(shape=(4, 7), strides=(7, 1))),
+                   dict(t=dict(dtype="torch.bfloat16")), dict(d=dict(typestr="<f2")), dict(t=dict(device="cuda:1")),
+                   dict(alpha=3.0), dict(alpha=-0.0), dict(n=17), dict(grid=(8,)), dict(schedule="streamk")):
+        base = dict(t=dict(ptr=0x7000), d=dict(ptr=0x9008))
+        changed = base | change | {side: base[side] | change[side] for side in ("t", "d") if side in change}
+        assert cb.layout_of(call(**changed))[0] != layout, change
+    assert cb.layout_of(key(2.0, 16, True)) is None  # no arrays: nothing to re-point
+
+
+def bind(k, extents=((0, 48), (0, 32))):
+    """keep ``k``'s launch and let its layout be re-pointed; returns the re-pointings asked for."""
+    asked = []
+    cb.keep(k, lambda stream: None)
+    cb.keep_layout(k, lambda pointers: asked.append(pointers) or (lambda stream: ("launch", pointers, stream)),
+                   extents)
+    return asked
+
+
+def test_a_call_differing_in_addresses_only_re_points_the_bound_launch():
+    asked = bind(call(t=dict(ptr=0x7000), d=dict(ptr=0x9000)))
+    moved = call(t=dict(ptr=0x27000), d=dict(ptr=0x39000))
+    again = cb.rebound(moved)
+    assert asked == [(0x27000, 0x39000)] and again(5) == ("launch", (0x27000, 0x39000), 5)
+    assert cb.bound_launches[moved] is again  # the next equal call is a plain hit
+    assert cb.rebound(call(t=dict(ptr=0x27008), d=dict(ptr=0x39000))) is None  # another alignment
+    assert cb.rebound(call(t=dict(ptr=0x27000), d=dict(ptr=0x39000), alpha=5.0)) is None  # another value
+    assert cb.rebound(key(2.0, 16)) is None and len(asked) == 1
+
+
+def test_arrays_that_come_to_overlap_or_part_are_not_re_pointed():
+    """Overlapping arrays share an alias group in the kernel's signature: a call whose arrays
+    overlap where the bound one's did not (or the reverse) needs another kernel variant."""
+    bind(call(t=dict(ptr=0x7000), d=dict(ptr=0x9000)), extents=((0, 48), (0, 32)))
+    assert cb.rebound(call(t=dict(ptr=0x20000), d=dict(ptr=0x20010))) is None  # [0x20000, +48) meets [0x20010, +32)
+    assert cb.rebound(call(t=dict(ptr=0x20000), d=dict(ptr=0x20030))) is not None  # adjacent, apart
+    cb.clear()
+    bind(call(t=dict(ptr=0x7000), d=dict(ptr=0x7000)), extents=((0, 48), (0, 32)))  # bound in place
+    assert cb.rebound(call(t=dict(ptr=0x20000), d=dict(ptr=0x30000))) is None
+    assert cb.rebound(call(t=dict(ptr=0x20000), d=dict(ptr=0x20000))) is not None
+    cb.clear()
+    assert cb.rebound(call(t=dict(ptr=0x20000), d=dict(ptr=0x20000))) is None

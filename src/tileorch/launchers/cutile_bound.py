@@ -43,6 +43,8 @@ _tensor: Any = None  # torch.Tensor, once an argument was one (torch is never im
 _readers: dict[Any, Callable[..., tuple | None]] = {}
 _pattern_readers: dict[tuple[type, ...], Callable[..., tuple | None]] = {}
 READERS_MAX = 256  # kernels with a learnt reader; the oldest is forgotten first
+# bound launches that can be re-pointed, by layout key (see layout_of); the oldest is dropped first
+_layouts: dict[tuple, tuple[Callable[[tuple[int, ...]], Callable[[int], None]], tuple, frozenset]] = {}
 
 
 def call_key(kernel: Any, grid: Any, args: Any, arch: str, schedule: str, tiles: str) -> tuple | None:
@@ -175,6 +177,71 @@ def keep(key: tuple, launch: Callable[[int], None]) -> None:
         del bound_launches[next(iter(bound_launches))]
 
 
+def layout_of(key: tuple) -> tuple[tuple, tuple[int, ...]] | None:
+    """``key`` (of :func:`call_key`) with each array's pointer replaced by its alignment (the
+    largest power of two, at most 16, dividing it; 16 for a null pointer), and the pointers in
+    argument order; None for a call without arrays.  Two calls of one layout key differ in
+    their arrays' addresses only, and in nothing else the kernel variant depends on but the
+    arrays' overlaps (:func:`rebound` checks those)."""
+    layout, pointers = list(key[:5]), []
+    i, n = 5, len(key)
+    while i < n:
+        tag = key[i]
+        width = 2 if tag is float or tag is int or tag is bool else 5 if tag == "cai" else 6
+        ptr = key[i + 1] if width > 2 else None
+        if type(ptr) is not int:  # a scalar's facts
+            layout += key[i:i + width]
+        else:
+            pointers.append(ptr)
+            layout += (tag, 16 if ptr == 0 else min(16, ptr & -ptr), *key[i + 2:i + width])
+        i += width
+    return (tuple(layout), tuple(pointers)) if pointers else None
+
+
+def _overlaps(pointers: tuple[int, ...], extents: tuple[tuple[int, int], ...]) -> frozenset:
+    """The pairs of arrays whose byte ranges ``[ptr + lo, ptr + hi)`` overlap."""
+    ranges = [(p + lo, p + hi) for p, (lo, hi) in zip(pointers, extents)]
+    return frozenset((i, j) for i in range(len(ranges)) for j in range(i + 1, len(ranges))
+                     if ranges[i][0] < ranges[j][1] and ranges[j][0] < ranges[i][1])
+
+
+def keep_layout(key: tuple, repoint: Callable[[tuple[int, ...]], Callable[[int], None]],
+                extents: tuple[tuple[int, int], ...]) -> None:
+    """Let calls of ``key``'s layout with other pointers re-point the launch bound under ``key``:
+    ``repoint(pointers)`` gives the launch with the arrays at ``pointers`` (everything else as
+    bound); ``extents``: each array's bytes ``(lo, hi)`` relative to its pointer."""
+    found = layout_of(key)
+    if found is None:
+        return
+    layout, pointers = found
+    try:
+        _layouts[layout] = (repoint, extents, _overlaps(pointers, extents))
+    except TypeError:  # unhashable
+        return
+    while len(_layouts) > BOUND_MAX:
+        del _layouts[next(iter(_layouts))]
+
+
+def rebound(key: tuple) -> Callable[[int], None] | None:
+    """The launch of a call whose key differs from a re-pointable bound one's in the arrays'
+    addresses only (same alignments, same overlaps between the arrays: the same kernel variant),
+    bound under ``key`` (:func:`keep`); None when there is none."""
+    found = layout_of(key)
+    if found is None:
+        return None
+    layout, pointers = found
+    entry = _layouts.get(layout)
+    if entry is None:
+        return None
+    repoint, extents, overlaps = entry
+    if _overlaps(pointers, extents) != overlaps:  # other alias groups: another kernel variant
+        return None
+    launch = repoint(pointers)
+    keep(key, launch)
+    return launch
+
+
 def clear() -> None:
     bound_launches.clear()
     _readers.clear()
+    _layouts.clear()

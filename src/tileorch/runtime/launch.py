@@ -216,8 +216,8 @@ class BoundLaunch:
     hang poisoned raises :class:`ContextPoisoned` with the first cause), converts the stream
     handle only when it differs from the last one, and checks the driver's result."""
 
-    __slots__ = ("kernel", "config", "_storage", "_pointers", "_params", "_launch_config", "_stream", "_drv",
-                 "_function", "_label", "_device", "_launch_ex")
+    __slots__ = ("kernel", "config", "_blob", "_offsets", "_sizes", "_pointers", "_params", "_launch_config",
+                 "_stream", "_drv", "_function", "_label", "_device", "_launch_ex")
 
     def __init__(self, kernel: Kernel, grid: Any, block: Any, args: tuple[Any, ...] | list[Any] = (),
                  cluster: Any = 1, smem: int = 0):
@@ -226,15 +226,43 @@ class BoundLaunch:
         params = pack_arguments(kernel, args)
         drv = self._drv = api()
         _prepare(kernel, cfg)
-        self._storage = [ctypes.create_string_buffer(p, len(p)) for p in params]
-        self._pointers = (ctypes.c_void_p * max(len(self._storage), 1))(*[ctypes.addressof(s) for s in self._storage])
-        self._params = ctypes.addressof(self._pointers) if self._storage else 0
+        blob, self._offsets, self._sizes = bytearray(), [], [len(p) for p in params]
+        for p in params:  # one buffer, each parameter at a 16-byte aligned offset
+            blob += bytes(-len(blob) % 16)
+            self._offsets.append(len(blob))
+            blob += p
+        self._bind(blob)
         self._launch_config = _launch_config(drv, cfg)
         self._stream: int | None = None
         self._function = kernel.function
         self._label = f"cuLaunchKernelEx('{kernel.name}', {cfg.describe()})"
         self._device = kernel.module.device
         self._launch_ex = drv.cuLaunchKernelEx
+
+    def _bind(self, blob: bytearray) -> None:
+        """Hold the parameter bytes ``blob`` and the array of their addresses the driver reads."""
+        self._blob = (ctypes.c_char * max(len(blob), 1)).from_buffer_copy(bytes(blob) or b"\0")
+        base = ctypes.addressof(self._blob)
+        self._pointers = (ctypes.c_void_p * max(len(self._offsets), 1))(*[base + o for o in self._offsets])
+        self._params = ctypes.addressof(self._pointers) if self._offsets else 0
+
+    def repointed(self, slots: list[int] | tuple[int, ...], pointers: tuple[int, ...]) -> BoundLaunch:
+        """The same launch with the 8-byte parameters ``slots`` holding ``pointers`` (the kernel,
+        configuration and every other parameter byte as bound; no driver call)."""
+        blob = bytearray(self._blob)
+        for slot, ptr in zip(slots, pointers, strict=True):
+            if self._sizes[slot] != 8:
+                raise ValueError(f"parameter {slot} of '{self.kernel.name}' has {self._sizes[slot]} bytes, not a "
+                                 "pointer's 8")
+            offset = self._offsets[slot]
+            blob[offset:offset + 8] = ptr.to_bytes(8, "little")
+        other = object.__new__(BoundLaunch)
+        for name in ("kernel", "config", "_offsets", "_sizes", "_drv", "_function", "_label", "_device", "_launch_ex"):
+            setattr(other, name, getattr(self, name))
+        other._bind(blob)
+        other._launch_config = _launch_config(self._drv, self.config)  # its own stream field
+        other._stream = None
+        return other
 
     def launch(self, stream: int = 0) -> None:
         """Enqueue the kernel on ``stream`` (no synchronisation)."""
