@@ -19,6 +19,8 @@ Cases:
 * ``cutile_tensor``: the same with stand-in ``torch.Tensor`` objects (a class registered as
   ``torch.Tensor``; its reads are Python-level, where torch's are C getters);
 * ``cutile_torch_stream``: ``cutile_tensor`` on a stand-in ``torch.cuda.Stream``;
+* ``cutile_new_arrays``: ``cutile_cai`` with an ``x`` not seen in the last 512 calls at each call
+  (16-byte aligned addresses; more than the launcher keeps bound);
 * ``gemm``: ``tileorch.gemm(a, b, c)`` against the stand-in torch and driver of
   ``tests/unit/test_gemm_bound.py``.
 
@@ -30,6 +32,7 @@ from __future__ import annotations
 import argparse
 import ctypes
 import importlib.util
+import itertools
 import os
 import re
 import subprocess
@@ -39,7 +42,7 @@ import types
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CASES = ("cutile_cai", "cutile_tensor", "cutile_torch_stream", "gemm")
+CASES = ("cutile_cai", "cutile_tensor", "cutile_torch_stream", "cutile_new_arrays", "gemm")
 _HELPER_SOURCE = """#include <valgrind/callgrind.h>
 void cg_start(void) { CALLGRIND_ZERO_STATS; CALLGRIND_START_INSTRUMENTATION; }
 void cg_stop(void) { CALLGRIND_STOP_INSTRUMENTATION; CALLGRIND_DUMP_STATS; }
@@ -87,9 +90,12 @@ def _cutile_calls(case: str):
         stream = stream_type()
     context = lo.stubbed_cutile()
     rc, scale, dev = context.__enter__()
-    array = _Tensor if case != "cutile_cai" else dev
+    array = _Tensor if case in ("cutile_tensor", "cutile_torch_stream") else dev
     args = (array(0x7F0000000000, 1 << 20), array(0x7F0001000000, 1 << 20), 2.0, 1024)
     launch = rc.launch
+    if case == "cutile_new_arrays":
+        fresh = itertools.cycle([(dev(0x7E0000000000 + (i << 22), 1 << 20), *args[1:]) for i in range(lo.FRESH)])
+        return context, lambda: launch(stream, (1024,), scale, next(fresh))
     return context, lambda: launch(stream, (1024,), scale, args)
 
 

@@ -80,6 +80,16 @@ def test_repeated_cutile_launches_follow_every_change_of_the_call():
     torch.testing.assert_close(y_short, short * 2.0, rtol=0, atol=0)
     torch.testing.assert_close(y_half.float(), half.float() * 2.0, rtol=1e-3, atol=1e-3)
 
+    inplace = torch.randn(n, device="cuda")  # the output is the input: another alias group
+    expected = inplace * 2.0
+    _launch(stream, (n // tile,), scale, (inplace, inplace, 2.0, tile))
+    torch.cuda.synchronize()
+    torch.testing.assert_close(inplace, expected, rtol=0, atol=0)
+    y.fill_(NAN)
+    _launch(stream, (n // tile,), scale, (x, y, 2.0, tile))  # apart again
+    torch.cuda.synchronize()
+    torch.testing.assert_close(y, x * 2.0, rtol=0, atol=0)
+
     moved = torch.randn(n, device="cuda")  # the same tensor object on new storage (set_)
     x.set_(moved)
     y.fill_(NAN)

@@ -31,20 +31,21 @@ Nothing here touches the GPU or imports torch.
 from __future__ import annotations
 
 import sys
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
 BOUND_MAX = 256  # launches kept bound; the oldest bound one is dropped first
 
 # the bound launches by key (each takes the stream handle); the caller looks a key up itself
-bound_launches: dict[tuple, Callable[[int], None]] = {}
+bound_launches: OrderedDict[tuple, Callable[[int], None]] = OrderedDict()
 _tensor: Any = None  # torch.Tensor, once an argument was one (torch is never imported here)
 # the key reader of each kernel's last learnt argument pattern, and the readers by pattern
-_readers: dict[Any, Callable[..., tuple | None]] = {}
+_readers: OrderedDict[Any, Callable[..., tuple | None]] = OrderedDict()
 _pattern_readers: dict[tuple[type, ...], Callable[..., tuple | None]] = {}
 READERS_MAX = 256  # kernels with a learnt reader; the oldest is forgotten first
 # bound launches that can be re-pointed, by layout key (see layout_of); the oldest is dropped first
-_layouts: dict[tuple, tuple[Callable[[tuple[int, ...]], Callable[[int], None]], tuple, frozenset]] = {}
+_layouts: OrderedDict[tuple, tuple[Callable[[tuple[int, ...]], Callable[[int], None]], tuple, frozenset]] = OrderedDict()
 
 
 def call_key(kernel: Any, grid: Any, args: Any, arch: str, schedule: str, tiles: str) -> tuple | None:
@@ -117,7 +118,7 @@ def learn(kernel: Any, args: Any) -> None:
     except TypeError:  # an unhashable kernel: its calls never have a bound launch either
         return
     while len(_readers) > READERS_MAX:
-        del _readers[next(iter(_readers))]
+        _readers.popitem(last=False)
 
 
 def _tensor_class(t: type) -> bool:
@@ -174,7 +175,7 @@ def keep(key: tuple, launch: Callable[[int], None]) -> None:
     except TypeError:  # an unhashable key is never looked up either
         return
     while len(bound_launches) > BOUND_MAX:
-        del bound_launches[next(iter(bound_launches))]
+        bound_launches.popitem(last=False)
 
 
 def layout_of(key: tuple) -> tuple[tuple, tuple[int, ...]] | None:
@@ -219,7 +220,7 @@ def keep_layout(key: tuple, repoint: Callable[[tuple[int, ...]], Callable[[int],
     except TypeError:  # unhashable
         return
     while len(_layouts) > BOUND_MAX:
-        del _layouts[next(iter(_layouts))]
+        _layouts.popitem(last=False)
 
 
 def rebound(key: tuple) -> Callable[[int], None] | None:

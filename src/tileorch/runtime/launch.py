@@ -216,7 +216,7 @@ class BoundLaunch:
     hang poisoned raises :class:`ContextPoisoned` with the first cause), converts the stream
     handle only when it differs from the last one, and checks the driver's result."""
 
-    __slots__ = ("kernel", "config", "_blob", "_offsets", "_sizes", "_pointers", "_params", "_launch_config",
+    __slots__ = ("kernel", "config", "_blob", "_offsets", "_sizes", "_params", "_launch_config",
                  "_stream", "_drv", "_function", "_label", "_device", "_launch_ex")
 
     def __init__(self, kernel: Kernel, grid: Any, block: Any, args: tuple[Any, ...] | list[Any] = (),
@@ -226,8 +226,10 @@ class BoundLaunch:
         params = pack_arguments(kernel, args)
         drv = self._drv = api()
         _prepare(kernel, cfg)
-        blob, self._offsets, self._sizes = bytearray(), [], [len(p) for p in params]
-        for p in params:  # one buffer, each parameter at a 16-byte aligned offset
+        # one buffer: the table of the parameters' addresses the driver reads, then each parameter
+        # at a 16-byte aligned offset
+        blob, self._offsets, self._sizes = bytearray(8 * len(params)), [], [len(p) for p in params]
+        for p in params:
             blob += bytes(-len(blob) % 16)
             self._offsets.append(len(blob))
             blob += p
@@ -240,11 +242,13 @@ class BoundLaunch:
         self._launch_ex = drv.cuLaunchKernelEx
 
     def _bind(self, blob: bytearray) -> None:
-        """Hold the parameter bytes ``blob`` and the array of their addresses the driver reads."""
-        self._blob = (ctypes.c_char * max(len(blob), 1)).from_buffer_copy(bytes(blob) or b"\0")
-        base = ctypes.addressof(self._blob)
-        self._pointers = (ctypes.c_void_p * max(len(self._offsets), 1))(*[base + o for o in self._offsets])
-        self._params = ctypes.addressof(self._pointers) if self._offsets else 0
+        """Hold a copy of ``blob`` (the address table, then the parameter bytes) with the table
+        filled in with the addresses of the parameters in the copy."""
+        n = len(self._offsets)
+        self._blob = buf = (ctypes.c_char * max(len(blob), 1)).from_buffer_copy(blob or b"\0")
+        base = ctypes.addressof(buf)
+        struct.pack_into(f"<{n}Q", buf, 0, *[base + o for o in self._offsets])
+        self._params = base if n else 0
 
     def repointed(self, slots: list[int] | tuple[int, ...], pointers: tuple[int, ...]) -> BoundLaunch:
         """The same launch with the 8-byte parameters ``slots`` holding ``pointers`` (the kernel,
