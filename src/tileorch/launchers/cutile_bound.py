@@ -38,10 +38,10 @@ from typing import Any
 BOUND_MAX = 256  # launches kept bound; the oldest bound one is dropped first
 
 # the bound launches by key (each takes the stream handle); the caller looks a key up itself
-bound_launches: OrderedDict[tuple, Callable[[int], None]] = OrderedDict()
+bound_launches: dict[tuple, Callable[[int], None]] = {}  # a plain dict: the hit path's lookup
 _tensor: Any = None  # torch.Tensor, once an argument was one (torch is never imported here)
 # the key reader of each kernel's last learnt argument pattern, and the readers by pattern
-_readers: OrderedDict[Any, Callable[..., tuple | None]] = OrderedDict()
+_readers: dict[Any, Callable[..., tuple | None]] = {}
 _pattern_readers: dict[tuple[type, ...], Callable[..., tuple | None]] = {}
 READERS_MAX = 256  # kernels with a learnt reader; the oldest is forgotten first
 # bound launches that can be re-pointed, by layout key (see layout_of); the oldest is dropped first
@@ -118,7 +118,7 @@ def learn(kernel: Any, args: Any) -> None:
     except TypeError:  # an unhashable kernel: its calls never have a bound launch either
         return
     while len(_readers) > READERS_MAX:
-        _readers.popitem(last=False)
+        del _readers[next(iter(_readers))]
 
 
 def _tensor_class(t: type) -> bool:
@@ -175,7 +175,7 @@ def keep(key: tuple, launch: Callable[[int], None]) -> None:
     except TypeError:  # an unhashable key is never looked up either
         return
     while len(bound_launches) > BOUND_MAX:
-        bound_launches.popitem(last=False)
+        del bound_launches[next(iter(bound_launches))]
 
 
 def layout_of(key: tuple) -> tuple[tuple, tuple[int, ...]] | None:
