@@ -27,9 +27,10 @@ what is measured is tileorch's own Python per call, the part that issue 22 asks 
 torch's host time (12.6 us per ``torch.matmul`` on an H200 host).  Kernels are not compiled in
 this mode (the hot path never compiles); without torch the GEMM part is skipped.
 
-``*_new_arrays``: each call passes arrays not seen in the last FRESH calls, so
-``tileorch.cutile.launch`` takes its full path (argument analysis, the compile caches, packing,
-binding) instead of re-enqueueing a bound launch.
+``*_new_arrays``: each call passes arrays not seen in the last FRESH calls (at other addresses,
+the same layout), so ``tileorch.cutile.launch`` cannot re-enqueue a bound launch as it is: it
+re-points one (``cutile_bound.rebound``: the pointer parameters patched), or where it cannot,
+takes its full path (argument analysis, the compile caches, packing, binding).
 
 The JSON record (``--out``: ``launch_overhead.json``) holds the median, p10 and p90 microseconds
 per call of each measured function and shape.
@@ -362,7 +363,7 @@ def gpu(calls: int) -> dict:
     if "cuda_tile_launch" in pair:
         out["gpu_us"]["cuda_tile_launch"] = gpu_us(lambda: ct.launch(stream, (1024,), scale, args))
     out["breakdown"] = breakdown(rc, scale, stream, args, x, calls, sync)
-    # arrays not seen before at each call (FRESH inputs cycled): the launcher's full path
+    # arrays not seen in the last FRESH calls at each call: a re-pointed bound launch (or the full path)
     xs = torch.randn((FRESH, 1 << 20), device="cuda")
     fresh = [(xs[i], y, 2.0, 1024) for i in range(FRESH)]
     cycles = {"cutile_launch_new_arrays": (rc.launch, itertools.cycle(fresh)),
