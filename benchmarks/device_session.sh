@@ -40,7 +40,7 @@ benchmarks() {  # $1: fill or bench; everything lands in $OUT/results_$1.tgz (th
   [[ $B == *" gemm "* ]] && timeout ${GEMM_TIMEOUT:-300} python3 benchmarks/gemm.py run ${GEMM_ARGS:---variants persistent,streamk} \
     --out "$R" 2>&1 | tee "$R/gemm_bench.log" | grep -v "^ \|^{\|^}" | tail -n 24
   [[ $B == *" launch "* ]] && timeout ${LAUNCH_TIMEOUT:-120} python3 benchmarks/launch_overhead.py --mode gpu --calls 2000 \
-    --out "$R" 2>&1 | tee "$R/launch_overhead.log" | tail -n 12
+    --out "$R" 2>&1 | tee "$R/launch_overhead.log" | tail -n 48
   [[ $B == *" compile "* ]] && timeout ${COMPILE_TIMEOUT:-200} python3 benchmarks/compile_time.py --out "$R" --repeat 2 \
     2>&1 | tee "$R/compile_time.log" | tail -n 30
   tar czf "$OUT/results_$1.tgz" -C "$OUT" "$1" && rm -rf "$R"

@@ -6,11 +6,19 @@ Usage::
     python benchmarks/launch_overhead.py [--mode auto|stub|gpu] [--calls 2000] [--out build/launch_overhead]
 
 ``gpu`` (the default when torch sees a CUDA device and cuda-python loads): real launches on the
-current stream, no synchronisation between calls; each call is timed on its own
-(``perf_counter`` around the call) after a warm-up that compiles and binds, and the median over
-the calls is the host time per call (the GPU keeps up for the small shapes used, so a call does
-not wait for a full launch queue).  ``torch.matmul(a, b, out=c)`` and ``cuda.tile.launch`` (when
-cuTile can launch) are timed the same way in the same process.
+current stream; each call is timed on its own (``perf_counter`` around the call) after a warm-up
+that compiles and binds, and the median over the calls is the host time per call.  Every
+SYNC_EVERY calls the stream is synchronised outside the timed calls, so the launch queue never
+fills and a call never waits for the GPU (what is measured is host time, whatever the kernel's
+GPU time; ``gpu_us`` records that time per kernel, events around single launches).  Compared
+calls run in alternating rounds (ROUNDS of calls/ROUNDS each: ``tileorch.gemm`` with
+``torch.matmul(a, b, out=c)``, ``tileorch.cutile.launch`` with ``cuda.tile.launch`` of the same
+kernel object with the same arrays, grid and stream), so a drift of the host's speed during the
+run (other processes, clocks) falls on both alike.  ``breakdown`` times the parts of a repeated
+``tileorch.cutile.launch`` one by one in the same way: the key reader, the key and the lookup,
+the stream handle, the bound launch, the bare ``cuLaunchKernelEx`` / ``cuLaunchKernel`` of
+cuda-python and ``cuLaunchKernel`` through ctypes with the bound launch's own parameters, and
+each torch tensor read the key makes (``torch_reads``).
 
 ``stub`` (no GPU needed): the same Python paths with the CUDA driver replaced by a stand-in whose
 calls return at once (``tileorch.runtime.driver.use_api`` and a stand-in
@@ -19,9 +27,10 @@ what is measured is tileorch's own Python per call, the part that issue 22 asks 
 torch's host time (12.6 us per ``torch.matmul`` on an H200 host).  Kernels are not compiled in
 this mode (the hot path never compiles); without torch the GEMM part is skipped.
 
-``*_new_arrays``: each call passes arrays not seen in the last FRESH calls, so
-``tileorch.cutile.launch`` takes its full path (argument analysis, the compile caches, packing,
-binding) instead of re-enqueueing a bound launch.
+``*_new_arrays``: each call passes arrays not seen in the last FRESH calls (at other addresses,
+the same layout), so ``tileorch.cutile.launch`` cannot re-enqueue a bound launch as it is: it
+re-points one (``cutile_bound.rebound``: the pointer parameters patched), or where it cannot,
+takes its full path (argument analysis, the compile caches, packing, binding).
 
 The JSON record (``--out``: ``launch_overhead.json``) holds the median, p10 and p90 microseconds
 per call of each measured function and shape.
@@ -30,6 +39,7 @@ per call of each measured function and shape.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import os
@@ -44,21 +54,74 @@ SHAPES = [(256, 256, 256), (512, 1024, 512), (1024, 1024, 1024), (2048, 2048, 10
 
 
 FRESH = 512  # argument tuples cycled through by the *_new_arrays measurements (more than the launcher keeps bound)
+SYNC_EVERY = 64  # gpu mode: calls between two (untimed) stream synchronisations
+ROUNDS = 8  # gpu mode: alternating rounds of compared calls
 
 
-def per_call_us(fn, calls: int, warmup: int = 20) -> dict:
-    """Median/p10/p90 microseconds of ``fn()`` timed call by call."""
-    for _ in range(warmup):
-        fn()
+def _timed(fn, calls: int, sync=None, every: int = SYNC_EVERY) -> list[float]:
+    """Seconds of each of ``calls`` calls of ``fn()``; ``sync()`` (untimed) every ``every`` calls."""
     times = []
     clock = time.perf_counter
-    for _ in range(calls):
+    for i in range(calls):
+        if sync is not None and i % every == 0:
+            sync()
         t0 = clock()
         fn()
         times.append(clock() - t0)
-    times.sort()
+    return times
+
+
+def _stats(times: list[float]) -> dict:
+    times = sorted(times)
     q = lambda f: times[min(len(times) - 1, int(f * len(times)))] * 1e6  # noqa: E731
-    return {"median_us": statistics.median(times) * 1e6, "p10_us": q(0.1), "p90_us": q(0.9), "calls": calls}
+    return {"median_us": statistics.median(times) * 1e6, "p10_us": q(0.1), "p90_us": q(0.9), "calls": len(times)}
+
+
+def per_call_us(fn, calls: int, warmup: int = 20, sync=None) -> dict:
+    """Median/p10/p90 microseconds of ``fn()`` timed call by call (``sync``: see :func:`_timed`)."""
+    for _ in range(warmup):
+        fn()
+    return _stats(_timed(fn, calls, sync))
+
+
+def compared_us(fns: dict, calls: int, sync=None, rounds: int = ROUNDS, warmup: int = 20) -> dict:
+    """:func:`per_call_us` of each function of ``fns``, the calls in ``rounds`` alternating rounds
+    (the first function first in even rounds, last in odd ones); a function that raises is
+    reported as skipped, with the error."""
+    out, times, live = {}, {name: [] for name in fns}, dict(fns)
+    for name, fn in fns.items():
+        try:
+            for _ in range(warmup):
+                fn()
+        except Exception as exc:  # noqa: BLE001 - e.g. cuTile's own launcher unavailable
+            out[name + "_skipped"] = f"{type(exc).__name__}: {exc}"
+            del live[name], times[name]
+    per_round = max(1, calls // rounds)
+    for r in range(rounds):
+        order = list(live.items()) if r % 2 == 0 else list(reversed(live.items()))
+        for name, fn in order:
+            times[name] += _timed(fn, per_round, sync)
+    if sync is not None:
+        sync()
+    out.update({name: _stats(t) for name, t in times.items()})
+    return out
+
+
+def gpu_us(fn, launches: int = 50) -> dict:
+    """GPU time of one launch's work: CUDA events around single launches on an idle stream
+    (median and max microseconds)."""
+    import torch
+
+    times = []
+    for _ in range(launches):
+        torch.cuda.synchronize()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1e3)
+    return {"median_us": statistics.median(times), "max_us": max(times), "launches": launches}
 
 
 # --------------------------------------------------------------------------- the stand-in driver
@@ -111,6 +174,7 @@ def stub_driver():
     d.cuOccupancyMaxActiveClusters = lambda fn, config: (0, 66)
     d.cuTensorMapEncodeTiled = lambda *args: (0, _Opaque())
     d.cuLaunchKernelEx = lambda config, fn, params, extra: (0,)
+    d.cuLaunchKernel = lambda fn, gx, gy, gz, bx, by, bz, smem, stream, params, extra: (0,)
     d.cuMemsetD8Async = lambda ptr, v, n, stream: (0,)
     d.cuEventCreate = lambda f: (0, object())
     d.cuEventRecord = lambda ev, s: (0,)
@@ -170,10 +234,13 @@ def stub_gemm(calls: int) -> dict:
     saved_torch = {name: getattr(torch.cuda, name) for name in torch_patches}
     for name, fn in torch_patches.items():
         setattr(torch.cuda, name, fn)
-    saved = {name: getattr(gapi, name) for name in ("kernel_for", "current_stream") if hasattr(gapi, name)}
+    saved = {name: getattr(gapi, name) for name in ("kernel_for", "current_stream", "_STREAM_READER")
+             if hasattr(gapi, name)}
     gapi.kernel_for = kernel_for
     if "current_stream" in saved:
         gapi.current_stream = lambda index: 0
+    if "_STREAM_READER" in saved:  # the hot path's stream accessor (torch's, looked up once)
+        gapi._STREAM_READER = lambda index: 0
     out = {}
     try:
         with use_api(d):
@@ -190,8 +257,12 @@ def stub_gemm(calls: int) -> dict:
     return out
 
 
-def stub_cutile(calls: int) -> dict:
-    """tileorch.cutile.launch's per-call Python for a SIMT program with the driver stubbed."""
+@contextlib.contextmanager
+def stubbed_cutile():
+    """``tileorch.cutile.launch`` against the stand-in driver, with ``compile_program`` replaced
+    by a stand-in that reads the exported entry's parameter sizes (nothing is compiled): yields
+    (the launcher module, a cuTile kernel ``scale(x, y, alpha, tile)``, a class of arrays with
+    ``__cuda_array_interface__`` made from a pointer and a length)."""
     import cuda.tile as ct
 
     globals()["ct"] = ct  # the kernel's annotations are read in this module's namespace
@@ -225,37 +296,48 @@ def stub_cutile(calls: int) -> dict:
     frontend.compile_program = compile_program
     rc.clear_caches()
     rt_device.forget_devices()
-    out = {}
     try:
         with use_api(d):
-            x, y = Dev(0x7F0000000000, 1 << 20), Dev(0x7F0001000000, 1 << 20)
-            args = (x, y, 2.0, 1024)
-            out["simt_scale"] = per_call_us(lambda: rc.launch(0, (1024,), scale, args), calls)
-            fresh = itertools.cycle([(Dev(0x7E0000000000 + (i << 22), 1 << 20), y, 2.0, 1024) for i in range(FRESH)])
-            out["simt_scale_new_arrays"] = per_call_us(lambda: rc.launch(0, (1024,), scale, next(fresh)), calls)
+            yield rc, scale, Dev
     finally:
         frontend.compile_program = saved
         rc.clear_caches()
         rt_device.forget_devices()
+
+
+def stub_cutile(calls: int) -> dict:
+    """tileorch.cutile.launch's per-call Python for a SIMT program with the driver stubbed."""
+    out = {}
+    with stubbed_cutile() as (rc, scale, Dev):
+        x, y = Dev(0x7F0000000000, 1 << 20), Dev(0x7F0001000000, 1 << 20)
+        args = (x, y, 2.0, 1024)
+        out["simt_scale"] = per_call_us(lambda: rc.launch(0, (1024,), scale, args), calls)
+        out["breakdown"] = breakdown(rc, scale, 0, args, x, calls, None)
+        fresh = itertools.cycle([(Dev(0x7E0000000000 + (i << 22), 1 << 20), y, 2.0, 1024) for i in range(FRESH)])
+        out["simt_scale_new_arrays"] = per_call_us(lambda: rc.launch(0, (1024,), scale, next(fresh)), calls)
     return out
 
 
 def gpu(calls: int) -> dict:
-    """Real launches: tileorch.gemm vs torch.matmul; tileorch.cutile.launch vs cuda.tile.launch."""
+    """Real launches: tileorch.gemm vs torch.matmul; tileorch.cutile.launch vs cuda.tile.launch
+    (see the module's doc: alternating rounds, the stream synchronised every SYNC_EVERY calls)."""
     import torch
 
     import tileorch
 
-    out: dict = {"gemm": {}, "torch_matmul": {}}
+    sync = torch.cuda.synchronize
+    out: dict = {"sync_every": SYNC_EVERY, "rounds": ROUNDS, "gemm": {}, "torch_matmul": {}, "gpu_us": {}}
     for m, n, k in SHAPES:
         a = torch.randn((m, k), dtype=torch.float16, device="cuda")
         b = torch.randn((k, n), dtype=torch.float16, device="cuda")
         c = torch.empty((m, n), dtype=torch.float16, device="cuda")
         name = f"{m}x{n}x{k}"
-        out["gemm"][name] = per_call_us(lambda: tileorch.gemm(a, b, c), calls)
-        torch.cuda.synchronize()
-        out["torch_matmul"][name] = per_call_us(lambda: torch.matmul(a, b, out=c), calls)
-        torch.cuda.synchronize()
+        pair = compared_us({"gemm": lambda: tileorch.gemm(a, b, c), "torch_matmul": lambda: torch.matmul(a, b, out=c)},
+                           calls, sync)
+        for which, r in pair.items():
+            out.setdefault(which, {})[name] = r
+        out["gpu_us"][f"gemm {name}"] = gpu_us(lambda: tileorch.gemm(a, b, c))
+        out["gpu_us"][f"torch_matmul {name}"] = gpu_us(lambda: torch.matmul(a, b, out=c))
     try:
         import cuda.tile as ct
 
@@ -274,38 +356,94 @@ def gpu(calls: int) -> dict:
     y = torch.empty_like(x)
     stream = torch.cuda.current_stream()
     args = (x, y, 2.0, 1024)
-    out["cutile_launch"] = per_call_us(lambda: rc.launch(stream, (1024,), scale, args), calls)
-    torch.cuda.synchronize()
-    # arrays not seen before at each call (FRESH inputs cycled): the launcher's full path
+    pair = compared_us({"cutile_launch": lambda: rc.launch(stream, (1024,), scale, args),
+                        "cuda_tile_launch": lambda: ct.launch(stream, (1024,), scale, args)}, calls, sync)
+    out.update(pair)
+    out["gpu_us"]["cutile_launch"] = gpu_us(lambda: rc.launch(stream, (1024,), scale, args))
+    if "cuda_tile_launch" in pair:
+        out["gpu_us"]["cuda_tile_launch"] = gpu_us(lambda: ct.launch(stream, (1024,), scale, args))
+    out["breakdown"] = breakdown(rc, scale, stream, args, x, calls, sync)
+    # arrays not seen in the last FRESH calls at each call: a re-pointed bound launch (or the full path)
     xs = torch.randn((FRESH, 1 << 20), device="cuda")
     fresh = [(xs[i], y, 2.0, 1024) for i in range(FRESH)]
-    cycled = itertools.cycle(fresh)
-    out["cutile_launch_new_arrays"] = per_call_us(lambda: rc.launch(stream, (1024,), scale, next(cycled)), calls)
-    torch.cuda.synchronize()
-    try:
-        out["cuda_tile_launch"] = per_call_us(lambda: ct.launch(stream, (1024,), scale, args), calls)
-        torch.cuda.synchronize()
-        cycled = itertools.cycle(fresh)
-        out["cuda_tile_launch_new_arrays"] = per_call_us(lambda: ct.launch(stream, (1024,), scale, next(cycled)), calls)
-    except Exception as exc:  # noqa: BLE001 - cuTile's own launcher may be unavailable
-        out["cuda_tile_launch_skipped"] = f"{type(exc).__name__}: {exc}"
-    torch.cuda.synchronize()
+    cycles = {"cutile_launch_new_arrays": (rc.launch, itertools.cycle(fresh)),
+              "cuda_tile_launch_new_arrays": (ct.launch, itertools.cycle(fresh))}
+    out.update(compared_us({name: (lambda f=f, cyc=cyc: f(stream, (1024,), scale, next(cyc)))
+                            for name, (f, cyc) in cycles.items()}, calls, sync))
+    return out
+
+
+def breakdown(rc, kernel, stream, args, tensor, calls: int, sync) -> dict:
+    """Host microseconds per call of each part of a repeated ``tileorch.cutile.launch`` of
+    ``kernel`` (already bound for ``args``), timed as the whole calls are (see the module's doc)."""
+    import ctypes
+
+    from tileorch.launchers import cutile_bound as cb
+
+    read = cb.reader(kernel)
+    key = read(kernel, (1024,), args, "sm_90a", "auto", "auto")
+    again = cb.bound_launches.get(key)
+    if again is None:
+        return {"skipped": "no bound launch for the call (it takes the full path each time)"}
+    handle = rc.stream_handle(stream)
+    parts = {
+        "empty": lambda: None,
+        "key": lambda: read(kernel, (1024,), args, "sm_90a", "auto", "auto"),
+        "key_and_lookup": lambda: cb.bound_launches.get(read(kernel, (1024,), args, "sm_90a", "auto", "auto")),
+        "stream_handle": lambda: rc.stream_handle(stream),
+        "bound_launch": lambda: again(handle),
+    }
+    bound = getattr(again, "__self__", None)  # a BoundLaunch (a GEMM program binds otherwise)
+    if bound is not None and hasattr(bound, "_launch_config"):
+        from tileorch.runtime.driver import api
+
+        drv = api()  # cuda.bindings.driver (the stand-in in stub mode)
+        cfg, fn, params = bound._launch_config, bound._function, bound._params
+        (gx, gy, gz), (bx, by, bz), smem, hs = bound.config.grid, bound.config.block, bound.config.smem, cfg.hStream
+        parts["cuLaunchKernelEx"] = lambda: drv.cuLaunchKernelEx(cfg, fn, params, 0)
+        parts["cuLaunchKernel"] = lambda: drv.cuLaunchKernel(fn, gx, gy, gz, bx, by, bz, smem, hs, params, 0)
+        try:
+            raw = ctypes.CDLL("libcuda.so.1").cuLaunchKernel
+            raw.restype = ctypes.c_int
+            f_ptr, s_ptr, p_ptr = ctypes.c_void_p(int(fn)), ctypes.c_void_p(int(hs)), ctypes.c_void_p(params)
+            parts["ctypes_cuLaunchKernel"] = lambda: raw(f_ptr, gx, gy, gz, bx, by, bz, smem, s_ptr, p_ptr, None)
+        except (OSError, TypeError, ValueError) as exc:  # the stub: no libcuda, handles that are no addresses
+            skipped = f"{type(exc).__name__}: {exc}"
+    out = {name: per_call_us(fn, calls, sync=sync) for name, fn in parts.items()}
+    if "cuLaunchKernelEx" in parts and "ctypes_cuLaunchKernel" not in parts:
+        out["ctypes_cuLaunchKernel_skipped"] = skipped
+    if not hasattr(tensor, "data_ptr"):  # the stub's arrays are no torch tensors
+        return out
+    reads = {"data_ptr()": lambda: tensor.data_ptr(), "shape": lambda: tensor.shape,
+             "stride()": lambda: tensor.stride(), "dtype": lambda: tensor.dtype, "device": lambda: tensor.device,
+             "get_device()": lambda: tensor.get_device(), "is_cuda": lambda: tensor.is_cuda,
+             "size()": lambda: tensor.size()}
+    out["torch_reads"] = {name: per_call_us(fn, calls) for name, fn in reads.items()}
     return out
 
 
 def summary(record: dict) -> list[str]:
+    """One line per measured function (and shape): median, p10 and p90 microseconds."""
+    def line(label: str, name: str, r: dict) -> str:
+        text = f"{label:22s} {name:26s} median {r['median_us']:8.2f} us"
+        if "p10_us" in r:
+            text += f"  p10 {r['p10_us']:8.2f}  p90 {r['p90_us']:8.2f}"
+        return text + (f"  max {r['max_us']:8.2f}" if "max_us" in r else "")
+
     lines = []
     for section, value in record.items():
         if not isinstance(value, dict):
             continue
+        if "median_us" in value:
+            lines.append(line(section, "", value))
+            continue
         for name, r in value.items():
             if isinstance(r, dict) and "median_us" in r:
-                lines.append(f"{section:16s} {name:20s} median {r['median_us']:7.2f} us  p10 {r['p10_us']:7.2f}  "
-                             f"p90 {r['p90_us']:7.2f}")
+                lines.append(line(section, name, r))
             elif isinstance(r, dict):
                 for shape, rr in r.items():
-                    lines.append(f"{section + '/' + name:16s} {shape:20s} median {rr['median_us']:7.2f} us  "
-                                 f"p10 {rr['p10_us']:7.2f}  p90 {rr['p90_us']:7.2f}")
+                    if isinstance(rr, dict) and "median_us" in rr:
+                        lines.append(line(f"{section}/{name}", shape, rr))
     return lines
 
 

@@ -145,3 +145,136 @@ def test_bound_launches_are_kept_by_key_and_the_oldest_goes_first(monkeypatch):
     assert unhashable is not None
     cb.keep(unhashable, print)  # not kept (the launcher's lookup of such a key takes the full path)
     assert len(cb.bound_launches) == 2
+
+
+# --------------------------------------------------------------------------- learnt key readers
+
+_CHANGES = [dict(), dict(t=dict(dtype="torch.bfloat16")), dict(t=dict(shape=(4, 7), strides=(7, 1))),
+            dict(t=dict(strides=(1, 4))), dict(t=dict(ptr=0x7002)), dict(t=dict(device="cuda:1")),
+            dict(t=dict(device="cpu")), dict(alpha=3.0), dict(alpha=0.0), dict(alpha=-0.0), dict(alpha=2),
+            dict(n=17), dict(n=True), dict(n=16.0), dict(grid=(8,)), dict(grid=4), dict(grid=[4]),
+            dict(kernel=object()), dict(arch="sm_100a"), dict(schedule="streamk"), dict(tiles="program")]
+
+
+def plain_call(t=None, alpha=2.0, n=16, u=None, grid=(4,), kernel=KERNEL, **options):
+    """The arguments of a call of torch tensors and Python scalars, and its options."""
+    args = (FakeTensor(**(t or {})), alpha, n, SubTensor(**(u or {})))
+    return dict(kernel=kernel, grid=grid, args=args, arch="sm_90a", schedule="auto", tiles="auto") | options
+
+
+@pytest.mark.parametrize("change", _CHANGES)
+def test_a_learnt_reader_gives_call_keys_of_its_pattern(change):
+    """The reader generated for the classes of a call's arguments computes the same key as
+    :func:`call_key` for calls of that pattern, whatever fact changed (or the same None)."""
+    cb.learn(KERNEL, plain_call()["args"])
+    read = cb.reader(KERNEL)
+    assert read is not cb.call_key
+    for call in (plain_call(), plain_call(**change), plain_call(u=dict(ptr=0x7100), **change)):
+        assert read(**call) == cb.call_key(**call)
+    assert (read(**plain_call(**change)) == read(**plain_call())) == (change == {})
+
+
+@pytest.mark.parametrize("args", [
+    (), (FakeTensor(),), (1, FakeTensor()), (FakeTensor(), 2.0, 16), (FakeTensor(), 2.0, 16, SubTensor(), 1),
+    (FakeTensor(), 2, 16, SubTensor()), (FakeTensor(), 2.0, 16, FakeTensor()), (Dev(), 2.0, 16, SubTensor()),
+    (FakeTensor(), 2.0, np.int32(16), SubTensor()), (FakeTensor(), 2.0, [16], SubTensor()),
+])
+def test_a_learnt_reader_hands_other_patterns_to_call_key(args):
+    """Another number or other classes of arguments, or a list of arguments, give exactly what
+    :func:`call_key` gives (a key, or None for arguments it cannot read)."""
+    cb.learn(KERNEL, plain_call()["args"])
+    read = cb.reader(KERNEL)
+    for container in (args, list(args)):
+        call = plain_call() | dict(args=container)
+        assert read(**call) == cb.call_key(**call)
+
+
+@pytest.mark.parametrize("change", [dict(), dict(ptr=0x9004), dict(shape=(9,)), dict(typestr="<f2"),
+                                    dict(strides=(8,)), dict(strides=(-4,))])
+def test_a_learnt_reader_reads_array_interfaces_as_call_key_does(change):
+    cb.learn(KERNEL, (Dev(), 2.0, 16))
+    read = cb.reader(KERNEL)
+    assert read is not cb.call_key
+    for args in [(Dev(**change), 2.0, 16), (Dev(), 2.0, 16), (SimpleNamespace(__cuda_array_interface__={}), 2.0, 16),
+                 (FakeTensor(), 2.0, 16), (Dev(**change), 2.0, np.int64(16))]:
+        call = plain_call() | dict(args=args)
+        assert read(**call) == cb.call_key(**call)
+    bad = plain_call() | dict(args=(Dev(), 2.0, 16))
+    bad["args"][0].__cuda_array_interface__ = {"shape": (3,)}  # no data pointer: no key
+    assert read(**bad) is None is cb.call_key(**bad)
+
+
+def test_readers_are_learnt_per_kernel_for_tensors_and_python_scalars():
+    other = object()
+    assert cb.reader(KERNEL) is cb.call_key and cb.reader(other) is cb.call_key
+    cb.learn(KERNEL, (np.float64(1.0), 1.0))  # a float subclass (numpy's float64): call_key keeps it
+    cb.learn(KERNEL, [FakeTensor(), 1.0])  # not a tuple
+    assert cb.reader(KERNEL) is cb.call_key
+    cb.learn(KERNEL, (FakeTensor(), 1.0))
+    cb.learn(other, (FakeTensor(), 2.5))
+    assert cb.reader(KERNEL) is cb.reader(other) is not cb.call_key  # one reader per pattern
+    cb.learn(other, (True, FakeTensor()))
+    assert cb.reader(other) is not cb.reader(KERNEL)
+    cb.learn([], (1,))  # an unhashable kernel: nothing is learnt (its calls take the full path)
+    with pytest.raises(TypeError):
+        cb.reader([])
+    cb.clear()
+    assert cb.reader(KERNEL) is cb.call_key
+
+
+def test_a_float_zero_keeps_its_sign_in_a_learnt_reader():
+    cb.learn(KERNEL, (1.0,))
+    read = cb.reader(KERNEL)
+    assert read(KERNEL, (4,), (0.0,), "sm_90a", "auto", "auto") != read(KERNEL, (4,), (-0.0,), "sm_90a", "auto", "auto")
+    assert read(KERNEL, (4,), (1,), "sm_90a", "auto", "auto") != read(KERNEL, (4,), (1.0,), "sm_90a", "auto", "auto")
+
+
+# --------------------------------------------------------------------------- re-pointed launches
+
+
+def test_the_layout_of_a_key_is_the_key_with_alignments_for_pointers():
+    layout, pointers = cb.layout_of(call(t=dict(ptr=0x7000), d=dict(ptr=0x9008)))
+    assert pointers == (0x7000, 0x9008)
+    assert layout == cb.layout_of(call(t=dict(ptr=0x17000), d=dict(ptr=0x19008)))[0]  # other addresses
+    assert layout == cb.layout_of(call(t=dict(ptr=0), d=dict(ptr=0x8)))[0]  # a null pointer: 16-byte aligned
+    for change in (dict(t=dict(ptr=0x7008)), dict(d=dict(ptr=0x9004)), dict(t=dict(shape=(4, 7), strides=(7, 1))),
+                   dict(t=dict(dtype="torch.bfloat16")), dict(d=dict(typestr="<f2")), dict(t=dict(device="cuda:1")),
+                   dict(alpha=3.0), dict(alpha=-0.0), dict(n=17), dict(grid=(8,)), dict(schedule="streamk")):
+        base = dict(t=dict(ptr=0x7000), d=dict(ptr=0x9008))
+        changed = base | change | {side: base[side] | change[side] for side in ("t", "d") if side in change}
+        assert cb.layout_of(call(**changed))[0] != layout, change
+    assert cb.layout_of(key(2.0, 16, True)) is None  # no arrays: nothing to re-point
+
+
+def bind(k, extents=((0, 48), (0, 32))):
+    """keep ``k``'s launch and let its layout be re-pointed; returns the re-pointings asked for."""
+    asked = []
+    cb.keep(k, lambda stream: None)
+    cb.keep_layout(k, lambda pointers: asked.append(pointers) or (lambda stream: ("launch", pointers, stream)),
+                   extents)
+    return asked
+
+
+def test_a_call_differing_in_addresses_only_re_points_the_bound_launch():
+    asked = bind(call(t=dict(ptr=0x7000), d=dict(ptr=0x9000)))
+    moved = call(t=dict(ptr=0x27000), d=dict(ptr=0x39000))
+    again = cb.rebound(moved)
+    assert asked == [(0x27000, 0x39000)] and again(5) == ("launch", (0x27000, 0x39000), 5)
+    assert cb.bound_launches[moved] is again  # the next equal call is a plain hit
+    assert cb.rebound(call(t=dict(ptr=0x27008), d=dict(ptr=0x39000))) is None  # another alignment
+    assert cb.rebound(call(t=dict(ptr=0x27000), d=dict(ptr=0x39000), alpha=5.0)) is None  # another value
+    assert cb.rebound(key(2.0, 16)) is None and len(asked) == 1
+
+
+def test_arrays_that_come_to_overlap_or_part_are_not_re_pointed():
+    """Overlapping arrays share an alias group in the kernel's signature: a call whose arrays
+    overlap where the bound one's did not (or the reverse) needs another kernel variant."""
+    bind(call(t=dict(ptr=0x7000), d=dict(ptr=0x9000)), extents=((0, 48), (0, 32)))
+    assert cb.rebound(call(t=dict(ptr=0x20000), d=dict(ptr=0x20010))) is None  # [0x20000, +48) meets [0x20010, +32)
+    assert cb.rebound(call(t=dict(ptr=0x20000), d=dict(ptr=0x20030))) is not None  # adjacent, apart
+    cb.clear()
+    bind(call(t=dict(ptr=0x7000), d=dict(ptr=0x7000)), extents=((0, 48), (0, 32)))  # bound in place
+    assert cb.rebound(call(t=dict(ptr=0x20000), d=dict(ptr=0x30000))) is None
+    assert cb.rebound(call(t=dict(ptr=0x20000), d=dict(ptr=0x20000))) is not None
+    cb.clear()
+    assert cb.rebound(call(t=dict(ptr=0x20000), d=dict(ptr=0x20000))) is None

@@ -630,6 +630,36 @@ def test_a_bound_launch_is_reused_only_for_the_same_arrays_and_grid(stand_in_gpu
 
 
 @needs_cutile
+def test_a_call_with_arrays_at_other_addresses_re_points_the_bound_launch(stand_in_gpu):
+    """Arrays at other addresses of the same alignment, apart as before: the bound launch with
+    the pointer parameters replaced (no argument analysis, no compile, every other byte and the
+    configuration as bound); arrays that come to overlap take the full path (another alias
+    group: another kernel)."""
+    drv = stand_in_gpu
+
+    def run(x, out, stream=0):
+        rc.launch(stream, (4,), rows, (8, x, out, 1.0))
+        return drv.launches[-1]
+
+    first = run(Dev(0x10000, (4, 6)), Dev(0x20000, (4, 6)))
+    moved = run(Dev(0x50000, (4, 6)), Dev(0x60010, (4, 6)), stream=7)
+    assert len(drv.described) == 1 and len(drv.compiles) == 1 and moved["fn"] == first["fn"]
+    assert moved["params"] == [u64(0x50000)] + first["params"][1:5] + [u64(0x60010)] + first["params"][6:]
+    assert moved["config"] is not first["config"] and moved["config"].hStream == 7
+    assert (moved["config"].gridDimX, moved["config"].blockDimX) == (first["config"].gridDimX, first["config"].blockDimX)
+    assert run(Dev(0x10000, (4, 6)), Dev(0x20000, (4, 6)))["params"] == first["params"]  # the first binding
+    assert first["config"].hStream == 0
+    run(Dev(0x70000, (4, 6)), Dev(0x60010, (4, 6)))
+    assert len(drv.described) == 1
+    in_place = run(Dev(0x80000, (4, 6)), Dev(0x80000, (4, 6)))  # out is x: an alias group
+    assert len(drv.described) == 2 and len(drv.compiles) == 2 and in_place["fn"] == "k1"
+    run(Dev(0x90000, (4, 6)), Dev(0x90000, (4, 6)))  # in place again, elsewhere: re-pointed
+    assert len(drv.described) == 2 and drv.launches[-1]["params"][0] == u64(0x90000)
+    run(Dev(0x90008, (4, 6)), Dev(0xA0000, (4, 6)))  # 8-byte aligned: another kernel variant
+    assert len(drv.described) == 3
+
+
+@needs_cutile
 def test_a_bound_launch_is_not_reused_for_a_tensor_on_another_device(stand_in_gpu, monkeypatch):
     """A tensor with the same pointer, shape, strides and dtype on another device is not the
     bound one: on the CPU it is refused as on a first call."""

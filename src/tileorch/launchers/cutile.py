@@ -28,9 +28,11 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from tileorch.launchers.cutile_bound import bound_launches, call_key
+from tileorch.launchers.cutile_bound import bound_launches
 from tileorch.launchers.cutile_bound import clear as forget_bound
-from tileorch.launchers.cutile_bound import keep
+from tileorch.launchers.cutile_bound import keep, keep_layout, learn
+from tileorch.launchers.cutile_bound import reader as key_reader
+from tileorch.launchers.cutile_bound import rebound
 
 ARCHS = {"sm_90a": (9, 0)}
 SCHEDULES = ("auto", "persistent", "streamk", "dp", "simt")
@@ -980,15 +982,20 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90
     ``sync=True`` waits for the kernel (with the runtime's hang watchdog) instead of returning
     once it is queued."""
     # an earlier call with an equal key (cutile_bound.py) left its launch bound: enqueue it again
-    fast = None if sync else call_key(kernel, grid, args, arch, schedule, tiles)
     try:
+        fast = None if sync else key_reader(kernel)(kernel, grid, args, arch, schedule, tiles)
         again = bound_launches.get(fast)
-    except TypeError:  # an unhashable grid or argument: the full path reports it
+    except TypeError:  # an unhashable kernel, grid or argument: the full path reports it
         again = fast = None
+    if again is None and fast is not None:
+        again = rebound(fast)  # the same call but for the arrays' addresses: the bound launch re-pointed
     if again is not None:
-        again(stream if type(stream) is int else stream_handle(stream))
+        t = type(stream)
+        again(stream if t is int else stream.cuda_stream if t in _TORCH_STREAM_TYPES else stream_handle(stream))
         return
     _launch(stream, grid, kernel, args, arch, schedule, sync, tiles, fast)
+    if fast is not None:
+        learn(kernel, args)  # the kernel's next calls are keyed by a reader for these argument classes
 
 
 def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule: str, sync: bool, tiles: str,
@@ -1050,19 +1057,25 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
     if most:  # the reduction loop split over a cluster (cluster_split.py): clusters of `cluster` CTAs along x
         cluster = split_cluster_size(grid3[0] * grid3[1] * grid3[2], most, dev.sm_count)
         grid3 = (grid3[0] * cluster, grid3[1], grid3[2])
-    _run(entry.image, grid3, (block, 1, 1), params, smem, (cluster, 1, 1), handle, sync, fast)
+    arrays = [a for a in arguments if isinstance(a, ArrayArg)]
+    layout = ([i for i, (_, role) in enumerate(flat_parameters(arguments)) if role == "ptr"],
+              tuple((lo - a.ptr, hi - a.ptr) for a in arrays for lo, hi in [a.byte_range()]))
+    _run(entry.image, grid3, (block, 1, 1), params, smem, (cluster, 1, 1), handle, sync, fast, layout)
 
 
 # --------------------------------------------------------------------------- repeated launches
 
 
 def _run(kernel: Any, grid: tuple, block: tuple, params: list[bytes], smem: int, cluster: tuple, stream: int,
-         sync: bool, fast: tuple | None) -> None:
+         sync: bool, fast: tuple | None, layout: tuple | None = None) -> None:
     """Launch ``kernel`` (a loaded :class:`~tileorch.runtime.module.Kernel`) with these parameter
     bytes.  With ``fast`` (the call's key, never with ``sync``) through a
     :class:`~tileorch.runtime.launch.BoundLaunch` that is kept under the key for the next equal
     call (the parameters are packed once); otherwise through :func:`tileorch.runtime.launch.launch`
-    (``sync``: waited for, with the hang watchdog)."""
+    (``sync``: waited for, with the hang watchdog).  ``layout``: (the parameters holding the
+    arrays' pointers, in argument order; each array's byte extent relative to its pointer) of a
+    program whose arrays reach the kernel as those pointers only: a later call that differs in
+    the addresses only re-points the bound launch (:func:`~tileorch.launchers.cutile_bound.rebound`)."""
     from tileorch.runtime.launch import BoundLaunch
     from tileorch.runtime.launch import launch as runtime_launch
 
@@ -1070,9 +1083,12 @@ def _run(kernel: Any, grid: tuple, block: tuple, params: list[bytes], smem: int,
         runtime_launch(kernel, grid, block, params, cluster=cluster, smem=smem, stream=stream, wait=sync)
         return
     kernel.module.device.require_healthy()  # as runtime_launch does before preparing the kernel
-    again = BoundLaunch(kernel, grid, block, params, cluster=cluster, smem=smem).launch
-    again(stream)
-    keep(fast, again)
+    bound = BoundLaunch(kernel, grid, block, params, cluster=cluster, smem=smem)
+    bound.launch(stream)
+    keep(fast, bound.launch)
+    if layout is not None:
+        slots, extents = layout
+        keep_layout(fast, lambda pointers: bound.repointed(slots, pointers).launch, extents)
 
 
 __all__ = [

@@ -19,20 +19,33 @@ ranks, shapes, strides, pointers, devices, scalar types and values and the grid 
 argument (a DLPack-only array, a list, a numpy scalar) gives no key, and such a call takes the
 full path every time (where the errors for wrong arguments are raised).
 
+:func:`reader` gives the function that computes a kernel's keys: :func:`call_key` itself, or,
+once a bound call of the kernel was seen (:func:`learn`), a function generated for that
+pattern of argument classes (:func:`pattern_reader`) that unpacks the tuple and reads each
+argument's facts in straight-line code; for arguments of other classes it returns what
+:func:`call_key` returns, so the two always agree.
+
 Nothing here touches the GPU or imports torch.
 """
 
 from __future__ import annotations
 
 import sys
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
 BOUND_MAX = 256  # launches kept bound; the oldest bound one is dropped first
 
 # the bound launches by key (each takes the stream handle); the caller looks a key up itself
-bound_launches: dict[tuple, Callable[[int], None]] = {}
+bound_launches: dict[tuple, Callable[[int], None]] = {}  # a plain dict: the hit path's lookup
 _tensor: Any = None  # torch.Tensor, once an argument was one (torch is never imported here)
+# the key reader of each kernel's last learnt argument pattern, and the readers by pattern
+_readers: dict[Any, Callable[..., tuple | None]] = {}
+_pattern_readers: dict[tuple[type, ...], Callable[..., tuple | None]] = {}
+READERS_MAX = 256  # kernels with a learnt reader; the oldest is forgotten first
+# bound launches that can be re-pointed, by layout key (see layout_of); the oldest is dropped first
+_layouts: OrderedDict[tuple, tuple[Callable[[tuple[int, ...]], Callable[[int], None]], tuple, frozenset]] = OrderedDict()
 
 
 def call_key(kernel: Any, grid: Any, args: Any, arch: str, schedule: str, tiles: str) -> tuple | None:
@@ -82,6 +95,78 @@ def _array_key(a: Any, t: type) -> tuple | None:
         return None
 
 
+def reader(kernel: Any) -> Callable[..., tuple | None]:
+    """The function computing ``kernel``'s call keys (same arguments as :func:`call_key`, same
+    result).  Raises TypeError for an unhashable kernel."""
+    return _readers.get(kernel, call_key)
+
+
+def learn(kernel: Any, args: Any) -> None:
+    """Read ``kernel``'s later calls with :func:`pattern_reader` for the classes of ``args`` (a
+    tuple); a call whose pattern has no reader leaves the kernel's reader as it is."""
+    if type(args) is not tuple or len(args) > 64:
+        return
+    pattern = tuple(type(a) for a in args)
+    read = _pattern_readers.get(pattern)
+    if read is None:
+        read = pattern_reader(pattern)
+        if read is None:
+            return
+        _pattern_readers[pattern] = read
+    try:
+        _readers[kernel] = read
+    except TypeError:  # an unhashable kernel: its calls never have a bound launch either
+        return
+    while len(_readers) > READERS_MAX:
+        del _readers[next(iter(_readers))]
+
+
+def _tensor_class(t: type) -> bool:
+    torch = sys.modules.get("torch")
+    tensor = getattr(torch, "Tensor", None) if torch is not None else None
+    return isinstance(tensor, type) and issubclass(t, tensor)
+
+
+def pattern_reader(pattern: tuple[type, ...]) -> Callable[..., tuple | None] | None:
+    """A function computing :func:`call_key` for calls whose arguments are of the classes of
+    ``pattern``, by generated straight-line code: torch tensors (subclasses included) and
+    ``float``, ``int``, ``bool`` read in place, any other class through :func:`_array_key`
+    (``__cuda_array_interface__``: None when it has none, as :func:`call_key` gives); a call of
+    any other shape is handed to :func:`call_key`.  None for a pattern of scalar subclasses
+    (an ``IntEnum``, a numpy scalar): :func:`call_key` alone reads those."""
+    names = [f"a{i}" for i in range(len(pattern))]
+    facts, tests, arrays = [], [], []
+    for i, (name, t) in enumerate(zip(names, pattern)):
+        tests.append(f"type({name}) is T{i}")
+        if t is float:
+            facts += [f"T{i}", f"{name} if {name} else str({name})"]  # call_key's float facts
+        elif t is int or t is bool:
+            facts += [f"T{i}", name]
+        elif _tensor_class(t):
+            facts += [f"T{i}", f"{name}.data_ptr()", f"{name}.shape", f"{name}.stride()", f"{name}.dtype",
+                      f"{name}.device"]
+        elif issubclass(t, (int, float)):
+            return None
+        else:
+            arrays.append(f"            k{i} = _array_key({name}, T{i})\n"
+                          f"            if k{i} is None:\n                return None\n")
+            facts.append(f"*k{i}")
+    unpack = f"        {', '.join(names)}{',' if len(names) == 1 else ''} = args\n" if names else ""
+    source = (
+        "def read(kernel, grid, args, arch, schedule, tiles):\n"
+        f"    if type(args) is tuple and len(args) == {len(pattern)} and (type(grid) is tuple or type(grid) is int):\n"
+        f"{unpack}"
+        f"        if {' and '.join(tests) or 'True'}:\n"
+        f"{''.join(arrays)}"
+        f"            return (kernel, grid, arch, schedule, tiles{''.join(', ' + f for f in facts)})\n"
+        "    return call_key(kernel, grid, args, arch, schedule, tiles)\n"
+    )
+    namespace: dict[str, Any] = {f"T{i}": t for i, t in enumerate(pattern)}
+    namespace.update(call_key=call_key, _array_key=_array_key)
+    exec(compile(source, f"<cutile_bound key reader {len(pattern)} arguments>", "exec"), namespace)
+    return namespace["read"]
+
+
 def keep(key: tuple, launch: Callable[[int], None]) -> None:
     """Bind ``launch`` (a callable taking the stream handle that enqueues the same launch again)
     under ``key``; past :data:`BOUND_MAX` the oldest one is dropped."""
@@ -93,5 +178,71 @@ def keep(key: tuple, launch: Callable[[int], None]) -> None:
         del bound_launches[next(iter(bound_launches))]
 
 
+def layout_of(key: tuple) -> tuple[tuple, tuple[int, ...]] | None:
+    """``key`` (of :func:`call_key`) with each array's pointer replaced by its alignment (the
+    largest power of two, at most 16, dividing it; 16 for a null pointer), and the pointers in
+    argument order; None for a call without arrays.  Two calls of one layout key differ in
+    their arrays' addresses only, and in nothing else the kernel variant depends on but the
+    arrays' overlaps (:func:`rebound` checks those)."""
+    layout, pointers = list(key[:5]), []
+    i, n = 5, len(key)
+    while i < n:
+        tag = key[i]
+        width = 2 if tag is float or tag is int or tag is bool else 5 if tag == "cai" else 6
+        ptr = key[i + 1] if width > 2 else None
+        if type(ptr) is not int:  # a scalar's facts
+            layout += key[i:i + width]
+        else:
+            pointers.append(ptr)
+            layout += (tag, 16 if ptr == 0 else min(16, ptr & -ptr), *key[i + 2:i + width])
+        i += width
+    return (tuple(layout), tuple(pointers)) if pointers else None
+
+
+def _overlaps(pointers: tuple[int, ...], extents: tuple[tuple[int, int], ...]) -> frozenset:
+    """The pairs of arrays whose byte ranges ``[ptr + lo, ptr + hi)`` overlap."""
+    ranges = [(p + lo, p + hi) for p, (lo, hi) in zip(pointers, extents)]
+    return frozenset((i, j) for i in range(len(ranges)) for j in range(i + 1, len(ranges))
+                     if ranges[i][0] < ranges[j][1] and ranges[j][0] < ranges[i][1])
+
+
+def keep_layout(key: tuple, repoint: Callable[[tuple[int, ...]], Callable[[int], None]],
+                extents: tuple[tuple[int, int], ...]) -> None:
+    """Let calls of ``key``'s layout with other pointers re-point the launch bound under ``key``:
+    ``repoint(pointers)`` gives the launch with the arrays at ``pointers`` (everything else as
+    bound); ``extents``: each array's bytes ``(lo, hi)`` relative to its pointer."""
+    found = layout_of(key)
+    if found is None:
+        return
+    layout, pointers = found
+    try:
+        _layouts[layout] = (repoint, extents, _overlaps(pointers, extents))
+    except TypeError:  # unhashable
+        return
+    while len(_layouts) > BOUND_MAX:
+        _layouts.popitem(last=False)
+
+
+def rebound(key: tuple) -> Callable[[int], None] | None:
+    """The launch of a call whose key differs from a re-pointable bound one's in the arrays'
+    addresses only (same alignments, same overlaps between the arrays: the same kernel variant),
+    bound under ``key`` (:func:`keep`); None when there is none."""
+    found = layout_of(key)
+    if found is None:
+        return None
+    layout, pointers = found
+    entry = _layouts.get(layout)
+    if entry is None:
+        return None
+    repoint, extents, overlaps = entry
+    if _overlaps(pointers, extents) != overlaps:  # other alias groups: another kernel variant
+        return None
+    launch = repoint(pointers)
+    keep(key, launch)
+    return launch
+
+
 def clear() -> None:
     bound_launches.clear()
+    _readers.clear()
+    _layouts.clear()

@@ -131,18 +131,30 @@ def device_facts(device) -> tuple[int, int, int]:
 def current_stream(device_index: int) -> int:
     """The raw handle of torch's current stream on the device (torch's private fast accessor
     when it has one, as Triton uses)."""
-    torch = _torch()
-    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-    if raw is not None:
-        return raw(device_index)
-    return torch.cuda.current_stream(device_index).cuda_stream
+    return _stream_reader()(device_index)
+
+
+_STREAM_READER: Any = None
+
+
+def _stream_reader():
+    """The function giving the raw handle of torch's current stream on a device index, looked
+    up once (torch's private fast accessor when it has one)."""
+    global _STREAM_READER
+    if _STREAM_READER is None:
+        torch = _torch()
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        _STREAM_READER = raw if raw is not None else (lambda index: torch.cuda.current_stream(index).cuda_stream)
+    return _STREAM_READER
 
 
 def clear_caches() -> None:
     """Forget loaded kernels and bound problems (tests, benchmarks)."""
+    global _STREAM_READER
     _kernels.clear()
     _problems.clear()
     _device_facts.clear()
+    _STREAM_READER = None
 
 
 def gemm(a, b, out=None, *, schedule: str = "auto", config: GemmConfig | None = None):
@@ -161,8 +173,11 @@ def gemm(a, b, out=None, *, schedule: str = "auto", config: GemmConfig | None = 
         if problem is not None:
             if out is None:
                 out = torch.empty(problem.out_shape, dtype=problem.out_dtype, device=da)
-            prepared = problem.prepared(a.data_ptr(), b.data_ptr(), out.data_ptr(), da)
-            prepared.launch(current_stream(problem.device_index))
+            pointers = (a.data_ptr(), b.data_ptr(), out.data_ptr())
+            prepared = problem.bound.get(pointers)  # bound to these pointers: tensor maps and parameters
+            if prepared is None:
+                prepared = problem.prepared(*pointers, da)
+            prepared.launch((_STREAM_READER or _stream_reader())(problem.device_index))
             return out
     else:
         key = None

@@ -421,6 +421,7 @@ class PreparedGemm:
         from tileorch.runtime.driver import api
 
         self._drv = api()
+        self._launch_ex = self._drv.cuLaunchKernelEx
         self._function = kernel.kernel.function
         self._params = ctypes.addressof(self._pointers)
         self._stream: int | None = None
@@ -443,8 +444,8 @@ class PreparedGemm:
                         "cuMemsetD8Async(stream-K locks)")
         if self._copies:
             self.staging.run(self.staging.copies_in, stream)
-        result = drv.cuLaunchKernelEx(self._config, self._function, self._params, 0)
-        if int(result[0]):  # CUresult: CUDA_SUCCESS is 0
+        result = self._launch_ex(self._config, self._function, self._params, 0)
+        if result[0]:  # a CUresult (an int): CUDA_SUCCESS is 0
             self._check(result, f"cuLaunchKernelEx({self.kernel.cfg.name}, grid={self.grid})")
         if self._copies:
             self.staging.run(self.staging.copies_out, stream)

@@ -210,10 +210,14 @@ class BoundLaunch:
     is a single ``cuLaunchKernelEx`` (no argument packing, no events, no watchdog), for callers
     that launch the same kernel with the same arguments again (``tileorch.cutile.launch``'s
     repeated calls).  The first launch of a kernel goes through :func:`launch`, which also
-    opts the kernel in to its shared memory and cluster size."""
+    opts the kernel in to its shared memory and cluster size.
 
-    __slots__ = ("kernel", "config", "_storage", "_pointers", "_params", "_launch_config", "_stream", "_drv",
-                 "_function", "_label")
+    Per call :meth:`launch` reads the device's health (a launch into a context that a fault or
+    hang poisoned raises :class:`ContextPoisoned` with the first cause), converts the stream
+    handle only when it differs from the last one, and checks the driver's result."""
+
+    __slots__ = ("kernel", "config", "_blob", "_offsets", "_sizes", "_params", "_launch_config",
+                 "_stream", "_drv", "_function", "_label", "_device", "_launch_ex")
 
     def __init__(self, kernel: Kernel, grid: Any, block: Any, args: tuple[Any, ...] | list[Any] = (),
                  cluster: Any = 1, smem: int = 0):
@@ -222,20 +226,55 @@ class BoundLaunch:
         params = pack_arguments(kernel, args)
         drv = self._drv = api()
         _prepare(kernel, cfg)
-        self._storage = [ctypes.create_string_buffer(p, len(p)) for p in params]
-        self._pointers = (ctypes.c_void_p * max(len(self._storage), 1))(*[ctypes.addressof(s) for s in self._storage])
-        self._params = ctypes.addressof(self._pointers) if self._storage else 0
+        # one buffer: the table of the parameters' addresses the driver reads, then each parameter
+        # at a 16-byte aligned offset
+        blob, self._offsets, self._sizes = bytearray(8 * len(params)), [], [len(p) for p in params]
+        for p in params:
+            blob += bytes(-len(blob) % 16)
+            self._offsets.append(len(blob))
+            blob += p
+        self._bind(blob)
         self._launch_config = _launch_config(drv, cfg)
         self._stream: int | None = None
         self._function = kernel.function
         self._label = f"cuLaunchKernelEx('{kernel.name}', {cfg.describe()})"
+        self._device = kernel.module.device
+        self._launch_ex = drv.cuLaunchKernelEx
+
+    def _bind(self, blob: bytearray) -> None:
+        """Hold a copy of ``blob`` (the address table, then the parameter bytes) with the table
+        filled in with the addresses of the parameters in the copy."""
+        n = len(self._offsets)
+        self._blob = buf = (ctypes.c_char * max(len(blob), 1)).from_buffer_copy(blob or b"\0")
+        base = ctypes.addressof(buf)
+        struct.pack_into(f"<{n}Q", buf, 0, *[base + o for o in self._offsets])
+        self._params = base if n else 0
+
+    def repointed(self, slots: list[int] | tuple[int, ...], pointers: tuple[int, ...]) -> BoundLaunch:
+        """The same launch with the 8-byte parameters ``slots`` holding ``pointers`` (the kernel,
+        configuration and every other parameter byte as bound; no driver call)."""
+        blob = bytearray(self._blob)
+        for slot, ptr in zip(slots, pointers, strict=True):
+            if self._sizes[slot] != 8:
+                raise ValueError(f"parameter {slot} of '{self.kernel.name}' has {self._sizes[slot]} bytes, not a "
+                                 "pointer's 8")
+            offset = self._offsets[slot]
+            blob[offset:offset + 8] = ptr.to_bytes(8, "little")
+        other = object.__new__(BoundLaunch)
+        for name in ("kernel", "config", "_offsets", "_sizes", "_drv", "_function", "_label", "_device", "_launch_ex"):
+            setattr(other, name, getattr(self, name))
+        other._bind(blob)
+        other._launch_config = _launch_config(self._drv, self.config)  # its own stream field
+        other._stream = None
+        return other
 
     def launch(self, stream: int = 0) -> None:
         """Enqueue the kernel on ``stream`` (no synchronisation)."""
-        self.kernel.module.device.require_healthy()
+        if self._device.poisoned_by is not None:
+            self._device.require_healthy()
         if stream != self._stream:
             self._launch_config.hStream = self._drv.CUstream(stream)
             self._stream = stream
-        result = self._drv.cuLaunchKernelEx(self._launch_config, self._function, self._params, 0)
-        if int(result[0]):
+        result = self._launch_ex(self._launch_config, self._function, self._params, 0)
+        if result[0]:  # a CUresult (an int): CUDA_SUCCESS is 0
             check(result, self._label)

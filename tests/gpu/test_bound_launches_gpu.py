@@ -1,0 +1,156 @@
+"""Repeated launches on the GPU (issue 22's fast paths): ``tileorch.cutile.launch`` re-enqueues
+the launch bound for an equal call (the key read by the kernel's learnt reader) and
+``tileorch.gemm`` its bound problem; a call with another pointer, shape, dtype, scalar value or
+stream must launch with its own bytes.  Every result is checked against torch computed in fp32
+from the same inputs, after the inputs changed in place (a bound launch reads memory again),
+outputs pre-filled with NaN.  Skipped (by tests/gpu/conftest.py) without a GPU; needs torch and
+cuda-tile for the cuTile part."""
+
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+NAN = float("nan")
+ct = None  # cuda.tile, imported by the cuTile tests (the GEMM test runs without it)
+_kernels: dict = {}
+
+
+def _scale_kernel():
+    """``y = x * alpha`` by tiles of ``tile`` elements (defined once; cuTile reads its annotations
+    in this module's namespace)."""
+    global ct
+    ct = pytest.importorskip("cuda.tile")
+    if "scale" not in _kernels:
+
+        @ct.kernel
+        def scale(x, y, alpha, tile: ct.Constant[int]):
+            i = ct.bid(0)
+            ct.store(y, index=(i,), tile=ct.load(x, index=(i,), shape=(tile,)) * alpha)
+
+        _kernels["scale"] = scale
+    return _kernels["scale"]
+
+
+def _launch(stream, grid, kernel, args):
+    import tileorch.cutile
+
+    tileorch.cutile.launch(stream, grid, kernel, args)
+
+
+def test_repeated_cutile_launches_follow_every_change_of_the_call():
+    from tileorch.launchers import cutile_bound
+
+    scale = _scale_kernel()
+    stream = torch.cuda.current_stream()
+    n, tile = 4096, 256
+    x = torch.randn(n, device="cuda")
+    y = torch.full_like(x, NAN)
+    args = (x, y, 2.0, tile)
+    for step in range(3):  # the same call: the bound launch, reading x anew
+        x.copy_(torch.randn(n, device="cuda"))
+        y.fill_(NAN)
+        _launch(stream, (n // tile,), scale, args)
+        torch.cuda.synchronize()
+        torch.testing.assert_close(y, x * 2.0, rtol=0, atol=0)
+    assert cutile_bound.reader(scale) is not cutile_bound.call_key  # learnt after the first call
+
+    y2 = torch.full_like(x, NAN)  # another output pointer
+    _launch(stream, (n // tile,), scale, (x, y2, 2.0, tile))
+    _launch(stream, (n // tile,), scale, (x, y, -3.0, tile))  # another scalar value
+    torch.cuda.synchronize()
+    torch.testing.assert_close(y2, x * 2.0, rtol=0, atol=0)
+    torch.testing.assert_close(y, x * -3.0, rtol=0, atol=0)
+
+    pos = x.abs() + 1.0
+    for alpha in (0.0, -0.0, 0.0):  # 0.0 == -0.0, but the kernel's parameter bytes differ
+        y.fill_(NAN)
+        _launch(stream, (n // tile,), scale, (pos, y, alpha, tile))
+        torch.cuda.synchronize()
+        assert (y == 0).all() and bool(torch.signbit(y).all()) == (str(alpha) == "-0.0")
+
+    short = torch.randn(n // 2, device="cuda")  # another shape and grid
+    y_short = torch.full_like(short, NAN)
+    _launch(stream, (n // 2 // tile,), scale, (short, y_short, 2.0, tile))
+    half = torch.randn(n, device="cuda", dtype=torch.float16)  # another dtype: another kernel
+    y_half = torch.full_like(half, NAN)
+    _launch(stream, (n // tile,), scale, (half, y_half, 2.0, tile))
+    torch.cuda.synchronize()
+    torch.testing.assert_close(y_short, short * 2.0, rtol=0, atol=0)
+    torch.testing.assert_close(y_half.float(), half.float() * 2.0, rtol=1e-3, atol=1e-3)
+
+    inplace = torch.randn(n, device="cuda")  # the output is the input: another alias group
+    expected = inplace * 2.0
+    _launch(stream, (n // tile,), scale, (inplace, inplace, 2.0, tile))
+    torch.cuda.synchronize()
+    torch.testing.assert_close(inplace, expected, rtol=0, atol=0)
+    y.fill_(NAN)
+    _launch(stream, (n // tile,), scale, (x, y, 2.0, tile))  # apart again
+    torch.cuda.synchronize()
+    torch.testing.assert_close(y, x * 2.0, rtol=0, atol=0)
+
+    moved = torch.randn(n, device="cuda")  # the same tensor object on new storage (set_)
+    x.set_(moved)
+    y.fill_(NAN)
+    _launch(stream, (n // tile,), scale, args)
+    torch.cuda.synchronize()
+    torch.testing.assert_close(y, moved * 2.0, rtol=0, atol=0)
+
+
+def test_a_bound_cutile_launch_runs_on_the_stream_of_the_call():
+    scale = _scale_kernel()
+    n, tile = 1 << 20, 1024
+    x = torch.randn(n, device="cuda")
+    y = torch.full_like(x, NAN)
+    _launch(torch.cuda.current_stream(), (n // tile,), scale, (x, y, 2.0, tile))  # bound on the default stream
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for value in (1.0, 5.0, -2.0):  # fill and scale on the side stream, in its order
+            x.fill_(value)
+            y.fill_(NAN)
+            _launch(side, (n // tile,), scale, (x, y, 2.0, tile))
+            expected = torch.full_like(x, 2.0 * value)
+            torch.testing.assert_close(y, expected, rtol=0, atol=0)  # a read on the side stream
+
+
+def test_repeated_gemm_calls_follow_every_change_of_the_call():
+    import tileorch
+
+    g = torch.Generator(device="cuda").manual_seed(22)
+    m, n, k = 256, 384, 512
+    a = torch.randn((m, k), device="cuda", dtype=torch.float16, generator=g)
+    b = torch.randn((k, n), device="cuda", dtype=torch.float16, generator=g)
+    c = torch.full((m, n), NAN, device="cuda", dtype=torch.float16)
+
+    def check(out, lhs, rhs):
+        torch.cuda.synchronize()
+        ref = lhs.float() @ rhs.float()
+        assert torch.isfinite(out).all(), "unwritten (NaN) or non-finite outputs"
+        err = float((out.float() - ref).norm() / ref.norm())
+        assert err < 1e-2, f"relative error {err:.3e}"
+
+    for _ in range(3):  # the bound problem, inputs changed in place
+        a.copy_(torch.randn((m, k), device="cuda", dtype=torch.float16, generator=g))
+        c.fill_(NAN)
+        tileorch.gemm(a, b, c)
+        check(c, a, b)
+    c2 = torch.full_like(c, NAN)  # another output pointer
+    tileorch.gemm(a, b, c2)
+    check(c2, a, b)
+    big = torch.randn((2 * m, k), device="cuda", dtype=torch.float16, generator=g)
+    top = big[m // 2:m // 2 + m]  # the same shape at another address (a view)
+    c.fill_(NAN)
+    tileorch.gemm(top, b, c)
+    check(c, top, b)
+    c_big = torch.full((2 * m, n), NAN, device="cuda", dtype=torch.float16)  # another M
+    tileorch.gemm(big, b, c_big)
+    check(c_big, big, b)
+    a16, b16 = a.to(torch.bfloat16), b.to(torch.bfloat16)  # another dtype
+    c16 = torch.full((m, n), NAN, device="cuda", dtype=torch.bfloat16)
+    tileorch.gemm(a16, b16, c16)
+    check(c16, a16, b16)
+    c.fill_(NAN)
+    tileorch.gemm(a, b, c)  # the first binding again
+    check(c, a, b)
