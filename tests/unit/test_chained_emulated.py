@@ -203,3 +203,37 @@ def _fence_errors(p, cfg) -> list[str]:
     finally:
         mp.undo()
     return seen
+
+
+@pytest.mark.parametrize("persistent,overlap,causal,tiles", [(True, True, False, (64, 128)), (False, True, True, (64, 64)),
+                                                             (True, False, False, (128, 128)),
+                                                             (False, False, False, (128, 64))])
+def test_packed_epilogue_emulated(persistent, overlap, causal, tiles, monkeypatch):
+    """``TILEORCH_ATTN_EPILOGUE=packed``: a whole, aligned output tile is stored as 32-bit column
+    pairs (``cvt.rn.f16x2.f32``, no predicates), the ragged last tile of 300 rows element by
+    element; both give the reference, and the whole tiles' elements are all written by 4-byte
+    stores (counted in the emulator)."""
+    from tileorch.testing import ptx_emulator
+
+    monkeypatch.setenv("TILEORCH_ATTN_EPILOGUE", "packed")
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1" if persistent else "0")
+    monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", "1" if overlap else "0")
+    tm, tn = tiles
+    cfg = (300, 64, tm, tn, causal)
+    p = _compile(*cfg)
+    assert "st.global.b32" in p.ptx and "st.global.b16" in p.ptx
+    widths = []
+    real = ptx_emulator.Emu.global_store
+
+    def store(self, a, v, nbytes):
+        widths.extend([nbytes] * len(np.atleast_1d(a)))
+        return real(self, a, v, nbytes)
+
+    monkeypatch.setattr(ptx_emulator.Emu, "global_store", store)
+    out, ref, errors = _emulate(p, *cfg, ctas_persistent=2 if persistent else 1)
+    assert not errors, errors[:4]
+    assert not np.isnan(out).any(), "unwritten outputs"
+    np.testing.assert_allclose(out, ref, atol=2e-3, rtol=1e-2)
+    whole = (300 // tm) * tm * 64  # elements of the whole tiles
+    assert widths.count(4) * 2 == whole and widths.count(2) == (300 - whole // 64) * 64, (widths.count(4),
+                                                                                        widths.count(2))

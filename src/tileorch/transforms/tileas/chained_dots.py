@@ -1155,15 +1155,13 @@ def _frag_regs(width: int) -> list[tuple[int, int, int]]:
     return out
 
 
-def _store_element(low: FragmentLowering, coords: tuple[Coord, ...], value: SSAValue, st: Operation | None = None,
-                   pred: SSAValue | None = None) -> None:
-    """Predicated global store of ``value`` (f32) at tile coordinates ``coords`` of the store ``st``
-    (the accumulator tile's unless given), in bounds and where ``pred`` (if given) holds."""
+def _element_address(low: FragmentLowering, st: Operation, coords: tuple[Coord, ...]) -> tuple[SSAValue, SSAValue]:
+    """(element offset (i64) from the base pointer of the store ``st``'s array, in-bounds
+    predicate) of tile coordinates ``coords`` of the store."""
     e = low.e
-    st = low.store if st is None else st
     view = low.scalar(st.view)
     mem = view.memref
-    offset, ok = None, pred
+    offset, ok = None, None
     for i, c in enumerate(coords):
         idx = low._i32(low.scalar(st.indices[i]))
         g = e.add_i(e.mul_i(idx, e.const(view.step[i])), c.value)
@@ -1172,6 +1170,18 @@ def _store_element(low: FragmentLowering, coords: tuple[Coord, ...], value: SSAV
         ok = inb if ok is None else e.v(arith.AndIOp(ok, inb))
         term = e.v(arith.MuliOp(e.v(arith.ExtSIOp(g, i64)), e.v(arith.ExtSIOp(mem.strides[dim], i64))))
         offset = term if offset is None else e.v(arith.AddiOp(offset, term))
+    return offset, ok
+
+
+def _store_element(low: FragmentLowering, coords: tuple[Coord, ...], value: SSAValue, st: Operation | None = None,
+                   pred: SSAValue | None = None) -> None:
+    """Predicated global store of ``value`` (f32) at tile coordinates ``coords`` of the store ``st``
+    (the accumulator tile's unless given), in bounds and where ``pred`` (if given) holds."""
+    e = low.e
+    st = low.store if st is None else st
+    mem = low.scalar(st.view).memref
+    offset, ok = _element_address(low, st, coords)
+    ok = ok if pred is None else e.v(arith.AndIOp(pred, ok))
     elt = st.tile.type.element_type
     if isinstance(elt, BFloat16Type):
         stored, x = i16, e.f32_to_bf16_bits(value)
@@ -1186,6 +1196,61 @@ def _store_element(low: FragmentLowering, coords: tuple[Coord, ...], value: SSAV
         b.store(x, b.gep(mem.ptr, offset, stored, GLOBAL_PTR))
 
     e.if_(ok, then)
+
+
+EPILOGUE_ENV = "TILEORCH_ATTN_EPILOGUE"
+
+
+def packed_epilogue_enabled() -> bool:
+    """Packed accumulator-tile stores (:func:`_packed_store_test`): on when the environment sets
+    ``TILEORCH_ATTN_EPILOGUE=packed`` (read at each compile, part of the disk-cache key); default
+    off until the H200 measures it."""
+    return os.environ.get(EPILOGUE_ENV, "scalar") == "packed"
+
+
+def _packed_store_test(low: FragmentLowering, st: Operation) -> SSAValue | None:
+    """The run-time test (uniform over the CTA) under which the accumulator tile's store ``st``
+    writes 32-bit column pairs without predicates (:func:`_store_pair`), or None when it never can:
+    a 16-bit element type, the tile's last dimension the array's innermost with static stride 1,
+    no static outer stride odd.  The test: the whole tile is in bounds (each index's first element
+    ``idx * step`` at least 0 and ``idx * step + tile`` within the array's extent), the dynamic
+    outer strides even and the base 4-byte aligned (every pair's address is then 4-byte aligned:
+    the pair's column ``8g + 2(t % 4)`` is even)."""
+    if not isinstance(st.tile.type.element_type, (Float16Type, BFloat16Type)):
+        return None
+    e = low.e
+    view = low.scalar(st.view)
+    mem = view.memref
+    static = mem.static_strides
+    if view.order[-1] != len(static) - 1 or static[-1] != 1 or any(x >= 0 and x % 2 for x in static[:-1]):
+        return None
+    ok = None
+
+    def both(a: SSAValue | None, b: SSAValue) -> SSAValue:
+        return b if a is None else e.v(arith.AndIOp(a, b))
+
+    for i, index in enumerate(st.indices):
+        first = e.mul_i(low._i32(low.scalar(index)), e.const(view.step[i]))
+        end = e.add_i(first, e.const(view.tile[i]))
+        dim = view.order[i]
+        ok = both(ok, e.v(arith.CmpiOp(first, e.const(0), "sge")))
+        ok = both(ok, e.v(arith.CmpiOp(end, mem.shape[dim], "sle")))
+    for dim, stride in enumerate(mem.strides[:-1]):
+        if static[dim] < 0:
+            ok = both(ok, e.v(arith.CmpiOp(e.v(arith.AndIOp(stride, e.const(1))), e.const(0), "eq")))
+    addr = e.v(llvm.PtrToIntOp(mem.ptr, i64))
+    return both(ok, e.v(arith.CmpiOp(e.v(arith.AndIOp(addr, e.const(3, i64))), e.const(0, i64), "eq")))
+
+
+def _store_pair(low: FragmentLowering, coords: tuple[Coord, ...], lo: SSAValue, hi: SSAValue, dtype: str) -> None:
+    """Unpredicated 32-bit global store of the pair (``lo`` at ``coords``, ``hi`` in the next
+    column) of the accumulator tile's store, packed with ``cvt.rn.{f16,bf16}x2.f32`` (the rounding of
+    the per-element cast); the caller has tested the tile (:func:`_packed_store_test`)."""
+    e, st = low.e, low.store
+    mem = low.scalar(st.view).memref
+    offset, _ = _element_address(low, st, coords)
+    word = _pack16(e, lo, hi, dtype)
+    e.add(llvm.StoreOp(word, e.gep(mem.ptr, offset, i16, GLOBAL_PTR), alignment=4))
 
 
 class _Site:
@@ -1762,9 +1827,35 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             k += n
         lead = len(ck.store.indices) - 2
         zero = Coord(s.e.const(0), None)
-        for h, g, j in _frag_regs(ck.dv):
-            value = s.low.element(Coord(rows[h], 0), Coord(cols[(g, j)], 1))
-            _store_element(s.low, (zero,) * lead + (Coord(rows[h], 0), Coord(cols[(g, j)], 1)), value)
+
+        def per_element(side: _Site) -> None:
+            """The tile's elements stored one by one, each predicated on its bounds."""
+            side.low.provided = dict(s.low.provided)
+            z = Coord(side.e.const(0), None)
+            for h, g, j in _frag_regs(ck.dv):
+                value = side.low.element(Coord(rows[h], 0), Coord(cols[(g, j)], 1))
+                _store_element(side.low, (z,) * lead + (Coord(rows[h], 0), Coord(cols[(g, j)], 1)), value)
+
+        whole = _packed_store_test(s.low, ck.store) if packed_epilogue_enabled() else None
+        if whole is None:
+            per_element(s)
+        else:  # a whole, aligned tile: 32-bit stores of column pairs, no predicates; else element by element
+            sides = []
+            for packed in (True, False):
+                side = site_of()
+                if packed:
+                    side.low.provided = dict(s.low.provided)
+                    z = Coord(side.e.const(0), None)
+                    for h in range(2):
+                        for g in range(ck.dv // 8):
+                            lo, hi = (side.low.element(Coord(rows[h], 0), Coord(cols[(g, j)], 1)) for j in range(2))
+                            _store_pair(side.low, (z,) * lead + (Coord(rows[h], 0), Coord(cols[(g, 0)], 1)), lo, hi,
+                                        ck.dtype)
+                else:
+                    per_element(side)
+                side.tmp.add_op(scf.YieldOp())
+                sides.append(Region(side.tmp))
+            s.e.add(scf.IfOp(whole, [], sides[0], sides[1]))
         # row vectors stored beside the tile (a log-sum-exp): the quad's thread holding column 0 of the row
         first = (s.e.v(arith.CmpiOp(s.e.v(arith.AndIOp(lane, s.e.const(3))), s.e.const(0), "eq")) if ck.row_stores
                  else None)
