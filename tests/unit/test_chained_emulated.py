@@ -237,3 +237,29 @@ def test_packed_epilogue_emulated(persistent, overlap, causal, tiles, monkeypatc
     whole = (300 // tm) * tm * 64  # elements of the whole tiles
     assert widths.count(4) * 2 == whole and widths.count(2) == (300 - whole // 64) * 64, (widths.count(4),
                                                                                         widths.count(2))
+
+
+@pytest.mark.parametrize("seq,tiles,causal,persistent", [(300, (128, 64), False, True), (77, (64, 128), False, False),
+                                                         (300, (64, 64), True, False), (200, (128, 128), False, False)])
+def test_peeled_tile_versioned_emulated(seq, tiles, causal, persistent, monkeypatch):
+    """``TILEORCH_ATTN_PEELED_MASKS=1``: the overlapped loop's peeled tile 0 runs the copy without
+    mask math when its masks hold on the whole tile (300 keys: tile 0 interior; 77 keys with
+    128-wide key tiles: tile 0 ragged, the masked copy; causal: the diagonal tile 0 of each query
+    tile); the outputs are the reference's and the versioned tile 0 is in the PTX (two more
+    copies of the first dot's result extraction are not: the branch is on the scalar test)."""
+    monkeypatch.setenv("TILEORCH_ATTN_PEELED_MASKS", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1" if persistent else "0")
+    tm, tn = tiles
+    cfg = (seq, 64, tm, tn, causal)
+    p = _compile(*cfg)
+    assert p.chained["pipelined"] and p.chained["interior_masks"] >= 1
+    monkeypatch.setenv("TILEORCH_ATTN_PEELED_MASKS", "0")
+    plain = _compile(*cfg)
+    # the versioned tile 0 is a second copy of its softmax: one more block of ex2 per tile-0 element
+    assert p.ptx.count("ex2.approx") == plain.ptx.count("ex2.approx") + tn // 2 + 2, (p.ptx.count("ex2.approx"),
+                                                                                   plain.ptx.count("ex2.approx"))
+    out, ref, errors = _emulate(p, *cfg, ctas_persistent=2 if persistent else 1)
+    assert not errors, errors[:4]
+    assert not np.isnan(out).any(), "unwritten outputs"
+    np.testing.assert_allclose(out, ref, atol=2e-3, rtol=1e-2)

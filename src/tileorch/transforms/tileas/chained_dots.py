@@ -117,6 +117,19 @@ def persistent_enabled(uniform_trips: bool) -> bool:
     return value == "1" or (value not in ("0", "1") and uniform_trips)
 
 
+PEELED_MASKS_ENV = "TILEORCH_ATTN_PEELED_MASKS"
+
+
+def peeled_masks_enabled() -> bool:
+    """Whether the overlapped loop's peeled first tile is versioned like the loop's tiles
+    (:func:`_versioned`: the copy without mask math where every interior mask holds on the whole
+    tile): on when the environment sets ``TILEORCH_ATTN_PEELED_MASKS=1`` (read at each compile, part
+    of the disk-cache key); default off until the H200 measures it.  Each program instance runs
+    its tile 0 peeled, so at 8 key tiles per instance (seq 1k) the masked copy's compares and
+    selects (~130 instructions per warp at d64) are a few percent of the instance."""
+    return os.environ.get(PEELED_MASKS_ENV, "0") == "1"
+
+
 PRODUCER_REGS = 24
 CONSUMER_REGS = 240
 """setmaxnreg of the producer and consumer warp groups (24 + 2 x 240 <= 512 per lane slot)."""
@@ -1576,6 +1589,7 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
         return site.tile_regs(ck.dot2.acc, ck.dv)
 
     init = {k: init_vals[starts[k]:starts[k] + sizes[k]] for k in range(len(sizes))}
+    peel_masks = peeled_masks_enabled()
     kb.wait_q()
     undef_i = kb.v(llvm.UndefOp(i32), "ui")
     kb.v(llvm.UndefOp(f32), "uf")
@@ -1596,7 +1610,11 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
         z_last = kb.s_chain("z", s_init0, db1_0)
         t.add(nvvm.WgmmaGroupSyncAlignedOp())
         t.add(nvvm.WgmmaWaitGroupSyncOp(0))
-        p0, new0 = tile(s, iv0, z_last, init)
+        if peel_masks:  # tile 0 too runs the copy without mask math when its masks hold on the whole tile
+            p0, new0 = _versioned(ck, site_of, s, iv0, masks, lambda site: tile(site, iv0, z_last, init),
+                                  _frontier(ck.dot2.acc, acc_arg))
+        else:
+            p0, new0 = tile(s, iv0, z_last, init)
         a0 = [_pack16(s.e, p0[2 * i], p0[2 * i + 1], ck.dtype) for i in range(len(p0) // 2)]
         c0 = c_input(s, init[pipe.acc])
         kb.splice(s.tmp)
