@@ -6,19 +6,18 @@ Usage::
         [--nvdisasm PATH] [--save DIR]
 
 Compiles ``attention_fwd`` (tileorch.testing.attention_programs) for fake device arrays with the
-ptxas the driver finds, disassembles the cubin with ``nvdisasm`` (``--nvdisasm``, else on PATH,
-else ``$NVDISASM``) and finds the consumer loop: the loop (a backward branch) whose body holds
-both the shared-memory ``HGMMA`` of the first dot and the register-A ``HGMMA`` of the second.  The
-loop's blocks are walked from its head to its backward branch along forward edges only (the
-out-of-line retry blocks of the mbarrier waits are not taken: every wait passes at once); each
-path through the body (the interior copy of a masked loop and the masked one) is reported with
-its instruction count and the counts of the opcodes that matter for the softmax (MUFU, FMNMX,
-FSEL, SHFL, FFMA, FMUL, FADD, F2FP, MOV, ISETP). Instructions are per warp and key tile.  In a persistent kernel the loop over program
-instances is walked the same way (its shortest path, the tile loop's instructions left out): the
-instructions each instance costs besides its key tiles (the peeled first tile, the last tile's
-second dot, the epilogue and the stores).
-Without ``nvdisasm`` the PTX of the loop is counted instead (by opcode, between the loop's label
-and its backward branch).
+ptxas the driver finds, disassembles the cubin with ``nvdisasm`` (``--nvdisasm``, else
+``$NVDISASM``, else on PATH; the pip wheel ``nvidia-cuda-nvdisasm`` has one) and finds the
+consumer loop: the loop (a backward branch) whose body holds both the shared-memory ``HGMMA`` of
+the first dot and the register-A ``HGMMA`` of the second.  Its shortest and longest paths from
+its head to its backward branch along forward edges (the out-of-line retry blocks of the mbarrier
+waits not taken: every wait passes at once) are the interior and the masked key tile; each is
+reported with its instruction count and the counts of the opcodes that matter for the softmax
+(MUFU, FMNMX, FSEL, SHFL, FFMA, FMUL, FADD, F2FP, MOV, ISETP, ...).  Instructions are per warp
+and key tile.  In a persistent kernel the loop over program instances is walked too
+(:func:`instance_path`): the instructions each instance costs besides its key tiles (the peeled
+first tile, the last tile's second dot, the epilogue and the stores).  The PTX of the loop is
+counted by opcode as well (between the loop's label and its backward branch).
 """
 
 from __future__ import annotations
@@ -177,6 +176,25 @@ are: the packed path of a whole tile) and passes the tile loop once (its instruc
     return path + [back]
 
 
+def dependency_chain(insts, path: list[int]) -> int:
+    """The longest chain of register read-after-write dependences along ``path``, in instructions
+    (the first register operand is the one written; WGMMAs, stores, barriers and branches are left
+    out): how much of the tile is serial (a reduction chained over the row's 32 values: ~70 at
+    ``tn = 128``; pairwise: ~25)."""
+    reg = re.compile(r"\bR(\d+)\b")
+    writer: dict[str, int] = {}
+    best = 0
+    for i in path:
+        _, _, op, args = insts[i]
+        regs = reg.findall(args)
+        if not regs or op.startswith(("HGMMA", "STG", "SYNCS", "BRA", "BAR", "WARPGROUP")):
+            continue
+        d = 1 + max([writer.get(r, 0) for r in regs[1:]] or [0])
+        writer[regs[0]] = d
+        best = max(best, d)
+    return best
+
+
 def opcode_key(op: str) -> str:
     for k in KEYS:
         if op == k or op.startswith(k + "."):
@@ -190,7 +208,8 @@ def report_sass(sass: str) -> list[dict]:
     rows = []
     for name, p in zip(("interior tile", "masked tile"), paths(insts, labels, head, back)):
         c = Counter(opcode_key(insts[i][2]) for i in p)
-        rows.append({"path": name, "instructions": len(p), **{k: c.get(k, 0) for k in KEYS}})
+        rows.append({"path": name, "instructions": len(p), "dependency chain": dependency_chain(insts, p),
+                     **{k: c.get(k, 0) for k in KEYS}})
     outer = enclosing_loop(insts, labels, head, back)
     if outer is not None:  # a persistent kernel's loop over program instances: everything but the key tiles
         c = Counter(opcode_key(insts[i][2]) for i in instance_path(insts, labels, outer, (head, back)))

@@ -205,7 +205,8 @@ def _fence_errors(p, cfg) -> list[str]:
     return seen
 
 
-@pytest.mark.parametrize("persistent,overlap,causal,tiles", [(True, True, False, (64, 128)), (False, True, True, (64, 64)),
+@pytest.mark.parametrize("persistent,overlap,causal,tiles", [(True, True, False, (64, 128)),
+                                                             (False, True, True, (64, 64)),
                                                              (True, False, False, (128, 128)),
                                                              (False, False, False, (128, 64))])
 def test_packed_epilogue_emulated(persistent, overlap, causal, tiles, monkeypatch):
@@ -259,6 +260,45 @@ def test_peeled_tile_versioned_emulated(seq, tiles, causal, persistent, monkeypa
     # the versioned tile 0 is a second copy of its softmax: one more block of ex2 per tile-0 element
     assert p.ptx.count("ex2.approx") == plain.ptx.count("ex2.approx") + tn // 2 + 2, (p.ptx.count("ex2.approx"),
                                                                                    plain.ptx.count("ex2.approx"))
+    out, ref, errors = _emulate(p, *cfg, ctas_persistent=2 if persistent else 1)
+    assert not errors, errors[:4]
+    assert not np.isnan(out).any(), "unwritten outputs"
+    np.testing.assert_allclose(out, ref, atol=2e-3, rtol=1e-2)
+
+
+def _longest_chain(ptx: str, opcode: str) -> int:
+    """The longest chain of ``opcode`` instructions (e.g. ``max.f32``) each reading the previous
+    one's result, in the PTX (virtual registers: each written once per block)."""
+    import re
+
+    depth: dict[str, int] = {}
+    best = 0
+    for line in ptx.splitlines():
+        parts = line.strip().rstrip(";").split(None, 1)
+        if len(parts) != 2 or not parts[0].startswith(opcode):
+            continue
+        regs = re.findall(r"%[a-z]+\d+", parts[1])
+        d = 1 + max([depth.get(r, 0) for r in regs[1:]] or [0])
+        depth[regs[0]] = d
+        best = max(best, d)
+    return best
+
+
+@pytest.mark.parametrize("cfg,persistent", [((300, 64, 128, 128, False), True), ((150, 64, 64, 64, True), False),
+                                            ((77, 64, 128, 64, False), False)])
+def test_tree_reductions_emulated(cfg, persistent, monkeypatch):
+    """``TILEORCH_ATTN_TREE_REDUCE=1``: the row max and row sum combine the thread's values pairwise
+    (the longest chain of ``max.f32`` in the PTX: log2 of the thread's 32 values of a row plus
+    the quad's two shuffles, against 31 + 2 in one chain) and the outputs are the reference's."""
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1" if persistent else "0")
+    monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", "1")
+    tn = cfg[3]
+    chained = _longest_chain(_compile(*cfg).ptx, "max.f32")
+    monkeypatch.setenv("TILEORCH_ATTN_TREE_REDUCE", "1")
+    p = _compile(*cfg)
+    tree = _longest_chain(p.ptx, "max.f32")
+    per_row = tn // 4  # a thread's values of one row
+    assert chained >= per_row and tree <= per_row.bit_length() + 3, (chained, tree)
     out, ref, errors = _emulate(p, *cfg, ctas_persistent=2 if persistent else 1)
     assert not errors, errors[:4]
     assert not np.isnan(out).any(), "unwritten outputs"

@@ -130,6 +130,19 @@ def peeled_masks_enabled() -> bool:
     return os.environ.get(PEELED_MASKS_ENV, "0") == "1"
 
 
+TREE_REDUCE_ENV = "TILEORCH_ATTN_TREE_REDUCE"
+
+
+def tree_reduce_enabled() -> bool:
+    """Whether a row reduction combines the thread's values of the row pairwise (a tree of depth
+    ``log2(tn / 4)``) instead of in one chain (``tn / 4 - 1`` dependent ops: 31 at ``tn = 128``,
+    the row max and the row sum of the softmax); the same number of instructions, more of them
+    independent (the d64 kernel had 0.66 eligible warps per scheduler on the H200).  Exact for
+    max/min; a sum is added in another order (as any reduction order is).  On when the environment
+    sets ``TILEORCH_ATTN_TREE_REDUCE=1`` (read at each compile, part of the disk-cache key)."""
+    return os.environ.get(TREE_REDUCE_ENV, "0") == "1"
+
+
 PRODUCER_REGS = 24
 CONSUMER_REGS = 240
 """setmaxnreg of the producer and consumer warp groups (24 + 2 x 240 <= 512 per lane slot)."""
@@ -1100,11 +1113,15 @@ class FragmentLowering(EpilogueLowering):
         def combine(a: SSAValue, b: SSAValue) -> SSAValue:
             return lower_scalar_op(e, comb, [a, b], rtype)
 
-        acc = None
-        for g in range(shape[1] // 8):
-            for j in range(2):
-                x = self.at(src, (coords[0], Coord(self.cols[(g, j)], 1)))
-                acc = x if acc is None else combine(acc, x)
+        xs = [self.at(src, (coords[0], Coord(self.cols[(g, j)], 1))) for g in range(shape[1] // 8) for j in range(2)]
+        if tree_reduce_enabled():  # pairwise: log2 depth instead of a chain as long as the row
+            while len(xs) > 1:
+                xs = [combine(xs[i], xs[i + 1]) if i + 1 < len(xs) else xs[i] for i in range(0, len(xs), 2)]
+            acc = xs[0]
+        else:
+            acc = xs[0]
+            for x in xs[1:]:
+                acc = combine(acc, x)
         for mask in (1, 2):  # the quad's four threads hold the row's other columns
             if isinstance(acc.type, Float32Type):
                 other = e.v(llvm.InlineAsmOp(f"shfl.sync.bfly.b32 $0, $1, {mask}, 31, -1;", "=f,f", [acc], [f32]))
