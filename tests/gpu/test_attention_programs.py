@@ -59,6 +59,82 @@ def test_attention_bf16():
     _close(out, ref, 1e-2, 3e-2, scale_tol=3e-2)
 
 
+@pytest.mark.parametrize("tile_m,tile_n", [(128, 128), (64, 64)], ids=lambda v: str(v))
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("d", [64, 128])
+@pytest.mark.parametrize("bh,seq", [(4, 1000), (2, 4096), (3, 77), (1, 1)], ids=lambda v: str(v))
+def test_attention_packed_epilogue(bh, seq, d, dtype, causal, tile_m, tile_n, monkeypatch):
+    """TILEORCH_ATTN_EPILOGUE=packed: whole, aligned output tiles stored as 32-bit column pairs, the
+    ragged last tile element by element (persistent non-causal kernels, one CTA per causal instance)."""
+    monkeypatch.setenv("TILEORCH_ATTN_EPILOGUE", "packed")
+    rc.clear_caches()
+    kernel, args, grid, out, ref = attention_args(bh, seq, d, tile_m, tile_n, causal=causal, dtype=dtype,
+                                                  seed=seq + d + 5)
+    try:
+        program = _run(kernel, args, grid)
+    finally:
+        rc.clear_caches()
+    assert program.kind == "chained", program.remarks
+    assert "st.global.b32" in program.ptx
+    if dtype == "bfloat16":
+        _close(out, ref, 1e-2, 3e-2, scale_tol=3e-2)
+    else:
+        _close(out, ref, 2e-3, 1e-2)
+
+
+SWITCHES = {"peeled": {"TILEORCH_ATTN_PEELED_MASKS": "1"}, "tree": {"TILEORCH_ATTN_TREE_REDUCE": "1"},
+            "all": {"TILEORCH_ATTN_EPILOGUE": "packed", "TILEORCH_ATTN_PEELED_MASKS": "1",
+                    "TILEORCH_ATTN_TREE_REDUCE": "1"}}
+
+
+@pytest.mark.parametrize("switches", list(SWITCHES))
+@pytest.mark.parametrize("tile_m,tile_n", [(128, 128), (128, 64), (64, 64)], ids=lambda v: str(v))
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("d", [64, 128])
+@pytest.mark.parametrize("bh,seq", [(4, 1000), (2, 4096), (3, 77)], ids=lambda v: str(v))
+def test_attention_instance_switches(bh, seq, d, dtype, causal, tile_m, tile_n, switches, monkeypatch):
+    """The switches of the per-instance and reduction work (TILEORCH_ATTN_PEELED_MASKS: the peeled
+    tile 0 versioned; TILEORCH_ATTN_TREE_REDUCE: pairwise row reductions; all of them with the packed
+    epilogue) against the fp32 reference."""
+    for k, v in SWITCHES[switches].items():
+        monkeypatch.setenv(k, v)
+    rc.clear_caches()
+    kernel, args, grid, out, ref = attention_args(bh, seq, d, tile_m, tile_n, causal=causal, dtype=dtype,
+                                                  seed=seq + d + 9)
+    try:
+        program = _run(kernel, args, grid)
+    finally:
+        rc.clear_caches()
+    assert program.kind == "chained", program.remarks
+    if dtype == "bfloat16":
+        _close(out, ref, 1e-2, 3e-2, scale_tol=3e-2)
+    else:
+        _close(out, ref, 2e-3, 1e-2)
+
+
+@pytest.mark.parametrize("layout", ["odd_row_stride", "misaligned_base"])
+def test_attention_packed_epilogue_strided_output(layout, monkeypatch):
+    """The packed epilogue's run-time test refuses an output whose pairs are not 4-byte aligned (a
+    view of a wider buffer: odd row stride, or a base one element in): element-by-element stores."""
+    monkeypatch.setenv("TILEORCH_ATTN_EPILOGUE", "packed")
+    rc.clear_caches()
+    bh, seq, d = 3, 1000, 64
+    kernel, args, grid, out, ref = attention_args(bh, seq, d, 128, 128, seed=11)
+    wide = torch.full((bh, seq, d + 1 if layout == "odd_row_stride" else d + 2), float("nan"), device="cuda",
+                      dtype=out.dtype)
+    view = wide[..., :d] if layout == "odd_row_stride" else wide[..., 1:d + 1]
+    args = args[:3] + (view,) + args[4:]
+    try:
+        program = _run(kernel, args, grid)
+    finally:
+        rc.clear_caches()
+    assert program.kind == "chained", program.remarks
+    _close(view, ref, 2e-3, 1e-2)
+    assert torch.isnan(wide[..., d:] if layout == "odd_row_stride" else wide[..., :1]).all(), "stores outside the view"
+
+
 @pytest.mark.parametrize("tile_m,tile_n", [(128, 64), (64, 64), (128, 128)], ids=lambda v: str(v))
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])

@@ -479,6 +479,8 @@ class Interpreter:
                 put(np.sqrt(f32[0]))
             elif text.startswith("tanh.approx"):
                 put(np.tanh(f32[0]))
+            elif text.startswith(("div.approx.", "div.full.")):
+                put((f32[0] / f32[1]).astype(np.float32))
             elif text.startswith("abs.f32"):
                 put(np.abs(f32[0]))
             elif text.startswith(("max.NaN.f32", "min.NaN.f32")):

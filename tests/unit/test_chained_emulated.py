@@ -203,3 +203,103 @@ def _fence_errors(p, cfg) -> list[str]:
     finally:
         mp.undo()
     return seen
+
+
+@pytest.mark.parametrize("persistent,overlap,causal,tiles", [(True, True, False, (64, 128)),
+                                                             (False, True, True, (64, 64)),
+                                                             (True, False, False, (128, 128)),
+                                                             (False, False, False, (128, 64))])
+def test_packed_epilogue_emulated(persistent, overlap, causal, tiles, monkeypatch):
+    """``TILEORCH_ATTN_EPILOGUE=packed``: a whole, aligned output tile is stored as 32-bit column
+    pairs (``cvt.rn.f16x2.f32``, no predicates), the ragged last tile of 300 rows element by
+    element; both give the reference, and the whole tiles' elements are all written by 4-byte
+    stores (counted in the emulator)."""
+    from tileorch.testing import ptx_emulator
+
+    monkeypatch.setenv("TILEORCH_ATTN_EPILOGUE", "packed")
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1" if persistent else "0")
+    monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", "1" if overlap else "0")
+    tm, tn = tiles
+    cfg = (300, 64, tm, tn, causal)
+    p = _compile(*cfg)
+    assert "st.global.b32" in p.ptx and "st.global.b16" in p.ptx
+    widths = []
+    real = ptx_emulator.Emu.global_store
+
+    def store(self, a, v, nbytes):
+        widths.extend([nbytes] * len(np.atleast_1d(a)))
+        return real(self, a, v, nbytes)
+
+    monkeypatch.setattr(ptx_emulator.Emu, "global_store", store)
+    out, ref, errors = _emulate(p, *cfg, ctas_persistent=2 if persistent else 1)
+    assert not errors, errors[:4]
+    assert not np.isnan(out).any(), "unwritten outputs"
+    np.testing.assert_allclose(out, ref, atol=2e-3, rtol=1e-2)
+    whole = (300 // tm) * tm * 64  # elements of the whole tiles
+    assert widths.count(4) * 2 == whole and widths.count(2) == (300 - whole // 64) * 64, (widths.count(4),
+                                                                                        widths.count(2))
+
+
+@pytest.mark.parametrize("seq,tiles,causal,persistent", [(300, (128, 64), False, True), (77, (64, 128), False, False),
+                                                         (300, (64, 64), True, False), (200, (128, 128), False, False)])
+def test_peeled_tile_versioned_emulated(seq, tiles, causal, persistent, monkeypatch):
+    """``TILEORCH_ATTN_PEELED_MASKS=1``: the overlapped loop's peeled tile 0 runs the copy without
+    mask math when its masks hold on the whole tile (300 keys: tile 0 interior; 77 keys with
+    128-wide key tiles: tile 0 ragged, the masked copy; causal: the diagonal tile 0 of each query
+    tile); the outputs are the reference's and the versioned tile 0 is in the PTX (two more
+    copies of the first dot's result extraction are not: the branch is on the scalar test)."""
+    monkeypatch.setenv("TILEORCH_ATTN_PEELED_MASKS", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1" if persistent else "0")
+    tm, tn = tiles
+    cfg = (seq, 64, tm, tn, causal)
+    p = _compile(*cfg)
+    assert p.chained["pipelined"] and p.chained["interior_masks"] >= 1
+    monkeypatch.setenv("TILEORCH_ATTN_PEELED_MASKS", "0")
+    plain = _compile(*cfg)
+    # the versioned tile 0 is a second copy of its softmax: one more block of ex2 per tile-0 element
+    assert p.ptx.count("ex2.approx") == plain.ptx.count("ex2.approx") + tn // 2 + 2, (p.ptx.count("ex2.approx"),
+                                                                                   plain.ptx.count("ex2.approx"))
+    out, ref, errors = _emulate(p, *cfg, ctas_persistent=2 if persistent else 1)
+    assert not errors, errors[:4]
+    assert not np.isnan(out).any(), "unwritten outputs"
+    np.testing.assert_allclose(out, ref, atol=2e-3, rtol=1e-2)
+
+
+def _longest_chain(ptx: str, opcode: str) -> int:
+    """The longest chain of ``opcode`` instructions (e.g. ``max.f32``) each reading the previous
+    one's result, in the PTX (virtual registers: each written once per block)."""
+    import re
+
+    depth: dict[str, int] = {}
+    best = 0
+    for line in ptx.splitlines():
+        parts = line.strip().rstrip(";").split(None, 1)
+        if len(parts) != 2 or not parts[0].startswith(opcode):
+            continue
+        regs = re.findall(r"%[a-z]+\d+", parts[1])
+        d = 1 + max([depth.get(r, 0) for r in regs[1:]] or [0])
+        depth[regs[0]] = d
+        best = max(best, d)
+    return best
+
+
+@pytest.mark.parametrize("cfg,persistent", [((300, 64, 128, 128, False), True), ((150, 64, 64, 64, True), False),
+                                            ((77, 64, 128, 64, False), False)])
+def test_tree_reductions_emulated(cfg, persistent, monkeypatch):
+    """``TILEORCH_ATTN_TREE_REDUCE=1``: the row max and row sum combine the thread's values pairwise
+    (the longest chain of ``max.f32`` in the PTX: log2 of the thread's 32 values of a row plus
+    the quad's two shuffles, against 31 + 2 in one chain) and the outputs are the reference's."""
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1" if persistent else "0")
+    monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", "1")
+    tn = cfg[3]
+    chained = _longest_chain(_compile(*cfg).ptx, "max.f32")
+    monkeypatch.setenv("TILEORCH_ATTN_TREE_REDUCE", "1")
+    p = _compile(*cfg)
+    tree = _longest_chain(p.ptx, "max.f32")
+    per_row = tn // 4  # a thread's values of one row
+    assert chained >= per_row and tree <= per_row.bit_length() + 3, (chained, tree)
+    out, ref, errors = _emulate(p, *cfg, ctas_persistent=2 if persistent else 1)
+    assert not errors, errors[:4]
+    assert not np.isnan(out).any(), "unwritten outputs"
+    np.testing.assert_allclose(out, ref, atol=2e-3, rtol=1e-2)

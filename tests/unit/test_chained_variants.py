@@ -43,6 +43,28 @@ if HAVE_CUTILE:
         ct.store(O, index=(bh, bm, 0), tile=out)
         ct.store(O2, index=(bh, bm, 0), tile=out)
 
+    @ct.kernel
+    def mlp_chain_divided(X, W1, W2, Y, div: float, TILE_M: ct.Constant[int], TILE_H: ct.Constant[int],
+                          D: ct.Constant[int], DOUT: ct.Constant[int], MODE: ct.Constant[int]):
+        """``relu(X W1) W2 / div`` with the division as written (MODE 0), ``rounding_mode=APPROX`` (1)
+        or ``FULL`` (2), approximate and flushing denormals to zero (3)."""
+        bm = ct.bid(0)
+        x = ct.load(X, index=(bm, 0), shape=(TILE_M, D))
+        acc = ct.full((TILE_M, DOUT), 0.0, dtype=ct.float32)
+        for j in range(ct.num_tiles(W1, axis=1, shape=(D, TILE_H))):
+            h = ct.mma(x, ct.load(W1, index=(0, j), shape=(D, TILE_H)), ct.full((TILE_M, TILE_H), 0.0,
+                                                                               dtype=ct.float32))
+            acc = ct.mma(ct.maximum(h, 0.0).astype(X.dtype), ct.load(W2, index=(j, 0), shape=(TILE_H, DOUT)), acc)
+        if MODE == 1:
+            out = ct.truediv(acc, div, rounding_mode=ct.RoundingMode.APPROX)
+        elif MODE == 2:
+            out = ct.truediv(acc, div, rounding_mode=ct.RoundingMode.FULL)
+        elif MODE == 3:
+            out = ct.truediv(acc, div, rounding_mode=ct.RoundingMode.APPROX, flush_to_zero=True)
+        else:
+            out = acc / div
+        ct.store(Y, index=(bm, 0), tile=out)
+
 
 def _f32(x: float) -> int:
     return int(np.float32(x).view(np.uint32))
@@ -143,6 +165,25 @@ def test_silu_mlp_chain():
     h = x.astype(np.float32) @ w1.astype(np.float32)
     h = (h / (1 + np.exp(-h))).astype(np.float16).astype(np.float32)
     _check(y, 0.5 * (h @ w2.astype(np.float32)), errors)
+
+
+@pytest.mark.parametrize("mode,ptx", [(0, "div.rn.f32"), (1, "div.approx.f32"), (2, "div.full.f32"),
+                                      (3, "div.approx.ftz.f32")])
+def test_division_rounding_mode(mode, ptx):
+    """The program's division keeps its rounding mode: IEEE (``div.rn``) as written with ``/``, the
+    approximate ``div.approx`` / ``div.full`` where the program asks ``rounding_mode=APPROX`` /
+    ``FULL`` (``.ftz`` with ``flush_to_zero``; the epilogue of a chained kernel, evaluated per accumulator element)."""
+    m, d, hidden, dout = 130, 32, 96, 32
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((m, d)).astype(np.float16)
+    w1 = (rng.standard_normal((d, hidden)) / math.sqrt(d)).astype(np.float16)
+    w2 = (rng.standard_normal((hidden, dout)) / math.sqrt(hidden)).astype(np.float16)
+    y = np.full((m, dout), np.nan, dtype=np.float32)
+    p, errors = _run(mlp_chain_divided, (x, w1, w2, y), [(3.0, "f")], (64, 32, d, dout, mode), (-(-m // 64), 1))
+    divisions = {x for x in ("div.rn.f32", "div.approx.f32", "div.full.f32", "div.approx.ftz.f32") if x in p.ptx}
+    assert divisions == {ptx}, divisions
+    h = np.maximum(x.astype(np.float32) @ w1.astype(np.float32), 0).astype(np.float16).astype(np.float32)
+    _check(y, (h @ w2.astype(np.float32)) / 3.0, errors)
 
 
 @pytest.mark.parametrize("mode", ["plain", "overlap"])

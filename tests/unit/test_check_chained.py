@@ -218,6 +218,22 @@ def test_persistent_kernel_pipelines_are_proved(monkeypatch):
     assert sorted((v["k"], v["m"]) for v, _ in result.instances) == [(k, m) for k in range(1, 10) for m in (1, 2, 3)]
 
 
+def test_persistent_kernel_with_packed_epilogue_and_versioned_first_tile_is_proved(monkeypatch):
+    """TILEORCH_ATTN_EPILOGUE=packed and TILEORCH_ATTN_PEELED_MASKS=1 add branches (the whole-tile
+    store test, the peeled tile's mask versions) but no hand-off: both rings are still proved."""
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import extract
+
+    monkeypatch.setenv("TILEORCH_ATTN_EPILOGUE", "packed")
+    monkeypatch.setenv("TILEORCH_ATTN_PEELED_MASKS", "1")
+    (proto,) = extract(_persistent(monkeypatch))
+    kv, q = proto.pipelines
+    assert (q.stages, q.empty_count, kv.stages) == (2, 256, 4)
+    result = check(proto)
+    assert result.ok, result.violation
+    assert sorted((v["k"], v["m"]) for v, _ in result.instances) == [(k, m) for k in range(1, 10) for m in (1, 2, 3)]
+
+
 def test_persistent_q_release_count_is_caught(monkeypatch):
     """The Q slots' empty barriers initialised for one warp group (128) while both release: a
     slot's phase completes while the other group may still read Q."""

@@ -586,9 +586,24 @@ class MulFOp(_ElementwiseOp):
 
 @irdl_op_definition
 class DivFOp(_ElementwiseOp):
-    """Elementwise ``lhs / rhs``."""
+    """Elementwise ``lhs / rhs``: IEEE (round to nearest even) unless ``rounding`` says ``approx``
+    or ``full``, each optionally ``.ftz`` (the program's ``rounding_mode`` and ``flush_to_zero``: PTX
+    ``div.approx`` / ``div.full`` for f32)."""
 
     name = "nv_tileaa.divf"
+    rounding = opt_prop_def(StringAttr)
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, *operands: SSAValue, rounding: str | None = None):
+        super().__init__(*operands)
+        if rounding is not None:
+            self.rounding = StringAttr(rounding)
+
+    def verify_(self) -> None:
+        super().verify_()
+        if self.rounding is not None and self.rounding.data not in ("approx", "full", "approx.ftz", "full.ftz"):
+            raise VerifyException(f"'{self.name}' rounding '{self.rounding.data}': approx or full, optionally .ftz "
+                                  "(or none: IEEE)")
 
 
 @irdl_op_definition

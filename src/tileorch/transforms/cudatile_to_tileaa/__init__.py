@@ -523,6 +523,10 @@ def _elementwise(L, op):
         raise _unsupported(op, f"with rounding<{rm.data.value}>")
     if isinstance(op, (ct.MaxFOp, ct.MinFOp)) and op.propagate_nan is not None:  # NaN in, NaN out
         new = (arith.MaximumfOp if isinstance(op, ct.MaxFOp) else arith.MinimumfOp)(L.v(op.lhs), L.v(op.rhs))
+    elif isinstance(op, ct.DivFOp) and rm.data in (A.RoundingMode.APPROX, A.RoundingMode.FULL):
+        mode = "approx" if rm.data == A.RoundingMode.APPROX else "full"
+        ftz = ".ftz" if op.flush_to_zero is not None else ""
+        new = aa.DivFOp(*[L.v(v) for v in op.operands], rounding=mode + ftz)
     else:
         new = _AA_ELEMENTWISE[type(op)](*[L.v(v) for v in op.operands])
     L.bind(op, L.emit(new, op))

@@ -1727,6 +1727,9 @@ def lower_scalar_op(e: Emitter, op: Operation, args: list[SSAValue], rtype: Attr
             return e.bitcast(args[0], src, dst)
         if kind in ("max", "min"):
             return e.max_min(kind, *args)
+        rounding = getattr(op, "rounding", None) if kind == "divf" else None
+        if rounding is not None and all(a.type == f32 for a in args):  # the program's approximate division
+            return e.ptx_f32(f"div.{rounding.data}.f32 $0, $1, $2;", args)
         return e.v(ARITH_OF[kind](*args))
     if name in ("arith.floordivsi", "arith.ceildivsi"):
         return _signed_div_rounded(e, name == "arith.floordivsi", *args)

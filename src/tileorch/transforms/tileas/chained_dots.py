@@ -117,6 +117,32 @@ def persistent_enabled(uniform_trips: bool) -> bool:
     return value == "1" or (value not in ("0", "1") and uniform_trips)
 
 
+PEELED_MASKS_ENV = "TILEORCH_ATTN_PEELED_MASKS"
+
+
+def peeled_masks_enabled() -> bool:
+    """Whether the overlapped loop's peeled first tile is versioned like the loop's tiles
+    (:func:`_versioned`: the copy without mask math where every interior mask holds on the whole
+    tile): on when the environment sets ``TILEORCH_ATTN_PEELED_MASKS=1`` (read at each compile, part
+    of the disk-cache key); default off until the H200 measures it.  Each program instance runs
+    its tile 0 peeled, so at 8 key tiles per instance (seq 1k) the masked copy's compares and
+    selects (~130 instructions per warp at d64) are a few percent of the instance."""
+    return os.environ.get(PEELED_MASKS_ENV, "0") == "1"
+
+
+TREE_REDUCE_ENV = "TILEORCH_ATTN_TREE_REDUCE"
+
+
+def tree_reduce_enabled() -> bool:
+    """Whether a row reduction combines the thread's values of the row pairwise (a tree of depth
+    ``log2(tn / 4)``) instead of in one chain (``tn / 4 - 1`` dependent ops: 31 at ``tn = 128``,
+    the row max and the row sum of the softmax); the same number of instructions, more of them
+    independent (the d64 kernel had 0.66 eligible warps per scheduler on the H200).  Exact for
+    max/min; a sum is added in another order (as any reduction order is).  On when the environment
+    sets ``TILEORCH_ATTN_TREE_REDUCE=1`` (read at each compile, part of the disk-cache key)."""
+    return os.environ.get(TREE_REDUCE_ENV, "0") == "1"
+
+
 PRODUCER_REGS = 24
 CONSUMER_REGS = 240
 """setmaxnreg of the producer and consumer warp groups (24 + 2 x 240 <= 512 per lane slot)."""
@@ -1087,11 +1113,15 @@ class FragmentLowering(EpilogueLowering):
         def combine(a: SSAValue, b: SSAValue) -> SSAValue:
             return lower_scalar_op(e, comb, [a, b], rtype)
 
-        acc = None
-        for g in range(shape[1] // 8):
-            for j in range(2):
-                x = self.at(src, (coords[0], Coord(self.cols[(g, j)], 1)))
-                acc = x if acc is None else combine(acc, x)
+        xs = [self.at(src, (coords[0], Coord(self.cols[(g, j)], 1))) for g in range(shape[1] // 8) for j in range(2)]
+        if tree_reduce_enabled():  # pairwise: log2 depth instead of a chain as long as the row
+            while len(xs) > 1:
+                xs = [combine(xs[i], xs[i + 1]) if i + 1 < len(xs) else xs[i] for i in range(0, len(xs), 2)]
+            acc = xs[0]
+        else:
+            acc = xs[0]
+            for x in xs[1:]:
+                acc = combine(acc, x)
         for mask in (1, 2):  # the quad's four threads hold the row's other columns
             if isinstance(acc.type, Float32Type):
                 other = e.v(llvm.InlineAsmOp(f"shfl.sync.bfly.b32 $0, $1, {mask}, 31, -1;", "=f,f", [acc], [f32]))
@@ -1155,15 +1185,13 @@ def _frag_regs(width: int) -> list[tuple[int, int, int]]:
     return out
 
 
-def _store_element(low: FragmentLowering, coords: tuple[Coord, ...], value: SSAValue, st: Operation | None = None,
-                   pred: SSAValue | None = None) -> None:
-    """Predicated global store of ``value`` (f32) at tile coordinates ``coords`` of the store ``st``
-    (the accumulator tile's unless given), in bounds and where ``pred`` (if given) holds."""
+def _element_address(low: FragmentLowering, st: Operation, coords: tuple[Coord, ...]) -> tuple[SSAValue, SSAValue]:
+    """(element offset (i64) from the base pointer of the store ``st``'s array, in-bounds
+    predicate) of tile coordinates ``coords`` of the store."""
     e = low.e
-    st = low.store if st is None else st
     view = low.scalar(st.view)
     mem = view.memref
-    offset, ok = None, pred
+    offset, ok = None, None
     for i, c in enumerate(coords):
         idx = low._i32(low.scalar(st.indices[i]))
         g = e.add_i(e.mul_i(idx, e.const(view.step[i])), c.value)
@@ -1172,6 +1200,18 @@ def _store_element(low: FragmentLowering, coords: tuple[Coord, ...], value: SSAV
         ok = inb if ok is None else e.v(arith.AndIOp(ok, inb))
         term = e.v(arith.MuliOp(e.v(arith.ExtSIOp(g, i64)), e.v(arith.ExtSIOp(mem.strides[dim], i64))))
         offset = term if offset is None else e.v(arith.AddiOp(offset, term))
+    return offset, ok
+
+
+def _store_element(low: FragmentLowering, coords: tuple[Coord, ...], value: SSAValue, st: Operation | None = None,
+                   pred: SSAValue | None = None) -> None:
+    """Predicated global store of ``value`` (f32) at tile coordinates ``coords`` of the store ``st``
+    (the accumulator tile's unless given), in bounds and where ``pred`` (if given) holds."""
+    e = low.e
+    st = low.store if st is None else st
+    mem = low.scalar(st.view).memref
+    offset, ok = _element_address(low, st, coords)
+    ok = ok if pred is None else e.v(arith.AndIOp(pred, ok))
     elt = st.tile.type.element_type
     if isinstance(elt, BFloat16Type):
         stored, x = i16, e.f32_to_bf16_bits(value)
@@ -1186,6 +1226,61 @@ def _store_element(low: FragmentLowering, coords: tuple[Coord, ...], value: SSAV
         b.store(x, b.gep(mem.ptr, offset, stored, GLOBAL_PTR))
 
     e.if_(ok, then)
+
+
+EPILOGUE_ENV = "TILEORCH_ATTN_EPILOGUE"
+
+
+def packed_epilogue_enabled() -> bool:
+    """Packed accumulator-tile stores (:func:`_packed_store_test`): on when the environment sets
+    ``TILEORCH_ATTN_EPILOGUE=packed`` (read at each compile, part of the disk-cache key); default
+    off until the H200 measures it."""
+    return os.environ.get(EPILOGUE_ENV, "scalar") == "packed"
+
+
+def _packed_store_test(low: FragmentLowering, st: Operation) -> SSAValue | None:
+    """The run-time test (uniform over the CTA) under which the accumulator tile's store ``st``
+    writes 32-bit column pairs without predicates (:func:`_store_pair`), or None when it never can:
+    a 16-bit element type, the tile's last dimension the array's innermost with static stride 1,
+    no static outer stride odd.  The test: the whole tile is in bounds (each index's first element
+    ``idx * step`` at least 0 and ``idx * step + tile`` within the array's extent), the dynamic
+    outer strides even and the base 4-byte aligned (every pair's address is then 4-byte aligned:
+    the pair's column ``8g + 2(t % 4)`` is even)."""
+    if not isinstance(st.tile.type.element_type, (Float16Type, BFloat16Type)):
+        return None
+    e = low.e
+    view = low.scalar(st.view)
+    mem = view.memref
+    static = mem.static_strides
+    if view.order[-1] != len(static) - 1 or static[-1] != 1 or any(x >= 0 and x % 2 for x in static[:-1]):
+        return None
+    ok = None
+
+    def both(a: SSAValue | None, b: SSAValue) -> SSAValue:
+        return b if a is None else e.v(arith.AndIOp(a, b))
+
+    for i, index in enumerate(st.indices):
+        first = e.mul_i(low._i32(low.scalar(index)), e.const(view.step[i]))
+        end = e.add_i(first, e.const(view.tile[i]))
+        dim = view.order[i]
+        ok = both(ok, e.v(arith.CmpiOp(first, e.const(0), "sge")))
+        ok = both(ok, e.v(arith.CmpiOp(end, mem.shape[dim], "sle")))
+    for dim, stride in enumerate(mem.strides[:-1]):
+        if static[dim] < 0:
+            ok = both(ok, e.v(arith.CmpiOp(e.v(arith.AndIOp(stride, e.const(1))), e.const(0), "eq")))
+    addr = e.v(llvm.PtrToIntOp(mem.ptr, i64))
+    return both(ok, e.v(arith.CmpiOp(e.v(arith.AndIOp(addr, e.const(3, i64))), e.const(0, i64), "eq")))
+
+
+def _store_pair(low: FragmentLowering, coords: tuple[Coord, ...], lo: SSAValue, hi: SSAValue, dtype: str) -> None:
+    """Unpredicated 32-bit global store of the pair (``lo`` at ``coords``, ``hi`` in the next
+    column) of the accumulator tile's store, packed with ``cvt.rn.{f16,bf16}x2.f32`` (the rounding of
+    the per-element cast); the caller has tested the tile (:func:`_packed_store_test`)."""
+    e, st = low.e, low.store
+    mem = low.scalar(st.view).memref
+    offset, _ = _element_address(low, st, coords)
+    word = _pack16(e, lo, hi, dtype)
+    e.add(llvm.StoreOp(word, e.gep(mem.ptr, offset, i16, GLOBAL_PTR), alignment=4))
 
 
 class _Site:
@@ -1511,6 +1606,7 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
         return site.tile_regs(ck.dot2.acc, ck.dv)
 
     init = {k: init_vals[starts[k]:starts[k] + sizes[k]] for k in range(len(sizes))}
+    peel_masks = peeled_masks_enabled()
     kb.wait_q()
     undef_i = kb.v(llvm.UndefOp(i32), "ui")
     kb.v(llvm.UndefOp(f32), "uf")
@@ -1531,7 +1627,11 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
         z_last = kb.s_chain("z", s_init0, db1_0)
         t.add(nvvm.WgmmaGroupSyncAlignedOp())
         t.add(nvvm.WgmmaWaitGroupSyncOp(0))
-        p0, new0 = tile(s, iv0, z_last, init)
+        if peel_masks:  # tile 0 too runs the copy without mask math when its masks hold on the whole tile
+            p0, new0 = _versioned(ck, site_of, s, iv0, masks, lambda site: tile(site, iv0, z_last, init),
+                                  _frontier(ck.dot2.acc, acc_arg))
+        else:
+            p0, new0 = tile(s, iv0, z_last, init)
         a0 = [_pack16(s.e, p0[2 * i], p0[2 * i + 1], ck.dtype) for i in range(len(p0) // 2)]
         c0 = c_input(s, init[pipe.acc])
         kb.splice(s.tmp)
@@ -1762,9 +1862,35 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             k += n
         lead = len(ck.store.indices) - 2
         zero = Coord(s.e.const(0), None)
-        for h, g, j in _frag_regs(ck.dv):
-            value = s.low.element(Coord(rows[h], 0), Coord(cols[(g, j)], 1))
-            _store_element(s.low, (zero,) * lead + (Coord(rows[h], 0), Coord(cols[(g, j)], 1)), value)
+
+        def per_element(side: _Site) -> None:
+            """The tile's elements stored one by one, each predicated on its bounds."""
+            side.low.provided = dict(s.low.provided)
+            z = Coord(side.e.const(0), None)
+            for h, g, j in _frag_regs(ck.dv):
+                value = side.low.element(Coord(rows[h], 0), Coord(cols[(g, j)], 1))
+                _store_element(side.low, (z,) * lead + (Coord(rows[h], 0), Coord(cols[(g, j)], 1)), value)
+
+        whole = _packed_store_test(s.low, ck.store) if packed_epilogue_enabled() else None
+        if whole is None:
+            per_element(s)
+        else:  # a whole, aligned tile: 32-bit stores of column pairs, no predicates; else element by element
+            sides = []
+            for packed in (True, False):
+                side = site_of()
+                if packed:
+                    side.low.provided = dict(s.low.provided)
+                    z = Coord(side.e.const(0), None)
+                    for h in range(2):
+                        for g in range(ck.dv // 8):
+                            lo, hi = (side.low.element(Coord(rows[h], 0), Coord(cols[(g, j)], 1)) for j in range(2))
+                            _store_pair(side.low, (z,) * lead + (Coord(rows[h], 0), Coord(cols[(g, 0)], 1)), lo, hi,
+                                        ck.dtype)
+                else:
+                    per_element(side)
+                side.tmp.add_op(scf.YieldOp())
+                sides.append(Region(side.tmp))
+            s.e.add(scf.IfOp(whole, [], sides[0], sides[1]))
         # row vectors stored beside the tile (a log-sum-exp): the quad's thread holding column 0 of the row
         first = (s.e.v(arith.CmpiOp(s.e.v(arith.AndIOp(lane, s.e.const(3))), s.e.const(0), "eq")) if ck.row_stores
                  else None)
