@@ -27,7 +27,7 @@ def _scale_kernel():
         @ct.kernel
         def scale(x, y, alpha, tile: ct.Constant[int]):
             i = ct.bid(0)
-            ct.store(y, index=(i,), tile=ct.load(x, index=(i,), shape=(tile,)) * alpha)
+            ct.store(y, index=(i,), tile=(ct.load(x, index=(i,), shape=(tile,)) * alpha).astype(y.dtype))
 
         _kernels["scale"] = scale
     return _kernels["scale"]
