@@ -251,7 +251,7 @@ _add("gemm_batched_reshape", gemm_batched_reshape, [((3, 128, 128), "float16"), 
                                                     ((3, 128, 128), "float16"), 64, 64, 32], (2, 2, 3), "gemm",
      outputs=(2,))
 _add("gemm_split_k", gemm_split_k, [((128, 512), "float16"), ((512, 128), "float16"), ((128, 128), "float32"),
-                                    4, 64, 64, 32], (2, 2, 4), "simt", outputs=(2,))
+                                    4, 64, 64, 32], (2, 2, 4), "simt", error="the K loop must step by 1", outputs=(2,))
 # tile coordinates from a 1-D grid (GROUP_SIZE_M raster): the tier's coordinate analysis refuses
 # them today (session 7's s7-coords works there); the SIMT path takes it
 _add("gemm_grouped_raster", gemm_grouped_raster, [((512, 256), "float16"), ((256, 384), "float16"),
