@@ -345,8 +345,8 @@ def test_gemm_persistent():
 
 
 def test_gemm_b_colmajor():
-    a, b = _ab(85)
-    _gemm_rel(run("gemm_b_colmajor", {0: a, 1: b})[2], a.float() @ b.float())
+    a, w = randn((256, 192), "float16", 85), randn((256, 192), "float16", 86)  # w: [N, K]
+    _gemm_rel(run("gemm_b_colmajor", {0: a, 1: w})[2], a.float() @ w.float().t())
 
 
 def test_gemm_fp8():
@@ -399,6 +399,66 @@ def test_cumsum_bool_count():
 def test_max_int8():
     x = torch.randint(-128, 128, (4, 64), device="cuda", generator=_gen(94), dtype=torch.int8)
     assert torch.equal(run("max_int8", {0: x})[1], x.max(1).values)
+
+
+def test_float_mod_floordiv():
+    x = randn((256,), seed=95, scale=3.0)
+    args = run("float_mod_floordiv", {0: x})
+    close(args[1], torch.remainder(x.double(), 0.75), atol=1e-6)
+    close(args[2], torch.div(x.double(), 0.5, rounding_mode="floor") + x.double().abs().sqrt(), atol=1e-6)
+
+
+def test_atomics_bits():
+    vals = torch.randint(0, 2**30, (256,), device="cuda", generator=_gen(96), dtype=torch.int32)
+    flags = torch.zeros(8, device="cuda", dtype=torch.int32)
+    run("atomics_bits", {0: flags, 1: vals})
+    ref = [0] * 8
+    for j, v in enumerate(vals.tolist()):
+        ref[j % 128 % 4] |= v & 0xF
+        ref[4 + j // 128] ^= v
+    ref[6], ref[7] = int(vals[:128].max()), int(vals[128:].max())
+    assert flags.tolist() == ref
+
+
+def test_batched_tile2():
+    a, b = randn((4, 64, 128), "float16", 97), randn((4, 128, 64), "float16", 98)
+    _gemm_rel(run("batched_tile2", {0: a, 1: b})[2], torch.bmm(a.float(), b.float()))
+
+
+def test_gemm_const_k():
+    a, b = _ab(99)
+    _gemm_rel(run("gemm_const_k", {0: a, 1: b})[2], a.float() @ b.float())
+
+
+def test_mlp_gelu_chain():
+    x = randn((256, 64), "float16", 100)
+    w1, w2 = randn((64, 256), "float16", 101, 0.125), randn((256, 64), "float16", 102, 0.0625)
+    h = F.gelu(x.float() @ w1.float(), approximate="tanh").half().float()
+    _gemm_rel(run("mlp_gelu_chain", {0: x, 1: w1, 2: w2})[3], h @ w2.float())
+
+
+def test_cat_cols_2d():
+    x, z = randn((16, 32), seed=103), randn((16, 32), seed=104)
+    assert torch.equal(run("cat_cols_2d", {0: x, 1: z})[2], torch.cat([z, x], 1))
+
+
+def test_extract_dynamic():
+    x = randn((256,), seed=105)
+    assert torch.equal(run("extract_dynamic", {0: x})[1], 2 * x.view(4, 64))
+
+
+def test_f16_scalar_math():
+    x = randn((256,), "float16", 106)
+    t = x.double()
+    ref = torch.rsqrt(t.abs() + 1) * torch.exp(t * 0.5) + torch.clamp(t, max=0.25)
+    close(run("f16_scalar_math", {0: x})[1].double(), ref, atol=1e-2, rtol=2e-3)
+
+
+def test_argmax_int_tile():
+    x = torch.randint(-50, 50, (4, 100), device="cuda", generator=_gen(107), dtype=torch.int32)
+    x[2] = -7  # below the zero padding: the first padded column (100) wins
+    ref = torch.where(x.max(1).values >= 0, x.argmax(1), torch.full((4,), 100, device="cuda"))
+    assert torch.equal(run("argmax_int_tile", {0: x})[1].long(), ref)
 
 
 def test_every_compiling_program_is_run_here():

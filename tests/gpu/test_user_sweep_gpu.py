@@ -30,6 +30,13 @@ def _gen(seed: int):
     return torch.Generator(device="cuda").manual_seed(seed)
 
 
+def _sentinel(t: torch.dtype) -> int:
+    """The integer fill of dtype ``t``: :data:`SENTINEL` where it fits, else the type's minimum
+    (int8/int16) or maximum (unsigned types)."""
+    info = torch.iinfo(t)
+    return SENTINEL if info.min <= SENTINEL else info.min if info.min < 0 else info.max
+
+
 def _filled(shape, dtype):
     """A ``shape`` view at the start of a buffer of the fill (NaN, the sentinel, or True for bool)
     with ``TAIL`` spare elements; (view, buffer)."""
@@ -37,7 +44,7 @@ def _filled(shape, dtype):
     for d in shape:
         n *= d
     t = DT[dtype]
-    fill = NAN if t.is_floating_point else True if t == torch.bool else SENTINEL
+    fill = NAN if t.is_floating_point else True if t == torch.bool else _sentinel(t)
     buf = torch.full((n + TAIL,), fill, device="cuda", dtype=t)
     return buf[:n].view(shape), buf
 
@@ -45,7 +52,7 @@ def _filled(shape, dtype):
 def _unwritten(x):
     if x.dtype.is_floating_point:
         return torch.isnan(x.float() if x.element_size() == 1 else x)  # (fp8: no isnan)
-    return x == SENTINEL
+    return x == _sentinel(x.dtype)
 
 
 def run(name, inputs: dict, **overrides):

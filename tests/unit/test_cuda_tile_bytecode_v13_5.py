@@ -160,6 +160,28 @@ def test_a_newer_op_is_named(opcode, name):
     assert f"op '{name}' (opcode 0x{opcode:X}, bytecode 13." in e.value.message and "not supported" in e.value.message
 
 
+FPOWI = """cuda_tile.module @kernels {
+  entry @k() {
+    %a = constant <f32: 1.5> : tile<4xf32>
+    %n = constant <i32: 3> : tile<4xi32>
+    %b = fpowi %a, %n : tile<4xf32>, tile<4xi32>
+    return
+  }
+}
+"""
+
+
+def test_fpowi_reads_and_writes_from_13_4():
+    """13.4's ``fpowi`` (cuTile 1.7's ``x ** n``): text, bytecode 13.4 and back; 13.3 has no such op."""
+    m = parse_module(make_context(), FPOWI, "fpowi.mlir")
+    back = read_bytecode(write_bytecode(m, version=(13, 4), debug_info=False), "fpowi.tileirbc")
+    op = next(o for o in back.walk() if o.name == "cuda_tile.fpowi")
+    assert "4xi32" in str(op.exponent.type) and "4xf32" in str(op.result.type)
+    assert [o.name for o in back.walk()] == [o.name for o in m.walk()]
+    with pytest.raises(BytecodeWriteError, match="'cuda_tile.fpowi' needs bytecode 13.4"):
+        write_bytecode(m, version=(13, 3))
+
+
 PRINT = """cuda_tile.module @m {
   entry @k(%p: tile<ptr<f32>>) {
     %a = constant <f32: 1.0> : tile<4xf32>

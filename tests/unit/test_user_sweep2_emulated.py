@@ -72,3 +72,20 @@ def test_fmha_padded_head_keeps_the_96_columns():
     _, errors = _run(fmha_padded_head, (q, k, v, o), [(scale / math.log(2), "f")], (tm, tn, 128), (seq // tm, bh))
     s = (q.astype(np.float32) @ k.astype(np.float32).transpose(0, 2, 1)) * scale
     _check(o, _softmax_pv(s, v), errors)
+
+
+def test_mlp_gelu_chain():
+    from test_chained_variants import _check, _run
+
+    from tileorch.testing.user_programs2 import mlp_gelu_chain
+
+    m, d, hidden, dout = 130, 32, 96, 32
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((m, d)).astype(np.float16)
+    w1 = (rng.standard_normal((d, hidden)) / math.sqrt(d)).astype(np.float16)
+    w2 = (rng.standard_normal((hidden, dout)) / math.sqrt(hidden)).astype(np.float16)
+    y = np.full((m, dout), np.nan, dtype=np.float16)
+    _, errors = _run(mlp_gelu_chain, (x, w1, w2, y), [], (64, 32, d, dout), (-(-m // 64), 1))
+    h = x.astype(np.float32) @ w1.astype(np.float32)
+    h = 0.5 * h * (1 + np.tanh(0.7978845608028654 * (h + 0.044715 * h ** 3)))
+    _check(y, h.astype(np.float16).astype(np.float32) @ w2.astype(np.float32), errors, atol=5e-3)

@@ -249,3 +249,35 @@ def test_fmha_sliding_window():
     d = pos[:, None] - pos[None, :]
     _close(run("fmha_sliding_window", {0: q, 1: k, 2: v})[3], _attention(q, k, v, 0.125, (d >= 0) & (d < 100)),
            3e-2, 2e-2)
+
+
+def test_float_mod_floordiv():
+    x = _f((256,), scale=3.0)
+    out = run("float_mod_floordiv", {0: x})
+    xd = x.astype(np.float64)
+    _close(out[1], np.mod(xd, 0.75), 1e-6)
+    _close(out[2], np.floor_divide(xd, 0.5) + np.sqrt(np.abs(xd)), 1e-6)
+
+
+def test_cat_cols_2d():
+    x, z = _f((16, 32)), _f((16, 32))
+    np.testing.assert_array_equal(run("cat_cols_2d", {0: x, 1: z})[2], np.concatenate([z, x], 1))
+
+
+def test_extract_dynamic():
+    x = _f((256,))
+    np.testing.assert_array_equal(run("extract_dynamic", {0: x})[1], 2 * x.reshape(4, 64))
+
+
+def test_f16_scalar_math():
+    x = _f((256,), "float16")
+    t = x.astype(np.float64)
+    _close(run("f16_scalar_math", {0: x})[1], 1 / np.sqrt(np.abs(t) + 1) * np.exp(t * 0.5) + np.minimum(t, 0.25),
+           1e-2, 2e-3)
+
+
+def test_argmax_int_tile():
+    x = RNG.integers(-50, 50, (4, 100)).astype(np.int32)
+    x[2] = -7  # all equal (and below the zero padding): the first padded column wins
+    ref = np.where(x.max(1) >= 0, x.argmax(1), 100)
+    np.testing.assert_array_equal(run("argmax_int_tile", {0: x})[1], ref)

@@ -251,7 +251,7 @@ _add("gemm_batched_reshape", gemm_batched_reshape, [((3, 128, 128), "float16"), 
                                                     ((3, 128, 128), "float16"), 64, 64, 32], (2, 2, 3), "gemm",
      outputs=(2,))
 _add("gemm_split_k", gemm_split_k, [((128, 512), "float16"), ((512, 128), "float16"), ((128, 128), "float32"),
-                                    4, 64, 64, 32], (2, 2, 4), "simt", outputs=(2,))
+                                    4, 64, 64, 32], (2, 2, 4), "simt", error="the K loop must step by 1", outputs=(2,))
 # tile coordinates from a 1-D grid (GROUP_SIZE_M raster): the tier evaluates the program's own
 # coordinate expressions per work tile (a program-grid GEMM)
 _add("gemm_grouped_raster", gemm_grouped_raster, [((512, 256), "float16"), ((256, 384), "float16"),
@@ -825,7 +825,8 @@ def gemm_persistent(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.
 
 @ct.kernel
 def gemm_b_colmajor(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
-    """B read through ``order="F"`` (its tile space taken column-major)."""
+    """B read through ``order="F"``: the tile space of B's transpose, so B is stored ``[N, K]``
+    (an nn.Linear weight) and the program computes ``A @ B^T``."""
     pid_m, pid_n = ct.bid(0), ct.bid(1)
     acc = ct.zeros((tm, tn), dtype=ct.float32)
     for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
@@ -906,8 +907,8 @@ def max_int8(x, y, n: ct.Constant[int]):
 
 _add("gemm_persistent", gemm_persistent, [((512, 256), "float16"), ((256, 384), "float16"), ((512, 384), "float16"),
                                           128, 128, 64], (5,), "gemm", outputs=(2,))
-_add("gemm_b_colmajor", gemm_b_colmajor, _F16_GEMM + [((256, 256), "float16"), 128, 128, 64], (2, 2), "gemm",
-     outputs=(2,))
+_add("gemm_b_colmajor", gemm_b_colmajor, [((256, 192), "float16"), ((256, 192), "float16"), ((256, 256), "float16"),
+                                          128, 128, 64], (2, 2), "gemm", outputs=(2,))
 _add("gemm_fp8", gemm_fp8, [((256, 256), "float8_e4m3fn"), ((256, 256), "float8_e4m3fn"), ((256, 256), "bfloat16"),
                             128, 128, 64], (2, 2), "gemm", outputs=(2,))
 _add("fp8_quant_rows", fp8_quant_rows, [((4, 300), "bfloat16"), ((4, 300), "float8_e4m3fn"), ((4,), "float32"), 512],
@@ -922,3 +923,107 @@ _add("softmax_exp2_ftz", softmax_exp2_ftz, [((4, 300), "float16"), ((4, 300), "f
 _add("cumsum_bool_count", cumsum_bool_count, [((300,), "bool_"), ((300,), "int32"), 128], (3,), "simt",
      outputs=(1,))
 _add("max_int8", max_int8, [((4, 64), "int8"), ((4,), "int8"), 64], (4,), "simt", outputs=(1,))
+
+
+@ct.kernel
+def float_mod_floordiv(x, y, z, n: ct.Constant[int]):
+    """Float ``%`` and ``//`` (Python semantics: the sign of the divisor, floor) and ``** 0.5``."""
+    t = ct.load(x, index=(ct.bid(0),), shape=(n,))
+    ct.store(y, index=(ct.bid(0),), tile=t % 0.75)
+    ct.store(z, index=(ct.bid(0),), tile=t // 0.5 + ct.abs(t) ** 0.5)
+
+
+@ct.kernel
+def atomics_bits(flags, vals, n: ct.Constant[int]):
+    """Bitwise atomics: ``atomic_or`` at an index tile, ``atomic_xor`` of an xor-reduction (a
+    lambda), ``atomic_xchg`` of the tile's maximum."""
+    i = ct.bid(0)
+    v = ct.load(vals, index=(i,), shape=(n,))
+    lanes = ct.arange(n, dtype=ct.int32) % 4
+    ct.atomic_or(flags, lanes, v & 0xF)
+    ct.atomic_xor(flags, 4 + i, ct.reduce(v, axis=0, func=lambda a, b: a ^ b, identity=0))
+    ct.atomic_xchg(flags, 6 + i, ct.max(v))
+
+
+@ct.kernel
+def batched_tile2(A, B, C, bt: ct.Constant[int], tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """Two batches per program: a 3-D ``ct.mma`` on ``[bt, tm, tk] x [bt, tk, tn]`` tiles."""
+    b = ct.bid(0)
+    acc = ct.zeros((bt, tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=2, shape=(bt, tm, tk))):
+        a = ct.load(A, index=(b, 0, k), shape=(bt, tm, tk))
+        acc = ct.mma(a, ct.load(B, index=(b, k, 0), shape=(bt, tk, tn)), acc)
+    ct.store(C, index=(b, 0, 0), tile=acc.astype(C.dtype))
+
+
+@ct.kernel
+def gemm_const_k(A, B, C, KT: ct.Constant[int], tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """The K trip count a compile-time constant (``range(KT)``)."""
+    pid_m, pid_n = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(KT):
+        acc = ct.mma(ct.load(A, index=(pid_m, k), shape=(tm, tk)), ct.load(B, index=(k, pid_n), shape=(tk, tn)), acc)
+    ct.store(C, index=(pid_m, pid_n), tile=acc.astype(C.dtype))
+
+
+@ct.kernel
+def mlp_gelu_chain(X, W1, W2, Y, TM: ct.Constant[int], TH: ct.Constant[int], D: ct.Constant[int],
+                   DO: ct.Constant[int]):
+    """``gelu_tanh(X @ W1) @ W2`` fused over hidden tiles (two chained dots)."""
+    bm = ct.bid(0)
+    x = ct.load(X, index=(bm, 0), shape=(TM, D))
+    acc = ct.zeros((TM, DO), dtype=ct.float32)
+    for j in range(ct.num_tiles(W1, axis=1, shape=(D, TH))):
+        h = ct.mma(x, ct.load(W1, index=(0, j), shape=(D, TH)), ct.zeros((TM, TH), dtype=ct.float32))
+        h = 0.5 * h * (1.0 + ct.tanh(0.7978845608028654 * (h + 0.044715 * h * h * h)))
+        acc = ct.mma(h.astype(ct.float16), ct.load(W2, index=(j, 0), shape=(TH, DO)), acc)
+    ct.store(Y, index=(bm, 0), tile=acc.astype(Y.dtype))
+
+
+@ct.kernel
+def cat_cols_2d(x, z, y, tm: ct.Constant[int], tn: ct.Constant[int]):
+    """``ct.cat`` of two 2-D tiles along axis 1 (z first)."""
+    i = ct.bid(0)
+    a = ct.load(x, index=(i, 0), shape=(tm, tn))
+    b = ct.load(z, index=(i, 0), shape=(tm, tn))
+    ct.store(y, index=(i, 0), tile=ct.cat((b, a), axis=1))
+
+
+@ct.kernel
+def extract_dynamic(x, y, n: ct.Constant[int], parts: ct.Constant[int]):
+    """``ct.extract`` of row ``bid`` (a runtime index) of a reshaped tile."""
+    t = ct.load(x, index=(0,), shape=(n * parts,))
+    h = ct.reshape(t, (parts, n))
+    row = ct.extract(h, index=(ct.bid(0), 0), shape=(1, n))
+    ct.store(y, index=(ct.bid(0), 0), tile=row * 2.0)
+
+
+@ct.kernel
+def f16_scalar_math(x, y, n: ct.Constant[int]):
+    """f16 math without casts: ``rsqrt``, ``exp``, ``minimum`` with float constants."""
+    t = ct.load(x, index=(ct.bid(0),), shape=(n,))
+    ct.store(y, index=(ct.bid(0),), tile=ct.rsqrt(ct.abs(t) + 1.0) * ct.exp(t * 0.5) + ct.minimum(t, 0.25))
+
+
+@ct.kernel
+def argmax_int_tile(x, idx, n: ct.Constant[int]):
+    """``ct.argmax`` of int32 rows padded with zeros."""
+    t = ct.load(x, index=(ct.bid(0), 0), shape=(1, n), padding_mode=ZERO)
+    ct.store(idx, index=(ct.bid(0),), tile=ct.argmax(t, axis=1))
+
+_add("float_mod_floordiv", float_mod_floordiv, [((256,), "float32"), ((256,), "float32"), ((256,), "float32"), 128],
+     (2,), "simt", outputs=(1, 2))
+_add("atomics_bits", atomics_bits, [((8,), "int32"), ((256,), "int32"), 128], (2,), "simt", outputs=(0,))
+# more than one batch per program: the tier takes 3-D tiles of batch extent 1 (a located reason)
+_add("batched_tile2", batched_tile2, [((4, 64, 128), "float16"), ((4, 128, 64), "float16"), ((4, 64, 64), "float16"),
+                                      2, 64, 64, 32], (2,), "simt", error="3-D tile", outputs=(2,))
+_add("gemm_const_k", gemm_const_k, _F16_GEMM + [((256, 256), "float16"), 3, 128, 128, 64], (2, 2), "gemm",
+     outputs=(2,))
+_add("mlp_gelu_chain", mlp_gelu_chain, [((256, 64), "float16"), ((64, 256), "float16"), ((256, 64), "float16"),
+                                        ((256, 64), "float16"), 128, 64, 64, 64], (2,), "chained", outputs=(3,))
+_add("cat_cols_2d", cat_cols_2d, [((16, 32), "float32"), ((16, 32), "float32"), ((16, 64), "float32"), 8, 32], (2,),
+     "simt", outputs=(2,))
+_add("extract_dynamic", extract_dynamic, [((256,), "float32"), ((4, 64), "float32"), 64, 4], (4,), "simt",
+     outputs=(1,))
+_add("f16_scalar_math", f16_scalar_math, [((256,), "float16"), ((256,), "float16"), 128], (2,), "simt", outputs=(1,))
+_add("argmax_int_tile", argmax_int_tile, [((4, 100), "int32"), ((4,), "int32"), 128], (4,), "simt", outputs=(1,))
