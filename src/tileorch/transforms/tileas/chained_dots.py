@@ -1113,15 +1113,20 @@ class FragmentLowering(EpilogueLowering):
         def combine(a: SSAValue, b: SSAValue) -> SSAValue:
             return lower_scalar_op(e, comb, [a, b], rtype)
 
-        xs = [self.at(src, (coords[0], Coord(self.cols[(g, j)], 1))) for g in range(shape[1] // 8) for j in range(2)]
+        def value(g: int, j: int) -> SSAValue:
+            return self.at(src, (coords[0], Coord(self.cols[(g, j)], 1)))
+
         if tree_reduce_enabled():  # pairwise: log2 depth instead of a chain as long as the row
+            xs = [value(g, j) for g in range(shape[1] // 8) for j in range(2)]
             while len(xs) > 1:
                 xs = [combine(xs[i], xs[i + 1]) if i + 1 < len(xs) else xs[i] for i in range(0, len(xs), 2)]
             acc = xs[0]
         else:
-            acc = xs[0]
-            for x in xs[1:]:
-                acc = combine(acc, x)
+            acc = None
+            for g in range(shape[1] // 8):
+                for j in range(2):
+                    x = value(g, j)
+                    acc = x if acc is None else combine(acc, x)
         for mask in (1, 2):  # the quad's four threads hold the row's other columns
             if isinstance(acc.type, Float32Type):
                 other = e.v(llvm.InlineAsmOp(f"shfl.sync.bfly.b32 $0, $1, {mask}, 31, -1;", "=f,f", [acc], [f32]))
