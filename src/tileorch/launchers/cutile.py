@@ -870,7 +870,8 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         else:  # B's layout differs from the compiled program's (no epilogue): tileorch.gemm's tile program
             gk = kernel_for(chosen)
             entry = None
-    elif schedule == "auto" and not getattr(cfg, "grid_l", False) and cfg.epilogue != "atomic":
+    elif (schedule == "auto" and not getattr(cfg, "grid_l", False) and cfg.epilogue != "atomic"
+          and not getattr(cfg, "program_grid", False)):  # a program grid runs its tiles whole: no Stream-K
         chosen_schedule = choose_schedule(m, n, k, cfg, dev.sm_count)
         if chosen_schedule != cfg.schedule:
             entry = compiled(kernel, arguments, arch, chosen_schedule)

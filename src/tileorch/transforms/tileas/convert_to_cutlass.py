@@ -55,7 +55,7 @@ from tileorch.transforms.tileas.common import num_ctas, source_load
 from tileorch.transforms.tileas.epilogue import (ATOMIC_SINK, PASS, Coord, EpilogueLowering, KernelEnv,
                                                  feeding_reductions, is_plain_store, program_axis, reduced_dim,
                                                  side_reduction, sink_tile)
-from tileorch.transforms.tileas.program_loop_to_tiles import SINGLE_TILE_AXES
+from tileorch.transforms.tileas.program_loop_to_tiles import SINGLE_TILE_AXES, TILE_GRID_IDS
 
 DTYPE_NAMES = {"f16": "f16", "bf16": "bf16", "f32": "f32", "f8E4M3FN": "e4m3", "f8E5M2": "e5m2", "i32": "s32"}
 """Element type -> the kernel builder's dtype name (i8 operands: :data:`INT8_NAMES` by the dot's
@@ -529,6 +529,12 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                    row_feeding=feeding, tile_stores=extra, more_b_loads=more_b, more_accs=accs[1:],
                    c_transposed=c_transposed, c_swapped=c_swapped, coords=coords, guard=guard)
     if dk.program_grid:
+        if TILE_GRID_IDS in kernel.attributes:
+            fail((guard[0][0].owner if guard and isinstance(guard[0][0].owner, Operation) else a_load),
+                 "the program's ids were rewritten onto the output tile grid (tileas-program-loop-to-tiles: a "
+                 "persistent loop, a linear program id split into tile coordinates or renumbered axes) and its "
+                 "tile coordinates or a condition on them also read program ids: not supported yet by the WGMMA "
+                 "lowering (its kernel would walk the launch grid)")
         dk.retile_safe = False  # the program's coordinates and conditions are functions of its own tiles
         _program_grid_remarks(dk)
     if c_transposed:

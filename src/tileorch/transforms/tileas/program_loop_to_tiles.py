@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, UnitAttr
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
@@ -418,6 +418,11 @@ def wrap_loopless_dot(fn: aa.FuncOp) -> bool:
     return True
 
 
+TILE_GRID_IDS = "tileorch.tile_grid_ids"
+"""On a kernel whose program ids this pass rewrote (a persistent loop or a linear id turned into
+tile coordinates, a tile-0 axis given a program id, the axes renumbered): its program ids are the
+output tile grid's, no longer the launch grid's (the GEMM host side walks the tile grid)."""
+
 SINGLE_TILE_AXES = "tileorch.single_tile_axes"
 """On a kernel rewritten by :func:`single_tile_axes`: the grid axes (0 rows, 1 columns) along which
 the program computes only tile 0; the host side must check that the output has one tile there."""
@@ -560,11 +565,15 @@ class ProgramLoopToTiles(ModulePass):
             # two chained dots (attention) launch on the program's own grid and keep its numbering
             if sum(o.name == "nv_tileaa.dot" for o in fn.walk()) != 1:
                 continue
+            renumbered = False
             for loop in [o for o in fn.body.blocks.first.ops if isinstance(o, scf.ForOp)]:
                 rewrite = _match(loop)
                 if rewrite is not None and any(o.name == "nv_tileaa.dot" for o in loop.walk()):
                     flatten(loop, rewrite)
+                    renumbered = True
             wrap_loopless_dot(fn)
-            split_linear_program_id(fn)
-            single_tile_axes(fn)
-            canonicalize_program_axes(fn)
+            renumbered |= split_linear_program_id(fn)
+            renumbered |= bool(single_tile_axes(fn))
+            renumbered |= canonicalize_program_axes(fn)
+            if renumbered:
+                fn.attributes[TILE_GRID_IDS] = UnitAttr()
