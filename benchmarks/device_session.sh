@@ -33,8 +33,9 @@ benchmarks() {  # $1: fill or bench; everything lands in $OUT/results_$1.tgz (th
   mkdir -p "$R"
   [[ $B == *" tile "* ]] && timeout ${TILE_TIMEOUT:-300} python3 benchmarks/tile_programs.py --out "$R" --iters 20 \
     --sizes "$SIZES" 2>&1 | tee "$R/tile_programs.log" | tail -n 34
-  [[ $B == *" memory "* ]] && timeout ${MEM_TIMEOUT:-150} python3 benchmarks/memory_bound.py --out "$R" --iters 20 2>&1 \
-    | tee "$R/memory_bound.log" | tail -n 16
+  # MEM_ARGS: more arguments, e.g. MEM_ARGS="--sizes small,default,large" (issue 21's 64 MB .. 1 GB sweep)
+  [[ $B == *" memory "* ]] && timeout ${MEM_TIMEOUT:-150} python3 benchmarks/memory_bound.py --out "$R" --iters 20 \
+    ${MEM_ARGS:-} 2>&1 | tee "$R/memory_bound.log" | tail -n 26
   [[ $B == *" attention "* ]] && timeout ${ATT_TIMEOUT:-200} python3 benchmarks/attention.py --out "$R" ${ATT_ARGS:---dims 64,128 \
     --seqs 1024,4096,16384} --iters 10 2>&1 | tee "$R/attention.log" | tail -n 20
   [[ $B == *" gemm "* ]] && timeout ${GEMM_TIMEOUT:-300} python3 benchmarks/gemm.py run ${GEMM_ARGS:---variants persistent,streamk} \
@@ -55,7 +56,7 @@ case "$MODE" in
     [ "${QUICK:-0}" = 1 ] && export TILEORCH_QUICK_GPU=1
     FILES="tests/gpu/test_tier_programs.py tests/gpu/test_memory_bound_gpu.py tests/gpu/test_cutile_gpu.py
       tests/gpu/test_gemm.py tests/gpu/test_attention_programs.py"
-    FILES="$FILES tests/gpu/test_pointer_tiles_gpu.py tests/gpu/test_tier_column_reductions.py"
+    FILES="$FILES tests/gpu/test_pointer_tiles_gpu.py tests/gpu/test_tier_column_reductions.py tests/gpu/test_op_audit_gpu.py"
     timeout ${TEST_TIMEOUT:-560} python3 -m pytest -q -p no:cacheprovider -rfEs -n ${WORKERS:-8} \
       ${TEST_FILES:-$FILES} ${TEST_ARGS:-} 2>&1 \
       | tee "$OUT/gpu_tests.log" | tail -n 40

@@ -586,6 +586,14 @@ def test_acquire_release():
     assert torch.equal(args[2], data + 1.0) and int(flag) == 2
 
 
+def test_insert_op():
+    """``ct.insert`` of zeros over the first half (lowered since issue 21's op audit)."""
+    x = randn((64,), seed=99)
+    ref = x.clone()
+    ref[:32] = 0.0
+    close(run("insert_op", {0: x})[1], ref, atol=0)
+
+
 def test_every_compiling_program_is_run_here():
     """A program added to the sweep gets its GPU test too."""
     import sys

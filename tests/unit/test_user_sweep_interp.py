@@ -465,3 +465,11 @@ def test_f16_direct_math():
 def test_sum_keepdims_3d():
     x = (np.abs(_f((4, 8, 16))) + 0.1).astype(np.float32)
     _close(run("sum_keepdims_3d", {0: x})[1], x / x.astype(np.float64).sum(0, keepdims=True), 1e-6)
+
+
+def test_insert_op():
+    """``ct.insert`` of zeros over the first half (lowered since issue 21's op audit)."""
+    x = _f((64,))
+    ref = x.copy()
+    ref[:32] = 0.0
+    np.testing.assert_array_equal(run("insert_op", {0: x})[1], ref)

@@ -611,8 +611,7 @@ _add("huge_tile", huge_tile, [((1 << 22,), "float32"), ((1 << 22,), "float32"), 
      error="registers", outputs=(1,))
 _add("mm_f64", mm_f64, [((64, 64), "float64"), ((64, 64), "float64"), ((64, 64), "float64"), 16], (4, 4), "simt",
      outputs=(2,))
-_add("insert_op", insert_op, [((64,), "float32"), ((64,), "float32"), 64], (1,), "error", error="insert",
-     outputs=(1,))
+_add("insert_op", insert_op, [((64,), "float32"), ((64,), "float32"), 64], (1,), "simt", outputs=(1,))
 
 
 # ----------------------------------------------------------------------------------------------- cuTile refuses
