@@ -265,11 +265,52 @@ def test_the_checker_proves_the_guarded_kernel(tmp_path):
         assert check(proto).ok
 
 
+@pytest.mark.parametrize("name", ["mm_gathered_row", "mm_flag_guard"])
+def test_coordinates_and_guards_read_from_an_input_array(name):
+    """A row tile index or a guard read from an input array (``ct.gather`` of one element: a
+    scalar load, which every agent issues for itself per work tile) takes the tier: with
+    ``idx = [1, 0]`` C's row tile 0 is A's row tile 1 and tile 1 is tile 0 (``mm_gathered_row``);
+    with ``flags = [1, 0]`` row tile 1 is skipped and stays NaN (``mm_flag_guard``)."""
+    from tileorch.launchers.gemm_host import scheduler_params
+    from tileorch.schedulers.device_params import pack_device_params
+    from tileorch.testing.ptx_emulator import Emu
+
+    m, n, k, grid = 256, 128, 128, (2, 1, 1)
+    p = _compile(globals()[name], [((m, k), "float16"), ((k, n), "float16"), ((m, n), "float32"), ((2,), "int32"),
+                                   128, 128, 64])
+    assert p.kind == "gemm", p.remarks
+    cfg = p.gemm_config
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    idx = np.array([1, 0], np.int32)
+    sched = scheduler_params(cfg, grid[0] * cfg.tile_m, grid[1] * cfg.tile_n, k, 2, 0, grid[2])
+    c = np.full((m, n), np.nan, dtype=np.float32)
+    base = {"A": 1 << 32, "B": 2 << 32, "C": 3 << 32, "idx": 4 << 32}
+    params = [0, 0, 0, base["C"], m, n, k, pack_device_params(sched, 0, 0, 0), base["A"], m, k, k, 1,
+              base["B"], k, n, n, 1, base["C"], m, n, n, 1, base["idx"], 2, 1, *grid]
+    memory = [(base["C"], c.view(np.uint8).reshape(-1), "C"), (base["idx"], idx.view(np.uint8).reshape(-1), "idx")]
+    errors = []
+    for x in range(sched.grid[0]):
+        for y in range(sched.grid[1]):
+            emu = Emu(p.ptx, params, cfg.smem_bytes, cfg.threads, (x, y, 0), {}, memory, nctaid=sched.grid)
+            emu.tmaps = {emu.params[0]: {"array": a[None], "rows": cfg.tile_m, "box": 64},
+                         emu.params[1]: {"array": b[None], "rows": 64, "box": 64}}
+            emu.run()
+            errors += emu.errors
+    assert not errors, errors[:5]
+    af, bf = a.astype(np.float64), b.astype(np.float64)
+    if name == "mm_gathered_row":
+        ref = np.concatenate([af[128:] @ bf, af[:128] @ bf])
+    else:
+        ref = np.concatenate([af[:128] @ bf, np.full((128, n), np.nan)])
+    assert np.array_equal(np.isnan(c), np.isnan(ref))
+    np.testing.assert_allclose(c[:128], ref[:128], atol=1e-3, rtol=1e-3)
+    if name == "mm_gathered_row":
+        np.testing.assert_allclose(c[128:], ref[128:], atol=1e-3, rtol=1e-3)
+
+
 @pytest.mark.parametrize("kernel_name,spec,words", [
-    ("mm_gathered_row", [((256, 128), "float16"), ((128, 128), "float16"), ((256, 128), "float32"),
-                         ((2,), "int32"), 128, 128, 64], "A's row tile index is not a function of program ids"),
-    ("mm_flag_guard", [((256, 128), "float16"), ((128, 128), "float16"), ((256, 128), "float32"),
-                       ((2,), "int32"), 128, 128, 64], "the condition around the GEMM's store is not a function"),
     # not supported yet: the rewrite numbers the output tiles, the guard would need the launch's ids
     ("mm_linear_pid_guarded", [((512, 128), "float16"), ((128, 256), "float16"), ((512, 256), "float32"),
                                300, 128, 128, 64], "the program's ids were rewritten onto the output tile grid"),
