@@ -176,7 +176,7 @@ def run(shapes, names, out_dir: Path, iters: int, row_major_b: bool = False) -> 
         mac = api.kernel_for(variants()[(names or ["persistent"])[0]]).max_active_clusters()
     except Exception as exc:  # noqa: BLE001
         mac = f"{type(exc).__name__}: {exc}"
-    print(f"max active 2x1 clusters ({names[0]}): {mac}")
+    print(f"max active 2x1 clusters ({(names or ['persistent'])[0]}): {mac}")
     record = {"device": dev, "torch": torch.__version__, "max_active_clusters": mac, "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
               "iters": iters, "rows": rows, "summary": summarize(rows, names + ["auto", "best"] + (["auto_row_major_b"] if row_major_b else []))}
     out_dir.mkdir(parents=True, exist_ok=True)

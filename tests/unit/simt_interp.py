@@ -483,6 +483,10 @@ class Interpreter:
                 put((f32[0] / f32[1]).astype(np.float32))
             elif text.startswith("abs.f32"):
                 put(np.abs(f32[0]))
+            elif text.startswith("rcp.rn.f32"):
+                put((1 / f32[0].astype(np.float64)).astype(np.float32))
+            elif text.startswith("copysign.f32"):  # d = b with the sign of a
+                put(np.copysign(f32[1], f32[0]).astype(np.float32))
             elif text.startswith(("max.NaN.f32", "min.NaN.f32")):
                 put((np.maximum if text.startswith("max") else np.minimum)(f32[0], f32[1]))
             elif text.startswith("max.f32"):

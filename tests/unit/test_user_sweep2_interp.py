@@ -147,6 +147,40 @@ def test_nested_if_modes(mode, negate):
     np.testing.assert_array_equal(run("nested_if_modes", {0: x, 2: mode, 3: negate})[1], r)
 
 
+def _tanh_inputs() -> np.ndarray:
+    x = np.linspace(-12.0, 12.0, 4096).astype(np.float32)
+    x[:12] = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30, -1e-30, 0.59999996, 0.6, -0.6, 1e-4, 9.5]
+    return x
+
+
+def test_tanh_full_precision_by_default_approx_when_asked():
+    """cuTile's ``ct.tanh`` defaults to rounding mode FULL: within 4e-7 relative of float64 (the
+    small-argument polynomial and the ``e^(2a)`` branch both), signed zeros, +-1 at +-inf, NaN kept;
+    ``rounding_mode=APPROX`` may use ``tanh.approx.f32`` (about 2^-11)."""
+    x = _tanh_inputs()
+    out = run("tanh_rows", {0: x})
+    ref = np.tanh(x.astype(np.float64))
+    full, approx = out[1], out[2]
+    assert np.array_equal(np.isnan(full), np.isnan(ref))
+    ok = ~np.isnan(ref)
+    np.testing.assert_allclose(full[ok], ref[ok], rtol=4e-7, atol=0)
+    assert np.signbit(full[1]) and not np.signbit(full[0])
+    np.testing.assert_allclose(approx[ok], ref[ok], rtol=2 ** -10, atol=1e-6)
+
+
+def test_tanh_rounding_modes_reach_the_ptx():
+    from tileorch.driver import compile_program
+    from tileorch.testing.export import cutile_bytecode
+    from tileorch.testing.user_programs2 import PROGRAMS
+
+    p = PROGRAMS["tanh_rows"]
+    ptx = compile_program(cutile_bytecode(p.kernel, p.spec), "tanh_rows", arch="sm_90a", ptxas=False).ptx
+    # one tanh of each kind per element a thread holds: as many tanh.approx (the APPROX store) as
+    # full-precision ones (each ends with its copysign)
+    approx, full = ptx.count("tanh.approx.f32"), ptx.count("copysign.f32")
+    assert approx > 0 and approx == full, (approx, full)
+
+
 def test_helper_and_static_iter():
     x = _f((512,))
     ref = _gelu(x.astype(np.float64)).reshape(2, 4, 64).sum(1).reshape(128)

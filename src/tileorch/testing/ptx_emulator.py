@@ -549,7 +549,7 @@ class Emu:
             self.set(prd, T, (lead == tids).astype(np.uint64))
             return
         if base in ("add", "sub", "mul", "mad", "fma", "max", "min", "div", "neg", "abs", "ex2", "rcp", "tanh", "lg2",
-                    "sqrt", "rsqrt") and (parts[-1] == "f32"):
+                    "sqrt", "rsqrt", "copysign") and (parts[-1] == "f32"):
             a = [f32(g(i)) for i in range(1, len(ops))]
             with np.errstate(all="ignore"):
                 if base == "add": r = a[0] + a[1]
@@ -570,6 +570,7 @@ class Emu:
                 elif base == "lg2": r = np.log2(a[0])
                 elif base == "sqrt": r = np.sqrt(a[0])
                 elif base == "rsqrt": r = (1.0 / np.sqrt(a[0].astype(np.float64))).astype(np.float32)
+                elif base == "copysign": r = np.copysign(a[1], a[0])  # d = b with the sign of a
             self.set(ops[0], T, b32(r.astype(np.float32)))
             return
         if base in ("add", "sub", "mul", "mad", "and", "or", "xor", "shl", "shr", "not", "min", "max", "neg", "div", "rem", "bfe"):

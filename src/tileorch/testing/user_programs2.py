@@ -794,6 +794,18 @@ _add("newton_rsqrt_while", newton_rsqrt_while, [((256,), "float32"), ((256,), "f
      outputs=(1,))
 _add("nested_if_modes", nested_if_modes, [((256,), "float32"), ((256,), "float32"), 2, True, 128], (2,), "simt",
      outputs=(1,))
+@ct.kernel
+def tanh_rows(x, y, z, n: ct.Constant[int]):
+    """``tanh`` at cuTile's default (full) precision into ``y`` and with ``rounding_mode=APPROX``
+    into ``z``."""
+    i = ct.bid(0)
+    t = ct.load(x, index=(i,), shape=(n,))
+    ct.store(y, index=(i,), tile=ct.tanh(t))
+    ct.store(z, index=(i,), tile=ct.tanh(t, rounding_mode=ct.RoundingMode.APPROX))
+
+
+_add("tanh_rows", tanh_rows, [((4096,), "float32"), ((4096,), "float32"), ((4096,), "float32"), 256], (16,), "simt",
+     outputs=(1, 2))
 _add("helper_and_static_iter", helper_and_static_iter, [((512,), "float32"), ((128,), "float32"), 64, 4], (2,),
      "simt", outputs=(1,))
 _add("loop_tail_mask", loop_tail_mask, [((1000,), "float32"), ((1000,), "float32"), 1000, 128], (3,), "simt",

@@ -665,9 +665,23 @@ class RsqrtOp(_UnaryFloatOp):
 
 @irdl_op_definition
 class TanhOp(_UnaryFloatOp):
-    """Elementwise ``tanh(x)``."""
+    """Elementwise ``tanh(x)``: full precision (a few ulp in f32) unless ``rounding`` is
+    ``approx`` (the program's ``rounding_mode=APPROX``: PTX ``tanh.approx.f32``, relative error
+    about 2^-11)."""
 
     name = "nv_tileaa.tanh"
+    rounding = opt_prop_def(StringAttr)
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, *operands: SSAValue, rounding: str | None = None):
+        super().__init__(*operands)
+        if rounding is not None:
+            self.rounding = StringAttr(rounding)
+
+    def verify_(self) -> None:
+        super().verify_()
+        if self.rounding is not None and self.rounding.data != "approx":
+            raise VerifyException(f"'{self.name}' rounding '{self.rounding.data}': approx (or none: full precision)")
 
 
 @irdl_op_definition

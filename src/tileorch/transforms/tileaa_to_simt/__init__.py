@@ -1705,6 +1705,8 @@ def lower_scalar_op(e: Emitter, op: Operation, args: list[SSAValue], rtype: Attr
         return e.v(arith.SelectOp(*args))
     if name in ELEMENTWISE:
         kind = ELEMENTWISE[name]
+        if kind == "tanh" and getattr(op, "rounding", None) is None:
+            return e.tanh_full(args[0])
         if kind in ("exp", "exp2", "sqrt", "rsqrt", "tanh", "log", "log2", "neg", "abs"):
             return e.unary_math(kind, args[0])
         if kind == "fma":
