@@ -483,7 +483,7 @@ class Interpreter:
                 put((f32[0] / f32[1]).astype(np.float32))
             elif text.startswith("abs.f32"):
                 put(np.abs(f32[0]))
-            elif text.startswith("rcp.rn.f32"):
+            elif text.startswith(("rcp.rn.f32", "rcp.approx")):
                 put((1 / f32[0].astype(np.float64)).astype(np.float32))
             elif text.startswith("copysign.f32"):  # d = b with the sign of a
                 put(np.copysign(f32[1], f32[0]).astype(np.float32))
