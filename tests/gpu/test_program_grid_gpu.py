@@ -17,39 +17,9 @@ ct = pytest.importorskip("cuda.tile")
 
 import tileorch.cutile  # noqa: E402
 from tileorch.launchers import cutile as rc  # noqa: E402
+from tileorch.testing.program_grid_programs import pg_rotated_if, pg_rotated_return_bias_relu  # noqa: E402
 
 ZERO = ct.PaddingMode.ZERO
-
-
-@ct.kernel
-def pg_rotated_if(A, B, C, rows_used: int, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
-    """C tile (i, j) = A row tile (i + 1) % gx @ B column tile gy - 1 - j, for i * tm < rows_used."""
-    i, j = ct.bid(0), ct.bid(1)
-    ra = (i + 1) % ct.num_blocks(0)
-    cb = ct.num_blocks(1) - 1 - j
-    if i * tm < rows_used:
-        acc = ct.zeros((tm, tn), dtype=ct.float32)
-        for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
-            acc = ct.mma(ct.load(A, index=(ra, k), shape=(tm, tk), padding_mode=ZERO),
-                         ct.load(B, index=(k, cb), shape=(tk, tn), padding_mode=ZERO), acc)
-        ct.store(C, index=(i, j), tile=acc.astype(C.dtype))
-
-
-@ct.kernel
-def pg_rotated_return_bias_relu(A, B, bias, C, rows_used: int, tm: ct.Constant[int], tn: ct.Constant[int],
-                                tk: ct.Constant[int]):
-    """:func:`pg_rotated_if` with an early return and ``relu(acc + bias[column tile cb])`` stored."""
-    i, j = ct.bid(0), ct.bid(1)
-    if i * tm >= rows_used:
-        return
-    ra = (i + 1) % ct.num_blocks(0)
-    cb = ct.num_blocks(1) - 1 - j
-    acc = ct.zeros((tm, tn), dtype=ct.float32)
-    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
-        acc = ct.mma(ct.load(A, index=(ra, k), shape=(tm, tk), padding_mode=ZERO),
-                     ct.load(B, index=(k, cb), shape=(tk, tn), padding_mode=ZERO), acc)
-    b = ct.load(bias, index=(cb,), shape=(tn,), padding_mode=ZERO).astype(ct.float32)
-    ct.store(C, index=(i, j), tile=ct.maximum(acc + b[None, :], 0.0).astype(C.dtype))
 
 
 @ct.kernel

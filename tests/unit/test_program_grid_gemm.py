@@ -24,18 +24,8 @@ pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Pytho
 if HAVE_CUTILE:
     import cuda.tile as ct
 
-    @ct.kernel
-    def mm_rotated_if(A, B, C, rows_used: int, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
-        """C tile (i, j) = A row tile (i + 1) % gx @ B column tile gy - 1 - j, for i * tm < rows_used."""
-        i, j = ct.bid(0), ct.bid(1)
-        ra = (i + 1) % ct.num_blocks(0)
-        cb = ct.num_blocks(1) - 1 - j
-        if i * tm < rows_used:
-            acc = ct.zeros((tm, tn), dtype=ct.float32)
-            for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
-                acc = ct.mma(ct.load(A, index=(ra, k), shape=(tm, tk), padding_mode=ct.PaddingMode.ZERO),
-                             ct.load(B, index=(k, cb), shape=(tk, tn), padding_mode=ct.PaddingMode.ZERO), acc)
-            ct.store(C, index=(i, j), tile=acc)
+    from tileorch.testing.program_grid_programs import pg_rotated_if as mm_rotated_if
+    from tileorch.testing.program_grid_programs import pg_rotated_return_bias_relu as mm_rotated_bias_relu
 
     @ct.kernel
     def mm_rotated_return(A, B, C, rows_used: int, tm: ct.Constant[int], tn: ct.Constant[int],
@@ -65,23 +55,6 @@ if HAVE_CUTILE:
                          ct.load(B, index=(k, cb), shape=(tk, tn), padding_mode=ct.PaddingMode.ZERO), acc)
         if i * tm < rows_used:
             ct.store(C, index=(i, j), tile=acc)
-
-    @ct.kernel
-    def mm_rotated_bias_relu(A, B, bias, C, rows_used: int, tm: ct.Constant[int], tn: ct.Constant[int],
-                             tk: ct.Constant[int]):
-        """:func:`mm_rotated_return` storing ``relu(acc + bias[column tile cb])``: the epilogue
-        reads the bias at B's computed column tile."""
-        i, j = ct.bid(0), ct.bid(1)
-        if i * tm >= rows_used:
-            return
-        ra = (i + 1) % ct.num_blocks(0)
-        cb = ct.num_blocks(1) - 1 - j
-        acc = ct.zeros((tm, tn), dtype=ct.float32)
-        for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
-            acc = ct.mma(ct.load(A, index=(ra, k), shape=(tm, tk), padding_mode=ct.PaddingMode.ZERO),
-                         ct.load(B, index=(k, cb), shape=(tk, tn), padding_mode=ct.PaddingMode.ZERO), acc)
-        b = ct.load(bias, index=(cb,), shape=(tn,), padding_mode=ct.PaddingMode.ZERO)
-        ct.store(C, index=(i, j), tile=ct.maximum(acc + b[None, :], 0.0))
 
     @ct.kernel
     def mm_gathered_row(A, B, C, rows, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):

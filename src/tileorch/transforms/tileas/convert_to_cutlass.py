@@ -741,9 +741,9 @@ def _tile_coordinate(ld: Operation, fail) -> SSAValue:
 
 def _check_program_scalars(kernel: aa.FuncOp, acc: SSAValue, store: Operation, values: list, fail) -> None:
     """Each ``(op, value, what)`` of ``values`` must be a function of program ids, grid sizes
-    (``num_blocks``), constants and scalar kernel arguments (the kernel evaluates it per work
-    tile); a located error at ``op`` names the first that is not (e.g. one computed from loaded
-    data)."""
+    (``num_blocks``), constants, scalar kernel arguments and one-element reads of input arrays
+    (the kernel evaluates it per work tile, each agent for itself); a located error at ``op``
+    names the first the epilogue lowering cannot evaluate."""
     for op, value, what in values:
         blk, env, _ = _scratch_env(kernel, f32, grid=True)
         lowering = EpilogueLowering(kernel.body.blocks.first, acc, store, env, Emitter(blk, 128))
