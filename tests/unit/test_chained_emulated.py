@@ -96,6 +96,27 @@ def test_persistent_attention_emulated(mode, causal, ctas, monkeypatch):
     np.testing.assert_allclose(out, ref, atol=2e-3, rtol=1e-2)
 
 
+@pytest.mark.parametrize("next_s,causal,ctas", [("1", False, 1), ("2", False, 1), ("1", True, 2), ("2", True, 2)])
+def test_persistent_next_first_dot_emulated(next_s, causal, ctas, monkeypatch):
+    """TILEORCH_ATTN_NEXT_S: each instance's epilogue runs while the next instance's first dot is in
+    flight (issued before the epilogue from the next Q slot and the ring's next tile; the work
+    loop carries S to the next instance's peeled tile).  Three instances on one CTA (two hand-overs,
+    the third reusing Q slot 0) or on two; the emulator reports any read of an in-flight WGMMA
+    register (the epilogue's, or S's before its wait) and any stage or Q slot rewritten under a
+    read."""
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_NEXT_S", next_s)
+    cfg = (300, 64, 128, 128, causal)
+    p = _compile(*cfg)
+    assert p.chained["persistent"] == {"q_slots": 2, "next_s": {"1": "after_last", "2": "back_to_back"}[next_s]}
+    assert any("next instance's first dot" in r for r in p.remarks), p.remarks
+    out, ref, errors = _emulate(p, *cfg, ctas_persistent=ctas)
+    assert not errors, errors[:4]
+    assert not np.isnan(out).any(), "unwritten outputs"
+    np.testing.assert_allclose(out, ref, atol=2e-3, rtol=1e-2)
+
+
 def test_causal_overlap_emulated(monkeypatch):
     """Causal, 64-row tiles (one consumer warp group), three key tiles for the last query tile."""
     monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", "1")
