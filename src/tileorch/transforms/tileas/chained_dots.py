@@ -154,9 +154,9 @@ def next_s_enabled() -> bool:
     waits and its first dot's latency.  On when the environment sets ``TILEORCH_ATTN_NEXT_S=1``
     (read at each compile, part of the disk-cache key): the last second dot completes and its stage
     is released before the next first dot is issued; ``=2`` issues the next first dot right behind
-    the last second dot and releases the last stage after the epilogue (needs two K/V stages or
-    more: the next tile 0 is waited for while the last stage is held).  Default off until the H200
-    measures it."""
+    the last second dot and releases the last stage after the epilogue (the next tile 0 is waited
+    for while the last stage is held: the pipelined consumer's two stages or more make that
+    deadlock-free, as for its loop).  Default off until the H200 measures it."""
     return os.environ.get(NEXT_S_ENV, "0") in ("1", "2")
 
 
@@ -1512,6 +1512,12 @@ def _second_dot(ck: ChainedKernel, e: Emitter, a_flat: list[SSAValue], c_in: lis
     return acc
 
 
+PIPELINED_STAGES = 2
+"""The fewest K/V stages the pipelined consumer runs on: it waits for tile ``j`` before it releases
+tile ``j - 1``, so on one stage the producer could never load tile ``j`` (``tileorch check`` finds
+the deadlock: tests/unit/test_check_chained.py); a one-stage kernel takes the plain loop."""
+
+
 def pipelining(ck: ChainedKernel) -> Pipelining | None:
     """The overlap plan when the program allows it: exactly one carried value is the second dot's
     result (the accumulator), and nothing of tile ``j`` but the second dot's C input reads it (P,
@@ -1996,11 +2002,11 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                       f"{SMEM_LIMIT // 1024} KiB)")
     persistent = plan.persistent
     name = f"chained_dots_{ck.tm}x{ck.tn}x{ck.d}_{ck.dv}_{ck.dtype}"
-    pipe = pipelining(ck)
+    pipe = pipelining(ck) if plan.stages >= PIPELINED_STAGES else None
     masks = interior_masks(ck.loop.body.blocks.first) if pipe is not None else []  # only the pipelined loop versions
     next_s = os.environ.get(NEXT_S_ENV, "0") if next_s_enabled() else "0"
-    if next_s != "0" and (not persistent or pipe is None or (next_s == "2" and plan.stages < 2)):
-        next_s = "0"  # the prefetch needs the persistent, pipelined consumer (back to back: two stages)
+    if next_s != "0" and (not persistent or pipe is None):
+        next_s = "0"  # the prefetch needs the persistent, pipelined consumer
     kb = _Kernel(ck, plan, name)
     args = kb.args
     grid = _append_grid_parameters(kb.fn) if persistent else None
