@@ -114,6 +114,51 @@ def test_attention_instance_switches(bh, seq, d, dtype, causal, tile_m, tile_n, 
         _close(out, ref, 2e-3, 1e-2)
 
 
+@pytest.mark.parametrize("next_s", ["1", "2"])
+@pytest.mark.parametrize("tile_m,tile_n", [(128, 128), (128, 64), (64, 64)], ids=lambda v: str(v))
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("d", [64, 128])
+@pytest.mark.parametrize("bh,seq", [(40, 1024), (9, 4000), (300, 77), (1, 1)], ids=lambda v: str(v))
+def test_attention_next_first_dot(bh, seq, d, dtype, causal, tile_m, tile_n, next_s, monkeypatch):
+    """TILEORCH_ATTN_NEXT_S=1/2 on the persistent kernel (forced for causal programs too): each
+    instance's epilogue overlaps the next instance's first dot.  More instances than SMs (320 /
+    288 / 300 program instances at 128-row tiles), so every CTA hands over several times; 77 keys:
+    one masked tile per instance; (1, 1): one instance, no hand-over."""
+    monkeypatch.setenv("TILEORCH_ATTN_NEXT_S", next_s)
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    rc.clear_caches()
+    kernel, args, grid, out, ref = attention_args(bh, seq, d, tile_m, tile_n, causal=causal, dtype=dtype,
+                                                  seed=seq + d + 11)
+    try:
+        program = _run(kernel, args, grid)
+    finally:
+        rc.clear_caches()
+    assert program.kind == "chained", program.remarks
+    assert program.chained["persistent"]["next_s"] == {"1": "after_last", "2": "back_to_back"}[next_s]
+    if dtype == "bfloat16":
+        _close(out, ref, 1e-2, 3e-2, scale_tol=3e-2)
+    else:
+        _close(out, ref, 2e-3, 1e-2)
+
+
+@pytest.mark.parametrize("next_s", ["1", "2"])
+@pytest.mark.parametrize("m,hidden", [(40000, 512), (20000, 200)], ids=lambda v: str(v))
+def test_fused_mlp_next_first_dot(m, hidden, next_s, monkeypatch):
+    """The same switch on the other two-dot program (a GEMM, ReLU, a second GEMM), 313 / 157
+    row tiles over the SMs."""
+    monkeypatch.setenv("TILEORCH_ATTN_NEXT_S", next_s)
+    rc.clear_caches()
+    kernel, args, grid, out, ref = mlp_chain_args(m, 64, hidden, 128, seed=m)
+    try:
+        program = _run(kernel, args, grid)
+    finally:
+        rc.clear_caches()
+    assert program.kind == "chained", program.remarks
+    assert program.chained["persistent"]["next_s"] == {"1": "after_last", "2": "back_to_back"}[next_s]
+    _close(out, ref, 1e-2, 2e-2)
+
+
 @pytest.mark.parametrize("layout", ["odd_row_stride", "misaligned_base"])
 def test_attention_packed_epilogue_strided_output(layout, monkeypatch):
     """The packed epilogue's run-time test refuses an output whose pairs are not 4-byte aligned (a

@@ -1945,6 +1945,21 @@ def _lower_prefetching_instance(pf: _Prefetch, it: SSAValue) -> tuple[SSAValue, 
     return n, _if_values(kb, has, types, with_last, without_tiles)
 
 
+NEXT_S_EPILOGUE_REGS = 64
+"""Registers per consumer thread the epilogue and the work loop's state need beside the registers
+:func:`next_s_fits` counts.  Calibrated with ptxas 13.0 on the 128x128 attention kernels (384
+threads: 168 registers): head dim 64 (S + accumulator + row statistics = 100) has no spill, head
+dim 128 (132) spills 188 bytes and ptxas serializes every WGMMA of the kernel (C7512)."""
+
+
+def next_s_fits(ck: ChainedKernel, pipe: Pipelining, plan: Plan) -> bool:
+    """Whether the next instance's S (``tn / 2`` registers, in flight), the accumulator and the other
+    carried registers fit the consumer's registers through the epilogue (with
+    :data:`NEXT_S_EPILOGUE_REGS`): ``65536 / threads`` rounded down to 8, at most 255."""
+    cap = min(255, 65536 // plan.threads // 8 * 8)
+    return ck.tn // 2 + pipe.rc + pipe.ro + NEXT_S_EPILOGUE_REGS <= cap
+
+
 def _stage_guards(ck: ChainedKernel, plan: Plan) -> list:
     """``[empty barrier offset, [[lo, hi] of the stage's B1 tile, [lo, hi] of its B2 tile]]`` for each
     stage (dynamic shared-memory byte offsets): a consumer's arrive on the barrier hands those
@@ -2005,8 +2020,12 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     pipe = pipelining(ck) if plan.stages >= PIPELINED_STAGES else None
     masks = interior_masks(ck.loop.body.blocks.first) if pipe is not None else []  # only the pipelined loop versions
     next_s = os.environ.get(NEXT_S_ENV, "0") if next_s_enabled() else "0"
-    if next_s != "0" and (not persistent or pipe is None):
-        next_s = "0"  # the prefetch needs the persistent, pipelined consumer
+    next_s_off = None  # why TILEORCH_ATTN_NEXT_S, asked for, is not applied
+    if next_s != "0" and (not persistent or pipe is None or not next_s_fits(ck, pipe, plan)):
+        next_s_off = ("not a persistent kernel" if not persistent else "the consumer loop is not pipelined"
+                      if pipe is None else f"the next instance's S ({ck.tn // 2} registers) beside the "
+                      f"accumulator through the epilogue exceeds the consumer's registers")
+        next_s = "0"
     kb = _Kernel(ck, plan, name)
     args = kb.args
     grid = _append_grid_parameters(kb.fn) if persistent else None
@@ -2175,6 +2194,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         record["persistent"] = {"q_slots": plan.q_slots}
         if next_s != "0":
             record["persistent"]["next_s"] = "back_to_back" if next_s == "2" else "after_last"
+    if next_s_off is not None:
+        record["next_s_off"] = next_s_off
     fn.attributes[CHAINED_ATTR] = encode_record(record)
     fn.attributes["tileorch.tile_kernel"] = StringAttr(kernel.sym_name.data)
     module.body.block.insert_op_before(fn, kernel)
