@@ -322,3 +322,33 @@ def test_pipelined_consumer_on_one_stage(monkeypatch):
             assert not result.ok and result.violation.prop == "deadlock", result.violation
         else:
             assert result.ok, result.violation
+
+
+@pytest.mark.parametrize("next_s", ["1", "2"])
+def test_mlp_chain_next_first_dot(next_s, monkeypatch):
+    """The same mechanism on the other two-dot program (a GEMM, ReLU, a second GEMM on the result:
+    ``tileorch.testing.attention_programs.mlp_chain``): applied (its S of 64-wide hidden tiles and
+    128-wide accumulator fit), ptxas without spills or serialized WGMMAs, both rings proved."""
+    from test_chained_dots import Dev, _compile
+
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import extract
+    from tileorch.driver import lower_program
+    from tileorch.frontend.cutile import load
+    from tileorch.launchers import cutile as rc
+    from tileorch.registry import make_context
+    from tileorch.testing.attention_programs import mlp_chain
+
+    monkeypatch.setenv("TILEORCH_ATTN_NEXT_S", next_s)
+    args = (Dev(0x7F0000000000, (40000, 64)), Dev(0x7F0010000000, (64, 512)), Dev(0x7F0020000000, (512, 128)),
+            Dev(0x7F0030000000, (40000, 128)), 128, 64, 64, 128)
+    p = _compile(mlp_chain, args)
+    assert p.chained["persistent"]["next_s"] == {"1": "after_last", "2": "back_to_back"}[next_s], p.remarks
+    assert any("ptxas" in r and " 0 spills" in r for r in p.remarks), p.remarks
+    assert not any("serialized" in r for r in p.remarks), p.remarks
+    ctx = make_context()
+    module = load(rc.export_bytecode(mlp_chain, rc.describe_arguments(mlp_chain, args)), "<mlp>", ctx)
+    kind, lowered = lower_program(module, ctx)
+    (proto,) = extract(lowered)
+    result = check(proto)
+    assert result.ok, result.violation

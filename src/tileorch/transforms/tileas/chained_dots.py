@@ -1303,14 +1303,15 @@ def _packed_store_test(low: FragmentLowering, st: Operation) -> SSAValue | None:
     return both(ok, e.v(arith.CmpiOp(e.v(arith.AndIOp(addr, e.const(3, i64))), e.const(0, i64), "eq")))
 
 
-def _store_pair(low: FragmentLowering, coords: tuple[Coord, ...], lo: SSAValue, hi: SSAValue, dtype: str) -> None:
+def _store_pair(low: FragmentLowering, coords: tuple[Coord, ...], lo: SSAValue, hi: SSAValue) -> None:
     """Unpredicated 32-bit global store of the pair (``lo`` at ``coords``, ``hi`` in the next
-    column) of the accumulator tile's store, packed with ``cvt.rn.{f16,bf16}x2.f32`` (the rounding of
-    the per-element cast); the caller has tested the tile (:func:`_packed_store_test`)."""
+    column) of the accumulator tile's store, packed with ``cvt.rn.{f16,bf16}x2.f32`` of the store's
+    element type (the rounding of the per-element cast: not the operands' type, which an f16
+    program storing bf16 differs from); the caller has tested the tile (:func:`_packed_store_test`)."""
     e, st = low.e, low.store
     mem = low.scalar(st.view).memref
     offset, _ = _element_address(low, st, coords)
-    word = _pack16(e, lo, hi, dtype)
+    word = _pack16(e, lo, hi, _DT[type(st.tile.type.element_type)])
     e.add(llvm.StoreOp(word, e.gep(mem.ptr, offset, i16, GLOBAL_PTR), alignment=4))
 
 
@@ -2140,8 +2141,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                     for h in range(2):
                         for g in range(ck.dv // 8):
                             lo, hi = (side.low.element(Coord(rows[h], 0), Coord(cols[(g, j)], 1)) for j in range(2))
-                            _store_pair(side.low, (z,) * lead + (Coord(rows[h], 0), Coord(cols[(g, 0)], 1)), lo, hi,
-                                        ck.dtype)
+                            _store_pair(side.low, (z,) * lead + (Coord(rows[h], 0), Coord(cols[(g, 0)], 1)), lo, hi)
                 else:
                     per_element(side)
                 side.tmp.add_op(scf.YieldOp())
