@@ -84,6 +84,7 @@ def test_attention_packed_epilogue(bh, seq, d, dtype, causal, tile_m, tile_n, mo
 
 
 SWITCHES = {"peeled": {"TILEORCH_ATTN_PEELED_MASKS": "1"}, "tree": {"TILEORCH_ATTN_TREE_REDUCE": "1"},
+            "exp2_fma": {"TILEORCH_ATTN_EXP2_FMA": "2"},  # half the exponentials on the FMA pipe (K = 2)
             "all": {"TILEORCH_ATTN_EPILOGUE": "packed", "TILEORCH_ATTN_PEELED_MASKS": "1",
                     "TILEORCH_ATTN_TREE_REDUCE": "1"}}
 
@@ -96,8 +97,9 @@ SWITCHES = {"peeled": {"TILEORCH_ATTN_PEELED_MASKS": "1"}, "tree": {"TILEORCH_AT
 @pytest.mark.parametrize("bh,seq", [(4, 1000), (2, 4096), (3, 77)], ids=lambda v: str(v))
 def test_attention_instance_switches(bh, seq, d, dtype, causal, tile_m, tile_n, switches, monkeypatch):
     """The switches of the per-instance and reduction work (TILEORCH_ATTN_PEELED_MASKS: the peeled
-    tile 0 versioned; TILEORCH_ATTN_TREE_REDUCE: pairwise row reductions; all of them with the packed
-    epilogue) against the fp32 reference."""
+    tile 0 versioned; TILEORCH_ATTN_TREE_REDUCE: pairwise row reductions; TILEORCH_ATTN_EXP2_FMA:
+    exponentials by the FMA-pipe polynomial; all of the first two with the packed epilogue) against
+    the fp32 reference."""
     for k, v in SWITCHES[switches].items():
         monkeypatch.setenv(k, v)
     rc.clear_caches()

@@ -117,6 +117,25 @@ def test_persistent_next_first_dot_emulated(next_s, causal, ctas, monkeypatch):
     np.testing.assert_allclose(out, ref, atol=2e-3, rtol=1e-2)
 
 
+@pytest.mark.parametrize("period,causal", [(2, False), (16, True)])
+def test_exp2_on_the_fma_pipe_emulated(period, causal, monkeypatch):
+    """TILEORCH_ATTN_EXP2_FMA=K: the exp2 of one column group in K computed by the FMA-pipe
+    polynomial (_exp2_fma) instead of ex2.approx; K = 2 (half the softmax's exponentials, the masked
+    ragged last tile's -inf scores among them) and K = 16 (one group of 16) against the fp32
+    reference at the default tolerance."""
+    monkeypatch.setenv("TILEORCH_ATTN_EXP2_FMA", str(period))
+    cfg = (300, 64, 128, 128, causal)
+    p = _compile(*cfg)
+    assert "max.NaN.f32" in p.ptx
+    plain = p.ptx.count("ex2.approx")
+    monkeypatch.setenv("TILEORCH_ATTN_EXP2_FMA", "0")
+    assert _compile(*cfg).ptx.count("ex2.approx") > plain
+    out, ref, errors = _emulate(p, *cfg)
+    assert not errors, errors[:4]
+    assert not np.isnan(out).any(), "unwritten outputs"
+    np.testing.assert_allclose(out, ref, atol=2e-3, rtol=1e-2)
+
+
 def test_causal_overlap_emulated(monkeypatch):
     """Causal, 64-row tiles (one consumer warp group), three key tiles for the last query tile."""
     monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", "1")

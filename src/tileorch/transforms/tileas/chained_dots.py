@@ -160,6 +160,50 @@ def next_s_enabled() -> bool:
     return os.environ.get(NEXT_S_ENV, "0") in ("1", "2")
 
 
+EXP2_FMA_ENV = "TILEORCH_ATTN_EXP2_FMA"
+
+
+def exp2_fma_period() -> int:
+    """``K`` of :func:`_exp2_fma`'s share (0: off): the ``exp2`` of the accumulator-layout tile
+    elements in column groups ``g`` with ``g % K == K - 1`` (one of every ``K``) is computed on the
+    FMA pipe instead of the MUFU (``ex2.approx``), which the softmax of a 64-wide head saturates
+    (64 ``ex2`` per thread and key tile at 8 cycles per warp: as long as both dots on the tensor
+    core).  ``TILEORCH_ATTN_EXP2_FMA=K`` (read at each compile, part of the disk-cache key); default
+    0 until the H200 measures it (the balance of MUFU cycles and issue slots suggests ``K = 16``,
+    4 of 64 elements, at 128-wide key tiles)."""
+    value = os.environ.get(EXP2_FMA_ENV, "0")
+    return int(value) if value.isdigit() else 0
+
+
+EXP2_POLY = (1.0000001192092896, 0.6931471824645996, 0.2402210682630539, 0.05550327152013779,
+             0.009676037356257439, 0.0013400432653725147)
+"""``2^f`` on ``[-0.5, 0.5]``: a degree-5 polynomial (Chebyshev fit), at most 2.6e-7 relative
+error in f32 Horner evaluation (``ex2.approx.ftz.f32``: about 2^-22)."""
+EXP2_ROUND = 12582912.0
+"""1.5 * 2^23: ``x + C`` rounds ``x`` (|x| < 2^22) to an integer held in the sum's low mantissa bits."""
+
+
+def _exp2_fma(e: Emitter, x: SSAValue) -> SSAValue:
+    """``2^x`` (f32) without the MUFU: ``x`` clamped to [-127, 127] (NaN kept), ``j`` = ``x``
+    rounded to an integer (by adding :data:`EXP2_ROUND`), ``2^(x - j)`` by :data:`EXP2_POLY`, and
+    ``j`` added to its exponent field (``(bits(x + C) << 23) + bits(p)``: the low bits of
+    ``x + C`` are ``j`` modulo 2^9); ``+inf`` from ``x >= 128`` on.  Below -126 the result is
+    at most 2^-126 (``ex2.approx.ftz`` flushes those to zero: both vanish beside any normal
+    value)."""
+    lo = e.ptx_f32("max.NaN.f32 $0, $1, $2;", [x, e.fconst(-127.0)])
+    xc = e.ptx_f32("min.NaN.f32 $0, $1, $2;", [lo, e.fconst(127.0)])
+    t = e.v(arith.AddfOp(xc, e.fconst(EXP2_ROUND)))
+    f = e.v(arith.SubfOp(xc, e.v(arith.SubfOp(t, e.fconst(EXP2_ROUND)))))
+    p = e.fconst(EXP2_POLY[-1])
+    for c in EXP2_POLY[-2::-1]:
+        p = e.fma(p, f, e.fconst(c))
+    bits = e.v(arith.AddiOp(e.v(arith.ShLIOp(e.v(arith.BitcastOp(t, i32)), e.const(23))),
+                            e.v(arith.BitcastOp(p, i32))))
+    r = e.v(arith.BitcastOp(bits, f32))
+    big = e.v(arith.CmpfOp(x, e.fconst(128.0), "oge"))
+    return e.v(arith.SelectOp(big, e.fconst(float("inf")), r))
+
+
 PRODUCER_REGS = 24
 CONSUMER_REGS = 240
 """setmaxnreg of the producer and consumer warp groups (24 + 2 x 240 <= 512 per lane slot)."""
@@ -1057,6 +1101,7 @@ class FragmentLowering(EpilogueLowering):
     zero: SSAValue | None = None  # the site's one constant-0 coordinate (broadcast dimensions)
     loop_iv: SSAValue | None = None  # the program loop's induction variable (its value in ``scalars``)
     assumed_true: set = field(default_factory=set)  # id() of comparisons known to hold on every element
+    exp2_fma: int = 0  # exp2_fma_period(): one column group in K takes its exp2 on the FMA pipe
 
     def at(self, v: SSAValue, coords: tuple[Coord, ...]) -> SSAValue:
         return super().at(v, tuple(self._canon(c) for c in coords))
@@ -1086,6 +1131,12 @@ class FragmentLowering(EpilogueLowering):
             return regs[4 * gj[0] + 2 * h + gj[1]]
         if isinstance(v.type, TensorType) and isinstance(v.owner, Operation) and v.owner.name == "nv_tileaa.reduce":
             return self._reduce(v.owner, coords)
+        if self.exp2_fma and isinstance(v.owner, Operation) and v.owner.name == "nv_tileaa.exp2" and len(coords) == 2 \
+                and isinstance(v.type.element_type, Float32Type):
+            gj = self.col_of.get(id(coords[1].value))
+            if gj is not None and self.row_of.get(id(coords[0].value)) is not None \
+                    and gj[0] % self.exp2_fma == self.exp2_fma - 1:
+                return _exp2_fma(self.e, self.e.to_f32(self.at(v.owner.operands[0], coords)))
         if isinstance(v, BlockArgument) and isinstance(v.type, TensorType):
             ld = producer_load(v)
             if ld is not None and self.loop_iv in self.scalars:
@@ -1325,6 +1376,7 @@ class _Site:
         self.e = Emitter(self.tmp, 128)
         self.low = FragmentLowering(ck.kernel.body.blocks.first, None, ck.store, KernelEnv(args, [], []), self.e)
         self.low.loop_iv = ck.loop.body.blocks.first.args[0]
+        self.low.exp2_fma = exp2_fma_period()
         if coords is not None:
             self.bind(coords, tile_coord)
 
