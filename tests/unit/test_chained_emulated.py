@@ -19,7 +19,8 @@ pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Pytho
 
 
 def _compile(seq, d, tile_m, tile_n, causal):
-    from test_chained_dots import _arrays, _compile as compile_
+    from test_chained_dots import _arrays
+    from test_chained_dots import _compile as compile_
 
     from tileorch.testing.attention_programs import attention_fwd
 

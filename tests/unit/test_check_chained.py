@@ -19,10 +19,10 @@ pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Pytho
 def _lowered(d: int = 64, tile_m: int = 128, tile_n: int = 64):
     from test_chained_dots import _arrays
 
-    from tileorch.frontend.cutile import load
     from tileorch.driver import lower_program
-    from tileorch.registry import make_context
+    from tileorch.frontend.cutile import load
     from tileorch.launchers import cutile as rc
+    from tileorch.registry import make_context
     from tileorch.testing.attention_programs import attention_fwd
 
     args = _arrays(4, (4, 1000, d)) + (0.18, 1000, tile_m, tile_n, d, False)
