@@ -146,6 +146,13 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
                              if persistent else "one CTA per program instance")
                     remarks.append("remark: chained dots compiled through the TileAS tier to TMA + WGMMA (the "
                                    f"second dot's A from registers), {where}")
+                    if record.get("next_s_off"):
+                        remarks.append(f"remark: TILEORCH_ATTN_NEXT_S not applied: {record['next_s_off']}")
+                    if persistent and persistent.get("next_s"):
+                        remarks.append("remark: each instance's epilogue runs while the next instance's first dot is "
+                                       "in flight (TILEORCH_ATTN_NEXT_S, "
+                                       + ("issued right behind the last second dot)" if persistent["next_s"]
+                                          == "back_to_back" else "issued once the last second dot completed)"))
                     heavy = record.get("heavy_first")
                     if record.get("interior_masks"):
                         remarks.append(f"remark: {record['interior_masks']} mask comparison(s) of the loop hold on "

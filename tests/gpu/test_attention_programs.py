@@ -84,6 +84,7 @@ def test_attention_packed_epilogue(bh, seq, d, dtype, causal, tile_m, tile_n, mo
 
 
 SWITCHES = {"peeled": {"TILEORCH_ATTN_PEELED_MASKS": "1"}, "tree": {"TILEORCH_ATTN_TREE_REDUCE": "1"},
+            "exp2_fma": {"TILEORCH_ATTN_EXP2_FMA": "2"},  # half the exponentials on the FMA pipe (K = 2)
             "all": {"TILEORCH_ATTN_EPILOGUE": "packed", "TILEORCH_ATTN_PEELED_MASKS": "1",
                     "TILEORCH_ATTN_TREE_REDUCE": "1"}}
 
@@ -96,8 +97,9 @@ SWITCHES = {"peeled": {"TILEORCH_ATTN_PEELED_MASKS": "1"}, "tree": {"TILEORCH_AT
 @pytest.mark.parametrize("bh,seq", [(4, 1000), (2, 4096), (3, 77)], ids=lambda v: str(v))
 def test_attention_instance_switches(bh, seq, d, dtype, causal, tile_m, tile_n, switches, monkeypatch):
     """The switches of the per-instance and reduction work (TILEORCH_ATTN_PEELED_MASKS: the peeled
-    tile 0 versioned; TILEORCH_ATTN_TREE_REDUCE: pairwise row reductions; all of them with the packed
-    epilogue) against the fp32 reference."""
+    tile 0 versioned; TILEORCH_ATTN_TREE_REDUCE: pairwise row reductions; TILEORCH_ATTN_EXP2_FMA:
+    exponentials by the FMA-pipe polynomial; all of the first two with the packed epilogue) against
+    the fp32 reference."""
     for k, v in SWITCHES[switches].items():
         monkeypatch.setenv(k, v)
     rc.clear_caches()
@@ -112,6 +114,73 @@ def test_attention_instance_switches(bh, seq, d, dtype, causal, tile_m, tile_n, 
         _close(out, ref, 1e-2, 3e-2, scale_tol=3e-2)
     else:
         _close(out, ref, 2e-3, 1e-2)
+
+
+@pytest.mark.parametrize("next_s", ["1", "2"])
+@pytest.mark.parametrize("tile_m,tile_n", [(128, 128), (128, 64), (64, 64)], ids=lambda v: str(v))
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("d", [64, 128])
+@pytest.mark.parametrize("bh,seq", [(40, 1024), (9, 4000), (300, 77), (1, 1)], ids=lambda v: str(v))
+def test_attention_next_first_dot(bh, seq, d, dtype, causal, tile_m, tile_n, next_s, monkeypatch):
+    """TILEORCH_ATTN_NEXT_S=1/2 on the persistent kernel (forced for causal programs too): each
+    instance's epilogue overlaps the next instance's first dot.  More instances than SMs (320 /
+    288 / 300 program instances at 128-row tiles), so every CTA hands over several times; 77 keys:
+    one masked tile per instance; (1, 1): one instance, no hand-over."""
+    monkeypatch.setenv("TILEORCH_ATTN_NEXT_S", next_s)
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    rc.clear_caches()
+    kernel, args, grid, out, ref = attention_args(bh, seq, d, tile_m, tile_n, causal=causal, dtype=dtype,
+                                                  seed=seq + d + 11)
+    try:
+        program = _run(kernel, args, grid)
+    finally:
+        rc.clear_caches()
+    assert program.kind == "chained", program.remarks
+    if (d, tile_n) == (128, 128):  # the next S beside the 128-wide accumulator: refused (registers)
+        assert "next_s" not in program.chained["persistent"] and "next_s_off" in program.chained
+    else:
+        assert program.chained["persistent"]["next_s"] == {"1": "after_last", "2": "back_to_back"}[next_s]
+    if dtype == "bfloat16":
+        _close(out, ref, 1e-2, 3e-2, scale_tol=3e-2)
+    else:
+        _close(out, ref, 2e-3, 1e-2)
+
+
+@pytest.mark.parametrize("next_s", ["1", "2"])
+@pytest.mark.parametrize("m,hidden", [(40000, 512), (20000, 200)], ids=lambda v: str(v))
+def test_fused_mlp_next_first_dot(m, hidden, next_s, monkeypatch):
+    """The same switch on the other two-dot program (a GEMM, ReLU, a second GEMM), 313 / 157
+    row tiles over the SMs."""
+    monkeypatch.setenv("TILEORCH_ATTN_NEXT_S", next_s)
+    rc.clear_caches()
+    kernel, args, grid, out, ref = mlp_chain_args(m, 64, hidden, 128, seed=m)
+    try:
+        program = _run(kernel, args, grid)
+    finally:
+        rc.clear_caches()
+    assert program.kind == "chained", program.remarks
+    assert program.chained["persistent"]["next_s"] == {"1": "after_last", "2": "back_to_back"}[next_s]
+    _close(out, ref, 1e-2, 2e-2)
+
+
+@pytest.mark.parametrize("out_dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("bh,seq", [(3, 1024), (2, 77)], ids=lambda v: str(v))
+def test_attention_output_of_the_other_16_bit_type(bh, seq, out_dtype):
+    """fp16 operands with a bf16 output and bf16 operands with an fp16 output: the packed epilogue
+    rounds each pair to the store's type (it packed to the operands' type before)."""
+    from tileorch.testing.attention_programs import attention_fwd_natural
+
+    g = torch.Generator(device="cpu").manual_seed(seq + 5)
+    dt = torch.float16 if out_dtype == "bfloat16" else torch.bfloat16
+    q, k, v = (torch.randn(bh, seq, 64, generator=g).to("cuda", dt) for _ in range(3))
+    out = torch.full((bh, seq, 64), float("nan"), device="cuda", dtype=getattr(torch, out_dtype))
+    scale = 1 / 64 ** 0.5
+    ref = torch.softmax((q.float() @ k.float().transpose(1, 2)) * scale, dim=-1) @ v.float()
+    program = _run(attention_fwd_natural, (q, k, v, out, scale, 5.0, seq, 128, 128, 64, False),
+                   ((seq + 127) // 128, bh, 1))
+    assert program.kind == "chained", program.remarks
+    _close(out, ref, 1e-2, 3e-2, scale_tol=3e-2)
 
 
 @pytest.mark.parametrize("layout", ["odd_row_stride", "misaligned_base"])

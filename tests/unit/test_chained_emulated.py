@@ -19,7 +19,8 @@ pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Pytho
 
 
 def _compile(seq, d, tile_m, tile_n, causal):
-    from test_chained_dots import _arrays, _compile as compile_
+    from test_chained_dots import _arrays
+    from test_chained_dots import _compile as compile_
 
     from tileorch.testing.attention_programs import attention_fwd
 
@@ -91,6 +92,46 @@ def test_persistent_attention_emulated(mode, causal, ctas, monkeypatch):
     assert p.chained["persistent"] == {"q_slots": 2} and p.chained["stages"] == 4, p.chained
     assert any("persistent kernel" in r for r in p.remarks), p.remarks
     out, ref, errors = _emulate(p, *cfg, ctas_persistent=ctas)
+    assert not errors, errors[:4]
+    assert not np.isnan(out).any(), "unwritten outputs"
+    np.testing.assert_allclose(out, ref, atol=2e-3, rtol=1e-2)
+
+
+@pytest.mark.parametrize("next_s,causal,ctas", [("1", False, 1), ("2", False, 1), ("1", True, 2), ("2", True, 2)])
+def test_persistent_next_first_dot_emulated(next_s, causal, ctas, monkeypatch):
+    """TILEORCH_ATTN_NEXT_S: each instance's epilogue runs while the next instance's first dot is in
+    flight (issued before the epilogue from the next Q slot and the ring's next tile; the work
+    loop carries S to the next instance's peeled tile).  Three instances on one CTA (two hand-overs,
+    the third reusing Q slot 0) or on two; the emulator reports any read of an in-flight WGMMA
+    register (the epilogue's, or S's before its wait) and any stage or Q slot rewritten under a
+    read."""
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_NEXT_S", next_s)
+    cfg = (300, 64, 128, 128, causal)
+    p = _compile(*cfg)
+    assert p.chained["persistent"] == {"q_slots": 2, "next_s": {"1": "after_last", "2": "back_to_back"}[next_s]}
+    assert any("next instance's first dot" in r for r in p.remarks), p.remarks
+    out, ref, errors = _emulate(p, *cfg, ctas_persistent=ctas)
+    assert not errors, errors[:4]
+    assert not np.isnan(out).any(), "unwritten outputs"
+    np.testing.assert_allclose(out, ref, atol=2e-3, rtol=1e-2)
+
+
+@pytest.mark.parametrize("period,causal", [(2, False), (16, True)])
+def test_exp2_on_the_fma_pipe_emulated(period, causal, monkeypatch):
+    """TILEORCH_ATTN_EXP2_FMA=K: the exp2 of one column group in K computed by the FMA-pipe
+    polynomial (_exp2_fma) instead of ex2.approx; K = 2 (half the softmax's exponentials, the masked
+    ragged last tile's -inf scores among them) and K = 16 (one group of 16) against the fp32
+    reference at the default tolerance."""
+    monkeypatch.setenv("TILEORCH_ATTN_EXP2_FMA", str(period))
+    cfg = (300, 64, 128, 128, causal)
+    p = _compile(*cfg)
+    assert "max.NaN.f32" in p.ptx
+    plain = p.ptx.count("ex2.approx")
+    monkeypatch.setenv("TILEORCH_ATTN_EXP2_FMA", "0")
+    assert _compile(*cfg).ptx.count("ex2.approx") > plain
+    out, ref, errors = _emulate(p, *cfg)
     assert not errors, errors[:4]
     assert not np.isnan(out).any(), "unwritten outputs"
     np.testing.assert_allclose(out, ref, atol=2e-3, rtol=1e-2)

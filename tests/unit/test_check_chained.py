@@ -19,10 +19,10 @@ pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Pytho
 def _lowered(d: int = 64, tile_m: int = 128, tile_n: int = 64):
     from test_chained_dots import _arrays
 
-    from tileorch.frontend.cutile import load
     from tileorch.driver import lower_program
-    from tileorch.registry import make_context
+    from tileorch.frontend.cutile import load
     from tileorch.launchers import cutile as rc
+    from tileorch.registry import make_context
     from tileorch.testing.attention_programs import attention_fwd
 
     args = _arrays(4, (4, 1000, d)) + (0.18, 1000, tile_m, tile_n, d, False)
@@ -266,3 +266,89 @@ def test_persistent_without_q_tail_is_caught(monkeypatch):
     (proto,) = extract(module)
     result = check(proto)
     assert not result.ok and result.violation.prop == "drain", result.violation
+
+
+# -- TILEORCH_ATTN_NEXT_S: each instance's tile 0 taken (its first dot issued) before the previous
+# instance's epilogue ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("next_s", ["1", "2"])
+def test_persistent_next_first_dot_pipelines_are_proved(next_s, monkeypatch):
+    """The first instance's Q and tile 0 waited for before the work loop; each later instance's
+    in the previous one's tail, after (``=1``) or before (``=2``) the release of its last tile:
+    both rings proved for 1-3 instances per CTA and every trip count (four K/V stages)."""
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import extract
+    from tileorch.analysis.protocol import ConsumerRelease, ConsumerWait, Loop
+
+    monkeypatch.setenv("TILEORCH_ATTN_NEXT_S", next_s)
+    (proto,) = extract(_persistent(monkeypatch))
+    kv, q = proto.pipelines
+    assert (q.stages, q.empty_count, kv.stages) == (2, 256, 4)
+    wg0 = proto.agents[1].program
+    # the first instance's Q and tile 0 before the work loop, then the instances with a next, then the last
+    assert isinstance(wg0[0], Loop) and isinstance(wg0[0].body[0], ConsumerWait) and wg0[0].body[0].pipe == "q"
+    assert isinstance(wg0[1], ConsumerWait) and wg0[1].pipe == "kv"
+    ring_loop = next(i for i, op in enumerate(wg0[-2].body) if isinstance(op, Loop) and op.trip.param == "k")
+    tail = [op for op in wg0[-2].body[ring_loop + 1:] if getattr(op, "pipe", None) == "kv"]
+    order = ["wait" if isinstance(op, ConsumerWait) else "release" for op in tail
+             if isinstance(op, (ConsumerWait, ConsumerRelease))]
+    assert order == (["release", "wait"] if next_s == "1" else ["wait", "release"]), order
+    result = check(proto)
+    assert result.ok, result.violation
+    assert sorted((v["k"], v["m"]) for v, _ in result.instances) == [(k, m) for k in range(1, 10) for m in (1, 2, 3)]
+
+
+def test_pipelined_consumer_on_one_stage(monkeypatch):
+    """The pipelined consumer waits for tile j before it releases tile j - 1: on a one-stage ring
+    the producer can never load tile j.  A kernel with one K/V stage therefore takes the plain loop
+    (proved), and with that refusal lifted the checker finds the deadlock (two tiles)."""
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import extract
+    from tileorch.dialects.record_attr import decode_record
+    from tileorch.transforms.tileas import chained_dots
+
+    monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", "1")
+    monkeypatch.setattr(chained_dots, "MAX_STAGES", 1)
+    for forced in (False, True):
+        if forced:
+            monkeypatch.setattr(chained_dots, "PIPELINED_STAGES", 1)
+        module = _lowered()
+        (fn,) = [o for o in module.body.block.ops if o.name == "func.func"]
+        record = decode_record(fn.attributes[chained_dots.CHAINED_ATTR])
+        assert (record["stages"], record["pipelined"]) == (1, forced)
+        (proto,) = extract(module)
+        result = check(proto)
+        if forced:
+            assert not result.ok and result.violation.prop == "deadlock", result.violation
+        else:
+            assert result.ok, result.violation
+
+
+@pytest.mark.parametrize("next_s", ["1", "2"])
+def test_mlp_chain_next_first_dot(next_s, monkeypatch):
+    """The same mechanism on the other two-dot program (a GEMM, ReLU, a second GEMM on the result:
+    ``tileorch.testing.attention_programs.mlp_chain``): applied (its S of 64-wide hidden tiles and
+    128-wide accumulator fit), ptxas without spills or serialized WGMMAs, both rings proved."""
+    from test_chained_dots import Dev, _compile
+
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import extract
+    from tileorch.driver import lower_program
+    from tileorch.frontend.cutile import load
+    from tileorch.launchers import cutile as rc
+    from tileorch.registry import make_context
+    from tileorch.testing.attention_programs import mlp_chain
+
+    monkeypatch.setenv("TILEORCH_ATTN_NEXT_S", next_s)
+    args = (Dev(0x7F0000000000, (40000, 64)), Dev(0x7F0010000000, (64, 512)), Dev(0x7F0020000000, (512, 128)),
+            Dev(0x7F0030000000, (40000, 128)), 128, 64, 64, 128)
+    p = _compile(mlp_chain, args)
+    assert p.chained["persistent"]["next_s"] == {"1": "after_last", "2": "back_to_back"}[next_s], p.remarks
+    assert any("ptxas" in r and " 0 spills" in r for r in p.remarks), p.remarks
+    assert not any("serialized" in r for r in p.remarks), p.remarks
+    ctx = make_context()
+    module = load(rc.export_bytecode(mlp_chain, rc.describe_arguments(mlp_chain, args)), "<mlp>", ctx)
+    kind, lowered = lower_program(module, ctx)
+    (proto,) = extract(lowered)
+    result = check(proto)
+    assert result.ok, result.violation

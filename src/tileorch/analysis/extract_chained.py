@@ -227,6 +227,22 @@ def _named_ops(fn: Operation, cons_loop: Operation, wg: int, count_ok, full_wait
     return tuple(before), tuple(sync), tuple(arrive), tuple(after)
 
 
+def _on_empty_instance(op: Operation, n_tiles: SSAValue, stop: Operation) -> bool:
+    """Whether ``op`` (inside ``stop``) runs only for an instance without K/V tiles: it lies in the
+    else side of an ``scf.if`` on ``n_tiles > 0`` (the model's instances have ``k >= 1`` tiles)."""
+    x = op
+    while x is not None and x is not stop:
+        p = x.parent_op()
+        if p is not None and p.name == "scf.if":
+            cond = p.operands[0].owner
+            if isinstance(cond, Operation) and cond.name == "arith.cmpi" and cond.operands[0] is n_tiles \
+                    and _const(cond.operands[1]) == 0 and cond.predicate.value.data == 4 \
+                    and x.parent_region() is p.regions[1]:
+                return True
+        x = p
+    return False
+
+
 def _before(op: Operation, loop: Operation) -> bool:
     """Whether ``op`` (in a region nested beside ``loop``) comes before it in their common block."""
     x = op
@@ -395,8 +411,10 @@ class _Reader:
         agents = [Agent("tma", "producer", prod, (StateDecl("p", RING, 1),), threads=1, mask=0b1)]
         # a pipelined consumer (tile 0 peeled: its full wait before the loop; the loop from 1 releases
         # tile j - 1; the last tile released after it) or one that releases tile j in iteration j
-        if persistent:  # outside the ring loop, inside the work loop
-            around = [o for o in cons_work.walk() if not cons_loop.is_ancestor(o)]
+        next_s = bool(persistent and persistent.get("next_s"))
+        if persistent:  # outside the ring loop, inside the work loop (an instance with tiles: k >= 1)
+            around = [o for o in cons_work.walk() if not cons_loop.is_ancestor(o)
+                      and not _on_empty_instance(o, cons_loop.operands[1], cons_work)]
             pro_waits = [o for o in around if o.name == WAIT and _ring_base(o.operands[0]) == full]
             last_arrives = [o for o in around if o.name == ARRIVE and _ring_base(o.operands[0]) == empty]
         else:
@@ -404,7 +422,8 @@ class _Reader:
                          and _smem_offset(o.operands[0]) == full]
             last_arrives = [o for o in fn.walk() if o.name == ARRIVE and not _in_loop(o)]
         if pro_waits or last_arrives:
-            if len(pro_waits) != 1 or len(last_arrives) != 1 or _ring_base(last_arrives[0].operands[0]) != empty:
+            if len(pro_waits) != 1 or len(last_arrives) != (2 if next_s and len(last_arrives) == 2 else 1) \
+                    or any(_ring_base(a.operands[0]) != empty for a in last_arrives):
                 raise LocatedError(fn, "check: a pipelined consumer needs one full wait on stage 0 before its loop "
                                        "and one release of the last tile after it")
             c_lb = _const(cons_loop.operands[0])
@@ -422,8 +441,11 @@ class _Reader:
             for w in range(C // WG):  # the ping-pong turns (if any) cover the loop's dots' issue
                 before, sync, arrive, after = _named_ops(fn, cons_loop, w, lambda n: n % WG == 0 and n <= C,
                                                          c_waits[0], arrives[0], lower=1)
-                programs.append((*before, Loop(Trip("k", cap=1), acquire(pro_waits[0])),
-                                 Loop(Trip("k", lower=1), acquire(c_waits[0]) + sync + arrive + release(arrives[0])),
+                ring_loop = Loop(Trip("k", lower=1), acquire(c_waits[0]) + sync + arrive + release(arrives[0]))
+                if next_s:  # built with the Q slots below
+                    programs.append((before, ring_loop, after))
+                    continue
+                programs.append((*before, Loop(Trip("k", cap=1), acquire(pro_waits[0])), ring_loop,
                                  *after, Loop(Trip("k", cap=1), release(last_arrives[0]))))
             states = (StateDecl("c", RING, 0), StateDecl("r", RING, 0))
         else:
@@ -438,7 +460,7 @@ class _Reader:
         pipelines = []
         params = [("k", trip_counts(S))]
         if persistent:
-            q_pipe, q_prod, q_cons = self._q_slots(prod_work, prod_loop, cons_work, cons_loop, inits, C)
+            q_pipe, q_prod, q_cons = self._q_slots(prod_work, prod_loop, cons_work, around, inits, C)
             pipelines.append(q_pipe)
             params.append(("m", INSTANCES))
             fills, tail = prod[:-1], prod[-1]
@@ -454,7 +476,12 @@ class _Reader:
             agents[0] = Agent("tma", "producer", (Loop(Trip("m"), (*q_prod, *fills), origin=prod_work), tail,
                                                   *q_tail),
                               (StateDecl("p", RING, 1), StateDecl("q", Q_RING, 1)), threads=1, mask=0b1)
-            programs = [(Loop(Trip("m"), (q_cons[0], *program, q_cons[1]), origin=cons_work),) for program in programs]
+            if next_s:
+                programs = [self._next_s_program(cons_work, full, q_cons, pro_waits[0], last_arrives, *program,
+                                                 acquire, release) for program in programs]
+            else:
+                programs = [(Loop(Trip("m"), (q_cons[0], *program, q_cons[1]), origin=cons_work),)
+                            for program in programs]
             states = (*states, StateDecl("cq", Q_RING, 0))
         for w in range(C // WG):
             agents.append(Agent(f"wg{w}", "consumer", programs[w], states, threads=WG, mask=1 << (w + 1)))
@@ -463,7 +490,7 @@ class _Reader:
         return Protocol(name, (Pipeline(RING, S, full_count, empty_count, refill[0], origin=ring_init), *pipelines),
                         tuple(agents), params=tuple(params), origin=fn)
 
-    def _q_slots(self, prod_work: Operation, prod_loop: Operation, cons_work: Operation, cons_loop: Operation,
+    def _q_slots(self, prod_work: Operation, prod_loop: Operation, cons_work: Operation, c_ops: list[Operation],
                  inits: list[Operation], consumer_threads: int):
         """A persistent kernel's Q slots as a ring of their own: (the pipeline, the producer's ops per
         instance, the consumers' (wait + read, release + advance) around each instance).  The
@@ -473,7 +500,6 @@ class _Reader:
         the empty one after the instance's loop."""
         slots = int(self.record["persistent"].get("q_slots", 1))
         p_ops = [o for o in prod_work.walk() if not prod_loop.is_ancestor(o)]
-        c_ops = [o for o in cons_work.walk() if not cons_loop.is_ancestor(o)]
         arms = [o for o in p_ops if o.name == EXPECT_TX]
         p_waits = [o for o in p_ops if o.name == WAIT]
         c_arrives = [o for o in c_ops if o.name == ARRIVE]
@@ -505,6 +531,47 @@ class _Reader:
                      origin=c_releases[0]))
         pipe = Pipeline(Q_RING, slots, counts[0], counts[1], tx, origin=by_offset[full_q])
         return pipe, prod, cons
+
+    def _next_s_program(self, cons_work: Operation, full: int, q_cons: tuple, next_full: Operation,
+                        last_arrives: list[Operation], before: tuple, ring_loop: Loop, after: tuple,
+                        acquire, release) -> tuple:
+        """A consumer warp group's program when each instance's tile 0 was waited for (and its first
+        dot issued) before: the first instance's Q and tile 0 before the work loop, then each
+        instance's ring loop from tile 1, its Q slot's release, and, for every instance but the
+        CTA's last, the next instance's Q and tile-0 waits (``next_full`` and the Q wait in the work
+        loop: the first's ``q_cons``) before or after the release of its last tile (``last_arrives``:
+        one, or one with a next instance and one without, told apart by the next tile-0 wait's
+        ``scf.if``), in the order the kernel has them."""
+        top = [o for x in cons_work.parent_block().ops if x is not cons_work for o in x.walk()]
+        q_wait = q_cons[0].body[0].origin
+        full_q = _ring_base(q_wait.operands[0])
+        pre_q = [o for o in top if o.name == WAIT and _ring_base(o.operands[0]) == full_q]
+        pre_full = [o for o in top if o.name == WAIT and _ring_base(o.operands[0]) == full]
+        if len(pre_q) != 1 or len(pre_full) != 1:
+            raise LocatedError(cons_work, "check: a consumer that takes each instance's tile 0 before it needs one "
+                                          "Q wait and one tile-0 wait for the first instance before its work loop")
+        guard = next_full.parent_op()
+        while guard is not None and guard.name != "scf.if":
+            guard = guard.parent_op()
+        if guard is None or not guard.is_ancestor(q_wait) or not cons_work.is_ancestor(guard):
+            raise LocatedError(next_full, "check: the next instance's Q and tile-0 waits are not under one guard")
+        inside = [a for a in last_arrives if guard.regions[0].is_ancestor(a)]
+        outside = [a for a in last_arrives if not guard.is_ancestor(a)]
+        alone = [a for a in last_arrives if guard.regions[1].is_ancestor(a)]
+        if not ((len(inside) == len(alone) == 1 and not outside) or (len(outside) == 1 and not inside + alone)):
+            raise LocatedError(guard, "check: the last tile's release is neither before the next instance's guard "
+                                      "nor on each of its sides")
+        with_next, last = (inside[0], alone[0]) if inside else (outside[0], outside[0])
+        order = {id(o): i for i, o in enumerate(cons_work.walk())}
+        q_acquire, q_release = q_cons[0], q_cons[1]
+        first = Loop(1, (ConsumerWait(Q_RING, "cq", origin=pre_q[0]), ConsumerRead(Q_RING, "cq", origin=pre_q[0])),
+                     origin=pre_q[0])
+        take_next = (q_acquire, *acquire(next_full))
+        give_last = release(with_next)
+        tail = (*take_next, *give_last) if order[id(next_full)] < order[id(with_next)] else (*give_last, *take_next)
+        return (first, *acquire(pre_full[0]),
+                Loop(Trip("m", lower=1), (*before, ring_loop, *after, q_release, *tail), origin=cons_work),
+                Loop(Trip("m", cap=1), (*before, ring_loop, *after, q_release, *release(last)), origin=cons_work))
 
 
 def extract_chained(module: ModuleOp, kernel: str | None = None) -> list[Protocol]:

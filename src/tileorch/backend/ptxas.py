@@ -94,15 +94,16 @@ def resource_remarks(resources: dict[str, dict[str, int]]) -> list[str]:
     return ([f"remark: ptxas: {summary}"] if summary else []) + spill_warnings(resources)
 
 
-WGMMA_SERIALIZED = "C7513"
-"""ptxas's 'wgmma.mma_async instructions are serialized' info (a register the code writes or reads
-while a WGMMA reading or writing it may be in flight: ptxas then waits after every WGMMA)."""
+WGMMA_SERIALIZED = "wgmma.mma_async instructions are serialized"
+"""ptxas's info when it serialized the WGMMAs of a function, whatever the reason it gives: C7513 (a
+register the code writes or reads while a WGMMA reading or writing it may be in flight), C7512
+(insufficient register resources); ptxas then waits after every WGMMA."""
 
 
 def wgmma_serialization_warnings(lines: list[str]) -> list[str]:
     """``warning: ptxas: ...`` for each ptxas line saying it serialized the WGMMAs of a function
     (correct code, lost overlap; for a kernel built to overlap WGMMAs a bug of its lowering)."""
-    return [f"warning: ptxas: {l.split(':', 1)[1].strip()}" for l in lines if f"({WGMMA_SERIALIZED})" in l]
+    return [f"warning: ptxas: {l.split(':', 1)[1].strip()}" for l in lines if WGMMA_SERIALIZED in l]
 
 
 _FN_RE = re.compile(r"(?:Compiling entry function|Function properties for) '?([\w$.]+)'?")

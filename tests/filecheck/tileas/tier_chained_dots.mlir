@@ -3,6 +3,7 @@
 // RUN: ptxas -arch=sm_90a %t.ptx -o %t.cubin
 // RUN: filecheck %s --check-prefix=PTX < %t.ptx
 // RUN: env TILEORCH_ATTN_OVERLAP=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=PERSIST
+// RUN: env TILEORCH_ATTN_NEXT_S=1 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=NEXTS
 // Without the intra-warp-group overlap (TILEORCH_ATTN_OVERLAP=0; the overlapped kernel's structure:
 // tests/unit/test_chained_overlap.py), one CTA per program instance (TILEORCH_ATTN_PERSISTENT=0;
 // the persistent kernel, the default for this program whose loops all have one trip count, is
@@ -207,3 +208,35 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // PERSIST-NEXT:   %qsebar_o_2 = arith.muli %q_slot_2, %c8
 // PERSIST:        nvvm.mbarrier.arrive %qsebar_2
 // PERSIST:        llvm.store {{.*}} : f16, !llvm.ptr<1>
+
+// TILEORCH_ATTN_NEXT_S=1 (the overlapped, persistent kernel): before the consumers' work loop the
+// CTA's first instance's Q and tile 0 are waited for and its first dot run; the work loop carries S
+// (32 f32 of the 64-wide key tile) to the instance's peeled tile; after the ring loop the Q slot is
+// released, the last second dot completes and its stage is released, then the next instance's Q and
+// tile 0 are waited for and its first dot issued (committed, not waited for) before the epilogue's
+// stores, and waited for after them.
+// NEXTS:      tileorch.chained_config = {{{.*}}persistent = {next_s = "after_last", q_slots = 2 : i64}
+// NEXTS:      nvvm.setmaxregister increase 240
+// NEXTS:      scf.if %pf_valid -> (i1) {
+// NEXTS:        nvvm.mbarrier.try_wait.parity %qsbar_1, %nq_ph
+// NEXTS:        nvvm.mbarrier.try_wait.parity %f0bar, %f0ph
+// NEXTS:        nvvm.wgmma.commit.group.sync.aligned
+// NEXTS-NEXT:   nvvm.wgmma.wait.group.sync.aligned 0
+// NEXTS:      scf.for %pg_w_1 = %pg_first to %pg_total step %pg_step iter_args(%pg_it_1 = %pg_c0, %ring_1 = %pg_c0, [[S0:%[0-9]+]] = %{{[0-9]+}},
+// NEXTS-SAME: -> (i32, i32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) : i32 {
+// NEXTS-NOT:    nvvm.mbarrier.try_wait.parity %qsbar
+// NEXTS:        scf.for %j = %c1 to %n_tiles_3 step %c1
+// NEXTS:        nvvm.wgmma.wait.group.sync.aligned 0
+// NEXTS:        nvvm.mbarrier.arrive %qsebar_2
+// NEXTS:        nvvm.wgmma.commit.group.sync.aligned
+// NEXTS-NEXT:   nvvm.wgmma.wait.group.sync.aligned 0
+// NEXTS-NEXT:   nvvm.mbarrier.arrive %ebar_last
+// NEXTS:        nvvm.mbarrier.try_wait.parity %qsbar_2, %nq_ph_1
+// NEXTS:        nvvm.mbarrier.try_wait.parity %f0bar_1, %f0ph_1
+// NEXTS:        nvvm.wgmma.commit.group.sync.aligned
+// NEXTS-NOT:    nvvm.wgmma.wait
+// NEXTS:        llvm.store {{.*}} <alignment = 4> : i32, !llvm.ptr<1>
+// NEXTS-NOT:    nvvm.wgmma.wait
+// NEXTS:        llvm.store {{.*}} : f16, !llvm.ptr<1>
+// NEXTS:        nvvm.wgmma.wait.group.sync.aligned 0
+// NEXTS-NEXT:   llvm.extractvalue %z3_1[0]

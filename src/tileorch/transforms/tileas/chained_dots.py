@@ -143,6 +143,67 @@ def tree_reduce_enabled() -> bool:
     return os.environ.get(TREE_REDUCE_ENV, "0") == "1"
 
 
+NEXT_S_ENV = "TILEORCH_ATTN_NEXT_S"
+
+
+def next_s_enabled() -> bool:
+    """Whether a persistent, pipelined kernel issues the next program instance's first dot (its
+    ``S_0 = A0' B1'_0``) before this instance's epilogue (:func:`_lower_prefetching_instance`): the
+    tensor core runs the last second dot and the next first dot back to back while the consumers
+    normalise and store, instead of idling through the epilogue, the next instance's Q and tile-0
+    waits and its first dot's latency.  On when the environment sets ``TILEORCH_ATTN_NEXT_S=1``
+    (read at each compile, part of the disk-cache key): the last second dot completes and its stage
+    is released before the next first dot is issued; ``=2`` issues the next first dot right behind
+    the last second dot and releases the last stage after the epilogue (the next tile 0 is waited
+    for while the last stage is held: the pipelined consumer's two stages or more make that
+    deadlock-free, as for its loop).  Default off until the H200 measures it."""
+    return os.environ.get(NEXT_S_ENV, "0") in ("1", "2")
+
+
+EXP2_FMA_ENV = "TILEORCH_ATTN_EXP2_FMA"
+
+
+def exp2_fma_period() -> int:
+    """``K`` of :func:`_exp2_fma`'s share (0: off): the ``exp2`` of the accumulator-layout tile
+    elements in column groups ``g`` with ``g % K == K - 1`` (one of every ``K``) is computed on the
+    FMA pipe instead of the MUFU (``ex2.approx``), which the softmax of a 64-wide head saturates
+    (64 ``ex2`` per thread and key tile at 8 cycles per warp: as long as both dots on the tensor
+    core).  ``TILEORCH_ATTN_EXP2_FMA=K`` (read at each compile, part of the disk-cache key); default
+    0 until the H200 measures it (the balance of MUFU cycles and issue slots suggests ``K = 16``,
+    4 of 64 elements, at 128-wide key tiles)."""
+    value = os.environ.get(EXP2_FMA_ENV, "0")
+    return int(value) if value.isdigit() else 0
+
+
+EXP2_POLY = (1.0000001192092896, 0.6931471824645996, 0.2402210682630539, 0.05550327152013779,
+             0.009676037356257439, 0.0013400432653725147)
+"""``2^f`` on ``[-0.5, 0.5]``: a degree-5 polynomial (Chebyshev fit), at most 2.6e-7 relative
+error in f32 Horner evaluation (``ex2.approx.ftz.f32``: about 2^-22)."""
+EXP2_ROUND = 12582912.0
+"""1.5 * 2^23: ``x + C`` rounds ``x`` (|x| < 2^22) to an integer held in the sum's low mantissa bits."""
+
+
+def _exp2_fma(e: Emitter, x: SSAValue) -> SSAValue:
+    """``2^x`` (f32) without the MUFU: ``x`` clamped to [-127, 127] (NaN kept), ``j`` = ``x``
+    rounded to an integer (by adding :data:`EXP2_ROUND`), ``2^(x - j)`` by :data:`EXP2_POLY`, and
+    ``j`` added to its exponent field (``(bits(x + C) << 23) + bits(p)``: the low bits of
+    ``x + C`` are ``j`` modulo 2^9); ``+inf`` from ``x >= 128`` on.  Below -126 the result is
+    at most 2^-126 (``ex2.approx.ftz`` flushes those to zero: both vanish beside any normal
+    value)."""
+    lo = e.ptx_f32("max.NaN.f32 $0, $1, $2;", [x, e.fconst(-127.0)])
+    xc = e.ptx_f32("min.NaN.f32 $0, $1, $2;", [lo, e.fconst(127.0)])
+    t = e.v(arith.AddfOp(xc, e.fconst(EXP2_ROUND)))
+    f = e.v(arith.SubfOp(xc, e.v(arith.SubfOp(t, e.fconst(EXP2_ROUND)))))
+    p = e.fconst(EXP2_POLY[-1])
+    for c in EXP2_POLY[-2::-1]:
+        p = e.fma(p, f, e.fconst(c))
+    bits = e.v(arith.AddiOp(e.v(arith.ShLIOp(e.v(arith.BitcastOp(t, i32)), e.const(23))),
+                            e.v(arith.BitcastOp(p, i32))))
+    r = e.v(arith.BitcastOp(bits, f32))
+    big = e.v(arith.CmpfOp(x, e.fconst(128.0), "oge"))
+    return e.v(arith.SelectOp(big, e.fconst(float("inf")), r))
+
+
 PRODUCER_REGS = 24
 CONSUMER_REGS = 240
 """setmaxnreg of the producer and consumer warp groups (24 + 2 x 240 <= 512 per lane slot)."""
@@ -949,24 +1010,32 @@ class _WorkTiles:
             out[self.heavy] = kb.v(arith.SubiOp(last, out[self.heavy]), f"pid{'xyz'[self.heavy]}")
         return out
 
-    def loop(self, instance: Callable[[SSAValue], SSAValue]) -> list[SSAValue]:
+    def loop(self, instance: Callable[[SSAValue], SSAValue], extra: list[SSAValue] = (),
+             extra_types: list[Attribute] = ()) -> list[SSAValue]:
         """``for w in range(ctaid.x, total, nctaid.x)`` at the insertion point: the program ids of
         ``w`` in ``tile_coord``, ``kb.ring`` the ring index of the instance's first K/V tile, then
         ``instance(it)`` (``it``: the CTA's instance count so far) builds the instance and returns
-        its number of K/V tiles.  (instances run, ring tiles used) after the loop."""
+        its number of K/V tiles.  (instances run, ring tiles used) after the loop.  With ``extra``
+        (values carried from instance to instance, as ``extra_types``), ``instance`` finds them in
+        ``self.extra`` and ``w`` in ``self.w``, and returns (tiles, the next instance's extra); the
+        loop's results then end with the last instance's."""
         kb = self.kb
 
         def body(le: Emitter, w: SSAValue, carried: list[SSAValue]) -> list[SSAValue]:
-            it, ring = carried
+            it, ring = carried[:2]
             _hint(w, "pg_w")
             with kb.into(le.block):
                 self.tile_coord[:] = self.coords(w)
                 kb.ring = _hint(ring, "ring")
+                self.w, self.extra = w, carried[2:]
                 n = instance(_hint(it, "pg_it"))
+                n, more = n if extra else (n, [])
                 kb.ring = None
-                return [kb.v(arith.AddiOp(it, kb.small(1)), "pg_next"), kb.v(arith.AddiOp(ring, n), "ring_next")]
+                return [kb.v(arith.AddiOp(it, kb.small(1)), "pg_next"), kb.v(arith.AddiOp(ring, n), "ring_next"),
+                        *more]
 
-        return _for(kb.e, self.start, self.total, self.step, [self.c0, self.c0], [i32, i32], body)
+        return _for(kb.e, self.start, self.total, self.step, [self.c0, self.c0, *extra], [i32, i32, *extra_types],
+                    body)
 
     def drain_q(self, runs: SSAValue) -> None:
         """The producer's wait, before it leaves, for the release of each Q slot's last use after
@@ -1032,6 +1101,7 @@ class FragmentLowering(EpilogueLowering):
     zero: SSAValue | None = None  # the site's one constant-0 coordinate (broadcast dimensions)
     loop_iv: SSAValue | None = None  # the program loop's induction variable (its value in ``scalars``)
     assumed_true: set = field(default_factory=set)  # id() of comparisons known to hold on every element
+    exp2_fma: int = 0  # exp2_fma_period(): one column group in K takes its exp2 on the FMA pipe
 
     def at(self, v: SSAValue, coords: tuple[Coord, ...]) -> SSAValue:
         return super().at(v, tuple(self._canon(c) for c in coords))
@@ -1061,6 +1131,12 @@ class FragmentLowering(EpilogueLowering):
             return regs[4 * gj[0] + 2 * h + gj[1]]
         if isinstance(v.type, TensorType) and isinstance(v.owner, Operation) and v.owner.name == "nv_tileaa.reduce":
             return self._reduce(v.owner, coords)
+        if self.exp2_fma and isinstance(v.owner, Operation) and v.owner.name == "nv_tileaa.exp2" and len(coords) == 2 \
+                and isinstance(v.type.element_type, Float32Type):
+            gj = self.col_of.get(id(coords[1].value))
+            if gj is not None and self.row_of.get(id(coords[0].value)) is not None \
+                    and gj[0] % self.exp2_fma == self.exp2_fma - 1:
+                return _exp2_fma(self.e, self.e.to_f32(self.at(v.owner.operands[0], coords)))
         if isinstance(v, BlockArgument) and isinstance(v.type, TensorType):
             ld = producer_load(v)
             if ld is not None and self.loop_iv in self.scalars:
@@ -1278,14 +1354,15 @@ def _packed_store_test(low: FragmentLowering, st: Operation) -> SSAValue | None:
     return both(ok, e.v(arith.CmpiOp(e.v(arith.AndIOp(addr, e.const(3, i64))), e.const(0, i64), "eq")))
 
 
-def _store_pair(low: FragmentLowering, coords: tuple[Coord, ...], lo: SSAValue, hi: SSAValue, dtype: str) -> None:
+def _store_pair(low: FragmentLowering, coords: tuple[Coord, ...], lo: SSAValue, hi: SSAValue) -> None:
     """Unpredicated 32-bit global store of the pair (``lo`` at ``coords``, ``hi`` in the next
-    column) of the accumulator tile's store, packed with ``cvt.rn.{f16,bf16}x2.f32`` (the rounding of
-    the per-element cast); the caller has tested the tile (:func:`_packed_store_test`)."""
+    column) of the accumulator tile's store, packed with ``cvt.rn.{f16,bf16}x2.f32`` of the store's
+    element type (the rounding of the per-element cast: not the operands' type, which an f16
+    program storing bf16 differs from); the caller has tested the tile (:func:`_packed_store_test`)."""
     e, st = low.e, low.store
     mem = low.scalar(st.view).memref
     offset, _ = _element_address(low, st, coords)
-    word = _pack16(e, lo, hi, dtype)
+    word = _pack16(e, lo, hi, _DT[type(st.tile.type.element_type)])
     e.add(llvm.StoreOp(word, e.gep(mem.ptr, offset, i16, GLOBAL_PTR), alignment=4))
 
 
@@ -1299,6 +1376,7 @@ class _Site:
         self.e = Emitter(self.tmp, 128)
         self.low = FragmentLowering(ck.kernel.body.blocks.first, None, ck.store, KernelEnv(args, [], []), self.e)
         self.low.loop_iv = ck.loop.body.blocks.first.args[0]
+        self.low.exp2_fma = exp2_fma_period()
         if coords is not None:
             self.bind(coords, tile_coord)
 
@@ -1487,6 +1565,12 @@ def _second_dot(ck: ChainedKernel, e: Emitter, a_flat: list[SSAValue], c_in: lis
     return acc
 
 
+PIPELINED_STAGES = 2
+"""The fewest K/V stages the pipelined consumer runs on: it waits for tile ``j`` before it releases
+tile ``j - 1``, so on one stage the producer could never load tile ``j`` (``tileorch check`` finds
+the deadlock: tests/unit/test_check_chained.py); a one-stage kernel takes the plain loop."""
+
+
 def pipelining(ck: ChainedKernel) -> Pipelining | None:
     """The overlap plan when the program allows it: exactly one carried value is the second dot's
     result (the accumulator), and nothing of tile ``j`` but the second dot's C input reads it (P,
@@ -1574,17 +1658,85 @@ def _versioned(ck: ChainedKernel, site_of, site: _Site, iv: SSAValue, masks: lis
     return list(op.results[:n]), list(op.results[n:n + m])
 
 
+def _sizes(ck: ChainedKernel) -> list[int]:
+    """Registers per thread of each carried value (a row vector: 2; a ``[tm, X]`` tile: ``X / 2``)."""
+    return [2 if w == 1 else w // 2 for _, w in ck.carried]
+
+
+def _carried_inits(ck: ChainedKernel, pipe: Pipelining, init_vals: list[SSAValue]) -> dict:
+    """The program's carried values but the accumulator -> (width, registers) of ``init_vals``
+    (every carried register, in ``ck.carried`` order): what the first dot's C reads at tile 0."""
+    body = ck.loop.body.blocks.first
+    sizes = _sizes(ck)
+    starts = [sum(sizes[:k]) for k in range(len(sizes))]
+    return {body.args[1 + ck.carried[k][0]]: (ck.carried[k][1], init_vals[starts[k]:starts[k] + sizes[k]])
+            for k in range(len(sizes)) if k != pipe.acc}
+
+
+def _issue_first_dot(kb: _Kernel, site_of, provided: dict) -> SSAValue:
+    """Tile 0's first dot issued and committed, not waited for (the instance's Q and tile 0 waited
+    for first: ``kb.q_wait`` / ``kb.ring``, A0 from ``kb.da_cur``); ``provided``: the carried values
+    the dot's C reads (:func:`_carried_inits`).  S (a struct of ``tn / 2`` f32, in flight)."""
+    kb.wait_q()
+    _, db1_0 = kb.first_stage()
+    s_init0 = _s_init(kb, site_of, kb.small(0), provided, "s_init0")
+    kb.e.add(nvvm.WgmmaFenceAlignedOp())
+    z_last = kb.s_chain("z", s_init0, db1_0)
+    kb.e.add(nvvm.WgmmaGroupSyncAlignedOp())
+    return z_last
+
+
+def _struct_regs(e: Emitter, s: SSAValue, n: int) -> list[SSAValue]:
+    """The ``n`` f32 fields of the WGMMA accumulator struct ``s``."""
+    return [e.v(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [r]), s, f32)) for r in range(n)]
+
+
+def _issue_last(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAValue,
+                outs: list[SSAValue]) -> tuple[list[SSAValue], SSAValue]:
+    """The last tile's second dot issued and committed, not waited for, from the pipelined loop's
+    results ``outs``: (the accumulator, in flight; the last tile's empty barrier)."""
+    ck, off = kb.ck, kb.off
+    n1 = kb.v(arith.SubiOp(n_tiles, kb.small(1)), "n1")
+    stl = kb.v(arith.RemUIOp(kb.ring_index(n1, "n1"), kb.nstages), "stl")
+    stl_l = kb.v(arith.ExtUIOp(stl, i64), "stl_l")
+    _, ebar_last = kb.stage_barrier("el", "ebar_last", stl, off["empty"])
+    b2_last = kb.stage_address(stl_l, kb.b2_stage, kb.sbase2, "b2l_so", "b2_last")
+    s = site_of()
+    acc_last = _second_dot(ck, s.e, outs[:pipe.rp], outs[pipe.rp:pipe.rp + pipe.rc], b2_last)
+    kb.splice(s.tmp)
+    return acc_last, ebar_last
+
+
+def _assemble(ck: ChainedKernel, pipe: Pipelining, outs: list[SSAValue], acc_final: list[SSAValue]) -> list[SSAValue]:
+    """The carried registers after the last tile, in ``ck.carried`` order: ``acc_final`` for the
+    accumulator, the others from the pipelined loop's results ``outs``."""
+    sizes = _sizes(ck)
+    o_final, k0, result = outs[pipe.rp + pipe.rc:], 0, []
+    for k in range(len(ck.carried)):
+        if k == pipe.acc:
+            result += acc_final
+        else:
+            result += o_final[k0:k0 + sizes[k]]
+            k0 += sizes[k]
+    return result
+
+
 def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAValue,
-                          init_vals: list[SSAValue], masks: list[Operation], pingpong: bool = False) -> list[SSAValue]:
+                          init_vals: list[SSAValue], masks: list[Operation], pingpong: bool = False,
+                          s0: list[SSAValue] | None = None, last: bool = True) -> list[SSAValue]:
     """The pipelined consumer: a peeled first tile, the loop from 1 (tile ``j``'s first dot in
     flight while tile ``j - 1``'s second dot is issued and tile ``j``'s P computed) and the last
     tile's second dot; the carried registers after the last tile, in ``ck.carried`` order.  With
     ``pingpong`` the two consumer warp groups take turns (:data:`PINGPONG_BARRIERS`) to issue an
-    iteration's two dots, so that one group's P overlaps the other's WGMMAs."""
+    iteration's two dots, so that one group's P overlaps the other's WGMMAs.  ``s0``: tile 0's S
+    (``tn / 2`` f32, complete), issued before (:func:`_lower_prefetching_instance`): the instance's
+    Q and tile 0 were waited for there.  ``last=False``: the loop's results (P, C and the other
+    carried registers, :class:`Pipelining`), the last tile's second dot left to the caller
+    (:func:`_issue_last`)."""
     ck, off, e = kb.ck, kb.off, kb.e
     body = ck.loop.body.blocks.first
     acc_arg = body.args[1 + ck.carried[pipe.acc][0]]
-    sizes = [2 if w == 1 else w // 2 for _, w in ck.carried]
+    sizes = _sizes(ck)
     starts = [sum(sizes[:k]) for k in range(len(sizes))]
     others = [k for k in range(len(ck.carried)) if k != pipe.acc]
     types = pipe.types
@@ -1597,9 +1749,8 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
         for k in others:
             i, w = ck.carried[k]
             low.provided[body.args[1 + i]] = (w, carried[k])
-        low.provided[ck.dot1.result] = (ck.tn, [site.e.v(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [r]),
-                                                                              s_last, f32))
-                                                 for r in range(ck.tn // 2)])
+        low.provided[ck.dot1.result] = (ck.tn, list(s_last) if isinstance(s_last, list)
+                                        else _struct_regs(site.e, s_last, ck.tn // 2))
         for br in ck.branches:
             site_of.branch(br, site, body.args[0], iv)
         p = site.tile_regs(ck.dot2.lhs, ck.tn)  # chunk c's a0..a3 are p[8c .. 8c+7] pairwise
@@ -1613,7 +1764,8 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
 
     init = {k: init_vals[starts[k]:starts[k] + sizes[k]] for k in range(len(sizes))}
     peel_masks = peeled_masks_enabled()
-    kb.wait_q()
+    if s0 is None:
+        kb.wait_q()
     undef_i = kb.v(llvm.UndefOp(i32), "ui")
     kb.v(llvm.UndefOp(f32), "uf")
     has = kb.v(arith.CmpiOp(n_tiles, kb.small(0), "sgt"), "has")
@@ -1624,15 +1776,20 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
     # tile 0 (peeled): S_0, then P_0 and C_0 (no second dot in flight yet)
     first = Block()
     with kb.into(first) as t:
-        _, db1_0 = kb.first_stage()
-        s = site_of()
-        iv0 = s.e.const(0)
-        s_init0 = _s_init(kb, site_of, iv0, {body.args[1 + ck.carried[k][0]]: (ck.carried[k][1], init[k])
-                                            for k in others}, "s_init0")
-        t.add(nvvm.WgmmaFenceAlignedOp())
-        z_last = kb.s_chain("z", s_init0, db1_0)
-        t.add(nvvm.WgmmaGroupSyncAlignedOp())
-        t.add(nvvm.WgmmaWaitGroupSyncOp(0))
+        if s0 is None:
+            _, db1_0 = kb.first_stage()
+            s = site_of()
+            iv0 = s.e.const(0)
+            s_init0 = _s_init(kb, site_of, iv0, {body.args[1 + ck.carried[k][0]]: (ck.carried[k][1], init[k])
+                                                for k in others}, "s_init0")
+            t.add(nvvm.WgmmaFenceAlignedOp())
+            z_last = kb.s_chain("z", s_init0, db1_0)
+            t.add(nvvm.WgmmaGroupSyncAlignedOp())
+            t.add(nvvm.WgmmaWaitGroupSyncOp(0))
+        else:
+            s = site_of()
+            iv0 = s.e.const(0)
+            z_last = s0
         if peel_masks:  # tile 0 too runs the copy without mask math when its masks hold on the whole tile
             p0, new0 = _versioned(ck, site_of, s, iv0, masks, lambda site: tile(site, iv0, z_last, init),
                                   _frontier(ck.dot2.acc, acc_arg))
@@ -1689,32 +1846,171 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
     outs = [_hint(x, "lp") for x in _for(e, kb.small(1), n_tiles, kb.small(1), list(pro.results), types, iteration)]
     if pingpong:
         kb.pingpong_after(pp_has)
+    if not last:
+        return outs
 
     # the last tile's second dot
-    last = Block()
-    with kb.into(last) as t:
-        n1 = kb.v(arith.SubiOp(n_tiles, kb.small(1)), "n1")
-        stl = kb.v(arith.RemUIOp(kb.ring_index(n1, "n1"), kb.nstages), "stl")
-        stl_l = kb.v(arith.ExtUIOp(stl, i64), "stl_l")
-        _, ebar_last = kb.stage_barrier("el", "ebar_last", stl, off["empty"])
-        b2_last = kb.stage_address(stl_l, kb.b2_stage, kb.sbase2, "b2l_so", "b2_last")
-        s = site_of()
-        acc_last = _second_dot(ck, s.e, outs[:pipe.rp], outs[pipe.rp:pipe.rp + pipe.rc], b2_last)
-        s.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
-        s.e.add(nvvm.MBarrierArriveOp(ebar_last, with_state=False))
-        kb.splice(s.tmp)
+    last_block = Block()
+    with kb.into(last_block) as t:
+        acc_last, ebar_last = _issue_last(kb, pipe, site_of, n_tiles, outs)
+        t.add(nvvm.WgmmaWaitGroupSyncOp(0))
+        t.add(nvvm.MBarrierArriveOp(ebar_last, with_state=False))
         t.add(scf.YieldOp(*acc_last))
     c_of_loop = outs[pipe.rp:pipe.rp + pipe.rc]
-    fin = e.add(scf.IfOp(has, [f32] * pipe.rc, Region(last), Region(Block([scf.YieldOp(*c_of_loop)]))))
-    acc_final = [_hint(x, "fin") for x in fin.results]
-    o_final, k0, result = outs[pipe.rp + pipe.rc:], 0, []
-    for k in range(len(ck.carried)):
-        if k == pipe.acc:
-            result += acc_final
-        else:
-            result += o_final[k0:k0 + sizes[k]]
-            k0 += sizes[k]
-    return result
+    fin = e.add(scf.IfOp(has, [f32] * pipe.rc, Region(last_block), Region(Block([scf.YieldOp(*c_of_loop)]))))
+    return _assemble(ck, pipe, outs, [_hint(x, "fin") for x in fin.results])
+
+
+def _if_values(kb: _Kernel, cond: SSAValue, types: list[Attribute], then: Callable[[], list[SSAValue]],
+               other: Callable[[], list[SSAValue]]) -> list[SSAValue]:
+    """``scf.if cond -> types`` at the insertion point, each side built by its function (at the
+    side's block as the insertion point; it returns what the side yields); the results."""
+    regions = []
+    for side in (then, other):
+        blk = Block()
+        with kb.into(blk) as t:
+            t.add(scf.YieldOp(*side()))
+        regions.append(Region(blk))
+    return list(kb.e.add(scf.IfOp(cond, types, regions[0], regions[1])).results)
+
+
+@dataclass
+class _Prefetch:
+    """What :func:`_lower_prefetching_instance` needs of the kernel under construction: the work
+    tiles, the carried-value plan, the loop's whole-tile masks, a site at given program ids
+    (``site_at(coord)``), the current instance's site builder (``site_of``, with its branches),
+    ``instance_values(coord)`` (trip count, carried inits) and ``store(registers)`` (the program's
+    epilogue for the current instance); ``back_to_back``: the next first dot issued right behind
+    the last second dot (the last stage released after the epilogue), else once it has completed."""
+
+    work: _WorkTiles
+    pipe: Pipelining
+    masks: list[Operation]
+    site_at: Callable
+    site_of: Callable
+    instance_values: Callable
+    store: Callable
+    back_to_back: bool = False
+
+    def first_dot(self, coord: list[SSAValue], it: SSAValue, ring: SSAValue) -> SSAValue:
+        """The instance at program ids ``coord`` (the CTA's ``it``-th, its first K/V tile at ring
+        index ``ring``): its Q and tile 0 waited for, its first dot issued (S in flight)."""
+        kb = self.work.kb
+        _, inits = self.instance_values(coord)
+        slot, use = self.work.q_slot(it)
+        saved = kb.ring, kb.q_wait, kb.da_cur
+        kb.ring = ring
+        kb.q_wait = (self.work.q_bar(slot), kb.v(arith.AndIOp(use, kb.small(1)), "nq_ph"))
+        kb.da_cur = self.work.q_descriptor(slot)
+        try:
+            return _issue_first_dot(kb, lambda: self.site_at(coord), _carried_inits(kb.ck, self.pipe, inits))
+        finally:
+            kb.ring, kb.q_wait, kb.da_cur = saved
+
+    def undef(self) -> list[SSAValue]:
+        kb = self.work.kb
+        return [kb.v(llvm.UndefOp(f32), "pf_undef")] * (kb.ck.tn // 2)
+
+    def completed(self, z: SSAValue) -> list[SSAValue]:
+        """``wgmma.wait_group 0``, then the fields of S."""
+        kb = self.work.kb
+        kb.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
+        return _struct_regs(kb.e, z, kb.ck.tn // 2)
+
+    def if_instance(self, w: SSAValue, it: SSAValue, ring: SSAValue,
+                    issue: Callable[[SSAValue], list[SSAValue]], otherwise: Callable[[], list[SSAValue]]):
+        """``issue(first dot in flight)`` when instance ``w`` exists and has K/V tiles, else
+        ``otherwise()``; the S registers either yields."""
+        kb, work = self.work.kb, self.work
+        types = [f32] * (kb.ck.tn // 2)
+        coord = work.coords(w)
+        valid = kb.v(arith.CmpiOp(w, work.total, "ult"), "pf_valid")
+
+        def has_tiles() -> list[SSAValue]:
+            n = self.instance_values(coord)[0]
+            return [kb.v(arith.CmpiOp(n, kb.small(0), "sgt"), "pf_has")]
+
+        has = _if_values(kb, valid, [i1], has_tiles, lambda: [kb.v(arith.ConstantOp(IntegerAttr(0, i1)), "pf_none")])[0]
+        return _if_values(kb, has, types, lambda: issue(self.first_dot(coord, it, ring)), otherwise)
+
+    def first_instance(self) -> list[SSAValue]:
+        """Before the consumers' work loop: the CTA's first instance's S (complete; undefined when
+        the CTA has no instance or its instance no K/V tile)."""
+        kb = self.work.kb
+        return self.if_instance(self.work.start, kb.small(0), kb.small(0), self.completed, self.undef)
+
+
+def _lower_prefetching_instance(pf: _Prefetch, it: SSAValue) -> tuple[SSAValue, list[SSAValue]]:
+    """One program instance of a persistent, pipelined consumer whose tile 0's S came with the work
+    loop (``work.extra``, issued before the previous instance's epilogue or before the loop): the
+    pipelined loop from it, the release of its Q slot, then the last tile's second dot and, when the
+    CTA has a next instance with K/V tiles, that instance's Q and tile-0 waits and its first dot
+    issued before this instance's epilogue, which runs while it is in flight.  In order (default):
+    the last second dot waited for and its stage released, the next first dot issued, the epilogue,
+    ``wait_group 0``; ``back_to_back``: the next first dot issued right behind the last second dot,
+    ``wait_group 1`` (the second dot done), the epilogue, ``wait_group 0``, then the last stage
+    released.  (K/V tiles, the next instance's S registers.)"""
+    kb, work, pipe, ck = pf.work.kb, pf.work, pf.pipe, pf.work.kb.ck
+    types = [f32] * (ck.tn // 2)
+    n, inits = pf.instance_values(work.tile_coord)
+    slot, _ = work.q_slot(it)
+    kb.da_cur = work.q_descriptor(slot)
+    outs = _lower_pipelined_loop(kb, pipe, pf.site_of, n, inits, pf.masks, s0=list(work.extra), last=False)
+    kb.da_cur = None
+    kb.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
+    kb.e.add(nvvm.MBarrierArriveOp(work.q_empty(slot), with_state=False))  # Q read: the slot is free
+    ring, w = kb.ring, work.w
+    it1 = kb.v(arith.AddiOp(it, kb.small(1)), "nx_it")
+    ring1 = kb.v(arith.AddiOp(ring, n), "nx_ring")
+    w1 = kb.v(arith.AddiOp(w, work.step), "nx_w")
+    has = kb.v(arith.CmpiOp(n, kb.small(0), "sgt"), "pf_tiles")
+
+    def with_last() -> list[SSAValue]:
+        acc, ebar = _issue_last(kb, pipe, pf.site_of, n, outs)
+        result = _assemble(ck, pipe, outs, acc)
+        if not pf.back_to_back:
+            kb.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
+            kb.e.add(nvvm.MBarrierArriveOp(ebar, with_state=False))
+
+        def overlapped(z: SSAValue) -> list[SSAValue]:
+            if pf.back_to_back:
+                kb.e.add(nvvm.WgmmaWaitGroupSyncOp(1))  # the last second dot; the next first dot runs on
+            pf.store(result)
+            regs = pf.completed(z)
+            if pf.back_to_back:
+                kb.e.add(nvvm.MBarrierArriveOp(ebar, with_state=False))
+            return regs
+
+        def alone() -> list[SSAValue]:
+            if pf.back_to_back:
+                kb.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
+                kb.e.add(nvvm.MBarrierArriveOp(ebar, with_state=False))
+            pf.store(result)
+            return pf.undef()
+
+        return pf.if_instance(w1, it1, ring1, overlapped, alone)
+
+    def without_tiles() -> list[SSAValue]:
+        nxt = pf.if_instance(w1, it1, ring1, pf.completed, pf.undef)
+        pf.store(_assemble(ck, pipe, outs, outs[pipe.rp:pipe.rp + pipe.rc]))
+        return nxt
+
+    return n, _if_values(kb, has, types, with_last, without_tiles)
+
+
+NEXT_S_EPILOGUE_REGS = 64
+"""Registers per consumer thread the epilogue and the work loop's state need beside the registers
+:func:`next_s_fits` counts.  Calibrated with ptxas 13.0 on the 128x128 attention kernels (384
+threads: 168 registers): head dim 64 (S + accumulator + row statistics = 100) has no spill, head
+dim 128 (132) spills 188 bytes and ptxas serializes every WGMMA of the kernel (C7512)."""
+
+
+def next_s_fits(ck: ChainedKernel, pipe: Pipelining, plan: Plan) -> bool:
+    """Whether the next instance's S (``tn / 2`` registers, in flight), the accumulator and the other
+    carried registers fit the consumer's registers through the epilogue (with
+    :data:`NEXT_S_EPILOGUE_REGS`): ``65536 / threads`` rounded down to 8, at most 255."""
+    cap = min(255, 65536 // plan.threads // 8 * 8)
+    return ck.tn // 2 + pipe.rc + pipe.ro + NEXT_S_EPILOGUE_REGS <= cap
 
 
 def _stage_guards(ck: ChainedKernel, plan: Plan) -> list:
@@ -1774,8 +2070,15 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                       f"{SMEM_LIMIT // 1024} KiB)")
     persistent = plan.persistent
     name = f"chained_dots_{ck.tm}x{ck.tn}x{ck.d}_{ck.dv}_{ck.dtype}"
-    pipe = pipelining(ck)
+    pipe = pipelining(ck) if plan.stages >= PIPELINED_STAGES else None
     masks = interior_masks(ck.loop.body.blocks.first) if pipe is not None else []  # only the pipelined loop versions
+    next_s = os.environ.get(NEXT_S_ENV, "0") if next_s_enabled() else "0"
+    next_s_off = None  # why TILEORCH_ATTN_NEXT_S, asked for, is not applied
+    if next_s != "0" and (not persistent or pipe is None or not next_s_fits(ck, pipe, plan)):
+        next_s_off = ("not a persistent kernel" if not persistent else "the consumer loop is not pipelined"
+                      if pipe is None else f"the next instance's S ({ck.tn // 2} registers) beside the "
+                      f"accumulator through the epilogue exceeds the consumer's registers")
+        next_s = "0"
     kb = _Kernel(ck, plan, name)
     args = kb.args
     grid = _append_grid_parameters(kb.fn) if persistent else None
@@ -1798,10 +2101,10 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         cols[(g, 0)], cols[(g, 1)] = cg, e.add_i(cg, e.const(1))
     coords = {"rows": rows, "cols": cols}
 
-    def instance_values() -> tuple[SSAValue, list[SSAValue]]:
+    def instance_values(coord: list[SSAValue] | None = None) -> tuple[SSAValue, list[SSAValue]]:
         """The program instance's loop trip count and carried values' initial registers (at the
-        insertion point, for the program ids in ``tile_coord``)."""
-        s = _Site(ck, args, coords, tile_coord)
+        insertion point, for the program ids in ``coord``, by default ``tile_coord``)."""
+        s = _Site(ck, args, coords, tile_coord if coord is None else coord)
         n = s.low._i32(s.low.scalar(ck.loop.ub))
         inits = []
         for (i, w) in ck.carried:
@@ -1890,8 +2193,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                     for h in range(2):
                         for g in range(ck.dv // 8):
                             lo, hi = (side.low.element(Coord(rows[h], 0), Coord(cols[(g, j)], 1)) for j in range(2))
-                            _store_pair(side.low, (z,) * lead + (Coord(rows[h], 0), Coord(cols[(g, 0)], 1)), lo, hi,
-                                        ck.dtype)
+                            _store_pair(side.low, (z,) * lead + (Coord(rows[h], 0), Coord(cols[(g, 0)], 1)), lo, hi)
                 else:
                     per_element(side)
                 side.tmp.add_op(scf.YieldOp())
@@ -1908,7 +2210,12 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                 _store_element(s.low, where, s.e.to_f32(value), st, first)
         kb.splice(s.tmp)
 
-    if persistent:
+    if persistent and next_s != "0":
+        pf = _Prefetch(work, pipe, masks, lambda coord: _Site(ck, args, coords, coord), site_of, instance_values,
+                       lambda outs: store(outs), back_to_back=next_s == "2")
+        s_first = pf.first_instance()
+        work.loop(lambda it: _lower_prefetching_instance(pf, it), s_first, [f32] * len(s_first))
+    elif persistent:
         def instance(it: SSAValue) -> SSAValue:
             n, inits = instance_values()
             slot, use = work.q_slot(it)
@@ -1937,6 +2244,10 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
               "guards": _stage_guards(ck, plan)}
     if persistent:  # launched on at most one CTA per SM with the program's grid as the last three parameters
         record["persistent"] = {"q_slots": plan.q_slots}
+        if next_s != "0":
+            record["persistent"]["next_s"] = "back_to_back" if next_s == "2" else "after_last"
+    if next_s_off is not None:
+        record["next_s_off"] = next_s_off
     fn.attributes[CHAINED_ATTR] = encode_record(record)
     fn.attributes["tileorch.tile_kernel"] = StringAttr(kernel.sym_name.data)
     module.body.block.insert_op_before(fn, kernel)
