@@ -146,6 +146,12 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
                              if persistent else "one CTA per program instance")
                     remarks.append("remark: chained dots compiled through the TileAS tier to TMA + WGMMA (the "
                                    f"second dot's A from registers), {where}")
+                    if record.get("exp2_fma"):
+                        fma = record["exp2_fma"]
+                        remarks.append(f"remark: one exp2 column group in {fma['period']} of the loop runs on the FMA "
+                                       "pipe (a polynomial) instead of the MUFU, "
+                                       + ("which the softmax of dots reducing over d + dv <= 128 saturates"
+                                          if fma["default"] else "as TILEORCH_ATTN_EXP2_FMA asks"))
                     if record.get("next_s_off"):
                         remarks.append(f"remark: TILEORCH_ATTN_NEXT_S not applied: {record['next_s_off']}")
                     if persistent and persistent.get("next_s"):

@@ -204,3 +204,29 @@ def test_sample_style_attention_takes_the_tensor_cores(d, tile_m, tile_n, causal
     assert [t["rows"] for t in p.chained["tmaps"]] == [tile_m, tile_n, tile_n]  # K stored [tn, d] (view order)
     usage = [SPILLS.search(r) for r in p.remarks]
     assert all(int(m.group(2)) == 0 for m in usage if m), p.remarks
+
+
+def test_exp2_fma_share_default_rule(monkeypatch):
+    """The FMA-pipe share of the softmax's exp2 defaults to one column group in 16 where the two
+    dots' reduction extents sum to 128 or less (the MUFU-bound 64-wide head), off above (128-wide
+    heads), and ``TILEORCH_ATTN_EXP2_FMA`` overrides either way; the compile says so in a remark."""
+    from tileorch.testing.attention_programs import attention_fwd
+    from tileorch.transforms.tileas.chained_dots import EXP2_FMA_ENV, exp2_fma_period
+
+    monkeypatch.delenv(EXP2_FMA_ENV, raising=False)
+    assert exp2_fma_period(64, 64) == 16 and exp2_fma_period(32, 96) == 16
+    assert exp2_fma_period(128, 128) == 0 and exp2_fma_period(64, 128) == 0 and exp2_fma_period() == 0
+    monkeypatch.setenv(EXP2_FMA_ENV, "4")
+    assert exp2_fma_period(128, 128) == 4
+    monkeypatch.setenv(EXP2_FMA_ENV, "0")
+    assert exp2_fma_period(64, 64) == 0
+    monkeypatch.delenv(EXP2_FMA_ENV)
+    d64 = _compile(attention_fwd, _arrays(4, (2, 512, 64)) + (0.18, 512, 128, 128, 64, False))
+    assert d64.chained["exp2_fma"] == {"period": 16, "default": True}
+    assert any("exp2 column group in 16" in r for r in d64.remarks), d64.remarks
+    d128 = _compile(attention_fwd, _arrays(4, (2, 512, 128)) + (0.18, 512, 128, 128, 128, False))
+    assert "exp2_fma" not in d128.chained and not any("exp2 column group" in r for r in d128.remarks)
+    # the same d64 kernel with the switch off: every exp2 of the loop on the MUFU again
+    monkeypatch.setenv(EXP2_FMA_ENV, "0")
+    off = _compile(attention_fwd, _arrays(4, (2, 512, 64)) + (0.18, 512, 128, 128, 64, False))
+    assert off.ptx.count("ex2.approx") > d64.ptx.count("ex2.approx")

@@ -163,16 +163,20 @@ def next_s_enabled() -> bool:
 EXP2_FMA_ENV = "TILEORCH_ATTN_EXP2_FMA"
 
 
-def exp2_fma_period() -> int:
+def exp2_fma_period(d: int | None = None, dv: int | None = None) -> int:
     """``K`` of :func:`_exp2_fma`'s share (0: off): the ``exp2`` of the accumulator-layout tile
     elements in column groups ``g`` with ``g % K == K - 1`` (one of every ``K``) is computed on the
-    FMA pipe instead of the MUFU (``ex2.approx``), which the softmax of a 64-wide head saturates
-    (64 ``ex2`` per thread and key tile at 8 cycles per warp: as long as both dots on the tensor
-    core).  ``TILEORCH_ATTN_EXP2_FMA=K`` (read at each compile, part of the disk-cache key); default
-    0 until the H200 measures it (the balance of MUFU cycles and issue slots suggests ``K = 16``,
-    4 of 64 elements, at 128-wide key tiles)."""
-    value = os.environ.get(EXP2_FMA_ENV, "0")
-    return int(value) if value.isdigit() else 0
+    FMA pipe instead of the MUFU (``ex2.approx``).  Per S element the MUFU spends 1/16 of an SM
+    cycle on its ``exp2`` while the tensor core spends ``2 (d + dv) / 4096`` on both dots, so a
+    kernel whose dots' reduction extents sum to 128 or less (a 64-wide head: 64 ``ex2`` per thread
+    and key tile, as long as both dots) is MUFU-bound: there the default is ``K = 16`` (4 of 64
+    elements at 128-wide key tiles; H200, attention_variants_d64_2026-12-02h.json: 1.00-1.05x on
+    all six d64 shapes, 0.96-0.98x at d128, hence off there).  ``TILEORCH_ATTN_EXP2_FMA=K``
+    overrides (``0``: off; read at each compile, part of the disk-cache key)."""
+    value = os.environ.get(EXP2_FMA_ENV)
+    if value is not None:
+        return int(value) if value.isdigit() else 0
+    return 16 if d is not None and dv is not None and d + dv <= 128 else 0
 
 
 EXP2_POLY = (1.0000001192092896, 0.6931471824645996, 0.2402210682630539, 0.05550327152013779,
@@ -1376,7 +1380,7 @@ class _Site:
         self.e = Emitter(self.tmp, 128)
         self.low = FragmentLowering(ck.kernel.body.blocks.first, None, ck.store, KernelEnv(args, [], []), self.e)
         self.low.loop_iv = ck.loop.body.blocks.first.args[0]
-        self.low.exp2_fma = exp2_fma_period()
+        self.low.exp2_fma = exp2_fma_period(ck.d, ck.dv)
         if coords is not None:
             self.bind(coords, tile_coord)
 
@@ -2248,6 +2252,9 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             record["persistent"]["next_s"] = "back_to_back" if next_s == "2" else "after_last"
     if next_s_off is not None:
         record["next_s_off"] = next_s_off
+    period = exp2_fma_period(ck.d, ck.dv)
+    if period and any(op.name == "nv_tileaa.exp2" for op in ck.loop.walk()):
+        record["exp2_fma"] = {"period": period, "default": os.environ.get(EXP2_FMA_ENV) is None}
     fn.attributes[CHAINED_ATTR] = encode_record(record)
     fn.attributes["tileorch.tile_kernel"] = StringAttr(kernel.sym_name.data)
     module.body.block.insert_op_before(fn, kernel)
