@@ -152,6 +152,11 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
                                        "pipe (a polynomial) instead of the MUFU, "
                                        + ("which the softmax of dots reducing over d + dv <= 128 saturates"
                                           if fma["default"] else "as TILEORCH_ATTN_EXP2_FMA asks"))
+                    if record.get("q_prologue"):
+                        remarks.append("remark: the first dot's A (Q) is its tile load mapped by elementwise ops ("
+                                       + ", ".join(record["q_prologue"]) + "): applied in place to the Q tile in "
+                                       "shared memory after each Q load, then fence.proxy.async and a warp-group "
+                                       "barrier before the first WGMMA")
                     if record.get("next_s_off"):
                         remarks.append(f"remark: TILEORCH_ATTN_NEXT_S not applied: {record['next_s_off']}")
                     if persistent and persistent.get("next_s"):

@@ -25,7 +25,10 @@ named barrier.  Asynchrony is modelled where it decides correctness:
   1, 2, 3; K-major: rows of the span, 8-row groups SBO apart; MN-major: span-wide chunks LBO apart,
   8-row K groups SBO apart); the swizzle XORs byte-address bits 4.. with bits 7.. (3, 2 or 1 bits);
 * a global store outside every registered buffer raises :class:`Fault` ("illegal address"), so does
-  a shared address outside the CTA's shared memory; a deadlock raises :class:`Fault` too.
+  a shared address outside the CTA's shared memory; a deadlock raises :class:`Fault` too;
+* ``st.shared`` (the generic proxy) is seen by a WGMMA (the async proxy) only after its writer's
+  ``fence.proxy.async`` and then a named barrier the writer took part in: a WGMMA reading bytes
+  written otherwise is reported (a Q prologue applied in place, chained_dots).
 
 Not modelled: other CTAs, timing, memory ordering beyond the above.
 Unknown instructions raise :class:`Fault`.
@@ -196,6 +199,10 @@ class Emu:
         # copies that zero a chain's tied accumulator after the fence (ptxas folds them into the first
         # WGMMA's zero accumulator input: harmless there, but outside the PTX rule)
         self.fence_errors = []
+        # shared bytes written by st.shared (the generic proxy) not yet visible to a WGMMA (the async
+        # proxy): 1 unfenced, 2 fenced by the writer but no barrier passed since; the writer's thread
+        self.generic_state = np.zeros(len(self.smem), dtype=np.uint8)
+        self.generic_writer = np.full(len(self.smem), -1, dtype=np.int64)
         self.wait_delay = 0  # steps a ready wgmma.wait_group waits while other threads can run
         self.ready_since = {}
         self.parsed = [self._split(s) for s in self.insts]
@@ -479,8 +486,13 @@ class Emu:
             if len(new):
                 progressed = True
                 b["count"] += len(new)
+                b.setdefault("members", []).extend(new.tolist())
                 gen = b["gen"]
                 if b["count"] >= count:
+                    if (self.generic_state == 2).any():  # the members' fenced generic writes are now visible
+                        seen = (self.generic_state == 2) & np.isin(self.generic_writer, b["members"])
+                        self.generic_state[seen] = 0
+                    b["members"] = []
                     if b["count"] > count:
                         self.errors.append(f"named barrier {bid}: {b['count']} arrivals for a count of {count}")
                     b["count"] = 0
@@ -511,6 +523,14 @@ class Emu:
                 else:
                     v = v + np.uint64(GBASE)
                 self.set(ops[0], T, v)
+            elif ops[0].startswith("{"):  # mov.b32 {lo16, hi16}, s (mov.b64 {lo, hi}, s); `_` drops a half
+                v = g(1)
+                halves = [x.strip() for x in ops[0][1:-1].split(",")]
+                w = (64 if op.endswith("64") else 32) // len(halves)
+                mask = np.uint64((1 << w) - 1)
+                for i, reg in enumerate(halves):
+                    if reg != "_":
+                        self.set(reg, T, (v >> np.uint64(i * w)) & mask)
             elif ops[1].startswith("{"):  # mov.b64 d, {lo, hi} (mov.b32 d, {lo16, hi16})
                 halves = [self.get(x, T) for x in ops[1][1:-1].split(",")]
                 w = np.uint64(32 if op.endswith("64") else 16)
@@ -665,6 +685,9 @@ class Emu:
                 out.append(src[t - lane + o])
             self.set(ops[0], T, np.array(out, dtype=np.uint64))
             return
+        if base in ("ld", "st") and parts[1] == "shared":
+            self.shared_access(base, parts, ops, T)
+            return
         if base == "ld" and ("global" in op or parts[1] in ("b8", "b16", "b32", "b64", "u32", "u64", "s32",
                                                               "v2", "v4")):  # generic: global or parameters
             a = self.addr(ops[1], T)
@@ -693,11 +716,51 @@ class Emu:
         if base == "wgmma":
             self.wgmma(op, ops, T)
             return
+        if op.startswith("fence.proxy.async"):  # the writer's generic shared stores, ordered before async reads
+            fenced = (self.generic_state == 1) & np.isin(self.generic_writer, np.nonzero(T)[0])
+            self.generic_state[fenced] = 2
+            return
         if base in ("prefetch", "fence", "setmaxnreg", "bar", "barrier"):
             return
         if op.startswith("cp.async.bulk.wait_group") or op.startswith("cp.async.bulk.commit_group"):
             return  # no bulk store is in flight in the modelled kernels (their loads complete at once)
         raise Fault(f"unhandled {op} {ops}")
+
+    def shared_access(self, base, parts, ops, T):
+        """``ld.shared`` / ``st.shared`` of 1, 2, 4 or 8 bytes (``.v2`` / ``.v4``: consecutive
+        elements); a store into bytes an in-flight WGMMA reads is reported, and the stored bytes are
+        recorded as generic-proxy writes (:meth:`_check_generic`)."""
+        nbytes = int(parts[-1][1:]) // 8
+        regs_op = ops[0] if base == "ld" else ops[1]
+        regs = [r.strip() for r in regs_op.strip("{}").split(",")] if regs_op.startswith("{") else [regs_op]
+        a = self.shared_off(self.addr(ops[1] if base == "ld" else ops[0], T))
+        tids = np.nonzero(T)[0]
+        for i, reg in enumerate(regs):
+            at = a + i * nbytes
+            if base == "ld":
+                v = np.zeros(len(at), dtype=np.uint64)
+                for b in range(nbytes):
+                    v |= self.smem[at + b].astype(np.uint64) << np.uint64(8 * b)
+                self.set(reg, T, v)
+                continue
+            v = self.get(reg, T)
+            lo, hi = int(at.min()), int(at.max()) + nbytes
+            self._check_smem_write(lo, hi, "a shared store (st.shared)")
+            for b in range(nbytes):
+                self.smem[at + b] = ((v >> np.uint64(8 * b)) & np.uint64(0xFF)).astype(np.uint8)
+                self.generic_state[at + b] = 1
+                self.generic_writer[at + b] = tids
+
+    def _check_generic(self, lo, hi):
+        """A WGMMA reading shared bytes ``[lo, hi)`` that a generic-proxy store wrote without its
+        writer's ``fence.proxy.async`` followed by a barrier the reader passed (a named barrier
+        completed after the fence)."""
+        state = self.generic_state[lo:hi]
+        if state.any():
+            kind = "without fence.proxy.async" if (state == 1).any() else "fenced but before a barrier"
+            self.errors.append(f"pc {self.cur_pc}: a WGMMA reads shared bytes {lo:#x}..{hi:#x} written by st.shared "
+                               f"{kind}")
+            self.generic_state[lo:hi] = 0  # reported once
 
     def cvt(self, op, ops, T):
         parts = op.split(".")
@@ -716,7 +779,7 @@ class Emu:
             self.set(ops[0], T, f32(v).astype(np.float16).view(np.uint16).astype(np.uint64))
         elif dst == "f32" and src == "f16":
             self.set(ops[0], T, b32((v & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float32)))
-        elif dst in ("u64", "s64", "u32", "s32") and src in ("u32", "s32", "u64", "s64", "u16", "s16"):
+        elif dst in ("u64", "s64", "u32", "s32", "u16", "s16") and src in ("u32", "s32", "u64", "s64", "u16", "s16"):
             sw = int(src[1:]); dw = int(dst[1:])
             x = v & np.uint64((1 << sw) - 1) if sw < 64 else v
             if src[0] == "s" and sw < 64:
@@ -799,6 +862,7 @@ class Emu:
             if d % (8 * span):
                 raise Fault(f"{op}: shared destination {d:#x} not aligned to the {span}-byte swizzle's atom")
             self._check_smem_write(d, d + rows * 2 * width, "a TMA load")
+            self.generic_state[d:d + rows * 2 * width] = 0
             for r in range(rows):
                 for chunk in range(2 * width // 16):
                     lin = d + r * 2 * width + chunk * 16
@@ -951,6 +1015,8 @@ class Emu:
             smem = [self.operand_range(descb, n, tnsp_b)]
             if desca is not None:
                 smem.append(self.operand_range(desca, 64, tnsp_a))
+            for lo, hi in smem:
+                self._check_generic(lo, hi)
             ent = {"dregs": dregs, "aregs": aregs, "ts": ts, "smem": smem,
                    "compute": self._deferred(n, dregs, aregs, TT, ts, desca, tnsp_a, descb, tnsp_b, sd)}
             self.open.setdefault(wg, []).append(ent)

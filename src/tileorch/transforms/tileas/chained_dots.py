@@ -40,8 +40,9 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, llvm, scf
-from xdsl.dialects.builtin import (ArrayAttr, BFloat16Type, DenseArrayBase, Float16Type, Float32Type, IntegerAttr,
-                                   ModuleOp, StringAttr, TensorType, UnitAttr, f32, i1, i8, i16, i32, i64)
+from xdsl.dialects.builtin import (ArrayAttr, BFloat16Type, DenseArrayBase, DenseIntOrFPElementsAttr, Float16Type,
+                                   Float32Type, IntegerAttr, ModuleOp, StringAttr, TensorType, UnitAttr, f32, i1, i8,
+                                   i16, i32, i64)
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 
 from tileorch.diagnostics import LocatedError
@@ -55,10 +56,11 @@ from tileorch.dialects.nv_tileaa.attrs import ints
 from tileorch.dialects.nv_tileas import AgentSwitchOp
 from tileorch.dialects.record_attr import encode_record
 from tileorch.kernels.gemm.build import CLUSTER_PTR, GENERIC_PTR, TMAP_ATTRS
-from tileorch.transforms.tileaa_to_simt import lower_scalar_op
+from tileorch.transforms.tileaa_to_simt import ELEMENTWISE, lower_scalar_op
 from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, SHARED_PTR, Emitter, memory_type
 from tileorch.transforms.tileas.common import producer_load, source_load
-from tileorch.transforms.tileas.epilogue import LAYOUT_ONLY, Coord, EpilogueLowering, KernelEnv, unsupported
+from tileorch.transforms.tileas.epilogue import (BROADCASTS, EXPANDS, LAYOUT_ONLY, Coord, EpilogueLowering, KernelEnv,
+                                                  unsupported)
 from tileorch.transforms.tileas.mask_bounds import interior_masks, whole_tile_test
 from tileorch.transforms.tileas.program_order import heavy_first_axis
 
@@ -208,6 +210,9 @@ def _exp2_fma(e: Emitter, x: SSAValue) -> SSAValue:
     return e.v(arith.SelectOp(big, e.fconst(float("inf")), r))
 
 
+Q_PROLOGUE_BARRIER = 3
+"""Named barrier of consumer warp group 0 after its Q prologue (warp group ``w``: ``3 + w``, 128
+threads; ping-pong uses 1 and 2)."""
 PRODUCER_REGS = 24
 CONSUMER_REGS = 240
 """setmaxnreg of the producer and consumer warp groups (24 + 2 x 240 <= 512 per lane slot)."""
@@ -325,6 +330,7 @@ class ChainedKernel:
     yields: list[SSAValue]  # the new value of each iter arg (through the pipeline's consumer_read)
     branches: list[scf.IfOp] = field(default_factory=list)  # scf.if on a scalar, tile results (masks)
     row_stores: list = field(default_factory=list)  # (store, [tm, 1] value): row vectors stored after the loop
+    q_prologue: QPrologue | None = None  # elementwise ops between the A0 (Q) load and the first dot
 
 
 def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop: bool) -> tuple[Operand, list[str]]:
@@ -356,6 +362,111 @@ def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop:
     return Operand(ld, rows, cols, arg, swapped=swapped), seen
 
 
+@dataclass
+class QPrologue:
+    """A position-independent map between the first dot's A0 (Q) tile load and the dot: elementwise
+    ops whose other operands are the same at every element (constants, kernel scalar arguments,
+    splats and broadcasts of them).  The kernel applies it in place to the Q tile in shared memory
+    after each Q load (:meth:`_Kernel.q_prologue`): whatever the swizzle, element ``x`` becomes
+    ``f(x)``.  ``top``: the value the dot reads (layout ops stripped); ``roots``: the values of the
+    load the map starts from; ``ops``: its elementwise ops in program order; ``seen``: the layout
+    ops between ``top`` and the dot."""
+
+    top: SSAValue
+    roots: list[SSAValue]
+    ops: list[Operation]
+    seen: list[str]
+
+
+_PROLOGUE_SHAPE_OPS = (*LAYOUT_ONLY, "nv_tileaa.reshape")
+
+
+def _q_prologue(kernel: aa.FuncOp, d1: Operation) -> tuple[SSAValue, QPrologue | None]:
+    """(the value to find the first dot's A0 load at, the Q prologue or None): when the dot's A,
+    stripped of layout ops, is not a tile load but an elementwise function of one and of values
+    that are the same at every element, the load's value and the map; a located error names the
+    first op that depends on the element's position (an iota, a per-row or per-column vector, a
+    reduction, a transpose)."""
+    top, seen = _strip(d1.lhs)
+    if source_load(top) is not None or not isinstance(top.owner, Operation):
+        return d1.lhs, None
+    entry = kernel.body.blocks.first
+    roots: list[SSAValue] = []
+    ops: list[Operation] = []
+    kinds: dict[int, str] = {}
+    loads: list[Operation] = []
+
+    def refuse(op: Operation, why: str):
+        _fail(op, f"the first dot's A (Q) is computed from its tile by '{op.name}', {why}; only elementwise ops "
+                  "whose other operands are scalars (constants, kernel arguments) are applied to the Q tile in place")
+
+    def scalar(v: SSAValue) -> None:
+        if isinstance(v, BlockArgument) and v.owner is entry:
+            return
+        o = v.owner
+        if isinstance(o, Operation) and not o.regions and not isinstance(o.results[0].type, TensorType) \
+                and (o.name.startswith("arith.") or o.name in ELEMENTWISE or o.name == "nv_tileaa.assume"):
+            for x in o.operands:
+                scalar(x)
+            return
+        refuse(o if isinstance(o, Operation) else d1, "a scalar other than constants and kernel arguments")
+
+    def kind(v: SSAValue) -> str:
+        """"q": a function of the Q element at the same position; "uniform": the same everywhere."""
+        hit = kinds.get(id(v))
+        if hit is not None:
+            return hit
+        if not isinstance(v.type, TensorType):
+            scalar(v)
+            return "uniform"
+        s, strip_seen = _strip(v)
+        ld = source_load(s)
+        if ld is not None:
+            if "nv_tileaa.permute" in strip_seen:
+                refuse(s.owner if isinstance(s.owner, Operation) else d1, "a transpose of the tile")
+            if loads and ld is not loads[0]:
+                refuse(ld, "a second tile")
+            loads.append(ld)
+            roots.append(v)
+            kinds[id(v)] = "q"
+            return "q"
+        op = v.owner
+        if not isinstance(op, Operation):
+            _fail(d1, "the first dot's A (Q) is computed from a tile carried into a region")
+        name = op.name
+        if name in _PROLOGUE_SHAPE_OPS:
+            if name == "nv_tileaa.reshape":
+                src, dst = (list(x.type.get_shape()) for x in (op.operands[0], op.results[0]))
+                if [x for x in src if x != 1] != [x for x in dst if x != 1]:
+                    refuse(op, "which moves the elements")
+            k = kind(op.operands[0])
+        elif name == "arith.constant":
+            if not isinstance(op.value, DenseIntOrFPElementsAttr) or len(set(op.value.get_values())) != 1:
+                refuse(op, "a constant that is not the same at every element")
+            k = "uniform"
+        elif name == "nv_tileaa.splat":
+            scalar(op.operands[0])
+            k = "uniform"
+        elif name in BROADCASTS or name in EXPANDS:
+            if kind(op.operands[0]) != "uniform":
+                refuse(op, "which spreads a tile along the Q tile (a per-row or per-column value)")
+            k = "uniform"
+        elif not op.regions and (name == "nv_tileaa.fp_to_fp" or name.startswith("arith.") or name in ELEMENTWISE):
+            k = "q" if "q" in [kind(x) for x in op.operands] else "uniform"
+            if k == "q":
+                ops.append(op)
+        else:
+            refuse(op, "which depends on the element's position")
+        kinds[id(v)] = k
+        return k
+
+    if kind(top) != "q":
+        return d1.lhs, None  # not computed from a load: refused as before
+    order = {id(o): i for i, o in enumerate(entry.walk())}
+    ops.sort(key=lambda o: order.get(id(o), 0))
+    return roots[0], QPrologue(top, roots, ops, seen)
+
+
 def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     pair = chained_dots(kernel)
     if pair is None:
@@ -385,7 +496,10 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     for n in (tn, dv):
         if n % 16 or n > 256:
             _fail(d1, f"dot extent {n}: multiples of 16 up to 256 are supported")
-    a0, seen = _operand(kernel, d1, d1.lhs, "the first dot's A", False)
+    a_root, prologue = _q_prologue(kernel, d1)
+    a0, seen = _operand(kernel, d1, a_root, "the first dot's A", False)
+    if prologue is not None:
+        seen = prologue.seen + seen
     in_a_loop = a0.load.parent_op()
     while in_a_loop is not None and not isinstance(in_a_loop, scf.ForOp):
         in_a_loop = in_a_loop.parent_op()
@@ -446,8 +560,13 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
         if any(isinstance(p, scf.IfOp) for p in _parents(br, loop)):
             _fail(br, "nested branches in the loop are not supported yet")
         branches.append(br)
-    return ChainedKernel(kernel, d1, d2, loop, a0, b1, b2, st, tm, tn, d, dv, dts.pop(), carried, yields, branches,
-                         row_stores)
+    ck = ChainedKernel(kernel, d1, d2, loop, a0, b1, b2, st, tm, tn, d, dv, dts.pop(), carried, yields, branches,
+                       row_stores)
+    if prologue is not None and prologue.top.type.element_type != a0.load.result.type.element_type:
+        _fail(prologue.top.owner, "the first dot's A (Q) prologue changes the Q tile's element type: it is applied "
+                                  "in place to the tile in shared memory")
+    ck.q_prologue = prologue
+    return ck
 
 
 def _row_vector(st: Operation, tm: int) -> SSAValue:
@@ -637,6 +756,7 @@ class _Kernel:
         self.ring: SSAValue | None = None
         self.q_wait: tuple[SSAValue, SSAValue] | None = None
         self.da_cur: SSAValue | None = None
+        self.q_off: SSAValue | None = None  # the byte offset of its Q slot (None: 0)
 
     # -- insertion point ----------------------------------------------------------------------
     @contextmanager
@@ -681,8 +801,49 @@ class _Kernel:
         self.e.add(nvvm.MBarrierTryWaitParityOp(bar, phase, self.ticks))
 
     def wait_q(self) -> None:
-        """Wait for the current program instance's Q tile (A0)."""
+        """Wait for the current program instance's Q tile (A0); with a Q prologue, apply it."""
         self.try_wait(*(self.q_wait or (self.qbar, self.small(0))))
+        if self.ck.q_prologue is not None:
+            self.q_prologue()
+
+    def q_prologue(self) -> None:
+        """The program's Q prologue (:class:`QPrologue`) applied in place to the warp group's 64 rows
+        of the Q tile just waited for: each box holds them as ``64 x row_bytes`` contiguous bytes
+        (the swizzle permutes 16-byte units within 8-row atoms), read by the warp group's threads
+        as 32-bit words (two elements, consecutive threads on consecutive words), each element
+        computed as the program's ops say and rounded to Q's type as its casts do
+        (``cvt.rn.{f16,bf16}x2.f32``: :func:`_pack16`), written back; then every writer's
+        ``fence.proxy.async.shared::cta`` (generic-proxy writes before the WGMMAs' async-proxy
+        reads) and the warp group's named barrier :data:`Q_PROLOGUE_BARRIER` ``+ wg`` (128
+        threads) before its first WGMMA reads the rows."""
+        ck, e, op = self.ck, self.e, self.ck.a0
+        pro = ck.q_prologue
+        low = _QLowering(ck.kernel.body.blocks.first, None, ck.store, KernelEnv(self.args, [], []), e)
+        low.q_roots = {id(r) for r in pro.roots}
+        z = Coord(e.const(0), None)
+        coords = (z,) * len(pro.top.type.get_shape())
+        elt = op.load.result.type.element_type
+        lane = self.v(arith.RemUIOp(self.tid, self.small(128)), "qp_t")
+        rows = self.v(arith.MuliOp(self.wg, e.const(64 * op.row_bytes)), "qp_rows")
+        base = self.v(arith.AddiOp(rows, self.v(arith.MuliOp(lane, e.const(4)), "qp_t4")), "qp_b0")
+        if self.q_off is not None:
+            base = self.v(arith.AddiOp(base, self.q_off), "qp_b")
+        for c in range(op.chunks):
+            for w in range(64 * op.row_bytes // 512):  # 128 threads x 4 bytes per step
+                ptr = self.gep(self.v(arith.AddiOp(base, e.const(c * op.chunk_bytes + 512 * w)), "qp_o"), "qp_p")
+                word = e.load(ptr, i32)
+                halves = [e.v(arith.TruncIOp(word, i16)),
+                          e.v(arith.TruncIOp(e.v(arith.ShRUIOp(word, e.const(16))), i16))]
+                out = []
+                for bits in halves:
+                    low.q_element = (e.bf16_bits_to_f32(bits) if isinstance(elt, BFloat16Type)
+                                     else e.v(arith.BitcastOp(bits, elt)))
+                    low.memo.clear()
+                    out.append(low.at(pro.top, coords))
+                e.store(_pack16(e, out[0], out[1], ck.dtype), ptr)
+        e.add(nvvm.FenceProxyOp(nvvm.ProxyKind.ASYNC_SHARED, nvvm.SharedSpace.CTA))
+        bar = self.v(arith.AddiOp(self.wg, e.const(Q_PROLOGUE_BARRIER)), "qp_bar")
+        e.add(nvvm.BarrierOp(bar, self.small(128)))
 
     def first_stage(self) -> tuple[SSAValue, SSAValue]:
         """Wait for the loop's tile 0 in the K/V ring; (its stage as i64, its first-dot B
@@ -1216,6 +1377,21 @@ class FragmentLowering(EpilogueLowering):
                 raise unsupported(op, f"reduces {acc.type} values")
             acc = combine(acc, other)
         return acc
+
+
+@dataclass
+class _QLowering(FragmentLowering):
+    """A Q prologue's value at one element (:meth:`_Kernel.q_prologue`): the load's values
+    (``q_roots``, by id) are ``q_element``; the map is position-independent, so the coordinates
+    are any."""
+
+    q_roots: set = field(default_factory=set)
+    q_element: SSAValue | None = None
+
+    def _at(self, v: SSAValue, coords: tuple[Coord, ...]) -> SSAValue:
+        if id(v) in self.q_roots:
+            return self.q_element
+        return super()._at(v, coords)
 
 
 def _rounded_from(v: SSAValue) -> SSAValue:
@@ -2078,10 +2254,13 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     masks = interior_masks(ck.loop.body.blocks.first) if pipe is not None else []  # only the pipelined loop versions
     next_s = os.environ.get(NEXT_S_ENV, "0") if next_s_enabled() else "0"
     next_s_off = None  # why TILEORCH_ATTN_NEXT_S, asked for, is not applied
-    if next_s != "0" and (not persistent or pipe is None or not next_s_fits(ck, pipe, plan)):
+    if next_s != "0" and (not persistent or pipe is None or ck.q_prologue is not None
+                          or not next_s_fits(ck, pipe, plan)):
         next_s_off = ("not a persistent kernel" if not persistent else "the consumer loop is not pipelined"
-                      if pipe is None else f"the next instance's S ({ck.tn // 2} registers) beside the "
-                      f"accumulator through the epilogue exceeds the consumer's registers")
+                      if pipe is None else "the Q tile has a prologue (applied after its wait, not modelled in "
+                      "the next instance's tail)" if ck.q_prologue is not None else f"the next instance's S "
+                      f"({ck.tn // 2} registers) beside the accumulator through the epilogue exceeds the consumer's "
+                      "registers")
         next_s = "0"
     kb = _Kernel(ck, plan, name)
     args = kb.args
@@ -2225,11 +2404,13 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             slot, use = work.q_slot(it)
             kb.q_wait = (work.q_bar(slot), kb.v(arith.AndIOp(use, kb.small(1)), "q_ph"))
             kb.da_cur = work.q_descriptor(slot)
+            if ck.q_prologue is not None:
+                kb.q_off = work.q_offset(slot)
             outs = consume(n, inits)
             # the loop's WGMMAs have all been waited for; the wait here makes that local to the release
             kb.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
             kb.e.add(nvvm.MBarrierArriveOp(work.q_empty(slot), with_state=False))  # Q read: the slot is free
-            kb.q_wait = kb.da_cur = None
+            kb.q_wait = kb.da_cur = kb.q_off = None
             store(outs)
             return n
 
@@ -2252,6 +2433,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             record["persistent"]["next_s"] = "back_to_back" if next_s == "2" else "after_last"
     if next_s_off is not None:
         record["next_s_off"] = next_s_off
+    if ck.q_prologue is not None:  # applied in place to the Q tile after each Q load
+        record["q_prologue"] = [op.name.split(".", 1)[1] for op in ck.q_prologue.ops]
     period = exp2_fma_period(ck.d, ck.dv)
     if period and any(op.name == "nv_tileaa.exp2" for op in ck.loop.walk()):
         record["exp2_fma"] = {"period": period, "default": os.environ.get(EXP2_FMA_ENV) is None}
