@@ -113,9 +113,11 @@ def test_prescaled_q_lse_emulated(seq, bm, bn, persistent, overlap, ctas, monkey
     np.testing.assert_allclose(lse, ref_lse, atol=2e-3, rtol=1e-4)
 
 
-def test_missing_proxy_fence_is_seen(monkeypatch):
-    """Without the ``fence.proxy.async`` after the in-place writes the emulator reports the WGMMA
-    that reads them (the async proxy need not see generic-proxy writes)."""
+@pytest.mark.parametrize("drop", ["fence", "barrier"])
+def test_missing_fence_or_barrier_is_seen(drop, monkeypatch):
+    """Without the ``fence.proxy.async`` after the in-place writes, or without the warp group's
+    barrier after it, the emulator reports the WGMMA that reads them (the async proxy need not see
+    generic-proxy writes; other threads' writes need the barrier)."""
     from tileorch.dialects import nvvm
     from tileorch.transforms.tileas import chained_dots
 
@@ -127,14 +129,19 @@ def test_missing_proxy_fence_is_seen(monkeypatch):
     def without_fence(self):
         real(self)
         for op in list(self.e.block.ops):
-            if isinstance(op, nvvm.FenceProxyOp):
+            if isinstance(op, nvvm.FenceProxyOp) if drop == "fence" else \
+                    isinstance(op, nvvm.BarrierOp) and op.barrierId is not None:
                 op.detach()
                 op.erase()
 
     monkeypatch.setattr(chained_dots._Kernel, "q_prologue", without_fence)
     p, o, lse, ref_o, ref_lse, errors = _prescaled(1, 64, 64, 64, 32, seed=3)
-    assert "fence.proxy.async" not in p.ptx
-    assert any("without fence.proxy.async" in x for x in errors), errors[:4]
+    if drop == "fence":
+        assert "fence.proxy.async" not in p.ptx
+        assert any("without fence.proxy.async" in x for x in errors), errors[:4]
+    else:
+        assert p.ptx.count("bar.sync") == 1 and "fence.proxy.async" in p.ptx  # only the CTA barrier 0 is left
+        assert any("fenced but before a barrier" in x for x in errors), errors[:4]
 
 
 def test_position_dependent_prologue_is_refused_at_its_line(monkeypatch):
@@ -152,3 +159,39 @@ def test_position_dependent_prologue_is_refused_at_its_line(monkeypatch):
     assert refusal, p.remarks
     assert refusal[0].startswith(str(Path(__file__)) + ":"), refusal
     assert "the first dot's A (Q) is computed from its tile by 'nv_tileaa.make_range'" in refusal[0], refusal
+
+
+@pytest.mark.parametrize("bm,bn,persistent,overlap,pingpong", [(64, 32, "0", "0", "0"), (128, 64, "0", "1", "0"),
+                                                               (128, 64, "1", "1", "0"), (128, 64, "1", "0", "0"),
+                                                               (128, 64, "0", "0", "1")])
+def test_prologue_kernel_is_proved(bm, bn, persistent, overlap, pingpong, monkeypatch):
+    """``tileorch check`` proves the kernel with the prologue's per-warp-group barriers (3 + wg,
+    128 threads, before the consumer loop; inside the work loop of a persistent kernel): read beside
+    the ping-pong barriers, completed by one warp group each."""
+    from test_chained_dots import Dev
+
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import extract
+    from tileorch.driver import lower_program
+    from tileorch.frontend.cutile import load
+    from tileorch.launchers import cutile as rc
+    from tileorch.registry import make_context
+    from tileorch.testing.user_programs2 import fmha_q_prescaled_lse
+
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", persistent)
+    monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", overlap)
+    monkeypatch.setenv("TILEORCH_ATTN_PINGPONG", pingpong)
+    devs = tuple(Dev(0x7F0000000000 + (i + 1) * 0x10000000, s, t) for i, (s, t) in
+                 enumerate([((2, 1024, 64), "<f2")] * 4 + [((2, 1024), "<f4")]))
+    args = devs + (0.125, bm, bn, 64)
+    ctx = make_context()
+    module = load(rc.export_bytecode(fmha_q_prescaled_lse, rc.describe_arguments(fmha_q_prescaled_lse, args)),
+                  "<q prologue>", ctx)
+    kind, lowered = lower_program(module, ctx)
+    assert kind == "chained"
+    bars = [o for o in lowered.walk() if o.name == "nvvm.barrier" and len(o.operands) == 2]
+    # the prologue's (3 + wg); ping-pong: its sync per tile and warp group 0's final sync
+    assert len(bars) == (3 if pingpong == "1" else 1)
+    (proto,) = extract(lowered)
+    result = check(proto)
+    assert result.ok, result.violation
