@@ -153,12 +153,28 @@ def test_fmha_padded_head():
     close(run("fmha_padded_head", {0: q, 1: k, 2: v})[3].float(), ref, atol=5e-3, rtol=5e-3)
 
 
-def test_fmha_q_prescaled_lse():
+@pytest.mark.parametrize("persistent", ["1", "0"])
+@pytest.mark.parametrize("scale", [1 / math.sqrt(64), 0.3])
+def test_fmha_q_prescaled_lse(scale, persistent, monkeypatch):
+    """On the chained (TMA + WGMMA) path: the Q prologue ``(q * scale).astype(bf16)`` applied in place
+    to the Q tile in shared memory (persistent kernel with two Q slots, or one CTA per instance);
+    the reference rounds the scaled Q to bf16 as the program does (0.3: not a power of two)."""
+    from tileorch.launchers import cutile as rc
+
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", persistent)
+    rc.clear_caches()  # the in-process programs are not keyed by the environment
     q, k, v = (randn((2, 256, 64), "bfloat16", s) for s in (46, 47, 48))
-    scale = 1 / math.sqrt(64)
-    args = run("fmha_q_prescaled_lse", {0: q, 1: k, 2: v})
-    close(args[3].float(), _attention(q, k, v, scale), atol=3e-2, rtol=2e-2)
-    lse = torch.logsumexp((q.float() @ k.float().transpose(-1, -2)) * scale, -1)
+    try:
+        args = run("fmha_q_prescaled_lse", {0: q, 1: k, 2: v, 5: scale})
+        kernel = PROGRAMS["fmha_q_prescaled_lse"].kernel
+        program = rc.compiled(kernel, rc.describe_arguments(kernel, tuple(args)), "sm_90a", "persistent").program
+    finally:
+        rc.clear_caches()
+    assert program.kind == "chained" and program.chained["q_prologue"], program.remarks
+    assert bool(program.chained.get("persistent")) == (persistent == "1"), program.chained
+    qs = (q.float() * scale).bfloat16()
+    close(args[3].float(), _attention(qs, k, v, 1.0), atol=3e-2, rtol=2e-2)
+    lse = torch.logsumexp(qs.float() @ k.float().transpose(-1, -2), -1)
     close(args[4], lse, atol=3e-2, rtol=1e-2)
 
 

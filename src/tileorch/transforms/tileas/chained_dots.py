@@ -6,7 +6,9 @@ What the tier's warp-specialized kernel must look like (:func:`analyze_chained_d
 
 * one loop (the consumer agent's ``scf.for``, ``lb = 0``, ``step = 1``) holding both dots;
 * dot 1: ``S = A0 @ B1`` where A0 is a TMA tile loaded once before the loop (K-major, ``[tm, d]``),
-  B1 a TMA tile of the loop (``[tn, d]`` transposed: K-major; or ``[d, tn]``: N-major);
+  possibly mapped by elementwise ops with scalar operands (a :class:`QPrologue`, applied in place
+  to the tile in shared memory), B1 a TMA tile of the loop (``[tn, d]`` transposed: K-major; or
+  ``[d, tn]``: N-major);
 * dot 2: ``acc' = P @ B2 + C`` where P (``[tm, tn]``) is any elementwise/row-reduction function of
   S, of loop-carried tiles and of kernel arguments, B2 a TMA tile of the loop (``[tn, dv]``
   N-major, or ``[dv, tn]`` transposed: K-major);
