@@ -90,18 +90,20 @@ def _prescaled(bh, seq, d, bm, bn, seed, ctas=2):
     return p, o, lse, ref_o, ref_lse, errors
 
 
-@pytest.mark.parametrize("seq,bm,bn,persistent,overlap,ctas", [
-    (128, 64, 32, "0", "1", 2),    # one consumer warp group, one CTA per instance, pipelined loop
-    (96, 64, 32, "0", "0", 2),     # ragged: the last Q tile half past the end (TMA zero rows), plain loop
-    (256, 128, 64, "1", "1", 1),   # persistent, two warp groups: one CTA runs 2 x 2 instances, Q slots reused
-    (160, 64, 32, "1", "0", 2),    # persistent, plain loop, ragged Q rows
+@pytest.mark.parametrize("seq,d,bm,bn,persistent,overlap,ctas", [
+    (128, 64, 64, 32, "0", "1", 2),    # one consumer warp group, one CTA per instance, pipelined loop
+    (96, 64, 64, 32, "0", "0", 2),     # ragged: the last Q tile half past the end (TMA zero rows), plain loop
+    (256, 64, 128, 64, "1", "1", 1),   # persistent, two warp groups: one CTA runs 2 x 2 instances, Q slots reused
+    (160, 64, 64, 32, "1", "0", 2),    # persistent, plain loop, ragged Q rows
+    (128, 128, 128, 64, "0", "1", 2),  # head dim 128: two 64-wide boxes per Q row
+    (96, 32, 64, 32, "1", "1", 1),     # head dim 32: one 32-wide box (64-byte swizzle)
 ])
-def test_prescaled_q_lse_emulated(seq, bm, bn, persistent, overlap, ctas, monkeypatch):
+def test_prescaled_q_lse_emulated(seq, d, bm, bn, persistent, overlap, ctas, monkeypatch):
     monkeypatch.setenv("TILEORCH_CACHE", "0")
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", persistent)
     monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", overlap)
-    bh, d = 2, 64  # the program does not mask keys: seq is a multiple of bn
-    p, o, lse, ref_o, ref_lse, errors = _prescaled(bh, seq, d, bm, bn, seed=seq + bm)
+    bh = 2  # the program does not mask keys: seq is a multiple of bn
+    p, o, lse, ref_o, ref_lse, errors = _prescaled(bh, seq, d, bm, bn, seed=seq + bm, ctas=ctas)
     assert bool(p.chained.get("persistent")) == (persistent == "1"), p.chained
     assert p.chained["pipelined"] == (overlap == "1"), p.chained
     assert p.chained["q_prologue"] == ["fp_to_fp", "mulf", "fp_to_fp"], p.chained
