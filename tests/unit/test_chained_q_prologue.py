@@ -4,8 +4,10 @@ scale).astype(Q.dtype)``, and stores a natural-log LSE row vector after the loop
 applied in place to the Q tile in shared memory after each Q load (chained_dots
 ``_Kernel.q_prologue``), then ``fence.proxy.async`` and a warp-group barrier before the first
 WGMMA.  The kernel's PTX runs on the CPU (``tileorch.testing.ptx_emulator``, which reports a WGMMA
-reading ``st.shared`` bytes without the fence and barrier) against numpy fp32; a position-dependent
-prologue (an iota) keeps a located refusal naming the op.  Needs cuda-tile and ptxas."""
+reading ``st.shared`` bytes without the fence and barrier) against numpy fp32, one CTA per instance
+and persistent, head dims 32 / 64 / 128, ragged Q tiles and (``((q + shift) * scale)``, keys
+masked) a ragged key tile; ``tileorch check`` proves the kernels; a position-dependent prologue (an
+iota) keeps a located refusal naming the op.  Needs cuda-tile and ptxas."""
 
 from __future__ import annotations
 
@@ -35,6 +37,31 @@ if HAVE_CUTILE:
         for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, D))):
             k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
             s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32))
+            m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+            p = ct.exp(s - m2)
+            c = ct.exp(m - m2)
+            den = den * c + ct.sum(p, axis=1, keepdims=True)
+            v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+            o = ct.mma(p.astype(V.dtype), v, o * c)
+            m = m2
+        ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
+
+    @ct.kernel
+    def shifted_q_masked(Q, K, V, O, shift: float, scale: float, seq_len: int, BM: ct.Constant[int],
+                         BN: ct.Constant[int], D: ct.Constant[int]):
+        """Another Q prologue, ``((q + shift) * scale)`` rounded to Q's type, and the keys of a ragged
+        sequence masked in the loop."""
+        qt, bh = ct.bid(0), ct.bid(1)
+        q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+        q = ((q.astype(ct.float32) + shift) * scale).astype(Q.dtype)
+        cols = ct.arange(BN, dtype=ct.int32)[None, :]
+        m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+        den = ct.zeros((BM, 1), dtype=ct.float32)
+        o = ct.zeros((BM, D), dtype=ct.float32)
+        for j in range(ct.cdiv(seq_len, BN)):
+            k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+            s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32))
+            s = ct.where(j * BN + cols < seq_len, s, -math.inf)
             m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
             p = ct.exp(s - m2)
             c = ct.exp(m - m2)
@@ -113,6 +140,29 @@ def test_prescaled_q_lse_emulated(seq, d, bm, bn, persistent, overlap, ctas, mon
     assert not np.isnan(o).any() and not np.isnan(lse).any(), "unwritten outputs"
     np.testing.assert_allclose(o.astype(np.float32), ref_o, atol=3e-3, rtol=1e-2)
     np.testing.assert_allclose(lse, ref_lse, atol=2e-3, rtol=1e-4)
+
+
+@pytest.mark.parametrize("persistent", ["0", "1"])
+def test_shifted_q_ragged_keys_emulated(persistent, monkeypatch):
+    """A ragged sequence (77 keys: a masked, partly zero-filled last key tile; a partial last Q
+    tile) with the prologue ``((q + shift) * scale)``."""
+    from test_chained_variants import _check, _run
+
+    monkeypatch.setenv("TILEORCH_CACHE", "0")
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", persistent)
+    bh, seq, d, bm, bn = 2, 77, 64, 64, 32
+    rng = np.random.default_rng(9)
+    q, k, v = (rng.standard_normal((bh, seq, d)).astype(np.float16) for _ in range(3))
+    o = np.full((bh, seq, d), np.nan, dtype=np.float16)
+    shift, scale = np.float32(0.375), np.float32(0.3)
+    p, errors = _run(shifted_q_masked, (q, k, v, o), [(float(shift), "f"), (float(scale), "f"), (seq, "i")],
+                     (bm, bn, d), (-(-seq // bm), bh))
+    assert p.chained["q_prologue"] == ["fp_to_fp", "addf", "mulf", "fp_to_fp"], p.chained
+    assert bool(p.chained.get("persistent")) == (persistent == "1"), p.chained
+    qs = ((q.astype(np.float32) + shift) * scale).astype(np.float16).astype(np.float32)
+    s = qs @ k.astype(np.float32).transpose(0, 2, 1)
+    e = np.exp(s - s.max(-1, keepdims=True))
+    _check(o, (e / e.sum(-1, keepdims=True)) @ v.astype(np.float32), errors)
 
 
 @pytest.mark.parametrize("drop", ["fence", "barrier"])
