@@ -1056,7 +1056,14 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
                       grid: list[SSAValue] | None = None) -> None:
     """Evaluate the program's epilogue for each accumulator element of ``block``'s warp group and
     hand the fragment stores the new accumulator; row and column reductions of the result are
-    stored beside it (a column reduction exchanges partials in ``cfg``'s scratch)."""
+    stored beside it (a column reduction exchanges partials in ``cfg``'s scratch).
+
+    What every element needs (coordinates, row reductions the stored value reads, the column and
+    row reductions' side stores) is emitted after ``row0``; then, with :func:`epilogue_rounds`, each
+    fragment store (a 64-column staging round, or a direct store split into 64-column rounds) gets
+    the elements of its own columns right before it, in a fresh fragment; otherwise all elements
+    go into one fragment before the first store.  Atomic and transposed-C sinks store each element
+    where it is computed (their fragment stores are dropped)."""
     m0, n0, row0 = _named(block, "m0"), _named(block, "n0"), _named(block, "row0")
     tmp = Block()
     e = Emitter(tmp, 128)
@@ -1086,10 +1093,11 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
     # the stored values: i32 for an i32 output, else f32 (the fragment store rounds to 16 bits); an
     # integer dot's i32 accumulator converted by the epilogue goes into a new f32 fragment
     out_field = IntegerType(32) if dk.out_dtype == "s32" else f32
-    acc = acc_in
-    if out_field != acc_field:
-        acc = e.v(llvm.UndefOp(llvm.LLVMStructType.from_type_list([out_field] * fields)))
     atomic = dk.store.name == ATOMIC_SINK
+    rounds = epilogue_rounds() and not atomic and not dk.c_transposed  # else the whole fragment first
+    acc = acc_in
+    if out_field != acc_field and not rounds:
+        acc = e.v(llvm.UndefOp(llvm.LLVMStructType.from_type_list([out_field] * fields)))
     if atomic:
         from tileorch.dialects import llvm_ext
         from tileorch.transforms.tileaa_to_simt.pointers import RMW_BIN_OP, _order
@@ -1148,7 +1156,6 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
                         lowering.tile_store(st, rows[half], cols[j])
         return acc
 
-    rounds = epilogue_rounds() and not atomic and not dk.c_transposed
     if not rounds:  # the whole fragment's values first, then the fragment stores
         acc = groups(range(fields // 4), acc)
     if atomic and sem in ("acquire", "acq_rel"):
