@@ -11,6 +11,9 @@
 #       nvidia/cu13/{bin/tileiras,bin/ptxas,lib/libnvvm.so.4} of the 13.4 wheels, the cuda_tile wheel and
 #       cache.tgz from fill; no xDSL there: tileorch's kernels come from the cache, so src/ must not change
 #       between fill and bench).
+#   Variants (fill, bench, bench_all): TILE_VARIANTS="default TILEORCH_EPILOGUE_ROUNDS=0 TILEORCH_MATH=approx" runs
+#       benchmarks/tile_programs.py once per variant (its NAME=value settings, comma-joined) into
+#       tile_programs_<label>.{json,log,png}; TILE_PROGRAMS=linear_gelu_bf16,gemm_f16 restricts the programs.
 # Results land in $OUT (logs, JSON, plots); benchmarks/results/README.md says which were kept.
 set -u -o pipefail
 MODE=${1:-tests}
@@ -31,8 +34,22 @@ benchmarks() {  # $1: fill or bench; everything lands in $OUT/results_$1.tgz (th
   # compile = compile time against tileiras, launch = host time per launch against torch and cuTile), so one warm machine can run them over several calls
   local R="$OUT/$1" B=" ${BENCHES:-tile memory attention} "
   mkdir -p "$R"
-  [[ $B == *" tile "* ]] && timeout ${TILE_TIMEOUT:-300} python3 benchmarks/tile_programs.py --out "$R" --iters 20 \
-    --sizes "$SIZES" 2>&1 | tee "$R/tile_programs.log" | tail -n 34
+  # TILE_VARIANTS: run the tile programs once per variant, each a label "default" (the environment as it
+  # is) or comma-joined NAME=value settings for that run (e.g. TILE_VARIANTS="default TILEORCH_EPILOGUE_ROUNDS=0
+  # TILEORCH_MATH=approx"), into tile_programs_<label>.{json,log,png}; TILE_PROGRAMS=a,b: those programs only
+  if [[ $B == *" tile "* ]]; then
+    for variant in ${TILE_VARIANTS:-}; do
+      label=$(echo "$variant" | tr '=,' '_-')
+      mkdir -p "$R/tile_$label"
+      env $(echo "$variant" | sed 's/^default$//' | tr ',' ' ') timeout ${TILE_TIMEOUT:-300} python3 \
+        benchmarks/tile_programs.py --out "$R/tile_$label" --iters 20 --sizes "$SIZES" \
+        ${TILE_PROGRAMS:+--programs "$TILE_PROGRAMS"} 2>&1 | tee "$R/tile_programs_$label.log" | tail -n 34
+      for f in "$R/tile_$label"/tile_programs.*; do [ -e "$f" ] && mv "$f" "$R/tile_programs_$label.${f##*.}"; done
+      rmdir "$R/tile_$label" 2>/dev/null
+    done
+    [ -z "${TILE_VARIANTS:-}" ] && timeout ${TILE_TIMEOUT:-300} python3 benchmarks/tile_programs.py --out "$R" --iters 20 \
+      --sizes "$SIZES" ${TILE_PROGRAMS:+--programs "$TILE_PROGRAMS"} 2>&1 | tee "$R/tile_programs.log" | tail -n 34
+  fi
   # MEM_ARGS: more arguments, e.g. MEM_ARGS="--sizes small,default,large" (issue 21's 64 MB .. 1 GB sweep)
   [[ $B == *" memory "* ]] && timeout ${MEM_TIMEOUT:-150} python3 benchmarks/memory_bound.py --out "$R" --iters 20 \
     ${MEM_ARGS:-} 2>&1 | tee "$R/memory_bound.log" | tail -n 26

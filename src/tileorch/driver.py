@@ -113,6 +113,9 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
     from tileorch.transforms.tileaa_to_simt import ConvertNvTileaaToSimt
 
     remarks = remarks if remarks is not None else []
+    from tileorch.transforms.math_mode import math_remarks
+
+    remarks.extend(math_remarks(module))  # exp/tanh: full precision or the fast form, and why
     # a column-major array (its unit stride on dimension -2, stated by the signature) is read as its
     # transpose through transposed views, on both paths: the tier's TMA loads need the unit stride last
     from tileorch.transforms.transpose_column_major import transpose_column_major

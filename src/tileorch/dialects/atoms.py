@@ -23,7 +23,7 @@ from xdsl.dialects.builtin import I32, Float32Type, IntAttr, IntegerAttr, Intege
 from xdsl.dialects.llvm import LLVMPointerType, LLVMStructType
 from xdsl.ir import Dialect, SSAValue
 from xdsl.irdl import (AttrSizedOperandSegments, IRDLOperation, ParsePropInAttrDict, irdl_op_definition, operand_def,
-                       opt_operand_def, prop_def, result_def, traits_def)
+                       opt_operand_def, opt_prop_def, prop_def, result_def, traits_def)
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
@@ -111,6 +111,10 @@ class StoreFragmentOp(_FragmentOp):
     elements at or beyond ``rows``/``cols`` are not written (ragged edges).  ``cols`` must be even.
     An i32 accumulator (s8/u8 WGMMA) is stored as ``s32`` as it is, or converted (signed) to a float
     ``dtype``.
+
+    With ``first_column``/``columns`` (whole 8-column groups of the fragment) only those fragment
+    columns are stored (still at ``col`` + their column): one round of a round-by-round epilogue,
+    whose other fields of ``acc`` are not read.
     """
 
     name = "atom.store_fragment"
@@ -121,10 +125,23 @@ class StoreFragmentOp(_FragmentOp):
     rows = operand_def(I32)
     cols = operand_def(I32)
     ld = operand_def(I32)
+    first_column = opt_prop_def(IntegerAttr)
+    columns = opt_prop_def(IntegerAttr)
     assembly_format = "$acc `,` $base `,` $row `,` $col `,` $rows `,` $cols `,` $ld attr-dict `:` type($acc)"
+
+    def column_range(self) -> tuple[int, int]:
+        """(first fragment column, number of columns) this op stores: all of them by default."""
+        n = 2 * len(self.acc.type.types)
+        first = self.first_column.value.data if self.first_column is not None else 0
+        return first, self.columns.value.data if self.columns is not None else n - first
 
     def verify_(self) -> None:
         fields = self._fields(128, ", N <= 256")
+        first, cols = self.column_range()
+        if (self.columns is None) != (self.first_column is None) or cols <= 0 or cols % 8 or first < 0 \
+                or first % 8 or first + cols > 2 * len(fields):
+            raise VerifyException(f"first_column and columns must both be given, whole 8-column groups inside the "
+                                  f"fragment's {2 * len(fields)} columns, got [{first}, {first + cols})")
         if self.dtype.data not in {d.value for d in FragmentDtype}:
             raise VerifyException(f"dtype must be one of bf16, f16, f32, s32, got {self.dtype.data!r}")
         if self.dtype.data == FragmentDtype.S32.value and fields[0] != i32:

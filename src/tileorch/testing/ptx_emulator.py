@@ -63,6 +63,22 @@ class Fault(Exception):
     """A fault of the emulated kernel (an out-of-range address, a register read while a WGMMA writes it)."""
 
 
+def _fma_f32(a, b, c):
+    """``a * b + c`` of f32 arrays rounded once to f32 (IEEE fma, round to nearest even): the product
+    is exact in f64, the f64 sum is made round-to-odd from its exact error (TwoSum), and a
+    round-to-odd 53-bit value rounds to 24 bits as the exact value would (no double rounding)."""
+    p = a.astype(np.float64) * b.astype(np.float64)
+    c = c.astype(np.float64)
+    s = p + c
+    bp = s - c
+    err = (p - bp) + (c - (s - bp))  # s + err == p + c exactly (finite s)
+    bits = s.view(np.uint64)
+    inexact = (err != 0) & np.isfinite(s) & ((bits & np.uint64(1)) == 0)
+    toward = np.where(err > 0, np.inf, -np.inf)
+    s = np.where(inexact, np.nextafter(s, toward), s)
+    return s.astype(np.float32)
+
+
 def _swizzle(addr, span):
     """The physical shared-memory byte address of ``addr`` under a ``span``-byte swizzle (128, 64,
     32): the 16-byte chunk bits 4.. XORed with the row bits 7.. (3, 2 or 1 bits)."""
@@ -575,7 +591,7 @@ class Emu:
                 if base == "add": r = a[0] + a[1]
                 elif base == "sub": r = a[0] - a[1]
                 elif base == "mul": r = a[0] * a[1]
-                elif base in ("fma", "mad"): r = (a[0].astype(np.float64) * a[1] + a[2]).astype(np.float32)
+                elif base in ("fma", "mad"): r = _fma_f32(a[0], a[1], a[2])
                 elif base == "max": r = np.fmax(a[0], a[1])
                 elif base == "min": r = np.fmin(a[0], a[1])
                 elif base == "div": r = a[0] / a[1]

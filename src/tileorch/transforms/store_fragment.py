@@ -4,7 +4,8 @@ Thread ``t = tid.x % 128`` of the warp group holds, for each 8-column group ``g`
 ``m64nN`` tile, the values ``4g, 4g+1`` at row ``16*(t/32) + (t%32)/4`` and ``4g+2, 4g+3`` eight
 rows below, both at columns ``8g + 2*(t%4) + {0, 1}`` (PTX ISA, "wgmma D matrix fragment").
 Each pair becomes one 4-byte store (``cvt.rn.bf16x2.f32`` / ``cvt.rn.f16x2.f32``; two 4-byte
-stores for f32 and s32), guarded by ``row < rows && col < cols``.  An i32 fragment (s8/u8 WGMMA)
+stores for f32 and s32), guarded by ``row < rows && col < cols``; with ``first_column``/``columns``
+only the groups of those columns.  An i32 fragment (s8/u8 WGMMA)
 is stored as it is for ``s32``, else converted (signed) to f32 first.
 """
 
@@ -33,7 +34,6 @@ def lower_store_fragment(op: StoreFragmentOp) -> list[Operation]:
     e = _Ops()
     dtype = op.dtype.data
     elem_bytes = 4 if dtype in ("f32", "s32") else 2
-    fields = len(op.acc.type.types)
     tid = e.add(nvvm.SPECIAL_REGISTERS["tid.x"]())
     t = e.bin(arith.AndIOp, tid, e.c(127))
     warp = e.bin(arith.ShRUIOp, t, e.c(5))
@@ -49,7 +49,8 @@ def lower_store_fragment(op: StoreFragmentOp) -> list[Operation]:
         off = e.add(arith.MuliOp(e.add(arith.ExtUIOp(r, i64)), e.add(arith.ExtUIOp(op.ld, i64))))
         row_ptr.append(e.add(llvm.GEPOp(op.base, [llvm.GEP_USE_SSA_VAL], i8_type(elem_bytes), ssa_indices=[off],
                                         result_type=PTR_GLOBAL)))
-    for g in range(fields // 4):
+    first, columns = op.column_range()
+    for g in range(first // 8, (first + columns) // 8):
         col = e.bin(arith.AddiOp, col0, e.c(8 * g))
         col_ok = e.add(arith.CmpiOp(col, op.cols, "slt"))
         for half in range(2):

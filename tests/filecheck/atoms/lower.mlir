@@ -52,3 +52,22 @@ func.func @int_fragment(%acc: !llvm.struct<(i32, i32, i32, i32)>, %c: !llvm.ptr<
 // CHECK-NEXT:  arith.sitofp %[[W]] : i32 to f32
 // CHECK:       cvt.rn.bf16x2.f32
 // ROUNDTRIP:   atom.store_fragment %acc, %c, %x, %x, %x, %x, %x {dtype = "s32"} : !llvm.struct<(i32, i32, i32, i32)>
+
+// -----
+
+// One round of a round-by-round epilogue: columns 8..15 of an m64n16 fragment (group 1: fields
+// 4-7) stored; fields 0-3 (group 0) are not read.
+func.func @store_round(%acc: !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>, %c: !llvm.ptr<1>, %x: i32) {
+  atom.store_fragment %acc, %c, %x, %x, %x, %x, %x {dtype = "f32", first_column = 8 : i64, columns = 8 : i64} : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+  func.return
+}
+// CHECK-LABEL: func.func @store_round
+// CHECK-NOT:   llvm.extractvalue %acc[{{[0-3]}}]
+// CHECK:       arith.constant 8 : i32
+// CHECK:       llvm.extractvalue %acc[4]
+// CHECK:       llvm.extractvalue %acc[5]
+// CHECK:       llvm.extractvalue %acc[6]
+// CHECK:       llvm.extractvalue %acc[7]
+// CHECK-NOT:   llvm.extractvalue
+// CHECK:       func.return
+// ROUNDTRIP:   atom.store_fragment %acc, %c, %x, %x, %x, %x, %x {dtype = "f32", first_column = 8 : i64, columns = 8 : i64}

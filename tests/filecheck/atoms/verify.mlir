@@ -31,3 +31,19 @@ func.func @mixed_fields(%acc: !llvm.struct<(f32, i32, f32, i32)>, %c: !llvm.ptr<
   func.return
 }
 // CHECK: error: accumulator must be a struct of 4*k f32 or i32 (an m64nN fragment, N <= 256), got !llvm.struct<(f32, i32, f32, i32)>
+
+// -----
+
+func.func @round_inside_fragment(%acc: !llvm.struct<(f32, f32, f32, f32)>, %c: !llvm.ptr<1>, %x: i32) {
+  atom.store_fragment %acc, %c, %x, %x, %x, %x, %x {dtype = "f32", first_column = 0 : i64, columns = 16 : i64} : !llvm.struct<(f32, f32, f32, f32)>
+  func.return
+}
+// CHECK: error: first_column and columns must both be given, whole 8-column groups inside the fragment's 8 columns, got [0, 16)
+
+// -----
+
+func.func @round_needs_both(%acc: !llvm.struct<(f32, f32, f32, f32)>, %c: !llvm.ptr<1>, %x: i32) {
+  atom.store_fragment %acc, %c, %x, %x, %x, %x, %x {dtype = "f32", first_column = 0 : i64} : !llvm.struct<(f32, f32, f32, f32)>
+  func.return
+}
+// CHECK: error: first_column and columns must both be given, whole 8-column groups inside the fragment's 8 columns, got [0, 8)

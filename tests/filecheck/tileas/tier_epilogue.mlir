@@ -2,6 +2,8 @@
 // RUN: tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass,lower-to-llvm -t ptx > %t.ptx
 // RUN: ptxas -arch=sm_90a %t.ptx -o %t.cubin
 // RUN: tileorch-opt %s -p "tileas-tier,convert-nv-tileas-to-cutlass{config=\"tile_n=256,stages=4\"}" | filecheck %s --check-prefix=RETILE
+// RUN: tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=ROUNDS
+// RUN: env TILEORCH_EPILOGUE_ROUNDS=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=WHOLE
 // A GEMM with the epilogue  C = relu(alpha * acc + bias[col]) * s[row]  written as tile ops after the
 // K loop (a row vector, a column vector, a scalar argument, a splat constant), and B^T stored [N, K]
 // (tile (program id 1, k), permuted before the dot).  The epilogue is compiled into each consumer warp
@@ -77,3 +79,22 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // CHECK:      atom.stage_fragment
 // RETILE:     func.func @gemm_f16_f16_bk_128x256x64_s4_
 // RETILE:     retile_safe = true
+// Round by round (the default): the 32 values of a thread's first 64 columns (fields 0-31) are
+// computed right before the first 64-column box is staged, the next 32 (fields 32-63, their bias
+// loads included) only after that box's TMA store was issued.
+// ROUNDS:      %row0 = arith.addi
+// ROUNDS:      llvm.insertvalue {{.*}}[31] : !llvm.struct<(f32
+// ROUNDS-NOT:  llvm.insertvalue {{.*}}[32] : !llvm.struct<(f32
+// ROUNDS:      atom.stage_fragment {{.*}}{first_column = 0 : i64, columns = 64 : i64
+// ROUNDS:      nvvm.cp.async.bulk.tensor.global.shared.cta
+// ROUNDS:      llvm.load
+// ROUNDS:      llvm.insertvalue {{.*}}[32] : !llvm.struct<(f32
+// ROUNDS:      llvm.insertvalue {{.*}}[63] : !llvm.struct<(f32
+// ROUNDS:      atom.stage_fragment {{.*}}{first_column = 64 : i64, columns = 64 : i64
+// TILEORCH_EPILOGUE_ROUNDS=0: the whole fragment's 64 values first, then both boxes
+// WHOLE:       %row0 = arith.addi
+// WHOLE:       llvm.insertvalue {{.*}}[63] : !llvm.struct<(f32
+// WHOLE-NOT:   llvm.load
+// WHOLE:       atom.stage_fragment {{.*}}{first_column = 0 : i64, columns = 64 : i64
+// WHOLE-NOT:   llvm.insertvalue
+// WHOLE:       atom.stage_fragment {{.*}}{first_column = 64 : i64, columns = 64 : i64

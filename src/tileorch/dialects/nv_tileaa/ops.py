@@ -637,9 +637,18 @@ class NegFOp(_UnaryFloatOp):
 
 @irdl_op_definition
 class ExpOp(_UnaryFloatOp):
-    """Elementwise ``e**x``."""
+    """Elementwise ``e**x``: full precision (below 1 ulp in f32, :mod:`tileorch.transforms.math_mode`)
+    unless ``rounding`` is ``approx`` (the program's ``rounding_mode=APPROX``: ``ex2.approx`` of
+    ``x * log2 e``)."""
 
     name = "nv_tileaa.exp"
+    rounding = opt_prop_def(StringAttr)
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, *operands: SSAValue, rounding: str | None = None):
+        super().__init__(*operands)
+        if rounding is not None:
+            self.rounding = StringAttr(rounding)
 
 
 @irdl_op_definition

@@ -527,8 +527,8 @@ def _elementwise(L, op):
         mode = "approx" if rm.data == A.RoundingMode.APPROX else "full"
         ftz = ".ftz" if op.flush_to_zero is not None else ""
         new = aa.DivFOp(*[L.v(v) for v in op.operands], rounding=mode + ftz)
-    elif isinstance(op, ct.TanHOp) and rm is not None and rm.data == A.RoundingMode.APPROX:
-        new = aa.TanhOp(L.v(op.source), rounding="approx")
+    elif isinstance(op, ct.TanHOp | ct.ExpOp) and rm is not None and rm.data == A.RoundingMode.APPROX:
+        new = (aa.TanhOp if isinstance(op, ct.TanHOp) else aa.ExpOp)(L.v(op.source), rounding="approx")
     else:
         new = _AA_ELEMENTWISE[type(op)](*[L.v(v) for v in op.operands])
     L.bind(op, L.emit(new, op))

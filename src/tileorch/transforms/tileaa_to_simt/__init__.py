@@ -62,6 +62,7 @@ from tileorch.dialects.nv_tileaa import FuncOp as TileFuncOp
 from tileorch.dialects.nv_tileaa.attrs import MemRefType, MemTokenType, PointerType, TiledViewType
 from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileaa.tile_ops import CASTS
+from tileorch.transforms.math_mode import takes_approx
 from tileorch.transforms.tileaa_to_simt import cluster_split, warp_programs
 from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, SHARED_PTR, Emitter, Tile, byte_size, global_type,
                                                      is_float, is_fp8, memory_type, reg_type, strides_of,
@@ -1705,8 +1706,8 @@ def lower_scalar_op(e: Emitter, op: Operation, args: list[SSAValue], rtype: Attr
         return e.v(arith.SelectOp(*args))
     if name in ELEMENTWISE:
         kind = ELEMENTWISE[name]
-        if kind == "tanh" and getattr(op, "rounding", None) is None:
-            return e.tanh_full(args[0])
+        if kind in ("exp", "tanh") and not takes_approx(op):  # the spec's default rounding<full>
+            return e.exp_full(args[0]) if kind == "exp" else e.tanh_full(args[0])
         if kind in ("exp", "exp2", "sqrt", "rsqrt", "tanh", "log", "log2", "neg", "abs"):
             return e.unary_math(kind, args[0])
         if kind == "fma":

@@ -29,6 +29,7 @@ A program this lowering cannot take is a located error naming the first reason.
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass, replace
 
 from xdsl.context import Context
@@ -1055,7 +1056,14 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
                       grid: list[SSAValue] | None = None) -> None:
     """Evaluate the program's epilogue for each accumulator element of ``block``'s warp group and
     hand the fragment stores the new accumulator; row and column reductions of the result are
-    stored beside it (a column reduction exchanges partials in ``cfg``'s scratch)."""
+    stored beside it (a column reduction exchanges partials in ``cfg``'s scratch).
+
+    What every element needs (coordinates, row reductions the stored value reads, the column and
+    row reductions' side stores) is emitted after ``row0``; then, with :func:`epilogue_rounds`, each
+    fragment store (a 64-column staging round, or a direct store split into 64-column rounds) gets
+    the elements of its own columns right before it, in a fresh fragment; otherwise all elements
+    go into one fragment before the first store.  Atomic and transposed-C sinks store each element
+    where it is computed (their fragment stores are dropped)."""
     m0, n0, row0 = _named(block, "m0"), _named(block, "n0"), _named(block, "row0")
     tmp = Block()
     e = Emitter(tmp, 128)
@@ -1085,10 +1093,11 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
     # the stored values: i32 for an i32 output, else f32 (the fragment store rounds to 16 bits); an
     # integer dot's i32 accumulator converted by the epilogue goes into a new f32 fragment
     out_field = IntegerType(32) if dk.out_dtype == "s32" else f32
-    acc = acc_in
-    if out_field != acc_field:
-        acc = e.v(llvm.UndefOp(llvm.LLVMStructType.from_type_list([out_field] * fields)))
     atomic = dk.store.name == ATOMIC_SINK
+    rounds = epilogue_rounds() and not atomic and not dk.c_transposed  # else the whole fragment first
+    acc = acc_in
+    if out_field != acc_field and not rounds:
+        acc = e.v(llvm.UndefOp(llvm.LLVMStructType.from_type_list([out_field] * fields)))
     if atomic:
         from tileorch.dialects import llvm_ext
         from tileorch.transforms.tileaa_to_simt.pointers import RMW_BIN_OP, _order
@@ -1109,38 +1118,46 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
     for red in dk.row_feeding:  # row reductions the stored value reads: before its elements
         for half in range(2):
             lowering.row_reduction(red, rows[half], row_elements(half))
-    for g in range(fields // 4):
-        if row_cols is not None:  # the row reductions' coordinates: their folds' values are reused
-            cols = [row_cols[2 * g][2], row_cols[2 * g + 1][2]]
-        else:
-            col_g = e.add_i(col_in, e.const(8 * g))
-            cols = [Coord(col_g, 1), Coord(e.add_i(col_g, e.const(1)), 1)]
-        for half in range(2):
-            for j in range(2):
-                k = 4 * g + 2 * half + j
-                pos = DenseArrayBase.from_list(i64, [k])
-                lowering.acc_element = lambda pos=pos: e.v(llvm.ExtractValueOp(pos, acc_in, acc_field))
-                lowering.others = {v: (lambda pos=pos, x=x: e.v(llvm.ExtractValueOp(pos, x, acc_field)))
-                                   for v, x in zip(dk.more_accs, others_in)}
-                if atomic:  # one atomic add per accumulator element (red.global.add: the old value is unused)
-                    ptr, value, mask = lowering.atomic_element(rows[half], cols[j])
-                    mode = RMW_BIN_OP[dk.store.rmw_mode.value.data]
 
-                    def red(b, ptr=ptr, value=value, mode=mode):
-                        b.v(llvm_ext.AtomicRMWOp(mode, ptr, value, "monotonic", scope))
+    def groups(group_range, acc):
+        """The elements of the fragment's 8-column groups ``group_range``: stored, added or inserted
+        into ``acc`` (returned) for the fragment stores."""
+        for g in group_range:
+            if row_cols is not None:  # the row reductions' coordinates: their folds' values are reused
+                cols = [row_cols[2 * g][2], row_cols[2 * g + 1][2]]
+            else:
+                col_g = e.add_i(col_in, e.const(8 * g))
+                cols = [Coord(col_g, 1), Coord(e.add_i(col_g, e.const(1)), 1)]
+            for half in range(2):
+                for j in range(2):
+                    k = 4 * g + 2 * half + j
+                    pos = DenseArrayBase.from_list(i64, [k])
+                    lowering.acc_element = lambda pos=pos: e.v(llvm.ExtractValueOp(pos, acc_in, acc_field))
+                    lowering.others = {v: (lambda pos=pos, x=x: e.v(llvm.ExtractValueOp(pos, x, acc_field)))
+                                       for v, x in zip(dk.more_accs, others_in)}
+                    if atomic:  # one atomic add per accumulator element (red.global.add: the old value is unused)
+                        ptr, value, mask = lowering.atomic_element(rows[half], cols[j])
+                        mode = RMW_BIN_OP[dk.store.rmw_mode.value.data]
 
-                    if mask is None:
-                        red(e)
+                        def red(b, ptr=ptr, value=value, mode=mode):
+                            b.v(llvm_ext.AtomicRMWOp(mode, ptr, value, "monotonic", scope))
+
+                        if mask is None:
+                            red(e)
+                        else:
+                            e.if_(mask, lambda b, red=red: (red(b), None)[1])
+                        continue
+                    if dk.c_transposed:  # stored here at the transposed coordinates: the fragment store goes
+                        lowering.transposed_store(rows[half], cols[j], dk.c_swapped)
                     else:
-                        e.if_(mask, lambda b, red=red: (red(b), None)[1])
-                    continue
-                if dk.c_transposed:  # stored here at the transposed coordinates: the fragment store goes
-                    lowering.transposed_store(rows[half], cols[j], dk.c_swapped)
-                else:
-                    value = lowering.element(rows[half], cols[j])
-                    acc = e.v(llvm.InsertValueOp(pos, acc, value))
-                for st in dk.tile_stores:  # more outputs of the accumulator's shape: this element
-                    lowering.tile_store(st, rows[half], cols[j])
+                        value = lowering.element(rows[half], cols[j])
+                        acc = e.v(llvm.InsertValueOp(pos, acc, value))
+                    for st in dk.tile_stores:  # more outputs of the accumulator's shape: this element
+                        lowering.tile_store(st, rows[half], cols[j])
+        return acc
+
+    if not rounds:  # the whole fragment's values first, then the fragment stores
+        acc = groups(range(fields // 4), acc)
     if atomic and sem in ("acquire", "acq_rel"):
         e.add(llvm_ext.FenceOp("acquire", scope))
     if columns:
@@ -1155,16 +1172,76 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
                 if red not in dk.row_feeding:  # else evaluated already
                     lowering.row_reduction(red, rows[half], row_elements(half))
                 lowering.side_store(st, rows[half], leader)
-    anchor = row0.next_op
-    for op in list(tmp.ops):
-        op.detach()
-        block.insert_op_before(op, anchor)
+    _move_before(tmp, row0.next_op)
+    if rounds:
+        frags = _split_direct_store(frags)
+        for frag in frags:  # round by round: a round's values are computed right before its store
+            first, columns = _frag_columns(frag)
+            round_acc = e.v(llvm.UndefOp(llvm.LLVMStructType.from_type_list([out_field] * fields)))
+            frag.operands[0] = groups(range(first // 8, (first + columns) // 8), round_acc)
+            _move_before(tmp, frag)
+        return
     for frag in frags:
         if atomic or dk.c_transposed:  # the atomics (the transposed stores) are the epilogue's stores
             frag.detach()
             frag.erase()
         else:
             frag.operands[0] = acc
+
+
+EPILOGUE_ROUNDS_ENV = "TILEORCH_EPILOGUE_ROUNDS"
+ROUND_COLUMNS = 64
+"""Accumulator columns per round of a round-by-round epilogue: one 64-column TMA box of the staging
+buffer (``atom.stage_fragment``), and as many columns per direct store."""
+
+
+def epilogue_rounds() -> bool:
+    """Whether the tier's GEMM epilogue runs round by round (default; ``TILEORCH_EPILOGUE_ROUNDS=0``,
+    read at each compile and part of the disk-cache key, computes the whole fragment first).
+
+    Round by round, the program's epilogue ops of one round's :data:`ROUND_COLUMNS` accumulator
+    columns (bias loads, activation, cast) are emitted right before that round's fragment store
+    (the staging write + TMA store, or the direct stores), so at most one round's values are live
+    beside the accumulator: a 128x256 tile's GELU epilogue no longer spills (ptxas -v, linear_gelu_bf16:
+    460 B spill stores / 444 B loads -> 0).  Whole-fragment first (the old order) computes all
+    ``tile_n / 2`` values of a thread before the first store."""
+    return os.environ.get(EPILOGUE_ROUNDS_ENV, "1") != "0"
+
+
+def _move_before(tmp: Block, anchor: Operation) -> None:
+    """Move every op of ``tmp`` before ``anchor``, in order (``tmp`` is left empty)."""
+    block = anchor.parent_block()
+    for op in list(tmp.ops):
+        op.detach()
+        block.insert_op_before(op, anchor)
+
+
+def _frag_columns(frag: Operation) -> tuple[int, int]:
+    """(first fragment column, columns) a fragment store writes."""
+    if isinstance(frag, StageFragmentOp):
+        return frag.first_column.value.data, frag.columns.value.data
+    return frag.column_range()
+
+
+def _split_direct_store(frags: list[Operation]) -> list[Operation]:
+    """The fragment stores with each whole-fragment direct store (``atom.store_fragment`` of every
+    column) split into one per :data:`ROUND_COLUMNS` columns, in place: the direct epilogue's rounds."""
+    out = []
+    for frag in frags:
+        first, columns = _frag_columns(frag)
+        if not isinstance(frag, StoreFragmentOp) or columns <= ROUND_COLUMNS:
+            out.append(frag)
+            continue
+        for c in range(first, first + columns, ROUND_COLUMNS):
+            part = StoreFragmentOp(operands=list(frag.operands), properties={
+                **frag.properties, "first_column": IntegerAttr(c, i64),
+                "columns": IntegerAttr(min(ROUND_COLUMNS, first + columns - c), i64)})
+            part.attributes.update(frag.attributes)
+            frag.parent_block().insert_op_before(part, frag)
+            out.append(part)
+        frag.detach()
+        frag.erase()
+    return out
 
 
 def _row_columns(e: Emitter, block: Block, dk: DotKernel, env: KernelEnv, col_in: SSAValue, fields: int) -> list:
@@ -1321,6 +1398,13 @@ def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: st
     new_funcs = [op for op in lowered.ops if isinstance(op, func.FuncOp)]
     takes_params = not dk.plain_epilogue or dk.k_bounds is not None or dk.program_grid
     grid = None
+    if not dk.plain_epilogue and dk.store.name != ATOMIC_SINK and not dk.c_transposed:
+        how = "staged + TMA-stored" if cfg.epilogue == "tma" else "stored"
+        dk.remarks.append(
+            f"epilogue round by round: {cfg.tile_n // ROUND_COLUMNS} rounds of {ROUND_COLUMNS} accumulator columns, "
+            f"each computed, converted and {how} before the next ({EPILOGUE_ROUNDS_ENV}=0: the whole fragment first)"
+            if epilogue_rounds() else
+            f"epilogue of the whole fragment computed before its first store ({EPILOGUE_ROUNDS_ENV}=0)")
     for f in new_funcs:
         if takes_params:
             args = _append_parameters(f, kernel)

@@ -1,0 +1,65 @@
+"""How the elementwise transcendental ops of a tile program are computed (one place for every
+lowering: the SIMT path's slots, the GEMM epilogue's accumulator elements, the chained-dots kernel).
+
+CUDA Tile IR (``cuda_tile.exp``, ``cuda_tile.tanh``) gives these ops a ``rounding_mode`` whose
+default is ``full`` and whose ``approx`` asks for the fast hardware approximation:
+
+* ``exp``, ``full``: the CUDA Math API's ``expf`` (at most 2 ulp): :meth:`Emitter.exp_full`, IEEE
+  f32 ``fma``/``mul`` only, below 1 ulp; ``approx``: ``ex2.approx.ftz.f32`` of ``x * log2 e`` (the
+  spec's "exp2 with log2(e) scaling"; about 2^-21 relative, subnormal results flushed);
+* ``tanh``, ``full``: :meth:`Emitter.tanh_full` (a polynomial below 0.6, ``1 - 2/(e^2a + 1)`` above);
+  ``approx``: ``tanh.approx.f32`` (about 2^-11 relative).
+
+``TILEORCH_MATH=approx`` (read at each compile, part of the disk-cache key) takes the ``approx``
+forms for every such op, as ``--use_fast_math`` does for CUDA C++: a program-wide speed switch.  An
+op that carries ``rounding = "approx"`` (the program's ``rounding_mode=APPROX``) takes it always.
+:func:`math_remarks` names the choice for each kind of op a module holds.
+"""
+
+from __future__ import annotations
+
+import os
+
+from xdsl.ir import Operation
+
+MATH_ENV = "TILEORCH_MATH"
+APPROX_KINDS = {"nv_tileaa.exp": "exp", "nv_tileaa.tanh": "tanh"}
+"""The ops whose ``full`` and ``approx`` forms differ, and their names in remarks."""
+
+
+def approx_math() -> bool:
+    """``TILEORCH_MATH=approx``: the approximate forms for every op of :data:`APPROX_KINDS`."""
+    return os.environ.get(MATH_ENV, "") == "approx"
+
+
+def takes_approx(op: Operation) -> bool:
+    """Whether ``op`` (an op of :data:`APPROX_KINDS`) is computed by its approximate form: the
+    program asked for it (``rounding = "approx"``) or :func:`approx_math`."""
+    rounding = getattr(op, "rounding", None)
+    return approx_math() or (rounding is not None and rounding.data.startswith("approx"))
+
+
+FORMS = {
+    ("exp", False): "full precision (the spec's default rounding<full>: fma-only range reduction and polynomial, "
+                    "below 1 ulp)",
+    ("exp", True): "ex2.approx.ftz of x*log2(e) (rounding<approx>: about 2^-21 relative, subnormals flushed)",
+    ("tanh", False): "full precision (the spec's default rounding<full>: polynomial / 1 - 2/(e^2a + 1))",
+    ("tanh", True): "tanh.approx.f32 (rounding<approx>: about 2^-11 relative)",
+}
+
+
+def math_remarks(module: Operation) -> list[str]:
+    """``remark:`` lines naming the form each kind of :data:`APPROX_KINDS` op in ``module`` takes
+    (and why: the default, the program's ``rounding_mode=APPROX``, or ``TILEORCH_MATH=approx``)."""
+    seen: dict[tuple[str, bool], int] = {}
+    for op in module.walk():
+        kind = APPROX_KINDS.get(op.name)
+        if kind is not None:
+            key = (kind, takes_approx(op))
+            seen[key] = seen.get(key, 0) + 1
+    out = []
+    for (kind, approx), count in sorted(seen.items()):
+        why = (f"{MATH_ENV}=approx" if approx_math() else "the program's rounding_mode=APPROX") if approx else \
+            f"{MATH_ENV}=approx or rounding_mode=APPROX takes the fast form"
+        out.append(f"remark: {kind}: {count} op(s) computed by {FORMS[(kind, approx)]} ({why})")
+    return out

@@ -1,0 +1,44 @@
+// RUN: tileorch-opt %s -p convert-cudatile-to-tileaa | filecheck %s --check-prefix=AA
+// RUN: tileorch-opt %s -p convert-cudatile-to-tileaa,convert-nv-tileaa-to-simt | filecheck %s
+// RUN: env TILEORCH_MATH=approx tileorch-opt %s -p convert-cudatile-to-tileaa,convert-nv-tileaa-to-simt | filecheck %s --check-prefix=FAST
+// cuda_tile.exp's rounding mode: the default (full) is the fma-only full-precision sequence, no MUFU;
+// rounding<approx> keeps its approx property in nv_tileaa and takes ex2.approx.ftz of x * log2(e);
+// TILEORCH_MATH=approx takes the approximate form for both.
+cuda_tile.module @m {
+  entry @expk(%x: tile<ptr<f32>>, %y: tile<ptr<f32>>, %n: tile<i32>) {
+    %tok = make_token : token
+    %tvx = make_tensor_view %x, shape = [%n], strides = [1] : tile<i32> -> tensor_view<?xf32, strides=[1]>
+    %tvy = make_tensor_view %y, shape = [%n], strides = [1] : tile<i32> -> tensor_view<?xf32, strides=[1]>
+    %px = make_partition_view %tvx : partition_view<tile=(128), tensor_view<?xf32, strides=[1]>>
+    %py = make_partition_view %tvy : partition_view<tile=(128), tensor_view<?xf32, strides=[1]>>
+    %bx, %by, %bz = get_tile_block_id : tile<i32>
+    %t, %t1 = load_view_tko weak %px[%bx] token = %tok : partition_view<tile=(128), tensor_view<?xf32, strides=[1]>>, tile<i32> -> tile<128xf32>, token
+    %e = exp %t : tile<128xf32>
+    %a = exp %e rounding<approx> : tile<128xf32>
+    %t3 = store_view_tko weak %a, %py[%bx] : tile<128xf32>, partition_view<tile=(128), tensor_view<?xf32, strides=[1]>>, tile<i32> -> token
+  }
+}
+// AA:      %[[E:.*]] = nv_tileaa.exp %{{.*}} : tensor<128xf32>
+// AA-NEXT: nv_tileaa.exp %[[E]] {rounding = "approx"} : tensor<128xf32>
+// The full form: x clamped to [-104, 89], rint(x log2 e) by adding 1.5 * 2^23, two fma of ln 2,
+// the polynomial, the exponent split in two powers of two; no ex2.approx before the approx exp.
+// CHECK:      func.func @expk
+// CHECK-NOT:  ex2.approx
+// CHECK:      arith.constant 8.900000e+01 : f32
+// CHECK-NOT:  ex2.approx
+// CHECK:      arith.constant -1.040000e+02 : f32
+// CHECK-NOT:  ex2.approx
+// CHECK:      arith.constant 0x4B400000 : f32
+// CHECK-NEXT: llvm.inline_asm "fma.rn.f32 $0, $1, $2, $3;"
+// CHECK-NOT:  ex2.approx
+// CHECK:      arith.shrsi
+// CHECK-NOT:  ex2.approx
+// CHECK:      %[[Q:.*]] = arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: %[[R:.*]] = arith.mulf %[[Q]], %{{.*}} : f32
+// CHECK:      %[[X:.*]] = arith.mulf %[[R]], %{{.*}} : f32
+// CHECK-NEXT: llvm.inline_asm "ex2.approx.ftz.f32 $0, $1;", "=f,f" %[[X]]
+// FAST:      func.func @expk
+// FAST-NOT:  fma.rn.f32
+// FAST:      "ex2.approx.ftz.f32 $0, $1;"
+// FAST-NOT:  fma.rn.f32
+// FAST:      "ex2.approx.ftz.f32 $0, $1;"
