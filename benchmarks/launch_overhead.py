@@ -393,12 +393,12 @@ def breakdown(rc, kernel, stream, args, tensor, calls: int, sync) -> dict:
         "stream_handle": lambda: rc.stream_handle(stream),
         "bound_launch": lambda: again(handle),
     }
-    bound = getattr(again, "__self__", None)  # a BoundLaunch (a GEMM program binds otherwise)
-    if bound is not None and hasattr(bound, "_launch_config"):
+    bound = getattr(again, "bound", None)  # a BoundLaunch's launcher (a GEMM program binds otherwise)
+    if bound is not None and hasattr(bound, "stream_config"):
         from tileorch.runtime.driver import api
 
         drv = api()  # cuda.bindings.driver (the stand-in in stub mode)
-        cfg, fn, params = bound._launch_config, bound._function, bound._params
+        cfg, fn, params = bound.stream_config(handle), bound._function, bound._params
         (gx, gy, gz), (bx, by, bz), smem, hs = bound.config.grid, bound.config.block, bound.config.smem, cfg.hStream
         parts["cuLaunchKernelEx"] = lambda: drv.cuLaunchKernelEx(cfg, fn, params, 0)
         parts["cuLaunchKernel"] = lambda: drv.cuLaunchKernel(fn, gx, gy, gz, bx, by, bz, smem, hs, params, 0)

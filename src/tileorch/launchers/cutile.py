@@ -1085,11 +1085,12 @@ def _run(kernel: Any, grid: tuple, block: tuple, params: list[bytes], smem: int,
         return
     kernel.module.device.require_healthy()  # as runtime_launch does before preparing the kernel
     bound = BoundLaunch(kernel, grid, block, params, cluster=cluster, smem=smem)
-    bound.launch(stream)
-    keep(fast, bound.launch)
+    again = bound.launcher()
+    again(stream)
+    keep(fast, again)
     if layout is not None:
         slots, extents = layout
-        keep_layout(fast, lambda pointers: bound.repointed(slots, pointers).launch, extents)
+        keep_layout(fast, bound.repointer(slots), extents)
 
 
 __all__ = [
