@@ -163,6 +163,7 @@ def count(case: str, calls: int, lib: Path) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "callgrind.out"
         env = dict(os.environ, LAUNCH_INSTRUCTIONS_CHILD=case)
+        env.setdefault("PYTHONHASHSEED", "0")  # the same dict probes at every run
         subprocess.run(["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}",
                         sys.executable, __file__, "--calls", str(calls), "--helper", str(lib)],
                        env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

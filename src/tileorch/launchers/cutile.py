@@ -28,11 +28,10 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from tileorch.launchers.cutile_bound import bound_launches
+from tileorch.launchers.cutile_bound import _readers as key_readers
+from tileorch.launchers.cutile_bound import bound_launches, call_key
 from tileorch.launchers.cutile_bound import clear as forget_bound
-from tileorch.launchers.cutile_bound import keep, keep_layout, learn
-from tileorch.launchers.cutile_bound import reader as key_reader
-from tileorch.launchers.cutile_bound import rebound
+from tileorch.launchers.cutile_bound import keep, keep_layout, learn, rebound
 
 ARCHS = {"sm_90a": (9, 0)}
 SCHEDULES = ("auto", "persistent", "streamk", "dp", "simt")
@@ -984,7 +983,8 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90
     once it is queued."""
     # an earlier call with an equal key (cutile_bound.py) left its launch bound: enqueue it again
     try:
-        fast = None if sync else key_reader(kernel)(kernel, grid, args, arch, schedule, tiles)
+        # the kernel's learnt key reader (cutile_bound.reader, inlined)
+        fast = None if sync else key_readers.get(kernel, call_key)(kernel, grid, args, arch, schedule, tiles)
         again = bound_launches.get(fast)
     except TypeError:  # an unhashable kernel, grid or argument: the full path reports it
         again = fast = None
