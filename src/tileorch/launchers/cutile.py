@@ -903,9 +903,10 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         while len(_prepared) > _PREPARED_MAX:
             _prepared.popitem(last=False)
     _prepared.move_to_end(key)
-    prepared.launch(stream)
+    again = prepared.launcher()
+    again(stream)
     if fast is not None and not b_reason:  # a K-major copy of B is made at each launch: not bound
-        keep(fast, prepared.launch)
+        keep(fast, again)
     if sync:
         check(api().cuStreamSynchronize(api().CUstream(stream)), "cuStreamSynchronize")
 
