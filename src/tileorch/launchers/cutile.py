@@ -28,6 +28,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
+from tileorch.gc_deferral import gc_deferred
 from tileorch.launchers.cutile_bound import _readers as key_readers
 from tileorch.launchers.cutile_bound import bound_launches, call_key
 from tileorch.launchers.cutile_bound import clear as forget_bound
@@ -591,11 +592,13 @@ def compiled(kernel: Any, arguments: list[Argument], arch: str, schedule: str, c
     sig = signature_key(arguments)
     data = _bytecode.get((fn, sig))
     if data is None:
-        data = _bytecode[(fn, sig)] = export_bytecode(kernel, arguments)
+        with gc_deferred():  # cuTile's exporter (its front end: a first call imports and compiles much)
+            data = _bytecode[(fn, sig)] = export_bytecode(kernel, arguments)
     key = (fn, sig, arch, schedule, config)
     entry = _programs.get(key)
     if entry is None:
-        program = _compile_program(data, f"<cuTile kernel {kernel_name(kernel)}>", arch, schedule, config)
+        with gc_deferred():  # the compiler's imports on the first compile of a process, then the compile
+            program = _compile_program(data, f"<cuTile kernel {kernel_name(kernel)}>", arch, schedule, config)
         if program.kind not in ("simt", "gemm", "chained"):
             raise RuntimeError(f"compile_program returned a program of unknown kind {program.kind!r}")
         entry = _programs[key] = _Compiled(program)

@@ -70,7 +70,10 @@ def kernel_for(cfg: GemmConfig):
     from tileorch.launchers.gemm_host import GemmKernel, compile_gemm
 
     if cfg not in _kernels:
-        _kernels[cfg] = GemmKernel(cfg, compile_gemm(cfg).cubin)
+        from tileorch.gc_deferral import gc_deferred
+
+        with gc_deferred():  # the compiler's imports on the first compile of a process, then the compile
+            _kernels[cfg] = GemmKernel(cfg, compile_gemm(cfg).cubin)
     return _kernels[cfg]
 
 
