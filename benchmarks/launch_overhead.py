@@ -356,17 +356,20 @@ def gpu(calls: int) -> dict:
     y = torch.empty_like(x)
     stream = torch.cuda.current_stream()
     args = (x, y, 2.0, 1024)
-    pair = compared_us({"cutile_launch": lambda: rc.launch(stream, (1024,), scale, args),
+    import tileorch.cutile
+
+    launch = tileorch.cutile.launch  # the public entry (the launcher's own function: rc.launch)
+    pair = compared_us({"cutile_launch": lambda: launch(stream, (1024,), scale, args),
                         "cuda_tile_launch": lambda: ct.launch(stream, (1024,), scale, args)}, calls, sync)
     out.update(pair)
-    out["gpu_us"]["cutile_launch"] = gpu_us(lambda: rc.launch(stream, (1024,), scale, args))
+    out["gpu_us"]["cutile_launch"] = gpu_us(lambda: launch(stream, (1024,), scale, args))
     if "cuda_tile_launch" in pair:
         out["gpu_us"]["cuda_tile_launch"] = gpu_us(lambda: ct.launch(stream, (1024,), scale, args))
     out["breakdown"] = breakdown(rc, scale, stream, args, x, calls, sync)
     # arrays not seen in the last FRESH calls at each call: a re-pointed bound launch (or the full path)
     xs = torch.randn((FRESH, 1 << 20), device="cuda")
     fresh = [(xs[i], y, 2.0, 1024) for i in range(FRESH)]
-    cycles = {"cutile_launch_new_arrays": (rc.launch, itertools.cycle(fresh)),
+    cycles = {"cutile_launch_new_arrays": (launch, itertools.cycle(fresh)),
               "cuda_tile_launch_new_arrays": (ct.launch, itertools.cycle(fresh))}
     out.update(compared_us({name: (lambda f=f, cyc=cyc: f(stream, (1024,), scale, next(cyc)))
                             for name, (f, cyc) in cycles.items()}, calls, sync))
@@ -393,12 +396,12 @@ def breakdown(rc, kernel, stream, args, tensor, calls: int, sync) -> dict:
         "stream_handle": lambda: rc.stream_handle(stream),
         "bound_launch": lambda: again(handle),
     }
-    bound = getattr(again, "__self__", None)  # a BoundLaunch (a GEMM program binds otherwise)
-    if bound is not None and hasattr(bound, "_launch_config"):
+    bound = getattr(again, "bound", None)  # a BoundLaunch's launcher (a GEMM program binds otherwise)
+    if bound is not None and hasattr(bound, "stream_config"):
         from tileorch.runtime.driver import api
 
         drv = api()  # cuda.bindings.driver (the stand-in in stub mode)
-        cfg, fn, params = bound._launch_config, bound._function, bound._params
+        cfg, fn, params = bound.stream_config(handle), bound._function, bound._params
         (gx, gy, gz), (bx, by, bz), smem, hs = bound.config.grid, bound.config.block, bound.config.smem, cfg.hStream
         parts["cuLaunchKernelEx"] = lambda: drv.cuLaunchKernelEx(cfg, fn, params, 0)
         parts["cuLaunchKernel"] = lambda: drv.cuLaunchKernel(fn, gx, gy, gz, bx, by, bz, smem, hs, params, 0)

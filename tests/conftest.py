@@ -106,7 +106,7 @@ LONGEST_FIRST = (
 
 SESSION_GC_THRESHOLD = (50_000, 50, 50)
 """The cyclic garbage collector's thresholds while the tests run (CPython's default is (700, 10,
-10)).  Below the compiles' own (``tileorch.backend.compile.GC_THRESHOLD``), so that
+10)).  Below the compiles' own (``tileorch.gc_deferral.GC_THRESHOLD``), so that
 ``gc_deferred`` still raises and restores them in the suite."""
 
 

@@ -13,18 +13,19 @@ __version__ = "0.1.0"
 from tileorch.api import Kernel, compile  # noqa: E402,A004  (tileorch.compile(text) -> Kernel; stdlib-only import)
 
 
-def gemm(a, b, out=None, *, schedule: str = "auto", config=None):
-    """``out = a @ b`` on torch CUDA tensors with tileorch's TMA + WGMMA kernel (bf16/fp16 in,
-    fp32 accumulation); see :func:`tileorch.launchers.gemm.gemm`."""
-    from tileorch.launchers.gemm import gemm as _gemm
-
-    return _gemm(a, b, out, schedule=schedule, config=config)
-
-
 def __getattr__(name):
-    # tileorch.cutile (the cuTile launcher) loads on first use: no GPU or cuda.tile at import
-    if name == "cutile":
-        import importlib
+    # loaded on first use (no GPU, torch or cuda.tile at import), then bound in this module so
+    # that later reads find the function itself: ``tileorch.gemm`` is
+    # tileorch.launchers.gemm.gemm (``out = a @ b`` on torch CUDA tensors with tileorch's TMA +
+    # WGMMA kernel) and ``tileorch.cutile`` the cuTile launcher; no wrapper adds to a call's host
+    # time (issue 22)
+    import importlib
 
-        return importlib.import_module("tileorch.cutile")
-    raise AttributeError(f"module 'tileorch' has no attribute {name!r}")
+    if name == "gemm":
+        value = importlib.import_module("tileorch.launchers.gemm").gemm
+    elif name == "cutile":
+        value = importlib.import_module("tileorch.cutile")
+    else:
+        raise AttributeError(f"module 'tileorch' has no attribute {name!r}")
+    globals()[name] = value
+    return value

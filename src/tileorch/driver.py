@@ -290,8 +290,10 @@ def compile_program(data: bytes, name: str = "<cuTile program>", arch: str = "sm
 
     from tileorch import timing
 
+    from tileorch.gc_deferral import gc_deferred
+
     start = time.perf_counter()
-    with timing.collect() as timer:
+    with timing.collect() as timer, gc_deferred():  # the bytecode's load and the tile program's lowering too
         program = _compile_program(data, name, arch, schedule, ptxas, config, start)
     program.timings = timer.as_dict()
     return program
@@ -427,8 +429,9 @@ def compile_module(
     the SIMT lowering's output skips the cutlass passes).
     """
     from tileorch import timing
-    from tileorch.backend.compile import STAGES, compile_lowered, gc_deferred
+    from tileorch.backend.compile import STAGES, compile_lowered
     from tileorch.backend.ptx import DEFAULT_PTX_VERSION
+    from tileorch.gc_deferral import gc_deferred
     from tileorch.registry import make_context
 
     if emit not in STAGES:
@@ -451,7 +454,8 @@ def compile_text(text: str, name: str = "<input>", **kwargs) -> CompileResult:
     >>> result.ptx, result.ptxas.messages                             # doctest: +SKIP
     """
     from tileorch import timing
-    from tileorch.backend.compile import gc_deferred, parse_text
+    from tileorch.backend.compile import parse_text
+    from tileorch.gc_deferral import gc_deferred
     from tileorch.registry import make_context
 
     with timing.collect() as timer, gc_deferred():

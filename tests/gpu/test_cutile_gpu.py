@@ -362,3 +362,40 @@ def test_batched_gemm_bf16():
     ref = a.float() @ b.float()
     assert torch.isfinite(c).all()
     torch.testing.assert_close(c, ref, atol=1e-3, rtol=1e-3)
+
+
+def test_repeated_launches_on_two_streams_bound_and_re_pointed():
+    """The bound launches of repeated calls (one launch configuration per stream handle, shared
+    by re-pointed copies): vec_add and a GEMM called again and again, alternating between the
+    current stream and a side stream, inputs changed in place between calls, every other call
+    into a fresh NaN-filled output (a re-pointed launch) and the others into one reused output;
+    each result against torch."""
+    n, tile = 70001, 256
+    g = _gen(22)
+    a = torch.randn(n, device="cuda", generator=g)
+    b = torch.randn(n, device="cuda", generator=g)
+    m, nn, k = 300, 520, 128
+    ga = torch.randn(m, k, device="cuda", dtype=torch.float16, generator=g)
+    gb = torch.randn(k, nn, device="cuda", dtype=torch.float16, generator=g)
+    kept = torch.full((n,), NAN, device="cuda")
+    kept_c = torch.full((m, nn), NAN, device="cuda", dtype=torch.float16)
+    side = torch.cuda.Stream()
+    for i in range(12):
+        stream = side if i % 2 else torch.cuda.current_stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            a.add_(0.5)  # changed in place: the bound launch reads the new values
+            buf, c = _nan_view(n, (n,), torch.float32)
+            out = c if i % 4 < 2 else kept.fill_(NAN)
+            tileorch.cutile.launch(stream, (math.ceil(n / tile),), vec_add, (a, b, out, tile))
+            gc = torch.full((m, nn), NAN, device="cuda", dtype=torch.float16) if i % 3 == 0 else kept_c.fill_(NAN)
+            tileorch.cutile.launch(stream, (math.ceil(m / 128), math.ceil(nn / 128), 1), gemm,
+                                   (ga, gb, gc, 128, 128, 64))
+            ref = a + b
+            gref = ga.float() @ gb.float()
+        stream.synchronize()
+        torch.testing.assert_close(out, ref, rtol=0, atol=0, msg=f"vec_add, call {i}")
+        assert torch.isnan(buf[n:]).all(), "the kernel wrote past the end of c"
+        assert torch.isfinite(gc).all(), f"GEMM call {i}: unwritten (NaN) or non-finite outputs"
+        torch.testing.assert_close(gc.float(), gref, atol=0.1 + 2e-3 * math.sqrt(k), rtol=1e-2,
+                                   msg=f"GEMM, call {i}")

@@ -114,3 +114,33 @@ def test_transposed_a_view_is_an_m_major_operand(m, n, k):
     out = tileorch.gemm(at.t(), b)
     torch.cuda.synchronize()
     torch.testing.assert_close(out.float(), at.float().t() @ b.float(), atol=5e-2, rtol=2e-2)
+
+
+@pytest.mark.parametrize("schedule", ["persistent", "streamk"])
+def test_repeated_calls_on_two_streams(schedule):
+    """tileorch.gemm's bound launches (one launch configuration per stream handle): the same
+    problem called again and again, alternating between the current stream and a side stream,
+    A changed in place between calls, outputs NaN-filled (a new one every third call, the bound
+    pointers otherwise), each against torch fp32."""
+    import tileorch
+
+    m, n, k = 1000, 1000, 1024
+    g = torch.Generator(device="cuda").manual_seed(22)
+    a = torch.randn((m, k), device="cuda", dtype=torch.bfloat16, generator=g)
+    b = torch.randn((k, n), device="cuda", dtype=torch.bfloat16, generator=g)
+    kept = torch.empty((m, n), device="cuda", dtype=torch.bfloat16)
+    side = torch.cuda.Stream()
+    cfg = replace(BASE, schedule=schedule)
+    for i in range(9):
+        stream = side if i % 2 else torch.cuda.current_stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            a.mul_(-1.0)
+            out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16) if i % 3 == 0 \
+                else kept.fill_(float("nan"))
+            tileorch.gemm(a, b, out, config=cfg)
+            ref = a.float() @ b.float()
+        stream.synchronize()
+        assert torch.isfinite(out).all(), f"call {i}: unwritten (NaN) or non-finite outputs"
+        err = float((out.float() - ref).norm() / ref.norm())
+        assert err < 1e-2, f"call {i}: relative error {err:.3e}"

@@ -39,7 +39,7 @@ def test_dispatch_tries_named_and_any_op_patterns_in_order_until_one_acts():
 
 
 def test_gc_threshold_is_raised_while_compiling_and_restored():
-    from tileorch.backend.compile import GC_THRESHOLD, gc_deferred
+    from tileorch.gc_deferral import GC_THRESHOLD, gc_deferred
 
     before = gc.get_threshold()
     with gc_deferred():

@@ -278,3 +278,40 @@ def test_arrays_that_come_to_overlap_or_part_are_not_re_pointed():
     assert cb.rebound(call(t=dict(ptr=0x20000), d=dict(ptr=0x20000))) is not None
     cb.clear()
     assert cb.rebound(call(t=dict(ptr=0x20000), d=dict(ptr=0x20000))) is None
+
+
+@pytest.mark.parametrize("cai", [
+    {"data": (), "shape": (8,), "typestr": "<f4"},  # no pointer in data: IndexError
+    {"data": (0x9000, False), "shape": None, "typestr": "<f4"},  # shape not iterable: TypeError
+    {"data": (0x9000, False), "shape": (8,)},  # no typestr: KeyError
+    {"data": (0x9000, False), "shape": (8,), "typestr": "<f4", "strides": 4},  # strides not iterable
+    [("data", (0x9000, False))],  # no dict
+])
+def test_a_learnt_reader_of_two_arrays_gives_no_key_for_a_malformed_interface(cai):
+    """The generated reader reads every array's interface inline: one malformed interface,
+    first or second, gives None as call_key does, and the well-formed calls still their key."""
+    cb.learn(KERNEL, (Dev(), Dev(ptr=0xA000), 2.0))
+    read = cb.reader(KERNEL)
+    for args in ((Dev(), Dev(ptr=0xA000), 2.0), (Dev(ptr=0x9100), Dev(ptr=0xA100, shape=(3,)), 1.0)):
+        call = plain_call() | dict(args=args)
+        assert read(**call) == cb.call_key(**call) is not None
+    for position in (0, 1):
+        args = [Dev(), Dev(ptr=0xA000), 2.0]
+        args[position].__cuda_array_interface__ = cai
+        call = plain_call() | dict(args=tuple(args))
+        assert read(**call) is None is cb.call_key(**call)
+
+
+def test_readers_are_kept_per_torch_tensor_class(monkeypatch):
+    """A class read through its array interface while torch's Tensor was another class is read
+    as a tensor once it is torch's Tensor (the generated readers are kept per tensor class)."""
+    cb.learn(KERNEL, (Dev(), 2.0))
+    monkeypatch.setitem(sys.modules, "torch", SimpleNamespace(Tensor=Dev, __name__="torch"))
+    cb.learn(KERNEL, (Dev(), 2.0))
+    call = plain_call() | dict(args=(Dev(), 2.0))
+    call["args"][0].data_ptr = lambda: 0x9000
+    call["args"][0].shape, call["args"][0].dtype, call["args"][0].device = (8,), "torch.float32", "cuda:0"
+    call["args"][0].stride = lambda: (1,)
+    assert cb.reader(KERNEL)(**call) == cb.call_key(**call) == (KERNEL, (4,), "sm_90a", "auto", "auto", Dev,
+                                                                   0x9000, (8,), (1,), "torch.float32", "cuda:0",
+                                                                   float, 2.0)

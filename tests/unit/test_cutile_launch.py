@@ -427,6 +427,109 @@ def test_a_repeated_launch_reuses_the_bound_launch(monkeypatch):
     assert (cfg.gridDimX, cfg.blockDimX, cfg.sharedMemBytes) == (4, 128, 0)
 
 
+def _counted(monkeypatch, module, name, counts):
+    """Replace ``module.name`` by a wrapper counting its calls in ``counts[name]``."""
+    real = getattr(module, name)
+
+    def counting(*args, **kwargs):
+        counts[name] = counts.get(name, 0) + 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, counting)
+
+
+def _errors(calls) -> list[str]:
+    out = []
+    for call in calls:
+        with pytest.raises((TypeError, ValueError)) as info:
+            call()
+        out.append(f"{type(info.value).__name__}: {info.value}")
+    return out
+
+
+@needs_cutile
+def test_repeated_public_launches_re_derive_nothing(monkeypatch):
+    """``tileorch.cutile.launch`` is the launcher's own function; its repeated calls (two streams
+    in turn) describe, sign, compile, configure and pack once, make one launch configuration per
+    stream, and launch the same bytes; a call differing in an array's address re-points the
+    bound launch (its stream configurations shared); wrong arguments after all this raise the
+    errors a first call raises."""
+    import importlib
+
+    import tileorch
+    import tileorch.driver as frontend
+    from tileorch.frontend.cuda_tile_bytecode import read_bytecode
+    from tileorch.launchers import cutile_bound as cb
+    from tileorch.runtime import device as rt_device
+    from tileorch.runtime.driver import use_api
+
+    rt_launch = importlib.import_module("tileorch.runtime.launch")
+
+    assert tileorch.cutile.launch is rc.launch
+    sizes = {"tile<ptr<f32>>": 8, "tile<i32>": 4, "tile<f32>": 4}
+
+    def compile_program(data, name, arch="sm_90a", schedule="persistent", ptxas=True):
+        entry = read_bytecode(data).body.block.first_op.body.block.first_op
+        drv.params["add_simt"] = [sizes[str(t).removeprefix("!cuda_tile.")] for t in entry.function_type.inputs.data]
+        return SimpleNamespace(kind="simt", ptx=".version 8.0\n.visible .entry add_simt()\n", cubin=None,
+                               kernel="add_simt", threads=128, gemm_config=None, gemm_args=None)
+
+    monkeypatch.setattr(frontend, "compile_program", compile_program, raising=False)
+    counts: dict[str, int] = {}
+    for module, names in ((rc, ("describe_arguments", "kernel_signature", "signature_key", "compiled",
+                                "pack_simt_arguments", "stream_handle", "learn", "rebound")),
+                          (rt_launch, ("pack_arguments", "_launch_config", "_prepare")), (cb, ("pattern_reader",))):
+        for name in names:
+            _counted(monkeypatch, module, name, counts)
+    launch = tileorch.cutile.launch
+    a, b, c = (Dev(0x100000 * (i + 1), (1000,), "<f4") for i in range(3))
+    wrong = [lambda: launch(5, (4,), add, (a, b, c, 3.0)), lambda: launch(5, (4,), add, (a, "b", c, 3.0, 256)),
+             lambda: launch(5, (0,), add, (a, b, c, 3.0, 256)), lambda: launch(5, (4,), add, (a, b, c, 3.0, 256),
+                                                                              schedule="nope"),
+             lambda: launch(5, (4,), add, (a, b, c, 1 << 40, 256))]
+    rc.clear_caches()
+    drv = FakeDriver({})
+    streams = []
+    launch_ex = drv.cuLaunchKernelEx
+    drv.cuLaunchKernelEx = lambda config, *rest: streams.append(config.hStream) or launch_ex(config, *rest)
+    rt_device.forget_devices()
+    try:
+        with use_api(drv):
+            first_errors = _errors(wrong)
+            rc.clear_caches()
+            counts.clear()
+            for i in range(40):
+                launch(5 if i % 2 else 7, (4,), add, (a, b, c, 3.0, 256))
+            once = dict(counts)
+            moved = Dev(0x7000000, (1000,), "<f4")
+            for i in range(4):
+                launch(5 if i % 2 else 7, (4,), add, (a, b, moved, 3.0, 256))
+            after_move = dict(counts)
+            later_errors = _errors(wrong)
+    finally:
+        rt_device.forget_devices()
+        rc.clear_caches()
+    assert {k: once.get(k) for k in ("describe_arguments", "compiled", "pack_simt_arguments", "pack_arguments",
+                                     "_prepare", "learn", "stream_handle")} == dict.fromkeys(
+        ("describe_arguments", "compiled", "pack_simt_arguments", "pack_arguments", "_prepare", "learn",
+         "stream_handle"), 1)
+    assert once["_launch_config"] == 2  # one per stream, made on its first launch
+    assert once["kernel_signature"] == 1 and once["signature_key"] == 1 and once["pattern_reader"] == 1
+    assert once["rebound"] == 1  # asked on the first call's miss only: every repeated call was a plain hit
+    # the re-pointed launch: no description, compile or packing; the two streams' configurations shared
+    assert after_move == once | {"rebound": 2}
+    assert len(drv.launches) == 44 and streams == [7, 5] * 22
+    assert all(x["params"] == drv.launches[0]["params"] for x in drv.launches[:40])
+    # c's pointer is the 7th parameter (a and b: pointer, shape, stride each)
+    assert drv.launches[40]["params"] == drv.launches[0]["params"][:6] + [u64(0x7000000)] + \
+        drv.launches[0]["params"][7:]
+    assert all(x["params"] == drv.launches[40]["params"] for x in drv.launches[40:])
+    assert later_errors == first_errors
+    assert first_errors[0].startswith("TypeError: kernel 'add' takes 5 arguments")
+    assert "argument 1 ('b')" in first_errors[1] and "grid extents must be positive" in first_errors[2]
+    assert "schedule must be one of" in first_errors[3] and "does not fit in int32" in first_errors[4]
+
+
 # --------------------------------------------------------------------------- GEMM operands
 
 

@@ -240,6 +240,53 @@ def test_argument_errors_name_the_argument(fake):
         runtime.device_pointer(np.zeros(4))  # numpy's DLPack says CPU
 
 
+def test_bound_launch_closure_per_stream_configs_and_re_pointing(fake, monkeypatch):
+    """BoundLaunch.launcher(): the same parameter bytes at every call, one launch configuration
+    per stream handle (made on its first launch, shared with the re-pointed copies), a failed
+    driver call raised with the kernel and configuration, a poisoned context refused before the
+    driver is asked."""
+    import importlib
+
+    rt_launch = importlib.import_module("tileorch.runtime.launch")  # the module (runtime.launch is the function)
+    made = []
+    real = rt_launch._launch_config
+    monkeypatch.setattr(rt_launch, "_launch_config", lambda drv, cfg: made.append(cfg) or real(drv, cfg))
+    kernel = runtime.Module(PTX).kernel("fill")
+    out, other, third = (runtime.DeviceBuffer(4 * 8) for _ in range(3))  # the fake fills out[:7] with 2.5
+    bound = rt_launch.BoundLaunch(kernel, (4, 2), 64, [out, 7, 2.5], cluster=(2, 1))
+    launch = bound.launcher()
+    assert launch.bound is bound
+    for stream in (5, 9, 5, 5, 9):
+        launch(stream)
+    assert len(made) == 2 and [x["config"].hStream for x in fake.launches] == [5, 9, 5, 5, 9]
+    expected = [struct.pack("<Q", out.ptr), struct.pack("<i", 7), struct.pack("<f", 2.5)]
+    assert all(x["params"] == expected for x in fake.launches)
+    cfg = fake.launches[0]["config"]
+    assert (cfg.gridDimX, cfg.gridDimY, cfg.blockDimX, cfg.numAttrs) == (4, 2, 64, 1)
+    repoint = bound.repointer([0])
+    moved = repoint((other.ptr,))
+    moved(9)
+    moved(5)
+    assert len(made) == 2  # the streams' configurations are shared
+    assert fake.launches[-1]["params"] == [struct.pack("<Q", other.ptr)] + expected[1:]
+    assert other.download(np.float32)[:7].tolist() == [2.5] * 7
+    launch(5)
+    assert fake.launches[-1]["params"] == expected  # the original's bytes are untouched
+    assert bound.repointed([0], (third.ptr,)).launcher() is not None
+    with pytest.raises(ValueError, match="parameter 1 of 'fill' has 4 bytes"):
+        bound.repointer([1])
+    monkeypatch.setattr(fake, "cuLaunchKernelEx", lambda *a: (INVALID_VALUE,))  # read when bound
+    failing = rt_launch.BoundLaunch(kernel, (4, 2), 64, [out, 7, 2.5], cluster=(2, 1)).launcher()
+    with pytest.raises(runtime.CudaError, match=r"cuLaunchKernelEx\('fill', grid=\(4, 2, 1\)"):
+        failing(5)
+    kernel.module.device.poisoned_by = "an earlier hang"
+    try:
+        with pytest.raises(runtime.ContextPoisoned, match="an earlier hang"):
+            launch(5)
+    finally:
+        kernel.module.device.poisoned_by = None
+
+
 def test_missing_kernel_lists_the_module_kernels(fake):
     with pytest.raises(runtime.CudaError, match="no kernel named 'nope'; kernels in .*: fill"):
         runtime.Module(PTX).kernel("nope")

@@ -9,11 +9,8 @@ Every failure is raised as :class:`CompileError` whose lines read
 
 from __future__ import annotations
 
-import gc
 import os
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -98,26 +95,6 @@ def lower(ctx: Context, module: ModuleOp, extra_pipeline: str = "", simt_program
         if each or (verify and i == len(passes) - 1):
             _verify(module, p.name)
     return passes[-1].name if passes else "input"
-
-
-GC_THRESHOLD = 100_000
-"""Allocations between young-generation collections while a compile runs (CPython's default is
-700): the IR is a large graph of cyclic objects, and the collector walking it every few hundred
-allocations cost ~12% of a GEMM compile.  Garbage is still collected, in larger steps."""
-
-
-@contextmanager
-def gc_deferred() -> Iterator[None]:
-    """Run the block with the cyclic garbage collector's thresholds raised (nested: once)."""
-    old = gc.get_threshold()
-    if old[0] >= GC_THRESHOLD:
-        yield
-        return
-    gc.set_threshold(GC_THRESHOLD, max(old[1], 50), max(old[2], 50))
-    try:
-        yield
-    finally:
-        gc.set_threshold(*old)
 
 
 def module_location(module: ModuleOp) -> str:

@@ -174,7 +174,15 @@ def _write_output(path: str, data: str | bytes) -> bool:
 
 def _compile_cutile(args: argparse.Namespace, data: bytes, name: str) -> int:
     """``tileorch compile`` for a cuTile program (bytecode or ``cuda_tile`` text; the CLI's timing
-    scope records its phases)."""
+    scope records its phases), with the garbage collector deferred for all of it (the bytecode's
+    load and the tile program's lowering too: :mod:`tileorch.gc_deferral`)."""
+    from tileorch.gc_deferral import gc_deferred
+
+    with gc_deferred():
+        return _compile_cutile_deferred(args, data, name)
+
+
+def _compile_cutile_deferred(args: argparse.Namespace, data: bytes, name: str) -> int:
     from tileorch import timing
     from tileorch.driver import compile_module, lower_program
     from tileorch.frontend.cutile import load, print_compile_error

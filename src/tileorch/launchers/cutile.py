@@ -28,11 +28,11 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from tileorch.launchers.cutile_bound import bound_launches
+from tileorch.gc_deferral import gc_deferred
+from tileorch.launchers.cutile_bound import _readers as key_readers
+from tileorch.launchers.cutile_bound import bound_launches, call_key
 from tileorch.launchers.cutile_bound import clear as forget_bound
-from tileorch.launchers.cutile_bound import keep, keep_layout, learn
-from tileorch.launchers.cutile_bound import reader as key_reader
-from tileorch.launchers.cutile_bound import rebound
+from tileorch.launchers.cutile_bound import keep, keep_layout, learn, rebound
 
 ARCHS = {"sm_90a": (9, 0)}
 SCHEDULES = ("auto", "persistent", "streamk", "dp", "simt")
@@ -592,11 +592,13 @@ def compiled(kernel: Any, arguments: list[Argument], arch: str, schedule: str, c
     sig = signature_key(arguments)
     data = _bytecode.get((fn, sig))
     if data is None:
-        data = _bytecode[(fn, sig)] = export_bytecode(kernel, arguments)
+        with gc_deferred():  # cuTile's exporter (its front end: a first call imports and compiles much)
+            data = _bytecode[(fn, sig)] = export_bytecode(kernel, arguments)
     key = (fn, sig, arch, schedule, config)
     entry = _programs.get(key)
     if entry is None:
-        program = _compile_program(data, f"<cuTile kernel {kernel_name(kernel)}>", arch, schedule, config)
+        with gc_deferred():  # the compiler's imports on the first compile of a process, then the compile
+            program = _compile_program(data, f"<cuTile kernel {kernel_name(kernel)}>", arch, schedule, config)
         if program.kind not in ("simt", "gemm", "chained"):
             raise RuntimeError(f"compile_program returned a program of unknown kind {program.kind!r}")
         entry = _programs[key] = _Compiled(program)
@@ -904,9 +906,10 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         while len(_prepared) > _PREPARED_MAX:
             _prepared.popitem(last=False)
     _prepared.move_to_end(key)
-    prepared.launch(stream)
+    again = prepared.launcher()
+    again(stream)
     if fast is not None and not b_reason:  # a K-major copy of B is made at each launch: not bound
-        keep(fast, prepared.launch)
+        keep(fast, again)
     if sync:
         check(api().cuStreamSynchronize(api().CUstream(stream)), "cuStreamSynchronize")
 
@@ -984,7 +987,8 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90
     once it is queued."""
     # an earlier call with an equal key (cutile_bound.py) left its launch bound: enqueue it again
     try:
-        fast = None if sync else key_reader(kernel)(kernel, grid, args, arch, schedule, tiles)
+        # the kernel's learnt key reader (cutile_bound.reader, inlined)
+        fast = None if sync else key_readers.get(kernel, call_key)(kernel, grid, args, arch, schedule, tiles)
         again = bound_launches.get(fast)
     except TypeError:  # an unhashable kernel, grid or argument: the full path reports it
         again = fast = None
@@ -1085,11 +1089,12 @@ def _run(kernel: Any, grid: tuple, block: tuple, params: list[bytes], smem: int,
         return
     kernel.module.device.require_healthy()  # as runtime_launch does before preparing the kernel
     bound = BoundLaunch(kernel, grid, block, params, cluster=cluster, smem=smem)
-    bound.launch(stream)
-    keep(fast, bound.launch)
+    again = bound.launcher()
+    again(stream)
+    keep(fast, again)
     if layout is not None:
         slots, extents = layout
-        keep_layout(fast, lambda pointers: bound.repointed(slots, pointers).launch, extents)
+        keep_layout(fast, bound.repointer(slots), extents)
 
 
 __all__ = [

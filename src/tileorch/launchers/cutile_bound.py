@@ -42,7 +42,7 @@ bound_launches: dict[tuple, Callable[[int], None]] = {}  # a plain dict: the hit
 _tensor: Any = None  # torch.Tensor, once an argument was one (torch is never imported here)
 # the key reader of each kernel's last learnt argument pattern, and the readers by pattern
 _readers: dict[Any, Callable[..., tuple | None]] = {}
-_pattern_readers: dict[tuple[type, ...], Callable[..., tuple | None]] = {}
+_pattern_readers: dict[tuple[Any, tuple[type, ...]], Callable[..., tuple | None]] = {}
 READERS_MAX = 256  # kernels with a learnt reader; the oldest is forgotten first
 # bound launches that can be re-pointed, by layout key (see layout_of); the oldest is dropped first
 _layouts: OrderedDict[tuple, tuple[Callable[[tuple[int, ...]], Callable[[int], None]], tuple, frozenset]] = OrderedDict()
@@ -107,12 +107,14 @@ def learn(kernel: Any, args: Any) -> None:
     if type(args) is not tuple or len(args) > 64:
         return
     pattern = tuple(type(a) for a in args)
-    read = _pattern_readers.get(pattern)
+    torch = sys.modules.get("torch")
+    by = (getattr(torch, "Tensor", None) if torch is not None else None, pattern)  # see pattern_reader
+    read = _pattern_readers.get(by)
     if read is None:
         read = pattern_reader(pattern)
         if read is None:
             return
-        _pattern_readers[pattern] = read
+        _pattern_readers[by] = read
     try:
         _readers[kernel] = read
     except TypeError:  # an unhashable kernel: its calls never have a bound launch either
@@ -130,12 +132,14 @@ def _tensor_class(t: type) -> bool:
 def pattern_reader(pattern: tuple[type, ...]) -> Callable[..., tuple | None] | None:
     """A function computing :func:`call_key` for calls whose arguments are of the classes of
     ``pattern``, by generated straight-line code: torch tensors (subclasses included) and
-    ``float``, ``int``, ``bool`` read in place, any other class through :func:`_array_key`
-    (``__cuda_array_interface__``: None when it has none, as :func:`call_key` gives); a call of
-    any other shape is handed to :func:`call_key`.  None for a pattern of scalar subclasses
-    (an ``IntEnum``, a numpy scalar): :func:`call_key` alone reads those."""
+    ``float``, ``int``, ``bool`` read in place, any other class as :func:`_array_key` reads an
+    array that is no torch tensor (its ``__cuda_array_interface__``, inlined: None when it has
+    none or a malformed one, as :func:`call_key` gives); a call of any other shape is handed to
+    :func:`call_key`.  None for a pattern of scalar subclasses (an ``IntEnum``, a numpy scalar):
+    :func:`call_key` alone reads those.  A class that is no torch tensor class now never becomes
+    one (the readers are kept per torch tensor class, :func:`learn`)."""
     names = [f"a{i}" for i in range(len(pattern))]
-    facts, tests, arrays = [], [], []
+    facts, tests, cais = [], [], []
     for i, (name, t) in enumerate(zip(names, pattern)):
         tests.append(f"type({name}) is T{i}")
         if t is float:
@@ -147,22 +151,33 @@ def pattern_reader(pattern: tuple[type, ...]) -> Callable[..., tuple | None] | N
                       f"{name}.device"]
         elif issubclass(t, (int, float)):
             return None
-        else:
-            arrays.append(f"            k{i} = _array_key({name}, T{i})\n"
-                          f"            if k{i} is None:\n                return None\n")
-            facts.append(f"*k{i}")
+        else:  # _array_key's facts of an array with __cuda_array_interface__
+            cais.append(i)
+            facts += ['"cai"', f'c{i}["data"][0]', f'tuple(c{i}["shape"])', f'None if s{i} is None else tuple(s{i})',
+                      f'c{i}["typestr"]']
     unpack = f"        {', '.join(names)}{',' if len(names) == 1 else ''} = args\n" if names else ""
+    key = f"(kernel, grid, arch, schedule, tiles{''.join(', ' + f for f in facts)})"
+    if cais:
+        body = ("".join(f'            c{i} = getattr(a{i}, "__cuda_array_interface__", None)\n' for i in cais)
+                + f"            if {' and '.join(f'type(c{i}) is dict' for i in cais)}:\n"
+                + "                try:\n"
+                + "".join(f'                    s{i} = c{i}.get("strides")\n' for i in cais)
+                + f"                    return {key}\n"
+                + "                except (KeyError, TypeError, IndexError):\n"
+                + "                    pass\n"
+                + "            return None\n")
+    else:
+        body = f"            return {key}\n"
     source = (
         "def read(kernel, grid, args, arch, schedule, tiles):\n"
         f"    if type(args) is tuple and len(args) == {len(pattern)} and (type(grid) is tuple or type(grid) is int):\n"
         f"{unpack}"
         f"        if {' and '.join(tests) or 'True'}:\n"
-        f"{''.join(arrays)}"
-        f"            return (kernel, grid, arch, schedule, tiles{''.join(', ' + f for f in facts)})\n"
+        f"{body}"
         "    return call_key(kernel, grid, args, arch, schedule, tiles)\n"
     )
     namespace: dict[str, Any] = {f"T{i}": t for i, t in enumerate(pattern)}
-    namespace.update(call_key=call_key, _array_key=_array_key)
+    namespace.update(call_key=call_key)
     exec(compile(source, f"<cutile_bound key reader {len(pattern)} arguments>", "exec"), namespace)
     return namespace["read"]
 
@@ -245,4 +260,5 @@ def rebound(key: tuple) -> Callable[[int], None] | None:
 def clear() -> None:
     bound_launches.clear()
     _readers.clear()
+    _pattern_readers.clear()
     _layouts.clear()

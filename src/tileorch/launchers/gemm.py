@@ -70,7 +70,10 @@ def kernel_for(cfg: GemmConfig):
     from tileorch.launchers.gemm_host import GemmKernel, compile_gemm
 
     if cfg not in _kernels:
-        _kernels[cfg] = GemmKernel(cfg, compile_gemm(cfg).cubin)
+        from tileorch.gc_deferral import gc_deferred
+
+        with gc_deferred():  # the compiler's imports on the first compile of a process, then the compile
+            _kernels[cfg] = GemmKernel(cfg, compile_gemm(cfg).cubin)
     return _kernels[cfg]
 
 
@@ -85,21 +88,23 @@ class _Problem:
         self.device_index, self.out_shape, self.out_dtype = device_index, (m, n), out_dtype
         self.bound: OrderedDict = OrderedDict()
 
-    def prepared(self, a_ptr: int, b_ptr: int, c_ptr: int, device):
+    def launcher(self, a_ptr: int, b_ptr: int, c_ptr: int, device):
+        """The launch function (:meth:`PreparedGemm.launcher`, taking the stream handle) of this
+        problem bound to these pointers: tensor maps and parameters encoded once per pointers."""
         key = (a_ptr, b_ptr, c_ptr)
-        prepared = self.bound.get(key)
-        if prepared is None:
+        launch = self.bound.get(key)
+        if launch is None:
             torch = _torch()
 
             def alloc(nbytes: int):
                 return torch.empty(nbytes, dtype=torch.uint8, device=device)
 
             prepared = self.kernel.prepare(a_ptr, b_ptr, c_ptr, self.m, self.n, self.k, self.sms, alloc)
-            self.bound[key] = prepared
+            launch = self.bound[key] = prepared.launcher()
             prepared.staging.warn("tileorch.gemm", stacklevel=3)
             while len(self.bound) > _PREPARED_MAX:
                 self.bound.popitem(last=False)
-        return prepared
+        return launch
 
 
 _problems: OrderedDict = OrderedDict()
@@ -174,10 +179,10 @@ def gemm(a, b, out=None, *, schedule: str = "auto", config: GemmConfig | None = 
             if out is None:
                 out = torch.empty(problem.out_shape, dtype=problem.out_dtype, device=da)
             pointers = (a.data_ptr(), b.data_ptr(), out.data_ptr())
-            prepared = problem.bound.get(pointers)  # bound to these pointers: tensor maps and parameters
-            if prepared is None:
-                prepared = problem.prepared(*pointers, da)
-            prepared.launch((_STREAM_READER or _stream_reader())(problem.device_index))
+            launch = problem.bound.get(pointers)  # bound to these pointers: tensor maps and parameters
+            if launch is None:
+                launch = problem.launcher(*pointers, da)
+            launch((_STREAM_READER or _stream_reader())(problem.device_index))
             return out
     else:
         key = None
@@ -244,6 +249,5 @@ def _gemm_slow(a, b, out, schedule: str, config: GemmConfig | None, key):
         _problems[key] = problem
         while len(_problems) > _PROBLEMS_MAX:
             _problems.popitem(last=False)
-    prepared = problem.prepared(a.data_ptr(), b.data_ptr(), out.data_ptr(), a.device)
-    prepared.launch(current_stream(problem.device_index))
+    problem.launcher(a.data_ptr(), b.data_ptr(), out.data_ptr(), a.device)(current_stream(problem.device_index))
     return out

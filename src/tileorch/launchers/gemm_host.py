@@ -415,40 +415,68 @@ class PreparedGemm:
                 struct.pack("<i", k), record, *tma_more_b, *extra]
         self._storage = [ctypes.create_string_buffer(a, len(a)) for a in args]
         self._pointers = (ctypes.c_void_p * len(args))(*[ctypes.addressof(s) for s in self._storage])
-        self._config = self._launch_config()
         # what each launch needs, looked up once (a launch is then one driver call and no
-        # Python re-derivation: see benchmarks/launch_overhead.py)
+        # Python re-derivation: see benchmarks/launch_overhead.py); one launch configuration per
+        # stream handle
         from tileorch.runtime.driver import api
 
         self._drv = api()
+        self._configs: dict[int, Any] = {}
         self._launch_ex = self._drv.cuLaunchKernelEx
         self._function = kernel.kernel.function
         self._params = ctypes.addressof(self._pointers)
-        self._stream: int | None = None
         self._zero = self.zero_bytes if cfg.schedule == "streamk" and getattr(self, "zero_bytes", None) else None
         self._copies = bool(self.staging.copies_in or self.staging.copies_out)
+        self._label = f"cuLaunchKernelEx({cfg.name}, grid={self.grid})"
 
-    def _launch_config(self):
-        from tileorch.runtime.driver import api
+    STREAMS_MAX = 16  # launch configurations kept (one per stream handle)
 
-        return _cluster_launch_config(api(), self.kernel.cfg, self.grid)
+    def stream_config(self, stream: int) -> Any:
+        """The ``CUlaunchConfig`` of this launch on ``stream`` (made once per stream handle)."""
+        config = self._configs.get(stream)
+        if config is None:
+            if len(self._configs) >= self.STREAMS_MAX:
+                self._configs.clear()
+            config = self._configs[stream] = _cluster_launch_config(self._drv, self.kernel.cfg, self.grid)
+            config.hStream = self._drv.CUstream(stream)
+        return config
 
     def launch(self, stream: int = 0) -> None:
         """Enqueue one launch on ``stream`` (no synchronisation); Stream-K zeroes its locks first."""
         drv = self._drv
-        if stream != self._stream:
-            self._config.hStream = drv.CUstream(stream)
-            self._stream = stream
+        config = self.stream_config(stream)
         if self._zero is not None:
-            self._check(drv.cuMemsetD8Async(self._zero[0], 0, self._zero[1], self._config.hStream),
+            self._check(drv.cuMemsetD8Async(self._zero[0], 0, self._zero[1], config.hStream),
                         "cuMemsetD8Async(stream-K locks)")
         if self._copies:
             self.staging.run(self.staging.copies_in, stream)
-        result = self._launch_ex(self._config, self._function, self._params, 0)
+        result = self._launch_ex(config, self._function, self._params, 0)
         if result[0]:  # a CUresult (an int): CUDA_SUCCESS is 0
-            self._check(result, f"cuLaunchKernelEx({self.kernel.cfg.name}, grid={self.grid})")
+            self._check(result, self._label)
         if self._copies:
             self.staging.run(self.staging.copies_out, stream)
+
+    def launcher(self) -> Any:
+        """The function ``launch(stream=0)`` doing :meth:`launch`: for a launch with no Stream-K
+        locks to zero and no staging copies, a closure over the driver call, its function,
+        parameters and per-stream configurations (``.bound`` is this object, which holds no
+        reference to it); otherwise the method itself."""
+        if self._zero is not None or self._copies:
+            return self.launch
+        launch_ex, function, params, label = self._launch_ex, self._function, self._params, self._label
+        configs, stream_config, check = self._configs, self.stream_config, self._check
+
+        def launch(stream: int = 0) -> None:
+            try:
+                config = configs[stream]
+            except KeyError:
+                config = stream_config(stream)
+            result = launch_ex(config, function, params, 0)
+            if result[0]:  # a CUresult (an int): CUDA_SUCCESS is 0
+                check(result, label)
+
+        launch.bound = self  # type: ignore[attr-defined]
+        return launch
 
     @staticmethod
     def _check(result, call: str) -> None:

@@ -206,25 +206,28 @@ def _launch_config(drv: Any, cfg: LaunchConfig) -> Any:
 
 
 class BoundLaunch:
-    """One kernel with its launch configuration and parameter bytes packed once: :meth:`launch`
-    is a single ``cuLaunchKernelEx`` (no argument packing, no events, no watchdog), for callers
-    that launch the same kernel with the same arguments again (``tileorch.cutile.launch``'s
-    repeated calls).  The first launch of a kernel goes through :func:`launch`, which also
-    opts the kernel in to its shared memory and cluster size.
+    """One kernel with its launch configuration and parameter bytes packed once, for callers that
+    launch the same kernel with the same arguments again (``tileorch.cutile.launch``'s repeated
+    calls).  The first launch of a kernel goes through :func:`launch`, which also opts the kernel
+    in to its shared memory and cluster size.
 
-    Per call :meth:`launch` reads the device's health (a launch into a context that a fault or
-    hang poisoned raises :class:`ContextPoisoned` with the first cause), converts the stream
-    handle only when it differs from the last one, and checks the driver's result."""
+    :meth:`launcher` gives the function that enqueues the launch on a stream handle (no argument
+    packing, no events, no watchdog): a closure over what every call needs, so that a call is the
+    device's health (a launch into a context that a fault or hang poisoned raises
+    :class:`ContextPoisoned` with the first cause), one ``CUlaunchConfig`` looked up by the stream
+    handle (one per stream, made on its first launch and shared with the launch's re-pointed
+    copies, :meth:`repointer`), the ``cuLaunchKernelEx`` call and the check of its result."""
 
-    __slots__ = ("kernel", "config", "_blob", "_offsets", "_sizes", "_params", "_launch_config",
-                 "_stream", "_drv", "_function", "_label", "_device", "_launch_ex")
+    __slots__ = ("kernel", "config", "_blob", "_offsets", "_sizes", "_params", "_configs", "_drv", "_function",
+                 "_label", "_device", "_launch_ex")
+    STREAMS_MAX = 16  # launch configurations kept per bound launch (one per stream handle)
 
     def __init__(self, kernel: Kernel, grid: Any, block: Any, args: tuple[Any, ...] | list[Any] = (),
                  cluster: Any = 1, smem: int = 0):
         self.kernel = kernel
         self.config = cfg = LaunchConfig.make(grid, block, cluster, smem)
         params = pack_arguments(kernel, args)
-        drv = self._drv = api()
+        self._drv = api()
         _prepare(kernel, cfg)
         # one buffer: the table of the parameters' addresses the driver reads, then each parameter
         # at a 16-byte aligned offset
@@ -234,12 +237,11 @@ class BoundLaunch:
             self._offsets.append(len(blob))
             blob += p
         self._bind(blob)
-        self._launch_config = _launch_config(drv, cfg)
-        self._stream: int | None = None
+        self._configs: dict[int, Any] = {}
         self._function = kernel.function
         self._label = f"cuLaunchKernelEx('{kernel.name}', {cfg.describe()})"
         self._device = kernel.module.device
-        self._launch_ex = drv.cuLaunchKernelEx
+        self._launch_ex = self._drv.cuLaunchKernelEx
 
     def _bind(self, blob: bytearray) -> None:
         """Hold a copy of ``blob`` (the address table, then the parameter bytes) with the table
@@ -250,31 +252,76 @@ class BoundLaunch:
         struct.pack_into(f"<{n}Q", buf, 0, *[base + o for o in self._offsets])
         self._params = base if n else 0
 
-    def repointed(self, slots: list[int] | tuple[int, ...], pointers: tuple[int, ...]) -> BoundLaunch:
-        """The same launch with the 8-byte parameters ``slots`` holding ``pointers`` (the kernel,
-        configuration and every other parameter byte as bound; no driver call)."""
-        blob = bytearray(self._blob)
-        for slot, ptr in zip(slots, pointers, strict=True):
+    def stream_config(self, stream: int) -> Any:
+        """The ``CUlaunchConfig`` of this launch on ``stream`` (made once per stream handle; past
+        :attr:`STREAMS_MAX` handles the configurations are made anew)."""
+        configs = self._configs
+        config = configs.get(stream)
+        if config is None:
+            if len(configs) >= self.STREAMS_MAX:
+                configs.clear()
+            config = configs[stream] = _launch_config(self._drv, self.config)
+            config.hStream = self._drv.CUstream(stream)
+        return config
+
+    def launcher(self) -> Any:
+        """The function ``launch(stream=0)`` enqueuing this launch on the stream handle ``stream``
+        (see the class's doc).  It holds this object's parameter buffer (``.bound`` is this
+        object); this object holds no reference to it."""
+        device, launch_ex, function, params, label = (self._device, self._launch_ex, self._function, self._params,
+                                                      self._label)
+        configs, stream_config = self._configs, self.stream_config
+
+        def launch(stream: int = 0) -> None:
+            if device.poisoned_by is not None:
+                device.require_healthy()
+            try:
+                config = configs[stream]
+            except KeyError:
+                config = stream_config(stream)
+            result = launch_ex(config, function, params, 0)
+            if result[0]:  # a CUresult (an int): CUDA_SUCCESS is 0
+                check(result, label)
+
+        launch.bound = self  # type: ignore[attr-defined]  # and with it the parameters the driver reads
+        return launch
+
+    def repointer(self, slots: list[int] | tuple[int, ...]) -> Any:
+        """The function ``repoint(pointers)`` giving :meth:`launcher` of this launch with the 8-byte
+        parameters ``slots`` holding ``pointers`` (the kernel, configuration and every other
+        parameter byte as bound, the stream configurations shared; no driver call).  Raises
+        ValueError at once for a slot that is no 8-byte parameter."""
+        for slot in slots:
             if self._sizes[slot] != 8:
                 raise ValueError(f"parameter {slot} of '{self.kernel.name}' has {self._sizes[slot]} bytes, not a "
                                  "pointer's 8")
-            offset = self._offsets[slot]
-            blob[offset:offset + 8] = ptr.to_bytes(8, "little")
-        other = object.__new__(BoundLaunch)
-        for name in ("kernel", "config", "_offsets", "_sizes", "_drv", "_function", "_label", "_device", "_launch_ex"):
-            setattr(other, name, getattr(self, name))
-        other._bind(blob)
-        other._launch_config = _launch_config(self._drv, self.config)  # its own stream field
-        other._stream = None
-        return other
+        template, places = bytes(self._blob), tuple(self._offsets[s] for s in slots)
+        n, copy = len(slots), object.__new__
+        fields = [(name, getattr(self, name)) for name in ("kernel", "config", "_offsets", "_sizes", "_configs",
+                                                          "_drv", "_function", "_label", "_device", "_launch_ex")]
+
+        def repoint(pointers: tuple[int, ...]) -> Any:
+            if len(pointers) != n:
+                raise ValueError(f"{n} pointers expected, got {len(pointers)}")
+            blob = bytearray(template)
+            for offset, ptr in zip(places, pointers):
+                blob[offset:offset + 8] = ptr.to_bytes(8, "little")
+            other = copy(BoundLaunch)
+            for name, value in fields:
+                setattr(other, name, value)
+            other._bind(blob)
+            return other.launcher()
+
+        return repoint
+
+    def repointed(self, slots: list[int] | tuple[int, ...], pointers: tuple[int, ...]) -> BoundLaunch:
+        """The same launch with the 8-byte parameters ``slots`` holding ``pointers`` (see
+        :meth:`repointer`)."""
+        if len(slots) != len(pointers):
+            raise ValueError(f"{len(slots)} slots but {len(pointers)} pointers")
+        return self.repointer(slots)(pointers).bound
 
     def launch(self, stream: int = 0) -> None:
-        """Enqueue the kernel on ``stream`` (no synchronisation)."""
-        if self._device.poisoned_by is not None:
-            self._device.require_healthy()
-        if stream != self._stream:
-            self._launch_config.hStream = self._drv.CUstream(stream)
-            self._stream = stream
-        result = self._launch_ex(self._launch_config, self._function, self._params, 0)
-        if result[0]:  # a CUresult (an int): CUDA_SUCCESS is 0
-            check(result, self._label)
+        """Enqueue the kernel on ``stream`` (no synchronisation); repeated launches take
+        :meth:`launcher`'s function."""
+        self.launcher()(stream)

@@ -3,7 +3,7 @@
 ``llvm.inline_asm`` is used only where LLVM has no intrinsic: the predicated forms
 (``predicate = %p``) of ``mbarrier.init`` and ``mbarrier.arrive.expect_tx``.  The blocking
 ``nvvm.mbarrier.try_wait.parity`` becomes a loop around the time-limited try-wait
-intrinsic, so it must run after ``convert-scf-to-cf`` (it splits blocks).  Generic
+intrinsic, so it must run after ``convert-scf-while-to-cf`` (it splits blocks).  Generic
 (``!llvm.ptr``) mbarrier addresses are cast to ``!llvm.ptr<3>`` where LLVM only has the
 shared::cta form (the address must point into shared memory either way).
 Every name emitted is in :data:`tileorch.backend.intrinsics.KNOWN_INTRINSICS`.

@@ -1,0 +1,109 @@
+"""``tileorch.gc_deferral.gc_deferred``: the collector's thresholds raised inside, the caller's
+exactly again after the block, also when it raises; nested blocks and a caller's higher
+threshold left alone; and the compiles that run under it (``compile_program`` from the
+bytecode's load on, the cuTile launcher's export and compile, ``tileorch.gemm``'s kernel
+compile), restored after a compile error."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+from tileorch.gc_deferral import GC_THRESHOLD, gc_deferred
+
+
+@pytest.fixture
+def thresholds():
+    """Run with the caller's thresholds (1000, 20, 30) and give the saved ones back after."""
+    saved = gc.get_threshold()
+    gc.set_threshold(1000, 20, 30)
+    yield (1000, 20, 30)
+    gc.set_threshold(*saved)
+
+
+def test_raised_inside_and_restored_exactly(thresholds):
+    with gc_deferred():
+        assert gc.get_threshold() == (GC_THRESHOLD, 50, 50)
+        with gc_deferred():
+            assert gc.get_threshold() == (GC_THRESHOLD, 50, 50)
+        assert gc.get_threshold() == (GC_THRESHOLD, 50, 50)
+    assert gc.get_threshold() == thresholds
+    assert gc.isenabled()
+
+
+def test_restored_after_an_exception(thresholds):
+    with pytest.raises(KeyError, match="inside"):
+        with gc_deferred():
+            with gc_deferred():
+                raise KeyError("inside")
+    assert gc.get_threshold() == thresholds
+
+
+def test_older_generations_above_50_and_a_higher_caller_threshold_are_kept(thresholds):
+    gc.set_threshold(2000, 80, 90)
+    with gc_deferred():
+        assert gc.get_threshold() == (GC_THRESHOLD, 80, 90)
+    gc.set_threshold(5 * GC_THRESHOLD, 3, 4)
+    with gc_deferred():
+        assert gc.get_threshold() == (5 * GC_THRESHOLD, 3, 4)
+    assert gc.get_threshold() == (5 * GC_THRESHOLD, 3, 4)
+
+
+def test_compile_program_runs_deferred_from_the_load_on(thresholds, monkeypatch):
+    from tileorch import driver
+    from tileorch.diagnostics import CompileError
+
+    seen = []
+
+    def fails(*args):
+        seen.append(gc.get_threshold())
+        raise CompileError(["x.mlir:1:1: error: stand-in"])
+
+    monkeypatch.setattr(driver, "_compile_program", fails)
+    with pytest.raises(CompileError, match="stand-in"):
+        driver.compile_program(b"not read", "x.mlir")
+    assert seen == [(GC_THRESHOLD, 50, 50)] and gc.get_threshold() == thresholds
+
+
+def test_the_cutile_launchers_export_and_compile_run_deferred(thresholds, monkeypatch):
+    from tileorch.launchers import cutile as rc
+
+    seen = {}
+
+    def export(kernel, arguments):
+        seen["export"] = gc.get_threshold()
+        return b"bytecode"
+
+    def compile_fails(data, name, arch, schedule, config=""):
+        seen["compile"] = gc.get_threshold()
+        raise ValueError("stand-in compile error")
+
+    monkeypatch.setattr(rc, "export_bytecode", export)
+    monkeypatch.setattr(rc, "_compile_program", compile_fails)
+    monkeypatch.setattr(rc, "kernel_name", lambda kernel: "k")
+    rc.clear_caches()
+    try:
+        with pytest.raises(ValueError, match="stand-in"):
+            rc.compiled(object(), [], "sm_90a", "simt")  # a kernel object (hashable), no arguments
+    finally:
+        rc.clear_caches()
+    assert seen == {"export": (GC_THRESHOLD, 50, 50), "compile": (GC_THRESHOLD, 50, 50)}
+    assert gc.get_threshold() == thresholds
+
+
+def test_tileorch_gemms_kernel_compile_runs_deferred(thresholds, monkeypatch):
+    from types import SimpleNamespace
+
+    from tileorch.kernels.gemm.config import GemmConfig
+    from tileorch.launchers import gemm as gapi
+    from tileorch.launchers import gemm_host
+
+    seen = []
+    monkeypatch.setattr(gemm_host, "compile_gemm", lambda cfg: seen.append(gc.get_threshold()) or
+                        SimpleNamespace(cubin=b"\x7fELF"))
+    monkeypatch.setattr(gemm_host, "GemmKernel", lambda cfg, cubin: ("kernel", cfg, cubin))
+    monkeypatch.setattr(gapi, "_kernels", {})
+    cfg = GemmConfig()
+    assert gapi.kernel_for(cfg) == ("kernel", cfg, b"\x7fELF")
+    assert seen == [(GC_THRESHOLD, 50, 50)] and gc.get_threshold() == thresholds
