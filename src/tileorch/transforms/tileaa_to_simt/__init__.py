@@ -60,6 +60,7 @@ from tileorch.diagnostics import LocatedError
 from tileorch.dialects import llvm_ext, nvvm
 from tileorch.dialects.nv_tileaa import FuncOp as TileFuncOp
 from tileorch.dialects.nv_tileaa.attrs import MemRefType, MemTokenType, PointerType, TiledViewType
+from tileorch.dialects.nv_tileaa.blocked import SOURCE_LAYOUT
 from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileaa.tile_ops import CASTS
 from tileorch.transforms.math_mode import takes_approx
@@ -68,11 +69,12 @@ from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, SHARED_PTR, Emi
                                                      is_float, is_fp8, memory_type, reg_type, strides_of,
                                                      supported_element)
 from tileorch.transforms.tileaa_to_simt.hoist import MAX_HOISTED_WORDS, loads_first, split_loads_first
-from tileorch.transforms.tileaa_to_simt.layout import SimtLayout, choose_layout, choose_threads, vectorizable_access
+from tileorch.transforms.tileaa_to_simt.layout import SimtLayout
 from tileorch.transforms.tileaa_to_simt.mma import MmaDotLowering, MmaPlan, plan_dot
 from tileorch.transforms.tileaa_to_simt.pointers import PointerLowering
 from tileorch.transforms.tileaa_to_simt.prefetch import WRITES, prefetchable_loads, unrolled
 from tileorch.transforms.tileaa_to_simt.scan import ScanLowering
+from tileorch.transforms.tileas.simt_layouts import vectorizable_access
 
 PASS = "convert-nv-tileaa-to-simt"
 MAX_STATIC_SMEM = 48 * 1024
@@ -141,8 +143,8 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
     def __init__(self, fn: TileFuncOp, sm: int | None = None):
         self.fn = fn
         self.sm = sm  # the target's compute capability (nv_tileaa.compute_capability), when the module names it
-        self.threads = choose_threads(fn)
-        self.layout: SimtLayout = choose_layout(fn, self.threads)
+        self.layout: SimtLayout = SimtLayout.of_function(fn)  # as the layout passes decided it
+        self.threads = self.layout.threads
         self.vals: dict[SSAValue, object] = {}
         self.scratch_bytes = 0
         self._stage_end = 0
@@ -253,7 +255,7 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         e = Emitter(entry, self.threads)
         e.tid = e.v(nvvm.SPECIAL_REGISTERS["tid.x"]())
         v = 2
-        while v <= self.layout.vec:
+        while v <= self.layout.max_run():
             e.scaled_tid[v] = e.mul_i(e.tid, e.const(v))
             v *= 2
         self.smem = e.v(llvm.AddressOfOp(SCRATCH, SHARED_PTR))
@@ -1054,14 +1056,20 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         self.vals[op.results[0]] = Tile(shape, src.element, self._gather(e, shape, pick))
 
     def op_nv_tileaa_expand_dims(self, e, op):
-        """Free when both shapes have the same layout (row-major order is unchanged), else one
-        exchange through the scratch."""
+        """One exchange through the scratch when the op converts (``nv_tileaa.source_layout``:
+        its source is held in another layout), else free (the same registers, renamed: the
+        layout passes left no conversion, both layouts hold row-major element ``f`` in the same
+        thread and slot); free too when the source is replicated."""
         src = self.tile(op.source)
         shape = tuple(op.results[0].type.get_shape())
         if src.replicated:
             self.vals[op.results[0]] = Tile(shape, src.element, [src.slots[0]] * self.layout.slots(shape), True)
             return
-        if self.layout.same_order(src.shape, shape):
+        if SOURCE_LAYOUT not in op.attributes:
+            if not self.layout.same_order(src.shape, shape):
+                raise LocatedError(op, f"{PASS}: '{op.name}' of a {list(src.shape)} tile (runs of "
+                                       f"{self.vec(src.shape)}) to {list(shape)} (runs of {self.vec(shape)}) "
+                                       f"needs a layout conversion, but has no {SOURCE_LAYOUT}")
             self.vals[op.results[0]] = Tile(shape, src.element, src.slots)
             return
         (off,) = self._stage(e, [src])
