@@ -139,7 +139,7 @@ def simt_programs() -> dict[str, tuple]:
             mem(f"scatter_{dt}_{tr}x{tn}", mp.scatter_rows, [((1000, tn), dts[dt]), ((1000,), "int32"),
                                                              ((1000, tn), dts[dt]), tr, tn])
     out["simt_op_grid_dependency"] = (op.grid_dependency, [((4096,), "float32"), ((4096,), "float32"), 256])
-    out["simt_op_powers"] = (op.powers, [((4096,), "float32")] * 6 + [256])
+    out["simt_op_powers"] = (op.powers, [((4096,), "float32")] * 7 + [256])
     out["simt_op_inserting"] = (op.inserting, [((4096,), "float32"), ((4096,), "float32"), ((32, 64), "float32"),
                                                64])
     return out

@@ -108,8 +108,9 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
     printed by the CLI), never dropped.  ``schedule="simt"`` forces the SIMT path.  Errors of
     the SIMT lowering propagate (located)."""
     from tileorch import timing
+    from tileorch.backend.compile import CompileError, verify_each_pass
     from tileorch.backend.pipeline import apply_pass, parse_pipeline, run_passes
-    from tileorch.diagnostics import LocatedError
+    from tileorch.diagnostics import LocatedError, verify_located
     from tileorch.dialects.nv_tileaa import FuncOp
     from tileorch.transforms.tileaa_to_simt import ConvertNvTileaaToSimt
 
@@ -202,8 +203,13 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
     from tileorch.transforms.tileas.remove_layout_conversions import RemoveLayoutConversions
     from tileorch.transforms.tileas.simt_layouts import layout_remarks
 
-    apply_pass(ctx, fallback, AssignLoadStoreLayouts())
-    apply_pass(ctx, fallback, RemoveLayoutConversions())
+    for layout_pass in (AssignLoadStoreLayouts(), RemoveLayoutConversions()):
+        apply_pass(ctx, fallback, layout_pass)
+        if verify_each_pass():  # the attached layouts obey the verifier's rules
+            with timing.timed("verify"):
+                errors = verify_located(fallback)
+            if errors:
+                raise CompileError([f"{e} (after {layout_pass.name})" for e in errors])
     remarks.extend(layout_remarks(fallback))
     if has_dot:
         from tileorch.transforms.tileaa_to_simt.mma import dot_remarks

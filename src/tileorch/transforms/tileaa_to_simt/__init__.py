@@ -5,13 +5,16 @@ The general path below the tile tier, for kernels the warp-specialized GEMM lowe
 softmax/layernorm-style rows, transposes, dots (on mma.sync tensor cores).  Contract:
 
 * one CTA per tile program, ``32 * num_worker_warps`` threads (``nv_tileaa.kernel_spec``,
-  default 4 warps; without the program's hint, sized to its tiles: ``layout.choose_threads``); the grid is the tile program grid (``get_program_id`` = ``%ctaid``);
+  default 4 warps; without the program's hint, sized to its tiles), as the function's
+  ``nv_tileaa.simt_layout`` says; the grid is the tile program grid (``get_program_id`` = ``%ctaid``);
   except a one-warp program without barriers or shared memory: one program per warp, several
   warps per CTA (``warp_programs.py``: an extra trailing parameter, the launch picks the warps),
   and several programs per warp when one program loads under 2 KiB (their loads issued together,
   their whole-warp reductions folded at once);
-* a tile is *blocked* over the threads (``layout.py``, :func:`choose_layout`, reported as a
-  remark by the driver): each thread owns runs of ``v`` contiguous elements of the row-major
+* a tile is *blocked* over the threads as the layout passes decided (``#nv_tileaa.blocked``
+  attributes of ``tileas-assign-load-store-layouts`` / ``tileas-remove-layout-conversions``,
+  ``transforms/tileas/simt_layouts.py``, read by ``layout.py``; reported as a remark by the
+  driver): each thread owns runs of ``v`` contiguous elements of the row-major
   order (``v`` from 16 bytes over the element size of the function's contiguous global
   accesses), consecutive threads consecutive runs, so elementwise chains stay in registers and
   global loads/stores coalesce into 16-byte vector accesses (``ld.global.v4``) wherever a run is
@@ -30,8 +33,8 @@ softmax/layernorm-style rows, transposes, dots (on mma.sync tensor cores).  Cont
 * ``broadcast``, ``permute``, ``extract``, ``extract_slice``, ``cat`` and ``scan`` (other shapes)
   exchange their operands through one shared-memory scratch array (``bar.sync`` before each
   write and after each write phase; element ``f`` at position ``f + f / 32``, so strided reads
-  do not all hit one bank); ``reshape``/``expand_dims`` are free when both shapes have the
-  same layout (else one exchange);
+  do not all hit one bank); ``reshape``/``expand_dims`` are free unless they carry
+  ``nv_tileaa.source_layout`` (a conversion the layout passes kept: one exchange);
 * element types: i1 (a byte in memory), i8, i16, i32, i64, f16, f32, f64 held as themselves;
   bf16, tf32 and fp8 (e4m3, e5m2: sm_89+) held as f32 (see ``emit.reg_type``); any other element
   type is a located "not supported yet" error naming it;
