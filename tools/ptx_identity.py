@@ -15,6 +15,12 @@ exported to bytecode once, under ``DIR/bytecode``; ``check`` reuses that bytecod
 comparison does not depend on cuTile's exporter.  Compiles run in this process with the cache
 off and without ptxas (the PTX is what is compared).  ``--only PREFIX`` restricts both modes to
 the inputs whose name starts with ``PREFIX``.
+
+``simt_*``: every memory-bound (SIMT-path) program of the test programs (:func:`simt_programs`:
+the ``user_programs`` sweeps' SIMT programs, the ``memory_programs`` zoo at the tile sizes,
+element types and array shapes of its CPU/GPU tests and benchmark, the ``op_programs``), the
+zoo's programs also under each SIMT environment switch (:data:`SIMT_ENV_VARIANTS`): ``--only
+simt_`` compares what the SIMT layout passes and lowering generate.
 """
 
 from __future__ import annotations
@@ -28,6 +34,14 @@ ROOT = Path(__file__).resolve().parents[1]
 ENV_VARIANTS = {"": {"TILEORCH_ATTN_OVERLAP": "0"}, "+overlap": {"TILEORCH_ATTN_OVERLAP": "1"},
                 "+pingpong": {"TILEORCH_ATTN_PINGPONG": "1", "TILEORCH_ATTN_OVERLAP": "0"}}
 """Name suffix -> environment of the chained programs' compiles."""
+SIMT_ENV_VARIANTS = {"+no_warp_programs": {"TILEORCH_WARP_PROGRAMS": "0"},
+                     "+programs_per_warp1": {"TILEORCH_PROGRAMS_PER_WARP": "1"},
+                     "+programs_per_warp4": {"TILEORCH_PROGRAMS_PER_WARP": "4"},
+                     "+no_prefetch_unroll": {"TILEORCH_PREFETCH_UNROLL": "0"},
+                     "+no_cluster_split": {"TILEORCH_CLUSTER_SPLIT": "0"},
+                     "+no_simt_mma": {"TILEORCH_SIMT_MMA": "0"}}
+"""Name suffix -> environment: the SIMT path's switches, applied to the ``simt_mem_*_f16_*`` programs."""
+ALL_ENV_KEYS = sorted({k for env in (*ENV_VARIANTS.values(), *SIMT_ENV_VARIANTS.values()) for k in env})
 
 
 def chained_programs() -> dict[str, tuple]:
@@ -81,6 +95,56 @@ def chained_programs() -> dict[str, tuple]:
     return out
 
 
+def simt_programs() -> dict[str, tuple]:
+    """name -> (kernel, spec) of the SIMT-path programs (see the module docstring)."""
+    from tileorch.testing import memory_programs as mp
+    from tileorch.testing import op_programs as op
+    from tileorch.testing import user_programs, user_programs2
+
+    out = {}
+    for name, p in {**user_programs.PROGRAMS, **user_programs2.PROGRAMS}.items():
+        if p.path == "simt":
+            out[f"simt_user_{name}"] = (p.kernel, p.spec)
+    dts = {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}
+
+    def mem(name, kernel, spec):
+        out[f"simt_mem_{name}"] = (kernel, spec)
+
+    for dt in dts:
+        for m, n, tn in ((64, 1, 8), (64, 7, 8), (1000, 1001, 1024), (4096, 1000, 1024), (17, 1024, 1024),
+                         (5, 4000, 4096), (200, 256, 256), (64, 3, 4)):
+            mem(f"softmax_{dt}_{m}x{n}_{tn}", mp.softmax, [((m, n), dts[dt]), ((m, n), dts[dt]), tn])
+        for m, n in ((4096, 1024), (333, 1000), (7, 9)):
+            mem(f"layernorm_{dt}_{m}x{n}", mp.layernorm, [((m, n), dts[dt]), ((n,), dts[dt]), ((n,), dts[dt]),
+                                                          ((m, n), dts[dt]), 1024])
+            mem(f"rmsnorm_{dt}_{m}x{n}", mp.rmsnorm, [((m, n), dts[dt]), ((n,), dts[dt]), ((m, n), dts[dt]), 1024])
+        mem(f"layernorm_{dt}_256", mp.layernorm, [((512, 256), dts[dt]), ((256,), dts[dt]), ((256,), dts[dt]),
+                                                  ((512, 256), dts[dt]), 256])
+        for m, n, tm, tn in ((12000, 10000, 4, 1024), (1000, 1001, 4, 512), (513, 7, 16, 256), (3000, 1500, 16, 256),
+                             (1024, 512, 4, 256)):
+            mem(f"row_sum_{dt}_{m}x{n}_{tm}x{tn}", mp.row_sum, [((m, n), dts[dt]), ((m,), "float32"), tm, tn])
+        for m, n, tm, tn in ((1000, 1001, 64, 128), (4096, 4096, 64, 128), (7, 3, 64, 128), (1601, 256, 32, 64)):
+            mem(f"col_sum_{dt}_{m}x{n}_{tm}x{tn}", mp.col_sum, [((m, n), dts[dt]), ((n,), "float32"), tm, tn])
+        for n in (256, 512, 128):
+            mem(f"argmax_{dt}_{n}", mp.argmax, [((1000, n), dts[dt]), ((1000,), "int32"), n])
+        for n in (1024, 256):
+            mem(f"cumsum_{dt}_{n}", mp.cumsum, [((100, n), dts[dt]), ((100, n), dts[dt]), n])
+        for tm, tn in ((32, 64), (128, 128), (64, 64)):
+            mem(f"transpose_{dt}_{tm}x{tn}", mp.transpose, [((1000, 1001), dts[dt]), ((1001, 1000), dts[dt]), tm, tn])
+        for t in (1024, 2048, 256):
+            mem(f"axpby_{dt}_{t}", mp.axpby, [((1_000_003,), dts[dt])] * 3 + [t])
+        for tr, tn in ((4, 64), (8, 64), (4, 1024), (1, 128)):
+            mem(f"gather_{dt}_{tr}x{tn}", mp.gather_rows, [((3000, tn), dts[dt]), ((1000,), "int32"),
+                                                           ((1000, tn), dts[dt]), tr, tn])
+            mem(f"scatter_{dt}_{tr}x{tn}", mp.scatter_rows, [((1000, tn), dts[dt]), ((1000,), "int32"),
+                                                             ((1000, tn), dts[dt]), tr, tn])
+    out["simt_op_grid_dependency"] = (op.grid_dependency, [((4096,), "float32"), ((4096,), "float32"), 256])
+    out["simt_op_powers"] = (op.powers, [((4096,), "float32")] * 7 + [256])
+    out["simt_op_inserting"] = (op.inserting, [((4096,), "float32"), ((4096,), "float32"), ((32, 64), "float32"),
+                                               64])
+    return out
+
+
 def inputs(directory: Path) -> dict[str, tuple[object, dict]]:
     """name -> (source: example path or cuTile bytecode, environment of its compile)."""
     out: dict[str, tuple[object, dict]] = {p.stem: (str(p), {}) for p in sorted((ROOT / "examples").glob("*.mlir"))}
@@ -92,13 +156,15 @@ def inputs(directory: Path) -> dict[str, tuple[object, dict]]:
 
         for name, (kernel, spec, _) in ct._cutile_programs().items():
             ct.export_cutile(name, kernel, spec, bc)
-        for name, (kernel, spec) in chained_programs().items():
+        for name, (kernel, spec) in {**chained_programs(), **simt_programs()}.items():
             try:
                 ct.export_cutile(name, kernel, spec, bc)
             except Exception as exc:  # noqa: BLE001 - reported by name, compared as such
                 (bc / f"{name}.error").write_text(f"export failed: {type(exc).__name__}: {exc}\n")
     for p in sorted(bc.glob("*.tileirbc")):
         variants = ENV_VARIANTS if p.stem.startswith("chained_") else {"": {}}
+        if p.stem.startswith("simt_mem_") and "_f16_" in p.stem:
+            variants = {"": {}, **SIMT_ENV_VARIANTS}
         for suffix, env in variants.items():
             out[p.stem + suffix] = (p.read_bytes(), env)
     return out
@@ -107,7 +173,7 @@ def inputs(directory: Path) -> dict[str, tuple[object, dict]]:
 def _compile(source: object, env: dict) -> str:
     import tileorch
 
-    saved = {k: os.environ.get(k) for k in ENV_VARIANTS["+overlap"] | ENV_VARIANTS["+pingpong"]}
+    saved = {k: os.environ.get(k) for k in ALL_ENV_KEYS}
     for k in saved:
         os.environ.pop(k, None)
     os.environ.update(env)

@@ -9,7 +9,8 @@ lowers a tile program by its kind, then hands it to the backend,
 ``cutlass``     the module as written (cutlass / nv_tileas / nvvm ops) -> the backend's pipeline
 ``nv_tileaa``   a tile program: :func:`lower_tileaa_program` -> the TileAS tier
                 (``tileas-tier``, ``convert-nv-tileas-to-cutlass``) for kernels with dots, the SIMT
-                lowering (``convert-nv-tileaa-to-simt``) for the rest; a refusal is a remark
+                lowering (``tileas-assign-load-store-layouts``, ``tileas-remove-layout-conversions``
+                for its layouts, then ``convert-nv-tileaa-to-simt``) for the rest; a refusal is a remark
 ``cuda_tile``   a cuTile program (text or bytecode, :func:`tileorch.frontend.cutile.load`):
                 ``convert-cudatile-to-tileaa``, then the ``nv_tileaa`` route
 ==============  ===========================================================================
@@ -107,8 +108,9 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
     printed by the CLI), never dropped.  ``schedule="simt"`` forces the SIMT path.  Errors of
     the SIMT lowering propagate (located)."""
     from tileorch import timing
+    from tileorch.backend.compile import CompileError, verify_each_pass
     from tileorch.backend.pipeline import apply_pass, parse_pipeline, run_passes
-    from tileorch.diagnostics import LocatedError
+    from tileorch.diagnostics import LocatedError, verify_located
     from tileorch.dialects.nv_tileaa import FuncOp
     from tileorch.transforms.tileaa_to_simt import ConvertNvTileaaToSimt
 
@@ -191,20 +193,32 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
             remarks.append(f"warning: internal error in the TileAS tier on {names or 'the kernel'} "
                            f"({type(exc).__name__}: {exc}); this is a tileorch bug, please report it "
                            f"[the tensor-core path refused this kernel: {_simt_dots(fallback)}]")
-    from tileorch.transforms.tileaa_to_simt.layout import layout_remarks
+    from tileorch.transforms.tileaa_to_simt.hoist_reductions import hoist_loop_reductions
 
+    with timing.timed("tileaa-hoist-loop-reductions"):
+        hoisted = hoist_loop_reductions(fallback)
+    # the layout passes decide the SIMT route's register layouts (#nv_tileaa.blocked attributes,
+    # transforms/tileas/simt_layouts.py); convert-nv-tileaa-to-simt holds the tiles so
+    from tileorch.transforms.tileas.assign_load_store_layouts import AssignLoadStoreLayouts
+    from tileorch.transforms.tileas.remove_layout_conversions import RemoveLayoutConversions
+    from tileorch.transforms.tileas.simt_layouts import layout_remarks
+
+    for layout_pass in (AssignLoadStoreLayouts(), RemoveLayoutConversions()):
+        apply_pass(ctx, fallback, layout_pass)
+        if verify_each_pass():  # the attached layouts obey the verifier's rules
+            with timing.timed("verify"):
+                errors = verify_located(fallback)
+            if errors:
+                raise CompileError([f"{e} (after {layout_pass.name})" for e in errors])
     remarks.extend(layout_remarks(fallback))
     if has_dot:
         from tileorch.transforms.tileaa_to_simt.mma import dot_remarks
 
         remarks.extend(dot_remarks(fallback, _compute_capability(fallback)))
     refusal = [r for r in remarks if "tensor-core path refused" in r]
-    from tileorch.transforms.tileaa_to_simt.hoist_reductions import hoist_loop_reductions
-
-    with timing.timed("tileaa-hoist-loop-reductions"):
-        if hoist_loop_reductions(fallback):
-            remarks.append("remark: a loop folding per-tile reductions now folds the tiles and reduces once after "
-                           "the loop (tileaa-hoist-loop-reductions)")
+    if hoisted:
+        remarks.append("remark: a loop folding per-tile reductions now folds the tiles and reduces once after "
+                       "the loop (tileaa-hoist-loop-reductions)")
     try:
         apply_pass(ctx, fallback, ConvertNvTileaaToSimt())
     except LocatedError as exc:

@@ -1,4 +1,4 @@
-// RUN: tileorch-opt %s --split-input-file -p convert-nv-tileaa-to-simt | filecheck %s
+// RUN: tileorch-opt %s --split-input-file -p tileas-assign-load-store-layouts,tileas-remove-layout-conversions,convert-nv-tileaa-to-simt | filecheck %s
 
 // A loop that folds a tile into its accumulator (here: adds a splat each iteration) and writes
 // no memory is split over the CTAs of a cluster (cluster_split.py): the program id is the

@@ -1,6 +1,6 @@
 // RUN: tileorch-opt %s -p convert-cudatile-to-tileaa | filecheck %s --check-prefix=AA
-// RUN: tileorch-opt %s -p convert-cudatile-to-tileaa,convert-nv-tileaa-to-simt | filecheck %s
-// RUN: env TILEORCH_MATH=approx tileorch-opt %s -p convert-cudatile-to-tileaa,convert-nv-tileaa-to-simt | filecheck %s --check-prefix=FAST
+// RUN: tileorch-opt %s -p convert-cudatile-to-tileaa,tileas-assign-load-store-layouts,tileas-remove-layout-conversions,convert-nv-tileaa-to-simt | filecheck %s
+// RUN: env TILEORCH_MATH=approx tileorch-opt %s -p convert-cudatile-to-tileaa,tileas-assign-load-store-layouts,tileas-remove-layout-conversions,convert-nv-tileaa-to-simt | filecheck %s --check-prefix=FAST
 // cuda_tile.exp's rounding mode: the default (full) is the fma-only full-precision sequence, no MUFU;
 // rounding<approx> keeps its approx property in nv_tileaa and takes ex2.approx.ftz of x * log2(e);
 // TILEORCH_MATH=approx takes the approximate form for both.

@@ -1,4 +1,4 @@
-// RUN: tileorch-opt %s --split-input-file -p convert-nv-tileaa-to-simt | filecheck %s
+// RUN: tileorch-opt %s --split-input-file -p tileas-assign-load-store-layouts,tileas-remove-layout-conversions,convert-nv-tileaa-to-simt | filecheck %s
 
 // Loads first (tileaa_to_simt/hoist.py): the second load (%w, written after the reduction) is
 // issued before the reduction's shuffles, so both tiles are in flight together; the load after

@@ -1,4 +1,4 @@
-// RUN: tileorch-opt %s -p convert-nv-tileaa-to-simt | filecheck %s
+// RUN: tileorch-opt %s -p tileas-assign-load-store-layouts,tileas-remove-layout-conversions,convert-nv-tileaa-to-simt | filecheck %s
 
 // The SIMT lowering of an integer dot (cuda_tile.mmai: int8/uint8 tiles, i32 accumulator) in a
 // module that names no target (no nv_tileaa.compute_capability: mma.sync needs sm_80, so the

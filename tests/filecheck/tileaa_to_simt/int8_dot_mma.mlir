@@ -1,4 +1,4 @@
-// RUN: tileorch-opt %s -p convert-nv-tileaa-to-simt | filecheck %s
+// RUN: tileorch-opt %s -p tileas-assign-load-store-layouts,tileas-remove-layout-conversions,convert-nv-tileaa-to-simt | filecheck %s
 
 // The integer dot of int8_dot.mlir on an sm_90 target: warp-level mma.sync (tileaa_to_simt/mma.py),
 // m16n8k32 with a uint8 A and an int8 B, an i32 accumulator.  The 16x16x32 dot is 2 column

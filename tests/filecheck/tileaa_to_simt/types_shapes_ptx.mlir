@@ -1,5 +1,5 @@
 // REQUIRES: ptxas
-// RUN: tileorch-opt %s -p convert-nv-tileaa-to-simt,lower-to-llvm -t ptx > %t.ptx
+// RUN: tileorch-opt %s -p tileas-assign-load-store-layouts,tileas-remove-layout-conversions,convert-nv-tileaa-to-simt,lower-to-llvm -t ptx > %t.ptx
 // RUN: filecheck %s < %t.ptx
 // RUN: ptxas -arch=sm_90a %t.ptx -o %t.cubin
 

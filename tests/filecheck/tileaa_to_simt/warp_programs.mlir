@@ -1,5 +1,5 @@
-// RUN: env TILEORCH_PROGRAMS_PER_WARP=1 tileorch-opt %s --split-input-file -p convert-nv-tileaa-to-simt | filecheck %s
-// RUN: tileorch-opt %s --split-input-file -p convert-nv-tileaa-to-simt | filecheck %s --check-prefix=TWO
+// RUN: env TILEORCH_PROGRAMS_PER_WARP=1 tileorch-opt %s --split-input-file -p tileas-assign-load-store-layouts,tileas-remove-layout-conversions,convert-nv-tileaa-to-simt | filecheck %s
+// RUN: tileorch-opt %s --split-input-file -p tileas-assign-load-store-layouts,tileas-remove-layout-conversions,convert-nv-tileaa-to-simt | filecheck %s --check-prefix=TWO
 
 // A one-warp program (kernel_spec<1, 1>: a 256-element tile, eight elements a lane) with no
 // barrier and no shared memory runs one program per warp, up to 2 per CTA (warp_programs.py):

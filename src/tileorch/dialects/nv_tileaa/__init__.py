@@ -6,10 +6,11 @@ from xdsl.ir import Dialect
 
 from .attrs import *  # noqa: F403
 from .attrs import ATTRS
+from .blocked import BLOCKED_ATTRS, FUNCTION_LAYOUT, LAYOUT, SOURCE_LAYOUT, BlockedLayoutAttr  # noqa: F401
 from .ops import *  # noqa: F403
 from .ops import COMPUTE_CAPABILITY, ELEMENTWISE_OPS, KERNEL_SPEC, OPS, TARGET_SPEC  # noqa: F401
 from .pointer_ops import POINTER_ATTRS, POINTER_OPS  # noqa: E402
 from .reduce_scan import EXTRA_OPS, PermuteOp, ReduceOp, ScanOp, YieldOp  # noqa: E402,F401
 from .tile_ops import TILE_OPS, CatOp, ExtractSliceOp  # noqa: E402,F401
 
-NvTileaa = Dialect("nv_tileaa", [*OPS, *EXTRA_OPS, *TILE_OPS, *POINTER_OPS], [*ATTRS, *POINTER_ATTRS])
+NvTileaa = Dialect("nv_tileaa", [*OPS, *EXTRA_OPS, *TILE_OPS, *POINTER_OPS], [*ATTRS, *POINTER_ATTRS, *BLOCKED_ATTRS])

@@ -27,6 +27,7 @@ from xdsl.utils.exceptions import VerifyException
 from .attrs import (DYNAMIC, BoundedAttr, DivByAttr, KernelSpecAttr, MemRefType, MemScopeAttr, MemSemanticAttr,
                     MemTokenType, PaddingValueAttr, PointerType, ProgramIdType, RoundingModeAttr, SignednessAttr,
                     TiledViewType)
+from .blocked import SOURCE_LAYOUT, check_layout
 
 KERNEL_SPEC = "nv_tileaa.kernel_spec"
 COMPUTE_CAPABILITY = "nv_tileaa.compute_capability"
@@ -395,6 +396,7 @@ class TiledLoadOp(_TiledAccess):
 
     def verify_(self) -> None:
         self._verify_access(self.result.type)
+        check_layout(self, self.result.type)
 
 
 @irdl_op_definition
@@ -418,6 +420,7 @@ class TiledStoreOp(_TiledAccess):
 
     def verify_(self) -> None:
         self._verify_access(self.tile.type)
+        check_layout(self, self.tile.type)
 
 
 # ----------------------------------------------------------------------------- compute
@@ -819,6 +822,8 @@ class ExpandDimsOp(_SourceToResult):
 
     def verify_(self) -> None:
         check_expand_dim(self.source.type, self.result.type, self.dim.value.data)
+        check_layout(self, self.result.type)
+        check_layout(self, self.source.type, SOURCE_LAYOUT)
 
 
 @irdl_op_definition
@@ -843,6 +848,8 @@ class ReshapeOp(_SourceToResult):
             raise VerifyException("reshape takes static shapes")
         if math.prod(a) != math.prod(b):
             raise VerifyException(f"reshape of {a} ({math.prod(a)} elements) to {b} ({math.prod(b)} elements)")
+        check_layout(self, res)
+        check_layout(self, src, SOURCE_LAYOUT)
 
 
 @irdl_op_definition

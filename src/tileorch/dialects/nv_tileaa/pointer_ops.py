@@ -19,6 +19,7 @@ from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from .attrs import KEYWORDS, MemScopeAttr, MemSemanticAttr, MemTokenType, PointerType, _KeywordAttr
+from .blocked import check_layout
 
 KEYWORDS["nv_tileaa.rmw_mode"] = ("add", "addf", "max", "min", "umax", "umin", "and", "or", "xor", "xchg")
 
@@ -143,6 +144,7 @@ class LoadOp(_PlainAccess):
                 raise VerifyException(f"'nv_tileaa.load': other must have the result's type {self.result.type}, "
                                       f"got {self.other.type}")
         _check_order(self, ("weak", "relaxed", "acquire"))
+        check_layout(self, self.result.type)
 
 
 @irdl_op_definition
@@ -168,6 +170,7 @@ class StoreOp(_PlainAccess):
         _same_shape(self, self.ptr, {"value": self.value, "mask": self.mask})
         _check_mask(self, self.mask)
         _check_order(self, ("weak", "relaxed", "release"))
+        check_layout(self, self.value.type)
 
 
 def _check_atomic_type(op: IRDLOperation, mode: str, t: Attribute) -> None:

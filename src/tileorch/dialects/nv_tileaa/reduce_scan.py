@@ -11,6 +11,8 @@ from xdsl.irdl import (IRDLOperation, irdl_op_definition, lazy_traits_def, opera
 from xdsl.traits import HasParent, IsTerminator, Pure, RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
+from .blocked import check_layout
+
 
 class _Combine(IRDLOperation):
     operands_ = var_operand_def(TensorType)
@@ -34,6 +36,8 @@ class _Combine(IRDLOperation):
         args = self.body.block.args
         if [a.type for a in args] != [t for o in self.operands_ for t in (o.type.element_type,) * 2]:
             raise VerifyException("the combiner takes two scalars (accumulated, next) per operand")
+        if self.operands_:
+            check_layout(self, self.operands_[0].type)
 
 
 @irdl_op_definition

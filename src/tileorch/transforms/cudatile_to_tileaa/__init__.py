@@ -150,8 +150,8 @@ NUM_CTAS_AUTO = "tileorch.num_ctas_auto"
 
 NUM_WARPS_AUTO = "tileorch.num_warps_auto"
 """Set on a kernel whose program gave no ``num_worker_warps_per_cta`` hint for the target: the
-kernel_spec's 4 warps are a default the SIMT lowering may change (``tileaa_to_simt/layout.py``,
-``choose_threads``)."""
+kernel_spec's 4 warps are a default the SIMT route's layouts may change
+(``transforms/tileas/simt_layouts.py``, ``choose_threads``)."""
 
 
 # ---------------------------------------------------------------------- op handlers

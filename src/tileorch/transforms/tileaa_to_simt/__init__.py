@@ -5,13 +5,16 @@ The general path below the tile tier, for kernels the warp-specialized GEMM lowe
 softmax/layernorm-style rows, transposes, dots (on mma.sync tensor cores).  Contract:
 
 * one CTA per tile program, ``32 * num_worker_warps`` threads (``nv_tileaa.kernel_spec``,
-  default 4 warps; without the program's hint, sized to its tiles: ``layout.choose_threads``); the grid is the tile program grid (``get_program_id`` = ``%ctaid``);
+  default 4 warps; without the program's hint, sized to its tiles), as the function's
+  ``nv_tileaa.simt_layout`` says; the grid is the tile program grid (``get_program_id`` = ``%ctaid``);
   except a one-warp program without barriers or shared memory: one program per warp, several
   warps per CTA (``warp_programs.py``: an extra trailing parameter, the launch picks the warps),
   and several programs per warp when one program loads under 2 KiB (their loads issued together,
   their whole-warp reductions folded at once);
-* a tile is *blocked* over the threads (``layout.py``, :func:`choose_layout`, reported as a
-  remark by the driver): each thread owns runs of ``v`` contiguous elements of the row-major
+* a tile is *blocked* over the threads as the layout passes decided (``#nv_tileaa.blocked``
+  attributes of ``tileas-assign-load-store-layouts`` / ``tileas-remove-layout-conversions``,
+  ``transforms/tileas/simt_layouts.py``, read by ``layout.py``; reported as a remark by the
+  driver): each thread owns runs of ``v`` contiguous elements of the row-major
   order (``v`` from 16 bytes over the element size of the function's contiguous global
   accesses), consecutive threads consecutive runs, so elementwise chains stay in registers and
   global loads/stores coalesce into 16-byte vector accesses (``ld.global.v4``) wherever a run is
@@ -30,8 +33,8 @@ softmax/layernorm-style rows, transposes, dots (on mma.sync tensor cores).  Cont
 * ``broadcast``, ``permute``, ``extract``, ``extract_slice``, ``cat`` and ``scan`` (other shapes)
   exchange their operands through one shared-memory scratch array (``bar.sync`` before each
   write and after each write phase; element ``f`` at position ``f + f / 32``, so strided reads
-  do not all hit one bank); ``reshape``/``expand_dims`` are free when both shapes have the
-  same layout (else one exchange);
+  do not all hit one bank); ``reshape``/``expand_dims`` are free unless they carry
+  ``nv_tileaa.source_layout`` (a conversion the layout passes kept: one exchange);
 * element types: i1 (a byte in memory), i8, i16, i32, i64, f16, f32, f64 held as themselves;
   bf16, tf32 and fp8 (e4m3, e5m2: sm_89+) held as f32 (see ``emit.reg_type``); any other element
   type is a located "not supported yet" error naming it;
@@ -60,6 +63,7 @@ from tileorch.diagnostics import LocatedError
 from tileorch.dialects import llvm_ext, nvvm
 from tileorch.dialects.nv_tileaa import FuncOp as TileFuncOp
 from tileorch.dialects.nv_tileaa.attrs import MemRefType, MemTokenType, PointerType, TiledViewType
+from tileorch.dialects.nv_tileaa.blocked import SOURCE_LAYOUT
 from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileaa.tile_ops import CASTS
 from tileorch.transforms.math_mode import takes_approx
@@ -68,11 +72,12 @@ from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, SHARED_PTR, Emi
                                                      is_float, is_fp8, memory_type, reg_type, strides_of,
                                                      supported_element)
 from tileorch.transforms.tileaa_to_simt.hoist import MAX_HOISTED_WORDS, loads_first, split_loads_first
-from tileorch.transforms.tileaa_to_simt.layout import SimtLayout, choose_layout, choose_threads, vectorizable_access
+from tileorch.transforms.tileaa_to_simt.layout import SimtLayout
 from tileorch.transforms.tileaa_to_simt.mma import MmaDotLowering, MmaPlan, plan_dot
 from tileorch.transforms.tileaa_to_simt.pointers import PointerLowering
 from tileorch.transforms.tileaa_to_simt.prefetch import WRITES, prefetchable_loads, unrolled
 from tileorch.transforms.tileaa_to_simt.scan import ScanLowering
+from tileorch.transforms.tileas.simt_layouts import vectorizable_access
 
 PASS = "convert-nv-tileaa-to-simt"
 MAX_STATIC_SMEM = 48 * 1024
@@ -141,8 +146,8 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
     def __init__(self, fn: TileFuncOp, sm: int | None = None):
         self.fn = fn
         self.sm = sm  # the target's compute capability (nv_tileaa.compute_capability), when the module names it
-        self.threads = choose_threads(fn)
-        self.layout: SimtLayout = choose_layout(fn, self.threads)
+        self.layout: SimtLayout = SimtLayout.of_function(fn)  # as the layout passes decided it
+        self.threads = self.layout.threads
         self.vals: dict[SSAValue, object] = {}
         self.scratch_bytes = 0
         self._stage_end = 0
@@ -253,7 +258,7 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         e = Emitter(entry, self.threads)
         e.tid = e.v(nvvm.SPECIAL_REGISTERS["tid.x"]())
         v = 2
-        while v <= self.layout.vec:
+        while v <= self.layout.max_run():
             e.scaled_tid[v] = e.mul_i(e.tid, e.const(v))
             v *= 2
         self.smem = e.v(llvm.AddressOfOp(SCRATCH, SHARED_PTR))
@@ -1054,14 +1059,20 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         self.vals[op.results[0]] = Tile(shape, src.element, self._gather(e, shape, pick))
 
     def op_nv_tileaa_expand_dims(self, e, op):
-        """Free when both shapes have the same layout (row-major order is unchanged), else one
-        exchange through the scratch."""
+        """One exchange through the scratch when the op converts (``nv_tileaa.source_layout``:
+        its source is held in another layout), else free (the same registers, renamed: the
+        layout passes left no conversion, both layouts hold row-major element ``f`` in the same
+        thread and slot); free too when the source is replicated."""
         src = self.tile(op.source)
         shape = tuple(op.results[0].type.get_shape())
         if src.replicated:
             self.vals[op.results[0]] = Tile(shape, src.element, [src.slots[0]] * self.layout.slots(shape), True)
             return
-        if self.layout.same_order(src.shape, shape):
+        if SOURCE_LAYOUT not in op.attributes:
+            if not self.layout.same_order(src.shape, shape):
+                raise LocatedError(op, f"{PASS}: '{op.name}' of a {list(src.shape)} tile (runs of "
+                                       f"{self.vec(src.shape)}) to {list(shape)} (runs of {self.vec(shape)}) "
+                                       f"needs a layout conversion, but has no {SOURCE_LAYOUT}")
             self.vals[op.results[0]] = Tile(shape, src.element, src.slots)
             return
         (off,) = self._stage(e, [src])

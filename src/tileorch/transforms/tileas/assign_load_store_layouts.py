@@ -11,6 +11,12 @@ layouts for every tile still unassigned.
 * A ``tiled_store`` likewise becomes a TMA store from shared memory (a ``convert_layout`` stages
   the register tile there) or an ``stg<v>`` from registers.
 * Every tile still in ``#nv_tileas.layout<reg>`` gets ``blocked`` over the kernel's worker warps.
+
+On the SIMT route (an ``nv_tileaa.func`` not converted to ``nv_tileas``: kernels without a dot,
+lowered by ``convert-nv-tileaa-to-simt``) the pass decides the register layouts instead
+(``simt_layouts.py``): threads per CTA, 16-byte runs coalesced along the view's contiguous
+dimension, one ``#nv_tileaa.blocked`` per tile shape, attached to the function, its loads,
+stores, reductions and scans, and (with the source's layout where it differs) its reshapes.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from tileorch.diagnostics import copy_location
 from tileorch.dialects import nv_tileas_tile as ts
 from tileorch.transforms.tileas.common import retype_values, set_type, targeted_functions
 from tileorch.transforms.tileas.layouts import blocked_layout, smem_layout, tma_box, with_layout
+from tileorch.transforms.tileas.simt_layouts import assign_simt_layouts, is_simt_function
 
 
 def _tma_ok(op: Operation, sm: int) -> bool:
@@ -135,12 +142,16 @@ def default_register_layouts(func: Operation, warps: int) -> None:
 
 @dataclass(frozen=True)
 class AssignLoadStoreLayouts(ModulePass):
-    """Copy atoms (TMA where possible) for tiled loads/stores; blocked layouts elsewhere."""
+    """Copy atoms (TMA where possible) for tiled loads/stores; blocked layouts elsewhere (on the
+    SIMT route: ``#nv_tileaa.blocked`` attributes, :func:`assign_simt_layouts`)."""
 
     name = "tileas-assign-load-store-layouts"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for func, sm, warps in targeted_functions(op):
+            if is_simt_function(func):
+                assign_simt_layouts(func)
+                continue
             for o in list(func.walk()):
                 if isinstance(o, ts.TiledLoadOp) and isinstance(o.atom, ts.UnknownCopyAtomAttr):
                     assign_load(o, sm, warps)

@@ -23,6 +23,11 @@ Rewrites, to a fixed point:
   its users, so a convert in both branches and its inverse after the ``if`` cancel.  Only a
   register value leaves a pipeline region (its slot buffers are valid inside it only).
 
+On the SIMT route (an ``nv_tileaa.func`` not converted to ``nv_tileas``: kernels without a dot),
+a layout conversion is a ``reshape``/``expand_dims`` carrying ``nv_tileaa.source_layout``
+(``tileas-assign-load-store-layouts``, ``simt_layouts.py``); it is removed (the op then renames
+registers) where the source and result layouts place every element in the same thread and slot.
+
 Diagnostics are tileiras': "failed to rewrite in buffer layout propagation", "failed to rewrite
 in reg layout propagation", "failed to apply patterns greedily".
 """
@@ -43,6 +48,7 @@ from tileorch.dialects import nv_tileas_tile as ts
 from tileorch.transforms.pass_kinds import FunctionTransform
 from tileorch.transforms.tileas.common import convert_users, set_type
 from tileorch.transforms.tileas.layouts import tma_box, with_layout
+from tileorch.transforms.tileas.simt_layouts import is_simt_function, remove_equal_conversions
 
 ELEMENTWISE = {c.name for c in aa.ELEMENTWISE_OPS} | {"nv_tileaa.fp_to_fp"}
 MAX_ROUNDS = 64
@@ -363,6 +369,9 @@ class _Rewriter:
 
 
 def remove_layout_conversions(func: Operation) -> None:
+    if is_simt_function(func):  # the SIMT route: conversions are reshapes between layouts
+        remove_equal_conversions(func)
+        return
     _Rewriter(func).run()
 
 
