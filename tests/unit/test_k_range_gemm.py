@@ -20,73 +20,13 @@ import pytest
 HAVE_CUTILE = importlib.util.find_spec("cuda") is not None and importlib.util.find_spec("cuda.tile") is not None
 pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Python) is not installed")
 
-ZERO = None
 if HAVE_CUTILE:
-    import cuda.tile as ct
-
+    from tileorch.testing.k_range_programs import (mm_first_tiles, mm_odd_tiles, mm_range, mm_split_k,
+                                                   mm_window_from_bid)
     from tileorch.testing.user_programs2 import gemm_range_step
-
-    ZERO = ct.PaddingMode.ZERO
-
-    @ct.kernel
-    def mm_range(A, B, C, start: int, stop: int, step: int, tm: ct.Constant[int], tn: ct.Constant[int],
-                 tk: ct.Constant[int]):
-        """``range(start, stop, step)`` of runtime arguments, the iv as the K tile index."""
-        bm, bn = ct.bid(0), ct.bid(1)
-        acc = ct.zeros((tm, tn), dtype=ct.float32)
-        for k in range(start, stop, step):
-            acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk), padding_mode=ZERO),
-                         ct.load(B, index=(k, bn), shape=(tk, tn), padding_mode=ZERO), acc)
-        ct.store(C, index=(bm, bn), tile=acc)
-
-    @ct.kernel
-    def mm_odd_tiles(A, B, C, n: int, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
-        """The odd K tiles: ``range(n)`` with the tile index ``k * 2 + 1``."""
-        bm, bn = ct.bid(0), ct.bid(1)
-        acc = ct.zeros((tm, tn), dtype=ct.float32)
-        for k in range(n):
-            acc = ct.mma(ct.load(A, index=(bm, k * 2 + 1), shape=(tm, tk), padding_mode=ZERO),
-                         ct.load(B, index=(k * 2 + 1, bn), shape=(tk, tn), padding_mode=ZERO), acc)
-        ct.store(C, index=(bm, bn), tile=acc)
-
-    @ct.kernel
-    def mm_window_from_bid(A, B, C, width: int, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
-        """A K window that starts at the row tile (``range(bm, bm + width)``), the tile ``k - bm + 1``
-        of A and ``k - bm + 1`` of B: the start is a program id, the index subtracts it again."""
-        bm, bn = ct.bid(0), ct.bid(1)
-        acc = ct.zeros((tm, tn), dtype=ct.float32)
-        for k in range(bm, bm + width):
-            acc = ct.mma(ct.load(A, index=(bm, k - bm + 1), shape=(tm, tk), padding_mode=ZERO),
-                         ct.load(B, index=(k - bm + 1, bn), shape=(tk, tn), padding_mode=ZERO), acc)
-        ct.store(C, index=(bm, bn), tile=acc)
-
-    @ct.kernel
-    def mm_first_tiles(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
-        """A constant range from tile 0: ``range(2)`` reads K elements 0 .. 2 * tk - 1."""
-        bm, bn = ct.bid(0), ct.bid(1)
-        acc = ct.zeros((tm, tn), dtype=ct.float32)
-        for k in range(2):
-            acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk), padding_mode=ZERO),
-                         ct.load(B, index=(k, bn), shape=(tk, tn), padding_mode=ZERO), acc)
-        ct.store(C, index=(bm, bn), tile=acc)
-
-    @ct.kernel
-    def mm_split_k(A, B, C, splits: ct.Constant[int], tm: ct.Constant[int], tn: ct.Constant[int],
-                   tk: ct.Constant[int]):
-        """Split-K on 128x64x64 tiles: program ``bid(2)`` sums every ``splits``-th K tile into C with
-        ``ct.atomic_add`` (``user_programs2.gemm_split_k`` with the WGMMA kernel's tile shape)."""
-        pid_m, pid_n, s = ct.bid(0), ct.bid(1), ct.bid(2)
-        acc = ct.zeros((tm, tn), dtype=ct.float32)
-        for k in range(s, ct.num_tiles(A, axis=1, shape=(tm, tk)), splits):
-            acc = ct.mma(ct.load(A, index=(pid_m, k), shape=(tm, tk)), ct.load(B, index=(k, pid_n), shape=(tk, tn)),
-                         acc)
-        rows = pid_m * tm + ct.arange(tm, dtype=ct.int32)[:, None]
-        cols = pid_n * tn + ct.arange(tn, dtype=ct.int32)[None, :]
-        ct.atomic_add(C, (rows, cols), acc)
 
 TM, TN, TK = 128, 64, 64
 M, N = 200, 96  # ragged row and column tiles
-GRID = (2, 2, 1)
 
 
 def _compile(kernel, spec):
