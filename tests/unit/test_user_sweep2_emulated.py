@@ -89,3 +89,28 @@ def test_mlp_gelu_chain():
     h = x.astype(np.float32) @ w1.astype(np.float32)
     h = 0.5 * h * (1 + np.tanh(0.7978845608028654 * (h + 0.044715 * h ** 3)))
     _check(y, h.astype(np.float16).astype(np.float32) @ w2.astype(np.float32), errors, atol=5e-3)
+
+
+@pytest.mark.parametrize("window", [40, 1, 500])
+def test_fmha_sliding_window_runs_its_own_key_range(window):
+    """``for j in range(lo, hi)`` with ``lo`` from the query tile and the window (k_range.py,
+    rebase_k_loop.py): the chained kernel runs ``hi - lo`` key tiles per query tile, its masks and
+    K/V coordinates read ``lo + i``.  Window 1: the diagonal only (one key tile); 500: every key
+    tile up to the query (lo = 0)."""
+    from test_chained_variants import _check, _run
+
+    from tileorch.testing.user_programs2 import LOG2E, fmha_sliding_window
+
+    bh, seq, d, tm, tn = 1, 192, 32, 64, 32
+    rng = np.random.default_rng(9 + window)
+    q, k, v = (rng.standard_normal((bh, seq, d)).astype(np.float16) for _ in range(3))
+    o = np.full((bh, seq, d), np.nan, dtype=np.float16)
+    scale = 1 / math.sqrt(d)
+    p, errors = _run(fmha_sliding_window, (q, k, v, o), [(scale * LOG2E, "f"), (window, "i")], (tm, tn, d),
+                     (seq // tm, bh))
+    assert any("runs as range(trip count)" in r for r in p.remarks), p.remarks
+    pos = np.arange(seq)
+    diff = pos[:, None] - pos[None, :]
+    s = (q.astype(np.float32) @ k.astype(np.float32).transpose(0, 2, 1)) * scale
+    s = np.where((diff >= 0) & (diff < window), s, -np.inf)
+    _check(o, _softmax_pv(s, v), errors)

@@ -268,7 +268,8 @@ def _attention(q, k, v, scale, keep):
 
 
 def test_gemm_range_step():
-    """The SIMT path's mma.sync GEMM (the tier refuses the k0 // tk tile index)."""
+    """The SIMT path's mma.sync GEMM, forced (the tier takes the ``k0 // tk`` tile index since k_range.py:
+    tests/unit/test_k_range_gemm.py emulates that kernel)."""
     a, b = _f((256, 192), "float16"), _f((192, 256), "float16")
     ref = a.astype(np.float64) @ b
     out = run("gemm_range_step", {0: a, 1: b})[2].astype(np.float64)
@@ -276,8 +277,9 @@ def test_gemm_range_step():
 
 
 def test_fmha_sliding_window():
-    """Attention on the SIMT path (mma.sync): a loop from the first tile the window reaches, rows
-    whose keys in that tile are all masked (the program keeps them finite)."""
+    """Attention on the SIMT path (mma.sync, forced: the chained-dots kernel takes the loop from the
+    first tile the window reaches since rebase_k_loop.py, test_user_sweep2_emulated.py), rows whose
+    keys in that tile are all masked (the program keeps them finite)."""
     q, k, v = (_f((2, 256, 64), "bfloat16") for _ in range(3))
     pos = np.arange(256)
     d = pos[:, None] - pos[None, :]

@@ -45,7 +45,10 @@ def _kernel(name):
     if name not in _LOWERED:
         p = PROGRAMS[name]
         ctx = make_context()
-        kind, module = lower_program(load(cutile_bytecode(p.kernel, p.spec), name, ctx), ctx, "sm_90a")
+        # a program the tensor-core tier takes (p.path "gemm"/"chained": tests/unit/test_user_sweep.py)
+        # runs here on its SIMT fallback (a K beyond a constant K range, another architecture)
+        schedule = "persistent" if p.path == "simt" else "simt"
+        kind, module = lower_program(load(cutile_bytecode(p.kernel, p.spec), name, ctx), ctx, "sm_90a", schedule)
         assert kind == "simt"
         fn = next(op for op in module.walk() if isinstance(op, func.FuncOp) and "nvvm.kernel" in op.attributes)
         smem = fn.attributes.get("tileorch.dynamic_smem")  # the mma.sync dots' staging, past 64 KiB
@@ -327,6 +330,8 @@ def _tf32(x):
 
 
 def test_mm_small_f32():
+    """The SIMT fallback (the tier runs it as a tf32 WGMMA GEMM for K <= 16: test_k_range_gemm.py,
+    tests/gpu/test_k_range_gpu.py)."""
     a, b = _f((64, 16)), _f((16, 48))
     _close(run("mm_small_f32", {0: a, 1: b})[2], _tf32(a).astype(np.float64) @ _tf32(b), 1e-4)
 

@@ -739,6 +739,10 @@ def gemm_problem_batched(program: Any, arguments: list[Argument]):
         if limit and max(extent, c.shape[i]) > limit:  # the kernel would cover more than the program's tile 0
             raise LayoutNotSupported(f"the program computes only tile 0 along {axis} (its indices there are the "
                                      f"constant 0) and {axis} = {max(extent, c.shape[i])} > its tile of {limit}")
+    k_used = getattr(cfg, "k_used", 0)
+    if k_used and k > k_used:  # the program's constant K range reads less than the kernel's whole K
+        raise LayoutNotSupported(f"the program reads only K elements 0 .. {k_used - 1} (its K loop has constant "
+                                 f"bounds from tile 0) and K = {k}")
     c_transposed = getattr(cfg, "c_transposed", False)  # the program stores acc^T: C is given [N, M]
     if k2 != k or c.shape != ((n, m) if c_transposed else (m, n)):
         raise ValueError(f"GEMM shapes do not agree: A {a.shape}{' (read as A^T)' if a_major == 'm' else ''}, "

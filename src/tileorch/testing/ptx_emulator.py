@@ -723,6 +723,16 @@ class Emu:
                 return
             self.global_store(a, g(1), nbytes)
             return
+        if base in ("atom", "red") and "global" in op and op.endswith(".add.f32"):
+            # one thread at a time: the read-modify-write is atomic by construction (atom returns the old value)
+            dst, addr_op, val = (None, ops[0], ops[1]) if base == "red" else ops
+            a = self.addr(addr_op, T)
+            old = self.global_load(a, 4)
+            new = b32(f32(old) + f32(np.asarray(self.get(val, T), dtype=np.uint64)))
+            self.global_store(a, new, 4)
+            if dst is not None:
+                self.set(dst, T, old)
+            return
         if base == "mbarrier":
             self.mbarrier(op, ops, T)
             return

@@ -234,8 +234,8 @@ _add("gemm_ragged_k", gemm_ragged_k, [((256, 200), "float16"), ((200, 256), "flo
                                       128, 128, 64], (2, 2), "gemm", outputs=(2,))
 # the K tile index computed from an element offset (k0 // tk): the tier's coordinate analysis
 # does not follow it (the SIMT path with mma.sync takes it; session 7's s7-coords works there)
-_add("gemm_range_step", gemm_range_step, _F16_GEMM + [((256, 256), "float16"), 192, 128, 128, 64], (2, 2), "simt",
-     error="does not feed", outputs=(2,))
+_add("gemm_range_step", gemm_range_step, _F16_GEMM + [((256, 256), "float16"), 192, 128, 128, 64], (2, 2), "gemm",
+     outputs=(2,))
 _add("gemm_alpha_array", gemm_alpha_array, _F16_GEMM + [((1,), "float32"), ((256, 256), "float16"), 128, 128, 64],
      (2, 2), "gemm", outputs=(3,))
 # cuTile 1.7 writes ct.load of a 0-d array as a 0-d partition view, which CUDA Tile IR rejects
@@ -251,7 +251,7 @@ _add("gemm_batched_reshape", gemm_batched_reshape, [((3, 128, 128), "float16"), 
                                                     ((3, 128, 128), "float16"), 64, 64, 32], (2, 2, 3), "gemm",
      outputs=(2,))
 _add("gemm_split_k", gemm_split_k, [((128, 512), "float16"), ((512, 128), "float16"), ((128, 128), "float32"),
-                                    4, 64, 64, 32], (2, 2, 4), "simt", error="the K loop must step by 1", outputs=(2,))
+                                    4, 64, 64, 32], (2, 2, 4), "simt", error="cannot be retiled", outputs=(2,))
 # tile coordinates from a 1-D grid (GROUP_SIZE_M raster): the tier evaluates the program's own
 # coordinate expressions per work tile (a program-grid GEMM)
 _add("gemm_grouped_raster", gemm_grouped_raster, [((512, 256), "float16"), ((256, 384), "float16"),
@@ -429,7 +429,7 @@ _add("fmha_alibi", fmha_alibi, [((4, 256, 64), "float16"), ((4, 256, 64), "float
      "chained", outputs=(4,))
 _add("fmha_sliding_window", fmha_sliding_window,
      [((2, 256, 64), "bfloat16"), ((2, 256, 64), "bfloat16"), ((2, 256, 64), "bfloat16"), ((2, 256, 64), "bfloat16"),
-      0.125 * LOG2E, 100, 64, 32, 64], (4, 2), "simt", error="the loop must run from 0 with step 1", outputs=(3,))
+      0.125 * LOG2E, 100, 64, 32, 64], (4, 2), "chained", outputs=(3,))
 _add("fmha_bias_tile", fmha_bias_tile, [((2, 256, 32), "float16"), ((2, 256, 32), "float16"),
                                         ((2, 256, 32), "float16"), ((256, 256), "float32"), ((2, 256, 32), "float16"),
                                         1 / math.sqrt(32), 128, 64, 32], (2, 2), "chained", outputs=(4,))

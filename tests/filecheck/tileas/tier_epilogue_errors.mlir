@@ -109,7 +109,7 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // CHECK: tier_epilogue_errors.mlir:85:7: error: convert-nv-tileas-to-cutlass: this tile feeds the dot as A, but its indices do not read A's tile of the stored C
 
 // -----
-// The K loop steps by 2 (every other K tile): the kernel walks its K tiles one pipeline stage each.
+// A and B read different K tiles (A tile i, B tile i + 1): one stage holds one K tile of both.
 !m = !nv_tileaa.memref<bf16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
 !vat = !nv_tileaa.tiled_view<array<i32: 64, 128>, array<i32: 64, 128>, array<i32: 0, 1>, !m>
 !vb = !nv_tileaa.tiled_view<array<i32: 64, 128>, array<i32: 64, 128>, array<i32: 0, 1>, !m>
@@ -128,11 +128,11 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
     %zero = arith.constant dense<0.0> : tensor<128x128xf32>
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
-    %c2 = arith.constant 2 : i32
-    %acc = scf.for %i = %c0 to %kt step %c2 iter_args(%x = %zero) -> (tensor<128x128xf32>) : i32 {
+    %acc = scf.for %i = %c0 to %kt step %c1 iter_args(%x = %zero) -> (tensor<128x128xf32>) : i32 {
       %tat, %t0 = nv_tileaa.tiled_load %vat[%i, %pm] : !vat [i32, i32] -> tensor<64x128xbf16>
       %ta = "nv_tileaa.permute"(%tat) <{permutation = array<i32: 1, 0>}> : (tensor<64x128xbf16>) -> tensor<128x64xbf16>
-      %tb, %t1 = nv_tileaa.tiled_load %vb[%i, %pn] : !vb [i32, i32] -> tensor<64x128xbf16>
+      %i1 = arith.addi %i, %c1 : i32
+      %tb, %t1 = nv_tileaa.tiled_load %vb[%i1, %pn] : !vb [i32, i32] -> tensor<64x128xbf16>
       %y = nv_tileaa.dot %ta, %tb, %x : tensor<128x64xbf16>, tensor<64x128xbf16>, tensor<128x128xf32> -> tensor<128x128xf32>
       scf.yield %y : tensor<128x128xf32>
     }
@@ -141,7 +141,7 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
     nv_tileaa.return
   }
 }
-// CHECK: tier_epilogue_errors.mlir:132:5: error: convert-nv-tileas-to-cutlass: the K loop must step by 1
+// CHECK: tier_epilogue_errors.mlir:131:5: error: convert-nv-tileas-to-cutlass: the operands' K tile indices are different functions of the iv (k, k + 1)
 
 // -----
 // A column reduction of the transposed accumulator (a row reduction of it, stored as [1, 128]):

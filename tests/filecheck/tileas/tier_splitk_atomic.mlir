@@ -95,13 +95,21 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
   }
 }
 // CHECK:      func.func @gemm_f16_f32_bn_128x128x64_s{{[0-9]+}}_c1x1_persistent_r40_232_heuristic_sw1_eatomic_gl(
-// The producer's K range: the program's bounds with the work tile's l as program id 2.
+// The producer's K range: the program's trip count (stop - start, at least 0) with the work tile's l as
+// program id 2 in start = s * per, and K tile start + 1 * kt in stage kt (k_range.py).
 // CHECK:      %tm, %tn, %tk, %tl = cutlass.tile_scheduler.work_tile_info_to_coord_mnkl
-// CHECK:      %kbeg = arith.muli %tl, %{{.*}} : i32
-// CHECK:      %kend = arith.minsi %{{.*}} : i32
-// CHECK-NEXT: scf.for %kt = %kbeg to %kend step %c1
-// A consumer warp group: the same range, then release fence, atomic adds, acquire fence.
-// CHECK:      %kbeg_1 = arith.muli %tl_1, %{{.*}} : i32
+// CHECK:      %kbeg = arith.constant 0 : i32
+// CHECK:      %k_first = arith.muli %tl, %{{.*}} : i32
+// CHECK:      arith.minsi
+// CHECK:      arith.subi %{{.*}}, %k_first : i32
+// CHECK:      %kend = arith.maxsi %{{.*}} : i32
+// CHECK:      scf.for %kt = %kbeg to %kend step %c1
+// CHECK:      %[[S:.*]] = arith.muli %kt, %k_stride : i32
+// CHECK-NEXT: %k_tile = arith.addi %k_first, %[[S]] : i32
+// CHECK-NEXT: %kc = arith.muli %k_tile, %c_tile_k : i32
+// A consumer warp group: the same trip count, then release fence, atomic adds, acquire fence.
+// CHECK:      %k_first_1 = arith.muli %tl_1, %{{.*}} : i32
+// CHECK:      %kend_1 = arith.maxsi %{{.*}} : i32
 // CHECK:      scf.for %kt_1 = %kbeg_1 to %kend_1 step %c1
 // CHECK:      llvm.fence syncscope("device") release
 // CHECK-COUNT-64: llvm.atomicrmw fadd {{.*}} syncscope("device") monotonic : !llvm.ptr<1>, f32

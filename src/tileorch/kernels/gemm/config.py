@@ -116,6 +116,12 @@ class GemmConfig:
     ``(m, n, l)`` are program ids 0, 1 and 2 (the host sizes the scheduler's problem as the grid's
     ``x * tile_m``, ``y * tile_n`` and ``z`` matrices), and the tier's lowering evaluates the
     program's own tile coordinates and conditions from them.  1-CTA clusters, no Stream-K."""
+    k_used: int = 0
+    """When > 0: the program reads only K elements ``0 .. k_used - 1`` (a K loop of constant bounds over
+    K tiles ``0 .. T - 1``, or one dot on K tile 0: ``tileas/k_range.py``).  The kernel is the plain
+    GEMM over all of K, so the launcher runs it only for ``K <= k_used`` (the program's own K range
+    then reads all of K, its last tile zero-padded alike) and sends a larger K to the SIMT path.
+    Does not change the kernel's code (not in :attr:`name`)."""
 
     @property
     def consumer_groups(self) -> int:

@@ -65,6 +65,7 @@ from tileorch.transforms.tileas.epilogue import (BROADCASTS, EXPANDS, LAYOUT_ONL
                                                   unsupported)
 from tileorch.transforms.tileas.mask_bounds import interior_masks, whole_tile_test
 from tileorch.transforms.tileas.program_order import heavy_first_axis
+from tileorch.transforms.tileas.rebase_k_loop import rebase_k_loop
 
 PASS = "convert-nv-tileas-to-cutlass"
 CHAINED_ATTR = "tileorch.chained_config"
@@ -484,10 +485,7 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
         loop = loop.parent_op()
     if loop is None or not loop.is_ancestor(d2):
         _fail(d1, "both dots must be in one loop")
-    for bound, want in ((loop.lb, 0), (loop.step, 1)):
-        o = bound.owner
-        if not (isinstance(o, arith.ConstantOp) and isinstance(o.value, IntegerAttr) and o.value.value.data == want):
-            _fail(loop, "the loop must run from 0 with step 1")
+    # any range(start, stop, step): lower_chained_kernel rebases the loop onto range(trip) (rebase_k_loop.py)
     tm, tn = d1.result.type.get_shape()
     d = d1.lhs.type.get_shape()[-1]
     tm2, dv = d2.result.type.get_shape()
@@ -2240,7 +2238,11 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     it cannot be; an unexpected failure is the driver's to report: ``lower_tileaa_program`` makes
     it a warning and compiles the program on the SIMT path, tileorch-opt a located internal error)."""
     ck = analyze_chained_dots(kernel)
-    heavy = heavy_first_axis(ck.loop.ub)  # the loop starts at 0 (analyze_chained_dots)
+    try:  # the loop counts its tiles from 0 (the producer's ring slot, the consumer's phase)
+        rebased = rebase_k_loop(ck.loop, kernel.body.blocks.first)
+    except ValueError as exc:
+        _fail(ck.loop, f"the loop's range: {exc}")
+    heavy = heavy_first_axis(ck.loop.ub) if rebased is None else None  # a rebased trip count: no order
     pingpong = ck.tm // 64 == 2 and pingpong_enabled()  # two consumer warp groups
     # no persistence with ping-pong: the turns are balanced per program instance, and in a loop over
     # instances warp group 1's first-turn arrive on barrier 1 for the next instance can meet its last
@@ -2423,7 +2425,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
 
     record = {"kind": "chained", "threads": plan.threads, "smem": plan.smem, "stages": plan.stages,
               "pipelined": pipe is not None, "pingpong": pingpong, "heavy_first": heavy,
-              "interior_masks": len(masks),
+              "interior_masks": len(masks), "k_range": rebased,
               "tm": ck.tm, "tn": ck.tn,
               "d": ck.d, "dv": ck.dv, "dtype": ck.dtype,
               "tmaps": [{"arg": o.arg, "rows": o.rows, "rank": o.rank, "box": o.box, "swizzle": o.row_bytes}

@@ -56,6 +56,7 @@ from tileorch.transforms.tileas.common import num_ctas, source_load
 from tileorch.transforms.tileas.epilogue import (ATOMIC_SINK, PASS, Coord, EpilogueLowering, KernelEnv,
                                                  feeding_reductions, is_plain_store, program_axis, reduced_dim,
                                                  side_reduction, sink_tile)
+from tileorch.transforms.tileas.k_range import KLoop, KRangeError, k_loop, tile_map
 from tileorch.transforms.tileas.program_loop_to_tiles import SINGLE_TILE_AXES, TILE_GRID_IDS
 
 DTYPE_NAMES = {"f16": "f16", "bf16": "bf16", "f32": "f32", "f8E4M3FN": "e4m3", "f8E5M2": "e5m2", "i32": "s32"}
@@ -73,7 +74,9 @@ def _dtype(t) -> str:
 
 
 def _is_iv(v: SSAValue) -> bool:
-    return isinstance(v, BlockArgument) and v.index == 0 and isinstance(v.owner.parent_op(), scf.ForOp)
+    """``v`` is a K tile index: an affine function of a loop's iv (``k``, ``2 * k + 1``, ``k0 // tk``:
+    :func:`~tileorch.transforms.tileas.k_range.tile_map`)."""
+    return tile_map(v) is not None
 
 
 def _base_argument(kernel: aa.FuncOp, view: SSAValue) -> int | None:
@@ -131,8 +134,14 @@ class DotKernel:
     b_dtype: str = ""
     """B's dtype when it differs from A's (an s8 x u8 integer dot)."""
     remarks: list[str] = dataclasses.field(default_factory=list)
-    k_bounds: tuple[SSAValue, SSAValue] | None = None
-    """The K loop's (lower, upper) bounds when they are not the builder's 0 .. number of K tiles."""
+    k_bounds: KLoop | None = None
+    """The K loop's range and tile map when they are not the builder's 0 .. number of K tiles
+    (:mod:`~tileorch.transforms.tileas.k_range`): the kernel runs the program's trip count, the
+    producer loads K tile ``first + stride * i`` in iteration ``i``."""
+    k_used: int = 0
+    """When > 0: the program reads only K elements ``0 .. k_used - 1`` (constant bounds from tile 0,
+    one tile per iteration): the kernel is the plain GEMM, for K up to ``k_used``
+    (:attr:`GemmConfig.k_used <tileorch.kernels.gemm.config.GemmConfig.k_used>`)."""
     side_stores: list = dataclasses.field(default_factory=list)
     single_tile: dict | None = None
     """``{"m": tile_m or 0, "n": tile_n or 0}``: the program computes only tile 0 along the axes with
@@ -251,13 +260,29 @@ def _full_k_loop(loop: scf.ForOp, a_load, a_major: str, b_load, b_major: str) ->
     return False
 
 
-def _k_bounds(loop: scf.ForOp, fail) -> tuple[SSAValue, SSAValue]:
-    """(lower, upper) bound of a K loop the kernel runs with its own bounds: step 1 (the bounds are
-    evaluated per work tile from the program ids and parameters; :func:`_check_epilogue` checks
-    they can be)."""
-    if constant_int(loop.step) != 1:
-        fail(loop, "the K loop must step by 1 (the WGMMA kernel walks its K tiles one pipeline stage each)")
-    return loop.lb, loop.ub
+def _k_range(loop: scf.ForOp, a_load, index_majors: tuple[str, str], b_load, more_b: list, tk: int,
+             fail) -> tuple[KLoop | None, int, str]:
+    """How the kernel runs the program's K loop: ``(k_bounds, k_used, remark)``.
+
+    * the builder's own range (``range(num K tiles)``, the iv as the tile index): ``(None, 0, "")``;
+    * constant bounds over K tiles ``0 .. T - 1`` in order (``range(T)``, one dot on tile 0): the
+      plain GEMM for ``K <= T * tk`` (``k_used``; the launcher sends a larger K to the SIMT path);
+    * any other range (:func:`~tileorch.transforms.tileas.k_range.k_loop`: start, stop and step of
+      constants or program values, a K tile index affine in the iv): the :class:`KLoop`, run per
+      work tile with its own trip count and first tile / stride (:func:`_program_k_range`)."""
+    try:
+        kl = k_loop(loop, [_k_coordinate(ld, fail) for ld in (a_load, b_load, *more_b)])
+    except KRangeError as exc:
+        fail(exc.op, str(exc))
+    if kl.map.identity and _full_k_loop(loop, a_load, index_majors[0], b_load, index_majors[1]):
+        return None, 0, ""
+    tiles = kl.tiles_from_zero()
+    if tiles is not None:
+        return None, tiles * tk, (f"the K loop ({kl.describe()}) reads K tiles 0 .. {tiles - 1} of {tk}: the kernel "
+                                  f"runs it as the plain GEMM for K <= {tiles * tk} (a larger K runs on the SIMT path)")
+    return kl, 0, (f"the K loop ({kl.describe()}) runs the program's own trip count per work tile, the producer "
+                   "loading K tile first + stride * i in iteration i (evaluated per tile: split-K, partial and "
+                   "strided K ranges; an empty range stores the zero accumulator's epilogue)")
 
 
 def _check_atomic_sink(op: Operation, tm: int, tn: int, fail) -> None:
@@ -471,7 +496,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     default_c = c_coords is None or tuple(program_axis(v) for v in c_coords) in ((0, 1), (1, 0))
     if not (program_axis(a_coord) == 0 and program_axis(b_coord) == 1 and default_c):
         coords = {"a": a_coord, "b": b_coord, "c": c_coords}
-    k_bounds = None if _full_k_loop(loop, a_load, index_majors[0], b_load, index_majors[1]) else _k_bounds(loop, fail)
+    k_bounds, k_used, k_remark = _k_range(loop, a_load, index_majors, b_load, more_b, tk, fail)
     accs = [_loop_result(loop, d, fail) for d in dots]
     if len(set(accs)) != len(dots):
         fail(loop, f"the K loop must carry one accumulator per dot ({len(dots)})")
@@ -511,7 +536,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                                        grid=coords is not None or bool(guard))
                        and not side and not feeding)
     if k_bounds is not None:
-        _check_epilogue(kernel, acc, st, k_bounds, element=False, grid=coords is not None or bool(guard))
+        _check_epilogue(kernel, acc, st, k_bounds.values(), element=False, grid=coords is not None or bool(guard))
     if coords is not None:
         _check_program_scalars(kernel, acc, st, [(a_load, a_coord, "A's row tile index"),
                                                  (b_load, b_coord, "B's column tile index"),
@@ -528,7 +553,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                    grid_l=uses_axis2 and not is_batched, side_stores=side,
                    padded_rows_defined=_padding_defined(a_load), padded_cols_defined=_padding_defined(b_load),
                    row_feeding=feeding, tile_stores=extra, more_b_loads=more_b, more_accs=accs[1:],
-                   c_transposed=c_transposed, c_swapped=c_swapped, coords=coords, guard=guard)
+                   c_transposed=c_transposed, c_swapped=c_swapped, coords=coords, guard=guard, k_used=k_used)
+    if k_remark:
+        dk.remarks.append(k_remark)
     if dk.program_grid:
         if TILE_GRID_IDS in kernel.attributes:
             fail((guard[0][0].owner if guard and isinstance(guard[0][0].owner, Operation) else a_load),
@@ -562,8 +589,6 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                           f"{EXCHANGE_BARRIER})")
     if k_bounds is not None:
         dk.retile_safe = False  # the program's K range is its own: the kernel keeps the program's tiles
-        dk.remarks.append("the K loop runs the program's own range of K tiles per work tile (its bounds are "
-                          "evaluated per tile: split-K and partial K ranges)")
     single = kernel.attributes.get(SINGLE_TILE_AXES)
     if single is not None:
         axes = list(single.get_values())
@@ -728,6 +753,16 @@ def _operand_role(ld: Operation, dots: list, indices: list, shape: list, tile: t
             if shape == [tn, tk] and _is_iv(indices[1]):
                 return "b", "k"
     return None
+
+
+def _k_coordinate(ld: Operation, fail) -> SSAValue:
+    """The K tile index of an operand load (the one index that reads the K loop's iv)."""
+    indices, _, _ = _batch_split(ld, list(ld.indices), list(ld.result.type.get_shape()), fail)
+    ks = [v for v in indices if _is_iv(v)]
+    if len(ks) != 1:
+        fail(ld, "an operand tile load must index K by the K loop's variable and its other dimension by a tile "
+                 "index computed outside the loop")
+    return ks[0]
 
 
 def _tile_coordinate(ld: Operation, fail) -> SSAValue:
@@ -983,7 +1018,7 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
                      schedule=schedule, dtype=dk.dtype, out_dtype=dk.out_dtype, b_major=b_major, epilogue=epilogue,
                      batched=dk.batched, a_major=a_major, transpose_b=transpose_b, b_dtype=dk.b_dtype,
                      transpose_a=transpose_a, grid_l=dk.grid_l, b_operands=1 + len(dk.more_accs),
-                     c_transposed=dk.c_transposed, program_grid=dk.program_grid)
+                     c_transposed=dk.c_transposed, program_grid=dk.program_grid, k_used=dk.k_used)
     if dk.more_accs and transpose_b:
         raise LocatedError(dk.more_b_loads[0], f"convert-nv-tileas-to-cutlass: {dk.dtype} WGMMA reads B K-major and "
                                                "the dots sharing A read N-major Bs [K, N]: store them as [N, K] "
@@ -1304,9 +1339,12 @@ def _column_reductions(e: Emitter, lowering: EpilogueLowering, dk: DotKernel, st
 
 
 def _program_k_range(f: func.FuncOp, dk: DotKernel, args: list[SSAValue], grid: list[SSAValue] | None) -> None:
-    """Replace the kernel builder's K range of every work unit (``kbeg = 0``, ``kend = k_tiles``,
-    in the producer's and each consumer's walk) by the program's K loop bounds, evaluated with the
-    work tile's coordinates standing in for the program ids."""
+    """Run the program's K loop (``dk.k_bounds``) in every work unit: the trip count replaces the
+    kernel builder's ``kend`` (``kbeg`` stays 0) in the producer's and each consumer's walk, and the
+    producer's K coordinate of iteration ``kt`` becomes tile ``first + stride * kt``; trip count,
+    first tile and stride are evaluated per work unit with the work tile's coordinates standing in
+    for the program ids (:meth:`~tileorch.transforms.tileas.k_range.KLoop.emit`).  An empty range
+    (trip count 0) runs no stage: the consumers store the zero accumulator's epilogue."""
     from tileorch.dialects.cutlass.tile_scheduler import WorkTileInfoToCoordMNKLOp
 
     for kbeg in [op for op in f.walk() if isinstance(op, arith.ConstantOp) and op.results[0].name_hint == "kbeg"]:
@@ -1319,16 +1357,24 @@ def _program_k_range(f: func.FuncOp, dk: DotKernel, args: list[SSAValue], grid: 
         env = KernelEnv(args, tile, tile[:2], grid)
         lowering = EpilogueLowering(dk.kernel.body.blocks.first, dk.acc, dk.store, env, e,
                                     store_swapped=dk.c_swapped)
-        lb, ub = (lowering._i32(lowering.scalar(v)) for v in dk.k_bounds)
+        trip, first, stride = dk.k_bounds.emit(e, lambda v: lowering._i32(lowering.scalar(v)))
         for op in list(tmp.ops):
             op.detach()
-            block.insert_op_before(op, kbeg)
-        kbeg.results[0].replace_all_uses_with(lb)
-        kend.results[0].replace_all_uses_with(ub)
-        lb.name_hint, ub.name_hint = "kbeg", "kend"
-        for op in (kend, kbeg):
-            op.detach()
-            op.erase()
+            block.insert_op_before(op, kend)
+        kend.results[0].replace_all_uses_with(trip)
+        trip.name_hint, first.name_hint, stride.name_hint = "kend", "k_first", "k_stride"
+        kend.detach()
+        kend.erase()
+        # the producer: the K coordinate of stage kt is (first + stride * kt) * tile_k
+        for loop in [o for o in block.ops if isinstance(o, scf.ForOp)]:
+            for kc in [o for o in loop.walk() if o.results and o.results[0].name_hint == "kc"]:
+                kt = kc.operands[0]
+                scaled = arith.MuliOp(kt, stride)
+                tile_k = arith.AddiOp(first, scaled.result)
+                tile_k.result.name_hint = "k_tile"
+                kc.parent_block().insert_op_before(scaled, kc)
+                kc.parent_block().insert_op_before(tile_k, kc)
+                kc.operands[0] = tile_k.result
 
 
 def _program_grid_tiles(f: func.FuncOp, dk: DotKernel, args: list[SSAValue], grid: list[SSAValue]) -> None:

@@ -1,0 +1,72 @@
+"""GEMM programs whose K loop is not ``range(num K tiles)`` (issue 18, ``tileas/k_range.py``):
+runtime ``range(start, stop, step)``, an affine K tile index, a K window starting at a program id,
+a constant range from tile 0 and split-K with an atomic-add epilogue.  Used by
+tests/unit/test_k_range_gemm.py (the PTX emulator) and tests/gpu/test_k_range_gpu.py (the H200).
+Importing it needs ``cuda.tile``."""
+
+from __future__ import annotations
+
+import cuda.tile as ct
+
+ZERO = ct.PaddingMode.ZERO
+
+
+@ct.kernel
+def mm_range(A, B, C, start: int, stop: int, step: int, tm: ct.Constant[int], tn: ct.Constant[int],
+             tk: ct.Constant[int]):
+    """``range(start, stop, step)`` of runtime arguments, the iv as the K tile index."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(start, stop, step):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk), padding_mode=ZERO),
+                     ct.load(B, index=(k, bn), shape=(tk, tn), padding_mode=ZERO), acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+
+
+@ct.kernel
+def mm_odd_tiles(A, B, C, n: int, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """The odd K tiles: ``range(n)`` with the tile index ``k * 2 + 1``."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(n):
+        acc = ct.mma(ct.load(A, index=(bm, k * 2 + 1), shape=(tm, tk), padding_mode=ZERO),
+                     ct.load(B, index=(k * 2 + 1, bn), shape=(tk, tn), padding_mode=ZERO), acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+
+
+@ct.kernel
+def mm_window_from_bid(A, B, C, width: int, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """A K window that starts at the row tile (``range(bm, bm + width)``), the tile ``k - bm + 1``
+    of A and ``k - bm + 1`` of B: the start is a program id, the index subtracts it again."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(bm, bm + width):
+        acc = ct.mma(ct.load(A, index=(bm, k - bm + 1), shape=(tm, tk), padding_mode=ZERO),
+                     ct.load(B, index=(k - bm + 1, bn), shape=(tk, tn), padding_mode=ZERO), acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+
+
+@ct.kernel
+def mm_first_tiles(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """A constant range from tile 0: ``range(2)`` reads K elements 0 .. 2 * tk - 1."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(2):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk), padding_mode=ZERO),
+                     ct.load(B, index=(k, bn), shape=(tk, tn), padding_mode=ZERO), acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+
+
+@ct.kernel
+def mm_split_k(A, B, C, splits: ct.Constant[int], tm: ct.Constant[int], tn: ct.Constant[int],
+               tk: ct.Constant[int]):
+    """Split-K on 128x64x64 tiles: program ``bid(2)`` sums every ``splits``-th K tile into C with
+    ``ct.atomic_add`` (``user_programs2.gemm_split_k`` with the WGMMA kernel's tile shape)."""
+    pid_m, pid_n, s = ct.bid(0), ct.bid(1), ct.bid(2)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(s, ct.num_tiles(A, axis=1, shape=(tm, tk)), splits):
+        acc = ct.mma(ct.load(A, index=(pid_m, k), shape=(tm, tk)), ct.load(B, index=(k, pid_n), shape=(tk, tn)),
+                     acc)
+    rows = pid_m * tm + ct.arange(tm, dtype=ct.int32)[:, None]
+    cols = pid_n * tn + ct.arange(tn, dtype=ct.int32)[None, :]
+    ct.atomic_add(C, (rows, cols), acc)
