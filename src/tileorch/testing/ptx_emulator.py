@@ -590,6 +590,10 @@ class Emu:
             with np.errstate(all="ignore"):
                 if base == "add": r = a[0] + a[1]
                 elif base == "sub": r = a[0] - a[1]
+                elif base == "mul" and "rz" in parts:  # the exact product (f64) rounded toward zero
+                    exact = a[0].astype(np.float64) * a[1].astype(np.float64)
+                    r = exact.astype(np.float32)
+                    r = np.where(np.abs(r.astype(np.float64)) > np.abs(exact), np.nextafter(r, np.float32(0)), r)
                 elif base == "mul": r = a[0] * a[1]
                 elif base in ("fma", "mad"): r = _fma_f32(a[0], a[1], a[2])
                 elif base == "max": r = np.fmax(a[0], a[1])
