@@ -7,6 +7,7 @@ convert-nv-tileas-to-cutlass records are checked here too."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import struct
 import subprocess
 import sys
@@ -777,3 +778,30 @@ def test_a_bound_launch_is_not_reused_for_a_tensor_on_another_device(stand_in_gp
         rc.launch(0, (4,), rows, (8, FakeTensor("torch.float16", (4, 6), (6, 1), 0x10000, "cpu"), out, 1.0))
     rc.launch(0, (4,), rows, (8, FakeTensor("torch.float16", (4, 6), (6, 1), 0x10000, "cuda:1"), out, 1.0))
     assert len(drv.launches) == 3 and len(drv.described) == 3
+
+
+def test_compile_switch_between_launches_compiles_again(monkeypatch):
+    """A compile switch (``tileorch.cache.COMPILE_ENV``) set between two ``compiled`` calls in one
+    process gives a new compile, not the program compiled with it unset (the in-process key holds
+    the switches as the disk cache's does)."""
+    from tileorch.launchers import cutile as rc
+
+    calls = []
+
+    def fake_compile(data, name, arch, schedule, config):
+        calls.append(os.environ.get("TILEORCH_MATH"))
+        return SimpleNamespace(kind="simt")
+
+    monkeypatch.setattr(rc, "_compile_program", fake_compile)
+    monkeypatch.setattr(rc, "export_bytecode", lambda kernel, arguments: b"bytecode")
+    monkeypatch.setattr(rc, "signature_key", lambda arguments: ("sig",))
+    monkeypatch.setattr(rc, "_Compiled", lambda program: program)
+    monkeypatch.setattr(rc, "kernel_name", lambda kernel: "k")
+    monkeypatch.delenv("TILEORCH_MATH", raising=False)
+    rc.clear_caches()
+    kernel = object()
+    first = rc.compiled(kernel, [], "sm_90a", "auto")
+    assert rc.compiled(kernel, [], "sm_90a", "auto") is first and calls == [None]
+    monkeypatch.setenv("TILEORCH_MATH", "approx")
+    assert rc.compiled(kernel, [], "sm_90a", "auto") is not first and calls == [None, "approx"]
+    rc.clear_caches()

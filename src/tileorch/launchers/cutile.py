@@ -28,6 +28,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
+from tileorch.cache import compile_environment
 from tileorch.gc_deferral import gc_deferred
 from tileorch.launchers.cutile_bound import _readers as key_readers
 from tileorch.launchers.cutile_bound import bound_launches, call_key
@@ -594,7 +595,9 @@ def compiled(kernel: Any, arguments: list[Argument], arch: str, schedule: str, c
     if data is None:
         with gc_deferred():  # cuTile's exporter (its front end: a first call imports and compiles much)
             data = _bytecode[(fn, sig)] = export_bytecode(kernel, arguments)
-    key = (fn, sig, arch, schedule, config)
+    # the compile switches (tileorch.cache.COMPILE_ENV) in the key too: a switch set between two
+    # launches compiles again (bound launches keep theirs: clear_caches() after changing one)
+    key = (fn, sig, arch, schedule, config, compile_environment())
     entry = _programs.get(key)
     if entry is None:
         with gc_deferred():  # the compiler's imports on the first compile of a process, then the compile
