@@ -40,8 +40,8 @@ def takes_approx(op: Operation) -> bool:
 
 
 FORMS = {
-    ("exp", False): "full precision (the spec's default rounding<full>, as expf: x*log2(e) split exactly in two "
-                    "fma, ex2.approx.f32 of the head corrected by the tail, at most 2 ulp, subnormals kept)",
+    ("exp", False): "full precision (the spec's default rounding<full>: fma-only range reduction and polynomial, "
+                    "below 1 ulp)",
     ("exp", True): "ex2.approx.ftz of x*log2(e) (rounding<approx>: about 2^-21 relative, subnormals flushed)",
     ("tanh", False): "full precision (the spec's default rounding<full>: polynomial / 1 - 2/(e^2a + 1))",
     ("tanh", True): "tanh.approx.f32 (rounding<approx>: about 2^-11 relative)",

@@ -1,7 +1,7 @@
 // RUN: tileorch-opt %s -p convert-cudatile-to-tileaa | filecheck %s --check-prefix=AA
 // RUN: tileorch-opt %s -p convert-cudatile-to-tileaa,tileas-assign-load-store-layouts,tileas-remove-layout-conversions,convert-nv-tileaa-to-simt | filecheck %s
 // RUN: env TILEORCH_MATH=approx tileorch-opt %s -p convert-cudatile-to-tileaa,tileas-assign-load-store-layouts,tileas-remove-layout-conversions,convert-nv-tileaa-to-simt | filecheck %s --check-prefix=FAST
-// cuda_tile.exp's rounding mode: the default (full) is expf's sequence (one ex2.approx.f32, no flush);
+// cuda_tile.exp's rounding mode: the default (full) is the fma-only full-precision sequence, no MUFU;
 // rounding<approx> keeps its approx property in nv_tileaa and takes ex2.approx.ftz of x * log2(e);
 // TILEORCH_MATH=approx takes the approximate form for both.
 cuda_tile.module @m {
@@ -20,20 +20,23 @@ cuda_tile.module @m {
 }
 // AA:      %[[E:.*]] = nv_tileaa.exp %{{.*}} : tensor<128xf32>
 // AA-NEXT: nv_tileaa.exp %[[E]] {rounding = "approx"} : tensor<128xf32>
-// The full form (as expf): x clamped to [-104, 89], h = x log2 e rounded toward zero, its residual
-// and log2 e's f32 tail in two fma, one ex2.approx.f32 of h (no .ftz: subnormal results kept),
-// corrected by fma; the approx exp of the same element after it takes ex2.approx.ftz of x * log2(e).
+// The full form: x clamped to [-104, 89], rint(x log2 e) by adding 1.5 * 2^23, two fma of ln 2,
+// the polynomial, the exponent split in two powers of two; no ex2.approx before the approx exp.
 // CHECK:      func.func @expk
+// CHECK-NOT:  ex2.approx
 // CHECK:      arith.constant 8.900000e+01 : f32
+// CHECK-NOT:  ex2.approx
 // CHECK:      arith.constant -1.040000e+02 : f32
 // CHECK-NOT:  ex2.approx
-// CHECK:      %[[H:.*]] = llvm.inline_asm "mul.rz.f32 $0, $1, $2;"
+// CHECK:      arith.constant 0x4B400000 : f32
+// CHECK-NEXT: llvm.inline_asm "fma.rn.f32 $0, $1, $2, $3;"
 // CHECK-NOT:  ex2.approx
-// CHECK:      llvm.inline_asm "fma.rn.f32 $0, $1, $2, $3;"
-// CHECK:      llvm.inline_asm "fma.rn.f32 $0, $1, $2, $3;"
-// CHECK:      %[[E:.*]] = llvm.inline_asm "ex2.approx.f32 $0, $1;", "=f,f" %[[H]]
-// CHECK:      llvm.inline_asm "fma.rn.f32 $0, $1, $2, $3;", "=f,f,f,f" %[[E]], %{{.*}}, %[[E]]
-// CHECK:      llvm.inline_asm "ex2.approx.ftz.f32 $0, $1;", "=f,f"
+// CHECK:      arith.shrsi
+// CHECK-NOT:  ex2.approx
+// CHECK:      %[[Q:.*]] = arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: %[[R:.*]] = arith.mulf %[[Q]], %{{.*}} : f32
+// CHECK:      %[[X:.*]] = arith.mulf %[[R]], %{{.*}} : f32
+// CHECK-NEXT: llvm.inline_asm "ex2.approx.ftz.f32 $0, $1;", "=f,f" %[[X]]
 // FAST:      func.func @expk
 // FAST-NOT:  fma.rn.f32
 // FAST:      "ex2.approx.ftz.f32 $0, $1;"

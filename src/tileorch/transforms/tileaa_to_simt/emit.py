@@ -363,23 +363,28 @@ class Emitter:
             raise NotImplementedError(kind)
         return self.from_f32(r, typ)
 
-    EXP_LOG2E = 1.4426950216293335
-    """log2 e rounded to f32; :data:`EXP_LOG2E_LO` (f32) is the rest (log2 e - EXP_LOG2E)."""
-    EXP_LOG2E_LO = 1.92596298909109e-08
+    EXP_POLY = (1.0, 1.0, 0.4999999403953552, 0.1666652113199234, 0.04166838899254799, 0.00836874544620514,
+                0.0013814539415761828)
+    """``e^r`` on ``[-ln2/2, ln2/2]``: ``1 + r + r^2 q(r)`` with ``q`` of degree 4 (least squares with
+    minimax reweighting on Chebyshev nodes; relative error 3.1e-9 in exact arithmetic), f32 coefficients."""
+    EXP_LN2_HI = 0.6931471824645996
+    """ln 2 rounded to f32; :data:`EXP_LN2_LO` (f32) is the rest: ``x - j ln 2`` in two ``fma``."""
+    EXP_LN2_LO = -1.9046542121259336e-09
+    EXP_ROUND = 12582912.0
+    """1.5 * 2^23: ``fma(x, log2 e, C)`` rounds ``x log2 e`` (|.| < 2^22) to an integer ``j`` held in
+    the sum's low mantissa bits (``bits(sum) - bits(C) = j``)."""
 
     def exp_full(self, x: SSAValue) -> SSAValue:
         """``e^x`` at full precision (CUDA Tile IR ``exp``'s default rounding mode ``full``: the CUDA
-        Math API's ``expf``, at most 2 ulp), one MUFU operation as ``expf`` takes: ``x`` clamped to
-        [-104, 89] (NaN kept: ordered compares), ``h = x * log2e`` (f32, toward zero) with its exact residual and
-        log2 e's f32 rest in ``l`` (two ``fma``: ``x log2 e = h + l`` to about 2^-48 relative), then
-        ``2^h`` by ``ex2.approx.f32`` (subnormal results kept: no ``.ftz``; PTX ISA: at most 2 ulp
-        over the whole range) corrected to first order, ``fma(2^h, l ln 2, 2^h)``.  Without the split
-        ``x * log2 e``'s rounding alone costs up to |x| ulp (80 ulp near the overflow edge).  With an
-        exact ``exp2`` (the PTX emulator's), tests/unit/test_math_ulp_emulated.py measures the rest
-        of the error (below 1 ulp); tests/gpu/test_epilogue_math_gpu.py measures the whole on the
-        device (at most 2 ulp).  NaN -> NaN, +inf -> +inf, -inf -> 0, ``x >= 89`` -> +inf.  The
-        former all-FMA polynomial form (17 instructions, no MUFU) made a sigmoid epilogue 0.73x
-        tileiras (H200, tile_programs 2026-12-03).  Half-precision inputs run in f32."""
+        Math API's ``expf``, at most 2 ulp): every operation an IEEE f32 ``fma``/``mul``/integer op,
+        no MUFU approximation.  ``x`` is clamped to [-104, 89] (NaN kept: ordered compares), ``j =
+        rint(x log2 e)`` (:data:`EXP_ROUND`), ``r = x - j ln 2`` in two ``fma``
+        (:data:`EXP_LN2_HI`/``LO``), ``e^r`` by :data:`EXP_POLY` (Horner, ``fma``), then scaled by
+        ``2^j1 * 2^j2`` (``j1 = j >> 1``, ``j2 = j - j1``: both powers normal, the first product
+        exact), so a subnormal result is rounded once, ``x >= 89`` overflows to ``+inf`` and
+        ``x <= -104`` underflows to 0.  Measured on the PTX emulator against float64 (
+        tests/unit/test_math_ulp_emulated.py): below 1 ulp over normal, subnormal and extreme
+        arguments; NaN -> NaN, +inf -> +inf, -inf -> 0.  Half-precision inputs run in f32."""
         typ = x.type
         if isinstance(typ, Float64Type):
             raise NotImplementedError("exp on f64")
@@ -387,13 +392,19 @@ class Emitter:
         for bound, pred in ((89.0, "ogt"), (-104.0, "olt")):
             c = self.fconst(bound)
             y = self._select_f(pred, y, c, c, y)
-        # rounded toward zero: where e^x is finite, x log2 e < 128 and so h < 128 (2^h finite; round to
-        # nearest would give h = 128 and +inf a few arguments below the overflow edge)
-        h = self.ptx_f32("mul.rz.f32 $0, $1, $2;", [y, self.fconst(self.EXP_LOG2E)])
-        lo = self.fma(y, self.fconst(self.EXP_LOG2E), self.v(arith.NegfOp(h)))
-        lo = self.fma(y, self.fconst(self.EXP_LOG2E_LO), lo)
-        e = self.ptx_f32("ex2.approx.f32 $0, $1;", [h])
-        return self.from_f32(self.fma(e, self._mul(lo, 0.6931471805599453), e), typ)
+        t = self.fma(y, self.fconst(1.4426950408889634), self.fconst(self.EXP_ROUND))
+        j = self.v(arith.SubfOp(t, self.fconst(self.EXP_ROUND)))
+        r = self.fma(j, self.fconst(-self.EXP_LN2_HI), y)
+        r = self.fma(j, self.fconst(-self.EXP_LN2_LO), r)
+        q = self.fconst(self.EXP_POLY[-1])
+        for c in reversed(self.EXP_POLY[:-1]):
+            q = self.fma(q, r, self.fconst(c))
+        ji = self.v(arith.SubiOp(self.v(arith.BitcastOp(t, i32)), self.const(0x4B400000)))  # bits(EXP_ROUND)
+        j1 = self.v(arith.ShRSIOp(ji, self.const(1)))
+        j2 = self.v(arith.SubiOp(ji, j1))
+        s1, s2 = (self.v(arith.BitcastOp(self.v(arith.ShLIOp(self.add_i(k, self.const(127)), self.const(23))), f32))
+                  for k in (j1, j2))
+        return self.from_f32(self._mul(self._mul(q, s1), s2), typ)
 
     TANH_POLY = (1.0, -0.33333296182823596, 0.13331880298889637, -0.05378039939277678, 0.020785147624139595,
                  -0.005883233055863245)
