@@ -463,20 +463,10 @@ class PreparedGemm:
         reference to it); otherwise the method itself."""
         if self._zero is not None or self._copies:
             return self.launch
-        launch_ex, function, params, label = self._launch_ex, self._function, self._params, self._label
-        configs, stream_config, check = self._configs, self.stream_config, self._check
+        from tileorch.runtime.launch import stream_launcher
 
-        def launch(stream: int = 0) -> None:
-            try:
-                config = configs[stream]
-            except KeyError:
-                config = stream_config(stream)
-            result = launch_ex(config, function, params, 0)
-            if result[0]:  # a CUresult (an int): CUDA_SUCCESS is 0
-                check(result, label)
-
-        launch.bound = self  # type: ignore[attr-defined]
-        return launch
+        return stream_launcher(self, self._launch_ex, self._function, self._params, self._label, self._configs,
+                               self.stream_config, self._check)
 
     @staticmethod
     def _check(result, call: str) -> None:

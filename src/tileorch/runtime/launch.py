@@ -268,23 +268,8 @@ class BoundLaunch:
         """The function ``launch(stream=0)`` enqueuing this launch on the stream handle ``stream``
         (see the class's doc).  It holds this object's parameter buffer (``.bound`` is this
         object); this object holds no reference to it."""
-        device, launch_ex, function, params, label = (self._device, self._launch_ex, self._function, self._params,
-                                                      self._label)
-        configs, stream_config = self._configs, self.stream_config
-
-        def launch(stream: int = 0) -> None:
-            if device.poisoned_by is not None:
-                device.require_healthy()
-            try:
-                config = configs[stream]
-            except KeyError:
-                config = stream_config(stream)
-            result = launch_ex(config, function, params, 0)
-            if result[0]:  # a CUresult (an int): CUDA_SUCCESS is 0
-                check(result, label)
-
-        launch.bound = self  # type: ignore[attr-defined]  # and with it the parameters the driver reads
-        return launch
+        return stream_launcher(self, self._launch_ex, self._function, self._params, self._label, self._configs,
+                               self.stream_config, check, self._device)
 
     def repointer(self, slots: list[int] | tuple[int, ...]) -> Any:
         """The function ``repoint(pointers)`` giving :meth:`launcher` of this launch with the 8-byte
@@ -325,3 +310,26 @@ class BoundLaunch:
         """Enqueue the kernel on ``stream`` (no synchronisation); repeated launches take
         :meth:`launcher`'s function."""
         self.launcher()(stream)
+
+
+def stream_launcher(bound: Any, launch_ex: Any, function: Any, params: Any, label: str, configs: dict,
+                    stream_config: Any, check_result: Any, device: Any = None) -> Any:
+    """The hot-path closure ``launch(stream=0)`` shared by bound launches: the stream's
+    ``CUlaunchConfig`` from ``configs`` (made by ``stream_config`` on a new stream), one
+    ``cuLaunchKernelEx`` call, ``check_result`` on a non-zero CUresult; with ``device``, a poisoned
+    context raises first.  ``launch.bound`` keeps ``bound`` (and with it the parameters the driver
+    reads) alive."""
+
+    def launch(stream: int = 0) -> None:
+        if device is not None and device.poisoned_by is not None:
+            device.require_healthy()
+        try:
+            config = configs[stream]
+        except KeyError:
+            config = stream_config(stream)
+        result = launch_ex(config, function, params, 0)
+        if result[0]:  # a CUresult (an int): CUDA_SUCCESS is 0
+            check_result(result, label)
+
+    launch.bound = bound  # type: ignore[attr-defined]
+    return launch
