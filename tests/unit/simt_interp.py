@@ -497,6 +497,9 @@ class Interpreter:
                 exact = f32[0].astype(np.float64) * f32[1].astype(np.float64)
                 r = exact.astype(np.float32)
                 put(np.where(np.abs(r.astype(np.float64)) > np.abs(exact), np.nextafter(r, np.float32(0)), r))
+            elif text.startswith("fma.rn.sat.f32"):  # clamped to [0, 1], NaN -> 0
+                r = (f32[0].astype(np.float64) * f32[1] + f32[2]).astype(np.float32)
+                put(np.where(np.isnan(r), np.float32(0), np.clip(r, np.float32(0), np.float32(1))))
             elif text.startswith("fma.rn.f32"):
                 put((f32[0].astype(np.float64) * f32[1] + f32[2]).astype(np.float32))
             elif text.startswith("lg2.approx"):

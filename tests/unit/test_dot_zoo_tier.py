@@ -177,14 +177,15 @@ PTX_COUNT = {
     "gemm_colmax_f16": [("0fFF800000", 2 * 2 * 32)],
     # the row softmax: max and sum of each of a thread's 2 rows, two shuffle steps each, per warp group
     # (the exponentials the sum folds are the ones the stored elements reuse: one per element; each a
-    # full-precision exp, the spec's default: no ex2.approx, one rint by 1.5 * 2^23 = 0f4B400000 each)
-    "gemm_row_softmax_f16": [("shfl.sync.bfly", 2 * 2 * 2 * 2), ("ex2.approx", 0), ("0f4B400000", 2 * 64)],
+    # full-precision exp, the spec's default: one saturating clamp and one ex2.approx of the reduced
+    # argument each)
+    "gemm_row_softmax_f16": [("shfl.sync.bfly", 2 * 2 * 2 * 2), ("ex2.approx", 2 * 64), ("fma.rn.sat.f32", 2 * 64)],
     "gemm_colmax_zero_pad_f16": [("0fFF800000", 0), ("bar.sync \t1, 256;", 6)],
     # dots sharing A: 4 k16 steps per B per K tile, per consumer warp group; one exponential per
     # element of a thread's 64 x tile_n / 128 (the SiLU of the first accumulator)
-    "swiglu_f16": [("wgmma.mma_async", 2 * 2 * 4), ("ex2.approx", 0), ("0f4B400000", 2 * 64)],
-    "swiglu_linear_bf16": [("wgmma.mma_async", 2 * 2 * 4), ("ex2.approx", 0), ("0f4B400000", 2 * 64)],
-    "gated_three_f16": [("wgmma.mma_async", 2 * 3 * 4), ("ex2.approx", 0), ("0f4B400000", 2 * 32)],
+    "swiglu_f16": [("wgmma.mma_async", 2 * 2 * 4), ("ex2.approx", 2 * 64), ("fma.rn.sat.f32", 2 * 64)],
+    "swiglu_linear_bf16": [("wgmma.mma_async", 2 * 2 * 4), ("ex2.approx", 2 * 64), ("fma.rn.sat.f32", 2 * 64)],
+    "gated_three_f16": [("wgmma.mma_async", 2 * 3 * 4), ("ex2.approx", 2 * 32), ("fma.rn.sat.f32", 2 * 32)],
 }
 
 

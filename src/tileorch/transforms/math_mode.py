@@ -5,7 +5,8 @@ CUDA Tile IR (``cuda_tile.exp``, ``cuda_tile.tanh``) gives these ops a ``roundin
 default is ``full`` and whose ``approx`` asks for the fast hardware approximation:
 
 * ``exp``, ``full``: the CUDA Math API's ``expf`` (at most 2 ulp): :meth:`Emitter.exp_full`, IEEE
-  f32 ``fma``/``mul`` only, below 1 ulp; ``approx``: ``ex2.approx.ftz.f32`` of ``x * log2 e`` (the
+  a clamped exact-product range reduction, one ``ex2.approx.ftz`` of the reduced argument and an
+  exact power-of-two scale (subnormal results rounded once); ``approx``: ``ex2.approx.ftz.f32`` of ``x * log2 e`` (the
   spec's "exp2 with log2(e) scaling"; about 2^-21 relative, subnormal results flushed);
 * ``tanh``, ``full``: :meth:`Emitter.tanh_full` (a polynomial below 0.6, ``1 - 2/(e^2a + 1)`` above);
   ``approx``: ``tanh.approx.f32`` (about 2^-11 relative).
@@ -40,8 +41,8 @@ def takes_approx(op: Operation) -> bool:
 
 
 FORMS = {
-    ("exp", False): "full precision (the spec's default rounding<full>: fma-only range reduction and polynomial, "
-                    "below 1 ulp)",
+    ("exp", False): "full precision (the spec's default rounding<full>: exact range reduction, ex2.approx of the "
+                    "reduced argument, exact power-of-two scale; at most 2 ulp, subnormals kept)",
     ("exp", True): "ex2.approx.ftz of x*log2(e) (rounding<approx>: about 2^-21 relative, subnormals flushed)",
     ("tanh", False): "full precision (the spec's default rounding<full>: polynomial / 1 - 2/(e^2a + 1))",
     ("tanh", True): "tanh.approx.f32 (rounding<approx>: about 2^-11 relative)",

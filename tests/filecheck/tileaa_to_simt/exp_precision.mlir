@@ -1,9 +1,11 @@
 // RUN: tileorch-opt %s -p convert-cudatile-to-tileaa | filecheck %s --check-prefix=AA
 // RUN: tileorch-opt %s -p convert-cudatile-to-tileaa,tileas-assign-load-store-layouts,tileas-remove-layout-conversions,convert-nv-tileaa-to-simt | filecheck %s
 // RUN: env TILEORCH_MATH=approx tileorch-opt %s -p convert-cudatile-to-tileaa,tileas-assign-load-store-layouts,tileas-remove-layout-conversions,convert-nv-tileaa-to-simt | filecheck %s --check-prefix=FAST
-// cuda_tile.exp's rounding mode: the default (full) is the fma-only full-precision sequence, no MUFU;
-// rounding<approx> keeps its approx property in nv_tileaa and takes ex2.approx.ftz of x * log2(e);
-// TILEORCH_MATH=approx takes the approximate form for both.
+// cuda_tile.exp's rounding mode: the default (full) is CUDA's expf sequence: k = rint(x log2 e)
+// clamped to [-126, 127] by a saturating fma, the reduced argument in two fma, one ex2.approx.ftz of
+// it and an exact power-of-two scale (the shifted exponent bits); rounding<approx> keeps its approx
+// property in nv_tileaa and takes ex2.approx.ftz of x * log2(e); TILEORCH_MATH=approx takes the
+// approximate form for both.
 cuda_tile.module @m {
   entry @expk(%x: tile<ptr<f32>>, %y: tile<ptr<f32>>, %n: tile<i32>) {
     %tok = make_token : token
@@ -20,22 +22,22 @@ cuda_tile.module @m {
 }
 // AA:      %[[E:.*]] = nv_tileaa.exp %{{.*}} : tensor<128xf32>
 // AA-NEXT: nv_tileaa.exp %[[E]] {rounding = "approx"} : tensor<128xf32>
-// The full form: x clamped to [-104, 89], rint(x log2 e) by adding 1.5 * 2^23, two fma of ln 2,
-// the polynomial, the exponent split in two powers of two; no ex2.approx before the approx exp.
+// The full form: the clamp, the rounding to an integer, the two-part reduction, one ex2.approx
+// of the reduced argument, the scale from the shifted bits; then the approx exp: ex2.approx of a product.
 // CHECK:      func.func @expk
 // CHECK-NOT:  ex2.approx
-// CHECK:      arith.constant 8.900000e+01 : f32
+// CHECK:      llvm.inline_asm "fma.rn.sat.f32 $0, $1, $2, $3;"
 // CHECK-NOT:  ex2.approx
-// CHECK:      arith.constant -1.040000e+02 : f32
+// CHECK:      arith.constant 0x4B400001 : f32
 // CHECK-NOT:  ex2.approx
-// CHECK:      arith.constant 0x4B400000 : f32
-// CHECK-NEXT: llvm.inline_asm "fma.rn.f32 $0, $1, $2, $3;"
+// CHECK:      arith.subf
 // CHECK-NOT:  ex2.approx
-// CHECK:      arith.shrsi
-// CHECK-NOT:  ex2.approx
-// CHECK:      %[[Q:.*]] = arith.mulf %{{.*}}, %{{.*}} : f32
-// CHECK-NEXT: %[[R:.*]] = arith.mulf %[[Q]], %{{.*}} : f32
-// CHECK:      %[[X:.*]] = arith.mulf %[[R]], %{{.*}} : f32
+// CHECK:      %[[R1:.*]] = llvm.inline_asm "fma.rn.f32 $0, $1, $2, $3;"
+// CHECK:      %[[R2:.*]] = llvm.inline_asm "fma.rn.f32 $0, $1, $2, $3;", "=f,f,f,f" %{{.*}}, %{{.*}}, %[[R1]]
+// CHECK-NEXT: %[[P:.*]] = llvm.inline_asm "ex2.approx.ftz.f32 $0, $1;", "=f,f" %[[R2]]
+// CHECK:      arith.shli
+// CHECK:      %[[E:.*]] = arith.mulf %[[P]], %{{.*}} : f32
+// CHECK:      %[[X:.*]] = arith.mulf %[[E]], %{{.*}} : f32
 // CHECK-NEXT: llvm.inline_asm "ex2.approx.ftz.f32 $0, $1;", "=f,f" %[[X]]
 // FAST:      func.func @expk
 // FAST-NOT:  fma.rn.f32

@@ -363,76 +363,78 @@ class Emitter:
             raise NotImplementedError(kind)
         return self.from_f32(r, typ)
 
-    EXP_POLY = (1.0, 1.0, 0.4999999403953552, 0.1666652113199234, 0.04166838899254799, 0.00836874544620514,
-                0.0013814539415761828)
-    """``e^r`` on ``[-ln2/2, ln2/2]``: ``1 + r + r^2 q(r)`` with ``q`` of degree 4 (least squares with
-    minimax reweighting on Chebyshev nodes; relative error 3.1e-9 in exact arithmetic), f32 coefficients."""
-    EXP_LN2_HI = 0.6931471824645996
-    """ln 2 rounded to f32; :data:`EXP_LN2_LO` (f32) is the rest: ``x - j ln 2`` in two ``fma``."""
-    EXP_LN2_LO = -1.9046542121259336e-09
+    EXP_LOG2E_HI = 1.4426950216293335
+    """log2 e rounded to f32; :data:`EXP_LOG2E_LO` (f32) is the rest: ``x log2 e - k`` in two ``fma``."""
+    EXP_LOG2E_LO = 1.925963033500011e-08
+    EXP_KMIN, EXP_KMAX = -126, 127
+    """The power of two ``2^k`` the result is scaled by stays normal, whatever ``x``."""
     EXP_ROUND = 12582912.0
-    """1.5 * 2^23: ``fma(x, log2 e, C)`` rounds ``x log2 e`` (|.| < 2^22) to an integer ``j`` held in
-    the sum's low mantissa bits (``bits(sum) - bits(C) = j``)."""
+    """1.5 * 2^23: a sum with it (|other| < 2^22) holds an integer in its low mantissa bits."""
 
     def exp_full(self, x: SSAValue) -> SSAValue:
         """``e^x`` at full precision (CUDA Tile IR ``exp``'s default rounding mode ``full``: the CUDA
-        Math API's ``expf``, at most 2 ulp): every operation an IEEE f32 ``fma``/``mul``/integer op,
-        no MUFU approximation.  ``x`` is clamped to [-104, 89] (NaN kept: ordered compares), ``j =
-        rint(x log2 e)`` (:data:`EXP_ROUND`), ``r = x - j ln 2`` in two ``fma``
-        (:data:`EXP_LN2_HI`/``LO``), ``e^r`` by :data:`EXP_POLY` (Horner, ``fma``), then scaled by
-        ``2^j1 * 2^j2`` (``j1 = j >> 1``, ``j2 = j - j1``: both powers normal, the first product
-        exact), so a subnormal result is rounded once, ``x >= 89`` overflows to ``+inf`` and
-        ``x <= -104`` underflows to 0.  Measured on the PTX emulator against float64 (
-        tests/unit/test_math_ulp_emulated.py): below 1 ulp over normal, subnormal and extreme
-        arguments; NaN -> NaN, +inf -> +inf, -inf -> 0.  Half-precision inputs run in f32."""
+        Math API's ``expf``, at most 2 ulp), one MUFU operation per element:
+
+        * ``k = rint(x log2 e)`` clamped to ``[-126, 127]`` in two instructions: ``t = sat((x log2 e +
+          126) / 253)`` (``fma.rn.sat``: [0, 1], NaN -> 0) maps that range onto [0, 1], then
+          ``fma.rn(t, 253, 1.5 * 2^23 + 1)`` holds ``n = k + 127`` in its low mantissa bits;
+        * ``r = x log2 e - k`` with log2 e in two f32 parts (two ``fma``; exact product, one rounding
+          each), ``e^x = 2^r * 2^k``: ``2^r`` by ``ex2.approx.ftz.f32`` (``|r| <= 1/2`` over the normal
+          range, ``r`` in [-24, 0) where the result is subnormal, (1/2, 1] next to the overflow edge:
+          its output is always normal), ``2^k`` by shifting ``n`` into the exponent field;
+        * the product is exact where the result is normal and rounds once where it is subnormal, so
+          subnormal results keep their precision (``ex2.approx`` never produces them), ``x >=
+          88.73`` overflows to ``+inf``, ``x < -104`` underflows to 0, NaN -> NaN.
+
+        The error is ``ex2.approx``'s (about 2^-22 relative) plus the reduction's (below 2^-25
+        absolute in ``r``): measured on the H200 (tests/gpu/test_epilogue_math_gpu.py) over normal,
+        subnormal and overflowing results.  Half-precision inputs run in f32."""
         typ = x.type
         if isinstance(typ, Float64Type):
             raise NotImplementedError("exp on f64")
         y = self.to_f32(x)
-        for bound, pred in ((89.0, "ogt"), (-104.0, "olt")):
-            c = self.fconst(bound)
-            y = self._select_f(pred, y, c, c, y)
-        t = self.fma(y, self.fconst(1.4426950408889634), self.fconst(self.EXP_ROUND))
-        j = self.v(arith.SubfOp(t, self.fconst(self.EXP_ROUND)))
-        r = self.fma(j, self.fconst(-self.EXP_LN2_HI), y)
-        r = self.fma(j, self.fconst(-self.EXP_LN2_LO), r)
-        q = self.fconst(self.EXP_POLY[-1])
-        for c in reversed(self.EXP_POLY[:-1]):
-            q = self.fma(q, r, self.fconst(c))
-        ji = self.v(arith.SubiOp(self.v(arith.BitcastOp(t, i32)), self.const(0x4B400000)))  # bits(EXP_ROUND)
-        j1 = self.v(arith.ShRSIOp(ji, self.const(1)))
-        j2 = self.v(arith.SubiOp(ji, j1))
-        s1, s2 = (self.v(arith.BitcastOp(self.v(arith.ShLIOp(self.add_i(k, self.const(127)), self.const(23))), f32))
-                  for k in (j1, j2))
-        return self.from_f32(self._mul(self._mul(q, s1), s2), typ)
+        span = float(self.EXP_KMAX - self.EXP_KMIN)  # 253
+        t = self.ptx_f32("fma.rn.sat.f32 $0, $1, $2, $3;",
+                         [y, self.fconst(1.4426950408889634 / span), self.fconst(-self.EXP_KMIN / span)])
+        j = self.ptx_f32("fma.rn.f32 $0, $1, $2, $3;", [t, self.fconst(span), self.fconst(self.EXP_ROUND + 1.0)])
+        k = self.v(arith.SubfOp(j, self.fconst(self.EXP_ROUND + 1.0 - self.EXP_KMIN)))  # n - 127, exact
+        r = self.fma(y, self.fconst(self.EXP_LOG2E_HI), self.v(arith.NegfOp(k)))
+        r = self.fma(y, self.fconst(self.EXP_LOG2E_LO), r)
+        e = self.ptx_f32("ex2.approx.ftz.f32 $0, $1;", [r])
+        scale = self.v(arith.BitcastOp(self.v(arith.ShLIOp(self.v(arith.BitcastOp(j, i32)), self.const(23))), f32))
+        return self.from_f32(self._mul(e, scale), typ)
 
-    TANH_POLY = (1.0, -0.33333296182823596, 0.13331880298889637, -0.05378039939277678, 0.020785147624139595,
-                 -0.005883233055863245)
-    """``tanh(a) / a`` on ``[0, 0.6]`` as a polynomial in ``a^2`` (least squares on Chebyshev
-    nodes; relative error below 3e-9 in exact arithmetic)."""
+    TANH_SMALL = 0.9
+    """Below it ``tanh`` is a polynomial; above, ``1 - 2 / (e^(2a) + 1)`` (whose MUFU errors weigh
+    ``2 e / (e^2 - 1) <= 0.34`` and ``2 r / tanh <= 0.4`` times there)."""
+    TANH_POLY = (-0.33333131670951843, 0.1332910656929016, -0.05365484207868576, 0.02074596658349037,
+                 -0.006687434855848551, 0.001233282615430653)
+    """``Q(u)`` with ``tanh(a) = a + a u Q(u)``, ``u = a^2``, on ``[0, 0.9]`` (least squares on
+    Chebyshev nodes, reweighted toward minimax of the relative error; f32 coefficients: 0.96 ulp
+    evaluated in f32 against float64)."""
 
     def tanh_full(self, x: SSAValue) -> SSAValue:
         """``tanh`` at full precision (cuTile's default rounding mode; ``tanh.approx.f32`` is only
-        for ``rounding_mode=APPROX``): with ``a = |x|``, ``a * P(a^2)`` (:data:`TANH_POLY`) for
-        ``a < 0.6``, else ``1 - 2 / (e^(2a) + 1)`` (``ex2.approx``, ``rcp.approx``: two MUFU
-        operations; ``rcp.rn`` made a GELU epilogue 1.7x slower), with the sign of
-        ``x``.  Measured against float64 over ``[-12, 12]`` (f32 steps, exact ``exp2``): at most
-        1.8e-7 relative (about 3 ulp); NaN stays NaN, ``tanh(+-inf) = +-1``."""
+        for ``rounding_mode=APPROX``): with ``a = |x|``, ``a + a u Q(u)`` (:data:`TANH_POLY`, five
+        ``fma``, a ``mul``, an ``fma``) for ``a <`` :data:`TANH_SMALL`, else ``1 - 2 / (e^(2a) + 1)``
+        (``ex2.approx``, ``rcp.approx``: two MUFU operations; ``rcp.rn`` made a GELU epilogue 1.7x
+        slower), with the sign of ``x``.  Measured against float64 on
+        the PTX emulator (exact ``ex2``/``rcp``: tests/unit/test_math_ulp_emulated.py) and on the H200
+        (tests/gpu/test_epilogue_math_gpu.py); NaN stays NaN, ``tanh(+-inf) = +-1``, signed zeros kept."""
         typ = x.type
         if isinstance(typ, Float64Type):
             raise NotImplementedError("tanh on f64")
         y = self.to_f32(x)
         a = self.ptx_f32("abs.f32 $0, $1;", [y])
         u = self.v(arith.MulfOp(a, a))
-        p = self.fconst(self.TANH_POLY[-1])
+        q = self.fconst(self.TANH_POLY[-1])
         for c in reversed(self.TANH_POLY[:-1]):
-            p = self.v(llvm.InlineAsmOp("fma.rn.f32 $0, $1, $2, $3;", "=f,f,f,f", [p, u, self.fconst(c)], [f32]))
-        small = self.v(arith.MulfOp(a, p))
+            q = self.fma(q, u, self.fconst(c))
+        small = self.fma(a, self.v(arith.MulfOp(u, q)), a)
         e2a = self.ptx_f32("ex2.approx.ftz.f32 $0, $1;", [self.v(arith.MulfOp(a, self.fconst(2.8853900817779268)))])
         r = self.ptx_f32("rcp.approx.ftz.f32 $0, $1;", [self.v(arith.AddfOp(e2a, self.fconst(1.0)))])
-        large = self.v(llvm.InlineAsmOp("fma.rn.f32 $0, $1, $2, $3;", "=f,f,f,f", [r, self.fconst(-2.0),
-                                                                                   self.fconst(1.0)], [f32]))
-        lt = self.v(arith.CmpfOp(a, self.fconst(0.6), "olt"))
+        large = self.fma(r, self.fconst(-2.0), self.fconst(1.0))
+        lt = self.v(arith.CmpfOp(a, self.fconst(self.TANH_SMALL), "olt"))
         mag = self.v(arith.SelectOp(lt, small, large))
         r = self.v(llvm.InlineAsmOp("copysign.f32 $0, $1, $2;", "=f,f,f", [y, mag], [f32]))
         return self.from_f32(r, typ)
