@@ -397,7 +397,7 @@ class EpilogueLowering:
         if self.store_swapped:  # the stored tile's dimensions are the accumulator's columns, then rows
             store_idx, store_tile = store_idx[::-1], store_tile[::-1]
         mem = view.memref
-        offset, ok = None, None
+        ok, at = None, []
         for i, c in enumerate(coords):
             if view.tile[i] != view.step[i]:
                 raise unsupported(op, "load of overlapping tiles")
@@ -413,13 +413,18 @@ class EpilogueLowering:
                     self.retile_safe = False
                 idx = self._i32(self.scalar(indices[i]))
                 g = e.add_i(e.mul_i(idx, e.const(view.step[i])), c.value)
-            inb = e.v(arith.AndIOp(e.v(arith.CmpiOp(g, mem.shape[dim], "slt")),
-                                   e.v(arith.CmpiOp(g, e.const(0), "sge"))))
+            # 0 <= g < extent in one unsigned compare (extents are non-negative)
+            inb = e.v(arith.CmpiOp(g, mem.shape[dim], "ult"))
             ok = inb if ok is None else e.v(arith.AndIOp(ok, inb))
-            term = e.v(arith.MuliOp(e.v(arith.ExtSIOp(g, i64)), e.v(arith.ExtSIOp(mem.strides[dim], i64))))
+            at.append((g, dim))
+        # out of bounds: read element 0 (any element of a non-empty array) and select the padding; the
+        # selected coordinates are in [0, extent): zero-extended, 32-bit selects
+        zero = e.const(0)
+        offset = None
+        for g, dim in at:
+            g = e.v(arith.ExtUIOp(e.v(arith.SelectOp(ok, g, zero)), i64))
+            term = e.v(arith.MuliOp(g, e.v(arith.ExtSIOp(mem.strides[dim], i64))))
             offset = term if offset is None else e.v(arith.AddiOp(offset, term))
-        # out of bounds: read element 0 (any element of a non-empty array) and select the padding
-        offset = e.v(arith.SelectOp(ok, offset, e.v(arith.ConstantOp(IntegerAttr(0, i64)))))
         elt = op.results[0].type.element_type
         stored = i16 if isinstance(elt, BFloat16Type) else memory_type(elt)
         ptr = e.gep(mem.ptr, offset, stored, GLOBAL_PTR)
