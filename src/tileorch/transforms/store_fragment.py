@@ -3,15 +3,15 @@
 Thread ``t = tid.x % 128`` of the warp group holds, for each 8-column group ``g`` of the
 ``m64nN`` tile, the values ``4g, 4g+1`` at row ``16*(t/32) + (t%32)/4`` and ``4g+2, 4g+3`` eight
 rows below, both at columns ``8g + 2*(t%4) + {0, 1}`` (PTX ISA, "wgmma D matrix fragment").
-Each pair becomes one 4-byte store (``cvt.rn.bf16x2.f32`` / ``cvt.rn.f16x2.f32``; two 4-byte
-stores for f32 and s32), guarded by ``row < rows && col < cols``; with ``first_column``/``columns``
+Each pair becomes one 4-byte store (``cvt.rn.bf16x2.f32`` / ``cvt.rn.f16x2.f32``; one 8-byte
+store for f32 and s32), predicated on ``row < rows && col < cols`` (no branch); with ``first_column``/``columns``
 only the groups of those columns.  An i32 fragment (s8/u8 WGMMA)
 is stored as it is for ``s32``, else converted (signed) to f32 first.
 """
 
 from __future__ import annotations
 
-from xdsl.dialects import arith, llvm, scf
+from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import DenseArrayBase, IntegerType, f32, i1, i32, i64
 from xdsl.ir import Operation, SSAValue
 
@@ -56,21 +56,26 @@ def lower_store_fragment(op: StoreFragmentOp) -> list[Operation]:
         for half in range(2):
             vals = [_field(e, op.acc, 4 * g + 2 * half + j, keep_int=dtype == "s32") for j in range(2)]
             ok = e.add(arith.AndIOp(row_ok[half], col_ok))
-            body: list[Operation] = []
-            b = _Ops()
-            ptr = b.add(llvm.GEPOp(row_ptr[half], [llvm.GEP_USE_SSA_VAL], i8_type(elem_bytes), ssa_indices=[col],
+            ptr = e.add(llvm.GEPOp(row_ptr[half], [llvm.GEP_USE_SSA_VAL], i8_type(elem_bytes), ssa_indices=[col],
                                    result_type=PTR_GLOBAL))
             if elem_bytes == 4:
-                b.add(llvm.StoreOp(vals[0], ptr, alignment=8))
-                ptr1 = b.add(llvm.GEPOp(ptr, [1], i8_type(elem_bytes), result_type=PTR_GLOBAL))
-                b.add(llvm.StoreOp(vals[1], ptr1, alignment=4))
+                _store_if(e, ok, ptr, vals, "f" if dtype == "f32" else "r")
             else:
-                packed = b.add(llvm.InlineAsmOp(_CVT[dtype], "=r,f,f", vals, [i32]))
-                b.add(llvm.StoreOp(packed, ptr, alignment=4))
-            b.add(scf.YieldOp())
-            body = b.ops
-            e.ops.append(scf.IfOp(ok, [], body))
+                _store_if(e, ok, ptr, [e.add(llvm.InlineAsmOp(_CVT[dtype], "=r,f,f", vals, [i32]))], "r")
     return e.ops
+
+
+def _store_if(e: _Ops, ok: SSAValue, ptr: SSAValue, words: list[SSAValue], reg: str) -> None:
+    """``words`` (one or two 32-bit values, register class ``reg``) stored at the global ``ptr``
+    (aligned to their size) where ``ok`` (i1) holds: one predicated ``st.global[.v2].b32`` (inline
+    PTX), no branch around it (a branch per pair was a third of a sigmoid epilogue's branches)."""
+    p32 = e.add(arith.ExtUIOp(ok, i32))
+    addr = e.add(llvm.PtrToIntOp(ptr, i64))
+    src = "$2" if len(words) == 1 else "{" + ", ".join(f"${2 + i}" for i in range(len(words))) + "}"
+    vec = "" if len(words) == 1 else f".v{len(words)}"
+    asm = f"{{ .reg .pred p; setp.ne.b32 p, $0, 0; @p st.global{vec}.b32 [$1], {src}; }}"
+    e.add(llvm.InlineAsmOp(asm, ",".join(["r", "l"] + [reg] * len(words)), [p32, addr, *words], [],
+                           has_side_effects=True))
 
 
 def _field(e: _Ops, acc: SSAValue, index: int, keep_int: bool = False) -> SSAValue:

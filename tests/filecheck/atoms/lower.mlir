@@ -47,10 +47,12 @@ func.func @int_fragment(%acc: !llvm.struct<(i32, i32, i32, i32)>, %c: !llvm.ptr<
 // CHECK-NOT:   arith.sitofp
 // CHECK:       %[[V:.*]] = llvm.extractvalue %acc[0] : !llvm.struct<(i32, i32, i32, i32)>
 // CHECK-NOT:   arith.sitofp
-// CHECK:       llvm.store %[[V]], %{{.*}} <alignment = 8> : i32, !llvm.ptr<1>
+// CHECK:       %[[V1:.*]] = llvm.extractvalue %acc[1] : !llvm.struct<(i32, i32, i32, i32)>
+// CHECK:       llvm.inline_asm has_side_effects "{ .reg .pred p; setp.ne.b32 p, $0, 0; @p st.global.v2.b32 [$1], {$2, $3}; }", "r,l,r,r" %{{.*}}, %{{.*}}, %[[V]], %[[V1]]
 // CHECK:       %[[W:.*]] = llvm.extractvalue %acc[0] : !llvm.struct<(i32, i32, i32, i32)>
 // CHECK-NEXT:  arith.sitofp %[[W]] : i32 to f32
-// CHECK:       cvt.rn.bf16x2.f32
+// CHECK:       %[[P:.*]] = llvm.inline_asm "cvt.rn.bf16x2.f32
+// CHECK:       llvm.inline_asm has_side_effects "{ .reg .pred p; setp.ne.b32 p, $0, 0; @p st.global.b32 [$1], $2; }", "r,l,r" %{{.*}}, %{{.*}}, %[[P]]
 // ROUNDTRIP:   atom.store_fragment %acc, %c, %x, %x, %x, %x, %x {dtype = "s32"} : !llvm.struct<(i32, i32, i32, i32)>
 
 // -----
