@@ -1,0 +1,189 @@
+"""64-row tiles and 32-element K tiles on the tensor cores (issue 18: "64-, 128- and 256-row tiles",
+"no dot on the SIMT path").
+
+A program whose 64-row tile the kernel builder cannot retile (its own K range, its own tile
+coordinates) runs as written on one consumer warp group (``wgmma m64nNk16``); a program that
+chooses its own K range with K tiles of 32 16-bit elements keeps them (64-byte K rows: the 64-byte
+swizzle in the TMA boxes and the WGMMA descriptors).  The kernels run on the CPU through
+``tileorch.testing.ptx_emulator`` (every CTA of the persistent grid, TMA loads with zero fill and
+the box's swizzle, WGMMA decoding the descriptors' swizzle) against numpy.  Needs cuda-tile."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+HAVE_CUTILE = importlib.util.find_spec("cuda") is not None and importlib.util.find_spec("cuda.tile") is not None
+pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Python) is not installed")
+
+if HAVE_CUTILE:
+    from tileorch.testing.program_grid_programs import pg_rotated_if, pg_rotated_return_bias_relu
+    from tileorch.testing.user_programs2 import gemm_split_k
+
+
+def _compile(kernel, spec):
+    from tileorch.driver import compile_program
+    from tileorch.testing.export import cutile_bytecode
+
+    return compile_program(cutile_bytecode(kernel, spec), "tile64", arch="sm_90a", ptxas=False)
+
+
+def _tmaps(cfg, a, b):
+    """The emulator's view of the host's tensor maps (``gemm_host.tensor_maps``): A ``[tile_m rows,
+    tile_k]`` boxes swizzled by their K row, B (N-major) 64-column chunks of ``tile_k`` rows, 128-byte
+    swizzle."""
+    assert cfg.a_major == "k" and cfg.b_major == "n"
+    return ({"array": a[None], "rows": cfg.tile_m, "box": cfg.tile_k, "swizzle": cfg.k_row_bytes},
+            {"array": b[None], "rows": cfg.tile_k, "box": 64, "swizzle": 128})
+
+
+def _emulate(p, a, b, scalars=(), grid_l=1, sms=2, c_init=np.nan, grid=None, bias=None):
+    """C (prefilled with ``c_init``) after every CTA of the persistent grid ran ``p``'s kernel; a
+    program-grid kernel walks the launch ``grid`` (its extents are the kernel's last parameters),
+    ``bias``: the f32 vector the program reads before C."""
+    from tileorch.launchers.gemm_host import scheduler_params
+    from tileorch.schedulers.device_params import pack_device_params
+    from tileorch.testing.ptx_emulator import Emu
+
+    cfg = p.gemm_config
+    m, k = a.shape
+    n = b.shape[1]
+    if grid is None:
+        sched = scheduler_params(cfg, m, n, k, sms, 0, grid_l)
+    else:
+        sched = scheduler_params(cfg, grid[0] * cfg.tile_m, grid[1] * cfg.tile_n, k, sms, 0, grid[2])
+    c = np.full((m, n), c_init, dtype=np.float32)
+    base = {"A": 1 << 32, "B": 2 << 32, "C": 3 << 32, "bias": 4 << 32}
+    params = [0, 0, 0, base["C"], m, n, k, pack_device_params(sched, 0, 0, 0)]
+    vector = [] if bias is None else [base["bias"], n, 1]
+    if p.epilogue_ops:
+        params += [base["A"], m, k, k, 1, base["B"], k, n, n, 1, *vector, base["C"], m, n, n, 1, *scalars]
+    params += list(grid or ())
+    memory = [(base["C"], c.view(np.uint8).reshape(-1), "C")]
+    if bias is not None:
+        memory.append((base["bias"], bias.view(np.uint8).reshape(-1), "bias"))
+    errors = []
+    ta, tb = _tmaps(cfg, a, b)
+    for x in range(sched.grid[0]):
+        for y in range(sched.grid[1]):
+            emu = Emu(p.ptx, params, cfg.smem_bytes, cfg.threads, (x, y, 0), {}, memory, nctaid=sched.grid)
+            emu.tmaps = {emu.params[0]: ta, emu.params[1]: tb}
+            emu.run()
+            errors += emu.errors
+    return c, errors
+
+
+@pytest.mark.parametrize("m,n,k,splits", [(128, 128, 512, 4), (100, 72, 200, 3)])
+def test_split_k_64x64x32_runs_on_one_consumer_warp_group(m, n, k, splits):
+    """user_programs2.gemm_split_k: 64x64 tiles, K tiles of 32 (tile s, s + splits, ... per program
+    id 2), partial products added into C by the atomic epilogue.  (100, 72, 200): ragged rows and
+    columns (the adds are predicated on the bounds) and a ragged last K tile of 8 columns."""
+    spec = [((m, k), "float16"), ((k, n), "float16"), ((m, n), "float32"), splits, 64, 64, 32]
+    p = _compile(gemm_split_k, spec)
+    assert p.kind == "gemm", p.remarks
+    cfg = p.gemm_config
+    assert (cfg.tile_m, cfg.tile_n, cfg.tile_k, cfg.threads) == (64, 64, 32, 256), cfg
+    assert cfg.epilogue == "atomic" and cfg.grid_l and cfg.k_row_bytes == 64, cfg
+    assert "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16" in p.ptx
+    assert p.ptx.count("wgmma.mma_async") == 32 // 16  # one consumer warp group, two k16 steps per K tile
+    assert "mma.sync" not in p.ptx
+    rng = np.random.default_rng(m + k)
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    c, errors = _emulate(p, a, b, grid_l=splits, c_init=0.0)
+    assert not errors, errors[:5]
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b, atol=2e-3, rtol=2e-3)
+
+
+def test_split_k_64_row_kernel_pipeline_is_proved():
+    """``tileorch check`` on the lowered 64-row kernel: one producer and one consumer warp group
+    over the 8-stage ring of 64x32 A and 32x64 B tiles, deadlock- and race-free for every trip
+    count the checker tries."""
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import extract
+    from tileorch.driver import lower_program
+    from tileorch.frontend.cutile import load
+    from tileorch.registry import make_context
+    from tileorch.testing.export import cutile_bytecode
+
+    spec = [((128, 512), "float16"), ((512, 128), "float16"), ((128, 128), "float32"), 4, 64, 64, 32]
+    ctx = make_context()
+    kind, lowered = lower_program(load(cutile_bytecode(gemm_split_k, spec), "<split_k>", ctx), ctx)
+    assert kind == "gemm"
+    protocols = extract(lowered)
+    assert protocols and len(protocols[0].agents) == 2  # producer + one consumer warp group
+    assert not protocols[0].notes, protocols[0].notes  # every TMA load states its bytes
+    for proto in protocols:
+        result = check(proto)
+        assert result.ok, (result.values, result.violation)
+
+
+def _rotated(a, b, rows_used, grid, tm, tn, bias=None):
+    """pg_rotated_if's C: tile (i, j) = A's row tile (i + 1) % gx @ B's column tile gy - 1 - j
+    (+ the bias of that column tile, then relu, with ``bias``) where i * tm < rows_used; NaN elsewhere."""
+    m, n = a.shape[0], b.shape[1]
+    ap = np.zeros((grid[0] * tm, a.shape[1]))
+    ap[:m] = a
+    bp = np.zeros((b.shape[0], grid[1] * tn))
+    bp[:, :n] = b
+    vp = np.zeros(grid[1] * tn)
+    if bias is not None:
+        vp[:n] = bias
+    ref = np.full((grid[0] * tm, grid[1] * tn), np.nan)
+    for i in range(grid[0]):
+        if i * tm >= rows_used:
+            continue
+        ra = (i + 1) % grid[0]
+        for j in range(grid[1]):
+            cb = grid[1] - 1 - j
+            t = ap[ra * tm:(ra + 1) * tm] @ bp[:, cb * tn:(cb + 1) * tn]
+            if bias is not None:
+                t = np.maximum(t + vp[None, cb * tn:(cb + 1) * tn], 0.0)
+            ref[i * tm:(i + 1) * tm, j * tn:(j + 1) * tn] = t
+    return ref[:m, :n]
+
+
+@pytest.mark.parametrize("tn,tk", [(64, 64), (128, 32)])
+def test_program_grid_64_row_tiles(tn, tk):
+    """pg_rotated_if with 64-row tiles: A's row tile, B's column tile and C's tile are three
+    different expressions of program ids and grid sizes and the GEMM runs under a condition on
+    them; the kernel walks the launch grid with the program's own 64-row tiles (a 128-row tile
+    would cover two programs' rows).  M = 200: a ragged last row tile; K = 96: a ragged K tile
+    (K tile 32 runs as 64: the K loop covers all of K)."""
+    m, n, k, rows_used = 200, 2 * tn - 16, 96, 130  # row tiles 0..2 computed, tile 3 not
+    grid = (4, 2, 1)
+    p = _compile(pg_rotated_if, [((m, k), "float16"), ((k, n), "float16"), ((m, n), "float32"), rows_used, 64,
+                                 tn, tk])
+    assert p.kind == "gemm", p.remarks
+    cfg = p.gemm_config
+    assert cfg.program_grid and (cfg.tile_m, cfg.tile_n, cfg.tile_k, cfg.threads) == (64, tn, 64, 256), cfg
+    assert f"wgmma.mma_async.sync.aligned.m64n{tn}k16.f32.f16.f16" in p.ptx and "mma.sync" not in p.ptx
+    rng = np.random.default_rng(tn)
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    c, errors = _emulate(p, a, b, (rows_used,), grid=grid)
+    assert not errors, errors[:5]
+    ref = _rotated(a.astype(np.float64), b.astype(np.float64), rows_used, grid, 64, tn)
+    assert np.array_equal(np.isnan(c), np.isnan(ref)), "a skipped tile was written or a kept one was not"
+    assert np.isnan(c[192:]).all() and not np.isnan(c[:192]).any()
+    np.testing.assert_allclose(c[:192], ref[:192], atol=1e-3, rtol=1e-3)
+
+
+def test_program_grid_64_row_tiles_epilogue():
+    """The program's epilogue (bias at the computed column tile, relu) on 64-row tiles."""
+    m, n, k, rows_used, grid = 136, 120, 64, 100, (3, 2, 1)
+    p = _compile(pg_rotated_return_bias_relu, [((m, k), "float16"), ((k, n), "float16"), ((n,), "float32"),
+                                               ((m, n), "float32"), rows_used, 64, 64, 64])
+    assert p.kind == "gemm" and p.epilogue_ops, p.remarks
+    assert (p.gemm_config.tile_m, p.gemm_config.program_grid) == (64, True), p.gemm_config
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    bias = rng.standard_normal(n).astype(np.float32)
+    c, errors = _emulate(p, a, b, (rows_used,), grid=grid, bias=bias)
+    assert not errors, errors[:5]
+    ref = _rotated(a.astype(np.float64), b.astype(np.float64), rows_used, grid, 64, 64, bias)
+    assert np.array_equal(np.isnan(c), np.isnan(ref))
+    np.testing.assert_allclose(c[:128], ref[:128], atol=1e-3, rtol=1e-3)
