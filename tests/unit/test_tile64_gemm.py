@@ -20,7 +20,7 @@ pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Pytho
 
 if HAVE_CUTILE:
     from tileorch.testing.program_grid_programs import pg_rotated_if, pg_rotated_return_bias_relu
-    from tileorch.testing.user_programs2 import gemm_split_k
+    from tileorch.testing.user_programs2 import batched_tile2, gemm_split_k
 
 
 def _compile(kernel, spec):
@@ -187,3 +187,41 @@ def test_program_grid_64_row_tiles_epilogue():
     ref = _rotated(a.astype(np.float64), b.astype(np.float64), rows_used, grid, 64, 64, bias)
     assert np.array_equal(np.isnan(c), np.isnan(ref))
     np.testing.assert_allclose(c[:128], ref[:128], atol=1e-3, rtol=1e-3)
+
+
+def test_two_batches_per_program_with_the_batch_on_program_id_0():
+    """user_programs2.batched_tile2: ``[2, 64, tk] x [2, tk, 64]`` tiles per program, the batch
+    tile at program id 0, M and N one tile each (indices 0).  The tier splits the batch tile (one
+    matrix per work tile), moves the batch to axis 2 and gives M and N tile 0 program ids
+    (launcher-checked single tiles): a batched WGMMA GEMM over L = 4, checked matrix by matrix on
+    the emulator (f32 C: the direct epilogue, matrix l at l * M * N)."""
+    from tileorch.launchers.gemm_host import scheduler_params
+    from tileorch.schedulers.device_params import pack_device_params
+    from tileorch.testing.ptx_emulator import Emu
+
+    L, m, n, k = 4, 64, 64, 160  # K: 2 full tiles of 64 and 32 columns of a third
+    p = _compile(batched_tile2, [((L, m, k), "float16"), ((L, k, n), "float16"), ((L, m, n), "float32"),
+                                 2, 64, 64, 32])
+    assert p.kind == "gemm", p.remarks
+    cfg = p.gemm_config
+    assert cfg.batched and not cfg.program_grid and cfg.epilogue == "direct", cfg
+    assert p.single_tile == {"m": 64, "n": 64}, p.single_tile
+    assert any("batch tile of 2 matrices" in r for r in p.remarks), p.remarks
+    assert "wgmma.mma_async" in p.ptx and "mma.sync" not in p.ptx
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal((L, m, k)).astype(np.float16)
+    b = rng.standard_normal((L, k, n)).astype(np.float16)
+    c = np.full((L, m, n), np.nan, dtype=np.float32)
+    sched = scheduler_params(cfg, m, n, k, 2, 0, L)
+    params = [0, 0, 0, 3 << 32, m, n, k, pack_device_params(sched, 0, 0, 0)]
+    errors = []
+    for x in range(sched.grid[0]):
+        for y in range(sched.grid[1]):
+            emu = Emu(p.ptx, params, cfg.smem_bytes, cfg.threads, (x, y, 0), {},
+                      [(3 << 32, c.view(np.uint8).reshape(-1), "C")], nctaid=sched.grid)
+            emu.tmaps = {emu.params[0]: {"array": a, "rows": cfg.tile_m, "box": 64},
+                         emu.params[1]: {"array": b, "rows": 64, "box": 64}}
+            emu.run()
+            errors += emu.errors
+    assert not errors, errors[:5]
+    np.testing.assert_allclose(c, np.matmul(a.astype(np.float64), b.astype(np.float64)), atol=2e-3, rtol=2e-3)
