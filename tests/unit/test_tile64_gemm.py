@@ -19,8 +19,23 @@ HAVE_CUTILE = importlib.util.find_spec("cuda") is not None and importlib.util.fi
 pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Python) is not installed")
 
 if HAVE_CUTILE:
+    import cuda.tile as ct
+
     from tileorch.testing.program_grid_programs import pg_rotated_if, pg_rotated_return_bias_relu
     from tileorch.testing.user_programs2 import batched_tile2, gemm_split_k
+
+    @ct.kernel
+    def split_k_linear(A, W, C, splits: ct.Constant[int], tm: ct.Constant[int], tn: ct.Constant[int],
+                       tk: ct.Constant[int]):
+        """Split-K of ``A @ W^T`` with W stored ``[N, K]`` (a K-major B), atomic adds into C."""
+        pid_m, pid_n, s = ct.bid(0), ct.bid(1), ct.bid(2)
+        acc = ct.zeros((tm, tn), dtype=ct.float32)
+        for k in range(s, ct.num_tiles(A, axis=1, shape=(tm, tk)), splits):
+            w = ct.load(W, index=(pid_n, k), shape=(tn, tk))
+            acc = ct.mma(ct.load(A, index=(pid_m, k), shape=(tm, tk)), ct.transpose(w), acc)
+        rows = pid_m * tm + ct.arange(tm, dtype=ct.int32)[:, None]
+        cols = pid_n * tn + ct.arange(tn, dtype=ct.int32)[None, :]
+        ct.atomic_add(C, (rows, cols), acc)
 
 
 def _compile(kernel, spec):
@@ -32,11 +47,13 @@ def _compile(kernel, spec):
 
 def _tmaps(cfg, a, b):
     """The emulator's view of the host's tensor maps (``gemm_host.tensor_maps``): A ``[tile_m rows,
-    tile_k]`` boxes swizzled by their K row, B (N-major) 64-column chunks of ``tile_k`` rows, 128-byte
-    swizzle."""
-    assert cfg.a_major == "k" and cfg.b_major == "n"
-    return ({"array": a[None], "rows": cfg.tile_m, "box": cfg.tile_k, "swizzle": cfg.k_row_bytes},
-            {"array": b[None], "rows": cfg.tile_k, "box": 64, "swizzle": 128})
+    tile_k]`` boxes swizzled by their K row; B N-major: 64-column chunks of ``tile_k`` rows, 128-byte
+    swizzle; B K-major (``b`` given as ``[N, K]``): ``[tile_n rows, tile_k]`` boxes swizzled by their
+    K row."""
+    assert cfg.a_major == "k" and cfg.cluster_m == 1
+    tb = ({"array": b[None], "rows": cfg.tile_k, "box": 64, "swizzle": 128} if cfg.b_major == "n" else
+          {"array": b[None], "rows": cfg.tile_n, "box": cfg.tile_k, "swizzle": cfg.k_row_bytes})
+    return {"array": a[None], "rows": cfg.tile_m, "box": cfg.tile_k, "swizzle": cfg.k_row_bytes}, tb
 
 
 def _emulate(p, a, b, scalars=(), grid_l=1, sms=2, c_init=np.nan, grid=None, bias=None):
@@ -49,7 +66,7 @@ def _emulate(p, a, b, scalars=(), grid_l=1, sms=2, c_init=np.nan, grid=None, bia
 
     cfg = p.gemm_config
     m, k = a.shape
-    n = b.shape[1]
+    n = b.shape[1] if cfg.b_major == "n" else b.shape[0]
     if grid is None:
         sched = scheduler_params(cfg, m, n, k, sms, 0, grid_l)
     else:
@@ -59,7 +76,8 @@ def _emulate(p, a, b, scalars=(), grid_l=1, sms=2, c_init=np.nan, grid=None, bia
     params = [0, 0, 0, base["C"], m, n, k, pack_device_params(sched, 0, 0, 0)]
     vector = [] if bias is None else [base["bias"], n, 1]
     if p.epilogue_ops:
-        params += [base["A"], m, k, k, 1, base["B"], k, n, n, 1, *vector, base["C"], m, n, n, 1, *scalars]
+        rb, cb = b.shape  # B as the program's array: [K, N], or W [N, K]
+        params += [base["A"], m, k, k, 1, base["B"], rb, cb, cb, 1, *vector, base["C"], m, n, n, 1, *scalars]
     params += list(grid or ())
     memory = [(base["C"], c.view(np.uint8).reshape(-1), "C")]
     if bias is not None:
@@ -95,6 +113,25 @@ def test_split_k_64x64x32_runs_on_one_consumer_warp_group(m, n, k, splits):
     c, errors = _emulate(p, a, b, grid_l=splits, c_init=0.0)
     assert not errors, errors[:5]
     np.testing.assert_allclose(c, a.astype(np.float64) @ b, atol=2e-3, rtol=2e-3)
+
+
+@pytest.mark.parametrize("tk,swizzle", [(32, 64), (16, 32)])
+def test_split_k_k_major_b_short_k_rows(tk, swizzle):
+    """W stored ``[N, K]``: both operands K-major, both with the ``2 * tk``-byte swizzle (64 or 32
+    bytes: descriptor layout types 2 and 3); 64x128 tiles, K = 200 (a ragged last K tile), 3 splits."""
+    m, n, k, splits = 96, 136, 200, 3
+    spec = [((m, k), "float16"), ((n, k), "float16"), ((m, n), "float32"), splits, 64, 128, tk]
+    p = _compile(split_k_linear, spec)
+    assert p.kind == "gemm", p.remarks
+    cfg = p.gemm_config
+    assert (cfg.tile_m, cfg.tile_n, cfg.tile_k, cfg.b_major, cfg.k_row_bytes) == (64, 128, tk, "k", swizzle), cfg
+    assert p.ptx.count("wgmma.mma_async") == tk // 16
+    rng = np.random.default_rng(tk)
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    w = rng.standard_normal((n, k)).astype(np.float16)
+    c, errors = _emulate(p, a, w, grid_l=splits, c_init=0.0)
+    assert not errors, errors[:5]
+    np.testing.assert_allclose(c, a.astype(np.float64) @ w.T.astype(np.float64), atol=2e-3, rtol=2e-3)
 
 
 def test_split_k_64_row_kernel_pipeline_is_proved():
