@@ -167,8 +167,9 @@ class GemmConfig:
 
     @property
     def mn_chunk_bytes(self) -> int:
-        """Bytes of one 64-column chunk of an M/N-major 16-bit operand tile: ``tile_k`` rows of 128 bytes."""
-        return self.tile_k * 128
+        """Bytes of one 64-column chunk of an M/N-major (16-bit) operand tile: ``tile_k`` rows of 128
+        bytes, i.e. 64 K-rows' worth of :attr:`k_row_bytes` (8192 for every 128-byte K row)."""
+        return 64 * self.k_row_bytes
 
     @property
     def a_stage_bytes(self) -> int:
