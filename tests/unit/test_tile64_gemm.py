@@ -37,6 +37,19 @@ if HAVE_CUTILE:
         cols = pid_n * tn + ct.arange(tn, dtype=ct.int32)[None, :]
         ct.atomic_add(C, (rows, cols), acc)
 
+    @ct.kernel
+    def split_k_at(At, B, C, splits: ct.Constant[int], tm: ct.Constant[int], tn: ct.Constant[int],
+                   tk: ct.Constant[int]):
+        """Split-K of ``At^T @ B`` with A stored ``[K, M]`` (an M-major A), atomic adds into C."""
+        pid_m, pid_n, s = ct.bid(0), ct.bid(1), ct.bid(2)
+        acc = ct.zeros((tm, tn), dtype=ct.float32)
+        for k in range(s, ct.num_tiles(At, axis=0, shape=(tk, tm)), splits):
+            at = ct.load(At, index=(k, pid_m), shape=(tk, tm))
+            acc = ct.mma(ct.transpose(at), ct.load(B, index=(k, pid_n), shape=(tk, tn)), acc)
+        rows = pid_m * tm + ct.arange(tm, dtype=ct.int32)[:, None]
+        cols = pid_n * tn + ct.arange(tn, dtype=ct.int32)[None, :]
+        ct.atomic_add(C, (rows, cols), acc)
+
 
 def _compile(kernel, spec):
     from tileorch.driver import compile_program
@@ -262,3 +275,52 @@ def test_two_batches_per_program_with_the_batch_on_program_id_0():
             errors += emu.errors
     assert not errors, errors[:5]
     np.testing.assert_allclose(c, np.matmul(a.astype(np.float64), b.astype(np.float64)), atol=2e-3, rtol=2e-3)
+
+
+def test_split_k_128_row_tiles_with_32_deep_k_tiles():
+    """K tiles of 32 on the 128-row tile (two consumer warp groups: warp group 1's A rows start
+    64 rows of 64 bytes into the stage), ragged M, N and K."""
+    m, n, k, splits = 200, 120, 232, 2
+    p = _compile(gemm_split_k, [((m, k), "float16"), ((k, n), "float16"), ((m, n), "float32"), splits, 128, 64, 32])
+    assert p.kind == "gemm", p.remarks
+    cfg = p.gemm_config
+    assert (cfg.tile_m, cfg.tile_n, cfg.tile_k, cfg.consumer_groups) == (128, 64, 32, 2), cfg
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    c, errors = _emulate(p, a, b, grid_l=splits, c_init=0.0)
+    assert not errors, errors[:5]
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b, atol=2e-3, rtol=2e-3)
+
+
+@pytest.mark.parametrize("tm", [64, 128])
+def test_split_k_m_major_a_32_deep(tm):
+    """A stored ``[K, M]``: M-major A chunks of 64 columns x 32 K rows (128-byte swizzle, 4 KiB
+    apart: the descriptors' LBO), N-major B likewise; one or two consumer warp groups."""
+    from tileorch.launchers.gemm_host import scheduler_params
+    from tileorch.schedulers.device_params import pack_device_params
+    from tileorch.testing.ptx_emulator import Emu
+
+    m, n, k, splits = 136, 64, 160, 2
+    p = _compile(split_k_at, [((k, m), "float16"), ((k, n), "float16"), ((m, n), "float32"), splits, tm, 64, 32])
+    assert p.kind == "gemm", p.remarks
+    cfg = p.gemm_config
+    assert (cfg.tile_m, cfg.tile_k, cfg.a_major, cfg.b_major, cfg.mn_chunk_bytes) == (tm, 32, "m", "n", 4096), cfg
+    rng = np.random.default_rng(tm)
+    at = rng.standard_normal((k, m)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    c = np.zeros((m, n), dtype=np.float32)
+    sched = scheduler_params(cfg, m, n, k, 2, 0, splits)
+    params = [0, 0, 0, 3 << 32, m, n, k, pack_device_params(sched, 0, 0, 0),
+              1 << 32, k, m, m, 1, 2 << 32, k, n, n, 1, 3 << 32, m, n, n, 1]
+    errors = []
+    for x in range(sched.grid[0]):
+        for y in range(sched.grid[1]):
+            emu = Emu(p.ptx, params, cfg.smem_bytes, cfg.threads, (x, y, 0), {},
+                      [(3 << 32, c.view(np.uint8).reshape(-1), "C")], nctaid=sched.grid)
+            emu.tmaps = {emu.params[0]: {"array": at[None], "rows": 32, "box": 64},
+                         emu.params[1]: {"array": b[None], "rows": 32, "box": 64}}
+            emu.run()
+            errors += emu.errors
+    assert not errors, errors[:5]
+    np.testing.assert_allclose(c, at.T.astype(np.float64) @ b, atol=2e-3, rtol=2e-3)
