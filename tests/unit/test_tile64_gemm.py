@@ -324,3 +324,49 @@ def test_split_k_m_major_a_32_deep(tm):
             errors += emu.errors
     assert not errors, errors[:5]
     np.testing.assert_allclose(c, at.T.astype(np.float64) @ b, atol=2e-3, rtol=2e-3)
+
+
+def test_side_reductions_on_64_row_tiles():
+    """gemm_colsum and gemm_rowmax on 64x128 tiles: the partial column sums per 64-row tile (the
+    reduction's extent is the program's tile, so it is not retiled) exchanged among one consumer
+    warp group's 4 warps; the row maxima over each 128-column tile.  Ragged M (rows past M are not
+    summed) and N (columns past N are not in a maximum)."""
+    from tileorch.launchers.gemm_host import scheduler_params
+    from tileorch.schedulers.device_params import pack_device_params
+    from tileorch.testing.dot_programs import gemm_colsum, gemm_rowmax
+    from tileorch.testing.ptx_emulator import Emu
+
+    m, n, k = 136, 200, 96
+    tiles_m, tiles_n = -(-m // 64), -(-n // 128)
+    rng = np.random.default_rng(17)
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    full = a.astype(np.float64) @ b.astype(np.float64)
+    for kernel, side in ((gemm_colsum, (tiles_m, n)), (gemm_rowmax, (m, tiles_n))):
+        p = _compile(kernel, [((m, k), "float16"), ((k, n), "float16"), ((m, n), "float32"), (side, "float32"),
+                              64, 128, 64])
+        assert p.kind == "gemm", p.remarks
+        cfg = p.gemm_config
+        assert (cfg.tile_m, cfg.tile_n, cfg.consumer_groups) == (64, 128, 1), cfg
+        c = np.full((m, n), np.nan, np.float32)
+        s_out = np.full(side, np.nan, np.float32)
+        sched = scheduler_params(cfg, m, n, k, 2, 0, 1)
+        params = [0, 0, 0, 3 << 32, m, n, k, pack_device_params(sched, 0, 0, 0),
+                  1 << 32, m, k, k, 1, 2 << 32, k, n, n, 1, 3 << 32, m, n, n, 1, 4 << 32, *side, side[1], 1]
+        errors = []
+        for x in range(sched.grid[0]):
+            for y in range(sched.grid[1]):
+                emu = Emu(p.ptx, params, cfg.smem_bytes, cfg.threads, (x, y, 0), {},
+                          [(3 << 32, c.view(np.uint8).reshape(-1), "C"),
+                           (4 << 32, s_out.view(np.uint8).reshape(-1), "P")], nctaid=sched.grid)
+                emu.tmaps = {emu.params[0]: {"array": a[None], "rows": 64, "box": 64},
+                             emu.params[1]: {"array": b[None], "rows": 64, "box": 64}}
+                emu.run()
+                errors += emu.errors
+        assert not errors, errors[:5]
+        np.testing.assert_allclose(c, full, atol=2e-3, rtol=2e-3)
+        if kernel is gemm_colsum:
+            ref = np.stack([full[i * 64:(i + 1) * 64].sum(0) for i in range(tiles_m)])
+        else:
+            ref = np.stack([full[:, j * 128:(j + 1) * 128].max(1) for j in range(tiles_n)], axis=1)
+        np.testing.assert_allclose(s_out, ref, atol=5e-3, rtol=2e-3)

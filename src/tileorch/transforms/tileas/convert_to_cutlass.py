@@ -951,6 +951,11 @@ def builder_tile(dk: DotKernel, cluster: int) -> tuple[tuple[int, int, int], int
     if tk != k_depth:
         remarks.append(f"K tile {tk} runs as {k_depth} (one 128-byte swizzle row of {dk.dtype} per pipeline stage)")
     if tm == 64 and tn in TILE_NS and tn <= widest and not dk.retile_safe:
+        if column_stores(dk) and tn > 128:
+            raise LocatedError(column_stores(dk)[0], f"convert-nv-tileas-to-cutlass: a column reduction of the "
+                                                     f"program's 64x{tn} tile runs on one consumer warp group (128 "
+                                                     "threads, one column each in the exchange): use tiles of at "
+                                                     "most 128 columns, or 128 rows")
         remarks.append(f"the program's 64x{tn} tile runs as it is: one consumer warp group per CTA "
                        f"(wgmma m64n{tn}), 1 CTA per cluster")
         return (64, tn, k_depth), 1, remarks
