@@ -19,36 +19,10 @@ HAVE_CUTILE = importlib.util.find_spec("cuda") is not None and importlib.util.fi
 pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Python) is not installed")
 
 if HAVE_CUTILE:
-    import cuda.tile as ct
-
+    from tileorch.testing.k_range_programs import mm_split_k_at as split_k_at
+    from tileorch.testing.k_range_programs import mm_split_k_linear as split_k_linear
     from tileorch.testing.program_grid_programs import pg_rotated_if, pg_rotated_return_bias_relu
     from tileorch.testing.user_programs2 import batched_tile2, gemm_split_k
-
-    @ct.kernel
-    def split_k_linear(A, W, C, splits: ct.Constant[int], tm: ct.Constant[int], tn: ct.Constant[int],
-                       tk: ct.Constant[int]):
-        """Split-K of ``A @ W^T`` with W stored ``[N, K]`` (a K-major B), atomic adds into C."""
-        pid_m, pid_n, s = ct.bid(0), ct.bid(1), ct.bid(2)
-        acc = ct.zeros((tm, tn), dtype=ct.float32)
-        for k in range(s, ct.num_tiles(A, axis=1, shape=(tm, tk)), splits):
-            w = ct.load(W, index=(pid_n, k), shape=(tn, tk))
-            acc = ct.mma(ct.load(A, index=(pid_m, k), shape=(tm, tk)), ct.transpose(w), acc)
-        rows = pid_m * tm + ct.arange(tm, dtype=ct.int32)[:, None]
-        cols = pid_n * tn + ct.arange(tn, dtype=ct.int32)[None, :]
-        ct.atomic_add(C, (rows, cols), acc)
-
-    @ct.kernel
-    def split_k_at(At, B, C, splits: ct.Constant[int], tm: ct.Constant[int], tn: ct.Constant[int],
-                   tk: ct.Constant[int]):
-        """Split-K of ``At^T @ B`` with A stored ``[K, M]`` (an M-major A), atomic adds into C."""
-        pid_m, pid_n, s = ct.bid(0), ct.bid(1), ct.bid(2)
-        acc = ct.zeros((tm, tn), dtype=ct.float32)
-        for k in range(s, ct.num_tiles(At, axis=0, shape=(tk, tm)), splits):
-            at = ct.load(At, index=(k, pid_m), shape=(tk, tm))
-            acc = ct.mma(ct.transpose(at), ct.load(B, index=(k, pid_n), shape=(tk, tn)), acc)
-        rows = pid_m * tm + ct.arange(tm, dtype=ct.int32)[:, None]
-        cols = pid_n * tn + ct.arange(tn, dtype=ct.int32)[None, :]
-        ct.atomic_add(C, (rows, cols), acc)
 
 
 def _compile(kernel, spec):
