@@ -18,9 +18,9 @@ pytest.importorskip("cuda.tile")
 import tileorch.cutile  # noqa: E402
 from tileorch.launchers import cutile as rc  # noqa: E402
 from tileorch.testing.k_range_programs import (mm_first_tiles, mm_odd_tiles, mm_range, mm_split_k,  # noqa: E402
-                                               mm_window_from_bid)
+                                               mm_split_k_at, mm_split_k_linear, mm_window_from_bid)
 from tileorch.testing.user_programs import mm_small_f32  # noqa: E402
-from tileorch.testing.user_programs2 import LOG2E, fmha_sliding_window, gemm_range_step  # noqa: E402
+from tileorch.testing.user_programs2 import LOG2E, fmha_sliding_window, gemm_range_step, gemm_split_k  # noqa: E402
 
 TM, TN, TK = 128, 128, 64
 
@@ -127,6 +127,47 @@ def test_split_k_atomic(m, n, k, splits):
     program = _launch(mm_split_k, (-(-m // 128), -(-n // 64), splits), (a, b, c, splits, 128, 64, 64))
     assert program.kind == "gemm" and program.gemm_config.epilogue == "atomic", program.remarks
     _close(c, a.float() @ b.float())
+
+
+@pytest.mark.parametrize("m,n,k,splits,tn", [(128, 128, 512, 4, 64), (1000, 696, 3000, 3, 64),
+                                              (4096, 4096, 4096, 4, 128), (200, 136, 72, 4, 64)])
+def test_split_k_64_row_tiles_32_k(m, n, k, splits, tn):
+    """user_programs2.gemm_split_k as written: 64 x tn tiles (one consumer warp group, m64nNk16),
+    K tiles of 32 (64-byte K rows: the 64-byte swizzle in the TMA boxes and WGMMA descriptors), the
+    partial products added into C (zero-initialized) by the atomic epilogue; K = 72: two full
+    K tiles and 8 columns of a third, a fourth split without a tile (it adds zeros)."""
+    a, b = _randn((m, k), seed=21), _randn((k, n), seed=22)
+    c = torch.zeros((m, n), device="cuda")
+    program = _launch(gemm_split_k, (-(-m // 64), -(-n // tn), splits), (a, b, c, splits, 64, tn, 32))
+    assert program.kind == "gemm" and "wgmma.mma_async" in program.ptx, program.remarks
+    cfg = program.gemm_config
+    assert (cfg.tile_m, cfg.tile_n, cfg.tile_k, cfg.epilogue) == (64, tn, 32, "atomic"), cfg
+    _close(c, a.float() @ b.float())
+
+
+@pytest.mark.parametrize("tm,tn,tk", [(64, 128, 32), (64, 64, 16), (128, 128, 32)])
+@pytest.mark.parametrize("m,n,k,splits", [(1000, 696, 3000, 3), (4096, 4096, 4096, 4)])
+def test_split_k_linear_short_k_rows(m, n, k, splits, tm, tn, tk):
+    """W stored ``[N, K]`` (both operands K-major) with K tiles of 32 / 16: the 64- / 32-byte swizzle
+    in both TMA boxes and WGMMA descriptors, on 64- and 128-row tiles."""
+    a, w = _randn((m, k), seed=23), _randn((n, k), seed=24)
+    c = torch.zeros((m, n), device="cuda")
+    program = _launch(mm_split_k_linear, (-(-m // tm), -(-n // tn), splits), (a, w, c, splits, tm, tn, tk))
+    cfg = program.gemm_config
+    assert program.kind == "gemm" and (cfg.tile_m, cfg.tile_k, cfg.b_major) == (tm, tk, "k"), program.remarks
+    _close(c, a.float() @ w.float().t())
+
+
+@pytest.mark.parametrize("tm", [64, 128])
+def test_split_k_m_major_a_32_deep(tm):
+    """A stored ``[K, M]`` (M-major chunks of 32 K rows, 4 KiB apart), K tiles of 32."""
+    m, n, k, splits = 1000, 520, 1000, 3
+    at, b = _randn((k, m), seed=25), _randn((k, n), seed=26)
+    c = torch.zeros((m, n), device="cuda")
+    program = _launch(mm_split_k_at, (-(-m // tm), -(-n // 64), splits), (at, b, c, splits, tm, 64, 32))
+    cfg = program.gemm_config
+    assert program.kind == "gemm" and (cfg.tile_m, cfg.tile_k, cfg.a_major) == (tm, 32, "m"), program.remarks
+    _close(c, at.float().t() @ b.float())
 
 
 @pytest.mark.parametrize("m,n", [(64, 48), (1000, 500)])

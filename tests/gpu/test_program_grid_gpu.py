@@ -78,6 +78,7 @@ def _launch(kernel, grid, args, tiles="auto"):
     entry = rc.compiled(kernel, rc.describe_arguments(kernel, args), "sm_90a", "persistent")
     assert entry.program.kind == "gemm", entry.program.remarks
     assert entry.program.gemm_config.program_grid, entry.program.gemm_config
+    return entry
 
 
 def _close(out, ref):
@@ -97,6 +98,21 @@ def test_rotated_coordinates_under_an_if(shape, out_dtype):
     c = torch.full((m, n), float("nan"), device="cuda", dtype=out_dtype)
     _launch(pg_rotated_if, grid, (a, b, c, rows_used, tm, tn, tk))
     _close(c, _rotated_reference(a, b, grid, tm, tn, rows_used, m, n))
+
+
+@pytest.mark.parametrize("tn,tk", [(64, 64), (128, 32), (256, 64)])
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_rotated_coordinates_on_64_row_tiles(shape, tn, tk):
+    """:func:`test_rotated_coordinates_under_an_if` with the program's 64-row tiles run as written
+    (one consumer warp group, ``wgmma m64nNk16``): a 128-row kernel tile would span two programs."""
+    m, n, k = shape
+    grid = (-(-m // 64), -(-n // tn), 1)
+    rows_used = m // 2
+    a, b = _inputs(m, n, k, sum(shape) + tn)
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
+    entry = _launch(pg_rotated_if, grid, (a, b, c, rows_used, 64, tn, tk))
+    assert entry.program.gemm_config.tile_m == 64 and "m64n" in entry.program.ptx, entry.program.gemm_config
+    _close(c, _rotated_reference(a, b, grid, 64, tn, rows_used, m, n))
 
 
 @pytest.mark.parametrize("tiles", ["auto", "program"])

@@ -100,11 +100,23 @@ def test_gemm_batched(name):
     _gemm_rel(run(name, {0: a, 1: b})[2], torch.bmm(a.float(), b.float()))
 
 
+def _tier_program(name, args):
+    """The compiled program ``name`` ran as (after :func:`run`)."""
+    from tileorch.launchers import cutile as rc
+
+    kernel = PROGRAMS[name].kernel
+    return rc.compiled(kernel, rc.describe_arguments(kernel, tuple(args)), "sm_90a", "persistent").program
+
+
 def test_gemm_split_k():
+    """64x64 tiles with K tiles of 32: the 64-row WGMMA kernel (one consumer warp group, 64-byte
+    swizzled K rows), the partial products added by the atomic epilogue."""
     a, b = randn((128, 512), "float16", 26), randn((512, 128), "float16", 27)
     c = torch.zeros((128, 128), device="cuda")  # the partial products are added into C
-    run("gemm_split_k", {0: a, 1: b, 2: c})
+    args = run("gemm_split_k", {0: a, 1: b, 2: c})
     close(c, a.double() @ b.double(), atol=5e-2, rtol=1e-3)
+    program = _tier_program("gemm_split_k", args)
+    assert program.kind == "gemm" and program.gemm_config.tile_m == 64, program.remarks
 
 
 def test_gemm_grouped_raster():
@@ -448,8 +460,13 @@ def test_atomics_bits():
 
 
 def test_batched_tile2():
+    """Two batches per program at program id 0: the batched WGMMA GEMM (batch tile split, the
+    batch walked as L)."""
     a, b = randn((4, 64, 128), "float16", 97), randn((4, 128, 64), "float16", 98)
-    _gemm_rel(run("batched_tile2", {0: a, 1: b})[2], torch.bmm(a.float(), b.float()))
+    args = run("batched_tile2", {0: a, 1: b})
+    _gemm_rel(args[2], torch.bmm(a.float(), b.float()))
+    program = _tier_program("batched_tile2", args)
+    assert program.kind == "gemm" and program.gemm_config.batched, program.remarks
 
 
 def test_gemm_const_k():

@@ -69,6 +69,18 @@ def test_gemm_protocol_checks_clean(tmp_path, stages, cluster, schedule, tile_n)
         assert len(protocols) == 2 and protocols[1].name.endswith(".fixup")
 
 
+@pytest.mark.parametrize("stages, schedule", [(2, "persistent"), (3, "persistent"), (4, "dp")])
+def test_64_row_gemm_protocol_checks_clean(tmp_path, stages, schedule):
+    """64 x 64 x 32 tiles (one consumer warp group, 64-byte K rows): producer + one consumer per CTA,
+    every trip count's interleavings free of deadlocks and races, every load's bytes stated."""
+    path = _ir(tmp_path, stages, 1, schedule, 64, tile_m=64, tile_k=32, dtype="f16", out_dtype="f32",
+               epilogue="direct")
+    protocols, results = _check_all(path)
+    for result in results:
+        assert result.ok, (result.values, result.violation)
+    assert len(protocols[0].agents) == 2 and not protocols[0].notes
+
+
 def test_one_stage_gemm_deadlocks_or_is_rejected(tmp_path):
     """With one stage the consumer waits for k tile 1 while still holding stage 0 (it releases
     the previous stage only after issuing the next wgmma batch): a real deadlock for K > 64.

@@ -15,9 +15,11 @@ from tileorch.schedulers.device_params import pack_device_params, record_bytes
 
 
 @pytest.mark.parametrize("change, message", [
-    ({"tile_m": 64}, "tile_m must be 128"),
+    ({"tile_m": 256}, "tile_m must be 128 or 64"),
+    ({"tile_m": 64, "schedule": "streamk"}, "64-row tile"),
     ({"tile_n": 320}, "wgmma n <= 256"),
-    ({"tile_k": 32}, "tile_k must be 64"),
+    ({"tile_k": 48}, "tile_k must be 64, 32 or 16"),
+    ({"tile_k": 8}, "tile_k must be 64, 32 or 16"),
     ({"stages": 5}, f"sm_90 allows {SMEM_LIMIT}"),
     ({"stages": 1}, "one stage deadlocks"),
     ({"cluster_m": 4}, "cluster_m must be 1 or 2"),
@@ -28,12 +30,12 @@ from tileorch.schedulers.device_params import pack_device_params, record_bytes
     ({"b_major": "n", "tile_n": 192}, "64-column boxes"),
     ({"out_dtype": "f32"}, "epilogue='direct'"),
     ({"epilogue": "smem"}, "epilogue must be"),
-    ({"dtype": "e4m3"}, "tile_k must be 128"),
+    ({"dtype": "e4m3", "tile_k": 96}, "tile_k must be 128"),
     ({"dtype": "e4m3", "tile_k": 128, "b_major": "n"}, "K-major"),
     ({"dtype": "e5m2", "tile_k": 128, "a_major": "m"}, "K-major"),
     ({"a_major": "x"}, "a_major must be"),
     # int8 -> int32: K-major operands like fp8, i32 accumulators, an s32 output stored directly
-    ({"dtype": "s8"}, "tile_k must be 128"),
+    ({"dtype": "s8", "tile_k": 16}, "tile_k must be 128"),
     ({"dtype": "u8", "tile_k": 128, "b_major": "n"}, "u8 WGMMA reads both operands K-major"),
     ({"dtype": "s8", "tile_k": 128, "out_dtype": "s32"}, "an s32 output needs epilogue='direct'"),
     ({"out_dtype": "s32", "epilogue": "direct"}, "an s32 output needs integer"),
@@ -45,6 +47,21 @@ from tileorch.schedulers.device_params import pack_device_params, record_bytes
 def test_config_rules(change, message):
     with pytest.raises(GemmConfigError, match=message):
         replace(GemmConfig(), **change).check()
+
+
+def test_64_row_tile_with_64_byte_k_rows():
+    """A 64 x 64 x 32 f16 tile: one consumer warp group (256 threads), stages of 4 + 4 KiB, K-major
+    descriptors with the 64-byte swizzle (layout type 2, 8-row atoms 512 bytes apart), N-major chunks
+    of 32 K rows x 128 bytes (4 KiB apart); the 128-row 64-deep tile keeps 128-byte everything."""
+    cfg = GemmConfig(tile_m=64, tile_n=64, tile_k=32, cluster_m=1, dtype="f16", out_dtype="f32",
+                     epilogue="direct").check()
+    assert (cfg.threads, cfg.consumer_groups, cfg.stage_bytes, cfg.k_row_bytes, cfg.mn_chunk_bytes) == \
+        (256, 1, 8192, 64, 4096)
+    assert descriptor_constant(16, 512, 64) == (1 << 16) | (32 << 32) | (2 << 62)
+    assert descriptor_constant(16, 1024) == (1 << 16) | (64 << 32) | (1 << 62)
+    ir = gemm_kernel_ir(cfg)
+    assert ir.count("nvvm.wgmma.mma_async") == 2 and ir.count("<m = 64, n = 64, k = 16>") == 2  # one warp group
+    assert GemmConfig().k_row_bytes == 128 and GemmConfig().mn_chunk_bytes == 8192
 
 
 def test_fp8_stage_is_the_same_bytes_as_16_bit():

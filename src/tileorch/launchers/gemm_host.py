@@ -283,23 +283,25 @@ def encode_tensor_map(ptr: int, dtype: str, dims: tuple[int, ...], row_bytes: tu
 
 def tensor_maps(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int,
                 batch: int = 1, pitch: dict[str, int] | None = None) -> tuple[bytes, bytes, bytes]:
-    """A ``[64 K, 128 M]`` boxes (``[64 M, 64 K]`` when A is stored ``[K, M]``), B ``[64 K, tile_n/cluster N]`` (K-major) or ``[64 N, 64 K]``
-    (N-major), C ``[64 N, 64 M]`` (TMA epilogue; zeros for the direct one).  A batched
-    configuration adds the batch dimension (contiguous ``[L, rows, cols]`` arrays, box extent 1)."""
+    """A ``[tile_k K, tile_m M]`` boxes (``[64 M, tile_k K]`` when A is stored ``[K, M]``), B
+    ``[tile_k K, tile_n/cluster N]`` (K-major) or ``[64 N, tile_k K]`` (N-major), C ``[64 N, 64 M]``
+    (TMA epilogue; zeros for the direct one); a K-major box swizzled by its K row
+    (``cfg.k_row_bytes``), the others by 128 bytes.  A batched configuration adds the batch
+    dimension (contiguous ``[L, rows, cols]`` arrays, box extent 1)."""
 
     pitch = pitch or {}
     es = ESIZE[cfg.dtype]
 
-    def tmap(ptr, dtype, dims, row_bytes, box, name):
+    def tmap(ptr, dtype, dims, row_bytes, box, name, swizzle=128):
         row_bytes = (pitch.get(name, row_bytes[0]),)
         if cfg.batched:
             dims, row_bytes, box = (*dims, batch), (*row_bytes, row_bytes[0] * dims[1]), (*box, 1)
-        return encode_tensor_map(ptr, dtype, dims, row_bytes, box)
+        return encode_tensor_map(ptr, dtype, dims, row_bytes, box, swizzle)
 
     if cfg.a_major == "k":
-        tma_a = tmap(a_ptr, cfg.dtype, (k, m), (k * es,), (cfg.tile_k, cfg.tile_m), "A")
-    else:  # A stored [K, M]: 64 M x 64 K boxes
-        tma_a = tmap(a_ptr, cfg.dtype, (m, k), (m * es,), (64, 64), "A")
+        tma_a = tmap(a_ptr, cfg.dtype, (k, m), (k * es,), (cfg.tile_k, cfg.tile_m), "A", cfg.k_row_bytes)
+    else:  # A stored [K, M]: 64 M x tile_k K boxes
+        tma_a = tmap(a_ptr, cfg.dtype, (m, k), (m * es,), (64, cfg.tile_k), "A")
     tma_b = b_tensor_map(cfg, b_ptr, n, k, batch, pitch, "B")
     tma_c = tmap(c_ptr, cfg.out_dtype, (n, m), (n * 2,), (64, 64), "C") if cfg.epilogue == "tma" else bytes(128)
     return tma_a, tma_b, tma_c
@@ -308,17 +310,20 @@ def tensor_maps(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: 
 def b_tensor_map(cfg: GemmConfig, b_ptr: int, n: int, k: int, batch: int = 1, pitch: dict[str, int] | None = None,
                  name: str = "B") -> bytes:
     """The tensor map of a B operand (``name``: ``B``, or ``B1``... for the other B operands of a
-    ``b_operands > 1`` configuration, laid out as B): ``[64 K, tile_n/cluster N]`` boxes (K-major)
-    or ``[64 N, 64 K]`` (N-major); its pitch from ``pitch[name]`` when staged."""
+    ``b_operands > 1`` configuration, laid out as B): ``[tile_k K, tile_n/cluster N]`` boxes (K-major,
+    swizzled by ``cfg.k_row_bytes``) or ``[64 N, tile_k K]`` (N-major, 128-byte swizzle); its pitch
+    from ``pitch[name]`` when staged."""
     es = ESIZE[cfg.dtype]
     if cfg.b_major == "k":
         dims, row_bytes, box = (k, n), (k * es,), (cfg.tile_k, cfg.tile_n // cfg.cluster_m)
+        swizzle = cfg.k_row_bytes
     else:
-        dims, row_bytes, box = (n, k), (n * es,), (64, 64)
+        dims, row_bytes, box = (n, k), (n * es,), (64, cfg.tile_k)
+        swizzle = 128
     row_bytes = ((pitch or {}).get(name, row_bytes[0]),)
     if cfg.batched:
         dims, row_bytes, box = (*dims, batch), (*row_bytes, row_bytes[0] * dims[1]), (*box, 1)
-    return encode_tensor_map(b_ptr, cfg.dtype, dims, row_bytes, box)
+    return encode_tensor_map(b_ptr, cfg.dtype, dims, row_bytes, box, swizzle)
 
 
 # --------------------------------------------------------------------------- launching

@@ -70,3 +70,32 @@ def mm_split_k(A, B, C, splits: ct.Constant[int], tm: ct.Constant[int], tn: ct.C
     rows = pid_m * tm + ct.arange(tm, dtype=ct.int32)[:, None]
     cols = pid_n * tn + ct.arange(tn, dtype=ct.int32)[None, :]
     ct.atomic_add(C, (rows, cols), acc)
+
+
+@ct.kernel
+def mm_split_k_linear(A, W, C, splits: ct.Constant[int], tm: ct.Constant[int], tn: ct.Constant[int],
+                      tk: ct.Constant[int]):
+    """Split-K of ``A @ W^T`` with W stored ``[N, K]`` (a K-major B), atomic adds into C: with K tiles
+    of 32 or 16 16-bit elements both operands' K rows are 64 or 32 bytes (their swizzle)."""
+    pid_m, pid_n, s = ct.bid(0), ct.bid(1), ct.bid(2)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(s, ct.num_tiles(A, axis=1, shape=(tm, tk)), splits):
+        w = ct.load(W, index=(pid_n, k), shape=(tn, tk))
+        acc = ct.mma(ct.load(A, index=(pid_m, k), shape=(tm, tk)), ct.transpose(w), acc)
+    rows = pid_m * tm + ct.arange(tm, dtype=ct.int32)[:, None]
+    cols = pid_n * tn + ct.arange(tn, dtype=ct.int32)[None, :]
+    ct.atomic_add(C, (rows, cols), acc)
+
+
+@ct.kernel
+def mm_split_k_at(At, B, C, splits: ct.Constant[int], tm: ct.Constant[int], tn: ct.Constant[int],
+                  tk: ct.Constant[int]):
+    """Split-K of ``At^T @ B`` with A stored ``[K, M]`` (an M-major A), atomic adds into C."""
+    pid_m, pid_n, s = ct.bid(0), ct.bid(1), ct.bid(2)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(s, ct.num_tiles(At, axis=0, shape=(tk, tm)), splits):
+        at = ct.load(At, index=(k, pid_m), shape=(tk, tm))
+        acc = ct.mma(ct.transpose(at), ct.load(B, index=(k, pid_n), shape=(tk, tn)), acc)
+    rows = pid_m * tm + ct.arange(tm, dtype=ct.int32)[:, None]
+    cols = pid_n * tn + ct.arange(tn, dtype=ct.int32)[None, :]
+    ct.atomic_add(C, (rows, cols), acc)

@@ -251,7 +251,7 @@ _add("gemm_batched_reshape", gemm_batched_reshape, [((3, 128, 128), "float16"), 
                                                     ((3, 128, 128), "float16"), 64, 64, 32], (2, 2, 3), "gemm",
      outputs=(2,))
 _add("gemm_split_k", gemm_split_k, [((128, 512), "float16"), ((512, 128), "float16"), ((128, 128), "float32"),
-                                    4, 64, 64, 32], (2, 2, 4), "simt", error="cannot be retiled", outputs=(2,))
+                                    4, 64, 64, 32], (2, 2, 4), "gemm", outputs=(2,))
 # tile coordinates from a 1-D grid (GROUP_SIZE_M raster): the tier evaluates the program's own
 # coordinate expressions per work tile (a program-grid GEMM)
 _add("gemm_grouped_raster", gemm_grouped_raster, [((512, 256), "float16"), ((256, 384), "float16"),
@@ -1026,9 +1026,10 @@ def argmax_int_tile(x, idx, n: ct.Constant[int]):
 _add("float_mod_floordiv", float_mod_floordiv, [((256,), "float32"), ((256,), "float32"), ((256,), "float32"), 128],
      (2,), "simt", outputs=(1, 2))
 _add("atomics_bits", atomics_bits, [((8,), "int32"), ((256,), "int32"), 128], (2,), "simt", outputs=(0,))
-# more than one batch per program: the tier takes 3-D tiles of batch extent 1 (a located reason)
+# more than one batch per program, the batch on program id 0, M and N one tile each: the tier splits
+# the batch tile, moves the batch to axis 2 and runs the batched WGMMA GEMM (split_batch_tiles.py)
 _add("batched_tile2", batched_tile2, [((4, 64, 128), "float16"), ((4, 128, 64), "float16"), ((4, 64, 64), "float16"),
-                                      2, 64, 64, 32], (2,), "simt", error="3-D tile", outputs=(2,))
+                                      2, 64, 64, 32], (2,), "gemm", outputs=(2,))
 _add("gemm_const_k", gemm_const_k, _F16_GEMM + [((256, 256), "float16"), 3, 128, 128, 64], (2, 2), "gemm",
      outputs=(2,))
 _add("mlp_gelu_chain", mlp_gelu_chain, [((256, 64), "float16"), ((64, 256), "float16"), ((256, 64), "float16"),

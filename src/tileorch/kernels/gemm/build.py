@@ -10,7 +10,7 @@ Structure (CUTLASS ``KernelTmaWarpSpecializedCooperative``, docs/gemm.md has the
   scheduler and, per K tile, acquires a stage (``cutlass.pipeline.producer_acquire``), lets one
   elected thread issue the TMA loads of A and B into it (B split into ``cluster_m`` slices, each
   multicast to every CTA of the cluster) and commits the stage's transaction bytes;
-* warp groups 1..2 = one consumer group (``setmaxnreg`` up to ``consumer_regs``); per K tile
+* warp groups 1..tile_m/64 = one consumer group (``setmaxnreg`` up to ``consumer_regs``); per K tile
   they wait for the stage, issue ``tile_k / mma_k`` ``wgmma.mma_async m64n{tile_n}k{mma_k}``
   (warp group ``w`` owns rows ``64w..64w+63`` of the tile), keep one wgmma batch in flight
   (``wait_group 1``) and release the previous stage; after the last K tile of a work unit they
@@ -19,9 +19,11 @@ Structure (CUTLASS ``KernelTmaWarpSpecializedCooperative``, docs/gemm.md has the
 * every stage is handed over through ``cutlass.pipeline`` (full/empty mbarriers, cluster-wide
   release when B is multicast); the walk over tiles is ``cutlass.tile_scheduler``.
 
-The tensor maps are grid-constant byval kernel parameters; A's box is ``[64 (K), 128 (M)]``, B's
-``[64 (K), tile_n / cluster_m (N)]`` (K-major B) or ``[64 (N), 64 (K)]`` chunks (N-major B),
-all with the 128-byte swizzle the WGMMA descriptors name.
+The tensor maps are grid-constant byval kernel parameters; A's box is ``[tile_k (K), tile_m (M)]``,
+B's ``[tile_k (K), tile_n / cluster_m (N)]`` (K-major B) or ``[64 (N), tile_k (K)]`` chunks (N-major
+B); a K-major box has the swizzle of its K row (128 bytes; 64 or 32 for a short ``tile_k``:
+``GemmConfig.k_row_bytes``), an M/N-major chunk the 128-byte one, and the WGMMA descriptors name
+the same swizzle.
 
 The kernel's parameters are ``(tmap_a, tmap_b, tmap_c, c, m, n, k, params)``, then, for
 ``b_operands > 1`` (dots sharing A: one A tile and ``b_operands`` B tiles per stage, one
@@ -58,6 +60,8 @@ from tileorch.dialects.cutlass.types import PipelineType
 from tileorch.kernels.gemm.config import WGMMA_TYPES, GemmConfig
 
 SWIZZLE_128B = 1 << 62
+SWIZZLE_MODE = {128: 1, 64: 2, 32: 3}
+"""Swizzle span in bytes -> the WGMMA descriptor's layout type (bits 62-63)."""
 EPILOGUE_BARRIER = 14
 """Named barriers 14 and 15 sync the two consumer warp groups' epilogues (claimed by
 ``cutlass-allocate-barrier-ids`` from the constant ids)."""
@@ -74,9 +78,9 @@ TMAP_ATTRS = DictionaryAttr({
 """A tensor map parameter: a grid-constant 128-byte byval struct (``CUtensorMap``)."""
 
 
-def descriptor_constant(lbo_bytes: int, sbo_bytes: int) -> int:
-    """The constant bits of a 128B-swizzled WGMMA shared-memory descriptor."""
-    return ((lbo_bytes >> 4) << 16) | ((sbo_bytes >> 4) << 32) | SWIZZLE_128B
+def descriptor_constant(lbo_bytes: int, sbo_bytes: int, swizzle: int = 128) -> int:
+    """The constant bits of a ``swizzle``-byte swizzled WGMMA shared-memory descriptor (128, 64, 32)."""
+    return ((lbo_bytes >> 4) << 16) | ((sbo_bytes >> 4) << 32) | (SWIZZLE_MODE[swizzle] << 62)
 
 
 # --------------------------------------------------------------------------- op helpers
@@ -196,6 +200,8 @@ class _Kernel:
     c64: SSAValue
     c_tile_k: SSAValue
     c8192: SSAValue
+    """The bytes of one 64-column chunk of an M/N-major operand (8192 for a 64-row K tile of 16-bit
+    elements: ``cfg.mn_chunk_bytes``)."""
     bm: SSAValue
     bn_tile: SSAValue
     stage_bytes: SSAValue
@@ -276,17 +282,18 @@ def _tma_load(k: _Kernel, tmap: SSAValue, offset: SSAValue, coords: list[SSAValu
 
 
 def _a_loads(k: _Kernel, a_off: SSAValue, kc: SSAValue, m0: SSAValue, fb: SSAValue, tl: SSAValue) -> None:
-    """TMA loads of the A tile: one ``[tile_m, 64 K]`` box (A ``[M, K]``, K-major) or, for A stored
-    ``[K, M]`` (M-major), ``tile_m / 64`` boxes of 64 K rows x 64 M columns, box j at + 8 KiB * j
-    (warp group j's 64 rows)."""
+    """TMA loads of the A tile: one ``[tile_m, tile_k]`` box (A ``[M, K]``, K-major) or, for A stored
+    ``[K, M]`` (M-major), ``tile_m / 64`` boxes of ``tile_k`` K rows x 64 M columns, box j at
+    + ``mn_chunk_bytes * j`` (warp group j's 64 rows)."""
     cfg = k.cfg
     if cfg.a_major == "k":
         _tma_load(k, k.tmap_a, a_off, k.box(kc, m0, batch=tl), fb, cfg.a_stage_bytes, "adst")
         return
+    chunk = cfg.mn_chunk_bytes
     for j in range(cfg.tile_m // 64):
         row = _named(_add(m0, _const(64 * j)), f"arow{j}")
-        off = _named(_add(a_off, _const(8192 * j)), f"aoff{j}")
-        _tma_load(k, k.tmap_a, off, k.box(row, kc, batch=tl), fb, 8192, f"adst{j}")
+        off = _named(_add(a_off, _const(chunk * j)), f"aoff{j}")
+        _tma_load(k, k.tmap_a, off, k.box(row, kc, batch=tl), fb, chunk, f"adst{j}")
 
 
 def _b_loads(k: _Kernel, b_off: SSAValue, kc: SSAValue, n0: SSAValue, fb: SSAValue, tl: SSAValue,
@@ -296,20 +303,20 @@ def _b_loads(k: _Kernel, b_off: SSAValue, kc: SSAValue, n0: SSAValue, fb: SSAVal
     cfg = k.cfg
     tmap = k.tmap_b if tmap is None else tmap
     if cfg.b_major == "k":
-        # B [N, K]: the tile is tile_n rows of 128 bytes; CTA rank r loads rows r*slice ...
+        # B [N, K]: the tile is tile_n rows of k_row_bytes; CTA rank r loads rows r*slice ...
         slice_rows = cfg.tile_n // cfg.cluster_m
         bn = _named(_add(n0, _mul(rank, _const(slice_rows))), "bn")
-        off = _named(_add(b_off, _mul(rank, _const(slice_rows * 128))), "bs_off")
-        _tma_load(k, tmap, off, k.box(kc, bn, batch=tl), fb, slice_rows * 128, f"bdst{suffix}", mcast)
+        off = _named(_add(b_off, _mul(rank, _const(slice_rows * cfg.k_row_bytes))), "bs_off")
+        _tma_load(k, tmap, off, k.box(kc, bn, batch=tl), fb, slice_rows * cfg.k_row_bytes, f"bdst{suffix}", mcast)
         return
-    # B [K, N]: 64-column chunks of 64 K rows x 128 bytes, chunk j at +8 KiB * j.
+    # B [K, N]: 64-column chunks of tile_k K rows x 128 bytes, chunk j at + mn_chunk_bytes * j.
     chunks = cfg.tile_n // 64 // cfg.cluster_m
     chunk0 = _named(_mul(rank, _const(chunks)), "bchunk0")
     for j in range(chunks):
         bj = _add(chunk0, _const(j))
         col = _named(_add(n0, _mul(bj, k.c64)), f"bcol{suffix}{j}")
         off = _named(_add(b_off, _mul(bj, k.c8192)), f"boff{suffix}{j}")
-        _tma_load(k, tmap, off, k.box(col, kc, batch=tl), fb, 8192, f"bdst{suffix}{j}", mcast)
+        _tma_load(k, tmap, off, k.box(col, kc, batch=tl), fb, cfg.mn_chunk_bytes, f"bdst{suffix}{j}", mcast)
 
 
 def _producer(k: _Kernel) -> None:
@@ -360,8 +367,9 @@ def _producer(k: _Kernel) -> None:
 def _wgmma_steps(k: _Kernel, acc: SSAValue, da_stage: SSAValue, db_stage: SSAValue, c0_i64: SSAValue) -> SSAValue:
     """The ``tile_k / mma_k`` WGMMAs of one stage; returns the accumulator after the last."""
     cfg = k.cfg
-    # per WGMMA (32 bytes of K), in 16-B descriptor units: 32 B along a K-major row, 16 rows of
-    # 128 B (2 KiB) across an M/N-major tile
+    # per WGMMA (32 bytes of K), in 16-B descriptor units: 32 B along a K-major row (any swizzle
+    # span: the descriptor's start address is the unswizzled one), 16 rows of 128 B (2 KiB) across
+    # an M/N-major tile
     k_step_a = 2 if cfg.a_major == "k" else 128
     k_step_b = 2 if cfg.b_major == "k" else 128
     layout_a = nvp.MMALayout.ROW if cfg.a_major == "k" else nvp.MMALayout.COL
@@ -426,11 +434,16 @@ def _epilogue(k: _Kernel, wg: int, res: SSAValue, row0: SSAValue, n0: SSAValue, 
 def _consumer(k: _Kernel, wg: int) -> None:
     """Consumer warp group ``wg + 1``: rows ``64 wg .. 64 wg + 63`` of every tile; reads every stage."""
     cfg, t = k.cfg, k.t
-    a_desc = descriptor_constant(16, 1024) if cfg.a_major == "k" else descriptor_constant(8192, 1024)
-    b_desc = descriptor_constant(16, 1024) if cfg.b_major == "k" else descriptor_constant(8192, 1024)
+    # K-major: rows of k_row_bytes, 8-row atoms SBO apart (the row's swizzle); M/N-major: 128-byte
+    # swizzle, 64-column chunks LBO apart, 8 K rows (1 KiB) SBO apart
+    k_desc = descriptor_constant(16, 8 * cfg.k_row_bytes, cfg.k_row_bytes)
+    mn_desc = descriptor_constant(cfg.mn_chunk_bytes, 1024)
+    a_desc = k_desc if cfg.a_major == "k" else mn_desc
+    b_desc = k_desc if cfg.b_major == "k" else mn_desc
     with _exec("warpgroup", 1 << (wg + 1), cfg.consumer_regs):
-        # WGMMA descriptors of stage 0 (128B swizzle, 1024-byte atoms); stage i is + i*stage_bytes/16
-        a0_ptr = _gep(k.smem, _const(wg * 64 * 128))
+        # WGMMA descriptors of stage 0; stage i is + i*stage_bytes/16; warp group wg's 64 rows of A
+        # start 64 rows of tile_k elements in (K-major) or one 64-column chunk in (M-major)
+        a0_ptr = _gep(k.smem, _const(wg * 64 * cfg.k_row_bytes))
         b0_ptr = _gep(k.smem, k.a_bytes)
         a0 = llvm.PtrToIntOp(a0_ptr, i64).results[0]
         b0 = llvm.PtrToIntOp(b0_ptr, i64).results[0]
@@ -549,7 +562,7 @@ def build_gemm_kernel(cfg: GemmConfig) -> ModuleOp:
         _named(init.results[0], "ready")
         c0, c1, c64 = _const(0, name="c0"), _const(1, name="c1"), _const(64, name="c64")
         c_tile_k = _const(cfg.tile_k, name="c_tile_k")
-        c8192 = _const(8192, name="c8192")
+        c8192 = _const(cfg.mn_chunk_bytes, name="c8192" if cfg.mn_chunk_bytes == 8192 else "c_chunk")
         bm, bn_tile = _const(cfg.tile_m, name="bm"), _const(cfg.tile_n, name="bn_tile")
         stage_bytes, a_bytes = _const(cfg.stage_bytes, name="stage_bytes"), _const(cfg.a_stage_bytes, name="a_bytes")
         tid = _named(nvvm.SPECIAL_REGISTERS["tid.x"]().results[0], "tid")

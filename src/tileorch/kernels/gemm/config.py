@@ -51,9 +51,11 @@ class GemmConfig:
     (``a_major="m"``, ``A^T`` stored: M-major WGMMA A operand), B stored ``[N,K]`` (``b_major="k"``) or
     ``[K,N]`` (``b_major="n"``), fp32 accumulation (i32 for s8/u8 inputs), C row-major in ``out_dtype``.
 
-    * ``tile_m x tile_n x tile_k`` CTA tile; two consumer warp groups each own 64 rows
-      (cooperative), so ``tile_m = 128``; ``tile_n`` in {64, 128, 192, 256}; ``tile_k = 64``
-      (one 128-byte swizzle row of bf16);
+    * ``tile_m x tile_n x tile_k`` CTA tile; each consumer warp group owns 64 rows (cooperative):
+      ``tile_m = 128`` (two consumer warp groups) or ``64`` (one: a tile program's own 64-row
+      tiles); ``tile_n`` in {64, 128, 192, 256}; ``tile_k`` one 128-byte swizzle row of the input
+      type (64 bf16), or, for a program's own K range of shorter K tiles, a 64- or 32-byte row
+      (32 or 16 bf16: the 64- or 32-byte swizzle of a K-major operand, :attr:`k_row_bytes`);
     * ``stages`` pipeline stages of ``(tile_m + tile_n) * tile_k * 2`` bytes each;
     * ``cluster_m`` CTAs along M share every B tile through TMA multicast (1 or 2);
     * ``schedule``: ``persistent`` (one wave of CTAs walking tiles, raster + swizzle),
@@ -157,6 +159,19 @@ class GemmConfig:
         return 32 // self.element_bytes
 
     @property
+    def k_row_bytes(self) -> int:
+        """Bytes of one K row of a K-major operand tile (``tile_k`` elements): 128, 64 or 32, the
+        swizzle span of its TMA box and WGMMA descriptor.  An M/N-major operand keeps the 128-byte
+        swizzle (64 M/N elements a row) in chunks of ``tile_k`` rows (:attr:`mn_chunk_bytes`)."""
+        return self.tile_k * self.element_bytes
+
+    @property
+    def mn_chunk_bytes(self) -> int:
+        """Bytes of one 64-column chunk of an M/N-major (16-bit) operand tile: ``tile_k`` rows of 128
+        bytes, i.e. 64 K-rows' worth of :attr:`k_row_bytes` (8192 for every 128-byte K row)."""
+        return 64 * self.k_row_bytes
+
+    @property
     def a_stage_bytes(self) -> int:
         return self.tile_m * self.tile_k * self.element_bytes
 
@@ -213,11 +228,15 @@ class GemmConfig:
         """Return self, or raise :class:`GemmConfigError` naming the first broken rule."""
         rules = [
             (self.dtype in DTYPES, f"dtype must be one of {DTYPES}, got {self.dtype!r}"),
-            (self.tile_m == 128, f"tile_m must be 128 (two consumer warp groups of 64 rows), got {self.tile_m}"),
+            (self.tile_m in (64, 128), f"tile_m must be 128 or 64 (two or one consumer warp groups of 64 rows), "
+                                       f"got {self.tile_m}"),
             (self.tile_n in (64, 128, 192, 256), f"tile_n must be 64, 128, 192 or 256 (wgmma n <= 256), got {self.tile_n}"),
-            (self.tile_k * self.element_bytes == 128,
-             f"tile_k must be {128 // self.element_bytes} (one 128-byte swizzle row of {self.dtype} elements), "
-             f"got {self.tile_k}"),
+            (self.k_row_bytes in (32, 64, 128) and self.tile_k >= self.mma_k,
+             f"tile_k must be {128 // self.element_bytes}, {64 // self.element_bytes} or {32 // self.element_bytes} "
+             f"(one 128-, 64- or 32-byte swizzle row of {self.dtype} elements, at least one WGMMA K of "
+             f"{self.mma_k}), got {self.tile_k}"),
+            (self.tile_m == 128 or self.schedule != "streamk",
+             "a 64-row tile (one consumer warp group) runs the persistent or dp schedule (no Stream-K fix-up)"),
             (2 <= self.stages <= 16, f"stages must be in [2, 16] (one stage deadlocks: a consumer releases the "
                                      f"previous stage only after waiting for the next), got {self.stages}"),
             (self.b_operands >= 1, f"b_operands must be at least 1, got {self.b_operands}"),

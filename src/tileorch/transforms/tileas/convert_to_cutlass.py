@@ -927,20 +927,38 @@ def builder_tile(dk: DotKernel, cluster: int) -> tuple[tuple[int, int, int], int
     remarks saying where that differs from the program's tile.
 
     The builder's CTAs run 128-row tiles (a cluster's CTAs run neighbouring tiles and share B by
-    multicast), so a 128-row program tile is taken as it is.  The K depth is always the builder's (one 128-byte
-    swizzle row per stage: the K loop runs over all of K, so its tile size is not observable).
-    Other M/N extents (64- or 256-row tiles on one CTA, 32-column tiles, ...) are retiled to
-    128 x the nearest supported N when the epilogue does not depend on the tile shape; otherwise
-    a located error names the rule."""
+    multicast), so a 128-row program tile is taken as it is.  The K depth is the builder's (one 128-byte
+    swizzle row per stage) when the K loop runs over all of K (its tile size is not observable); a
+    program that chooses its own K range (``dk.k_bounds``) keeps a K tile of a 64- or 32-byte row
+    (the 64- or 32-byte swizzle: :attr:`GemmConfig.k_row_bytes`).
+    A 64-row program tile whose epilogue depends on the tile shape (program-grid coordinates, its
+    own K range, tile-local index ranges) runs as it is on one consumer warp group (m64nNk16, one
+    CTA per cluster).  Other M/N extents (64- or 256-row tiles on one CTA, 32-column tiles, ...)
+    are retiled to 128 x the nearest supported N when the epilogue does not depend on the tile
+    shape; otherwise a located error names the rule."""
     from tileorch.kernels.gemm.config import ACCUMULATOR_REGISTERS
 
     tm, tn, tk = dk.tile
-    k_depth = 128 // {"e4m3": 1, "e5m2": 1, "s8": 1, "u8": 1, "tf32": 4}.get(dk.dtype, 2)
+    es = {"e4m3": 1, "e5m2": 1, "s8": 1, "u8": 1, "tf32": 4}.get(dk.dtype, 2)
+    k_depth = 128 // es
     remarks = []
     dots = 1 + len(dk.more_accs)
     widest = max((v for v in TILE_NS if dots * v // 2 <= ACCUMULATOR_REGISTERS), default=0)  # registers' limit
+    if dk.k_bounds is not None and tk < k_depth and tk * es in (32, 64):  # the program's K tiles are observable
+        k_depth = tk
+        remarks.append(f"K tile {tk}: {tk * es}-byte K rows, the {tk * es}-byte swizzle for K-major TMA boxes and "
+                       "WGMMA descriptors (the program chooses its own K range)")
     if tk != k_depth:
         remarks.append(f"K tile {tk} runs as {k_depth} (one 128-byte swizzle row of {dk.dtype} per pipeline stage)")
+    if tm == 64 and tn in TILE_NS and tn <= widest and not dk.retile_safe:
+        if column_stores(dk) and tn > 128:
+            raise LocatedError(column_stores(dk)[0], f"convert-nv-tileas-to-cutlass: a column reduction of the "
+                                                     f"program's 64x{tn} tile runs on one consumer warp group (128 "
+                                                     "threads, one column each in the exchange): use tiles of at "
+                                                     "most 128 columns, or 128 rows")
+        remarks.append(f"the program's 64x{tn} tile runs as it is: one consumer warp group per CTA "
+                       f"(wgmma m64n{tn}), 1 CTA per cluster")
+        return (64, tn, k_depth), 1, remarks
     if tm == 128 and tn in TILE_NS and tn <= widest:  # the builder's tile (a cluster only multicasts B between 128-row tiles)
         if dk.b_major == "n" and (tn // cluster) % 64:
             remarks.append(f"no B multicast: an N-major {tn}-column B tile does not split into {cluster} "
@@ -957,8 +975,9 @@ def builder_tile(dk: DotKernel, cluster: int) -> tuple[tuple[int, int, int], int
                                      "depends on the tile shape, so it cannot be narrowed: use tiles of at most "
                                      f"{widest} columns")
     if not dk.retile_safe:
-        raise LocatedError(dk.store, f"convert-nv-tileas-to-cutlass: the WGMMA kernel builder runs 128-row tiles "
-                                     f"per CTA and {'/'.join(map(str, TILE_NS))} columns; the program's {tm}x{tn} tile "
+        raise LocatedError(dk.store, f"convert-nv-tileas-to-cutlass: the WGMMA kernel builder runs 128-row (or, "
+                                     f"as written, 64-row) tiles per CTA and {'/'.join(map(str, TILE_NS))} columns; "
+                                     f"the program's {tm}x{tn} tile "
                                      f"on {cluster} CTA(s) is not one of them, and its epilogue depends on the tile "
                                      "shape (program ids or tile-local ranges), so it cannot be retiled")
     if dk.b_major == "n" and (new_n // cluster) % 64:
@@ -991,7 +1010,8 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
         if tk != dk.tile[2]:
             raise LocatedError(dk.store, f"convert-nv-tileas-to-cutlass: the K loop runs its own range of K tiles of "
                                          f"{dk.tile[2]}, and the WGMMA kernel's K tile is {tk} (one 128-byte row of "
-                                         f"{dk.dtype}); write the K loop with tiles of {tk} to run it on tensor cores")
+                                         f"{dk.dtype}, or a 64- or 32-byte one); write the K loop with tiles of {tk} "
+                                         "to run it on tensor cores")
         if cluster > 1:  # the CTAs of a cluster share B stages: they must walk the same K tiles
             cluster = 1
             remarks.append("no cluster: the program's K range may differ between neighbouring tiles (1 CTA)")

@@ -453,7 +453,7 @@ def single_tile_axes(fn: aa.FuncOp) -> list[int]:
         return []
     iv = loop.body.block.args[0]
     loads = [_dot_operand_load(v) for v in (dot.lhs, dot.rhs)]
-    if None in loads or any(len(ld.indices) != 2 for ld in loads):
+    if None in loads or any(_matrix_offset(ld) is None for ld in loads):
         return []
     used = {o.axis.value.data for o in fn.walk() if isinstance(o, aa.GetProgramIdOp) and any(True for _ in o.results[0].uses)}
     done = []
@@ -469,7 +469,7 @@ def single_tile_axes(fn: aa.FuncOp) -> list[int]:
             site.append((st, 2 + len(idx) - 2 + axis))  # operands: tile, view, indices...
         if not site:
             continue
-        free = [i for i, x in enumerate(ld.indices) if x is not iv]
+        free = [i for i, x in enumerate(ld.indices) if x is not iv and i >= _matrix_offset(ld)]
         if len(free) != 1 or constant_int(ld.indices[free[0]]) != 0:
             continue
         site.append((ld, 1 + free[0]))  # operands: view, indices...
@@ -483,6 +483,44 @@ def single_tile_axes(fn: aa.FuncOp) -> list[int]:
 
         fn.attributes[SINGLE_TILE_AXES] = DenseArrayBase.from_list(i32, done)
     return done
+
+
+def _matrix_offset(ld: Operation) -> int | None:
+    """Where a dot operand load's matrix indices start: 0 for a 2-D tile, 1 for a ``1 x R x C``
+    tile of a batched program (its leading index is the batch's), None otherwise."""
+    idx = list(ld.indices)
+    if len(idx) == 2:
+        return 0
+    if len(idx) == 3 and list(ld.result.type.get_shape())[0] == 1:
+        return 1
+    return None
+
+
+def batch_axis_to_2(fn: aa.FuncOp) -> bool:
+    """A batched program (every store a ``1 x M x N`` tile) whose batch index is program id ``p``
+    != 2 for every load and store (``ct.load(A, index=(ct.bid(0), 0, k), ...)``: cuTile's form with
+    M and N one tile each) gets program axes ``p`` and 2 swapped in every ``get_program_id`` and
+    ``get_num_programs``: the same tiles on the correspondingly permuted grid, the batch where
+    the GEMM host side walks it.  Then :func:`single_tile_axes` can give the constant M and N
+    tile indices program ids 0 and 1.  Only when axes 0..2 other than ``p`` are not read."""
+    from xdsl.dialects.builtin import IntegerAttr, i32
+
+    views = [o for o in fn.walk() if isinstance(o, aa.TiledStoreOp | aa.TiledLoadOp) and len(o.indices) == 3]
+    stores = [o for o in views if isinstance(o, aa.TiledStoreOp)]
+    if not stores or any(list(st.tile.type.get_shape())[0] != 1 for st in stores):
+        return False
+    axes = {_axis(o.indices[0], "nv_tileaa.get_program_id") for o in views}
+    if len(axes) != 1 or None in axes or 2 in axes:
+        return False
+    p = axes.pop()
+    read = {o.axis.value.data for o in fn.walk() if isinstance(o, aa.GetProgramIdOp | aa.GetNumProgramsOp)
+            and any(True for _ in o.results[0].uses)}
+    if read != {p}:
+        return False
+    for op in fn.walk():
+        if isinstance(op, aa.GetProgramIdOp | aa.GetNumProgramsOp) and op.axis.value.data in (p, 2):
+            op.properties["axis"] = IntegerAttr(2 if op.axis.value.data == p else p, i32)
+    return True
 
 
 def stores_transposed_tile(store: Operation) -> bool:

@@ -17,6 +17,12 @@ lowering names the reason):
   would see another value), and no ``get_dim_size`` of a batch dimension is used.
 
 The kernel gets ``tileorch.split_batch_tile = tb`` (the WGMMA lowering reports it as a remark).
+A split program whose batch index is program id 0 or 1 and whose M and N tile indices are the
+constant 0 (cuTile's ``ct.load(A, index=(b, 0, k), shape=(tb, tm, tk))`` with M and N one tile
+each) is then numbered the way the GEMM host side walks a batched GEMM
+(``program_loop_to_tiles.batch_axis_to_2``, ``single_tile_axes``: the batch on axis 2, M and N
+tile 0 on program ids 0 and 1, recorded in ``tileorch.single_tile_axes`` for the launcher to check
+that the output has one tile there, ``tileorch.tile_grid_ids`` set).
 Contract: runs before ``tileas-squeeze-unit-batch-dots``, on ``nv_tileaa``.
 """
 
@@ -25,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, TensorType, i64
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, TensorType, UnitAttr, i64
 from xdsl.ir import Operation, SSAValue
 
 from tileorch.dialects import nv_tileaa as aa
@@ -33,6 +39,7 @@ from tileorch.dialects.nv_tileaa.attrs import TiledViewType, ints
 from tileorch.transforms.pass_kinds import OpTransform
 from tileorch.transforms.tileaa_to_simt import ELEMENTWISE
 from tileorch.transforms.tileas.common import set_type
+from tileorch.transforms.tileas.program_loop_to_tiles import TILE_GRID_IDS, batch_axis_to_2, single_tile_axes
 
 ATTR = "tileorch.split_batch_tile"
 ROW_WISE = {"nv_tileaa.tiled_load", "nv_tileaa.tiled_store", "nv_tileaa.dot", "nv_tileaa.fp_to_fp",
@@ -164,6 +171,9 @@ def split_batch_tiles(fn: Operation) -> int | None:
         if t is not v.type:
             set_type(v, t)
     fn.attributes[ATTR] = IntegerAttr(tb, i64)
+    if batch_axis_to_2(fn):
+        single_tile_axes(fn)
+        fn.attributes[TILE_GRID_IDS] = UnitAttr()
     return tb
 
 
