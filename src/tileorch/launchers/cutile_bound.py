@@ -217,15 +217,14 @@ def _generate(pattern: tuple[type, ...]) -> tuple[Callable[..., tuple | None], C
     test = " and ".join(tests) or "True"
     if pointers:
         ps = [f"p{j}" for j in range(len(pointers))]
-        pieces, at = [], 0
-        for pos, p in zip(pointers, ps):
-            pieces.append(f"key[{at}:{pos}] + ((16 if {p} == 0 else min(16, {p} & -{p})),)")
-            at = pos + 1
         split = ("def split(key):\n"
                  + "".join(f"    {p} = key[{pos}]\n" for pos, p in zip(pointers, ps))
                  + f"    if {' or '.join(f'type({p}) is not int' for p in ps)}:\n"
                  + "        return layout_of(key)\n"
-                 + f"    return {' + '.join(pieces)} + key[{at}:], ({', '.join(ps)},)\n")
+                 + "    layout = list(key)\n"
+                 + "".join(f"    layout[{pos}] = 16 if {p} == 0 else min(16, {p} & -{p})\n"
+                           for pos, p in zip(pointers, ps))
+                 + f"    return tuple(layout), ({', '.join(ps)},)\n")
     else:
         split = "split = layout_of\n"
     source = (

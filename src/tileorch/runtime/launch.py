@@ -56,6 +56,7 @@ class LaunchConfig:
 
 
 _INT_FORMATS = {1: "b", 2: "h", 4: "i", 8: "q"}
+_U64 = struct.Struct("<Q")
 
 
 def pack_argument(value: Any, size: int, index: int) -> bytes:
@@ -290,7 +291,7 @@ class BoundLaunch:
         table = struct.Struct(f"<{len(offsets)}Q")
         places = tuple(self._offsets[s] for s in slots)
         n, launch_ex, function, label, configs = len(slots), self._launch_ex, self._function, self._label, self._configs
-        stream_config, device, addressof, pack_into = self.stream_config, self._device, ctypes.addressof, struct.pack_into
+        stream_config, device, addressof, pack_into = self.stream_config, self._device, ctypes.addressof, _U64.pack_into
 
         def repoint(pointers: tuple[int, ...]) -> Any:
             if len(pointers) != n:
@@ -298,9 +299,9 @@ class BoundLaunch:
             buf = buffer_type.from_buffer_copy(template)
             base = addressof(buf)
             if offsets:
-                table.pack_into(buf, 0, *[base + o for o in offsets])
+                table.pack_into(buf, 0, *map(base.__add__, offsets))
             for offset, ptr in zip(places, pointers):
-                pack_into("<Q", buf, offset, ptr)
+                pack_into(buf, offset, ptr)
             return stream_launcher(buf, launch_ex, function, base if offsets else 0, label, configs, stream_config,
                                    check, device)
 
