@@ -421,3 +421,21 @@ def test_two_arrays_overlap_as_their_byte_ranges_do(p, q, lo0, hi0, lo1, hi1):
     assert cb._overlaps((p, q), ((lo0, hi0), (lo1, hi1))) == (frozenset({(0, 1)}) if meets else frozenset())
     three = cb._overlaps((p, q, 0x100000), ((lo0, hi0), (lo1, hi1), (0, 8)))  # the generic loops
     assert three == cb._overlaps((p, q), ((lo0, hi0), (lo1, hi1)))
+
+
+def test_the_last_hot_launcher_stays_the_kernels_own():
+    """``last_hot`` (launch()'s one-entry cache by kernel identity) always holds the kernel's
+    current hot launcher: a pattern learnt anew replaces it there too, clear() empties it."""
+    other = object()
+    cb.learn(KERNEL, (FakeTensor(), 1.0))
+    cb.learn(other, (FakeTensor(), 1.0))
+    cb.last_hot[:] = [KERNEL, cb.hot_launchers[KERNEL]]
+    cb.learn(other, (1.0, FakeTensor()))
+    assert cb.last_hot == [KERNEL, cb.hot_launchers[KERNEL]]
+    cb.learn(KERNEL, (FakeTensor(), 2, 1.0))
+    assert cb.last_hot[0] is KERNEL and cb.last_hot[1] is cb.hot_launchers[KERNEL]
+    ran = []
+    cb.keep(cb.call_key(KERNEL, (4,), (FakeTensor(), 2, 1.0), "sm_90a", "auto", "auto"), ran.append)
+    assert cb.last_hot[1](9, (4,), (FakeTensor(), 2, 1.0), "sm_90a", "auto", "auto") is True and ran == [9]
+    cb.clear()
+    assert cb.last_hot == [None, None]

@@ -31,7 +31,8 @@ from typing import Any
 from tileorch.cache import compile_environment
 from tileorch.gc_deferral import gc_deferred
 from tileorch.launchers.cutile_bound import clear as forget_bound
-from tileorch.launchers.cutile_bound import generic_hot, hot_launchers, keep, keep_layout, learn, stream_handle
+from tileorch.launchers.cutile_bound import (generic_hot, hot_launchers, keep, keep_layout, last_hot, learn,
+                                            stream_handle)
 
 ARCHS = {"sm_90a": (9, 0)}
 SCHEDULES = ("auto", "persistent", "streamk", "dp", "simt")
@@ -964,10 +965,16 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90
     if sync:
         fast = None
     else:
-        try:
-            hot = hot_launchers.get(kernel)
-        except TypeError:  # an unhashable kernel: the full path reports it or launches unbound
-            hot = None
+        last = last_hot  # the kernel launched last and its hot launcher
+        if kernel is last[0]:
+            hot = last[1]
+        else:
+            try:
+                hot = hot_launchers.get(kernel)
+            except TypeError:  # an unhashable kernel: the full path reports it or launches unbound
+                hot = None
+            if hot is not None:
+                last[0], last[1] = kernel, hot
         fast = (hot(stream, grid, args, arch, schedule, tiles) if hot is not None
                 else generic_hot(kernel, stream, grid, args, arch, schedule, tiles))
         if fast is True:

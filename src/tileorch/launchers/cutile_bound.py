@@ -50,6 +50,9 @@ _readers: dict[Any, Callable[..., tuple | None]] = {}
 _pattern_readers: dict[tuple[Any, tuple[type, ...]], Callable[..., tuple | None]] = {}
 # the hot launcher of each kernel with a learnt reader (hot_launcher), and their makers by pattern
 hot_launchers: dict[Any, Callable[..., Any]] = {}
+# [kernel, its hot launcher] of the last kernel launch() found one for (an identity test instead
+# of a hash when the same kernel is launched again); learn() and clear() keep it current
+last_hot: list = [None, None]
 _hot_makers: dict[tuple[Any, tuple[type, ...]], Callable[[Any], Callable[..., Any]]] = {}
 READERS_MAX = 256  # kernels with a learnt reader; the oldest is forgotten first
 # bound launches that can be re-pointed, by layout key (see layout_of); the oldest is dropped first
@@ -129,7 +132,9 @@ def learn(kernel: Any, args: Any) -> None:
         _readers[kernel] = read
     except TypeError:  # an unhashable kernel: its calls never have a bound launch either
         return
-    hot_launchers[kernel] = _hot_makers[by](kernel)  # a new hot launcher: no last call yet
+    hot = hot_launchers[kernel] = _hot_makers[by](kernel)  # a new hot launcher: no last call yet
+    if last_hot[0] is kernel:
+        last_hot[1] = hot
     while len(_readers) > READERS_MAX:
         del _readers[next(iter(_readers))]
     while len(hot_launchers) > READERS_MAX:
@@ -413,4 +418,5 @@ def clear() -> None:
     _pattern_readers.clear()
     hot_launchers.clear()
     _hot_makers.clear()
+    last_hot[0] = last_hot[1] = None
     _layouts.clear()
