@@ -429,13 +429,42 @@ def test_the_last_hot_launcher_stays_the_kernels_own():
     other = object()
     cb.learn(KERNEL, (FakeTensor(), 1.0))
     cb.learn(other, (FakeTensor(), 1.0))
-    cb.last_hot[:] = [KERNEL, cb.hot_launchers[KERNEL]]
+    cb.last_hot[0] = (KERNEL, cb.hot_launchers[KERNEL])
     cb.learn(other, (1.0, FakeTensor()))
-    assert cb.last_hot == [KERNEL, cb.hot_launchers[KERNEL]]
+    assert cb.last_hot[0] == (KERNEL, cb.hot_launchers[KERNEL])
     cb.learn(KERNEL, (FakeTensor(), 2, 1.0))
-    assert cb.last_hot[0] is KERNEL and cb.last_hot[1] is cb.hot_launchers[KERNEL]
+    assert cb.last_hot[0][0] is KERNEL and cb.last_hot[0][1] is cb.hot_launchers[KERNEL]
     ran = []
     cb.keep(cb.call_key(KERNEL, (4,), (FakeTensor(), 2, 1.0), "sm_90a", "auto", "auto"), ran.append)
-    assert cb.last_hot[1](9, (4,), (FakeTensor(), 2, 1.0), "sm_90a", "auto", "auto") is True and ran == [9]
+    assert cb.last_hot[0][1](9, (4,), (FakeTensor(), 2, 1.0), "sm_90a", "auto", "auto") is True and ran == [9]
     cb.clear()
-    assert cb.last_hot == [None, None]
+    assert cb.last_hot == [(None, None)]
+
+
+def test_a_call_overtaken_during_its_key_comparison_launches_its_own_launch():
+    """The last call's key and launch are one tuple, read once: another call (another thread's)
+    that replaces them while this call's key is being compared with the last key does not hand
+    this call the other's launch.  The other call is made from inside the comparison (a grid
+    extent whose ``__eq__`` makes it), where a thread switch could fall."""
+    class Extent(int):
+        overtake = None
+
+        def __eq__(self, other):
+            if Extent.overtake is not None:
+                overtake, Extent.overtake = Extent.overtake, None
+                overtake()
+            return int(self) == int(other)
+
+        __hash__ = int.__hash__
+
+    mine, theirs = plain_call(grid=(Extent(4),)), plain_call(alpha=5.0)
+    cb.learn(KERNEL, mine["args"])
+    hot = cb.hot_launchers[KERNEL]
+    launched = []
+    cb.keep(cb.call_key(**mine), lambda stream: launched.append(("mine", stream)))
+    cb.keep(cb.call_key(**theirs), lambda stream: launched.append(("theirs", stream)))
+    assert hot(1, **options(mine)) is True  # now the last call
+    Extent.overtake = lambda: hot(2, **options(theirs))
+    again = mine | dict(grid=(Extent(4),))  # an equal extent, another object: its __eq__ runs
+    assert hot(1, **options(again)) is True
+    assert launched == [("mine", 1), ("theirs", 2), ("mine", 1)]

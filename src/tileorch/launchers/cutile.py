@@ -965,7 +965,7 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90
     if sync:
         fast = None
     else:
-        last = last_hot  # the kernel launched last and its hot launcher
+        last = last_hot[0]  # the kernel launched last and its hot launcher (one tuple)
         if kernel is last[0]:
             hot = last[1]
         else:
@@ -974,7 +974,7 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90
             except TypeError:  # an unhashable kernel: the full path reports it or launches unbound
                 hot = None
             if hot is not None:
-                last[0], last[1] = kernel, hot
+                last_hot[0] = (kernel, hot)
         fast = (hot(stream, grid, args, arch, schedule, tiles) if hot is not None
                 else generic_hot(kernel, stream, grid, args, arch, schedule, tiles))
         if fast is True:

@@ -50,9 +50,10 @@ _readers: dict[Any, Callable[..., tuple | None]] = {}
 _pattern_readers: dict[tuple[Any, tuple[type, ...]], Callable[..., tuple | None]] = {}
 # the hot launcher of each kernel with a learnt reader (hot_launcher), and their makers by pattern
 hot_launchers: dict[Any, Callable[..., Any]] = {}
-# [kernel, its hot launcher] of the last kernel launch() found one for (an identity test instead
-# of a hash when the same kernel is launched again); learn() and clear() keep it current
-last_hot: list = [None, None]
+# [(kernel, its hot launcher)] of the last kernel launch() found one for (an identity test instead
+# of a hash when the same kernel is launched again); learn() and clear() keep it current.  One
+# tuple, read and replaced whole: another thread never sees one kernel with another's launcher
+last_hot: list[tuple[Any, Any]] = [(None, None)]
 _hot_makers: dict[tuple[Any, tuple[type, ...]], Callable[[Any], Callable[..., Any]]] = {}
 READERS_MAX = 256  # kernels with a learnt reader; the oldest is forgotten first
 # bound launches that can be re-pointed, by layout key (see layout_of); the oldest is dropped first
@@ -133,8 +134,8 @@ def learn(kernel: Any, args: Any) -> None:
     except TypeError:  # an unhashable kernel: its calls never have a bound launch either
         return
     hot = hot_launchers[kernel] = _hot_makers[by](kernel)  # a new hot launcher: no last call yet
-    if last_hot[0] is kernel:
-        last_hot[1] = hot
+    if last_hot[0][0] is kernel:
+        last_hot[0] = (kernel, hot)
     while len(_readers) > READERS_MAX:
         del _readers[next(iter(_readers))]
     while len(hot_launchers) > READERS_MAX:
@@ -241,20 +242,22 @@ def _generate(pattern: tuple[type, ...]) -> tuple[Callable[..., tuple | None], C
         + "    return call_key(kernel, grid, args, arch, schedule, tiles)\n"
         + split
         + "def make(kernel):\n"
-        "    last = [None, None]  # the key and the launch of the last call launched\n"
+        "    last = (None, None)  # the key and the launch of the last call launched (one tuple: read whole)\n"
         "\n"
         "    def hot(stream, grid, args, arch, schedule, tiles):\n"
+        "        nonlocal last\n"
         f"        {head}\n"
         f"            {unpack}\n"
         f"            if {test}:\n"
         + body("                ",
-               "                if key == last[0]:\n"
-               "                    launch = last[1]\n"
+               "                entry = last\n"
+               "                if key == entry[0]:\n"
+               "                    launch = entry[1]\n"
                "                else:\n"
                "                    launch = lookup(key, split)\n"
                "                    if not launch:\n"
                "                        return key if launch is None else None\n"
-               "                    last[0], last[1] = key, launch\n"
+               "                    last = (key, launch)\n"
                "                t = type(stream)\n"
                "                launch(stream if t is int else stream.cuda_stream if t in stream_types "
                "else stream_handle(stream))\n"
@@ -418,5 +421,5 @@ def clear() -> None:
     _pattern_readers.clear()
     hot_launchers.clear()
     _hot_makers.clear()
-    last_hot[0] = last_hot[1] = None
+    last_hot[0] = (None, None)
     _layouts.clear()
