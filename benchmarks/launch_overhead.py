@@ -17,8 +17,8 @@ kernel object with the same arrays, grid and stream), so a drift of the host's s
 run (other processes, clocks) falls on both alike.  ``breakdown`` times the parts of a repeated
 ``tileorch.cutile.launch`` one by one in the same way: the key reader, the key and the lookup,
 the stream handle, the bound launch, the kernel's hot launcher (key, comparison with the last
-call, stream handle and bound launch: all of a repeated call but ``launch``'s own frame), the bare ``cuLaunchKernelEx`` / ``cuLaunchKernel`` of
-cuda-python and ``cuLaunchKernel`` through ctypes with the bound launch's own parameters, and
+call, stream handle and bound launch: all of a repeated call but ``launch``'s own frame), the
+bare ``cuLaunchKernelEx`` / ``cuLaunchKernel`` of cuda-python and ``cuLaunchKernel`` through ctypes with the bound launch's own parameters, and
 each torch tensor read the key makes (``torch_reads``).
 
 ``stub`` (no GPU needed): the same Python paths with the CUDA driver replaced by a stand-in whose

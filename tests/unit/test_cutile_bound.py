@@ -337,7 +337,8 @@ def _hot_calls():
                    dict(d=dict(ptr=0x9004)), dict(d=dict(strides=(-4,))), dict(d=dict(typestr="<f2")),
                    dict(alpha=-0.0), dict(alpha=0.0), dict(n=17), dict(u=dict(ptr=0xB100)), dict(t=dict(device="cpu"))):
         calls.append(base | dict(args=args(**change)))
-    calls += [base | dict(grid=(8,)), base | dict(grid=4), base | dict(schedule="streamk"), base | dict(tiles="program"),
+    calls += [base | dict(grid=(8,)), base | dict(grid=4), base | dict(schedule="streamk"),
+              base | dict(tiles="program"),
               base | dict(args=args()[:4]), base | dict(args=list(args())), base | dict(args=(1.0, *args()[1:]))]
     return calls
 

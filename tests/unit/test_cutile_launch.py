@@ -479,7 +479,8 @@ def test_repeated_public_launches_re_derive_nothing(monkeypatch):
     counts: dict[str, int] = {}
     for module, names in ((rc, ("describe_arguments", "kernel_signature", "signature_key", "compiled",
                                 "pack_simt_arguments", "stream_handle", "learn")),
-                          (rt_launch, ("pack_arguments", "_launch_config", "_prepare")), (cb, ("_generate", "rebound"))):
+                          (rt_launch, ("pack_arguments", "_launch_config", "_prepare")),
+                          (cb, ("_generate", "rebound"))):
         for name in names:
             _counted(monkeypatch, module, name, counts)
     launch = tileorch.cutile.launch
