@@ -16,8 +16,9 @@ calls run in alternating rounds (ROUNDS of calls/ROUNDS each: ``tileorch.gemm`` 
 kernel object with the same arrays, grid and stream), so a drift of the host's speed during the
 run (other processes, clocks) falls on both alike.  ``breakdown`` times the parts of a repeated
 ``tileorch.cutile.launch`` one by one in the same way: the key reader, the key and the lookup,
-the stream handle, the bound launch, the bare ``cuLaunchKernelEx`` / ``cuLaunchKernel`` of
-cuda-python and ``cuLaunchKernel`` through ctypes with the bound launch's own parameters, and
+the stream handle, the bound launch, the kernel's hot launcher (key, comparison with the last
+call, stream handle and bound launch: all of a repeated call but ``launch``'s own frame), the
+bare ``cuLaunchKernelEx`` / ``cuLaunchKernel`` of cuda-python and ``cuLaunchKernel`` through ctypes with the bound launch's own parameters, and
 each torch tensor read the key makes (``torch_reads``).
 
 ``stub`` (no GPU needed): the same Python paths with the CUDA driver replaced by a stand-in whose
@@ -396,6 +397,9 @@ def breakdown(rc, kernel, stream, args, tensor, calls: int, sync) -> dict:
         "stream_handle": lambda: rc.stream_handle(stream),
         "bound_launch": lambda: again(handle),
     }
+    hot = getattr(cb, "hot_launchers", {}).get(kernel)  # (none before the hot launchers)
+    if hot is not None:  # what launch() calls on a hit: key, comparison with the last call, stream, bound launch
+        parts["hot_launcher"] = lambda: hot(stream, (1024,), args, "sm_90a", "auto", "auto")
     bound = getattr(again, "bound", None)  # a BoundLaunch's launcher (a GEMM program binds otherwise)
     if bound is not None and hasattr(bound, "stream_config"):
         from tileorch.runtime.driver import api

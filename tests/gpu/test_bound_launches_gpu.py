@@ -98,6 +98,28 @@ def test_repeated_cutile_launches_follow_every_change_of_the_call():
     torch.testing.assert_close(y, moved * 2.0, rtol=0, atol=0)
 
 
+def test_cutile_launches_on_new_arrays_at_each_call_are_re_pointed():
+    """More arrays than launches are kept bound (cutile_bound.BOUND_MAX), each passed once, then
+    all again, then every other one: each call re-points the bound launch (a buffer of its own
+    per call; the stream's launch configuration shared) or finds its own, queued without a
+    synchronisation in between; every output is its own input times alpha."""
+    from tileorch.launchers import cutile_bound
+
+    scale = _scale_kernel()
+    stream = torch.cuda.current_stream()
+    rows, n, tile = cutile_bound.BOUND_MAX + 44, 2048, 256
+    xs = torch.randn((rows, n), device="cuda")
+    ys = torch.full_like(xs, NAN)
+    for order in (range(rows), range(rows), range(0, rows, 2)):
+        ys.fill_(NAN)
+        for i in order:
+            _launch(stream, (n // tile,), scale, (xs[i], ys[i], 1.5, tile))
+        torch.cuda.synchronize()
+        picked = list(order)
+        torch.testing.assert_close(ys[picked], xs[picked] * 1.5, rtol=0, atol=0)
+    assert cutile_bound.hot_launchers.get(scale) is not None
+
+
 def test_a_bound_cutile_launch_runs_on_the_stream_of_the_call():
     scale = _scale_kernel()
     n, tile = 1 << 20, 1024

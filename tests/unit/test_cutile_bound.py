@@ -315,3 +315,157 @@ def test_readers_are_kept_per_torch_tensor_class(monkeypatch):
     assert cb.reader(KERNEL)(**call) == cb.call_key(**call) == (KERNEL, (4,), "sm_90a", "auto", "auto", Dev,
                                                                    0x9000, (8,), (1,), "torch.float32", "cuda:0",
                                                                    float, 2.0)
+
+
+# --------------------------------------------------------------------------- hot launchers
+
+
+def options(call):
+    """A call's arguments as the hot launcher takes them (its kernel is the launcher's own)."""
+    return {k: v for k, v in call.items() if k != "kernel"}
+
+
+def _hot_calls():
+    """Calls of one pattern (a tensor, an array interface, a float, an int, a tensor subclass),
+    each differing from the first in one fact, and calls of other shapes."""
+    def args(t=None, d=None, alpha=2.0, n=16, u=None):
+        return (FakeTensor(**(t or {})), Dev(**(d or {})), alpha, n, SubTensor(**(u or {"ptr": 0xB000})))
+
+    base = dict(kernel=KERNEL, grid=(4,), args=args(), arch="sm_90a", schedule="auto", tiles="auto")
+    calls = [base]
+    for change in (dict(t=dict(ptr=0x7100)), dict(t=dict(dtype="torch.bfloat16")), dict(t=dict(strides=(1, 4))),
+                   dict(d=dict(ptr=0x9004)), dict(d=dict(strides=(-4,))), dict(d=dict(typestr="<f2")),
+                   dict(alpha=-0.0), dict(alpha=0.0), dict(n=17), dict(u=dict(ptr=0xB100)), dict(t=dict(device="cpu"))):
+        calls.append(base | dict(args=args(**change)))
+    calls += [base | dict(grid=(8,)), base | dict(grid=4), base | dict(schedule="streamk"),
+              base | dict(tiles="program"),
+              base | dict(args=args()[:4]), base | dict(args=list(args())), base | dict(args=(1.0, *args()[1:]))]
+    return calls
+
+
+def test_a_hot_launcher_launches_what_is_bound_under_the_call_key():
+    """The hot launcher of a learnt pattern finds the launch bound under :func:`call_key`'s key
+    of each call (of the pattern or not), enqueues it on the stream's handle and returns True; a
+    call with nothing bound launches nothing and returns its key (None: no key)."""
+    calls = _hot_calls()
+    cb.learn(KERNEL, calls[0]["args"])
+    hot = cb.hot_launchers[KERNEL]
+    ran = []
+    for call in calls:  # nothing bound yet
+        assert hot(5, **options(call)) == cb.call_key(**call)
+    assert sum(cb.call_key(**call) is None for call in calls) == 1  # the list of arguments
+    calls = [call for call in calls if cb.call_key(**call) is not None]
+    for i, call in enumerate(calls):
+        cb.keep(cb.call_key(**call), lambda stream, i=i: ran.append((i, stream)))
+    for stream in (5, 7):
+        for i, call in enumerate(calls):  # each twice in a row: the last-call comparison, then the lookup
+            assert hot(stream, **options(call)) is True and hot(stream + 1, **options(call)) is True
+            assert ran[-2:] == [(i, stream), (i, stream + 1)], (i, call)
+    bad = calls[0] | dict(args=(FakeTensor(), Dev(), 2.0, np.int32(16), SubTensor()))
+    assert hot(5, **options(bad)) is None is cb.call_key(**bad)
+
+
+def test_a_hot_launcher_takes_stream_objects_and_refuses_unhashable_keys():
+    import tileorch.launchers.cutile_bound as bound_module
+
+    calls = _hot_calls()
+    cb.learn(KERNEL, calls[0]["args"])
+    hot = cb.hot_launchers[KERNEL]
+    ran = []
+    cb.keep(cb.call_key(**calls[0]), ran.append)
+    assert hot(SimpleNamespace(cuda_stream=42), **options(calls[0])) is True and ran == [42]
+    assert hot(None, **options(calls[0])) is True and ran == [42, 0]
+    with pytest.raises(TypeError, match="stream must be a CUDA stream"):
+        hot(object(), **options(calls[0]))
+    assert bound_module.stream_handle is cb.stream_handle
+    unhashable = calls[0] | dict(grid=([4],))
+    assert hot(5, **options(unhashable)) is None and cb.call_key(**unhashable) is not None  # the full path decides
+    cb.clear()
+    assert KERNEL not in cb.hot_launchers
+
+
+def test_the_generated_split_of_a_key_is_its_layout():
+    """The split generated for a pattern gives exactly :func:`layout_of` (non-integer pointers
+    in an array interface included); a re-pointing through the hot launcher uses it."""
+    calls = _hot_calls()
+    cb.learn(KERNEL, calls[0]["args"])
+    hot = cb.hot_launchers[KERNEL]
+    asked = []
+    first = cb.call_key(**calls[0])
+    cb.keep(first, lambda stream: None)
+    cb.keep_layout(first, lambda pointers: asked.append(pointers) or (lambda stream: asked.append(stream)),
+                   ((0, 48), (0, 32), (0, 48)))
+    moved = calls[0] | dict(args=(FakeTensor(ptr=0x17000), Dev(ptr=0x19000), 2.0, 16, SubTensor(ptr=0x1B000)))
+    assert hot(3, **options(moved)) is True and asked == [(0x17000, 0x19000, 0x1B000), 3]
+    assert cb.bound_launches[cb.call_key(**moved)] is not None
+    splits = []
+    real = cb.rebound
+    try:
+        cb.rebound = lambda key, split=None: splits.append((key, split)) or None
+        for call in calls + [calls[0] | dict(args=(FakeTensor(), Dev(ptr=np.int64(0x9000)), 2.0, 16, SubTensor()))]:
+            hot(3, **options(call))
+    finally:
+        cb.rebound = real
+    # every call but the bound first one and the one with a list of arguments (no key), plus the extra one
+    assert len(splits) == len(calls) - 1
+    for k, split in splits:
+        assert split is None or split(k) == cb.layout_of(k), k
+
+
+@pytest.mark.parametrize("p,q,lo0,hi0,lo1,hi1", [
+    (0x1000, 0x1000, 0, 16, 0, 16), (0x1000, 0x1010, 0, 16, 0, 16), (0x1000, 0x100F, 0, 16, 0, 16),
+    (0x1010, 0x1000, 0, 16, 0, 17), (0x1000, 0x2000, -0x1000, 4, 0, 4), (0x1000, 0x2000, -0xFFC, 4, 0, 4),
+    (0x1000, 0x1000, 0, 0, 0, 16), (0x1000, 0x1000, 0, 1, 0, 1)])
+def test_two_arrays_overlap_as_their_byte_ranges_do(p, q, lo0, hi0, lo1, hi1):
+    """The two-array case of _overlaps against set intersection of the byte addresses."""
+    meets = bool(set(range(p + lo0, p + hi0)) & set(range(q + lo1, q + hi1)))
+    assert cb._overlaps((p, q), ((lo0, hi0), (lo1, hi1))) == (frozenset({(0, 1)}) if meets else frozenset())
+    three = cb._overlaps((p, q, 0x100000), ((lo0, hi0), (lo1, hi1), (0, 8)))  # the generic loops
+    assert three == cb._overlaps((p, q), ((lo0, hi0), (lo1, hi1)))
+
+
+def test_the_last_hot_launcher_stays_the_kernels_own():
+    """``last_hot`` (launch()'s one-entry cache by kernel identity) always holds the kernel's
+    current hot launcher: a pattern learnt anew replaces it there too, clear() empties it."""
+    other = object()
+    cb.learn(KERNEL, (FakeTensor(), 1.0))
+    cb.learn(other, (FakeTensor(), 1.0))
+    cb.last_hot[0] = (KERNEL, cb.hot_launchers[KERNEL])
+    cb.learn(other, (1.0, FakeTensor()))
+    assert cb.last_hot[0] == (KERNEL, cb.hot_launchers[KERNEL])
+    cb.learn(KERNEL, (FakeTensor(), 2, 1.0))
+    assert cb.last_hot[0][0] is KERNEL and cb.last_hot[0][1] is cb.hot_launchers[KERNEL]
+    ran = []
+    cb.keep(cb.call_key(KERNEL, (4,), (FakeTensor(), 2, 1.0), "sm_90a", "auto", "auto"), ran.append)
+    assert cb.last_hot[0][1](9, (4,), (FakeTensor(), 2, 1.0), "sm_90a", "auto", "auto") is True and ran == [9]
+    cb.clear()
+    assert cb.last_hot == [(None, None)]
+
+
+def test_a_call_overtaken_during_its_key_comparison_launches_its_own_launch():
+    """The last call's key and launch are one tuple, read once: another call (another thread's)
+    that replaces them while this call's key is being compared with the last key does not hand
+    this call the other's launch.  The other call is made from inside the comparison (a grid
+    extent whose ``__eq__`` makes it), where a thread switch could fall."""
+    class Extent(int):
+        overtake = None
+
+        def __eq__(self, other):
+            if Extent.overtake is not None:
+                overtake, Extent.overtake = Extent.overtake, None
+                overtake()
+            return int(self) == int(other)
+
+        __hash__ = int.__hash__
+
+    mine, theirs = plain_call(grid=(Extent(4),)), plain_call(alpha=5.0)
+    cb.learn(KERNEL, mine["args"])
+    hot = cb.hot_launchers[KERNEL]
+    launched = []
+    cb.keep(cb.call_key(**mine), lambda stream: launched.append(("mine", stream)))
+    cb.keep(cb.call_key(**theirs), lambda stream: launched.append(("theirs", stream)))
+    assert hot(1, **options(mine)) is True  # now the last call
+    Extent.overtake = lambda: hot(2, **options(theirs))
+    again = mine | dict(grid=(Extent(4),))  # an equal extent, another object: its __eq__ runs
+    assert hot(1, **options(again)) is True
+    assert launched == [("mine", 1), ("theirs", 2), ("mine", 1)]

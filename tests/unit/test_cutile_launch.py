@@ -478,8 +478,9 @@ def test_repeated_public_launches_re_derive_nothing(monkeypatch):
     monkeypatch.setattr(frontend, "compile_program", compile_program, raising=False)
     counts: dict[str, int] = {}
     for module, names in ((rc, ("describe_arguments", "kernel_signature", "signature_key", "compiled",
-                                "pack_simt_arguments", "stream_handle", "learn", "rebound")),
-                          (rt_launch, ("pack_arguments", "_launch_config", "_prepare")), (cb, ("pattern_reader",))):
+                                "pack_simt_arguments", "stream_handle", "learn")),
+                          (rt_launch, ("pack_arguments", "_launch_config", "_prepare")),
+                          (cb, ("_generate", "rebound"))):
         for name in names:
             _counted(monkeypatch, module, name, counts)
     launch = tileorch.cutile.launch
@@ -515,7 +516,7 @@ def test_repeated_public_launches_re_derive_nothing(monkeypatch):
         ("describe_arguments", "compiled", "pack_simt_arguments", "pack_arguments", "_prepare", "learn",
          "stream_handle"), 1)
     assert once["_launch_config"] == 2  # one per stream, made on its first launch
-    assert once["kernel_signature"] == 1 and once["signature_key"] == 1 and once["pattern_reader"] == 1
+    assert once["kernel_signature"] == 1 and once["signature_key"] == 1 and once["_generate"] == 1
     assert once["rebound"] == 1  # asked on the first call's miss only: every repeated call was a plain hit
     # the re-pointed launch: no description, compile or packing; the two streams' configurations shared
     assert after_move == once | {"rebound": 2}

@@ -272,6 +272,11 @@ def test_bound_launch_closure_per_stream_configs_and_re_pointing(fake, monkeypat
     assert other.download(np.float32)[:7].tolist() == [2.5] * 7
     launch(5)
     assert fake.launches[-1]["params"] == expected  # the original's bytes are untouched
+    moved_again = repoint((third.ptr,))  # a buffer of its own: the earlier re-pointed launch keeps its bytes
+    moved(5)
+    moved_again(5)
+    assert [x["params"][0] for x in fake.launches[-2:]] == [struct.pack("<Q", other.ptr), struct.pack("<Q", third.ptr)]
+    assert moved.bound is not moved_again.bound
     assert bound.repointed([0], (third.ptr,)).launcher() is not None
     with pytest.raises(ValueError, match="parameter 1 of 'fill' has 4 bytes"):
         bound.repointer([1])

@@ -30,10 +30,9 @@ from typing import Any
 
 from tileorch.cache import compile_environment
 from tileorch.gc_deferral import gc_deferred
-from tileorch.launchers.cutile_bound import _readers as key_readers
-from tileorch.launchers.cutile_bound import bound_launches, call_key
 from tileorch.launchers.cutile_bound import clear as forget_bound
-from tileorch.launchers.cutile_bound import keep, keep_layout, learn, rebound
+from tileorch.launchers.cutile_bound import (generic_hot, hot_launchers, keep, keep_layout, last_hot, learn,
+                                             stream_handle)
 
 ARCHS = {"sm_90a": (9, 0)}
 SCHEDULES = ("auto", "persistent", "streamk", "dp", "simt")
@@ -410,37 +409,6 @@ def normalize_grid(grid: Any) -> tuple[int, int, int]:
     if any(g < 1 for g in grid):
         raise ValueError(f"grid extents must be positive, got {tuple(grid)}")
     return tuple(grid) + (1,) * (3 - len(grid))  # type: ignore[return-value]
-
-
-_TORCH_STREAM_TYPES: set[type] = set()  # torch.cuda.Stream and ExternalStream, once seen
-
-
-def stream_handle(stream: Any) -> int:
-    """The CUstream handle of ``stream``: an int, ``None`` (the legacy default stream), a torch or
-    cupy stream, an object with ``__cuda_stream__`` or ``cuda_stream``, or a ``CUstream``."""
-    if type(stream) in _TORCH_STREAM_TYPES:  # their __cuda_stream__() is (0, cuda_stream)
-        return stream.cuda_stream
-    if stream is None:
-        return 0
-    if isinstance(stream, int) and not isinstance(stream, bool):
-        return stream
-    torch_cuda = sys.modules.get("torch.cuda")
-    if torch_cuda is not None and type(stream) in (getattr(torch_cuda, "Stream", None),
-                                                   getattr(torch_cuda, "ExternalStream", None)):
-        _TORCH_STREAM_TYPES.add(type(stream))
-        return stream.cuda_stream
-    proto = getattr(stream, "__cuda_stream__", None)
-    if proto is not None:
-        return int(proto()[1])
-    for attr in ("cuda_stream", "ptr", "handle"):
-        value = getattr(stream, attr, None)
-        if isinstance(value, int):
-            return value
-    try:
-        return int(stream)
-    except (TypeError, ValueError):
-        raise TypeError(f"stream must be a CUDA stream (torch/cupy stream, CUstream or int handle), "
-                        f"got {type(stream).__name__}") from None
 
 
 # --------------------------------------------------------------------------- compile + launch
@@ -992,19 +960,25 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90
     the program's 128x128 tiles, docs/cuda-tile.md), ``"program"`` keeps the program's tiles.
     ``sync=True`` waits for the kernel (with the runtime's hang watchdog) instead of returning
     once it is queued."""
-    # an earlier call with an equal key (cutile_bound.py) left its launch bound: enqueue it again
-    try:
-        # the kernel's learnt key reader (cutile_bound.reader, inlined)
-        fast = None if sync else key_readers.get(kernel, call_key)(kernel, grid, args, arch, schedule, tiles)
-        again = bound_launches.get(fast)
-    except TypeError:  # an unhashable kernel, grid or argument: the full path reports it
-        again = fast = None
-    if again is None and fast is not None:
-        again = rebound(fast)  # the same call but for the arrays' addresses: the bound launch re-pointed
-    if again is not None:
-        t = type(stream)
-        again(stream if t is int else stream.cuda_stream if t in _TORCH_STREAM_TYPES else stream_handle(stream))
-        return
+    # an earlier call with an equal key (cutile_bound.py) left its launch bound (or one to re-point
+    # for other addresses): the kernel's hot launcher enqueues it and returns True
+    if sync:
+        fast = None
+    else:
+        last = last_hot[0]  # the kernel launched last and its hot launcher (one tuple)
+        if kernel is last[0]:
+            hot = last[1]
+        else:
+            try:
+                hot = hot_launchers.get(kernel)
+            except TypeError:  # an unhashable kernel: the full path reports it or launches unbound
+                hot = None
+            if hot is not None:
+                last_hot[0] = (kernel, hot)
+        fast = (hot(stream, grid, args, arch, schedule, tiles) if hot is not None
+                else generic_hot(kernel, stream, grid, args, arch, schedule, tiles))
+        if fast is True:
+            return
     _launch(stream, grid, kernel, args, arch, schedule, sync, tiles, fast)
     if fast is not None:
         learn(kernel, args)  # the kernel's next calls are keyed by a reader for these argument classes

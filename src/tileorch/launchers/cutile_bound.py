@@ -25,6 +25,11 @@ pattern of argument classes (:func:`pattern_reader`) that unpacks the tuple and 
 argument's facts in straight-line code; for arguments of other classes it returns what
 :func:`call_key` returns, so the two always agree.
 
+:func:`hot_launcher` gives the function ``tileorch.cutile.launch`` calls first: the same key
+(the learnt pattern's straight-line reads), compared with the kernel's last bound call's key
+(no hashing when the call repeats), else looked up in :data:`bound_launches`, else re-pointed
+(:func:`rebound`); on a hit it enqueues the launch on the stream's handle itself.
+
 Nothing here touches the GPU or imports torch.
 """
 
@@ -43,6 +48,13 @@ _tensor: Any = None  # torch.Tensor, once an argument was one (torch is never im
 # the key reader of each kernel's last learnt argument pattern, and the readers by pattern
 _readers: dict[Any, Callable[..., tuple | None]] = {}
 _pattern_readers: dict[tuple[Any, tuple[type, ...]], Callable[..., tuple | None]] = {}
+# the hot launcher of each kernel with a learnt reader (hot_launcher), and their makers by pattern
+hot_launchers: dict[Any, Callable[..., Any]] = {}
+# [(kernel, its hot launcher)] of the last kernel launch() found one for (an identity test instead
+# of a hash when the same kernel is launched again); learn() and clear() keep it current.  One
+# tuple, read and replaced whole: another thread never sees one kernel with another's launcher
+last_hot: list[tuple[Any, Any]] = [(None, None)]
+_hot_makers: dict[tuple[Any, tuple[type, ...]], Callable[[Any], Callable[..., Any]]] = {}
 READERS_MAX = 256  # kernels with a learnt reader; the oldest is forgotten first
 # bound launches that can be re-pointed, by layout key (see layout_of); the oldest is dropped first
 _layouts: OrderedDict[tuple, tuple[Callable[[tuple[int, ...]], Callable[[int], None]], tuple, frozenset]] = OrderedDict()
@@ -103,7 +115,8 @@ def reader(kernel: Any) -> Callable[..., tuple | None]:
 
 def learn(kernel: Any, args: Any) -> None:
     """Read ``kernel``'s later calls with :func:`pattern_reader` for the classes of ``args`` (a
-    tuple); a call whose pattern has no reader leaves the kernel's reader as it is."""
+    tuple), and launch its bound calls through the :func:`hot_launcher` of that pattern; a call
+    whose pattern has no reader leaves the kernel's reader and hot launcher as they are."""
     if type(args) is not tuple or len(args) > 64:
         return
     pattern = tuple(type(a) for a in args)
@@ -111,16 +124,22 @@ def learn(kernel: Any, args: Any) -> None:
     by = (getattr(torch, "Tensor", None) if torch is not None else None, pattern)  # see pattern_reader
     read = _pattern_readers.get(by)
     if read is None:
-        read = pattern_reader(pattern)
-        if read is None:
+        generated = _generate(pattern)
+        if generated is None:
             return
+        read, _hot_makers[by] = generated
         _pattern_readers[by] = read
     try:
         _readers[kernel] = read
     except TypeError:  # an unhashable kernel: its calls never have a bound launch either
         return
+    hot = hot_launchers[kernel] = _hot_makers[by](kernel)  # a new hot launcher: no last call yet
+    if last_hot[0][0] is kernel:
+        last_hot[0] = (kernel, hot)
     while len(_readers) > READERS_MAX:
         del _readers[next(iter(_readers))]
+    while len(hot_launchers) > READERS_MAX:
+        del hot_launchers[next(iter(hot_launchers))]
 
 
 def _tensor_class(t: type) -> bool:
@@ -138,8 +157,32 @@ def pattern_reader(pattern: tuple[type, ...]) -> Callable[..., tuple | None] | N
     :func:`call_key`.  None for a pattern of scalar subclasses (an ``IntEnum``, a numpy scalar):
     :func:`call_key` alone reads those.  A class that is no torch tensor class now never becomes
     one (the readers are kept per torch tensor class, :func:`learn`)."""
+    generated = _generate(pattern)
+    return None if generated is None else generated[0]
+
+
+def hot_launcher(kernel: Any, pattern: tuple[type, ...]) -> Callable[..., Any] | None:
+    """``hot(stream, grid, args, arch, schedule, tiles)`` for ``kernel``'s calls with arguments of
+    the classes of ``pattern`` (None where :func:`pattern_reader` gives none).  It computes the
+    call's key as :func:`pattern_reader`'s function does (a call of another shape: as
+    :func:`generic_hot` does) and then
+
+    * the key equal to that of the last call it launched (tuple equality, no hash): that launch,
+    * else the launch bound under the key (:data:`bound_launches`) or re-pointed for it
+      (:func:`rebound`; the split of the key into layout and pointers generated for the pattern),
+      which becomes the last call's,
+
+    enqueued on ``stream``'s handle (:func:`stream_handle`), and returns True; otherwise it
+    launches nothing and returns the key (None: no key, or an unhashable one)."""
+    generated = _generate(pattern)
+    return None if generated is None else generated[1](kernel)
+
+
+def _generate(pattern: tuple[type, ...]) -> tuple[Callable[..., tuple | None], Callable[[Any], Any]] | None:
+    """(:func:`pattern_reader`'s function, the maker of :func:`hot_launcher`'s functions) for
+    ``pattern``, from one generated source: both compute the key with the same expression."""
     names = [f"a{i}" for i in range(len(pattern))]
-    facts, tests, cais = [], [], []
+    facts, tests, cais, pointers = [], [], [], []  # pointers: the key's positions of array pointers
     for i, (name, t) in enumerate(zip(names, pattern)):
         tests.append(f"type({name}) is T{i}")
         if t is float:
@@ -147,39 +190,143 @@ def pattern_reader(pattern: tuple[type, ...]) -> Callable[..., tuple | None] | N
         elif t is int or t is bool:
             facts += [f"T{i}", name]
         elif _tensor_class(t):
+            pointers.append(5 + len(facts) + 1)
             facts += [f"T{i}", f"{name}.data_ptr()", f"{name}.shape", f"{name}.stride()", f"{name}.dtype",
                       f"{name}.device"]
         elif issubclass(t, (int, float)):
             return None
         else:  # _array_key's facts of an array with __cuda_array_interface__
             cais.append(i)
+            pointers.append(5 + len(facts) + 1)
             facts += ['"cai"', f'c{i}["data"][0]', f'tuple(c{i}["shape"])', f'None if s{i} is None else tuple(s{i})',
                       f'c{i}["typestr"]']
-    unpack = f"        {', '.join(names)}{',' if len(names) == 1 else ''} = args\n" if names else ""
     key = f"(kernel, grid, arch, schedule, tiles{''.join(', ' + f for f in facts)})"
-    if cais:
-        body = ("".join(f'            c{i} = getattr(a{i}, "__cuda_array_interface__", None)\n' for i in cais)
-                + f"            if {' and '.join(f'type(c{i}) is dict' for i in cais)}:\n"
-                + "                try:\n"
-                + "".join(f'                    s{i} = c{i}.get("strides")\n' for i in cais)
-                + f"                    return {key}\n"
-                + "                except (KeyError, TypeError, IndexError):\n"
-                + "                    pass\n"
-                + "            return None\n")
+
+    def body(indent: str, found: str, missing: str) -> str:
+        """The statements computing ``key`` for a call of the pattern, then ``found`` (None when
+        an array interface is malformed: ``missing``)."""
+        if not cais:
+            return f"{indent}key = {key}\n{found}"
+        return ("".join(f'{indent}c{i} = getattr(a{i}, "__cuda_array_interface__", None)\n' for i in cais)
+                + f"{indent}if {' and '.join(f'type(c{i}) is dict' for i in cais)}:\n"
+                + f"{indent}    try:\n"
+                + "".join(f'{indent}        s{i} = c{i}.get("strides")\n' for i in cais)
+                + f"{indent}        key = {key}\n"
+                + f"{indent}    except (KeyError, TypeError, IndexError):\n"
+                + f"{indent}        {missing}\n"
+                + f"{indent}else:\n"
+                + f"{indent}    {missing}\n"
+                + found)
+
+    unpack = f"{', '.join(names)}{',' if len(names) == 1 else ''} = args" if names else "pass"
+    head = f"if type(args) is tuple and len(args) == {len(pattern)} and (type(grid) is tuple or type(grid) is int):"
+    test = " and ".join(tests) or "True"
+    if pointers:
+        ps = [f"p{j}" for j in range(len(pointers))]
+        split = ("def split(key):\n"
+                 + "".join(f"    {p} = key[{pos}]\n" for pos, p in zip(pointers, ps))
+                 + f"    if {' or '.join(f'type({p}) is not int' for p in ps)}:\n"
+                 + "        return layout_of(key)\n"
+                 + "    layout = list(key)\n"
+                 + "".join(f"    layout[{pos}] = 16 if {p} == 0 else min(16, {p} & -{p})\n"
+                           for pos, p in zip(pointers, ps))
+                 + f"    return tuple(layout), ({', '.join(ps)},)\n")
     else:
-        body = f"            return {key}\n"
+        split = "split = layout_of\n"
     source = (
         "def read(kernel, grid, args, arch, schedule, tiles):\n"
-        f"    if type(args) is tuple and len(args) == {len(pattern)} and (type(grid) is tuple or type(grid) is int):\n"
-        f"{unpack}"
-        f"        if {' and '.join(tests) or 'True'}:\n"
-        f"{body}"
-        "    return call_key(kernel, grid, args, arch, schedule, tiles)\n"
+        f"    {head}\n"
+        f"        {unpack}\n"
+        f"        if {test}:\n"
+        + body("            ", "            return key\n", "return None")
+        + "    return call_key(kernel, grid, args, arch, schedule, tiles)\n"
+        + split
+        + "def make(kernel):\n"
+        "    last = (None, None)  # the key and the launch of the last call launched (one tuple: read whole)\n"
+        "\n"
+        "    def hot(stream, grid, args, arch, schedule, tiles):\n"
+        "        nonlocal last\n"
+        f"        {head}\n"
+        f"            {unpack}\n"
+        f"            if {test}:\n"
+        + body("                ",
+               "                entry = last\n"
+               "                if key == entry[0]:\n"
+               "                    launch = entry[1]\n"
+               "                else:\n"
+               "                    launch = lookup(key, split)\n"
+               "                    if not launch:\n"
+               "                        return key if launch is None else None\n"
+               "                    last = (key, launch)\n"
+               "                t = type(stream)\n"
+               "                launch(stream if t is int else stream.cuda_stream if t in stream_types "
+               "else stream_handle(stream))\n"
+               "                return True\n",
+               "return None")
+        + "        return generic_hot(kernel, stream, grid, args, arch, schedule, tiles)\n"
+        "\n"
+        "    return hot\n"
     )
     namespace: dict[str, Any] = {f"T{i}": t for i, t in enumerate(pattern)}
-    namespace.update(call_key=call_key)
+    namespace.update(call_key=call_key, layout_of=layout_of, lookup=_lookup, generic_hot=generic_hot,
+                     stream_types=_TORCH_STREAM_TYPES, stream_handle=stream_handle)
     exec(compile(source, f"<cutile_bound key reader {len(pattern)} arguments>", "exec"), namespace)
-    return namespace["read"]
+    return namespace["read"], namespace["make"]
+
+
+def _lookup(key: tuple, split: Callable[[tuple], tuple | None] | None = None) -> Callable[[int], None] | None | bool:
+    """The launch bound under ``key``, or re-pointed for it (:func:`rebound`); None when there is
+    none, False for an unhashable key."""
+    try:
+        launch = bound_launches.get(key)
+    except TypeError:
+        return False
+    return launch if launch is not None else rebound(key, split)
+
+
+def generic_hot(kernel: Any, stream: Any, grid: Any, args: Any, arch: str, schedule: str, tiles: str) -> Any:
+    """:func:`hot_launcher`'s contract for a kernel without a learnt pattern, through
+    :func:`call_key` and :data:`bound_launches` (no last call)."""
+    key = call_key(kernel, grid, args, arch, schedule, tiles)
+    if key is None:
+        return None
+    launch = _lookup(key)
+    if not launch:
+        return key if launch is None else None
+    t = type(stream)
+    launch(stream if t is int else stream.cuda_stream if t in _TORCH_STREAM_TYPES else stream_handle(stream))
+    return True
+
+
+_TORCH_STREAM_TYPES: set[type] = set()  # torch.cuda.Stream and ExternalStream, once seen
+
+
+def stream_handle(stream: Any) -> int:
+    """The CUstream handle of ``stream``: an int, ``None`` (the legacy default stream), a torch or
+    cupy stream, an object with ``__cuda_stream__`` or ``cuda_stream``, or a ``CUstream``."""
+    if type(stream) in _TORCH_STREAM_TYPES:  # their __cuda_stream__() is (0, cuda_stream)
+        return stream.cuda_stream
+    if stream is None:
+        return 0
+    if isinstance(stream, int) and not isinstance(stream, bool):
+        return stream
+    torch_cuda = sys.modules.get("torch.cuda")
+    if torch_cuda is not None and type(stream) in (getattr(torch_cuda, "Stream", None),
+                                                   getattr(torch_cuda, "ExternalStream", None)):
+        _TORCH_STREAM_TYPES.add(type(stream))
+        return stream.cuda_stream
+    proto = getattr(stream, "__cuda_stream__", None)
+    if proto is not None:
+        return int(proto()[1])
+    for attr in ("cuda_stream", "ptr", "handle"):
+        value = getattr(stream, attr, None)
+        if isinstance(value, int):
+            return value
+    try:
+        return int(stream)
+    except (TypeError, ValueError):
+        raise TypeError(f"stream must be a CUDA stream (torch/cupy stream, CUstream or int handle), "
+                        f"got {type(stream).__name__}") from None
 
 
 def keep(key: tuple, launch: Callable[[int], None]) -> None:
@@ -214,8 +361,18 @@ def layout_of(key: tuple) -> tuple[tuple, tuple[int, ...]] | None:
     return (tuple(layout), tuple(pointers)) if pointers else None
 
 
+_NO_PAIRS: frozenset = frozenset()
+_FIRST_PAIR = frozenset({(0, 1)})
+
+
 def _overlaps(pointers: tuple[int, ...], extents: tuple[tuple[int, int], ...]) -> frozenset:
     """The pairs of arrays whose byte ranges ``[ptr + lo, ptr + hi)`` overlap."""
+    n = len(pointers)
+    if n < 2:
+        return _NO_PAIRS
+    if n == 2:  # the common case, without the generic loops
+        (p, q), ((lo0, hi0), (lo1, hi1)) = pointers, extents
+        return _FIRST_PAIR if p + lo0 < q + hi1 and q + lo1 < p + hi0 else _NO_PAIRS
     ranges = [(p + lo, p + hi) for p, (lo, hi) in zip(pointers, extents)]
     return frozenset((i, j) for i in range(len(ranges)) for j in range(i + 1, len(ranges))
                      if ranges[i][0] < ranges[j][1] and ranges[j][0] < ranges[i][1])
@@ -238,11 +395,12 @@ def keep_layout(key: tuple, repoint: Callable[[tuple[int, ...]], Callable[[int],
         _layouts.popitem(last=False)
 
 
-def rebound(key: tuple) -> Callable[[int], None] | None:
+def rebound(key: tuple, split: Callable[[tuple], tuple | None] | None = None) -> Callable[[int], None] | None:
     """The launch of a call whose key differs from a re-pointable bound one's in the arrays'
     addresses only (same alignments, same overlaps between the arrays: the same kernel variant),
-    bound under ``key`` (:func:`keep`); None when there is none."""
-    found = layout_of(key)
+    bound under ``key`` (:func:`keep`); None when there is none.  ``split``: a function giving
+    what :func:`layout_of` gives for ``key`` (generated for the key's pattern, :func:`hot_launcher`)."""
+    found = layout_of(key) if split is None else split(key)
     if found is None:
         return None
     layout, pointers = found
@@ -261,4 +419,7 @@ def clear() -> None:
     bound_launches.clear()
     _readers.clear()
     _pattern_readers.clear()
+    hot_launchers.clear()
+    _hot_makers.clear()
+    last_hot[0] = (None, None)
     _layouts.clear()

@@ -56,6 +56,7 @@ class LaunchConfig:
 
 
 _INT_FORMATS = {1: "b", 2: "h", 4: "i", 8: "q"}
+_U64 = struct.Struct("<Q")
 
 
 def pack_argument(value: Any, size: int, index: int) -> bytes:
@@ -275,36 +276,52 @@ class BoundLaunch:
         """The function ``repoint(pointers)`` giving :meth:`launcher` of this launch with the 8-byte
         parameters ``slots`` holding ``pointers`` (the kernel, configuration and every other
         parameter byte as bound, the stream configurations shared; no driver call).  Raises
-        ValueError at once for a slot that is no 8-byte parameter."""
+        ValueError at once for a slot that is no 8-byte parameter.
+
+        Each call copies the bound buffer once (a new buffer: launches made earlier keep their
+        bytes, and a launch in flight on another thread never sees a buffer change), writes the
+        address table for the copy and the pointers, and closes :func:`stream_launcher` over it;
+        the launcher's ``.bound`` is that buffer (:meth:`repointed` gives a whole BoundLaunch)."""
         for slot in slots:
             if self._sizes[slot] != 8:
                 raise ValueError(f"parameter {slot} of '{self.kernel.name}' has {self._sizes[slot]} bytes, not a "
                                  "pointer's 8")
-        template, places = bytes(self._blob), tuple(self._offsets[s] for s in slots)
-        n, copy = len(slots), object.__new__
-        fields = [(name, getattr(self, name)) for name in ("kernel", "config", "_offsets", "_sizes", "_configs",
-                                                          "_drv", "_function", "_label", "_device", "_launch_ex")]
+        template, buffer_type = bytes(self._blob), type(self._blob)
+        offsets = tuple(self._offsets)
+        table = struct.Struct(f"<{len(offsets)}Q")
+        places = tuple(self._offsets[s] for s in slots)
+        n, launch_ex, function, label, configs = len(slots), self._launch_ex, self._function, self._label, self._configs
+        stream_config, device, addressof, pack_into = self.stream_config, self._device, ctypes.addressof, _U64.pack_into
 
         def repoint(pointers: tuple[int, ...]) -> Any:
             if len(pointers) != n:
                 raise ValueError(f"{n} pointers expected, got {len(pointers)}")
-            blob = bytearray(template)
+            buf = buffer_type.from_buffer_copy(template)
+            base = addressof(buf)
+            if offsets:
+                table.pack_into(buf, 0, *map(base.__add__, offsets))
             for offset, ptr in zip(places, pointers):
-                blob[offset:offset + 8] = ptr.to_bytes(8, "little")
-            other = copy(BoundLaunch)
-            for name, value in fields:
-                setattr(other, name, value)
-            other._bind(blob)
-            return other.launcher()
+                pack_into(buf, offset, ptr)
+            return stream_launcher(buf, launch_ex, function, base if offsets else 0, label, configs, stream_config,
+                                   check, device)
 
         return repoint
 
     def repointed(self, slots: list[int] | tuple[int, ...], pointers: tuple[int, ...]) -> BoundLaunch:
         """The same launch with the 8-byte parameters ``slots`` holding ``pointers`` (see
-        :meth:`repointer`)."""
+        :meth:`repointer`), as a BoundLaunch of its own."""
         if len(slots) != len(pointers):
             raise ValueError(f"{len(slots)} slots but {len(pointers)} pointers")
-        return self.repointer(slots)(pointers).bound
+        self.repointer(slots)  # the slots' checks
+        blob = bytearray(self._blob)
+        for slot, ptr in zip(slots, pointers):
+            blob[self._offsets[slot]:self._offsets[slot] + 8] = ptr.to_bytes(8, "little")
+        other = object.__new__(BoundLaunch)
+        for name in ("kernel", "config", "_offsets", "_sizes", "_configs", "_drv", "_function", "_label", "_device",
+                     "_launch_ex"):
+            setattr(other, name, getattr(self, name))
+        other._bind(blob)
+        return other
 
     def launch(self, stream: int = 0) -> None:
         """Enqueue the kernel on ``stream`` (no synchronisation); repeated launches take
