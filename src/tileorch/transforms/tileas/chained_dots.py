@@ -66,6 +66,7 @@ from tileorch.transforms.tileas.epilogue import (BROADCASTS, EXPANDS, LAYOUT_ONL
 from tileorch.transforms.tileas.mask_bounds import interior_masks, whole_tile_test
 from tileorch.transforms.tileas.program_order import heavy_first_axis
 from tileorch.transforms.tileas.rebase_k_loop import rebase_k_loop
+from tileorch.transforms.tileas.row_division import RowDivision, is_ieee_division, row_div_enabled
 
 PASS = "convert-nv-tileas-to-cutlass"
 CHAINED_ATTR = "tileorch.chained_config"
@@ -1267,6 +1268,7 @@ class FragmentLowering(EpilogueLowering):
     loop_iv: SSAValue | None = None  # the program loop's induction variable (its value in ``scalars``)
     assumed_true: set = field(default_factory=set)  # id() of comparisons known to hold on every element
     exp2_fma: int = 0  # exp2_fma_period(): one column group in K takes its exp2 on the FMA pipe
+    row_div: RowDivision | None = None  # IEEE divisions by one reciprocal per divisor value (row_division)
 
     def at(self, v: SSAValue, coords: tuple[Coord, ...]) -> SSAValue:
         return super().at(v, tuple(self._canon(c) for c in coords))
@@ -1302,6 +1304,9 @@ class FragmentLowering(EpilogueLowering):
             if gj is not None and self.row_of.get(id(coords[0].value)) is not None \
                     and gj[0] % self.exp2_fma == self.exp2_fma - 1:
                 return _exp2_fma(self.e, self.e.to_f32(self.at(v.owner.operands[0], coords)))
+        if self.row_div is not None and isinstance(v.owner, Operation) and is_ieee_division(v.owner):
+            a, b = (self.e.to_f32(self.at(x, coords)) for x in v.owner.operands)
+            return self.row_div.divide(a, b)
         if isinstance(v, BlockArgument) and isinstance(v.type, TensorType):
             ld = producer_load(v)
             if ld is not None and self.loop_iv in self.scalars:
@@ -1544,6 +1549,25 @@ def _store_pair(low: FragmentLowering, coords: tuple[Coord, ...], lo: SSAValue, 
     offset, _ = _element_address(low, st, coords)
     word = _pack16(e, lo, hi, _DT[type(st.tile.type.element_type)])
     e.add(llvm.StoreOp(word, e.gep(mem.ptr, offset, i16, GLOBAL_PTR), alignment=4))
+
+
+def _row_divided(ck: ChainedKernel, site_of: Callable, at: _Site, rows: list, cols: dict) -> tuple[dict, SSAValue] | None:
+    """The stored tile's elements with its IEEE divisions evaluated by :class:`RowDivision`,
+    appended to ``at``: ((h, g, j) -> f32 value, i1 in range: the values equal ``div.rn``'s), or
+    None when the stored value divides nothing that way (nothing is appended then)."""
+    pre = site_of()
+    pre.low.provided = dict(at.low.provided)
+    pre.low.row_div = RowDivision(pre.e)
+    values = {(h, g, j): pre.low.element(Coord(rows[h], 0), Coord(cols[(g, j)], 1)) for h, g, j in _frag_regs(ck.dv)}
+    ok = pre.low.row_div.in_range()
+    if ok is None:
+        for op in reversed(list(pre.tmp.ops)):
+            pre.tmp.erase_op(op, safe_erase=False)
+        return None
+    for op in list(pre.tmp.ops):
+        op.detach()
+        at.tmp.add_op(op)
+    return values, ok
 
 
 class _Site:
@@ -2348,6 +2372,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             return _lower_plain_loop(kb, site_of, n_tiles, init_vals, pingpong)
         return _lower_pipelined_loop(kb, pipe, site_of, n_tiles, init_vals, masks, pingpong)
 
+    row_divided: list[bool] = []  # an epilogue took RowDivision (TILEORCH_ATTN_ROW_DIV)
+
     def store(outs: list[SSAValue]) -> None:
         """The program's epilogue on the loop's results and its stores (the tile, row vectors)."""
         s = site_of()
@@ -2359,18 +2385,23 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         lead = len(ck.store.indices) - 2
         zero = Coord(s.e.const(0), None)
 
-        def per_element(side: _Site) -> None:
+        def exact(side: _Site, h: int, g: int, j: int) -> SSAValue:
+            return side.low.element(Coord(rows[h], 0), Coord(cols[(g, j)], 1))
+
+        def per_element(side: _Site, value_of: Callable) -> None:
             """The tile's elements stored one by one, each predicated on its bounds."""
             side.low.provided = dict(s.low.provided)
             z = Coord(side.e.const(0), None)
             for h, g, j in _frag_regs(ck.dv):
-                value = side.low.element(Coord(rows[h], 0), Coord(cols[(g, j)], 1))
+                value = value_of(side, h, g, j)
                 _store_element(side.low, (z,) * lead + (Coord(rows[h], 0), Coord(cols[(g, j)], 1)), value)
 
-        whole = _packed_store_test(s.low, ck.store) if packed_epilogue_enabled() else None
-        if whole is None:
-            per_element(s)
-        else:  # a whole, aligned tile: 32-bit stores of column pairs, no predicates; else element by element
+        def tile_stores(at: _Site, value_of: Callable) -> None:
+            """The tile's stores, each element ``value_of(site, h, g, j)``, into ``at``: under
+            ``whole``, 32-bit stores of column pairs without predicates; else element by element."""
+            if whole is None:
+                per_element(at, value_of)
+                return
             sides = []
             for packed in (True, False):
                 side = site_of()
@@ -2379,13 +2410,28 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                     z = Coord(side.e.const(0), None)
                     for h in range(2):
                         for g in range(ck.dv // 8):
-                            lo, hi = (side.low.element(Coord(rows[h], 0), Coord(cols[(g, j)], 1)) for j in range(2))
+                            lo, hi = (value_of(side, h, g, j) for j in range(2))
                             _store_pair(side.low, (z,) * lead + (Coord(rows[h], 0), Coord(cols[(g, 0)], 1)), lo, hi)
                 else:
-                    per_element(side)
+                    per_element(side, value_of)
                 side.tmp.add_op(scf.YieldOp())
                 sides.append(Region(side.tmp))
-            s.e.add(scf.IfOp(whole, [], sides[0], sides[1]))
+            at.e.add(scf.IfOp(whole, [], sides[0], sides[1]))
+
+        whole = _packed_store_test(s.low, ck.store) if packed_epilogue_enabled() else None
+        fast = _row_divided(ck, site_of, s, rows, cols) if row_div_enabled() else None
+        if fast is None:
+            tile_stores(s, exact)
+        else:  # the divisions by per-row reciprocals where every operand is in range, else div.rn
+            values, in_range = fast
+            row_divided.append(True)
+            regions = []
+            for value_of in (lambda side, h, g, j: values[(h, g, j)], exact):
+                side = site_of()
+                tile_stores(side, value_of)
+                side.tmp.add_op(scf.YieldOp())
+                regions.append(Region(side.tmp))
+            s.e.add(scf.IfOp(in_range, [], regions[0], regions[1]))
         # row vectors stored beside the tile (a log-sum-exp): the quad's thread holding column 0 of the row
         first = (s.e.v(arith.CmpiOp(s.e.v(arith.AndIOp(lane, s.e.const(3))), s.e.const(0), "eq")) if ck.row_stores
                  else None)
@@ -2437,6 +2483,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             record["persistent"]["next_s"] = "back_to_back" if next_s == "2" else "after_last"
     if next_s_off is not None:
         record["next_s_off"] = next_s_off
+    if row_divided:
+        record["row_div"] = True
     if ck.q_prologue is not None:  # applied in place to the Q tile after each Q load
         record["q_prologue"] = [op.name.split(".", 1)[1] for op in ck.q_prologue.ops]
     period = exp2_fma_period(ck.d, ck.dv)
