@@ -257,6 +257,26 @@ def test_persistent_kernel_with_row_division_is_proved(next_s, monkeypatch):
     assert sorted((v["k"], v["m"]) for v, _ in result.instances) == [(k, m) for k in range(1, 10) for m in (1, 2, 3)]
 
 
+def test_persistent_kernel_with_early_q_release_is_proved(monkeypatch):
+    """TILEORCH_ATTN_EARLY_Q=1: the Q slot released right after the ring loop, before the last
+    tile's release (the model keeps the kernel's order); both rings proved."""
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import extract
+    from tileorch.analysis.protocol import ConsumerRelease, Loop
+
+    monkeypatch.setenv("TILEORCH_ATTN_EARLY_Q", "1")
+    (proto,) = extract(_persistent(monkeypatch))
+    kv, q = proto.pipelines
+    assert (q.stages, q.empty_count, kv.stages) == (2, 256, 4)
+    (work,) = proto.agents[1].program
+    released = [next(x.pipe for x in op.body if isinstance(x, ConsumerRelease)) for op in work.body
+                if isinstance(op, Loop) and any(isinstance(x, ConsumerRelease) for x in op.body)]
+    assert released[-2:] == ["q", "kv"], released
+    result = check(proto)
+    assert result.ok, result.violation
+    assert sorted((v["k"], v["m"]) for v, _ in result.instances) == [(k, m) for k in range(1, 10) for m in (1, 2, 3)]
+
+
 def test_persistent_q_release_count_is_caught(monkeypatch):
     """The Q slots' empty barriers initialised for one warp group (128) while both release: a
     slot's phase completes while the other group may still read Q."""

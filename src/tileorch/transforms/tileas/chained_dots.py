@@ -166,6 +166,21 @@ def next_s_enabled() -> bool:
     return os.environ.get(NEXT_S_ENV, "0") in ("1", "2")
 
 
+EARLY_Q_ENV = "TILEORCH_ATTN_EARLY_Q"
+
+
+def early_q_enabled() -> bool:
+    """Whether a persistent kernel's pipelined consumer releases its instance's Q slot right after
+    the consumer loop, before the last tile's second dot (the loop's last ``wait_group 0`` has
+    retired every first dot, the only reads of Q), instead of after that dot: with one Q slot
+    (d128: a second slot would cost a K/V stage) the producer, which waits for that release before
+    it loads the next instance's Q and then its K/V tiles, starts them one second dot earlier.
+    On when the environment sets ``TILEORCH_ATTN_EARLY_Q=1`` (read at each compile, part of the
+    disk-cache key); not with ``TILEORCH_ATTN_NEXT_S`` (its tail releases Q itself).  Default off
+    until the H200 measures it."""
+    return os.environ.get(EARLY_Q_ENV, "0") == "1"
+
+
 EXP2_FMA_ENV = "TILEORCH_ATTN_EXP2_FMA"
 
 
@@ -758,6 +773,9 @@ class _Kernel:
         self.q_wait: tuple[SSAValue, SSAValue] | None = None
         self.da_cur: SSAValue | None = None
         self.q_off: SSAValue | None = None  # the byte offset of its Q slot (None: 0)
+        # emitted by the pipelined consumer right after its loop, before the last tile's second dot
+        # (every first dot, the only Q reads, retired there): the early Q release (early_q_enabled)
+        self.after_loop: Callable[[], None] | None = None
 
     # -- insertion point ----------------------------------------------------------------------
     @contextmanager
@@ -2052,6 +2070,8 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
         kb.pingpong_after(pp_has)
     if not last:
         return outs
+    if kb.after_loop is not None:  # the loop ends with wait_group 0: tile n-1's first dot has retired
+        kb.after_loop()
 
     # the last tile's second dot
     last_block = Block()
@@ -2290,6 +2310,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                       f"({ck.tn // 2} registers) beside the accumulator through the epilogue exceeds the consumer's "
                       "registers")
         next_s = "0"
+    # the early Q release: the persistent, pipelined consumer without the next-S tail
+    early_q = early_q_enabled() and persistent and pipe is not None and next_s == "0"
     kb = _Kernel(ck, plan, name)
     args = kb.args
     grid = _append_grid_parameters(kb.fn) if persistent else None
@@ -2456,10 +2478,19 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             kb.da_cur = work.q_descriptor(slot)
             if ck.q_prologue is not None:
                 kb.q_off = work.q_offset(slot)
+            released = []
+
+            def release_q() -> None:
+                # the loop's WGMMAs have all been waited for; the wait here makes that local to the release
+                kb.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
+                kb.e.add(nvvm.MBarrierArriveOp(work.q_empty(slot), with_state=False))  # Q read: the slot is free
+                released.append(True)
+
+            kb.after_loop = release_q if early_q else None
             outs = consume(n, inits)
-            # the loop's WGMMAs have all been waited for; the wait here makes that local to the release
-            kb.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
-            kb.e.add(nvvm.MBarrierArriveOp(work.q_empty(slot), with_state=False))  # Q read: the slot is free
+            kb.after_loop = None
+            if not released:
+                release_q()
             kb.q_wait = kb.da_cur = kb.q_off = None
             store(outs)
             return n
@@ -2479,6 +2510,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
               "guards": _stage_guards(ck, plan)}
     if persistent:  # launched on at most one CTA per SM with the program's grid as the last three parameters
         record["persistent"] = {"q_slots": plan.q_slots}
+        if early_q:
+            record["persistent"]["early_q"] = True
         if next_s != "0":
             record["persistent"]["next_s"] = "back_to_back" if next_s == "2" else "after_last"
     if next_s_off is not None:
