@@ -125,3 +125,13 @@ def test_row_div_out_of_range_takes_div_rn(monkeypatch):
     np.testing.assert_allclose(out, ref, atol=2e-3, rtol=1e-2)
     want, _, _ = _emulate(base, *cfg, ctas_persistent=1, adjust=zero_columns)
     assert np.array_equal(out.view(np.uint32), want.view(np.uint32))
+
+
+def test_row_div_refused_where_the_quotients_do_not_fit(monkeypatch):
+    """d256: the 128 quotients beside the 128 accumulator registers would spill (ptxas 13.0: 292
+    bytes): the epilogue keeps div.rn and a remark says why."""
+    monkeypatch.setenv("TILEORCH_ATTN_ROW_DIV", "1")
+    p = _compile(300, 256, 128, 64, False)
+    assert "row_div" not in p.chained and "exceed the consumer's registers" in p.chained["row_div_off"]
+    assert any("TILEORCH_ATTN_ROW_DIV not applied" in r for r in p.remarks), p.remarks
+    assert "rcp.approx.ftz.f32" not in p.ptx and "div.rn.f32" in p.ptx

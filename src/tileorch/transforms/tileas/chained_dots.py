@@ -2310,6 +2310,11 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                       f"({ck.tn // 2} registers) beside the accumulator through the epilogue exceeds the consumer's "
                       "registers")
         next_s = "0"
+    # the row-reciprocal division: its values are computed beside the accumulator before the stores
+    row_div, row_div_off = row_div_enabled(), None
+    if row_div and ck.dv + NEXT_S_EPILOGUE_REGS > CONSUMER_REGS:
+        row_div, row_div_off = False, (f"the {ck.dv // 2} quotients beside the {ck.dv // 2} accumulator registers "
+                                       "exceed the consumer's registers (ptxas spills)")
     # the early Q release: the persistent, pipelined consumer without the next-S tail
     early_q = early_q_enabled() and persistent and pipe is not None and next_s == "0"
     kb = _Kernel(ck, plan, name)
@@ -2441,7 +2446,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             at.e.add(scf.IfOp(whole, [], sides[0], sides[1]))
 
         whole = _packed_store_test(s.low, ck.store) if packed_epilogue_enabled() else None
-        fast = _row_divided(ck, site_of, s, rows, cols) if row_div_enabled() else None
+        fast = _row_divided(ck, site_of, s, rows, cols) if row_div else None
         if fast is None:
             tile_stores(s, exact)
         else:  # the divisions by per-row reciprocals where every operand is in range, else div.rn
@@ -2518,6 +2523,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         record["next_s_off"] = next_s_off
     if row_divided:
         record["row_div"] = True
+    if row_div_off is not None:
+        record["row_div_off"] = row_div_off
     if ck.q_prologue is not None:  # applied in place to the Q tile after each Q load
         record["q_prologue"] = [op.name.split(".", 1)[1] for op in ck.q_prologue.ops]
     period = exp2_fma_period(ck.d, ck.dv)
