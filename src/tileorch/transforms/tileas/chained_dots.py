@@ -1569,7 +1569,8 @@ def _store_pair(low: FragmentLowering, coords: tuple[Coord, ...], lo: SSAValue, 
     e.add(llvm.StoreOp(word, e.gep(mem.ptr, offset, i16, GLOBAL_PTR), alignment=4))
 
 
-def _row_divided(ck: ChainedKernel, site_of: Callable, at: _Site, rows: list, cols: dict) -> tuple[dict, SSAValue] | None:
+def _row_divided(ck: ChainedKernel, site_of: Callable, at: _Site, rows: list,
+                 cols: dict) -> tuple[dict, SSAValue] | None:
     """The stored tile's elements with its IEEE divisions evaluated by :class:`RowDivision`,
     appended to ``at``: ((h, g, j) -> f32 value, i1 in range: the values equal ``div.rn``'s), or
     None when the stored value divides nothing that way (nothing is appended then)."""
