@@ -162,6 +162,16 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
                                        + ", ".join(record["q_prologue"]) + "): applied in place to the Q tile in "
                                        "shared memory after each Q load, then fence.proxy.async and a warp-group "
                                        "barrier before the first WGMMA")
+                    if record.get("row_div_off"):
+                        remarks.append(f"remark: TILEORCH_ATTN_ROW_DIV not applied: {record['row_div_off']}")
+                    if persistent and persistent.get("early_q"):
+                        remarks.append("remark: each instance releases its Q slot right after the consumer loop, "
+                                       "before the last tile's second dot (TILEORCH_ATTN_EARLY_Q)")
+                    if record.get("row_div"):
+                        remarks.append("remark: the epilogue's IEEE divisions use one reciprocal per divisor value "
+                                       "(rcp + a Newton step) and three instructions per element, with one branch per "
+                                       "thread to div.rn where an operand lies outside [2^-60, 2^60] "
+                                       "(TILEORCH_ATTN_ROW_DIV, row_division.py)")
                     if record.get("next_s_off"):
                         remarks.append(f"remark: TILEORCH_ATTN_NEXT_S not applied: {record['next_s_off']}")
                     if persistent and persistent.get("next_s"):

@@ -116,6 +116,52 @@ def test_attention_instance_switches(bh, seq, d, dtype, causal, tile_m, tile_n, 
         _close(out, ref, 2e-3, 1e-2)
 
 
+SHORT_SEQ_SWITCHES = {"row_div": {"TILEORCH_ATTN_ROW_DIV": "1"},
+                      "early_q": {"TILEORCH_ATTN_EARLY_Q": "1", "TILEORCH_ATTN_PERSISTENT": "1"},
+                      "row_div_early_q": {"TILEORCH_ATTN_ROW_DIV": "1", "TILEORCH_ATTN_EARLY_Q": "1"},
+                      "row_div_next_s": {"TILEORCH_ATTN_ROW_DIV": "1", "TILEORCH_ATTN_NEXT_S": "1",
+                                         "TILEORCH_ATTN_PERSISTENT": "1"}}
+
+
+@pytest.mark.parametrize("switches", list(SHORT_SEQ_SWITCHES))
+@pytest.mark.parametrize("tile_m,tile_n", [(128, 128), (128, 64), (64, 64)], ids=lambda v: str(v))
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("d", [64, 128])
+@pytest.mark.parametrize("bh,seq", [(40, 1024), (9, 4000), (300, 77), (1, 1)], ids=lambda v: str(v))
+def test_attention_short_sequence_switches(bh, seq, d, dtype, causal, tile_m, tile_n, switches, monkeypatch):
+    """TILEORCH_ATTN_ROW_DIV (the epilogue's IEEE division by one reciprocal per row) and
+    TILEORCH_ATTN_EARLY_Q (the Q slot released before the last tile's second dot) change no output
+    bit: the kernel with them against the same program without them (same inputs, same launch),
+    and against the fp32 reference; more instances than SMs at 1024 / 4000 / 77 keys."""
+    kernel, args, grid, out, ref = attention_args(bh, seq, d, tile_m, tile_n, causal=causal, dtype=dtype,
+                                                  seed=seq + d + 13)
+    for k, v in SHORT_SEQ_SWITCHES[switches].items():
+        if k in ("TILEORCH_ATTN_PERSISTENT", "TILEORCH_ATTN_NEXT_S"):
+            monkeypatch.setenv(k, v)  # in both runs: the comparison isolates ROW_DIV and EARLY_Q
+    rc.clear_caches()
+    try:
+        _run(kernel, args, grid)
+        want = out.clone()
+        out.fill_(float("nan"))
+        for k, v in SHORT_SEQ_SWITCHES[switches].items():
+            monkeypatch.setenv(k, v)
+        rc.clear_caches()
+        program = _run(kernel, args, grid)
+    finally:
+        rc.clear_caches()
+    assert program.kind == "chained", program.remarks
+    if "TILEORCH_ATTN_ROW_DIV" in SHORT_SEQ_SWITCHES[switches]:
+        assert program.chained.get("row_div") is True, program.chained
+    if "early_q" in switches and program.chained.get("persistent") and program.chained.get("pipelined"):
+        assert program.chained["persistent"].get("early_q") is True, program.chained
+    assert torch.equal(out.view(torch.int16), want.view(torch.int16)), "output bits differ from the kernel without it"
+    if dtype == "bfloat16":
+        _close(out, ref, 1e-2, 3e-2, scale_tol=3e-2)
+    else:
+        _close(out, ref, 2e-3, 1e-2)
+
+
 @pytest.mark.parametrize("next_s", ["1", "2"])
 @pytest.mark.parametrize("tile_m,tile_n", [(128, 128), (128, 64), (64, 64)], ids=lambda v: str(v))
 @pytest.mark.parametrize("causal", [False, True])

@@ -27,14 +27,17 @@ def _compile(seq, d, tile_m, tile_n, causal):
     return compile_(attention_fwd, _arrays(4, (1, seq, d)) + (0.18, seq, tile_m, tile_n, d, causal))
 
 
-def _emulate(p, seq, d, tile_m, tile_n, causal, seed=0, wait_delay=0, ctas_persistent=1):
+def _emulate(p, seq, d, tile_m, tile_n, causal, seed=0, wait_delay=0, ctas_persistent=1, adjust=None):
     """(output, reference, errors) of every CTA of the program on one head (``wait_delay``: the
     emulator's, a tensor core that lets the producer run before a ``wait_group`` returns;
-    ``ctas_persistent``: the CTAs a persistent kernel is launched on)."""
+    ``ctas_persistent``: the CTAs a persistent kernel is launched on; ``adjust(q, k, v)``: changes
+    the random inputs in place)."""
     from tileorch.testing.ptx_emulator import Emu, chained_launch, stage_guards
 
     rng = np.random.default_rng(seed)
     q, k, v = (rng.standard_normal((1, seq, d)).astype(np.float16) for _ in range(3))
+    if adjust is not None:
+        adjust(q, k, v)
     out = np.full((1, seq, d), np.nan, dtype=np.float16)
     scale = 1 / math.sqrt(d)
     bases = {"q": 1 << 32, "k": 2 << 32, "v": 3 << 32, "o": 4 << 32}

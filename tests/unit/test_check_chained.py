@@ -234,6 +234,49 @@ def test_persistent_kernel_with_packed_epilogue_and_versioned_first_tile_is_prov
     assert sorted((v["k"], v["m"]) for v, _ in result.instances) == [(k, m) for k in range(1, 10) for m in (1, 2, 3)]
 
 
+@pytest.mark.parametrize("next_s", ["0", "1"])
+def test_persistent_kernel_with_row_division_is_proved(next_s, monkeypatch):
+    """TILEORCH_ATTN_ROW_DIV=1 adds a per-thread branch around the epilogue's stores (the in-range
+    row-reciprocal division, else div.rn) but no hand-off: both rings are still proved, with and
+    without the next instance's first dot in the tail."""
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import extract
+
+    monkeypatch.setenv("TILEORCH_ATTN_ROW_DIV", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_NEXT_S", next_s)
+    module = _persistent(monkeypatch)
+    (fn,) = [o for o in module.body.block.ops if o.name == "func.func"]
+    from tileorch.dialects.record_attr import decode_record
+
+    assert decode_record(fn.attributes["tileorch.chained_config"]).get("row_div") is True, "not applied"
+    (proto,) = extract(module)
+    kv, q = proto.pipelines
+    assert (q.stages, q.empty_count, kv.stages) == (2, 256, 4)
+    result = check(proto)
+    assert result.ok, result.violation
+    assert sorted((v["k"], v["m"]) for v, _ in result.instances) == [(k, m) for k in range(1, 10) for m in (1, 2, 3)]
+
+
+def test_persistent_kernel_with_early_q_release_is_proved(monkeypatch):
+    """TILEORCH_ATTN_EARLY_Q=1: the Q slot released right after the ring loop, before the last
+    tile's release (the model keeps the kernel's order); both rings proved."""
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import extract
+    from tileorch.analysis.protocol import ConsumerRelease, Loop
+
+    monkeypatch.setenv("TILEORCH_ATTN_EARLY_Q", "1")
+    (proto,) = extract(_persistent(monkeypatch))
+    kv, q = proto.pipelines
+    assert (q.stages, q.empty_count, kv.stages) == (2, 256, 4)
+    (work,) = proto.agents[1].program
+    released = [next(x.pipe for x in op.body if isinstance(x, ConsumerRelease)) for op in work.body
+                if isinstance(op, Loop) and any(isinstance(x, ConsumerRelease) for x in op.body)]
+    assert released[-2:] == ["q", "kv"], released
+    result = check(proto)
+    assert result.ok, result.violation
+    assert sorted((v["k"], v["m"]) for v, _ in result.instances) == [(k, m) for k in range(1, 10) for m in (1, 2, 3)]
+
+
 def test_persistent_q_release_count_is_caught(monkeypatch):
     """The Q slots' empty barriers initialised for one warp group (128) while both release: a
     slot's phase completes while the other group may still read Q."""

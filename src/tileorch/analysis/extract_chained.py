@@ -480,7 +480,12 @@ class _Reader:
                 programs = [self._next_s_program(cons_work, full, q_cons, pro_waits[0], last_arrives, *program,
                                                  acquire, release) for program in programs]
             else:
-                programs = [(Loop(Trip("m"), (q_cons[0], *program, q_cons[1]), origin=cons_work),)
+                order = {id(o): i for i, o in enumerate(cons_work.walk())}
+                q_first = bool(last_arrives) and order[id(q_cons[1].body[0].origin)] < order[id(last_arrives[0])]
+                # the Q slot released where the kernel has it: after the last tile's release, or before
+                # it (TILEORCH_ATTN_EARLY_Q: right after the ring loop)
+                programs = [(Loop(Trip("m"), (q_cons[0], *program[:-1], q_cons[1], program[-1]) if q_first
+                                  else (q_cons[0], *program, q_cons[1]), origin=cons_work),)
                             for program in programs]
             states = (*states, StateDecl("cq", Q_RING, 0))
         for w in range(C // WG):

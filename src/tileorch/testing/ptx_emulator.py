@@ -612,8 +612,8 @@ class Emu:
                     r = _fma_f32_rm(a[0], a[1], a[2]) if "rm" in parts else _fma_f32(a[0], a[1], a[2])
                     if "sat" in parts:  # clamped to [0, 1], NaN -> +0
                         r = np.where(np.isnan(r), np.float32(0), np.clip(r, np.float32(0), np.float32(1)))
-                elif base == "max": r = np.fmax(a[0], a[1])
-                elif base == "min": r = np.fmin(a[0], a[1])
+                elif base == "max": r = (np.maximum if "NaN" in parts else np.fmax)(a[0], a[1])  # .NaN: NaN in, NaN out
+                elif base == "min": r = (np.minimum if "NaN" in parts else np.fmin)(a[0], a[1])
                 elif base == "div": r = a[0] / a[1]
                 elif base == "neg": r = -a[0]
                 elif base == "abs": r = np.abs(a[0])

@@ -66,6 +66,7 @@ from tileorch.transforms.tileas.epilogue import (BROADCASTS, EXPANDS, LAYOUT_ONL
 from tileorch.transforms.tileas.mask_bounds import interior_masks, whole_tile_test
 from tileorch.transforms.tileas.program_order import heavy_first_axis
 from tileorch.transforms.tileas.rebase_k_loop import rebase_k_loop
+from tileorch.transforms.tileas.row_division import RowDivision, is_ieee_division, row_div_enabled
 
 PASS = "convert-nv-tileas-to-cutlass"
 CHAINED_ATTR = "tileorch.chained_config"
@@ -163,6 +164,21 @@ def next_s_enabled() -> bool:
     for while the last stage is held: the pipelined consumer's two stages or more make that
     deadlock-free, as for its loop).  Default off until the H200 measures it."""
     return os.environ.get(NEXT_S_ENV, "0") in ("1", "2")
+
+
+EARLY_Q_ENV = "TILEORCH_ATTN_EARLY_Q"
+
+
+def early_q_enabled() -> bool:
+    """Whether a persistent kernel's pipelined consumer releases its instance's Q slot right after
+    the consumer loop, before the last tile's second dot (the loop's last ``wait_group 0`` has
+    retired every first dot, the only reads of Q), instead of after that dot: with one Q slot
+    (d128: a second slot would cost a K/V stage) the producer, which waits for that release before
+    it loads the next instance's Q and then its K/V tiles, starts them one second dot earlier.
+    On when the environment sets ``TILEORCH_ATTN_EARLY_Q=1`` (read at each compile, part of the
+    disk-cache key); not with ``TILEORCH_ATTN_NEXT_S`` (its tail releases Q itself).  Default off
+    until the H200 measures it."""
+    return os.environ.get(EARLY_Q_ENV, "0") == "1"
 
 
 EXP2_FMA_ENV = "TILEORCH_ATTN_EXP2_FMA"
@@ -757,6 +773,9 @@ class _Kernel:
         self.q_wait: tuple[SSAValue, SSAValue] | None = None
         self.da_cur: SSAValue | None = None
         self.q_off: SSAValue | None = None  # the byte offset of its Q slot (None: 0)
+        # emitted by the pipelined consumer right after its loop, before the last tile's second dot
+        # (every first dot, the only Q reads, retired there): the early Q release (early_q_enabled)
+        self.after_loop: Callable[[], None] | None = None
 
     # -- insertion point ----------------------------------------------------------------------
     @contextmanager
@@ -1267,6 +1286,7 @@ class FragmentLowering(EpilogueLowering):
     loop_iv: SSAValue | None = None  # the program loop's induction variable (its value in ``scalars``)
     assumed_true: set = field(default_factory=set)  # id() of comparisons known to hold on every element
     exp2_fma: int = 0  # exp2_fma_period(): one column group in K takes its exp2 on the FMA pipe
+    row_div: RowDivision | None = None  # IEEE divisions by one reciprocal per divisor value (row_division)
 
     def at(self, v: SSAValue, coords: tuple[Coord, ...]) -> SSAValue:
         return super().at(v, tuple(self._canon(c) for c in coords))
@@ -1302,6 +1322,9 @@ class FragmentLowering(EpilogueLowering):
             if gj is not None and self.row_of.get(id(coords[0].value)) is not None \
                     and gj[0] % self.exp2_fma == self.exp2_fma - 1:
                 return _exp2_fma(self.e, self.e.to_f32(self.at(v.owner.operands[0], coords)))
+        if self.row_div is not None and isinstance(v.owner, Operation) and is_ieee_division(v.owner):
+            a, b = (self.e.to_f32(self.at(x, coords)) for x in v.owner.operands)
+            return self.row_div.divide(a, b)
         if isinstance(v, BlockArgument) and isinstance(v.type, TensorType):
             ld = producer_load(v)
             if ld is not None and self.loop_iv in self.scalars:
@@ -1544,6 +1567,26 @@ def _store_pair(low: FragmentLowering, coords: tuple[Coord, ...], lo: SSAValue, 
     offset, _ = _element_address(low, st, coords)
     word = _pack16(e, lo, hi, _DT[type(st.tile.type.element_type)])
     e.add(llvm.StoreOp(word, e.gep(mem.ptr, offset, i16, GLOBAL_PTR), alignment=4))
+
+
+def _row_divided(ck: ChainedKernel, site_of: Callable, at: _Site, rows: list,
+                 cols: dict) -> tuple[dict, SSAValue] | None:
+    """The stored tile's elements with its IEEE divisions evaluated by :class:`RowDivision`,
+    appended to ``at``: ((h, g, j) -> f32 value, i1 in range: the values equal ``div.rn``'s), or
+    None when the stored value divides nothing that way (nothing is appended then)."""
+    pre = site_of()
+    pre.low.provided = dict(at.low.provided)
+    pre.low.row_div = RowDivision(pre.e)
+    values = {(h, g, j): pre.low.element(Coord(rows[h], 0), Coord(cols[(g, j)], 1)) for h, g, j in _frag_regs(ck.dv)}
+    ok = pre.low.row_div.in_range()
+    if ok is None:
+        for op in reversed(list(pre.tmp.ops)):
+            pre.tmp.erase_op(op, safe_erase=False)
+        return None
+    for op in list(pre.tmp.ops):
+        op.detach()
+        at.tmp.add_op(op)
+    return values, ok
 
 
 class _Site:
@@ -2028,6 +2071,8 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
         kb.pingpong_after(pp_has)
     if not last:
         return outs
+    if kb.after_loop is not None:  # the loop ends with wait_group 0: tile n-1's first dot has retired
+        kb.after_loop()
 
     # the last tile's second dot
     last_block = Block()
@@ -2266,6 +2311,13 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                       f"({ck.tn // 2} registers) beside the accumulator through the epilogue exceeds the consumer's "
                       "registers")
         next_s = "0"
+    # the row-reciprocal division: its values are computed beside the accumulator before the stores
+    row_div, row_div_off = row_div_enabled(), None
+    if row_div and ck.dv + NEXT_S_EPILOGUE_REGS > CONSUMER_REGS:
+        row_div, row_div_off = False, (f"the {ck.dv // 2} quotients beside the {ck.dv // 2} accumulator registers "
+                                       "exceed the consumer's registers (ptxas spills)")
+    # the early Q release: the persistent, pipelined consumer without the next-S tail
+    early_q = early_q_enabled() and persistent and pipe is not None and next_s == "0"
     kb = _Kernel(ck, plan, name)
     args = kb.args
     grid = _append_grid_parameters(kb.fn) if persistent else None
@@ -2348,6 +2400,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             return _lower_plain_loop(kb, site_of, n_tiles, init_vals, pingpong)
         return _lower_pipelined_loop(kb, pipe, site_of, n_tiles, init_vals, masks, pingpong)
 
+    row_divided: list[bool] = []  # an epilogue took RowDivision (TILEORCH_ATTN_ROW_DIV)
+
     def store(outs: list[SSAValue]) -> None:
         """The program's epilogue on the loop's results and its stores (the tile, row vectors)."""
         s = site_of()
@@ -2359,18 +2413,23 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         lead = len(ck.store.indices) - 2
         zero = Coord(s.e.const(0), None)
 
-        def per_element(side: _Site) -> None:
+        def exact(side: _Site, h: int, g: int, j: int) -> SSAValue:
+            return side.low.element(Coord(rows[h], 0), Coord(cols[(g, j)], 1))
+
+        def per_element(side: _Site, value_of: Callable) -> None:
             """The tile's elements stored one by one, each predicated on its bounds."""
             side.low.provided = dict(s.low.provided)
             z = Coord(side.e.const(0), None)
             for h, g, j in _frag_regs(ck.dv):
-                value = side.low.element(Coord(rows[h], 0), Coord(cols[(g, j)], 1))
+                value = value_of(side, h, g, j)
                 _store_element(side.low, (z,) * lead + (Coord(rows[h], 0), Coord(cols[(g, j)], 1)), value)
 
-        whole = _packed_store_test(s.low, ck.store) if packed_epilogue_enabled() else None
-        if whole is None:
-            per_element(s)
-        else:  # a whole, aligned tile: 32-bit stores of column pairs, no predicates; else element by element
+        def tile_stores(at: _Site, value_of: Callable) -> None:
+            """The tile's stores, each element ``value_of(site, h, g, j)``, into ``at``: under
+            ``whole``, 32-bit stores of column pairs without predicates; else element by element."""
+            if whole is None:
+                per_element(at, value_of)
+                return
             sides = []
             for packed in (True, False):
                 side = site_of()
@@ -2379,13 +2438,28 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                     z = Coord(side.e.const(0), None)
                     for h in range(2):
                         for g in range(ck.dv // 8):
-                            lo, hi = (side.low.element(Coord(rows[h], 0), Coord(cols[(g, j)], 1)) for j in range(2))
+                            lo, hi = (value_of(side, h, g, j) for j in range(2))
                             _store_pair(side.low, (z,) * lead + (Coord(rows[h], 0), Coord(cols[(g, 0)], 1)), lo, hi)
                 else:
-                    per_element(side)
+                    per_element(side, value_of)
                 side.tmp.add_op(scf.YieldOp())
                 sides.append(Region(side.tmp))
-            s.e.add(scf.IfOp(whole, [], sides[0], sides[1]))
+            at.e.add(scf.IfOp(whole, [], sides[0], sides[1]))
+
+        whole = _packed_store_test(s.low, ck.store) if packed_epilogue_enabled() else None
+        fast = _row_divided(ck, site_of, s, rows, cols) if row_div else None
+        if fast is None:
+            tile_stores(s, exact)
+        else:  # the divisions by per-row reciprocals where every operand is in range, else div.rn
+            values, in_range = fast
+            row_divided.append(True)
+            regions = []
+            for value_of in (lambda side, h, g, j: values[(h, g, j)], exact):
+                side = site_of()
+                tile_stores(side, value_of)
+                side.tmp.add_op(scf.YieldOp())
+                regions.append(Region(side.tmp))
+            s.e.add(scf.IfOp(in_range, [], regions[0], regions[1]))
         # row vectors stored beside the tile (a log-sum-exp): the quad's thread holding column 0 of the row
         first = (s.e.v(arith.CmpiOp(s.e.v(arith.AndIOp(lane, s.e.const(3))), s.e.const(0), "eq")) if ck.row_stores
                  else None)
@@ -2410,10 +2484,19 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             kb.da_cur = work.q_descriptor(slot)
             if ck.q_prologue is not None:
                 kb.q_off = work.q_offset(slot)
+            released = []
+
+            def release_q() -> None:
+                # the loop's WGMMAs have all been waited for; the wait here makes that local to the release
+                kb.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
+                kb.e.add(nvvm.MBarrierArriveOp(work.q_empty(slot), with_state=False))  # Q read: the slot is free
+                released.append(True)
+
+            kb.after_loop = release_q if early_q else None
             outs = consume(n, inits)
-            # the loop's WGMMAs have all been waited for; the wait here makes that local to the release
-            kb.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
-            kb.e.add(nvvm.MBarrierArriveOp(work.q_empty(slot), with_state=False))  # Q read: the slot is free
+            kb.after_loop = None
+            if not released:
+                release_q()
             kb.q_wait = kb.da_cur = kb.q_off = None
             store(outs)
             return n
@@ -2433,10 +2516,16 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
               "guards": _stage_guards(ck, plan)}
     if persistent:  # launched on at most one CTA per SM with the program's grid as the last three parameters
         record["persistent"] = {"q_slots": plan.q_slots}
+        if early_q:
+            record["persistent"]["early_q"] = True
         if next_s != "0":
             record["persistent"]["next_s"] = "back_to_back" if next_s == "2" else "after_last"
     if next_s_off is not None:
         record["next_s_off"] = next_s_off
+    if row_divided:
+        record["row_div"] = True
+    if row_div_off is not None:
+        record["row_div_off"] = row_div_off
     if ck.q_prologue is not None:  # applied in place to the Q tile after each Q load
         record["q_prologue"] = [op.name.split(".", 1)[1] for op in ck.q_prologue.ops]
     period = exp2_fma_period(ck.d, ck.dv)

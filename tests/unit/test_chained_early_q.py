@@ -1,0 +1,39 @@
+"""TILEORCH_ATTN_EARLY_Q: a persistent kernel's pipelined consumer releases its instance's Q slot
+right after the consumer loop, before the last tile's second dot.  The PTX emulator reports a Q
+load that lands in bytes an in-flight WGMMA still reads and any access to in-flight WGMMA
+registers; three program instances on one CTA make the producer reuse each Q slot (one slot at
+d128, two at d64), so an early release that were too early would be seen.  The output is checked
+against the fp32 reference and is bit-identical to the kernel without the switch (the same math)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_chained_emulated import _compile, _emulate
+
+
+@pytest.mark.parametrize("cfg,slots", [((300, 64, 128, 128, False), 2), ((300, 128, 128, 128, False), 1)])
+def test_early_q_release_emulated(cfg, slots, monkeypatch):
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_EARLY_Q", "0")
+    base = _compile(*cfg)
+    monkeypatch.setenv("TILEORCH_ATTN_EARLY_Q", "1")
+    p = _compile(*cfg)
+    assert p.chained["persistent"] == {"q_slots": slots, "early_q": True}, p.chained
+    assert any("releases its Q slot right after the consumer loop" in r for r in p.remarks), p.remarks
+    out, ref, errors = _emulate(p, *cfg, ctas_persistent=1)
+    assert not errors, errors[:4]
+    assert not np.isnan(out).any(), "unwritten outputs"
+    np.testing.assert_allclose(out, ref, atol=2e-3, rtol=1e-2)
+    want, _, errors = _emulate(base, *cfg, ctas_persistent=1)
+    assert not errors, errors[:4]
+    assert np.array_equal(out.view(np.uint32), want.view(np.uint32))
+
+
+def test_early_q_not_with_next_s(monkeypatch):
+    """The next-S tail releases Q itself: the switch is not applied there."""
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_EARLY_Q", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_NEXT_S", "1")
+    p = _compile(300, 64, 128, 128, False)
+    assert "early_q" not in p.chained["persistent"] and p.chained["persistent"]["next_s"] == "after_last"
