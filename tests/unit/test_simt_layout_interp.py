@@ -304,7 +304,9 @@ def test_cta_size_of_single_pass_row_reductions(bytecode, name, threads):
 def test_row_softmax_is_one_warp_without_barriers_and_issues_its_loads_together(bytecode):
     """softmax of a 1024-wide f16 row on 32 threads: both reductions are shuffles only, and the
     store, which no load follows, needs no barrier: no bar.sync at all; the ragged path issues
-    each thread's four 16-byte loads as predicated ld.global.v4 before any branch that uses them."""
+    each thread's four 16-byte loads as predicated ld.global.v4 before any branch that uses them:
+    the whole-tile path, the ragged-row path (whole runs, those past the row's end padded) and
+    the run-by-run path."""
     from tileorch.driver import compile_program
 
     ptx = compile_program((bytecode / "softmax_f16_1024.tileirbc").read_bytes(), "softmax_f16_1024", ptxas=False).ptx
@@ -312,12 +314,12 @@ def test_row_softmax_is_one_warp_without_barriers_and_issues_its_loads_together(
     assert "%ntid.x" in ptx
     assert "bar.sync" not in ptx and "st.shared" not in ptx
     body = ptx[ptx.index("@p ld.global.v4.b32"):]
-    # the whole-tile loads (4), then the per-run loads of the ragged path (4), the first four
-    # and the next four each without a branch between them
+    # the whole-tile loads (4), the ragged-row path's (4), then the per-run loads of the ragged
+    # path (4), each four without a branch between them
     loads = [i for i, line in enumerate(body.splitlines()) if "@p ld.global.v4.b32" in line]
-    assert len(loads) == 8
+    assert len(loads) == 12
     lines = body.splitlines()
-    for group in (loads[:4], loads[4:]):
+    for group in (loads[:4], loads[4:8], loads[8:]):
         assert not any("bra" in line for line in lines[group[0]:group[-1]])
 
 

@@ -105,8 +105,9 @@ class Emitter:
     tid: SSAValue | None = None
     consts: dict = field(default_factory=dict)
     fp8_bits: dict = field(default_factory=dict)
-    """f32 values that are fp8 elements -> their bits (i8), defined just before them: a store
-    of such a value writes the bits instead of converting it again."""
+    """f32 values that are fp8 or bf16 elements -> (their bits (i8 / i16), the element type or
+    ``"bf16"``), defined just before them: a store of such a value as that type writes the bits
+    instead of converting it again."""
     scaled_tid: dict = field(default_factory=dict)
     """run length ``v`` -> ``tid * v``, defined in the kernel's entry block (see ``flat``)."""
 
@@ -558,10 +559,18 @@ class Emitter:
         return self.from_f32(self.v(arith.SubfOp(a, self.v(arith.MulfOp(b, q)))), typ)
 
     def bf16_bits_to_f32(self, bits: SSAValue) -> SSAValue:
+        """The f32 value of bf16 ``bits`` (i16): exact; remembered, so that storing the value
+        back as bf16 (:meth:`f32_to_bf16_bits`) reuses the bits (a gathered or copied tile is
+        stored as loaded, no rounding instruction)."""
         wide = self.v(arith.ExtUIOp(bits, i32))
-        return self.v(arith.BitcastOp(self.v(arith.ShLIOp(wide, self.const(16))), f32))
+        value = self.v(arith.BitcastOp(self.v(arith.ShLIOp(wide, self.const(16))), f32))
+        self.fp8_bits[value] = (bits, "bf16")
+        return value
 
     def f32_to_bf16_bits(self, x: SSAValue) -> SSAValue:
+        known = self.fp8_bits.get(x)
+        if known is not None and known[1] == "bf16":  # a bf16 element as loaded: its bits
+            return known[0]
         return self.v(llvm.InlineAsmOp("cvt.rn.bf16.f32 $0, $1;", "=h,f", [x], [IntegerType(16)]))
 
     def f8_bits_to_f32(self, bits: SSAValue, typ: Attribute) -> SSAValue:

@@ -133,6 +133,31 @@ def _single_pass_reduction(fn: Operation) -> bool:
     return has_reduce
 
 
+def _gathers(fn: Operation) -> bool:
+    """``fn`` loads a pointer tile (``nv_tileaa.load``: a gather, its addresses computed from
+    tiles, often from another load) and has no loop: each CTA loads, then uses; its loads
+    depend on the index load before them (two latencies in a row), so a thread should hold
+    several independent vector loads (see :func:`choose_threads`)."""
+    has_gather = False
+    for op in fn.walk():
+        if op.name in _LOOPS:
+            return False
+        has_gather = has_gather or op.name == "nv_tileaa.load"
+    return has_gather
+
+
+GATHER_RUNS_ENV = "TILEORCH_GATHER_RUNS"
+"""Vector runs per thread in a loop-free gather kernel (:func:`_gathers`); default
+:data:`ROW_RUNS`, ``1`` the former sizing (one run per thread)."""
+
+
+def _gather_runs() -> int:
+    import os
+
+    v = os.environ.get(GATHER_RUNS_ENV, "")
+    return int(v) if v.isdigit() and int(v) >= 1 else ROW_RUNS
+
+
 def choose_threads(fn: Operation) -> int:
     """Threads per CTA of ``fn``: ``32 * num_worker_warps`` of its kernel_spec when the program
     chose it (default 4 warps); else, when the kernel moves tiles with vector accesses and has
@@ -155,7 +180,7 @@ def choose_threads(fn: Operation) -> int:
     threads = 32 * (spec.num_worker_warps.data if spec is not None else 4)
     if NUM_WARPS_AUTO not in fn.attributes:
         return threads
-    runs = ROW_RUNS if _single_pass_reduction(fn) else 1
+    runs = ROW_RUNS if _single_pass_reduction(fn) else _gather_runs() if _gathers(fn) else 1
     best = 0
     for op in fn.walk():
         if op.name == "nv_tileaa.dot":
