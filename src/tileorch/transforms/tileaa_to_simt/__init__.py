@@ -20,7 +20,11 @@ softmax/layernorm-style rows, transposes, dots (on mma.sync tensor cores).  Cont
   global loads/stores coalesce into 16-byte vector accesses (``ld.global.v4``) wherever a run is
   in bounds and aligned (checked at run time; scalar masked accesses otherwise); the vector
   loads of a tile are predicated ``ld.global.v4.b32`` issued together before any branch that
-  unpacks them (``Emitter.load_words_if``), so a ragged tile keeps all its loads in flight;
+  unpacks them (``Emitter.load_words_if``), so a ragged tile keeps all its loads in flight; a
+  tile ending past the array along its last dimension by a multiple of the run (rows of 1000 in
+  a tile of 1024) moves one predicated vector per run, the padding past the end
+  (``_whole_tile(ragged_last=True)``, ``TILEORCH_RAGGED_ROWS=0``: off), and the run-by-run path
+  enters its element-by-element branch only for a run some element of which lies inside;
 * ``reduce`` folds each thread's elements, then combines across lanes with warp shuffles
   (``shfl.sync.bfly``) and across warps through shared memory, when the tile's dimensions are
   powers of two (any other shape: through the scratch as below); a one-element result is
@@ -34,7 +38,9 @@ softmax/layernorm-style rows, transposes, dots (on mma.sync tensor cores).  Cont
   exchange their operands through one shared-memory scratch array (``bar.sync`` before each
   write and after each write phase; element ``f`` at position ``f + f / 32``, so strided reads
   do not all hit one bank); ``reshape``/``expand_dims`` are free unless they carry
-  ``nv_tileaa.source_layout`` (a conversion the layout passes kept: one exchange);
+  ``nv_tileaa.source_layout`` (a conversion the layout passes kept: one exchange); a broadcast
+  or conversion of a tile each thread can recompute (a range, a splat, an integer cast of those,
+  an index tile load: ``rematerialize.py``) is recomputed instead of exchanged;
 * element types: i1 (a byte in memory), i8, i16, i32, i64, f16, f32, f64 held as themselves;
   bf16, tf32 and fp8 (e4m3, e5m2: sm_89+) held as f32 (see ``emit.reg_type``); any other element
   type is a located "not supported yet" error naming it;

@@ -12,7 +12,8 @@ pass.
   thread of the largest vector-accessed tile, 32 to 512 threads.  Short rows thus get small
   CTAs holding several rows (4 rows per warp for 8-element f32 rows...), long rows a row across
   several warps; ``R = 4`` (:data:`ROW_RUNS`) in a single-pass reduction kernel (a 1024-wide
-  f16 row is one warp, its reductions warp shuffles only), else 1.
+  f16 row is one warp, its reductions warp shuffles only) and in a loop-free gather
+  (``TILEORCH_GATHER_RUNS``, default 4: its loads wait on the index load before them), else 1.
 * **Runs** (:func:`choose_run`): 16 bytes (:data:`VECTOR_BYTES`) of the narrowest element among
   the function's accesses that move a tile's last dimension along the array's contiguous one
   (a view whose order ends with the array's last dimension, stride 1 or checked at run time; a
@@ -167,7 +168,10 @@ def choose_threads(fn: Operation) -> int:
     more warps (more loads in flight per CTA, fewer slots per thread), as Triton sizes
     ``num_warps`` to the block.
 
-    ``R`` is 1, except in a single-pass reduction kernel (:func:`_single_pass_reduction`),
+    ``R`` is 1, except in a loop-free gather (:func:`_gathers`: ``TILEORCH_GATHER_RUNS``, default
+    4, so that a 4 x 1024 bf16 row gather is 128 threads of four 16-byte loads, as tileiras
+    issues its gather: the loads wait on the index load, a latency that only more bytes in
+    flight per thread hides) and in a single-pass reduction kernel (:func:`_single_pass_reduction`),
     where it is :data:`ROW_RUNS`: such a CTA is serial (load, combine across threads, use,
     store), so while it combines it has nothing in flight; holding 4 runs per thread doubles
     what the resident CTAs have in flight (an SM holds at most 32 CTAs and 64 warps: 1-warp
@@ -292,6 +296,6 @@ def layout_remarks(module: Operation) -> list[str]:
     return out
 
 
-__all__ = ["MAX_THREADS", "MIN_THREADS", "NUM_WARPS_AUTO", "ROW_RUNS", "VECTOR_BYTES", "assign_simt_layouts",
+__all__ = ["GATHER_RUNS_ENV", "MAX_THREADS", "MIN_THREADS", "NUM_WARPS_AUTO", "ROW_RUNS", "VECTOR_BYTES", "assign_simt_layouts",
            "choose_run", "choose_threads", "function_layout", "is_simt_function", "layout_remarks",
            "remove_equal_conversions", "vectorizable_access"]
