@@ -21,9 +21,12 @@
 // CHECK: %[[O:.*]] = arith.muli %[[BID]], %{{.*}} : i32
 // CHECK: %[[TEND:.*]] = arith.addi %[[O]], %{{.*}} : i32
 // CHECK: arith.cmpi sle, %[[TEND]], %[[N]] : i32
+// CHECK: %[[LEFT:.*]] = arith.subi %[[N]], %[[O]] : i32
+// CHECK: arith.andi %[[LEFT]], %{{.*}} : i32
 // CHECK: llvm.ptrtoint
-// CHECK: arith.cmpi eq
-// CHECK-NEXT: %[[WHOLE:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
+// CHECK: %[[ALIGNED:.*]] = arith.cmpi eq
+// CHECK-NEXT: %[[WHOLE:.*]] = arith.andi %{{.*}}, %[[ALIGNED]] : i1
+// CHECK-NEXT: %[[ROWS:.*]] = arith.andi %{{.*}}, %[[ALIGNED]] : i1
 // CHECK: %[[PT:.*]] = llvm.getelementptr %[[X]]
 // CHECK: %[[WP:.*]] = arith.extui %[[WHOLE]] : i1 to i32
 // CHECK: %[[AT:.*]] = llvm.ptrtoint %[[PT]] : !llvm.ptr<1> to i64
@@ -33,11 +36,6 @@
 // CHECK: %[[X0W:[0-9]+]], %[[X1W:[0-9]+]] = scf.if %[[WHOLE]] -> (i32, i32) {
 // CHECK-NEXT: scf.yield %[[W0]], %[[W1]] : i32, i32
 // CHECK: } else {
-// CHECK: %[[LEFT:.*]] = arith.subi %[[N]], %{{.*}} : i32
-// CHECK: arith.andi %[[LEFT]], %{{.*}} : i32
-// CHECK: llvm.ptrtoint
-// CHECK: arith.cmpi eq
-// CHECK-NEXT: %[[ROWS:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
 // CHECK: %[[REND:.*]] = arith.addi %[[TID2]], %{{.*}} : i32
 // CHECK: %[[IN:.*]] = arith.cmpi sle, %[[REND]], %[[LEFT]] : i32
 // CHECK: %[[RP:.*]] = arith.andi %[[ROWS]], %[[IN]] : i1

@@ -789,11 +789,12 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         """The fast path of a global access of a whole ``shape`` tile: ``(condition, runs,
         address(coords) -> pointer)`` or None when the tile's shape does not allow it.
 
-        ``ragged_last``: the tile may end past the array along its last dimension (a row of 1000
-        in a tile of 1024): the condition leaves out that bound but asks that the extent left
-        from the tile's origin along it be a multiple of the run, so that each run lies wholly
-        inside or wholly outside; the result has a fourth member, ``inside(b, coords)``: the run
-        at ``coords`` lies inside (one compare).
+        ``ragged_last``: also the ragged-row path, for a tile that may end past the array along
+        its last dimension (a row of 1000 in a tile of 1024): two more members, its condition
+        (the whole tile's, but for that bound: the extent left from the tile's origin along it a
+        multiple of the run, so that each run lies wholly inside or wholly outside) and
+        ``inside(b, coords)``: the run at ``coords`` lies inside (one compare).  Both paths
+        share the thread's pointer.
 
         For power-of-two dimensions and a tile with no empty slot, the coordinates of this
         thread's run ``r`` are ``unravel(tid * v) + unravel(r * v * T)`` (the two flat indices
@@ -814,18 +815,19 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         cond = None
         origin = None  # i64 element offset of the tile's origin
         strides64 = []
-        limit = None  # ragged_last: the extent left along the last dimension from the tile's origin
+        limit = rows_ok = None  # ragged_last: the extent left along the last dimension, its test
         for i, d in enumerate(shape):
             dim = view.order[i]
             g0 = e.mul_i(idx[i], e.const(view.step[i]))
+            ok = e.v(arith.AndIOp(e.v(arith.CmpiOp(g0, e.const(0), "sge")),
+                                  e.v(arith.CmpiOp(e.add_i(g0, e.const(d)), mem.shape[dim], "sle"))))
             if ragged_last and i == len(shape) - 1:
                 limit = e.v(arith.SubiOp(mem.shape[dim], g0))
                 rem = e.v(arith.AndIOp(limit, e.const(v - 1)))
-                ok = e.v(arith.AndIOp(e.v(arith.CmpiOp(g0, e.const(0), "sge")),
-                                      e.v(arith.CmpiOp(rem, e.const(0), "eq"))))
-            else:
-                ok = e.v(arith.AndIOp(e.v(arith.CmpiOp(g0, e.const(0), "sge")),
-                                      e.v(arith.CmpiOp(e.add_i(g0, e.const(d)), mem.shape[dim], "sle"))))
+                rows_ok = e.v(arith.AndIOp(e.v(arith.CmpiOp(g0, e.const(0), "sge")),
+                                           e.v(arith.CmpiOp(rem, e.const(0), "eq"))))
+                # the other dimensions' bounds and stride alignments (all before the last), this one's test
+                rows_ok = self._and(e, cond, rows_ok)
             cond = self._and(e, cond, ok)
             st = e.v(arith.ExtSIOp(mem.strides[dim], i64))
             strides64.append(st)
@@ -839,12 +841,16 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
                 cond = self._and(e, cond, e.v(arith.CmpiOp(rem, e.const(0, i64), "eq")))
         if v > 1:
             last = view.order[len(shape) - 1]
+            extra = []
             if mem.static_strides[last] != 1:
-                cond = self._and(e, cond, e.v(arith.CmpiOp(mem.strides[last], e.const(1), "eq")))
+                extra.append(e.v(arith.CmpiOp(mem.strides[last], e.const(1), "eq")))
             base = e.gep(mem.ptr, origin, mt, GLOBAL_PTR)
             addr = e.v(llvm.PtrToIntOp(base, i64))
-            aligned = e.v(arith.CmpiOp(e.v(arith.AndIOp(addr, e.const(nbytes - 1, i64))), e.const(0, i64), "eq"))
-            cond = self._and(e, cond, aligned)
+            extra.append(e.v(arith.CmpiOp(e.v(arith.AndIOp(addr, e.const(nbytes - 1, i64))), e.const(0, i64), "eq")))
+            for x in extra:
+                cond = self._and(e, cond, x)
+                if ragged_last:
+                    rows_ok = self._and(e, rows_ok, x)
         mine = e.unravel(e.flat(0, v), shape)
         offset = origin
         for c, st in zip(mine, strides64):
@@ -875,7 +881,7 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
             end = b.add_i(mine[-1], b.const(coords[-1] + v))
             return b.v(arith.CmpiOp(end, limit, "sle"))
 
-        return cond, runs, address, inside
+        return cond, runs, address, rows_ok, inside
 
     def op_nv_tileaa_tiled_load(self, e, op):
         view: View = self.get(op.view)
@@ -909,7 +915,7 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
 
         width = min(self.vec(shape), vectorizable_access(op))
         nw = _words(width, mt) if width > 1 else 0
-        whole = self._whole_tile(e, op, view, idx, shape, mt)
+        whole = self._whole_tile(e, op, view, idx, shape, mt, ragged_last=bool(nw) and self._rows_path(shape))
 
         if nw:
             # Packed words: every vector load is a predicated ld.global.v{n}.b32 issued before
@@ -934,11 +940,11 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
                     out.extend(e.if_(fast, lambda b, words=words: list(words), slow, [i32] * nw))
                 return out
 
-            rows = whole is not None and self._rows_path(shape)
+            rows = whole is not None and len(whole) == 5
 
             def by_rows(b: Emitter) -> list[SSAValue]:
                 """Whole runs, some past the row's end (padding): one predicated vector load each."""
-                cond2, runs2, address2, inside = self._whole_tile(b, op, view, idx, shape, mt, ragged_last=True)
+                _, runs2, address2, cond2, inside = whole
                 fill = None if str(pad_kind) in ("zero", "undef") else \
                     b.elements_to_words([self._to_memory(b, pad, elt)] * width, mt)
                 issued2 = []
@@ -951,7 +957,7 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
             if whole is None:
                 words = by_runs(e)
             else:
-                cond, runs, address = whole
+                cond, runs, address = whole[:3]
                 issued = [x for _, coords in runs for x in e.load_words_if(cond, address(e, coords), nw)]
                 words = e.if_(cond, lambda b: issued, by_rows if rows else by_runs, [i32] * len(issued))
             def unpack_all(b: Emitter, words: list[SSAValue]) -> list[SSAValue]:
@@ -1002,10 +1008,7 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         idx = self._indices(e, op, op.indices)
 
         def vector_to(b: Emitter, ptr: SSAValue, values) -> None:
-            vec = b.v(llvm_ext.PoisonOp(VectorType(mt, [len(values)])))
-            for j, value in enumerate(values):
-                vec = b.v(llvm.InsertElementOp(vec, self._to_memory(b, value, elt), b.const(j)))
-            b.add(llvm.StoreOp(vec, ptr, alignment=len(values) * byte_size(mt)))
+            b.store_vector([self._to_memory(b, value, elt) for value in values], mt, ptr)
 
         def by_runs(e: Emitter) -> None:
             for s0, width, f0, extra in self._runs(e, op, tile.shape, len(tile.slots)):
@@ -1027,12 +1030,12 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
                 e.if_(self._run_is_vector(e, run, width, mt, extra),
                       lambda b, run=run, values=values: vector_to(b, run[0], values), slow)
 
-        whole = self._whole_tile(e, op, view, idx, tile.shape, mt)
-        rows = whole is not None and self._rows_path(tile.shape)
+        whole = self._whole_tile(e, op, view, idx, tile.shape, mt, ragged_last=self._rows_path(tile.shape))
+        rows = whole is not None and len(whole) == 5
 
         def by_rows(b: Emitter) -> None:
             """Whole runs, some past the row's end: each stored as a vector where it lies inside."""
-            cond2, runs2, address2, inside = self._whole_tile(b, op, view, idx, tile.shape, mt, ragged_last=True)
+            _, runs2, address2, cond2, inside = whole
             v = self.vec(tile.shape)
 
             def each(bb: Emitter) -> None:
@@ -1045,7 +1048,7 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         if whole is None:
             by_runs(e)
         else:
-            cond, runs, address = whole
+            cond, runs, address = whole[:3]
             v = self.vec(tile.shape)
 
             def at_once(b: Emitter) -> None:

@@ -109,6 +109,9 @@ class Emitter:
     ``"bf16"``), defined just before them: a store of such a value as that type writes the bits
     instead of converting it again."""
     scaled_tid: dict = field(default_factory=dict)
+    word_elems: dict = field(default_factory=dict)
+    """Element value -> (the 32-bit words it was unpacked from, its index, its type), as
+    :meth:`words_to_elements` gave it: :meth:`store_vector` stores such elements as those words."""
     """run length ``v`` -> ``tid * v``, defined in the kernel's entry block (see ``flat``)."""
 
     def add(self, op: Operation) -> Operation:
@@ -119,7 +122,8 @@ class Emitter:
         return self.add(op).results[0]
 
     def nested(self, block: Block) -> Emitter:
-        return Emitter(block, self.threads, self.tid, fp8_bits=self.fp8_bits, scaled_tid=self.scaled_tid)
+        return Emitter(block, self.threads, self.tid, fp8_bits=self.fp8_bits, scaled_tid=self.scaled_tid,
+                       word_elems=self.word_elems)
 
     # -- constants and integer math (i32 unless said) ----------------------------------------
     def const(self, value: int, typ: Attribute = i32) -> SSAValue:
@@ -293,7 +297,31 @@ class Emitter:
                     w = self.v(arith.ShRUIOp(w, self.const(sh)))
                 bits = w if size == 4 else self.v(arith.TruncIOp(w, IntegerType(size * 8)))
             out.append(self.v(arith.BitcastOp(bits, elem)) if is_float(elem) else bits)
+        key = tuple(words)
+        for j, x in enumerate(out):
+            self.word_elems[x] = (key, j, elem)
         return out
+
+    def store_vector(self, values: Sequence[SSAValue], elem: Attribute, ptr: SSAValue) -> None:
+        """Store ``values`` (memory form, type ``elem``) as one vector at ``ptr`` (aligned to its
+        size).  Values that are, in order, all the elements :meth:`words_to_elements` unpacked
+        from some words (a tile of 8- or 16-bit elements stored as it was loaded) are stored as
+        those words: no repacking of the elements into 32-bit registers."""
+        align = len(values) * byte_size(elem)
+        info = [self.word_elems.get(v) for v in values]
+        if byte_size(elem) < 4 and all(i is not None for i in info):
+            words = info[0][0]
+            if (all(i[0] == words and i[1] == j and i[2] == elem for j, i in enumerate(info))
+                    and 4 * len(words) == align):
+                vec = self.v(llvm_ext.PoisonOp(VectorType(i32, [len(words)])))
+                for j, w in enumerate(words):
+                    vec = self.v(llvm.InsertElementOp(vec, w, self.const(j)))
+                self.add(llvm.StoreOp(vec, ptr, alignment=align))
+                return
+        vec = self.v(llvm_ext.PoisonOp(VectorType(elem, [len(values)])))
+        for j, x in enumerate(values):
+            vec = self.v(llvm.InsertElementOp(vec, x, self.const(j)))
+        self.add(llvm.StoreOp(vec, ptr, alignment=align))
 
     def elements_to_words(self, values: Sequence[SSAValue], elem: Attribute) -> list[SSAValue]:
         """The 32-bit words that hold ``values`` (of type ``elem``: 1, 2, 4 or 8 bytes, as many
