@@ -135,15 +135,18 @@ def _single_pass_reduction(fn: Operation) -> bool:
 
 
 def _gathers(fn: Operation) -> bool:
-    """``fn`` loads a pointer tile (``nv_tileaa.load``: a gather, its addresses computed from
-    tiles, often from another load) and has no loop: each CTA loads, then uses; its loads
-    depend on the index load before them (two latencies in a row), so a thread should hold
-    several independent vector loads (see :func:`choose_threads`)."""
+    """``fn`` loads a tile through a pointer tile (``nv_tileaa.load`` of more than one element: a
+    gather, its addresses computed from tiles, often from another load) and has no loop: each
+    CTA loads, then uses; its loads depend on the index load before them (two latencies in a
+    row), so a thread should hold several independent vector loads (see :func:`choose_threads`)."""
     has_gather = False
     for op in fn.walk():
         if op.name in _LOOPS:
             return False
-        has_gather = has_gather or op.name == "nv_tileaa.load"
+        if op.name == "nv_tileaa.load":  # a tile of pointers (not one scalar read through a pointer)
+            t = op.results[0].type
+            has_gather = has_gather or (isinstance(t, TensorType) and len(t.get_shape()) >= 1
+                                        and any(d > 1 for d in t.get_shape()))
     return has_gather
 
 
