@@ -373,6 +373,11 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
         warp_programs = kernel.attributes["tileorch.warp_programs"].value.data
         remarks.append(f"remark: @{kernel.sym_name.data}: one program per warp, up to {warp_programs} per CTA "
                        "(a one-warp program: more warps in flight per SM)")
+    if kernel is not None and "tileorch.rematerialized" in kernel.attributes:
+        n = kernel.attributes["tileorch.rematerialized"].value.data
+        remarks.append(f"remark: @{kernel.sym_name.data}: {n} broadcast/reshape(s) of a range, splat or index load "
+                       "recomputed by each thread instead of exchanged through shared memory "
+                       "(tileaa_to_simt/rematerialize.py; TILEORCH_REMATERIALIZE=0: the exchange)")
     programs_per_warp = 1
     if kernel is not None and "tileorch.programs_per_warp" in kernel.attributes:
         programs_per_warp = kernel.attributes["tileorch.programs_per_warp"].value.data

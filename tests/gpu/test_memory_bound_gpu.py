@@ -285,7 +285,10 @@ def test_argmax_several_programs_per_warp(monkeypatch, per_warp, m, n):
     (torch.float32, 999, 1024, 8, 1024, 1),  # a table not 16-byte aligned: the scalar path
     (torch.bfloat16, 65_537, 2048, 8, 2048, 0),
     (torch.float16, 333, 61, 16, 64, 3),
-    (torch.float16, 1, 1024, 16, 1024, 0)])
+    (torch.float16, 1, 1024, 16, 1024, 0),
+    # the benchmark's programs: 4 rows of 1024 (4 vector runs per thread: 128 threads for bf16)
+    (torch.bfloat16, 65_537, 1024, 4, 1024, 0),
+    (torch.float32, 10_001, 1024, 4, 1024, 0)])
 def test_row_gather(dtype, n, d, tr, tn, offset):
     """``out[i, :] = table[idx[i], :]`` with random indices, one of them past the table (cuTile's
     gather loads 0 there); the output a NaN-prefilled view."""

@@ -52,6 +52,8 @@ CASES = {
     "axpby_f16_2048": (axpby, [arr("f16", 1), arr("f16", 1), arr("f16", 1), 2048]),
     "gather_f32_4_64": (gather_rows, [rows("f32", 2), rows("i32", 1), rows("f32", 2), 4, 64]),
     "gather_f16_8_64": (gather_rows, [rows("f16", 2), rows("i32", 1), rows("f16", 2), 8, 64]),
+    "gather_bf16_4_1024": (gather_rows, [rows("bf16", 2), rows("i32", 1), rows("bf16", 2), 4, 1024]),
+    "gather_f32_4_1024": (gather_rows, [rows("f32", 2), rows("i32", 1), rows("f32", 2), 4, 1024]),
     "scatter_f32_4_64": (scatter_rows, [rows("f32", 2), rows("i32", 1), rows("f32", 2), 4, 64]),
     "scatter_f16_8_64": (scatter_rows, [rows("f16", 2), rows("i32", 1), rows("f16", 2), 8, 64]),
 }
@@ -267,6 +269,66 @@ def test_row_gather_and_scatter_move_16_byte_vectors(bytecode, name):
     assert "ld.global.v4.b32" in ptx and "st.global.v4.b32" in ptx
 
 
+@pytest.mark.parametrize("remat", ["1", "0"])
+@pytest.mark.parametrize("n", [8, 10])
+def test_gather_bf16_rows_of_1024(bytecode, monkeypatch, remat, n):
+    """The benchmark's bf16 embedding lookup (4 rows of 1024 per program): bit-exact rows (the
+    bf16 elements stored as loaded), an out-of-range index (zeros), a partial last program;
+    also with TILEORCH_REMATERIALIZE=0 (the index and column tiles exchanged through shared
+    memory)."""
+    monkeypatch.setenv("TILEORCH_REMATERIALIZE", remat)
+    table = _bf16_bits(RNG.standard_normal((37, 1024)).astype(np.float32)).view(np.int16)
+    idx = RNG.integers(0, 37, n).astype(np.int32)
+    idx[n // 2] = 40  # past the table: zeros
+    out = np.full((n, 1024), 0x7FC0, np.uint16).view(np.int16)
+    got = _run(bytecode, "gather_bf16_4_1024", [table, idx, out], (-(-n // 4), 1, 1), variant=f"/remat{remat}")[2]
+    ref = np.where((idx < 37)[:, None], table[np.minimum(idx, 36)], 0)
+    np.testing.assert_array_equal(got, ref)
+
+
+@pytest.mark.parametrize("name,threads", [("gather_bf16_4_1024", 128), ("gather_f32_4_1024", 256)])
+def test_row_gather_holds_four_vectors_per_thread_without_shared_memory(bytecode, name, threads):
+    """A loop-free gather gets 4 vector runs per thread (simt_layouts.TILEORCH_GATHER_RUNS):
+    4 x 1024 bf16 on 128 threads, f32 on 256; the row indices and the column range it
+    broadcasts are recomputed by each thread (rematerialize.py), so no barrier and no shared
+    memory; its four 16-byte gathers are issued with no branch between them; the bf16 rows
+    are stored as loaded (no rounding on the vector path)."""
+    from tileorch.driver import compile_program
+
+    fn, cta = _kernel(bytecode, name)
+    assert cta == threads
+    ptx = compile_program((bytecode / f"{name}.tileirbc").read_bytes(), name, ptxas=False).ptx
+    assert "bar.sync" not in ptx and "st.shared" not in ptx and "ld.shared" not in ptx
+    lines = ptx.splitlines()
+    loads = [i for i, line in enumerate(lines) if "@p ld.global.v4.b32" in line]
+    assert len(loads) == 4
+    assert not any("bra" in line for line in lines[loads[0]:loads[-1]])
+    assert sum("st.global.v4.b32" in line for line in lines) >= 4
+    if "bf16" in name:  # the whole-tile store writes the loaded words
+        at_once = "\n".join(lines[loads[-1]:])
+        first_store = at_once.index("st.global.v4.b32")
+        assert "cvt.rn.bf16.f32" not in at_once[at_once.rindex("bra", 0, first_store):first_store]
+
+
+@pytest.mark.parametrize("ragged", ["1", "0"])
+def test_softmax_rows_inside_a_wider_buffer(bytecode, monkeypatch, ragged):
+    """Rows of 1000 f16 in a buffer of 1024 columns (tile 1024): the ragged-row path (whole
+    16-byte runs, those past the row's end padded with -inf and not stored) reads no column
+    past 1000 (they hold +inf) and writes none (they stay NaN); TILEORCH_RAGGED_ROWS=0 (run by
+    run) gives the same rows."""
+    monkeypatch.setenv("TILEORCH_RAGGED_ROWS", ragged)
+    buf = np.full((3, 1024), np.inf, np.float16)
+    buf[:, :1000] = RNG.standard_normal((3, 1000)).astype(np.float16)
+    out = np.full((3, 1024), np.nan, np.float16)
+    x_view = (buf, (3, 1000), (1024, 1), 0)
+    y_view = (out, (3, 1000), (1024, 1), 0)
+    (_, y) = _run(bytecode, "softmax_f16_1024", [x_view, y_view], (3, 1, 1), variant=f"/ragged{ragged}")
+    x = buf[:, :1000].astype(np.float64)
+    ref = np.exp(x - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(y[:, :1000].astype(np.float64), ref / ref.sum(axis=1, keepdims=True), atol=2e-3, rtol=0)
+    assert np.isnan(y[:, 1000:]).all()
+
+
 def test_strided_view_is_not_read_as_vectors(bytecode):
     """Every other column of a buffer (stride 2): the scalar path, right values."""
     buf = RNG.standard_normal((3, 2000)).astype(np.float16)
@@ -304,7 +366,9 @@ def test_cta_size_of_single_pass_row_reductions(bytecode, name, threads):
 def test_row_softmax_is_one_warp_without_barriers_and_issues_its_loads_together(bytecode):
     """softmax of a 1024-wide f16 row on 32 threads: both reductions are shuffles only, and the
     store, which no load follows, needs no barrier: no bar.sync at all; the ragged path issues
-    each thread's four 16-byte loads as predicated ld.global.v4 before any branch that uses them."""
+    each thread's four 16-byte loads as predicated ld.global.v4 before any branch that uses them:
+    the whole-tile path, the ragged-row path (whole runs, those past the row's end padded) and
+    the run-by-run path."""
     from tileorch.driver import compile_program
 
     ptx = compile_program((bytecode / "softmax_f16_1024.tileirbc").read_bytes(), "softmax_f16_1024", ptxas=False).ptx
@@ -312,12 +376,12 @@ def test_row_softmax_is_one_warp_without_barriers_and_issues_its_loads_together(
     assert "%ntid.x" in ptx
     assert "bar.sync" not in ptx and "st.shared" not in ptx
     body = ptx[ptx.index("@p ld.global.v4.b32"):]
-    # the whole-tile loads (4), then the per-run loads of the ragged path (4), the first four
-    # and the next four each without a branch between them
+    # the whole-tile loads (4), the ragged-row path's (4), then the per-run loads of the ragged
+    # path (4), each four without a branch between them
     loads = [i for i, line in enumerate(body.splitlines()) if "@p ld.global.v4.b32" in line]
-    assert len(loads) == 8
+    assert len(loads) == 12
     lines = body.splitlines()
-    for group in (loads[:4], loads[4:]):
+    for group in (loads[:4], loads[4:8], loads[8:]):
         assert not any("bra" in line for line in lines[group[0]:group[-1]])
 
 

@@ -2,9 +2,12 @@
 
 // Elementwise math stays in registers: a 256-element f32 tile on 128 threads is one run of two
 // contiguous elements per thread (layout.py).  The whole tile in bounds and its origin aligned
-// (one uniform test), every run moves as one vector access; otherwise each run is tested: a
-// run in bounds and aligned moves as one vector, else its elements are loaded one by one,
-// predicated on the bounds, reading the padding value outside.  A vector load is a predicated
+// (one uniform test), every run moves as one vector access; else, when the extent left from
+// the tile's origin is a multiple of the run (runs wholly inside or wholly outside), each run
+// moves as one vector predicated on lying inside (the padding outside); otherwise each run is
+// tested: a run in bounds and aligned moves as one vector, else (when some element lies
+// inside) its elements are loaded one by one, predicated on the bounds, reading the padding
+// value outside.  A vector load is a predicated
 // ld.global.v2.b32 (inline PTX) issued before the branch that unpacks it: no branch between
 // the vector loads of a tile, none of them waits for another.
 // CHECK: llvm.mlir.global internal @__tileorch_simt_scratch() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<{{[0-9]+}} x i8>
@@ -18,9 +21,12 @@
 // CHECK: %[[O:.*]] = arith.muli %[[BID]], %{{.*}} : i32
 // CHECK: %[[TEND:.*]] = arith.addi %[[O]], %{{.*}} : i32
 // CHECK: arith.cmpi sle, %[[TEND]], %[[N]] : i32
+// CHECK: %[[LEFT:.*]] = arith.subi %[[N]], %[[O]] : i32
+// CHECK: arith.andi %[[LEFT]], %{{.*}} : i32
 // CHECK: llvm.ptrtoint
-// CHECK: arith.cmpi eq
-// CHECK-NEXT: %[[WHOLE:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
+// CHECK: %[[ALIGNED:.*]] = arith.cmpi eq
+// CHECK-NEXT: %[[WHOLE:.*]] = arith.andi %{{.*}}, %[[ALIGNED]] : i1
+// CHECK-NEXT: %[[ROWS:.*]] = arith.andi %{{.*}}, %[[ALIGNED]] : i1
 // CHECK: %[[PT:.*]] = llvm.getelementptr %[[X]]
 // CHECK: %[[WP:.*]] = arith.extui %[[WHOLE]] : i1 to i32
 // CHECK: %[[AT:.*]] = llvm.ptrtoint %[[PT]] : !llvm.ptr<1> to i64
@@ -29,6 +35,13 @@
 // CHECK: %[[W1:.*]] = llvm.extractvalue %[[VT]][1]
 // CHECK: %[[X0W:[0-9]+]], %[[X1W:[0-9]+]] = scf.if %[[WHOLE]] -> (i32, i32) {
 // CHECK-NEXT: scf.yield %[[W0]], %[[W1]] : i32, i32
+// CHECK: } else {
+// CHECK: %[[REND:.*]] = arith.addi %[[TID2]], %{{.*}} : i32
+// CHECK: %[[IN:.*]] = arith.cmpi sle, %[[REND]], %[[LEFT]] : i32
+// CHECK: %[[RP:.*]] = arith.andi %[[ROWS]], %[[IN]] : i1
+// CHECK: %[[RPW:.*]] = arith.extui %[[RP]] : i1 to i32
+// CHECK: llvm.inline_asm has_side_effects "{{.*}}@p ld.global.v2.b32 {$0, $1}, [$3]; }", "=r,=r,r,l" %[[RPW]]
+// CHECK: scf.if %[[ROWS]] -> (i32, i32) {
 // CHECK: } else {
 // CHECK: %[[G:.*]] = arith.addi %{{.*}}, %[[TID2]] : i32
 // CHECK: %[[P:.*]] = llvm.getelementptr %[[X]]
@@ -43,6 +56,7 @@
 // CHECK: scf.if %[[FAST]] -> (i32, i32) {
 // CHECK-NEXT: scf.yield %[[V0]]
 // CHECK: } else {
+// CHECK: scf.if %{{.*}} -> (i32, i32) {
 // CHECK: arith.cmpi slt, %[[G]], %[[N]] : i32
 // CHECK: scf.if %{{.*}} -> (f32) {
 // CHECK-NEXT: llvm.load %[[P]] : !llvm.ptr<1> -> f32
@@ -59,8 +73,13 @@
 // CHECK: scf.if
 // CHECK: llvm.store %{{.*}}, %{{.*}} <alignment = 8> : vector<2xf32>, !llvm.ptr<1>
 // CHECK: } else {
+// CHECK: scf.if %{{.*}} {
+// CHECK: scf.if %{{.*}} {
 // CHECK: llvm.store %{{.*}}, %{{.*}} <alignment = 8> : vector<2xf32>, !llvm.ptr<1>
 // CHECK: } else {
+// CHECK: llvm.store %{{.*}}, %{{.*}} <alignment = 8> : vector<2xf32>, !llvm.ptr<1>
+// CHECK: } else {
+// CHECK: scf.if %{{.*}} {
 // CHECK: scf.if %{{.*}} {
 // CHECK-NEXT: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<1>
 // CHECK: func.return

@@ -20,7 +20,11 @@ softmax/layernorm-style rows, transposes, dots (on mma.sync tensor cores).  Cont
   global loads/stores coalesce into 16-byte vector accesses (``ld.global.v4``) wherever a run is
   in bounds and aligned (checked at run time; scalar masked accesses otherwise); the vector
   loads of a tile are predicated ``ld.global.v4.b32`` issued together before any branch that
-  unpacks them (``Emitter.load_words_if``), so a ragged tile keeps all its loads in flight;
+  unpacks them (``Emitter.load_words_if``), so a ragged tile keeps all its loads in flight; a
+  tile ending past the array along its last dimension by a multiple of the run (rows of 1000 in
+  a tile of 1024) moves one predicated vector per run, the padding past the end
+  (``_whole_tile(ragged_last=True)``, ``TILEORCH_RAGGED_ROWS=0``: off), and the run-by-run path
+  enters its element-by-element branch only for a run some element of which lies inside;
 * ``reduce`` folds each thread's elements, then combines across lanes with warp shuffles
   (``shfl.sync.bfly``) and across warps through shared memory, when the tile's dimensions are
   powers of two (any other shape: through the scratch as below); a one-element result is
@@ -34,7 +38,9 @@ softmax/layernorm-style rows, transposes, dots (on mma.sync tensor cores).  Cont
   exchange their operands through one shared-memory scratch array (``bar.sync`` before each
   write and after each write phase; element ``f`` at position ``f + f / 32``, so strided reads
   do not all hit one bank); ``reshape``/``expand_dims`` are free unless they carry
-  ``nv_tileaa.source_layout`` (a conversion the layout passes kept: one exchange);
+  ``nv_tileaa.source_layout`` (a conversion the layout passes kept: one exchange); a broadcast
+  or conversion of a tile each thread can recompute (a range, a splat, an integer cast of those,
+  an index tile load: ``rematerialize.py``) is recomputed instead of exchanged;
 * element types: i1 (a byte in memory), i8, i16, i32, i64, f16, f32, f64 held as themselves;
   bf16, tf32 and fp8 (e4m3, e5m2: sm_89+) held as f32 (see ``emit.reg_type``); any other element
   type is a located "not supported yet" error naming it;
@@ -49,6 +55,7 @@ Unsupported ops get a located "not supported yet by convert-nv-tileaa-to-simt" e
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -67,7 +74,7 @@ from tileorch.dialects.nv_tileaa.blocked import SOURCE_LAYOUT
 from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileaa.tile_ops import CASTS
 from tileorch.transforms.math_mode import takes_approx
-from tileorch.transforms.tileaa_to_simt import cluster_split, warp_programs
+from tileorch.transforms.tileaa_to_simt import cluster_split, rematerialize, warp_programs
 from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, SHARED_PTR, Emitter, Tile, byte_size, global_type,
                                                      is_float, is_fp8, memory_type, reg_type, strides_of,
                                                      supported_element)
@@ -91,6 +98,11 @@ MAX_SLOTS = 512
 refused rather than compiled into a kernel that spills everything."""
 
 SCRATCH = "__tileorch_simt_scratch"
+RAGGED_ROWS_ENV = "TILEORCH_RAGGED_ROWS"
+"""``0``: a tile access whose tile ends past the array along its last dimension goes run by run
+(each run tested for a vector, else element by element); by default, when the extent left is a
+multiple of the run (a row of 1000 f16 in a tile of 1024), one predicated vector access per run,
+padding for the runs past the end (``_whole_tile(ragged_last=True)``)."""
 
 
 def _unsupported(op: Operation, why: str = "") -> LocatedError:
@@ -150,6 +162,7 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         self.threads = self.layout.threads
         self.vals: dict[SSAValue, object] = {}
         self.scratch_bytes = 0
+        self.rematerialized = 0
         self._stage_end = 0
         self.smem: SSAValue | None = None
         self.has_loads = any(op.name in ("nv_tileaa.tiled_load", "nv_tileaa.load") for op in fn.walk())
@@ -255,6 +268,7 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         if fn.function_type.outputs.data:
             raise LocatedError(fn, f"{PASS}: a kernel returns no values")
         entry = Block(arg_types=arg_types)
+        self.rematerialized = 0  # shape ops recomputed in registers (rematerialize.py)
         e = Emitter(entry, self.threads)
         e.tid = e.v(nvvm.SPECIAL_REGISTERS["tid.x"]())
         v = 2
@@ -273,6 +287,8 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
             self.lower_ops(e, ops)
         new = func.FuncOp(fn.sym_name.data, FunctionType.from_lists(arg_types, []), Region(entry))
         new.attributes["nvvm.kernel"] = UnitAttr()
+        if self.rematerialized:
+            new.attributes[rematerialize.ATTR] = IntegerAttr(self.rematerialized, i32)
         if self.split is not None:
             new.attributes[cluster_split.CLUSTER_SPLIT_ATTR] = IntegerAttr(cluster_split.max_cluster(), i32)
         threads = self.threads
@@ -711,6 +727,15 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
             cond = e.v(arith.AndIOp(cond, e.v(arith.CmpiOp(stride, e.const(1), "eq"))))
         return self._and(e, cond, extra)
 
+    def _run_touches(self, e: Emitter, run, width: int, extra: SSAValue | None) -> SSAValue:
+        """Some element of the run of ``width`` lies in the array (and in the tile: ``extra``):
+        else its scalar path would test every element to move none (the runs past a ragged
+        row's end), so the scalar path is entered only where this holds."""
+        _, ok, g, extent, _, _ = run
+        inside = e.v(arith.AndIOp(e.v(arith.CmpiOp(g, extent, "slt")),
+                                  e.v(arith.CmpiOp(e.add_i(g, e.const(width)), e.const(0), "sgt"))))
+        return self._and(e, self._and(e, ok, inside), extra)
+
     @staticmethod
     def _memory_form(elt: Attribute):
         """(loaded -> register value, register value -> stored) of an element type whose memory
@@ -753,9 +778,23 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
             f0 = e.flat(s0, v)
             yield s0, width, f0, (e.in_range(f0, n) if ragged else None)
 
-    def _whole_tile(self, e: Emitter, op, view: View, idx: list[SSAValue], shape, mt: Attribute):
-        """The fast path of a global access of a whole ``shape`` tile: ``(condition, thread
-        pointer, run offsets)`` or None when the tile's shape does not allow it.
+    def _rows_path(self, shape) -> bool:
+        """A tile of ``shape`` whose whole-tile path exists also gets the ragged-row path
+        (``_whole_tile(ragged_last=True)``): runs of more than one element, not switched off
+        (:data:`RAGGED_ROWS_ENV`)."""
+        return self.vec(shape) > 1 and os.environ.get(RAGGED_ROWS_ENV, "1") != "0"
+
+    def _whole_tile(self, e: Emitter, op, view: View, idx: list[SSAValue], shape, mt: Attribute,
+                    ragged_last: bool = False):
+        """The fast path of a global access of a whole ``shape`` tile: ``(condition, runs,
+        address(coords) -> pointer)`` or None when the tile's shape does not allow it.
+
+        ``ragged_last``: also the ragged-row path, for a tile that may end past the array along
+        its last dimension (a row of 1000 in a tile of 1024): two more members, its condition
+        (the whole tile's, but for that bound: the extent left from the tile's origin along it a
+        multiple of the run, so that each run lies wholly inside or wholly outside) and
+        ``inside(b, coords)``: the run at ``coords`` lies inside (one compare).  Both paths
+        share the thread's pointer.
 
         For power-of-two dimensions and a tile with no empty slot, the coordinates of this
         thread's run ``r`` are ``unravel(tid * v) + unravel(r * v * T)`` (the two flat indices
@@ -768,17 +807,27 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         width = min(v, vectorizable_access(op))
         if width != v or not shape or any(not _pow2(d) for d in shape) or self.ragged(shape):
             return None
+        if ragged_last and not self._rows_path(shape):
+            return None
         mem = view.memref
         esize = byte_size(mt)
         nbytes = v * esize
         cond = None
         origin = None  # i64 element offset of the tile's origin
         strides64 = []
+        limit = rows_ok = None  # ragged_last: the extent left along the last dimension, its test
         for i, d in enumerate(shape):
             dim = view.order[i]
             g0 = e.mul_i(idx[i], e.const(view.step[i]))
             ok = e.v(arith.AndIOp(e.v(arith.CmpiOp(g0, e.const(0), "sge")),
                                   e.v(arith.CmpiOp(e.add_i(g0, e.const(d)), mem.shape[dim], "sle"))))
+            if ragged_last and i == len(shape) - 1:
+                limit = e.v(arith.SubiOp(mem.shape[dim], g0))
+                rem = e.v(arith.AndIOp(limit, e.const(v - 1)))
+                rows_ok = e.v(arith.AndIOp(e.v(arith.CmpiOp(g0, e.const(0), "sge")),
+                                           e.v(arith.CmpiOp(rem, e.const(0), "eq"))))
+                # the other dimensions' bounds and stride alignments (all before the last), this one's test
+                rows_ok = self._and(e, cond, rows_ok)
             cond = self._and(e, cond, ok)
             st = e.v(arith.ExtSIOp(mem.strides[dim], i64))
             strides64.append(st)
@@ -792,12 +841,16 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
                 cond = self._and(e, cond, e.v(arith.CmpiOp(rem, e.const(0, i64), "eq")))
         if v > 1:
             last = view.order[len(shape) - 1]
+            extra = []
             if mem.static_strides[last] != 1:
-                cond = self._and(e, cond, e.v(arith.CmpiOp(mem.strides[last], e.const(1), "eq")))
+                extra.append(e.v(arith.CmpiOp(mem.strides[last], e.const(1), "eq")))
             base = e.gep(mem.ptr, origin, mt, GLOBAL_PTR)
             addr = e.v(llvm.PtrToIntOp(base, i64))
-            aligned = e.v(arith.CmpiOp(e.v(arith.AndIOp(addr, e.const(nbytes - 1, i64))), e.const(0, i64), "eq"))
-            cond = self._and(e, cond, aligned)
+            extra.append(e.v(arith.CmpiOp(e.v(arith.AndIOp(addr, e.const(nbytes - 1, i64))), e.const(0, i64), "eq")))
+            for x in extra:
+                cond = self._and(e, cond, x)
+                if ragged_last:
+                    rows_ok = self._and(e, rows_ok, x)
         mine = e.unravel(e.flat(0, v), shape)
         offset = origin
         for c, st in zip(mine, strides64):
@@ -821,7 +874,14 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
                 off = term if off is None else b.v(arith.AddiOp(off, term))
             return ptr if off is None else b.gep(ptr, off, mt, GLOBAL_PTR)
 
-        return cond, runs, address
+        if not ragged_last:
+            return cond, runs, address
+
+        def inside(b: Emitter, coords) -> SSAValue:
+            end = b.add_i(mine[-1], b.const(coords[-1] + v))
+            return b.v(arith.CmpiOp(end, limit, "sle"))
+
+        return cond, runs, address, rows_ok, inside
 
     def op_nv_tileaa_tiled_load(self, e, op):
         view: View = self.get(op.view)
@@ -855,7 +915,7 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
 
         width = min(self.vec(shape), vectorizable_access(op))
         nw = _words(width, mt) if width > 1 else 0
-        whole = self._whole_tile(e, op, view, idx, shape, mt)
+        whole = self._whole_tile(e, op, view, idx, shape, mt, ragged_last=bool(nw) and self._rows_path(shape))
 
         if nw:
             # Packed words: every vector load is a predicated ld.global.v{n}.b32 issued before
@@ -870,19 +930,36 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
                     fast = self._run_is_vector(e, run, width, mt, extra)
                     runs.append((run, extra, fast, e.load_words_if(fast, run[0], nw)))
                 out = []
+                fill = e.elements_to_words([self._to_memory(e, pad, elt)] * width, mt)
                 for run, extra, fast, words in runs:
-                    out.extend(e.if_(fast, lambda b, words=words: list(words),
-                                     lambda b, run=run, extra=extra: b.elements_to_words(
-                                         scalar(b, run, width, extra, raw=True), mt),
-                                     [i32] * nw))
+                    def slow(b: Emitter, run=run, extra=extra) -> list[SSAValue]:
+                        return b.if_(self._run_touches(b, run, width, extra),
+                                     lambda bb: bb.elements_to_words(scalar(bb, run, width, extra, raw=True), mt),
+                                     lambda bb: list(fill), [i32] * nw)
+
+                    out.extend(e.if_(fast, lambda b, words=words: list(words), slow, [i32] * nw))
                 return out
+
+            rows = whole is not None and len(whole) == 5
+
+            def by_rows(b: Emitter) -> list[SSAValue]:
+                """Whole runs, some past the row's end (padding): one predicated vector load each."""
+                _, runs2, address2, cond2, inside = whole
+                fill = None if str(pad_kind) in ("zero", "undef") else \
+                    b.elements_to_words([self._to_memory(b, pad, elt)] * width, mt)
+                issued2 = []
+                for _, coords in runs2:
+                    ok = b.v(arith.AndIOp(cond2, inside(b, coords)))
+                    got = b.load_words_if(ok, address2(b, coords), nw)
+                    issued2 += got if fill is None else [b.v(arith.SelectOp(ok, w, f)) for w, f in zip(got, fill)]
+                return b.if_(cond2, lambda bb: issued2, by_runs, [i32] * len(issued2))
 
             if whole is None:
                 words = by_runs(e)
             else:
-                cond, runs, address = whole
+                cond, runs, address = whole[:3]
                 issued = [x for _, coords in runs for x in e.load_words_if(cond, address(e, coords), nw)]
-                words = e.if_(cond, lambda b: issued, by_runs, [i32] * len(issued))
+                words = e.if_(cond, lambda b: issued, by_rows if rows else by_runs, [i32] * len(issued))
             def unpack_all(b: Emitter, words: list[SSAValue]) -> list[SSAValue]:
                 return [x for r in range(0, len(words), nw) for x in unpack(b, words[r:r + nw], width)]
 
@@ -897,8 +974,12 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
                         out.extend(scalar(e, run, 1, extra))
                         continue
                     fast = self._run_is_vector(e, run, w_, mt, extra)
-                    out.extend(e.if_(fast, lambda b, run=run, w_=w_: vector_at(b, run[0], w_),
-                                     lambda b, run=run, w_=w_, extra=extra: scalar(b, run, w_, extra),
+
+                    def slow(b: Emitter, run=run, w_=w_, extra=extra) -> list[SSAValue]:
+                        return b.if_(self._run_touches(b, run, w_, extra), lambda bb: scalar(bb, run, w_, extra),
+                                     lambda bb: [pad] * w_, [reg_type(elt)] * w_)
+
+                    out.extend(e.if_(fast, lambda b, run=run, w_=w_: vector_at(b, run[0], w_), slow,
                                      [reg_type(elt)] * w_))
                 return out
 
@@ -927,10 +1008,7 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         idx = self._indices(e, op, op.indices)
 
         def vector_to(b: Emitter, ptr: SSAValue, values) -> None:
-            vec = b.v(llvm_ext.PoisonOp(VectorType(mt, [len(values)])))
-            for j, value in enumerate(values):
-                vec = b.v(llvm.InsertElementOp(vec, self._to_memory(b, value, elt), b.const(j)))
-            b.add(llvm.StoreOp(vec, ptr, alignment=len(values) * byte_size(mt)))
+            b.store_vector([self._to_memory(b, value, elt) for value in values], mt, ptr)
 
         def by_runs(e: Emitter) -> None:
             for s0, width, f0, extra in self._runs(e, op, tile.shape, len(tile.slots)):
@@ -945,14 +1023,32 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
                 if width == 1:
                     scalar(e)
                     continue
-                e.if_(self._run_is_vector(e, run, width, mt, extra),
-                      lambda b, run=run, values=values: vector_to(b, run[0], values), scalar)
 
-        whole = self._whole_tile(e, op, view, idx, tile.shape, mt)
+                def slow(b: Emitter, run=run, scalar=scalar, width=width, extra=extra) -> None:
+                    b.if_(self._run_touches(b, run, width, extra), scalar)
+
+                e.if_(self._run_is_vector(e, run, width, mt, extra),
+                      lambda b, run=run, values=values: vector_to(b, run[0], values), slow)
+
+        whole = self._whole_tile(e, op, view, idx, tile.shape, mt, ragged_last=self._rows_path(tile.shape))
+        rows = whole is not None and len(whole) == 5
+
+        def by_rows(b: Emitter) -> None:
+            """Whole runs, some past the row's end: each stored as a vector where it lies inside."""
+            _, runs2, address2, cond2, inside = whole
+            v = self.vec(tile.shape)
+
+            def each(bb: Emitter) -> None:
+                for s0, coords in runs2:
+                    bb.if_(inside(bb, coords), lambda b3, s0=s0, coords=coords: vector_to(
+                        b3, address2(b3, coords), tile.slots[s0:s0 + v]))
+
+            b.if_(cond2, each, by_runs)
+
         if whole is None:
             by_runs(e)
         else:
-            cond, runs, address = whole
+            cond, runs, address = whole[:3]
             v = self.vec(tile.shape)
 
             def at_once(b: Emitter) -> None:
@@ -963,7 +1059,7 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
                     else:
                         b.store(self._to_memory(b, tile.slots[s0], elt), p)
 
-            e.if_(cond, at_once, by_runs)
+            e.if_(cond, at_once, by_rows if rows else by_runs)
         if self.has_loads and self._load_may_follow(op):
             e.barrier()
         self.vals[op.results[0]] = None
@@ -1032,12 +1128,46 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
             out.append(fn(e, e.unravel(f, out_shape)))
         return out
 
+    def _rematerialize(self, e: Emitter, op, shape: tuple[int, ...], src: Tile) -> bool:
+        """Lower the shape op ``op`` (a broadcast or converting ``expand_dims``/``reshape``)
+        by recomputing its result's elements in this thread (``rematerialize.py``) instead of
+        an exchange through shared memory; False (nothing emitted) when its source is not
+        recomputable.  Along the last dimension of a broadcast from a column, one element per
+        run (its ``v`` slots share it)."""
+        if not rematerialize.enabled() or not rematerialize.recomputable(op.results[0], op):
+            return False
+        self.rematerialized += 1
+
+        def pick(b, coords):
+            return rematerialize.element_at(self, b, op.results[0], coords)
+
+        v = self.vec(shape)
+        if v > 1 and op.name == "nv_tileaa.broadcast" and src.shape[-1] == 1:
+            per_run = self._gather(e, shape, pick, step=v)
+            self.vals[op.results[0]] = Tile(shape, src.element, [x for x in per_run for _ in range(v)])
+        else:
+            self.vals[op.results[0]] = Tile(shape, src.element, self._gather(e, shape, pick))
+        return True
+
+    def load_element(self, e: Emitter, op, coords: list[SSAValue]) -> SSAValue:
+        """Element ``coords`` of the tile ``tiled_load`` ``op`` loads, loaded by this thread
+        (bounds-checked; the view's padding outside), in its register type."""
+        view: View = self.get(op.view)
+        elt = op.results[0].type.element_type
+        idx = self._indices(e, op, op.indices)
+        pad_kind = op.padding_value.value.data if op.padding_value is not None else "zero"
+        pad = _padding(e, str(pad_kind), elt)
+        ptr, ok = self._element_address(e, view, idx, coords)
+        return e.if_(ok, lambda b: [self._load_global(b, ptr, elt)], lambda b: [pad], [reg_type(elt)])[0]
+
     def op_nv_tileaa_broadcast(self, e, op):
         src = self.tile(op.source)
         rt = op.results[0].type
         shape = tuple(rt.get_shape())
         if src.replicated:  # every thread holds the value
             self.vals[op.results[0]] = Tile(shape, src.element, [src.slots[0]] * self.slots_of(rt, op))
+            return
+        if self._rematerialize(e, op, shape, src):
             return
         (off,) = self._stage(e, [src])
         if src.numel == 1:  # one value for every slot
@@ -1074,6 +1204,8 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
                                        f"{self.vec(src.shape)}) to {list(shape)} (runs of {self.vec(shape)}) "
                                        f"needs a layout conversion, but has no {SOURCE_LAYOUT}")
             self.vals[op.results[0]] = Tile(shape, src.element, src.slots)
+            return
+        if self._rematerialize(e, op, shape, src):
             return
         (off,) = self._stage(e, [src])
         self.vals[op.results[0]] = Tile(shape, src.element, self._gather(

@@ -105,9 +105,13 @@ class Emitter:
     tid: SSAValue | None = None
     consts: dict = field(default_factory=dict)
     fp8_bits: dict = field(default_factory=dict)
-    """f32 values that are fp8 elements -> their bits (i8), defined just before them: a store
-    of such a value writes the bits instead of converting it again."""
+    """f32 values that are fp8 or bf16 elements -> (their bits (i8 / i16), the element type or
+    ``"bf16"``), defined just before them: a store of such a value as that type writes the bits
+    instead of converting it again."""
     scaled_tid: dict = field(default_factory=dict)
+    word_elems: dict = field(default_factory=dict)
+    """Element value -> (the 32-bit words it was unpacked from, its index, its type), as
+    :meth:`words_to_elements` gave it: :meth:`store_vector` stores such elements as those words."""
     """run length ``v`` -> ``tid * v``, defined in the kernel's entry block (see ``flat``)."""
 
     def add(self, op: Operation) -> Operation:
@@ -118,7 +122,8 @@ class Emitter:
         return self.add(op).results[0]
 
     def nested(self, block: Block) -> Emitter:
-        return Emitter(block, self.threads, self.tid, fp8_bits=self.fp8_bits, scaled_tid=self.scaled_tid)
+        return Emitter(block, self.threads, self.tid, fp8_bits=self.fp8_bits, scaled_tid=self.scaled_tid,
+                       word_elems=self.word_elems)
 
     # -- constants and integer math (i32 unless said) ----------------------------------------
     def const(self, value: int, typ: Attribute = i32) -> SSAValue:
@@ -292,7 +297,31 @@ class Emitter:
                     w = self.v(arith.ShRUIOp(w, self.const(sh)))
                 bits = w if size == 4 else self.v(arith.TruncIOp(w, IntegerType(size * 8)))
             out.append(self.v(arith.BitcastOp(bits, elem)) if is_float(elem) else bits)
+        key = tuple(words)
+        for j, x in enumerate(out):
+            self.word_elems[x] = (key, j, elem)
         return out
+
+    def store_vector(self, values: Sequence[SSAValue], elem: Attribute, ptr: SSAValue) -> None:
+        """Store ``values`` (memory form, type ``elem``) as one vector at ``ptr`` (aligned to its
+        size).  Values that are, in order, all the elements :meth:`words_to_elements` unpacked
+        from some words (a tile of 8- or 16-bit elements stored as it was loaded) are stored as
+        those words: no repacking of the elements into 32-bit registers."""
+        align = len(values) * byte_size(elem)
+        info = [self.word_elems.get(v) for v in values]
+        if byte_size(elem) < 4 and all(i is not None for i in info):
+            words = info[0][0]
+            if (all(i[0] == words and i[1] == j and i[2] == elem for j, i in enumerate(info))
+                    and 4 * len(words) == align):
+                vec = self.v(llvm_ext.PoisonOp(VectorType(i32, [len(words)])))
+                for j, w in enumerate(words):
+                    vec = self.v(llvm.InsertElementOp(vec, w, self.const(j)))
+                self.add(llvm.StoreOp(vec, ptr, alignment=align))
+                return
+        vec = self.v(llvm_ext.PoisonOp(VectorType(elem, [len(values)])))
+        for j, x in enumerate(values):
+            vec = self.v(llvm.InsertElementOp(vec, x, self.const(j)))
+        self.add(llvm.StoreOp(vec, ptr, alignment=align))
 
     def elements_to_words(self, values: Sequence[SSAValue], elem: Attribute) -> list[SSAValue]:
         """The 32-bit words that hold ``values`` (of type ``elem``: 1, 2, 4 or 8 bytes, as many
@@ -560,10 +589,18 @@ class Emitter:
         return self.from_f32(self.v(arith.SubfOp(a, self.v(arith.MulfOp(b, q)))), typ)
 
     def bf16_bits_to_f32(self, bits: SSAValue) -> SSAValue:
+        """The f32 value of bf16 ``bits`` (i16): exact; remembered, so that storing the value
+        back as bf16 (:meth:`f32_to_bf16_bits`) reuses the bits (a gathered or copied tile is
+        stored as loaded, no rounding instruction)."""
         wide = self.v(arith.ExtUIOp(bits, i32))
-        return self.v(arith.BitcastOp(self.v(arith.ShLIOp(wide, self.const(16))), f32))
+        value = self.v(arith.BitcastOp(self.v(arith.ShLIOp(wide, self.const(16))), f32))
+        self.fp8_bits[value] = (bits, "bf16")
+        return value
 
     def f32_to_bf16_bits(self, x: SSAValue) -> SSAValue:
+        known = self.fp8_bits.get(x)
+        if known is not None and known[1] == "bf16":  # a bf16 element as loaded: its bits
+            return known[0]
         return self.v(llvm.InlineAsmOp("cvt.rn.bf16.f32 $0, $1;", "=h,f", [x], [IntegerType(16)]))
 
     def f8_bits_to_f32(self, bits: SSAValue, typ: Attribute) -> SSAValue:

@@ -35,8 +35,7 @@ Contract (a mixin of ``FunctionLowering``):
 from __future__ import annotations
 
 from xdsl.dialects import arith, llvm
-from xdsl.dialects.builtin import (DenseArrayBase, IntegerAttr, IntegerType, StringAttr, TensorType, VectorType, i1,
-                                   i32, i64)
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, IntegerType, StringAttr, TensorType, i1, i32, i64
 from xdsl.ir import Attribute, SSAValue
 
 from tileorch.dialects import llvm_ext
@@ -266,11 +265,7 @@ class PointerLowering:
             mt = global_type(elt)
             for s0, conds, fast in self._vector_runs(e, ptrs, masks, guards, width, elt):
                 def vector(b: Emitter, s0=s0) -> None:
-                    vec = b.v(llvm_ext.PoisonOp(VectorType(mt, [width])))
-                    for j in range(width):
-                        raw = self._to_memory(b, values[s0 + j], elt)
-                        vec = b.v(llvm.InsertElementOp(vec, raw, b.const(j)))
-                    b.add(llvm.StoreOp(vec, ptrs[s0], alignment=width * byte_size(mt)))
+                    b.store_vector([self._to_memory(b, values[s0 + j], elt) for j in range(width)], mt, ptrs[s0])
 
                 def slow(b: Emitter, s0=s0, conds=conds) -> None:
                     for j, c in enumerate(conds):

@@ -12,7 +12,8 @@ pass.
   thread of the largest vector-accessed tile, 32 to 512 threads.  Short rows thus get small
   CTAs holding several rows (4 rows per warp for 8-element f32 rows...), long rows a row across
   several warps; ``R = 4`` (:data:`ROW_RUNS`) in a single-pass reduction kernel (a 1024-wide
-  f16 row is one warp, its reductions warp shuffles only), else 1.
+  f16 row is one warp, its reductions warp shuffles only) and in a loop-free gather
+  (``TILEORCH_GATHER_RUNS``, default 4: its loads wait on the index load before them), else 1.
 * **Runs** (:func:`choose_run`): 16 bytes (:data:`VECTOR_BYTES`) of the narrowest element among
   the function's accesses that move a tile's last dimension along the array's contiguous one
   (a view whose order ends with the array's last dimension, stride 1 or checked at run time; a
@@ -133,6 +134,34 @@ def _single_pass_reduction(fn: Operation) -> bool:
     return has_reduce
 
 
+def _gathers(fn: Operation) -> bool:
+    """``fn`` loads a tile through a pointer tile (``nv_tileaa.load`` of more than one element: a
+    gather, its addresses computed from tiles, often from another load) and has no loop: each
+    CTA loads, then uses; its loads depend on the index load before them (two latencies in a
+    row), so a thread should hold several independent vector loads (see :func:`choose_threads`)."""
+    has_gather = False
+    for op in fn.walk():
+        if op.name in _LOOPS:
+            return False
+        if op.name == "nv_tileaa.load":  # a tile of pointers (not one scalar read through a pointer)
+            t = op.results[0].type
+            has_gather = has_gather or (isinstance(t, TensorType) and len(t.get_shape()) >= 1
+                                        and any(d > 1 for d in t.get_shape()))
+    return has_gather
+
+
+GATHER_RUNS_ENV = "TILEORCH_GATHER_RUNS"
+"""Vector runs per thread in a loop-free gather kernel (:func:`_gathers`); default
+:data:`ROW_RUNS`, ``1`` the former sizing (one run per thread)."""
+
+
+def _gather_runs() -> int:
+    import os
+
+    v = os.environ.get(GATHER_RUNS_ENV, "")
+    return int(v) if v.isdigit() and int(v) >= 1 else ROW_RUNS
+
+
 def choose_threads(fn: Operation) -> int:
     """Threads per CTA of ``fn``: ``32 * num_worker_warps`` of its kernel_spec when the program
     chose it (default 4 warps); else, when the kernel moves tiles with vector accesses and has
@@ -142,7 +171,10 @@ def choose_threads(fn: Operation) -> int:
     more warps (more loads in flight per CTA, fewer slots per thread), as Triton sizes
     ``num_warps`` to the block.
 
-    ``R`` is 1, except in a single-pass reduction kernel (:func:`_single_pass_reduction`),
+    ``R`` is 1, except in a loop-free gather (:func:`_gathers`: ``TILEORCH_GATHER_RUNS``, default
+    4, so that a 4 x 1024 bf16 row gather is 128 threads of four 16-byte loads, as tileiras
+    issues its gather: the loads wait on the index load, a latency that only more bytes in
+    flight per thread hides) and in a single-pass reduction kernel (:func:`_single_pass_reduction`),
     where it is :data:`ROW_RUNS`: such a CTA is serial (load, combine across threads, use,
     store), so while it combines it has nothing in flight; holding 4 runs per thread doubles
     what the resident CTAs have in flight (an SM holds at most 32 CTAs and 64 warps: 1-warp
@@ -155,7 +187,7 @@ def choose_threads(fn: Operation) -> int:
     threads = 32 * (spec.num_worker_warps.data if spec is not None else 4)
     if NUM_WARPS_AUTO not in fn.attributes:
         return threads
-    runs = ROW_RUNS if _single_pass_reduction(fn) else 1
+    runs = ROW_RUNS if _single_pass_reduction(fn) else _gather_runs() if _gathers(fn) else 1
     best = 0
     for op in fn.walk():
         if op.name == "nv_tileaa.dot":
@@ -267,6 +299,6 @@ def layout_remarks(module: Operation) -> list[str]:
     return out
 
 
-__all__ = ["MAX_THREADS", "MIN_THREADS", "NUM_WARPS_AUTO", "ROW_RUNS", "VECTOR_BYTES", "assign_simt_layouts",
+__all__ = ["GATHER_RUNS_ENV", "MAX_THREADS", "MIN_THREADS", "NUM_WARPS_AUTO", "ROW_RUNS", "VECTOR_BYTES", "assign_simt_layouts",
            "choose_run", "choose_threads", "function_layout", "is_simt_function", "layout_remarks",
            "remove_equal_conversions", "vectorizable_access"]
