@@ -47,7 +47,7 @@ def _gpu_present() -> bool:
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config):
     """Spread the suite over the CPUs (pytest-xdist, one worker per core) when xdist is installed,
-    no ``-n`` was given, there is no GPU here (GPU tests share the device: they run serially) and
+    no ``-n`` was given (``-n 0`` runs in this process), there is no GPU here (GPU tests share the device: they run serially) and
     ``TILEORCH_XDIST`` is not ``0``.
 
     Work stealing (``--dist worksteal``), not ``load``: ``load`` gives each worker a first batch
@@ -59,8 +59,8 @@ def pytest_cmdline_main(config):
     remaining ones, so both end within about one test of each other."""
     if os.environ.get("TILEORCH_XDIST", "1") == "0" or _gpu_present():
         return None
-    if not config.pluginmanager.hasplugin("xdist") or getattr(config.option, "numprocesses", None):
-        return None
+    if not config.pluginmanager.hasplugin("xdist") or getattr(config.option, "numprocesses", None) is not None:
+        return None  # an explicit -n, -n 0 included, is kept
     if os.environ.get("PYTEST_XDIST_WORKER"):  # inside a worker already
         return None
     workers = os.cpu_count() or 1
