@@ -16,6 +16,10 @@ if "TILEORCH_BACKEND_MEMO" not in os.environ:  # LLVM codegen and ptxas run once
     import tempfile  # the run, shared by the xdist workers (tileorch.backend.memo); "" turns it off
 
     os.environ["TILEORCH_BACKEND_MEMO"] = tempfile.mkdtemp(prefix="tileorch-test-backend-memo-")
+if "TILEORCH_TEST_COMPILE_MEMO" not in os.environ:  # whole compiles of the tests that opt in
+    import tempfile  # (tileorch.testing.compile_memo.compile_once), shared by the xdist workers
+
+    os.environ["TILEORCH_TEST_COMPILE_MEMO"] = tempfile.mkdtemp(prefix="tileorch-test-compile-memo-")
 
 
 def _ptxas_on_path() -> None:

@@ -26,14 +26,14 @@ def _attention(seq, d, tile_m, tile_n, causal, dtype="float16"):
 
     from test_chained_dots import _arrays
 
-    from tileorch.driver import compile_program
     from tileorch.launchers import cutile as rc
     from tileorch.testing.attention_programs import attention_fwd
+    from tileorch.testing.compile_memo import compile_once
 
     args = _arrays(4, (1, seq, d)) + (0.18, seq, tile_m, tile_n, d, causal)
     described = [dataclasses.replace(a, dtype=dtype) if i < 4 else a
                  for i, a in enumerate(rc.describe_arguments(attention_fwd, args))]
-    return compile_program(rc.export_bytecode(attention_fwd, described), "<narrow>")
+    return compile_once(rc.export_bytecode(attention_fwd, described), "<narrow>")
 
 
 def _clean(p):
@@ -103,13 +103,13 @@ def test_descriptor_swizzle_must_match_the_box(monkeypatch):
 
 
 def _mlp(m, d, hidden, dout, tile_m, tile_h):
-    from test_chained_dots import Dev, _compile
+    from test_chained_dots import Dev, _compile_once
 
     from tileorch.testing.attention_programs import mlp_chain
 
     arrays = tuple(Dev(0x7F0000000000 + i * 0x10000000, s) for i, s in
                    enumerate([(m, d), (d, hidden), (hidden, dout), (m, dout)]))
-    return _compile(mlp_chain, arrays + (tile_m, tile_h, d, dout))
+    return _compile_once(mlp_chain, arrays + (tile_m, tile_h, d, dout))
 
 
 @pytest.mark.parametrize("m,d,hidden,dout,tile_m,tile_h", [(200, 32, 160, 32, 128, 64),

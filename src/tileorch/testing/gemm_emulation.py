@@ -48,12 +48,13 @@ def run_gemm(p, a, b, c_base: int, mnk: tuple[int, int, int], tile_params=(), me
 
 def compile_cutile(kernel, spec: list, name: str | None = None, **options):
     """``compile_program`` of ``kernel`` exported for ``spec`` (:func:`tileorch.testing.export.cutile_bytecode`)
-    for sm_90a, without ptxas unless ``ptxas=True`` is given."""
-    from tileorch.driver import compile_program
+    for sm_90a, without ptxas unless ``ptxas=True`` is given; once per distinct input in a test run
+    (:func:`tileorch.testing.compile_memo.compile_once`)."""
+    from tileorch.testing.compile_memo import compile_once
     from tileorch.testing.export import cutile_bytecode
 
     options = {"arch": "sm_90a", "ptxas": False, **options}
-    return compile_program(cutile_bytecode(kernel, spec), name or getattr(kernel, "__name__", "k"), **options)
+    return compile_once(cutile_bytecode(kernel, spec), name or getattr(kernel, "__name__", "k"), **options)
 
 
 __all__ = ["array_params", "compile_cutile", "run_gemm"]
