@@ -16,6 +16,10 @@ if "TILEORCH_BACKEND_MEMO" not in os.environ:  # LLVM codegen and ptxas run once
     import tempfile  # the run, shared by the xdist workers (tileorch.backend.memo); "" turns it off
 
     os.environ["TILEORCH_BACKEND_MEMO"] = tempfile.mkdtemp(prefix="tileorch-test-backend-memo-")
+if "TILEORCH_TEST_COMPILE_MEMO" not in os.environ:  # whole compiles of the tests that opt in
+    import tempfile  # (tileorch.testing.compile_memo.compile_once), shared by the xdist workers
+
+    os.environ["TILEORCH_TEST_COMPILE_MEMO"] = tempfile.mkdtemp(prefix="tileorch-test-compile-memo-")
 
 
 def _ptxas_on_path() -> None:
@@ -47,7 +51,7 @@ def _gpu_present() -> bool:
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config):
     """Spread the suite over the CPUs (pytest-xdist, one worker per core) when xdist is installed,
-    no ``-n`` was given, there is no GPU here (GPU tests share the device: they run serially) and
+    no ``-n`` was given (``-n 0`` runs in this process), there is no GPU here (GPU tests share the device: they run serially) and
     ``TILEORCH_XDIST`` is not ``0``.
 
     Work stealing (``--dist worksteal``), not ``load``: ``load`` gives each worker a first batch
@@ -59,8 +63,8 @@ def pytest_cmdline_main(config):
     remaining ones, so both end within about one test of each other."""
     if os.environ.get("TILEORCH_XDIST", "1") == "0" or _gpu_present():
         return None
-    if not config.pluginmanager.hasplugin("xdist") or getattr(config.option, "numprocesses", None):
-        return None
+    if not config.pluginmanager.hasplugin("xdist") or getattr(config.option, "numprocesses", None) is not None:
+        return None  # an explicit -n, -n 0 included, is kept
     if os.environ.get("PYTEST_XDIST_WORKER"):  # inside a worker already
         return None
     workers = os.cpu_count() or 1
@@ -166,12 +170,20 @@ def _gpu_skip_reason(report) -> str | None:
 
 def pytest_sessionfinish(session, exitstatus):
     """Stop the fork server of the command-line tests (tests/tool_forkserver.py ``python_m``), if
-    one was started in this process: its children's CPU then counts in this process's."""
+    one was started in this process: its children's CPU then counts in this process's.  With
+    ``--cpu-categories``, write this process's sums (an xdist worker's, or a run without xdist)."""
+    import resource
     import sys
 
     server = sys.modules.get("tool_forkserver")
     if server is not None:
         server.stop_shared()
+    directory = session.config.getoption("cpu_categories")
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if directory and (worker or not getattr(session.config.option, "numprocesses", None)):
+        own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        _categories().write(directory, worker or "main", (own.ru_utime + own.ru_stime,
+                                                          children.ru_utime + children.ru_stime))
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
@@ -185,6 +197,10 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     limit = config.getoption("cpu_durations")
     if limit is not None:
         _cpu_report(terminalreporter, limit)
+    directory = config.getoption("cpu_categories")
+    if directory and os.path.isdir(directory):
+        terminalreporter.write_sep("=", "CPU seconds by kind of work (--cpu-categories)")
+        _categories().report(directory, terminalreporter.write_line)
 
 
 # --- CPU time per test (--cpu-durations=N) ----------------------------------------------------
@@ -197,6 +213,48 @@ def pytest_addoption(parser):
     parser.addoption("--cpu-durations", type=int, default=None, metavar="N",
                      help="show the N tests that used most CPU (user+sys, subprocesses included; 0: all) "
                           "and the CPU and wall seconds of each test file")
+    parser.addoption("--cpu-categories", default=None, metavar="DIR",
+                     help="sum the CPU seconds by kind of work (cuTile export, lowering, verification, LLVM "
+                          "codegen, ptxas, emulators, ...: tests/cpu_categories.py), one JSON per pytest "
+                          "process in DIR, and print the sum")
+
+
+def _categories():
+    import sys
+
+    sys.path.insert(0, os.path.dirname(__file__))
+    import cpu_categories
+
+    return cpu_categories
+
+
+def pytest_configure(config):
+    if config.getoption("cpu_categories"):
+        _categories().install()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """With ``--cpu-categories``: the whole CPU of each test that runs hypothesis, summed apart."""
+    directory = item.config.getoption("cpu_categories")
+    start = _cpu_seconds() if directory else 0.0
+    yield
+    if directory and _uses_hypothesis(item):
+        _categories().record_test("(tests that run hypothesis: their whole CPU)", _cpu_seconds() - start)
+
+
+def _uses_hypothesis(item) -> bool:
+    import inspect
+
+    fn = getattr(item, "function", None)
+    if fn is None or getattr(getattr(item, "module", None), "given", None) is None:
+        return False
+    if getattr(fn, "is_hypothesis_test", False):
+        return True
+    try:
+        return "@given(" in inspect.getsource(fn)
+    except (OSError, TypeError):
+        return False
 
 
 def _cpu_seconds() -> float:

@@ -34,6 +34,15 @@ def _compile(kernel, args):
     return compile_program(data, "<chained test>")
 
 
+def _compile_once(kernel, args):
+    """:func:`_compile` once per distinct input in a test run (``tileorch.testing.compile_memo``): for
+    tests that compile through the unpatched compiler (those that patch a compile step call
+    :func:`_compile`)."""
+    from tileorch.testing.compile_memo import compile_once
+
+    return compile_once(rc.export_bytecode(kernel, rc.describe_arguments(kernel, args)), "<chained test>")
+
+
 def _arrays(n: int, shape: tuple[int, ...]):
     return tuple(Dev(0x7F0000000000 + (i + 1) * 0x10000000, shape) for i in range(n))
 
@@ -47,7 +56,7 @@ def test_attention_compiles_to_two_wgmma_dots(d, tile_m, tile_n, causal):
     from tileorch.testing.attention_programs import attention_fwd
 
     args = _arrays(4, (4, 1000, d)) + (0.18, 1000, tile_m, tile_n, d, causal)
-    p = _compile(attention_fwd, args)
+    p = _compile_once(attention_fwd, args)
     assert p.kind == "chained", p.remarks
     assert p.cubin is not None, "ptxas did not accept the PTX"
     # tile_m / 64 consumer warp groups and one producer warp group
@@ -118,7 +127,7 @@ def test_fused_mlp_compiles_to_two_wgmma_dots():
 
     x, w1, w2, y = Dev(0x7F0000000000, (1000, 64)), Dev(0x7F0010000000, (64, 512)), Dev(0x7F0020000000, (512, 128)), \
         Dev(0x7F0030000000, (1000, 128))
-    p = _compile(mlp_chain, (x, w1, w2, y, 128, 64, 64, 128))
+    p = _compile_once(mlp_chain, (x, w1, w2, y, 128, 64, 64, 128))
     assert p.kind == "chained", p.remarks
     assert p.cubin is not None
     copies = 2 if p.chained["pipelined"] else 1
@@ -194,7 +203,7 @@ def test_sample_style_attention_takes_the_tensor_cores(d, tile_m, tile_n, causal
     compiles on the chained-dots path: the mask becomes one branch around the fragment's math."""
     from tileorch.testing.attention_programs import attention_fwd_branchy
 
-    p = _compile(attention_fwd_branchy, _branchy_args(d, tile_m, tile_n, causal, even, group))
+    p = _compile_once(attention_fwd_branchy, _branchy_args(d, tile_m, tile_n, causal, even, group))
     assert p.kind == "chained", p.remarks
     assert p.cubin is not None
     copies = 2 if p.chained["pipelined"] else 1
@@ -221,12 +230,12 @@ def test_exp2_fma_share_default_rule(monkeypatch):
     monkeypatch.setenv(EXP2_FMA_ENV, "0")
     assert exp2_fma_period(64, 64) == 0
     monkeypatch.delenv(EXP2_FMA_ENV)
-    d64 = _compile(attention_fwd, _arrays(4, (2, 512, 64)) + (0.18, 512, 128, 128, 64, False))
+    d64 = _compile_once(attention_fwd, _arrays(4, (2, 512, 64)) + (0.18, 512, 128, 128, 64, False))
     assert d64.chained["exp2_fma"] == {"period": 16, "default": True}
     assert any("exp2 column group in 16" in r for r in d64.remarks), d64.remarks
-    d128 = _compile(attention_fwd, _arrays(4, (2, 512, 128)) + (0.18, 512, 128, 128, 128, False))
+    d128 = _compile_once(attention_fwd, _arrays(4, (2, 512, 128)) + (0.18, 512, 128, 128, 128, False))
     assert "exp2_fma" not in d128.chained and not any("exp2 column group" in r for r in d128.remarks)
     # the same d64 kernel with the switch off: every exp2 of the loop on the MUFU again
     monkeypatch.setenv(EXP2_FMA_ENV, "0")
-    off = _compile(attention_fwd, _arrays(4, (2, 512, 64)) + (0.18, 512, 128, 128, 64, False))
+    off = _compile_once(attention_fwd, _arrays(4, (2, 512, 64)) + (0.18, 512, 128, 128, 64, False))
     assert off.ptx.count("ex2.approx") > d64.ptx.count("ex2.approx")

@@ -18,13 +18,15 @@ HAVE_CUTILE = importlib.util.find_spec("cuda") is not None and importlib.util.fi
 pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Python) is not installed")
 
 
-def _compile(seq, d, tile_m, tile_n, causal):
-    from test_chained_dots import _arrays
-    from test_chained_dots import _compile as compile_
+def _compile(seq, d, tile_m, tile_n, causal, once=True):
+    """The textbook attention program compiled for these shapes, once per input in a test run
+    unless ``once`` is false (a test that patches a compile step)."""
+    from test_chained_dots import _arrays, _compile, _compile_once
 
     from tileorch.testing.attention_programs import attention_fwd
 
-    return compile_(attention_fwd, _arrays(4, (1, seq, d)) + (0.18, seq, tile_m, tile_n, d, causal))
+    return (_compile_once if once else _compile)(attention_fwd,
+                                                _arrays(4, (1, seq, d)) + (0.18, seq, tile_m, tile_n, d, causal))
 
 
 def _emulate(p, seq, d, tile_m, tile_n, causal, seed=0, wait_delay=0, ctas_persistent=1, adjust=None):
@@ -168,7 +170,7 @@ def test_p_packed_during_the_overlap_is_seen(monkeypatch):
     monkeypatch.setattr(chained_dots, "_pack_after_wait", early)
     monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", "1")
     cfg = (200, 64, 128, 64, False)
-    p = _compile(*cfg)
+    p = _compile(*cfg, once=False)
     out, ref, errors = _emulate(p, *cfg)
     assert any("in-flight WGMMA" in e for e in errors), errors[:4]
 

@@ -21,7 +21,9 @@ pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Pytho
 SPILLS = re.compile(r"ptxas: \S+: (\d+) registers, (\d+) spills")
 
 
-def _attention(seq, d, tile_m, tile_n, causal, dtype="float16"):
+def _attention(seq, d, tile_m, tile_n, causal, dtype="float16", once=True):
+    """The textbook attention program compiled for these shapes, once per input in a test run
+    unless ``once`` is false (a test that patches a compile step)."""
     import dataclasses
 
     from test_chained_dots import _arrays
@@ -29,11 +31,12 @@ def _attention(seq, d, tile_m, tile_n, causal, dtype="float16"):
     from tileorch.driver import compile_program
     from tileorch.launchers import cutile as rc
     from tileorch.testing.attention_programs import attention_fwd
+    from tileorch.testing.compile_memo import compile_once
 
     args = _arrays(4, (1, seq, d)) + (0.18, seq, tile_m, tile_n, d, causal)
     described = [dataclasses.replace(a, dtype=dtype) if i < 4 else a
                  for i, a in enumerate(rc.describe_arguments(attention_fwd, args))]
-    return compile_program(rc.export_bytecode(attention_fwd, described), "<narrow>")
+    return (compile_once if once else compile_program)(rc.export_bytecode(attention_fwd, described), "<narrow>")
 
 
 def _clean(p):
@@ -97,19 +100,19 @@ def test_descriptor_swizzle_must_match_the_box(monkeypatch):
     from tileorch.transforms.tileas import chained_dots
 
     monkeypatch.setitem(chained_dots.SWIZZLE_LAYOUT, 64, 1)
-    p = _attention(77, 32, 128, 64, False)
+    p = _attention(77, 32, 128, 64, False, once=False)
     out, ref, errors = _emulate_attention(p, 77, 32, 128, False)
     assert errors or np.isnan(out).any() or not np.allclose(out, ref, atol=2e-3, rtol=1e-2)
 
 
 def _mlp(m, d, hidden, dout, tile_m, tile_h):
-    from test_chained_dots import Dev, _compile
+    from test_chained_dots import Dev, _compile_once
 
     from tileorch.testing.attention_programs import mlp_chain
 
     arrays = tuple(Dev(0x7F0000000000 + i * 0x10000000, s) for i, s in
                    enumerate([(m, d), (d, hidden), (hidden, dout), (m, dout)]))
-    return _compile(mlp_chain, arrays + (tile_m, tile_h, d, dout))
+    return _compile_once(mlp_chain, arrays + (tile_m, tile_h, d, dout))
 
 
 @pytest.mark.parametrize("m,d,hidden,dout,tile_m,tile_h", [(200, 32, 160, 32, 128, 64),

@@ -24,6 +24,10 @@ pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Pytho
 if HAVE_CUTILE:
     import cuda.tile as ct
 
+    from tileorch.testing.user_programs2 import attend_key_tiles, fmha_q_prescaled_lse
+
+    # fmha_q_prescaled_lse with other Q prologues: its loop is the helper function it calls
+
     @ct.kernel
     def q_times_iota(Q, K, V, O, BM: ct.Constant[int], BN: ct.Constant[int], D: ct.Constant[int]):
         """A position-dependent Q prologue: each column of Q scaled by its index."""
@@ -31,19 +35,7 @@ if HAVE_CUTILE:
         q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
         col = ct.arange(D, dtype=ct.float32)
         q = (q.astype(ct.float32) * col[None, :]).astype(Q.dtype)
-        m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
-        den = ct.zeros((BM, 1), dtype=ct.float32)
-        o = ct.zeros((BM, D), dtype=ct.float32)
-        for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, D))):
-            k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
-            s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32))
-            m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
-            p = ct.exp(s - m2)
-            c = ct.exp(m - m2)
-            den = den * c + ct.sum(p, axis=1, keepdims=True)
-            v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
-            o = ct.mma(p.astype(V.dtype), v, o * c)
-            m = m2
+        o, m, den = attend_key_tiles(q, K, V, bh, ct.num_tiles(K, axis=1, shape=(1, BN, D)), None, BM, BN, D)
         ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
 
     @ct.kernel
@@ -54,21 +46,7 @@ if HAVE_CUTILE:
         qt, bh = ct.bid(0), ct.bid(1)
         q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
         q = ((q.astype(ct.float32) + shift) * scale).astype(Q.dtype)
-        cols = ct.arange(BN, dtype=ct.int32)[None, :]
-        m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
-        den = ct.zeros((BM, 1), dtype=ct.float32)
-        o = ct.zeros((BM, D), dtype=ct.float32)
-        for j in range(ct.cdiv(seq_len, BN)):
-            k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
-            s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32))
-            s = ct.where(j * BN + cols < seq_len, s, -math.inf)
-            m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
-            p = ct.exp(s - m2)
-            c = ct.exp(m - m2)
-            den = den * c + ct.sum(p, axis=1, keepdims=True)
-            v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
-            o = ct.mma(p.astype(V.dtype), v, o * c)
-            m = m2
+        o, m, den = attend_key_tiles(q, K, V, bh, ct.cdiv(seq_len, BN), seq_len, BM, BN, D)
         ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
 
 
@@ -80,7 +58,6 @@ def _prescaled(bh, seq, d, bm, bn, seed, ctas=2):
     from tileorch.driver import compile_program
     from tileorch.launchers import cutile as rc
     from tileorch.testing.ptx_emulator import Emu, chained_launch, stage_guards
-    from tileorch.testing.user_programs2 import fmha_q_prescaled_lse
 
     rng = np.random.default_rng(seed)
     q, k, v = (rng.standard_normal((bh, seq, d)).astype(np.float16) for _ in range(3))
@@ -228,7 +205,6 @@ def test_prologue_kernel_is_proved(bm, bn, persistent, overlap, pingpong, monkey
     from tileorch.frontend.cutile import load
     from tileorch.launchers import cutile as rc
     from tileorch.registry import make_context
-    from tileorch.testing.user_programs2 import fmha_q_prescaled_lse
 
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", persistent)
     monkeypatch.setenv("TILEORCH_ATTN_OVERLAP", overlap)

@@ -332,46 +332,60 @@ class FakeDriver:
 
         sizes = self.params[fn]
         ptrs = (ctypes.c_void_p * len(sizes)).from_address(params)
-        self.launches.append({"fn": fn, "config": config,
+        self.launches.append({"fn": fn, "config": config, "stream": config.hStream,
                               "params": [ctypes.string_at(p, s) for p, s in zip(ptrs, sizes)]})
         return (0,)
 
 
-@needs_cutile
-def test_launch_simt_program_end_to_end(monkeypatch):
-    """Argument analysis -> cuTile export -> compile_program (a stand-in that reads the real
-    bytecode's entry for the parameter sizes) -> module load -> one launch on the cuTile grid."""
+@pytest.fixture
+def stand_in_gpu(monkeypatch):
+    """The launch path against :class:`FakeDriver` and a ``compile_program`` stand-in that names
+    each compiled program ``k<n>`` (its parameter sizes read from the exported entry); records
+    the compiles (entry name, arch, schedule) and the argument descriptions (calls that took the
+    full path)."""
     import tileorch.driver as frontend
     from tileorch.frontend.cuda_tile_bytecode import read_bytecode
     from tileorch.runtime import device as rt_device
     from tileorch.runtime.driver import use_api
 
-    sizes = {"tile<ptr<f32>>": 8, "tile<i32>": 4, "tile<f32>": 4}
-    calls = []
+    drv = FakeDriver({})
+    drv.compiles, drv.described = [], []
 
     def compile_program(data, name, arch="sm_90a", schedule="persistent", ptxas=True):
         entry = read_bytecode(data).body.block.first_op.body.block.first_op
-        calls.append((entry.sym_name.data, arch, schedule))
-        drv.params["add_simt"] = [sizes[str(t).removeprefix("!cuda_tile.")] for t in entry.function_type.inputs.data]
-        return SimpleNamespace(kind="simt", ptx=".version 8.0\n.visible .entry add_simt()\n", cubin=None,
-                               kernel="add_simt", threads=128, gemm_config=None, gemm_args=None)
+        kernel = f"k{len(drv.compiles)}"
+        drv.compiles.append((entry.sym_name.data, arch, schedule))
+        drv.params[kernel] = [8 if "ptr<" in str(t) or "64" in str(t) else 4 for t in entry.function_type.inputs.data]
+        return SimpleNamespace(kind="simt", ptx=f".version 8.0\n.visible .entry {kernel}()\n", cubin=None,
+                               kernel=kernel, threads=128, gemm_config=None, gemm_args=None)
 
+    describe = rc.describe_arguments
+    monkeypatch.setattr(rc, "describe_arguments", lambda k, a: drv.described.append(a) or describe(k, a))
     monkeypatch.setattr(frontend, "compile_program", compile_program, raising=False)
+    monkeypatch.setenv("TILEORCH_CACHE", "0")
     rc.clear_caches()
-    drv = FakeDriver({})
     rt_device.forget_devices()
     try:
         with use_api(drv):
-            a, b, c = (Dev(0x100000 * (i + 1), (1000,), "<f4") for i in range(3))
-            rc.launch(SimpleNamespace(cuda_stream=5), (4,), add, (a, b, c, 3.0, 256))
-            rc.launch(0, (4, 1, 1), add, (a, b, Dev(0x900000, (900,), "<f4"), 1.0, 256), sync=True)
-            rc.launch(0, (2,), add, (a, b, c, 1.0, 512))
-            # the same function with other compiler options is another kernel
-            rc.launch(0, (4,), ct.kernel(add._annotated_function.pyfunc, occupancy=2), (a, b, c, 3.0, 256))
+            yield drv
     finally:
         rt_device.forget_devices()
         rc.clear_caches()
+
+
+@needs_cutile
+def test_launch_simt_program_end_to_end(stand_in_gpu):
+    """Argument analysis -> cuTile export -> compile_program (a stand-in that reads the real
+    bytecode's entry for the parameter sizes) -> module load -> one launch on the cuTile grid."""
+    drv = stand_in_gpu
+    a, b, c = (Dev(0x100000 * (i + 1), (1000,), "<f4") for i in range(3))
+    rc.launch(SimpleNamespace(cuda_stream=5), (4,), add, (a, b, c, 3.0, 256))
+    rc.launch(0, (4, 1, 1), add, (a, b, Dev(0x900000, (900,), "<f4"), 1.0, 256), sync=True)
+    rc.launch(0, (2,), add, (a, b, c, 1.0, 512))
+    # the same function with other compiler options is another kernel
+    rc.launch(0, (4,), ct.kernel(add._annotated_function.pyfunc, occupancy=2), (a, b, c, 3.0, 256))
     # one compile per signature (the second launch differs only in values), one module load each
+    calls = drv.compiles
     assert [c[1:] for c in calls] == [("sm_90a", "persistent")] * 3 and len(drv.loaded) == 3
     assert "I256" in calls[0][0] and "I512" in calls[1][0]
     first = drv.launches[0]
@@ -385,44 +399,17 @@ def test_launch_simt_program_end_to_end(monkeypatch):
 
 
 @needs_cutile
-def test_a_repeated_launch_reuses_the_bound_launch(monkeypatch):
+def test_a_repeated_launch_reuses_the_bound_launch(stand_in_gpu):
     """The same kernel, grid and arguments again: no argument analysis, no packing, one driver
     launch with the same parameter bytes; another stream is taken, another value is a new bind."""
-    import tileorch.driver as frontend
-    from tileorch.frontend.cuda_tile_bytecode import read_bytecode
-    from tileorch.runtime import device as rt_device
-    from tileorch.runtime.driver import use_api
-
-    sizes = {"tile<ptr<f32>>": 8, "tile<i32>": 4, "tile<f32>": 4}
-
-    def compile_program(data, name, arch="sm_90a", schedule="persistent", ptxas=True):
-        entry = read_bytecode(data).body.block.first_op.body.block.first_op
-        drv.params["add_simt"] = [sizes[str(t).removeprefix("!cuda_tile.")] for t in entry.function_type.inputs.data]
-        return SimpleNamespace(kind="simt", ptx=".version 8.0\n.visible .entry add_simt()\n", cubin=None,
-                               kernel="add_simt", threads=128, gemm_config=None, gemm_args=None)
-
-    described = []
-    describe = rc.describe_arguments
-    monkeypatch.setattr(rc, "describe_arguments", lambda k, a: described.append(1) or describe(k, a))
-    monkeypatch.setattr(frontend, "compile_program", compile_program, raising=False)
-    rc.clear_caches()
-    drv = FakeDriver({})
-    streams = []
-    launch_ex = drv.cuLaunchKernelEx
-    drv.cuLaunchKernelEx = lambda config, *rest: streams.append(config.hStream) or launch_ex(config, *rest)
-    rt_device.forget_devices()
-    try:
-        with use_api(drv):
-            a, b, c = (Dev(0x100000 * (i + 1), (1000,), "<f4") for i in range(3))
-            for stream in (5, 5, 7):
-                rc.launch(stream, (4,), add, (a, b, c, 3.0, 256))
-            rc.launch(7, (4,), add, (a, b, c, 2.0, 256))  # another value: bound anew
-    finally:
-        rt_device.forget_devices()
-        rc.clear_caches()
-    assert len(described) == 2 and len(drv.launches) == 4
+    drv = stand_in_gpu
+    a, b, c = (Dev(0x100000 * (i + 1), (1000,), "<f4") for i in range(3))
+    for stream in (5, 5, 7):
+        rc.launch(stream, (4,), add, (a, b, c, 3.0, 256))
+    rc.launch(7, (4,), add, (a, b, c, 2.0, 256))  # another value: bound anew
+    assert len(drv.described) == 2 and len(drv.launches) == 4
     assert drv.launches[0]["params"] == drv.launches[1]["params"] == drv.launches[2]["params"]
-    assert streams == [5, 5, 7, 7]
+    assert [x["stream"] for x in drv.launches] == [5, 5, 7, 7]
     assert drv.launches[3]["params"][-1] == struct.pack("<f", 2.0)
     cfg = drv.launches[1]["config"]
     assert (cfg.gridDimX, cfg.blockDimX, cfg.sharedMemBytes) == (4, 128, 0)
@@ -449,7 +436,7 @@ def _errors(calls) -> list[str]:
 
 
 @needs_cutile
-def test_repeated_public_launches_re_derive_nothing(monkeypatch):
+def test_repeated_public_launches_re_derive_nothing(stand_in_gpu, monkeypatch):
     """``tileorch.cutile.launch`` is the launcher's own function; its repeated calls (two streams
     in turn) describe, sign, compile, configure and pack once, make one launch configuration per
     stream, and launch the same bytes; a call differing in an array's address re-points the
@@ -458,24 +445,12 @@ def test_repeated_public_launches_re_derive_nothing(monkeypatch):
     import importlib
 
     import tileorch
-    import tileorch.driver as frontend
-    from tileorch.frontend.cuda_tile_bytecode import read_bytecode
     from tileorch.launchers import cutile_bound as cb
-    from tileorch.runtime import device as rt_device
-    from tileorch.runtime.driver import use_api
 
     rt_launch = importlib.import_module("tileorch.runtime.launch")
 
     assert tileorch.cutile.launch is rc.launch
-    sizes = {"tile<ptr<f32>>": 8, "tile<i32>": 4, "tile<f32>": 4}
-
-    def compile_program(data, name, arch="sm_90a", schedule="persistent", ptxas=True):
-        entry = read_bytecode(data).body.block.first_op.body.block.first_op
-        drv.params["add_simt"] = [sizes[str(t).removeprefix("!cuda_tile.")] for t in entry.function_type.inputs.data]
-        return SimpleNamespace(kind="simt", ptx=".version 8.0\n.visible .entry add_simt()\n", cubin=None,
-                               kernel="add_simt", threads=128, gemm_config=None, gemm_args=None)
-
-    monkeypatch.setattr(frontend, "compile_program", compile_program, raising=False)
+    drv = stand_in_gpu
     counts: dict[str, int] = {}
     for module, names in ((rc, ("describe_arguments", "kernel_signature", "signature_key", "compiled",
                                 "pack_simt_arguments", "stream_handle", "learn")),
@@ -489,28 +464,17 @@ def test_repeated_public_launches_re_derive_nothing(monkeypatch):
              lambda: launch(5, (0,), add, (a, b, c, 3.0, 256)), lambda: launch(5, (4,), add, (a, b, c, 3.0, 256),
                                                                               schedule="nope"),
              lambda: launch(5, (4,), add, (a, b, c, 1 << 40, 256))]
+    first_errors = _errors(wrong)
     rc.clear_caches()
-    drv = FakeDriver({})
-    streams = []
-    launch_ex = drv.cuLaunchKernelEx
-    drv.cuLaunchKernelEx = lambda config, *rest: streams.append(config.hStream) or launch_ex(config, *rest)
-    rt_device.forget_devices()
-    try:
-        with use_api(drv):
-            first_errors = _errors(wrong)
-            rc.clear_caches()
-            counts.clear()
-            for i in range(40):
-                launch(5 if i % 2 else 7, (4,), add, (a, b, c, 3.0, 256))
-            once = dict(counts)
-            moved = Dev(0x7000000, (1000,), "<f4")
-            for i in range(4):
-                launch(5 if i % 2 else 7, (4,), add, (a, b, moved, 3.0, 256))
-            after_move = dict(counts)
-            later_errors = _errors(wrong)
-    finally:
-        rt_device.forget_devices()
-        rc.clear_caches()
+    counts.clear()
+    for i in range(40):
+        launch(5 if i % 2 else 7, (4,), add, (a, b, c, 3.0, 256))
+    once = dict(counts)
+    moved = Dev(0x7000000, (1000,), "<f4")
+    for i in range(4):
+        launch(5 if i % 2 else 7, (4,), add, (a, b, moved, 3.0, 256))
+    after_move = dict(counts)
+    later_errors = _errors(wrong)
     assert {k: once.get(k) for k in ("describe_arguments", "compiled", "pack_simt_arguments", "pack_arguments",
                                      "_prepare", "learn", "stream_handle")} == dict.fromkeys(
         ("describe_arguments", "compiled", "pack_simt_arguments", "pack_arguments", "_prepare", "learn",
@@ -520,7 +484,7 @@ def test_repeated_public_launches_re_derive_nothing(monkeypatch):
     assert once["rebound"] == 1  # asked on the first call's miss only: every repeated call was a plain hit
     # the re-pointed launch: no description, compile or packing; the two streams' configurations shared
     assert after_move == once | {"rebound": 2}
-    assert len(drv.launches) == 44 and streams == [7, 5] * 22
+    assert len(drv.launches) == 44 and [x["stream"] for x in drv.launches] == [7, 5] * 22
     assert all(x["params"] == drv.launches[0]["params"] for x in drv.launches[:40])
     # c's pointer is the 7th parameter (a and b: pointer, shape, stride each)
     assert drv.launches[40]["params"] == drv.launches[0]["params"][:6] + [u64(0x7000000)] + \
@@ -668,41 +632,6 @@ def test_a_slower_path_is_a_performance_warning_once():
 
 
 # --------------------------------------------------------------------------- bound launches are reused only for equal calls
-
-
-@pytest.fixture
-def stand_in_gpu(monkeypatch):
-    """The launch path against :class:`FakeDriver` and a ``compile_program`` stand-in that names
-    each compiled program ``k<n>`` (its parameter sizes read from the exported entry); records
-    the compiles and the argument descriptions (calls that took the full path)."""
-    import tileorch.driver as frontend
-    from tileorch.frontend.cuda_tile_bytecode import read_bytecode
-    from tileorch.runtime import device as rt_device
-    from tileorch.runtime.driver import use_api
-
-    drv = FakeDriver({})
-    drv.compiles, drv.described = [], []
-
-    def compile_program(data, name, arch="sm_90a", schedule="persistent", ptxas=True):
-        entry = read_bytecode(data).body.block.first_op.body.block.first_op
-        kernel = f"k{len(drv.compiles)}"
-        drv.compiles.append(entry.sym_name.data)
-        drv.params[kernel] = [8 if "ptr<" in str(t) or "64" in str(t) else 4 for t in entry.function_type.inputs.data]
-        return SimpleNamespace(kind="simt", ptx=f".version 8.0\n.visible .entry {kernel}()\n", cubin=None,
-                               kernel=kernel, threads=128, gemm_config=None, gemm_args=None)
-
-    describe = rc.describe_arguments
-    monkeypatch.setattr(rc, "describe_arguments", lambda k, a: drv.described.append(a) or describe(k, a))
-    monkeypatch.setattr(frontend, "compile_program", compile_program, raising=False)
-    monkeypatch.setenv("TILEORCH_CACHE", "0")
-    rc.clear_caches()
-    rt_device.forget_devices()
-    try:
-        with use_api(drv):
-            yield drv
-    finally:
-        rt_device.forget_devices()
-        rc.clear_caches()
 
 
 @needs_cutile

@@ -40,9 +40,10 @@ def _ptxas() -> bool:
 
 
 def _compile(bytecode: Path, name: str, **kw):
-    from tileorch.driver import compile_program
+    """Once per program and options in a test run: the compile test and the PTX checks share it."""
+    from tileorch.testing.compile_memo import compile_once
 
-    return compile_program((bytecode / f"{name}.tileirbc").read_bytes(), name, ptxas=_ptxas(), **kw)
+    return compile_once((bytecode / f"{name}.tileirbc").read_bytes(), name, ptxas=_ptxas(), **kw)
 
 
 @pytest.mark.parametrize("name", NORMS + FP8 + INTS + FLOATS + SHAPES)

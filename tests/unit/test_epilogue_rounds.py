@@ -21,9 +21,8 @@ pytest.importorskip("cuda.tile")
 import cuda.tile as ct  # noqa: E402
 
 from tileorch.backend.ptxas import ptxas_available  # noqa: E402
-from tileorch.driver import compile_program  # noqa: E402
 from tileorch.testing.dot_programs import PROGRAMS  # noqa: E402
-from tileorch.testing.export import cutile_bytecode  # noqa: E402
+from tileorch.testing.gemm_emulation import array_params, compile_cutile, run_gemm  # noqa: E402
 
 needs_ptxas = pytest.mark.skipif(not ptxas_available(), reason="no ptxas (pip install nvidia-cuda-nvcc)")
 TMA_STORE = re.compile(r"cp\.async\.bulk\.tensor\.\dd\.global\.shared::cta")
@@ -35,7 +34,7 @@ def _linear_gelu_128x256():
     """linear_gelu_bf16 of the zoo (``gelu_tanh(X @ W^T + bias)``, W [N, K]) with 128x256 tiles."""
     m, n, k = 1024, 512, 384
     spec = [((m, k), "bfloat16"), ((n, k), "bfloat16"), ((n,), "bfloat16"), ((m, n), "bfloat16"), 128, 256, 64]
-    return compile_program(cutile_bytecode(PROGRAMS["linear_gelu_bf16"].kernel, spec), "linear_gelu", arch="sm_90a")
+    return compile_cutile(PROGRAMS["linear_gelu_bf16"].kernel, spec, "linear_gelu", ptxas=True)
 
 
 def _spill_bytes(program) -> int:
@@ -90,15 +89,11 @@ def test_direct_rounds_match_numpy_on_the_emulator(rounds, monkeypatch):
     """An f32 output takes the direct rounds too (4 x 64 columns of a 128x256 tile): every CTA of the
     persistent grid run by the PTX emulator, M and N ragged (200 x 320: a half row tile, a 64-column
     last column tile), C NaN-prefilled, against float64."""
-    from tileorch.launchers.gemm_host import scheduler_params
-    from tileorch.schedulers.device_params import pack_device_params
-    from tileorch.testing.ptx_emulator import Emu
-
     monkeypatch.setenv("TILEORCH_EPILOGUE_ROUNDS", rounds)
     m, n, k = 200, 320, 96
     spec = [((m, k), "float16"), ((k, n), "float16"), ((n,), "float32"), ((m, n), "float32"), 128, 256, 64]
-    p = compile_program(cutile_bytecode(gemm_bias_gelu_f32, spec), "gemm_bias_gelu_f32", arch="sm_90a",
-                        ptxas=False, config="cluster_m=1")  # the emulator runs one CTA at a time: no multicast
+    # the emulator runs one CTA at a time: no multicast
+    p = compile_cutile(gemm_bias_gelu_f32, spec, config="cluster_m=1")
     cfg = p.gemm_config
     assert p.kind == "gemm" and cfg.epilogue == "direct" and cfg.tile_n == 256, p.remarks
     assert any(("4 rounds of 64 accumulator columns" if rounds == "1" else "whole fragment") in r
@@ -108,20 +103,13 @@ def test_direct_rounds_match_numpy_on_the_emulator(rounds, monkeypatch):
     b = rng.standard_normal((k, n)).astype(np.float16)
     bias = rng.standard_normal(n).astype(np.float32)
     c = np.full((m, n), np.nan, np.float32)
-    sched = scheduler_params(cfg, m, n, k, 2, 0, 1)
     base = {"A": 1 << 32, "B": 2 << 32, "C": 3 << 32, "bias": 4 << 32}
-    # the GEMM's parameters (tensor maps, C, M, N, K, the scheduler's record), then the tile kernel's
-    # (each array: base, shape, strides)
-    params = [0, 0, 0, base["C"], m, n, k, pack_device_params(sched, 0, 0, 0), base["A"], m, k, k, 1,
-              base["B"], k, n, n, 1, base["bias"], n, 1, base["C"], m, n, n, 1]
+    # the tile kernel's parameters after the GEMM's (each array: base, shape, strides)
+    tile = [*array_params(base["A"], (m, k)), *array_params(base["B"], (k, n)), *array_params(base["bias"], (n,)),
+            *array_params(base["C"], (m, n))]
     memory = [(base["C"], c.view(np.uint8).reshape(-1), "C"), (base["bias"], bias.view(np.uint8).reshape(-1), "bias")]
-    for x in range(sched.grid[0]):
-        for y in range(sched.grid[1]):
-            emu = Emu(p.ptx, params, cfg.smem_bytes, cfg.threads, (x, y, 0), {}, memory, nctaid=sched.grid)
-            emu.tmaps = {emu.params[0]: {"array": a[None], "rows": cfg.tile_m, "box": 64},
-                         emu.params[1]: {"array": b[None], "rows": 64, "box": 64}}
-            emu.run()
-            assert not emu.errors, emu.errors[:5]
+    errors = run_gemm(p, a, b, base["C"], (m, n, k), tile, memory)
+    assert not errors, errors[:5]
     h = a.astype(np.float64) @ b.astype(np.float64) + bias
     ref = 0.5 * h * (1 + np.tanh(GELU_C * (h + 0.044715 * h ** 3)))
     assert not np.isnan(c).any()

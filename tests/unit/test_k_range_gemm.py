@@ -17,6 +17,8 @@ import importlib.util
 import numpy as np
 import pytest
 
+from tileorch.testing.gemm_emulation import array_params, compile_cutile, run_gemm
+
 HAVE_CUTILE = importlib.util.find_spec("cuda") is not None and importlib.util.find_spec("cuda.tile") is not None
 pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Python) is not installed")
 
@@ -30,38 +32,21 @@ M, N = 200, 96  # ragged row and column tiles
 
 
 def _compile(kernel, spec):
-    from tileorch.driver import compile_program
-    from tileorch.testing.export import cutile_bytecode
-
-    return compile_program(cutile_bytecode(kernel, spec), "k_range", arch="sm_90a", ptxas=False)
+    return compile_cutile(kernel, spec, "k_range")
 
 
 def _emulate(p, a, b, scalars=(), grid_l=1, sms=2, c_init=np.nan):
     """C (prefilled with ``c_init``) after every CTA of the persistent grid ran the GEMM kernel
     ``p`` (the builder's parameters, then, when the kernel reads them, the tile program's: each
     array's base, shape and strides, then ``scalars``), and the emulator's errors."""
-    from tileorch.launchers.gemm_host import scheduler_params
-    from tileorch.schedulers.device_params import pack_device_params
-    from tileorch.testing.ptx_emulator import Emu
-
-    cfg = p.gemm_config
     m, k = a.shape
     n = b.shape[1]
-    sched = scheduler_params(cfg, m, n, k, sms, 0, grid_l)
     c = np.full((m, n), c_init, dtype=np.float32)
     base = {"A": 1 << 32, "B": 2 << 32, "C": 3 << 32}
-    params = [0, 0, 0, base["C"], m, n, k, pack_device_params(sched, 0, 0, 0)]
-    if p.epilogue_ops:
-        params += [base["A"], m, k, k, 1, base["B"], k, n, n, 1, base["C"], m, n, n, 1, *scalars]
-    memory = [(base["C"], c.view(np.uint8).reshape(-1), "C")]
-    errors = []
-    for x in range(sched.grid[0]):
-        for y in range(sched.grid[1]):
-            emu = Emu(p.ptx, params, cfg.smem_bytes, cfg.threads, (x, y, 0), {}, memory, nctaid=sched.grid)
-            emu.tmaps = {emu.params[0]: {"array": a[None], "rows": cfg.tile_m, "box": 64},
-                         emu.params[1]: {"array": b[None], "rows": 64, "box": 64}}
-            emu.run()
-            errors += emu.errors
+    tile = [*array_params(base["A"], (m, k)), *array_params(base["B"], (k, n)), *array_params(base["C"], (m, n)),
+            *scalars] if p.epilogue_ops else []
+    errors = run_gemm(p, a, b, base["C"], (m, n, k), tile, [(base["C"], c.view(np.uint8).reshape(-1), "C")],
+                      problem=(m, n, k, grid_l), sms=sms)
     return c, errors
 
 

@@ -14,7 +14,8 @@ import pytest
 pytest.importorskip("cuda.tile")
 sys.path.insert(0, str(Path(__file__).parent))
 
-from test_chained_dots import _arrays, _compile  # noqa: E402
+from test_chained_dots import _arrays  # noqa: E402
+from test_chained_dots import _compile_once as _compile  # noqa: E402
 
 
 @pytest.mark.parametrize("causal,masks", [(False, 1), (True, 2)])

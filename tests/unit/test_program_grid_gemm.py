@@ -18,6 +18,8 @@ import importlib.util
 import numpy as np
 import pytest
 
+from tileorch.testing.gemm_emulation import array_params, compile_cutile, run_gemm
+
 HAVE_CUTILE = importlib.util.find_spec("cuda") is not None and importlib.util.find_spec("cuda.tile") is not None
 pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Python) is not installed")
 
@@ -102,44 +104,24 @@ def _spec(m=M, rows_used=ROWS_USED):
     return [((m, K), "float16"), ((K, N), "float16"), ((m, N), "float32"), rows_used, TM, TN, TK]
 
 
-def _compile(kernel, spec):
-    from tileorch.driver import compile_program
-    from tileorch.testing.export import cutile_bytecode
-
-    return compile_program(cutile_bytecode(kernel, spec), kernel.__name__ if hasattr(kernel, "__name__") else "k",
-                           arch="sm_90a", ptxas=False)
-
-
 def _emulate(p, a, b, rows_used, grid, sms=2, bias=None):
     """C (NaN-prefilled) after every CTA of the persistent grid ran the program-grid kernel ``p``
     launched on the program ``grid`` (with ``bias``: the f32 vector the program's third argument
     is), and the emulator's errors."""
-    from tileorch.launchers.gemm_host import scheduler_params
-    from tileorch.schedulers.device_params import pack_device_params
-    from tileorch.testing.ptx_emulator import Emu
-
-    cfg = p.gemm_config
     m, k = a.shape
     n = b.shape[1]
-    sched = scheduler_params(cfg, grid[0] * cfg.tile_m, grid[1] * cfg.tile_n, k, sms, 0, grid[2])
     c = np.full((m, n), np.nan, dtype=np.float32)
     base = {"A": 1 << 32, "B": 2 << 32, "C": 3 << 32, "bias": 4 << 32}
-    # the GEMM's parameters (tensor maps, C, M, N, K, the scheduler's record), the cuTile entry's
-    # (each array: base, shape, strides; rows_used), the launch grid
-    vector = [] if bias is None else [base["bias"], n, 1]
-    params = [0, 0, 0, base["C"], m, n, k, pack_device_params(sched, 0, 0, 0),
-              base["A"], m, k, k, 1, base["B"], k, n, n, 1, *vector, base["C"], m, n, n, 1, rows_used, *grid]
+    # the cuTile entry's parameters (each array: base, shape, strides; rows_used), the launch grid
+    vector = [] if bias is None else array_params(base["bias"], (n,))
+    tile = [*array_params(base["A"], (m, k)), *array_params(base["B"], (k, n)), *vector,
+            *array_params(base["C"], (m, n)), rows_used, *grid]
     memory = [(base["C"], c.view(np.uint8).reshape(-1), "C")]
     if bias is not None:
         memory.append((base["bias"], bias.view(np.uint8).reshape(-1), "bias"))
-    errors = []
-    for x in range(sched.grid[0]):
-        for y in range(sched.grid[1]):
-            emu = Emu(p.ptx, params, cfg.smem_bytes, cfg.threads, (x, y, 0), {}, memory, nctaid=sched.grid)
-            emu.tmaps = {emu.params[0]: {"array": a[None], "rows": cfg.tile_m, "box": 64},
-                         emu.params[1]: {"array": b[None], "rows": 64, "box": 64}}
-            emu.run()
-            errors += emu.errors
+    cfg = p.gemm_config
+    errors = run_gemm(p, a, b, base["C"], (m, n, k), tile, memory,
+                      problem=(grid[0] * cfg.tile_m, grid[1] * cfg.tile_n, k, grid[2]), sms=sms)
     return c, errors
 
 
@@ -165,7 +147,7 @@ def _reference(a, b, rows_used, grid):
 @pytest.mark.parametrize("name", ["mm_rotated_if", "mm_rotated_return", "mm_rotated_store"])
 def test_program_grid_gemm_matches_numpy_on_the_emulator(name):
     kernel = globals()[name]
-    p = _compile(kernel, _spec())
+    p = compile_cutile(kernel, _spec())
     assert p.kind == "gemm", p.remarks
     assert p.gemm_config.program_grid and p.gemm_config.cluster_m == 1
     assert any("per-tile predicate" in r for r in p.remarks), p.remarks
@@ -185,7 +167,7 @@ def test_the_epilogue_reads_the_bias_at_the_computed_column_tile():
     """The program's epilogue (compiled into the consumers) evaluates B's column tile ``cb`` for the
     bias load: C tile (i, j) gets the bias of columns ``cb * TN ..``, zero past N."""
     spec = [((M, K), "float16"), ((K, N), "float16"), ((N,), "float32"), ((M, N), "float32"), ROWS_USED, TM, TN, TK]
-    p = _compile(mm_rotated_bias_relu, spec)
+    p = compile_cutile(mm_rotated_bias_relu, spec)
     assert p.kind == "gemm" and p.gemm_config.program_grid and p.epilogue_ops, p.remarks
     rng = np.random.default_rng(5)
     a = rng.standard_normal((M, K)).astype(np.float16)
@@ -204,7 +186,7 @@ def test_the_epilogue_reads_the_bias_at_the_computed_column_tile():
 
 def test_the_guard_reads_the_launchs_scalar():
     """The same kernel with rows_used = 0 writes nothing; with rows_used = 10**6 every tile."""
-    p = _compile(mm_rotated_return, _spec())
+    p = compile_cutile(mm_rotated_return, _spec())
     rng = np.random.default_rng(4)
     a = rng.standard_normal((M, K)).astype(np.float16)
     b = rng.standard_normal((K, N)).astype(np.float16)
@@ -244,33 +226,22 @@ def test_coordinates_and_guards_read_from_an_input_array(name):
     scalar load, which every agent issues for itself per work tile) takes the tier: with
     ``idx = [1, 0]`` C's row tile 0 is A's row tile 1 and tile 1 is tile 0 (``mm_gathered_row``);
     with ``flags = [1, 0]`` row tile 1 is skipped and stays NaN (``mm_flag_guard``)."""
-    from tileorch.launchers.gemm_host import scheduler_params
-    from tileorch.schedulers.device_params import pack_device_params
-    from tileorch.testing.ptx_emulator import Emu
-
     m, n, k, grid = 256, 128, 128, (2, 1, 1)
-    p = _compile(globals()[name], [((m, k), "float16"), ((k, n), "float16"), ((m, n), "float32"), ((2,), "int32"),
-                                   128, 128, 64])
+    p = compile_cutile(globals()[name], [((m, k), "float16"), ((k, n), "float16"), ((m, n), "float32"),
+                                         ((2,), "int32"), 128, 128, 64])
     assert p.kind == "gemm", p.remarks
     cfg = p.gemm_config
     rng = np.random.default_rng(5)
     a = rng.standard_normal((m, k)).astype(np.float16)
     b = rng.standard_normal((k, n)).astype(np.float16)
     idx = np.array([1, 0], np.int32)
-    sched = scheduler_params(cfg, grid[0] * cfg.tile_m, grid[1] * cfg.tile_n, k, 2, 0, grid[2])
     c = np.full((m, n), np.nan, dtype=np.float32)
     base = {"A": 1 << 32, "B": 2 << 32, "C": 3 << 32, "idx": 4 << 32}
-    params = [0, 0, 0, base["C"], m, n, k, pack_device_params(sched, 0, 0, 0), base["A"], m, k, k, 1,
-              base["B"], k, n, n, 1, base["C"], m, n, n, 1, base["idx"], 2, 1, *grid]
+    tile = [*array_params(base["A"], (m, k)), *array_params(base["B"], (k, n)), *array_params(base["C"], (m, n)),
+            *array_params(base["idx"], (2,)), *grid]
     memory = [(base["C"], c.view(np.uint8).reshape(-1), "C"), (base["idx"], idx.view(np.uint8).reshape(-1), "idx")]
-    errors = []
-    for x in range(sched.grid[0]):
-        for y in range(sched.grid[1]):
-            emu = Emu(p.ptx, params, cfg.smem_bytes, cfg.threads, (x, y, 0), {}, memory, nctaid=sched.grid)
-            emu.tmaps = {emu.params[0]: {"array": a[None], "rows": cfg.tile_m, "box": 64},
-                         emu.params[1]: {"array": b[None], "rows": 64, "box": 64}}
-            emu.run()
-            errors += emu.errors
+    errors = run_gemm(p, a, b, base["C"], (m, n, k), tile, memory,
+                      problem=(grid[0] * cfg.tile_m, grid[1] * cfg.tile_n, k, grid[2]))
     assert not errors, errors[:5]
     af, bf = a.astype(np.float64), b.astype(np.float64)
     if name == "mm_gathered_row":
@@ -289,7 +260,7 @@ def test_coordinates_and_guards_read_from_an_input_array(name):
                                300, 128, 128, 64], "the program's ids were rewritten onto the output tile grid"),
 ])
 def test_coordinates_and_guards_it_cannot_evaluate_stay_located_refusals(kernel_name, spec, words):
-    p = _compile(globals()[kernel_name], spec)
+    p = compile_cutile(globals()[kernel_name], spec)
     assert p.kind == "simt"
     refusals = [r for r in p.remarks if "tensor-core path refused" in r]
     assert refusals and words in refusals[0], p.remarks

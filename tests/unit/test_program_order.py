@@ -71,14 +71,14 @@ def test_causal_attention_launches_heaviest_first():
     """The textbook causal program's query blocks are read reversed (``nctaid.x - 1 - ctaid.x``);
     the non-causal one keeps the block order; the driver says so in a remark."""
     from tileorch.launchers import cutile as rc
-    from tileorch.driver import compile_program
     from tileorch.testing.attention_programs import attention_fwd
+    from tileorch.testing.compile_memo import compile_once
     from tileorch.testing.export import FakeDeviceArray
 
     arrays = tuple(FakeDeviceArray(0x7F0000000000 + (i + 1) * 0x10000000, (4, 1000, 64)) for i in range(4))
     for causal in (False, True):
         args = arrays + (0.18, 1000, 128, 128, 64, causal)
-        p = compile_program(rc.export_bytecode(attention_fwd, rc.describe_arguments(attention_fwd, args)), "<t>")
+        p = compile_once(rc.export_bytecode(attention_fwd, rc.describe_arguments(attention_fwd, args)), "<t>")
         assert p.chained["heavy_first"] == (0 if causal else None)
         if causal:  # one CTA per program instance, the query blocks read reversed
             assert "%nctaid.x" in p.ptx and not p.chained.get("persistent")

@@ -263,9 +263,9 @@ def test_row_gather_and_scatter_move_16_byte_vectors(bytecode, name):
     (``contiguity.last_dim_step``): its accesses are ``ld.global.v4``/``st.global.v4``, the
     tiled side's too.  The gather's only other load is the index tile (4 or 8 elements, one per
     thread), the scatter's only other store none: the vectors are the pointer accesses'."""
-    from tileorch.driver import compile_program
+    from tileorch.testing.compile_memo import compile_once
 
-    ptx = compile_program((bytecode / f"{name}.tileirbc").read_bytes(), name, ptxas=False).ptx
+    ptx = compile_once((bytecode / f"{name}.tileirbc").read_bytes(), name, ptxas=False).ptx
     assert "ld.global.v4.b32" in ptx and "st.global.v4.b32" in ptx
 
 
@@ -342,9 +342,9 @@ def test_strided_view_is_not_read_as_vectors(bytecode):
 @pytest.mark.parametrize("name,vector", [("softmax_f16_1024", "v4.b32"), ("row_sum_bf16_4_512", "v4.b32"),
                                          ("axpby_f32_1024", "v4"), ("col_sum_f32_64_128", "v4")])
 def test_ptx_has_vector_accesses_and_shuffles(bytecode, name, vector):
-    from tileorch.driver import compile_program
+    from tileorch.testing.compile_memo import compile_once
 
-    prog = compile_program((bytecode / f"{name}.tileirbc").read_bytes(), name, ptxas=False)
+    prog = compile_once((bytecode / f"{name}.tileirbc").read_bytes(), name, ptxas=False)
     assert f"ld.global.{vector}" in prog.ptx
     if name.startswith(("softmax", "row_sum")):
         assert "shfl.sync.bfly.b32" in prog.ptx
@@ -369,9 +369,9 @@ def test_row_softmax_is_one_warp_without_barriers_and_issues_its_loads_together(
     each thread's four 16-byte loads as predicated ld.global.v4 before any branch that uses them:
     the whole-tile path, the ragged-row path (whole runs, those past the row's end padded) and
     the run-by-run path."""
-    from tileorch.driver import compile_program
+    from tileorch.testing.compile_memo import compile_once
 
-    ptx = compile_program((bytecode / "softmax_f16_1024.tileirbc").read_bytes(), "softmax_f16_1024", ptxas=False).ptx
+    ptx = compile_once((bytecode / "softmax_f16_1024.tileirbc").read_bytes(), "softmax_f16_1024", ptxas=False).ptx
     assert ".maxntid 64, 1, 1" in ptx  # one program per warp, up to 2 per CTA
     assert "%ntid.x" in ptx
     assert "bar.sync" not in ptx and "st.shared" not in ptx
@@ -433,9 +433,9 @@ def test_prefetching_loop_runs_two_iterations_per_trip(bytecode):
 def test_layernorm_issues_row_weight_and_bias_loads_before_its_reductions(bytecode):
     """hoist.loads_first: the weight and bias loads, written after the two reductions, are
     issued with the row's, before the first shuffle."""
-    from tileorch.driver import compile_program
+    from tileorch.testing.compile_memo import compile_once
 
-    ptx = compile_program((bytecode / "layernorm_f16_256.tileirbc").read_bytes(), "layernorm_f16_256", ptxas=False).ptx
+    ptx = compile_once((bytecode / "layernorm_f16_256.tileirbc").read_bytes(), "layernorm_f16_256", ptxas=False).ptx
     first_shuffle = ptx.index("shfl.sync.bfly")
     assert ptx.rfind("ld.global", 0, first_shuffle) > 0
     assert "ld.global" not in ptx[first_shuffle:]
@@ -501,11 +501,11 @@ def test_argmax_ptx_emulated(bytecode, monkeypatch, per_warp):
     """The PTX itself (after LLVM) of argmax at 1, 2 and 4 rows per warp, run CTA by CTA by
     tileorch.testing.ptx_emulator (predicated 16-byte loads, butterfly and idx shuffles):
     ragged rows, a partial last CTA, every row once, nothing written past the rows."""
-    from tileorch.driver import compile_program
+    from tileorch.testing.compile_memo import compile_once
     from tileorch.testing.ptx_emulator import Emu
 
     monkeypatch.setenv("TILEORCH_PROGRAMS_PER_WARP", per_warp)
-    prog = compile_program((bytecode / "argmax_f32_256.tileirbc").read_bytes(), "argmax_f32_256", ptxas=False)
+    prog = compile_once((bytecode / "argmax_f32_256.tileirbc").read_bytes(), "argmax_f32_256", ptxas=False)
     assert prog.programs_per_warp == int(per_warp)
     for rows, cols in [(13, 256), (9, 200), (5, 3)]:
         x = RNG.standard_normal((rows, cols)).astype(np.float32)
@@ -568,9 +568,9 @@ def test_argmax_runs_two_rows_per_warp_with_all_loads_before_the_first_reduction
     the whole-tile loads of both (two 16-byte loads per lane each) are issued before the first
     comparison or shuffle; the two reductions run at once (five butterfly steps of one
     (value, index) pair each, not ten); each program stores its own index."""
-    from tileorch.driver import compile_program
+    from tileorch.testing.compile_memo import compile_once
 
-    prog = compile_program((bytecode / "argmax_f32_256.tileirbc").read_bytes(), "argmax_f32_256", ptxas=False)
+    prog = compile_once((bytecode / "argmax_f32_256.tileirbc").read_bytes(), "argmax_f32_256", ptxas=False)
     assert prog.programs_per_warp == 2 and prog.warp_programs == 2
     assert any("2 programs per warp" in r for r in prog.remarks)
     ptx = prog.ptx

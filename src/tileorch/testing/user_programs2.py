@@ -396,20 +396,21 @@ def fmha_padded_head(Q, K, V, O, qk_scale: float, BM: ct.Constant[int], BN: ct.C
     ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, DP)))
 
 
-@ct.kernel
-def fmha_q_prescaled_lse(Q, K, V, O, L, scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
-                         D: ct.Constant[int]):
-    """The softmax scale folded into Q once (``q * scale`` cast back to bf16) and a natural-log LSE
-    ``[BH, S]`` stored as a 1-D row slice after the loop."""
-    qt, bh = ct.bid(0), ct.bid(1)
-    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
-    q = (q.astype(ct.float32) * scale).astype(Q.dtype)
+@ct.function
+def attend_key_tiles(q, K, V, bh, tiles, seq_len, BM: ct.Constant[int], BN: ct.Constant[int], D: ct.Constant[int]):
+    """A helper function of FlashAttention programs: the online softmax of the Q tile ``q`` over
+    ``tiles`` key tiles of head ``bh`` of ``[BH, S, D]`` K and V (natural-log exponentials); the
+    keys at or past ``seq_len`` masked to -inf unless it is ``None`` (a compile-time choice).
+    Returns the unnormalised O accumulator, the row maxima and the row sums."""
     m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
     den = ct.zeros((BM, 1), dtype=ct.float32)
     o = ct.zeros((BM, D), dtype=ct.float32)
-    for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, D))):
+    cols = ct.arange(BN, dtype=ct.int32)[None, :]
+    for j in range(tiles):
         k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
         s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32))
+        if seq_len is not None:
+            s = ct.where(j * BN + cols < seq_len, s, -math.inf)
         m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
         p = ct.exp(s - m2)
         c = ct.exp(m - m2)
@@ -417,6 +418,19 @@ def fmha_q_prescaled_lse(Q, K, V, O, L, scale: float, BM: ct.Constant[int], BN: 
         v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
         o = ct.mma(p.astype(V.dtype), v, o * c)
         m = m2
+    return o, m, den
+
+
+@ct.kernel
+def fmha_q_prescaled_lse(Q, K, V, O, L, scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
+                         D: ct.Constant[int]):
+    """The softmax scale folded into Q once (``q * scale`` cast back to bf16) and a natural-log LSE
+    ``[BH, S]`` stored as a 1-D row slice after the loop (through the helper function
+    :func:`attend_key_tiles`)."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    q = (q.astype(ct.float32) * scale).astype(Q.dtype)
+    o, m, den = attend_key_tiles(q, K, V, bh, ct.num_tiles(K, axis=1, shape=(1, BN, D)), None, BM, BN, D)
     ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
     ct.store(L, index=(bh, qt), tile=(m + ct.log(den)).reshape((1, BM)))
 

@@ -1,0 +1,82 @@
+"""``compile_program`` once per distinct input in a test run: tests that compile the same program
+with the same options (the parametrizations of one test, or a program two test files both
+check) share one compile.
+
+Opt-in per call site: :func:`compile_once` is for tests that compile through the real compiler,
+unpatched.  A test that monkeypatches a compile step, measures compile time, or counts what the
+compiler does calls ``compile_program`` itself.
+
+Key
+    sha256 of the bytecode, the name, the options, :func:`tileorch.cache.compile_environment`
+    (the compile switches), ``TILEORCH_VERIFY_EACH_PASS`` and the compiler's fingerprint
+    (:func:`tileorch.cache.compiler_fingerprint`).
+Where
+    In this process (a dict), and, when ``$TILEORCH_TEST_COMPILE_MEMO`` names a directory (the
+    test suite's conftest makes one per run, shared by the xdist workers), one pickle per key
+    there (written to a temporary name and renamed: a reader never sees half of one).
+Result
+    A copy of the stored :class:`tileorch.driver.CutileProgram` (a test may change its copy);
+    an input whose compile raises is not stored (each call raises again)."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import os
+import pickle
+import tempfile
+
+MEMO_ENV = "TILEORCH_TEST_COMPILE_MEMO"
+
+_PROGRAMS: dict[str, object] = {}
+
+
+def memo_key(data: bytes, name: str, options: dict) -> str:
+    from tileorch.cache import compile_environment, compiler_fingerprint
+
+    h = hashlib.sha256()
+    for part in (compiler_fingerprint(), compile_environment(), os.environ.get("TILEORCH_VERIFY_EACH_PASS", ""),
+                 name, repr(sorted(options.items())), data):
+        h.update(part if isinstance(part, bytes) else part.encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def _read(path: str):
+    try:
+        with open(path, "rb") as f:
+            return pickle.load(f)
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+        return None
+
+
+def _write(directory: str, path: str, program) -> None:
+    try:
+        fd, tmp = tempfile.mkstemp(dir=directory, suffix=".tmp")
+        with os.fdopen(fd, "wb") as f:
+            pickle.dump(program, f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    except OSError:  # the memo never blocks compiling
+        pass
+
+
+def compile_once(data: bytes, name: str, **options):
+    """``tileorch.driver.compile_program(data, name, **options)``, compiled once per key (see the
+    module docstring) in this process and the test run's memo directory."""
+    key = memo_key(data, name, options)
+    program = _PROGRAMS.get(key)
+    directory = os.environ.get(MEMO_ENV, "")
+    path = os.path.join(directory, key + ".pickle") if directory else ""
+    if program is None and path:
+        program = _read(path)
+    if program is None:
+        from tileorch.driver import compile_program
+
+        program = compile_program(data, name, **options)
+        if path and os.path.isdir(directory):
+            _write(directory, path, program)
+    _PROGRAMS[key] = program
+    return copy.deepcopy(program)
+
+
+__all__ = ["MEMO_ENV", "compile_once", "memo_key"]

@@ -1,0 +1,60 @@
+"""The tier's TMA/WGMMA GEMM kernel run on the CPU: every CTA of its persistent grid on
+:class:`tileorch.testing.ptx_emulator.Emu`, with the parameters the launcher passes (the builder's
+tensor maps, C, M, N, K and the scheduler's record, then the tile program's own parameters).
+
+A test and debugging aid shared by the CPU tests of program-grid, K-range and epilogue GEMMs.
+A and B are read through their tensor maps (boxes of 64 elements; A's box ``tile_m`` rows, B's
+64); only the buffers listed in ``memory`` may be stored to (a store elsewhere faults)."""
+
+from __future__ import annotations
+
+
+def array_params(base: int, shape: tuple[int, ...]) -> list[int]:
+    """A row-major array's parameters as a cuTile entry takes them: base, shape, strides (elements)."""
+    strides = [1] * len(shape)
+    for i in range(len(shape) - 2, -1, -1):
+        strides[i] = strides[i + 1] * shape[i + 1]
+    return [base, *shape, *strides]
+
+
+def run_gemm(p, a, b, c_base: int, mnk: tuple[int, int, int], tile_params=(), memory=(), problem=None,
+             sms: int = 2) -> list[str]:
+    """Run every CTA of the persistent grid of the GEMM program ``p`` (``compile_program``'s result,
+    ``p.gemm_config`` set) on A ``a`` [M, K] and B ``b`` [K, N]; return the emulator's errors.
+
+    ``mnk``: the M, N, K the builder's parameters carry (C's shape and A's columns); ``problem``:
+    the (M, N, K, L) the scheduler is sized for (default ``(*mnk, 1)``; a program-grid kernel's is
+    the launch grid in tiles); ``tile_params``: the tile program's parameters after the builder's
+    (each array's :func:`array_params`, scalars, the grid); ``memory``: ``(base, uint8 view, name)``
+    of the buffers the kernel stores to."""
+    from tileorch.launchers.gemm_host import scheduler_params
+    from tileorch.schedulers.device_params import pack_device_params
+    from tileorch.testing.ptx_emulator import Emu
+
+    cfg = p.gemm_config
+    m, n, k = mnk
+    sched = scheduler_params(cfg, *(problem or (m, n, k, 1))[:3], sms, 0, (problem or (m, n, k, 1))[3])
+    params = [0, 0, 0, c_base, m, n, k, pack_device_params(sched, 0, 0, 0), *tile_params]
+    errors: list[str] = []
+    for x in range(sched.grid[0]):
+        for y in range(sched.grid[1]):
+            emu = Emu(p.ptx, params, cfg.smem_bytes, cfg.threads, (x, y, 0), {}, list(memory), nctaid=sched.grid)
+            emu.tmaps = {emu.params[0]: {"array": a[None], "rows": cfg.tile_m, "box": 64},
+                         emu.params[1]: {"array": b[None], "rows": 64, "box": 64}}
+            emu.run()
+            errors += emu.errors
+    return errors
+
+
+def compile_cutile(kernel, spec: list, name: str | None = None, **options):
+    """``compile_program`` of ``kernel`` exported for ``spec`` (:func:`tileorch.testing.export.cutile_bytecode`)
+    for sm_90a, without ptxas unless ``ptxas=True`` is given; once per distinct input in a test run
+    (:func:`tileorch.testing.compile_memo.compile_once`)."""
+    from tileorch.testing.compile_memo import compile_once
+    from tileorch.testing.export import cutile_bytecode
+
+    options = {"arch": "sm_90a", "ptxas": False, **options}
+    return compile_once(cutile_bytecode(kernel, spec), name or getattr(kernel, "__name__", "k"), **options)
+
+
+__all__ = ["array_params", "compile_cutile", "run_gemm"]

@@ -1,0 +1,131 @@
+"""Where the suite's CPU goes, by kind of work (``--cpu-categories=DIR``): each pytest process (the
+xdist workers too) wraps the compiler's and the test helpers' entry points, adds the CPU seconds
+spent in each, exclusive of the wrapped calls inside it (user+sys of the process; subprocesses,
+the forked LLVM codegen and ptxas, counted apart as ``children``), and writes ``DIR/<worker>.json``
+at its session end; the controller prints the sum.
+
+A measuring aid: the wrappers cost a few microseconds a call; what is not inside a wrapped call
+(test bodies, numpy references, fixtures, pytest itself) is ``other``, the tests that run
+hypothesis are summed apart (their whole CPU, which overlaps the other rows), and the children's
+CPU outside every wrapped call is the tool subprocesses' (lit, ``python -m tileorch...`` forks of
+tests/tool_forkserver.py, iree-opt, the cuTile export scripts of module fixtures)."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import resource
+from collections import defaultdict
+
+# (module, attribute, category); a category's calls inside another's are taken out of the outer one
+TARGETS = (
+    ("tileorch.launchers.cutile", "export_bytecode", "cuTile export"),
+    ("tileorch.frontend.cutile", "load", "bytecode read + cuda_tile verify"),
+    ("tileorch.diagnostics", "parse_module", "xDSL parse"),
+    ("tileorch.diagnostics", "verify_located", "xDSL verify"),
+    ("tileorch.backend.compile", "translate_module", "LLVM IR translation"),
+    ("tileorch.backend.compile", "llvm_to_ptx", "LLVM codegen (llvmlite)"),
+    ("tileorch.backend.compile", "start_codegen", "LLVM codegen (llvmlite)"),
+    ("tileorch.backend.compile", "run_ptxas", "ptxas"),
+    ("tileorch.driver", "lower_program", "lowering (Python passes)"),
+    ("tileorch.driver", "compile_program", "lowering (Python passes)"),
+    ("tileorch.backend.compile", "compile_lowered", "lowering (Python passes)"),
+    ("tileorch.testing.ptx_emulator.Emu", "run", "emulators/interpreters"),
+    ("simt_interp.Interpreter", "run", "emulators/interpreters"),
+    ("llvm_int_interp.Interpreter", "run", "emulators/interpreters"),
+)
+
+_TOTALS: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0])
+_STACK: list[list[float]] = []
+
+
+def _now() -> tuple[float, float]:
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
+
+
+def _wrap(fn, category: str):
+    def wrapped(*args, **kwargs):
+        s0, c0 = _now()
+        _STACK.append([0.0, 0.0])
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            inner_s, inner_c = _STACK.pop()
+            s1, c1 = _now()
+            total = _TOTALS[category]
+            total[0] += (s1 - s0) - inner_s
+            total[1] += (c1 - c0) - inner_c
+            total[2] += 1
+            if _STACK:
+                _STACK[-1][0] += s1 - s0
+                _STACK[-1][1] += c1 - c0
+
+    wrapped.__wrapped__ = fn
+    return wrapped
+
+
+def _resolve(path: str):
+    parts = path.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        for name in parts[i:]:
+            obj = getattr(obj, name)
+        return obj
+    raise ImportError(path)
+
+
+def install() -> None:
+    """Wrap every target that imports here (tests/unit's helper modules through sys.path)."""
+    import sys
+
+    unit = os.path.join(os.path.dirname(__file__), "unit")
+    if unit not in sys.path:
+        sys.path.insert(0, unit)
+    for owner, attr, category in TARGETS:
+        try:
+            obj = _resolve(owner)
+        except Exception:  # noqa: BLE001  (an optional module: no row)
+            continue
+        setattr(obj, attr, _wrap(getattr(obj, attr), category))
+
+
+def record_test(category: str, s: float) -> None:
+    _TOTALS[category][0] += s
+    _TOTALS[category][2] += 1
+
+
+def write(directory: str, worker: str, session_cpu: tuple[float, float]) -> None:
+    os.makedirs(directory, exist_ok=True)
+    with open(os.path.join(directory, f"{worker}.json"), "w") as f:
+        json.dump({"session": session_cpu, "categories": dict(_TOTALS)}, f, indent=1)
+
+
+def report(directory: str, write_line) -> None:
+    sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0])
+    session = [0.0, 0.0]
+    for name in sorted(os.listdir(directory)):
+        if not name.endswith(".json"):
+            continue
+        with open(os.path.join(directory, name)) as f:
+            data = json.load(f)
+        session[0] += data["session"][0]
+        session[1] += data["session"][1]
+        for category, (s, c, n) in data["categories"].items():
+            sums[category][0] += s
+            sums[category][1] += c
+            sums[category][2] += n
+    apart = {k: sums.pop(k) for k in list(sums) if k.startswith("(")}
+    own = session[0] - sum(v[0] for v in sums.values())
+    children = session[1] - sum(v[1] for v in sums.values())
+    sums["other: test code, numpy references, pytest, imports (own); tool subprocesses (children)"] = [own, children, 0]
+    write_line(f"CPU of the pytest processes: {session[0] + session[1]:.1f} s ({session[0]:.1f} own + "
+               f"{session[1]:.1f} children)")
+    for category, (s, c, n) in sorted(sums.items(), key=lambda kv: -(kv[1][0] + kv[1][1])):
+        write_line(f"{s + c:8.1f} s ({s:7.1f} own + {c:7.1f} children) {int(n):7d} calls  {category}")
+    for category, (s, c, n) in apart.items():
+        write_line(f"{s + c:8.1f} s {int(n):7d} tests  {category}")
