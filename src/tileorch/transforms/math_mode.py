@@ -8,7 +8,7 @@ default is ``full`` and whose ``approx`` asks for the fast hardware approximatio
   a clamped exact-product range reduction, one ``ex2.approx.ftz`` of the reduced argument and an
   exact power-of-two scale (subnormal results rounded once); ``approx``: ``ex2.approx.ftz.f32`` of ``x * log2 e`` (the
   spec's "exp2 with log2(e) scaling"; about 2^-21 relative, subnormal results flushed);
-* ``tanh``, ``full``: :meth:`Emitter.tanh_full` (a polynomial below 0.6, ``1 - 2/(e^2a + 1)`` above);
+* ``tanh``, ``full``: :meth:`Emitter.tanh_full` (a polynomial below 0.9, ``1 - 2/(e^2a + 1)`` above; at most 2 ulp);
   ``approx``: ``tanh.approx.f32`` (about 2^-11 relative).
 
 ``TILEORCH_MATH=approx`` (read at each compile, part of the disk-cache key) takes the ``approx``
