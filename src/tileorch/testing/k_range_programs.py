@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import cuda.tile as ct
 
+from tileorch.testing.user_programs2 import gemm_split_k
+
 ZERO = ct.PaddingMode.ZERO
 
 
@@ -57,16 +59,15 @@ def mm_first_tiles(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.C
     ct.store(C, index=(bm, bn), tile=acc)
 
 
-@ct.kernel
-def mm_split_k(A, B, C, splits: ct.Constant[int], tm: ct.Constant[int], tn: ct.Constant[int],
-               tk: ct.Constant[int]):
-    """Split-K on 128x64x64 tiles: program ``bid(2)`` sums every ``splits``-th K tile into C with
-    ``ct.atomic_add`` (``user_programs2.gemm_split_k`` with the WGMMA kernel's tile shape)."""
-    pid_m, pid_n, s = ct.bid(0), ct.bid(1), ct.bid(2)
-    acc = ct.zeros((tm, tn), dtype=ct.float32)
-    for k in range(s, ct.num_tiles(A, axis=1, shape=(tm, tk)), splits):
-        acc = ct.mma(ct.load(A, index=(pid_m, k), shape=(tm, tk)), ct.load(B, index=(k, pid_n), shape=(tk, tn)),
-                     acc)
+mm_split_k = gemm_split_k
+"""Split-K (program ``bid(2)`` sums every ``splits``-th K tile into C with ``ct.atomic_add``): the
+user sweep's program, launched here with the WGMMA kernel's 128x64x64 tiles."""
+
+
+@ct.function
+def add_tile_atomically(C, pid_m, pid_n, acc, tm: ct.Constant[int], tn: ct.Constant[int]):
+    """``ct.atomic_add`` of the ``tm x tn`` tile ``acc`` into C at tile (``pid_m``, ``pid_n``) (2-D
+    index tiles): the split-K programs' partial sums."""
     rows = pid_m * tm + ct.arange(tm, dtype=ct.int32)[:, None]
     cols = pid_n * tn + ct.arange(tn, dtype=ct.int32)[None, :]
     ct.atomic_add(C, (rows, cols), acc)
@@ -82,9 +83,7 @@ def mm_split_k_linear(A, W, C, splits: ct.Constant[int], tm: ct.Constant[int], t
     for k in range(s, ct.num_tiles(A, axis=1, shape=(tm, tk)), splits):
         w = ct.load(W, index=(pid_n, k), shape=(tn, tk))
         acc = ct.mma(ct.load(A, index=(pid_m, k), shape=(tm, tk)), ct.transpose(w), acc)
-    rows = pid_m * tm + ct.arange(tm, dtype=ct.int32)[:, None]
-    cols = pid_n * tn + ct.arange(tn, dtype=ct.int32)[None, :]
-    ct.atomic_add(C, (rows, cols), acc)
+    add_tile_atomically(C, pid_m, pid_n, acc, tm, tn)
 
 
 @ct.kernel
@@ -96,6 +95,4 @@ def mm_split_k_at(At, B, C, splits: ct.Constant[int], tm: ct.Constant[int], tn: 
     for k in range(s, ct.num_tiles(At, axis=0, shape=(tk, tm)), splits):
         at = ct.load(At, index=(k, pid_m), shape=(tk, tm))
         acc = ct.mma(ct.transpose(at), ct.load(B, index=(k, pid_n), shape=(tk, tn)), acc)
-    rows = pid_m * tm + ct.arange(tm, dtype=ct.int32)[:, None]
-    cols = pid_n * tn + ct.arange(tn, dtype=ct.int32)[None, :]
-    ct.atomic_add(C, (rows, cols), acc)
+    add_tile_atomically(C, pid_m, pid_n, acc, tm, tn)
