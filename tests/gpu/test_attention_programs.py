@@ -116,6 +116,19 @@ def test_attention_instance_switches(bh, seq, d, dtype, causal, tile_m, tile_n, 
         _close(out, ref, 2e-3, 1e-2)
 
 
+def _more_instances_than_sms(test):
+    """The cases of the persistent kernel's per-instance switches: 1024 / 4000 / 77 keys with more
+    instances than SMs (and one instance of one key), both head dims, dtypes and masks, three tile
+    shapes (the parametrizations in the order the stacked decorators applied them)."""
+    marks = [pytest.mark.parametrize("bh,seq", [(40, 1024), (9, 4000), (300, 77), (1, 1)], ids=lambda v: str(v)),
+             pytest.mark.parametrize("d", [64, 128]), pytest.mark.parametrize("dtype", ["float16", "bfloat16"]),
+             pytest.mark.parametrize("causal", [False, True]),
+             pytest.mark.parametrize("tile_m,tile_n", [(128, 128), (128, 64), (64, 64)], ids=lambda v: str(v))]
+    for mark in marks:
+        test = mark(test)
+    return test
+
+
 SHORT_SEQ_SWITCHES = {"row_div": {"TILEORCH_ATTN_ROW_DIV": "1"},
                       "early_q": {"TILEORCH_ATTN_EARLY_Q": "1", "TILEORCH_ATTN_PERSISTENT": "1"},
                       "row_div_early_q": {"TILEORCH_ATTN_ROW_DIV": "1", "TILEORCH_ATTN_EARLY_Q": "1"},
@@ -124,11 +137,7 @@ SHORT_SEQ_SWITCHES = {"row_div": {"TILEORCH_ATTN_ROW_DIV": "1"},
 
 
 @pytest.mark.parametrize("switches", list(SHORT_SEQ_SWITCHES))
-@pytest.mark.parametrize("tile_m,tile_n", [(128, 128), (128, 64), (64, 64)], ids=lambda v: str(v))
-@pytest.mark.parametrize("causal", [False, True])
-@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
-@pytest.mark.parametrize("d", [64, 128])
-@pytest.mark.parametrize("bh,seq", [(40, 1024), (9, 4000), (300, 77), (1, 1)], ids=lambda v: str(v))
+@_more_instances_than_sms
 def test_attention_short_sequence_switches(bh, seq, d, dtype, causal, tile_m, tile_n, switches, monkeypatch):
     """TILEORCH_ATTN_ROW_DIV (the epilogue's IEEE division by one reciprocal per row) and
     TILEORCH_ATTN_EARLY_Q (the Q slot released before the last tile's second dot) change no output
@@ -139,6 +148,8 @@ def test_attention_short_sequence_switches(bh, seq, d, dtype, causal, tile_m, ti
     for k, v in SHORT_SEQ_SWITCHES[switches].items():
         if k in ("TILEORCH_ATTN_PERSISTENT", "TILEORCH_ATTN_NEXT_S"):
             monkeypatch.setenv(k, v)  # in both runs: the comparison isolates ROW_DIV and EARLY_Q
+        elif k == "TILEORCH_ATTN_ROW_DIV":
+            monkeypatch.setenv(k, "0")  # on by default: the first run is the kernel without it
     rc.clear_caches()
     try:
         _run(kernel, args, grid)
@@ -163,11 +174,7 @@ def test_attention_short_sequence_switches(bh, seq, d, dtype, causal, tile_m, ti
 
 
 @pytest.mark.parametrize("next_s", ["1", "2"])
-@pytest.mark.parametrize("tile_m,tile_n", [(128, 128), (128, 64), (64, 64)], ids=lambda v: str(v))
-@pytest.mark.parametrize("causal", [False, True])
-@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
-@pytest.mark.parametrize("d", [64, 128])
-@pytest.mark.parametrize("bh,seq", [(40, 1024), (9, 4000), (300, 77), (1, 1)], ids=lambda v: str(v))
+@_more_instances_than_sms
 def test_attention_next_first_dot(bh, seq, d, dtype, causal, tile_m, tile_n, next_s, monkeypatch):
     """TILEORCH_ATTN_NEXT_S=1/2 on the persistent kernel (forced for causal programs too): each
     instance's epilogue overlaps the next instance's first dot.  More instances than SMs (320 /
