@@ -28,6 +28,7 @@ if HAVE_CUTILE:
 
     from tileorch.testing.program_grid_programs import pg_rotated_if as mm_rotated_if
     from tileorch.testing.program_grid_programs import pg_rotated_return_bias_relu as mm_rotated_bias_relu
+    from tileorch.testing.program_grid_programs import rotated_reference
 
     @ct.kernel
     def mm_rotated_return(A, B, C, rows_used: int, tm: ct.Constant[int], tn: ct.Constant[int],
@@ -126,22 +127,8 @@ def _emulate(p, a, b, rows_used, grid, sms=2, bias=None):
 
 
 def _reference(a, b, rows_used, grid):
-    """The program's result: tile (i, j) of C is A's row tile (i + 1) % gx times B's column tile
-    gy - 1 - j where i * TM < rows_used; NaN elsewhere (never written)."""
-    m, n = a.shape[0], b.shape[1]
-    ap = np.zeros((grid[0] * TM, a.shape[1]), np.float64)
-    ap[:m] = a
-    bp = np.zeros((b.shape[0], grid[1] * TN), np.float64)
-    bp[:, :n] = b
-    ref = np.full((grid[0] * TM, grid[1] * TN), np.nan)
-    for i in range(grid[0]):
-        if i * TM >= rows_used:
-            continue
-        ra = (i + 1) % grid[0]
-        for j in range(grid[1]):
-            cb = grid[1] - 1 - j
-            ref[i * TM:(i + 1) * TM, j * TN:(j + 1) * TN] = ap[ra * TM:(ra + 1) * TM] @ bp[:, cb * TN:(cb + 1) * TN]
-    return ref[:m, :n]
+    """The program's result at this file's TM x TN tiles (:func:`rotated_reference`)."""
+    return rotated_reference(a, b, rows_used, grid, TM, TN)
 
 
 @pytest.mark.parametrize("name", ["mm_rotated_if", "mm_rotated_return", "mm_rotated_store"])

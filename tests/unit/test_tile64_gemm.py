@@ -21,7 +21,7 @@ pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Pytho
 if HAVE_CUTILE:
     from tileorch.testing.k_range_programs import mm_split_k_at as split_k_at
     from tileorch.testing.k_range_programs import mm_split_k_linear as split_k_linear
-    from tileorch.testing.program_grid_programs import pg_rotated_if, pg_rotated_return_bias_relu
+    from tileorch.testing.program_grid_programs import pg_rotated_if, pg_rotated_return_bias_relu, rotated_reference
     from tileorch.testing.user_programs2 import batched_tile2, gemm_split_k
 
 
@@ -144,29 +144,6 @@ def test_split_k_64_row_kernel_pipeline_is_proved():
         assert result.ok, (result.values, result.violation)
 
 
-def _rotated(a, b, rows_used, grid, tm, tn, bias=None):
-    """pg_rotated_if's C: tile (i, j) = A's row tile (i + 1) % gx @ B's column tile gy - 1 - j
-    (+ the bias of that column tile, then relu, with ``bias``) where i * tm < rows_used; NaN elsewhere."""
-    m, n = a.shape[0], b.shape[1]
-    ap = np.zeros((grid[0] * tm, a.shape[1]))
-    ap[:m] = a
-    bp = np.zeros((b.shape[0], grid[1] * tn))
-    bp[:, :n] = b
-    vp = np.zeros(grid[1] * tn)
-    if bias is not None:
-        vp[:n] = bias
-    ref = np.full((grid[0] * tm, grid[1] * tn), np.nan)
-    for i in range(grid[0]):
-        if i * tm >= rows_used:
-            continue
-        ra = (i + 1) % grid[0]
-        for j in range(grid[1]):
-            cb = grid[1] - 1 - j
-            t = ap[ra * tm:(ra + 1) * tm] @ bp[:, cb * tn:(cb + 1) * tn]
-            if bias is not None:
-                t = np.maximum(t + vp[None, cb * tn:(cb + 1) * tn], 0.0)
-            ref[i * tm:(i + 1) * tm, j * tn:(j + 1) * tn] = t
-    return ref[:m, :n]
 
 
 @pytest.mark.parametrize("tn,tk", [(64, 64), (128, 32)])
@@ -189,7 +166,7 @@ def test_program_grid_64_row_tiles(tn, tk):
     b = rng.standard_normal((k, n)).astype(np.float16)
     c, errors = _emulate(p, a, b, (rows_used,), grid=grid)
     assert not errors, errors[:5]
-    ref = _rotated(a.astype(np.float64), b.astype(np.float64), rows_used, grid, 64, tn)
+    ref = rotated_reference(a.astype(np.float64), b.astype(np.float64), rows_used, grid, 64, tn)
     assert np.array_equal(np.isnan(c), np.isnan(ref)), "a skipped tile was written or a kept one was not"
     assert np.isnan(c[192:]).all() and not np.isnan(c[:192]).any()
     np.testing.assert_allclose(c[:192], ref[:192], atol=1e-3, rtol=1e-3)
@@ -208,7 +185,7 @@ def test_program_grid_64_row_tiles_epilogue():
     bias = rng.standard_normal(n).astype(np.float32)
     c, errors = _emulate(p, a, b, (rows_used,), grid=grid, bias=bias)
     assert not errors, errors[:5]
-    ref = _rotated(a.astype(np.float64), b.astype(np.float64), rows_used, grid, 64, 64, bias)
+    ref = rotated_reference(a.astype(np.float64), b.astype(np.float64), rows_used, grid, 64, 64, bias)
     assert np.array_equal(np.isnan(c), np.isnan(ref))
     np.testing.assert_allclose(c[:128], ref[:128], atol=1e-3, rtol=1e-3)
 

@@ -5,6 +5,7 @@ program ids and grid sizes, the GEMM under a condition on them.  Importing it ne
 from __future__ import annotations
 
 import cuda.tile as ct
+import numpy as np
 
 ZERO = ct.PaddingMode.ZERO
 
@@ -38,3 +39,29 @@ def pg_rotated_return_bias_relu(A, B, bias, C, rows_used: int, tm: ct.Constant[i
                      ct.load(B, index=(k, cb), shape=(tk, tn), padding_mode=ZERO), acc)
     b = ct.load(bias, index=(cb,), shape=(tn,), padding_mode=ZERO).astype(ct.float32)
     ct.store(C, index=(i, j), tile=ct.maximum(acc + b[None, :], 0.0).astype(C.dtype))
+
+
+def rotated_reference(a, b, rows_used, grid, tm, tn, bias=None):
+    """The rotated programs' C (``pg_rotated_*``; numpy float64): tile (i, j) = A's row tile
+    (i + 1) % gx @ B's column tile gy - 1 - j (+ the bias of that column tile, then relu, with
+    ``bias``) where i * tm < rows_used; NaN elsewhere."""
+    m, n = a.shape[0], b.shape[1]
+    ap = np.zeros((grid[0] * tm, a.shape[1]))
+    ap[:m] = a
+    bp = np.zeros((b.shape[0], grid[1] * tn))
+    bp[:, :n] = b
+    vp = np.zeros(grid[1] * tn)
+    if bias is not None:
+        vp[:n] = bias
+    ref = np.full((grid[0] * tm, grid[1] * tn), np.nan)
+    for i in range(grid[0]):
+        if i * tm >= rows_used:
+            continue
+        ra = (i + 1) % grid[0]
+        for j in range(grid[1]):
+            cb = grid[1] - 1 - j
+            t = ap[ra * tm:(ra + 1) * tm] @ bp[:, cb * tn:(cb + 1) * tn]
+            if bias is not None:
+                t = np.maximum(t + vp[None, cb * tn:(cb + 1) * tn], 0.0)
+            ref[i * tm:(i + 1) * tm, j * tn:(j + 1) * tn] = t
+    return ref[:m, :n]
