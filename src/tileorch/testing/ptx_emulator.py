@@ -79,19 +79,6 @@ def _fma_f32(a, b, c):
     return s.astype(np.float32)
 
 
-def _fma_f32_rm(a, b, c):
-    """``a * b + c`` of f32 arrays rounded once toward minus infinity (``fma.rm.f32``): the nearest
-    f32 of the f64 sum, stepped down where it lies above the exact value (sum plus its TwoSum error)."""
-    p = a.astype(np.float64) * b.astype(np.float64)
-    c = c.astype(np.float64)
-    s = p + c
-    bp = s - c
-    err = (p - bp) + (c - (s - bp))
-    r = s.astype(np.float32)
-    above = (r.astype(np.float64) - s) > err  # r > s + err, exactly (r and s are neighbours)
-    return np.where(above & np.isfinite(s), np.nextafter(r, np.float32(-np.inf)), r)
-
-
 def _swizzle(addr, span):
     """The physical shared-memory byte address of ``addr`` under a ``span``-byte swizzle (128, 64,
     32): the 16-byte chunk bits 4.. XORed with the row bits 7.. (3, 2 or 1 bits)."""
@@ -609,7 +596,7 @@ class Emu:
                     r = np.where(np.abs(r.astype(np.float64)) > np.abs(exact), np.nextafter(r, np.float32(0)), r)
                 elif base == "mul": r = a[0] * a[1]
                 elif base in ("fma", "mad"):
-                    r = _fma_f32_rm(a[0], a[1], a[2]) if "rm" in parts else _fma_f32(a[0], a[1], a[2])
+                    r = _fma_f32(a[0], a[1], a[2])
                     if "sat" in parts:  # clamped to [0, 1], NaN -> +0
                         r = np.where(np.isnan(r), np.float32(0), np.clip(r, np.float32(0), np.float32(1)))
                 elif base == "max": r = (np.maximum if "NaN" in parts else np.fmax)(a[0], a[1])  # .NaN: NaN in, NaN out
