@@ -222,7 +222,9 @@ def pytest_addoption(parser):
 def _categories():
     import sys
 
-    sys.path.insert(0, os.path.dirname(__file__))
+    here = os.path.dirname(__file__)
+    if here not in sys.path:
+        sys.path.insert(0, here)
     import cpu_categories
 
     return cpu_categories
