@@ -97,9 +97,9 @@ def test_narrow_attention_other_consumers_emulated(mode, monkeypatch):
 def test_descriptor_swizzle_must_match_the_box(monkeypatch):
     """A WGMMA descriptor claiming the 128-byte swizzle for 64-byte TMA rows reads the wrong
     elements: the emulated kernel no longer matches the reference."""
-    from tileorch.transforms.tileas import chained_dots
+    from tileorch.kernels.gemm import build  # the descriptor constants of both kernels
 
-    monkeypatch.setitem(chained_dots.SWIZZLE_LAYOUT, 64, 1)
+    monkeypatch.setitem(build.SWIZZLE_LAYOUT, 64, 1)
     p = _attention(77, 32, 128, 64, False, once=False)
     out, ref, errors = _emulate_attention(p, 77, 32, 128, False)
     assert errors or np.isnan(out).any() or not np.allclose(out, ref, atol=2e-3, rtol=1e-2)

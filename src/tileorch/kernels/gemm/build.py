@@ -59,9 +59,8 @@ from tileorch.dialects.cutlass.scheduler_types import (StaticPersistentParamsTyp
 from tileorch.dialects.cutlass.types import PipelineType
 from tileorch.kernels.gemm.config import WGMMA_TYPES, GemmConfig
 
-SWIZZLE_128B = 1 << 62
-SWIZZLE_MODE = {128: 1, 64: 2, 32: 3}
-"""Swizzle span in bytes -> the WGMMA descriptor's layout type (bits 62-63)."""
+SWIZZLE_LAYOUT = {128: 1, 64: 2, 32: 3}
+"""WGMMA descriptor layout type (bits 62-63) of each swizzle span in bytes (128B, 64B, 32B)."""
 EPILOGUE_BARRIER = 14
 """Named barriers 14 and 15 sync the two consumer warp groups' epilogues (claimed by
 ``cutlass-allocate-barrier-ids`` from the constant ids)."""
@@ -80,7 +79,7 @@ TMAP_ATTRS = DictionaryAttr({
 
 def descriptor_constant(lbo_bytes: int, sbo_bytes: int, swizzle: int = 128) -> int:
     """The constant bits of a ``swizzle``-byte swizzled WGMMA shared-memory descriptor (128, 64, 32)."""
-    return ((lbo_bytes >> 4) << 16) | ((sbo_bytes >> 4) << 32) | (SWIZZLE_MODE[swizzle] << 62)
+    return ((lbo_bytes >> 4) << 16) | ((sbo_bytes >> 4) << 32) | (SWIZZLE_LAYOUT[swizzle] << 62)
 
 
 # --------------------------------------------------------------------------- op helpers

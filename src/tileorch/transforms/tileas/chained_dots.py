@@ -57,7 +57,7 @@ from tileorch.dialects.atoms import DynamicSmemOp
 from tileorch.dialects.nv_tileaa.attrs import ints
 from tileorch.dialects.nv_tileas import AgentSwitchOp
 from tileorch.dialects.record_attr import encode_record
-from tileorch.kernels.gemm.build import CLUSTER_PTR, GENERIC_PTR, TMAP_ATTRS
+from tileorch.kernels.gemm.build import CLUSTER_PTR, GENERIC_PTR, TMAP_ATTRS, descriptor_constant
 from tileorch.transforms.tileaa_to_simt import ELEMENTWISE, lower_scalar_op
 from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, SHARED_PTR, Emitter, memory_type
 from tileorch.transforms.tileas.common import producer_load, source_load
@@ -70,9 +70,6 @@ from tileorch.transforms.tileas.row_division import RowDivision, is_ieee_divisio
 
 PASS = "convert-nv-tileas-to-cutlass"
 CHAINED_ATTR = "tileorch.chained_config"
-SWIZZLE_128B = 1 << 62
-SWIZZLE_LAYOUT = {128: 1, 64: 2, 32: 3}
-"""WGMMA descriptor layout type (bits 62-63) of each swizzle span in bytes (128B, 64B, 32B)."""
 SMEM_LIMIT = 227 * 1024
 MAX_STAGES = 4
 """K/V ring depth (as many as shared memory holds, at most this): the producer loads tile
@@ -663,12 +660,6 @@ class Plan:
 
 def _align(n: int, to: int = 1024) -> int:
     return -(-n // to) * to
-
-
-def descriptor_constant(lbo_bytes: int, sbo_bytes: int, swizzle: int = 128) -> int:
-    """The constant bits of a WGMMA shared-memory descriptor: leading and stride byte offsets and
-    the layout type of a ``swizzle``-byte swizzle (128, 64 or 32)."""
-    return ((lbo_bytes >> 4) << 16) | ((sbo_bytes >> 4) << 32) | (SWIZZLE_LAYOUT[swizzle] << 62)
 
 
 def _k_steps(op: Operand, ksteps: int) -> tuple[int, list[int]]:
