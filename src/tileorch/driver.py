@@ -174,6 +174,8 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
                                        "(TILEORCH_ATTN_ROW_DIV, row_division.py)")
                     if record.get("next_s_off"):
                         remarks.append(f"remark: TILEORCH_ATTN_NEXT_S not applied: {record['next_s_off']}")
+                    if record.get("early_q_off"):
+                        remarks.append(f"remark: TILEORCH_ATTN_EARLY_Q not applied: {record['early_q_off']}")
                     if persistent and persistent.get("next_s"):
                         remarks.append("remark: each instance's epilogue runs while the next instance's first dot is "
                                        "in flight (TILEORCH_ATTN_NEXT_S, "

@@ -37,3 +37,14 @@ def test_early_q_not_with_next_s(monkeypatch):
     monkeypatch.setenv("TILEORCH_ATTN_NEXT_S", "1")
     p = _compile(300, 64, 128, 128, False)
     assert "early_q" not in p.chained["persistent"] and p.chained["persistent"]["next_s"] == "after_last"
+
+
+def test_early_q_not_applied_says_why(monkeypatch):
+    """Asked for but not applied (the next-S tail releases Q itself): a remark names the reason."""
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_EARLY_Q", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_NEXT_S", "1")
+    p = _compile(300, 64, 128, 128, False)
+    assert p.chained.get("early_q_off") == "TILEORCH_ATTN_NEXT_S releases Q itself", p.chained
+    assert any("TILEORCH_ATTN_EARLY_Q not applied: TILEORCH_ATTN_NEXT_S releases Q itself" in r
+               for r in p.remarks), p.remarks

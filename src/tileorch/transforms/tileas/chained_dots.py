@@ -2309,6 +2309,9 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                                        "exceed the consumer's registers (ptxas spills)")
     # the early Q release: the persistent, pipelined consumer without the next-S tail
     early_q = early_q_enabled() and persistent and pipe is not None and next_s == "0"
+    early_q_off = None if early_q or not early_q_enabled() else (
+        "not a persistent kernel" if not persistent else "the consumer loop is not pipelined" if pipe is None
+        else "TILEORCH_ATTN_NEXT_S releases Q itself")
     kb = _Kernel(ck, plan, name)
     args = kb.args
     grid = _append_grid_parameters(kb.fn) if persistent else None
@@ -2513,6 +2516,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             record["persistent"]["next_s"] = "back_to_back" if next_s == "2" else "after_last"
     if next_s_off is not None:
         record["next_s_off"] = next_s_off
+    if early_q_off is not None:
+        record["early_q_off"] = early_q_off
     if row_divided:
         record["row_div"] = True
     if row_div_off is not None:
