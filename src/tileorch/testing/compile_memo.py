@@ -7,9 +7,8 @@ unpatched.  A test that monkeypatches a compile step, measures compile time, or 
 compiler does calls ``compile_program`` itself.
 
 Key
-    sha256 of the bytecode, the name, the options, :func:`tileorch.cache.compile_environment`
-    (the compile switches), ``TILEORCH_VERIFY_EACH_PASS`` and the compiler's fingerprint
-    (:func:`tileorch.cache.compiler_fingerprint`).
+    :func:`tileorch.cache.make_key` of the bytecode, the name, the options and
+    ``TILEORCH_VERIFY_EACH_PASS``: with the compile switches and the compiler's fingerprint.
 Where
     In this process (a dict), and, when ``$TILEORCH_TEST_COMPILE_MEMO`` names a directory (the
     test suite's conftest makes one per run, shared by the xdist workers), one pickle per key
@@ -21,7 +20,6 @@ Result
 from __future__ import annotations
 
 import copy
-import hashlib
 import os
 import pickle
 import tempfile
@@ -32,14 +30,12 @@ _PROGRAMS: dict[str, object] = {}
 
 
 def memo_key(data: bytes, name: str, options: dict) -> str:
-    from tileorch.cache import compile_environment, compiler_fingerprint
+    """:func:`tileorch.cache.make_key` of the input, its name and options, and
+    ``TILEORCH_VERIFY_EACH_PASS`` (the compiler's fingerprint and switches are in every such key)."""
+    from tileorch.cache import make_key
 
-    h = hashlib.sha256()
-    for part in (compiler_fingerprint(), compile_environment(), os.environ.get("TILEORCH_VERIFY_EACH_PASS", ""),
-                 name, repr(sorted(options.items())), data):
-        h.update(part if isinstance(part, bytes) else part.encode())
-        h.update(b"\0")
-    return h.hexdigest()
+    return make_key("test-compile-memo", data, name, sorted(options.items()),
+                    os.environ.get("TILEORCH_VERIFY_EACH_PASS", ""), ptxas=False)
 
 
 def _read(path: str):
