@@ -141,7 +141,7 @@ def test_bound_launches_are_kept_by_key_and_the_oldest_goes_first(monkeypatch):
     assert key(0) not in cb.bound_launches and len(cb.bound_launches) == 2
     cb.bound_launches[key(2)](7)
     assert ran == [(2, 7)]
-    unhashable = key(1, grid=([1],))
+    unhashable = key(FakeTensor(device=["cuda", 0]))
     assert unhashable is not None
     cb.keep(unhashable, print)  # not kept (the launcher's lookup of such a key takes the full path)
     assert len(cb.bound_launches) == 2
@@ -378,7 +378,7 @@ def test_a_hot_launcher_takes_stream_objects_and_refuses_unhashable_keys():
     with pytest.raises(TypeError, match="stream must be a CUDA stream"):
         hot(object(), **options(calls[0]))
     assert bound_module.stream_handle is cb.stream_handle
-    unhashable = calls[0] | dict(grid=([4],))
+    unhashable = calls[0] | dict(args=(FakeTensor(device=["cuda", 0]),) + calls[0]["args"][1:])
     assert hot(5, **options(unhashable)) is None and cb.call_key(**unhashable) is not None  # the full path decides
     cb.clear()
     assert KERNEL not in cb.hot_launchers
@@ -445,27 +445,27 @@ def test_the_last_hot_launcher_stays_the_kernels_own():
 def test_a_call_overtaken_during_its_key_comparison_launches_its_own_launch():
     """The last call's key and launch are one tuple, read once: another call (another thread's)
     that replaces them while this call's key is being compared with the last key does not hand
-    this call the other's launch.  The other call is made from inside the comparison (a grid
-    extent whose ``__eq__`` makes it), where a thread switch could fall."""
-    class Extent(int):
+    this call the other's launch.  The other call is made from inside the comparison (a tensor's
+    dtype whose ``__eq__`` makes it), where a thread switch could fall."""
+    class DType(str):
         overtake = None
 
         def __eq__(self, other):
-            if Extent.overtake is not None:
-                overtake, Extent.overtake = Extent.overtake, None
+            if DType.overtake is not None:
+                overtake, DType.overtake = DType.overtake, None
                 overtake()
-            return int(self) == int(other)
+            return str(self) == str(other)
 
-        __hash__ = int.__hash__
+        __hash__ = str.__hash__
 
-    mine, theirs = plain_call(grid=(Extent(4),)), plain_call(alpha=5.0)
+    mine, theirs = plain_call(t=dict(dtype=DType("f16"))), plain_call(alpha=5.0)
     cb.learn(KERNEL, mine["args"])
     hot = cb.hot_launchers[KERNEL]
     launched = []
     cb.keep(cb.call_key(**mine), lambda stream: launched.append(("mine", stream)))
     cb.keep(cb.call_key(**theirs), lambda stream: launched.append(("theirs", stream)))
     assert hot(1, **options(mine)) is True  # now the last call
-    Extent.overtake = lambda: hot(2, **options(theirs))
-    again = mine | dict(grid=(Extent(4),))  # an equal extent, another object: its __eq__ runs
+    DType.overtake = lambda: hot(2, **options(theirs))
+    again = plain_call(t=dict(dtype=DType("f16")))  # an equal dtype, another object: its __eq__ runs
     assert hot(1, **options(again)) is True
     assert launched == [("mine", 1), ("theirs", 2), ("mine", 1)]
