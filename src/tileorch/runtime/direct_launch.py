@@ -13,10 +13,12 @@ table; a call is one foreign call of ``cuLaunchKernelEx`` and a test of the CUre
 Which path (:func:`library`): the ctypes one when the driver module in use is the
 ``cuda.bindings.driver`` that :func:`tileorch.runtime.driver.api` loaded (never a test's
 stand-in: its handles are no driver handles), ``libcuda.so.1`` loads through
-``ctypes.CDLL`` and ``TILEORCH_LAUNCH_CTYPES`` is not ``0``; otherwise cuda-python's
+``ctypes.CDLL`` and ``TILEORCH_LAUNCH_CTYPES`` is not ``0`` (read when a launch is bound);
+otherwise cuda-python's
 ``cuLaunchKernelEx``, and :func:`why_not` says why.  Each launcher built says which path it
 takes in its ``path`` attribute (``"ctypes"`` or ``"cuda-python"``) and why in ``path_reason``.
-Tests hand in a stand-in library with :func:`use_library`.
+Tests hand in a stand-in library with :func:`use_library` (taken whatever the driver module,
+unless ``TILEORCH_LAUNCH_CTYPES=0``).
 
 ``cuLaunchKernelEx`` is the plain symbol (the legacy default stream for handle 0), the one
 cuda-python binds unless ``CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM`` is set; with that set the
@@ -77,19 +79,19 @@ _injected: Any = None
 def library(drv: Any) -> Any | None:
     """The libcuda whose ``cuLaunchKernelEx`` bound launches call for the driver module ``drv``,
     or None for cuda-python's (:func:`why_not` says why)."""
-    if _injected is not None:
-        return _injected
-    return None if why_not(drv) else _loaded
+    if why_not(drv):
+        return None
+    return _injected if _injected is not None else _loaded
 
 
 def why_not(drv: Any) -> str:
     """Why bound launches for the driver module ``drv`` do not take the ctypes path ('' when
     they do); loads libcuda once when asked the first time."""
     global _loaded, _load_error
-    if _injected is not None:
-        return ""
     if os.environ.get(ENV, "1").strip() == "0":
         return f"{ENV}=0"
+    if _injected is not None:
+        return ""
     if os.environ.get("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", "0") not in ("", "0"):
         return "cuda-python binds the per-thread default stream's launch (CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM)"
     from tileorch.runtime.driver import loaded_driver
