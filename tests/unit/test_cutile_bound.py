@@ -131,6 +131,22 @@ def test_grid_and_argument_containers_the_key_takes():
     assert cb.call_key(KERNEL, (4,), [1, 2], "sm_90a", "auto", "auto") is None  # args must be a tuple
     assert cb.call_key(KERNEL, [4], (1,), "sm_90a", "auto", "auto") is None  # as the full path needs it
     assert key(1, grid=4) is not None and key(1, grid=4) != key(1, grid=(4,))
+    # equal to ints and hashed alike, but refused by the full path: no key, so never a bound launch's
+    for grid in ((True,), (4, False), (np.int64(4),), (4, np.int32(1)), True, np.int64(4), (4.0,)):
+        assert key(1, grid=grid) is None, grid
+
+
+def test_a_hot_launcher_never_launches_a_grid_of_bools_or_numpy_integers():
+    calls = _hot_calls()
+    cb.learn(KERNEL, calls[0]["args"])
+    hot = cb.hot_launchers[KERNEL]
+    ran = []
+    for grid in ((1,), (1, 1)):
+        cb.keep(cb.call_key(**(calls[0] | dict(grid=grid))), ran.append)
+        assert hot(5, **options(calls[0] | dict(grid=grid))) is True  # now the last call
+        for bad in ((True,), (np.int64(1),), (1, True), (np.int8(1), 1)):
+            assert hot(6, **options(calls[0] | dict(grid=bad))) is None
+    assert ran == [5, 5]
 
 
 def test_bound_launches_are_kept_by_key_and_the_oldest_goes_first(monkeypatch):
@@ -469,3 +485,30 @@ def test_a_call_overtaken_during_its_key_comparison_launches_its_own_launch():
     again = plain_call(t=dict(dtype=DType("f16")))  # an equal dtype, another object: its __eq__ runs
     assert hot(1, **options(again)) is True
     assert launched == [("mine", 1), ("theirs", 2), ("mine", 1)]
+
+
+def test_a_hot_launcher_reads_a_torch_streams_handle_once_per_stream_object(monkeypatch):
+    """A torch stream's handle is fixed for its life: the hot launcher keeps the last stream
+    object it launched on (alive) with its handle; another object, or an int, is read anew."""
+    reads = []
+
+    class Stream:  # stands in for torch.cuda.Stream
+        def __init__(self, h):
+            self.h = h
+
+        @property
+        def cuda_stream(self):
+            reads.append(self.h)
+            return self.h
+
+    monkeypatch.setattr(cb, "_TORCH_STREAM_TYPES", {Stream})
+    cb.clear()
+    calls = _hot_calls()
+    cb.learn(KERNEL, calls[0]["args"])
+    hot = cb.hot_launchers[KERNEL]
+    ran = []
+    cb.keep(cb.call_key(**calls[0]), ran.append)
+    s1, s2 = Stream(0x11), Stream(0x22)
+    for stream in (s1, s1, s2, s2, 3, s2, s1, s1):
+        assert hot(stream, **options(calls[0])) is True
+    assert ran == [0x11, 0x11, 0x22, 0x22, 3, 0x22, 0x11, 0x11] and reads == [0x11, 0x22, 0x11]
