@@ -18,8 +18,18 @@ run (other processes, clocks) falls on both alike.  ``breakdown`` times the part
 ``tileorch.cutile.launch`` one by one in the same way: the key reader, the key and the lookup,
 the stream handle, the bound launch, the kernel's hot launcher (key, comparison with the last
 call, stream handle and bound launch: all of a repeated call but ``launch``'s own frame), the
-bare ``cuLaunchKernelEx`` / ``cuLaunchKernel`` of cuda-python and ``cuLaunchKernel`` through ctypes with the bound launch's own parameters, and
-each torch tensor read the key makes (``torch_reads``).
+bare ``cuLaunchKernelEx`` / ``cuLaunchKernel`` of cuda-python, the ctypes path's own
+``cuLaunchKernelEx`` call (``ctypes_cuLaunchKernelEx``) and an 11-argument ``cuLaunchKernel``
+through ctypes with the bound launch's own parameters, the bound launch and cuda-python's call on
+a created stream (``*_created_stream``: no legacy default stream), and each torch tensor read the
+key makes (``torch_reads``).
+
+Launch paths (tileorch.runtime.direct_launch): ``gemm`` and ``cutile_launch`` take the default
+one (ctypes straight into libcuda); ``gemm_cuda_python`` (the same problem on other tensors) and
+``cutile_launch_cuda_python`` (the same function as another kernel object) were bound with
+``TILEORCH_LAUNCH_CTYPES=0``, and run in the same alternating rounds; ``paths`` records each
+bound launch's path and why.  ``cutile_launch_created_stream`` / ``cuda_tile_launch_created_stream``:
+both launchers on a created stream.
 
 ``stub`` (no GPU needed): the same Python paths with the CUDA driver replaced by a stand-in whose
 calls return at once (``tileorch.runtime.driver.use_api`` and a stand-in
@@ -382,6 +392,12 @@ def gpu(calls: int) -> dict:
                         "cuda_tile_launch": lambda: ct.launch(stream, (1024,), scale, args),
                         "cutile_launch_cuda_python": lambda: launch(stream, (1024,), scale_cp, args)}, calls, sync)
     out.update(pair)
+    side = torch.cuda.Stream()  # a created stream, both launchers: what the legacy default stream costs
+    side.wait_stream(stream)
+    launch(side, (1024,), scale, args)
+    out.update(compared_us({"cutile_launch_created_stream": lambda: launch(side, (1024,), scale, args),
+                            "cuda_tile_launch_created_stream": lambda: ct.launch(side, (1024,), scale, args)},
+                           calls, sync))
     out["gpu_us"]["cutile_launch"] = gpu_us(lambda: launch(stream, (1024,), scale, args))
     if "cuda_tile_launch" in pair:
         out["gpu_us"]["cuda_tile_launch"] = gpu_us(lambda: ct.launch(stream, (1024,), scale, args))
@@ -470,6 +486,15 @@ def breakdown(rc, kernel, stream, args, tensor, calls: int, sync) -> dict:
                                                                  None)
         except (OSError, TypeError, ValueError) as exc:  # the stub: no libcuda, handles that are no addresses
             skipped = f"{type(exc).__name__}: {exc}"
+    if sync is not None:  # gpu mode: the bound launch on a created stream (no legacy default stream's
+        import torch  # implicit synchronisation for the driver to arrange)
+
+        side = torch.cuda.Stream()
+        side_handle = side.cuda_stream
+        parts["bound_launch_created_stream"] = lambda: again(side_handle)
+        if "cuLaunchKernelEx" in parts:
+            side_cfg = bound.stream_config(side_handle)
+            parts["cuLaunchKernelEx_created_stream"] = lambda: drv.cuLaunchKernelEx(side_cfg, fn, params, 0)
     out = {name: per_call_us(fn, calls, sync=sync) for name, fn in parts.items()}
     if "cuLaunchKernelEx" in parts and "ctypes_cuLaunchKernel_11_args" not in parts:
         out["ctypes_cuLaunchKernel_11_args_skipped"] = skipped
