@@ -185,8 +185,9 @@ def test_the_path_and_why(drv, monkeypatch):
     with dl.use_library(fake):
         assert path() == ("cuda-python", "TILEORCH_LAUNCH_CTYPES=0")  # the switch wins over a library handed in
     monkeypatch.delenv(dl.ENV)
-    monkeypatch.setenv("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", "1")
-    assert path()[0] == "cuda-python" and "per-thread default stream" in path()[1]
+    for value in ("1", "0"):
+        monkeypatch.setenv("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", value)
+        assert path()[0] == "cuda-python" and "per-thread default stream" in path()[1]
     monkeypatch.delenv("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM")
 
     def no_libcuda(name):

@@ -14,15 +14,19 @@ Which path (:func:`library`): the ctypes one when the driver module in use is th
 ``cuda.bindings.driver`` that :func:`tileorch.runtime.driver.api` loaded (never a test's
 stand-in: its handles are no driver handles), ``libcuda.so.1`` loads through
 ``ctypes.CDLL`` and ``TILEORCH_LAUNCH_CTYPES`` is not ``0`` (read when a launch is bound);
-otherwise cuda-python's
-``cuLaunchKernelEx``, and :func:`why_not` says why.  Each launcher built says which path it
+otherwise cuda-python's ``cuLaunchKernelEx``, and :func:`why_not` says why.  Each launcher built says which path it
 takes in its ``path`` attribute (``"ctypes"`` or ``"cuda-python"``) and why in ``path_reason``.
 Tests hand in a stand-in library with :func:`use_library` (taken whatever the driver module,
 unless ``TILEORCH_LAUNCH_CTYPES=0``).
 
 ``cuLaunchKernelEx`` is the plain symbol (the legacy default stream for handle 0), the one
-cuda-python binds unless ``CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM`` is set; with that set the
-ctypes path is off (the two would disagree on what stream 0 is).
+cuda-python binds unless ``CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM`` asks for the per-thread
+one; with that variable set at all the ctypes path is off (the two would disagree on what stream 0
+is; cuda-bindings before 13.2.1 took even ``0`` for on).
+
+Measured without a GPU (``benchmarks/launch_paths_stub.py``, a C stand-in for libcuda): the
+foreign call costs what cuda-bindings 13.5's ``cuLaunchKernelEx`` costs (about 0.3 us each), and a
+bound launch about 0.36 us on either path; the GPU comparison is ``benchmarks/launch_overhead.py``.
 """
 
 from __future__ import annotations
@@ -92,8 +96,9 @@ def why_not(drv: Any) -> str:
         return f"{ENV}=0"
     if _injected is not None:
         return ""
-    if os.environ.get("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", "0") not in ("", "0"):
-        return "cuda-python binds the per-thread default stream's launch (CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM)"
+    if "CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM" in os.environ:  # cuda-bindings < 13.2.1 took any value as 1
+        return ("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM is set: cuda-python may bind the per-thread default "
+                "stream's launch")
     from tileorch.runtime.driver import loaded_driver
 
     if drv is None or drv is not loaded_driver():
