@@ -235,7 +235,7 @@ def _generate(pattern: tuple[type, ...]) -> tuple[Callable[..., tuple | None], C
     head = f"if type(args) is tuple and len(args) == {len(pattern)} and plain_grid(grid):"
     # the hot launcher: the grid object of the last launched call's key was checked then
     hot_head = (f"if type(args) is tuple and len(args) == {len(pattern)} and "
-                "(grid is entry[0][1] or plain_grid(grid)):")
+                "(grid is entry[2] or plain_grid(grid)):")
     test = " and ".join(tests) or "True"
     if pointers:
         ps = [f"p{j}" for j in range(len(pointers))]
@@ -258,7 +258,8 @@ def _generate(pattern: tuple[type, ...]) -> tuple[Callable[..., tuple | None], C
         + "    return call_key(kernel, grid, args, arch, schedule, tiles)\n"
         + split
         + "def make(kernel):\n"
-        "    last = (NO_KEY, None)  # the key and the launch of the last call launched (one tuple: read whole)\n"
+        "    # the key, the launch and the grid (checked then) of the last call launched (one tuple: read whole)\n"
+        "    last = (None, None, NO_GRID)\n"
         "\n"
         "    # the last torch stream object launched on and its handle (one tuple: read whole); a torch\n"
         "    # stream's handle is fixed for its life, which the reference held here extends\n"
@@ -277,15 +278,14 @@ def _generate(pattern: tuple[type, ...]) -> tuple[Callable[..., tuple | None], C
                "                    launch = lookup(key, split)\n"
                "                    if not launch:\n"
                "                        return key if launch is None else None\n"
-               "                    last = (key, launch)\n"
-               "                held = streamed\n"
-               "                if stream is held[0]:\n"
-               "                    launch(held[1])\n"
+               "                    last = (key, launch, grid)\n"
+               "                if type(stream) is int:\n"
+               "                    launch(stream)\n"
                "                else:\n"
-               "                    t = type(stream)\n"
-               "                    if t is int:\n"
-               "                        launch(stream)\n"
-               "                    elif t in stream_types:\n"
+               "                    held = streamed\n"
+               "                    if stream is held[0]:\n"
+               "                        launch(held[1])\n"
+               "                    elif type(stream) in stream_types:\n"
                "                        handle = stream.cuda_stream\n"
                "                        streamed = (stream, handle)\n"
                "                        launch(handle)\n"
@@ -299,7 +299,7 @@ def _generate(pattern: tuple[type, ...]) -> tuple[Callable[..., tuple | None], C
     )
     namespace: dict[str, Any] = {f"T{i}": t for i, t in enumerate(pattern)}
     namespace.update(call_key=call_key, layout_of=layout_of, lookup=_lookup, generic_hot=generic_hot,
-                     plain_grid=plain_grid, NO_KEY=(None, None),
+                     plain_grid=plain_grid, NO_GRID=object(),
                      stream_types=_TORCH_STREAM_TYPES, stream_handle=stream_handle)
     exec(compile(source, f"<cutile_bound key reader {len(pattern)} arguments>", "exec"), namespace)
     return namespace["read"], namespace["make"]
