@@ -407,7 +407,7 @@ def test_a_repeated_launch_reuses_the_bound_launch(stand_in_gpu):
     for stream in (5, 5, 7):
         rc.launch(stream, (4,), add, (a, b, c, 3.0, 256))
     rc.launch(7, (4,), add, (a, b, c, 2.0, 256))  # another value: bound anew
-    assert len(drv.described) == 1 and len(drv.launches) == 4
+    assert len(drv.described) == 2 and len(drv.launches) == 4
     assert drv.launches[0]["params"] == drv.launches[1]["params"] == drv.launches[2]["params"]
     assert [x["stream"] for x in drv.launches] == [5, 5, 7, 7]
     assert drv.launches[3]["params"][-1] == struct.pack("<f", 2.0)
