@@ -9,13 +9,15 @@ work (about 5.5 us per launch on an H200 host, benchmarks/results/launch_overhea
 
 Usage::
 
-    python benchmarks/launch_paths_stub.py [--calls 20000] [--src SRC] [--out build/launch_paths_stub]
+    python benchmarks/launch_paths_stub.py [--calls 20000] [--src SRC] [--instructions] [--out build/launch_paths_stub]
 
 ``--src``: the ``src`` directory of the tileorch to measure (default: this checkout's), e.g. an
 older tree for a before/after comparison (a tree without the ctypes path measures cuda-python's
 only).  Needs cuda-python (``cuda-bindings``) importable, a C compiler, and cuda-tile for the
 ``tileorch.cutile.launch`` part.  Each figure is the mean of ``--calls`` calls (``timeit``), the
-best of 7 repeats, in nanoseconds.
+best of 7 repeats, in nanoseconds; with ``--instructions``, the instructions per call counted by
+callgrind around the calls only (one child each; needs valgrind and its headers): deterministic,
+where wall times on a shared machine are not.
 """
 
 from __future__ import annotations
@@ -79,10 +81,9 @@ def best_ns(fn, calls: int, repeat: int = 7) -> float:
     return min(timeit.repeat(fn, number=calls, repeat=repeat)) / calls * 1e9
 
 
-def child(calls: int) -> dict:
-    """The measurements, in the process whose libcuda is the stand-in."""
+def calls_of(with_cutile: bool) -> tuple[dict, dict]:
+    """(the measured functions by name, facts), in the process whose libcuda is the stand-in."""
     import ctypes
-    import types
 
     stub = ctypes.CDLL("libcuda.so.1")
     stub.stub_set_param_sizes(3, (ctypes.c_int * 3)(8, 4, 4))
@@ -95,7 +96,8 @@ def child(calls: int) -> dict:
         from tileorch.runtime import direct_launch
     except ImportError:
         direct_launch = None
-    out: dict = {"ctypes_path": direct_launch is not None}
+    facts: dict = {"ctypes_path": direct_launch is not None}
+    fns: dict = {}
     kernel = runtime.Module(PTX).kernel("fill")
     os.environ["TILEORCH_LAUNCH_CTYPES"] = "0"
     via_binding = BoundLaunch(kernel, (1024, 1, 1), 128, [0x7000_0000_0000, 7, 2.5])
@@ -107,23 +109,25 @@ def child(calls: int) -> dict:
         launchers["ctypes"] = via_ctypes.launcher()
         d = via_ctypes._direct
         cfg, fn, table = d.config(0), d.function, direct_launch._Ref(via_ctypes._params)
-        out["ctypes cuLaunchKernelEx (the call alone)"] = best_ns(lambda: d.launch_ex(cfg, fn, table, None), calls)
+        fns["ctypes cuLaunchKernelEx (the call alone)"] = lambda: d.launch_ex(cfg, fn, table, None)
     config = via_binding.stream_config(0)
-    out["cuda-python cuLaunchKernelEx (the call alone)"] = best_ns(
-        lambda: drv.cuLaunchKernelEx(config, kernel.function, via_binding._params, 0), calls)
+    fns["cuda-python cuLaunchKernelEx (the call alone)"] = lambda: drv.cuLaunchKernelEx(
+        config, kernel.function, via_binding._params, 0)
     for path, launch in launchers.items():
-        out[f"bound launch, {path}, stream 0"] = best_ns(lambda: launch(0), calls)
-        out[f"bound launch, {path}, stream 0x1234"] = best_ns(lambda: launch(0x1234), calls)
+        fns[f"bound launch, {path}, stream 0"] = lambda launch=launch: launch(0)
+        fns[f"bound launch, {path}, stream 0x1234"] = lambda launch=launch: launch(0x1234)
+    if not with_cutile:
+        return fns, facts
     try:
         import cuda.tile as ct
     except ImportError as exc:
-        out["cutile_skipped"] = str(exc)
-        return out
-    out.update(cutile(ct, stub, calls, direct_launch is not None))
-    return out
+        facts["cutile_skipped"] = str(exc)
+        return fns, facts
+    fns.update(cutile(ct, stub, direct_launch is not None))
+    return fns, facts
 
 
-def cutile(ct, stub, calls: int, have_ctypes: bool) -> dict:
+def cutile(ct, stub, have_ctypes: bool) -> dict:
     """``tileorch.cutile.launch`` of a SIMT ``scale`` kernel on arrays with
     ``__cuda_array_interface__``, repeated (the hot path), per path; the compile is a stand-in
     that reads the exported entry's parameter sizes (nothing is compiled)."""
@@ -162,14 +166,64 @@ def cutile(ct, stub, calls: int, have_ctypes: bool) -> dict:
     kernels = {"cuda-python": ct.kernel(scale)}
     if have_ctypes:
         kernels["ctypes"] = ct.kernel(scale)
-    out = {}
     for path, kernel in kernels.items():
         if path == "cuda-python":
             os.environ["TILEORCH_LAUNCH_CTYPES"] = "0"
         launch(0, (1024,), kernel, args)  # compiled (the stand-in) and bound
         os.environ.pop("TILEORCH_LAUNCH_CTYPES", None)
-    for path, kernel in kernels.items():
-        out[f"tileorch.cutile.launch repeated, {path}"] = best_ns(lambda: launch(0, (1024,), kernel, args), calls)
+    return {f"tileorch.cutile.launch repeated, {path}": (lambda kernel=kernel: launch(0, (1024,), kernel, args))
+            for path, kernel in kernels.items()}
+
+
+def child(calls: int) -> dict:
+    """Nanoseconds per call of every measured function."""
+    fns, facts = calls_of(True)
+    return facts | {name: best_ns(fn, calls) for name, fn in fns.items()}
+
+
+_CALLGRIND_HELPER = """#include <valgrind/callgrind.h>
+void cg_start(void) { CALLGRIND_ZERO_STATS; CALLGRIND_START_INSTRUMENTATION; }
+void cg_stop(void) { CALLGRIND_STOP_INSTRUMENTATION; CALLGRIND_DUMP_STATS; }
+"""
+
+
+def counted_child(calls: int, name: str, helper: str) -> None:
+    """``calls`` calls of the function ``name`` with callgrind's instrumentation on."""
+    import ctypes
+
+    fns, _ = calls_of(name.startswith("tileorch.cutile"))
+    fn = fns[name]
+    for _ in range(3):
+        fn()
+    requests = ctypes.CDLL(helper)
+    requests.cg_start()
+    for _ in range(calls):
+        fn()
+    requests.cg_stop()
+
+
+def instructions(env: dict, calls: int, tmp: str, cc: str, src: str) -> dict:
+    """Instructions per call of each measured function (one child under callgrind each:
+    deterministic, unlike wall time on a shared machine)."""
+    import re
+
+    helper = Path(tmp) / "libcallgrind_requests.so"
+    (Path(tmp) / "cg.c").write_text(_CALLGRIND_HELPER)
+    subprocess.run([cc, "-O1", "-shared", "-fPIC", "-o", str(helper), str(Path(tmp) / "cg.c")], check=True)
+    names = subprocess.run([sys.executable, __file__, "--child", "--list"], env=env, capture_output=True, text=True,
+                           check=True).stdout.split("\n")
+    out = {}
+    for name in filter(None, names):
+        dump = Path(tmp) / "cg"
+        dump.mkdir(exist_ok=True)
+        for f in dump.glob("*"):
+            f.unlink()
+        subprocess.run(["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={dump}/out",
+                        sys.executable, __file__, "--child", "--calls", str(calls), "--count", name, "--helper",
+                        str(helper)], env=dict(env, PYTHONHASHSEED="0"), check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        total = sum(int(m) for f in dump.glob("out*") for m in re.findall(r"^totals:\s+(\d+)", f.read_text(), re.M))
+        out[name] = total // calls
     return out
 
 
@@ -178,8 +232,19 @@ def main(argv=None) -> int:
     parser.add_argument("--calls", type=int, default=20000)
     parser.add_argument("--src", default=str(Path(__file__).resolve().parents[1] / "src"))
     parser.add_argument("--out", default="build/launch_paths_stub")
+    parser.add_argument("--instructions", action="store_true",
+                        help="count instructions per call under callgrind instead of timing (needs valgrind)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--list", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--count", default="", help=argparse.SUPPRESS)
+    parser.add_argument("--helper", default="", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.child and args.list:
+        print("\n".join(calls_of(True)[0]))
+        return 0
+    if args.child and args.count:
+        counted_child(args.calls, args.count, args.helper)
+        return 0
     if args.child:
         print(json.dumps(child(args.calls)))
         return 0
@@ -195,15 +260,22 @@ def main(argv=None) -> int:
         env["LD_LIBRARY_PATH"] = tmp + os.pathsep + env.get("LD_LIBRARY_PATH", "")
         env["PYTHONPATH"] = args.src + os.pathsep + env.get("PYTHONPATH", "")
         env.pop("TILEORCH_LAUNCH_CTYPES", None)
-        done = subprocess.run([sys.executable, __file__, "--child", "--calls", str(args.calls)], env=env,
-                              capture_output=True, text=True)
-    if done.returncode:
-        print(done.stdout + done.stderr, file=sys.stderr)
-        return done.returncode
-    record = {"src": args.src, "calls": args.calls, "python": platform.python_version(),
-              "machine": platform.machine(), "ns_per_call": json.loads(done.stdout.strip().splitlines()[-1])}
-    for name, value in record["ns_per_call"].items():
-        print(f"{name:55s} {value:8.0f} ns" if isinstance(value, float) else f"{name:55s} {value}")
+        record = {"src": args.src, "calls": args.calls, "python": platform.python_version(),
+                  "machine": platform.machine()}
+        if args.instructions:
+            record["instructions_per_call"] = measured = instructions(env, args.calls, tmp, cc, args.src)
+            unit = "instructions"
+        else:
+            done = subprocess.run([sys.executable, __file__, "--child", "--calls", str(args.calls)], env=env,
+                                  capture_output=True, text=True)
+            if done.returncode:
+                print(done.stdout + done.stderr, file=sys.stderr)
+                return done.returncode
+            record["ns_per_call"] = measured = json.loads(done.stdout.strip().splitlines()[-1])
+            unit = "ns"
+    for name, value in measured.items():
+        print(f"{name:55s} {value:8.0f} {unit}" if isinstance(value, (int, float)) and not isinstance(value, bool)
+              else f"{name:55s} {value}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "launch_paths_stub.json").write_text(json.dumps(record, indent=1))

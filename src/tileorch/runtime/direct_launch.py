@@ -113,6 +113,22 @@ def why_not(drv: Any) -> str:
     return _load_error if _loaded is False else ""
 
 
+def planned_path(load: Callable[[], Any] | None = None) -> tuple[str, str]:
+    """(the path bound launches will take, why) as far as it is known without loading
+    cuda-python (``tileorch doctor``): the switches and whether libcuda loads through ctypes
+    (``load``: what opens it, ``ctypes.CDLL("libcuda.so.1")`` by default)."""
+    if os.environ.get(ENV, "1").strip() == "0":
+        return "cuda-python", f"{ENV}=0"
+    if "CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM" in os.environ:
+        return "cuda-python", "CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM is set"
+    try:
+        lib = (load or (lambda: ctypes.CDLL("libcuda.so.1" if sys.platform != "win32" else "nvcuda.dll")))()
+        lib.cuLaunchKernelEx  # noqa: B018 - the symbol must be there
+    except (OSError, AttributeError) as exc:
+        return "cuda-python", f"libcuda could not be loaded through ctypes ({type(exc).__name__}: {exc})"
+    return "ctypes", f"libcuda's cuLaunchKernelEx called directly ({ENV}=0: cuda-python's)"
+
+
 @contextmanager
 def use_library(lib: Any) -> Iterator[None]:
     """Bound launches call ``lib`` (a stand-in with ``cuLaunchKernelEx``, ``cuGetErrorName`` and
