@@ -786,7 +786,7 @@ def test_the_ctypes_path_launches_what_the_cuda_python_path_launches(stand_in_gp
     assert len(drv.described) == 2  # the first call and the other grid; the rest bound or re-pointed
     rc.clear_caches()
     drv.compiles.clear()  # the compile stand-in names the kernels k0, k1, ... again
-    monkeypatch.delenv(direct_launch.ENV)
+    monkeypatch.setenv(direct_launch.ENV, "1")
     fake = FakeLibcuda(lambda name: drv.params[name])
     with direct_launch.use_library(fake):
         calls()

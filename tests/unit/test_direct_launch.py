@@ -31,7 +31,7 @@ class HandleDriver(FakeDriver):
 
 @pytest.fixture
 def drv(monkeypatch):
-    monkeypatch.delenv(dl.ENV, raising=False)
+    monkeypatch.setenv(dl.ENV, "1")
     d = HandleDriver()
     rt_device.forget_devices()
     with use_api(d):
@@ -182,9 +182,12 @@ def test_the_path_and_why(drv, monkeypatch):
     assert path() == ("ctypes", "") and path() == ("ctypes", "") and opened == ["libcuda.so.1"]  # loaded once
     monkeypatch.setenv(dl.ENV, "0")
     assert path() == ("cuda-python", "TILEORCH_LAUNCH_CTYPES=0")
+    monkeypatch.delenv(dl.ENV)  # unset: the default
+    assert path()[0] == ("ctypes" if dl.DEFAULT == "1" else "cuda-python")
+    monkeypatch.setenv(dl.ENV, "0")
     with dl.use_library(fake):
         assert path() == ("cuda-python", "TILEORCH_LAUNCH_CTYPES=0")  # the switch wins over a library handed in
-    monkeypatch.delenv(dl.ENV)
+    monkeypatch.setenv(dl.ENV, "1")
     for value in ("1", "0"):
         monkeypatch.setenv("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", value)
         assert path()[0] == "cuda-python" and "per-thread default stream" in path()[1]

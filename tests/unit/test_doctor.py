@@ -73,7 +73,7 @@ def test_no_driver():
 def test_the_launch_path_and_why(monkeypatch):
     from tileorch.runtime import direct_launch as dl
 
-    monkeypatch.delenv(dl.ENV, raising=False)
+    monkeypatch.setenv(dl.ENV, "1")
     monkeypatch.delenv("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", raising=False)
     assert dl.planned_path(load=_FakeLaunchLibcuda) == ("ctypes", "libcuda's cuLaunchKernelEx called directly "
                                                                   "(TILEORCH_LAUNCH_CTYPES=0: cuda-python's)")

@@ -295,7 +295,7 @@ def test_the_ctypes_path_launches_what_the_cuda_python_path_launches(stand_in, m
     via_binding = list(memsets)
     gapi.clear_caches()
     memsets.clear()
-    monkeypatch.delenv(direct_launch.ENV)
+    monkeypatch.setenv(direct_launch.ENV, "1")
     fake = FakeLibcuda(lambda name: sizes)
     with direct_launch.use_library(fake):
         calls()

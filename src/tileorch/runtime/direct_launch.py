@@ -41,6 +41,7 @@ from typing import Any
 from tileorch.runtime.errors import CudaError
 
 ENV = "TILEORCH_LAUNCH_CTYPES"
+DEFAULT = "1"  # the path when ENV is unset: "1" ctypes, "0" cuda-python's binding
 CLUSTER_DIMENSION = 4  # CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION (cuda.h)
 STREAMS_MAX = 16  # launch configurations kept per launcher (one per stream handle)
 
@@ -80,6 +81,10 @@ _load_error = ""
 _injected: Any = None
 
 
+def _switched_off() -> bool:
+    return os.environ.get(ENV, DEFAULT).strip() == "0"
+
+
 def library(drv: Any) -> Any | None:
     """The libcuda whose ``cuLaunchKernelEx`` bound launches call for the driver module ``drv``,
     or None for cuda-python's (:func:`why_not` says why)."""
@@ -92,7 +97,7 @@ def why_not(drv: Any) -> str:
     """Why bound launches for the driver module ``drv`` do not take the ctypes path ('' when
     they do); loads libcuda once when asked the first time."""
     global _loaded, _load_error
-    if os.environ.get(ENV, "1").strip() == "0":
+    if _switched_off():
         return f"{ENV}=0"
     if _injected is not None:
         return ""
@@ -117,7 +122,7 @@ def planned_path(load: Callable[[], Any] | None = None) -> tuple[str, str]:
     """(the path bound launches will take, why) as far as it is known without loading
     cuda-python (``tileorch doctor``): the switches and whether libcuda loads through ctypes
     (``load``: what opens it, ``ctypes.CDLL("libcuda.so.1")`` by default)."""
-    if os.environ.get(ENV, "1").strip() == "0":
+    if _switched_off():
         return "cuda-python", f"{ENV}=0"
     if "CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM" in os.environ:
         return "cuda-python", "CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM is set"
