@@ -218,7 +218,10 @@ class BoundLaunch:
     device's health (a launch into a context that a fault or hang poisoned raises
     :class:`ContextPoisoned` with the first cause), one ``CUlaunchConfig`` looked up by the stream
     handle (one per stream, made on its first launch and shared with the launch's re-pointed
-    copies, :meth:`repointer`), the ``cuLaunchKernelEx`` call and the check of its result."""
+    copies, :meth:`repointer`), the ``cuLaunchKernelEx`` call and the check of its result.  The
+    call goes straight into libcuda through ctypes where it can
+    (:mod:`tileorch.runtime.direct_launch`), else through cuda-python's binding: :attr:`path`
+    and :attr:`path_reason` say which and why (so do the launch functions' ``path`` attributes)."""
 
     __slots__ = ("kernel", "config", "_blob", "_offsets", "_sizes", "_params", "_configs", "_drv", "_function",
                  "_label", "_device", "_launch_ex", "_direct", "_path_reason")
