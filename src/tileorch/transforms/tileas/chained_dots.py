@@ -350,7 +350,7 @@ class ChainedKernel:
 
 
 def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop: bool) -> tuple[Operand, list[str]]:
-    from tileorch.transforms.tileas.convert_to_cutlass import _base_argument
+    from tileorch.transforms.tileas.convert_to_cutlass import _base_argument, argument_view_mismatch
 
     src, seen = _strip(v)
     ld = source_load(src)
@@ -375,6 +375,10 @@ def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop:
     arg = _base_argument(kernel, ld.view)
     if arg is None:
         _fail(ld, f"{what} is not loaded from a kernel argument")
+    why = argument_view_mismatch(kernel, ld.view)
+    if why is not None:
+        _fail(ld, f"{what}'s view: {why}; the chained kernel reads it through a tensor map of the whole argument "
+                  "(not supported yet)")
     return Operand(ld, rows, cols, arg, swapped=swapped), seen
 
 

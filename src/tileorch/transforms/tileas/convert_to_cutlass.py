@@ -92,6 +92,46 @@ def _base_argument(kernel: aa.FuncOp, view: SSAValue) -> int | None:
     return None
 
 
+def argument_view_mismatch(kernel: aa.FuncOp, view: SSAValue) -> str | None:
+    """Why the array a tiled view reads is not a kernel array argument as passed (None when it is,
+    or when the view is not built on a ``make_memref``): the tensor-core kernels read their TMA
+    operands (and the GEMM's C) through tensor maps the host builds from the argument's own base
+    pointer, extents and strides, so a view whose base is an ``offset`` of the argument's pointer
+    or whose extents or strides are other values (``Array.slice``: both) would be read as the
+    whole array.  Extents and strides may be the argument's own in any order (a column-major
+    array read as its transpose: tileaa-transpose-column-major swaps the last two).  A view whose
+    tiles overlap or leave gaps (``tiled_view(..., traversal_steps=...)``) is refused too."""
+    vt = view.type
+    if isinstance(vt, aa.TiledViewType) and ints(vt.tile) != ints(vt.step):
+        return (f"its tiles {ints(vt.tile)} start {ints(vt.step)} elements apart (overlapping or gapped tiles: "
+                "tiled_view with traversal_steps)")
+    v = view
+    for _ in range(64):
+        if not isinstance(v.owner, Operation) or isinstance(v.owner, aa.MakeMemrefOp) or not v.owner.operands:
+            break
+        v = v.owner.operands[0]
+    mm = v.owner
+    if not isinstance(mm, aa.MakeMemrefOp):
+        return None
+    entry = kernel.body.blocks.first
+    ptr = mm.ptr
+    while isinstance(ptr.owner, Operation) and ptr.owner.name == "nv_tileaa.assume":
+        ptr = ptr.owner.operands[0]
+    if not (isinstance(ptr, BlockArgument) and ptr.owner is entry):
+        what = ptr.owner.name if isinstance(ptr.owner, Operation) else "a block argument"
+        return (f"its base pointer is computed ({what}: an Array.slice or a pointer offset), not an array "
+                "argument's own pointer")
+    rank = len(mm.result.type.get_shape())
+    first = ptr.index + 1
+    for operands, lo, what in ((mm.shape, first, "extents"), (mm.strides, first + rank, "strides")):
+        for x in operands:
+            x = _strip_assume(x)
+            if not (isinstance(x, BlockArgument) and x.owner is entry and lo <= x.index < lo + rank):
+                return (f"its {what} are not the array argument's own (an Array.slice or a view of another "
+                        "shape)")
+    return None
+
+
 def gemm_operands(fn: Operation) -> tuple[int | None, int | None, int | None] | None:
     """The kernel-argument indices of A, B and C (their base pointers, counted over the tile
     kernel's flat argument list) recorded under :data:`CONFIG_ATTR` on a lowered function."""
@@ -394,6 +434,11 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                 fail(ld, "a second A tile load feeding the dot")
     if a_load is None or len(b_found) != len(dots):
         fail(sw, f"expected one A and {'one B tile load' if len(dots) == 1 else f'{len(dots)} B tile loads'}")
+    for ld, role in ((a_load, "A"), *((b, "B") for b, _ in b_found)):
+        why = argument_view_mismatch(kernel, ld.view)
+        if why is not None:
+            fail(ld, f"{role}'s view: {why}; the WGMMA kernel reads {role} through a tensor map of the whole "
+                     "argument (not supported yet)")
     # each dot's B: the B-role load its rhs reads (one dot: the one B-role load)
     b_of = {}
     for d in dots:
@@ -480,6 +525,10 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         batched.add(st_batched)
         c_swapped, c_view_swapped = _c_orientation(st, st_indices, st_shape, (tm, tn), fail)
         c_coords = tuple(st_indices[::-1] if c_swapped else st_indices)  # (row tile, column tile)
+    if st.name != ATOMIC_SINK:
+        why = argument_view_mismatch(kernel, st.view)
+        if why is not None:
+            fail(st, f"C's view: {why}; the WGMMA kernel stores C through the whole argument (not supported yet)")
     c_transposed = c_swapped or c_view_swapped
     if c_transposed:
         _check_transposed_c(st, side, extra if c_swapped else [], st_batched, fail)
