@@ -17,7 +17,7 @@ named barrier.  Asynchrony is modelled where it decides correctness:
   ``wait_group`` that covers its last reader);
 * ``wgmma.fence``: a WGMMA whose accumulator or A-fragment registers another instruction of its
   thread wrote after the warp group's last fence is reported (:attr:`Emu.fence_errors`);
-* ``cp.async.bulk.tensor`` copies its box at once (the tensor map's ``box`` contiguous elements,
+* ``cp.async.bulk.tensor`` copies its box at once (2- to 4-D maps; the tensor map's ``box`` contiguous elements,
   64 unless given, and its ``swizzle`` span, 128 bytes unless given; zero fill out of bounds) and
   completes its bytes on the mbarrier; ``mbarrier`` arrive / expect_tx / try_wait.parity follow the
   phase rules;
@@ -875,10 +875,16 @@ class Emu:
         for k in range(len(dst)):
             pname = self.params[(int(tmv[k]) - PARAM_BASE) // 256]
             t = self.tmaps[pname]
-            arr = t["array"]  # numpy [.., rows, cols] fp16 (3-D: [b, s, d])
+            arr = t["array"]  # numpy [.., rows, cols] fp16 (3-D: [b, s, d]; 4-D: [b, h, s, d])
             c = [int(x[k]) & 0xFFFFFFFF for x in cs]
             c = [x - (1 << 32) if x >> 31 else x for x in c]
-            col0, row0, b0 = c[0], c[1], (c[2] if len(c) > 2 else 0)  # 2-D maps: arrays given as [1, r, c]
+            col0, row0 = c[0], c[1]  # 2-D maps: arrays given as [1, r, c]
+            lead = c[2:][::-1] or [0]  # the map's outer coordinates, outermost first
+            if len(lead) != arr.ndim - 2:
+                raise Fault(f"{op}: a rank-{len(c)} map over an array of shape {arr.shape}")
+            inside = all(0 <= x < n for x, n in zip(lead, arr.shape[:-2]))
+            b0 = int(np.ravel_multi_index(lead, arr.shape[:-2])) if inside else -1
+            arr = arr.reshape((-1,) + arr.shape[-2:])
             rows, width, span = t["rows"], t.get("box", 64), t.get("swizzle", 128)
             if width * 2 > span:
                 raise Fault(f"{op}: a box of {width} elements is wider than the {span}-byte swizzle")

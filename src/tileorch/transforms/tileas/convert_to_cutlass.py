@@ -549,6 +549,12 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     accs = [_loop_result(loop, d, fail) for d in dots]
     if len(set(accs)) != len(dots):
         fail(loop, f"the K loop must carry one accumulator per dot ({len(dots)})")
+    for d, r in zip(dots, accs):
+        init, _ = _through_layouts(loop.iter_args[r.index])
+        if not _is_zero_tile(init):
+            fail(d, "the K loop's accumulator starts from a value other than zeros (the WGMMA kernel's "
+                    "accumulators start at zero; tileas-fold-dot-accumulate moves a loaded start into the "
+                    "epilogue where it can)")
     acc = accs[0]
     if len(dots) > 1:
         _check_shared_a_epilogue(dots[1], atomics, side, fail)
@@ -852,6 +858,17 @@ def _program_grid_remarks(dk: DotKernel) -> None:
                           "and stores nothing")
     dk.remarks.append("the scheduler walks the launch grid, one work tile per program (the program ids and "
                       "num_blocks the program reads are the launch's), on 1-CTA clusters, with the program's tiles")
+
+
+def _is_zero_tile(v: SSAValue) -> bool:
+    """``v`` is a tile of zeros (a dense constant or a splat of a zero scalar, through layout
+    conversions, reshapes and broadcasts)."""
+    from tileorch.transforms.tileas.fold_dot_accumulate import is_zero
+
+    while isinstance(v.owner, Operation) and v.owner.name in ("nv_tileas.convert_layout", "nv_tileaa.reshape",
+                                                                "nv_tileaa.broadcast", "nv_tileaa.expand_dims"):
+        v = v.owner.operands[0]
+    return is_zero(v)
 
 
 def _loop_result(loop: scf.ForOp, dot: Operation, fail) -> SSAValue:
