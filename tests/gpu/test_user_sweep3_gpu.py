@@ -172,6 +172,18 @@ def test_mm_fp8_out():
     _check_path("mm_fp8_out", args)
 
 
+def test_mm_e5m2_out():
+    a, b = randn((200, 128), "float16", 35), randn((128, 256), "float16", 38)
+    args = run("mm_e5m2_out", {0: a, 1: b})
+    ref = a.double() @ b.double()
+    got = args[2].double()
+    assert not torch.isnan(got).any()
+    # one e5m2 rounding (2 mantissa bits) of the f32 accumulator: half a step at |ref|, plus slack
+    step = torch.exp2(torch.floor(torch.log2(ref.abs().clamp_min(2.0 ** -14))) - 2)
+    assert ((got - ref).abs() <= step / 2 + ref.abs() * 1e-5 + 1e-3).all()
+    _check_path("mm_e5m2_out", args)
+
+
 def test_mm_small_tiles_sigmoid():
     a, b = randn((192, 128), "float16", 36), randn((128, 192), "float16", 37)
     args = run("mm_small_tiles_sigmoid", {0: a, 1: b})

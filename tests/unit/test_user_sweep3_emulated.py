@@ -23,7 +23,7 @@ HAVE_CUTILE = importlib.util.find_spec("cuda") is not None and importlib.util.fi
 pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Python) is not installed")
 
 RNG = np.random.default_rng(311)
-NP = {"float16": np.float16, "float32": np.float32}
+NP = {"float16": np.float16, "float32": np.float32, "float8_e4m3fn": np.uint8, "float8_e5m2": np.uint8}  # fp8: bytes
 
 
 def _f32_bits(x: float) -> int:
@@ -32,7 +32,8 @@ def _f32_bits(x: float) -> int:
 
 def _arrays(p, inputs: dict) -> dict:
     """Each array argument: a copy of its input, or NaN-filled."""
-    return {i: np.array(inputs[i], copy=True) if i in inputs else np.full(s[0], np.nan, NP[s[1]])
+    return {i: np.array(inputs[i], copy=True) if i in inputs else
+            np.full(s[0], 0x7F if s[1].startswith("float8") else np.nan, NP[s[1]])  # (0x7F: NaN in e4m3 and e5m2)
             for i, s in enumerate(p.spec) if isinstance(s, tuple)}
 
 
@@ -190,3 +191,34 @@ def test_relu_squared_mlp_chain():
     out = _chained("mlp_relu_sq_chain", {0: x, 1: w1, 2: w2}, (3, 1, 1))[3]
     h = np.maximum(_mm(x, w1), 0)
     _check(out, (h * h).astype(np.float16).astype(np.float64) @ w2.astype(np.float64), atol=1e-2)
+
+
+def test_fp8_output_gemm():
+    """``(A @ B) * 0.125`` stored as fp8 e4m3 by the tier's direct epilogue (the fragment store's
+    ``cvt.rn.satfinite.e4m3x2.f32``): the bytes ml_dtypes rounds the float64 product to (nearest
+    even; a product within half an e4m3 step of a rounding boundary may round the other way)."""
+    import ml_dtypes
+
+    a, b = _h(256, 256), _h(256, 256)
+    got = _gemm("mm_fp8_out", {0: a, 1: b})[2]
+    assert (got != 0x7F).all() and (got != 0xFF).all(), "unwritten (NaN) outputs"
+    value = got.view(ml_dtypes.float8_e4m3fn).astype(np.float64)
+    ref = np.clip(_mm(a, b) * 0.125, -448, 448)
+    step = np.exp2(np.floor(np.log2(np.maximum(np.abs(ref), 2.0 ** -6))) - 3)  # e4m3's spacing at |ref|
+    assert (np.abs(value - ref) <= step / 2 + np.abs(ref) * 1e-6 + 1e-9).all()
+    exact = ref.astype(np.float32).astype(ml_dtypes.float8_e4m3fn).view(np.uint8)
+    assert (got == exact).mean() > 0.99
+
+
+def test_e5m2_plain_output_gemm():
+    """``acc.astype(float8_e5m2)`` stored: the fragment store's ``cvt.rn.satfinite.e5m2x2.f32``, ragged M
+    (200 rows: the last row tile half written), every byte as ml_dtypes rounds the f32 accumulator."""
+    import ml_dtypes
+
+    a, b = _h(200, 128), _h(128, 256)
+    got = _gemm("mm_e5m2_out", {0: a, 1: b})[2]
+    ref = _mm(a, b)
+    value = got.view(ml_dtypes.float8_e5m2).astype(np.float64)
+    assert not np.isnan(value).any(), "unwritten outputs"
+    step = np.exp2(np.floor(np.log2(np.maximum(np.abs(ref), 2.0 ** -14))) - 2)  # e5m2's spacing at |ref|
+    assert (np.abs(value - ref) <= step / 2 + np.abs(ref) * 1e-6 + 1e-9).all()

@@ -79,6 +79,12 @@ def _fma_f32(a, b, c):
     return s.astype(np.float32)
 
 
+def _fp8_type(kind: str):
+    import ml_dtypes  # a test aid's dependency, only for fp8 conversions
+
+    return {"e4m3": ml_dtypes.float8_e4m3fn, "e5m2": ml_dtypes.float8_e5m2}[kind]
+
+
 def _swizzle(addr, span):
     """The physical shared-memory byte address of ``addr`` under a ``span``-byte swizzle (128, 64,
     32): the 16-byte chunk bits 4.. XORed with the row bits 7.. (3, 2 or 1 bits)."""
@@ -806,6 +812,21 @@ class Emu:
             return
         if "bf16x2.f32" in op:
             raise Fault("bf16")
+        fp8 = re.match(r"cvt\.rn\.satfinite\.(e4m3|e5m2)x2\.f32$", op)
+        if fp8:  # d = {fp8(a), fp8(b)}: a in the high byte; nearest even, saturating to the largest finite
+            t = _fp8_type(fp8.group(1))
+            big = float(np.finfo(t).max)
+            hi, lo = (np.clip(f32(g(i)), -big, big).astype(t).view(np.uint8).astype(np.uint64) for i in (1, 2))
+            self.set(ops[0], T, (hi << np.uint64(8)) | lo)
+            return
+        fp8 = re.match(r"cvt\.rn\.f16x2\.(e4m3|e5m2)x2$", op)
+        if fp8:  # exact; the low byte is the low half
+            t = _fp8_type(fp8.group(1))
+            v = g(1)
+            lo, hi = ((v >> np.uint64(s)) & np.uint64(255) for s in (0, 8))
+            h16 = [x.astype(np.uint8).view(t).astype(np.float16).view(np.uint16).astype(np.uint64) for x in (lo, hi)]
+            self.set(ops[0], T, (h16[1] << np.uint64(16)) | h16[0])
+            return
         dst, src = parts[-2], parts[-1]
         v = g(1)
         if dst == "f16" and src == "f32":

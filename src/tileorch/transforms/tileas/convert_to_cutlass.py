@@ -48,7 +48,7 @@ from tileorch.dialects.nv_tileaa.attrs import PointerType, ints
 from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileas import AgentSwitchOp
 from tileorch.dialects.record_attr import decode_record, encode_record
-from tileorch.kernels.gemm.config import OVERRIDABLE
+from tileorch.kernels.gemm.config import DIRECT_OUT_DTYPES, OUT_DTYPES, OVERRIDABLE
 from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Emitter
 from tileorch.transforms.tileas.column_reduction import (EXCHANGE_BARRIER, Fragment, in_staging,
                                                          lower_column_reductions, scratch_bytes, scratch_pointer)
@@ -572,8 +572,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     integer = dtype in INT8_NAMES.values()
     if b_dtype != dtype and not (integer and b_dtype in INT8_NAMES.values()):
         fail(b_load, "A and B must have the same element type")
-    if out_dtype not in ("f16", "bf16", "f32", "s32"):
-        fail(st, f"output element type {out_dtype} is not supported yet by the WGMMA lowering (bf16/f16/f32/i32)")
+    if out_dtype not in OUT_DTYPES:
+        fail(st, f"output element type {out_dtype} is not supported yet by the WGMMA lowering "
+                 "(bf16/f16/f32/i32/fp8 e4m3/e5m2)")
     if out_dtype == "s32" and not integer:
         fail(st, "an i32 output is supported for integer (i8) dots only")
     plain = is_plain_store(st, acc) and not side and not extra and len(dots) == 1 and not c_transposed
@@ -1098,7 +1099,7 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
         remarks.append("Stream-K not applied: its fix-up carries one accumulator and the dots sharing A keep "
                        f"{1 + len(dk.more_accs)} (persistent schedule)")
     dk.remarks.extend(remarks)
-    epilogue = ("atomic" if dk.store.name == ATOMIC_SINK else "direct" if dk.out_dtype in ("f32", "s32")
+    epilogue = ("atomic" if dk.store.name == ATOMIC_SINK else "direct" if dk.out_dtype in DIRECT_OUT_DTYPES
                 or dk.c_transposed else "tma")
     cfg = GemmConfig(tile_m=tm, tile_n=tn, tile_k=tk, stages=dk.depth, cluster_m=cluster,
                      schedule=schedule, dtype=dk.dtype, out_dtype=dk.out_dtype, b_major=b_major, epilogue=epilogue,

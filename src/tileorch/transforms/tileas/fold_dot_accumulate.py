@@ -186,9 +186,13 @@ def fold_rescaled(fma: Operation) -> bool:
             new.properties[key] = dot.properties[key]
     fma.parent_block().insert_ops_before([mul, new], fma)
     fma.results[0].replace_all_uses_with(new.result)
+    start = dot.acc.owner
     for op in (fma, dot):
         op.detach()
         op.erase()
+    if isinstance(start, arith.ConstantOp) and not start.result.uses:  # the zeros only that dot read
+        start.detach()
+        start.erase()
     return True
 
 
