@@ -217,8 +217,8 @@ def test_attn_cross_ragged_kv():
 
 
 def test_attn_rowvec_state():
-    """Scores from ``ct.matmul`` of f16 tiles are f16 (rounded): the fp32 reference within f16's
-    rounding of scores of magnitude ~3."""
+    """Scores from ``ct.matmul`` of f16 tiles (an f16 dot, widened to f32 by tileas-fold-dot-accumulate)
+    and 1-D running max / sum in the chained kernel."""
     q, k, v = (randn((2, 256, 64), "float16", 44 + i) for i in range(3))
     args = run("attn_rowvec_state", {0: q, 1: k, 2: v})
     close(args[3], _attention(q, k, v, 0.125), atol=1e-2, rtol=2e-2)

@@ -28,7 +28,8 @@ SOURCE = str(Path(user_programs3.__file__))
 # asserted to take the tensor cores (and run) by test_user_sweep3_emulated.py
 EMULATED = {"mm_tiled_view", "mm_divmod_grid", "mm_grid_nm", "mm_accumulate_into_c", "mm_leaky_relu",
             "mm_where_scalar_zero", "mm_rowscale_colbias", "mm_clamp_scalars", "mm_residual_gate",
-            "mm_small_tiles_sigmoid", "attn_cross_ragged_kv", "attn_causal_cdiv_heads3", "mlp_relu_sq_chain"}
+            "mm_small_tiles_sigmoid", "attn_cross_ragged_kv", "attn_causal_cdiv_heads3", "mlp_relu_sq_chain",
+            "attn_rowvec_state", "mm_fp8_out", "mm_e5m2_out"}
 
 
 def test_the_sweep_has_its_programs():

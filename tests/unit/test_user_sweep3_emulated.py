@@ -184,6 +184,15 @@ def test_causal_heads_on_a_third_grid_axis():
     _check(out, _attention(q, k, v, 0.125, pos[None, :] <= pos[:, None]))
 
 
+def test_row_vector_state_and_matmul_scores():
+    """``ct.matmul`` scores widened to f32 (tileas-fold-dot-accumulate) and the running max / sum held
+    as 1-D ``[tm]`` vectors in the chained kernel: against float64 attention (the program's f16
+    rounding of S is gone: at least as accurate)."""
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    out = _chained("attn_rowvec_state", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    _check(out, _attention(q, k, v, 0.125))
+
+
 def test_relu_squared_mlp_chain():
     x = _h(192, 64)
     w1 = (RNG.standard_normal((64, 128)) / 8).astype(np.float16)

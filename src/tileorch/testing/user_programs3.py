@@ -484,11 +484,10 @@ _add("attn_cross_ragged_kv", attn_cross_ragged_kv,
       0.125, 200, 64, 64, 64], (2, 2), "chained", outputs=(3,))
 _add("attn_rowvec_state", attn_rowvec_state,
      [((2, 256, 64), "float16"), ((2, 256, 64), "float16"), ((2, 256, 64), "float16"), ((2, 256, 64), "float16"),
-      0.125 * LOG2E, 128, 64, 64], (2, 2), "simt",
-     error="loop-carried tile [128]: [tm, 1] row vectors and [tm, X] tiles (X % 8 == 0) are supported",
-     notes="ct.matmul of f16 tiles is an f16 dot: tileas-fold-dot-accumulate widens it (was refused: 'the "
-           "accumulator must be f32'); the 1-D running max / sum are not taken by the chained kernel yet",
-     outputs=(3,))
+      0.125 * LOG2E, 128, 64, 64], (2, 2), "chained",
+     notes="found by this sweep: ct.matmul of f16 tiles is an f16 dot (refused: 'the accumulator must be f32'; "
+           "tileas-fold-dot-accumulate widens it), and 1-D [tm] running max / sum were refused by the chained "
+           "kernel", outputs=(3,))
 _add("attn_causal_cdiv_heads3", attn_causal_cdiv_heads3,
      [((2, 2, 256, 64), "float16"), ((2, 2, 256, 64), "float16"), ((2, 2, 256, 64), "float16"),
       ((2, 2, 256, 64), "float16"), 0.125 * LOG2E, 128, 64, 64], (2, 2, 2), "chained", outputs=(3,))

@@ -560,11 +560,13 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
                 continue
             _fail(loop, f"loop-carried {arg.type} values are not supported yet")
         shp = list(arg.type.get_shape())
-        if len(shp) != 2 or shp[0] != tm or not (shp[1] == 1 or (shp[1] % 8 == 0 and shp[1] <= 256)):
-            _fail(loop, f"loop-carried tile {shp}: [tm, 1] row vectors and [tm, X] tiles (X % 8 == 0) are supported")
+        width = _fragment_width(arg, tm)
+        if width is None:
+            _fail(loop, f"loop-carried tile {shp}: [tm, 1] / [tm] row vectors and [tm, X] tiles (X % 8 == 0) are "
+                        "supported")
         if isinstance(y.owner, Operation) and y.owner.name.endswith("consumer_read"):
             y = y.owner.regions[0].blocks.first.last_op.operands[y.index]
-        carried.append((i, shp[1]))
+        carried.append((i, width))
         yields.append(y)
     branches = []
     for br in loop.walk():
@@ -1300,7 +1302,8 @@ class FragmentLowering(EpilogueLowering):
         if hit is not None:
             width, regs = hit
             h = self.row_of.get(id(coords[0].value)) if coords else None
-            if len(coords) != 2 or h is None:
+            rank1 = len(coords) == 1 and width == 1  # a [tm] row vector (ct.max(s, axis=1) without keepdims)
+            if (len(coords) != 2 and not rank1) or h is None:
                 raise unsupported(self.store, "reads a register tile at coordinates other than its own")
             if width == 1:
                 return regs[h]
@@ -1613,18 +1616,24 @@ class _Site:
                           for d in range(2)]
 
     def at(self, v: SSAValue, h: int, g: int | None, j: int) -> SSAValue:
+        row = Coord(self.low.rows[h], 0)
+        if g is None and isinstance(v.type, TensorType) and len(v.type.get_shape()) == 1:
+            return self.low.at(v, (row,))  # a [tm] row vector: its row coordinate only
         col = Coord(self.low.cols[(g, j)], 1) if g is not None else Coord(self.e.const(0), None)
-        return self.low.at(v, (Coord(self.low.rows[h], 0), col))
+        return self.low.at(v, (row, col))
 
     def tile_regs(self, v: SSAValue, width: int) -> list[SSAValue]:
         return [self.at(v, h, None if width == 1 else g, j) for h, g, j in _frag_regs(width)]
 
 
 def _fragment_width(v: SSAValue, tm: int) -> int | None:
-    """X of a ``[tm, X]`` tile the accumulator layout holds (1: a row vector), else None."""
+    """X of a ``[tm, X]`` tile the accumulator layout holds (1: a row vector, ``[tm, 1]`` or ``[tm]``),
+    else None."""
     if not isinstance(v.type, TensorType):
         return None
     shp = list(v.type.get_shape())
+    if shp == [tm]:
+        return 1
     if len(shp) == 2 and shp[0] == tm and (shp[1] == 1 or (shp[1] % 8 == 0 and shp[1] <= 256)):
         return shp[1]
     return None
