@@ -29,7 +29,7 @@ SOURCE = str(Path(user_programs3.__file__))
 EMULATED = {"mm_tiled_view", "mm_divmod_grid", "mm_grid_nm", "mm_accumulate_into_c", "mm_leaky_relu",
             "mm_where_scalar_zero", "mm_rowscale_colbias", "mm_clamp_scalars", "mm_residual_gate",
             "mm_small_tiles_sigmoid", "attn_cross_ragged_kv", "attn_causal_cdiv_heads3", "mlp_relu_sq_chain",
-            "attn_rowvec_state", "mm_fp8_out", "mm_e5m2_out"}
+            "attn_rowvec_state", "mm_fp8_out", "mm_e5m2_out", "attn_packed_qkv"}
 
 
 def test_the_sweep_has_its_programs():
@@ -67,3 +67,26 @@ def test_program_cutile_refuses_stops_at_the_export(name):
         cutile_bytecode(kernel, spec)
     assert SOURCE in str(info.value) and words in str(info.value)
     assert "tileorch" not in type(info.value).__module__
+
+
+def test_packed_qkv_tensor_maps_put_the_box_rows_on_the_sequence(monkeypatch):
+    """The host's tensor maps of attn_packed_qkv: rank 5 over [B, S, 3, H, D], the box (innermost
+    first) 64 columns of D, one H, one of the three, the tile's rows of S, one B."""
+    from tileorch.launchers import cutile as rc
+    from tileorch.launchers import gemm_host
+    from tileorch.testing.compile_memo import compile_once
+    from tileorch.testing.export import FakeDeviceArray, cutile_bytecode
+
+    p = PROGRAMS["attn_packed_qkv"]
+    prog = compile_once(cutile_bytecode(p.kernel, p.spec), "attn_packed_qkv", arch="sm_90a", ptxas=False)
+    assert prog.kind == "chained", prog.remarks
+    args = rc.describe_arguments(p.kernel, tuple(FakeDeviceArray(0x7F0000000000 + (i + 1) * 0x10000000, s[0])
+                                                 if isinstance(s, tuple) else s for i, s in enumerate(p.spec)))
+    seen = []
+    monkeypatch.setattr(gemm_host, "encode_tensor_map", lambda ptr, dt, dims, strides, box, swizzle=128:
+                        seen.append((dims, strides, box)) or b"")
+    rc.chained_tensor_maps(prog.chained, args)
+    dims = (64, 2, 3, 256, 2)
+    strides = tuple(2 * x for x in (64, 64 * 2, 64 * 2 * 3, 64 * 2 * 3 * 256))  # bytes, innermost first
+    assert seen == [(dims, strides, (64, 1, 1, 128, 1)), (dims, strides, (64, 1, 1, 64, 1)),
+                    (dims, strides, (64, 1, 1, 64, 1))]

@@ -129,7 +129,8 @@ def test_gemm_program_matches_numpy(name):
 
 def _chained(name: str, inputs: dict, grid3: tuple[int, int, int]):
     """Run chained-dots program ``name`` on the emulator (every CTA of the host's launch of ``grid3``);
-    returns its arrays after the run.  The first three arrays are the TMA-read ones."""
+    returns its arrays after the run."""
+    from tileorch.launchers import cutile as rc
     from tileorch.testing.gemm_emulation import compile_cutile
     from tileorch.testing.ptx_emulator import Emu, chained_launch, stage_guards
     from tileorch.testing.user_programs3 import PROGRAMS
@@ -141,8 +142,9 @@ def _chained(name: str, inputs: dict, grid3: tuple[int, int, int]):
     bases = {i: (i + 1) << 32 for i in arrays}
     args = _described(p, bases)
     params = [0] * len(prog.chained["tmaps"]) + _tile_params(p, args, bases)
-    tma = sorted(arrays)[:3]
-    memory = [(bases[i], arrays[i].view(np.uint8).reshape(-1), f"arg{i}") for i in sorted(arrays)[3:]]
+    flat = rc.flat_parameters(args)  # a tensor map's "arg": the entry parameter of its array's base pointer
+    tma = [flat[t["arg"]][0] for t in prog.chained["tmaps"]]
+    memory = [(bases[i], arrays[i].view(np.uint8).reshape(-1), f"arg{i}") for i in sorted(arrays) if i not in tma]
     params, ctaids, nctaid = chained_launch(prog.chained, grid3, params)
     errors = []
     for ctaid in ctaids:
@@ -191,6 +193,15 @@ def test_row_vector_state_and_matmul_scores():
     q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
     out = _chained("attn_rowvec_state", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
     _check(out, _attention(q, k, v, 0.125))
+
+
+def test_attention_on_a_packed_qkv_tensor():
+    """Q, K and V tiles ``(1, tm, 1, 1, d)`` of one ``[B, S, 3, H, D]`` tensor (rank-5 tensor maps
+    whose box rows run along S), O stored as ``(1, tm, 1, d)`` tiles of ``[B, S, H, D]``."""
+    qkv = _h(2, 256, 3, 2, 64)
+    out = _chained("attn_packed_qkv", {0: qkv}, (2, 4, 1))[1]
+    q, k, v = (qkv[:, :, i].transpose(0, 2, 1, 3) for i in range(3))  # [B, H, S, D]
+    _check(out, _attention(q, k, v, 0.125).transpose(0, 2, 1, 3))
 
 
 def test_relu_squared_mlp_chain():

@@ -899,12 +899,19 @@ class Emu:
             arr = t["array"]  # numpy [.., rows, cols] fp16 (3-D: [b, s, d]; 4-D: [b, h, s, d])
             c = [int(x[k]) & 0xFFFFFFFF for x in cs]
             c = [x - (1 << 32) if x >> 31 else x for x in c]
-            col0, row0 = c[0], c[1]  # 2-D maps: arrays given as [1, r, c]
-            lead = c[2:][::-1] or [0]  # the map's outer coordinates, outermost first
-            if len(lead) != arr.ndim - 2:
+            # the box's rows run along array dimension ``rows_dim`` (the next-to-last unless the map says)
+            rows_dim = t.get("rows_dim", len(c) - 2)
+            if len(c) == 2:
+                arr = arr.reshape(arr.shape[-2:])  # 2-D maps: arrays given as [1, r, c]
+            if arr.ndim != len(c):
                 raise Fault(f"{op}: a rank-{len(c)} map over an array of shape {arr.shape}")
-            inside = all(0 <= x < n for x, n in zip(lead, arr.shape[:-2]))
-            b0 = int(np.ravel_multi_index(lead, arr.shape[:-2])) if inside else -1
+            start = c[::-1]  # outermost first
+            col0, row0 = start[-1], start[rows_dim]
+            others = [x for i, x in enumerate(start[:-1]) if i != rows_dim]
+            inside = all(0 <= x < n for x, n in zip(others, [n for i, n in enumerate(arr.shape[:-1]) if i != rows_dim]))
+            arr = np.moveaxis(arr, rows_dim, -2)  # [..., rows, cols]: the other outer coordinates first
+            lead = others
+            b0 = int(np.ravel_multi_index(lead, arr.shape[:-2])) if inside and lead else (0 if inside else -1)
             arr = arr.reshape((-1,) + arr.shape[-2:])
             rows, width, span = t["rows"], t.get("box", 64), t.get("swizzle", 128)
             if width * 2 > span:

@@ -478,7 +478,8 @@ def mlp_relu_sq_chain(X, W1, W2, Y, TM: ct.Constant[int], TH: ct.Constant[int], 
 
 _QKV = ((2, 256, 3, 2, 64), "float16")
 _add("attn_packed_qkv", attn_packed_qkv, [_QKV, ((2, 256, 2, 64), "float16"), 0.125 * LOG2E, 2, 128, 64, 64], (2, 4),
-     "simt", error="2-D tiles (with leading unit dimensions) are supported", outputs=(1,))
+     "chained", notes="found by this sweep: tiles with unit dimensions between the rows and the columns were "
+                      "refused by the chained kernel ('2-D tiles (with leading unit dimensions)')", outputs=(1,))
 _add("attn_cross_ragged_kv", attn_cross_ragged_kv,
      [((2, 128, 64), "float16"), ((2, 200, 64), "float16"), ((2, 200, 64), "float16"), ((2, 128, 64), "float16"),
       0.125, 200, 64, 64, 64], (2, 2), "chained", outputs=(3,))
