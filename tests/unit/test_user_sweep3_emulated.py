@@ -94,6 +94,7 @@ def _mm(a, b):
 
 GEMMS = {
     "mm_tiled_view": lambda: ({0: _h(200, 192), 1: _h(192, 320)}, lambda i: _mm(i[0], i[1]), 2e-2),
+    "mm_load_order_bt": lambda: ({0: _h(256, 192), 1: _h(256, 192)}, lambda i: _mm(i[0], i[1].T), 6e-2),
     "mm_divmod_grid": lambda: ({0: _h(256, 128), 1: _h(128, 384)}, lambda i: _mm(i[0], i[1]), 2e-2),
     "mm_grid_nm": lambda: ({0: _h(384, 128), 1: _h(128, 256)}, lambda i: _mm(i[0], i[1]), 2e-2),
     "mm_accumulate_into_c": lambda: ({0: _h(256, 256), 1: _h(256, 256),
