@@ -184,6 +184,30 @@ def test_mm_e5m2_out():
     _check_path("mm_e5m2_out", args)
 
 
+def test_mm_bias_as_start():
+    a, b = randn((256, 128), "float16", 81), randn((128, 256), "float16", 82)
+    bias = randn((256,), "float32", 83)
+    args = run("mm_bias_as_start", {0: a, 1: b, 2: bias})
+    close(args[3], a.double() @ b.double() + bias.double(), atol=1e-3, rtol=1e-4)
+    _check_path("mm_bias_as_start", args)
+
+
+def test_mm_lower_triangle():
+    a, b = _ab(84)
+    args = run("mm_lower_triangle", {0: a, 1: b})
+    close(args[2], torch.tril(a.double() @ b.double()), atol=1e-3, rtol=1e-4)
+    _check_path("mm_lower_triangle", args)
+
+
+def test_mm_pre_and_post():
+    a, b = _ab(86)
+    args = run("mm_pre_and_post", {0: a, 1: b})
+    h = a.double() @ b.double()
+    _gemm_rel(args[2], h)
+    close(args[3], torch.relu(h), atol=1e-3, rtol=1e-4)
+    _check_path("mm_pre_and_post", args)
+
+
 def test_mm_small_tiles_sigmoid():
     a, b = randn((192, 128), "float16", 36), randn((128, 192), "float16", 37)
     args = run("mm_small_tiles_sigmoid", {0: a, 1: b})

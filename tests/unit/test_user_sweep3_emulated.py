@@ -63,15 +63,17 @@ def _tile_params(p, args, bases) -> list:
 
 
 def _gemm(name: str, inputs: dict):
-    """Run GEMM program ``name`` (compiled with the direct epilogue, one CTA per cluster) on the
-    emulator: returns its arrays after the run."""
+    """Run GEMM program ``name`` (compiled with the direct epilogue, one CTA per cluster: the program's
+    own configuration when it is that, else overridden) on the emulator: returns its arrays after the run."""
     from tileorch.launchers import cutile as rc
     from tileorch.testing.gemm_emulation import compile_cutile, run_gemm
     from tileorch.testing.user_programs3 import PROGRAMS
 
     p = PROGRAMS[name]
-    prog = compile_cutile(p.kernel, p.spec, name, config="cluster_m=1,epilogue=direct")
+    prog = compile_cutile(p.kernel, p.spec, name)
     assert prog.kind == "gemm", prog.remarks
+    if prog.gemm_config.cluster_m != 1 or prog.gemm_config.epilogue != "direct":  # the emulator's subset
+        prog = compile_cutile(p.kernel, p.spec, name, config="cluster_m=1,epilogue=direct")
     arrays = _arrays(p, inputs)
     bases = {i: (i + 1) << 32 for i in arrays}
     args = _described(p, bases)
@@ -111,6 +113,9 @@ GEMMS = {
     "mm_residual_gate": lambda: ({0: _h(256, 256), 1: _h(256, 256), 2: _h(256, 256),
                                   3: RNG.standard_normal((256, 256)).astype(np.float32)},
                                  lambda i: i[2] + i[3] * _mm(i[0], i[1]), 0.125),
+    "mm_bias_as_start": lambda: ({0: _h(256, 128), 1: _h(128, 256), 2: RNG.standard_normal(256).astype(np.float32)},
+                                 lambda i: _mm(i[0], i[1]) + i[2][None, :], 1e-4),
+    "mm_lower_triangle": lambda: ({0: _h(256, 256), 1: _h(256, 256)}, lambda i: np.tril(_mm(i[0], i[1])), 1e-4),
     "mm_small_tiles_sigmoid": lambda: ({0: _h(192, 128), 1: _h(128, 192)},
                                        lambda i: 1 / (1 + np.exp(-_mm(i[0], i[1]))), 1e-5),
 }
@@ -243,3 +248,12 @@ def test_e5m2_plain_output_gemm():
     assert not np.isnan(value).any(), "unwritten outputs"
     step = np.exp2(np.floor(np.log2(np.maximum(np.abs(ref), 2.0 ** -14))) - 2)  # e5m2's spacing at |ref|
     assert (np.abs(value - ref) <= step / 2 + np.abs(ref) * 1e-6 + 1e-9).all()
+
+
+def test_pre_activation_and_relu_outputs():
+    a, b = _h(256, 256), _h(256, 256)
+    arrays = _gemm("mm_pre_and_post", {0: a, 1: b})
+    h = _mm(a, b)
+    assert not np.isnan(arrays[2]).any() and not np.isnan(arrays[3]).any(), "unwritten outputs"
+    np.testing.assert_allclose(arrays[2].astype(np.float64), h, atol=0.125, rtol=2e-3)
+    np.testing.assert_allclose(arrays[3], np.maximum(h, 0), atol=1e-4, rtol=2e-3)

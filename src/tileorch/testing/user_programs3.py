@@ -277,6 +277,40 @@ def mm_e5m2_out(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Cons
 
 
 @ct.kernel
+def mm_bias_as_start(A, B, bias, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """The accumulator starts from the bias row broadcast to the tile (not from zeros)."""
+    i, j = ct.bid(0), ct.bid(1)
+    b = ct.load(bias, index=(j,), shape=(tn,)).astype(ct.float32)
+    acc = ct.broadcast_to(b[None, :], (tm, tn))
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(i, k), shape=(tm, tk)), ct.load(B, index=(k, j), shape=(tk, tn)), acc)
+    ct.store(C, index=(i, j), tile=acc)
+
+
+@ct.kernel
+def mm_lower_triangle(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """Only the lower triangle of C kept: ``where(row >= col, acc, 0)`` from ``ct.arange`` offsets."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(i, k), shape=(tm, tk)), ct.load(B, index=(k, j), shape=(tk, tn)), acc)
+    rows = i * tm + ct.arange(tm, dtype=ct.int32)
+    cols = j * tn + ct.arange(tn, dtype=ct.int32)
+    ct.store(C, index=(i, j), tile=ct.where(rows[:, None] >= cols[None, :], acc, 0.0))
+
+
+@ct.kernel
+def mm_pre_and_post(A, B, H, Y, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """Two outputs: the pre-activation (f16) and ``relu`` of it (f32)."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(i, k), shape=(tm, tk)), ct.load(B, index=(k, j), shape=(tk, tn)), acc)
+    ct.store(H, index=(i, j), tile=acc.astype(H.dtype))
+    ct.store(Y, index=(i, j), tile=ct.maximum(acc, 0.0))
+
+
+@ct.kernel
 def mm_small_tiles_sigmoid(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
     """64 x 64 tiles, a sigmoid epilogue from ``ct.exp`` of the negated accumulator, f32 out."""
     i, j = ct.bid(0), ct.bid(1)
@@ -304,6 +338,12 @@ _add("mm_fp8_out", mm_fp8_out, _F16 + [((256, 256), "float8_e4m3fn"), 0.125, 128
      notes="found by this sweep: an fp8 output was refused by the tier (the SIMT path's mma.sync ran it)", outputs=(2,))
 _add("mm_e5m2_out", mm_e5m2_out, [((200, 128), "float16"), ((128, 256), "float16"), ((200, 256), "float8_e5m2"),
                                   128, 128, 64], (2, 2), "gemm", outputs=(2,))
+_add("mm_bias_as_start", mm_bias_as_start, [((256, 128), "float16"), ((128, 256), "float16"), ((256,), "float32"),
+                                            ((256, 256), "float32"), 128, 128, 64], (2, 2), "gemm", outputs=(3,))
+_add("mm_lower_triangle", mm_lower_triangle, _F16 + [((256, 256), "float32"), 128, 64, 64], (2, 4), "gemm",
+     outputs=(2,))
+_add("mm_pre_and_post", mm_pre_and_post, _F16 + [((256, 256), "float16"), ((256, 256), "float32"), 128, 128, 64],
+     (2, 2), "gemm", outputs=(2, 3))
 _add("mm_small_tiles_sigmoid", mm_small_tiles_sigmoid, [((192, 128), "float16"), ((128, 192), "float16"),
                                                         ((192, 192), "float32"), 64, 64, 64], (3, 3), "gemm",
      outputs=(2,))

@@ -1114,7 +1114,9 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
     if need and not in_staging(need, cfg.epilogue_bytes):  # the exchange needs shared memory of its own
         cfg = replace(cfg, scratch_bytes=need)
     if override:
-        if not dk.retile_safe:
+        # cluster, stages, raster, registers and the epilogue's kind keep the program's tile: only a
+        # tile_n other than the kernel's retiles it
+        if not dk.retile_safe and int(override.get("tile_n", cfg.tile_n)) != cfg.tile_n:
             raise LocatedError(dk.store, "convert-nv-tileas-to-cutlass: the epilogue depends on the program's tile "
                                          "shape (program ids or tile-local ranges); it cannot be retiled")
         cfg = replace(cfg, **{k: v for k, v in override.items() if k in OVERRIDABLE})
