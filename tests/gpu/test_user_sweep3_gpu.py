@@ -99,6 +99,15 @@ def test_mm_accumulate_into_c():
     _check_path("mm_accumulate_into_c", args)
 
 
+def test_mm_f16_acc_into_c():
+    a, b = randn((128, 128), "float16", 90, 0.5), randn((128, 128), "float16", 91, 0.5)
+    c0 = randn((128, 128), "float16", 92)
+    c = c0.clone()
+    args = run("mm_f16_acc_into_c", {0: a, 1: b, 2: c})
+    close(c, c0.double() + a.double() @ b.double(), atol=0.06, rtol=1e-2)
+    _check_path("mm_f16_acc_into_c", args)
+
+
 def test_mm_tf32():
     a, b = randn((128, 128), "float32", 15), randn((128, 128), "float32", 16)
     args = run("mm_tf32", {0: a, 1: b})
@@ -262,6 +271,17 @@ def test_attn_bf16_d128():
     args = run("attn_bf16_d128", {0: q, 1: k, 2: v})
     close(args[3], _attention(q, k, v, 1 / math.sqrt(128)), atol=2e-2, rtol=2e-2)
     _check_path("attn_bf16_d128", args)
+
+
+def test_attn_alibi_iota_gqa():
+    q, k, v = randn((4, 192, 32), "float16", 87), randn((2, 192, 32), "float16", 88), randn((2, 192, 32), "float16", 89)
+    args = run("attn_alibi_iota_gqa", {0: q, 1: k, 2: v})
+    pos = torch.arange(192, device="cuda", dtype=torch.float32)
+    slopes = 2.0 ** (-8.0 * (torch.arange(4, device="cuda") + 1) / 4)
+    kk, vv = k.repeat_interleave(2, 0).float(), v.repeat_interleave(2, 0).float()
+    s = (q.float() @ kk.transpose(1, 2)) / math.sqrt(32) - slopes[:, None, None] * (pos[None, :] - pos[:, None]).abs()
+    close(args[3], torch.softmax(s, -1) @ vv, atol=3e-3, rtol=1e-2)
+    _check_path("attn_alibi_iota_gqa", args)
 
 
 def test_mlp_swiglu():

@@ -29,7 +29,7 @@ SOURCE = str(Path(user_programs3.__file__))
 EMULATED = {"mm_tiled_view", "mm_load_order_bt", "mm_bias_as_start", "mm_lower_triangle", "mm_pre_and_post", "mm_divmod_grid", "mm_grid_nm", "mm_accumulate_into_c", "mm_leaky_relu",
             "mm_where_scalar_zero", "mm_rowscale_colbias", "mm_clamp_scalars", "mm_residual_gate",
             "mm_small_tiles_sigmoid", "attn_cross_ragged_kv", "attn_causal_cdiv_heads3", "mlp_relu_sq_chain",
-            "attn_rowvec_state", "mm_fp8_out", "mm_e5m2_out", "attn_packed_qkv"}
+            "attn_rowvec_state", "mm_fp8_out", "mm_e5m2_out", "attn_packed_qkv", "attn_alibi_iota_gqa"}
 
 
 def test_the_sweep_has_its_programs():

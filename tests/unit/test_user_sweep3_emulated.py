@@ -210,6 +210,18 @@ def test_attention_on_a_packed_qkv_tensor():
     _check(out, _attention(q, k, v, 0.125).transpose(0, 2, 1, 3))
 
 
+def test_alibi_slope_from_the_program_id_with_grouped_heads():
+    q, k, v = _h(4, 192, 32), _h(2, 192, 32), _h(2, 192, 32)
+    out = _chained("attn_alibi_iota_gqa", {0: q, 1: k, 2: v}, (3, 4, 1))[3]
+    pos = np.arange(192)
+    slopes = 2.0 ** (-8.0 * (np.arange(4) + 1) / 4)
+    kk, vv = k[np.arange(4) // 2], v[np.arange(4) // 2]
+    s = (q.astype(np.float64) @ kk.astype(np.float64).transpose(0, 2, 1)) / math.sqrt(32)
+    s = s - slopes[:, None, None] * np.abs(pos[None, :] - pos[:, None])
+    e = np.exp(s - s.max(-1, keepdims=True))
+    _check(out, (e / e.sum(-1, keepdims=True)) @ vv.astype(np.float64))
+
+
 def test_relu_squared_mlp_chain():
     x = _h(192, 64)
     w1 = (RNG.standard_normal((64, 128)) / 8).astype(np.float16)

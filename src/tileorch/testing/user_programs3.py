@@ -126,6 +126,17 @@ def mm_accumulate_into_c(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk
 
 
 @ct.kernel
+def mm_f16_acc_into_c(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """``C += A @ B`` with the f16 C tile itself as the (f16) accumulator: the f16 sum's roundings
+    depend on the start, so the tier (whose accumulators start at zero) refuses it."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.load(C, index=(i, j), shape=(tm, tn))
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(i, k), shape=(tm, tk)), ct.load(B, index=(k, j), shape=(tk, tn)), acc)
+    ct.store(C, index=(i, j), tile=acc)
+
+
+@ct.kernel
 def mm_tf32(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
     """f32 operands rounded to tf32 by the program (``astype(ct.tfloat32)``) before the mma."""
     i, j = ct.bid(0), ct.bid(1)
@@ -179,6 +190,10 @@ _add("mm_batched_bid0", mm_batched_bid0, [((2, 128, 128), "bfloat16"), ((2, 128,
                                           ((2, 128, 128), "bfloat16"), 64, 64, 64], (2, 2, 2), "gemm", outputs=(2,))
 _add("mm_accumulate_into_c", mm_accumulate_into_c, _F16 + [((256, 256), "float32"), 128, 128, 64], (2, 2), "gemm",
      outputs=(2,))
+_add("mm_f16_acc_into_c", mm_f16_acc_into_c, [((128, 128), "float16"), ((128, 128), "float16"),
+                                              ((128, 128), "float16"), 64, 64, 64], (2, 2), "simt",
+     error="the K loop's accumulator starts from a value other than zeros", outputs=(2,),
+     notes="found by this sweep: the tier dropped the start (computed A @ B)")
 _add("mm_tf32", mm_tf32, [((128, 128), "float32"), ((128, 128), "float32"), ((128, 128), "float32"), 128, 128, 32],
      (1, 1), "gemm", outputs=(2,))
 _add("mm_int8_i32", mm_int8_i32, [((128, 256), "int8"), ((256, 128), "int8"), ((128, 128), "int32"), 128, 128, 128],
@@ -473,6 +488,34 @@ def attn_bf16_d128(Q, K, V, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Con
 
 
 @ct.kernel
+def attn_alibi_iota_gqa(Q, K, V, O, scale: float, H: ct.Constant[int], G: ct.Constant[int], BM: ct.Constant[int],
+                        BN: ct.Constant[int], D: ct.Constant[int]):
+    """ALiBi with the head's slope computed in the program (``2 ** (-8 (h + 1) / H)``, scalar math on
+    the program id), the distance from two ``ct.arange`` vectors; grouped K/V heads (``h // G``) on
+    ``[H, S, D]`` / ``[H // G, S, D]`` arrays; natural ``exp``; non-causal."""
+    qt, h = ct.bid(0), ct.bid(1)
+    slope = ct.exp2(-8.0 * (h + 1) / H)
+    q = ct.load(Q, index=(h, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    qpos = (qt * BM + ct.arange(BM, dtype=ct.int32)).astype(ct.float32)
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    o = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, D))):
+        k = ct.load(K, index=(h // G, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * scale
+        kpos = (j * BN + ct.arange(BN, dtype=ct.int32)).astype(ct.float32)
+        s = s - slope * ct.abs(kpos[None, :] - qpos[:, None])
+        m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp(s - m2)
+        c = ct.exp(m - m2)
+        den = den * c + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(h // G, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        o = ct.mma(p.astype(V.dtype), v, o * c)
+        m = m2
+    ct.store(O, index=(h, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
 def attn_head96_unpadded(Q, K, V, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
                          D: ct.Constant[int]):
     """Head dim 96 loaded as a 96-wide tile (not a power of two): cuTile refuses the tile shape."""
@@ -535,6 +578,9 @@ _add("attn_causal_cdiv_heads3", attn_causal_cdiv_heads3,
 _add("attn_bf16_d128", attn_bf16_d128,
      [((2, 256, 128), "bfloat16"), ((2, 256, 128), "bfloat16"), ((2, 256, 128), "bfloat16"),
       ((2, 256, 128), "bfloat16"), LOG2E / math.sqrt(128), 128, 64, 128], (2, 2), "chained", outputs=(3,))
+_add("attn_alibi_iota_gqa", attn_alibi_iota_gqa,
+     [((4, 192, 32), "float16"), ((2, 192, 32), "float16"), ((2, 192, 32), "float16"), ((4, 192, 32), "float16"),
+      1 / math.sqrt(32), 4, 2, 64, 32, 32], (3, 4), "chained", outputs=(3,))
 _add("mlp_swiglu", mlp_swiglu, [((256, 64), "float16"), ((64, 256), "float16"), ((64, 256), "float16"),
                                 ((256, 64), "float16"), ((256, 64), "float16"), 128, 64, 64, 64], (2,), "simt",
      error="3 dots in one K loop that do not read the same A tile", outputs=(4,))
