@@ -34,8 +34,8 @@ from dataclasses import dataclass, replace
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, llvm, scf
-from xdsl.dialects.builtin import (DenseArrayBase, Float16Type, Float32Type, FunctionType, IntegerAttr, IntegerType,
-                                   ModuleOp, StringAttr, f32, i1, i64)
+from xdsl.dialects.builtin import (DenseArrayBase, Float16Type, Float32Type, FunctionType, IndexType, IntegerAttr,
+                                   IntegerType, ModuleOp, StringAttr, f32, i1, i64)
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from tileorch.diagnostics import LocatedError
@@ -123,6 +123,10 @@ def argument_view_mismatch(kernel: aa.FuncOp, view: SSAValue) -> str | None:
                 "argument's own pointer")
     rank = len(mm.result.type.get_shape())
     first = ptr.index + 1
+    own = entry.args[first:first + 2 * rank]
+    if len(own) < 2 * rank or not all(isinstance(a.type, IntegerType | IndexType) for a in own):
+        return None  # not cuTile's argument layout (pointer, extents, strides): e.g. an nv_tileaa
+        # program whose arrays share extent scalars; the host builds its tensor maps from the config
     for operands, lo, what in ((mm.shape, first, "extents"), (mm.strides, first + rank, "strides")):
         for x in operands:
             x = _strip_assume(x)
