@@ -1,0 +1,75 @@
+"""``verify_located`` checks an op's definition constraints once per signature
+(``tileorch.diagnostics._signature``: class, operand/result types, successor count, properties,
+attributes) and its traits and own ``verify_`` on every op.  An op that differs from a verified
+one in any part of the signature is checked in full; one that matches it but sits where its
+traits forbid, or fails its class's own verifier, is still reported, with xDSL's own message."""
+
+from __future__ import annotations
+
+import pytest
+from xdsl.ir import Operation
+from xdsl.utils.exceptions import VerifyException
+
+from tileorch import diagnostics
+from tileorch.backend.compile import parse_text
+from tileorch.diagnostics import verify_located, verify_op_located
+from tileorch.registry import make_context
+
+
+def module(text: str):
+    return parse_text(make_context(), text, "memo.mlir")
+
+
+def xdsl_message(op: Operation) -> str:
+    """What xDSL's own Operation.verify (without nested ops) raises on ``op``."""
+    with pytest.raises((VerifyException, ValueError)) as info:
+        Operation.verify(op, verify_nested_ops=False)
+    return str(info.value).splitlines()[0]
+
+
+GOOD = """func.func @f(%a: i32, %b: i32) -> i32 {
+  %s = arith.addi %a, %b : i32
+  %t = arith.addi %s, %b : i32
+  func.return %t : i32
+}
+"""
+
+
+def test_repeated_ops_are_constraint_checked_once_and_still_verify(monkeypatch):
+    monkeypatch.setattr(diagnostics, "_IRDL_VERIFIED", set())
+    m = module(GOOD)
+    assert verify_located(m) == []
+    first = len(diagnostics._IRDL_VERIFIED)
+    assert first >= 1
+    assert verify_located(module(GOOD)) == []  # same signatures: nothing new remembered
+    assert len(diagnostics._IRDL_VERIFIED) == first
+
+
+def test_a_changed_type_is_checked_in_full():
+    m = module(GOOD)
+    assert verify_located(m) == []
+    fn = next(iter(m.body.block.ops))
+    add = next(iter(fn.body.block.ops))
+    from xdsl.dialects.builtin import f32
+    from xdsl.rewriter import Rewriter
+
+    Rewriter.replace_value_with_new_type(add.results[0], f32)  # arith.addi's result must be an integer
+    errors = verify_located(m)
+    assert errors and errors[0].startswith("memo.mlir:2:")
+    assert "result 'result' at position 0 does not verify" in errors[0]  # xDSL's constraint message
+
+
+def test_a_verified_signature_in_the_wrong_place_fails_its_trait():
+    """``func.return`` with no operands passes its constraints inside a ``func.func``; the same
+    op directly in the module fails its ``HasParent`` trait: the trait still runs."""
+    ok = module("func.func @g() {\n  func.return\n}\n")
+    assert verify_located(ok) == []
+    bad = module("func.func @g() {\n  func.return\n}\n")
+    fn = next(iter(bad.body.block.ops))
+    ret = fn.body.block.last_op
+    ret.detach()
+    bad.body.block.add_op(ret)
+    error = verify_op_located(ret)
+    assert error is not None
+    assert xdsl_message(ret) in error
+    assert ": error: " in error
