@@ -108,3 +108,26 @@ def test_scf_to_cf_same_result_as_xdsls_walker_and_fewer_walks(monkeypatch):
     assert len(walks) == 3  # xDSL's: the lowering walk, then a walk that changes nothing
     assert print_module(ours) == print_module(theirs)
     assert "scf." not in print_module(ours) and "%dead" not in print_module(ours)
+
+
+def test_rewrite_once_visits_only_the_ops_named_by_the_prefix():
+    """A pattern with ``NAME_PREFIX`` is called on those ops only; without one, on every op."""
+    from xdsl.pattern_rewriter import RewritePattern
+
+    from tileorch.transforms.rewrite_once import rewrite_once
+
+    seen = []
+
+    class Record(RewritePattern):
+        def match_and_rewrite(self, op, rewriter, /):
+            seen.append(op.name)
+
+    class RecordArith(Record):
+        NAME_PREFIX = "arith."
+
+    module = parse_text(make_context(), chain(3), "split.mlir")
+    rewrite_once(RecordArith(), module.body)
+    assert seen and all(n.startswith("arith.") for n in seen) and len(seen) == 6
+    seen.clear()
+    rewrite_once(Record(), module.body)
+    assert {"func.func", "cf.br", "func.return", "arith.addi"} <= set(seen)

@@ -74,6 +74,8 @@ def _index_cast(op: Operation, signed: bool) -> list[Operation]:
 
 
 class LowerArith(RewritePattern):
+    NAME_PREFIX = "arith."  # acts on no other op (rewrite_once visits only these)
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         if op.name.startswith("arith.") and _morph(op):
             rewriter.has_done_action = True
