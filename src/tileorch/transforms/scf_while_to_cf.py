@@ -24,10 +24,10 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.rewriter import BlockInsertPoint, InsertPoint
 from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering, SwitchLowering
-from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 from tileorch.diagnostics import copy_location
 from tileorch.transforms import block_split
+from tileorch.transforms.fixpoint import rewrite_to_fixpoint
 
 block_split.install()  # xDSL's if/for patterns split blocks: in O(1) per block, not O(blocks)
 
@@ -77,36 +77,12 @@ class ConvertScfWhileToCf(ModulePass):
     name = "convert-scf-while-to-cf"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        """``PatternRewriteWalker(..., apply_recursively=True).rewrite_module(op)``, the walks
-        to a fixpoint made as that walker makes them, except the last one: a walk after the
-        first is made only if the module holds an op a walk would act on (:func:`_acted_on`:
-        a structured op the patterns lower, or an op the applier's dead-code elimination
-        erases); otherwise it would change nothing (the walk that confirmed the fixpoint was a
-        whole second walk of the module, with every pattern tried on every op)."""
+        """``PatternRewriteWalker(..., apply_recursively=True).rewrite_module(op)`` without the
+        walk that only confirms the fixpoint (:func:`rewrite_to_fixpoint`)."""
         patterns = [LowerWhile(), SwitchLowering(), IfLowering(), ForLowering()]
         walker = PatternRewriteWalker(GreedyRewritePatternApplier(patterns), apply_recursively=True)
-        if not (hasattr(walker, "_populate_worklist") and hasattr(walker, "_process_worklist")
-                and hasattr(walker, "_get_rewriter_listener")):  # not the xDSL walker this was written for
-            walker.rewrite_module(op)
-            return
-        region = op.body
-        listener = walker._get_rewriter_listener()
-        walker._populate_worklist(region)
-        changed = walker._process_worklist(listener)
-        while changed and any(_acted_on(o) for o in region.walk()):
-            walker._populate_worklist(region)
-            changed = walker._process_worklist(listener)
+        rewrite_to_fixpoint(walker, op.body, lambda o: isinstance(o, _LOWERED))
 
 
 _LOWERED = (scf.WhileOp, scf.IfOp, scf.ForOp, scf.IndexSwitchOp)
-
-
-def _acted_on(op: Operation) -> bool:
-    """Whether a walk of :class:`ConvertScfWhileToCf`'s applier would act on ``op``: one of its
-    patterns lowers it, or its dead-code elimination (``is_trivially_dead``) erases it."""
-    if isinstance(op, _LOWERED):
-        return True
-    for result in op.results:  # a used result: not dead (is_trivially_dead's first test, inlined)
-        if result.first_use is not None:
-            return False
-    return is_trivially_dead(op)
+"""The ops :class:`ConvertScfWhileToCf`'s patterns act on."""
