@@ -436,14 +436,20 @@ def _verify_alone(op: Operation) -> None:
             op.verify_()
             return
         op_def, custom = verifier
-        key = _signature(op)
-        if key is None or key not in _IRDL_VERIFIED:
-            op_def.verify(op)
+        ids, parts = _identity_signature(op)
+        traits_only = ids in _IRDL_VERIFIED_IDS
+        if not traits_only:
+            key = _signature(op)
+            traits_only = key is not None and key in _IRDL_VERIFIED
+            if not traits_only:
+                op_def.verify(op)  # the constraints, then the traits
             if key is not None:
-                if len(_IRDL_VERIFIED) >= _IRDL_VERIFIED_MAX:
+                if max(len(_IRDL_VERIFIED), len(_IRDL_VERIFIED_IDS)) >= _IRDL_VERIFIED_MAX:
                     _IRDL_VERIFIED.clear()
+                    _IRDL_VERIFIED_IDS.clear()
                 _IRDL_VERIFIED.add(key)
-        else:
+                _IRDL_VERIFIED_IDS[ids] = parts
+        if traits_only:
             for trait in op_def.traits:
                 trait.verify(op)
         if custom is not None:
@@ -455,8 +461,13 @@ def _verify_alone(op: Operation) -> None:
 _IRDL_VERIFIED: set[tuple] = set()
 """The :func:`_signature` of every op that passed its definition's constraint checks (in this
 process: the checks depend on nothing else, and the op definitions do not change)."""
+_IRDL_VERIFIED_IDS: dict[tuple, tuple] = {}
+"""The same by identity (:func:`_identity_signature`): an op whose class, types, properties and
+attributes are the very objects of a verified op's is found without hashing them (a lowered
+attention kernel's ``!llvm.struct`` of 128 members was hashed for every ``extractvalue``).  The
+entry holds those objects, so their ids stay theirs while it exists."""
 _IRDL_VERIFIED_MAX = 200_000
-"""The set is emptied when it reaches this many signatures (a bound on its memory)."""
+"""The sets are emptied when one reaches this many signatures (a bound on their memory)."""
 _IRDL_VERIFIERS: dict[type, tuple | None] = {}
 
 
@@ -476,6 +487,17 @@ def _irdl_verifier(cls: type) -> tuple | None:
             found = (cells["op_def"], cells.get("custom_verify"))
     _IRDL_VERIFIERS[cls] = found
     return found
+
+
+def _identity_signature(op: Operation) -> tuple[tuple, tuple]:
+    """(ids, objects): :func:`_signature`'s parts by identity, and the objects those ids are of."""
+    operand_types = tuple(o.type for o in op.operands)
+    result_types = tuple(r.type for r in op.results)
+    props = tuple(op.properties.items())
+    attrs = tuple(op.attributes.items())
+    ids = (type(op), tuple(map(id, operand_types)), tuple(map(id, result_types)), len(op.successors),
+           tuple((k, id(v)) for k, v in props), tuple((k, id(v)) for k, v in attrs))
+    return ids, (operand_types, result_types, props, attrs)
 
 
 def _signature(op: Operation) -> tuple | None:

@@ -37,6 +37,7 @@ GOOD = """func.func @f(%a: i32, %b: i32) -> i32 {
 
 def test_repeated_ops_are_constraint_checked_once_and_still_verify(monkeypatch):
     monkeypatch.setattr(diagnostics, "_IRDL_VERIFIED", set())
+    monkeypatch.setattr(diagnostics, "_IRDL_VERIFIED_IDS", {})
     m = module(GOOD)
     assert verify_located(m) == []
     first = len(diagnostics._IRDL_VERIFIED)
@@ -73,3 +74,26 @@ def test_a_verified_signature_in_the_wrong_place_fails_its_trait():
     assert error is not None
     assert xdsl_message(ret) in error
     assert ": error: " in error
+
+
+def test_an_op_sharing_a_verified_ops_objects_is_found_by_identity(monkeypatch):
+    """The second ``arith.addi`` of a function has the first one's type objects: found by
+    identity, its signature is not hashed; a changed type misses both memos."""
+    monkeypatch.setattr(diagnostics, "_IRDL_VERIFIED", set())
+    monkeypatch.setattr(diagnostics, "_IRDL_VERIFIED_IDS", {})
+    m = module(GOOD)
+    hashed = []
+    real = diagnostics._signature
+    monkeypatch.setattr(diagnostics, "_signature", lambda op: hashed.append(op.name) or real(op))
+    assert verify_located(m) == []
+    first = len(hashed)
+    assert verify_located(m) == []
+    assert len(hashed) == first  # every op found by identity the second time
+    fn = next(iter(m.body.block.ops))
+    add = next(iter(fn.body.block.ops))
+    from xdsl.dialects.builtin import f32
+    from xdsl.rewriter import Rewriter
+
+    Rewriter.replace_value_with_new_type(add.results[0], f32)
+    errors = verify_located(m)
+    assert errors and "does not verify" in errors[0]
