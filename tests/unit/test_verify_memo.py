@@ -97,3 +97,37 @@ def test_an_op_sharing_a_verified_ops_objects_is_found_by_identity(monkeypatch):
     Rewriter.replace_value_with_new_type(add.results[0], f32)
     errors = verify_located(m)
     assert errors and "does not verify" in errors[0]
+
+
+ISOLATED = """func.func @outer(%a: i32) -> i32 {
+  %c = arith.constant 1 : i32
+  %s = arith.addi %a, %c : i32
+  func.return %s : i32
+}
+func.func @other(%b: i32) -> i32 {
+  func.return %b : i32
+}
+"""
+
+
+def test_isolated_from_above_matches_xdsl():
+    """``IsolatedFromAbove`` (tileorch.diagnostics._verify_isolated): a function using its own
+    values passes; one using another function's argument fails with xDSL's own message."""
+    from xdsl.traits import IsolatedFromAbove
+
+    m = module(ISOLATED)
+    outer, other = list(m.body.block.ops)
+    trait = outer.get_trait(IsolatedFromAbove)
+    assert IsolatedFromAbove.verify is diagnostics._verify_isolated
+    trait.verify(outer)
+    diagnostics._XDSL_ISOLATED_VERIFY(trait, outer)
+    ret = other.body.block.last_op
+    ret.operands = [outer.body.block.args[0]]  # @other returns @outer's argument
+    messages = []
+    for verify in (diagnostics._verify_isolated, diagnostics._XDSL_ISOLATED_VERIFY):
+        with pytest.raises(VerifyException) as info:
+            verify(trait, other)
+        messages.append(str(info.value))
+    assert messages[0] == messages[1] and "IsolatedFromAbove" in messages[0]
+    errors = verify_located(m)
+    assert errors and "IsolatedFromAbove" in " ".join(errors)
