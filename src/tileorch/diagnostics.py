@@ -23,10 +23,10 @@ from collections.abc import Callable, Iterable
 from xdsl.context import Context
 from xdsl.dialects.builtin import (CallSiteLoc, FileLineColLoc, FusedLoc, IntAttr, ModuleOp, NameLoc, NoneAttr,
                                    StringAttr, UnknownLoc)
-from xdsl.ir import Attribute, ErasedSSAValue, Operation
+from xdsl.ir import Attribute, Block, ErasedSSAValue, Operation
 from xdsl.irdl import IRDLOperation, VerificationContext
 from xdsl.parser import Parser
-from xdsl.traits import IsTerminator, NoTerminator
+from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Span
 
@@ -383,34 +383,162 @@ def _verify_blocks(op: Operation) -> None:
 
 
 _OPERATION_VERIFY = Operation.verify
+_XDSL_ISOLATED_VERIFY = IsolatedFromAbove.verify
+
+
+def _verify_isolated(self: IsolatedFromAbove, op: Operation) -> None:
+    """``IsolatedFromAbove.verify``: the same walk of the op's regions (nested isolated ops
+    not entered), the same test of every operand (its owner must be strictly inside ``op``) and
+    the same error, with the blocks already walked remembered: an operand defined in one of them
+    is inside ``op`` without xDSL's ``op.is_ancestor(owner)`` climb from the owner to the top
+    (a sixth of verifying a lowered kernel: every operand of every op, once per enclosing
+    isolated op).  Any other operand is tested as xDSL tests it."""
+    regions = list(op.regions)
+    inside: set[int] = set()  # ids of the blocks walked: all strictly inside op
+    while regions:
+        region = regions.pop()
+        for block in region.blocks:
+            inside.add(id(block))
+            for child_op in block.ops:
+                for operand in child_op.operands:
+                    owner = operand.owner
+                    owner_block = owner if isinstance(owner, Block) else getattr(owner, "parent", None)
+                    if owner is op or (id(owner_block) not in inside and not op.is_ancestor(owner)):
+                        raise VerifyException(
+                            f"Operation using value defined out of its IsolatedFromAbove parent: {child_op}")
+                if not child_op.has_trait(IsolatedFromAbove):
+                    regions += child_op.regions
+
+
+if "is_ancestor" in getattr(_XDSL_ISOLATED_VERIFY, "__code__").co_names:  # the xDSL version this mirrors
+    IsolatedFromAbove.verify = _verify_isolated
 
 
 def _verify_alone(op: Operation) -> None:
-    """``op.verify(verify_nested_ops=False)``, in constant time per op for a block's last op in a
-    region of several blocks: xDSL's ``Operation.verify`` counts the region's blocks
-    (``len(region.blocks)`` walks them) for each block's terminator, which made verifying a
-    function of B blocks O(B^2) (a lowered softmax: 560 blocks, a third of its verification).
-    There the same checks, in the same order with the same messages, are made here with the
-    region's first and last blocks; every other op (and an op whose class has its own
-    ``verify``) goes through ``op.verify``."""
-    block = op.parent
-    region = None if block is None else block.parent
-    if (region is None or block.last_op is not op or region.first_block is region.last_block
-            or type(op).verify is not _OPERATION_VERIFY):
+    """``op.verify(verify_nested_ops=False)``: the same checks in the same order with the same
+    messages, made cheaper two ways.
+
+    * A block's last op in a region of several blocks is checked in constant time: xDSL's
+      ``Operation.verify`` counts the region's blocks (``len(region.blocks)`` walks them) for
+      each block's terminator, which made verifying a function of B blocks O(B^2) (a lowered
+      softmax: 560 blocks, a third of its verification).  Here the region's first and last
+      blocks answer whether it has one block or several.
+    * The op definition's constraint checks (operand, result and successor counts, the types'
+      and properties' and attributes' constraints: ``OpDef.verify`` less the traits) are a pure
+      function of the op's class, operand and result types, successor count, properties and
+      attributes.  An op without regions whose such :func:`_signature` passed them once is not
+      checked again (:data:`_IRDL_VERIFIED`: a lowered kernel has thousands of ``llvm.fadd f32``
+      and the like); the traits (which read the op's neighbours) and the class's own
+      ``verify_`` run for every op.
+
+    An op whose class overrides ``Operation.verify``, or is not an IRDL op of the usual form
+    (:func:`_irdl_verifier`), goes through ``op.verify``."""
+    cls = type(op)
+    if cls.verify is not _OPERATION_VERIFY:
         op.verify(verify_nested_ops=False)
         return
     for operand in op.operands:
         if isinstance(operand, ErasedSSAValue):
             raise ValueError("Erased SSA value is used by the operation")
-    for succ in op.successors:  # the op is in a block of a region, and that block's last op
-        if succ.parent != region:
-            raise VerifyException(f"Operation {op.name} is branching to a block of a different region")
-    if not op.has_trait(IsTerminator):
-        raise VerifyException(f"Operation {op.name} terminates block in multi-block region but is not a terminator")
+    block = op.parent
+    region = None if block is None else block.parent
+    if op.successors:
+        if block is None or region is None:
+            raise VerifyException(
+                f"Operation {op.name} with block successors does not belong to a block or a region")
+        if block.last_op is not op:
+            raise VerifyException(f"Operation {op.name} with block successors must terminate its parent block")
+        for succ in op.successors:
+            if succ.parent != region:
+                raise VerifyException(f"Operation {op.name} is branching to a block of a different region")
+    if region is not None and block.last_op is op:
+        if region.first_block is region.last_block:  # one block (the op's)
+            if (parent_op := region.parent) is not None and not parent_op.has_trait(NoTerminator):
+                if not op.has_trait(IsTerminator):
+                    raise VerifyException(
+                        f"Operation {op.name} terminates block in single-block region but is not a terminator")
+        elif not op.has_trait(IsTerminator):
+            raise VerifyException(f"Operation {op.name} terminates block in multi-block region but is not a terminator")
     try:
-        op.verify_()
+        verifier = _irdl_verifier(cls)
+        if verifier is None or op.regions:
+            op.verify_()
+            return
+        op_def, custom = verifier
+        ids, parts = _identity_signature(op)
+        traits_only = ids in _IRDL_VERIFIED_IDS
+        if not traits_only:
+            key = _signature(op)
+            traits_only = key is not None and key in _IRDL_VERIFIED
+            if not traits_only:
+                op_def.verify(op)  # the constraints, then the traits
+            if key is not None:
+                if max(len(_IRDL_VERIFIED), len(_IRDL_VERIFIED_IDS)) >= _IRDL_VERIFIED_MAX:
+                    _IRDL_VERIFIED.clear()
+                    _IRDL_VERIFIED_IDS.clear()
+                _IRDL_VERIFIED.add(key)
+                _IRDL_VERIFIED_IDS[ids] = parts
+        if traits_only:
+            for trait in op_def.traits:
+                trait.verify(op)
+        if custom is not None:
+            custom(op)
     except VerifyException as err:
         op.emit_error(f"Operation does not verify: {err}", err)
+
+
+_IRDL_VERIFIED: set[tuple] = set()
+"""The :func:`_signature` of every op that passed its definition's constraint checks (in this
+process: the checks depend on nothing else, and the op definitions do not change)."""
+_IRDL_VERIFIED_IDS: dict[tuple, tuple] = {}
+"""The same by identity (:func:`_identity_signature`): an op whose class, types, properties and
+attributes are the very objects of a verified op's is found without hashing them (a lowered
+attention kernel's ``!llvm.struct`` of 128 members was hashed for every ``extractvalue``).  The
+entry holds those objects, so their ids stay theirs while it exists."""
+_IRDL_VERIFIED_MAX = 200_000
+"""The sets are emptied when one reaches this many signatures (a bound on their memory)."""
+_IRDL_VERIFIERS: dict[type, tuple | None] = {}
+
+
+def _irdl_verifier(cls: type) -> tuple | None:
+    """``(op_def, custom_verify)`` of an IRDL op class whose ``verify_`` is the one
+    ``irdl_op_definition`` made (``op_def.verify(op)``, then the class's own ``verify_`` if it
+    has one: ``custom_verify``, else None); None for any other class."""
+    if cls in _IRDL_VERIFIERS:
+        return _IRDL_VERIFIERS[cls]
+    found = None
+    fn = getattr(cls, "verify_", None)
+    code = getattr(fn, "__code__", None)
+    if (issubclass(cls, IRDLOperation) and code is not None and fn.__closure__ is not None
+            and fn.__qualname__ == "get_accessors_from_op_def.<locals>.verify_"):
+        cells = dict(zip(code.co_freevars, (c.cell_contents for c in fn.__closure__)))
+        if set(cells) <= {"op_def", "custom_verify"} and cells.get("op_def") is cls.get_irdl_definition():
+            found = (cells["op_def"], cells.get("custom_verify"))
+    _IRDL_VERIFIERS[cls] = found
+    return found
+
+
+def _identity_signature(op: Operation) -> tuple[tuple, tuple]:
+    """(ids, objects): :func:`_signature`'s parts by identity, and the objects those ids are of."""
+    operand_types = tuple(o.type for o in op.operands)
+    result_types = tuple(r.type for r in op.results)
+    props = tuple(op.properties.items())
+    attrs = tuple(op.attributes.items())
+    ids = (type(op), tuple(map(id, operand_types)), tuple(map(id, result_types)), len(op.successors),
+           tuple((k, id(v)) for k, v in props), tuple((k, id(v)) for k, v in attrs))
+    return ids, (operand_types, result_types, props, attrs)
+
+
+def _signature(op: Operation) -> tuple | None:
+    """What ``OpDef.verify`` (less the traits) reads of an op without regions; None when an
+    attribute cannot be hashed (then the op is checked in full)."""
+    key = (type(op), tuple(o.type for o in op.operands), tuple(r.type for r in op.results), len(op.successors),
+           tuple(op.properties.items()), tuple(op.attributes.items()))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 def verify_op_located(op: Operation) -> str | None:

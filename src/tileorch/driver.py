@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
+import tileorch.transforms  # noqa: F401  (the fast IRDL op builder, before any input is read)
 from tileorch.dialects.record_attr import decode_record
 from tileorch.frontend.cutile import is_cuda_tile_module, is_tileaa_module, load
 

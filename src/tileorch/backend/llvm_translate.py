@@ -183,34 +183,67 @@ _CASTS = {
 
 
 def convert_op(op: Operation, builder: ir.IRBuilder, vals: ValMap, blocks: dict[Block, ir.Block]) -> None:
-    """Translate one op, with tileorch's fixes; anything else goes to xDSL's translator."""
-    if isinstance(op, llvm.LoadOp | llvm_ext.LoadOp):
-        _load(op, builder, vals)
-    elif isinstance(op, llvm.StoreOp):
-        _store(op, builder, vals)
-    elif isinstance(op, llvm.GEPOp):
-        _gep(op, builder, vals)
-    elif type(op) in _CASTS:
-        vals[op.result] = getattr(builder, _CASTS[type(op)])(vals[op.arg], convert_type(op.result.type))
-    elif isinstance(op, llvm_ext.ExtractElementOp):
-        vals[op.res] = builder.extract_element(vals[op.vector], vals[op.position])
-    elif isinstance(op, llvm.InsertElementOp):
-        vals[op.res] = builder.insert_element(vals[op.vector], vals[op.value], vals[op.index])
-    elif isinstance(op, llvm_ext.PoisonOp):
-        typ = convert_type(op.res.type)
-        # llvmlite cannot print a formatted vector constant: a vector's lanes are undef instead
-        vals[op.res] = ir.Constant(typ, ir.Undefined) if isinstance(typ, ir.VectorType) else \
-            ir.FormattedConstant(typ, "poison")
-    elif isinstance(op, llvm_ext.AtomicRMWOp):
-        _atomicrmw(op, builder, vals)
-    elif isinstance(op, llvm_ext.CmpXchgOp):
-        _cmpxchg(op, builder, vals)
-    elif isinstance(op, llvm_ext.FenceOp):
-        _fence(op, builder, vals)
-    elif isinstance(op, llvm.InlineAsmOp):
-        _inline_asm(op, builder, vals)
-    else:
-        xdsl_convert_op(op, builder, vals, blocks)
+    """Translate one op, with tileorch's fixes; anything else goes to xDSL's translator.  Which
+    of them translates an op depends on its class only: looked up once per class
+    (:func:`_translator`), not by a chain of ``isinstance`` tests per op."""
+    handler = _TRANSLATORS.get(type(op))
+    if handler is None:
+        handler = _TRANSLATORS[type(op)] = _translator(type(op))
+    handler(op, builder, vals, blocks)
+
+
+def _cast(op: Operation, builder: ir.IRBuilder, vals: ValMap, blocks: dict[Block, ir.Block]) -> None:
+    vals[op.result] = getattr(builder, _CASTS[type(op)])(vals[op.arg], convert_type(op.result.type))
+
+
+def _extract_element(op: Operation, builder: ir.IRBuilder, vals: ValMap, blocks: dict[Block, ir.Block]) -> None:
+    vals[op.res] = builder.extract_element(vals[op.vector], vals[op.position])
+
+
+def _insert_element(op: Operation, builder: ir.IRBuilder, vals: ValMap, blocks: dict[Block, ir.Block]) -> None:
+    vals[op.res] = builder.insert_element(vals[op.vector], vals[op.value], vals[op.index])
+
+
+def _poison(op: Operation, builder: ir.IRBuilder, vals: ValMap, blocks: dict[Block, ir.Block]) -> None:
+    typ = convert_type(op.res.type)
+    # llvmlite cannot print a formatted vector constant: a vector's lanes are undef instead
+    vals[op.res] = ir.Constant(typ, ir.Undefined) if isinstance(typ, ir.VectorType) else \
+        ir.FormattedConstant(typ, "poison")
+
+
+def _without_blocks(fn):
+    return lambda op, builder, vals, blocks: fn(op, builder, vals)
+
+
+_TRANSLATORS: dict[type, object] = {}
+
+
+def _translator(cls: type):
+    """The function that translates ops of class ``cls`` (the first of tileorch's translations
+    whose class test ``cls`` passes, in order; else xDSL's)."""
+    if issubclass(cls, llvm.LoadOp | llvm_ext.LoadOp):
+        return _without_blocks(_load)
+    if issubclass(cls, llvm.StoreOp):
+        return _without_blocks(_store)
+    if issubclass(cls, llvm.GEPOp):
+        return _without_blocks(_gep)
+    if cls in _CASTS:
+        return _cast
+    if issubclass(cls, llvm_ext.ExtractElementOp):
+        return _extract_element
+    if issubclass(cls, llvm.InsertElementOp):
+        return _insert_element
+    if issubclass(cls, llvm_ext.PoisonOp):
+        return _poison
+    if issubclass(cls, llvm_ext.AtomicRMWOp):
+        return _without_blocks(_atomicrmw)
+    if issubclass(cls, llvm_ext.CmpXchgOp):
+        return _without_blocks(_cmpxchg)
+    if issubclass(cls, llvm_ext.FenceOp):
+        return _without_blocks(_fence)
+    if issubclass(cls, llvm.InlineAsmOp):
+        return _without_blocks(_inline_asm)
+    return xdsl_convert_op
 
 
 def _escape_ir_string(text: str) -> str:

@@ -93,6 +93,10 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from tileorch import timing
 
+    if args.emit == "ptx":  # LLVM loads in the background meanwhile (tileorch.backend.ptx.prefetch_llvm)
+        from tileorch.backend.ptx import prefetch_llvm
+
+        prefetch_llvm()
     with timing.timed("import"):  # the compiler's modules (xDSL, the dialects)
         from tileorch.backend.compile import CompileError
         from tileorch.diagnostics import SourceError, read_source

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, llvm
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, i64
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, VectorType, i1, i64
+from xdsl.ir import Block, Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from tileorch.diagnostics import LocatedError, copy_location
@@ -74,7 +74,12 @@ def _index_cast(op: Operation, signed: bool) -> list[Operation]:
 
 
 class LowerArith(RewritePattern):
+    NAME_PREFIX = "arith."  # acts on no other op (rewrite_once visits only these)
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        if op.name.startswith("arith.") and _morph(op):
+            rewriter.has_done_action = True
+            return
         new = self.lower(op)
         if new is None:
             return
@@ -120,6 +125,134 @@ class LowerArith(RewritePattern):
         if op.name.startswith("arith."):
             raise LocatedError(op, f"{op.name} has no llvm lowering in tileorch")
         return None
+
+
+# ---------------------------------------------------------------------------- in-place lowering
+#
+# Most arith ops lower to one llvm op with the same operands in the same order (BINARY, CASTS,
+# constant, cmpi/cmpf, select, negf).  Building that op and replacing the arith op with it
+# (xDSL's op builder, then the rewriter's insert / replace-uses / erase) was nearly all of this
+# pass.  :func:`_morph` turns the arith op into that llvm op in place instead: its class becomes
+# the llvm op's class and its properties and attributes those the llvm op's builder gives; its
+# operands, results (their uses and name hints), location and position stay.  The result is the
+# op ``lower`` would build, where it lands: it is done only where the op's result types are
+# those the builder gives, and :func:`_rules_agree` checks once per process, on sample ops, that
+# every rule gives what ``lower`` builds (class, operands, properties, attributes, result
+# types); if one does not (another xDSL), nothing is done in place.
+
+
+_TEMPLATES: dict[type[Operation], dict] = {}
+
+
+def _template(cls: type[Operation]) -> dict:
+    """A copy of the properties the builder of ``cls`` gives a sample op (in the builder's
+    order): those a rule does not set are the builder's defaults, the same for every op."""
+    props = _TEMPLATES.get(cls)
+    if props is None:
+        a, b, c = Block(arg_types=[i64, i64, i1]).args
+        if cls in _BINARY_TARGETS:
+            sample = cls(a, b)
+        elif cls is llvm.FNegOp:
+            sample = cls(a)
+        elif cls is llvm.ConstantOp:
+            sample = cls(IntegerAttr(0, i64), i64)
+        elif cls in (llvm.ICmpOp, llvm.FCmpOp):
+            sample = cls(a, b, IntegerAttr(0, i64))
+        elif cls is llvm.SelectOp:
+            sample = cls(c, a, b)
+        else:
+            sample = cls(a, i64)  # a cast
+        props = _TEMPLATES[cls] = dict(sample.properties)
+    return dict(props)
+
+
+_BINARY_TARGETS = frozenset(BINARY.values())
+
+
+def _rule(op: Operation) -> tuple[type[Operation], dict, list] | None:
+    """(llvm class, properties, result types) of the one llvm op ``lower`` builds for ``op``
+    with ``op``'s operands in order, for the ops where it does; None for the others."""
+    t = type(op)
+    dst = BINARY.get(t)
+    if dst is not None:
+        return dst, _template(dst), [op.lhs.type]
+    dst = CASTS.get(t)
+    if dst is not None:
+        return dst, _template(dst), [llvm_type(op.result.type)]
+    if t is arith.ConstantOp:
+        if not isinstance(op.value, IntegerAttr | FloatAttr):
+            return None  # lower() reports it
+        props = _template(llvm.ConstantOp)
+        props["value"] = op.value
+        return llvm.ConstantOp, props, [llvm_type(op.result.type)]
+    if t is arith.CmpiOp or t is arith.CmpfOp:
+        if t is arith.CmpiOp and isinstance(op.lhs.type, VectorType):
+            return None  # llvm.icmp's builder gives a vector of i1 there (xDSL parses the arith op as i1)
+        dst = llvm.ICmpOp if t is arith.CmpiOp else llvm.FCmpOp
+        props = _template(dst)
+        props["predicate"] = IntegerAttr(op.predicate.value.data, i64)
+        return dst, props, [i1]
+    if t is arith.SelectOp:
+        return llvm.SelectOp, _template(llvm.SelectOp), [op.lhs.type]
+    if t is arith.NegfOp:
+        return llvm.FNegOp, _template(llvm.FNegOp), [op.operand.type]
+    return None
+
+
+_AGREE: list[bool] = []
+
+
+def _morph(op: Operation) -> bool:
+    """Turn ``op`` in place into the llvm op :meth:`LowerArith.lower` would replace it with;
+    False (nothing done) where that is not one op of :func:`_rule`, the op's result types are
+    not those that op would have, or the rules do not agree with ``lower`` (:func:`_rules_agree`)."""
+    rule = _rule(op)
+    if rule is None:
+        return False
+    if not _AGREE:
+        _AGREE.append(_rules_agree())
+    if not _AGREE[0]:
+        return False
+    dst, properties, result_types = rule
+    results = op.results
+    if len(results) != len(result_types) or op.regions or op.successors:
+        return False
+    for res, want in zip(results, result_types):
+        if res.type is not want and res.type != want:
+            return False
+    op.__class__ = dst
+    op.properties = properties
+    op.attributes = {}
+    return True
+
+
+def _rules_agree() -> bool:
+    """Whether, on sample ops of every kind :func:`_rule` covers, the rule gives the class,
+    properties, attributes and result types of the op ``LowerArith.lower`` builds, with the
+    sample's operands in order."""
+    from xdsl.dialects.builtin import f32, i32
+
+    ints = Block(arg_types=[i32, i32, i1]).args
+    floats = Block(arg_types=[f32, f32]).args
+    samples: list[Operation] = [cls(*ints[:2]) for cls in BINARY if cls not in (arith.AddfOp, arith.SubfOp,
+                                                                                  arith.MulfOp, arith.DivfOp)]
+    samples += [cls(*floats) for cls in (arith.AddfOp, arith.SubfOp, arith.MulfOp, arith.DivfOp)]
+    samples += [cls(ints[0], i64) for cls in CASTS]
+    samples += [arith.ConstantOp(IntegerAttr(7, i32)), arith.ConstantOp(FloatAttr(0.5, f32)),
+                arith.CmpiOp(ints[0], ints[1], "ult"), arith.CmpfOp(floats[0], floats[1], "olt"),
+                arith.SelectOp(ints[2], ints[0], ints[1]), arith.NegfOp(floats[0])]
+    for sample in samples:
+        rule = _rule(sample)
+        built = LowerArith.lower(sample)
+        if rule is None or built is None or len(built) != 1:
+            return False
+        new = built[0]
+        dst, properties, result_types = rule
+        if (type(new) is not dst or list(new.properties.items()) != list(properties.items()) or new.attributes
+                or [r.type for r in new.results] != result_types or len(new.operands) != len(sample.operands)
+                or any(a is not b for a, b in zip(new.operands, sample.operands))):
+            return False
+    return True
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from tileorch.dialects import nvvm
 from tileorch.dialects.atoms import (DYNAMIC_SMEM_ALIGN, PTR_SHARED, BulkCopyG2SOp, DynamicSmemOp, StageFragmentOp,
                                      StoreFragmentOp)
 from tileorch.dialects.llvm_ext import AddrSpaceCastOp
+from tileorch.transforms.fixpoint import rewrite_to_fixpoint
 
 DYNAMIC_SMEM_SYMBOL = "__tileorch_dynamic_smem"
 
@@ -66,11 +67,11 @@ class LowerFragment(RewritePattern):
     (:mod:`tileorch.transforms.store_fragment`)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if type(op) not in _FRAGMENT_OPS:  # (most ops: no import, no table)
+            return
         from tileorch.transforms.store_fragment import lower_stage_fragment, lower_store_fragment
 
-        lower = {StoreFragmentOp: lower_store_fragment, StageFragmentOp: lower_stage_fragment}.get(type(op))
-        if lower is None:
-            return
+        lower = {StoreFragmentOp: lower_store_fragment, StageFragmentOp: lower_stage_fragment}[type(op)]
         ops = lower(op)
         copy_location(op, ops)
         rewriter.replace(op, ops, [])
@@ -83,6 +84,11 @@ class ConvertAtomsToNVVM(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if any(isinstance(o, DynamicSmemOp) for o in op.walk()):
             _ensure_dynamic_smem_global(op)
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier([LowerDynamicSmem(), LowerBulkCopyG2S(), LowerFragment()])
-        ).rewrite_module(op)
+        walker = PatternRewriteWalker(
+            GreedyRewritePatternApplier([LowerDynamicSmem(), LowerBulkCopyG2S(), LowerFragment()]))
+        rewrite_to_fixpoint(walker, op.body, lambda o: isinstance(o, _LOWERED))
+
+
+_FRAGMENT_OPS = (StoreFragmentOp, StageFragmentOp)
+_LOWERED = (DynamicSmemOp, BulkCopyG2SOp, *_FRAGMENT_OPS)
+"""The ops :class:`ConvertAtomsToNVVM`'s patterns act on."""

@@ -19,6 +19,8 @@ ICMP_EQ = 0
 
 
 class LowerBranches(RewritePattern):
+    NAME_PREFIX = "cf."  # acts on no other op (rewrite_once visits only these)
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         if isinstance(op, cf.BranchOp):
             new = llvm.BrOp(op.successor, *op.arguments)
@@ -34,6 +36,8 @@ class LowerBranches(RewritePattern):
 
 class LowerSwitch(RewritePattern):
     """``cf.switch %x, ^d [v0: ^b0, ...]`` -> ``icmp eq %x, v0; cond_br ..., ^b0, ^next`` ..."""
+
+    NAME_PREFIX = "cf."  # acts on no other op (rewrite_once visits only these)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         if not isinstance(op, cf.SwitchOp):

@@ -27,6 +27,8 @@ def _result_type(op: Operation, outputs) -> Attribute:
 
 
 class LowerFunc(RewritePattern):
+    NAME_PREFIX = "func."  # acts on no other op (rewrite_once visits only these)
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         if isinstance(op, func.FuncOp):
             ftype = op.function_type

@@ -50,6 +50,8 @@ def special_register(op: Operation) -> str | None:
 
 
 class LowerGpuId(RewritePattern):
+    NAME_PREFIX = "gpu."  # acts on no other op (rewrite_once visits only these)
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         reg = special_register(op)
         if reg is None:

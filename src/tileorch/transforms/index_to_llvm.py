@@ -29,17 +29,18 @@ def llvm_type(t: Attribute) -> Attribute:
 
 
 def _convert_op(op: Operation) -> None:
-    for res in list(op.results):
+    for res in op.results:  # a tuple: replacing a result makes a new one, this one is unchanged
         if isinstance(res.type, IndexType):
             Rewriter.replace_value_with_new_type(res, i64)
     for region in op.regions:
         for block in region.blocks:
-            for arg in list(block.args):
+            for arg in block.args:
                 if isinstance(arg.type, IndexType):
                     Rewriter.replace_value_with_new_type(arg, i64)
-    value = op.properties.get("value")
-    if isinstance(value, IntegerAttr) and isinstance(value.type, IndexType):
-        op.properties["value"] = IntegerAttr(value.value.data, i64)
+    if op.properties:
+        value = op.properties.get("value")
+        if isinstance(value, IntegerAttr) and isinstance(value.type, IndexType):
+            op.properties["value"] = IntegerAttr(value.value.data, i64)
     if isinstance(op, func.FuncOp):
         ftype = op.function_type
         op.function_type = FunctionType.from_lists(

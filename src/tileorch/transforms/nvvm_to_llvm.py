@@ -25,7 +25,10 @@ from xdsl.rewriter import InsertPoint
 from tileorch.diagnostics import copy_location
 from tileorch.dialects import nvvm
 from tileorch.dialects.llvm_ext import AddrSpaceCastOp
+from tileorch.transforms import block_split
 from tileorch.transforms.op_table import op_table
+
+block_split.install()  # the try-wait loop splits blocks: in O(1) per block, not O(blocks)
 
 PTR3 = nvvm.PTR_SHARED
 

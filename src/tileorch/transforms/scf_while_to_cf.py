@@ -26,6 +26,10 @@ from xdsl.rewriter import BlockInsertPoint, InsertPoint
 from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering, SwitchLowering
 
 from tileorch.diagnostics import copy_location
+from tileorch.transforms import block_split
+from tileorch.transforms.fixpoint import rewrite_to_fixpoint
+
+block_split.install()  # xDSL's if/for patterns split blocks: in O(1) per block, not O(blocks)
 
 
 class LowerWhile(RewritePattern):
@@ -73,5 +77,12 @@ class ConvertScfWhileToCf(ModulePass):
     name = "convert-scf-while-to-cf"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        """``PatternRewriteWalker(..., apply_recursively=True).rewrite_module(op)`` without the
+        walk that only confirms the fixpoint (:func:`rewrite_to_fixpoint`)."""
         patterns = [LowerWhile(), SwitchLowering(), IfLowering(), ForLowering()]
-        PatternRewriteWalker(GreedyRewritePatternApplier(patterns), apply_recursively=True).rewrite_module(op)
+        walker = PatternRewriteWalker(GreedyRewritePatternApplier(patterns), apply_recursively=True)
+        rewrite_to_fixpoint(walker, op.body, lambda o: isinstance(o, _LOWERED))
+
+
+_LOWERED = (scf.WhileOp, scf.IfOp, scf.ForOp, scf.IndexSwitchOp)
+"""The ops :class:`ConvertScfWhileToCf`'s patterns act on."""

@@ -33,6 +33,7 @@ from tileorch.transforms.pipeline_to_nvvm.base import OpNameDispatch
 from tileorch.transforms.pipeline_to_nvvm.grid_constant import mark_byval_params
 from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
 from tileorch.transforms.pipeline_to_nvvm.types import ElementwiseTypeConversion, LowerTypes
+from tileorch.transforms.fixpoint import rewrite_to_fixpoint
 from tileorch.transforms.rewrite_once import rewrite_once
 
 
@@ -53,12 +54,14 @@ def _rewrite(module: ModuleOp, patterns: list, walk_regions_first: bool = False,
     """One greedy walk of ``patterns`` (tried by op name, :class:`OpNameDispatch`), skipped
     unless ``always`` when no op of the module is one they lower: the leaf walk (``always``)
     runs the greedy applier's dead-code elimination to a fixed point, so a skipped walk would
-    have changed nothing."""
+    have changed nothing; a walk that would only confirm the fixpoint is not made either
+    (:func:`rewrite_to_fixpoint`: no op left with a candidate pattern, none dead)."""
     dispatch = OpNameDispatch(patterns)
     if not always and not dispatch.matches_any({o.name for o in module.walk()}):
         return
-    PatternRewriteWalker(GreedyRewritePatternApplier([dispatch]), apply_recursively=True,
-                         walk_regions_first=walk_regions_first).rewrite_module(module)
+    walker = PatternRewriteWalker(GreedyRewritePatternApplier([dispatch]), apply_recursively=True,
+                                  walk_regions_first=walk_regions_first)
+    rewrite_to_fixpoint(walker, module.body, lambda o: bool(dispatch.candidates(o.name)))
 
 
 class LowerRemainingTypes(ElementwiseTypeConversion):

@@ -54,8 +54,10 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from tileorch.diagnostics import format_error
 from tileorch.dialects import llvm_ext
 from tileorch.dialects.nv_tileaa.ops import dot_signedness
-from tileorch.dialects.nvvm_payload import MMA_SYNC_SHAPES, LdMatrixOp, MmaSyncOp, MMATypes
+from tileorch.lazy_import import lazy_module
 from tileorch.transforms.tileaa_to_simt.emit import FP8_KINDS, SHARED_PTR, Emitter, Tile
+
+payload = lazy_module("tileorch.dialects.nvvm_payload")  # mma.sync ops: imported when a dot is lowered
 
 MMA_ENV = "TILEORCH_SIMT_MMA"
 MAX_SCRATCH = 227 * 1024
@@ -69,8 +71,8 @@ class MmaPlan:
     """How one dot runs on ``mma.sync``: the operands' mma types, the accumulator kind
     (``"f32"``, ``"f16"``: summed in f32, ``"s32"``) and the dot's static shape."""
 
-    type_a: MMATypes
-    type_b: MMATypes
+    type_a: payload.MMATypes
+    type_b: payload.MMATypes
     acc: str
     batch: tuple[int, ...]
     m: int
@@ -80,11 +82,11 @@ class MmaPlan:
     @property
     def per_word(self) -> int:
         """Elements per 32-bit word of a fragment."""
-        return {MMATypes.TF32: 1, MMATypes.F16: 2, MMATypes.BF16: 2}.get(self.type_a, 4)
+        return {payload.MMATypes.TF32: 1, payload.MMATypes.F16: 2, payload.MMATypes.BF16: 2}.get(self.type_a, 4)
 
     @property
     def atom(self) -> tuple[int, int, int]:
-        return MMA_SYNC_SHAPES[self.type_a]
+        return payload.MMA_SYNC_SHAPES[self.type_a]
 
     def describe(self) -> str:
         m, n, k = self.atom
@@ -93,20 +95,20 @@ class MmaPlan:
         return f"mma.sync m{m}n{n}k{k} {types} -> {out}"
 
 
-def _mma_type(t: Attribute, signed: bool, sm: int) -> MMATypes | str:
+def _mma_type(t: Attribute, signed: bool, sm: int) -> payload.MMATypes | str:
     """The mma type of operand element ``t``, or why there is none."""
     if isinstance(t, Float16Type):
-        return MMATypes.F16
+        return payload.MMATypes.F16
     if isinstance(t, BFloat16Type):
-        return MMATypes.BF16
+        return payload.MMATypes.BF16
     if isinstance(t, Float32Type | FloatTF32Type):
-        return MMATypes.TF32
+        return payload.MMATypes.TF32
     if isinstance(t, IntegerType) and t.width.data == 8:
-        return MMATypes.S8 if signed else MMATypes.U8
+        return payload.MMATypes.S8 if signed else payload.MMATypes.U8
     if type(t) in FP8_KINDS:
         if sm < 89:
             return f"{t} operands need sm_89 or newer for mma.sync"
-        return MMATypes(FP8_KINDS[type(t)])
+        return payload.MMATypes(FP8_KINDS[type(t)])
     return f"no mma.sync takes {t} operands"
 
 
@@ -127,10 +129,10 @@ def plan_dot(op: Operation, sm: int | None) -> MmaPlan | str:
     signed_a, signed_b = dot_signedness(op)
     ta, tb = _mma_type(a_t.element_type, signed_a, sm), _mma_type(b_t.element_type, signed_b, sm)
     for why in (ta, tb):
-        if not isinstance(why, MMATypes):  # (an MMATypes is a str too)
+        if not isinstance(why, payload.MMATypes):  # (an MMATypes is a str too)
             return why
-    integer = (MMATypes.S8, MMATypes.U8)
-    fp8 = (MMATypes.E4M3, MMATypes.E5M2)
+    integer = (payload.MMATypes.S8, payload.MMATypes.U8)
+    fp8 = (payload.MMATypes.E4M3, payload.MMATypes.E5M2)
     if ta != tb and not ((ta in integer and tb in integer) or (ta in fp8 and tb in fp8)):
         return f"{a_t.element_type} x {b_t.element_type} operands"
     acc = acc_t.element_type
@@ -138,7 +140,7 @@ def plan_dot(op: Operation, sm: int | None) -> MmaPlan | str:
         kind = "s32" if acc == i32 else None
     elif isinstance(acc, Float32Type):
         kind = "f32"
-    elif isinstance(acc, Float16Type) and ta == MMATypes.F16:
+    elif isinstance(acc, Float16Type) and ta == payload.MMATypes.F16:
         kind = "f16"
     else:
         kind = None
@@ -252,7 +254,7 @@ class MmaDotLowering:
 
         e.for_(e.const(0), e.const(rounds), e.const(1), [], one)
 
-    def _stage_operand(self, e: Emitter, t: Tile, mma: MMATypes, offset: int, rows: int, w: int, esize: int,
+    def _stage_operand(self, e: Emitter, t: Tile, mma: payload.MMATypes, offset: int, rows: int, w: int, esize: int,
                        transposed: bool) -> None:
         """Write the slots of operand ``t`` as ``X'[batch][rows][w words]`` at byte ``offset``:
         A's element ``(.., m, k)`` in row ``m``, B's ``(.., k, n)`` (``transposed``) in row ``n``."""
@@ -324,7 +326,7 @@ class MmaDotLowering:
         j_lo = e.v(arith.AndIOp(e.v(arith.ShRUIOp(lane, e.const(3))), e.const(1)))  # ... of matrix 2 j_hi + j_lo
         j_hi = e.v(arith.ShRUIOp(lane, e.const(4)))
         acc_type = i32 if plan.acc == "s32" else f32
-        reg = VectorType(f16, [2]) if plan.type_a == MMATypes.F16 else i32
+        reg = VectorType(f16, [2]) if plan.type_a == payload.MMATypes.F16 else i32
 
         def item_body(b: Emitter, item: SSAValue) -> None:
             bi = b.v(arith.DivUIOp(item, b.const(mb * groups)))
@@ -357,7 +359,7 @@ class MmaDotLowering:
                     at = base if kw is None else lb.add_i(base, kw)
                     if extra:
                         at = lb.add_i(at, lb.const(extra))
-                    got = lb.v(LdMatrixOp(lb.gep(self.smem, at, i32, SHARED_PTR), num))
+                    got = lb.v(payload.LdMatrixOp(lb.gep(self.smem, at, i32, SHARED_PTR), num))
                     words = [lb.v(llvm.ExtractValueOp(_pos(i), got, i32)) for i in range(num)] if num > 1 else [got]
                     return [lb.v(llvm.BitcastOp(x, reg)) for x in words] if reg != i32 else words
 
@@ -367,7 +369,7 @@ class MmaDotLowering:
                     frag_b += matrices(b_word, 8 * c * w, 4 if c + 1 < wn else 2)
                 out = []
                 for c in range(wn):
-                    d = lb.v(MmaSyncOp(frag_a, frag_b[2 * c:2 * c + 2], accs[4 * c:4 * c + 4], plan.type_a,
+                    d = lb.v(payload.MmaSyncOp(frag_a, frag_b[2 * c:2 * c + 2], accs[4 * c:4 * c + 4], plan.type_a,
                                        plan.type_b))
                     out += [lb.v(llvm.ExtractValueOp(_pos(j), d, acc_type)) for j in range(4)]
                 return out
@@ -408,16 +410,16 @@ def _constant(e: Emitter, acc: Tile) -> SSAValue | None:
     return first
 
 
-def _mma_bits(e: Emitter, v: SSAValue, mma: MMATypes, elt: Attribute) -> SSAValue:
+def _mma_bits(e: Emitter, v: SSAValue, mma: payload.MMATypes, elt: Attribute) -> SSAValue:
     """The bits of register value ``v`` (an element of type ``elt``) as the mma type ``mma`` reads
     them: f16 itself, bf16 as ``i16``, tf32 as ``i32`` (rounded to nearest), 8-bit types as ``i8``."""
-    if mma == MMATypes.F16:
+    if mma == payload.MMATypes.F16:
         return v
-    if mma == MMATypes.BF16:
+    if mma == payload.MMATypes.BF16:
         return e.f32_to_bf16_bits(v)
-    if mma == MMATypes.TF32:
+    if mma == payload.MMATypes.TF32:
         return e.v(arith.BitcastOp(e.round_to_tf32(v), i32))
-    if mma in (MMATypes.E4M3, MMATypes.E5M2):
+    if mma in (payload.MMATypes.E4M3, payload.MMATypes.E5M2):
         return e.f32_to_f8_bits(v, elt)
     return v
 

@@ -88,9 +88,15 @@ def eligible(fn: func.FuncOp, threads: int, scratch_bytes: int) -> bool:
     return not any(isinstance(op, nvvm.BarrierOp) for op in fn.walk())
 
 
-def _reads(fn: func.FuncOp, reg: str) -> list[Operation]:
-    cls = nvvm.SPECIAL_REGISTERS[reg]
-    return [op for op in fn.walk() if isinstance(op, cls)]
+def _reads(fn: func.FuncOp, regs: tuple[str, ...]) -> dict[str, list[Operation]]:
+    """The reads of each special register of ``regs`` in ``fn``, in walk order (one walk)."""
+    classes = [(reg, nvvm.SPECIAL_REGISTERS[reg]) for reg in regs]
+    found: dict[str, list[Operation]] = {reg: [] for reg in regs}
+    for op in fn.walk():
+        for reg, cls in classes:
+            if isinstance(op, cls):
+                found[reg].append(op)
+    return found
 
 
 def pack_warp_programs(fn: func.FuncOp, per_warp: int = 1) -> None:
@@ -121,8 +127,11 @@ def pack_warp_programs(fn: func.FuncOp, per_warp: int = 1) -> None:
         first = add(arith.MuliOp(program, add(arith.ConstantOp(IntegerAttr(per_warp, i32)))))
     live = add(arith.CmpiOp(first, programs, "ult"))
 
-    for reg, value in (("tid.x", lane), ("ctaid.x", program), ("nctaid.x", programs)):
-        for op in _reads(fn, reg):
+    # the reads are found up front: replacing one register's reads adds or removes no other's
+    replaced = (("tid.x", lane), ("ctaid.x", program), ("nctaid.x", programs))
+    reads = _reads(fn, tuple(reg for reg, _ in replaced))
+    for reg, value in replaced:
+        for op in reads[reg]:
             if op.results[0] in (tid, ntid, ctaid):
                 continue
             op.results[0].replace_all_uses_with(value)

@@ -30,10 +30,12 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tileorch.diagnostics import copy_location
-from tileorch.dialects import nv_tileas_tile as ts
+from tileorch.lazy_import import lazy_module
 from tileorch.transforms.tileas.common import retype_values, set_type, targeted_functions
 from tileorch.transforms.tileas.layouts import blocked_layout, smem_layout, tma_box, with_layout
 from tileorch.transforms.tileas.simt_layouts import assign_simt_layouts, is_simt_function
+
+ts = lazy_module("tileorch.dialects.nv_tileas_tile")  # the tier's dialect: not imported on the SIMT route
 
 
 def _tma_ok(op: Operation, sm: int) -> bool:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import TensorType
 
-from tileorch.dialects import nv_tileas_tile as ts
+from tileorch.lazy_import import lazy_module
+
+ts = lazy_module("tileorch.dialects.nv_tileas_tile")  # the tier's dialect: not imported on the SIMT route
 
 TMA_MAX_BOX = 256
 

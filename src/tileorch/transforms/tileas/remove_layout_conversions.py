@@ -44,11 +44,13 @@ from xdsl.utils.exceptions import VerifyException
 
 from tileorch.diagnostics import LocatedError, copy_location
 from tileorch.dialects import nv_tileaa as aa
-from tileorch.dialects import nv_tileas_tile as ts
+from tileorch.lazy_import import lazy_module
 from tileorch.transforms.pass_kinds import FunctionTransform
 from tileorch.transforms.tileas.common import convert_users, set_type
 from tileorch.transforms.tileas.layouts import tma_box, with_layout
 from tileorch.transforms.tileas.simt_layouts import is_simt_function, remove_equal_conversions
+
+ts = lazy_module("tileorch.dialects.nv_tileas_tile")  # the tier's dialect: not imported on the SIMT route
 
 ELEMENTWISE = {c.name for c in aa.ELEMENTWISE_OPS} | {"nv_tileaa.fp_to_fp"}
 MAX_ROUNDS = 64

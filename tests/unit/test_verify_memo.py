@@ -1,0 +1,133 @@
+"""``verify_located`` checks an op's definition constraints once per signature
+(``tileorch.diagnostics._signature``: class, operand/result types, successor count, properties,
+attributes) and its traits and own ``verify_`` on every op.  An op that differs from a verified
+one in any part of the signature is checked in full; one that matches it but sits where its
+traits forbid, or fails its class's own verifier, is still reported, with xDSL's own message."""
+
+from __future__ import annotations
+
+import pytest
+from xdsl.ir import Operation
+from xdsl.utils.exceptions import VerifyException
+
+from tileorch import diagnostics
+from tileorch.backend.compile import parse_text
+from tileorch.diagnostics import verify_located, verify_op_located
+from tileorch.registry import make_context
+
+
+def module(text: str):
+    return parse_text(make_context(), text, "memo.mlir")
+
+
+def xdsl_message(op: Operation) -> str:
+    """What xDSL's own Operation.verify (without nested ops) raises on ``op``."""
+    with pytest.raises((VerifyException, ValueError)) as info:
+        Operation.verify(op, verify_nested_ops=False)
+    return str(info.value).splitlines()[0]
+
+
+GOOD = """func.func @f(%a: i32, %b: i32) -> i32 {
+  %s = arith.addi %a, %b : i32
+  %t = arith.addi %s, %b : i32
+  func.return %t : i32
+}
+"""
+
+
+def test_repeated_ops_are_constraint_checked_once_and_still_verify(monkeypatch):
+    monkeypatch.setattr(diagnostics, "_IRDL_VERIFIED", set())
+    monkeypatch.setattr(diagnostics, "_IRDL_VERIFIED_IDS", {})
+    m = module(GOOD)
+    assert verify_located(m) == []
+    first = len(diagnostics._IRDL_VERIFIED)
+    assert first >= 1
+    assert verify_located(module(GOOD)) == []  # same signatures: nothing new remembered
+    assert len(diagnostics._IRDL_VERIFIED) == first
+
+
+def test_a_changed_type_is_checked_in_full():
+    m = module(GOOD)
+    assert verify_located(m) == []
+    fn = next(iter(m.body.block.ops))
+    add = next(iter(fn.body.block.ops))
+    from xdsl.dialects.builtin import f32
+    from xdsl.rewriter import Rewriter
+
+    Rewriter.replace_value_with_new_type(add.results[0], f32)  # arith.addi's result must be an integer
+    errors = verify_located(m)
+    assert errors and errors[0].startswith("memo.mlir:2:")
+    assert "result 'result' at position 0 does not verify" in errors[0]  # xDSL's constraint message
+
+
+def test_a_verified_signature_in_the_wrong_place_fails_its_trait():
+    """``func.return`` with no operands passes its constraints inside a ``func.func``; the same
+    op directly in the module fails its ``HasParent`` trait: the trait still runs."""
+    ok = module("func.func @g() {\n  func.return\n}\n")
+    assert verify_located(ok) == []
+    bad = module("func.func @g() {\n  func.return\n}\n")
+    fn = next(iter(bad.body.block.ops))
+    ret = fn.body.block.last_op
+    ret.detach()
+    bad.body.block.add_op(ret)
+    error = verify_op_located(ret)
+    assert error is not None
+    assert xdsl_message(ret) in error
+    assert ": error: " in error
+
+
+def test_an_op_sharing_a_verified_ops_objects_is_found_by_identity(monkeypatch):
+    """The second ``arith.addi`` of a function has the first one's type objects: found by
+    identity, its signature is not hashed; a changed type misses both memos."""
+    monkeypatch.setattr(diagnostics, "_IRDL_VERIFIED", set())
+    monkeypatch.setattr(diagnostics, "_IRDL_VERIFIED_IDS", {})
+    m = module(GOOD)
+    hashed = []
+    real = diagnostics._signature
+    monkeypatch.setattr(diagnostics, "_signature", lambda op: hashed.append(op.name) or real(op))
+    assert verify_located(m) == []
+    first = len(hashed)
+    assert verify_located(m) == []
+    assert len(hashed) == first  # every op found by identity the second time
+    fn = next(iter(m.body.block.ops))
+    add = next(iter(fn.body.block.ops))
+    from xdsl.dialects.builtin import f32
+    from xdsl.rewriter import Rewriter
+
+    Rewriter.replace_value_with_new_type(add.results[0], f32)
+    errors = verify_located(m)
+    assert errors and "does not verify" in errors[0]
+
+
+ISOLATED = """func.func @outer(%a: i32) -> i32 {
+  %c = arith.constant 1 : i32
+  %s = arith.addi %a, %c : i32
+  func.return %s : i32
+}
+func.func @other(%b: i32) -> i32 {
+  func.return %b : i32
+}
+"""
+
+
+def test_isolated_from_above_matches_xdsl():
+    """``IsolatedFromAbove`` (tileorch.diagnostics._verify_isolated): a function using its own
+    values passes; one using another function's argument fails with xDSL's own message."""
+    from xdsl.traits import IsolatedFromAbove
+
+    m = module(ISOLATED)
+    outer, other = list(m.body.block.ops)
+    trait = outer.get_trait(IsolatedFromAbove)
+    assert IsolatedFromAbove.verify is diagnostics._verify_isolated
+    trait.verify(outer)
+    diagnostics._XDSL_ISOLATED_VERIFY(trait, outer)
+    ret = other.body.block.last_op
+    ret.operands = [outer.body.block.args[0]]  # @other returns @outer's argument
+    messages = []
+    for verify in (diagnostics._verify_isolated, diagnostics._XDSL_ISOLATED_VERIFY):
+        with pytest.raises(VerifyException) as info:
+            verify(trait, other)
+        messages.append(str(info.value))
+    assert messages[0] == messages[1] and "IsolatedFromAbove" in messages[0]
+    errors = verify_located(m)
+    assert errors and "IsolatedFromAbove" in " ".join(errors)
