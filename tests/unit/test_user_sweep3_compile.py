@@ -5,12 +5,15 @@ says why at the user's line; no internal error.  The programs whose results the 
 (test_user_sweep3_emulated.py: the f16 GEMM and chained ones, asserting their path there) are
 not compiled again here.
 
-Found by this sweep: ``Array.slice`` operands of a GEMM were multiplied whole (the tier read the
-entry arrays' tensor maps), ``C += A @ B`` dropped C's start, ``tiled_view(traversal_steps=...)``
-(``make_strided_view``) did not lower.  Reported, not fixed (the tier refuses with a remark; the
-SIMT path's mma.sync dots run them): an fp8 GEMM output, attention on a packed QKV tensor
-(interior unit tile dimensions), scores from ``ct.matmul`` of f16 tiles (an f16 accumulator),
-SwiGLU's three dots in one loop."""
+Found by this sweep (each failed before its fix): ``Array.slice`` operands of a GEMM were
+multiplied whole (the tier read the entry arrays' tensor maps: now refused, the SIMT path runs
+it); ``C += A @ B`` dropped C's start (now added in the epilogue; an f16 accumulator started from C
+is refused); ``tiled_view(traversal_steps=...)`` (``make_strided_view``) did not lower; an fp8
+GEMM output, attention on a packed ``[B, S, 3, H, D]`` QKV tensor (unit tile dimensions between
+rows and columns), scores from ``ct.matmul`` of f16 tiles (an f16 dot) and 1-D running max / sum
+were refused by the tensor-core tiers.  Still refused (a remark at the user's line; the SIMT
+path's mma.sync dots run it): SwiGLU's three dots in one loop (two sharing x, then the down
+projection)."""
 
 from __future__ import annotations
 

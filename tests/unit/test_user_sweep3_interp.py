@@ -178,3 +178,16 @@ def test_f16_accumulator_started_from_c_on_the_simt_path():
     c = run("mm_f16_acc_into_c", {0: a, 1: b, 2: c0})[2].astype(np.float64)
     ref = c0.astype(np.float64) + a.astype(np.float64) @ b.astype(np.float64)
     np.testing.assert_allclose(c, ref, atol=0.06, rtol=1e-2)
+
+
+def test_swiglu_three_dots_on_the_simt_path():
+    """SwiGLU's three dots per hidden tile (two sharing x, then the down projection of their gated
+    product): the chained kernel takes two dots, so the SIMT path's mma.sync dots run it."""
+    x = _f((128, 64), "float16")
+    w1, w3 = _f((64, 128), "float16", 0.125), _f((64, 128), "float16", 0.125)
+    w2 = _f((128, 64), "float16", 0.0625)
+    y = run("mlp_swiglu", {0: x, 1: w1, 2: w3, 3: w2})[4].astype(np.float64)
+    g, u = x.astype(np.float64) @ w1, x.astype(np.float64) @ w3
+    h = (g / (1 + np.exp(-g)) * u).astype(np.float16).astype(np.float64)
+    ref = h @ w2.astype(np.float64)
+    assert np.linalg.norm(y - ref) / np.linalg.norm(ref) < 5e-3

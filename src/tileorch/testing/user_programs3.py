@@ -13,6 +13,12 @@ chunks, an RMSNorm on a ``(1, N)`` tile, an online logsumexp, a 3-D permute, ove
 windows from ``tiled_view(traversal_steps=...)``, row gathers with ``load_advanced_indexing``, a
 byte histogram with ``ct.atomic_add``, and fp8 e5m2 / e4m3 conversions.
 
+Found by this sweep (the entries' ``notes``): a sliced GEMM computed over the whole arrays, ``C +=
+A @ B`` dropped C, strided views did not lower, fp8 GEMM outputs / packed-QKV attention / f16
+``ct.matmul`` scores / 1-D softmax state were refused by the tensor-core tiers.  Head dim 96 as a
+96-wide tile is refused by cuTile itself (:data:`CUTILE_REFUSES`: tile dimensions are powers of
+two; ``user_programs2.fmha_padded_head`` pads it to 128).
+
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS` (path
 ``gemm`` / ``chained`` / ``simt`` / ``error``), driven by tests/unit/test_user_sweep3_*.py (CPU
 compile, the SIMT interpreter, the PTX emulator) and tests/gpu/test_user_sweep3_gpu.py (the H200
@@ -189,7 +195,8 @@ _add("mm_grid_nm", mm_grid_nm, [((384, 128), "float16"), ((128, 256), "float16")
 _add("mm_batched_bid0", mm_batched_bid0, [((2, 128, 128), "bfloat16"), ((2, 128, 128), "bfloat16"),
                                           ((2, 128, 128), "bfloat16"), 64, 64, 64], (2, 2, 2), "gemm", outputs=(2,))
 _add("mm_accumulate_into_c", mm_accumulate_into_c, _F16 + [((256, 256), "float32"), 128, 128, 64], (2, 2), "gemm",
-     outputs=(2,))
+     notes="found by this sweep: the tier dropped C's start (computed A @ B); tileas-fold-dot-accumulate now adds "
+           "it in the epilogue", outputs=(2,))
 _add("mm_f16_acc_into_c", mm_f16_acc_into_c, [((128, 128), "float16"), ((128, 128), "float16"),
                                               ((128, 128), "float16"), 64, 64, 64], (2, 2), "simt",
      error="the K loop's accumulator starts from a value other than zeros", outputs=(2,),
@@ -581,8 +588,8 @@ _add("attn_bf16_d128", attn_bf16_d128,
 _add("attn_alibi_iota_gqa", attn_alibi_iota_gqa,
      [((4, 192, 32), "float16"), ((2, 192, 32), "float16"), ((2, 192, 32), "float16"), ((4, 192, 32), "float16"),
       1 / math.sqrt(32), 4, 2, 64, 32, 32], (3, 4), "chained", outputs=(3,))
-_add("mlp_swiglu", mlp_swiglu, [((256, 64), "float16"), ((64, 256), "float16"), ((64, 256), "float16"),
-                                ((256, 64), "float16"), ((256, 64), "float16"), 128, 64, 64, 64], (2,), "simt",
+_add("mlp_swiglu", mlp_swiglu, [((128, 64), "float16"), ((64, 128), "float16"), ((64, 128), "float16"),
+                                ((128, 64), "float16"), ((128, 64), "float16"), 128, 64, 64, 64], (1,), "simt",
      error="3 dots in one K loop that do not read the same A tile", outputs=(4,))
 _add("mlp_relu_sq_chain", mlp_relu_sq_chain, [((192, 64), "float16"), ((64, 128), "float16"),
                                               ((128, 64), "float16"), ((192, 64), "float16"), 64, 64, 64, 64],
@@ -789,7 +796,7 @@ _add("argmin_cols_keepdims", argmin_cols_keepdims, [((30, 64), "float32"), ((64,
 _add("permute_3d_201", permute_3d_201, [((4, 8, 64), "float16"), ((64, 4, 8), "float16"), 4, 8, 16], (4,), "simt",
      outputs=(1,))
 _add("window_mean_overlap", window_mean_overlap, [((512,), "float32"), ((15,), "float32"), 64], (15,), "simt",
-     outputs=(1,))
+     notes="found by this sweep: make_strided_view was 'not supported yet'", outputs=(1,))
 _add("gather_rows_advanced", gather_rows_advanced, [((40, 32), "float32"), ((64,), "int32"), ((64, 32), "float32"),
                                                     32, 16], (4,), "simt", outputs=(2,))
 _add("scatter_masked_rows", scatter_masked_rows, [((300,), "float32"), ((300,), "float32"), ((300,), "int32"), 250,
