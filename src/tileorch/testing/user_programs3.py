@@ -178,11 +178,13 @@ def mm_overlapping_rows(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk:
 
 
 _F16 = [((256, 256), "float16"), ((256, 256), "float16")]
+_SMALL = [((128, 128), "float16"), ((128, 256), "float16")]  # A [128, 128], B [128, 256]: C [128, 256]
 _add("mm_tiled_view", mm_tiled_view, [((200, 192), "float16"), ((192, 320), "float16"), ((200, 320), "float16"),
                                       128, 64, 64], (2, 5), "gemm", outputs=(2,))
 _add("mm_load_order_bt", mm_load_order_bt, [((256, 192), "float16"), ((256, 192), "float16"),
                                             ((256, 256), "float16"), 128, 128, 64], (2, 2), "gemm", outputs=(2,))
-_add("mm_k_slice", mm_k_slice, _F16 + [((256, 256), "float32"), 64, 192, 128, 128, 64], (2, 2), "simt",
+_add("mm_k_slice", mm_k_slice, [((128, 128), "float16"), ((128, 128), "float16"), ((128, 128), "float32"), 32, 96,
+                                64, 64, 32], (2, 2), "simt",
      error="A's view: its base pointer is computed (nv_tileaa.offset", outputs=(2,),
      notes="found by this sweep: the tier read the whole arrays (A @ B over all of K), ignoring the slices")
 _add("mm_overlapping_rows", mm_overlapping_rows, [((128, 64), "float16"), ((64, 64), "float16"),
@@ -194,7 +196,7 @@ _add("mm_grid_nm", mm_grid_nm, [((384, 128), "float16"), ((128, 256), "float16")
                                 128, 256, 32], (1, 3), "gemm", outputs=(2,))
 _add("mm_batched_bid0", mm_batched_bid0, [((2, 128, 128), "bfloat16"), ((2, 128, 128), "bfloat16"),
                                           ((2, 128, 128), "bfloat16"), 64, 64, 64], (2, 2, 2), "gemm", outputs=(2,))
-_add("mm_accumulate_into_c", mm_accumulate_into_c, _F16 + [((256, 256), "float32"), 128, 128, 64], (2, 2), "gemm",
+_add("mm_accumulate_into_c", mm_accumulate_into_c, _SMALL + [((128, 256), "float32"), 128, 128, 64], (1, 2), "gemm",
      notes="found by this sweep: the tier dropped C's start (computed A @ B); tileas-fold-dot-accumulate now adds "
            "it in the epilogue", outputs=(2,))
 _add("mm_f16_acc_into_c", mm_f16_acc_into_c, [((128, 128), "float16"), ((128, 128), "float16"),
@@ -342,9 +344,9 @@ def mm_small_tiles_sigmoid(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], 
     ct.store(C, index=(i, j), tile=1.0 / (1.0 + ct.exp(-acc)))
 
 
-_add("mm_leaky_relu", mm_leaky_relu, _F16 + [((256, 256), "float16"), 0.01, 128, 128, 64], (2, 2), "gemm",
+_add("mm_leaky_relu", mm_leaky_relu, _SMALL + [((128, 256), "float16"), 0.01, 128, 128, 64], (1, 2), "gemm",
      outputs=(2,))
-_add("mm_where_scalar_zero", mm_where_scalar_zero, _F16 + [((256, 256), "float32"), 4.0, 128, 128, 64], (2, 2),
+_add("mm_where_scalar_zero", mm_where_scalar_zero, _SMALL + [((128, 256), "float32"), 4.0, 128, 128, 64], (1, 2),
      "gemm", outputs=(2,))
 _add("mm_swish_beta", mm_swish_beta, _F16 + [((256, 256), "bfloat16"), 1.7, 64, 256, 64], (4, 1), "gemm",
      outputs=(2,))
@@ -353,19 +355,19 @@ _add("mm_rowscale_colbias", mm_rowscale_colbias, [((200, 128), "float16"), ((128
      "gemm", outputs=(4,))
 _add("mm_clamp_scalars", mm_clamp_scalars, [((256, 256), "float16"), ((256, 256), "float16"), ((256, 256), "float16"),
                                             -2.0, 3.0, 256, 128, 128], (1, 2), "gemm", outputs=(2,))
-_add("mm_residual_gate", mm_residual_gate, _F16 + [((256, 256), "float16"), ((256, 256), "float32"),
-                                                   ((256, 256), "float16"), 128, 128, 64], (2, 2), "gemm",
+_add("mm_residual_gate", mm_residual_gate, _SMALL + [((128, 256), "float16"), ((128, 256), "float32"),
+                                                     ((128, 256), "float16"), 128, 128, 64], (1, 2), "gemm",
      outputs=(4,))
-_add("mm_fp8_out", mm_fp8_out, _F16 + [((256, 256), "float8_e4m3fn"), 0.125, 128, 128, 64], (2, 2), "gemm",
+_add("mm_fp8_out", mm_fp8_out, _SMALL + [((128, 256), "float8_e4m3fn"), 0.125, 128, 128, 64], (1, 2), "gemm",
      notes="found by this sweep: an fp8 output was refused by the tier (the SIMT path's mma.sync ran it)", outputs=(2,))
 _add("mm_e5m2_out", mm_e5m2_out, [((200, 128), "float16"), ((128, 256), "float16"), ((200, 256), "float8_e5m2"),
                                   128, 128, 64], (2, 2), "gemm", outputs=(2,))
 _add("mm_bias_as_start", mm_bias_as_start, [((256, 128), "float16"), ((128, 256), "float16"), ((256,), "float32"),
                                             ((256, 256), "float32"), 128, 128, 64], (2, 2), "gemm", outputs=(3,))
-_add("mm_lower_triangle", mm_lower_triangle, _F16 + [((256, 256), "float32"), 128, 64, 64], (2, 4), "gemm",
+_add("mm_lower_triangle", mm_lower_triangle, _SMALL + [((128, 256), "float32"), 128, 64, 64], (1, 4), "gemm",
      outputs=(2,))
-_add("mm_pre_and_post", mm_pre_and_post, _F16 + [((256, 256), "float16"), ((256, 256), "float32"), 128, 128, 64],
-     (2, 2), "gemm", outputs=(2, 3))
+_add("mm_pre_and_post", mm_pre_and_post, _SMALL + [((128, 256), "float16"), ((128, 256), "float32"), 128, 128, 64],
+     (1, 2), "gemm", outputs=(2, 3))
 _add("mm_small_tiles_sigmoid", mm_small_tiles_sigmoid, [((192, 128), "float16"), ((128, 192), "float16"),
                                                         ((192, 192), "float32"), 64, 64, 64], (3, 3), "gemm",
      outputs=(2,))
