@@ -416,4 +416,5 @@ def test_every_program_has_a_gpu_test():
 
     tested = {n for n in PROGRAMS if any(n in name for name in dir(sys.modules[__name__]) if name.startswith("test_"))}
     tested |= {"mm_divmod_grid", "mm_grid_nm"}  # parametrized
-    assert tested == set(PROGRAMS), sorted(set(PROGRAMS) - tested)
+    runnable = {n for n, p in PROGRAMS.items() if p.path != "error"}  # (the others: test_user_sweep3_compile.py)
+    assert tested >= runnable, sorted(runnable - tested)

@@ -40,7 +40,7 @@ def test_the_sweep_has_its_programs():
     assert EMULATED <= set(PROGRAMS)
 
 
-@pytest.mark.parametrize("name", sorted(n for n in PROGRAMS if n not in EMULATED))
+@pytest.mark.parametrize("name", sorted(n for n in PROGRAMS if n not in EMULATED and PROGRAMS[n].path != "error"))
 def test_program_compiles_on_its_path(name):
     from tileorch.testing.compile_memo import compile_once
     from tileorch.testing.export import cutile_bytecode
@@ -57,6 +57,20 @@ def test_program_compiles_on_its_path(name):
         assert not refusals, remarks
     if p.path == "gemm":
         assert "wgmma.mma_async" in prog.ptx
+
+
+@pytest.mark.parametrize("name", sorted(n for n, p in PROGRAMS.items() if p.path == "error"))
+def test_program_the_compiler_cannot_take_is_a_located_error(name):
+    from tileorch.diagnostics import CompileError, LocatedError
+    from tileorch.driver import compile_program
+    from tileorch.testing.export import cutile_bytecode
+
+    p = PROGRAMS[name]
+    with pytest.raises((LocatedError, CompileError)) as info:
+        compile_program(cutile_bytecode(p.kernel, p.spec), name, arch="sm_90a", ptxas=False)
+    message = str(info.value)
+    assert message.startswith(SOURCE + ":") and "internal error" not in message
+    assert p.error in message
 
 
 @pytest.mark.parametrize("name", sorted(CUTILE_REFUSES))

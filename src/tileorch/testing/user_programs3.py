@@ -718,6 +718,15 @@ def window_mean_overlap(X, Y, W: ct.Constant[int]):
 
 
 @ct.kernel
+def window_count_tiles(X, Y, W: ct.Constant[int]):
+    """The number of overlapping windows asked of the view (``TiledView.num_tiles``): not supported
+    yet (a located error; the tile count of a strided view is not implemented)."""
+    tv = X.tiled_view((W,), padding_mode=ZERO, traversal_steps=(W // 2,))
+    for i in range(tv.num_tiles(0)):
+        ct.store(Y, index=(i,), tile=ct.sum(tv.load((i,))).reshape((1,)))
+
+
+@ct.kernel
 def gather_rows_advanced(Table, Ids, Out, D: ct.Constant[int], R: ct.Constant[int]):
     """Rows of a table gathered with ``ct.load_advanced_indexing`` (the row ids a 1-D tile, the
     columns a ``ct.Slice``), scaled and stored as a dense tile."""
@@ -799,6 +808,8 @@ _add("permute_3d_201", permute_3d_201, [((4, 8, 64), "float16"), ((64, 4, 8), "f
      outputs=(1,))
 _add("window_mean_overlap", window_mean_overlap, [((512,), "float32"), ((15,), "float32"), 64], (15,), "simt",
      notes="found by this sweep: make_strided_view was 'not supported yet'", outputs=(1,))
+_add("window_count_tiles", window_count_tiles, [((512,), "float32"), ((15,), "float32"), 64], (1,), "error",
+     error="overlapping tiles (step different from the tile)", outputs=(1,))
 _add("gather_rows_advanced", gather_rows_advanced, [((40, 32), "float32"), ((64,), "int32"), ((64, 32), "float32"),
                                                     32, 16], (4,), "simt", outputs=(2,))
 _add("scatter_masked_rows", scatter_masked_rows, [((300,), "float32"), ((300,), "float32"), ((300,), "int32"), 250,
