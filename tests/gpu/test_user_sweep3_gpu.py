@@ -42,6 +42,12 @@ def _ab(seed, m=256, k=256, n=256, dt="float16", scale=1.0):
     return randn((m, k), dt, seed, scale), randn((k, n), dt, seed + 1, scale)
 
 
+def _ab_of(name, seed, scale=1.0):
+    """A and B of the shapes program ``name``'s spec gives (f16)."""
+    (m, k), (_, n) = PROGRAMS[name].spec[0][0], PROGRAMS[name].spec[1][0]
+    return _ab(seed, m, k, n, scale=scale)
+
+
 # ----------------------------------------------------------------------------------------------- GEMM
 
 
@@ -60,9 +66,9 @@ def test_mm_load_order_bt():
 
 
 def test_mm_k_slice_reads_only_the_slice():
-    a, b = _ab(5)
+    a, b = _ab(5, 128, 128, 128)
     args = run("mm_k_slice", {0: a, 1: b})
-    _gemm_rel(args[2], a[:, 64:192].float() @ b[64:192].float())
+    _gemm_rel(args[2], a[:, 32:96].float() @ b[32:96].float())
     _check_path("mm_k_slice", args)
 
 
@@ -91,8 +97,8 @@ def test_mm_batched_bid0():
 
 
 def test_mm_accumulate_into_c():
-    a, b = _ab(12)
-    c0 = randn((256, 256), "float32", 14)
+    a, b = _ab_of("mm_accumulate_into_c", 12)
+    c0 = randn((128, 256), "float32", 14)
     c = c0.clone()
     args = run("mm_accumulate_into_c", {0: a, 1: b, 2: c})
     _gemm_rel(c, a.float() @ b.float() + c0, 1e-3)
@@ -120,20 +126,19 @@ def test_mm_int8_i32():
     a = torch.randint(-128, 128, (128, 256), device="cuda", generator=g, dtype=torch.int8)
     b = torch.randint(-128, 128, (256, 128), device="cuda", generator=g, dtype=torch.int8)
     args = run("mm_int8_i32", {0: a, 1: b})
-    # exact reference on the host: CUDA has no int64 matmul (|sum| <= 256 * 2^14 fits an int32)
-    assert torch.equal(args[2].long().cpu(), a.long().cpu() @ b.long().cpu())
+    assert torch.equal(args[2].cpu().long(), a.cpu().long() @ b.cpu().long())  # (no integer matmul on CUDA)
     _check_path("mm_int8_i32", args)
 
 
 def test_mm_leaky_relu():
-    a, b = _ab(18)
+    a, b = _ab_of("mm_leaky_relu", 18)
     args = run("mm_leaky_relu", {0: a, 1: b})
     _gemm_rel(args[2], F.leaky_relu(a.float() @ b.float(), 0.01))
     _check_path("mm_leaky_relu", args)
 
 
 def test_mm_where_scalar_zero():
-    a, b = _ab(20)
+    a, b = _ab_of("mm_where_scalar_zero", 20)
     args = run("mm_where_scalar_zero", {0: a, 1: b})
     h = a.double() @ b.double()
     close(args[2], torch.where(h.abs() < 4.0, 0.0, h), atol=1e-3, rtol=1e-3)
@@ -164,15 +169,15 @@ def test_mm_clamp_scalars():
 
 
 def test_mm_residual_gate():
-    a, b = _ab(30)
-    r, g = randn((256, 256), "float16", 32), randn((256, 256), "float32", 33)
+    a, b = _ab_of("mm_residual_gate", 30)
+    r, g = randn((128, 256), "float16", 32), randn((128, 256), "float32", 33)
     args = run("mm_residual_gate", {0: a, 1: b, 2: r, 3: g})
     _gemm_rel(args[4], r.float() + g * (a.float() @ b.float()))
     _check_path("mm_residual_gate", args)
 
 
 def test_mm_fp8_out():
-    a, b = _ab(34, scale=0.5)
+    a, b = _ab_of("mm_fp8_out", 34, scale=0.5)
     args = run("mm_fp8_out", {0: a, 1: b})
     ref = ((a.float() @ b.float()) * 0.125).clamp(-448, 448)
     got = args[2].float()
@@ -203,14 +208,14 @@ def test_mm_bias_as_start():
 
 
 def test_mm_lower_triangle():
-    a, b = _ab(84)
+    a, b = _ab_of("mm_lower_triangle", 84)
     args = run("mm_lower_triangle", {0: a, 1: b})
     close(args[2], torch.tril(a.double() @ b.double()), atol=1e-3, rtol=1e-4)
     _check_path("mm_lower_triangle", args)
 
 
 def test_mm_pre_and_post():
-    a, b = _ab(86)
+    a, b = _ab_of("mm_pre_and_post", 86)
     args = run("mm_pre_and_post", {0: a, 1: b})
     h = a.double() @ b.double()
     _gemm_rel(args[2], h)
@@ -286,9 +291,9 @@ def test_attn_alibi_iota_gqa():
 
 
 def test_mlp_swiglu():
-    x = randn((256, 64), "float16", 53)
-    w1, w3 = randn((64, 256), "float16", 54, 0.125), randn((64, 256), "float16", 55, 0.125)
-    w2 = randn((256, 64), "float16", 56, 0.0625)
+    x = randn((128, 64), "float16", 53)
+    w1, w3 = randn((64, 128), "float16", 54, 0.125), randn((64, 128), "float16", 55, 0.125)
+    w2 = randn((128, 64), "float16", 56, 0.0625)
     args = run("mlp_swiglu", {0: x, 1: w1, 2: w3, 3: w2})
     h = (F.silu(x.float() @ w1.float()) * (x.float() @ w3.float())).half().float()
     _gemm_rel(args[4], h @ w2.float(), 2e-2)
@@ -411,4 +416,5 @@ def test_every_program_has_a_gpu_test():
 
     tested = {n for n in PROGRAMS if any(n in name for name in dir(sys.modules[__name__]) if name.startswith("test_"))}
     tested |= {"mm_divmod_grid", "mm_grid_nm"}  # parametrized
-    assert tested == set(PROGRAMS), sorted(set(PROGRAMS) - tested)
+    runnable = {n for n, p in PROGRAMS.items() if p.path != "error"}  # (the others: test_user_sweep3_compile.py)
+    assert tested >= runnable, sorted(runnable - tested)

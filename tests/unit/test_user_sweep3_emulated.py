@@ -63,17 +63,15 @@ def _tile_params(p, args, bases) -> list:
 
 
 def _gemm(name: str, inputs: dict):
-    """Run GEMM program ``name`` (compiled with the direct epilogue, one CTA per cluster: the program's
-    own configuration when it is that, else overridden) on the emulator: returns its arrays after the run."""
+    """Run GEMM program ``name`` (compiled with the direct epilogue and one CTA per cluster, the program's
+    tile kept) on the emulator: returns its arrays after the run."""
     from tileorch.launchers import cutile as rc
     from tileorch.testing.gemm_emulation import compile_cutile, run_gemm
     from tileorch.testing.user_programs3 import PROGRAMS
 
     p = PROGRAMS[name]
-    prog = compile_cutile(p.kernel, p.spec, name)
+    prog = compile_cutile(p.kernel, p.spec, name, config="cluster_m=1,epilogue=direct")  # the emulator's subset
     assert prog.kind == "gemm", prog.remarks
-    if prog.gemm_config.cluster_m != 1 or prog.gemm_config.epilogue != "direct":  # the emulator's subset
-        prog = compile_cutile(p.kernel, p.spec, name, config="cluster_m=1,epilogue=direct")
     arrays = _arrays(p, inputs)
     bases = {i: (i + 1) << 32 for i in arrays}
     args = _described(p, bases)
@@ -99,23 +97,23 @@ GEMMS = {
     "mm_load_order_bt": lambda: ({0: _h(256, 192), 1: _h(256, 192)}, lambda i: _mm(i[0], i[1].T), 6e-2),
     "mm_divmod_grid": lambda: ({0: _h(256, 128), 1: _h(128, 384)}, lambda i: _mm(i[0], i[1]), 2e-2),
     "mm_grid_nm": lambda: ({0: _h(384, 128), 1: _h(128, 256)}, lambda i: _mm(i[0], i[1]), 2e-2),
-    "mm_accumulate_into_c": lambda: ({0: _h(256, 256), 1: _h(256, 256),
-                                      2: RNG.standard_normal((256, 256)).astype(np.float32)},
+    "mm_accumulate_into_c": lambda: ({0: _h(128, 128), 1: _h(128, 256),
+                                      2: RNG.standard_normal((128, 256)).astype(np.float32)},
                                      lambda i: _mm(i[0], i[1]) + i[2], 1e-4),
-    "mm_leaky_relu": lambda: ({0: _h(256, 256), 1: _h(256, 256)},
+    "mm_leaky_relu": lambda: ({0: _h(128, 128), 1: _h(128, 256)},
                               lambda i: (lambda h: np.where(h > 0, h, 0.01 * h))(_mm(i[0], i[1])), 4e-2),
-    "mm_where_scalar_zero": lambda: ({0: _h(256, 256), 1: _h(256, 256)},
+    "mm_where_scalar_zero": lambda: ({0: _h(128, 128), 1: _h(128, 256)},
                                      lambda i: (lambda h: np.where(np.abs(h) < 4, 0, h))(_mm(i[0], i[1])), 1e-4),
     "mm_rowscale_colbias": lambda: ({0: _h(200, 128), 1: _h(128, 256), 2: RNG.standard_normal(200).astype(np.float32),
                                      3: RNG.standard_normal(256).astype(np.float32)},
                                     lambda i: _mm(i[0], i[1]) * i[2][:, None] + i[3][None, :], 1e-4),
     "mm_clamp_scalars": lambda: ({0: _h(256, 256), 1: _h(256, 256)}, lambda i: np.clip(_mm(i[0], i[1]), -2, 3), 2e-3),
-    "mm_residual_gate": lambda: ({0: _h(256, 256), 1: _h(256, 256), 2: _h(256, 256),
-                                  3: RNG.standard_normal((256, 256)).astype(np.float32)},
+    "mm_residual_gate": lambda: ({0: _h(128, 128), 1: _h(128, 256), 2: _h(128, 256),
+                                  3: RNG.standard_normal((128, 256)).astype(np.float32)},
                                  lambda i: i[2] + i[3] * _mm(i[0], i[1]), 0.125),
     "mm_bias_as_start": lambda: ({0: _h(256, 128), 1: _h(128, 256), 2: RNG.standard_normal(256).astype(np.float32)},
                                  lambda i: _mm(i[0], i[1]) + i[2][None, :], 1e-4),
-    "mm_lower_triangle": lambda: ({0: _h(256, 256), 1: _h(256, 256)}, lambda i: np.tril(_mm(i[0], i[1])), 1e-4),
+    "mm_lower_triangle": lambda: ({0: _h(128, 128), 1: _h(128, 256)}, lambda i: np.tril(_mm(i[0], i[1])), 1e-4),
     "mm_small_tiles_sigmoid": lambda: ({0: _h(192, 128), 1: _h(128, 192)},
                                        lambda i: 1 / (1 + np.exp(-_mm(i[0], i[1]))), 1e-5),
 }
@@ -237,7 +235,7 @@ def test_fp8_output_gemm():
     even; a product within half an e4m3 step of a rounding boundary may round the other way)."""
     import ml_dtypes
 
-    a, b = _h(256, 256), _h(256, 256)
+    a, b = _h(128, 128), _h(128, 256)
     got = _gemm("mm_fp8_out", {0: a, 1: b})[2]
     assert (got != 0x7F).all() and (got != 0xFF).all(), "unwritten (NaN) outputs"
     value = got.view(ml_dtypes.float8_e4m3fn).astype(np.float64)
@@ -263,7 +261,7 @@ def test_e5m2_plain_output_gemm():
 
 
 def test_pre_activation_and_relu_outputs():
-    a, b = _h(256, 256), _h(256, 256)
+    a, b = _h(128, 128), _h(128, 256)
     arrays = _gemm("mm_pre_and_post", {0: a, 1: b})
     h = _mm(a, b)
     assert not np.isnan(arrays[2]).any() and not np.isnan(arrays[3]).any(), "unwritten outputs"

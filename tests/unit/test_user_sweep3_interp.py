@@ -152,11 +152,11 @@ def test_dtype_ladder():
 
 
 def test_k_slice_on_the_simt_path():
-    """``A.slice(axis=1, 64, 192) @ B.slice(axis=0, 64, 192)``: the tier refuses the sliced views (it
+    """``A.slice(axis=1, 32, 96) @ B.slice(axis=0, 32, 96)``: the tier refuses the sliced views (it
     read the whole arrays before); the SIMT path's mma.sync dots read the slices."""
-    a, b = _f((256, 256), "float16"), _f((256, 256), "float16")
+    a, b = _f((128, 128), "float16"), _f((128, 128), "float16")
     c = run("mm_k_slice", {0: a, 1: b})[2].astype(np.float64)
-    ref = a[:, 64:192].astype(np.float64) @ b[64:192]
+    ref = a[:, 32:96].astype(np.float64) @ b[32:96]
     assert np.abs(c - ref).max() < 2e-3 * np.abs(ref).max()
     assert np.abs(c - a.astype(np.float64) @ b).max() > 1.0
 
@@ -178,3 +178,16 @@ def test_f16_accumulator_started_from_c_on_the_simt_path():
     c = run("mm_f16_acc_into_c", {0: a, 1: b, 2: c0})[2].astype(np.float64)
     ref = c0.astype(np.float64) + a.astype(np.float64) @ b.astype(np.float64)
     np.testing.assert_allclose(c, ref, atol=0.06, rtol=1e-2)
+
+
+def test_swiglu_three_dots_on_the_simt_path():
+    """SwiGLU's three dots per hidden tile (two sharing x, then the down projection of their gated
+    product): the chained kernel takes two dots, so the SIMT path's mma.sync dots run it."""
+    x = _f((128, 64), "float16")
+    w1, w3 = _f((64, 128), "float16", 0.125), _f((64, 128), "float16", 0.125)
+    w2 = _f((128, 64), "float16", 0.0625)
+    y = run("mlp_swiglu", {0: x, 1: w1, 2: w3, 3: w2})[4].astype(np.float64)
+    g, u = x.astype(np.float64) @ w1, x.astype(np.float64) @ w3
+    h = (g / (1 + np.exp(-g)) * u).astype(np.float16).astype(np.float64)
+    ref = h @ w2.astype(np.float64)
+    assert np.linalg.norm(y - ref) / np.linalg.norm(ref) < 5e-3

@@ -13,6 +13,12 @@ chunks, an RMSNorm on a ``(1, N)`` tile, an online logsumexp, a 3-D permute, ove
 windows from ``tiled_view(traversal_steps=...)``, row gathers with ``load_advanced_indexing``, a
 byte histogram with ``ct.atomic_add``, and fp8 e5m2 / e4m3 conversions.
 
+Found by this sweep (the entries' ``notes``): a sliced GEMM computed over the whole arrays, ``C +=
+A @ B`` dropped C, strided views did not lower, fp8 GEMM outputs / packed-QKV attention / f16
+``ct.matmul`` scores / 1-D softmax state were refused by the tensor-core tiers.  Head dim 96 as a
+96-wide tile is refused by cuTile itself (:data:`CUTILE_REFUSES`: tile dimensions are powers of
+two; ``user_programs2.fmha_padded_head`` pads it to 128).
+
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS` (path
 ``gemm`` / ``chained`` / ``simt`` / ``error``), driven by tests/unit/test_user_sweep3_*.py (CPU
 compile, the SIMT interpreter, the PTX emulator) and tests/gpu/test_user_sweep3_gpu.py (the H200
@@ -172,11 +178,13 @@ def mm_overlapping_rows(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk:
 
 
 _F16 = [((256, 256), "float16"), ((256, 256), "float16")]
+_SMALL = [((128, 128), "float16"), ((128, 256), "float16")]  # A [128, 128], B [128, 256]: C [128, 256]
 _add("mm_tiled_view", mm_tiled_view, [((200, 192), "float16"), ((192, 320), "float16"), ((200, 320), "float16"),
                                       128, 64, 64], (2, 5), "gemm", outputs=(2,))
 _add("mm_load_order_bt", mm_load_order_bt, [((256, 192), "float16"), ((256, 192), "float16"),
                                             ((256, 256), "float16"), 128, 128, 64], (2, 2), "gemm", outputs=(2,))
-_add("mm_k_slice", mm_k_slice, _F16 + [((256, 256), "float32"), 64, 192, 128, 128, 64], (2, 2), "simt",
+_add("mm_k_slice", mm_k_slice, [((128, 128), "float16"), ((128, 128), "float16"), ((128, 128), "float32"), 32, 96,
+                                64, 64, 32], (2, 2), "simt",
      error="A's view: its base pointer is computed (nv_tileaa.offset", outputs=(2,),
      notes="found by this sweep: the tier read the whole arrays (A @ B over all of K), ignoring the slices")
 _add("mm_overlapping_rows", mm_overlapping_rows, [((128, 64), "float16"), ((64, 64), "float16"),
@@ -188,8 +196,9 @@ _add("mm_grid_nm", mm_grid_nm, [((384, 128), "float16"), ((128, 256), "float16")
                                 128, 256, 32], (1, 3), "gemm", outputs=(2,))
 _add("mm_batched_bid0", mm_batched_bid0, [((2, 128, 128), "bfloat16"), ((2, 128, 128), "bfloat16"),
                                           ((2, 128, 128), "bfloat16"), 64, 64, 64], (2, 2, 2), "gemm", outputs=(2,))
-_add("mm_accumulate_into_c", mm_accumulate_into_c, _F16 + [((256, 256), "float32"), 128, 128, 64], (2, 2), "gemm",
-     outputs=(2,))
+_add("mm_accumulate_into_c", mm_accumulate_into_c, _SMALL + [((128, 256), "float32"), 128, 128, 64], (1, 2), "gemm",
+     notes="found by this sweep: the tier dropped C's start (computed A @ B); tileas-fold-dot-accumulate now adds "
+           "it in the epilogue", outputs=(2,))
 _add("mm_f16_acc_into_c", mm_f16_acc_into_c, [((128, 128), "float16"), ((128, 128), "float16"),
                                               ((128, 128), "float16"), 64, 64, 64], (2, 2), "simt",
      error="the K loop's accumulator starts from a value other than zeros", outputs=(2,),
@@ -335,9 +344,9 @@ def mm_small_tiles_sigmoid(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], 
     ct.store(C, index=(i, j), tile=1.0 / (1.0 + ct.exp(-acc)))
 
 
-_add("mm_leaky_relu", mm_leaky_relu, _F16 + [((256, 256), "float16"), 0.01, 128, 128, 64], (2, 2), "gemm",
+_add("mm_leaky_relu", mm_leaky_relu, _SMALL + [((128, 256), "float16"), 0.01, 128, 128, 64], (1, 2), "gemm",
      outputs=(2,))
-_add("mm_where_scalar_zero", mm_where_scalar_zero, _F16 + [((256, 256), "float32"), 4.0, 128, 128, 64], (2, 2),
+_add("mm_where_scalar_zero", mm_where_scalar_zero, _SMALL + [((128, 256), "float32"), 4.0, 128, 128, 64], (1, 2),
      "gemm", outputs=(2,))
 _add("mm_swish_beta", mm_swish_beta, _F16 + [((256, 256), "bfloat16"), 1.7, 64, 256, 64], (4, 1), "gemm",
      outputs=(2,))
@@ -346,19 +355,19 @@ _add("mm_rowscale_colbias", mm_rowscale_colbias, [((200, 128), "float16"), ((128
      "gemm", outputs=(4,))
 _add("mm_clamp_scalars", mm_clamp_scalars, [((256, 256), "float16"), ((256, 256), "float16"), ((256, 256), "float16"),
                                             -2.0, 3.0, 256, 128, 128], (1, 2), "gemm", outputs=(2,))
-_add("mm_residual_gate", mm_residual_gate, _F16 + [((256, 256), "float16"), ((256, 256), "float32"),
-                                                   ((256, 256), "float16"), 128, 128, 64], (2, 2), "gemm",
+_add("mm_residual_gate", mm_residual_gate, _SMALL + [((128, 256), "float16"), ((128, 256), "float32"),
+                                                     ((128, 256), "float16"), 128, 128, 64], (1, 2), "gemm",
      outputs=(4,))
-_add("mm_fp8_out", mm_fp8_out, _F16 + [((256, 256), "float8_e4m3fn"), 0.125, 128, 128, 64], (2, 2), "gemm",
+_add("mm_fp8_out", mm_fp8_out, _SMALL + [((128, 256), "float8_e4m3fn"), 0.125, 128, 128, 64], (1, 2), "gemm",
      notes="found by this sweep: an fp8 output was refused by the tier (the SIMT path's mma.sync ran it)", outputs=(2,))
 _add("mm_e5m2_out", mm_e5m2_out, [((200, 128), "float16"), ((128, 256), "float16"), ((200, 256), "float8_e5m2"),
                                   128, 128, 64], (2, 2), "gemm", outputs=(2,))
 _add("mm_bias_as_start", mm_bias_as_start, [((256, 128), "float16"), ((128, 256), "float16"), ((256,), "float32"),
                                             ((256, 256), "float32"), 128, 128, 64], (2, 2), "gemm", outputs=(3,))
-_add("mm_lower_triangle", mm_lower_triangle, _F16 + [((256, 256), "float32"), 128, 64, 64], (2, 4), "gemm",
+_add("mm_lower_triangle", mm_lower_triangle, _SMALL + [((128, 256), "float32"), 128, 64, 64], (1, 4), "gemm",
      outputs=(2,))
-_add("mm_pre_and_post", mm_pre_and_post, _F16 + [((256, 256), "float16"), ((256, 256), "float32"), 128, 128, 64],
-     (2, 2), "gemm", outputs=(2, 3))
+_add("mm_pre_and_post", mm_pre_and_post, _SMALL + [((128, 256), "float16"), ((128, 256), "float32"), 128, 128, 64],
+     (1, 2), "gemm", outputs=(2, 3))
 _add("mm_small_tiles_sigmoid", mm_small_tiles_sigmoid, [((192, 128), "float16"), ((128, 192), "float16"),
                                                         ((192, 192), "float32"), 64, 64, 64], (3, 3), "gemm",
      outputs=(2,))
@@ -581,8 +590,8 @@ _add("attn_bf16_d128", attn_bf16_d128,
 _add("attn_alibi_iota_gqa", attn_alibi_iota_gqa,
      [((4, 192, 32), "float16"), ((2, 192, 32), "float16"), ((2, 192, 32), "float16"), ((4, 192, 32), "float16"),
       1 / math.sqrt(32), 4, 2, 64, 32, 32], (3, 4), "chained", outputs=(3,))
-_add("mlp_swiglu", mlp_swiglu, [((256, 64), "float16"), ((64, 256), "float16"), ((64, 256), "float16"),
-                                ((256, 64), "float16"), ((256, 64), "float16"), 128, 64, 64, 64], (2,), "simt",
+_add("mlp_swiglu", mlp_swiglu, [((128, 64), "float16"), ((64, 128), "float16"), ((64, 128), "float16"),
+                                ((128, 64), "float16"), ((128, 64), "float16"), 128, 64, 64, 64], (1,), "simt",
      error="3 dots in one K loop that do not read the same A tile", outputs=(4,))
 _add("mlp_relu_sq_chain", mlp_relu_sq_chain, [((192, 64), "float16"), ((64, 128), "float16"),
                                               ((128, 64), "float16"), ((192, 64), "float16"), 64, 64, 64, 64],
@@ -709,6 +718,15 @@ def window_mean_overlap(X, Y, W: ct.Constant[int]):
 
 
 @ct.kernel
+def window_count_tiles(X, Y, W: ct.Constant[int]):
+    """The number of overlapping windows asked of the view (``TiledView.num_tiles``): not supported
+    yet (a located error; the tile count of a strided view is not implemented)."""
+    tv = X.tiled_view((W,), padding_mode=ZERO, traversal_steps=(W // 2,))
+    for i in range(tv.num_tiles(0)):
+        ct.store(Y, index=(i,), tile=ct.sum(tv.load((i,))).reshape((1,)))
+
+
+@ct.kernel
 def gather_rows_advanced(Table, Ids, Out, D: ct.Constant[int], R: ct.Constant[int]):
     """Rows of a table gathered with ``ct.load_advanced_indexing`` (the row ids a 1-D tile, the
     columns a ``ct.Slice``), scaled and stored as a dense tile."""
@@ -789,7 +807,9 @@ _add("argmin_cols_keepdims", argmin_cols_keepdims, [((30, 64), "float32"), ((64,
 _add("permute_3d_201", permute_3d_201, [((4, 8, 64), "float16"), ((64, 4, 8), "float16"), 4, 8, 16], (4,), "simt",
      outputs=(1,))
 _add("window_mean_overlap", window_mean_overlap, [((512,), "float32"), ((15,), "float32"), 64], (15,), "simt",
-     outputs=(1,))
+     notes="found by this sweep: make_strided_view was 'not supported yet'", outputs=(1,))
+_add("window_count_tiles", window_count_tiles, [((512,), "float32"), ((15,), "float32"), 64], (1,), "error",
+     error="overlapping tiles (step different from the tile)", outputs=(1,))
 _add("gather_rows_advanced", gather_rows_advanced, [((40, 32), "float32"), ((64,), "int32"), ((64, 32), "float32"),
                                                     32, 16], (4,), "simt", outputs=(2,))
 _add("scatter_masked_rows", scatter_masked_rows, [((300,), "float32"), ((300,), "float32"), ((300,), "int32"), 250,

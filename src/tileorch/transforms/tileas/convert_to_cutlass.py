@@ -34,8 +34,8 @@ from dataclasses import dataclass, replace
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, llvm, scf
-from xdsl.dialects.builtin import (DenseArrayBase, Float16Type, Float32Type, FunctionType, IndexType, IntegerAttr,
-                                   IntegerType, ModuleOp, StringAttr, f32, i1, i64)
+from xdsl.dialects.builtin import (DenseArrayBase, Float16Type, Float32Type, FunctionType, IntegerAttr, IntegerType,
+                                   ModuleOp, StringAttr, f32, i1, i64)
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from tileorch.diagnostics import LocatedError
@@ -97,9 +97,10 @@ def argument_view_mismatch(kernel: aa.FuncOp, view: SSAValue) -> str | None:
     or when the view is not built on a ``make_memref``): the tensor-core kernels read their TMA
     operands (and the GEMM's C) through tensor maps the host builds from the argument's own base
     pointer, extents and strides, so a view whose base is an ``offset`` of the argument's pointer
-    or whose extents or strides are other values (``Array.slice``: both) would be read as the
-    whole array.  Extents and strides may be the argument's own in any order (a column-major
-    array read as its transpose: tileaa-transpose-column-major swaps the last two).  A view whose
+    or whose extents or strides are computed values (``Array.slice``: both) would be read as the
+    whole array.  Extents and strides must be kernel arguments themselves (in any order: a
+    column-major array read as its transpose has the last two swapped; a hand-written tile kernel
+    shares M, N and K among its arrays).  A view whose
     tiles overlap or leave gaps (``tiled_view(..., traversal_steps=...)``) is refused too."""
     vt = view.type
     if isinstance(vt, aa.TiledViewType) and ints(vt.tile) != ints(vt.step):
@@ -121,17 +122,11 @@ def argument_view_mismatch(kernel: aa.FuncOp, view: SSAValue) -> str | None:
         what = ptr.owner.name if isinstance(ptr.owner, Operation) else "a block argument"
         return (f"its base pointer is computed ({what}: an Array.slice or a pointer offset), not an array "
                 "argument's own pointer")
-    rank = len(mm.result.type.get_shape())
-    first = ptr.index + 1
-    own = entry.args[first:first + 2 * rank]
-    if len(own) < 2 * rank or not all(isinstance(a.type, IntegerType | IndexType) for a in own):
-        return None  # not cuTile's argument layout (pointer, extents, strides): e.g. an nv_tileaa
-        # program whose arrays share extent scalars; the host builds its tensor maps from the config
-    for operands, lo, what in ((mm.shape, first, "extents"), (mm.strides, first + rank, "strides")):
+    for operands, what in ((mm.shape, "extents"), (mm.strides, "strides")):
         for x in operands:
             x = _strip_assume(x)
-            if not (isinstance(x, BlockArgument) and x.owner is entry and lo <= x.index < lo + rank):
-                return (f"its {what} are not the array argument's own (an Array.slice or a view of another "
+            if not (isinstance(x, BlockArgument) and x.owner is entry):
+                return (f"its {what} are computed, not kernel arguments (an Array.slice or a view of another "
                         "shape)")
     return None
 
