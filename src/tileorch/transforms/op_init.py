@@ -74,7 +74,12 @@ def fast_irdl_op_init(self, op_def, *, operands, result_types, properties, attri
 def install() -> None:
     """Use :func:`fast_irdl_op_init` for every IRDL op built from now on (once; only over the
     xDSL function it was written against)."""
-    if irdl_ops.irdl_op_init is _XDSL_OP_INIT and _XDSL_OP_INIT.__name__ == "irdl_op_init":
+    code = getattr(_XDSL_OP_INIT, "__code__", None)
+    names = set(getattr(code, "co_names", ()))
+    for const in getattr(code, "co_consts", ()):  # the names its comprehensions use
+        names.update(getattr(const, "co_names", ()))
+    if (irdl_ops.irdl_op_init is _XDSL_OP_INIT and _XDSL_OP_INIT.__name__ == "irdl_op_init"
+            and {"irdl_build_arg_list", "irdl_build_operations_arg", "irdl_build_regions_arg"} <= names):
         irdl_ops.irdl_op_init = fast_irdl_op_init
 
 
