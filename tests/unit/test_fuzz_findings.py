@@ -175,3 +175,13 @@ def test_huge_cluster_shape_is_reported_not_enumerated():
     src = FINDINGS / "huge_cluster_multicast.mlir"
     errors = _located_only(_run("opt", src))
     assert any("is not a cluster" in e for e in errors), errors
+
+
+def test_bytecode_invalid_result_type_is_located_in_tileorch_opt():
+    """Bytecode fuzz campaign of 2026-12-03 (seed 111, 29 inputs): a result type CUDA Tile IR
+    rejects (a 1032-element constant) is reported by the reader at the op's source line; in
+    ``tileorch-opt`` that located error was wrapped as ``<unknown>: error: FILE:7:5: error: ...``."""
+    src = ROOT / "tests/unit/fuzz_findings/bytecode/invalid_result_type_in_opt.tileirbc"
+    errors = _located_only(_run("opt", src))
+    assert errors == ["tests/filecheck/cuda_tile/lower_to_tileaa.mlir:7:5: error: 'constant' has an invalid result "
+                      "type (all dimensions must be powers of two, got [1032])"]
