@@ -21,6 +21,7 @@ Every decision (tier or SIMT, retiling, staging, the SIMT layout) is appended to
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -241,9 +242,20 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
         if not refusal:
             raise
         # the SIMT path was the fallback: its error alone would hide why the tensor cores were not used
-        raise LocatedError(exc.op, f"{exc.message}\nnote: the SIMT path was taken because {refusal[0]}") from None
+        raise LocatedError(exc.op, f"{exc.message}\n{_refusal_note(refusal[0])}") from None
     fallback.attributes["cutlass.target"] = StringAttr(arch)
     return "simt", fallback
+
+
+def _refusal_note(refusal: str) -> str:
+    """The tier's refusal ``FILE:L:C: error: MSG [...]`` as a located note under the SIMT path's
+    error (``FILE:L:C: note: ...``): an ``error:`` inside a note line would read as a second,
+    unlocated error."""
+    refusal = re.sub(r" \[the tensor-core path refused this kernel: [^\]]*\]$", "", refusal)  # "compiles it": not here
+    m = re.match(r"(?s)([^\s:][^:]*:\d+:\d+): error: (.*)", refusal)
+    if m:
+        return f"{m[1]}: note: the SIMT path was taken because the tensor-core path refused the kernel here: {m[2]}"
+    return f"note: the SIMT path was taken because {refusal.replace(' error: ', ' ')}"
 
 
 HOPPER_GEMM_CLUSTER = 2
