@@ -202,7 +202,8 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
         except LocatedError as exc:
             if config:
                 raise
-            remarks.append(f"{exc} [the tensor-core path refused this kernel: {_simt_dots(fallback)}]")
+            # a warning, not an error: the program compiles (an error line would read as a failure)
+            remarks.append(f"{_as_warning(str(exc))} [the tensor-core path refused this kernel: {_simt_dots(fallback)}]")
         except Exception as exc:  # noqa: BLE001 - a tier bug must not stop a program the SIMT path compiles
             if config:
                 raise
@@ -247,15 +248,20 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
     return "simt", fallback
 
 
+def _as_warning(located: str) -> str:
+    """``FILE:L:C: error: MSG`` (a refusal the program survives) as ``FILE:L:C: warning: MSG``."""
+    return re.sub(r"^([^\s:][^:]*:\d+:\d+): error: ", r"\1: warning: ", located, count=1)
+
+
 def _refusal_note(refusal: str) -> str:
-    """The tier's refusal ``FILE:L:C: error: MSG [...]`` as a located note under the SIMT path's
+    """The tier's refusal ``FILE:L:C: warning: MSG [...]`` as a located note under the SIMT path's
     error (``FILE:L:C: note: ...``): an ``error:`` inside a note line would read as a second,
     unlocated error."""
     refusal = re.sub(r" \[the tensor-core path refused this kernel: [^\]]*\]$", "", refusal)  # "compiles it": not here
-    m = re.match(r"(?s)([^\s:][^:]*:\d+:\d+): error: (.*)", refusal)
+    m = re.match(r"(?s)([^\s:][^:]*:\d+:\d+): (?:error|warning): (.*)", refusal)
     if m:
         return f"{m[1]}: note: the SIMT path was taken because the tensor-core path refused the kernel here: {m[2]}"
-    return f"note: the SIMT path was taken because {refusal.replace(' error: ', ' ')}"
+    return f"note: the SIMT path was taken because {refusal.replace(' error: ', ' ').replace(' warning: ', ' ')}"
 
 
 HOPPER_GEMM_CLUSTER = 2
