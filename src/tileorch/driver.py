@@ -62,12 +62,16 @@ def lower_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule
     """Lower a ``cuda_tile`` module to the tier the backend compiles; returns (kind, module).
 
     ``convert-cudatile-to-tileaa`` (its errors propagate, located), then
-    :func:`lower_tileaa_program`."""
+    :func:`lower_tileaa_program`; ``remarks`` also gets a located ``warning:`` per integer op whose
+    constant operand makes its result undefined or surprising (``constant_warnings.py``)."""
     from tileorch import timing
     from tileorch.backend.compile import CompileError, verify_each_pass
     from tileorch.backend.pipeline import parse_pipeline, run_passes
     from tileorch.diagnostics import verify_located
+    from tileorch.transforms.cudatile_to_tileaa.constant_warnings import constant_operand_warnings
 
+    remarks = remarks if remarks is not None else []
+    remarks.extend(constant_operand_warnings(module))  # a division by 0, a shift by the width or more
     run_passes(ctx, module, parse_pipeline(f"convert-cudatile-to-tileaa{{compute_capability={arch}}}"))
     if verify_each_pass():  # else the compiled result is verified once, after the last pass
         with timing.timed("verify"):

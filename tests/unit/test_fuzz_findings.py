@@ -249,8 +249,48 @@ def test_constant_shift_by_the_width_keeps_the_stores(tmp_path):
     ``shl`` by 64 (poison), and LLVM dropped the kernel's every store; the result is now PTX's
     clamped shift (0), stored (convert-cudatile-to-tileaa, FileCheck:
     tests/filecheck/cuda_tile/shift_amount_clamped.mlir)."""
-    bc, _, _ = _cutile_file(tmp_path, "shift_by_64", [((1024,), "int32"), ((1024,), "int32")])
+    bc, src, text = _cutile_file(tmp_path, "shift_by_64", [((1024,), "int32"), ((1024,), "int32")])
     ptx = tmp_path / "k.ptx"
     proc = _run("cli", bc, "compile", str(bc), "--no-ptxas", "--no-cache", "-o", str(ptx))
     assert proc.returncode == 0, proc.stderr
     assert ptx.read_text().count("st.global") > 0
+    line, col = _line_col(text, "<< 64", "ct.load(x")
+    assert proc.stderr.splitlines()[0] == (f"{src}:{line}:{col}: warning: shift of 32-bit integers by 64 (the "
+                                           "amount is unsigned, at least the width): each element becomes 0"), proc.stderr
+
+
+CONSTANT_OPERANDS = """cuda_tile.module @m {
+  entry @k() {
+    %x = constant <i32: 5> : tile<64xi32>
+    %z = constant <i32: 0> : tile<64xi32>
+    %c3 = constant <i32: 3> : tile<64xi32>
+    %cm1 = constant <i32: -1> : tile<64xi32>
+    %c31 = constant <i32: 31> : tile<64xi32>
+    %a = divi %x, %z signed : tile<64xi32>
+    %b = remi %x, %z unsigned : tile<64xi32>
+    %c = divi %x, %c3 signed : tile<64xi32>
+    %d = shri %x, %cm1 signed : tile<64xi32>
+    %e = shli %x, %c31 : tile<64xi32>
+    return
+  }
+}
+"""
+
+
+def test_constant_operand_warnings_name_each_op():
+    """A division or remainder by a constant 0 (undefined behaviour: LLVM dropped the stores of
+    the hand-written ``t // 0`` edge case) and a shift by the width or more are located warnings;
+    a division by 3 and a shift by 31 are not."""
+    from tileorch.diagnostics import parse_module
+    from tileorch.registry import make_context
+    from tileorch.transforms.cudatile_to_tileaa.constant_warnings import constant_operand_warnings
+
+    module = parse_module(make_context(), CONSTANT_OPERANDS, "k.mlir")
+    assert constant_operand_warnings(module) == [
+        "k.mlir:8:5: warning: integer division by the constant 0 is undefined behaviour: the result (and any "
+        "store of it) is undefined",
+        "k.mlir:9:5: warning: integer remainder by the constant 0 is undefined behaviour: the result (and any "
+        "store of it) is undefined",
+        "k.mlir:11:5: warning: shift of 32-bit integers by 4294967295 (the amount is unsigned, at least the width): "
+        "each element becomes -1 or 0 (its sign)",
+    ]
