@@ -567,6 +567,190 @@ def atomic_add_i8(x, y):
     ct.atomic_add(y, idx, ct.load(x, index=(0,), shape=(64,)))
 
 
+# ------------------------------------------------------------------------------------------ more
+@case("mma_u8_i8", [((256, 256), "uint8"), ((256, 256), "int8"), ((256, 256), "int32")], "uint8 x int8 mma")
+@ct.kernel
+def mma_u8_i8(A, B, C):
+    acc = ct.zeros((64, 64), dtype=ct.int32)
+    acc = ct.mma(ct.load(A, index=(0, 0), shape=(64, 32)), ct.load(B, index=(0, 0), shape=(32, 64)), acc)
+    ct.store(C, index=(0, 0), tile=acc)
+
+
+@case("mma_batched_mismatch", [((4, 64, 64), "float16"), ((2, 64, 64), "float16"), ((4, 64, 64), "float32")],
+      "a 3-D mma with batch 2 against batch 1")
+@ct.kernel
+def mma_batched_mismatch(A, B, C):
+    acc = ct.zeros((2, 64, 64), dtype=ct.float32)
+    acc = ct.mma(ct.load(A, index=(0, 0, 0), shape=(2, 64, 32)), ct.load(B, index=(0, 0, 0), shape=(1, 32, 64)), acc)
+    ct.store(C, index=(0, 0, 0), tile=acc)
+
+
+@case("fp8_add", [((1024,), "float8_e4m3fn"), ((1024,), "float8_e4m3fn")], "e4m3 tile + e4m3 tile")
+@ct.kernel
+def fp8_add(x, y):
+    t = ct.load(x, index=(0,), shape=(64,))
+    ct.store(y, index=(0,), tile=t + t)
+
+
+@case("f16_overflow_constant", [((1024,), "float16"), ((1024,), "float16")], "an f16 tile times 70000.0")
+@ct.kernel
+def f16_overflow_constant(x, y):
+    ct.store(y, index=(0,), tile=ct.load(x, index=(0,), shape=(64,)) * ct.full((64,), 70000.0, dtype=ct.float16))
+
+
+@case("nan_constant_arg", [F32_1D, F32_1D, float("nan")], "a ct.Constant[float] of NaN")
+@ct.kernel
+def nan_constant_arg(x, y, c: ct.Constant[float]):
+    ct.store(y, index=(0,), tile=ct.load(x, index=(0,), shape=(64,)) + c)
+
+
+@case("unicode_kernel_name", [F32_1D, F32_1D], "a kernel named with non-ASCII letters")
+@ct.kernel
+def ядро(x, y):
+    ct.store(y, index=(0,), tile=ct.load(x, index=(0,), shape=(64,)))
+
+
+@case("static_iter_4096", [F32_1D, F32_1D], "ct.static_iter over 4096 steps (unrolled by cuTile)")
+@ct.kernel
+def static_iter_4096(x, y):
+    acc = ct.zeros((64,), dtype=ct.float32)
+    for i in ct.static_iter(range(4096)):
+        acc = acc * 0.5 + i
+    ct.store(y, index=(0,), tile=acc)
+
+
+@case("deep_loops", [F32_1D, F32_1D, 2], "8 nested runtime loops")
+@ct.kernel
+def deep_loops(x, y, n: int):
+    acc = ct.zeros((64,), dtype=ct.float32)
+    for a in range(n):
+        for b in range(n):
+            for c in range(n):
+                for d in range(n):
+                    for e in range(n):
+                        for f in range(n):
+                            for g in range(n):
+                                for h in range(n):
+                                    acc = acc + 1.0
+    ct.store(y, index=(0,), tile=acc)
+
+
+@case("arange_16m", [((1 << 24,), "int32")], "ct.arange(2^24) stored")
+@ct.kernel
+def arange_16m(y):
+    ct.store(y, index=(0,), tile=ct.arange(1 << 24, dtype=ct.int32))
+
+
+@case("where_dtype_mix", [F32_1D, ((1024,), "int32"), F32_1D], "ct.where(f32 cond, f32, int32)")
+@ct.kernel
+def where_dtype_mix(x, i, y):
+    t = ct.load(x, index=(0,), shape=(64,))
+    ct.store(y, index=(0,), tile=ct.where(t > 0, t, ct.load(i, index=(0,), shape=(64,))))
+
+
+@case("argmax_bool", [((1024,), "bool_"), ((1,), "int32")], "ct.argmax of a bool tile")
+@ct.kernel
+def argmax_bool(x, y):
+    ct.store(y, index=(0,), tile=ct.reshape(ct.argmax(ct.load(x, index=(0,), shape=(64,)), axis=0), (1,)))
+
+
+@case("reduce_custom", [F32_2D, F32_1D], "ct.reduce with a custom combiner (a * b + 1)")
+@ct.kernel
+def reduce_custom(x, y):
+    t = ct.load(x, index=(0, 0), shape=(64, 64))
+    ct.store(y, index=(0,), tile=ct.reduce(t, axis=1, func=lambda a, b: a * b + 1.0, identity=1.0))
+
+
+@case("scan_custom", [F32_1D, F32_1D], "ct.scan with a custom combiner (max)")
+@ct.kernel
+def scan_custom(x, y):
+    t = ct.load(x, index=(0,), shape=(64,))
+    ct.store(y, index=(0,), tile=ct.scan(t, axis=0, func=lambda a, b: ct.maximum(a, b), identity=-1.0e30))
+
+
+@case("scatter_2d_wrong_rank", [F32_2D, F32_1D], "ct.scatter into a 2-D array with one index tile")
+@ct.kernel
+def scatter_2d_wrong_rank(y, x):
+    ct.scatter(y, ct.arange(64, dtype=ct.int32), ct.load(x, index=(0,), shape=(64,)))
+
+
+@case("int64_index_huge_array", [((1 << 33,), "float32"), F32_1D], "a 2^33-element array (int32 index type)")
+@ct.kernel
+def int64_index_huge_array(x, y):
+    ct.store(y, index=(0,), tile=ct.load(x, index=(ct.bid(0) + 100000000,), shape=(64,)))
+
+
+@case("mma_k_tiny", [F16_2D, F16_2D, F32_2D], "a 64x64 mma with K = 1")
+@ct.kernel
+def mma_k_tiny(A, B, C):
+    acc = ct.zeros((64, 64), dtype=ct.float32)
+    acc = ct.mma(ct.load(A, index=(0, 0), shape=(64, 1)), ct.load(B, index=(0, 0), shape=(1, 64)), acc)
+    ct.store(C, index=(0, 0), tile=acc)
+
+
+@case("mma_2x2x2", [F16_2D, F16_2D, F32_2D], "a 2x2x2 mma")
+@ct.kernel
+def mma_2x2x2(A, B, C):
+    acc = ct.zeros((2, 2), dtype=ct.float32)
+    acc = ct.mma(ct.load(A, index=(0, 0), shape=(2, 2)), ct.load(B, index=(0, 0), shape=(2, 2)), acc)
+    ct.store(C, index=(0, 0), tile=acc)
+
+
+@case("gemm_256x256_acc", [((1024, 1024), "float16"), ((1024, 1024), "float16"), ((1024, 1024), "float32"),
+                           256, 256, 64], "a 256x256 f32 accumulator GEMM (256 KiB of registers)")
+@ct.kernel
+def gemm_256x256_acc(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+
+
+@case("gemm_256x256_acc_exp", [((1024, 1024), "float16"), ((1024, 1024), "float16"), ((1024, 1024), "float32"),
+                               256, 256, 64], "the 256x256 accumulator with a cumsum epilogue (SIMT path)")
+@ct.kernel
+def gemm_256x256_acc_exp(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+    ct.store(C, index=(bm, bn), tile=ct.cumsum(acc, axis=1))
+
+
+@case("simt_max_slots", [((512, 512), "float32"), ((512, 512), "float32"), 512, 512],
+      "a 512x512 f32 elementwise tile (512 values per thread on 512 threads)")
+@ct.kernel
+def simt_max_slots(x, y, a: ct.Constant[int], b: ct.Constant[int]):
+    t = ct.load(x, index=(0, 0), shape=(a, b))
+    ct.store(y, index=(0, 0), tile=ct.exp(t) * t)
+
+
+@case("uint32_floordiv", [((1024,), "uint32"), ((1024,), "uint32")], "t // 3 on uint32")
+@ct.kernel
+def uint32_floordiv(x, y):
+    ct.store(y, index=(0,), tile=ct.load(x, index=(0,), shape=(64,)) // 3)
+
+
+@case("warps_32_big_tile", [((4096, 4096), "float32"), ((4096, 4096), "float32"), 256, 256],
+      "num_worker_warps=32 (1024 threads) with a 256x256 f32 tile and occupancy=32")
+@ct.kernel(num_worker_warps=32, occupancy=32)
+def warps_32_big_tile(x, y, a: ct.Constant[int], b: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0), 0), shape=(a, b))
+    ct.store(y, index=(ct.bid(0), 0), tile=ct.exp(t) * ct.transpose(t))
+
+
+@case("num_ctas_16", [((4096, 4096), "float16"), ((4096, 4096), "float16"), ((4096, 4096), "float32"), 128, 128, 64],
+      "a GEMM with num_ctas=16 (a cluster of 16 CTAs)")
+@ct.kernel(num_ctas=16)
+def num_ctas_16(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+    ct.store(C, index=(bm, bn), tile=acc)
+
+
 # ------------------------------------------------------------------------------------------ runner
 PROPERTY = re.compile(r"^(?:\S[^:]*:\d+:\d+: error: |\S[^:]*: error: invalid CUDA Tile IR bytecode at offset \d+: )")
 
