@@ -294,3 +294,16 @@ def test_constant_operand_warnings_name_each_op():
         "k.mlir:11:5: warning: shift of 32-bit integers by 4294967295 (the amount is unsigned, at least the width): "
         "each element becomes -1 or 0 (its sign)",
     ]
+
+
+def test_unsigned_floor_division_error_names_the_workaround(tmp_path):
+    """Hand-written edge case (2026-12-03): cuTile 1.7 writes ``t // 3`` of a uint32 tile as
+    ``divi unsigned rounding<negative_inf>``, which CUDA Tile IR rejects; the located error now
+    says what to write instead."""
+    src = tmp_path / "u.mlir"
+    src.write_text("cuda_tile.module @m {\n  entry @k() {\n    %x = constant <i32: 5> : tile<64xi32>\n"
+                   "    %a = divi %x, %x unsigned rounding<negative_inf> : tile<64xi32>\n    return\n  }\n}\n")
+    errors = _located_only(_run("opt", src))
+    assert errors == [f"{src}:4:5: error: rounding mode 'negative_inf' is not supported with unsigned integers "
+                      "(cuTile writes it for '//' of unsigned integers: divide them as signed integers of a wider "
+                      "type, e.g. (x.astype(ct.int64) // n).astype(x.dtype))"]
