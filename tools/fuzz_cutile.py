@@ -20,12 +20,14 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 import traceback
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "tests" / "unit"))
+sys.path.insert(0, str(ROOT / "tests"))  # tool_forkserver, which test_cuda_tile_bytecode imports
 
 
 class _Timeout(Exception):
@@ -57,8 +59,11 @@ def main(argv=None) -> int:
     from tileorch.driver import compile_program
     from tileorch.tools.fuzz import Mutator
 
+    start = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
         texts = seeds(Path(tmp))
+    print(f"fuzz-cutile: {len(texts)} seeds exported in {time.monotonic() - start:.0f} s", flush=True)
+    start = time.monotonic()
     rng = random.Random(ns.seed)
     mutator = Mutator(rng)
     counts: dict[str, int] = {}
@@ -86,6 +91,8 @@ def main(argv=None) -> int:
         finally:
             signal.alarm(0)
         counts[kind] = counts.get(kind, 0) + 1
+        if (i + 1) % 100 == 0:
+            print(f"fuzz-cutile: {i + 1} inputs in {time.monotonic() - start:.0f} s, outcomes {counts}", flush=True)
         if kind.startswith("finding"):
             findings += 1
             ns.out.mkdir(parents=True, exist_ok=True)

@@ -624,6 +624,8 @@ def format_exception(exc: BaseException, module: Operation | None = None) -> lis
         return [f"{loc.file}:{loc.line}:{loc.col}: error: {exc.msg}"]
     if isinstance(exc, LocatedError):
         return [str(exc)]
+    if isinstance(exc, CompileError) and exc.lines:  # already located (the bytecode reader's source lines)
+        return list(exc.lines)
     if module is not None and isinstance(exc, VerifyException):
         located = verify_located(module)
         if located:

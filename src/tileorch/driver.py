@@ -21,6 +21,7 @@ Every decision (tier or SIMT, retiling, staging, the SIMT layout) is appended to
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -62,12 +63,16 @@ def lower_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule
     """Lower a ``cuda_tile`` module to the tier the backend compiles; returns (kind, module).
 
     ``convert-cudatile-to-tileaa`` (its errors propagate, located), then
-    :func:`lower_tileaa_program`."""
+    :func:`lower_tileaa_program`; ``remarks`` also gets a located ``warning:`` per integer op whose
+    constant operand makes its result undefined or surprising (``constant_warnings.py``)."""
     from tileorch import timing
     from tileorch.backend.compile import CompileError, verify_each_pass
     from tileorch.backend.pipeline import parse_pipeline, run_passes
     from tileorch.diagnostics import verify_located
+    from tileorch.transforms.cudatile_to_tileaa.constant_warnings import constant_operand_warnings
 
+    remarks = remarks if remarks is not None else []
+    remarks.extend(constant_operand_warnings(module))  # a division by 0, a shift by the width or more
     run_passes(ctx, module, parse_pipeline(f"convert-cudatile-to-tileaa{{compute_capability={arch}}}"))
     if verify_each_pass():  # else the compiled result is verified once, after the last pass
         with timing.timed("verify"):
@@ -202,7 +207,8 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
         except LocatedError as exc:
             if config:
                 raise
-            remarks.append(f"{exc} [the tensor-core path refused this kernel: {_simt_dots(fallback)}]")
+            # a warning, not an error: the program compiles (an error line would read as a failure)
+            remarks.append(f"{_as_warning(str(exc))} [the tensor-core path refused this kernel: {_simt_dots(fallback)}]")
         except Exception as exc:  # noqa: BLE001 - a tier bug must not stop a program the SIMT path compiles
             if config:
                 raise
@@ -242,9 +248,25 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
         if not refusal:
             raise
         # the SIMT path was the fallback: its error alone would hide why the tensor cores were not used
-        raise LocatedError(exc.op, f"{exc.message}\nnote: the SIMT path was taken because {refusal[0]}") from None
+        raise LocatedError(exc.op, f"{exc.message}\n{_refusal_note(refusal[0])}") from None
     fallback.attributes["cutlass.target"] = StringAttr(arch)
     return "simt", fallback
+
+
+def _as_warning(located: str) -> str:
+    """``FILE:L:C: error: MSG`` (a refusal the program survives) as ``FILE:L:C: warning: MSG``."""
+    return re.sub(r"^([^\s:][^:]*:\d+:\d+): error: ", r"\1: warning: ", located, count=1)
+
+
+def _refusal_note(refusal: str) -> str:
+    """The tier's refusal ``FILE:L:C: warning: MSG [...]`` as a located note under the SIMT path's
+    error (``FILE:L:C: note: ...``): an ``error:`` inside a note line would read as a second,
+    unlocated error."""
+    refusal = re.sub(r" \[the tensor-core path refused this kernel: [^\]]*\]$", "", refusal)  # "compiles it": not here
+    m = re.match(r"(?s)([^\s:][^:]*:\d+:\d+): (?:error|warning): (.*)", refusal)
+    if m:
+        return f"{m[1]}: note: the SIMT path was taken because the tensor-core path refused the kernel here: {m[2]}"
+    return f"note: the SIMT path was taken because {refusal.replace(' error: ', ' ').replace(' warning: ', ' ')}"
 
 
 HOPPER_GEMM_CLUSTER = 2

@@ -610,7 +610,7 @@ def test_a_slower_path_is_a_performance_warning_once():
     from tileorch.diagnostics import PerformanceWarning
 
     class Program:
-        remarks = ["k.py:3:4: error: convert-nv-tileas-to-cutlass: ... [the tensor-core path refused this kernel: "
+        remarks = ["k.py:3:4: warning: convert-nv-tileas-to-cutlass: ... [the tensor-core path refused this kernel: "
                    "the SIMT path compiles it, slowly]", "remark: ptxas: k: 40 registers, 0 spills, 0 B stack"]
 
     entry = rc._Compiled(Program())

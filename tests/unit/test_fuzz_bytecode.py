@@ -110,7 +110,8 @@ def test_finding_gives_located_diagnostics(path, mode, tmp_path):
     ``kernel_name_not_a_ptx_identifier`` (LLVM abort), ``static_stride_over_32_bits`` (internal
     error in convert-nv-tileaa-to-simt), ``hint_out_of_range`` (``<unknown>: error: kernel_spec
     num_ctas ...``, unlocated), ``reduce_dim_over_32_bits`` (``<unknown>: error: Integer value
-    9007194959773696 is out of range for type i32``, unlocated)."""
+    9007194959773696 is out of range for type i32``, unlocated), ``invalid_result_type_in_opt``
+    (``<unknown>: error: FILE:7:5: error: 'constant' has an invalid result type ...`` in opt mode)."""
     local = tmp_path / path.name
     local.write_bytes(path.read_bytes())
     out = io.StringIO()

@@ -175,3 +175,135 @@ def test_huge_cluster_shape_is_reported_not_enumerated():
     src = FINDINGS / "huge_cluster_multicast.mlir"
     errors = _located_only(_run("opt", src))
     assert any("is not a cluster" in e for e in errors), errors
+
+
+def test_bytecode_invalid_result_type_is_located_in_tileorch_opt():
+    """Bytecode fuzz campaign of 2026-12-03 (seed 111, 29 inputs): a result type CUDA Tile IR
+    rejects (a 1032-element constant) is reported by the reader at the op's source line; in
+    ``tileorch-opt`` that located error was wrapped as ``<unknown>: error: FILE:7:5: error: ...``."""
+    src = ROOT / "tests/unit/fuzz_findings/bytecode/invalid_result_type_in_opt.tileirbc"
+    errors = _located_only(_run("opt", src))
+    assert errors == ["tests/filecheck/cuda_tile/lower_to_tileaa.mlir:7:5: error: 'constant' has an invalid result "
+                      "type (all dimensions must be powers of two, got [1032])"]
+
+
+def _cutile_file(tmp_path, kernel: str, spec: list) -> tuple[Path, Path, str]:
+    """The bytecode of ``fuzz_findings/cutile_kernels.py``'s ``kernel`` for ``spec`` (skips
+    without cuTile), the kernels' source path and its text."""
+    pytest.importorskip("cuda.tile")
+    sys.path.insert(0, str(ROOT / "tests/unit/fuzz_findings"))
+    try:
+        import cutile_kernels
+    finally:
+        sys.path.pop(0)
+    from tileorch.testing.export import cutile_bytecode
+
+    out = tmp_path / f"{kernel}.tileirbc"
+    out.write_bytes(cutile_bytecode(getattr(cutile_kernels, kernel), spec))
+    src = Path(cutile_kernels.__file__)
+    return out, src, src.read_text()
+
+
+def _line_col(text: str, marker: str, token: str) -> tuple[int, int]:
+    """1-based line of the line holding ``marker`` and 0-based column of ``token`` in it (cuTile's
+    debug columns are 0-based)."""
+    lines = text.splitlines()
+    n = next(i for i, line in enumerate(lines) if marker in line)
+    return n + 1, lines[n].index(token)
+
+
+_GEMM_512K = [((1024, 1024), "float16"), ((1024, 1024), "float16"), ((1024, 1024), "float32"), 128, 256, 512]
+
+
+def test_simt_error_after_a_tier_refusal_notes_the_refusal_located(tmp_path):
+    """Hand-written edge case (2026-12-03): a GEMM whose 128x512 and 512x256 f16 operand tiles do
+    not fit the tier's shared memory falls back to the SIMT path, which refuses the 512-column
+    tile; the tier's reason was printed as ``note: the SIMT path was taken because FILE:L:C:
+    error: ...`` (an error: line without a location of its own)."""
+    bc, src, text = _cutile_file(tmp_path, "big_k_tile", _GEMM_512K)
+    proc = _run("cli", bc, "compile", str(bc), "--no-ptxas", "--no-cache", "-o", str(tmp_path / "k.ptx"))
+    errors = _located_only(proc)
+    loop, _ = _line_col(text, "# LOOP", "for")
+    assert len(errors) == 1 and "needs 1024 registers per thread on 128 threads (at most 512)" in errors[0], errors
+    assert f"{src}:{loop}:4: note: the SIMT path was taken because the tensor-core path refused the kernel here: " \
+           "failed to find a schedule for the loop: 393232 bytes per stage do not fit twice in the 216064 bytes " \
+           "of shared memory left of 232448" in proc.stderr.splitlines(), proc.stderr
+
+
+def test_tier_refusal_of_a_program_that_compiles_is_a_warning(tmp_path):
+    """Hand-written edge case (2026-12-03): an f64 dot compiles on the SIMT path; the tier's
+    refusal was printed as ``FILE:L:C: error: ...`` although ``tileorch compile`` exits 0."""
+    bc, src, text = _cutile_file(tmp_path, "f64_dot", [((64, 64), "float64")] * 3 + [16])
+    proc = _run("cli", bc, "compile", str(bc), "--no-ptxas", "--no-cache", "-o", str(tmp_path / "k.ptx"))
+    assert proc.returncode == 0, proc.stderr
+    assert " error: " not in proc.stdout + proc.stderr, proc.stderr
+    line, col = _line_col(text, "# DOT", "ct.mma")
+    assert (f"{src}:{line}:{col}: warning: convert-nv-tileas-to-cutlass: the dot's MMA atom is "
+            "#nv_tileas.fma<[1, 1, 1]>, not a WGMMA (mma.sm90) atom [the tensor-core path refused this kernel: "
+            "the SIMT path compiles it, slowly (scalar FMA loops for a dot mma.sync does not take)]"
+            in proc.stderr.splitlines()), proc.stderr
+
+
+def test_constant_shift_by_the_width_keeps_the_stores(tmp_path):
+    """Hand-written edge case (2026-12-03): ``x << 64`` on an int32 tile lowered to LLVM's
+    ``shl`` by 64 (poison), and LLVM dropped the kernel's every store; the result is now PTX's
+    clamped shift (0), stored (convert-cudatile-to-tileaa, FileCheck:
+    tests/filecheck/cuda_tile/shift_amount_clamped.mlir)."""
+    bc, src, text = _cutile_file(tmp_path, "shift_by_64", [((1024,), "int32"), ((1024,), "int32")])
+    ptx = tmp_path / "k.ptx"
+    proc = _run("cli", bc, "compile", str(bc), "--no-ptxas", "--no-cache", "-o", str(ptx))
+    assert proc.returncode == 0, proc.stderr
+    assert ptx.read_text().count("st.global") > 0
+    line, col = _line_col(text, "<< 64", "ct.load(x")
+    assert proc.stderr.splitlines()[0] == (f"{src}:{line}:{col}: warning: shift of 32-bit integers by 64 (the "
+                                           "amount is unsigned, at least the width): each element becomes 0"), proc.stderr
+
+
+CONSTANT_OPERANDS = """cuda_tile.module @m {
+  entry @k() {
+    %x = constant <i32: 5> : tile<64xi32>
+    %z = constant <i32: 0> : tile<64xi32>
+    %c3 = constant <i32: 3> : tile<64xi32>
+    %cm1 = constant <i32: -1> : tile<64xi32>
+    %c31 = constant <i32: 31> : tile<64xi32>
+    %a = divi %x, %z signed : tile<64xi32>
+    %b = remi %x, %z unsigned : tile<64xi32>
+    %c = divi %x, %c3 signed : tile<64xi32>
+    %d = shri %x, %cm1 signed : tile<64xi32>
+    %e = shli %x, %c31 : tile<64xi32>
+    return
+  }
+}
+"""
+
+
+def test_constant_operand_warnings_name_each_op():
+    """A division or remainder by a constant 0 (undefined behaviour: LLVM dropped the stores of
+    the hand-written ``t // 0`` edge case) and a shift by the width or more are located warnings;
+    a division by 3 and a shift by 31 are not."""
+    from tileorch.diagnostics import parse_module
+    from tileorch.registry import make_context
+    from tileorch.transforms.cudatile_to_tileaa.constant_warnings import constant_operand_warnings
+
+    module = parse_module(make_context(), CONSTANT_OPERANDS, "k.mlir")
+    assert constant_operand_warnings(module) == [
+        "k.mlir:8:5: warning: integer division by the constant 0 is undefined behaviour: the result (and any "
+        "store of it) is undefined",
+        "k.mlir:9:5: warning: integer remainder by the constant 0 is undefined behaviour: the result (and any "
+        "store of it) is undefined",
+        "k.mlir:11:5: warning: shift of 32-bit integers by 4294967295 (the amount is unsigned, at least the width): "
+        "each element becomes -1 or 0 (its sign)",
+    ]
+
+
+def test_unsigned_floor_division_error_names_the_workaround(tmp_path):
+    """Hand-written edge case (2026-12-03): cuTile 1.7 writes ``t // 3`` of a uint32 tile as
+    ``divi unsigned rounding<negative_inf>``, which CUDA Tile IR rejects; the located error now
+    says what to write instead."""
+    src = tmp_path / "u.mlir"
+    src.write_text("cuda_tile.module @m {\n  entry @k() {\n    %x = constant <i32: 5> : tile<64xi32>\n"
+                   "    %a = divi %x, %x unsigned rounding<negative_inf> : tile<64xi32>\n    return\n  }\n}\n")
+    errors = _located_only(_run("opt", src))
+    assert errors == [f"{src}:4:5: error: rounding mode 'negative_inf' is not supported with unsigned integers "
+                      "(cuTile writes it for '//' of unsigned integers: divide them as signed integers of a wider "
+                      "type, e.g. (x.astype(ct.int64) // n).astype(x.dtype))"]

@@ -143,7 +143,7 @@ def test_three_accumulators_of_128_columns_refused_located():
     kind, remarks = _lower(_three_dots_128, [(M, K), (K, N), (K, N), (K, N), (M, N)], (128, 128, 64))
     assert kind == "simt"
     refusal = next(r for r in remarks if "tensor-core path refused" in r)
-    assert re.match(r".*test_shared_a_dots\.py:\d+:\d+: error: convert-nv-tileas-to-cutlass: 3 dots sharing A",
+    assert re.match(r".*test_shared_a_dots\.py:\d+:\d+: warning: convert-nv-tileas-to-cutlass: 3 dots sharing A",
                     refusal), refusal
     assert "accumulator registers" in refusal
 

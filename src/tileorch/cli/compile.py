@@ -144,7 +144,7 @@ def _run(args: argparse.Namespace) -> int:
             print(line, file=sys.stderr)
         return 1
     for line in remarks:  # a tile program: what the tier refused, a --schedule it did not apply; spills
-        if "refused" in line or "not applied" in line or line.startswith("warning:") or args.remarks:
+        if "refused" in line or "not applied" in line or _is_warning(line) or args.remarks:
             print(f"{name}: {line}" if line.startswith(("remark:", "warning:")) else line, file=sys.stderr)
     if not _write_output(args.output, out):
         return 1
@@ -158,6 +158,11 @@ def _run(args: argparse.Namespace) -> int:
         print(f"{name}: wrote {args.output} ({out.count(chr(10))} lines of {args.emit}{checked})",
               file=sys.stderr)
     return 0
+
+
+def _is_warning(line: str) -> bool:
+    """A warning remark (``warning: ...`` or a located ``FILE:L:C: warning: ...``): always printed."""
+    return line.startswith("warning:") or " warning: " in line.split("[", 1)[0][:400]
 
 
 def _cubin_request_ok(args: argparse.Namespace) -> bool:
@@ -215,7 +220,7 @@ def _compile_cutile_deferred(args: argparse.Namespace, data: bytes, name: str) -
                            "compiles, so the SIMT path compiled it")
         show = getattr(args, "remarks", False)
         for line in remarks:
-            if "refused" in line or "not applied" in line or show:
+            if "refused" in line or "not applied" in line or _is_warning(line) or show:
                 print(line, file=sys.stderr)
         result = compile_module(module, ctx, arch=arch, ptx_version=args.ptx_version, emit=args.emit,
                                 ptxas=not args.no_ptxas and args.emit == "ptx", extra_pipeline=args.pipeline,

@@ -292,3 +292,35 @@ builtin.module {
     nv_tileaa.return
   }
 }
+
+// -----
+
+// A dot on scalar FMA loops (no target named: mma.sync needs sm_80) whose 256x256 f32
+// accumulator is 512 slots per thread on 128 threads: refused (ptxas ran for minutes past 4 GiB
+// on such a kernel); 256 slots (a 128x256 accumulator) still compile.  (--verify-diagnostics
+// does not fail on an expected error that never comes: the CHECK lines do.)
+// CHECK: simt.mlir:{{[0-9]+}}:5: error: 'nv_tileaa.dot' is not supported yet by convert-nv-tileaa-to-simt: a 256x256x16 dot on scalar FMA loops
+// CHECK-NOT: func.func @fma_dot_too_big
+builtin.module {
+  nv_tileaa.func @fma_dot_too_big(%f: f32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %a = arith.constant dense<1.0> : tensor<256x16xf32>
+    %b = arith.constant dense<1.0> : tensor<16x256xf32>
+    %z = arith.constant dense<0.0> : tensor<256x256xf32>
+    // expected-error @+1 {{'nv_tileaa.dot' is not supported yet by convert-nv-tileaa-to-simt: a 256x256x16 dot on scalar FMA loops (mma.sync needs sm_80 or newer): its accumulator needs 512 registers per thread on 128 threads (at most 256); use smaller tiles}}
+    %d = nv_tileaa.dot %a, %b, %z : tensor<256x16xf32>, tensor<16x256xf32>, tensor<256x256xf32> -> tensor<256x256xf32>
+    nv_tileaa.return
+  }
+}
+
+// -----
+
+// CHECK-LABEL: func.func @fma_dot_256_slots
+builtin.module {
+  nv_tileaa.func @fma_dot_256_slots(%f: f32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %a = arith.constant dense<1.0> : tensor<128x16xf32>
+    %b = arith.constant dense<1.0> : tensor<16x256xf32>
+    %z = arith.constant dense<0.0> : tensor<128x256xf32>
+    %d = nv_tileaa.dot %a, %b, %z : tensor<128x16xf32>, tensor<16x256xf32>, tensor<128x256xf32> -> tensor<128x256xf32>
+    nv_tileaa.return
+  }
+}

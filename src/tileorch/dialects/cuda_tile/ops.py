@@ -156,7 +156,10 @@ class DivIOp(_Binary):
             raise VerifyException("rounding mode must be one of 'zero', 'positive_inf' or 'negative_inf', got "
                                   f"'{rm.value}'")
         if rm == A.RoundingMode.NEGATIVE_INF and self.signedness.data == A.Signedness.UNSIGNED:
-            raise VerifyException("rounding mode 'negative_inf' is not supported with unsigned integers")
+            # cuTile 1.7 writes this for `//` of unsigned tiles (CUDA Tile IR rejects it)
+            raise VerifyException("rounding mode 'negative_inf' is not supported with unsigned integers (cuTile "
+                                  "writes it for '//' of unsigned integers: divide them as signed integers of a "
+                                  "wider type, e.g. (x.astype(ct.int64) // n).astype(x.dtype))")
 
 
 class _BinaryXY(CtOp):

@@ -565,7 +565,24 @@ _ARITH_BINARY = {
 
 def _arith_binary(L, op):
     cls = _ARITH_BINARY[type(op)](op)
-    L.bind(op, L.emit(cls(L.v(op.operands[0]), L.v(op.operands[1])), op))
+    lhs, rhs = L.v(op.operands[0]), L.v(op.operands[1])
+    if isinstance(op, ct.ShLIOp | ct.ShRIOp):
+        width = _element_type(lhs.type).width.data
+        amount = _uniform_int(op.operands[1])
+        if amount is not None and amount % (1 << width) >= width:
+            # a constant shift by the width or more (the amount is unsigned): PTX's shl/shr
+            # clamp it to the width (0, or the sign for an arithmetic right shift), while
+            # LLVM's shl/lshr/ashr make it poison and drop the stores of the result
+            if cls is arith.ShRSIOp:
+                rhs = _splat_const(L, width - 1, rhs.type, op)
+            else:
+                L.vm[op.result] = _splat_const(L, 0, lhs.type, op)
+                return
+    L.bind(op, L.emit(cls(lhs, rhs), op))
+
+
+def _element_type(t: Attribute) -> Attribute:
+    return t.element_type if isinstance(t, TensorType) else t
 
 
 for _c in _ARITH_BINARY:

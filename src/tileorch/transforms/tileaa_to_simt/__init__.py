@@ -96,6 +96,10 @@ memory its launch must give it (the scratch is then an external ``[0 x i8]`` sha
 MAX_SLOTS = 512
 """Register slots per tile per thread (a 128 x 512 f32 tile on 128 threads); bigger tiles are
 refused rather than compiled into a kernel that spills everything."""
+MAX_FMA_DOT_SLOTS = 256
+"""Accumulator slots per thread of a dot on scalar FMA loops (one K loop per slot, every slot
+live across all of them): a 256x256 f32 accumulator on 128 threads (512 slots) made ptxas run
+for minutes and grow past 4 GiB; such a dot is refused (a located error) instead."""
 
 SCRATCH = "__tileorch_simt_scratch"
 RAGGED_ROWS_ENV = "TILEORCH_RAGGED_ROWS"
@@ -1595,6 +1599,11 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         if isinstance(plan, MmaPlan):
             self.vals[op.results[0]] = self._dot_on_mma(e, plan, a, b_, acc)
             return
+        if len(acc.slots) > MAX_FMA_DOT_SLOTS:
+            shape = "x".join(str(d) for d in (*acc.shape, a.shape[-1]))
+            raise _unsupported(op, f"a {shape} dot on scalar FMA loops ({plan}): its accumulator needs "
+                                   f"{len(acc.slots)} registers per thread on {self.threads} threads (at most "
+                                   f"{MAX_FMA_DOT_SLOTS}); use smaller tiles")
         signed_a, signed_b = dot_signedness(op)  # integer operands: zero-extend unsigned ones
         offs = self._stage(e, [a, b_], pad=False)
         kdim = a.shape[-1]

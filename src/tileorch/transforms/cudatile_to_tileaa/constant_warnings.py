@@ -1,0 +1,51 @@
+"""Warnings about integer ops of a ``cuda_tile`` program whose constant right operand makes the
+result undefined or surprising, located at the op (the user's line through the debug info).
+
+:func:`constant_operand_warnings` returns ``FILE:L:C: warning: ...`` lines for
+
+* ``divi`` / ``remi`` by a constant 0: undefined behaviour in CUDA Tile IR; LLVM may drop the
+  stores of the result, so the kernel silently writes nothing;
+* ``shli`` / ``shri`` by a constant of the element width or more (the amount is unsigned): the
+  conversion gives PTX's clamped value (0, or the sign for an arithmetic right shift), which is
+  rarely what the program meant.
+
+It only reads the module."""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import ModuleOp
+
+from tileorch.diagnostics import format_error
+from tileorch.dialects.cuda_tile import attrs as A
+from tileorch.dialects.cuda_tile import ops as ct
+
+
+def _width(op) -> int | None:
+    t = op.lhs.type
+    e = getattr(t, "element_type", None)
+    w = getattr(e, "width", None)
+    return w.data if w is not None else None
+
+
+def constant_operand_warnings(module: ModuleOp) -> list[str]:
+    """One located ``warning:`` line per op of the kinds above (see the module docstring)."""
+    from tileorch.transforms.cudatile_to_tileaa import _uniform_int
+
+    out: list[str] = []
+    for op in module.walk():
+        if isinstance(op, ct.DivIOp | ct.RemIOp) and _uniform_int(op.rhs) == 0:
+            what = "division" if isinstance(op, ct.DivIOp) else "remainder"
+            out.append(format_error(op, f"integer {what} by the constant 0 is undefined behaviour: the result "
+                                        "(and any store of it) is undefined", "warning"))
+        elif isinstance(op, ct.ShLIOp | ct.ShRIOp):
+            width, amount = _width(op), _uniform_int(op.rhs)
+            if width is None or amount is None or amount % (1 << width) < width:
+                continue
+            signed = isinstance(op, ct.ShRIOp) and op.signedness.data == A.Signedness.SIGNED
+            value = "-1 or 0 (its sign)" if signed else "0"
+            out.append(format_error(op, f"shift of {width}-bit integers by {amount % (1 << width)} (the amount is "
+                                        f"unsigned, at least the width): each element becomes {value}", "warning"))
+    return out
+
+
+__all__ = ["constant_operand_warnings"]
