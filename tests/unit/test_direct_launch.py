@@ -215,3 +215,13 @@ def test_a_function_without_a_raw_handle_takes_the_cuda_python_path(lib):
     assert bound.path == "cuda-python" and bound.path_reason == "the function 'fill' has no raw CUfunction handle"
     bound.launcher()(3)
     assert lib.launches == []
+
+
+def test_the_default_path_says_it_is_the_default(monkeypatch):
+    """Unset, the switch takes the default (cuda-python's binding) and says so, not '=0'."""
+    monkeypatch.delenv(dl.ENV, raising=False)
+    monkeypatch.setattr(dl, "DEFAULT", "0")
+    path, why = dl.planned_path(load=lambda: (_ for _ in ()).throw(AssertionError("libcuda must not be opened")))
+    assert path == "cuda-python" and why.startswith("the default") and f"{dl.ENV}=1" in why
+    monkeypatch.setenv(dl.ENV, "0")
+    assert dl.planned_path()[1] == f"{dl.ENV}=0"

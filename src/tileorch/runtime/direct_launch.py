@@ -85,6 +85,11 @@ def _switched_off() -> bool:
     return os.environ.get(ENV, DEFAULT).strip() == "0"
 
 
+def _off_reason() -> str:
+    """Why the switch keeps the ctypes path off: set to 0, or unset with the default off."""
+    return f"{ENV}=0" if ENV in os.environ else f"the default (cuda-python's binding measured cheaper; {ENV}=1: ctypes)"
+
+
 def library(drv: Any) -> Any | None:
     """The libcuda whose ``cuLaunchKernelEx`` bound launches call for the driver module ``drv``,
     or None for cuda-python's (:func:`why_not` says why)."""
@@ -98,7 +103,7 @@ def why_not(drv: Any) -> str:
     they do); loads libcuda once when asked the first time."""
     global _loaded, _load_error
     if _switched_off():
-        return f"{ENV}=0"
+        return _off_reason()
     if _injected is not None:
         return ""
     if "CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM" in os.environ:  # cuda-bindings < 13.2.1 took any value as 1
@@ -123,7 +128,7 @@ def planned_path(load: Callable[[], Any] | None = None) -> tuple[str, str]:
     cuda-python (``tileorch doctor``): the switches and whether libcuda loads through ctypes
     (``load``: what opens it, ``ctypes.CDLL("libcuda.so.1")`` by default)."""
     if _switched_off():
-        return "cuda-python", f"{ENV}=0"
+        return "cuda-python", _off_reason()
     if "CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM" in os.environ:
         return "cuda-python", "CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM is set"
     try:
