@@ -166,6 +166,7 @@ builtin.module {
 
 builtin.module {
   nv_tileaa.func @fnuz() {
+    // CHECK: error: element type f8E5M2FNUZ is not supported yet by convert-nv-tileaa-to-simt (in 'arith.constant'
     // expected-error @+1 {{element type f8E5M2FNUZ is not supported yet by convert-nv-tileaa-to-simt (in 'arith.constant'}}
     %c = arith.constant dense<1.0> : tensor<64xf8E5M2FNUZ>
     nv_tileaa.return
@@ -176,6 +177,7 @@ builtin.module {
 
 builtin.module {
   nv_tileaa.func @i4(%x: !nv_tileaa.ptr<i4>, %n: i32) {
+    // CHECK: error: element type i4 is not supported yet by convert-nv-tileaa-to-simt (in 'nv_tileaa.make_memref'
     // expected-error @+1 {{element type i4 is not supported yet by convert-nv-tileaa-to-simt (in 'nv_tileaa.make_memref'}}
     %m = nv_tileaa.make_memref %x[%n] [] : !nv_tileaa.ptr<i4>[i32] [] -> !nv_tileaa.memref<i4, array<i64: ?>, array<i64: 1>, i32>
     nv_tileaa.return
@@ -187,6 +189,7 @@ builtin.module {
 builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_capability<80, 0>} {
   nv_tileaa.func @fp8_on_sm80(%f: f32) {
     %x = nv_tileaa.splat %f : f32 -> tensor<64xf32>
+    // CHECK: error: element type f8E4M3FN needs sm_89 or newer (PTX e4m3x2/e5m2x2 conversions), the target is sm_80 (in 'nv_tileaa.fp_to_fp')
     // expected-error @+1 {{element type f8E4M3FN needs sm_89 or newer (PTX e4m3x2/e5m2x2 conversions), the target is sm_80 (in 'nv_tileaa.fp_to_fp')}}
     %q = nv_tileaa.fp_to_fp %x : tensor<64xf32> -> tensor<64xf8E4M3FN>
     nv_tileaa.return
@@ -196,6 +199,7 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // -----
 
 builtin.module {
+  // CHECK: error: convert-nv-tileaa-to-simt: kernel parameter of type bf16 is not supported yet
   // expected-error @+1 {{convert-nv-tileaa-to-simt: kernel parameter of type bf16 is not supported yet}}
   nv_tileaa.func @bf16_param(%f: bf16) {
     nv_tileaa.return
