@@ -13,6 +13,8 @@ as on the GPU).  Integers are held as int64 bit patterns wrapped to their width.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from xdsl.dialects.builtin import (BFloat16Type, Float16Type, Float32Type, Float64Type, FloatAttr, IntegerAttr,
                                    IntegerType, VectorType)
@@ -596,8 +598,12 @@ def _elements(x: np.ndarray, ptx: str) -> np.ndarray:
     raise SimtError(f"mma.sync on {ptx} operands is not modelled")
 
 
-def _fragment_index(frag, count: int) -> tuple[np.ndarray, np.ndarray]:
-    """(rows, columns), each (32 lanes, ``count`` elements), of ``frag(g, t, i)``."""
+@functools.lru_cache(maxsize=None)
+def _fragment_index(which: str, k: int, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, columns), each (32 lanes, ``count`` elements), of fragment ``which`` ("a", "b",
+    "c") of an m16n8k``k`` ``mma.sync``: element ``i`` of lane ``l`` sits at ``rows[l, i]``,
+    ``columns[l, i]``."""
+    frag = {"a": lambda g, t, i: _frag_a(k, g, t, i), "b": lambda g, t, i: _frag_b(k, g, t, i), "c": _frag_c}[which]
     places = [[frag(lane >> 2, lane % 4, i) for i in range(count)] for lane in range(32)]
     return np.array([[r for r, _ in lane] for lane in places]), np.array([[c for _, c in lane] for lane in places])
 
@@ -617,9 +623,9 @@ def mma_sync(op, ins, mask) -> np.ndarray:
     b = np.concatenate([_elements(r, tb) for r in regs_b], axis=1).astype(kind)
     c = np.stack([np.asarray(r).astype(np.int64) if integer else np.asarray(r).astype(np.float64) for r in regs_c],
                  axis=1)
-    ra, ca = _fragment_index(lambda g, t, i: _frag_a(k, g, t, i), a.shape[1])
-    rb, cb = _fragment_index(lambda g, t, i: _frag_b(k, g, t, i), b.shape[1])
-    rc, cc = _fragment_index(_frag_c, 4)
+    ra, ca = _fragment_index("a", k, a.shape[1])
+    rb, cb = _fragment_index("b", k, b.shape[1])
+    rc, cc = _fragment_index("c", k, 4)
     out = np.zeros((T, 4), np.int64 if integer else np.float32)
     for w in range(T // 32):
         if not mask[32 * w]:
