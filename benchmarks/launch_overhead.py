@@ -18,8 +18,18 @@ run (other processes, clocks) falls on both alike.  ``breakdown`` times the part
 ``tileorch.cutile.launch`` one by one in the same way: the key reader, the key and the lookup,
 the stream handle, the bound launch, the kernel's hot launcher (key, comparison with the last
 call, stream handle and bound launch: all of a repeated call but ``launch``'s own frame), the
-bare ``cuLaunchKernelEx`` / ``cuLaunchKernel`` of cuda-python and ``cuLaunchKernel`` through ctypes with the bound launch's own parameters, and
-each torch tensor read the key makes (``torch_reads``).
+bare ``cuLaunchKernelEx`` / ``cuLaunchKernel`` of cuda-python, the ctypes path's own
+``cuLaunchKernelEx`` call (``ctypes_cuLaunchKernelEx``) and an 11-argument ``cuLaunchKernel``
+through ctypes with the bound launch's own parameters, the bound launch and cuda-python's call on
+a created stream (``*_created_stream``: no legacy default stream), and each torch tensor read the
+key makes (``torch_reads``).
+
+Launch paths (tileorch.runtime.direct_launch): ``gemm`` and ``cutile_launch`` take the default
+one (ctypes straight into libcuda); ``gemm_cuda_python`` (the same problem on other tensors) and
+``cutile_launch_cuda_python`` (the same function as another kernel object) were bound with
+``TILEORCH_LAUNCH_CTYPES=0``, and run in the same alternating rounds; ``paths`` records each
+bound launch's path and why.  ``cutile_launch_created_stream`` / ``cuda_tile_launch_created_stream``:
+both launchers on a created stream.
 
 ``stub`` (no GPU needed): the same Python paths with the CUDA driver replaced by a stand-in whose
 calls return at once (``tileorch.runtime.driver.use_api`` and a stand-in
@@ -327,14 +337,22 @@ def gpu(calls: int) -> dict:
     import tileorch
 
     sync = torch.cuda.synchronize
-    out: dict = {"sync_every": SYNC_EVERY, "rounds": ROUNDS, "gemm": {}, "torch_matmul": {}, "gpu_us": {}}
+    out: dict = {"sync_every": SYNC_EVERY, "rounds": ROUNDS, "gemm": {}, "torch_matmul": {}, "gpu_us": {},
+                 "paths": {}}
     for m, n, k in SHAPES:
         a = torch.randn((m, k), dtype=torch.float16, device="cuda")
         b = torch.randn((k, n), dtype=torch.float16, device="cuda")
         c = torch.empty((m, n), dtype=torch.float16, device="cuda")
+        # the same problem at other addresses, bound through cuda-python's binding (gemm_cuda_python)
+        a2, b2, c2 = a.clone(), b.clone(), torch.empty_like(c)
+        with _launch_path("cuda-python"):
+            tileorch.gemm(a2, b2, c2)
+        tileorch.gemm(a, b, c)
         name = f"{m}x{n}x{k}"
-        pair = compared_us({"gemm": lambda: tileorch.gemm(a, b, c), "torch_matmul": lambda: torch.matmul(a, b, out=c)},
-                           calls, sync)
+        out["paths"][f"gemm {name}"] = _gemm_path(a, b, c)
+        out["paths"][f"gemm_cuda_python {name}"] = _gemm_path(a2, b2, c2)
+        pair = compared_us({"gemm": lambda: tileorch.gemm(a, b, c), "torch_matmul": lambda: torch.matmul(a, b, out=c),
+                            "gemm_cuda_python": lambda: tileorch.gemm(a2, b2, c2)}, calls, sync)
         for which, r in pair.items():
             out.setdefault(which, {})[name] = r
         out["gpu_us"][f"gemm {name}"] = gpu_us(lambda: tileorch.gemm(a, b, c))
@@ -360,9 +378,26 @@ def gpu(calls: int) -> dict:
     import tileorch.cutile
 
     launch = tileorch.cutile.launch  # the public entry (the launcher's own function: rc.launch)
+    # the same function as another kernel object, bound through cuda-python's binding
+    scale_cp = ct.kernel(scale._annotated_function.pyfunc)
+    with _launch_path("cuda-python"):
+        launch(stream, (1024,), scale_cp, args)
+    launch(stream, (1024,), scale, args)
+    from tileorch.launchers import cutile_bound as cb
+
+    for label, kernel in (("cutile_launch", scale), ("cutile_launch_cuda_python", scale_cp)):
+        bound = cb.bound_launches.get(cb.reader(kernel)(kernel, (1024,), args, "sm_90a", "auto", "auto"))
+        out["paths"][label] = [getattr(bound, "path", None), getattr(bound, "path_reason", None)]
     pair = compared_us({"cutile_launch": lambda: launch(stream, (1024,), scale, args),
-                        "cuda_tile_launch": lambda: ct.launch(stream, (1024,), scale, args)}, calls, sync)
+                        "cuda_tile_launch": lambda: ct.launch(stream, (1024,), scale, args),
+                        "cutile_launch_cuda_python": lambda: launch(stream, (1024,), scale_cp, args)}, calls, sync)
     out.update(pair)
+    side = torch.cuda.Stream()  # a created stream, both launchers: what the legacy default stream costs
+    side.wait_stream(stream)
+    launch(side, (1024,), scale, args)
+    out.update(compared_us({"cutile_launch_created_stream": lambda: launch(side, (1024,), scale, args),
+                            "cuda_tile_launch_created_stream": lambda: ct.launch(side, (1024,), scale, args)},
+                           calls, sync))
     out["gpu_us"]["cutile_launch"] = gpu_us(lambda: launch(stream, (1024,), scale, args))
     if "cuda_tile_launch" in pair:
         out["gpu_us"]["cuda_tile_launch"] = gpu_us(lambda: ct.launch(stream, (1024,), scale, args))
@@ -375,6 +410,33 @@ def gpu(calls: int) -> dict:
     out.update(compared_us({name: (lambda f=f, cyc=cyc: f(stream, (1024,), scale, next(cyc)))
                             for name, (f, cyc) in cycles.items()}, calls, sync))
     return out
+
+
+@contextlib.contextmanager
+def _launch_path(path: str):
+    """Launches bound inside the block take ``path`` (``TILEORCH_LAUNCH_CTYPES``, read when a
+    launch is bound): ``"cuda-python"`` or ``"ctypes"``."""
+    saved = os.environ.get("TILEORCH_LAUNCH_CTYPES")
+    os.environ["TILEORCH_LAUNCH_CTYPES"] = "0" if path == "cuda-python" else "1"
+    try:
+        yield
+    finally:
+        if saved is None:
+            del os.environ["TILEORCH_LAUNCH_CTYPES"]
+        else:
+            os.environ["TILEORCH_LAUNCH_CTYPES"] = saved
+
+
+def _gemm_path(a, b, c) -> list:
+    """[path, why not ctypes] of the launch tileorch.gemm bound for these tensors."""
+    from tileorch.launchers import gemm as gapi
+
+    for problem in gapi._problems.values():
+        launch = problem.bound.get((a.data_ptr(), b.data_ptr(), c.data_ptr()))
+        if launch is not None:
+            prepared = getattr(launch, "bound", None) or getattr(launch, "__self__", None)
+            return [getattr(prepared, "path", None), getattr(prepared, "path_reason", None)]
+    return [None, "no bound launch"]
 
 
 def breakdown(rc, kernel, stream, args, tensor, calls: int, sync) -> dict:
@@ -401,6 +463,13 @@ def breakdown(rc, kernel, stream, args, tensor, calls: int, sync) -> dict:
     if hot is not None:  # what launch() calls on a hit: key, comparison with the last call, stream, bound launch
         parts["hot_launcher"] = lambda: hot(stream, (1024,), args, "sm_90a", "auto", "auto")
     bound = getattr(again, "bound", None)  # a BoundLaunch's launcher (a GEMM program binds otherwise)
+    direct = getattr(bound, "_direct", None)
+    if direct is not None:  # the ctypes path's foreign call with the bound launch's own objects
+        from tileorch.runtime.direct_launch import _Ref
+
+        d_cfg, d_table = direct.config(handle), _Ref(bound._params or None)
+        d_call, d_fn = direct.launch_ex, direct.function
+        parts["ctypes_cuLaunchKernelEx"] = lambda: d_call(d_cfg, d_fn, d_table, None)
     if bound is not None and hasattr(bound, "stream_config"):
         from tileorch.runtime.driver import api
 
@@ -413,12 +482,22 @@ def breakdown(rc, kernel, stream, args, tensor, calls: int, sync) -> dict:
             raw = ctypes.CDLL("libcuda.so.1").cuLaunchKernel
             raw.restype = ctypes.c_int
             f_ptr, s_ptr, p_ptr = ctypes.c_void_p(int(fn)), ctypes.c_void_p(int(hs)), ctypes.c_void_p(params)
-            parts["ctypes_cuLaunchKernel"] = lambda: raw(f_ptr, gx, gy, gz, bx, by, bz, smem, s_ptr, p_ptr, None)
+            parts["ctypes_cuLaunchKernel_11_args"] = lambda: raw(f_ptr, gx, gy, gz, bx, by, bz, smem, s_ptr, p_ptr,
+                                                                 None)
         except (OSError, TypeError, ValueError) as exc:  # the stub: no libcuda, handles that are no addresses
             skipped = f"{type(exc).__name__}: {exc}"
+    if sync is not None:  # gpu mode: the bound launch on a created stream (no legacy default stream's
+        import torch  # implicit synchronisation for the driver to arrange)
+
+        side = torch.cuda.Stream()
+        side_handle = side.cuda_stream
+        parts["bound_launch_created_stream"] = lambda: again(side_handle)
+        if "cuLaunchKernelEx" in parts:
+            side_cfg = bound.stream_config(side_handle)
+            parts["cuLaunchKernelEx_created_stream"] = lambda: drv.cuLaunchKernelEx(side_cfg, fn, params, 0)
     out = {name: per_call_us(fn, calls, sync=sync) for name, fn in parts.items()}
-    if "cuLaunchKernelEx" in parts and "ctypes_cuLaunchKernel" not in parts:
-        out["ctypes_cuLaunchKernel_skipped"] = skipped
+    if "cuLaunchKernelEx" in parts and "ctypes_cuLaunchKernel_11_args" not in parts:
+        out["ctypes_cuLaunchKernel_11_args_skipped"] = skipped
     if not hasattr(tensor, "data_ptr"):  # the stub's arrays are no torch tensors
         return out
     reads = {"data_ptr()": lambda: tensor.data_ptr(), "shape": lambda: tensor.shape,

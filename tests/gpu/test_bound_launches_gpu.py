@@ -176,3 +176,90 @@ def test_repeated_gemm_calls_follow_every_change_of_the_call():
     c.fill_(NAN)
     tileorch.gemm(a, b, c)  # the first binding again
     check(c, a, b)
+
+
+# --------------------------------------------------------------------------- both launch paths
+
+@pytest.fixture(params=["ctypes", "cuda-python"])
+def launch_path(request, monkeypatch):
+    """Bound launches through ctypes straight into libcuda, or through cuda-python's binding
+    (``TILEORCH_LAUNCH_CTYPES=0``): the caches cleared so that every launch is bound anew."""
+    from tileorch.launchers import cutile as rc
+    from tileorch.launchers import gemm as gapi
+
+    monkeypatch.setenv("TILEORCH_LAUNCH_CTYPES", "1" if request.param == "ctypes" else "0")
+    rc.clear_caches()
+    gapi.clear_caches()
+    yield request.param
+    rc.clear_caches()
+    gapi.clear_caches()
+
+
+def test_cutile_launches_give_torchs_results_on_either_path(launch_path):
+    from tileorch.launchers import cutile_bound
+
+    scale = _scale_kernel()
+    n, tile = 1 << 16, 1024
+    xs = torch.randn((4, n), device="cuda")
+    ys = torch.full_like(xs, NAN)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    for rep in range(3):  # bound, repeated, re-pointed rows, on the current and a side stream
+        for i in range(4):
+            stream = torch.cuda.current_stream() if i % 2 == 0 else side
+            with torch.cuda.stream(stream):
+                _launch(stream, (n // tile,), scale, (xs[i], ys[i], 1.0 + rep + i, tile))
+        torch.cuda.synchronize()
+        for i in range(4):
+            torch.testing.assert_close(ys[i], xs[i] * (1.0 + rep + i), rtol=0, atol=0)
+        ys.fill_(NAN)
+    paths = {getattr(launch, "path", None) for launch in cutile_bound.bound_launches.values()}
+    assert paths == {launch_path}, paths
+
+
+@pytest.mark.parametrize("m, n, k", [(256, 384, 512), (512, 512, 8192), (2048, 2048, 1024)])
+def test_gemm_calls_give_torchs_results_on_either_path(launch_path, m, n, k):
+    """Shapes that take the persistent scheduler, Stream-K with locks to zero (PreparedGemm.launch),
+    and 2-CTA clusters."""
+    import tileorch
+    from tileorch.launchers import gemm as gapi
+
+    g = torch.Generator(device="cuda").manual_seed(7)
+    a = torch.randn((m, k), device="cuda", dtype=torch.float16, generator=g)
+    b = torch.randn((k, n), device="cuda", dtype=torch.float16, generator=g)
+    c = torch.full((m, n), NAN, device="cuda", dtype=torch.float16)
+    for _ in range(2):
+        c.fill_(NAN)
+        tileorch.gemm(a, b, c)
+        torch.cuda.synchronize()
+        ref = a.float() @ b.float()
+        assert torch.isfinite(c).all(), "unwritten (NaN) or non-finite outputs"
+        err = float((c.float() - ref).norm() / ref.norm())
+        assert err < 1e-2, f"relative error {err:.3e}"
+    problem = next(iter(gapi._problems.values()))
+    launch = next(iter(problem.bound.values()))
+    prepared = getattr(launch, "bound", None) or launch.__self__
+    assert prepared.path == launch_path, prepared.path_reason
+
+
+def test_a_failed_bound_launch_raises_the_same_error_on_either_path(launch_path):
+    """A block of 2048 threads: the driver refuses the launch (CUDA_ERROR_INVALID_VALUE), raised
+    with the kernel and configuration; the context stays usable."""
+    from pathlib import Path
+
+    from tileorch import runtime
+    from tileorch.runtime.launch import BoundLaunch
+
+    module = runtime.Module.from_file(Path(__file__).with_name("runtime_kernels.ptx"))
+    out = runtime.DeviceBuffer(8 * 64)
+    bound = BoundLaunch(module.kernel("axpb"), 1, 2048, [out, 64, 3, 1])
+    assert bound.path == launch_path, bound.path_reason
+    with pytest.raises(runtime.CudaError, match=r"cuLaunchKernelEx\('axpb', grid=\(1, 1, 1\) block=\(2048, 1, 1\) "
+                                                r"smem=0\) failed: CUDA_ERROR_INVALID_VALUE \(1\)"):
+        bound.launcher()(0)
+    ok = BoundLaunch(module.kernel("axpb"), 1, 64, [out, 64, 3, 1]).launcher()
+    out.fill_bytes(0)
+    ok(0)
+    import numpy as np
+
+    assert out.download(np.uint64).tolist() == [1] * 64

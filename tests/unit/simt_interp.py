@@ -28,6 +28,25 @@ def _whole_warps(mask: np.ndarray) -> bool:
     return bool((m.all(axis=1) | ~m.any(axis=1)).all())
 
 
+def _fp8_type(kind: str):
+    import ml_dtypes
+
+    return {"e4m3": ml_dtypes.float8_e4m3fn, "e5m2": ml_dtypes.float8_e5m2}[kind]
+
+
+def _to_fp8(x, kind: str) -> np.ndarray:
+    """The bits of f32 ``x`` rounded to fp8 ``kind`` (nearest even, ``satfinite``: beyond the
+    largest finite value the largest finite value, NaN kept), as int64."""
+    t = _fp8_type(kind)
+    big = float(np.finfo(t).max)
+    x = np.asarray(x, np.float32)
+    return np.clip(x, -big, big).astype(t).view(np.uint8).astype(np.int64)
+
+
+def _from_fp8(bits, kind: str) -> np.ndarray:
+    return np.asarray(bits, np.uint8).view(_fp8_type(kind)).astype(np.float16)
+
+
 class SimtError(Exception):
     pass
 
@@ -376,6 +395,13 @@ class Interpreter:
             elif intr == "llvm.nvvm.f2tf32.rn":  # cvt.rn.tf32.f32: nearest, ties to even, at 13 bits
                 bits = ins[0].astype(np.float32).view(np.uint32).astype(np.int64)
                 put(_wrap(((bits + 0xFFF + ((bits >> 13) & 1)) >> 13) << 13, 32))
+            elif intr.startswith("llvm.nvvm.ff.to.") and intr.endswith("x2.rn"):
+                # cvt.rn.satfinite.{e4m3,e5m2}x2.f32 d, a, b: a in the high byte, b in the low one
+                put((_to_fp8(ins[0], intr[16:20]) << 8) | _to_fp8(ins[1], intr[16:20]))
+            elif intr in ("llvm.nvvm.e4m3x2.to.f16x2.rn", "llvm.nvvm.e5m2x2.to.f16x2.rn"):
+                # cvt.rn.f16x2.{e4m3,e5m2}x2: the low byte is element 0 (exact)
+                bits = _wrap(ins[0], 16).astype(np.int64)
+                put(np.stack([_from_fp8(bits & 255, intr[10:14]), _from_fp8(bits >> 8, intr[10:14])], 1))
             else:
                 raise SimtError(f"intrinsic {intr}")
         elif name == "nvvm.ldmatrix":

@@ -246,6 +246,23 @@ def test_tileirbc_path_and_bytecode_bytes(tmp_path, cache_dir):
     assert info.value.lines[0].startswith("<bytes>: error: invalid CUDA Tile IR bytecode at")
 
 
+@needs_ptxas
+def test_cli_writes_the_cubin_of_a_cutile_program(tmp_path, cache_dir):
+    """--cubin is honoured for cuTile bytecode too (it was silently ignored), and refused with
+    --no-ptxas as for MLIR inputs."""
+    path = tmp_path / "count.tileirbc"
+    path.write_bytes(_count_bytecode())
+    cubin = tmp_path / "count.cubin"
+    cmd = [sys.executable, "-m", "tileorch.cli.main", "compile", str(path), "-o", str(tmp_path / "c.ptx")]
+    cli = subprocess.run(forked(cmd + ["--cubin", str(cubin)]), capture_output=True, text=True, timeout=300)
+    assert cli.returncode == 0, cli.stderr
+    assert cubin.read_bytes().startswith(b"\x7fELF")
+    refused = subprocess.run(forked(cmd + ["--no-ptxas", "--cubin", str(tmp_path / "x")]), capture_output=True,
+                             text=True, timeout=300)
+    assert refused.returncode == 2 and "--cubin needs" in refused.stderr
+    assert not (tmp_path / "x").exists()
+
+
 def test_tile_program_path_goes_through_the_tier(cache_dir):
     k = tileorch.compile(str(ROOT / "examples" / "tile_gemm.mlir"), ptxas=False)
     assert k.entries and any("TileAS tier" in r for r in k.remarks)

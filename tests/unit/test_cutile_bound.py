@@ -131,6 +131,22 @@ def test_grid_and_argument_containers_the_key_takes():
     assert cb.call_key(KERNEL, (4,), [1, 2], "sm_90a", "auto", "auto") is None  # args must be a tuple
     assert cb.call_key(KERNEL, [4], (1,), "sm_90a", "auto", "auto") is None  # as the full path needs it
     assert key(1, grid=4) is not None and key(1, grid=4) != key(1, grid=(4,))
+    # equal to ints and hashed alike, but refused by the full path: no key, so never a bound launch's
+    for grid in ((True,), (4, False), (np.int64(4),), (4, np.int32(1)), True, np.int64(4), (4.0,)):
+        assert key(1, grid=grid) is None, grid
+
+
+def test_a_hot_launcher_never_launches_a_grid_of_bools_or_numpy_integers():
+    calls = _hot_calls()
+    cb.learn(KERNEL, calls[0]["args"])
+    hot = cb.hot_launchers[KERNEL]
+    ran = []
+    for grid in ((1,), (1, 1)):
+        cb.keep(cb.call_key(**(calls[0] | dict(grid=grid))), ran.append)
+        assert hot(5, **options(calls[0] | dict(grid=grid))) is True  # now the last call
+        for bad in ((True,), (np.int64(1),), (1, True), (np.int8(1), 1)):
+            assert hot(6, **options(calls[0] | dict(grid=bad))) is None
+    assert ran == [5, 5]
 
 
 def test_bound_launches_are_kept_by_key_and_the_oldest_goes_first(monkeypatch):
@@ -141,7 +157,7 @@ def test_bound_launches_are_kept_by_key_and_the_oldest_goes_first(monkeypatch):
     assert key(0) not in cb.bound_launches and len(cb.bound_launches) == 2
     cb.bound_launches[key(2)](7)
     assert ran == [(2, 7)]
-    unhashable = key(1, grid=([1],))
+    unhashable = key(FakeTensor(device=["cuda", 0]))
     assert unhashable is not None
     cb.keep(unhashable, print)  # not kept (the launcher's lookup of such a key takes the full path)
     assert len(cb.bound_launches) == 2
@@ -378,7 +394,7 @@ def test_a_hot_launcher_takes_stream_objects_and_refuses_unhashable_keys():
     with pytest.raises(TypeError, match="stream must be a CUDA stream"):
         hot(object(), **options(calls[0]))
     assert bound_module.stream_handle is cb.stream_handle
-    unhashable = calls[0] | dict(grid=([4],))
+    unhashable = calls[0] | dict(args=(FakeTensor(device=["cuda", 0]),) + calls[0]["args"][1:])
     assert hot(5, **options(unhashable)) is None and cb.call_key(**unhashable) is not None  # the full path decides
     cb.clear()
     assert KERNEL not in cb.hot_launchers
@@ -445,27 +461,54 @@ def test_the_last_hot_launcher_stays_the_kernels_own():
 def test_a_call_overtaken_during_its_key_comparison_launches_its_own_launch():
     """The last call's key and launch are one tuple, read once: another call (another thread's)
     that replaces them while this call's key is being compared with the last key does not hand
-    this call the other's launch.  The other call is made from inside the comparison (a grid
-    extent whose ``__eq__`` makes it), where a thread switch could fall."""
-    class Extent(int):
+    this call the other's launch.  The other call is made from inside the comparison (a tensor's
+    dtype whose ``__eq__`` makes it), where a thread switch could fall."""
+    class DType(str):
         overtake = None
 
         def __eq__(self, other):
-            if Extent.overtake is not None:
-                overtake, Extent.overtake = Extent.overtake, None
+            if DType.overtake is not None:
+                overtake, DType.overtake = DType.overtake, None
                 overtake()
-            return int(self) == int(other)
+            return str(self) == str(other)
 
-        __hash__ = int.__hash__
+        __hash__ = str.__hash__
 
-    mine, theirs = plain_call(grid=(Extent(4),)), plain_call(alpha=5.0)
+    mine, theirs = plain_call(t=dict(dtype=DType("f16"))), plain_call(alpha=5.0)
     cb.learn(KERNEL, mine["args"])
     hot = cb.hot_launchers[KERNEL]
     launched = []
     cb.keep(cb.call_key(**mine), lambda stream: launched.append(("mine", stream)))
     cb.keep(cb.call_key(**theirs), lambda stream: launched.append(("theirs", stream)))
     assert hot(1, **options(mine)) is True  # now the last call
-    Extent.overtake = lambda: hot(2, **options(theirs))
-    again = mine | dict(grid=(Extent(4),))  # an equal extent, another object: its __eq__ runs
+    DType.overtake = lambda: hot(2, **options(theirs))
+    again = plain_call(t=dict(dtype=DType("f16")))  # an equal dtype, another object: its __eq__ runs
     assert hot(1, **options(again)) is True
     assert launched == [("mine", 1), ("theirs", 2), ("mine", 1)]
+
+
+def test_a_hot_launcher_reads_a_torch_streams_handle_once_per_stream_object(monkeypatch):
+    """A torch stream's handle is fixed for its life: the hot launcher keeps the last stream
+    object it launched on (alive) with its handle; another object, or an int, is read anew."""
+    reads = []
+
+    class Stream:  # stands in for torch.cuda.Stream
+        def __init__(self, h):
+            self.h = h
+
+        @property
+        def cuda_stream(self):
+            reads.append(self.h)
+            return self.h
+
+    monkeypatch.setattr(cb, "_TORCH_STREAM_TYPES", {Stream})
+    cb.clear()
+    calls = _hot_calls()
+    cb.learn(KERNEL, calls[0]["args"])
+    hot = cb.hot_launchers[KERNEL]
+    ran = []
+    cb.keep(cb.call_key(**calls[0]), ran.append)
+    s1, s2 = Stream(0x11), Stream(0x22)
+    for stream in (s1, s1, s2, s2, 3, s2, s1, s1):
+        assert hot(stream, **options(calls[0])) is True
+    assert ran == [0x11, 0x11, 0x22, 0x22, 3, 0x22, 0x11, 0x11] and reads == [0x11, 0x22, 0x11]

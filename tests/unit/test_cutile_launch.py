@@ -735,3 +735,62 @@ def test_compile_switch_between_launches_compiles_again(monkeypatch):
     monkeypatch.setenv("TILEORCH_MATH", "approx")
     assert rc.compiled(kernel, [], "sm_90a", "auto") is not first and calls == [None, "approx"]
     rc.clear_caches()
+
+
+@needs_cutile
+@pytest.mark.parametrize("bound, bad", [
+    ((1,), (True,)), ((1,), (np.int64(1),)), ((1, 1), (1, True)), ((2, 1), (np.int32(2), 1)), (1, True),
+    (1, np.int64(1)), ((1,), np.int64(1)),
+])
+def test_a_grid_of_bools_or_numpy_integers_is_refused_after_a_bound_launch_of_ints(stand_in_gpu, bound, bad):
+    """``True == 1`` and ``np.int64(1) == 1`` (equal hashes too): a call with such a grid must not
+    find the launch bound for the ints; it takes the full path, which refuses it as on a first
+    call (``cuda.tile.launch`` refuses numpy integers as well)."""
+    drv = stand_in_gpu
+    a = Dev(0x100000, (1000,), "<f4")
+    args = (a, a, a, 3.0, 256)
+    for _ in range(3):  # bound, then the kernel's hot launcher's last call
+        rc.launch(0, bound, add, args)
+    assert len(drv.described) == 1 and len(drv.launches) == 3
+    with pytest.raises(TypeError, match="grid must be a tuple of 1 to 3 ints"):
+        rc.launch(0, bad, add, args)
+    assert len(drv.launches) == 3
+    rc.launch(0, bound, add, args)  # the bound launch is still there
+    assert len(drv.described) == 1 and len(drv.launches) == 4
+
+
+@needs_cutile
+def test_the_ctypes_path_launches_what_the_cuda_python_path_launches(stand_in_gpu, monkeypatch):
+    """First, repeated, other-stream and re-pointed calls of ``tileorch.cutile.launch`` through
+    ctypes (tileorch.runtime.direct_launch against a stand-in libcuda of C function pointers) pass
+    the driver the grid, block, shared memory, stream and parameter bytes the cuda-python path
+    passes."""
+    from fake_libcuda import FakeLibcuda, cuda_python_launch, handle
+
+    from tileorch.launchers import cutile_bound as cb
+    from tileorch.runtime import direct_launch
+
+    drv = stand_in_gpu
+    monkeypatch.setattr(drv, "cuModuleGetFunction", lambda mod, name: (0, handle(name.decode())))
+
+    def calls():
+        for stream, x, out, grid in ((5, 0x10000, 0x20000, (4,)), (5, 0x10000, 0x20000, (4,)),
+                                     (7, 0x10000, 0x20000, (4,)), (7, 0x50000, 0x60010, (4,)),
+                                     (0, 0x50000, 0x60010, (2, 1)), (0, 0x50000, 0x60010, (2, 1))):
+            rc.launch(stream, grid, rows, (8, Dev(x, (4, 6)), Dev(out, (4, 6)), 1.5))
+
+    monkeypatch.setenv(direct_launch.ENV, "0")
+    calls()
+    expected = [cuda_python_launch(x["config"], x["fn"], x["params"]) for x in drv.launches]
+    assert {launch.path for launch in cb.bound_launches.values()} == {"cuda-python"}
+    assert len(drv.described) == 2  # the first call and the other grid; the rest bound or re-pointed
+    rc.clear_caches()
+    drv.compiles.clear()  # the compile stand-in names the kernels k0, k1, ... again
+    monkeypatch.setenv(direct_launch.ENV, "1")
+    fake = FakeLibcuda(lambda name: drv.params[name])
+    with direct_launch.use_library(fake):
+        calls()
+    assert {launch.path for launch in cb.bound_launches.values()} == {"ctypes"}
+    assert len(drv.described) == 4 and len(fake.launches) == 6 and fake.launches == expected
+    assert [x["stream"] for x in fake.launches] == [5, 5, 7, 7, 0, 0]
+    assert fake.launches[3]["params"][0] == u64(0x50000) and fake.launches[4]["grid"] == (2, 1, 1)

@@ -190,6 +190,7 @@ LOWERS = {
     "grid_dependency": (grid_dependency, [_f32(256), _f32(256), 128]),
     "powers": (powers, [_f32(256), _i32(256), _f32(256), _f32(256), _f32(256), _f32(256), _f32(256), 128]),
     "inserting": (inserting, [_f32(640), _f32(640), _f32(40, 16), 128]),
+    "strided_view": (strided_view, [_f32(256), _f32(128), 64]),
 }
 REFUSED = {  # program -> the cuda_tile op named in its located error
     "printing": (printing, [_f32(256), 256], "print_tko"),
@@ -200,7 +201,6 @@ REFUSED = {  # program -> the cuda_tile op named in its located error
     "scaled_mma": (scaled_mma, [((128, 128), "float8_e4m3fn"), ((128, 4), "float8_e8m0fnu"),
                                 ((128, 128), "float8_e4m3fn"), ((4, 128), "float8_e8m0fnu"), _f32(128, 128), 128],
                    "mmaf_scaled"),
-    "strided_view": (strided_view, [_f32(256), _f32(128), 64], "make_strided_view"),
     "view_atomic": (view_atomic, [_f32(256), _f32(256), 64], "atomic_red_view_tko"),
 }
 EMITTED_ELSEWHERE = {

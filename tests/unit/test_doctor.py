@@ -14,7 +14,7 @@ def test_doctor_prints_every_fact():
     assert proc.returncode == 0, proc.stderr
     names = [line.split(":", 1)[0] for line in proc.stdout.splitlines()]
     assert names == ["tileorch", "Python", "xDSL", "LLVM (llvmlite)", "ptxas", "cuda-python",
-                     "CUDA driver", "GPU", "upstream MLIR (iree-opt)", "cuTile (cuda-tile)", "tileiras"]
+                     "CUDA driver", "GPU", "launch path", "upstream MLIR (iree-opt)", "cuTile (cuda-tile)", "tileiras"]
     assert "xDSL:" in proc.stdout and "0.74.0" in proc.stdout
     assert "NVPTX backend present" in proc.stdout
 
@@ -68,6 +68,33 @@ def test_no_driver():
     driver, gpu = doctor._driver_and_gpu(load=load)
     assert driver.value.startswith("not found (libcuda.so.1") and not driver.ok
     assert gpu.value == "not found (no driver)"
+
+
+def test_the_launch_path_and_why(monkeypatch):
+    from tileorch.runtime import direct_launch as dl
+
+    monkeypatch.setenv(dl.ENV, "1")
+    monkeypatch.delenv("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", raising=False)
+    assert dl.planned_path(load=_FakeLaunchLibcuda) == ("ctypes", "libcuda's cuLaunchKernelEx called directly "
+                                                                  "(TILEORCH_LAUNCH_CTYPES=0: cuda-python's)")
+
+    def missing():
+        raise OSError("libcuda.so.1: cannot open shared object file")
+
+    assert dl.planned_path(load=missing) == ("cuda-python", "libcuda could not be loaded through ctypes (OSError: "
+                                                            "libcuda.so.1: cannot open shared object file)")
+    assert dl.planned_path(load=_FakeLibcuda)[0] == "cuda-python"  # no cuLaunchKernelEx
+    monkeypatch.setenv("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", "1")
+    assert dl.planned_path(load=_FakeLaunchLibcuda)[0] == "cuda-python"
+    monkeypatch.setenv(dl.ENV, "0")
+    assert dl.planned_path(load=_FakeLaunchLibcuda) == ("cuda-python", "TILEORCH_LAUNCH_CTYPES=0")
+    line = doctor._launch_path()
+    assert (line.name, line.value) == ("launch path", "cuda-python: TILEORCH_LAUNCH_CTYPES=0")
+
+
+class _FakeLaunchLibcuda(_FakeLibcuda):
+    def cuLaunchKernelEx(self, config, f, params, extra):
+        return 0
 
 
 def test_cutile_and_tileiras_are_reported(tmp_path, monkeypatch):

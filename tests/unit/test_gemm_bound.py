@@ -256,3 +256,57 @@ def test_each_launch_reads_the_current_stream(stand_in):
     stream[0] = 0x51
     gapi.gemm(a, b, c)
     assert [launch["stream"] for launch in drv.launches] == [0x51, 0x77, 0x51]
+
+
+@pytest.mark.parametrize("schedule", ["persistent", "streamk"])
+def test_the_ctypes_path_launches_what_the_cuda_python_path_launches(stand_in, monkeypatch, schedule):
+    """tileorch.gemm's bound launches through ctypes (tileorch.runtime.direct_launch, against a
+    stand-in libcuda of C function pointers): the same grid, block, shared memory, stream,
+    cluster attribute and parameter bytes as through cuda-python's binding; Stream-K zeroes its
+    locks first either way."""
+    from fake_libcuda import FakeLibcuda, cuda_python_launch, handle
+
+    from tileorch.runtime import direct_launch
+
+    drv, _, _, stream = stand_in
+    monkeypatch.setattr(drv, "cuModuleGetFunction", lambda module, name: (0, handle(name.decode())))
+    sizes = (128, 128, 128, 8, 4, 4, 4)  # A, B, C maps, C, M, N, K
+    records, memsets = [], []
+
+    def binding_launch(config, fn, params, extra):
+        ptrs = (ctypes.c_void_p * 7).from_address(params)
+        records.append(cuda_python_launch(config, fn, [ctypes.string_at(p, s) for p, s in zip(ptrs, sizes)]))
+        return (0,)
+
+    monkeypatch.setattr(drv, "cuLaunchKernelEx", binding_launch)
+    monkeypatch.setattr(drv, "cuMemsetD8Async", lambda ptr, value, n, s: memsets.append((ptr, value, n, s)) or (0,))
+    a, b, c = Tensor((512, 8192)), Tensor((8192, 512)), Tensor((512, 512))  # Stream-K with locks to zero
+
+    def calls():
+        for s in (0x51, 0x51, 0x77):
+            stream[0] = s
+            gapi.gemm(a, b, c, schedule=schedule)
+
+    monkeypatch.setenv(direct_launch.ENV, "0")
+    calls()
+    problem = next(iter(gapi._problems.values()))
+    launch = next(iter(problem.bound.values()))
+    assert getattr(launch, "path", None) in (None, "cuda-python")  # Stream-K: PreparedGemm.launch itself
+    via_binding = list(memsets)
+    gapi.clear_caches()
+    memsets.clear()
+    monkeypatch.setenv(direct_launch.ENV, "1")
+    fake = FakeLibcuda(lambda name: sizes)
+    with direct_launch.use_library(fake):
+        calls()
+    prepared = next(iter(next(iter(gapi._problems.values())).bound.values()))
+    prepared = getattr(prepared, "bound", None) or prepared.__self__
+    assert prepared.path == "ctypes" and prepared.kernel.cfg.schedule == schedule
+    assert len(fake.launches) == 3 and fake.launches == records
+    cfg = prepared.kernel.cfg
+    first = fake.launches[0]
+    assert first["block"] == (cfg.threads, 1, 1) and first["smem"] == cfg.smem_bytes
+    assert first["attrs"] == [(4, (cfg.cluster_m, 1, 1))] and first["grid"] == tuple(prepared.grid)
+    assert [x["stream"] for x in fake.launches] == [0x51, 0x51, 0x77]
+    assert [m[1:] for m in memsets] == [m[1:] for m in via_binding]  # the workspace is allocated anew
+    assert [m[3] for m in memsets] == ([0x51, 0x51, 0x77] if schedule == "streamk" else [])

@@ -109,6 +109,8 @@ def _run(args: argparse.Namespace) -> int:
             from tileorch.frontend.cutile import is_cuda_tile_input
 
         if is_cuda_tile_input(data):
+            if not _cubin_request_ok(args):
+                return 2
             return _compile_cutile(args, data, name)
     try:
         with timing.timed("read"):
@@ -116,8 +118,7 @@ def _run(args: argparse.Namespace) -> int:
     except SourceError as exc:
         print(exc.format("tileorch compile"), file=sys.stderr)
         return 1
-    if args.cubin is not None and (args.emit != "ptx" or args.no_ptxas):
-        print("tileorch compile: error: --cubin needs --emit=ptx and ptxas", file=sys.stderr)
+    if not _cubin_request_ok(args):
         return 2
     try:
         if args.emit == "ptx":
@@ -153,6 +154,15 @@ def _run(args: argparse.Namespace) -> int:
         print(f"{name}: wrote {args.output} ({out.count(chr(10))} lines of {args.emit}{checked})",
               file=sys.stderr)
     return 0
+
+
+def _cubin_request_ok(args: argparse.Namespace) -> bool:
+    """``--cubin`` asks for ptxas's output: False, with the error printed, when ``--emit`` stops
+    before PTX or ``--no-ptxas`` leaves ptxas out (for every input kind, cuTile programs too)."""
+    if args.cubin is not None and (args.emit != "ptx" or args.no_ptxas):
+        print("tileorch compile: error: --cubin needs --emit=ptx and ptxas", file=sys.stderr)
+        return False
+    return True
 
 
 def _write_output(path: str, data: str | bytes) -> bool:
@@ -216,6 +226,8 @@ def _compile_cutile_deferred(args: argparse.Namespace, data: bytes, name: str) -
         return print_compile_error(exc, name)
     out = {"mlir": result.mlir, "llvm": result.llvm_ir, "ptx": result.ptx}[args.emit]
     if not _write_output(args.output, out):
+        return 1
+    if args.cubin is not None and not _write_output(args.cubin, result.ptxas.cubin):
         return 1
     if args.output != "-":
         checked = f", accepted by ptxas -arch={result.arch}" if result.ptxas is not None else ""

@@ -2,7 +2,8 @@
 
 Prints the versions of tileorch, Python, xDSL, llvmlite (and its LLVM, and whether it has the
 NVPTX backend), the ``ptxas`` that ``tileorch compile`` runs (path, where it was found, version),
-cuda-python, the CUDA driver and the GPU, upstream MLIR's ``iree-opt`` (used by the upstream
+cuda-python, the CUDA driver and the GPU, the launch path (ctypes into libcuda or cuda-python's
+binding, and why), upstream MLIR's ``iree-opt`` (used by the upstream
 conformance test), cuTile Python (``cuda-tile``) and cuTile's compiler ``tileiras``.  What is absent reads ``not found`` with the reason; the command never needs a
 GPU and exits 0 unless ``--strict`` is given and something needed for compiling to a cubin
 (xDSL, llvmlite with NVPTX, ptxas) is missing.  Imports nothing heavy at module load.
@@ -132,6 +133,14 @@ def _driver_and_gpu(load=_load_libcuda) -> list[Fact]:
     return [driver, Fact("GPU", "; ".join(gpus))]
 
 
+def _launch_path() -> Fact:
+    """Which binding bound launches call the driver through (tileorch.runtime.direct_launch)."""
+    from tileorch.runtime.direct_launch import planned_path
+
+    path, why = planned_path()
+    return Fact("launch path", f"{path}: {why}")
+
+
 def _cutile() -> Fact:
     """cuTile Python (the ``cuda-tile`` distribution, package ``cuda.tile``): located, not
     imported (its import may initialise CUDA)."""
@@ -218,6 +227,10 @@ def collect() -> list[Fact]:
         facts += _driver_and_gpu()
     except Exception as exc:
         facts.append(Fact("CUDA driver", f"error ({type(exc).__name__}: {exc})", False))
+    try:
+        facts.append(_launch_path())
+    except Exception as exc:
+        facts.append(Fact("launch path", f"error ({type(exc).__name__}: {exc})", False))
     facts.append(_iree_opt())
     for probe in (_cutile, _tileiras):  # the cuTile frontend's neighbours (optional)
         try:

@@ -896,7 +896,8 @@ def chained_tensor_maps(record: dict, arguments: list[Argument]) -> list[bytes]:
     """The TMA tensor maps a ``chained`` program takes before the cuTile entry's parameters: one
     per loaded array (``record["tmaps"]``: the entry parameter of its base pointer, the box rows,
     the rank, the box's contiguous extent ``box`` and its swizzle span ``swizzle`` in bytes: 64
-    elements and 128 bytes when the record does not say), zero fill.
+    elements and 128 bytes when the record does not say; ``rows_dim``: the array dimension of the
+    box's rows when it is not the next-to-last), zero fill.
     Raises :class:`LayoutNotSupported` for an array TMA cannot address."""
     from tileorch.launchers.gemm_host import encode_tensor_map
 
@@ -919,7 +920,11 @@ def chained_tensor_maps(record: dict, arguments: list[Argument]) -> list[bytes]:
             raise LayoutNotSupported(f"{where}: empty array")
         dims = tuple(reversed(a.shape))
         row_bytes = tuple(s * es for s in reversed(a.strides[:-1]))
-        box = (int(t.get("box", 64)), t["rows"]) + (1,) * (a.ndim - 2)
+        # innermost first: the contiguous box, then the rows at their dimension (``rows_dim``: the
+        # array dimension of the tile's rows, the next-to-last unless the record says), ones elsewhere
+        box = [int(t.get("box", 64))] + [1] * (a.ndim - 1)
+        box[a.ndim - 1 - int(t.get("rows_dim", a.ndim - 2))] = t["rows"]
+        box = tuple(box)
         maps.append(encode_tensor_map(a.ptr, _TMAP_DTYPES[a.dtype], dims, row_bytes, box,
                                       swizzle=int(t.get("swizzle", 128))))
     return maps

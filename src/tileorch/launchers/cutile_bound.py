@@ -66,7 +66,7 @@ def call_key(kernel: Any, grid: Any, args: Any, arch: str, schedule: str, tiles:
 
     Per argument a tag, then its facts: the tag (the argument's class, or ``"cai"``) fixes how
     many facts follow, so equal keys come from arguments of the same kinds with equal facts."""
-    if type(args) is not tuple or (type(grid) is not tuple and type(grid) is not int):
+    if type(args) is not tuple or not plain_grid(grid):
         return None
     key = [kernel, grid, arch, schedule, tiles]
     tensor = _tensor
@@ -84,6 +84,19 @@ def call_key(kernel: Any, grid: Any, args: Any, arch: str, schedule: str, tiles:
                 return None
             key += other
     return tuple(key)
+
+
+def plain_grid(grid: Any) -> bool:
+    """Whether ``grid`` is an ``int`` or a tuple of ``int`` s (no ``bool``, no numpy integer: those
+    compare and hash equal to ints, so a key holding one would match a call bound for the ints,
+    while the full path refuses them, as ``cuda.tile.launch`` refuses numpy integers)."""
+    t = type(grid)
+    if t is tuple:
+        for g in grid:
+            if type(g) is not int:
+                return False
+        return True
+    return t is int
 
 
 def _array_key(a: Any, t: type) -> tuple | None:
@@ -219,7 +232,10 @@ def _generate(pattern: tuple[type, ...]) -> tuple[Callable[..., tuple | None], C
                 + found)
 
     unpack = f"{', '.join(names)}{',' if len(names) == 1 else ''} = args" if names else "pass"
-    head = f"if type(args) is tuple and len(args) == {len(pattern)} and (type(grid) is tuple or type(grid) is int):"
+    head = f"if type(args) is tuple and len(args) == {len(pattern)} and plain_grid(grid):"
+    # the hot launcher: the grid object of the last launched call's key was checked then
+    hot_head = (f"if type(args) is tuple and len(args) == {len(pattern)} and "
+                "(grid is entry[2] or plain_grid(grid)):")
     test = " and ".join(tests) or "True"
     if pointers:
         ps = [f"p{j}" for j in range(len(pointers))]
@@ -242,25 +258,39 @@ def _generate(pattern: tuple[type, ...]) -> tuple[Callable[..., tuple | None], C
         + "    return call_key(kernel, grid, args, arch, schedule, tiles)\n"
         + split
         + "def make(kernel):\n"
-        "    last = (None, None)  # the key and the launch of the last call launched (one tuple: read whole)\n"
+        "    # the key, the launch and the grid (checked then) of the last call launched (one tuple: read whole)\n"
+        "    last = (None, None, NO_GRID)\n"
+        "\n"
+        "    # the last torch stream object launched on and its handle (one tuple: read whole); a torch\n"
+        "    # stream's handle is fixed for its life, which the reference held here extends\n"
+        "    streamed = (None, 0)\n"
         "\n"
         "    def hot(stream, grid, args, arch, schedule, tiles):\n"
-        "        nonlocal last\n"
-        f"        {head}\n"
+        "        nonlocal last, streamed\n"
+        "        entry = last\n"
+        f"        {hot_head}\n"
         f"            {unpack}\n"
         f"            if {test}:\n"
         + body("                ",
-               "                entry = last\n"
                "                if key == entry[0]:\n"
                "                    launch = entry[1]\n"
                "                else:\n"
                "                    launch = lookup(key, split)\n"
                "                    if not launch:\n"
                "                        return key if launch is None else None\n"
-               "                    last = (key, launch)\n"
-               "                t = type(stream)\n"
-               "                launch(stream if t is int else stream.cuda_stream if t in stream_types "
-               "else stream_handle(stream))\n"
+               "                    last = (key, launch, grid)\n"
+               "                if type(stream) is int:\n"
+               "                    launch(stream)\n"
+               "                else:\n"
+               "                    held = streamed\n"
+               "                    if stream is held[0]:\n"
+               "                        launch(held[1])\n"
+               "                    elif type(stream) in stream_types:\n"
+               "                        handle = stream.cuda_stream\n"
+               "                        streamed = (stream, handle)\n"
+               "                        launch(handle)\n"
+               "                    else:\n"
+               "                        launch(stream_handle(stream))\n"
                "                return True\n",
                "return None")
         + "        return generic_hot(kernel, stream, grid, args, arch, schedule, tiles)\n"
@@ -269,6 +299,7 @@ def _generate(pattern: tuple[type, ...]) -> tuple[Callable[..., tuple | None], C
     )
     namespace: dict[str, Any] = {f"T{i}": t for i, t in enumerate(pattern)}
     namespace.update(call_key=call_key, layout_of=layout_of, lookup=_lookup, generic_hot=generic_hot,
+                     plain_grid=plain_grid, NO_GRID=object(),
                      stream_types=_TORCH_STREAM_TYPES, stream_handle=stream_handle)
     exec(compile(source, f"<cutile_bound key reader {len(pattern)} arguments>", "exec"), namespace)
     return namespace["read"], namespace["make"]

@@ -20,7 +20,7 @@ from collections import OrderedDict
 from dataclasses import replace
 from typing import Any
 
-from tileorch.kernels.gemm.config import GemmConfig, GemmConfigError
+from tileorch.kernels.gemm.config import DIRECT_OUT_DTYPES, GemmConfig, GemmConfigError
 
 _DTYPES = {"torch.bfloat16": "bf16", "torch.float16": "f16", "torch.float32": "f32"}
 _PREPARED_MAX = 64
@@ -55,7 +55,7 @@ def default_config(m: int, n: int, k: int, dtype: str, out_dtype: str, b_major: 
     epilogue; 128 x 128 tiles (6 stages) for short-K problems of at most two waves whose wave
     efficiency the narrower tile improves by >= 0.15; f32 and s32 outputs store directly."""
     cfg = GemmConfig(dtype=dtype, out_dtype=out_dtype, b_major=b_major,
-                     epilogue="direct" if out_dtype in ("f32", "s32") else "tma")
+                     epilogue="direct" if out_dtype in DIRECT_OUT_DTYPES else "tma")
     cfg = replace(cfg, tile_k=128 // cfg.element_bytes)
     if schedule == "auto":
         tiles = -(-m // 128) * -(-n // 256)

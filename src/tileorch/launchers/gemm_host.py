@@ -433,6 +433,12 @@ class PreparedGemm:
         self._zero = self.zero_bytes if cfg.schedule == "streamk" and getattr(self, "zero_bytes", None) else None
         self._copies = bool(self.staging.copies_in or self.staging.copies_out)
         self._label = f"cuLaunchKernelEx({cfg.name}, grid={self.grid})"
+        # the launches' path: straight into libcuda through ctypes where it can (direct_launch.py)
+        from tileorch.runtime.direct_launch import direct
+
+        self._direct, self.path_reason = direct(self._drv, self._function, tuple(self.grid), (cfg.threads, 1, 1),
+                                                cfg.smem_bytes, (cfg.cluster_m, 1, 1), self._label)
+        self.path = "cuda-python" if self._direct is None else "ctypes"
 
     STREAMS_MAX = 16  # launch configurations kept (one per stream handle)
 
@@ -449,15 +455,17 @@ class PreparedGemm:
     def launch(self, stream: int = 0) -> None:
         """Enqueue one launch on ``stream`` (no synchronisation); Stream-K zeroes its locks first."""
         drv = self._drv
-        config = self.stream_config(stream)
         if self._zero is not None:
-            self._check(drv.cuMemsetD8Async(self._zero[0], 0, self._zero[1], config.hStream),
+            self._check(drv.cuMemsetD8Async(self._zero[0], 0, self._zero[1], drv.CUstream(stream)),
                         "cuMemsetD8Async(stream-K locks)")
         if self._copies:
             self.staging.run(self.staging.copies_in, stream)
-        result = self._launch_ex(config, self._function, self._params, 0)
-        if result[0]:  # a CUresult (an int): CUDA_SUCCESS is 0
-            self._check(result, self._label)
+        if self._direct is not None:
+            self._direct.enqueue(stream, self._params)
+        else:
+            result = self._launch_ex(self.stream_config(stream), self._function, self._params, 0)
+            if result[0]:  # a CUresult (an int): CUDA_SUCCESS is 0
+                self._check(result, self._label)
         if self._copies:
             self.staging.run(self.staging.copies_out, stream)
 
@@ -468,10 +476,12 @@ class PreparedGemm:
         reference to it); otherwise the method itself."""
         if self._zero is not None or self._copies:
             return self.launch
+        if self._direct is not None:
+            return self._direct.launcher(self, self._params)
         from tileorch.runtime.launch import stream_launcher
 
         return stream_launcher(self, self._launch_ex, self._function, self._params, self._label, self._configs,
-                               self.stream_config, self._check)
+                               self.stream_config, self._check, path_reason=self.path_reason)
 
     @staticmethod
     def _check(result, call: str) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 from tileorch.runtime.errors import CudaError, GpuUnavailable
 
 _api: ModuleType | None = None
+_loaded: ModuleType | None = None  # the cuda.bindings.driver that _load() initialised (never a stand-in)
 
 
 def _load() -> ModuleType:
@@ -40,10 +41,16 @@ def _load() -> ModuleType:
 
 def api() -> ModuleType:
     """The initialised driver module; raises :class:`GpuUnavailable` when there is none."""
-    global _api
+    global _api, _loaded
     if _api is None:
-        _api = _load()
+        _api = _loaded = _load()
     return _api
+
+
+def loaded_driver() -> ModuleType | None:
+    """The ``cuda.bindings.driver`` module :func:`api` loaded and initialised, None before (a
+    module handed in with :func:`use_api` is never it)."""
+    return _loaded
 
 
 def gpu_status() -> tuple[bool, str]:

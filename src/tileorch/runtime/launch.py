@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tileorch.runtime.buffers import device_pointer, is_device_array
+from tileorch.runtime.direct_launch import direct
 from tileorch.runtime.driver import api, check
 from tileorch.runtime.errors import CudaError
 from tileorch.runtime.module import Kernel
@@ -217,10 +218,13 @@ class BoundLaunch:
     device's health (a launch into a context that a fault or hang poisoned raises
     :class:`ContextPoisoned` with the first cause), one ``CUlaunchConfig`` looked up by the stream
     handle (one per stream, made on its first launch and shared with the launch's re-pointed
-    copies, :meth:`repointer`), the ``cuLaunchKernelEx`` call and the check of its result."""
+    copies, :meth:`repointer`), the ``cuLaunchKernelEx`` call and the check of its result.  The
+    call goes straight into libcuda through ctypes where it can
+    (:mod:`tileorch.runtime.direct_launch`), else through cuda-python's binding: :attr:`path`
+    and :attr:`path_reason` say which and why (so do the launch functions' ``path`` attributes)."""
 
     __slots__ = ("kernel", "config", "_blob", "_offsets", "_sizes", "_params", "_configs", "_drv", "_function",
-                 "_label", "_device", "_launch_ex")
+                 "_label", "_device", "_launch_ex", "_direct", "_path_reason")
     STREAMS_MAX = 16  # launch configurations kept per bound launch (one per stream handle)
 
     def __init__(self, kernel: Kernel, grid: Any, block: Any, args: tuple[Any, ...] | list[Any] = (),
@@ -243,6 +247,10 @@ class BoundLaunch:
         self._label = f"cuLaunchKernelEx('{kernel.name}', {cfg.describe()})"
         self._device = kernel.module.device
         self._launch_ex = self._drv.cuLaunchKernelEx
+        # the launches' path: straight into libcuda through ctypes where it can (direct_launch.py)
+        self._direct, self._path_reason = direct(self._drv, self._function, cfg.grid, cfg.block, cfg.smem,
+                                                 cfg.cluster if cfg.cluster_size > 1 else None, self._label,
+                                                 self._device)
 
     def _bind(self, blob: bytearray) -> None:
         """Hold a copy of ``blob`` (the address table, then the parameter bytes) with the table
@@ -269,8 +277,20 @@ class BoundLaunch:
         """The function ``launch(stream=0)`` enqueuing this launch on the stream handle ``stream``
         (see the class's doc).  It holds this object's parameter buffer (``.bound`` is this
         object); this object holds no reference to it."""
+        if self._direct is not None:
+            return self._direct.launcher(self, self._params)
         return stream_launcher(self, self._launch_ex, self._function, self._params, self._label, self._configs,
-                               self.stream_config, check, self._device)
+                               self.stream_config, check, self._device, self._path_reason)
+
+    @property
+    def path(self) -> str:
+        """``"ctypes"`` when the launches go straight into libcuda (direct_launch.py), else
+        ``"cuda-python"``; :attr:`path_reason` says why not."""
+        return "cuda-python" if self._direct is None else "ctypes"
+
+    @property
+    def path_reason(self) -> str:
+        return self._path_reason
 
     def repointer(self, slots: list[int] | tuple[int, ...]) -> Any:
         """The function ``repoint(pointers)`` giving :meth:`launcher` of this launch with the 8-byte
@@ -292,6 +312,7 @@ class BoundLaunch:
         places = tuple(self._offsets[s] for s in slots)
         n, launch_ex, function, label, configs = len(slots), self._launch_ex, self._function, self._label, self._configs
         stream_config, device, addressof, pack_into = self.stream_config, self._device, ctypes.addressof, _U64.pack_into
+        direct_launcher, reason = (None if self._direct is None else self._direct.launcher), self._path_reason
 
         def repoint(pointers: tuple[int, ...]) -> Any:
             if len(pointers) != n:
@@ -302,8 +323,10 @@ class BoundLaunch:
                 table.pack_into(buf, 0, *map(base.__add__, offsets))
             for offset, ptr in zip(places, pointers):
                 pack_into(buf, offset, ptr)
+            if direct_launcher is not None:
+                return direct_launcher(buf, base if offsets else 0)
             return stream_launcher(buf, launch_ex, function, base if offsets else 0, label, configs, stream_config,
-                                   check, device)
+                                   check, device, reason)
 
         return repoint
 
@@ -318,7 +341,7 @@ class BoundLaunch:
             blob[self._offsets[slot]:self._offsets[slot] + 8] = ptr.to_bytes(8, "little")
         other = object.__new__(BoundLaunch)
         for name in ("kernel", "config", "_offsets", "_sizes", "_configs", "_drv", "_function", "_label", "_device",
-                     "_launch_ex"):
+                     "_launch_ex", "_direct", "_path_reason"):
             setattr(other, name, getattr(self, name))
         other._bind(blob)
         return other
@@ -330,12 +353,14 @@ class BoundLaunch:
 
 
 def stream_launcher(bound: Any, launch_ex: Any, function: Any, params: Any, label: str, configs: dict,
-                    stream_config: Any, check_result: Any, device: Any = None) -> Any:
-    """The hot-path closure ``launch(stream=0)`` shared by bound launches: the stream's
-    ``CUlaunchConfig`` from ``configs`` (made by ``stream_config`` on a new stream), one
+                    stream_config: Any, check_result: Any, device: Any = None, path_reason: str = "") -> Any:
+    """The hot-path closure ``launch(stream=0)`` of bound launches through cuda-python (the
+    ctypes path's is :meth:`DirectLaunch.launcher <tileorch.runtime.direct_launch.DirectLaunch.launcher>`):
+    the stream's ``CUlaunchConfig`` from ``configs`` (made by ``stream_config`` on a new stream), one
     ``cuLaunchKernelEx`` call, ``check_result`` on a non-zero CUresult; with ``device``, a poisoned
     context raises first.  ``launch.bound`` keeps ``bound`` (and with it the parameters the driver
-    reads) alive."""
+    reads) alive; ``launch.path`` is ``"cuda-python"`` and ``launch.path_reason`` ``path_reason``
+    (why not the ctypes path)."""
 
     def launch(stream: int = 0) -> None:
         if device is not None and device.poisoned_by is not None:
@@ -349,4 +374,6 @@ def stream_launcher(bound: Any, launch_ex: Any, function: Any, params: Any, labe
             check_result(result, label)
 
     launch.bound = bound  # type: ignore[attr-defined]
+    launch.path = "cuda-python"  # type: ignore[attr-defined]
+    launch.path_reason = path_reason  # type: ignore[attr-defined]
     return launch

@@ -20,7 +20,8 @@ def array_params(base: int, shape: tuple[int, ...]) -> list[int]:
 def run_gemm(p, a, b, c_base: int, mnk: tuple[int, int, int], tile_params=(), memory=(), problem=None,
              sms: int = 2) -> list[str]:
     """Run every CTA of the persistent grid of the GEMM program ``p`` (``compile_program``'s result,
-    ``p.gemm_config`` set) on A ``a`` [M, K] and B ``b`` [K, N]; return the emulator's errors.
+    ``p.gemm_config`` set) on A ``a`` [M, K] and B ``b`` [K, N] (``[N, K]`` for a K-major B, 64-wide K
+    tiles); return the emulator's errors.
 
     ``mnk``: the M, N, K the builder's parameters carry (C's shape and A's columns); ``problem``:
     the (M, N, K, L) the scheduler is sized for (default ``(*mnk, 1)``; a program-grid kernel's is
@@ -39,8 +40,10 @@ def run_gemm(p, a, b, c_base: int, mnk: tuple[int, int, int], tile_params=(), me
     for x in range(sched.grid[0]):
         for y in range(sched.grid[1]):
             emu = Emu(p.ptx, params, cfg.smem_bytes, cfg.threads, (x, y, 0), {}, list(memory), nctaid=sched.grid)
+            # B [K, N] (N-major): 64 K rows of 64 N; B^T [N, K] (K-major): tile_n / cluster N rows of 64 K
+            b_rows = cfg.tile_n // cfg.cluster_m if cfg.b_major == "k" else 64
             emu.tmaps = {emu.params[0]: {"array": a[None], "rows": cfg.tile_m, "box": 64},
-                         emu.params[1]: {"array": b[None], "rows": 64, "box": 64}}
+                         emu.params[1]: {"array": b[None], "rows": b_rows, "box": 64}}
             emu.run()
             errors += emu.errors
     return errors

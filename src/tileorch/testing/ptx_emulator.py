@@ -17,7 +17,7 @@ named barrier.  Asynchrony is modelled where it decides correctness:
   ``wait_group`` that covers its last reader);
 * ``wgmma.fence``: a WGMMA whose accumulator or A-fragment registers another instruction of its
   thread wrote after the warp group's last fence is reported (:attr:`Emu.fence_errors`);
-* ``cp.async.bulk.tensor`` copies its box at once (the tensor map's ``box`` contiguous elements,
+* ``cp.async.bulk.tensor`` copies its box at once (2- to 4-D maps; the tensor map's ``box`` contiguous elements,
   64 unless given, and its ``swizzle`` span, 128 bytes unless given; zero fill out of bounds) and
   completes its bytes on the mbarrier; ``mbarrier`` arrive / expect_tx / try_wait.parity follow the
   phase rules;
@@ -77,6 +77,12 @@ def _fma_f32(a, b, c):
     toward = np.where(err > 0, np.inf, -np.inf)
     s = np.where(inexact, np.nextafter(s, toward), s)
     return s.astype(np.float32)
+
+
+def _fp8_type(kind: str):
+    import ml_dtypes  # a test aid's dependency, only for fp8 conversions
+
+    return {"e4m3": ml_dtypes.float8_e4m3fn, "e5m2": ml_dtypes.float8_e5m2}[kind]
 
 
 def _swizzle(addr, span):
@@ -806,6 +812,21 @@ class Emu:
             return
         if "bf16x2.f32" in op:
             raise Fault("bf16")
+        fp8 = re.match(r"cvt\.rn\.satfinite\.(e4m3|e5m2)x2\.f32$", op)
+        if fp8:  # d = {fp8(a), fp8(b)}: a in the high byte; nearest even, saturating to the largest finite
+            t = _fp8_type(fp8.group(1))
+            big = float(np.finfo(t).max)
+            hi, lo = (np.clip(f32(g(i)), -big, big).astype(t).view(np.uint8).astype(np.uint64) for i in (1, 2))
+            self.set(ops[0], T, (hi << np.uint64(8)) | lo)
+            return
+        fp8 = re.match(r"cvt\.rn\.f16x2\.(e4m3|e5m2)x2$", op)
+        if fp8:  # exact; the low byte is the low half
+            t = _fp8_type(fp8.group(1))
+            v = g(1)
+            lo, hi = ((v >> np.uint64(s)) & np.uint64(255) for s in (0, 8))
+            h16 = [x.astype(np.uint8).view(t).astype(np.float16).view(np.uint16).astype(np.uint64) for x in (lo, hi)]
+            self.set(ops[0], T, (h16[1] << np.uint64(16)) | h16[0])
+            return
         dst, src = parts[-2], parts[-1]
         v = g(1)
         if dst == "f16" and src == "f32":
@@ -875,10 +896,23 @@ class Emu:
         for k in range(len(dst)):
             pname = self.params[(int(tmv[k]) - PARAM_BASE) // 256]
             t = self.tmaps[pname]
-            arr = t["array"]  # numpy [.., rows, cols] fp16 (3-D: [b, s, d])
+            arr = t["array"]  # numpy [.., rows, cols] fp16 (3-D: [b, s, d]; 4-D: [b, h, s, d])
             c = [int(x[k]) & 0xFFFFFFFF for x in cs]
             c = [x - (1 << 32) if x >> 31 else x for x in c]
-            col0, row0, b0 = c[0], c[1], (c[2] if len(c) > 2 else 0)  # 2-D maps: arrays given as [1, r, c]
+            # the box's rows run along array dimension ``rows_dim`` (the next-to-last unless the map says)
+            rows_dim = t.get("rows_dim", len(c) - 2)
+            if len(c) == 2:
+                arr = arr.reshape(arr.shape[-2:])  # 2-D maps: arrays given as [1, r, c]
+            if arr.ndim != len(c):
+                raise Fault(f"{op}: a rank-{len(c)} map over an array of shape {arr.shape}")
+            start = c[::-1]  # outermost first
+            col0, row0 = start[-1], start[rows_dim]
+            others = [x for i, x in enumerate(start[:-1]) if i != rows_dim]
+            inside = all(0 <= x < n for x, n in zip(others, [n for i, n in enumerate(arr.shape[:-1]) if i != rows_dim]))
+            arr = np.moveaxis(arr, rows_dim, -2)  # [..., rows, cols]: the other outer coordinates first
+            lead = others
+            b0 = int(np.ravel_multi_index(lead, arr.shape[:-2])) if inside and lead else (0 if inside else -1)
+            arr = arr.reshape((-1,) + arr.shape[-2:])
             rows, width, span = t["rows"], t.get("box", 64), t.get("swizzle", 128)
             if width * 2 > span:
                 raise Fault(f"{op}: a box of {width} elements is wider than the {span}-byte swizzle")

@@ -4,7 +4,7 @@ Thread ``t = tid.x % 128`` of the warp group holds, for each 8-column group ``g`
 ``m64nN`` tile, the values ``4g, 4g+1`` at row ``16*(t/32) + (t%32)/4`` and ``4g+2, 4g+3`` eight
 rows below, both at columns ``8g + 2*(t%4) + {0, 1}`` (PTX ISA, "wgmma D matrix fragment").
 Each pair becomes one 4-byte store (``cvt.rn.bf16x2.f32`` / ``cvt.rn.f16x2.f32``; one 8-byte
-store for f32 and s32), predicated on ``row < rows && col < cols`` (no branch); with ``first_column``/``columns``
+store for f32 and s32; one 2-byte store for fp8, ``cvt.rn.satfinite.{e4m3,e5m2}x2.f32``), predicated on ``row < rows && col < cols`` (no branch); with ``first_column``/``columns``
 only the groups of those columns.  An i32 fragment (s8/u8 WGMMA)
 is stored as it is for ``s32``, else converted (signed) to f32 first.
 """
@@ -12,14 +12,16 @@ is stored as it is for ``s32``, else converted (signed) to f32 first.
 from __future__ import annotations
 
 from xdsl.dialects import arith, llvm
-from xdsl.dialects.builtin import DenseArrayBase, IntegerType, f32, i1, i32, i64
+from xdsl.dialects.builtin import DenseArrayBase, IntegerType, f32, i1, i16, i32, i64
 from xdsl.ir import Operation, SSAValue
 
 from tileorch.dialects import nvvm
 from tileorch.dialects.atoms import PTR_GLOBAL, PTR_SHARED, StageFragmentOp, StoreFragmentOp
 from tileorch.transforms.op_collector import OpCollector
 
-_CVT = {"bf16": "cvt.rn.bf16x2.f32 $0, $2, $1;", "f16": "cvt.rn.f16x2.f32 $0, $2, $1;"}
+_CVT = {"bf16": "cvt.rn.bf16x2.f32 $0, $2, $1;", "f16": "cvt.rn.f16x2.f32 $0, $2, $1;",
+        "e4m3": "cvt.rn.satfinite.e4m3x2.f32 $0, $2, $1;", "e5m2": "cvt.rn.satfinite.e5m2x2.f32 $0, $2, $1;"}
+ELEM_BYTES = {"f32": 4, "s32": 4, "bf16": 2, "f16": 2, "e4m3": 1, "e5m2": 1}
 
 
 class _Ops(OpCollector):
@@ -33,7 +35,7 @@ def lower_store_fragment(op: StoreFragmentOp) -> list[Operation]:
     """The replacement ops of one ``atom.store_fragment``."""
     e = _Ops()
     dtype = op.dtype.data
-    elem_bytes = 4 if dtype in ("f32", "s32") else 2
+    elem_bytes = ELEM_BYTES[dtype]
     tid = e.add(nvvm.SPECIAL_REGISTERS["tid.x"]())
     t = e.bin(arith.AndIOp, tid, e.c(127))
     warp = e.bin(arith.ShRUIOp, t, e.c(5))
@@ -60,20 +62,23 @@ def lower_store_fragment(op: StoreFragmentOp) -> list[Operation]:
                                    result_type=PTR_GLOBAL))
             if elem_bytes == 4:
                 _store_if(e, ok, ptr, vals, "f" if dtype == "f32" else "r")
-            else:
+            elif elem_bytes == 2:
                 _store_if(e, ok, ptr, [e.add(llvm.InlineAsmOp(_CVT[dtype], "=r,f,f", vals, [i32]))], "r")
+            else:  # fp8: the pair's two bytes, the first (lower address) in the low byte
+                _store_if(e, ok, ptr, [e.add(llvm.InlineAsmOp(_CVT[dtype], "=h,f,f", vals, [i16]))], "h", 16)
     return e.ops
 
 
-def _store_if(e: _Ops, ok: SSAValue, ptr: SSAValue, words: list[SSAValue], reg: str) -> None:
-    """``words`` (one or two 32-bit values, register class ``reg``) stored at the global ``ptr``
+def _store_if(e: _Ops, ok: SSAValue, ptr: SSAValue, words: list[SSAValue], reg: str, bits: int = 32) -> None:
+    """``words`` (one or two ``bits``-bit values, register class ``reg``) stored at the global ``ptr``
     (aligned to their size) where ``ok`` (i1) holds: one predicated ``st.global[.v2].b32`` (inline
-    PTX), no branch around it (a branch per pair was a third of a sigmoid epilogue's branches)."""
+    PTX; ``.b16`` for 16-bit words), no branch around it (a branch per pair was a third of a
+    sigmoid epilogue's branches)."""
     p32 = e.add(arith.ExtUIOp(ok, i32))
     addr = e.add(llvm.PtrToIntOp(ptr, i64))
     src = "$2" if len(words) == 1 else "{" + ", ".join(f"${2 + i}" for i in range(len(words))) + "}"
     vec = "" if len(words) == 1 else f".v{len(words)}"
-    asm = f"{{ .reg .pred p; setp.ne.b32 p, $0, 0; @p st.global{vec}.b32 [$1], {src}; }}"
+    asm = f"{{ .reg .pred p; setp.ne.b32 p, $0, 0; @p st.global{vec}.b{bits} [$1], {src}; }}"
     e.add(llvm.InlineAsmOp(asm, ",".join(["r", "l"] + [reg] * len(words)), [p32, addr, *words], [],
                            has_side_effects=True))
 

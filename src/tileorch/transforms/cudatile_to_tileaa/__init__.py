@@ -251,6 +251,18 @@ def _partition_view(L, op):
     L.bind(op, L.emit(aa.BlockTileOp(memref, vt), op))
 
 
+@handles(ct.MakeStridedViewOp)
+def _strided_view(L, op):
+    """``Array.tiled_view(tile, traversal_steps=...)``: tiles ``tile`` whose origins are
+    ``traversal_strides`` elements apart (overlapping or with gaps): a ``block_tile`` whose step
+    is not its tile (the SIMT lowering reads tile ``i`` at element ``i * step``; the tiers refuse
+    such a view; the number of tiles of such a view is refused where it is asked for)."""
+    sv = op.result.type
+    memref = L.v(op.tensor_view)
+    vt = aa.TiledViewType(list(sv.tile_shape), memref.type, step=list(sv.traversal_strides), order=list(sv.dim_map))
+    L.bind(op, L.emit(aa.BlockTileOp(memref, vt), op))
+
+
 @handles(ct.GetIndexSpaceShapeOp, ct.GetTensorShapeOp)
 def _shape(L, op):
     src = L.v(op.src)
@@ -383,9 +395,7 @@ def _gather_store(L, op):
 
 def _through_pointers(op) -> bool:
     """Does the view load/store ``op`` go through pointers (a gather/scatter view), not a tiled
-    access of a partition view?  A strided view is not supported yet."""
-    if isinstance(op.view.type, T.StridedViewType):
-        raise _unsupported(op, "on a strided view")
+    access of a partition or strided view?"""
     return isinstance(op.view.type, T.GatherScatterViewType)
 
 

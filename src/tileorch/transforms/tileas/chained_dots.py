@@ -13,7 +13,7 @@ What the tier's warp-specialized kernel must look like (:func:`analyze_chained_d
   S, of loop-carried tiles and of kernel arguments, B2 a TMA tile of the loop (``[tn, dv]``
   N-major, or ``[dv, tn]`` transposed: K-major);
 * loop-carried values: tiles ``[tm, 1]`` (row vectors) or ``[tm, X]`` (X a multiple of 8);
-* after the loop, one ``tiled_store`` of a ``[tm, dv]`` tile (leading unit dimensions allowed).
+* after the loop, one ``tiled_store`` of a ``[tm, dv]`` tile (unit dimensions allowed before the last).
 
 The lowered kernel (:class:`_Kernel`, built op by op, + :class:`FragmentLowering`): one CTA per program
 instance (the program's grid), ``tm / 64`` warp groups, each owning 64 rows; thread 0 issues the
@@ -287,6 +287,7 @@ class Operand:
     arg: int
     k_major: bool = True
     swapped: bool = False  # a view order swapping the last two dimensions (the tile is stored transposed)
+    rows_dim: int = -1  # the array dimension of the tile's rows (-1: the next-to-last one)
 
     def view_dim(self, dim: int) -> int:
         """The view (tile index) dimension of array dimension ``dim``."""
@@ -350,32 +351,41 @@ class ChainedKernel:
 
 
 def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop: bool) -> tuple[Operand, list[str]]:
-    from tileorch.transforms.tileas.convert_to_cutlass import _base_argument
+    from tileorch.transforms.tileas.convert_to_cutlass import _base_argument, argument_view_mismatch
 
     src, seen = _strip(v)
     ld = source_load(src)
     if not isinstance(ld, ts.TiledLoadOp) or not isinstance(ld.atom, ts.TmaLoadAtomAttr):
         _fail(dot, f"{what} is not a TMA tile load{' of the loop' if in_loop else ' made before the loop'}")
     shape = list(ld.result.type.get_shape())
-    if len(shape) < 2 or any(x != 1 for x in shape[:-2]):
-        _fail(ld, f"{what} tile {shape}: 2-D tiles (with leading unit dimensions) are supported")
     vt = ld.view.type
     order, n = ints(vt.order), len(ints(vt.order))
     swapped = n >= 2 and order == list(range(n - 2)) + [n - 1, n - 2]
+    # the rows: the one dimension before the last with an extent other than 1 (unit dimensions
+    # anywhere else: a packed [B, S, 3, H, D] QKV tensor's (1, S tile, 1, 1, D) tiles), else the
+    # next-to-last; a swapped view keeps its two dimensions last
+    wide = [i for i, x in enumerate(shape[:-1]) if x != 1]
+    rows_dim = wide[0] if len(wide) == 1 and not swapped and order == list(range(n)) else len(shape) - 2
+    if len(shape) < 2 or any(x != 1 for i, x in enumerate(shape[:-1]) if i != rows_dim):
+        _fail(ld, f"{what} tile {shape}: 2-D tiles (with unit dimensions elsewhere) are supported")
     if (order != list(range(n)) and not swapped) or ints(vt.tile) != ints(vt.step):
         _fail(ld, f"{what}: a view with dimension order {order} (other than the last two swapped) or overlapping "
                   "tiles is not supported yet")
     elt = ld.result.type.element_type
     if type(elt) not in _DT:
         _fail(ld, f"{what} element type {elt}: f16/bf16 operands are supported")
-    rows, cols = shape[-1:-3:-1] if swapped else shape[-2:]  # as stored in the array
+    rows, cols = shape[-1:-3:-1] if swapped else (shape[rows_dim], shape[-1])  # as stored in the array
     if not (cols % 64 == 0 or cols in (16, 32)) or cols > 256 or rows % 8 or rows > 256:
         _fail(ld, f"{what} tile {rows}x{cols}: the contiguous extent must be 16, 32 or a multiple of 64 (32-, 64- "
                   "or 128-byte swizzled TMA boxes), rows a multiple of 8, both at most 256")
     arg = _base_argument(kernel, ld.view)
     if arg is None:
         _fail(ld, f"{what} is not loaded from a kernel argument")
-    return Operand(ld, rows, cols, arg, swapped=swapped), seen
+    why = argument_view_mismatch(kernel, ld.view)
+    if why is not None:
+        _fail(ld, f"{what}'s view: {why}; the chained kernel reads it through a tensor map of the whole argument "
+                  "(not supported yet)")
+    return Operand(ld, rows, cols, arg, swapped=swapped, rows_dim=rows_dim if rows_dim != len(shape) - 2 else -1), seen
 
 
 @dataclass
@@ -538,14 +548,18 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     stores = [o for o in kernel.walk() if isinstance(o, ts.TiledStoreOp)]
     if not stores or any(loop.is_ancestor(x) for x in stores):
         _fail(kernel, "expected the tile stores after the loop")
-    tiles = [x for x in stores if list(x.tile.type.get_shape())[-2:] == [tm, dv]]
+    def squeezed(x) -> list[int]:  # the stored tile's shape without its unit dimensions before the last
+        shp = list(x.tile.type.get_shape())
+        return [e for e in shp[:-1] if e != 1] + shp[-1:]
+
+    tiles = [x for x in stores if squeezed(x) == [tm, dv]]
     st = tiles[0] if tiles else stores[0]
     row_stores = [(x, _row_vector(x, tm)) for x in stores if x is not st]
     for o in kernel.walk():  # the lowering evaluates values: effects other than the stores are lost
         if any(w in o.name for w in ("atomic", "print", "assert", "store")) and o not in stores:
             _fail(o, f"'{o.name}' in a chained-dots kernel is not supported yet")
     shape = list(st.tile.type.get_shape())
-    if shape[-2:] != [tm, dv] or any(x != 1 for x in shape[:-2]):
+    if squeezed(st) != [tm, dv]:
         _fail(st, f"the stored tile {shape} is not the [{tm}, {dv}] accumulator tile")
     # loop-carried values and their new values (through the consumer_read region)
     body = loop.body.blocks.first
@@ -556,11 +570,13 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
                 continue
             _fail(loop, f"loop-carried {arg.type} values are not supported yet")
         shp = list(arg.type.get_shape())
-        if len(shp) != 2 or shp[0] != tm or not (shp[1] == 1 or (shp[1] % 8 == 0 and shp[1] <= 256)):
-            _fail(loop, f"loop-carried tile {shp}: [tm, 1] row vectors and [tm, X] tiles (X % 8 == 0) are supported")
+        width = _fragment_width(arg, tm)
+        if width is None:
+            _fail(loop, f"loop-carried tile {shp}: [tm, 1] / [tm] row vectors and [tm, X] tiles (X % 8 == 0) are "
+                        "supported")
         if isinstance(y.owner, Operation) and y.owner.name.endswith("consumer_read"):
             y = y.owner.regions[0].blocks.first.last_op.operands[y.index]
-        carried.append((i, shp[1]))
+        carried.append((i, width))
         yields.append(y)
     branches = []
     for br in loop.walk():
@@ -1296,7 +1312,8 @@ class FragmentLowering(EpilogueLowering):
         if hit is not None:
             width, regs = hit
             h = self.row_of.get(id(coords[0].value)) if coords else None
-            if len(coords) != 2 or h is None:
+            rank1 = len(coords) == 1 and width == 1  # a [tm] row vector (ct.max(s, axis=1) without keepdims)
+            if (len(coords) != 2 and not rank1) or h is None:
                 raise unsupported(self.store, "reads a register tile at coordinates other than its own")
             if width == 1:
                 return regs[h]
@@ -1603,24 +1620,38 @@ class _Site:
         low.env.tile_coord = tile_coord
         # the accumulator tile's first global row/column (loads aligned with the store read there)
         st = self.ck.store
-        lead = len(st.indices) - 2
         tile = ints(st.view.type.tile)
-        low.env.origin = [e.mul_i(low._i32(low.scalar(st.indices[lead + d])), e.const(tile[lead + d]))
-                          for d in range(2)]
+        low.env.origin = [e.mul_i(low._i32(low.scalar(st.indices[d])), e.const(tile[d]))
+                          for d in (_store_rows_dim(st), len(st.indices) - 1)]
 
     def at(self, v: SSAValue, h: int, g: int | None, j: int) -> SSAValue:
+        row = Coord(self.low.rows[h], 0)
+        if g is None and isinstance(v.type, TensorType) and len(v.type.get_shape()) == 1:
+            return self.low.at(v, (row,))  # a [tm] row vector: its row coordinate only
         col = Coord(self.low.cols[(g, j)], 1) if g is not None else Coord(self.e.const(0), None)
-        return self.low.at(v, (Coord(self.low.rows[h], 0), col))
+        return self.low.at(v, (row, col))
 
     def tile_regs(self, v: SSAValue, width: int) -> list[SSAValue]:
         return [self.at(v, h, None if width == 1 else g, j) for h, g, j in _frag_regs(width)]
 
 
+def _store_rows_dim(st: Operation) -> int:
+    """The dimension of the accumulator tile's rows in the tile ``st`` stores: the one dimension
+    before the last with an extent other than 1 (an O ``[B, S, H, D]`` stored as ``(1, tm, 1, dv)``),
+    else the next-to-last."""
+    shape = list(st.tile.type.get_shape())
+    wide = [i for i, x in enumerate(shape[:-1]) if x != 1]
+    return wide[0] if len(wide) == 1 else len(shape) - 2
+
+
 def _fragment_width(v: SSAValue, tm: int) -> int | None:
-    """X of a ``[tm, X]`` tile the accumulator layout holds (1: a row vector), else None."""
+    """X of a ``[tm, X]`` tile the accumulator layout holds (1: a row vector, ``[tm, 1]`` or ``[tm]``),
+    else None."""
     if not isinstance(v.type, TensorType):
         return None
     shp = list(v.type.get_shape())
+    if shp == [tm]:
+        return 1
     if len(shp) == 2 and shp[0] == tm and (shp[1] == 1 or (shp[1] % 8 == 0 and shp[1] <= 256)):
         return shp[1]
     return None
@@ -2404,8 +2435,12 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             n = 2 if w == 1 else w // 2
             s.low.provided[ck.loop.results[i]] = (w, outs[k:k + n])
             k += n
-        lead = len(ck.store.indices) - 2
         zero = Coord(s.e.const(0), None)
+
+        def tile_coords(z: Coord, row: Coord, col: Coord) -> tuple[Coord, ...]:
+            """The stored tile's coordinates of (row, col): ``z`` at its unit dimensions."""
+            n, r = len(ck.store.indices), _store_rows_dim(ck.store)
+            return tuple(row if i == r else col if i == n - 1 else z for i in range(n))
 
         def exact(side: _Site, h: int, g: int, j: int) -> SSAValue:
             return side.low.element(Coord(rows[h], 0), Coord(cols[(g, j)], 1))
@@ -2416,7 +2451,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             z = Coord(side.e.const(0), None)
             for h, g, j in _frag_regs(ck.dv):
                 value = value_of(side, h, g, j)
-                _store_element(side.low, (z,) * lead + (Coord(rows[h], 0), Coord(cols[(g, j)], 1)), value)
+                _store_element(side.low, tile_coords(z, Coord(rows[h], 0), Coord(cols[(g, j)], 1)), value)
 
         def tile_stores(at: _Site, value_of: Callable) -> None:
             """The tile's stores, each element ``value_of(site, h, g, j)``, into ``at``: under
@@ -2433,7 +2468,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                     for h in range(2):
                         for g in range(ck.dv // 8):
                             lo, hi = (value_of(side, h, g, j) for j in range(2))
-                            _store_pair(side.low, (z,) * lead + (Coord(rows[h], 0), Coord(cols[(g, 0)], 1)), lo, hi)
+                            _store_pair(side.low, tile_coords(z, Coord(rows[h], 0), Coord(cols[(g, 0)], 1)), lo, hi)
                 else:
                     per_element(side, value_of)
                 side.tmp.add_op(scf.YieldOp())
@@ -2505,7 +2540,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
               "interior_masks": len(masks), "k_range": rebased,
               "tm": ck.tm, "tn": ck.tn,
               "d": ck.d, "dv": ck.dv, "dtype": ck.dtype,
-              "tmaps": [{"arg": o.arg, "rows": o.rows, "rank": o.rank, "box": o.box, "swizzle": o.row_bytes}
+              "tmaps": [{"arg": o.arg, "rows": o.rows, "rank": o.rank, "box": o.box, "swizzle": o.row_bytes,
+                         **({"rows_dim": o.rows_dim} if o.rows_dim >= 0 else {})}
                         for o in (ck.a0, ck.b1, ck.b2)],
               "guards": _stage_guards(ck, plan)}
     if persistent:  # launched on at most one CTA per SM with the program's grid as the last three parameters

@@ -34,8 +34,8 @@ from dataclasses import dataclass, replace
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, llvm, scf
-from xdsl.dialects.builtin import (DenseArrayBase, Float16Type, Float32Type, FunctionType, IntegerAttr, IntegerType,
-                                   ModuleOp, StringAttr, f32, i1, i64)
+from xdsl.dialects.builtin import (DenseArrayBase, Float16Type, Float32Type, FunctionType, IndexType, IntegerAttr,
+                                   IntegerType, ModuleOp, StringAttr, f32, i1, i64)
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from tileorch.diagnostics import LocatedError
@@ -48,7 +48,7 @@ from tileorch.dialects.nv_tileaa.attrs import PointerType, ints
 from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileas import AgentSwitchOp
 from tileorch.dialects.record_attr import decode_record, encode_record
-from tileorch.kernels.gemm.config import OVERRIDABLE
+from tileorch.kernels.gemm.config import DIRECT_OUT_DTYPES, OUT_DTYPES, OVERRIDABLE
 from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Emitter
 from tileorch.transforms.tileas.column_reduction import (EXCHANGE_BARRIER, Fragment, in_staging,
                                                          lower_column_reductions, scratch_bytes, scratch_pointer)
@@ -89,6 +89,50 @@ def _base_argument(kernel: aa.FuncOp, view: SSAValue) -> int | None:
         if not v.owner.operands:
             return None
         v = v.owner.operands[0]
+    return None
+
+
+def argument_view_mismatch(kernel: aa.FuncOp, view: SSAValue) -> str | None:
+    """Why the array a tiled view reads is not a kernel array argument as passed (None when it is,
+    or when the view is not built on a ``make_memref``): the tensor-core kernels read their TMA
+    operands (and the GEMM's C) through tensor maps the host builds from the argument's own base
+    pointer, extents and strides, so a view whose base is an ``offset`` of the argument's pointer
+    or whose extents or strides are other values (``Array.slice``: both) would be read as the
+    whole array.  Extents and strides may be the argument's own in any order (a column-major
+    array read as its transpose: tileaa-transpose-column-major swaps the last two).  A view whose
+    tiles overlap or leave gaps (``tiled_view(..., traversal_steps=...)``) is refused too."""
+    vt = view.type
+    if isinstance(vt, aa.TiledViewType) and ints(vt.tile) != ints(vt.step):
+        return (f"its tiles {ints(vt.tile)} start {ints(vt.step)} elements apart (overlapping or gapped tiles: "
+                "tiled_view with traversal_steps)")
+    v = view
+    for _ in range(64):
+        if not isinstance(v.owner, Operation) or isinstance(v.owner, aa.MakeMemrefOp) or not v.owner.operands:
+            break
+        v = v.owner.operands[0]
+    mm = v.owner
+    if not isinstance(mm, aa.MakeMemrefOp):
+        return None
+    entry = kernel.body.blocks.first
+    ptr = mm.ptr
+    while isinstance(ptr.owner, Operation) and ptr.owner.name == "nv_tileaa.assume":
+        ptr = ptr.owner.operands[0]
+    if not (isinstance(ptr, BlockArgument) and ptr.owner is entry):
+        what = ptr.owner.name if isinstance(ptr.owner, Operation) else "a block argument"
+        return (f"its base pointer is computed ({what}: an Array.slice or a pointer offset), not an array "
+                "argument's own pointer")
+    rank = len(mm.result.type.get_shape())
+    first = ptr.index + 1
+    own = entry.args[first:first + 2 * rank]
+    if len(own) < 2 * rank or not all(isinstance(a.type, IntegerType | IndexType) for a in own):
+        return None  # not cuTile's argument layout (pointer, extents, strides): e.g. an nv_tileaa
+        # program whose arrays share extent scalars; the host builds its tensor maps from the config
+    for operands, lo, what in ((mm.shape, first, "extents"), (mm.strides, first + rank, "strides")):
+        for x in operands:
+            x = _strip_assume(x)
+            if not (isinstance(x, BlockArgument) and x.owner is entry and lo <= x.index < lo + rank):
+                return (f"its {what} are not the array argument's own (an Array.slice or a view of another "
+                        "shape)")
     return None
 
 
@@ -394,6 +438,11 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                 fail(ld, "a second A tile load feeding the dot")
     if a_load is None or len(b_found) != len(dots):
         fail(sw, f"expected one A and {'one B tile load' if len(dots) == 1 else f'{len(dots)} B tile loads'}")
+    for ld, role in ((a_load, "A"), *((b, "B") for b, _ in b_found)):
+        why = argument_view_mismatch(kernel, ld.view)
+        if why is not None:
+            fail(ld, f"{role}'s view: {why}; the WGMMA kernel reads {role} through a tensor map of the whole "
+                     "argument (not supported yet)")
     # each dot's B: the B-role load its rhs reads (one dot: the one B-role load)
     b_of = {}
     for d in dots:
@@ -480,6 +529,10 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         batched.add(st_batched)
         c_swapped, c_view_swapped = _c_orientation(st, st_indices, st_shape, (tm, tn), fail)
         c_coords = tuple(st_indices[::-1] if c_swapped else st_indices)  # (row tile, column tile)
+    if st.name != ATOMIC_SINK:
+        why = argument_view_mismatch(kernel, st.view)
+        if why is not None:
+            fail(st, f"C's view: {why}; the WGMMA kernel stores C through the whole argument (not supported yet)")
     c_transposed = c_swapped or c_view_swapped
     if c_transposed:
         _check_transposed_c(st, side, extra if c_swapped else [], st_batched, fail)
@@ -500,6 +553,12 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     accs = [_loop_result(loop, d, fail) for d in dots]
     if len(set(accs)) != len(dots):
         fail(loop, f"the K loop must carry one accumulator per dot ({len(dots)})")
+    for d, r in zip(dots, accs):
+        init, _ = _through_layouts(loop.iter_args[r.index])
+        if not _is_zero_tile(init):
+            fail(d, "the K loop's accumulator starts from a value other than zeros (the WGMMA kernel's "
+                    "accumulators start at zero; tileas-fold-dot-accumulate moves a loaded start into the "
+                    "epilogue where it can)")
     acc = accs[0]
     if len(dots) > 1:
         _check_shared_a_epilogue(dots[1], atomics, side, fail)
@@ -517,8 +576,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     integer = dtype in INT8_NAMES.values()
     if b_dtype != dtype and not (integer and b_dtype in INT8_NAMES.values()):
         fail(b_load, "A and B must have the same element type")
-    if out_dtype not in ("f16", "bf16", "f32", "s32"):
-        fail(st, f"output element type {out_dtype} is not supported yet by the WGMMA lowering (bf16/f16/f32/i32)")
+    if out_dtype not in OUT_DTYPES:
+        fail(st, f"output element type {out_dtype} is not supported yet by the WGMMA lowering "
+                 "(bf16/f16/f32/i32/fp8 e4m3/e5m2)")
     if out_dtype == "s32" and not integer:
         fail(st, "an i32 output is supported for integer (i8) dots only")
     plain = is_plain_store(st, acc) and not side and not extra and len(dots) == 1 and not c_transposed
@@ -805,6 +865,17 @@ def _program_grid_remarks(dk: DotKernel) -> None:
                       "num_blocks the program reads are the launch's), on 1-CTA clusters, with the program's tiles")
 
 
+def _is_zero_tile(v: SSAValue) -> bool:
+    """``v`` is a tile of zeros (a dense constant or a splat of a zero scalar, through layout
+    conversions, reshapes and broadcasts)."""
+    from tileorch.transforms.tileas.fold_dot_accumulate import is_zero
+
+    while isinstance(v.owner, Operation) and v.owner.name in ("nv_tileas.convert_layout", "nv_tileaa.reshape",
+                                                                "nv_tileaa.broadcast", "nv_tileaa.expand_dims"):
+        v = v.owner.operands[0]
+    return is_zero(v)
+
+
 def _loop_result(loop: scf.ForOp, dot: Operation, fail) -> SSAValue:
     """The K loop's result that carries ``dot``'s accumulator: the one whose iteration argument
     the dot accumulates into."""
@@ -1032,7 +1103,7 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
         remarks.append("Stream-K not applied: its fix-up carries one accumulator and the dots sharing A keep "
                        f"{1 + len(dk.more_accs)} (persistent schedule)")
     dk.remarks.extend(remarks)
-    epilogue = ("atomic" if dk.store.name == ATOMIC_SINK else "direct" if dk.out_dtype in ("f32", "s32")
+    epilogue = ("atomic" if dk.store.name == ATOMIC_SINK else "direct" if dk.out_dtype in DIRECT_OUT_DTYPES
                 or dk.c_transposed else "tma")
     cfg = GemmConfig(tile_m=tm, tile_n=tn, tile_k=tk, stages=dk.depth, cluster_m=cluster,
                      schedule=schedule, dtype=dk.dtype, out_dtype=dk.out_dtype, b_major=b_major, epilogue=epilogue,
@@ -1047,7 +1118,9 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
     if need and not in_staging(need, cfg.epilogue_bytes):  # the exchange needs shared memory of its own
         cfg = replace(cfg, scratch_bytes=need)
     if override:
-        if not dk.retile_safe:
+        # cluster, stages, raster, registers and the epilogue's kind keep the program's tile: only a
+        # tile_n other than the kernel's retiles it
+        if not dk.retile_safe and int(override.get("tile_n", cfg.tile_n)) != cfg.tile_n:
             raise LocatedError(dk.store, "convert-nv-tileas-to-cutlass: the epilogue depends on the program's tile "
                                          "shape (program ids or tile-local ranges); it cannot be retiled")
         cfg = replace(cfg, **{k: v for k, v in override.items() if k in OVERRIDABLE})

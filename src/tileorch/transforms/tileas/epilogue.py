@@ -151,9 +151,14 @@ class EpilogueLowering:
         """The value to store at accumulator element (row, col): f32 (the fragment store rounds it
         to a 16-bit output), or i32 for an i32 output (an integer dot's accumulator or math on it)."""
         v, out = self.stored_value()
-        lead = len(_shape(v)) - 2  # leading extent-1 (batch) dimensions of the stored tile
+        # the stored tile's extent-1 dimensions (batch, a packed tensor's head) read at 0: the rows at
+        # the one other dimension before the last (the next-to-last when there is none)
+        shape = _shape(v)
+        wide = [i for i, x in enumerate(shape[:-1]) if x != 1]
+        rows_at = wide[0] if len(wide) == 1 else len(shape) - 2
         zero = Coord(self.e.const(0), None)
-        x = self.at(v, (zero,) * lead + (row, col))
+        x = self.at(v, tuple(row if i == rows_at else col if i == len(shape) - 1 else zero
+                             for i in range(len(shape))))
         if isinstance(out, IntegerType):
             if out == i32 and x.type == i32:
                 return x

@@ -17,6 +17,23 @@ An integer dot (int8 operands, i32 result) added with ``addi`` folds the same wa
 addition wraps the same in any order).
 Only single-use ``%p`` / casts (at most two), a zero accumulator constant and a loop-carried ``%acc`` are
 rewritten; anything else is left alone.
+
+Second rewrite: a K loop whose accumulator starts from a tile other than zeros (``C += A @ B``:
+``acc = ct.load(C, ...)`` before the loop) starts it from zeros and adds the start after the loop::
+
+    %r = scf.for ... iter_args(%acc = %c0) { %d = nv_tileaa.dot %a, %b, %acc; yield %d }
+    ->  %r0 = scf.for ... iter_args(%acc = zeros) {...};  %r = nv_tileaa.addf %r0, %c0
+
+(the tier's GEMM accumulators start at zero; the add is its epilogue).  Taken for an f32 or i32
+accumulator whose loop argument only feeds the dot's accumulator and is yielded back as the dot's
+result: the sum is the same up to the order of f32 additions (i32: exact).
+
+Third rewrite: a 16-bit float dot from zeros whose only use widens it to f32 (``(q @ k.T).astype(
+ct.float32)``: cuTile's ``@`` / ``ct.matmul`` of f16 tiles is an f16 dot) becomes the f32 dot
+(the products not rounded to 16 bits: at least as accurate, as above); and a loop-carried
+accumulator rescaled and added to such a dot, ``o = o * alpha + p @ v`` (one ``nv_tileaa.fma``
+yielded back in ``o``'s place), becomes ``o = ct.mma(p, v, o * alpha)``: the form of
+FlashAttention's second dot.
 """
 
 from __future__ import annotations
@@ -25,14 +42,16 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp
+from xdsl.dialects.builtin import (BFloat16Type, DenseIntOrFPElementsAttr, Float16Type, Float32Type, IntegerType, ModuleOp,
+                                   TensorType)
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from tileorch.dialects import nv_tileaa as aa
 
 
-def _is_zero(v: SSAValue) -> bool:
+def is_zero(v: SSAValue) -> bool:
+    """``v`` is a tile of zeros: a dense constant of zeros or a splat of a zero constant."""
     op = v.owner
     if isinstance(op, arith.ConstantOp) and isinstance(op.value, DenseIntOrFPElementsAttr):
         vals = op.value.get_values() if hasattr(op.value, "get_values") else []
@@ -65,7 +84,7 @@ def fold(add: Operation) -> bool:
             casts.append(prod.owner)
             prod = prod.owner.operands[0]
         dot = prod.owner
-        if not isinstance(dot, aa.DotOp) or not _is_zero(dot.acc):
+        if not isinstance(dot, aa.DotOp) or not is_zero(dot.acc):
             continue
         if len(list(dot.result.uses)) != 1 or any(len(list(c.results[0].uses)) != 1 for c in casts):
             continue
@@ -84,6 +103,99 @@ def fold(add: Operation) -> bool:
     return False
 
 
+def hoist_start(loop: scf.ForOp, i: int) -> bool:
+    """Start accumulator ``i`` of ``loop`` (its ``i``-th iteration argument) from zeros and add its
+    start after the loop (the module docstring's second rewrite); whether it was rewritten."""
+    arg = loop.body.blocks.first.args[i + 1]
+    start = loop.operands[3 + i]
+    uses = list(arg.uses)
+    if len(uses) != 1 or is_zero(start):
+        return False
+    dot = uses[0].operation
+    if not isinstance(dot, aa.DotOp) or dot.acc is not arg or dot.lhs is arg or dot.rhs is arg:
+        return False
+    yielded = loop.body.blocks.first.last_op
+    if not isinstance(yielded, scf.YieldOp) or yielded.operands[i] is not dot.result:
+        return False
+    t = start.type
+    elt = t.element_type if isinstance(t, TensorType) else None
+    if not (isinstance(elt, Float32Type) or (isinstance(elt, IntegerType) and elt.width.data == 32)):
+        return False
+    n = 1
+    for d in t.get_shape():
+        n *= d
+    zero = arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [0.0 if isinstance(elt, Float32Type) else 0] * n))
+    loop.parent_block().insert_op_before(zero, loop)
+    loop.operands[3 + i] = zero.result
+    result = loop.results[i]
+    later = list(result.uses)
+    add = (aa.AddFOp if isinstance(elt, Float32Type) else aa.AddIOp)(result, start)
+    loop.parent_block().insert_op_after(add, loop)
+    for use in later:
+        use.operation.operands[use.index] = add.results[0]
+    return True
+
+
+def _zeros(t) -> arith.ConstantOp:
+    n = 1
+    for d in t.get_shape():
+        n *= d
+    zero = 0.0 if not isinstance(t.element_type, IntegerType) else 0
+    return arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [zero] * n))
+
+
+def widen(cast: Operation) -> bool:
+    """``fp_to_fp`` to f32 of a 16-bit float dot from zeros (its only use): the f32 dot (the third
+    rewrite of the module docstring); whether it was rewritten."""
+    if not isinstance(cast, aa.FpToFpOp) or not isinstance(cast.result.type, TensorType) \
+            or not isinstance(cast.result.type.element_type, Float32Type):
+        return False
+    dot = cast.source.owner
+    if not isinstance(dot, aa.DotOp) or not is_zero(dot.acc) or len(list(dot.result.uses)) != 1 \
+            or not isinstance(dot.result.type.element_type, Float16Type | BFloat16Type):
+        return False
+    zero = _zeros(cast.result.type)
+    new = aa.DotOp(dot.lhs, dot.rhs, zero.result)
+    for key in ("matmul_fast_accum", "signedness_a", "signedness_b"):
+        if key in dot.properties:
+            new.properties[key] = dot.properties[key]
+    cast.parent_block().insert_ops_before([zero, new], cast)
+    cast.result.replace_all_uses_with(new.result)
+    for op in (cast, dot):
+        op.detach()
+        op.erase()
+    return True
+
+
+def fold_rescaled(fma: Operation) -> bool:
+    """``fma(o, alpha, dot(p, v, 0))`` yielded back in ``o``'s place (``o`` loop-carried, the dot's
+    only use): ``dot(p, v, o * alpha)``; whether it was rewritten."""
+    if not isinstance(fma, aa.FmaOp):
+        return False
+    x, y, d = fma.operands
+    dot = d.owner
+    if not isinstance(dot, aa.DotOp) or not is_zero(dot.acc) or len(list(dot.result.uses)) != 1 \
+            or dot.result.type != fma.result.type:
+        return False
+    if not (_carried(x, fma) or _carried(y, fma)):
+        return False
+    mul = aa.MulFOp(x, y)
+    new = aa.DotOp(dot.lhs, dot.rhs, mul.results[0])
+    for key in ("matmul_fast_accum", "signedness_a", "signedness_b"):
+        if key in dot.properties:
+            new.properties[key] = dot.properties[key]
+    fma.parent_block().insert_ops_before([mul, new], fma)
+    fma.results[0].replace_all_uses_with(new.result)
+    start = dot.acc.owner
+    for op in (fma, dot):
+        op.detach()
+        op.erase()
+    if isinstance(start, arith.ConstantOp) and not start.result.uses:  # the zeros only that dot read
+        start.detach()
+        start.erase()
+    return True
+
+
 @dataclass(frozen=True)
 class FoldDotAccumulate(ModulePass):
     name = "tileas-fold-dot-accumulate"
@@ -92,3 +204,12 @@ class FoldDotAccumulate(ModulePass):
         for add in [o for o in op.walk() if isinstance(o, aa.AddFOp | aa.AddIOp)]:
             if add.parent is not None:
                 fold(add)
+        for cast in [o for o in op.walk() if isinstance(o, aa.FpToFpOp)]:
+            if cast.parent is not None:
+                widen(cast)
+        for fma in [o for o in op.walk() if isinstance(o, aa.FmaOp)]:
+            if fma.parent is not None:
+                fold_rescaled(fma)
+        for loop in [o for o in op.walk() if isinstance(o, scf.ForOp)]:
+            for i in range(len(loop.results)):
+                hoist_start(loop, i)

@@ -63,3 +63,84 @@ builtin.module {
 // CHECK-LABEL: func.func @nonzero
 // CHECK:       nv_tileaa.dot %{{.*}}, %{{.*}}, %{{.*}} {{.*}}: tensor<128x64xf16>, tensor<64x128xf16>, tensor<128x128xf32>
 // CHECK-NEXT:  nv_tileaa.addf
+
+// -----
+// C += A @ B: the accumulator starts from a loaded tile (%c): the loop starts from zeros and the
+// start is added after it (the tier's epilogue).
+builtin.module {
+  func.func @loaded_start(%a: tensor<128x64xf16>, %b: tensor<64x128xf16>, %c: tensor<128x128xf32>, %n: i32) -> tensor<128x128xf32> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %acc = scf.for %i = %c0 to %n step %c1 iter_args(%x = %c) -> (tensor<128x128xf32>) : i32 {
+      %d = nv_tileaa.dot %a, %b, %x : tensor<128x64xf16>, tensor<64x128xf16>, tensor<128x128xf32> -> tensor<128x128xf32>
+      scf.yield %d : tensor<128x128xf32>
+    }
+    func.return %acc : tensor<128x128xf32>
+  }
+}
+// CHECK-LABEL: func.func @loaded_start
+// CHECK-SAME:  (%{{.*}}: tensor<128x64xf16>, %{{.*}}: tensor<64x128xf16>, %[[C:.*]]: tensor<128x128xf32>, %{{.*}}: i32)
+// CHECK:       %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
+// CHECK-NEXT:  %[[R:.*]] = scf.for %{{.*}} iter_args(%{{.*}} = %[[Z]])
+// CHECK:       %[[S:.*]] = nv_tileaa.addf %[[R]], %[[C]] : tensor<128x128xf32>
+// CHECK-NEXT:  func.return %[[S]]
+
+// -----
+// The carried start feeds something besides the dot (here the yield's second value): kept.
+builtin.module {
+  func.func @start_used_twice(%a: tensor<128x64xf16>, %b: tensor<64x128xf16>, %c: tensor<128x128xf32>, %n: i32) -> tensor<128x128xf32> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %acc, %keep = scf.for %i = %c0 to %n step %c1 iter_args(%x = %c, %y = %c) -> (tensor<128x128xf32>, tensor<128x128xf32>) : i32 {
+      %d = nv_tileaa.dot %a, %b, %x : tensor<128x64xf16>, tensor<64x128xf16>, tensor<128x128xf32> -> tensor<128x128xf32>
+      scf.yield %d, %x : tensor<128x128xf32>, tensor<128x128xf32>
+    }
+    func.return %acc : tensor<128x128xf32>
+  }
+}
+// CHECK-LABEL: func.func @start_used_twice
+// CHECK-NOT:   nv_tileaa.addf
+// CHECK:       func.return
+
+// -----
+// (q @ k^T).astype(f32) of f16 tiles (an f16 dot from zeros, widened) becomes the f32 dot; o = o *
+// alpha + (p @ v).astype(f32) (one fma yielded in o's place) becomes one dot into o * alpha.
+builtin.module {
+  func.func @attention_matmuls(%q: tensor<64x32xf16>, %kt: tensor<32x64xf16>, %v: tensor<64x32xf16>, %alpha: tensor<64x32xf32>, %n: i32) -> tensor<64x32xf32> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %o0 = arith.constant dense<0.0> : tensor<64x32xf32>
+    %z64 = arith.constant dense<0.0> : tensor<64x64xf16>
+    %z32 = arith.constant dense<0.0> : tensor<64x32xf16>
+    %o = scf.for %i = %c0 to %n step %c1 iter_args(%x = %o0) -> (tensor<64x32xf32>) : i32 {
+      %s16 = nv_tileaa.dot %q, %kt, %z64 : tensor<64x32xf16>, tensor<32x64xf16>, tensor<64x64xf16> -> tensor<64x64xf16>
+      %s = nv_tileaa.fp_to_fp %s16 : tensor<64x64xf16> -> tensor<64x64xf32>
+      %p = nv_tileaa.fp_to_fp %s : tensor<64x64xf32> -> tensor<64x64xf16>
+      %pv16 = nv_tileaa.dot %p, %v, %z32 : tensor<64x64xf16>, tensor<64x32xf16>, tensor<64x32xf16> -> tensor<64x32xf16>
+      %pv = nv_tileaa.fp_to_fp %pv16 : tensor<64x32xf16> -> tensor<64x32xf32>
+      %next = nv_tileaa.fma %x, %alpha, %pv : tensor<64x32xf32>
+      scf.yield %next : tensor<64x32xf32>
+    }
+    func.return %o : tensor<64x32xf32>
+  }
+}
+// CHECK-LABEL: func.func @attention_matmuls
+// CHECK:       scf.for %{{.*}} iter_args(%[[X:.*]] = %{{.*}})
+// CHECK:         %[[S:.*]] = nv_tileaa.dot %{{.*}}, %{{.*}}, %{{.*}} {{.*}}: tensor<64x32xf16>, tensor<32x64xf16>, tensor<64x64xf32> -> tensor<64x64xf32>
+// CHECK-NEXT:    %[[P:.*]] = nv_tileaa.fp_to_fp %[[S]] {{.*}}-> tensor<64x64xf16>
+// CHECK-NEXT:    %[[M:.*]] = nv_tileaa.mulf %[[X]], %{{.*}} : tensor<64x32xf32>
+// CHECK-NEXT:    %[[D:.*]] = nv_tileaa.dot %[[P]], %{{.*}}, %[[M]] {{.*}}-> tensor<64x32xf32>
+// CHECK-NEXT:    scf.yield %[[D]]
+
+// -----
+// An f16 dot whose f16 result is used as it is (not only widened): kept.
+builtin.module {
+  func.func @f16_result_used(%a: tensor<64x32xf16>, %b: tensor<32x64xf16>) -> tensor<64x64xf16> {
+    %z = arith.constant dense<0.0> : tensor<64x64xf16>
+    %d = nv_tileaa.dot %a, %b, %z : tensor<64x32xf16>, tensor<32x64xf16>, tensor<64x64xf16> -> tensor<64x64xf16>
+    %w = nv_tileaa.fp_to_fp %d : tensor<64x64xf16> -> tensor<64x64xf32>
+    func.return %d : tensor<64x64xf16>
+  }
+}
+// CHECK-LABEL: func.func @f16_result_used
+// CHECK:       nv_tileaa.dot {{.*}}-> tensor<64x64xf16>

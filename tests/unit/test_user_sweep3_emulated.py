@@ -1,0 +1,271 @@
+"""Third user sweep (``tileorch.testing.user_programs3``): the programs the tensor-core tiers take,
+their PTX run on the CPU by ``tileorch.testing.ptx_emulator`` against numpy float64 on the same
+inputs, outputs NaN-prefilled.  GEMMs (every CTA of the persistent grid through
+``tileorch.testing.gemm_emulation.run_gemm``, the launcher's own problem derivation
+``gemm_problem_batched``, the direct epilogue, one CTA per cluster) and chained-dots programs
+(attention, a two-GEMM MLP).  f16 operands only: the emulator's WGMMA is f16 (bf16, tf32, int8
+and fp8 programs run on the GPU: tests/gpu/test_user_sweep3_gpu.py).
+
+Found by this sweep (each failed before its fix): ``C += A @ B`` with C loaded as the
+accumulator's start computed ``A @ B`` (the start dropped); ``Array.slice`` operands multiplied
+the whole arrays.  Needs cuda-tile."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import math
+
+import numpy as np
+import pytest
+
+HAVE_CUTILE = importlib.util.find_spec("cuda") is not None and importlib.util.find_spec("cuda.tile") is not None
+pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Python) is not installed")
+
+RNG = np.random.default_rng(311)
+NP = {"float16": np.float16, "float32": np.float32, "float8_e4m3fn": np.uint8, "float8_e5m2": np.uint8}  # fp8: bytes
+
+
+def _f32_bits(x: float) -> int:
+    return int(np.float32(x).view(np.uint32))
+
+
+def _arrays(p, inputs: dict) -> dict:
+    """Each array argument: a copy of its input, or NaN-filled."""
+    return {i: np.array(inputs[i], copy=True) if i in inputs else
+            np.full(s[0], 0x7F if s[1].startswith("float8") else np.nan, NP[s[1]])  # (0x7F: NaN in e4m3 and e5m2)
+            for i, s in enumerate(p.spec) if isinstance(s, tuple)}
+
+
+def _described(p, bases: dict):
+    from tileorch.launchers import cutile as rc
+    from tileorch.testing.export import FakeDeviceArray
+
+    args = rc.describe_arguments(p.kernel, tuple(FakeDeviceArray(bases[i], s[0]) if isinstance(s, tuple) else s
+                                                 for i, s in enumerate(p.spec)))
+    return [dataclasses.replace(a, dtype=p.spec[a.position][1]) if isinstance(a, rc.ArrayArg) else a for a in args]
+
+
+def _tile_params(p, args, bases) -> list:
+    """The tile program's parameters: per array base, shape, strides; per runtime scalar its bits."""
+    from tileorch.launchers import cutile as rc
+    from tileorch.testing.gemm_emulation import array_params
+
+    out = []
+    for d, s in zip(args, p.spec):
+        if isinstance(d, rc.ConstantArg):
+            continue
+        if isinstance(s, tuple):
+            out += array_params(bases[d.position], s[0])
+        else:
+            out.append(_f32_bits(s) if isinstance(s, float) else int(s))
+    return out
+
+
+def _gemm(name: str, inputs: dict):
+    """Run GEMM program ``name`` (compiled with the direct epilogue, one CTA per cluster: the program's
+    own configuration when it is that, else overridden) on the emulator: returns its arrays after the run."""
+    from tileorch.launchers import cutile as rc
+    from tileorch.testing.gemm_emulation import compile_cutile, run_gemm
+    from tileorch.testing.user_programs3 import PROGRAMS
+
+    p = PROGRAMS[name]
+    prog = compile_cutile(p.kernel, p.spec, name)
+    assert prog.kind == "gemm", prog.remarks
+    if prog.gemm_config.cluster_m != 1 or prog.gemm_config.epilogue != "direct":  # the emulator's subset
+        prog = compile_cutile(p.kernel, p.spec, name, config="cluster_m=1,epilogue=direct")
+    arrays = _arrays(p, inputs)
+    bases = {i: (i + 1) << 32 for i in arrays}
+    args = _described(p, bases)
+    a, b, c, m, n, k, _ = rc.gemm_problem_batched(prog, args)
+    tile = _tile_params(p, args, bases) if prog.epilogue_ops else []
+    memory = [(bases[i], arrays[i].view(np.uint8).reshape(-1), f"arg{i}") for i in arrays
+              if i not in (a.position, b.position)]
+    errors = run_gemm(prog, arrays[a.position], arrays[b.position], bases[c.position], (m, n, k), tile, memory)
+    assert not errors, errors[:4]
+    return arrays
+
+
+def _h(*shape):
+    return RNG.standard_normal(shape).astype(np.float16)
+
+
+def _mm(a, b):
+    return a.astype(np.float64) @ b.astype(np.float64)
+
+
+GEMMS = {
+    "mm_tiled_view": lambda: ({0: _h(200, 192), 1: _h(192, 320)}, lambda i: _mm(i[0], i[1]), 2e-2),
+    "mm_load_order_bt": lambda: ({0: _h(256, 192), 1: _h(256, 192)}, lambda i: _mm(i[0], i[1].T), 6e-2),
+    "mm_divmod_grid": lambda: ({0: _h(256, 128), 1: _h(128, 384)}, lambda i: _mm(i[0], i[1]), 2e-2),
+    "mm_grid_nm": lambda: ({0: _h(384, 128), 1: _h(128, 256)}, lambda i: _mm(i[0], i[1]), 2e-2),
+    "mm_accumulate_into_c": lambda: ({0: _h(256, 256), 1: _h(256, 256),
+                                      2: RNG.standard_normal((256, 256)).astype(np.float32)},
+                                     lambda i: _mm(i[0], i[1]) + i[2], 1e-4),
+    "mm_leaky_relu": lambda: ({0: _h(256, 256), 1: _h(256, 256)},
+                              lambda i: (lambda h: np.where(h > 0, h, 0.01 * h))(_mm(i[0], i[1])), 4e-2),
+    "mm_where_scalar_zero": lambda: ({0: _h(256, 256), 1: _h(256, 256)},
+                                     lambda i: (lambda h: np.where(np.abs(h) < 4, 0, h))(_mm(i[0], i[1])), 1e-4),
+    "mm_rowscale_colbias": lambda: ({0: _h(200, 128), 1: _h(128, 256), 2: RNG.standard_normal(200).astype(np.float32),
+                                     3: RNG.standard_normal(256).astype(np.float32)},
+                                    lambda i: _mm(i[0], i[1]) * i[2][:, None] + i[3][None, :], 1e-4),
+    "mm_clamp_scalars": lambda: ({0: _h(256, 256), 1: _h(256, 256)}, lambda i: np.clip(_mm(i[0], i[1]), -2, 3), 2e-3),
+    "mm_residual_gate": lambda: ({0: _h(256, 256), 1: _h(256, 256), 2: _h(256, 256),
+                                  3: RNG.standard_normal((256, 256)).astype(np.float32)},
+                                 lambda i: i[2] + i[3] * _mm(i[0], i[1]), 0.125),
+    "mm_bias_as_start": lambda: ({0: _h(256, 128), 1: _h(128, 256), 2: RNG.standard_normal(256).astype(np.float32)},
+                                 lambda i: _mm(i[0], i[1]) + i[2][None, :], 1e-4),
+    "mm_lower_triangle": lambda: ({0: _h(256, 256), 1: _h(256, 256)}, lambda i: np.tril(_mm(i[0], i[1])), 1e-4),
+    "mm_small_tiles_sigmoid": lambda: ({0: _h(192, 128), 1: _h(128, 192)},
+                                       lambda i: 1 / (1 + np.exp(-_mm(i[0], i[1]))), 1e-5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GEMMS))
+def test_gemm_program_matches_numpy(name):
+    """``atol`` covers the f16 output's rounding where C is f16 (|C| up to ~200: half an f16 ulp there
+    is 0.06), float64 rounding otherwise."""
+    from tileorch.testing.user_programs3 import PROGRAMS
+
+    inputs, ref, atol = GEMMS[name]()
+    out = _gemm(name, inputs)[PROGRAMS[name].outputs[0]].astype(np.float64)
+    assert not np.isnan(out).any(), "unwritten outputs"
+    np.testing.assert_allclose(out, ref(inputs), atol=atol, rtol=2e-3)
+
+
+def _chained(name: str, inputs: dict, grid3: tuple[int, int, int]):
+    """Run chained-dots program ``name`` on the emulator (every CTA of the host's launch of ``grid3``);
+    returns its arrays after the run."""
+    from tileorch.launchers import cutile as rc
+    from tileorch.testing.gemm_emulation import compile_cutile
+    from tileorch.testing.ptx_emulator import Emu, chained_launch, stage_guards
+    from tileorch.testing.user_programs3 import PROGRAMS
+
+    p = PROGRAMS[name]
+    prog = compile_cutile(p.kernel, p.spec, name)
+    assert prog.kind == "chained", prog.remarks
+    arrays = _arrays(p, inputs)
+    bases = {i: (i + 1) << 32 for i in arrays}
+    args = _described(p, bases)
+    params = [0] * len(prog.chained["tmaps"]) + _tile_params(p, args, bases)
+    flat = rc.flat_parameters(args)  # a tensor map's "arg": the entry parameter of its array's base pointer
+    tma = [flat[t["arg"]][0] for t in prog.chained["tmaps"]]
+    memory = [(bases[i], arrays[i].view(np.uint8).reshape(-1), f"arg{i}") for i in sorted(arrays) if i not in tma]
+    params, ctaids, nctaid = chained_launch(prog.chained, grid3, params)
+    errors = []
+    for ctaid in ctaids:
+        emu = Emu(prog.ptx, params, prog.chained["smem"], prog.chained["threads"], ctaid, {}, memory,
+                  guards=stage_guards(prog.chained), nctaid=nctaid)
+        emu.tmaps = {emu.params[j]: {"array": arrays[i] if arrays[i].ndim > 2 else arrays[i][None], **t}
+                     for j, (i, t) in enumerate(zip(tma, prog.chained["tmaps"]))}
+        emu.run()
+        errors += emu.errors
+    assert not errors, errors[:4]
+    return arrays
+
+
+def _attention(q, k, v, scale, keep=None):
+    s = (q.astype(np.float64) @ np.swapaxes(k.astype(np.float64), -1, -2)) * scale
+    if keep is not None:
+        s = np.where(keep, s, -np.inf)
+    e = np.exp(s - s.max(-1, keepdims=True))
+    return (e / e.sum(-1, keepdims=True)) @ v.astype(np.float64)
+
+
+def _check(out, ref, atol=3e-3):
+    assert not np.isnan(out).any(), "unwritten outputs"
+    np.testing.assert_allclose(out.astype(np.float64), ref, atol=atol, rtol=1e-2)
+
+
+def test_cross_attention_ragged_keys():
+    """128 queries, 200 keys in 64-key tiles (the last one 8 keys): ``cdiv(kv_len, BN)`` trips, the
+    keys past 200 masked (their zero-padded rows must not count)."""
+    q, k, v = _h(2, 128, 64), _h(2, 200, 64), _h(2, 200, 64)
+    out = _chained("attn_cross_ragged_kv", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    _check(out, _attention(q, k, v, 0.125))
+
+
+def test_causal_heads_on_a_third_grid_axis():
+    q, k, v = _h(2, 2, 256, 64), _h(2, 2, 256, 64), _h(2, 2, 256, 64)
+    out = _chained("attn_causal_cdiv_heads3", {0: q, 1: k, 2: v}, (2, 2, 2))[3]
+    pos = np.arange(256)
+    _check(out, _attention(q, k, v, 0.125, pos[None, :] <= pos[:, None]))
+
+
+def test_row_vector_state_and_matmul_scores():
+    """``ct.matmul`` scores widened to f32 (tileas-fold-dot-accumulate) and the running max / sum held
+    as 1-D ``[tm]`` vectors in the chained kernel: against float64 attention (the program's f16
+    rounding of S is gone: at least as accurate)."""
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    out = _chained("attn_rowvec_state", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    _check(out, _attention(q, k, v, 0.125))
+
+
+def test_attention_on_a_packed_qkv_tensor():
+    """Q, K and V tiles ``(1, tm, 1, 1, d)`` of one ``[B, S, 3, H, D]`` tensor (rank-5 tensor maps
+    whose box rows run along S), O stored as ``(1, tm, 1, d)`` tiles of ``[B, S, H, D]``."""
+    qkv = _h(2, 256, 3, 2, 64)
+    out = _chained("attn_packed_qkv", {0: qkv}, (2, 4, 1))[1]
+    q, k, v = (qkv[:, :, i].transpose(0, 2, 1, 3) for i in range(3))  # [B, H, S, D]
+    _check(out, _attention(q, k, v, 0.125).transpose(0, 2, 1, 3))
+
+
+def test_alibi_slope_from_the_program_id_with_grouped_heads():
+    q, k, v = _h(4, 192, 32), _h(2, 192, 32), _h(2, 192, 32)
+    out = _chained("attn_alibi_iota_gqa", {0: q, 1: k, 2: v}, (3, 4, 1))[3]
+    pos = np.arange(192)
+    slopes = 2.0 ** (-8.0 * (np.arange(4) + 1) / 4)
+    kk, vv = k[np.arange(4) // 2], v[np.arange(4) // 2]
+    s = (q.astype(np.float64) @ kk.astype(np.float64).transpose(0, 2, 1)) / math.sqrt(32)
+    s = s - slopes[:, None, None] * np.abs(pos[None, :] - pos[:, None])
+    e = np.exp(s - s.max(-1, keepdims=True))
+    _check(out, (e / e.sum(-1, keepdims=True)) @ vv.astype(np.float64))
+
+
+def test_relu_squared_mlp_chain():
+    x = _h(192, 64)
+    w1 = (RNG.standard_normal((64, 128)) / 8).astype(np.float16)
+    w2 = (RNG.standard_normal((128, 64)) / 11).astype(np.float16)
+    out = _chained("mlp_relu_sq_chain", {0: x, 1: w1, 2: w2}, (3, 1, 1))[3]
+    h = np.maximum(_mm(x, w1), 0)
+    _check(out, (h * h).astype(np.float16).astype(np.float64) @ w2.astype(np.float64), atol=1e-2)
+
+
+def test_fp8_output_gemm():
+    """``(A @ B) * 0.125`` stored as fp8 e4m3 by the tier's direct epilogue (the fragment store's
+    ``cvt.rn.satfinite.e4m3x2.f32``): the bytes ml_dtypes rounds the float64 product to (nearest
+    even; a product within half an e4m3 step of a rounding boundary may round the other way)."""
+    import ml_dtypes
+
+    a, b = _h(256, 256), _h(256, 256)
+    got = _gemm("mm_fp8_out", {0: a, 1: b})[2]
+    assert (got != 0x7F).all() and (got != 0xFF).all(), "unwritten (NaN) outputs"
+    value = got.view(ml_dtypes.float8_e4m3fn).astype(np.float64)
+    ref = np.clip(_mm(a, b) * 0.125, -448, 448)
+    step = np.exp2(np.floor(np.log2(np.maximum(np.abs(ref), 2.0 ** -6))) - 3)  # e4m3's spacing at |ref|
+    assert (np.abs(value - ref) <= step / 2 + np.abs(ref) * 1e-6 + 1e-9).all()
+    exact = ref.astype(np.float32).astype(ml_dtypes.float8_e4m3fn).view(np.uint8)
+    assert (got == exact).mean() > 0.99
+
+
+def test_e5m2_plain_output_gemm():
+    """``acc.astype(float8_e5m2)`` stored: the fragment store's ``cvt.rn.satfinite.e5m2x2.f32``, ragged M
+    (200 rows: the last row tile half written), every byte as ml_dtypes rounds the f32 accumulator."""
+    import ml_dtypes
+
+    a, b = _h(200, 128), _h(128, 256)
+    got = _gemm("mm_e5m2_out", {0: a, 1: b})[2]
+    ref = _mm(a, b)
+    value = got.view(ml_dtypes.float8_e5m2).astype(np.float64)
+    assert not np.isnan(value).any(), "unwritten outputs"
+    step = np.exp2(np.floor(np.log2(np.maximum(np.abs(ref), 2.0 ** -14))) - 2)  # e5m2's spacing at |ref|
+    assert (np.abs(value - ref) <= step / 2 + np.abs(ref) * 1e-6 + 1e-9).all()
+
+
+def test_pre_activation_and_relu_outputs():
+    a, b = _h(256, 256), _h(256, 256)
+    arrays = _gemm("mm_pre_and_post", {0: a, 1: b})
+    h = _mm(a, b)
+    assert not np.isnan(arrays[2]).any() and not np.isnan(arrays[3]).any(), "unwritten outputs"
+    np.testing.assert_allclose(arrays[2].astype(np.float64), h, atol=0.125, rtol=2e-3)
+    np.testing.assert_allclose(arrays[3], np.maximum(h, 0), atol=1e-4, rtol=2e-3)
