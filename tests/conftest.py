@@ -88,6 +88,12 @@ LONGEST_FIRST = (
     # the fixtures run on one worker only (split by a steal in the 14:21 run: 38 s instead of 20)
     "unit/test_upstream_mlir.py",
     "unit/test_fuzz_bytecode.py",  # one 27 s campaign: early, so that it never runs last
+    # single tests of 6-10 CPU s (2026-12-03, load ~3): early too
+    "unit/test_user_sweep2_interp.py",
+    "unit/test_chained_row_div.py",
+    "unit/test_chained_early_q.py",
+    "unit/test_epilogue_rounds.py",
+    "unit/test_fuzz.py",
     "unit/test_dot_zoo_tier.py",
     "test_lit.py",
     "unit/test_transposed_c_gemm.py",

@@ -8,7 +8,15 @@ A measuring aid: the wrappers cost a few microseconds a call; what is not inside
 (test bodies, numpy references, fixtures, pytest itself) is ``other``, the tests that run
 hypothesis are summed apart (their whole CPU, which overlaps the other rows), and the children's
 CPU outside every wrapped call is the tool subprocesses' (lit, ``python -m tileorch...`` forks of
-tests/tool_forkserver.py, iree-opt, the cuTile export scripts of module fixtures)."""
+tests/tool_forkserver.py, iree-opt, the cuTile export scripts of module fixtures).
+
+Repeated compiles: the top-level calls of ``compile_program``, ``lower_program`` and
+``compile_lowered`` (not those inside another) are logged with a digest of their input (bytes,
+printed modules, options, the ``TILEORCH_*`` switches), their test and CPU seconds
+(``DIR/<worker>.inputs.jsonl``); the report's last line counts the calls whose input an earlier
+call (any process) already compiled.  Printing the modules costs CPU of its own (outside the
+rows above) and a test that patches a compile step compiles "the same input" legitimately: a
+guide to where sharing may pay, not a verdict."""
 
 from __future__ import annotations
 
@@ -79,6 +87,59 @@ def _resolve(path: str):
     raise ImportError(path)
 
 
+# the compiler's entry points whose inputs are logged (``DIR/<worker>.inputs.jsonl``: a digest of the
+# input, the test, the CPU seconds): the report's "same input compiled again" rows
+INPUT_TARGETS = (
+    ("tileorch.driver", "compile_program", "compile_program"),
+    ("tileorch.driver", "lower_program", "lower_program"),
+    ("tileorch.backend.compile", "compile_lowered", "compile_lowered"),
+)
+_INPUTS: list[dict] = []
+_DEPTH = [0]
+
+
+def _digest(entry: str, args, kwargs) -> str:
+    import hashlib
+
+    h = hashlib.sha256(entry.encode())
+    for a in list(args) + sorted(kwargs.items()):
+        if isinstance(a, bytes):
+            h.update(a)
+        elif type(a).__name__ == "ModuleOp":
+            try:
+                h.update(str(a).encode())
+            except Exception:  # noqa: BLE001  (a module that does not print: counted as distinct)
+                h.update(repr(id(a)).encode())
+        elif type(a).__name__ == "Context":
+            continue
+        else:
+            h.update(repr(a).encode())
+    h.update(repr(sorted((k, v) for k, v in os.environ.items() if k.startswith("TILEORCH_")
+                         and k not in ("TILEORCH_CACHE_DIR", "TILEORCH_BACKEND_MEMO", "TILEORCH_TEST_COMPILE_MEMO"))).encode())
+    return h.hexdigest()[:16]
+
+
+def _log_inputs(fn, entry: str):
+    def logged(*args, **kwargs):
+        if _DEPTH[0]:  # inside another logged entry point: counted there
+            return fn(*args, **kwargs)
+        key = _digest(entry, args, kwargs)  # before the call: lower_program changes its module
+        s0, c0 = _now()
+        _DEPTH[0] += 1
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _DEPTH[0] -= 1
+            s1, c1 = _now()
+            _INPUTS.append({"entry": entry, "key": key, "cpu": round((s1 - s0) + (c1 - c0), 3),
+                            "test": os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0],
+                            "ptxas": kwargs.get("ptxas", None),
+                            "data": _digest("", [a for a in args if isinstance(a, bytes)], {})})
+
+    logged.__wrapped__ = fn
+    return logged
+
+
 def install() -> None:
     """Wrap every target that imports here (tests/unit's helper modules through sys.path)."""
     import sys
@@ -92,6 +153,12 @@ def install() -> None:
         except Exception:  # noqa: BLE001  (an optional module: no row)
             continue
         setattr(obj, attr, _wrap(getattr(obj, attr), category))
+    for owner, attr, entry in INPUT_TARGETS:
+        try:
+            obj = _resolve(owner)
+        except Exception:  # noqa: BLE001
+            continue
+        setattr(obj, attr, _log_inputs(getattr(obj, attr), entry))
 
 
 def record_test(category: str, s: float) -> None:
@@ -103,6 +170,8 @@ def write(directory: str, worker: str, session_cpu: tuple[float, float]) -> None
     os.makedirs(directory, exist_ok=True)
     with open(os.path.join(directory, f"{worker}.json"), "w") as f:
         json.dump({"session": session_cpu, "categories": dict(_TOTALS)}, f, indent=1)
+    with open(os.path.join(directory, f"{worker}.inputs.jsonl"), "w") as f:
+        f.writelines(json.dumps(r) + "\n" for r in _INPUTS)
 
 
 def report(directory: str, write_line) -> None:
@@ -129,3 +198,15 @@ def report(directory: str, write_line) -> None:
         write_line(f"{s + c:8.1f} s ({s:7.1f} own + {c:7.1f} children) {int(n):7d} calls  {category}")
     for category, (s, c, n) in apart.items():
         write_line(f"{s + c:8.1f} s {int(n):7d} tests  {category}")
+    inputs = []
+    for name in sorted(os.listdir(directory)):
+        if name.endswith(".inputs.jsonl"):
+            with open(os.path.join(directory, name)) as f:
+                inputs.extend(json.loads(line) for line in f)
+    seen: dict[str, list[dict]] = defaultdict(list)
+    for r in inputs:
+        seen[r["key"]].append(r)
+    again = [r for rs in seen.values() for r in rs[1:]]
+    write_line(f"{len(inputs)} compiles (compile_program, lower_program, compile_lowered at the top level): "
+               f"{sum(r['cpu'] for r in inputs):.1f} s; {len(seen)} distinct inputs; the same input again: "
+               f"{len(again)} calls, {sum(r['cpu'] for r in again):.1f} s")

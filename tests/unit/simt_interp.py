@@ -13,6 +13,8 @@ as on the GPU).  Integers are held as int64 bit patterns wrapped to their width.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from xdsl.dialects.builtin import (BFloat16Type, Float16Type, Float32Type, Float64Type, FloatAttr, IntegerAttr,
                                    IntegerType, VectorType)
@@ -117,25 +119,58 @@ class Interpreter:
             return self.smem, off
         return self.mem.find(addr, size)
 
+    def _gather_plan(self, addrs, mask, size: int, need: int, misaligned):
+        """Where each active thread's ``size`` bytes at ``addrs`` lie: (thread ids, [(buffer,
+        byte offsets of those threads, their positions in the thread ids)]).  The first active
+        thread (in thread order) whose address is misaligned (``need``: ``misaligned(address)``
+        is the message) or outside every region raises the error a thread-by-thread walk
+        reports first."""
+        threads = np.nonzero(mask)[0]
+        a = np.asarray(addrs)[threads].astype(np.int64)
+        bad_align = (a % need) != 0
+        placed = np.zeros(len(a), bool)
+        groups = []
+        shared = a >= SHARED_BASE
+        if shared.any():
+            off = a - SHARED_BASE
+            ok = shared & (off + size <= len(self.smem))
+            sel = np.nonzero(ok)[0]
+            if len(sel):
+                groups.append((self.smem, off[sel], sel))
+            placed |= ok
+        rest = ~shared
+        if rest.any():
+            for base, raw in self.mem.buffers:
+                ok = rest & ~placed & (a >= base) & (a + size <= base + len(raw))
+                sel = np.nonzero(ok)[0]
+                if len(sel):
+                    groups.append((raw, a[sel] - base, sel))
+                    placed |= ok
+        bad = bad_align | ~placed
+        if bad.any():
+            i = int(np.argmax(bad))
+            addr = int(a[i])
+            if bad_align[i]:
+                raise SimtError(misaligned(addr))
+            self._region(addr, size)  # raises its error
+        return threads, groups
+
     def _load(self, addrs, typ, mask, align):
         elt = typ.element_type if isinstance(typ, VectorType) else typ
         lanes = typ.get_shape()[0] if isinstance(typ, VectorType) else 1
         w = _width(elt) // 8 if _width(elt) > 1 else 1
         size = w * lanes
         need = align or w
-        out = np.zeros((self.T, lanes), dtype=np.int64 if isinstance(elt, IntegerType) else _np_float(elt))
-        for t in np.nonzero(mask)[0]:
-            a = int(addrs[t])
-            if a % need:
-                raise SimtError(f"misaligned load of {size} bytes at {a:#x} (align {need})")
-            raw, off = self._region(a, size)
-            chunk = raw[off:off + size].tobytes()
-            if isinstance(elt, IntegerType):
-                vals = np.frombuffer(chunk, dtype={1: np.int8, 8: np.int8, 16: np.int16, 32: np.int32,
-                                                   64: np.int64}[_width(elt)])
-                out[t] = vals.astype(np.int64)
-            else:
-                out[t] = np.frombuffer(chunk, dtype=_np_float(elt))
+        integer = isinstance(elt, IntegerType)
+        out = np.zeros((self.T, lanes), dtype=np.int64 if integer else _np_float(elt))
+        threads, groups = self._gather_plan(
+            addrs, mask, size, need, lambda a: f"misaligned load of {size} bytes at {a:#x} (align {need})")
+        dt = {1: np.int8, 8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}[_width(elt)] if integer \
+            else _np_float(elt)
+        span = np.arange(size)
+        for raw, off, sel in groups:
+            chunk = raw[off[:, None] + span]  # (threads, size) bytes, C-contiguous
+            out[threads[sel]] = chunk.view(dt).reshape(len(sel), lanes)
         return out if isinstance(typ, VectorType) else out[:, 0]
 
     def _predicated_load(self, op, ins, mask):
@@ -145,32 +180,33 @@ class Interpreter:
         pred, addrs = ins
         n = len(op.constraints.data.split(",")) - 2
         out = np.zeros((self.T, n), np.int64)
-        for t in np.nonzero(mask & (pred != 0))[0]:
-            a = int(addrs[t])
-            if a % (4 * n):
-                raise SimtError(f"misaligned predicated load of {4 * n} bytes at {a:#x}")
-            raw, off = self._region(a, 4 * n)
-            out[t] = np.frombuffer(raw[off:off + 4 * n].tobytes(), np.int32).astype(np.int64)
+        threads, groups = self._gather_plan(addrs, mask & (pred != 0), 4 * n, 4 * n,
+                                            lambda a: f"misaligned predicated load of {4 * n} bytes at {a:#x}")
+        span = np.arange(4 * n)
+        for raw, off, sel in groups:
+            out[threads[sel]] = raw[off[:, None] + span].view(np.int32).reshape(len(sel), n)
         return out if n > 1 else out[:, 0]
 
     def _store(self, addrs, value, typ, mask, align):
+        """Thread by thread in thread order: a later thread's bytes win where two overlap."""
         elt = typ.element_type if isinstance(typ, VectorType) else typ
         lanes = typ.get_shape()[0] if isinstance(typ, VectorType) else 1
         w = max(1, _width(elt) // 8)
         size = w * lanes
         need = align or w
         vals = value.reshape(self.T, lanes)
-        for t in np.nonzero(mask)[0]:
-            a = int(addrs[t])
-            if a % need:
-                raise SimtError(f"misaligned store of {size} bytes at {a:#x} (align {need})")
-            raw, off = self._region(a, size)
-            if isinstance(elt, IntegerType):
-                dt = {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}[max(8, _width(elt))]
-                data = _wrap(vals[t], _width(elt)).astype(dt).tobytes()
-            else:
-                data = vals[t].astype(_np_float(elt)).tobytes()
-            raw[off:off + size] = np.frombuffer(data, np.uint8)
+        threads, groups = self._gather_plan(
+            addrs, mask, size, need, lambda a: f"misaligned store of {size} bytes at {a:#x} (align {need})")
+        if isinstance(elt, IntegerType):
+            dt = {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}[max(8, _width(elt))]
+            data = _wrap(vals[threads], _width(elt)).astype(dt)
+        else:
+            data = vals[threads].astype(_np_float(elt))
+        data = np.ascontiguousarray(data).view(np.uint8).reshape(len(threads), size)
+        span = np.arange(size)
+        for raw, off, sel in groups:
+            # sel ascends: numpy's assignment through repeated indices keeps the last (a later thread's)
+            raw[(off[:, None] + span).reshape(-1)] = data[sel].reshape(-1)
 
     # ---------------------------------------------------------------- running
     def run(self, args: list, grid: tuple[int, int, int]) -> None:
@@ -465,21 +501,19 @@ class Interpreter:
         ``8j..8j+7`` address the rows (8 x 16 bits, 16-byte aligned) of matrix ``j``; lane ``l``
         receives the elements ``2 (l % 4)`` and ``2 (l % 4) + 1`` of row ``l / 4`` of each matrix
         (the lower-indexed element in the lower half).  Inactive warps load nothing."""
-        out = np.zeros((self.T, num), np.int64)
-        for w in range(self.T // 32):
-            if not mask[32 * w]:
-                continue
-            for j in range(num):
-                rows = []
-                for r in range(8):
-                    a = int(addrs[32 * w + 8 * j + r])
-                    if a % 16:
-                        raise SimtError(f"ldmatrix row address {a:#x} is not 16-byte aligned")
-                    raw, off = self._region(a, 16)
-                    rows.append(np.frombuffer(raw[off:off + 16].tobytes(), np.uint16))
-                for lane in range(32):
-                    lo, hi = rows[lane // 4][2 * (lane % 4)], rows[lane // 4][2 * (lane % 4) + 1]
-                    out[32 * w + lane, j] = _wrap(int(lo) | (int(hi) << 16), 32)
+        warps = self.T // 32
+        rows = np.zeros((warps, 32), bool)  # the row-address lanes of the active warps
+        rows[np.asarray(mask[::32][:warps], bool), :8 * num] = True
+        threads, groups = self._gather_plan(addrs, rows.reshape(-1), 16, 16,
+                                            lambda a: f"ldmatrix row address {a:#x} is not 16-byte aligned")
+        words = np.zeros((self.T, 4), np.uint32)  # each row-address lane's row: 8 x 16 bits as 4 words
+        span = np.arange(16)
+        for raw, off, sel in groups:
+            words[threads[sel]] = raw[off[:, None] + span].view(np.uint32)
+        # lane l of matrix j: word l % 4 of the row at lane 8 j + l / 4 (elements 2 (l % 4), 2 (l % 4) + 1)
+        per_warp = words.reshape(warps, 32, 4)[:, :8 * num].reshape(warps, num, 32)
+        out = _wrap(per_warp.transpose(0, 2, 1).reshape(self.T, num).astype(np.int64), 32)
+        out[~np.repeat(np.asarray(mask[::32][:warps], bool), 32)] = 0
         return out if num > 1 else out[:, 0]
 
     def _placeholder(self, t):
@@ -571,21 +605,33 @@ def _frag_c(g: int, t: int, i: int) -> tuple[int, int]:
     return g + 8 * (i >= 2), 2 * t + (i & 1)
 
 
-def _elements(x: np.ndarray, ptx: str) -> list:
-    """The elements one register ``x`` (a thread's value) holds, lowest bits first."""
+def _elements(x: np.ndarray, ptx: str) -> np.ndarray:
+    """The elements each thread's register ``x`` holds, lowest bits first: (threads, elements),
+    float64 (integers: int64)."""
     if ptx == "f16":  # vector<2xf16>
-        return [float(v) for v in x]
-    word = int(x) & 0xFFFFFFFF
+        return np.asarray(x).reshape(len(x), -1).astype(np.float64)
+    word = np.asarray(x).astype(np.int64) & 0xFFFFFFFF
     if ptx == "bf16":
-        return [float(np.uint32((word >> s & 0xFFFF) << 16).view(np.float32)) for s in (0, 16)]
+        halves = np.stack([(word >> s & 0xFFFF) << 16 for s in (0, 16)], axis=1)
+        return halves.astype(np.uint32).view(np.float32).astype(np.float64)
     if ptx == "tf32":  # the low 13 bits are not read
-        return [float(np.uint32(word & ~0x1FFF).view(np.float32))]
-    raw = [word >> s & 0xFF for s in (0, 8, 16, 24)]
+        return (word & ~0x1FFF).astype(np.uint32).view(np.float32).astype(np.float64)[:, None]
+    raw = np.stack([word >> s & 0xFF for s in (0, 8, 16, 24)], axis=1)
     if ptx == "u8":
         return raw
     if ptx == "s8":
-        return [b - 256 if b >= 128 else b for b in raw]
+        return np.where(raw >= 128, raw - 256, raw)
     raise SimtError(f"mma.sync on {ptx} operands is not modelled")
+
+
+@functools.lru_cache(maxsize=None)
+def _fragment_index(which: str, k: int, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, columns), each (32 lanes, ``count`` elements), of fragment ``which`` ("a", "b",
+    "c") of an m16n8k``k`` ``mma.sync``: element ``i`` of lane ``l`` sits at ``rows[l, i]``,
+    ``columns[l, i]``."""
+    frag = {"a": lambda g, t, i: _frag_a(k, g, t, i), "b": lambda g, t, i: _frag_b(k, g, t, i), "c": _frag_c}[which]
+    places = [[frag(lane >> 2, lane % 4, i) for i in range(count)] for lane in range(32)]
+    return np.array([[r for r, _ in lane] for lane in places]), np.array([[c for _, c in lane] for lane in places])
 
 
 def mma_sync(op, ins, mask) -> np.ndarray:
@@ -598,28 +644,25 @@ def mma_sync(op, ins, mask) -> np.ndarray:
     regs_a, regs_b, regs_c = ins[:na], ins[na:na + nb], ins[na + nb:]
     integer = ta in ("s8", "u8")
     T = regs_c[0].shape[0]
+    kind = np.int64 if integer else np.float64
+    a = np.concatenate([_elements(r, ta) for r in regs_a], axis=1).astype(kind)  # (threads, elements)
+    b = np.concatenate([_elements(r, tb) for r in regs_b], axis=1).astype(kind)
+    c = np.stack([np.asarray(r).astype(np.int64) if integer else np.asarray(r).astype(np.float64) for r in regs_c],
+                 axis=1)
+    ra, ca = _fragment_index("a", k, a.shape[1])
+    rb, cb = _fragment_index("b", k, b.shape[1])
+    rc, cc = _fragment_index("c", k, 4)
     out = np.zeros((T, 4), np.int64 if integer else np.float32)
     for w in range(T // 32):
         if not mask[32 * w]:
             continue
-        A = np.zeros((16, k), object if integer else np.float64)
-        B = np.zeros((k, 8), object if integer else np.float64)
-        C = np.zeros((16, 8), object if integer else np.float64)
-        for lane in range(32):
-            tid, g, t = 32 * w + lane, lane >> 2, lane % 4
-            a = [x for r in regs_a for x in _elements(r[tid], ta)]
-            b = [x for r in regs_b for x in _elements(r[tid], tb)]
-            for i, x in enumerate(a):
-                A[_frag_a(k, g, t, i)] = x
-            for i, x in enumerate(b):
-                B[_frag_b(k, g, t, i)] = x
-            for i in range(4):
-                C[_frag_c(g, t, i)] = int(regs_c[i][tid]) if integer else float(regs_c[i][tid])
+        lanes = slice(32 * w, 32 * w + 32)
+        A, B, C = np.zeros((16, k), kind), np.zeros((k, 8), kind), np.zeros((16, 8), kind)
+        A[ra, ca] = a[lanes]
+        B[rb, cb] = b[lanes]
+        C[rc, cc] = c[lanes]
         D = A.dot(B) + C
-        for lane in range(32):
-            for i in range(4):
-                v = D[_frag_c(lane >> 2, lane % 4, i)]
-                out[32 * w + lane, i] = _wrap(np.int64(int(v) & 0xFFFFFFFF), 32) if integer else np.float32(v)
+        out[lanes] = _wrap(D[rc, cc] & 0xFFFFFFFF, 32) if integer else D[rc, cc].astype(np.float32)
     return out
 
 

@@ -168,7 +168,7 @@ def test_cli_writes_cubin_and_uses_the_cache(tmp_path, cache_dir):
            "--cubin", str(tmp_path / "k.cubin")]
     env = {**__import__("os").environ, "TILEORCH_CACHE_DIR": str(cache_dir.parent)}
     for _ in range(2):
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+        proc = subprocess.run(forked(cmd), capture_output=True, text=True, env=env, timeout=300)
         assert proc.returncode == 0, proc.stderr
         assert "accepted by ptxas -arch=sm_90a" in proc.stderr
     assert (tmp_path / "k.cubin").read_bytes().startswith(b"\x7fELF")

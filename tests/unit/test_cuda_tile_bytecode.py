@@ -159,7 +159,7 @@ def test_cutile_gemm_compiles_to_ptx(tmp_path):
            "--schedule", "dp"]
     if shutil.which("ptxas") is None:
         cmd.append("--no-ptxas")
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(forked(cmd), capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     ptx = out.read_text()
     assert ".visible .entry" in ptx and "wgmma" in ptx and "cp.async.bulk.tensor" in ptx
