@@ -146,7 +146,7 @@ def test_transposed_c_with_a_column_reduction_is_refused_with_a_location():
     assert p.kind == "simt"
     refusal = [r for r in p.remarks if "refused" in r]
     assert refusal and "reduction of the result stored beside a transposed C" in refusal[0], p.remarks
-    assert re.match(r".*test_transposed_c_gemm\.py:\d+:\d+: error:", refusal[0]), refusal[0]
+    assert re.match(r".*test_transposed_c_gemm\.py:\d+:\d+: warning:", refusal[0]), refusal[0]
 
 
 def test_transposed_tile_into_a_column_major_c_is_refused_with_a_location():
