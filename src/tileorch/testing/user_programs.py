@@ -38,11 +38,22 @@ class UserProgram:
     outputs: tuple = field(default=())  # argument positions the kernel writes
 
 
+NEG_INF = ct.PaddingMode.NEG_INF
+LOG2E = 1.4426950408889634
+
+
+def registrar(programs: dict[str, UserProgram]):
+    """The ``add(name, kernel, spec, grid, path, error="", notes="", outputs=())`` that files a
+    :class:`UserProgram` under ``name`` in ``programs`` (each sweep module's table)."""
+
+    def add(name, kernel, spec, grid, path, error="", notes="", outputs=()):
+        programs[name] = UserProgram(kernel, spec, tuple(grid), path, error, notes, tuple(outputs))
+
+    return add
+
+
 PROGRAMS: dict[str, UserProgram] = {}
-
-
-def _add(name, kernel, spec, grid, path, error="", notes="", outputs=()):
-    PROGRAMS[name] = UserProgram(kernel, spec, tuple(grid), path, error, notes, tuple(outputs))
+_add = registrar(PROGRAMS)
 
 
 # ----------------------------------------------------------------------------------------------- GEMM idioms

@@ -31,17 +31,10 @@ import math
 
 import cuda.tile as ct
 
-from tileorch.testing.user_programs import UserProgram
-
-ZERO = ct.PaddingMode.ZERO
-NEG_INF = ct.PaddingMode.NEG_INF
-LOG2E = 1.4426950408889634
+from tileorch.testing.user_programs import LOG2E, NEG_INF, ZERO, UserProgram, registrar
 
 PROGRAMS: dict[str, UserProgram] = {}
-
-
-def _add(name, kernel, spec, grid, path, error="", notes="", outputs=()):
-    PROGRAMS[name] = UserProgram(kernel, spec, tuple(grid), path, error, notes, tuple(outputs))
+_add = registrar(PROGRAMS)
 
 
 # ----------------------------------------------------------------------------------------------- GEMM: how the
