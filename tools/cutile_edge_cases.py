@@ -173,59 +173,27 @@ def mma_acc_shape_mismatch(A, B, C):
     ct.store(C, index=(0, 0), tile=acc)
 
 
-@case("mma_dtype_mix", [F16_2D, ((256, 256), "bfloat16"), F32_2D], "f16 x bf16 mma")
-@ct.kernel
-def mma_dtype_mix(A, B, C):
-    acc = ct.zeros((64, 64), dtype=ct.float32)
-    acc = ct.mma(ct.load(A, index=(0, 0), shape=(64, 32)), ct.load(B, index=(0, 0), shape=(32, 64)), acc)
-    ct.store(C, index=(0, 0), tile=acc)
-
-
 @case("mma_int_acc_for_f16", [F16_2D, F16_2D, ((256, 256), "int32")], "f16 x f16 into an int32 accumulator")
-@ct.kernel
-def mma_int_acc_for_f16(A, B, C):
-    acc = ct.zeros((64, 64), dtype=ct.int32)
-    acc = ct.mma(ct.load(A, index=(0, 0), shape=(64, 32)), ct.load(B, index=(0, 0), shape=(32, 64)), acc)
-    ct.store(C, index=(0, 0), tile=acc)
-
-
-@case("mma_i8_f32_acc", [((256, 256), "int8"), ((256, 256), "int8"), F32_2D], "int8 x int8 into an f32 accumulator")
-@ct.kernel
-def mma_i8_f32_acc(A, B, C):
-    acc = ct.zeros((64, 64), dtype=ct.float32)
-    acc = ct.mma(ct.load(A, index=(0, 0), shape=(64, 32)), ct.load(B, index=(0, 0), shape=(32, 64)), acc)
-    ct.store(C, index=(0, 0), tile=acc)
-
-
 @case("mma_i32_operands", [((256, 256), "int32"), ((256, 256), "int32"), ((256, 256), "int32")],
       "int32 x int32 mma")
-@ct.kernel
-def mma_i32_operands(A, B, C):
-    acc = ct.zeros((64, 64), dtype=ct.int32)
-    acc = ct.mma(ct.load(A, index=(0, 0), shape=(64, 32)), ct.load(B, index=(0, 0), shape=(32, 64)), acc)
-    ct.store(C, index=(0, 0), tile=acc)
-
-
 @case("mma_i16_operands", [((256, 256), "int16"), ((256, 256), "int16"), ((256, 256), "int32")],
       "int16 x int16 mma")
+@case("mma_u8_i8", [((256, 256), "uint8"), ((256, 256), "int8"), ((256, 256), "int32")], "uint8 x int8 mma")
 @ct.kernel
-def mma_i16_operands(A, B, C):
+def mma_64x64_i32_acc(A, B, C):
+    """One 64x32 by 32x64 mma into an int32 accumulator: the cases above differ only in their operands' types."""
     acc = ct.zeros((64, 64), dtype=ct.int32)
     acc = ct.mma(ct.load(A, index=(0, 0), shape=(64, 32)), ct.load(B, index=(0, 0), shape=(32, 64)), acc)
     ct.store(C, index=(0, 0), tile=acc)
 
 
+@case("mma_dtype_mix", [F16_2D, ((256, 256), "bfloat16"), F32_2D], "f16 x bf16 mma")
+@case("mma_i8_f32_acc", [((256, 256), "int8"), ((256, 256), "int8"), F32_2D], "int8 x int8 into an f32 accumulator")
 @case("mma_fp8_mixed", [((256, 256), "float8_e4m3fn"), ((256, 256), "float8_e5m2"), F32_2D], "e4m3 x e5m2 mma")
-@ct.kernel
-def mma_fp8_mixed(A, B, C):
-    acc = ct.zeros((64, 64), dtype=ct.float32)
-    acc = ct.mma(ct.load(A, index=(0, 0), shape=(64, 32)), ct.load(B, index=(0, 0), shape=(32, 64)), acc)
-    ct.store(C, index=(0, 0), tile=acc)
-
-
 @case("mma_f32_tf32", [F32_2D, F32_2D, F32_2D], "f32 x f32 mma (tf32 or f32 FMA)")
 @ct.kernel
-def mma_f32_tf32(A, B, C):
+def mma_64x64_f32_acc(A, B, C):
+    """One 64x32 by 32x64 mma into a float32 accumulator: the cases above differ only in their operands' types."""
     acc = ct.zeros((64, 64), dtype=ct.float32)
     acc = ct.mma(ct.load(A, index=(0, 0), shape=(64, 32)), ct.load(B, index=(0, 0), shape=(32, 64)), acc)
     ct.store(C, index=(0, 0), tile=acc)
@@ -568,14 +536,6 @@ def atomic_add_i8(x, y):
 
 
 # ------------------------------------------------------------------------------------------ more
-@case("mma_u8_i8", [((256, 256), "uint8"), ((256, 256), "int8"), ((256, 256), "int32")], "uint8 x int8 mma")
-@ct.kernel
-def mma_u8_i8(A, B, C):
-    acc = ct.zeros((64, 64), dtype=ct.int32)
-    acc = ct.mma(ct.load(A, index=(0, 0), shape=(64, 32)), ct.load(B, index=(0, 0), shape=(32, 64)), acc)
-    ct.store(C, index=(0, 0), tile=acc)
-
-
 @case("mma_batched_mismatch", [((4, 64, 64), "float16"), ((2, 64, 64), "float16"), ((4, 64, 64), "float32")],
       "a 3-D mma with batch 2 against batch 1")
 @ct.kernel
