@@ -68,16 +68,7 @@ def _replace_all(module) -> None:
 
     class Replace(LowerArith):
         def match_and_rewrite(self, op, rewriter, /):
-            new = self.lower(op)
-            if new is None:
-                return
-            from tileorch.diagnostics import copy_location
-
-            copy_location(op, new)
-            if new:
-                rewriter.replace(op, new)
-            else:
-                rewriter.replace(op, [], [op.operands[0]])
+            self.replace_by_lowering(op, rewriter)
 
     convert_index_types(module)
     rewrite_once(Replace(), module.body)

@@ -80,6 +80,10 @@ class LowerArith(RewritePattern):
         if op.name.startswith("arith.") and _morph(op):
             rewriter.has_done_action = True
             return
+        self.replace_by_lowering(op, rewriter)
+
+    def replace_by_lowering(self, op: Operation, rewriter: PatternRewriter) -> None:
+        """Replace ``op`` by what :meth:`lower` builds for it (nothing when it builds None)."""
         new = self.lower(op)
         if new is None:
             return
