@@ -3,7 +3,10 @@
 Differences from plain ``xdsl-opt``: every op is stamped with its source position and
 every parse, verifier or pass error is reported as ``file:line:col: error: message``
 (on stdout with ``--verify-diagnostics``, exit 0; otherwise on stderr, exit 1), never
-as a Python traceback.  An input or output file that cannot be opened, and input that is
+as a Python traceback.  With ``--verify-diagnostics``, an input that has ``expected-error`` (or
+``-note``/``-warning``/``-remark``) comments is checked as mlir-opt checks it
+(:mod:`tileorch.tools.expected_diagnostics`): every chunk must produce exactly the errors its
+comments name; each miss is a located ``error:`` on stderr and the exit status is 1.  An input or output file that cannot be opened, and input that is
 not UTF-8, are reported as ``tileorch-opt: error: ...`` / ``file:line:col: error: ...``.
 """
 
@@ -20,10 +23,13 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from tileorch import registry
 from tileorch.diagnostics import SourceError, decode_source, format_exception, parse_module, verify_located
+from tileorch.tools.expected_diagnostics import Expectation, diagnostics, expectations, unmatched
 
 
 class TileorchOptMain(xDSLOptMain):
     """xDSLOptMain with tileorch's dialects, passes, targets and located diagnostics."""
+
+    _reported: list[str] = []  # the diagnostic lines printed for the current chunk
 
     def register_all_dialects(self):
         for name, factory in registry.dialect_factories().items():
@@ -58,6 +64,7 @@ class TileorchOptMain(xDSLOptMain):
         return parse_module(self.ctx, text, self.get_input_name(), start_offset)
 
     def _report(self, lines: list[str]) -> None:
+        self._reported.extend(lines)
         stream = sys.stdout if self.args.verify_diagnostics else sys.stderr
         for line in lines:
             print(line, file=stream)
@@ -82,12 +89,27 @@ class TileorchOptMain(xDSLOptMain):
                 chunk.close()
             raise SourceError(f"cannot write {self.args.output_file}: {exc.strerror or exc}") from None
 
+    def _expectations(self, chunks: list[tuple[IO[bytes], int]]) -> list[list[Expectation]] | None:
+        """Each chunk's ``expected-*`` comments when ``--verify-diagnostics`` is given and any chunk
+        has one (the chunks are rewound); None otherwise (diagnostics are printed, not checked)."""
+        if not self.args.verify_diagnostics:
+            return None
+        found: list[list[Expectation]] = []
+        for chunk, offset in chunks:
+            data = chunk.read()
+            chunk.seek(0)
+            text = "" if data[:8] == b"\x7fTileIR\x00" else data.decode("utf-8", "replace")
+            found.append(expectations(text, offset))
+        return found if any(found) else None
+
     def run(self) -> None:
         chunks, file_extension, output = self._open_files()
-        failed = False
+        expected = self._expectations(chunks)
+        failed = mismatched = False
         try:
             for i, (chunk, offset) in enumerate(chunks):
                 module: ModuleOp | None = None
+                self._reported = []
                 try:
                     if i > 0:
                         output.write("// -----\n")
@@ -121,10 +143,15 @@ class TileorchOptMain(xDSLOptMain):
                     failed = True
                 finally:
                     chunk.close()
+                if expected is not None:
+                    problems = unmatched(expected[i], diagnostics(self._reported), self.get_input_name())
+                    for line in problems:
+                        print(line, file=sys.stderr)
+                    mismatched = mismatched or bool(problems)
         finally:
             if output is not sys.stdout:
                 output.close()
-        if failed and not self.args.verify_diagnostics:
+        if (failed and not self.args.verify_diagnostics) or mismatched:
             sys.exit(1)
 
 

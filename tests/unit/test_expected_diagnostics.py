@@ -1,0 +1,54 @@
+"""tileorch.tools.expected_diagnostics: where each ``expected-*`` designator points, and the
+one-to-one pairing of expectations with printed diagnostics (hand-written cases)."""
+
+from tileorch.tools.expected_diagnostics import diagnostics, expectations, unmatched
+
+TEXT = """module {
+  // expected-error @+2 {{two below}}
+  // expected-error @below {{next}}
+  %a = op  // expected-error {{same line}}
+  // expected-note @above {{prev}}
+  // expected-warning @-2 {{minus two}}
+  // expected-remark @unknown {{anywhere}}
+  "not a comment expected-error {{x}}"
+}"""
+
+
+def test_designators_point_at_lines_in_the_file():
+    got = [(e.kind, e.line, e.text, e.comment_line) for e in expectations(TEXT, line_offset=10)]
+    assert got == [("error", 14, "two below", 12), ("error", 14, "next", 13), ("error", 14, "same line", 14),
+                   ("note", 14, "prev", 15), ("warning", 14, "minus two", 16), ("remark", None, "anywhere", 17)]
+
+
+def test_only_comments_count():
+    assert expectations('%x = "expected-error {{not here}}"') == []
+
+
+def test_diagnostic_lines_are_parsed_and_other_lines_skipped():
+    lines = ["f.mlir:3:5: error: bad thing", "builtin.module {", "tileorch-opt: error: no file",
+             "f.mlir:4:1: note: see here\nf.mlir:9:2: warning: slow"]
+    got = [(d.kind, d.line, d.text) for d in diagnostics(lines)]
+    assert got == [("error", 3, "bad thing"), ("error", None, "no file"), ("note", 4, "see here"),
+                   ("warning", 9, "slow")]
+
+
+def test_each_diagnostic_meets_one_expectation():
+    exp = expectations("// expected-error @+1 {{dup}}\n\n// expected-error @-1 {{dup}}", 0)
+    one = diagnostics(["f:2:1: error: a dup message"])
+    problems = unmatched(exp, one, "f")
+    assert problems == ['f:3:4: error: expected error on line 2 "dup" was not produced']
+    two = diagnostics(["f:2:1: error: a dup message", "f:2:7: error: dup again"])
+    assert unmatched(exp, two, "f") == []
+
+
+def test_wrong_line_kind_or_text_is_a_miss_and_the_error_unexpected():
+    exp = expectations("x // expected-error {{boom}}", 0)
+    for line in ["f:2:1: error: boom", "f:1:1: warning: boom", "f:1:1: error: bang"]:
+        problems = unmatched(exp, diagnostics([line]), "f")
+        assert problems[0].startswith('f:1:6: error: expected error on line 1 "boom" was not produced'), line
+    assert unmatched(exp, diagnostics(["f:1:1: error: bang"]), "f")[1] == "f:1:1: error: unexpected error: bang"
+
+
+def test_unexpected_notes_and_warnings_are_not_failures():
+    assert unmatched([], diagnostics(["f:1:1: warning: w", "f:1:1: note: n"]), "f") == []
+    assert unmatched([], diagnostics(["f:1:1: error: e"]), "f") == ["f:1:1: error: unexpected error: e"]
