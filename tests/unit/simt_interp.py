@@ -553,6 +553,10 @@ class Interpreter:
                 put(np.fmax(f32[0], f32[1]))
             elif text.startswith("min.f32"):
                 put(np.fmin(f32[0], f32[1]))
+            elif text.startswith("mul.rn.f32"):
+                put((f32[0] * f32[1]).astype(np.float32))
+            elif text.startswith("neg.f32"):
+                put(-f32[0])
             elif text.startswith("mul.rz.f32"):  # the exact product (f64) rounded toward zero
                 exact = f32[0].astype(np.float64) * f32[1].astype(np.float64)
                 r = exact.astype(np.float32)

@@ -74,7 +74,7 @@ from tileorch.dialects.nv_tileaa.blocked import SOURCE_LAYOUT
 from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileaa.tile_ops import CASTS
 from tileorch.transforms.math_mode import takes_approx
-from tileorch.transforms.tileaa_to_simt import cluster_split, rematerialize, warp_programs
+from tileorch.transforms.tileaa_to_simt import cluster_split, rematerialize, uniform_division, warp_programs
 from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, SHARED_PTR, Emitter, Tile, byte_size, global_type,
                                                      is_float, is_fp8, memory_type, reg_type, strides_of,
                                                      supported_element)
@@ -167,6 +167,7 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         self.vals: dict[SSAValue, object] = {}
         self.scratch_bytes = 0
         self.rematerialized = 0
+        self.uniform_divisions = 0
         self._stage_end = 0
         self.smem: SSAValue | None = None
         self.has_loads = any(op.name in ("nv_tileaa.tiled_load", "nv_tileaa.load") for op in fn.walk())
@@ -273,6 +274,7 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
             raise LocatedError(fn, f"{PASS}: a kernel returns no values")
         entry = Block(arg_types=arg_types)
         self.rematerialized = 0  # shape ops recomputed in registers (rematerialize.py)
+        self.uniform_divisions = 0  # divisions by one shared register (uniform_division.py)
         e = Emitter(entry, self.threads)
         e.tid = e.v(nvvm.SPECIAL_REGISTERS["tid.x"]())
         v = 2
@@ -293,6 +295,8 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         new.attributes["nvvm.kernel"] = UnitAttr()
         if self.rematerialized:
             new.attributes[rematerialize.ATTR] = IntegerAttr(self.rematerialized, i32)
+        if self.uniform_divisions:
+            new.attributes[uniform_division.ATTR] = IntegerAttr(self.uniform_divisions, i32)
         if self.split is not None:
             new.attributes[cluster_split.CLUSTER_SPLIT_ATTR] = IntegerAttr(cluster_split.max_cluster(), i32)
         threads = self.threads
@@ -1648,6 +1652,12 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         relt = rt.element_type if isinstance(rt, TensorType) else rt
         replicated = all(t.replicated for t in tiles)
         n = 1 if replicated else len(tiles[0].slots)
+        if not replicated and len(ins) == 2 and isinstance(ins[0], Tile):
+            divisor = ins[1].slots if isinstance(ins[1], Tile) else [ins[1]] * n
+            if uniform_division.applies(op, ins[0].slots, divisor):
+                self.uniform_divisions += 1
+                self.vals[op.results[0]] = Tile(shape, relt, uniform_division.divide(e, ins[0].slots, divisor[0]))
+                return
         slots = []
         for s in range(n):
             args = [x.slots[s] if isinstance(x, Tile) else x for x in ins]
