@@ -60,7 +60,8 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, llvm, scf
-from xdsl.dialects.builtin import (BFloat16Type, DenseArrayBase, DenseIntOrFPElementsAttr, FloatAttr, FloatTF32Type,
+from xdsl.dialects.builtin import (BFloat16Type, DenseArrayBase, DenseIntOrFPElementsAttr, Float16Type, Float32Type,
+                                   Float64Type, FloatAttr, FloatTF32Type,
                                    FunctionType, IntegerAttr, IntegerType, ModuleOp, TensorType, UnitAttr, VectorType,
                                    f32, i1, i8, i16, i32, i64)
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -154,6 +155,30 @@ def _padding(e: Emitter, kind: str, typ: Attribute) -> SSAValue:
                  "pos_inf": float("inf")}[kind]
         return e.fconst(value, typ)
     return e.const(0, typ)
+
+
+def _padding_words(kind: str, elt: Attribute, count: int) -> list[int] | None:
+    """The 32-bit words (little-endian) of ``count`` elements of padding ``kind`` as ``elt`` is
+    stored (f16, bf16, f32, f64: what ``_padding`` then ``FunctionLowering._to_memory`` give),
+    or None for other element types (their padded words are selected instead)."""
+    import struct
+
+    value = {"zero": 0.0, "undef": 0.0, "nan": float("nan"), "neg_inf": float("-inf"), "pos_inf": float("inf")}.get(kind)
+    if value is None:
+        return None
+    if isinstance(elt, Float16Type):
+        raw = struct.pack("<e", value) * count
+    elif isinstance(elt, BFloat16Type):  # the f32 bits' top half (exact for 0, +-inf; NaN: 0x7FC0)
+        raw = struct.pack("<I", struct.unpack("<I", struct.pack("<f", value))[0] >> 16)[:2] * count
+    elif isinstance(elt, Float32Type):
+        raw = struct.pack("<f", value) * count
+    elif isinstance(elt, Float64Type):
+        raw = struct.pack("<d", value) * count
+    else:
+        return None
+    if len(raw) % 4:
+        return None
+    return [struct.unpack("<I", raw[k:k + 4])[0] for k in range(0, len(raw), 4)]
 
 
 class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
@@ -951,14 +976,16 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
             rows = whole is not None and len(whole) == 5
 
             def by_rows(b: Emitter) -> list[SSAValue]:
-                """Whole runs, some past the row's end (padding): one predicated vector load each."""
+                """Whole runs, some past the row's end (padding): one predicated vector load each,
+                whose destination words hold the padding where the run is not loaded."""
                 _, runs2, address2, cond2, inside = whole
-                fill = None if str(pad_kind) in ("zero", "undef") else \
+                words_fill = None if str(pad_kind) in ("zero", "undef") else _padding_words(str(pad_kind), elt, width)
+                fill = None if str(pad_kind) in ("zero", "undef") or words_fill is not None else \
                     b.elements_to_words([self._to_memory(b, pad, elt)] * width, mt)
                 issued2 = []
                 for _, coords in runs2:
                     ok = b.v(arith.AndIOp(cond2, inside(b, coords)))
-                    got = b.load_words_if(ok, address2(b, coords), nw)
+                    got = b.load_words_if(ok, address2(b, coords), nw, words_fill)
                     issued2 += got if fill is None else [b.v(arith.SelectOp(ok, w, f)) for w, f in zip(got, fill)]
                 return b.if_(cond2, lambda bb: issued2, by_runs, [i32] * len(issued2))
 
