@@ -213,12 +213,13 @@ COMPILE_ENV = ("TILEORCH_ATTN_OVERLAP", "TILEORCH_ATTN_PINGPONG", "TILEORCH_ATTN
                "TILEORCH_ATTN_ROW_DIV", "TILEORCH_ATTN_EARLY_Q", "TILEORCH_WARP_PROGRAMS",
                "TILEORCH_CLUSTER_SPLIT", "TILEORCH_PREFETCH_UNROLL", "TILEORCH_PROGRAMS_PER_WARP",
                "TILEORCH_CLUSTER_SPLIT_MAX", "TILEORCH_SIMT_MMA", "TILEORCH_EPILOGUE_ROUNDS", "TILEORCH_MATH",
-               "TILEORCH_REMATERIALIZE", "TILEORCH_RAGGED_ROWS", "TILEORCH_GATHER_RUNS")
+               "TILEORCH_REMATERIALIZE", "TILEORCH_RAGGED_ROWS", "TILEORCH_GATHER_RUNS",
+               "TILEORCH_UNIFORM_DIV")
 """Environment switches that change what the compiler emits (the chained-dots overlap, ping-pong,
 persistence, epilogue, peeled first tile and row reductions, the SIMT path's warp packing, programs
 per warp, cluster split and its largest cluster, two-iteration prefetching loops, mma.sync dots, the
-GEMM epilogue's rounds, approximate math, the SIMT path's recomputed broadcasts, ragged-row path and
-gather runs):
+GEMM epilogue's rounds, approximate math, the SIMT path's recomputed broadcasts, ragged-row path,
+gather runs and divisions by a shared divisor):
 their values are part of every key, so a run with a switch on never reads a program compiled with
 it off."""
 

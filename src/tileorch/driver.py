@@ -403,6 +403,13 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
         remarks.append(f"remark: @{kernel.sym_name.data}: {n} broadcast/reshape(s) of a range, splat or index load "
                        "recomputed by each thread instead of exchanged through shared memory "
                        "(tileaa_to_simt/rematerialize.py; TILEORCH_REMATERIALIZE=0: the exchange)")
+    if kernel is not None and "tileorch.uniform_divisions" in kernel.attributes:
+        n = kernel.attributes["tileorch.uniform_divisions"].value.data
+        remarks.append(f"remark: @{kernel.sym_name.data}: {n} tile division(s) by a value shared by the whole tile "
+                       "(a row's sum) use one reciprocal per thread and three FMA per element, one branch per "
+                       "thread to div.rn where an operand lies outside [2^-60, 2^60] (zero numerators, such as "
+                       "a ragged row's padding, stay on the fast path; tileaa_to_simt/uniform_division.py; "
+                       "TILEORCH_UNIFORM_DIV=0: div.rn per element)")
     programs_per_warp = 1
     if kernel is not None and "tileorch.programs_per_warp" in kernel.attributes:
         programs_per_warp = kernel.attributes["tileorch.programs_per_warp"].value.data

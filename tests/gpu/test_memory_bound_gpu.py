@@ -16,7 +16,7 @@ ct = pytest.importorskip("cuda.tile")
 
 import tileorch.cutile  # noqa: E402
 from tileorch.testing.memory_programs import (argmax, axpby, col_sum, gather_rows, layernorm, rmsnorm,  # noqa: E402
-                                              row_sum, scatter_rows, softmax, transpose)
+                                              row_divide, row_sum, scatter_rows, softmax, transpose)
 
 NAN = float("nan")
 
@@ -322,3 +322,83 @@ def test_row_scatter(dtype, n, d, tr, tn, offset):
     ref[idx.long()] = src.float()
     torch.testing.assert_close(out.float(), ref, atol=0, rtol=0, equal_nan=True)
     _check_tail(buf, out, offset)
+
+
+def _with_uniform_div(monkeypatch, switch: str, body) -> None:
+    """``body()`` compiled with TILEORCH_UNIFORM_DIV=``switch`` (the launcher's caches cleared)."""
+    from tileorch.launchers.cutile import clear_caches
+
+    monkeypatch.setenv("TILEORCH_UNIFORM_DIV", switch)
+    clear_caches()
+    try:
+        body()
+    finally:
+        clear_caches()
+
+
+@pytest.mark.parametrize("switch", ["1", "0"])
+def test_row_divide_is_ieee_division_bit_for_bit(monkeypatch, switch):
+    """``x / (the row's divisor)`` (tileaa_to_simt/uniform_division.py: one rcp.approx and a Newton
+    step per thread, three FMA per element, div.rn where an operand is out of range; =0: div.rn per
+    element) against torch's IEEE f32 division bit for bit: zeros of both signs (a ragged row's
+    padding and the row's own), subnormal and tiny numerators, the range edges 2^+-59..61,
+    infinities, NaN; divisors negative, tiny, huge, subnormal and infinite; rows of 250 in tiles
+    of 256 and 1000 in tiles of 1024."""
+    divisors = [3.7, 1.0, 3.7, -2.5, 2.0 ** -61, 2.0 ** -60, 2.0 ** 60, 2.0 ** 61, 7e-39, float("inf"), 1e-3,
+                12345.678, 0.999, 1.0 + 2.0 ** -23, 2.0 ** 59]
+    rows = len(divisors) * 64
+    g = _gen(7)
+
+    def body():
+        for n, tn in ((250, 256), (1000, 1024)):
+            x = torch.randn(rows, n, device="cuda", generator=g) * torch.exp2(
+                torch.randint(-70, 71, (rows, n), device="cuda", generator=g).float())
+            specials = torch.tensor([0.0, -0.0, 1e-45, -3e-39, 2.0 ** -61, 2.0 ** -60, 2.0 ** -59, 2.0 ** 59,
+                                     2.0 ** 60, -2.0 ** 61, float("inf"), -float("inf"), float("nan"), 3.0e38],
+                                    device="cuda")
+            cols = torch.randint(0, n, (rows, 8), device="cuda", generator=g)
+            x[torch.arange(rows, device="cuda")[:, None], cols] = torch.where(
+                torch.arange(8, device="cuda") % 2 == 0, 0.0, -0.0)  # zeros of both signs in every row
+            odd = torch.arange(1, rows, 2, device="cuda")
+            x[odd[:, None], torch.randint(0, n, (len(odd), len(specials)), device="cuda", generator=g)] = specials
+            tiny = torch.randint(1, 1 << 24, (rows // 4, 16), device="cuda", generator=g).float() * torch.exp2(
+                torch.randint(-172, -123, (rows // 4, 16), device="cuda", generator=g).float())
+            x[torch.arange(0, rows, 4, device="cuda")[:, None],
+              torch.randint(0, n, (rows // 4, 16), device="cuda", generator=g)] = tiny
+            d = torch.tensor(divisors, device="cuda").repeat(64)[:, None].expand(rows, n).contiguous()
+            buf, out = _nan_view((rows, n), torch.float32)
+            _launch((rows,), row_divide, (x, d, out, tn))
+            ref = x / d
+            nan = torch.isnan(ref)
+            assert torch.equal(torch.isnan(out), nan)
+            same = out.view(torch.int32) == ref.view(torch.int32)
+            bad = (~same & ~nan).nonzero()
+            assert len(bad) == 0, [(x[r, c].item(), d[r, c].item(), out[r, c].item(), ref[r, c].item())
+                                   for r, c in bad[:5].tolist()]
+            _check_tail(buf, out)
+
+    _with_uniform_div(monkeypatch, switch, body)
+
+
+@pytest.mark.parametrize("switch", ["1", "0"])
+@pytest.mark.parametrize("m,n,tn", [(4096, 1000, 1024), (1000, 1001, 1024), (999, 999, 1024), (64, 7, 8),
+                                    (300, 4095, 4096)])
+def test_row_softmax_ragged_with_and_without_the_shared_reciprocal(monkeypatch, switch, m, n, tn):
+    """fp16 row softmax at ragged widths with the division by the row's sum through one
+    reciprocal per thread (the default) and through div.rn per element (TILEORCH_UNIFORM_DIV=0),
+    against torch; rows with -inf elements (zero numerators) and rows whose smallest
+    exponentials are subnormal (those threads take div.rn)."""
+    def body():
+        x = (3 * torch.randn(m, n, device="cuda", generator=_gen(m + n))).half()
+        x[1::7, ::3] = -float("inf")
+        x[1::7, 1] = 0.5
+        x[2::7, 0] = 90.0
+        x[2::7, n // 2] = -5.0
+        buf, out = _nan_view((m, n), torch.float16)
+        _launch((m,), softmax, (x, out, tn))
+        ref = torch.softmax(x.float(), dim=1)
+        assert torch.isfinite(out).all(), "unwritten (NaN) outputs"
+        torch.testing.assert_close(out.float(), ref, atol=1e-3, rtol=1e-2)
+        _check_tail(buf, out)
+
+    _with_uniform_div(monkeypatch, switch, body)

@@ -14,6 +14,7 @@ as on the GPU).  Integers are held as int64 bit patterns wrapped to their width.
 from __future__ import annotations
 
 import functools
+import re
 
 import numpy as np
 from xdsl.dialects.builtin import (BFloat16Type, Float16Type, Float32Type, Float64Type, FloatAttr, IntegerAttr,
@@ -175,11 +176,14 @@ class Interpreter:
 
     def _predicated_load(self, op, ins, mask):
         """``Emitter.load_words_if``: ``{ ...; @p ld.global.v{n}.b32 {words}, [addr]; }`` ->
-        the words (zeros where the predicate is false), one row per thread; misaligned or
+        the words (where the predicate is false: the ``mov`` immediates before the load, zeros
+        by default), one row per thread; misaligned or
         out-of-bounds accesses of an active, predicated thread are errors."""
         pred, addrs = ins
         n = len(op.constraints.data.split(",")) - 2
         out = np.zeros((self.T, n), np.int64)
+        for i, w in re.findall(r"mov\.b32 \$(\d+), (0x[0-9a-fA-F]+|\d+);", op.asm_string.data):  # the fill words
+            out[:, int(i)] = _wrap(int(w, 0), 32)
         threads, groups = self._gather_plan(addrs, mask & (pred != 0), 4 * n, 4 * n,
                                             lambda a: f"misaligned predicated load of {4 * n} bytes at {a:#x}")
         span = np.arange(4 * n)
@@ -553,6 +557,10 @@ class Interpreter:
                 put(np.fmax(f32[0], f32[1]))
             elif text.startswith("min.f32"):
                 put(np.fmin(f32[0], f32[1]))
+            elif text.startswith("mul.rn.f32"):
+                put((f32[0] * f32[1]).astype(np.float32))
+            elif text.startswith("neg.f32"):
+                put(-f32[0])
             elif text.startswith("mul.rz.f32"):  # the exact product (f64) rounded toward zero
                 exact = f32[0].astype(np.float64) * f32[1].astype(np.float64)
                 r = exact.astype(np.float32)

@@ -40,7 +40,8 @@ def test_key_names_the_compile_environment(monkeypatch):
 @pytest.mark.parametrize("switch", ["TILEORCH_ATTN_OVERLAP", "TILEORCH_ATTN_PINGPONG", "TILEORCH_ATTN_PERSISTENT",
                                     "TILEORCH_WARP_PROGRAMS", "TILEORCH_CLUSTER_SPLIT", "TILEORCH_PREFETCH_UNROLL",
                                     "TILEORCH_PROGRAMS_PER_WARP", "TILEORCH_CLUSTER_SPLIT_MAX", "TILEORCH_SIMT_MMA",
-                                    "TILEORCH_REMATERIALIZE", "TILEORCH_RAGGED_ROWS", "TILEORCH_GATHER_RUNS"])
+                                    "TILEORCH_REMATERIALIZE", "TILEORCH_RAGGED_ROWS", "TILEORCH_GATHER_RUNS",
+                                    "TILEORCH_UNIFORM_DIV"])
 def test_every_code_switch_is_in_the_key(monkeypatch, switch):
     """Each environment switch that changes the emitted code keys the cache (off vs on)."""
     monkeypatch.setenv(switch, "0")

@@ -33,11 +33,14 @@ def rows(dt, nd):  # a unit last stride, as tileorch.cutile.launch describes a r
                            may_alias_internally=False, stride_constant=(None,) * (nd - 1) + (1,),
                            stride_divisible_by=(1,) * nd, shape_divisible_by=(1,) * nd, base_addr_divisible_by=1)
 
-from tileorch.testing.memory_programs import (argmax, axpby, col_sum, gather_rows, layernorm, row_sum, scatter_rows,
-                                              softmax, transpose)
+from tileorch.testing.memory_programs import (argmax, axpby, col_sum, gather_rows, layernorm, row_divide, row_sum,
+                                              scatter_rows, softmax, transpose)
 
 CASES = {
     "softmax_f16_1024": (softmax, [arr("f16", 2), arr("f16", 2), 1024]),
+    "softmax_f16_4096": (softmax, [arr("f16", 2), arr("f16", 2), 4096]),
+    "softmax_f16_8": (softmax, [arr("f16", 2), arr("f16", 2), 8]),
+    "row_divide_f32_256": (row_divide, [arr("f32", 2), arr("f32", 2), arr("f32", 2), 256]),
     "softmax_f32_8": (softmax, [arr("f32", 2), arr("f32", 2), 8]),
     "softmax_f32_1024": (softmax, [arr("f32", 2), arr("f32", 2), 1024]),
     "softmax_f32_256": (softmax, [arr("f32", 2), arr("f32", 2), 256]),
@@ -605,3 +608,102 @@ def test_largest_split_cluster_is_8_unless_asked(monkeypatch):
     assert max_cluster() == 16
     monkeypatch.setenv("TILEORCH_CLUSTER_SPLIT_MAX", "64")
     assert max_cluster() == 16  # sm_90's largest
+
+
+def _softmax_ref(x: np.ndarray) -> np.ndarray:
+    x = x.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        ref = np.exp(x - x.max(axis=1, keepdims=True))
+    return ref / ref.sum(axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("div", ["1", "0"])
+@pytest.mark.parametrize("name,cols", [("softmax_f16_1024", 1000), ("softmax_f16_1024", 1001),
+                                       ("softmax_f16_1024", 999), ("softmax_f16_8", 7), ("softmax_f16_4096", 4095)])
+def test_softmax_ragged_widths_with_and_without_the_shared_reciprocal(bytecode, monkeypatch, div, name, cols):
+    """Rows of 1000, 1001, 999, 7 and 4095 f16 (tiles of 1024, 8, 4096) against numpy in fp64, with
+    the division by the row's sum through one reciprocal per thread (uniform_division.py, the
+    default) and without (TILEORCH_UNIFORM_DIV=0): the padding's zeros divided by the sum; a row
+    with -inf elements (zero numerators inside the row); a row whose smallest exponentials are
+    subnormal (the threads holding them take div.rn, the others the shared reciprocal)."""
+    monkeypatch.setenv("TILEORCH_UNIFORM_DIV", div)
+    x = RNG.standard_normal((4, cols)).astype(np.float16)
+    x[1, ::3] = -np.inf
+    x[1, 1] = 0.5  # a finite maximum
+    x[2, :] = RNG.uniform(-2, 2, cols)
+    x[2, 0], x[2, cols // 2] = 90.0, -5.0  # exp(-95) is a subnormal f32
+    fn, _ = _kernel(bytecode, name, f"/div{div}")
+    slots = 1 if cols < 8 else 32
+    assert fn.attributes.get("tileorch.uniform_divisions") is None if (div == "0" or slots < 2) else \
+        fn.attributes["tileorch.uniform_divisions"].value.data >= 1
+    (_, y) = _run(bytecode, name, [x, _nan((4, cols), "f16")], (4, 1, 1), variant=f"/div{div}")
+    np.testing.assert_allclose(y.astype(np.float64), _softmax_ref(x), atol=2e-3, rtol=0)
+
+
+def _division_case():
+    """Numerators (rows of 250 f32: normals over 2^-70..2^70, zeros of both signs and, in some
+    rows, subnormals and tiny normals, the range edges 2^+-59..61, infinities, NaN) and each row's
+    divisor."""
+    divisors = [3.7, 1.0, 3.7, -2.5, 2.0 ** -61, 2.0 ** -60, 2.0 ** 60, 2.0 ** 61, 7e-39, np.inf, 1e-3, 12345.678]
+    rows, cols = len(divisors), 250
+    x = (RNG.standard_normal((rows, cols)) * 2.0 ** RNG.integers(-70, 71, (rows, cols))).astype(np.float32)
+    zeros = [0.0, -0.0] * 4
+    specials = [1e-45, -3e-39, 2.0 ** -61, 2.0 ** -60, 2.0 ** -59, 2.0 ** 59, 2.0 ** 60, -2.0 ** 61,
+                np.inf, -np.inf, np.nan, 3.0e38]
+    for r in range(rows):
+        x[r, RNG.choice(cols, len(zeros), replace=False)] = zeros
+        if r % 2:  # odd rows: every special value too
+            x[r, RNG.choice(cols, len(specials), replace=False)] = specials
+    for r in (2, 10):  # tiny numerators (exponents -149..-100): subnormal quotients, inexact remainders
+        tiny = RNG.integers(1, 1 << 24, 120) * 2.0 ** RNG.integers(-172, -123, 120)
+        x[r, RNG.choice(cols, 120, replace=False)] = (tiny * RNG.choice([-1, 1], 120)).astype(np.float32)
+    x[0] = np.abs(x[0]) * np.where(np.arange(cols) % 2, 1, -1)  # row 0: normals and zeros only (all fast)
+    x[0] = np.where(np.abs(x[0]) < 2.0 ** -59, np.float32(0.5), x[0])
+    x[0, :8] = zeros
+    x[0] = np.where(np.abs(x[0]) > 2.0 ** 59, np.float32(-3.0), x[0])
+    d = np.repeat(np.array(divisors, np.float32)[:, None], cols, axis=1)
+    return x, d
+
+
+@pytest.mark.parametrize("div", ["1", "0"])
+def test_division_by_a_shared_divisor_is_div_rn_bit_for_bit(bytecode, monkeypatch, div):
+    """``x / max(d's row)`` against numpy's IEEE f32 division bit for bit (signed zeros, NaN where
+    numpy has NaN): the shared-reciprocal sequence where the thread's operands lie in range, div.rn
+    where they do not (a negative, tiny, huge, subnormal or infinite divisor; subnormal, extreme,
+    infinite or NaN numerators)."""
+    monkeypatch.setenv("TILEORCH_UNIFORM_DIV", div)
+    x, d = _division_case()
+    fn, _ = _kernel(bytecode, "row_divide_f32_256", f"/div{div}")
+    assert ("tileorch.uniform_divisions" in fn.attributes) == (div == "1")
+    (_, _, y) = _run(bytecode, "row_divide_f32_256", [x, d, _nan(x.shape, "f32")], (x.shape[0], 1, 1),
+                     variant=f"/div{div}")
+    with np.errstate(all="ignore"):
+        ref = (x / d).astype(np.float32)
+    nan = np.isnan(ref)
+    assert (np.isnan(y) == nan).all()
+    bad = np.argwhere((y.view(np.uint32) != ref.view(np.uint32)) & ~nan)
+    assert not len(bad), [(x[r, c], d[r, c], y[r, c], ref[r, c]) for r, c in bad[:5]]
+    assert (np.signbit(y[0, :8]) == np.signbit(x[0, :8])).all() and (y[0, :8] == 0).all()
+
+
+def test_shared_divisor_ptx_one_reciprocal_and_div_rn_only_past_a_branch(bytecode, monkeypatch):
+    """The softmax's ``e / sum``: one rcp.approx for the row (no div.rn before the per-thread
+    branch; the 32 div.rn of the fallback after it), three fma/mul per element; the remark says
+    so; TILEORCH_UNIFORM_DIV=0: 32 div.rn and no rcp."""
+    from tileorch.testing.compile_memo import compile_once
+
+    data = (bytecode / "softmax_f16_1024.tileirbc").read_bytes()
+    prog = compile_once(data, "softmax_f16_1024", ptxas=False)
+    ptx = prog.ptx
+    assert ptx.count("rcp.approx.ftz.f32") == 1
+    rcp = ptx.index("rcp.approx.ftz.f32")
+    first_div = ptx.index("div.rn.f32")
+    assert rcp < first_div and ptx.count("div.rn.f32") == 32
+    between = ptx[rcp:first_div]
+    assert "bra" in between and between.count("fma.rn.f32") >= 2 * 32 + 2
+    assert ptx.count("min.u32") >= 31 and ptx.count("max.NaN.f32") >= 31  # the operands' range test trees
+    assert any("tile division(s) by a value shared" in r for r in (prog.remarks or []))
+    monkeypatch.setenv("TILEORCH_UNIFORM_DIV", "0")
+    off = compile_once(data, "softmax_f16_1024", ptxas=False)
+    assert "rcp.approx" not in off.ptx and off.ptx.count("div.rn.f32") == 32
+    assert not any("tile division(s) by a value shared" in r for r in (off.remarks or []))

@@ -1,5 +1,5 @@
 """Memory-bound cuTile programs as users write them (no dot: the SIMT path): axpby, row softmax,
-layernorm, rmsnorm, row and column sums, argmax, cumsum, transpose, a row gather (embedding
+a row divided by a shared divisor, layernorm, rmsnorm, row and column sums, argmax, cumsum, transpose, a row gather (embedding
 lookup) and a row scatter.
 
 One zoo for the benchmark (``benchmarks/memory_bound.py``), the GPU tests
@@ -24,6 +24,16 @@ def softmax(x, y, tn: ct.Constant[int]):
     t = ct.load(x, index=(row, 0), shape=(1, tn), padding_mode=ct.PaddingMode.NEG_INF).astype(ct.float32)
     e = ct.exp(t - ct.max(t, axis=1, keepdims=True))
     ct.store(y, index=(row, 0), tile=(e / ct.sum(e, axis=1, keepdims=True)).astype(y.dtype))
+
+
+@ct.kernel
+def row_divide(x, d, y, tn: ct.Constant[int]):
+    """``y = x / max(d's row)``: a division by a value the whole row shares (the SIMT path's
+    ``uniform_division.py``; ``d`` holds each row's divisor in every column)."""
+    r = ct.bid(0)
+    t = ct.load(x, index=(r, 0), shape=(1, tn), padding_mode=ct.PaddingMode.ZERO)
+    s = ct.max(ct.load(d, index=(r, 0), shape=(1, tn), padding_mode=ct.PaddingMode.NEG_INF), axis=1, keepdims=True)
+    ct.store(y, index=(r, 0), tile=t / s)
 
 
 @ct.kernel
@@ -107,5 +117,5 @@ def scatter_rows(src, idx, out, tr: ct.Constant[int], tn: ct.Constant[int]):
     ct.scatter(out, (rows[:, None], cols[None, :]), t, mask=real[:, None])
 
 
-__all__ = ["argmax", "axpby", "col_sum", "cumsum", "gather_rows", "layernorm", "rmsnorm", "row_sum", "scatter_rows",
-           "softmax", "transpose"]
+__all__ = ["argmax", "axpby", "col_sum", "cumsum", "gather_rows", "layernorm", "rmsnorm", "row_divide", "row_sum",
+           "scatter_rows", "softmax", "transpose"]

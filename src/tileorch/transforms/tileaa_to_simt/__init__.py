@@ -60,7 +60,8 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, llvm, scf
-from xdsl.dialects.builtin import (BFloat16Type, DenseArrayBase, DenseIntOrFPElementsAttr, FloatAttr, FloatTF32Type,
+from xdsl.dialects.builtin import (BFloat16Type, DenseArrayBase, DenseIntOrFPElementsAttr, Float16Type, Float32Type,
+                                   Float64Type, FloatAttr, FloatTF32Type,
                                    FunctionType, IntegerAttr, IntegerType, ModuleOp, TensorType, UnitAttr, VectorType,
                                    f32, i1, i8, i16, i32, i64)
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -74,7 +75,7 @@ from tileorch.dialects.nv_tileaa.blocked import SOURCE_LAYOUT
 from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileaa.tile_ops import CASTS
 from tileorch.transforms.math_mode import takes_approx
-from tileorch.transforms.tileaa_to_simt import cluster_split, rematerialize, warp_programs
+from tileorch.transforms.tileaa_to_simt import cluster_split, rematerialize, uniform_division, warp_programs
 from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, SHARED_PTR, Emitter, Tile, byte_size, global_type,
                                                      is_float, is_fp8, memory_type, reg_type, strides_of,
                                                      supported_element)
@@ -156,6 +157,30 @@ def _padding(e: Emitter, kind: str, typ: Attribute) -> SSAValue:
     return e.const(0, typ)
 
 
+def _padding_words(kind: str, elt: Attribute, count: int) -> list[int] | None:
+    """The 32-bit words (little-endian) of ``count`` elements of padding ``kind`` as ``elt`` is
+    stored (f16, bf16, f32, f64: what ``_padding`` then ``FunctionLowering._to_memory`` give),
+    or None for other element types (their padded words are selected instead)."""
+    import struct
+
+    value = {"zero": 0.0, "undef": 0.0, "nan": float("nan"), "neg_inf": float("-inf"), "pos_inf": float("inf")}.get(kind)
+    if value is None:
+        return None
+    if isinstance(elt, Float16Type):
+        raw = struct.pack("<e", value) * count
+    elif isinstance(elt, BFloat16Type):  # the f32 bits' top half (exact for 0, +-inf; NaN: 0x7FC0)
+        raw = struct.pack("<I", struct.unpack("<I", struct.pack("<f", value))[0] >> 16)[:2] * count
+    elif isinstance(elt, Float32Type):
+        raw = struct.pack("<f", value) * count
+    elif isinstance(elt, Float64Type):
+        raw = struct.pack("<d", value) * count
+    else:
+        return None
+    if len(raw) % 4:
+        return None
+    return [struct.unpack("<I", raw[k:k + 4])[0] for k in range(0, len(raw), 4)]
+
+
 class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
     """Lower one ``nv_tileaa.func`` into a ``func.func`` kernel."""
 
@@ -167,6 +192,7 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         self.vals: dict[SSAValue, object] = {}
         self.scratch_bytes = 0
         self.rematerialized = 0
+        self.uniform_divisions = 0
         self._stage_end = 0
         self.smem: SSAValue | None = None
         self.has_loads = any(op.name in ("nv_tileaa.tiled_load", "nv_tileaa.load") for op in fn.walk())
@@ -273,6 +299,7 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
             raise LocatedError(fn, f"{PASS}: a kernel returns no values")
         entry = Block(arg_types=arg_types)
         self.rematerialized = 0  # shape ops recomputed in registers (rematerialize.py)
+        self.uniform_divisions = 0  # divisions by one shared register (uniform_division.py)
         e = Emitter(entry, self.threads)
         e.tid = e.v(nvvm.SPECIAL_REGISTERS["tid.x"]())
         v = 2
@@ -293,6 +320,8 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         new.attributes["nvvm.kernel"] = UnitAttr()
         if self.rematerialized:
             new.attributes[rematerialize.ATTR] = IntegerAttr(self.rematerialized, i32)
+        if self.uniform_divisions:
+            new.attributes[uniform_division.ATTR] = IntegerAttr(self.uniform_divisions, i32)
         if self.split is not None:
             new.attributes[cluster_split.CLUSTER_SPLIT_ATTR] = IntegerAttr(cluster_split.max_cluster(), i32)
         threads = self.threads
@@ -947,14 +976,16 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
             rows = whole is not None and len(whole) == 5
 
             def by_rows(b: Emitter) -> list[SSAValue]:
-                """Whole runs, some past the row's end (padding): one predicated vector load each."""
+                """Whole runs, some past the row's end (padding): one predicated vector load each,
+                whose destination words hold the padding where the run is not loaded."""
                 _, runs2, address2, cond2, inside = whole
-                fill = None if str(pad_kind) in ("zero", "undef") else \
+                words_fill = None if str(pad_kind) in ("zero", "undef") else _padding_words(str(pad_kind), elt, width)
+                fill = None if str(pad_kind) in ("zero", "undef") or words_fill is not None else \
                     b.elements_to_words([self._to_memory(b, pad, elt)] * width, mt)
                 issued2 = []
                 for _, coords in runs2:
                     ok = b.v(arith.AndIOp(cond2, inside(b, coords)))
-                    got = b.load_words_if(ok, address2(b, coords), nw)
+                    got = b.load_words_if(ok, address2(b, coords), nw, words_fill)
                     issued2 += got if fill is None else [b.v(arith.SelectOp(ok, w, f)) for w, f in zip(got, fill)]
                 return b.if_(cond2, lambda bb: issued2, by_runs, [i32] * len(issued2))
 
@@ -1648,6 +1679,12 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         relt = rt.element_type if isinstance(rt, TensorType) else rt
         replicated = all(t.replicated for t in tiles)
         n = 1 if replicated else len(tiles[0].slots)
+        if not replicated and len(ins) == 2 and isinstance(ins[0], Tile):
+            divisor = ins[1].slots if isinstance(ins[1], Tile) else [ins[1]] * n
+            if uniform_division.applies(op, ins[0].slots, divisor):
+                self.uniform_divisions += 1
+                self.vals[op.results[0]] = Tile(shape, relt, uniform_division.divide(e, ins[0].slots, divisor[0]))
+                return
         slots = []
         for s in range(n):
             args = [x.slots[s] if isinstance(x, Tile) else x for x in ins]

@@ -256,20 +256,27 @@ class Emitter:
         return list(self.add(scf.ForOp(lb, ub, step, list(inits), Region(blk))).results)
 
     # -- float math (PTX; f32, other floats through f32) --------------------------------------
-    def load_words_if(self, pred: SSAValue, ptr: SSAValue, nwords: int) -> list[SSAValue]:
+    def load_words_if(self, pred: SSAValue, ptr: SSAValue, nwords: int,
+                      fill: Sequence[int] | None = None) -> list[SSAValue]:
         """``nwords`` (1, 2 or 4) 32-bit words at the global ``ptr`` (aligned to ``4 * nwords``
-        bytes) where ``pred`` (i1) holds, else zeros: one predicated ``ld.global.v{n}.b32``
-        (inline PTX), no branch, so the vector loads of several runs are all issued before the
-        first is used (a load inside an ``if`` whose value is unpacked in the branch waits there).
+        bytes) where ``pred`` (i1) holds, else zeros (``fill``: these words, immediates of the
+        ``mov`` that precedes the load, so a padded run needs no select): one predicated
+        ``ld.global.v{n}.b32`` (inline PTX), no branch, so the vector loads of several runs are
+        all issued before the first is used (a load inside an ``if`` whose value is unpacked in
+        the branch waits there).
         """
         if nwords not in (1, 2, 4):
             raise ValueError(f"load_words_if: {nwords} words")
+        fill = list(fill) if fill is not None else [0] * nwords
+        if len(fill) != nwords:
+            raise ValueError(f"load_words_if: {len(fill)} fill words for {nwords}")
         p32 = self.v(arith.ExtUIOp(pred, i32))
         addr = self.v(llvm.PtrToIntOp(ptr, i64))
         regs = ", ".join(f"${i}" for i in range(nwords))
         dst = f"{{{regs}}}" if nwords > 1 else "$0"
         vec = f".v{nwords}" if nwords > 1 else ""
-        zero = " ".join(f"mov.b32 ${i}, 0;" for i in range(nwords))
+        zero = " ".join(f"mov.b32 ${i}, {w & 0xFFFFFFFF:#x};" if w else f"mov.b32 ${i}, 0;"
+                        for i, w in enumerate(fill))
         asm = (f"{{ .reg .pred p; setp.ne.b32 p, ${nwords}, 0; {zero} "
                f"@p ld.global{vec}.b32 {dst}, [${nwords + 1}]; }}")
         constraints = ",".join(["=r"] * nwords + ["r", "l"])
