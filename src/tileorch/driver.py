@@ -335,6 +335,41 @@ class CutileProgram:
     the grid's x by the warps per CTA times this)."""
 
 
+def simt_kernel_remarks(kernel) -> list[str]:
+    """The remarks a lowered SIMT ``kernel`` (``func.func``, or None) carries as attributes: its
+    reduction loop split over a cluster, one program per warp, several programs per warp,
+    recomputed broadcasts, divisions by a shared divisor, dynamic shared memory (shared by
+    :func:`compile_program` and ``tileorch compile --remarks``)."""
+    if kernel is None:
+        return []
+    attrs, name, out = kernel.attributes, kernel.sym_name.data, []
+    if "tileorch.cluster_split" in attrs:
+        out.append(f"remark: @{name}: its reduction loop is split over a cluster of up to "
+                   f"{attrs['tileorch.cluster_split'].value.data} CTAs when the grid leaves SMs idle (the accumulators "
+                   "folded through distributed shared memory; floating-point sums reassociated)")
+    if "tileorch.warp_programs" in attrs:
+        out.append(f"remark: @{name}: one program per warp, up to {attrs['tileorch.warp_programs'].value.data} per "
+                   "CTA (a one-warp program: more warps in flight per SM)")
+    if "tileorch.rematerialized" in attrs:
+        out.append(f"remark: @{name}: {attrs['tileorch.rematerialized'].value.data} broadcast/reshape(s) of a range, "
+                   "splat or index load recomputed by each thread instead of exchanged through shared memory "
+                   "(tileaa_to_simt/rematerialize.py; TILEORCH_REMATERIALIZE=0: the exchange)")
+    if "tileorch.uniform_divisions" in attrs:
+        out.append(f"remark: @{name}: {attrs['tileorch.uniform_divisions'].value.data} tile division(s) by a value "
+                   "shared by the whole tile (a row's sum) use one reciprocal per thread and three FMA per element, "
+                   "one branch per thread to div.rn where an operand lies outside [2^-60, 2^60] (zero numerators, "
+                   "such as a ragged row's padding, stay on the fast path; tileaa_to_simt/uniform_division.py; "
+                   "TILEORCH_UNIFORM_DIV=0: div.rn per element)")
+    if "tileorch.programs_per_warp" in attrs:
+        out.append(f"remark: @{name}: {attrs['tileorch.programs_per_warp'].value.data} programs per warp, the loads "
+                   "of all issued before the first is reduced (a program that loads under 2 KiB per warp: more "
+                   "bytes in flight per warp)")
+    if "tileorch.dynamic_smem" in attrs:
+        out.append(f"remark: @{name}: {attrs['tileorch.dynamic_smem'].value.data} bytes of shared scratch, as "
+                   "dynamic shared memory (more than the 48 KiB a kernel may declare statically)")
+    return out
+
+
 def compile_program(data: bytes, name: str = "<cuTile program>", arch: str = "sm_90a",
                     schedule: str = "persistent", ptxas: bool = True, config: str = "") -> CutileProgram:
     """Compile cuTile bytecode (or ``cuda_tile`` text) to PTX and (with ``ptxas``) a cubin.
@@ -387,39 +422,12 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
     threads = smem = 0
     if kernel is not None and "nvvm.maxntid" in kernel.attributes:
         threads = int(list(kernel.attributes["nvvm.maxntid"].get_values())[0])
-    cluster_split = 0
-    if kernel is not None and "tileorch.cluster_split" in kernel.attributes:
-        cluster_split = kernel.attributes["tileorch.cluster_split"].value.data
-        remarks.append(f"remark: @{kernel.sym_name.data}: its reduction loop is split over a cluster of up to "
-                       f"{cluster_split} CTAs when the grid leaves SMs idle (the accumulators folded through "
-                       "distributed shared memory; floating-point sums reassociated)")
-    warp_programs = 0
-    if kernel is not None and "tileorch.warp_programs" in kernel.attributes:
-        warp_programs = kernel.attributes["tileorch.warp_programs"].value.data
-        remarks.append(f"remark: @{kernel.sym_name.data}: one program per warp, up to {warp_programs} per CTA "
-                       "(a one-warp program: more warps in flight per SM)")
-    if kernel is not None and "tileorch.rematerialized" in kernel.attributes:
-        n = kernel.attributes["tileorch.rematerialized"].value.data
-        remarks.append(f"remark: @{kernel.sym_name.data}: {n} broadcast/reshape(s) of a range, splat or index load "
-                       "recomputed by each thread instead of exchanged through shared memory "
-                       "(tileaa_to_simt/rematerialize.py; TILEORCH_REMATERIALIZE=0: the exchange)")
-    if kernel is not None and "tileorch.uniform_divisions" in kernel.attributes:
-        n = kernel.attributes["tileorch.uniform_divisions"].value.data
-        remarks.append(f"remark: @{kernel.sym_name.data}: {n} tile division(s) by a value shared by the whole tile "
-                       "(a row's sum) use one reciprocal per thread and three FMA per element, one branch per "
-                       "thread to div.rn where an operand lies outside [2^-60, 2^60] (zero numerators, such as "
-                       "a ragged row's padding, stay on the fast path; tileaa_to_simt/uniform_division.py; "
-                       "TILEORCH_UNIFORM_DIV=0: div.rn per element)")
-    programs_per_warp = 1
-    if kernel is not None and "tileorch.programs_per_warp" in kernel.attributes:
-        programs_per_warp = kernel.attributes["tileorch.programs_per_warp"].value.data
-        remarks.append(f"remark: @{kernel.sym_name.data}: {programs_per_warp} programs per warp, the loads of all "
-                       "issued before the first is reduced (a program that loads under 2 KiB per warp: more bytes "
-                       "in flight per warp)")
-    if kernel is not None and "tileorch.dynamic_smem" in kernel.attributes:
-        smem = kernel.attributes["tileorch.dynamic_smem"].value.data
-        remarks.append(f"remark: @{kernel.sym_name.data}: {smem} bytes of shared scratch, as dynamic shared memory "
-                       "(more than the 48 KiB a kernel may declare statically)")
+    remarks.extend(simt_kernel_remarks(kernel))
+    attrs = kernel.attributes if kernel is not None else {}
+    cluster_split = attrs["tileorch.cluster_split"].value.data if "tileorch.cluster_split" in attrs else 0
+    warp_programs = attrs["tileorch.warp_programs"].value.data if "tileorch.warp_programs" in attrs else 0
+    programs_per_warp = attrs["tileorch.programs_per_warp"].value.data if "tileorch.programs_per_warp" in attrs else 1
+    smem = attrs["tileorch.dynamic_smem"].value.data if "tileorch.dynamic_smem" in attrs else smem
     result = compile_module(lowered, ctx, arch=arch, emit="ptx", ptxas=ptxas, isolate=True, kind=kind)
     if result.ptxas is not None:
         from tileorch.backend.ptxas import resource_remarks, wgmma_serialization_warnings

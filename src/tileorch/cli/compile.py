@@ -218,6 +218,14 @@ def _compile_cutile_deferred(args: argparse.Namespace, data: bytes, name: str) -
         if getattr(args, "schedule", None) not in (None, "simt") and kind == "simt":
             remarks.append(f"remark: --schedule {schedule} not applied: the kernel has no GEMM the TileAS tier "
                            "compiles, so the SIMT path compiled it")
+        if kind == "simt":  # what the SIMT lowering recorded on the kernel (as compile_program reports it)
+            from xdsl.dialects import func
+
+            from tileorch.driver import simt_kernel_remarks
+
+            kernel = next((op for op in module.walk() if isinstance(op, func.FuncOp) and "nvvm.kernel" in op.attributes),
+                          None)
+            remarks.extend(simt_kernel_remarks(kernel))
         show = getattr(args, "remarks", False)
         for line in remarks:
             if "refused" in line or "not applied" in line or _is_warning(line) or show:

@@ -22,8 +22,9 @@ softmax/layernorm-style rows, transposes, dots (on mma.sync tensor cores).  Cont
   loads of a tile are predicated ``ld.global.v4.b32`` issued together before any branch that
   unpacks them (``Emitter.load_words_if``), so a ragged tile keeps all its loads in flight; a
   tile ending past the array along its last dimension by a multiple of the run (rows of 1000 in
-  a tile of 1024) moves one predicated vector per run, the padding past the end
-  (``_whole_tile(ragged_last=True)``, ``TILEORCH_RAGGED_ROWS=0``: off), and the run-by-run path
+  a tile of 1024) moves one predicated vector per run, the padding past the end (the immediates
+  of the ``mov`` before each load: no select) (``_whole_tile(ragged_last=True)``,
+  ``TILEORCH_RAGGED_ROWS=0``: off), and the run-by-run path
   enters its element-by-element branch only for a run some element of which lies inside;
 * ``reduce`` folds each thread's elements, then combines across lanes with warp shuffles
   (``shfl.sync.bfly``) and across warps through shared memory, when the tile's dimensions are
@@ -41,6 +42,11 @@ softmax/layernorm-style rows, transposes, dots (on mma.sync tensor cores).  Cont
   ``nv_tileaa.source_layout`` (a conversion the layout passes kept: one exchange); a broadcast
   or conversion of a tile each thread can recompute (a range, a splat, an integer cast of those,
   an index tile load: ``rematerialize.py``) is recomputed instead of exchanged;
+* an f32 ``divf`` (default rounding) whose divisor is one register for all of a thread's
+  elements (a row's sum broadcast back) divides through one reciprocal per thread, three FMA per
+  element, bit for bit ``div.rn`` (zero numerators included: a ragged row's padding), with one
+  branch per thread to ``div.rn`` where an operand lies out of range (``uniform_division.py``,
+  ``TILEORCH_UNIFORM_DIV=0``: off);
 * element types: i1 (a byte in memory), i8, i16, i32, i64, f16, f32, f64 held as themselves;
   bf16, tf32 and fp8 (e4m3, e5m2: sm_89+) held as f32 (see ``emit.reg_type``); any other element
   type is a located "not supported yet" error naming it;
