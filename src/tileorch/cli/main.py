@@ -149,8 +149,13 @@ def program() -> None:
     status 120, as at a normal exit), then ``os._exit``: the modules, the compiled IR and LLVM
     are not freed object by object, which took 0.15-0.2 s after a cold ``tileorch compile`` of
     a SIMT program (issue 22).  An exception :func:`main` does not handle (``KeyboardInterrupt``)
-    propagates and the interpreter exits as usual.  Callers that run :func:`main` in their own
-    process (tests, the fuzzers, the test suite's fork server) keep calling :func:`main`."""
+    propagates and the interpreter exits as usual; so does every exit under a profiler or a
+    tracer (``python -m cProfile -m tileorch``, coverage: they write their data at teardown).
+    Callers that run :func:`main` in their own process (tests, the fuzzers, the test suite's fork
+    server) keep calling :func:`main`."""
+    if sys.getprofile() is not None or sys.gettrace() is not None:
+        main()
+        return
     try:
         main()
         code: object = 0
