@@ -95,10 +95,11 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from tileorch import timing
 
-    if args.emit == "ptx":  # LLVM loads in the background meanwhile (tileorch.backend.ptx.prefetch_llvm)
-        from tileorch.backend.ptx import prefetch_llvm
+    if args.emit == "ptx":  # LLVM loads in a code generation child meanwhile (tileorch.backend.ptx.prefork_codegen)
+        from tileorch.backend.ptx import prefetch_llvm, prefork_codegen
 
-        prefetch_llvm()
+        if not prefork_codegen():  # no fork: a thread of this process loads it
+            prefetch_llvm()
     with timing.timed("import"):  # the compiler's modules (xDSL, the dialects)
         from tileorch.backend.compile import CompileError
         from tileorch.diagnostics import SourceError, read_source
