@@ -39,12 +39,11 @@ def test_cli_compile_prefetches_and_still_writes_ptx(tmp_path):
     assert ".entry" in out.read_text()
 
 
-def _python(code: str) -> subprocess.CompletedProcess:
-    """``code`` in a fresh Python, without the suite's backend memo (whose key reads llvmlite's
-    version: the memo loads LLVM in the parent)."""
+def _python(code: str, memo: str = "") -> subprocess.CompletedProcess:
+    """``code`` in a fresh Python, with the backend memo in ``memo`` ("": off)."""
     import os
 
-    env = {**os.environ, "TILEORCH_BACKEND_MEMO": ""}
+    env = {**os.environ, "TILEORCH_BACKEND_MEMO": memo}
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=300,
                           env=env)
 
@@ -57,14 +56,15 @@ def test_cli_compile_generates_code_in_a_preforked_child_and_never_loads_llvm(tm
     src = tmp_path / "expk.mlir"
     src.write_text(PROGRAM)
     out = tmp_path / "expk.ptx"
-    proc = _python(f"""
-        import atexit, runpy, sys
-        atexit.register(lambda: print("llvmlite loaded:", "llvmlite.binding" in sys.modules, file=sys.stderr))
-        sys.argv = ["tileorch", "compile", {str(src)!r}, "-o", {str(out)!r}, "--no-ptxas", "--no-cache"]
-        runpy.run_module("tileorch", run_name="__main__")
-    """)
-    assert proc.returncode == 0, proc.stderr
-    assert "llvmlite loaded: False" in proc.stderr
+    for memo in ("", str(tmp_path / "memo"), str(tmp_path / "memo")):  # off; on, a miss; on, a hit
+        proc = _python(f"""
+            import atexit, runpy, sys
+            atexit.register(lambda: print("llvmlite loaded:", "llvmlite.binding" in sys.modules, file=sys.stderr))
+            sys.argv = ["tileorch", "compile", {str(src)!r}, "-o", {str(out)!r}, "--no-ptxas", "--no-cache"]
+            runpy.run_module("tileorch", run_name="__main__")
+        """, memo)
+        assert proc.returncode == 0, proc.stderr
+        assert "llvmlite loaded: False" in proc.stderr  # the memo's key does not load it either
     in_process = _python(f"""
         import tileorch
         print(tileorch.compile({str(src)!r}, None, cache=False, ptxas=False, isolate=True).ptx, end="")

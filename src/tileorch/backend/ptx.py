@@ -511,11 +511,22 @@ def start_codegen(llvm_ir: str, arch: str, ptx_version: int, then: Callable[[str
 
 
 def _llvmlite_version() -> str:
-    """llvmlite's version and its LLVM's (part of the code generation memo's key)."""
-    import llvmlite
-    import llvmlite.binding as llvm
+    """llvmlite's version and the identity (size, modification time) of its LLVM library: part of
+    the code generation memo's key, read without loading LLVM (a process whose code generation
+    child loads it, :func:`prefork_codegen`, then loads it only there)."""
+    import glob
 
-    return f"{llvmlite.__version__}/{'.'.join(map(str, llvm.llvm_version_info))}"
+    import llvmlite
+
+    libraries = sorted(glob.glob(os.path.join(os.path.dirname(llvmlite.__file__), "binding", "libllvmlite.*")))
+    identity = []
+    for path in libraries:
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        identity.append(f"{os.path.basename(path)}:{st.st_size}:{st.st_mtime_ns}")
+    return f"{llvmlite.__version__}/{','.join(identity) or '?'}"
 
 
 def cannot_select_intrinsic(message: str) -> str | None:
