@@ -143,7 +143,7 @@ def prefork_codegen() -> bool:
     :func:`_fork_start` sends it its work instead of forking; everything after that (the PTX and
     errors it writes, an abort reported with its function) is as for a child forked then.  A
     process that never asks (a failed compile, a cache hit) closes the pipe at its exit and the
-    child exits with it, having written nothing; its standard input and output are
+    child exits with it at once (loading LLVM or not), having written nothing; its standard input and output are
     ``/dev/null`` and it holds none of the parent's other files (a reader of the parent's
     output sees its end when the parent exits).  False, with nothing started, where the process
     cannot fork, LLVM is loaded already or a child is waiting already.  For one-shot programs:
@@ -190,7 +190,13 @@ def _preforked_child(in_r: int, in_w: int, out_r: int, out_w: int, err_r: int, e
 
     faulthandler.disable()  # as in _fork_start's child
     box: dict[str, bytes] = {}
-    reader = threading.Thread(target=lambda: box.setdefault("request", _read_all([in_r])[0]), daemon=True)
+
+    def read_request() -> None:
+        box["request"] = request = _read_all([in_r])[0]
+        if not request:  # the parent did not need code generation: stop at once, LLVM loaded or not
+            os._exit(0)
+
+    reader = threading.Thread(target=read_request, daemon=True)
     reader.start()  # the pipe is drained while LLVM loads: the parent's write never waits for it
     try:
         _init_llvm()
