@@ -14,7 +14,7 @@ fused MLP) and SIMT programs (softmax, layernorm, a row sum) written here.
 For each input:
 
 ``cold``
-    ``tileorch compile FILE -o OUT.ptx --timings`` in a fresh process with ``TILEORCH_CACHE=0``:
+    ``python -m tileorch compile FILE -o OUT.ptx --timings`` in a fresh process with ``TILEORCH_CACHE=0``:
     the process's wall time (``cold_s``: interpreter start-up and imports included), and the
     compile's own report (``cold_compile_s`` and the per-phase breakdown, :mod:`tileorch.timing`).
 ``warm``
@@ -148,8 +148,9 @@ def run_process(cmd: list[str], env: dict[str, str]) -> tuple[float, float, subp
 def tileorch_cold(path: Path, work: Path) -> dict:
     from tileorch import timing
 
-    script = shutil.which("tileorch", path=str(Path(sys.executable).parent)) or shutil.which("tileorch")
-    cli = [script] if script else [sys.executable, "-m", "tileorch"]  # a source checkout on PYTHONPATH
+    # ``python -m tileorch``: the program entry of the tileorch this process imports (an installed
+    # console script may be older than the sources and name another entry point)
+    cli = [sys.executable, "-m", "tileorch"]
     env = {**os.environ, "TILEORCH_CACHE": "0"}
     wall, cpu, proc = run_process([*cli, "compile", str(path), "-o", str(work / "cold.ptx"), "--timings"], env)
     if proc.returncode != 0:
