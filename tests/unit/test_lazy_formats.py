@@ -114,3 +114,14 @@ def test_a_cold_compile_parses_no_format(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert int(proc.stdout.strip()) > 200
+
+
+def test_install_refuses_an_op_definition_it_does_not_mirror(monkeypatch):
+    import xdsl.irdl.operations as irdl_ops
+
+    def get_accessors_from_op_def(op_def, custom_verify):  # a stand-in that builds no format program
+        return {}
+
+    assert lazy_formats._mirrors_xdsl()
+    monkeypatch.setattr(irdl_ops, "get_accessors_from_op_def", get_accessors_from_op_def)
+    assert not lazy_formats._mirrors_xdsl()

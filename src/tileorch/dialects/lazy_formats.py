@@ -72,10 +72,28 @@ def _lazy_from_str(text: str, op_def) -> LazyFormatProgram:
     return program
 
 
-def install() -> None:
-    """Make the formats of ops defined from now on lazy (idempotent)."""
-    if _daf.FormatProgram.from_str is not _lazy_from_str:
-        _daf.FormatProgram.from_str = staticmethod(_lazy_from_str)
+def _mirrors_xdsl() -> bool:
+    """Whether xDSL's op definition uses a format program as written for here: made by
+    ``FormatProgram.from_str`` (its ``ParseError`` turned into ``PyRDLOpDefinitionError``), and
+    read by the op's ``parse`` and ``print`` only, through the program's ``parse`` and ``print``."""
+    import xdsl.irdl.operations as irdl_ops
+
+    code = getattr(getattr(irdl_ops, "get_accessors_from_op_def", None), "__code__", None)
+    if code is None or not {"FormatProgram", "from_str", "ParseError", "PyRDLOpDefinitionError"} <= set(code.co_names):
+        return False
+    nested = {c.co_name: set(c.co_names) for c in code.co_consts if hasattr(c, "co_names")}
+    return nested.get("parse_with_format") == {"parse"} and nested.get("print_with_format") == {"print"}
+
+
+def install() -> bool:
+    """Make the formats of ops defined from now on lazy (idempotent); False, with xDSL's eager
+    parsing left in place, when xDSL's op definition is not the one this was written for."""
+    if _daf.FormatProgram.from_str is _lazy_from_str:
+        return True
+    if not _mirrors_xdsl():
+        return False
+    _daf.FormatProgram.from_str = staticmethod(_lazy_from_str)
+    return True
 
 
 def installed() -> bool:
