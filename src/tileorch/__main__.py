@@ -1,7 +1,5 @@
 """``python -m tileorch``: the ``tileorch`` command, for environments where the console script is not
-installed (a source checkout on ``PYTHONPATH``)."""
-import sys
+installed (a source checkout on ``PYTHONPATH``): :func:`tileorch.cli.main.program`."""
+from tileorch.cli.main import program
 
-from tileorch.cli.main import main
-
-sys.exit(main())
+program()

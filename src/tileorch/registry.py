@@ -9,6 +9,7 @@ from collections.abc import Callable
 from importlib import import_module
 from typing import Any
 
+import tileorch.dialects.lazy_formats  # noqa: F401,I001  (first: the op formats of dialects defined from here parse on first use)
 from xdsl.context import Context
 
 # dialect name -> "module:Dialect object" (an entry named like an xDSL dialect replaces it)

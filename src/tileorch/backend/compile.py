@@ -13,6 +13,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
+import tileorch.dialects.lazy_formats  # noqa: F401,I001  (first: the op formats of dialects defined from here parse on first use)
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.printer import Printer

@@ -8,6 +8,11 @@ into a :class:`BackendError` that names the function LLVM was compiling; ``isola
 runs in process (for trusted input).  The fork costs a few milliseconds: the child shares
 the parent's already initialised LLVM.  The PTX is also checked for ``.extern .func llvm.``
 (an intrinsic LLVM did not know).
+
+A one-shot program (``tileorch compile``) forks that child at its start instead
+(:func:`prefork_codegen`): the child loads LLVM while the parent parses and lowers, then waits
+for the LLVM IR; the parent never loads LLVM itself (0.12 s of Python-level work in llvmlite's
+import, which a loading thread in the parent did under the parent's GIL).
 """
 
 from __future__ import annotations
@@ -126,9 +131,129 @@ def _read_all(fds: list[int]) -> list[bytes]:
     return [b"".join(chunks[fd]) for fd in fds]
 
 
+_PREFORKED: tuple[int, int, int, int] | None = None
+"""The child :func:`prefork_codegen` forked, until :func:`_fork_start` hands it its work:
+(pid, request fd, PTX fd, stderr fd)."""
+
+
+def prefork_codegen() -> bool:
+    """Fork the code generation child now, before the compiler's modules are imported (a small
+    process): it loads and initialises LLVM at once, in parallel with the parent's parse and
+    lowering, then waits for ``arch ptx_version`` and the LLVM IR on a pipe.  The next
+    :func:`_fork_start` sends it its work instead of forking; everything after that (the PTX and
+    errors it writes, an abort reported with its function) is as for a child forked then.  A
+    process that never asks (a failed compile, a cache hit) closes the pipe at its exit and the
+    child exits with it at once (loading LLVM or not), having written nothing; its standard input and output are
+    ``/dev/null`` and it holds none of the parent's other files (a reader of the parent's
+    output sees its end when the parent exits).  False, with nothing started, where the process
+    cannot fork, LLVM is loaded already or a child is waiting already.  For one-shot programs:
+    call it where no other thread runs."""
+    global _PREFORKED
+    if _PREFORKED is not None or "llvmlite.binding" in sys.modules or not hasattr(os, "fork"):
+        return False
+    fds = (*os.pipe(), *os.pipe(), *os.pipe())  # request r/w, PTX r/w, stderr r/w
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        pid = os.fork()
+    except OSError:
+        for fd in fds:
+            os.close(fd)
+        return False
+    if pid == 0:  # child: never returns into the caller's code
+        code = 3
+        try:
+            code = _preforked_child(*fds)
+        finally:
+            os._exit(code)
+    in_r, in_w, out_r, out_w, err_r, err_w = fds
+    for fd in (in_r, out_w, err_w):
+        os.close(fd)
+    _PREFORKED = (pid, in_w, out_r, err_r)
+    return True
+
+
+def _preforked_child(in_r: int, in_w: int, out_r: int, out_w: int, err_r: int, err_w: int) -> int:
+    """The body of :func:`prefork_codegen`'s child: its exit status."""
+    import threading
+
+    for fd in (in_w, out_r, err_r):
+        os.close(fd)
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    os.dup2(err_w, 2)  # LLVM writes "LLVM ERROR: ..." to fd 2 before it aborts
+    keep = sorted({0, 1, 2, in_r, out_w, err_w})
+    for low, high in zip(keep, keep[1:] + [os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 65536]):
+        os.closerange(low + 1, high)
+    import faulthandler
+
+    faulthandler.disable()  # as in _fork_start's child
+    box: dict[str, bytes] = {}
+
+    def read_request() -> None:
+        box["request"] = request = _read_all([in_r])[0]
+        if not request:  # the parent did not need code generation: stop at once, LLVM loaded or not
+            os._exit(0)
+
+    reader = threading.Thread(target=read_request, daemon=True)
+    reader.start()  # the pipe is drained while LLVM loads: the parent's write never waits for it
+    try:
+        _init_llvm()
+        failure = None
+    except BaseException as exc:  # noqa: BLE001 - reported if code generation is asked for
+        failure = exc
+    reader.join()
+    request = box.get("request", b"")
+    if not request:
+        return 0  # the parent did not need code generation
+    header, _, llvm_ir = request.partition(b"\n")
+    arch, ptx_version = header.decode().split()
+    try:
+        if failure is not None:
+            raise failure
+        data, code = codegen(llvm_ir.decode(), arch, int(ptx_version)).encode(), 0
+    except BackendError as exc:
+        data, code = f"tileorch: {exc}\n".encode(), 1
+        out_w, err_w = err_w, out_w
+    except BaseException as exc:  # noqa: BLE001
+        data, code = f"tileorch: LLVM code generation failed ({type(exc).__name__}: {exc})\n".encode(), 1
+        out_w, err_w = err_w, out_w
+    view = memoryview(data)
+    while view:
+        view = view[os.write(out_w, view):]
+    return code
+
+
+def _take_preforked(llvm_ir: str, arch: str, ptx_version: int) -> tuple[int, int, int] | None:
+    """Send the waiting :func:`prefork_codegen` child its work: (pid, PTX fd, stderr fd) as
+    :func:`_fork_start` returns them, or None when no child waits (or it is gone)."""
+    global _PREFORKED
+    if _PREFORKED is None:
+        return None
+    pid, in_w, out_r, err_r = _PREFORKED
+    _PREFORKED = None
+    view = memoryview(f"{arch} {ptx_version}\n{llvm_ir}".encode())
+    try:
+        while view:
+            view = view[os.write(in_w, view):]
+    except OSError:  # the child died: reap it and fork another
+        for fd in (out_r, err_r):
+            os.close(fd)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
+        return None
+    finally:
+        os.close(in_w)
+    return pid, out_r, err_r
+
+
 def _fork_start(llvm_ir: str, arch: str, ptx_version: int) -> tuple[int, int, int] | None:
-    """Start code generation in a forked child: (pid, stdout fd, stderr fd) for
-    :func:`_fork_finish`, or None if the process cannot fork."""
+    """Start code generation in a forked child (or the child :func:`prefork_codegen` started):
+    (pid, stdout fd, stderr fd) for :func:`_fork_finish`, or None if the process cannot fork."""
+    preforked = _take_preforked(llvm_ir, arch, ptx_version)
+    if preforked is not None:
+        return preforked
     _init_llvm()  # once in the parent: children inherit the initialised targets
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
@@ -392,11 +517,22 @@ def start_codegen(llvm_ir: str, arch: str, ptx_version: int, then: Callable[[str
 
 
 def _llvmlite_version() -> str:
-    """llvmlite's version and its LLVM's (part of the code generation memo's key)."""
-    import llvmlite
-    import llvmlite.binding as llvm
+    """llvmlite's version and the identity (size, modification time) of its LLVM library: part of
+    the code generation memo's key, read without loading LLVM (a process whose code generation
+    child loads it, :func:`prefork_codegen`, then loads it only there)."""
+    import glob
 
-    return f"{llvmlite.__version__}/{'.'.join(map(str, llvm.llvm_version_info))}"
+    import llvmlite
+
+    libraries = sorted(glob.glob(os.path.join(os.path.dirname(llvmlite.__file__), "binding", "libllvmlite.*")))
+    identity = []
+    for path in libraries:
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        identity.append(f"{os.path.basename(path)}:{st.st_size}:{st.st_mtime_ns}")
+    return f"{llvmlite.__version__}/{','.join(identity) or '?'}"
 
 
 def cannot_select_intrinsic(message: str) -> str | None:

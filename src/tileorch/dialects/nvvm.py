@@ -18,6 +18,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import ClassVar
 
+import tileorch.dialects.lazy_formats  # noqa: F401,I001  (first: the op formats of dialects defined from here parse on first use)
 from xdsl.dialects.builtin import I32, I64, BoolAttr, IntAttr, IntegerAttr, IntegerType, UnitAttr, i1, i32, i64
 from xdsl.dialects.llvm import LLVMPointerType
 from xdsl.dialects.utils.enum_attribute import EnumAttribute

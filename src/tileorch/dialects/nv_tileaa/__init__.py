@@ -2,6 +2,7 @@
 TileAS tier.  ``cuda_tile`` lowers into it; ``convert-tileaa-to-tileas`` lowers it into
 ``nv_tileas``.  See docs/tileas-tier.md."""
 
+import tileorch.dialects.lazy_formats  # noqa: F401,I001  (first: the op formats of dialects defined from here parse on first use)
 from xdsl.ir import Dialect
 
 from .attrs import *  # noqa: F403

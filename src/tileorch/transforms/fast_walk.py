@@ -1,0 +1,147 @@
+"""xDSL's ``walk`` of an op, a region or a block with one generator per op that has regions.
+
+``Operation.walk`` yields through a ``yield from`` chain of four generators per nesting level
+(op, region, block, op ...): every op of a kernel nested four deep passes through some twelve
+generator frames.  The lowering of a SIMT program walks its module about twenty times (the
+passes' collection walks, the pattern rewriter's worklist, ``has_cutlass_ops``,
+``check_known_intrinsics`` ...): 7.5 ms per walk of a lowered layernorm (4600 ops) against
+1.5-2.7 ms here.
+
+The walks here visit the same ops in the same order with the same laziness as xDSL's: the
+same iterators (``region.blocks``, ``block.ops`` and their ``reversed``, which fetch the next
+block or op before the current one is handed out) are read at the same points, an op's
+``regions`` are read after the op is yielded in pre-order and before it in post-order, exactly
+where xDSL reads them; so a caller that erases, moves or adds ops while walking sees what it saw.
+The two orders the code base uses are done here: pre-order forward (the default) and post-order
+reverse (``reverse=True, region_first=True``: the pattern rewriter's worklist); the other two
+combinations go to xDSL's own walk.
+
+:func:`install` puts them in place of ``Operation.walk``, ``Region.walk`` and ``Block.walk``
+(once, only over the xDSL functions they mirror); :mod:`tileorch.transforms` installs it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from xdsl.ir import Block, Operation, Region
+
+_XDSL_OP_WALK = Operation.walk
+_XDSL_REGION_WALK = Region.walk
+_XDSL_BLOCK_WALK = Block.walk
+
+
+def _pre(op: Operation) -> Iterator[Operation]:
+    """The ops nested in ``op``, pre-order, forward (``op`` itself not included)."""
+    for region in op.regions:
+        for block in region.blocks:
+            for child in block.ops:
+                yield child
+                if child.regions:
+                    yield from _pre(child)
+
+
+def _post_reverse(op: Operation) -> Iterator[Operation]:
+    """The ops nested in ``op``, post-order, last op first (``op`` itself not included)."""
+    for region in reversed(op.regions):
+        for block in reversed(region.blocks):
+            for child in reversed(block.ops):
+                if child.regions:
+                    yield from _post_reverse(child)
+                yield child
+
+
+def _op_pre(op: Operation) -> Iterator[Operation]:
+    yield op
+    yield from _pre(op)
+
+
+def _op_post_reverse(op: Operation) -> Iterator[Operation]:
+    yield from _post_reverse(op)
+    yield op
+
+
+def _region_pre(region: Region) -> Iterator[Operation]:
+    for block in region.blocks:
+        for child in block.ops:
+            yield child
+            if child.regions:
+                yield from _pre(child)
+
+
+def _region_post_reverse(region: Region) -> Iterator[Operation]:
+    for block in reversed(region.blocks):
+        for child in reversed(block.ops):
+            if child.regions:
+                yield from _post_reverse(child)
+            yield child
+
+
+def _block_pre(block: Block) -> Iterator[Operation]:
+    for child in block.ops:
+        yield child
+        if child.regions:
+            yield from _pre(child)
+
+
+def _block_post_reverse(block: Block) -> Iterator[Operation]:
+    for child in reversed(block.ops):
+        if child.regions:
+            yield from _post_reverse(child)
+        yield child
+
+
+def operation_walk(self: Operation, *, reverse: bool = False, region_first: bool = False) -> Iterator[Operation]:
+    """``Operation.walk``."""
+    if not reverse and not region_first:
+        return _op_pre(self)
+    if reverse and region_first:
+        return _op_post_reverse(self)
+    return _XDSL_OP_WALK(self, reverse=reverse, region_first=region_first)
+
+
+def region_walk(self: Region, *, reverse: bool = False, region_first: bool = False) -> Iterator[Operation]:
+    """``Region.walk``."""
+    if not reverse and not region_first:
+        return _region_pre(self)
+    if reverse and region_first:
+        return _region_post_reverse(self)
+    return _XDSL_REGION_WALK(self, reverse=reverse, region_first=region_first)
+
+
+def block_walk(self: Block, *, reverse: bool = False, region_first: bool = False) -> Iterator[Operation]:
+    """``Block.walk``."""
+    if not reverse and not region_first:
+        return _block_pre(self)
+    if reverse and region_first:
+        return _block_post_reverse(self)
+    return _XDSL_BLOCK_WALK(self, reverse=reverse, region_first=region_first)
+
+
+def _mirrors_xdsl() -> bool:
+    """Whether xDSL's walks are the ones written above (op: regions, then its regions' walks;
+    region: blocks, then their walks; block: ops, then their walks)."""
+    expected = ((_XDSL_OP_WALK, {"regions", "walk"}), (_XDSL_REGION_WALK, {"blocks", "walk"}),
+                (_XDSL_BLOCK_WALK, {"ops", "walk"}))
+    for fn, names in expected:
+        code = getattr(fn, "__code__", None)
+        if code is None or not names <= set(code.co_names) or not code.co_flags & 0x20:  # a generator
+            return False
+    return True
+
+
+def install() -> bool:
+    """Use these walks from now on (idempotent); False, with xDSL's left in place, when xDSL's
+    walks are not the ones they mirror."""
+    if Operation.walk is operation_walk:
+        return True
+    if not _mirrors_xdsl():
+        return False
+    Operation.walk = operation_walk
+    Region.walk = region_walk
+    Block.walk = block_walk
+    return True
+
+
+def installed() -> bool:
+    return Operation.walk is operation_walk

@@ -1,0 +1,128 @@
+"""``tileorch.transforms.fast_walk``: ``Operation/Region/Block.walk`` visit the ops xDSL's walks
+visit, in the same order, also when the caller erases, adds or nests ops while walking."""
+
+from __future__ import annotations
+
+import pytest
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import ModuleOp, i32
+from xdsl.ir import Block, Region
+
+import tileorch.transforms  # noqa: F401  (installs the walks)
+from tileorch.diagnostics import parse_module
+from tileorch.registry import make_context
+from tileorch.transforms import fast_walk
+
+TEXT = """
+builtin.module {
+  func.func @f(%a: i32, %n: index, %c: i1) -> i32 {
+    %lo = arith.constant 0 : index
+    %st = arith.constant 1 : index
+    %r = scf.for %i = %lo to %n step %st iter_args(%acc = %a) -> (i32) {
+      %x = arith.addi %acc, %a : i32
+      %y = scf.if %c -> (i32) {
+        %z = arith.muli %x, %x : i32
+        scf.yield %z : i32
+      } else {
+        %w = arith.subi %x, %a : i32
+        scf.yield %w : i32
+      }
+      scf.yield %y : i32
+    }
+    cf.br ^bb1(%r : i32)
+  ^bb1(%v: i32):
+    %u = arith.addi %v, %v : i32
+    func.return %u : i32
+  }
+  func.func @g() {
+    func.return
+  }
+}
+"""
+
+ORDERS = [(False, False), (True, True), (True, False), (False, True)]
+
+
+def _module() -> ModuleOp:
+    return parse_module(make_context(), TEXT, "<walk>")
+
+
+def _xdsl_walk(obj, reverse, region_first):
+    fn = {ModuleOp: fast_walk._XDSL_OP_WALK, Region: fast_walk._XDSL_REGION_WALK,
+          Block: fast_walk._XDSL_BLOCK_WALK}.get(type(obj), fast_walk._XDSL_OP_WALK)
+    return fn(obj, reverse=reverse, region_first=region_first)
+
+
+def test_installed_by_the_transforms_package():
+    from xdsl.ir import Operation
+
+    assert fast_walk.installed() and Operation.walk is fast_walk.operation_walk
+    assert Region.walk is fast_walk.region_walk and Block.walk is fast_walk.block_walk
+
+
+@pytest.mark.parametrize("reverse,region_first", ORDERS)
+def test_same_ops_in_the_same_order(reverse, region_first):
+    module = _module()
+    func_f = module.body.block.first_op
+    for obj in (module, func_f, func_f.body, func_f.body.blocks.first.next_block, module.body.block):
+        ours = list(obj.walk(reverse=reverse, region_first=region_first))
+        theirs = list(_xdsl_walk(obj, reverse, region_first))
+        assert ours == theirs and len(theirs) > 1
+    assert len(list(module.walk())) == 17  # counted by hand in TEXT
+
+
+def _visit_and_mutate(walk, module: ModuleOp) -> list[str]:
+    """Walk ``module``, changing it as passes do while the walk runs: erase an unused addi just
+    yielded, insert an op after a muli (xDSL's iterators fetched its successor already: not
+    visited), and give a constant just yielded a region holding one op (read after the yield in
+    pre-order: visited)."""
+    seen = []
+    for op in walk(module):
+        seen.append(op.name)
+        if isinstance(op, arith.AddiOp) and not op.result.uses:
+            op.detach()
+            op.erase()
+        elif isinstance(op, arith.MuliOp):
+            op.parent.insert_op_after(arith.ConstantOp.from_int_and_width(7, i32), op)
+        elif isinstance(op, arith.ConstantOp) and "tagged" not in op.attributes and not op.regions:
+            op.attributes["tagged"] = op.value
+    return seen
+
+
+@pytest.mark.parametrize("reverse,region_first", ORDERS[:2])
+def test_mutation_while_walking_is_seen_as_xdsl_sees_it(reverse, region_first):
+    theirs_module, ours_module = _module(), _module()
+    # an unused addi to erase mid-walk
+    for m in (theirs_module, ours_module):
+        last = m.body.block.first_op.body.blocks.last
+        u = last.first_op
+        last.insert_op_after(arith.AddiOp(u.result, u.result), u)
+    theirs = _visit_and_mutate(lambda m: _xdsl_walk(m, reverse, region_first), theirs_module)
+    ours = _visit_and_mutate(lambda m: m.walk(reverse=reverse, region_first=region_first), ours_module)
+    assert ours == theirs
+    assert str(ours_module) == str(theirs_module)
+    assert ours.count("arith.addi") == 3 and str(ours_module).count("arith.addi") == 2  # the unused one erased
+    assert "arith.constant 7" in str(ours_module) and ours.count("arith.constant") == 2  # inserted, not visited
+
+
+def test_a_region_added_to_a_yielded_op_is_walked_in_pre_order():
+    def add_region(walk, module):
+        seen = []
+        for op in walk(module):
+            seen.append(op.name)
+            if op.name == "func.func" and op.sym_name.data == "g":
+                op.body.blocks.first.insert_op_before(arith.ConstantOp.from_int_and_width(1, i32),
+                                                      op.body.blocks.first.first_op)
+        return seen
+
+    ours = add_region(lambda m: m.walk(), _module())
+    theirs = add_region(lambda m: _xdsl_walk(m, False, False), _module())
+    assert ours == theirs and ours[-2:] == ["arith.constant", "func.return"]
+
+
+def test_install_refuses_walks_it_does_not_mirror(monkeypatch):
+    def not_a_generator(self, *, reverse=False, region_first=False):
+        return iter(())
+
+    monkeypatch.setattr(fast_walk, "_XDSL_OP_WALK", not_a_generator)
+    assert not fast_walk._mirrors_xdsl()
