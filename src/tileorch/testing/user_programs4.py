@@ -269,7 +269,9 @@ def attn_local_window(Q, K, V, O, qk_scale: float, window: int, BM: ct.Constant[
                       D: ct.Constant[int]):
     """Symmetric local attention (non-causal): query ``i`` sees keys with ``|i - k| <= window``;
     the key loop from ``max(qt * BM - window, 0) // BN`` to ``cdiv(min((qt + 1) * BM + window, S), BN)``;
-    every row sees at least itself, so no all-masked row."""
+    keys outside the window get a finite ``-1e30`` (not -inf): a row whose first visited key tile
+    lies wholly outside its window then weighs that tile by ``exp2(0)`` until its first real key
+    rescales it by ``exp2(-1e30 - m) = 0`` (with -inf that row would be ``exp2(-inf + inf)``: NaN)."""
     qt, bh = ct.bid(0), ct.bid(1)
     q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
     qpos = (qt * BM + ct.arange(BM, dtype=ct.int32))[:, None]
@@ -282,7 +284,7 @@ def attn_local_window(Q, K, V, O, qk_scale: float, window: int, BM: ct.Constant[
         k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
         s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
         kpos = (j * BN + ct.arange(BN, dtype=ct.int32))[None, :]
-        s = ct.where(ct.abs(kpos - qpos) <= window, s, -math.inf)
+        s = ct.where(ct.abs(kpos - qpos) <= window, s, MASKED)
         m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
         p = ct.exp2(s - m2)
         c = ct.exp2(m - m2)
@@ -657,7 +659,7 @@ _add("mm_store_transposed", mm_store_transposed, [((128, 128), "float16"), ((128
      outputs=(2,))
 _add("mm_grouped_row_ranges", mm_grouped_row_ranges, [((300, 64), "float16"), ((3, 64, 128), "float16"),
                                                       ((4,), "int32"), ((300, 128), "float32"), 64, 64, 64],
-     (3, 2, 3), "simt", outputs=(3,))
+     (4, 2, 3), "simt", outputs=(3,))
 _add("mm_k_tail_bias_64", mm_k_tail_bias_64, [((100, 72), "float16"), ((72, 200), "float16"), ((200,), "float32"),
                                               ((100, 200), "float16"), 64, 64, 64], (2, 4), "gemm", outputs=(3,))
 
