@@ -206,3 +206,19 @@ def test_grouped_gemm_row_ranges_on_the_simt_path():
     y = run("mm_grouped_row_ranges", {0: x, 1: w, 2: offs})[3].astype(np.float64)
     ref = np.concatenate([x[offs[g]:offs[g + 1]].astype(np.float64) @ w[g].astype(np.float64) for g in range(3)])
     _close(y, ref, 2e-3, 2e-3)
+
+
+def test_two_dot_loops_with_state_between_on_the_simt_path():
+    """Two key loops with O halved between them (not one loop's halves: the tiers refuse it,
+    test_user_sweep4_compile.py): the SIMT path runs the program as written."""
+    q, k, v = _f((2, 128, 64), "float16"), _f((2, 128, 64), "float16"), _f((2, 128, 64), "float16")
+    o = run("attn_two_loops_state_between", {0: q, 1: k, 2: v})[3].astype(np.float64)
+    s = q.astype(np.float64) @ k.astype(np.float64).transpose(0, 2, 1) * 0.125 * 1.4426950408889634
+    ref = np.empty((2, 128, 64))
+    for qt in range(2):
+        rows = slice(64 * qt, 64 * qt + 64)
+        sc = s[:, rows, :64 * (qt + 1)]
+        e = np.exp2(sc - sc.max(-1, keepdims=True))
+        weight = np.where(np.arange(64 * (qt + 1)) < 64 * qt, 0.5, 1.0)  # the first loop's share halved
+        ref[:, rows] = (e * weight) @ v[:, :64 * (qt + 1)].astype(np.float64) / e.sum(-1, keepdims=True)
+    _close(o, ref, 4e-3, 1e-2)
