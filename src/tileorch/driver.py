@@ -142,11 +142,19 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
                        f"{'asked for (schedule=simt)' if schedule == 'simt' else f'the WGMMA lowering targets sm_90a, not {arch}'}")
     if has_dot and hopper:
         _choose_clusters(module)
+        from tileorch.transforms.tileas.fuse_split_loops import innermost_dot_loops
+
+        split_loops = len(innermost_dot_loops(module))
         opts = f"schedule={schedule}" + (f' config="{config}"' if config else "")
         try:
             run_passes(ctx, module, parse_pipeline(f"tileas-tier,convert-nv-tileas-to-cutlass{{{opts}}}"))
             if not any(isinstance(f, FuncOp) for f in module.walk()):
                 from tileorch.transforms.tileas.chained_dots import CHAINED_ATTR
+
+                if split_loops > 1:
+                    remarks.append(f"remark: {split_loops} dot loops over consecutive ranges (range(a, X) then "
+                                   "range(X, n), or cuTile's split of a branch on the iv) run as one loop with a "
+                                   "branch at X (tileas-fuse-split-loops)")
 
                 chained = [f for f in module.walk() if CHAINED_ATTR in f.attributes]
                 if chained:

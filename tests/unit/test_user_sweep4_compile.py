@@ -109,3 +109,14 @@ def test_hand_split_causal_loops_fuse_over_the_union_of_the_ranges():
     assert branch.cond.owner.predicate.value.data == 5 and branch.cond.owner.operands[1] is x  # sge: j >= X
     assert sum(o.name == "nv_tileaa.dot" for o in module.walk()) == 2
     assert not any("load" in o.name for o in branch.walk())
+
+
+def test_fused_loops_are_a_remark():
+    """The fusion is a path decision: the compile says so (and the kernel is the chained one)."""
+    from tileorch.testing.compile_memo import compile_once
+    from tileorch.testing.export import cutile_bytecode
+
+    p = PROGRAMS["attn_causal_two_loops"]
+    prog = compile_once(cutile_bytecode(p.kernel, p.spec), "attn_causal_two_loops", arch="sm_90a", ptxas=False)
+    assert prog.kind == "chained", prog.remarks
+    assert any("2 dot loops over consecutive ranges" in r and "tileas-fuse-split-loops" in r for r in prog.remarks)

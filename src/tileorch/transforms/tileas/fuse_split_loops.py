@@ -351,7 +351,7 @@ def fuse_split_loops(module: Operation) -> int:
     return count
 
 
-def _innermost_dot_loops(module: Operation) -> list[scf.ForOp]:
+def innermost_dot_loops(module: Operation) -> list[scf.ForOp]:
     """The ``scf.for`` loops holding a dot and no inner loop that holds one, in program order."""
     loops = [o for o in module.walk() if isinstance(o, scf.ForOp) and any(x.name.endswith(".dot") for x in o.walk())]
     return [lp for lp in loops if not any(o is not lp and o in loops for o in lp.walk())]
@@ -367,7 +367,7 @@ def check_one_dot_loop(module: Operation) -> None:
 def _check_function(func: Operation) -> None:
     from tileorch.diagnostics import LocatedError
 
-    loops = _innermost_dot_loops(func)
+    loops = innermost_dot_loops(func)
     if len(loops) > 1:
         raise LocatedError(loops[1], f"{len(loops)} loops with dots one after another: the tensor-core kernels run "
                                      "the dots of one loop (two loops over consecutive ranges, range(a, X) then "
