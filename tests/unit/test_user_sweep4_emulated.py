@@ -93,16 +93,26 @@ def test_k_tail_bias_every_dimension_ragged():
     _check(c, _mm(a, b) + bias, 2e-2, 2e-3)
 
 
+def test_batched_b_transposed_by_a_3d_permute():
+    """``W [L, N, K]`` tiles ``(1, tn, tk)`` turned by ``ct.permute(w, (0, 2, 1))`` and reshaped: found
+    by this sweep (refused as 'B reaches the dot without a transpose'; now the K-major B of the
+    batched kernel)."""
+    a, w = _h(2, 128, 128), _h(2, 256, 128)
+    c = _s3_gemm("mm_batched_permute_bt", {0: a, 1: w})[2]
+    _check(c, a.astype(np.float64) @ w.astype(np.float64).transpose(0, 2, 1), 6e-2, 2e-3)
+
+
 def _s3_gemm(name, inputs):
     """test_user_sweep3_emulated._gemm, with the scheduler's L the launch grid's z when the kernel
-    reads program id 2 without a batch (split-K: every split runs)."""
+    reads program id 2 (split-K: every split runs; a batched GEMM: every batch)."""
     from tileorch.testing import gemm_emulation
 
     p = PROGRAMS[name]
     real = gemm_emulation.run_gemm
 
     def run_gemm(prog, a, b, c_base, mnk, tile_params=(), memory=(), problem=None, sms=2):
-        if getattr(prog.gemm_config, "grid_l", False) and problem is None:
+        if (getattr(prog.gemm_config, "grid_l", False) or getattr(prog.gemm_config, "batched", False)) \
+                and problem is None:
             problem = (*mnk, p.grid[2])
         return real(prog, a, b, c_base, mnk, tile_params, memory, problem, sms)
 

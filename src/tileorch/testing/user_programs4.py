@@ -683,9 +683,9 @@ _add("mm_int8_ragged_k_scales", mm_int8_ragged_k_scales,
 _add("mm_both_transposed", mm_both_transposed, [((256, 128), "bfloat16"), ((256, 256), "bfloat16"),
                                                 ((128, 256), "float32"), 128, 128, 64], (1, 2), "gemm", outputs=(2,))
 _add("mm_batched_permute_bt", mm_batched_permute_bt, [((2, 128, 128), "float16"), ((2, 256, 128), "float16"),
-                                                      ((2, 128, 256), "float16"), 128, 128, 64], (1, 2, 2), "simt",
-     error="reaches the dot without a transpose", outputs=(2,),
-     notes="not fixed: ct.permute(w, (0, 2, 1)) of a (1, tn, tk) tile then a reshape is not recognised as B^T")
+                                                      ((2, 128, 256), "float16"), 128, 128, 64], (1, 2, 2), "gemm",
+     outputs=(2,), notes="found by this sweep: ct.permute(w, (0, 2, 1)) of a (1, tn, tk) tile then a reshape was "
+                         "refused ('B tile reaches the dot without a transpose'); now read as B^T")
 _add("mm_broadcast_b_2d", mm_broadcast_b_2d, [((3, 128, 128), "float16"), ((128, 256), "float16"),
                                               ((3, 128, 256), "float16"), 128, 128, 64], (1, 2, 3), "simt",
      error="must all be batched", outputs=(2,),

@@ -265,6 +265,32 @@ def _through_layouts(v: SSAValue) -> tuple[SSAValue, list[str]]:
     return v, names
 
 
+def _unit_dim_transpose(v: SSAValue) -> bool:
+    """Whether the operand ``v`` reaches the dot transposed through ops that only add or drop
+    extent-1 dimensions: layout conversions, ``reshape`` ops keeping the order of the other
+    dimensions, and ``permute`` ops (a batched ``(1, n, k)`` tile turned by ``ct.permute(w, (0, 2,
+    1))`` then reshaped to 2-D); an odd number of swaps of its two non-unit dimensions."""
+    swaps = 0
+    while isinstance(v.owner, Operation):
+        op = v.owner
+        if op.name == "nv_tileas.convert_layout":
+            pass
+        elif op.name in ("nv_tileaa.reshape", "nv_tileaa.permute"):
+            src = list(op.operands[0].type.get_shape())
+            if sorted(d for d in src if d != 1) != sorted(d for d in v.type.get_shape() if d != 1):
+                return False
+            if op.name == "nv_tileaa.permute":
+                perm = list(op.permutation.get_values())
+                order = [p for p in perm if src[p] != 1]  # the non-unit source dims in result order
+                if len(order) != 2:
+                    return False
+                swaps += order[0] > order[1]
+        else:
+            break
+        v = op.operands[0]
+    return swaps % 2 == 1
+
+
 def _full_k_loop(loop: scf.ForOp, a_load, a_major: str, b_load, b_major: str) -> bool:
     """Whether the program's K loop runs from 0 in steps of 1 up to the number of K tiles of A or B
     (``ct.num_tiles``: ``get_dim_size`` of a tiled view of the operand's array along its K
@@ -459,7 +485,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                           f"stored C (C at (program id 0, program id 1) takes {role} at {want})")
         if b_of[d][1] == "k":
             rhs, names = _through_layouts(d.rhs)
-            if "nv_tileaa.permute" not in names:
+            if "nv_tileaa.permute" not in names and not _unit_dim_transpose(d.rhs):
                 fail(d, "B tile (program id 1, k) reaches the dot without a transpose")
     more_b = [b_of[d][0] for d in dots[1:]]
     if any(b_of[d][1] != b_major for d in dots) or any(
@@ -468,7 +494,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                       "with another dimension order): the WGMMA kernel reads every B alike")
     if a_major == "m":
         lhs, names = _through_layouts(dot.lhs)
-        if "nv_tileaa.permute" not in names:
+        if "nv_tileaa.permute" not in names and not _unit_dim_transpose(dot.lhs):
             fail(dot, "A tile (k, program id 0) reaches the dot without a transpose")
     # the operands' tile coordinates (the index beside K): program ids 0 / 1 on the scheduler's tiles
     a_coord = _tile_coordinate(a_load, fail)
