@@ -22,6 +22,8 @@ import pytest
 pytest.importorskip("xdsl")
 pytest.importorskip("cuda.tile")
 
+import cuda.tile as ct  # noqa: E402
+
 from tileorch.testing import user_programs4  # noqa: E402
 from tileorch.testing.user_programs4 import PROGRAMS  # noqa: E402
 
@@ -31,6 +33,19 @@ EMULATED = {"mm_splitk_ranges_atomic", "mm_residual_layernorm", "mm_store_transp
             "attn_gqa_bshd", "attn_head96_bshd", "attn_causal_finite_mask", "attn_causal_bottom_right",
             "attn_local_window", "attn_bias_bhss", "attn_lse_bshd_out", "attn_q_in_loop", "attn_key_padding_mask",
             "mlp_up_down_tiles", "attn_causal_two_loops", "mm_batched_permute_bt"}
+
+
+@ct.kernel
+def mm_batched_b_not_turned(A, W, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """W ``[L, N, K]`` tiles ``(1, 64, 64)`` at (batch, n, k) reshaped to 2-D and used as B without a
+    transpose (square tiles, so the shapes agree): a program multiplying by W's tiles as they lie."""
+    i, j, b = ct.bid(0), ct.bid(1), ct.bid(2)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=2, shape=(1, tm, tk))):
+        a = ct.load(A, index=(b, i, k), shape=(1, tm, tk)).reshape((tm, tk))
+        w = ct.load(W, index=(b, j, k), shape=(1, tn, tk)).reshape((tk, tn))
+        acc = ct.mma(a, w, acc)
+    ct.store(C, index=(b, i, j), tile=acc.astype(C.dtype).reshape((1, tm, tn)))
 
 
 def test_the_sweep_has_its_programs():
@@ -120,3 +135,15 @@ def test_fused_loops_are_a_remark():
     prog = compile_once(cutile_bytecode(p.kernel, p.spec), "attn_causal_two_loops", arch="sm_90a", ptxas=False)
     assert prog.kind == "chained", prog.remarks
     assert any("2 dot loops over consecutive ranges" in r and "tileas-fuse-split-loops" in r for r in prog.remarks)
+
+
+def test_a_batched_b_tile_without_a_permute_is_not_read_as_b_transposed():
+    """The unit-dimension transpose check (``_unit_dim_transpose``) must not take a reshape alone for
+    a transpose: the tier refuses this B at (program id 1, k) with the located reason."""
+    from tileorch.driver import compile_program
+    from tileorch.testing.export import cutile_bytecode
+
+    spec = [((2, 128, 128), "float16"), ((2, 128, 128), "float16"), ((2, 128, 128), "float16"), 64, 64, 64]
+    prog = compile_program(cutile_bytecode(mm_batched_b_not_turned, spec), "x", arch="sm_90a", ptxas=False)
+    assert prog.kind == "simt", prog.remarks
+    assert any("reaches the dot without a transpose" in r for r in prog.remarks), prog.remarks
