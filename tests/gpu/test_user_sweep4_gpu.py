@@ -186,6 +186,31 @@ def test_attn_decode_small_tile():
     _check_path("attn_decode_small_tile", args)
 
 
+def test_attn_vt_layout():
+    q, k = randn((2, 256, 64), "float16", 52), randn((2, 256, 64), "float16", 53)
+    vt = randn((2, 64, 256), "float16", 54)
+    args = run("attn_vt_layout", {0: q, 1: k, 2: vt})
+    close(args[3], _attention(q, k, vt.transpose(1, 2), 0.125), atol=3e-3, rtol=1e-2)
+    _check_path("attn_vt_layout", args)
+
+
+def test_attn_causal_bn_wider():
+    q, k, v = _qkv((2, 256, 64), (2, 256, 64), "float16", 55)
+    args = run("attn_causal_bn_wider", {0: q, 1: k, 2: v})
+    close(args[3], _attention(q, k, v, 0.125, _causal(256, 256)), atol=3e-3, rtol=1e-2)
+    _check_path("attn_causal_bn_wider", args)
+
+
+def test_mlp_residual_out():
+    x, w1 = randn((192, 64), "float16", 56), randn((64, 256), "float16", 57, 0.125)
+    w2 = randn((256, 64), "float16", 58, 0.06)
+    b2 = randn((64,), "float32", 59)
+    args = run("mlp_residual_out", {0: x, 1: w1, 2: w2, 3: b2})
+    h = torch.relu(x.double() @ w1.double()).half().double()
+    close(args[4], x.double() + h @ w2.double() + b2.double(), atol=1e-2, rtol=1e-2)
+    _check_path("mlp_residual_out", args)
+
+
 def test_attention_against_sdpa():
     """One shape of the sweep against torch's own SDPA (fp32 inputs upcast: the math backend), not
     only the hand-written reference."""
@@ -444,6 +469,33 @@ def test_polar_floor_ceil():
     close(args[3], torch.atan2(y.double(), x.double()), atol=1e-6, rtol=1e-6)
     deg = args[3] * 57.29577951308232
     assert torch.equal(args[4], deg.floor() + (deg.ceil() - deg.floor()) * 1000.0)
+
+
+def test_transpose_ragged():
+    x = randn((100, 70), "float32", 111)
+    assert torch.equal(run("transpose_ragged", {0: x})[1], x.t())
+
+
+def test_embedding_2d_ids_pad():
+    ids = torch.randint(0, 50, (3, 16), device="cuda", generator=sweep._gen(112), dtype=torch.int32)
+    ids[1, [0, 5, 15]] = -1
+    table = randn((50, 32), "float32", 113)
+    out = run("embedding_2d_ids_pad", {0: ids, 1: table})[2]
+    ref = torch.where(ids[..., None] >= 0, table[ids.clamp(min=0).long()], 0.0)
+    assert torch.equal(out, ref)
+
+
+def test_cummax_scan():
+    x = randn((4, 90), "float32", 114)
+    assert torch.equal(run("cummax_scan", {0: x})[1], torch.cummax(x, 1).values)
+
+
+@pytest.mark.parametrize("flag", [1, 0, -3])
+def test_where_scalar_flag(flag):
+    x, y = randn((256,), "bfloat16", 115), randn((256,), "bfloat16", 116)
+    z = run("where_scalar_flag", {0: x, 1: y, 3: flag})[2]
+    assert torch.equal(z[:256], x if flag > 0 else y)
+    assert torch.equal(z[256:], x * 2 if flag > 0 else y)
 
 
 def test_every_program_has_a_gpu_test():

@@ -32,7 +32,8 @@ SOURCE = str(Path(user_programs4.__file__))
 EMULATED = {"mm_splitk_ranges_atomic", "mm_residual_layernorm", "mm_store_transposed", "mm_k_tail_bias_64",
             "attn_gqa_bshd", "attn_head96_bshd", "attn_causal_finite_mask", "attn_causal_bottom_right",
             "attn_local_window", "attn_bias_bhss", "attn_lse_bshd_out", "attn_q_in_loop", "attn_key_padding_mask",
-            "mlp_up_down_tiles", "attn_causal_two_loops", "mm_batched_permute_bt"}
+            "mlp_up_down_tiles", "attn_causal_two_loops", "mm_batched_permute_bt", "attn_vt_layout",
+            "attn_causal_bn_wider", "mlp_residual_out"}
 
 
 @ct.kernel

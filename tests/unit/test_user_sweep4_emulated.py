@@ -222,3 +222,25 @@ def test_causal_two_loops_fused():
     q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
     o = s3._chained("attn_causal_two_loops", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
     _check(o, _causal(q, k, v, 0.125))
+
+
+def test_v_stored_transposed_f32_out():
+    q, k = _h(2, 256, 64), _h(2, 256, 64)
+    vt = _h(2, 64, 256)
+    o = s3._chained("attn_vt_layout", {0: q, 1: k, 2: vt}, (2, 2, 1))[3]
+    _check(o, _softmax_attn(_scores(q, k, 0.125), vt.transpose(0, 2, 1)))
+
+
+def test_causal_key_tiles_wider_than_query_tiles():
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = s3._chained("attn_causal_bn_wider", {0: q, 1: k, 2: v}, (4, 2, 1))[3]
+    _check(o, _causal(q, k, v, 0.125))
+
+
+def test_mlp_block_with_residual():
+    x = _h(192, 64)
+    w1, w2 = _h(64, 256, scale=0.125), _h(256, 64, scale=0.06)
+    b2 = RNG.standard_normal(64).astype(np.float32)
+    y = s3._chained("mlp_residual_out", {0: x, 1: w1, 2: w2, 3: b2}, (3, 1, 1), tma_arrays_in_memory=True)[4]
+    h = np.maximum(_mm(x, w1), 0).astype(np.float16).astype(np.float64)
+    _check(y, x.astype(np.float64) + h @ w2.astype(np.float64) + b2, 1e-2)

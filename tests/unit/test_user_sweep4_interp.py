@@ -185,6 +185,33 @@ def test_polar_floor_ceil():
     assert list(out[4][:3]) == [0.0, 180.0, 90.0]  # whole degrees: ceil == floor
 
 
+def test_transpose_ragged():
+    x = _f((100, 70))
+    np.testing.assert_array_equal(run("transpose_ragged", {0: x})[1], x.T)
+
+
+def test_embedding_2d_ids_with_padding_id():
+    ids = RNG.integers(0, 50, (3, 16)).astype(np.int32)
+    ids[1, [0, 5, 15]] = -1
+    table = _f((50, 32))
+    out = run("embedding_2d_ids_pad", {0: ids, 1: table})[2]
+    ref = np.where(ids[..., None] >= 0, table[np.maximum(ids, 0)], 0.0)
+    np.testing.assert_array_equal(out, ref.astype(np.float32))
+
+
+def test_cummax_scan():
+    x = _f((4, 90))
+    np.testing.assert_array_equal(run("cummax_scan", {0: x})[1], np.maximum.accumulate(x, axis=1))
+
+
+@pytest.mark.parametrize("flag", [1, 0, -3])
+def test_where_scalar_flag(flag):
+    x, y = _f((256,), "bfloat16"), _f((256,), "bfloat16")
+    z = run("where_scalar_flag", {0: x, 1: y, 3: flag})[2]
+    np.testing.assert_array_equal(z[:256], x if flag > 0 else y)
+    np.testing.assert_array_equal(z[256:], x * 2 if flag > 0 else y)
+
+
 # ----------------------------------------------------------------------------------------------- refused by the tiers
 
 

@@ -464,6 +464,69 @@ def attn_two_loops_state_between(Q, K, V, O, qk_scale: float, BM: ct.Constant[in
     ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
 
 
+@ct.kernel
+def attn_vt_layout(Q, K, VT, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int], D: ct.Constant[int]):
+    """V stored transposed, ``VT [BH, D, S]`` (as some KV caches keep it): the second dot's B is the
+    ``(D, BN)`` tile turned by ``ct.transpose``; the output in f32."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    o = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, D))):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m2)
+        c = ct.exp2(m - m2)
+        den = den * c + ct.sum(p, axis=1, keepdims=True)
+        vt = ct.load(VT, index=(bh, 0, j), shape=(1, D, BN)).reshape((D, BN))
+        o = ct.mma(p.astype(VT.dtype), ct.transpose(vt), o * c)
+        m = m2
+    ct.store(O, index=(bh, qt, 0), tile=(o / den).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_causal_bn_wider(Q, K, V, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
+                         D: ct.Constant[int]):
+    """Causal with key tiles wider than the query tile (64 queries, 128 keys): the loop bound
+    ``ct.cdiv((qt + 1) * BM, BN)``, the last key tile partly past the diagonal of every row; the
+    mask from ``ct.greater`` (``k > q`` masked); f32 output."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    rows = (qt * BM + ct.arange(BM, dtype=ct.int32))[:, None]
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    o = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv((qt + 1) * BM, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        cols = (j * BN + ct.arange(BN, dtype=ct.int32))[None, :]
+        s = ct.where(ct.greater(cols, rows), -math.inf, s)
+        m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m2)
+        c = ct.exp2(m - m2)
+        den = den * c + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        o = ct.mma(p.astype(V.dtype), v, o * c)
+        m = m2
+    ct.store(O, index=(bh, qt, 0), tile=(o / den).reshape((1, BM, D)))
+
+
+@ct.kernel
+def mlp_residual_out(X, W1, W2, B2, Y, TM: ct.Constant[int], TH: ct.Constant[int], D: ct.Constant[int]):
+    """A transformer MLP block with its residual: ``y = x + relu(x W1) W2 + b2`` (the input tile
+    added back in the epilogue, D in = D out)."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i, 0), shape=(TM, D))
+    y = ct.zeros((TM, D), dtype=ct.float32)
+    for t in range(ct.num_tiles(W1, axis=1, shape=(D, TH))):
+        h = ct.mma(x, ct.load(W1, index=(0, t), shape=(D, TH)), ct.zeros((TM, TH), dtype=ct.float32))
+        y = ct.mma(ct.maximum(h, 0.0).astype(X.dtype), ct.load(W2, index=(t, 0), shape=(TH, D)), y)
+    b2 = ct.load(B2, index=(0,), shape=(D,))
+    ct.store(Y, index=(i, 0), tile=(x.astype(ct.float32) + y + b2[None, :]).astype(Y.dtype))
+
+
 def _qkv(q, k, dt="float16"):
     """Q, K, V and O shapes: ``q`` for Q and O, ``k`` for K and V."""
     return [(q, dt), (k, dt), (k, dt), (q, dt)]
@@ -508,6 +571,14 @@ _add("attn_short_no_loop", attn_short_no_loop, _qkv((2, 128, 64), (2, 128, 64)) 
      "simt", error="this dot is not in a loop", outputs=(3,),
      notes="not taken by the tensor-core tiers (no loop to pipeline); the refusal was an unlocated 'left a kernel "
            "unlowered' remark, now located at the dot")
+_add("attn_vt_layout", attn_vt_layout, [((2, 256, 64), "float16"), ((2, 256, 64), "float16"),
+                                        ((2, 64, 256), "float16"), ((2, 256, 64), "float32"), 0.125 * LOG2E, 128, 64,
+                                        64], (2, 2), "chained", outputs=(3,))
+_add("attn_causal_bn_wider", attn_causal_bn_wider, _qkv((2, 256, 64), (2, 256, 64))[:3] + [
+    ((2, 256, 64), "float32"), 0.125 * LOG2E, 64, 128, 64], (4, 2), "chained", outputs=(3,))
+_add("mlp_residual_out", mlp_residual_out, [((192, 64), "float16"), ((64, 256), "float16"), ((256, 64), "float16"),
+                                            ((64,), "float32"), ((192, 64), "float16"), 64, 64, 64], (3,), "chained",
+     outputs=(4,))
 _add("attn_decode_small_tile", attn_decode_small_tile, _qkv((4, 16, 64), (4, 256, 64)) + [0.125 * LOG2E, 16, 64, 64],
      (4,), "simt", error="not a WGMMA (mma.sm90) atom", outputs=(3,))
 
@@ -672,6 +743,7 @@ def mm_k_tail_bias_64(A, B, bias, C, tm: ct.Constant[int], tn: ct.Constant[int],
                      ct.load(B, index=(k, j), shape=(tk, tn), padding_mode=ZERO), acc)
     bvec = ct.load(bias, index=(j,), shape=(tn,), padding_mode=ZERO)
     ct.store(C, index=(i, j), tile=(acc + bvec[None, :]).astype(C.dtype))
+
 
 
 _add("mm_splitk_ranges_atomic", mm_splitk_ranges_atomic, [((128, 448), "float16"), ((448, 128), "float16"),
@@ -919,6 +991,47 @@ def polar_floor_ceil(X, Y, R, T, Fl, N: ct.Constant[int]):
     ct.store(Fl, index=(b,), tile=ct.floor(deg) + (ct.ceil(deg) - ct.floor(deg)) * 1000.0)
 
 
+
+@ct.kernel
+def transpose_ragged(X, Y, BR: ct.Constant[int], BC: ct.Constant[int]):
+    """``Y = X^T`` of a ``[100, 70]`` array by ``(32, 32)`` tiles ragged in both dimensions: the tile
+    at (i, j) stored transposed at (j, i)."""
+    i, j = ct.bid(0), ct.bid(1)
+    x = ct.load(X, index=(i, j), shape=(BR, BC), padding_mode=ZERO)
+    ct.store(Y, index=(j, i), tile=ct.transpose(x))
+
+
+@ct.kernel
+def embedding_2d_ids_pad(Ids, Table, Out, S: ct.Constant[int], D: ct.Constant[int]):
+    """Embedding lookup of ``Ids [B, S]`` into ``Table [V, D]`` to ``Out [B, S, D]`` with 2-D index
+    tiles for ``ct.gather`` (the ids broadcast against the columns); the padding id -1 gives zeros."""
+    b = ct.bid(0)
+    ids = ct.load(Ids, index=(b, 0), shape=(1, S)).reshape((S,))
+    rows = ids[:, None]
+    cols = ct.arange(D, dtype=ct.int32)[None, :]
+    e = ct.gather(Table, (rows, cols), mask=rows >= 0, padding_value=0.0)
+    ct.store(Out, index=(b, 0, 0), tile=e.reshape((1, S, D)))
+
+
+@ct.kernel
+def cummax_scan(X, Y, N: ct.Constant[int]):
+    """A running maximum along each row with ``ct.scan`` and a ``ct.maximum`` combiner (identity
+    -inf), ragged width (90 in 128)."""
+    r = ct.bid(0)
+    x = ct.load(X, index=(r, 0), shape=(1, N), padding_mode=NEG_INF)
+    ct.store(Y, index=(r, 0), tile=ct.scan(x, axis=1, func=lambda a, b: ct.maximum(a, b), identity=-math.inf))
+
+
+@ct.kernel
+def where_scalar_flag(X, Y, Z, flag: int, N: ct.Constant[int]):
+    """A runtime scalar condition in ``ct.where`` (``flag > 0`` picks the whole of one tile) and a
+    bool tile stored as ``bool_`` from a bf16 comparison."""
+    b = ct.bid(0)
+    x = ct.load(X, index=(b,), shape=(N,), padding_mode=ZERO)
+    y = ct.load(Y, index=(b,), shape=(N,), padding_mode=ZERO)
+    ct.store(Z, index=(b,), tile=ct.where(flag > 0, x, y))
+    ct.store(Z, index=(b + ct.num_blocks(0),), tile=ct.where(flag > 0, x * 2.0, y))
+
 _add("layernorm_rows_block", layernorm_rows_block, [((10, 1000), "float16"), ((1000,), "float32"), ((1000,), "float32"),
                                                     ((10, 1000), "float16"), 1e-5, 4, 1024], (3,), "simt",
      outputs=(3,))
@@ -953,6 +1066,13 @@ _add("softmax_3d_last", softmax_3d_last, [((4, 16, 100), "float16"), ((4, 16, 10
      "simt", outputs=(1,))
 _add("reduce_3d_axes", reduce_3d_axes, [((4, 8, 16), "float32"), ((8, 16), "float32"), ((4, 16), "float32"),
                                         ((4, 8, 16), "float32"), 4, 8, 16], (1,), "simt", outputs=(1, 2, 3))
+_add("transpose_ragged", transpose_ragged, [((100, 70), "float32"), ((70, 100), "float32"), 32, 32], (4, 3), "simt",
+     outputs=(1,))
+_add("embedding_2d_ids_pad", embedding_2d_ids_pad, [((3, 16), "int32"), ((50, 32), "float32"),
+                                                    ((3, 16, 32), "float32"), 16, 32], (3,), "simt", outputs=(2,))
+_add("cummax_scan", cummax_scan, [((4, 90), "float32"), ((4, 90), "float32"), 128], (4,), "simt", outputs=(1,))
+_add("where_scalar_flag", where_scalar_flag, [((256,), "bfloat16"), ((256,), "bfloat16"), ((512,), "bfloat16"), 1,
+                                              128], (2,), "simt", outputs=(2,))
 _add("polar_floor_ceil", polar_floor_ceil, [((300,), "float32"), ((300,), "float32"), ((300,), "float32"),
                                             ((300,), "float32"), ((300,), "float32"), 128], (3,), "simt",
      outputs=(2, 3, 4))
