@@ -211,6 +211,20 @@ def test_mlp_residual_out():
     _check_path("mlp_residual_out", args)
 
 
+def test_attn_reverse_keys():
+    q, k, v = _qkv((2, 256, 64), (2, 256, 64), "float16", 117)
+    args = run("attn_reverse_keys", {0: q, 1: k, 2: v})
+    close(args[3], _attention(q, k, v, 0.125), atol=3e-3, rtol=1e-2)
+    _check_path("attn_reverse_keys", args)
+
+
+def test_attn_v_other_head():
+    q, k, v = _qkv((3, 256, 64), (3, 256, 64), "float16", 120)
+    args = run("attn_v_other_head", {0: q, 1: k, 2: v})
+    close(args[3], _attention(q, k, v[[1, 2, 0]], 0.125), atol=3e-3, rtol=1e-2)
+    _check_path("attn_v_other_head", args)
+
+
 def test_attention_against_sdpa():
     """One shape of the sweep against torch's own SDPA (fp32 inputs upcast: the math backend), not
     only the hand-written reference."""
@@ -310,6 +324,22 @@ def test_mm_k_tail_bias_64():
     args = run("mm_k_tail_bias_64", {0: a, 1: b, 2: bias})
     close(args[3], a.double() @ b.double() + bias.double(), atol=2e-2, rtol=2e-3)
     _check_path("mm_k_tail_bias_64", args)
+
+
+def test_mm_reverse_k():
+    a, b = randn((128, 256), "float16", 123), randn((256, 128), "float16", 124)
+    args = run("mm_reverse_k", {0: a, 1: b})
+    _gemm_rel(args[2], a.float() @ b.float(), 1e-4)
+    _check_path("mm_reverse_k", args)
+
+
+def test_mm_valid_rows_mask():
+    a, b = randn((256, 128), "float16", 125), randn((128, 256), "float16", 126)
+    args = run("mm_valid_rows_mask", {0: a, 1: b})
+    ref = a.float() @ b.float()
+    ref[150:] = 0
+    close(args[2], ref, atol=6e-2, rtol=2e-3)
+    _check_path("mm_valid_rows_mask", args)
 
 
 # ----------------------------------------------------------------------------------------------- memory-bound
@@ -496,6 +526,15 @@ def test_where_scalar_flag(flag):
     z = run("where_scalar_flag", {0: x, 1: y, 3: flag})[2]
     assert torch.equal(z[:256], x if flag > 0 else y)
     assert torch.equal(z[256:], x * 2 if flag > 0 else y)
+
+
+def test_reverse_chunk_suffix():
+    x = randn((3, 300), "float32", 127)
+    y = run("reverse_chunk_suffix", {0: x})[1]
+    suffix = x.double().flip(1).cumsum(1).flip(1)
+    sign = torch.where((torch.arange(300, device="cuda")[None, :] + torch.arange(3, device="cuda")[:, None]) % 2 == 0,
+                       1.0, -1.0).double()
+    close(y, suffix * sign, atol=1e-4)
 
 
 def test_every_program_has_a_gpu_test():

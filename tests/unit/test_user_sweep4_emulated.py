@@ -244,3 +244,30 @@ def test_mlp_block_with_residual():
     y = s3._chained("mlp_residual_out", {0: x, 1: w1, 2: w2, 3: b2}, (3, 1, 1), tma_arrays_in_memory=True)[4]
     h = np.maximum(_mm(x, w1), 0).astype(np.float16).astype(np.float64)
     _check(y, x.astype(np.float64) + h @ w2.astype(np.float64) + b2, 1e-2)
+
+
+def test_key_tiles_visited_last_to_first():
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = s3._chained("attn_reverse_keys", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    _check(o, _softmax_attn(_scores(q, k, 0.125), v))
+
+
+def test_v_from_another_head_than_k():
+    """V of head ``(h + 1) % 3`` beside K of head h: the two loads' coordinates differ."""
+    q, k, v = _h(3, 256, 64), _h(3, 256, 64), _h(3, 256, 64)
+    o = s3._chained("attn_v_other_head", {0: q, 1: k, 2: v}, (2, 3, 1))[3]
+    _check(o, _softmax_attn(_scores(q, k, 0.125), v[[1, 2, 0]]))
+
+
+def test_k_loop_backwards():
+    a, b = _h(128, 256), _h(256, 128)
+    c = _s3_gemm("mm_reverse_k", {0: a, 1: b})[2]
+    _check(c, _mm(a, b), 1e-3, 1e-5)
+
+
+def test_valid_rows_mask_on_swapped_grid_axes():
+    a, b = _h(256, 128), _h(128, 256)
+    c = _s3_gemm("mm_valid_rows_mask", {0: a, 1: b})[2]
+    ref = _mm(a, b)
+    ref[150:] = 0
+    _check(c, ref, 6e-2, 2e-3)

@@ -212,6 +212,14 @@ def test_where_scalar_flag(flag):
     np.testing.assert_array_equal(z[256:], x * 2 if flag > 0 else y)
 
 
+def test_reverse_chunk_suffix_checkerboard():
+    x = _f((3, 300))
+    y = run("reverse_chunk_suffix", {0: x})[1]
+    suffix = np.cumsum(x.astype(np.float64)[:, ::-1], 1)[:, ::-1]
+    sign = np.where((np.arange(300)[None, :] + np.arange(3)[:, None]) % 2 == 0, 1.0, -1.0)
+    _close(y, suffix * sign, 1e-4)
+
+
 # ----------------------------------------------------------------------------------------------- refused by the tiers
 
 

@@ -527,6 +527,54 @@ def mlp_residual_out(X, W1, W2, B2, Y, TM: ct.Constant[int], TH: ct.Constant[int
     ct.store(Y, index=(i, 0), tile=(x.astype(ct.float32) + y + b2[None, :]).astype(Y.dtype))
 
 
+@ct.kernel
+def attn_reverse_keys(Q, K, V, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int], D: ct.Constant[int]):
+    """The key tiles visited last to first (``j = n - 1 - t``): the K and V tile indices decrease
+    with the loop's iv."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    o = ct.zeros((BM, D), dtype=ct.float32)
+    n = ct.num_tiles(K, axis=1, shape=(1, BN, D))
+    for t in range(n):
+        j = n - 1 - t
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m2)
+        c = ct.exp2(m - m2)
+        den = den * c + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        o = ct.mma(p.astype(V.dtype), v, o * c)
+        m = m2
+    ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_v_other_head(Q, K, V, O, qk_scale: float, heads: int, BM: ct.Constant[int], BN: ct.Constant[int],
+                      D: ct.Constant[int]):
+    """K from head ``bh``, V from head ``(bh + 1) % heads`` (a contrived mix: the K and V loads at
+    different head indices, which the kernel must not assume equal)."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    vh = (bh + 1) % heads
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    o = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, D))):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m2)
+        c = ct.exp2(m - m2)
+        den = den * c + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(vh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        o = ct.mma(p.astype(V.dtype), v, o * c)
+        m = m2
+    ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
+
+
 def _qkv(q, k, dt="float16"):
     """Q, K, V and O shapes: ``q`` for Q and O, ``k`` for K and V."""
     return [(q, dt), (k, dt), (k, dt), (q, dt)]
@@ -579,6 +627,10 @@ _add("attn_causal_bn_wider", attn_causal_bn_wider, _qkv((2, 256, 64), (2, 256, 6
 _add("mlp_residual_out", mlp_residual_out, [((192, 64), "float16"), ((64, 256), "float16"), ((256, 64), "float16"),
                                             ((64,), "float32"), ((192, 64), "float16"), 64, 64, 64], (3,), "chained",
      outputs=(4,))
+_add("attn_reverse_keys", attn_reverse_keys, _qkv((2, 256, 64), (2, 256, 64)) + [0.125 * LOG2E, 128, 64, 64], (2, 2),
+     "chained", outputs=(3,))
+_add("attn_v_other_head", attn_v_other_head, _qkv((3, 256, 64), (3, 256, 64)) + [0.125 * LOG2E, 3, 128, 64, 64], (2, 3),
+     "chained", outputs=(3,))
 _add("attn_decode_small_tile", attn_decode_small_tile, _qkv((4, 16, 64), (4, 256, 64)) + [0.125 * LOG2E, 16, 64, 64],
      (4,), "simt", error="not a WGMMA (mma.sm90) atom", outputs=(3,))
 
@@ -746,6 +798,31 @@ def mm_k_tail_bias_64(A, B, bias, C, tm: ct.Constant[int], tn: ct.Constant[int],
 
 
 
+
+@ct.kernel
+def mm_reverse_k(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """The K loop run backwards: tile ``nk - 1 - t`` in iteration ``t`` (cuTile's ``range`` takes
+    positive steps only)."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    nk = ct.num_tiles(A, axis=1, shape=(tm, tk))
+    for t in range(nk):
+        k = nk - 1 - t
+        acc = ct.mma(ct.load(A, index=(i, k), shape=(tm, tk)), ct.load(B, index=(k, j), shape=(tk, tn)), acc)
+    ct.store(C, index=(i, j), tile=acc)
+
+
+@ct.kernel
+def mm_valid_rows_mask(A, B, C, valid: int, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """Only the first ``valid`` rows of C get the product, the others zero: ``where(row < valid)``
+    with a runtime scalar, the row tile on grid axis 1 and the column tile on axis 0."""
+    j, i = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(i, k), shape=(tm, tk)), ct.load(B, index=(k, j), shape=(tk, tn)), acc)
+    rows = i * tm + ct.arange(tm, dtype=ct.int32)
+    ct.store(C, index=(i, j), tile=ct.where(rows[:, None] < valid, acc, 0.0).astype(C.dtype))
+
 _add("mm_splitk_ranges_atomic", mm_splitk_ranges_atomic, [((128, 448), "float16"), ((448, 128), "float16"),
                                                           ((128, 128), "float32"), 3, 64, 64, 64], (2, 2, 3), "gemm",
      outputs=(2,))
@@ -778,6 +855,11 @@ _add("mm_store_transposed", mm_store_transposed, [((128, 128), "float16"), ((128
 _add("mm_grouped_row_ranges", mm_grouped_row_ranges, [((300, 64), "float16"), ((3, 64, 128), "float16"),
                                                       ((4,), "int32"), ((300, 128), "float32"), 64, 64, 64],
      (4, 2, 3), "simt", error="its base pointer is computed", outputs=(3,))
+_add("mm_reverse_k", mm_reverse_k, [((128, 256), "float16"), ((256, 128), "float16"), ((128, 128), "float32"),
+                                    128, 128, 64], (1, 1), "gemm", outputs=(2,))
+_add("mm_valid_rows_mask", mm_valid_rows_mask, [((256, 128), "float16"), ((128, 256), "float16"),
+                                                ((256, 256), "float16"), 150, 128, 128, 64], (2, 2), "gemm",
+     outputs=(2,))
 _add("mm_k_tail_bias_64", mm_k_tail_bias_64, [((100, 72), "float16"), ((72, 200), "float16"), ((200,), "float32"),
                                               ((100, 200), "float16"), 64, 64, 64], (2, 4), "gemm", outputs=(3,))
 
@@ -1032,6 +1114,22 @@ def where_scalar_flag(X, Y, Z, flag: int, N: ct.Constant[int]):
     ct.store(Z, index=(b,), tile=ct.where(flag > 0, x, y))
     ct.store(Z, index=(b + ct.num_blocks(0),), tile=ct.where(flag > 0, x * 2.0, y))
 
+
+@ct.kernel
+def reverse_chunk_suffix(X, Y, T: ct.Constant[int]):
+    """Suffix sums of each row by chunks visited last to first (chunk ``n - 1 - t``), the carry a
+    (1, 1) tile; a checkerboard of the result negated (``(r + c) % 2`` of iotas)."""
+    r = ct.bid(0)
+    carry = ct.zeros((1, 1), dtype=ct.float32)
+    n = ct.num_tiles(X, axis=1, shape=(1, T))
+    for t in range(n):
+        c = n - 1 - t
+        x = ct.load(X, index=(r, c), shape=(1, T), padding_mode=ZERO)
+        s = ct.cumsum(x, axis=1, reverse=True) + carry
+        col = c * T + ct.arange(T, dtype=ct.int32)[None, :]
+        ct.store(Y, index=(r, c), tile=ct.where((col + r) % 2 == 0, s, -s))
+        carry = s.extract((0, 0), shape=(1, 1))
+
 _add("layernorm_rows_block", layernorm_rows_block, [((10, 1000), "float16"), ((1000,), "float32"), ((1000,), "float32"),
                                                     ((10, 1000), "float16"), 1e-5, 4, 1024], (3,), "simt",
      outputs=(3,))
@@ -1073,6 +1171,8 @@ _add("embedding_2d_ids_pad", embedding_2d_ids_pad, [((3, 16), "int32"), ((50, 32
 _add("cummax_scan", cummax_scan, [((4, 90), "float32"), ((4, 90), "float32"), 128], (4,), "simt", outputs=(1,))
 _add("where_scalar_flag", where_scalar_flag, [((256,), "bfloat16"), ((256,), "bfloat16"), ((512,), "bfloat16"), 1,
                                               128], (2,), "simt", outputs=(2,))
+_add("reverse_chunk_suffix", reverse_chunk_suffix, [((3, 300), "float32"), ((3, 300), "float32"), 128], (3,),
+     "simt", outputs=(1,))
 _add("polar_floor_ceil", polar_floor_ceil, [((300,), "float32"), ((300,), "float32"), ((300,), "float32"),
                                             ((300,), "float32"), ((300,), "float32"), 128], (3,), "simt",
      outputs=(2, 3, 4))
