@@ -34,7 +34,7 @@ EMULATED = {"mm_splitk_ranges_atomic", "mm_residual_layernorm", "mm_store_transp
             "attn_local_window", "attn_bias_bhss", "attn_lse_bshd_out", "attn_q_in_loop", "attn_key_padding_mask",
             "mlp_up_down_tiles", "attn_causal_two_loops", "mm_batched_permute_bt", "attn_vt_layout",
             "attn_causal_bn_wider", "mlp_residual_out", "attn_reverse_keys", "attn_v_other_head", "mm_reverse_k",
-            "mm_valid_rows_mask"}
+            "mm_valid_rows_mask", "mm_broadcast_b_2d", "mm_broadcast_b_unit_batch"}
 
 
 @ct.kernel
@@ -149,3 +149,26 @@ def test_a_batched_b_tile_without_a_permute_is_not_read_as_b_transposed():
     prog = compile_program(cutile_bytecode(mm_batched_b_not_turned, spec), "x", arch="sm_90a", ptxas=False)
     assert prog.kind == "simt", prog.remarks
     assert any("reaches the dot without a transpose" in r for r in prog.remarks), prog.remarks
+
+
+@ct.kernel
+def mm_batched_shared_a(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """One 2-D A times batched B: the shared operand is A, not B (the kernel shares only B)."""
+    i, j, b = ct.bid(0), ct.bid(1), ct.bid(2)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        w = ct.load(B, index=(b, k, j), shape=(1, tk, tn)).reshape((tk, tn))
+        acc = ct.mma(ct.load(A, index=(i, k), shape=(tm, tk)), w, acc)
+    ct.store(C, index=(b, i, j), tile=acc.astype(C.dtype).reshape((1, tm, tn)))
+
+
+def test_a_shared_by_every_batch_stays_refused():
+    """Only B may be shared by the batches (GemmConfig.b_shared): a 2-D A beside batched B and C is
+    refused at the store with the located reason, and the SIMT path runs it."""
+    from tileorch.driver import compile_program
+    from tileorch.testing.export import cutile_bytecode
+
+    spec = [((128, 128), "float16"), ((3, 128, 256), "float16"), ((3, 128, 256), "float16"), 128, 128, 64]
+    prog = compile_program(cutile_bytecode(mm_batched_shared_a, spec), "x", arch="sm_90a", ptxas=False)
+    assert prog.kind == "simt", prog.remarks
+    assert any("or B alone unbatched" in r and r.startswith(__file__) for r in prog.remarks), prog.remarks

@@ -271,3 +271,18 @@ def test_valid_rows_mask_on_swapped_grid_axes():
     ref = _mm(a, b)
     ref[150:] = 0
     _check(c, ref, 6e-2, 2e-3)
+
+
+@pytest.mark.parametrize("name,b_shape", [("mm_broadcast_b_2d", (128, 256)), ("mm_broadcast_b_unit_batch", (1, 128, 256))])
+def test_batched_gemm_with_one_b_for_every_batch(name, b_shape):
+    """A ``[3, M, K]`` times one B (2-D, or ``[1, K, N]`` read at batch 0): found by this sweep (refused,
+    the SIMT path ran it); now a batched kernel whose B map holds one matrix, loaded at batch 0."""
+    from tileorch.testing.gemm_emulation import compile_cutile
+
+    p = PROGRAMS[name]
+    prog = compile_cutile(p.kernel, p.spec, name, config="cluster_m=1,epilogue=direct")
+    assert prog.gemm_config.batched and prog.gemm_config.b_shared, prog.remarks
+    a, b = _h(3, 128, 128), _h(*b_shape)
+    c = _s3_gemm(name, {0: a, 1: b})[2]
+    _check(c, a.astype(np.float64) @ b.reshape(128, 256).astype(np.float64), 6e-2 if c.dtype == np.float16 else 1e-3,
+           2e-3)

@@ -836,13 +836,13 @@ _add("mm_batched_permute_bt", mm_batched_permute_bt, [((2, 128, 128), "float16")
      outputs=(2,), notes="found by this sweep: ct.permute(w, (0, 2, 1)) of a (1, tn, tk) tile then a reshape was "
                          "refused ('B tile reaches the dot without a transpose'); now read as B^T")
 _add("mm_broadcast_b_2d", mm_broadcast_b_2d, [((3, 128, 128), "float16"), ((128, 256), "float16"),
-                                              ((3, 128, 256), "float16"), 128, 128, 64], (1, 2, 3), "simt",
-     error="must all be batched", outputs=(2,),
-     notes="not fixed: a batched GEMM with one shared 2-D B (batch stride 0)")
+                                              ((3, 128, 256), "float16"), 128, 128, 64], (1, 2, 3), "gemm",
+     outputs=(2,), notes="found by this sweep: a batched GEMM with one shared 2-D B (batch stride 0) was refused "
+                         "('A, B and C must all be batched'); now GemmConfig.b_shared")
 _add("mm_broadcast_b_unit_batch", mm_broadcast_b_unit_batch, [((3, 128, 128), "float16"), ((1, 128, 256), "float16"),
                                                               ((3, 128, 256), "float32"), 128, 128, 64], (1, 2, 3),
-     "simt", error="the WGMMA lowering takes 2-D tiles and 3-D tiles", outputs=(2,),
-     notes="not fixed: B [1, K, N] read at batch 0 for every batch")
+     "gemm", outputs=(2,), notes="found by this sweep: B [1, K, N] read at batch 0 for every batch was refused; now "
+                                 "GemmConfig.b_shared")
 _add("mm_residual_layernorm", mm_residual_layernorm,
      [((256, 128), "float16"), ((128, 128), "float16"), ((256, 128), "float16"), ((128,), "float32"),
       ((128,), "float32"), ((256, 128), "float16"), 1e-5, 128, 128, 64], (2,), "gemm", outputs=(5,))
