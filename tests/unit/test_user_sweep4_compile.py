@@ -8,10 +8,10 @@ Found by this sweep (each failed before its fix): FlashAttention-2's causal loop
 (``range(full)`` then ``range(full, diag_end)``) were refused with an internal warp-count message
 (now fused into one loop by tileas-fuse-split-loops; two dot loops that are not one loop's halves
 are a located warning); attention without a loop (all keys in one tile) was refused by an
-unlocated "left a kernel unlowered" (now located at the dot).  Still refused (located; the SIMT
-path's mma.sync dots run them): a batched GEMM with a shared B (2-D, or ``[1, K, N]`` at batch 0),
-B^T from ``ct.permute`` of a 3-D tile, a 16-row query tile, a grouped GEMM over ``Array.slice``
-row ranges."""
+unlocated "left a kernel unlowered" (now located at the dot); B^T from ``ct.permute`` of a 3-D
+``(1, tn, tk)`` tile and a batched GEMM with one B for every batch (2-D, or ``[1, K, N]`` at batch
+0) were refused (now on the tensor cores).  Still refused (located; the SIMT path's mma.sync dots
+run them): a 16-row query tile, a grouped GEMM over ``Array.slice`` row ranges, a shared A."""
 
 from __future__ import annotations
 

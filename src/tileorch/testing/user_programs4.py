@@ -24,6 +24,13 @@ top-3 by repeated reductions, per-row histograms with 2-D atomic indices, column
 atomics, ``where`` chains, ``//`` / ``%`` / ``divmod`` of negative integers, an fp8 / f16 /
 bf16 / f32 / int conversion chain, 3-D tiles.
 
+Found by this sweep (the entries' ``notes``): hand-written FlashAttention-2 causal loops (two dot
+loops) were refused with an internal message, attention without a loop with an unlocated one, B^T
+by a 3-D ``ct.permute`` and a batched GEMM sharing one B were refused by the tier.  A symmetric
+window with a ``-inf`` mask was a program bug (rows whose first key tile lies wholly outside the
+window are NaN on any compiler): the program masks with a finite ``-1e30``.  cuTile itself refuses
+mixed fp8 formats in one ``ct.mma`` (e4m3 x e5m2) and negative ``range`` steps.
+
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS`, driven by
 tests/unit/test_user_sweep4_*.py (CPU compile, the SIMT interpreter, the PTX emulator) and
 tests/gpu/test_user_sweep4_gpu.py (the H200 against torch).  Importing it needs ``cuda.tile``.
