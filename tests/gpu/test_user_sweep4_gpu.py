@@ -342,6 +342,23 @@ def test_mm_valid_rows_mask():
     _check_path("mm_valid_rows_mask", args)
 
 
+def test_mm_shared_b_batch_scale():
+    a, w = randn((3, 200, 128), "float16", 128), randn((128, 256), "float16", 129)
+    sc = torch.tensor([0.5, -2.0, 3.0], device="cuda")
+    bias = randn((256,), "float32", 130)
+    args = run("mm_shared_b_batch_scale", {0: a, 1: w, 2: sc, 3: bias})
+    ref = (a.double() @ w.double()) * sc.double()[:, None, None] + bias.double()
+    close(args[4], ref, atol=1e-3, rtol=1e-5)
+    _check_path("mm_shared_b_batch_scale", args)
+
+
+def test_mm_broadcast_b_2d_expanded_view():
+    """The program reading B ``[1, K, N]`` at batch 0, given ``w[None]`` (a view of a 2-D weight)."""
+    a, w = randn((3, 128, 128), "float16", 131), randn((128, 256), "float16", 132)
+    args = run("mm_broadcast_b_unit_batch", {0: a, 1: w[None]})
+    _gemm_rel(args[2], a.float() @ w.float(), 1e-4)
+
+
 # ----------------------------------------------------------------------------------------------- memory-bound
 
 

@@ -286,3 +286,13 @@ def test_batched_gemm_with_one_b_for_every_batch(name, b_shape):
     c = _s3_gemm(name, {0: a, 1: b})[2]
     _check(c, a.astype(np.float64) @ b.reshape(128, 256).astype(np.float64), 6e-2 if c.dtype == np.float16 else 1e-3,
            2e-3)
+
+
+def test_shared_b_with_a_per_batch_scale_in_the_epilogue():
+    """One W for 3 batches of 200 rows (ragged in each batch), the epilogue's scale gathered at
+    program id 2: the batched kernel's work-tile batch must stand in for it."""
+    a, w = _h(3, 200, 128), _h(128, 256)
+    sc = np.array([0.5, -2.0, 3.0], np.float32)
+    bias = RNG.standard_normal(256).astype(np.float32)
+    c = _s3_gemm("mm_shared_b_batch_scale", {0: a, 1: w, 2: sc, 3: bias})[4]
+    _check(c, (a.astype(np.float64) @ w.astype(np.float64)) * sc[:, None, None] + bias, 1e-3, 1e-5)

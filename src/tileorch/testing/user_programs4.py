@@ -830,6 +830,19 @@ def mm_valid_rows_mask(A, B, C, valid: int, tm: ct.Constant[int], tn: ct.Constan
     rows = i * tm + ct.arange(tm, dtype=ct.int32)
     ct.store(C, index=(i, j), tile=ct.where(rows[:, None] < valid, acc, 0.0).astype(C.dtype))
 
+
+@ct.kernel
+def mm_shared_b_batch_scale(A, B, S, bias, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """A linear layer over a batch of sequences: ``C[b] = (A[b] @ W) * s[b] + bias`` with one
+    ``W [K, N]`` for every batch, the per-batch scale gathered at ``bid(2)`` in the epilogue."""
+    i, j, b = ct.bid(0), ct.bid(1), ct.bid(2)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(B, axis=0, shape=(tk, tn))):
+        a = ct.load(A, index=(b, i, k), shape=(1, tm, tk)).reshape((tm, tk))
+        acc = ct.mma(a, ct.load(B, index=(k, j), shape=(tk, tn)), acc)
+    y = acc * ct.gather(S, b) + ct.load(bias, index=(j,), shape=(tn,))[None, :]
+    ct.store(C, index=(b, i, j), tile=y.astype(C.dtype).reshape((1, tm, tn)))
+
 _add("mm_splitk_ranges_atomic", mm_splitk_ranges_atomic, [((128, 448), "float16"), ((448, 128), "float16"),
                                                           ((128, 128), "float32"), 3, 64, 64, 64], (2, 2, 3), "gemm",
      outputs=(2,))
@@ -867,6 +880,9 @@ _add("mm_reverse_k", mm_reverse_k, [((128, 256), "float16"), ((256, 128), "float
 _add("mm_valid_rows_mask", mm_valid_rows_mask, [((256, 128), "float16"), ((128, 256), "float16"),
                                                 ((256, 256), "float16"), 150, 128, 128, 64], (2, 2), "gemm",
      outputs=(2,))
+_add("mm_shared_b_batch_scale", mm_shared_b_batch_scale,
+     [((3, 200, 128), "float16"), ((128, 256), "float16"), ((3,), "float32"), ((256,), "float32"),
+      ((3, 200, 256), "float32"), 128, 128, 64], (2, 2, 3), "gemm", outputs=(4,))
 _add("mm_k_tail_bias_64", mm_k_tail_bias_64, [((100, 72), "float16"), ((72, 200), "float16"), ((200,), "float32"),
                                               ((100, 200), "float16"), 64, 64, 64], (2, 4), "gemm", outputs=(3,))
 
