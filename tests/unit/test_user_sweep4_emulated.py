@@ -273,7 +273,8 @@ def test_valid_rows_mask_on_swapped_grid_axes():
     _check(c, ref, 6e-2, 2e-3)
 
 
-@pytest.mark.parametrize("name,b_shape", [("mm_broadcast_b_2d", (128, 256)), ("mm_broadcast_b_unit_batch", (1, 128, 256))])
+@pytest.mark.parametrize("name,b_shape", [("mm_broadcast_b_2d", (128, 256)),
+                                          ("mm_broadcast_b_unit_batch", (1, 128, 256))])
 def test_batched_gemm_with_one_b_for_every_batch(name, b_shape):
     """A ``[3, M, K]`` times one B (2-D, or ``[1, K, N]`` read at batch 0): found by this sweep (refused,
     the SIMT path ran it); now a batched kernel whose B map holds one matrix, loaded at batch 0."""
