@@ -225,6 +225,20 @@ def test_attn_v_other_head():
     _check_path("attn_v_other_head", args)
 
 
+def test_attn_paged_kv():
+    q = randn((3, 64, 64), "float16", 133)
+    kc, vc = randn((12, 64, 64), "float16", 134), randn((12, 64, 64), "float16", 135)
+    table = torch.randperm(12, device="cuda", generator=sweep._gen(136)).int().reshape(3, 4)
+    lens = torch.tensor([200, 64, 130], device="cuda", dtype=torch.int32)
+    args = run("attn_paged_kv", {0: q, 1: kc, 2: vc, 3: table, 4: lens})
+    for b in range(3):
+        n = int(lens[b])
+        k = kc[table[b].long()].reshape(256, 64)[:n]
+        v = vc[table[b].long()].reshape(256, 64)[:n]
+        close(args[5][b], _attention(q[b], k, v, 0.125), atol=3e-3, rtol=1e-2)
+    _check_path("attn_paged_kv", args)
+
+
 def test_attention_against_sdpa():
     """One shape of the sweep against torch's own SDPA (fp32 inputs upcast: the math backend), not
     only the hand-written reference."""

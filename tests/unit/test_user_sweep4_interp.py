@@ -257,3 +257,18 @@ def test_two_dot_loops_with_state_between_on_the_simt_path():
         weight = np.where(np.arange(64 * (qt + 1)) < 64 * qt, 0.5, 1.0)  # the first loop's share halved
         ref[:, rows] = (e * weight) @ v[:, :64 * (qt + 1)].astype(np.float64) / e.sum(-1, keepdims=True)
     _close(o, ref, 4e-3, 1e-2)
+
+
+def test_paged_kv_attention_on_the_simt_path():
+    """Sequences of 200, 64 and 130 keys in 64-key pages scattered over a 12-page cache (the page
+    numbers from the block table inside the loop: the tiers refuse it, the SIMT path runs it)."""
+    q = _f((3, 64, 64), "float16")
+    kc, vc = _f((12, 64, 64), "float16"), _f((12, 64, 64), "float16")
+    table = RNG.permutation(12).astype(np.int32).reshape(3, 4)
+    lens = np.array([200, 64, 130], np.int32)
+    o = run("attn_paged_kv", {0: q, 1: kc, 2: vc, 3: table, 4: lens})[5].astype(np.float64)
+    for b in range(3):
+        k = kc[table[b]].reshape(256, 64)[:lens[b]].astype(np.float64)
+        v = vc[table[b]].reshape(256, 64)[:lens[b]].astype(np.float64)
+        s = q[b].astype(np.float64) @ k.T * 0.125
+        _close(o[b], _softmax(s, 1) @ v, 4e-3, 1e-2)

@@ -582,6 +582,34 @@ def attn_v_other_head(Q, K, V, O, qk_scale: float, heads: int, BM: ct.Constant[i
     ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
 
 
+@ct.kernel
+def attn_paged_kv(Q, Kc, Vc, Table, Lens, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
+                  D: ct.Constant[int]):
+    """Paged attention (a vLLM-style KV cache): K / V in ``[blocks, BN, D]`` pages, sequence ``b``'s
+    j-th page number read from the block table ``Table [B, pages]`` inside the key loop (a
+    data-dependent tile index), its length from ``Lens [B]`` (the keys past it masked); 64 query
+    rows per sequence (a prefill chunk)."""
+    b = ct.bid(0)
+    n = ct.gather(Lens, b)
+    q = ct.load(Q, index=(b, 0, 0), shape=(1, BM, D)).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    o = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(n, BN)):
+        page = ct.gather(Table, (b, j))
+        k = ct.load(Kc, index=(page, 0, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] < n, s, -math.inf)
+        m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m2)
+        c = ct.exp2(m - m2)
+        den = den * c + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(Vc, index=(page, 0, 0), shape=(1, BN, D)).reshape((BN, D))
+        o = ct.mma(p.astype(Vc.dtype), v, o * c)
+        m = m2
+    ct.store(O, index=(b, 0, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
+
+
 def _qkv(q, k, dt="float16"):
     """Q, K, V and O shapes: ``q`` for Q and O, ``k`` for K and V."""
     return [(q, dt), (k, dt), (k, dt), (q, dt)]
@@ -638,6 +666,11 @@ _add("attn_reverse_keys", attn_reverse_keys, _qkv((2, 256, 64), (2, 256, 64)) + 
      "chained", outputs=(3,))
 _add("attn_v_other_head", attn_v_other_head, _qkv((3, 256, 64), (3, 256, 64)) + [0.125 * LOG2E, 3, 128, 64, 64], (2, 3),
      "chained", outputs=(3,))
+_add("attn_paged_kv", attn_paged_kv, [((3, 64, 64), "float16"), ((12, 64, 64), "float16"), ((12, 64, 64), "float16"),
+                                      ((3, 4), "int32"), ((3,), "int32"), ((3, 64, 64), "float16"), 0.125 * LOG2E, 64,
+                                      64, 64], (3,), "simt", outputs=(5,),
+     error="a TMA load depends on 'nv_tileaa.load'",
+     notes="not fixed: the page number is read in the key loop, which the TMA producer cannot replay")
 _add("attn_decode_small_tile", attn_decode_small_tile, _qkv((4, 16, 64), (4, 256, 64)) + [0.125 * LOG2E, 16, 64, 64],
      (4,), "simt", error="not a WGMMA (mma.sm90) atom", outputs=(3,))
 
