@@ -272,3 +272,46 @@ def test_paged_kv_attention_on_the_simt_path():
         v = vc[table[b]].reshape(256, 64)[:lens[b]].astype(np.float64)
         s = q[b].astype(np.float64) @ k.T * 0.125
         _close(o[b], _softmax(s, 1) @ v, 4e-3, 1e-2)
+
+
+def test_attention_without_a_loop_on_the_simt_path():
+    """All 128 keys in one tile, a plain softmax between the two dots (no loop for the tiers)."""
+    q, k, v = _f((2, 128, 64), "float16"), _f((2, 128, 64), "float16"), _f((2, 128, 64), "float16")
+    o = run("attn_short_no_loop", {0: q, 1: k, 2: v})[3].astype(np.float64)
+    s = q.astype(np.float64) @ k.astype(np.float64).transpose(0, 2, 1) * 0.125
+    _close(o, _softmax(s, 2) @ v.astype(np.float64), 4e-3, 1e-2)
+
+
+# ----------------------------------------------------------------------------------------------- tier programs whose
+# operand types the PTX emulator does not take (bf16, int8): their SIMT fallback against numpy (the program's
+# semantics and this file's references; the tensor-core kernels run in tests/gpu/test_user_sweep4_gpu.py)
+
+
+def test_mqa_group_from_shape_simt_fallback():
+    q, k, v = _f((4, 256, 64), "bfloat16"), _f((2, 256, 64), "bfloat16"), _f((2, 256, 64), "bfloat16")
+    o = run("attn_mqa_group_from_shape", {0: q, 1: k, 2: v})[3]
+    kk, vv = np.repeat(k, 2, 0).astype(np.float64), np.repeat(v, 2, 0).astype(np.float64)
+    s = q.astype(np.float64) @ kk.transpose(0, 2, 1) * 0.125
+    _close(o, _softmax(s, 2) @ vv, 2e-2, 2e-2)
+
+
+def test_cross_ragged_both_simt_fallback():
+    q, k, v = _f((2, 192, 64), "bfloat16"), _f((2, 328, 64), "bfloat16"), _f((2, 328, 64), "bfloat16")
+    o = run("attn_cross_ragged_both", {0: q, 1: k, 2: v})[3]
+    s = q.astype(np.float64) @ k.astype(np.float64).transpose(0, 2, 1) * 0.125
+    _close(o, _softmax(s, 2) @ v.astype(np.float64), 2e-2, 2e-2)
+
+
+def test_int8_ragged_k_scales_simt_fallback():
+    a = RNG.integers(-128, 128, (192, 200)).astype(np.int8)
+    b = RNG.integers(-128, 128, (200, 160)).astype(np.int8)
+    rs, cs = _f((192,), scale=1e-3), _f((160,), scale=1e-2)
+    c = run("mm_int8_ragged_k_scales", {0: a, 1: b, 2: rs, 3: cs})[4]
+    ref = (a.astype(np.int64) @ b.astype(np.int64)).astype(np.float64) * rs[:, None] * cs[None, :]
+    _close(c, ref, 1e-3, 2e-3)
+
+
+def test_both_transposed_simt_fallback():
+    at, bt = _f((256, 128), "bfloat16"), _f((256, 256), "bfloat16")
+    c = run("mm_both_transposed", {0: at, 1: bt})[2]
+    _close(c, at.astype(np.float64).T @ bt.astype(np.float64).T, 1e-3, 1e-4)
