@@ -9,8 +9,9 @@ Found by this sweep (each failed before its fix): FlashAttention-2's causal loop
 (now fused into one loop by tileas-fuse-split-loops; two dot loops that are not one loop's halves
 are a located warning); attention without a loop (all keys in one tile) was refused by an
 unlocated "left a kernel unlowered" (now located at the dot); B^T from ``ct.permute`` of a 3-D
-``(1, tn, tk)`` tile and a batched GEMM with one B for every batch (2-D, or ``[1, K, N]`` at batch
-0) were refused (now on the tensor cores).  Still refused (located; the SIMT path's mma.sync dots
+``(1, tn, tk)`` tile, a batched GEMM with one B for every batch (2-D, or ``[1, K, N]`` at batch 0)
+and paged attention (a scalar read of the block table in the key loop feeding the TMA coordinate)
+were refused (now on the tensor cores).  Still refused (located; the SIMT path's mma.sync dots
 run them): a 16-row query tile, a grouped GEMM over ``Array.slice`` row ranges, a shared A."""
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ EMULATED = {"mm_splitk_ranges_atomic", "mm_residual_layernorm", "mm_store_transp
             "attn_local_window", "attn_bias_bhss", "attn_lse_bshd_out", "attn_q_in_loop", "attn_key_padding_mask",
             "mlp_up_down_tiles", "attn_causal_two_loops", "mm_batched_permute_bt", "attn_vt_layout",
             "attn_causal_bn_wider", "mlp_residual_out", "attn_reverse_keys", "attn_v_other_head", "mm_reverse_k",
-            "mm_valid_rows_mask", "mm_broadcast_b_2d", "mm_broadcast_b_unit_batch", "mm_shared_b_batch_scale"}
+            "mm_valid_rows_mask", "mm_broadcast_b_2d", "mm_broadcast_b_unit_batch", "mm_shared_b_batch_scale",
+            "attn_paged_kv"}
 
 
 @ct.kernel
@@ -172,3 +174,30 @@ def test_a_shared_by_every_batch_stays_refused():
     prog = compile_program(cutile_bytecode(mm_batched_shared_a, spec), "x", arch="sm_90a", ptxas=False)
     assert prog.kind == "simt", prog.remarks
     assert any("or B alone unbatched" in r and r.startswith(__file__) for r in prog.remarks), prog.remarks
+
+
+@ct.kernel
+def mm_gathered_k_tiles_with_a_store(A, B, Perm, Seen, C, tm: ct.Constant[int], tn: ct.Constant[int],
+                                     tk: ct.Constant[int]):
+    """K tiles visited in the order of ``Perm`` (a scalar read feeding both loads' K index) while
+    the loop also writes (``Seen[k] = 1``): the producer may not replay a read that runs ahead of
+    the loop's writes."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        kk = ct.gather(Perm, k)
+        acc = ct.mma(ct.load(A, index=(i, kk), shape=(tm, tk)), ct.load(B, index=(kk, j), shape=(tk, tn)), acc)
+        ct.scatter(Seen, k, 1)
+    ct.store(C, index=(i, j), tile=acc)
+
+
+def test_a_scalar_read_in_a_loop_that_writes_is_not_replayed():
+    from tileorch.driver import compile_program
+    from tileorch.testing.export import cutile_bytecode
+
+    spec = [((128, 256), "float16"), ((256, 128), "float16"), ((4,), "int32"), ((4,), "int32"),
+            ((128, 128), "float32"), 128, 128, 64]
+    prog = compile_program(cutile_bytecode(mm_gathered_k_tiles_with_a_store, spec), "x", arch="sm_90a", ptxas=False)
+    assert prog.kind == "simt", prog.remarks
+    assert any("which the producer agent cannot replay" in r and r.startswith(__file__) for r in prog.remarks), \
+        prog.remarks

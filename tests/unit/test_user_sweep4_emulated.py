@@ -297,3 +297,18 @@ def test_shared_b_with_a_per_batch_scale_in_the_epilogue():
     bias = RNG.standard_normal(256).astype(np.float32)
     c = _s3_gemm("mm_shared_b_batch_scale", {0: a, 1: w, 2: sc, 3: bias})[4]
     _check(c, (a.astype(np.float64) @ w.astype(np.float64)) * sc[:, None, None] + bias, 1e-3, 1e-5)
+
+
+def test_paged_kv_attention():
+    """Paged attention: found by this sweep (refused: 'a TMA load depends on nv_tileaa.load, which the
+    producer agent cannot replay'); the producer now replays the scalar read of the block table for
+    each page's TMA coordinate.  Sequences of 200, 64 and 130 keys over 12 scattered pages."""
+    q = _h(3, 64, 64)
+    kc, vc = _h(12, 64, 64), _h(12, 64, 64)
+    table = RNG.permutation(12).astype(np.int32).reshape(3, 4)
+    lens = np.array([200, 64, 130], np.int32)
+    o = s3._chained("attn_paged_kv", {0: q, 1: kc, 2: vc, 3: table, 4: lens}, (3, 1, 1))[5]
+    for b in range(3):
+        k = kc[table[b]].reshape(256, 64)[:lens[b]]
+        v = vc[table[b]].reshape(256, 64)[:lens[b]]
+        _check(o[b], _softmax_attn(_scores(q[b], k, 0.125), v))

@@ -259,9 +259,10 @@ def test_two_dot_loops_with_state_between_on_the_simt_path():
     _close(o, ref, 4e-3, 1e-2)
 
 
-def test_paged_kv_attention_on_the_simt_path():
+def test_paged_kv_attention_simt_fallback():
     """Sequences of 200, 64 and 130 keys in 64-key pages scattered over a 12-page cache (the page
-    numbers from the block table inside the loop: the tiers refuse it, the SIMT path runs it)."""
+    numbers from the block table inside the loop), on the SIMT fallback (the chained kernel's run:
+    test_user_sweep4_emulated.py)."""
     q = _f((3, 64, 64), "float16")
     kc, vc = _f((12, 64, 64), "float16"), _f((12, 64, 64), "float16")
     table = RNG.permutation(12).astype(np.int32).reshape(3, 4)

@@ -26,7 +26,8 @@ bf16 / f32 / int conversion chain, 3-D tiles.
 
 Found by this sweep (the entries' ``notes``): hand-written FlashAttention-2 causal loops (two dot
 loops) were refused with an internal message, attention without a loop with an unlocated one, B^T
-by a 3-D ``ct.permute`` and a batched GEMM sharing one B were refused by the tier.  A symmetric
+by a 3-D ``ct.permute``, a batched GEMM sharing one B and paged attention (the page number read
+from a block table in the key loop) were refused by the tier.  A symmetric
 window with a ``-inf`` mask was a program bug (rows whose first key tile lies wholly outside the
 window are NaN on any compiler): the program masks with a finite ``-1e30``.  cuTile itself refuses
 mixed fp8 formats in one ``ct.mma`` (e4m3 x e5m2) and negative ``range`` steps.
@@ -668,9 +669,9 @@ _add("attn_v_other_head", attn_v_other_head, _qkv((3, 256, 64), (3, 256, 64)) + 
      "chained", outputs=(3,))
 _add("attn_paged_kv", attn_paged_kv, [((3, 64, 64), "float16"), ((12, 64, 64), "float16"), ((12, 64, 64), "float16"),
                                       ((3, 4), "int32"), ((3,), "int32"), ((3, 64, 64), "float16"), 0.125 * LOG2E, 64,
-                                      64, 64], (3,), "simt", outputs=(5,),
-     error="a TMA load depends on 'nv_tileaa.load'",
-     notes="not fixed: the page number is read in the key loop, which the TMA producer cannot replay")
+                                      64, 64], (3,), "chained", outputs=(5,),
+     notes="found by this sweep: refused ('a TMA load depends on nv_tileaa.load, which the producer agent cannot "
+           "replay'); the producer now replays weak scalar reads (tileas-materialize-schedule)")
 _add("attn_decode_small_tile", attn_decode_small_tile, _qkv((4, 16, 64), (4, 256, 64)) + [0.125 * LOG2E, 16, 64, 64],
      (4,), "simt", error="not a WGMMA (mma.sm90) atom", outputs=(3,))
 
