@@ -142,11 +142,19 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
                        f"{'asked for (schedule=simt)' if schedule == 'simt' else f'the WGMMA lowering targets sm_90a, not {arch}'}")
     if has_dot and hopper:
         _choose_clusters(module)
+        from tileorch.transforms.tileas.fuse_split_loops import innermost_dot_loops
+
+        split_loops = len(innermost_dot_loops(module))
         opts = f"schedule={schedule}" + (f' config="{config}"' if config else "")
         try:
             run_passes(ctx, module, parse_pipeline(f"tileas-tier,convert-nv-tileas-to-cutlass{{{opts}}}"))
             if not any(isinstance(f, FuncOp) for f in module.walk()):
                 from tileorch.transforms.tileas.chained_dots import CHAINED_ATTR
+
+                if split_loops > 1:
+                    remarks.append(f"remark: {split_loops} dot loops over consecutive ranges (range(a, X) then "
+                                   "range(X, n), or cuTile's split of a branch on the iv) run as one loop with a "
+                                   "branch at X (tileas-fuse-split-loops)")
 
                 chained = [f for f in module.walk() if CHAINED_ATTR in f.attributes]
                 if chained:
@@ -203,7 +211,7 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
                 remarks.append("remark: dot kernel compiled through the TileAS tier to the warp-specialized "
                                "TMA/WGMMA kernel")
                 return "gemm", module
-            remarks.append("remark: the TileAS tier left a kernel unlowered; the SIMT path compiles it")
+            remarks.append(_unlowered_remark(fallback))
         except LocatedError as exc:
             if config:
                 raise
@@ -251,6 +259,27 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
         raise LocatedError(exc.op, f"{exc.message}\n{_refusal_note(refusal[0])}") from None
     fallback.attributes["cutlass.target"] = StringAttr(arch)
     return "simt", fallback
+
+
+def _unlowered_remark(module: ModuleOp) -> str:
+    """Why the TileAS tier left a dot kernel unlowered (no refusal raised), at the user's line where
+    the reason has one: dots outside any loop (the tier's kernels pipeline a loop over K or key
+    tiles)."""
+    from xdsl.dialects import scf
+
+    from tileorch.diagnostics import LocatedError
+
+    for op in module.walk():
+        if op.name != "nv_tileaa.dot":
+            continue
+        parent = op.parent_op()
+        while parent is not None and not isinstance(parent, scf.ForOp):
+            parent = parent.parent_op()
+        if parent is None:
+            located = str(LocatedError(op, "this dot is not in a loop: the tensor-core kernels (TMA + WGMMA) "
+                                           "pipeline a loop over K or key tiles"))
+            return f"{_as_warning(located)} [the tensor-core path refused this kernel: {_simt_dots(module)}]"
+    return "remark: the TileAS tier left a kernel unlowered; the SIMT path compiles it"
 
 
 def _as_warning(located: str) -> str:

@@ -131,9 +131,10 @@ def test_gemm_program_matches_numpy(name):
     np.testing.assert_allclose(out, ref(inputs), atol=atol, rtol=2e-3)
 
 
-def _chained(name: str, inputs: dict, grid3: tuple[int, int, int]):
+def _chained(name: str, inputs: dict, grid3: tuple[int, int, int], tma_arrays_in_memory: bool = False):
     """Run chained-dots program ``name`` on the emulator (every CTA of the host's launch of ``grid3``);
-    returns its arrays after the run."""
+    returns its arrays after the run.  ``tma_arrays_in_memory``: the arrays read through tensor maps
+    are plain global memory too (a program whose epilogue loads its Q / X tile again)."""
     from tileorch.launchers import cutile as rc
     from tileorch.testing.gemm_emulation import compile_cutile
     from tileorch.testing.ptx_emulator import Emu, chained_launch, stage_guards
@@ -148,7 +149,8 @@ def _chained(name: str, inputs: dict, grid3: tuple[int, int, int]):
     params = [0] * len(prog.chained["tmaps"]) + _tile_params(p, args, bases)
     flat = rc.flat_parameters(args)  # a tensor map's "arg": the entry parameter of its array's base pointer
     tma = [flat[t["arg"]][0] for t in prog.chained["tmaps"]]
-    memory = [(bases[i], arrays[i].view(np.uint8).reshape(-1), f"arg{i}") for i in sorted(arrays) if i not in tma]
+    memory = [(bases[i], arrays[i].view(np.uint8).reshape(-1), f"arg{i}") for i in sorted(arrays)
+              if i not in tma or tma_arrays_in_memory]
     params, ctaids, nctaid = chained_launch(prog.chained, grid3, params)
     errors = []
     for ctaid in ctaids:

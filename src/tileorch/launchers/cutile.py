@@ -681,8 +681,9 @@ def gemm_problem_batched(program: Any, arguments: list[Argument]):
     cfg = program.gemm_config
     batched = bool(getattr(cfg, "batched", False))
     rank = 3 if batched else 2
+    shared_b = batched and bool(getattr(cfg, "b_shared", False))  # B: 2-D, or 3-D read at matrix 0
     for x, dt in ((a, cfg.dtype), (b, getattr(cfg, "b_dtype", "") or cfg.dtype), (c, cfg.out_dtype)):
-        if x.ndim != rank:
+        if x.ndim != rank and not (x is b and shared_b and x.ndim == 2):
             raise ValueError(f"{_where(x.name, x.position)}: the {'batched ' if batched else ''}GEMM takes {rank}-D "
                              f"arrays, got shape {x.shape}")
         if x.dtype != _GEMM_DTYPES[dt]:
@@ -690,14 +691,16 @@ def gemm_problem_batched(program: Any, arguments: list[Argument]):
                             f"{_GEMM_DTYPES[dt]}")
     batch = 1
     if batched:
+        shared = bool(getattr(cfg, "b_shared", False))  # one B for every batch: 2-D, or its matrix 0
         batch = a.shape[0]
-        if b.shape[0] != batch or c.shape[0] != batch:
+        if (b.shape[0] != batch and not shared) or c.shape[0] != batch:
             raise ValueError(f"batch sizes do not agree: A {a.shape}, B {b.shape}, C {c.shape}")
-        for x in (a, b, c):
+        for x in (a, c) if shared else (a, b, c):
             if x.strides[0] != x.shape[1] * x.shape[2] and batch > 1:
                 raise LayoutNotSupported(f"{_where(x.name, x.position)}: the batched WGMMA GEMM needs contiguous "
                                          f"matrices, got strides {x.strides} for shape {x.shape}")
-        a, b, c = (_matrix(x) for x in (a, b, c))
+        a, c = _matrix(a), _matrix(c)
+        b = _matrix(b) if b.ndim == 3 else b
     a_major = getattr(cfg, "a_major", "k")
     (m, k), (k2, n) = a.shape, b.shape
     if a_major == "m" or getattr(cfg, "transpose_a", False):  # the program reads A^T: A is given [K, M]
@@ -813,6 +816,9 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     more_b = more_b_operands(program, stored_arguments(arguments), b, batch)  # dots sharing A: the other Bs
     given = {x.position: x for x in arguments}
     major = program.gemm_config.b_major if program.gemm_config.b_major == "k" else b_major(b)
+    if major != program.gemm_config.b_major and getattr(program.gemm_config, "b_shared", False):
+        raise LayoutNotSupported(f"{_where(b.name, b.position)}: the B shared by every batch was compiled "
+                                 f"{'row' if program.gemm_config.b_major == 'n' else 'column'}-major")
     if major != program.gemm_config.b_major and (tiles != "auto" or program.epilogue_ops):
         raise LayoutNotSupported(f"{_where(b.name, b.position)}: the program's GEMM was compiled for a "
                                  f"{'row' if program.gemm_config.b_major == 'n' else 'column'}-major B")
@@ -837,7 +843,8 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
 
         chosen = default_config(m * batch, n, k, cfg.dtype, cfg.out_dtype, major,
                                 "auto" if schedule == "auto" else schedule, dev.sm_count)
-        chosen = dataclasses.replace(chosen, batched=cfg.batched, a_major=getattr(cfg, "a_major", "k"),
+        chosen = dataclasses.replace(chosen, batched=cfg.batched, b_shared=getattr(cfg, "b_shared", False),
+                                     a_major=getattr(cfg, "a_major", "k"),
                                      transpose_b=getattr(cfg, "transpose_b", False),
                                      transpose_a=getattr(cfg, "transpose_a", False),
                                      b_dtype=getattr(cfg, "b_dtype", "")).check()

@@ -137,9 +137,10 @@ def operand_rows(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n:
     configuration with ``b_operands > 1``; a batched problem stacks its L matrices' rows."""
     es, eo = ESIZE[cfg.dtype], ESIZE[cfg.out_dtype]
 
+    nb = 1 if getattr(cfg, "b_shared", False) else batch  # one B for every batch
+
     def b_rows(name, ptr):
-        return OperandRows(name, ptr, n * batch, k * es) if cfg.b_major == "k" else OperandRows(name, ptr, k * batch,
-                                                                                                 n * es)
+        return OperandRows(name, ptr, n * nb, k * es) if cfg.b_major == "k" else OperandRows(name, ptr, k * nb, n * es)
 
     a = OperandRows("A", a_ptr, m * batch, k * es) if cfg.a_major == "k" else OperandRows("A", a_ptr, k * batch, m * es)
     more = tuple(b_rows(f"B{i}", ptr) for i, ptr in enumerate(more_b, start=1))
@@ -302,7 +303,7 @@ def tensor_maps(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: 
         tma_a = tmap(a_ptr, cfg.dtype, (k, m), (k * es,), (cfg.tile_k, cfg.tile_m), "A", cfg.k_row_bytes)
     else:  # A stored [K, M]: 64 M x tile_k K boxes
         tma_a = tmap(a_ptr, cfg.dtype, (m, k), (m * es,), (64, cfg.tile_k), "A")
-    tma_b = b_tensor_map(cfg, b_ptr, n, k, batch, pitch, "B")
+    tma_b = b_tensor_map(cfg, b_ptr, n, k, 1 if getattr(cfg, "b_shared", False) else batch, pitch, "B")
     tma_c = tmap(c_ptr, cfg.out_dtype, (n, m), (n * 2,), (64, 64), "C") if cfg.epilogue == "tma" else bytes(128)
     return tma_a, tma_b, tma_c
 

@@ -21,7 +21,7 @@ def run_gemm(p, a, b, c_base: int, mnk: tuple[int, int, int], tile_params=(), me
              sms: int = 2) -> list[str]:
     """Run every CTA of the persistent grid of the GEMM program ``p`` (``compile_program``'s result,
     ``p.gemm_config`` set) on A ``a`` [M, K] and B ``b`` [K, N] (``[N, K]`` for a K-major B, 64-wide K
-    tiles); return the emulator's errors.
+    tiles; a batched kernel's ``[L, M, K]`` and ``[L, K, N]``); return the emulator's errors.
 
     ``mnk``: the M, N, K the builder's parameters carry (C's shape and A's columns); ``problem``:
     the (M, N, K, L) the scheduler is sized for (default ``(*mnk, 1)``; a program-grid kernel's is
@@ -42,8 +42,9 @@ def run_gemm(p, a, b, c_base: int, mnk: tuple[int, int, int], tile_params=(), me
             emu = Emu(p.ptx, params, cfg.smem_bytes, cfg.threads, (x, y, 0), {}, list(memory), nctaid=sched.grid)
             # B [K, N] (N-major): 64 K rows of 64 N; B^T [N, K] (K-major): tile_n / cluster N rows of 64 K
             b_rows = cfg.tile_n // cfg.cluster_m if cfg.b_major == "k" else 64
-            emu.tmaps = {emu.params[0]: {"array": a[None], "rows": cfg.tile_m, "box": 64},
-                         emu.params[1]: {"array": b[None], "rows": b_rows, "box": 64}}
+            # (a batched kernel's arrays are [L, rows, cols] already: its maps are rank 3)
+            emu.tmaps = {emu.params[0]: {"array": a if a.ndim == 3 else a[None], "rows": cfg.tile_m, "box": 64},
+                         emu.params[1]: {"array": b if b.ndim == 3 else b[None], "rows": b_rows, "box": 64}}
             emu.run()
             errors += emu.errors
     return errors

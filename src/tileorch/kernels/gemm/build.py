@@ -301,6 +301,8 @@ def _b_loads(k: _Kernel, b_off: SSAValue, kc: SSAValue, n0: SSAValue, fb: SSAVal
     through ``tmap`` (B's own by default)."""
     cfg = k.cfg
     tmap = k.tmap_b if tmap is None else tmap
+    if cfg.b_shared:  # one B matrix for every batch: its map holds matrix 0 only
+        tl = _const(0)
     if cfg.b_major == "k":
         # B [N, K]: the tile is tile_n rows of k_row_bytes; CTA rank r loads rows r*slice ...
         slice_rows = cfg.tile_n // cfg.cluster_m

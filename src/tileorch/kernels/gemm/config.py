@@ -115,6 +115,9 @@ class GemmConfig:
     batched: bool = False
     """A, B and C carry a leading batch dimension L (3-D tensor maps; the scheduler walks
     M x N x L tiles, the batch coordinate is the work tile's ``l``)."""
+    b_shared: bool = False
+    """A batched kernel whose B is one matrix for every batch (a program's 2-D B, or B read at batch
+    index 0): B's tensor map holds one matrix and the B loads' batch coordinate is 0."""
     program_grid: bool = False
     """The scheduler walks the launch grid of a tile program, one work tile per program: its
     ``(m, n, l)`` are program ids 0, 1 and 2 (the host sizes the scheduler's problem as the grid's
@@ -221,7 +224,7 @@ class GemmConfig:
                 f"{'_ta' if self.transpose_a else ''}{'_gl' if self.grid_l else ''}"
                 f"{'_am' if self.a_major == 'm' else ''}{f'_x{self.scratch_bytes}' if self.scratch_bytes else ''}"
                 f"{f'_d{self.b_operands}' if self.b_operands != 1 else ''}{'_ct' if self.c_transposed else ''}"
-                f"{'_pg' if self.program_grid else ''}")
+                f"{'_pg' if self.program_grid else ''}{'_bs' if self.b_shared else ''}")
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -294,6 +297,8 @@ class GemmConfig:
              "a transposed C (c_transposed) is stored by the tier's epilogue in place of the direct one's fragment "
              f"store: epilogue='direct', got {self.epilogue!r}"),
             (not (self.grid_l and self.batched), "grid_l and batched exclusive (a batched GEMM walks its batch as L)"),
+            (not self.b_shared or (self.batched and self.b_operands == 1 and not self.transpose_b),
+             "b_shared (one B for every batch) needs a batched configuration with one B read in place"),
             (not (self.grid_l and self.schedule == "streamk"), "grid_l programs choose their own K ranges: no Stream-K"),
             (not self.program_grid or (self.cluster_m == 1 and self.schedule != "streamk"),
              "a program-grid kernel (program_grid) runs 1-CTA clusters (neighbouring programs need not share B) "

@@ -172,6 +172,8 @@ class DotKernel:
     a_major: str = "k"
     b_dtype: str = ""
     """B's dtype when it differs from A's (an s8 x u8 integer dot)."""
+    b_shared: bool = False
+    """A batched GEMM whose B is one matrix for every batch (2-D, or read at batch index 0)."""
     remarks: list[str] = dataclasses.field(default_factory=list)
     k_bounds: KLoop | None = None
     """The K loop's range and tile map when they are not the builder's 0 .. number of K tiles
@@ -239,15 +241,30 @@ class DotKernel:
         return [_base_argument(self.kernel, v) for v in views]  # A, B, C, then the other Bs
 
 
-def _batch_split(op: Operation, indices: list, shape: list, fail) -> tuple[list, list, bool]:
+def _batch_split(op: Operation, indices: list, shape: list, fail) -> tuple[list, list, bool | str]:
     """(the row/column indices, the 2-D tile shape, batched?) of a 2-D access or of a 3-D one whose
-    leading tile extent is 1 at program id 2 (cuTile's batched GEMM)."""
+    leading tile extent is 1 at program id 2 (cuTile's batched GEMM); ``"shared"`` for a 3-D one at
+    the constant batch index 0 (a B shared by every batch: ``B [1, K, N]`` read at matrix 0)."""
     if len(indices) == 2:
         return indices, shape, False
     if len(indices) == 3 and shape[0] == 1 and program_axis(indices[0]) == 2:
         return indices[1:], shape[1:], True
+    if len(indices) == 3 and shape[0] == 1 and constant_int(_strip_assume(indices[0])) == 0:
+        return indices[1:], shape[1:], "shared"
     fail(op, f"a {len(indices)}-D tile {shape} at ({', '.join(_describe_index(i) for i in indices)}): the WGMMA "
              "lowering takes 2-D tiles and 3-D tiles of extent 1 at (program id 2, ...) (batched GEMM)")
+
+
+def _shared_b(kinds: dict, a_load: Operation, b_loads: list, batched: set, more_b: list, fail) -> bool:
+    """Whether the GEMM is batched with one B shared by every batch: A (and C, in ``batched``)
+    batched at program id 2, every B tile 2-D or at the constant batch index 0 (``kinds``: each
+    operand load's :func:`_batch_split` kind).  One B only (dots sharing A read batched Bs)."""
+    b_kinds = {kinds[ld] for ld in b_loads}
+    if kinds[a_load] is not True or False in batched or not b_kinds or not b_kinds <= {False, "shared"}:
+        return False
+    if more_b:
+        fail(more_b[0], "dots sharing A with a B shared by every batch are not supported yet by the WGMMA lowering")
+    return True
 
 
 def _describe_index(v: SSAValue) -> str:
@@ -263,6 +280,32 @@ def _through_layouts(v: SSAValue) -> tuple[SSAValue, list[str]]:
         names.append(v.owner.name)
         v = v.owner.operands[0]
     return v, names
+
+
+def _unit_dim_transpose(v: SSAValue) -> bool:
+    """Whether the operand ``v`` reaches the dot transposed through ops that only add or drop
+    extent-1 dimensions: layout conversions, ``reshape`` ops keeping the order of the other
+    dimensions, and ``permute`` ops (a batched ``(1, n, k)`` tile turned by ``ct.permute(w, (0, 2,
+    1))`` then reshaped to 2-D); an odd number of swaps of its two non-unit dimensions."""
+    swaps = 0
+    while isinstance(v.owner, Operation):
+        op = v.owner
+        if op.name == "nv_tileas.convert_layout":
+            pass
+        elif op.name in ("nv_tileaa.reshape", "nv_tileaa.permute"):
+            src = list(op.operands[0].type.get_shape())
+            if sorted(d for d in src if d != 1) != sorted(d for d in v.type.get_shape() if d != 1):
+                return False
+            if op.name == "nv_tileaa.permute":
+                perm = list(op.permutation.get_values())
+                order = [p for p in perm if src[p] != 1]  # the non-unit source dims in result order
+                if len(order) != 2:
+                    return False
+                swaps += order[0] > order[1]
+        else:
+            break
+        v = op.operands[0]
+    return swaps % 2 == 1
 
 
 def _full_k_loop(loop: scf.ForOp, a_load, a_major: str, b_load, b_major: str) -> bool:
@@ -405,10 +448,11 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     a_load = b_load = None
     a_major, b_major = "k", "n"
     batched = set()
+    kinds = {}  # load -> True / False / "shared" (its batch index: program id 2, none, the constant 0)
     b_found = []  # (load, major) of every B-role load
     for ld in loads:
         indices, shape, is_batched = _batch_split(ld, list(ld.indices), list(ld.result.type.get_shape()), fail)
-        batched.add(is_batched)
+        kinds[ld] = is_batched
         ax0, ax1 = program_axis(indices[0]), program_axis(indices[1])
         if ax0 == 0 and _is_iv(indices[1]) and shape == [tm, tk] and a_load is None:
             a_load = ld
@@ -459,7 +503,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                           f"stored C (C at (program id 0, program id 1) takes {role} at {want})")
         if b_of[d][1] == "k":
             rhs, names = _through_layouts(d.rhs)
-            if "nv_tileaa.permute" not in names:
+            if "nv_tileaa.permute" not in names and not _unit_dim_transpose(d.rhs):
                 fail(d, "B tile (program id 1, k) reaches the dot without a transpose")
     more_b = [b_of[d][0] for d in dots[1:]]
     if any(b_of[d][1] != b_major for d in dots) or any(
@@ -468,7 +512,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                       "with another dimension order): the WGMMA kernel reads every B alike")
     if a_major == "m":
         lhs, names = _through_layouts(dot.lhs)
-        if "nv_tileaa.permute" not in names:
+        if "nv_tileaa.permute" not in names and not _unit_dim_transpose(dot.lhs):
             fail(dot, "A tile (k, program id 0) reaches the dot without a transpose")
     # the operands' tile coordinates (the index beside K): program ids 0 / 1 on the scheduler's tiles
     a_coord = _tile_coordinate(a_load, fail)
@@ -521,6 +565,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         _check_atomic_sink(st, tm, tn, fail)
     else:
         st_indices, st_shape, st_batched = _batch_split(st, list(st.indices), list(st.tile.type.get_shape()), fail)
+        if st_batched == "shared":
+            fail(st, "C stored at the constant batch index 0 of a 3-D array: the WGMMA lowering takes C batched at "
+                     "program id 2 or 2-D")
         batched.add(st_batched)
         c_swapped, c_view_swapped = _c_orientation(st, st_indices, st_shape, (tm, tn), fail)
         c_coords = tuple(st_indices[::-1] if c_swapped else st_indices)  # (row tile, column tile)
@@ -531,8 +578,14 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     c_transposed = c_swapped or c_view_swapped
     if c_transposed:
         _check_transposed_c(st, side, extra if c_swapped else [], st_batched, fail)
+    b_shared = _shared_b(kinds, a_load, [b for b, _ in b_found], batched, more_b, fail)
+    batched |= {True} if b_shared else {v for v in kinds.values()}
+    if "shared" in batched:
+        fail(st, "a 3-D operand tile at the constant batch index 0 is taken for B only, in a batched GEMM (A and C "
+                 "batched at program id 2)")
     if len(batched) != 1:
-        fail(st, "A, B and C must all be batched (a leading tile dimension of extent 1 at program id 2) or none")
+        fail(st, "A, B and C must all be batched (a leading tile dimension of extent 1 at program id 2) or none, "
+                 "or B alone unbatched (one B matrix shared by every batch)")
     loop = dot.parent_op()
     while loop is not None and not isinstance(loop, scf.ForOp):
         loop = loop.parent_op()
@@ -608,7 +661,8 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                    grid_l=uses_axis2 and not is_batched, side_stores=side,
                    padded_rows_defined=_padding_defined(a_load), padded_cols_defined=_padding_defined(b_load),
                    row_feeding=feeding, tile_stores=extra, more_b_loads=more_b, more_accs=accs[1:],
-                   c_transposed=c_transposed, c_swapped=c_swapped, coords=coords, guard=guard, k_used=k_used)
+                   c_transposed=c_transposed, c_swapped=c_swapped, coords=coords, guard=guard, k_used=k_used,
+                   b_shared=b_shared)
     if k_remark:
         dk.remarks.append(k_remark)
     if dk.program_grid:
@@ -1104,7 +1158,15 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
                      schedule=schedule, dtype=dk.dtype, out_dtype=dk.out_dtype, b_major=b_major, epilogue=epilogue,
                      batched=dk.batched, a_major=a_major, transpose_b=transpose_b, b_dtype=dk.b_dtype,
                      transpose_a=transpose_a, grid_l=dk.grid_l, b_operands=1 + len(dk.more_accs),
-                     c_transposed=dk.c_transposed, program_grid=dk.program_grid, k_used=dk.k_used)
+                     c_transposed=dk.c_transposed, program_grid=dk.program_grid, k_used=dk.k_used,
+                     b_shared=dk.b_shared)
+    if dk.b_shared:
+        if transpose_b:
+            raise LocatedError(dk.b_load, f"convert-nv-tileas-to-cutlass: {dk.dtype} WGMMA reads B K-major and the B "
+                                          "shared by every batch is N-major [K, N]: store it as [N, K] to run it on "
+                                          "tensor cores")
+        dk.remarks.append("one B matrix for every batch (a 2-D B, or B read at batch index 0): its tensor map has "
+                          "one matrix and every work tile loads B at batch 0")
     if dk.more_accs and transpose_b:
         raise LocatedError(dk.more_b_loads[0], f"convert-nv-tileas-to-cutlass: {dk.dtype} WGMMA reads B K-major and "
                                                "the dots sharing A read N-major Bs [K, N]: store them as [N, K] "

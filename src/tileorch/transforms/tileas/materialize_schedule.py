@@ -22,7 +22,8 @@ the loop, capped by ``max-stages``.  A tile staged only for TMA stores counts as
 (it drains box by box through two slots, as the GEMM epilogue does), not the whole tile.  ``warp_id`` is left to ``optimize-execution-unit-mapping``.
 Diagnostics: "failed to find a schedule for " (no two stages fit; one suffices for a loop of
 chained dots, :func:`chains_dots`), "unsupported operation in
-warp-specialized agent dispatch" (a load depends on an op with side effects), "failed to run
+warp-specialized agent dispatch" (a load depends on an op with side effects other than a weak
+scalar read in a loop that writes nothing: a paged KV cache's page number), "failed to run
 agent dispatcher" (a value computed after the loop escapes the agent).
 """
 
@@ -153,11 +154,31 @@ class _Plan:
     producer_slice: list[Operation]
 
 
+_SCALAR_CASTS = ("arith.extsi", "arith.extui", "arith.trunci", "arith.index_cast")
+
+
+def _scalar_read(op: Operation) -> bool:
+    """A weak load of one scalar (``ct.gather(table, (b, j))``: a paged KV cache's page number), the
+    scalar pointer offset it reads through, or a scalar integer cast: the producer agent replays it
+    to compute a TMA coordinate (the consumer keeps its own copy)."""
+    if op.name not in ("nv_tileaa.load", "nv_tileaa.offset", *_SCALAR_CASTS) or any(
+            isinstance(r.type, TensorType) and math.prod(r.type.get_shape()) != 1 for r in op.results):
+        return False
+    if op.name in _SCALAR_CASTS:
+        return not any(isinstance(r.type, TensorType) for r in op.results)
+    if op.name == "nv_tileaa.offset":
+        return True
+    sem = getattr(op, "mem_semantic", None)
+    return sem is None or sem.value.data == "weak"
+
+
 def plan_loop(loop: scf.ForOp) -> _Plan:
     block = loop.body.block
     loads = [o for o in block.ops if _is_tma_load(o)]
     needed: set[Operation] = set()
     work = [v for ld in loads for v in ld.operands]
+    # a scalar read the producer replays runs ahead of the consumer: only in a loop that writes nothing
+    writes = any("store" in o.name or "atomic" in o.name for o in loop.walk())
     while work:
         v = work.pop()
         if not _defined_inside(v, block) or isinstance(v.owner, Block):
@@ -165,7 +186,7 @@ def plan_loop(loop: scf.ForOp) -> _Plan:
         op = v.owner
         if op in needed:
             continue
-        if not is_side_effect_free(op) or op.regions:
+        if not (is_side_effect_free(op) or (_scalar_read(op) and not writes)) or op.regions:
             raise LocatedError(op, "unsupported operation in warp-specialized agent dispatch: "
                                    f"a TMA load depends on '{op.name}', which the producer agent cannot replay")
         needed.add(op)
