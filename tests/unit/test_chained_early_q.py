@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_chained_emulated import _compile, _emulate
+from test_chained_emulated import _compile, _emulate, _lower
 
 
 @pytest.mark.parametrize("cfg,slots", [((300, 64, 128, 128, False), 2), ((300, 128, 128, 128, False), 1)])
@@ -35,7 +35,7 @@ def test_early_q_not_with_next_s(monkeypatch):
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
     monkeypatch.setenv("TILEORCH_ATTN_EARLY_Q", "1")
     monkeypatch.setenv("TILEORCH_ATTN_NEXT_S", "1")
-    p = _compile(300, 64, 128, 128, False)
+    p = _lower(300, 64, 128, 128, False)
     assert "early_q" not in p.chained["persistent"] and p.chained["persistent"]["next_s"] == "after_last"
 
 
@@ -44,7 +44,7 @@ def test_early_q_not_applied_says_why(monkeypatch):
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
     monkeypatch.setenv("TILEORCH_ATTN_EARLY_Q", "1")
     monkeypatch.setenv("TILEORCH_ATTN_NEXT_S", "1")
-    p = _compile(300, 64, 128, 128, False)
+    p = _lower(300, 64, 128, 128, False)
     assert p.chained.get("early_q_off") == "TILEORCH_ATTN_NEXT_S releases Q itself", p.chained
     assert any("TILEORCH_ATTN_EARLY_Q not applied: TILEORCH_ATTN_NEXT_S releases Q itself" in r
                for r in p.remarks), p.remarks

@@ -29,6 +29,19 @@ def _compile(seq, d, tile_m, tile_n, causal, once=True):
                                                 _arrays(4, (1, seq, d)) + (0.18, seq, tile_m, tile_n, d, causal))
 
 
+def _lower(seq, d, tile_m, tile_n, causal):
+    """The same program's lowering only (``tileorch.testing.compile_memo.lower_once``: the record,
+    remarks and path, no PTX), once per input in a test run: for tests of the lowering's decision."""
+    from test_chained_dots import _arrays
+
+    from tileorch.launchers import cutile as rc
+    from tileorch.testing.attention_programs import attention_fwd
+    from tileorch.testing.compile_memo import lower_once
+
+    args = _arrays(4, (1, seq, d)) + (0.18, seq, tile_m, tile_n, d, causal)
+    return lower_once(rc.export_bytecode(attention_fwd, rc.describe_arguments(attention_fwd, args)), "<chained test>")
+
+
 def _emulate(p, seq, d, tile_m, tile_n, causal, seed=0, wait_delay=0, ctas_persistent=1, adjust=None):
     """(output, reference, errors) of every CTA of the program on one head (``wait_delay``: the
     emulator's, a tensor core that lets the producer run before a ``wait_group`` returns;

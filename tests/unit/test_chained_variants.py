@@ -214,16 +214,17 @@ def test_log_sum_exp_store(seq, tile_m, tile_n, mode, monkeypatch):
 def test_a_second_tile_store_is_refused_with_a_location():
     """Besides the accumulator tile only a row vector is stored: a second ``[tm, D]`` tile store is
     refused with the program's line (the SIMT path takes the program).  64x32 tiles of head dim 32:
-    the same refusal as 64x64x64, whose SIMT fallback costs three times the CPU (12 s)."""
+    the same refusal as 64x64x64, whose SIMT fallback costs three times the CPU (12 s); the lowering
+    only (``lower_once``: the fallback's back end was ~5 of the test's 6 CPU seconds)."""
     from test_chained_dots import Dev
 
-    from tileorch.driver import compile_program
     from tileorch.launchers import cutile as rc
+    from tileorch.testing.compile_memo import lower_once
 
     tm, tn, d = 64, 32, 32
     args = tuple(Dev(0x7F0000000000 + (i + 1) * 0x10000000, (2, 256, d)) for i in range(5)) + (0.18, 256, tm, tn, d)
-    p = compile_program(rc.export_bytecode(attention_two_tiles, rc.describe_arguments(attention_two_tiles, args)),
-                        "<two tiles>")
+    p = lower_once(rc.export_bytecode(attention_two_tiles, rc.describe_arguments(attention_two_tiles, args)),
+                   "<two tiles>")
     assert p.kind == "simt"
     assert any("test_chained_variants.py:" in r and f"a second store of a [1, {tm}, {d}] tile" in r for r in p.remarks), \
         p.remarks

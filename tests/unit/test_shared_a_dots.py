@@ -120,6 +120,15 @@ def _compile(kernel, shapes, tiles):
     return rc.compiled(kernel, _arguments(kernel, shapes, tiles), "sm_90a", "persistent").program
 
 
+def _lowered(kernel, shapes, tiles):
+    """The program's lowering and the driver's record of it (path, remarks, configuration; no PTX),
+    once per input in a test run (``tileorch.testing.compile_memo.lower_once``)."""
+    from tileorch.launchers import cutile as rc
+    from tileorch.testing.compile_memo import lower_once
+
+    return lower_once(rc.export_bytecode(kernel, _arguments(kernel, shapes, tiles)), "<test>", arch="sm_90a")
+
+
 def _lower(kernel, shapes, tiles) -> tuple[str, list[str]]:
     """(kind, remarks) of the program's lowering, without the backend (the SIMT path's PTX of a
     wide two-accumulator tile takes ptxas minutes)."""
@@ -161,7 +170,7 @@ def test_wide_swiglu_tile_narrowed():
     """A retileable 128x256 SwiGLU tile runs as 128x128 tiles (two accumulators fill the registers)."""
     from tileorch.testing.dot_programs import swiglu
 
-    program = _compile(swiglu, [(M, K), (K, N), (K, N), (M, N)], (128, 256, 64))
+    program = _lowered(swiglu, [(M, K), (K, N), (K, N), (M, N)], (128, 256, 64))
     assert program.kind == "gemm", program.remarks
     assert program.gemm_config.tile_n == 128 and program.gemm_config.b_operands == 2
     assert any("runs as 128x128 tiles" in r and "2 accumulators" in r for r in program.remarks)

@@ -63,6 +63,15 @@ def _compile(kernel, described, schedule="persistent", config=""):
     return rc.compiled(kernel, described, "sm_90a", schedule, config).program
 
 
+def _lowered(kernel, described):
+    """The program's lowering only (path, remarks, configuration; no PTX), once per input in a test
+    run (``tileorch.testing.compile_memo.lower_once``): for the tests of a refusal, whose SIMT
+    fallback's back end is most of a full compile's CPU."""
+    from tileorch.testing.compile_memo import lower_once
+
+    return lower_once(rc.export_bytecode(kernel, described), getattr(kernel, "__name__", "k"), arch="sm_90a")
+
+
 FORMS = ["column_major", "transpose", "permute"]
 
 
@@ -142,7 +151,7 @@ def test_transposed_c_with_a_column_reduction_is_refused_with_a_location():
     s = Dev(0x7F0040000000, (m // tm, n))
     s.__cuda_array_interface__["typestr"] = "<f4"
     args = (Dev(0x7F0000000000, (m, k)), Dev(0x7F0010000000, (k, n)), Dev(0x7F0020000000, (n, m)), s, *REFUSED_TILES)
-    p = _compile(kernel, rc.describe_arguments(kernel, args))
+    p = _lowered(kernel, rc.describe_arguments(kernel, args))
     assert p.kind == "simt"
     refusal = [r for r in p.remarks if "refused" in r]
     assert refusal and "reduction of the result stored beside a transposed C" in refusal[0], p.remarks
@@ -157,7 +166,7 @@ def test_transposed_tile_into_a_column_major_c_is_refused_with_a_location():
     m, n, k = 256, 256, 128
     args = (Dev(0x7F0000000000, (m, k)), Dev(0x7F0010000000, (k, n)), Dev(0x7F0020000000, (n, m), True),
             *REFUSED_TILES)
-    p = _compile(gemm_store_transposed, rc.describe_arguments(gemm_store_transposed, args))
+    p = _lowered(gemm_store_transposed, rc.describe_arguments(gemm_store_transposed, args))
     assert p.kind == "simt"
     assert any("a transposed tile stored through a view with dimension order [1, 0]" in r and "refused" in r
                for r in p.remarks), p.remarks

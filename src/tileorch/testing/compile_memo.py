@@ -15,7 +15,12 @@ Where
     there (written to a temporary name and renamed: a reader never sees half of one).
 Result
     A copy of the stored :class:`tileorch.driver.CutileProgram` (a test may change its copy);
-    an input whose compile raises is not stored (each call raises again)."""
+    an input whose compile raises is not stored (each call raises again).
+
+:func:`lower_once` is the same for tests whose point is the lowering's decision (the path taken,
+a refusal and the line it names, the GEMM configuration, the chained-dots launch record) and
+not the PTX: ``compile_program`` without the back end (no backend pipeline, LLVM or ptxas; about
+three quarters of a tier compile's CPU, nearly all of a SIMT fallback's)."""
 
 from __future__ import annotations
 
@@ -56,23 +61,53 @@ def _write(directory: str, path: str, program) -> None:
         pass
 
 
-def compile_once(data: bytes, name: str, **options):
-    """``tileorch.driver.compile_program(data, name, **options)``, compiled once per key (see the
-    module docstring) in this process and the test run's memo directory."""
-    key = memo_key(data, name, options)
+def _once(key: str, compile_it):
     program = _PROGRAMS.get(key)
     directory = os.environ.get(MEMO_ENV, "")
     path = os.path.join(directory, key + ".pickle") if directory else ""
     if program is None and path:
         program = _read(path)
     if program is None:
-        from tileorch.driver import compile_program
-
-        program = compile_program(data, name, **options)
+        program = compile_it()
         if path and os.path.isdir(directory):
             _write(directory, path, program)
     _PROGRAMS[key] = program
     return copy.deepcopy(program)
 
 
-__all__ = ["MEMO_ENV", "compile_once", "memo_key"]
+def compile_once(data: bytes, name: str, **options):
+    """``tileorch.driver.compile_program(data, name, **options)``, compiled once per key (see the
+    module docstring) in this process and the test run's memo directory."""
+    from tileorch.driver import compile_program
+
+    return _once(memo_key(data, name, options), lambda: compile_program(data, name, **options))
+
+
+def lowered_program(data: bytes, name: str, **options):
+    """``compile_program(data, name, ptxas=False, **options)`` with its back-end step
+    (``tileorch.driver.compile_module``) replaced, for this call, by one that compiles nothing: the
+    driver's own lowering and its record of it (``kind``, the lowering's remarks, ``gemm_config``,
+    ``gemm_args``, ``chained``, ``threads``, ``smem``, ...), with ``ptx == ""``, ``cubin is None``
+    and none of the remarks ptxas adds (registers, spills)."""
+    from tileorch import driver
+    from tileorch.backend.compile import CompileResult
+
+    def no_backend(module, ctx=None, *, arch=None, kind="", **_):
+        return CompileResult(arch=arch or "sm_90a", kind=kind)
+
+    real = driver.compile_module
+    driver.compile_module = no_backend
+    try:
+        return driver.compile_program(data, name, ptxas=False, **options)
+    finally:
+        driver.compile_module = real
+
+
+def lower_once(data: bytes, name: str, **options):
+    """:func:`lowered_program`, once per key (its own, apart from :func:`compile_once`'s) in this
+    process and the test run's memo directory."""
+    key = memo_key(data, name, {**options, "back end": "none"})
+    return _once(key, lambda: lowered_program(data, name, **options))
+
+
+__all__ = ["MEMO_ENV", "compile_once", "lower_once", "lowered_program", "memo_key"]

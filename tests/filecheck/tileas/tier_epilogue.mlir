@@ -1,8 +1,9 @@
-// RUN: tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s
+// RUN: tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass > %t.cutlass.mlir
+// RUN: filecheck %s < %t.cutlass.mlir
 // RUN: tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass,lower-to-llvm -t ptx > %t.ptx
 // RUN: ptxas -arch=sm_90a %t.ptx -o %t.cubin
 // RUN: tileorch-opt %s -p "tileas-tier,convert-nv-tileas-to-cutlass{config=\"tile_n=256,stages=4\"}" | filecheck %s --check-prefix=RETILE
-// RUN: tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=ROUNDS
+// RUN: filecheck %s --check-prefix=ROUNDS < %t.cutlass.mlir
 // RUN: env TILEORCH_EPILOGUE_ROUNDS=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=WHOLE
 // A GEMM with the epilogue  C = relu(alpha * acc + bias[col]) * s[row]  written as tile ops after the
 // K loop (a row vector, a column vector, a scalar argument, a splat constant), and B^T stored [N, K]

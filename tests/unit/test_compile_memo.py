@@ -1,0 +1,71 @@
+"""``tileorch.testing.compile_memo``: ``lowered_program`` / ``lower_once`` give the record the
+driver's ``compile_program`` gives (path, remarks, GEMM configuration) without running the back
+end, and ``lower_once`` keeps it apart from ``compile_once``'s whole compiles.  Needs cuda-tile."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+HAVE_CUTILE = importlib.util.find_spec("cuda") is not None and importlib.util.find_spec("cuda.tile") is not None
+pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Python) is not installed")
+
+
+def _bytecode(name: str) -> bytes:
+    from tileorch.testing.export import cutile_bytecode
+    from tileorch.testing.user_programs3 import PROGRAMS
+
+    return cutile_bytecode(PROGRAMS[name].kernel, PROGRAMS[name].spec)
+
+
+def _no_back_end(monkeypatch) -> None:
+    """Any back-end step now fails the test."""
+    import tileorch.backend.compile as backend
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the back end ran")
+
+    monkeypatch.setattr(backend, "compile_lowered", refuse)
+
+
+@pytest.mark.parametrize("name", ["mm_tiled_view", "softmax_custom_reduce"])
+def test_lowered_program_is_compile_programs_record_without_the_back_end(name, monkeypatch):
+    from tileorch import driver
+    from tileorch.driver import compile_program
+    from tileorch.testing.compile_memo import lowered_program
+
+    step = driver.compile_module
+    full = compile_program(_bytecode(name), name, ptxas=False)
+    assert full.ptx  # the back end ran there
+    _no_back_end(monkeypatch)
+    with pytest.raises(AssertionError, match="the back end ran"):
+        compile_program(_bytecode(name), name, ptxas=False)
+    low = lowered_program(_bytecode(name), name)
+    assert (low.kind, low.kernel, low.threads, low.gemm_args) == (full.kind, full.kernel, full.threads, full.gemm_args)
+    assert low.gemm_config == full.gemm_config and low.remarks == full.remarks
+    assert low.ptx == "" and low.cubin is None
+    assert driver.compile_module is step  # the driver's back-end step is its own again afterwards
+
+
+def test_lower_once_is_kept_apart_from_compile_once(monkeypatch, tmp_path):
+    from tileorch.testing import compile_memo
+
+    monkeypatch.setenv(compile_memo.MEMO_ENV, str(tmp_path))
+    monkeypatch.setattr(compile_memo, "_PROGRAMS", {})
+    data = _bytecode("mm_tiled_view")
+    low = compile_memo.lower_once(data, "mm_tiled_view", arch="sm_90a")
+    assert low.kind == "gemm" and low.ptx == ""
+    assert len(list(tmp_path.glob("*.pickle"))) == 1
+    # a whole compile of the same input is not answered by the lowering's entry
+    full = compile_memo.compile_once(data, "mm_tiled_view", arch="sm_90a", ptxas=False)
+    assert "wgmma.mma_async" in full.ptx
+    assert len(list(tmp_path.glob("*.pickle"))) == 2
+    # the second call reads the stored entry (this process's, then the directory's): no back end, no lowering
+    _no_back_end(monkeypatch)
+    import tileorch.driver as driver
+
+    monkeypatch.setattr(driver, "lower_program", lambda *a, **k: pytest.fail("lowered again"))
+    assert compile_memo.lower_once(data, "mm_tiled_view", arch="sm_90a").gemm_config == low.gemm_config
+    monkeypatch.setattr(compile_memo, "_PROGRAMS", {})
+    assert compile_memo.lower_once(data, "mm_tiled_view", arch="sm_90a").remarks == low.remarks
