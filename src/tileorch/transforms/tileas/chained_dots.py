@@ -9,9 +9,17 @@ What the tier's warp-specialized kernel must look like (:func:`analyze_chained_d
   possibly mapped by elementwise ops with scalar operands (a :class:`QPrologue`, applied in place
   to the tile in shared memory), B1 a TMA tile of the loop (``[tn, d]`` transposed: K-major; or
   ``[d, tn]``: N-major);
+* more first dots ``S_k = A0 @ B1_k`` (a SwiGLU MLP's gate and up projections) that read the same
+  A0 value, with B tiles of the first's shape and layout (each its own tensor map), none reading
+  another's result (:func:`chained_dot_groups`); a different A is refused at the dot's line.  The
+  kernel streams every ``B1_k`` tile into the same ring stage, side by side so that one WGMMA of
+  ``n = k1 tn`` (at most 256) reads them as one operand (:attr:`ChainedKernel.b1_wide`), and first
+  dot ``k``'s result is columns ``[k tn, (k + 1) tn)`` of its accumulator (registers
+  ``[k tn / 2, (k + 1) tn / 2)``); the joint accumulator, P and the second dot's accumulator must
+  fit :data:`FIRST_DOTS_REGS` (else a located refusal: the SIMT path runs the program);
 * dot 2: ``acc' = P @ B2 + C`` where P (``[tm, tn]``) is any elementwise/row-reduction function of
-  S, of loop-carried tiles and of kernel arguments, B2 a TMA tile of the loop (``[tn, dv]``
-  N-major, or ``[dv, tn]`` transposed: K-major);
+  S (of every first dot's result), of loop-carried tiles and of kernel arguments, B2 a TMA tile of
+  the loop (``[tn, dv]`` N-major, or ``[dv, tn]`` transposed: K-major);
 * loop-carried values: tiles ``[tm, 1]`` (row vectors) or ``[tm, X]`` (X a multiple of 8);
 * after the loop, one ``tiled_store`` of a ``[tm, dv]`` tile (unit dimensions allowed before the last).
 
@@ -28,9 +36,10 @@ register A fragment of ``wgmma m64n{dv}k16`` (for each 16-column chunk ``c`` the
 ``d[8c .. 8c+7]`` are exactly ``a0..a3``), B2 from shared memory.  After the loop the program's
 epilogue is evaluated per accumulator element and stored with predicated global stores.
 
-The host builds one TMA tensor map per loaded array (``tileorch.chained_config`` records which
-parameter is its base pointer and the box) and launches the kernel on the program's grid with
-the tensor maps followed by the program's own parameters.
+The host builds one TMA tensor map per loaded array: A0, each first dot's B, B2
+(``tileorch.chained_config`` records which parameter is its base pointer and the box), and
+launches the kernel on the program's grid with the tensor maps followed by the program's own
+parameters.
 """
 
 from __future__ import annotations
@@ -1955,7 +1964,8 @@ def pipelining(ck: ChainedKernel) -> Pipelining | None:
         return None
     k = accs[0]
     acc_arg = body.args[1 + ck.carried[k][0]]
-    reads = [ck.dot2.lhs, *[dot.acc for dot in (ck.firsts or [ck.dot1])], *[y for kk, y in enumerate(ck.yields) if kk != k],
+    reads = [ck.dot2.lhs, *[dot.acc for dot in (ck.firsts or [ck.dot1])],
+             *[y for kk, y in enumerate(ck.yields) if kk != k],
              *[br.cond for br in ck.branches]]
     if any(_depends_on(v, acc_arg) for v in reads):
         return None
@@ -2391,7 +2401,8 @@ def _stage_guards(ck: ChainedKernel, plan: Plan) -> list:
     stage (dynamic shared-memory byte offsets): a consumer's arrive on the barrier hands those
     bytes to the producer (the PTX emulator's ``guards``: the release must follow the last read)."""
     off = plan.offsets()
-    return [[off["empty"] + 8 * s, [[off["b1"] + s * plan.b1_stride, off["b1"] + s * plan.b1_stride + ck.k1 * ck.b1.bytes],
+    b1 = ck.k1 * ck.b1.bytes  # every first dot's B tile
+    return [[off["empty"] + 8 * s, [[off["b1"] + s * plan.b1_stride, off["b1"] + s * plan.b1_stride + b1],
                                     [off["b2"] + s * plan.b2_stride, off["b2"] + s * plan.b2_stride + ck.b2.bytes]]]
             for s in range(plan.stages)]
 
