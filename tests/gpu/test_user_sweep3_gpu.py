@@ -322,6 +322,18 @@ def test_mlp_swiglu_variants(name):
     _swiglu_case(name, 60)
 
 
+def test_mlp_three_gates():
+    """Three first dots sharing x (one n = 96 WGMMA), ``relu(g) * u + v``, then ``@ W2``."""
+    x = randn((128, 64), "float16", 70)
+    w1, w3, w4 = (randn((64, 96), "float16", 71 + i, 0.125) for i in range(3))
+    w2 = randn((96, 64), "float16", 74, 0.1)
+    args = run("mlp_three_gates", {0: x, 1: w1, 2: w3, 3: w4, 4: w2})
+    xf = x.float()
+    h = (torch.relu(xf @ w1.float()) * (xf @ w3.float()) + xf @ w4.float()).half().float()
+    _gemm_rel(args[5], h @ w2.float(), 2e-2)
+    _check_path("mlp_three_gates", args)
+
+
 def test_mlp_geglu_two_inputs():
     """Two A tiles (refused by the chained kernel): the SIMT path's mma.sync dots."""
     x, z = randn((128, 64), "float16", 64), randn((128, 64), "float16", 65)

@@ -31,7 +31,7 @@ def _compiled(name: str):
     return compile_cutile(p.kernel, p.spec, name)
 
 
-def _lowered(name: str):
+def _lowered(name: str, persistent: str = "0"):
     from tileorch.driver import lower_program
     from tileorch.frontend.cutile import load
     from tileorch.registry import make_context
@@ -40,15 +40,15 @@ def _lowered(name: str):
 
     p = PROGRAMS[name]
     ctx = make_context()
-    persistent = os.environ.get("TILEORCH_ATTN_PERSISTENT")
-    os.environ["TILEORCH_ATTN_PERSISTENT"] = "0"  # the ring alone (test_check_chained.py's setting)
+    old = os.environ.get("TILEORCH_ATTN_PERSISTENT")
+    os.environ["TILEORCH_ATTN_PERSISTENT"] = persistent  # "0": the ring alone (test_check_chained.py's setting)
     try:
         kind, lowered = lower_program(load(cutile_bytecode(p.kernel, p.spec), name, ctx), ctx)
     finally:
-        if persistent is None:
+        if old is None:
             os.environ.pop("TILEORCH_ATTN_PERSISTENT", None)
         else:
-            os.environ["TILEORCH_ATTN_PERSISTENT"] = persistent
+            os.environ["TILEORCH_ATTN_PERSISTENT"] = old
     assert kind == "chained"
     return lowered
 
@@ -107,15 +107,20 @@ def test_one_first_dot_keeps_the_two_dot_kernel():
     assert prog.kind == "chained" and "first_dots" not in prog.chained and len(prog.chained["tmaps"]) == 3
 
 
-def test_swiglu_ring_is_proved():
-    """``tileorch check`` on the SwiGLU kernel (one CTA per instance): the stage holds both first
-    dots' B tiles and W2's (3 x 64 x 64 x 2 bytes), one full arrival, 256 releases; deadlock- and
-    race-free for every trip count it explores."""
+@pytest.mark.parametrize("name, persistent, stage", [("mlp_swiglu", "0", 3 * 64 * 64 * 2),
+                                                     ("mlp_swiglu", "1", 3 * 64 * 64 * 2),
+                                                     ("mlp_three_gates", "1", 4 * 64 * 32 * 2)])
+def test_swiglu_ring_is_proved(name, persistent, stage):
+    """``tileorch check`` on the kernel (one CTA per instance; persistent: the Q slots' ring too):
+    the stage holds every first dot's B tile and W2's (one ``expect_tx`` of their bytes), one full
+    arrival, one release per consumer thread; deadlock- and race-free for every trip count it
+    explores."""
     from tileorch.analysis.explore import check
     from tileorch.analysis.extract import extract
 
-    (proto,) = extract(_lowered("mlp_swiglu"))
-    assert proto.pipelines[0].stage_bytes == 3 * 64 * 64 * 2
-    assert proto.pipelines[0].full_count == 1 and proto.pipelines[0].empty_count == 256
+    (proto,) = extract(_lowered(name, persistent))
+    ring = proto.pipelines[0]
+    assert ring.stage_bytes == stage and ring.full_count == 1
+    assert ring.empty_count == 128 * (2 if name == "mlp_swiglu" else 1)
     result = check(proto)
     assert result.ok, result.violation

@@ -38,7 +38,7 @@ EMULATED = {"mm_tiled_view", "mm_load_order_bt", "mm_bias_as_start", "mm_lower_t
             "mm_where_scalar_zero", "mm_rowscale_colbias", "mm_clamp_scalars", "mm_residual_gate",
             "mm_small_tiles_sigmoid", "attn_cross_ragged_kv", "attn_causal_cdiv_heads3", "mlp_relu_sq_chain",
             "attn_rowvec_state", "mm_fp8_out", "mm_e5m2_out", "attn_packed_qkv", "attn_alibi_iota_gqa",
-            "mlp_swiglu", "mlp_swiglu_tm64", "mlp_swiglu_wt"}
+            "mlp_swiglu", "mlp_swiglu_tm64", "mlp_swiglu_wt", "mlp_three_gates"}
 
 
 def test_the_sweep_has_its_programs():

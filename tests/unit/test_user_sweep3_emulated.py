@@ -299,3 +299,14 @@ def test_swiglu_mlp_transposed_weights_ragged_rows():
     w2 = (RNG.standard_normal((192, 64)) / 14).astype(np.float16)
     out = _chained("mlp_swiglu_wt", {0: x, 1: w1t, 2: w3t, 3: w2}, (2, 1, 1))[4]
     _check(out, _swiglu_ref(x, w1t.T, w3t.T, w2), atol=1e-2)
+
+
+def test_three_first_dots():
+    """Three first dots sharing x (one n = 96 WGMMA over three 32-wide weight tiles), combined as
+    ``relu(g) * u + v`` before the second dot."""
+    x = _h(128, 64)
+    w1, w3, w4 = ((RNG.standard_normal((64, 96)) / 8).astype(np.float16) for _ in range(3))
+    w2 = (RNG.standard_normal((96, 64)) / 10).astype(np.float16)
+    out = _chained("mlp_three_gates", {0: x, 1: w1, 2: w3, 3: w4, 4: w2}, (2, 1, 1))[5]
+    a = np.maximum(_mm(x, w1), 0) * _mm(x, w3) + _mm(x, w4)
+    _check(out, a.astype(np.float16).astype(np.float64) @ w2.astype(np.float64), atol=1e-2)

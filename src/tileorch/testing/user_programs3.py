@@ -564,6 +564,23 @@ def mlp_swiglu_wt(X, W1T, W3T, W2, Y, TM: ct.Constant[int], TH: ct.Constant[int]
 
 
 @ct.kernel
+def mlp_three_gates(X, W1, W3, W4, W2, Y, TM: ct.Constant[int], TH: ct.Constant[int], D: ct.Constant[int],
+                    DO: ct.Constant[int]):
+    """Three first dots sharing x (``relu(x W1) * (x W3) + (x W4)``, then ``@ W2``): one WGMMA of
+    three hidden tiles' width."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i, 0), shape=(TM, D), padding_mode=ZERO)
+    y = ct.zeros((TM, DO), dtype=ct.float32)
+    for h in range(ct.num_tiles(W1, axis=1, shape=(D, TH))):
+        g = ct.mma(x, ct.load(W1, index=(0, h), shape=(D, TH)), ct.zeros((TM, TH), dtype=ct.float32))
+        u = ct.mma(x, ct.load(W3, index=(0, h), shape=(D, TH)), ct.zeros((TM, TH), dtype=ct.float32))
+        v = ct.mma(x, ct.load(W4, index=(0, h), shape=(D, TH)), ct.zeros((TM, TH), dtype=ct.float32))
+        a = ct.maximum(g, 0.0) * u + v
+        y = ct.mma(a.astype(X.dtype), ct.load(W2, index=(h, 0), shape=(TH, DO)), y)
+    ct.store(Y, index=(i, 0), tile=y.astype(Y.dtype))
+
+
+@ct.kernel
 def mlp_geglu_two_inputs(X, Z, W1, W3, W2, Y, TM: ct.Constant[int], TH: ct.Constant[int], D: ct.Constant[int],
                          DO: ct.Constant[int]):
     """A gated MLP whose two first dots read different A tiles (``x W1`` and ``z W3``): the chained
@@ -631,6 +648,9 @@ _add("mlp_swiglu_wt", mlp_swiglu_wt, [((200, 128), "float16"), ((192, 128), "flo
 _add("mlp_swiglu_wide", mlp_swiglu, [((128, 64), "float16"), ((64, 256), "float16"), ((64, 256), "float16"),
                                      ((256, 128), "float16"), ((128, 128), "float16"), 128, 128, 64, 128], (1,),
      "simt", error="first dots of [128, 128] tiles: their accumulators", outputs=(4,))
+_add("mlp_three_gates", mlp_three_gates,
+     [((128, 64), "float16"), ((64, 96), "float16"), ((64, 96), "float16"), ((64, 96), "float16"),
+      ((96, 64), "float16"), ((128, 64), "float16"), 64, 32, 64, 64], (2,), "chained", outputs=(5,))
 _add("mlp_geglu_two_inputs", mlp_geglu_two_inputs,
      [((128, 64), "float16"), ((128, 64), "float16"), ((64, 128), "float16"), ((64, 128), "float16"),
       ((128, 64), "float16"), ((128, 64), "float16"), 128, 64, 64, 64], (1,), "simt",
