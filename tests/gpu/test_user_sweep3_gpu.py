@@ -317,7 +317,10 @@ def _swiglu_case(name, seed):
     _check_path(name, args)
 
 
-@pytest.mark.parametrize("name", ["mlp_swiglu_bf16", "mlp_swiglu_tm64", "mlp_swiglu_wt"])
+SWIGLU_VARIANTS = ["mlp_swiglu_bf16", "mlp_swiglu_tm64", "mlp_swiglu_wt", "mlp_swiglu_wide"]  # wide: SIMT path
+
+
+@pytest.mark.parametrize("name", SWIGLU_VARIANTS)
 def test_mlp_swiglu_variants(name):
     _swiglu_case(name, 60)
 
@@ -460,6 +463,6 @@ def test_every_program_has_a_gpu_test():
     import sys
 
     tested = {n for n in PROGRAMS if any(n in name for name in dir(sys.modules[__name__]) if name.startswith("test_"))}
-    tested |= {"mm_divmod_grid", "mm_grid_nm"}  # parametrized
+    tested |= {"mm_divmod_grid", "mm_grid_nm", *SWIGLU_VARIANTS}  # parametrized
     runnable = {n for n, p in PROGRAMS.items() if p.path != "error"}  # (the others: test_user_sweep3_compile.py)
     assert tested >= runnable, sorted(runnable - tested)
