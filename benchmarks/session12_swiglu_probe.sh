@@ -5,7 +5,7 @@
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv
 timeout 400 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_user_sweep3_gpu.py \
     -k "swiglu or three_gates or geglu or relu_sq_chain or every_program" 2>&1 | tail -5
-for env in default TILEORCH_ATTN_OVERLAP=0 TILEORCH_ATTN_PERSISTENT=0; do
+for env in TILEORCH_PROBE_DEFAULT=1 TILEORCH_ATTN_OVERLAP=0 TILEORCH_ATTN_PERSISTENT=0; do
   echo "== $env"
   env $env timeout 120 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_user_sweep3_gpu.py -k "swiglu or three_gates" \
       2>&1 | tail -2
