@@ -683,17 +683,19 @@ and the other carried values may take (:func:`pipelining`'s budget of the 240 of
 
 def _check_first_dot(d1: Operation, fd: Operation, loop: scf.ForOp) -> None:
     """A first dot besides ``d1``: in the same loop, the same ``[tm, tn]`` result and K extent, and
-    the same A operand (the value ``d1`` reads, layout ops aside): the A0 tile is loaded once and
-    read by every first dot's WGMMAs."""
+    the same A operand (the value ``d1`` reads, layout ops aside, or the same tile load): the A0
+    tile is loaded once and read by every first dot's WGMMAs."""
     if not loop.is_ancestor(fd):
         _fail(fd, "every first dot must be in the loop of the second dot")
     shapes = [(list(d.result.type.get_shape()), d.lhs.type.get_shape()[-1]) for d in (d1, fd)]
     if shapes[0] != shapes[1]:
         _fail(fd, f"first dots of different shapes ({shapes[0][0]} x K {shapes[0][1]} and {shapes[1][0]} x K "
                   f"{shapes[1][1]}): the first dots must compute [tm, tn] tiles over the same K")
-    if _strip(fd.lhs)[0] is not _strip(d1.lhs)[0]:
+    (a1, seen1), (ak, seenk) = _strip(d1.lhs), _strip(fd.lhs)
+    same_load = source_load(a1) is not None and source_load(a1) is source_load(ak)
+    if (ak is not a1 and not same_load) or seen1.count("nv_tileaa.permute") != seenk.count("nv_tileaa.permute"):
         _fail(fd, "first dots with different A operands: several first dots must read the same A tile (loaded "
-                  "once, like Q); this one reads another")
+                  "once, like Q); this one reads another (or its transpose)")
     if _depends_on(fd.acc, d1.result):
         _fail(fd, "a first dot accumulates onto another first dot's result")
 
