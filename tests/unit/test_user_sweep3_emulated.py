@@ -3,8 +3,9 @@ their PTX run on the CPU by ``tileorch.testing.ptx_emulator`` against numpy floa
 inputs, outputs NaN-prefilled.  GEMMs (every CTA of the persistent grid through
 ``tileorch.testing.gemm_emulation.run_gemm``, the launcher's own problem derivation
 ``gemm_problem_batched``, the direct epilogue, one CTA per cluster) and chained-dots programs
-(attention, a two-GEMM MLP).  f16 operands only: the emulator's WGMMA is f16 (bf16, tf32, int8
-and fp8 programs run on the GPU: tests/gpu/test_user_sweep3_gpu.py).
+(attention, a two-GEMM MLP, SwiGLU and three-gate MLPs: several first dots sharing x).  f16
+operands only: the emulator's WGMMA is f16 (bf16, tf32, int8 and fp8 programs run on the GPU:
+tests/gpu/test_user_sweep3_gpu.py).
 
 Found by this sweep (each failed before its fix): ``C += A @ B`` with C loaded as the
 accumulator's start computed ``A @ B`` (the start dropped); ``Array.slice`` operands multiplied
