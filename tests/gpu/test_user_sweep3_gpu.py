@@ -300,6 +300,54 @@ def test_mlp_swiglu():
     _check_path("mlp_swiglu", args)
 
 
+def _swiglu_case(name, seed):
+    """Program ``name`` (a SwiGLU MLP: X, W1, W3, W2, Y; W1 / W3 ``[D, H]`` or, ``_wt``, ``[H, D]``)
+    on its spec's shapes and dtype against fp32 torch, the gated product rounded to the inputs'
+    dtype as the program's cast does; the chained path (two first dots sharing x)."""
+    spec = PROGRAMS[name].spec
+    (m, d), dt = spec[0]
+    w_shape, (h, do) = spec[1][0], spec[3][0]
+    x = randn((m, d), dt, seed)
+    w1, w3 = randn(w_shape, dt, seed + 1, d ** -0.5), randn(w_shape, dt, seed + 2, d ** -0.5)
+    w2 = randn((h, do), dt, seed + 3, h ** -0.5)
+    args = run(name, {0: x, 1: w1, 2: w3, 3: w2})
+    a1, a3 = (w1.float().t(), w3.float().t()) if name.endswith("_wt") else (w1.float(), w3.float())
+    g = (F.silu(x.float() @ a1) * (x.float() @ a3)).to(x.dtype).float()
+    _gemm_rel(args[4], g @ w2.float(), 2e-2)
+    _check_path(name, args)
+
+
+SWIGLU_VARIANTS = ["mlp_swiglu_bf16", "mlp_swiglu_tm64", "mlp_swiglu_wt", "mlp_swiglu_wide"]  # wide: SIMT path
+
+
+@pytest.mark.parametrize("name", SWIGLU_VARIANTS)
+def test_mlp_swiglu_variants(name):
+    _swiglu_case(name, 60)
+
+
+def test_mlp_three_gates():
+    """Three first dots sharing x (one n = 96 WGMMA), ``relu(g) * u + v``, then ``@ W2``."""
+    x = randn((128, 64), "float16", 70)
+    w1, w3, w4 = (randn((64, 96), "float16", 71 + i, 0.125) for i in range(3))
+    w2 = randn((96, 64), "float16", 74, 0.1)
+    args = run("mlp_three_gates", {0: x, 1: w1, 2: w3, 3: w4, 4: w2})
+    xf = x.float()
+    h = (torch.relu(xf @ w1.float()) * (xf @ w3.float()) + xf @ w4.float()).half().float()
+    _gemm_rel(args[5], h @ w2.float(), 2e-2)
+    _check_path("mlp_three_gates", args)
+
+
+def test_mlp_geglu_two_inputs():
+    """Two A tiles (refused by the chained kernel): the SIMT path's mma.sync dots."""
+    x, z = randn((128, 64), "float16", 64), randn((128, 64), "float16", 65)
+    w1, w3 = randn((64, 128), "float16", 66, 0.125), randn((64, 128), "float16", 67, 0.125)
+    w2 = randn((128, 64), "float16", 68, 0.0625)
+    args = run("mlp_geglu_two_inputs", {0: x, 1: z, 2: w1, 3: w3, 4: w2})
+    h = (torch.relu(x.float() @ w1.float()) * (z.float() @ w3.float())).half().float()
+    _gemm_rel(args[5], h @ w2.float(), 2e-2)
+    _check_path("mlp_geglu_two_inputs", args)
+
+
 def test_mlp_relu_sq_chain():
     x = randn((192, 64), "float16", 57)
     w1, w2 = randn((64, 128), "float16", 58, 0.125), randn((128, 64), "float16", 59, 0.09)
@@ -415,6 +463,6 @@ def test_every_program_has_a_gpu_test():
     import sys
 
     tested = {n for n in PROGRAMS if any(n in name for name in dir(sys.modules[__name__]) if name.startswith("test_"))}
-    tested |= {"mm_divmod_grid", "mm_grid_nm"}  # parametrized
+    tested |= {"mm_divmod_grid", "mm_grid_nm", *SWIGLU_VARIANTS}  # parametrized
     runnable = {n for n, p in PROGRAMS.items() if p.path != "error"}  # (the others: test_user_sweep3_compile.py)
     assert tested >= runnable, sorted(runnable - tested)

@@ -12,8 +12,13 @@ is refused); ``tiled_view(traversal_steps=...)`` (``make_strided_view``) did not
 GEMM output, attention on a packed ``[B, S, 3, H, D]`` QKV tensor (unit tile dimensions between
 rows and columns), scores from ``ct.matmul`` of f16 tiles (an f16 dot) and 1-D running max / sum
 were refused by the tensor-core tiers.  Still refused (a remark at the user's line; the SIMT
-path's mma.sync dots run it): SwiGLU's three dots in one loop (two sharing x, then the down
-projection)."""
+path's mma.sync dots run it): a gated MLP whose two first dots read different A tiles
+(``mlp_geglu_two_inputs``), and SwiGLU with 128-wide hidden and output tiles (``mlp_swiglu_wide``:
+the two first dots' accumulators, P and the output accumulator exceed the consumer's register
+budget).  SwiGLU's three dots in one loop (two sharing x, then the down projection) were refused
+('3 dots in one K loop that do not read the same A tile'): the chained kernel now takes several
+first dots that share their A tile (one WGMMA over their B tiles side by side,
+tests/unit/test_chained_first_dots.py)."""
 
 from __future__ import annotations
 
@@ -32,7 +37,8 @@ SOURCE = str(Path(user_programs3.__file__))
 EMULATED = {"mm_tiled_view", "mm_load_order_bt", "mm_bias_as_start", "mm_lower_triangle", "mm_pre_and_post", "mm_divmod_grid", "mm_grid_nm", "mm_accumulate_into_c", "mm_leaky_relu",
             "mm_where_scalar_zero", "mm_rowscale_colbias", "mm_clamp_scalars", "mm_residual_gate",
             "mm_small_tiles_sigmoid", "attn_cross_ragged_kv", "attn_causal_cdiv_heads3", "mlp_relu_sq_chain",
-            "attn_rowvec_state", "mm_fp8_out", "mm_e5m2_out", "attn_packed_qkv", "attn_alibi_iota_gqa"}
+            "attn_rowvec_state", "mm_fp8_out", "mm_e5m2_out", "attn_packed_qkv", "attn_alibi_iota_gqa",
+            "mlp_swiglu", "mlp_swiglu_tm64", "mlp_swiglu_wt", "mlp_three_gates"}
 
 
 def test_the_sweep_has_its_programs():

@@ -3,8 +3,9 @@ their PTX run on the CPU by ``tileorch.testing.ptx_emulator`` against numpy floa
 inputs, outputs NaN-prefilled.  GEMMs (every CTA of the persistent grid through
 ``tileorch.testing.gemm_emulation.run_gemm``, the launcher's own problem derivation
 ``gemm_problem_batched``, the direct epilogue, one CTA per cluster) and chained-dots programs
-(attention, a two-GEMM MLP).  f16 operands only: the emulator's WGMMA is f16 (bf16, tf32, int8
-and fp8 programs run on the GPU: tests/gpu/test_user_sweep3_gpu.py).
+(attention, a two-GEMM MLP, SwiGLU and three-gate MLPs: several first dots sharing x).  f16
+operands only: the emulator's WGMMA is f16 (bf16, tf32, int8 and fp8 programs run on the GPU:
+tests/gpu/test_user_sweep3_gpu.py).
 
 Found by this sweep (each failed before its fix): ``C += A @ B`` with C loaded as the
 accumulator's start computed ``A @ B`` (the start dropped); ``Array.slice`` operands multiplied
@@ -269,3 +270,46 @@ def test_pre_activation_and_relu_outputs():
     assert not np.isnan(arrays[2]).any() and not np.isnan(arrays[3]).any(), "unwritten outputs"
     np.testing.assert_allclose(arrays[2].astype(np.float64), h, atol=0.125, rtol=2e-3)
     np.testing.assert_allclose(arrays[3], np.maximum(h, 0), atol=1e-4, rtol=2e-3)
+
+
+def _swiglu_ref(x, w1, w3, w2):
+    """float64 SwiGLU MLP, the gated product rounded to f16 as the program's cast does."""
+    g, u = _mm(x, w1), _mm(x, w3)
+    return (g / (1 + np.exp(-g)) * u).astype(np.float16).astype(np.float64) @ w2.astype(np.float64)
+
+
+@pytest.mark.parametrize("name, shapes, grid", [
+    ("mlp_swiglu", ((128, 64), (64, 128), (128, 64)), 1),  # 128x64 tiles, N-major weights: 2 hidden tiles
+    ("mlp_swiglu_tm64", ((192, 128), (128, 96), (96, 128)), 3),  # one warp group, 32-wide hidden tiles (64B boxes)
+])
+def test_swiglu_mlp_two_first_dots(name, shapes, grid):
+    """SwiGLU (``silu(x W1) * (x W3)``, then ``@ W2``): two first dots sharing x, one n = 2 tn WGMMA
+    over both weight tiles side by side in the stage, then the second dot (the chained kernel)."""
+    (m, d), (_, h), (_, do) = shapes
+    x = _h(m, d)
+    w1, w3 = ((RNG.standard_normal((d, h)) / math.sqrt(d)).astype(np.float16) for _ in range(2))
+    w2 = (RNG.standard_normal((h, do)) / math.sqrt(h)).astype(np.float16)
+    out = _chained(name, {0: x, 1: w1, 2: w3, 3: w2}, (grid, 1, 1))[4]
+    _check(out, _swiglu_ref(x, w1, w3, w2), atol=1e-2)
+
+
+def test_swiglu_mlp_transposed_weights_ragged_rows():
+    """Gate / up weights stored ``[hidden, D]`` (K-major B tiles: each 128-wide row in two 64-column
+    boxes, interleaved with the other weight's in the stage) and 200 rows over two 128-row tiles
+    (the last one's rows zero-filled by TMA, its stores predicated)."""
+    x = _h(200, 128)
+    w1t, w3t = ((RNG.standard_normal((192, 128)) / 11).astype(np.float16) for _ in range(2))
+    w2 = (RNG.standard_normal((192, 64)) / 14).astype(np.float16)
+    out = _chained("mlp_swiglu_wt", {0: x, 1: w1t, 2: w3t, 3: w2}, (2, 1, 1))[4]
+    _check(out, _swiglu_ref(x, w1t.T, w3t.T, w2), atol=1e-2)
+
+
+def test_three_first_dots():
+    """Three first dots sharing x (one n = 96 WGMMA over three 32-wide weight tiles), combined as
+    ``relu(g) * u + v`` before the second dot."""
+    x = _h(128, 64)
+    w1, w3, w4 = ((RNG.standard_normal((64, 96)) / 8).astype(np.float16) for _ in range(3))
+    w2 = (RNG.standard_normal((96, 64)) / 10).astype(np.float16)
+    out = _chained("mlp_three_gates", {0: x, 1: w1, 2: w3, 3: w4, 4: w2}, (2, 1, 1))[5]
+    a = np.maximum(_mm(x, w1), 0) * _mm(x, w3) + _mm(x, w4)
+    _check(out, a.astype(np.float16).astype(np.float64) @ w2.astype(np.float64), atol=1e-2)

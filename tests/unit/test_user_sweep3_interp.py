@@ -182,12 +182,26 @@ def test_f16_accumulator_started_from_c_on_the_simt_path():
 
 def test_swiglu_three_dots_on_the_simt_path():
     """SwiGLU's three dots per hidden tile (two sharing x, then the down projection of their gated
-    product): the chained kernel takes two dots, so the SIMT path's mma.sync dots run it."""
+    product) on the SIMT path's mma.sync dots: its fallback (the chained kernel takes it on sm_90a:
+    tests/unit/test_user_sweep3_emulated.py)."""
     x = _f((128, 64), "float16")
     w1, w3 = _f((64, 128), "float16", 0.125), _f((64, 128), "float16", 0.125)
     w2 = _f((128, 64), "float16", 0.0625)
     y = run("mlp_swiglu", {0: x, 1: w1, 2: w3, 3: w2})[4].astype(np.float64)
     g, u = x.astype(np.float64) @ w1, x.astype(np.float64) @ w3
     h = (g / (1 + np.exp(-g)) * u).astype(np.float16).astype(np.float64)
+    ref = h @ w2.astype(np.float64)
+    assert np.linalg.norm(y - ref) / np.linalg.norm(ref) < 5e-3
+
+
+def test_gated_mlp_with_two_a_tiles_on_the_simt_path():
+    """``relu(x W1) * (z W3)``, then ``@ W2``: the first dots read different A tiles, which the
+    chained kernel refuses (one A tile loaded once), so the SIMT path's mma.sync dots run it."""
+    x, z = _f((128, 64), "float16"), _f((128, 64), "float16")
+    w1, w3 = _f((64, 128), "float16", 0.125), _f((64, 128), "float16", 0.125)
+    w2 = _f((128, 64), "float16", 0.0625)
+    y = run("mlp_geglu_two_inputs", {0: x, 1: z, 2: w1, 3: w3, 4: w2})[5].astype(np.float64)
+    g, u = x.astype(np.float64) @ w1, z.astype(np.float64) @ w3
+    h = (np.maximum(g, 0) * u).astype(np.float16).astype(np.float64)
     ref = h @ w2.astype(np.float64)
     assert np.linalg.norm(y - ref) / np.linalg.norm(ref) < 5e-3

@@ -548,6 +548,55 @@ def mlp_swiglu(X, W1, W3, W2, Y, TM: ct.Constant[int], TH: ct.Constant[int], D: 
 
 
 @ct.kernel
+def mlp_swiglu_wt(X, W1T, W3T, W2, Y, TM: ct.Constant[int], TH: ct.Constant[int], D: ct.Constant[int],
+                  DO: ct.Constant[int]):
+    """SwiGLU MLP with the gate and up weights stored transposed (``[hidden, D]``, nn.Linear's
+    layout): the first dots' B tiles are K-major."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i, 0), shape=(TM, D), padding_mode=ZERO)
+    y = ct.zeros((TM, DO), dtype=ct.float32)
+    for h in range(ct.num_tiles(W1T, axis=0, shape=(TH, D))):
+        g = ct.mma(x, ct.transpose(ct.load(W1T, index=(h, 0), shape=(TH, D))), ct.zeros((TM, TH), dtype=ct.float32))
+        u = ct.mma(x, ct.transpose(ct.load(W3T, index=(h, 0), shape=(TH, D))), ct.zeros((TM, TH), dtype=ct.float32))
+        a = g * (1.0 / (1.0 + ct.exp2(g * -LOG2E))) * u
+        y = ct.mma(a.astype(X.dtype), ct.load(W2, index=(h, 0), shape=(TH, DO)), y)
+    ct.store(Y, index=(i, 0), tile=y.astype(Y.dtype))
+
+
+@ct.kernel
+def mlp_three_gates(X, W1, W3, W4, W2, Y, TM: ct.Constant[int], TH: ct.Constant[int], D: ct.Constant[int],
+                    DO: ct.Constant[int]):
+    """Three first dots sharing x (``relu(x W1) * (x W3) + (x W4)``, then ``@ W2``): one WGMMA of
+    three hidden tiles' width."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i, 0), shape=(TM, D), padding_mode=ZERO)
+    y = ct.zeros((TM, DO), dtype=ct.float32)
+    for h in range(ct.num_tiles(W1, axis=1, shape=(D, TH))):
+        g = ct.mma(x, ct.load(W1, index=(0, h), shape=(D, TH)), ct.zeros((TM, TH), dtype=ct.float32))
+        u = ct.mma(x, ct.load(W3, index=(0, h), shape=(D, TH)), ct.zeros((TM, TH), dtype=ct.float32))
+        v = ct.mma(x, ct.load(W4, index=(0, h), shape=(D, TH)), ct.zeros((TM, TH), dtype=ct.float32))
+        a = ct.maximum(g, 0.0) * u + v
+        y = ct.mma(a.astype(X.dtype), ct.load(W2, index=(h, 0), shape=(TH, DO)), y)
+    ct.store(Y, index=(i, 0), tile=y.astype(Y.dtype))
+
+
+@ct.kernel
+def mlp_geglu_two_inputs(X, Z, W1, W3, W2, Y, TM: ct.Constant[int], TH: ct.Constant[int], D: ct.Constant[int],
+                         DO: ct.Constant[int]):
+    """A gated MLP whose two first dots read different A tiles (``x W1`` and ``z W3``): the chained
+    kernel loads one A tile once, so the tier refuses it (the SIMT path runs it)."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i, 0), shape=(TM, D), padding_mode=ZERO)
+    z = ct.load(Z, index=(i, 0), shape=(TM, D), padding_mode=ZERO)
+    y = ct.zeros((TM, DO), dtype=ct.float32)
+    for h in range(ct.num_tiles(W1, axis=1, shape=(D, TH))):
+        g = ct.mma(x, ct.load(W1, index=(0, h), shape=(D, TH)), ct.zeros((TM, TH), dtype=ct.float32))
+        u = ct.mma(z, ct.load(W3, index=(0, h), shape=(D, TH)), ct.zeros((TM, TH), dtype=ct.float32))
+        y = ct.mma((ct.maximum(g, 0.0) * u).astype(X.dtype), ct.load(W2, index=(h, 0), shape=(TH, DO)), y)
+    ct.store(Y, index=(i, 0), tile=y.astype(Y.dtype))
+
+
+@ct.kernel
 def mlp_relu_sq_chain(X, W1, W2, Y, TM: ct.Constant[int], TH: ct.Constant[int], D: ct.Constant[int],
                       DO: ct.Constant[int]):
     """Two-GEMM MLP with squared ReLU between (``relu(h) ** 2`` as a product)."""
@@ -584,8 +633,28 @@ _add("attn_alibi_iota_gqa", attn_alibi_iota_gqa,
      [((4, 192, 32), "float16"), ((2, 192, 32), "float16"), ((2, 192, 32), "float16"), ((4, 192, 32), "float16"),
       1 / math.sqrt(32), 4, 2, 64, 32, 32], (3, 4), "chained", outputs=(3,))
 _add("mlp_swiglu", mlp_swiglu, [((128, 64), "float16"), ((64, 128), "float16"), ((64, 128), "float16"),
-                                ((128, 64), "float16"), ((128, 64), "float16"), 128, 64, 64, 64], (1,), "simt",
-     error="3 dots in one K loop that do not read the same A tile", outputs=(4,))
+                                ((128, 64), "float16"), ((128, 64), "float16"), 128, 64, 64, 64], (1,), "chained",
+     notes="was refused ('3 dots in one K loop that do not read the same A tile', the SIMT path's mma.sync): the "
+           "chained kernel now takes several first dots sharing their A tile", outputs=(4,))
+_add("mlp_swiglu_bf16", mlp_swiglu, [((256, 64), "bfloat16"), ((64, 192), "bfloat16"), ((64, 192), "bfloat16"),
+                                     ((192, 128), "bfloat16"), ((256, 128), "bfloat16"), 128, 64, 64, 128], (2,),
+     "chained", outputs=(4,))
+_add("mlp_swiglu_tm64", mlp_swiglu, [((192, 128), "float16"), ((128, 96), "float16"), ((128, 96), "float16"),
+                                     ((96, 128), "float16"), ((192, 128), "float16"), 64, 32, 128, 128], (3,),
+     "chained", outputs=(4,))
+_add("mlp_swiglu_wt", mlp_swiglu_wt, [((200, 128), "float16"), ((192, 128), "float16"), ((192, 128), "float16"),
+                                      ((192, 64), "float16"), ((200, 64), "float16"), 128, 64, 128, 64], (2,),
+     "chained", outputs=(4,))
+_add("mlp_swiglu_wide", mlp_swiglu, [((128, 64), "float16"), ((64, 256), "float16"), ((64, 256), "float16"),
+                                     ((256, 128), "float16"), ((128, 128), "float16"), 128, 128, 64, 128], (1,),
+     "simt", error="first dots of [128, 128] tiles: their accumulators", outputs=(4,))
+_add("mlp_three_gates", mlp_three_gates,
+     [((128, 64), "float16"), ((64, 96), "float16"), ((64, 96), "float16"), ((64, 96), "float16"),
+      ((96, 64), "float16"), ((128, 64), "float16"), 64, 32, 64, 64], (2,), "chained", outputs=(5,))
+_add("mlp_geglu_two_inputs", mlp_geglu_two_inputs,
+     [((128, 64), "float16"), ((128, 64), "float16"), ((64, 128), "float16"), ((64, 128), "float16"),
+      ((128, 64), "float16"), ((128, 64), "float16"), 128, 64, 64, 64], (1,), "simt",
+     error="first dots with different A operands", outputs=(5,))
 _add("mlp_relu_sq_chain", mlp_relu_sq_chain, [((192, 64), "float16"), ((64, 128), "float16"),
                                               ((128, 64), "float16"), ((192, 64), "float16"), 64, 64, 64, 64],
      (3,), "chained", outputs=(3,))

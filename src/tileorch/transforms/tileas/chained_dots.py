@@ -9,9 +9,17 @@ What the tier's warp-specialized kernel must look like (:func:`analyze_chained_d
   possibly mapped by elementwise ops with scalar operands (a :class:`QPrologue`, applied in place
   to the tile in shared memory), B1 a TMA tile of the loop (``[tn, d]`` transposed: K-major; or
   ``[d, tn]``: N-major);
+* more first dots ``S_k = A0 @ B1_k`` (a SwiGLU MLP's gate and up projections) that read the same
+  A0 value, with B tiles of the first's shape and layout (each its own tensor map), none reading
+  another's result (:func:`chained_dot_groups`); a different A is refused at the dot's line.  The
+  kernel streams every ``B1_k`` tile into the same ring stage, side by side so that one WGMMA of
+  ``n = k1 tn`` (at most 256) reads them as one operand (:attr:`ChainedKernel.b1_wide`), and first
+  dot ``k``'s result is columns ``[k tn, (k + 1) tn)`` of its accumulator (registers
+  ``[k tn / 2, (k + 1) tn / 2)``); the joint accumulator, P and the second dot's accumulator must
+  fit :data:`FIRST_DOTS_REGS` (else a located refusal: the SIMT path runs the program);
 * dot 2: ``acc' = P @ B2 + C`` where P (``[tm, tn]``) is any elementwise/row-reduction function of
-  S, of loop-carried tiles and of kernel arguments, B2 a TMA tile of the loop (``[tn, dv]``
-  N-major, or ``[dv, tn]`` transposed: K-major);
+  S (of every first dot's result), of loop-carried tiles and of kernel arguments, B2 a TMA tile of
+  the loop (``[tn, dv]`` N-major, or ``[dv, tn]`` transposed: K-major);
 * loop-carried values: tiles ``[tm, 1]`` (row vectors) or ``[tm, X]`` (X a multiple of 8);
 * after the loop, one ``tiled_store`` of a ``[tm, dv]`` tile (unit dimensions allowed before the last).
 
@@ -28,9 +36,10 @@ register A fragment of ``wgmma m64n{dv}k16`` (for each 16-column chunk ``c`` the
 ``d[8c .. 8c+7]`` are exactly ``a0..a3``), B2 from shared memory.  After the loop the program's
 epilogue is evaluated per accumulator element and stored with predicated global stores.
 
-The host builds one TMA tensor map per loaded array (``tileorch.chained_config`` records which
-parameter is its base pointer and the box) and launches the kernel on the program's grid with
-the tensor maps followed by the program's own parameters.
+The host builds one TMA tensor map per loaded array: A0, each first dot's B, B2
+(``tileorch.chained_config`` records which parameter is its base pointer and the box), and
+launches the kernel on the program's grid with the tensor maps followed by the program's own
+parameters.
 """
 
 from __future__ import annotations
@@ -261,19 +270,33 @@ def _depends_on(v: SSAValue, target: SSAValue, limit: int = 4096) -> bool:
     return False
 
 
-def chained_dots(kernel: aa.FuncOp) -> tuple[Operation, Operation] | None:
-    """(dot 1, dot 2) when the kernel's agent switch has exactly two dots, the second's A operand
-    computed from the first's result; else None."""
+def chained_dot_groups(kernel: aa.FuncOp) -> tuple[list[Operation], Operation] | None:
+    """(the first dots, in program order; the second dot) when the kernel's agent switch has two
+    dots or more, exactly one of them (the second dot) has an A operand computed from every other
+    dot's result, and no other dot reads another's result; else None.  Two dots: attention, a
+    two-GEMM MLP; three: a SwiGLU MLP (``silu(x W1) * (x W3)``, then ``@ W2``).  Whether the first
+    dots share their A operand is :func:`analyze_chained_dots`'s to check (a located refusal)."""
     switches = [o for o in kernel.walk() if isinstance(o, AgentSwitchOp)]
     if len(switches) != 1:
         return None
     dots = [o for o in switches[0].walk() if isinstance(o, ts.DotOp)]
-    if len(dots) != 2:
+    if len(dots) < 2:
         return None
-    for d1, d2 in (dots, dots[::-1]):
-        if _depends_on(d2.lhs, d1.result):
-            return d1, d2
+    for d2 in reversed(dots):
+        firsts = [d for d in dots if d is not d2]
+        if all(_depends_on(d2.lhs, d.result) for d in firsts):
+            if any(_depends_on(a.lhs, b.result) or _depends_on(a.rhs, b.result) or _depends_on(a.acc, b.result)
+                   for a in firsts for b in firsts if a is not b):
+                return None
+            return firsts, d2
     return None
+
+
+def chained_dots(kernel: aa.FuncOp) -> tuple[Operation, Operation] | None:
+    """(the first dot, the second dot) of :func:`chained_dot_groups` (the first of the first dots
+    when there are several); else None."""
+    groups = chained_dot_groups(kernel)
+    return None if groups is None else (groups[0][0], groups[1])
 
 
 @dataclass
@@ -348,6 +371,45 @@ class ChainedKernel:
     branches: list[scf.IfOp] = field(default_factory=list)  # scf.if on a scalar, tile results (masks)
     row_stores: list = field(default_factory=list)  # (store, [tm, 1] value): row vectors stored after the loop
     q_prologue: QPrologue | None = None  # elementwise ops between the A0 (Q) load and the first dot
+    firsts: list = field(default_factory=list)
+    """The first dots (``dot1`` first), all ``A0 @ B1_k`` with the same A0 tile: one WGMMA chain of
+    width ``sn`` over their B tiles side by side in the stage (:attr:`b1_wide`)."""
+    b1s: list = field(default_factory=list)  # each first dot's B operand (``b1`` first)
+
+    @property
+    def k1(self) -> int:
+        """First dots (1: attention, a two-GEMM MLP; 2: SwiGLU's gate and up projections)."""
+        return max(1, len(self.firsts))
+
+    @property
+    def sn(self) -> int:
+        """Columns of the first dots' joint accumulator (``k1 * tn``; first dot ``k``'s result is
+        columns ``[k tn, (k + 1) tn)``: registers ``[k tn / 2, (k + 1) tn / 2)`` of the WGMMA
+        accumulator fragment)."""
+        return self.k1 * self.tn
+
+    @property
+    def b1_wide(self) -> Operand:
+        """The first dots' B tiles in one stage as the one B operand of an ``n = sn`` WGMMA: K-major
+        (``[tn, d]`` each), tile ``k``'s box ``c`` at ``(c k1 + k) chunk_bytes``, i.e. one
+        ``[k1 tn, d]`` tile; N-major (``[d, tn]``), tile ``k``'s box ``c`` at ``(k chunks + c)
+        chunk_bytes``, i.e. one ``[d, k1 tn]`` tile whose boxes follow each other (descriptor and
+        k16 steps as one tile's)."""
+        if self.k1 == 1 or not self.b1.k_major:
+            return self.b1
+        return Operand(self.b1.load, self.k1 * self.b1.rows, self.b1.cols, self.b1.arg, True, self.b1.swapped,
+                       self.b1.rows_dim)
+
+    def b1_chunk_offset(self, k: int, c: int) -> int:
+        """Byte offset in the stage of first dot ``k``'s B tile's box ``c`` (:attr:`b1_wide`)."""
+        b = self.b1
+        return (c * self.k1 + k) * b.chunk_bytes if b.k_major else (k * b.chunks + c) * b.chunk_bytes
+
+    def provide_s(self, provided: dict, regs: list[SSAValue]) -> None:
+        """Each first dot's result in ``provided``: its ``tn / 2`` registers of the joint S ``regs``."""
+        n = self.tn // 2
+        for k, dot in enumerate(self.firsts or [self.dot1]):
+            provided[dot.result] = (self.tn, list(regs[k * n:(k + 1) * n]))
 
 
 def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop: bool) -> tuple[Operand, list[str]]:
@@ -494,11 +556,12 @@ def _q_prologue(kernel: aa.FuncOp, d1: Operation) -> tuple[SSAValue, QPrologue |
 
 
 def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
-    pair = chained_dots(kernel)
-    if pair is None:
+    groups = chained_dot_groups(kernel)
+    if groups is None:
         _fail(kernel, "expected two dots, the second's A computed from the first's result")
-    d1, d2 = pair
-    for dot in (d1, d2):
+    firsts, d2 = groups
+    d1 = firsts[0]
+    for dot in (*firsts, d2):
         if not isinstance(dot.atom, ts.MmaSm90AtomAttr):
             _fail(dot, f"the dot's MMA atom is {dot.atom}, not a WGMMA (mma.sm90) atom")
         if not isinstance(dot.result.type.element_type, Float32Type):
@@ -508,6 +571,8 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
         loop = loop.parent_op()
     if loop is None or not loop.is_ancestor(d2):
         _fail(d1, "both dots must be in one loop")
+    for fd in firsts[1:]:
+        _check_first_dot(d1, fd, loop)
     # any range(start, stop, step): lower_chained_kernel rebases the loop onto range(trip) (rebase_k_loop.py)
     tm, tn = d1.result.type.get_shape()
     d = d1.lhs.type.get_shape()[-1]
@@ -532,17 +597,26 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     b1.k_major = b1.transposed(seen)
     if (b1.rows, b1.cols) != ((tn, d) if b1.k_major else (d, tn)):
         _fail(d1, f"the first dot's B tile {b1.rows}x{b1.cols} does not match the dot")
+    b1s = [b1]
+    for k, fd in enumerate(firsts[1:], 1):
+        bk, seen = _operand(kernel, fd, fd.rhs, f"first dot {k + 1}'s B", True)
+        bk.k_major = bk.transposed(seen)
+        if (bk.rows, bk.cols, bk.k_major, bk.box) != (b1.rows, b1.cols, b1.k_major, b1.box):
+            _fail(fd, f"first dot {k + 1}'s B tile {bk.rows}x{bk.cols} ({'K' if bk.k_major else 'N'}-major) is not "
+                      f"laid out as the first dot's {b1.rows}x{b1.cols} ({'K' if b1.k_major else 'N'}-major): the "
+                      "first dots' B tiles are read as one wider WGMMA operand")
+        b1s.append(bk)
     b2, seen = _operand(kernel, d2, d2.rhs, "the second dot's B", True)
     b2.k_major = b2.transposed(seen)
     if (b2.rows, b2.cols) != ((dv, tn) if b2.k_major else (tn, dv)):
         _fail(d2, f"the second dot's B tile {b2.rows}x{b2.cols} does not match the dot")
-    for b in (b1, b2):  # the producer walks the same tiles as the consumer loop (its iv is j)
+    for b in (*b1s, b2):  # the producer walks the same tiles as the consumer loop (its iv is j)
         ploop = b.load.parent_op()
         while ploop is not None and not isinstance(ploop, scf.ForOp):
             ploop = ploop.parent_op()
         if ploop is None or (ploop.lb, ploop.ub, ploop.step) != (loop.lb, loop.ub, loop.step):
             _fail(b.load, "a loop operand's load is not in a producer loop over the consumer loop's range")
-    dts = {_DT[type(o.load.result.type.element_type)] for o in (a0, b1, b2)}
+    dts = {_DT[type(o.load.result.type.element_type)] for o in (a0, *b1s, b2)}
     if len(dts) != 1:
         _fail(d1, "all dot operands must have the same element type")
     stores = [o for o in kernel.walk() if isinstance(o, ts.TiledStoreOp)]
@@ -595,7 +669,47 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
         _fail(prologue.top.owner, "the first dot's A (Q) prologue changes the Q tile's element type: it is applied "
                                   "in place to the tile in shared memory")
     ck.q_prologue = prologue
+    ck.firsts, ck.b1s = list(firsts), b1s
+    if ck.k1 > 1:
+        _first_dots_fit(ck)
     return ck
+
+
+FIRST_DOTS_REGS = 200
+"""Registers per consumer thread the first dots' joint accumulator (``sn / 2``), P packed twice
+(``tn / 2``, the pipelined loop's in-flight and next P), the second dot's accumulator (``dv / 2``)
+and the other carried values may take (:func:`pipelining`'s budget of the 240 of ``setmaxnreg``)."""
+
+
+def _check_first_dot(d1: Operation, fd: Operation, loop: scf.ForOp) -> None:
+    """A first dot besides ``d1``: in the same loop, the same ``[tm, tn]`` result and K extent, and
+    the same A operand (the value ``d1`` reads, layout ops aside, or the same tile load): the A0
+    tile is loaded once and read by every first dot's WGMMAs."""
+    if not loop.is_ancestor(fd):
+        _fail(fd, "every first dot must be in the loop of the second dot")
+    shapes = [(list(d.result.type.get_shape()), d.lhs.type.get_shape()[-1]) for d in (d1, fd)]
+    if shapes[0] != shapes[1]:
+        _fail(fd, f"first dots of different shapes ({shapes[0][0]} x K {shapes[0][1]} and {shapes[1][0]} x K "
+                  f"{shapes[1][1]}): the first dots must compute [tm, tn] tiles over the same K")
+    (a1, seen1), (ak, seenk) = _strip(d1.lhs), _strip(fd.lhs)
+    same_load = source_load(a1) is not None and source_load(a1) is source_load(ak)
+    if (ak is not a1 and not same_load) or seen1.count("nv_tileaa.permute") != seenk.count("nv_tileaa.permute"):
+        _fail(fd, "first dots with different A operands: several first dots must read the same A tile (loaded "
+                  "once, like Q); this one reads another (or its transpose)")
+    if _depends_on(fd.acc, d1.result):
+        _fail(fd, "a first dot accumulates onto another first dot's result")
+
+
+def _first_dots_fit(ck: ChainedKernel) -> None:
+    """Several first dots: their joint accumulator is one WGMMA of ``n = sn`` (at most 256), and it
+    fits the consumer's registers beside P and the second dot's accumulator (:data:`FIRST_DOTS_REGS`)."""
+    ro = sum(2 if w == 1 else w // 2 for _, w in ck.carried) - ck.dv // 2
+    regs = ck.sn // 2 + ck.tn // 2 + ck.dv // 2 + max(ro, 0)
+    if ck.sn > 256 or regs > FIRST_DOTS_REGS:
+        _fail(ck.firsts[1], f"{ck.k1} first dots of [{ck.tm}, {ck.tn}] tiles: their accumulators ({ck.sn // 2} "
+                            f"registers per thread, {ck.sn} columns) beside P ({ck.tn // 2}) and the {ck.tm}x{ck.dv} "
+                            f"accumulator ({ck.dv // 2}) need {regs} registers of the consumer's {FIRST_DOTS_REGS} "
+                            f"(and at most 256 columns): use smaller hidden tiles (tn) or output tiles (dv)")
 
 
 def _row_vector(st: Operation, tm: int) -> SSAValue:
@@ -651,7 +765,7 @@ class Plan:
     def b1_stride(self) -> int:
         """Bytes between two stages of the first dot's B tile (rounded up to the 1024-byte swizzle
         atom, so that every box starts on its swizzle pattern)."""
-        return _align(self.ck.b1.bytes)
+        return _align(self.ck.k1 * self.ck.b1.bytes)
 
     @property
     def b2_stride(self) -> int:
@@ -749,6 +863,17 @@ def _default_name(v: SSAValue, name: str) -> SSAValue:
     return v
 
 
+def _tmap_names(ck: ChainedKernel) -> list[str]:
+    """The kernel's tensor-map parameters, in order: A0, each first dot's B (``b1``, ``b1_1``, ..),
+    the second dot's B."""
+    return ["a0", "b1", *[f"b1_{k}" for k in range(1, ck.k1)], "b2"]
+
+
+def _tmap_operands(ck: ChainedKernel) -> list[Operand]:
+    """The operands of :func:`_tmap_names`, in the same order."""
+    return [ck.a0, *(ck.b1s or [ck.b1]), ck.b2]
+
+
 class _Kernel:
     """The chained-dots kernel under construction (the structure :mod:`this module's docstring
     <tileorch.transforms.tileas.chained_dots>` describes), built op by op with an :class:`Emitter`
@@ -764,11 +889,13 @@ class _Kernel:
         from tileorch.transforms.tileas.convert_to_cutlass import _append_parameters
 
         self.ck, self.plan, self.off = ck, plan, plan.offsets()
-        block = Block(arg_types=[GENERIC_PTR] * 3)
-        for arg, hint in zip(block.args, ("tmap_a0", "tmap_b1", "tmap_b2")):
-            arg.name_hint = hint
-        self.tmap = dict(zip(("a0", "b1", "b2"), block.args))
-        self.fn = func.FuncOp(name, ([GENERIC_PTR] * 3, []), Region(block), arg_attrs=ArrayAttr([TMAP_ATTRS] * 3))
+        names = _tmap_names(ck)
+        block = Block(arg_types=[GENERIC_PTR] * len(names))
+        for arg, x in zip(block.args, names):
+            arg.name_hint = f"tmap_{x}"
+        self.tmap = dict(zip(names, block.args))
+        self.fn = func.FuncOp(name, ([GENERIC_PTR] * len(names), []), Region(block),
+                              arg_attrs=ArrayAttr([TMAP_ATTRS] * len(names)))
         self.fn.attributes["nvvm.kernel"] = UnitAttr()
         self.fn.attributes["nvvm.maxntid"] = DenseArrayBase.from_list(i32, [plan.threads, 1, 1])
         self.fn.attributes["nvvm.minctasm"] = IntegerAttr(1, i32)
@@ -922,6 +1049,9 @@ class _Kernel:
                          *range(plan.stages), plan.consumer_threads, off["full"], off["empty"],
                          off["bars"], off["bars"] + 8, off["b1"], off["b2"], ck.b1.bytes, ck.b2.bytes, ck.a0.bytes,
                          ck.b1.bytes + ck.b2.bytes})
+        if ck.k1 > 1:  # the first dots' B tiles side by side in the stage (ChainedKernel.b1_wide)
+            consts = sorted({*consts, ck.k1 * ck.b1.bytes + ck.b2.bytes,
+                             *[ck.b1_chunk_offset(k, c) for k in range(ck.k1) for c in range(ck.b1.chunks)]})
         self.ci = {c: _hint(e.const(c), f"c{c}_i") for c in consts}
         self.tid = self.v(nvvm.SPECIAL_REGISTERS["tid.x"](), "tid")
         t0 = self.v(arith.CmpiOp(self.tid, self.small(0), "eq"), "t0")
@@ -947,7 +1077,7 @@ class _Kernel:
                 t.add(nvvm.MBarrierInitOp(self.bars["full"][i], self.small(1)))
                 t.add(nvvm.MBarrierInitOp(self.bars["empty"][i], self.ci[plan.consumer_threads]))
             t.add(nvvm.FenceMbarrierInitOp())
-            for x in ("a0", "b1", "b2"):
+            for x in _tmap_names(ck):
                 t.add(nvp.PrefetchOp(self.tmap[x]))
 
         _if(e, t0, init)
@@ -955,11 +1085,13 @@ class _Kernel:
 
     # -- the producer warp group --------------------------------------------------------------
     def tma_loads(self, tag: str, x: str, op: Operand, coords: list[SSAValue], dst_off: SSAValue,
-                  bar: SSAValue) -> None:
+                  bar: SSAValue, chunk_offset: Callable[[int], int] | None = None) -> None:
         """TMA loads of one tile of operand ``x`` (``op.box``-column boxes) at array coordinates
         ``coords`` (outermost first) into shared memory at byte ``dst_off``, completing on ``bar``
-        (values named ``%{tag}_...``)."""
+        (values named ``%{tag}_...``); box ``c`` at ``dst_off + chunk_offset(c)`` (by default
+        ``c * op.chunk_bytes``)."""
         e, n = self.e, op.rank
+        chunk_offset = chunk_offset or (lambda c: c * op.chunk_bytes)
         for c in range(op.chunks):
             box = []
             for dim in reversed(range(n)):  # innermost first
@@ -967,7 +1099,7 @@ class _Kernel:
                 if dim == n - 1 and c:
                     coord = self.v(arith.AddiOp(coord, self.ci[op.box * c]), f"{tag}_x{c}")
                 box.append(coord)
-            dst = self.gep(self.v(arith.AddiOp(dst_off, self.ci[c * op.chunk_bytes]), f"{tag}_o{c}"), f"{tag}_p{c}")
+            dst = self.gep(self.v(arith.AddiOp(dst_off, self.ci[chunk_offset(c)]), f"{tag}_o{c}"), f"{tag}_p{c}")
             dst = self.v(llvm_ext.AddrSpaceCastOp(dst, CLUSTER_PTR), f"{tag}_q{c}")
             e.add(nvp.CpAsyncBulkTensorGlobalToSharedClusterOp(dst, self.tmap[x], box, bar))
 
@@ -978,14 +1110,20 @@ class _Kernel:
         st = self.v(arith.RemUIOp(self.ring_index(j, "nx"), self.nstages), "nx_s")
         bo = self.v(arith.MuliOp(st, self.small(8)), "nx_bo")
         bar = self.gep(self.v(arith.AddiOp(bo, self.ci[off["full"]]), "nx_bo2"), "nx_bar")
-        e.add(nvvm.MBarrierArriveExpectTxOp(bar, self.ci[ck.b1.bytes + ck.b2.bytes]))
+        e.add(nvvm.MBarrierArriveExpectTxOp(bar, self.ci[ck.k1 * ck.b1.bytes + ck.b2.bytes]))
         k1 = self.v(arith.MuliOp(st, self.ci[plan.b1_stride]), "nx_k1")
         k_off = self.v(arith.AddiOp(k1, self.ci[off["b1"]]), "nx_k")
         v1 = self.v(arith.MuliOp(st, self.ci[plan.b2_stride]), "nx_v1")
         v_off = self.v(arith.AddiOp(v1, self.ci[off["b2"]]), "nx_v")
         b1 = coords_of("b1", ck.b1, j, "b1nx")
         b2 = coords_of("b2", ck.b2, j, "b2nx")
-        self.tma_loads("b1nx", "b1", ck.b1, b1, k_off, bar)
+        if ck.k1 == 1:
+            self.tma_loads("b1nx", "b1", ck.b1, b1, k_off, bar)
+        else:  # each first dot's B tile at its boxes' places in the joint operand (ChainedKernel.b1_wide)
+            for k, (x, bk) in enumerate(zip(_tmap_names(ck)[1:-1], ck.b1s)):
+                bc = b1 if k == 0 else coords_of("b1", bk, j, f"b1nx{k}")
+                self.tma_loads(f"b1nx{k}" if k else "b1nx", x, bk, bc, k_off, bar,
+                               lambda c, k=k: ck.b1_chunk_offset(k, c))
         self.tma_loads("b2nx", "b2", ck.b2, b2, v_off, bar)
 
     def producer(self, n_tiles: SSAValue | None, coords_of, work=None, n_tiles_of=None) -> Block:
@@ -1100,7 +1238,7 @@ class _Kernel:
         a_bits = _hint(e.const(_k_steps(ck.a0, ck.d // 16)[0], i64), "a_bits")
         da0 = self.v(arith.OrIOp(sbase, a_bits), "da0")
         self.da_wg = self.v(arith.AddiOp(da0, wg_off), "da_wg")
-        b1_bits = _hint(e.const(_b_steps(ck.b1, ck.d // 16)[0], i64), "b1_bits")
+        b1_bits = _hint(e.const(_b_steps(ck.b1_wide, ck.d // 16)[0], i64), "b1_bits")
         b1_base = _hint(e.const(off["b1"] // 16, i64), "b1_base")
         b2_base = _hint(e.const(off["b2"] // 16, i64), "b2_base")
         self.b1_stage = _hint(e.const(plan.b1_stride // 16, i64), "b1_stage")
@@ -1119,7 +1257,7 @@ class _Kernel:
         ck, e = self.ck, self.e
         ksteps = ck.d // 16
         _, a_offs = _k_steps(ck.a0, ksteps)
-        _, b1_offs = _b_steps(ck.b1, ksteps)
+        _, b1_offs = _b_steps(ck.b1_wide, ksteps)
         dtype = nvp.WGMMAType(ck.dtype)
         layout_b = nvp.MMALayout.COL if ck.b1.k_major else nvp.MMALayout.ROW
         acc = init
@@ -1128,7 +1266,7 @@ class _Kernel:
             bc = _hint(e.const(b1_offs[s] // 16, i64), f"{pre}b{s}c")
             da = self.v(arith.AddiOp(self.da_cur or self.da_wg, ac), f"{pre}a{s}")
             db = self.v(arith.AddiOp(db1, bc), f"{pre}b{s}")
-            acc = self.v(nvp.WgmmaMmaAsyncOp(acc, da, db, ck.tn, dtype, layout_b), f"{pre}{s}")
+            acc = self.v(nvp.WgmmaMmaAsyncOp(acc, da, db, ck.sn, dtype, layout_b), f"{pre}{s}")
         return acc
 
     def pingpong_before(self, n_tiles: SSAValue, lower: int = 0) -> tuple[SSAValue, SSAValue, SSAValue]:
@@ -1726,9 +1864,8 @@ def _lower_plain_loop(kb: _Kernel, site_of, n_tiles: SSAValue, init_vals: list[S
             s_last = kb.s_chain("s", s_init, db1)
             e.add(nvvm.WgmmaGroupSyncAlignedOp())
             e.add(nvvm.WgmmaWaitGroupSyncOp(0))
-            low.provided[ck.dot1.result] = (ck.tn, [s.e.v(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [r]),
-                                                                              s_last, f32))
-                                                     for r in range(ck.tn // 2)])
+            ck.provide_s(low.provided, [s.e.v(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [r]), s_last, f32))
+                                        for r in range(ck.sn // 2)])
             for br in ck.branches:  # the loop's branches on scalars: real branches over whole fragments
                 site_of.branch(br, s, body.args[0], j)
             # the second dot: C per element, P packed pairwise into the register A fragment
@@ -1770,8 +1907,8 @@ def _s_init(kb: _Kernel, site_of, iv: SSAValue, provided: dict, name: str) -> SS
     s0 = site_of()
     s0.low.scalars[body.args[0]] = iv
     s0.low.provided = dict(provided)
-    s_in = s0.tile_regs(ck.dot1.acc, ck.tn)
-    sv = s0.e.v(llvm.UndefOp(llvm.LLVMStructType.from_type_list([f32] * (ck.tn // 2))))
+    s_in = [x for dot in (ck.firsts or [ck.dot1]) for x in s0.tile_regs(dot.acc, ck.tn)]
+    sv = s0.e.v(llvm.UndefOp(llvm.LLVMStructType.from_type_list([f32] * (ck.sn // 2))))
     for r, x in enumerate(s_in):
         sv = s0.e.v(llvm.InsertValueOp(DenseArrayBase.from_list(i64, [r]), sv, x))
     return kb.splice(s0.tmp, sv, name)
@@ -1829,12 +1966,13 @@ def pipelining(ck: ChainedKernel) -> Pipelining | None:
         return None
     k = accs[0]
     acc_arg = body.args[1 + ck.carried[k][0]]
-    reads = [ck.dot2.lhs, ck.dot1.acc, *[y for kk, y in enumerate(ck.yields) if kk != k],
+    reads = [ck.dot2.lhs, *[dot.acc for dot in (ck.firsts or [ck.dot1])],
+             *[y for kk, y in enumerate(ck.yields) if kk != k],
              *[br.cond for br in ck.branches]]
     if any(_depends_on(v, acc_arg) for v in reads):
         return None
     ro = sum(2 if x == 1 else x // 2 for kk, (_, x) in enumerate(ck.carried) if kk != k)
-    if ck.tn // 2 + ck.tn // 2 + ck.dv // 2 + ro > 200:
+    if ck.sn // 2 + ck.tn // 2 + ck.dv // 2 + ro > FIRST_DOTS_REGS:
         return None
     return Pipelining(k, ck.tn // 4, ck.dv // 2, ro)
 
@@ -1994,8 +2132,8 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
         for k in others:
             i, w = ck.carried[k]
             low.provided[body.args[1 + i]] = (w, carried[k])
-        low.provided[ck.dot1.result] = (ck.tn, list(s_last) if isinstance(s_last, list)
-                                        else _struct_regs(site.e, s_last, ck.tn // 2))
+        ck.provide_s(low.provided, list(s_last) if isinstance(s_last, list)
+                     else _struct_regs(site.e, s_last, ck.sn // 2))
         for br in ck.branches:
             site_of.branch(br, site, body.args[0], iv)
         p = site.tile_regs(ck.dot2.lhs, ck.tn)  # chunk c's a0..a3 are p[8c .. 8c+7] pairwise
@@ -2156,20 +2294,20 @@ class _Prefetch:
 
     def undef(self) -> list[SSAValue]:
         kb = self.work.kb
-        return [kb.v(llvm.UndefOp(f32), "pf_undef")] * (kb.ck.tn // 2)
+        return [kb.v(llvm.UndefOp(f32), "pf_undef")] * (kb.ck.sn // 2)
 
     def completed(self, z: SSAValue) -> list[SSAValue]:
         """``wgmma.wait_group 0``, then the fields of S."""
         kb = self.work.kb
         kb.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
-        return _struct_regs(kb.e, z, kb.ck.tn // 2)
+        return _struct_regs(kb.e, z, kb.ck.sn // 2)
 
     def if_instance(self, w: SSAValue, it: SSAValue, ring: SSAValue,
                     issue: Callable[[SSAValue], list[SSAValue]], otherwise: Callable[[], list[SSAValue]]):
         """``issue(first dot in flight)`` when instance ``w`` exists and has K/V tiles, else
         ``otherwise()``; the S registers either yields."""
         kb, work = self.work.kb, self.work
-        types = [f32] * (kb.ck.tn // 2)
+        types = [f32] * (kb.ck.sn // 2)
         coord = work.coords(w)
         valid = kb.v(arith.CmpiOp(w, work.total, "ult"), "pf_valid")
 
@@ -2198,7 +2336,7 @@ def _lower_prefetching_instance(pf: _Prefetch, it: SSAValue) -> tuple[SSAValue, 
     ``wait_group 1`` (the second dot done), the epilogue, ``wait_group 0``, then the last stage
     released.  (K/V tiles, the next instance's S registers.)"""
     kb, work, pipe, ck = pf.work.kb, pf.work, pf.pipe, pf.work.kb.ck
-    types = [f32] * (ck.tn // 2)
+    types = [f32] * (ck.sn // 2)
     n, inits = pf.instance_values(work.tile_coord)
     slot, _ = work.q_slot(it)
     kb.da_cur = work.q_descriptor(slot)
@@ -2257,7 +2395,7 @@ def next_s_fits(ck: ChainedKernel, pipe: Pipelining, plan: Plan) -> bool:
     carried registers fit the consumer's registers through the epilogue (with
     :data:`NEXT_S_EPILOGUE_REGS`): ``65536 / threads`` rounded down to 8, at most 255."""
     cap = min(255, 65536 // plan.threads // 8 * 8)
-    return ck.tn // 2 + pipe.rc + pipe.ro + NEXT_S_EPILOGUE_REGS <= cap
+    return ck.sn // 2 + pipe.rc + pipe.ro + NEXT_S_EPILOGUE_REGS <= cap
 
 
 def _stage_guards(ck: ChainedKernel, plan: Plan) -> list:
@@ -2265,7 +2403,8 @@ def _stage_guards(ck: ChainedKernel, plan: Plan) -> list:
     stage (dynamic shared-memory byte offsets): a consumer's arrive on the barrier hands those
     bytes to the producer (the PTX emulator's ``guards``: the release must follow the last read)."""
     off = plan.offsets()
-    return [[off["empty"] + 8 * s, [[off["b1"] + s * plan.b1_stride, off["b1"] + s * plan.b1_stride + ck.b1.bytes],
+    b1 = ck.k1 * ck.b1.bytes  # every first dot's B tile
+    return [[off["empty"] + 8 * s, [[off["b1"] + s * plan.b1_stride, off["b1"] + s * plan.b1_stride + b1],
                                     [off["b2"] + s * plan.b2_stride, off["b2"] + s * plan.b2_stride + ck.b2.bytes]]]
             for s in range(plan.stages)]
 
@@ -2320,7 +2459,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         _fail(kernel, f"the tiles need {plan.smem} bytes of shared memory with one K/V stage (more than "
                       f"{SMEM_LIMIT // 1024} KiB)")
     persistent = plan.persistent
-    name = f"chained_dots_{ck.tm}x{ck.tn}x{ck.d}_{ck.dv}_{ck.dtype}"
+    name = f"chained_dots_{ck.tm}x{ck.tn}x{ck.d}_{ck.dv}_{ck.dtype}" + (f"_x{ck.k1}" if ck.k1 > 1 else "")
     pipe = pipelining(ck) if plan.stages >= PIPELINED_STAGES else None
     masks = interior_masks(ck.loop.body.blocks.first) if pipe is not None else []  # only the pipelined loop versions
     next_s = os.environ.get(NEXT_S_ENV, "0") if next_s_enabled() else "0"
@@ -2330,7 +2469,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         next_s_off = ("not a persistent kernel" if not persistent else "the consumer loop is not pipelined"
                       if pipe is None else "the Q tile has a prologue (applied after its wait, not modelled in "
                       "the next instance's tail)" if ck.q_prologue is not None else f"the next instance's S "
-                      f"({ck.tn // 2} registers) beside the accumulator through the epilogue exceeds the consumer's "
+                      f"({ck.sn // 2} registers) beside the accumulator through the epilogue exceeds the consumer's "
                       "registers")
         next_s = "0"
     # the row-reciprocal division: its values are computed beside the accumulator before the stores
@@ -2538,11 +2677,11 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     record = {"kind": "chained", "threads": plan.threads, "smem": plan.smem, "stages": plan.stages,
               "pipelined": pipe is not None, "pingpong": pingpong, "heavy_first": heavy,
               "interior_masks": len(masks), "k_range": rebased,
-              "tm": ck.tm, "tn": ck.tn,
+              "tm": ck.tm, "tn": ck.tn, **({"first_dots": ck.k1} if ck.k1 > 1 else {}),
               "d": ck.d, "dv": ck.dv, "dtype": ck.dtype,
               "tmaps": [{"arg": o.arg, "rows": o.rows, "rank": o.rank, "box": o.box, "swizzle": o.row_bytes,
                          **({"rows_dim": o.rows_dim} if o.rows_dim >= 0 else {})}
-                        for o in (ck.a0, ck.b1, ck.b2)],
+                        for o in _tmap_operands(ck)],
               "guards": _stage_guards(ck, plan)}
     if persistent:  # launched on at most one CTA per SM with the program's grid as the last three parameters
         record["persistent"] = {"q_slots": plan.q_slots}
