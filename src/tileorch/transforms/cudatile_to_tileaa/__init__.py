@@ -56,6 +56,7 @@ class _Lowering:
         self.cc = compute_capability
         self.vm: dict[SSAValue, SSAValue] = {}
         self.block: Block | None = None
+        self._current: Operation | None = None  # the op being lowered (run_block): where a bad use is reported
 
     # ------------------------------------------------------------------ types
     def type(self, t: Attribute, op: Operation) -> Attribute:
@@ -82,6 +83,11 @@ class _Lowering:
         except KeyError:
             owner = value.owner if isinstance(value.owner, Operation) else None
             what = f"the result of '{owner.name}'" if owner is not None else "a block argument"
+            user = self._current
+            if user is not None and value in user.operands:  # located at the use (a block argument has no line)
+                raise LocatedError(user, f"convert-cudatile-to-tileaa: operand #{list(user.operands).index(value)} "
+                                         f"of '{user.name}' ({what}) is not available here: it is defined in "
+                                         "another region or after this use, or is of a kind not lowered") from None
             raise LocatedError(owner, f"convert-cudatile-to-tileaa: {what} is used where it was not lowered "
                                       "(a value of an unsupported kind, or one defined in another region)") from None
 
@@ -90,17 +96,18 @@ class _Lowering:
             self.vm[a] = b
 
     def run_block(self, src: Block, dst: Block) -> None:
-        saved = self.block
+        saved, saved_current = self.block, self._current
         self.block = dst
         for op in src.ops:
             handler = _HANDLERS.get(type(op))
             if handler is None:
                 raise _unsupported(op)
+            self._current = op
             try:
                 handler(self, op)
             except VerifyException as exc:  # an attribute or op built from out-of-range input
                 raise LocatedError(op, str(exc)) from None
-        self.block = saved
+        self.block, self._current = saved, saved_current
 
     # ------------------------------------------------------------------ entry
     def entry(self, e: ct.EntryOp) -> aa.FuncOp:
