@@ -14,16 +14,13 @@ import pytest
 pytest.importorskip("xdsl")
 pytest.importorskip("cuda.tile")
 
-from test_user_sweep_interp import _bf16_bits, _bf16_value, _close, run  # noqa: E402
+from test_user_sweep_interp import _close, run, sample  # noqa: E402
 
 RNG = np.random.default_rng(11)
 
 
 def _f(shape, dt="float32", scale=1.0):
-    x = (RNG.standard_normal(shape) * scale).astype(np.float32)
-    if dt == "bfloat16":
-        return _bf16_value(_bf16_bits(x))
-    return x.astype({"float16": np.float16, "float32": np.float32, "float64": np.float64}[dt])
+    return sample(RNG, shape, dt, scale)
 
 
 def _gelu(v):

@@ -16,7 +16,7 @@ pytest.importorskip("xdsl")
 pytest.importorskip("cuda.tile")
 
 import test_user_sweep_interp as sweep  # noqa: E402
-from test_user_sweep_interp import _bf16_bits, _bf16_value, _close, run  # noqa: E402
+from test_user_sweep_interp import _close, run, sample, _softmax  # noqa: E402
 
 from tileorch.testing.user_programs4 import PROGRAMS  # noqa: E402
 
@@ -27,15 +27,7 @@ RNG = np.random.default_rng(412)
 
 
 def _f(shape, dt="float32", scale=1.0):
-    x = (RNG.standard_normal(shape) * scale).astype(np.float32)
-    if dt == "bfloat16":
-        return _bf16_value(_bf16_bits(x))
-    return x.astype({"float16": np.float16, "float32": np.float32}[dt])
-
-
-def _softmax(t, axis):
-    e = np.exp(t - t.max(axis=axis, keepdims=True))
-    return e / e.sum(axis=axis, keepdims=True)
+    return sample(RNG, shape, dt, scale)
 
 
 def test_layernorm_rows_block_ragged():

@@ -111,9 +111,15 @@ def run(name, inputs: dict):
     return out
 
 
-def _f(shape, dt="float32", scale=1.0):
-    x = (RNG.standard_normal(shape) * scale).astype(np.float32)
+def sample(rng, shape, dt="float32", scale=1.0):
+    """Standard-normal values times ``scale`` drawn from ``rng`` in float32, as element type ``dt``
+    (bf16 rounded to nearest even, held as float32).  The sweeps' test files draw their inputs here."""
+    x = (rng.standard_normal(shape) * scale).astype(np.float32)
     return x.astype(NP[dt]) if dt != "bfloat16" else _bf16_value(_bf16_bits(x))
+
+
+def _f(shape, dt="float32", scale=1.0):
+    return sample(RNG, shape, dt, scale)
 
 
 def _close(got, ref, atol, rtol=0.0):
