@@ -96,16 +96,6 @@ def _preload() -> None:
                 registry.resolve(ref)
 
 
-def _exit_status(code: object) -> int:
-    """The status a Python process exits with after ``sys.exit(code)``."""
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code
-    print(code, file=sys.stderr)
-    return 1
-
-
 def _fresh_std_streams() -> None:
     """New ``sys.stdin``/``stdout``/``stderr`` on fds 0-2, made as the interpreter makes them at
     startup (the server's own objects remember its streams: seekable, buffered, tty or not)."""
@@ -126,6 +116,8 @@ def _run_tool(request: dict) -> int:
     import atexit
     import traceback
 
+    from tileorch.cli.main import exit_status  # the status sys.exit(code) gives, as the real program
+
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
@@ -140,9 +132,9 @@ def _run_tool(request: dict) -> int:
             runpy.run_module(request["module"], run_name="__main__", alter_sys=True)
             status = 0
         else:  # the console script: sys.exit(main())
-            status = _exit_status(_entry(request["tool"])())
+            status = exit_status(_entry(request["tool"])())
     except SystemExit as exc:
-        status = _exit_status(exc.code)
+        status = exit_status(exc.code)
     except BaseException:  # noqa: BLE001  (as the interpreter reports an uncaught exception)
         traceback.print_exc()
         status = 1

@@ -209,19 +209,24 @@ def _preforked_child(in_r: int, in_w: int, out_r: int, out_w: int, err_r: int, e
         return 0  # the parent did not need code generation
     header, _, llvm_ir = request.partition(b"\n")
     arch, ptx_version = header.decode().split()
+    return _codegen_to_fds(llvm_ir.decode(), arch, int(ptx_version), out_w, err_w, failure)
+
+
+def _codegen_to_fds(llvm_ir: str, arch: str, ptx_version: int, out_w: int, err_w: int,
+                    failure: BaseException | None = None) -> int:
+    """In a code-generation child: the PTX of ``llvm_ir`` written to ``out_w`` (status 0), or the
+    error (``failure`` if LLVM could not be loaded) as a ``tileorch:`` line on ``err_w`` (status 1)."""
     try:
         if failure is not None:
             raise failure
-        data, code = codegen(llvm_ir.decode(), arch, int(ptx_version)).encode(), 0
+        data, code, fd = codegen(llvm_ir, arch, ptx_version).encode(), 0, out_w
     except BackendError as exc:
-        data, code = f"tileorch: {exc}\n".encode(), 1
-        out_w, err_w = err_w, out_w
+        data, code, fd = f"tileorch: {exc}\n".encode(), 1, err_w
     except BaseException as exc:  # noqa: BLE001
-        data, code = f"tileorch: LLVM code generation failed ({type(exc).__name__}: {exc})\n".encode(), 1
-        out_w, err_w = err_w, out_w
+        data, code, fd = f"tileorch: LLVM code generation failed ({type(exc).__name__}: {exc})\n".encode(), 1, err_w
     view = memoryview(data)
     while view:
-        view = view[os.write(out_w, view):]
+        view = view[os.write(fd, view):]
     return code
 
 
@@ -278,17 +283,7 @@ def _fork_start(llvm_ir: str, arch: str, ptx_version: int) -> tuple[int, int, in
             import faulthandler
 
             faulthandler.disable()
-            try:
-                data, code = codegen(llvm_ir, arch, ptx_version).encode(), 0
-            except BackendError as exc:
-                data, code = f"tileorch: {exc}\n".encode(), 1
-                out_w, err_w = err_w, out_w
-            except BaseException as exc:  # noqa: BLE001
-                data, code = f"tileorch: LLVM code generation failed ({type(exc).__name__}: {exc})\n".encode(), 1
-                out_w, err_w = err_w, out_w
-            view = memoryview(data)
-            while view:
-                view = view[os.write(out_w, view):]
+            code = _codegen_to_fds(llvm_ir, arch, ptx_version, out_w, err_w)
         finally:
             os._exit(code)
     os.close(out_w)
