@@ -371,32 +371,29 @@ def simt_kernel_remarks(kernel) -> list[str]:
     :func:`compile_program` and ``tileorch compile --remarks``)."""
     if kernel is None:
         return []
-    attrs, name, out = kernel.attributes, kernel.sym_name.data, []
-    if "tileorch.cluster_split" in attrs:
-        out.append(f"remark: @{name}: its reduction loop is split over a cluster of up to "
-                   f"{attrs['tileorch.cluster_split'].value.data} CTAs when the grid leaves SMs idle (the accumulators "
-                   "folded through distributed shared memory; floating-point sums reassociated)")
-    if "tileorch.warp_programs" in attrs:
-        out.append(f"remark: @{name}: one program per warp, up to {attrs['tileorch.warp_programs'].value.data} per "
-                   "CTA (a one-warp program: more warps in flight per SM)")
-    if "tileorch.rematerialized" in attrs:
-        out.append(f"remark: @{name}: {attrs['tileorch.rematerialized'].value.data} broadcast/reshape(s) of a range, "
-                   "splat or index load recomputed by each thread instead of exchanged through shared memory "
-                   "(tileaa_to_simt/rematerialize.py; TILEORCH_REMATERIALIZE=0: the exchange)")
-    if "tileorch.uniform_divisions" in attrs:
-        out.append(f"remark: @{name}: {attrs['tileorch.uniform_divisions'].value.data} tile division(s) by a value "
-                   "shared by the whole tile (a row's sum) use one reciprocal per thread and three FMA per element, "
-                   "one branch per thread to div.rn where an operand lies outside [2^-60, 2^60] (zero numerators, "
-                   "such as a ragged row's padding, stay on the fast path; tileaa_to_simt/uniform_division.py; "
-                   "TILEORCH_UNIFORM_DIV=0: div.rn per element)")
-    if "tileorch.programs_per_warp" in attrs:
-        out.append(f"remark: @{name}: {attrs['tileorch.programs_per_warp'].value.data} programs per warp, the loads "
-                   "of all issued before the first is reduced (a program that loads under 2 KiB per warp: more "
-                   "bytes in flight per warp)")
-    if "tileorch.dynamic_smem" in attrs:
-        out.append(f"remark: @{name}: {attrs['tileorch.dynamic_smem'].value.data} bytes of shared scratch, as "
-                   "dynamic shared memory (more than the 48 KiB a kernel may declare statically)")
-    return out
+    attrs, name = kernel.attributes, kernel.sym_name.data
+    return [f"remark: @{name}: " + text.format(n=attrs[attr].value.data)
+            for attr, text in _SIMT_KERNEL_REMARKS if attr in attrs]
+
+
+# (kernel attribute, remark text with {n} for its value), in the order the remarks are printed
+_SIMT_KERNEL_REMARKS = (
+    ("tileorch.cluster_split", "its reduction loop is split over a cluster of up to {n} CTAs when the grid leaves "
+     "SMs idle (the accumulators folded through distributed shared memory; floating-point sums reassociated)"),
+    ("tileorch.warp_programs", "one program per warp, up to {n} per CTA (a one-warp program: more warps in flight "
+     "per SM)"),
+    ("tileorch.rematerialized", "{n} broadcast/reshape(s) of a range, splat or index load recomputed by each thread "
+     "instead of exchanged through shared memory (tileaa_to_simt/rematerialize.py; TILEORCH_REMATERIALIZE=0: the "
+     "exchange)"),
+    ("tileorch.uniform_divisions", "{n} tile division(s) by a value shared by the whole tile (a row's sum) use one "
+     "reciprocal per thread and three FMA per element, one branch per thread to div.rn where an operand lies "
+     "outside [2^-60, 2^60] (zero numerators, such as a ragged row's padding, stay on the fast path; "
+     "tileaa_to_simt/uniform_division.py; TILEORCH_UNIFORM_DIV=0: div.rn per element)"),
+    ("tileorch.programs_per_warp", "{n} programs per warp, the loads of all issued before the first is reduced (a "
+     "program that loads under 2 KiB per warp: more bytes in flight per warp)"),
+    ("tileorch.dynamic_smem", "{n} bytes of shared scratch, as dynamic shared memory (more than the 48 KiB a "
+     "kernel may declare statically)"),
+)
 
 
 def compile_program(data: bytes, name: str = "<cuTile program>", arch: str = "sm_90a",
