@@ -48,3 +48,17 @@ def test_early_q_not_applied_says_why(monkeypatch):
     assert p.chained.get("early_q_off") == "TILEORCH_ATTN_NEXT_S releases Q itself", p.chained
     assert any("TILEORCH_ATTN_EARLY_Q not applied: TILEORCH_ATTN_NEXT_S releases Q itself" in r
                for r in p.remarks), p.remarks
+
+
+@pytest.mark.parametrize("d,slots,applied", [(64, 2, False), (128, 1, True)])
+def test_early_q_default_by_q_slots(d, slots, applied, monkeypatch):
+    """Unset, the early release is applied where the persistent kernel has one Q slot (d128) and not
+    where it has two (d64); the record and the remark say which."""
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.delenv("TILEORCH_ATTN_EARLY_Q", raising=False)
+    monkeypatch.delenv("TILEORCH_ATTN_NEXT_S", raising=False)
+    p = _lower(300, d, 128, 128, False)
+    assert p.chained["persistent"]["q_slots"] == slots, p.chained
+    assert p.chained["persistent"].get("early_q", False) is applied, p.chained
+    assert any("releases its Q slot right after the consumer loop" in r for r in p.remarks) is applied, p.remarks
+    assert "early_q_off" not in p.chained  # not asked for: nothing to explain

@@ -175,16 +175,28 @@ def next_s_enabled() -> bool:
 EARLY_Q_ENV = "TILEORCH_ATTN_EARLY_Q"
 
 
-def early_q_enabled() -> bool:
+def early_q_enabled(q_slots: int | None = None) -> bool:
     """Whether a persistent kernel's pipelined consumer releases its instance's Q slot right after
     the consumer loop, before the last tile's second dot (the loop's last ``wait_group 0`` has
     retired every first dot, the only reads of Q), instead of after that dot: with one Q slot
     (d128: a second slot would cost a K/V stage) the producer, which waits for that release before
     it loads the next instance's Q and then its K/V tiles, starts them one second dot earlier.
-    On when the environment sets ``TILEORCH_ATTN_EARLY_Q=1`` (read at each compile, part of the
-    disk-cache key); not with ``TILEORCH_ATTN_NEXT_S`` (its tail releases Q itself).  Default off
-    until the H200 measures it."""
-    return os.environ.get(EARLY_Q_ENV, "0") == "1"
+    ``TILEORCH_ATTN_EARLY_Q=1`` always, ``=0`` never (read at each compile, part of the disk-cache
+    key); unset: on for a kernel with one Q slot (``q_slots == 1``), where the H200 measured
+    1.014-1.015x at d128, sequence 1k in two sessions (attention_variants_d128_2026-12-03e.json,
+    attention_variants_earlyq_2026-12-03g.json; 0.99-1.01x at 4k and 16k), off with two slots
+    (d64: the next Q already has its own slot, 0.99-1.01x).  Never with ``TILEORCH_ATTN_NEXT_S``
+    (its tail releases Q itself)."""
+    value = os.environ.get(EARLY_Q_ENV)
+    if value in ("0", "1"):
+        return value == "1"
+    return q_slots == 1
+
+
+def early_q_asked() -> bool:
+    """Whether the environment asks for the early Q release explicitly (``TILEORCH_ATTN_EARLY_Q=1``):
+    a kernel that cannot apply it then says why in a remark."""
+    return os.environ.get(EARLY_Q_ENV) == "1"
 
 
 EXP2_FMA_ENV = "TILEORCH_ATTN_EXP2_FMA"
@@ -2478,8 +2490,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         row_div, row_div_off = False, (f"the {ck.dv // 2} quotients beside the {ck.dv // 2} accumulator registers "
                                        "exceed the consumer's registers (ptxas spills)")
     # the early Q release: the persistent, pipelined consumer without the next-S tail
-    early_q = early_q_enabled() and persistent and pipe is not None and next_s == "0"
-    early_q_off = None if early_q or not early_q_enabled() else (
+    early_q = early_q_enabled(plan.q_slots) and persistent and pipe is not None and next_s == "0"
+    early_q_off = None if early_q or not early_q_asked() else (
         "not a persistent kernel" if not persistent else "the consumer loop is not pipelined" if pipe is None
         else "TILEORCH_ATTN_NEXT_S releases Q itself")
     kb = _Kernel(ck, plan, name)
