@@ -391,6 +391,9 @@ _SIMT_KERNEL_REMARKS = (
      "tileaa_to_simt/uniform_division.py; TILEORCH_UNIFORM_DIV=0: div.rn per element)"),
     ("tileorch.programs_per_warp", "{n} programs per warp, the loads of all issued before the first is reduced (a "
      "program that loads under 2 KiB per warp: more bytes in flight per warp)"),
+    ("tileorch.gather_min_ctas", "a gather without a loop: ptxas asked to keep {n} CTAs resident per SM "
+     "(.minnctapersm; more warps hide the index load's and then the rows' latency; "
+     "tileaa_to_simt/gather_occupancy.py; TILEORCH_GATHER_WARPS=0: no hint)"),
     ("tileorch.dynamic_smem", "{n} bytes of shared scratch, as dynamic shared memory (more than the 48 KiB a "
      "kernel may declare statically)"),
 )
@@ -455,6 +458,7 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
     programs_per_warp = attrs["tileorch.programs_per_warp"].value.data if "tileorch.programs_per_warp" in attrs else 1
     smem = attrs["tileorch.dynamic_smem"].value.data if "tileorch.dynamic_smem" in attrs else smem
     result = compile_module(lowered, ctx, arch=arch, emit="ptx", ptxas=ptxas, isolate=True, kind=kind)
+    remarks.extend(result.remarks)  # the backend's own (a dropped occupancy hint)
     if result.ptxas is not None:
         from tileorch.backend.ptxas import resource_remarks, wgmma_serialization_warnings
 

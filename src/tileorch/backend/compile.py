@@ -156,6 +156,7 @@ def compile_lowered(module: ModuleOp, ctx: Context, arch: str | None = None, ptx
     # the lowered module is verified while a forked child generates its code (PTX through an
     # isolated codegen: the verification then costs no wall time where a core is free)
     overlap = emit == "ptx" and isolate and not verify_each_pass()
+    hinted = _hinted_kernels(module) if kind == "simt" else set()
     with timing.timed("lower"):
         last = lower(ctx, module, extra_pipeline, simt_program=kind == "simt", verify=not overlap)
     if emit == "mlir":
@@ -195,7 +196,34 @@ def compile_lowered(module: ModuleOp, ctx: Context, arch: str | None = None, ptx
                     result.ptxas = run_ptxas(result.ptx, result.arch)
     except BackendError as exc:
         raise _locate_backend_error(module, exc) from None
+    if hinted and result.ptxas is not None:
+        _drop_spilling_hints(result, hinted)
     return result
+
+
+HINT_ATTR = "tileorch.gather_min_ctas"
+"""A kernel attribute (tileaa_to_simt/gather_occupancy.py) that marks its ``nvvm.minctasm`` as the
+compiler's own occupancy hint, dropped again where ptxas spills to meet it."""
+
+
+def _hinted_kernels(module: ModuleOp) -> set[str]:
+    """Names of the kernels whose resident-CTA count is the compiler's hint (:data:`HINT_ATTR`)."""
+    return {op.sym_name.data for op in module.ops if HINT_ATTR in op.attributes and hasattr(op, "sym_name")}
+
+
+def _drop_spilling_hints(result: CompileResult, hinted: set[str]) -> None:
+    """Where ptxas spilled registers to keep a hinted kernel's CTAs resident, assemble it again
+    without the hint (a spill costs more than the occupancy gains) and say so in a remark."""
+    from tileorch.backend.ptxas import run_ptxas, spilled, without_ctas_hint
+
+    bad = spilled(result.ptxas, hinted)
+    if not bad:
+        return
+    result.ptx = without_ctas_hint(result.ptx, bad)
+    with timing.timed("ptxas"):
+        result.ptxas = run_ptxas(result.ptx, result.arch)
+    result.remarks.append(f"remark: {', '.join(sorted(bad))}: the resident-CTA hint (.minnctapersm) dropped: ptxas "
+                          "spilled registers to meet it (assembled again without it)")
 
 
 def parse_text(ctx: Context, text: str, name: str = "<input>") -> ModuleOp:

@@ -269,6 +269,28 @@ def run_ptxas(
     return PtxasResult(len(cubin), [l for l in lines if l not in info], cubin, info)
 
 
+def without_ctas_hint(ptx: str, kernels: set[str]) -> str:
+    """``ptx`` without the ``.minnctapersm`` directive of the entries named in ``kernels`` (the
+    header between ``.entry NAME(`` and the body's ``{``); other entries unchanged."""
+    out, current = [], None
+    for line in ptx.split("\n"):
+        m = re.match(r"\s*(?:\.visible\s+)?\.entry\s+([\w$.]+)", line)
+        if m:
+            current = m.group(1)
+        elif line.strip() == "{":
+            current = None
+        if current in kernels and line.strip().startswith(".minnctapersm"):
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
+def spilled(result: PtxasResult, kernels: set[str]) -> set[str]:
+    """The kernels of ``kernels`` that ``result`` says spill registers."""
+    return {k for k, r in result.resources.items()
+            if k in kernels and (r.get("spill_stores", 0) or r.get("spill_loads", 0))}
+
+
 def _assemble(exe: str, ptx: str, arch: str, extra_args: tuple[str, ...]) -> tuple[list[str], bytes]:
     """(ptxas's output lines, the cubin) of a successful run; :class:`BackendError` with its
     errors otherwise.  Answered by :mod:`tileorch.backend.memo` when it is on."""

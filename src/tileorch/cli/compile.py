@@ -236,6 +236,9 @@ def _compile_cutile_deferred(args: argparse.Namespace, data: bytes, name: str) -
         result = compile_module(module, ctx, arch=arch, ptx_version=args.ptx_version, emit=args.emit,
                                 ptxas=not args.no_ptxas and args.emit == "ptx", extra_pipeline=args.pipeline,
                                 isolate=True, kind=kind)
+        for line in result.remarks:  # the backend's own (a dropped occupancy hint)
+            if show:
+                print(f"{name}: {line}", file=sys.stderr)
         if result.ptxas is not None:
             from tileorch.backend.ptxas import resource_remarks
 

@@ -81,7 +81,8 @@ from tileorch.dialects.nv_tileaa.blocked import SOURCE_LAYOUT
 from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileaa.tile_ops import CASTS
 from tileorch.transforms.math_mode import takes_approx
-from tileorch.transforms.tileaa_to_simt import cluster_split, rematerialize, uniform_division, warp_programs
+from tileorch.transforms.tileaa_to_simt import (cluster_split, gather_occupancy, rematerialize, uniform_division,
+                                                warp_programs)
 from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, SHARED_PTR, Emitter, Tile, byte_size, global_type,
                                                      is_float, is_fp8, memory_type, reg_type, strides_of,
                                                      supported_element)
@@ -91,7 +92,7 @@ from tileorch.transforms.tileaa_to_simt.mma import MmaDotLowering, MmaPlan, plan
 from tileorch.transforms.tileaa_to_simt.pointers import PointerLowering
 from tileorch.transforms.tileaa_to_simt.prefetch import WRITES, prefetchable_loads, unrolled
 from tileorch.transforms.tileaa_to_simt.scan import ScanLowering
-from tileorch.transforms.tileas.simt_layouts import vectorizable_access
+from tileorch.transforms.tileas.simt_layouts import gathers, vectorizable_access
 
 PASS = "convert-nv-tileaa-to-simt"
 MAX_STATIC_SMEM = 48 * 1024
@@ -336,6 +337,10 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
             warp_programs.pack_warp_programs(new, self.per_warp)
             threads = 32 * warp_programs.MAX_WARP_PROGRAMS
         new.attributes["nvvm.maxntid"] = DenseArrayBase.from_list(i32, [threads, 1, 1])
+        ctas = gather_occupancy.min_ctas(threads) if gathers(self.fn) else None
+        if ctas is not None:  # two latencies in a row: resident warps hide them (gather_occupancy.py)
+            new.attributes["nvvm.minctasm"] = IntegerAttr(ctas, i32)
+            new.attributes[gather_occupancy.ATTR] = IntegerAttr(ctas, i32)
         return new, self.scratch_bytes
 
     # -- several programs per warp (warp_programs.py) ------------------------------------------

@@ -134,7 +134,7 @@ def _single_pass_reduction(fn: Operation) -> bool:
     return has_reduce
 
 
-def _gathers(fn: Operation) -> bool:
+def gathers(fn: Operation) -> bool:
     """``fn`` loads a tile through a pointer tile (``nv_tileaa.load`` of more than one element: a
     gather, its addresses computed from tiles, often from another load) and has no loop: each
     CTA loads, then uses; its loads depend on the index load before them (two latencies in a
@@ -151,7 +151,7 @@ def _gathers(fn: Operation) -> bool:
 
 
 GATHER_RUNS_ENV = "TILEORCH_GATHER_RUNS"
-"""Vector runs per thread in a loop-free gather kernel (:func:`_gathers`); default
+"""Vector runs per thread in a loop-free gather kernel (:func:`gathers`); default
 :data:`ROW_RUNS`, ``1`` the former sizing (one run per thread)."""
 
 
@@ -171,7 +171,7 @@ def choose_threads(fn: Operation) -> int:
     more warps (more loads in flight per CTA, fewer slots per thread), as Triton sizes
     ``num_warps`` to the block.
 
-    ``R`` is 1, except in a loop-free gather (:func:`_gathers`: ``TILEORCH_GATHER_RUNS``, default
+    ``R`` is 1, except in a loop-free gather (:func:`gathers`: ``TILEORCH_GATHER_RUNS``, default
     4, so that a 4 x 1024 bf16 row gather is 128 threads of four 16-byte loads, as tileiras
     issues its gather: the loads wait on the index load, a latency that only more bytes in
     flight per thread hides) and in a single-pass reduction kernel (:func:`_single_pass_reduction`),
@@ -187,7 +187,7 @@ def choose_threads(fn: Operation) -> int:
     threads = 32 * (spec.num_worker_warps.data if spec is not None else 4)
     if NUM_WARPS_AUTO not in fn.attributes:
         return threads
-    runs = ROW_RUNS if _single_pass_reduction(fn) else _gather_runs() if _gathers(fn) else 1
+    runs = ROW_RUNS if _single_pass_reduction(fn) else _gather_runs() if gathers(fn) else 1
     best = 0
     for op in fn.walk():
         if op.name == "nv_tileaa.dot":
