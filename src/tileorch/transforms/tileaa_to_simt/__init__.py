@@ -1167,11 +1167,15 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         n = _numel(out_shape)
         slots = self.layout.slots(tuple(out_shape))
         out = []
+        ragged = self.ragged(out_shape)
         for s in range(0, slots, step):
-            f = self.flat(e, s, out_shape)
-            if self.ragged(out_shape):
-                f = e.v(arith.SelectOp(e.in_range(f, n), f, e.const(0)))
-            out.append(fn(e, e.unravel(f, out_shape)))
+            coords = None if ragged else e.unravel_slot(s, self.vec(out_shape), out_shape)
+            if coords is None:
+                f = self.flat(e, s, out_shape)
+                if ragged:
+                    f = e.v(arith.SelectOp(e.in_range(f, n), f, e.const(0)))
+                coords = e.unravel(f, out_shape)
+            out.append(fn(e, coords))
         return out
 
     def _rematerialize(self, e: Emitter, op, shape: tuple[int, ...], src: Tile) -> bool:

@@ -164,6 +164,29 @@ class Emitter:
             coords.append(q if outer else self.v(arith.RemUIOp(q, self.const(d))))
         return coords
 
+    def unravel_slot(self, slot: int, vec: int, shape: Sequence[int]) -> list[SSAValue] | None:
+        """Coordinates of this thread's ``slot`` (runs of ``vec``) in a tile of ``shape`` as
+        ``unravel(tid * vec)`` plus constants, or None where that does not hold.  It holds when
+        every extent, ``vec`` and the thread count are powers of two and the threads' slots cover
+        the tile exactly: the slot's flat index ``tid * vec + off`` (``off`` the constant of
+        :meth:`flat`) then has ``tid * vec`` and ``off`` in disjoint bits, and each coordinate is a
+        bit field of it, the sum of the two fields.  Every slot's coordinates share the thread's
+        ``unravel(tid * vec)`` (one computation after common-subexpression elimination) instead of
+        a division and remainder each."""
+        numel = 1
+        for d in shape:
+            numel *= d
+        pow2 = all(d > 0 and d & (d - 1) == 0 for d in (*shape, vec, self.threads))
+        if not shape or not pow2 or numel % (vec * self.threads):
+            return None
+        mine = self.unravel(self.flat(0, vec), shape)
+        off = (slot // vec) * vec * self.threads + slot % vec
+        out = []
+        for c, d, stride in zip(mine, shape, strides_of(shape)):
+            k = (off // stride) % d
+            out.append(c if k == 0 else self.add_i(c, self.const(k)))
+        return out
+
     def ravel(self, coords: Sequence[SSAValue], shape: Sequence[int]) -> SSAValue:
         """Flat row-major index of ``coords`` in a static ``shape``."""
         total = None
