@@ -147,15 +147,58 @@ class PointerLowering:
         width = min(contiguous_access_width(op), self.vec(shape))
         return width if width > 1 and width * byte_size(global_type(elt)) in (4, 8, 16) else 1
 
-    def _vector_runs(self, e: Emitter, ptrs, masks, guards, width: int, elt: Attribute):
+    MAX_MASK_FACTORS = 8
+
+    def _mask_factors(self, mask: SSAValue | None, n: int) -> list[list[SSAValue]] | None:
+        """The per-slot values of the factors of a mask tile that is a conjunction (``arith.andi``
+        of tiles, nested; at most :data:`MAX_MASK_FACTORS` factors), or None.  A gather's mask is
+        typically ``rows_in_bounds & cols_in_bounds``: a run's all-true test is then the
+        conjunction of each factor over the run, whose values repeat across slots (one row
+        compare per run, the same column compares in every run), so the per-element
+        predicates stay off the vector path and are needed only where a run falls back to
+        elements."""
+        if mask is None or not isinstance(mask.owner, arith.AndIOp):
+            return None
+        leaves, todo = [], [mask]
+        while todo:
+            v = todo.pop()
+            if isinstance(v.owner, arith.AndIOp) and isinstance(v.type, TensorType):
+                todo.extend(v.owner.operands)
+            else:
+                leaves.append(v)
+            if len(leaves) + len(todo) > self.MAX_MASK_FACTORS:
+                return None
+        out = []
+        for leaf in leaves:
+            x = self.vals.get(leaf)
+            if x is None:
+                return None
+            if not isinstance(x, Tile):
+                out.append([x] * n)
+            elif x.replicated or len(x.slots) != n:
+                return None
+            else:
+                out.append(list(x.slots))
+        return out
+
+    def _vector_runs(self, e: Emitter, ptrs, masks, guards, width: int, elt: Attribute, factors=None):
         """Per run of ``width`` slots: (first slot, per-slot predicates, whether the run moves
-        as one vector: every predicate holds and the first address is aligned)."""
+        as one vector: every predicate holds and the first address is aligned).  With the
+        mask's ``factors`` (:meth:`_mask_factors`) the all-true test is taken over each factor
+        (the same conjunction, regrouped)."""
         nbytes = width * byte_size(global_type(elt))
         for s0 in range(0, len(ptrs), width):
             conds = [self._and(e, masks[s] if masks else None, guards[s]) for s in range(s0, s0 + width)]
             fast = None
-            for c in conds:
-                fast = self._and(e, fast, c)
+            if factors is not None:
+                for f in factors:
+                    for s in range(s0, s0 + width):
+                        fast = self._and(e, fast, f[s])
+                for s in range(s0, s0 + width):
+                    fast = self._and(e, fast, guards[s])
+            else:
+                for c in conds:
+                    fast = self._and(e, fast, c)
             addr = e.v(llvm.PtrToIntOp(ptrs[s0], i64))
             aligned = e.v(arith.CmpiOp(e.v(arith.AndIOp(addr, e.const(nbytes - 1, i64))), e.const(0, i64), "eq"))
             yield s0, conds, self._and(e, fast, aligned)
@@ -222,8 +265,9 @@ class PointerLowering:
         else:
             mt = global_type(elt)
             nw = width * byte_size(mt) // 4
+            factors = self._mask_factors(op.mask, len(ptrs)) if masks else None
             issued = [(s0, conds, fast, e.load_words_if(fast, ptrs[s0], nw))
-                      for s0, conds, fast in self._vector_runs(e, ptrs, masks, guards, width, elt)]
+                      for s0, conds, fast in self._vector_runs(e, ptrs, masks, guards, width, elt, factors)]
             out = []
             for s0, conds, fast, words in issued:
                 def slow(b: Emitter, s0=s0, conds=conds) -> list[SSAValue]:
