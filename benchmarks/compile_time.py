@@ -27,6 +27,14 @@ For each input:
     the same cache read by a new process (``python -c "import tileorch; tileorch.compile(FILE)"``):
     ``relaunch_s`` (its wall time, interpreter start-up included), ``relaunch_import_s`` and
     ``relaunch_call_s`` (the compile call that reads the cubin back).
+``cutile relaunch`` (cuTile inputs)
+    what ``tileorch.cutile.launch`` does before its module load and launch, in a new process
+    with the same cache filled: import cuTile and the launcher, define the kernels, then
+    ``rc.compiled`` for the described arguments (found by the kernel's source identity, no
+    bytecode export: ``cutile_relaunch_found`` says how): ``cutile_relaunch_s`` (wall),
+    ``cutile_relaunch_import_s``, ``cutile_relaunch_define_s``, ``cutile_relaunch_call_s``, and
+    whether cuTile's compiler or xDSL was imported.  The summary prints the largest relaunch and
+    a bare ``python -c pass`` (the interpreter's own start-up in this environment).
 ``tileiras``
     ``tileiras --gpu-name=sm_90 -o OUT.cubin FILE.tileirbc`` on the same bytecode (cuTile inputs
     only; found as ``tileorch doctor`` finds it, or ``--tileiras PATH``; ``<bin>/../lib`` joins
