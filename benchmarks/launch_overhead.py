@@ -409,7 +409,54 @@ def gpu(calls: int) -> dict:
               "cuda_tile_launch_new_arrays": (ct.launch, itertools.cycle(fresh))}
     out.update(compared_us({name: (lambda f=f, cyc=cyc: f(stream, (1024,), scale, next(cyc)))
                             for name, (f, cyc) in cycles.items()}, calls, sync))
+    try:
+        out["native_route_prototype"] = native_route_prototype(rc, ct, scale, stream, args, calls, sync)
+    except Exception as exc:  # noqa: BLE001 - a prototype on cuTile's private launcher: report, go on
+        out["native_route_prototype"] = {"skipped": f"{type(exc).__name__}: {exc}"}
     return out
+
+
+def native_route_prototype(rc, ct, scale, stream, args, calls: int, sync) -> dict:
+    """Host time of launching tileorch's compiled ``scale`` through cuTile's own C++ launcher
+    (``cuda.tile._cext.launch_extended``, private: it takes the block size, which ``launch``
+    does not) with a second kernel object of the same function whose ``_compile`` hands cuTile
+    tileorch's program instead of running tileiras: what ``tileorch.cutile.launch`` would cost if
+    its repeated calls went through cuTile's launcher (not done by tileorch: cuTile's signature
+    rules differ from tileorch's, see docs in the session report).  Checked: the output equals
+    ``x * 2`` after one launch.  Compared in alternating rounds with ``tileorch.cutile.launch``
+    and ``cuda.tile.launch``."""
+    import torch
+    from cuda.tile import _cext
+
+    entry = next((e for k, e in rc._programs.items() if k[0] is scale), None)
+    if entry is None:
+        return {"skipped": "no compiled program of the kernel"}
+    program = entry.program
+    extras = {name: getattr(program, name, 0) for name in ("smem", "warp_programs", "cluster_split")}
+    if program.kind != "simt" or any(extras.values()):
+        return {"skipped": f"program kind {program.kind}, {extras}: launched with other grid/block/parameters"}
+    image = program.cubin if program.cubin is not None else program.ptx.encode() + b"\0"
+    shadow = ct.kernel(scale._annotated_function.pyfunc)
+    signatures = []
+
+    def compile_with_tileorch(signature, context, compute_capability=None):
+        signatures.append(repr(signature))
+        return image, program.kernel, None, ()
+
+    shadow._compile = compile_with_tileorch
+    threads = (int(program.threads),)
+    x, y = args[0], args[1]
+    y.zero_()
+    _cext.launch_extended(stream, (1024,), threads, shadow, args)
+    torch.cuda.synchronize()
+    ok = bool(torch.equal(y[:1024 * 1024], x[:1024 * 1024] * 2.0))
+    import tileorch.cutile
+
+    launch = tileorch.cutile.launch
+    timed = compared_us({"native_route": lambda: _cext.launch_extended(stream, (1024,), threads, shadow, args),
+                         "cutile_launch": lambda: launch(stream, (1024,), scale, args),
+                         "cuda_tile_launch": lambda: ct.launch(stream, (1024,), scale, args)}, calls, sync)
+    return {"threads": threads[0], "output_ok": ok, "cutile_signature": signatures[:1], **timed}
 
 
 @contextlib.contextmanager
@@ -538,6 +585,8 @@ def main(argv=None) -> int:
     parser.add_argument("--mode", choices=("auto", "stub", "gpu"), default="auto")
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--out", default="build/launch_overhead")
+    parser.add_argument("--json", default="benchmarks/results/launch_overhead_{mode}_{stamp}.json",
+                        help="also write the record here ({mode}, {stamp}: UTC date and time; '' for none)")
     args = parser.parse_args(argv)
     mode = args.mode
     if mode == "auto":
@@ -563,11 +612,52 @@ def main(argv=None) -> int:
             record["stub"]["cutile_skipped"] = str(exc)
     for line in summary(record.get("gpu") or record.get("stub")):
         print(line)
+    record["targets"] = targets(record.get("gpu") or record.get("stub") or {})
+    for line in record["targets"].get("lines", []):
+        print(line)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "launch_overhead.json").write_text(json.dumps(record, indent=1))
     print(f"wrote {out / 'launch_overhead.json'}")
+    if args.json:
+        path = Path(args.json.replace("{mode}", mode).replace("{stamp}", time.strftime("%Y-%m-%d-%H%M", time.gmtime())))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(record, indent=1))
+        print(f"wrote {path}")
     return 0
+
+
+def targets(r: dict) -> dict:
+    """Issue 22's launch targets from a record's measurements (median host us per call, same
+    process): ``tileorch.cutile.launch`` <= ``cuda.tile.launch``, ``tileorch.gemm`` <=
+    ``torch.matmul`` on every shape; with the bare ``cuLaunchKernelEx`` (cuda-python) beside."""
+    med = lambda d: d.get("median_us") if isinstance(d, dict) else None  # noqa: E731
+    out: dict = {"lines": []}
+    ours, theirs = med(r.get("cutile_launch")), med(r.get("cuda_tile_launch"))
+    raw = med((r.get("breakdown") or {}).get("cuLaunchKernelEx"))
+    if ours is not None:
+        out["cutile_launch_us"], out["cuda_tile_launch_us"], out["raw_cuLaunchKernelEx_us"] = ours, theirs, raw
+        out["cutile_launch_met"] = None if theirs is None else ours <= theirs
+        out["lines"].append(f"target tileorch.cutile.launch <= cuda.tile.launch: {ours:.2f} vs "
+                            f"{'-' if theirs is None else f'{theirs:.2f}'} us (bare cuLaunchKernelEx "
+                            f"{'-' if raw is None else f'{raw:.2f}'} us): "
+                            f"{'not measured' if theirs is None else 'met' if ours <= theirs else 'NOT met'}")
+    native = r.get("native_route_prototype") or {}
+    if med(native.get("native_route")) is not None:
+        out["native_route_prototype_us"] = med(native["native_route"])
+        out["lines"].append(f"prototype (tileorch's cubin through cuTile's C++ launcher): "
+                            f"{med(native['native_route']):.2f} us vs cuda.tile.launch "
+                            f"{med(native.get('cuda_tile_launch')) or float('nan'):.2f} us, output ok: {native.get('output_ok')}")
+    gemm, torch_mm = r.get("gemm") or {}, r.get("torch_matmul") or {}
+    pairs = {shape: (med(v), med(torch_mm.get(shape))) for shape, v in gemm.items() if med(v) is not None}
+    if pairs:
+        out["gemm_vs_torch_matmul_us"] = pairs
+        met = [t is not None and g <= t for g, t in pairs.values()]
+        out["gemm_met"] = all(met) if torch_mm else None
+        out["lines"].append("target tileorch.gemm <= torch.matmul: " + ", ".join(
+            f"{shape} {g:.2f} vs {'-' if t is None else f'{t:.2f}'}" for shape, (g, t) in pairs.items())
+            + (f": {'met' if all(met) else 'NOT met'}" if torch_mm else ""))
+    return out
 
 
 if __name__ == "__main__":

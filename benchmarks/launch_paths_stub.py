@@ -102,7 +102,7 @@ def calls_of(with_cutile: bool) -> tuple[dict, dict]:
     os.environ["TILEORCH_LAUNCH_CTYPES"] = "0"
     via_binding = BoundLaunch(kernel, (1024, 1, 1), 128, [0x7000_0000_0000, 7, 2.5])
     launchers = {"cuda-python": via_binding.launcher()}
-    os.environ.pop("TILEORCH_LAUNCH_CTYPES")
+    os.environ["TILEORCH_LAUNCH_CTYPES"] = "1"  # (cuda-python's binding is the default)
     if direct_launch is not None:
         via_ctypes = BoundLaunch(kernel, (1024, 1, 1), 128, [0x7000_0000_0000, 7, 2.5])
         assert via_ctypes.path == "ctypes", via_ctypes.path_reason
@@ -167,8 +167,7 @@ def cutile(ct, stub, have_ctypes: bool) -> dict:
     if have_ctypes:
         kernels["ctypes"] = ct.kernel(scale)
     for path, kernel in kernels.items():
-        if path == "cuda-python":
-            os.environ["TILEORCH_LAUNCH_CTYPES"] = "0"
+        os.environ["TILEORCH_LAUNCH_CTYPES"] = "0" if path == "cuda-python" else "1"
         launch(0, (1024,), kernel, args)  # compiled (the stand-in) and bound
         os.environ.pop("TILEORCH_LAUNCH_CTYPES", None)
     return {f"tileorch.cutile.launch repeated, {path}": (lambda kernel=kernel: launch(0, (1024,), kernel, args))
