@@ -31,6 +31,15 @@ one (ctypes straight into libcuda); ``gemm_cuda_python`` (the same problem on ot
 bound launch's path and why.  ``cutile_launch_created_stream`` / ``cuda_tile_launch_created_stream``:
 both launchers on a created stream.
 
+``native_route`` (gpu mode): ``TILEORCH_CUTILE_NATIVE=1`` (tileorch.launchers.cutile_native):
+``tileorch.cutile.launch`` of another kernel object of the same function through cuTile's own C++
+launcher with tileorch's program, in alternating rounds with the Python path and
+``cuda.tile.launch``; its output checked.  ``targets`` (printed last, and in the JSON) says which
+of issue 22's launch targets were met: ``tileorch.cutile.launch`` <= ``cuda.tile.launch`` (with
+the bare ``cuLaunchKernelEx`` beside), the same for the native route, ``tileorch.gemm`` <=
+``torch.matmul`` per shape.  ``--json`` (default ``benchmarks/results/launch_overhead_{mode}_{stamp}.json``)
+keeps a copy of the record.
+
 ``stub`` (no GPU needed): the same Python paths with the CUDA driver replaced by a stand-in whose
 calls return at once (``tileorch.runtime.driver.use_api`` and a stand-in
 ``cuda.bindings.driver`` module) and torch CPU tensors that say they live on ``cuda:0``:
@@ -410,53 +419,48 @@ def gpu(calls: int) -> dict:
     out.update(compared_us({name: (lambda f=f, cyc=cyc: f(stream, (1024,), scale, next(cyc)))
                             for name, (f, cyc) in cycles.items()}, calls, sync))
     try:
-        out["native_route_prototype"] = native_route_prototype(rc, ct, scale, stream, args, calls, sync)
-    except Exception as exc:  # noqa: BLE001 - a prototype on cuTile's private launcher: report, go on
-        out["native_route_prototype"] = {"skipped": f"{type(exc).__name__}: {exc}"}
+        out["native_route"] = native_route(rc, ct, scale, stream, args, calls, sync)
+    except Exception as exc:  # noqa: BLE001 - the opt-in route on cuTile's private launcher: report, go on
+        out["native_route"] = {"skipped": f"{type(exc).__name__}: {exc}"}
     return out
 
 
-def native_route_prototype(rc, ct, scale, stream, args, calls: int, sync) -> dict:
-    """Host time of launching tileorch's compiled ``scale`` through cuTile's own C++ launcher
-    (``cuda.tile._cext.launch_extended``, private: it takes the block size, which ``launch``
-    does not) with a second kernel object of the same function whose ``_compile`` hands cuTile
-    tileorch's program instead of running tileiras: what ``tileorch.cutile.launch`` would cost if
-    its repeated calls went through cuTile's launcher (not done by tileorch: cuTile's signature
-    rules differ from tileorch's, see docs in the session report).  Checked: the output equals
-    ``x * 2`` after one launch.  Compared in alternating rounds with ``tileorch.cutile.launch``
-    and ``cuda.tile.launch``."""
+def native_route(rc, ct, scale, stream, args, calls: int, sync) -> dict:
+    """``TILEORCH_CUTILE_NATIVE=1`` (tileorch.launchers.cutile_native): ``tileorch.cutile.launch``
+    of another kernel object of the same function through cuTile's own C++ launcher, with
+    tileorch's program (compiled for cuTile's signature of the call).  Checked: the output of one
+    launch equals ``x * 2``.  Compared in alternating rounds with ``tileorch.cutile.launch`` on its
+    Python path (``scale``, kept there: marked refused for the route, which costs it one dict
+    lookup per call while the switch is on) and ``cuda.tile.launch``."""
     import torch
-    from cuda.tile import _cext
 
-    entry = next((e for k, e in rc._programs.items() if k[0] is scale), None)
-    if entry is None:
-        return {"skipped": "no compiled program of the kernel"}
-    program = entry.program
-    extras = {name: getattr(program, name, 0) for name in ("smem", "warp_programs", "cluster_split")}
-    if program.kind != "simt" or any(extras.values()):
-        return {"skipped": f"program kind {program.kind}, {extras}: launched with other grid/block/parameters"}
-    image = program.cubin if program.cubin is not None else program.ptx.encode() + b"\0"
-    shadow = ct.kernel(scale._annotated_function.pyfunc)
-    signatures = []
-
-    def compile_with_tileorch(signature, context, compute_capability=None):
-        signatures.append(repr(signature))
-        return image, program.kernel, None, ()
-
-    shadow._compile = compile_with_tileorch
-    threads = (int(program.threads),)
-    x, y = args[0], args[1]
-    y.zero_()
-    _cext.launch_extended(stream, (1024,), threads, shadow, args)
-    torch.cuda.synchronize()
-    ok = bool(torch.equal(y[:1024 * 1024], x[:1024 * 1024] * 2.0))
     import tileorch.cutile
+    from tileorch.launchers import cutile_native
 
+    why = cutile_native.available()
+    if why:
+        return {"skipped": why}
     launch = tileorch.cutile.launch
-    timed = compared_us({"native_route": lambda: _cext.launch_extended(stream, (1024,), threads, shadow, args),
-                         "cutile_launch": lambda: launch(stream, (1024,), scale, args),
-                         "cuda_tile_launch": lambda: ct.launch(stream, (1024,), scale, args)}, calls, sync)
-    return {"threads": threads[0], "output_ok": ok, "cutile_signature": signatures[:1], **timed}
+    native_kernel = ct.kernel(scale._annotated_function.pyfunc)
+    cutile_native.set_enabled(True)
+    try:
+        for k in {key[0] for key in rc._programs}:  # the kernels measured on the Python path
+            cutile_native._refuse(k, "launch_overhead.py: measured on tileorch's Python path")
+        x, y = args[0], args[1]
+        y.zero_()
+        launch(stream, (1024,), native_kernel, args)
+        torch.cuda.synchronize()
+        route = cutile_native.routes.get(native_kernel)
+        if route is None:
+            return {"skipped": cutile_native.refused.get(native_kernel, "no route")}
+        ok = bool(torch.equal(y, x * 2.0))
+        timed = compared_us({"cutile_launch_native": lambda: launch(stream, (1024,), native_kernel, args),
+                             "cutile_launch": lambda: launch(stream, (1024,), scale, args),
+                             "cuda_tile_launch": lambda: ct.launch(stream, (1024,), scale, args)}, calls, sync)
+        gpu = gpu_us(lambda: launch(stream, (1024,), native_kernel, args))
+    finally:
+        cutile_native.set_enabled(False)
+    return {"threads": route[2][0], "output_ok": ok, "gpu_us": gpu, **timed}
 
 
 @contextlib.contextmanager
@@ -642,12 +646,17 @@ def targets(r: dict) -> dict:
                             f"{'-' if theirs is None else f'{theirs:.2f}'} us (bare cuLaunchKernelEx "
                             f"{'-' if raw is None else f'{raw:.2f}'} us): "
                             f"{'not measured' if theirs is None else 'met' if ours <= theirs else 'NOT met'}")
-    native = r.get("native_route_prototype") or {}
-    if med(native.get("native_route")) is not None:
-        out["native_route_prototype_us"] = med(native["native_route"])
-        out["lines"].append(f"prototype (tileorch's cubin through cuTile's C++ launcher): "
-                            f"{med(native['native_route']):.2f} us vs cuda.tile.launch "
-                            f"{med(native.get('cuda_tile_launch')) or float('nan'):.2f} us, output ok: {native.get('output_ok')}")
+    native = r.get("native_route") or {}
+    if med(native.get("cutile_launch_native")) is not None:
+        n_ours, n_theirs = med(native["cutile_launch_native"]), med(native.get("cuda_tile_launch"))
+        out["cutile_launch_native_us"], out["native_cuda_tile_launch_us"] = n_ours, n_theirs
+        out["cutile_launch_native_met"] = None if n_theirs is None else n_ours <= n_theirs
+        out["lines"].append(f"TILEORCH_CUTILE_NATIVE=1 (cuTile's C++ launcher, tileorch's program): {n_ours:.2f} us vs "
+                            f"cuda.tile.launch {'-' if n_theirs is None else f'{n_theirs:.2f}'} us, Python path "
+                            f"{med(native.get('cutile_launch')) or float('nan'):.2f} us (same rounds); output ok: "
+                            f"{native.get('output_ok')}")
+    elif native.get("skipped"):
+        out["lines"].append(f"TILEORCH_CUTILE_NATIVE=1 not measured: {native['skipped']}")
     gemm, torch_mm = r.get("gemm") or {}, r.get("torch_matmul") or {}
     pairs = {shape: (med(v), med(torch_mm.get(shape))) for shape, v in gemm.items() if med(v) is not None}
     if pairs:

@@ -32,6 +32,12 @@ from tileorch.cache import compile_environment
 from tileorch.gc_deferral import gc_deferred
 from tileorch.launchers.cutile_bound import clear as forget_bound
 from tileorch.launchers.cutile_source_key import note_exported, source_identity
+from tileorch.launchers.cutile_native import enabled as native_on
+from tileorch.launchers.cutile_native import forget as forget_native
+from tileorch.launchers.cutile_native import launch as native_launch
+from tileorch.launchers.cutile_native import routes as native_routes
+
+_NOT_SEEN = object()
 from tileorch.launchers.cutile_bound import (generic_hot, hot_launchers, keep, keep_layout, last_hot, learn,
                                              stream_handle)
 
@@ -551,6 +557,7 @@ _PREPARED_MAX = 64
 
 
 def clear_caches() -> None:
+    forget_native()
     _bytecode.clear()
     _programs.clear()
     _prepared.clear()
@@ -1029,6 +1036,22 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90
     once it is queued."""
     # an earlier call with an equal key (cutile_bound.py) left its launch bound (or one to re-point
     # for other addresses): the kernel's hot launcher enqueues it and returns True
+    if native_on[0] and not sync:  # TILEORCH_CUTILE_NATIVE=1: cuTile's C++ launcher (cutile_native.py)
+        try:
+            route = native_routes[kernel]  # (launch_extended, the kernel's shadow, (threads,)); None: refused
+        except KeyError:
+            route = _NOT_SEEN
+        except TypeError:  # an unhashable kernel: the full path reports it
+            route = None
+        if route is not None and type(grid) is tuple and arch == "sm_90a" and schedule == "auto" and tiles == "auto":
+            if route is not _NOT_SEEN:
+                try:
+                    route[0](stream, grid, route[2], route[1], args)
+                    return
+                except Exception:  # noqa: BLE001 - a new signature's block size, or a refusal: below
+                    pass
+            if native_launch(stream, grid, kernel, args):
+                return
     if sync:
         fast = None
     else:
