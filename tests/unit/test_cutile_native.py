@@ -145,6 +145,15 @@ for label, args, grid in calls:
     n, gb, sf, raw = last()
     out[label] = {"launches": n, "grid_block": gb, "stream": sf[0], "params": captured(raw, args),
                   "expected": expected(args), "compiles": len(compiles)}
+try:  # a call cuTile's launcher refuses (an argument short): tileorch's path raises its own error
+    tileorch.cutile.launch(5, (4,), add, (a, b, c, 3.0))
+except TypeError as exc:
+    out["short_call"] = str(exc)
+out["route_kept"] = native.routes.get(add) is not None and add not in native.refused
+ctypes.c_int.in_dll(lib, "n_capture").value = len(sizes((a, b, c, 3.0, 256)))
+tileorch.cutile.launch(5, (4,), add, (a, b, c, 3.0, 256))
+out["after_short_call"] = last()[0]
+out["exported"] = "cuda.tile._compile" in sys.modules
 try:
     tileorch.cutile.launch(5, (4,), add, (a, b, c, 3.0, 1024))
 except Exception as exc:  # tileorch's own path: no GPU runtime in this child
@@ -164,10 +173,11 @@ def stub_dir(tmp_path_factory):
     return d
 
 
-def run_child(stub_dir, native: str) -> dict:
+def run_child(stub_dir, native: str, **env_vars) -> dict:
     env = dict(os.environ, LD_LIBRARY_PATH=f"{stub_dir}{os.pathsep}{os.environ.get('LD_LIBRARY_PATH', '')}",
                TILEORCH_CUTILE_NATIVE=native, TILEORCH_CACHE="0",
                PYTHONPATH=f"{ROOT / 'src'}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    env.update(env_vars)
     script = stub_dir / f"child_{native}.py"
     script.write_text(textwrap.dedent(CHILD))
     done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=240)
@@ -189,8 +199,23 @@ def test_native_route_passes_tileorchs_parameters_grid_and_block(stub_dir):
     # one compile per signature: the first, the tile-512 one; nothing for repeated calls or values
     assert [out[k]["compiles"] for k in ("first", "again", "other values", "tile 512", "tile 256 again")] == \
         [1, 1, 1, 2, 2]
+    # a call cuTile's launcher refuses takes tileorch's path (its error), the kernel keeps the route
+    assert out["short_call"] == "kernel 'add' takes 5 arguments (a, b, c, alpha, tile), got 4"
+    assert out["route_kept"] and out["after_short_call"] == 6
     # a program cuTile's launcher cannot run: the kernel goes to tileorch's path, nothing launched natively
-    assert out["refused"].startswith("Refused: a gemm program") and out["launches_after_refusal"] == 5
+    assert out["refused"].startswith("Refused: a gemm program") and out["launches_after_refusal"] == 6
+
+
+def test_a_new_process_reads_the_native_program_by_the_source_identity(stub_dir, tmp_path):
+    """With the on-disk cache on, a second process compiles nothing and does not import cuTile's
+    compiler for the signatures the first one compiled."""
+    env = {"TILEORCH_CACHE": "1", "TILEORCH_CACHE_DIR": str(tmp_path / "cache")}
+    first = run_child(stub_dir, "1", **env)
+    second = run_child(stub_dir, "1", **env)
+    assert first["tile 256 again"]["compiles"] == 2 and first["exported"]
+    assert second["first"]["compiles"] == 0 and second["tile 256 again"]["compiles"] == 0 and not second["exported"]
+    assert second["tile 512"]["grid_block"] == [8, 1, 1, 64, 1, 1]
+    assert second["first"]["params"] == second["first"]["expected"]
 
 
 def test_without_the_switch_cutiles_launcher_is_not_used(stub_dir):

@@ -21,9 +21,12 @@ launcher tileorch's program instead of tileiras's:
 
 Only plain SIMT programs qualify (a ``simt`` program without dynamic shared memory, warp
 programs or a cluster split: launched on the cuTile grid with one block size); anything else
-(GEMM and chained programs, another target, an argument cuTile's launcher refuses) raises
-:class:`Refused` inside the launch, and the kernel takes tileorch's own path from then on
-(:data:`refused` says why).  The block size is a launch argument, not part of cuTile's
+(GEMM and chained programs, another target) raises :class:`Refused` inside the launch, and the
+kernel takes tileorch's own path from then on (:data:`refused` says why); a call cuTile's
+launcher raises for otherwise (an argument it refuses) takes tileorch's path (which raises its own
+error, or launches), and after :data:`FAILURES_MAX` such calls in a row the kernel stays there.
+A relaunch in a new process reads the program by the kernel's source identity (no bytecode
+export, as ``tileorch.cutile``'s own path does).  The block size is a launch argument, not part of cuTile's
 signature, so a shadow serves one block size (:data:`_shadows` by kernel and threads): a
 signature whose program needs another raises :class:`Rethread` and the call is retried on that
 block size's shadow.
@@ -46,6 +49,8 @@ enabled = [os.environ.get(ENV, "0").strip() == "1"]  # read at import; set_enabl
 # tileorch's path (refused says why): what tileorch.cutile.launch looks up first
 routes: dict[Any, tuple[Any, Any, tuple[int]] | None] = {}
 refused: dict[Any, str] = {}
+failures: dict[Any, int] = {}  # calls in a row that cuTile's launcher raised for (not Refused)
+FAILURES_MAX = 3  # then the kernel takes tileorch's path for good
 _shadows: dict[tuple[Any, int | None], Any] = {}
 _programs: dict[tuple[Any, str], Any] = {}  # (kernel, repr of cuTile's signature) -> program or Refused
 
@@ -69,6 +74,7 @@ def set_enabled(on: bool) -> None:
 def forget() -> None:
     routes.clear()
     refused.clear()
+    failures.clear()
     _shadows.clear()
     _programs.clear()
 
@@ -110,17 +116,28 @@ def program_for(kernel: Any, signature: Any, compute_capability: Any = None) -> 
 
 
 def _compile(kernel: Any, signature: Any, compute_capability: Any) -> Any:
+    """tileorch's program for cuTile's ``signature``: read by the kernel's source identity when an
+    earlier process stored it (no bytecode export, :func:`tileorch.launchers.cutile.source_cache_key`),
+    else exported (the signature relaxed, :func:`_relaxed`) and compiled through the on-disk cache."""
     from tileorch.launchers import cutile as rc
 
     if compute_capability is not None and tuple(compute_capability) not in rc.ARCHS.values():
         raise Refused(f"compute capability {tuple(compute_capability)} (tileorch compiles for "
                       f"{', '.join(rc.ARCHS)})")
-    from cuda.tile import compilation
+    relaxed = _relaxed(signature)
+    source_key, _why = rc.source_cache_key(kernel, ("cuTile signature", repr(relaxed)), "sm_90a", "persistent", "")
+    program = rc._read_indexed(source_key) if source_key is not None else None
+    if program is None:
+        from cuda.tile import compilation
 
-    buf = io.BytesIO()
-    compilation.export_kernel(kernel, [_relaxed(signature)], buf, gpu_code=None, output_format="tileir_bytecode",
-                              bytecode_version=rc.BYTECODE_VERSION)
-    program = rc._compile_program(buf.getvalue(), f"<cuTile kernel {rc.kernel_name(kernel)}>", "sm_90a", "persistent")
+        buf = io.BytesIO()
+        compilation.export_kernel(kernel, [relaxed], buf, gpu_code=None, output_format="tileir_bytecode",
+                                  bytecode_version=rc.BYTECODE_VERSION)
+        rc.note_exported(kernel)
+        data = buf.getvalue()
+        program = rc._compile_program(data, f"<cuTile kernel {rc.kernel_name(kernel)}>", "sm_90a", "persistent")
+        if source_key is not None:
+            rc._write_index(source_key, data, "sm_90a", "persistent", "")
     extras = {name: getattr(program, name, 0) for name in ("smem", "warp_programs", "cluster_split")}
     if program.kind != "simt" or any(extras.values()):
         raise Refused(f"a {program.kind} program" + "".join(f", {k} {v}" for k, v in extras.items() if v)
@@ -168,9 +185,18 @@ def launch(stream: Any, grid: tuple, kernel: Any, args: Any) -> bool:
         except Rethread as exc:
             route = (launch_extended, shadow(kernel, exc.threads), (exc.threads,))
             continue
-        except Exception as exc:  # noqa: BLE001 - Refused, not a cuTile kernel, an argument cuTile refuses
+        except (Refused, ImportError, AttributeError) as exc:  # the program, or not a cuTile kernel
             return _refuse(kernel, f"{type(exc).__name__}: {exc}")
+        except Exception as exc:  # noqa: BLE001 - e.g. an argument cuTile's launcher refuses: this call
+            # takes tileorch's path (which raises its own error or launches); the kernel keeps the
+            # route unless its calls keep failing
+            failures[kernel] = failures.get(kernel, 0) + 1
+            if failures[kernel] >= FAILURES_MAX:
+                return _refuse(kernel, f"{FAILURES_MAX} calls failed in cuTile's launcher, the last: "
+                                       f"{type(exc).__name__}: {exc}")
+            return False
         routes[kernel] = route
+        failures.pop(kernel, None)
         return True
     return _refuse(kernel, "the block size did not settle")
 
@@ -178,6 +204,7 @@ def launch(stream: Any, grid: tuple, kernel: Any, args: Any) -> bool:
 def _refuse(kernel: Any, why: str) -> bool:
     refused[kernel] = why
     routes[kernel] = None
+    failures.pop(kernel, None)
     return False
 
 
