@@ -109,8 +109,8 @@ def add(a, b, c, alpha, tile: ct.Constant[int]):
 
 
 class Dev:
-    def __init__(self, ptr, n):
-        self.__cuda_array_interface__ = {"data": (ptr, False), "shape": (n,), "typestr": "<f4", "strides": None,
+    def __init__(self, ptr, n, strides=None):
+        self.__cuda_array_interface__ = {"data": (ptr, False), "shape": (n,), "typestr": "<f4", "strides": strides,
                                          "version": 3}
 
 
@@ -138,7 +138,9 @@ out = {}
 a, b, c = Dev(0x100000, 4096), Dev(0x200000, 4096), Dev(0x300000, 4000)
 calls = [("first", (a, b, c, 3.0, 256), (4,)), ("again", (a, b, c, 3.0, 256), (4,)),
          ("other values", (Dev(0x500000, 4096), b, c, -1.5, 256), (2, 1)),
-         ("tile 512", (a, b, c, 3.0, 512), (8,)), ("tile 256 again", (a, b, c, 2.0, 256), (4,))]
+         ("tile 512", (a, b, c, 3.0, 512), (8,)), ("tile 256 again", (a, b, c, 2.0, 256), (4,)),
+         ("other shape", (a, b, Dev(0x300000, 3000), 2.0, 256), (4,)),
+         ("strided", (Dev(0x100000, 2048, (8,)), b, c, 2.0, 256), (4,))]
 for label, args, grid in calls:
     ctypes.c_int.in_dll(lib, "n_capture").value = len(sizes(args))  # the entry's parameters (the stand-in copies them)
     tileorch.cutile.launch(5, grid, add, args)
@@ -187,7 +189,7 @@ def run_child(stub_dir, native: str, **env_vars) -> dict:
 
 def test_native_route_passes_tileorchs_parameters_grid_and_block(stub_dir):
     out = run_child(stub_dir, "1")
-    for label in ("first", "again", "other values", "tile 512", "tile 256 again"):
+    for label in ("first", "again", "other values", "tile 512", "tile 256 again", "other shape", "strided"):
         assert out[label]["params"] == out[label]["expected"], label
         assert out[label]["stream"] == 5
     assert [out[k]["launches"] for k in ("first", "again", "other values", "tile 512", "tile 256 again")] == \
@@ -201,9 +203,13 @@ def test_native_route_passes_tileorchs_parameters_grid_and_block(stub_dir):
         [1, 1, 1, 2, 2]
     # a call cuTile's launcher refuses takes tileorch's path (its error), the kernel keeps the route
     assert out["short_call"] == "kernel 'add' takes 5 arguments (a, b, c, alpha, tile), got 4"
-    assert out["route_kept"] and out["after_short_call"] == 6
+    assert out["route_kept"] and out["after_short_call"] == 8
     # a program cuTile's launcher cannot run: the kernel goes to tileorch's path, nothing launched natively
-    assert out["refused"].startswith("Refused: a gemm program") and out["launches_after_refusal"] == 6
+    assert out["refused"].startswith("Refused: a gemm program") and out["launches_after_refusal"] == 8
+    # another shape (3000: not a multiple of 16, another cuTile signature) and a strided array
+    # (stride 2: another one again) each compile for their signature, with their own parameters
+    assert [out[k]["compiles"] for k in ("other shape", "strided")] == [3, 4]
+    assert out["strided"]["params"][2] == "02000000" and out["other shape"]["params"][7] == "b80b0000"
 
 
 def test_a_new_process_reads_the_native_program_by_the_source_identity(stub_dir, tmp_path):
