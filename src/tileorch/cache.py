@@ -177,14 +177,13 @@ def remember_memos() -> None:
 
 
 _PTXAS: dict[tuple, str] = {}
+PTXAS_ENV = "TILEORCH_PTXAS"  # tileorch.backend.ptxas.PTXAS_ENV (not imported here: see ptxas_path)
 
 
 def ptxas_identity() -> str:
     """Path and version of the ptxas that would assemble (``""`` when there is none).  The
     version (a ``ptxas --version`` run, ~20 ms) is asked once per ptxas file: remembered in
     the process and on disk by the file's path, size and modification time."""
-    from tileorch.backend.ptxas import ptxas_version
-
     path = ptxas_path()
     if not path:
         return ""
@@ -201,6 +200,8 @@ def ptxas_identity() -> str:
         except OSError:
             found = ""
         if not found.startswith(path + " "):
+            from tileorch.backend.ptxas import ptxas_version  # (not on a memo hit: a relaunch stays lean)
+
             found = f"{path} {ptxas_version(path)}"
             _write_atomic(memo, found.encode())
         _PTXAS[stamp] = found
@@ -218,9 +219,6 @@ def ptxas_path() -> str:
     executable (``TILEORCH_PTXAS``, when set, is taken as it is)."""
     import sys
 
-    from tileorch.backend.ptx import BackendError
-    from tileorch.backend.ptxas import PTXAS_ENV, find_ptxas
-
     env = os.environ.get(PTXAS_ENV)
     if env:
         return env if os.path.isfile(env) and os.access(env, os.X_OK) else ""
@@ -232,6 +230,9 @@ def ptxas_path() -> str:
             return path
     except OSError:
         pass
+    from tileorch.backend.ptx import BackendError  # (not on a memo hit: a relaunch stays lean)
+    from tileorch.backend.ptxas import find_ptxas
+
     try:
         loc = find_ptxas()
     except BackendError:

@@ -147,3 +147,24 @@ def test_gemm_host_and_api_share_the_cache(cache_dir, monkeypatch):
     monkeypatch.setenv("TILEORCH_CACHE", "0")
     compile_gemm(cfg)
     assert len(compiled) == 3
+
+
+def test_the_ptxas_switch_name_is_the_backends():
+    from tileorch.backend import ptxas
+
+    assert cache.PTXAS_ENV == ptxas.PTXAS_ENV
+
+
+def test_a_key_with_the_memos_in_place_imports_no_backend(cache_dir):
+    """A relaunch with the memos written computes a key from them alone: tileorch.backend.ptxas
+    (its imports, its ``ptxas --version`` run) is not loaded."""
+    import subprocess
+    import sys
+
+    if not cache.ptxas_path():
+        pytest.skip("no ptxas here: nothing to memoise")
+    cache.make_key("kernel", "x")  # the memos of this process, in this cache base
+    cache.remember_memos()
+    code = ("import sys, tileorch.cache as c; c.make_key('kernel', 'x'); "
+            "assert 'tileorch.backend.ptxas' not in sys.modules, 'imported'")
+    subprocess.run([sys.executable, "-c", code], check=True)
