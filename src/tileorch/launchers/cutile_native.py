@@ -185,7 +185,7 @@ def launch(stream: Any, grid: tuple, kernel: Any, args: Any) -> bool:
         except Rethread as exc:
             route = (launch_extended, shadow(kernel, exc.threads), (exc.threads,))
             continue
-        except (Refused, ImportError, AttributeError) as exc:  # the program, or not a cuTile kernel
+        except (Refused, ImportError, AttributeError, OSError) as exc:  # the program, not a cuTile kernel, no libcuda
             return _refuse(kernel, f"{type(exc).__name__}: {exc}")
         except Exception as exc:  # noqa: BLE001 - e.g. an argument cuTile's launcher refuses: this call
             # takes tileorch's path (which raises its own error or launches); the kernel keeps the
@@ -219,6 +219,10 @@ def available() -> str:
             return f"cuTile's launcher cannot be imported ({exc})"
     if not hasattr(cext, "launch_extended"):
         return "cuda.tile._cext.launch_extended is not there (cuTile 1.7's private launcher)"
+    try:
+        import cuda.tile._load_libcuda  # noqa: F401 - cuTile's launcher opens libcuda.so.1 through it
+    except (ImportError, OSError) as exc:
+        return f"cuTile's launcher cannot load libcuda ({type(exc).__name__}: {exc})"
     return ""
 
 
