@@ -1033,7 +1033,9 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90
     (the computation is the recognised ``C = A @ B``; measured 0.91x cuBLAS against 0.77x with
     the program's 128x128 tiles, docs/cuda-tile.md), ``"program"`` keeps the program's tiles.
     ``sync=True`` waits for the kernel (with the runtime's hang watchdog) instead of returning
-    once it is queued."""
+    once it is queued.  With ``TILEORCH_CUTILE_NATIVE=1`` the calls of plain SIMT programs (with
+    the default options, not ``sync``) go through cuTile's own C++ launcher with tileorch's program
+    (:mod:`tileorch.launchers.cutile_native`); every other call as described above."""
     # an earlier call with an equal key (cutile_bound.py) left its launch bound (or one to re-point
     # for other addresses): the kernel's hot launcher enqueues it and returns True
     if native_on[0] and not sync:  # TILEORCH_CUTILE_NATIVE=1: cuTile's C++ launcher (cutile_native.py)
