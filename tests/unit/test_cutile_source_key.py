@@ -115,23 +115,48 @@ def test_what_cannot_be_stated_gives_no_identity(tmp_path, reads, why):
         sys.modules.pop("kernels_bad", None)
 
 
-def test_postponed_annotations_are_read_as_cutile_read_them(tmp_path):
-    """With ``from __future__ import annotations`` cuTile evaluates the kernel's annotations when
-    it is decorated: the identity states those (a later rebinding of the name changes nothing
-    the export reads), and the parameters' kinds (a constant or not) are part of it."""
+def test_postponed_annotations_have_an_identity(tmp_path):
+    """With ``from __future__ import annotations`` (cuTile evaluates the kernel's annotations when
+    it is decorated) the kernel has an identity; the names its annotations spell are read as
+    globals (a rebinding changes it: a miss, never a stale hit), and the parameters' kinds (a
+    constant or not) are part of it."""
     text = "from __future__ import annotations\n" + KERNELS.replace("SHIFT = 1\n", "SHIFT = 1\nConst = Constant[int]\n")
     text = text.replace("tile: Constant[int]):\n    i =", "tile: Const):\n    i =")
     module = load(tmp_path, text, "kernels_future")
     try:
         first, why = source_identity(module.scale)
-        assert why == "" and first is not None
+        assert why == "" and first is not None and source_identity(module.scale)[0] == first
         module.Const = module.Constant[float]
-        assert source_identity(module.scale)[0] == first
+        assert source_identity(module.scale)[0] not in (first, None)
         other = load(tmp_path, text.replace("Const = Constant[int]", "Const = int"), "kernels_future2")
         assert source_identity(other.scale)[0] != first  # (also another file)
     finally:
         sys.modules.pop("kernels_future", None)
         sys.modules.pop("kernels_future2", None)
+
+
+def test_a_name_only_the_source_spells_is_read(tmp_path):
+    """An annotation of a local variable is never evaluated by Python (the code object does not
+    read it) but cuTile's front end sees it in the source: its value is part of the identity."""
+    text = KERNELS + """
+LocalType = ct.float32
+
+
+@ct.kernel
+def annotated(x, y, tile: ct.Constant[int]):
+    t: LocalType = ct.load(x, index=(ct.bid(0),), shape=(tile,))
+    ct.store(y, index=(ct.bid(0),), tile=t)
+"""
+    module = load(tmp_path, text, "kernels_local")
+    try:
+        assert "LocalType" not in module.annotated._annotated_function.pyfunc.__code__.co_names
+        first = source_identity(module.annotated)[0]
+        module.LocalType = module.ct.float16
+        assert source_identity(module.annotated)[0] not in (first, None)
+        module.LocalType = __import__("json")
+        assert source_identity(module.annotated) == (None, "the kernel reads module json")
+    finally:
+        sys.modules.pop("kernels_local", None)
 
 
 class Dev:
@@ -191,3 +216,24 @@ def test_a_new_process_reads_the_program_by_the_identity_without_exporting(mod, 
         assert off.source_key is None and off.source_key_remark == "the on-disk cache is off" and len(exports) == 4
     finally:
         rc.clear_caches()
+
+
+def test_a_parameter_or_local_named_as_a_global_is_not_read(tmp_path):
+    """``x`` a parameter and ``y`` a local of the kernel, both also module globals of a kind the
+    identity cannot state: the kernel reads neither global."""
+    text = KERNELS + """
+x = object()
+t = object()
+
+
+@ct.kernel
+def shadowing(x, y, tile: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(tile,))
+    ct.store(y, index=(ct.bid(0),), tile=t)
+"""
+    module = load(tmp_path, text, "kernels_shadow")
+    try:
+        identity, why = source_identity(module.shadowing)
+        assert why == "" and identity is not None
+    finally:
+        sys.modules.pop("kernels_shadow", None)

@@ -13,9 +13,10 @@ bytecode as far as it can be read without the front end, or None (and why) where
   front end reads ``CUDA_TILE_TESTING_DISABLE_DIV`` and others),
 * the kernel's parameters as cuTile read their annotations when the kernel was decorated
   (``parameter_annotations``: what the export uses),
-* the value of every global name the function's code reads (its code objects' ``co_names``
-  found in its globals), of its closure cells and defaults (and of a helper's annotations),
-  each of which must be
+* the value of every global name the function reads (its code objects' ``co_names``, and every
+  name its definition spells in the source: cuTile's front end works on the source, where an
+  annotation of a local variable is read although the code object never reads it), of its
+  closure cells and defaults (and of a helper's annotations), each of which must be
 
   - a ``bool``, ``int``, ``float``, ``str``, ``bytes``, ``None`` (or a tuple of them): its value,
   - a module of cuTile (``cuda.tile`` and below) or ``math``: its name (the versions above),
@@ -42,6 +43,7 @@ Nothing here imports cuTile's compiler or touches a GPU.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import hashlib
 import os
@@ -70,7 +72,31 @@ def _cutile_module(name: str) -> bool:
     return name == "cuda.tile" or name.startswith("cuda.tile.")
 
 
-def _value(v: Any, source: str, seen: dict, depth: int = 0) -> str:
+class _Source:
+    """A kernel's source file: its path and the names each function defined in it spells
+    (``ast.Name`` nodes of the function's definition, decorators and annotations included)."""
+
+    def __init__(self, path: str, text: bytes):
+        self.path = path
+        self._tree = ast.parse(text)
+        self._defs: dict[tuple[str, int], ast.AST] = {}
+        for node in ast.walk(self._tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                self._defs[(node.name, first)] = node
+                self._defs.setdefault((node.name, node.lineno), node)
+
+    def names(self, fn: types.FunctionType) -> set[str]:
+        node = self._defs.get((fn.__name__, fn.__code__.co_firstlineno))
+        if node is None:
+            raise NotExact(f"has no definition of {fn.__qualname__} at line {fn.__code__.co_firstlineno} of its file")
+        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+_sources: dict[tuple[str, str], _Source] = {}  # (path, contents' sha256) -> the parsed file
+
+
+def _value(v: Any, source: _Source, seen: dict, depth: int = 0) -> str:
     """The text of one value a kernel reads (see the module's doc); raises :class:`NotExact`."""
     if depth > 32:
         raise NotExact("values nested too deep")
@@ -89,12 +115,14 @@ def _value(v: Any, source: str, seen: dict, depth: int = 0) -> str:
         if _cutile_module(v.__module__):
             return f"class:{v.__module__}.{v.__qualname__}"
         raise NotExact(f"reads the class {v.__module__}.{v.__qualname__}")
+    if isinstance(v, typing.TypeVar):  # ct.Constant's own parameter (``Annotated[~T, ...]``)
+        return f"typevar:{v!r}"
     if typing.get_origin(v) is typing.Annotated:  # ct.Constant[int] and the like
         return ("annotated:" + _value(v.__origin__, source, seen, depth + 1) + "["
                 + ",".join(_value(m, source, seen, depth + 1) for m in v.__metadata__) + "]")
     fn = getattr(v, "__wrapped__", v) if callable(v) else v  # @ct.function keeps the function as __wrapped__
     if isinstance(fn, types.FunctionType):
-        if fn.__code__.co_filename == source:
+        if fn.__code__.co_filename == source.path:
             return f"function:{fn.__qualname__}:" + _function(fn, source, seen, depth + 1)
         if _cutile_module(fn.__module__ or ""):
             return f"cutile-function:{fn.__module__}.{fn.__qualname__}"
@@ -107,7 +135,7 @@ def _value(v: Any, source: str, seen: dict, depth: int = 0) -> str:
     raise NotExact(f"reads a {t.__module__}.{t.__qualname__}")
 
 
-def _function(fn: types.FunctionType, source: str, seen: dict, depth: int = 0, annotations: bool = True) -> str:
+def _function(fn: types.FunctionType, source: _Source, seen: dict, depth: int = 0, annotations: bool = True) -> str:
     """The text of what ``fn``'s code reads (globals, closure cells, defaults, and with
     ``annotations`` its annotations); each function once (``seen``: a recursive helper refers to
     itself by name)."""
@@ -116,7 +144,11 @@ def _function(fn: types.FunctionType, source: str, seen: dict, depth: int = 0, a
     seen[fn] = f"<{fn.__qualname__}>"
     g = fn.__globals__
     parts = []
-    names = sorted({n for c in _code_objects(fn.__code__) for n in c.co_names})
+    # the names its code reads, and every name its source spells (cuTile's front end works on the
+    # source: an annotation of a local variable is read there, never by the code object)
+    codes = list(_code_objects(fn.__code__))
+    local = {n for c in codes for n in (*c.co_varnames, *c.co_cellvars, *c.co_freevars)}
+    names = sorted({n for c in codes for n in c.co_names} | (source.names(fn) - local))
     for name in names:
         if name in g:
             parts.append(f"{name}={_value(g[name], source, seen, depth)}")
@@ -154,12 +186,22 @@ def _read(kernel: Any) -> tuple[str, str, list[str], dict]:
     fn = getattr(ann, "pyfunc", None)
     if not isinstance(fn, types.FunctionType):
         raise NotExact("has no Python function")
-    source = fn.__code__.co_filename
+    path = fn.__code__.co_filename
     try:
-        with open(source, "rb") as f:
-            digest = hashlib.sha256(f.read()).hexdigest()
+        with open(path, "rb") as f:
+            text = f.read()
     except OSError:
-        raise NotExact(f"source file {source!r} cannot be read") from None
+        raise NotExact(f"source file {path!r} cannot be read") from None
+    digest = hashlib.sha256(text).hexdigest()
+    source = _sources.get((path, digest))
+    if source is None:
+        try:
+            source = _Source(path, text)
+        except (SyntaxError, ValueError):
+            raise NotExact(f"source file {path!r} does not parse") from None
+        if len(_sources) > 64:
+            _sources.clear()
+        _sources[(path, digest)] = source
     options = repr(getattr(kernel, "_compiler_options", None))
     if " at 0x" in options:
         raise NotExact("compiler options' repr holds an address")
@@ -174,9 +216,9 @@ def _read(kernel: Any) -> tuple[str, str, list[str], dict]:
         raise NotExact("helpers nest too deep") from None
     ct = sys.modules.get("cuda.tile")
     switches = ";".join(f"{k}={v}" for k, v in sorted(os.environ.items()) if "CUDA_TILE" in k)
-    parts = [f"cuda-tile {getattr(ct, '__version__', '?')}", f"python {sys.version}", switches, source, digest,
+    parts = [f"cuda-tile {getattr(ct, '__version__', '?')}", f"python {sys.version}", switches, path, digest,
              fn.__qualname__, str(fn.__code__.co_firstlineno), options, parameters, reads]
-    return source, digest, parts, seen
+    return path, digest, parts, seen
 
 
 # what each function's source file and reads were when cuTile's front end first read it through
