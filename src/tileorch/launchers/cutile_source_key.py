@@ -74,23 +74,30 @@ def _cutile_module(name: str) -> bool:
 
 class _Source:
     """A kernel's source file: its path and the names each function defined in it spells
-    (``ast.Name`` nodes of the function's definition, decorators and annotations included)."""
+    (``ast.Name`` nodes of the function's definition, decorators and annotations included; only
+    the function's own lines are parsed, found as cuTile's front end finds them)."""
 
     def __init__(self, path: str, text: bytes):
         self.path = path
-        self._tree = ast.parse(text)
-        self._defs: dict[tuple[str, int], ast.AST] = {}
-        for node in ast.walk(self._tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-                self._defs[(node.name, first)] = node
-                self._defs.setdefault((node.name, node.lineno), node)
+        self._lines = text.decode("utf-8").splitlines(keepends=True)
+        self._names: dict[tuple[str, int], set[str]] = {}
 
     def names(self, fn: types.FunctionType) -> set[str]:
-        node = self._defs.get((fn.__name__, fn.__code__.co_firstlineno))
-        if node is None:
-            raise NotExact(f"has no definition of {fn.__qualname__} at line {fn.__code__.co_firstlineno} of its file")
-        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        key = (fn.__name__, fn.__code__.co_firstlineno)
+        found = self._names.get(key)
+        if found is None:
+            import inspect  # (imported by then: cuTile and tileorch.api import it)
+
+            try:
+                block = inspect.getblock(self._lines[fn.__code__.co_firstlineno - 1:])
+                node = ast.parse("if True:\n " + " ".join(block)).body[0].body[0]  # indented as it may be
+            except (SyntaxError, ValueError, IndexError, AttributeError):
+                node = None
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.name != fn.__name__:
+                raise NotExact(f"has no definition of {fn.__qualname__} at line {fn.__code__.co_firstlineno} of its "
+                               "file")
+            found = self._names[key] = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        return found
 
 
 _sources: dict[tuple[str, str], _Source] = {}  # (path, contents' sha256) -> the parsed file
@@ -197,8 +204,8 @@ def _read(kernel: Any) -> tuple[str, str, list[str], dict]:
     if source is None:
         try:
             source = _Source(path, text)
-        except (SyntaxError, ValueError):
-            raise NotExact(f"source file {path!r} does not parse") from None
+        except UnicodeDecodeError:
+            raise NotExact(f"source file {path!r} is not UTF-8") from None
         if len(_sources) > 64:
             _sources.clear()
         _sources[(path, digest)] = source
