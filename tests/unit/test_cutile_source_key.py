@@ -96,6 +96,9 @@ def test_an_edit_of_the_file_changes_it(mod, tmp_path):
 
 def test_cutile_switches_are_part_of_it(mod, monkeypatch):
     first = source_identity(mod.plain)[0]
+    monkeypatch.setenv("CUDA_TILE_CACHE_DIR", "/elsewhere")  # where cuTile writes: not a switch
+    monkeypatch.setenv("CUDA_TILE_TEMP_DIR", "/tmp/other")
+    assert source_identity(mod.plain)[0] == first
     monkeypatch.setenv("CUDA_TILE_TESTING_DISABLE_DIV", "1")
     assert source_identity(mod.plain)[0] != first
 

@@ -10,7 +10,8 @@ bytecode as far as it can be read without the front end, or None (and why) where
   source from that file), its qualified name and first line,
 * the kernel's compiler options (``num_ctas``, ``occupancy``, ...), the versions of cuTile and
   of Python, cuTile's environment switches (every variable whose name holds ``CUDA_TILE``: its
-  front end reads ``CUDA_TILE_TESTING_DISABLE_DIV`` and others),
+  front end reads ``CUDA_TILE_TESTING_DISABLE_DIV`` and others; not those naming where it writes
+  or what it logs, :data:`_NOT_SWITCHES`),
 * the kernel's parameters as cuTile read their annotations when the kernel was decorated
   (``parameter_annotations``: what the export uses),
 * the value of every global name the function reads (its code objects' ``co_names``, and every
@@ -53,6 +54,10 @@ import typing
 from typing import Any
 
 _SCALARS = (bool, int, float, str, bytes, type(None))
+# cuTile's variables that change where it writes or what it logs, never the bytecode it exports
+_NOT_SWITCHES = frozenset({"CUDA_TILE_CACHE_DIR", "CUDA_TILE_CACHE_SIZE", "CUDA_TILE_TEMP_DIR", "CUDA_TILE_LOGS",
+                           "CUDA_TILE_COMPILER_TIMEOUT_SEC", "CUDA_TILE_ENABLE_CRASH_DUMP", "CUDA_TILE_DUMP_TILEIR",
+                           "CUDA_TILE_DUMP_BYTECODE"})
 _MODULES = ("math",)  # modules besides cuTile's whose attributes a kernel may read (fixed per Python)
 _BUILTIN_TYPES = {int: "int", float: "float", bool: "bool"}
 
@@ -222,7 +227,7 @@ def _read(kernel: Any) -> tuple[str, str, list[str], dict]:
     except RecursionError:
         raise NotExact("helpers nest too deep") from None
     ct = sys.modules.get("cuda.tile")
-    switches = ";".join(f"{k}={v}" for k, v in sorted(os.environ.items()) if "CUDA_TILE" in k)
+    switches = ";".join(f"{k}={v}" for k, v in sorted(os.environ.items()) if "CUDA_TILE" in k and k not in _NOT_SWITCHES)
     parts = [f"cuda-tile {getattr(ct, '__version__', '?')}", f"python {sys.version}", switches, path, digest,
              fn.__qualname__, str(fn.__code__.co_firstlineno), options, parameters, reads]
     return path, digest, parts, seen
