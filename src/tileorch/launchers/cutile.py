@@ -31,17 +31,16 @@ from typing import Any
 from tileorch.cache import compile_environment
 from tileorch.gc_deferral import gc_deferred
 from tileorch.launchers.cutile_bound import clear as forget_bound
-from tileorch.launchers.cutile_source_key import note_exported, source_identity
+from tileorch.launchers.cutile_bound import (generic_hot, hot_launchers, keep, keep_layout, last_hot, learn,
+                                             stream_handle)
 from tileorch.launchers.cutile_native import enabled as native_on
 from tileorch.launchers.cutile_native import forget as forget_native
 from tileorch.launchers.cutile_native import launch as native_launch
 from tileorch.launchers.cutile_native import routes as native_routes
-
-_NOT_SEEN = object()
-from tileorch.launchers.cutile_bound import (generic_hot, hot_launchers, keep, keep_layout, last_hot, learn,
-                                             stream_handle)
+from tileorch.launchers.cutile_source_key import note_exported, source_identity
 
 ARCHS = {"sm_90a": (9, 0)}
+_NOT_SEEN = object()  # launch(): a kernel the native route has not seen
 SCHEDULES = ("auto", "persistent", "streamk", "dp", "simt")
 BYTECODE_VERSION = "13.4"
 _INT32 = (-(1 << 31), (1 << 31) - 1)
@@ -608,6 +607,7 @@ def source_cache_key(kernel: Any, sig: tuple, arch: str, schedule: str, config: 
     and what every key of :mod:`tileorch.cache` holds (the compiler's fingerprint, the compile
     switches, ptxas)."""
     from tileorch import cache
+
     if not cache.enabled():
         return None, "the on-disk cache is off"
     identity, why = source_identity(kernel)
@@ -1036,8 +1036,6 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90
     once it is queued.  With ``TILEORCH_CUTILE_NATIVE=1`` the calls of plain SIMT programs (with
     the default options, not ``sync``) go through cuTile's own C++ launcher with tileorch's program
     (:mod:`tileorch.launchers.cutile_native`); every other call as described above."""
-    # an earlier call with an equal key (cutile_bound.py) left its launch bound (or one to re-point
-    # for other addresses): the kernel's hot launcher enqueues it and returns True
     if native_on[0] and not sync:  # TILEORCH_CUTILE_NATIVE=1: cuTile's C++ launcher (cutile_native.py)
         try:
             route = native_routes[kernel]  # (launch_extended, the kernel's shadow, (threads,)); None: refused
@@ -1054,6 +1052,8 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90
                     pass
             if native_launch(stream, grid, kernel, args):
                 return
+    # an earlier call with an equal key (cutile_bound.py) left its launch bound (or one to re-point
+    # for other addresses): the kernel's hot launcher enqueues it and returns True
     if sync:
         fast = None
     else:
