@@ -109,6 +109,8 @@ def program_for(kernel: Any, signature: Any, compute_capability: Any = None) -> 
             found = _compile(kernel, signature, compute_capability)
         except Refused as exc:
             found = exc
+        except Exception as exc:  # noqa: BLE001 - tileorch cannot compile this signature: its own path may
+            found = Refused(f"compiling cuTile's signature: {type(exc).__name__}: {exc}")
         _programs[key] = found
     if isinstance(found, Refused):
         raise found
