@@ -27,6 +27,14 @@ For each input:
     the same cache read by a new process (``python -c "import tileorch; tileorch.compile(FILE)"``):
     ``relaunch_s`` (its wall time, interpreter start-up included), ``relaunch_import_s`` and
     ``relaunch_call_s`` (the compile call that reads the cubin back).
+``cutile relaunch`` (cuTile inputs)
+    what ``tileorch.cutile.launch`` does before its module load and launch, in a new process
+    with the same cache filled: import cuTile and the launcher, define the kernels, then
+    ``rc.compiled`` for the described arguments (found by the kernel's source identity, no
+    bytecode export: ``cutile_relaunch_found`` says how): ``cutile_relaunch_s`` (wall),
+    ``cutile_relaunch_import_s``, ``cutile_relaunch_define_s``, ``cutile_relaunch_call_s``, and
+    whether cuTile's compiler or xDSL was imported.  The summary prints the largest relaunch and
+    a bare ``python -c pass`` (the interpreter's own start-up in this environment).
 ``tileiras``
     ``tileiras --gpu-name=sm_90 -o OUT.cubin FILE.tileirbc`` on the same bytecode (cuTile inputs
     only; found as ``tileorch doctor`` finds it, or ``--tileiras PATH``; ``<bin>/../lib`` joins
@@ -161,8 +169,9 @@ def tileorch_cold(path: Path, work: Path) -> dict:
             "startup_s": wall - compile_s if compile_s is not None else None, "cold_timings": report}
 
 
-def tileorch_warm(path: Path, repeat: int) -> dict:
-    """Warm (cache off, second and later compiles of this process) and cache-hit times."""
+def tileorch_warm(path: Path, repeat: int, cutile: tuple | None = None) -> dict:
+    """Warm (cache off, second and later compiles of this process) and cache-hit times; with
+    ``cutile`` ((name, kernel, spec) of a cuTile program), :func:`cutile_relaunch` too."""
     import tileorch
 
     source = path.read_bytes() if path.suffix == ".tileirbc" else str(path)
@@ -189,6 +198,8 @@ def tileorch_warm(path: Path, repeat: int) -> dict:
             out["hit_s"] = time.perf_counter() - t0
             assert hit.from_cache, "the second compile did not hit the cache"
             out.update(tileorch_relaunch(path))
+            if cutile is not None:
+                out.update(cutile_relaunch(*cutile))
         finally:
             if old is None:
                 os.environ.pop("TILEORCH_CACHE_DIR", None)
@@ -211,6 +222,45 @@ def tileorch_relaunch(path: Path) -> dict:
     if proc.returncode != 0 or len(fields) != 4 or fields[2] != "True":
         return {"relaunch_error": (proc.stderr or proc.stdout).strip().splitlines()[-3:]}
     return {"relaunch_s": wall, "relaunch_import_s": float(fields[0]), "relaunch_call_s": float(fields[1])}
+
+
+CUTILE_RELAUNCH = (
+    "import sys, time; t0 = time.perf_counter(); import cuda.tile; from tileorch.launchers import cutile as rc; "
+    "t1 = time.perf_counter(); sys.path.insert(0, sys.argv[2]); import compile_time as ct_bench; "
+    "from tileorch.testing.export import described_arguments; kernel, spec, _ = ct_bench._cutile_programs()[sys.argv[1]]; "
+    "t2 = time.perf_counter(); e = rc.compiled(kernel, described_arguments(kernel, spec), 'sm_90a', 'persistent'); "
+    "t3 = time.perf_counter(); print(t1 - t0, t2 - t1, t3 - t2, t3 - t0, 'cuda.tile._compile' in sys.modules, "
+    "'xdsl' in sys.modules); print(e.source_key_remark)")
+
+
+def cutile_relaunch(name: str, kernel, spec: list) -> dict:
+    """What ``tileorch.cutile.launch`` of ``name`` does before its launch, in a new process with the
+    cache filled (``TILEORCH_CACHE_DIR`` as set by the caller): ``rc.compiled`` for the described
+    arguments (no GPU: the module load and launch are left out).  Filled here first (this process
+    exports and compiles through the cache).  ``cutile_relaunch_s``: the new process's wall time;
+    ``cutile_relaunch_import_s`` (cuTile and the launcher), ``cutile_relaunch_define_s`` (the
+    kernels' module: the user's code), ``cutile_relaunch_call_s``; whether cuTile's compiler or
+    xDSL was imported, and how the program was found."""
+    from tileorch.launchers import cutile as rc
+    from tileorch.testing.export import described_arguments
+
+    rc.compiled(kernel, described_arguments(kernel, spec), "sm_90a", "persistent")  # fills the cache
+    wall, _cpu, proc = run_process([sys.executable, "-c", CUTILE_RELAUNCH, name, str(Path(__file__).parent)],
+                                   dict(os.environ))
+    lines = proc.stdout.strip().splitlines()
+    fields = lines[0].split() if lines else []
+    if proc.returncode != 0 or len(fields) != 6:
+        return {"cutile_relaunch_error": (proc.stderr or proc.stdout).strip().splitlines()[-3:]}
+    return {"cutile_relaunch_s": wall, "cutile_relaunch_import_s": float(fields[0]),
+            "cutile_relaunch_define_s": float(fields[1]), "cutile_relaunch_call_s": float(fields[2]),
+            "cutile_relaunch_imported_cutile_compiler": fields[4] == "True",
+            "cutile_relaunch_imported_xdsl": fields[5] == "True", "cutile_relaunch_found": " ".join(lines[1:])}
+
+
+def python_startup_s(repeat: int = 5) -> float:
+    """Best wall seconds of ``python -c pass`` (this interpreter, this environment): the part of
+    ``relaunch_s`` that is the interpreter's start-up (site-packages' ``.pth`` files included)."""
+    return min(run_process([sys.executable, "-c", "pass"], dict(os.environ))[0] for _ in range(repeat))
 
 
 def byte_compile_tileorch() -> str:
@@ -352,7 +402,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         try:
             inputs.append({"name": name, "input": "cuTile", "file": export_cutile(name, kernel, spec, bc_dir),
-                           "expected": path_kind})
+                           "expected": path_kind, "cutile": (name, kernel, spec)})
         except Exception as exc:  # noqa: BLE001
             inputs.append({"name": name, "input": "cuTile", "file": None,
                            "error": f"export failed: {type(exc).__name__}: {exc}"})
@@ -379,7 +429,7 @@ def main(argv: list[str] | None = None) -> int:
                 row.update(tileorch_cold(item["file"], work))
                 if "error" not in row:
                     try:
-                        row.update(tileorch_warm(item["file"], args.repeat))
+                        row.update(tileorch_warm(item["file"], args.repeat, item.get("cutile")))
                     except Exception as exc:  # noqa: BLE001
                         row["error"] = f"{type(exc).__name__}: {exc}"
                 remark = row.get("remark", "")
@@ -416,6 +466,17 @@ def main(argv: list[str] | None = None) -> int:
         vals = [r[key] for r in ok if isinstance(r.get(key), (int, float))]
         summary[f"{key}_sum"] = sum(vals)
         print(f"sum {key}: {sum(vals):.2f}s over {len(vals)} inputs")
+    for key in ("cutile_relaunch_s", "cutile_relaunch_call_s"):
+        vals = [r[key] for r in ok if isinstance(r.get(key), (int, float))]
+        if vals:
+            summary[f"{key}_max"] = max(vals)
+            print(f"max {key}: {max(vals):.3f}s over {len(vals)} cuTile programs")
+    relaunches = [r["relaunch_s"] for r in ok if isinstance(r.get("relaunch_s"), (int, float))]
+    if relaunches:
+        startup = python_startup_s()
+        summary["relaunch_s_max"], summary["python_startup_s"] = max(relaunches), startup
+        print(f"relaunch (fresh process, cache hit): max {max(relaunches):.3f}s (target < 0.100 s); a bare "
+              f"`python -c pass` in the same environment {startup:.3f}s of it (best of 5)")
 
     slowest = sorted(ok, key=lambda r: -(r.get("cold_compile_s") or 0))[:3]
     for r in slowest:

@@ -31,6 +31,15 @@ one (ctypes straight into libcuda); ``gemm_cuda_python`` (the same problem on ot
 bound launch's path and why.  ``cutile_launch_created_stream`` / ``cuda_tile_launch_created_stream``:
 both launchers on a created stream.
 
+``native_route`` (gpu mode): ``TILEORCH_CUTILE_NATIVE=1`` (tileorch.launchers.cutile_native):
+``tileorch.cutile.launch`` of another kernel object of the same function through cuTile's own C++
+launcher with tileorch's program, in alternating rounds with the Python path and
+``cuda.tile.launch``; its output checked.  ``targets`` (printed last, and in the JSON) says which
+of issue 22's launch targets were met: ``tileorch.cutile.launch`` <= ``cuda.tile.launch`` (with
+the bare ``cuLaunchKernelEx`` beside), the same for the native route, ``tileorch.gemm`` <=
+``torch.matmul`` per shape.  ``--json`` (default ``benchmarks/results/launch_overhead_{mode}_{stamp}.json``)
+keeps a copy of the record.
+
 ``stub`` (no GPU needed): the same Python paths with the CUDA driver replaced by a stand-in whose
 calls return at once (``tileorch.runtime.driver.use_api`` and a stand-in
 ``cuda.bindings.driver`` module) and torch CPU tensors that say they live on ``cuda:0``:
@@ -409,7 +418,49 @@ def gpu(calls: int) -> dict:
               "cuda_tile_launch_new_arrays": (ct.launch, itertools.cycle(fresh))}
     out.update(compared_us({name: (lambda f=f, cyc=cyc: f(stream, (1024,), scale, next(cyc)))
                             for name, (f, cyc) in cycles.items()}, calls, sync))
+    try:
+        out["native_route"] = native_route(rc, ct, scale, stream, args, calls, sync)
+    except Exception as exc:  # noqa: BLE001 - the opt-in route on cuTile's private launcher: report, go on
+        out["native_route"] = {"skipped": f"{type(exc).__name__}: {exc}"}
     return out
+
+
+def native_route(rc, ct, scale, stream, args, calls: int, sync) -> dict:
+    """``TILEORCH_CUTILE_NATIVE=1`` (tileorch.launchers.cutile_native): ``tileorch.cutile.launch``
+    of another kernel object of the same function through cuTile's own C++ launcher, with
+    tileorch's program (compiled for cuTile's signature of the call).  Checked: the output of one
+    launch equals ``x * 2``.  Compared in alternating rounds with ``tileorch.cutile.launch`` on its
+    Python path (``scale``, kept there: marked refused for the route, which costs it one dict
+    lookup per call while the switch is on) and ``cuda.tile.launch``."""
+    import torch
+
+    import tileorch.cutile
+    from tileorch.launchers import cutile_native
+
+    why = cutile_native.available()
+    if why:
+        return {"skipped": why}
+    launch = tileorch.cutile.launch
+    native_kernel = ct.kernel(scale._annotated_function.pyfunc)
+    cutile_native.set_enabled(True)
+    try:
+        for k in {key[0] for key in rc._programs}:  # the kernels measured on the Python path
+            cutile_native._refuse(k, "launch_overhead.py: measured on tileorch's Python path")
+        x, y = args[0], args[1]
+        y.zero_()
+        launch(stream, (1024,), native_kernel, args)
+        torch.cuda.synchronize()
+        route = cutile_native.routes.get(native_kernel)
+        if route is None:
+            return {"skipped": cutile_native.refused.get(native_kernel, "no route")}
+        ok = bool(torch.equal(y, x * 2.0))
+        timed = compared_us({"cutile_launch_native": lambda: launch(stream, (1024,), native_kernel, args),
+                             "cutile_launch": lambda: launch(stream, (1024,), scale, args),
+                             "cuda_tile_launch": lambda: ct.launch(stream, (1024,), scale, args)}, calls, sync)
+        gpu = gpu_us(lambda: launch(stream, (1024,), native_kernel, args))
+    finally:
+        cutile_native.set_enabled(False)
+    return {"threads": route[2][0], "output_ok": ok, "gpu_us": gpu, **timed}
 
 
 @contextlib.contextmanager
@@ -538,6 +589,8 @@ def main(argv=None) -> int:
     parser.add_argument("--mode", choices=("auto", "stub", "gpu"), default="auto")
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--out", default="build/launch_overhead")
+    parser.add_argument("--json", default="benchmarks/results/launch_overhead_{mode}_{stamp}.json",
+                        help="also write the record here ({mode}, {stamp}: UTC date and time; '' for none)")
     args = parser.parse_args(argv)
     mode = args.mode
     if mode == "auto":
@@ -563,11 +616,57 @@ def main(argv=None) -> int:
             record["stub"]["cutile_skipped"] = str(exc)
     for line in summary(record.get("gpu") or record.get("stub")):
         print(line)
+    record["targets"] = targets(record.get("gpu") or record.get("stub") or {})
+    for line in record["targets"].get("lines", []):
+        print(line)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "launch_overhead.json").write_text(json.dumps(record, indent=1))
     print(f"wrote {out / 'launch_overhead.json'}")
+    if args.json:
+        path = Path(args.json.replace("{mode}", mode).replace("{stamp}", time.strftime("%Y-%m-%d-%H%M", time.gmtime())))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(record, indent=1))
+        print(f"wrote {path}")
     return 0
+
+
+def targets(r: dict) -> dict:
+    """Issue 22's launch targets from a record's measurements (median host us per call, same
+    process): ``tileorch.cutile.launch`` <= ``cuda.tile.launch``, ``tileorch.gemm`` <=
+    ``torch.matmul`` on every shape; with the bare ``cuLaunchKernelEx`` (cuda-python) beside."""
+    med = lambda d: d.get("median_us") if isinstance(d, dict) else None  # noqa: E731
+    out: dict = {"lines": []}
+    ours, theirs = med(r.get("cutile_launch")), med(r.get("cuda_tile_launch"))
+    raw = med((r.get("breakdown") or {}).get("cuLaunchKernelEx"))
+    if ours is not None:
+        out["cutile_launch_us"], out["cuda_tile_launch_us"], out["raw_cuLaunchKernelEx_us"] = ours, theirs, raw
+        out["cutile_launch_met"] = None if theirs is None else ours <= theirs
+        out["lines"].append(f"target tileorch.cutile.launch <= cuda.tile.launch: {ours:.2f} vs "
+                            f"{'-' if theirs is None else f'{theirs:.2f}'} us (bare cuLaunchKernelEx "
+                            f"{'-' if raw is None else f'{raw:.2f}'} us): "
+                            f"{'not measured' if theirs is None else 'met' if ours <= theirs else 'NOT met'}")
+    native = r.get("native_route") or {}
+    if med(native.get("cutile_launch_native")) is not None:
+        n_ours, n_theirs = med(native["cutile_launch_native"]), med(native.get("cuda_tile_launch"))
+        out["cutile_launch_native_us"], out["native_cuda_tile_launch_us"] = n_ours, n_theirs
+        out["cutile_launch_native_met"] = None if n_theirs is None else n_ours <= n_theirs
+        out["lines"].append(f"TILEORCH_CUTILE_NATIVE=1 (cuTile's C++ launcher, tileorch's program): {n_ours:.2f} us vs "
+                            f"cuda.tile.launch {'-' if n_theirs is None else f'{n_theirs:.2f}'} us, Python path "
+                            f"{med(native.get('cutile_launch')) or float('nan'):.2f} us (same rounds); output ok: "
+                            f"{native.get('output_ok')}")
+    elif native.get("skipped"):
+        out["lines"].append(f"TILEORCH_CUTILE_NATIVE=1 not measured: {native['skipped']}")
+    gemm, torch_mm = r.get("gemm") or {}, r.get("torch_matmul") or {}
+    pairs = {shape: (med(v), med(torch_mm.get(shape))) for shape, v in gemm.items() if med(v) is not None}
+    if pairs:
+        out["gemm_vs_torch_matmul_us"] = pairs
+        met = [t is not None and g <= t for g, t in pairs.values()]
+        out["gemm_met"] = all(met) if torch_mm else None
+        out["lines"].append("target tileorch.gemm <= torch.matmul: " + ", ".join(
+            f"{shape} {g:.2f} vs {'-' if t is None else f'{t:.2f}'}" for shape, (g, t) in pairs.items())
+            + (f": {'met' if all(met) else 'NOT met'}" if torch_mm else ""))
+    return out
 
 
 if __name__ == "__main__":

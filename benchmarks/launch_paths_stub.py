@@ -64,6 +64,23 @@ int cuEventQuery(void *e) { return 0; }
 int cuEventDestroy(void *e) { return 0; }
 int cuStreamSynchronize(void *s) { return 0; }
 int cuMemsetD8Async(u64 p, unsigned char v, size_t n, void *s) { return 0; }
+int cuCtxGetCurrent(void **c) { *c = (void *)0x10; return 0; }
+int cuCtxGetDevice(int *d) { *d = 0; return 0; }
+int cuCtxGetId(void *c, u64 *id) { *id = 1; return 0; }
+int cuCtxPushCurrent(void *c) { return 0; }
+int cuCtxPopCurrent(void **c) { if (c) *c = (void *)0x10; return 0; }
+int cuStreamGetCtx(void *s, void **c) { *c = (void *)0x10; return 0; }
+int cuStreamGetId(void *s, u64 *id) { *id = 7; return 0; }
+int cuStreamIsCapturing(void *s, int *st) { *st = 0; return 0; }
+int cuLibraryLoadData(void **lib, const void *code, void *a, void **b, unsigned n, void *c, void **d, unsigned m) {
+  *lib = (void *)0x50; return 0; }
+int cuLibraryGetKernel(void **k, void *lib, const char *name) { *k = (void *)0x60; return 0; }
+int cuLibraryUnload(void *lib) { return 0; }
+int cuKernelGetFunction(void **f, void *k) { *f = (void *)0x30; return 0; }
+int cuKernelGetAttribute(int *v, int a, void *k, int dev) { *v = a == 0 ? 1024 : 0; return 0; }
+int cuKernelSetAttribute(int a, int v, void *k, int dev) { return 0; }
+int cuPointerGetAttribute(void *data, int a, u64 p) { *(u64 *)data = 0; return 0; }
+int cuMemGetAddressRange(u64 *b, size_t *s, u64 p) { if (b) *b = p; if (s) *s = 1 << 30; return 0; }
 int cuGetErrorName(int e, const char **s) { *s = "CUDA_ERROR_STUB"; return 0; }
 int cuGetErrorString(int e, const char **s) { *s = "stub error"; return 0; }
 static int missing(void) { return 999; }
@@ -102,7 +119,7 @@ def calls_of(with_cutile: bool) -> tuple[dict, dict]:
     os.environ["TILEORCH_LAUNCH_CTYPES"] = "0"
     via_binding = BoundLaunch(kernel, (1024, 1, 1), 128, [0x7000_0000_0000, 7, 2.5])
     launchers = {"cuda-python": via_binding.launcher()}
-    os.environ.pop("TILEORCH_LAUNCH_CTYPES")
+    os.environ["TILEORCH_LAUNCH_CTYPES"] = "1"  # (cuda-python's binding is the default)
     if direct_launch is not None:
         via_ctypes = BoundLaunch(kernel, (1024, 1, 1), 128, [0x7000_0000_0000, 7, 2.5])
         assert via_ctypes.path == "ctypes", via_ctypes.path_reason
@@ -167,12 +184,27 @@ def cutile(ct, stub, have_ctypes: bool) -> dict:
     if have_ctypes:
         kernels["ctypes"] = ct.kernel(scale)
     for path, kernel in kernels.items():
-        if path == "cuda-python":
-            os.environ["TILEORCH_LAUNCH_CTYPES"] = "0"
+        os.environ["TILEORCH_LAUNCH_CTYPES"] = "0" if path == "cuda-python" else "1"
         launch(0, (1024,), kernel, args)  # compiled (the stand-in) and bound
         os.environ.pop("TILEORCH_LAUNCH_CTYPES", None)
-    return {f"tileorch.cutile.launch repeated, {path}": (lambda kernel=kernel: launch(0, (1024,), kernel, args))
-            for path, kernel in kernels.items()}
+    fns = {f"tileorch.cutile.launch repeated, {path}": (lambda kernel=kernel: launch(0, (1024,), kernel, args))
+           for path, kernel in kernels.items()}
+    # cuTile's own launcher (C++) on the same stand-in: cuda.tile.launch of a kernel whose compile is
+    # a stand-in, and tileorch.cutile.launch with TILEORCH_CUTILE_NATIVE=1 (tileorch's stand-in program)
+    own = ct.kernel(scale)
+    own._compile = lambda signature, context, compute_capability=None: (b"\x7fELF stand-in", "scale", None, ())
+    fns["cuda.tile.launch repeated (cuTile's C++ launcher)"] = lambda: ct.launch(0, (1024,), own, args)
+    from tileorch.launchers import cutile_native
+
+    native_kernel = ct.kernel(scale)
+    cutile_native.set_enabled(True)
+    for kernel in kernels.values():
+        cutile_native._refuse(kernel, "measured on the Python path")
+    launch(0, (1024,), native_kernel, args)
+    if cutile_native.routes.get(native_kernel) is not None:
+        fns["tileorch.cutile.launch repeated, TILEORCH_CUTILE_NATIVE=1"] = \
+            lambda: launch(0, (1024,), native_kernel, args)
+    return fns
 
 
 def child(calls: int) -> dict:
@@ -191,7 +223,7 @@ def counted_child(calls: int, name: str, helper: str) -> None:
     """``calls`` calls of the function ``name`` with callgrind's instrumentation on."""
     import ctypes
 
-    fns, _ = calls_of(name.startswith("tileorch.cutile"))
+    fns, _ = calls_of(name.startswith(("tileorch.cutile", "cuda.tile")))
     fn = fns[name]
     for _ in range(3):
         fn()

@@ -60,6 +60,8 @@ def enabled() -> bool:
 # --------------------------------------------------------------------------- fingerprint
 
 _FINGERPRINT: str | None = None
+_FINGERPRINT_STAMP: str | None = None  # the memo name of _FINGERPRINT (see _sources_stamp)
+_memo_bases: set[str] = set()  # cache bases that hold this process's memos (remember_memos)
 
 
 def _source_files(root: str) -> list[str]:
@@ -107,18 +109,25 @@ def _versions() -> str:
     return "\0".join(parts)
 
 
+def _sources_stamp(root: str, files: list[str]) -> str:
+    """sha256 of the compiler's source files' and the dependencies' ``__init__.py`` (path, size,
+    mtime): the name of the fingerprint's memo (:func:`_sources_digest`)."""
+    stat_h = hashlib.sha256(f"format {FORMAT}\0{root}\0".encode())
+    for f in [*files, *_dependency_files()]:
+        st = os.stat(f)
+        stat_h.update(f"{f}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+    return stat_h.hexdigest()
+
+
 def _sources_digest(root: str) -> str:
     """sha256 of the compiler's source files (names and contents) and of the dependencies'
     versions.  Memoised on disk by the files' (path, size, mtime) list (the dependencies'
     ``__init__.py`` included): a process whose compiler did not change since the last one reads
     one small file instead of hashing ~170 and asking package metadata (a relaunch is then a few
     milliseconds)."""
+    global _FINGERPRINT_STAMP
     files = _source_files(root)
-    stat_h = hashlib.sha256(f"format {FORMAT}\0{root}\0".encode())
-    for f in [*files, *_dependency_files()]:
-        st = os.stat(f)
-        stat_h.update(f"{f}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
-    stamp = stat_h.hexdigest()
+    stamp = _FINGERPRINT_STAMP = _sources_stamp(root, files)
     memo = cache_base() / "fingerprints" / stamp[:32]
     try:
         text = memo.read_text()
@@ -145,15 +154,36 @@ def compiler_fingerprint() -> str:
     return _FINGERPRINT
 
 
+def remember_memos() -> None:
+    """Write this process's memos (the fingerprint's, ptxas's version) into the current cache
+    base if they are not there yet (once per base and process).  The process computed them once,
+    perhaps under another ``TILEORCH_CACHE_DIR``; without them there, a new process reading
+    entries from this base would hash the compiler's sources and run ``ptxas --version`` again
+    (a relaunch then costs tens of milliseconds: benchmarks/compile_time.py's relaunch, whose
+    cache directory is new for each program).  :func:`store` calls it."""
+    base = cache_base()
+    where = str(base)
+    if where in _memo_bases:
+        return
+    _memo_bases.add(where)
+    if _FINGERPRINT_STAMP is not None and _FINGERPRINT is not None and len(_FINGERPRINT) == 64:
+        memo = base / "fingerprints" / _FINGERPRINT_STAMP[:32]
+        if not memo.exists():
+            _write_atomic(memo, _FINGERPRINT.encode())
+    for stamp, found in list(_PTXAS.items()):
+        memo = base / "fingerprints" / _ptxas_memo_name(stamp)
+        if found and not memo.exists():
+            _write_atomic(memo, found.encode())
+
+
 _PTXAS: dict[tuple, str] = {}
+PTXAS_ENV = "TILEORCH_PTXAS"  # tileorch.backend.ptxas.PTXAS_ENV (not imported here: see ptxas_path)
 
 
 def ptxas_identity() -> str:
     """Path and version of the ptxas that would assemble (``""`` when there is none).  The
     version (a ``ptxas --version`` run, ~20 ms) is asked once per ptxas file: remembered in
     the process and on disk by the file's path, size and modification time."""
-    from tileorch.backend.ptxas import ptxas_version
-
     path = ptxas_path()
     if not path:
         return ""
@@ -164,16 +194,22 @@ def ptxas_identity() -> str:
         return ""
     found = _PTXAS.get(stamp)
     if found is None:
-        memo = cache_base() / "fingerprints" / ("ptxas-" + hashlib.sha256(repr(stamp).encode()).hexdigest()[:32])
+        memo = cache_base() / "fingerprints" / _ptxas_memo_name(stamp)
         try:
             found = memo.read_text()
         except OSError:
             found = ""
         if not found.startswith(path + " "):
+            from tileorch.backend.ptxas import ptxas_version  # (not on a memo hit: a relaunch stays lean)
+
             found = f"{path} {ptxas_version(path)}"
             _write_atomic(memo, found.encode())
         _PTXAS[stamp] = found
     return found
+
+
+def _ptxas_memo_name(stamp: tuple) -> str:
+    return "ptxas-" + hashlib.sha256(repr(stamp).encode()).hexdigest()[:32]
 
 
 def ptxas_path() -> str:
@@ -182,9 +218,6 @@ def ptxas_path() -> str:
     interpreter (``sys.executable``, ``sys.prefix``) and ``PATH``, and used while that file is an
     executable (``TILEORCH_PTXAS``, when set, is taken as it is)."""
     import sys
-
-    from tileorch.backend.ptx import BackendError
-    from tileorch.backend.ptxas import PTXAS_ENV, find_ptxas
 
     env = os.environ.get(PTXAS_ENV)
     if env:
@@ -197,6 +230,9 @@ def ptxas_path() -> str:
             return path
     except OSError:
         pass
+    from tileorch.backend.ptx import BackendError  # (not on a memo hit: a relaunch stays lean)
+    from tileorch.backend.ptxas import find_ptxas
+
     try:
         loc = find_ptxas()
     except BackendError:
@@ -295,7 +331,8 @@ def store(key: str, meta: dict, files: dict[str, bytes | str]) -> None:
         except OSError:  # another process stored it first
             shutil.rmtree(tmp, ignore_errors=True)
     except (OSError, TypeError, ValueError):
-        pass
+        return
+    remember_memos()  # a new process reading this entry finds the key's memos here too
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
@@ -309,4 +346,4 @@ def _write_atomic(path: Path, data: bytes) -> None:
 
 
 __all__ = ["CACHE_DIR_ENV", "CACHE_SWITCH_ENV", "Entry", "cache_base", "cache_root", "compiler_fingerprint",
-           "enabled", "entry_dir", "load", "make_key", "ptxas_identity", "ptxas_path", "store"]
+           "enabled", "entry_dir", "load", "make_key", "ptxas_identity", "ptxas_path", "remember_memos", "store"]

@@ -87,6 +87,38 @@ def test_fingerprint_is_memoised_by_the_sources_stat(cache_dir, monkeypatch):
     assert cache.compiler_fingerprint() == first
 
 
+def test_a_store_leaves_the_memos_in_a_new_cache_base(cache_dir, tmp_path, monkeypatch):
+    """The fingerprint and ptxas's version were computed under one TILEORCH_CACHE_DIR; an entry
+    stored under another one leaves their memos there too, so that a new process reading that
+    entry neither hashes the sources nor runs ptxas (compile_time.py's relaunch: 83 -> 7 ms)."""
+    monkeypatch.setattr(cache, "_FINGERPRINT", None)
+    monkeypatch.setattr(cache, "_memo_bases", set())
+    stamp = ("/opt/ptxas", 1, 2)
+    monkeypatch.setattr(cache, "_PTXAS", {stamp: "/opt/ptxas 13.4"})
+    first = cache.compiler_fingerprint()  # memo written under cache_dir
+    other = tmp_path / "other"
+    monkeypatch.setenv("TILEORCH_CACHE_DIR", str(other))
+    assert not (other / "fingerprints").exists()
+    cache.store("ab" * 32, {"kind": "kernel"}, {"kernel.ptx": "x"})
+    memos = {p.name: p.read_text() for p in (other / "fingerprints").iterdir()}
+    assert first in memos.values() and memos[cache._ptxas_memo_name(stamp)] == "/opt/ptxas 13.4"
+    # a new process (no in-process fingerprint) finds it without hashing
+    monkeypatch.setattr(cache, "_FINGERPRINT", None)
+    monkeypatch.setattr(cache, "_versions", lambda: pytest.fail("the memo was not used"))
+    assert cache.compiler_fingerprint() == first
+
+
+def test_memos_are_not_rewritten_once_a_base_has_them(cache_dir, monkeypatch):
+    monkeypatch.setattr(cache, "_memo_bases", set())
+    cache.compiler_fingerprint()
+    cache.remember_memos()
+    writes = []
+    monkeypatch.setattr(cache, "_write_atomic", lambda path, data: writes.append(path))
+    cache.remember_memos()
+    cache.store("cd" * 32, {"kind": "kernel"}, {"kernel.ptx": "x"})
+    assert writes == []
+
+
 def test_gemm_host_and_api_share_the_cache(cache_dir, monkeypatch):
     """compile_gemm stores its cubin in the one cache and reads it back without compiling."""
     import tileorch.driver as driver
@@ -115,3 +147,24 @@ def test_gemm_host_and_api_share_the_cache(cache_dir, monkeypatch):
     monkeypatch.setenv("TILEORCH_CACHE", "0")
     compile_gemm(cfg)
     assert len(compiled) == 3
+
+
+def test_the_ptxas_switch_name_is_the_backends():
+    from tileorch.backend import ptxas
+
+    assert cache.PTXAS_ENV == ptxas.PTXAS_ENV
+
+
+def test_a_key_with_the_memos_in_place_imports_no_backend(cache_dir):
+    """A relaunch with the memos written computes a key from them alone: tileorch.backend.ptxas
+    (its imports, its ``ptxas --version`` run) is not loaded."""
+    import subprocess
+    import sys
+
+    if not cache.ptxas_path():
+        pytest.skip("no ptxas here: nothing to memoise")
+    cache.make_key("kernel", "x")  # the memos of this process, in this cache base
+    cache.remember_memos()
+    code = ("import sys, tileorch.cache as c; c.make_key('kernel', 'x'); "
+            "assert 'tileorch.backend.ptxas' not in sys.modules, 'imported'")
+    subprocess.run([sys.executable, "-c", code], check=True)

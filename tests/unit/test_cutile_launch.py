@@ -794,3 +794,23 @@ def test_the_ctypes_path_launches_what_the_cuda_python_path_launches(stand_in_gp
     assert len(drv.described) == 4 and len(fake.launches) == 6 and fake.launches == expected
     assert [x["stream"] for x in fake.launches] == [5, 5, 7, 7, 0, 0]
     assert fake.launches[3]["params"][0] == u64(0x50000) and fake.launches[4]["grid"] == (2, 1, 1)
+
+
+@needs_cutile
+def test_the_native_switch_without_cutiles_launcher_keeps_tileorchs_path(stand_in_gpu, monkeypatch):
+    """TILEORCH_CUTILE_NATIVE=1 where cuTile's launcher cannot run (no libcuda here): the kernel is
+    refused once, with the reason, and every call takes tileorch's own path (bound after the first)."""
+    from tileorch.launchers import cutile_native
+
+    drv = stand_in_gpu
+    monkeypatch.setattr(cutile_native, "available", lambda: "cuTile's launcher cannot load libcuda (stand-in)")
+    cutile_native.set_enabled(True)
+    try:
+        a = Dev(0x100000, (1000,), "<f4")
+        for _ in range(3):
+            rc.launch(0, (4,), add, (a, a, a, 3.0, 256))
+        assert cutile_native.refused[add] == "cuTile's launcher cannot load libcuda (stand-in)"
+        assert cutile_native.routes[add] is None
+        assert len(drv.launches) == 3 and len(drv.described) == 1
+    finally:
+        cutile_native.set_enabled(False)

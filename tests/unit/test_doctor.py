@@ -90,6 +90,11 @@ def test_the_launch_path_and_why(monkeypatch):
     assert dl.planned_path(load=_FakeLaunchLibcuda) == ("cuda-python", "TILEORCH_LAUNCH_CTYPES=0")
     line = doctor._launch_path()
     assert (line.name, line.value) == ("launch path", "cuda-python: TILEORCH_LAUNCH_CTYPES=0")
+    from tileorch.launchers import cutile_native
+
+    monkeypatch.setattr(cutile_native, "enabled", [True])
+    assert doctor._launch_path().value == ("cuda-python: TILEORCH_LAUNCH_CTYPES=0; tileorch.cutile.launch of plain "
+                                           "SIMT programs: cuTile's C++ launcher (TILEORCH_CUTILE_NATIVE=1)")
 
 
 class _FakeLaunchLibcuda(_FakeLibcuda):

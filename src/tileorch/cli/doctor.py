@@ -134,11 +134,17 @@ def _driver_and_gpu(load=_load_libcuda) -> list[Fact]:
 
 
 def _launch_path() -> Fact:
-    """Which binding bound launches call the driver through (tileorch.runtime.direct_launch)."""
+    """Which binding bound launches call the driver through (tileorch.runtime.direct_launch), and
+    whether repeated ``tileorch.cutile.launch`` calls go through cuTile's launcher
+    (tileorch.launchers.cutile_native, opt-in)."""
+    from tileorch.launchers.cutile_native import ENV, enabled
     from tileorch.runtime.direct_launch import planned_path
 
     path, why = planned_path()
-    return Fact("launch path", f"{path}: {why}")
+    text = f"{path}: {why}"
+    if enabled[0]:
+        text += f"; tileorch.cutile.launch of plain SIMT programs: cuTile's C++ launcher ({ENV}=1)"
+    return Fact("launch path", text)
 
 
 def _cutile() -> Fact:

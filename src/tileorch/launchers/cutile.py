@@ -33,8 +33,14 @@ from tileorch.gc_deferral import gc_deferred
 from tileorch.launchers.cutile_bound import clear as forget_bound
 from tileorch.launchers.cutile_bound import (generic_hot, hot_launchers, keep, keep_layout, last_hot, learn,
                                              stream_handle)
+from tileorch.launchers.cutile_native import enabled as native_on
+from tileorch.launchers.cutile_native import forget as forget_native
+from tileorch.launchers.cutile_native import launch as native_launch
+from tileorch.launchers.cutile_native import routes as native_routes
+from tileorch.launchers.cutile_source_key import note_exported, source_identity
 
 ARCHS = {"sm_90a": (9, 0)}
+_NOT_SEEN = object()  # launch(): a kernel the native route has not seen
 SCHEDULES = ("auto", "persistent", "streamk", "dp", "simt")
 BYTECODE_VERSION = "13.4"
 _INT32 = (-(1 << 31), (1 << 31) - 1)
@@ -521,6 +527,8 @@ class _Compiled:
     program: Any
     image: Any = None  # the loaded Module (simt) or GemmKernel (gemm)
     warned: bool = False  # its slower-path remarks were issued as a PerformanceWarning
+    source_key: str | None = None  # the index entry's key (compiled(): source_cache_key), None: none
+    source_key_remark: str = ""  # how the program was found or why not by the source identity
 
 
 def _warn_slow_path(entry: _Compiled, kernel: Any, why: str = "") -> None:
@@ -548,6 +556,7 @@ _PREPARED_MAX = 64
 
 
 def clear_caches() -> None:
+    forget_native()
     _bytecode.clear()
     _programs.clear()
     _prepared.clear()
@@ -556,24 +565,77 @@ def clear_caches() -> None:
 
 def compiled(kernel: Any, arguments: list[Argument], arch: str, schedule: str, config: str = "") -> _Compiled:
     """Bytecode and the compiled program for these arguments, through the in-process caches
-    (``config``: the tile override of ``convert-nv-tileas-to-cutlass``)."""
+    (``config``: the tile override of ``convert-nv-tileas-to-cutlass``).  Before exporting the
+    bytecode (cuTile's front end: the most of a relaunch in a new process), the on-disk cache is
+    asked by the kernel's source identity (:func:`source_cache_key`): a program compiled by an
+    earlier process for the same source, signature and options is read without exporting."""
     fn = kernel  # the @ct.kernel object: its function and compiler options (num_ctas, occupancy, ...)
     sig = signature_key(arguments)
-    data = _bytecode.get((fn, sig))
-    if data is None:
-        with gc_deferred():  # cuTile's exporter (its front end: a first call imports and compiles much)
-            data = _bytecode[(fn, sig)] = export_bytecode(kernel, arguments)
     # the compile switches (tileorch.cache.COMPILE_ENV) in the key too: a switch set between two
     # launches compiles again (bound launches keep theirs: clear_caches() after changing one)
     key = (fn, sig, arch, schedule, config, compile_environment())
     entry = _programs.get(key)
     if entry is None:
-        with gc_deferred():  # the compiler's imports on the first compile of a process, then the compile
-            program = _compile_program(data, f"<cuTile kernel {kernel_name(kernel)}>", arch, schedule, config)
+        source_key, why = source_cache_key(kernel, sig, arch, schedule, config)
+        data = _bytecode.get((fn, sig))
+        program = _read_indexed(source_key) if source_key is not None and data is None else None
+        if program is None:
+            if data is None:
+                with gc_deferred():  # cuTile's exporter (its front end: a first call imports and compiles much)
+                    data = _bytecode[(fn, sig)] = export_bytecode(kernel, arguments)
+                note_exported(kernel)  # what cuTile's front end read (it keeps that for the process)
+            with gc_deferred():  # the compiler's imports on the first compile of a process, then the compile
+                program = _compile_program(data, f"<cuTile kernel {kernel_name(kernel)}>", arch, schedule, config)
+            if source_key is not None:
+                _write_index(source_key, data, arch, schedule, config)
+            why = why or "the program was not in the cache under the kernel's source identity"
+        else:
+            why = "read by the kernel's source identity (no bytecode export)"
         if program.kind not in ("simt", "gemm", "chained"):
             raise RuntimeError(f"compile_program returned a program of unknown kind {program.kind!r}")
         entry = _programs[key] = _Compiled(program)
+        entry.source_key, entry.source_key_remark = source_key, why
     return entry
+
+
+def source_cache_key(kernel: Any, sig: tuple, arch: str, schedule: str, config: str) -> tuple[str | None, str]:
+    """(the on-disk cache key of the index entry naming the compiled program of ``kernel`` for
+    this signature and these options, ''), or (None, why there is none): the cache is off, or the
+    kernel's source identity cannot be stated exactly
+    (:func:`tileorch.launchers.cutile_source_key.source_identity`).  The key holds the identity,
+    the signature, the target, schedule and tile override, the bytecode version asked of cuTile,
+    and what every key of :mod:`tileorch.cache` holds (the compiler's fingerprint, the compile
+    switches, ptxas)."""
+    from tileorch import cache
+
+    if not cache.enabled():
+        return None, "the on-disk cache is off"
+    identity, why = source_identity(kernel)
+    if identity is None:
+        return None, why
+    return cache.make_key("cutile-source", identity, repr(sig), arch, schedule, config, BYTECODE_VERSION,
+                          ptxas=bool(cache.ptxas_path())), ""
+
+
+def _read_indexed(source_key: str) -> CachedProgram | None:
+    """The compiled program the index entry ``source_key`` names, or None (no index, or its
+    program's entry is gone)."""
+    from tileorch import cache
+
+    entry = cache.load(source_key)
+    if entry is None or entry.meta.get("kind") != "cutile-index" or not isinstance(entry.meta.get("program"), str):
+        return None
+    return _read_cached(entry.meta["program"])
+
+
+def _write_index(source_key: str, data: bytes, arch: str, schedule: str, config: str) -> None:
+    """Name, under ``source_key``, the cache entry of the program compiled from ``data`` (when
+    there is one: a program compiled without ptxas is not stored)."""
+    from tileorch import cache
+
+    program_key = program_cache_key(data, arch, schedule, config, bool(cache.ptxas_path()))
+    if (cache.entry_dir(program_key) / "meta.json").is_file():
+        cache.store(source_key, {"kind": "cutile-index", "program": program_key}, {})
 
 
 def warps_per_cta(programs_x: int, most: int, sms: int, registers: int) -> int:
@@ -971,7 +1033,25 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90
     (the computation is the recognised ``C = A @ B``; measured 0.91x cuBLAS against 0.77x with
     the program's 128x128 tiles, docs/cuda-tile.md), ``"program"`` keeps the program's tiles.
     ``sync=True`` waits for the kernel (with the runtime's hang watchdog) instead of returning
-    once it is queued."""
+    once it is queued.  With ``TILEORCH_CUTILE_NATIVE=1`` the calls of plain SIMT programs (with
+    the default options, not ``sync``) go through cuTile's own C++ launcher with tileorch's program
+    (:mod:`tileorch.launchers.cutile_native`); every other call as described above."""
+    if native_on[0] and not sync:  # TILEORCH_CUTILE_NATIVE=1: cuTile's C++ launcher (cutile_native.py)
+        try:
+            route = native_routes[kernel]  # (launch_extended, the kernel's shadow, (threads,)); None: refused
+        except KeyError:
+            route = _NOT_SEEN
+        except TypeError:  # an unhashable kernel: the full path reports it
+            route = None
+        if route is not None and type(grid) is tuple and arch == "sm_90a" and schedule == "auto" and tiles == "auto":
+            if route is not _NOT_SEEN:
+                try:
+                    route[0](stream, grid, route[2], route[1], args)
+                    return
+                except Exception:  # noqa: BLE001 - a new signature's block size, or a refusal: below
+                    pass
+            if native_launch(stream, grid, kernel, args):
+                return
     # an earlier call with an equal key (cutile_bound.py) left its launch bound (or one to re-point
     # for other addresses): the kernel's hot launcher enqueues it and returns True
     if sync:

@@ -17,9 +17,10 @@ class FakeDeviceArray:
                                          "strides": None, "version": 3}
 
 
-def cutile_bytecode(kernel, spec: list) -> bytes:
-    """The CUDA Tile IR bytecode of ``kernel`` for ``spec``: per argument either ``(shape, dtype
-    name)`` for an array (``"float16"``, ``"bfloat16"``, ...) or a scalar / constant value."""
+def described_arguments(kernel, spec: list) -> list:
+    """``tileorch.cutile``'s description of arguments made from ``spec``: per argument either
+    ``(shape, dtype name)`` for an array (``"float16"``, ``"bfloat16"``, ...) or a scalar /
+    constant value (fake device arrays at fixed 256 MiB-spaced addresses)."""
     from tileorch.launchers import cutile as rc
 
     args, dtypes = [], []
@@ -31,8 +32,14 @@ def cutile_bytecode(kernel, spec: list) -> bytes:
             args.append(s)
             dtypes.append(None)
     arguments = rc.describe_arguments(kernel, tuple(args))
-    arguments = [dataclasses.replace(a, dtype=dtypes[i]) if dtypes[i] else a for i, a in enumerate(arguments)]
-    return rc.export_bytecode(kernel, arguments)
+    return [dataclasses.replace(a, dtype=dtypes[i]) if dtypes[i] else a for i, a in enumerate(arguments)]
+
+
+def cutile_bytecode(kernel, spec: list) -> bytes:
+    """The CUDA Tile IR bytecode of ``kernel`` for ``spec`` (see :func:`described_arguments`)."""
+    from tileorch.launchers import cutile as rc
+
+    return rc.export_bytecode(kernel, described_arguments(kernel, spec))
 
 
 def export_cutile(name: str, kernel, spec: list, directory: Path) -> Path:
@@ -42,4 +49,4 @@ def export_cutile(name: str, kernel, spec: list, directory: Path) -> Path:
     return path
 
 
-__all__ = ["FakeDeviceArray", "cutile_bytecode", "export_cutile"]
+__all__ = ["FakeDeviceArray", "cutile_bytecode", "described_arguments", "export_cutile"]
