@@ -140,6 +140,14 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
     if has_dot and not hopper:
         remarks.append(f"remark: dot kernel compiled by the SIMT path: "
                        f"{'asked for (schedule=simt)' if schedule == 'simt' else f'the WGMMA lowering targets sm_90a, not {arch}'}")
+    asserted = next((op for op in module.walk() if op.name == "nv_tileaa.assert"), None)
+    if has_dot and hopper and asserted is not None:  # the tier's kernels do not check assertions: not dropped
+        from tileorch.diagnostics import format_error
+
+        remarks.append(format_error(asserted, "ct.assert_ is checked on the SIMT path only (the tensor-core kernels "
+                                              "do not evaluate assertions yet)", "warning")
+                       + f" [the tensor-core path refused this kernel: {_simt_dots(fallback)}]")
+        hopper = False
     if has_dot and hopper:
         _choose_clusters(module)
         from tileorch.transforms.tileas.fuse_split_loops import innermost_dot_loops

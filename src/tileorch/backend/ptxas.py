@@ -241,6 +241,17 @@ def _clean(line: str, path: str) -> str:
     return line.replace(path, "<ptx>").strip()
 
 
+PTX_SYSTEM_CALLS = frozenset({"vprintf", "__assertfail", "malloc", "free"})
+"""Functions ptxas resolves itself (the PTX ABI's system calls): a program that calls only these
+stays a whole program (no ``-c``)."""
+
+
+def external_functions(ptx: str) -> set[str]:
+    """Names of the functions ``ptx`` declares ``.extern .func`` (with or without a return
+    parameter list)."""
+    return set(re.findall(r"^\.extern \.func\s*(?:\([^)]*\)\s*)?([\w$]+)", ptx, re.M))
+
+
 def run_ptxas(
     ptx: str, arch: str, extra_args: tuple[str, ...] = (), allow_ignored_setmaxnreg: bool = False
 ) -> PtxasResult:
@@ -251,7 +262,7 @@ def run_ptxas(
     PTX that calls functions declared ``.extern`` (external device functions) is relocatable
     code, linked later: it is assembled with ``-c`` (compile only), like ``nvcc -rdc``.
     """
-    if re.search(r"^\.extern \.func", ptx, re.M) and "-c" not in extra_args:
+    if external_functions(ptx) - PTX_SYSTEM_CALLS and "-c" not in extra_args:
         extra_args = ("-c", *extra_args)
     if "-v" not in extra_args:  # registers, spills and stack per function (PtxasResult.resources)
         extra_args = (*extra_args, "-v")

@@ -139,3 +139,14 @@ builtin.module {
   }
 }
 // CHECK: error: 'nv_tileaa.atomic_cas' through !nv_tileaa.ptr<i32> compares, stores and returns elements of type i32, got i64, i32 -> i32
+
+// -----
+
+// nv_tileaa.assert (ct.assert_) takes a condition of i1 elements.
+builtin.module {
+  nv_tileaa.func @k(%c: tensor<4xi32>) {
+    nv_tileaa.assert %c, "not a condition" : tensor<4xi32>
+    nv_tileaa.return
+  }
+}
+// CHECK: pointer_ops_verify.mlir:[[# @LINE - 4]]:5: error: assert takes a condition of i1 elements, got tensor<4xi32>

@@ -13,7 +13,7 @@ from xdsl.dialects.builtin import AnyFloat, IntegerAttr, IntegerType, StringAttr
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (IRDLOperation, ParsePropInAttrDict, VarConstraint, base, irdl_op_definition, operand_def,
                        prop_def, result_def, traits_def, var_operand_def)
-from xdsl.traits import Pure
+from xdsl.traits import MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
 
@@ -279,9 +279,30 @@ class InsertSliceOp(IRDLOperation):
             raise VerifyException("insert_slice gives a tile of the destination's type")
 
 
-TILE_OPS = [ExtSIOp, ExtUIOp, TruncIOp, SIToFPOp, UIToFPOp, FPToSIOp, FPToUIOp, CmpIOp, CmpFOp, SelectOp, CatOp,
-            ExtractSliceOp, InsertSliceOp]
+@irdl_op_definition
+class AssertOp(IRDLOperation):
+    """``cuda_tile.assert`` (cuTile's ``ct.assert_(cond, message)``): every element of ``condition``
+    (a tile of ``i1``, or an ``i1``) holds, else the kernel stops with ``message`` (the SIMT
+    lowering calls the PTX system call ``__assertfail`` with it and the op's source location)."""
 
-__all__ = ["CASTS", "CMPF_PREDICATES", "CMPI_PREDICATES", "TILE_OPS", "CatOp", "CmpFOp", "CmpIOp", "ExtSIOp",
+    name = "nv_tileaa.assert"
+    condition = operand_def()
+    message = prop_def(StringAttr)
+    traits = traits_def(MemoryWriteEffect())  # it may stop the kernel: never removed as dead
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$condition `,` $message attr-dict `:` type($condition)"
+
+    def __init__(self, condition: SSAValue, message: str):
+        super().__init__(operands=[condition], properties={"message": StringAttr(message)})
+
+    def verify_(self) -> None:
+        if _element(self.condition.type) != i1:
+            raise VerifyException(f"assert takes a condition of i1 elements, got {self.condition.type}")
+
+
+TILE_OPS = [ExtSIOp, ExtUIOp, TruncIOp, SIToFPOp, UIToFPOp, FPToSIOp, FPToUIOp, CmpIOp, CmpFOp, SelectOp, CatOp,
+            ExtractSliceOp, InsertSliceOp, AssertOp]
+
+__all__ = ["AssertOp", "CASTS", "CMPF_PREDICATES", "CMPI_PREDICATES", "TILE_OPS", "CatOp", "CmpFOp", "CmpIOp", "ExtSIOp",
            "ExtUIOp", "ExtractSliceOp", "FPToSIOp", "FPToUIOp", "InsertSliceOp", "SIToFPOp", "SelectOp", "TruncIOp",
            "UIToFPOp"]

@@ -181,6 +181,11 @@ def _return(L: _Lowering, op: ct.ReturnOp) -> None:
     L.emit(aa.ReturnOp(), op)
 
 
+@handles(ct.AssertOp)
+def _assert(L, op):
+    L.emit(tops.AssertOp(L.v(op.condition), op.message.data), op)
+
+
 @handles(ct.MakeTokenOp)
 def _make_token(L, op):
     L.bind(op, L.emit(aa.CreateMemTokenOp(), op))

@@ -81,8 +81,8 @@ from tileorch.dialects.nv_tileaa.blocked import SOURCE_LAYOUT
 from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileaa.tile_ops import CASTS
 from tileorch.transforms.math_mode import takes_approx
-from tileorch.transforms.tileaa_to_simt import (cluster_split, gather_occupancy, rematerialize, uniform_division,
-                                                warp_programs)
+from tileorch.transforms.tileaa_to_simt import (asserts, cluster_split, gather_occupancy, rematerialize,
+                                                uniform_division, warp_programs)
 from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, SHARED_PTR, Emitter, Tile, byte_size, global_type,
                                                      is_float, is_fp8, memory_type, reg_type, strides_of,
                                                      supported_element)
@@ -306,6 +306,7 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
             raise LocatedError(fn, f"{PASS}: a kernel returns no values")
         entry = Block(arg_types=arg_types)
         self.rematerialized = 0  # shape ops recomputed in registers (rematerialize.py)
+        self.assert_strings: dict[str, str] = {}  # text -> symbol of the asserts' strings (asserts.py)
         self.uniform_divisions = 0  # divisions by one shared register (uniform_division.py)
         e = Emitter(entry, self.threads)
         e.tid = e.v(nvvm.SPECIAL_REGISTERS["tid.x"]())
@@ -325,6 +326,7 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
             self.lower_ops(e, ops)
         new = func.FuncOp(fn.sym_name.data, FunctionType.from_lists(arg_types, []), Region(entry))
         new.attributes["nvvm.kernel"] = UnitAttr()
+        asserts.record_strings(new, self.assert_strings)
         if self.rematerialized:
             new.attributes[rematerialize.ATTR] = IntegerAttr(self.rematerialized, i32)
         if self.uniform_divisions:
@@ -580,6 +582,9 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
             if is_fp8(elt) and self.sm is not None and self.sm < 89:
                 raise LocatedError(op, f"element type {elt} needs sm_89 or newer (PTX e4m3x2/e5m2x2 "
                                        f"conversions), the target is sm_{self.sm} (in '{op.name}')")
+
+    def op_nv_tileaa_assert(self, e: Emitter, op: Operation) -> None:
+        asserts.lower_assert(self, e, op)
 
     def lower_op(self, e: Emitter, op: Operation) -> None:
         self.check_types(op)
@@ -2082,6 +2087,7 @@ class ConvertNvTileaaToSimt(ModulePass):
             fn.parent_block().insert_op_before(new, fn)
             fn.detach()
             fn.erase()
+        asserts.add_globals(op)
         if scratch or any(isinstance(f, func.FuncOp) for f in op.body.block.ops):
             if scratch > MAX_STATIC_SMEM:  # the launch gives the kernel ``tileorch.dynamic_smem`` bytes
                 glob = llvm.GlobalOp(llvm.LLVMArrayType(0, i8), SCRATCH, "external", addr_space=3, alignment=16)
