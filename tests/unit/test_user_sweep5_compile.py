@@ -83,7 +83,8 @@ def test_a_persistent_loop_in_an_unread_order_is_refused_saying_what_the_tier_ta
     spec = [((384, 128), "float16"), ((128, 256), "float16"), ((384, 256), "float16"), 128, 128, 64]
     prog = compile_program(cutile_bytecode(mm_persistent_diagonal, spec), "x", arch="sm_90a", ptxas=False)
     assert prog.kind == "simt", prog.remarks
-    line = mm_persistent_diagonal._annotated_function.pyfunc.__code__.co_firstlineno + 5  # (the decorator line) the `for t` line
+    # the `for t` line (co_firstlineno is the decorator's)
+    line = mm_persistent_diagonal._annotated_function.pyfunc.__code__.co_firstlineno + 5
     (refusal,) = [r for r in prog.remarks if "refused" in r]
     assert refusal.startswith(f"{__file__}:{line}:"), refusal
     assert "stored inside a loop around its computation" in refusal and "t // n and t % n" in refusal

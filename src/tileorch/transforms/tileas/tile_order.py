@@ -15,8 +15,8 @@ For ``t`` in ``[0, tiles_major * tiles_minor)`` both are one-to-one onto the til
 group ``g`` holds the ``size * tiles_minor`` indices ``g*w ..``; inside it ``u = t % w`` maps to
 ``(u % size, u // size)``, a bijection of ``[0, size*tiles_minor)`` onto
 ``[0, size) x [0, tiles_minor)``; ``t % size`` and ``u % size`` both run through every residue
-once over each ``size`` consecutive ``u``, so either major coordinate is one-to-one).  So a kernel whose tiles are independent computes the same
-result when the tiles are walked in any other order, e.g. the kernel builder's persistent
+once over each ``size`` consecutive ``u``, so either major coordinate is one-to-one).  So a kernel
+whose tiles are independent computes the same result when the tiles are walked in any other order, e.g. the kernel builder's persistent
 scheduler's.  :func:`grouped_coordinates` recognises the grouped order (the raster form is read
 by ``tileas-program-loop-to-tiles`` itself).
 
