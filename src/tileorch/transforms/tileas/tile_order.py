@@ -16,9 +16,9 @@ group ``g`` holds the ``size * tiles_minor`` indices ``g*w ..``; inside it ``u =
 ``(u % size, u // size)``, a bijection of ``[0, size*tiles_minor)`` onto
 ``[0, size) x [0, tiles_minor)``; ``t % size`` and ``u % size`` both run through every residue
 once over each ``size`` consecutive ``u``, so either major coordinate is one-to-one).  So a kernel
-whose tiles are independent computes the same result when the tiles are walked in any other order, e.g. the kernel builder's persistent
-scheduler's.  :func:`grouped_coordinates` recognises the grouped order (the raster form is read
-by ``tileas-program-loop-to-tiles`` itself).
+whose tiles are independent computes the same result when the tiles are walked in any other
+order, e.g. the kernel builder's persistent scheduler's.  :func:`grouped_coordinates` recognises
+the grouped order (the raster form is read by ``tileas-program-loop-to-tiles`` itself).
 
 Tile counts are read from the IR: ``get_dim_size`` of a tiled view, or ``ceildiv(extent, tile)``
 of an array extent along the axis the coordinate indexes, with the tile extent of a view that
