@@ -427,7 +427,7 @@ class Interpreter:
             elem = op.elem_type
             size = max(1, _width(elem) // 8)
             put(base + idx * size)
-        elif name == "llvm.ptrtoint":
+        elif name in ("llvm.ptrtoint", "llvm.inttoptr"):  # addresses are int64 here
             put(ins[0])
         elif name == "llvm.load":
             align = op.properties.get("alignment")

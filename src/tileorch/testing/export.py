@@ -19,7 +19,8 @@ class FakeDeviceArray:
 
 def cutile_bytecode(kernel, spec: list) -> bytes:
     """The CUDA Tile IR bytecode of ``kernel`` for ``spec``: per argument either ``(shape, dtype
-    name)`` for an array (``"float16"``, ``"bfloat16"``, ...) or a scalar / constant value."""
+    name)`` for an array (``"float16"``, ``"bfloat16"``, ...), a Python list of those for a
+    list-of-arrays argument, or a scalar / constant value."""
     from tileorch.launchers import cutile as rc
 
     args, dtypes = [], []
@@ -27,11 +28,20 @@ def cutile_bytecode(kernel, spec: list) -> bytes:
         if isinstance(s, tuple):
             args.append(FakeDeviceArray(0x7F0000000000 + (i + 1) * 0x10000000, s[0]))
             dtypes.append(s[1])
+        elif isinstance(s, list):  # a list-of-arrays argument: [(shape, dtype name), ...]
+            args.append([FakeDeviceArray(0x7F0000000000 + (i + 1) * 0x10000000 + j * 0x1000000, x[0])
+                         for j, x in enumerate(s)])
+            dtypes.append([x[1] for x in s])
         else:
             args.append(s)
             dtypes.append(None)
     arguments = rc.describe_arguments(kernel, tuple(args))
-    arguments = [dataclasses.replace(a, dtype=dtypes[i]) if dtypes[i] else a for i, a in enumerate(arguments)]
+    for i, a in enumerate(arguments):
+        if isinstance(dtypes[i], list):
+            items = tuple(dataclasses.replace(x, dtype=d) for x, d in zip(a.items, dtypes[i]))
+            arguments[i] = dataclasses.replace(a, items=items)
+        elif dtypes[i]:
+            arguments[i] = dataclasses.replace(a, dtype=dtypes[i])
     return rc.export_bytecode(kernel, arguments)
 
 
