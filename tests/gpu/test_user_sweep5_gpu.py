@@ -14,6 +14,8 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("cuda.tile")
 
 import test_user_sweep_gpu as sweep  # noqa: E402
+
+import tileorch.cutile  # noqa: E402
 from test_user_sweep_gpu import _gemm_rel, close, randn, run  # noqa: E402
 
 from tileorch.testing.user_programs5 import PROGRAMS  # noqa: E402
@@ -489,3 +491,37 @@ def test_gemv_rows():
 def test_every_program_has_a_gpu_test():
     tested = {n[5:] for n in globals() if n.startswith("test_")} | {"mm_splitk_workspace"}  # (..._then_reduce)
     assert not set(PROGRAMS) - tested, sorted(set(PROGRAMS) - tested)
+
+
+# ----------------------------------------------------------------------------------------------- lists of arrays
+
+
+def test_mm_grouped_lists():
+    """Lists of arrays through tileorch.cutile.launch (found by this sweep: refused): three groups of
+    different M, N, K, outputs NaN-filled; the tile table lists every output tile once."""
+    shapes = [(128, 64, 128), (64, 96, 64), (192, 128, 64)]
+    a = [randn((m, k), "float16", 110 + g) for g, (m, k, n) in enumerate(shapes)]
+    b = [randn((k, n), "float16", 120 + g) for g, (m, k, n) in enumerate(shapes)]
+    c = [torch.full((m, n), float("nan"), device="cuda") for m, k, n in shapes]
+    tiles = torch.tensor([(g, i, j) for g, (m, k, n) in enumerate(shapes) for i in range(m // 64) for j in range(n // 64)],
+                         device="cuda", dtype=torch.int32)
+    args = run("mm_grouped_lists", {0: a, 1: b, 2: c, 3: tiles})
+    for g in range(3):
+        close(c[g], a[g].double() @ b[g].double(), atol=2e-3, rtol=1e-3)
+    _check_path("mm_grouped_lists", args)
+
+
+def test_list_sums():
+    xs = [randn((n,), "float32", 130 + i) for i, n in enumerate((100, 37, 256))]
+    args = run("list_sums", {0: xs})
+    ref = torch.stack([x.double().sum() for x in xs])
+    close(args[1], torch.cat([ref, ref.sum()[None]]), atol=1e-4, rtol=1e-5)
+    # a second call with other arrays (another table) and a shorter list
+    ys = [randn((n,), "float32", 140 + i) for i, n in enumerate((5, 300))]
+    out = torch.full((4,), float("nan"), device="cuda")
+    tileorch.cutile.launch(torch.cuda.current_stream(), (1,), PROGRAMS["list_sums"].kernel, (ys, out, 64))
+    torch.cuda.synchronize()
+    ref = torch.stack([y.double().sum() for y in ys])
+    close(out[:3], torch.cat([ref, ref.sum()[None]]), atol=1e-4, rtol=1e-5)
+    assert torch.isnan(out[3])
+    _check_path("list_sums", args)

@@ -24,7 +24,7 @@ import test_user_sweep_interp as sweep  # noqa: E402
 
 from tileorch.launchers import cutile as rc  # noqa: E402
 from tileorch.testing.export import FakeDeviceArray  # noqa: E402
-from tileorch.testing.user_programs5 import PROGRAMS, list_sums, mm_grouped_lists  # noqa: E402
+from tileorch.testing.user_programs5 import PROGRAMS, list_sums  # noqa: E402
 
 sweep.PROGRAMS.update(PROGRAMS)
 RNG = np.random.default_rng(5132)

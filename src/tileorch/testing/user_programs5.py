@@ -885,3 +885,50 @@ _add("compact_positive", compact_positive, [((100,), "float32"), ((100,), "float
      "simt", outputs=(1, 2))
 _add("gemv_rows", gemv_rows, [((50, 70), "float16"), ((70,), "float16"), ((50,), "float32"), 16, 32], (4,), "simt",
      outputs=(2,))
+
+
+# ----------------------------------------------------------------------------------------------- lists of arrays
+
+
+@ct.kernel
+def mm_grouped_lists(As, Bs, Cs, Tiles, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """The samples' grouped GEMM: three lists of arrays (each group its own M, N, K) and a tile
+    table ``Tiles [T, 3]`` of (group, m tile, n tile); ``As[g]`` etc. are arrays, K from ``A.shape``."""
+    t = ct.bid(0)
+    g = ct.gather(Tiles, (t, 0))
+    i = ct.gather(Tiles, (t, 1))
+    j = ct.gather(Tiles, (t, 2))
+    A, B, C = As[g], Bs[g], Cs[g]
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], tk)):
+        a = ct.load(A, index=(i, k), shape=(tm, tk), padding_mode=ZERO)
+        b = ct.load(B, index=(k, j), shape=(tk, tn), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(i, j), tile=acc.astype(C.dtype))
+
+
+@ct.kernel
+def list_sums(Xs, Out, B: ct.Constant[int]):
+    """One program sums every array of a list (``range(len(Xs))``, ragged lengths read off each
+    array's shape) into ``Out[g]``, and the grand total into ``Out[len(Xs)]``."""
+    total = ct.zeros((1,), dtype=ct.float32)
+    for g in range(len(Xs)):
+        X = Xs[g]
+        s = ct.zeros((1,), dtype=ct.float32)
+        for c in range(ct.cdiv(X.shape[0], B)):
+            s = s + ct.sum(ct.load(X, index=(c,), shape=(B,), padding_mode=ZERO), axis=0, keepdims=True)
+        ct.store(Out, index=(g,), tile=s)
+        total = total + s
+    ct.store(Out, index=(len(Xs),), tile=total)
+
+
+_add("mm_grouped_lists", mm_grouped_lists,
+     [[((128, 64), "float16"), ((64, 96), "float16"), ((192, 128), "float16")],
+      [((64, 128), "float16"), ((96, 64), "float16"), ((128, 64), "float16")],
+      [((128, 128), "float32"), ((64, 64), "float32"), ((192, 64), "float32")], ((8, 3), "int32"), 64, 64, 32],
+     (8,), "simt", outputs=(2,), error="an array of a list-of-arrays parameter",
+     notes="found by this sweep: list-of-arrays parameters were refused by the launcher and int_to_ptr by "
+           "convert-cudatile-to-tileaa; now the SIMT path runs them (the tier refuses a computed base pointer)")
+_add("list_sums", list_sums, [[((100,), "float32"), ((37,), "float32"), ((256,), "float32")], ((4,), "float32"), 64],
+     (1,), "simt", outputs=(1,))
+
