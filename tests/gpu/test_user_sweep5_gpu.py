@@ -525,3 +525,73 @@ def test_list_sums():
     close(out[:3], torch.cat([ref, ref.sum()[None]]), atol=1e-4, rtol=1e-5)
     assert torch.isnan(out[3])
     _check_path("list_sums", args)
+
+
+# ----------------------------------------------------------------------------------------------- batch 2
+
+
+def test_neg_axes_3d():
+    x = randn((2, 8, 32), "float32", 150)
+    args = run("neg_axes_3d", {0: x})
+    close(args[1], torch.softmax(x.double(), -1), atol=1e-6, rtol=1e-5)
+    close(args[2], torch.cat([x[:, 4 * i:4 * i + 4].double().cumsum(-2) for i in range(2)], 1), atol=1e-5, rtol=1e-6)
+    assert torch.equal(args[3], torch.cat([x[..., 16:], x[..., :16]], -1).amax(0))
+    _check_path("neg_axes_3d", args)
+
+
+def test_attn_3d_tiles():
+    q, k, v = _qkv((2, 256, 64), (2, 256, 64), "float16", 151)
+    args = run("attn_3d_tiles", {0: q, 1: k, 2: v})
+    close(args[3], _attention(q, k, v, 0.125), atol=3e-3, rtol=1e-2)
+    _check_path("attn_3d_tiles", args)
+
+
+def test_attn_two_heads_shared_kv():
+    q, k, v = _qkv((2, 4, 128, 64), (2, 2, 128, 64), "float16", 154)
+    args = run("attn_two_heads_shared_kv", {0: q, 1: k, 2: v})
+    close(args[3], _attention(q, k.repeat_interleave(2, 1), v.repeat_interleave(2, 1), 0.125), atol=3e-3, rtol=1e-2)
+    _check_path("attn_two_heads_shared_kv", args)
+
+
+def test_attn_kv_broadcast_batch():
+    q, k, v = _qkv((3, 256, 64), (1, 256, 64), "float16", 157)
+    args = run("attn_kv_broadcast_batch", {0: q, 1: k, 2: v})
+    close(args[3], _attention(q, k.expand(3, -1, -1), v.expand(3, -1, -1), 0.125), atol=3e-3, rtol=1e-2)
+    _check_path("attn_kv_broadcast_batch", args)
+
+
+def test_uint_int_ops():
+    u = torch.randint(0, 2**32, (256,), device="cuda", generator=sweep._gen(160), dtype=torch.int64)
+    u[:3] = torch.tensor([0, 0x80000000, 0xFFFFFFFF])
+    x = _ints((256,), -2**31, 2**31 - 1, 161, torch.int32)
+    x[:3] = torch.tensor([-1, -2**31, 2**31 - 1], dtype=torch.int32)
+    args = run("uint_int_ops", {0: u.to(torch.uint32), 1: x})
+    assert torch.equal(args[2].long() & 0xFFFFFFFF, (u // 7 + u % 7 + (u >> 29)) & 0xFFFFFFFF)
+    xl = x.long()
+    assert torch.equal(args[3].long(), (xl >> 3) + torch.div(xl, -4, rounding_mode="floor"))
+    assert torch.equal(args[4], torch.bitwise_not(x) ^ (x << 2))
+    assert torch.equal(args[5], (u > 0x80000000).int())
+    _check_path("uint_int_ops", args)
+
+
+def test_int64_row_sums():
+    x = _ints((3, 64), 2**30, 2**31 - 1, 162, torch.int32)
+    x[2] = -x[2]
+    args = run("int64_row_sums", {0: x})
+    assert torch.equal(args[1], x.long().sum(1))
+    assert torch.equal(args[2], x[:, 0].long() * x[:, 1].long())
+    _check_path("int64_row_sums", args)
+
+
+def test_none_indexing_3d():
+    a, b = randn((20, 16), "float32", 163), randn((16, 16), "float32", 164)
+    args = run("none_indexing_3d", {0: a, 1: b})
+    assert torch.equal(args[2], (a[:, :, None] + b[None, :, :]).amin(1))
+    _check_path("none_indexing_3d", args)
+
+
+def test_mm_static_iter_k():
+    a, b = randn((128, 256), "float16", 165), randn((256, 128), "float16", 166)
+    args = run("mm_static_iter_k", {0: a, 1: b})
+    close(args[2], a.double() @ b.double(), atol=1e-3, rtol=1e-4)
+    _check_path("mm_static_iter_k", args)

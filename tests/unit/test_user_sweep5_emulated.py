@@ -198,3 +198,9 @@ def test_hash_dropout_on_p():
     for bh in range(2):
         keep = dropout_keep(bh, 128, 256, 1234)
         _check(o[bh], _softmax_attn(_scores(q[bh], k[bh], 0.125), v[bh], keep / 0.75))
+
+
+def test_kv_shared_by_every_batch():
+    q, k, v = _h(3, 256, 64), _h(1, 256, 64), _h(1, 256, 64)
+    o = _chained("attn_kv_broadcast_batch", {0: q, 1: k, 2: v}, (2, 3, 1))[3]
+    _check(o, _softmax_attn(_scores(q, k, 0.125), v))

@@ -299,3 +299,67 @@ def test_attention_backward_dk_dv_on_the_simt_path():
     ds = p * (dp - delta[..., None])
     _close(out[7], p.transpose(0, 2, 1) @ _d(do), 2e-2, 2e-2)
     _close(out[6], ds.transpose(0, 2, 1) @ _d(q) * 0.125, 2e-2, 2e-2)
+
+
+# ----------------------------------------------------------------------------------------------- batch 2
+
+
+def test_negative_axes_on_3d_tiles():
+    x = _f((2, 8, 32))
+    out = run("neg_axes_3d", {0: x})
+    xd = _d(x)
+    e = np.exp(xd - xd.max(-1, keepdims=True))
+    _close(out[1], e / e.sum(-1, keepdims=True), 1e-6, 1e-5)
+    ref_z = np.concatenate([np.cumsum(xd[:, 4 * i:4 * i + 4], axis=-2) for i in range(2)], axis=1)
+    _close(out[2], ref_z, 1e-5, 1e-6)
+    np.testing.assert_array_equal(out[3], np.concatenate([x[..., 16:], x[..., :16]], -1).max(0))
+
+
+def test_uint32_and_int32_integer_ops():
+    u = RNG.integers(0, 2**32, 256, dtype=np.uint64).astype(np.uint32)
+    u[:3] = [0, 0x80000000, 0xFFFFFFFF]
+    x = RNG.integers(-2**31, 2**31, 256, dtype=np.int64).astype(np.int32)
+    x[:3] = [-1, -2**31, 2**31 - 1]
+    out = run("uint_int_ops", {0: u, 1: x})
+    ud, xd = u.astype(np.int64), x.astype(np.int64)
+    np.testing.assert_array_equal(out[2], ((ud // 7 + ud % 7 + (ud >> 29)) & 0xFFFFFFFF).astype(np.uint32))
+    np.testing.assert_array_equal(out[3], ((xd >> 3) + xd // -4).astype(np.int32))  # numpy: floor division
+    np.testing.assert_array_equal(out[4], (~x) ^ (x << 2))
+    np.testing.assert_array_equal(out[5], (ud > 0x80000000).astype(np.int32))
+
+
+def test_int64_sums_past_int32():
+    x = RNG.integers(2**30, 2**31 - 1, (3, 64), dtype=np.int64).astype(np.int32)
+    x[2] = -x[2]
+    out = run("int64_row_sums", {0: x})
+    np.testing.assert_array_equal(out[1], x.astype(np.int64).sum(1))
+    np.testing.assert_array_equal(out[2], x[:, 0].astype(np.int64) * x[:, 1])
+
+
+def test_none_indexing_min_plus_product():
+    a, b = _f((20, 16)), _f((16, 16))
+    y = run("none_indexing_3d", {0: a, 1: b})[2]
+    np.testing.assert_array_equal(y, (a[:, :, None] + b[None, :, :]).min(1))
+
+
+def _attn(q, k, v, scale=0.125):
+    s = _d(q) @ np.swapaxes(_d(k), -1, -2) * scale
+    e = np.exp(s - s.max(-1, keepdims=True))
+    return (e / e.sum(-1, keepdims=True)) @ _d(v)
+
+
+def test_attention_on_3d_tiles_on_the_simt_path():
+    q, k, v = (_f((2, 256, 64), "float16") for _ in range(3))
+    _close(run("attn_3d_tiles", {0: q, 1: k, 2: v})[3], _attn(q, k, v), 3e-3, 1e-2)
+
+
+def test_two_query_heads_per_program_on_the_simt_path():
+    q = _f((2, 4, 128, 64), "float16")
+    k, v = _f((2, 2, 128, 64), "float16"), _f((2, 2, 128, 64), "float16")
+    o = run("attn_two_heads_shared_kv", {0: q, 1: k, 2: v})[3]
+    _close(o, _attn(q, k[:, [0, 0, 1, 1]], v[:, [0, 0, 1, 1]]), 3e-3, 1e-2)
+
+
+def test_static_iter_k_gemm_on_the_simt_path():
+    a, b = _f((128, 256), "float16"), _f((256, 128), "float16")
+    _close(run("mm_static_iter_k", {0: a, 1: b})[2], _d(a) @ _d(b), 1e-3, 1e-4)

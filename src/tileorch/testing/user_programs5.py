@@ -932,3 +932,158 @@ _add("mm_grouped_lists", mm_grouped_lists,
 _add("list_sums", list_sums, [[((100,), "float32"), ((37,), "float32"), ((256,), "float32")], ((4,), "float32"), 64],
      (1,), "simt", outputs=(1,))
 
+
+
+# ----------------------------------------------------------------------------------------------- batch 2: riskier forms
+
+
+@ct.kernel
+def neg_axes_3d(X, Y, Z, W, BR: ct.Constant[int], N: ct.Constant[int]):
+    """Negative axes on a ``(2, BR, N)`` tile: a softmax with ``axis=-1``, a cumsum along ``axis=-2``,
+    a max over ``axis=-3`` stored as a 2-D tile, ``ct.cat(..., axis=-1)`` of two halves swapped."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(0, i, 0), shape=(2, BR, N))
+    e = ct.exp(x - ct.max(x, axis=-1, keepdims=True))
+    ct.store(Y, index=(0, i, 0), tile=e / ct.sum(e, axis=-1, keepdims=True))
+    ct.store(Z, index=(0, i, 0), tile=ct.cumsum(x, axis=-2))
+    h = N // 2
+    a = ct.extract(x, index=(0, 0, 0), shape=(2, BR, h))
+    b = ct.extract(x, index=(0, 0, 1), shape=(2, BR, h))
+    ct.store(W, index=(i, 0), tile=ct.max(ct.cat((b, a), axis=-1), axis=-3))
+
+
+@ct.kernel
+def attn_3d_tiles(Q, K, V, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int], D: ct.Constant[int]):
+    """Attention kept on 3-D ``(1, BM, D)`` tiles: batched ``ct.mma`` of ``(1, BM, D) x (1, D, BN)``
+    (K turned by ``ct.permute(k, (0, 2, 1))``), reductions along ``axis=2``, no reshape."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D))
+    m = ct.full((1, BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((1, BM, 1), dtype=ct.float32)
+    o = ct.zeros((1, BM, D), dtype=ct.float32)
+    for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, D))):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D))
+        s = ct.mma(q, ct.permute(k, (0, 2, 1)), ct.zeros((1, BM, BN), dtype=ct.float32)) * qk_scale
+        m2 = ct.maximum(m, ct.max(s, axis=2, keepdims=True))
+        p = ct.exp2(s - m2)
+        c = ct.exp2(m - m2)
+        den = den * c + ct.sum(p, axis=2, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D))
+        o = ct.mma(p.astype(V.dtype), v, o * c)
+        m = m2
+    ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype))
+
+
+@ct.kernel
+def attn_two_heads_shared_kv(Q, K, V, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
+                             D: ct.Constant[int]):
+    """GQA with both query heads of a K/V head in one program: Q / O ``[B, 2 * HKV, S, D]``, the two
+    heads' online softmaxes side by side in one key loop reading each K / V tile once."""
+    qt, bk = ct.bid(0), ct.bid(1)
+    b, kvh = bk // K.shape[1], bk % K.shape[1]
+    q0 = ct.load(Q, index=(b, 2 * kvh, qt, 0), shape=(1, 1, BM, D)).reshape((BM, D))
+    q1 = ct.load(Q, index=(b, 2 * kvh + 1, qt, 0), shape=(1, 1, BM, D)).reshape((BM, D))
+    m0 = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    m1 = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    l0 = ct.zeros((BM, 1), dtype=ct.float32)
+    l1 = ct.zeros((BM, 1), dtype=ct.float32)
+    o0 = ct.zeros((BM, D), dtype=ct.float32)
+    o1 = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.num_tiles(K, axis=2, shape=(1, 1, BN, D))):
+        k = ct.load(K, index=(b, kvh, j, 0), shape=(1, 1, BN, D)).reshape((BN, D))
+        v = ct.load(V, index=(b, kvh, j, 0), shape=(1, 1, BN, D)).reshape((BN, D))
+        s0 = ct.mma(q0, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s1 = ct.mma(q1, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        m0, l0, o0 = _online(s0, m0, l0, o0, v, V.dtype)
+        m1, l1, o1 = _online(s1, m1, l1, o1, v, V.dtype)
+    ct.store(O, index=(b, 2 * kvh, qt, 0), tile=(o0 / l0).astype(O.dtype).reshape((1, 1, BM, D)))
+    ct.store(O, index=(b, 2 * kvh + 1, qt, 0), tile=(o1 / l1).astype(O.dtype).reshape((1, 1, BM, D)))
+
+
+@ct.kernel
+def attn_kv_broadcast_batch(Q, K, V, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
+                            D: ct.Constant[int]):
+    """One K / V ``[1, S, D]`` (a shared prefix / memory) for every query batch ``[B, S, D]``: K and V
+    read at batch 0."""
+    qt, b = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(b, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    o = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, D))):
+        k = ct.load(K, index=(0, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        v = ct.load(V, index=(0, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        m, den, o = _online(s, m, den, o, v, V.dtype)
+    ct.store(O, index=(b, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def uint_int_ops(U, I, Y1, Y2, Y3, Y4, T: ct.Constant[int]):
+    """uint32 ``//`` (as CUDA Tile IR wants it: through int64, the error's advice), ``%`` and ``>>``
+    (logical) beside int32 ``>>`` (arithmetic) and ``//`` by a negative constant; ``bitwise_not``; a
+    uint32 compare above 2**31."""
+    i = ct.bid(0)
+    u = ct.load(U, index=(i,), shape=(T,))
+    x = ct.load(I, index=(i,), shape=(T,))
+    q = (u.astype(ct.int64) // 7).astype(ct.uint32)
+    ct.store(Y1, index=(i,), tile=q + (u % 7) + (u >> 29))
+    ct.store(Y2, index=(i,), tile=(x >> 3) + x // -4)
+    ct.store(Y3, index=(i,), tile=ct.bitwise_not(x) ^ (x << 2))
+    ct.store(Y4, index=(i,), tile=(u > 0x80000000).astype(ct.int32))
+
+
+@ct.kernel
+def int64_row_sums(X, S, P, N: ct.Constant[int]):
+    """Row sums of int32 values too large for int32 accumulated in int64, and an int64 product of
+    two columns."""
+    r = ct.bid(0)
+    x = ct.load(X, index=(r, 0), shape=(1, N)).astype(ct.int64)
+    ct.store(S, index=(r,), tile=ct.sum(x, axis=1))
+    a = ct.extract(x, index=(0, 0), shape=(1, 1)).reshape((1,))
+    b = ct.extract(x, index=(0, 1), shape=(1, 1)).reshape((1,))
+    ct.store(P, index=(r,), tile=a * b)
+
+
+@ct.kernel
+def none_indexing_3d(A, B, Y, BM: ct.Constant[int], BN: ct.Constant[int]):
+    """``[:, None, :]`` and ``[None, :, :]`` views of 2-D tiles broadcast to 3-D, then a min over the
+    middle axis (a min-plus product ``Y[i, j] = min_k A[i, k] + B[k, j]``)."""
+    i = ct.bid(0)
+    a = ct.load(A, index=(i, 0), shape=(BM, BN))
+    b = ct.load(B, index=(0, 0), shape=(BN, BN))
+    ct.store(Y, index=(i, 0), tile=ct.min(a[:, :, None] + b[None, :, :], axis=1))
+
+
+@ct.kernel
+def mm_static_iter_k(A, B, C, KT: ct.Constant[int], tm: ct.Constant[int], tn: ct.Constant[int],
+                     tk: ct.Constant[int]):
+    """The K loop unrolled by ``ct.static_iter(range(KT))`` (a constant trip count): no loop."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in ct.static_iter(range(KT)):
+        acc = ct.mma(ct.load(A, index=(i, k), shape=(tm, tk)), ct.load(B, index=(k, j), shape=(tk, tn)), acc)
+    ct.store(C, index=(i, j), tile=acc)
+
+
+_add("neg_axes_3d", neg_axes_3d, [((2, 8, 32), "float32"), ((2, 8, 32), "float32"), ((2, 8, 32), "float32"),
+                                  ((8, 32), "float32"), 4, 32], (2,), "simt", outputs=(1, 2, 3))
+_add("attn_3d_tiles", attn_3d_tiles, _qkv((2, 256, 64), (2, 256, 64)) + [_S, 128, 64, 64], (2, 2), "simt",
+     outputs=(3,), error="loop-carried tile [1, 128, 1]",
+     notes="attention on 3-D (1, BM, D) tiles without a reshape is refused by the chained tier (its 2-D "
+           "form is taken)")
+_add("attn_two_heads_shared_kv", attn_two_heads_shared_kv, _qkv((2, 4, 128, 64), (2, 2, 128, 64))[:3] + [
+    ((2, 4, 128, 64), "float16"), _S, 64, 64, 64], (2, 4), "simt", outputs=(3,),
+     error="4 dots in one K loop that do not read the same A tile",
+     notes="two query heads' chains in one key loop are not a chain the tier takes")
+_add("attn_kv_broadcast_batch", attn_kv_broadcast_batch, _qkv((3, 256, 64), (1, 256, 64)) + [_S, 128, 64, 64],
+     (2, 3), "chained", outputs=(3,))
+_add("uint_int_ops", uint_int_ops, [((256,), "uint32"), ((256,), "int32"), ((256,), "uint32"), ((256,), "int32"),
+                                    ((256,), "int32"), ((256,), "int32"), 128], (2,), "simt", outputs=(2, 3, 4, 5))
+_add("int64_row_sums", int64_row_sums, [((3, 64), "int32"), ((3,), "int64"), ((3,), "int64"), 64], (3,), "simt",
+     outputs=(1, 2))
+_add("none_indexing_3d", none_indexing_3d, [((20, 16), "float32"), ((16, 16), "float32"), ((20, 16), "float32"),
+                                            8, 16], (3,), "simt", outputs=(2,))
+_add("mm_static_iter_k", mm_static_iter_k, [((128, 256), "float16"), ((256, 128), "float16"), ((128, 128), "float32"),
+                                            4, 128, 128, 64], (1, 1), "simt", outputs=(2,),
+     error="this dot is not in a loop", notes="a K loop unrolled by ct.static_iter is not pipelined by the tier")
