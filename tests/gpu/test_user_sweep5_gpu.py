@@ -503,8 +503,8 @@ def test_mm_grouped_lists():
     a = [randn((m, k), "float16", 110 + g) for g, (m, k, n) in enumerate(shapes)]
     b = [randn((k, n), "float16", 120 + g) for g, (m, k, n) in enumerate(shapes)]
     c = [torch.full((m, n), float("nan"), device="cuda") for m, k, n in shapes]
-    tiles = torch.tensor([(g, i, j) for g, (m, k, n) in enumerate(shapes) for i in range(m // 64) for j in range(n // 64)],
-                         device="cuda", dtype=torch.int32)
+    tiles = torch.tensor([(g, i, j) for g, (m, k, n) in enumerate(shapes)
+                          for i in range(m // 64) for j in range(n // 64)], device="cuda", dtype=torch.int32)
     args = run("mm_grouped_lists", {0: a, 1: b, 2: c, 3: tiles})
     for g in range(3):
         close(c[g], a[g].double() @ b[g].double(), atol=2e-3, rtol=1e-3)

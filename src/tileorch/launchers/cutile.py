@@ -391,7 +391,8 @@ def describe_arguments(kernel: Any, args: Any) -> list[Argument]:
             out.append(ArrayArg(pos, name, dtype, shape, strides, ptr, "int64" if wide else "int32"))
     # alias groups over every array, the lists' items included (an item overlapping an array
     # argument shares a group with it: the list's element constraint carries its items' groups)
-    arrays = [x for a in out if isinstance(a, ArrayArg | ListArg) for x in (a.items if isinstance(a, ListArg) else (a,))]
+    arrays = [x for a in out if isinstance(a, ArrayArg | ListArg)
+              for x in (a.items if isinstance(a, ListArg) else (a,))]
     grouped = iter(_assign_alias_groups(arrays))
     result: list[Argument] = []
     for a in out:
