@@ -595,3 +595,53 @@ def test_mm_static_iter_k():
     args = run("mm_static_iter_k", {0: a, 1: b})
     close(args[2], a.double() @ b.double(), atol=1e-3, rtol=1e-4)
     _check_path("mm_static_iter_k", args)
+
+
+# ----------------------------------------------------------------------------------------------- batch 3
+
+
+def test_mm_peeled_first_k():
+    a, b = randn((128, 256), "float16", 170), randn((256, 128), "float16", 171)
+    args = run("mm_peeled_first_k", {0: a, 1: b})
+    close(args[2], a.double() @ b.double(), atol=1e-3, rtol=1e-4)
+    _check_path("mm_peeled_first_k", args)
+
+
+def test_mm_two_k_loops():
+    a1, b1 = randn((128, 128), "float16", 172), randn((128, 128), "float16", 173)
+    a2, b2 = randn((128, 192), "float16", 174), randn((192, 128), "float16", 175)
+    args = run("mm_two_k_loops", {0: a1, 1: b1, 2: a2, 3: b2})
+    close(args[4], a1.double() @ b1.double() + a2.double() @ b2.double(), atol=2e-3, rtol=1e-4)
+    _check_path("mm_two_k_loops", args)
+
+
+def test_attn_acc_added_after():
+    q, k, v = _qkv((2, 256, 64), (2, 256, 64), "float16", 176)
+    args = run("attn_acc_added_after", {0: q, 1: k, 2: v})
+    close(args[3], _attention(q, k, v, 0.125), atol=3e-3, rtol=1e-2)
+    _check_path("attn_acc_added_after", args)
+
+
+def test_attn_matmul_operator():
+    q, k, v = _qkv((2, 256, 64), (2, 256, 64), "float16", 179)
+    args = run("attn_matmul_operator", {0: q, 1: k, 2: v})
+    s = (q.double() @ k.double().transpose(-1, -2)).half().double() * 0.125
+    close(args[3], torch.softmax(s, -1) @ v.double(), atol=4e-3, rtol=1e-2)
+    _check_path("attn_matmul_operator", args)
+
+
+def test_attn_causal_bm_twice_bn():
+    q, k, v = _qkv((2, 256, 64), (2, 256, 64), "float16", 182)
+    args = run("attn_causal_bm_twice_bn", {0: q, 1: k, 2: v})
+    pos = torch.arange(256, device="cuda")
+    close(args[3], _attention(q, k, v, 0.125, pos[None, :] <= pos[:, None]), atol=3e-3, rtol=1e-2)
+    _check_path("attn_causal_bm_twice_bn", args)
+
+
+def test_mm_epilogue_row_gather():
+    a, b = randn((256, 128), "float16", 185), randn((128, 128), "float16", 186)
+    perm = torch.randperm(256, device="cuda", generator=sweep._gen(187)).int()
+    scale = randn((256,), "float32", 188)
+    args = run("mm_epilogue_row_gather", {0: a, 1: b, 2: perm, 3: scale})
+    close(args[4], (a.double() @ b.double()) * scale.double()[perm.long()][:, None], atol=2e-3, rtol=1e-4)
+    _check_path("mm_epilogue_row_gather", args)

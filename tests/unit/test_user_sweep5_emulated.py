@@ -204,3 +204,32 @@ def test_kv_shared_by_every_batch():
     q, k, v = _h(3, 256, 64), _h(1, 256, 64), _h(1, 256, 64)
     o = _chained("attn_kv_broadcast_batch", {0: q, 1: k, 2: v}, (2, 3, 1))[3]
     _check(o, _softmax_attn(_scores(q, k, 0.125), v))
+
+
+def test_pv_product_added_after_the_rescale():
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = _chained("attn_acc_added_after", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    _check(o, _softmax_attn(_scores(q, k, 0.125), v))
+
+
+def test_scores_and_pv_with_the_matmul_operator():
+    """``@`` of f16 tiles gives f16: S and each P V product rounded to f16 (the reference too)."""
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = _chained("attn_matmul_operator", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    s = (q.astype(np.float64) @ k.astype(np.float64).transpose(0, 2, 1)).astype(np.float16).astype(np.float64)
+    _check(o, _softmax_attn(s * 0.125, v), 4e-3, 1e-2)
+
+
+def test_causal_query_tiles_twice_the_key_tiles():
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = _chained("attn_causal_bm_twice_bn", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    keep = np.arange(256)[None, :] <= np.arange(256)[:, None]
+    _check(o, _softmax_attn(np.where(keep, _scores(q, k, 0.125), -np.inf), v))
+
+
+def test_first_k_step_peeled_before_the_loop():
+    """Found by this sweep: refused ('the epilogue op nv_tileas.dot'); tileas-unpeel-k-loop starts the
+    loop at the peeled step."""
+    a, b = _h(128, 256), _h(256, 128)
+    c = s4._s3_gemm("mm_peeled_first_k", {0: a, 1: b})[2]
+    _check(c, _mm(a, b), 1e-3, 1e-5)

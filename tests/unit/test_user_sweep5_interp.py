@@ -363,3 +363,18 @@ def test_two_query_heads_per_program_on_the_simt_path():
 def test_static_iter_k_gemm_on_the_simt_path():
     a, b = _f((128, 256), "float16"), _f((256, 128), "float16")
     _close(run("mm_static_iter_k", {0: a, 1: b})[2], _d(a) @ _d(b), 1e-3, 1e-4)
+
+
+def test_two_k_loops_into_one_accumulator_on_the_simt_path():
+    a1, b1 = _f((128, 128), "float16"), _f((128, 128), "float16")
+    a2, b2 = _f((128, 192), "float16"), _f((192, 128), "float16")
+    c = run("mm_two_k_loops", {0: a1, 1: b1, 2: a2, 3: b2})[4]
+    _close(c, _d(a1) @ _d(b1) + _d(a2) @ _d(b2), 2e-3, 1e-4)
+
+
+def test_epilogue_scale_through_a_permutation_on_the_simt_path():
+    a, b = _f((256, 128), "float16"), _f((128, 128), "float16")
+    perm = RNG.permutation(256).astype(np.int32)
+    scale = _f((256,))
+    c = run("mm_epilogue_row_gather", {0: a, 1: b, 2: perm, 3: scale})[4]
+    _close(c, (_d(a) @ _d(b)) * _d(scale)[perm][:, None], 2e-3, 1e-4)

@@ -1087,3 +1087,129 @@ _add("none_indexing_3d", none_indexing_3d, [((20, 16), "float32"), ((16, 16), "f
 _add("mm_static_iter_k", mm_static_iter_k, [((128, 256), "float16"), ((256, 128), "float16"), ((128, 128), "float32"),
                                             4, 128, 128, 64], (1, 1), "simt", outputs=(2,),
      error="this dot is not in a loop", notes="a K loop unrolled by ct.static_iter is not pipelined by the tier")
+
+
+# ----------------------------------------------------------------------------------------------- batch 3: loop shapes
+
+
+@ct.kernel
+def mm_peeled_first_k(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """The first K tile peeled before the loop (``acc = mma(a0, b0, zeros)``, then ``range(1, kt)``)."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.mma(ct.load(A, index=(i, 0), shape=(tm, tk)), ct.load(B, index=(0, j), shape=(tk, tn)),
+                 ct.zeros((tm, tn), dtype=ct.float32))
+    for k in range(1, ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(i, k), shape=(tm, tk)), ct.load(B, index=(k, j), shape=(tk, tn)), acc)
+    ct.store(C, index=(i, j), tile=acc)
+
+
+@ct.kernel
+def mm_two_k_loops(A1, B1, A2, B2, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """``C = A1 @ B1 + A2 @ B2`` as two K loops into one accumulator (a concatenated K), the two
+    K extents different."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A1, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A1, index=(i, k), shape=(tm, tk)), ct.load(B1, index=(k, j), shape=(tk, tn)), acc)
+    for k in range(ct.num_tiles(A2, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A2, index=(i, k), shape=(tm, tk)), ct.load(B2, index=(k, j), shape=(tk, tn)), acc)
+    ct.store(C, index=(i, j), tile=acc)
+
+
+@ct.kernel
+def attn_acc_added_after(Q, K, V, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
+                         D: ct.Constant[int]):
+    """O updated as ``o * c + mma(p, v, zeros)`` (the product added after, not accumulated into)."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    o = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, D))):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m2)
+        c = ct.exp2(m - m2)
+        den = den * c + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        o = o * c + ct.mma(p.astype(V.dtype), v, ct.zeros((BM, D), dtype=ct.float32))
+        m = m2
+    ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_matmul_operator(Q, K, V, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
+                         D: ct.Constant[int]):
+    """The scores and the PV product with ``@`` (f16 results, widened to f32 by the program): S is
+    rounded to f16 before the softmax, P @ V to f16 before it is accumulated."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    o = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, D))):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = (q @ ct.transpose(k)).astype(ct.float32) * qk_scale
+        m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m2)
+        c = ct.exp2(m - m2)
+        den = den * c + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        o = o * c + (p.astype(V.dtype) @ v).astype(ct.float32)
+        m = m2
+    ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_causal_bm_twice_bn(Q, K, V, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
+                            D: ct.Constant[int]):
+    """Causal with 128-query tiles and 64-key tiles: ``range((qt + 1) * (BM // BN))`` key tiles,
+    every one masked (the last two cross the diagonal)."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    qi = (qt * BM + ct.arange(BM, dtype=ct.int32))[:, None]
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    o = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range((qt + 1) * (BM // BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] <= qi, s, -math.inf)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        m, den, o = _online(s, m, den, o, v, V.dtype)
+    ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def mm_epilogue_row_gather(A, B, Perm, Scale, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """An epilogue gathering a per-row scale through a permutation: ``Scale[Perm[row]]`` with the rows
+    from ``ct.arange`` (two dependent element gathers), times the accumulator."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(i, k), shape=(tm, tk)), ct.load(B, index=(k, j), shape=(tk, tn)), acc)
+    rows = i * tm + ct.arange(tm, dtype=ct.int32)
+    s = ct.gather(Scale, ct.gather(Perm, rows))
+    ct.store(C, index=(i, j), tile=acc * s[:, None])
+
+
+_add("mm_peeled_first_k", mm_peeled_first_k, [((128, 256), "float16"), ((256, 128), "float16"),
+                                              ((128, 128), "float32"), 128, 128, 64], (1, 1), "gemm", outputs=(2,),
+     notes="found by this sweep: refused ('not supported yet in the accumulator's register layout: the "
+           "epilogue op nv_tileas.dot'); tileas-unpeel-k-loop starts the loop at the peeled step")
+_add("mm_two_k_loops", mm_two_k_loops, [((128, 128), "float16"), ((128, 128), "float16"), ((128, 192), "float16"),
+                                        ((192, 128), "float16"), ((128, 128), "float32"), 128, 128, 64], (1, 1),
+     "simt", outputs=(4,), error="2 loops with dots one after another",
+     notes="two K loops into one accumulator (a concatenated K) are not one loop's halves")
+_add("attn_acc_added_after", attn_acc_added_after, _qkv((2, 256, 64), (2, 256, 64)) + [_S, 128, 64, 64], (2, 2),
+     "chained", outputs=(3,))
+_add("attn_matmul_operator", attn_matmul_operator, _qkv((2, 256, 64), (2, 256, 64)) + [_S, 128, 64, 64], (2, 2),
+     "chained", outputs=(3,))
+_add("attn_causal_bm_twice_bn", attn_causal_bm_twice_bn, _qkv((2, 256, 64), (2, 256, 64)) + [_S, 128, 64, 64],
+     (2, 2), "chained", outputs=(3,))
+_add("mm_epilogue_row_gather", mm_epilogue_row_gather,
+     [((256, 128), "float16"), ((128, 128), "float16"), ((256,), "int32"), ((256,), "float32"),
+      ((256, 128), "float32"), 128, 128, 64], (2, 1), "simt", outputs=(4,),
+     error="the epilogue op 'nv_tileaa.load'",
+     notes="an element gather whose index is itself gathered is not an epilogue op of the tier")
