@@ -645,3 +645,27 @@ def test_mm_epilogue_row_gather():
     args = run("mm_epilogue_row_gather", {0: a, 1: b, 2: perm, 3: scale})
     close(args[4], (a.double() @ b.double()) * scale.double()[perm.long()][:, None], atol=2e-3, rtol=1e-4)
     _check_path("mm_epilogue_row_gather", args)
+
+
+# ----------------------------------------------------------------------------------------------- batch 4
+
+
+def test_mm_tk128():
+    a, b = randn((192, 320), "float16", 190), randn((320, 256), "float16", 191)
+    args = run("mm_tk128", {0: a, 1: b})
+    _gemm_rel(args[2], a.double() @ b.double())
+    _check_path("mm_tk128", args)
+
+
+def test_attn_scale_after_max():
+    q, k, v = _qkv((2, 256, 64), (2, 256, 64), "float16", 192)
+    args = run("attn_scale_after_max", {0: q, 1: k, 2: v})
+    close(args[3], _attention(q, k, v, 0.125), atol=3e-3, rtol=1e-2)
+    _check_path("attn_scale_after_max", args)
+
+
+def test_attn_bm64_bn128():
+    q, k, v = _qkv((2, 384, 64), (2, 384, 64), "bfloat16", 195)
+    args = run("attn_bm64_bn128", {0: q, 1: k, 2: v})
+    close(args[3], _attention(q, k, v, 0.125), atol=2e-2, rtol=2e-2)
+    _check_path("attn_bm64_bn128", args)

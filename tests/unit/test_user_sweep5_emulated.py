@@ -233,3 +233,15 @@ def test_first_k_step_peeled_before_the_loop():
     a, b = _h(128, 256), _h(256, 128)
     c = s4._s3_gemm("mm_peeled_first_k", {0: a, 1: b})[2]
     _check(c, _mm(a, b), 1e-3, 1e-5)
+
+
+def test_k_tiles_128_deep_ragged_k():
+    a, b = _h(192, 320), _h(320, 256)
+    c = s4._s3_gemm("mm_tk128", {0: a, 1: b})[2]
+    _check(c, _mm(a, b), 6e-2, 2e-3)
+
+
+def test_scale_inside_the_exponent_negative_axes():
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = _chained("attn_scale_after_max", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    _check(o, _softmax_attn(_scores(q, k, 0.125), v))

@@ -1213,3 +1213,65 @@ _add("mm_epilogue_row_gather", mm_epilogue_row_gather,
       ((256, 128), "float32"), 128, 128, 64], (2, 1), "simt", outputs=(4,),
      error="the epilogue op 'nv_tileaa.load'",
      notes="an element gather whose index is itself gathered is not an epilogue op of the tier")
+
+
+# ----------------------------------------------------------------------------------------------- batch 4: spellings
+
+
+@ct.kernel
+def mm_tk128(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """128-deep K tiles (``tk = 128``) with a 64 x 128 output tile and a ragged K (320)."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], tk)):
+        a = ct.load(A, index=(i, k), shape=(tm, tk), padding_mode=ZERO)
+        b = ct.load(B, index=(k, j), shape=(tk, tn), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(i, j), tile=acc.astype(C.dtype))
+
+
+@ct.kernel
+def attn_scale_after_max(Q, K, V, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
+                         D: ct.Constant[int]):
+    """The running max kept on unscaled scores, the scale applied inside the exponent
+    (``exp2((s - m) * scale)``), reductions written with ``axis=-1``, O normalised by a reciprocal."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    o = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, D))):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32))
+        m2 = ct.maximum(m, ct.max(s, axis=-1, keepdims=True))
+        p = ct.exp2((s - m2) * qk_scale)
+        c = ct.exp2((m - m2) * qk_scale)
+        den = den * c + ct.sum(p, axis=-1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        o = ct.mma(p.astype(V.dtype), v, o * c)
+        m = m2
+    ct.store(O, index=(bh, qt, 0), tile=(o * (1.0 / den)).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_bm64_bn128(Q, K, V, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int], D: ct.Constant[int]):
+    """64-query tiles against 128-key tiles, bf16, head dim 64, the sequence 384 (3 key tiles)."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    o = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, D))):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        m, den, o = _online(s, m, den, o, v, V.dtype)
+    ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+_add("mm_tk128", mm_tk128, [((192, 320), "float16"), ((320, 256), "float16"), ((192, 256), "float16"), 64, 128, 128],
+     (3, 2), "gemm", outputs=(2,))
+_add("attn_scale_after_max", attn_scale_after_max, _qkv((2, 256, 64), (2, 256, 64)) + [_S, 128, 64, 64], (2, 2),
+     "chained", outputs=(3,))
+_add("attn_bm64_bn128", attn_bm64_bn128, _qkv((2, 384, 64), (2, 384, 64), "bfloat16") + [_S, 64, 128, 64], (6, 2),
+     "chained", outputs=(3,))
