@@ -669,3 +669,22 @@ def test_attn_bm64_bn128():
     args = run("attn_bm64_bn128", {0: q, 1: k, 2: v})
     close(args[3], _attention(q, k, v, 0.125), atol=2e-2, rtol=2e-2)
     _check_path("attn_bm64_bn128", args)
+
+
+def test_attn_fp8_e4m3():
+    q, k, v = ((randn((2, 256, 64), "float32", 198 + i) * 0.5).to(torch.float8_e4m3fn) for i in range(3))
+    args = run("attn_fp8_e4m3", {0: q, 1: k, 2: v})
+    s = (q.double() @ k.double().transpose(-1, -2)) * (0.125 * LOG2E)
+    m = torch.full((2, 256, 1), float("-inf"), device="cuda", dtype=torch.float64)
+    den = torch.zeros((2, 256, 1), device="cuda", dtype=torch.float64)
+    acc = torch.zeros((2, 256, 64), device="cuda", dtype=torch.float64)
+    for j in range(4):  # the program's online softmax, P rounded to e4m3 for the PV dot
+        sj = s[:, :, 64 * j:64 * j + 64]
+        m2 = torch.maximum(m, sj.amax(-1, keepdim=True))
+        pj = torch.exp2(sj - m2)
+        c = torch.exp2(m - m2)
+        den = den * c + pj.sum(-1, keepdim=True)
+        acc = acc * c + pj.float().to(torch.float8_e4m3fn).double() @ v[:, 64 * j:64 * j + 64].double()
+        m = m2
+    close(args[3], acc * 0.5 / den, atol=2e-3, rtol=1e-2)
+    _check_path("attn_fp8_e4m3", args)

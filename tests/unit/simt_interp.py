@@ -629,6 +629,8 @@ def _elements(x: np.ndarray, ptx: str) -> np.ndarray:
         return raw
     if ptx == "s8":
         return np.where(raw >= 128, raw - 256, raw)
+    if ptx in ("e4m3", "e5m2"):  # fp8: each byte decoded exactly
+        return raw.astype(np.uint8).view(_fp8_type(ptx)).astype(np.float64)
     raise SimtError(f"mma.sync on {ptx} operands is not modelled")
 
 

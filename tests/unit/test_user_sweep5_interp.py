@@ -378,3 +378,31 @@ def test_epilogue_scale_through_a_permutation_on_the_simt_path():
     scale = _f((256,))
     c = run("mm_epilogue_row_gather", {0: a, 1: b, 2: perm, 3: scale})[4]
     _close(c, (_d(a) @ _d(b)) * _d(scale)[perm][:, None], 2e-3, 1e-4)
+
+
+def test_fp8_attention_on_the_simt_path():
+    """Q, K, V in e4m3 (their bytes), P rounded to e4m3 for the PV dot (the reference runs the same
+    online softmax and rounding in float64; the interpreter's mma.sync decodes e4m3 bytes exactly)."""
+    import ml_dtypes
+
+    sweep.NP.update({"float8_e4m3fn": np.uint8})
+    e4 = ml_dtypes.float8_e4m3fn
+    q, k, v = ((RNG.standard_normal((2, 256, 64)) * 0.5).astype(e4) for _ in range(3))
+    o = run("attn_fp8_e4m3", {0: q.view(np.uint8), 1: k.view(np.uint8), 2: v.view(np.uint8)})[3]
+    qd, kd, vd = (x.astype(np.float64) for x in (q, k, v))
+    s = qd @ kd.transpose(0, 2, 1) * (0.125 * LOG2E)  # log2 units, as the program's exp2
+    # the program's online softmax over 64-key tiles, P rounded to e4m3 before the PV dot
+    m = np.full((2, 128 * 2, 1), -np.inf)
+    den = np.zeros((2, 256, 1))
+    acc = np.zeros((2, 256, 64))
+    for j in range(4):
+        sj = s[:, :, 64 * j:64 * j + 64]
+        m2 = np.maximum(m, sj.max(-1, keepdims=True))
+        pj = np.exp2(sj - m2)
+        c = np.exp2(m - m2)
+        den = den * c + pj.sum(-1, keepdims=True)
+        acc = acc * c + pj.astype(np.float32).astype(e4).astype(np.float64) @ vd[:, 64 * j:64 * j + 64]
+        m = m2
+    ref = acc * 0.5 / den
+    assert not np.isnan(o.astype(np.float64)).any()
+    np.testing.assert_allclose(o.astype(np.float64), ref, atol=2e-3, rtol=1e-2)

@@ -1275,3 +1275,27 @@ _add("attn_scale_after_max", attn_scale_after_max, _qkv((2, 256, 64), (2, 256, 6
      "chained", outputs=(3,))
 _add("attn_bm64_bn128", attn_bm64_bn128, _qkv((2, 384, 64), (2, 384, 64), "bfloat16") + [_S, 64, 128, 64], (6, 2),
      "chained", outputs=(3,))
+
+
+@ct.kernel
+def attn_fp8_e4m3(Q, K, V, O, qk_scale: float, v_scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
+                  D: ct.Constant[int]):
+    """fp8 attention (FlashAttention-3 style): Q, K, V in e4m3, P cast to e4m3 for the PV dot, the V
+    scale applied to O at the end, f16 out."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    o = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, D))):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        m, den, o = _online(s, m, den, o, v, V.dtype)
+    ct.store(O, index=(bh, qt, 0), tile=(o * v_scale / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+_add("attn_fp8_e4m3", attn_fp8_e4m3, [((2, 256, 64), "float8_e4m3fn"), ((2, 256, 64), "float8_e4m3fn"),
+                                      ((2, 256, 64), "float8_e4m3fn"), ((2, 256, 64), "float16"), _S, 0.5, 128, 64, 64],
+     (2, 2), "simt", outputs=(3,), error="the first dot's A element type f8E4M3FN",
+     notes="fp8 attention is refused by the chained tier (f16 / bf16 only); the SIMT path runs it")
