@@ -134,3 +134,34 @@ def test_grouped_gemm_over_lists_on_the_interpreter():
     for g in range(3):
         ref = a[g].astype(np.float64) @ b[g].astype(np.float64)
         np.testing.assert_allclose(lists[2][g], ref, rtol=1e-3, atol=2e-3)
+
+
+def test_list_tables_are_uploaded_once_per_content(monkeypatch):
+    """upload_list_tables (the GPU's part faked): the table's bytes go to a device buffer whose address
+    becomes the list's parameter; equal tables share one buffer, which stays referenced."""
+    from tileorch.runtime import buffers
+
+    uploads = []
+
+    class FakeBuffer:
+        def __init__(self, data):
+            self.data = bytes(data)
+            self.ptr = 0x5000 + 0x100 * len(uploads)
+            uploads.append(self)
+
+        @classmethod
+        def from_array(cls, host):
+            return cls(host.tobytes())
+
+    monkeypatch.setattr(buffers, "DeviceBuffer", FakeBuffer)
+    monkeypatch.setattr(rc, "_list_tables", type(rc._list_tables)())
+    d = rc.describe_arguments(list_sums, ([_fake(1, (100,)), _fake(2, (37,))], _fake(3, (3,)), 64))
+    up = rc.upload_list_tables(d)
+    assert up[0].table_ptr == 0x5000 and uploads[0].data == d[0].table() and up[1] is d[1]
+    assert rc.pack_simt_arguments(up)[:2] == [struct.pack("<Q", 0x5000), struct.pack("<i", 2)]
+    again = rc.upload_list_tables(rc.describe_arguments(list_sums, ([_fake(1, (100,)), _fake(2, (37,))],
+                                                                   _fake(4, (3,)), 64)))
+    assert again[0].table_ptr == 0x5000 and len(uploads) == 1  # the same table: no second upload
+    other = rc.upload_list_tables(rc.describe_arguments(list_sums, ([_fake(2, (37,))], _fake(3, (3,)), 64)))
+    assert other[0].table_ptr == 0x5100 and len(rc._list_tables) == 2
+    assert rc.upload_list_tables(d[1:]) == d[1:]  # no list: the arguments as they are
