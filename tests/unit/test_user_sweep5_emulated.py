@@ -245,3 +245,11 @@ def test_scale_inside_the_exponent_negative_axes():
     q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
     o = _chained("attn_scale_after_max", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
     _check(o, _softmax_attn(_scores(q, k, 0.125), v))
+
+
+def test_attention_on_3d_tiles():
+    """Found by this sweep: refused ('loop-carried tile [1, 128, 1]'); tileas-squeeze-unit-tiles
+    computes the 3-D program on its 2-D tiles."""
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = _chained("attn_3d_tiles", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    _check(o, _softmax_attn(_scores(q, k, 0.125), v))

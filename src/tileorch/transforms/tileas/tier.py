@@ -23,6 +23,7 @@ TILEAS_PASSES = (
     "tileas-fold-tf32-operands",
     "tileas-fuse-split-loops",
     "tileas-split-batch-tiles",
+    "tileas-squeeze-unit-tiles",
     "tileas-squeeze-unit-batch-dots",
     "convert-tileaa-to-tileas",
     "tileas-assign-dot-layouts",
