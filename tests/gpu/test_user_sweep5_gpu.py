@@ -688,3 +688,11 @@ def test_attn_fp8_e4m3():
         m = m2
     close(args[3], acc * 0.5 / den, atol=2e-3, rtol=1e-2)
     _check_path("attn_fp8_e4m3", args)
+
+
+def test_attn_3d_causal():
+    q, k, v = _qkv((2, 256, 64), (2, 256, 64), "float16", 201)
+    args = run("attn_3d_causal", {0: q, 1: k, 2: v})
+    pos = torch.arange(256, device="cuda")
+    close(args[3], _attention(q, k, v, 0.125, pos[None, :] <= pos[:, None]), atol=3e-3, rtol=1e-2)
+    _check_path("attn_3d_causal", args)

@@ -253,3 +253,10 @@ def test_attention_on_3d_tiles():
     q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
     o = _chained("attn_3d_tiles", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
     _check(o, _softmax_attn(_scores(q, k, 0.125), v))
+
+
+def test_causal_attention_on_3d_tiles():
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = _chained("attn_3d_causal", {0: q, 1: k, 2: v}, (4, 2, 1))[3]
+    keep = np.arange(256)[None, :] <= np.arange(256)[:, None]
+    _check(o, _softmax_attn(np.where(keep, _scores(q, k, 0.125), -np.inf), v))

@@ -1299,3 +1299,33 @@ _add("attn_fp8_e4m3", attn_fp8_e4m3, [((2, 256, 64), "float8_e4m3fn"), ((2, 256,
                                       ((2, 256, 64), "float8_e4m3fn"), ((2, 256, 64), "float16"), _S, 0.5, 128, 64, 64],
      (2, 2), "simt", outputs=(3,), error="the first dot's A element type f8E4M3FN",
      notes="fp8 attention is refused by the chained tier (f16 / bf16 only); the SIMT path runs it")
+
+
+@ct.kernel
+def attn_3d_causal(Q, K, V, O, qk_scale: float, BM: ct.Constant[int], D: ct.Constant[int]):
+    """Causal attention on 3-D tiles: the query and key positions reshaped to ``(1, BM, 1)`` and
+    ``(1, 1, BM)``, the mask a 3-D ``ct.where``, square tiles, ``range(qt + 1)``."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D))
+    qi = (qt * BM + ct.arange(BM, dtype=ct.int32)).reshape((1, BM, 1))
+    m = ct.full((1, BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((1, BM, 1), dtype=ct.float32)
+    o = ct.zeros((1, BM, D), dtype=ct.float32)
+    for j in range(qt + 1):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BM, D))
+        s = ct.mma(q, ct.permute(k, (0, 2, 1)), ct.zeros((1, BM, BM), dtype=ct.float32)) * qk_scale
+        ki = (j * BM + ct.arange(BM, dtype=ct.int32)).reshape((1, 1, BM))
+        s = ct.where(ki <= qi, s, -math.inf)
+        m2 = ct.maximum(m, ct.max(s, axis=2, keepdims=True))
+        p = ct.exp2(s - m2)
+        c = ct.exp2(m - m2)
+        den = den * c + ct.sum(p, axis=2, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BM, D))
+        o = ct.mma(p.astype(V.dtype), v, o * c)
+        m = m2
+    ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype))
+
+
+_add("attn_3d_causal", attn_3d_causal, _qkv((2, 256, 64), (2, 256, 64)) + [_S, 64, 64], (4, 2), "chained",
+     outputs=(3,), notes="found by this sweep (with attn_3d_tiles): refused ('loop-carried tile [1, 64, 1]'); "
+                         "tileas-squeeze-unit-tiles (the arange reshapes' leading expand_dims dropped)")

@@ -13,7 +13,8 @@ leading extent of 1; every one loses that dimension:
   ``dim - 1`` and ``permute`` drops its first (fixed) axis;
 * a ``tiled_load`` keeps its tile and is followed by a ``reshape`` to the squeezed tile; a
   ``tiled_store`` is preceded by the ``reshape`` back; a ``reshape`` between a unit tile and the
-  squeezed shape is dropped.
+  squeezed shape is dropped, and so is an ``expand_dims`` adding the leading axis (``[n] -> [1, n]``,
+  cuTile's reshape of an ``arange`` to ``(1, n, 1)``).
 
 Any other op reading or producing a unit tile, a ``reduce`` / ``scan`` / ``expand_dims`` on the
 leading dimension, or a ``permute`` moving it, leaves the function as it is (the tier then says
@@ -53,6 +54,12 @@ def _elementwise(op: Operation) -> bool:
     return len(shapes) <= 1
 
 
+def _leading_expand(op: Operation) -> bool:
+    """An ``expand_dims`` adding the leading extent-1 axis to a tile without one (``[n] -> [1, n]``:
+    cuTile's ``reshape`` of an ``arange`` to ``(1, n, 1)``): a boundary, dropped by the rewrite."""
+    return op.name == "nv_tileaa.expand_dims" and op.dim.value.data == 0 and not _unit(op.operands[0].type)
+
+
 def _component(fn: Operation, dots: list[Operation]) -> set[SSAValue] | None:
     """The unit tiles connected to ``dots`` (the module doc), or None when an op the rewrite does
     not know touches one."""
@@ -88,7 +95,7 @@ def _component(fn: Operation, dots: list[Operation]) -> set[SSAValue] | None:
                 continue
             if op.name in ("nv_tileaa.tiled_load", "nv_tileaa.tiled_store"):
                 continue  # the memory boundary: reshapes
-            if op.name == "nv_tileaa.reshape":
+            if op.name == "nv_tileaa.reshape" or _leading_expand(op):
                 continue  # a boundary too (dropped or kept, see _rewrite)
             if op.name == "nv_tileaa.reduce" and len(op.results) != 1:
                 return None
@@ -99,7 +106,7 @@ def _component(fn: Operation, dots: list[Operation]) -> set[SSAValue] | None:
     for v in list(comp):
         for op in [u.operation for u in v.uses] + ([v.owner] if isinstance(v.owner, Operation) else []):
             if op.name in ("nv_tileaa.tiled_load", "nv_tileaa.tiled_store", "nv_tileaa.reshape", "scf.for",
-                           "scf.yield"):
+                           "scf.yield") or _leading_expand(op):
                 continue
             tensors = [x for x in (*op.operands, *op.results) if isinstance(x.type, TensorType)]
             if any(x not in comp for x in tensors):
@@ -117,6 +124,8 @@ def _rewrite(comp: set[SSAValue]) -> None:
         op = v.owner if isinstance(v.owner, Operation) else None
         if op is not None and id(op) not in done:
             done.add(id(op))
+            if _leading_expand(op):
+                continue  # dropped below
             if op.name in _DIMMED:
                 op.properties["dim"] = IntegerAttr(op.dim.value.data - 1, op.dim.type)
             elif op.name == "nv_tileaa.permute":
@@ -127,7 +136,7 @@ def _rewrite(comp: set[SSAValue]) -> None:
     loads = [v for v in comp if isinstance(v.owner, Operation) and v.owner.name == "nv_tileaa.tiled_load"]
     stores = [(u.operation, v) for v in comp for u in list(v.uses) if u.operation.name == "nv_tileaa.tiled_store"]
     reshapes = {id(o): o for v in comp for o in [u.operation for u in v.uses] + [v.owner]
-                if isinstance(o, Operation) and o.name == "nv_tileaa.reshape"}
+                if isinstance(o, Operation) and (o.name == "nv_tileaa.reshape" or _leading_expand(o))}
     for v in comp:
         set_type(v, _squeezed(v.type))
     for v in loads:  # the load keeps its tile: a reshape to the squeezed tile after it

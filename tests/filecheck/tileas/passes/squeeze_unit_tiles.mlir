@@ -85,3 +85,37 @@ builtin.module {
 // CHECK:      nv_tileaa.func @leading_reduce
 // CHECK-NOT:  nv_tileaa.reshape
 // CHECK:      nv_tileaa.dot {{.*}} : tensor<1x64x64xf16>, tensor<1x64x64xf16>, tensor<1x64x64xf32> -> tensor<1x64x64xf32>
+
+// -----
+// A position vector given the leading axis by expand_dims (cuTile's reshape of an arange to
+// (1, n, 1)): that expand_dims is dropped, the next one takes dim - 1.
+!m = !nv_tileaa.memref<f16, array<i64: ?, ?, ?>, array<i64: ?, ?, 1>, i32>
+!v = !nv_tileaa.tiled_view<array<i32: 1, 64, 64>, array<i32: 1, 64, 64>, array<i32: 0, 1, 2>, !m>
+builtin.module {
+  nv_tileaa.func @positions(%q: !nv_tileaa.ptr<f16>, %b: i32, %s: i32, %n: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %tok = nv_tileaa.create_mem_token
+    %mq = nv_tileaa.make_memref %q[%b, %s, %n] [%s, %n] : !nv_tileaa.ptr<f16> [i32, i32, i32] [i32, i32] -> !m
+    %vq = nv_tileaa.block_tile %mq : !m -> !v
+    %c0 = arith.constant 0 : i32
+    %qt, %t0 = nv_tileaa.tiled_load %vq[%c0, %c0, %c0] token %tok : !v [i32, i32, i32] -> tensor<1x64x64xf16>
+    %z = arith.constant dense<0.0> : tensor<1x64x64xf32>
+    %sc = nv_tileaa.dot %qt, %qt, %z : tensor<1x64x64xf16>, tensor<1x64x64xf16>, tensor<1x64x64xf32> -> tensor<1x64x64xf32>
+    %x = nv_tileaa.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+    %xf = nv_tileaa.sitofp %x : tensor<64xi32> -> tensor<64xf32>
+    %x2 = nv_tileaa.expand_dims %xf {dim = 0 : i32} : tensor<64xf32> -> tensor<1x64xf32>
+    %x3 = nv_tileaa.expand_dims %x2 {dim = 2 : i32} : tensor<1x64xf32> -> tensor<1x64x1xf32>
+    %xb = nv_tileaa.broadcast %x3 : tensor<1x64x1xf32> -> tensor<1x64x64xf32>
+    %sp = nv_tileaa.addf %sc, %xb : tensor<1x64x64xf32>
+    %ph = nv_tileaa.fp_to_fp %sp {rounding = #nv_tileaa.rounding_mode<rn>} : tensor<1x64x64xf32> -> tensor<1x64x64xf16>
+    %o = nv_tileaa.dot %ph, %qt, %z : tensor<1x64x64xf16>, tensor<1x64x64xf16>, tensor<1x64x64xf32> -> tensor<1x64x64xf32>
+    %oh = nv_tileaa.fp_to_fp %o {rounding = #nv_tileaa.rounding_mode<rn>} : tensor<1x64x64xf32> -> tensor<1x64x64xf16>
+    %t3 = nv_tileaa.tiled_store %oh, %vq[%c0, %c0, %c0] token %tok : tensor<1x64x64xf16>, !v [i32, i32, i32]
+    nv_tileaa.return
+  }
+}
+// CHECK:      nv_tileaa.func @positions
+// CHECK:      %[[XF:.*]] = nv_tileaa.sitofp %{{.*}} : tensor<64xi32> -> tensor<64xf32>
+// CHECK-NOT:  {dim = 0 : i32}
+// CHECK:      %[[X3:.*]] = nv_tileaa.expand_dims %[[XF]] {dim = 1 : i32} : tensor<64xf32> -> tensor<64x1xf32>
+// CHECK:      nv_tileaa.broadcast %[[X3]] : tensor<64x1xf32> -> tensor<64x64xf32>
+// CHECK:      nv_tileaa.dot {{.*}} -> tensor<64x64xf32>
