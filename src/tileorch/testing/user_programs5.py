@@ -26,6 +26,25 @@ norm on 3-D tiles, pairwise squared distances by 3-D broadcasting, loops whose s
 step are launch-time scalars, Welford merges, an embedding bag with per-bag lengths, row-wise
 int8 quantisation, stream compaction by an exclusive scan, a GEMV.
 
+Then: lists of arrays (a grouped GEMM over three lists with a tile table, sums over ``len(Xs)``
+arrays), attention on 3-D tiles without reshapes (plain and causal), two query heads sharing K/V
+in one loop, K/V shared by every batch, a peeled first K step, two K loops into one accumulator,
+``o * c + mma(p, v, 0)``, attention with ``@`` (f16 scores), causal 128 x 64 tiles, 128-deep K
+tiles, the scale inside the exponent, fp8 attention, negative axes, uint32 / int64 arithmetic,
+``None`` indexing, a ``static_iter`` K loop.
+
+Found by this sweep (the entries' ``notes``): a persistent GEMM in Triton's later grouped raster
+was refused with an internal-sounding token message (tile_order reads it; the message for a
+persistent loop in another order now says what the tier takes); list-of-arrays parameters were
+refused by the launcher and ``int_to_ptr`` by convert-cudatile-to-tileaa (now on the SIMT path);
+a peeled first K step (tileas-unpeel-k-loop) and attention on 3-D tiles (tileas-squeeze-unit-tiles)
+were refused by the tiers; the PTX emulator computed f16 arithmetic as integers (a test-harness
+bug).  Still refused by the tiers, with the reason at the user's line (the SIMT path runs them):
+a 4-D batch, a mixed-input (int8 weight) dot, split-K into a workspace, a group index read from a
+table, the attention backward's three / four dots per step, two heads' chains in one loop, two K
+loops into one accumulator, a ``static_iter`` K loop, a gather of a gathered index in the
+epilogue, fp8 attention, a list item as a dot operand.
+
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS`, driven by
 tests/unit/test_user_sweep5_*.py (CPU compile, the SIMT interpreter, the PTX emulator) and
 tests/gpu/test_user_sweep5_gpu.py (the H200 against torch).  Importing it needs ``cuda.tile``.
