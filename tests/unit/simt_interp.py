@@ -427,7 +427,7 @@ class Interpreter:
             elem = op.elem_type
             size = max(1, _width(elem) // 8)
             put(base + idx * size)
-        elif name == "llvm.ptrtoint":
+        elif name in ("llvm.ptrtoint", "llvm.inttoptr"):  # addresses are int64 here
             put(ins[0])
         elif name == "llvm.load":
             align = op.properties.get("alignment")
@@ -629,6 +629,8 @@ def _elements(x: np.ndarray, ptx: str) -> np.ndarray:
         return raw
     if ptx == "s8":
         return np.where(raw >= 128, raw - 256, raw)
+    if ptx in ("e4m3", "e5m2"):  # fp8: each byte decoded exactly
+        return raw.astype(np.uint8).view(_fp8_type(ptx)).astype(np.float64)
     raise SimtError(f"mma.sync on {ptx} operands is not modelled")
 
 

@@ -204,7 +204,8 @@ def test_exported_entry_matches_the_packed_parameters():
     ((Dev(16, (4,)),) * 3 + (1.0, Dev(16, (4,))), TypeError, r"argument 4 \('tile'\) is a ct.Constant parameter"),
     ((Dev(16, (4,)),) * 3 + (2**31, 8), ValueError, r"argument 3 \('alpha'\) = 2147483648 does not fit in int32"),
     ((Dev(16, (2**31,)),) * 3 + (1, 8), ValueError, r"argument 0 \('a'\).*exceed the int32 index range"),
-    ((Dev(16, (4,)), (1, 2), Dev(16, (4,)), 1.0, 8), TypeError, r"argument 1 \('b'\): tuple and list"),
+    ((Dev(16, (4,)), (1, 2), Dev(16, (4,)), 1.0, 8), TypeError, r"argument 1 \('b'\): tuple parameters"),
+    ((Dev(16, (4,)), [1, 2], Dev(16, (4,)), 1.0, 8), TypeError, r"argument 1 \('b'\) item 0 is a int"),
     ([Dev(16, (4,))] * 3 + ["1.0", 8], TypeError, r"argument 3 \('alpha'\): cannot pass a str"),
 ])
 def test_bad_arguments_name_the_argument(args, exc, words):

@@ -167,7 +167,61 @@ class ConstantArg:
         return ("constant", type(v).__name__, struct.pack("<d", v) if isinstance(v, float) else v)
 
 
-Argument = ArrayArg | ScalarArg | ConstantArg
+@dataclass(frozen=True)
+class ListArg:
+    """A list-of-arrays argument (a Python ``list`` of GPU arrays of one dtype and rank): the kernel
+    takes a pointer to a device table of ``len(items)`` rows of i64 words, ``[data pointer,
+    shape..., strides...]`` (cuTile's list layout: ``1 + 2 * ndim`` words a row, strides in
+    elements), and the list's length.  ``table_ptr``: that table's device address once uploaded
+    (:func:`upload_list_tables`; 0 while only described)."""
+
+    position: int
+    name: str
+    items: tuple[ArrayArg, ...]
+    table_ptr: int = 0
+
+    @property
+    def dtype(self) -> str:
+        return self.items[0].dtype
+
+    @property
+    def ndim(self) -> int:
+        return self.items[0].ndim
+
+    @property
+    def index_dtype(self) -> str:
+        return "int64" if any(a.index_dtype == "int64" for a in self.items) else "int32"
+
+    @property
+    def alignment(self) -> int:
+        return min(a.alignment for a in self.items)
+
+    @property
+    def unit_last_stride(self) -> bool:
+        return all(a.strides[-1:] == (1,) for a in self.items)
+
+    @property
+    def alias_groups(self) -> tuple[str, ...]:
+        return tuple(sorted({g for a in self.items for g in a.alias_groups}))
+
+    @property
+    def elements_may_alias(self) -> bool:
+        ranges = [a.byte_range() for a in self.items]
+        return any(ranges[i][0] < ranges[j][1] and ranges[j][0] < ranges[i][1]
+                   for i in range(len(ranges)) for j in range(i + 1, len(ranges)))
+
+    def table(self) -> bytes:
+        """The device table's bytes (little-endian i64 words, one row per array)."""
+        words = [w for a in self.items for w in (a.ptr, *a.shape, *a.strides)]
+        return struct.pack(f"<{len(words)}q", *words)
+
+    def key(self) -> tuple:
+        return ("list", self.dtype, self.ndim, self.index_dtype, self.unit_last_stride, self.alignment,
+                all(s >= 0 for a in self.items for s in a.strides), any(a.may_alias_internally for a in self.items),
+                self.alias_groups, self.elements_may_alias)
+
+
+Argument = ArrayArg | ScalarArg | ConstantArg | ListArg
 
 
 def _where(name: str, position: int) -> str:
@@ -304,8 +358,13 @@ def describe_arguments(kernel: Any, args: Any) -> list[Argument]:
     out: list[Argument] = []
     for pos, (name, node, value) in enumerate(zip(names, annotations, args)):
         where = _where(name, pos)
+        if (getattr(node, "KIND", "leaf") == "leaf" and isinstance(value, list) and not node.constant
+                and node.scalar is None and node.array is None):
+            out.append(_list_argument(pos, name, node, value, where, ct))
+            continue
         if getattr(node, "KIND", "leaf") != "leaf" or isinstance(value, _SEQUENCES):
-            raise TypeError(f"{where}: tuple and list parameters are not supported by tileorch.cutile.launch yet")
+            raise TypeError(f"{where}: tuple parameters (and lists of anything but arrays) are not supported by "
+                            "tileorch.cutile.launch yet")
         if node.constant:
             if _is_array(value) or not isinstance(value, _PY_SCALARS):
                 raise TypeError(f"{where} is a ct.Constant parameter: it takes a Python bool, int or float, "
@@ -336,9 +395,43 @@ def describe_arguments(kernel: Any, args: Any) -> list[Argument]:
                 raise ValueError(f"{where}: shape {shape} or strides {strides} exceed the int32 index range; annotate "
                                  "the parameter with ct.IndexedWithInt64")
             out.append(ArrayArg(pos, name, dtype, shape, strides, ptr, "int64" if wide else "int32"))
-    arrays = [a for a in out if isinstance(a, ArrayArg)]
+    # alias groups over every array, the lists' items included (an item overlapping an array
+    # argument shares a group with it: the list's element constraint carries its items' groups)
+    arrays = [x for a in out if isinstance(a, ArrayArg | ListArg)
+              for x in (a.items if isinstance(a, ListArg) else (a,))]
     grouped = iter(_assign_alias_groups(arrays))
-    return [next(grouped) if isinstance(a, ArrayArg) else a for a in out]
+    result: list[Argument] = []
+    for a in out:
+        if isinstance(a, ArrayArg):
+            a = next(grouped)
+        elif isinstance(a, ListArg):
+            a = dataclasses.replace(a, items=tuple(next(grouped) for _ in a.items))
+        result.append(a)
+    return result
+
+
+def _list_argument(pos: int, name: str, node: Any, value: list, where: str, ct: Any) -> ListArg:
+    """A list of arrays (one dtype and rank, at least one array): each described as an array."""
+    if not value:
+        raise TypeError(f"{where} is an empty list: a list argument takes at least one array")
+    items = []
+    for i, obj in enumerate(value):
+        w = f"{where} item {i}"
+        if not _is_array(obj):
+            raise TypeError(f"{w} is a {type(obj).__name__}: a list argument takes GPU arrays only")
+        dtype, shape, strides, ptr = _array_facts(obj, w)
+        wide = node.list is not None and node.list.element.index_dtype == ct.int64
+        lo, hi = _INT64 if wide else _INT32
+        if any(not lo <= v <= hi for v in (*shape, *strides)):
+            raise ValueError(f"{w}: shape {shape} or strides {strides} exceed the int32 index range; annotate "
+                             "the parameter with ct.ListAnnotation(element=ct.IndexedWithInt64)")
+        items.append(ArrayArg(pos, f"{name}[{i}]", dtype, shape, strides, ptr, "int64" if wide else "int32"))
+    first = items[0]
+    for i, a in enumerate(items[1:], 1):
+        if (a.dtype, a.ndim) != (first.dtype, first.ndim):
+            raise TypeError(f"{where}: the arrays of a list must share one dtype and rank: item 0 is {first.ndim}-D "
+                            f"{first.dtype}, item {i} is {a.ndim}-D {a.dtype}")
+    return ListArg(pos, name, tuple(items))
 
 
 def signature_key(arguments: list[Argument]) -> tuple:
@@ -351,6 +444,15 @@ def _constraint(a: Argument, ct: Any, compilation: Any) -> Any:
         return compilation.ConstantConstraint(a.value)
     if isinstance(a, ScalarArg):
         return compilation.ScalarConstraint(getattr(ct, a.dtype))
+    if isinstance(a, ListArg):
+        nd = a.ndim
+        element = compilation.ArrayConstraint(
+            getattr(ct, a.dtype), nd, index_dtype=getattr(ct, a.index_dtype),
+            stride_lower_bound_incl=tuple(0 if all(x.strides[d] >= 0 for x in a.items) else None for d in range(nd)),
+            alias_groups=a.alias_groups, may_alias_internally=any(x.may_alias_internally for x in a.items),
+            stride_constant=(None,) * (nd - 1) + ((1 if a.unit_last_stride else None),) if nd else (),
+            stride_divisible_by=(1,) * nd, shape_divisible_by=(1,) * nd, base_addr_divisible_by=a.alignment)
+        return compilation.ListConstraint(element, alias_groups=(), elements_may_alias=a.elements_may_alias)
     nd = a.ndim
     stride_constant: tuple = (None,) * (nd - 1) + ((1 if a.strides[-1] == 1 else None),) if nd else ()
     if a.column_major:  # compiled for the unit stride on dimension -2 (read as the transpose)
@@ -389,6 +491,8 @@ def flat_parameters(arguments: list[Argument]) -> list[tuple[int, str]]:
             out += [(a.position, f"stride{i}") for i in range(a.ndim)]
         elif isinstance(a, ScalarArg):
             out.append((a.position, "scalar"))
+        elif isinstance(a, ListArg):
+            out += [(a.position, "list_table"), (a.position, "list_length")]
     return out
 
 
@@ -403,7 +507,41 @@ def pack_simt_arguments(arguments: list[Argument]) -> list[bytes]:
             params += [struct.pack(fmt, v) for v in a.strides]
         elif isinstance(a, ScalarArg):
             params.append(struct.pack({"int32": "<i", "int64": "<q", "float32": "<f"}[a.dtype], a.value))
+        elif isinstance(a, ListArg):
+            if not a.table_ptr:
+                raise RuntimeError(f"list argument '{a.name}' has no device table (upload_list_tables first)")
+            params += [struct.pack("<Q", a.table_ptr), struct.pack("<i", len(a.items))]
     return params
+
+
+_list_tables: OrderedDict = OrderedDict()  # table bytes -> DeviceBuffer (kept alive for queued kernels)
+_LIST_TABLES_MAX = 256
+
+
+def upload_list_tables(arguments: list[Argument]) -> list[Argument]:
+    """The arguments with each list's device table in place (``table_ptr``): tables are uploaded
+    once per content and kept (the oldest of :data:`_LIST_TABLES_MAX` dropped first), so a queued
+    kernel's table outlives the call."""
+    if not any(isinstance(a, ListArg) for a in arguments):
+        return arguments
+    from tileorch.runtime.buffers import DeviceBuffer
+
+    out = []
+    for a in arguments:
+        if isinstance(a, ListArg):
+            raw = a.table()
+            buf = _list_tables.get(raw)
+            if buf is None:
+                import numpy as np
+
+                buf = _list_tables[raw] = DeviceBuffer.from_array(np.frombuffer(raw, np.uint8))
+                while len(_list_tables) > _LIST_TABLES_MAX:
+                    _list_tables.popitem(last=False)
+            else:
+                _list_tables.move_to_end(raw)
+            a = dataclasses.replace(a, table_ptr=buf.ptr)
+        out.append(a)
+    return out
 
 
 def normalize_grid(grid: Any) -> tuple[int, int, int]:
@@ -1095,6 +1233,7 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
     api()  # GpuUnavailable, with the reason, before any compiling
     dev = _check_device(arch)
     entry = compiled(kernel, arguments, arch, "persistent" if schedule == "auto" else schedule)
+    arguments = upload_list_tables(arguments)  # (lists: a device table each, the kernel's parameter)
     if entry.program.kind == "chained":
         try:
             _launch_chained(entry, kernel, arguments, grid3, handle, sync, fast, dev.sm_count)
@@ -1171,6 +1310,7 @@ def _run(kernel: Any, grid: tuple, block: tuple, params: list[bytes], smem: int,
 
 
 __all__ = [
-    "ArrayArg", "ConstantArg", "ScalarArg", "clear_caches", "describe_arguments", "export_bytecode",
+    "ArrayArg", "ConstantArg", "ListArg", "ScalarArg", "clear_caches", "describe_arguments", "export_bytecode",
     "flat_parameters", "gemm_operands", "kernel_signature", "launch", "pack_simt_arguments", "signature_key",
+    "upload_list_tables",
 ]

@@ -19,8 +19,9 @@ class FakeDeviceArray:
 
 def described_arguments(kernel, spec: list) -> list:
     """``tileorch.cutile``'s description of arguments made from ``spec``: per argument either
-    ``(shape, dtype name)`` for an array (``"float16"``, ``"bfloat16"``, ...) or a scalar /
-    constant value (fake device arrays at fixed 256 MiB-spaced addresses)."""
+    ``(shape, dtype name)`` for an array (``"float16"``, ``"bfloat16"``, ...), a Python list of
+    those for a list-of-arrays argument, or a scalar / constant value (fake device arrays at
+    fixed 256 MiB-spaced addresses)."""
     from tileorch.launchers import cutile as rc
 
     args, dtypes = [], []
@@ -28,11 +29,22 @@ def described_arguments(kernel, spec: list) -> list:
         if isinstance(s, tuple):
             args.append(FakeDeviceArray(0x7F0000000000 + (i + 1) * 0x10000000, s[0]))
             dtypes.append(s[1])
+        elif isinstance(s, list):  # a list-of-arrays argument: [(shape, dtype name), ...]
+            args.append([FakeDeviceArray(0x7F0000000000 + (i + 1) * 0x10000000 + j * 0x1000000, x[0])
+                         for j, x in enumerate(s)])
+            dtypes.append([x[1] for x in s])
         else:
             args.append(s)
             dtypes.append(None)
     arguments = rc.describe_arguments(kernel, tuple(args))
-    return [dataclasses.replace(a, dtype=dtypes[i]) if dtypes[i] else a for i, a in enumerate(arguments)]
+    arguments = list(arguments)
+    for i, a in enumerate(arguments):
+        if isinstance(dtypes[i], list):
+            items = tuple(dataclasses.replace(x, dtype=d) for x, d in zip(a.items, dtypes[i]))
+            arguments[i] = dataclasses.replace(a, items=items)
+        elif dtypes[i]:
+            arguments[i] = dataclasses.replace(a, dtype=dtypes[i])
+    return arguments
 
 
 def cutile_bytecode(kernel, spec: list) -> bytes:

@@ -622,6 +622,17 @@ class Emu:
                 elif base == "copysign": r = np.copysign(a[1], a[0])  # d = b with the sign of a
             self.set(ops[0], T, b32(r.astype(np.float32)))
             return
+        if base in ("add", "sub", "mul", "fma", "max", "min", "neg", "abs") and parts[-1] == "f16":
+            # scalar f16 math (an epilogue's arithmetic on a tile cast to f16): exact in f64, rounded once
+            a = [(g(i) & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float64)
+                 for i in range(1, len(ops))]
+            with np.errstate(all="ignore"):
+                r = {"add": lambda: a[0] + a[1], "sub": lambda: a[0] - a[1], "mul": lambda: a[0] * a[1],
+                     "fma": lambda: a[0] * a[1] + a[2], "neg": lambda: -a[0], "abs": lambda: np.abs(a[0]),
+                     "max": lambda: (np.maximum if "NaN" in parts else np.fmax)(a[0], a[1]),
+                     "min": lambda: (np.minimum if "NaN" in parts else np.fmin)(a[0], a[1])}[base]()
+            self.set(ops[0], T, r.astype(np.float16).view(np.uint16).astype(np.uint64))
+            return
         if base in ("add", "sub", "mul", "mad", "and", "or", "xor", "shl", "shr", "not", "min", "max", "neg", "div", "rem", "bfe"):
             width = int(re.search(r"(\d+)$", parts[-1]).group(1)) if re.search(r"\d+$", parts[-1]) else 1
             signed = parts[-1].startswith("s")

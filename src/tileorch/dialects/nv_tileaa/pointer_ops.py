@@ -1,5 +1,5 @@
 """Pointer-tile ops of ``nv_tileaa``: element-wise global memory through tiles of pointers
-(cuda_tile's ``offset``, ``load_ptr_tko``, ``store_ptr_tko``, ``atomic_rmw_tko``,
+(cuda_tile's ``offset``, ``int_to_ptr``, ``load_ptr_tko``, ``store_ptr_tko``, ``atomic_rmw_tko``,
 ``atomic_cas_tko``; cuTile's ``gather``/``scatter``/``atomic_*``).
 
 A pointer tile is ``tensor<...x!nv_tileaa.ptr<T>>`` (a scalar: ``!nv_tileaa.ptr<T>``).  Every op
@@ -98,6 +98,27 @@ class OffsetOp(IRDLOperation):
         if not isinstance(_elem(self.offset.type), IntegerType):
             raise VerifyException(f"offset takes integer offsets, got {self.offset.type}")
         _same_shape(self, self.ptr, {"offset": self.offset})
+
+
+@irdl_op_definition
+class IntToPtrOp(IRDLOperation):
+    """An i64 address (or a tile of them) read as a global pointer to ``T`` of the same shape
+    (cuda_tile's ``int_to_ptr``: the data pointer of an array of a list-of-arrays parameter)."""
+
+    name = "nv_tileaa.int_to_ptr"
+    source = operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+
+    def __init__(self, source: SSAValue, result_type: Attribute):
+        super().__init__(operands=[source], result_types=[result_type])
+
+    def verify_(self) -> None:
+        _pointee(self, self.result)
+        if _elem(self.source.type) != IntegerType(64):
+            raise VerifyException(f"int_to_ptr takes i64 addresses, got {self.source.type}")
+        _same_shape(self, self.result, {"source": self.source})
 
 
 class _PlainAccess(IRDLOperation):
@@ -274,8 +295,8 @@ class AtomicCASOp(_AtomicOp):
                                   f"of type {pointee}, got {self.cmp.type}, {self.value.type} -> {self.result.type}")
 
 
-POINTER_OPS = [OffsetOp, LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp]
+POINTER_OPS = [OffsetOp, IntToPtrOp, LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp]
 POINTER_ATTRS = [RmwModeAttr]
 
-__all__ = ["AtomicCASOp", "AtomicRMWOp", "LoadOp", "OffsetOp", "POINTER_ATTRS", "POINTER_OPS", "RmwModeAttr",
+__all__ = ["AtomicCASOp", "AtomicRMWOp", "IntToPtrOp", "LoadOp", "OffsetOp", "POINTER_ATTRS", "POINTER_OPS", "RmwModeAttr",
            "StoreOp"]

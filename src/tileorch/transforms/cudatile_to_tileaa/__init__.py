@@ -459,6 +459,15 @@ def _offset(L, op):
     L.bind(op, L.emit(po.OffsetOp(L.v(op.ptr), L.v(op.offset)), op))
 
 
+@handles(ct.IntToPtrOp)
+def _int_to_ptr(L, op):
+    """An i64 address read as a pointer (a list-of-arrays parameter's array: its data pointer is a
+    word of the list's table)."""
+    from tileorch.dialects.nv_tileaa import pointer_ops as po
+
+    L.bind(op, L.emit(po.IntToPtrOp(L.v(op.source), L.type(op.result.type, op)), op))
+
+
 def _set_order(new, sem: str, scope: str) -> None:
     """A pointer load/store's memory ordering and scope (a weak access keeps the defaults)."""
     if sem != "weak":

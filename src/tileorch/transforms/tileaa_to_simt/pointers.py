@@ -6,6 +6,7 @@ Contract (a mixin of ``FunctionLowering``):
 * a tile of pointers is held like any tile (``layout.py``): each thread owns the same elements
   it owns of a number tile of that shape, one ``!llvm.ptr<1>`` per slot; ``offset`` is a
   ``getelementptr`` per slot (``ptr + offset * sizeof(T)``, the offset sign-extended to i64);
+  ``int_to_ptr`` an ``inttoptr`` per slot (a scalar: one);
 * ``load``/``store``/``atomic_*`` of a tile: each thread accesses its own elements, scalar
   accesses each under ``scf.if`` of the element's mask (and, for a ragged tile, of the slot
   holding an element); a masked-off load yields ``other`` (zero without it); a store is
@@ -235,6 +236,14 @@ class PointerLowering:
         else:
             slots = [one(e, a, b) for a, b in zip(ps, os_)]
         self.vals[op.results[0]] = Tile(tile.shape, op.results[0].type.element_type, slots, replicated)
+
+    def op_nv_tileaa_int_to_ptr(self, e, op):
+        x = self.get(op.source)
+        if not isinstance(x, Tile):
+            self.vals[op.results[0]] = e.v(llvm.IntToPtrOp.create(operands=[x], result_types=[GLOBAL_PTR]))
+            return
+        slots = [e.v(llvm.IntToPtrOp.create(operands=[s], result_types=[GLOBAL_PTR])) for s in x.slots]
+        self.vals[op.results[0]] = Tile(x.shape, op.results[0].type.element_type, slots, x.replicated)
 
     def _load_one(self, b: Emitter, ptr: SSAValue, elt: Attribute, sem: str, scope: str | None) -> SSAValue:
         if sem == "weak":

@@ -161,6 +161,23 @@ def _drop_loop_tokens(func: Operation) -> None:
         loop.erase()
 
 
+LOOP_STORE = ("the tile is stored inside a loop around its computation, which the tensor-core tier does not "
+              "take (one output tile per program): a persistent loop over the output tiles is taken when it "
+              "starts at ct.bid(a), steps by ct.num_blocks(a), runs to tiles_m * tiles_n and reads its index "
+              "only as t // n and t % n or in the grouped raster of the matmul samples "
+              "(tileas-program-loop-to-tiles); this one does not")
+
+
+def token_use_error(user: Operation) -> LocatedError:
+    """The located refusal for a memory token read by ``user`` (an op TileAS does not order): a loop
+    carrying a store's token is a tile loop the tier did not turn into its grid (:data:`LOOP_STORE`)."""
+    from xdsl.dialects import scf
+
+    if isinstance(user, scf.YieldOp) and isinstance(user.parent_op(), scf.ForOp):
+        return LocatedError(user.parent_op(), LOOP_STORE)
+    return LocatedError(user, f"a memory token is used by '{user.name}', an op TileAS does not order")
+
+
 def _before(op: Operation):
     from xdsl.rewriter import InsertPoint
 
@@ -174,7 +191,7 @@ def _erase_keep_tokens(op: Operation) -> None:
                 user = use.operation
                 if user.name == "nv_tileaa.join_mem_token":
                     continue
-                raise LocatedError(user, "a memory token is used by an op TileAS does not know")
+                raise token_use_error(user)
     # drop token uses by join ops first (they are erased with the tokens)
     for r in op.results:
         for use in list(r.uses):

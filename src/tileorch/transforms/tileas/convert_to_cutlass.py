@@ -120,8 +120,9 @@ def argument_view_mismatch(kernel: aa.FuncOp, view: SSAValue) -> str | None:
         ptr = ptr.owner.operands[0]
     if not (isinstance(ptr, BlockArgument) and ptr.owner is entry):
         what = ptr.owner.name if isinstance(ptr.owner, Operation) else "a block argument"
-        return (f"its base pointer is computed ({what}: an Array.slice or a pointer offset), not an array "
-                "argument's own pointer")
+        how = "an array of a list-of-arrays parameter" if what == "nv_tileaa.int_to_ptr" else \
+            "an Array.slice or a pointer offset"
+        return f"its base pointer is computed ({what}: {how}), not an array argument's own pointer"
     for operands, what in ((mm.shape, "extents"), (mm.strides, "strides")):
         for x in operands:
             x = _strip_assume(x)

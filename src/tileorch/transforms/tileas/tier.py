@@ -18,10 +18,12 @@ from tileorch.registry import PASSES, resolve
 
 TILEAS_PASSES = (
     "tileas-program-loop-to-tiles",
+    "tileas-unpeel-k-loop",
     "tileas-fold-dot-accumulate",
     "tileas-fold-tf32-operands",
     "tileas-fuse-split-loops",
     "tileas-split-batch-tiles",
+    "tileas-squeeze-unit-tiles",
     "tileas-squeeze-unit-batch-dots",
     "convert-tileaa-to-tileas",
     "tileas-assign-dot-layouts",

@@ -7,17 +7,18 @@ into the coordinates of the tile it computes.  cuTile programs write two orders:
   along one axis;
 * **grouped raster** (the L2-friendly order of cuTile's and Triton's matmul samples): with ``G``
   rows per group, ``w = G * tiles_minor``, ``first = (t // w) * G``,
-  ``size = min(tiles_major - first, G)``, the major coordinate ``first + t % size`` and the minor
-  ``(t % w) // size`` (floor division and modulo, as cuTile lowers ``//`` and ``%`` with their
-  sign fix-ups).
+  ``size = min(tiles_major - first, G)``, the major coordinate ``first + t % size`` (or, as
+  Triton's later tutorial writes it, ``first + (t % w) % size``) and the minor ``(t % w) // size``
+  (floor division and modulo, as cuTile lowers ``//`` and ``%`` with their sign fix-ups).
 
 For ``t`` in ``[0, tiles_major * tiles_minor)`` both are one-to-one onto the tile grid (grouped:
 group ``g`` holds the ``size * tiles_minor`` indices ``g*w ..``; inside it ``u = t % w`` maps to
 ``(u % size, u // size)``, a bijection of ``[0, size*tiles_minor)`` onto
-``[0, size) x [0, tiles_minor)``).  So a kernel whose tiles are independent computes the same
-result when the tiles are walked in any other order, e.g. the kernel builder's persistent
-scheduler's.  :func:`grouped_coordinates` recognises the grouped order (the raster form is read
-by ``tileas-program-loop-to-tiles`` itself).
+``[0, size) x [0, tiles_minor)``; ``t % size`` and ``u % size`` both run through every residue
+once over each ``size`` consecutive ``u``, so either major coordinate is one-to-one).  So a kernel
+whose tiles are independent computes the same result when the tiles are walked in any other
+order, e.g. the kernel builder's persistent scheduler's.  :func:`grouped_coordinates` recognises
+the grouped order (the raster form is read by ``tileas-program-loop-to-tiles`` itself).
 
 Tile counts are read from the IR: ``get_dim_size`` of a tiled view, or ``ceildiv(extent, tile)``
 of an array extent along the axis the coordinate indexes, with the tile extent of a view that
@@ -184,7 +185,10 @@ def _grouped(t: SSAValue, major: SSAValue, minor: SSAValue, scope: list[Operatio
     for first, local in (add.operands, add.operands[::-1]):
         fr = _floor_rem(local)
         prod = _product(first)
-        if fr is None or prod is None or fr[0] != t:
+        if fr is None or prod is None:
+            continue
+        inner = _floor_rem(fr[0])  # Triton's later form: (t % w) % size (w checked below)
+        if fr[0] != t and (inner is None or inner[0] != t):
             continue
         size = fr[1]
         for quot, g in (prod, prod[::-1]):
@@ -194,7 +198,7 @@ def _grouped(t: SSAValue, major: SSAValue, minor: SSAValue, scope: list[Operatio
                 continue
             width = fd[1]
             wp = _product(width)
-            if wp is None:
+            if wp is None or (fr[0] != t and inner[1] != width):
                 continue
             minor_count = wp[1] if constant_int(wp[0]) == group else (wp[0] if constant_int(wp[1]) == group else None)
             if minor_count is None:

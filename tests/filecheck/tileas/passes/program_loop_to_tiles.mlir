@@ -702,3 +702,138 @@ builtin.module {
 // CHECK:      nv_tileaa.func @one_n_tile_pid_used
 // CHECK-NOT:  single_tile_axes
 // CHECK:      nv_tileaa.tiled_store %{{.*}}, %{{.*}}[%{{.*}}, %c0]
+
+// -----
+// The grouped raster as Triton's later tutorial writes it: the major coordinate
+// first + (pid % w) % size (the remainder of the in-group index, not of pid): also one-to-one.
+!m = !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+!va = !nv_tileaa.tiled_view<array<i32: 128, 64>, array<i32: 128, 64>, array<i32: 0, 1>, !m>
+!vb = !nv_tileaa.tiled_view<array<i32: 64, 256>, array<i32: 64, 256>, array<i32: 0, 1>, !m>
+!vc = !nv_tileaa.tiled_view<array<i32: 128, 256>, array<i32: 128, 256>, array<i32: 0, 1>, !m>
+builtin.module {
+  nv_tileaa.func @grouped_rem_of_rem(%a: !nv_tileaa.ptr<f16>, %b: !nv_tileaa.ptr<f16>, %c: !nv_tileaa.ptr<f16>, %m: i32, %n: i32, %k: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %tok = nv_tileaa.create_mem_token
+    %ma = nv_tileaa.make_memref %a[%m, %k] [%k] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mb = nv_tileaa.make_memref %b[%k, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mc = nv_tileaa.make_memref %c[%m, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %c128 = arith.constant 128 : i32
+    %c256 = arith.constant 256 : i32
+    %g = arith.constant 8 : i32
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %pid = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %nm = arith.ceildivsi %m, %c128 : i32
+    %nn = arith.ceildivsi %n, %c256 : i32
+    %w = nv_tileaa.muli %g, %nn : i32
+    %grp = arith.floordivsi %pid, %w : i32
+    %first = nv_tileaa.muli %grp, %g : i32
+    %left = nv_tileaa.subi %nm, %first : i32
+    %size = arith.minsi %left, %g : i32
+    %u = arith.remsi %pid, %w : i32
+    %uneg = arith.cmpi slt, %u, %c0 : i32
+    %wneg = arith.cmpi slt, %w, %c0 : i32
+    %y = arith.xori %uneg, %wneg : i1
+    %unz = arith.cmpi ne, %u, %c0 : i32
+    %ufix = arith.andi %y, %unz : i1
+    %uadj = nv_tileaa.addi %u, %w : i32
+    %uu = arith.select %ufix, %uadj, %u : i32
+    %r = arith.remsi %uu, %size : i32
+    %rneg = arith.cmpi slt, %r, %c0 : i32
+    %sneg = arith.cmpi slt, %size, %c0 : i32
+    %x = arith.xori %rneg, %sneg : i1
+    %rnz = arith.cmpi ne, %r, %c0 : i32
+    %fix = arith.andi %x, %rnz : i1
+    %radj = nv_tileaa.addi %r, %size : i32
+    %rr = arith.select %fix, %radj, %r : i32
+    %bm = nv_tileaa.addi %first, %rr : i32
+    %bn = arith.floordivsi %uu, %size : i32
+    %zero = arith.constant dense<0.0> : tensor<128x256xf32>
+    %va = nv_tileaa.block_tile %ma : !m -> !va
+    %vb = nv_tileaa.block_tile %mb : !m -> !vb
+    %vc = nv_tileaa.block_tile %mc : !m -> !vc
+    %kt = nv_tileaa.get_dim_size %va {index = 1 : i32} : !va -> i32
+    %acc = scf.for %i = %c0 to %kt step %c1 iter_args(%acc0 = %zero) -> (tensor<128x256xf32>) : i32 {
+      %ta, %t0 = nv_tileaa.tiled_load %va[%bm, %i] : !va [i32, i32] -> tensor<128x64xf16>
+      %tb, %t1 = nv_tileaa.tiled_load %vb[%i, %bn] : !vb [i32, i32] -> tensor<64x256xf16>
+      %d = nv_tileaa.dot %ta, %tb, %acc0 : tensor<128x64xf16>, tensor<64x256xf16>, tensor<128x256xf32> -> tensor<128x256xf32>
+      scf.yield %d : tensor<128x256xf32>
+    }
+    %h = nv_tileaa.fp_to_fp %acc : tensor<128x256xf32> -> tensor<128x256xf16>
+    %st = nv_tileaa.tiled_store %h, %vc[%bm, %bn] token %tok : tensor<128x256xf16>, !vc [i32, i32]
+    nv_tileaa.return
+  }
+}
+// CHECK:      nv_tileaa.func @grouped_rem_of_rem
+// CHECK:      %[[GM:.*]] = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+// CHECK-NEXT: %[[GN:.*]] = nv_tileaa.get_program_id {axis = 1 : i32} : i32
+// CHECK-NOT:  arith.minsi
+// CHECK-NOT:  arith.floordivsi
+// CHECK:      nv_tileaa.tiled_load %{{.*}}[%[[GM]], %{{.*}}]
+// CHECK:      nv_tileaa.tiled_load %{{.*}}[%{{.*}}, %[[GN]]]
+// CHECK:      nv_tileaa.tiled_store %{{.*}}, %{{.*}}[%[[GM]], %[[GN]]]
+
+// -----
+// (pid % nn) % size: the inner remainder is not by the group width w: not recognised, the
+// coordinates stay.
+!m = !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+!va = !nv_tileaa.tiled_view<array<i32: 128, 64>, array<i32: 128, 64>, array<i32: 0, 1>, !m>
+!vb = !nv_tileaa.tiled_view<array<i32: 64, 256>, array<i32: 64, 256>, array<i32: 0, 1>, !m>
+!vc = !nv_tileaa.tiled_view<array<i32: 128, 256>, array<i32: 128, 256>, array<i32: 0, 1>, !m>
+builtin.module {
+  nv_tileaa.func @grouped_rem_of_other_rem(%a: !nv_tileaa.ptr<f16>, %b: !nv_tileaa.ptr<f16>, %c: !nv_tileaa.ptr<f16>, %m: i32, %n: i32, %k: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %tok = nv_tileaa.create_mem_token
+    %ma = nv_tileaa.make_memref %a[%m, %k] [%k] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mb = nv_tileaa.make_memref %b[%k, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mc = nv_tileaa.make_memref %c[%m, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %c128 = arith.constant 128 : i32
+    %c256 = arith.constant 256 : i32
+    %g = arith.constant 8 : i32
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %pid = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %nm = arith.ceildivsi %m, %c128 : i32
+    %nn = arith.ceildivsi %n, %c256 : i32
+    %w = nv_tileaa.muli %g, %nn : i32
+    %grp = arith.floordivsi %pid, %w : i32
+    %first = nv_tileaa.muli %grp, %g : i32
+    %left = nv_tileaa.subi %nm, %first : i32
+    %size = arith.minsi %left, %g : i32
+    %u = arith.remsi %pid, %w : i32
+    %uneg = arith.cmpi slt, %u, %c0 : i32
+    %wneg = arith.cmpi slt, %w, %c0 : i32
+    %y = arith.xori %uneg, %wneg : i1
+    %unz = arith.cmpi ne, %u, %c0 : i32
+    %ufix = arith.andi %y, %unz : i1
+    %uadj = nv_tileaa.addi %u, %w : i32
+    %uu = arith.select %ufix, %uadj, %u : i32
+    %v = arith.remsi %pid, %nn : i32
+    %r = arith.remsi %v, %size : i32
+    %rneg = arith.cmpi slt, %r, %c0 : i32
+    %sneg = arith.cmpi slt, %size, %c0 : i32
+    %x = arith.xori %rneg, %sneg : i1
+    %rnz = arith.cmpi ne, %r, %c0 : i32
+    %fix = arith.andi %x, %rnz : i1
+    %radj = nv_tileaa.addi %r, %size : i32
+    %rr = arith.select %fix, %radj, %r : i32
+    %bm = nv_tileaa.addi %first, %rr : i32
+    %bn = arith.floordivsi %uu, %size : i32
+    %zero = arith.constant dense<0.0> : tensor<128x256xf32>
+    %va = nv_tileaa.block_tile %ma : !m -> !va
+    %vb = nv_tileaa.block_tile %mb : !m -> !vb
+    %vc = nv_tileaa.block_tile %mc : !m -> !vc
+    %kt = nv_tileaa.get_dim_size %va {index = 1 : i32} : !va -> i32
+    %acc = scf.for %i = %c0 to %kt step %c1 iter_args(%acc0 = %zero) -> (tensor<128x256xf32>) : i32 {
+      %ta, %t0 = nv_tileaa.tiled_load %va[%bm, %i] : !va [i32, i32] -> tensor<128x64xf16>
+      %tb, %t1 = nv_tileaa.tiled_load %vb[%i, %bn] : !vb [i32, i32] -> tensor<64x256xf16>
+      %d = nv_tileaa.dot %ta, %tb, %acc0 : tensor<128x64xf16>, tensor<64x256xf16>, tensor<128x256xf32> -> tensor<128x256xf32>
+      scf.yield %d : tensor<128x256xf32>
+    }
+    %h = nv_tileaa.fp_to_fp %acc : tensor<128x256xf32> -> tensor<128x256xf16>
+    %st = nv_tileaa.tiled_store %h, %vc[%bm, %bn] token %tok : tensor<128x256xf16>, !vc [i32, i32]
+    nv_tileaa.return
+  }
+}
+// CHECK:      nv_tileaa.func @grouped_rem_of_other_rem
+// CHECK-NOT:  get_program_id {axis = 1
+// CHECK:      arith.minsi
+// CHECK:      scf.for

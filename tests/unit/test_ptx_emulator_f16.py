@@ -1,0 +1,58 @@
+"""``tileorch.testing.ptx_emulator`` on scalar f16 arithmetic (``add/sub/mul/fma/max/min/neg/abs.f16``,
+what a GEMM epilogue emits for math on a tile cast to f16): each result is the exact value rounded
+once to f16, checked against numpy float16.  Found by the fifth user sweep: the emulator took these
+for 16-bit integer ops (the f16 epilogue of ``mm_f16_epilogue_chain`` looked wrong on the CPU while
+the SIMT interpreter agreed with numpy).  Needs no GPU, no ptxas."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tileorch.testing.ptx_emulator import Emu
+
+OPS = [("add.rn.f16", 2, lambda a, b: a + b), ("sub.rn.f16", 2, lambda a, b: a - b),
+       ("mul.rn.f16", 2, lambda a, b: a * b), ("fma.rn.f16", 3, lambda a, b, c: a * b + c),
+       ("max.f16", 2, np.fmax), ("min.f16", 2, np.fmin), ("neg.f16", 1, lambda a: -a), ("abs.f16", 1, np.abs)]
+
+
+def _ptx(op: str, nargs: int) -> str:
+    loads = "\n".join(f"  ld.global.b16 %rs{i + 1}, [%rd2+{2 * i}];" for i in range(nargs))
+    args = ", ".join(f"%rs{i + 1}" for i in range(nargs))
+    return f""".version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry k(
+  .param .u64 k_param_0
+)
+{{
+  .reg .b16 %rs<8>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [k_param_0];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 8;
+  add.s64 %rd2, %rd1, %rd3;
+{loads}
+  {op} %rs7, {args};
+  st.global.b16 [%rd2+6], %rs7;
+  ret;
+}}
+"""
+
+
+@pytest.mark.parametrize("op,nargs,ref", OPS, ids=[o[0] for o in OPS])
+def test_f16_scalar_math_rounds_once_to_f16(op, nargs, ref):
+    rng = np.random.default_rng(7)
+    n = 64
+    data = np.zeros((n, 4), np.float16)  # per thread: operands at 0..2, the result at 3
+    data[:, :3] = (rng.standard_normal((n, 3)) * 3).astype(np.float16)
+    data[0, :2] = [np.float16(-2.5), np.float16(0.0)]  # signs and zero (an integer max would pick -2.5)
+    data[1, :2] = [np.float16(65504), np.float16(65504)]  # overflow to inf
+    memory = [(1 << 32, data.view(np.uint8).reshape(-1), "d")]
+    emu = Emu(_ptx(op, nargs), [1 << 32], 16, n, (0, 0, 0), {}, memory, nctaid=(1, 1, 1))
+    emu.run()
+    assert not emu.errors, emu.errors
+    with np.errstate(all="ignore"):
+        want = ref(*[data[:, i].astype(np.float64) for i in range(nargs)]).astype(np.float16)
+    np.testing.assert_array_equal(data[:, 3], want)

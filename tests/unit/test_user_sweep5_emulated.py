@@ -1,0 +1,262 @@
+"""Fifth user sweep (``tileorch.testing.user_programs5``): the f16 programs the tensor-core tiers
+take, their PTX run on the CPU by ``tileorch.testing.ptx_emulator`` against numpy float64 on the
+same inputs, outputs NaN-prefilled (the helpers of test_user_sweep3_emulated.py and
+test_user_sweep4_emulated.py: every CTA, the launcher's own problem derivation and tensor maps).
+GEMMs (a K trip count passed at launch, an f16 epilogue chain, a persistent loop in the grouped
+raster Triton's tutorial writes, a row-sum output beside C) and chained-dots programs (head dim
+32, GQA on ``[B, H, S, D]``, a causal window of runtime width, ALiBi slopes from an array, per-batch
+key lengths from a table, a bias shared by the batches, a single short key tile, soft-capping, a
+bool-multiplied causal mask, a hash dropout).  fp8 / int8 programs run on the GPU
+(tests/gpu/test_user_sweep5_gpu.py).  Needs cuda-tile."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+pytest.importorskip("xdsl")
+pytest.importorskip("cuda.tile")
+
+import test_user_sweep3_emulated as s3  # noqa: E402
+import test_user_sweep4_emulated as s4  # noqa: E402
+
+from tileorch.testing.user_programs5 import PROGRAMS  # noqa: E402
+
+RNG = np.random.default_rng(5131)
+LOG2E = 1.4426950408889634
+
+
+@pytest.fixture(autouse=True)
+def _fifth_sweep(monkeypatch):
+    """The third sweep's runners look programs up in ``user_programs3.PROGRAMS``: add this sweep's
+    (the fourth sweep's ``_s3_gemm`` reads ``user_programs4.PROGRAMS`` for the launch grid)."""
+    from tileorch.testing import user_programs3, user_programs4
+
+    monkeypatch.setattr(user_programs3, "PROGRAMS", {**user_programs3.PROGRAMS, **PROGRAMS})
+    monkeypatch.setattr(s4, "PROGRAMS", {**s4.PROGRAMS, **PROGRAMS})
+
+
+def _h(*shape, scale=1.0):
+    return (RNG.standard_normal(shape) * scale).astype(np.float16)
+
+
+def _mm(a, b):
+    return a.astype(np.float64) @ b.astype(np.float64)
+
+
+def _check(out, ref, atol=3e-3, rtol=1e-2):
+    assert not np.isnan(np.asarray(out, np.float64)).any(), "unwritten outputs"
+    np.testing.assert_allclose(np.asarray(out, np.float64), ref, atol=atol, rtol=rtol)
+
+
+def _softmax_attn(s, v, drop=None):
+    e = np.exp(s - s.max(-1, keepdims=True))
+    p = e / e.sum(-1, keepdims=True)
+    if drop is not None:
+        p = p * drop
+    return p @ v.astype(np.float64)
+
+
+def _scores(q, k, scale):
+    return (q.astype(np.float64) @ np.swapaxes(k.astype(np.float64), -1, -2)) * scale
+
+
+def _chained(name, inputs, grid3, **kw):
+    from tileorch.testing.gemm_emulation import compile_cutile
+
+    p = PROGRAMS[name]
+    assert compile_cutile(p.kernel, p.spec, name).kind == "chained"
+    return s3._chained(name, inputs, grid3, **kw)
+
+
+# ----------------------------------------------------------------------------------------------- GEMM
+
+
+def test_k_trip_count_from_a_launch_argument():
+    """``range(k_tiles)`` with ``k_tiles = 3``: only A's first 192 columns count."""
+    a, b = _h(128, 256), _h(256, 128)
+    c = s4._s3_gemm("mm_k_tiles_scalar", {0: a, 1: b})[2]
+    _check(c, _mm(a[:, :192], b[:192]), 1e-3, 1e-5)
+
+
+def test_f16_epilogue_chain():
+    a, b = _h(128, 128), _h(128, 256, scale=0.25)
+    bias, r = _h(256), _h(128, 256)
+    c = s4._s3_gemm("mm_f16_epilogue_chain", {0: a, 1: b, 2: bias, 3: r})[4]
+    y = _mm(a, b).astype(np.float16).astype(np.float64) + bias.astype(np.float64)
+    y = y.astype(np.float16).astype(np.float64) + r
+    _check(c, np.maximum(y, 0), 2e-2, 5e-3)
+
+
+def test_persistent_grouped_raster_triton_form():
+    """Found by this sweep: ``first + (t % w) % size`` (Triton's later tutorial) was not recognised
+    and the kernel refused; 3 x 2 tiles of 128 walked by 2 programs in groups of 2 rows."""
+    a, b = _h(384, 128), _h(128, 256)
+    c = s4._s3_gemm("mm_persistent_grouped", {0: a, 1: b})[2]
+    _check(c, _mm(a, b), 6e-2, 2e-3)
+
+
+def test_row_sums_beside_c():
+    a, b = _h(128, 128), _h(128, 256)
+    out = s4._s3_gemm("mm_rowsum_epilogue", {0: a, 1: b})
+    ref = _mm(a, b)
+    _check(out[2], ref, 1e-3, 1e-5)
+    _check(out[3], ref.reshape(128, 2, 128).sum(-1), 2e-2, 1e-5)
+
+
+# ----------------------------------------------------------------------------------------------- chained dots
+
+
+def test_head_dim_32():
+    q, k, v = _h(2, 256, 32), _h(2, 256, 32), _h(2, 256, 32)
+    o = _chained("attn_head32", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    _check(o, _softmax_attn(_scores(q, k, 1 / math.sqrt(32)), v))
+
+
+def test_gqa_kv_head_by_product_then_division():
+    q, k, v = _h(2, 4, 256, 64), _h(2, 2, 256, 64), _h(2, 2, 256, 64)
+    o = _chained("attn_gqa_mul_form", {0: q, 1: k, 2: v}, (2, 8, 1))[3]
+    kh, vh = k[:, [0, 0, 1, 1]], v[:, [0, 0, 1, 1]]  # (h * 2) // 4
+    _check(o, _softmax_attn(_scores(q, kh, 0.125), vh))
+
+
+def _window_keep(sq, sk, w):
+    qp, kp = np.arange(sq)[:, None], np.arange(sk)[None, :]
+    return (kp <= qp) & (kp > qp - w)
+
+
+def test_causal_window_of_runtime_width():
+    q, k, v = _h(2, 384, 64), _h(2, 384, 64), _h(2, 384, 64)
+    o = _chained("attn_window_scalar", {0: q, 1: k, 2: v}, (6, 2, 1))[3]
+    _check(o, _softmax_attn(np.where(_window_keep(384, 384, 100), _scores(q, k, 0.125), -np.inf), v))
+
+
+def test_alibi_slopes_from_an_array_causal():
+    q, k, v = _h(4, 256, 64), _h(4, 256, 64), _h(4, 256, 64)
+    slopes = np.array([0.25, 0.0625], np.float32)  # log2 units
+    o = _chained("attn_alibi_slopes_causal", {0: q, 1: k, 2: v, 3: slopes}, (4, 4, 1))[4]
+    pos = np.arange(256)
+    dist = (pos[None, :] - pos[:, None]).astype(np.float64)
+    s = _scores(q, k, 0.125) + (slopes[[0, 1, 0, 1]][:, None, None] / LOG2E) * dist
+    _check(o, _softmax_attn(np.where(dist <= 0, s, -np.inf), v))
+
+
+def test_key_lengths_from_a_table():
+    """Batches of 2 heads with 200 and 64 valid keys of 256 (the loop runs 4 and 1 tiles)."""
+    q, k, v = _h(4, 128, 64), _h(4, 256, 64), _h(4, 256, 64)
+    k[:, 200:] = 100.0  # keys past a length would dominate if they were read
+    lens = np.array([200, 64], np.int32)
+    o = _chained("attn_varlen_table", {0: q, 1: k, 2: v, 3: lens}, (1, 4, 1))[4]
+    for bh in range(4):
+        n = lens[bh // 2]
+        _check(o[bh], _softmax_attn(_scores(q[bh], k[bh, :n], 0.125), v[bh, :n]))
+
+
+def test_bias_shared_by_batches():
+    q, k, v = _h(4, 256, 64), _h(4, 256, 64), _h(4, 256, 64)
+    bias = (RNG.standard_normal((2, 256, 256)) * 2).astype(np.float32)
+    o = _chained("attn_bias_shared_batches", {0: q, 1: k, 2: v, 3: bias}, (2, 4, 1))[4]
+    _check(o, _softmax_attn(_scores(q, k, 0.125) + bias[[0, 1, 0, 1]], v))
+
+
+def test_forty_keys_in_one_tile():
+    q, k, v = _h(2, 256, 64), _h(2, 40, 64), _h(2, 40, 64)
+    o = _chained("attn_short_kv", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    _check(o, _softmax_attn(_scores(q, k, 0.125), v))
+
+
+def test_logit_softcap():
+    q, k, v = _h(2, 256, 64, scale=2.0), _h(2, 256, 64, scale=2.0), _h(2, 256, 64)
+    o = _chained("attn_softcap", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    _check(o, _softmax_attn(5.0 * np.tanh(_scores(q, k, 0.125) / 5.0), v))
+
+
+def test_causal_by_multiplying_with_the_bool_mask():
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = _chained("attn_causal_bool_mul", {0: q, 1: k, 2: v}, (4, 2, 1))[3]
+    keep = np.arange(256)[None, :] <= np.arange(256)[:, None]
+    _check(o, _softmax_attn(np.where(keep, _scores(q, k, 0.125), -np.inf), v))
+
+
+def dropout_keep(bh, sq, sk, seed):
+    """The program's hash (uint32 arithmetic), independently in numpy: keep where the low 2 bits != 0."""
+    qi = np.arange(sq, dtype=np.int64)[:, None]
+    ki = np.arange(sk, dtype=np.int64)[None, :]
+    x = (((bh * sq + qi) * sk + ki) & 0xFFFFFFFF).astype(np.uint64) ^ seed
+    x = (x * 0x9E3779B1) & 0xFFFFFFFF
+    x ^= x >> 15
+    x = (x * 0x85EBCA77) & 0xFFFFFFFF
+    x ^= x >> 13
+    return (x & 3) != 0
+
+
+def test_hash_dropout_on_p():
+    q, k, v = _h(2, 128, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = _chained("attn_hash_dropout", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    for bh in range(2):
+        keep = dropout_keep(bh, 128, 256, 1234)
+        _check(o[bh], _softmax_attn(_scores(q[bh], k[bh], 0.125), v[bh], keep / 0.75))
+
+
+def test_kv_shared_by_every_batch():
+    q, k, v = _h(3, 256, 64), _h(1, 256, 64), _h(1, 256, 64)
+    o = _chained("attn_kv_broadcast_batch", {0: q, 1: k, 2: v}, (2, 3, 1))[3]
+    _check(o, _softmax_attn(_scores(q, k, 0.125), v))
+
+
+def test_pv_product_added_after_the_rescale():
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = _chained("attn_acc_added_after", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    _check(o, _softmax_attn(_scores(q, k, 0.125), v))
+
+
+def test_scores_and_pv_with_the_matmul_operator():
+    """``@`` of f16 tiles gives f16: S and each P V product rounded to f16 (the reference too)."""
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = _chained("attn_matmul_operator", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    s = (q.astype(np.float64) @ k.astype(np.float64).transpose(0, 2, 1)).astype(np.float16).astype(np.float64)
+    _check(o, _softmax_attn(s * 0.125, v), 4e-3, 1e-2)
+
+
+def test_causal_query_tiles_twice_the_key_tiles():
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = _chained("attn_causal_bm_twice_bn", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    keep = np.arange(256)[None, :] <= np.arange(256)[:, None]
+    _check(o, _softmax_attn(np.where(keep, _scores(q, k, 0.125), -np.inf), v))
+
+
+def test_first_k_step_peeled_before_the_loop():
+    """Found by this sweep: refused ('the epilogue op nv_tileas.dot'); tileas-unpeel-k-loop starts the
+    loop at the peeled step."""
+    a, b = _h(128, 256), _h(256, 128)
+    c = s4._s3_gemm("mm_peeled_first_k", {0: a, 1: b})[2]
+    _check(c, _mm(a, b), 1e-3, 1e-5)
+
+
+def test_k_tiles_128_deep_ragged_k():
+    a, b = _h(192, 320), _h(320, 256)
+    c = s4._s3_gemm("mm_tk128", {0: a, 1: b})[2]
+    _check(c, _mm(a, b), 6e-2, 2e-3)
+
+
+def test_scale_inside_the_exponent_negative_axes():
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = _chained("attn_scale_after_max", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    _check(o, _softmax_attn(_scores(q, k, 0.125), v))
+
+
+def test_attention_on_3d_tiles():
+    """Found by this sweep: refused ('loop-carried tile [1, 128, 1]'); tileas-squeeze-unit-tiles
+    computes the 3-D program on its 2-D tiles."""
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = _chained("attn_3d_tiles", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    _check(o, _softmax_attn(_scores(q, k, 0.125), v))
+
+
+def test_causal_attention_on_3d_tiles():
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = _chained("attn_3d_causal", {0: q, 1: k, 2: v}, (4, 2, 1))[3]
+    keep = np.arange(256)[None, :] <= np.arange(256)[:, None]
+    _check(o, _softmax_attn(np.where(keep, _scores(q, k, 0.125), -np.inf), v))
