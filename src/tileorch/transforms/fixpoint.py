@@ -16,7 +16,8 @@ from collections.abc import Callable
 
 from xdsl.ir import Operation, Region
 from xdsl.pattern_rewriter import PatternRewriteWalker
-from xdsl.transforms.dead_code_elimination import is_trivially_dead
+
+from tileorch.transforms.dead_ops import is_trivially_dead
 
 
 def _dead(op: Operation) -> bool:
