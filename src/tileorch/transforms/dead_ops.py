@@ -54,9 +54,17 @@ def _class_facts(cls: type) -> tuple:
 def _plain_traits(cls: type) -> bool:
     """Whether ``cls`` answers trait queries as ``Operation`` does (from its class's traits; not
     ``UnregisteredOp``, whose answers depend on the question's ``value_if_unregistered``)."""
-    return (getattr(cls.has_trait, "__func__", None) is _OPERATION_HAS_TRAIT
-            and getattr(cls.get_traits_of_type, "__func__", None) is _OPERATION_TRAITS_OF_TYPE
-            and isinstance(getattr(cls, "traits", None), OpTraits))
+    found = _PLAIN_CLASSES.get(cls)
+    if found is None:
+        has_trait = getattr(cls.has_trait, "__func__", None)
+        traits_of_type = getattr(cls.get_traits_of_type, "__func__", None)
+        found = _PLAIN_CLASSES[cls] = (has_trait is _OPERATION_HAS_TRAIT and traits_of_type is _OPERATION_TRAITS_OF_TYPE
+                                       and isinstance(getattr(cls, "traits", None), OpTraits))
+    return found
+
+
+_PLAIN_CLASSES: dict[type, bool] = {}
+"""Op class -> :func:`_plain_traits` (its trait methods are its class's, fixed when it is defined)."""
 
 
 def _effect_traits(op: Operation) -> tuple:
