@@ -51,8 +51,8 @@ def _module():
     fn = func.FuncOp("f", FunctionType.from_lists([], []))
     fn.body.block.add_ops(body)
     named = dict(used=used, unused=unused, store=store, pure_if=pure_if, store_first_if=store_first_if,
-                 store_last_if=store_last_if, deep=deep, deep_pure=deep_pure, unknown_if=unknown_if, read_if=read_if, fn=fn,
-                 ret=body[-1])
+                 store_last_if=store_last_if, deep=deep, deep_pure=deep_pure, unknown_if=unknown_if,
+                 read_if=read_if, fn=fn, ret=body[-1])
     return ModuleOp([fn]), named
 
 
