@@ -24,7 +24,6 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriteWalker
-from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPass
 
 from tileorch.transforms.arrive_counts import pin_multicast
 from tileorch.transforms.pipeline_to_nvvm import (async_ops, barriers, block_striped, consumer, dedup, init, mods,
@@ -34,7 +33,7 @@ from tileorch.transforms.pipeline_to_nvvm.grid_constant import mark_byval_params
 from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
 from tileorch.transforms.pipeline_to_nvvm.types import ElementwiseTypeConversion, LowerTypes
 from tileorch.transforms.dead_ops import GreedyApplier
-from tileorch.transforms.fixpoint import rewrite_to_fixpoint
+from tileorch.transforms.fixpoint import reconcile_unrealized_casts, rewrite_to_fixpoint
 from tileorch.transforms.rewrite_once import rewrite_once
 
 
@@ -106,4 +105,4 @@ class ConvertPipelineToNVVM(ModulePass):
         # types convert no further (a recursive walker would walk the whole module again to find
         # nothing left)
         rewrite_once(LowerRemainingTypes(recursive=True), op.body)
-        ReconcileUnrealizedCastsPass().apply(ctx, op)
+        reconcile_unrealized_casts(op)  # xDSL's pass, without its confirming walk
