@@ -30,6 +30,8 @@ from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Span
 
+from tileorch.verify_prechecks import precheck
+
 _OUT_OF_RANGE = re.compile(r"Integer value (-?\d+) is out of range")
 _COMMENT_OR_SPACE = re.compile(r"//[^\n]*|\s+")
 _INT_LITERAL = re.compile(r"(?<![\w.%#^@])-?(?:0x[0-9a-fA-F]+|\d+)(?![\w.])")
@@ -432,11 +434,15 @@ def _verify_alone(op: Operation) -> None:
       ``verify_`` run for every op.
 
     An op whose class overrides ``Operation.verify``, or is not an IRDL op of the usual form
-    (:func:`_irdl_verifier`), goes through ``op.verify``."""
+    (:func:`_irdl_verifier`), goes through ``op.verify``; except for an override that only adds
+    a check before ``Operation.verify`` (xDSL's llvm integer casts: :mod:`tileorch.verify_prechecks`),
+    which is made first, then the rest as here."""
     cls = type(op)
     if cls.verify is not _OPERATION_VERIFY:
-        op.verify(verify_nested_ops=False)
-        return
+        check = precheck(cls)
+        if check is None or not check(op):
+            op.verify(verify_nested_ops=False)
+            return
     for operand in op.operands:
         if isinstance(operand, ErasedSSAValue):
             raise ValueError("Erased SSA value is used by the operation")

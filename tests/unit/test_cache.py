@@ -129,7 +129,8 @@ def test_gemm_host_and_api_share_the_cache(cache_dir, monkeypatch):
 
     compiled = []
 
-    def compile_module(module):
+    def compile_module(module, **kwargs):
+        assert kwargs == {"isolate": True}  # LLVM in a forked child, overlapped with the verification
         compiled.append(module)
         return SimpleNamespace(ptxas=SimpleNamespace(cubin=b"\x7fELF gemm"), timings={})
 

@@ -140,6 +140,11 @@ def exit_status(code: object) -> int:
     return 1
 
 
+ONE_SHOT_GC_OFF = ("compile",)
+"""Subcommands :func:`program` runs with the cyclic garbage collector off
+(:func:`tileorch.gc_deferral.collector_off_until_exit`): one compile, then the process ends."""
+
+
 def program() -> None:
     """The ``tileorch`` program (the console script, ``python -m tileorch``): :func:`main`, then
     the process ends as ``sys.exit`` would end it less the interpreter's teardown.
@@ -151,11 +156,16 @@ def program() -> None:
     a SIMT program (issue 22).  An exception :func:`main` does not handle (``KeyboardInterrupt``)
     propagates and the interpreter exits as usual; so does every exit under a profiler or a
     tracer (``python -m cProfile -m tileorch``, coverage: they write their data at teardown).
+    ``tileorch compile`` runs with the cyclic garbage collector off (:data:`ONE_SHOT_GC_OFF`).
     Callers that run :func:`main` in their own process (tests, the fuzzers, the test suite's fork
     server) keep calling :func:`main`."""
     if sys.getprofile() is not None or sys.gettrace() is not None:
         main()
         return
+    if named_subcommand(sys.argv[1:]) in ONE_SHOT_GC_OFF:
+        from tileorch.gc_deferral import collector_off_until_exit
+
+        collector_off_until_exit()
     try:
         main()
         code: object = 0

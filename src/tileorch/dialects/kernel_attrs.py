@@ -66,7 +66,7 @@ def _extents(attr, name: str, limit: int, what: str, min_len: int = 1) -> list[i
 def verify_kernel_attributes(op: Operation) -> None:
     """Check the launch-configuration attributes ``op`` carries (a no-op for most ops)."""
     attrs = op.attributes
-    if not any(name in attrs for name in _NAMES):
+    if not attrs or attrs.keys().isdisjoint(_NAMES):  # most ops: no attribute, or none of these
         return
     for name in BLOCK_ATTRS:
         if name in attrs:

@@ -84,7 +84,10 @@ def compile_gemm(cfg: GemmConfig, use_cache: bool = True) -> CompiledGemm:
     with timing.collect() as timer:
         with timing.timed("tier"):
             module = lower_gemm(cfg)  # the tile program through the TileAS tier
-        result = compile_module(module)
+        # isolated code generation, as tileorch.cutile.launch compiles: LLVM runs in a forked child
+        # (an abort is an error, not the end of the caller's process) while this process verifies
+        # the lowered module, and ptxas starts as soon as the PTX is there
+        result = compile_module(module, isolate=True)
     seconds = timer.as_dict()
     cubin = result.ptxas.cubin
     if store:

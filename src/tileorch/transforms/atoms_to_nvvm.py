@@ -17,7 +17,7 @@ from xdsl.dialects import llvm
 from xdsl.dialects.builtin import IntAttr, ModuleOp, i8
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import (GreedyRewritePatternApplier, PatternRewriter, PatternRewriteWalker, RewritePattern,
+from xdsl.pattern_rewriter import (PatternRewriter, PatternRewriteWalker, RewritePattern,
                                    op_type_rewrite_pattern)
 
 from tileorch.diagnostics import copy_location
@@ -25,6 +25,7 @@ from tileorch.dialects import nvvm
 from tileorch.dialects.atoms import (DYNAMIC_SMEM_ALIGN, PTR_SHARED, BulkCopyG2SOp, DynamicSmemOp, StageFragmentOp,
                                      StoreFragmentOp)
 from tileorch.dialects.llvm_ext import AddrSpaceCastOp
+from tileorch.transforms.dead_ops import GreedyApplier
 from tileorch.transforms.fixpoint import rewrite_to_fixpoint
 
 DYNAMIC_SMEM_SYMBOL = "__tileorch_dynamic_smem"
@@ -85,7 +86,7 @@ class ConvertAtomsToNVVM(ModulePass):
         if any(isinstance(o, DynamicSmemOp) for o in op.walk()):
             _ensure_dynamic_smem_global(op)
         walker = PatternRewriteWalker(
-            GreedyRewritePatternApplier([LowerDynamicSmem(), LowerBulkCopyG2S(), LowerFragment()]))
+            GreedyApplier([LowerDynamicSmem(), LowerBulkCopyG2S(), LowerFragment()]))
         rewrite_to_fixpoint(walker, op.body, lambda o: isinstance(o, _LOWERED))
 
 

@@ -12,9 +12,10 @@ same iterators (``region.blocks``, ``block.ops`` and their ``reversed``, which f
 block or op before the current one is handed out) are read at the same points, an op's
 ``regions`` are read after the op is yielded in pre-order and before it in post-order, exactly
 where xDSL reads them; so a caller that erases, moves or adds ops while walking sees what it saw.
-The two orders the code base uses are done here: pre-order forward (the default) and post-order
-reverse (``reverse=True, region_first=True``: the pattern rewriter's worklist); the other two
-combinations go to xDSL's own walk.
+The three orders the code base uses are done here: pre-order forward (the default), post-order
+reverse (``reverse=True, region_first=True``: the pattern rewriter's worklist) and pre-order
+reverse (``reverse=True``: the worklist of a walker with ``walk_regions_first``, as
+``convert-pipeline-to-nvvm``'s leaf and region walks); post-order forward goes to xDSL's own walk.
 
 :func:`install` puts them in place of ``Operation.walk``, ``Region.walk`` and ``Block.walk``
 (once, only over the xDSL functions they mirror); :mod:`tileorch.transforms` installs it.
@@ -51,6 +52,16 @@ def _post_reverse(op: Operation) -> Iterator[Operation]:
                 yield child
 
 
+def _pre_reverse(op: Operation) -> Iterator[Operation]:
+    """The ops nested in ``op``, pre-order, last op first (``op`` itself not included)."""
+    for region in reversed(op.regions):
+        for block in reversed(region.blocks):
+            for child in reversed(block.ops):
+                yield child
+                if child.regions:
+                    yield from _pre_reverse(child)
+
+
 def _op_pre(op: Operation) -> Iterator[Operation]:
     yield op
     yield from _pre(op)
@@ -59,6 +70,11 @@ def _op_pre(op: Operation) -> Iterator[Operation]:
 def _op_post_reverse(op: Operation) -> Iterator[Operation]:
     yield from _post_reverse(op)
     yield op
+
+
+def _op_pre_reverse(op: Operation) -> Iterator[Operation]:
+    yield op
+    yield from _pre_reverse(op)
 
 
 def _region_pre(region: Region) -> Iterator[Operation]:
@@ -77,6 +93,14 @@ def _region_post_reverse(region: Region) -> Iterator[Operation]:
             yield child
 
 
+def _region_pre_reverse(region: Region) -> Iterator[Operation]:
+    for block in reversed(region.blocks):
+        for child in reversed(block.ops):
+            yield child
+            if child.regions:
+                yield from _pre_reverse(child)
+
+
 def _block_pre(block: Block) -> Iterator[Operation]:
     for child in block.ops:
         yield child
@@ -91,12 +115,21 @@ def _block_post_reverse(block: Block) -> Iterator[Operation]:
         yield child
 
 
+def _block_pre_reverse(block: Block) -> Iterator[Operation]:
+    for child in reversed(block.ops):
+        yield child
+        if child.regions:
+            yield from _pre_reverse(child)
+
+
 def operation_walk(self: Operation, *, reverse: bool = False, region_first: bool = False) -> Iterator[Operation]:
     """``Operation.walk``."""
     if not reverse and not region_first:
         return _op_pre(self)
     if reverse and region_first:
         return _op_post_reverse(self)
+    if reverse:
+        return _op_pre_reverse(self)
     return _XDSL_OP_WALK(self, reverse=reverse, region_first=region_first)
 
 
@@ -106,6 +139,8 @@ def region_walk(self: Region, *, reverse: bool = False, region_first: bool = Fal
         return _region_pre(self)
     if reverse and region_first:
         return _region_post_reverse(self)
+    if reverse:
+        return _region_pre_reverse(self)
     return _XDSL_REGION_WALK(self, reverse=reverse, region_first=region_first)
 
 
@@ -115,6 +150,8 @@ def block_walk(self: Block, *, reverse: bool = False, region_first: bool = False
         return _block_pre(self)
     if reverse and region_first:
         return _block_post_reverse(self)
+    if reverse:
+        return _block_pre_reverse(self)
     return _XDSL_BLOCK_WALK(self, reverse=reverse, region_first=region_first)
 
 

@@ -19,13 +19,14 @@ from xdsl.dialects import llvm
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, IntegerType, ModuleOp, i1, i32, i64
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.rewriter import InsertPoint
 
 from tileorch.diagnostics import copy_location
 from tileorch.dialects import nvvm
 from tileorch.dialects.llvm_ext import AddrSpaceCastOp
 from tileorch.transforms import block_split
+from tileorch.transforms.dead_ops import GreedyApplier
 from tileorch.transforms.op_table import op_table
 
 block_split.install()  # the try-wait loop splits blocks: in O(1) per block, not O(blocks)
@@ -352,6 +353,6 @@ class ConvertNVVMToLLVM(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         add_family_lowerings()
         PatternRewriteWalker(
-            GreedyRewritePatternApplier([LowerBlockingTryWait(), LowerNVVMOp()]),
+            GreedyApplier([LowerBlockingTryWait(), LowerNVVMOp()]),
             apply_recursively=False,
         ).rewrite_module(op)

@@ -21,12 +21,13 @@ from xdsl.dialects import cf, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.rewriter import BlockInsertPoint, InsertPoint
 from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering, SwitchLowering
 
 from tileorch.diagnostics import copy_location
 from tileorch.transforms import block_split
+from tileorch.transforms.dead_ops import GreedyApplier
 from tileorch.transforms.fixpoint import rewrite_to_fixpoint
 
 block_split.install()  # xDSL's if/for patterns split blocks: in O(1) per block, not O(blocks)
@@ -80,7 +81,7 @@ class ConvertScfWhileToCf(ModulePass):
         """``PatternRewriteWalker(..., apply_recursively=True).rewrite_module(op)`` without the
         walk that only confirms the fixpoint (:func:`rewrite_to_fixpoint`)."""
         patterns = [LowerWhile(), SwitchLowering(), IfLowering(), ForLowering()]
-        walker = PatternRewriteWalker(GreedyRewritePatternApplier(patterns), apply_recursively=True)
+        walker = PatternRewriteWalker(GreedyApplier(patterns), apply_recursively=True)
         rewrite_to_fixpoint(walker, op.body, lambda o: isinstance(o, _LOWERED))
 
 

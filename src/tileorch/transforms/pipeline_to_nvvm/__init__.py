@@ -23,8 +23,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
-from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPass
+from xdsl.pattern_rewriter import PatternRewriteWalker
 
 from tileorch.transforms.arrive_counts import pin_multicast
 from tileorch.transforms.pipeline_to_nvvm import (async_ops, barriers, block_striped, consumer, dedup, init, mods,
@@ -33,7 +32,8 @@ from tileorch.transforms.pipeline_to_nvvm.base import OpNameDispatch
 from tileorch.transforms.pipeline_to_nvvm.grid_constant import mark_byval_params
 from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
 from tileorch.transforms.pipeline_to_nvvm.types import ElementwiseTypeConversion, LowerTypes
-from tileorch.transforms.fixpoint import rewrite_to_fixpoint
+from tileorch.transforms.dead_ops import GreedyApplier
+from tileorch.transforms.fixpoint import reconcile_unrealized_casts, rewrite_to_fixpoint
 from tileorch.transforms.rewrite_once import rewrite_once
 
 
@@ -59,7 +59,7 @@ def _rewrite(module: ModuleOp, patterns: list, walk_regions_first: bool = False,
     dispatch = OpNameDispatch(patterns)
     if not always and not dispatch.matches_any({o.name for o in module.walk()}):
         return
-    walker = PatternRewriteWalker(GreedyRewritePatternApplier([dispatch]), apply_recursively=True,
+    walker = PatternRewriteWalker(GreedyApplier([dispatch]), apply_recursively=True,
                                   walk_regions_first=walk_regions_first)
     rewrite_to_fixpoint(walker, module.body, lambda o: bool(dispatch.candidates(o.name)))
 
@@ -105,4 +105,4 @@ class ConvertPipelineToNVVM(ModulePass):
         # types convert no further (a recursive walker would walk the whole module again to find
         # nothing left)
         rewrite_once(LowerRemainingTypes(recursive=True), op.body)
-        ReconcileUnrealizedCastsPass().apply(ctx, op)
+        reconcile_unrealized_casts(op)  # xDSL's pass, without its confirming walk

@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import FunctionType, UnrealizedConversionCastOp, i32
-from xdsl.ir import Attribute, SSAValue
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, UnrealizedConversionCastOp, i32
+from xdsl.ir import Attribute, ParametrizedAttribute, SSAValue
 from xdsl.pattern_rewriter import TypeConversionPattern
 
 from tileorch.dialects import nv_tileas
@@ -86,11 +86,27 @@ class MemoizedTypeConversion(TypeConversionPattern):
         try:
             converted = memo[typ]
         except KeyError:
-            converted = memo[typ] = super()._convert_type_rec(typ)
+            converted = memo[typ] = self._convert_new(typ)
         except TypeError:  # an unhashable attribute
-            return super()._convert_type_rec(typ)
+            return self._convert_new(typ)
         by_id[id(typ)] = (typ, converted)
         return converted
+
+    def _convert_new(self, typ: Attribute) -> Attribute:
+        """xDSL's ``TypeConversionPattern._convert_type_rec`` for an attribute not in the memo,
+        its ``isa(typ, ArrayAttr[Attribute])`` and ``isa(typ, DictionaryAttr)`` asked as the
+        ``isinstance`` tests they amount to (an array's members are attributes): ``isa`` of a
+        generic type built its constraint anew on every call, most of a conversion's misses."""
+        inp = typ
+        if self.recursive:
+            if isinstance(typ, ParametrizedAttribute):
+                inp = type(typ).new([self._convert_type_rec(p) or p for p in typ.parameters])
+            if isinstance(typ, ArrayAttr):
+                inp = type(typ).new(tuple(self._convert_type_rec(p) or p for p in typ))
+            if isinstance(typ, DictionaryAttr):
+                inp = type(typ).new({k: self._convert_type_rec(v) for k, v in typ.data.items()})
+        converted = self.convert_type(inp)
+        return converted if converted is not None else inp
 
 
 class ElementwiseTypeConversion(MemoizedTypeConversion):

@@ -1,0 +1,78 @@
+"""tileorch.transforms.fixpoint: a recursive walker run to its fixpoint leaves the IR xDSL's walker
+leaves, with the confirming walk skipped; reconcile_unrealized_casts is xDSL's, same IR and
+warnings."""
+
+import warnings
+
+from xdsl.dialects import arith, test
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, UnrealizedConversionCastOp, f32, i32, i64
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.transforms.reconcile_unrealized_casts import reconcile_unrealized_casts as xdsl_reconcile
+
+from tileorch.transforms.fixpoint import reconcile_unrealized_casts, rewrite_to_fixpoint
+
+
+def _cast(value, typ):
+    return UnrealizedConversionCastOp.get([value], [typ])
+
+
+def _casts_module():
+    """A removable round trip (i32 -> i64 -> i32, used), a chain of three, a dead cast, and a cast
+    to a type nothing casts back from (not removable: xDSL warns on each walk that meets it)."""
+    src = test.TestOp(result_types=[i32])
+    v = src.results[0]
+    a = _cast(v, i64)
+    b = _cast(a.results[0], i32)
+    use_b = test.TestOp(operands=[b.results[0]])
+    c1 = _cast(v, f32)
+    c2 = _cast(c1.results[0], i64)
+    c3 = _cast(c2.results[0], i32)
+    use_c = test.TestOp(operands=[c3.results[0]])
+    dead = _cast(v, i64)
+    kept = _cast(v, f32)
+    use_kept = test.TestOp(operands=[kept.results[0]])
+    return ModuleOp([src, a, b, use_b, c1, c2, c3, use_c, dead, kept, use_kept])
+
+
+def test_reconcile_leaves_the_ir_and_warnings_of_xdsls():
+    results = []
+    for fn in (reconcile_unrealized_casts, xdsl_reconcile):
+        module = _casts_module()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fn(module)
+        results.append((str(module), sorted(str(w.message) for w in caught)))
+    assert results[0] == results[1]
+    text = results[0][0]
+    assert text.count("unrealized_conversion_cast") == 1  # only the one with a user of the other type
+    assert results[0][1] and all("Unable to remove cast" in w for w in results[0][1])  # the kept one, as xDSL
+
+
+class _Count(RewritePattern):
+    """Rewrites each arith.constant 1 into 2, then 2 into 3 (one step per visit)."""
+
+    def match_and_rewrite(self, op, rewriter: PatternRewriter) -> None:
+        if isinstance(op, arith.ConstantOp) and op.value.value.data < 3:
+            rewriter.replace(op, arith.ConstantOp(IntegerAttr(op.value.value.data + 1, i32)))
+
+
+def test_plain_pattern_fixpoint_same_ir_without_the_confirming_walk():
+    def build():
+        return ModuleOp([arith.ConstantOp(IntegerAttr(1, i32)), arith.ConstantOp(IntegerAttr(2, i32))])
+
+    theirs = build()
+    walks_theirs = []
+    walker = PatternRewriteWalker(_Count())
+    real = walker._process_worklist
+    walker._process_worklist = lambda listener: walks_theirs.append(1) or real(listener)
+    walker.rewrite_module(theirs)
+
+    ours = build()
+    walks_ours = []
+    walker = PatternRewriteWalker(_Count())
+    real2 = walker._process_worklist
+    walker._process_worklist = lambda listener: walks_ours.append(1) or real2(listener)
+    changed = rewrite_to_fixpoint(walker, ours.body,
+                                  lambda op: isinstance(op, arith.ConstantOp) and op.value.value.data < 3)
+    assert changed and str(ours) == str(theirs) and str(ours).count("3 : i32") == 2
+    assert len(walks_ours) == len(walks_theirs) - 1  # the walk that found nothing to do is not made
