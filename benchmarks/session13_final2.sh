@@ -3,6 +3,7 @@
 # against tileiras 13.4 for the fixed program set (cold, warm, cached relaunch in a fresh process).
 # Run: CMD="bash benchmarks/session13_final2.sh" bash benchmarks/device_session.sh shell   -> $OUT/s13final2.tgz
 S="$OUT/s13final2"; mkdir -p "$S"
+timeout 60 python3 benchmarks/session13_scatter_probe.py 2>&1 | tee "$S/scatter_probe.log" | tail -3
 timeout 120 python3 benchmarks/launch_overhead.py --mode gpu --calls 2000 --out "$S/launch" \
   --json "$S/launch_overhead_gpu.json" 2>&1 | tee "$S/launch_overhead.log" | grep -E "^target|wrote" | head -12
 timeout ${CT_TIMEOUT:-300} python3 benchmarks/compile_time.py --repeat 2 --tileiras /tmp/tc/nvidia/cu13/bin/tileiras \
