@@ -243,6 +243,13 @@ def test_arange_mask():
     assert torch.equal(run("arange_mask", {0: x})[1], ref)
 
 
+def test_assert_positive():
+    """``ct.assert_`` that holds (non-negative input): the program runs as without it (the failing
+    case: tests/gpu/test_cutile_assert_gpu.py)."""
+    x = randn((256,), seed=36).abs()
+    close(run("assert_positive", {0: x})[1], torch.sqrt(x), atol=1e-6, rtol=1e-6)
+
+
 def test_cumsum_i64_rev():
     x = torch.randint(-2**31, 2**31 - 1, (3, 100), device="cuda", generator=_gen(36), dtype=torch.int32)
     ref = x.long().flip(1).cumsum(1).flip(1)

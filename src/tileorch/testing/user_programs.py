@@ -779,8 +779,8 @@ _add("row_norms_unrolled", row_norms_unrolled, [((5, 1000), "float16"), ((5,), "
      outputs=(1,))
 _add("printf_debug", printf_debug, [((256,), "float32"), ((256,), "float32"), 128], (2,), "error", error="print",
      outputs=(1,))
-_add("assert_positive", assert_positive, [((256,), "float32"), ((256,), "float32"), 128], (2,), "error",
-     error="assert", outputs=(1,))
+_add("assert_positive", assert_positive, [((256,), "float32"), ((256,), "float32"), 128], (2,), "simt",
+     outputs=(1,))
 
 
 # ----------------------------------------------------------------------------------------------- second batch
