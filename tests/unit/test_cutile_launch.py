@@ -815,3 +815,28 @@ def test_the_native_switch_without_cutiles_launcher_keeps_tileorchs_path(stand_i
         assert len(drv.launches) == 3 and len(drv.described) == 1
     finally:
         cutile_native.set_enabled(False)
+
+
+def test_the_native_switch_refused_says_so_once(stand_in_gpu, monkeypatch):
+    """A kernel taken off the route TILEORCH_CUTILE_NATIVE=1 asks for is reported once, with the reason,
+    as a PerformanceWarning (never silently on another launcher)."""
+    import warnings
+
+    from tileorch.diagnostics import PerformanceWarning
+    from tileorch.launchers import cutile_native
+
+    monkeypatch.setattr(cutile_native, "available", lambda: "cuTile's launcher cannot load libcuda (stand-in)")
+    cutile_native.refused.pop(add, None)
+    cutile_native.routes.pop(add, None)
+    cutile_native.set_enabled(True)
+    try:
+        a = Dev(0x100000, (1000,), "<f4")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for _ in range(3):
+                rc.launch(0, (4,), add, (a, a, a, 3.0, 256))
+        said = [str(w.message) for w in caught if issubclass(w.category, PerformanceWarning)
+                and "TILEORCH_CUTILE_NATIVE=1 not applied" in str(w.message)]
+        assert len(said) == 1 and "cannot load libcuda (stand-in)" in said[0], said
+    finally:
+        cutile_native.set_enabled(False)

@@ -204,9 +204,20 @@ def launch(stream: Any, grid: tuple, kernel: Any, args: Any) -> bool:
 
 
 def _refuse(kernel: Any, why: str) -> bool:
+    """Take ``kernel`` off the route asked for by ``TILEORCH_CUTILE_NATIVE=1`` (its calls go through
+    tileorch's own launcher from now on) and say so once, as a ``PerformanceWarning``."""
+    import warnings
+
+    from tileorch.diagnostics import PerformanceWarning
+
+    first = kernel not in refused
     refused[kernel] = why
     routes[kernel] = None
     failures.pop(kernel, None)
+    if first:
+        name = getattr(getattr(kernel, "_annotated_function", None), "pyfunc", kernel)
+        warnings.warn(f"cuTile kernel {getattr(name, '__name__', name)}: TILEORCH_CUTILE_NATIVE=1 not applied: {why} "
+                      "(launched by tileorch's own launcher)", PerformanceWarning, stacklevel=3)
     return False
 
 
