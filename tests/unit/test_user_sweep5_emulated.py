@@ -42,13 +42,7 @@ def _h(*shape, scale=1.0):
     return (RNG.standard_normal(shape) * scale).astype(np.float16)
 
 
-def _mm(a, b):
-    return a.astype(np.float64) @ b.astype(np.float64)
-
-
-def _check(out, ref, atol=3e-3, rtol=1e-2):
-    assert not np.isnan(np.asarray(out, np.float64)).any(), "unwritten outputs"
-    np.testing.assert_allclose(np.asarray(out, np.float64), ref, atol=atol, rtol=rtol)
+_mm, _check = s4._mm, s4._check  # the fourth sweep's float64 product and output check
 
 
 def _softmax_attn(s, v, drop=None):
