@@ -212,6 +212,31 @@ class Interpreter:
             # sel ascends: numpy's assignment through repeated indices keeps the last (a later thread's)
             raw[(off[:, None] + span).reshape(-1)] = data[sel].reshape(-1)
 
+    def _atomicrmw(self, op, addrs, vals, mask):
+        """``llvm.atomicrmw``: the active threads one at a time in thread order (each read-modify-
+        write whole before the next: atomic by construction); the old values."""
+        from tileorch.dialects.llvm_ext import ATOMIC_BIN_OP_NAMES
+
+        kind = ATOMIC_BIN_OP_NAMES[op.bin_op.value.data]
+        typ = op.operands[1].type
+        w = _width(typ)
+        signed = lambda x: _wrap(np.int64(x), w)  # noqa: E731
+        unsigned = lambda x: _unsigned(np.int64(x), w)  # noqa: E731
+        combine = {"add": lambda o, v: o + v, "fadd": lambda o, v: o + v, "xchg": lambda o, v: v,
+                   "max": lambda o, v: max(signed(o), signed(v)), "min": lambda o, v: min(signed(o), signed(v)),
+                   "umax": lambda o, v: max(unsigned(o), unsigned(v)), "umin": lambda o, v: min(unsigned(o), unsigned(v)),
+                   "_and": lambda o, v: np.int64(o) & np.int64(v), "_or": lambda o, v: np.int64(o) | np.int64(v),
+                   "_xor": lambda o, v: np.int64(o) ^ np.int64(v)}[kind]
+        old = np.zeros(self.T, np.int64 if isinstance(typ, IntegerType) else _np_float(typ))
+        for t in np.nonzero(mask)[0]:
+            one = np.zeros(self.T, bool)
+            one[t] = True
+            old[t] = self._load(addrs, typ, one, None)[t]
+            new = np.zeros(self.T, old.dtype)
+            new[t] = combine(old[t], vals[t])
+            self._store(addrs, new, typ, one, None)
+        return old
+
     # ---------------------------------------------------------------- running
     def run(self, args: list, grid: tuple[int, int, int]) -> None:
         """Run the kernel over ``grid`` with the cuTile entry's ``args``.  A kernel that runs one
@@ -435,6 +460,8 @@ class Interpreter:
         elif name == "llvm.store":
             align = op.properties.get("alignment")
             self._store(ins[1], ins[0], op.operands[0].type, mask, align.value.data if align is not None else None)
+        elif name == "llvm.atomicrmw":
+            put(self._atomicrmw(op, ins[0], ins[1], mask))
         elif name == "llvm.mlir.poison":
             lanes = rt.get_shape()[0]
             dt = np.int64 if isinstance(rt.element_type, IntegerType) else _np_float(rt.element_type)

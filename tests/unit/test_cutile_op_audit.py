@@ -192,6 +192,7 @@ LOWERS = {
     "inserting": (inserting, [_f32(640), _f32(640), _f32(40, 16), 128]),
     "strided_view": (strided_view, [_f32(256), _f32(128), 64]),
     "asserting": (asserting, [_f32(256), 256]),
+    "view_atomic": (view_atomic, [_f32(256), _f32(256), 64]),
 }
 REFUSED = {  # program -> the cuda_tile op named in its located error
     "printing": (printing, [_f32(256), 256], "print_tko"),
@@ -201,7 +202,6 @@ REFUSED = {  # program -> the cuda_tile op named in its located error
     "scaled_mma": (scaled_mma, [((128, 128), "float8_e4m3fn"), ((128, 4), "float8_e8m0fnu"),
                                 ((128, 128), "float8_e4m3fn"), ((4, 128), "float8_e8m0fnu"), _f32(128, 128), 128],
                    "mmaf_scaled"),
-    "view_atomic": (view_atomic, [_f32(256), _f32(256), 64], "atomic_red_view_tko"),
 }
 EMITTED_ELSEWHERE = {
     "global": "the lock of cuTile's print (printing fails at print_tko first)",

@@ -339,12 +339,15 @@ def _i64(L, x: SSAValue, op) -> SSAValue:
     return L.emit(arith.ExtSIOp(x, i64), op).results[0]
 
 
+_VIEW_MAKERS = (ct.MakeGatherScatterViewOp, ct.MakePartitionViewOp, ct.MakeStridedViewOp)
+
+
 def _tensor_view_facts(L, view: SSAValue, op) -> tuple[SSAValue, list, list]:
-    """(base pointer, extents, strides) of the tensor view under a gather/scatter view, each extent
-    and stride an i64 scalar (a static one a constant)."""
-    mtv = view.owner.tensor_view.owner if isinstance(view.owner, ct.MakeGatherScatterViewOp) else None
+    """(base pointer, extents, strides) of the tensor view under a gather/scatter, partition or
+    strided view, each extent and stride an i64 scalar (a static one a constant)."""
+    mtv = view.owner.tensor_view.owner if isinstance(view.owner, _VIEW_MAKERS) else None
     if not isinstance(mtv, ct.MakeTensorViewOp):
-        raise _unsupported(op, "on a gather/scatter view of a tensor view that is not made in the kernel")
+        raise _unsupported(op, "on a view of a tensor view that is not made in the kernel")
     tv = mtv.result.type
     dyn = {"shape": iter(mtv.dynamicShape), "strides": iter(mtv.dynamicStrides)}
 
@@ -505,6 +508,42 @@ def _atomic_rmw(L, op):
     new = po.AtomicRMWOp(L.v(op.pointers), L.v(op.arg), op.mode.data.value, sem, scope, _opt(L, op.mask),
                          _opt(L, op.token))
     L.bind(op, L.emit(new, op))
+
+
+@handles(ct.AtomicRedViewTkoOp)
+def _atomic_red_view(L, op):
+    """``TiledView.atomic_store_<mode>(index, tile)``: tile element ``c`` goes to view element
+    ``index * step + c`` (tile dimension ``i`` along the tensor's dimension ``dim_map[i]``, the
+    partition view's step its tile, a strided view's its traversal stride): the pointer tile of the
+    view's tile and the in-bounds mask (elements past an edge are skipped, as a view store skips
+    them), then the pointer tiles' ``nv_tileaa.atomic_rmw`` (its old values unused)."""
+    from tileorch.dialects.nv_tileaa import pointer_ops as po
+
+    vt = op.view.type
+    shape = list(vt.tile_shape)
+    steps = list(getattr(vt, "traversal_strides", shape))
+    base, extents, strides = _tensor_view_facts(L, op.view, op)
+    offset = mask = None
+    for i, index in enumerate(op.index):
+        d = vt.dim_map[i]
+        span = {"start": IntegerAttr(0, 32), "end": IntegerAttr(shape[i], 32)}
+        rng = L.emit(aa.MakeRangeOp.build(properties=span, result_types=[TensorType(i32, [shape[i]])]), op).results[0]
+        # the range laid along dimension i first: the arithmetic below is elementwise on whole tiles
+        # (a 1-D i64 or i1 tile broadcast to 2-D would be an exchange through shared memory)
+        rng = _along(L, rng, i, shape, op)
+        origin = L.emit(arith.MuliOp(_i64(L, L.v(index), op),
+                                     L.emit(arith.ConstantOp(IntegerAttr(steps[i], i64), i64), op).results[0]),
+                        op).results[0]
+        g = L.emit(aa.AddIOp(_i64(L, rng, op), _full(L, origin, shape, op)), op).results[0]
+        # ult: an element before the view's start (a negative tile index) is out of bounds too
+        inside = L.emit(tops.CmpIOp(g, _full(L, extents[d], shape, op), "ult"), op).results[0]
+        term = L.emit(aa.MulIOp(g, _full(L, strides[d], shape, op)), op).results[0]
+        offset = term if offset is None else L.emit(aa.AddIOp(offset, term), op).results[0]
+        mask = inside if mask is None else L.emit(arith.AndIOp(mask, inside), op).results[0]
+    ptrs = L.emit(po.OffsetOp(_full(L, base, shape, op), offset), op).results[0]
+    sem, scope = _ptr_order(op)
+    new = L.emit(po.AtomicRMWOp(ptrs, L.v(op.value), op.mode.data.value, sem, scope, mask, _opt(L, op.token)), op)
+    L.vm[op.result_token] = new.results[1]
 
 
 @handles(ct.AtomicCASTkoOp)

@@ -1,0 +1,42 @@
+"""cuTile programs with tile reductions into views (``TiledView.atomic_store_<mode>``: CUDA Tile
+IR's ``atomic_red_view_tko``), for the unit tests (SIMT interpreter) and the GPU tests."""
+
+from __future__ import annotations
+
+import cuda.tile as ct
+
+
+@ct.kernel
+def column_block_sums(x, out, tm: ct.Constant[int], tn: ct.Constant[int]):
+    """``out[r, c] += x[i * tm + r, c]`` for every row block ``i`` (a grid of row blocks x column
+    blocks): ``out`` ends as the sum of ``x``'s row blocks; ragged edges are skipped."""
+    i, j = ct.bid(0), ct.bid(1)
+    t = ct.load(x, index=(i, j), shape=(tm, tn), padding_mode=ct.PaddingMode.ZERO)
+    out.tiled_view((tm, tn)).atomic_store_add((0, j), t)
+
+
+@ct.kernel
+def blockwise_max(x, out, tn: ct.Constant[int]):
+    """``out[c] = max(out[c], x[i * tn + c])`` over the blocks ``i`` (int32, signed)."""
+    i = ct.bid(0)
+    t = ct.load(x, index=(i,), shape=(tn,), padding_mode=ct.PaddingMode.ZERO)
+    out.tiled_view((tn,)).atomic_store_max((0,), t)
+
+
+@ct.kernel
+def sliding_window_counts(out, tn: ct.Constant[int], step: ct.Constant[int]):
+    """Window ``i`` (``tn`` elements from ``i * step``: a strided view, overlapping where ``step <
+    tn``) adds 1 to each element it covers: ``out[k]`` ends as the number of windows covering ``k``
+    (windows past the end add nothing there)."""
+    i = ct.bid(0)
+    ones = ct.full((tn,), 1, dtype=ct.int32)
+    out.tiled_view((tn,), traversal_steps=(step,)).atomic_store_add((i,), ones)
+
+
+@ct.kernel
+def row_vector_or(flags, out, tm: ct.Constant[int], tn: ct.Constant[int]):
+    """A ``(1, tn)`` update broadcast over the ``(tm, tn)`` tile: ``out[r, c] |= flags[j * tn + c]``
+    for every row ``r`` of row block ``i``."""
+    i, j = ct.bid(0), ct.bid(1)
+    f = ct.load(flags, index=(j,), shape=(tn,), padding_mode=ct.PaddingMode.ZERO)
+    out.tiled_view((tm, tn)).atomic_store_or((i, j), ct.reshape(f, (1, tn)))
