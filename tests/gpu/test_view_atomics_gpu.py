@@ -62,3 +62,23 @@ def test_broadcast_row_update_with_or():
     out = out0.clone()
     _launch((-(-rows // tm), -(-cols // tn), 1), P.row_vector_or, (flags, out, tm, tn))
     assert torch.equal(out, out0 | flags[None, :])
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.int64])
+def test_pack_to_bytes_matches_torch_view(dtype):
+    n, blocks = 256, 37
+    x = (torch.randn(blocks * n, device="cuda") * 100).to(dtype)
+    k = x.element_size()
+    out = torch.full((blocks * n * k,), 0xAB, device="cuda", dtype=torch.uint8)
+    _launch((blocks, 1, 1), P.pack_rows, (x, out, n))
+    assert torch.equal(out, x.view(torch.uint8))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.int32])
+def test_unpack_from_bytes_matches_torch_view(dtype):
+    n, blocks = 128, 19
+    x = (torch.randn(blocks * n, device="cuda") * 100).to(dtype)
+    k = x.element_size()
+    out = torch.full_like(x, 7)
+    _launch((blocks, 1, 1), P.unpack_rows, (x.view(torch.uint8).clone(), out, n, k))
+    assert torch.equal(out, x + x)

@@ -78,3 +78,45 @@ def test_red_view_is_an_atomic_rmw_per_element_without_an_exchange():
     assert p.kind == "simt"
     assert p.ptx.count("atom.global.add.f32") == 32 * 32 // 256, "4 elements per thread of 256"
     assert "st.shared" not in p.ptx and "bar.sync" not in p.ptx
+
+
+# ---------------------------------------------------------------------- pack / unpack
+_NP = {"float32": np.float32, "float16": np.float16, "int16": np.int16, "int64": np.int64, "int32": np.int32,
+       "float64": np.float64}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int16", "int64", "bfloat16"])
+def test_pack_to_bytes_is_the_little_endian_bytes(dtype):
+    """``ct.pack_to_bytes`` of each block against numpy's view of the same elements as bytes (bf16
+    as its bit patterns, held as f32 on the SIMT path)."""
+    n, blocks = 64, 3
+    if dtype == "bfloat16":
+        x = (RNG.standard_normal(blocks * n).astype(np.float32).view(np.uint32) >> 16).astype(np.uint16).view(np.int16)
+    else:
+        x = (RNG.standard_normal(blocks * n) * 1000).astype(_NP[dtype])
+    k = x.itemsize
+    out = np.full(blocks * n * k, 0xAB, np.uint8)
+    _, got = run_cutile(P.pack_rows, [((blocks * n,), dtype), ((blocks * n * k,), "uint8"), n], [x, out], (blocks, 1, 1))
+    np.testing.assert_array_equal(got, x.view(np.uint8))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int32", "float64", "bfloat16"])
+def test_unpack_from_bytes_reads_elements(dtype):
+    n, blocks = 32, 2
+    if dtype == "bfloat16":
+        vals = RNG.standard_normal(blocks * n).astype(np.float32)
+        bits = (vals.view(np.uint32) >> 16).astype(np.uint16)
+        raw, k = bits.view(np.uint8).copy(), 2
+        out = np.zeros(blocks * n, np.int16)
+    else:
+        x = (RNG.standard_normal(blocks * n) * 1000).astype(_NP[dtype])
+        raw, k = x.view(np.uint8).copy(), x.itemsize
+        out = np.full(blocks * n, 7, _NP[dtype])
+    spec = [((blocks * n * k,), "uint8"), ((blocks * n,), dtype), n, k]
+    _, got = run_cutile(P.unpack_rows, spec, [raw, out], (blocks, 1, 1))
+    if dtype == "bfloat16":
+        value = (got.view(np.uint16).astype(np.uint32) << 16).view(np.float32)
+        ref = (bits.astype(np.uint32) << 16).view(np.float32)
+        np.testing.assert_array_equal(value, ref + ref)  # doubling a bf16 is exact
+    else:
+        np.testing.assert_array_equal(got, x + x)

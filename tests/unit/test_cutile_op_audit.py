@@ -193,12 +193,12 @@ LOWERS = {
     "strided_view": (strided_view, [_f32(256), _f32(128), 64]),
     "asserting": (asserting, [_f32(256), 256]),
     "view_atomic": (view_atomic, [_f32(256), _f32(256), 64]),
+    "packing": (packing, [_f32(256), ((1024,), "uint8"), 256]),
+    "unpacking": (unpacking, [((1024,), "uint8"), _f32(256), 256]),
 }
 REFUSED = {  # program -> the cuda_tile op named in its located error
     "printing": (printing, [_f32(256), 256], "print_tko"),
     "printing_f": (printing_f, [_f32(256), 256], "print_tko"),
-    "packing": (packing, [_f32(256), ((1024,), "uint8"), 256], "pack"),
-    "unpacking": (unpacking, [((1024,), "uint8"), _f32(256), 256], "unpack"),
     "scaled_mma": (scaled_mma, [((128, 128), "float8_e4m3fn"), ((128, 4), "float8_e8m0fnu"),
                                 ((128, 128), "float8_e4m3fn"), ((4, 128), "float8_e8m0fnu"), _f32(128, 128), 128],
                    "mmaf_scaled"),

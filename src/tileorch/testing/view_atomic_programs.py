@@ -40,3 +40,19 @@ def row_vector_or(flags, out, tm: ct.Constant[int], tn: ct.Constant[int]):
     i, j = ct.bid(0), ct.bid(1)
     f = ct.load(flags, index=(j,), shape=(tn,), padding_mode=ct.PaddingMode.ZERO)
     out.tiled_view((tm, tn)).atomic_store_or((i, j), ct.reshape(f, (1, tn)))
+
+
+@ct.kernel
+def pack_rows(x, out, n: ct.Constant[int]):
+    """Block ``i`` of ``x`` (``n`` elements) as its bytes: ``out[i * n * k ...]`` (``ct.pack_to_bytes``)."""
+    i = ct.bid(0)
+    ct.store(out, index=(i,), tile=ct.pack_to_bytes(ct.load(x, index=(i,), shape=(n,))))
+
+
+@ct.kernel
+def unpack_rows(b, out, n: ct.Constant[int], k: ct.Constant[int]):
+    """``n * k`` bytes of ``b`` read as ``n`` elements of ``out``'s type (``ct.unpack_from_bytes``),
+    doubled (arithmetic on the unpacked tile)."""
+    i = ct.bid(0)
+    t = ct.unpack_from_bytes(ct.load(b, index=(i,), shape=(n * k,)), out.dtype)
+    ct.store(out, index=(i,), tile=t + t)

@@ -995,6 +995,71 @@ def _extract(L, op):
     L.bind(op, L.emit(tops.ExtractSliceOp(src, indices, rt), op))
 
 
+def _byte_shifts(L, rows: int, k: int, ib: IntegerType, op) -> SSAValue:
+    """The ``[rows, k]`` tile of ``ib`` shift amounts ``8 * c`` of byte column ``c``."""
+    span = {"start": IntegerAttr(0, 32), "end": IntegerAttr(k, 32)}
+    rng = L.emit(aa.MakeRangeOp.build(properties=span, result_types=[TensorType(i32, [k])]), op).results[0]
+    cols = _along(L, rng, 1, [rows, k], op)
+    if ib.width.data > 32:
+        cols = L.emit(tops.ExtUIOp(cols, TensorType(ib, [rows, k])), op).results[0]
+    elif ib.width.data < 32:
+        cols = L.emit(tops.TruncIOp(cols, TensorType(ib, [rows, k])), op).results[0]
+    eight = _full(L, L.emit(arith.ConstantOp(IntegerAttr(8, ib), ib), op).results[0], [rows, k], op)
+    return L.emit(aa.MulIOp(cols, eight), op).results[0]
+
+
+def _byte_width(op, t: Attribute) -> IntegerType:
+    """The integer type of ``t``'s width, whole bytes only (sub-byte element types: a located
+    "not supported yet" error)."""
+    bits = t.width.data if isinstance(t, IntegerType) else t.bitwidth
+    if bits % 8:
+        raise _unsupported(op, f"of {t} elements (sub-byte element types)")
+    return IntegerType(bits)
+
+
+@handles(ct.PackOp)
+def _pack(L, op):
+    """``ct.pack_to_bytes``: the ``[n]`` tile's little-endian bytes as an ``[n * k]`` i8 tile
+    (``k`` bytes per element): byte ``c`` of element ``i`` is ``bits(x[i]) >> 8c`` truncated,
+    laid out ``[n, k]`` then reshaped row-major."""
+    src = L.v(op.source)
+    et = src.type.element_type
+    ib = _byte_width(op, et)
+    n, k = src.type.get_shape()[0], ib.width.data // 8
+    bits = src if et == ib else L.emit(arith.BitcastOp(src, TensorType(ib, [n])), op).results[0]
+    wide = L.emit(aa.ExpandDimsOp.build(operands=[bits], result_types=[TensorType(ib, [n, 1])],
+                                        properties={"dim": IntegerAttr(1, 32)}), op).results[0]
+    wide = L.emit(aa.BroadcastOp.build(operands=[wide], result_types=[TensorType(ib, [n, k])]), op).results[0]
+    shifted = L.emit(arith.ShRUIOp(wide, _byte_shifts(L, n, k, ib, op)), op).results[0]
+    i8 = IntegerType(8)
+    byte = L.emit(tops.TruncIOp(shifted, TensorType(i8, [n, k])), op).results[0]
+    L.bind(op, L.emit(aa.ReshapeOp(byte, L.type(op.result.type, op)), op))
+
+
+@handles(ct.UnpackOp)
+def _unpack(L, op):
+    """``ct.unpack_from_bytes``: the ``[m]`` i8 tile read as ``m / k`` little-endian elements of
+    ``k`` bytes: the bytes reshaped ``[m / k, k]``, column ``c`` zero-extended and shifted left by
+    ``8c``, the columns OR-ed, the bits cast to the element type."""
+    src = L.v(op.source)
+    rt = L.type(op.result.type, op)
+    et = rt.element_type
+    ib = _byte_width(op, et)
+    k = ib.width.data // 8
+    n = rt.get_shape()[0]
+    rows = L.emit(aa.ReshapeOp(src, TensorType(src.type.element_type, [n, k])), op).results[0]
+    wide = L.emit(tops.ExtUIOp(rows, TensorType(ib, [n, k])), op).results[0]
+    shifted = L.emit(arith.ShLIOp(wide, _byte_shifts(L, n, k, ib, op)), op).results[0]
+    acc = None
+    zero = L.emit(arith.ConstantOp(IntegerAttr(0, i32), i32), op).results[0]
+    for c in range(k):
+        at = L.emit(arith.ConstantOp(IntegerAttr(c, i32), i32), op).results[0]
+        col = L.emit(tops.ExtractSliceOp(shifted, [zero, at], TensorType(ib, [n, 1])), op).results[0]
+        col = L.emit(aa.ReshapeOp(col, TensorType(ib, [n])), op).results[0]
+        acc = col if acc is None else L.emit(arith.OrIOp(acc, col), op).results[0]
+    L.vm[op.result] = acc if et == ib else L.emit(arith.BitcastOp(acc, rt), op).results[0]
+
+
 @handles(ct.InsertOp)
 def _insert(L, op):
     src, dst = L.v(op.source), L.v(op.destination)
