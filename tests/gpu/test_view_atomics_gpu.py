@@ -82,3 +82,16 @@ def test_unpack_from_bytes_matches_torch_view(dtype):
     out = torch.full_like(x, 7)
     _launch((blocks, 1, 1), P.unpack_rows, (x.view(torch.uint8).clone(), out, n, k))
     assert torch.equal(out, x + x)
+
+
+@pytest.mark.parametrize("m,n,k,splits", [(1000, 520, 4096, 4), (256, 256, 8192, 8)])
+def test_split_k_gemm_through_a_view_atomic_add(m, n, k, splits):
+    """The tier's atomic epilogue (a WGMMA kernel) for a split-K program written with
+    ``C.tiled_view(..).atomic_store_add``."""
+    tm, tn, tk = 128, 128, 64
+    a = torch.randn(m, k, device="cuda", dtype=torch.float16)
+    b = torch.randn(k, n, device="cuda", dtype=torch.float16)
+    c = torch.zeros(m, n, device="cuda")
+    _launch((-(-m // tm), -(-n // tn), splits), P.gemm_split_k_view, (a, b, c, splits, tm, tn, tk))
+    ref = a.double() @ b.double()
+    torch.testing.assert_close(c.double(), ref, atol=0.05, rtol=1e-3)

@@ -26,6 +26,7 @@ if HAVE_CUTILE:
     from tileorch.testing.k_range_programs import (mm_first_tiles, mm_odd_tiles, mm_range, mm_split_k,
                                                    mm_window_from_bid)
     from tileorch.testing.user_programs2 import gemm_range_step
+    from tileorch.testing.view_atomic_programs import gemm_split_k_view
 
 TM, TN, TK = 128, 64, 64
 M, N = 200, 96  # ragged row and column tiles
@@ -169,5 +170,18 @@ def test_split_k_atomic_epilogue(k, splits):
     assert p.kind == "gemm", p.remarks
     assert p.gemm_config.epilogue == "atomic" and p.gemm_config.grid_l, p.remarks
     a, b = _operands(k, k + splits)
+    c, errors = _emulate(p, a, b, grid_l=splits, c_init=0.0)
+    _check(c, a.astype(np.float64) @ b, errors)
+
+
+@pytest.mark.parametrize("k,splits", [(320, 3), (128, 4)])
+def test_split_k_through_a_tiled_views_atomic_add(k, splits):
+    """The same split-K written with ``C.tiled_view(..).atomic_store_add`` (``atomic_red_view_tko``):
+    the tier's atomic epilogue, ragged row and column tiles skipped at the edges."""
+    spec = [((M, k), "float16"), ((k, N), "float16"), ((M, N), "float32"), splits, TM, TN, TK]
+    p = _compile(gemm_split_k_view, spec)
+    assert p.kind == "gemm", p.remarks
+    assert p.gemm_config.epilogue == "atomic" and p.gemm_config.grid_l, p.remarks
+    a, b = _operands(k, k * splits)
     c, errors = _emulate(p, a, b, grid_l=splits, c_init=0.0)
     _check(c, a.astype(np.float64) @ b, errors)

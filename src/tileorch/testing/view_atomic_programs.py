@@ -56,3 +56,15 @@ def unpack_rows(b, out, n: ct.Constant[int], k: ct.Constant[int]):
     i = ct.bid(0)
     t = ct.unpack_from_bytes(ct.load(b, index=(i,), shape=(n * k,)), out.dtype)
     ct.store(out, index=(i,), tile=t + t)
+
+
+@ct.kernel
+def gemm_split_k_view(A, B, C, splits: ct.Constant[int], tm: ct.Constant[int], tn: ct.Constant[int],
+                      tk: ct.Constant[int]):
+    """Split-K ``C += A @ B``: program id 2 takes K tiles ``s, s + splits, ..``, its partial product
+    added into C's tile through a tiled view (``TiledView.atomic_store_add``)."""
+    pid_m, pid_n, s = ct.bid(0), ct.bid(1), ct.bid(2)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(s, ct.num_tiles(A, axis=1, shape=(tm, tk)), splits):
+        acc = ct.mma(ct.load(A, index=(pid_m, k), shape=(tm, tk)), ct.load(B, index=(k, pid_n), shape=(tk, tn)), acc)
+    C.tiled_view((tm, tn)).atomic_store_add((pid_m, pid_n), acc)
