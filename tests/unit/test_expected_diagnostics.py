@@ -1,6 +1,8 @@
 """tileorch.tools.expected_diagnostics: where each ``expected-*`` designator points, and the
 one-to-one pairing of expectations with printed diagnostics (hand-written cases)."""
 
+import pytest
+
 from tileorch.tools.expected_diagnostics import diagnostics, expectations, unmatched
 
 TEXT = """module {
@@ -52,3 +54,32 @@ def test_wrong_line_kind_or_text_is_a_miss_and_the_error_unexpected():
 def test_unexpected_notes_and_warnings_are_not_failures():
     assert unmatched([], diagnostics(["f:1:1: warning: w", "f:1:1: note: n"]), "f") == []
     assert unmatched([], diagnostics(["f:1:1: error: e"]), "f") == ["f:1:1: error: unexpected error: e"]
+
+
+_VERIFY_FAILS = """cuda_tile.module @m {
+  entry @e() {
+    %x = constant <f32: 1.0> : tile<4xf32>
+    // expected-error @+1 {{TEXT}}
+    %r = pack %x : tile<4xf32> -> tile<8xi8>
+    return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("text,status", [("expects source and result to have the same size in bytes", 0),
+                                         ("a message the verifier does not print", 1)])
+def test_a_chunk_that_fails_to_verify_is_checked_against_its_expectations(tmp_path, text, status):
+    """``tileorch-opt --verify-diagnostics`` on a chunk whose op verifier fails: the expectation is
+    met by the verifier's message, and a wrong expectation fails the run (it once went unchecked:
+    a chunk that failed to verify skipped the check)."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "chunk.mlir"
+    path.write_text(_VERIFY_FAILS.replace("TEXT", text))
+    proc = subprocess.run([sys.executable, "-m", "tileorch.tools.opt", str(path), "--split-input-file",
+                           "--verify-diagnostics"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == status, proc.stdout + proc.stderr
+    if status:
+        assert "was not produced" in proc.stderr and "unexpected error" in proc.stderr, proc.stderr

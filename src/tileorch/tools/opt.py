@@ -113,18 +113,17 @@ class TileorchOptMain(xDSLOptMain):
                 try:
                     if i > 0:
                         output.write("// -----\n")
+                    # no `continue` in this try: the expectations below must be checked for
+                    # every chunk, a chunk that fails to verify included
                     module = self.parse_chunk(chunk, file_extension, offset)
-                    if module is None:
-                        continue
-                    if not self.args.disable_verify:
-                        errors = verify_located(module)
-                        if errors:
-                            self._report(errors)
-                            failed = True
-                            continue
-                    self.apply_passes(module)
-                    output.write(self.output_resulting_program(module))
-                    output.flush()
+                    errors = verify_located(module) if module is not None and not self.args.disable_verify else []
+                    if errors:
+                        self._report(errors)
+                        failed = True
+                    elif module is not None:
+                        self.apply_passes(module)
+                        output.write(self.output_resulting_program(module))
+                        output.flush()
                 except SourceError as exc:
                     self._report([exc.format("tileorch-opt")])
                     failed = True
