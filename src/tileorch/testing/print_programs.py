@@ -1,0 +1,90 @@
+"""cuTile programs with ``ct.printf`` / ``ct.print`` (unit tests, the GPU test and the comparison
+with tileiras's output).  :data:`PROGRAMS` names each with its argument spec (as
+:func:`tileorch.testing.export.cutile_bytecode` takes it) and its grid."""
+
+from __future__ import annotations
+
+import cuda.tile as ct
+
+
+@ct.kernel
+def print_block_id(x, n: ct.Constant[int]):
+    """One scalar: each block prints its id."""
+    ct.printf("block %d of %d\n", ct.bid(0), ct.num_blocks(0))
+
+
+@ct.kernel
+def print_int_tile(x, n: ct.Constant[int]):
+    """A 1-D int32 tile (a range offset by the block id)."""
+    t = ct.arange(n, dtype=ct.int32) + ct.bid(0) * 100
+    ct.printf("ints %d end\n", t)
+
+
+@ct.kernel
+def print_float_tile(x, n: ct.Constant[int]):
+    """A loaded f32/f16/bf16 tile with width and precision, and the same tile as %e."""
+    t = ct.load(x, index=(ct.bid(0),), shape=(n,))
+    ct.printf("floats %8.3f|%+.2e|\n", t, t)
+
+
+@ct.kernel
+def print_2d(x, n: ct.Constant[int]):
+    """A 2-D tile (nested brackets) and a 3-D one."""
+    t = ct.arange(n * 4, dtype=ct.int32).reshape((4, n))
+    u = ct.arange(16, dtype=ct.int32).reshape((2, 2, 4))
+    ct.printf("2d %3d 3d %x\n", t, u)
+
+
+@ct.kernel
+def print_long_row(x, n: ct.Constant[int]):
+    """A tile of more than 32 elements (several vprintf calls under the lock) in a 2-D shape."""
+    t = ct.load(x, index=(ct.bid(0), 0), shape=(2, n))
+    ct.printf("row %.1f\n", t)
+
+
+@ct.kernel
+def print_types(x, n: ct.Constant[int]):
+    """Every integer width and a bool, with ct.print's inferred conversions."""
+    t = ct.arange(n, dtype=ct.int32) - 2
+    ct.print(t > 0, t.astype(ct.int8), t.astype(ct.int16), t.astype(ct.int64), t.astype(ct.float64), sep=";")
+
+
+@ct.kernel
+def print_fstring(x, n: ct.Constant[int]):
+    """ct.print of an f-string with a format spec, a literal percent sign and a scalar."""
+    t = ct.load(x, index=(ct.bid(0),), shape=(n,))
+    i = ct.bid(0)
+    ct.print(f"block={i} t={t:.2f} 100%", end="!\n")
+
+
+@ct.kernel
+def print_in_gemm(a, b, c, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """A dot program that prints (the SIMT path, with a located warning)."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.full((tm, tn), 0, dtype=ct.float32)
+    for k in range(ct.num_tiles(a, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(a, index=(i, k), shape=(tm, tk)), ct.load(b, index=(k, j), shape=(tk, tn)), acc)
+    ct.printf("gemm block %d %d\n", i, j)
+    ct.store(c, index=(i, j), tile=acc.astype(c.dtype))
+
+
+def _f(*shape, dtype="float32"):
+    return (shape, dtype)
+
+
+PROGRAMS = {
+    # name: (kernel, argument spec, grid)
+    "block_id": (print_block_id, [_f(64), 4], (3,)),
+    "int_tile": (print_int_tile, [_f(64), 8], (2,)),
+    "float_f32": (print_float_tile, [_f(64), 4], (2,)),
+    "float_f16": (print_float_tile, [_f(64, dtype="float16"), 4], (2,)),
+    "float_bf16": (print_float_tile, [_f(64, dtype="bfloat16"), 4], (2,)),
+    "nd": (print_2d, [_f(64), 4], (1,)),
+    "long_row": (print_long_row, [_f(4, 64), 64], (2,)),
+    "types": (print_types, [_f(64), 4], (1,)),
+    "fstring": (print_fstring, [_f(64), 4], (2,)),
+}
+
+
+__all__ = ["PROGRAMS", "print_block_id", "print_2d", "print_float_tile", "print_fstring", "print_in_gemm",
+           "print_int_tile", "print_long_row", "print_types"]
