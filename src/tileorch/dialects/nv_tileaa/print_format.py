@@ -26,7 +26,7 @@ from xdsl.ir import Attribute
 
 INT_SPECIFIERS = "diuoxX"
 FLOAT_SPECIFIERS = "eEfFgGaA"
-_CONVERSION = re.compile(r"%(?P<flags>[-+ #0]*)(?P<width>\d*|\*)(?:\.(?P<precision>\d*|\*))?"
+_CONVERSION = re.compile(r"%(?P<flags>[-+ #0]*)(?P<width>\*|\d*)(?:\.(?P<precision>\*|\d*))?"
                          r"(?P<length>hh|h|ll|l|L|q|j|z|t)?(?P<spec>.?)", re.S)
 
 
