@@ -50,6 +50,14 @@ def print_types(x, n: ct.Constant[int]):
 
 
 @ct.kernel
+def print_unsigned(x, n: ct.Constant[int]):
+    """Unsigned tiles with ct.print's %u / %llu: the IR's integers carry no sign, so an 8- or
+    16-bit element is sign-extended to the 32 bits %u reads (tileiras does the same)."""
+    t = ct.arange(n, dtype=ct.int32) - 2
+    ct.print(t.astype(ct.uint8), t.astype(ct.uint16), t.astype(ct.uint32), t.astype(ct.uint64))
+
+
+@ct.kernel
 def print_fstring(x, n: ct.Constant[int]):
     """ct.print of an f-string with a format spec, a literal percent sign and a scalar."""
     t = ct.load(x, index=(ct.bid(0),), shape=(n,))
@@ -82,9 +90,29 @@ PROGRAMS = {
     "nd": (print_2d, [_f(64), 4], (1,)),
     "long_row": (print_long_row, [_f(4, 64), 64], (2,)),
     "types": (print_types, [_f(64), 4], (1,)),
+    "unsigned": (print_unsigned, [_f(64), 4], (1,)),
     "fstring": (print_fstring, [_f(64), 4], (2,)),
 }
 
 
-__all__ = ["PROGRAMS", "print_block_id", "print_2d", "print_float_tile", "print_fstring", "print_in_gemm",
-           "print_int_tile", "print_long_row", "print_types"]
+def arguments(spec: list, device: str) -> list:
+    """The kernel arguments of ``spec`` on ``device``: each array ``arange * 0.37 - 3.1`` in
+    float64, then cast to its dtype (torch), scalars as they are."""
+    import torch
+
+    out = []
+    for s in spec:
+        if isinstance(s, tuple):
+            shape, dtype = s
+            numel = 1
+            for d in shape:
+                numel *= d
+            x = torch.arange(numel, dtype=torch.float64).reshape(shape) * 0.37 - 3.1
+            out.append(x.to(getattr(torch, dtype)).to(device))
+        else:
+            out.append(s)
+    return out
+
+
+__all__ = ["PROGRAMS", "arguments", "print_block_id", "print_2d", "print_float_tile", "print_fstring", "print_in_gemm",
+           "print_int_tile", "print_long_row", "print_types", "print_unsigned"]

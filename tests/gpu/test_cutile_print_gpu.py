@@ -1,0 +1,113 @@
+"""``ct.printf`` / ``ct.print`` on the GPU: each program of ``tileorch.testing.print_programs`` runs
+in a child process (launched by ``tileorch.cutile.launch``); its standard output (the device's
+printf, flushed at the synchronize) must be the text computed in Python from the same inputs
+(``tileorch.testing.print_expected``: C printf rules, nested lists), one print per tile block, in
+any order of blocks.  Where cuTile can launch the program itself (tileiras installed), tileiras's
+output of the same program must be the same text."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+ct = pytest.importorskip("cuda.tile")
+
+from tileorch.testing.print_expected import printf_text  # noqa: E402
+from tileorch.testing.print_programs import PROGRAMS, arguments  # noqa: E402
+
+CHILD = textwrap.dedent("""
+    import ctypes, sys, torch
+    from tileorch.testing.print_programs import PROGRAMS, arguments
+    name, launcher = sys.argv[1:]
+    kernel, spec, grid = PROGRAMS[name]
+    args = arguments(spec, "cuda")
+    if launcher == "tileorch":
+        import tileorch.cutile
+        tileorch.cutile.launch(torch.cuda.current_stream(), grid, kernel, args)
+    else:
+        import cuda.tile as ct
+        try:
+            ct.launch(torch.cuda.current_stream(), grid, kernel, args)
+        except Exception as exc:  # no tileiras here: nothing to compare with
+            print("NO-CUTILE:", type(exc).__name__, exc, file=sys.stderr, flush=True)
+            raise SystemExit(5)
+    torch.cuda.synchronize()
+    ctypes.CDLL(None).fflush(None)
+""")
+
+
+def _np(t) -> np.ndarray:
+    return t.float().numpy().astype(np.float64) if t.dtype in (torch.float16, torch.bfloat16) else t.numpy()
+
+
+def expected(name: str) -> list[str]:
+    """Every line the program prints (sorted: blocks print in any order)."""
+    kernel, spec, grid = PROGRAMS[name]
+    args = arguments(spec, "cpu")
+    out = []
+    for b in range(grid[0]):
+        if name == "block_id":
+            out.append(printf_text("block %d of %d\n", np.int32(b), np.int32(grid[0])))
+        elif name == "int_tile":
+            out.append(printf_text("ints %d end\n", np.arange(spec[1], dtype=np.int32) + b * 100))
+        elif name.startswith("float_"):
+            n = spec[1]
+            t = _np(args[0])[b * n:(b + 1) * n]
+            out.append(printf_text("floats %8.3f|%+.2e|\n", t, t))
+        elif name == "nd":
+            n = spec[1]
+            out.append(printf_text("2d %3d 3d %x\n", np.arange(n * 4, dtype=np.int32).reshape(4, n),
+                                   np.arange(16, dtype=np.int32).reshape(2, 2, 4)))
+        elif name == "long_row":
+            n = spec[1]
+            out.append(printf_text("row %.1f\n", _np(args[0])[2 * b:2 * b + 2, :n]))
+        elif name == "types":
+            t = np.arange(spec[1], dtype=np.int32) - 2
+            out.append(printf_text("%d;%d;%d;%lld;%lf\n", t > 0, t.astype(np.int8), t.astype(np.int16),
+                                   t.astype(np.int64), t.astype(np.float64)))
+        elif name == "unsigned":
+            t = np.arange(spec[1], dtype=np.int32) - 2
+            out.append(printf_text("%u %u %u %llu\n", t.astype(np.uint8), t.astype(np.uint16), t.astype(np.uint32),
+                                   t.astype(np.uint64)))
+        elif name == "fstring":
+            n = spec[1]
+            out.append(printf_text("block=%d t=%.2f 100%%!\n", np.int32(b), _np(args[0])[b * n:(b + 1) * n]))
+        else:
+            raise KeyError(name)
+    return sorted(line for text in out for line in text.splitlines())
+
+
+def _run(name: str, launcher: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", CHILD, name, launcher], capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_print_output_matches_python_and_tileiras(name):
+    want = expected(name)
+    ours = _run(name, "tileorch")
+    assert ours.returncode == 0, ours.stdout + ours.stderr
+    got = sorted(ours.stdout.splitlines())
+    assert got == want, f"tileorch printed:\n{ours.stdout}\nexpected:\n" + "\n".join(want)
+    theirs = _run(name, "cutile")
+    if theirs.returncode == 5 and "NO-CUTILE" in theirs.stderr:
+        pytest.skip(f"cuTile cannot launch here (tileiras): {theirs.stderr.strip()[-300:]}")
+    assert theirs.returncode == 0, theirs.stdout + theirs.stderr
+    assert sorted(theirs.stdout.splitlines()) == got, f"tileiras printed:\n{theirs.stdout}\ntileorch:\n{ours.stdout}"
+
+
+def test_print_of_many_blocks_does_not_interleave():
+    """64 blocks each print a 2x64 tile (five vprintf calls each, under the lock): every line
+    whole."""
+    child = CHILD.replace("kernel, spec, grid = PROGRAMS[name]",
+                          "kernel, spec, grid = PROGRAMS[name]; spec = [((128, 64), 'float32'), 64]; grid = (64,)")
+    proc = subprocess.run([sys.executable, "-c", child, "long_row", "tileorch"], capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    x = _np(arguments([((128, 64), "float32")], "cpu")[0])
+    want = sorted(printf_text("row %.1f\n", x[2 * b:2 * b + 2]).rstrip("\n") for b in range(64))
+    assert sorted(proc.stdout.splitlines()) == want
