@@ -14,9 +14,9 @@ so a print is one or more calls.  :func:`plan` chooses them:
 * :class:`Loop`: ``units`` calls of one argument of more than :data:`MAX_ARGS` elements, call
   ``u`` printing elements ``u * unit .. u * unit + unit - 1`` with the format
   ``body`` preceded (``u > 0``) by ``seps[m]``, ``m`` the number of ``divisors`` that divide
-  ``u * unit`` (the dimensions that end there: ``"]" * m + ", " + "[" * m``).  A unit is the
-  largest block of trailing dimensions of at most :data:`MAX_ARGS` elements, or 32 elements of
-  a longer row (a row whose length is a multiple of 32; other long rows are unrolled as calls).
+  ``u * unit`` (the dimensions that end there: ``"]" * m + ", " + "[" * m``).  A unit is some
+  consecutive blocks of the trailing dimensions, at most :data:`MAX_ARGS` elements (``_loop``):
+  32 elements of a long row, whole rows of short ones.
 
 Literal text and the brackets around a loop join the neighbouring calls' formats, so a print of
 at most :data:`MAX_ARGS` elements in all is one call."""
@@ -73,25 +73,23 @@ def _text(tokens: list, spec: str) -> str:
     return "".join(spec if isinstance(t, tuple) else t for t in tokens)
 
 
-def _loop(shape: tuple[int, ...], spec: str, arg: int) -> tuple[str, Loop, str] | None:
+def _loop(shape: tuple[int, ...], spec: str, arg: int) -> tuple[str, Loop, str]:
     """(prefix, loop, suffix) printing a tile of ``shape`` (more than MAX_ARGS elements) in
-    units, or None (a long row that is not a multiple of 32: unrolled)."""
+    units: ``c`` consecutive blocks of the trailing ``r`` dimensions, ``r`` the most whose block
+    has at most MAX_ARGS elements, ``c`` the largest divisor of the next dimension that keeps the
+    unit within MAX_ARGS (a row of 1024: 32 elements; 8x8: one row of 8 ... four rows)."""
     k = len(shape)
     prods = [1]
     for d in reversed(shape):
         prods.append(prods[-1] * d)  # prods[r]: elements of the trailing r dimensions
-    if shape[-1] <= MAX_ARGS:
-        r = max(i for i in range(1, k + 1) if prods[i] <= MAX_ARGS)
-        unit = prods[r]
-        body = _text(nested(shape[k - r:], spec, arg), spec)
-    elif shape[-1] % MAX_ARGS == 0:
-        r, unit = 0, MAX_ARGS
-        body = ", ".join([spec] * MAX_ARGS)
-    else:
-        return None
+    r = max(i for i in range(k + 1) if prods[i] <= MAX_ARGS)  # r < k: the tile has more elements
+    d = shape[k - r - 1]
+    c = max(x for x in range(1, d + 1) if d % x == 0 and x * prods[r] <= MAX_ARGS)
+    block = _text(nested(shape[k - r:], spec, arg), spec)
+    body = ", ".join([block] * c)
     divisors = [prods[i] for i in range(r + 1, k)]
     seps = ["]" * m + ", " + "[" * m for m in range(len(divisors) + 1)]
-    return "[" * (k - r), Loop(arg, unit, prods[k] // unit, body, divisors, seps), "]" * (k - r)
+    return "[" * (k - r), Loop(arg, c * prods[r], prods[k] // (c * prods[r]), body, divisors, seps), "]" * (k - r)
 
 
 def plan(pieces: list[str | Conversion], shapes: list[tuple[int, ...]]) -> list[Call | Loop]:
@@ -123,9 +121,8 @@ def plan(pieces: list[str | Conversion], shapes: list[tuple[int, ...]]) -> list[
             continue
         spec, shape = p.text, shapes[arg]
         n = _numel(shape)
-        looped = _loop(shape, spec, arg) if n > MAX_ARGS else None
-        if looped is not None:
-            prefix, loop, suffix = looped
+        if n > MAX_ARGS:
+            prefix, loop, suffix = _loop(shape, spec, arg)
             cur.fmt += prefix
             flush()
             out.append(loop)
