@@ -74,6 +74,13 @@ def expected(name: str) -> list[str]:
             t = np.arange(spec[1], dtype=np.int32) - 2
             out.append(printf_text("%u %u %u %llu\n", t.astype(np.uint8), t.astype(np.uint16), t.astype(np.uint32),
                                    t.astype(np.uint64)))
+        elif name == "big_nd":
+            out.append(printf_text("nd %d\n", np.arange(512, dtype=np.int32).reshape(2, 4, 8, 8) - b))
+        elif name == "in_loop":
+            n = spec[1]
+            x = _np(args[0])
+            out.append("".join(printf_text("k=%d t=%.3g\n", np.int32(k), x[(b * 3 + k) * n:(b * 3 + k + 1) * n])
+                               for k in range(3)))
         elif name == "fstring":
             n = spec[1]
             out.append(printf_text("block=%d t=%.2f 100%%!\n", np.int32(b), _np(args[0])[b * n:(b + 1) * n]))

@@ -152,6 +152,9 @@ def _expected(name: str, arrays: list[np.ndarray]) -> list[str]:
                                        t.astype(np.int64), t.astype(np.float64)),
         "unsigned": lambda b: printf_text("%u %u %u %llu\n", t.astype(np.uint8), t.astype(np.uint16),
                                           t.astype(np.uint32), t.astype(np.uint64)),
+        "big_nd": lambda b: printf_text("nd %d\n", np.arange(512, dtype=np.int32).reshape(2, 4, 8, 8) - b),
+        "in_loop": lambda b: "".join(printf_text("k=%d t=%.3g\n", np.int32(k), x[(b * 3 + k) * n:(b * 3 + k + 1) * n])
+                                     for k in range(3)),
         "fstring": lambda b: printf_text("block=%d t=%.2f 100%%!\n", np.int32(b), x[b * n:(b + 1) * n]),
     }
     texts["float_f16"] = texts["float_bf16"] = texts["float_f32"]
@@ -180,7 +183,7 @@ def test_program_compiles_to_a_whole_program_calling_vprintf(name):
     p = compile_program(cutile_bytecode(kernel, spec), name, ptxas=ptxas_available())
     assert p.kind == "simt"
     assert "call.uni (retval0), vprintf" in p.ptx
-    assert ("__tileorch_print_lock" in p.ptx) == (name == "long_row"), "the lock only for a print of several calls"
+    assert ("__tileorch_print_lock" in p.ptx) == (name in ("long_row", "big_nd")), "the lock only for a print of several calls"
     if ptxas_available():
         assert p.cubin[16] == 2, "a whole program (ELF executable), not code assembled with -c"
     assert not any("warning" in r for r in p.remarks), p.remarks

@@ -43,6 +43,22 @@ def print_long_row(x, n: ct.Constant[int]):
 
 
 @ct.kernel
+def print_big_nd(x, n: ct.Constant[int]):
+    """A 4-D tile of 512 elements: a loop of 32-element calls whose separators close one or two
+    dimensions."""
+    t = ct.arange(512, dtype=ct.int32).reshape((2, 4, 8, 8)) - ct.bid(0)
+    ct.printf("nd %d\n", t)
+
+
+@ct.kernel
+def print_in_loop(x, n: ct.Constant[int]):
+    """A print in a loop: the loop counter and a loaded tile, %g."""
+    for k in range(3):
+        t = ct.load(x, index=(ct.bid(0) * 3 + k,), shape=(n,))
+        ct.printf("k=%d t=%.3g\n", k, t)
+
+
+@ct.kernel
 def print_types(x, n: ct.Constant[int]):
     """Every integer width and a bool, with ct.print's inferred conversions."""
     t = ct.arange(n, dtype=ct.int32) - 2
@@ -89,6 +105,8 @@ PROGRAMS = {
     "float_bf16": (print_float_tile, [_f(64, dtype="bfloat16"), 4], (2,)),
     "nd": (print_2d, [_f(64), 4], (1,)),
     "long_row": (print_long_row, [_f(4, 64), 64], (2,)),
+    "big_nd": (print_big_nd, [_f(64), 4], (2,)),
+    "in_loop": (print_in_loop, [_f(64), 4], (2,)),
     "types": (print_types, [_f(64), 4], (1,)),
     "unsigned": (print_unsigned, [_f(64), 4], (1,)),
     "fstring": (print_fstring, [_f(64), 4], (2,)),
@@ -114,5 +132,5 @@ def arguments(spec: list, device: str) -> list:
     return out
 
 
-__all__ = ["PROGRAMS", "arguments", "print_block_id", "print_2d", "print_float_tile", "print_fstring", "print_in_gemm",
+__all__ = ["PROGRAMS", "arguments", "print_big_nd", "print_block_id", "print_2d", "print_float_tile", "print_fstring", "print_in_gemm", "print_in_loop",
            "print_int_tile", "print_long_row", "print_types", "print_unsigned"]
