@@ -74,6 +74,8 @@ def expected(name: str) -> list[str]:
             t = np.arange(spec[1], dtype=np.int32) - 2
             out.append(printf_text("%u %u %u %llu\n", t.astype(np.uint8), t.astype(np.uint16), t.astype(np.uint32),
                                    t.astype(np.uint64)))
+        elif name == "copy_rows":
+            out.append(printf_text("copied row %d\n", np.int32(b)))
         elif name == "big_nd":
             out.append(printf_text("nd %d\n", np.arange(512, dtype=np.int32).reshape(2, 4, 8, 8) - b))
         elif name == "in_loop":

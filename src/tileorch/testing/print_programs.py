@@ -59,6 +59,15 @@ def print_in_loop(x, n: ct.Constant[int]):
 
 
 @ct.kernel
+def print_copy_rows(x, y, n: ct.Constant[int]):
+    """A one-warp copy that prints a scalar (no barrier: several programs per CTA and per warp,
+    each prints once)."""
+    t = ct.load(x, index=(ct.bid(0),), shape=(n,))
+    ct.store(y, index=(ct.bid(0),), tile=t)
+    ct.printf("copied row %d\n", ct.bid(0))
+
+
+@ct.kernel
 def print_types(x, n: ct.Constant[int]):
     """Every integer width and a bool, with ct.print's inferred conversions."""
     t = ct.arange(n, dtype=ct.int32) - 2
@@ -107,6 +116,7 @@ PROGRAMS = {
     "long_row": (print_long_row, [_f(4, 64), 64], (2,)),
     "big_nd": (print_big_nd, [_f(64), 4], (2,)),
     "in_loop": (print_in_loop, [_f(64), 4], (2,)),
+    "copy_rows": (print_copy_rows, [_f(160), _f(160), 32], (5,)),
     "types": (print_types, [_f(64), 4], (1,)),
     "unsigned": (print_unsigned, [_f(64), 4], (1,)),
     "fstring": (print_fstring, [_f(64), 4], (2,)),
@@ -132,5 +142,5 @@ def arguments(spec: list, device: str) -> list:
     return out
 
 
-__all__ = ["PROGRAMS", "arguments", "print_big_nd", "print_block_id", "print_2d", "print_float_tile", "print_fstring", "print_in_gemm", "print_in_loop",
+__all__ = ["PROGRAMS", "arguments", "print_big_nd", "print_block_id", "print_copy_rows", "print_2d", "print_float_tile", "print_fstring", "print_in_gemm", "print_in_loop",
            "print_int_tile", "print_long_row", "print_types", "print_unsigned"]
