@@ -74,6 +74,8 @@ def expected(name: str) -> list[str]:
             t = np.arange(spec[1], dtype=np.int32) - 2
             out.append(printf_text("%u %u %u %llu\n", t.astype(np.uint8), t.astype(np.uint16), t.astype(np.uint32),
                                    t.astype(np.uint64)))
+        elif name == "text_only":
+            out.append("hello 100%\n" + printf_text("octal %#o %#x\n", np.int32(b + 8), np.int32(b + 255)))
         elif name == "copy_rows":
             out.append(printf_text("copied row %d\n", np.int32(b)))
         elif name == "big_nd":

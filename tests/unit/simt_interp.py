@@ -590,6 +590,10 @@ class Interpreter:
             v = int.from_bytes(data, "little") & ((1 << bits) - 1)
             if spec in "di" and v >> (bits - 1):
                 v -= 1 << bits
+            if spec == "o" and "#" in flags:  # C's alternate octal form: one leading 0
+                digits = "%o" % v
+                out += ("%" + ("-" if "-" in flags else "") + width + "s") % (digits if digits[0] == "0" else "0" + digits)
+                continue
             out += (py + ("d" if spec in "iu" else spec)) % v
         return out + fmt[pos:]
 

@@ -117,6 +117,13 @@ def test_reference_follows_c_argument_rules():
         "44 ffff 5 -7 ffffffff 4294967295 255\n"
     assert printf_text("[%5.2f|%+.1e|%g]", np.float16(1.5), np.float32(-0.25), 1e-5) == "[ 1.50|-2.5e-01|1e-05]"
     assert printf_text("%d", np.array([[True, False]])) == "[[1, 0]]"
+    assert printf_text("%#o|%#5o|%#-5o|%#o|%#x", np.int32(8), np.int32(8), np.int32(8), np.int32(0), np.int32(255)) == \
+        "010|  010|010  |0|0xff"
+
+
+def test_a_print_of_text_only_is_one_call_without_arguments():
+    steps = plan(parse("hello 100%%\n"), [])
+    assert len(steps) == 1 and steps[0].fmt == "hello 100%%\n" and steps[0].elems == []
 
 
 # ---------------------------------------------------------------------- whole programs
@@ -152,6 +159,7 @@ def _expected(name: str, arrays: list[np.ndarray]) -> list[str]:
                                        t.astype(np.int64), t.astype(np.float64)),
         "unsigned": lambda b: printf_text("%u %u %u %llu\n", t.astype(np.uint8), t.astype(np.uint16),
                                           t.astype(np.uint32), t.astype(np.uint64)),
+        "text_only": lambda b: "hello 100%\n" + printf_text("octal %#o %#x\n", np.int32(b + 8), np.int32(b + 255)),
         "copy_rows": lambda b: printf_text("copied row %d\n", np.int32(b)),
         "big_nd": lambda b: printf_text("nd %d\n", np.arange(512, dtype=np.int32).reshape(2, 4, 8, 8) - b),
         "in_loop": lambda b: "".join(printf_text("k=%d t=%.3g\n", np.int32(k), x[(b * 3 + k) * n:(b * 3 + k + 1) * n])

@@ -38,7 +38,12 @@ def _one(conv: re.Match, value, bits: int | None) -> str:
     py = "%" + (flags or "") + (width or "") + ("." + precision if precision is not None else "")
     if spec in "eEfFgGaA":
         return (py + spec) % float(value)
-    return (py + ("d" if spec in "iu" else spec)) % _c_int(int(value), bits, length or "", spec)
+    v = _c_int(int(value), bits, length or "", spec)
+    if spec == "o" and "#" in (flags or ""):  # C: a leading 0 (Python's '#' gives 0o)
+        digits = "%o" % v
+        digits = digits if digits.startswith("0") else "0" + digits
+        return ("%" + ("-" if "-" in flags else "") + (width or "") + "s") % digits
+    return (py + ("d" if spec in "iu" else spec)) % v
 
 
 def _nested(arr: np.ndarray, conv: re.Match, bits: int | None) -> str:

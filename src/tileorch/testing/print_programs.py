@@ -68,6 +68,13 @@ def print_copy_rows(x, y, n: ct.Constant[int]):
 
 
 @ct.kernel
+def print_text_only(x, n: ct.Constant[int]):
+    """A print without arguments, and octal/hex with the alternate form."""
+    ct.printf("hello 100%%\n")
+    ct.printf("octal %#o %#x\n", ct.bid(0) + 8, ct.bid(0) + 255)
+
+
+@ct.kernel
 def print_types(x, n: ct.Constant[int]):
     """Every integer width and a bool, with ct.print's inferred conversions."""
     t = ct.arange(n, dtype=ct.int32) - 2
@@ -117,6 +124,7 @@ PROGRAMS = {
     "big_nd": (print_big_nd, [_f(64), 4], (2,)),
     "in_loop": (print_in_loop, [_f(64), 4], (2,)),
     "copy_rows": (print_copy_rows, [_f(160), _f(160), 32], (5,)),
+    "text_only": (print_text_only, [_f(64), 4], (2,)),
     "types": (print_types, [_f(64), 4], (1,)),
     "unsigned": (print_unsigned, [_f(64), 4], (1,)),
     "fstring": (print_fstring, [_f(64), 4], (2,)),
@@ -143,4 +151,4 @@ def arguments(spec: list, device: str) -> list:
 
 
 __all__ = ["PROGRAMS", "arguments", "print_big_nd", "print_block_id", "print_copy_rows", "print_2d", "print_float_tile", "print_fstring", "print_in_gemm", "print_in_loop",
-           "print_int_tile", "print_long_row", "print_types", "print_unsigned"]
+           "print_int_tile", "print_long_row", "print_text_only", "print_types", "print_unsigned"]
