@@ -97,14 +97,25 @@ def _run(name: str, launcher: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", CHILD, name, launcher], capture_output=True, text=True, timeout=600)
 
 
+@pytest.fixture(scope="module")
+def outputs() -> dict:
+    """Every program's child process, through tileorch and through cuTile (tileiras), eight at a
+    time: (name, launcher) -> the finished process."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    jobs = [(name, launcher) for name in sorted(PROGRAMS) for launcher in ("tileorch", "cutile")]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        return dict(zip(jobs, pool.map(lambda job: _run(*job), jobs)))
+
+
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
-def test_print_output_matches_python_and_tileiras(name):
+def test_print_output_matches_python_and_tileiras(name, outputs):
     want = expected(name)
-    ours = _run(name, "tileorch")
+    ours = outputs[(name, "tileorch")]
     assert ours.returncode == 0, ours.stdout + ours.stderr
     got = sorted(ours.stdout.splitlines())
     assert got == want, f"tileorch printed:\n{ours.stdout}\nexpected:\n" + "\n".join(want)
-    theirs = _run(name, "cutile")
+    theirs = outputs[(name, "cutile")]
     if theirs.returncode == 5 and "NO-CUTILE" in theirs.stderr:
         pytest.skip(f"cuTile cannot launch here (tileiras): {theirs.stderr.strip()[-300:]}")
     assert theirs.returncode == 0, theirs.stdout + theirs.stderr
