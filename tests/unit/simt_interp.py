@@ -592,7 +592,8 @@ class Interpreter:
                 v -= 1 << bits
             if spec == "o" and "#" in flags:  # C's alternate octal form: one leading 0
                 digits = "%o" % v
-                out += ("%" + ("-" if "-" in flags else "") + width + "s") % (digits if digits[0] == "0" else "0" + digits)
+                digits = digits if digits[0] == "0" else "0" + digits
+                out += ("%" + ("-" if "-" in flags else "") + width + "s") % digits
                 continue
             out += (py + ("d" if spec in "iu" else spec)) % v
         return out + fmt[pos:]
@@ -789,7 +790,8 @@ def export_kernels(tmp_path_factory, folder: str, script: str):
     return out
 
 
-def run_cutile(kernel, spec: list, arrays: list, grid: tuple, arch: str = "sm_90a", printed: list | None = None) -> list:
+def run_cutile(kernel, spec: list, arrays: list, grid: tuple, arch: str = "sm_90a",
+               printed: list | None = None) -> list:
     """Lower the cuTile ``kernel`` (exported for ``spec``, see ``tileorch.testing.export``) to the
     SIMT path and run it on the CPU: ``arrays`` are its array arguments in order (numpy; their
     own shapes, which may differ from the spec's), ``grid`` three block counts; returns each

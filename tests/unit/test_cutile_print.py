@@ -58,9 +58,11 @@ def test_conversions_match_the_arguments():
         check("%d %d", [i32])
     with pytest.raises(FormatError, match="has 1 conversion but 2 tile arguments were given"):
         check("%d", [i32, i32])
-    with pytest.raises(FormatError, match=r"'%f' \(argument 1\) is a float conversion, but the tile's elements are i32"):
+    with pytest.raises(FormatError, match=r"'%f' \(argument 1\) is a float conversion, but the tile's elements "
+                                          r"are i32"):
         check("%d %f", [i32, i32])
-    with pytest.raises(FormatError, match=r"'%x' \(argument 0\) is an integer conversion, but the tile's elements are f16"):
+    with pytest.raises(FormatError, match=r"'%x' \(argument 0\) is an integer conversion, but the tile's elements "
+                                          r"are f16"):
         check("%x", [f16])
 
 
@@ -197,7 +199,8 @@ def test_program_compiles_to_a_whole_program_calling_vprintf(name):
     p = compile_program(cutile_bytecode(kernel, spec), name, ptxas=ptxas_available())
     assert p.kind == "simt"
     assert "call.uni (retval0), vprintf" in p.ptx
-    assert ("__tileorch_print_lock" in p.ptx) == (name in ("long_row", "big_nd")), "the lock only for a print of several calls"
+    locked = name in ("long_row", "big_nd")
+    assert ("__tileorch_print_lock" in p.ptx) == locked, "the lock only for a print of several calls"
     if ptxas_available():
         assert p.cubin[16] == 2, "a whole program (ELF executable), not code assembled with -c"
     assert not any("warning" in r for r in p.remarks), p.remarks

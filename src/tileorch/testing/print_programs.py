@@ -150,5 +150,6 @@ def arguments(spec: list, device: str) -> list:
     return out
 
 
-__all__ = ["PROGRAMS", "arguments", "print_big_nd", "print_block_id", "print_copy_rows", "print_2d", "print_float_tile", "print_fstring", "print_in_gemm", "print_in_loop",
-           "print_int_tile", "print_long_row", "print_text_only", "print_types", "print_unsigned"]
+__all__ = ["PROGRAMS", "arguments", "print_big_nd", "print_block_id", "print_copy_rows", "print_2d",
+           "print_float_tile", "print_fstring", "print_in_gemm", "print_in_loop", "print_int_tile", "print_long_row",
+           "print_text_only", "print_types", "print_unsigned"]

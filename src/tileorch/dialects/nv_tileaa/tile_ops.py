@@ -330,6 +330,7 @@ class PrintOp(IRDLOperation):
 TILE_OPS = [ExtSIOp, ExtUIOp, TruncIOp, SIToFPOp, UIToFPOp, FPToSIOp, FPToUIOp, CmpIOp, CmpFOp, SelectOp, CatOp,
             ExtractSliceOp, InsertSliceOp, AssertOp, PrintOp]
 
-__all__ = ["AssertOp", "CASTS", "CMPF_PREDICATES", "CMPI_PREDICATES", "TILE_OPS", "CatOp", "CmpFOp", "CmpIOp", "ExtSIOp",
-           "ExtUIOp", "ExtractSliceOp", "FPToSIOp", "FPToUIOp", "InsertSliceOp", "PrintOp", "SIToFPOp", "SelectOp", "TruncIOp",
+__all__ = ["AssertOp", "CASTS", "CMPF_PREDICATES", "CMPI_PREDICATES", "TILE_OPS", "CatOp", "CmpFOp", "CmpIOp",
+           "ExtSIOp", "ExtUIOp", "ExtractSliceOp", "FPToSIOp", "FPToUIOp", "InsertSliceOp", "PrintOp", "SIToFPOp",
+           "SelectOp", "TruncIOp",
            "UIToFPOp"]

@@ -20,8 +20,8 @@ ptxas resolves ``vprintf`` itself: the kernel stays a whole program."""
 from __future__ import annotations
 
 from xdsl.dialects import arith, llvm, scf
-from xdsl.dialects.builtin import (DenseArrayBase, DictionaryAttr, Float16Type, Float32Type, Float64Type, IntegerAttr, IntegerType,
-                                   ModuleOp, StringAttr, f64, i1, i32, i64)
+from xdsl.dialects.builtin import (DenseArrayBase, DictionaryAttr, Float16Type, Float32Type, Float64Type, IntegerAttr,
+                                   IntegerType, ModuleOp, StringAttr, f64, i1, i32, i64)
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from tileorch.dialects import llvm_ext
