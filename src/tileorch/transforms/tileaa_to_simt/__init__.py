@@ -56,6 +56,10 @@ softmax/layernorm-style rows, transposes, dots (on mma.sync tensor cores).  Cont
   branches carry tiles as one value per slot; a loop that writes no memory loads its tiles one
   iteration ahead, two iterations per trip so the carried tiles need no copy (``prefetch.py``).
 
+* ``assert`` and ``print`` (cuTile's ``ct.assert_``, ``ct.printf``/``ct.print``) call the PTX
+  system calls ``__assertfail`` and ``vprintf`` (``asserts.py``, ``prints.py``: thread 0 prints
+  each tile block's text once, the tiles gathered through the scratch).
+
 Unsupported ops get a located "not supported yet by convert-nv-tileaa-to-simt" error.
 """
 
