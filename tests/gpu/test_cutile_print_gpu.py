@@ -123,7 +123,7 @@ def test_print_output_matches_python_and_tileiras(name, outputs):
 
 
 def test_print_of_many_blocks_does_not_interleave():
-    """64 blocks each print a 2x64 tile (five vprintf calls each, under the lock): every line
+    """64 blocks each print a 2x64 tile (six vprintf calls each, under the lock): every line
     whole."""
     child = CHILD.replace("kernel, spec, grid = PROGRAMS[name]",
                           "kernel, spec, grid = PROGRAMS[name]; spec = [((128, 64), 'float32'), 64]; grid = (64,)")
