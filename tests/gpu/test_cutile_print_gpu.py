@@ -76,6 +76,9 @@ def expected(name: str) -> list[str]:
                                    t.astype(np.uint64)))
         elif name == "text_only":
             out.append("hello 100%\n" + printf_text("octal %#o %#x\n", np.int32(b + 8), np.int32(b + 255)))
+        elif name == "if_block":
+            if b == 1:
+                out.append(printf_text("only block 1: %.2f\n", _np(args[0])[8:16]))
         elif name == "copy_rows":
             out.append(printf_text("copied row %d\n", np.int32(b)))
         elif name == "big_nd":

@@ -162,6 +162,7 @@ def _expected(name: str, arrays: list[np.ndarray]) -> list[str]:
         "unsigned": lambda b: printf_text("%u %u %u %llu\n", t.astype(np.uint8), t.astype(np.uint16),
                                           t.astype(np.uint32), t.astype(np.uint64)),
         "text_only": lambda b: "hello 100%\n" + printf_text("octal %#o %#x\n", np.int32(b + 8), np.int32(b + 255)),
+        "if_block": lambda b: printf_text("only block 1: %.2f\n", x[8:16]) if b == 1 else "",
         "copy_rows": lambda b: printf_text("copied row %d\n", np.int32(b)),
         "big_nd": lambda b: printf_text("nd %d\n", np.arange(512, dtype=np.int32).reshape(2, 4, 8, 8) - b),
         "in_loop": lambda b: "".join(printf_text("k=%d t=%.3g\n", np.int32(k), x[(b * 3 + k) * n:(b * 3 + k + 1) * n])

@@ -75,6 +75,14 @@ def print_text_only(x, n: ct.Constant[int]):
 
 
 @ct.kernel
+def print_if(x, n: ct.Constant[int]):
+    """A tile printed by one block only (a print inside an ``if``)."""
+    t = ct.load(x, index=(ct.bid(0),), shape=(n,))
+    if ct.bid(0) == 1:
+        ct.printf("only block 1: %.2f\n", t)
+
+
+@ct.kernel
 def print_types(x, n: ct.Constant[int]):
     """Every integer width and a bool, with ct.print's inferred conversions."""
     t = ct.arange(n, dtype=ct.int32) - 2
@@ -125,6 +133,7 @@ PROGRAMS = {
     "in_loop": (print_in_loop, [_f(64), 4], (2,)),
     "copy_rows": (print_copy_rows, [_f(160), _f(160), 32], (5,)),
     "text_only": (print_text_only, [_f(64), 4], (2,)),
+    "if_block": (print_if, [_f(64), 8], (3,)),
     "types": (print_types, [_f(64), 4], (1,)),
     "unsigned": (print_unsigned, [_f(64), 4], (1,)),
     "fstring": (print_fstring, [_f(64), 4], (2,)),
@@ -151,5 +160,5 @@ def arguments(spec: list, device: str) -> list:
 
 
 __all__ = ["PROGRAMS", "arguments", "print_big_nd", "print_block_id", "print_copy_rows", "print_2d",
-           "print_float_tile", "print_fstring", "print_in_gemm", "print_in_loop", "print_int_tile", "print_long_row",
-           "print_text_only", "print_types", "print_unsigned"]
+           "print_float_tile", "print_fstring", "print_if", "print_in_gemm", "print_in_loop", "print_int_tile",
+           "print_long_row", "print_text_only", "print_types", "print_unsigned"]
