@@ -99,6 +99,15 @@ def _simt_dots(module: ModuleOp) -> str:
     return "the SIMT path compiles it, slowly (scalar FMA loops for a dot mma.sync does not take)"
 
 
+_SIMT_ONLY = {
+    "nv_tileaa.assert": "ct.assert_ is checked on the SIMT path only (the tensor-core kernels do not evaluate "
+                        "assertions yet)",
+    "nv_tileaa.print": "ct.printf/ct.print print on the SIMT path only (the tensor-core kernels do not print yet)",
+}
+"""Ops the tensor-core tier does not lower: a dot program with one takes the SIMT path, with a
+located warning (never dropped silently)."""
+
+
 def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule: str = "persistent",
                          config: str = "", remarks: list[str] | None = None) -> tuple[str, ModuleOp]:
     """Lower an ``nv_tileaa`` module (a tile program: ``examples/tile_gemm.mlir``, the
@@ -140,12 +149,11 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
     if has_dot and not hopper:
         remarks.append(f"remark: dot kernel compiled by the SIMT path: "
                        f"{'asked for (schedule=simt)' if schedule == 'simt' else f'the WGMMA lowering targets sm_90a, not {arch}'}")
-    asserted = next((op for op in module.walk() if op.name == "nv_tileaa.assert"), None)
-    if has_dot and hopper and asserted is not None:  # the tier's kernels do not check assertions: not dropped
+    debug = next((op for op in module.walk() if op.name in _SIMT_ONLY), None)
+    if has_dot and hopper and debug is not None:  # the tier's kernels do not check/print these: not dropped
         from tileorch.diagnostics import format_error
 
-        remarks.append(format_error(asserted, "ct.assert_ is checked on the SIMT path only (the tensor-core kernels "
-                                              "do not evaluate assertions yet)", "warning")
+        remarks.append(format_error(debug, _SIMT_ONLY[debug.name], "warning")
                        + f" [the tensor-core path refused this kernel: {_simt_dots(fallback)}]")
         hopper = False
     if has_dot and hopper:

@@ -250,6 +250,13 @@ def test_assert_positive():
     close(run("assert_positive", {0: x})[1], torch.sqrt(x), atol=1e-6, rtol=1e-6)
 
 
+def test_printf_debug():
+    """``ct.printf`` of a scalar and a reduction: the program's output is as without it (the printed
+    text: tests/gpu/test_cutile_print_gpu.py)."""
+    x = randn((256,), seed=37)
+    assert torch.equal(run("printf_debug", {0: x})[1], x)
+
+
 def test_cumsum_i64_rev():
     x = torch.randint(-2**31, 2**31 - 1, (3, 100), device="cuda", generator=_gen(36), dtype=torch.int32)
     ref = x.long().flip(1).cumsum(1).flip(1)

@@ -9,6 +9,14 @@ and ``shfl.sync.bfly``/``up``/``down``/``idx`` read the partner lane's value (al
 grid run one after the other on one global memory; each gets fresh shared memory.  Loads and
 stores check bounds and the alignment of the access (a misaligned vector access is an error,
 as on the GPU).  Integers are held as int64 bit patterns wrapped to their width.
+
+The PTX system call ``vprintf`` (``ct.printf``) is modelled as CUDA's host side reads its
+record: the format string and the argument buffer (each argument at an offset aligned to its
+size; an integer conversion with length ``l``/``ll`` reads 8 bytes, other integer conversions 4,
+float conversions an 8-byte double), formatted with C's rules; the text of every call is appended
+to ``Interpreter.printed`` in the order the threads make the calls.  Module globals other than the
+scratch (the format strings, the print lock) are placed in global memory; an ``llvm.alloca`` is
+per-thread memory in the entry block.
 """
 
 from __future__ import annotations
@@ -105,11 +113,14 @@ class Memory:
 
 
 class Interpreter:
-    def __init__(self, fn, memory: Memory, threads: int, smem_bytes: int = 1 << 16):
+    def __init__(self, fn, memory: Memory, threads: int, smem_bytes: int = 1 << 16, globals_: dict | None = None):
         self.fn = fn
         self.mem = memory
         self.T = threads
         self.smem_bytes = smem_bytes
+        self.globals = globals_ or {}
+        """Module global name -> its address in ``memory`` (the scratch is not one of them)."""
+        self.printed: list[str] = []
 
     # ---------------------------------------------------------------- memory
     def _region(self, addr: int, size: int):
@@ -445,7 +456,51 @@ class Interpreter:
                 raise SimtError("mma.sync with inactive lanes")
             put(mma_sync(op, ins, mask))
         elif name == "llvm.mlir.addressof":
-            put(np.full(T, SHARED_BASE, np.int64))
+            put(np.full(T, self.globals.get(op.global_name.root_reference.data, SHARED_BASE), np.int64))
+        elif name == "llvm.alloca":
+            count = int(ins[0][0])
+            size = count * max(1, _width(op.elem_type) // 8)
+            base = self.mem.place(np.zeros(size * T, np.uint8))
+            put(base + np.arange(T, dtype=np.int64) * size)
+        elif name == "llvm.call" and op.callee.string_value() == "vprintf":
+            for t in np.nonzero(mask)[0]:
+                self.printed.append(self._vprintf(int(ins[0][t]), int(ins[1][t])))
+            put(np.zeros(T, np.int64))
+        elif name == "llvm.select":
+            c, a, b = ins
+            put(np.where(c.astype(bool), a, b))
+        elif name == "llvm.fence":
+            pass
+        elif name == "llvm.atomicrmw":
+            put(self._atomicrmw(op, ins[0], ins[1], mask))
+        elif name == "llvm.cmpxchg":
+            out = np.zeros((T, 2), np.int64)
+            typ = op.operands[1].type
+            for t in np.nonzero(mask)[0]:  # one thread after the other
+                one = np.zeros(T, bool)
+                one[t] = True
+                old = int(self._load(ins[0], typ, one, None)[t])
+                ok = old == int(ins[1][t])
+                if ok:
+                    self._store(ins[0], ins[2], typ, one, None)
+                out[t] = (old, int(ok))
+            put(out)
+        elif name == "scf.while":
+            if op.arguments or op.results:
+                raise SimtError("scf.while with values")
+            active = mask.copy()
+            for _ in range(1 << 16):
+                before = op.before_region.blocks[0]
+                for inner in before.ops:
+                    if inner.name == "scf.condition":
+                        active &= env[inner.condition].astype(bool)
+                        break
+                    self.op(inner, env, active)
+                if not active.any():
+                    break
+                self.region(op.after_region, env, active)
+            else:
+                raise SimtError("scf.while did not end (a lock never released?)")
         elif name == "llvm.getelementptr":
             base = ins[0]
             idx = ins[1] if len(ins) > 1 else np.zeros(T, np.int64)
@@ -460,8 +515,6 @@ class Interpreter:
         elif name == "llvm.store":
             align = op.properties.get("alignment")
             self._store(ins[1], ins[0], op.operands[0].type, mask, align.value.data if align is not None else None)
-        elif name == "llvm.atomicrmw":
-            put(self._atomicrmw(op, ins[0], ins[1], mask))
         elif name == "llvm.mlir.poison":
             lanes = rt.get_shape()[0]
             dt = np.int64 if isinstance(rt.element_type, IntegerType) else _np_float(rt.element_type)
@@ -526,6 +579,45 @@ class Interpreter:
                 env[r] = c
         else:
             raise SimtError(f"op {name} not modelled")
+
+    def _cstring(self, addr: int) -> str:
+        raw, off = self.mem.find(addr, 1)
+        end = off
+        while raw[end] != 0:
+            end += 1
+        return bytes(raw[off:end]).decode()
+
+    def _vprintf(self, fmt_addr: int, buf: int) -> str:
+        """One ``vprintf(format, buffer)`` as CUDA's host side formats it (module docstring)."""
+        fmt = self._cstring(fmt_addr)
+        out, pos, at = "", 0, 0
+        for m in re.finditer(r"%%|%([-+ #0]*)(\d*)(?:\.(\d*))?(hh|h|ll|l)?([diouxXeEfFgG])", fmt):
+            out += fmt[pos:m.start()]
+            pos = m.end()
+            if m.group(0) == "%%":
+                out += "%"
+                continue
+            flags, width, prec, length, spec = m.groups()
+            size = 8 if spec in "eEfFgG" or length in ("l", "ll") else 4
+            at = -(-at // size) * size
+            raw, off = self.mem.find(buf + at, size)
+            data = bytes(raw[off:off + size])
+            at += size
+            py = "%" + flags + width + ("." + prec if prec is not None else "")
+            if spec in "eEfFgG":
+                out += (py + spec) % np.frombuffer(data, np.float64)[0]
+                continue
+            bits = {"hh": 8, "h": 16}.get(length or "", size * 8)
+            v = int.from_bytes(data, "little") & ((1 << bits) - 1)
+            if spec in "di" and v >> (bits - 1):
+                v -= 1 << bits
+            if spec == "o" and "#" in flags:  # C's alternate octal form: one leading 0
+                digits = "%o" % v
+                digits = digits if digits[0] == "0" else "0" + digits
+                out += ("%" + ("-" if "-" in flags else "") + width + "s") % digits
+                continue
+            out += (py + ("d" if spec in "iu" else spec)) % v
+        return out + fmt[pos:]
 
     def ldmatrix(self, num: int, addrs, mask) -> np.ndarray:
         """``ldmatrix.sync.aligned.m8n8.x{num}.shared.b16`` as the PTX ISA states it: lanes
@@ -719,11 +811,12 @@ def export_kernels(tmp_path_factory, folder: str, script: str):
     return out
 
 
-def run_cutile(kernel, spec: list, arrays: list, grid: tuple, arch: str = "sm_90a") -> list:
+def run_cutile(kernel, spec: list, arrays: list, grid: tuple, arch: str = "sm_90a",
+               printed: list | None = None) -> list:
     """Lower the cuTile ``kernel`` (exported for ``spec``, see ``tileorch.testing.export``) to the
     SIMT path and run it on the CPU: ``arrays`` are its array arguments in order (numpy; their
     own shapes, which may differ from the spec's), ``grid`` three block counts; returns each
-    array's contents afterwards."""
+    array's contents afterwards (``printed``: extended with the text of its ``vprintf`` calls)."""
     from xdsl.dialects import func
 
     from tileorch.driver import lower_program
@@ -736,12 +829,23 @@ def run_cutile(kernel, spec: list, arrays: list, grid: tuple, arch: str = "sm_90
     assert kind == "simt", kind
     fn = next(op for op in module.walk() if isinstance(op, func.FuncOp) and "nvvm.kernel" in op.attributes)
     mem, args, placed = Memory(), [], []
+    from xdsl.dialects import llvm
+    from xdsl.dialects.builtin import StringAttr
+
+    globals_ = {}
+    for g in module.body.block.ops:
+        if isinstance(g, llvm.GlobalOp) and g.addr_space.value.data != 3:
+            data = g.value.data.encode() + b"\0" if isinstance(g.value, StringAttr) else bytes(8)
+            globals_[g.sym_name.data] = mem.place(data)
     for a in arrays:
         buf = np.ascontiguousarray(a)
         base = mem.place(buf)
         placed.append((base, buf))
         args += [base, *buf.shape, *[st // buf.itemsize for st in buf.strides]]
-    Interpreter(fn, mem, fn.attributes["nvvm.maxntid"].get_values()[0]).run(args, grid)
+    interp = Interpreter(fn, mem, fn.attributes["nvvm.maxntid"].get_values()[0], globals_=globals_)
+    interp.run(args, grid)
+    if printed is not None:
+        printed.extend(interp.printed)
     out = []
     for base, buf in placed:
         raw, off = mem.find(base, buf.nbytes)

@@ -777,7 +777,7 @@ _add("mm_load_hints", mm_load_hints, [((256, 256), "float16"), ((256, 256), "flo
                                       128, 128, 64], (2, 2), "gemm", outputs=(2,))
 _add("row_norms_unrolled", row_norms_unrolled, [((5, 1000), "float16"), ((5,), "float32"), 256, 4], (5,), "simt",
      outputs=(1,))
-_add("printf_debug", printf_debug, [((256,), "float32"), ((256,), "float32"), 128], (2,), "error", error="print",
+_add("printf_debug", printf_debug, [((256,), "float32"), ((256,), "float32"), 128], (2,), "simt",
      outputs=(1,))
 _add("assert_positive", assert_positive, [((256,), "float32"), ((256,), "float32"), 128], (2,), "simt",
      outputs=(1,))

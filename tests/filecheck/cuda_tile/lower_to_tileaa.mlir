@@ -112,9 +112,10 @@ cuda_tile.module @m {
 
 cuda_tile.module @m {
   entry @k() {
-    %c = constant <i32: 0> : tile<i32>
-    // CHECK: lower_to_tileaa.mlir:[[# @LINE + 1]]:5: error: 'cuda_tile.print_tko' is not supported yet by convert-cudatile-to-tileaa
-    print_tko "x=%d", %c : tile<i32> -> token
+    %c = constant <f32: 0.0> : tile<8xf32>
+    %f = ftof %c : tile<8xf32> -> tile<8xf4E2M1FN>
+    // CHECK: lower_to_tileaa.mlir:[[# @LINE + 1]]:5: error: 'cuda_tile.pack' of f4E2M1FN elements (sub-byte element types) is not supported yet by convert-cudatile-to-tileaa
+    %p = pack %f : tile<8xf4E2M1FN> -> tile<4xi8>
   }
 }
 

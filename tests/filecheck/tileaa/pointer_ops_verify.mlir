@@ -150,3 +150,77 @@ builtin.module {
   }
 }
 // CHECK: pointer_ops_verify.mlir:[[# @LINE - 4]]:5: error: assert takes a condition of i1 elements, got tensor<4xi32>
+
+// -----
+
+// nv_tileaa.print (ct.printf): one conversion per argument.
+builtin.module {
+  nv_tileaa.func @k(%c: tensor<4xi32>) {
+    nv_tileaa.print "a %d b %d\0A", %c : tensor<4xi32>
+    nv_tileaa.return
+  }
+}
+// CHECK: pointer_ops_verify.mlir:[[# @LINE - 4]]:5: error: the print format has 2 conversions but 1 tile argument was given
+
+// -----
+
+// nv_tileaa.print: an integer conversion takes integer elements.
+builtin.module {
+  nv_tileaa.func @k(%c: tensor<4xf16>) {
+    nv_tileaa.print "a %x\0A", %c : tensor<4xf16>
+    nv_tileaa.return
+  }
+}
+// CHECK: pointer_ops_verify.mlir:[[# @LINE - 4]]:5: error: '%x' (argument 0) is an integer conversion, but the tile's elements are f16
+
+// -----
+
+// nv_tileaa.print: a float conversion takes float elements.
+builtin.module {
+  nv_tileaa.func @k(%c: tensor<4xi1>) {
+    nv_tileaa.print "a %g\0A", %c : tensor<4xi1>
+    nv_tileaa.return
+  }
+}
+// CHECK: pointer_ops_verify.mlir:[[# @LINE - 4]]:5: error: '%g' (argument 0) is a float conversion, but the tile's elements are i1
+
+// -----
+
+// nv_tileaa.print: no %s / %c / %p / %n, no '*' width, only the lengths hh, h, l, ll.
+builtin.module {
+  nv_tileaa.func @k(%c: i32) {
+    nv_tileaa.print "a %*d\0A", %c : i32
+    nv_tileaa.return
+  }
+}
+// CHECK: pointer_ops_verify.mlir:[[# @LINE - 4]]:5: error: '%*d' in the print format: a '*' width or precision is not supported
+
+// -----
+
+builtin.module {
+  nv_tileaa.func @k(%c: i32) {
+    nv_tileaa.print "a %n\0A", %c : i32
+    nv_tileaa.return
+  }
+}
+// CHECK: pointer_ops_verify.mlir:[[# @LINE - 4]]:5: error: '%n' in the print format is not supported
+
+// -----
+
+builtin.module {
+  nv_tileaa.func @k(%c: f64) {
+    nv_tileaa.print "a %Lf\0A", %c : f64
+    nv_tileaa.return
+  }
+}
+// CHECK: pointer_ops_verify.mlir:[[# @LINE - 4]]:5: error: '%Lf' in the print format: the length 'L' is not supported
+
+// -----
+
+builtin.module {
+  nv_tileaa.func @k(%c: i32) {
+    nv_tileaa.print "a %d %", %c : i32
+    nv_tileaa.return
+  }
+}
+// CHECK: pointer_ops_verify.mlir:[[# @LINE - 4]]:5: error: unterminated conversion '%' at the end of the print format

@@ -300,9 +300,37 @@ class AssertOp(IRDLOperation):
             raise VerifyException(f"assert takes a condition of i1 elements, got {self.condition.type}")
 
 
-TILE_OPS = [ExtSIOp, ExtUIOp, TruncIOp, SIToFPOp, UIToFPOp, FPToSIOp, FPToUIOp, CmpIOp, CmpFOp, SelectOp, CatOp,
-            ExtractSliceOp, InsertSliceOp, AssertOp]
+@irdl_op_definition
+class PrintOp(IRDLOperation):
+    """``cuda_tile.print_tko`` (cuTile's ``ct.printf(format, *tiles)`` and ``ct.print(...)``): each tile
+    block prints ``format`` once, each conversion replaced by its argument (a tile prints as a
+    nested list, ``[[a, b], [c, d]]``, every element with the conversion; a scalar or 0-d tile as
+    one value).  The format's rules are :mod:`tileorch.dialects.nv_tileaa.print_format`'s; the
+    SIMT lowering calls the PTX system call ``vprintf`` (``tileaa_to_simt/prints.py``)."""
 
-__all__ = ["AssertOp", "CASTS", "CMPF_PREDICATES", "CMPI_PREDICATES", "TILE_OPS", "CatOp", "CmpFOp", "CmpIOp", "ExtSIOp",
-           "ExtUIOp", "ExtractSliceOp", "FPToSIOp", "FPToUIOp", "InsertSliceOp", "SIToFPOp", "SelectOp", "TruncIOp",
+    name = "nv_tileaa.print"
+    format = prop_def(StringAttr)
+    args = var_operand_def()
+    traits = traits_def(MemoryWriteEffect())  # output: never removed as dead, never reordered
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$format (`,` $args^ `:` type($args))? attr-dict"
+
+    def __init__(self, format: str, args: list[SSAValue]):
+        super().__init__(operands=[args], properties={"format": StringAttr(format)})
+
+    def verify_(self) -> None:
+        from tileorch.dialects.nv_tileaa.print_format import FormatError, check
+
+        try:
+            check(self.format.data, [_element(a.type) for a in self.args])
+        except FormatError as exc:
+            raise VerifyException(str(exc)) from None
+
+
+TILE_OPS = [ExtSIOp, ExtUIOp, TruncIOp, SIToFPOp, UIToFPOp, FPToSIOp, FPToUIOp, CmpIOp, CmpFOp, SelectOp, CatOp,
+            ExtractSliceOp, InsertSliceOp, AssertOp, PrintOp]
+
+__all__ = ["AssertOp", "CASTS", "CMPF_PREDICATES", "CMPI_PREDICATES", "TILE_OPS", "CatOp", "CmpFOp", "CmpIOp",
+           "ExtSIOp", "ExtUIOp", "ExtractSliceOp", "FPToSIOp", "FPToUIOp", "InsertSliceOp", "PrintOp", "SIToFPOp",
+           "SelectOp", "TruncIOp",
            "UIToFPOp"]

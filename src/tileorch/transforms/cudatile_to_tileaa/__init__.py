@@ -186,6 +186,21 @@ def _assert(L, op):
     L.emit(tops.AssertOp(L.v(op.condition), op.message.data), op)
 
 
+@handles(ct.PrintTkoOp)
+def _print(L, op):
+    """``ct.printf``/``ct.print``: ``nv_tileaa.print`` (the format checked here, located at the
+    print); its token is a fresh one (the op is ordered by its memory effect)."""
+    from tileorch.dialects.nv_tileaa.print_format import FormatError, check
+
+    args = [L.v(a) for a in op.args]
+    try:
+        check(op.str_.data, [a.type.element_type if isinstance(a.type, TensorType) else a.type for a in args])
+    except FormatError as exc:
+        raise LocatedError(op, f"{exc} ('{op.name}')") from None
+    L.emit(tops.PrintOp(op.str_.data, args), op)
+    L.vm[op.result_token] = L.emit(aa.CreateMemTokenOp(), op).results[0]
+
+
 @handles(ct.MakeTokenOp)
 def _make_token(L, op):
     L.bind(op, L.emit(aa.CreateMemTokenOp(), op))

@@ -56,6 +56,10 @@ softmax/layernorm-style rows, transposes, dots (on mma.sync tensor cores).  Cont
   branches carry tiles as one value per slot; a loop that writes no memory loads its tiles one
   iteration ahead, two iterations per trip so the carried tiles need no copy (``prefetch.py``).
 
+* ``assert`` and ``print`` (cuTile's ``ct.assert_``, ``ct.printf``/``ct.print``) call the PTX
+  system calls ``__assertfail`` and ``vprintf`` (``asserts.py``, ``prints.py``: thread 0 prints
+  each tile block's text once, the tiles gathered through the scratch).
+
 Unsupported ops get a located "not supported yet by convert-nv-tileaa-to-simt" error.
 """
 
@@ -81,7 +85,7 @@ from tileorch.dialects.nv_tileaa.blocked import SOURCE_LAYOUT
 from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileaa.tile_ops import CASTS
 from tileorch.transforms.math_mode import takes_approx
-from tileorch.transforms.tileaa_to_simt import (asserts, cluster_split, gather_occupancy, rematerialize,
+from tileorch.transforms.tileaa_to_simt import (asserts, cluster_split, gather_occupancy, prints, rematerialize,
                                                 uniform_division, warp_programs)
 from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, SHARED_PTR, Emitter, Tile, byte_size, global_type,
                                                      is_float, is_fp8, memory_type, reg_type, strides_of,
@@ -307,6 +311,10 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         entry = Block(arg_types=arg_types)
         self.rematerialized = 0  # shape ops recomputed in registers (rematerialize.py)
         self.assert_strings: dict[str, str] = {}  # text -> symbol of the asserts' strings (asserts.py)
+        self.print_strings: dict[str, str] = {}  # text -> symbol of the prints' formats (prints.py)
+        self.print_buffer = None  # the prints' vprintf argument buffer (prints.py)
+        self.print_lock = False
+        self.entry_block = entry
         self.uniform_divisions = 0  # divisions by one shared register (uniform_division.py)
         e = Emitter(entry, self.threads)
         e.tid = e.v(nvvm.SPECIAL_REGISTERS["tid.x"]())
@@ -327,6 +335,7 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         new = func.FuncOp(fn.sym_name.data, FunctionType.from_lists(arg_types, []), Region(entry))
         new.attributes["nvvm.kernel"] = UnitAttr()
         asserts.record_strings(new, self.assert_strings)
+        prints.record(new, self)
         if self.rematerialized:
             new.attributes[rematerialize.ATTR] = IntegerAttr(self.rematerialized, i32)
         if self.uniform_divisions:
@@ -585,6 +594,9 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
 
     def op_nv_tileaa_assert(self, e: Emitter, op: Operation) -> None:
         asserts.lower_assert(self, e, op)
+
+    def op_nv_tileaa_print(self, e: Emitter, op: Operation) -> None:
+        prints.lower_print(self, e, op)
 
     def lower_op(self, e: Emitter, op: Operation) -> None:
         self.check_types(op)
@@ -2088,6 +2100,7 @@ class ConvertNvTileaaToSimt(ModulePass):
             fn.detach()
             fn.erase()
         asserts.add_globals(op)
+        prints.add_globals(op)
         if scratch or any(isinstance(f, func.FuncOp) for f in op.body.block.ops):
             if scratch > MAX_STATIC_SMEM:  # the launch gives the kernel ``tileorch.dynamic_smem`` bytes
                 glob = llvm.GlobalOp(llvm.LLVMArrayType(0, i8), SCRATCH, "external", addr_space=3, alignment=16)

@@ -42,7 +42,9 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 
 MAX_PREFETCH_SLOTS = 64
-WRITES = ("nv_tileaa.tiled_store", "nv_tileaa.store", "nv_tileaa.atomic_rmw", "nv_tileaa.atomic_cas")
+WRITES = ("nv_tileaa.tiled_store", "nv_tileaa.store", "nv_tileaa.atomic_rmw", "nv_tileaa.atomic_cas", "nv_tileaa.print")
+"""Ops with a visible effect (a print's output counts: no load moves above it, a loop with one is
+not prefetched or split over a cluster, a warp's later programs run it under ``id < programs``)."""
 SCALAR_INT_OPS = ("nv_tileaa.addi", "nv_tileaa.subi", "nv_tileaa.muli")
 
 
