@@ -471,19 +471,16 @@ def _verify_alone(op: Operation) -> None:
             op.verify_()
             return
         op_def, custom = verifier
-        ids, parts = _identity_signature(op)
-        traits_only = ids in _IRDL_VERIFIED_IDS
+        key = _signature(op)
+        traits_only = key is not None and key in _IRDL_VERIFIED
         if not traits_only:
-            key = _signature(op)
-            traits_only = key is not None and key in _IRDL_VERIFIED
-            if not traits_only:
-                op_def.verify(op)  # the constraints, then the traits
+            op_def.verify(op)  # the constraints, then the traits
             if key is not None:
-                if max(len(_IRDL_VERIFIED), len(_IRDL_VERIFIED_IDS)) >= _IRDL_VERIFIED_MAX:
-                    _IRDL_VERIFIED.clear()
-                    _IRDL_VERIFIED_IDS.clear()
-                _IRDL_VERIFIED.add(key)
-                _IRDL_VERIFIED_IDS[ids] = parts
+                if len(_IRDL_VERIFIED) >= _IRDL_VERIFIED_MAX or len(_CANON_IDS) >= _IRDL_VERIFIED_MAX:
+                    _forget_verified()
+                    key = _signature(op)  # renumbered
+                if key is not None:
+                    _IRDL_VERIFIED.add(key)
         if traits_only:
             for trait in op_def.traits:
                 trait.verify(op)
@@ -496,13 +493,17 @@ def _verify_alone(op: Operation) -> None:
 _IRDL_VERIFIED: set[tuple] = set()
 """The :func:`_signature` of every op that passed its definition's constraint checks (in this
 process: the checks depend on nothing else, and the op definitions do not change)."""
-_IRDL_VERIFIED_IDS: dict[tuple, tuple] = {}
-"""The same by identity (:func:`_identity_signature`): an op whose class, types, properties and
-attributes are the very objects of a verified op's is found without hashing them (a lowered
-attention kernel's ``!llvm.struct`` of 128 members was hashed for every ``extractvalue``).  The
-entry holds those objects, so their ids stay theirs while it exists."""
+_CANON: dict[object, int] = {}
+"""Attribute (by equality) -> its number in :func:`_signature`s: equal attributes, one number."""
+_CANON_IDS: dict[int, tuple[int, object]] = {}
+"""``id(attribute)`` -> (its number in :data:`_CANON`, the attribute): an attribute object met
+before is numbered without hashing it.  xDSL's attributes hash all their parameters on every
+``hash()`` (no cache): a lowered GEMM's ``!llvm.struct`` of 128 members was hashed member by
+member for every op that reads it, three times (the key's test, the set's test, the set's
+add), 0.6 million ``__hash__`` calls and two thirds of the kernel's first verification.  Each
+entry holds its attribute, so the id stays that attribute's while the entry exists."""
 _IRDL_VERIFIED_MAX = 200_000
-"""The sets are emptied when one reaches this many signatures (a bound on their memory)."""
+"""The memos are emptied when one reaches this many entries (a bound on their memory)."""
 _IRDL_VERIFIERS: dict[type, tuple | None] = {}
 
 
@@ -524,27 +525,34 @@ def _irdl_verifier(cls: type) -> tuple | None:
     return found
 
 
-def _identity_signature(op: Operation) -> tuple[tuple, tuple]:
-    """(ids, objects): :func:`_signature`'s parts by identity, and the objects those ids are of."""
-    operand_types = tuple(o.type for o in op.operands)
-    result_types = tuple(r.type for r in op.results)
-    props = tuple(op.properties.items())
-    attrs = tuple(op.attributes.items())
-    ids = (type(op), tuple(map(id, operand_types)), tuple(map(id, result_types)), len(op.successors),
-           tuple((k, id(v)) for k, v in props), tuple((k, id(v)) for k, v in attrs))
-    return ids, (operand_types, result_types, props, attrs)
+def _forget_verified() -> None:
+    """Empty the memos (the numbers of :data:`_CANON` start again, so the keys go too)."""
+    _IRDL_VERIFIED.clear()
+    _CANON.clear()
+    _CANON_IDS.clear()
+
+
+def _canonical(attr: object) -> int:
+    """The number of ``attr`` in :data:`_CANON` (equal attributes: the same number); TypeError
+    if it cannot be hashed."""
+    entry = _CANON_IDS.get(id(attr))
+    if entry is None:
+        entry = _CANON_IDS[id(attr)] = (_CANON.setdefault(attr, len(_CANON)), attr)
+    return entry[0]
 
 
 def _signature(op: Operation) -> tuple | None:
-    """What ``OpDef.verify`` (less the traits) reads of an op without regions; None when an
-    attribute cannot be hashed (then the op is checked in full)."""
-    key = (type(op), tuple(o.type for o in op.operands), tuple(r.type for r in op.results), len(op.successors),
-           tuple(op.properties.items()), tuple(op.attributes.items()))
+    """What ``OpDef.verify`` (less the traits) reads of an op without regions, its attributes
+    as their :func:`_canonical` numbers: (class, operand types, result types, successor count,
+    properties, attributes).  None when an attribute cannot be hashed (then the op is checked
+    in full)."""
+    canon = _canonical
     try:
-        hash(key)
+        return (type(op), tuple([canon(o.type) for o in op.operands]), tuple([canon(r.type) for r in op.results]),
+                len(op.successors), tuple([(k, canon(v)) for k, v in op.properties.items()]),
+                tuple([(k, canon(v)) for k, v in op.attributes.items()]))
     except TypeError:
         return None
-    return key
 
 
 def verify_op_located(op: Operation) -> str | None:
