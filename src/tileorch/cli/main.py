@@ -157,6 +157,9 @@ def program() -> None:
     propagates and the interpreter exits as usual; so does every exit under a profiler or a
     tracer (``python -m cProfile -m tileorch``, coverage: they write their data at teardown).
     ``tileorch compile`` runs with the cyclic garbage collector off (:data:`ONE_SHOT_GC_OFF`).
+    The methods ``dataclasses`` generates are compiled once and kept (:mod:`tileorch.dataclass_code`:
+    :func:`~tileorch.dataclass_code.install` before the command, :func:`~tileorch.dataclass_code.save`
+    after it).
     Callers that run :func:`main` in their own process (tests, the fuzzers, the test suite's fork
     server) keep calling :func:`main`."""
     if sys.getprofile() is not None or sys.gettrace() is not None:
@@ -166,12 +169,16 @@ def program() -> None:
         from tileorch.gc_deferral import collector_off_until_exit
 
         collector_off_until_exit()
+    from tileorch import dataclass_code
+
+    dataclass_code.install()
     try:
         main()
         code: object = 0
     except SystemExit as exc:
         code = exc.code
     status = exit_status(code)
+    dataclass_code.save()
     import atexit
     import threading
 
