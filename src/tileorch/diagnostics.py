@@ -26,7 +26,7 @@ from xdsl.dialects.builtin import (CallSiteLoc, FileLineColLoc, FusedLoc, IntAtt
 from xdsl.ir import Attribute, Block, ErasedSSAValue, Operation
 from xdsl.irdl import IRDLOperation, VerificationContext
 from xdsl.parser import Parser
-from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator
+from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, SameOperandsAndResultType
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Span
 
@@ -431,7 +431,8 @@ def _verify_alone(op: Operation) -> None:
       attributes.  An op without regions whose such :func:`_signature` passed them once is not
       checked again (:data:`_IRDL_VERIFIED`: a lowered kernel has thousands of ``llvm.fadd f32``
       and the like); the traits (which read the op's neighbours) and the class's own
-      ``verify_`` run for every op.
+      ``verify_`` run for every op, except the traits that read nothing but the signature
+      (:data:`_SIGNATURE_TRAITS`), which passed with it.
 
     An op whose class overrides ``Operation.verify``, or is not an IRDL op of the usual form
     (:func:`_irdl_verifier`), goes through ``op.verify``; except for an override that only adds
@@ -482,7 +483,7 @@ def _verify_alone(op: Operation) -> None:
                 if key is not None:
                     _IRDL_VERIFIED.add(key)
         if traits_only:
-            for trait in op_def.traits:
+            for trait in _memo_traits(op_def):
                 trait.verify(op)
         if custom is not None:
             custom(op)
@@ -505,6 +506,28 @@ entry holds its attribute, so the id stays that attribute's while the entry exis
 _IRDL_VERIFIED_MAX = 200_000
 """The memos are emptied when one reaches this many entries (a bound on their memory)."""
 _IRDL_VERIFIERS: dict[type, tuple | None] = {}
+_SIGNATURE_READS = {"VerifyException", "get_element_type_or_self", "get_encoding", "have_compatible_shape", "len", "name",
+                    "operand_types", "operands", "result_types", "results", "xdsl.utils.type"}
+_SIGNATURE_TRAITS: tuple[type, ...] = tuple(
+    t for t in (SameOperandsAndResultType,)
+    if set(getattr(getattr(t.verify, "__code__", None), "co_names", ("?",))) <= _SIGNATURE_READS)
+"""Traits whose ``verify`` reads only the op's name and its operand and result types (all in its
+:func:`_signature`): an op whose signature passed its definition's checks, these traits
+included, passes them again.  (xDSL's ``SameOperandsAndResultType`` built two ``NoneAttr`` per
+operand and result to compare encodings: a fifth of verifying a lowered GEMM with a GELU
+epilogue.)  Matched by exact class: a subclass may read more; and only while the trait's
+``verify`` names nothing but what :data:`_SIGNATURE_READS` lists (the xDSL version it was read in)."""
+_MEMO_TRAITS: dict[int, tuple] = {}
+"""id(op definition) -> (the definition, its traits less :data:`_SIGNATURE_TRAITS`)."""
+
+
+def _memo_traits(op_def) -> tuple:
+    """The traits of ``op_def`` an op with a verified signature still runs."""
+    entry = _MEMO_TRAITS.get(id(op_def))
+    if entry is None:
+        entry = _MEMO_TRAITS[id(op_def)] = (op_def, tuple(t for t in op_def.traits
+                                                           if type(t) not in _SIGNATURE_TRAITS))
+    return entry[1]
 
 
 def _irdl_verifier(cls: type) -> tuple | None:

@@ -172,3 +172,35 @@ def test_isolated_from_above_matches_xdsl():
     assert messages[0] == messages[1] and "IsolatedFromAbove" in messages[0]
     errors = verify_located(m)
     assert errors and "IsolatedFromAbove" in " ".join(errors)
+
+
+def test_signature_traits_run_with_the_signature_only(monkeypatch):
+    """``SameOperandsAndResultType`` (``llvm.fadd``'s) reads only the types: it runs with the
+    constraint checks of a new signature and not on a memo hit; an op whose types break it has
+    a new signature and is reported (xDSL's constraint message comes first).  Traits that read neighbours stay on
+    every op."""
+    from xdsl.dialects import func, llvm
+    from xdsl.dialects.builtin import f64
+    from xdsl.rewriter import Rewriter
+    from xdsl.traits import IsTerminator, SameOperandsAndResultType
+
+    _fresh_memos(monkeypatch)
+    fadd = llvm.FAddOp.get_irdl_definition()
+    assert any(type(t) is SameOperandsAndResultType for t in fadd.traits)
+    assert not any(type(t) is SameOperandsAndResultType for t in diagnostics._memo_traits(fadd))
+    assert any(type(t) is IsTerminator for t in diagnostics._memo_traits(func.ReturnOp.get_irdl_definition()))
+    calls = []
+    real = SameOperandsAndResultType.verify
+    monkeypatch.setattr(SameOperandsAndResultType, "verify", lambda self, op: calls.append(op.name) or real(self, op))
+    m = module("""func.func @f(%a: f32, %b: f32) -> f32 {
+  %s = llvm.fadd %a, %b : f32
+  %t = llvm.fadd %s, %b : f32
+  func.return %t : f32
+}
+""")
+    assert verify_located(m) == [] and calls == ["llvm.fadd"]  # the second fadd: a memo hit
+    fn = next(iter(m.body.block.ops))
+    add = next(iter(fn.body.block.ops))
+    Rewriter.replace_value_with_new_type(add.results[0], f64)
+    errors = verify_located(m)
+    assert errors and errors[0].startswith("memo.mlir:2:") and "does not verify" in errors[0], errors
