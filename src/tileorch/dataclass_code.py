@@ -35,12 +35,14 @@ import sys
 from pathlib import Path
 from types import CodeType
 
-MAX_ENTRIES = 20_000
-"""A table that would grow past this many texts is written with this process's texts only."""
+MAX_ENTRIES = 4_000
+"""A table that would grow past this many texts (a cold compile uses some 1400; texts of classes
+since edited stay until then) is written with the texts this process used only."""
 
 _TABLE: dict[str, CodeType] | None = None
 _LOADED: int = 0  # entries read from the file
 _MISSES: int = 0  # texts compiled by this process
+_USED: set[str] = set()  # texts this process looked up
 
 
 def cache_path() -> Path | None:
@@ -78,6 +80,7 @@ def _cached_exec(source, globals=None, locals=None, /):
     and remembered on a miss), then executed as ``exec`` executes it."""
     global _MISSES
     if isinstance(source, str) and _TABLE is not None:
+        _USED.add(source)
         code = _TABLE.get(source)
         if code is None:
             code = compile(source, "<string>", "exec", dont_inherit=True)
@@ -98,6 +101,7 @@ def install(path: Path | None = None) -> bool:
         return False
     _TABLE = _load(cache_path() if path is None else path)
     _LOADED, _MISSES = len(_TABLE), 0
+    _USED.clear()
     dataclasses.exec = _cached_exec
     return True
 
@@ -128,8 +132,8 @@ def save(path: Path | None = None, force: bool = False) -> bool:
     if path is None:
         return False
     table = _TABLE
-    if len(table) > MAX_ENTRIES:  # keep what this process used: the newest texts
-        table = dict(list(table.items())[-MAX_ENTRIES:])
+    if len(table) > MAX_ENTRIES:  # keep what this process used
+        table = {k: v for k, v in table.items() if k in _USED}
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

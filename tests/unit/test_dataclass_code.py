@@ -124,3 +124,25 @@ def test_the_cli_writes_then_reads_it(tmp_path):
     assert run.returncode == 0, run.stderr
     stats = eval(run.stderr.strip().splitlines()[-1])  # noqa: S307 - our own dict
     assert stats["loaded"] > 300 and stats["compiled"] == 0
+
+
+def test_a_full_table_keeps_the_texts_used(table, monkeypatch):
+    """Past ``MAX_ENTRIES`` texts the table is written with the texts this process used only
+    (texts of classes since edited do not pile up)."""
+    import importlib.util
+    import marshal
+
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    stale = {f"x{i} = {i}": compile(f"x{i} = {i}", "<string>", "exec") for i in range(10)}
+    table.write_bytes(b"tileorch-dataclass-code\0" + importlib.util.MAGIC_NUMBER + marshal.dumps(stale))
+    monkeypatch.setattr(dataclass_code, "MAX_ENTRIES", 5)
+    dataclass_code.install()
+    assert dataclass_code.stats()["loaded"] == 10
+    make_point()
+    used = dataclass_code.stats()["compiled"]
+    assert dataclass_code.save()
+    dataclass_code.uninstall()
+    dataclass_code.install()
+    assert dataclass_code.stats()["loaded"] == used  # the stale texts dropped
+    make_point()
+    assert dataclass_code.stats()["compiled"] == 0
