@@ -19,8 +19,11 @@ be read.  :func:`save` writes the table back when the process compiled texts the
 (atomically: a temporary file renamed over it), where bytecode may be written
 (``sys.dont_write_bytecode`` unset) or when asked (``force``).
 
-The one-shot ``tileorch`` program installs it (:func:`tileorch.cli.main.program`); nothing
-else does: a process that imports tileorch as a library keeps the standard behaviour.
+The one-shot ``tileorch`` program installs it for the whole process
+(:func:`tileorch.cli.main.program`); a library compile (:func:`tileorch.compile`, the cuTile and
+GEMM launchers) uses it while it runs (:func:`reading`: installed for the compile, nothing
+written, the builtin ``exec`` back after it), so its first compile in a process imports the
+compiler as fast; the process keeps the standard behaviour otherwise.
 ``python -m tileorch.tools.warm_dataclass_code`` fills the file for the compiler's modules (as
 ``compileall`` fills ``__pycache__``; ``benchmarks/compile_time.py`` runs both).  Stdlib only.
 """
@@ -29,6 +32,8 @@ from __future__ import annotations
 
 import builtins
 import importlib.util
+from collections.abc import Iterator
+from contextlib import contextmanager
 import marshal
 import os
 import sys
@@ -104,6 +109,19 @@ def install(path: Path | None = None) -> bool:
     _USED.clear()
     dataclasses.exec = _cached_exec
     return True
+
+
+@contextmanager
+def reading() -> Iterator[None]:
+    """The table in use while the block runs (a library compile: it imports the compiler's
+    modules on its first run); nothing is written, and ``dataclasses`` is as it was after the
+    block (already installed, e.g. by the ``tileorch`` program: left so)."""
+    mine = install()
+    try:
+        yield
+    finally:
+        if mine:
+            uninstall()
 
 
 def uninstall() -> None:

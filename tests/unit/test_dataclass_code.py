@@ -146,3 +146,28 @@ def test_a_full_table_keeps_the_texts_used(table, monkeypatch):
     assert dataclass_code.stats()["loaded"] == used  # the stale texts dropped
     make_point()
     assert dataclass_code.stats()["compiled"] == 0
+
+
+def test_reading_is_scoped(table):
+    """:func:`reading` (library compiles): the table during the block, the builtin ``exec``
+    after it, even when the block raises; inside an installed process it changes nothing."""
+    with dataclass_code.reading():
+        assert vars(dataclasses).get("exec") is dataclass_code._cached_exec
+        make_point()
+    assert "exec" not in vars(dataclasses)
+    with pytest.raises(ValueError), dataclass_code.reading():
+        raise ValueError("inside")
+    assert "exec" not in vars(dataclasses)
+    assert dataclass_code.install()
+    with dataclass_code.reading():
+        pass
+    assert vars(dataclasses).get("exec") is dataclass_code._cached_exec  # the program's install stays
+
+
+def test_a_library_compile_leaves_dataclasses_as_it_was(table):
+    import tileorch
+
+    assert "exec" not in vars(dataclasses)
+    kernel = tileorch.compile("func.func @k() {\n  func.return\n}\n", cache=False, ptxas=False)
+    assert kernel.ptx
+    assert "exec" not in vars(dataclasses)
