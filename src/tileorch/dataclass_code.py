@@ -92,6 +92,11 @@ def _cached_exec(source, globals=None, locals=None, /):
             _TABLE[source] = code
             _MISSES += 1
         source = code
+    if globals is None:  # ``exec``'s default: the calling frame's (dataclasses') namespaces
+        frame = sys._getframe(1)
+        globals = frame.f_globals
+        if locals is None:
+            locals = frame.f_locals
     return builtins.exec(source, globals, locals)
 
 

@@ -171,3 +171,21 @@ def test_a_library_compile_leaves_dataclasses_as_it_was(table):
     kernel = tileorch.compile("func.func @k() {\n  func.return\n}\n", cache=False, ptxas=False)
     assert kernel.ptx
     assert "exec" not in vars(dataclasses)
+
+
+def test_exec_without_namespaces_uses_the_callers(table):
+    """The shim's ``exec(text)`` with no namespaces runs in its caller's, as ``exec`` does (the
+    ``dataclasses`` module always passes its own; the default is mirrored all the same)."""
+    dataclass_code.install()
+
+    def caller():
+        local_ns = {}
+        dataclass_code._cached_exec("y = x + 1", None, local_ns)
+        return local_ns["y"]
+
+    global x
+    x = 41
+    try:
+        assert caller() == 42
+    finally:
+        del x
