@@ -12,6 +12,10 @@ the minimum wall seconds, the minimum CPU seconds (user + system of the process 
 the code generation child, ptxas) and the ``--timings`` phases of the fastest run.  The PTX of
 the two trees is compared on every round (a difference stops the run).  Write ``.pyc`` files
 (``PYTHONDONTWRITEBYTECODE`` unset) or every run pays for compiling the sources.
+
+``--gemm MxNxK`` (repeatable) adds ``tileorch gemm M N K --compile`` (the TMA + WGMMA GEMM the
+API would choose, compiled in a fresh process; its own ``seconds:`` line gives the phases, the
+cubins of the two trees are compared each round) to the inputs.
 """
 
 from __future__ import annotations
@@ -48,11 +52,29 @@ def cold_run(tree: str, path: Path, out: Path) -> tuple[float, float, dict[str, 
     return wall, cpu, timing.parse_report(proc.stderr)
 
 
+def gemm_run(tree: str, shape: str, cache: Path) -> tuple[float, float, dict[str, float], bytes]:
+    """(wall, CPU, phases, cubin) of one cold ``tileorch gemm M N K --compile`` with ``tree``."""
+    import re
+
+    env = {**os.environ, "TILEORCH_CACHE_DIR": str(cache), "PYTHONPATH": tree}
+    c0, t0 = _children_cpu(), time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "tileorch", "gemm", *shape.split("x"), "--compile"],
+                          capture_output=True, text=True, env=env)
+    wall, cpu = time.perf_counter() - t0, _children_cpu() - c0
+    match = re.search(r"-> (\S+); seconds: (.*)$", proc.stdout, re.M)
+    if proc.returncode != 0 or match is None:
+        raise SystemExit(f"gemm {shape} with {tree} failed:\n{proc.stdout[-1000:]}{proc.stderr[-2000:]}")
+    phases = {k: float(v) for k, v in (item.split() for item in match.group(2).split(", "))}
+    return wall, cpu, phases, Path(match.group(1)).read_bytes()
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("before")
     ap.add_argument("after")
-    ap.add_argument("files", nargs="+", type=Path)
+    ap.add_argument("files", nargs="*", type=Path)
+    ap.add_argument("--gemm", action="append", default=[], metavar="MxNxK",
+                    help="also `tileorch gemm M N K --compile` (repeatable)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--out", type=Path, default=None, help="JSON record")
     args = ap.parse_args(argv)
@@ -78,6 +100,21 @@ def main(argv: list[str] | None = None) -> int:
             for t, b in best.items():
                 print(f"{path.stem:22s} {t:6s} {b['wall']:6.2f} {b['cpu']:6.2f} "
                       + " ".join(f"{b['phases'].get(p, 0.0):8.3f}" for p in PHASES), flush=True)
+        for shape in args.gemm:
+            best = {t: {"wall": float("inf"), "cpu": float("inf"), "phases": {}} for t in trees}
+            for _ in range(args.repeat):
+                cubins = {}
+                for t, tree in trees.items():
+                    wall, cpu, phases, cubins[t] = gemm_run(tree, shape, Path(tmp) / f"cache-{t}")
+                    best[t]["cpu"] = min(best[t]["cpu"], cpu)
+                    if wall < best[t]["wall"]:
+                        best[t].update(wall=wall, phases=phases)
+                if cubins["before"] != cubins["after"]:
+                    raise SystemExit(f"gemm {shape}: the cubin differs between the trees")
+            results[f"gemm_cli_{shape}"] = best
+            for t, b in best.items():
+                print(f"{'gemm ' + shape:22s} {t:6s} {b['wall']:6.2f} {b['cpu']:6.2f} "
+                      + " ".join(f"{k} {v:.3f}" for k, v in b["phases"].items()), flush=True)
     if args.out:
         args.out.write_text(json.dumps({"load": os.getloadavg(), "repeat": args.repeat, "trees": trees,
                                         "results": results}, indent=1))

@@ -206,7 +206,10 @@ def compile(source, arch: str | None = "sm_90a", *, name: str | None = None, ptx
     from tileorch import timing
     from tileorch.gc_deferral import gc_deferred
 
-    with timing.collect() as timer, gc_deferred():  # the compiler's imports on a first compile too
+    from tileorch.dataclass_code import reading
+
+    # the compiler's imports on a first compile too: collector deferred, dataclass code kept
+    with timing.collect() as timer, gc_deferred(), reading():
         kernel = _compile(source, arch, name, ptx_version, ptxas, extra_pipeline, cache, isolate, schedule)
     kernel.timings = timer.as_dict()
     if timings:

@@ -26,7 +26,7 @@ from xdsl.dialects.builtin import (CallSiteLoc, FileLineColLoc, FusedLoc, IntAtt
 from xdsl.ir import Attribute, Block, ErasedSSAValue, Operation
 from xdsl.irdl import IRDLOperation, VerificationContext
 from xdsl.parser import Parser
-from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator
+from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, SameOperandsAndResultType
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Span
 
@@ -431,7 +431,8 @@ def _verify_alone(op: Operation) -> None:
       attributes.  An op without regions whose such :func:`_signature` passed them once is not
       checked again (:data:`_IRDL_VERIFIED`: a lowered kernel has thousands of ``llvm.fadd f32``
       and the like); the traits (which read the op's neighbours) and the class's own
-      ``verify_`` run for every op.
+      ``verify_`` run for every op, except the traits that read nothing but the signature
+      (:data:`_SIGNATURE_TRAITS`), which passed with it.
 
     An op whose class overrides ``Operation.verify``, or is not an IRDL op of the usual form
     (:func:`_irdl_verifier`), goes through ``op.verify``; except for an override that only adds
@@ -471,21 +472,18 @@ def _verify_alone(op: Operation) -> None:
             op.verify_()
             return
         op_def, custom = verifier
-        ids, parts = _identity_signature(op)
-        traits_only = ids in _IRDL_VERIFIED_IDS
+        key = _signature(op)
+        traits_only = key is not None and key in _IRDL_VERIFIED
         if not traits_only:
-            key = _signature(op)
-            traits_only = key is not None and key in _IRDL_VERIFIED
-            if not traits_only:
-                op_def.verify(op)  # the constraints, then the traits
+            op_def.verify(op)  # the constraints, then the traits
             if key is not None:
-                if max(len(_IRDL_VERIFIED), len(_IRDL_VERIFIED_IDS)) >= _IRDL_VERIFIED_MAX:
-                    _IRDL_VERIFIED.clear()
-                    _IRDL_VERIFIED_IDS.clear()
-                _IRDL_VERIFIED.add(key)
-                _IRDL_VERIFIED_IDS[ids] = parts
+                if len(_IRDL_VERIFIED) >= _IRDL_VERIFIED_MAX or len(_CANON_IDS) >= _IRDL_VERIFIED_MAX:
+                    _forget_verified()
+                    key = _signature(op)  # renumbered
+                if key is not None:
+                    _IRDL_VERIFIED.add(key)
         if traits_only:
-            for trait in op_def.traits:
+            for trait in _memo_traits(op_def):
                 trait.verify(op)
         if custom is not None:
             custom(op)
@@ -496,14 +494,40 @@ def _verify_alone(op: Operation) -> None:
 _IRDL_VERIFIED: set[tuple] = set()
 """The :func:`_signature` of every op that passed its definition's constraint checks (in this
 process: the checks depend on nothing else, and the op definitions do not change)."""
-_IRDL_VERIFIED_IDS: dict[tuple, tuple] = {}
-"""The same by identity (:func:`_identity_signature`): an op whose class, types, properties and
-attributes are the very objects of a verified op's is found without hashing them (a lowered
-attention kernel's ``!llvm.struct`` of 128 members was hashed for every ``extractvalue``).  The
-entry holds those objects, so their ids stay theirs while it exists."""
+_CANON: dict[object, int] = {}
+"""Attribute (by equality) -> its number in :func:`_signature`s: equal attributes, one number."""
+_CANON_IDS: dict[int, tuple[int, object]] = {}
+"""``id(attribute)`` -> (its number in :data:`_CANON`, the attribute): an attribute object met
+before is numbered without hashing it.  xDSL's attributes hash all their parameters on every
+``hash()`` (no cache): a lowered GEMM's ``!llvm.struct`` of 128 members was hashed member by
+member for every op that reads it, three times (the key's test, the set's test, the set's
+add), 0.6 million ``__hash__`` calls and two thirds of the kernel's first verification.  Each
+entry holds its attribute, so the id stays that attribute's while the entry exists."""
 _IRDL_VERIFIED_MAX = 200_000
-"""The sets are emptied when one reaches this many signatures (a bound on their memory)."""
+"""The memos are emptied when one reaches this many entries (a bound on their memory)."""
 _IRDL_VERIFIERS: dict[type, tuple | None] = {}
+_SIGNATURE_READS = {"VerifyException", "get_element_type_or_self", "get_encoding", "have_compatible_shape", "len", "name",
+                    "operand_types", "operands", "result_types", "results", "xdsl.utils.type"}
+_SIGNATURE_TRAITS: tuple[type, ...] = tuple(
+    t for t in (SameOperandsAndResultType,)
+    if set(getattr(getattr(t.verify, "__code__", None), "co_names", ("?",))) <= _SIGNATURE_READS)
+"""Traits whose ``verify`` reads only the op's name and its operand and result types (all in its
+:func:`_signature`): an op whose signature passed its definition's checks, these traits
+included, passes them again.  (xDSL's ``SameOperandsAndResultType`` built two ``NoneAttr`` per
+operand and result to compare encodings: a fifth of verifying a lowered GEMM with a GELU
+epilogue.)  Matched by exact class: a subclass may read more; and only while the trait's
+``verify`` names nothing but what :data:`_SIGNATURE_READS` lists (the xDSL version it was read in)."""
+_MEMO_TRAITS: dict[int, tuple] = {}
+"""id(op definition) -> (the definition, its traits less :data:`_SIGNATURE_TRAITS`)."""
+
+
+def _memo_traits(op_def) -> tuple:
+    """The traits of ``op_def`` an op with a verified signature still runs."""
+    entry = _MEMO_TRAITS.get(id(op_def))
+    if entry is None:
+        entry = _MEMO_TRAITS[id(op_def)] = (op_def, tuple(t for t in op_def.traits
+                                                           if type(t) not in _SIGNATURE_TRAITS))
+    return entry[1]
 
 
 def _irdl_verifier(cls: type) -> tuple | None:
@@ -524,27 +548,34 @@ def _irdl_verifier(cls: type) -> tuple | None:
     return found
 
 
-def _identity_signature(op: Operation) -> tuple[tuple, tuple]:
-    """(ids, objects): :func:`_signature`'s parts by identity, and the objects those ids are of."""
-    operand_types = tuple(o.type for o in op.operands)
-    result_types = tuple(r.type for r in op.results)
-    props = tuple(op.properties.items())
-    attrs = tuple(op.attributes.items())
-    ids = (type(op), tuple(map(id, operand_types)), tuple(map(id, result_types)), len(op.successors),
-           tuple((k, id(v)) for k, v in props), tuple((k, id(v)) for k, v in attrs))
-    return ids, (operand_types, result_types, props, attrs)
+def _forget_verified() -> None:
+    """Empty the memos (the numbers of :data:`_CANON` start again, so the keys go too)."""
+    _IRDL_VERIFIED.clear()
+    _CANON.clear()
+    _CANON_IDS.clear()
+
+
+def _canonical(attr: object) -> int:
+    """The number of ``attr`` in :data:`_CANON` (equal attributes: the same number); TypeError
+    if it cannot be hashed."""
+    entry = _CANON_IDS.get(id(attr))
+    if entry is None:
+        entry = _CANON_IDS[id(attr)] = (_CANON.setdefault(attr, len(_CANON)), attr)
+    return entry[0]
 
 
 def _signature(op: Operation) -> tuple | None:
-    """What ``OpDef.verify`` (less the traits) reads of an op without regions; None when an
-    attribute cannot be hashed (then the op is checked in full)."""
-    key = (type(op), tuple(o.type for o in op.operands), tuple(r.type for r in op.results), len(op.successors),
-           tuple(op.properties.items()), tuple(op.attributes.items()))
+    """What ``OpDef.verify`` (less the traits) reads of an op without regions, its attributes
+    as their :func:`_canonical` numbers: (class, operand types, result types, successor count,
+    properties, attributes).  None when an attribute cannot be hashed (then the op is checked
+    in full)."""
+    canon = _canonical
     try:
-        hash(key)
+        return (type(op), tuple([canon(o.type) for o in op.operands]), tuple([canon(r.type) for r in op.results]),
+                len(op.successors), tuple([(k, canon(v)) for k, v in op.properties.items()]),
+                tuple([(k, canon(v)) for k, v in op.attributes.items()]))
     except TypeError:
         return None
-    return key
 
 
 def verify_op_located(op: Operation) -> str | None:

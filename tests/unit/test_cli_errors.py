@@ -5,6 +5,7 @@ tests/tool_forkserver.py)."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -12,6 +13,8 @@ from pathlib import Path
 
 import pytest
 from tool_forkserver import forked
+
+from tileorch.backend.ptxas import ptxas_available
 
 OPT = [sys.executable, "-m", "tileorch.tools.opt"]
 TILEORCH = [sys.executable, "-m", "tileorch.cli.main"]
@@ -237,6 +240,21 @@ def test_gemm_emit_mlir_writes_only_the_kernel_ir_to_stdout(tmp_path):
     opt = subprocess.run(forked([*OPT, "gemm.mlir"]), cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert opt.returncode == 0, opt.stderr  # the emitted IR parses and verifies
     assert "cutlass.pipeline.init" in opt.stdout
+
+
+@pytest.mark.skipif(not ptxas_available(), reason="needs ptxas")
+def test_gemm_compile_one_shot(tmp_path):
+    """``tileorch gemm --compile`` (the program: collector off, LLVM loaded by a code generation
+    child forked at its start) compiles to a cubin; a configuration error with ``--compile``
+    exits 1 at once (the waiting child ends with the process)."""
+    env = {**os.environ, "TILEORCH_CACHE_DIR": str(tmp_path / "cache")}
+    proc = subprocess.run([sys.executable, "-m", "tileorch", "gemm", "256", "512", "128", "--compile"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "B cubin ->" in proc.stdout and "ptxas" in proc.stdout
+    proc = subprocess.run([sys.executable, "-m", "tileorch", "gemm", "256", "512", "128", "--compile", "--stages", "1"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 1 and "tileorch gemm: error:" in proc.stderr and "stages" in proc.stderr
 
 
 def test_version(tmp_path):

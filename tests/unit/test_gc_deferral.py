@@ -138,18 +138,22 @@ def test_the_cli_compile_and_tileorch_compile_run_deferred_from_their_imports_on
 
 
 def test_one_shot_compile_runs_without_the_collector_and_other_commands_with_it():
-    """``program()`` (the console script) turns the collector off for ``compile`` only; ``main()``
-    (tests, the fork server) never does."""
+    """``program()`` (the console script) turns the collector off for ``compile`` and a ``gemm
+    --compile`` that runs nothing only; ``main()`` (tests, the fork server) never does."""
     import subprocess
     import sys
 
     code = ("import gc, sys\n"
             "import tileorch.cli.main as m\n"
             "m.main = lambda: print(gc.isenabled(), flush=True)\n"
-            "sys.argv = ['tileorch', %r]\n"
+            "sys.argv = ['tileorch', *%r]\n"
             "m.program()\n")
-    for command, enabled in (("compile", "False"), ("check", "True"), ("gemm", "True")):
-        proc = subprocess.run([sys.executable, "-c", code % command], capture_output=True, text=True, timeout=120)
+    for command, enabled in ((["compile"], "False"), (["check"], "True"), (["gemm"], "True"),
+                             (["gemm", "64", "64", "64", "--compile"], "False"),
+                             (["gemm", "64", "64", "64", "--compile", "--run"], "True"),
+                             (["gemm", "64", "64", "64", "--bench", "--compile"], "True"),
+                             (["check", "--compile"], "True")):
+        proc = subprocess.run([sys.executable, "-c", code % (command,)], capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, proc.stderr
         assert proc.stdout.strip() == enabled, (command, proc.stdout)
     import tileorch.cli.main as m

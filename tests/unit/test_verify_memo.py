@@ -35,9 +35,14 @@ GOOD = """func.func @f(%a: i32, %b: i32) -> i32 {
 """
 
 
-def test_repeated_ops_are_constraint_checked_once_and_still_verify(monkeypatch):
+def _fresh_memos(monkeypatch) -> None:
     monkeypatch.setattr(diagnostics, "_IRDL_VERIFIED", set())
-    monkeypatch.setattr(diagnostics, "_IRDL_VERIFIED_IDS", {})
+    monkeypatch.setattr(diagnostics, "_CANON", {})
+    monkeypatch.setattr(diagnostics, "_CANON_IDS", {})
+
+
+def test_repeated_ops_are_constraint_checked_once_and_still_verify(monkeypatch):
+    _fresh_memos(monkeypatch)
     m = module(GOOD)
     assert verify_located(m) == []
     first = len(diagnostics._IRDL_VERIFIED)
@@ -77,18 +82,54 @@ def test_a_verified_signature_in_the_wrong_place_fails_its_trait():
 
 
 def test_an_op_sharing_a_verified_ops_objects_is_found_by_identity(monkeypatch):
-    """The second ``arith.addi`` of a function has the first one's type objects: found by
-    identity, its signature is not hashed; a changed type misses both memos."""
-    monkeypatch.setattr(diagnostics, "_IRDL_VERIFIED", set())
-    monkeypatch.setattr(diagnostics, "_IRDL_VERIFIED_IDS", {})
+    """The second ``arith.addi`` of a function has the first one's type objects: numbered by
+    identity, those are not hashed again; an equal type in another object gets the same number
+    (hashed once); a changed type gets a new number and is checked in full."""
+    _fresh_memos(monkeypatch)
     m = module(GOOD)
     hashed = []
-    real = diagnostics._signature
-    monkeypatch.setattr(diagnostics, "_signature", lambda op: hashed.append(op.name) or real(op))
+
+    class Counting(dict):
+        def setdefault(self, key, default=None):
+            hashed.append(key)
+            return super().setdefault(key, default)
+
+    monkeypatch.setattr(diagnostics, "_CANON", Counting())
     assert verify_located(m) == []
     first = len(hashed)
+    assert first >= 1
     assert verify_located(m) == []
-    assert len(hashed) == first  # every op found by identity the second time
+    assert len(hashed) == first  # every attribute object numbered by identity the second time
+    from xdsl.dialects.builtin import IntegerType, f32
+
+    fresh = IntegerType(32)
+    assert diagnostics._canonical(fresh) == diagnostics._canonical(IntegerType(32))
+    assert diagnostics._canonical(fresh) != diagnostics._canonical(f32)
+    fn = next(iter(m.body.block.ops))
+    add = next(iter(fn.body.block.ops))
+    from xdsl.rewriter import Rewriter
+
+    Rewriter.replace_value_with_new_type(add.results[0], f32)
+    errors = verify_located(m)
+    assert errors and "does not verify" in errors[0]
+
+
+def test_the_memos_are_bounded(monkeypatch):
+    """At :data:`diagnostics._IRDL_VERIFIED_MAX` entries the memos are emptied and numbering
+    starts again: the module still verifies, and a bad op is still reported."""
+    _fresh_memos(monkeypatch)
+    monkeypatch.setattr(diagnostics, "_IRDL_VERIFIED_MAX", 2)
+    varied = module("""func.func @f(%a: i32, %b: i32) -> i32 {
+  %s = arith.addi %a, %b : i32
+  %t = arith.muli %s, %b : i32
+  %u = arith.subi %t, %a : i32
+  %v = arith.xori %u, %a : i32
+  func.return %v : i32
+}
+""")  # five signatures
+    assert verify_located(varied) == []
+    assert 1 <= len(diagnostics._IRDL_VERIFIED) <= 2
+    m = module(GOOD)
     fn = next(iter(m.body.block.ops))
     add = next(iter(fn.body.block.ops))
     from xdsl.dialects.builtin import f32
@@ -131,3 +172,35 @@ def test_isolated_from_above_matches_xdsl():
     assert messages[0] == messages[1] and "IsolatedFromAbove" in messages[0]
     errors = verify_located(m)
     assert errors and "IsolatedFromAbove" in " ".join(errors)
+
+
+def test_signature_traits_run_with_the_signature_only(monkeypatch):
+    """``SameOperandsAndResultType`` (``llvm.fadd``'s) reads only the types: it runs with the
+    constraint checks of a new signature and not on a memo hit; an op whose types break it has
+    a new signature and is reported (xDSL's constraint message comes first).  Traits that read neighbours stay on
+    every op."""
+    from xdsl.dialects import func, llvm
+    from xdsl.dialects.builtin import f64
+    from xdsl.rewriter import Rewriter
+    from xdsl.traits import IsTerminator, SameOperandsAndResultType
+
+    _fresh_memos(monkeypatch)
+    fadd = llvm.FAddOp.get_irdl_definition()
+    assert any(type(t) is SameOperandsAndResultType for t in fadd.traits)
+    assert not any(type(t) is SameOperandsAndResultType for t in diagnostics._memo_traits(fadd))
+    assert any(type(t) is IsTerminator for t in diagnostics._memo_traits(func.ReturnOp.get_irdl_definition()))
+    calls = []
+    real = SameOperandsAndResultType.verify
+    monkeypatch.setattr(SameOperandsAndResultType, "verify", lambda self, op: calls.append(op.name) or real(self, op))
+    m = module("""func.func @f(%a: f32, %b: f32) -> f32 {
+  %s = llvm.fadd %a, %b : f32
+  %t = llvm.fadd %s, %b : f32
+  func.return %t : f32
+}
+""")
+    assert verify_located(m) == [] and calls == ["llvm.fadd"]  # the second fadd: a memo hit
+    fn = next(iter(m.body.block.ops))
+    add = next(iter(fn.body.block.ops))
+    Rewriter.replace_value_with_new_type(add.results[0], f64)
+    errors = verify_located(m)
+    assert errors and errors[0].startswith("memo.mlir:2:") and "does not verify" in errors[0], errors

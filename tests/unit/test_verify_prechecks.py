@@ -26,8 +26,7 @@ CASES = [
 def test_same_diagnostics_as_xdsls_override(cls, src, res, monkeypatch):
     ours = diagnostics.verify_located(_cast(cls, src, res))
     monkeypatch.setattr(diagnostics, "precheck", lambda cls: None)  # every such op through op.verify
-    diagnostics._IRDL_VERIFIED.clear()
-    diagnostics._IRDL_VERIFIED_IDS.clear()
+    diagnostics._forget_verified()
     theirs = diagnostics.verify_located(_cast(cls, src, res))
     assert ours == theirs
 
@@ -57,8 +56,7 @@ def test_a_cast_is_checked_once_per_signature(monkeypatch):
     calls = []
     real = OpDef.verify
     monkeypatch.setattr(OpDef, "verify", lambda self, op: calls.append(op.name) or real(self, op))
-    diagnostics._IRDL_VERIFIED.clear()
-    diagnostics._IRDL_VERIFIED_IDS.clear()
+    diagnostics._forget_verified()
     src = test.TestOp(result_types=[i32])
     casts = [llvm.ZExtOp(src.results[0], i64) for _ in range(5)]
     c = arith.ConstantOp(IntegerAttr(1, i32))

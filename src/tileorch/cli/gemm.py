@@ -49,6 +49,12 @@ def register(sub) -> None:
 
 
 def main(args) -> int:
+    if args.compile and not (args.run or args.bench):
+        # a one-shot compile: LLVM loads in the code generation child while the tier and the
+        # lowering run here (tileorch.backend.ptx.prefork_codegen, as `tileorch compile` does)
+        from tileorch.backend.ptx import prefork_codegen
+
+        prefork_codegen()
     from tileorch.kernels.gemm.config import GemmConfigError
     from tileorch.launchers.gemm import default_config
     from tileorch.launchers.gemm_host import check_problem, scheduler_params

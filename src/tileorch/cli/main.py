@@ -142,7 +142,18 @@ def exit_status(code: object) -> int:
 
 ONE_SHOT_GC_OFF = ("compile",)
 """Subcommands :func:`program` runs with the cyclic garbage collector off
-(:func:`tileorch.gc_deferral.collector_off_until_exit`): one compile, then the process ends."""
+(:func:`tileorch.gc_deferral.collector_off_until_exit`): one compile, then the process ends
+(and ``gemm --compile`` without ``--run``/``--bench``: :func:`one_shot_compile`)."""
+
+
+def one_shot_compile(argv: list[str]) -> bool:
+    """Whether ``argv`` runs one compile and ends: ``compile`` (:data:`ONE_SHOT_GC_OFF`), or
+    ``gemm ... --compile`` that does not go on to run the kernel (``--run``, ``--bench``: torch's
+    allocations then keep the collector)."""
+    command = named_subcommand(argv)
+    if command in ONE_SHOT_GC_OFF:
+        return True
+    return command == "gemm" and "--compile" in argv and not {"--run", "--bench"} & set(argv)
 
 
 def program() -> None:
@@ -156,22 +167,30 @@ def program() -> None:
     a SIMT program (issue 22).  An exception :func:`main` does not handle (``KeyboardInterrupt``)
     propagates and the interpreter exits as usual; so does every exit under a profiler or a
     tracer (``python -m cProfile -m tileorch``, coverage: they write their data at teardown).
-    ``tileorch compile`` runs with the cyclic garbage collector off (:data:`ONE_SHOT_GC_OFF`).
+    ``tileorch compile`` (and ``tileorch gemm --compile``) runs with the cyclic garbage collector
+    off (:func:`one_shot_compile`).
+    The methods ``dataclasses`` generates are compiled once and kept (:mod:`tileorch.dataclass_code`:
+    :func:`~tileorch.dataclass_code.install` before the command, :func:`~tileorch.dataclass_code.save`
+    after it).
     Callers that run :func:`main` in their own process (tests, the fuzzers, the test suite's fork
     server) keep calling :func:`main`."""
     if sys.getprofile() is not None or sys.gettrace() is not None:
         main()
         return
-    if named_subcommand(sys.argv[1:]) in ONE_SHOT_GC_OFF:
+    if one_shot_compile(sys.argv[1:]):
         from tileorch.gc_deferral import collector_off_until_exit
 
         collector_off_until_exit()
+    from tileorch import dataclass_code
+
+    dataclass_code.install()
     try:
         main()
         code: object = 0
     except SystemExit as exc:
         code = exc.code
     status = exit_status(code)
+    dataclass_code.save()
     import atexit
     import threading
 

@@ -650,11 +650,14 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, config: s
         hit = _read_cached(key)
         if hit is not None:
             return hit
-    from tileorch.backend.ptxas import ptxas_available
-    from tileorch.driver import compile_program
+    from tileorch.dataclass_code import reading
 
-    extra = {"config": config} if config else {}
-    program = compile_program(data, name, arch=arch, schedule=schedule, ptxas=ptxas_available(), **extra)
+    with reading():  # the compiler's dataclasses on a first compile (tileorch.dataclass_code)
+        from tileorch.backend.ptxas import ptxas_available
+        from tileorch.driver import compile_program
+
+        extra = {"config": config} if config else {}
+        program = compile_program(data, name, arch=arch, schedule=schedule, ptxas=ptxas_available(), **extra)
     if key is not None and program.cubin is not None:
         _write_cached(key, program)
     return program

@@ -74,20 +74,23 @@ def compile_gemm(cfg: GemmConfig, use_cache: bool = True) -> CompiledGemm:
         entry = cache.load(key)
         if entry is not None and entry.meta.get("kind") == "gemm" and entry.files.get("kernel.cubin"):
             return CompiledGemm(cfg, entry.files["kernel.cubin"], {"cache": time.perf_counter() - t0})
-    try:
-        from tileorch import timing
-        from tileorch.driver import compile_module
-        from tileorch.launchers.gemm_program import lower_gemm
-    except ImportError as exc:  # pragma: no cover - the GPU machine without xDSL
-        raise RuntimeError(f"no cached cubin for {cfg.name} at {cubin_path(cfg)} and the compiler is not installed "
-                           f"({exc}); compile it on a machine with tileorch's CPU dependencies") from None
-    with timing.collect() as timer:
-        with timing.timed("tier"):
-            module = lower_gemm(cfg)  # the tile program through the TileAS tier
-        # isolated code generation, as tileorch.cutile.launch compiles: LLVM runs in a forked child
-        # (an abort is an error, not the end of the caller's process) while this process verifies
-        # the lowered module, and ptxas starts as soon as the PTX is there
-        result = compile_module(module, isolate=True)
+    from tileorch.dataclass_code import reading
+
+    with reading():  # the compiler's dataclasses on a first compile (tileorch.dataclass_code)
+        try:
+            from tileorch import timing
+            from tileorch.driver import compile_module
+            from tileorch.launchers.gemm_program import lower_gemm
+        except ImportError as exc:  # pragma: no cover - the GPU machine without xDSL
+            raise RuntimeError(f"no cached cubin for {cfg.name} at {cubin_path(cfg)} and the compiler is not installed "
+                               f"({exc}); compile it on a machine with tileorch's CPU dependencies") from None
+        with timing.collect() as timer:
+            with timing.timed("tier"):
+                module = lower_gemm(cfg)  # the tile program through the TileAS tier
+            # isolated code generation, as tileorch.cutile.launch compiles: LLVM runs in a forked child
+            # (an abort is an error, not the end of the caller's process) while this process verifies
+            # the lowered module, and ptxas starts as soon as the PTX is there
+            result = compile_module(module, isolate=True)
     seconds = timer.as_dict()
     cubin = result.ptxas.cubin
     if store:

@@ -87,9 +87,9 @@ from tileorch.dialects.nv_tileaa.tile_ops import CASTS
 from tileorch.transforms.math_mode import takes_approx
 from tileorch.transforms.tileaa_to_simt import (asserts, cluster_split, gather_occupancy, prints, rematerialize,
                                                 uniform_division, warp_programs)
-from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, SHARED_PTR, Emitter, Tile, byte_size, global_type,
-                                                     is_float, is_fp8, memory_type, reg_type, strides_of,
-                                                     supported_element)
+from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, SHARED_PTR, Emitter, Tile, byte_size, float_attr,
+                                                     global_type, integer_attr, is_float, is_fp8, memory_type, reg_type,
+                                                     strides_of, supported_element)
 from tileorch.transforms.tileaa_to_simt.hoist import MAX_HOISTED_WORDS, loads_first, split_loads_first
 from tileorch.transforms.tileaa_to_simt.layout import SimtLayout
 from tileorch.transforms.tileaa_to_simt.mma import MmaDotLowering, MmaPlan, plan_dot
@@ -1741,7 +1741,7 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         rt = reg_type(elt)
 
         def scalar(x) -> SSAValue:
-            return e.v(arith.ConstantOp(FloatAttr(float(x), rt) if is_float(rt) else IntegerAttr(int(x), rt)))
+            return e.v(arith.ConstantOp(float_attr(float(x), rt) if is_float(rt) else integer_attr(int(x), rt)))
 
         if len(set(data)) == 1:
             self.vals[op.results[0]] = Tile(tuple(t.get_shape()), elt, [scalar(data[0])] * self.slots_of(t, op))

@@ -8,6 +8,7 @@ element ``f`` (row-major flat index) of a tile lives in thread ``(f // v) % T``,
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -15,7 +16,7 @@ from functools import lru_cache
 from xdsl.dialects import arith, llvm, scf
 from xdsl.dialects.builtin import (AnyFloat, BFloat16Type, DenseArrayBase, Float8E4M3FNType, Float8E5M2Type,
                                    Float16Type, Float32Type, Float64Type, FloatAttr, FloatTF32Type, IntegerAttr,
-                                   IntegerType, VectorType, f16, f32, i1, i8, i16, i32, i64)
+                                   IntegerType, StringAttr, UnitAttr, VectorType, f16, f32, i1, i8, i16, i32, i64)
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from tileorch.dialects import llvm_ext, nvvm
@@ -65,6 +66,45 @@ def integer_attr(value: int, typ: Attribute) -> IntegerAttr:
     immutable values, shared by every constant of that value (a SIMT kernel makes a few thousand
     constants of a few dozen values)."""
     return IntegerAttr(value, typ)
+
+
+_FLOAT_ATTRS: dict[tuple, FloatAttr] = {}
+
+
+def float_attr(value: float, typ: Attribute) -> FloatAttr:
+    """``FloatAttr(value, typ)``, built (and verified) once per distinct value and type, as
+    :func:`integer_attr`: keyed by the value's bits (``0.0`` and ``-0.0``, NaN payloads stay
+    apart, which a key by ``==`` would merge).  A GELU or exp epilogue makes a few constants per
+    element, the same dozen for every element."""
+    if type(value) is float:
+        key = (float, struct.pack("<d", value), typ)
+    elif type(value) is int:
+        key = (int, value, typ)
+    else:
+        return FloatAttr(value, typ)
+    attr = _FLOAT_ATTRS.get(key)
+    if attr is None:
+        if len(_FLOAT_ATTRS) >= 4096:
+            _FLOAT_ATTRS.clear()
+        attr = _FLOAT_ATTRS[key] = FloatAttr(value, typ)
+    return attr
+
+
+@lru_cache(maxsize=1024)
+def _asm_properties(asm: str, constraints: str, has_side_effects: bool) -> tuple[tuple[str, Attribute], ...]:
+    props: list[tuple[str, Attribute]] = [("asm_string", StringAttr(asm)), ("constraints", StringAttr(constraints))]
+    if has_side_effects:
+        props.append(("has_side_effects", UnitAttr()))
+    return tuple(props)
+
+
+def inline_asm(asm: str, constraints: str, operands: Sequence[SSAValue], result_types: Sequence[Attribute],
+               has_side_effects: bool = False) -> llvm.InlineAsmOp:
+    """``llvm.InlineAsmOp(asm, constraints, operands, result_types, has_side_effects=...)``: the
+    same op (the same properties, in the same order; ``tail_call_kind`` left to its default), its
+    string attributes built once per text (an epilogue repeats a handful of asm texts per element)."""
+    return llvm.InlineAsmOp.create(operands=list(operands), result_types=list(result_types),
+                                   properties=dict(_asm_properties(asm, constraints, has_side_effects)))
 
 
 def is_fp8(t: Attribute) -> bool:
@@ -130,7 +170,7 @@ class Emitter:
         return self.v(arith.ConstantOp(integer_attr(value, typ)))
 
     def fconst(self, value: float, typ: Attribute = f32) -> SSAValue:
-        return self.v(arith.ConstantOp(FloatAttr(value, typ)))
+        return self.v(arith.ConstantOp(float_attr(value, typ)))
 
     def add_i(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self.v(arith.AddiOp(a, b))
@@ -392,7 +432,7 @@ class Emitter:
 
     def ptx_f32(self, asm: str, args: Sequence[SSAValue]) -> SSAValue:
         constraints = ",".join(["=f"] + ["f"] * len(args))
-        return self.v(llvm.InlineAsmOp(asm, constraints, list(args), [f32]))
+        return self.v(inline_asm(asm, constraints, args, [f32]))
 
     def unary_math(self, kind: str, x: SSAValue) -> SSAValue:
         typ = x.type

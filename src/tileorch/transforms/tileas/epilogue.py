@@ -37,13 +37,14 @@ from typing import Callable
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (BFloat16Type, DenseIntOrFPElementsAttr, Float16Type, Float32Type, FloatAttr,
-                                   IntegerAttr, IntegerType, TensorType, i1, i16, i32, i64)
+                                   IntegerType, TensorType, i1, i16, i32, i64)
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects.nv_tileaa.attrs import MemRefType, TiledViewType, ints
 from tileorch.transforms.tileaa_to_simt import ELEMENTWISE, Memref, View, convert_float, lower_scalar_op
-from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Emitter, global_type, is_float, memory_type, reg_type
+from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, Emitter, float_attr, global_type, integer_attr, is_float,
+                                                   memory_type, reg_type)
 
 PASS = "convert-nv-tileas-to-cutlass"
 LAYOUT_ONLY = ("nv_tileas.convert_layout", "nv_tileaa.assume", "nv_tileaa.pragma")
@@ -383,7 +384,7 @@ class EpilogueLowering:
             raise unsupported(op, "constant that is not a splat")
         x = value.get_values()[0]
         rt = reg_type(t.element_type)
-        attr = FloatAttr(float(x), rt) if is_float(rt) else IntegerAttr(int(x), rt)
+        attr = float_attr(float(x), rt) if is_float(rt) else integer_attr(int(x), rt)  # built once per value
         return self.e.v(arith.ConstantOp(attr))
 
     # -- global loads -----------------------------------------------------------------------

@@ -1,0 +1,172 @@
+"""The code of the methods ``dataclasses`` generates, compiled once and kept across processes
+(issue 22), as ``.pyc`` files keep a module's.
+
+``@dataclass`` writes each class's ``__init__``, ``__repr__``, ``__eq__``, ``__hash__``,
+``__setattr__`` ... as source text and ``exec``-s it: the text is compiled again in every
+process.  A cold ``tileorch compile`` creates some 330 dataclasses (xDSL's attributes, ops,
+constraints and traits, tileorch's dialects) and compiled 1540 such texts, 0.07 s of a 0.62 s
+SIMT compile on the 2-core machine.
+
+:func:`install` puts an ``exec`` into the ``dataclasses`` module's namespace (it shadows the
+builtin there only; nothing else changes) that looks the text up in a table of code objects
+loaded from :func:`cache_path` and compiles only what it misses, as ``exec`` would have (same
+file name ``<string>``, no inherited ``__future__`` flags: ``dataclasses`` has none, the
+interpreter's optimisation level); the code object is then executed exactly as before.  The
+table is keyed by the whole text, so a text never seen is simply compiled; the file is read
+only when written by this interpreter (its ``cache_tag``, bytecode magic number and
+optimisation level are in its name and header) and is ignored, as a missing one, when it cannot
+be read.  :func:`save` writes the table back when the process compiled texts the file lacked
+(atomically: a temporary file renamed over it), where bytecode may be written
+(``sys.dont_write_bytecode`` unset) or when asked (``force``).
+
+The one-shot ``tileorch`` program installs it for the whole process
+(:func:`tileorch.cli.main.program`); a library compile (:func:`tileorch.compile`, the cuTile and
+GEMM launchers) uses it while it runs (:func:`reading`: installed for the compile, nothing
+written, the builtin ``exec`` back after it), so its first compile in a process imports the
+compiler as fast; the process keeps the standard behaviour otherwise.
+``python -m tileorch.tools.warm_dataclass_code`` fills the file for the compiler's modules (as
+``compileall`` fills ``__pycache__``; ``benchmarks/compile_time.py`` runs both).  Stdlib only.
+"""
+
+from __future__ import annotations
+
+import builtins
+import importlib.util
+from collections.abc import Iterator
+from contextlib import contextmanager
+import marshal
+import os
+import sys
+from pathlib import Path
+from types import CodeType
+
+MAX_ENTRIES = 4_000
+"""A table that would grow past this many texts (a cold compile uses some 1400; texts of classes
+since edited stay until then) is written with the texts this process used only."""
+
+_TABLE: dict[str, CodeType] | None = None
+_LOADED: int = 0  # entries read from the file
+_MISSES: int = 0  # texts compiled by this process
+_USED: set[str] = set()  # texts this process looked up
+
+
+def cache_path() -> Path | None:
+    """The table's file: beside this module's ``.pyc`` (``__pycache__``, or under
+    ``sys.pycache_prefix``), named for the interpreter; None where there is no such place."""
+    try:
+        pyc = Path(importlib.util.cache_from_source(__file__))
+    except (NotImplementedError, ValueError):
+        return None
+    return pyc.parent / f"dataclass_code.{sys.implementation.cache_tag}.opt{sys.flags.optimize}.marshal"
+
+
+def _header() -> bytes:
+    return b"tileorch-dataclass-code\0" + importlib.util.MAGIC_NUMBER
+
+
+def _load(path: Path | None) -> dict[str, CodeType]:
+    if path is None:
+        return {}
+    try:
+        data = path.read_bytes()
+        header = _header()
+        if not data.startswith(header):
+            return {}
+        table = marshal.loads(data[len(header):])
+    except (OSError, EOFError, ValueError, TypeError):
+        return {}
+    if not isinstance(table, dict):
+        return {}
+    return {k: v for k, v in table.items() if isinstance(k, str) and isinstance(v, CodeType)}
+
+
+def _cached_exec(source, globals=None, locals=None, /):
+    """``exec`` for the ``dataclasses`` module: a text's code object from the table (compiled
+    and remembered on a miss), then executed as ``exec`` executes it."""
+    global _MISSES
+    if isinstance(source, str) and _TABLE is not None:
+        _USED.add(source)
+        code = _TABLE.get(source)
+        if code is None:
+            code = compile(source, "<string>", "exec", dont_inherit=True)
+            _TABLE[source] = code
+            _MISSES += 1
+        source = code
+    if globals is None:  # ``exec``'s default: the calling frame's (dataclasses') namespaces
+        frame = sys._getframe(1)
+        globals = frame.f_globals
+        if locals is None:
+            locals = frame.f_locals
+    return builtins.exec(source, globals, locals)
+
+
+def install(path: Path | None = None) -> bool:
+    """Load the table (from ``path``, default :func:`cache_path`) and make ``dataclasses``
+    use it; False (nothing changed) when already installed or ``dataclasses`` already has an
+    ``exec`` of its own."""
+    global _TABLE, _LOADED, _MISSES
+    import dataclasses
+
+    if _TABLE is not None or "exec" in vars(dataclasses):
+        return False
+    _TABLE = _load(cache_path() if path is None else path)
+    _LOADED, _MISSES = len(_TABLE), 0
+    _USED.clear()
+    dataclasses.exec = _cached_exec
+    return True
+
+
+@contextmanager
+def reading() -> Iterator[None]:
+    """The table in use while the block runs (a library compile: it imports the compiler's
+    modules on its first run); nothing is written, and ``dataclasses`` is as it was after the
+    block (already installed, e.g. by the ``tileorch`` program: left so)."""
+    mine = install()
+    try:
+        yield
+    finally:
+        if mine:
+            uninstall()
+
+
+def uninstall() -> None:
+    """Give ``dataclasses`` the builtin ``exec`` back and drop the table (unsaved texts are lost)."""
+    global _TABLE
+    import dataclasses
+
+    if vars(dataclasses).get("exec") is _cached_exec:
+        del dataclasses.exec
+    _TABLE = None
+
+
+def stats() -> dict[str, int]:
+    """``loaded`` (texts read from the file), ``compiled`` (texts this process compiled)."""
+    return {"loaded": _LOADED, "compiled": _MISSES}
+
+
+def save(path: Path | None = None, force: bool = False) -> bool:
+    """Write the table to ``path`` (default :func:`cache_path`) if this process compiled texts
+    it lacked; only where bytecode may be written, unless ``force``.  True when written.  A
+    failure to write (a read-only installation) is silent: the next process compiles again."""
+    global _LOADED, _MISSES
+    if _TABLE is None or not _MISSES or (sys.dont_write_bytecode and not force):
+        return False
+    path = cache_path() if path is None else path
+    if path is None:
+        return False
+    table = _TABLE
+    if len(table) > MAX_ENTRIES:  # keep what this process used
+        table = {k: v for k, v in table.items() if k in _USED}
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(_header() + marshal.dumps(table))
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        return False
+    _LOADED, _MISSES = len(table), 0
+    return True

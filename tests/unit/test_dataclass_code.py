@@ -1,0 +1,191 @@
+"""``tileorch.dataclass_code``: the code of the methods ``dataclasses`` generates, compiled once
+and kept in a file.  A class made with the table behaves as one made without it; a text the
+file holds is not compiled again; a missing, foreign or corrupt file is an empty table; the
+file is written only where bytecode may be (or when forced), and ``dataclasses`` gets the
+builtin ``exec`` back."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tileorch import dataclass_code
+
+
+@pytest.fixture
+def table(tmp_path, monkeypatch):
+    """A fresh table in ``tmp_path``; uninstalled afterwards, whatever the test did."""
+    dataclass_code.uninstall()
+    monkeypatch.setattr(dataclass_code, "cache_path", lambda: tmp_path / "dc.marshal")
+    yield tmp_path / "dc.marshal"
+    dataclass_code.uninstall()
+
+
+def make_point():
+    @dataclasses.dataclass(frozen=True)
+    class Point:
+        x: int
+        y: int = 2
+
+    return Point
+
+
+def test_classes_behave_as_without_the_table(table):
+    plain = make_point()
+    assert dataclass_code.install()
+    cached = make_point()
+    assert dataclass_code.stats()["compiled"] > 0  # __init__, __repr__, __eq__, __hash__, __setattr__ ...
+    for cls in (plain, cached):
+        p = cls(1)
+        assert (repr(p), p == cls(1, 2), p == cls(1, 3), hash(p) == hash(cls(1))) == ("make_point.<locals>.Point(x=1, y=2)",
+                                                                                        True, False, True)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            p.x = 3
+        with pytest.raises(TypeError):
+            cls()
+
+
+def test_a_saved_text_is_not_compiled_again(table, monkeypatch):
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    assert dataclass_code.install()
+    make_point()
+    compiled = dataclass_code.stats()["compiled"]
+    assert dataclass_code.save() and table.exists()
+    dataclass_code.uninstall()
+    assert "exec" not in vars(dataclasses)
+    assert dataclass_code.install()
+    assert dataclass_code.stats() == {"loaded": compiled, "compiled": 0}
+    assert make_point()(5).x == 5
+    assert dataclass_code.stats()["compiled"] == 0  # every text found in the file
+    assert not dataclass_code.save()  # nothing new: not written again
+
+
+def test_not_written_where_bytecode_is_not(table, monkeypatch):
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    dataclass_code.install()
+    make_point()
+    assert not dataclass_code.save() and not table.exists()
+    assert dataclass_code.save(force=True) and table.exists()
+
+
+@pytest.mark.parametrize("content", [b"", b"garbage", b"tileorch-dataclass-code\0" + b"\0\0\0\0" + b"x",
+                                     None])
+def test_a_foreign_or_corrupt_file_is_an_empty_table(table, content, monkeypatch):
+    if content is None:  # the right header for another interpreter's bytecode
+        import marshal
+
+        content = b"tileorch-dataclass-code\0" + b"\x01\x02\x0d\x0a" + marshal.dumps({})
+    table.write_bytes(content)
+    assert dataclass_code.install()
+    assert dataclass_code.stats()["loaded"] == 0
+    assert make_point()(1).y == 2
+
+
+def test_an_entry_of_the_wrong_kind_is_dropped(table):
+    import importlib.util
+    import marshal
+
+    table.write_bytes(b"tileorch-dataclass-code\0" + importlib.util.MAGIC_NUMBER
+                      + marshal.dumps({"x = 1": compile("x = 1", "<string>", "exec"), "y": 3, 4: "z"}))
+    dataclass_code.install()
+    assert dataclass_code.stats()["loaded"] == 1
+
+
+def test_install_twice_and_uninstall(table):
+    assert dataclass_code.install()
+    assert not dataclass_code.install()
+    dataclass_code.uninstall()
+    assert "exec" not in vars(dataclasses)
+    dataclass_code.uninstall()  # twice: nothing to do
+
+
+def test_the_cli_writes_then_reads_it(tmp_path):
+    """``tileorch compile`` in a fresh process: the table of the compiler's modules is read
+    (filled by the warm-up tool first), and a compile that finds every text compiles none."""
+    root = Path(__file__).resolve().parents[2]
+    env = {"PYTHONPATH": str(root / "src"), "PATH": "/usr/bin:/bin", "TILEORCH_CACHE": "0",
+           "PYTHONPYCACHEPREFIX": str(tmp_path / "pyc")}
+    warm = subprocess.run([sys.executable, "-m", "tileorch.tools.warm_dataclass_code"], env=env, capture_output=True,
+                          text=True)
+    assert warm.returncode == 0, warm.stderr
+    assert "dataclass method texts" in warm.stdout and str(tmp_path / "pyc") in warm.stdout
+    probe = ("import sys; from tileorch import dataclass_code; dataclass_code.install(); "
+             "from tileorch.cli.main import main\n"
+             "try:\n main(sys.argv[1:])\nexcept SystemExit: pass\n"
+             "print(dataclass_code.stats(), file=sys.stderr)")
+    src = tmp_path / "k.mlir"
+    src.write_text("func.func @k() {\n  func.return\n}\n")
+    run = subprocess.run([sys.executable, "-c", probe, "compile", str(src), "--emit", "mlir"], env=env,
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    stats = eval(run.stderr.strip().splitlines()[-1])  # noqa: S307 - our own dict
+    assert stats["loaded"] > 300 and stats["compiled"] == 0
+
+
+def test_a_full_table_keeps_the_texts_used(table, monkeypatch):
+    """Past ``MAX_ENTRIES`` texts the table is written with the texts this process used only
+    (texts of classes since edited do not pile up)."""
+    import importlib.util
+    import marshal
+
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    stale = {f"x{i} = {i}": compile(f"x{i} = {i}", "<string>", "exec") for i in range(10)}
+    table.write_bytes(b"tileorch-dataclass-code\0" + importlib.util.MAGIC_NUMBER + marshal.dumps(stale))
+    monkeypatch.setattr(dataclass_code, "MAX_ENTRIES", 5)
+    dataclass_code.install()
+    assert dataclass_code.stats()["loaded"] == 10
+    make_point()
+    used = dataclass_code.stats()["compiled"]
+    assert dataclass_code.save()
+    dataclass_code.uninstall()
+    dataclass_code.install()
+    assert dataclass_code.stats()["loaded"] == used  # the stale texts dropped
+    make_point()
+    assert dataclass_code.stats()["compiled"] == 0
+
+
+def test_reading_is_scoped(table):
+    """:func:`reading` (library compiles): the table during the block, the builtin ``exec``
+    after it, even when the block raises; inside an installed process it changes nothing."""
+    with dataclass_code.reading():
+        assert vars(dataclasses).get("exec") is dataclass_code._cached_exec
+        make_point()
+    assert "exec" not in vars(dataclasses)
+    with pytest.raises(ValueError), dataclass_code.reading():
+        raise ValueError("inside")
+    assert "exec" not in vars(dataclasses)
+    assert dataclass_code.install()
+    with dataclass_code.reading():
+        pass
+    assert vars(dataclasses).get("exec") is dataclass_code._cached_exec  # the program's install stays
+
+
+def test_a_library_compile_leaves_dataclasses_as_it_was(table):
+    import tileorch
+
+    assert "exec" not in vars(dataclasses)
+    kernel = tileorch.compile("func.func @k() {\n  func.return\n}\n", cache=False, ptxas=False)
+    assert kernel.ptx
+    assert "exec" not in vars(dataclasses)
+
+
+def test_exec_without_namespaces_uses_the_callers(table):
+    """The shim's ``exec(text)`` with no namespaces runs in its caller's, as ``exec`` does (the
+    ``dataclasses`` module always passes its own; the default is mirrored all the same)."""
+    dataclass_code.install()
+
+    def caller():
+        local_ns = {}
+        dataclass_code._cached_exec("y = x + 1", None, local_ns)
+        return local_ns["y"]
+
+    global x
+    x = 41
+    try:
+        assert caller() == 42
+    finally:
+        del x
