@@ -11,4 +11,6 @@ timeout ${CT_TIMEOUT:-260} python3 benchmarks/compile_time.py --repeat 2 --tilei
 rm -rf "$S/ct/bytecode"
 timeout 90 python3 benchmarks/launch_overhead.py --mode gpu --calls 2000 --out "$S/launch" \
   --json "$S/launch_overhead_gpu.json" 2>&1 | tee "$S/launch_overhead.log" | grep -E "^target|wrote" | head -12
+timeout 150 python3 benchmarks/attention.py --program branchy --dims 64,128,256 --seqs 4096 --causal both --iters 10 \
+  --out "$S/attn_branchy" 2>&1 | tee "$S/attention_branchy.log" | tail -n 8
 tar czf "$OUT/s14final2.tgz" -C "$OUT" s14final2
