@@ -125,6 +125,13 @@ def _run(args: argparse.Namespace) -> int:
     except SourceError as exc:
         print(exc.format("tileorch compile"), file=sys.stderr)
         return 1
+    if args.file != "-" and Path(args.file).suffix in (".py", ".pyw"):
+        print(f"{name}:1:1: error: {Path(args.file).name} is Python source; tileorch compile reads MLIR text or "
+              "CUDA Tile IR (cuda_tile text, .tileirbc bytecode). Run a cuTile kernel with "
+              "tileorch.cutile.launch(stream, grid, kernel, args), or write its bytecode with "
+              "cuda.tile.compilation.export_kernel (tileorch.testing.export.export_cutile describes the arguments "
+              "for it) and compile that file", file=sys.stderr)
+        return 1
     if not _cubin_request_ok(args):
         return 2
     try:

@@ -1,0 +1,140 @@
+"""A new user's first-hour mistakes at ``tileorch.cutile.launch`` and ``tileorch compile``, each
+answered before any GPU call with an error naming the argument (docs/troubleshooting.md has the
+whole table of cases and answers): a float scalar beyond float32, a grid beyond CUDA's limits,
+an array on another GPU or in host memory, an array whose base address is not a multiple of its
+element size, the Python file of a kernel given to ``tileorch compile``."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from tileorch.launchers import cutile as rc
+
+HAVE_CUTILE = importlib.util.find_spec("cuda") is not None and importlib.util.find_spec("cuda.tile") is not None
+needs_cutile = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Python) is not installed")
+
+if HAVE_CUTILE:
+    import cuda.tile as ct
+
+    @ct.kernel
+    def axpy(x, y, alpha, tile: ct.Constant[int]):
+        i = ct.bid(0)
+        ct.store(y, index=(i,), tile=ct.load(x, index=(i,), shape=(tile,)) * alpha + ct.load(y, index=(i,), shape=(tile,)))
+
+    @ct.kernel
+    def first(xs, out):
+        ct.store(out, index=(0,), tile=ct.load(xs[0], index=(0,), shape=(16,)))
+
+
+class Dev:
+    """A device array as cupy exposes it (``__cuda_array_interface__``)."""
+
+    def __init__(self, ptr, shape, typestr="<f4"):
+        self.__cuda_array_interface__ = {"data": (ptr, False), "shape": tuple(shape), "typestr": typestr,
+                                         "strides": None, "version": 3}
+
+
+class FakeTensor:
+    """What the launcher reads of a torch tensor."""
+
+    def __init__(self, ptr, device="cuda:0", dtype="torch.float32", shape=(1024,)):
+        self.dtype, self.shape, self._ptr, self.device = dtype, shape, ptr, device
+        self.is_cuda = "cuda" in str(device)
+
+    def stride(self):
+        return (1,)
+
+    def data_ptr(self):
+        return self._ptr
+
+
+X, Y = Dev(0x100000, (1024,)), Dev(0x200000, (1024,))
+
+
+@needs_cutile
+@pytest.mark.parametrize("value", [1e300, -1e39, 3.5e38])
+def test_a_float_scalar_beyond_float32_is_refused_naming_it(value):
+    """A Python float is passed as float32 (as cuTile does): one beyond float32's range was a
+    struct OverflowError from deep in the launch (after the compile) before."""
+    with pytest.raises(ValueError, match=r"argument 2 \('alpha'\) = .* does not fit in float32"):
+        rc.describe_arguments(axpy, (X, Y, value, 256))
+    for fine in (3.4e38, float("inf"), float("nan"), -0.0, 1e-50):  # in range, or not finite on purpose
+        assert rc.describe_arguments(axpy, (X, Y, fine, 256))[2].dtype == "float32"
+
+
+@needs_cutile
+@pytest.mark.parametrize("grid", [(2**31,), (1, 65536), (1, 1, 70000), (2**31 - 1, 65536, 1)])
+def test_a_grid_beyond_cudas_limits_is_refused_before_the_gpu(grid):
+    """CUDA launches at most 2^31-1 blocks along x and 65535 along y and z: a larger grid was sent
+    to the driver (CUDA_ERROR_INVALID_VALUE, unlocated)."""
+    with pytest.raises(ValueError, match=r"grid .* exceeds what CUDA launches \(x at most 2147483647, y and z at most "
+                                         r"65535\)"):
+        rc.launch(0, grid, axpy, (X, Y, 1.0, 256))
+    assert rc.normalize_grid((2**31 - 1, 65535, 65535)) == (2**31 - 1, 65535, 65535)
+
+
+@needs_cutile
+@pytest.mark.parametrize("device", ["cuda:1", SimpleNamespace(index=3, type="cuda")])
+def test_an_array_on_another_gpu_is_refused(monkeypatch, device):
+    """Kernels run on device 0: a tensor on cuda:1 was passed to a kernel on device 0 (a fault, or
+    peer reads) without a word."""
+    monkeypatch.setitem(sys.modules, "torch", SimpleNamespace(Tensor=FakeTensor, __name__="torch"))
+    with pytest.raises(ValueError, match=r"argument 1 \('y'\) is on cuda:[13]; tileorch.cutile.launch runs kernels "
+                                         r"on device 0"):
+        rc.describe_arguments(axpy, (FakeTensor(0x1000), FakeTensor(0x2000, device), 1.0, 256))
+    with pytest.raises(ValueError, match=r"argument 0 \('xs'\) item 1 is on cuda:"):  # an item of a list argument
+        rc.describe_arguments(first, ([FakeTensor(0x1000), FakeTensor(0x2000, device)], FakeTensor(0x3000)))
+    assert rc.describe_arguments(axpy, (FakeTensor(0x1000, "cuda"), FakeTensor(0x2000), 1.0, 256))[0].ptr == 0x1000
+
+
+@needs_cutile
+def test_a_numpy_array_is_named_as_host_memory():
+    """A numpy array (the commonest first mistake) was 'DLPack device type 1'."""
+    with pytest.raises(TypeError, match=r"argument 0 \('x'\) is a numpy array, in host memory: cuTile kernels take GPU "
+                                        r"arrays; copy it to the GPU first"):
+        rc.describe_arguments(axpy, (np.zeros(1024, np.float32), Y, 1.0, 256))
+
+
+@needs_cutile
+@pytest.mark.parametrize("ptr,typestr,size", [(0x100002, "<f4", 4), (0x100004, "<f8", 8), (0x100001, "<f2", 2)])
+def test_a_misaligned_base_address_is_refused(ptr, typestr, size):
+    """An array whose data does not start at a multiple of its element size (a byte view's odd
+    slice) would fault on the GPU (a misaligned address poisons the context)."""
+    with pytest.raises(ValueError, match=rf"argument 0 \('x'\): base address {ptr:#x} is not a multiple of its "
+                                         rf"{size}-byte"):
+        rc.describe_arguments(axpy, (Dev(ptr, (1024,), typestr), Y, 1.0, 256))
+    assert rc.describe_arguments(axpy, (Dev(0, (0,)), Y, 1.0, 256))[0].ptr == 0  # an empty array's null pointer
+
+
+@needs_cutile
+def test_the_bad_cases_are_refused_before_any_gpu_call(monkeypatch):
+    """The launch checks run before the driver is asked (no GPU here, and none needed for them)."""
+    from tileorch.runtime import driver
+
+    def no_driver():
+        raise AssertionError("the driver was asked")
+
+    monkeypatch.setattr(driver, "api", no_driver)
+    for grid, args, exc in (((2**31,), (X, Y, 1.0, 256), ValueError),
+                            ((1,), (X, Y, 1e300, 256), ValueError),
+                            ((1,), (Dev(0x100002, (1024,)), Y, 1.0, 256), ValueError)):
+        with pytest.raises(exc):
+            rc.launch(0, grid, axpy, args)
+
+
+def test_tileorch_compile_of_a_python_file_says_what_to_give_it(tmp_path):
+    """``tileorch compile kernel.py`` (the kernel's Python source) was 'Operation import is not
+    registered': the answer names what the command reads and how to get it from cuTile."""
+    src = tmp_path / "kernel.py"
+    src.write_text("import cuda.tile as ct\n\n@ct.kernel\ndef k(a):\n    pass\n")
+    out = subprocess.run([sys.executable, "-m", "tileorch", "compile", str(src)], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert out.stderr.startswith(f"{src}:1:1: error: {src.name} is Python source"), out.stderr
+    assert "tileorch.cutile.launch" in out.stderr and "export_kernel" in out.stderr
