@@ -28,6 +28,17 @@ if HAVE_CUTILE:
         ct.store(y, index=(i,), tile=ct.load(x, index=(i,), shape=(tile,)) * alpha + ct.load(y, index=(i,), shape=(tile,)))
 
     @ct.kernel
+    def store_of_another_rank(x, out, tile: ct.Constant[int]):
+        i = ct.bid(0)
+        t = ct.load(x, index=(i, 0), shape=(tile, tile))
+        ct.store(out, index=(i,), tile=t)  # STORE: a rank-2 tile into a rank-1 array
+
+    @ct.kernel
+    def huge_tile(x, out, tile: ct.Constant[int]):
+        i = ct.bid(0)
+        ct.store(out, index=(i,), tile=ct.load(x, index=(i,), shape=(tile,)) * 2)  # LOAD
+
+    @ct.kernel
     def first(xs, out):
         ct.store(out, index=(0,), tile=ct.load(xs[0], index=(0,), shape=(16,)))
 
@@ -138,3 +149,45 @@ def test_tileorch_compile_of_a_python_file_says_what_to_give_it(tmp_path):
     assert out.returncode == 1 and "Traceback" not in out.stderr
     assert out.stderr.startswith(f"{src}:1:1: error: {src.name} is Python source"), out.stderr
     assert "tileorch.cutile.launch" in out.stderr and "export_kernel" in out.stderr
+
+
+def _line(kernel, marker: str) -> int:
+    import inspect
+
+    lines, start = inspect.getsourcelines(kernel._annotated_function.pyfunc)
+    return start + next(i for i, text in enumerate(lines) if marker in text)
+
+
+@needs_cutile
+def test_a_store_of_another_rank_is_located_with_a_hint():
+    """cuTile 1.7 exports a store of a rank-2 tile into a rank-1 array; the error, at the store's
+    line, was only the IR's rule ('make_partition_view' ... rank ... to match)."""
+    from tileorch.diagnostics import CompileError
+    from tileorch.driver import compile_program
+    from tileorch.testing.export import cutile_bytecode
+
+    data = cutile_bytecode(store_of_another_rank, [((64, 64), "float32"), ((64,), "float32"), 16])
+    with pytest.raises(CompileError) as info:
+        compile_program(data, ptxas=False)
+    (line,) = info.value.lines
+    assert line.startswith(f"{__file__}:{_line(store_of_another_rank, '# STORE')}:8: error: 'make_partition_view' has "
+                           "an invalid result type (expected tensor_view rank and tile rank to match, got tensor_view "
+                           "of rank 1 and tiles of rank 2): the tile a ct.load reads or a ct.store writes has the "
+                           "array's rank; ct.reshape the tile"), line
+
+
+@needs_cutile
+def test_a_tile_too_large_for_registers_says_so_at_its_line():
+    """A 2^20-element tile: located at the load, named as too large (it said 'nv_tileaa.tiled_load'
+    is not supported yet), with the way out."""
+    from tileorch.diagnostics import LocatedError
+    from tileorch.driver import compile_program
+    from tileorch.testing.export import cutile_bytecode
+
+    data = cutile_bytecode(huge_tile, [((1 << 20,), "float32"), ((1 << 20,), "float32"), 1 << 20])
+    with pytest.raises(LocatedError) as info:
+        compile_program(data, ptxas=False)
+    text = str(info.value)
+    assert text.startswith(f"{__file__}:{_line(huge_tile, '# LOAD')}:"), text
+    assert "error: a tile of 1048576 elements is too large: 2048 registers per thread on 512 threads (at most 512); " \
+           "use smaller tiles" in text and "not supported yet" not in text

@@ -50,7 +50,12 @@ _INVALID_TYPE_HINTS = {
     "0-dimension tile shape is not supported": ": a tiled view of a 0-d array is not valid CUDA Tile IR; read a "
                                                "0-d array with ct.gather(array, ()) and write it with "
                                                "ct.scatter(array, (), value)",
+    "expected tensor_view rank and tile rank to match": ": the tile a ct.load reads or a ct.store writes has the "
+                                                        "array's rank; ct.reshape the tile to it (a tile of size-1 "
+                                                        "dimensions added or dropped)",
 }
+"""Hints for the verifier messages of types cuTile 1.7 writes for a program's mistake, by the
+message's beginning."""
 
 
 def _raise_at_source(loc, message: str, otherwise: Exception):
@@ -762,7 +767,8 @@ class BytecodeReader:
                 raise
             # a type CUDA Tile IR rejects, written for the program's own construct (cuTile 1.7
             # writes a 0-d partition view for ct.load / ct.store of a 0-d array): at its line
-            hint = _INVALID_TYPE_HINTS.get(exc.message.removeprefix("invalid type: "), "")
+            text = exc.message.removeprefix("invalid type: ")
+            hint = next((h for start, h in _INVALID_TYPE_HINTS.items() if text.startswith(start)), "")
             _raise_at_source(loc, f"'{mnemonic}' has an invalid result type ({exc.message[14:]}){hint}", exc)
         # a result the op gained after the file's version (13.1's print had none): built, but
         # not numbered, since the file's value numbering does not count it
