@@ -149,6 +149,22 @@ def test_tileorch_compile_of_a_python_file_says_what_to_give_it(tmp_path):
     assert out.returncode == 1 and "Traceback" not in out.stderr
     assert out.stderr.startswith(f"{src}:1:1: error: {src.name} is Python source"), out.stderr
     assert "tileorch.cutile.launch" in out.stderr and "export_kernel" in out.stderr
+    import tileorch
+    from tileorch.diagnostics import CompileError
+
+    for given in (str(src), src):  # tileorch.compile: the same answer
+        with pytest.raises(CompileError) as info:
+            tileorch.compile(given)
+        assert info.value.lines == [out.stderr.strip()]
+
+
+def test_tileorch_compile_arch_of_another_type_is_a_type_error():
+    """``arch=90`` was an AttributeError ('int' object has no attribute 'rstrip') from the driver."""
+    import tileorch
+
+    with pytest.raises(TypeError, match=r"arch must be a target name such as 'sm_90a' \(or None: the module's\), "
+                                        r"got 90"):
+        tileorch.compile("builtin.module {}", arch=90)
 
 
 def _line(kernel, marker: str) -> int:

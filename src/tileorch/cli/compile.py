@@ -125,12 +125,11 @@ def _run(args: argparse.Namespace) -> int:
     except SourceError as exc:
         print(exc.format("tileorch compile"), file=sys.stderr)
         return 1
-    if args.file != "-" and Path(args.file).suffix in (".py", ".pyw"):
-        print(f"{name}:1:1: error: {Path(args.file).name} is Python source; tileorch compile reads MLIR text or "
-              "CUDA Tile IR (cuda_tile text, .tileirbc bytecode). Run a cuTile kernel with "
-              "tileorch.cutile.launch(stream, grid, kernel, args), or write its bytecode with "
-              "cuda.tile.compilation.export_kernel (tileorch.testing.export.export_cutile describes the arguments "
-              "for it) and compile that file", file=sys.stderr)
+    from tileorch.api import python_source_error
+
+    python = python_source_error(args.file) if args.file != "-" else None
+    if python is not None:  # a cuTile kernel's .py: what the command reads instead, and how to get it
+        print(python, file=sys.stderr)
         return 1
     if not _cubin_request_ok(args):
         return 2
