@@ -207,3 +207,33 @@ def test_a_tile_too_large_for_registers_says_so_at_its_line():
     assert text.startswith(f"{__file__}:{_line(huge_tile, '# LOAD')}:"), text
     assert "error: a tile of 1048576 elements is too large: 2048 registers per thread on 512 threads (at most 512); " \
            "use smaller tiles" in text and "not supported yet" not in text
+
+
+@pytest.mark.parametrize("script,words", [
+    ("not a program\n", r"cannot run ptxas .*fake-ptxas: Exec format error"),
+    ("#!/bin/sh\nexit 3\n", r"ptxas .*fake-ptxas exited with status 3 and printed nothing"),
+    ("#!/bin/sh\nkill -9 $$\n", r"ptxas .*fake-ptxas was killed by signal 9 and printed nothing"),
+    ("#!/bin/sh\nexit 0\n", r"ptxas .*fake-ptxas exited with status 0 but wrote no cubin"),
+    (None, r"TILEORCH_PTXAS=.*fake-ptxas is not an executable file"),
+])
+def test_a_ptxas_that_cannot_run_is_the_installations_error(tmp_path, monkeypatch, script, words):
+    """TILEORCH_PTXAS naming something that is not a working ptxas: an OSError traceback (Exec
+    format error), 'ptxas rejected the PTX:' with nothing after it, or a missing cubin's
+    OSError before; now PtxasUnavailable, and ``ptxas: error: ...`` without a source position
+    from tileorch.compile (the installation's fault, not the program's)."""
+    import tileorch
+    from tileorch.backend.ptxas import PtxasUnavailable, run_ptxas
+    from tileorch.diagnostics import CompileError
+
+    exe = tmp_path / "fake-ptxas"
+    if script is not None:
+        exe.write_text(script)
+        exe.chmod(0o755)
+    monkeypatch.setenv("TILEORCH_PTXAS", str(exe))
+    monkeypatch.delenv("TILEORCH_BACKEND_MEMO", raising=False)
+    with pytest.raises(PtxasUnavailable, match=words):
+        run_ptxas(".version 8.6\n.target sm_90a\n.address_size 64\n", "sm_90a")
+    with pytest.raises(CompileError) as info:
+        tileorch.compile("builtin.module {}", cache=False)
+    (line,) = info.value.lines
+    assert line.startswith("ptxas: error: ") and line.endswith("(compile without ptxas: --no-ptxas, ptxas=False)")
