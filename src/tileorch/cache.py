@@ -388,5 +388,6 @@ def _write_atomic(path: Path, data: bytes) -> None:
         pass
 
 
-__all__ = ["CACHE_DIR_ENV", "CACHE_SWITCH_ENV", "CacheWarning", "Entry", "cache_base", "cache_root", "compiler_fingerprint",
+__all__ = ["CACHE_DIR_ENV", "CACHE_SWITCH_ENV", "CacheWarning", "Entry", "cache_base", "cache_root",
+           "compiler_fingerprint",
            "enabled", "entry_dir", "load", "make_key", "ptxas_identity", "ptxas_path", "remember_memos", "store"]

@@ -25,7 +25,8 @@ if HAVE_CUTILE:
     @ct.kernel
     def axpy(x, y, alpha, tile: ct.Constant[int]):
         i = ct.bid(0)
-        ct.store(y, index=(i,), tile=ct.load(x, index=(i,), shape=(tile,)) * alpha + ct.load(y, index=(i,), shape=(tile,)))
+        t = ct.load(x, index=(i,), shape=(tile,)) * alpha
+        ct.store(y, index=(i,), tile=t + ct.load(y, index=(i,), shape=(tile,)))
 
     @ct.kernel
     def store_of_another_rank(x, out, tile: ct.Constant[int]):
