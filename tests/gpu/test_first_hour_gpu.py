@@ -74,6 +74,26 @@ def many(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15,
     ct.store(a15, index=(i,), tile=acc)
 
 
+@ct.kernel
+def gemm(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+    ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
+
+
+@ct.kernel
+def gemm_bias_relu(A, B, bias, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+    bv = ct.load(bias, index=(bn,), shape=(tn,)).astype(ct.float32)
+    acc = ct.maximum(acc + ct.reshape(bv, (1, tn)), 0.0)
+    ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
+
+
 def _stream() -> int:
     return torch.cuda.current_stream().cuda_stream
 
@@ -248,3 +268,28 @@ def test_two_processes_compiling_one_program_into_one_cache(tmp_path):
     assert all(o[0].strip() == "ok" for o in outs), outs
     assert len(_cubins(tmp_path)) == 1
     assert not [p for p in tmp_path.glob("kernels/*/.*")], "a temporary entry was left"
+
+
+@pytest.mark.parametrize("m,n,k", [(256, 256, 0), (0, 256, 128), (256, 0, 128), (1, 1, 0)])
+def test_gemm_of_empty_operands(m, n, k):
+    """An empty K stores zeros; an empty M or N writes nothing; no hang (sync: the watchdog)."""
+    a = torch.randn(m, k, device="cuda", generator=_gen(m + k)).half()
+    b = torch.randn(k, n, device="cuda", generator=_gen(n + k)).half()
+    buf, c = _nan_view(m * n, torch.float16)
+    c = c.view(m, n)
+    grid = (max(1, (m + 127) // 128), max(1, (n + 127) // 128))
+    tileorch.cutile.launch(_stream(), grid, gemm, (a, b, c, 128, 128, 64), sync=True)
+    torch.testing.assert_close(c.float(), (a.float() @ b.float()))
+    assert torch.isnan(buf[m * n:]).all()
+
+
+def test_gemm_epilogue_with_an_empty_k():
+    """K = 0 with a fused bias + ReLU epilogue: C = relu(bias) on every row (the launcher's
+    zero-fill shortcut does not apply: the kernel runs its epilogue on a zero accumulator)."""
+    m, n = 256, 384
+    a = torch.empty(m, 0, device="cuda", dtype=torch.float16)
+    b = torch.empty(0, n, device="cuda", dtype=torch.float16)
+    bias = torch.randn(n, device="cuda", generator=_gen(5)).half()
+    c = torch.full((m, n), NAN, device="cuda", dtype=torch.float16)
+    tileorch.cutile.launch(_stream(), (m // 128, n // 128), gemm_bias_relu, (a, b, bias, c, 128, 128, 64), sync=True)
+    torch.testing.assert_close(c, torch.relu(bias.float()).half().expand(m, n))
