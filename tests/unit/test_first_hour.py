@@ -238,3 +238,17 @@ def test_a_ptxas_that_cannot_run_is_the_installations_error(tmp_path, monkeypatc
         tileorch.compile("builtin.module {}", cache=False)
     (line,) = info.value.lines
     assert line.startswith("ptxas: error: ") and line.endswith("(compile without ptxas: --no-ptxas, ptxas=False)")
+
+
+@pytest.mark.parametrize("command", [["simulate"], ["check"], ["run", "--kernel", "k", "--block", "128"]])
+def test_commands_that_do_not_read_cuda_tile_bytecode_say_what_it_is(tmp_path, command):
+    """An exported .tileirbc given to ``tileorch simulate``/``check`` was 'invalid UTF-8 byte 0x82';
+    to ``tileorch run`` it went to the driver's module loader as it was (tileorch not involved),
+    or said 'no GPU' first."""
+    path = tmp_path / "k.tileirbc"
+    path.write_bytes(b"\x7fTileIR\x00\x0d\x04\x00\x82\x01" + bytes(64))
+    out = subprocess.run([sys.executable, "-m", "tileorch", command[0], str(path), *command[1:]],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert out.stderr.startswith(f"{path}:1:1: error: "), out.stderr
+    assert "CUDA Tile IR bytecode" in out.stderr and "tileorch compile" in out.stderr and "UTF-8" not in out.stderr
