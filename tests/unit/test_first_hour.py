@@ -252,3 +252,40 @@ def test_commands_that_do_not_read_cuda_tile_bytecode_say_what_it_is(tmp_path, c
     assert out.returncode == 1 and "Traceback" not in out.stderr
     assert out.stderr.startswith(f"{path}:1:1: error: "), out.stderr
     assert "CUDA Tile IR bytecode" in out.stderr and "tileorch compile" in out.stderr and "UTF-8" not in out.stderr
+
+
+@needs_cutile
+@pytest.mark.parametrize("kind", ["gemm", "chained", "simt"])
+def test_a_programs_warnings_reach_the_caller_on_every_path(monkeypatch, kind):
+    """A program's ``warning:`` remarks (no ptxas: the driver's JIT; ptxas spills) are one
+    PerformanceWarning at its first launch on every path; they were issued for SIMT programs
+    only (a GEMM or chained program without ptxas was JIT-compiled silently).  A refusal remark
+    is the SIMT path's to report, not a GEMM's."""
+    import warnings
+
+    from tileorch.diagnostics import PerformanceWarning
+    from tileorch.runtime import driver
+
+    program = SimpleNamespace(kind=kind, remarks=["remark: the tier refused nothing here",
+                                                  "warning: ptxas not found: the CUDA driver JIT-compiles the PTX"],
+                              threads=128, smem=0, cubin=b"", ptx="", kernel="k", warp_programs=0, cluster_split=0)
+    entry = rc._Compiled(program)
+    launched = []
+    monkeypatch.setattr(driver, "api", lambda: None)
+    monkeypatch.setattr(rc, "_check_device", lambda arch: SimpleNamespace(sm_count=132))
+    monkeypatch.setattr(rc, "compiled", lambda *a, **k: entry)
+    monkeypatch.setattr(rc, "_launch_gemm", lambda *a, **k: launched.append("gemm"))
+    monkeypatch.setattr(rc, "_launch_chained", lambda *a, **k: launched.append("chained"))
+    monkeypatch.setattr(rc, "_run", lambda *a, **k: launched.append("simt"))
+    monkeypatch.setattr(entry, "image", SimpleNamespace(registers=lambda: 32), raising=False)
+    for _ in range(2):
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            rc._launch(0, (1,), axpy, (X, Y, 1.0, 256), "sm_90a", "auto", False, "auto", None)
+        texts = [str(w.message) for w in got if issubclass(w.category, PerformanceWarning)]
+        if _ == 0:
+            assert len(texts) == 1 and "the CUDA driver JIT-compiles the PTX" in texts[0], texts
+            assert ("refused" in texts[0]) == (kind == "simt")
+        else:
+            assert texts == []  # once per compiled program
+    assert launched == [kind, kind]

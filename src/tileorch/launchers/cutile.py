@@ -731,13 +731,16 @@ class _Compiled:
     source_key_remark: str = ""  # how the program was found or why not by the source identity
 
 
-def _warn_slow_path(entry: _Compiled, kernel: Any, why: str = "") -> None:
+def _warn_slow_path(entry: _Compiled, kernel: Any, why: str = "", refusals: bool = True) -> None:
     """Once per compiled program: a ``PerformanceWarning`` when the kernel runs on a slower path
     than the tensor cores the program asked for (the tier's refusal or internal-error remark,
-    or ``why``: operands the tensor-core kernel cannot take), or ptxas spilled its registers."""
+    or ``why``: operands the tensor-core kernel cannot take), or a ``warning:`` remark (ptxas
+    spilled its registers, no ptxas: the driver's JIT).  ``refusals=False`` (a program the tier
+    compiled): the warnings only."""
     if entry.warned:
         return
-    lines = [r for r in (getattr(entry.program, "remarks", None) or []) if "refused" in r or r.startswith("warning:")]
+    lines = [r for r in (getattr(entry.program, "remarks", None) or [])
+             if ("refused" in r and refusals) or r.startswith("warning:")]
     if why:
         lines.append(why)
     if lines:
@@ -1296,6 +1299,8 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
     dev = _check_device(arch)
     entry = compiled(kernel, arguments, arch, "persistent" if schedule == "auto" else schedule)
     arguments = upload_list_tables(arguments)  # (lists: a device table each, the kernel's parameter)
+    if entry.program.kind in ("chained", "gemm"):  # its warnings (no ptxas, spills); a refusal is the SIMT path's
+        _warn_slow_path(entry, kernel, refusals=False)
     if entry.program.kind == "chained":
         try:
             _launch_chained(entry, kernel, arguments, grid3, handle, sync, fast, dev.sm_count)
