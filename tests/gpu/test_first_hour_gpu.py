@@ -293,3 +293,37 @@ def test_gemm_epilogue_with_an_empty_k():
     c = torch.full((m, n), NAN, device="cuda", dtype=torch.float16)
     tileorch.cutile.launch(_stream(), (m // 128, n // 128), gemm_bias_relu, (a, b, bias, c, 128, 128, 64), sync=True)
     torch.testing.assert_close(c, torch.relu(bias.float()).half().expand(m, n))
+
+
+@ct.kernel
+def f64_ops(x, y, out, tile: ct.Constant[int]):
+    i = ct.bid(0)
+    a = ct.load(x, index=(i,), shape=(tile,), padding_mode=ct.PaddingMode.ZERO)
+    b = ct.load(y, index=(i,), shape=(tile,), padding_mode=ct.PaddingMode.ZERO)
+    r = ct.maximum(-a, ct.minimum(b, a)) + ct.sqrt(ct.abs(a)) + ct.rsqrt(ct.abs(b) + 1.0) + ct.mod(a, b)
+    ct.store(out, index=(i,), tile=r)
+
+
+@ct.kernel
+def f64_row_max(x, out, tn: ct.Constant[int]):
+    r = ct.bid(0)
+    ct.store(out, index=(r,), tile=ct.max(ct.load(x, index=(r, 0), shape=(1, tn),
+                                                  padding_mode=ct.PaddingMode.NEG_INF), axis=1))
+
+
+def test_f64_elementwise_and_a_negative_infinity_padding():
+    """float64 negation, abs, sqrt, rsqrt, maximum/minimum and mod run in f64 (they were refused
+    or invalid IR); a -inf padding value of f64 reads as -inf (cuTile writes it as a 65-bit
+    varint, which the bytecode reader refused)."""
+    g = _gen(64)
+    x = torch.randn(1000, device="cuda", dtype=torch.float64, generator=g) * 1e3 + 1e-9
+    y = torch.randn(1000, device="cuda", dtype=torch.float64, generator=g) * 7 + 0.5
+    out = torch.full((1000,), NAN, device="cuda", dtype=torch.float64)
+    tileorch.cutile.launch(_stream(), (4,), f64_ops, (x, y, out, 256), sync=True)
+    ref = (torch.maximum(-x, torch.minimum(y, x)) + x.abs().sqrt() + (y.abs() + 1.0).rsqrt()
+           + torch.remainder(x, y))
+    torch.testing.assert_close(out, ref, rtol=1e-13, atol=1e-12)
+    m = torch.randn(7, 200, device="cuda", dtype=torch.float64, generator=g) * 1e-3 - 5.0
+    mx = torch.full((7,), NAN, device="cuda", dtype=torch.float64)
+    tileorch.cutile.launch(_stream(), (7,), f64_row_max, (m, mx, 256), sync=True)
+    assert torch.equal(mx, m.max(dim=1).values)

@@ -119,7 +119,7 @@ class _Reader:
         self.pos += n
         return b
 
-    def varint(self, limit: int | None = None, what: str = "value") -> int:
+    def varint(self, limit: int | None = None, what: str = "value", bits: int = 64) -> int:
         start = self.offset
         result, shift = 0, 0
         while True:
@@ -130,8 +130,8 @@ class _Reader:
             shift += 7
             if not b & 0x80:
                 break
-        if result >> 64:
-            raise self.error(f"varint value {result} does not fit in 64 bits", start)
+        if result >> bits:
+            raise self.error(f"varint value {result} does not fit in {bits} bits", start)
         if limit is not None and result > limit:
             raise self.error(f"{what} {result} exceeds the maximum of {limit}", start)
         return result
@@ -148,6 +148,14 @@ class _Reader:
         v = self.varint()
         v = (v >> 1) ^ -(v & 1)
         return v - (1 << 64) if v >= 1 << 63 else v
+
+    def ap_int(self) -> int:
+        """The signed varint of an APInt of 9 to 64 bits: cuTile 1.7 zigzags the unsigned bit
+        pattern (``encode_ap_int``), which takes 65 bits when the top bit is set (a negative f64
+        such as a ``-inf`` padding value); a sign-extended pattern is a 64-bit zigzag.  Returns the
+        pattern (unsigned) or the sign-extended value (negative)."""
+        v = self.varint(bits=65)
+        return (v >> 1) ^ -(v & 1)
 
     def align(self, alignment: int) -> None:
         pad = (-self.offset) % alignment
@@ -960,7 +968,7 @@ class BytecodeReader:
 
             w = bitwidth(t)
             vat = r.offset
-            bits = r.u8() if w <= 8 else r.svarint()
+            bits = r.u8() if w <= 8 else r.ap_int()
             # the bit pattern, unsigned or sign-extended (to a byte up to 8 bits, else to 64 bits)
             low = -(1 << (w - 1)) if w > 8 else (256 - (1 << (w - 1)) if w < 8 else 0)
             if not (0 <= bits < 1 << w or (low < 0 and low <= bits < 0) or (low > 0 and bits >= low)):
