@@ -29,7 +29,7 @@ def f64_math(kind: str) -> str:
     """The refusal of a transcendental function on f64 (computed in f32 only, through the MUFU
     approximations), with the way around it."""
     return (f"{kind} on f64 (transcendental functions are computed in f32 only on this path; "
-            f"compute it in float32: ct.{kind}(x.astype(ct.float32)))")
+            f"compute it on float32 operands: x.astype(ct.float32))")
 
 
 @dataclass
