@@ -289,3 +289,23 @@ def test_a_programs_warnings_reach_the_caller_on_every_path(monkeypatch, kind):
         else:
             assert texts == []  # once per compiled program
     assert launched == [kind, kind]
+
+
+@needs_cutile
+def test_no_gpu_says_so_in_words(monkeypatch):
+    """Without a GPU the launcher's error was cuda-python's import failure alone ('cuda-python is
+    not usable (...)'): now it says what the launch needs, what was found, and what works
+    without a GPU."""
+    from tileorch.runtime import driver
+    from tileorch.runtime.errors import GpuUnavailable
+
+    def none():
+        raise GpuUnavailable("no NVIDIA driver found (OSError: libcuda.so.1: cannot open shared object file)")
+
+    monkeypatch.setattr(driver, "api", none)
+    with pytest.raises(GpuUnavailable) as info:
+        rc.launch(0, (4,), axpy, (X, Y, 1.0, 256))
+    text = str(info.value)
+    assert text.startswith("tileorch.cutile.launch needs an NVIDIA GPU (compute capability 9.0) and cuda-python, and "
+                           "found none: no NVIDIA driver found (OSError: libcuda.so.1"), text
+    assert "tileorch compile compiles it" in text

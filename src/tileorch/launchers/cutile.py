@@ -1294,8 +1294,15 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
     arguments = describe_arguments(kernel, args)
     handle = stream_handle(stream)
     from tileorch.runtime.driver import api
+    from tileorch.runtime.errors import GpuUnavailable
 
-    api()  # GpuUnavailable, with the reason, before any compiling
+    try:
+        api()  # GpuUnavailable, with the reason, before any compiling
+    except GpuUnavailable as exc:
+        raise GpuUnavailable(f"tileorch.cutile.launch needs an NVIDIA GPU (compute capability 9.0) and cuda-python, "
+                             f"and found none: {exc}. Without a GPU a kernel can still be compiled: "
+                             "tileorch.testing.export.export_cutile writes its bytecode, tileorch compile compiles "
+                             "it") from None
     dev = _check_device(arch)
     entry = compiled(kernel, arguments, arch, "persistent" if schedule == "auto" else schedule)
     arguments = upload_list_tables(arguments)  # (lists: a device table each, the kernel's parameter)
