@@ -25,6 +25,7 @@ kernel has compiled.  The runtime loads the cubin (or, compiled without ptxas, t
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -99,7 +100,14 @@ SOURCE_SUFFIXES = (".mlir", ".tileirbc", ".bc")
 
 
 def _looks_like_path(source: str) -> bool:
-    return "\n" not in source and (source.strip().endswith(SOURCE_SUFFIXES) or os.path.exists(source))
+    """A one-line string that ends in a source suffix (any case), names an existing file, or is
+    made of path characters only with a ``/`` or a ``.`` in it (``kernels/k.mlir``, ``k.txt``: a
+    mistyped path reads 'cannot read', not as MLIR text's 'Operation kernels is not registered')."""
+    if "\n" in source:
+        return False
+    text = source.strip()
+    return (text.lower().endswith(SOURCE_SUFFIXES) or os.path.exists(source)
+            or (re.fullmatch(r"[\w.~/\\:+-]+", text) is not None and ("/" in text or "." in text.lstrip("."))))
 
 
 TILE_IR_MAGIC = b"\x7fTileIR\x00"

@@ -309,3 +309,16 @@ def test_no_gpu_says_so_in_words(monkeypatch):
     assert text.startswith("tileorch.cutile.launch needs an NVIDIA GPU (compute capability 9.0) and cuda-python, and "
                            "found none: no NVIDIA driver found (OSError: libcuda.so.1"), text
     assert "tileorch compile compiles it" in text
+
+
+@pytest.mark.parametrize("path", ["kernels/missing.txt", "examples/ws_stream_copy.MLIR", "k.ptx", "./a/b"])
+def test_a_mistyped_path_is_a_path(path):
+    """A one-line string of path characters with a '/' or a '.' that names no file was parsed as
+    MLIR text ('Operation kernels is not registered'); it is read as a path: 'cannot read'."""
+    import tileorch
+    from tileorch.diagnostics import CompileError
+
+    with pytest.raises(CompileError) as info:
+        tileorch.compile(path, cache=False)
+    assert info.value.lines == [f"tileorch.compile: error: cannot read {path}: No such file or directory"]
+    assert tileorch.compile("builtin.module {}", cache=False, ptxas=False).entries == []  # text stays text
