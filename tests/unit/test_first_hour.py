@@ -322,3 +322,34 @@ def test_a_mistyped_path_is_a_path(path):
         tileorch.compile(path, cache=False)
     assert info.value.lines == [f"tileorch.compile: error: cannot read {path}: No such file or directory"]
     assert tileorch.compile("builtin.module {}", cache=False, ptxas=False).entries == []  # text stays text
+
+
+@needs_cutile
+@pytest.mark.parametrize("kind", ["simt", "chained", "gemm"])
+def test_a_gemm_option_on_a_program_without_a_gemm_is_said(monkeypatch, kind):
+    """``schedule="streamk"`` or ``tiles="program"`` on a kernel the SIMT path compiles (a vector
+    add) were ignored without a word; now one UserWarning per compiled program says so."""
+    import warnings
+
+    from tileorch.runtime import driver
+
+    entry = rc._Compiled(SimpleNamespace(kind=kind, remarks=[], threads=128, smem=0, cubin=b"", ptx="", kernel="k",
+                                         warp_programs=0, cluster_split=0))
+    monkeypatch.setattr(driver, "api", lambda: None)
+    monkeypatch.setattr(rc, "_check_device", lambda arch: SimpleNamespace(sm_count=132))
+    monkeypatch.setattr(rc, "compiled", lambda *a, **k: entry)
+    for name in ("_launch_gemm", "_launch_chained", "_run"):
+        monkeypatch.setattr(rc, name, lambda *a, **k: None)
+    monkeypatch.setattr(entry, "image", SimpleNamespace(registers=lambda: 32), raising=False)
+    said = []
+    for schedule, tiles in (("streamk", "program"), ("dp", "auto"), ("auto", "auto"), ("simt", "auto")):
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            rc._launch(0, (1,), axpy, (X, Y, 1.0, 256), "sm_90a", schedule, False, tiles, None)
+        said += [str(w.message) for w in got if w.category is UserWarning]
+    if kind != "simt":  # the tier's programs
+        assert said == []
+    else:
+        assert said == ["cuTile kernel axpy: schedule='streamk' and tiles='program' not applied: the kernel has no GEMM "
+                        "the TileAS tier compiles (the SIMT path compiled it); these options pick the tier GEMM's "
+                        "tile scheduler and tiles"]  # once per compiled program

@@ -727,8 +727,26 @@ class _Compiled:
     program: Any
     image: Any = None  # the loaded Module (simt) or GemmKernel (gemm)
     warned: bool = False  # its slower-path remarks were issued as a PerformanceWarning
+    options_noted: bool = False  # an option it does not apply (a schedule, a tile policy) was said
     source_key: str | None = None  # the index entry's key (compiled(): source_cache_key), None: none
     source_key_remark: str = ""  # how the program was found or why not by the source identity
+
+
+def _note_unused_options(entry: _Compiled, kernel: Any, schedule: str, tiles: str) -> None:
+    """Once per compiled program: a ``UserWarning`` when the caller asked for a GEMM option
+    (a tile scheduler, ``tiles="program"``) and the SIMT path compiled the program, so the
+    option was not applied."""
+    if entry.options_noted or entry.program.kind != "simt":
+        return
+    asked = ([f"schedule={schedule!r}"] if schedule not in ("auto", "simt") else []) + \
+        (["tiles='program'"] if tiles == "program" else [])
+    if asked:
+        import warnings
+
+        entry.options_noted = True
+        warnings.warn(f"cuTile kernel {kernel_name(kernel)}: {' and '.join(asked)} not applied: the kernel has no GEMM "
+                      "the TileAS tier compiles (the SIMT path compiled it); these options pick the tier GEMM's tile "
+                      "scheduler and tiles", UserWarning, stacklevel=4)
 
 
 def _warn_slow_path(entry: _Compiled, kernel: Any, why: str = "", refusals: bool = True) -> None:
@@ -1305,6 +1323,7 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
                              "it") from None
     dev = _check_device(arch)
     entry = compiled(kernel, arguments, arch, "persistent" if schedule == "auto" else schedule)
+    _note_unused_options(entry, kernel, schedule, tiles)
     arguments = upload_list_tables(arguments)  # (lists: a device table each, the kernel's parameter)
     if entry.program.kind in ("chained", "gemm"):  # its warnings (no ptxas, spills); a refusal is the SIMT path's
         _warn_slow_path(entry, kernel, refusals=False)
