@@ -353,3 +353,18 @@ def test_a_gemm_option_on_a_program_without_a_gemm_is_said(monkeypatch, kind):
         assert said == ["cuTile kernel axpy: schedule='streamk' and tiles='program' not applied: the kernel has no GEMM "
                         "the TileAS tier compiles (the SIMT path compiled it); these options pick the tier GEMM's "
                         "tile scheduler and tiles"]  # once per compiled program
+
+
+def test_no_ptxas_at_all_is_one_plain_line(monkeypatch):
+    """No TILEORCH_PTXAS, no wheel, nothing on PATH: the backend's not-found text (which names
+    --no-ptxas itself) as a ptxas error, without a source position."""
+    import tileorch
+    from tileorch.backend import ptxas
+    from tileorch.diagnostics import CompileError
+
+    monkeypatch.setattr(ptxas, "find_ptxas", lambda: None)
+    monkeypatch.delenv("TILEORCH_BACKEND_MEMO", raising=False)
+    with pytest.raises(CompileError) as info:
+        tileorch.compile("builtin.module {}", cache=False)
+    assert info.value.lines == [f"ptxas: error: {ptxas.NOT_FOUND}"]
+    assert info.value.lines[0].count("--no-ptxas") == 1
