@@ -368,3 +368,25 @@ def test_no_ptxas_at_all_is_one_plain_line(monkeypatch):
         tileorch.compile("builtin.module {}", cache=False)
     assert info.value.lines == [f"ptxas: error: {ptxas.NOT_FOUND}"]
     assert info.value.lines[0].count("--no-ptxas") == 1
+
+
+@needs_cutile
+@pytest.mark.parametrize("options,words", [
+    ({"occupancy": 4}, ["occupancy=4 (cuTile's hint of CTAs resident per SM) is not applied"]),
+    ({"num_ctas": 2}, ["num_ctas=2 (cuTile's CTAs per cluster) is not applied: the SIMT path runs one CTA per program"]),
+    ({"occupancy": 1}, []),
+    ({}, []),
+])
+def test_launch_hints_tileorch_does_not_apply_are_warnings(options, words):
+    """``@ct.kernel(occupancy=4)`` / ``num_ctas=2`` on a SIMT program were dropped without a word
+    (the occupancy attribute had no reader); now a located warning each (a PerformanceWarning at
+    launch, printed by tileorch compile)."""
+    from tileorch.driver import compile_program
+    from tileorch.testing.export import cutile_bytecode
+
+    kernel = ct.kernel(axpy._annotated_function.pyfunc, **options)
+    program = compile_program(cutile_bytecode(kernel, [((1024,), "float32"), ((1024,), "float32"), 1.0, 256]),
+                              ptxas=False)
+    warned = [r for r in program.remarks if ": warning: " in r]
+    assert len(warned) == len(words) and all(w in r for w, r in zip(words, warned)), warned
+    assert all(r.startswith(f"{__file__}:") for r in warned)
