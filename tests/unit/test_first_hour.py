@@ -390,3 +390,17 @@ def test_launch_hints_tileorch_does_not_apply_are_warnings(options, words):
     warned = [r for r in program.remarks if ": warning: " in r]
     assert len(warned) == len(words) and all(w in r for w, r in zip(words, warned)), warned
     assert all(r.startswith(f"{__file__}:") for r in warned)
+
+
+@needs_cutile
+def test_a_float_for_an_integer_scalar_annotation_names_the_argument():
+    """A float for a ``ct.ScalarInt64`` parameter reached cuTile's exporter ('Invalid kernel
+    parameter 'n': ScalarConstraint.dtype float32 does not match the annotated dtype int64')."""
+
+    @ct.kernel
+    def wide(x: ct.IndexedWithInt64, n: ct.ScalarInt64, tile: ct.Constant[int]):
+        ct.store(x, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(tile,)) + n)
+
+    with pytest.raises(TypeError, match=r"argument 1 \('n'\) is annotated as an int64 scalar, got a float \(2.5\)"):
+        rc.describe_arguments(wide, (X, 2.5, 256))
+    assert rc.describe_arguments(wide, (X, 3, 256))[1].dtype == "int64"

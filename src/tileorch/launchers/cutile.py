@@ -399,6 +399,9 @@ def describe_arguments(kernel: Any, args: Any) -> list[Argument]:
             if node.array is not None:
                 raise TypeError(f"{where} is annotated as an array, got a {type(value).__name__}")
             if isinstance(value, float):
+                if node.scalar is not None:  # ScalarAnnotation: int32 or int64 only
+                    raise TypeError(f"{where} is annotated as an {node.scalar.dtype.name} scalar, got a float "
+                                    f"({value!r}); pass an int, or drop the annotation for a float32 scalar")
                 try:
                     struct.pack("<f", value)
                 except OverflowError:
