@@ -404,3 +404,23 @@ def test_a_float_for_an_integer_scalar_annotation_names_the_argument():
     with pytest.raises(TypeError, match=r"argument 1 \('n'\) is annotated as an int64 scalar, got a float \(2.5\)"):
         rc.describe_arguments(wide, (X, 2.5, 256))
     assert rc.describe_arguments(wide, (X, 3, 256))[1].dtype == "int64"
+
+
+@needs_cutile
+def test_a_kernel_without_a_source_file_says_where_it_was_defined():
+    """A kernel defined in ``python -c`` (or a stdin script): cuTile's exporter raised inspect's
+    bare 'could not get source code'."""
+    code = ("import cuda.tile as ct\n"
+            "@ct.kernel\n"
+            "def k(a, tile: ct.Constant[int]):\n"
+            "    ct.store(a, index=(ct.bid(0),), tile=ct.load(a, index=(ct.bid(0),), shape=(tile,)) * 2)\n"
+            "from tileorch.testing.export import cutile_bytecode\n"
+            "try:\n"
+            "    cutile_bytecode(k, [((1024,), 'float32'), 256])\n"
+            "except OSError as e:\n"
+            "    print(e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == ("cuTile could not read the source of kernel 'k' (defined in <string>: could not get "
+                                  "source code); cuTile compiles a kernel from its source file: define it in a .py "
+                                  "file"), out.stdout

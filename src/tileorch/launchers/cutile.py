@@ -521,8 +521,14 @@ def export_bytecode(kernel: Any, arguments: list[Argument]) -> bytes:
     """Tile IR bytecode of ``kernel`` for the arguments' signature (cuTile's exporter, no GPU)."""
     _, compilation = _require_cutile()
     buf = io.BytesIO()
-    compilation.export_kernel(kernel, [kernel_signature(arguments)], buf, gpu_code=None,
-                              output_format="tileir_bytecode", bytecode_version=BYTECODE_VERSION)
+    try:
+        compilation.export_kernel(kernel, [kernel_signature(arguments)], buf, gpu_code=None,
+                                  output_format="tileir_bytecode", bytecode_version=BYTECODE_VERSION)
+    except OSError as exc:  # inspect's: a kernel defined in `python -c`, a stdin script, an exec'd string
+        code = getattr(getattr(kernel, "_annotated_function", None), "pyfunc", None)
+        where = getattr(getattr(code, "__code__", None), "co_filename", "?")
+        raise OSError(f"cuTile could not read the source of kernel '{kernel_name(kernel)}' (defined in {where}: "
+                      f"{exc}); cuTile compiles a kernel from its source file: define it in a .py file") from None
     return buf.getvalue()
 
 
