@@ -61,7 +61,8 @@ _TYPESTR_KINDS = {"b": "bool_", "i": "int", "u": "uint", "f": "float"}
 # DLPack type codes: 0 int, 1 uint, 2 float, 4 bfloat, 6 bool
 _DLPACK_CODES = {0: "int", 1: "uint", 2: "float", 4: "bfloat", 6: "bool_"}
 _DLPACK_DEVICES = {1: "host (CPU)", 3: "pinned host (cudaHost)", 4: "OpenCL", 7: "Vulkan", 8: "Metal", 9: "VPI",
-                   10: "ROCm", 12: "oneAPI"}  # DLPack device types that are not CUDA memory
+                   10: "ROCm", 11: "pinned ROCm host", 12: "an extension device's", 14: "oneAPI", 15: "WebGPU",
+                   16: "Hexagon"}  # DLPack's DLDeviceType values that are not CUDA device memory
 SUPPORTED_DTYPES = frozenset(_TORCH_DTYPES.values())
 _ITEMSIZE = {"bool_": 1, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "float16": 2, "bfloat16": 2,
              "int32": 4, "uint32": 4, "float32": 4, "int64": 8, "uint64": 8, "float64": 8,
