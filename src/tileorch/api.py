@@ -25,6 +25,7 @@ kernel has compiled.  The runtime loads the cubin (or, compiled without ptxas, t
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -99,19 +100,46 @@ SOURCE_SUFFIXES = (".mlir", ".tileirbc", ".bc")
 
 
 def _looks_like_path(source: str) -> bool:
-    return "\n" not in source and (source.strip().endswith(SOURCE_SUFFIXES) or os.path.exists(source))
+    """A one-line string that ends in a source suffix (any case), names an existing file, or is
+    made of path characters only with a ``/`` or a ``.`` in it (``kernels/k.mlir``, ``k.txt``: a
+    mistyped path reads 'cannot read', not as MLIR text's 'Operation kernels is not registered')."""
+    if "\n" in source:
+        return False
+    text = source.strip()
+    return (text.lower().endswith(SOURCE_SUFFIXES) or os.path.exists(source)
+            or (re.fullmatch(r"[\w.~/\\:+-]+", text) is not None and ("/" in text or "." in text.lstrip("."))))
 
 
 TILE_IR_MAGIC = b"\x7fTileIR\x00"
 """The first bytes of CUDA Tile IR bytecode (``tileorch.frontend.cuda_tile_bytecode.MAGIC``)."""
 
 
+PYTHON_SUFFIXES = (".py", ".pyw")
+
+
+def python_source_error(path: str) -> str | None:
+    """The located error for a Python file given where MLIR or CUDA Tile IR is read (a cuTile
+    kernel's source, the commonest first mistake), or None for any other path."""
+    if os.path.splitext(path)[1] not in PYTHON_SUFFIXES:
+        return None
+    return (f"{path}:1:1: error: {os.path.basename(path)} is Python source; tileorch compiles MLIR text or CUDA "
+            "Tile IR (cuda_tile text, .tileirbc bytecode). Run a cuTile kernel with "
+            "tileorch.cutile.launch(stream, grid, kernel, args), or write its bytecode with "
+            "cuda.tile.compilation.export_kernel (tileorch.testing.export.export_cutile describes the arguments "
+            "for it) and compile that file")
+
+
 def _read(source) -> tuple[str | bytes, str]:
     """(MLIR text, or the bytes of a file or of bytecode; name for diagnostics) of ``source``,
-    without importing the compiler (a cache hit needs none of it).  A path that cannot be read
-    raises :class:`CompileError`."""
+    without importing the compiler (a cache hit needs none of it).  A path that cannot be read,
+    or a Python file, raises :class:`CompileError`."""
     if isinstance(source, os.PathLike) or (isinstance(source, str) and _looks_like_path(source)):
         path = os.fspath(source)
+        python = python_source_error(path)
+        if python is not None:
+            from tileorch.backend.compile import CompileError
+
+            raise CompileError([python])
         try:
             with open(path, "rb") as f:
                 return f.read(), path
@@ -206,6 +234,8 @@ def compile(source, arch: str | None = "sm_90a", *, name: str | None = None, ptx
     from tileorch import timing
     from tileorch.gc_deferral import gc_deferred
 
+    if arch is not None and not isinstance(arch, str):
+        raise TypeError(f"arch must be a target name such as 'sm_90a' (or None: the module's), got {arch!r}")
     from tileorch.dataclass_code import reading
 
     # the compiler's imports on a first compile too: collector deferred, dataclass code kept

@@ -11,11 +11,14 @@ Key
     the ptxas that assembles (:func:`ptxas_identity`: path and version).  Any edit misses.
 Entry
     ``$TILEORCH_CACHE_DIR/kernels/<key[:2]>/<key>/`` (default ``~/.cache/tileorch``): a
-    ``meta.json`` (the caller's record plus ``key``, ``format`` and the list of ``files``) and
-    the files (``kernel.ptx``, ``kernel.cubin``, ...).  An entry is written into a temporary
-    directory and renamed into place, so a reader never sees half of one; of two concurrent
-    writers one wins.  An entry that cannot be read is a miss; one that cannot be written is
-    skipped (the cache never blocks compiling).
+    ``meta.json`` (the caller's record plus ``key``, ``format``, the list of ``files`` and each
+    file's sha256 in ``digests``) and the files (``kernel.ptx``, ``kernel.cubin``, ...).  An entry
+    is written into a temporary directory and renamed into place, so a reader never sees half of
+    one; of two concurrent writers one wins.  An entry that cannot be read, or whose files do not
+    match their digests (a truncated cubin), is a miss: the caller compiles again and the store
+    replaces it, with a :class:`CacheWarning` saying so.  A cache directory that cannot be
+    written is skipped (the cache never blocks compiling), with one :class:`CacheWarning` per
+    directory and process.
 Switch
     ``TILEORCH_CACHE=0`` (or ``false``/``no``/``off``) turns it off.
 
@@ -33,7 +36,7 @@ from pathlib import Path
 
 CACHE_DIR_ENV = "TILEORCH_CACHE_DIR"
 CACHE_SWITCH_ENV = "TILEORCH_CACHE"
-FORMAT = 2
+FORMAT = 3
 """Bumped when the entry layout or a record's meaning changes: older entries then miss."""
 
 COMPILER_PARTS = ("analysis", "backend", "dialects", "frontend", "kernels", "schedulers", "transforms",
@@ -293,19 +296,49 @@ class Entry:
         return data.decode() if data is not None else default
 
 
+class CacheWarning(UserWarning):
+    """The on-disk cache could not be used as asked: a corrupt entry was compiled again, or the
+    cache directory cannot be written (programs are then not kept across processes)."""
+
+
+_warned_bases: set[str] = set()  # cache bases whose unwritable state was reported (once each)
+
+
+def _warn(message: str) -> None:
+    import warnings
+
+    warnings.warn(message, CacheWarning, stacklevel=3)
+
+
 def entry_dir(key: str) -> Path:
     return cache_root() / key[:2] / key
 
 
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
 def load(key: str) -> Entry | None:
-    """The entry stored under ``key``, or None (absent, unreadable, or stored for another key)."""
+    """The entry stored under ``key``, or None (absent, unreadable, stored for another key, or a
+    file that does not match its recorded sha256: a :class:`CacheWarning` names it)."""
+    return _read(key, warn=True)
+
+
+def _read(key: str, warn: bool) -> Entry | None:
     directory = entry_dir(key)
     try:
         meta = json.loads((directory / "meta.json").read_bytes())
         if meta.get("key") != key or meta.get("format") != FORMAT:
             return None
         files = {name: (directory / name).read_bytes() for name in meta.get("files", [])}
+        digests = meta.get("digests", {})
+        bad = [name for name, data in files.items() if digests.get(name) != _digest(data)]
     except (OSError, ValueError, TypeError, AttributeError):
+        return None
+    if bad:
+        if warn:
+            _warn(f"tileorch cache: entry {directory} is corrupt ({', '.join(bad)}: "
+                  f"{', '.join(str(len(files[n])) for n in bad)} bytes, not the bytes stored); compiling again")
         return None
     return Entry(key, meta, files)
 
@@ -317,20 +350,30 @@ def store(key: str, meta: dict, files: dict[str, bytes | str]) -> None:
     import tempfile
 
     directory = entry_dir(key)
-    record = {**meta, "key": key, "format": FORMAT, "files": sorted(files)}
+    raw = {name: data.encode() if isinstance(data, str) else data for name, data in files.items()}
+    record = {**meta, "key": key, "format": FORMAT, "files": sorted(raw),
+              "digests": {name: _digest(data) for name, data in raw.items()}}
     try:
         directory.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{key[:16]}-", dir=directory.parent))
-        for name, data in files.items():
-            (tmp / name).write_bytes(data.encode() if isinstance(data, str) else data)
+        for name, data in raw.items():
+            (tmp / name).write_bytes(data)
         (tmp / "meta.json").write_text(json.dumps(record))
-        if directory.exists() and load(key) is None:  # a corrupt or partial entry: replace it
+        if directory.exists() and _read(key, warn=False) is None:  # a corrupt or partial entry: replace it
             shutil.rmtree(directory, ignore_errors=True)
         try:
             os.replace(tmp, directory)
         except OSError:  # another process stored it first
             shutil.rmtree(tmp, ignore_errors=True)
-    except (OSError, TypeError, ValueError):
+    except OSError as exc:
+        base = str(cache_base())
+        if base not in _warned_bases:
+            _warned_bases.add(base)
+            _warn(f"tileorch cache: cannot write {directory.parent} ({type(exc).__name__}: {exc.strerror or exc}); "
+                  f"compiled programs are not kept across processes: set {CACHE_DIR_ENV} to a writable directory "
+                  f"or {CACHE_SWITCH_ENV}=0")
+        return
+    except (TypeError, ValueError):
         return
     remember_memos()  # a new process reading this entry finds the key's memos here too
 
@@ -345,5 +388,6 @@ def _write_atomic(path: Path, data: bytes) -> None:
         pass
 
 
-__all__ = ["CACHE_DIR_ENV", "CACHE_SWITCH_ENV", "Entry", "cache_base", "cache_root", "compiler_fingerprint",
+__all__ = ["CACHE_DIR_ENV", "CACHE_SWITCH_ENV", "CacheWarning", "Entry", "cache_base", "cache_root",
+           "compiler_fingerprint",
            "enabled", "entry_dir", "load", "make_key", "ptxas_identity", "ptxas_path", "remember_memos", "store"]

@@ -691,8 +691,17 @@ class SourceError(Exception):
         return f"{self.location or tool}: error: {self.message}"
 
 
+TILE_IR_BYTECODE_MAGIC = b"\x7fTileIR\x00"
+"""The first bytes of CUDA Tile IR bytecode (``tileorch.frontend.cuda_tile_bytecode.MAGIC``)."""
+
+
 def decode_source(data: bytes, name: str, line_offset: int = 0) -> str:
-    """``data`` decoded as UTF-8; a bad byte raises :class:`SourceError` located at that byte."""
+    """``data`` decoded as UTF-8; a bad byte raises :class:`SourceError` located at that byte, and
+    CUDA Tile IR bytecode (given to a command that reads text) one saying what it is."""
+    if data[:8] == TILE_IR_BYTECODE_MAGIC and not line_offset:
+        raise SourceError("this is CUDA Tile IR bytecode (a cuTile export), not MLIR text: `tileorch compile` "
+                          "compiles it, `tileorch-opt` reads it, and tileorch.cutile.launch runs cuTile kernels",
+                          f"{name}:1:1")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -79,7 +79,33 @@ def lower_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule
             errors = verify_located(module)
         if errors:
             raise CompileError([f"{e} (after convert-cudatile-to-tileaa)" for e in errors])
-    return lower_tileaa_program(module, ctx, arch, schedule, config, remarks)
+    unapplied = _launch_hints(module)
+    kind, lowered = lower_tileaa_program(module, ctx, arch, schedule, config, remarks)
+    remarks.extend(line for line, simt_only in unapplied if kind == "simt" or not simt_only)
+    return kind, lowered
+
+
+def _launch_hints(module: ModuleOp) -> list[tuple[str, bool]]:
+    """The kernels' launch hints tileorch does not apply, as located warnings: ``occupancy``
+    above 1 (cuTile's CTAs per SM: no path sets ``.minnctapersm`` from it) and, on the SIMT path only
+    (the bool), ``num_ctas`` above 1 (one CTA per program there)."""
+    from tileorch.diagnostics import format_error
+    from tileorch.dialects.nv_tileaa import FuncOp
+
+    out = []
+    for f in module.walk():
+        if not isinstance(f, FuncOp):
+            continue
+        occupancy = f.attributes.get("nv_tileaa.occupancy")
+        if occupancy is not None and occupancy.value.data > 1:  # 1: any kernel that launches has it
+            out.append((format_error(f, f"occupancy={occupancy.value.data} (cuTile's hint of CTAs resident per SM) "
+                                        "is not applied: the resident CTAs follow from the kernel's registers and "
+                                        "shared memory", "warning"), False))
+        spec = f.kernel_spec()
+        if spec is not None and spec.num_ctas.data > 1:
+            out.append((format_error(f, f"num_ctas={spec.num_ctas.data} (cuTile's CTAs per cluster) is not applied: "
+                                        "the SIMT path runs one CTA per program", "warning"), True))
+    return out
 
 
 def _compute_capability(module: ModuleOp) -> int | None:

@@ -22,6 +22,7 @@ per-thread memory in the entry block.
 from __future__ import annotations
 
 import functools
+import math
 import re
 
 import numpy as np
@@ -654,7 +655,9 @@ class Interpreter:
         text = op.asm_string.data
         f32 = [x.astype(np.float32) for x in ins]
         with np.errstate(all="ignore"):
-            if text.startswith("ex2.approx"):
+            if ".f64 " in text and not text.startswith("cvt."):  # f64 forms: exact in float64
+                self.asm_f64(text, [np.asarray(x, np.float64) for x in ins], put)
+            elif text.startswith("ex2.approx"):
                 put(np.exp2(f32[0]).astype(np.float32))
             elif text.startswith("rsqrt.approx"):
                 put((1 / np.sqrt(f32[0])).astype(np.float32))
@@ -702,6 +705,35 @@ class Interpreter:
                 put(_wrap(rounded, 16))
             else:
                 raise SimtError(f"inline asm {text!r}")
+
+    @staticmethod
+    def asm_f64(text: str, d: list, put) -> None:
+        """The f64 instructions of the SIMT path (PTX ISA: IEEE round-to-nearest; max/min return
+        the other operand of a NaN)."""
+        if text.startswith("abs.f64"):
+            put(np.abs(d[0]))
+        elif text.startswith("sqrt.rn.f64"):
+            put(np.sqrt(d[0]))
+        elif text.startswith("rcp.rn.f64"):
+            put(1 / d[0])
+        elif text.startswith("fma.rn.f64"):  # one rounding: the exact a * b + c (fractions) rounded once
+            from fractions import Fraction
+
+            def fma(a, b, c):
+                if not all(map(math.isfinite, (a, b, c))):
+                    return a * b + c
+                return float(Fraction(a) * Fraction(b) + Fraction(c))
+
+            put(np.array([fma(float(a), float(b), float(c)) for a, b, c in
+                          zip(*(x.ravel() for x in np.broadcast_arrays(d[0], d[1], d[2])))]).reshape(np.shape(d[0])))
+        elif text.startswith("copysign.f64"):  # d = b with the sign of a
+            put(np.copysign(d[1], d[0]))
+        elif text.startswith("max.f64"):
+            put(np.fmax(d[0], d[1]))
+        elif text.startswith("min.f64"):
+            put(np.fmin(d[0], d[1]))
+        else:
+            raise SimtError(f"inline asm {text!r}")
 
 
 # ---------------------------------------------------------------- mma.sync

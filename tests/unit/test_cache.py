@@ -169,3 +169,76 @@ def test_a_key_with_the_memos_in_place_imports_no_backend(cache_dir):
     code = ("import sys, tileorch.cache as c; c.make_key('kernel', 'x'); "
             "assert 'tileorch.backend.ptxas' not in sys.modules, 'imported'")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_truncated_file_is_a_miss_with_a_warning_and_is_replaced(cache_dir):
+    """A cubin cut short on disk (a full disk, a copy interrupted) is not handed to the driver:
+    the entry is a miss (the caller compiles again) with a CacheWarning naming the file, and the
+    next store replaces it without a second warning."""
+    key = cache.make_key("kernel", "truncated", ptxas=False)
+    cubin = b"\x7fELF" + bytes(range(256)) * 8
+    cache.store(key, {"kind": "kernel"}, {"kernel.ptx": "ptx", "kernel.cubin": cubin})
+    path = cache.entry_dir(key) / "kernel.cubin"
+    path.write_bytes(cubin[:100])
+    with pytest.warns(cache.CacheWarning, match=r"is corrupt \(kernel.cubin: 100 bytes"):
+        assert cache.load(key) is None
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cache.store(key, {"kind": "kernel"}, {"kernel.ptx": "ptx", "kernel.cubin": cubin})
+        assert cache.load(key).files["kernel.cubin"] == cubin
+    path.write_bytes(cubin[:-1] + b"\0")  # same size, other bytes
+    with pytest.warns(cache.CacheWarning, match="kernel.cubin"):
+        assert cache.load(key) is None
+
+
+def test_an_entry_without_digests_is_a_miss(cache_dir):
+    key = cache.make_key("kernel", "no digests", ptxas=False)
+    cache.store(key, {"kind": "kernel"}, {"kernel.ptx": "a"})
+    meta_path = cache.entry_dir(key) / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    del meta["digests"]
+    meta_path.write_text(json.dumps(meta))
+    with pytest.warns(cache.CacheWarning):
+        assert cache.load(key) is None
+
+
+@pytest.mark.parametrize("where", ["a file", "under /proc"])
+def test_an_unwritable_cache_directory_warns_once_and_never_blocks(cache_dir, tmp_path, monkeypatch, where):
+    """TILEORCH_CACHE_DIR naming a file, or a directory nobody can write: store does nothing,
+    load misses, and one CacheWarning per directory says programs are not kept."""
+    if where == "a file":
+        base = tmp_path / "afile"
+        base.write_text("x")
+    else:
+        base = f"/proc/tileorch-cache-test-{id(tmp_path)}"
+    monkeypatch.setenv("TILEORCH_CACHE_DIR", str(base))
+    key = cache.make_key("kernel", "unwritable", ptxas=False)
+    with pytest.warns(cache.CacheWarning, match="cannot write .*TILEORCH_CACHE_DIR to a writable directory"):
+        cache.store(key, {"kind": "kernel"}, {"kernel.ptx": "a"})
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cache.store(key, {"kind": "kernel"}, {"kernel.ptx": "a"})  # reported once
+        assert cache.load(key) is None
+
+
+def test_concurrent_stores_of_one_key_leave_one_whole_entry(cache_dir):
+    """Processes compiling the same program at once store the same key: each store renames a
+    complete temporary directory into place (one wins), no temporary is left, the entry reads."""
+    import multiprocessing
+
+    key = cache.make_key("kernel", "concurrent", ptxas=False)
+    ctx = multiprocessing.get_context("fork")
+    procs = [ctx.Process(target=cache.store, args=(key, {"kind": "kernel", "n": i}, {"kernel.cubin": b"x" * 4096}))
+             for i in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(30)
+    assert all(p.exitcode == 0 for p in procs)
+    entry = cache.load(key)
+    assert entry is not None and entry.files["kernel.cubin"] == b"x" * 4096
+    assert [p.name for p in cache.entry_dir(key).parent.iterdir()] == [key]

@@ -136,8 +136,11 @@ def test_dlpack_arrays_are_read(monkeypatch):
     import tileorch.runtime.buffers as buffers
 
     host = np.zeros((3, 8), np.float16)
-    with pytest.raises(TypeError, match=r"argument 1 \('x'\) lives on DLPack device type 1, not on a CUDA device"):
+    with pytest.raises(TypeError, match=r"argument 1 \('x'\) is a numpy array, in host memory"):
         rc.describe_arguments(rows, (8, host, Dev(0x1000, (3, 8)), 1.0))
+    other = SimpleNamespace(__dlpack__=host.__dlpack__)  # another library's host array
+    with pytest.raises(TypeError, match=r"argument 1 \('x'\) lives in host \(CPU\) memory, not on a CUDA device"):
+        rc.describe_arguments(rows, (8, other, Dev(0x1000, (3, 8)), 1.0))
     monkeypatch.setattr(buffers, "_KDL_CUDA", 1)  # let host memory stand in for device memory
     args = rc.describe_arguments(rows, (8, host[:, ::2], Dev(0x1000, (3, 4)), 1.0))
     x = args[1]
@@ -576,14 +579,20 @@ def test_compiled_simt_entry_takes_the_packed_parameters(ptxas, monkeypatch):
     import tileorch.backend.ptxas as backend_ptxas
 
     monkeypatch.setenv("TILEORCH_CACHE", "0")  # a cached cubin would stand in for ptxas
-    if not ptxas:
-        monkeypatch.setattr(backend_ptxas, "ptxas_available", lambda: False)
+    if not ptxas:  # a TILEORCH_PTXAS naming no file: the PTX, the driver JIT-compiles it (a warning says so)
+        monkeypatch.setenv(backend_ptxas.PTXAS_ENV, "/nonexistent/ptxas")
 
     args = rc.describe_arguments(add, tuple(Dev(0x10000 * (i + 1), (1000,), "<f4") for i in range(3)) + (2.0, 256))
     program = _compile(rc.export_bytecode(add, args), "add")
     assert program.kind == "simt" and program.threads > 0
     if not ptxas:
         assert program.cubin is None
+        assert [r for r in program.remarks if r.startswith("warning:")] == [
+            "warning: TILEORCH_PTXAS=/nonexistent/ptxas is not an executable file: the CUDA driver JIT-compiles the "
+            "PTX when the program is loaded (its errors and register use are not checked before), in every new "
+            "process (a program without a cubin is not kept in the on-disk cache)"]
+    else:
+        assert not [r for r in program.remarks if "JIT" in r]
     m = re.search(r"\.entry\s+" + re.escape(program.kernel) + r"\s*\((.*?)\)", program.ptx, re.S)
     assert m, f"no .entry {program.kernel} in the PTX"
     kinds = re.findall(r"\.param\s+(?:\.align\s+\d+\s+)?\.([a-z]+\d+)", m.group(1))
@@ -697,7 +706,8 @@ def test_a_call_with_arrays_at_other_addresses_re_points_the_bound_launch(stand_
 @needs_cutile
 def test_a_bound_launch_is_not_reused_for_a_tensor_on_another_device(stand_in_gpu, monkeypatch):
     """A tensor with the same pointer, shape, strides and dtype on another device is not the
-    bound one: on the CPU it is refused as on a first call."""
+    bound one: on the CPU or on another GPU (kernels run on device 0) it is refused as on a first
+    call."""
     drv = stand_in_gpu
     monkeypatch.setitem(sys.modules, "torch", SimpleNamespace(Tensor=FakeTensor, __name__="torch"))
     out = FakeTensor("torch.float16", (4, 6), (6, 1), 0x20000)
@@ -707,8 +717,10 @@ def test_a_bound_launch_is_not_reused_for_a_tensor_on_another_device(stand_in_gp
     assert len(drv.launches) == 2 and len(drv.described) == 1
     with pytest.raises(TypeError, match=r"argument 1 \('x'\) is a torch tensor on cpu"):
         rc.launch(0, (4,), rows, (8, FakeTensor("torch.float16", (4, 6), (6, 1), 0x10000, "cpu"), out, 1.0))
-    rc.launch(0, (4,), rows, (8, FakeTensor("torch.float16", (4, 6), (6, 1), 0x10000, "cuda:1"), out, 1.0))
-    assert len(drv.launches) == 3 and len(drv.described) == 3
+    with pytest.raises(ValueError, match=r"argument 1 \('x'\) is on cuda:1; tileorch.cutile.launch runs kernels on "
+                                         r"device 0"):
+        rc.launch(0, (4,), rows, (8, FakeTensor("torch.float16", (4, 6), (6, 1), 0x10000, "cuda:1"), out, 1.0))
+    assert len(drv.launches) == 2 and len(drv.described) == 3
 
 
 def test_compile_switch_between_launches_compiles_again(monkeypatch):

@@ -13,10 +13,27 @@ def test_doctor_prints_every_fact():
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     names = [line.split(":", 1)[0] for line in proc.stdout.splitlines()]
-    assert names == ["tileorch", "Python", "xDSL", "LLVM (llvmlite)", "ptxas", "cuda-python",
+    assert names == ["tileorch", "Python", "xDSL", "LLVM (llvmlite)", "ptxas", "compile cache", "cuda-python",
                      "CUDA driver", "GPU", "launch path", "upstream MLIR (iree-opt)", "cuTile (cuda-tile)", "tileiras"]
     assert "xDSL:" in proc.stdout and "0.74.0" in proc.stdout
     assert "NVPTX backend present" in proc.stdout
+
+
+def test_the_compile_cache_directory_is_reported(tmp_path, monkeypatch):
+    """Where programs are kept, and an unwritable TILEORCH_CACHE_DIR (a file) said plainly (it
+    otherwise only shows as every process compiling again)."""
+    monkeypatch.delenv("TILEORCH_CACHE", raising=False)
+    monkeypatch.setenv("TILEORCH_CACHE_DIR", str(tmp_path / "cache"))
+    fact = doctor._cache()
+    assert fact.ok and fact.value.startswith(f"{tmp_path / 'cache' / 'kernels'} (writable")
+    (tmp_path / "afile").write_text("x")
+    monkeypatch.setenv("TILEORCH_CACHE_DIR", str(tmp_path / "afile"))
+    fact = doctor._cache()
+    assert not fact.ok and not fact.required
+    assert fact.value.startswith(f"{tmp_path / 'afile' / 'kernels'} cannot be written (FileExistsError") or \
+        fact.value.startswith(f"{tmp_path / 'afile' / 'kernels'} cannot be written (NotADirectoryError"), fact.value
+    monkeypatch.setenv("TILEORCH_CACHE", "0")
+    assert doctor._cache().value.startswith("off (TILEORCH_CACHE=0)")
 
 
 def test_missing_ptxas_is_reported_and_strict_fails(tmp_path):

@@ -105,6 +105,12 @@ def module_location(module: ModuleOp) -> str:
 def _locate_backend_error(module: ModuleOp, exc: BackendError) -> CompileError:
     from xdsl.dialects import llvm
 
+    from tileorch.backend.ptxas import PtxasUnavailable
+
+    if isinstance(exc, PtxasUnavailable):  # the installation's, not the program's: no source position
+        way = "" if "--no-ptxas" in str(exc) else " (compile without ptxas: --no-ptxas, ptxas=False)"
+        return CompileError([f"ptxas: error: {exc}{way}"])
+
     name = cannot_select_intrinsic(str(exc))
     if name is not None:
         for op in module.walk():

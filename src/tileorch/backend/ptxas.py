@@ -26,6 +26,12 @@ SETMAXNREG_HINT = (
 )
 
 
+class PtxasUnavailable(BackendError):
+    """No ptxas can run: none found, ``TILEORCH_PTXAS`` naming no executable file, a file that
+    does not execute, or a ptxas that failed without a word.  A fault of the installation, not of
+    the program: reported as ``ptxas: error: ...`` (no source position)."""
+
+
 class IgnoredSetmaxnregError(BackendError):
     """ptxas dropped ``setmaxnreg``; ``kernels`` are the PTX entry points that use it."""
 
@@ -193,7 +199,7 @@ def find_ptxas() -> PtxasLocation | None:
     env = os.environ.get(PTXAS_ENV)
     if env:
         if not _executable(env):
-            raise BackendError(f"{PTXAS_ENV}={env} is not an executable file")
+            raise PtxasUnavailable(f"{PTXAS_ENV}={env} is not an executable file")
         return PtxasLocation(env, PTXAS_ENV)
     path = wheel_ptxas()
     if path is not None:
@@ -214,7 +220,7 @@ def ptxas_path() -> str:
     """The ``ptxas`` to run; raises :class:`BackendError` when there is none."""
     loc = find_ptxas()
     if loc is None:
-        raise BackendError(NOT_FOUND)
+        raise PtxasUnavailable(NOT_FOUND)
     return loc.path
 
 
@@ -325,15 +331,25 @@ def _assemble(exe: str, ptx: str, arch: str, extra_args: tuple[str, ...]) -> tup
         src, out = os.path.join(tmp, "kernel.ptx"), os.path.join(tmp, "kernel.cubin")
         with open(src, "w") as f:
             f.write(ptx)
-        proc = subprocess.run(
-            [exe, f"-arch={arch}", *extra_args, src, "-o", out], capture_output=True, text=True
-        )
+        try:
+            proc = subprocess.run(
+                [exe, f"-arch={arch}", *extra_args, src, "-o", out], capture_output=True, text=True
+            )
+        except OSError as exc:  # not a program (Exec format error), gone since it was found, ...
+            raise PtxasUnavailable(f"cannot run ptxas {exe}: {exc.strerror or exc}") from None
         lines = [_clean(l, src) for l in (proc.stdout + proc.stderr).splitlines() if l.strip()]
         if proc.returncode != 0:
+            if not lines:  # not a rejection of the PTX: the program failed without a word
+                how = (f"was killed by signal {-proc.returncode}" if proc.returncode < 0
+                       else f"exited with status {proc.returncode}")
+                raise PtxasUnavailable(f"ptxas {exe} {how} and printed nothing")
             errors = [l for l in lines if "error" in l.lower()] or lines
             raise BackendError("ptxas rejected the PTX:\n  " + "\n  ".join(errors))
-        with open(out, "rb") as f:
-            cubin = f.read()
+        try:
+            with open(out, "rb") as f:
+                cubin = f.read()
+        except OSError:
+            raise PtxasUnavailable(f"ptxas {exe} exited with status 0 but wrote no cubin") from None
     if digest:
         memo.store("ptxas", digest, json.dumps(lines).encode() + b"\0" + cubin)
     return lines, cubin

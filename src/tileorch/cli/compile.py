@@ -125,6 +125,12 @@ def _run(args: argparse.Namespace) -> int:
     except SourceError as exc:
         print(exc.format("tileorch compile"), file=sys.stderr)
         return 1
+    from tileorch.api import python_source_error
+
+    python = python_source_error(args.file) if args.file != "-" else None
+    if python is not None:  # a cuTile kernel's .py: what the command reads instead, and how to get it
+        print(python, file=sys.stderr)
+        return 1
     if not _cubin_request_ok(args):
         return 2
     try:

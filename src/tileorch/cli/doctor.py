@@ -2,7 +2,7 @@
 
 Prints the versions of tileorch, Python, xDSL, llvmlite (and its LLVM, and whether it has the
 NVPTX backend), the ``ptxas`` that ``tileorch compile`` runs (path, where it was found, version),
-cuda-python, the CUDA driver and the GPU, the launch path (ctypes into libcuda or cuda-python's
+the compile cache's directory and whether it can be written, cuda-python, the CUDA driver and the GPU, the launch path (ctypes into libcuda or cuda-python's
 binding, and why), upstream MLIR's ``iree-opt`` (used by the upstream
 conformance test), cuTile Python (``cuda-tile``) and cuTile's compiler ``tileiras``.  What is absent reads ``not found`` with the reason; the command never needs a
 GPU and exits 0 unless ``--strict`` is given and something needed for compiling to a cubin
@@ -78,6 +78,28 @@ def _ptxas() -> Fact:
     if version is None:
         return Fact("ptxas", f"{loc.path} (from {loc.source}) does not run `--version`", False, True)
     return Fact("ptxas", f"{version} at {loc.path} (from {loc.source})", True, True)
+
+
+def _cache() -> Fact:
+    """Where compiled programs are kept (``tileorch.cache``) and whether that directory can be
+    written (a file there is created and removed): an unwritable one keeps nothing across
+    processes, so each new process compiles again."""
+    import tempfile
+
+    from tileorch import cache
+
+    if not cache.enabled():
+        return Fact("compile cache", f"off ({cache.CACHE_SWITCH_ENV}=0): every process compiles again")
+    root = cache.cache_root()
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=root, prefix=".doctor-"):
+            pass
+    except OSError as exc:
+        return Fact("compile cache", f"{root} cannot be written ({type(exc).__name__}: {exc.strerror or exc}): "
+                                     f"compiled programs are not kept; set {cache.CACHE_DIR_ENV} to a writable "
+                                     "directory", False)
+    return Fact("compile cache", f"{root} (writable; {cache.CACHE_DIR_ENV}, {cache.CACHE_SWITCH_ENV}=0 to turn off)")
 
 
 def _cuda_python() -> Fact:
@@ -224,7 +246,7 @@ def collect() -> list[Fact]:
         Fact("tileorch", f"{tileorch.__version__} at {tileorch.__path__[0]}"),
         Fact("Python", f"{platform.python_version()} ({sys.executable}) on {platform.platform()}"),
     ]
-    for probe in (_xdsl, _llvm, _ptxas, _cuda_python):
+    for probe in (_xdsl, _llvm, _ptxas, _cache, _cuda_python):
         try:
             facts.append(probe())
         except Exception as exc:  # a probe must never stop the report
@@ -249,7 +271,7 @@ def collect() -> list[Fact]:
 def register(subparsers) -> None:
     p = subparsers.add_parser("doctor", help="print the toolchain tileorch found (for bug reports)",
                               description="Print, one fact per line, the toolchain tileorch found: tileorch, "
-                                          "Python, xDSL, llvmlite/LLVM, ptxas, cuda-python, the CUDA driver and "
+                                          "Python, xDSL, llvmlite/LLVM, ptxas, the compile cache, cuda-python, the CUDA driver and "
                                           "GPU, upstream MLIR (iree-opt), cuTile (cuda-tile) and tileiras.  "
                                           "Missing things read 'not found' with the reason.")
     p.add_argument("--json", action="store_true", help="print the facts as a JSON object")

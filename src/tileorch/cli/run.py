@@ -173,6 +173,12 @@ def run(args: argparse.Namespace) -> int:
     except ArgError as exc:
         print(f"tileorch run: error: {exc}", file=sys.stderr)
         return 2
+    if path.suffix != ".mlir" and path.read_bytes()[:8] == b"\x7fTileIR\x00":  # not for the driver as it is
+        print(f"{path}:1:1: error: {path.name} is CUDA Tile IR bytecode: tileorch run loads a .mlir module "
+              "(cuda_tile text included), PTX or a cubin; run a cuTile kernel with tileorch.cutile.launch(stream, grid, kernel, args) "
+              "(it packs the entry's pointer, shape and stride parameters and takes GEMMs to their host side), or "
+              "compile it first: tileorch compile FILE -o FILE.ptx", file=sys.stderr)
+        return 1
     ok, reason = runtime.gpu_status()
     if not ok:
         return _no_gpu(args, reason)

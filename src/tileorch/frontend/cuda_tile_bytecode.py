@@ -50,7 +50,12 @@ _INVALID_TYPE_HINTS = {
     "0-dimension tile shape is not supported": ": a tiled view of a 0-d array is not valid CUDA Tile IR; read a "
                                                "0-d array with ct.gather(array, ()) and write it with "
                                                "ct.scatter(array, (), value)",
+    "expected tensor_view rank and tile rank to match": ": the tile a ct.load reads or a ct.store writes has the "
+                                                        "array's rank; ct.reshape the tile to it (a tile of size-1 "
+                                                        "dimensions added or dropped)",
 }
+"""Hints for the verifier messages of types cuTile 1.7 writes for a program's mistake, by the
+message's beginning."""
 
 
 def _raise_at_source(loc, message: str, otherwise: Exception):
@@ -114,7 +119,7 @@ class _Reader:
         self.pos += n
         return b
 
-    def varint(self, limit: int | None = None, what: str = "value") -> int:
+    def varint(self, limit: int | None = None, what: str = "value", bits: int = 64) -> int:
         start = self.offset
         result, shift = 0, 0
         while True:
@@ -125,8 +130,8 @@ class _Reader:
             shift += 7
             if not b & 0x80:
                 break
-        if result >> 64:
-            raise self.error(f"varint value {result} does not fit in 64 bits", start)
+        if result >> bits:
+            raise self.error(f"varint value {result} does not fit in {bits} bits", start)
         if limit is not None and result > limit:
             raise self.error(f"{what} {result} exceeds the maximum of {limit}", start)
         return result
@@ -143,6 +148,14 @@ class _Reader:
         v = self.varint()
         v = (v >> 1) ^ -(v & 1)
         return v - (1 << 64) if v >= 1 << 63 else v
+
+    def ap_int(self) -> int:
+        """The signed varint of an APInt of 9 to 64 bits: cuTile 1.7 zigzags the unsigned bit
+        pattern (``encode_ap_int``), which takes 65 bits when the top bit is set (a negative f64
+        such as a ``-inf`` padding value); a sign-extended pattern is a 64-bit zigzag.  Returns the
+        pattern (unsigned) or the sign-extended value (negative)."""
+        v = self.varint(bits=65)
+        return (v >> 1) ^ -(v & 1)
 
     def align(self, alignment: int) -> None:
         pad = (-self.offset) % alignment
@@ -762,7 +775,8 @@ class BytecodeReader:
                 raise
             # a type CUDA Tile IR rejects, written for the program's own construct (cuTile 1.7
             # writes a 0-d partition view for ct.load / ct.store of a 0-d array): at its line
-            hint = _INVALID_TYPE_HINTS.get(exc.message.removeprefix("invalid type: "), "")
+            text = exc.message.removeprefix("invalid type: ")
+            hint = next((h for start, h in _INVALID_TYPE_HINTS.items() if text.startswith(start)), "")
             _raise_at_source(loc, f"'{mnemonic}' has an invalid result type ({exc.message[14:]}){hint}", exc)
         # a result the op gained after the file's version (13.1's print had none): built, but
         # not numbered, since the file's value numbering does not count it
@@ -954,7 +968,7 @@ class BytecodeReader:
 
             w = bitwidth(t)
             vat = r.offset
-            bits = r.u8() if w <= 8 else r.svarint()
+            bits = r.u8() if w <= 8 else r.ap_int()
             # the bit pattern, unsigned or sign-extended (to a byte up to 8 bits, else to 64 bits)
             low = -(1 << (w - 1)) if w > 8 else (256 - (1 << (w - 1)) if w < 8 else 0)
             if not (0 <= bits < 1 << w or (low < 0 and low <= bits < 0) or (low > 0 and bits >= low)):

@@ -43,6 +43,7 @@ ARCHS = {"sm_90a": (9, 0)}
 _NOT_SEEN = object()  # launch(): a kernel the native route has not seen
 SCHEDULES = ("auto", "persistent", "streamk", "dp", "simt")
 BYTECODE_VERSION = "13.4"
+GRID_LIMITS = ((1 << 31) - 1, 65535, 65535)  # CUDA's grid extents (x, y, z), every GPU since compute capability 3.0
 _INT32 = (-(1 << 31), (1 << 31) - 1)
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 _SEQUENCES = (tuple, list)  # isinstance(x, tuple | list) builds the union at every call
@@ -59,6 +60,9 @@ _TORCH_DTYPES = {
 _TYPESTR_KINDS = {"b": "bool_", "i": "int", "u": "uint", "f": "float"}
 # DLPack type codes: 0 int, 1 uint, 2 float, 4 bfloat, 6 bool
 _DLPACK_CODES = {0: "int", 1: "uint", 2: "float", 4: "bfloat", 6: "bool_"}
+_DLPACK_DEVICES = {1: "host (CPU)", 3: "pinned host (cudaHost)", 4: "OpenCL", 7: "Vulkan", 8: "Metal", 9: "VPI",
+                   10: "ROCm", 11: "pinned ROCm host", 12: "an extension device's", 14: "oneAPI", 15: "WebGPU",
+                   16: "Hexagon"}  # DLPack's DLDeviceType values that are not CUDA device memory
 SUPPORTED_DTYPES = frozenset(_TORCH_DTYPES.values())
 _ITEMSIZE = {"bool_": 1, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "float16": 2, "bfloat16": 2,
              "int32": 4, "uint32": 4, "float32": 4, "int64": 8, "uint64": 8, "float64": 8,
@@ -241,12 +245,29 @@ def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(reversed(strides))
 
 
+def _torch_device_index(device: Any) -> int:
+    """The CUDA ordinal of a torch device (``torch.device`` or its text, ``cuda`` being 0)."""
+    if isinstance(device, str):
+        return int(device.rsplit(":", 1)[1]) if ":" in device else 0
+    return int(getattr(device, "index", None) or 0)
+
+
+def _require_device_0(ordinal: int, name: str, where: str) -> None:
+    """Kernels run on device 0 (:func:`_check_device`): an array on another GPU is refused
+    (a kernel on device 0 reading another device's memory faults or reads through peer access
+    silently slowly)."""
+    if ordinal != 0:
+        raise ValueError(f"{where} is on {name}; tileorch.cutile.launch runs kernels on device 0 (cuda:0): "
+                         "move the array there (.to('cuda:0')), or make the GPU device 0 with CUDA_VISIBLE_DEVICES")
+
+
 def _array_facts(obj: Any, where: str) -> tuple[str, tuple[int, ...], tuple[int, ...], int]:
     """(dtype name, shape, strides in elements, device pointer) of a GPU array."""
     tensor_type = _torch_tensor_type()
     if tensor_type is not None and isinstance(obj, tensor_type):
         if not obj.is_cuda:
             raise TypeError(f"{where} is a torch tensor on {obj.device}, not on a CUDA device: move it with .cuda()")
+        _require_device_0(_torch_device_index(obj.device), f"cuda:{_torch_device_index(obj.device)}", where)
         dtype = _TORCH_DTYPES.get(str(obj.dtype))
         if dtype is None:
             raise TypeError(f"{where} has dtype {obj.dtype}, which cuTile kernels do not take "
@@ -282,8 +303,13 @@ def _dlpack_facts(obj: Any, where: str) -> tuple[str, tuple[int, ...], tuple[int
     capsule = obj.__dlpack__()
     t = _DLTensor.from_address(_capsule_get_pointer(capsule, b"dltensor"))
     if t.device.device_type not in (_KDL_CUDA, _KDL_CUDA_MANAGED):
-        raise TypeError(f"{where} lives on DLPack device type {t.device.device_type}, not on a CUDA device: "
-                        "copy it to the GPU first")
+        numpy = sys.modules.get("numpy")
+        if numpy is not None and isinstance(obj, numpy.ndarray):
+            raise TypeError(f"{where} is a numpy array, in host memory: cuTile kernels take GPU arrays; copy it to "
+                            "the GPU first (torch.from_numpy(x).cuda(), cupy.asarray(x))")
+        kind = _DLPACK_DEVICES.get(t.device.device_type, f"DLPack device type {t.device.device_type}")
+        raise TypeError(f"{where} lives in {kind} memory, not on a CUDA device: copy it to the GPU first")
+    _require_device_0(int(t.device.device_id), f"CUDA device {t.device.device_id}", where)
     kind = _DLPACK_CODES.get(t.dtype.code)
     bits = int(t.dtype.bits)
     if t.dtype.lanes != 1 or kind is None:
@@ -374,6 +400,14 @@ def describe_arguments(kernel: Any, args: Any) -> list[Argument]:
             if node.array is not None:
                 raise TypeError(f"{where} is annotated as an array, got a {type(value).__name__}")
             if isinstance(value, float):
+                if node.scalar is not None:  # ScalarAnnotation: int32 or int64 only
+                    raise TypeError(f"{where} is annotated as an {node.scalar.dtype.name} scalar, got a float "
+                                    f"({value!r}); pass an int, or drop the annotation for a float32 scalar")
+                try:
+                    struct.pack("<f", value)
+                except OverflowError:
+                    raise ValueError(f"{where} = {value!r} does not fit in float32 (largest finite value "
+                                     "3.4028235e+38); pass float('inf') if infinity is meant") from None
                 out.append(ScalarArg(pos, name, "float32", value))
                 continue
             wide = node.scalar is not None and node.scalar.dtype == ct.int64
@@ -389,6 +423,7 @@ def describe_arguments(kernel: Any, args: Any) -> list[Argument]:
             dtype, shape, strides, ptr = _array_facts(value, where)
             if node.scalar is not None:
                 raise TypeError(f"{where} is annotated as a scalar, got an array")
+            _require_element_alignment(ptr, dtype, where)
             wide = node.array is not None and node.array.index_dtype == ct.int64
             lo, hi = _INT64 if wide else _INT32
             if any(not lo <= v <= hi for v in (*shape, *strides)):
@@ -410,6 +445,16 @@ def describe_arguments(kernel: Any, args: Any) -> list[Argument]:
     return result
 
 
+def _require_element_alignment(ptr: int, dtype: str, where: str) -> None:
+    """An array's base address must be a multiple of its element size (a misaligned load or
+    store faults on the GPU, and the fault poisons the CUDA context)."""
+    size = _ITEMSIZE[dtype]
+    if ptr % size:
+        raise ValueError(f"{where}: base address {ptr:#x} is not a multiple of its {size}-byte {dtype} elements "
+                         "(a misaligned access faults on the GPU); pass an array whose data starts at an "
+                         "element boundary")
+
+
 def _list_argument(pos: int, name: str, node: Any, value: list, where: str, ct: Any) -> ListArg:
     """A list of arrays (one dtype and rank, at least one array): each described as an array."""
     if not value:
@@ -420,6 +465,7 @@ def _list_argument(pos: int, name: str, node: Any, value: list, where: str, ct: 
         if not _is_array(obj):
             raise TypeError(f"{w} is a {type(obj).__name__}: a list argument takes GPU arrays only")
         dtype, shape, strides, ptr = _array_facts(obj, w)
+        _require_element_alignment(ptr, dtype, w)
         wide = node.list is not None and node.list.element.index_dtype == ct.int64
         lo, hi = _INT64 if wide else _INT32
         if any(not lo <= v <= hi for v in (*shape, *strides)):
@@ -476,8 +522,14 @@ def export_bytecode(kernel: Any, arguments: list[Argument]) -> bytes:
     """Tile IR bytecode of ``kernel`` for the arguments' signature (cuTile's exporter, no GPU)."""
     _, compilation = _require_cutile()
     buf = io.BytesIO()
-    compilation.export_kernel(kernel, [kernel_signature(arguments)], buf, gpu_code=None,
-                              output_format="tileir_bytecode", bytecode_version=BYTECODE_VERSION)
+    try:
+        compilation.export_kernel(kernel, [kernel_signature(arguments)], buf, gpu_code=None,
+                                  output_format="tileir_bytecode", bytecode_version=BYTECODE_VERSION)
+    except OSError as exc:  # inspect's: a kernel defined in `python -c`, a stdin script, an exec'd string
+        code = getattr(getattr(kernel, "_annotated_function", None), "pyfunc", None)
+        where = getattr(getattr(code, "__code__", None), "co_filename", "?")
+        raise OSError(f"cuTile could not read the source of kernel '{kernel_name(kernel)}' (defined in {where}: "
+                      f"{exc}); cuTile compiles a kernel from its source file: define it in a .py file") from None
     return buf.getvalue()
 
 
@@ -552,6 +604,9 @@ def normalize_grid(grid: Any) -> tuple[int, int, int]:
         raise TypeError(f"grid must be a tuple of 1 to 3 ints, got {grid!r}")
     if any(g < 1 for g in grid):
         raise ValueError(f"grid extents must be positive, got {tuple(grid)}")
+    if any(g > most for g, most in zip(grid, GRID_LIMITS)):
+        raise ValueError(f"grid {tuple(grid)} exceeds what CUDA launches (x at most {GRID_LIMITS[0]}, y and z at "
+                         f"most {GRID_LIMITS[1]}); cover the rest with larger tiles or a loop in the kernel")
     return tuple(grid) + (1,) * (3 - len(grid))  # type: ignore[return-value]
 
 
@@ -653,14 +708,31 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, config: s
     from tileorch.dataclass_code import reading
 
     with reading():  # the compiler's dataclasses on a first compile (tileorch.dataclass_code)
-        from tileorch.backend.ptxas import ptxas_available
         from tileorch.driver import compile_program
 
         extra = {"config": config} if config else {}
-        program = compile_program(data, name, arch=arch, schedule=schedule, ptxas=ptxas_available(), **extra)
+        missing = ptxas_missing()
+        program = compile_program(data, name, arch=arch, schedule=schedule, ptxas=not missing, **extra)
+    if missing:  # said once per program (a PerformanceWarning at its first launch, _warn_slow_path)
+        program.remarks = [*(program.remarks or []),
+                           f"warning: {missing}: the CUDA driver JIT-compiles the PTX when the program is loaded "
+                           "(its errors and register use are not checked before), in every new process (a "
+                           "program without a cubin is not kept in the on-disk cache)"]
     if key is not None and program.cubin is not None:
         _write_cached(key, program)
     return program
+
+
+def ptxas_missing() -> str:
+    """Why the launcher compiles without ptxas ('' when ptxas is found): none found, or
+    ``TILEORCH_PTXAS`` naming no executable file."""
+    from tileorch.backend.ptx import BackendError
+    from tileorch.backend.ptxas import NOT_FOUND, find_ptxas
+
+    try:
+        return "" if find_ptxas() is not None else NOT_FOUND.split(":")[0]
+    except BackendError as exc:
+        return str(exc)
 
 
 @dataclass
@@ -668,17 +740,38 @@ class _Compiled:
     program: Any
     image: Any = None  # the loaded Module (simt) or GemmKernel (gemm)
     warned: bool = False  # its slower-path remarks were issued as a PerformanceWarning
+    options_noted: bool = False  # an option it does not apply (a schedule, a tile policy) was said
     source_key: str | None = None  # the index entry's key (compiled(): source_cache_key), None: none
     source_key_remark: str = ""  # how the program was found or why not by the source identity
 
 
-def _warn_slow_path(entry: _Compiled, kernel: Any, why: str = "") -> None:
+def _note_unused_options(entry: _Compiled, kernel: Any, schedule: str, tiles: str) -> None:
+    """Once per compiled program: a ``UserWarning`` when the caller asked for a GEMM option
+    (a tile scheduler, ``tiles="program"``) and the SIMT path compiled the program, so the
+    option was not applied."""
+    if entry.options_noted or entry.program.kind != "simt":
+        return
+    asked = ([f"schedule={schedule!r}"] if schedule not in ("auto", "simt") else []) + \
+        (["tiles='program'"] if tiles == "program" else [])
+    if asked:
+        import warnings
+
+        entry.options_noted = True
+        warnings.warn(f"cuTile kernel {kernel_name(kernel)}: {' and '.join(asked)} not applied: the kernel has no GEMM "
+                      "the TileAS tier compiles (the SIMT path compiled it); these options pick the tier GEMM's tile "
+                      "scheduler and tiles", UserWarning, stacklevel=4)
+
+
+def _warn_slow_path(entry: _Compiled, kernel: Any, why: str = "", refusals: bool = True) -> None:
     """Once per compiled program: a ``PerformanceWarning`` when the kernel runs on a slower path
     than the tensor cores the program asked for (the tier's refusal or internal-error remark,
-    or ``why``: operands the tensor-core kernel cannot take), or ptxas spilled its registers."""
+    or ``why``: operands the tensor-core kernel cannot take), or a ``warning:`` remark (ptxas
+    spilled its registers, no ptxas: the driver's JIT).  ``refusals=False`` (a program the tier
+    compiled): the warnings only."""
     if entry.warned:
         return
-    lines = [r for r in (getattr(entry.program, "remarks", None) or []) if "refused" in r or r.startswith("warning:")]
+    lines = [r for r in (getattr(entry.program, "remarks", None) or [])
+             if ("refused" in r and refusals) or r.startswith("warning:")]
     if why:
         lines.append(why)
     if lines:
@@ -1232,11 +1325,21 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
     arguments = describe_arguments(kernel, args)
     handle = stream_handle(stream)
     from tileorch.runtime.driver import api
+    from tileorch.runtime.errors import GpuUnavailable
 
-    api()  # GpuUnavailable, with the reason, before any compiling
+    try:
+        api()  # GpuUnavailable, with the reason, before any compiling
+    except GpuUnavailable as exc:
+        raise GpuUnavailable(f"tileorch.cutile.launch needs an NVIDIA GPU (compute capability 9.0) and cuda-python, "
+                             f"and found none: {exc}. Without a GPU a kernel can still be compiled: "
+                             "tileorch.testing.export.export_cutile writes its bytecode, tileorch compile compiles "
+                             "it") from None
     dev = _check_device(arch)
     entry = compiled(kernel, arguments, arch, "persistent" if schedule == "auto" else schedule)
+    _note_unused_options(entry, kernel, schedule, tiles)
     arguments = upload_list_tables(arguments)  # (lists: a device table each, the kernel's parameter)
+    if entry.program.kind in ("chained", "gemm"):  # its warnings (no ptxas, spills); a refusal is the SIMT path's
+        _warn_slow_path(entry, kernel, refusals=False)
     if entry.program.kind == "chained":
         try:
             _launch_chained(entry, kernel, arguments, grid3, handle, sync, fast, dev.sm_count)

@@ -173,9 +173,9 @@ def trace(data: bytes, name: str = "seed") -> tuple[list[Field], list[Body], str
              (BR, "_debug_attr"): BR._debug_attr, (BR, "debug_location"): BR.debug_location,
              (BR, "_location_cursor"): BR._location_cursor, (BR, "_op"): BR._op}
 
-    def varint(self, limit=None, what="value"):
+    def varint(self, limit=None, what="value", bits=64):
         start = self.offset
-        v = saved[R, "varint"](self, limit, what)
+        v = saved[R, "varint"](self, limit, what, bits)
         fields.append(Field(start, self.offset - start, v, "varint", self.what))
         return v
 

@@ -248,8 +248,8 @@ builtin.module {
 
 builtin.module {
   nv_tileaa.func @too_big(%f: f32) {
-    // CHECK: error: 'nv_tileaa.splat' is not supported yet by convert-nv-tileaa-to-simt: a tile of 131072 elements needs 1024 registers per thread on 128 threads (at most 512)
-    // expected-error @+1 {{'nv_tileaa.splat' is not supported yet by convert-nv-tileaa-to-simt: a tile of 131072 elements needs 1024 registers per thread on 128 threads (at most 512)}}
+    // CHECK: error: a tile of 131072 elements is too large: 1024 registers per thread on 128 threads (at most 512); use smaller tiles ('nv_tileaa.splat' in convert-nv-tileaa-to-simt)
+    // expected-error @+1 {{a tile of 131072 elements is too large: 1024 registers per thread on 128 threads (at most 512); use smaller tiles ('nv_tileaa.splat' in convert-nv-tileaa-to-simt)}}
     %x = nv_tileaa.splat %f : f32 -> tensor<256x512xf32>
     nv_tileaa.return
   }

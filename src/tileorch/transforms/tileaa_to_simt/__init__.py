@@ -239,8 +239,8 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
             n *= d
         s = self.layout.slots(t.get_shape())
         if s > MAX_SLOTS:
-            raise _unsupported(op, f"a tile of {n} elements needs {s} registers per thread on "
-                                   f"{self.threads} threads (at most {MAX_SLOTS})")
+            raise LocatedError(op, f"a tile of {n} elements is too large: {s} registers per thread on {self.threads} "
+                                   f"threads (at most {MAX_SLOTS}); use smaller tiles ('{op.name}' in {PASS})")
         return s
 
     def flatten_type(self, t: Attribute, op: Operation) -> list[Attribute]:

@@ -16,7 +16,7 @@ from functools import lru_cache
 from xdsl.dialects import arith, llvm, scf
 from xdsl.dialects.builtin import (AnyFloat, BFloat16Type, DenseArrayBase, Float8E4M3FNType, Float8E5M2Type,
                                    Float16Type, Float32Type, Float64Type, FloatAttr, FloatTF32Type, IntegerAttr,
-                                   IntegerType, StringAttr, UnitAttr, VectorType, f16, f32, i1, i8, i16, i32, i64)
+                                   IntegerType, StringAttr, UnitAttr, VectorType, f16, f32, f64, i1, i8, i16, i32, i64)
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from tileorch.dialects import llvm_ext, nvvm
@@ -24,6 +24,13 @@ from tileorch.dialects.nv_tileaa.attrs import PointerType
 
 GLOBAL_PTR = nvvm.PTR_GLOBAL
 SHARED_PTR = nvvm.PTR_SHARED
+
+
+def f64_math(kind: str) -> str:
+    """The refusal of a transcendental function on f64 (computed in f32 only, through the MUFU
+    approximations), with the way around it."""
+    return (f"{kind} on f64 (transcendental functions are computed in f32 only on this path; "
+            f"compute it on float32 operands: x.astype(ct.float32))")
 
 
 @dataclass
@@ -428,16 +435,32 @@ class Emitter:
         return self.v(arith.ExtFOp(x, f32))
 
     def from_f32(self, x: SSAValue, typ: Attribute) -> SSAValue:
+        """``x`` (f32) back in ``typ`` (f16 or f32; never f64: an f64 result computed in f32 would
+        lose its precision silently, so an f64 path that reaches here is refused)."""
+        if isinstance(typ, Float64Type):
+            raise NotImplementedError("an f64 result computed in f32")
         return x if isinstance(typ, Float32Type) else self.v(arith.TruncFOp(x, typ))
 
     def ptx_f32(self, asm: str, args: Sequence[SSAValue]) -> SSAValue:
         constraints = ",".join(["=f"] + ["f"] * len(args))
         return self.v(inline_asm(asm, constraints, args, [f32]))
 
+    def ptx_f64(self, asm: str, args: Sequence[SSAValue]) -> SSAValue:
+        constraints = ",".join(["=d"] + ["d"] * len(args))
+        return self.v(llvm.InlineAsmOp(asm, constraints, list(args), [f64]))
+
     def unary_math(self, kind: str, x: SSAValue) -> SSAValue:
         typ = x.type
-        if isinstance(typ, Float64Type):
-            raise NotImplementedError(f"{kind} on f64")
+        if isinstance(typ, Float64Type):  # exact in f64 (rsqrt: two roundings); the others refused
+            if kind == "neg":
+                return self.v(arith.NegfOp(x))
+            if kind == "abs":
+                return self.ptx_f64("abs.f64 $0, $1;", [x])
+            if kind == "sqrt":
+                return self.ptx_f64("sqrt.rn.f64 $0, $1;", [x])
+            if kind == "rsqrt":
+                return self.ptx_f64("rcp.rn.f64 $0, $1;", [self.ptx_f64("sqrt.rn.f64 $0, $1;", [x])])
+            raise NotImplementedError(f64_math(kind))
         y = self.to_f32(x)
         if kind == "exp":  # e^x = 2^(x log2 e)
             y = self.v(arith.MulfOp(y, self.fconst(1.4426950408889634)))
@@ -490,7 +513,7 @@ class Emitter:
         subnormal and overflowing results.  Half-precision inputs run in f32."""
         typ = x.type
         if isinstance(typ, Float64Type):
-            raise NotImplementedError("exp on f64")
+            raise NotImplementedError(f64_math("exp"))
         y = self.to_f32(x)
         span = float(self.EXP_KMAX - self.EXP_KMIN)  # 253
         t = self.ptx_f32("fma.rn.sat.f32 $0, $1, $2, $3;",
@@ -522,7 +545,7 @@ class Emitter:
         (tests/gpu/test_epilogue_math_gpu.py); NaN stays NaN, ``tanh(+-inf) = +-1``, signed zeros kept."""
         typ = x.type
         if isinstance(typ, Float64Type):
-            raise NotImplementedError("tanh on f64")
+            raise NotImplementedError(f64_math("tanh"))
         y = self.to_f32(x)
         a = self.ptx_f32("abs.f32 $0, $1;", [y])
         u = self.v(arith.MulfOp(a, a))
@@ -547,7 +570,7 @@ class Emitter:
 
     def _f32_math(self, kind: str, x: SSAValue) -> SSAValue:
         if isinstance(x.type, Float64Type):
-            raise NotImplementedError(f"{kind} on f64")
+            raise NotImplementedError(f64_math(kind))
         return self.to_f32(x)
 
     def _mul(self, a: SSAValue, b: SSAValue | float) -> SSAValue:
@@ -652,8 +675,18 @@ class Emitter:
         return self.v(arith.BitcastOp(x, dst))
 
     def fmod(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        """C ``fmod``: ``a - b * trunc(a / b)`` (in f32)."""
+        """C ``fmod``: ``a - b * trunc(a / b)`` (in f32).  In f64: ``fma(-q, b, a)`` with ``q =
+        trunc(a / b)``, one step back where ``a / b`` rounded up to the next integer (the remainder's
+        sign then differs from ``a``'s): exact while ``|a / b| < 2^53``."""
         typ = a.type
+        if isinstance(typ, Float64Type):
+            q = self.ptx_f64("cvt.rzi.f64.f64 $0, $1;", [self.v(arith.DivfOp(a, b))])
+            r = self.ptx_f64("fma.rn.f64 $0, $1, $2, $3;", [self.v(arith.NegfOp(q)), b, a])
+            zero = self.v(arith.ConstantOp(FloatAttr(0.0, f64)))
+            over = self.v(arith.AndIOp(self.v(arith.CmpfOp(r, zero, "one")), self.v(arith.XOrIOp(
+                self.v(arith.CmpfOp(r, zero, "olt")), self.v(arith.CmpfOp(a, zero, "olt"))))))
+            step = self.ptx_f64("copysign.f64 $0, $1, $2;", [a, self.ptx_f64("abs.f64 $0, $1;", [b])])
+            return self.v(arith.SelectOp(over, self.v(arith.AddfOp(r, step)), r))
         a, b = self.to_f32(a), self.to_f32(b)
         q = self.ptx_f32("cvt.rzi.f32.f32 $0, $1;", [self.v(arith.DivfOp(a, b))])
         return self.from_f32(self.v(arith.SubfOp(a, self.v(arith.MulfOp(b, q)))), typ)
@@ -712,6 +745,8 @@ class Emitter:
 
     def fma(self, a: SSAValue, b: SSAValue, c: SSAValue) -> SSAValue:
         typ = a.type
+        if isinstance(typ, Float64Type):
+            return self.ptx_f64("fma.rn.f64 $0, $1, $2, $3;", [a, b, c])
         r = self.ptx_f32("fma.rn.f32 $0, $1, $2, $3;", [self.to_f32(a), self.to_f32(b), self.to_f32(c)])
         return self.from_f32(r, typ)
 
@@ -719,6 +754,11 @@ class Emitter:
         """IEEE maxNum/minNum-like: ``max.f32``/``min.f32`` (a NaN operand yields the other);
         ``propagate_nan``: ``max.NaN.f32``/``min.NaN.f32`` (a NaN operand gives NaN)."""
         typ = a.type
+        if isinstance(typ, Float64Type):  # max.f64 / min.f64 (no .NaN form): a NaN operand made the result
+            r = self.ptx_f64(f"{kind}.f64 $0, $1, $2;", [a, b])
+            if propagate_nan:
+                r = self.v(arith.SelectOp(self.v(arith.CmpfOp(a, b, "uno")), self.v(arith.AddfOp(a, b)), r))
+            return r
         r = self.ptx_f32(f"{kind}{'.NaN' if propagate_nan else ''}.f32 $0, $1, $2;", [self.to_f32(a), self.to_f32(b)])
         return self.from_f32(r, typ)
 
