@@ -653,7 +653,8 @@ _add("attn_bhsd_grid3_causal_d128", attn_bhsd_grid3_causal_d128,
      "chained", outputs=(3,))
 _add("attn_sink_window", attn_sink_window, _qkv((2, 384, 64), (2, 384, 64)) + [((2, 384, 64), "float16"),
                                                                                _S, 100, 4, 64, 64, 64],
-     (6, 2), "chained", outputs=(3,))
+     (6, 2), "simt", outputs=(3,), error="this one before the loop that holds the others",
+     notes="found by this sweep: the peeled sink step was refused as 'the epilogue op nv_tileas.dot'")
 _add("attn_bias_bf16_ragged_keys", attn_bias_bf16_ragged_keys,
      _qkv((2, 128, 64), (2, 200, 64), "bfloat16") + [((2, 128, 200), "bfloat16"), ((2, 128, 64), "bfloat16"),
                                                      0.125, 64, 64, 64], (2, 2), "chained", outputs=(4,))
@@ -661,10 +662,13 @@ _add("attn_softcap_bf16_d128", attn_softcap_bf16_d128,
      _qkv((2, 128, 128), (2, 256, 128), "bfloat16") + [((2, 128, 128), "bfloat16"), 1 / math.sqrt(128), 20.0,
                                                        128, 64, 128], (1, 2), "chained", outputs=(3,))
 _add("attn_gqa_packed_heads", attn_gqa_packed_heads,
-     _qkv((2, 4, 64, 64), (2, 2, 256, 64)) + [((2, 4, 64, 64), "float16"), _S, 2, 32, 64, 64], (2, 4), "chained",
-     outputs=(3,))
+     _qkv((2, 4, 64, 64), (2, 2, 256, 64)) + [((2, 4, 64, 64), "float16"), _S, 2, 32, 64, 64], (2, 4), "simt",
+     outputs=(3,), error="2-D tiles (with unit dimensions elsewhere) are supported",
+     notes="a (1, G, BM, D) tile reshaped to (G BM, D): the chained tier's TMA boxes are 2-D")
 _add("attn_cross_peeled_last_tile", attn_cross_peeled_last_tile,
-     _qkv((2, 100, 64), (2, 170, 64)) + [((2, 100, 64), "float16"), 0.125, 64, 64, 64], (2, 2), "chained", outputs=(3,))
+     _qkv((2, 100, 64), (2, 170, 64)) + [((2, 100, 64), "float16"), 0.125, 64, 64, 64], (2, 2), "simt", outputs=(3,),
+     error="this one after the loop that holds the others",
+     notes="found by this sweep: refused as '4 dots in one K loop that do not read the same A tile'")
 _add("attn_decode_split_kv", attn_decode_split_kv,
      _qkv((4, 8, 64), (4, 512, 64)) + [((4, 4, 8, 64), "float32"), ((4, 4, 8), "float32"), _S, 128, 64, 64, 64],
      (4, 4), "chained", outputs=(3, 4))
@@ -672,7 +676,7 @@ _add("attn_decode_combine", attn_decode_combine, [((4, 4, 8, 64), "float32"), ((
                                                   ((4, 8, 64), "float16"), 4, 8, 64], (4,), "simt", outputs=(2,))
 _add("attn_head512", attn_head512, _qkv((1, 128, 512), (1, 128, 512)) + [((1, 128, 512), "float16"),
                                                                          LOG2E / math.sqrt(512), 64, 64, 512],
-     (2, 1), "simt", outputs=(3,))
+     (2, 1), "simt", outputs=(3,), error="dot extent 512: multiples of 16 up to 256 are supported")
 _add("attn_const_scale_exp", attn_const_scale_exp, _qkv((2, 256, 64), (2, 256, 64)) + [((2, 256, 64), "float16"),
                                                                                        0.125, 64, 128, 64],
      (4, 2), "chained", outputs=(3,))
@@ -712,14 +716,18 @@ _add("attn_bshd_grid3_bf16", attn_bshd_grid3_bf16,
      (2, 2, 2), "chained", outputs=(3,))
 _add("attn_bwd_dv", attn_bwd_dv, [((2, 256, 64), "float16"), ((2, 256, 64), "float16"), ((2, 256, 64), "float16"),
                                   ((2, 256), "float32"), ((2, 256, 64), "float32"), _S, 64, 64, 64], (4, 2),
-     "chained", outputs=(4,))
+     "simt", outputs=(4,), error="the first dot's A must be a [tm, K] tile loaded once before the loop",
+     notes="P^T as the second dot's A: the tier takes the loop-invariant tile as the first dot's A (S^T = K Q^T)")
 
 _add("attn_decode_gqa_rows", attn_decode_gqa_rows, [((2, 32, 64), "float16"), ((2, 2, 256, 64), "float16"),
                                                     ((2, 2, 256, 64), "float16"), ((2, 32, 64), "float16"), _S,
-                                                    16, 64, 64], (4,), "simt", outputs=(3,))
+                                                    16, 64, 64], (4,), "simt", outputs=(3,),
+     error="16 tile rows: a WGMMA takes 64 or 128")
 _add("attn_qk_norm", attn_qk_norm, _qkv((2, 128, 64), (2, 256, 64)) + [((64,), "float32"), ((64,), "float32"),
                                                                        ((2, 128, 64), "float16"), _S, 1e-6, 64,
-                                                                       64, 64], (2, 2), "chained", outputs=(5,))
+                                                                       64, 64], (2, 2), "simt", outputs=(5,),
+     error="is computed from its tile by 'nv_tileaa.reduce'", notes="Q and K normalised in the kernel: the "
+     "tier's operands are TMA-loaded tiles (elementwise scalar ops on Q only)")
 
 # ----------------------------------------------------------------------------------------------- two dots and GEMMs
 
@@ -831,13 +839,15 @@ def mm_lora_fused(X, W, LA, LB, Y, alpha: float, tm: ct.Constant[int], tn: ct.Co
 
 _add("mlp_nested_k_gelu", mlp_nested_k_gelu, [((128, 256), "float16"), ((256, 256), "float16"),
                                               ((256, 128), "float16"), ((128, 128), "float16"), 64, 64, 64, 128],
-     (2,), "chained", outputs=(3,))
+     (2,), "simt", outputs=(3,), error="carries on the result of a K loop nested in it",
+     notes="found by this sweep: refused as 'a value computed by the warp-specialized loop or its epilogue is "
+           "used outside the agents'")
 _add("mm_row_softmax_epilogue", mm_row_softmax_epilogue, [((192, 128), "float16"), ((128, 200), "float16"),
                                                           ((192, 200), "float16"), 0.25, 64, 256, 64],
      (3,), "gemm", outputs=(2,))
 _add("mm_batch_middle_axis", mm_batch_middle_axis, [((128, 2, 128), "float16"), ((2, 128, 256), "float16"),
-                                                    ((2, 128, 256), "float16"), 128, 128, 64], (1, 2, 2), "gemm",
-     outputs=(2,))
+                                                    ((2, 128, 256), "float16"), 128, 128, 64], (1, 2, 2), "simt",
+     outputs=(2,), error="the WGMMA lowering takes 2-D tiles and 3-D tiles of extent 1 at (program id 2")
 _add("mm_u8_x_i8", mm_u8_x_i8, [((128, 256), "uint8"), ((256, 256), "int8"), ((128, 256), "int32"), 128, 128, 64],
      (1, 2), "gemm", outputs=(2,))
 _add("mm_two_outputs_shared_a", mm_two_outputs_shared_a,
@@ -848,7 +858,8 @@ _add("mm_splitk_strided_atomic", mm_splitk_strided_atomic, [((200, 300), "float1
      "gemm", outputs=(2,))
 _add("mm_lora_fused", mm_lora_fused, [((128, 256), "float16"), ((256, 256), "float16"), ((256, 64), "float16"),
                                       ((64, 256), "float16"), ((128, 256), "float16"), 0.5, 128, 128, 64, 64],
-     (1, 2), "gemm", outputs=(4,))
+     (1, 2), "simt", outputs=(4,), error="this one after the loop that holds the others",
+     notes="found by this sweep: the up projection after the loop was refused as 'both dots must be in one loop'")
 
 
 # ----------------------------------------------------------------------------------------------- reductions
