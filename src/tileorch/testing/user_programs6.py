@@ -384,7 +384,10 @@ def attn_k_dmajor(Q, KT, V, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Con
 def attn_segment_ids_causal(Q, K, V, Seg, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
                             D: ct.Constant[int]):
     """Packed documents: ``Seg [B, S]`` int32 document ids; query ``i`` sees key ``k`` when
-    ``k <= i`` and ``Seg[k] == Seg[i]`` (the key loop up to the diagonal, ``-inf`` masks)."""
+    ``k <= i`` and ``Seg[k] == Seg[i]`` (the key loop up to the diagonal).  Masked scores take the
+    finite minimum: a key tile wholly outside a row's document (every tile before the document's
+    first) would give ``exp2(-inf - -inf)`` = NaN with ``-inf`` (found writing this sweep: the
+    program's bug, the compiler's NaN was right)."""
     qt, b = ct.bid(0), ct.bid(1)
     q = ct.load(Q, index=(b, qt, 0), shape=(1, BM, D)).reshape((BM, D))
     qi = (qt * BM + ct.arange(BM, dtype=ct.int32))[:, None]
@@ -397,7 +400,7 @@ def attn_segment_ids_causal(Q, K, V, Seg, O, qk_scale: float, BM: ct.Constant[in
         s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
         skey = ct.load(Seg, index=(b, j), shape=(1, BN))
         keep = ((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] <= qi) & (skey == sq)
-        s = ct.where(keep, s, -math.inf)
+        s = ct.where(keep, s, MASKED)
         m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
         p = ct.exp2(s - m2)
         c = ct.exp2(m - m2)
