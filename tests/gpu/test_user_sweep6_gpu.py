@@ -67,6 +67,17 @@ def test_attn_bhsd_grid3_causal_d128():
     _check_path("attn_bhsd_grid3_causal_d128", args)
 
 
+def test_attn_bhsd_grid3_causal_d128_on_bshd_storage_views():
+    """Q, K, V and O passed as ``[B, S, H, D]`` storage viewed ``[B, H, S, D]`` (``x.transpose(1, 2)``,
+    as a model's projections give them): the same program, strided arrays."""
+    qs, ks, vs = (randn((1, 256, 2, 128), "float16", 120 + i) for i in range(3))
+    os_ = torch.full((1, 256, 2, 128), float("nan"), device="cuda", dtype=torch.float16)
+    q, k, v, o = (t.transpose(1, 2) for t in (qs, ks, vs, os_))
+    args = run("attn_bhsd_grid3_causal_d128", {0: q, 1: k, 2: v, 3: o})
+    close(os_.transpose(1, 2), _attn(_scores(q, k, 1 / math.sqrt(128)), v, _causal(256, 256)), **F16)
+    _check_path("attn_bhsd_grid3_causal_d128", args)
+
+
 def test_attn_sink_window():
     q, k, v = _qkv((2, 384, 64), (2, 384, 64), "float16", 4)
     args = run("attn_sink_window", {0: q, 1: k, 2: v})
@@ -312,6 +323,33 @@ def test_mm_splitk_strided_atomic():
     args = run("mm_splitk_strided_atomic", {0: a, 1: b, 2: c})
     close(args[2], a.double() @ b.double(), atol=1e-3, rtol=1e-5)
     _check_path("mm_splitk_strided_atomic", args)
+
+
+def test_mm_both_order_loads():
+    at, bt = randn((200, 128), "float16", 110), randn((256, 200), "float16", 111)
+    args = run("mm_both_order_loads", {0: at, 1: bt})
+    close(args[2], at.double().T @ bt.double().T, atol=1e-3, rtol=1e-5)
+    _check_path("mm_both_order_loads", args)
+
+
+def test_mm_batched_strided_batch_on_transposed_views():
+    """A strided batch: A a ``transpose(0, 1)`` view of ``[M, Bt, K]`` storage (batch stride K, row
+    stride Bt K), C a view of ``[M, Bt, N]`` storage (NaN-filled); B contiguous."""
+    a_store = randn((128, 2, 128), "float16", 112)
+    a = a_store.transpose(0, 1)
+    b = randn((2, 128, 256), "float16", 113)
+    c_store = torch.full((128, 2, 256), float("nan"), device="cuda", dtype=torch.float16)
+    c = c_store.transpose(0, 1)
+    args = run("mm_batched_strided_batch", {0: a, 1: b, 2: c})
+    _gemm_rel(c_store.transpose(0, 1), a.double() @ b.double())
+    _check_path("mm_batched_strided_batch", args)
+
+
+def test_mm_batched_strided_batch_contiguous():
+    a, b = randn((2, 128, 128), "float16", 114), randn((2, 128, 256), "float16", 115)
+    args = run("mm_batched_strided_batch", {0: a, 1: b})
+    _gemm_rel(args[2], a.double() @ b.double())
+    _check_path("mm_batched_strided_batch", args)
 
 
 def test_mm_lora_fused():

@@ -168,3 +168,16 @@ def test_split_k_strided_atomic_ragged_edges():
     a, b = _h(200, 300), _h(300, 136)
     c = s4._s3_gemm("mm_splitk_strided_atomic", {0: a, 1: b, 2: np.zeros((200, 136), np.float32)})[2]
     _check(c, _mm(a, b), 1e-3, 1e-5)
+
+
+def test_both_operands_transposed_by_the_loads_ragged_k():
+    at, bt = _h(200, 128), _h(256, 200)
+    c = s4._s3_gemm("mm_both_order_loads", {0: at, 1: bt})[2]
+    _check(c, _mm(at.T, bt.T), 1e-3, 1e-5)
+
+
+def test_batched_gemm_written_for_strided_batches_contiguous_here():
+    """Contiguous on the CPU (the GPU test passes a transpose(0, 1) view: a strided batch)."""
+    a, b = _h(2, 128, 128), _h(2, 128, 256)
+    c = s4._s3_gemm("mm_batched_strided_batch", {0: a, 1: b})[2]
+    _check(c, _mm(a, b), 6e-2, 2e-3)

@@ -840,6 +840,33 @@ def mm_lora_fused(X, W, LA, LB, Y, alpha: float, tm: ct.Constant[int], tn: ct.Co
     ct.store(Y, index=(i, j), tile=(acc + up).astype(Y.dtype))
 
 
+@ct.kernel
+def mm_both_order_loads(AT, BT, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """``C = AT^T @ BT^T`` with both operands read transposed by the loads themselves
+    (``order=(1, 0)`` on A stored ``[K, M]`` and on B stored ``[N, K]``), ragged K (zero padding)."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.cdiv(AT.shape[0], tk)):
+        a = ct.load(AT, index=(i, k), shape=(tm, tk), order=(1, 0), padding_mode=ZERO)
+        b = ct.load(BT, index=(k, j), shape=(tk, tn), order=(1, 0), padding_mode=ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(i, j), tile=acc.astype(C.dtype))
+
+
+@ct.kernel
+def mm_batched_strided_batch(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """A batched GEMM ``[Bt, M, K] x [Bt, K, N]`` with the batch on ``bid(2)``, written for any
+    strides: the GPU test passes A as a ``transpose(0, 1)`` view of ``[M, Bt, K]`` storage (a
+    strided batch, as ``x.view(M, Bt, K).transpose(0, 1)`` gives) and C as a view too."""
+    i, j, b = ct.bid(0), ct.bid(1), ct.bid(2)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=2, shape=(1, tm, tk))):
+        a = ct.load(A, index=(b, i, k), shape=(1, tm, tk)).reshape((tm, tk))
+        w = ct.load(B, index=(b, k, j), shape=(1, tk, tn)).reshape((tk, tn))
+        acc = ct.mma(a, w, acc)
+    ct.store(C, index=(b, i, j), tile=acc.astype(C.dtype).reshape((1, tm, tn)))
+
+
 _add("mlp_nested_k_gelu", mlp_nested_k_gelu, [((128, 256), "float16"), ((256, 256), "float16"),
                                               ((256, 128), "float16"), ((128, 128), "float16"), 64, 64, 64, 128],
      (2,), "simt", outputs=(3,), error="carries on the result of a K loop nested in it",
@@ -858,6 +885,12 @@ _add("mm_two_outputs_shared_a", mm_two_outputs_shared_a,
       ((128, 256), "float32"), 128, 128, 64], (1, 2), "gemm", outputs=(3, 4))
 _add("mm_splitk_strided_atomic", mm_splitk_strided_atomic, [((200, 300), "float16"), ((300, 136), "float16"),
                                                             ((200, 136), "float32"), 3, 128, 128, 64], (2, 2, 3),
+     "gemm", outputs=(2,))
+_add("mm_both_order_loads", mm_both_order_loads, [((200, 128), "float16"), ((256, 200), "float16"),
+                                                  ((128, 256), "float32"), 128, 128, 64], (1, 2), "gemm",
+     outputs=(2,))
+_add("mm_batched_strided_batch", mm_batched_strided_batch, [((2, 128, 128), "float16"), ((2, 128, 256), "float16"),
+                                                            ((2, 128, 256), "float16"), 128, 128, 64], (1, 2, 2),
      "gemm", outputs=(2,))
 _add("mm_lora_fused", mm_lora_fused, [((128, 256), "float16"), ((256, 256), "float16"), ((256, 64), "float16"),
                                       ((64, 256), "float16"), ((128, 256), "float16"), 0.5, 128, 128, 64, 64],
