@@ -273,6 +273,39 @@ def test_attn_qk_norm():
     _check_path("attn_qk_norm", args)
 
 
+@pytest.mark.parametrize("name", ["attn_range_step_bn", "attn_k_order_load", "attn_bn32"])
+def test_attn_loop_forms(name):
+    q, k, v = _qkv((2, 256, 64), (2, 256, 64), "float16", 130)
+    args = run(name, {0: q, 1: k, 2: v})
+    close(args[3], _attn(_scores(q, k, 0.125), v), **F16)
+    _check_path(name, args)
+
+
+def test_attn_lse_flat():
+    q, k, v = _qkv((2, 256, 64), (2, 256, 64), "float16", 133)
+    args = run("attn_lse_flat", {0: q, 1: k, 2: v})
+    s = _scores(q, k, 0.125)
+    close(args[3], _attn(s, v), **F16)
+    close(args[4], (torch.logsumexp(s, -1) * LOG2E).reshape(512), atol=1e-3, rtol=1e-4)
+    _check_path("attn_lse_flat", args)
+
+
+def test_attn_causal_greater_equal():
+    q, k, v = _qkv((2, 256, 64), (2, 256, 64), "float16", 136)
+    args = run("attn_causal_greater_equal", {0: q, 1: k, 2: v})
+    close(args[3], _attn(_scores(q, k, 0.125), v, _causal(256, 256)), **F16)
+    _check_path("attn_causal_greater_equal", args)
+
+
+def test_mlp_x_once_d512():
+    x = randn((128, 512), "float16", 139)
+    w1, w2 = randn((512, 256), "float16", 140, 0.0625), randn((256, 128), "float16", 141, 0.0625)
+    args = run("mlp_x_once_d512", {0: x, 1: w1, 2: w2})
+    h = (x.double() @ w1.double()).clamp_min(0).half().double()
+    close(args[3], h @ w2.double(), atol=1e-2, rtol=1e-2)
+    _check_path("mlp_x_once_d512", args)
+
+
 # ----------------------------------------------------------------------------------------------- two dots and GEMMs
 
 
@@ -448,5 +481,6 @@ def test_masked_mean_pool():
 
 
 def test_every_program_has_a_gpu_test():
-    tested = {n for n in PROGRAMS if f'"{n}"' in open(__file__).read()}
+    text = open(__file__).read()
+    tested = {n for n in PROGRAMS if f'"{n}"' in text}
     assert tested == set(PROGRAMS), set(PROGRAMS) - tested

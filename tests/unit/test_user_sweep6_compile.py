@@ -33,7 +33,8 @@ SOURCE = str(Path(user_programs6.__file__))
 EMULATED = {"attn_bhsd_grid3_causal_d128", "attn_decode_split_kv", "attn_const_scale_exp", "attn_dv_below_dqk",
             "attn_k_dmajor", "attn_segment_ids_causal", "attn_prefix_lm", "attn_row_temperature",
             "linear_attn_causal", "attn_bool_mask_tensor", "attn_kv_cache_len", "mm_row_softmax_epilogue",
-            "mm_splitk_strided_atomic"}
+            "mm_splitk_strided_atomic", "mm_both_order_loads", "mm_batched_strided_batch", "attn_range_step_bn",
+            "attn_k_order_load", "attn_bn32", "attn_lse_flat", "attn_causal_greater_equal"}
 
 
 def test_the_sweep_has_its_programs():

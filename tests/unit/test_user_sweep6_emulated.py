@@ -181,3 +181,27 @@ def test_batched_gemm_written_for_strided_batches_contiguous_here():
     a, b = _h(2, 128, 128), _h(2, 128, 256)
     c = s4._s3_gemm("mm_batched_strided_batch", {0: a, 1: b})[2]
     _check(c, _mm(a, b), 6e-2, 2e-3)
+
+
+@pytest.mark.parametrize("name", ["attn_range_step_bn", "attn_k_order_load", "attn_bn32"])
+def test_loop_forms_and_narrow_key_tiles(name):
+    """Triton's ``range(0, Sk, BN)`` key loop with the scale after the max, K^T by load order, and
+    32-key tiles: plain attention each."""
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = _chained(name, {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    _check(o, _attn(_scores(q, k, 0.125), v))
+
+
+def test_row_state_1d_and_flat_lse():
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    out = _chained("attn_lse_flat", {0: q, 1: k, 2: v}, (2, 2, 1))
+    s = _scores(q, k, 0.125)
+    _check(out[3], _attn(s, v))
+    m = s.max(-1)
+    _check(out[4], ((m + np.log(np.exp(s - m[..., None]).sum(-1))) * LOG2E).reshape(512), 1e-3, 1e-4)
+
+
+def test_causal_mask_from_greater_equal_of_offsets():
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = _chained("attn_causal_greater_equal", {0: q, 1: k, 2: v}, (4, 2, 1))[3]
+    _check(o, _attn(np.where(_causal(256, 256), _scores(q, k, 0.125), -np.inf), v))

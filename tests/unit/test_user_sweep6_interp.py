@@ -272,3 +272,10 @@ def test_two_outputs_sharing_a_simt_fallback():
     out = run("mm_two_outputs_shared_a", {0: a, 1: b1, 2: b2})
     _close(out[3], _d(a) @ _d(b1), 6e-2, 2e-3)
     _close(out[4], _d(a) @ _d(b2), 1e-3, 1e-5)
+
+
+def test_mlp_with_a_512_wide_x_tile_on_the_simt_path():
+    x, w1, w2 = _f((128, 512), "float16"), _f((512, 256), "float16", 0.0625), _f((256, 128), "float16", 0.0625)
+    y = run("mlp_x_once_d512", {0: x, 1: w1, 2: w2})[3]
+    h = np.maximum(_d(x) @ _d(w1), 0).astype(np.float16)  # the program casts the activation to f16
+    _close(y, _d(h) @ _d(w2), 1e-2, 1e-2)

@@ -11,13 +11,25 @@ compile-time scale with natural exp, a natural-log LSE beside O in bf16, a V hea
 QK head dim, K stored ``[BH, D, S]``, document (segment id) masks, a prefix-LM mask, per-row
 temperatures, causal linear attention (no softmax), bf16 causal at head dim 256, a bool mask
 tensor, a KV-cache length passed at launch, ``[B, S, H, D]`` bf16 on a three-axis grid, and the
-backward's dV (``P^T dO``: the first dot's result transposed into the second).
+backward's dV (``P^T dO``: the first dot's result transposed into the second), 16-row GQA decoding,
+QK-norm, Triton's ``range(0, Sk, BN)`` key loop with the scale after the max, K^T by load order,
+32-key tiles, 1-D row state with a flat LSE, a causal mask from ``ct.greater_equal``.
 
 Two dots and GEMMs: an MLP whose up projection has its own K loop nested in the hidden loop, a
 GEMM with a row-softmax epilogue over ragged columns, a batch on the middle axis of A, fp8 e4m3 x
 e5m2, two outputs from two accumulators sharing A, split-K by strided K tiles into an atomic add
 over ragged edges, a fused LoRA (base GEMM and the down projection in one K loop, the up
-projection after it).
+projection after it), both operands transposed by load order, a batched GEMM the GPU test runs on
+a strided batch (a ``transpose(0, 1)`` view), an MLP with a 512-wide X tile.
+
+Found by this sweep (the entries' ``notes``): refusals in the tier's terms instead of the user's
+(a chain's dot peeled before or after its loop, an MLP's K loop nested in the hidden loop, a
+16-row tile's MMA atom) now name the reason at the dot or loop; the GEMM emulation harness mapped
+an M-major A wrongly (a test-harness bug).  Still refused by the tiers, with the reason at the
+user's line (the SIMT path runs them): GQA heads packed into one ``(1, G, BM, D)`` tile, a peeled
+sink or ragged last key step, the backward's ``P^T`` as a dot operand, a nested-K MLP, a batch on
+A's middle axis, a LoRA up projection after the loop, head dim 512, 16-row decode tiles, QK-norm
+(operands computed in the kernel), a 512-wide X tile.
 
 Reductions and normalisations: Gemma's RMSNorm (``1 + w``) in bf16 over a padded ragged row,
 a two-pass chunked log-softmax, column argmax over row chunks with ties, row cumsums over column
@@ -645,6 +657,136 @@ def attn_qk_norm(Q, K, V, WQ, WK, O, qk_scale: float, eps: float, BM: ct.Constan
     ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
 
 
+@ct.kernel
+def attn_range_step_bn(Q, K, V, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int], D: ct.Constant[int]):
+    """Triton's loop form: ``for start in range(0, Sk, BN)`` over key positions, the tile index
+    ``start // BN``; the scale folded in after the max (``exp2(s * scale - m)``, FA2 / Triton) and
+    the output normalised by a reciprocal multiply."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    o = ct.zeros((BM, D), dtype=ct.float32)
+    for start in range(0, K.shape[1], BN):
+        k = ct.load(K, index=(bh, start // BN, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32))
+        m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True) * qk_scale)
+        p = ct.exp2(s * qk_scale - m2)
+        c = ct.exp2(m - m2)
+        den = den * c + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, start // BN, 0), shape=(1, BN, D)).reshape((BN, D))
+        o = ct.mma(p.astype(V.dtype), v, o * c)
+        m = m2
+    ct.store(O, index=(bh, qt, 0), tile=(o * (1.0 / den)).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_k_order_load(Q, K, V, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int], D: ct.Constant[int]):
+    """K^T read by the load itself: a ``(1, D, BN)`` tile of ``[BH, S, D]`` with ``order=(0, 2, 1)``,
+    the first dot's B as loaded (no ``ct.transpose``)."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    o = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, D))):
+        kt = ct.load(K, index=(bh, 0, j), shape=(1, D, BN), order=(0, 2, 1)).reshape((D, BN))
+        s = ct.mma(q, kt, ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m2)
+        c = ct.exp2(m - m2)
+        den = den * c + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        o = ct.mma(p.astype(V.dtype), v, o * c)
+        m = m2
+    ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def mlp_x_once_d512(X, W1, W2, Y, TM: ct.Constant[int], TH: ct.Constant[int], D: ct.Constant[int],
+                    DO: ct.Constant[int]):
+    """A ReLU MLP with X ``(64, 512)`` loaded once (model dim 512) and the hidden loop over 64-wide
+    W1 / W2 tiles: the first dot's operands wider than one 256-element TMA box."""
+    i = ct.bid(0)
+    x = ct.load(X, index=(i, 0), shape=(TM, D))
+    y = ct.zeros((TM, DO), dtype=ct.float32)
+    for t in range(ct.num_tiles(W1, axis=1, shape=(D, TH))):
+        h = ct.mma(x, ct.load(W1, index=(0, t), shape=(D, TH)), ct.zeros((TM, TH), dtype=ct.float32))
+        g = ct.maximum(h, 0.0)
+        y = ct.mma(g.astype(X.dtype), ct.load(W2, index=(t, 0), shape=(TH, DO)), y)
+    ct.store(Y, index=(i, 0), tile=y.astype(Y.dtype))
+
+
+@ct.kernel
+def attn_bn32(Q, K, V, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int], D: ct.Constant[int]):
+    """32-key tiles (a narrow score tile: ``N = 32`` WGMMAs) against 128-row query tiles."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    o = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, D))):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m2)
+        c = ct.exp2(m - m2)
+        den = den * c + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        o = ct.mma(p.astype(V.dtype), v, o * c)
+        m = m2
+    ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_lse_flat(Q, K, V, O, L, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int], D: ct.Constant[int]):
+    """Row state as 1-D ``(BM,)`` tiles broadcast by ``[:, None]``; the LSE (log2) stored into a flat
+    ``L [BH * S]`` at tile ``bh * (S / BM) + qt`` computed from ``Q.shape``."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    m = ct.full((BM,), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM,), dtype=ct.float32)
+    o = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, D))):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        m2 = ct.maximum(m, ct.max(s, axis=1))
+        p = ct.exp2(s - m2[:, None])
+        c = ct.exp2(m - m2)
+        den = den * c + ct.sum(p, axis=1)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        o = ct.mma(p.astype(V.dtype), v, o * c[:, None])
+        m = m2
+    ct.store(O, index=(bh, qt, 0), tile=(o / den[:, None]).astype(O.dtype).reshape((1, BM, D)))
+    nq = Q.shape[1] // BM
+    ct.store(L, index=(bh * nq + qt,), tile=m + ct.log2(den))
+
+
+@ct.kernel
+def attn_causal_greater_equal(Q, K, V, O, qk_scale: float, BM: ct.Constant[int], D: ct.Constant[int]):
+    """Causal with the mask from ``ct.greater_equal(offs_m[:, None], offs_n[None, :])`` on 1-D offset
+    vectors (Triton's ``offs_m`` / ``offs_n``), ``range(0, qt + 1)``."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    offs_m = qt * BM + ct.arange(BM, dtype=ct.int32)
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    o = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(0, qt + 1):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BM, D)).reshape((BM, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BM), dtype=ct.float32)) * qk_scale
+        offs_n = j * BM + ct.arange(BM, dtype=ct.int32)
+        s = ct.where(ct.greater_equal(offs_m[:, None], offs_n[None, :]), s, -math.inf)
+        m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m2)
+        c = ct.exp2(m - m2)
+        den = den * c + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BM, D)).reshape((BM, D))
+        o = ct.mma(p.astype(V.dtype), v, o * c)
+        m = m2
+    ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
+
+
 def _qkv(q, k, dt="float16"):
     return [(q, dt), (k, dt), (k, dt)]
 
@@ -731,6 +873,23 @@ _add("attn_qk_norm", attn_qk_norm, _qkv((2, 128, 64), (2, 256, 64)) + [((64,), "
                                                                        64, 64], (2, 2), "simt", outputs=(5,),
      error="is computed from its tile by 'nv_tileaa.reduce'", notes="Q and K normalised in the kernel: the "
      "tier's operands are TMA-loaded tiles (elementwise scalar ops on Q only)")
+_add("attn_range_step_bn", attn_range_step_bn, _qkv((2, 256, 64), (2, 256, 64)) + [((2, 256, 64), "float16"), _S,
+                                                                                   128, 64, 64],
+     (2, 2), "chained", outputs=(3,))
+_add("attn_k_order_load", attn_k_order_load, _qkv((2, 256, 64), (2, 256, 64)) + [((2, 256, 64), "float16"), _S,
+                                                                                 128, 64, 64],
+     (2, 2), "chained", outputs=(3,))
+_add("mlp_x_once_d512", mlp_x_once_d512, [((128, 512), "float16"), ((512, 256), "float16"), ((256, 128), "float16"),
+                                          ((128, 128), "float16"), 64, 64, 512, 128], (2,), "simt", outputs=(3,),
+     error="the contiguous extent must be 16, 32 or a multiple of 64",
+     notes="a 64 x 512 X tile: wider than one TMA box; the chained tier splits the contiguous extent only up to 256")
+_add("attn_bn32", attn_bn32, _qkv((2, 256, 64), (2, 256, 64)) + [((2, 256, 64), "float16"), _S, 128, 32, 64],
+     (2, 2), "chained", outputs=(3,))
+_add("attn_lse_flat", attn_lse_flat, _qkv((2, 256, 64), (2, 256, 64)) + [((2, 256, 64), "float16"),
+                                                                         ((512,), "float32"), _S, 128, 64, 64],
+     (2, 2), "chained", outputs=(3, 4))
+_add("attn_causal_greater_equal", attn_causal_greater_equal, _qkv((2, 256, 64), (2, 256, 64)) + [
+    ((2, 256, 64), "float16"), _S, 64, 64], (4, 2), "chained", outputs=(3,))
 
 # ----------------------------------------------------------------------------------------------- two dots and GEMMs
 
