@@ -306,6 +306,21 @@ def test_mlp_x_once_d512():
     _check_path("mlp_x_once_d512", args)
 
 
+def test_attn_triton_stages():
+    q, k, v = _qkv((2, 256, 64), (2, 256, 64), "float16", 142)
+    args = run("attn_triton_stages", {0: q, 1: k, 2: v})
+    close(args[3], _attn(_scores(q, k, 0.125), v, _causal(256, 256)), **F16)
+    _check_path("attn_triton_stages", args)
+
+
+@pytest.mark.parametrize("name", ["attn_persistent", "attn_swapped_grid_v_first"])
+def test_attn_persistent_and_swapped_grid(name):
+    q, k, v = _qkv((2, 256, 64), (2, 256, 64), "float16", 145)
+    args = run(name, {0: q, 1: k, 2: v})
+    close(args[3], _attn(_scores(q, k, 0.125), v), **F16)
+    _check_path(name, args)
+
+
 # ----------------------------------------------------------------------------------------------- two dots and GEMMs
 
 

@@ -14,7 +14,10 @@ Found by this sweep (each message below failed before its fix):
   tier's bookkeeping ("a value computed by the warp-specialized loop or its epilogue is used
   outside the agents"): now it names the nested K loop's line and the form the tier takes;
 - a 16-row decode tile was refused as "the dot's MMA atom is #nv_tileas.mma.sm80<...>, not a
-  WGMMA atom": now also "16 tile rows: a WGMMA takes 64 or 128"."""
+  WGMMA atom": now also "16 tile rows: a WGMMA takes 64 or 128";
+- the Triton tutorial's two-stage causal attention (two loops whose bodies have the same loads and
+  dots but different pure ops) was refused as "2 loops with dots one after another": now fused
+  into one loop with each stage's pure ops under a branch (runs on the chained tier)."""
 
 from __future__ import annotations
 
@@ -34,7 +37,8 @@ EMULATED = {"attn_bhsd_grid3_causal_d128", "attn_decode_split_kv", "attn_const_s
             "attn_k_dmajor", "attn_segment_ids_causal", "attn_prefix_lm", "attn_row_temperature",
             "linear_attn_causal", "attn_bool_mask_tensor", "attn_kv_cache_len", "mm_row_softmax_epilogue",
             "mm_splitk_strided_atomic", "mm_both_order_loads", "mm_batched_strided_batch", "attn_range_step_bn",
-            "attn_k_order_load", "attn_bn32", "attn_lse_flat", "attn_causal_greater_equal"}
+            "attn_k_order_load", "attn_bn32", "attn_lse_flat", "attn_causal_greater_equal", "attn_triton_stages",
+            "attn_swapped_grid_v_first"}
 
 
 def test_the_sweep_has_its_programs():
@@ -135,3 +139,61 @@ def test_the_materializer_names_the_nested_k_loop_without_a_source_location():
     assert "carries on the result of a K loop nested in it" in why and "at line" not in why
     _, alone = loop([scf.YieldOp()])
     assert "used outside the agents" in _escaping_why(alone, scf.YieldOp())
+
+
+def _front(name):
+    from tileorch.backend.pipeline import parse_pipeline, run_passes
+    from tileorch.frontend.cutile import load
+    from tileorch.registry import make_context
+    from tileorch.testing.export import cutile_bytecode
+
+    p = PROGRAMS[name]
+    ctx = make_context()
+    module = load(cutile_bytecode(p.kernel, p.spec), name, ctx)
+    run_passes(ctx, module, parse_pipeline("convert-cudatile-to-tileaa{compute_capability=sm_90a}"))
+    return module
+
+
+def test_two_stage_loops_with_different_pure_ops_fuse_into_one():
+    """Found by this sweep: the Triton tutorial's two causal stages (the same loads and dots; the
+    scale after the max in one, a mask added before it in the other) were left as two loops and the
+    kernel refused.  tileas-fuse-split-loops now makes one loop: the loads and dots once, outside
+    any branch, each stretch of pure ops in an ``scf.if`` on ``j >= split`` whose branches are the
+    two stages' own ops (each exp2 once per branch: nothing computed twice on one side)."""
+    from xdsl.dialects import scf
+
+    from tileorch.transforms.tileas.fuse_split_loops import fuse_split_loops
+
+    module = _front("attn_triton_stages")
+    loops = [o for o in module.walk() if isinstance(o, scf.ForOp)]
+    assert len(loops) == 2
+    exps = sum(o.name.endswith("exp2") for o in module.walk())
+    assert fuse_split_loops(module) == 1
+    module.verify()
+    (loop,) = [o for o in module.walk() if isinstance(o, scf.ForOp)]
+    body = list(loop.body.block.ops)
+    assert [o.name for o in body if o.name in ("nv_tileaa.tiled_load", "nv_tileaa.dot")] == [
+        "nv_tileaa.tiled_load", "nv_tileaa.dot", "nv_tileaa.tiled_load", "nv_tileaa.dot"]
+    ifs = [o for o in body if isinstance(o, scf.IfOp)]
+    assert ifs and all(o.cond is ifs[0].cond for o in ifs)
+    assert ifs[0].cond.owner.predicate.value.data == 5  # sge: j >= the second stage's start
+    for br in ifs:
+        assert not any("load" in o.name or o.name == "nv_tileaa.dot" for o in br.walk())
+    then_exps = sum(o.name.endswith("exp2") for br in ifs for o in br.true_region.walk())
+    else_exps = sum(o.name.endswith("exp2") for br in ifs for o in br.false_region.walk())
+    assert then_exps == else_exps == exps // 2  # p and the rescale factor, once per stage
+    assert fuse_split_loops(module) == 0
+
+
+def test_loops_whose_side_effects_differ_stay_apart():
+    """The generalisation pairs side effects one to one: a second loop that loads one more tile is
+    left alone (the kernel then refused with its located reason)."""
+    from xdsl.dialects import scf
+
+    from tileorch.transforms.tileas.fuse_split_loops import fuse_split_loops
+
+    module = _front("attn_triton_stages")
+    l1, l2 = [o for o in module.walk() if isinstance(o, scf.ForOp)]
+    load = next(o for o in l1.body.block.ops if o.name == "nv_tileaa.tiled_load")
+    l2.body.block.insert_op_before(load.clone(), l2.body.block.first_op)
+    assert fuse_split_loops(module) == 0

@@ -205,3 +205,19 @@ def test_causal_mask_from_greater_equal_of_offsets():
     q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
     o = _chained("attn_causal_greater_equal", {0: q, 1: k, 2: v}, (4, 2, 1))[3]
     _check(o, _attn(np.where(_causal(256, 256), _scores(q, k, 0.125), -np.inf), v))
+
+
+def test_triton_tutorial_two_stages_causal():
+    """Found by this sweep: the two stages' loops (bodies differing in more than an added mask) were
+    refused as '2 loops with dots one after another'; tileas-fuse-split-loops fuses bodies with the
+    same loads and dots, each stage's pure ops under its branch.  128-row query tiles over 64-key
+    tiles: the first query tile has no stage-1 tile."""
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = _chained("attn_triton_stages", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    _check(o, _attn(np.where(_causal(256, 256), _scores(q, k, 0.125), -np.inf), v))
+
+
+def test_swapped_grid_v_loaded_first():
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = _chained("attn_swapped_grid_v_first", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    _check(o, _attn(_scores(q, k, 0.125), v))

@@ -279,3 +279,9 @@ def test_mlp_with_a_512_wide_x_tile_on_the_simt_path():
     y = run("mlp_x_once_d512", {0: x, 1: w1, 2: w2})[3]
     h = np.maximum(_d(x) @ _d(w1), 0).astype(np.float16)  # the program casts the activation to f16
     _close(y, _d(h) @ _d(w2), 1e-2, 1e-2)
+
+
+def test_persistent_attention_on_the_simt_path():
+    q, k, v = _f((2, 256, 64), "float16"), _f((2, 256, 64), "float16"), _f((2, 256, 64), "float16")
+    o = run("attn_persistent", {0: q, 1: k, 2: v})[3]  # 2 programs over 4 (head, query tile) items
+    _close(o, _attn(_scores(q, k, 0.125), v), 3e-3, 1e-2)

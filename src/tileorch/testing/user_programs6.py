@@ -787,6 +787,94 @@ def attn_causal_greater_equal(Q, K, V, O, qk_scale: float, BM: ct.Constant[int],
     ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
 
 
+def _stage(q, K, V, bh, m, den, o, qk_scale, lo, hi, qt, STAGE: int, BM: int, BN: int, D: int):
+    """One stage of the Triton tutorial's ``_attn_fwd_inner`` (STAGE 1: off-diagonal, 2: diagonal)."""
+    for j in range(lo, hi):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32))
+        if STAGE == 2:
+            offs_n = j * BN + ct.arange(BN, dtype=ct.int32)
+            keep = (qt * BM + ct.arange(BM, dtype=ct.int32))[:, None] >= offs_n[None, :]
+            s = s * qk_scale + ct.where(keep, 0.0, -1.0e6)
+            m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+            s = s - m2
+        else:
+            m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True) * qk_scale)
+            s = s * qk_scale - m2
+        p = ct.exp2(s)
+        c = ct.exp2(m - m2)
+        den = den * c + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        o = ct.mma(p.astype(V.dtype), v, o * c)
+        m = m2
+    return m, den, o
+
+
+@ct.kernel
+def attn_triton_stages(Q, K, V, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int], D: ct.Constant[int]):
+    """The Triton tutorial's causal forward: one helper ``_stage`` called for the key tiles below the
+    diagonal (STAGE 1: the scale applied after the max, ``exp2(s * scale - m)``) and for the diagonal
+    ones (STAGE 2: a ``-1e6`` mask added to the scaled scores before the max), ``l`` starting at 1."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.full((BM, 1), 1.0, dtype=ct.float32)
+    o = ct.zeros((BM, D), dtype=ct.float32)
+    m, den, o = _stage(q, K, V, bh, m, den, o, qk_scale, 0, qt * BM // BN, qt, 1, BM, BN, D)
+    m, den, o = _stage(q, K, V, bh, m, den, o, qk_scale, qt * BM // BN, (qt + 1) * BM // BN, qt, 2, BM, BN,
+                       D)
+    ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_persistent(Q, K, V, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int], D: ct.Constant[int]):
+    """Persistent attention: ``range(bid(0), B H * Sq / BM, num_blocks(0))`` over (head, query tile)
+    work items, the key loop nested inside."""
+    nq = ct.cdiv(Q.shape[1], BM)
+    total = nq * Q.shape[0]
+    for t in range(ct.bid(0), total, ct.num_blocks(0)):
+        bh, qt = t // nq, t % nq
+        q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+        m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+        den = ct.zeros((BM, 1), dtype=ct.float32)
+        o = ct.zeros((BM, D), dtype=ct.float32)
+        for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, D))):
+            k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+            s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+            m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+            p = ct.exp2(s - m2)
+            c = ct.exp2(m - m2)
+            den = den * c + ct.sum(p, axis=1, keepdims=True)
+            v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+            o = ct.mma(p.astype(V.dtype), v, o * c)
+            m = m2
+        ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_swapped_grid_v_first(Q, K, V, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
+                              D: ct.Constant[int]):
+    """(head, query tile) on grid axes 0 and 1 (swapped), V loaded before K in the body, ``o = o * c``
+    as its own statement before the second dot, ``l`` starting at 1."""
+    bh, qt = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.full((BM, 1), 1.0, dtype=ct.float32)
+    o = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, D))):
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m2)
+        c = ct.exp2(m - m2)
+        den = den * c + ct.sum(p, axis=1, keepdims=True)
+        o = o * c
+        o = ct.mma(p.astype(V.dtype), v, o)
+        m = m2
+    ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
+
+
 def _qkv(q, k, dt="float16"):
     return [(q, dt), (k, dt), (k, dt)]
 
@@ -890,6 +978,17 @@ _add("attn_lse_flat", attn_lse_flat, _qkv((2, 256, 64), (2, 256, 64)) + [((2, 25
      (2, 2), "chained", outputs=(3, 4))
 _add("attn_causal_greater_equal", attn_causal_greater_equal, _qkv((2, 256, 64), (2, 256, 64)) + [
     ((2, 256, 64), "float16"), _S, 64, 64], (4, 2), "chained", outputs=(3,))
+_add("attn_triton_stages", attn_triton_stages, _qkv((2, 256, 64), (2, 256, 64)) + [((2, 256, 64), "float16"), _S,
+                                                                                   128, 64, 64],
+     (2, 2), "chained", outputs=(3,),
+     notes="found by this sweep: refused ('2 loops with dots one after another'): the two stages' bodies differ "
+           "in more than added pure ops; tileas-fuse-split-loops now fuses bodies with the same side effects")
+_add("attn_persistent", attn_persistent, _qkv((2, 256, 64), (2, 256, 64)) + [((2, 256, 64), "float16"), _S,
+                                                                             128, 64, 64],
+     (2,), "simt", outputs=(3,), error="the tile is stored inside a loop around its computation",
+     notes="a persistent loop around attention's key loop: the chained tier runs one (head, query tile) a program")
+_add("attn_swapped_grid_v_first", attn_swapped_grid_v_first, _qkv((2, 256, 64), (2, 256, 64)) + [
+    ((2, 256, 64), "float16"), _S, 128, 64, 64], (2, 2), "chained", outputs=(3,))
 
 # ----------------------------------------------------------------------------------------------- two dots and GEMMs
 

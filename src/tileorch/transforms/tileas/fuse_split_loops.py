@@ -23,7 +23,14 @@ diagonal, then the masked diagonal ones), is fused over ``[min(a, X), max(X, n))
 at X; the side-effect-free ops between the two loops (the second loop's views, ranges and bounds)
 move before the first, and repeated ones are merged, so that the bodies can match.  Two dot loops
 left after this are a located error (the tier's kernels run one dot loop; the driver then takes the
-SIMT path with the error as a warning).  Pairs of any other shape are left
+SIMT path with the error as a warning).
+
+When ``B2`` is not ``B1`` plus pure ops but both have the same side effects (loads, dots, stores:
+the same ops in the same order reading the same arguments, results and outside values) and differ
+in the pure ops between them — the Triton tutorial's two causal stages, one applying the scale
+after the max and the other adding a mask before it — :func:`fuse_pure_differences` fuses them
+too: the side effects once, each stretch of pure ops before one of them in an ``scf.if`` on the
+same ``j >= split`` whose branches are ``B2``'s and ``B1``'s own ops.  Pairs of any other shape are left
 alone.  Only loops holding a dot are fused (the tier's consumer loops); ``B1``'s ops must all
 reappear in ``B2`` in order (a body with ops only the first loop has is left alone).
 """
@@ -260,6 +267,160 @@ def fuse(l1: scf.ForOp, l2: scf.ForOp, lb2: SSAValue, m: Match, bounds: tuple = 
     return scf.ForOp(l1.lb if lb is None else lb, l2.ub if ub is None else ub, l1.step, list(l1.operands[3:]), body)
 
 
+# --- bodies that share their side effects and differ in their pure ops ------------------------------
+
+
+def _local_pure(v: SSAValue, block: Block) -> bool:
+    o = v.owner
+    return isinstance(o, Operation) and o.parent_block() is block and _pure(o)
+
+
+def _closure(values, block: Block, taken: set) -> list[Operation]:
+    """The pure ops of ``block`` (not in ``taken``) that compute ``values``, in block order."""
+    seen: set = set()
+    stack = [v.owner for v in values if _local_pure(v, block)]
+    while stack:
+        o = stack.pop()
+        if o in seen or o in taken:
+            continue
+        seen.add(o)
+        stack.extend(x.owner for x in _free_operands(o) if _local_pure(x, block))
+    return [o for o in block.ops if o in seen]
+
+
+def fuse_pure_differences(l1: scf.ForOp, l2: scf.ForOp, lb2: SSAValue, bounds: tuple = (None, None)
+                          ) -> scf.ForOp | None:
+    """The fused loop (not inserted) for two bodies whose side-effecting ops (loads, dots, stores)
+    are the same ops in the same order, reading the same values where they read a block argument,
+    each other's results or a value from outside, and differing in the pure ops between them (the
+    Triton tutorial's two stages of causal attention: the scale applied after the max in one, a
+    mask added before it in the other).  Each stretch of pure ops before a side effect (and before
+    the yield) becomes one ``scf.if (j >= split)`` whose branches compute ``B2``'s and ``B1``'s ops and
+    yield, slot by slot, the operands that side effect reads and the values a later stretch reads
+    (a slot carries a ``B2`` value in the then branch and a ``B1`` value of the same type in the else
+    branch: a body's later ops read only their own body's slots, and both branches of every ``if``
+    in one iteration take the same side).  A pure value both bodies compute alike (a tile index, a
+    reshaped tile) is computed once, outside the branches.  None (nothing built) when the side
+    effects do not pair up, a side effect has regions, or the later values' types do not pair up."""
+    b1, b2 = l1.body.block, l2.body.block
+    if any(o.regions and not _pure(o) for b in (b1, b2) for o in b.ops):
+        return None
+    imp1 = [o for o in b1.ops if not _pure(o) and o is not b1.last_op]
+    imp2 = [o for o in b2.ops if not _pure(o) and o is not b2.last_op]
+    if len(imp1) != len(imp2) or len(b1.last_op.operands) != len(b2.last_op.operands):
+        return None
+    pair: dict = dict(zip(b2.args, b1.args))  # B2 value -> its B1 twin (block args, side-effect results)
+    for x, y in zip(b1.args, b2.args):
+        if x.type != y.type:
+            return None
+    for o1, o2 in zip(imp1, imp2):
+        if (o1.name != o2.name or o1.properties != o2.properties or o1.attributes != o2.attributes
+                or [r.type for r in o1.results] != [r.type for r in o2.results]
+                or len(o1.operands) != len(o2.operands)):
+            return None
+        pair.update(zip(o2.results, o1.results))
+    steps = [(o1, o2) for o1, o2 in zip(imp1, imp2)] + [(b1.last_op, b2.last_op)]
+    for o1, o2 in steps:
+        for x1, x2 in zip(o1.operands, o2.operands):
+            if _local_pure(x1, b1) != _local_pure(x2, b2) or x1.type != x2.type:
+                return None
+            if not _local_pure(x1, b1) and pair.get(x2, x2) is not x1 and not _same_scalar(x1, x2):
+                return None
+
+    body = Block(arg_types=[a.type for a in b1.args])
+    cond = arith.CmpiOp(body.args[0], lb2, "sge")
+    body.add_op(cond)
+    m1: dict = dict(zip(b1.args, body.args))  # B1 value -> fused value
+    m2: dict = dict(zip(b2.args, body.args))
+    built: list[Operation] = [cond]
+
+    def shared(x1: SSAValue, x2: SSAValue) -> bool:
+        """x1 and x2 are computed alike from values both bodies share."""
+        if x1 in m1 and x2 in m2:
+            return m1[x1] is m2[x2]
+        if not _local_pure(x1, b1):
+            return pair.get(x2, x2) is x1 or (x1 in m1 and m1[x1] is m2.get(x2))
+        if not _local_pure(x2, b2):
+            return False
+        a, b = x1.owner, x2.owner
+        if a.regions or b.regions:  # (a reduction's combiner: not compared here)
+            return False
+        if (a.name != b.name or a.properties != b.properties or a.attributes != b.attributes
+                or [r.type for r in a.results] != [r.type for r in b.results] or len(a.operands) != len(b.operands)
+                or list(a.results).index(x1) != list(b.results).index(x2)):
+            return False
+        return all(shared(p, q) for p, q in zip(a.operands, b.operands))
+
+    def emit_shared(x1: SSAValue, x2: SSAValue) -> SSAValue:
+        if x1 in m1:
+            return m1[x1]
+        if not _local_pure(x1, b1):
+            return x1  # from outside the loop
+        a, b = x1.owner, x2.owner
+        operands = [emit_shared(p, q) for p, q in zip(a.operands, b.operands)]
+        new = a.clone(value_mapper=dict(zip(a.operands, operands)))
+        body.add_op(new)
+        m1.update(zip(a.results, new.results))
+        m2.update(zip(b.results, new.results))
+        return m1[x1]
+
+    done1: set = set()
+    done2: set = set()
+    for o1, o2 in steps:
+        wants = []
+        for x1, x2 in zip(o1.operands, o2.operands):
+            if not _local_pure(x1, b1) or x1 in m1 and x2 in m2 and m1[x1] is m2[x2]:
+                continue
+            if shared(x1, x2):
+                emit_shared(x1, x2)
+            else:
+                wants.append((x1, x2))
+        if wants:
+            seg1 = _closure([w[0] for w in wants], b1, done1 | {o for o in b1.ops if o.results and o.results[0] in m1})
+            seg2 = _closure([w[1] for w in wants], b2, done2 | {o for o in b2.ops if o.results and o.results[0] in m2})
+            done1.update(seg1)
+            done2.update(seg2)
+            slots1 = [w[0] for w in wants]
+            slots2 = [w[1] for w in wants]
+            later1 = [r for o in seg1 for r in o.results
+                      if r not in slots1 and any(u.operation not in seg1 and u.operation is not o1 for u in r.uses)]
+            later2 = [r for o in seg2 for r in o.results
+                      if r not in slots2 and any(u.operation not in seg2 and u.operation is not o2 for u in r.uses)]
+            for r in later1:  # pair each later-read value with one of the other body's, by type
+                twin = next((s for s in later2 if s.type == r.type), None)
+                if twin is None:
+                    return None
+                later2.remove(twin)
+                slots1.append(r)
+                slots2.append(twin)
+            if later2:
+                return None
+
+            def branch(seg, mapping, slots):
+                blk, local = Block(), dict(mapping)
+                for o in seg:
+                    new = o.clone(value_mapper={x: local.get(x, x) for x in _free_operands(o)})
+                    blk.add_op(new)
+                    local.update(zip(o.results, new.results))
+                blk.add_op(scf.YieldOp(*[local.get(s, s) for s in slots]))
+                return blk
+
+            br = scf.IfOp(cond.result, [s.type for s in slots1], Region(branch(seg2, m2, slots2)),
+                          Region(branch(seg1, m1, slots1)))
+            body.add_op(br)
+            m1.update(zip(slots1, br.results))
+            m2.update(zip(slots2, br.results))
+        if o1 is b1.last_op:
+            body.add_op(scf.YieldOp(*[m1.get(x, x) for x in o1.operands]))
+            break
+        new = o1.clone(value_mapper={x: m1.get(x, x) for x in o1.operands})
+        body.add_op(new)
+        m1.update(zip(o1.results, new.results))
+        m2.update(zip(o2.results, new.results))
+    lb, ub = bounds
+    return scf.ForOp(l1.lb if lb is None else lb, l2.ub if ub is None else ub, l1.step, list(l1.operands[3:]), body)
+
+
 def _free_operands(op: Operation) -> list[SSAValue]:
     """Operands of ``op`` and of the ops nested in it that are defined outside ``op``."""
     inner = {r for o in op.walk() for r in o.results} | {a for o in op.walk() for reg in o.regions
@@ -326,14 +487,17 @@ def fuse_split_loops(module: Operation) -> int:
                 continue
             l2 = l1.next_op
             split = split_point(l1, l2)
-            m = match_bodies(l1.body.block, l2.body.block) if split is not None else None
-            if m is None:
+            if split is None:
                 continue
+            m = match_bodies(l1.body.block, l2.body.block)
             lb2, a, n = split
             bounds_ops: list[Operation] = []
             if a is not None:  # range(a, X) then range(X, n): the fused loop runs [min(a, X), max(X, n))
                 bounds_ops = [arith.MinSIOp(a, lb2), arith.MaxSIOp(lb2, n)]
-            new = fuse(l1, l2, lb2, m, tuple(o.results[0] for o in bounds_ops) if bounds_ops else (None, None))
+            bounds = tuple(o.results[0] for o in bounds_ops) if bounds_ops else (None, None)
+            new = fuse(l1, l2, lb2, m, bounds) if m is not None else fuse_pure_differences(l1, l2, lb2, bounds)
+            if new is None:
+                continue
             copy_location(l1, [*bounds_ops, new])
             block = l1.parent_block()
             for o in bounds_ops:
