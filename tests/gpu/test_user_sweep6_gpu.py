@@ -321,6 +321,24 @@ def test_attn_persistent_and_swapped_grid(name):
     _check_path(name, args)
 
 
+def test_attn_if_last_tile():
+    q, k, v = _qkv((2, 256, 64), (2, 200, 64), "float16", 148)
+    args = run("attn_if_last_tile", {0: q, 1: k, 2: v})
+    close(args[3], _attn(_scores(q, k, 0.125), v), **F16)
+    _check_path("attn_if_last_tile", args)
+
+
+def test_attn_m_and_l_out():
+    q, k, v = _qkv((2, 256, 64), (2, 256, 64), "float16", 151)
+    args = run("attn_m_and_l_out", {0: q, 1: k, 2: v})
+    s = _scores(q, k, 0.125 * LOG2E)
+    close(args[3], _attn(s / LOG2E, v), **F16)
+    m = s.amax(-1)
+    close(args[4], m, atol=1e-3, rtol=1e-5)
+    close(args[5], torch.exp2(s - m[..., None]).sum(-1), atol=1e-3, rtol=1e-3)
+    _check_path("attn_m_and_l_out", args)
+
+
 # ----------------------------------------------------------------------------------------------- two dots and GEMMs
 
 

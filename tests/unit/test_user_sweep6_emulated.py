@@ -221,3 +221,19 @@ def test_swapped_grid_v_loaded_first():
     q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
     o = _chained("attn_swapped_grid_v_first", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
     _check(o, _attn(_scores(q, k, 0.125), v))
+
+
+def test_mask_under_an_if_on_the_last_key_tile():
+    q, k, v = _h(2, 256, 64), _h(2, 200, 64), _h(2, 200, 64)
+    o = _chained("attn_if_last_tile", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    _check(o, _attn(_scores(q, k, 0.125), v))
+
+
+def test_running_max_and_normaliser_side_outputs():
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    out = _chained("attn_m_and_l_out", {0: q, 1: k, 2: v}, (2, 2, 1))
+    s = _scores(q, k, 0.125 * LOG2E)  # log2 units, as the program keeps them
+    _check(out[3], _attn(s / LOG2E, v))
+    m = s.max(-1)
+    _check(out[4], m, 1e-3, 1e-5)
+    _check(out[5], np.exp2(s - m[..., None]).sum(-1), 1e-3, 1e-3)

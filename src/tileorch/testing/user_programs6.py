@@ -875,6 +875,57 @@ def attn_swapped_grid_v_first(Q, K, V, O, qk_scale: float, BM: ct.Constant[int],
     ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
 
 
+@ct.kernel
+def attn_if_last_tile(Q, K, V, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int], D: ct.Constant[int]):
+    """Ragged keys (200 of 256) masked under ``if j == n - 1`` inside the loop (only the last key tile
+    pays for the mask), zero-padded K / V loads."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    sk = K.shape[1]
+    n = ct.cdiv(sk, BN)
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    o = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(n):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        if j == n - 1:
+            s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] < sk, s, -math.inf)
+        m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m2)
+        c = ct.exp2(m - m2)
+        den = den * c + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        o = ct.mma(p.astype(V.dtype), v, o * c)
+        m = m2
+    ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_m_and_l_out(Q, K, V, O, M, L, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
+                     D: ct.Constant[int]):
+    """FA2's side outputs: the running max ``M`` and the normaliser ``L`` (``[BH, S]`` each, from the
+    ``(BM, 1)`` state) beside O."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    o = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, D))):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m2)
+        c = ct.exp2(m - m2)
+        den = den * c + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        o = ct.mma(p.astype(V.dtype), v, o * c)
+        m = m2
+    ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
+    ct.store(M, index=(bh, qt), tile=m.reshape((1, BM)))
+    ct.store(L, index=(bh, qt), tile=den.reshape((1, BM)))
+
+
 def _qkv(q, k, dt="float16"):
     return [(q, dt), (k, dt), (k, dt)]
 
@@ -989,6 +1040,12 @@ _add("attn_persistent", attn_persistent, _qkv((2, 256, 64), (2, 256, 64)) + [((2
      notes="a persistent loop around attention's key loop: the chained tier runs one (head, query tile) a program")
 _add("attn_swapped_grid_v_first", attn_swapped_grid_v_first, _qkv((2, 256, 64), (2, 256, 64)) + [
     ((2, 256, 64), "float16"), _S, 128, 64, 64], (2, 2), "chained", outputs=(3,))
+_add("attn_if_last_tile", attn_if_last_tile, _qkv((2, 256, 64), (2, 200, 64)) + [((2, 256, 64), "float16"), _S,
+                                                                                 128, 64, 64],
+     (2, 2), "chained", outputs=(3,))
+_add("attn_m_and_l_out", attn_m_and_l_out, _qkv((2, 256, 64), (2, 256, 64)) + [
+    ((2, 256, 64), "float16"), ((2, 256), "float32"), ((2, 256), "float32"), _S, 128, 64, 64], (2, 2), "chained",
+     outputs=(3, 4, 5))
 
 # ----------------------------------------------------------------------------------------------- two dots and GEMMs
 
