@@ -237,3 +237,12 @@ def test_running_max_and_normaliser_side_outputs():
     m = s.max(-1)
     _check(out[4], m, 1e-3, 1e-5)
     _check(out[5], np.exp2(s - m[..., None]).sum(-1), 1e-3, 1e-3)
+
+
+def test_peeled_ragged_last_key_tile_rerolled():
+    """Found by this sweep: the ragged last key tile written out after the loop (masked there) was
+    refused; tileas-fuse-split-loops now takes the step as one more iteration (the mask under a
+    branch on the last tile, the loads padded).  Sq = 100, Sk = 170 (two whole key tiles, one of 42)."""
+    q, k, v = _h(2, 100, 64), _h(2, 170, 64), _h(2, 170, 64)
+    o = _chained("attn_cross_peeled_last_tile", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    _check(o, _attn(_scores(q, k, 0.125), v))

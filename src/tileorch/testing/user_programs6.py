@@ -27,7 +27,7 @@ Found by this sweep (the entries' ``notes``): refusals in the tier's terms inste
 16-row tile's MMA atom) now name the reason at the dot or loop; the GEMM emulation harness mapped
 an M-major A wrongly (a test-harness bug).  Still refused by the tiers, with the reason at the
 user's line (the SIMT path runs them): GQA heads packed into one ``(1, G, BM, D)`` tile, a peeled
-sink or ragged last key step, the backward's ``P^T`` as a dot operand, a nested-K MLP, a batch on
+first (sink) key step, the backward's ``P^T`` as a dot operand, a nested-K MLP, a batch on
 A's middle axis, a LoRA up projection after the loop, head dim 512, 16-row decode tiles, QK-norm
 (operands computed in the kernel), a 512-wide X tile.
 
@@ -950,9 +950,9 @@ _add("attn_gqa_packed_heads", attn_gqa_packed_heads,
      outputs=(3,), error="2-D tiles (with unit dimensions elsewhere) are supported",
      notes="a (1, G, BM, D) tile reshaped to (G BM, D): the chained tier's TMA boxes are 2-D")
 _add("attn_cross_peeled_last_tile", attn_cross_peeled_last_tile,
-     _qkv((2, 100, 64), (2, 170, 64)) + [((2, 100, 64), "float16"), 0.125, 64, 64, 64], (2, 2), "simt", outputs=(3,),
-     error="this one after the loop that holds the others",
-     notes="found by this sweep: refused as '4 dots in one K loop that do not read the same A tile'")
+     _qkv((2, 100, 64), (2, 170, 64)) + [((2, 100, 64), "float16"), 0.125, 64, 64, 64], (2, 2), "chained", outputs=(3,),
+     notes="found by this sweep: refused as '4 dots in one K loop that do not read the same A tile'; "
+           "tileas-fuse-split-loops now takes the peeled step as the loop's last iteration")
 _add("attn_decode_split_kv", attn_decode_split_kv,
      _qkv((4, 8, 64), (4, 512, 64)) + [((4, 4, 8, 64), "float32"), ((4, 4, 8), "float32"), _S, 128, 64, 64, 64],
      (4, 4), "chained", outputs=(3, 4))

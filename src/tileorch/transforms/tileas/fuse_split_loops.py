@@ -40,7 +40,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from tileorch.diagnostics import copy_location
@@ -288,6 +288,19 @@ def _closure(values, block: Block, taken: set) -> list[Operation]:
     return [o for o in block.ops if o in seen]
 
 
+def _merged_properties(o1: Operation, o2: Operation) -> dict | None:
+    """The properties of one op standing for ``o1`` and ``o2``: theirs when equal; for two loads one
+    of which pads out-of-bounds elements and the other leaves them undetermined, the padding one
+    (the same elements in bounds; a refinement of the undetermined ones); else None."""
+    if o1.properties == o2.properties:
+        return dict(o1.properties)
+    p1, p2 = dict(o1.properties), dict(o2.properties)
+    pad1, pad2 = p1.pop("padding_value", None), p2.pop("padding_value", None)
+    if "load" not in o1.name or p1 != p2 or (pad1 is not None and pad2 is not None):
+        return None
+    return {**p1, "padding_value": pad1 if pad1 is not None else pad2}
+
+
 def fuse_pure_differences(l1: scf.ForOp, l2: scf.ForOp, lb2: SSAValue, bounds: tuple = (None, None)
                           ) -> scf.ForOp | None:
     """The fused loop (not inserted) for two bodies whose side-effecting ops (loads, dots, stores)
@@ -313,18 +326,22 @@ def fuse_pure_differences(l1: scf.ForOp, l2: scf.ForOp, lb2: SSAValue, bounds: t
     for x, y in zip(b1.args, b2.args):
         if x.type != y.type:
             return None
+    props: dict = {}  # side effect of B1 -> the properties of the fused one
     for o1, o2 in zip(imp1, imp2):
-        if (o1.name != o2.name or o1.properties != o2.properties or o1.attributes != o2.attributes
+        merged = _merged_properties(o1, o2)
+        if (o1.name != o2.name or merged is None or o1.attributes != o2.attributes
                 or [r.type for r in o1.results] != [r.type for r in o2.results]
                 or len(o1.operands) != len(o2.operands)):
             return None
+        props[o1] = merged
         pair.update(zip(o2.results, o1.results))
     steps = [(o1, o2) for o1, o2 in zip(imp1, imp2)] + [(b1.last_op, b2.last_op)]
     for o1, o2 in steps:
         for x1, x2 in zip(o1.operands, o2.operands):
-            if _local_pure(x1, b1) != _local_pure(x2, b2) or x1.type != x2.type:
+            if x1.type != x2.type:
                 return None
-            if not _local_pure(x1, b1) and pair.get(x2, x2) is not x1 and not _same_scalar(x1, x2):
+            if (not _local_pure(x1, b1) and not _local_pure(x2, b2) and pair.get(x2, x2) is not x1
+                    and not _same_scalar(x1, x2)):
                 return None
 
     body = Block(arg_types=[a.type for a in b1.args])
@@ -367,13 +384,14 @@ def fuse_pure_differences(l1: scf.ForOp, l2: scf.ForOp, lb2: SSAValue, bounds: t
     done1: set = set()
     done2: set = set()
     for o1, o2 in steps:
-        wants = []
-        for x1, x2 in zip(o1.operands, o2.operands):
-            if not _local_pure(x1, b1) or x1 in m1 and x2 in m2 and m1[x1] is m2[x2]:
+        wants, at = [], {}  # at: operand position -> its branch slot
+        for i, (x1, x2) in enumerate(zip(o1.operands, o2.operands)):
+            if not _local_pure(x1, b1) and not _local_pure(x2, b2) or x1 in m1 and x2 in m2 and m1[x1] is m2[x2]:
                 continue
             if shared(x1, x2):
                 emit_shared(x1, x2)
             else:
+                at[i] = len(wants)
                 wants.append((x1, x2))
         if wants:
             seg1 = _closure([w[0] for w in wants], b1, done1 | {o for o in b1.ops if o.results and o.results[0] in m1})
@@ -408,17 +426,157 @@ def fuse_pure_differences(l1: scf.ForOp, l2: scf.ForOp, lb2: SSAValue, bounds: t
             br = scf.IfOp(cond.result, [s.type for s in slots1], Region(branch(seg2, m2, slots2)),
                           Region(branch(seg1, m1, slots1)))
             body.add_op(br)
-            m1.update(zip(slots1, br.results))
-            m2.update(zip(slots2, br.results))
+            # (a slot of a value the body does not compute, a block argument passed through on one
+            # side, is read by position below: that value keeps its own mapping elsewhere)
+            m1.update((x, r) for x, r in zip(slots1, br.results) if _local_pure(x, b1))
+            m2.update((x, r) for x, r in zip(slots2, br.results) if _local_pure(x, b2))
+            slot_at = {i: br.results[k] for i, k in at.items()}
+        else:
+            slot_at = {}
+        operands = [slot_at.get(i, m1.get(x, x)) for i, x in enumerate(o1.operands)]
         if o1 is b1.last_op:
-            body.add_op(scf.YieldOp(*[m1.get(x, x) for x in o1.operands]))
+            body.add_op(scf.YieldOp(*operands))
             break
         new = o1.clone(value_mapper={x: m1.get(x, x) for x in o1.operands})
+        new.operands = operands
+        new.properties = dict(props[o1])
         body.add_op(new)
         m1.update(zip(o1.results, new.results))
         m2.update(zip(o2.results, new.results))
     lb, ub = bounds
     return scf.ForOp(l1.lb if lb is None else lb, l2.ub if ub is None else ub, l1.step, list(l1.operands[3:]), body)
+
+
+# --- a last step peeled after the loop -------------------------------------------------------------
+
+
+def _twin(y: SSAValue, v: SSAValue, pairs: dict, body: Block, step: set) -> bool:
+    """``v`` (a value of the step after the loop) plays the part of the loop body's yielded ``y``:
+    the same op (name, attributes, result types, result index) reading, where ``y``'s op reads an
+    iteration argument or the induction variable, the loop's result or upper bound ``pairs`` gives,
+    a value from outside the loop where it does, and any value of the body / of the step where it
+    reads one (the step's own mask may sit between: the updated max, normaliser and accumulator of
+    attention's last key tile are found by the op that makes them and the state it reads)."""
+    a, b = y.owner, v.owner
+    if not isinstance(a, Operation) or not isinstance(b, Operation) or a.regions or b.regions:
+        return False
+    if (a.name != b.name or a.properties != b.properties or a.attributes != b.attributes
+            or [r.type for r in a.results] != [r.type for r in b.results] or len(a.operands) != len(b.operands)
+            or list(a.results).index(y) != list(b.results).index(v)):
+        return False
+    for p, q in zip(a.operands, b.operands):
+        if p in pairs:
+            if pairs[p] is not q:
+                return False
+        elif isinstance(p.owner, Operation) and p.owner.parent_block() is body:
+            if not (isinstance(q.owner, Operation) and q.owner in step):
+                return False
+        elif not (p is q or _same_scalar(p, q)):
+            return False
+    return True
+
+
+@dataclass
+class PeeledStep:
+    """A peeled last step as a one-trip loop (:func:`wrap_peeled_step`): ``loop`` is built, its
+    bounds inserted before the first loop; :meth:`commit` puts it in place of the step's ops,
+    :meth:`abort` takes the bounds out again."""
+
+    first: scf.ForOp
+    loop: scf.ForOp
+    bounds: list
+    step: list
+    dependent: list
+    twins: list
+
+    def commit(self) -> None:
+        block, dep = self.first.parent_block(), set(self.dependent)
+        for o in self.step:
+            if o not in dep:  # views and constants the step made: before the loops
+                o.detach()
+                block.insert_op_before(o, self.bounds[0])
+        block.insert_op_after(self.loop, self.first)
+        for t, r in zip(self.twins, self.loop.results):
+            if t is not None:
+                t.replace_uses_with_if(r, lambda u: u.operation not in dep)
+        for o in reversed(self.dependent):
+            o.detach()
+            o.erase(safe_erase=False)
+
+    def abort(self) -> None:
+        self.loop.erase(safe_erase=False)
+        for o in reversed(self.bounds):
+            o.detach()
+            o.erase()
+
+
+def wrap_peeled_step(l1: scf.ForOp) -> PeeledStep | None:
+    """A dot loop ``for j in range(a, X)`` followed by one more step written out after it (the ragged
+    last key tile of attention, masked there): the ops after the loop up to the last of the loop
+    body's side effects repeated in the same order, with ``X`` where the body reads ``j``, as a loop
+    ``for j in range(X, X + 1)`` carrying the first loop's results (built, not yet in place: see
+    :class:`PeeledStep`), so that :func:`fuse_pure_differences` can fuse the pair.  Its yield: for
+    each of the first loop's results the step's value computed like the body's (:func:`_twin`), else
+    the result unchanged.  None (nothing changed) when the ops after the loop are not such a step,
+    the first loop's results are read elsewhere, or a value of the step other than those twins is
+    read after it."""
+    block, b1 = l1.parent_block(), l1.body.block
+    if block is None or not _const_one(l1.step) or not isinstance(l1.ub.type, IntegerType):
+        return None
+    imp = [o for o in b1.ops if not _pure(o) and o is not b1.last_op]
+    if not imp:
+        return None
+    step: list[Operation] = []
+    k = 0
+    op = l1.next_op
+    while op is not None and k < len(imp):
+        if not _pure(op):
+            if op.name != imp[k].name or op.regions:
+                return None
+            k += 1
+        step.append(op)
+        op = op.next_op
+    if k < len(imp):
+        return None
+    inside = set(step)
+    if any(u.operation not in inside for r in l1.results for u in r.uses):
+        return None
+    # the step's ops that do not read the loop (views, constants) stay outside the new loop
+    reads: set = set(l1.results) | {l1.ub}
+    dependent: list[Operation] = []
+    for o in step:
+        if any(x in reads for x in _free_operands(o)) or not _pure(o):
+            dependent.append(o)
+            reads.update(o.results)
+    dep = set(dependent)
+    pairs = {b1.args[0]: l1.ub, **dict(zip(b1.args[1:], l1.results))}
+    step_imp = [o for o in dependent if not _pure(o)]
+    twins = []
+    for y in b1.last_op.operands:
+        if isinstance(y.owner, Operation) and y.owner in imp:  # a side effect's result: the step's at that place
+            twin = step_imp[imp.index(y.owner)].results[list(y.owner.results).index(y)]
+        else:
+            found = [r for o in dependent if _pure(o) for r in o.results if _twin(y, r, pairs, b1, dep)]
+            twin = found[0] if len(found) == 1 else None  # (none, or not one: the result left unchanged)
+        twins.append(twin)
+    for o in dependent:  # what is read after the step must be a twin
+        for r in o.results:
+            if any(u.operation not in dep for u in r.uses) and r not in twins:
+                return None
+    one = arith.ConstantOp(IntegerAttr(1, l1.ub.type))
+    end = arith.AddiOp(l1.ub, one.result)
+    body = Block(arg_types=[a.type for a in b1.args])
+    vmap = {l1.ub: body.args[0], **dict(zip(l1.results, body.args[1:]))}
+    for o in dependent:
+        new = o.clone(value_mapper={x: vmap.get(x, x) for x in _free_operands(o)})
+        body.add_op(new)
+        vmap.update(zip(o.results, new.results))
+    body.add_op(scf.YieldOp(*[vmap[t] if t is not None else a for t, a in zip(twins, body.args[1:])]))
+    loop = scf.ForOp(l1.ub, end.result, l1.step, list(l1.results), body)
+    copy_location(l1, [one, end, loop])
+    block.insert_op_before(one, l1)
+    block.insert_op_before(end, l1)
+    return PeeledStep(l1, loop, [one, end], step, dependent, twins)
 
 
 def _free_operands(op: Operation) -> list[SSAValue]:
@@ -483,11 +641,16 @@ def fuse_split_loops(module: Operation) -> int:
         for l1 in list(module.walk()):
             if not isinstance(l1, scf.ForOp) or not any(o.name.endswith(".dot") for o in l1.walk()):
                 continue
+            peeled = None
             if not isinstance(l1.next_op, scf.ForOp) and hoist_between(l1) is None:
-                continue
-            l2 = l1.next_op
+                peeled = wrap_peeled_step(l1)  # a last step written out after the loop
+                if peeled is None:
+                    continue
+            l2 = peeled.loop if peeled is not None else l1.next_op
             split = split_point(l1, l2)
             if split is None:
+                if peeled is not None:
+                    peeled.abort()
                 continue
             m = match_bodies(l1.body.block, l2.body.block)
             lb2, a, n = split
@@ -497,7 +660,13 @@ def fuse_split_loops(module: Operation) -> int:
             bounds = tuple(o.results[0] for o in bounds_ops) if bounds_ops else (None, None)
             new = fuse(l1, l2, lb2, m, bounds) if m is not None else fuse_pure_differences(l1, l2, lb2, bounds)
             if new is None:
+                for o in bounds_ops:  # (built, not inserted: they read the bounds)
+                    o.drop_all_references()
+                if peeled is not None:
+                    peeled.abort()
                 continue
+            if peeled is not None:
+                peeled.commit()
             copy_location(l1, [*bounds_ops, new])
             block = l1.parent_block()
             for o in bounds_ops:
