@@ -339,6 +339,22 @@ def test_attn_m_and_l_out():
     _check_path("attn_m_and_l_out", args)
 
 
+def test_attn_triton_stages_bm64_bn128():
+    q, k, v = _qkv((2, 256, 64), (2, 256, 64), "float16", 154)
+    args = run("attn_triton_stages_bm64_bn128", {0: q, 1: k, 2: v})
+    close(args[3], _attn(_scores(q, k, 0.125), v, _causal(256, 256)), **F16)
+    _check_path("attn_triton_stages_bm64_bn128", args)
+
+
+def test_attn_peeled_with_lse():
+    q, k, v = _qkv((2, 128, 64), (2, 300, 64), "float16", 157)
+    args = run("attn_peeled_with_lse", {0: q, 1: k, 2: v})
+    s = _scores(q, k, 0.125)
+    close(args[3], _attn(s, v), **F16)
+    close(args[4], torch.logsumexp(s, -1) * LOG2E, atol=1e-3, rtol=1e-4)
+    _check_path("attn_peeled_with_lse", args)
+
+
 # ----------------------------------------------------------------------------------------------- two dots and GEMMs
 
 

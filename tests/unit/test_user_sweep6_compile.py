@@ -40,7 +40,8 @@ EMULATED = {"attn_bhsd_grid3_causal_d128", "attn_decode_split_kv", "attn_const_s
             "linear_attn_causal", "attn_bool_mask_tensor", "attn_kv_cache_len", "mm_row_softmax_epilogue",
             "mm_splitk_strided_atomic", "mm_both_order_loads", "mm_batched_strided_batch", "attn_range_step_bn",
             "attn_k_order_load", "attn_bn32", "attn_lse_flat", "attn_causal_greater_equal", "attn_triton_stages",
-            "attn_swapped_grid_v_first", "attn_if_last_tile", "attn_m_and_l_out", "attn_cross_peeled_last_tile"}
+            "attn_swapped_grid_v_first", "attn_if_last_tile", "attn_m_and_l_out", "attn_cross_peeled_last_tile",
+            "attn_triton_stages_bm64_bn128", "attn_peeled_with_lse"}
 
 
 def test_the_sweep_has_its_programs():

@@ -246,3 +246,20 @@ def test_peeled_ragged_last_key_tile_rerolled():
     q, k, v = _h(2, 100, 64), _h(2, 170, 64), _h(2, 170, 64)
     o = _chained("attn_cross_peeled_last_tile", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
     _check(o, _attn(_scores(q, k, 0.125), v))
+
+
+def test_triton_two_stages_64_row_queries_128_key_tiles():
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = _chained("attn_triton_stages_bm64_bn128", {0: q, 1: k, 2: v}, (4, 2, 1))[3]
+    _check(o, _attn(np.where(_causal(256, 256), _scores(q, k, 0.125), -np.inf), v))
+
+
+def test_peeled_last_key_tile_updating_the_max_read_after_it():
+    """300 keys: 4 whole tiles in the loop, 44 keys in the peeled step, whose updated max the LSE
+    after it reads (the step's max is a twin of the loop's)."""
+    q, k, v = _h(2, 128, 64), _h(2, 300, 64), _h(2, 300, 64)
+    out = _chained("attn_peeled_with_lse", {0: q, 1: k, 2: v}, (2, 2, 1))
+    s = _scores(q, k, 0.125)
+    _check(out[3], _attn(s, v))
+    m = s.max(-1)
+    _check(out[4], (m + np.log(np.exp(s - m[..., None]).sum(-1))) * LOG2E, 1e-3, 1e-4)

@@ -926,6 +926,58 @@ def attn_m_and_l_out(Q, K, V, O, M, L, qk_scale: float, BM: ct.Constant[int], BN
     ct.store(L, index=(bh, qt), tile=den.reshape((1, BM)))
 
 
+@ct.kernel
+def attn_triton_stages_bm64_bn128(Q, K, V, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
+                                  D: ct.Constant[int]):
+    """The Triton tutorial's two stages with 64-row query tiles against 128-key tiles: stage 2 runs
+    to ``cdiv((qt + 1) BM, BN)`` (a key tile shared by two query tiles, half of it masked for one)."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.full((BM, 1), 1.0, dtype=ct.float32)
+    o = ct.zeros((BM, D), dtype=ct.float32)
+    m, den, o = _stage(q, K, V, bh, m, den, o, qk_scale, 0, (qt * BM) // BN, qt, 1, BM, BN, D)
+    m, den, o = _stage(q, K, V, bh, m, den, o, qk_scale, (qt * BM) // BN, ct.cdiv((qt + 1) * BM, BN), qt, 2,
+                       BM, BN, D)
+    ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_peeled_with_lse(Q, K, V, O, L, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
+                         D: ct.Constant[int]):
+    """The ragged last key tile peeled after a loop to ``cdiv(Sk, BN) - 1``, the state (max included)
+    updated there and the LSE (log2) stored after it from the updated max."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    sk = K.shape[1]
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    o = ct.zeros((BM, D), dtype=ct.float32)
+    last = ct.cdiv(sk, BN) - 1
+    for j in range(last):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m2)
+        c = ct.exp2(m - m2)
+        den = den * c + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        o = ct.mma(p.astype(V.dtype), v, o * c)
+        m = m2
+    k = ct.load(K, index=(bh, last, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+    s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+    s = ct.where((last * BN + ct.arange(BN, dtype=ct.int32))[None, :] < sk, s, -math.inf)
+    m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+    p = ct.exp2(s - m2)
+    c = ct.exp2(m - m2)
+    den = den * c + ct.sum(p, axis=1, keepdims=True)
+    v = ct.load(V, index=(bh, last, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+    o = ct.mma(p.astype(V.dtype), v, o * c)
+    m = m2
+    ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
+    ct.store(L, index=(bh, qt), tile=(m + ct.log2(den)).reshape((1, BM)))
+
+
 def _qkv(q, k, dt="float16"):
     return [(q, dt), (k, dt), (k, dt)]
 
@@ -1046,6 +1098,10 @@ _add("attn_if_last_tile", attn_if_last_tile, _qkv((2, 256, 64), (2, 200, 64)) + 
 _add("attn_m_and_l_out", attn_m_and_l_out, _qkv((2, 256, 64), (2, 256, 64)) + [
     ((2, 256, 64), "float16"), ((2, 256), "float32"), ((2, 256), "float32"), _S, 128, 64, 64], (2, 2), "chained",
      outputs=(3, 4, 5))
+_add("attn_triton_stages_bm64_bn128", attn_triton_stages_bm64_bn128,
+     _qkv((2, 256, 64), (2, 256, 64)) + [((2, 256, 64), "float16"), _S, 64, 128, 64], (4, 2), "chained", outputs=(3,))
+_add("attn_peeled_with_lse", attn_peeled_with_lse, _qkv((2, 128, 64), (2, 300, 64)) + [
+    ((2, 128, 64), "float16"), ((2, 128), "float32"), _S, 64, 64, 64], (2, 2), "chained", outputs=(3, 4))
 
 # ----------------------------------------------------------------------------------------------- two dots and GEMMs
 
