@@ -30,7 +30,9 @@ the same ops in the same order reading the same arguments, results and outside v
 in the pure ops between them — the Triton tutorial's two causal stages, one applying the scale
 after the max and the other adding a mask before it — :func:`fuse_pure_differences` fuses them
 too: the side effects once, each stretch of pure ops before one of them in an ``scf.if`` on the
-same ``j >= split`` whose branches are ``B2``'s and ``B1``'s own ops.  Pairs of any other shape are left
+same ``j >= split`` whose branches are ``B2``'s and ``B1``'s own ops.  A last step written out after
+a dot loop (attention's ragged last key tile, masked there) is taken as a second loop of one
+iteration (:func:`wrap_peeled_step`) when the pair then fuses.  Pairs of any other shape are left
 alone.  Only loops holding a dot are fused (the tier's consumer loops); ``B1``'s ops must all
 reappear in ``B2`` in order (a body with ops only the first loop has is left alone).
 """
