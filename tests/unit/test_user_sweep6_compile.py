@@ -229,3 +229,31 @@ def test_a_peeled_step_that_does_not_fuse_is_left_as_written():
     assert fuse_split_loops(module) == 0
     module.verify()
     assert str(module) == before
+
+
+def test_stages_whose_loads_read_stage_values_stay_apart():
+    """A load whose tile index one stage computes differently (here ``j + 0`` in the second) would
+    need the branch before the load, which the TMA producer cannot replay: the loops stay apart, and
+    the partly built fused body leaves no uses behind."""
+    from xdsl.dialects import arith, scf
+
+    from tileorch.transforms.tileas.fuse_split_loops import fuse_split_loops
+
+    module = _front("attn_triton_stages")
+    l1, l2 = [o for o in module.walk() if isinstance(o, scf.ForOp)]
+    body = l2.body.block
+    load = next(o for o in body.ops if o.name == "nv_tileaa.tiled_load")
+    iv = body.args[0]
+    pos = next(i for i, x in enumerate(load.operands) if x is iv)
+    zero = arith.ConstantOp.from_int_and_width(0, iv.type)
+    plus = arith.AddiOp(iv, zero.result)
+    body.insert_op_before(zero, body.first_op)
+    body.insert_op_after(plus, zero)
+    load.operands = [plus.result if i == pos else x for i, x in enumerate(load.operands)]
+    assert fuse_split_loops(module) == 0
+    module.verify()
+    assert sum(isinstance(o, scf.ForOp) for o in module.walk()) == 2
+    # every use of the loops' values is by an op in the module (the discarded body's were dropped)
+    for op in module.walk():
+        for r in op.results:
+            assert all(module.is_ancestor(u.operation) for u in r.uses), op

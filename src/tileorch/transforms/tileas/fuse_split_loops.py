@@ -303,8 +303,26 @@ def _merged_properties(o1: Operation, o2: Operation) -> dict | None:
     return {**p1, "padding_value": pad1 if pad1 is not None else pad2}
 
 
+class _NoFuse(Exception):
+    """The bodies do not fuse after all (found while building the fused body)."""
+
+
 def fuse_pure_differences(l1: scf.ForOp, l2: scf.ForOp, lb2: SSAValue, bounds: tuple = (None, None)
                           ) -> scf.ForOp | None:
+    """:func:`_fuse_pure_differences`; None, and nothing left reading the module's values, when the
+    bodies do not fuse."""
+    built: list[Block] = []
+    try:
+        return _fuse_pure_differences(l1, l2, lb2, bounds, built)
+    except _NoFuse:
+        for blk in built:  # the partly built body: its ops read the loops' outside values
+            for op in list(blk.walk()):
+                op.drop_all_references()
+        return None
+
+
+def _fuse_pure_differences(l1: scf.ForOp, l2: scf.ForOp, lb2: SSAValue, bounds: tuple, built: list
+                           ) -> scf.ForOp | None:
     """The fused loop (not inserted) for two bodies whose side-effecting ops (loads, dots, stores)
     are the same ops in the same order, reading the same values where they read a block argument,
     each other's results or a value from outside, and differing in the pure ops between them (the
@@ -347,6 +365,7 @@ def fuse_pure_differences(l1: scf.ForOp, l2: scf.ForOp, lb2: SSAValue, bounds: t
                 return None
 
     body = Block(arg_types=[a.type for a in b1.args])
+    built.append(body)
     cond = arith.CmpiOp(body.args[0], lb2, "sge")
     body.add_op(cond)
     m1: dict = dict(zip(b1.args, body.args))  # B1 value -> fused value
@@ -395,6 +414,9 @@ def fuse_pure_differences(l1: scf.ForOp, l2: scf.ForOp, lb2: SSAValue, bounds: t
             else:
                 at[i] = len(wants)
                 wants.append((x1, x2))
+        if wants and o1 is not b1.last_op and not o1.name.endswith(".dot"):
+            raise _NoFuse  # a load or store reading a value of one stage: left as two loops (the producer
+            # agent replays the loads' index computations, not a branch)
         if wants:
             seg1 = _closure([w[0] for w in wants], b1, done1 | {o for o in b1.ops if o.results and o.results[0] in m1})
             seg2 = _closure([w[1] for w in wants], b2, done2 | {o for o in b2.ops if o.results and o.results[0] in m2})
@@ -409,12 +431,12 @@ def fuse_pure_differences(l1: scf.ForOp, l2: scf.ForOp, lb2: SSAValue, bounds: t
             for r in later1:  # pair each later-read value with one of the other body's, by type
                 twin = next((s for s in later2 if s.type == r.type), None)
                 if twin is None:
-                    return None
+                    raise _NoFuse
                 later2.remove(twin)
                 slots1.append(r)
                 slots2.append(twin)
             if later2:
-                return None
+                raise _NoFuse
 
             def branch(seg, mapping, slots):
                 blk, local = Block(), dict(mapping)
