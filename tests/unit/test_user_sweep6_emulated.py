@@ -263,3 +263,9 @@ def test_peeled_last_key_tile_updating_the_max_read_after_it():
     _check(out[3], _attn(s, v))
     m = s.max(-1)
     _check(out[4], (m + np.log(np.exp(s - m[..., None]).sum(-1))) * LOG2E, 1e-3, 1e-4)
+
+
+def test_head_dim_80_in_zero_padded_128_tiles():
+    q, k, v = _h(2, 256, 80), _h(2, 256, 80), _h(2, 256, 80)
+    o = _chained("attn_head80_padded", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    _check(o, _attn(_scores(q, k, 0.125), v))

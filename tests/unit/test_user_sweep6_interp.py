@@ -285,3 +285,10 @@ def test_persistent_attention_on_the_simt_path():
     q, k, v = _f((2, 256, 64), "float16"), _f((2, 256, 64), "float16"), _f((2, 256, 64), "float16")
     o = run("attn_persistent", {0: q, 1: k, 2: v})[3]  # 2 programs over 4 (head, query tile) items
     _close(o, _attn(_scores(q, k, 0.125), v), 3e-3, 1e-2)
+
+
+@pytest.mark.parametrize("name, sq, d", [("attn_head8", 256, 8), ("attn_bm256", 512, 64)])
+def test_head_dim_8_and_256_row_tiles_on_the_simt_path(name, sq, d):
+    q, k, v = _f((2, sq, d), "float16"), _f((2, sq, d), "float16"), _f((2, sq, d), "float16")
+    o = run(name, {0: q, 1: k, 2: v})[3]
+    _close(o, _attn(_scores(q, k, 0.125), v), 3e-3, 1e-2)

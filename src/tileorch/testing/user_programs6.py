@@ -978,6 +978,29 @@ def attn_peeled_with_lse(Q, K, V, O, L, qk_scale: float, BM: ct.Constant[int], B
     ct.store(L, index=(bh, qt), tile=(m + ct.log2(den)).reshape((1, BM)))
 
 
+@ct.kernel
+def attn_head_padded(Q, K, V, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int], DP: ct.Constant[int]):
+    """A head dim that is not a power of two (80: cuTile's tiles are) in ``DP``-wide tiles, every
+    load zero-padded (the padded columns add zero to the scores and are never stored); the same
+    program at head dim 8 (a reduction extent below a WGMMA's 16) and with 256-row query tiles."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, DP), padding_mode=ZERO).reshape((BM, DP))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    o = ct.zeros((BM, DP), dtype=ct.float32)
+    for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, DP))):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, DP), padding_mode=ZERO).reshape((BN, DP))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m2)
+        c = ct.exp2(m - m2)
+        den = den * c + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, DP), padding_mode=ZERO).reshape((BN, DP))
+        o = ct.mma(p.astype(V.dtype), v, o * c)
+        m = m2
+    ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, DP)))
+
+
 def _qkv(q, k, dt="float16"):
     return [(q, dt), (k, dt), (k, dt)]
 
@@ -1102,6 +1125,13 @@ _add("attn_triton_stages_bm64_bn128", attn_triton_stages_bm64_bn128,
      _qkv((2, 256, 64), (2, 256, 64)) + [((2, 256, 64), "float16"), _S, 64, 128, 64], (4, 2), "chained", outputs=(3,))
 _add("attn_peeled_with_lse", attn_peeled_with_lse, _qkv((2, 128, 64), (2, 300, 64)) + [
     ((2, 128, 64), "float16"), ((2, 128), "float32"), _S, 64, 64, 64], (2, 2), "chained", outputs=(3, 4))
+_add("attn_head80_padded", attn_head_padded, _qkv((2, 256, 80), (2, 256, 80)) + [((2, 256, 80), "float16"), _S,
+                                                                                 128, 64, 128],
+     (2, 2), "chained", outputs=(3,))
+_add("attn_head8", attn_head_padded, _qkv((2, 256, 8), (2, 256, 8)) + [((2, 256, 8), "float16"), _S, 128, 64, 8],
+     (2, 2), "simt", outputs=(3,), error="a reduction extent of 8: a WGMMA reduces 16 at a time")
+_add("attn_bm256", attn_head_padded, _qkv((2, 512, 64), (2, 512, 64)) + [((2, 512, 64), "float16"), _S, 256, 64, 64],
+     (2, 2), "simt", outputs=(3,), error="tile rows 256: 64 or 128 (one or two consumer warp groups)")
 
 # ----------------------------------------------------------------------------------------------- two dots and GEMMs
 

@@ -612,8 +612,11 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     d1 = firsts[0]
     for dot in (*firsts, d2):
         if not isinstance(dot.atom, ts.MmaSm90AtomAttr):
-            rows = dot.result.type.get_shape()[0]
-            small = f" ({rows} tile rows: a WGMMA takes 64 or 128)" if rows < 64 else ""
+            rows, cols = dot.result.type.get_shape()
+            depth = dot.lhs.type.get_shape()[-1]
+            small = (f" ({rows} tile rows: a WGMMA takes 64 or 128)" if rows < 64 else
+                     f" (a reduction extent of {depth}: a WGMMA reduces 16 at a time for 16-bit operands)"
+                     if depth % 16 else f" ({cols} columns: a WGMMA's N is a multiple of 8)" if cols % 8 else "")
             _fail(dot, f"the dot's MMA atom is {dot.atom}, not a WGMMA (mma.sm90) atom{small}")
         if not isinstance(dot.result.type.element_type, Float32Type):
             _fail(dot, "the accumulator must be f32")
