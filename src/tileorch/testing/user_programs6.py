@@ -13,23 +13,31 @@ temperatures, causal linear attention (no softmax), bf16 causal at head dim 256,
 tensor, a KV-cache length passed at launch, ``[B, S, H, D]`` bf16 on a three-axis grid, and the
 backward's dV (``P^T dO``: the first dot's result transposed into the second), 16-row GQA decoding,
 QK-norm, Triton's ``range(0, Sk, BN)`` key loop with the scale after the max, K^T by load order,
-32-key tiles, 1-D row state with a flat LSE, a causal mask from ``ct.greater_equal``.
+32-key tiles, 1-D row state with a flat LSE, a causal mask from ``ct.greater_equal``, the Triton
+tutorial's two causal stages (a helper called twice; 128 x 64 and 64 x 128 tiles), a persistent
+(head, query tile) loop, V loaded before K on a swapped grid, a mask under ``if j == n - 1``, FA2's
+M and L side outputs, a peeled last key tile whose updated max the LSE reads, head dims 80 (padded
+to 128) and 8, 256-row query tiles.
 
 Two dots and GEMMs: an MLP whose up projection has its own K loop nested in the hidden loop, a
-GEMM with a row-softmax epilogue over ragged columns, a batch on the middle axis of A, fp8 e4m3 x
-e5m2, two outputs from two accumulators sharing A, split-K by strided K tiles into an atomic add
-over ragged edges, a fused LoRA (base GEMM and the down projection in one K loop, the up
-projection after it), both operands transposed by load order, a batched GEMM the GPU test runs on
-a strided batch (a ``transpose(0, 1)`` view), an MLP with a 512-wide X tile.
+GEMM with a row-softmax epilogue over ragged columns, a batch on the middle axis of A, uint8 x
+int8 (cuTile refuses e4m3 x e5m2 itself), two outputs from two accumulators sharing A, split-K by
+strided K tiles into an atomic add over ragged edges, a fused LoRA (base GEMM and the down
+projection in one K loop, the up projection after it), both operands transposed by load order, a
+batched GEMM the GPU test runs on a strided batch (a ``transpose(0, 1)`` view), an MLP with a
+512-wide X tile.
 
-Found by this sweep (the entries' ``notes``): refusals in the tier's terms instead of the user's
-(a chain's dot peeled before or after its loop, an MLP's K loop nested in the hidden loop, a
-16-row tile's MMA atom) now name the reason at the dot or loop; the GEMM emulation harness mapped
-an M-major A wrongly (a test-harness bug).  Still refused by the tiers, with the reason at the
-user's line (the SIMT path runs them): GQA heads packed into one ``(1, G, BM, D)`` tile, a peeled
-first (sink) key step, the backward's ``P^T`` as a dot operand, a nested-K MLP, a batch on
-A's middle axis, a LoRA up projection after the loop, head dim 512, 16-row decode tiles, QK-norm
-(operands computed in the kernel), a 512-wide X tile.
+Found by this sweep (the entries' ``notes``): the Triton tutorial's two-stage causal attention and
+a ragged last key tile peeled after the loop were refused (now fused into one loop by
+tileas-fuse-split-loops and run on the chained tier); refusals in the tier's terms instead of the
+user's (a chain's dot before or after its loop, an MLP's K loop nested in the hidden loop, a
+16-row or 8-deep tile's MMA atom) now name the reason at the dot or loop; the GEMM emulation
+harness mapped an M-major A wrongly (a test-harness bug).  Still refused by the tiers, with the
+reason at the user's line (the SIMT path runs them): GQA heads packed into one ``(1, G, BM, D)``
+tile, a peeled first (sink) key step, the backward's ``P^T`` as a dot operand, a nested-K MLP, a
+batch on A's middle axis, a LoRA up projection after the loop, head dims 512 and 8, 16-row decode
+tiles, 256-row query tiles, QK-norm (operands computed in the kernel), a 512-wide X tile, a
+persistent attention loop.
 
 Reductions and normalisations: Gemma's RMSNorm (``1 + w``) in bf16 over a padded ragged row,
 a two-pass chunked log-softmax, column argmax over row chunks with ties, row cumsums over column
