@@ -304,6 +304,43 @@ def chained_dot_groups(kernel: aa.FuncOp) -> tuple[list[Operation], Operation] |
     return None
 
 
+def _enclosing_loop(op: Operation) -> Operation | None:
+    p = op.parent_op()
+    while p is not None and not isinstance(p, scf.ForOp):
+        p = p.parent_op()
+    return p
+
+
+def check_dots_outside_the_chain_loop(kernel: aa.FuncOp, peeled_only: bool = False) -> None:
+    """When a dot reads another dot's result (a chain) and the kernel's dots are not all in one
+    loop (a key step peeled before or after the loop, as attention with its ragged last key tile
+    masked after the loop, or a sink tile before it), a located refusal at the first dot outside
+    the loop that holds the most; else nothing.  ``peeled_only`` (a kernel
+    :func:`chained_dot_groups` takes, whose chains may span two loops: causal attention's
+    unmasked and diagonal loops): only a dot outside every loop is refused.  Without it the GEMM
+    lowering refused such a kernel as dots "in one K loop" that do not share A, and the chained
+    lowering a peeled first step as "the epilogue op 'nv_tileas.dot'"."""
+    dots = [o for o in kernel.walk() if isinstance(o, ts.DotOp)]
+    if not any(_depends_on(b.lhs, a.result) or _depends_on(b.rhs, a.result)
+               for a in dots for b in dots if a is not b):
+        return
+    loops = [_enclosing_loop(d) for d in dots]
+    counted = [lp for lp in loops if lp is not None]
+    if not counted:
+        return
+    main = max(counted, key=counted.count)
+    order = {id(o): i for i, o in enumerate(kernel.walk())}
+    for d, lp in zip(dots, loops):
+        if peeled_only and lp is not None:
+            continue
+        if lp is not main and not (lp is not None and main.is_ancestor(lp)):
+            where = "before" if order[id(d)] < order[id(main)] else "after"
+            _fail(d, f"{len(dots)} dots, this one {where} the loop that holds the others: the chained-dots lowering "
+                     "takes a chain whose dots are all inside one loop (a step peeled out of the loop, or a dot on "
+                     "the loop's result, is not supported; a ragged or special key tile can be masked inside the "
+                     "loop instead)")
+
+
 def chained_dots(kernel: aa.FuncOp) -> tuple[Operation, Operation] | None:
     """(the first dot, the second dot) of :func:`chained_dot_groups` (the first of the first dots
     when there are several); else None."""
@@ -575,7 +612,12 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     d1 = firsts[0]
     for dot in (*firsts, d2):
         if not isinstance(dot.atom, ts.MmaSm90AtomAttr):
-            _fail(dot, f"the dot's MMA atom is {dot.atom}, not a WGMMA (mma.sm90) atom")
+            rows, cols = dot.result.type.get_shape()
+            depth = dot.lhs.type.get_shape()[-1]
+            small = (f" ({rows} tile rows: a WGMMA takes 64 or 128)" if rows < 64 else
+                     f" (a reduction extent of {depth}: a WGMMA reduces 16 at a time for 16-bit operands)"
+                     if depth % 16 else f" ({cols} columns: a WGMMA's N is a multiple of 8)" if cols % 8 else "")
+            _fail(dot, f"the dot's MMA atom is {dot.atom}, not a WGMMA (mma.sm90) atom{small}")
         if not isinstance(dot.result.type.element_type, Float32Type):
             _fail(dot, "the accumulator must be f32")
     loop = d1.parent_op()

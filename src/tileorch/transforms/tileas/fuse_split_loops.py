@@ -23,7 +23,16 @@ diagonal, then the masked diagonal ones), is fused over ``[min(a, X), max(X, n))
 at X; the side-effect-free ops between the two loops (the second loop's views, ranges and bounds)
 move before the first, and repeated ones are merged, so that the bodies can match.  Two dot loops
 left after this are a located error (the tier's kernels run one dot loop; the driver then takes the
-SIMT path with the error as a warning).  Pairs of any other shape are left
+SIMT path with the error as a warning).
+
+When ``B2`` is not ``B1`` plus pure ops but both have the same side effects (loads, dots, stores:
+the same ops in the same order reading the same arguments, results and outside values) and differ
+in the pure ops between them — the Triton tutorial's two causal stages, one applying the scale
+after the max and the other adding a mask before it — :func:`fuse_pure_differences` fuses them
+too: the side effects once, each stretch of pure ops before one of them in an ``scf.if`` on the
+same ``j >= split`` whose branches are ``B2``'s and ``B1``'s own ops.  A last step written out after
+a dot loop (attention's ragged last key tile, masked there) is taken as a second loop of one
+iteration (:func:`wrap_peeled_step`) when the pair then fuses.  Pairs of any other shape are left
 alone.  Only loops holding a dot are fused (the tier's consumer loops); ``B1``'s ops must all
 reappear in ``B2`` in order (a body with ops only the first loop has is left alone).
 """
@@ -33,7 +42,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from tileorch.diagnostics import copy_location
@@ -260,6 +269,340 @@ def fuse(l1: scf.ForOp, l2: scf.ForOp, lb2: SSAValue, m: Match, bounds: tuple = 
     return scf.ForOp(l1.lb if lb is None else lb, l2.ub if ub is None else ub, l1.step, list(l1.operands[3:]), body)
 
 
+# --- bodies that share their side effects and differ in their pure ops ------------------------------
+
+
+def _local_pure(v: SSAValue, block: Block) -> bool:
+    o = v.owner
+    return isinstance(o, Operation) and o.parent_block() is block and _pure(o)
+
+
+def _closure(values, block: Block, taken: set) -> list[Operation]:
+    """The pure ops of ``block`` (not in ``taken``) that compute ``values``, in block order."""
+    seen: set = set()
+    stack = [v.owner for v in values if _local_pure(v, block)]
+    while stack:
+        o = stack.pop()
+        if o in seen or o in taken:
+            continue
+        seen.add(o)
+        stack.extend(x.owner for x in _free_operands(o) if _local_pure(x, block))
+    return [o for o in block.ops if o in seen]
+
+
+def _merged_properties(o1: Operation, o2: Operation) -> dict | None:
+    """The properties of one op standing for ``o1`` and ``o2``: theirs when equal; for two loads one
+    of which pads out-of-bounds elements and the other leaves them undetermined, the padding one
+    (the same elements in bounds; a refinement of the undetermined ones); else None."""
+    if o1.properties == o2.properties:
+        return dict(o1.properties)
+    p1, p2 = dict(o1.properties), dict(o2.properties)
+    pad1, pad2 = p1.pop("padding_value", None), p2.pop("padding_value", None)
+    if "load" not in o1.name or p1 != p2 or (pad1 is not None and pad2 is not None):
+        return None
+    return {**p1, "padding_value": pad1 if pad1 is not None else pad2}
+
+
+class _NoFuse(Exception):
+    """The bodies do not fuse after all (found while building the fused body)."""
+
+
+def fuse_pure_differences(l1: scf.ForOp, l2: scf.ForOp, lb2: SSAValue, bounds: tuple = (None, None)
+                          ) -> scf.ForOp | None:
+    """:func:`_fuse_pure_differences`; None, and nothing left reading the module's values, when the
+    bodies do not fuse."""
+    built: list[Block] = []
+    try:
+        return _fuse_pure_differences(l1, l2, lb2, bounds, built)
+    except _NoFuse:
+        for blk in built:  # the partly built body: its ops read the loops' outside values
+            for op in list(blk.walk()):
+                op.drop_all_references()
+        return None
+
+
+def _fuse_pure_differences(l1: scf.ForOp, l2: scf.ForOp, lb2: SSAValue, bounds: tuple, built: list
+                           ) -> scf.ForOp | None:
+    """The fused loop (not inserted) for two bodies whose side-effecting ops (loads, dots, stores)
+    are the same ops in the same order, reading the same values where they read a block argument,
+    each other's results or a value from outside, and differing in the pure ops between them (the
+    Triton tutorial's two stages of causal attention: the scale applied after the max in one, a
+    mask added before it in the other).  Each stretch of pure ops before a side effect (and before
+    the yield) becomes one ``scf.if (j >= split)`` whose branches compute ``B2``'s and ``B1``'s ops and
+    yield, slot by slot, the operands that side effect reads and the values a later stretch reads
+    (a slot carries a ``B2`` value in the then branch and a ``B1`` value of the same type in the else
+    branch: a body's later ops read only their own body's slots, and both branches of every ``if``
+    in one iteration take the same side).  A pure value both bodies compute alike (a tile index, a
+    reshaped tile) is computed once, outside the branches.  None (nothing built) when the side
+    effects do not pair up, a side effect has regions, or the later values' types do not pair up."""
+    b1, b2 = l1.body.block, l2.body.block
+    if any(o.regions and not _pure(o) for b in (b1, b2) for o in b.ops):
+        return None
+    imp1 = [o for o in b1.ops if not _pure(o) and o is not b1.last_op]
+    imp2 = [o for o in b2.ops if not _pure(o) and o is not b2.last_op]
+    if len(imp1) != len(imp2) or len(b1.last_op.operands) != len(b2.last_op.operands):
+        return None
+    pair: dict = dict(zip(b2.args, b1.args))  # B2 value -> its B1 twin (block args, side-effect results)
+    for x, y in zip(b1.args, b2.args):
+        if x.type != y.type:
+            return None
+    props: dict = {}  # side effect of B1 -> the properties of the fused one
+    for o1, o2 in zip(imp1, imp2):
+        merged = _merged_properties(o1, o2)
+        if (o1.name != o2.name or merged is None or o1.attributes != o2.attributes
+                or [r.type for r in o1.results] != [r.type for r in o2.results]
+                or len(o1.operands) != len(o2.operands)):
+            return None
+        props[o1] = merged
+        pair.update(zip(o2.results, o1.results))
+    steps = [(o1, o2) for o1, o2 in zip(imp1, imp2)] + [(b1.last_op, b2.last_op)]
+    for o1, o2 in steps:
+        for x1, x2 in zip(o1.operands, o2.operands):
+            if x1.type != x2.type:
+                return None
+            if (not _local_pure(x1, b1) and not _local_pure(x2, b2) and pair.get(x2, x2) is not x1
+                    and not _same_scalar(x1, x2)):
+                return None
+
+    body = Block(arg_types=[a.type for a in b1.args])
+    built.append(body)
+    cond = arith.CmpiOp(body.args[0], lb2, "sge")
+    body.add_op(cond)
+    m1: dict = dict(zip(b1.args, body.args))  # B1 value -> fused value
+    m2: dict = dict(zip(b2.args, body.args))
+    built: list[Operation] = [cond]
+
+    def shared(x1: SSAValue, x2: SSAValue) -> bool:
+        """x1 and x2 are computed alike from values both bodies share."""
+        if x1 in m1 and x2 in m2:
+            return m1[x1] is m2[x2]
+        if not _local_pure(x1, b1):
+            return pair.get(x2, x2) is x1 or (x1 in m1 and m1[x1] is m2.get(x2))
+        if not _local_pure(x2, b2):
+            return False
+        a, b = x1.owner, x2.owner
+        if a.regions or b.regions:  # (a reduction's combiner: not compared here)
+            return False
+        if (a.name != b.name or a.properties != b.properties or a.attributes != b.attributes
+                or [r.type for r in a.results] != [r.type for r in b.results] or len(a.operands) != len(b.operands)
+                or list(a.results).index(x1) != list(b.results).index(x2)):
+            return False
+        return all(shared(p, q) for p, q in zip(a.operands, b.operands))
+
+    def emit_shared(x1: SSAValue, x2: SSAValue) -> SSAValue:
+        if x1 in m1:
+            return m1[x1]
+        if not _local_pure(x1, b1):
+            return x1  # from outside the loop
+        a, b = x1.owner, x2.owner
+        operands = [emit_shared(p, q) for p, q in zip(a.operands, b.operands)]
+        new = a.clone(value_mapper=dict(zip(a.operands, operands)))
+        body.add_op(new)
+        m1.update(zip(a.results, new.results))
+        m2.update(zip(b.results, new.results))
+        return m1[x1]
+
+    done1: set = set()
+    done2: set = set()
+    for o1, o2 in steps:
+        wants, at = [], {}  # at: operand position -> its branch slot
+        for i, (x1, x2) in enumerate(zip(o1.operands, o2.operands)):
+            if not _local_pure(x1, b1) and not _local_pure(x2, b2) or x1 in m1 and x2 in m2 and m1[x1] is m2[x2]:
+                continue
+            if shared(x1, x2):
+                emit_shared(x1, x2)
+            else:
+                at[i] = len(wants)
+                wants.append((x1, x2))
+        if wants and o1 is not b1.last_op and not o1.name.endswith(".dot"):
+            raise _NoFuse  # a load or store reading a value of one stage: left as two loops (the producer
+            # agent replays the loads' index computations, not a branch)
+        if wants:
+            seg1 = _closure([w[0] for w in wants], b1, done1 | {o for o in b1.ops if o.results and o.results[0] in m1})
+            seg2 = _closure([w[1] for w in wants], b2, done2 | {o for o in b2.ops if o.results and o.results[0] in m2})
+            done1.update(seg1)
+            done2.update(seg2)
+            slots1 = [w[0] for w in wants]
+            slots2 = [w[1] for w in wants]
+            later1 = [r for o in seg1 for r in o.results
+                      if r not in slots1 and any(u.operation not in seg1 and u.operation is not o1 for u in r.uses)]
+            later2 = [r for o in seg2 for r in o.results
+                      if r not in slots2 and any(u.operation not in seg2 and u.operation is not o2 for u in r.uses)]
+            for r in later1:  # pair each later-read value with one of the other body's, by type
+                twin = next((s for s in later2 if s.type == r.type), None)
+                if twin is None:
+                    raise _NoFuse
+                later2.remove(twin)
+                slots1.append(r)
+                slots2.append(twin)
+            if later2:
+                raise _NoFuse
+
+            def branch(seg, mapping, slots):
+                blk, local = Block(), dict(mapping)
+                for o in seg:
+                    new = o.clone(value_mapper={x: local.get(x, x) for x in _free_operands(o)})
+                    blk.add_op(new)
+                    local.update(zip(o.results, new.results))
+                blk.add_op(scf.YieldOp(*[local.get(s, s) for s in slots]))
+                return blk
+
+            br = scf.IfOp(cond.result, [s.type for s in slots1], Region(branch(seg2, m2, slots2)),
+                          Region(branch(seg1, m1, slots1)))
+            body.add_op(br)
+            # (a slot of a value the body does not compute, a block argument passed through on one
+            # side, is read by position below: that value keeps its own mapping elsewhere)
+            m1.update((x, r) for x, r in zip(slots1, br.results) if _local_pure(x, b1))
+            m2.update((x, r) for x, r in zip(slots2, br.results) if _local_pure(x, b2))
+            slot_at = {i: br.results[k] for i, k in at.items()}
+        else:
+            slot_at = {}
+        operands = [slot_at.get(i, m1.get(x, x)) for i, x in enumerate(o1.operands)]
+        if o1 is b1.last_op:
+            body.add_op(scf.YieldOp(*operands))
+            break
+        new = o1.clone(value_mapper={x: m1.get(x, x) for x in o1.operands})
+        new.operands = operands
+        new.properties = dict(props[o1])
+        body.add_op(new)
+        m1.update(zip(o1.results, new.results))
+        m2.update(zip(o2.results, new.results))
+    lb, ub = bounds
+    return scf.ForOp(l1.lb if lb is None else lb, l2.ub if ub is None else ub, l1.step, list(l1.operands[3:]), body)
+
+
+# --- a last step peeled after the loop -------------------------------------------------------------
+
+
+def _twin(y: SSAValue, v: SSAValue, pairs: dict, body: Block, step: set) -> bool:
+    """``v`` (a value of the step after the loop) plays the part of the loop body's yielded ``y``:
+    the same op (name, attributes, result types, result index) reading, where ``y``'s op reads an
+    iteration argument or the induction variable, the loop's result or upper bound ``pairs`` gives,
+    a value from outside the loop where it does, and any value of the body / of the step where it
+    reads one (the step's own mask may sit between: the updated max, normaliser and accumulator of
+    attention's last key tile are found by the op that makes them and the state it reads)."""
+    a, b = y.owner, v.owner
+    if not isinstance(a, Operation) or not isinstance(b, Operation) or a.regions or b.regions:
+        return False
+    if (a.name != b.name or a.properties != b.properties or a.attributes != b.attributes
+            or [r.type for r in a.results] != [r.type for r in b.results] or len(a.operands) != len(b.operands)
+            or list(a.results).index(y) != list(b.results).index(v)):
+        return False
+    for p, q in zip(a.operands, b.operands):
+        if p in pairs:
+            if pairs[p] is not q:
+                return False
+        elif isinstance(p.owner, Operation) and p.owner.parent_block() is body:
+            if not (isinstance(q.owner, Operation) and q.owner in step):
+                return False
+        elif not (p is q or _same_scalar(p, q)):
+            return False
+    return True
+
+
+@dataclass
+class PeeledStep:
+    """A peeled last step as a one-trip loop (:func:`wrap_peeled_step`): ``loop`` is built, its
+    bounds inserted before the first loop; :meth:`commit` puts it in place of the step's ops,
+    :meth:`abort` takes the bounds out again."""
+
+    first: scf.ForOp
+    loop: scf.ForOp
+    bounds: list
+    step: list
+    dependent: list
+    twins: list
+
+    def commit(self) -> None:
+        block, dep = self.first.parent_block(), set(self.dependent)
+        for o in self.step:
+            if o not in dep:  # views and constants the step made: before the loops
+                o.detach()
+                block.insert_op_before(o, self.bounds[0])
+        block.insert_op_after(self.loop, self.first)
+        for t, r in zip(self.twins, self.loop.results):
+            if t is not None:
+                t.replace_uses_with_if(r, lambda u: u.operation not in dep)
+        for o in reversed(self.dependent):
+            o.detach()
+            o.erase(safe_erase=False)
+
+    def abort(self) -> None:
+        self.loop.erase(safe_erase=False)
+        for o in reversed(self.bounds):
+            o.detach()
+            o.erase()
+
+
+def wrap_peeled_step(l1: scf.ForOp) -> PeeledStep | None:
+    """A dot loop ``for j in range(a, X)`` followed by one more step written out after it (the ragged
+    last key tile of attention, masked there): the ops after the loop up to the last of the loop
+    body's side effects repeated in the same order, with ``X`` where the body reads ``j``, as a loop
+    ``for j in range(X, X + 1)`` carrying the first loop's results (built, not yet in place: see
+    :class:`PeeledStep`), so that :func:`fuse_pure_differences` can fuse the pair.  Its yield: for
+    each of the first loop's results the step's value computed like the body's (:func:`_twin`), else
+    the result unchanged.  None (nothing changed) when the ops after the loop are not such a step,
+    the first loop's results are read elsewhere, or a value of the step other than those twins is
+    read after it."""
+    block, b1 = l1.parent_block(), l1.body.block
+    if block is None or not _const_one(l1.step) or not isinstance(l1.ub.type, IntegerType):
+        return None
+    imp = [o for o in b1.ops if not _pure(o) and o is not b1.last_op]
+    if not imp:
+        return None
+    step: list[Operation] = []
+    k = 0
+    op = l1.next_op
+    while op is not None and k < len(imp):
+        if not _pure(op):
+            if op.name != imp[k].name or op.regions:
+                return None
+            k += 1
+        step.append(op)
+        op = op.next_op
+    if k < len(imp):
+        return None
+    inside = set(step)
+    if any(u.operation not in inside for r in l1.results for u in r.uses):
+        return None
+    # the step's ops that do not read the loop (views, constants) stay outside the new loop
+    reads: set = set(l1.results) | {l1.ub}
+    dependent: list[Operation] = []
+    for o in step:
+        if any(x in reads for x in _free_operands(o)) or not _pure(o):
+            dependent.append(o)
+            reads.update(o.results)
+    dep = set(dependent)
+    pairs = {b1.args[0]: l1.ub, **dict(zip(b1.args[1:], l1.results))}
+    step_imp = [o for o in dependent if not _pure(o)]
+    twins = []
+    for y in b1.last_op.operands:
+        if isinstance(y.owner, Operation) and y.owner in imp:  # a side effect's result: the step's at that place
+            twin = step_imp[imp.index(y.owner)].results[list(y.owner.results).index(y)]
+        else:
+            found = [r for o in dependent if _pure(o) for r in o.results if _twin(y, r, pairs, b1, dep)]
+            twin = found[0] if len(found) == 1 else None  # (none, or not one: the result left unchanged)
+        twins.append(twin)
+    for o in dependent:  # what is read after the step must be a twin
+        for r in o.results:
+            if any(u.operation not in dep for u in r.uses) and r not in twins:
+                return None
+    one = arith.ConstantOp(IntegerAttr(1, l1.ub.type))
+    end = arith.AddiOp(l1.ub, one.result)
+    body = Block(arg_types=[a.type for a in b1.args])
+    vmap = {l1.ub: body.args[0], **dict(zip(l1.results, body.args[1:]))}
+    for o in dependent:
+        new = o.clone(value_mapper={x: vmap.get(x, x) for x in _free_operands(o)})
+        body.add_op(new)
+        vmap.update(zip(o.results, new.results))
+    body.add_op(scf.YieldOp(*[vmap[t] if t is not None else a for t, a in zip(twins, body.args[1:])]))
+    loop = scf.ForOp(l1.ub, end.result, l1.step, list(l1.results), body)
+    copy_location(l1, [one, end, loop])
+    block.insert_op_before(one, l1)
+    block.insert_op_before(end, l1)
+    return PeeledStep(l1, loop, [one, end], step, dependent, twins)
+
+
 def _free_operands(op: Operation) -> list[SSAValue]:
     """Operands of ``op`` and of the ops nested in it that are defined outside ``op``."""
     inner = {r for o in op.walk() for r in o.results} | {a for o in op.walk() for reg in o.regions
@@ -322,18 +665,32 @@ def fuse_split_loops(module: Operation) -> int:
         for l1 in list(module.walk()):
             if not isinstance(l1, scf.ForOp) or not any(o.name.endswith(".dot") for o in l1.walk()):
                 continue
+            peeled = None
             if not isinstance(l1.next_op, scf.ForOp) and hoist_between(l1) is None:
-                continue
-            l2 = l1.next_op
+                peeled = wrap_peeled_step(l1)  # a last step written out after the loop
+                if peeled is None:
+                    continue
+            l2 = peeled.loop if peeled is not None else l1.next_op
             split = split_point(l1, l2)
-            m = match_bodies(l1.body.block, l2.body.block) if split is not None else None
-            if m is None:
+            if split is None:
+                if peeled is not None:
+                    peeled.abort()
                 continue
+            m = match_bodies(l1.body.block, l2.body.block)
             lb2, a, n = split
             bounds_ops: list[Operation] = []
             if a is not None:  # range(a, X) then range(X, n): the fused loop runs [min(a, X), max(X, n))
                 bounds_ops = [arith.MinSIOp(a, lb2), arith.MaxSIOp(lb2, n)]
-            new = fuse(l1, l2, lb2, m, tuple(o.results[0] for o in bounds_ops) if bounds_ops else (None, None))
+            bounds = tuple(o.results[0] for o in bounds_ops) if bounds_ops else (None, None)
+            new = fuse(l1, l2, lb2, m, bounds) if m is not None else fuse_pure_differences(l1, l2, lb2, bounds)
+            if new is None:
+                for o in bounds_ops:  # (built, not inserted: they read the bounds)
+                    o.drop_all_references()
+                if peeled is not None:
+                    peeled.abort()
+                continue
+            if peeled is not None:
+                peeled.commit()
             copy_location(l1, [*bounds_ops, new])
             block = l1.parent_block()
             for o in bounds_ops:

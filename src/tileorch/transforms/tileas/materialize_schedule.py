@@ -195,6 +195,27 @@ def plan_loop(loop: scf.ForOp) -> _Plan:
     return _Plan(loop, loads, slice_ops)
 
 
+def _escaping_why(loop: scf.ForOp, term: Operation) -> str:
+    """The refusal of a K loop whose results (or its epilogue's) are used past the block's
+    terminator ``term``: when the loop is nested in another loop (which carries its result on,
+    e.g. an MLP's up projection with its own K loop inside the loop over hidden tiles whose down
+    projection reads it), say so in the user's terms."""
+    outer = loop.parent_op()
+    while outer is not None and not isinstance(outer, scf.ForOp):
+        outer = outer.parent_op()
+    if outer is not None:
+        from tileorch.diagnostics import source_position
+
+        pos = source_position(loop.location)
+        at = f" (the K loop at line {pos.line.data})" if pos is not None else ""
+        return ("failed to run agent dispatcher: this loop carries on the result of a K loop nested in it" + at +
+                ": the tensor-core tiers pipeline a K loop whose result the kernel's epilogue reads, not one "
+                "inside another loop of dots (an MLP whose up projection has its own K loop per hidden tile: "
+                "load the up projection's A once as a [tm, K] tile before the hidden loop)")
+    return ("failed to run agent dispatcher: a value computed by the warp-specialized loop or its epilogue is used "
+            "outside the agents")
+
+
 def materialize(func: Operation, loop: scf.ForOp, budget: int, max_stages: int) -> AgentSwitchOp:
     plan = plan_loop(loop)
     elems = [ld.result.type for ld in plan.loads]
@@ -229,8 +250,7 @@ def materialize(func: Operation, loop: scf.ForOp, budget: int, max_stages: int) 
         escaping = [r for op in [loop, *after_in] for r in op.results
                     for u in r.uses if not _inside_any(u.operation, [loop, *after_in])]
         if escaping:
-            raise LocatedError(term, "failed to run agent dispatcher: a value computed by the warp-specialized loop "
-                                     "or its epilogue is used outside the agents")
+            raise LocatedError(term, _escaping_why(loop, term))
     after = after_in
     consumer_warps = num_worker_warps(func)
     # pipeline and iterators, before the loop

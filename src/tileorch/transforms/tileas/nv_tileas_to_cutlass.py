@@ -17,7 +17,8 @@ from xdsl.passes import ModulePass
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects.nv_tileas import AgentSwitchOp
-from tileorch.transforms.tileas.chained_dots import chained_dots, lower_chained_kernel
+from tileorch.transforms.tileas.chained_dots import (check_dots_outside_the_chain_loop, chained_dots,
+                                                    lower_chained_kernel)
 from tileorch.transforms.tileas.convert_to_cutlass import CONFIG_ATTR, lower_kernel, parse_override, read_config
 
 
@@ -42,8 +43,10 @@ class ConvertNvTileasToCutlass(ModulePass):
         for kernel in kernels:
             if any(isinstance(o, AgentSwitchOp) for o in kernel.walk()):
                 if chained_dots(kernel) is not None:  # two dots, the second's A from the first's result
+                    check_dots_outside_the_chain_loop(kernel, peeled_only=True)
                     lower_chained_kernel(ctx, op, kernel)
                     continue
+                check_dots_outside_the_chain_loop(kernel)  # a chain with a step peeled out of its loop
                 lower_kernel(ctx, op, kernel, self.schedule, override)
 
 

@@ -1,0 +1,271 @@
+"""Sixth user sweep (``tileorch.testing.user_programs6``): the f16 programs the tensor-core tiers
+take, their PTX run on the CPU by ``tileorch.testing.ptx_emulator`` against numpy float64 on the
+same inputs, outputs NaN-prefilled (the helpers of test_user_sweep3/4_emulated.py: every CTA, the
+launcher's own problem derivation and tensor maps).  Chained dots: causal 128 x 64 tiles in two
+loops on ``[B, H, S, D]`` at head dim 128 on a three-axis grid, split-KV decoding, a compile-time
+scale with natural exp, a V head dim below the QK one, K stored ``[BH, D, S]``, document masks, a
+prefix-LM mask, per-row temperatures, causal linear attention, a bool mask tensor, a KV-cache
+length at launch.  GEMMs: a row-softmax epilogue over ragged columns, strided split-K into an
+atomic add over ragged edges.  bf16 / int8 programs and two outputs sharing A (the GEMM harness
+maps one B operand) run on the GPU (tests/gpu/test_user_sweep6_gpu.py).  Needs cuda-tile."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("xdsl")
+pytest.importorskip("cuda.tile")
+
+import test_user_sweep3_emulated as s3  # noqa: E402
+import test_user_sweep4_emulated as s4  # noqa: E402
+
+from tileorch.testing.user_programs6 import PROGRAMS  # noqa: E402
+
+RNG = np.random.default_rng(6131)
+LOG2E = 1.4426950408889634
+
+
+@pytest.fixture(autouse=True)
+def _sixth_sweep(monkeypatch):
+    """The third sweep's runners look programs up in ``user_programs3.PROGRAMS`` (the fourth
+    sweep's ``_s3_gemm`` in ``user_programs4``'s): add this sweep's."""
+    from tileorch.testing import user_programs3
+
+    monkeypatch.setattr(user_programs3, "PROGRAMS", {**user_programs3.PROGRAMS, **PROGRAMS})
+    monkeypatch.setattr(s4, "PROGRAMS", {**s4.PROGRAMS, **PROGRAMS})
+
+
+def _h(*shape, scale=1.0):
+    return (RNG.standard_normal(shape) * scale).astype(np.float16)
+
+
+_mm, _check = s4._mm, s4._check
+
+
+def _attn(s, v):
+    """softmax(s) v in float64 (``-inf`` entries excluded)."""
+    e = np.exp(s - s.max(-1, keepdims=True))
+    return (e / e.sum(-1, keepdims=True)) @ v.astype(np.float64)
+
+
+def _scores(q, k, scale):
+    return (q.astype(np.float64) @ np.swapaxes(k.astype(np.float64), -1, -2)) * scale
+
+
+def _causal(sq, sk):
+    return np.arange(sk)[None, :] <= np.arange(sq)[:, None]
+
+
+def _chained(name, inputs, grid3):
+    return s3._chained(name, inputs, grid3)
+
+
+# ----------------------------------------------------------------------------------------------- chained dots
+
+
+def test_bhsd_three_axis_grid_causal_128x64_head128():
+    q, k, v = _h(1, 2, 256, 128), _h(1, 2, 256, 128), _h(1, 2, 256, 128)
+    o = _chained("attn_bhsd_grid3_causal_d128", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    s = np.where(_causal(256, 256), _scores(q, k, 1 / np.sqrt(128)), -np.inf)
+    _check(o, _attn(s, v))
+
+
+def test_decode_split_kv_partials_and_lse():
+    """8 query rows in a zero-padded 64-row tile; 4 splits of 128 keys: each split's normalised
+    partial O and its LSE (log2) against numpy; the combine (SIMT) is test_user_sweep6_interp's."""
+    q, k, v = _h(4, 8, 64), _h(4, 512, 64), _h(4, 512, 64)
+    out = _chained("attn_decode_split_kv", {0: q, 1: k, 2: v}, (4, 4, 1))
+    for sp in range(4):
+        sl = slice(128 * sp, 128 * sp + 128)
+        s = _scores(q, k[:, sl], 0.125)
+        _check(out[3][sp], _attn(s, v[:, sl]))
+        m = s.max(-1)
+        lse2 = (m + np.log(np.exp(s - m[..., None]).sum(-1))) * LOG2E
+        _check(out[4][sp], lse2, 1e-3, 1e-4)
+
+
+def test_compile_time_scale_natural_exp_64x128():
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = _chained("attn_const_scale_exp", {0: q, 1: k, 2: v}, (4, 2, 1))[3]
+    _check(o, _attn(_scores(q, k, 0.125), v))
+
+
+def test_v_head_dim_below_qk_head_dim():
+    q, k, v = _h(2, 256, 128), _h(2, 256, 128), _h(2, 256, 64)
+    o = _chained("attn_dv_below_dqk", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    _check(o, _attn(_scores(q, k, 1 / np.sqrt(128)), v))
+
+
+def test_k_stored_head_dim_major():
+    q, kt, v = _h(2, 256, 64), _h(2, 64, 256), _h(2, 256, 64)
+    o = _chained("attn_k_dmajor", {0: q, 1: kt, 2: v}, (2, 2, 1))[3]
+    _check(o, _attn(_scores(q, kt.transpose(0, 2, 1), 0.125), v))
+
+
+def test_document_ids_and_causal():
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    seg = np.stack([np.repeat([0, 1, 2], [70, 100, 86]), np.repeat([0, 1], [200, 56])]).astype(np.int32)
+    o = _chained("attn_segment_ids_causal", {0: q, 1: k, 2: v, 3: seg}, (4, 2, 1))[4]
+    keep = _causal(256, 256)[None] & (seg[:, :, None] == seg[:, None, :])
+    _check(o, _attn(np.where(keep, _scores(q, k, 0.125), -np.inf), v))
+
+
+def test_prefix_lm_mask():
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = _chained("attn_prefix_lm", {0: q, 1: k, 2: v}, (4, 2, 1))[3]
+    keep = _causal(256, 256) | (np.arange(256)[None, :] < 150)
+    _check(o, _attn(np.where(keep, _scores(q, k, 0.125), -np.inf), v))
+
+
+def test_per_row_temperature():
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    t = RNG.uniform(0.05, 0.4, (2, 256)).astype(np.float32)
+    o = _chained("attn_row_temperature", {0: q, 1: k, 2: v, 3: t}, (2, 2, 1))[4]
+    _check(o, _attn(_scores(q, k, 1.0) * t[:, :, None] / LOG2E, v))
+
+
+def test_causal_linear_attention():
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = _chained("linear_attn_causal", {0: q, 1: k, 2: v}, (4, 2, 1))[3]
+    s = np.where(_causal(256, 256), _scores(q, k, 1 / 64), 0.0)
+    s = s.astype(np.float16).astype(np.float64)  # the program casts the masked scores to f16
+    _check(o, s @ v.astype(np.float64), 2e-3, 1e-2)
+
+
+def test_bool_mask_tensor():
+    q, k, v = _h(2, 128, 64), _h(2, 256, 64), _h(2, 256, 64)
+    mask = RNG.random((2, 128, 256)) < 0.3
+    mask[:, :, 200] = True  # every row keeps a key
+    mask[0, 5, :] = False
+    mask[0, 5, 3] = True  # a row whose only key is in the first tile
+    o = _chained("attn_bool_mask_tensor", {0: q, 1: k, 2: v, 3: mask}, (2, 2, 1))[4]
+    _check(o, _attn(np.where(mask, _scores(q, k, 0.125), -np.inf), v))
+
+
+def test_kv_cache_length_at_launch():
+    """300 valid keys of 512 (5 tiles, the last with 44 keys); the rest of the cache is huge."""
+    q, k, v = _h(2, 128, 64), _h(2, 512, 64), _h(2, 512, 64)
+    k[:, 300:] = 60.0
+    v[:, 300:] = 1000.0
+    o = _chained("attn_kv_cache_len", {0: q, 1: k, 2: v}, (1, 2, 1))[3]
+    _check(o, _attn(_scores(q, k[:, :300], 0.125), v[:, :300]))
+
+
+# ----------------------------------------------------------------------------------------------- GEMM
+
+
+def test_row_softmax_epilogue_ragged_columns():
+    a, b = _h(192, 128), _h(128, 200, scale=0.5)
+    c = s4._s3_gemm("mm_row_softmax_epilogue", {0: a, 1: b})[2]
+    s = _mm(a, b) * 0.25
+    e = np.exp(s - s.max(1, keepdims=True))
+    _check(c, e / e.sum(1, keepdims=True), 2e-3, 1e-2)
+
+
+def test_split_k_strided_atomic_ragged_edges():
+    """M = 200, N = 136, K = 300 (5 K tiles over 3 splits: 2, 2, 1), C pre-zeroed f32."""
+    a, b = _h(200, 300), _h(300, 136)
+    c = s4._s3_gemm("mm_splitk_strided_atomic", {0: a, 1: b, 2: np.zeros((200, 136), np.float32)})[2]
+    _check(c, _mm(a, b), 1e-3, 1e-5)
+
+
+def test_both_operands_transposed_by_the_loads_ragged_k():
+    at, bt = _h(200, 128), _h(256, 200)
+    c = s4._s3_gemm("mm_both_order_loads", {0: at, 1: bt})[2]
+    _check(c, _mm(at.T, bt.T), 1e-3, 1e-5)
+
+
+def test_batched_gemm_written_for_strided_batches_contiguous_here():
+    """Contiguous on the CPU (the GPU test passes a transpose(0, 1) view: a strided batch)."""
+    a, b = _h(2, 128, 128), _h(2, 128, 256)
+    c = s4._s3_gemm("mm_batched_strided_batch", {0: a, 1: b})[2]
+    _check(c, _mm(a, b), 6e-2, 2e-3)
+
+
+@pytest.mark.parametrize("name", ["attn_range_step_bn", "attn_k_order_load", "attn_bn32"])
+def test_loop_forms_and_narrow_key_tiles(name):
+    """Triton's ``range(0, Sk, BN)`` key loop with the scale after the max, K^T by load order, and
+    32-key tiles: plain attention each."""
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = _chained(name, {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    _check(o, _attn(_scores(q, k, 0.125), v))
+
+
+def test_row_state_1d_and_flat_lse():
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    out = _chained("attn_lse_flat", {0: q, 1: k, 2: v}, (2, 2, 1))
+    s = _scores(q, k, 0.125)
+    _check(out[3], _attn(s, v))
+    m = s.max(-1)
+    _check(out[4], ((m + np.log(np.exp(s - m[..., None]).sum(-1))) * LOG2E).reshape(512), 1e-3, 1e-4)
+
+
+def test_causal_mask_from_greater_equal_of_offsets():
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = _chained("attn_causal_greater_equal", {0: q, 1: k, 2: v}, (4, 2, 1))[3]
+    _check(o, _attn(np.where(_causal(256, 256), _scores(q, k, 0.125), -np.inf), v))
+
+
+def test_triton_tutorial_two_stages_causal():
+    """Found by this sweep: the two stages' loops (bodies differing in more than an added mask) were
+    refused as '2 loops with dots one after another'; tileas-fuse-split-loops fuses bodies with the
+    same loads and dots, each stage's pure ops under its branch.  128-row query tiles over 64-key
+    tiles: the first query tile has no stage-1 tile."""
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = _chained("attn_triton_stages", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    _check(o, _attn(np.where(_causal(256, 256), _scores(q, k, 0.125), -np.inf), v))
+
+
+def test_swapped_grid_v_loaded_first():
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = _chained("attn_swapped_grid_v_first", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    _check(o, _attn(_scores(q, k, 0.125), v))
+
+
+def test_mask_under_an_if_on_the_last_key_tile():
+    q, k, v = _h(2, 256, 64), _h(2, 200, 64), _h(2, 200, 64)
+    o = _chained("attn_if_last_tile", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    _check(o, _attn(_scores(q, k, 0.125), v))
+
+
+def test_running_max_and_normaliser_side_outputs():
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    out = _chained("attn_m_and_l_out", {0: q, 1: k, 2: v}, (2, 2, 1))
+    s = _scores(q, k, 0.125 * LOG2E)  # log2 units, as the program keeps them
+    _check(out[3], _attn(s / LOG2E, v))
+    m = s.max(-1)
+    _check(out[4], m, 1e-3, 1e-5)
+    _check(out[5], np.exp2(s - m[..., None]).sum(-1), 1e-3, 1e-3)
+
+
+def test_peeled_ragged_last_key_tile_rerolled():
+    """Found by this sweep: the ragged last key tile written out after the loop (masked there) was
+    refused; tileas-fuse-split-loops now takes the step as one more iteration (the mask under a
+    branch on the last tile, the loads padded).  Sq = 100, Sk = 170 (two whole key tiles, one of 42)."""
+    q, k, v = _h(2, 100, 64), _h(2, 170, 64), _h(2, 170, 64)
+    o = _chained("attn_cross_peeled_last_tile", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    _check(o, _attn(_scores(q, k, 0.125), v))
+
+
+def test_triton_two_stages_64_row_queries_128_key_tiles():
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = _chained("attn_triton_stages_bm64_bn128", {0: q, 1: k, 2: v}, (4, 2, 1))[3]
+    _check(o, _attn(np.where(_causal(256, 256), _scores(q, k, 0.125), -np.inf), v))
+
+
+def test_peeled_last_key_tile_updating_the_max_read_after_it():
+    """300 keys: 4 whole tiles in the loop, 44 keys in the peeled step, whose updated max the LSE
+    after it reads (the step's max is a twin of the loop's)."""
+    q, k, v = _h(2, 128, 64), _h(2, 300, 64), _h(2, 300, 64)
+    out = _chained("attn_peeled_with_lse", {0: q, 1: k, 2: v}, (2, 2, 1))
+    s = _scores(q, k, 0.125)
+    _check(out[3], _attn(s, v))
+    m = s.max(-1)
+    _check(out[4], (m + np.log(np.exp(s - m[..., None]).sum(-1))) * LOG2E, 1e-3, 1e-4)
+
+
+def test_head_dim_80_in_zero_padded_128_tiles():
+    q, k, v = _h(2, 256, 80), _h(2, 256, 80), _h(2, 256, 80)
+    o = _chained("attn_head80_padded", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    _check(o, _attn(_scores(q, k, 0.125), v))
