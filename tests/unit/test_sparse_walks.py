@@ -80,3 +80,74 @@ def test_integer_attributes_are_shared_but_bools_are_not_folded_into_ints():
     assert integer(1, 64) == IntegerAttr(1, i64)
     one = integer(1, i1)
     assert integer(True, i1) is not one and integer(True, i1) == IntegerAttr(True, i1)
+
+
+CF = """func.func @f(%x: i32, %c: i1) -> i32 {
+  cf.switch %x : i32, [
+    default: ^d(%x : i32),
+    1: ^a,
+    5: ^b(%x : i32)
+  ]
+^a:
+  cf.cond_br %c, ^d(%x : i32), ^b(%x : i32)
+^b(%y: i32):
+  cf.br ^d(%y : i32)
+^d(%z: i32):
+  func.return %z : i32
+}
+"""
+
+
+def test_cf_to_llvm_one_walk_same_ir_as_one_walk_per_pattern():
+    """convert-cf-to-llvm's single walk (LowerCf) leaves the IR the two walks it replaces
+    (LowerSwitch over the module, then LowerBranches) leave, and no cf op."""
+    from tileorch.backend.compile import parse_text, print_module
+    from tileorch.registry import make_context
+    from tileorch.transforms.cf_to_llvm import ConvertCfToLLVM, LowerBranches, LowerSwitch
+    from tileorch.transforms.index_to_llvm import convert_index_types
+
+    ctx = make_context()
+    ours, theirs = parse_text(ctx, CF, "cf.mlir"), parse_text(ctx, CF, "cf.mlir")
+    ConvertCfToLLVM().apply(ctx, ours)
+    convert_index_types(theirs)
+    for pattern in (LowerSwitch, LowerBranches):
+        rewrite_once(pattern(), theirs.body)
+    text = print_module(ours)
+    assert text == print_module(theirs)
+    assert "cf." not in text and text.count("llvm.cond_br") == 3 and "llvm.icmp" in text
+
+
+def test_drop_host_functions_from_a_census_taken_before_folding():
+    """drop_host_functions given the module's ops from before fold_static_queries drops the
+    functions the walk of each function would (ops the fold erased are not counted)."""
+    from xdsl.dialects import func
+    from xdsl.dialects.builtin import ModuleOp
+
+    from tileorch.transforms.pipeline_to_nvvm import scheduler
+
+    def module():
+        host = test.TestOp()
+        host_fn = func.FuncOp("host", ((), ()))
+        host_fn.body.block.add_ops([_named(scheduler.HOST_ONLY[0]), func.ReturnOp()])
+        folded_fn = func.FuncOp("folded", ((), ()))
+        gone = _named(scheduler.HOST_ONLY[1])
+        folded_fn.body.block.add_ops([gone, func.ReturnOp()])
+        dev_fn = func.FuncOp("device", ((), ()))
+        dev_fn.body.block.add_ops([host, func.ReturnOp()])
+        return ModuleOp([host_fn, folded_fn, dev_fn]), gone
+
+    walked, gone_w = module()
+    census_mod, gone_c = module()
+    census = list(census_mod.walk())
+    for m, gone in ((walked, gone_w), (census_mod, gone_c)):  # what folding a query does to it
+        gone.detach()
+        gone.erase()
+    scheduler.drop_host_functions(walked)
+    scheduler.drop_host_functions(census_mod, census)
+    names = [[fn.sym_name.data for fn in m.body.block.ops] for m in (walked, census_mod)]
+    assert names[0] == names[1] == ["folded", "device"]
+
+
+def _named(name: str):
+    """A test op answering to ``name`` (all drop_host_functions reads of it)."""
+    return type("HostOnly", (test.TestOp,), {"name": name})()

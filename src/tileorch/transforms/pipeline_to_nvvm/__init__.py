@@ -93,10 +93,14 @@ class ConvertPipelineToNVVM(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         options = LoweringOptions(debug_timeout=self.debug_timeout)
-        pin_multicast(op)
-        scheduler.fold_static_queries(op)
-        scheduler.drop_host_functions(op)
-        mark_byval_params(op)
+        # the four preparation steps share one walk: each reads the ops it needs off it (pin and
+        # fold add or erase no op the others look for; fold's erased queries and the dropped
+        # functions are recognized as gone)
+        census = list(op.walk())
+        pin_multicast(op, census)
+        scheduler.fold_static_queries(op, census)
+        scheduler.drop_host_functions(op, census)
+        mark_byval_params(op, census)
         _rewrite(op, regions.expansion_patterns())
         _rewrite(op, leaf_patterns(options), walk_regions_first=True, always=True)
         _rewrite(op, [*init.patterns(options), *scheduler.constructor_patterns()])
