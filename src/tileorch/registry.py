@@ -42,6 +42,7 @@ PASSES: dict[str, str] = {
     "convert-func-to-llvm": "tileorch.transforms.func_to_llvm:ConvertFuncToLLVM",
     "convert-index-to-llvm": "tileorch.transforms.index_to_llvm:ConvertIndexToLLVM",
     "convert-scf-while-to-cf": "tileorch.transforms.scf_while_to_cf:ConvertScfWhileToCf",
+    "reconcile-unrealized-casts": "tileorch.transforms.fixpoint:ReconcileUnrealizedCasts",  # xDSL's, visiting only casts
     "lower-to-llvm": "tileorch.backend.pipeline:LowerToLLVM",
     "convert-pipeline-to-nvvm": "tileorch.transforms.pipeline_to_nvvm:ConvertPipelineToNVVM",
     "lower-cutlass-pipeline-to-tileas": "tileorch.transforms.cutlass_to_tileas:LowerCutlassPipelineToTileas",

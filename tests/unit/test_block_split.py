@@ -99,8 +99,8 @@ def test_scf_to_cf_same_result_as_xdsls_walker_and_fewer_walks(monkeypatch):
     ctx = make_context()
     ours, theirs = (parse_text(ctx, IFS, "ifs.mlir") for _ in range(2))
     walks = []
-    real = PatternRewriteWalker._populate_worklist
-    monkeypatch.setattr(PatternRewriteWalker, "_populate_worklist", lambda self, r: walks.append(1) or real(self, r))
+    real = PatternRewriteWalker._process_worklist  # one call per walk (ours seeds its worklist itself)
+    monkeypatch.setattr(PatternRewriteWalker, "_process_worklist", lambda self, r: walks.append(1) or real(self, r))
     ConvertScfWhileToCf().apply(ctx, ours)
     assert len(walks) == 1
     PatternRewriteWalker(GreedyRewritePatternApplier([LowerWhile(), SwitchLowering(), IfLowering(), ForLowering()]),

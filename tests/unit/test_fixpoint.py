@@ -76,3 +76,60 @@ def test_plain_pattern_fixpoint_same_ir_without_the_confirming_walk():
                                   lambda op: isinstance(op, arith.ConstantOp) and op.value.value.data < 3)
     assert changed and str(ours) == str(theirs) and str(ours).count("3 : i32") == 2
     assert len(walks_ours) == len(walks_theirs) - 1  # the walk that found nothing to do is not made
+
+
+class _CountingDouble(RewritePattern):
+    """Replaces arith.constant 1 by arith.constant 2 (a candidate: value 1); records every op it is
+    tried on."""
+
+    def __init__(self):
+        self.tried = []
+
+    def match_and_rewrite(self, op, rewriter: PatternRewriter) -> None:
+        self.tried.append(op.name)
+        if isinstance(op, arith.ConstantOp) and op.value.value.data == 1:
+            rewriter.replace(op, arith.ConstantOp(IntegerAttr(2, i32)))
+
+
+def _seed_module():
+    """Two candidates (constant 1, used), a dead addi, and forty ops no pattern acts on."""
+    one = arith.ConstantOp(IntegerAttr(1, i32))
+    other = [arith.ConstantOp(IntegerAttr(7, i32)) for _ in range(40)]
+    users = [test.TestOp(operands=[one.result, o.result]) for o in other]
+    one2 = arith.ConstantOp(IntegerAttr(1, i32))
+    dead = arith.AddiOp(one2.result, one2.result)
+    use2 = test.TestOp(operands=[one2.result])
+    return ModuleOp([one, *other, *users, one2, dead, use2])
+
+
+def test_greedy_walk_seeds_only_candidates_and_dead_ops_same_ir():
+    """The walk tries its patterns only on the ops that may act, the dead ones (erased, not
+    tried) and what rewrites create; the IR is that of xDSL's walker, which tries every op."""
+    from xdsl.pattern_rewriter import GreedyRewritePatternApplier
+
+    from tileorch.transforms.dead_ops import GreedyApplier
+
+    theirs, ours = _seed_module(), _seed_module()
+    p_theirs, p_ours = _CountingDouble(), _CountingDouble()
+    PatternRewriteWalker(GreedyRewritePatternApplier([p_theirs])).rewrite_module(theirs)
+    changed = rewrite_to_fixpoint(PatternRewriteWalker(GreedyApplier([p_ours])), ours.body,
+                                  lambda op: isinstance(op, arith.ConstantOp) and op.value.value.data == 1)
+    assert changed and str(ours) == str(theirs)
+    assert "arith.addi" not in str(ours) and str(ours).count("2 : i32") == 2
+    assert len(p_theirs.tried) > 80  # every op, twice (the confirming walk)
+    # ours: the two candidates, the two constants they became (created: pushed by the walker)
+    # and the users the replacements touched, never the forty untouched constants
+    assert p_ours.tried.count("arith.constant") == 4 and len(p_ours.tried) < len(p_theirs.tried) / 2
+
+
+def test_skip_without_candidate_makes_no_walk():
+    from tileorch.transforms.dead_ops import GreedyApplier
+
+    module = _seed_module()
+    before = str(module)
+    pattern = _CountingDouble()
+    changed = rewrite_to_fixpoint(PatternRewriteWalker(GreedyApplier([pattern])), module.body,
+                                  lambda op: False, skip_without_candidate=True)
+    assert not changed and str(module) == before and not pattern.tried  # the dead addi stays too
+    changed = rewrite_to_fixpoint(PatternRewriteWalker(GreedyApplier([pattern])), module.body, lambda op: False)
+    assert changed and "arith.addi" not in str(module) and not pattern.tried  # erased as dead, no pattern tried

@@ -17,10 +17,12 @@ pipeline.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, i32
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from tileorch.diagnostics import LocatedError
@@ -40,11 +42,12 @@ def module_cluster_shape(module: ModuleOp) -> tuple[int, int, int]:
     return (x, y, z)
 
 
-def pin_multicast(module: ModuleOp) -> None:
+def pin_multicast(module: ModuleOp, ops: Iterable[Operation] | None = None) -> None:
     """Write the derived ``multicast`` set onto every cluster-scoped ``cutlass.pipeline.init`` of
     a multi-CTA cluster that does not declare one, so that a lowering which rewrites the
-    ``get_producer_mask`` ops it is derived from still reads the same set."""
-    for init in module.walk():
+    ``get_producer_mask`` ops it is derived from still reads the same set.  ``ops``: the
+    module's ops in walk order when the caller has them (no walk of its own)."""
+    for init in module.walk() if ops is None else ops:
         if isinstance(init, PipelineInitOp) and init.multicast is None and init.cluster_multicast():
             init.multicast = MulticastDirectionAttr(init.derived_multicast())
 

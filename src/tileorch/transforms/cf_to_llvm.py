@@ -68,9 +68,27 @@ class LowerSwitch(RewritePattern):
         rewriter.erase(op)
 
 
+class LowerCf(RewritePattern):
+    """:class:`LowerSwitch`, then :class:`LowerBranches` on an op the first left, in one walk of
+    the ``cf`` ops (two walks, one per pattern, before): they act on disjoint ops, create only
+    ``llvm`` ops and blocks and move no existing op, so each op meets the same pattern on the
+    same IR around it either way."""
+
+    NAME_PREFIX = "cf."  # acts on no other op (rewrite_once visits only these)
+
+    def __init__(self) -> None:
+        self.patterns = (LowerSwitch(), LowerBranches())
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        for pattern in self.patterns:
+            pattern.match_and_rewrite(op, rewriter)
+            if rewriter.has_done_action:
+                return
+
+
 @dataclass(frozen=True)
 class ConvertCfToLLVM(ToLLVMPass):
     """Lower ``cf`` branches and switches to ``llvm`` branches."""
 
     name = "convert-cf-to-llvm"
-    PATTERNS = (LowerSwitch, LowerBranches)
+    PATTERNS = (LowerCf,)

@@ -10,6 +10,18 @@ region ``may_act`` (a pattern could act on it) or, under a greedy applier that e
 is trivially dead; otherwise that walk would change nothing (its first change would need such an
 op at its start), and the result is the walker's.
 
+Each walk's worklist is seeded with those ops only (in the walker's order), not every op of the
+region: visiting any other op does nothing (no pattern acts on it, it is not dead), and the
+walker's own worklist keeps pushing what a rewrite creates, modifies, or leaves without a user,
+as it does in a full walk.  A walk of ``convert-pipeline-to-nvvm`` that lowers a handful of ops
+of a 3000-op GEMM kernel visited all 3000 through the worklist, the rewriter's per-op setup and
+the dead-code test (4/5 of the pass).  The one thing the sparse walk can do differently: an op
+that becomes dead during a walk in a way the worklist does not see (a user that keeps other
+uses of it) and sits after the current op is erased by a full walk when reached, by the sparse
+one in its next walk (made because that op is dead); dead ops erased later than they would be,
+never different ones.  ``skip_without_candidate`` makes no walk at all when no op ``may_act``
+(dead ops are then left as they are: the caller's walk would only have run for its patterns).
+
 :func:`reconcile_unrealized_casts` is xDSL's function of that name (its walker and pattern, the
 same warnings) run this way: its confirming walk was a tenth of ``convert-pipeline-to-nvvm`` on a
 GEMM with a large epilogue.
@@ -18,49 +30,74 @@ GEMM with a large epilogue.
 from __future__ import annotations
 
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
 
+from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, UnrealizedConversionCastOp
 from xdsl.ir import Operation, Region
+from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPattern
 
 from tileorch.transforms.dead_ops import is_trivially_dead
 
 
-def _dead(op: Operation) -> bool:
-    for result in op.results:  # a used result: not dead (is_trivially_dead's first test, inlined)
-        if result.first_use is not None:
-            return False
-    return is_trivially_dead(op)
+def _seeds(walker: PatternRewriteWalker, region: Region, may_act: Callable[[Operation], bool] | AbstractSet[str],
+           dce: bool) -> tuple[list[Operation], bool]:
+    """The ops of ``region`` that ``may_act`` (a test, or the set of the names of such ops) or,
+    with ``dce``, are trivially dead, in the order the walker's ``_populate_worklist`` pushes
+    every op; and whether one of them ``may_act``.  (One call per op at most: the walk runs
+    over every op of the region once per walk of the walker.)"""
+    names = may_act if isinstance(may_act, AbstractSet) else None
+    seeds = []
+    candidate = False
+    for op in region.walk(reverse=not walker.walk_reverse, region_first=not walker.walk_regions_first):
+        if op.name in names if names is not None else may_act(op):
+            candidate = True
+            seeds.append(op)
+        elif dce:
+            for result in op.results:  # a used result: not dead (is_trivially_dead's first test)
+                if result.first_use is not None:
+                    break
+            else:
+                if is_trivially_dead(op):
+                    seeds.append(op)
+    return seeds, candidate
 
 
-def _never(op: Operation) -> bool:
-    return False
-
-
-def rewrite_to_fixpoint(walker: PatternRewriteWalker, region: Region, may_act: Callable[[Operation], bool]) -> bool:
+def rewrite_to_fixpoint(walker: PatternRewriteWalker, region: Region,
+                        may_act: Callable[[Operation], bool] | AbstractSet[str], *,
+                        skip_without_candidate: bool = False) -> bool:
     """``walker.rewrite_region(region)`` (an ``apply_recursively`` walker with no
     ``post_walk_func``, whose pattern is a ``GreedyRewritePatternApplier`` without folding or a
-    plain pattern), skipping the walks that would change nothing; ``may_act(op)`` must be True
-    for every op the walker's patterns can change.  Returns whether the region changed."""
+    plain pattern), each walk seeded with the ops a pattern ``may_act`` on or that are dead, and
+    skipping the walks that would change nothing; ``may_act(op)`` must be True for every op the
+    walker's patterns can change and depend only on the op's name or class (what no rewrite
+    changes); a set of op names stands for "the op's name is in it".  With ``skip_without_candidate`` nothing is done when no op ``may_act``.  Returns
+    whether the region changed."""
     pattern = walker.pattern
     greedy = isinstance(pattern, GreedyRewritePatternApplier)
+    worklist = getattr(walker, "_worklist", None)
     if not (walker.apply_recursively and walker.post_walk_func is None and not (greedy and pattern.folding_enabled)
-            and all(hasattr(walker, a) for a in ("_populate_worklist", "_process_worklist", "_get_rewriter_listener"))):
+            and all(hasattr(walker, a) for a in ("_process_worklist", "_get_rewriter_listener"))
+            and hasattr(worklist, "push") and not worklist):
         return walker.rewrite_region(region)  # not the walker this was written for
-    dead = _dead if greedy and pattern.dce_enabled else _never  # a plain pattern erases no dead op
+    dce = greedy and pattern.dce_enabled  # a plain pattern erases no dead op
+    seeds, candidate = _seeds(walker, region, may_act, dce)
+    if skip_without_candidate and not candidate:
+        return False
     listener = walker._get_rewriter_listener()
-    walker._populate_worklist(region)
-    changed = walker._process_worklist(listener)
-    result = changed
-    while changed and any(may_act(op) or dead(op) for op in region.walk()):
-        walker._populate_worklist(region)
+    result = False
+    while seeds:
+        for op in seeds:
+            worklist.push(op)
         changed = walker._process_worklist(listener)
+        if not changed:
+            break
+        result = True
+        seeds, _ = _seeds(walker, region, may_act, dce)
     return result
-
-
-def _is_cast(op: Operation) -> bool:
-    return isinstance(op, UnrealizedConversionCastOp)
 
 
 def reconcile_unrealized_casts(module: ModuleOp, *, warn_on_failure: bool = True) -> None:
@@ -68,7 +105,19 @@ def reconcile_unrealized_casts(module: ModuleOp, *, warn_on_failure: bool = True
     xDSL's ``reconcile-unrealized-casts`` pass runs) without its confirming walk: its pattern
     acts on casts only."""
     walker = PatternRewriteWalker(ReconcileUnrealizedCastsPattern(warn_on_failure=warn_on_failure))
-    rewrite_to_fixpoint(walker, module.body, _is_cast)
+    rewrite_to_fixpoint(walker, module.body, {UnrealizedConversionCastOp.name})
 
 
-__all__ = ["reconcile_unrealized_casts", "rewrite_to_fixpoint"]
+@dataclass(frozen=True)
+class ReconcileUnrealizedCasts(ModulePass):
+    """xDSL's ``reconcile-unrealized-casts`` pass (same name, same result and warnings) run by
+    :func:`reconcile_unrealized_casts`: its walks visit the casts, not every op of the module
+    (the pipeline's last pass; tileorch's pass table wins over xDSL's on the name)."""
+
+    name = "reconcile-unrealized-casts"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        reconcile_unrealized_casts(op)
+
+
+__all__ = ["ReconcileUnrealizedCasts", "reconcile_unrealized_casts", "rewrite_to_fixpoint"]

@@ -11,10 +11,11 @@ inline asm for e4m3/e5m2 inputs (LLVM 22 has no intrinsic for them); ``nvvm.ldma
 from __future__ import annotations
 
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import DenseArrayBase, IntegerType, i1, i32, i64
+from xdsl.dialects.builtin import IntegerType, i1, i32, i64
 
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects import nvvm_payload as P
+from tileorch.transforms.attr_cache import position
 from tileorch.transforms.op_table import op_table
 
 I16 = IntegerType(16)
@@ -163,6 +164,6 @@ def wgmma_inline_asm(op: P.WgmmaMmaAsyncOp, e) -> llvm.InlineAsmOp:
     if op.inouts is not None:
         ftype = op.inouts.type.types.data[0]
         for i in range(regs):
-            fields.append(e.add(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [i]), op.inouts, ftype)).results[0])
+            fields.append(e.add(llvm.ExtractValueOp(position(i), op.inouts, ftype)).results[0])
     return llvm.InlineAsmOp(text, constraints, [op.descriptorA, op.descriptorB, *fields],
                             [op.results_.type], has_side_effects=True)

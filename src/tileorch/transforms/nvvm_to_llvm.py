@@ -16,18 +16,20 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, IntegerType, ModuleOp, i1, i32, i64
+from xdsl.dialects.builtin import IntegerType, ModuleOp, i1, i32, i64
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 
 from tileorch.diagnostics import copy_location
 from tileorch.dialects import nvvm
 from tileorch.dialects.llvm_ext import AddrSpaceCastOp
 from tileorch.transforms import block_split
-from tileorch.transforms.dead_ops import GreedyApplier
+from tileorch.transforms.attr_cache import integer, position
+from tileorch.transforms.dead_ops import GreedyApplier, is_trivially_dead
 from tileorch.transforms.op_table import op_table
+from tileorch.transforms.rewrite_once import rewrite_once
 
 block_split.install()  # the try-wait loop splits blocks: in O(1) per block, not O(blocks)
 
@@ -45,7 +47,7 @@ class _Emitter:
         return op
 
     def const(self, value: int, typ: IntegerType = i32) -> SSAValue:
-        return self.add(llvm.ConstantOp(IntegerAttr(value, typ), typ)).results[0]
+        return self.add(llvm.ConstantOp(integer(value, typ), typ)).results[0]
 
     def call(self, name: str, args: list[SSAValue], result: Attribute | None = None) -> SSAValue | None:
         op = self.add(llvm.CallIntrinsicOp(name, args, [result] if result is not None else []))
@@ -234,7 +236,7 @@ def _bar_warp_sync(op, e):
 def _elect_sync(op, e):
     mask = op.membermask if op.membermask is not None else e.const(-1)
     pair = e.call("llvm.nvvm.elect.sync", [mask], llvm.LLVMStructType.from_type_list([i32, i1]))
-    return e.add(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [1]), pair, i1)).results[0]
+    return e.add(llvm.ExtractValueOp(position(1), pair, i1)).results[0]
 
 
 @lowering(nvvm.MapaOp)
@@ -344,6 +346,21 @@ def add_family_lowerings() -> None:
             _MERGED.add(dialect)
 
 
+class _Applier(GreedyApplier):
+    """The pass's greedy applier (dead ops erased, then :class:`LowerBlockingTryWait`, then
+    :class:`LowerNVVMOp`), which :func:`rewrite_once` asks first whether it ``wants`` an op: only
+    a dead op or one of the patterns' ops is changed, the rest (nine ops in ten) are passed over
+    without the rewriter's per-op setup."""
+
+    def wants(self, op: Operation) -> bool:
+        return (type(op) in LOWERINGS or isinstance(op, _TRY_WAITS)
+                or (self.dce_enabled and is_trivially_dead(op)))
+
+
+_TRY_WAITS = (nvvm.MBarrierTryWaitParityOp, nvvm.MBarrierTryWaitParitySharedOp)
+"""The ops :class:`LowerBlockingTryWait` acts on."""
+
+
 @dataclass(frozen=True)
 class ConvertNVVMToLLVM(ModulePass):
     """Lower every nvvm op to ``llvm.call_intrinsic`` (or ``llvm.inline_asm`` where LLVM has none)."""
@@ -352,7 +369,6 @@ class ConvertNVVMToLLVM(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         add_family_lowerings()
-        PatternRewriteWalker(
-            GreedyApplier([LowerBlockingTryWait(), LowerNVVMOp()]),
-            apply_recursively=False,
-        ).rewrite_module(op)
+        # what PatternRewriteWalker(..., apply_recursively=False).rewrite_module(op) does (one
+        # walk, the ops a rewrite creates not visited), visiting only the ops the applier wants
+        rewrite_once(_Applier([LowerBlockingTryWait(), LowerNVVMOp()]), op.body)

@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, i32
+from xdsl.dialects.builtin import IntegerType, i32
 from xdsl.ir import Operation, SSAValue
+
+from tileorch.transforms.attr_cache import integer
 
 
 class OpCollector:
@@ -21,4 +23,4 @@ class OpCollector:
 
     def c(self, value: int, typ: IntegerType = i32) -> SSAValue:
         """``arith.constant value : typ`` (i32 by default)."""
-        return self.add(arith.ConstantOp(IntegerAttr(value, typ)))
+        return self.add(arith.ConstantOp(integer(value, typ)))

@@ -10,7 +10,9 @@ about a third of their time in the walker's bookkeeping.
 
 A pattern class may declare ``NAME_PREFIX`` (e.g. ``"arith."``): it acts on no op whose name
 does not start with it, so only the ops whose name does are visited (the others cost a name
-test instead of the rewriter's per-op setup and a pattern call).
+test instead of the rewriter's per-op setup and a pattern call).  A pattern may also define
+``wants(op) -> bool``: False for an op it would leave unchanged; such an op gets no rewriter
+setup and no pattern call either (asked when the walk reaches the op, as the pattern would be).
 """
 
 from __future__ import annotations
@@ -37,8 +39,9 @@ def rewrite_once(pattern: RewritePattern, region: Region) -> bool:
     rewriter = PatternRewriter(ops[0])
     rewriter.operation_removal_handler.append(on_removal)
     changed = False
+    wants = getattr(pattern, "wants", None)
     for op in ops:
-        if id(op) in removed:
+        if id(op) in removed or (wants is not None and not wants(op)):
             continue
         rewriter.has_done_action = False
         rewriter._current_operation = op

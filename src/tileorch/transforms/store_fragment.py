@@ -12,11 +12,12 @@ is stored as it is for ``s32``, else converted (signed) to f32 first.
 from __future__ import annotations
 
 from xdsl.dialects import arith, llvm
-from xdsl.dialects.builtin import DenseArrayBase, IntegerType, f32, i1, i16, i32, i64
+from xdsl.dialects.builtin import IntegerType, f32, i1, i16, i32, i64
 from xdsl.ir import Operation, SSAValue
 
 from tileorch.dialects import nvvm
 from tileorch.dialects.atoms import PTR_GLOBAL, PTR_SHARED, StageFragmentOp, StoreFragmentOp
+from tileorch.transforms.attr_cache import position
 from tileorch.transforms.op_collector import OpCollector
 
 _CVT = {"bf16": "cvt.rn.bf16x2.f32 $0, $2, $1;", "f16": "cvt.rn.f16x2.f32 $0, $2, $1;",
@@ -87,7 +88,7 @@ def _field(e: _Ops, acc: SSAValue, index: int, keep_int: bool = False) -> SSAVal
     """Field ``index`` of a fragment: as f32 (an i32 field converted as signed), or the i32 itself
     with ``keep_int``."""
     typ = acc.type.types.data[index]
-    v = e.add(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [index]), acc, typ))
+    v = e.add(llvm.ExtractValueOp(position(index), acc, typ))
     if typ == i32 and not keep_int:
         v = e.add(arith.SIToFPOp(v, f32))
     return v

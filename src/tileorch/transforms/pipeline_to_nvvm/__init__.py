@@ -31,7 +31,7 @@ from tileorch.transforms.pipeline_to_nvvm import (async_ops, barriers, block_str
 from tileorch.transforms.pipeline_to_nvvm.base import OpNameDispatch
 from tileorch.transforms.pipeline_to_nvvm.grid_constant import mark_byval_params
 from tileorch.transforms.pipeline_to_nvvm.options import LoweringOptions
-from tileorch.transforms.pipeline_to_nvvm.types import ElementwiseTypeConversion, LowerTypes
+from tileorch.transforms.pipeline_to_nvvm.types import ElementwiseTypeConversion, LowerTypes, OnlyConverting
 from tileorch.transforms.dead_ops import GreedyApplier
 from tileorch.transforms.fixpoint import reconcile_unrealized_casts, rewrite_to_fixpoint
 from tileorch.transforms.rewrite_once import rewrite_once
@@ -54,14 +54,15 @@ def _rewrite(module: ModuleOp, patterns: list, walk_regions_first: bool = False,
     """One greedy walk of ``patterns`` (tried by op name, :class:`OpNameDispatch`), skipped
     unless ``always`` when no op of the module is one they lower: the leaf walk (``always``)
     runs the greedy applier's dead-code elimination to a fixed point, so a skipped walk would
-    have changed nothing; a walk that would only confirm the fixpoint is not made either
-    (:func:`rewrite_to_fixpoint`: no op left with a candidate pattern, none dead)."""
+    have changed nothing.  The walk visits only the ops a pattern names, the dead ones and what
+    the rewrites create or touch, and a walk that would only confirm the fixpoint is not made
+    (:func:`rewrite_to_fixpoint`)."""
     dispatch = OpNameDispatch(patterns)
-    if not always and not dispatch.matches_any({o.name for o in module.walk()}):
-        return
     walker = PatternRewriteWalker(GreedyApplier([dispatch]), apply_recursively=True,
                                   walk_regions_first=walk_regions_first)
-    rewrite_to_fixpoint(walker, module.body, lambda o: bool(dispatch.candidates(o.name)))
+    names = dispatch.op_names()
+    rewrite_to_fixpoint(walker, module.body, (lambda o: bool(dispatch.candidates(o.name))) if names is None else names,
+                        skip_without_candidate=not always)
 
 
 class LowerRemainingTypes(ElementwiseTypeConversion):
@@ -92,10 +93,14 @@ class ConvertPipelineToNVVM(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         options = LoweringOptions(debug_timeout=self.debug_timeout)
-        pin_multicast(op)
-        scheduler.fold_static_queries(op)
-        scheduler.drop_host_functions(op)
-        mark_byval_params(op)
+        # the four preparation steps share one walk: each reads the ops it needs off it (pin and
+        # fold add or erase no op the others look for; fold's erased queries and the dropped
+        # functions are recognized as gone)
+        census = list(op.walk())
+        pin_multicast(op, census)
+        scheduler.fold_static_queries(op, census)
+        scheduler.drop_host_functions(op, census)
+        mark_byval_params(op, census)
         _rewrite(op, regions.expansion_patterns())
         _rewrite(op, leaf_patterns(options), walk_regions_first=True, always=True)
         _rewrite(op, [*init.patterns(options), *scheduler.constructor_patterns()])
@@ -104,5 +109,6 @@ class ConvertPipelineToNVVM(ModulePass):
         # one walk: each op's conversion reads only its own types and attributes, and converted
         # types convert no further (a recursive walker would walk the whole module again to find
         # nothing left)
-        rewrite_once(LowerRemainingTypes(recursive=True), op.body)
+        # (only on the ops that carry such a type: OnlyConverting)
+        rewrite_once(OnlyConverting(LowerRemainingTypes(recursive=True)), op.body)
         reconcile_unrealized_casts(op)  # xDSL's pass, without its confirming walk

@@ -110,6 +110,10 @@ class OpNameDispatch(RewritePattern):
                                            if (ops := pattern_ops(p)) is None or name in ops]
         return found
 
+    def op_names(self) -> frozenset[str] | None:
+        """The names of the ops some pattern may act on; None when a pattern may act on any op."""
+        return None if self._any else frozenset(self.names)
+
     def matches_any(self, names: set[str]) -> bool:
         """Whether some op named in ``names`` has a candidate pattern."""
         return bool(self._any) or not self.names.isdisjoint(names)

@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from xdsl.dialects import llvm, scf
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, IntegerType, i1, i32, i64
+from xdsl.dialects.builtin import DenseArrayBase, IntegerType, i1, i32, i64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from tileorch.dialects import nvvm
+from tileorch.transforms.attr_cache import integer
 from tileorch.transforms.pipeline_to_nvvm.context import is_1d_block
 
 SMEM_PTR = nvvm.PTR_SHARED
@@ -56,10 +57,10 @@ class Emitter:
     def const(self, value: int, typ: IntegerType = i32) -> SSAValue:
         if typ.width.data < 64 and value >= 1 << (typ.width.data - 1):
             value -= 1 << typ.width.data  # two's complement for unsigned-looking constants
-        return self.emit(llvm.ConstantOp(IntegerAttr(value, typ), typ))
+        return self.emit(llvm.ConstantOp(integer(value, typ), typ))
 
     def true(self) -> SSAValue:
-        return self.emit(llvm.ConstantOp(IntegerAttr(1, i1), i1))
+        return self.emit(llvm.ConstantOp(integer(1, i1), i1))
 
     # the two-operand integer ops: one method each, ``e.add(a, b)`` ...
     add = _binary(llvm.AddOp)
@@ -75,7 +76,7 @@ class Emitter:
 
     def icmp(self, pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
         flag = llvm.ICmpPredicateFlag(pred)
-        return self.emit(llvm.ICmpOp(a, b, IntegerAttr(flag.to_int(), 64)))
+        return self.emit(llvm.ICmpOp(a, b, integer(flag.to_int(), 64)))
 
     def select(self, cond: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
         return self.emit(llvm.SelectOp(cond, a, b))

@@ -7,8 +7,11 @@ keep the pointer ABI."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from xdsl.dialects import func, llvm
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntAttr, IntegerAttr, ModuleOp, i8, i64
+from xdsl.ir import Operation
 
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects.cutlass.scheduler_types import ParamsType
@@ -21,10 +24,14 @@ def params_record_bytes(typ: ParamsType) -> int:
     return record_bytes("streamk" in typ.name)
 
 
-def mark_byval_params(module: ModuleOp) -> None:
-    """Add ``llvm.byval``/``llvm.align`` to every grid-constant params argument of a kernel."""
-    for op in module.walk():
+def mark_byval_params(module: ModuleOp, ops: Iterable[Operation] | None = None) -> None:
+    """Add ``llvm.byval``/``llvm.align`` to every grid-constant params argument of a kernel.
+    ``ops``: the module's ops in walk order when the caller has them (no walk of its own); a
+    function no longer in the module (left out since) is passed over."""
+    for op in module.walk() if ops is None else ops:
         if not isinstance(op, func.FuncOp) or op.arg_attrs is None:
+            continue
+        if ops is not None and not module.is_ancestor(op):
             continue
         attrs = list(op.arg_attrs.data)
         changed = False

@@ -36,6 +36,8 @@ then decode.  ``get_current_work`` on a closed-form (stateless) handle is a loca
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerType, ModuleOp, i1, i32
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -498,12 +500,13 @@ def _fold(op: Operation) -> list[int] | None:
     return list(shape(blocks, cluster, sms, max_swizzle, raster))
 
 
-def fold_static_queries(module: ModuleOp) -> None:
-    """Replace workspace-size and grid-shape queries of constant-shape params by constants."""
+def fold_static_queries(module: ModuleOp, ops: Sequence[Operation] | None = None) -> None:
+    """Replace workspace-size and grid-shape queries of constant-shape params by constants.
+    ``ops``: the module's ops in walk order when the caller has them (no walk of its own)."""
     from xdsl.dialects import arith
     from xdsl.dialects.builtin import IntegerAttr
 
-    for op in list(module.walk()):
+    for op in list(module.walk()) if ops is None else ops:
         if op.name not in (PREFIX + "get_workspace_sizes", PREFIX + "get_grid_shape"):
             continue
         values = _fold(op)
@@ -519,12 +522,27 @@ def fold_static_queries(module: ModuleOp) -> None:
         op.erase()
 
 
-def drop_host_functions(module: ModuleOp) -> None:
-    """Leave out of the device module every function that still holds host-only scheduler ops."""
-    for fn in list(module.body.block.ops):
-        if isinstance(fn, func.FuncOp) and any(inner.name in HOST_ONLY for inner in fn.walk()):
-            fn.detach()
-            fn.erase()
+def drop_host_functions(module: ModuleOp, ops: Iterable[Operation] | None = None) -> None:
+    """Leave out of the device module every function that still holds host-only scheduler ops.
+    ``ops``: every op of the module in walk order, taken before :func:`fold_static_queries` (the
+    ops that erased are no longer in a block and are passed over), instead of a walk of each
+    function."""
+    if ops is None:
+        hosts = [fn for fn in module.body.block.ops
+                 if isinstance(fn, func.FuncOp) and any(inner.name in HOST_ONLY for inner in fn.walk())]
+    else:
+        held = set()
+        for inner in ops:
+            if inner.name in HOST_ONLY and inner.parent is not None:
+                top = inner
+                while (up := top.parent_op()) is not None and up is not module:
+                    top = up
+                if up is module and isinstance(top, func.FuncOp):
+                    held.add(top)
+        hosts = [fn for fn in module.body.block.ops if fn in held]  # in block order, as the walk finds them
+    for fn in hosts:
+        fn.detach()
+        fn.erase()
 
 
 def constructor_patterns() -> list[OpLowering]:

@@ -24,8 +24,8 @@ from collections.abc import Callable
 
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, UnrealizedConversionCastOp, i32
-from xdsl.ir import Attribute, ParametrizedAttribute, SSAValue
-from xdsl.pattern_rewriter import TypeConversionPattern
+from xdsl.ir import Attribute, Operation, ParametrizedAttribute, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, TypeConversionPattern
 
 from tileorch.dialects import nv_tileas
 from tileorch.transforms.pipeline_to_nvvm.emit import SMEM_PTR, STATE_TYPE, Emitter
@@ -83,12 +83,17 @@ class MemoizedTypeConversion(TypeConversionPattern):
         found = by_id.get(id(typ))
         if found is not None and found[0] is typ:
             return found[1]
+        # the value memo holds None for an attribute that does not convert: such an attribute
+        # is returned itself, not the equal one met first (identical = unchanged)
         try:
             converted = memo[typ]
         except KeyError:
-            converted = memo[typ] = self._convert_new(typ)
+            converted = self._convert_new(typ)
+            converted = memo[typ] = None if converted is typ else converted
         except TypeError:  # an unhashable attribute
             return self._convert_new(typ)
+        if converted is None:
+            converted = typ
         by_id[id(typ)] = (typ, converted)
         return converted
 
@@ -96,17 +101,71 @@ class MemoizedTypeConversion(TypeConversionPattern):
         """xDSL's ``TypeConversionPattern._convert_type_rec`` for an attribute not in the memo,
         its ``isa(typ, ArrayAttr[Attribute])`` and ``isa(typ, DictionaryAttr)`` asked as the
         ``isinstance`` tests they amount to (an array's members are attributes): ``isa`` of a
-        generic type built its constraint anew on every call, most of a conversion's misses."""
+        generic type built its constraint anew on every call, most of a conversion's misses.
+
+        An attribute none of whose parameters (members, values) converts is kept, not rebuilt
+        from the same parameters (xDSL builds an equal copy): the copy cost its construction,
+        and each ``converted != attribute`` test of the pattern then compared the two member by
+        member instead of finding them identical."""
         inp = typ
         if self.recursive:
             if isinstance(typ, ParametrizedAttribute):
-                inp = type(typ).new([self._convert_type_rec(p) or p for p in typ.parameters])
+                params = typ.parameters
+                new = [self._convert_type_rec(p) or p for p in params]
+                if any(n is not p for n, p in zip(new, params)):
+                    inp = type(typ).new(new)
             if isinstance(typ, ArrayAttr):
-                inp = type(typ).new(tuple(self._convert_type_rec(p) or p for p in typ))
+                members = typ.data
+                new = tuple(self._convert_type_rec(p) or p for p in members)
+                if any(n is not p for n, p in zip(new, members)):
+                    inp = type(typ).new(new)
             if isinstance(typ, DictionaryAttr):
-                inp = type(typ).new({k: self._convert_type_rec(v) for k, v in typ.data.items()})
+                items = typ.data
+                new = {k: self._convert_type_rec(v) for k, v in items.items()}
+                if any(new[k] is not v for k, v in items.items()):
+                    inp = type(typ).new(new)
         converted = self.convert_type(inp)
         return converted if converted is not None else inp
+
+
+class OnlyConverting(RewritePattern):
+    """``conversion`` (a :class:`MemoizedTypeConversion`) applied only to the ops that carry a
+    type or attribute it converts (a result type, an attribute or property value, a block
+    argument type of its regions): the others it would leave as they are.  xDSL's pattern builds
+    an op's new result types, attributes and properties and compares each with the old before it
+    finds nothing changed: nine ops in ten of a lowered GEMM, most of the remaining-types walk
+    of ``convert-pipeline-to-nvvm``.  The test is the conversion's own (memoized) result for
+    each: identical means unchanged (:meth:`MemoizedTypeConversion._convert_new` keeps an
+    attribute whose parameters do not convert)."""
+
+    def __init__(self, conversion: MemoizedTypeConversion):
+        self.conversion = conversion
+
+    def wants(self, op: Operation) -> bool:
+        """Whether the conversion changes ``op`` (:func:`tileorch.transforms.rewrite_once.rewrite_once`
+        visits only those)."""
+        ops = self.conversion.ops
+        return (not ops or isinstance(op, ops)) and self.converts(op)
+
+    def converts(self, op: Operation) -> bool:
+        conv = self.conversion._convert_type_rec
+        for result in op.results:
+            if conv(t := result.type) is not t:
+                return True
+        for attrs in (op.attributes, op.properties):
+            for a in attrs.values():
+                if conv(a) is not a:
+                    return True
+        for region in op.regions:
+            for block in region.blocks:
+                for arg in block.args:
+                    if conv(t := arg.type) is not t:
+                        return True
+        return False
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if self.wants(op):
+            self.conversion.match_and_rewrite(op, rewriter)
 
 
 class ElementwiseTypeConversion(MemoizedTypeConversion):
