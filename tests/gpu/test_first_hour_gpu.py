@@ -22,6 +22,7 @@ ct = pytest.importorskip("cuda.tile")
 
 import tileorch.cutile  # noqa: E402
 from tileorch.launchers import cutile as rc  # noqa: E402
+from tileorch.testing.dot_programs import gemm, gemm_bias_relu  # noqa: E402
 
 NAN = float("nan")
 
@@ -72,26 +73,6 @@ def many(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15,
     acc = acc + ct.load(a13, index=(i,), shape=(tile,)) * s13
     acc = acc + ct.load(a14, index=(i,), shape=(tile,)) * (s14 + s15)
     ct.store(a15, index=(i,), tile=acc)
-
-
-@ct.kernel
-def gemm(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
-    bm, bn = ct.bid(0), ct.bid(1)
-    acc = ct.zeros((tm, tn), dtype=ct.float32)
-    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
-        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
-    ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
-
-
-@ct.kernel
-def gemm_bias_relu(A, B, bias, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
-    bm, bn = ct.bid(0), ct.bid(1)
-    acc = ct.zeros((tm, tn), dtype=ct.float32)
-    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
-        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
-    bv = ct.load(bias, index=(bn,), shape=(tn,)).astype(ct.float32)
-    acc = ct.maximum(acc + ct.reshape(bv, (1, tn)), 0.0)
-    ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
 
 
 def _stream() -> int:

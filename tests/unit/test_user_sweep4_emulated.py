@@ -12,6 +12,7 @@ the GPU (tests/gpu/test_user_sweep4_gpu.py).  Needs cuda-tile."""
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 import pytest
@@ -32,6 +33,16 @@ def _fourth_sweep(monkeypatch):
     from tileorch.testing import user_programs3
 
     monkeypatch.setattr(user_programs3, "PROGRAMS", {**user_programs3.PROGRAMS, **PROGRAMS})
+
+
+def add_sweep_programs(monkeypatch, programs: dict) -> None:
+    """For a later sweep's emulated tests: its ``programs`` where the third sweep's runners look
+    programs up (``user_programs3.PROGRAMS``) and where :func:`_s3_gemm` reads launch grids (this
+    module's ``PROGRAMS``), for the test (``monkeypatch``) only."""
+    from tileorch.testing import user_programs3
+
+    monkeypatch.setattr(user_programs3, "PROGRAMS", {**user_programs3.PROGRAMS, **programs})
+    monkeypatch.setattr(sys.modules[__name__], "PROGRAMS", {**PROGRAMS, **programs})
 
 
 def _h(*shape, scale=1.0):

@@ -30,12 +30,7 @@ LOG2E = 1.4426950408889634
 
 @pytest.fixture(autouse=True)
 def _fifth_sweep(monkeypatch):
-    """The third sweep's runners look programs up in ``user_programs3.PROGRAMS``: add this sweep's
-    (the fourth sweep's ``_s3_gemm`` reads ``user_programs4.PROGRAMS`` for the launch grid)."""
-    from tileorch.testing import user_programs3, user_programs4
-
-    monkeypatch.setattr(user_programs3, "PROGRAMS", {**user_programs3.PROGRAMS, **PROGRAMS})
-    monkeypatch.setattr(s4, "PROGRAMS", {**s4.PROGRAMS, **PROGRAMS})
+    s4.add_sweep_programs(monkeypatch, PROGRAMS)
 
 
 def _h(*shape, scale=1.0):

@@ -28,12 +28,7 @@ LOG2E = 1.4426950408889634
 
 @pytest.fixture(autouse=True)
 def _sixth_sweep(monkeypatch):
-    """The third sweep's runners look programs up in ``user_programs3.PROGRAMS`` (the fourth
-    sweep's ``_s3_gemm`` in ``user_programs4``'s): add this sweep's."""
-    from tileorch.testing import user_programs3
-
-    monkeypatch.setattr(user_programs3, "PROGRAMS", {**user_programs3.PROGRAMS, **PROGRAMS})
-    monkeypatch.setattr(s4, "PROGRAMS", {**s4.PROGRAMS, **PROGRAMS})
+    s4.add_sweep_programs(monkeypatch, PROGRAMS)
 
 
 def _h(*shape, scale=1.0):
@@ -41,16 +36,7 @@ def _h(*shape, scale=1.0):
 
 
 _mm, _check = s4._mm, s4._check
-
-
-def _attn(s, v):
-    """softmax(s) v in float64 (``-inf`` entries excluded)."""
-    e = np.exp(s - s.max(-1, keepdims=True))
-    return (e / e.sum(-1, keepdims=True)) @ v.astype(np.float64)
-
-
-def _scores(q, k, scale):
-    return (q.astype(np.float64) @ np.swapaxes(k.astype(np.float64), -1, -2)) * scale
+_attn, _scores = s4._softmax_attn, s4._scores  # softmax(s) v in float64; q k^T * scale
 
 
 def _causal(sq, sk):
