@@ -66,6 +66,26 @@ def test_mm_4d_heads():
     _check_path("mm_4d_heads", args)
 
 
+def test_mm_4d_heads_three_batches_five_heads():
+    """The flattened batch index ``b * H + h`` over B = 3, H = 5 (15 matrices; program ids past the
+    batch count would read other matrices): the tensor-core kernel since session 15."""
+    a, b = randn((3, 5, 128, 128), "float16", 61), randn((3, 5, 128, 256), "float16", 62)
+    c = torch.full((3, 5, 128, 256), float("nan"), device="cuda", dtype=torch.float16)
+    tileorch.cutile.launch(torch.cuda.current_stream(), (1, 2, 15), PROGRAMS["mm_4d_heads"].kernel,
+                           (a, b, c, 5, 128, 128, 64))
+    torch.cuda.synchronize()
+    _gemm_rel(c, a.double() @ b.double())
+
+
+def test_mm_4d_heads_on_head_strided_storage():
+    """A and C as ``[B, S, H, D]`` storage viewed ``[B, H, S, D]``: batch dimensions that do not flatten
+    into one (the launcher sends the program to the SIMT path, with a warning); still correct."""
+    a_st = randn((2, 128, 2, 128), "float16", 63)
+    a, b = a_st.transpose(1, 2), randn((2, 2, 128, 256), "float16", 64)
+    args = run("mm_4d_heads", {0: a, 1: b})
+    _gemm_rel(args[2], a.double() @ b.double())
+
+
 def test_mm_fp8_tensor_scales():
     a = (randn((128, 256), "float32", 3) * 4).to(torch.float8_e4m3fn)
     b = (randn((256, 256), "float32", 4) * 4).to(torch.float8_e4m3fn)

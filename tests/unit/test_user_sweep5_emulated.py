@@ -95,6 +95,79 @@ def test_row_sums_beside_c():
     _check(out[3], ref.reshape(128, 2, 128).sum(-1), 2e-2, 1e-5)
 
 
+def _grid_gemm(name, inputs, **changes):
+    """A program-grid GEMM (its scheduler walks the launch grid ``p.grid``) on the emulator, as the
+    launcher runs it: the launcher's problem derivation (batch dimensions flattened), the tile
+    program's parameters and the grid after the GEMM's; returns the arrays after the run.
+    ``changes``: fields of the program's entry to replace (``spec``, ``grid``)."""
+    import dataclasses
+
+    from tileorch.launchers import cutile as rc
+    from tileorch.testing.gemm_emulation import compile_cutile, run_gemm
+
+    p = dataclasses.replace(PROGRAMS[name], **changes)
+    prog = compile_cutile(p.kernel, p.spec, name, config="cluster_m=1,epilogue=direct")
+    cfg = prog.gemm_config
+    assert prog.kind == "gemm" and cfg.program_grid and cfg.batched, prog.remarks
+    arrays = s3._arrays(p, inputs)
+    bases = {i: (i + 1) << 32 for i in arrays}
+    args = s3._described(p, bases)
+    a, b, c, m, n, k, _ = rc.gemm_problem_batched(prog, args)
+    grid = list(p.grid) + [1] * (3 - len(p.grid))
+    tile = s3._tile_params(p, args, bases) + grid
+    memory = [(bases[i], arrays[i].view(np.uint8).reshape(-1), f"arg{i}") for i in arrays
+              if i not in (a.position, b.position)]
+    errors = run_gemm(prog, arrays[a.position], arrays[b.position], bases[c.position], (m, n, k), tile, memory,
+                      problem=(grid[0] * cfg.tile_m, grid[1] * cfg.tile_n, k, grid[2]))
+    assert not errors, errors[:4]
+    return arrays
+
+
+def test_4d_heads_batch_and_head_from_one_program_id():
+    """``[B, H, M, K] x [B, H, K, N]`` with ``b, h = bh // H, bh % H``: refused by the tier until session
+    15 (the SIMT path ran it); now the batched WGMMA kernel with each operand's batch index
+    ``b * H + h`` evaluated per work tile over the flattened batch dimensions."""
+    a, b = _h(2, 2, 128, 128), _h(2, 2, 128, 256, scale=0.25)
+    c = _grid_gemm("mm_4d_heads", {0: a, 1: b})[2]
+    _check(c, _mm(a, b), 2e-2, 2e-3)
+
+
+def test_4d_heads_batch_indices_outside_the_arrays_store_nothing():
+    """H = 3 heads in the program over arrays of 2 heads, 6 programs along z: (b, h) = (0, 2) and (1, 2)
+    leave dimension 1 (their flat index b * 2 + 2 would be another matrix); cuTile drops such
+    stores, so each of the 4 real matrices is written once, with its own product (a store of the
+    out-of-range tiles would overwrite matrices (1, 0) and past the end of C, which faults)."""
+    a, b = _h(2, 2, 128, 128), _h(2, 2, 128, 256, scale=0.25)
+    spec = list(PROGRAMS["mm_4d_heads"].spec)
+    spec[3] = 3
+    c = _grid_gemm("mm_4d_heads", {0: a, 1: b}, spec=spec, grid=(1, 2, 6))[2]
+    _check(c, _mm(a, b), 2e-2, 2e-3)
+
+
+def test_split_k_into_a_workspace_batched_by_the_split():
+    """Split ``z`` multiplies K tiles ``z, z + 3, ..`` of 2-D A and B into ``Wk[z]`` (``[3, M, N]``):
+    refused by the tier until session 15 (A and B unbatched beside a batched C)."""
+    a, b = _h(128, 512), _h(512, 128, scale=0.25)
+    wk = _grid_gemm("mm_splitk_workspace", {0: a, 1: b})[2]
+    for z in range(3):
+        tiles = range(z, 8, 3)
+        ref = sum(_mm(a[:, 64 * t:64 * (t + 1)], b[64 * t:64 * (t + 1)]) for t in tiles)
+        _check(wk[z], ref, 1e-3, 1e-5)
+
+
+def test_grouped_gemm_scheduled_by_a_tile_table():
+    """Program ``t`` reads (group, row tile, column tile) from a table: refused by the tier until
+    session 15; now each agent reads the table per work tile (the group as the batch index of A,
+    B and C).  Tiles the table does not name stay NaN."""
+    a, b = _h(3, 128, 128), _h(3, 128, 128, scale=0.25)
+    table = np.array([[0, 0, 0], [0, 1, 0], [1, 0, 0], [2, 1, 0], [2, 0, 0]], np.int32)
+    c = _grid_gemm("mm_grouped_tile_table", {0: a, 1: b, 3: table})[2]
+    ref = _mm(a, b)
+    for g, i, _ in table.tolist():
+        _check(c[g, i * 64:(i + 1) * 64], ref[g, i * 64:(i + 1) * 64], 1e-3, 1e-5)
+    assert np.isnan(c[1, 64:]).all()
+
+
 # ----------------------------------------------------------------------------------------------- chained dots
 
 

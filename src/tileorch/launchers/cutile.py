@@ -977,6 +977,16 @@ def gemm_problem_batched(program: Any, arguments: list[Argument]):
     cfg = program.gemm_config
     batched = bool(getattr(cfg, "batched", False))
     rank = 3 if batched else 2
+    # a program-grid batched kernel evaluates each operand's batch indices per work tile: [B, H, rows, cols]
+    # arrays flattened into one batch dimension, and a 2-D A or B (read at no batch index) one matrix
+    per_tile = batched and bool(getattr(cfg, "program_grid", False))
+    one_matrix = set()
+    if batched:
+        a, b, c = (_flat_batches(x) if x.ndim > 3 else x for x in (a, b, c))
+        if per_tile:
+            one_matrix = {x.position for x in (a, b) if x.ndim == 2}
+            a, b = (dataclasses.replace(x, shape=(1, *x.shape), strides=(x.shape[0] * x.shape[1], *x.strides))
+                    if x.ndim == 2 else x for x in (a, b))
     shared_b = batched and bool(getattr(cfg, "b_shared", False))  # B: 2-D, or 3-D read at matrix 0
     for x, dt in ((a, cfg.dtype), (b, getattr(cfg, "b_dtype", "") or cfg.dtype), (c, cfg.out_dtype)):
         if x.ndim != rank and not (x is b and shared_b and x.ndim == 2):
@@ -988,8 +998,14 @@ def gemm_problem_batched(program: Any, arguments: list[Argument]):
     batch = 1
     if batched:
         shared = bool(getattr(cfg, "b_shared", False))  # one B for every batch: 2-D, or its matrix 0
-        batch = a.shape[0]
-        if (b.shape[0] != batch and not shared) or c.shape[0] != batch:
+        batch = c.shape[0] if per_tile else a.shape[0]
+        if per_tile:  # one L for the three tensor maps: an operand with other batch counts runs on the SIMT path
+            for x in (a, b):
+                if x.shape[0] != batch and x.position not in one_matrix:
+                    raise LayoutNotSupported(f"{_where(x.name, x.position)}: the batched WGMMA GEMM reads A, B and C "
+                                             f"through tensor maps of one batch count; got {x.shape[0]} matrices "
+                                             f"beside C's {batch}")
+        elif (b.shape[0] != batch and not shared) or c.shape[0] != batch:
             raise ValueError(f"batch sizes do not agree: A {a.shape}, B {b.shape}, C {c.shape}")
         for x in (a, c) if shared else (a, b, c):
             if x.strides[0] != x.shape[1] * x.shape[2] and batch > 1:
@@ -1044,6 +1060,27 @@ def _stored_object(obj: Any, x: ArrayArg) -> Any:
     if x.column_major and tensor_type is not None and isinstance(obj, tensor_type):
         return obj.transpose(-1, -2)
     return obj
+
+
+def _flat_batches(x: ArrayArg) -> ArrayArg:
+    """A ``[B0, B1, .., rows, cols]`` array as ``[B0 * B1 * .., rows, cols]`` (same pointer), for a batched
+    GEMM whose kernel flattens the program's batch indices the same way; the batch dimensions must
+    be contiguous over one another (else :class:`LayoutNotSupported`: the SIMT path runs it)."""
+    nb = x.ndim - 2
+    real = [j for j in range(nb) if x.shape[j] > 1]  # (the stride of an extent-1 dimension is never used)
+    step = x.strides[real[-1]] if real else x.shape[-2] * x.shape[-1]
+    for j in real:
+        inner = 1
+        for d in x.shape[j + 1:nb]:
+            inner *= d
+        if x.strides[j] != step * inner:
+            raise LayoutNotSupported(f"{_where(x.name, x.position)}: the batched WGMMA GEMM flattens the batch "
+                                     f"dimensions into one and needs them contiguous, got strides {x.strides} for "
+                                     f"shape {x.shape}")
+    flat = 1
+    for d in x.shape[:nb]:
+        flat *= d
+    return dataclasses.replace(x, shape=(flat, *x.shape[nb:]), strides=(step, *x.strides[nb:]))
 
 
 def _matrix(x: ArrayArg) -> ArrayArg:

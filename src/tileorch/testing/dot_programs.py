@@ -353,6 +353,20 @@ def bmm_batch_first(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.
     ct.store(C, index=(l, bm, bn), tile=ct.reshape(ct.astype(acc, C.dtype), (1, tm, tn)))
 
 @ct.kernel
+def bmm_heads_4d(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int], H: ct.Constant[int]):
+    """``[batch, heads, M, K] x [batch, heads, K, N]``: batch and head split from program id 2
+    (``//`` and ``%`` by ``H``), 4-D tiles of extent 1 in both batch dimensions reshaped to 2-D."""
+    bm, bn, bh = ct.bid(0), ct.bid(1), ct.bid(2)
+    b, h = bh // H, bh % H
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=3, shape=(1, 1, tm, tk))):
+        a = ct.load(A, index=(b, h, bm, k), shape=(1, 1, tm, tk), padding_mode=ct.PaddingMode.ZERO).reshape((tm, tk))
+        w = ct.load(B, index=(b, h, k, bn), shape=(1, 1, tk, tn), padding_mode=ct.PaddingMode.ZERO).reshape((tk, tn))
+        acc = ct.mma(a, w, acc)
+    ct.store(C, index=(b, h, bm, bn), tile=acc.astype(C.dtype).reshape((1, 1, tm, tn)))
+
+
+@ct.kernel
 def linear_i8(X, W, Y, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
     """``Y = X @ W^T`` on int8 (W stored [N, K], K-major as int8 WGMMA reads both operands), exact
     int32 accumulation and output (``torch._int_mm``)."""
@@ -790,6 +804,14 @@ def _make_bmm(m, n, k, dt, g, batch=4):
     return (a, b, c), c, a.float() @ b.float(), lambda: torch.bmm(a, b)
 
 
+def _make_bmm_heads(m, n, k, dt, g, batch=2, heads=4):
+    import torch
+
+    a, b = _randn((batch, heads, m, k), dt, g, 0.5), _randn((batch, heads, k, n), dt, g, 0.5)
+    c = _nan((batch, heads, m, n), dt)
+    return (a, b, c), c, a.float() @ b.float(), lambda: torch.matmul(a, b)
+
+
 def _make_bmm_bias(m, n, k, dt, g, batch=4):
     import torch
 
@@ -1048,6 +1070,8 @@ PROGRAMS: dict[str, Program] = {
                                            library="torch.matmul", grid=(132, 1, 1)),
     "bmm_batch_first_f16": Program(bmm_batch_first, "f16", _make_bmm, library="torch.bmm", batch=4,
                                    grid="batch_first"),
+    "bmm_heads_4d_f16": Program(bmm_heads_4d, "f16", _make_bmm_heads, library="torch.matmul (4-D)", batch=8,
+                                extra=(4,)),
     "linear_i8_i32": Program(linear_i8, "i8", _make_linear_i8, tiles=(128, 128, 128), library="torch._int_mm"),
     "gemm_i8_n_major_b": Program(gemm_i8, "i8", _make_gemm_i8, tiles=(128, 128, 128),
                                  library="torch._int_mm (B row-major)"),

@@ -44,9 +44,9 @@ def run_gemm(p, a, b, c_base: int, mnk: tuple[int, int, int], tile_params=(), me
             b_rows = cfg.tile_n // cfg.cluster_m if cfg.b_major == "k" else 64
             # A [M, K] (K-major): tile_m rows of 64 K; A^T [K, M] (M-major, stored transposed): 64 K rows of 64 M
             a_rows = cfg.tile_m if getattr(cfg, "a_major", "k") == "k" else 64
-            # (a batched kernel's arrays are [L, rows, cols] already: its maps are rank 3)
-            emu.tmaps = {emu.params[0]: {"array": a if a.ndim == 3 else a[None], "rows": a_rows, "box": 64},
-                         emu.params[1]: {"array": b if b.ndim == 3 else b[None], "rows": b_rows, "box": 64}}
+            # (a batched kernel's maps are rank 3: [L, rows, cols], more batch dimensions flattened into L)
+            emu.tmaps = {emu.params[0]: {"array": a.reshape(-1, *a.shape[-2:]), "rows": a_rows, "box": 64},
+                         emu.params[1]: {"array": b.reshape(-1, *b.shape[-2:]), "rows": b_rows, "box": 64}}
             emu.run()
             errors += emu.errors
     return errors

@@ -217,9 +217,10 @@ def mm_rowsum_epilogue(A, B, C, RS, tm: ct.Constant[int], tn: ct.Constant[int], 
 
 
 _add("mm_4d_heads", mm_4d_heads, [((2, 2, 128, 128), "float16"), ((2, 2, 128, 256), "float16"),
-                                  ((2, 2, 128, 256), "float16"), 2, 128, 128, 64], (1, 2, 4), "simt", outputs=(2,),
-     error="the WGMMA lowering takes 2-D tiles and 3-D tiles of extent 1",
-     notes="a 4-D batch (two unit dimensions, batch and head split from one program id) is refused by the tier")
+                                  ((2, 2, 128, 256), "float16"), 2, 128, 128, 64], (1, 2, 4), "gemm", outputs=(2,),
+     notes="a 4-D batch (two unit dimensions, batch and head split from one program id) was refused by the tier; "
+           "since session 15 the batched WGMMA kernel evaluates each operand's flat batch index b * H + h per work "
+           "tile (the launcher flattens the contiguous batch dimensions)")
 _add("mm_fp8_tensor_scales", mm_fp8_tensor_scales,
      [((128, 256), "float8_e4m3fn"), ((256, 256), "float8_e4m3fn"), ((1,), "float32"), ((1,), "float32"),
       ((128, 256), "bfloat16"), 128, 128, 64], (1, 2), "gemm", outputs=(4,))
@@ -244,15 +245,17 @@ _add("mm_persistent_grouped", mm_persistent_grouped, [((384, 128), "float16"), (
                          "recognised and the kernel refused with 'a memory token is used by an op TileAS does "
                          "not know'; tile_order now reads it")
 _add("mm_splitk_workspace", mm_splitk_workspace, [((128, 512), "float16"), ((512, 128), "float16"),
-                                                  ((3, 128, 128), "float32"), 3, 128, 128, 64], (1, 1, 3), "simt",
-     outputs=(2,), error="A, B and C must all be batched",
-     notes="a batched C with unbatched A and B (the split index as C's batch) is refused by the tier")
+                                                  ((3, 128, 128), "float32"), 3, 128, 128, 64], (1, 1, 3), "gemm",
+     outputs=(2,),
+     notes="a batched C with unbatched A and B (the split index as C's batch) was refused by the tier; since "
+           "session 15 the batched WGMMA kernel reads the 2-D A and B as one matrix for every batch")
 _add("splitk_reduce", splitk_reduce, [((3, 96, 80), "float32"), ((96, 80), "float16"), 4, 32, 32], (3, 3), "simt",
      outputs=(1,))
 _add("mm_grouped_tile_table", mm_grouped_tile_table,
      [((3, 128, 128), "float16"), ((3, 128, 128), "float16"), ((3, 128, 128), "float32"), ((5, 3), "int32"),
-      64, 128, 64], (5,), "simt", outputs=(2,), error="3-D tiles of extent 1 at (program id 2, ...)",
-     notes="the batch (group) index read from a table is refused by the GEMM tier (batch = program id 2 only)")
+      64, 128, 64], (5,), "gemm", outputs=(2,),
+     notes="the batch (group) index read from a table was refused by the GEMM tier (batch = program id 2 only); "
+           "since session 15 each agent reads the table per work tile (the group as A's, B's and C's batch index)")
 _add("mm_rowsum_epilogue", mm_rowsum_epilogue, [((128, 128), "float16"), ((128, 256), "float16"),
                                                 ((128, 256), "float32"), ((128, 2), "float32"), 128, 128, 64],
      (1, 2), "gemm", outputs=(2, 3))

@@ -35,7 +35,7 @@ from dataclasses import dataclass, replace
 from xdsl.context import Context
 from xdsl.dialects import arith, func, llvm, scf
 from xdsl.dialects.builtin import (DenseArrayBase, Float16Type, Float32Type, FunctionType, IntegerAttr, IntegerType,
-                                   ModuleOp, StringAttr, f32, i1, i64)
+                                   ModuleOp, StringAttr, f32, i1, i32, i64)
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from tileorch.diagnostics import LocatedError
@@ -242,18 +242,61 @@ class DotKernel:
         return [_base_argument(self.kernel, v) for v in views]  # A, B, C, then the other Bs
 
 
+BATCH_EXPR = "expr"
+""":func:`_batch_split`'s kind of a tile whose leading unit dimensions sit at indices other than
+program id 2 alone (computed, several batch dimensions, read from memory)."""
+
+
 def _batch_split(op: Operation, indices: list, shape: list, fail) -> tuple[list, list, bool | str]:
     """(the row/column indices, the 2-D tile shape, batched?) of a 2-D access or of a 3-D one whose
     leading tile extent is 1 at program id 2 (cuTile's batched GEMM); ``"shared"`` for a 3-D one at
-    the constant batch index 0 (a B shared by every batch: ``B [1, K, N]`` read at matrix 0)."""
+    the constant batch index 0 (a B shared by every batch: ``B [1, K, N]`` read at matrix 0);
+    :data:`BATCH_EXPR` for any other access whose leading tile extents are all 1 (its batch
+    indices are scalar values of the program)."""
     if len(indices) == 2:
         return indices, shape, False
     if len(indices) == 3 and shape[0] == 1 and program_axis(indices[0]) == 2:
         return indices[1:], shape[1:], True
     if len(indices) == 3 and shape[0] == 1 and constant_int(_strip_assume(indices[0])) == 0:
         return indices[1:], shape[1:], "shared"
+    if len(indices) >= 3 and all(d == 1 for d in shape[:-2]):
+        # leading unit dimensions at computed indices ([B, H, M, K] at (b, h, ...), a group read from a
+        # table): a batch index the kernel evaluates per work tile (:func:`_batch_expressions`)
+        return indices[-2:], shape[-2:], BATCH_EXPR
     fail(op, f"a {len(indices)}-D tile {shape} at ({', '.join(_describe_index(i) for i in indices)}): the WGMMA "
              "lowering takes 2-D tiles and 3-D tiles of extent 1 at (program id 2, ...) (batched GEMM)")
+
+
+def _batch_expressions(kinds: dict, a_load: Operation, b_load: Operation, more_b: list, st: Operation,
+                       c_kind: set, fail) -> dict:
+    """``{"a" | "b" | "c": (op, view, batch indices)}`` of a GEMM whose operand tiles have leading unit
+    dimensions at indices other than program id 2 alone (:data:`BATCH_EXPR`): ``[B, H, M, K]`` tiles
+    at ``(bh // H, bh % H, ...)``, a group index read from a table.  The kernel flattens each
+    array's batch dimensions into one (the launcher checks that they are contiguous) and each agent
+    evaluates the operand's flat batch index per work tile (:func:`_flat_batch_index`).  A, every B
+    and C must all be batched; the Bs of dots sharing A at the same batch indices."""
+    if st.name == ATOMIC_SINK:
+        fail(st, "an atomic epilogue of a GEMM whose operands are batched at computed indices is not supported yet "
+                 "by the WGMMA lowering")
+    out = {}
+    for role, op, kind in (("a", a_load, kinds[a_load]), ("b", b_load, kinds[b_load]), ("c", st, next(iter(c_kind)))):
+        if role == "c" and kind is False:
+            fail(op, "C is 2-D while an operand is batched: every batch would store the same C tile (the WGMMA "
+                     "lowering takes C batched, leading tile dimensions of extent 1, in that case)")
+        if kind is False:  # a 2-D A or B: one matrix for every batch (split-K into a [S, M, N] workspace)
+            out[role] = (op, op.view, [])
+            continue
+        if _memref_root(op.view) is None:
+            fail(op, f"{role.upper()}'s view is not an array argument's own view: its batch dimensions cannot be "
+                     "flattened into the WGMMA kernel's tensor map")
+        rank = len(op.indices)
+        out[role] = (op, op.view, list(op.indices)[:rank - 2])
+    for ld in more_b:
+        lead = [] if kinds[ld] is False else list(ld.indices)[:len(ld.indices) - 2]
+        if len(lead) != len(out["b"][2]) or any(
+                _strip_assume(x) is not _strip_assume(y) for x, y in zip(lead, out["b"][2])):
+            fail(ld, "dots sharing A read their B tiles at other batch indices than the first B's")
+    return out
 
 
 def _shared_b(kinds: dict, a_load: Operation, b_loads: list, batched: set, more_b: list, fail) -> bool:
@@ -579,6 +622,12 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     c_transposed = c_swapped or c_view_swapped
     if c_transposed:
         _check_transposed_c(st, side, extra if c_swapped else [], st_batched, fail)
+    batch_exprs = None
+    if BATCH_EXPR in set(kinds.values()) | batched or (True in batched and kinds[a_load] is False):
+        # (a 2-D A beside a batched C: split-K into a [S, M, N] workspace, the split as C's batch)
+        batch_exprs = _batch_expressions(kinds, a_load, b_load, more_b, st, batched, fail)
+        kinds = dict.fromkeys(kinds, True)
+        batched = {True}
     b_shared = _shared_b(kinds, a_load, [b for b, _ in b_found], batched, more_b, fail)
     batched |= {True} if b_shared else {v for v in kinds.values()}
     if "shared" in batched:
@@ -596,8 +645,10 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                         fail)
     coords = None
     default_c = c_coords is None or tuple(program_axis(v) for v in c_coords) in ((0, 1), (1, 0))
-    if not (program_axis(a_coord) == 0 and program_axis(b_coord) == 1 and default_c):
+    if not (program_axis(a_coord) == 0 and program_axis(b_coord) == 1 and default_c) or batch_exprs is not None:
         coords = {"a": a_coord, "b": b_coord, "c": c_coords}
+    if batch_exprs is not None:
+        coords["l"] = batch_exprs
     k_bounds, k_used, k_remark = _k_range(loop, a_load, index_majors, b_load, more_b, tk, fail)
     accs = [_loop_result(loop, d, fail) for d in dots]
     if len(set(accs)) != len(dots):
@@ -649,7 +700,10 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     if coords is not None:
         _check_program_scalars(kernel, acc, st, [(a_load, a_coord, "A's row tile index"),
                                                  (b_load, b_coord, "B's column tile index"),
-                                                 *[(st, v, "C's tile index") for v in c_coords or ()]], fail)
+                                                 *[(st, v, "C's tile index") for v in c_coords or ()],
+                                                 *[(op, v, f"{role.upper()}'s batch index")
+                                                   for role, (op, _, lead) in (coords.get("l") or {}).items()
+                                                   for v in lead]], fail)
     if guard:
         _check_program_scalars(kernel, acc, st, [(c.owner if isinstance(c.owner, Operation) else st, c,
                                                   "the condition around the GEMM's store")
@@ -851,13 +905,23 @@ def _operand_role(ld: Operation, dots: list, indices: list, shape: list, tile: t
     tk]`` at (row tile, k) is K-major, A^T ``[tk, tm]`` at (k, row tile) M-major, B ``[tk, tn]`` at
     (k, column tile) N-major, B^T ``[tn, tk]`` at (column tile, k) K-major; None otherwise."""
     tm, tn, tk = tile
+
+    def fed(v: SSAValue) -> bool:  # the load reaches the dot through layouts and unit-dimension reshapes
+        while True:
+            v = _through_layouts(v)[0]
+            op = v.owner
+            if not (isinstance(op, Operation) and op.name == "nv_tileaa.reshape" and
+                    [x for x in op.operands[0].type.get_shape() if x != 1] == [x for x in v.type.get_shape() if x != 1]):
+                return source_load(v) is ld
+            v = op.operands[0]
+
     for d in dots:
-        if source_load(_through_layouts(d.lhs)[0]) is ld:
+        if fed(d.lhs):
             if shape == [tm, tk] and _is_iv(indices[1]):
                 return "a", "k"
             if shape == [tk, tm] and _is_iv(indices[0]):
                 return "a", "m"
-        if source_load(_through_layouts(d.rhs)[0]) is ld:
+        if fed(d.rhs):
             if shape == [tk, tn] and _is_iv(indices[0]):
                 return "b", "n"
             if shape == [tn, tk] and _is_iv(indices[1]):
@@ -906,6 +970,13 @@ def _program_grid_remarks(dk: DotKernel) -> None:
         dk.remarks.append("tile coordinates computed by the program (not program ids 0 and 1 directly): each agent "
                           "evaluates the program's own scalar ops per work tile, the producer A's row tile and B's "
                           "column tile for its TMA loads, the consumers C's tile for the epilogue")
+    if dk.coords is not None and dk.coords.get("l"):
+        dk.remarks.append("batch indices computed by the program (several batch dimensions, or indices other than "
+                          "program id 2): the launcher flattens each array's batch dimensions into one (they must be "
+                          "contiguous, else the SIMT path runs the launch), and each agent evaluates its operand's "
+                          "flat batch index per work tile (a 2-D A or B is one matrix that every batch reads); a C "
+                          "tile whose batch indices leave the array is not computed or stored, an A or B tile there "
+                          "loads zeros")
     if dk.guard:
         dk.remarks.append(f"{len(dk.guard)} condition(s) on program ids and scalars around the GEMM (an 'if' or an "
                           "early 'return') become a per-tile predicate: every agent evaluates it; a tile it rejects "
@@ -1557,6 +1628,8 @@ def _program_grid_tiles(f: func.FuncOp, dk: DotKernel, args: list[SSAValue], gri
                 if v is not None:
                     named[name].operands[0] = lowering._i32(lowering.scalar(v))
         pred = None
+        if dk.coords is not None and dk.coords.get("l"):
+            pred = _batch_indices_per_tile(coords.results[3], producer, dk.coords["l"], lowering, e)
         for cond, taken in dk.guard:
             c = lowering.scalar(cond)
             if not taken:
@@ -1583,6 +1656,94 @@ def _program_grid_tiles(f: func.FuncOp, dk: DotKernel, args: list[SSAValue], gri
             store.results[0].replace_all_uses_with(pred)
             store.detach()
             store.erase()
+
+
+_TMA_LOAD = "nvvm.cp.async.bulk.tensor.shared.cluster.global"
+_TMA_STORE = "nvvm.cp.async.bulk.tensor.global.shared.cta"
+
+
+def _memref_root(view: SSAValue) -> Operation | None:
+    """The ``make_memref`` a tiled view was made from (through ``block_tile``), or None."""
+    v = view
+    while isinstance(v.owner, Operation) and v.owner.name == "nv_tileaa.block_tile":
+        v = v.owner.operands[0]
+    return v.owner if isinstance(v.owner, aa.MakeMemrefOp) else None
+
+
+def _flat_batch_index(lowering: EpilogueLowering, e: Emitter, view: SSAValue, lead: list) -> tuple[SSAValue, SSAValue,
+                                                                                                  SSAValue]:
+    """``(flat, inner_ok, all_ok)`` for the batch indices ``lead`` of the array ``view`` was made from:
+    the i32 index ``(..((i0 * e1 + i1) * e2 + i2)..)`` over its extents ``e1, e2, ..`` (its matrix in the
+    array's batch dimensions flattened into one: the launcher's 3-D tensor map,
+    :func:`tileorch.launchers.cutile.gemm_problem_batched`); whether every index after the first is
+    in its dimension (``0 <= i_j < e_j``: else the flat index names another matrix); whether every
+    one is, the first included."""
+    mk = _memref_root(view)
+    dims = [d.data for d in mk.result.type.shape.data]
+    dynamic = list(mk.shape)
+
+    def extent(axis: int) -> SSAValue:
+        if dims[axis] >= 0:
+            return e.v(arith.ConstantOp(IntegerAttr(dims[axis], i32)))
+        return lowering._i32(lowering.scalar(dynamic[sum(1 for d in dims[:axis] if d < 0)]))
+
+    def within(idx: SSAValue, axis: int) -> SSAValue:  # 0 <= idx < extent as one unsigned compare
+        return e.v(arith.CmpiOp(idx, extent(axis), "ult"))
+
+    flat = inner = None
+    if not lead:  # a 2-D operand: its one matrix
+        zero, true = e.v(arith.ConstantOp(IntegerAttr(0, i32))), e.v(arith.ConstantOp(IntegerAttr(1, i1)))
+        return zero, true, true
+    for axis, v in enumerate(lead):
+        idx = lowering._i32(lowering.scalar(v))
+        if flat is None:
+            flat, first = idx, within(idx, 0)
+            continue
+        ok = within(idx, axis)
+        inner = ok if inner is None else e.v(arith.AndIOp(inner, ok))
+        flat = e.v(arith.AddiOp(e.v(arith.MuliOp(flat, extent(axis))), idx))
+    true = e.v(arith.ConstantOp(IntegerAttr(1, i1)))
+    inner = true if inner is None else inner
+    return flat, inner, e.v(arith.AndIOp(first, inner))
+
+
+def _batch_indices_per_tile(tl: SSAValue, producer: bool, exprs: dict, lowering: EpilogueLowering,
+                            e: Emitter) -> SSAValue:
+    """Replace the work tile's batch index ``tl`` where the builder uses it as a batch coordinate (the
+    producer's TMA loads of A and of B, a consumer's TMA store of C or its direct store's C matrix
+    offset) by the operand's own flat batch index (:func:`_flat_batch_index`), evaluated per work tile
+    from the program's batch indices; ``tl`` stays the program id 2 the program's other scalars read.
+    An A or B tile whose batch indices leave their dimensions loads at batch -1 (the TMA's zero fill).
+    Returns C's "every batch index in its dimension": the caller folds it into the tile's predicate,
+    in every agent alike (a C tile outside the array runs no K steps and is not stored)."""
+    flat = {}
+
+    def value(role: str) -> tuple:
+        if role not in flat:
+            _, view, lead = exprs[role]
+            index, inner, every = _flat_batch_index(lowering, e, view, lead)
+            if role != "c":
+                index = e.v(arith.SelectOp(inner, index, e.v(arith.ConstantOp(IntegerAttr(-1, i32)))))
+            index.name_hint = f"batch_{role}"
+            flat[role] = (index, every)
+        return flat[role]
+
+    c_ok = value("c")[1]
+    for use in list(tl.uses):
+        op, role = use.operation, None
+        if producer and op.name == _TMA_LOAD:
+            hint = op.operands[0].name_hint or ""
+            role = "a" if hint.startswith("adst") else "b" if hint.startswith("bdst") else None
+        elif not producer and op.name == _TMA_STORE:
+            role = "c"
+        elif not producer and isinstance(op, arith.ExtUIOp) and any(
+                isinstance(u.operation, arith.MuliOp) and any((x.operation.results and x.operation.results[0].name_hint
+                                                               == "c_b") for x in u.operation.results[0].uses)
+                for u in op.results[0].uses):
+            role = "c"  # the direct epilogue's C matrix offset l * M * N
+        if role is not None:
+            op.operands[use.index] = value(role)[0]
+    return c_ok
 
 
 def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: str,
