@@ -118,7 +118,7 @@ EXPECT = {  # configuration fields the operands call for
     "gemm_grouped_tf32_32x32": {"dtype": "tf32", "tile_n": 128, "transpose_b": True},
     "bmm_batch_first_f16": {"batched": True},
     # (batch, head) = (program id 2 // H, program id 2 % H): each agent's flat batch index per work tile
-    "bmm_heads_4d_f16": {"batched": True, "program_grid": True, "cluster_m": 1},
+    "bmm_heads_4d_f16": {"batched": True, "grid_l": True, "program_grid": False},
     "gemm_fp8_e4m3_at": {"dtype": "e4m3", "a_major": "k", "transpose_a": True, "b_major": "k"},
     "linear_fp8_e5m2_scaled": {"dtype": "e5m2", "b_major": "k"},
     "gemm_f16_tile256x128": {"tile_m": 128},
@@ -151,7 +151,6 @@ EXPECT = {  # configuration fields the operands call for
     "swiglu_linear_bf16": {"b_operands": 2, "tile_n": 128, "b_major": "k"},
     "gated_three_f16": {"b_operands": 3, "tile_n": 64, "cluster_m": 1},
 }
-PROGRAM_GRID = {"bmm_heads_4d_f16"}
 WGMMA = {  # the instruction the integer programs must run
     "linear_i8_i32": "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8",
     "gemm_i8_n_major_b": "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8",
@@ -214,9 +213,8 @@ def test_zoo_program_takes_the_tensor_cores(name):
     assert program.cubin is not None and "wgmma.mma_async" in program.ptx
     cfg = program.gemm_config
     # the zoo's tile coordinates are program ids or orders the tier recognises: the scheduler's own
-    # tiles (clusters, retiling), not a walk of the launch grid (convert_to_cutlass.py, program grid),
-    # except where the program computes its batch indices
-    assert not cfg.program_grid or name in PROGRAM_GRID, program.remarks
+    # tiles (clusters, retiling), not a walk of the launch grid (convert_to_cutlass.py, program grid)
+    assert not cfg.program_grid, program.remarks
     for field, want in EXPECT.get(name, {}).items():
         assert getattr(cfg, field) == want, (field, cfg)
     if name in WGMMA:

@@ -95,30 +95,33 @@ def test_row_sums_beside_c():
     _check(out[3], ref.reshape(128, 2, 128).sum(-1), 2e-2, 1e-5)
 
 
-def _grid_gemm(name, inputs, **changes):
-    """A program-grid GEMM (its scheduler walks the launch grid ``p.grid``) on the emulator, as the
-    launcher runs it: the launcher's problem derivation (batch dimensions flattened), the tile
-    program's parameters and the grid after the GEMM's; returns the arrays after the run.
-    ``changes``: fields of the program's entry to replace (``spec``, ``grid``)."""
+def _grid_gemm(name, inputs, program_grid=False, config="cluster_m=1,epilogue=direct", **changes):
+    """A batched GEMM whose batch indices the program computes on the emulator, as the launcher runs
+    it: the launcher's problem derivation (batch dimensions flattened), the tile program's
+    parameters (and, for a program-grid kernel, the grid) after the GEMM's, the scheduler's L the
+    launch grid's z (a program-grid kernel walks the whole launch grid ``p.grid``); returns the
+    arrays after the run.  ``changes``: fields of the program's entry to replace (``spec``, ``grid``)."""
     import dataclasses
 
     from tileorch.launchers import cutile as rc
     from tileorch.testing.gemm_emulation import compile_cutile, run_gemm
 
     p = dataclasses.replace(PROGRAMS[name], **changes)
-    prog = compile_cutile(p.kernel, p.spec, name, config="cluster_m=1,epilogue=direct")
+    prog = compile_cutile(p.kernel, p.spec, name, config=config)
     cfg = prog.gemm_config
-    assert prog.kind == "gemm" and cfg.program_grid and cfg.batched, prog.remarks
+    assert prog.kind == "gemm" and cfg.program_grid == program_grid and cfg.batched, prog.remarks
+    assert cfg.grid_l != program_grid, prog.remarks
     arrays = s3._arrays(p, inputs)
     bases = {i: (i + 1) << 32 for i in arrays}
     args = s3._described(p, bases)
     a, b, c, m, n, k, _ = rc.gemm_problem_batched(prog, args)
     grid = list(p.grid) + [1] * (3 - len(p.grid))
-    tile = s3._tile_params(p, args, bases) + grid
+    tile = s3._tile_params(p, args, bases) + (grid if program_grid else [])
     memory = [(bases[i], arrays[i].view(np.uint8).reshape(-1), f"arg{i}") for i in arrays
               if i not in (a.position, b.position)]
     errors = run_gemm(prog, arrays[a.position], arrays[b.position], bases[c.position], (m, n, k), tile, memory,
-                      problem=(grid[0] * cfg.tile_m, grid[1] * cfg.tile_n, k, grid[2]))
+                      problem=(grid[0] * cfg.tile_m, grid[1] * cfg.tile_n, k, grid[2]) if program_grid
+                      else (m, n, k, grid[2]))
     assert not errors, errors[:4]
     return arrays
 
@@ -129,6 +132,15 @@ def test_4d_heads_batch_and_head_from_one_program_id():
     ``b * H + h`` evaluated per work tile over the flattened batch dimensions."""
     a, b = _h(2, 2, 128, 128), _h(2, 2, 128, 256, scale=0.25)
     c = _grid_gemm("mm_4d_heads", {0: a, 1: b})[2]
+    _check(c, _mm(a, b), 2e-2, 2e-3)
+
+
+def test_4d_heads_retiled_by_the_launcher():
+    """The same program on the kernel the launcher picks for a larger problem (the program's 128 x 128
+    tile retiled to 128 x 256: the batch indices come from L alone, so the scheduler keeps its own
+    tiles)."""
+    a, b = _h(2, 2, 128, 128), _h(2, 2, 128, 256, scale=0.25)
+    c = _grid_gemm("mm_4d_heads", {0: a, 1: b}, config="tile_n=256,cluster_m=1,epilogue=direct")[2]
     _check(c, _mm(a, b), 2e-2, 2e-3)
 
 
@@ -161,7 +173,7 @@ def test_grouped_gemm_scheduled_by_a_tile_table():
     B and C).  Tiles the table does not name stay NaN."""
     a, b = _h(3, 128, 128), _h(3, 128, 128, scale=0.25)
     table = np.array([[0, 0, 0], [0, 1, 0], [1, 0, 0], [2, 1, 0], [2, 0, 0]], np.int32)
-    c = _grid_gemm("mm_grouped_tile_table", {0: a, 1: b, 3: table})[2]
+    c = _grid_gemm("mm_grouped_tile_table", {0: a, 1: b, 3: table}, program_grid=True)[2]
     ref = _mm(a, b)
     for g, i, _ in table.tolist():
         _check(c[g, i * 64:(i + 1) * 64], ref[g, i * 64:(i + 1) * 64], 1e-3, 1e-5)

@@ -977,9 +977,10 @@ def gemm_problem_batched(program: Any, arguments: list[Argument]):
     cfg = program.gemm_config
     batched = bool(getattr(cfg, "batched", False))
     rank = 3 if batched else 2
-    # a program-grid batched kernel evaluates each operand's batch indices per work tile: [B, H, rows, cols]
+    # a batched kernel that walks the launch grid (all of it, or its z as L) evaluates each operand's batch
+    # indices per work tile: [B, H, rows, cols]
     # arrays flattened into one batch dimension, and a 2-D A or B (read at no batch index) one matrix
-    per_tile = batched and bool(getattr(cfg, "program_grid", False))
+    per_tile = batched and bool(getattr(cfg, "program_grid", False) or getattr(cfg, "grid_l", False))
     one_matrix = set()
     if batched:
         a, b, c = (_flat_batches(x) if x.ndim > 3 else x for x in (a, b, c))
@@ -1161,7 +1162,10 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
         check(api().cuMemsetD8Async(c.ptr, 0, m * n * c.itemsize, api().CUstream(stream)), "cuMemsetD8Async(C)")
         return
     cfg = program.gemm_config
-    if getattr(cfg, "grid_l", False):
+    sched_l = None
+    if getattr(cfg, "grid_l", False) and getattr(cfg, "batched", False):
+        sched_l = grid_l  # the program's batch indices from program id 2: the grid's z walked, the maps hold batch
+    elif getattr(cfg, "grid_l", False):
         batch = grid_l
     extra: list[bytes] = pack_simt_arguments(arguments) if program.epilogue_ops else []
     gk = None
@@ -1212,11 +1216,11 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
                                                       "(one extra pass over A)"]))
     more_ptrs = tuple(x.ptr for x in more_b)
     program_grid = tuple(grid) if getattr(gk.cfg, "program_grid", False) else None
-    key = (id(gk), a_ptr, b_ptr, c.ptr, m, n, k, batch, dev.sm_count, tuple(extra), more_ptrs, program_grid)
+    key = (id(gk), a_ptr, b_ptr, c.ptr, m, n, k, batch, dev.sm_count, tuple(extra), more_ptrs, program_grid, sched_l)
     prepared = _prepared.get(key)
     if prepared is None:
         prepared = _prepared[key] = gk.prepare(a_ptr, b_ptr, c.ptr, m, n, k, dev.sm_count, extra=extra, batch=batch,
-                                               more_b=more_ptrs, grid=program_grid)
+                                               more_b=more_ptrs, grid=program_grid, sched_l=sched_l)
         prepared.staging.warn(f"cuTile kernel {kernel_name(kernel)}", [b_reason] if b_reason else [], stacklevel=3)
         while len(_prepared) > _PREPARED_MAX:
             _prepared.popitem(last=False)

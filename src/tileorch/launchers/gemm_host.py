@@ -370,20 +370,23 @@ class GemmKernel:
 
     def prepare(self, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int, sms: int,
                 workspace: Any = None, extra: list[bytes] = (), batch: int = 1,
-                more_b: tuple[int, ...] = (), grid: tuple[int, int, int] | None = None) -> PreparedGemm:
+                more_b: tuple[int, ...] = (), grid: tuple[int, int, int] | None = None,
+                sched_l: int | None = None) -> PreparedGemm:
         """Bind a problem; ``extra``: the parameter bytes a kernel with a compiled epilogue takes
         after the GEMM's own (the tile program's parameters, in order); ``batch``: L of a batched
         configuration; ``more_b``: the other B operands' pointers (``cfg.b_operands - 1``, laid out
         as B); ``grid``: the tile program's launch grid, which a ``program_grid`` configuration's
-        scheduler walks (its extents are the kernel's last three parameters)."""
-        return PreparedGemm(self, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace, extra, batch, more_b, grid)
+        scheduler walks (its extents are the kernel's last three parameters); ``sched_l``: the L the
+        scheduler walks when it is not ``batch`` (a batched ``grid_l`` configuration: the launch grid's
+        z, while the tensor maps hold ``batch`` matrices)."""
+        return PreparedGemm(self, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace, extra, batch, more_b, grid, sched_l)
 
 
 class PreparedGemm:
     """Everything one launch needs, packed once (tensor maps, params record on the device)."""
 
     def __init__(self, kernel: GemmKernel, a_ptr, b_ptr, c_ptr, m, n, k, sms, workspace_alloc, extra=(), batch=1,
-                 more_b=(), grid: tuple[int, int, int] | None = None):
+                 more_b=(), grid: tuple[int, int, int] | None = None, sched_l: int | None = None):
         from tileorch.runtime.buffers import DeviceBuffer
         from tileorch.schedulers.device_params import pack_device_params
 
@@ -397,7 +400,7 @@ class PreparedGemm:
         if batch != 1 and not (cfg.batched or cfg.grid_l):
             raise GemmConfigError(f"batch = {batch} needs a batched (or grid_l) configuration")
         extra = list(extra)
-        sched_m, sched_n, sched_l = m, n, batch
+        sched_m, sched_n, sched_l = m, n, batch if sched_l is None else sched_l
         if cfg.program_grid:  # one work tile per program of the launch grid
             if grid is None:
                 raise GemmConfigError(f"{cfg.name} walks a tile program's launch grid: prepare() needs grid=")

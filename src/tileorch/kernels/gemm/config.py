@@ -98,7 +98,9 @@ class GemmConfig:
     grid_l: bool = False
     """The scheduler walks M x N x L work tiles with L the launch grid's third extent while A, B and C
     stay 2-D (a program that reads program id 2 without being batched: split-K); the work tile's
-    ``l`` stands in for program id 2."""
+    ``l`` stands in for program id 2.  With ``batched``: the program computes its operands' batch
+    indices from program id 2 (the tier evaluates them per work tile); the tensor maps hold the
+    arrays' own (flattened) batch count, the scheduler walks the launch grid's z."""
     scratch_bytes: int = 0
     """Shared memory after the epilogue buffer for the tier's epilogue (a column reduction of the
     result exchanges its per-warp partials there); the kernel builder leaves it alone."""
@@ -296,7 +298,6 @@ class GemmConfig:
             (not self.c_transposed or self.epilogue == "direct",
              "a transposed C (c_transposed) is stored by the tier's epilogue in place of the direct one's fragment "
              f"store: epilogue='direct', got {self.epilogue!r}"),
-            (not (self.grid_l and self.batched), "grid_l and batched exclusive (a batched GEMM walks its batch as L)"),
             (not self.b_shared or (self.batched and self.b_operands == 1 and not self.transpose_b),
              "b_shared (one B for every batch) needs a batched configuration with one B read in place"),
             (not (self.grid_l and self.schedule == "streamk"), "grid_l programs choose their own K ranges: no Stream-K"),

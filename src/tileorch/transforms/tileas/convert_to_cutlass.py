@@ -225,11 +225,18 @@ class DotKernel:
     """``(condition, taken)`` of every ``scf.if`` around C's store (``taken``: the store is in its
     ``then`` region): the tile is computed and stored only where each condition is ``taken``."""
 
+    batch_exprs: dict | None = None
+    """``{"a" | "b" | "c": (op, view, batch indices)}`` when the program computes its operands' batch
+    indices (:func:`_batch_expressions`): each agent evaluates the flat batch index per work tile."""
+    batch_grid: bool = False
+    """Those batch indices read program ids 0 or 1 or the grid's extents: the kernel walks the launch
+    grid (a program-grid kernel); otherwise only program id 2 (the scheduler's L, the launch grid's z)."""
+
     @property
     def program_grid(self) -> bool:
-        """The kernel's work tiles are the launch grid's programs (its tile coordinates or a guard
-        read them): the scheduler walks the launch grid, one work tile per program."""
-        return self.coords is not None or bool(self.guard)
+        """The kernel's work tiles are the launch grid's programs (its tile coordinates, a guard or its
+        batch indices read them): the scheduler walks the launch grid, one work tile per program."""
+        return self.coords is not None or bool(self.guard) or self.batch_grid
 
     @property
     def cluster(self) -> int:
@@ -645,10 +652,8 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                         fail)
     coords = None
     default_c = c_coords is None or tuple(program_axis(v) for v in c_coords) in ((0, 1), (1, 0))
-    if not (program_axis(a_coord) == 0 and program_axis(b_coord) == 1 and default_c) or batch_exprs is not None:
+    if not (program_axis(a_coord) == 0 and program_axis(b_coord) == 1 and default_c):
         coords = {"a": a_coord, "b": b_coord, "c": c_coords}
-    if batch_exprs is not None:
-        coords["l"] = batch_exprs
     k_bounds, k_used, k_remark = _k_range(loop, a_load, index_majors, b_load, more_b, tk, fail)
     accs = [_loop_result(loop, d, fail) for d in dots]
     if len(set(accs)) != len(dots):
@@ -700,10 +705,10 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     if coords is not None:
         _check_program_scalars(kernel, acc, st, [(a_load, a_coord, "A's row tile index"),
                                                  (b_load, b_coord, "B's column tile index"),
-                                                 *[(st, v, "C's tile index") for v in c_coords or ()],
-                                                 *[(op, v, f"{role.upper()}'s batch index")
-                                                   for role, (op, _, lead) in (coords.get("l") or {}).items()
-                                                   for v in lead]], fail)
+                                                 *[(st, v, "C's tile index") for v in c_coords or ()]], fail)
+    if batch_exprs is not None:
+        _check_program_scalars(kernel, acc, st, [(op, v, f"{role.upper()}'s batch index")
+                                                 for role, (op, _, lead) in batch_exprs.items() for v in lead], fail)
     if guard:
         _check_program_scalars(kernel, acc, st, [(c.owner if isinstance(c.owner, Operation) else st, c,
                                                   "the condition around the GEMM's store")
@@ -713,13 +718,27 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                      for o in kernel.walk())
     dk = DotKernel(kernel, a_load, b_load, b_major, st, acc, (tm, tn, tk), dtype, out_dtype, depth, plain,
                    retile_safe, is_batched, a_major, b_dtype if b_dtype != dtype else "", k_bounds=k_bounds,
-                   grid_l=uses_axis2 and not is_batched, side_stores=side,
+                   grid_l=(uses_axis2 and not is_batched) or batch_exprs is not None, side_stores=side,
                    padded_rows_defined=_padding_defined(a_load), padded_cols_defined=_padding_defined(b_load),
                    row_feeding=feeding, tile_stores=extra, more_b_loads=more_b, more_accs=accs[1:],
                    c_transposed=c_transposed, c_swapped=c_swapped, coords=coords, guard=guard, k_used=k_used,
-                   b_shared=b_shared)
+                   b_shared=b_shared, batch_exprs=batch_exprs,
+                   batch_grid=batch_exprs is not None and not _reads_program_id_2_only(
+                       [v for _, _, lead in batch_exprs.values() for v in lead]))
+    if dk.program_grid:  # the launch grid's programs are the work tiles: L is the grid's z as it is
+        dk.grid_l = False
     if k_remark:
         dk.remarks.append(k_remark)
+    if dk.batch_exprs is not None:
+        walk = ("the scheduler walks the launch grid (the batch indices read program ids 0 / 1 or the grid's "
+                "extents)" if dk.batch_grid else "the scheduler's own (m, n) tiles, its L the launch grid's z "
+                "(program id 2, which alone the batch indices read)")
+        dk.remarks.append("batch indices computed by the program (several batch dimensions, or indices other than "
+                          "program id 2): the launcher flattens each array's batch dimensions into one (they must be "
+                          "contiguous, else the SIMT path runs the launch), and each agent evaluates its operand's "
+                          f"flat batch index per work tile; {walk}; a 2-D A or B is one matrix that every batch "
+                          "reads; a C tile whose batch indices leave the array is not computed or stored, an A or B "
+                          "tile there loads zeros")
     if dk.program_grid:
         if TILE_GRID_IDS in kernel.attributes:
             fail((guard[0][0].owner if guard and isinstance(guard[0][0].owner, Operation) else a_load),
@@ -970,13 +989,6 @@ def _program_grid_remarks(dk: DotKernel) -> None:
         dk.remarks.append("tile coordinates computed by the program (not program ids 0 and 1 directly): each agent "
                           "evaluates the program's own scalar ops per work tile, the producer A's row tile and B's "
                           "column tile for its TMA loads, the consumers C's tile for the epilogue")
-    if dk.coords is not None and dk.coords.get("l"):
-        dk.remarks.append("batch indices computed by the program (several batch dimensions, or indices other than "
-                          "program id 2): the launcher flattens each array's batch dimensions into one (they must be "
-                          "contiguous, else the SIMT path runs the launch), and each agent evaluates its operand's "
-                          "flat batch index per work tile (a 2-D A or B is one matrix that every batch reads); a C "
-                          "tile whose batch indices leave the array is not computed or stored, an A or B tile there "
-                          "loads zeros")
     if dk.guard:
         dk.remarks.append(f"{len(dk.guard)} condition(s) on program ids and scalars around the GEMM (an 'if' or an "
                           "early 'return') become a per-tile predicate: every agent evaluates it; a tile it rejects "
@@ -984,6 +996,22 @@ def _program_grid_remarks(dk: DotKernel) -> None:
                           "and stores nothing")
     dk.remarks.append("the scheduler walks the launch grid, one work tile per program (the program ids and "
                       "num_blocks the program reads are the launch's), on 1-CTA clusters, with the program's tiles")
+
+
+def _reads_program_id_2_only(values: list) -> bool:
+    """Whether the scalar ``values`` (batch indices) read no program id but axis 2 and no grid extent:
+    a batched kernel on the scheduler's own (m, n) tiles then evaluates them from its L alone."""
+    seen, todo = set(), list(values)
+    while todo:
+        v = todo.pop()
+        if v in seen or not isinstance(v.owner, Operation):
+            continue
+        seen.add(v)
+        op = v.owner
+        if op.name == "nv_tileaa.get_num_programs" or (op.name == "nv_tileaa.get_program_id" and op.axis.value.data != 2):
+            return False
+        todo.extend(op.operands)
+    return True
 
 
 def _is_zero_tile(v: SSAValue) -> bool:
@@ -1219,6 +1247,9 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
             schedule = "persistent"
             remarks.append("Stream-K not applied: the program's tiles run whole, under its own coordinates and "
                            "conditions (persistent schedule)")
+    if dk.batch_exprs is not None and not dk.program_grid and schedule == "streamk":
+        schedule = "persistent"
+        remarks.append("Stream-K not applied: the batch indices are evaluated per work tile (persistent schedule)")
     if dk.more_accs and schedule == "streamk":
         schedule = "persistent"
         remarks.append("Stream-K not applied: its fix-up carries one accumulator and the dots sharing A keep "
@@ -1628,8 +1659,8 @@ def _program_grid_tiles(f: func.FuncOp, dk: DotKernel, args: list[SSAValue], gri
                 if v is not None:
                     named[name].operands[0] = lowering._i32(lowering.scalar(v))
         pred = None
-        if dk.coords is not None and dk.coords.get("l"):
-            pred = _batch_indices_per_tile(coords.results[3], producer, dk.coords["l"], lowering, e)
+        if dk.batch_exprs is not None:
+            pred = _batch_indices_per_tile(coords.results[3], producer, dk.batch_exprs, lowering, e)
         for cond, taken in dk.guard:
             c = lowering.scalar(cond)
             if not taken:
@@ -1754,7 +1785,7 @@ def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: st
     cfg = configure(dk, schedule, override)
     lowered = build_gemm_kernel(cfg)
     new_funcs = [op for op in lowered.ops if isinstance(op, func.FuncOp)]
-    takes_params = not dk.plain_epilogue or dk.k_bounds is not None or dk.program_grid
+    takes_params = not dk.plain_epilogue or dk.k_bounds is not None or dk.program_grid or dk.batch_exprs is not None
     grid = None
     if not dk.plain_epilogue and dk.store.name != ATOMIC_SINK and not dk.c_transposed:
         how = "staged + TMA-stored" if cfg.epilogue == "tma" else "stored"
@@ -1777,7 +1808,7 @@ def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: st
                 _compile_epilogue(block, frags, dk, args, cfg, grid)
         if dk.k_bounds is not None:
             _program_k_range(f, dk, args, grid)
-        if dk.program_grid:
+        if dk.program_grid or dk.batch_exprs is not None:
             _program_grid_tiles(f, dk, args, grid)
         f.detach()
         record = {**cfg.as_dict(), "args": dk.operand_args, "epilogue_ops": takes_params,
