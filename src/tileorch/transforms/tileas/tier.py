@@ -18,6 +18,7 @@ from tileorch.registry import PASSES, resolve
 
 TILEAS_PASSES = (
     "tileas-program-loop-to-tiles",
+    "tileas-reroll-unrolled-loops",
     "tileas-unpeel-k-loop",
     "tileas-fold-dot-accumulate",
     "tileas-fold-tf32-operands",
