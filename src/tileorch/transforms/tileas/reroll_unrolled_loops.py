@@ -27,8 +27,9 @@ written), results of a segment may be read only by that segment, by the next one
 and (last segment only, carried values only) after the chain; the varying constants must all have
 one integer type (the loop's induction variable type; i32 when none vary).  Segment boundaries are
 searched for with the period L taken from the distances between equal dots, smallest L first, each
-rotation of the periodic stretch tried.  A stretch that fails any condition (a non-constant
-difference, constants that are not a progression over all copies) is left entirely as it is.
+rotation of the periodic stretch (ops that repeat with period L) tried whose copies hold every dot of
+the stretch.  A stretch that fails any condition (a non-constant difference, constants that are not
+a progression over all copies) is left entirely as it is: no shorter loop over some of the copies.
 
 The loop runs the segments' ops in the same order on the same values, so the rewrite preserves
 the program's meaning whether or not the tier then takes it; the compile driver runs the tier on a
@@ -251,11 +252,14 @@ def _candidates(block: Block) -> Chain | None:
             a = k
             while k < limit and sigs[k] == sigs[k + period]:
                 k += 1
-            # ops [a, k + period) repeat with this period
+            # ops [a, k + period) repeat with this period: the chain holds every dot of the stretch
+            inside = [d for d in dots if a <= d < k + period]
             for start in range(a, min(a + period, k)):
                 count = (k + period - start) // period
                 if count < 2:
                     break
+                if inside[0] < start or inside[-1] >= start + count * period:
+                    continue
                 chain = Chain(block, ops, start, period, count)
                 if _check(chain):
                     return chain
@@ -330,6 +334,7 @@ def reroll(chain: Chain) -> scf.ForOp:
         const.detach()
         const.erase()
     yielded = [flat_new[x].results[r] for x, r in chain.slots]
+    iv.name_hint = None  # (a replaced constant's name moves to its replacement)
     body.add_op(scf.YieldOp(*yielded))
     loop = scf.ForOp(bounds[0].result, bounds[1].result, bounds[2].result, list(chain.inits), body)
     copy_location(first, [*bounds, loop])
@@ -338,10 +343,15 @@ def reroll(chain: Chain) -> scf.ForOp:
     last = _flat(chain.segment(chain.count - 1))
     for (x, r), result in zip(chain.slots, loop.results):
         last[x].results[r].replace_all_uses_with(result)
+    varying = {_flat(chain.segment(j))[x].operands[k].owner for j in range(chain.count) for x, k in chain.operand_steps}
     for top in reversed(chain.ops[chain.start:chain.start + chain.count * chain.period]):
         top.detach()
     for top in reversed(chain.ops[chain.start:chain.start + chain.count * chain.period]):
         top.erase(safe_erase=False)
+    for const in varying:  # the copies' K indices, now unread
+        if not const.result.uses:
+            const.detach()
+            const.erase()
     return loop
 
 
