@@ -187,11 +187,11 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
         from tileorch.transforms.tileas.fuse_split_loops import innermost_dot_loops
 
         split_loops = len(innermost_dot_loops(module))
-        from tileorch.transforms.tileas.reroll_unrolled_loops import reroll_remarks
-
-        rerolled = reroll_remarks(module)  # stated once the tier takes the kernel (its SIMT code keeps the copies)
         opts = f"schedule={schedule}" + (f' config="{config}"' if config else "")
         try:
+            from tileorch.transforms.tileas.reroll_unrolled_loops import reroll_remarks
+
+            rerolled = reroll_remarks(module)  # stated once the tier takes the kernel (the SIMT code keeps the copies)
             run_passes(ctx, module, parse_pipeline(f"tileas-tier,convert-nv-tileas-to-cutlass{{{opts}}}"))
             if not any(isinstance(f, FuncOp) for f in module.walk()):
                 from tileorch.transforms.tileas.chained_dots import CHAINED_ATTR

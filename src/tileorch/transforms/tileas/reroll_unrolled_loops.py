@@ -201,6 +201,10 @@ def _check(chain: Chain) -> bool:
         return False
     if const_types:
         chain.iv_type = const_types.pop()
+    half = 1 << (chain.iv_type.width.data - 1)
+    if not all(-half <= v < half for c0, step in (*chain.const_steps.values(), *chain.operand_steps.values())
+               for v in (c0, step, count)):
+        return False  # (the loop's step or trip count would not fit the type)
     chain.slots = sorted(slots)
     chain.inits = [slots[s] for s in chain.slots]
     # a segment's results: read by itself, by the next segment (carried), or, the last one's carried
@@ -254,6 +258,8 @@ def _candidates(block: Block) -> Chain | None:
                 k += 1
             # ops [a, k + period) repeat with this period: the chain holds every dot of the stretch
             inside = [d for d in dots if a <= d < k + period]
+            if not inside:
+                continue  # a stretch without a dot: not the pass's business
             for start in range(a, min(a + period, k)):
                 count = (k + period - start) // period
                 if count < 2:

@@ -418,3 +418,37 @@ builtin.module {
 // CHECK-LABEL: nv_tileaa.func @no_dot
 // CHECK-NOT:   scf.for
 // CHECK-COUNT-3: nv_tileaa.addf
+
+// -----
+// Two equal dots two ops apart that do not chain, after a stretch repeating with the same period
+// (the program ids) that holds no dot: nothing to re-roll (found on sweep 5's mm_two_k_loops, where
+// the pass raised on the stretch without a dot).
+!m = !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+!v = !nv_tileaa.tiled_view<array<i32: 64, 64>, array<i32: 64, 64>, array<i32: 0, 1>, !m>
+!mc = !nv_tileaa.memref<f32, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+!vc = !nv_tileaa.tiled_view<array<i32: 64, 64>, array<i32: 64, 64>, array<i32: 0, 1>, !mc>
+builtin.module {
+  nv_tileaa.func @stretch_without_a_dot(%q: !nv_tileaa.ptr<f16>, %c: !nv_tileaa.ptr<f32>, %s: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %tok = nv_tileaa.create_mem_token
+    %i0 = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %j0 = nv_tileaa.get_program_id {axis = 1 : i32} : i32
+    %i1 = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %j1 = nv_tileaa.get_program_id {axis = 1 : i32} : i32
+    %mq = nv_tileaa.make_memref %q[%s, %s] [%s] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %vq = nv_tileaa.block_tile %mq : !m -> !v
+    %mm = nv_tileaa.make_memref %c[%s, %s] [%s] : !nv_tileaa.ptr<f32> [i32, i32] [i32] -> !mc
+    %vc = nv_tileaa.block_tile %mm : !mc -> !vc
+    %x, %t0 = nv_tileaa.tiled_load %vq[%i0, %j0] token %tok : !v [i32, i32] -> tensor<64x64xf16>
+    %z = arith.constant dense<0.0> : tensor<64x64xf32>
+    %d0 = nv_tileaa.dot %x, %x, %z : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32> -> tensor<64x64xf32>
+    %c0 = arith.constant 0 : i32
+    %d1 = nv_tileaa.dot %x, %x, %z : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32> -> tensor<64x64xf32>
+    %t1 = nv_tileaa.tiled_store %d0, %vc[%i1, %c0] token %tok : tensor<64x64xf32>, !vc [i32, i32]
+    %t2 = nv_tileaa.tiled_store %d1, %vc[%j1, %c0] token %tok : tensor<64x64xf32>, !vc [i32, i32]
+    nv_tileaa.return
+  }
+}
+// CHECK-LABEL: nv_tileaa.func @stretch_without_a_dot
+// CHECK-NOT:   scf.for
+// CHECK-COUNT-2: nv_tileaa.dot
+// CHECK-NOT:   scf.for
