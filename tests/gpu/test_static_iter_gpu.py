@@ -51,6 +51,13 @@ def test_gemm_static_iter_k_with_bias_and_relu_epilogue():
     _check_path("mm_static_iter_bias", args)
 
 
+def test_persistent_gemm_with_a_static_iter_k_loop():
+    a, b = randn((384, 256), "float16", 1509), randn((256, 256), "float16", 1510)
+    args = run("mm_persistent_static_k", {0: a, 1: b})
+    close(args[2].float(), a.float() @ b.float(), atol=6e-2, rtol=2e-3)  # C is f16
+    _check_path("mm_persistent_static_k", args)
+
+
 def test_gemm_k_steps_written_out_by_hand():
     a, b = randn((128, 192), "float16", 1507), randn((192, 256), "float16", 1508)
     args = run("mm_k_written_out", {0: a, 1: b})

@@ -45,7 +45,8 @@ def _reroll_remarks(prog):
     return [r for r in prog.remarks if "re-rolled into a loop for the tensor-core tier" in r]
 
 
-@pytest.mark.parametrize("name,copies", [("attn_static_kv", 4), ("mm_static_iter_bias", 4), ("mm_k_written_out", 3)])
+@pytest.mark.parametrize("name,copies", [("attn_static_kv", 4), ("mm_static_iter_bias", 4),
+                                         ("mm_persistent_static_k", 4), ("mm_k_written_out", 3)])
 def test_takes_its_tier_with_the_remark_at_the_users_line(name, copies):
     prog = _compiled(name)
     assert prog.kind == PROGRAMS[name].path, prog.remarks
@@ -69,6 +70,13 @@ def test_gemm_static_iter_k_with_bias_and_relu_epilogue():
     c = s4._s3_gemm("mm_static_iter_bias", {0: a, 1: b, 2: bias})[3]
     ref = np.maximum(s4._mm(a, b) + bias[None, :].astype(np.float64), 0.0)
     s4._check(c, ref, 2e-2, 5e-3)  # C is f16
+
+
+def test_persistent_gemm_with_a_static_iter_k_loop():
+    """3 x 2 output tiles of 128 walked by 2 programs; each copy's views hoisted out of the tile loop."""
+    a, b = _h(384, 256), _h(256, 256)
+    c = s4._s3_gemm("mm_persistent_static_k", {0: a, 1: b})[2]
+    s4._check(c, s4._mm(a, b), 6e-2, 2e-3)  # C is f16
 
 
 def test_gemm_k_steps_written_out_by_hand():

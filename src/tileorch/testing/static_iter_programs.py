@@ -6,6 +6,7 @@ rolls back into a loop for the tensor-core tiers.
   (``for j in ct.static_iter(range(KT))``: three carried values, the running max, sum and output);
 * ``mm_static_iter_bias``: a GEMM whose K loop is ``ct.static_iter(range(KT))``, with a bias
   (a row of N) added and ReLU applied in the epilogue, stored as f16;
+* ``mm_persistent_static_k``: a persistent GEMM (a loop over the output tiles) with that K loop;
 * ``mm_k_written_out``: the three K steps of a GEMM written out one after another by hand.
 
 Each is a :class:`tileorch.testing.user_programs.UserProgram` (``spec``, grid, the path it takes) in
@@ -65,6 +66,22 @@ def mm_static_iter_bias(A, B, bias, C, KT: ct.Constant[int], tm: ct.Constant[int
 
 
 @ct.kernel
+def mm_persistent_static_k(A, B, C, KT: ct.Constant[int], tm: ct.Constant[int], tn: ct.Constant[int],
+                           tk: ct.Constant[int]):
+    """A persistent GEMM (``for t in range(bid(0), tiles, num_blocks(0))``, row-major tile order) whose
+    K loop is ``ct.static_iter(range(KT))``: cuTile hoists each copy's views out of the tile loop."""
+    n_m = ct.cdiv(A.shape[0], tm)
+    n_n = ct.cdiv(B.shape[1], tn)
+    for t in range(ct.bid(0), n_m * n_n, ct.num_blocks(0)):
+        pm = t // n_n
+        pn = t % n_n
+        acc = ct.zeros((tm, tn), dtype=ct.float32)
+        for k in ct.static_iter(range(KT)):
+            acc = ct.mma(ct.load(A, index=(pm, k), shape=(tm, tk)), ct.load(B, index=(k, pn), shape=(tk, tn)), acc)
+        ct.store(C, index=(pm, pn), tile=acc.astype(C.dtype))
+
+
+@ct.kernel
 def mm_k_written_out(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
     """A GEMM over K = 3 * tk with its three K steps written out by hand (no loop)."""
     i, j = ct.bid(0), ct.bid(1)
@@ -81,5 +98,8 @@ _add("attn_static_kv", attn_static_kv, [((2, 256, 64), "float16")] * 3 + [((2, 2
 _add("mm_static_iter_bias", mm_static_iter_bias, [((256, 256), "float16"), ((256, 256), "float16"),
                                                   ((256,), "float32"), ((256, 256), "float16"), 4, 128, 128, 64],
      (2, 2), "gemm", outputs=(3,))
+_add("mm_persistent_static_k", mm_persistent_static_k, [((384, 256), "float16"), ((256, 256), "float16"),
+                                                        ((384, 256), "float16"), 4, 128, 128, 64],
+     (2,), "gemm", outputs=(2,))
 _add("mm_k_written_out", mm_k_written_out, [((128, 192), "float16"), ((192, 256), "float16"),
                                             ((128, 256), "float32"), 128, 128, 64], (1, 2), "gemm", outputs=(2,))

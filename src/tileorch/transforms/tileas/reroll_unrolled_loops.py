@@ -19,7 +19,9 @@ segments have the same op names, properties, attributes, result types and operan
 operand is (a) a value of the same segment (the same op and result in every segment), (b) a result
 of the segment before (the same op and result in every segment from 1 on: a *carried* value; in
 segment 0 the same operand position reads one value defined before the chain, the carried value's
-initial value), (c) a value defined before the chain, the same in every segment, or (d) an integer
+initial value), (c) a value defined before the chain, the same in every segment or computed alike
+(side-effect-free ops of the same name, attributes and types on such values: the per-copy views
+cuTile hoists out of an enclosing loop), or (d) an integer
 ``arith.constant`` whose values c_j form an arithmetic progression ``c_0 + s*j`` (likewise a
 segment's own integer ``arith.constant`` ops).  At least one value must be carried, a segment must
 hold an ``nv_tileaa.dot`` (the pass exists for the tensor-core tiers: other unrolled code is left as
@@ -67,6 +69,25 @@ def _sig(op: Operation) -> tuple:
         return ("const", op.result.type)
     nested = tuple(o.name for o in op.walk()) if op.regions else ()
     return (op.name, tuple(r.type for r in op.results), tuple(v.type for v in op.operands), nested)
+
+
+_IMPURE = ("load", "store", "atomic", "print", "assert", "barrier", "scatter", "token", "dot", "call", "alloc")
+
+
+def _equivalent(a: SSAValue, b: SSAValue, depth: int = 8) -> bool:
+    """``a`` and ``b`` (defined before the chain) are the same value: the same SSA value, or results
+    of side-effect-free ops without regions alike in name, properties, attributes and types whose
+    operands are equivalent (cuTile computes a copy's views once per copy, hoisted out of a loop)."""
+    if a is b:
+        return True
+    if depth == 0 or isinstance(a, BlockArgument) or isinstance(b, BlockArgument) or a.index != b.index:
+        return False
+    x, y = a.owner, b.owner
+    if x.name != y.name or x.regions or y.regions or any(w in x.name for w in _IMPURE) \
+            or len(x.operands) != len(y.operands) or x.properties != y.properties or x.attributes != y.attributes \
+            or [r.type for r in x.results] != [r.type for r in y.results]:
+        return False
+    return all(_equivalent(u, v, depth - 1) for u, v in zip(x.operands, y.operands))
 
 
 def _has_dot(op: Operation) -> bool:
@@ -184,6 +205,8 @@ def _check(chain: Chain) -> bool:
                     continue
                 if any(d[0] != "out" for d in descs):
                     return False
+                if all(_equivalent(d[1], d1[1]) for d in descs):
+                    continue  # (the loop reads segment 1's)
                 consts = [_int_const(d[1].owner) if isinstance(d[1].owner, Operation) else None for d in descs]
                 if any(c is None for c in consts) or len({c[1] for c in consts}) != 1:
                     return False

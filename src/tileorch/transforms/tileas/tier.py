@@ -17,8 +17,8 @@ from xdsl.passes import ModulePass
 from tileorch.registry import PASSES, resolve
 
 TILEAS_PASSES = (
-    "tileas-program-loop-to-tiles",
     "tileas-reroll-unrolled-loops",
+    "tileas-program-loop-to-tiles",
     "tileas-unpeel-k-loop",
     "tileas-fold-dot-accumulate",
     "tileas-fold-tf32-operands",

@@ -452,3 +452,46 @@ builtin.module {
 // CHECK-NOT:   scf.for
 // CHECK-COUNT-2: nv_tileaa.dot
 // CHECK-NOT:   scf.for
+
+// -----
+// Each copy reads its own views of A and B, computed alike before the copies (cuTile hoists a
+// copy's views out of an enclosing tile loop): equivalent values, so the loop reads the second
+// copy's views.  A copy that read a view of another array would differ (the @non_constant case).
+!m = !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+!va = !nv_tileaa.tiled_view<array<i32: 128, 64>, array<i32: 128, 64>, array<i32: 0, 1>, !m>
+!vb = !nv_tileaa.tiled_view<array<i32: 64, 128>, array<i32: 64, 128>, array<i32: 0, 1>, !m>
+!mc = !nv_tileaa.memref<f32, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+!vc = !nv_tileaa.tiled_view<array<i32: 128, 128>, array<i32: 128, 128>, array<i32: 0, 1>, !mc>
+builtin.module {
+  nv_tileaa.func @views_per_copy(%a: !nv_tileaa.ptr<f16>, %b: !nv_tileaa.ptr<f16>, %c: !nv_tileaa.ptr<f32>, %m: i32, %n: i32, %k: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %tok = nv_tileaa.create_mem_token
+    %ma = nv_tileaa.make_memref %a[%m, %k] [%k] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mb = nv_tileaa.make_memref %b[%k, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mc = nv_tileaa.make_memref %c[%m, %n] [%n] : !nv_tileaa.ptr<f32> [i32, i32] [i32] -> !mc
+    %i = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %j = nv_tileaa.get_program_id {axis = 1 : i32} : i32
+    %z = arith.constant dense<0.0> : tensor<128x128xf32>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %va0 = nv_tileaa.block_tile %ma : !m -> !va
+    %vb0 = nv_tileaa.block_tile %mb : !m -> !vb
+    %va1 = nv_tileaa.block_tile %ma : !m -> !va
+    %vb1 = nv_tileaa.block_tile %mb : !m -> !vb
+    %x0, %tx0 = nv_tileaa.tiled_load %va0[%i, %c0] token %tok : !va [i32, i32] -> tensor<128x64xf16>
+    %y0, %ty0 = nv_tileaa.tiled_load %vb0[%c0, %j] token %tok : !vb [i32, i32] -> tensor<64x128xf16>
+    %d0 = nv_tileaa.dot %x0, %y0, %z : tensor<128x64xf16>, tensor<64x128xf16>, tensor<128x128xf32> -> tensor<128x128xf32>
+    %x1, %tx1 = nv_tileaa.tiled_load %va1[%i, %c1] token %tok : !va [i32, i32] -> tensor<128x64xf16>
+    %y1, %ty1 = nv_tileaa.tiled_load %vb1[%c1, %j] token %tok : !vb [i32, i32] -> tensor<64x128xf16>
+    %d1 = nv_tileaa.dot %x1, %y1, %d0 : tensor<128x64xf16>, tensor<64x128xf16>, tensor<128x128xf32> -> tensor<128x128xf32>
+    %vc = nv_tileaa.block_tile %mc : !mc -> !vc
+    %st = nv_tileaa.tiled_store %d1, %vc[%i, %j] token %tok : tensor<128x128xf32>, !vc [i32, i32]
+    nv_tileaa.return
+  }
+}
+// CHECK-LABEL: nv_tileaa.func @views_per_copy
+// CHECK:       %va1 = nv_tileaa.block_tile %ma
+// CHECK-NEXT:  %vb1 = nv_tileaa.block_tile %mb
+// CHECK:       scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %z)
+// CHECK-NEXT:    %[[X:.*]], %{{.*}} = nv_tileaa.tiled_load %va1[%i, %[[K]]]
+// CHECK-NEXT:    %[[Y:.*]], %{{.*}} = nv_tileaa.tiled_load %vb1[%[[K]], %j]
+// CHECK-NEXT:    nv_tileaa.dot %[[X]], %[[Y]], %[[ACC]]
