@@ -189,9 +189,14 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
         split_loops = len(innermost_dot_loops(module))
         opts = f"schedule={schedule}" + (f' config="{config}"' if config else "")
         try:
+            from tileorch.transforms.tileas.reroll_unrolled_loops import reroll_remarks
+
+            rerolled = reroll_remarks(module)  # stated once the tier takes the kernel (the SIMT code keeps the copies)
             run_passes(ctx, module, parse_pipeline(f"tileas-tier,convert-nv-tileas-to-cutlass{{{opts}}}"))
             if not any(isinstance(f, FuncOp) for f in module.walk()):
                 from tileorch.transforms.tileas.chained_dots import CHAINED_ATTR
+
+                remarks.extend(rerolled)
 
                 if split_loops > 1:
                     remarks.append(f"remark: {split_loops} dot loops over consecutive ranges (range(a, X) then "

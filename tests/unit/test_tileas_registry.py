@@ -14,7 +14,7 @@ TILEIRAS_NAMES = [
     "tileas-remove-buffer-alias", "tileas-insert-OCG-knobs", "tileas-dynamic-persistent",
     "tileas-squeeze-unit-batch-dots", "tileas-program-loop-to-tiles", "tileas-fold-dot-accumulate",
     "tileas-fuse-split-loops", "tileas-fold-tf32-operands", "tileas-split-batch-tiles", "tileas-unpeel-k-loop",
-    "tileas-squeeze-unit-tiles",
+    "tileas-squeeze-unit-tiles", "tileas-reroll-unrolled-loops",
 ]
 
 
@@ -30,9 +30,11 @@ def test_tier_pipeline_uses_registered_passes_in_order():
     names = pipeline_string(dynamic_persistent=True).split(",")
     # batch-1 dots are squeezed to 2-D while still nv_tileaa; the persistent rewrite follows the conversion
     # loops cuTile split at a branch are fused back while still nv_tileaa
-    assert names[:10] == ["tileas-program-loop-to-tiles", "tileas-unpeel-k-loop", "tileas-fold-dot-accumulate",
-                          "tileas-fold-tf32-operands", "tileas-fuse-split-loops", "tileas-split-batch-tiles",
-                          "tileas-squeeze-unit-tiles", "tileas-squeeze-unit-batch-dots", "convert-tileaa-to-tileas",
-                          "tileas-dynamic-persistent"]
+    # straight-line copies of a dot loop's body are re-rolled first (the persistent tile loop around them
+    # is then a one-dot kernel's)
+    assert names[:11] == ["tileas-reroll-unrolled-loops", "tileas-program-loop-to-tiles", "tileas-unpeel-k-loop",
+                          "tileas-fold-dot-accumulate", "tileas-fold-tf32-operands", "tileas-fuse-split-loops",
+                          "tileas-split-batch-tiles", "tileas-squeeze-unit-tiles", "tileas-squeeze-unit-batch-dots",
+                          "convert-tileaa-to-tileas", "tileas-dynamic-persistent"]
     assert names.index("tileas-materialize-schedule") < names.index("optimize-execution-unit-mapping")
     assert names[-1] == "tileas-insert-OCG-knobs"

@@ -3,8 +3,8 @@ take, their PTX run on the CPU by ``tileorch.testing.ptx_emulator`` against nump
 same inputs, outputs NaN-prefilled (the helpers of test_user_sweep3_emulated.py and
 test_user_sweep4_emulated.py: every CTA, the launcher's own problem derivation and tensor maps).
 GEMMs (a K trip count passed at launch, an f16 epilogue chain, a persistent loop in the grouped
-raster Triton's tutorial writes, a row-sum output beside C) and chained-dots programs (head dim
-32, GQA on ``[B, H, S, D]``, a causal window of runtime width, ALiBi slopes from an array, per-batch
+raster Triton's tutorial writes, a row-sum output beside C, a K loop unrolled by ``ct.static_iter``)
+and chained-dots programs (head dim 32, GQA on ``[B, H, S, D]``, a causal window of runtime width, ALiBi slopes from an array, per-batch
 key lengths from a table, a bias shared by the batches, a single short key tile, soft-capping, a
 bool-multiplied causal mask, a hash dropout).  fp8 / int8 programs run on the GPU
 (tests/gpu/test_user_sweep5_gpu.py).  Needs cuda-tile."""
@@ -306,6 +306,19 @@ def test_first_k_step_peeled_before_the_loop():
     loop at the peeled step."""
     a, b = _h(128, 256), _h(256, 128)
     c = s4._s3_gemm("mm_peeled_first_k", {0: a, 1: b})[2]
+    _check(c, _mm(a, b), 1e-3, 1e-5)
+
+
+def test_k_loop_unrolled_by_static_iter():
+    """Found by this sweep: ``ct.static_iter(range(4))`` over K left four straight-line dots the tier
+    refused ('this dot is not in a loop'); tileas-reroll-unrolled-loops rolls them into a loop of 4."""
+    from tileorch.testing.gemm_emulation import compile_cutile
+
+    p = PROGRAMS["mm_static_iter_k"]
+    prog = compile_cutile(p.kernel, p.spec, "mm_static_iter_k")
+    assert any("4 unrolled copies of a loop body re-rolled into a loop" in r for r in prog.remarks), prog.remarks
+    a, b = _h(128, 256), _h(256, 128)
+    c = s4._s3_gemm("mm_static_iter_k", {0: a, 1: b})[2]
     _check(c, _mm(a, b), 1e-3, 1e-5)
 
 

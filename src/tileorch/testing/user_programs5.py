@@ -37,13 +37,12 @@ Found by this sweep (the entries' ``notes``): a persistent GEMM in Triton's late
 was refused with an internal-sounding token message (tile_order reads it; the message for a
 persistent loop in another order now says what the tier takes); list-of-arrays parameters were
 refused by the launcher and ``int_to_ptr`` by convert-cudatile-to-tileaa (now on the SIMT path);
-a peeled first K step (tileas-unpeel-k-loop) and attention on 3-D tiles (tileas-squeeze-unit-tiles)
-were refused by the tiers; the PTX emulator computed f16 arithmetic as integers (a test-harness
+a peeled first K step (tileas-unpeel-k-loop), attention on 3-D tiles (tileas-squeeze-unit-tiles) and
+a ``static_iter`` K loop (tileas-reroll-unrolled-loops, session 15) were refused by the tiers; the PTX emulator computed f16 arithmetic as integers (a test-harness
 bug).  Still refused by the tiers, with the reason at the user's line (the SIMT path runs them):
 a 4-D batch, a mixed-input (int8 weight) dot, split-K into a workspace, a group index read from a
 table, the attention backward's three / four dots per step, two heads' chains in one loop, two K
-loops into one accumulator, a ``static_iter`` K loop, a gather of a gathered index in the
-epilogue, fp8 attention, a list item as a dot operand.
+loops into one accumulator, a gather of a gathered index in the epilogue, fp8 attention, a list item as a dot operand.
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS`, driven by
 tests/unit/test_user_sweep5_*.py (CPU compile, the SIMT interpreter, the PTX emulator) and
@@ -1080,7 +1079,8 @@ def none_indexing_3d(A, B, Y, BM: ct.Constant[int], BN: ct.Constant[int]):
 @ct.kernel
 def mm_static_iter_k(A, B, C, KT: ct.Constant[int], tm: ct.Constant[int], tn: ct.Constant[int],
                      tk: ct.Constant[int]):
-    """The K loop unrolled by ``ct.static_iter(range(KT))`` (a constant trip count): no loop."""
+    """The K loop unrolled by ``ct.static_iter(range(KT))`` (a constant trip count): KT copies of the
+    body, no loop (tileas-reroll-unrolled-loops rolls them back into one)."""
     i, j = ct.bid(0), ct.bid(1)
     acc = ct.zeros((tm, tn), dtype=ct.float32)
     for k in ct.static_iter(range(KT)):
@@ -1107,8 +1107,9 @@ _add("int64_row_sums", int64_row_sums, [((3, 64), "int32"), ((3,), "int64"), ((3
 _add("none_indexing_3d", none_indexing_3d, [((20, 16), "float32"), ((16, 16), "float32"), ((20, 16), "float32"),
                                             8, 16], (3,), "simt", outputs=(2,))
 _add("mm_static_iter_k", mm_static_iter_k, [((128, 256), "float16"), ((256, 128), "float16"), ((128, 128), "float32"),
-                                            4, 128, 128, 64], (1, 1), "simt", outputs=(2,),
-     error="this dot is not in a loop", notes="a K loop unrolled by ct.static_iter is not pipelined by the tier")
+                                            4, 128, 128, 64], (1, 1), "gemm", outputs=(2,),
+     notes="found by this sweep: a K loop unrolled by ct.static_iter was refused by the tier ('this dot is not in "
+           "a loop'); tileas-reroll-unrolled-loops rolls the copies back into a loop")
 
 
 # ----------------------------------------------------------------------------------------------- batch 3: loop shapes

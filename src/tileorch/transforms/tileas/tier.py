@@ -17,6 +17,7 @@ from xdsl.passes import ModulePass
 from tileorch.registry import PASSES, resolve
 
 TILEAS_PASSES = (
+    "tileas-reroll-unrolled-loops",
     "tileas-program-loop-to-tiles",
     "tileas-unpeel-k-loop",
     "tileas-fold-dot-accumulate",
