@@ -207,6 +207,7 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
                              if persistent else "one CTA per program instance")
                     remarks.append("remark: chained dots compiled through the TileAS tier to TMA + WGMMA (the "
                                    f"second dot's A from registers), {where}")
+                    remarks.extend(record.get("remarks", []))  # the kernel's choices at the user's lines
                     if record.get("exp2_fma"):
                         fma = record["exp2_fma"]
                         remarks.append(f"remark: one exp2 column group in {fma['period']} of the loop runs on the FMA "

@@ -1029,9 +1029,14 @@ _add("attn_softcap_bf16_d128", attn_softcap_bf16_d128,
      _qkv((2, 128, 128), (2, 256, 128), "bfloat16") + [((2, 128, 128), "bfloat16"), 1 / math.sqrt(128), 20.0,
                                                        128, 64, 128], (1, 2), "chained", outputs=(3,))
 _add("attn_gqa_packed_heads", attn_gqa_packed_heads,
-     _qkv((2, 4, 64, 64), (2, 2, 256, 64)) + [((2, 4, 64, 64), "float16"), _S, 2, 32, 64, 64], (2, 4), "simt",
-     outputs=(3,), error="2-D tiles (with unit dimensions elsewhere) are supported",
-     notes="a (1, G, BM, D) tile reshaped to (G BM, D): the chained tier's TMA boxes are 2-D")
+     _qkv((2, 4, 64, 64), (2, 2, 256, 64)) + [((2, 4, 64, 64), "float16"), _S, 2, 32, 64, 64], (2, 4), "chained",
+     outputs=(3,), notes="refused in session 14 ('2-D tiles (with unit dimensions elsewhere) are supported'); "
+     "session 15: the (1, G, BM, D) tile is one TMA box of G x BM rows (G BM rows in shared memory), stored "
+     "back at (r // BM, r % BM)")
+_add("attn_gqa_packed_heads_bm16", attn_gqa_packed_heads,
+     _qkv((2, 4, 64, 64), (2, 2, 256, 64)) + [((2, 4, 64, 64), "float16"), _S, 2, 16, 64, 64], (4, 4), "chained",
+     outputs=(3,), notes="2 heads of 16 rows (32 rows) padded to the WGMMA's 64: the Q box takes 4 heads (the "
+     "next group's, zero past the array), the padded rows never stored")
 _add("attn_cross_peeled_last_tile", attn_cross_peeled_last_tile,
      _qkv((2, 100, 64), (2, 170, 64)) + [((2, 100, 64), "float16"), 0.125, 64, 64, 64], (2, 2), "chained", outputs=(3,),
      notes="found by this sweep: refused as '4 dots in one K loop that do not read the same A tile'; "
@@ -1088,8 +1093,18 @@ _add("attn_bwd_dv", attn_bwd_dv, [((2, 256, 64), "float16"), ((2, 256, 64), "flo
 
 _add("attn_decode_gqa_rows", attn_decode_gqa_rows, [((2, 32, 64), "float16"), ((2, 2, 256, 64), "float16"),
                                                     ((2, 2, 256, 64), "float16"), ((2, 32, 64), "float16"), _S,
-                                                    16, 64, 64], (4,), "simt", outputs=(3,),
-     error="16 tile rows: a WGMMA takes 64 or 128")
+                                                    16, 64, 64], (4,), "chained", outputs=(3,),
+     notes="refused in session 14 ('16 tile rows: a WGMMA takes 64 or 128'); session 15: the WGMMA's M padded "
+     "to 64 (the Q box reads 64 rows), rows past 16 never stored")
+_add("attn_decode_gqa_rows_spare_heads", attn_decode_gqa_rows,
+     [((2, 48, 64), "float16"), ((2, 2, 256, 64), "float16"), ((2, 2, 256, 64), "float16"), ((2, 48, 64), "float16"),
+      _S, 16, 64, 64], (4,), "chained", outputs=(3,),
+     notes="48 query heads of which the grid's programs read 32: the heads 32..47 a padded tile's rows cover "
+           "stay unwritten")
+_add("attn_decode_gqa_rows32", attn_decode_gqa_rows,
+     [((2, 64, 64), "float16"), ((2, 2, 256, 64), "float16"), ((2, 2, 256, 64), "float16"), ((2, 64, 64), "float16"),
+      _S, 32, 64, 64], (4,), "chained", outputs=(3,),
+     notes="32 query heads per KV head (a 32-row tile padded to 64)")
 _add("attn_qk_norm", attn_qk_norm, _qkv((2, 128, 64), (2, 256, 64)) + [((64,), "float32"), ((64,), "float32"),
                                                                        ((2, 128, 64), "float16"), _S, 1e-6, 64,
                                                                        64, 64], (2, 2), "simt", outputs=(5,),

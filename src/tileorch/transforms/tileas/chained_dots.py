@@ -360,6 +360,16 @@ class Operand:
     k_major: bool = True
     swapped: bool = False  # a view order swapping the last two dimensions (the tile is stored transposed)
     rows_dim: int = -1  # the array dimension of the tile's rows (-1: the next-to-last one)
+    group_dim: int = -1
+    """A second array dimension the tile's rows run along (-1: none): GQA's ``(1, G, BM, D)`` query
+    tile reshaped to ``(G BM, D)`` rows, one TMA box of ``G`` x ``BM`` rows (``rows_dim`` the ``BM``
+    one) that lands in shared memory as ``G BM`` consecutive rows."""
+    group: int = 1  # the box's extent along ``group_dim`` (``rows`` is ``group`` x the box's rows)
+
+    @property
+    def box_rows(self) -> int:
+        """The TMA box's extent along ``rows_dim`` (``rows`` without the group dimension)."""
+        return self.rows // self.group
 
     def view_dim(self, dim: int) -> int:
         """The view (tile index) dimension of array dimension ``dim``."""
@@ -424,6 +434,16 @@ class ChainedKernel:
     """The first dots (``dot1`` first), all ``A0 @ B1_k`` with the same A0 tile: one WGMMA chain of
     width ``sn`` over their B tiles side by side in the stage (:attr:`b1_wide`)."""
     b1s: list = field(default_factory=list)  # each first dot's B operand (``b1`` first)
+    tile_rows: int = 0
+    """The program's tile rows (the dots' M; 0: ``tm``).  Below 64 (a 16- or 32-row decode tile):
+    ``tm`` is 64, the WGMMA atom's M, the Q box reads 64 rows (the rows past the tile are the
+    array's next rows, zero past its end) and the rows past ``tile_rows`` are never stored
+    (:data:`PADDED_ROWS`)."""
+
+    @property
+    def rows(self) -> int:
+        """The program's tile rows (``tm`` unless the tile is padded to the WGMMA's 64)."""
+        return self.tile_rows or self.tm
 
     @property
     def k1(self) -> int:
@@ -461,7 +481,11 @@ class ChainedKernel:
             provided[dot.result] = (self.tn, list(regs[k * n:(k + 1) * n]))
 
 
-def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop: bool) -> tuple[Operand, list[str]]:
+def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop: bool,
+             grouped: bool = False) -> tuple[Operand, list[str]]:
+    """The TMA tile ``v`` is loaded from (a located refusal when it is not one the kernel reads).
+    ``grouped`` (the first dot's A): the tile's rows may run along two array dimensions (a
+    ``(1, G, BM, D)`` tile reshaped to ``(G BM, D)``: :attr:`Operand.group_dim`)."""
     from tileorch.transforms.tileas.convert_to_cutlass import _base_argument, argument_view_mismatch
 
     src, seen = _strip(v)
@@ -477,8 +501,13 @@ def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop:
     # next-to-last; a swapped view keeps its two dimensions last
     wide = [i for i, x in enumerate(shape[:-1]) if x != 1]
     rows_dim = wide[0] if len(wide) == 1 and not swapped and order == list(range(n)) else len(shape) - 2
-    if len(shape) < 2 or any(x != 1 for i, x in enumerate(shape[:-1]) if i != rows_dim):
-        _fail(ld, f"{what} tile {shape}: 2-D tiles (with unit dimensions elsewhere) are supported")
+    group_dim = -1
+    if grouped and len(wide) == 2 and not swapped and order == list(range(n)) and shape[wide[1]] % 8 == 0:
+        group_dim, rows_dim = wide  # rows g BM + i: box (.., G, BM, cols) in shared memory as G BM rows
+    if len(shape) < 2 or any(x != 1 for i, x in enumerate(shape[:-1]) if i not in (rows_dim, group_dim)):
+        _fail(ld, f"{what} tile {shape}: 2-D tiles (with unit dimensions elsewhere) are supported"
+                  + (" (the first dot's A may also take its rows from two dimensions, (1, G, BM, D) with BM a "
+                     "multiple of 8, reshaped to (G BM, D))" if grouped and len(wide) == 2 else ""))
     if (order != list(range(n)) and not swapped) or ints(vt.tile) != ints(vt.step):
         _fail(ld, f"{what}: a view with dimension order {order} (other than the last two swapped) or overlapping "
                   "tiles is not supported yet")
@@ -486,6 +515,8 @@ def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop:
     if type(elt) not in _DT:
         _fail(ld, f"{what} element type {elt}: f16/bf16 operands are supported")
     rows, cols = shape[-1:-3:-1] if swapped else (shape[rows_dim], shape[-1])  # as stored in the array
+    group = shape[group_dim] if group_dim >= 0 else 1
+    rows *= group
     if not (cols % 64 == 0 or cols in (16, 32)) or cols > 256 or rows % 8 or rows > 256:
         _fail(ld, f"{what} tile {rows}x{cols}: the contiguous extent must be 16, 32 or a multiple of 64 (32-, 64- "
                   "or 128-byte swizzled TMA boxes), rows a multiple of 8, both at most 256")
@@ -496,7 +527,8 @@ def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop:
     if why is not None:
         _fail(ld, f"{what}'s view: {why}; the chained kernel reads it through a tensor map of the whole argument "
                   "(not supported yet)")
-    return Operand(ld, rows, cols, arg, swapped=swapped, rows_dim=rows_dim if rows_dim != len(shape) - 2 else -1), seen
+    return Operand(ld, rows, cols, arg, swapped=swapped, rows_dim=rows_dim if rows_dim != len(shape) - 2 else -1,
+                   group_dim=group_dim, group=group), seen
 
 
 @dataclass
@@ -604,6 +636,22 @@ def _q_prologue(kernel: aa.FuncOp, d1: Operation) -> tuple[SSAValue, QPrologue |
     return roots[0], QPrologue(top, roots, ops, seen)
 
 
+PADDED_ROWS = (16, 32)
+"""Tile rows below a WGMMA's M = 64 that the kernel pads to 64 (:attr:`ChainedKernel.tile_rows`):
+the rows of an MMA are independent (row ``i`` of ``S`` and of ``O`` reads row ``i`` of A only)
+and every op the chain's rows take between the dots is per row (elementwise, row reductions), so
+the rows past the tile compute don't-care values that the stores leave out."""
+
+
+def _padded_wgmma(dot: Operation) -> bool:
+    """A dot of :data:`PADDED_ROWS` rows whose N and K a WGMMA of M = 64 takes."""
+    from tileorch.transforms.tileas.assign_dot_layouts import choose_sm90_atom
+
+    m, k = dot.lhs.type.get_shape()[-2:]
+    n = dot.rhs.type.get_shape()[-1]
+    return m in PADDED_ROWS and choose_sm90_atom(64, n, k, ts.bit_width(dot.lhs.type.element_type)) is not None
+
+
 def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     groups = chained_dot_groups(kernel)
     if groups is None:
@@ -611,10 +659,10 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     firsts, d2 = groups
     d1 = firsts[0]
     for dot in (*firsts, d2):
-        if not isinstance(dot.atom, ts.MmaSm90AtomAttr):
+        if not isinstance(dot.atom, ts.MmaSm90AtomAttr) and not _padded_wgmma(dot):
             rows, cols = dot.result.type.get_shape()
             depth = dot.lhs.type.get_shape()[-1]
-            small = (f" ({rows} tile rows: a WGMMA takes 64 or 128)" if rows < 64 else
+            small = (f" ({rows} tile rows: a WGMMA takes 64 or 128; 16 or 32 rows are padded to 64)" if rows < 64 else
                      f" (a reduction extent of {depth}: a WGMMA reduces 16 at a time for 16-bit operands)"
                      if depth % 16 else f" ({cols} columns: a WGMMA's N is a multiple of 8)" if cols % 8 else "")
             _fail(dot, f"the dot's MMA atom is {dot.atom}, not a WGMMA (mma.sm90) atom{small}")
@@ -633,20 +681,30 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     tm2, dv = d2.result.type.get_shape()
     if tm2 != tm or d2.lhs.type.get_shape()[-1] != tn:
         _fail(d2, f"the second dot {tm2}x{dv}x{d2.lhs.type.get_shape()[-1]} does not chain the first {tm}x{tn}x{d}")
+    tile_rows = tm  # the program's rows; tm: the kernel's (a 16- or 32-row tile padded to the WGMMA's 64)
+    if tm in PADDED_ROWS:
+        tm = 64
     if tm not in (64, 128):
         _fail(d1, f"tile rows {tm}: 64 or 128 (one or two consumer warp groups) are supported")
     for n in (tn, dv):
         if n % 16 or n > 256:
             _fail(d1, f"dot extent {n}: multiples of 16 up to 256 are supported")
     a_root, prologue = _q_prologue(kernel, d1)
-    a0, seen = _operand(kernel, d1, a_root, "the first dot's A", False)
+    a0, seen = _operand(kernel, d1, a_root, "the first dot's A", False, grouped=True)
     if prologue is not None:
         seen = prologue.seen + seen
     in_a_loop = a0.load.parent_op()
     while in_a_loop is not None and not isinstance(in_a_loop, scf.ForOp):
         in_a_loop = in_a_loop.parent_op()
-    if in_a_loop is not None or a0.transposed(seen) or (a0.rows, a0.cols) != (tm, d):
+    if in_a_loop is not None or a0.transposed(seen) or (a0.rows, a0.cols) != (tile_rows, d):
         _fail(d1, "the first dot's A must be a [tm, K] tile loaded once before the loop (K-major)")
+    if tile_rows < tm:  # the Q box reads tm rows: the array's next rows (zero past its end) pad the tile
+        if a0.group_dim >= 0 and tm % a0.box_rows:
+            _fail(d1, f"a ({a0.group}, {a0.box_rows}) group of query rows padded to {tm}: the box's rows must divide "
+                      f"{tm}")
+        if a0.group_dim >= 0:
+            a0.group = tm // a0.box_rows
+        a0.rows = tm
     b1, seen = _operand(kernel, d1, d1.rhs, "the first dot's B", True)
     b1.k_major = b1.transposed(seen)
     if (b1.rows, b1.cols) != ((tn, d) if b1.k_major else (d, tn)):
@@ -678,17 +736,23 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
         _fail(kernel, "expected the tile stores after the loop")
     def squeezed(x) -> list[int]:  # the stored tile's shape without its unit dimensions before the last
         shp = list(x.tile.type.get_shape())
-        return [e for e in shp[:-1] if e != 1] + shp[-1:]
+        lead = [e for e in shp[:-1] if e != 1]
+        if len(lead) == 2 and a0.group_dim >= 0:  # (1, G, BM, dv): the rows g BM + i (_store_group)
+            lead = [lead[0] * lead[1]]
+        return lead + shp[-1:]
 
-    tiles = [x for x in stores if squeezed(x) == [tm, dv]]
+    tiles = [x for x in stores if squeezed(x) == [tile_rows, dv]]
     st = tiles[0] if tiles else stores[0]
-    row_stores = [(x, _row_vector(x, tm)) for x in stores if x is not st]
+    row_stores = [(x, _row_vector(x, tile_rows)) for x in stores if x is not st]
     for o in kernel.walk():  # the lowering evaluates values: effects other than the stores are lost
         if any(w in o.name for w in ("atomic", "print", "assert", "store")) and o not in stores:
             _fail(o, f"'{o.name}' in a chained-dots kernel is not supported yet")
     shape = list(st.tile.type.get_shape())
-    if squeezed(st) != [tm, dv]:
-        _fail(st, f"the stored tile {shape} is not the [{tm}, {dv}] accumulator tile")
+    if squeezed(st) != [tile_rows, dv]:
+        _fail(st, f"the stored tile {shape} is not the [{tile_rows}, {dv}] accumulator tile")
+    if row_stores and _store_group(st) is not None:
+        _fail(row_stores[0][0], "a row vector stored beside an accumulator tile whose rows run along two dimensions "
+                                "is not supported yet")
     # loop-carried values and their new values (through the consumer_read region)
     body = loop.body.blocks.first
     carried, yields = [], []
@@ -698,7 +762,7 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
                 continue
             _fail(loop, f"loop-carried {arg.type} values are not supported yet")
         shp = list(arg.type.get_shape())
-        width = _fragment_width(arg, tm)
+        width = _fragment_width(arg, tile_rows)
         if width is None:
             _fail(loop, f"loop-carried tile {shp}: [tm, 1] / [tm] row vectors and [tm, X] tiles (X % 8 == 0) are "
                         "supported")
@@ -710,7 +774,7 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     for br in loop.walk():
         if not isinstance(br, scf.IfOp) or br is loop:
             continue
-        if not br.results or br.cond.type != i1 or any(_fragment_width(r, tm) is None for r in br.results):
+        if not br.results or br.cond.type != i1 or any(_fragment_width(r, tile_rows) is None for r in br.results):
             _fail(br, "a branch in the loop must yield [tm, X] tiles (X a multiple of 8, or 1) on a scalar condition")
         if any(isinstance(o, ts.DotOp | ts.TiledLoadOp) for o in br.walk()):
             _fail(br, "a branch in the loop must not hold a dot or a load")
@@ -723,6 +787,7 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
         _fail(prologue.top.owner, "the first dot's A (Q) prologue changes the Q tile's element type: it is applied "
                                   "in place to the tile in shared memory")
     ck.q_prologue = prologue
+    ck.tile_rows = tile_rows if tile_rows != tm else 0
     ck.firsts, ck.b1s = list(firsts), b1s
     if ck.k1 > 1:
         _first_dots_fit(ck)
@@ -1490,6 +1555,28 @@ class FragmentLowering(EpilogueLowering):
     def at(self, v: SSAValue, coords: tuple[Coord, ...]) -> SSAValue:
         return super().at(v, tuple(self._canon(c) for c in coords))
 
+    def stored_value(self) -> tuple[SSAValue, object]:
+        """:meth:`EpilogueLowering.stored_value`; for a group store (:func:`_store_group`: the rows
+        ``g BM + i`` of a ``[G BM, dv]`` tile reshaped to ``(.., G, BM, dv)``) the tile before the
+        reshape, read at the accumulator's (row, col)."""
+        v, out = super().stored_value()
+        o = v.owner
+        group = _store_group(self.store)
+        if group is None or not isinstance(o, Operation) or o.name != "nv_tileaa.reshape":
+            return v, out
+        src, dst = (list(x.type.get_shape()) for x in (o.operands[0], o.results[0]))
+        if [x for x in src if x != 1] != [dst[group[0]] * dst[group[1]], dst[-1]]:
+            raise unsupported(o, f"reshape {src} -> {dst} (a group store's tile is a [G BM, dv] tile reshaped)")
+        v = o.operands[0]
+        while isinstance(v.owner, Operation) and v.owner.name in LAYOUT_ONLY:
+            v = v.owner.operands[0]
+        o = v.owner
+        if (isinstance(o, Operation) and o.name == "nv_tileaa.fp_to_fp"
+                and isinstance(o.operands[0].type.element_type, Float32Type)
+                and isinstance(out, Float16Type | BFloat16Type)):
+            v = o.operands[0]
+        return v, out
+
     def _canon(self, c: Coord) -> Coord:
         o = c.value.owner
         if (c.acc_dim is None and self.zero is not None and isinstance(o, arith.ConstantOp)
@@ -1836,6 +1923,39 @@ def _store_rows_dim(st: Operation) -> int:
     return wide[0] if len(wide) == 1 else len(shape) - 2
 
 
+def _located_choices(ck: ChainedKernel) -> list[str]:
+    """Remarks at the user's lines for the shapes the kernel takes by a choice of its own: a tile of
+    :data:`PADDED_ROWS` rows (the WGMMA's M padded to 64) and a first-dot A whose rows run along
+    two dimensions (:attr:`Operand.group_dim`)."""
+    from tileorch.diagnostics import format_error
+
+    out = []
+    if ck.tile_rows:
+        box = (f"a box of {ck.a0.group} x {ck.a0.box_rows} rows (the group dimension's next elements"
+               if ck.a0.group_dim >= 0 else f"a box of {ck.tm} rows (the array's next rows")
+        out.append(format_error(ck.dot1, f"chained-dots tier (TMA + WGMMA): the {ck.tile_rows}-row tile runs as "
+                                         f"WGMMAs of M = {ck.tm}: the Q tile is loaded as {box}, zero past the "
+                                         f"array's end); the rows past {ck.tile_rows} are computed and never "
+                                         "stored", "remark"))
+    if ck.a0.group_dim >= 0:
+        bm = ck.a0.box_rows
+        g = ck.rows // bm  # the program's group (the box may take more: a padded tile)
+        out.append(format_error(ck.a0.load, f"chained-dots tier (TMA + WGMMA): this tile's {g} x {bm} rows are one "
+                                            f"TMA box that lands as {g * bm} consecutive rows of the first dot's M; "
+                                            f"the result's row r is stored at ({g}, {bm}) element "
+                                            f"(r // {bm}, r % {bm})", "remark"))
+    return out
+
+
+def _store_group(st: Operation) -> tuple[int, int, int] | None:
+    """(group dimension, rows dimension, the rows dimension's extent) when the tile ``st`` stores
+    has two dimensions before the last with an extent other than 1 (GQA's ``(1, G, BM, dv)``: the
+    accumulator's row ``r`` is element ``(r // BM, r % BM)``), else None."""
+    shape = list(st.tile.type.get_shape())
+    wide = [i for i, x in enumerate(shape[:-1]) if x != 1]
+    return (wide[0], wide[1], shape[wide[1]]) if len(wide) == 2 else None
+
+
 def _fragment_width(v: SSAValue, tm: int) -> int | None:
     """X of a ``[tm, X]`` tile the accumulator layout holds (1: a row vector, ``[tm, 1]`` or ``[tm]``),
     else None."""
@@ -1854,7 +1974,7 @@ def _lower_branch(ck: ChainedKernel, br: scf.IfOp, site: _Site, args: list[SSAVa
     """An ``scf.if`` on a scalar inside the loop whose results are accumulator-shaped tiles (a
     mask applied only to some key tiles): one branch of the lowered kernel computing every
     register of its results on each side, so the side not taken costs nothing."""
-    widths = [_fragment_width(r, ck.tm) for r in br.results]
+    widths = [_fragment_width(r, ck.rows) for r in br.results]
     sides = []
     for region in (br.true_region, br.false_region):
         side = _Site(ck, args, coords, tile_coord)
@@ -2067,7 +2187,7 @@ def _versioned(ck: ChainedKernel, site_of, site: _Site, iv: SSAValue, masks: lis
     per element); else as written.  The tiles of ``later`` (read by ``site`` after this part: the second dot's C) are
     computed in both copies and provided to ``site``.  Without such masks, ``part(site)``."""
     body = ck.loop.body.blocks.first
-    widths = [_fragment_width(v, ck.tm) for v in later]
+    widths = [_fragment_width(v, ck.rows) for v in later]
     if not masks or None in widths:
         return part(site)
     site.low.scalars[body.args[0]] = iv
@@ -2629,11 +2749,31 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             s.low.provided[ck.loop.results[i]] = (w, outs[k:k + n])
             k += n
         zero = Coord(s.e.const(0), None)
+        group = _store_group(ck.store)
 
         def tile_coords(z: Coord, row: Coord, col: Coord) -> tuple[Coord, ...]:
-            """The stored tile's coordinates of (row, col): ``z`` at its unit dimensions."""
+            """The stored tile's coordinates of (row, col): ``z`` at its unit dimensions (a group
+            store's row ``r``: ``(r // BM, r % BM)`` at its two row dimensions)."""
             n, r = len(ck.store.indices), _store_rows_dim(ck.store)
+            if group is not None:
+                gd, rd, bm = group
+                return tuple(Coord(row_split[id(row.value)][0], None) if i == gd
+                             else Coord(row_split[id(row.value)][1], None) if i == rd
+                             else col if i == n - 1 else z for i in range(n))
             return tuple(row if i == r else col if i == n - 1 else z for i in range(n))
+
+        row_split: dict = {}  # id(row value) -> (r // BM, r % BM) of a group store
+        if group is not None:
+            bm = group[2]
+            for r in rows:
+                if bm & (bm - 1) == 0:
+                    q = s.e.v(arith.ShRUIOp(r, s.e.const(bm.bit_length() - 1)))
+                    m = s.e.v(arith.AndIOp(r, s.e.const(bm - 1)))
+                else:
+                    q, m = s.e.v(arith.DivUIOp(r, s.e.const(bm))), s.e.v(arith.RemUIOp(r, s.e.const(bm)))
+                row_split[id(r)] = (q, m)
+        # a tile padded to the WGMMA's 64 rows: its rows past the program's are not stored
+        keep = ([s.e.v(arith.CmpiOp(r, s.e.const(ck.rows), "ult")) for r in rows] if ck.tile_rows else None)
 
         def exact(side: _Site, h: int, g: int, j: int) -> SSAValue:
             return side.low.element(Coord(rows[h], 0), Coord(cols[(g, j)], 1))
@@ -2644,7 +2784,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             z = Coord(side.e.const(0), None)
             for h, g, j in _frag_regs(ck.dv):
                 value = value_of(side, h, g, j)
-                _store_element(side.low, tile_coords(z, Coord(rows[h], 0), Coord(cols[(g, j)], 1)), value)
+                _store_element(side.low, tile_coords(z, Coord(rows[h], 0), Coord(cols[(g, j)], 1)), value,
+                               pred=None if keep is None else keep[h])
 
         def tile_stores(at: _Site, value_of: Callable) -> None:
             """The tile's stores, each element ``value_of(site, h, g, j)``, into ``at``: under
@@ -2668,7 +2809,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                 sides.append(Region(side.tmp))
             at.e.add(scf.IfOp(whole, [], sides[0], sides[1]))
 
-        whole = _packed_store_test(s.low, ck.store) if packed_epilogue_enabled() else None
+        whole = _packed_store_test(s.low, ck.store) if packed_epilogue_enabled() and keep is None else None
         fast = _row_divided(ck, site_of, s, rows, cols) if row_div else None
         if fast is None:
             tile_stores(s, exact)
@@ -2689,8 +2830,9 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             shape = list(st.tile.type.get_shape())
             for h in range(2):
                 value = s.low.at(v, (Coord(rows[h], 0), zero))
-                where = tuple(Coord(rows[h], 0) if x == ck.tm else zero for x in shape)
-                _store_element(s.low, where, s.e.to_f32(value), st, first)
+                where = tuple(Coord(rows[h], 0) if x == ck.rows else zero for x in shape)
+                _store_element(s.low, where, s.e.to_f32(value), st,
+                               first if keep is None else s.e.v(arith.AndIOp(first, keep[h])))
         kb.splice(s.tmp)
 
     if persistent and next_s != "0":
@@ -2733,8 +2875,9 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
               "interior_masks": len(masks), "k_range": rebased,
               "tm": ck.tm, "tn": ck.tn, **({"first_dots": ck.k1} if ck.k1 > 1 else {}),
               "d": ck.d, "dv": ck.dv, "dtype": ck.dtype,
-              "tmaps": [{"arg": o.arg, "rows": o.rows, "rank": o.rank, "box": o.box, "swizzle": o.row_bytes,
-                         **({"rows_dim": o.rows_dim} if o.rows_dim >= 0 else {})}
+              "tmaps": [{"arg": o.arg, "rows": o.box_rows, "rank": o.rank, "box": o.box, "swizzle": o.row_bytes,
+                         **({"rows_dim": o.rows_dim} if o.rows_dim >= 0 else {}),
+                         **({"group_dim": o.group_dim, "group": o.group} if o.group_dim >= 0 else {})}
                         for o in _tmap_operands(ck)],
               "guards": _stage_guards(ck, plan)}
     if persistent:  # launched on at most one CTA per SM with the program's grid as the last three parameters
@@ -2751,6 +2894,11 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         record["row_div"] = True
     if row_div_off is not None:
         record["row_div_off"] = row_div_off
+    if ck.tile_rows:  # the program's rows below the WGMMA's 64: the kernel's tm rows, the rest never stored
+        record["tile_rows"] = ck.tile_rows
+    located = _located_choices(ck)
+    if located:  # remarks at the user's lines (the driver prints them with the tier's remark)
+        record["remarks"] = located
     if ck.q_prologue is not None:  # applied in place to the Q tile after each Q load
         record["q_prologue"] = [op.name.split(".", 1)[1] for op in ck.q_prologue.ops]
     period = exp2_fma_period(ck.d, ck.dv)
