@@ -111,6 +111,14 @@ def test_attn_gqa_packed_heads():
     _check_path("attn_gqa_packed_heads", args)
 
 
+def test_attn_gqa_packed_heads_bm16():
+    q, k, v = _qkv((2, 4, 64, 64), (2, 2, 256, 64), "float16", 114)
+    args = run("attn_gqa_packed_heads_bm16", {0: q, 1: k, 2: v})
+    idx = torch.tensor([0, 0, 1, 1], device="cuda")
+    close(args[3], _attn(_scores(q, k[:, idx], 0.125), v[:, idx]), **F16)
+    _check_path("attn_gqa_packed_heads_bm16", args)
+
+
 def test_attn_cross_peeled_last_tile():
     q, k, v = _qkv((2, 100, 64), (2, 170, 64), "float16", 17)
     args = run("attn_cross_peeled_last_tile", {0: q, 1: k, 2: v})
@@ -258,6 +266,44 @@ def test_attn_decode_gqa_rows():
     qh = q.view(2, 2, 16, 64)
     close(args[3].view(2, 2, 16, 64), _attn(_scores(qh, k, 0.125), v), **F16)
     _check_path("attn_decode_gqa_rows", args)
+
+
+def test_attn_decode_gqa_rows_spare_heads():
+    """A 16-row tile padded to 64: heads 32..47, which no program reads, stay NaN (unwritten)."""
+    q = randn((2, 48, 64), "float16", 167)
+    k, v = randn((2, 2, 256, 64), "float16", 168), randn((2, 2, 256, 64), "float16", 169)
+    args = run("attn_decode_gqa_rows_spare_heads", {0: q, 1: k, 2: v})
+    assert torch.isnan(args[3][:, 32:].float()).all()
+    qh = q[:, :32].reshape(2, 2, 16, 64)
+    close(args[3][:, :32].reshape(2, 2, 16, 64), _attn(_scores(qh, k, 0.125), v), **F16)
+    _check_path("attn_decode_gqa_rows_spare_heads", args)
+
+
+def test_attn_decode_gqa_rows8():
+    q = randn((2, 16, 64), "float16", 173)
+    k, v = randn((2, 2, 256, 64), "float16", 174), randn((2, 2, 256, 64), "float16", 175)
+    args = run("attn_decode_gqa_rows8", {0: q, 1: k, 2: v})
+    qh = q.view(2, 2, 8, 64)
+    close(args[3].view(2, 2, 8, 64), _attn(_scores(qh, k, 0.125), v), **F16)
+    _check_path("attn_decode_gqa_rows8", args)
+
+
+def test_attn_decode_gqa_rows4():
+    q = randn((2, 8, 64), "float16", 176)
+    k, v = randn((2, 2, 256, 64), "float16", 177), randn((2, 2, 256, 64), "float16", 178)
+    args = run("attn_decode_gqa_rows4", {0: q, 1: k, 2: v})
+    qh = q.view(2, 2, 4, 64)
+    close(args[3].view(2, 2, 4, 64), _attn(_scores(qh, k, 0.125), v), **F16)
+    _check_path("attn_decode_gqa_rows4", args)
+
+
+def test_attn_decode_gqa_rows32():
+    q = randn((2, 64, 64), "float16", 170)
+    k, v = randn((2, 2, 256, 64), "float16", 171), randn((2, 2, 256, 64), "float16", 172)
+    args = run("attn_decode_gqa_rows32", {0: q, 1: k, 2: v})
+    qh = q.view(2, 2, 32, 64)
+    close(args[3].view(2, 2, 32, 64), _attn(_scores(qh, k, 0.125), v), **F16)
+    _check_path("attn_decode_gqa_rows32", args)
 
 
 def test_attn_qk_norm():

@@ -303,3 +303,12 @@ def test_gqa_two_heads_of_sixteen_rows_padded():
     o = _chained("attn_gqa_packed_heads_bm16", {0: q, 1: k, 2: v}, (4, 4, 1))[3]
     kh, vh = k[:, [0, 0, 1, 1]], v[:, [0, 0, 1, 1]]
     _check(o, _attn(_scores(q, kh, 0.125), vh))
+
+
+def test_gqa_decode_eight_rows():
+    """8 query heads per KV head (an 8-row tile padded to 64: the Q box reads the next 56 heads, zero
+    past the array's 16)."""
+    q, k, v = _h(2, 16, 64), _h(2, 2, 256, 64), _h(2, 2, 256, 64)
+    o = _chained("attn_decode_gqa_rows8", {0: q, 1: k, 2: v}, (4, 1, 1))[3]
+    qh = q.reshape(2, 2, 8, 64)
+    _check(o.reshape(2, 2, 8, 64), _attn(_scores(qh, k, 0.125), v))

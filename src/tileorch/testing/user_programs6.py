@@ -32,12 +32,13 @@ a ragged last key tile peeled after the loop were refused (now fused into one lo
 tileas-fuse-split-loops and run on the chained tier); refusals in the tier's terms instead of the
 user's (a chain's dot before or after its loop, an MLP's K loop nested in the hidden loop, a
 16-row or 8-deep tile's MMA atom) now name the reason at the dot or loop; the GEMM emulation
-harness mapped an M-major A wrongly (a test-harness bug).  Still refused by the tiers, with the
-reason at the user's line (the SIMT path runs them): GQA heads packed into one ``(1, G, BM, D)``
-tile, a peeled first (sink) key step, the backward's ``P^T`` as a dot operand, a nested-K MLP, a
-batch on A's middle axis, a LoRA up projection after the loop, head dims 512 and 8, 16-row decode
-tiles, 256-row query tiles, QK-norm (operands computed in the kernel), a 512-wide X tile, a
-persistent attention loop.
+harness mapped an M-major A wrongly (a test-harness bug).  Lifted in session 15 (now on the chained tier):
+GQA heads packed into one ``(1, G, BM, D)`` tile (one TMA box of G x BM rows), 8-, 16- and 32-row
+decode tiles (the WGMMA's M padded to 64; ``attn_decode_gqa_rows4`` stays refused).  Still refused
+by the tiers, with the reason at the user's line (the SIMT path runs them): a peeled first (sink)
+key step, the backward's ``P^T`` as a dot operand, a nested-K MLP, a batch on A's middle axis, a
+LoRA up projection after the loop, head dims 512 and 8, 256-row query tiles, QK-norm (operands
+computed in the kernel), a 512-wide X tile, a persistent attention loop.
 
 Reductions and normalisations: Gemma's RMSNorm (``1 + w``) in bf16 over a padded ragged row,
 a two-pass chunked log-softmax, column argmax over row chunks with ties, row cumsums over column
@@ -1101,6 +1102,15 @@ _add("attn_decode_gqa_rows_spare_heads", attn_decode_gqa_rows,
       _S, 16, 64, 64], (4,), "chained", outputs=(3,),
      notes="48 query heads of which the grid's programs read 32: the heads 32..47 a padded tile's rows cover "
            "stay unwritten")
+_add("attn_decode_gqa_rows8", attn_decode_gqa_rows,
+     [((2, 16, 64), "float16"), ((2, 2, 256, 64), "float16"), ((2, 2, 256, 64), "float16"), ((2, 16, 64), "float16"),
+      _S, 8, 64, 64], (4,), "chained", outputs=(3,),
+     notes="8 query heads per KV head (Llama-2/3 70B's 64 / 8): an 8-row tile padded to the WGMMA's 64")
+_add("attn_decode_gqa_rows4", attn_decode_gqa_rows,
+     [((2, 8, 64), "float16"), ((2, 2, 256, 64), "float16"), ((2, 2, 256, 64), "float16"), ((2, 8, 64), "float16"),
+      _S, 4, 64, 64], (4,), "simt", outputs=(3,),
+     error="4 tile rows: a WGMMA takes 64 or 128; 8, 16 or 32 rows are padded to 64",
+     notes="4 query heads per KV head: a 4-row tile (below TMA's 8-row swizzle atom) stays refused, located")
 _add("attn_decode_gqa_rows32", attn_decode_gqa_rows,
      [((2, 64, 64), "float16"), ((2, 2, 256, 64), "float16"), ((2, 2, 256, 64), "float16"), ((2, 64, 64), "float16"),
       _S, 32, 64, 64], (4,), "chained", outputs=(3,),

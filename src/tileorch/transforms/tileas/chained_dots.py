@@ -636,7 +636,7 @@ def _q_prologue(kernel: aa.FuncOp, d1: Operation) -> tuple[SSAValue, QPrologue |
     return roots[0], QPrologue(top, roots, ops, seen)
 
 
-PADDED_ROWS = (16, 32)
+PADDED_ROWS = (8, 16, 32)
 """Tile rows below a WGMMA's M = 64 that the kernel pads to 64 (:attr:`ChainedKernel.tile_rows`):
 the rows of an MMA are independent (row ``i`` of ``S`` and of ``O`` reads row ``i`` of A only)
 and every op the chain's rows take between the dots is per row (elementwise, row reductions), so
@@ -662,7 +662,7 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
         if not isinstance(dot.atom, ts.MmaSm90AtomAttr) and not _padded_wgmma(dot):
             rows, cols = dot.result.type.get_shape()
             depth = dot.lhs.type.get_shape()[-1]
-            small = (f" ({rows} tile rows: a WGMMA takes 64 or 128; 16 or 32 rows are padded to 64)" if rows < 64 else
+            small = (f" ({rows} tile rows: a WGMMA takes 64 or 128; 8, 16 or 32 rows are padded to 64)" if rows < 64 else
                      f" (a reduction extent of {depth}: a WGMMA reduces 16 at a time for 16-bit operands)"
                      if depth % 16 else f" ({cols} columns: a WGMMA's N is a multiple of 8)" if cols % 8 else "")
             _fail(dot, f"the dot's MMA atom is {dot.atom}, not a WGMMA (mma.sm90) atom{small}")
@@ -1942,8 +1942,8 @@ def _located_choices(ck: ChainedKernel) -> list[str]:
         g = ck.rows // bm  # the program's group (the box may take more: a padded tile)
         out.append(format_error(ck.a0.load, f"chained-dots tier (TMA + WGMMA): this tile's {g} x {bm} rows are one "
                                             f"TMA box that lands as {g * bm} consecutive rows of the first dot's M; "
-                                            f"the result's row r is stored at ({g}, {bm}) element "
-                                            f"(r // {bm}, r % {bm})", "remark"))
+                                            f"the result's row r is stored at element (r // {bm}, r % {bm}) of "
+                                            f"the ({g}, {bm}) rows", "remark"))
     return out
 
 
