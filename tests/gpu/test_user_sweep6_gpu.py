@@ -103,6 +103,15 @@ def test_attn_softcap_bf16_d128():
     _check_path("attn_softcap_bf16_d128", args)
 
 
+def test_attn_learned_sink_kv():
+    q, k, v = _qkv((2, 128, 64), (2, 256, 64), "float16", 180)
+    ks, vs = randn((2, 64, 64), "float16", 183), randn((2, 64, 64), "float16", 184)
+    args = run("attn_learned_sink_kv", {0: q, 1: k, 2: v, 3: ks, 4: vs})
+    kk, vv = torch.cat([ks, k], 1), torch.cat([vs, v], 1)
+    close(args[5], _attn(_scores(q, kk, 0.125), vv), **F16)
+    _check_path("attn_learned_sink_kv", args)
+
+
 def test_attn_gqa_packed_heads():
     q, k, v = _qkv((2, 4, 64, 64), (2, 2, 256, 64), "float16", 14)
     args = run("attn_gqa_packed_heads", {0: q, 1: k, 2: v})

@@ -44,7 +44,8 @@ EMULATED = {"attn_bhsd_grid3_causal_d128", "attn_decode_split_kv", "attn_const_s
             "attn_swapped_grid_v_first", "attn_if_last_tile", "attn_m_and_l_out", "attn_cross_peeled_last_tile",
             "attn_triton_stages_bm64_bn128", "attn_peeled_with_lse", "attn_head80_padded",
             "attn_gqa_packed_heads", "attn_gqa_packed_heads_bm16", "attn_decode_gqa_rows",
-            "attn_decode_gqa_rows_spare_heads", "attn_decode_gqa_rows32", "attn_decode_gqa_rows8"}
+            "attn_decode_gqa_rows_spare_heads", "attn_decode_gqa_rows32", "attn_decode_gqa_rows8",
+            "attn_sink_window"}
 
 
 def test_the_sweep_has_its_programs():
@@ -91,7 +92,7 @@ def _line_of(kernel, text: str) -> int:
 
 
 @pytest.mark.parametrize("name, text, where", [
-    ("attn_sink_window", "s = ct.mma(q, ct.transpose(k0)", "before"),
+    ("attn_learned_sink_kv", "s = ct.mma(q, ct.transpose(ks)", "before"),
     ("mm_lora_fused", "up = ct.mma(", "after"),
 ])
 def test_a_dot_outside_the_chain_loop_is_refused_at_that_dot(name, text, where):

@@ -312,3 +312,14 @@ def test_gqa_decode_eight_rows():
     o = _chained("attn_decode_gqa_rows8", {0: q, 1: k, 2: v}, (4, 1, 1))[3]
     qh = q.reshape(2, 2, 8, 64)
     _check(o.reshape(2, 2, 8, 64), _attn(_scores(qh, k, 0.125), v))
+
+
+def test_attention_sink_step_before_the_window_loop():
+    """The sink key tile computed before the loop (no rescale there), the window's tiles from
+    ``max(1, ..)``: tileas-fuse-split-loops runs the step as the loop's first iteration (the key
+    tiles 0, then lb, lb + 1, ..); causal, a 100-key window and 4 sink keys over 384 keys."""
+    q, k, v = _h(2, 384, 64), _h(2, 384, 64), _h(2, 384, 64)
+    o = _chained("attn_sink_window", {0: q, 1: k, 2: v}, (6, 2, 1))[3]
+    qi, kj = np.arange(384)[:, None], np.arange(384)[None, :]
+    keep = (kj <= qi) & ((kj < 4) | (kj > qi - 100))
+    _check(o, _attn(np.where(keep, _scores(q, k, 0.125), -np.inf), v))

@@ -139,6 +139,34 @@ def attn_sink_window(Q, K, V, O, qk_scale: float, W: ct.Constant[int], SINK: ct.
 
 
 @ct.kernel
+def attn_learned_sink_kv(Q, K, V, KS, VS, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
+                         D: ct.Constant[int]):
+    """Learned sink keys and values (their own ``[BH, BN, D]`` arrays) computed before the key loop:
+    the step's loads read other arrays than the loop's, so it is not the loop's first iteration
+    (stays refused, located at the step's dot)."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    ks = ct.load(KS, index=(bh, 0, 0), shape=(1, BN, D)).reshape((BN, D))
+    s = ct.mma(q, ct.transpose(ks), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+    m = ct.max(s, axis=1, keepdims=True)
+    p = ct.exp2(s - m)
+    den = ct.sum(p, axis=1, keepdims=True)
+    o = ct.mma(p.astype(V.dtype), ct.load(VS, index=(bh, 0, 0), shape=(1, BN, D)).reshape((BN, D)),
+               ct.zeros((BM, D), dtype=ct.float32))
+    for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, D))):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m2)
+        c = ct.exp2(m - m2)
+        den = den * c + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        o = ct.mma(p.astype(V.dtype), v, o * c)
+        m = m2
+    ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
 def attn_bias_bf16_ragged_keys(Q, K, V, Bias, O, scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
                                D: ct.Constant[int]):
     """bf16 Q/K/V and an additive bf16 bias ``[BH, Sq, Sk]`` read per (query, key) tile, ``Sk``
@@ -1021,8 +1049,15 @@ _add("attn_bhsd_grid3_causal_d128", attn_bhsd_grid3_causal_d128,
      "chained", outputs=(3,))
 _add("attn_sink_window", attn_sink_window, _qkv((2, 384, 64), (2, 384, 64)) + [((2, 384, 64), "float16"),
                                                                                _S, 100, 4, 64, 64, 64],
-     (6, 2), "simt", outputs=(3,), error="this one before the loop that holds the others",
-     notes="found by this sweep: the peeled sink step was refused as 'the epilogue op nv_tileas.dot'")
+     (6, 2), "chained", outputs=(3,),
+     notes="found by this sweep: the peeled sink step was refused as 'the epilogue op nv_tileas.dot', then "
+           "(session 14) as 'this one before the loop that holds the others'; session 15: "
+           "tileas-fuse-split-loops runs the step as the loop's first iteration (peeled_first_step.py)")
+_add("attn_learned_sink_kv", attn_learned_sink_kv,
+     _qkv((2, 128, 64), (2, 256, 64)) + [((2, 64, 64), "float16"), ((2, 64, 64), "float16"),
+                                          ((2, 128, 64), "float16"), _S, 64, 64, 64],
+     (2, 2), "simt", outputs=(5,), error="this one before the loop that holds the others",
+     notes="the step before the loop reads learned sink K/V arrays, not the loop's: not its first iteration")
 _add("attn_bias_bf16_ragged_keys", attn_bias_bf16_ragged_keys,
      _qkv((2, 128, 64), (2, 200, 64), "bfloat16") + [((2, 128, 200), "bfloat16"), ((2, 128, 64), "bfloat16"),
                                                      0.125, 64, 64, 64], (2, 2), "chained", outputs=(4,))

@@ -1928,8 +1928,10 @@ def _located_choices(ck: ChainedKernel) -> list[str]:
     :data:`PADDED_ROWS` rows (the WGMMA's M padded to 64) and a first-dot A whose rows run along
     two dimensions (:attr:`Operand.group_dim`)."""
     from tileorch.diagnostics import format_error
+    from tileorch.transforms.tileas.peeled_first_step import REMARKS_ATTR
 
-    out = []
+    earlier = ck.kernel.attributes.get(REMARKS_ATTR)  # the tier's rewrites before this lowering
+    out = [x.data for x in earlier.data] if isinstance(earlier, ArrayAttr) else []
     if ck.tile_rows:
         box = (f"a box of {ck.a0.group} x {ck.a0.box_rows} rows (the group dimension's next elements"
                if ck.a0.group_dim >= 0 else f"a box of {ck.tm} rows (the array's next rows")
