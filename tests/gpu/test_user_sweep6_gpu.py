@@ -328,6 +328,21 @@ def test_attn_qk_norm():
     _check_path("attn_qk_norm", args)
 
 
+def test_attn_qk_norm_bm128():
+    q, k, v = _qkv((2, 256, 64), (2, 200, 64), "float16", 75)
+    wq, wk = randn((64,), "float32", 78), randn((64,), "float32", 79)
+    args = run("attn_qk_norm_bm128", {0: q, 1: k, 2: v, 3: wq, 4: wk})
+
+    def norm(x, w):
+        x = x.double()
+        return (x * torch.rsqrt((x * x).mean(-1, keepdim=True) + 1e-6) * w.double()).half()
+
+    pad = torch.zeros((2, 56, 64), device="cuda", dtype=torch.float16)  # the last K tile's zero-filled rows
+    kp, vp = torch.cat([norm(k, wk), pad], 1), torch.cat([v, pad], 1)
+    close(args[5], _attn(_scores(norm(q, wq), kp, 0.125), vp), atol=5e-3, rtol=1e-2)
+    _check_path("attn_qk_norm_bm128", args)
+
+
 @pytest.mark.parametrize("name", ["attn_range_step_bn", "attn_k_order_load", "attn_bn32"])
 def test_attn_loop_forms(name):
     q, k, v = _qkv((2, 256, 64), (2, 256, 64), "float16", 130)

@@ -323,3 +323,35 @@ def test_attention_sink_step_before_the_window_loop():
     qi, kj = np.arange(384)[:, None], np.arange(384)[None, :]
     keep = (kj <= qi) & ((kj < 4) | (kj > qi - 100))
     _check(o, _attn(np.where(keep, _scores(q, k, 0.125), -np.inf), v))
+
+
+def test_qk_norm_q_and_each_k_tile_normalised_in_shared_memory():
+    """QK-norm: Q RMS-normalised (with its weight) in place after its load, each K tile in its ring
+    stage before the first dot reads it (rowwise prologues), against numpy on the f16-rounded
+    normalised operands as the program casts them."""
+    q, k, v = _h(2, 128, 64), _h(2, 256, 64), _h(2, 256, 64)
+    wq, wk = RNG.uniform(0.5, 1.5, 64).astype(np.float32), RNG.uniform(0.5, 1.5, 64).astype(np.float32)
+    o = s3._chained("attn_qk_norm", {0: q, 1: k, 2: v, 3: wq, 4: wk}, (2, 2, 1), tma_arrays_in_memory=False)[5]
+
+    def rms(x, w):
+        x = x.astype(np.float64)
+        return (x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-6) * w).astype(np.float16)
+
+    _check(o, _attn(_scores(rms(q, wq), rms(k, wk), 0.125), v), 4e-3, 1e-2)
+
+
+def test_qk_norm_128_row_tiles_ragged_keys():
+    """Two consumer warp groups (four threads per K row), 200 keys: the last K tile's 56 rows past
+    the array are zero-filled, normalised to zero keys, and the program's unmasked softmax counts
+    them (scores 0), as numpy does with the zero-padded keys."""
+    q, k, v = _h(2, 256, 64), _h(2, 200, 64), _h(2, 200, 64)
+    wq, wk = RNG.uniform(0.5, 1.5, 64).astype(np.float32), RNG.uniform(0.5, 1.5, 64).astype(np.float32)
+    o = s3._chained("attn_qk_norm_bm128", {0: q, 1: k, 2: v, 3: wq, 4: wk}, (2, 2, 1))[5]
+
+    def rms(x, w):
+        x = x.astype(np.float64)
+        return (x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-6) * w).astype(np.float16)
+
+    kp = np.concatenate([rms(k, wk), np.zeros((2, 56, 64), np.float16)], 1)
+    vp = np.concatenate([v, np.zeros((2, 56, 64), np.float16)], 1)
+    _check(o, _attn(_scores(rms(q, wq), kp, 0.125), vp), 4e-3, 1e-2)

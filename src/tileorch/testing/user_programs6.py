@@ -1152,9 +1152,16 @@ _add("attn_decode_gqa_rows32", attn_decode_gqa_rows,
      notes="32 query heads per KV head (a 32-row tile padded to 64)")
 _add("attn_qk_norm", attn_qk_norm, _qkv((2, 128, 64), (2, 256, 64)) + [((64,), "float32"), ((64,), "float32"),
                                                                        ((2, 128, 64), "float16"), _S, 1e-6, 64,
-                                                                       64, 64], (2, 2), "simt", outputs=(5,),
-     error="is computed from its tile by 'nv_tileaa.reduce'", notes="Q and K normalised in the kernel: the "
-     "tier's operands are TMA-loaded tiles (elementwise scalar ops on Q only)")
+                                                                       64, 64], (2, 2), "chained", outputs=(5,),
+     notes="refused until session 15 ('is computed from its tile by nv_tileaa.reduce'); now Q's RMS norm is applied "
+           "in place to the Q tile after its load and K's to each K tile in its ring stage (row reductions over "
+           "16-byte shares of a row, shfl.xor, the weights per column; fence.proxy.async and a barrier before the "
+           "WGMMAs)")
+_add("attn_qk_norm_bm128", attn_qk_norm, _qkv((2, 256, 64), (2, 200, 64)) + [((64,), "float32"), ((64,), "float32"),
+                                                                             ((2, 256, 64), "float16"), _S, 1e-6,
+                                                                             128, 64, 64], (2, 2), "chained",
+     outputs=(5,), notes="QK-norm with 128-row query tiles (two consumer warp groups: four threads per K row) "
+     "over 200 keys (the last K tile's rows past the array are zero: their norm is 0 * rsqrt(eps))")
 _add("attn_range_step_bn", attn_range_step_bn, _qkv((2, 256, 64), (2, 256, 64)) + [((2, 256, 64), "float16"), _S,
                                                                                    128, 64, 64],
      (2, 2), "chained", outputs=(3,))

@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects import arith, func, llvm, scf
 from xdsl.dialects.builtin import (ArrayAttr, BFloat16Type, DenseArrayBase, DenseIntOrFPElementsAttr, Float16Type,
-                                   Float32Type, IntegerAttr, ModuleOp, StringAttr, TensorType, UnitAttr, f32, i1, i8,
+                                   Float32Type, FloatAttr, IntegerAttr, ModuleOp, StringAttr, TensorType, UnitAttr, f32, i1, i8,
                                    i16, i32, i64)
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 
@@ -250,6 +250,9 @@ def _exp2_fma(e: Emitter, x: SSAValue) -> SSAValue:
 Q_PROLOGUE_BARRIER = 3
 """Named barrier of consumer warp group 0 after its Q prologue (warp group ``w``: ``3 + w``, 128
 threads; ping-pong uses 1 and 2)."""
+K_PROLOGUE_BARRIER = 5
+"""The consumers' named barrier after a first-dot B (K) prologue (:meth:`_Kernel.k_prologue`):
+every consumer thread, once per tile (barriers 3 and 4 are the Q prologue's per warp group)."""
 PRODUCER_REGS = 24
 CONSUMER_REGS = 240
 """setmaxnreg of the producer and consumer warp groups (24 + 2 x 240 <= 512 per lane slot)."""
@@ -430,6 +433,9 @@ class ChainedKernel:
     branches: list[scf.IfOp] = field(default_factory=list)  # scf.if on a scalar, tile results (masks)
     row_stores: list = field(default_factory=list)  # (store, [tm, 1] value): row vectors stored after the loop
     q_prologue: QPrologue | None = None  # elementwise ops between the A0 (Q) load and the first dot
+    b_prologue: QPrologue | None = None
+    """A prologue on the first dot's B tile (K computed in the loop from its load: QK-norm), applied
+    in place to each K tile in its ring stage by the consumer threads (:func:`_rowwise_prologue`)."""
     firsts: list = field(default_factory=list)
     """The first dots (``dot1`` first), all ``A0 @ B1_k`` with the same A0 tile: one WGMMA chain of
     width ``sn`` over their B tiles side by side in the stage (:attr:`b1_wide`)."""
@@ -533,41 +539,52 @@ def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop:
 
 @dataclass
 class QPrologue:
-    """A position-independent map between the first dot's A0 (Q) tile load and the dot: elementwise
-    ops whose other operands are the same at every element (constants, kernel scalar arguments,
-    splats and broadcasts of them).  The kernel applies it in place to the Q tile in shared memory
-    after each Q load (:meth:`_Kernel.q_prologue`): whatever the swizzle, element ``x`` becomes
-    ``f(x)``.  ``top``: the value the dot reads (layout ops stripped); ``roots``: the values of the
-    load the map starts from; ``ops``: its elementwise ops in program order; ``seen``: the layout
-    ops between ``top`` and the dot."""
+    """A map between a dot operand's tile load and the dot (the first dot's A0, Q; or the first dot's
+    B, K): elementwise ops whose other operands are the same at every element (constants, kernel
+    scalar arguments, splats and broadcasts of them); with ``rowwise``, also row reductions along
+    the tile's contiguous dimension (an RMS norm's sum of squares) and per-column vectors loaded
+    before the loop (its weight), combined per element.  The kernel applies it in place to the tile
+    in shared memory after each load (:meth:`_Kernel.q_prologue`, :func:`_rowwise_prologue`):
+    element ``(r, c)`` becomes ``f(x)`` rounded to the tile's type.  ``top``: the value the dot
+    reads (layout ops stripped); ``roots``: the values of the load the map starts from; ``ops``: its
+    elementwise ops in program order; ``seen``: the layout ops between ``top`` and the dot;
+    ``kinds``: id(value) -> "q" (per element), "row", "col" or "uniform"."""
 
     top: SSAValue
     roots: list[SSAValue]
     ops: list[Operation]
     seen: list[str]
+    rowwise: bool = False
+    kinds: dict = field(default_factory=dict)
 
 
 _PROLOGUE_SHAPE_OPS = (*LAYOUT_ONLY, "nv_tileaa.reshape")
+_ROWWISE_COMBINERS = ("nv_tileaa.addf", "nv_tileaa.maxf", "nv_tileaa.minf", "nv_tileaa.mulf", "arith.addf",
+                      "arith.maximumf", "arith.minimumf", "arith.mulf")
 
 
-def _q_prologue(kernel: aa.FuncOp, d1: Operation) -> tuple[SSAValue, QPrologue | None]:
-    """(the value to find the first dot's A0 load at, the Q prologue or None): when the dot's A,
-    stripped of layout ops, is not a tile load but an elementwise function of one and of values
-    that are the same at every element, the load's value and the map; a located error names the
-    first op that depends on the element's position (an iota, a per-row or per-column vector, a
-    reduction, a transpose)."""
-    top, seen = _strip(d1.lhs)
+def _q_prologue(kernel: aa.FuncOp, d1: Operation, operand: SSAValue | None = None,
+                what: str = "the first dot's A (Q)") -> tuple[SSAValue, QPrologue | None]:
+    """(the value to find the dot operand's load at, the prologue or None): when the operand
+    (``d1``'s A unless ``operand`` says), stripped of layout ops, is not a tile load but a function
+    of one as :class:`QPrologue` says, the load's value and the map; a located error names the first
+    op that the kernel cannot apply in place (an iota, a reduction along the rows, a transpose)."""
+    operand = d1.lhs if operand is None else operand
+    top, seen = _strip(operand)
     if source_load(top) is not None or not isinstance(top.owner, Operation):
-        return d1.lhs, None
+        return operand, None
     entry = kernel.body.blocks.first
     roots: list[SSAValue] = []
     ops: list[Operation] = []
     kinds: dict[int, str] = {}
     loads: list[Operation] = []
+    top_shape = list(top.type.get_shape()) if isinstance(top.type, TensorType) else []
+    cols = top_shape[-1] if top_shape else 0
 
     def refuse(op: Operation, why: str):
-        _fail(op, f"the first dot's A (Q) is computed from its tile by '{op.name}', {why}; only elementwise ops "
-                  "whose other operands are scalars (constants, kernel arguments) are applied to the Q tile in place")
+        _fail(op, f"{what} is computed from its tile by '{op.name}', {why}; only elementwise ops whose other "
+                  "operands are scalars (constants, kernel arguments), row reductions along the tile's contiguous "
+                  "dimension and per-column vectors loaded before the loop are applied to the tile in place")
 
     def scalar(v: SSAValue) -> None:
         if isinstance(v, BlockArgument) and v.owner is entry:
@@ -580,8 +597,12 @@ def _q_prologue(kernel: aa.FuncOp, d1: Operation) -> tuple[SSAValue, QPrologue |
             return
         refuse(o if isinstance(o, Operation) else d1, "a scalar other than constants and kernel arguments")
 
+    def wide(v: SSAValue) -> list[int]:
+        return [x for x in v.type.get_shape() if x != 1] if isinstance(v.type, TensorType) else []
+
     def kind(v: SSAValue) -> str:
-        """"q": a function of the Q element at the same position; "uniform": the same everywhere."""
+        """"q": a function of the element at the same position; "row" / "col": the same along a row
+        / a column; "uniform": the same everywhere."""
         hit = kinds.get(id(v))
         if hit is not None:
             return hit
@@ -590,6 +611,11 @@ def _q_prologue(kernel: aa.FuncOp, d1: Operation) -> tuple[SSAValue, QPrologue |
             return "uniform"
         s, strip_seen = _strip(v)
         ld = source_load(s)
+        if ld is not None and wide(s) == [cols]:
+            if _enclosing_loop(ld) is not None:
+                refuse(ld, "a per-column vector loaded in the loop")
+            kinds[id(v)] = "col"  # a weight row: one value per column
+            return "col"
         if ld is not None:
             if "nv_tileaa.permute" in strip_seen:
                 refuse(s.owner if isinstance(s.owner, Operation) else d1, "a transpose of the tile")
@@ -601,7 +627,7 @@ def _q_prologue(kernel: aa.FuncOp, d1: Operation) -> tuple[SSAValue, QPrologue |
             return "q"
         op = v.owner
         if not isinstance(op, Operation):
-            _fail(d1, "the first dot's A (Q) is computed from a tile carried into a region")
+            _fail(d1, f"{what} is computed from a tile carried into a region")
         name = op.name
         if name in _PROLOGUE_SHAPE_OPS:
             if name == "nv_tileaa.reshape":
@@ -617,11 +643,22 @@ def _q_prologue(kernel: aa.FuncOp, d1: Operation) -> tuple[SSAValue, QPrologue |
             scalar(op.operands[0])
             k = "uniform"
         elif name in BROADCASTS or name in EXPANDS:
-            if kind(op.operands[0]) != "uniform":
-                refuse(op, "which spreads a tile along the Q tile (a per-row or per-column value)")
-            k = "uniform"
+            k = kind(op.operands[0])
+            if k == "q":
+                refuse(op, "which spreads the tile")
+        elif name == "nv_tileaa.reduce":
+            body = op.regions[0].blocks.first
+            comb = [o for o in body.ops if o is not body.last_op]
+            shp = list(op.operands[0].type.get_shape())
+            if len(op.operands) != 1 or kind(op.operands[0]) != "q" or len(shp) != 2 or \
+                    op.dim.value.data != 1 or len(comb) != 1 or comb[0].name not in _ROWWISE_COMBINERS:
+                refuse(op, "a reduction other than one along the tile's contiguous dimension with one add, max, "
+                           "min or mul")
+            k = "row"
         elif not op.regions and (name == "nv_tileaa.fp_to_fp" or name.startswith("arith.") or name in ELEMENTWISE):
-            k = "q" if "q" in [kind(x) for x in op.operands] else "uniform"
+            ks = {kind(x) for x in op.operands}
+            k = ("q" if "q" in ks or {"row", "col"} <= ks else "row" if "row" in ks else "col" if "col" in ks
+                 else "uniform")
             if k == "q":
                 ops.append(op)
         else:
@@ -630,10 +667,11 @@ def _q_prologue(kernel: aa.FuncOp, d1: Operation) -> tuple[SSAValue, QPrologue |
         return k
 
     if kind(top) != "q":
-        return d1.lhs, None  # not computed from a load: refused as before
+        return operand, None  # not computed from a load: refused as before
     order = {id(o): i for i, o in enumerate(entry.walk())}
     ops.sort(key=lambda o: order.get(id(o), 0))
-    return roots[0], QPrologue(top, roots, ops, seen)
+    rowwise = any(x in ("row", "col") for x in kinds.values())
+    return roots[0], QPrologue(top, roots, ops, seen, rowwise, kinds)
 
 
 PADDED_ROWS = (8, 16, 32)
@@ -705,7 +743,16 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
         if a0.group_dim >= 0:
             a0.group = tm // a0.box_rows
         a0.rows = tm
-    b1, seen = _operand(kernel, d1, d1.rhs, "the first dot's B", True)
+    b_root, b_prologue = _q_prologue(kernel, d1, d1.rhs, "the first dot's B (K)")
+    b1, seen = _operand(kernel, d1, b_root, "the first dot's B", True)
+    if b_prologue is not None:
+        seen = b_prologue.seen + seen
+        if len(firsts) > 1:
+            _fail(d1, "the first dot's B is computed from its tile (a prologue) while more first dots read the same "
+                      "A: not supported yet")
+        if b_prologue.top.type.element_type != b1.load.result.type.element_type:
+            _fail(b_prologue.top.owner, "the first dot's B (K) prologue changes the tile's element type: it is "
+                                        "applied in place to the tile in shared memory")
     b1.k_major = b1.transposed(seen)
     if (b1.rows, b1.cols) != ((tn, d) if b1.k_major else (d, tn)):
         _fail(d1, f"the first dot's B tile {b1.rows}x{b1.cols} does not match the dot")
@@ -787,6 +834,7 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
         _fail(prologue.top.owner, "the first dot's A (Q) prologue changes the Q tile's element type: it is applied "
                                   "in place to the tile in shared memory")
     ck.q_prologue = prologue
+    ck.b_prologue = b_prologue
     ck.tile_rows = tile_rows if tile_rows != tm else 0
     ck.firsts, ck.b1s = list(firsts), b1s
     if ck.k1 > 1:
@@ -1075,8 +1123,74 @@ class _Kernel:
     def wait_q(self) -> None:
         """Wait for the current program instance's Q tile (A0); with a Q prologue, apply it."""
         self.try_wait(*(self.q_wait or (self.qbar, self.small(0))))
-        if self.ck.q_prologue is not None:
+        pro = self.ck.q_prologue
+        if pro is not None and pro.rowwise:  # the warp group's 64 rows, two threads per row
+            lane = self.v(arith.RemUIOp(self.tid, self.small(128)), "qr_t")
+            tile = self.e.const(self.off["a0"]) if self.q_off is None else \
+                self.v(arith.AddiOp(self.q_off, self.e.const(self.off["a0"])), "qr_tile")
+            self.rowwise_prologue(pro, self.ck.a0, tile, self.v(arith.MuliOp(self.wg, self.e.const(64)), "qr_r0"),
+                                  lane, 128, 64, "qr")
+            e = self.e
+            e.add(nvvm.FenceProxyOp(nvvm.ProxyKind.ASYNC_SHARED, nvvm.SharedSpace.CTA))
+            e.add(nvvm.BarrierOp(self.v(arith.AddiOp(self.wg, e.const(Q_PROLOGUE_BARRIER)), "qp_bar"), self.small(128)))
+        elif pro is not None:
             self.q_prologue()
+
+    def k_prologue(self, st_l: SSAValue) -> None:
+        """The first dot's B prologue (:attr:`ChainedKernel.b_prologue`) on the K tile of stage
+        ``st_l`` (i64) just waited for, in place: every consumer thread takes a share of its rows
+        (:meth:`rowwise_prologue`), then ``fence.proxy.async`` and the consumers' named barrier
+        :data:`K_PROLOGUE_BARRIER` before any WGMMA reads the stage."""
+        ck, e = self.ck, self.e
+        threads = self.plan.consumer_threads
+        t = self.tid  # the consumer threads come first (the producer warp group is the last)
+        st = self.v(arith.TruncIOp(st_l, i32), "kr_st")
+        tile = self.v(arith.AddiOp(self.v(arith.MuliOp(st, e.const(self.plan.b1_stride)), "kr_so"),
+                                   e.const(self.off["b1"])), "kr_tile")
+        self.rowwise_prologue(ck.b_prologue, ck.b1, tile, self.small(0), t, threads, ck.b1.rows, "kr")
+        e.add(nvvm.FenceProxyOp(nvvm.ProxyKind.ASYNC_SHARED, nvvm.SharedSpace.CTA))
+        e.add(nvvm.BarrierOp(e.const(K_PROLOGUE_BARRIER), e.const(threads)))
+
+    def rowwise_prologue(self, pro: QPrologue, op: Operand, tile: SSAValue, row0: SSAValue, t: SSAValue,
+                         threads: int, nrows: int, tag: str) -> None:
+        """``pro`` (with row reductions or per-column vectors) applied in place to rows ``row0 ..
+        row0 + nrows - 1`` of the swizzled tile ``op`` at shared byte offset ``tile`` by ``threads``
+        threads (``t``: this thread's index among them): ``P = threads / nrows`` consecutive threads
+        per row, thread ``p`` of a row taking its 16-byte units ``p, p + P, ..`` (physical address
+        ``lin ^ (((lin >> 7) & m) << 4)``, the TMA swizzle), their elements as f32; each row
+        reduction over the thread's elements then ``shfl.xor`` over the row's threads; each element
+        evaluated (:class:`_RowEval`), rounded pairwise to the tile's type and written back."""
+        e = self.e
+        per = threads // nrows
+        upc = op.box // 8  # 16-byte units per row of a box
+        units = op.cols // 8
+        row = self.v(arith.AddiOp(row0, self.v(arith.DivUIOp(t, e.const(per)), f"{tag}_rl")), f"{tag}_row")
+        part = self.v(arith.RemUIOp(t, e.const(per)), f"{tag}_part")
+        elt = op.load.result.type.element_type
+        mask = op.row_bytes // 16 - 1
+        addrs, raw = [], []
+        for i in range(units // per):
+            c, w0 = divmod(per * i, upc)
+            lin = e.add_i(e.add_i(tile, e.const(c * op.chunk_bytes)),
+                          e.add_i(e.mul_i(row, e.const(op.row_bytes)), e.mul_i(e.add_i(part, e.const(w0)), e.const(16))))
+            sw = e.v(arith.ShLIOp(e.v(arith.AndIOp(e.v(arith.ShRUIOp(lin, e.const(7))), e.const(mask))), e.const(4)))
+            phys = e.v(arith.XOrIOp(lin, sw))
+            for q in range(4):
+                ptr = self.gep(e.add_i(phys, e.const(4 * q)), f"{tag}_p")
+                addrs.append(ptr)
+                word = e.load(ptr, i32)
+                for bits in (e.v(arith.TruncIOp(word, i16)), e.v(arith.TruncIOp(e.v(arith.ShRUIOp(word, e.const(16))), i16))):
+                    raw.append(e.to_f32(e.bf16_bits_to_f32(bits) if isinstance(elt, BFloat16Type)
+                                        else e.v(arith.BitcastOp(bits, elt))))
+        cols = []
+        for i in range(units // per):
+            for x in range(8):  # column (part + per i) 8 + x
+                cols.append(e.add_i(e.mul_i(part, e.const(8)), e.const(8 * per * i + x)))
+        low = _QLowering(self.ck.kernel.body.blocks.first, None, self.ck.store, KernelEnv(self.args, [], []), e)
+        ev = _RowEval(e, low, pro, raw, cols, row, per)
+        out = [ev.value(pro.top, k) for k in range(len(raw))]
+        for n, ptr in enumerate(addrs):
+            e.store(_pack16(e, out[2 * n], out[2 * n + 1], self.ck.dtype), ptr)
 
     def q_prologue(self) -> None:
         """The program's Q prologue (:class:`QPrologue`) applied in place to the warp group's 64 rows
@@ -1690,6 +1804,80 @@ class FragmentLowering(EpilogueLowering):
 
 
 @dataclass
+class _RowEval:
+    """A rowwise prologue's values at one thread's elements (:meth:`_Kernel.rowwise_prologue`):
+    ``raw[k]`` the tile's element ``k`` (f32) at column ``cols[k]`` of row ``row``; per-element
+    values memoized by (value, k), per-row ones once, per-column ones by k; a row reduction combines
+    the thread's elements, then the row's ``per`` threads (``shfl.sync.bfly`` 1, 2, ..)."""
+
+    def __init__(self, e: Emitter, low: FragmentLowering, pro: QPrologue, raw: list, cols: list, row: SSAValue,
+                 per: int):
+        self.e, self.low, self.pro, self.raw, self.cols, self.row, self.per = e, low, pro, raw, cols, row, per
+        self.roots = {id(r) for r in pro.roots}
+        self.memo: dict = {}
+
+    def value(self, v: SSAValue, k: int) -> SSAValue:
+        kind = self.pro.kinds.get(id(v), "q" if id(v) in self.roots else None)
+        if not isinstance(v.type, TensorType):
+            return self.low.scalar(v)
+        key = (id(v), k if kind in ("q", "col", None) else 0)
+        hit = self.memo.get(key)
+        if hit is None:
+            hit = self.memo[key] = self._value(v, k, kind)
+        return hit
+
+    def _value(self, v: SSAValue, k: int, kind: str | None) -> SSAValue:
+        e = self.e
+        if id(v) in self.roots:
+            return self.raw[k]
+        op = v.owner
+        name = op.name
+        if name in ("nv_tileaa.tiled_load", "nv_tileas.tiled_load"):  # a per-column vector (the analysis said)
+            return self._column(op, k)
+        if name in (*_PROLOGUE_SHAPE_OPS, *BROADCASTS, *EXPANDS):
+            return self.value(op.operands[0], k)
+        if name == "arith.constant":
+            return self.low._splat_constant(op)
+        if name == "nv_tileaa.splat":
+            return self.low.scalar(op.operands[0])
+        if name == "nv_tileaa.fp_to_fp":
+            from tileorch.transforms.tileaa_to_simt import convert_float
+
+            return convert_float(e, self.value(op.operands[0], k), op.results[0].type.element_type)
+        if name == "nv_tileaa.reduce":
+            body = op.regions[0].blocks.first
+            comb = next(o for o in body.ops if o is not body.last_op)
+            acc = e.to_f32(self.value(op.operands[0], 0))
+            for x in range(1, len(self.raw)):
+                acc = lower_scalar_op(e, comb, [acc, e.to_f32(self.value(op.operands[0], x))], f32)
+            m = 1
+            while m < self.per:
+                other = e.v(llvm.InlineAsmOp(f"shfl.sync.bfly.b32 $0, $1, {m}, 31, -1;", "=f,f", [acc], [f32]))
+                acc = lower_scalar_op(e, comb, [acc, other], f32)
+                m *= 2
+            return acc
+        if name.startswith("arith.") or name in ELEMENTWISE:
+            args = [self.value(x, k) if isinstance(x.type, TensorType) else self.low.scalar(x) for x in op.operands]
+            rt = op.results[0].type
+            return lower_scalar_op(e, op, args, rt.element_type if isinstance(rt, TensorType) else rt)
+        raise unsupported(op, f"op '{name}' in a rowwise prologue")
+
+    def _column(self, ld: Operation, k: int) -> SSAValue:
+        """Element ``cols[k]`` of a per-column vector loaded before the loop (zero out of bounds)."""
+        e = self.e
+        shape = list(ld.result.type.get_shape())
+        zero = Coord(e.const(0), None)
+        coords = tuple(Coord(self.cols[k], 1) if x != 1 else zero for x in shape)
+        offset, ok = _element_address(self.low, ld, coords)
+        offset = e.v(arith.SelectOp(ok, offset, e.v(arith.ConstantOp(IntegerAttr(0, i64)))))
+        elt = ld.result.type.element_type
+        if isinstance(elt, BFloat16Type):
+            raise unsupported(ld, "a bf16 per-column vector in a rowwise prologue")
+        mem = self.low.scalar(ld.view).memref
+        x = e.to_f32(e.load(e.gep(mem.ptr, offset, memory_type(elt), GLOBAL_PTR), memory_type(elt)))
+        return e.v(arith.SelectOp(ok, x, e.v(arith.ConstantOp(FloatAttr(0.0, f32)))))
+
+
 class _QLowering(FragmentLowering):
     """A Q prologue's value at one element (:meth:`_Kernel.q_prologue`): the load's values
     (``q_roots``, by id) are ``q_element``; the map is position-independent, so the coordinates
@@ -2020,6 +2208,8 @@ def _lower_plain_loop(kb: _Kernel, site_of, n_tiles: SSAValue, init_vals: list[S
             st, ph, st_l, fb_off0, fbar = kb.tile_stage(j, regs, "r")
             ebar = kb.gep(kb.v(arith.AddiOp(fb_off0, kb.ci[off["empty"]]), "eb_off"), "ebar")
             kb.try_wait(fbar, ph)
+            if ck.b_prologue is not None:  # K computed from its tile: in place in the stage, then the WGMMAs
+                kb.k_prologue(st_l)
             db1 = kb.stage_address(st_l, kb.b1_stage, kb.db1_1, "b1_so", "db1")
             # 16-byte units of this stage's B2 tile
             b2_addr = kb.stage_address(st_l, kb.b2_stage, kb.sbase2, "b2_so", "b2_addr")
@@ -2625,7 +2815,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     except ValueError as exc:
         _fail(ck.loop, f"the loop's range: {exc}")
     heavy = heavy_first_axis(ck.loop.ub) if rebased is None else None  # a rebased trip count: no order
-    pingpong = ck.tm // 64 == 2 and pingpong_enabled()  # two consumer warp groups
+    # a K prologue runs in the plain loop (every consumer thread transforms its rows of the stage)
+    pingpong = ck.tm // 64 == 2 and pingpong_enabled() and ck.b_prologue is None  # two consumer warp groups
     # no persistence with ping-pong: the turns are balanced per program instance, and in a loop over
     # instances warp group 1's first-turn arrive on barrier 1 for the next instance can meet its last
     # hand-over of this one before warp group 0 syncs: two arrivals of one group complete the barrier
@@ -2636,7 +2827,13 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                       f"{SMEM_LIMIT // 1024} KiB)")
     persistent = plan.persistent
     name = f"chained_dots_{ck.tm}x{ck.tn}x{ck.d}_{ck.dv}_{ck.dtype}" + (f"_x{ck.k1}" if ck.k1 > 1 else "")
-    pipe = pipelining(ck) if plan.stages >= PIPELINED_STAGES else None
+    pipe = pipelining(ck) if plan.stages >= PIPELINED_STAGES and ck.b_prologue is None else None
+    for pro, op, threads, rows in ((ck.q_prologue, ck.a0, 128, 64), (ck.b_prologue, ck.b1, plan.consumer_threads,
+                                                                      ck.b1.rows)):
+        per = threads // rows if rows else 0
+        if pro is not None and pro.rowwise and (per < 1 or threads % rows or (op.box // 8) % per):
+            _fail(pro.top.owner, f"a prologue with row reductions on a {op.rows}x{op.cols} tile: {threads} threads do "
+                                 f"not split its rows evenly into shares of 16-byte units")
     masks = interior_masks(ck.loop.body.blocks.first) if pipe is not None else []  # only the pipelined loop versions
     next_s = os.environ.get(NEXT_S_ENV, "0") if next_s_enabled() else "0"
     next_s_off = None  # why TILEORCH_ATTN_NEXT_S, asked for, is not applied
@@ -2903,6 +3100,10 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         record["remarks"] = located
     if ck.q_prologue is not None:  # applied in place to the Q tile after each Q load
         record["q_prologue"] = [op.name.split(".", 1)[1] for op in ck.q_prologue.ops]
+        if ck.q_prologue.rowwise:
+            record["q_prologue_rowwise"] = True
+    if ck.b_prologue is not None:  # applied in place to each K tile in its stage
+        record["k_prologue"] = [op.name.split(".", 1)[1] for op in ck.b_prologue.ops]
     period = exp2_fma_period(ck.d, ck.dv)
     if period and any(op.name == "nv_tileaa.exp2" for op in ck.loop.walk()):
         record["exp2_fma"] = {"period": period, "default": os.environ.get(EXP2_FMA_ENV) is None}
