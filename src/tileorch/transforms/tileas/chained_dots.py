@@ -2127,6 +2127,14 @@ def _located_choices(ck: ChainedKernel) -> list[str]:
                                          f"WGMMAs of M = {ck.tm}: the Q tile is loaded as {box}, zero past the "
                                          f"array's end); the rows past {ck.tile_rows} are computed and never "
                                          "stored", "remark"))
+    for pro, which, how in ((ck.q_prologue, "Q", "in place to the Q tile after its load, each consumer warp group "
+                             "its 64 rows (two threads per row)"),
+                            (ck.b_prologue, "K", "in place to each K tile in its ring stage by every consumer "
+                             "thread, then a barrier of the consumers; the loop runs without overlap")):
+        if pro is not None and pro.rowwise:
+            out.append(format_error(pro.top.owner, f"chained-dots tier (TMA + WGMMA): this {which} operand, computed "
+                                                   "from its tile with row reductions, is applied " + how + " "
+                                                   "(fence.proxy.async before the WGMMAs read it)", "remark"))
     if ck.a0.group_dim >= 0:
         bm = ck.a0.box_rows
         g = ck.rows // bm  # the program's group (the box may take more: a padded tile)
