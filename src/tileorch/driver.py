@@ -212,6 +212,7 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
                              if persistent else "one CTA per program instance")
                     remarks.append("remark: chained dots compiled through the TileAS tier to TMA + WGMMA (the "
                                    f"second dot's A from registers), {where}")
+                    remarks.extend(record.get("remarks", []))  # the kernel's choices at the user's lines
                     if record.get("exp2_fma"):
                         fma = record["exp2_fma"]
                         remarks.append(f"remark: one exp2 column group in {fma['period']} of the loop runs on the FMA "
@@ -223,6 +224,13 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
                                        + ", ".join(record["q_prologue"]) + "): applied in place to the Q tile in "
                                        "shared memory after each Q load, then fence.proxy.async and a warp-group "
                                        "barrier before the first WGMMA")
+                    if record.get("k_prologue"):
+                        remarks.append("remark: the first dot's B (K) is its tile load mapped by ops with row "
+                                       "reductions (" + ", ".join(record["k_prologue"]) + "): the consumer threads "
+                                       "apply it in place to each K tile in its stage (a share of 16-byte units of "
+                                       "a row per thread, shfl.xor across the row's threads), then "
+                                       "fence.proxy.async and a barrier of the consumers before the WGMMAs read it; "
+                                       "the consumer loop runs without overlap and ping-pong")
                     if record.get("row_div_off"):
                         remarks.append(f"remark: TILEORCH_ATTN_ROW_DIV not applied: {record['row_div_off']}")
                     if persistent and persistent.get("early_q"):

@@ -103,12 +103,29 @@ def test_attn_softcap_bf16_d128():
     _check_path("attn_softcap_bf16_d128", args)
 
 
+def test_attn_learned_sink_kv():
+    q, k, v = _qkv((2, 128, 64), (2, 256, 64), "float16", 180)
+    ks, vs = randn((2, 64, 64), "float16", 183), randn((2, 64, 64), "float16", 184)
+    args = run("attn_learned_sink_kv", {0: q, 1: k, 2: v, 3: ks, 4: vs})
+    kk, vv = torch.cat([ks, k], 1), torch.cat([vs, v], 1)
+    close(args[5], _attn(_scores(q, kk, 0.125), vv), **F16)
+    _check_path("attn_learned_sink_kv", args)
+
+
 def test_attn_gqa_packed_heads():
     q, k, v = _qkv((2, 4, 64, 64), (2, 2, 256, 64), "float16", 14)
     args = run("attn_gqa_packed_heads", {0: q, 1: k, 2: v})
     idx = torch.tensor([0, 0, 1, 1], device="cuda")
     close(args[3], _attn(_scores(q, k[:, idx], 0.125), v[:, idx]), **F16)
     _check_path("attn_gqa_packed_heads", args)
+
+
+def test_attn_gqa_packed_heads_bm16():
+    q, k, v = _qkv((2, 4, 64, 64), (2, 2, 256, 64), "float16", 114)
+    args = run("attn_gqa_packed_heads_bm16", {0: q, 1: k, 2: v})
+    idx = torch.tensor([0, 0, 1, 1], device="cuda")
+    close(args[3], _attn(_scores(q, k[:, idx], 0.125), v[:, idx]), **F16)
+    _check_path("attn_gqa_packed_heads_bm16", args)
 
 
 def test_attn_cross_peeled_last_tile():
@@ -260,6 +277,44 @@ def test_attn_decode_gqa_rows():
     _check_path("attn_decode_gqa_rows", args)
 
 
+def test_attn_decode_gqa_rows_spare_heads():
+    """A 16-row tile padded to 64: heads 32..47, which no program reads, stay NaN (unwritten)."""
+    q = randn((2, 48, 64), "float16", 167)
+    k, v = randn((2, 2, 256, 64), "float16", 168), randn((2, 2, 256, 64), "float16", 169)
+    args = run("attn_decode_gqa_rows_spare_heads", {0: q, 1: k, 2: v})
+    assert torch.isnan(args[3][:, 32:].float()).all()
+    qh = q[:, :32].reshape(2, 2, 16, 64)
+    close(args[3][:, :32].reshape(2, 2, 16, 64), _attn(_scores(qh, k, 0.125), v), **F16)
+    _check_path("attn_decode_gqa_rows_spare_heads", args)
+
+
+def test_attn_decode_gqa_rows8():
+    q = randn((2, 16, 64), "float16", 173)
+    k, v = randn((2, 2, 256, 64), "float16", 174), randn((2, 2, 256, 64), "float16", 175)
+    args = run("attn_decode_gqa_rows8", {0: q, 1: k, 2: v})
+    qh = q.view(2, 2, 8, 64)
+    close(args[3].view(2, 2, 8, 64), _attn(_scores(qh, k, 0.125), v), **F16)
+    _check_path("attn_decode_gqa_rows8", args)
+
+
+def test_attn_decode_gqa_rows4():
+    q = randn((2, 8, 64), "float16", 176)
+    k, v = randn((2, 2, 256, 64), "float16", 177), randn((2, 2, 256, 64), "float16", 178)
+    args = run("attn_decode_gqa_rows4", {0: q, 1: k, 2: v})
+    qh = q.view(2, 2, 4, 64)
+    close(args[3].view(2, 2, 4, 64), _attn(_scores(qh, k, 0.125), v), **F16)
+    _check_path("attn_decode_gqa_rows4", args)
+
+
+def test_attn_decode_gqa_rows32():
+    q = randn((2, 64, 64), "float16", 170)
+    k, v = randn((2, 2, 256, 64), "float16", 171), randn((2, 2, 256, 64), "float16", 172)
+    args = run("attn_decode_gqa_rows32", {0: q, 1: k, 2: v})
+    qh = q.view(2, 2, 32, 64)
+    close(args[3].view(2, 2, 32, 64), _attn(_scores(qh, k, 0.125), v), **F16)
+    _check_path("attn_decode_gqa_rows32", args)
+
+
 def test_attn_qk_norm():
     q, k, v = _qkv((2, 128, 64), (2, 256, 64), "float16", 70)
     wq, wk = randn((64,), "float32", 73), randn((64,), "float32", 74)
@@ -271,6 +326,21 @@ def test_attn_qk_norm():
 
     close(args[5], _attn(_scores(norm(q, wq), norm(k, wk), 0.125), v), atol=5e-3, rtol=1e-2)
     _check_path("attn_qk_norm", args)
+
+
+def test_attn_qk_norm_bm128():
+    q, k, v = _qkv((2, 256, 64), (2, 200, 64), "float16", 75)
+    wq, wk = randn((64,), "float32", 78), randn((64,), "float32", 79)
+    args = run("attn_qk_norm_bm128", {0: q, 1: k, 2: v, 3: wq, 4: wk})
+
+    def norm(x, w):
+        x = x.double()
+        return (x * torch.rsqrt((x * x).mean(-1, keepdim=True) + 1e-6) * w.double()).half()
+
+    pad = torch.zeros((2, 56, 64), device="cuda", dtype=torch.float16)  # the last K tile's zero-filled rows
+    kp, vp = torch.cat([norm(k, wk), pad], 1), torch.cat([v, pad], 1)
+    close(args[5], _attn(_scores(norm(q, wq), kp, 0.125), vp), atol=5e-3, rtol=1e-2)
+    _check_path("attn_qk_norm_bm128", args)
 
 
 @pytest.mark.parametrize("name", ["attn_range_step_bn", "attn_k_order_load", "attn_bn32"])

@@ -36,7 +36,7 @@ EMULATED = {"mm_splitk_ranges_atomic", "mm_residual_layernorm", "mm_store_transp
             "mlp_up_down_tiles", "attn_causal_two_loops", "mm_batched_permute_bt", "attn_vt_layout",
             "attn_causal_bn_wider", "mlp_residual_out", "attn_reverse_keys", "attn_v_other_head", "mm_reverse_k",
             "mm_valid_rows_mask", "mm_broadcast_b_2d", "mm_broadcast_b_unit_batch", "mm_shared_b_batch_scale",
-            "attn_paged_kv"}
+            "attn_paged_kv", "attn_decode_small_tile"}
 
 
 @ct.kernel

@@ -323,3 +323,11 @@ def test_paged_kv_attention():
         k = kc[table[b]].reshape(256, 64)[:lens[b]]
         v = vc[table[b]].reshape(256, 64)[:lens[b]]
         _check(o[b], _softmax_attn(_scores(q[b], k, 0.125), v))
+
+
+def test_decode_sixteen_rows_padded_to_the_wgmma_m():
+    """16 query rows per (batch, head) (session 15: the WGMMA's M padded to 64, the Q box's rows past
+    the array's 16 zero-filled, the padded rows never stored; outputs NaN-prefilled)."""
+    q, k, v = _h(4, 16, 64), _h(4, 256, 64), _h(4, 256, 64)
+    o = s3._chained("attn_decode_small_tile", {0: q, 1: k, 2: v}, (4, 1, 1))[3]
+    _check(o, _softmax_attn(_scores(q, k, 0.125), v))

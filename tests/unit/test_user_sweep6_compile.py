@@ -31,6 +31,10 @@ import pytest
 pytest.importorskip("xdsl")
 pytest.importorskip("cuda.tile")
 
+import math  # noqa: E402
+
+import cuda.tile as ct  # noqa: E402
+
 from tileorch.testing import user_programs6  # noqa: E402
 from tileorch.testing.user_programs6 import PROGRAMS  # noqa: E402
 
@@ -42,7 +46,10 @@ EMULATED = {"attn_bhsd_grid3_causal_d128", "attn_decode_split_kv", "attn_const_s
             "mm_splitk_strided_atomic", "mm_both_order_loads", "mm_batched_strided_batch", "attn_range_step_bn",
             "attn_k_order_load", "attn_bn32", "attn_lse_flat", "attn_causal_greater_equal", "attn_triton_stages",
             "attn_swapped_grid_v_first", "attn_if_last_tile", "attn_m_and_l_out", "attn_cross_peeled_last_tile",
-            "attn_triton_stages_bm64_bn128", "attn_peeled_with_lse", "attn_head80_padded"}
+            "attn_triton_stages_bm64_bn128", "attn_peeled_with_lse", "attn_head80_padded",
+            "attn_gqa_packed_heads", "attn_gqa_packed_heads_bm16", "attn_decode_gqa_rows",
+            "attn_decode_gqa_rows_spare_heads", "attn_decode_gqa_rows32", "attn_decode_gqa_rows8",
+            "attn_sink_window", "attn_qk_norm", "attn_qk_norm_bm128"}
 
 
 def test_the_sweep_has_its_programs():
@@ -89,7 +96,7 @@ def _line_of(kernel, text: str) -> int:
 
 
 @pytest.mark.parametrize("name, text, where", [
-    ("attn_sink_window", "s = ct.mma(q, ct.transpose(k0)", "before"),
+    ("attn_learned_sink_kv", "s = ct.mma(q, ct.transpose(ks)", "before"),
     ("mm_lora_fused", "up = ct.mma(", "after"),
 ])
 def test_a_dot_outside_the_chain_loop_is_refused_at_that_dot(name, text, where):
@@ -258,3 +265,93 @@ def test_stages_whose_loads_read_stage_values_stay_apart():
     for op in module.walk():
         for r in op.results:
             assert all(module.is_ancestor(u.operation) for u in r.uses), op
+
+
+def _lowered(name, env, monkeypatch):
+    from tileorch.driver import lower_program
+    from tileorch.frontend.cutile import load
+    from tileorch.registry import make_context
+    from tileorch.testing.export import cutile_bytecode
+
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    p = PROGRAMS[name]
+    ctx = make_context()
+    remarks: list = []
+    kind, lowered = lower_program(load(cutile_bytecode(p.kernel, p.spec), name, ctx), ctx, remarks=remarks)
+    return kind, lowered, remarks
+
+
+@pytest.mark.parametrize("name, persistent", [("attn_qk_norm", "0"), ("attn_qk_norm_bm128", "0"),
+                                              ("attn_qk_norm_bm128", "1")])
+def test_qk_norm_kernel_is_proved(name, persistent, monkeypatch):
+    """``tileorch check`` proves the QK-norm kernel: the Q prologue's per-warp-group barriers and,
+    per tile, the K prologue's barrier of every consumer thread (named barrier 5) between the full
+    barrier's wait and the WGMMAs."""
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import extract
+
+    kind, lowered, _ = _lowered(name, {"TILEORCH_ATTN_PERSISTENT": persistent}, monkeypatch)
+    assert kind == "chained"
+    bars = [o for o in lowered.walk() if o.name == "nvvm.barrier" and len(o.operands) == 2]
+    assert len(bars) == 2  # the Q prologue's (3 + wg) and the K prologue's (5)
+    (proto,) = extract(lowered)
+    result = check(proto)
+    assert result.ok, result.violation
+
+
+@pytest.mark.parametrize("name, text", [
+    ("attn_qk_norm", "q = q.astype(Q.dtype)"),
+    ("attn_qk_norm", "k = (k * ct.rsqrt("),
+    ("attn_sink_window", "s = ct.mma(q, ct.transpose(k0)"),
+    ("attn_decode_gqa_rows", "s = ct.mma(q, ct.transpose(k)"),
+    ("attn_gqa_packed_heads", "q = ct.load(Q, index=(b, g, qt, 0)"),
+])
+def test_lifted_forms_say_what_the_tier_chose_at_the_users_line(name, text):
+    prog = _compile(name)
+    assert prog.kind == "chained", prog.remarks
+    line = f"{SOURCE}:{_line_of(PROGRAMS[name].kernel, text)}:"
+    assert any(r.startswith(line) and "remark:" in r for r in prog.remarks), prog.remarks
+
+
+@ct.kernel
+def attn_k_column_norm(Q, K, V, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
+                       D: ct.Constant[int]):
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    o = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, D))):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D)).astype(ct.float32)
+        k = (k * ct.rsqrt(ct.sum(k * k, axis=0, keepdims=True) / BN + 1e-6)).astype(K.dtype)  # over the keys
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m2)
+        c = ct.exp2(m - m2)
+        den = den * c + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        o = ct.mma(p.astype(V.dtype), v, o * c)
+        m = m2
+    ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+def test_a_k_prologue_reducing_over_the_keys_is_refused_at_its_line():
+    """A K prologue whose reduction runs along the tile's rows (over the keys, not the head dim) is
+    not a rowwise prologue: refused at the reduction's line, the SIMT path runs it."""
+    import inspect
+
+    from tileorch.testing.compile_memo import compile_once
+    from tileorch.testing.export import cutile_bytecode
+
+    kernel = attn_k_column_norm
+    spec = [((2, 128, 64), "float16"), ((2, 256, 64), "float16"), ((2, 256, 64), "float16"),
+            ((2, 128, 64), "float16"), 0.18, 64, 64, 64]
+    prog = compile_once(cutile_bytecode(kernel, spec), "attn_k_column_norm", arch="sm_90a", ptxas=False)
+    assert prog.kind == "simt", prog.remarks
+    (refusal,) = [r for r in prog.remarks if "refused" in r]
+    lines, first = inspect.getsourcelines(kernel._annotated_function.pyfunc)
+    line = first + next(i for i, ln in enumerate(lines) if "axis=0" in ln)
+    assert refusal.startswith(f"{Path(__file__)}:{line}:"), refusal
+    assert "the first dot's B (K) is computed from its tile by 'nv_tileaa.reduce'" in refusal, refusal
+    assert "a reduction other than one along the tile's contiguous dimension" in refusal, refusal

@@ -255,3 +255,103 @@ def test_head_dim_80_in_zero_padded_128_tiles():
     q, k, v = _h(2, 256, 80), _h(2, 256, 80), _h(2, 256, 80)
     o = _chained("attn_head80_padded", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
     _check(o, _attn(_scores(q, k, 0.125), v))
+
+
+# ----------------------------------------------------------------------------------------------- lifted in session 15
+
+
+def test_gqa_heads_packed_into_one_64_row_tile():
+    """The ``(1, G, BM, D)`` query tile (G = 2 heads of 32 rows) reshaped to ``(G BM, D)``: one TMA
+    box of 2 x 32 rows, stored back as ``(1, G, BM, D)``; query head ``h`` reads KV head ``h // 2``."""
+    q, k, v = _h(2, 4, 64, 64), _h(2, 2, 256, 64), _h(2, 2, 256, 64)
+    o = _chained("attn_gqa_packed_heads", {0: q, 1: k, 2: v}, (2, 4, 1))[3]
+    kh, vh = k[:, [0, 0, 1, 1]], v[:, [0, 0, 1, 1]]
+    _check(o, _attn(_scores(q, kh, 0.125), vh))
+
+
+def test_gqa_decode_sixteen_rows_padded_to_the_wgmma_m():
+    """16 query heads of one KV head as a 16-row tile: the WGMMA's M padded to 64 (the Q box reads
+    the next heads, zero past the array); the 48 padded rows are never stored: the output is
+    NaN-prefilled and checked whole."""
+    q, k, v = _h(2, 32, 64), _h(2, 2, 256, 64), _h(2, 2, 256, 64)
+    o = _chained("attn_decode_gqa_rows", {0: q, 1: k, 2: v}, (4, 1, 1))[3]
+    qh = q.reshape(2, 2, 16, 64)
+    _check(o.reshape(2, 2, 16, 64), _attn(_scores(qh, k, 0.125), v))
+
+
+def test_gqa_decode_padded_rows_are_never_stored():
+    """48 query heads, the grid's programs read 32: a padded tile's rows 16..63 of the last group
+    cover heads 32..47 (in bounds), which must stay NaN (unwritten)."""
+    q, k, v = _h(2, 48, 64), _h(2, 2, 256, 64), _h(2, 2, 256, 64)
+    o = _chained("attn_decode_gqa_rows_spare_heads", {0: q, 1: k, 2: v}, (4, 1, 1))[3]
+    assert np.isnan(o[:, 32:].astype(np.float64)).all()
+    qh = q[:, :32].reshape(2, 2, 16, 64)
+    _check(o[:, :32].reshape(2, 2, 16, 64), _attn(_scores(qh, k, 0.125), v))
+
+
+def test_gqa_decode_thirty_two_rows():
+    q, k, v = _h(2, 64, 64), _h(2, 2, 256, 64), _h(2, 2, 256, 64)
+    o = _chained("attn_decode_gqa_rows32", {0: q, 1: k, 2: v}, (4, 1, 1))[3]
+    qh = q.reshape(2, 2, 32, 64)
+    _check(o.reshape(2, 2, 32, 64), _attn(_scores(qh, k, 0.125), v))
+
+
+def test_gqa_two_heads_of_sixteen_rows_padded():
+    """G = 2 heads of BM = 16 rows: a 32-row tile padded to 64 by a box of 4 heads (the next
+    group's heads, zero past the array's 4), the padded rows never stored."""
+    q, k, v = _h(2, 4, 64, 64), _h(2, 2, 256, 64), _h(2, 2, 256, 64)
+    o = _chained("attn_gqa_packed_heads_bm16", {0: q, 1: k, 2: v}, (4, 4, 1))[3]
+    kh, vh = k[:, [0, 0, 1, 1]], v[:, [0, 0, 1, 1]]
+    _check(o, _attn(_scores(q, kh, 0.125), vh))
+
+
+def test_gqa_decode_eight_rows():
+    """8 query heads per KV head (an 8-row tile padded to 64: the Q box reads the next 56 heads, zero
+    past the array's 16)."""
+    q, k, v = _h(2, 16, 64), _h(2, 2, 256, 64), _h(2, 2, 256, 64)
+    o = _chained("attn_decode_gqa_rows8", {0: q, 1: k, 2: v}, (4, 1, 1))[3]
+    qh = q.reshape(2, 2, 8, 64)
+    _check(o.reshape(2, 2, 8, 64), _attn(_scores(qh, k, 0.125), v))
+
+
+def test_attention_sink_step_before_the_window_loop():
+    """The sink key tile computed before the loop (no rescale there), the window's tiles from
+    ``max(1, ..)``: tileas-fuse-split-loops runs the step as the loop's first iteration (the key
+    tiles 0, then lb, lb + 1, ..); causal, a 100-key window and 4 sink keys over 384 keys."""
+    q, k, v = _h(2, 384, 64), _h(2, 384, 64), _h(2, 384, 64)
+    o = _chained("attn_sink_window", {0: q, 1: k, 2: v}, (6, 2, 1))[3]
+    qi, kj = np.arange(384)[:, None], np.arange(384)[None, :]
+    keep = (kj <= qi) & ((kj < 4) | (kj > qi - 100))
+    _check(o, _attn(np.where(keep, _scores(q, k, 0.125), -np.inf), v))
+
+
+def test_qk_norm_q_and_each_k_tile_normalised_in_shared_memory():
+    """QK-norm: Q RMS-normalised (with its weight) in place after its load, each K tile in its ring
+    stage before the first dot reads it (rowwise prologues), against numpy on the f16-rounded
+    normalised operands as the program casts them."""
+    q, k, v = _h(2, 128, 64), _h(2, 256, 64), _h(2, 256, 64)
+    wq, wk = RNG.uniform(0.5, 1.5, 64).astype(np.float32), RNG.uniform(0.5, 1.5, 64).astype(np.float32)
+    o = s3._chained("attn_qk_norm", {0: q, 1: k, 2: v, 3: wq, 4: wk}, (2, 2, 1), tma_arrays_in_memory=False)[5]
+
+    def rms(x, w):
+        x = x.astype(np.float64)
+        return (x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-6) * w).astype(np.float16)
+
+    _check(o, _attn(_scores(rms(q, wq), rms(k, wk), 0.125), v), 4e-3, 1e-2)
+
+
+def test_qk_norm_128_row_tiles_ragged_keys():
+    """Two consumer warp groups (four threads per K row), 200 keys: the last K tile's 56 rows past
+    the array are zero-filled, normalised to zero keys, and the program's unmasked softmax counts
+    them (scores 0), as numpy does with the zero-padded keys."""
+    q, k, v = _h(2, 256, 64), _h(2, 200, 64), _h(2, 200, 64)
+    wq, wk = RNG.uniform(0.5, 1.5, 64).astype(np.float32), RNG.uniform(0.5, 1.5, 64).astype(np.float32)
+    o = s3._chained("attn_qk_norm_bm128", {0: q, 1: k, 2: v, 3: wq, 4: wk}, (2, 2, 1))[5]
+
+    def rms(x, w):
+        x = x.astype(np.float64)
+        return (x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-6) * w).astype(np.float16)
+
+    kp = np.concatenate([rms(k, wk), np.zeros((2, 56, 64), np.float16)], 1)
+    vp = np.concatenate([v, np.zeros((2, 56, 64), np.float16)], 1)
+    _check(o, _attn(_scores(rms(q, wq), kp, 0.125), vp), 4e-3, 1e-2)

@@ -152,6 +152,14 @@ def test_attention_sink_window_on_the_simt_path():
     _close(o, _attn(np.where(keep, _scores(q, k, 0.125), -np.inf), v), 3e-3, 1e-2)
 
 
+def test_learned_sink_kv_before_the_loop_on_the_simt_path():
+    q, k, v = _f((2, 128, 64), "float16"), _f((2, 256, 64), "float16"), _f((2, 256, 64), "float16")
+    ks, vs = _f((2, 64, 64), "float16"), _f((2, 64, 64), "float16")
+    o = run("attn_learned_sink_kv", {0: q, 1: k, 2: v, 3: ks, 4: vs})[5]
+    kk, vv = np.concatenate([ks, k], 1), np.concatenate([vs, v], 1)
+    _close(o, _attn(_scores(q, kk, 0.125), vv), 3e-3, 1e-2)
+
+
 def test_gqa_heads_packed_into_one_tile_on_the_simt_path():
     q, k, v = _f((2, 4, 64, 64), "float16"), _f((2, 2, 256, 64), "float16"), _f((2, 2, 256, 64), "float16")
     o = run("attn_gqa_packed_heads", {0: q, 1: k, 2: v})[3]

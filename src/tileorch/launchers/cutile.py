@@ -1241,7 +1241,8 @@ def chained_tensor_maps(record: dict, arguments: list[Argument]) -> list[bytes]:
     per loaded array (``record["tmaps"]``: the entry parameter of its base pointer, the box rows,
     the rank, the box's contiguous extent ``box`` and its swizzle span ``swizzle`` in bytes: 64
     elements and 128 bytes when the record does not say; ``rows_dim``: the array dimension of the
-    box's rows when it is not the next-to-last), zero fill.
+    box's rows when it is not the next-to-last; ``group_dim`` / ``group``: a second dimension of the
+    box with ``group`` elements, whose rows follow each other in shared memory), zero fill.
     Raises :class:`LayoutNotSupported` for an array TMA cannot address."""
     from tileorch.launchers.gemm_host import encode_tensor_map
 
@@ -1268,6 +1269,8 @@ def chained_tensor_maps(record: dict, arguments: list[Argument]) -> list[bytes]:
         # array dimension of the tile's rows, the next-to-last unless the record says), ones elsewhere
         box = [int(t.get("box", 64))] + [1] * (a.ndim - 1)
         box[a.ndim - 1 - int(t.get("rows_dim", a.ndim - 2))] = t["rows"]
+        if "group_dim" in t:  # the rows also run along a second dimension (GQA's (1, G, BM, D) tile)
+            box[a.ndim - 1 - int(t["group_dim"])] = int(t["group"])
         box = tuple(box)
         maps.append(encode_tensor_map(a.ptr, _TMAP_DTYPES[a.dtype], dims, row_bytes, box,
                                       swizzle=int(t.get("swizzle", 128))))

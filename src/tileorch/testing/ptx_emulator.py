@@ -916,25 +916,35 @@ class Emu:
                 arr = arr.reshape(arr.shape[-2:])  # 2-D maps: arrays given as [1, r, c]
             if arr.ndim != len(c):
                 raise Fault(f"{op}: a rank-{len(c)} map over an array of shape {arr.shape}")
-            start = c[::-1]  # outermost first
-            col0, row0 = start[-1], start[rows_dim]
-            others = [x for i, x in enumerate(start[:-1]) if i != rows_dim]
-            inside = all(0 <= x < n for x, n in zip(others, [n for i, n in enumerate(arr.shape[:-1]) if i != rows_dim]))
-            arr = np.moveaxis(arr, rows_dim, -2)  # [..., rows, cols]: the other outer coordinates first
-            lead = others
-            b0 = int(np.ravel_multi_index(lead, arr.shape[:-2])) if inside and lead else (0 if inside else -1)
-            arr = arr.reshape((-1,) + arr.shape[-2:])
-            rows, width, span = t["rows"], t.get("box", 64), t.get("swizzle", 128)
+            start0 = c[::-1]  # outermost first
+            # a group dimension (``group_dim``, ``group`` elements): the box is ``group`` boxes of
+            # ``rows`` rows, one after the other in shared memory
+            group_dim, group = t.get("group_dim"), int(t.get("group", 1))
+            full = arr
+            box_rows, width, span = t["rows"], t.get("box", 64), t.get("swizzle", 128)
             if width * 2 > span:
                 raise Fault(f"{op}: a box of {width} elements is wider than the {span}-byte swizzle")
+            rows = box_rows * group
             box = np.zeros((rows, width), dtype=np.float16)
-            for r in range(rows):
-                gr = row0 + r
-                if 0 <= b0 < arr.shape[0] and 0 <= gr < arr.shape[1]:
-                    for cc in range(width):
-                        gc = col0 + cc
-                        if 0 <= gc < arr.shape[2]:
-                            box[r, cc] = arr[b0, gr, gc]
+            for gi in range(group):
+                start = list(start0)
+                if group_dim is not None:
+                    start[group_dim] += gi
+                col0, row0 = start[-1], start[rows_dim]
+                others = [x for i, x in enumerate(start[:-1]) if i != rows_dim]
+                inside = all(0 <= x < n for x, n in
+                             zip(others, [n for i, n in enumerate(full.shape[:-1]) if i != rows_dim]))
+                arr = np.moveaxis(full, rows_dim, -2)  # [..., rows, cols]: the other outer coordinates first
+                lead = others
+                b0 = int(np.ravel_multi_index(lead, arr.shape[:-2])) if inside and lead else (0 if inside else -1)
+                arr = arr.reshape((-1,) + arr.shape[-2:])
+                for r in range(box_rows):
+                    gr = row0 + r
+                    if 0 <= b0 < arr.shape[0] and 0 <= gr < arr.shape[1]:
+                        for cc in range(width):
+                            gc = col0 + cc
+                            if 0 <= gc < arr.shape[2]:
+                                box[gi * box_rows + r, cc] = arr[b0, gr, gc]
             raw = box.view(np.uint8).reshape(rows, 2 * width)
             d = int(dst[k])
             if d % (8 * span):

@@ -673,7 +673,9 @@ _add("attn_paged_kv", attn_paged_kv, [((3, 64, 64), "float16"), ((12, 64, 64), "
      notes="found by this sweep: refused ('a TMA load depends on nv_tileaa.load, which the producer agent cannot "
            "replay'); the producer now replays weak scalar reads (tileas-materialize-schedule)")
 _add("attn_decode_small_tile", attn_decode_small_tile, _qkv((4, 16, 64), (4, 256, 64)) + [0.125 * LOG2E, 16, 64, 64],
-     (4,), "simt", error="not a WGMMA (mma.sm90) atom", outputs=(3,))
+     (4,), "chained", outputs=(3,),
+     notes="refused until session 15 ('not a WGMMA (mma.sm90) atom'); now the WGMMA's M padded to 64 "
+           "(chained_dots.PADDED_ROWS), the padded rows never stored")
 
 
 # ----------------------------------------------------------------------------------------------- GEMM

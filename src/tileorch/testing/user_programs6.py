@@ -32,12 +32,13 @@ a ragged last key tile peeled after the loop were refused (now fused into one lo
 tileas-fuse-split-loops and run on the chained tier); refusals in the tier's terms instead of the
 user's (a chain's dot before or after its loop, an MLP's K loop nested in the hidden loop, a
 16-row or 8-deep tile's MMA atom) now name the reason at the dot or loop; the GEMM emulation
-harness mapped an M-major A wrongly (a test-harness bug).  Still refused by the tiers, with the
-reason at the user's line (the SIMT path runs them): GQA heads packed into one ``(1, G, BM, D)``
-tile, a peeled first (sink) key step, the backward's ``P^T`` as a dot operand, a nested-K MLP, a
-batch on A's middle axis, a LoRA up projection after the loop, head dims 512 and 8, 16-row decode
-tiles, 256-row query tiles, QK-norm (operands computed in the kernel), a 512-wide X tile, a
-persistent attention loop.
+harness mapped an M-major A wrongly (a test-harness bug).  Lifted in session 15 (now on the chained tier):
+GQA heads packed into one ``(1, G, BM, D)`` tile (one TMA box of G x BM rows), 8-, 16- and 32-row
+decode tiles (the WGMMA's M padded to 64; ``attn_decode_gqa_rows4`` stays refused).  Still refused
+by the tiers, with the reason at the user's line (the SIMT path runs them): a peeled first (sink)
+key step, the backward's ``P^T`` as a dot operand, a nested-K MLP, a batch on A's middle axis, a
+LoRA up projection after the loop, head dims 512 and 8, 256-row query tiles, QK-norm (operands
+computed in the kernel), a 512-wide X tile, a persistent attention loop.
 
 Reductions and normalisations: Gemma's RMSNorm (``1 + w``) in bf16 over a padded ragged row,
 a two-pass chunked log-softmax, column argmax over row chunks with ties, row cumsums over column
@@ -127,6 +128,34 @@ def attn_sink_window(Q, K, V, O, qk_scale: float, W: ct.Constant[int], SINK: ct.
         s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
         kj = (j * BN + ct.arange(BN, dtype=ct.int32))[None, :]
         s = ct.where((kj <= qi) & (kj > qi - W), s, MASKED)
+        m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m2)
+        c = ct.exp2(m - m2)
+        den = den * c + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        o = ct.mma(p.astype(V.dtype), v, o * c)
+        m = m2
+    ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_learned_sink_kv(Q, K, V, KS, VS, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
+                         D: ct.Constant[int]):
+    """Learned sink keys and values (their own ``[BH, BN, D]`` arrays) computed before the key loop:
+    the step's loads read other arrays than the loop's, so it is not the loop's first iteration
+    (stays refused, located at the step's dot)."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    ks = ct.load(KS, index=(bh, 0, 0), shape=(1, BN, D)).reshape((BN, D))
+    s = ct.mma(q, ct.transpose(ks), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+    m = ct.max(s, axis=1, keepdims=True)
+    p = ct.exp2(s - m)
+    den = ct.sum(p, axis=1, keepdims=True)
+    o = ct.mma(p.astype(V.dtype), ct.load(VS, index=(bh, 0, 0), shape=(1, BN, D)).reshape((BN, D)),
+               ct.zeros((BM, D), dtype=ct.float32))
+    for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, D))):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
         m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
         p = ct.exp2(s - m2)
         c = ct.exp2(m - m2)
@@ -1020,8 +1049,15 @@ _add("attn_bhsd_grid3_causal_d128", attn_bhsd_grid3_causal_d128,
      "chained", outputs=(3,))
 _add("attn_sink_window", attn_sink_window, _qkv((2, 384, 64), (2, 384, 64)) + [((2, 384, 64), "float16"),
                                                                                _S, 100, 4, 64, 64, 64],
-     (6, 2), "simt", outputs=(3,), error="this one before the loop that holds the others",
-     notes="found by this sweep: the peeled sink step was refused as 'the epilogue op nv_tileas.dot'")
+     (6, 2), "chained", outputs=(3,),
+     notes="found by this sweep: the peeled sink step was refused as 'the epilogue op nv_tileas.dot', then "
+           "(session 14) as 'this one before the loop that holds the others'; session 15: "
+           "tileas-fuse-split-loops runs the step as the loop's first iteration (peeled_first_step.py)")
+_add("attn_learned_sink_kv", attn_learned_sink_kv,
+     _qkv((2, 128, 64), (2, 256, 64)) + [((2, 64, 64), "float16"), ((2, 64, 64), "float16"),
+                                          ((2, 128, 64), "float16"), _S, 64, 64, 64],
+     (2, 2), "simt", outputs=(5,), error="this one before the loop that holds the others",
+     notes="the step before the loop reads learned sink K/V arrays, not the loop's: not its first iteration")
 _add("attn_bias_bf16_ragged_keys", attn_bias_bf16_ragged_keys,
      _qkv((2, 128, 64), (2, 200, 64), "bfloat16") + [((2, 128, 200), "bfloat16"), ((2, 128, 64), "bfloat16"),
                                                      0.125, 64, 64, 64], (2, 2), "chained", outputs=(4,))
@@ -1029,9 +1065,14 @@ _add("attn_softcap_bf16_d128", attn_softcap_bf16_d128,
      _qkv((2, 128, 128), (2, 256, 128), "bfloat16") + [((2, 128, 128), "bfloat16"), 1 / math.sqrt(128), 20.0,
                                                        128, 64, 128], (1, 2), "chained", outputs=(3,))
 _add("attn_gqa_packed_heads", attn_gqa_packed_heads,
-     _qkv((2, 4, 64, 64), (2, 2, 256, 64)) + [((2, 4, 64, 64), "float16"), _S, 2, 32, 64, 64], (2, 4), "simt",
-     outputs=(3,), error="2-D tiles (with unit dimensions elsewhere) are supported",
-     notes="a (1, G, BM, D) tile reshaped to (G BM, D): the chained tier's TMA boxes are 2-D")
+     _qkv((2, 4, 64, 64), (2, 2, 256, 64)) + [((2, 4, 64, 64), "float16"), _S, 2, 32, 64, 64], (2, 4), "chained",
+     outputs=(3,), notes="refused in session 14 ('2-D tiles (with unit dimensions elsewhere) are supported'); "
+     "session 15: the (1, G, BM, D) tile is one TMA box of G x BM rows (G BM rows in shared memory), stored "
+     "back at (r // BM, r % BM)")
+_add("attn_gqa_packed_heads_bm16", attn_gqa_packed_heads,
+     _qkv((2, 4, 64, 64), (2, 2, 256, 64)) + [((2, 4, 64, 64), "float16"), _S, 2, 16, 64, 64], (4, 4), "chained",
+     outputs=(3,), notes="2 heads of 16 rows (32 rows) padded to the WGMMA's 64: the Q box takes 4 heads (the "
+     "next group's, zero past the array), the padded rows never stored")
 _add("attn_cross_peeled_last_tile", attn_cross_peeled_last_tile,
      _qkv((2, 100, 64), (2, 170, 64)) + [((2, 100, 64), "float16"), 0.125, 64, 64, 64], (2, 2), "chained", outputs=(3,),
      notes="found by this sweep: refused as '4 dots in one K loop that do not read the same A tile'; "
@@ -1088,13 +1129,39 @@ _add("attn_bwd_dv", attn_bwd_dv, [((2, 256, 64), "float16"), ((2, 256, 64), "flo
 
 _add("attn_decode_gqa_rows", attn_decode_gqa_rows, [((2, 32, 64), "float16"), ((2, 2, 256, 64), "float16"),
                                                     ((2, 2, 256, 64), "float16"), ((2, 32, 64), "float16"), _S,
-                                                    16, 64, 64], (4,), "simt", outputs=(3,),
-     error="16 tile rows: a WGMMA takes 64 or 128")
+                                                    16, 64, 64], (4,), "chained", outputs=(3,),
+     notes="refused in session 14 ('16 tile rows: a WGMMA takes 64 or 128'); session 15: the WGMMA's M padded "
+     "to 64 (the Q box reads 64 rows), rows past 16 never stored")
+_add("attn_decode_gqa_rows_spare_heads", attn_decode_gqa_rows,
+     [((2, 48, 64), "float16"), ((2, 2, 256, 64), "float16"), ((2, 2, 256, 64), "float16"), ((2, 48, 64), "float16"),
+      _S, 16, 64, 64], (4,), "chained", outputs=(3,),
+     notes="48 query heads of which the grid's programs read 32: the heads 32..47 a padded tile's rows cover "
+           "stay unwritten")
+_add("attn_decode_gqa_rows8", attn_decode_gqa_rows,
+     [((2, 16, 64), "float16"), ((2, 2, 256, 64), "float16"), ((2, 2, 256, 64), "float16"), ((2, 16, 64), "float16"),
+      _S, 8, 64, 64], (4,), "chained", outputs=(3,),
+     notes="8 query heads per KV head (Llama-2/3 70B's 64 / 8): an 8-row tile padded to the WGMMA's 64")
+_add("attn_decode_gqa_rows4", attn_decode_gqa_rows,
+     [((2, 8, 64), "float16"), ((2, 2, 256, 64), "float16"), ((2, 2, 256, 64), "float16"), ((2, 8, 64), "float16"),
+      _S, 4, 64, 64], (4,), "simt", outputs=(3,),
+     error="4 tile rows: a WGMMA takes 64 or 128; 8, 16 or 32 rows are padded to 64",
+     notes="4 query heads per KV head: a 4-row tile (below TMA's 8-row swizzle atom) stays refused, located")
+_add("attn_decode_gqa_rows32", attn_decode_gqa_rows,
+     [((2, 64, 64), "float16"), ((2, 2, 256, 64), "float16"), ((2, 2, 256, 64), "float16"), ((2, 64, 64), "float16"),
+      _S, 32, 64, 64], (4,), "chained", outputs=(3,),
+     notes="32 query heads per KV head (a 32-row tile padded to 64)")
 _add("attn_qk_norm", attn_qk_norm, _qkv((2, 128, 64), (2, 256, 64)) + [((64,), "float32"), ((64,), "float32"),
                                                                        ((2, 128, 64), "float16"), _S, 1e-6, 64,
-                                                                       64, 64], (2, 2), "simt", outputs=(5,),
-     error="is computed from its tile by 'nv_tileaa.reduce'", notes="Q and K normalised in the kernel: the "
-     "tier's operands are TMA-loaded tiles (elementwise scalar ops on Q only)")
+                                                                       64, 64], (2, 2), "chained", outputs=(5,),
+     notes="refused until session 15 ('is computed from its tile by nv_tileaa.reduce'); now Q's RMS norm is applied "
+           "in place to the Q tile after its load and K's to each K tile in its ring stage (row reductions over "
+           "16-byte shares of a row, shfl.xor, the weights per column; fence.proxy.async and a barrier before the "
+           "WGMMAs)")
+_add("attn_qk_norm_bm128", attn_qk_norm, _qkv((2, 256, 64), (2, 200, 64)) + [((64,), "float32"), ((64,), "float32"),
+                                                                             ((2, 256, 64), "float16"), _S, 1e-6,
+                                                                             128, 64, 64], (2, 2), "chained",
+     outputs=(5,), notes="QK-norm with 128-row query tiles (two consumer warp groups: four threads per K row) "
+     "over 200 keys (the last K tile's rows past the array are zero: their norm is 0 * rsqrt(eps))")
 _add("attn_range_step_bn", attn_range_step_bn, _qkv((2, 256, 64), (2, 256, 64)) + [((2, 256, 64), "float16"), _S,
                                                                                    128, 64, 64],
      (2, 2), "chained", outputs=(3,))

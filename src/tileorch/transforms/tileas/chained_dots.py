@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects import arith, func, llvm, scf
 from xdsl.dialects.builtin import (ArrayAttr, BFloat16Type, DenseArrayBase, DenseIntOrFPElementsAttr, Float16Type,
-                                   Float32Type, IntegerAttr, ModuleOp, StringAttr, TensorType, UnitAttr, f32, i1, i8,
+                                   Float32Type, FloatAttr, IntegerAttr, ModuleOp, StringAttr, TensorType, UnitAttr, f32, i1, i8,
                                    i16, i32, i64)
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 
@@ -250,6 +250,9 @@ def _exp2_fma(e: Emitter, x: SSAValue) -> SSAValue:
 Q_PROLOGUE_BARRIER = 3
 """Named barrier of consumer warp group 0 after its Q prologue (warp group ``w``: ``3 + w``, 128
 threads; ping-pong uses 1 and 2)."""
+K_PROLOGUE_BARRIER = 5
+"""The consumers' named barrier after a first-dot B (K) prologue (:meth:`_Kernel.k_prologue`):
+every consumer thread, once per tile (barriers 3 and 4 are the Q prologue's per warp group)."""
 PRODUCER_REGS = 24
 CONSUMER_REGS = 240
 """setmaxnreg of the producer and consumer warp groups (24 + 2 x 240 <= 512 per lane slot)."""
@@ -360,6 +363,16 @@ class Operand:
     k_major: bool = True
     swapped: bool = False  # a view order swapping the last two dimensions (the tile is stored transposed)
     rows_dim: int = -1  # the array dimension of the tile's rows (-1: the next-to-last one)
+    group_dim: int = -1
+    """A second array dimension the tile's rows run along (-1: none): GQA's ``(1, G, BM, D)`` query
+    tile reshaped to ``(G BM, D)`` rows, one TMA box of ``G`` x ``BM`` rows (``rows_dim`` the ``BM``
+    one) that lands in shared memory as ``G BM`` consecutive rows."""
+    group: int = 1  # the box's extent along ``group_dim`` (``rows`` is ``group`` x the box's rows)
+
+    @property
+    def box_rows(self) -> int:
+        """The TMA box's extent along ``rows_dim`` (``rows`` without the group dimension)."""
+        return self.rows // self.group
 
     def view_dim(self, dim: int) -> int:
         """The view (tile index) dimension of array dimension ``dim``."""
@@ -420,10 +433,23 @@ class ChainedKernel:
     branches: list[scf.IfOp] = field(default_factory=list)  # scf.if on a scalar, tile results (masks)
     row_stores: list = field(default_factory=list)  # (store, [tm, 1] value): row vectors stored after the loop
     q_prologue: QPrologue | None = None  # elementwise ops between the A0 (Q) load and the first dot
+    b_prologue: QPrologue | None = None
+    """A prologue on the first dot's B tile (K computed in the loop from its load: QK-norm), applied
+    in place to each K tile in its ring stage by the consumer threads (:func:`_rowwise_prologue`)."""
     firsts: list = field(default_factory=list)
     """The first dots (``dot1`` first), all ``A0 @ B1_k`` with the same A0 tile: one WGMMA chain of
     width ``sn`` over their B tiles side by side in the stage (:attr:`b1_wide`)."""
     b1s: list = field(default_factory=list)  # each first dot's B operand (``b1`` first)
+    tile_rows: int = 0
+    """The program's tile rows (the dots' M; 0: ``tm``).  Below 64 (a 16- or 32-row decode tile):
+    ``tm`` is 64, the WGMMA atom's M, the Q box reads 64 rows (the rows past the tile are the
+    array's next rows, zero past its end) and the rows past ``tile_rows`` are never stored
+    (:data:`PADDED_ROWS`)."""
+
+    @property
+    def rows(self) -> int:
+        """The program's tile rows (``tm`` unless the tile is padded to the WGMMA's 64)."""
+        return self.tile_rows or self.tm
 
     @property
     def k1(self) -> int:
@@ -461,7 +487,11 @@ class ChainedKernel:
             provided[dot.result] = (self.tn, list(regs[k * n:(k + 1) * n]))
 
 
-def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop: bool) -> tuple[Operand, list[str]]:
+def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop: bool,
+             grouped: bool = False) -> tuple[Operand, list[str]]:
+    """The TMA tile ``v`` is loaded from (a located refusal when it is not one the kernel reads).
+    ``grouped`` (the first dot's A): the tile's rows may run along two array dimensions (a
+    ``(1, G, BM, D)`` tile reshaped to ``(G BM, D)``: :attr:`Operand.group_dim`)."""
     from tileorch.transforms.tileas.convert_to_cutlass import _base_argument, argument_view_mismatch
 
     src, seen = _strip(v)
@@ -477,8 +507,13 @@ def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop:
     # next-to-last; a swapped view keeps its two dimensions last
     wide = [i for i, x in enumerate(shape[:-1]) if x != 1]
     rows_dim = wide[0] if len(wide) == 1 and not swapped and order == list(range(n)) else len(shape) - 2
-    if len(shape) < 2 or any(x != 1 for i, x in enumerate(shape[:-1]) if i != rows_dim):
-        _fail(ld, f"{what} tile {shape}: 2-D tiles (with unit dimensions elsewhere) are supported")
+    group_dim = -1
+    if grouped and len(wide) == 2 and not swapped and order == list(range(n)) and shape[wide[1]] % 8 == 0:
+        group_dim, rows_dim = wide  # rows g BM + i: box (.., G, BM, cols) in shared memory as G BM rows
+    if len(shape) < 2 or any(x != 1 for i, x in enumerate(shape[:-1]) if i not in (rows_dim, group_dim)):
+        _fail(ld, f"{what} tile {shape}: 2-D tiles (with unit dimensions elsewhere) are supported"
+                  + (" (the first dot's A may also take its rows from two dimensions, (1, G, BM, D) with BM a "
+                     "multiple of 8, reshaped to (G BM, D))" if grouped and len(wide) == 2 else ""))
     if (order != list(range(n)) and not swapped) or ints(vt.tile) != ints(vt.step):
         _fail(ld, f"{what}: a view with dimension order {order} (other than the last two swapped) or overlapping "
                   "tiles is not supported yet")
@@ -486,6 +521,8 @@ def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop:
     if type(elt) not in _DT:
         _fail(ld, f"{what} element type {elt}: f16/bf16 operands are supported")
     rows, cols = shape[-1:-3:-1] if swapped else (shape[rows_dim], shape[-1])  # as stored in the array
+    group = shape[group_dim] if group_dim >= 0 else 1
+    rows *= group
     if not (cols % 64 == 0 or cols in (16, 32)) or cols > 256 or rows % 8 or rows > 256:
         _fail(ld, f"{what} tile {rows}x{cols}: the contiguous extent must be 16, 32 or a multiple of 64 (32-, 64- "
                   "or 128-byte swizzled TMA boxes), rows a multiple of 8, both at most 256")
@@ -496,46 +533,58 @@ def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop:
     if why is not None:
         _fail(ld, f"{what}'s view: {why}; the chained kernel reads it through a tensor map of the whole argument "
                   "(not supported yet)")
-    return Operand(ld, rows, cols, arg, swapped=swapped, rows_dim=rows_dim if rows_dim != len(shape) - 2 else -1), seen
+    return Operand(ld, rows, cols, arg, swapped=swapped, rows_dim=rows_dim if rows_dim != len(shape) - 2 else -1,
+                   group_dim=group_dim, group=group), seen
 
 
 @dataclass
 class QPrologue:
-    """A position-independent map between the first dot's A0 (Q) tile load and the dot: elementwise
-    ops whose other operands are the same at every element (constants, kernel scalar arguments,
-    splats and broadcasts of them).  The kernel applies it in place to the Q tile in shared memory
-    after each Q load (:meth:`_Kernel.q_prologue`): whatever the swizzle, element ``x`` becomes
-    ``f(x)``.  ``top``: the value the dot reads (layout ops stripped); ``roots``: the values of the
-    load the map starts from; ``ops``: its elementwise ops in program order; ``seen``: the layout
-    ops between ``top`` and the dot."""
+    """A map between a dot operand's tile load and the dot (the first dot's A0, Q; or the first dot's
+    B, K): elementwise ops whose other operands are the same at every element (constants, kernel
+    scalar arguments, splats and broadcasts of them); with ``rowwise``, also row reductions along
+    the tile's contiguous dimension (an RMS norm's sum of squares) and per-column vectors loaded
+    before the loop (its weight), combined per element.  The kernel applies it in place to the tile
+    in shared memory after each load (:meth:`_Kernel.q_prologue`, :func:`_rowwise_prologue`):
+    element ``(r, c)`` becomes ``f(x)`` rounded to the tile's type.  ``top``: the value the dot
+    reads (layout ops stripped); ``roots``: the values of the load the map starts from; ``ops``: its
+    elementwise ops in program order; ``seen``: the layout ops between ``top`` and the dot;
+    ``kinds``: id(value) -> "q" (per element), "row", "col" or "uniform"."""
 
     top: SSAValue
     roots: list[SSAValue]
     ops: list[Operation]
     seen: list[str]
+    rowwise: bool = False
+    kinds: dict = field(default_factory=dict)
 
 
 _PROLOGUE_SHAPE_OPS = (*LAYOUT_ONLY, "nv_tileaa.reshape")
+_ROWWISE_COMBINERS = ("nv_tileaa.addf", "nv_tileaa.maxf", "nv_tileaa.minf", "nv_tileaa.mulf", "arith.addf",
+                      "arith.maximumf", "arith.minimumf", "arith.mulf")
 
 
-def _q_prologue(kernel: aa.FuncOp, d1: Operation) -> tuple[SSAValue, QPrologue | None]:
-    """(the value to find the first dot's A0 load at, the Q prologue or None): when the dot's A,
-    stripped of layout ops, is not a tile load but an elementwise function of one and of values
-    that are the same at every element, the load's value and the map; a located error names the
-    first op that depends on the element's position (an iota, a per-row or per-column vector, a
-    reduction, a transpose)."""
-    top, seen = _strip(d1.lhs)
+def _q_prologue(kernel: aa.FuncOp, d1: Operation, operand: SSAValue | None = None,
+                what: str = "the first dot's A (Q)") -> tuple[SSAValue, QPrologue | None]:
+    """(the value to find the dot operand's load at, the prologue or None): when the operand
+    (``d1``'s A unless ``operand`` says), stripped of layout ops, is not a tile load but a function
+    of one as :class:`QPrologue` says, the load's value and the map; a located error names the first
+    op that the kernel cannot apply in place (an iota, a reduction along the rows, a transpose)."""
+    operand = d1.lhs if operand is None else operand
+    top, seen = _strip(operand)
     if source_load(top) is not None or not isinstance(top.owner, Operation):
-        return d1.lhs, None
+        return operand, None
     entry = kernel.body.blocks.first
     roots: list[SSAValue] = []
     ops: list[Operation] = []
     kinds: dict[int, str] = {}
     loads: list[Operation] = []
+    top_shape = list(top.type.get_shape()) if isinstance(top.type, TensorType) else []
+    cols = top_shape[-1] if top_shape else 0
 
     def refuse(op: Operation, why: str):
-        _fail(op, f"the first dot's A (Q) is computed from its tile by '{op.name}', {why}; only elementwise ops "
-                  "whose other operands are scalars (constants, kernel arguments) are applied to the Q tile in place")
+        _fail(op, f"{what} is computed from its tile by '{op.name}', {why}; only elementwise ops whose other "
+                  "operands are scalars (constants, kernel arguments), row reductions along the tile's contiguous "
+                  "dimension and per-column vectors loaded before the loop are applied to the tile in place")
 
     def scalar(v: SSAValue) -> None:
         if isinstance(v, BlockArgument) and v.owner is entry:
@@ -548,8 +597,12 @@ def _q_prologue(kernel: aa.FuncOp, d1: Operation) -> tuple[SSAValue, QPrologue |
             return
         refuse(o if isinstance(o, Operation) else d1, "a scalar other than constants and kernel arguments")
 
+    def wide(v: SSAValue) -> list[int]:
+        return [x for x in v.type.get_shape() if x != 1] if isinstance(v.type, TensorType) else []
+
     def kind(v: SSAValue) -> str:
-        """"q": a function of the Q element at the same position; "uniform": the same everywhere."""
+        """"q": a function of the element at the same position; "row" / "col": the same along a row
+        / a column; "uniform": the same everywhere."""
         hit = kinds.get(id(v))
         if hit is not None:
             return hit
@@ -558,6 +611,11 @@ def _q_prologue(kernel: aa.FuncOp, d1: Operation) -> tuple[SSAValue, QPrologue |
             return "uniform"
         s, strip_seen = _strip(v)
         ld = source_load(s)
+        if ld is not None and wide(s) == [cols]:
+            if _enclosing_loop(ld) is not None:
+                refuse(ld, "a per-column vector loaded in the loop")
+            kinds[id(v)] = "col"  # a weight row: one value per column
+            return "col"
         if ld is not None:
             if "nv_tileaa.permute" in strip_seen:
                 refuse(s.owner if isinstance(s.owner, Operation) else d1, "a transpose of the tile")
@@ -569,7 +627,7 @@ def _q_prologue(kernel: aa.FuncOp, d1: Operation) -> tuple[SSAValue, QPrologue |
             return "q"
         op = v.owner
         if not isinstance(op, Operation):
-            _fail(d1, "the first dot's A (Q) is computed from a tile carried into a region")
+            _fail(d1, f"{what} is computed from a tile carried into a region")
         name = op.name
         if name in _PROLOGUE_SHAPE_OPS:
             if name == "nv_tileaa.reshape":
@@ -585,11 +643,22 @@ def _q_prologue(kernel: aa.FuncOp, d1: Operation) -> tuple[SSAValue, QPrologue |
             scalar(op.operands[0])
             k = "uniform"
         elif name in BROADCASTS or name in EXPANDS:
-            if kind(op.operands[0]) != "uniform":
-                refuse(op, "which spreads a tile along the Q tile (a per-row or per-column value)")
-            k = "uniform"
+            k = kind(op.operands[0])
+            if k == "q":
+                refuse(op, "which spreads the tile")
+        elif name == "nv_tileaa.reduce":
+            body = op.regions[0].blocks.first
+            comb = [o for o in body.ops if o is not body.last_op]
+            shp = list(op.operands[0].type.get_shape())
+            if len(op.operands) != 1 or kind(op.operands[0]) != "q" or len(shp) != 2 or \
+                    op.dim.value.data != 1 or len(comb) != 1 or comb[0].name not in _ROWWISE_COMBINERS:
+                refuse(op, "a reduction other than one along the tile's contiguous dimension with one add, max, "
+                           "min or mul")
+            k = "row"
         elif not op.regions and (name == "nv_tileaa.fp_to_fp" or name.startswith("arith.") or name in ELEMENTWISE):
-            k = "q" if "q" in [kind(x) for x in op.operands] else "uniform"
+            ks = {kind(x) for x in op.operands}
+            k = ("q" if "q" in ks or {"row", "col"} <= ks else "row" if "row" in ks else "col" if "col" in ks
+                 else "uniform")
             if k == "q":
                 ops.append(op)
         else:
@@ -598,10 +667,27 @@ def _q_prologue(kernel: aa.FuncOp, d1: Operation) -> tuple[SSAValue, QPrologue |
         return k
 
     if kind(top) != "q":
-        return d1.lhs, None  # not computed from a load: refused as before
+        return operand, None  # not computed from a load: refused as before
     order = {id(o): i for i, o in enumerate(entry.walk())}
     ops.sort(key=lambda o: order.get(id(o), 0))
-    return roots[0], QPrologue(top, roots, ops, seen)
+    rowwise = any(x in ("row", "col") for x in kinds.values())
+    return roots[0], QPrologue(top, roots, ops, seen, rowwise, kinds)
+
+
+PADDED_ROWS = (8, 16, 32)
+"""Tile rows below a WGMMA's M = 64 that the kernel pads to 64 (:attr:`ChainedKernel.tile_rows`):
+the rows of an MMA are independent (row ``i`` of ``S`` and of ``O`` reads row ``i`` of A only)
+and every op the chain's rows take between the dots is per row (elementwise, row reductions), so
+the rows past the tile compute don't-care values that the stores leave out."""
+
+
+def _padded_wgmma(dot: Operation) -> bool:
+    """A dot of :data:`PADDED_ROWS` rows whose N and K a WGMMA of M = 64 takes."""
+    from tileorch.transforms.tileas.assign_dot_layouts import choose_sm90_atom
+
+    m, k = dot.lhs.type.get_shape()[-2:]
+    n = dot.rhs.type.get_shape()[-1]
+    return m in PADDED_ROWS and choose_sm90_atom(64, n, k, ts.bit_width(dot.lhs.type.element_type)) is not None
 
 
 def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
@@ -611,10 +697,10 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     firsts, d2 = groups
     d1 = firsts[0]
     for dot in (*firsts, d2):
-        if not isinstance(dot.atom, ts.MmaSm90AtomAttr):
+        if not isinstance(dot.atom, ts.MmaSm90AtomAttr) and not _padded_wgmma(dot):
             rows, cols = dot.result.type.get_shape()
             depth = dot.lhs.type.get_shape()[-1]
-            small = (f" ({rows} tile rows: a WGMMA takes 64 or 128)" if rows < 64 else
+            small = (f" ({rows} tile rows: a WGMMA takes 64 or 128; 8, 16 or 32 rows are padded to 64)" if rows < 64 else
                      f" (a reduction extent of {depth}: a WGMMA reduces 16 at a time for 16-bit operands)"
                      if depth % 16 else f" ({cols} columns: a WGMMA's N is a multiple of 8)" if cols % 8 else "")
             _fail(dot, f"the dot's MMA atom is {dot.atom}, not a WGMMA (mma.sm90) atom{small}")
@@ -633,21 +719,40 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     tm2, dv = d2.result.type.get_shape()
     if tm2 != tm or d2.lhs.type.get_shape()[-1] != tn:
         _fail(d2, f"the second dot {tm2}x{dv}x{d2.lhs.type.get_shape()[-1]} does not chain the first {tm}x{tn}x{d}")
+    tile_rows = tm  # the program's rows; tm: the kernel's (a 16- or 32-row tile padded to the WGMMA's 64)
+    if tm in PADDED_ROWS:
+        tm = 64
     if tm not in (64, 128):
         _fail(d1, f"tile rows {tm}: 64 or 128 (one or two consumer warp groups) are supported")
     for n in (tn, dv):
         if n % 16 or n > 256:
             _fail(d1, f"dot extent {n}: multiples of 16 up to 256 are supported")
     a_root, prologue = _q_prologue(kernel, d1)
-    a0, seen = _operand(kernel, d1, a_root, "the first dot's A", False)
+    a0, seen = _operand(kernel, d1, a_root, "the first dot's A", False, grouped=True)
     if prologue is not None:
         seen = prologue.seen + seen
     in_a_loop = a0.load.parent_op()
     while in_a_loop is not None and not isinstance(in_a_loop, scf.ForOp):
         in_a_loop = in_a_loop.parent_op()
-    if in_a_loop is not None or a0.transposed(seen) or (a0.rows, a0.cols) != (tm, d):
+    if in_a_loop is not None or a0.transposed(seen) or (a0.rows, a0.cols) != (tile_rows, d):
         _fail(d1, "the first dot's A must be a [tm, K] tile loaded once before the loop (K-major)")
-    b1, seen = _operand(kernel, d1, d1.rhs, "the first dot's B", True)
+    if tile_rows < tm:  # the Q box reads tm rows: the array's next rows (zero past its end) pad the tile
+        if a0.group_dim >= 0 and tm % a0.box_rows:
+            _fail(d1, f"a ({a0.group}, {a0.box_rows}) group of query rows padded to {tm}: the box's rows must divide "
+                      f"{tm}")
+        if a0.group_dim >= 0:
+            a0.group = tm // a0.box_rows
+        a0.rows = tm
+    b_root, b_prologue = _q_prologue(kernel, d1, d1.rhs, "the first dot's B (K)")
+    b1, seen = _operand(kernel, d1, b_root, "the first dot's B", True)
+    if b_prologue is not None:
+        seen = b_prologue.seen + seen
+        if len(firsts) > 1:
+            _fail(d1, "the first dot's B is computed from its tile (a prologue) while more first dots read the same "
+                      "A: not supported yet")
+        if b_prologue.top.type.element_type != b1.load.result.type.element_type:
+            _fail(b_prologue.top.owner, "the first dot's B (K) prologue changes the tile's element type: it is "
+                                        "applied in place to the tile in shared memory")
     b1.k_major = b1.transposed(seen)
     if (b1.rows, b1.cols) != ((tn, d) if b1.k_major else (d, tn)):
         _fail(d1, f"the first dot's B tile {b1.rows}x{b1.cols} does not match the dot")
@@ -678,17 +783,23 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
         _fail(kernel, "expected the tile stores after the loop")
     def squeezed(x) -> list[int]:  # the stored tile's shape without its unit dimensions before the last
         shp = list(x.tile.type.get_shape())
-        return [e for e in shp[:-1] if e != 1] + shp[-1:]
+        lead = [e for e in shp[:-1] if e != 1]
+        if len(lead) == 2 and a0.group_dim >= 0:  # (1, G, BM, dv): the rows g BM + i (_store_group)
+            lead = [lead[0] * lead[1]]
+        return lead + shp[-1:]
 
-    tiles = [x for x in stores if squeezed(x) == [tm, dv]]
+    tiles = [x for x in stores if squeezed(x) == [tile_rows, dv]]
     st = tiles[0] if tiles else stores[0]
-    row_stores = [(x, _row_vector(x, tm)) for x in stores if x is not st]
+    row_stores = [(x, _row_vector(x, tile_rows)) for x in stores if x is not st]
     for o in kernel.walk():  # the lowering evaluates values: effects other than the stores are lost
         if any(w in o.name for w in ("atomic", "print", "assert", "store")) and o not in stores:
             _fail(o, f"'{o.name}' in a chained-dots kernel is not supported yet")
     shape = list(st.tile.type.get_shape())
-    if squeezed(st) != [tm, dv]:
-        _fail(st, f"the stored tile {shape} is not the [{tm}, {dv}] accumulator tile")
+    if squeezed(st) != [tile_rows, dv]:
+        _fail(st, f"the stored tile {shape} is not the [{tile_rows}, {dv}] accumulator tile")
+    if row_stores and _store_group(st) is not None:
+        _fail(row_stores[0][0], "a row vector stored beside an accumulator tile whose rows run along two dimensions "
+                                "is not supported yet")
     # loop-carried values and their new values (through the consumer_read region)
     body = loop.body.blocks.first
     carried, yields = [], []
@@ -698,7 +809,7 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
                 continue
             _fail(loop, f"loop-carried {arg.type} values are not supported yet")
         shp = list(arg.type.get_shape())
-        width = _fragment_width(arg, tm)
+        width = _fragment_width(arg, tile_rows)
         if width is None:
             _fail(loop, f"loop-carried tile {shp}: [tm, 1] / [tm] row vectors and [tm, X] tiles (X % 8 == 0) are "
                         "supported")
@@ -710,7 +821,7 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     for br in loop.walk():
         if not isinstance(br, scf.IfOp) or br is loop:
             continue
-        if not br.results or br.cond.type != i1 or any(_fragment_width(r, tm) is None for r in br.results):
+        if not br.results or br.cond.type != i1 or any(_fragment_width(r, tile_rows) is None for r in br.results):
             _fail(br, "a branch in the loop must yield [tm, X] tiles (X a multiple of 8, or 1) on a scalar condition")
         if any(isinstance(o, ts.DotOp | ts.TiledLoadOp) for o in br.walk()):
             _fail(br, "a branch in the loop must not hold a dot or a load")
@@ -723,6 +834,8 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
         _fail(prologue.top.owner, "the first dot's A (Q) prologue changes the Q tile's element type: it is applied "
                                   "in place to the tile in shared memory")
     ck.q_prologue = prologue
+    ck.b_prologue = b_prologue
+    ck.tile_rows = tile_rows if tile_rows != tm else 0
     ck.firsts, ck.b1s = list(firsts), b1s
     if ck.k1 > 1:
         _first_dots_fit(ck)
@@ -1010,8 +1123,74 @@ class _Kernel:
     def wait_q(self) -> None:
         """Wait for the current program instance's Q tile (A0); with a Q prologue, apply it."""
         self.try_wait(*(self.q_wait or (self.qbar, self.small(0))))
-        if self.ck.q_prologue is not None:
+        pro = self.ck.q_prologue
+        if pro is not None and pro.rowwise:  # the warp group's 64 rows, two threads per row
+            lane = self.v(arith.RemUIOp(self.tid, self.small(128)), "qr_t")
+            tile = self.e.const(self.off["a0"]) if self.q_off is None else \
+                self.v(arith.AddiOp(self.q_off, self.e.const(self.off["a0"])), "qr_tile")
+            self.rowwise_prologue(pro, self.ck.a0, tile, self.v(arith.MuliOp(self.wg, self.e.const(64)), "qr_r0"),
+                                  lane, 128, 64, "qr")
+            e = self.e
+            e.add(nvvm.FenceProxyOp(nvvm.ProxyKind.ASYNC_SHARED, nvvm.SharedSpace.CTA))
+            e.add(nvvm.BarrierOp(self.v(arith.AddiOp(self.wg, e.const(Q_PROLOGUE_BARRIER)), "qp_bar"), self.small(128)))
+        elif pro is not None:
             self.q_prologue()
+
+    def k_prologue(self, st_l: SSAValue) -> None:
+        """The first dot's B prologue (:attr:`ChainedKernel.b_prologue`) on the K tile of stage
+        ``st_l`` (i64) just waited for, in place: every consumer thread takes a share of its rows
+        (:meth:`rowwise_prologue`), then ``fence.proxy.async`` and the consumers' named barrier
+        :data:`K_PROLOGUE_BARRIER` before any WGMMA reads the stage."""
+        ck, e = self.ck, self.e
+        threads = self.plan.consumer_threads
+        t = self.tid  # the consumer threads come first (the producer warp group is the last)
+        st = self.v(arith.TruncIOp(st_l, i32), "kr_st")
+        tile = self.v(arith.AddiOp(self.v(arith.MuliOp(st, e.const(self.plan.b1_stride)), "kr_so"),
+                                   e.const(self.off["b1"])), "kr_tile")
+        self.rowwise_prologue(ck.b_prologue, ck.b1, tile, self.small(0), t, threads, ck.b1.rows, "kr")
+        e.add(nvvm.FenceProxyOp(nvvm.ProxyKind.ASYNC_SHARED, nvvm.SharedSpace.CTA))
+        e.add(nvvm.BarrierOp(e.const(K_PROLOGUE_BARRIER), e.const(threads)))
+
+    def rowwise_prologue(self, pro: QPrologue, op: Operand, tile: SSAValue, row0: SSAValue, t: SSAValue,
+                         threads: int, nrows: int, tag: str) -> None:
+        """``pro`` (with row reductions or per-column vectors) applied in place to rows ``row0 ..
+        row0 + nrows - 1`` of the swizzled tile ``op`` at shared byte offset ``tile`` by ``threads``
+        threads (``t``: this thread's index among them): ``P = threads / nrows`` consecutive threads
+        per row, thread ``p`` of a row taking its 16-byte units ``p, p + P, ..`` (physical address
+        ``lin ^ (((lin >> 7) & m) << 4)``, the TMA swizzle), their elements as f32; each row
+        reduction over the thread's elements then ``shfl.xor`` over the row's threads; each element
+        evaluated (:class:`_RowEval`), rounded pairwise to the tile's type and written back."""
+        e = self.e
+        per = threads // nrows
+        upc = op.box // 8  # 16-byte units per row of a box
+        units = op.cols // 8
+        row = self.v(arith.AddiOp(row0, self.v(arith.DivUIOp(t, e.const(per)), f"{tag}_rl")), f"{tag}_row")
+        part = self.v(arith.RemUIOp(t, e.const(per)), f"{tag}_part")
+        elt = op.load.result.type.element_type
+        mask = op.row_bytes // 16 - 1
+        addrs, raw = [], []
+        for i in range(units // per):
+            c, w0 = divmod(per * i, upc)
+            lin = e.add_i(e.add_i(tile, e.const(c * op.chunk_bytes)),
+                          e.add_i(e.mul_i(row, e.const(op.row_bytes)), e.mul_i(e.add_i(part, e.const(w0)), e.const(16))))
+            sw = e.v(arith.ShLIOp(e.v(arith.AndIOp(e.v(arith.ShRUIOp(lin, e.const(7))), e.const(mask))), e.const(4)))
+            phys = e.v(arith.XOrIOp(lin, sw))
+            for q in range(4):
+                ptr = self.gep(e.add_i(phys, e.const(4 * q)), f"{tag}_p")
+                addrs.append(ptr)
+                word = e.load(ptr, i32)
+                for bits in (e.v(arith.TruncIOp(word, i16)), e.v(arith.TruncIOp(e.v(arith.ShRUIOp(word, e.const(16))), i16))):
+                    raw.append(e.to_f32(e.bf16_bits_to_f32(bits) if isinstance(elt, BFloat16Type)
+                                        else e.v(arith.BitcastOp(bits, elt))))
+        cols = []
+        for i in range(units // per):
+            for x in range(8):  # column (part + per i) 8 + x
+                cols.append(e.add_i(e.mul_i(part, e.const(8)), e.const(8 * per * i + x)))
+        low = _QLowering(self.ck.kernel.body.blocks.first, None, self.ck.store, KernelEnv(self.args, [], []), e)
+        ev = _RowEval(e, low, pro, raw, cols, row, per)
+        out = [ev.value(pro.top, k) for k in range(len(raw))]
+        for n, ptr in enumerate(addrs):
+            e.store(_pack16(e, out[2 * n], out[2 * n + 1], self.ck.dtype), ptr)
 
     def q_prologue(self) -> None:
         """The program's Q prologue (:class:`QPrologue`) applied in place to the warp group's 64 rows
@@ -1490,6 +1669,28 @@ class FragmentLowering(EpilogueLowering):
     def at(self, v: SSAValue, coords: tuple[Coord, ...]) -> SSAValue:
         return super().at(v, tuple(self._canon(c) for c in coords))
 
+    def stored_value(self) -> tuple[SSAValue, object]:
+        """:meth:`EpilogueLowering.stored_value`; for a group store (:func:`_store_group`: the rows
+        ``g BM + i`` of a ``[G BM, dv]`` tile reshaped to ``(.., G, BM, dv)``) the tile before the
+        reshape, read at the accumulator's (row, col)."""
+        v, out = super().stored_value()
+        o = v.owner
+        group = _store_group(self.store)
+        if group is None or not isinstance(o, Operation) or o.name != "nv_tileaa.reshape":
+            return v, out
+        src, dst = (list(x.type.get_shape()) for x in (o.operands[0], o.results[0]))
+        if [x for x in src if x != 1] != [dst[group[0]] * dst[group[1]], dst[-1]]:
+            raise unsupported(o, f"reshape {src} -> {dst} (a group store's tile is a [G BM, dv] tile reshaped)")
+        v = o.operands[0]
+        while isinstance(v.owner, Operation) and v.owner.name in LAYOUT_ONLY:
+            v = v.owner.operands[0]
+        o = v.owner
+        if (isinstance(o, Operation) and o.name == "nv_tileaa.fp_to_fp"
+                and isinstance(o.operands[0].type.element_type, Float32Type)
+                and isinstance(out, Float16Type | BFloat16Type)):
+            v = o.operands[0]
+        return v, out
+
     def _canon(self, c: Coord) -> Coord:
         o = c.value.owner
         if (c.acc_dim is None and self.zero is not None and isinstance(o, arith.ConstantOp)
@@ -1603,6 +1804,80 @@ class FragmentLowering(EpilogueLowering):
 
 
 @dataclass
+class _RowEval:
+    """A rowwise prologue's values at one thread's elements (:meth:`_Kernel.rowwise_prologue`):
+    ``raw[k]`` the tile's element ``k`` (f32) at column ``cols[k]`` of row ``row``; per-element
+    values memoized by (value, k), per-row ones once, per-column ones by k; a row reduction combines
+    the thread's elements, then the row's ``per`` threads (``shfl.sync.bfly`` 1, 2, ..)."""
+
+    def __init__(self, e: Emitter, low: FragmentLowering, pro: QPrologue, raw: list, cols: list, row: SSAValue,
+                 per: int):
+        self.e, self.low, self.pro, self.raw, self.cols, self.row, self.per = e, low, pro, raw, cols, row, per
+        self.roots = {id(r) for r in pro.roots}
+        self.memo: dict = {}
+
+    def value(self, v: SSAValue, k: int) -> SSAValue:
+        kind = self.pro.kinds.get(id(v), "q" if id(v) in self.roots else None)
+        if not isinstance(v.type, TensorType):
+            return self.low.scalar(v)
+        key = (id(v), k if kind in ("q", "col", None) else 0)
+        hit = self.memo.get(key)
+        if hit is None:
+            hit = self.memo[key] = self._value(v, k, kind)
+        return hit
+
+    def _value(self, v: SSAValue, k: int, kind: str | None) -> SSAValue:
+        e = self.e
+        if id(v) in self.roots:
+            return self.raw[k]
+        op = v.owner
+        name = op.name
+        if name in ("nv_tileaa.tiled_load", "nv_tileas.tiled_load"):  # a per-column vector (the analysis said)
+            return self._column(op, k)
+        if name in (*_PROLOGUE_SHAPE_OPS, *BROADCASTS, *EXPANDS):
+            return self.value(op.operands[0], k)
+        if name == "arith.constant":
+            return self.low._splat_constant(op)
+        if name == "nv_tileaa.splat":
+            return self.low.scalar(op.operands[0])
+        if name == "nv_tileaa.fp_to_fp":
+            from tileorch.transforms.tileaa_to_simt import convert_float
+
+            return convert_float(e, self.value(op.operands[0], k), op.results[0].type.element_type)
+        if name == "nv_tileaa.reduce":
+            body = op.regions[0].blocks.first
+            comb = next(o for o in body.ops if o is not body.last_op)
+            acc = e.to_f32(self.value(op.operands[0], 0))
+            for x in range(1, len(self.raw)):
+                acc = lower_scalar_op(e, comb, [acc, e.to_f32(self.value(op.operands[0], x))], f32)
+            m = 1
+            while m < self.per:
+                other = e.v(llvm.InlineAsmOp(f"shfl.sync.bfly.b32 $0, $1, {m}, 31, -1;", "=f,f", [acc], [f32]))
+                acc = lower_scalar_op(e, comb, [acc, other], f32)
+                m *= 2
+            return acc
+        if name.startswith("arith.") or name in ELEMENTWISE:
+            args = [self.value(x, k) if isinstance(x.type, TensorType) else self.low.scalar(x) for x in op.operands]
+            rt = op.results[0].type
+            return lower_scalar_op(e, op, args, rt.element_type if isinstance(rt, TensorType) else rt)
+        raise unsupported(op, f"op '{name}' in a rowwise prologue")
+
+    def _column(self, ld: Operation, k: int) -> SSAValue:
+        """Element ``cols[k]`` of a per-column vector loaded before the loop (zero out of bounds)."""
+        e = self.e
+        shape = list(ld.result.type.get_shape())
+        zero = Coord(e.const(0), None)
+        coords = tuple(Coord(self.cols[k], 1) if x != 1 else zero for x in shape)
+        offset, ok = _element_address(self.low, ld, coords)
+        offset = e.v(arith.SelectOp(ok, offset, e.v(arith.ConstantOp(IntegerAttr(0, i64)))))
+        elt = ld.result.type.element_type
+        if isinstance(elt, BFloat16Type):
+            raise unsupported(ld, "a bf16 per-column vector in a rowwise prologue")
+        mem = self.low.scalar(ld.view).memref
+        x = e.to_f32(e.load(e.gep(mem.ptr, offset, memory_type(elt), GLOBAL_PTR), memory_type(elt)))
+        return e.v(arith.SelectOp(ok, x, e.v(arith.ConstantOp(FloatAttr(0.0, f32)))))
+
+
 class _QLowering(FragmentLowering):
     """A Q prologue's value at one element (:meth:`_Kernel.q_prologue`): the load's values
     (``q_roots``, by id) are ``q_element``; the map is position-independent, so the coordinates
@@ -1836,6 +2111,49 @@ def _store_rows_dim(st: Operation) -> int:
     return wide[0] if len(wide) == 1 else len(shape) - 2
 
 
+def _located_choices(ck: ChainedKernel) -> list[str]:
+    """Remarks at the user's lines for the shapes the kernel takes by a choice of its own: a tile of
+    :data:`PADDED_ROWS` rows (the WGMMA's M padded to 64) and a first-dot A whose rows run along
+    two dimensions (:attr:`Operand.group_dim`)."""
+    from tileorch.diagnostics import format_error
+    from tileorch.transforms.tileas.peeled_first_step import REMARKS_ATTR
+
+    earlier = ck.kernel.attributes.get(REMARKS_ATTR)  # the tier's rewrites before this lowering
+    out = [x.data for x in earlier.data] if isinstance(earlier, ArrayAttr) else []
+    if ck.tile_rows:
+        box = (f"a box of {ck.a0.group} x {ck.a0.box_rows} rows (the group dimension's next elements"
+               if ck.a0.group_dim >= 0 else f"a box of {ck.tm} rows (the array's next rows")
+        out.append(format_error(ck.dot1, f"chained-dots tier (TMA + WGMMA): the {ck.tile_rows}-row tile runs as "
+                                         f"WGMMAs of M = {ck.tm}: the Q tile is loaded as {box}, zero past the "
+                                         f"array's end); the rows past {ck.tile_rows} are computed and never "
+                                         "stored", "remark"))
+    for pro, which, how in ((ck.q_prologue, "Q", "in place to the Q tile after its load, each consumer warp group "
+                             "its 64 rows (two threads per row)"),
+                            (ck.b_prologue, "K", "in place to each K tile in its ring stage by every consumer "
+                             "thread, then a barrier of the consumers; the loop runs without overlap")):
+        if pro is not None and pro.rowwise:
+            out.append(format_error(pro.top.owner, f"chained-dots tier (TMA + WGMMA): this {which} operand, computed "
+                                                   "from its tile with row reductions, is applied " + how + " "
+                                                   "(fence.proxy.async before the WGMMAs read it)", "remark"))
+    if ck.a0.group_dim >= 0:
+        bm = ck.a0.box_rows
+        g = ck.rows // bm  # the program's group (the box may take more: a padded tile)
+        out.append(format_error(ck.a0.load, f"chained-dots tier (TMA + WGMMA): this tile's {g} x {bm} rows are one "
+                                            f"TMA box that lands as {g * bm} consecutive rows of the first dot's M; "
+                                            f"the result's row r is stored at element (r // {bm}, r % {bm}) of "
+                                            f"the ({g}, {bm}) rows", "remark"))
+    return out
+
+
+def _store_group(st: Operation) -> tuple[int, int, int] | None:
+    """(group dimension, rows dimension, the rows dimension's extent) when the tile ``st`` stores
+    has two dimensions before the last with an extent other than 1 (GQA's ``(1, G, BM, dv)``: the
+    accumulator's row ``r`` is element ``(r // BM, r % BM)``), else None."""
+    shape = list(st.tile.type.get_shape())
+    wide = [i for i, x in enumerate(shape[:-1]) if x != 1]
+    return (wide[0], wide[1], shape[wide[1]]) if len(wide) == 2 else None
+
+
 def _fragment_width(v: SSAValue, tm: int) -> int | None:
     """X of a ``[tm, X]`` tile the accumulator layout holds (1: a row vector, ``[tm, 1]`` or ``[tm]``),
     else None."""
@@ -1854,7 +2172,7 @@ def _lower_branch(ck: ChainedKernel, br: scf.IfOp, site: _Site, args: list[SSAVa
     """An ``scf.if`` on a scalar inside the loop whose results are accumulator-shaped tiles (a
     mask applied only to some key tiles): one branch of the lowered kernel computing every
     register of its results on each side, so the side not taken costs nothing."""
-    widths = [_fragment_width(r, ck.tm) for r in br.results]
+    widths = [_fragment_width(r, ck.rows) for r in br.results]
     sides = []
     for region in (br.true_region, br.false_region):
         side = _Site(ck, args, coords, tile_coord)
@@ -1898,6 +2216,8 @@ def _lower_plain_loop(kb: _Kernel, site_of, n_tiles: SSAValue, init_vals: list[S
             st, ph, st_l, fb_off0, fbar = kb.tile_stage(j, regs, "r")
             ebar = kb.gep(kb.v(arith.AddiOp(fb_off0, kb.ci[off["empty"]]), "eb_off"), "ebar")
             kb.try_wait(fbar, ph)
+            if ck.b_prologue is not None:  # K computed from its tile: in place in the stage, then the WGMMAs
+                kb.k_prologue(st_l)
             db1 = kb.stage_address(st_l, kb.b1_stage, kb.db1_1, "b1_so", "db1")
             # 16-byte units of this stage's B2 tile
             b2_addr = kb.stage_address(st_l, kb.b2_stage, kb.sbase2, "b2_so", "b2_addr")
@@ -2067,7 +2387,7 @@ def _versioned(ck: ChainedKernel, site_of, site: _Site, iv: SSAValue, masks: lis
     per element); else as written.  The tiles of ``later`` (read by ``site`` after this part: the second dot's C) are
     computed in both copies and provided to ``site``.  Without such masks, ``part(site)``."""
     body = ck.loop.body.blocks.first
-    widths = [_fragment_width(v, ck.tm) for v in later]
+    widths = [_fragment_width(v, ck.rows) for v in later]
     if not masks or None in widths:
         return part(site)
     site.low.scalars[body.args[0]] = iv
@@ -2503,7 +2823,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     except ValueError as exc:
         _fail(ck.loop, f"the loop's range: {exc}")
     heavy = heavy_first_axis(ck.loop.ub) if rebased is None else None  # a rebased trip count: no order
-    pingpong = ck.tm // 64 == 2 and pingpong_enabled()  # two consumer warp groups
+    # a K prologue runs in the plain loop (every consumer thread transforms its rows of the stage)
+    pingpong = ck.tm // 64 == 2 and pingpong_enabled() and ck.b_prologue is None  # two consumer warp groups
     # no persistence with ping-pong: the turns are balanced per program instance, and in a loop over
     # instances warp group 1's first-turn arrive on barrier 1 for the next instance can meet its last
     # hand-over of this one before warp group 0 syncs: two arrivals of one group complete the barrier
@@ -2514,7 +2835,13 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                       f"{SMEM_LIMIT // 1024} KiB)")
     persistent = plan.persistent
     name = f"chained_dots_{ck.tm}x{ck.tn}x{ck.d}_{ck.dv}_{ck.dtype}" + (f"_x{ck.k1}" if ck.k1 > 1 else "")
-    pipe = pipelining(ck) if plan.stages >= PIPELINED_STAGES else None
+    pipe = pipelining(ck) if plan.stages >= PIPELINED_STAGES and ck.b_prologue is None else None
+    for pro, op, threads, rows in ((ck.q_prologue, ck.a0, 128, 64), (ck.b_prologue, ck.b1, plan.consumer_threads,
+                                                                      ck.b1.rows)):
+        per = threads // rows if rows else 0
+        if pro is not None and pro.rowwise and (per < 1 or threads % rows or (op.box // 8) % per):
+            _fail(pro.top.owner, f"a prologue with row reductions on a {op.rows}x{op.cols} tile: {threads} threads do "
+                                 f"not split its rows evenly into shares of 16-byte units")
     masks = interior_masks(ck.loop.body.blocks.first) if pipe is not None else []  # only the pipelined loop versions
     next_s = os.environ.get(NEXT_S_ENV, "0") if next_s_enabled() else "0"
     next_s_off = None  # why TILEORCH_ATTN_NEXT_S, asked for, is not applied
@@ -2629,11 +2956,31 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             s.low.provided[ck.loop.results[i]] = (w, outs[k:k + n])
             k += n
         zero = Coord(s.e.const(0), None)
+        group = _store_group(ck.store)
 
         def tile_coords(z: Coord, row: Coord, col: Coord) -> tuple[Coord, ...]:
-            """The stored tile's coordinates of (row, col): ``z`` at its unit dimensions."""
+            """The stored tile's coordinates of (row, col): ``z`` at its unit dimensions (a group
+            store's row ``r``: ``(r // BM, r % BM)`` at its two row dimensions)."""
             n, r = len(ck.store.indices), _store_rows_dim(ck.store)
+            if group is not None:
+                gd, rd, bm = group
+                return tuple(Coord(row_split[id(row.value)][0], None) if i == gd
+                             else Coord(row_split[id(row.value)][1], None) if i == rd
+                             else col if i == n - 1 else z for i in range(n))
             return tuple(row if i == r else col if i == n - 1 else z for i in range(n))
+
+        row_split: dict = {}  # id(row value) -> (r // BM, r % BM) of a group store
+        if group is not None:
+            bm = group[2]
+            for r in rows:
+                if bm & (bm - 1) == 0:
+                    q = s.e.v(arith.ShRUIOp(r, s.e.const(bm.bit_length() - 1)))
+                    m = s.e.v(arith.AndIOp(r, s.e.const(bm - 1)))
+                else:
+                    q, m = s.e.v(arith.DivUIOp(r, s.e.const(bm))), s.e.v(arith.RemUIOp(r, s.e.const(bm)))
+                row_split[id(r)] = (q, m)
+        # a tile padded to the WGMMA's 64 rows: its rows past the program's are not stored
+        keep = ([s.e.v(arith.CmpiOp(r, s.e.const(ck.rows), "ult")) for r in rows] if ck.tile_rows else None)
 
         def exact(side: _Site, h: int, g: int, j: int) -> SSAValue:
             return side.low.element(Coord(rows[h], 0), Coord(cols[(g, j)], 1))
@@ -2644,7 +2991,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             z = Coord(side.e.const(0), None)
             for h, g, j in _frag_regs(ck.dv):
                 value = value_of(side, h, g, j)
-                _store_element(side.low, tile_coords(z, Coord(rows[h], 0), Coord(cols[(g, j)], 1)), value)
+                _store_element(side.low, tile_coords(z, Coord(rows[h], 0), Coord(cols[(g, j)], 1)), value,
+                               pred=None if keep is None else keep[h])
 
         def tile_stores(at: _Site, value_of: Callable) -> None:
             """The tile's stores, each element ``value_of(site, h, g, j)``, into ``at``: under
@@ -2668,7 +3016,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
                 sides.append(Region(side.tmp))
             at.e.add(scf.IfOp(whole, [], sides[0], sides[1]))
 
-        whole = _packed_store_test(s.low, ck.store) if packed_epilogue_enabled() else None
+        whole = _packed_store_test(s.low, ck.store) if packed_epilogue_enabled() and keep is None else None
         fast = _row_divided(ck, site_of, s, rows, cols) if row_div else None
         if fast is None:
             tile_stores(s, exact)
@@ -2689,8 +3037,9 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             shape = list(st.tile.type.get_shape())
             for h in range(2):
                 value = s.low.at(v, (Coord(rows[h], 0), zero))
-                where = tuple(Coord(rows[h], 0) if x == ck.tm else zero for x in shape)
-                _store_element(s.low, where, s.e.to_f32(value), st, first)
+                where = tuple(Coord(rows[h], 0) if x == ck.rows else zero for x in shape)
+                _store_element(s.low, where, s.e.to_f32(value), st,
+                               first if keep is None else s.e.v(arith.AndIOp(first, keep[h])))
         kb.splice(s.tmp)
 
     if persistent and next_s != "0":
@@ -2733,8 +3082,9 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
               "interior_masks": len(masks), "k_range": rebased,
               "tm": ck.tm, "tn": ck.tn, **({"first_dots": ck.k1} if ck.k1 > 1 else {}),
               "d": ck.d, "dv": ck.dv, "dtype": ck.dtype,
-              "tmaps": [{"arg": o.arg, "rows": o.rows, "rank": o.rank, "box": o.box, "swizzle": o.row_bytes,
-                         **({"rows_dim": o.rows_dim} if o.rows_dim >= 0 else {})}
+              "tmaps": [{"arg": o.arg, "rows": o.box_rows, "rank": o.rank, "box": o.box, "swizzle": o.row_bytes,
+                         **({"rows_dim": o.rows_dim} if o.rows_dim >= 0 else {}),
+                         **({"group_dim": o.group_dim, "group": o.group} if o.group_dim >= 0 else {})}
                         for o in _tmap_operands(ck)],
               "guards": _stage_guards(ck, plan)}
     if persistent:  # launched on at most one CTA per SM with the program's grid as the last three parameters
@@ -2751,8 +3101,17 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         record["row_div"] = True
     if row_div_off is not None:
         record["row_div_off"] = row_div_off
+    if ck.tile_rows:  # the program's rows below the WGMMA's 64: the kernel's tm rows, the rest never stored
+        record["tile_rows"] = ck.tile_rows
+    located = _located_choices(ck)
+    if located:  # remarks at the user's lines (the driver prints them with the tier's remark)
+        record["remarks"] = located
     if ck.q_prologue is not None:  # applied in place to the Q tile after each Q load
         record["q_prologue"] = [op.name.split(".", 1)[1] for op in ck.q_prologue.ops]
+        if ck.q_prologue.rowwise:
+            record["q_prologue_rowwise"] = True
+    if ck.b_prologue is not None:  # applied in place to each K tile in its stage
+        record["k_prologue"] = [op.name.split(".", 1)[1] for op in ck.b_prologue.ops]
     period = exp2_fma_period(ck.d, ck.dv)
     if period and any(op.name == "nv_tileaa.exp2" for op in ck.loop.walk()):
         record["exp2_fma"] = {"period": period, "default": os.environ.get(EXP2_FMA_ENV) is None}

@@ -303,6 +303,25 @@ def _merged_properties(o1: Operation, o2: Operation) -> dict | None:
     return {**p1, "padding_value": pad1 if pad1 is not None else pad2}
 
 
+def _placeholder(t) -> Operation:
+    """A constant of type ``t`` (zero) that a branch yields for a slot its own body never reads (a
+    value only the other body reads later); :class:`_NoFuse` for a type without one."""
+    from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, TensorType
+
+    if isinstance(t, TensorType):
+        n = 1
+        for d in t.get_shape():
+            n *= d
+        zero = 0 if isinstance(t.element_type, IntegerType) else 0.0
+        return arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [zero] * n))
+    if isinstance(t, IntegerType):
+        return arith.ConstantOp(IntegerAttr(0, t))
+    try:
+        return arith.ConstantOp(FloatAttr(0.0, t))
+    except Exception:  # noqa: BLE001 - a type without a constant
+        raise _NoFuse from None
+
+
 class _NoFuse(Exception):
     """The bodies do not fuse after all (found while building the fused body)."""
 
@@ -428,18 +447,26 @@ def _fuse_pure_differences(l1: scf.ForOp, l2: scf.ForOp, lb2: SSAValue, bounds: 
                       if r not in slots1 and any(u.operation not in seg1 and u.operation is not o1 for u in r.uses)]
             later2 = [r for o in seg2 for r in o.results
                       if r not in slots2 and any(u.operation not in seg2 and u.operation is not o2 for u in r.uses)]
+            fill1: list[Operation] = []  # placeholders of the branch whose body has no such later value
+            fill2: list[Operation] = []
             for r in later1:  # pair each later-read value with one of the other body's, by type
                 twin = next((s for s in later2 if s.type == r.type), None)
-                if twin is None:
-                    raise _NoFuse
-                later2.remove(twin)
+                if twin is None:  # B2 has none of this type: its branch yields a placeholder (never read)
+                    fill2.append(_placeholder(r.type))
+                    twin = fill2[-1].results[0]
+                else:
+                    later2.remove(twin)
                 slots1.append(r)
                 slots2.append(twin)
-            if later2:
-                raise _NoFuse
+            for r in later2:  # read later by B2's ops only: B1's branch yields a placeholder (never read)
+                fill1.append(_placeholder(r.type))
+                slots1.append(fill1[-1].results[0])
+                slots2.append(r)
 
-            def branch(seg, mapping, slots):
+            def branch(seg, mapping, slots, fill):
                 blk, local = Block(), dict(mapping)
+                for o in fill:
+                    blk.add_op(o)
                 for o in seg:
                     new = o.clone(value_mapper={x: local.get(x, x) for x in _free_operands(o)})
                     blk.add_op(new)
@@ -447,8 +474,8 @@ def _fuse_pure_differences(l1: scf.ForOp, l2: scf.ForOp, lb2: SSAValue, bounds: 
                 blk.add_op(scf.YieldOp(*[local.get(s, s) for s in slots]))
                 return blk
 
-            br = scf.IfOp(cond.result, [s.type for s in slots1], Region(branch(seg2, m2, slots2)),
-                          Region(branch(seg1, m1, slots1)))
+            br = scf.IfOp(cond.result, [s.type for s in slots1], Region(branch(seg2, m2, slots2, fill2)),
+                          Region(branch(seg1, m1, slots1, fill1)))
             body.add_op(br)
             # (a slot of a value the body does not compute, a block argument passed through on one
             # side, is read by position below: that value keeps its own mapping elsewhere)
@@ -657,8 +684,11 @@ def _defined_in(v: SSAValue, loop: Operation) -> bool:
 
 
 def fuse_split_loops(module: Operation) -> int:
-    """Fuse every such pair of dot loops; returns how many."""
-    count = 0
+    """Fuse every such pair of dot loops, and every dot loop with a first step written out before
+    it (:mod:`~tileorch.transforms.tileas.peeled_first_step`); returns how many."""
+    from tileorch.transforms.tileas.peeled_first_step import fuse_peeled_first_steps
+
+    count = fuse_peeled_first_steps(module)
     changed = True
     while changed:
         changed = False
