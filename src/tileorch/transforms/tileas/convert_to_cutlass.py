@@ -415,6 +415,26 @@ def _same_view(x: SSAValue, y: SSAValue) -> bool:
     return x == y or root(x) == root(y)
 
 
+GATHERED_OPERAND = ("this dot operand is gathered (ct.gather or a pointer tile: rows or columns at computed "
+                    "indices, e.g. an MoE token gather or an im2col), which the tensor-core tier does not take: "
+                    "it reads A and B as tiles of the kernel's arrays through TMA (ct.load)")
+_OPERAND_PATH = ("nv_tileas.convert_layout", "nv_tileaa.reshape", "nv_tileaa.fp_to_fp", "nv_tileaa.permute",
+                 "nv_tileas.broadcast", "nv_tileaa.broadcast")
+
+
+def _gathered_operand(dots) -> Operation | None:
+    """The pointer-tile load (``ct.gather``) a dot operand is read from through layout, shape and
+    element-type changes, if any (the operand has no tile load for the producer to stage)."""
+    for dot in dots:
+        for v in (dot.lhs, dot.rhs):
+            op = v.owner
+            while isinstance(op, Operation) and op.name in _OPERAND_PATH and op.operands:
+                op = op.operands[0].owner
+            if isinstance(op, Operation) and op.name == "nv_tileaa.load":
+                return op
+    return None
+
+
 def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     """Read the tier's warp-specialized dot kernel; a located error says why one cannot be lowered."""
 
@@ -444,6 +464,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     tk = dot.lhs.type.get_shape()[-1]
     loads = [o for o in sw.walk() if isinstance(o, ts.TiledLoadOp) and o.dst is not None]
     if len(loads) != 1 + len(dots) or not all(isinstance(ld.atom, ts.TmaLoadAtomAttr) for ld in loads):
+        gathered = _gathered_operand(dots)
+        if gathered is not None:
+            raise LocatedError(gathered, GATHERED_OPERAND)
         fail(sw, f"expected a producer agent with {1 + len(dots)} TMA tile loads (A and {len(dots)} B); found "
                  f"{len(loads)} staged loads")
     a_load = b_load = None
