@@ -187,8 +187,11 @@ def geglu_split_rows(X, Y, BR: ct.Constant[int], N: ct.Constant[int]):
 
 
 _add("mm_swiglu_fused_gate_up", mm_swiglu_fused_gate_up,
-     [((128, 256), "float16"), ((256, 512), "float16"), ((128, 256), "float16"), 128, 128, 64], (1, 2), "gemm",
-     outputs=(2,))
+     [((128, 256), "float16"), ((256, 512), "float16"), ((128, 256), "float16"), 128, 128, 64], (1, 2), "simt",
+     outputs=(2,),
+     error="dots sharing A read their B tiles at different column tile indices",
+     notes="refused by the GEMM tier (the WGMMA kernel reads every B at C's column tile); mm_geglu_bias_epilogue's "
+           "separate gate and up weights run on it")
 _add("mm_geglu_bias_epilogue", mm_geglu_bias_epilogue,
      [((200, 128), "float16"), ((128, 256), "float16"), ((128, 256), "float16"), ((256,), "float32"),
       ((256,), "float32"), ((200, 256), "float16"), 128, 128, 64], (2, 2), "gemm", outputs=(5,))
@@ -276,13 +279,22 @@ def grouped_gemm_lists_persistent(As, Bs, Cs, num_sm: ct.Constant[int], tm: ct.C
 
 _add("moe_sorted_gather_gemm", moe_sorted_gather_gemm,
      [((24, 128), "float16"), ((4, 128, 128), "float16"), ((48, 128), "float32"), ((48,), "float32"),
-      ((6 * 16,), "int32"), ((6,), "int32"), 2, 16, 64, 64], (6, 2), "simt", outputs=(2,))
+      ((6 * 16,), "int32"), ((6,), "int32"), 2, 16, 64, 64], (6, 2), "simt", outputs=(2,),
+     error="this dot operand is gathered",
+     notes="found by this sweep: refused as 'expected a producer agent with 2 TMA tile loads (A and 1 B); found 1 "
+           "staged loads' at the loop; now named at the gather")
 _add("moe_expert_offsets_gemm", moe_expert_offsets_gemm,
      [((150, 128), "float16"), ((3, 128, 128), "float16"), ((150, 128), "float32"), ((4,), "int32"), 64, 64, 64],
-     (2, 2, 3), "simt", outputs=(2,))
+     (2, 2, 3), "simt", outputs=(2,),
+     error="this dot operand is gathered",
+     notes="found by this sweep: refused as 'expected a producer agent with 2 TMA tile loads (A and 1 B); found 1 "
+           "staged loads' at the loop; now named at the gather")
 _add("grouped_gemm_lists_persistent", grouped_gemm_lists_persistent,
      [[((128, 64), "float16"), ((100, 96), "float16")], [((64, 128), "float16"), ((96, 64), "float16")],
-      [((128, 128), "float32"), ((100, 64), "float32")], 3, 64, 64, 32], (3,), "simt", outputs=(2,))
+      [((128, 128), "float32"), ((100, 64), "float32")], 3, 64, 64, 32], (3,), "simt", outputs=(2,),
+     error="memory is written inside a while loop",
+     notes="found by this sweep: refused as 'a memory token is used by scf.yield, an op TileAS does not order'; now "
+           "said in the program's terms at the while")
 
 
 # ----------------------------------------------------------------------------------------------- vocabulary rows
@@ -647,7 +659,10 @@ _add("quant_fp8_e4m3_per_tensor", quant_fp8_e4m3_per_tensor,
      "simt", outputs=(2, 3))
 _add("mm_fp8_scaled_amax", mm_fp8_scaled_amax,
      [((128, 256), "float8_e4m3fn"), ((256, 256), "float8_e4m3fn"), ((1,), "float32"), ((1,), "float32"),
-      ((128, 256), "bfloat16"), ((1,), "int32"), 128, 128, 64], (1, 2), "gemm", outputs=(4, 5))
+      ((128, 256), "bfloat16"), ((1,), "int32"), 128, 128, 64], (1, 2), "simt", outputs=(4, 5),
+     error="a second output of the epilogue other than a row or column reduction",
+     notes="the amax (a whole-tile reduction into an atomic) beside C is refused by the GEMM tier; cuTile's atomic_max"
+           " refuses f32 itself (the program sends the bits as int32)")
 
 
 # ----------------------------------------------------------------------------------------------- GEMM shapes
@@ -782,16 +797,27 @@ _add("mm_tf32_bias_gelu_swizzle", mm_tf32_bias_gelu_swizzle,
      [((200, 96), "float32"), ((96, 136), "float32"), ((136,), "float32"), ((200, 136), "float32"), 64, 64, 32],
      (12,), "gemm", outputs=(3,))
 _add("mm_tf32_linear_wt", mm_tf32_linear_wt, [((128, 128), "float32"), ((256, 128), "float32"),
-                                              ((128, 256), "float32"), 128, 128, 32], (1, 2), "gemm", outputs=(2,))
+                                              ((128, 256), "float32"), 128, 128, 32], (1, 2), "gemm", outputs=(2,),
+     notes="found by this sweep: ct.transpose after .astype(ct.tfloat32) left the dot on tf32 tiles (no WGMMA atom: "
+           "refused as 'the dot's MMA atom is #nv_tileas.fma'); tileas-fold-tf32-operands now moves the transpose "
+           "before the conversion")
 _add("bmm_broadcast_4d", bmm_broadcast_4d,
      [((2, 1, 128, 128), "float16"), ((1, 3, 128, 128), "float16"), ((2, 3, 128, 128), "float16"), 3, 128, 128, 64],
-     (1, 1, 6), "gemm", outputs=(2,))
+     (1, 1, 6), "simt", outputs=(2,),
+     error="the WGMMA lowering takes 2-D tiles and 3-D tiles of extent 1",
+     notes="a 4-D batch (as sweep 5's): refused by the GEMM tier, the SIMT path runs it")
 _add("mm_splitk_lock_counts", mm_splitk_lock_counts,
      [((128, 512), "float16"), ((512, 128), "float16"), ((128, 128), "float32"), ((4,), "int32"), ((4,), "int32"),
-      64, 64, 64, 2], (4, 2), "simt", outputs=(2,))
+      64, 64, 64, 2], (4, 2), "simt", outputs=(2,),
+     error="memory is written under an if whose branches differ",
+     notes="found by this sweep: refused as 'a memory token is used by scf.yield, an op TileAS does not order'; now "
+           "said in the program's terms at the if")
 _add("conv2d_implicit_gemm_nhwc", conv2d_implicit_gemm_nhwc,
      [((2, 8, 8, 32), "float16"), ((288, 64), "float16"), ((128, 64), "float16"), 8, 8, 32, 64, 64, 32], (2, 1),
-     "simt", outputs=(2,))
+     "simt", outputs=(2,),
+     error="this dot operand is gathered",
+     notes="found by this sweep: refused as 'expected a producer agent with 2 TMA tile loads (A and 1 B); found 1 "
+           "staged loads' at the loop; now named at the gather")
 _add("conv1d_causal_depthwise_silu", conv1d_causal_depthwise_silu,
      [((2, 50, 32), "float16"), ((4, 32), "float32"), ((32,), "float32"), ((2, 50, 32), "float16"), 4, 16, 32],
      (4, 2), "simt", outputs=(3,))
@@ -996,7 +1022,10 @@ _add("fft_stockham_radix2", fft_stockham_radix2,
      [((4, 64), "float32"), ((4, 64), "float32"), ((4, 64), "float32"), ((4, 64), "float32"), 2, 64, 6], (2,),
      "simt", outputs=(2, 3))
 _add("fft_factored_dft_matmul", fft_factored_dft_matmul, [((4, 64, 2), "float32"), ((4, 64, 2), "float32"), 2, 8, 8],
-     (2,), "simt", outputs=(1,))
+     (2,), "simt", outputs=(1,),
+     error="this dot is not in a loop",
+     notes="f32 dots run as tf32 (tileorch's documented choice; cuTile lists f32 and tf32 apart and its samples "
+           "convert with astype(tfloat32) 'to use tensor cores'): the test's tolerance is tf32's")
 _add("qk_rmsnorm_heads_3d", qk_rmsnorm_heads_3d,
      [((20, 4, 64), "bfloat16"), ((64,), "float32"), ((20, 4, 64), "bfloat16"), 1e-6, 8, 4, 64], (3,), "simt",
      outputs=(2,))
@@ -1033,4 +1062,43 @@ def attn_f32_inputs_tf32(Q, K, V, O, qk_scale: float, BM: ct.Constant[int], BN: 
 
 _add("attn_f32_inputs_tf32", attn_f32_inputs_tf32,
      [((2, 128, 64), "float32"), ((2, 256, 64), "float32"), ((2, 256, 64), "float32"), ((2, 128, 64), "float32"),
-      0.125 * 1.4426950408889634, 64, 64, 64], (2, 2), "simt", outputs=(3,))
+      0.125 * 1.4426950408889634, 64, 64, 64], (2, 2), "simt", outputs=(3,),
+     error="the first dot's A element type f32",
+     notes="tf32 attention: the chained tier takes f16 / bf16 operands")
+
+
+@ct.kernel
+def attn_mla_split_rope(QN, QR, KN, KR, V, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
+                        DN: ct.Constant[int], DR: ct.Constant[int], DV: ct.Constant[int]):
+    """DeepSeek MLA's attention shape: the scores are the sum of a no-position part (head dim
+    ``DN``) and a decoupled RoPE part (head dim ``DR``) held in separate arrays, ``s = qn kn^T + qr
+    kr^T`` (two first dots into one score tile), then the online softmax and ``o += p v`` (V head dim
+    ``DV``); exp2 with the scale folded in, f16."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    qn = ct.load(QN, index=(bh, qt, 0), shape=(1, BM, DN)).reshape((BM, DN))
+    qr = ct.load(QR, index=(bh, qt, 0), shape=(1, BM, DR)).reshape((BM, DR))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    o = ct.zeros((BM, DV), dtype=ct.float32)
+    for j in range(ct.num_tiles(KN, axis=1, shape=(1, BN, DN))):
+        kn = ct.load(KN, index=(bh, j, 0), shape=(1, BN, DN)).reshape((BN, DN))
+        kr = ct.load(KR, index=(bh, j, 0), shape=(1, BN, DR)).reshape((BN, DR))
+        s = ct.mma(qn, ct.transpose(kn), ct.zeros((BM, BN), dtype=ct.float32))
+        s = ct.mma(qr, ct.transpose(kr), s) * qk_scale
+        m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m2)
+        c = ct.exp2(m - m2)
+        den = den * c + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, DV)).reshape((BN, DV))
+        o = ct.mma(p.astype(V.dtype), v, o * c)
+        m = m2
+    ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, DV)))
+
+
+_add("attn_mla_split_rope", attn_mla_split_rope,
+     [((2, 128, 128), "float16"), ((2, 128, 64), "float16"), ((2, 256, 128), "float16"), ((2, 256, 64), "float16"),
+      ((2, 256, 128), "float16"), ((2, 128, 128), "float16"), 1.4426950408889634 / 192 ** 0.5, 64, 64, 128, 64, 128],
+     (2, 2), "simt", outputs=(5,),
+     error="this dot adds its product to the result of the dot at line",
+     notes="found by this sweep: refused as '3 dots in one K loop that do not read the same A tile' (dots sharing A); "
+           "now names the split product at the second dot")

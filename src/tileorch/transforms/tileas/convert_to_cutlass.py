@@ -543,7 +543,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     b_coord = _tile_coordinate(b_load, fail)
     for ld in more_b:
         if _strip_assume(_tile_coordinate(ld, fail)) is not _strip_assume(b_coord):
-            fail(ld, "dots sharing A read their B tiles at different column tile indices")
+            fail(ld, "dots sharing A read their B tiles at different column tile indices (e.g. one fused gate-up "
+                     "weight read at column tiles j and j + I / tile_n): the WGMMA kernel reads every B at C's column "
+                     "tile (separate gate and up arrays are taken)")
     # A view whose order swaps the last two dimensions (``ct.load(..., order=(1, 0))``) reads the
     # tile from the transposed array: the operand's storage is the other major.
     flip = {"k": "m", "m": "k"}
@@ -790,6 +792,25 @@ def _check_transposed_c(st: Operation, side: list, extra: list, batched: bool, f
                  "the WGMMA lowering")
 
 
+def _accumulates_into(d, dots: list):
+    """The dot of ``dots`` whose result ``d`` starts from (its accumulator operand, through layout
+    conversions), if any: one product split over two (A, B) pairs along K."""
+    acc, _ = _through_layouts(d.acc)
+    return next((o for o in dots if o is not d and acc is o.result), None)
+
+
+def _split_k_dot_why(first) -> str:
+    """The refusal of a dot that adds its product to another dot's result, in the program's terms."""
+    from tileorch.diagnostics import source_position
+
+    pos = source_position(first.location)
+    at = f" at line {pos.line.data}" if pos is not None else ""
+    return ("this dot adds its product to the result of the dot" + at + " (one product split over two A / B "
+            "operand pairs along K, e.g. MLA's no-position and RoPE head-dim parts of the attention scores), which "
+            "the tensor-core tiers do not take yet: they run one dot per product (concatenate the two parts along "
+            "the head dim into one array)")
+
+
 def _check_shared_a_dots(dots: list, fail) -> None:
     """Several dots are lowered as dots sharing A (``silu(X @ Wg) * (X @ Wu)``): each of the same
     tile shape, in the same K loop, reading the same A tile, each accumulating into its own
@@ -812,6 +833,9 @@ def _check_shared_a_dots(dots: list, fail) -> None:
             fail(d, f"dots sharing A must have one accumulator shape, got {first.result.type.get_shape()} and "
                     f"{d.result.type.get_shape()}")
         if a is None or source_load(_through_layouts(d.lhs)[0]) is not a:
+            adds_to = _accumulates_into(d, dots)
+            if adds_to is not None:
+                raise LocatedError(d, _split_k_dot_why(adds_to))
             fail(d, f"{len(dots)} dots in one K loop that do not read the same A tile: the WGMMA lowering takes dots "
                     "sharing A (one A tile, a B and an accumulator per dot)")
         if any(x is first.result for x in d.operands) or any(x is d.result for x in first.operands):
