@@ -534,6 +534,90 @@ def test_attn_mla_split_rope():
     _check_path("attn_mla_split_rope", args)
 
 
+# ----------------------------------------------------------------------------------------------- more model blocks
+
+
+def test_ssm_scan_sequential():
+    x, dt = randn((2, 20, 32), "float16", 94), randn((2, 20, 32), "float32", 95, 0.2).abs()
+    a = -randn((1, 32), "float32", 96).abs()
+    args = run("ssm_scan_sequential", {0: x, 1: dt, 2: a})
+    h = torch.zeros((2, 32), device="cuda", dtype=torch.float64)
+    ys = []
+    for t in range(20):
+        h = torch.exp(dt[:, t].double() * a.double()) * h + dt[:, t].double() * x[:, t].double()
+        ys.append(h)
+    close(args[3], torch.stack(ys, 1), atol=1e-5, rtol=1e-5)
+    close(args[4], h, atol=1e-5, rtol=1e-5)
+    _check_path("ssm_scan_sequential", args)
+
+
+def test_ssm_scan_parallel_tuple():
+    a = torch.rand((2, 64, 64), device="cuda", generator=sweep._gen(97)) * 0.5 + 0.5
+    b = randn((2, 64, 64), "float32", 98)
+    args = run("ssm_scan_parallel_tuple", {0: a, 1: b})
+    acc = torch.zeros((2, 64), device="cuda", dtype=torch.float64)
+    ref = []
+    for t in range(64):
+        acc = a[:, t].double() * acc + b[:, t].double()
+        ref.append(acc)
+    close(args[2], torch.stack(ref, 1), atol=1e-4, rtol=1e-4)
+    _check_path("ssm_scan_parallel_tuple", args)
+
+
+def test_paged_kv_gather():
+    cache = randn((10, 16, 64), "bfloat16", 99)
+    table = torch.tensor([[3, 0, 9, 5], [1, 1, 7, 2]], device="cuda", dtype=torch.int32)
+    args = run("paged_kv_gather", {0: cache, 1: table})
+    assert torch.equal(args[2], cache[table.long()].reshape(2, 64, 64))
+    _check_path("paged_kv_gather", args)
+
+
+def test_mm_w4a16_groupwise():
+    x = randn((128, 256), "float16", 100)
+    q = _ints(0, 16, (256, 128), 101)
+    packed = torch.zeros((32, 128), device="cuda", dtype=torch.int64)
+    for i in range(8):
+        packed |= q[i::8].long() << (4 * i)
+    packed = torch.where(packed >= 2 ** 31, packed - 2 ** 32, packed).int()  # the int32 bit pattern
+    sc = (torch.rand((2, 128), device="cuda", generator=sweep._gen(102)) * 0.05).half()
+    args = run("mm_w4a16_groupwise", {0: x, 1: packed, 2: sc})
+    w = ((q.double() - 8) * sc.double().repeat_interleave(128, 0)).half().double()
+    close(args[3], x.double() @ w, atol=1e-2, rtol=5e-3)
+    _check_path("mm_w4a16_groupwise", args)
+
+
+def test_mm_lm_head_partial_lse():
+    h, w = randn((128, 128), "float16", 103, 0.25), randn((128, 512), "float16", 104, 0.25)
+    args = run("mm_lm_head_partial_lse", {0: h, 1: w})
+    z = h.double() @ w.double()
+    close(args[2], z, atol=3e-2, rtol=8e-3)
+    zt = z.view(128, 4, 128)
+    mx = zt.amax(2)
+    close(args[3], mx, atol=1e-4, rtol=1e-5)
+    close(args[4], torch.exp(zt - mx[..., None]).sum(2), atol=1e-4, rtol=1e-5)
+    _check_path("mm_lm_head_partial_lse", args)
+
+
+def test_moe_router_top2():
+    x, wr = randn((100, 128), "float16", 105, 0.5), randn((128, 16), "float16", 106, 0.5)
+    args = run("moe_router_top2", {0: x, 1: wr})
+    p = torch.softmax(x.double() @ wr.double(), 1)
+    pw, top = torch.topk(p, 2, dim=1)
+    assert torch.equal(args[2].long(), top)
+    close(args[3], pw / pw.sum(1, keepdim=True), atol=1e-5, rtol=1e-5)
+    _check_path("moe_router_top2", args)
+
+
+def test_rmsnorm_fp8_dynamic_quant():
+    x, w = randn((10, 128), "bfloat16", 107), randn((128,), "float32", 108)
+    args = run("rmsnorm_fp8_dynamic_quant", {0: x, 1: w})
+    y = _rms(x, w)
+    s = y.abs().amax(1, keepdim=True).clamp_min(1e-12) / 448.0
+    close(args[3], s[:, 0], atol=1e-6, rtol=1e-5)
+    close(args[2].view(torch.float8_e4m3fn).double(), y / s, atol=2.0 ** -9, rtol=0.07)
+    _check_path("rmsnorm_fp8_dynamic_quant", args)
+
+
 def test_every_program_has_a_gpu_test():
     text = open(__file__).read()
     tested = {n for n in PROGRAMS if f'"{n}"' in text}

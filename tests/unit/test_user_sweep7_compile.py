@@ -11,7 +11,9 @@ Found by this sweep (each test below failed before its fix):
   "memory is written under an if whose branches differ" at the ``if``;
 - a dot operand read by ``ct.gather`` (the fused-MoE sample's token gather, an implicit-GEMM
   convolution's im2col rows) was refused as "expected a producer agent with 2 TMA tile loads (A and
-  1 B); found 1 staged loads" at the loop: now "this dot operand is gathered" at the gather;
+  1 B); found 1 staged loads" at the loop: now "this dot operand is gathered" at the gather, and a
+  B computed in the K loop (a W4A16 GEMM's int4 unpacking) "this dot operand is computed in the
+  kernel" at the op computing it;
 - ``ct.transpose(w.astype(ct.tfloat32))`` (``F.linear`` in tf32) was refused as "the dot's MMA
   atom is #nv_tileas.fma<[1, 1, 1]>": tileas-fold-tf32-operands now moves the transpose before
   the conversion and the GEMM runs on the tier;
@@ -90,6 +92,7 @@ def _line_of(kernel, text: str) -> int:
     ("grouped_gemm_lists_persistent", "while tile_idx >=", "memory is written inside a while loop"),
     ("mm_splitk_lock_counts", "if count == 0:", "memory is written under an if whose branches differ"),
     ("attn_mla_split_rope", "s = ct.mma(qr,", "this dot adds its product to the result of the dot at line"),
+    ("mm_w4a16_groupwise", "w = ((q.astype(", "this dot operand is computed in the kernel"),
 ])
 def test_a_refusal_names_the_users_line_in_the_users_terms(name, text, why):
     p = PROGRAMS[name]

@@ -441,3 +441,92 @@ def test_attention_on_f32_inputs_as_tf32_simt():
     s = _d(q) @ np.swapaxes(_d(k), 1, 2) * 0.125
     e = np.exp(s - s.max(-1, keepdims=True))
     _close(o, (e / e.sum(-1, keepdims=True)) @ _d(v), 5e-3, 1e-2)
+
+
+# ----------------------------------------------------------------------------------------------- more model blocks
+
+
+def test_ssm_sequential_scan():
+    x, dt = _f((2, 20, 32), "float16"), np.abs(_f((2, 20, 32), scale=0.2))
+    a = -np.abs(_f((1, 32)))
+    out = run("ssm_scan_sequential", {0: x, 1: dt, 2: a})
+    h = np.zeros((2, 32))
+    ys = []
+    for t in range(20):
+        h = np.exp(_d(dt[:, t]) * _d(a)) * h + _d(dt[:, t]) * _d(x[:, t])
+        ys.append(h)
+    _close(out[3], np.stack(ys, 1), 1e-5, 1e-5)
+    _close(out[4], h, 1e-5, 1e-5)
+
+
+def test_ssm_parallel_scan_by_tuple_combiner():
+    a = RNG.uniform(0.5, 1.0, (2, 64, 64)).astype(np.float32)
+    b = _f((2, 64, 64))
+    h = run("ssm_scan_parallel_tuple", {0: a, 1: b})[2]
+    ref = np.zeros((2, 64, 64))
+    acc = np.zeros((2, 64))
+    for t in range(64):
+        acc = _d(a[:, t]) * acc + _d(b[:, t])
+        ref[:, t] = acc
+    _close(h, ref, 1e-4, 1e-4)
+
+
+def test_paged_kv_gather_by_block_table():
+    cache = _f((10, 16, 64), "bfloat16")
+    table = np.array([[3, 0, 9, 5], [1, 1, 7, 2]], np.int32)  # a page shared twice
+    out = run("paged_kv_gather", {0: cache, 1: table})[2]
+    np.testing.assert_array_equal(out, cache[table].reshape(2, 64, 64))
+
+
+def _pack_int4(q):
+    """``q [K, N]`` in 0..15 packed 8 per int32 along K (nibble i of row r: k = 8 r + i)."""
+    k, n = q.shape
+    packed = np.zeros((k // 8, n), np.uint32)
+    for i in range(8):
+        packed |= q[i::8].astype(np.uint32) << np.uint32(4 * i)
+    return packed.view(np.int32)
+
+
+def test_w4a16_groupwise_gemm_simt():
+    x = _f((128, 256), "float16")
+    q = RNG.integers(0, 16, (256, 128))
+    sc = (RNG.random((2, 128)) * 0.05).astype(np.float16)
+    y = run("mm_w4a16_groupwise", {0: x, 1: _pack_int4(q), 2: sc})[3]
+    w = ((q - 8) * _d(sc).repeat(128, 0)).astype(np.float16)  # the program's f16 weights
+    _close(y, _d(x) @ _d(w), 1e-2, 5e-3)
+
+
+def test_lm_head_partial_lse_simt_fallback():
+    h, w = _f((128, 128), "float16", 0.25), _f((128, 512), "float16", 0.25)
+    out = run("mm_lm_head_partial_lse", {0: h, 1: w})
+    z = _d(h) @ _d(w)
+    _close(out[2], z, 3e-2, 8e-3)
+    zt = z.reshape(128, 4, 128)
+    mx = zt.max(2)
+    _close(out[3], mx, 1e-4, 1e-5)
+    _close(out[4], np.exp(zt - mx[..., None]).sum(2), 1e-4, 1e-5)
+    lse = mx.max(1) + np.log((out[4] * np.exp(out[3] - mx.max(1)[:, None])).sum(1))  # the later merge
+    _close(lse, np.log(np.exp(z).sum(1)), 1e-5, 1e-6)
+
+
+def test_moe_router_top2():
+    x, wr = _f((100, 128), "float16", 0.5), _f((128, 16), "float16", 0.5)
+    out = run("moe_router_top2", {0: x, 1: wr})
+    z = _d(x) @ _d(wr)
+    p = np.exp(z - z.max(1, keepdims=True))
+    p /= p.sum(1, keepdims=True)
+    top = np.argsort(-p, axis=1, kind="stable")[:, :2]
+    np.testing.assert_array_equal(out[2], top.astype(np.int32))
+    pw = np.take_along_axis(p, top, 1)
+    _close(out[3], pw / pw.sum(1, keepdims=True), 1e-5, 1e-5)
+
+
+def test_rmsnorm_fp8_dynamic_quant():
+    x, w = _f((10, 128), "bfloat16"), _f((128,))
+    out = run("rmsnorm_fp8_dynamic_quant", {0: x, 1: w})
+    xd = x.astype(np.float32)
+    y = xd / np.sqrt((xd * xd).mean(1, keepdims=True) + 1e-6) * w
+    s = np.maximum(np.abs(y).max(1, keepdims=True), 1e-12) / 448.0
+    _close(out[3], s[:, 0], 1e-6, 1e-5)
+    got = out[2].view(ml_dtypes.float8_e4m3fn).astype(np.float64)
+    _close(got, _d(y / s), 2.0 ** -9, 0.07)  # e4m3: 3 mantissa bits, subnormals 2^-9 apart

@@ -1102,3 +1102,143 @@ _add("attn_mla_split_rope", attn_mla_split_rope,
      error="this dot adds its product to the result of the dot at line",
      notes="found by this sweep: refused as '3 dots in one K loop that do not read the same A tile' (dots sharing A); "
            "now names the split product at the second dot")
+
+
+# ----------------------------------------------------------------------------------------------- more model blocks
+
+
+@ct.kernel
+def ssm_scan_sequential(X, Dt, A, Y, HLast, T: ct.Constant[int], D: ct.Constant[int]):
+    """A diagonal state-space recurrence (Mamba's selective scan, one state per channel) run step by
+    step: ``h_t = exp(dt_t a) h_{t-1} + dt_t x_t``, ``y_t = h_t``, over ``T`` time steps of ``[B, T, D]``
+    (a loop of ``(1, D)`` row loads carrying the ``(1, D)`` state); the last state stored."""
+    b = ct.bid(0)
+    a = ct.load(A, index=(0, 0), shape=(1, D))
+    h = ct.zeros((1, D), dtype=ct.float32)
+    for t in range(T):
+        dt = ct.load(Dt, index=(b, t, 0), shape=(1, 1, D)).reshape((1, D))
+        x = ct.load(X, index=(b, t, 0), shape=(1, 1, D)).reshape((1, D)).astype(ct.float32)
+        h = ct.exp(dt * a) * h + dt * x
+        ct.store(Y, index=(b, t, 0), tile=h.reshape((1, 1, D)))
+    ct.store(HLast, index=(b, 0), tile=h)
+
+
+@ct.kernel
+def ssm_scan_parallel_tuple(Aa, Bb, H, T: ct.Constant[int], D: ct.Constant[int]):
+    """The same linear recurrence ``h_t = a_t h_{t-1} + b_t`` as a parallel scan: ``ct.scan`` over the
+    time axis of ``(T, D)`` tiles of a tuple ``(a, b)`` with the associative combiner ``(a1, b1) o
+    (a2, b2) = (a1 a2, a2 b1 + b2)``; ``h`` is the scanned ``b``."""
+    i, b = ct.bid(0), ct.bid(1)
+    a = ct.load(Aa, index=(b, 0, i), shape=(1, T, D)).reshape((T, D))
+    x = ct.load(Bb, index=(b, 0, i), shape=(1, T, D)).reshape((T, D))
+
+    def combine(a1, b1, a2, b2):
+        return a1 * a2, a2 * b1 + b2
+
+    _, h = ct.scan((a, x), axis=0, func=combine, identity=(1.0, 0.0))
+    ct.store(H, index=(b, 0, i), tile=h.reshape((1, T, D)))
+
+
+@ct.kernel
+def paged_kv_gather(Cache, Table, Out, PAGE: ct.Constant[int], D: ct.Constant[int]):
+    """vLLM's paged KV cache gathered into a contiguous ``[B, S, D]``: logical page ``p`` of sequence
+    ``b`` lives in physical page ``Table[b, p]`` of ``Cache [P, PAGE, D]``; one page per program
+    (the page number read from the block table, then a tile load at that page)."""
+    p, b = ct.bid(0), ct.bid(1)
+    phys = ct.gather(Table, (b, p))
+    page = ct.load(Cache, index=(phys, 0, 0), shape=(1, PAGE, D)).reshape((1, PAGE, D))
+    ct.store(Out, index=(b, p, 0), tile=page)
+
+
+@ct.kernel
+def mm_w4a16_groupwise(X, Wq, Sc, Y, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int],
+                       G: ct.Constant[int]):
+    """A W4A16 GEMM (AWQ / GPTQ style): B packed 8 int4 values per int32 along K (``Wq [K/8, N]``,
+    nibble ``i`` of row ``r`` is ``k = 8 r + i``), unpacked in the K loop by a ``(tk/8, 8, tn)``
+    broadcast shift and mask, zero point 8, f16 scales per ``G`` rows of K (``Sc [K/G, N]``); f16 X,
+    f32 accumulation, f16 out."""
+    i, j = ct.bid(0), ct.bid(1)
+    shifts = (ct.arange(8, dtype=ct.int32) * 4).reshape((1, 8, 1))
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        packed = ct.load(Wq, index=(k, j), shape=(tk // 8, tn)).reshape((tk // 8, 1, tn))
+        q = ct.bitwise_and(ct.bitwise_rshift(packed, shifts), 15).reshape((tk, tn))
+        s = ct.load(Sc, index=((k * tk) // G, j), shape=(1, tn)).astype(ct.float32)
+        w = ((q.astype(ct.float32) - 8.0) * s).astype(ct.float16)
+        acc = ct.mma(ct.load(X, index=(i, k), shape=(tm, tk)), w, acc)
+    ct.store(Y, index=(i, j), tile=acc.astype(Y.dtype))
+
+
+@ct.kernel
+def mm_lm_head_partial_lse(H, W, Logits, PMax, PSum, tm: ct.Constant[int], tn: ct.Constant[int],
+                           tk: ct.Constant[int]):
+    """An LM head tile with the pieces of a fused cross entropy: ``logits = h W`` stored bf16, and per
+    (row, vocab tile) the row max and the sum of ``exp(logit - max)`` stored beside it as
+    ``[tm, 1]`` tiles of ``[M, vocab tiles]`` partials (merged by a later pass)."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(H, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(H, index=(i, k), shape=(tm, tk)), ct.load(W, index=(k, j), shape=(tk, tn)), acc)
+    mx = ct.max(acc, axis=1, keepdims=True)
+    ct.store(Logits, index=(i, j), tile=acc.astype(Logits.dtype))
+    ct.store(PMax, index=(i, j), tile=mx)
+    ct.store(PSum, index=(i, j), tile=ct.sum(ct.exp(acc - mx), axis=1, keepdims=True))
+
+
+@ct.kernel
+def moe_router_top2(X, Wr, Ids, Wts, tm: ct.Constant[int], E: ct.Constant[int], tk: ct.Constant[int]):
+    """An MoE router: ``logits = x Wr`` over ``E`` experts (one ``(tm, E)`` tile), softmax over the
+    experts, the top two by two arg-maxes (the first masked before the second), their weights
+    renormalised to sum to one; int32 ids and f32 weights ``[T, 2]``."""
+    i = ct.bid(0)
+    acc = ct.zeros((tm, E), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(X, index=(i, k), shape=(tm, tk)), ct.load(Wr, index=(k, 0), shape=(tk, E)), acc)
+    e = ct.exp(acc - ct.max(acc, axis=1, keepdims=True))
+    p = e / ct.sum(e, axis=1, keepdims=True)
+    lanes = ct.arange(E, dtype=ct.int32)[None, :]
+    i1 = ct.argmax(p, axis=1, keepdims=True).astype(ct.int32)
+    w1 = ct.max(p, axis=1, keepdims=True)
+    p2 = ct.where(lanes == i1, -1.0, p)
+    i2 = ct.argmax(p2, axis=1, keepdims=True).astype(ct.int32)
+    w2 = ct.max(p2, axis=1, keepdims=True)
+    ct.store(Ids, index=(i, 0), tile=ct.cat((i1, i2), axis=1))
+    ct.store(Wts, index=(i, 0), tile=ct.cat((w1, w2), axis=1) / (w1 + w2))
+
+
+@ct.kernel
+def rmsnorm_fp8_dynamic_quant(X, W, Q, S, eps: float, BR: ct.Constant[int], N: ct.Constant[int]):
+    """RMSNorm fused with dynamic per-token fp8 quantisation (the input of an fp8 GEMM): ``y =
+    rmsnorm(x) w``, the token's scale ``amax(|y|) / 448``, ``q = e4m3(y / s)``; bf16 in, ``BR`` rows."""
+    r = ct.bid(0)
+    x = ct.load(X, index=(r, 0), shape=(BR, N), padding_mode=ZERO).astype(ct.float32)
+    y = x * ct.rsqrt(ct.sum(x * x, axis=1, keepdims=True) / N + eps) * ct.load(W, index=(0,), shape=(N,))[None, :]
+    s = ct.maximum(ct.max(ct.abs(y), axis=1, keepdims=True), 1e-12) / 448.0
+    ct.store(Q, index=(r, 0), tile=(y / s).astype(ct.float8_e4m3fn))
+    ct.store(S, index=(r,), tile=s.reshape((BR,)))
+
+
+_add("ssm_scan_sequential", ssm_scan_sequential,
+     [((2, 20, 32), "float16"), ((2, 20, 32), "float32"), ((1, 32), "float32"), ((2, 20, 32), "float32"),
+      ((2, 32), "float32"), 20, 32], (2,), "simt", outputs=(3, 4))
+_add("ssm_scan_parallel_tuple", ssm_scan_parallel_tuple,
+     [((2, 64, 64), "float32"), ((2, 64, 64), "float32"), ((2, 64, 64), "float32"), 64, 32], (2, 2), "simt",
+     outputs=(2,))
+_add("paged_kv_gather", paged_kv_gather,
+     [((10, 16, 64), "bfloat16"), ((2, 4), "int32"), ((2, 64, 64), "bfloat16"), 16, 64], (4, 2), "simt",
+     outputs=(2,))
+_add("mm_w4a16_groupwise", mm_w4a16_groupwise,
+     [((128, 256), "float16"), ((32, 128), "int32"), ((2, 128), "float16"), ((128, 128), "float16"), 64, 64, 64,
+      128], (2, 2), "simt", outputs=(3,), error="this dot operand is computed in the kernel",
+     notes="found by this sweep: refused as 'expected a producer agent with 2 TMA tile loads (A and 1 B); found 3 "
+           "staged loads' at the loop; now named at the op computing B")
+_add("mm_lm_head_partial_lse", mm_lm_head_partial_lse,
+     [((128, 128), "float16"), ((128, 512), "float16"), ((128, 512), "bfloat16"), ((128, 4), "float32"),
+      ((128, 4), "float32"), 128, 128, 64], (1, 4), "gemm", outputs=(2, 3, 4))
+_add("moe_router_top2", moe_router_top2,
+     [((100, 128), "float16"), ((128, 16), "float16"), ((100, 2), "int32"), ((100, 2), "float32"), 64, 16, 64], (2,),
+     "simt", outputs=(2, 3), error="a second output tile [64, 2] at other indices than C's",
+     notes="the (tm, 2) top-2 outputs are not of the accumulator's shape: the GEMM tier refuses, the SIMT path runs it")
+_add("rmsnorm_fp8_dynamic_quant", rmsnorm_fp8_dynamic_quant,
+     [((10, 128), "bfloat16"), ((128,), "float32"), ((10, 128), "float8_e4m3fn"), ((10,), "float32"), 1e-6, 4, 128],
+     (3,), "simt", outputs=(2, 3))

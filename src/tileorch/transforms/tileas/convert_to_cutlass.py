@@ -435,6 +435,24 @@ def _gathered_operand(dots) -> Operation | None:
     return None
 
 
+COMPUTED_OPERAND = ("this dot operand is computed in the kernel (e.g. int4 weights unpacked and scaled in the K loop), "
+                    "which the tensor-core tier does not take: it reads A and B as tiles of the kernel's arrays "
+                    "through TMA (ct.load), converted at most by .astype")
+
+
+def _computed_operand(dots) -> Operation | None:
+    """The op computing a dot operand from other values (not a staged tile load reached through
+    layout, shape and element-type changes), if any."""
+    for dot in dots:
+        for v in (dot.lhs, dot.rhs):
+            op = v.owner
+            while isinstance(op, Operation) and op.name in _OPERAND_PATH and op.operands:
+                op = op.operands[0].owner
+            if isinstance(op, Operation) and "load" not in op.name:
+                return op
+    return None
+
+
 def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     """Read the tier's warp-specialized dot kernel; a located error says why one cannot be lowered."""
 
@@ -467,6 +485,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         gathered = _gathered_operand(dots)
         if gathered is not None:
             raise LocatedError(gathered, GATHERED_OPERAND)
+        computed = _computed_operand(dots)
+        if computed is not None:
+            raise LocatedError(computed, COMPUTED_OPERAND)
         fail(sw, f"expected a producer agent with {1 + len(dots)} TMA tile loads (A and {len(dots)} B); found "
                  f"{len(loads)} staged loads")
     a_load = b_load = None
