@@ -17,7 +17,7 @@ pytest.importorskip("cuda.tile")
 
 import test_user_sweep_gpu as sweep  # noqa: E402
 
-import tileorch.cutile  # noqa: E402, F401
+import tileorch.cutile  # noqa: E402
 from test_user_sweep_gpu import _gemm_rel, close, randn, run  # noqa: E402
 
 from tileorch.testing.user_programs7 import PROGRAMS  # noqa: E402
@@ -616,6 +616,29 @@ def test_rmsnorm_fp8_dynamic_quant():
     close(args[3], s[:, 0], atol=1e-6, rtol=1e-5)
     close(args[2].view(torch.float8_e4m3fn).double(), y / s, atol=2.0 ** -9, rtol=0.07)
     _check_path("rmsnorm_fp8_dynamic_quant", args)
+
+
+def test_mm_block_scaled_mxfp8_is_a_located_error():
+    """``ct.mma_scaled`` (a Blackwell instruction) stops the launch with the located error naming the
+    op at the user's line; nothing runs."""
+    p = PROGRAMS["mm_block_scaled_mxfp8"]
+    args = [torch.zeros(s[0], device="cuda", dtype=torch.uint8).view(sweep.DT.get(s[1], torch.uint8))
+            if s[1] != "float8_e8m0fnu" else torch.zeros(s[0], device="cuda", dtype=torch.uint8)
+            for s in p.spec[:5]] + list(p.spec[5:])
+    with pytest.raises(Exception) as info:
+        tileorch.cutile.launch(torch.cuda.current_stream(), p.grid, p.kernel, tuple(args))
+    assert "user_programs7.py:" in str(info.value) and p.error in str(info.value), str(info.value)
+
+
+def test_mx_scales_to_f32_is_a_located_error():
+    """A torch ``float8_e8m0fnu`` array is taken by the launcher; the compile stops at the load with
+    the located "not supported yet" (never a traceback)."""
+    s = torch.zeros((4, 32), device="cuda", dtype=torch.uint8).view(torch.float8_e8m0fnu)
+    y = torch.full((4, 32), float("nan"), device="cuda")
+    with pytest.raises(Exception) as info:
+        tileorch.cutile.launch(torch.cuda.current_stream(), (4,), PROGRAMS["mx_scales_to_f32"].kernel, (s, y, 32))
+    assert "user_programs7.py:" in str(info.value), str(info.value)
+    assert PROGRAMS["mx_scales_to_f32"].error in str(info.value), str(info.value)
 
 
 def test_every_program_has_a_gpu_test():

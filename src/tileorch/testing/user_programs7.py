@@ -1242,3 +1242,40 @@ _add("moe_router_top2", moe_router_top2,
 _add("rmsnorm_fp8_dynamic_quant", rmsnorm_fp8_dynamic_quant,
      [((10, 128), "bfloat16"), ((128,), "float32"), ((10, 128), "float8_e4m3fn"), ((10,), "float32"), 1e-6, 4, 128],
      (3,), "simt", outputs=(2, 3))
+
+
+@ct.kernel
+def mm_block_scaled_mxfp8(A, AS, B, BS, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """The BlockScaledMatMul sample's 2-D-scale path: e4m3 A and B with e8m0 scales per 32 elements of
+    K (``AS [M, K/32]``, ``BS [K/32, N]``) through ``ct.mma_scaled`` (a Blackwell instruction)."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.full((tm, tn), 0, dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        a = ct.load(A, index=(i, k), shape=(tm, tk), padding_mode=ZERO)
+        sa = ct.load(AS, index=(i, k), shape=(tm, tk // 32), padding_mode=ZERO)
+        b = ct.load(B, index=(k, j), shape=(tk, tn), padding_mode=ZERO)
+        sb = ct.load(BS, index=(k, j), shape=(tk // 32, tn), padding_mode=ZERO)
+        acc = ct.mma_scaled(a, sa, b, sb, acc)
+    ct.store(C, index=(i, j), tile=acc)
+
+
+_add("mm_block_scaled_mxfp8", mm_block_scaled_mxfp8,
+     [((128, 256), "float8_e4m3fn"), ((128, 8), "float8_e8m0fnu"), ((256, 128), "float8_e4m3fn"),
+      ((8, 128), "float8_e8m0fnu"), ((128, 128), "float32"), 128, 128, 128], (1, 1), "error",
+     error="'cuda_tile.mmaf_scaled' is not supported yet", outputs=(4,),
+     notes="ct.mma_scaled (block-scaled MMA) is a Blackwell instruction: a located error on sm_90a (docs/cuda-tile.md)")
+
+
+@ct.kernel
+def mx_scales_to_f32(S, Y, N: ct.Constant[int]):
+    """Reading MX block scales (e8m0: a power of two per byte, as the BlockScaledMatMul sample's
+    scales are) into f32 to inspect or apply them."""
+    r = ct.bid(0)
+    ct.store(Y, index=(r, 0), tile=ct.load(S, index=(r, 0), shape=(1, N)).astype(ct.float32))
+
+
+_add("mx_scales_to_f32", mx_scales_to_f32, [((4, 32), "float8_e8m0fnu"), ((4, 32), "float32"), 32], (4,), "error",
+     error="element type f8E8M0FNU is not supported yet", outputs=(1,),
+     notes="found by this sweep: the SIMT lowering raised NotImplementedError('element type f8E8M0FNU') while "
+           "sizing the program's loads (unlocated, a traceback); now the located 'not supported yet' of "
+           "docs/cuda-tile.md at the load; the launcher now takes torch.float8_e8m0fnu arrays")
