@@ -19,7 +19,9 @@ Found by this sweep (each test below failed before its fix):
   the conversion and the GEMM runs on the tier;
 - MLA's scores split over a no-position and a RoPE head-dim part (a dot accumulating into another
   dot's result) were refused as "3 dots in one K loop that do not read the same A tile" (dots
-  sharing A): now named at the second dot, with the first dot's line."""
+  sharing A): now named at the second dot, with the first dot's line;
+- an e8m0 tile (MX block scales) made the SIMT lowering raise an unlocated NotImplementedError
+  while it sized the loads: now the located "not supported yet" at the load."""
 
 from __future__ import annotations
 

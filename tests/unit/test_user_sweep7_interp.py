@@ -3,7 +3,9 @@
 in float64 from the same inputs, outputs pre-filled with NaN (integers with a sentinel, fp8 as
 bytes): RoPE in both layouts, gated activations, the MoE gathers, vocabulary top-k / sampling /
 cross entropy, fused norms, quantisation, conv as a GEMM, embeddings, the KV-cache append,
-transposes with casts, a privatised histogram, a two-program prefix sum, two FFTs, 3-D tiles; and
+transposes with casts, a privatised histogram, a two-program prefix sum, two FFTs, 3-D tiles,
+state-space scans (sequential and by a tuple ``ct.scan``), a paged KV gather, a W4A16 GEMM, an MoE
+router, RMSNorm with dynamic fp8 quantisation; and
 the GEMM-path programs on their SIMT fallback (their tier code: test_user_sweep7_emulated.py and
 the GPU).  Programs over lists of arrays run on the GPU only (tests/gpu/test_user_sweep7_gpu.py)."""
 

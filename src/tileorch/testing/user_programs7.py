@@ -47,6 +47,28 @@ a radix-2 Stockham FFT whose stages are ``ct.static_iter`` butterflies on ``resh
 ``extract`` / ``cat``, the FFT sample's factored DFT by batched f32 ``ct.matmul`` on 3-D tiles,
 QK-norm over ``(rows, H, D)`` 3-D tiles, and a logit soft-cap with temperature in bf16.
 
+Attention and more model blocks: f32 attention with the samples' tf32 conversion, DeepSeek MLA's
+scores split over a no-position and a RoPE head-dim part, a step-by-step and a tuple-``ct.scan``
+state-space recurrence (Mamba), a paged KV cache gathered by a block table, a W4A16 group-wise GEMM
+unpacking int4 in the K loop, an LM head storing per-vocabulary-tile row max / sum-exp partials, an
+MoE router's softmax top-2, RMSNorm fused with dynamic per-token fp8 quantisation, the block-scaled
+sample (``ct.mma_scaled``) and MX (e8m0) scales.
+
+Found by this sweep (the entries' ``notes``): ``ct.transpose`` after ``.astype(ct.tfloat32)``
+(``F.linear`` in tf32) left the dot without a WGMMA atom (tileas-fold-tf32-operands now moves the
+transpose before the conversion: the GEMM tier runs it); an e8m0 tile raised an unlocated
+``NotImplementedError`` in the SIMT lowering (now the located "not supported yet" at its load; the
+launcher takes ``torch.float8_e8m0fnu``); refusals worded in the tier's bookkeeping are now in the
+program's terms at the program's line: memory written in a ``while`` loop (the persistent grouped
+GEMM) or under an ``if`` (split-K with a lock), a gathered dot operand (MoE, implicit-GEMM conv), a
+dot operand computed in the K loop (W4A16), a product split over two dots (MLA's scores), a fused
+gate-up weight read at two column tiles.  Still refused by the tiers (the SIMT path runs them, its
+dots on mma.sync): the fused gate-up SwiGLU, gathered A rows, W4A16, a 4-D broadcast batch, an amax
+beside an fp8 GEMM, the router's (tm, 2) outputs, tf32 attention, MLA's split scores, a dot outside
+a loop (the FFT by DFT matrices).  Note: f32 ``ct.mma`` / ``ct.matmul`` operands run as tf32
+(tileorch's documented choice), where cuTile lists f32 and tf32 apart and its samples convert with
+``astype(ct.tfloat32)`` "to use tensor cores": an open question for the lead.
+
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS`, driven by
 tests/unit/test_user_sweep7_*.py (CPU compile, the SIMT interpreter, the PTX emulator) and
 tests/gpu/test_user_sweep7_gpu.py (the H200 against torch).  Importing it needs ``cuda.tile``.
