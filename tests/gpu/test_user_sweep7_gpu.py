@@ -618,6 +618,69 @@ def test_rmsnorm_fp8_dynamic_quant():
     _check_path("rmsnorm_fp8_dynamic_quant", args)
 
 
+# ----------------------------------------------------------------------------------------------- API corners
+
+
+def test_embedding_int64_ids():
+    ids = _ints(0, 1000, (50,), 109, torch.int64)
+    e = randn((1000, 64), "float16", 110)
+    args = run("embedding_int64_ids", {0: ids, 1: e})
+    assert torch.equal(args[2], e[ids])
+    _check_path("embedding_int64_ids", args)
+
+
+def test_decay_cumprod_both_ways():
+    g = torch.rand((2, 32, 16), device="cuda", generator=sweep._gen(111)) * 0.2 + 0.8
+    args = run("decay_cumprod_both_ways", {0: g})
+    close(args[1], torch.cumprod(g.double(), 1), atol=1e-6, rtol=1e-5)
+    close(args[2], torch.cumprod(g.double().flip(1), 1).flip(1), atol=1e-6, rtol=1e-5)
+    _check_path("decay_cumprod_both_ways", args)
+
+
+def test_spectrum_magnitude_phase():
+    x = randn((4, 64, 2), "float32", 112)
+    x[0, :4] = torch.tensor([[1, 0], [-1, 0], [0, 1], [0, -1]], device="cuda", dtype=torch.float32)
+    args = run("spectrum_magnitude_phase", {0: x})
+    close(args[1], torch.hypot(x[..., 0].double(), x[..., 1].double()), atol=1e-6, rtol=1e-6)
+    close(args[2], torch.atan2(x[..., 1].double(), x[..., 0].double()), atol=2e-6, rtol=1e-6)
+    _check_path("spectrum_magnitude_phase", args)
+
+
+def test_nan_safe_row_mean():
+    x = randn((4, 100), "float32", 113)
+    x[0, ::3] = float("nan")
+    x[2] = float("nan")
+    args = run("nan_safe_row_mean", {0: x})
+    ref = torch.nanmean(x.double(), 1).nan_to_num(0.0)
+    close(args[1], ref, atol=1e-6, rtol=1e-6)
+    assert torch.equal(args[2], (~x.isnan()).sum(1).int())
+    _check_path("nan_safe_row_mean", args)
+
+
+def test_pack_halves_by_insert():
+    a, b = randn((8, 32), "float16", 114), randn((8, 32), "float16", 115)
+    args = run("pack_halves_by_insert", {0: a, 1: b})
+    ref = torch.cat([a, b], 1)
+    ref[0:2, :32] = 0
+    ref[4:6, :32] = 0
+    assert torch.equal(args[2], ref)
+    _check_path("pack_halves_by_insert", args)
+
+
+def test_softmax_static_eval_block():
+    x = randn((3, 300), "float16", 116, 3.0)
+    args = run("softmax_static_eval_block", {0: x})
+    close(args[1], torch.softmax(x.double(), 1), atol=1e-3, rtol=5e-3)
+    _check_path("softmax_static_eval_block", args)
+
+
+def test_gather_int64_scalar_offset():
+    flat = randn((300,), "float32", 117)
+    args = run("gather_int64_scalar_offset", {0: flat})
+    assert torch.equal(args[1], flat[100:228])
+    _check_path("gather_int64_scalar_offset", args)
+
+
 def _e8m0():
     if not hasattr(torch, "float8_e8m0fnu"):
         pytest.skip("this torch has no float8_e8m0fnu")

@@ -532,3 +532,63 @@ def test_rmsnorm_fp8_dynamic_quant():
     _close(out[3], s[:, 0], 1e-6, 1e-5)
     got = out[2].view(ml_dtypes.float8_e4m3fn).astype(np.float64)
     _close(got, _d(y / s), 2.0 ** -9, 0.07)  # e4m3: 3 mantissa bits, subnormals 2^-9 apart
+
+
+# ----------------------------------------------------------------------------------------------- API corners
+
+
+def test_embedding_with_int64_ids():
+    ids = RNG.integers(0, 1000, 50).astype(np.int64)
+    e = _f((1000, 64), "float16")
+    out = run("embedding_int64_ids", {0: ids, 1: e})[2]
+    np.testing.assert_array_equal(out, e[ids])
+
+
+def test_cumprod_forward_and_reverse():
+    g = RNG.uniform(0.8, 1.0, (2, 32, 16)).astype(np.float32)
+    out = run("decay_cumprod_both_ways", {0: g})
+    _close(out[1], np.cumprod(_d(g), 1), 1e-6, 1e-5)
+    _close(out[2], np.cumprod(_d(g)[:, ::-1], 1)[:, ::-1], 1e-6, 1e-5)
+
+
+def test_spectrum_magnitude_and_phase():
+    x = _f((4, 64, 2))
+    x[0, :4] = [[1, 0], [-1, 0], [0, 1], [0, -1]]  # the axes: phases 0, pi, pi/2, -pi/2
+    out = run("spectrum_magnitude_phase", {0: x})
+    _close(out[1], np.hypot(_d(x[..., 0]), _d(x[..., 1])), 1e-6, 1e-6)
+    _close(out[2], np.arctan2(_d(x[..., 1]), _d(x[..., 0])), 2e-6, 1e-6)
+
+
+def test_nan_safe_row_mean():
+    x = _f((4, 100))
+    x[0, ::3] = np.nan
+    x[2] = np.nan
+    out = run("nan_safe_row_mean", {0: x})
+    ok = ~np.isnan(x)
+    cnt = ok.sum(1)
+    ref = np.where(cnt > 0, np.nansum(_d(x), 1) / np.maximum(cnt, 1), 0.0)
+    _close(out[1], ref, 1e-6, 1e-6)
+    np.testing.assert_array_equal(out[2], cnt.astype(np.int32))
+
+
+def test_pack_halves_by_insert():
+    a, b = _f((8, 32), "float16"), _f((8, 32), "float16")
+    y = run("pack_halves_by_insert", {0: a, 1: b})[2]
+    ref = np.concatenate([a, b], 1)
+    ref[0:2, :32] = 0
+    ref[4:6, :32] = 0
+    np.testing.assert_array_equal(y, ref)
+
+
+def test_softmax_with_a_static_eval_block():
+    x = _f((3, 300), "float16", 3.0)
+    y = run("softmax_static_eval_block", {0: x})[1]
+    xd = _d(x)
+    e = np.exp(xd - xd.max(1, keepdims=True))
+    _close(y, e / e.sum(1, keepdims=True), 1e-3, 5e-3)
+
+
+def test_gather_at_an_int64_scalar_offset():
+    flat = _f((300,))
+    y = run("gather_int64_scalar_offset", {0: flat})[1]
+    np.testing.assert_array_equal(y, flat[100:228])

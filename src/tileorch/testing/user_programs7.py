@@ -52,7 +52,10 @@ scores split over a no-position and a RoPE head-dim part, a step-by-step and a t
 state-space recurrence (Mamba), a paged KV cache gathered by a block table, a W4A16 group-wise GEMM
 unpacking int4 in the K loop, an LM head storing per-vocabulary-tile row max / sum-exp partials, an
 MoE router's softmax top-2, RMSNorm fused with dynamic per-token fp8 quantisation, the block-scaled
-sample (``ct.mma_scaled``) and MX (e8m0) scales.
+sample (``ct.mma_scaled``) and MX (e8m0) scales.  API corners: int64 token ids into an
+``ct.IndexedWithInt64`` table, ``ct.cumprod`` both ways, ``ct.atan2``, ``ct.isnan`` (a nanmean),
+``ct.insert``, a tile width from ``ct.static_eval`` of a Python helper with ``ct.static_assert``,
+a ``ct.ScalarInt64`` offset.
 
 Found by this sweep (the entries' ``notes``): ``ct.transpose`` after ``.astype(ct.tfloat32)``
 (``F.linear`` in tf32) left the dot without a WGMMA atom (tileas-fold-tf32-operands now moves the
@@ -1301,3 +1304,110 @@ _add("mx_scales_to_f32", mx_scales_to_f32, [((4, 32), "float8_e8m0fnu"), ((4, 32
      notes="found by this sweep: the SIMT lowering raised NotImplementedError('element type f8E8M0FNU') while "
            "sizing the program's loads (unlocated, a traceback); now the located 'not supported yet' of "
            "docs/cuda-tile.md at the load; the launcher now takes torch.float8_e8m0fnu arrays")
+
+
+# ----------------------------------------------------------------------------------------------- API corners
+
+
+@ct.kernel
+def embedding_int64_ids(Ids, E: ct.IndexedWithInt64, Out, BS: ct.Constant[int], D: ct.Constant[int]):
+    """An embedding lookup with torch's default int64 token ids (``ct.gather`` indices of int64) and
+    the table annotated ``ct.IndexedWithInt64`` (i64 shapes and strides, as a vocabulary x hidden
+    table past 2^31 elements needs)."""
+    i = ct.bid(0)
+    ids = ct.load(Ids, index=(i,), shape=(BS,), padding_mode=ZERO)
+    rows = ct.gather(E, (ids[:, None], ct.arange(D, dtype=ct.int64)[None, :]))
+    ct.store(Out, index=(i, 0), tile=rows)
+
+
+@ct.kernel
+def decay_cumprod_both_ways(G, Fwd, Bwd, T: ct.Constant[int], D: ct.Constant[int]):
+    """RetNet / GLA-style decays: the running product of per-step gates along time, forward and
+    ``reverse=True`` (``ct.cumprod`` on axis 0 of a ``(T, D)`` tile of ``[B, T, D]``)."""
+    b = ct.bid(0)
+    g = ct.load(G, index=(b, 0, 0), shape=(1, T, D)).reshape((T, D))
+    ct.store(Fwd, index=(b, 0, 0), tile=ct.cumprod(g, axis=0).reshape((1, T, D)))
+    ct.store(Bwd, index=(b, 0, 0), tile=ct.cumprod(g, axis=0, reverse=True).reshape((1, T, D)))
+
+
+@ct.kernel
+def spectrum_magnitude_phase(X, Mag, Phase, BB: ct.Constant[int], N: ct.Constant[int]):
+    """Magnitude and phase of an interleaved complex ``[B, N, 2]`` spectrum: ``sqrt(re^2 + im^2)``
+    and ``ct.atan2(im, re)`` (the quadrant from both signs)."""
+    r = ct.bid(0)
+    x = ct.load(X, index=(r, 0, 0), shape=(BB, N, 2))
+    re = ct.extract(x, index=(0, 0, 0), shape=(BB, N, 1)).reshape((BB, N))
+    im = ct.extract(x, index=(0, 0, 1), shape=(BB, N, 1)).reshape((BB, N))
+    ct.store(Mag, index=(r, 0), tile=ct.sqrt(re * re + im * im))
+    ct.store(Phase, index=(r, 0), tile=ct.atan2(im, re))
+
+
+@ct.kernel
+def nan_safe_row_mean(X, Y, Cnt, N: ct.Constant[int]):
+    """``torch.nanmean`` of each row: NaNs (``ct.isnan``) and the padding left out of the sum and
+    the count, a row of only NaNs gives 0; the count stored as int32."""
+    r = ct.bid(0)
+    x = ct.load(X, index=(r, 0), shape=(1, N), padding_mode=ct.PaddingMode.NAN)
+    ok = ~ct.isnan(x)
+    n = ct.sum(ok.astype(ct.int32), axis=1)
+    s = ct.sum(ct.where(ok, x, 0.0), axis=1)
+    ct.store(Y, index=(r,), tile=ct.where(n > 0, s / ct.maximum(n, 1).astype(ct.float32), 0.0))
+    ct.store(Cnt, index=(r,), tile=n)
+
+
+@ct.kernel
+def pack_halves_by_insert(A, B, Y, BR: ct.Constant[int], N: ct.Constant[int]):
+    """Two ``(BR, N)`` tiles written into the halves of a ``(BR, 2N)`` tile by ``ct.insert`` (grid
+    indices (0, 0) and (0, 1)), then a third insert overwriting rows ``[0, BR/2)`` of the left half
+    with zeros (inserts compose); f16."""
+    r = ct.bid(0)
+    a = ct.load(A, index=(r, 0), shape=(BR, N))
+    b = ct.load(B, index=(r, 0), shape=(BR, N))
+    y = ct.zeros((BR, 2 * N), dtype=A.dtype)
+    y = ct.insert(y, (0, 0), a)
+    y = ct.insert(y, (0, 1), b)
+    y = ct.insert(y, (0, 0), ct.zeros((BR // 2, N), dtype=A.dtype))
+    ct.store(Y, index=(r, 0), tile=y)
+
+
+def _next_pow2(n: int) -> int:
+    return 1 << (n - 1).bit_length()
+
+
+@ct.kernel
+def softmax_static_eval_block(X, Y, N: ct.Constant[int]):
+    """A row softmax whose tile width is computed at compile time from the true width
+    (``ct.static_eval(_next_pow2(N))``: a plain Python helper), guarded by ``ct.static_assert``;
+    the row start from ``ct.assume_divisible_by``."""
+    BLOCK = ct.static_eval(_next_pow2(N))
+    ct.static_assert(BLOCK <= 4096, "rows wider than 4096 need a chunked softmax")
+    r = ct.assume_divisible_by(ct.bid(0) * 1, 1)
+    x = ct.load(X, index=(r, 0), shape=(1, BLOCK), padding_mode=NEG_INF).astype(ct.float32)
+    e = ct.exp(x - ct.max(x, axis=1, keepdims=True))
+    ct.store(Y, index=(r, 0), tile=(e / ct.sum(e, axis=1, keepdims=True)).astype(Y.dtype))
+
+
+@ct.kernel
+def gather_int64_scalar_offset(Flat, Y, base: ct.ScalarInt64, B: ct.Constant[int]):
+    """A gather from a flat buffer at ``base + i`` with ``base`` an int64 kernel scalar
+    (``ct.ScalarInt64``: an offset past 2^31 in a large buffer; small here)."""
+    i = ct.bid(0)
+    idx = base + i * B + ct.arange(B, dtype=ct.int64)
+    ct.store(Y, index=(i,), tile=ct.gather(Flat, idx))
+
+
+_add("embedding_int64_ids", embedding_int64_ids,
+     [((50,), "int64"), ((1000, 64), "float16"), ((50, 64), "float16"), 16, 64], (4,), "simt", outputs=(2,))
+_add("decay_cumprod_both_ways", decay_cumprod_both_ways,
+     [((2, 32, 16), "float32"), ((2, 32, 16), "float32"), ((2, 32, 16), "float32"), 32, 16], (2,), "simt",
+     outputs=(1, 2))
+_add("spectrum_magnitude_phase", spectrum_magnitude_phase,
+     [((4, 64, 2), "float32"), ((4, 64), "float32"), ((4, 64), "float32"), 2, 64], (2,), "simt", outputs=(1, 2))
+_add("nan_safe_row_mean", nan_safe_row_mean, [((4, 100), "float32"), ((4,), "float32"), ((4,), "int32"), 128],
+     (4,), "simt", outputs=(1, 2))
+_add("pack_halves_by_insert", pack_halves_by_insert,
+     [((8, 32), "float16"), ((8, 32), "float16"), ((8, 64), "float16"), 4, 32], (2,), "simt", outputs=(2,))
+_add("softmax_static_eval_block", softmax_static_eval_block, [((3, 300), "float16"), ((3, 300), "float16"), 300],
+     (3,), "simt", outputs=(1,))
+_add("gather_int64_scalar_offset", gather_int64_scalar_offset, [((300,), "float32"), ((128,), "float32"), 100, 64],
+     (2,), "simt", outputs=(1,))
