@@ -55,7 +55,7 @@ _TORCH_DTYPES = {
     "torch.int64": "int64", "torch.uint8": "uint8", "torch.uint16": "uint16", "torch.uint32": "uint32",
     "torch.uint64": "uint64", "torch.float16": "float16", "torch.bfloat16": "bfloat16",
     "torch.float32": "float32", "torch.float64": "float64", "torch.float8_e4m3fn": "float8_e4m3fn",
-    "torch.float8_e5m2": "float8_e5m2",
+    "torch.float8_e5m2": "float8_e5m2", "torch.float8_e8m0fnu": "float8_e8m0fnu",
 }
 _TYPESTR_KINDS = {"b": "bool_", "i": "int", "u": "uint", "f": "float"}
 # DLPack type codes: 0 int, 1 uint, 2 float, 4 bfloat, 6 bool
@@ -66,7 +66,7 @@ _DLPACK_DEVICES = {1: "host (CPU)", 3: "pinned host (cudaHost)", 4: "OpenCL", 7:
 SUPPORTED_DTYPES = frozenset(_TORCH_DTYPES.values())
 _ITEMSIZE = {"bool_": 1, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "float16": 2, "bfloat16": 2,
              "int32": 4, "uint32": 4, "float32": 4, "int64": 8, "uint64": 8, "float64": 8,
-             "float8_e4m3fn": 1, "float8_e5m2": 1}
+             "float8_e4m3fn": 1, "float8_e5m2": 1, "float8_e8m0fnu": 1}
 
 
 def _require_cutile():

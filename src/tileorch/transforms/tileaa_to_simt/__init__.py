@@ -278,7 +278,12 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
     def run(self) -> tuple[func.FuncOp, int]:
         """The lowered kernel and its scratch bytes.  A one-warp program whose hoisted loads
         bring little runs several programs per warp (``warp_programs.programs_per_warp``) when
-        the lowered kernel packs into warps; otherwise it is lowered again, one per warp."""
+        the lowered kernel packs into warps; otherwise it is lowered again, one per warp.  Every
+        op's element types are checked first (:meth:`check_types`): the planning before the
+        lowering sizes tiles by their element types and must not meet one it cannot size."""
+        for op in self.fn.walk():  # (an argument's view is named at the op that reads or writes it)
+            if op.name != "nv_tileaa.make_memref":
+                self.check_types(op)
         per_warp = self._programs_per_warp()
         if per_warp == 1:
             return self._run()

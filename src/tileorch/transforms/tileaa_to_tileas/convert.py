@@ -168,13 +168,32 @@ LOOP_STORE = ("the tile is stored inside a loop around its computation, which th
               "(tileas-program-loop-to-tiles); this one does not")
 
 
+WHILE_STORE = ("memory is written inside a while loop (a tile store, scatter or atomic: e.g. the samples' "
+               "persistent grouped GEMM or a spin lock), which the tensor-core tier does not take: it runs one "
+               "output tile per program, or a persistent for loop over the output tiles "
+               "(tileas-program-loop-to-tiles)")
+IF_STORE = ("memory is written under an if whose branches differ (a store, scatter or atomic in one branch, or "
+            "different ones in each), which the tensor-core tier's epilogue does not take: it stores the output "
+            "tile once, unconditionally (an early return before the K loop is taken)")
+
+
 def token_use_error(user: Operation) -> LocatedError:
-    """The located refusal for a memory token read by ``user`` (an op TileAS does not order): a loop
-    carrying a store's token is a tile loop the tier did not turn into its grid (:data:`LOOP_STORE`)."""
+    """The located refusal for a memory token read by ``user`` (an op TileAS does not order), in the
+    program's terms: a for loop carrying a store's token is a tile loop the tier did not turn into
+    its grid (:data:`LOOP_STORE`), a while loop around memory writes :data:`WHILE_STORE` (at the
+    while), an if whose branches write memory :data:`IF_STORE` (at the if); anything else names the op."""
     from xdsl.dialects import scf
 
-    if isinstance(user, scf.YieldOp) and isinstance(user.parent_op(), scf.ForOp):
-        return LocatedError(user.parent_op(), LOOP_STORE)
+    if isinstance(user, scf.YieldOp | scf.ConditionOp):
+        if isinstance(user.parent_op(), scf.ForOp):
+            return LocatedError(user.parent_op(), LOOP_STORE)
+        op = user.parent_op()
+        while op is not None and not isinstance(op, scf.WhileOp):
+            op = op.parent_op()
+        if op is not None:
+            return LocatedError(op, WHILE_STORE)
+        if isinstance(user.parent_op(), scf.IfOp):
+            return LocatedError(user.parent_op(), IF_STORE)
     return LocatedError(user, f"a memory token is used by '{user.name}', an op TileAS does not order")
 
 

@@ -465,6 +465,44 @@ def _same_view(x: SSAValue, y: SSAValue) -> bool:
     return x == y or root(x) == root(y)
 
 
+GATHERED_OPERAND = ("this dot operand is gathered (ct.gather or a pointer tile: rows or columns at computed "
+                    "indices, e.g. an MoE token gather or an im2col), which the tensor-core tier does not take: "
+                    "it reads A and B as tiles of the kernel's arrays through TMA (ct.load)")
+_OPERAND_PATH = ("nv_tileas.convert_layout", "nv_tileaa.reshape", "nv_tileaa.fp_to_fp", "nv_tileaa.permute",
+                 "nv_tileas.broadcast", "nv_tileaa.broadcast")
+
+
+def _gathered_operand(dots) -> Operation | None:
+    """The pointer-tile load (``ct.gather``) a dot operand is read from through layout, shape and
+    element-type changes, if any (the operand has no tile load for the producer to stage)."""
+    for dot in dots:
+        for v in (dot.lhs, dot.rhs):
+            op = v.owner
+            while isinstance(op, Operation) and op.name in _OPERAND_PATH and op.operands:
+                op = op.operands[0].owner
+            if isinstance(op, Operation) and op.name == "nv_tileaa.load":
+                return op
+    return None
+
+
+COMPUTED_OPERAND = ("this dot operand is computed in the kernel (e.g. int4 weights unpacked and scaled in the K loop), "
+                    "which the tensor-core tier does not take: it reads A and B as tiles of the kernel's arrays "
+                    "through TMA (ct.load), converted at most by .astype")
+
+
+def _computed_operand(dots) -> Operation | None:
+    """The op computing a dot operand from other values (not a staged tile load reached through
+    layout, shape and element-type changes), if any."""
+    for dot in dots:
+        for v in (dot.lhs, dot.rhs):
+            op = v.owner
+            while isinstance(op, Operation) and op.name in _OPERAND_PATH and op.operands:
+                op = op.operands[0].owner
+            if isinstance(op, Operation) and "load" not in op.name:
+                return op
+    return None
+
+
 def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     """Read the tier's warp-specialized dot kernel; a located error says why one cannot be lowered."""
 
@@ -494,6 +532,12 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     tk = dot.lhs.type.get_shape()[-1]
     loads = [o for o in sw.walk() if isinstance(o, ts.TiledLoadOp) and o.dst is not None]
     if len(loads) != 1 + len(dots) or not all(isinstance(ld.atom, ts.TmaLoadAtomAttr) for ld in loads):
+        gathered = _gathered_operand(dots)
+        if gathered is not None:
+            raise LocatedError(gathered, GATHERED_OPERAND)
+        computed = _computed_operand(dots)
+        if computed is not None:
+            raise LocatedError(computed, COMPUTED_OPERAND)
         fail(sw, f"expected a producer agent with {1 + len(dots)} TMA tile loads (A and {len(dots)} B); found "
                  f"{len(loads)} staged loads")
     a_load = b_load = None
@@ -570,7 +614,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     b_coord = _tile_coordinate(b_load, fail)
     for ld in more_b:
         if _strip_assume(_tile_coordinate(ld, fail)) is not _strip_assume(b_coord):
-            fail(ld, "dots sharing A read their B tiles at different column tile indices")
+            fail(ld, "dots sharing A read their B tiles at different column tile indices (e.g. one fused gate-up "
+                     "weight read at column tiles j and j + I / tile_n): the WGMMA kernel reads every B at C's column "
+                     "tile (separate gate and up arrays are taken)")
     # A view whose order swaps the last two dimensions (``ct.load(..., order=(1, 0))``) reads the
     # tile from the transposed array: the operand's storage is the other major.
     flip = {"k": "m", "m": "k"}
@@ -840,6 +886,25 @@ def _check_transposed_c(st: Operation, side: list, extra: list, batched: bool, f
                  "the WGMMA lowering")
 
 
+def _accumulates_into(d, dots: list):
+    """The dot of ``dots`` whose result ``d`` starts from (its accumulator operand, through layout
+    conversions), if any: one product split over two (A, B) pairs along K."""
+    acc, _ = _through_layouts(d.acc)
+    return next((o for o in dots if o is not d and acc is o.result), None)
+
+
+def _split_k_dot_why(first) -> str:
+    """The refusal of a dot that adds its product to another dot's result, in the program's terms."""
+    from tileorch.diagnostics import source_position
+
+    pos = source_position(first.location)
+    at = f" at line {pos.line.data}" if pos is not None else ""
+    return ("this dot adds its product to the result of the dot" + at + " (one product split over two A / B "
+            "operand pairs along K, e.g. MLA's no-position and RoPE head-dim parts of the attention scores), which "
+            "the tensor-core tiers do not take yet: they run one dot per product (concatenate the two parts along "
+            "the head dim into one array)")
+
+
 def _check_shared_a_dots(dots: list, fail) -> None:
     """Several dots are lowered as dots sharing A (``silu(X @ Wg) * (X @ Wu)``): each of the same
     tile shape, in the same K loop, reading the same A tile, each accumulating into its own
@@ -862,6 +927,9 @@ def _check_shared_a_dots(dots: list, fail) -> None:
             fail(d, f"dots sharing A must have one accumulator shape, got {first.result.type.get_shape()} and "
                     f"{d.result.type.get_shape()}")
         if a is None or source_load(_through_layouts(d.lhs)[0]) is not a:
+            adds_to = _accumulates_into(d, dots)
+            if adds_to is not None:
+                raise LocatedError(d, _split_k_dot_why(adds_to))
             fail(d, f"{len(dots)} dots in one K loop that do not read the same A tile: the WGMMA lowering takes dots "
                     "sharing A (one A tile, a B and an accumulator per dot)")
         if any(x is first.result for x in d.operands) or any(x is d.result for x in first.operands):

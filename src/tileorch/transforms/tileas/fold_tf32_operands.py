@@ -11,8 +11,9 @@ The tier runs a dot of f32 operands as a tf32 WGMMA, which reads tf32 from the f
 (the low 13 mantissa bits are ignored), so the conversion becomes the dot's own: the operand is
 the f32 tile and the TMA loads feed the dot directly.  The one difference: the WGMMA truncates
 the mantissa where ``cvt.rna.tf32.f32`` rounds to nearest (at most one tf32 ulp per product).
-Both operands of a dot must be such conversions (the dot's operand types agree); a conversion
-with another use stays for that use.
+Both operands of a dot must be such conversions (the dot's operand types agree), or a permute
+(``ct.transpose``) of one, which then permutes the f32 tile; a conversion with another use stays
+for that use.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import Float32Type, FloatTF32Type, TensorType
 
+from tileorch.diagnostics import copy_location
 from tileorch.dialects import nv_tileaa as aa
+from tileorch.dialects.nv_tileaa.reduce_scan import PermuteOp
 from tileorch.transforms.pass_kinds import OpTransform
 
 
@@ -40,17 +43,50 @@ def _f32_source(v) -> object | None:
     return None
 
 
+def _permuted_conversion(v):
+    """``(permute, f32 source)`` when ``v`` is a permute (``ct.transpose`` / ``ct.permute``) of an f32
+    tile converted to tf32, else None."""
+    perm = v.owner
+    if not isinstance(perm, PermuteOp) or not is_tf32(v.type):
+        return None
+    src = _f32_source(perm.source)
+    return None if src is None else (perm, src)
+
+
+def _operand(dot: aa.DotOp, i: int):
+    """What operand ``i`` of ``dot`` becomes (the f32 tile, or a permute of it built before the
+    dot) and the ops it stops using; None when it is no tf32 conversion of an f32 tile."""
+    v = dot.operands[i]
+    src = _f32_source(v)
+    if src is not None:
+        return src, [v.owner]
+    found = _permuted_conversion(v)
+    if found is None:
+        return None
+    perm, src = found
+    t = perm.result.type
+    new = PermuteOp.create(operands=[src], result_types=[TensorType(Float32Type(), t.get_shape(), t.encoding)],
+                           properties={"permutation": perm.permutation})
+    copy_location(perm, [new])
+    return new, [perm, perm.source.owner]
+
+
 def fold(dot: aa.DotOp) -> bool:
-    """Both operands of ``dot`` read the f32 tiles; conversions left unused are erased."""
-    a, b = _f32_source(dot.lhs), _f32_source(dot.rhs)
+    """Both operands of ``dot`` read the f32 tiles (a ``ct.transpose`` after the conversion moves
+    before it: the permute of the f32 tile); conversions left unused are erased."""
+    a, b = _operand(dot, 0), _operand(dot, 1)
     if a is None or b is None:
         return False
-    casts = [dot.lhs.owner, dot.rhs.owner]
-    dot.operands[0], dot.operands[1] = a, b
-    for cast in casts:
-        if cast.parent is not None and not cast.results[0].uses:
-            cast.detach()
-            cast.erase()
+    block = dot.parent_block()
+    for i, (val, dead) in enumerate((a, b)):
+        if isinstance(val, PermuteOp):
+            block.insert_op_before(val, dot)
+            val = val.result
+        dot.operands[i] = val
+    for dead in (*a[1], *b[1]):
+        if dead.parent is not None and not any(r.uses for r in dead.results):
+            dead.detach()
+            dead.erase()
     return True
 
 
