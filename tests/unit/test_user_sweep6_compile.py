@@ -20,7 +20,12 @@ Found by this sweep (each test below failed before its fix):
   of 8: a WGMMA reduces 16 at a time");
 - the Triton tutorial's two-stage causal attention (two loops whose bodies have the same loads and
   dots but different pure ops) was refused as "2 loops with dots one after another": now fused
-  into one loop with each stage's pure ops under a branch (runs on the chained tier)."""
+  into one loop with each stage's pure ops under a branch (runs on the chained tier).
+
+Lifted in session 15 (each on the chained tier, emulated in test_user_sweep6_emulated.py, with a
+located remark of what the tier chose): GQA heads packed into a (1, G, BM, D) tile, 8/16/32-row
+decode tiles, the attention-sink step before the loop, QK-norm; still refused, located: a 4-row
+tile, learned sink K/V arrays before the loop, a K prologue reducing over the keys."""
 
 from __future__ import annotations
 

@@ -34,11 +34,13 @@ user's (a chain's dot before or after its loop, an MLP's K loop nested in the hi
 16-row or 8-deep tile's MMA atom) now name the reason at the dot or loop; the GEMM emulation
 harness mapped an M-major A wrongly (a test-harness bug).  Lifted in session 15 (now on the chained tier):
 GQA heads packed into one ``(1, G, BM, D)`` tile (one TMA box of G x BM rows), 8-, 16- and 32-row
-decode tiles (the WGMMA's M padded to 64; ``attn_decode_gqa_rows4`` stays refused).  Still refused
-by the tiers, with the reason at the user's line (the SIMT path runs them): a peeled first (sink)
-key step, the backward's ``P^T`` as a dot operand, a nested-K MLP, a batch on A's middle axis, a
-LoRA up projection after the loop, head dims 512 and 8, 256-row query tiles, QK-norm (operands
-computed in the kernel), a 512-wide X tile, a persistent attention loop.
+decode tiles (the WGMMA's M padded to 64; ``attn_decode_gqa_rows4`` stays refused), a peeled first
+(sink) key step (the loop's first iteration: tileas-fuse-split-loops), QK-norm (rowwise prologues
+applied in place to Q and to each K tile in shared memory).  Still refused by the tiers, with the
+reason at the user's line (the SIMT path runs them): learned sink K/V arrays before the loop
+(``attn_learned_sink_kv``), the backward's ``P^T`` as a dot operand, a nested-K MLP, a batch on A's
+middle axis, a LoRA up projection after the loop, head dims 512 and 8, 256-row query tiles, a
+512-wide X tile, a persistent attention loop.
 
 Reductions and normalisations: Gemma's RMSNorm (``1 + w``) in bf16 over a padded ragged row,
 a two-pass chunked log-softmax, column argmax over row chunks with ties, row cumsums over column

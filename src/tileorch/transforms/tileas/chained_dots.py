@@ -20,6 +20,14 @@ What the tier's warp-specialized kernel must look like (:func:`analyze_chained_d
 * dot 2: ``acc' = P @ B2 + C`` where P (``[tm, tn]``) is any elementwise/row-reduction function of
   S (of every first dot's result), of loop-carried tiles and of kernel arguments, B2 a TMA tile of
   the loop (``[tn, dv]`` N-major, or ``[dv, tn]`` transposed: K-major);
+* rows: ``tm`` 64 or 128; a tile of 8, 16 or 32 rows (decoding) is padded to the WGMMA's 64
+  (:data:`PADDED_ROWS`: the Q box reads 64 rows, the rows past the tile are never stored); the
+  first dot's A may take its rows from two array dimensions (GQA's ``(1, G, BM, D)`` tile
+  reshaped to ``(G BM, D)``: one TMA box, :attr:`Operand.group_dim`), stored back at
+  ``(r // BM, r % BM)``;
+* a prologue on Q or on the first dot's B (K) with row reductions along the head dim and
+  per-column weights (QK-norm: :class:`QPrologue` ``rowwise``) is applied in place to the tile in
+  shared memory (Q after its load, each K tile in its stage: :meth:`_Kernel.rowwise_prologue`);
 * loop-carried values: tiles ``[tm, 1]`` (row vectors) or ``[tm, X]`` (X a multiple of 8);
 * after the loop, one ``tiled_store`` of a ``[tm, dv]`` tile (unit dimensions allowed before the last).
 
