@@ -120,6 +120,14 @@ def test_attn_gqa_packed_heads():
     _check_path("attn_gqa_packed_heads", args)
 
 
+def test_attn_gqa_packed_causal():
+    q, k, v = _qkv((2, 4, 128, 64), (2, 2, 128, 64), "float16", 190)
+    args = run("attn_gqa_packed_causal", {0: q, 1: k, 2: v})
+    idx = torch.tensor([0, 0, 1, 1], device="cuda")
+    close(args[3], _attn(_scores(q, k[:, idx], 0.125), v[:, idx], _causal(128, 128)), **F16)
+    _check_path("attn_gqa_packed_causal", args)
+
+
 def test_attn_gqa_packed_heads_bm16():
     q, k, v = _qkv((2, 4, 64, 64), (2, 2, 256, 64), "float16", 114)
     args = run("attn_gqa_packed_heads_bm16", {0: q, 1: k, 2: v})

@@ -355,3 +355,14 @@ def test_qk_norm_128_row_tiles_ragged_keys():
     kp = np.concatenate([rms(k, wk), np.zeros((2, 56, 64), np.float16)], 1)
     vp = np.concatenate([v, np.zeros((2, 56, 64), np.float16)], 1)
     _check(o, _attn(_scores(rms(q, wq), kp, 0.125), vp), 4e-3, 1e-2)
+
+
+def test_gqa_packed_heads_causal():
+    """Packed GQA heads with a causal mask whose query positions are ``arange(BM)`` spread over the
+    group and reshaped with the rows ((G, BM) -> (G BM, 1): the fragment lowering splits the row),
+    key tiles up to the diagonal, the interior tiles' mask dropped (mask_bounds)."""
+    q, k, v = _h(2, 4, 128, 64), _h(2, 2, 128, 64), _h(2, 2, 128, 64)
+    o = _chained("attn_gqa_packed_causal", {0: q, 1: k, 2: v}, (4, 4, 1))[3]
+    kh, vh = k[:, [0, 0, 1, 1]], v[:, [0, 0, 1, 1]]
+    s = np.where(_causal(128, 128), _scores(q, kh, 0.125), -np.inf)
+    _check(o, _attn(s, vh))

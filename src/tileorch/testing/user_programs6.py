@@ -246,6 +246,34 @@ def attn_gqa_packed_heads(Q, K, V, O, qk_scale: float, G: ct.Constant[int], BM: 
 
 
 @ct.kernel
+def attn_gqa_packed_causal(Q, K, V, O, qk_scale: float, G: ct.Constant[int], BM: ct.Constant[int],
+                           BN: ct.Constant[int], D: ct.Constant[int]):
+    """GQA's packed ``(1, G, BM, D)`` query tile with a causal mask: each packed row's query
+    position is its row in the head's tile (``arange(BM)`` over the group, reshaped with the rows),
+    key tiles up to the diagonal."""
+    qt, bg = ct.bid(0), ct.bid(1)
+    hkv = K.shape[1]
+    b, g = bg // hkv, bg % hkv
+    q = ct.load(Q, index=(b, g, qt, 0), shape=(1, G, BM, D)).reshape((G * BM, D))
+    qi = ct.reshape(ct.broadcast_to((qt * BM + ct.arange(BM, dtype=ct.int32))[None, :], (G, BM)), (G * BM, 1))
+    m = ct.full((G * BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((G * BM, 1), dtype=ct.float32)
+    o = ct.zeros((G * BM, D), dtype=ct.float32)
+    for j in range(((qt + 1) * BM + BN - 1) // BN):
+        k = ct.load(K, index=(b, g, j, 0), shape=(1, 1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((G * BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] <= qi, s, -math.inf)
+        m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m2)
+        c = ct.exp2(m - m2)
+        den = den * c + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(b, g, j, 0), shape=(1, 1, BN, D)).reshape((BN, D))
+        o = ct.mma(p.astype(V.dtype), v, o * c)
+        m = m2
+    ct.store(O, index=(b, g, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, G, BM, D)))
+
+
+@ct.kernel
 def attn_cross_peeled_last_tile(Q, K, V, O, scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
                                 D: ct.Constant[int]):
     """Cross attention, ``Sq = 100``, ``Sk = 170``: the whole key tiles in the loop without a mask,
@@ -1071,6 +1099,9 @@ _add("attn_gqa_packed_heads", attn_gqa_packed_heads,
      outputs=(3,), notes="refused in session 14 ('2-D tiles (with unit dimensions elsewhere) are supported'); "
      "session 15: the (1, G, BM, D) tile is one TMA box of G x BM rows (G BM rows in shared memory), stored "
      "back at (r // BM, r % BM)")
+_add("attn_gqa_packed_causal", attn_gqa_packed_causal,
+     _qkv((2, 4, 128, 64), (2, 2, 128, 64)) + [((2, 4, 128, 64), "float16"), _S, 2, 32, 64, 64], (4, 4), "chained",
+     outputs=(3,), notes="packed GQA heads with a causal mask: the query position reshaped with the rows")
 _add("attn_gqa_packed_heads_bm16", attn_gqa_packed_heads,
      _qkv((2, 4, 64, 64), (2, 2, 256, 64)) + [((2, 4, 64, 64), "float16"), _S, 2, 16, 64, 64], (4, 4), "chained",
      outputs=(3,), notes="2 heads of 16 rows (32 rows) padded to the WGMMA's 64: the Q box takes 4 heads (the "
