@@ -1190,6 +1190,21 @@ _add("attn_qk_norm", attn_qk_norm, _qkv((2, 128, 64), (2, 256, 64)) + [((64,), "
            "in place to the Q tile after its load and K's to each K tile in its ring stage (row reductions over "
            "16-byte shares of a row, shfl.xor, the weights per column; fence.proxy.async and a barrier before the "
            "WGMMAs)")
+_add("attn_gqa_packed_heads_g4", attn_gqa_packed_heads,
+     _qkv((2, 8, 64, 64), (2, 2, 256, 64)) + [((2, 8, 64, 64), "float16"), _S, 4, 32, 64, 64], (2, 4), "chained",
+     outputs=(3,), notes="4 heads of 32 rows: a 128-row packed tile, two consumer warp groups")
+_add("attn_decode_gqa_rows_d128", attn_decode_gqa_rows,
+     [((2, 32, 128), "float16"), ((2, 2, 256, 128), "float16"), ((2, 2, 256, 128), "float16"),
+      ((2, 32, 128), "float16"), _S128, 16, 64, 128], (4,), "chained", outputs=(3,),
+     notes="16-row decode tile at head dim 128 (two 64-wide boxes per row)")
+_add("attn_sink_window_bm128", attn_sink_window, _qkv((2, 384, 64), (2, 384, 64)) + [((2, 384, 64), "float16"),
+                                                                                     _S, 100, 4, 128, 64, 64],
+     (3, 2), "chained", outputs=(3,), notes="the sink step before the loop with 128-row query tiles")
+_add("attn_qk_norm_d128", attn_qk_norm, _qkv((2, 128, 128), (2, 256, 128)) + [((128,), "float32"),
+                                                                              ((128,), "float32"),
+                                                                              ((2, 128, 128), "float16"), _S128,
+                                                                              1e-6, 64, 64, 128],
+     (2, 2), "chained", outputs=(5,), notes="QK-norm at head dim 128 (two boxes per row)")
 _add("attn_qk_norm_bm128", attn_qk_norm, _qkv((2, 256, 64), (2, 200, 64)) + [((64,), "float32"), ((64,), "float32"),
                                                                              ((2, 256, 64), "float16"), _S, 1e-6,
                                                                              128, 64, 64], (2, 2), "chained",
