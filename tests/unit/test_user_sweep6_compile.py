@@ -55,7 +55,8 @@ EMULATED = {"attn_bhsd_grid3_causal_d128", "attn_decode_split_kv", "attn_const_s
             "attn_gqa_packed_heads", "attn_gqa_packed_heads_bm16", "attn_decode_gqa_rows",
             "attn_decode_gqa_rows_spare_heads", "attn_decode_gqa_rows32", "attn_decode_gqa_rows8",
             "attn_sink_window", "attn_qk_norm", "attn_qk_norm_bm128", "attn_gqa_packed_causal",
-            "attn_gqa_packed_heads_g4", "attn_decode_gqa_rows_d128", "attn_sink_window_bm128", "attn_qk_norm_d128"}
+            "attn_gqa_packed_heads_g4", "attn_decode_gqa_rows_d128", "attn_sink_window_bm128", "attn_qk_norm_d128",
+            "attn_persistent"}
 
 
 def test_the_sweep_has_its_programs():

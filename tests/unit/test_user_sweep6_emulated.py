@@ -400,3 +400,12 @@ def test_qk_norm_head128():
         return (x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-6) * w).astype(np.float16)
 
     _check(o, _attn(_scores(rms(q, wq), rms(k, wk), 1 / np.sqrt(128)), v), 4e-3, 1e-2)
+
+
+def test_persistent_work_loop_around_attention():
+    """``for t in range(bid(0), B H Sq / BM, num_blocks(0))`` around the key loop, launched on 2
+    programs: the chained tier's persistent kernel runs the 4 work items (count computed in the
+    kernel) on the 2 CTAs; every output row written (NaN-prefilled)."""
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = _chained("attn_persistent", {0: q, 1: k, 2: v}, (2, 1, 1))[3]
+    _check(o, _attn(_scores(q, k, 0.125), v))

@@ -36,11 +36,12 @@ harness mapped an M-major A wrongly (a test-harness bug).  Lifted in session 15 
 GQA heads packed into one ``(1, G, BM, D)`` tile (one TMA box of G x BM rows), 8-, 16- and 32-row
 decode tiles (the WGMMA's M padded to 64; ``attn_decode_gqa_rows4`` stays refused), a peeled first
 (sink) key step (the loop's first iteration: tileas-fuse-split-loops), QK-norm (rowwise prologues
-applied in place to Q and to each K tile in shared memory).  Still refused by the tiers, with the
+applied in place to Q and to each K tile in shared memory), a persistent attention work loop (the
+chained tier's persistent kernel).  Still refused by the tiers, with the
 reason at the user's line (the SIMT path runs them): learned sink K/V arrays before the loop
 (``attn_learned_sink_kv``), the backward's ``P^T`` as a dot operand, a nested-K MLP, a batch on A's
 middle axis, a LoRA up projection after the loop, head dims 512 and 8, 256-row query tiles, a
-512-wide X tile, a persistent attention loop.
+512-wide X tile.
 
 Reductions and normalisations: Gemma's RMSNorm (``1 + w``) in bf16 over a padded ragged row,
 a two-pass chunked log-softmax, column argmax over row chunks with ties, row cumsums over column
@@ -1234,8 +1235,10 @@ _add("attn_triton_stages", attn_triton_stages, _qkv((2, 256, 64), (2, 256, 64)) 
            "in more than added pure ops; tileas-fuse-split-loops now fuses bodies with the same side effects")
 _add("attn_persistent", attn_persistent, _qkv((2, 256, 64), (2, 256, 64)) + [((2, 256, 64), "float16"), _S,
                                                                              128, 64, 64],
-     (2,), "simt", outputs=(3,), error="the tile is stored inside a loop around its computation",
-     notes="a persistent loop around attention's key loop: the chained tier runs one (head, query tile) a program")
+     (2,), "chained", outputs=(3,),
+     notes="refused until session 15 ('the tile is stored inside a loop around its computation'); now the work "
+           "loop runs as the chained tier's persistent kernel (chained_work_loop.py: its work items the "
+           "instances, their count computed in the kernel)")
 _add("attn_swapped_grid_v_first", attn_swapped_grid_v_first, _qkv((2, 256, 64), (2, 256, 64)) + [
     ((2, 256, 64), "float16"), _S, 128, 64, 64], (2, 2), "chained", outputs=(3,))
 _add("attn_if_last_tile", attn_if_last_tile, _qkv((2, 256, 64), (2, 200, 64)) + [((2, 256, 64), "float16"), _S,
