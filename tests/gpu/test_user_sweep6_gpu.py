@@ -120,6 +120,53 @@ def test_attn_gqa_packed_heads():
     _check_path("attn_gqa_packed_heads", args)
 
 
+def test_attn_gqa_packed_causal():
+    q, k, v = _qkv((2, 4, 128, 64), (2, 2, 128, 64), "float16", 190)
+    args = run("attn_gqa_packed_causal", {0: q, 1: k, 2: v})
+    idx = torch.tensor([0, 0, 1, 1], device="cuda")
+    close(args[3], _attn(_scores(q, k[:, idx], 0.125), v[:, idx], _causal(128, 128)), **F16)
+    _check_path("attn_gqa_packed_causal", args)
+
+
+def test_attn_gqa_packed_heads_g4():
+    q, k, v = _qkv((2, 8, 64, 64), (2, 2, 256, 64), "float16", 193)
+    args = run("attn_gqa_packed_heads_g4", {0: q, 1: k, 2: v})
+    idx = torch.tensor([0, 0, 0, 0, 1, 1, 1, 1], device="cuda")
+    close(args[3], _attn(_scores(q, k[:, idx], 0.125), v[:, idx]), **F16)
+    _check_path("attn_gqa_packed_heads_g4", args)
+
+
+def test_attn_decode_gqa_rows_d128():
+    q = randn((2, 32, 128), "float16", 196)
+    k, v = randn((2, 2, 256, 128), "float16", 197), randn((2, 2, 256, 128), "float16", 198)
+    args = run("attn_decode_gqa_rows_d128", {0: q, 1: k, 2: v})
+    qh = q.view(2, 2, 16, 128)
+    close(args[3].view(2, 2, 16, 128), _attn(_scores(qh, k, 1 / math.sqrt(128)), v), **F16)
+    _check_path("attn_decode_gqa_rows_d128", args)
+
+
+def test_attn_sink_window_bm128():
+    q, k, v = _qkv((2, 384, 64), (2, 384, 64), "float16", 199)
+    args = run("attn_sink_window_bm128", {0: q, 1: k, 2: v})
+    qi, kj = torch.arange(384, device="cuda")[:, None], torch.arange(384, device="cuda")[None, :]
+    keep = (kj <= qi) & ((kj < 4) | (kj > qi - 100))
+    close(args[3], _attn(_scores(q, k, 0.125), v, keep), **F16)
+    _check_path("attn_sink_window_bm128", args)
+
+
+def test_attn_qk_norm_d128():
+    q, k, v = _qkv((2, 128, 128), (2, 256, 128), "float16", 202)
+    wq, wk = randn((128,), "float32", 205), randn((128,), "float32", 206)
+    args = run("attn_qk_norm_d128", {0: q, 1: k, 2: v, 3: wq, 4: wk})
+
+    def norm(x, w):
+        x = x.double()
+        return (x * torch.rsqrt((x * x).mean(-1, keepdim=True) + 1e-6) * w.double()).half()
+
+    close(args[5], _attn(_scores(norm(q, wq), norm(k, wk), 1 / math.sqrt(128)), v), atol=5e-3, rtol=1e-2)
+    _check_path("attn_qk_norm_d128", args)
+
+
 def test_attn_gqa_packed_heads_bm16():
     q, k, v = _qkv((2, 4, 64, 64), (2, 2, 256, 64), "float16", 114)
     args = run("attn_gqa_packed_heads_bm16", {0: q, 1: k, 2: v})

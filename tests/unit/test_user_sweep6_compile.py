@@ -20,7 +20,12 @@ Found by this sweep (each test below failed before its fix):
   of 8: a WGMMA reduces 16 at a time");
 - the Triton tutorial's two-stage causal attention (two loops whose bodies have the same loads and
   dots but different pure ops) was refused as "2 loops with dots one after another": now fused
-  into one loop with each stage's pure ops under a branch (runs on the chained tier)."""
+  into one loop with each stage's pure ops under a branch (runs on the chained tier).
+
+Lifted in session 15 (each on the chained tier, emulated in test_user_sweep6_emulated.py, with a
+located remark of what the tier chose): GQA heads packed into a (1, G, BM, D) tile, 8/16/32-row
+decode tiles, the attention-sink step before the loop, QK-norm; still refused, located: a 4-row
+tile, learned sink K/V arrays before the loop, a K prologue reducing over the keys."""
 
 from __future__ import annotations
 
@@ -49,7 +54,9 @@ EMULATED = {"attn_bhsd_grid3_causal_d128", "attn_decode_split_kv", "attn_const_s
             "attn_triton_stages_bm64_bn128", "attn_peeled_with_lse", "attn_head80_padded",
             "attn_gqa_packed_heads", "attn_gqa_packed_heads_bm16", "attn_decode_gqa_rows",
             "attn_decode_gqa_rows_spare_heads", "attn_decode_gqa_rows32", "attn_decode_gqa_rows8",
-            "attn_sink_window", "attn_qk_norm", "attn_qk_norm_bm128"}
+            "attn_sink_window", "attn_qk_norm", "attn_qk_norm_bm128", "attn_gqa_packed_causal",
+            "attn_gqa_packed_heads_g4", "attn_decode_gqa_rows_d128", "attn_sink_window_bm128", "attn_qk_norm_d128",
+            "attn_persistent"}
 
 
 def test_the_sweep_has_its_programs():

@@ -355,3 +355,57 @@ def test_qk_norm_128_row_tiles_ragged_keys():
     kp = np.concatenate([rms(k, wk), np.zeros((2, 56, 64), np.float16)], 1)
     vp = np.concatenate([v, np.zeros((2, 56, 64), np.float16)], 1)
     _check(o, _attn(_scores(rms(q, wq), kp, 0.125), vp), 4e-3, 1e-2)
+
+
+def test_gqa_packed_heads_causal():
+    """Packed GQA heads with a causal mask whose query positions are ``arange(BM)`` spread over the
+    group and reshaped with the rows ((G, BM) -> (G BM, 1): the fragment lowering splits the row),
+    key tiles up to the diagonal, the interior tiles' mask dropped (mask_bounds)."""
+    q, k, v = _h(2, 4, 128, 64), _h(2, 2, 128, 64), _h(2, 2, 128, 64)
+    o = _chained("attn_gqa_packed_causal", {0: q, 1: k, 2: v}, (4, 4, 1))[3]
+    kh, vh = k[:, [0, 0, 1, 1]], v[:, [0, 0, 1, 1]]
+    s = np.where(_causal(128, 128), _scores(q, kh, 0.125), -np.inf)
+    _check(o, _attn(s, vh))
+
+
+def test_gqa_four_heads_packed_into_128_rows():
+    q, k, v = _h(2, 8, 64, 64), _h(2, 2, 256, 64), _h(2, 2, 256, 64)
+    o = _chained("attn_gqa_packed_heads_g4", {0: q, 1: k, 2: v}, (2, 4, 1))[3]
+    kh, vh = k[:, [0, 0, 0, 0, 1, 1, 1, 1]], v[:, [0, 0, 0, 0, 1, 1, 1, 1]]
+    _check(o, _attn(_scores(q, kh, 0.125), vh))
+
+
+def test_gqa_decode_sixteen_rows_head128():
+    q, k, v = _h(2, 32, 128), _h(2, 2, 256, 128), _h(2, 2, 256, 128)
+    o = _chained("attn_decode_gqa_rows_d128", {0: q, 1: k, 2: v}, (4, 1, 1))[3]
+    qh = q.reshape(2, 2, 16, 128)
+    _check(o.reshape(2, 2, 16, 128), _attn(_scores(qh, k, 1 / np.sqrt(128)), v))
+
+
+def test_attention_sink_step_128_row_tiles():
+    q, k, v = _h(2, 384, 64), _h(2, 384, 64), _h(2, 384, 64)
+    o = _chained("attn_sink_window_bm128", {0: q, 1: k, 2: v}, (3, 2, 1))[3]
+    qi, kj = np.arange(384)[:, None], np.arange(384)[None, :]
+    keep = (kj <= qi) & ((kj < 4) | (kj > qi - 100))
+    _check(o, _attn(np.where(keep, _scores(q, k, 0.125), -np.inf), v))
+
+
+def test_qk_norm_head128():
+    q, k, v = _h(2, 128, 128), _h(2, 256, 128), _h(2, 256, 128)
+    wq, wk = RNG.uniform(0.5, 1.5, 128).astype(np.float32), RNG.uniform(0.5, 1.5, 128).astype(np.float32)
+    o = s3._chained("attn_qk_norm_d128", {0: q, 1: k, 2: v, 3: wq, 4: wk}, (2, 2, 1))[5]
+
+    def rms(x, w):
+        x = x.astype(np.float64)
+        return (x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-6) * w).astype(np.float16)
+
+    _check(o, _attn(_scores(rms(q, wq), rms(k, wk), 1 / np.sqrt(128)), v), 4e-3, 1e-2)
+
+
+def test_persistent_work_loop_around_attention():
+    """``for t in range(bid(0), B H Sq / BM, num_blocks(0))`` around the key loop, launched on 2
+    programs: the chained tier's persistent kernel runs the 4 work items (count computed in the
+    kernel) on the 2 CTAs; every output row written (NaN-prefilled)."""
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = _chained("attn_persistent", {0: q, 1: k, 2: v}, (2, 1, 1))[3]
+    _check(o, _attn(_scores(q, k, 0.125), v))

@@ -34,11 +34,14 @@ user's (a chain's dot before or after its loop, an MLP's K loop nested in the hi
 16-row or 8-deep tile's MMA atom) now name the reason at the dot or loop; the GEMM emulation
 harness mapped an M-major A wrongly (a test-harness bug).  Lifted in session 15 (now on the chained tier):
 GQA heads packed into one ``(1, G, BM, D)`` tile (one TMA box of G x BM rows), 8-, 16- and 32-row
-decode tiles (the WGMMA's M padded to 64; ``attn_decode_gqa_rows4`` stays refused).  Still refused
-by the tiers, with the reason at the user's line (the SIMT path runs them): a peeled first (sink)
-key step, the backward's ``P^T`` as a dot operand, a nested-K MLP, a batch on A's middle axis, a
-LoRA up projection after the loop, head dims 512 and 8, 256-row query tiles, QK-norm (operands
-computed in the kernel), a 512-wide X tile, a persistent attention loop.
+decode tiles (the WGMMA's M padded to 64; ``attn_decode_gqa_rows4`` stays refused), a peeled first
+(sink) key step (the loop's first iteration: tileas-fuse-split-loops), QK-norm (rowwise prologues
+applied in place to Q and to each K tile in shared memory), a persistent attention work loop (the
+chained tier's persistent kernel).  Still refused by the tiers, with the
+reason at the user's line (the SIMT path runs them): learned sink K/V arrays before the loop
+(``attn_learned_sink_kv``), the backward's ``P^T`` as a dot operand, a nested-K MLP, a batch on A's
+middle axis, a LoRA up projection after the loop, head dims 512 and 8, 256-row query tiles, a
+512-wide X tile.
 
 Reductions and normalisations: Gemma's RMSNorm (``1 + w``) in bf16 over a padded ragged row,
 a two-pass chunked log-softmax, column argmax over row chunks with ties, row cumsums over column
@@ -233,6 +236,34 @@ def attn_gqa_packed_heads(Q, K, V, O, qk_scale: float, G: ct.Constant[int], BM: 
     for j in range(ct.num_tiles(K, axis=2, shape=(1, 1, BN, D))):
         k = ct.load(K, index=(b, g, j, 0), shape=(1, 1, BN, D)).reshape((BN, D))
         s = ct.mma(q, ct.transpose(k), ct.zeros((G * BM, BN), dtype=ct.float32)) * qk_scale
+        m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m2)
+        c = ct.exp2(m - m2)
+        den = den * c + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(b, g, j, 0), shape=(1, 1, BN, D)).reshape((BN, D))
+        o = ct.mma(p.astype(V.dtype), v, o * c)
+        m = m2
+    ct.store(O, index=(b, g, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, G, BM, D)))
+
+
+@ct.kernel
+def attn_gqa_packed_causal(Q, K, V, O, qk_scale: float, G: ct.Constant[int], BM: ct.Constant[int],
+                           BN: ct.Constant[int], D: ct.Constant[int]):
+    """GQA's packed ``(1, G, BM, D)`` query tile with a causal mask: each packed row's query
+    position is its row in the head's tile (``arange(BM)`` over the group, reshaped with the rows),
+    key tiles up to the diagonal."""
+    qt, bg = ct.bid(0), ct.bid(1)
+    hkv = K.shape[1]
+    b, g = bg // hkv, bg % hkv
+    q = ct.load(Q, index=(b, g, qt, 0), shape=(1, G, BM, D)).reshape((G * BM, D))
+    qi = ct.reshape(ct.broadcast_to((qt * BM + ct.arange(BM, dtype=ct.int32))[None, :], (G, BM)), (G * BM, 1))
+    m = ct.full((G * BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((G * BM, 1), dtype=ct.float32)
+    o = ct.zeros((G * BM, D), dtype=ct.float32)
+    for j in range(((qt + 1) * BM + BN - 1) // BN):
+        k = ct.load(K, index=(b, g, j, 0), shape=(1, 1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((G * BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] <= qi, s, -math.inf)
         m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
         p = ct.exp2(s - m2)
         c = ct.exp2(m - m2)
@@ -1069,6 +1100,9 @@ _add("attn_gqa_packed_heads", attn_gqa_packed_heads,
      outputs=(3,), notes="refused in session 14 ('2-D tiles (with unit dimensions elsewhere) are supported'); "
      "session 15: the (1, G, BM, D) tile is one TMA box of G x BM rows (G BM rows in shared memory), stored "
      "back at (r // BM, r % BM)")
+_add("attn_gqa_packed_causal", attn_gqa_packed_causal,
+     _qkv((2, 4, 128, 64), (2, 2, 128, 64)) + [((2, 4, 128, 64), "float16"), _S, 2, 32, 64, 64], (4, 4), "chained",
+     outputs=(3,), notes="packed GQA heads with a causal mask: the query position reshaped with the rows")
 _add("attn_gqa_packed_heads_bm16", attn_gqa_packed_heads,
      _qkv((2, 4, 64, 64), (2, 2, 256, 64)) + [((2, 4, 64, 64), "float16"), _S, 2, 16, 64, 64], (4, 4), "chained",
      outputs=(3,), notes="2 heads of 16 rows (32 rows) padded to the WGMMA's 64: the Q box takes 4 heads (the "
@@ -1157,6 +1191,21 @@ _add("attn_qk_norm", attn_qk_norm, _qkv((2, 128, 64), (2, 256, 64)) + [((64,), "
            "in place to the Q tile after its load and K's to each K tile in its ring stage (row reductions over "
            "16-byte shares of a row, shfl.xor, the weights per column; fence.proxy.async and a barrier before the "
            "WGMMAs)")
+_add("attn_gqa_packed_heads_g4", attn_gqa_packed_heads,
+     _qkv((2, 8, 64, 64), (2, 2, 256, 64)) + [((2, 8, 64, 64), "float16"), _S, 4, 32, 64, 64], (2, 4), "chained",
+     outputs=(3,), notes="4 heads of 32 rows: a 128-row packed tile, two consumer warp groups")
+_add("attn_decode_gqa_rows_d128", attn_decode_gqa_rows,
+     [((2, 32, 128), "float16"), ((2, 2, 256, 128), "float16"), ((2, 2, 256, 128), "float16"),
+      ((2, 32, 128), "float16"), _S128, 16, 64, 128], (4,), "chained", outputs=(3,),
+     notes="16-row decode tile at head dim 128 (two 64-wide boxes per row)")
+_add("attn_sink_window_bm128", attn_sink_window, _qkv((2, 384, 64), (2, 384, 64)) + [((2, 384, 64), "float16"),
+                                                                                     _S, 100, 4, 128, 64, 64],
+     (3, 2), "chained", outputs=(3,), notes="the sink step before the loop with 128-row query tiles")
+_add("attn_qk_norm_d128", attn_qk_norm, _qkv((2, 128, 128), (2, 256, 128)) + [((128,), "float32"),
+                                                                              ((128,), "float32"),
+                                                                              ((2, 128, 128), "float16"), _S128,
+                                                                              1e-6, 64, 64, 128],
+     (2, 2), "chained", outputs=(5,), notes="QK-norm at head dim 128 (two boxes per row)")
 _add("attn_qk_norm_bm128", attn_qk_norm, _qkv((2, 256, 64), (2, 200, 64)) + [((64,), "float32"), ((64,), "float32"),
                                                                              ((2, 256, 64), "float16"), _S, 1e-6,
                                                                              128, 64, 64], (2, 2), "chained",
@@ -1186,8 +1235,10 @@ _add("attn_triton_stages", attn_triton_stages, _qkv((2, 256, 64), (2, 256, 64)) 
            "in more than added pure ops; tileas-fuse-split-loops now fuses bodies with the same side effects")
 _add("attn_persistent", attn_persistent, _qkv((2, 256, 64), (2, 256, 64)) + [((2, 256, 64), "float16"), _S,
                                                                              128, 64, 64],
-     (2,), "simt", outputs=(3,), error="the tile is stored inside a loop around its computation",
-     notes="a persistent loop around attention's key loop: the chained tier runs one (head, query tile) a program")
+     (2,), "chained", outputs=(3,),
+     notes="refused until session 15 ('the tile is stored inside a loop around its computation'); now the work "
+           "loop runs as the chained tier's persistent kernel (chained_work_loop.py: its work items the "
+           "instances, their count computed in the kernel)")
 _add("attn_swapped_grid_v_first", attn_swapped_grid_v_first, _qkv((2, 256, 64), (2, 256, 64)) + [
     ((2, 256, 64), "float16"), _S, 128, 64, 64], (2, 2), "chained", outputs=(3,))
 _add("attn_if_last_tile", attn_if_last_tile, _qkv((2, 256, 64), (2, 200, 64)) + [((2, 256, 64), "float16"), _S,

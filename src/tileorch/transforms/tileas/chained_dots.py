@@ -20,6 +20,14 @@ What the tier's warp-specialized kernel must look like (:func:`analyze_chained_d
 * dot 2: ``acc' = P @ B2 + C`` where P (``[tm, tn]``) is any elementwise/row-reduction function of
   S (of every first dot's result), of loop-carried tiles and of kernel arguments, B2 a TMA tile of
   the loop (``[tn, dv]`` N-major, or ``[dv, tn]`` transposed: K-major);
+* rows: ``tm`` 64 or 128; a tile of 8, 16 or 32 rows (decoding) is padded to the WGMMA's 64
+  (:data:`PADDED_ROWS`: the Q box reads 64 rows, the rows past the tile are never stored); the
+  first dot's A may take its rows from two array dimensions (GQA's ``(1, G, BM, D)`` tile
+  reshaped to ``(G BM, D)``: one TMA box, :attr:`Operand.group_dim`), stored back at
+  ``(r // BM, r % BM)``;
+* a prologue on Q or on the first dot's B (K) with row reductions along the head dim and
+  per-column weights (QK-norm: :class:`QPrologue` ``rowwise``) is applied in place to the tile in
+  shared memory (Q after its load, each K tile in its stage: :meth:`_Kernel.rowwise_prologue`);
 * loop-carried values: tiles ``[tm, 1]`` (row vectors) or ``[tm, X]`` (X a multiple of 8);
 * after the loop, one ``tiled_store`` of a ``[tm, dv]`` tile (unit dimensions allowed before the last).
 
@@ -2829,7 +2837,16 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     # instances warp group 1's first-turn arrive on barrier 1 for the next instance can meet its last
     # hand-over of this one before warp group 0 syncs: two arrivals of one group complete the barrier
     # (tileorch check found the deadlock: tests/unit/test_chained_pingpong.py)
-    plan = _choose_plan(ck, persistent_enabled(heavy is None) and not pingpong)
+    from tileorch.transforms.tileas.chained_work_loop import WORK_ITEMS_ATTR
+
+    work_items = next(((o, o.attributes[WORK_ITEMS_ATTR].value.data) for o in kernel.walk()
+                       if WORK_ITEMS_ATTR in o.attributes), None)  # the program's work loop (chained_work_loop.py)
+    if work_items is not None:
+        pingpong = False
+    plan = _choose_plan(ck, (persistent_enabled(heavy is None) or work_items is not None) and not pingpong)
+    if work_items is not None and not plan.persistent:
+        _fail(work_items[0], "the work loop around the chain runs as the chained tier's persistent kernel, which "
+                             "this kernel's shared memory does not allow")
     if plan.smem > SMEM_LIMIT:
         _fail(kernel, f"the tiles need {plan.smem} bytes of shared memory with one K/V stage (more than "
                       f"{SMEM_LIMIT // 1024} KiB)")
@@ -2907,6 +2924,13 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             tile_coord[heavy] = e.v(arith.SubiOp(e.v(arith.SubiOp(count, e.const(1))), tile_coord[heavy]))
     kb.splice(site.tmp)
     if persistent:
+        if work_items is not None:  # the instances along the loop's axis: its work items, counted in the kernel
+            ws = _Site(ck, args)
+            last = ws.low._i32(ws.low.scalar(work_items[0].operands[1]))  # min(pid, total - 1)
+            total = ws.e.add_i(last, ws.e.const(1))
+            kb.splice(ws.tmp, total, "work_items")
+            grid = list(grid)
+            grid[work_items[1]] = total
         work = _WorkTiles(kb, grid, heavy, tile_coord)
     else:
         n_tiles, init_vals = instance_values()
@@ -3104,6 +3128,14 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     if ck.tile_rows:  # the program's rows below the WGMMA's 64: the kernel's tm rows, the rest never stored
         record["tile_rows"] = ck.tile_rows
     located = _located_choices(ck)
+    if work_items is not None:
+        from tileorch.diagnostics import format_error
+
+        located.append(format_error(work_items[0], "chained-dots tier (TMA + WGMMA): the work loop around the chain "
+                                                   f"runs as the tier's persistent kernel, its work items the "
+                                                   f"instances along axis {work_items[1]} (their count computed in "
+                                                   "the kernel), on as many CTAs as the launch has programs (at "
+                                                   "most one per SM)", "remark"))
     if located:  # remarks at the user's lines (the driver prints them with the tier's remark)
         record["remarks"] = located
     if ck.q_prologue is not None:  # applied in place to the Q tile after each Q load

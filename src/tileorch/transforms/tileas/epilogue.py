@@ -372,10 +372,38 @@ class EpilogueLowering:
     def _reshape(self, op: Operation, coords: tuple[Coord, ...]) -> tuple[Coord, ...]:
         src, dst = _shape(op.operands[0]), _shape(op.results[0])
         if [d for d in src if d != 1] != [d for d in dst if d != 1]:
-            raise unsupported(op, f"reshape {src} -> {dst} (only unit dimensions may change)")
+            return self._relinearize(op, src, dst, coords)
         moving = iter([c for c, d in zip(coords, dst) if d != 1])
         zero = Coord(self.e.const(0), None)
         return tuple(next(moving) if d != 1 else zero for d in src)
+
+    def _relinearize(self, op: Operation, src: list[int], dst: list[int], coords: tuple[Coord, ...]
+                     ) -> tuple[Coord, ...]:
+        """The source coordinates of a reshape that moves elements between dimensions (row-major,
+        as cuTile's reshape): the element's linear index in ``dst`` split over ``src``.  The tile's
+        shape then matters (no retiling); a register tile read at the computed coordinates is
+        refused by the fragment lowering (coordinates other than its own)."""
+        import math
+
+        e = self.e
+        if math.prod(src) != math.prod(dst):
+            raise unsupported(op, f"reshape {src} -> {dst}")
+        self.retile_safe = False
+        lin = None
+        for c, d in zip(coords, dst):
+            if d == 1:
+                continue
+            lin = c.value if lin is None else e.add_i(e.mul_i(lin, e.const(d)), c.value)
+        out = []
+        stride = math.prod(src)
+        for d in src:
+            stride //= d
+            if d == 1 or lin is None:
+                out.append(Coord(e.const(0), None))
+                continue
+            q = lin if stride == 1 else e.v(arith.DivUIOp(lin, e.const(stride)))
+            out.append(Coord(q if stride * d == math.prod(src) else e.v(arith.RemUIOp(q, e.const(d))), None))
+        return tuple(out)
 
     def _splat_constant(self, op: Operation) -> SSAValue:
         value = op.value

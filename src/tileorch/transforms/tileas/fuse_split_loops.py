@@ -34,7 +34,12 @@ same ``j >= split`` whose branches are ``B2``'s and ``B1``'s own ops.  A last st
 a dot loop (attention's ragged last key tile, masked there) is taken as a second loop of one
 iteration (:func:`wrap_peeled_step`) when the pair then fuses.  Pairs of any other shape are left
 alone.  Only loops holding a dot are fused (the tier's consumer loops); ``B1``'s ops must all
-reappear in ``B2`` in order (a body with ops only the first loop has is left alone).
+reappear in ``B2`` in order (a body with ops only the first loop has is left alone).  A value
+only one body's later ops read (the rescale factor of an online softmax, which a first step does
+not have) takes a slot whose other branch yields a zero placeholder that body never reads.
+
+A first step written out before a dot loop (an attention-sink key tile) becomes the loop's first
+iteration: :mod:`tileorch.transforms.tileas.peeled_first_step` (run first).
 """
 
 from __future__ import annotations

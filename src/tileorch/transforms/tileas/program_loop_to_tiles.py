@@ -602,6 +602,10 @@ class ProgramLoopToTiles(ModulePass):
             # one dot: the GEMM lowering, whose host side covers the tile space itself; kernels with
             # two chained dots (attention) launch on the program's own grid and keep its numbering
             if sum(o.name == "nv_tileaa.dot" for o in fn.walk()) != 1:
+                if sum(o.name == "nv_tileaa.dot" for o in fn.walk()) > 1:
+                    from tileorch.transforms.tileas.chained_work_loop import flatten_work_loop
+
+                    flatten_work_loop(fn)  # a work loop around a chain: the chained kernel's instances
                 continue
             renumbered = False
             for loop in [o for o in fn.body.blocks.first.ops if isinstance(o, scf.ForOp)]:
