@@ -45,7 +45,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, IntegerType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from tileorch.diagnostics import copy_location, format_error
@@ -63,7 +63,7 @@ def _int_const(op: Operation) -> tuple[int, IntegerType] | None:
 
 
 def _sig(op: Operation) -> tuple:
-    """What segments must agree on op by op, cheap to compare (the full check is :func:`_match`):
+    """What segments must agree on op by op, cheap to compare (the full check is :func:`_check`):
     an integer constant's value left out."""
     if _int_const(op) is not None:
         return ("const", op.result.type)
@@ -71,7 +71,8 @@ def _sig(op: Operation) -> tuple:
     return (op.name, tuple(r.type for r in op.results), tuple(v.type for v in op.operands), nested)
 
 
-_IMPURE = ("load", "store", "atomic", "print", "assert", "barrier", "scatter", "token", "dot", "call", "alloc")
+_IMPURE = ("load", "store", "atomic", "print", "assert", "barrier", "scatter", "gather", "token", "dot", "call",
+           "alloc", "wait", "random")
 
 
 def _equivalent(a: SSAValue, b: SSAValue, depth: int = 8) -> bool:
@@ -173,8 +174,8 @@ def _check(chain: Chain) -> bool:
                         or [r.type for r in oj.results] != [r.type for r in o1.results] or oj.successors:
                     return False
                 for ra, rb in zip(oj.regions, o1.regions):
-                    if len(ra.blocks) != len(rb.blocks) or any(
-                            [a.type for a in ba.args] != [a.type for a in bb.args] for ba, bb in zip(ra.blocks, rb.blocks)):
+                    if len(ra.blocks) != len(rb.blocks) or any([a.type for a in ba.args] != [a.type for a in bb.args]
+                                                               for ba, bb in zip(ra.blocks, rb.blocks)):
                         return False
                 if _int_const(o1) is not None:
                     if _int_const(oj) is None or oj.attributes != o1.attributes:
@@ -196,7 +197,8 @@ def _check(chain: Chain) -> bool:
                 d1 = descs[1]
                 if d1[0] == "prev":
                     d0 = descs[0]
-                    if d0[0] != "out" or slots.setdefault(d1[1:], d0[1]) is not d0[1]:
+                    if d0[0] != "out" or slots.setdefault(d1[1:], d0[1]) is not d0[1] \
+                            or d0[1].type != o1.operands[k].type:
                         return False
                     if any(d != d1 for d in descs[2:]):
                         return False
@@ -307,7 +309,8 @@ def find_chains(module: Operation) -> list[Chain]:
     return out
 
 
-REMARK = "{n} unrolled copies of a loop body re-rolled into a loop for the tensor-core tier (tileas-reroll-unrolled-loops)"
+REMARK = ("{n} unrolled copies of a loop body re-rolled into a loop for the tensor-core tier "
+          "(tileas-reroll-unrolled-loops)")
 
 
 def reroll_remarks(module: Operation) -> list[str]:
