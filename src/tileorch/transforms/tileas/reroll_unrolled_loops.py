@@ -22,8 +22,10 @@ segment 0 the same operand position reads one value defined before the chain, th
 initial value), (c) a value defined before the chain, the same in every segment or computed alike
 (side-effect-free ops of the same name, attributes and types on such values: the per-copy views
 cuTile hoists out of an enclosing loop), or (d) an integer
-``arith.constant`` whose values c_j form an arithmetic progression ``c_0 + s*j`` (likewise a
-segment's own integer ``arith.constant`` ops).  At least one value must be carried, a segment must
+``arith.constant`` (a scalar, or a tile of one value: ``j * TILE_N + cols`` of a static ``j`` folds
+to one) whose values c_j form an arithmetic progression ``c_0 + s*j`` (likewise a segment's own
+integer ``arith.constant`` ops); the loop computes ``c_0 + s*i`` from its induction variable ``i``,
+splat and broadcast to the tile for a tile.  At least one value must be carried, a segment must
 hold an ``nv_tileaa.dot`` (the pass exists for the tensor-core tiers: other unrolled code is left as
 written), results of a segment may be read only by that segment, by the next one as carried values,
 and (last segment only, carried values only) after the chain; the varying constants must all have
@@ -45,21 +47,36 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntegerAttr, IntegerType
-from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, IntegerType, TensorType
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
 from tileorch.diagnostics import copy_location, format_error
+from tileorch.dialects.nv_tileaa import BroadcastOp, SplatOp
 from tileorch.transforms.pass_kinds import ModuleTransform
 
 _DOT = "nv_tileaa.dot"
 
 
-def _int_const(op: Operation) -> tuple[int, IntegerType] | None:
-    """(value, type) of a scalar integer ``arith.constant`` (not i1), else None."""
-    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr) \
-            and isinstance(op.result.type, IntegerType) and op.result.type.width.data > 1:
-        return op.value.value.data, op.result.type
+def _int_const(op: Operation) -> tuple[int, IntegerType | TensorType] | None:
+    """(value, type) of an integer ``arith.constant`` (not i1): a scalar, or a tile of one value
+    (``j * TILE_N`` of a static ``j`` added to a tile folds to one), else None."""
+    if not isinstance(op, arith.ConstantOp):
+        return None
+    typ = op.result.type
+    elem = typ.element_type if isinstance(typ, TensorType) else typ
+    if not isinstance(elem, IntegerType) or elem.width.data <= 1:
+        return None
+    if isinstance(op.value, IntegerAttr) and not isinstance(typ, TensorType):
+        return op.value.value.data, typ
+    if isinstance(op.value, DenseIntOrFPElementsAttr) and isinstance(typ, TensorType):
+        values = set(op.value.get_values())
+        if len(values) == 1:
+            return int(values.pop()), typ
     return None
+
+
+def _scalar(typ: IntegerType | TensorType) -> IntegerType:
+    return typ.element_type if isinstance(typ, TensorType) else typ
 
 
 def _sig(op: Operation) -> tuple:
@@ -108,10 +125,10 @@ class Chain:
     """Carried values: (flat index of the op in a segment, result index)."""
     inits: list[SSAValue] = field(default_factory=list)
     """The initial value of each slot (read by segment 0)."""
-    operand_steps: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)
-    """(flat op index, operand index) -> (c_0, s): an outside constant operand varying by segment."""
-    const_steps: dict[int, tuple[int, int]] = field(default_factory=dict)
-    """flat op index -> (c_0, s): a segment's own integer constant varying by segment."""
+    operand_steps: dict[tuple[int, int], tuple[int, int, Attribute]] = field(default_factory=dict)
+    """(flat op index, operand index) -> (c_0, s, type): an outside constant operand varying by segment."""
+    const_steps: dict[int, tuple[int, int, Attribute]] = field(default_factory=dict)
+    """flat op index -> (c_0, s, type): a segment's own integer constant varying by segment."""
     iv_type: IntegerType = field(default_factory=lambda: IntegerType(32))
 
     def segment(self, j: int) -> list[Operation]:
@@ -189,8 +206,8 @@ def _check(chain: Chain) -> bool:
                     step = _progression(values)
                     if step is None:
                         return False
-                    chain.const_steps[x] = step
-                    const_types.add(o1.result.type)
+                    chain.const_steps[x] = (*step, o1.result.type)
+                    const_types.add(_scalar(o1.result.type))
                 continue
             for k in range(len(o1.operands)):
                 descs = [describe(flats[j][x].operands[k], j) for j in range(count)]
@@ -218,8 +235,8 @@ def _check(chain: Chain) -> bool:
                 step = _progression(values)
                 if step is None:
                     return False
-                chain.operand_steps[(x, k)] = step
-                const_types.add(consts[0][1])
+                chain.operand_steps[(x, k)] = (*step, consts[0][1])
+                const_types.add(_scalar(consts[0][1]))
     except _Mismatch:
         return False
     if not slots or len(const_types) > 1:
@@ -227,7 +244,7 @@ def _check(chain: Chain) -> bool:
     if const_types:
         chain.iv_type = const_types.pop()
     half = 1 << (chain.iv_type.width.data - 1)
-    if not all(-half <= v < half for c0, step in (*chain.const_steps.values(), *chain.operand_steps.values())
+    if not all(-half <= v < half for c0, step, _ in (*chain.const_steps.values(), *chain.operand_steps.values())
                for v in (c0, step, count)):
         return False  # (the loop's step or trip count would not fit the type)
     chain.slots = sorted(slots)
@@ -332,10 +349,11 @@ def reroll(chain: Chain) -> scf.ForOp:
     bounds = [arith.ConstantOp(IntegerAttr(v, typ)) for v in (0, chain.count, 1)]
     body = Block(arg_types=[typ, *(flat1[x].results[r].type for x, r in chain.slots)])
     iv = body.args[0]
-    exprs: dict[tuple[int, int], SSAValue] = {}
+    exprs: dict[tuple, SSAValue] = {}
 
-    def progression(c0: int, s: int) -> SSAValue:
-        if (c0, s) not in exprs:
+    def progression(c0: int, s: int, of: Attribute) -> SSAValue:
+        """``c0 + s * iv`` (of type ``of``: a tile of it splat and broadcast as cuTile writes it)."""
+        if (c0, s, of) not in exprs:
             value: SSAValue = iv
             new: list[Operation] = []
             if s != 1:
@@ -344,10 +362,17 @@ def reroll(chain: Chain) -> scf.ForOp:
             if c0 != 0:
                 new += [c := arith.ConstantOp(IntegerAttr(c0, typ)), a := arith.AddiOp(value, c.result)]
                 value = a.result
+            if isinstance(of, TensorType):
+                ones = TensorType(typ, [1] * len(of.get_shape()))
+                new.append(splat := SplatOp(operands=[value], result_types=[ones]))
+                value = splat.result
+                if list(of.get_shape()) != [1] * len(of.get_shape()):
+                    new.append(grown := BroadcastOp(operands=[value], result_types=[of]))
+                    value = grown.result
             copy_location(first, new)
             body.add_ops(new)
-            exprs[(c0, s)] = value
-        return exprs[(c0, s)]
+            exprs[(c0, s, of)] = value
+        return exprs[(c0, s, of)]
 
     for step in (*chain.const_steps.values(), *chain.operand_steps.values()):
         progression(*step)  # at the body's start, before the ops that read them
