@@ -30,9 +30,9 @@ hold an ``nv_tileaa.dot`` (the pass exists for the tensor-core tiers: other unro
 written), results of a segment may be read only by that segment, by the next one as carried values,
 and (last segment only, carried values only) after the chain; the varying constants must all have
 one integer type (the loop's induction variable type; i32 when none vary).  Segment boundaries are
-searched for with the period L taken from the distances between equal dots, smallest L first, each
-rotation of the periodic stretch (ops that repeat with period L) tried whose copies hold every dot of
-the stretch.  A stretch that fails any condition (a non-constant difference, constants that are not
+searched for with the period L taken from the distances between consecutive equal dots (one copy of
+the body per segment), smallest L first, each rotation of the periodic stretch (ops that repeat with
+period L) tried whose copies hold every dot of the stretch.  A stretch that fails any condition (a non-constant difference, constants that are not
 a progression over all copies) is left entirely as it is: no shorter loop over some of the copies.
 
 The loop runs the segments' ops in the same order on the same values, so the rewrite preserves
@@ -287,7 +287,11 @@ def _candidates(block: Block) -> Chain | None:
     if len(dots) < 2:
         return None
     sigs = [_sig(o) for o in ops]
-    periods = sorted({b - a for x, a in enumerate(dots) for b in dots[x + 1:] if sigs[a] == sigs[b]})
+    by_sig: dict[tuple, list[int]] = {}
+    for d in dots:
+        by_sig.setdefault(sigs[d], []).append(d)
+    # one copy per segment: the period is a distance between consecutive equal dots
+    periods = sorted({b - a for same in by_sig.values() for a, b in zip(same, same[1:])})
     for period in periods:
         k = 0
         limit = len(ops) - period
