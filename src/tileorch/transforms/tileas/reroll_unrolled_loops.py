@@ -30,8 +30,8 @@ hold an ``nv_tileaa.dot`` (the pass exists for the tensor-core tiers: other unro
 written), results of a segment may be read only by that segment, by the next one as carried values,
 and (last segment only, carried values only) after the chain; the varying constants must all have
 one integer type (the loop's induction variable type; i32 when none vary).  Segment boundaries are
-searched for with the period L taken from the distances between consecutive equal dots (one copy of
-the body per segment), smallest L first, each rotation of the periodic stretch (ops that repeat with
+searched for with the period L taken from the distances between equal dots at most 8 apart (one copy
+of the body per segment), smallest L first, each rotation of the periodic stretch (ops that repeat with
 period L) tried whose copies hold every dot of the stretch.  A stretch that fails any condition (a non-constant difference, constants that are not
 a progression over all copies) is left entirely as it is: no shorter loop over some of the copies.
 
@@ -55,6 +55,8 @@ from tileorch.dialects.nv_tileaa import BroadcastOp, SplatOp
 from tileorch.transforms.pass_kinds import ModuleTransform
 
 _DOT = "nv_tileaa.dot"
+_EQUAL_DOTS = 8
+"""The most dots of one signature a loop body may hold (bounds the periods tried)."""
 
 
 def _int_const(op: Operation) -> tuple[int, IntegerType | TensorType] | None:
@@ -290,8 +292,10 @@ def _candidates(block: Block) -> Chain | None:
     by_sig: dict[tuple, list[int]] = {}
     for d in dots:
         by_sig.setdefault(sigs[d], []).append(d)
-    # one copy per segment: the period is a distance between consecutive equal dots
-    periods = sorted({b - a for same in by_sig.values() for a, b in zip(same, same[1:])})
+    # one copy per segment: the period is the distance from a dot to one of the next few equal dots
+    # (a body may hold several equal dots: attention's two at equal tile sizes)
+    periods = sorted({same[x + m] - same[x] for same in by_sig.values() for x in range(len(same))
+                      for m in range(1, _EQUAL_DOTS + 1) if x + m < len(same)})
     for period in periods:
         k = 0
         limit = len(ops) - period
