@@ -18,22 +18,24 @@ segments of L ops (N >= 2) such that, op by op (nested regions included, walked 
 segments have the same op names, properties, attributes, result types and operand structure: an
 operand is (a) a value of the same segment (the same op and result in every segment), (b) a result
 of the segment before (the same op and result in every segment from 1 on: a *carried* value; in
-segment 0 the same operand position reads one value defined before the chain, the carried value's
-initial value), (c) a value defined before the chain, the same in every segment or computed alike
-(side-effect-free ops of the same name, attributes and types on such values: the per-copy views
-cuTile hoists out of an enclosing loop), or (d) an integer
-``arith.constant`` (a scalar, or a tile of one value: ``j * TILE_N + cols`` of a static ``j`` folds
-to one) whose values c_j form an arithmetic progression ``c_0 + s*j`` (likewise a segment's own
-integer ``arith.constant`` ops); the loop computes ``c_0 + s*i`` from its induction variable ``i``,
-splat and broadcast to the tile for a tile.  At least one value must be carried, a segment must
-hold an ``nv_tileaa.dot`` (the pass exists for the tensor-core tiers: other unrolled code is left as
-written), results of a segment may be read only by that segment, by the next one as carried values,
-and (last segment only, carried values only) after the chain; the varying constants must all have
-one integer type (the loop's induction variable type; i32 when none vary).  Segment boundaries are
-searched for with the period L taken from the distances between equal dots at most 8 apart (one copy
-of the body per segment), smallest L first, each rotation of the periodic stretch (ops that repeat with
-period L) tried whose copies hold every dot of the stretch.  A stretch that fails any condition (a non-constant difference, constants that are not
-a progression over all copies) is left entirely as it is: no shorter loop over some of the copies.
+segment 0 the same operand position reads one value defined before the chain, of the same type:
+the carried value's initial value), (c) a value defined before the chain, the same in every
+segment or computed alike (side-effect-free ops of the same name, attributes and types on such
+values: the per-copy views cuTile hoists out of an enclosing loop), or (d) an integer
+``arith.constant`` (a scalar, or a tile of one value: ``j * TILE_N + cols`` of a static ``j``
+folds to one) whose values c_j form an arithmetic progression ``c_0 + s*j`` (likewise a segment's
+own integer ``arith.constant`` ops); the loop computes ``c_0 + s*i`` from its induction variable
+``i`` (splat and broadcast for a tile).  At least one value must be carried; a segment must hold
+an ``nv_tileaa.dot`` (the pass exists for the tensor-core tiers: other unrolled code is left as
+written); results of a segment may be read only by that segment, by the next one as carried
+values, and (last segment only, carried values only) after the chain; the varying constants must
+all have one integer element type (the induction variable's; i32 when none vary).
+
+Segment boundaries are searched for with the period L taken from the distances between equal
+dots at most 8 apart (one copy of the body per segment), smallest L first, each rotation of the
+periodic stretch (ops that repeat with period L) tried whose copies hold every dot of the
+stretch.  A stretch that fails any condition (a non-constant difference, constants that are not
+a progression over all copies) is left entirely as it is: no shorter loop over some copies.
 
 The loop runs the segments' ops in the same order on the same values, so the rewrite preserves
 the program's meaning whether or not the tier then takes it; the compile driver runs the tier on a
@@ -70,10 +72,8 @@ def _int_const(op: Operation) -> tuple[int, IntegerType | TensorType] | None:
         return None
     if isinstance(op.value, IntegerAttr) and not isinstance(typ, TensorType):
         return op.value.value.data, typ
-    if isinstance(op.value, DenseIntOrFPElementsAttr) and isinstance(typ, TensorType):
-        values = set(op.value.get_values())
-        if len(values) == 1:
-            return int(values.pop()), typ
+    if isinstance(op.value, DenseIntOrFPElementsAttr) and isinstance(typ, TensorType) and op.value.is_splat():
+        return int(next(iter(op.value.iter_values()))), typ
     return None
 
 
