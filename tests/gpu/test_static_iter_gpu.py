@@ -42,6 +42,16 @@ def test_attention_over_a_constant_number_of_key_tiles():
     _check_path("attn_static_kv", args)
 
 
+def test_attention_with_the_keys_past_a_length_masked():
+    q, k, v = (randn((2, 256, 64), "float16", s) for s in (1511, 1512, 1513))
+    k[:, 200:] = 100.0  # keys past the length would dominate if they were read
+    args = run("attn_static_kv_masked", {0: q, 1: k, 2: v})
+    s = (q.float() @ k[:, :200].float().transpose(-1, -2)) / math.sqrt(64)
+    ref = torch.softmax(s, -1) @ v[:, :200].float()
+    close(args[3].float(), ref, atol=3e-3, rtol=1e-2)
+    _check_path("attn_static_kv_masked", args)
+
+
 def test_gemm_static_iter_k_with_bias_and_relu_epilogue():
     a, b = randn((256, 256), "float16", 1504), randn((256, 256), "float16", 1505, scale=0.5)
     bias = randn((256,), "float32", 1506)

@@ -45,7 +45,8 @@ def _reroll_remarks(prog):
     return [r for r in prog.remarks if "re-rolled into a loop for the tensor-core tier" in r]
 
 
-@pytest.mark.parametrize("name,copies", [("attn_static_kv", 4), ("mm_static_iter_bias", 4),
+@pytest.mark.parametrize("name,copies", [("attn_static_kv", 4), ("attn_static_kv_masked", 4),
+                                         ("mm_static_iter_bias", 4),
                                          ("mm_persistent_static_k", 4), ("mm_k_written_out", 3)])
 def test_takes_its_tier_with_the_remark_at_the_users_line(name, copies):
     prog = _compiled(name)
@@ -91,3 +92,11 @@ def test_attention_over_a_constant_number_of_key_tiles():
     assert prog.kind == "chained", prog.remarks
     o = s3._chained("attn_static_kv", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
     s4._check(o, s4._softmax_attn(s4._scores(q, k, 1 / math.sqrt(64)), v))
+
+
+def test_attention_with_the_keys_past_a_length_masked():
+    """200 valid keys of 256 (the last of 4 key tiles partly masked); keys past 200 would dominate."""
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    k[:, 200:] = 100.0
+    o = s3._chained("attn_static_kv_masked", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    s4._check(o, s4._softmax_attn(s4._scores(q, k[:, :200], 1 / math.sqrt(64)), v[:, :200]))

@@ -4,6 +4,8 @@ rolls back into a loop for the tensor-core tiers.
 
 * ``attn_static_kv``: FlashAttention forward over a constant number ``KT`` of key tiles
   (``for j in ct.static_iter(range(KT))``: three carried values, the running max, sum and output);
+* ``attn_static_kv_masked``: the same with the keys past a launch-time length masked (each copy's
+  key positions a constant tile: a progression of splat tiles);
 * ``mm_static_iter_bias``: a GEMM whose K loop is ``ct.static_iter(range(KT))``, with a bias
   (a row of N) added and ReLU applied in the epilogue, stored as f16;
 * ``mm_persistent_static_k``: a persistent GEMM (a loop over the output tiles) with that K loop;
@@ -39,6 +41,32 @@ def attn_static_kv(Q, K, V, O, qk_scale: float, KT: ct.Constant[int], TILE_M: ct
     for j in ct.static_iter(range(KT)):
         k = ct.reshape(ct.load(K, index=(bh, j, 0), shape=(1, TILE_N, D)), (TILE_N, D))
         s = ct.mma(q, ct.transpose(k), ct.full((TILE_M, TILE_N), 0.0, dtype=ct.float32))
+        m_ij = ct.maximum(m_i, ct.max(s, axis=-1, keepdims=True) * qk_scale)
+        p = ct.exp2(s * qk_scale - m_ij)
+        alpha = ct.exp2(m_i - m_ij)
+        l_i = l_i * alpha + ct.sum(p, axis=-1, keepdims=True)
+        v = ct.reshape(ct.load(V, index=(bh, j, 0), shape=(1, TILE_N, D)), (TILE_N, D))
+        acc = ct.mma(p.astype(Q.dtype), v, acc * alpha)
+        m_i = m_ij
+    out = acc / l_i
+    ct.store(O, index=(bh, bm, 0), tile=ct.reshape(out.astype(O.dtype), (1, TILE_M, D)))
+
+
+@ct.kernel
+def attn_static_kv_masked(Q, K, V, O, qk_scale: float, kv_len: int, KT: ct.Constant[int], TILE_M: ct.Constant[int],
+                          TILE_N: ct.Constant[int], D: ct.Constant[int]):
+    """``attn_static_kv`` with the keys at or past ``kv_len`` (a launch argument) masked to ``-inf``:
+    ``j * TILE_N + cols`` of a static ``j`` is a constant tile in each copy (0, 64, 128, ...)."""
+    bm, bh = ct.bid(0), ct.bid(1)
+    q = ct.reshape(ct.load(Q, index=(bh, bm, 0), shape=(1, TILE_M, D)), (TILE_M, D))
+    cols = ct.arange(TILE_N, dtype=ct.int32)[None, :]
+    m_i = ct.full((TILE_M, 1), -math.inf, dtype=ct.float32)
+    l_i = ct.full((TILE_M, 1), 0.0, dtype=ct.float32)
+    acc = ct.full((TILE_M, D), 0.0, dtype=ct.float32)
+    for j in ct.static_iter(range(KT)):
+        k = ct.reshape(ct.load(K, index=(bh, j, 0), shape=(1, TILE_N, D)), (TILE_N, D))
+        s = ct.mma(q, ct.transpose(k), ct.full((TILE_M, TILE_N), 0.0, dtype=ct.float32))
+        s = ct.where(j * TILE_N + cols < kv_len, s, -math.inf)
         m_ij = ct.maximum(m_i, ct.max(s, axis=-1, keepdims=True) * qk_scale)
         p = ct.exp2(s * qk_scale - m_ij)
         alpha = ct.exp2(m_i - m_ij)
@@ -95,6 +123,8 @@ def mm_k_written_out(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct
 _add("attn_static_kv", attn_static_kv, [((2, 256, 64), "float16")] * 3 + [((2, 256, 64), "float16"),
                                                                           LOG2E / math.sqrt(64), 4, 128, 64, 64],
      (2, 2), "chained", outputs=(3,))
+_add("attn_static_kv_masked", attn_static_kv_masked, [((2, 256, 64), "float16")] * 4 + [
+    LOG2E / math.sqrt(64), 200, 4, 128, 64, 64], (2, 2), "chained", outputs=(3,))
 _add("mm_static_iter_bias", mm_static_iter_bias, [((256, 256), "float16"), ((256, 256), "float16"),
                                                   ((256,), "float32"), ((256, 256), "float16"), 4, 128, 128, 64],
      (2, 2), "gemm", outputs=(3,))

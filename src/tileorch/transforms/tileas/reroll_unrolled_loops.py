@@ -18,20 +18,24 @@ segments of L ops (N >= 2) such that, op by op (nested regions included, walked 
 segments have the same op names, properties, attributes, result types and operand structure: an
 operand is (a) a value of the same segment (the same op and result in every segment), (b) a result
 of the segment before (the same op and result in every segment from 1 on: a *carried* value; in
-segment 0 the same operand position reads one value defined before the chain, the carried value's
-initial value), (c) a value defined before the chain, the same in every segment or computed alike
-(side-effect-free ops of the same name, attributes and types on such values: the per-copy views
-cuTile hoists out of an enclosing loop), or (d) an integer
-``arith.constant`` whose values c_j form an arithmetic progression ``c_0 + s*j`` (likewise a
-segment's own integer ``arith.constant`` ops).  At least one value must be carried, a segment must
-hold an ``nv_tileaa.dot`` (the pass exists for the tensor-core tiers: other unrolled code is left as
-written), results of a segment may be read only by that segment, by the next one as carried values,
-and (last segment only, carried values only) after the chain; the varying constants must all have
-one integer type (the loop's induction variable type; i32 when none vary).  Segment boundaries are
-searched for with the period L taken from the distances between equal dots, smallest L first, each
-rotation of the periodic stretch (ops that repeat with period L) tried whose copies hold every dot of
-the stretch.  A stretch that fails any condition (a non-constant difference, constants that are not
-a progression over all copies) is left entirely as it is: no shorter loop over some of the copies.
+segment 0 the same operand position reads one value defined before the chain, of the same type:
+the carried value's initial value), (c) a value defined before the chain, the same in every
+segment or computed alike (side-effect-free ops of the same name, attributes and types on such
+values: the per-copy views cuTile hoists out of an enclosing loop), or (d) an integer
+``arith.constant`` (a scalar, or a tile of one value: ``j * TILE_N + cols`` of a static ``j``
+folds to one) whose values c_j form an arithmetic progression ``c_0 + s*j`` (likewise a segment's
+own integer ``arith.constant`` ops); the loop computes ``c_0 + s*i`` from its induction variable
+``i`` (splat and broadcast for a tile).  At least one value must be carried; a segment must hold
+an ``nv_tileaa.dot`` (the pass exists for the tensor-core tiers: other unrolled code is left as
+written); results of a segment may be read only by that segment, by the next one as carried
+values, and (last segment only, carried values only) after the chain; the varying constants must
+all have one integer element type (the induction variable's; i32 when none vary).
+
+Segment boundaries are searched for with the period L taken from the distances between equal
+dots at most 8 apart (one copy of the body per segment), smallest L first, each rotation of the
+periodic stretch (ops that repeat with period L) tried whose copies hold every dot of the
+stretch.  A stretch that fails any condition (a non-constant difference, constants that are not
+a progression over all copies) is left entirely as it is: no shorter loop over some copies.
 
 The loop runs the segments' ops in the same order on the same values, so the rewrite preserves
 the program's meaning whether or not the tier then takes it; the compile driver runs the tier on a
@@ -45,25 +49,40 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp
-from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, IntegerType, TensorType
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
 from tileorch.diagnostics import copy_location, format_error
+from tileorch.dialects.nv_tileaa import BroadcastOp, SplatOp
 from tileorch.transforms.pass_kinds import ModuleTransform
 
 _DOT = "nv_tileaa.dot"
+_EQUAL_DOTS = 8
+"""The most dots of one signature a loop body may hold (bounds the periods tried)."""
 
 
-def _int_const(op: Operation) -> tuple[int, IntegerType] | None:
-    """(value, type) of a scalar integer ``arith.constant`` (not i1), else None."""
-    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr) \
-            and isinstance(op.result.type, IntegerType) and op.result.type.width.data > 1:
-        return op.value.value.data, op.result.type
+def _int_const(op: Operation) -> tuple[int, IntegerType | TensorType] | None:
+    """(value, type) of an integer ``arith.constant`` (not i1): a scalar, or a tile of one value
+    (``j * TILE_N`` of a static ``j`` added to a tile folds to one), else None."""
+    if not isinstance(op, arith.ConstantOp):
+        return None
+    typ = op.result.type
+    elem = typ.element_type if isinstance(typ, TensorType) else typ
+    if not isinstance(elem, IntegerType) or elem.width.data <= 1:
+        return None
+    if isinstance(op.value, IntegerAttr) and not isinstance(typ, TensorType):
+        return op.value.value.data, typ
+    if isinstance(op.value, DenseIntOrFPElementsAttr) and isinstance(typ, TensorType) and op.value.is_splat():
+        return int(next(iter(op.value.iter_values()))), typ
     return None
 
 
+def _scalar(typ: IntegerType | TensorType) -> IntegerType:
+    return typ.element_type if isinstance(typ, TensorType) else typ
+
+
 def _sig(op: Operation) -> tuple:
-    """What segments must agree on op by op, cheap to compare (the full check is :func:`_match`):
+    """What segments must agree on op by op, cheap to compare (the full check is :func:`_check`):
     an integer constant's value left out."""
     if _int_const(op) is not None:
         return ("const", op.result.type)
@@ -71,7 +90,8 @@ def _sig(op: Operation) -> tuple:
     return (op.name, tuple(r.type for r in op.results), tuple(v.type for v in op.operands), nested)
 
 
-_IMPURE = ("load", "store", "atomic", "print", "assert", "barrier", "scatter", "token", "dot", "call", "alloc")
+_IMPURE = ("load", "store", "atomic", "print", "assert", "barrier", "scatter", "gather", "token", "dot", "call",
+           "alloc", "wait", "random")
 
 
 def _equivalent(a: SSAValue, b: SSAValue, depth: int = 8) -> bool:
@@ -107,10 +127,10 @@ class Chain:
     """Carried values: (flat index of the op in a segment, result index)."""
     inits: list[SSAValue] = field(default_factory=list)
     """The initial value of each slot (read by segment 0)."""
-    operand_steps: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)
-    """(flat op index, operand index) -> (c_0, s): an outside constant operand varying by segment."""
-    const_steps: dict[int, tuple[int, int]] = field(default_factory=dict)
-    """flat op index -> (c_0, s): a segment's own integer constant varying by segment."""
+    operand_steps: dict[tuple[int, int], tuple[int, int, Attribute]] = field(default_factory=dict)
+    """(flat op index, operand index) -> (c_0, s, type): an outside constant operand varying by segment."""
+    const_steps: dict[int, tuple[int, int, Attribute]] = field(default_factory=dict)
+    """flat op index -> (c_0, s, type): a segment's own integer constant varying by segment."""
     iv_type: IntegerType = field(default_factory=lambda: IntegerType(32))
 
     def segment(self, j: int) -> list[Operation]:
@@ -173,8 +193,8 @@ def _check(chain: Chain) -> bool:
                         or [r.type for r in oj.results] != [r.type for r in o1.results] or oj.successors:
                     return False
                 for ra, rb in zip(oj.regions, o1.regions):
-                    if len(ra.blocks) != len(rb.blocks) or any(
-                            [a.type for a in ba.args] != [a.type for a in bb.args] for ba, bb in zip(ra.blocks, rb.blocks)):
+                    if len(ra.blocks) != len(rb.blocks) or any([a.type for a in ba.args] != [a.type for a in bb.args]
+                                                               for ba, bb in zip(ra.blocks, rb.blocks)):
                         return False
                 if _int_const(o1) is not None:
                     if _int_const(oj) is None or oj.attributes != o1.attributes:
@@ -188,15 +208,16 @@ def _check(chain: Chain) -> bool:
                     step = _progression(values)
                     if step is None:
                         return False
-                    chain.const_steps[x] = step
-                    const_types.add(o1.result.type)
+                    chain.const_steps[x] = (*step, o1.result.type)
+                    const_types.add(_scalar(o1.result.type))
                 continue
             for k in range(len(o1.operands)):
                 descs = [describe(flats[j][x].operands[k], j) for j in range(count)]
                 d1 = descs[1]
                 if d1[0] == "prev":
                     d0 = descs[0]
-                    if d0[0] != "out" or slots.setdefault(d1[1:], d0[1]) is not d0[1]:
+                    if d0[0] != "out" or slots.setdefault(d1[1:], d0[1]) is not d0[1] \
+                            or d0[1].type != o1.operands[k].type:
                         return False
                     if any(d != d1 for d in descs[2:]):
                         return False
@@ -216,8 +237,8 @@ def _check(chain: Chain) -> bool:
                 step = _progression(values)
                 if step is None:
                     return False
-                chain.operand_steps[(x, k)] = step
-                const_types.add(consts[0][1])
+                chain.operand_steps[(x, k)] = (*step, consts[0][1])
+                const_types.add(_scalar(consts[0][1]))
     except _Mismatch:
         return False
     if not slots or len(const_types) > 1:
@@ -225,7 +246,7 @@ def _check(chain: Chain) -> bool:
     if const_types:
         chain.iv_type = const_types.pop()
     half = 1 << (chain.iv_type.width.data - 1)
-    if not all(-half <= v < half for c0, step in (*chain.const_steps.values(), *chain.operand_steps.values())
+    if not all(-half <= v < half for c0, step, _ in (*chain.const_steps.values(), *chain.operand_steps.values())
                for v in (c0, step, count)):
         return False  # (the loop's step or trip count would not fit the type)
     chain.slots = sorted(slots)
@@ -268,7 +289,13 @@ def _candidates(block: Block) -> Chain | None:
     if len(dots) < 2:
         return None
     sigs = [_sig(o) for o in ops]
-    periods = sorted({b - a for x, a in enumerate(dots) for b in dots[x + 1:] if sigs[a] == sigs[b]})
+    by_sig: dict[tuple, list[int]] = {}
+    for d in dots:
+        by_sig.setdefault(sigs[d], []).append(d)
+    # one copy per segment: the period is the distance from a dot to one of the next few equal dots
+    # (a body may hold several equal dots: attention's two at equal tile sizes)
+    periods = sorted({same[x + m] - same[x] for same in by_sig.values() for x in range(len(same))
+                      for m in range(1, _EQUAL_DOTS + 1) if x + m < len(same)})
     for period in periods:
         k = 0
         limit = len(ops) - period
@@ -307,7 +334,8 @@ def find_chains(module: Operation) -> list[Chain]:
     return out
 
 
-REMARK = "{n} unrolled copies of a loop body re-rolled into a loop for the tensor-core tier (tileas-reroll-unrolled-loops)"
+REMARK = ("{n} unrolled copies of a loop body re-rolled into a loop for the tensor-core tier "
+          "(tileas-reroll-unrolled-loops)")
 
 
 def reroll_remarks(module: Operation) -> list[str]:
@@ -329,10 +357,11 @@ def reroll(chain: Chain) -> scf.ForOp:
     bounds = [arith.ConstantOp(IntegerAttr(v, typ)) for v in (0, chain.count, 1)]
     body = Block(arg_types=[typ, *(flat1[x].results[r].type for x, r in chain.slots)])
     iv = body.args[0]
-    exprs: dict[tuple[int, int], SSAValue] = {}
+    exprs: dict[tuple, SSAValue] = {}
 
-    def progression(c0: int, s: int) -> SSAValue:
-        if (c0, s) not in exprs:
+    def progression(c0: int, s: int, of: Attribute) -> SSAValue:
+        """``c0 + s * iv`` (of type ``of``: a tile of it splat and broadcast as cuTile writes it)."""
+        if (c0, s, of) not in exprs:
             value: SSAValue = iv
             new: list[Operation] = []
             if s != 1:
@@ -341,10 +370,17 @@ def reroll(chain: Chain) -> scf.ForOp:
             if c0 != 0:
                 new += [c := arith.ConstantOp(IntegerAttr(c0, typ)), a := arith.AddiOp(value, c.result)]
                 value = a.result
+            if isinstance(of, TensorType):
+                ones = TensorType(typ, [1] * len(of.get_shape()))
+                new.append(splat := SplatOp(operands=[value], result_types=[ones]))
+                value = splat.result
+                if list(of.get_shape()) != [1] * len(of.get_shape()):
+                    new.append(grown := BroadcastOp(operands=[value], result_types=[of]))
+                    value = grown.result
             copy_location(first, new)
             body.add_ops(new)
-            exprs[(c0, s)] = value
-        return exprs[(c0, s)]
+            exprs[(c0, s, of)] = value
+        return exprs[(c0, s, of)]
 
     for step in (*chain.const_steps.values(), *chain.operand_steps.values()):
         progression(*step)  # at the body's start, before the ops that read them

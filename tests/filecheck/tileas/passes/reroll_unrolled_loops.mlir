@@ -495,3 +495,67 @@ builtin.module {
 // CHECK-NEXT:    %[[X:.*]], %{{.*}} = nv_tileaa.tiled_load %va1[%i, %[[K]]]
 // CHECK-NEXT:    %[[Y:.*]], %{{.*}} = nv_tileaa.tiled_load %vb1[%[[K]], %j]
 // CHECK-NEXT:    nv_tileaa.dot %[[X]], %[[Y]], %[[ACC]]
+
+// -----
+// Each copy masks the key positions j * 64 + cols past %n: j * 64 is a constant tile in each copy
+// (dense<0>, dense<64>, dense<128>: a progression of splat tiles), rebuilt in the loop from
+// 64 * k splat and broadcast as cuTile writes a scalar added to a tile.
+!m = !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+!v = !nv_tileaa.tiled_view<array<i32: 64, 64>, array<i32: 64, 64>, array<i32: 0, 1>, !m>
+builtin.module {
+  nv_tileaa.func @splat_tiles(%q: !nv_tileaa.ptr<f16>, %s: i32, %n: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %tok = nv_tileaa.create_mem_token
+    %mq = nv_tileaa.make_memref %q[%s, %s] [%s] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %vq = nv_tileaa.block_tile %mq : !m -> !v
+    %i = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %p0 = arith.constant dense<0> : tensor<1x64xi32>
+    %p1 = arith.constant dense<64> : tensor<1x64xi32>
+    %p2 = arith.constant dense<128> : tensor<1x64xi32>
+    %range = nv_tileaa.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+    %cols = nv_tileaa.expand_dims %range {dim = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+    %ns = nv_tileaa.splat %n : i32 -> tensor<1x1xi32>
+    %nb = nv_tileaa.broadcast %ns : tensor<1x1xi32> -> tensor<1x64xi32>
+    %qt, %t0 = nv_tileaa.tiled_load %vq[%i, %c0] token %tok : !v [i32, i32] -> tensor<64x64xf16>
+    %z = arith.constant dense<0.0> : tensor<64x64xf32>
+    %ninf = arith.constant dense<-1.0e+30> : tensor<64x64xf32>
+    %k0, %tk0 = nv_tileaa.tiled_load %vq[%c0, %c0] token %tok : !v [i32, i32] -> tensor<64x64xf16>
+    %sc0 = nv_tileaa.dot %qt, %k0, %z : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32> -> tensor<64x64xf32>
+    %key0 = nv_tileaa.addi %p0, %cols : tensor<1x64xi32>
+    %ok0 = nv_tileaa.cmpi "slt", %key0, %nb : tensor<1x64xi32> -> tensor<1x64xi1>
+    %okb0 = nv_tileaa.broadcast %ok0 : tensor<1x64xi1> -> tensor<64x64xi1>
+    %sel0 = nv_tileaa.select %okb0, %sc0, %ninf : tensor<64x64xi1>, tensor<64x64xf32>
+    %o0 = nv_tileaa.addf %z, %sel0 : tensor<64x64xf32>
+    %k1, %tk1 = nv_tileaa.tiled_load %vq[%c1, %c0] token %tok : !v [i32, i32] -> tensor<64x64xf16>
+    %sc1 = nv_tileaa.dot %qt, %k1, %z : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32> -> tensor<64x64xf32>
+    %key1 = nv_tileaa.addi %p1, %cols : tensor<1x64xi32>
+    %ok1 = nv_tileaa.cmpi "slt", %key1, %nb : tensor<1x64xi32> -> tensor<1x64xi1>
+    %okb1 = nv_tileaa.broadcast %ok1 : tensor<1x64xi1> -> tensor<64x64xi1>
+    %sel1 = nv_tileaa.select %okb1, %sc1, %ninf : tensor<64x64xi1>, tensor<64x64xf32>
+    %o1 = nv_tileaa.addf %o0, %sel1 : tensor<64x64xf32>
+    %k2, %tk2 = nv_tileaa.tiled_load %vq[%c2, %c0] token %tok : !v [i32, i32] -> tensor<64x64xf16>
+    %sc2 = nv_tileaa.dot %qt, %k2, %z : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32> -> tensor<64x64xf32>
+    %key2 = nv_tileaa.addi %p2, %cols : tensor<1x64xi32>
+    %ok2 = nv_tileaa.cmpi "slt", %key2, %nb : tensor<1x64xi32> -> tensor<1x64xi1>
+    %okb2 = nv_tileaa.broadcast %ok2 : tensor<1x64xi1> -> tensor<64x64xi1>
+    %sel2 = nv_tileaa.select %okb2, %sc2, %ninf : tensor<64x64xi1>, tensor<64x64xf32>
+    %o2 = nv_tileaa.addf %o1, %sel2 : tensor<64x64xf32>
+    %oh = nv_tileaa.fp_to_fp %o2 {rounding = #nv_tileaa.rounding_mode<rn>} : tensor<64x64xf32> -> tensor<64x64xf16>
+    %t3 = nv_tileaa.tiled_store %oh, %vq[%i, %c0] token %tok : tensor<64x64xf16>, !v [i32, i32]
+    nv_tileaa.return
+  }
+}
+// CHECK-LABEL: nv_tileaa.func @splat_tiles
+// CHECK-NOT:   dense<64> : tensor<1x64xi32>
+// CHECK:       scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[O:.*]] = %z) -> (tensor<64x64xf32>) : i32 {
+// CHECK-NEXT:    %[[S:.*]] = arith.constant 64 : i32
+// CHECK-NEXT:    %[[K64:.*]] = arith.muli %[[K]], %[[S]] : i32
+// CHECK-NEXT:    %[[SP:.*]] = nv_tileaa.splat %[[K64]] : i32 -> tensor<1x1xi32>
+// CHECK-NEXT:    %[[P:.*]] = nv_tileaa.broadcast %[[SP]] : tensor<1x1xi32> -> tensor<1x64xi32>
+// CHECK-NEXT:    nv_tileaa.tiled_load %vq[%[[K]], %c0]
+// CHECK-NEXT:    nv_tileaa.dot
+// CHECK-NEXT:    nv_tileaa.addi %[[P]], %cols : tensor<1x64xi32>
+// CHECK:         %[[ON:.*]] = nv_tileaa.addf %[[O]], %{{.*}}
+// CHECK-NEXT:    scf.yield %[[ON]]
