@@ -31,6 +31,9 @@ from xdsl.dialects.builtin import (BFloat16Type, Float16Type, Float32Type, Float
 
 SHARED_BASE = 1 << 40
 _I1 = IntegerType(1)  # compared with result types in the hot loop: built once, not per op
+_INT_BINARY = {"arith.addi": np.add, "arith.subi": np.subtract, "arith.muli": np.multiply,
+               "arith.andi": np.bitwise_and, "arith.ori": np.bitwise_or, "arith.xori": np.bitwise_xor}
+_FLOAT_BINARY = {"arith.addf": np.add, "arith.subf": np.subtract, "arith.mulf": np.multiply, "arith.divf": np.divide}
 
 
 def _whole_warps(mask: np.ndarray) -> bool:
@@ -129,6 +132,7 @@ class Interpreter:
         """Module global name -> its address in ``memory`` (the scratch is not one of them)."""
         self.printed: list[str] = []
         self._constants: dict = {}
+        self._block_ops: dict = {}  # block -> its ops (a tuple)
         """``arith.constant`` op -> its value over the threads (read-only: no op writes its operands),
         made once instead of at every execution (a quarter of the ops a kernel's loops run)."""
 
@@ -283,9 +287,18 @@ class Interpreter:
                     self.block(block, env, np.ones(self.T, bool))
 
     def block(self, block, env, mask):
-        for op in block.ops:
+        ops = self._block_ops.get(block)
+        if ops is None:  # the IR is not changed while it runs: a loop body's ops listed once
+            ops = self._block_ops[block] = tuple(block.ops)
+        constants = self._constants
+        for op in ops:
             name = op.name
-            if name in ("scf.yield", "func.return"):
+            if name == "arith.constant":  # made already: no dispatch
+                const = constants.get(op)
+                if const is not None:
+                    env[op.results[0]] = const
+                    continue
+            elif name in ("scf.yield", "func.return"):
                 return [env[v] for v in op.operands]
             self.op(op, env, mask)
         return []
@@ -318,8 +331,7 @@ class Interpreter:
             put(const)
         elif name in ("arith.addi", "arith.subi", "arith.muli", "arith.andi", "arith.ori", "arith.xori"):
             a, b = ins
-            f = {"arith.addi": np.add, "arith.subi": np.subtract, "arith.muli": np.multiply,
-                 "arith.andi": np.bitwise_and, "arith.ori": np.bitwise_or, "arith.xori": np.bitwise_xor}[name]
+            f = _INT_BINARY[name]
             if rt == _I1:
                 put(f(a.astype(bool), b.astype(bool)) if name != "arith.xori" else a.astype(bool) ^ b.astype(bool))
             else:
@@ -429,8 +441,7 @@ class Interpreter:
             put(ins[0].astype(np.int64))
         elif name in ("arith.addf", "arith.subf", "arith.mulf", "arith.divf"):
             a, b = ins
-            f = {"arith.addf": np.add, "arith.subf": np.subtract, "arith.mulf": np.multiply,
-                 "arith.divf": np.divide}[name]
+            f = _FLOAT_BINARY[name]
             with np.errstate(all="ignore"):
                 put(f(a, b).astype(_np_float(rt)))
         elif name == "arith.negf":
