@@ -376,6 +376,10 @@ class Emu:
     # ------------------------------------------------------------------ values
     def get(self, x, T):
         x = x.strip()
+        reg = self.regs.get(x)
+        if reg is not None:  # a register written before (the common case; never a special register)
+            self._check_pending(x, T)
+            return reg[T]
         if x.startswith("%") or re.match(r"^p$", x):
             if x in ("%tid.x",):
                 return np.arange(self.N, dtype=np.uint64)[T]
