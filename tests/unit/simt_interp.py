@@ -30,6 +30,10 @@ from xdsl.dialects.builtin import (BFloat16Type, Float16Type, Float32Type, Float
                                    IntegerType, VectorType)
 
 SHARED_BASE = 1 << 40
+_I1 = IntegerType(1)  # compared with result types in the hot loop: built once, not per op
+_INT_BINARY = {"arith.addi": np.add, "arith.subi": np.subtract, "arith.muli": np.multiply,
+               "arith.andi": np.bitwise_and, "arith.ori": np.bitwise_or, "arith.xori": np.bitwise_xor}
+_FLOAT_BINARY = {"arith.addf": np.add, "arith.subf": np.subtract, "arith.mulf": np.multiply, "arith.divf": np.divide}
 
 
 def _whole_warps(mask: np.ndarray) -> bool:
@@ -78,6 +82,11 @@ def _width(t) -> int:
 
 
 def _wrap(x, w: int):
+    if type(x) is np.ndarray and x.ndim and 1 < w < 63:  # the hot case: one pass, no temporaries of np.where
+        if x.dtype != np.int64:
+            x = x.astype(np.int64)
+        h = 1 << (w - 1)  # ((x + h) mod 2^w) - h: the low w bits read as two's complement
+        return ((x + h) & ((1 << w) - 1)) - h
     x = np.asarray(x, dtype=np.int64)
     if w >= 64:
         return x
@@ -122,6 +131,10 @@ class Interpreter:
         self.globals = globals_ or {}
         """Module global name -> its address in ``memory`` (the scratch is not one of them)."""
         self.printed: list[str] = []
+        self._constants: dict = {}
+        self._block_ops: dict = {}  # block -> its ops (a tuple)
+        """``arith.constant`` op -> its value over the threads (read-only: no op writes its operands),
+        made once instead of at every execution (a quarter of the ops a kernel's loops run)."""
 
     # ---------------------------------------------------------------- memory
     def _region(self, addr: int, size: int):
@@ -274,9 +287,18 @@ class Interpreter:
                     self.block(block, env, np.ones(self.T, bool))
 
     def block(self, block, env, mask):
-        for op in block.ops:
+        ops = self._block_ops.get(block)
+        if ops is None:  # the IR is not changed while it runs: a loop body's ops listed once
+            ops = self._block_ops[block] = tuple(block.ops)
+        constants = self._constants
+        for op in ops:
             name = op.name
-            if name in ("scf.yield", "func.return"):
+            if name == "arith.constant":  # made already: no dispatch
+                const = constants.get(op)
+                if const is not None:
+                    env[op.results[0]] = const
+                    continue
+            elif name in ("scf.yield", "func.return"):
                 return [env[v] for v in op.operands]
             self.op(op, env, mask)
         return []
@@ -295,21 +317,44 @@ class Interpreter:
             env[res] = x
 
         if name == "arith.constant":
-            val = op.value
-            if isinstance(val, IntegerAttr):
-                put(np.full(T, _wrap(val.value.data, _width(rt)), np.int64))
-            elif isinstance(val, FloatAttr):
-                put(np.full(T, val.value.data, _np_float(rt)))
-            else:
-                raise SimtError(f"constant {val}")
+            const = self._constants.get(op)
+            if const is None:
+                val = op.value
+                if isinstance(val, IntegerAttr):
+                    const = np.full(T, _wrap(val.value.data, _width(rt)), np.int64)
+                elif isinstance(val, FloatAttr):
+                    const = np.full(T, val.value.data, _np_float(rt))
+                else:
+                    raise SimtError(f"constant {val}")
+                const.flags.writeable = False
+                self._constants[op] = const
+            put(const)
         elif name in ("arith.addi", "arith.subi", "arith.muli", "arith.andi", "arith.ori", "arith.xori"):
             a, b = ins
-            f = {"arith.addi": np.add, "arith.subi": np.subtract, "arith.muli": np.multiply,
-                 "arith.andi": np.bitwise_and, "arith.ori": np.bitwise_or, "arith.xori": np.bitwise_xor}[name]
-            if rt == IntegerType(1):
+            f = _INT_BINARY[name]
+            if rt == _I1:
                 put(f(a.astype(bool), b.astype(bool)) if name != "arith.xori" else a.astype(bool) ^ b.astype(bool))
             else:
                 put(_wrap(f(a.astype(np.int64), b.astype(np.int64)), _width(rt)))
+        # the llvm ops kernels run most, early in the chain (every branch tests a distinct op name)
+        elif name == "llvm.extractvalue":
+            (pos,) = op.position.get_values()
+            put(ins[0][:, pos])
+        elif name == "llvm.getelementptr":
+            base = ins[0]
+            idx = ins[1] if len(ins) > 1 else np.zeros(T, np.int64)
+            elem = op.elem_type
+            size = max(1, _width(elem) // 8)
+            put(base + idx * size)
+        elif name == "llvm.bitcast" and isinstance(rt, VectorType):  # i32 -> vector<2xf16>
+            words = _wrap(ins[0], 32).astype(np.int32)
+            put(words.view(np.float16).reshape(T, 2))
+        elif name == "llvm.store":
+            align = op.properties.get("alignment")
+            self._store(ins[1], ins[0], op.operands[0].type, mask, align.value.data if align is not None else None)
+        elif name == "llvm.load":
+            align = op.properties.get("alignment")
+            put(self._load(ins[0], rt, mask, align.value.data if align is not None else None))
         elif name in ("arith.maxsi", "arith.minsi"):  # values are held sign-extended
             put((np.maximum if name == "arith.maxsi" else np.minimum)(*ins))
         elif name in ("arith.maxui", "arith.minui"):
@@ -371,7 +416,7 @@ class Interpreter:
             c = c.astype(bool)
             put(np.where(c.reshape(-1, *([1] * (a.ndim - 1))), a, b))
         elif name in ("arith.extsi", "arith.trunci"):
-            put(_wrap(ins[0].astype(np.int64), _width(rt)) if rt != IntegerType(1) else ins[0].astype(np.int64) & 1)
+            put(_wrap(ins[0].astype(np.int64), _width(rt)) if rt != _I1 else ins[0].astype(np.int64) & 1)
         elif name == "arith.extui":
             w = _width(op.operands[0].type)
             put(_unsigned(ins[0].astype(np.int64), w).astype(np.int64))
@@ -396,8 +441,7 @@ class Interpreter:
             put(ins[0].astype(np.int64))
         elif name in ("arith.addf", "arith.subf", "arith.mulf", "arith.divf"):
             a, b = ins
-            f = {"arith.addf": np.add, "arith.subf": np.subtract, "arith.mulf": np.multiply,
-                 "arith.divf": np.divide}[name]
+            f = _FLOAT_BINARY[name]
             with np.errstate(all="ignore"):
                 put(f(a, b).astype(_np_float(rt)))
         elif name == "arith.negf":
@@ -409,9 +453,6 @@ class Interpreter:
             put(self._predicated_load(op, ins, mask))
         elif name == "llvm.inline_asm":
             self.asm(op, ins, put)
-        elif name == "llvm.extractvalue":
-            (pos,) = op.position.get_values()
-            put(ins[0][:, pos])
         elif name == "llvm.call_intrinsic":
             intr = op.intrin.data
             if intr == "llvm.nvvm.shfl.sync.bfly.i32":
@@ -449,9 +490,6 @@ class Interpreter:
             if not _whole_warps(mask):
                 raise SimtError("ldmatrix with inactive lanes")
             put(self.ldmatrix(op.num.value.data, ins[0], mask))
-        elif name == "llvm.bitcast" and isinstance(rt, VectorType):  # i32 -> vector<2xf16>
-            words = _wrap(ins[0], 32).astype(np.int32)
-            put(words.view(np.float16).reshape(T, 2))
         elif name == "nvvm.mma.sync":
             if not _whole_warps(mask):
                 raise SimtError("mma.sync with inactive lanes")
@@ -502,20 +540,8 @@ class Interpreter:
                 self.region(op.after_region, env, active)
             else:
                 raise SimtError("scf.while did not end (a lock never released?)")
-        elif name == "llvm.getelementptr":
-            base = ins[0]
-            idx = ins[1] if len(ins) > 1 else np.zeros(T, np.int64)
-            elem = op.elem_type
-            size = max(1, _width(elem) // 8)
-            put(base + idx * size)
         elif name in ("llvm.ptrtoint", "llvm.inttoptr"):  # addresses are int64 here
             put(ins[0])
-        elif name == "llvm.load":
-            align = op.properties.get("alignment")
-            put(self._load(ins[0], rt, mask, align.value.data if align is not None else None))
-        elif name == "llvm.store":
-            align = op.properties.get("alignment")
-            self._store(ins[1], ins[0], op.operands[0].type, mask, align.value.data if align is not None else None)
         elif name == "llvm.mlir.poison":
             lanes = rt.get_shape()[0]
             dt = np.int64 if isinstance(rt.element_type, IntegerType) else _np_float(rt.element_type)

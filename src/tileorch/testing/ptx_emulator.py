@@ -167,6 +167,121 @@ def parse(ptx, entry_prefix=".visible .entry", functions=None):
     return params, insts, labels
 
 
+
+def _int_op_exact(base, op, width, signed, a):
+    """The integer instruction ``base`` (``op``: its full name) of ``width`` bits (``signed``: an
+    ``.s`` type) on the threads' operand bits ``a`` (uint64 arrays), in Python integers: the
+    result's bits (uint64).  The reference :func:`_int_op_fast` matches."""
+    mask = (1 << width) - 1 if width < 64 else 0xFFFFFFFFFFFFFFFF
+    M = np.uint64(mask)
+
+    def sx(v, w=width):
+        v = (v & M).astype(object)
+        return np.array([x - (1 << w) if x >> (w - 1) else x for x in v], dtype=object)
+
+    def ux(v):
+        return (v & M).astype(object)
+
+    A = [sx(x) if signed else ux(x) for x in a]
+    if base == "mul":
+        if "wide" in op:
+            r = A[0] * A[1]
+            mask2 = (1 << (2 * width)) - 1
+            return np.array([int(x) & mask2 for x in r], dtype=np.uint64)
+        if "hi" in op:
+            r = (A[0] * A[1]) >> width
+        else:
+            r = A[0] * A[1]
+    elif base == "mad":
+        r = A[0] * A[1] + A[2]
+    elif base == "add": r = A[0] + A[1]
+    elif base == "sub": r = A[0] - A[1]
+    elif base == "and": r = ux(a[0]) & ux(a[1])
+    elif base == "or": r = ux(a[0]) | ux(a[1])
+    elif base == "xor": r = ux(a[0]) ^ ux(a[1])
+    elif base == "not": r = ~ux(a[0])
+    elif base == "neg": r = -A[0]
+    elif base == "shl": r = ux(a[0]) << np.array([min(int(x), 64) for x in ux(a[1])], dtype=object)
+    elif base == "shr":
+        sh = np.array([min(int(x), 63) for x in (a[1] & np.uint64(0xFFFFFFFF)).astype(object)], dtype=object)
+        r = (A[0] >> sh)
+    elif base == "min": r = np.minimum(A[0], A[1])
+    elif base == "max": r = np.maximum(A[0], A[1])
+    elif base == "div": r = np.array([int(x / y) if signed else x // y for x, y in zip(A[0], A[1])], dtype=object)
+    elif base == "rem": r = np.array([x - int(x / y) * y if signed else x % y for x, y in zip(A[0], A[1])], dtype=object)
+    elif base == "bfe":
+        pos = ux(a[1]); ln = ux(a[2])
+        r = np.array([(int(x) >> int(p)) & ((1 << int(l)) - 1) for x, p, l in zip(ux(a[0]), pos, ln)], dtype=object)
+    return np.array([int(x) & mask for x in r], dtype=np.uint64)
+
+
+def _int_op_fast(base, op, width, signed, a):
+    """:func:`_int_op_exact` in numpy's 64-bit integers for the instructions whose result bits
+    they give exactly (the low ``width`` bits of a sum, difference, product or shift do not
+    depend on the bits above 64), else None (``div``, ``rem``, ``bfe``, 64-bit ``mul.hi`` /
+    ``mul.wide``, widths below 2).  The emulator's hot integer path: the Python-integer one
+    costs a list comprehension per thread and operand."""
+    if width < 2 or width > 64 or base in ("div", "rem", "bfe"):
+        return None
+    u64 = np.uint64
+    if width == 64:
+        if base == "mul" and ("hi" in op or "wide" in op):
+            return None
+        u = a
+        A = [x.view(np.int64) for x in a] if signed else u
+        if base == "add": r = u[0] + u[1]
+        elif base == "sub": r = u[0] - u[1]
+        elif base == "mul": r = u[0] * u[1]
+        elif base == "mad": r = u[0] * u[1] + u[2]
+        elif base == "and": r = u[0] & u[1]
+        elif base == "or": r = u[0] | u[1]
+        elif base == "xor": r = u[0] ^ u[1]
+        elif base == "not": r = ~u[0]
+        elif base == "neg": r = u64(0) - u[0]
+        elif base == "shl": r = np.where(u[1] >= u64(64), u64(0), u[0] << np.minimum(u[1], u64(63)))
+        elif base == "shr":
+            sh = np.minimum(u[1] & u64(0xFFFFFFFF), u64(63))
+            r = (A[0] >> sh.astype(np.int64)).view(u64) if signed else u[0] >> sh
+        elif base == "min": r = np.minimum(A[0], A[1]).view(u64)
+        elif base == "max": r = np.maximum(A[0], A[1]).view(u64)
+        else:
+            return None
+        return np.asarray(r, dtype=u64)
+    mask = (1 << width) - 1
+    ux = [(x & u64(mask)).astype(np.int64) for x in a]
+    h = 1 << (width - 1)
+    A = [(x ^ h) - h for x in ux] if signed else ux
+    if base == "mul":
+        if "wide" in op:  # 2 width bits: exact modulo 2^64
+            return (A[0] * A[1]).astype(u64) & u64((1 << (2 * width)) - 1)
+        if "hi" in op:
+            if signed:
+                r = (A[0] * A[1]) >> width  # |product| < 2^62: exact
+            else:
+                r = ((ux[0].astype(u64) * ux[1].astype(u64)) >> u64(width)).astype(np.int64)  # < 2^64: exact
+        else:
+            r = A[0] * A[1]
+    elif base == "mad": r = A[0] * A[1] + A[2]
+    elif base == "add": r = A[0] + A[1]
+    elif base == "sub": r = A[0] - A[1]
+    elif base == "and": r = ux[0] & ux[1]
+    elif base == "or": r = ux[0] | ux[1]
+    elif base == "xor": r = ux[0] ^ ux[1]
+    elif base == "not": r = ~ux[0]
+    elif base == "neg": r = -A[0]
+    elif base == "shl":
+        sh = ux[1]
+        r = np.where(sh >= 64, 0, (ux[0].astype(u64) << np.minimum(sh, 63).astype(u64)).view(np.int64))
+    elif base == "shr":
+        sh = np.minimum(a[1] & u64(0xFFFFFFFF), u64(63)).astype(np.int64)
+        r = A[0] >> sh
+    elif base == "min": r = np.minimum(A[0], A[1])
+    elif base == "max": r = np.maximum(A[0], A[1])
+    else:
+        return None
+    return (r & mask).astype(u64)
+
+
 class Emu:
     """One CTA of the kernel in ``ptx``: ``params_values`` (one int per entry parameter: pointers as
     addresses, f32 as bits), ``tmaps`` (tensor-map parameter name -> ``{"array": [b, rows, cols]
@@ -261,6 +376,10 @@ class Emu:
     # ------------------------------------------------------------------ values
     def get(self, x, T):
         x = x.strip()
+        reg = self.regs.get(x)
+        if reg is not None:  # a register written before (the common case; never a special register)
+            self._check_pending(x, T)
+            return reg[T]
         if x.startswith("%") or re.match(r"^p$", x):
             if x in ("%tid.x",):
                 return np.arange(self.N, dtype=np.uint64)[T]
@@ -636,55 +755,14 @@ class Emu:
         if base in ("add", "sub", "mul", "mad", "and", "or", "xor", "shl", "shr", "not", "min", "max", "neg", "div", "rem", "bfe"):
             width = int(re.search(r"(\d+)$", parts[-1]).group(1)) if re.search(r"\d+$", parts[-1]) else 1
             signed = parts[-1].startswith("s")
-            mask = (1 << width) - 1 if width < 64 else 0xFFFFFFFFFFFFFFFF
-            M = np.uint64(mask)
             if parts[-1] == "pred":
                 a = [g(i).astype(bool) for i in range(1, len(ops))]
                 r = {"and": lambda: a[0] & a[1], "or": lambda: a[0] | a[1], "xor": lambda: a[0] ^ a[1], "not": lambda: ~a[0]}[base]()
                 self.set(ops[0], T, r.astype(np.uint64))
                 return
             a = [g(i) for i in range(1, len(ops))]
-
-            def sx(v, w=width):
-                v = (v & M).astype(object)
-                return np.array([x - (1 << w) if x >> (w - 1) else x for x in v], dtype=object)
-
-            def ux(v):
-                return (v & M).astype(object)
-
-            A = [sx(x) if signed else ux(x) for x in a]
-            if base == "mul":
-                if "wide" in op:
-                    r = A[0] * A[1]
-                    mask2 = (1 << (2 * width)) - 1
-                    self.set(ops[0], T, np.array([int(x) & mask2 for x in r], dtype=np.uint64))
-                    return
-                if "hi" in op:
-                    r = (A[0] * A[1]) >> width
-                else:
-                    r = A[0] * A[1]
-            elif base == "mad":
-                r = A[0] * A[1] + A[2]
-            elif base == "add": r = A[0] + A[1]
-            elif base == "sub": r = A[0] - A[1]
-            elif base == "and": r = ux(a[0]) & ux(a[1])
-            elif base == "or": r = ux(a[0]) | ux(a[1])
-            elif base == "xor": r = ux(a[0]) ^ ux(a[1])
-            elif base == "not": r = ~ux(a[0])
-            elif base == "neg": r = -A[0]
-            elif base == "shl": r = ux(a[0]) << np.array([min(int(x), 64) for x in ux(a[1])], dtype=object)
-            elif base == "shr":
-                sh = np.array([min(int(x), 63) for x in (a[1] & np.uint64(0xFFFFFFFF)).astype(object)], dtype=object)
-                r = (A[0] >> sh)
-            elif base == "min": r = np.minimum(A[0], A[1])
-            elif base == "max": r = np.maximum(A[0], A[1])
-            elif base == "div": r = np.array([int(x / y) if signed else x // y for x, y in zip(A[0], A[1])], dtype=object)
-            elif base == "rem": r = np.array([x - int(x / y) * y if signed else x % y for x, y in zip(A[0], A[1])], dtype=object)
-            elif base == "bfe":
-                pos = ux(a[1]); ln = ux(a[2])
-                r = np.array([(int(x) >> int(p)) & ((1 << int(l)) - 1) for x, p, l in zip(ux(a[0]), pos, ln)], dtype=object)
-            r = np.array([int(x) & mask for x in r], dtype=np.uint64)
-            self.set(ops[0], T, r)
+            r = _int_op_fast(base, op, width, signed, a)
+            self.set(ops[0], T, r if r is not None else _int_op_exact(base, op, width, signed, a))
             return
         if base == "setp":
             cmp, ty = parts[1], parts[-1]
