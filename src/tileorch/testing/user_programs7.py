@@ -828,9 +828,9 @@ _add("mm_tf32_linear_wt", mm_tf32_linear_wt, [((128, 128), "float32"), ((256, 12
            "before the conversion")
 _add("bmm_broadcast_4d", bmm_broadcast_4d,
      [((2, 1, 128, 128), "float16"), ((1, 3, 128, 128), "float16"), ((2, 3, 128, 128), "float16"), 3, 128, 128, 64],
-     (1, 1, 6), "simt", outputs=(2,),
-     error="the WGMMA lowering takes 2-D tiles and 3-D tiles of extent 1",
-     notes="a 4-D batch (as sweep 5's): refused by the GEMM tier, the SIMT path runs it")
+     (1, 1, 6), "gemm", outputs=(2,),
+     notes="a 4-D batch (as sweep 5's): compiled by the GEMM tier since session 15 (flat batch indices per work "
+           "tile); A's and B's batch counts (2, 3) differ from C's (6), so the launcher runs it on the SIMT path")
 _add("mm_splitk_lock_counts", mm_splitk_lock_counts,
      [((128, 512), "float16"), ((512, 128), "float16"), ((128, 128), "float32"), ((4,), "int32"), ((4,), "int32"),
       64, 64, 64, 2], (4, 2), "simt", outputs=(2,),
