@@ -366,6 +366,14 @@ def test_mm_tf32_bias_gelu_swizzle():
     _check_path("mm_tf32_bias_gelu_swizzle", args)
 
 
+def test_mm_f16_bias_gelu_swizzle():
+    a, b = randn((200, 96), "float16", 118, 0.5), randn((96, 136), "float16", 119, 0.5)
+    bias = randn((136,), "float32", 120)
+    args = run("mm_f16_bias_gelu_swizzle", {0: a, 1: b, 2: bias})
+    close(args[3], _gelu(a.double() @ b.double() + bias.double()), atol=4e-3, rtol=5e-3)
+    _check_path("mm_f16_bias_gelu_swizzle", args)
+
+
 def test_mm_tf32_linear_wt():
     x, w = randn((128, 128), "float32", 58), randn((256, 128), "float32", 59)
     args = run("mm_tf32_linear_wt", {0: x, 1: w})

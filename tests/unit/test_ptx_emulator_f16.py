@@ -56,3 +56,42 @@ def test_f16_scalar_math_rounds_once_to_f16(op, nargs, ref):
     with np.errstate(all="ignore"):
         want = ref(*[data[:, i].astype(np.float64) for i in range(nargs)]).astype(np.float16)
     np.testing.assert_array_equal(data[:, 3], want)
+
+
+def _round_ptx(op: str) -> str:
+    return f""".version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry k(
+  .param .u64 k_param_0
+)
+{{
+  .reg .f32 %f<4>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [k_param_0];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 8;
+  add.s64 %rd2, %rd1, %rd3;
+  ld.global.f32 %f1, [%rd2];
+  {op} %f2, %f1;
+  st.global.f32 [%rd2+4], %f2;
+  ret;
+}}
+"""
+
+
+@pytest.mark.parametrize("op, ref", [("cvt.rni.f32.f32", np.rint), ("cvt.rzi.f32.f32", np.trunc),
+                                     ("cvt.rmi.f32.f32", np.floor), ("cvt.rpi.f32.f32", np.ceil)])
+def test_f32_round_to_integral_value(op, ref):
+    """Found by the seventh user sweep (``ct.pow`` in a GEMM epilogue emits ``cvt.rzi.f32.f32``): the
+    emulator faulted on the f32 -> integral-f32 conversions; halves, negatives and large values."""
+    n = 64
+    data = np.zeros((n, 2), np.float32)
+    data[:, 0] = np.random.default_rng(3).standard_normal(n).astype(np.float32) * 5
+    data[:6, 0] = [2.5, -2.5, 3.5, -0.5, 1e9 + 0.0, -7.0]
+    memory = [(1 << 32, data.view(np.uint8).reshape(-1), "d")]
+    emu = Emu(_round_ptx(op), [1 << 32], 16, n, (0, 0, 0), {}, memory, nctaid=(1, 1, 1))
+    emu.run()
+    assert not emu.errors, emu.errors
+    np.testing.assert_array_equal(data[:, 1], ref(data[:, 0]))

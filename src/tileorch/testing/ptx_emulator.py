@@ -79,6 +79,9 @@ def _fma_f32(a, b, c):
     return s.astype(np.float32)
 
 
+_ROUND_TO_INTEGER = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}
+
+
 def _fp8_type(kind: str):
     import ml_dtypes  # a test aid's dependency, only for fp8 conversions
 
@@ -937,6 +940,9 @@ class Emu:
             self.set(ops[0], T, b32(x.astype(np.float32)))
         elif dst in ("s32", "u32") and src == "f32":
             self.set(ops[0], T, np.trunc(f32(v)).astype(np.int64).astype(np.uint64) & np.uint64(0xFFFFFFFF))
+        elif dst == "f32" and src == "f32" and parts[1] in _ROUND_TO_INTEGER:
+            # cvt.{rni,rzi,rmi,rpi}.f32.f32: the integral value nearest (even) / toward zero / down / up
+            self.set(ops[0], T, b32(_ROUND_TO_INTEGER[parts[1]](f32(v)).astype(np.float32)))
         else:
             raise Fault(f"cvt {op}")
 

@@ -821,6 +821,9 @@ def conv1d_causal_depthwise_silu(X, Wt, Bias, Y, KW: ct.Constant[int], BT: ct.Co
 _add("mm_tf32_bias_gelu_swizzle", mm_tf32_bias_gelu_swizzle,
      [((200, 96), "float32"), ((96, 136), "float32"), ((136,), "float32"), ((200, 136), "float32"), 64, 64, 32],
      (12,), "gemm", outputs=(3,))
+_add("mm_f16_bias_gelu_swizzle", mm_tf32_bias_gelu_swizzle,
+     [((200, 96), "float16"), ((96, 136), "float16"), ((136,), "float32"), ((200, 136), "float16"), 64, 64, 32],
+     (12,), "gemm", outputs=(3,), notes="the same kernel on f16 operands (its astype a no-op)")
 _add("mm_tf32_linear_wt", mm_tf32_linear_wt, [((128, 128), "float32"), ((256, 128), "float32"),
                                               ((128, 256), "float32"), 128, 128, 32], (1, 2), "gemm", outputs=(2,),
      notes="found by this sweep: ct.transpose after .astype(ct.tfloat32) left the dot on tf32 tiles (no WGMMA atom: "
@@ -1197,7 +1200,7 @@ def mm_w4a16_groupwise(X, Wq, Sc, Y, tm: ct.Constant[int], tn: ct.Constant[int],
 @ct.kernel
 def mm_lm_head_partial_lse(H, W, Logits, PMax, PSum, tm: ct.Constant[int], tn: ct.Constant[int],
                            tk: ct.Constant[int]):
-    """An LM head tile with the pieces of a fused cross entropy: ``logits = h W`` stored bf16, and per
+    """An LM head tile with the pieces of a fused cross entropy: ``logits = h W`` stored, and per
     (row, vocab tile) the row max and the sum of ``exp(logit - max)`` stored beside it as
     ``[tm, 1]`` tiles of ``[M, vocab tiles]`` partials (merged by a later pass)."""
     i, j = ct.bid(0), ct.bid(1)
@@ -1258,7 +1261,7 @@ _add("mm_w4a16_groupwise", mm_w4a16_groupwise,
      notes="found by this sweep: refused as 'expected a producer agent with 2 TMA tile loads (A and 1 B); found 3 "
            "staged loads' at the loop; now named at the op computing B")
 _add("mm_lm_head_partial_lse", mm_lm_head_partial_lse,
-     [((128, 128), "float16"), ((128, 512), "float16"), ((128, 512), "bfloat16"), ((128, 4), "float32"),
+     [((128, 128), "float16"), ((128, 512), "float16"), ((128, 512), "float16"), ((128, 4), "float32"),
       ((128, 4), "float32"), 128, 128, 64], (1, 4), "gemm", outputs=(2, 3, 4))
 _add("moe_router_top2", moe_router_top2,
      [((100, 128), "float16"), ((128, 16), "float16"), ((100, 2), "int32"), ((100, 2), "float32"), 64, 16, 64], (2,),

@@ -78,7 +78,7 @@ def fold(dot: aa.DotOp) -> bool:
     if a is None or b is None:
         return False
     block = dot.parent_block()
-    for i, (val, dead) in enumerate((a, b)):
+    for i, (val, _) in enumerate((a, b)):
         if isinstance(val, PermuteOp):
             block.insert_op_before(val, dot)
             val = val.result
