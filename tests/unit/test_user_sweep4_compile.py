@@ -164,16 +164,18 @@ def mm_batched_shared_a(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk:
     ct.store(C, index=(b, i, j), tile=acc.astype(C.dtype).reshape((1, tm, tn)))
 
 
-def test_a_shared_by_every_batch_stays_refused():
-    """Only B may be shared by the batches (GemmConfig.b_shared): a 2-D A beside batched B and C is
-    refused at the store with the located reason, and the SIMT path runs it."""
+def test_a_shared_by_every_batch_takes_the_gemm_tier():
+    """A 2-D A beside batched B and C: refused until session 15 (only B could be shared); now the
+    batched kernel reads A as one matrix for every batch (its flat batch index 0, as split-K into a
+    workspace reads its 2-D A and B: test_user_sweep5_emulated), the batch the launch grid's z."""
     from tileorch.driver import compile_program
     from tileorch.testing.export import cutile_bytecode
 
     spec = [((128, 128), "float16"), ((3, 128, 256), "float16"), ((3, 128, 256), "float16"), 128, 128, 64]
     prog = compile_program(cutile_bytecode(mm_batched_shared_a, spec), "x", arch="sm_90a", ptxas=False)
-    assert prog.kind == "simt", prog.remarks
-    assert any("or B alone unbatched" in r and r.startswith(__file__) for r in prog.remarks), prog.remarks
+    assert prog.kind == "gemm", prog.remarks
+    assert prog.gemm_config.batched and prog.gemm_config.grid_l, prog.remarks
+    assert any("a 2-D A or B is one matrix that every batch reads" in r for r in prog.remarks), prog.remarks
 
 
 @ct.kernel
