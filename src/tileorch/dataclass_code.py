@@ -88,10 +88,15 @@ def _table() -> dict[str, CodeType] | None:
     """The installed table, read from its file on the first call after :func:`install`; None
     when not installed."""
     global _LOADED
-    if _PENDING_PATH and _TABLE is not None:
-        _TABLE.update(_load(_PENDING_PATH.pop()))
-        _LOADED = len(_TABLE)
-    return _TABLE
+    table = _TABLE
+    if _PENDING_PATH and table is not None:
+        try:
+            path = _PENDING_PATH.pop()
+        except IndexError:  # another thread took it and is reading: a text missing meanwhile is compiled
+            return table
+        table.update(_load(path))
+        _LOADED = len(table)
+    return table
 
 
 def _cached_exec(source, globals=None, locals=None, /):
