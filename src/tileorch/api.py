@@ -27,7 +27,6 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from tileorch.cache import CACHE_DIR_ENV, CACHE_SWITCH_ENV, cache_root, compiler_fingerprint  # noqa: F401
 from tileorch.cache import enabled as cache_enabled
@@ -60,7 +59,7 @@ class Kernel:
 
         return resource_remarks(self.ptxas_resources)
     """How a tile program was compiled (TileAS tier GEMM or SIMT path, refusals, a schedule not applied)."""
-    _module: Any = field(default=None, repr=False, compare=False)
+    _module: object = field(default=None, repr=False, compare=False)  # (no typing import: a relaunch's import)
 
     @property
     def name(self) -> str:

@@ -189,3 +189,24 @@ def test_exec_without_namespaces_uses_the_callers(table):
         assert caller() == 42
     finally:
         del x
+
+
+def test_the_file_is_read_at_the_first_dataclass_only(table, monkeypatch):
+    """Installing reads nothing (a library compile answered by the cache defines no dataclass:
+    issue 22's relaunch); the first dataclass made reads the file, once."""
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    assert dataclass_code.install()
+    make_point()
+    assert dataclass_code.save()
+    dataclass_code.uninstall()
+    reads = []
+    real = dataclass_code._load
+    monkeypatch.setattr(dataclass_code, "_load", lambda path: reads.append(path) or real(path))
+    with dataclass_code.reading():
+        pass
+    assert reads == []
+    with dataclass_code.reading():
+        assert reads == []
+        make_point()
+        make_point()
+    assert reads == [table]
