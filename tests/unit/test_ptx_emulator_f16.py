@@ -16,9 +16,8 @@ OPS = [("add.rn.f16", 2, lambda a, b: a + b), ("sub.rn.f16", 2, lambda a, b: a -
        ("max.f16", 2, np.fmax), ("min.f16", 2, np.fmin), ("neg.f16", 1, lambda a: -a), ("abs.f16", 1, np.abs)]
 
 
-def _ptx(op: str, nargs: int) -> str:
-    loads = "\n".join(f"  ld.global.b16 %rs{i + 1}, [%rd2+{2 * i}];" for i in range(nargs))
-    args = ", ".join(f"%rs{i + 1}" for i in range(nargs))
+def _entry(regs: str, body: str) -> str:
+    """A one-parameter kernel whose thread ``t`` works on the 8 bytes at ``param + 8 t`` (``%rd2``)."""
     return f""".version 8.0
 .target sm_90a
 .address_size 64
@@ -26,19 +25,23 @@ def _ptx(op: str, nargs: int) -> str:
   .param .u64 k_param_0
 )
 {{
-  .reg .b16 %rs<8>;
+  {regs}
   .reg .b32 %r<4>;
   .reg .b64 %rd<4>;
   ld.param.u64 %rd1, [k_param_0];
   mov.u32 %r1, %tid.x;
   mul.wide.u32 %rd3, %r1, 8;
   add.s64 %rd2, %rd1, %rd3;
-{loads}
-  {op} %rs7, {args};
-  st.global.b16 [%rd2+6], %rs7;
+{body}
   ret;
 }}
 """
+
+
+def _ptx(op: str, nargs: int) -> str:
+    loads = "\n".join(f"  ld.global.b16 %rs{i + 1}, [%rd2+{2 * i}];" for i in range(nargs))
+    args = ", ".join(f"%rs{i + 1}" for i in range(nargs))
+    return _entry(".reg .b16 %rs<8>;", f"{loads}\n  {op} %rs7, {args};\n  st.global.b16 [%rd2+6], %rs7;")
 
 
 @pytest.mark.parametrize("op,nargs,ref", OPS, ids=[o[0] for o in OPS])
@@ -59,26 +62,7 @@ def test_f16_scalar_math_rounds_once_to_f16(op, nargs, ref):
 
 
 def _round_ptx(op: str) -> str:
-    return f""".version 8.0
-.target sm_90a
-.address_size 64
-.visible .entry k(
-  .param .u64 k_param_0
-)
-{{
-  .reg .f32 %f<4>;
-  .reg .b32 %r<4>;
-  .reg .b64 %rd<4>;
-  ld.param.u64 %rd1, [k_param_0];
-  mov.u32 %r1, %tid.x;
-  mul.wide.u32 %rd3, %r1, 8;
-  add.s64 %rd2, %rd1, %rd3;
-  ld.global.f32 %f1, [%rd2];
-  {op} %f2, %f1;
-  st.global.f32 [%rd2+4], %f2;
-  ret;
-}}
-"""
+    return _entry(".reg .f32 %f<4>;", f"  ld.global.f32 %f1, [%rd2];\n  {op} %f2, %f1;\n  st.global.f32 [%rd2+4], %f2;")
 
 
 @pytest.mark.parametrize("op, ref", [("cvt.rni.f32.f32", np.rint), ("cvt.rzi.f32.f32", np.trunc),

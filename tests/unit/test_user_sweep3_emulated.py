@@ -63,24 +63,29 @@ def _tile_params(p, args, bases) -> list:
     return out
 
 
-def _gemm(name: str, inputs: dict):
+def _gemm(name: str, inputs: dict, program=None, config: str = "cluster_m=1,epilogue=direct", problem=None,
+          more_params=()):
     """Run GEMM program ``name`` (compiled with the direct epilogue and one CTA per cluster, the program's
-    tile kept) on the emulator: returns its arrays after the run."""
+    tile kept) on the emulator: returns its arrays after the run.  ``program``: the entry to run in
+    place of ``PROGRAMS[name]``; ``config``: the compile override; ``problem(cfg, m, n, k)``: the
+    scheduler's (M, N, K, L) when not the launcher's (m, n, k, 1); ``more_params``: parameters after
+    the tile program's (a program-grid kernel's launch grid)."""
     from tileorch.launchers import cutile as rc
     from tileorch.testing.gemm_emulation import compile_cutile, run_gemm
     from tileorch.testing.user_programs3 import PROGRAMS
 
-    p = PROGRAMS[name]
-    prog = compile_cutile(p.kernel, p.spec, name, config="cluster_m=1,epilogue=direct")  # the emulator's subset
+    p = program or PROGRAMS[name]
+    prog = compile_cutile(p.kernel, p.spec, name, config=config)  # the emulator's subset
     assert prog.kind == "gemm", prog.remarks
     arrays = _arrays(p, inputs)
     bases = {i: (i + 1) << 32 for i in arrays}
     args = _described(p, bases)
     a, b, c, m, n, k, _ = rc.gemm_problem_batched(prog, args)
-    tile = _tile_params(p, args, bases) if prog.epilogue_ops else []
+    tile = (_tile_params(p, args, bases) if prog.epilogue_ops else []) + list(more_params)
     memory = [(bases[i], arrays[i].view(np.uint8).reshape(-1), f"arg{i}") for i in arrays
               if i not in (a.position, b.position)]
-    errors = run_gemm(prog, arrays[a.position], arrays[b.position], bases[c.position], (m, n, k), tile, memory)
+    errors = run_gemm(prog, arrays[a.position], arrays[b.position], bases[c.position], (m, n, k), tile, memory,
+                      problem(prog.gemm_config, m, n, k) if problem else None)
     assert not errors, errors[:4]
     return arrays
 

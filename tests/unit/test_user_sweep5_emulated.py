@@ -103,27 +103,18 @@ def _grid_gemm(name, inputs, program_grid=False, config="cluster_m=1,epilogue=di
     arrays after the run.  ``changes``: fields of the program's entry to replace (``spec``, ``grid``)."""
     import dataclasses
 
-    from tileorch.launchers import cutile as rc
-    from tileorch.testing.gemm_emulation import compile_cutile, run_gemm
+    from tileorch.testing.gemm_emulation import compile_cutile
 
     p = dataclasses.replace(PROGRAMS[name], **changes)
-    prog = compile_cutile(p.kernel, p.spec, name, config=config)
-    cfg = prog.gemm_config
-    assert prog.kind == "gemm" and cfg.program_grid == program_grid and cfg.batched, prog.remarks
-    assert cfg.grid_l != program_grid, prog.remarks
-    arrays = s3._arrays(p, inputs)
-    bases = {i: (i + 1) << 32 for i in arrays}
-    args = s3._described(p, bases)
-    a, b, c, m, n, k, _ = rc.gemm_problem_batched(prog, args)
+    cfg = compile_cutile(p.kernel, p.spec, name, config=config).gemm_config
+    assert cfg.program_grid == program_grid and cfg.batched and cfg.grid_l != program_grid, cfg
     grid = list(p.grid) + [1] * (3 - len(p.grid))
-    tile = s3._tile_params(p, args, bases) + (grid if program_grid else [])
-    memory = [(bases[i], arrays[i].view(np.uint8).reshape(-1), f"arg{i}") for i in arrays
-              if i not in (a.position, b.position)]
-    errors = run_gemm(prog, arrays[a.position], arrays[b.position], bases[c.position], (m, n, k), tile, memory,
-                      problem=(grid[0] * cfg.tile_m, grid[1] * cfg.tile_n, k, grid[2]) if program_grid
-                      else (m, n, k, grid[2]))
-    assert not errors, errors[:4]
-    return arrays
+
+    def problem(cfg, m, n, k):
+        return (grid[0] * cfg.tile_m, grid[1] * cfg.tile_n, k, grid[2]) if program_grid else (m, n, k, grid[2])
+
+    return s3._gemm(name, inputs, program=p, config=config, problem=problem,
+                    more_params=grid if program_grid else ())
 
 
 def test_4d_heads_batch_and_head_from_one_program_id():

@@ -442,13 +442,18 @@ def _strip_assume(v: SSAValue) -> SSAValue:
     return v
 
 
-def _memref_extent(view: SSAValue, axis: int) -> SSAValue | None:
-    """The size operand of ``axis`` of the array a tiled view was made from (``make_memref``)."""
+def _memref_root(view: SSAValue) -> Operation | None:
+    """The ``make_memref`` a tiled view was made from (through ``block_tile``), or None."""
     v = view
     while isinstance(v.owner, Operation) and v.owner.name == "nv_tileaa.block_tile":
         v = v.owner.operands[0]
-    mk = v.owner
-    if not isinstance(mk, aa.MakeMemrefOp):
+    return v.owner if isinstance(v.owner, aa.MakeMemrefOp) else None
+
+
+def _memref_extent(view: SSAValue, axis: int) -> SSAValue | None:
+    """The size operand of ``axis`` of the array a tiled view was made from (``make_memref``)."""
+    mk = _memref_root(view)
+    if mk is None:
         return None
     dims = [d.data for d in mk.result.type.shape.data]
     if axis >= len(dims) or dims[axis] >= 0:  # a static extent has no operand
@@ -1759,14 +1764,6 @@ def _program_grid_tiles(f: func.FuncOp, dk: DotKernel, args: list[SSAValue], gri
 
 _TMA_LOAD = "nvvm.cp.async.bulk.tensor.shared.cluster.global"
 _TMA_STORE = "nvvm.cp.async.bulk.tensor.global.shared.cta"
-
-
-def _memref_root(view: SSAValue) -> Operation | None:
-    """The ``make_memref`` a tiled view was made from (through ``block_tile``), or None."""
-    v = view
-    while isinstance(v.owner, Operation) and v.owner.name == "nv_tileaa.block_tile":
-        v = v.owner.operands[0]
-    return v.owner if isinstance(v.owner, aa.MakeMemrefOp) else None
 
 
 def _flat_batch_index(lowering: EpilogueLowering, e: Emitter, view: SSAValue, lead: list) -> tuple[SSAValue, SSAValue,
