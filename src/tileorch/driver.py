@@ -133,6 +133,11 @@ _SIMT_ONLY = {
 """Ops the tensor-core tier does not lower: a dot program with one takes the SIMT path, with a
 located warning (never dropped silently)."""
 
+_F32_DOT_REMARK = ("this dot multiplies f32 tiles, which cuTile computes in f32: it runs to f32 accuracy on the SIMT "
+                   "path (3xTF32 mma.sync); the TMA/WGMMA kernels multiply tf32 (10-bit mantissas): convert the "
+                   "operands with .astype(ct.tfloat32) to take them, or set TILEORCH_F32_DOT=tf32")
+"""Why a dot of f32 tiles takes the SIMT path (``tileaa_to_simt/mma.py``'s 3xTF32), at its line."""
+
 
 def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule: str = "persistent",
                          config: str = "", remarks: list[str] | None = None) -> tuple[str, ModuleOp]:
@@ -182,6 +187,17 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
         remarks.append(format_error(debug, _SIMT_ONLY[debug.name], "warning")
                        + f" [the tensor-core path refused this kernel: {_simt_dots(fallback)}]")
         hopper = False
+    f32_dot = next((op for op in module.walk() if op.name == "nv_tileaa.dot"), None) if has_dot and hopper else None
+    if f32_dot is not None:
+        from tileorch.transforms.tileaa_to_simt.mma import f32_dots_as_tf32, is_f32_dot
+
+        f32_dot = next((op for op in module.walk() if op.name == "nv_tileaa.dot" and is_f32_dot(op)), None)
+        if f32_dot is not None and not f32_dots_as_tf32():
+            from tileorch.diagnostics import format_error
+
+            remarks.append(format_error(f32_dot, _F32_DOT_REMARK, "remark")
+                           + f" [the tensor-core path refused this kernel: {_simt_dots(fallback)}]")
+            hopper = False
     if has_dot and hopper:
         _choose_clusters(module)
         from tileorch.transforms.tileas.fuse_split_loops import innermost_dot_loops

@@ -171,12 +171,24 @@ def test_split_k_m_major_a_32_deep(tm):
 
 
 @pytest.mark.parametrize("m,n", [(64, 48), (1000, 500)])
-def test_mm_small_f32_tf32(m, n):
-    """16x16 f32 tiles, one K tile: a tf32 WGMMA GEMM (retiled to 128-row tiles) for K = 16."""
+def test_mm_small_f32_tf32(m, n, monkeypatch):
+    """16x16 f32 tiles, one K tile, with ``TILEORCH_F32_DOT=tf32``: a tf32 WGMMA GEMM (retiled to
+    128-row tiles) for K = 16."""
+    monkeypatch.setenv("TILEORCH_F32_DOT", "tf32")
     a, b, c = _randn((m, 16), torch.float32, 13), _randn((16, n), torch.float32, 14), _nan((m, n))
     program = _launch(mm_small_f32, (-(-m // 16), -(-n // 16), 1), (a, b, c, 16))
     assert program.kind == "gemm" and program.gemm_config.dtype == "tf32", program.remarks
-    _close(c, a @ b, tol=2e-3)  # tf32 products (10-bit mantissas), K = 16
+    _close(c, a.double() @ b.double(), tol=2e-3)  # tf32 products (10-bit mantissas), K = 16
+
+
+@pytest.mark.parametrize("m,n", [(64, 48), (1000, 500)])
+def test_mm_small_f32_to_f32_accuracy(m, n):
+    """The same program by default: cuTile's f32 dot to f32 accuracy (3xTF32 on the SIMT path)."""
+    a, b, c = _randn((m, 16), torch.float32, 13), _randn((16, n), torch.float32, 14), _nan((m, n))
+    program = _launch(mm_small_f32, (-(-m // 16), -(-n // 16), 1), (a, b, c, 16))
+    assert program.kind == "simt", program.remarks
+    bound = 2.0 ** -18 * (a.double().abs() @ b.double().abs()) + 1e-30
+    assert ((c.double() - a.double() @ b.double()).abs() <= bound).all()
 
 
 @pytest.mark.parametrize("seq,window", [(1000, 100), (1024, 1), (777, 5000), (4096, 512)])

@@ -45,6 +45,7 @@ def _arrays(name: str) -> list:
         "gemm_at_bf16": [((K, M), "bf16"), ((K, N), "bf16"), ((M, N), "bf16")],
         "gemm_fp8_e4m3_scaled": [((M, K), "e4m3"), ((N, K), "e4m3"), ((M, N), "bf16"), 0.25, 0.5],
         "linear_tf32": [((M, K), "f32"), ((N, K), "f32"), ((M, N), "f32")],
+        "gemm_f32": [((M, K), "f32"), ((K, N), "f32"), ((M, N), "f32")],
         "gemm_fp8_e4m3_n_major_b": [((M, K), "e4m3"), ((K, N), "e4m3"), ((M, N), "f16")],
         "linear_view_order_f16": [((M, K), "f16"), ((N, K), "f16"), ((M, N), "f16")],
         "gemm_at_view_order_bf16": [((K, M), "bf16"), ((K, N), "bf16"), ((M, N), "bf16")],

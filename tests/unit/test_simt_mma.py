@@ -2,7 +2,7 @@
 cuTile dot programs lowered by ``convert-nv-tileaa-to-simt`` and run on the CPU by the lockstep
 interpreter (tests/unit/simt_interp.py), whose ``nvvm.mma.sync`` model gathers each warp's A, B
 and C from the PTX ISA's fragment layouts element by element: f16 (f32 and f16 accumulators),
-bf16, f32 (as tf32), int8 (signed and unsigned), batched 3-D tiles, tiles smaller than the atom
+bf16, f32 (to f32 accuracy as 3xTF32; as tf32 with ``TILEORCH_F32_DOT=tf32``), int8 (signed and unsigned), batched 3-D tiles, tiles smaller than the atom
 (M < 16, N < 8 is not a cuTile tile; K < the atom's K) and problems ragged against the tiles,
 against numpy references in float64 (exact int64 for integer dots), outputs pre-filled with NaN.
 Also: the driver's remarks say which dots run on ``mma.sync``, ptxas (sm_90a) accepts the
@@ -196,14 +196,55 @@ def test_bf16_dot_on_mma(bytecode):
     np.testing.assert_allclose(c, av @ bv, rtol=1e-5, atol=1e-4)
 
 
-def test_f32_dot_runs_as_tf32(bytecode):
+def test_f32_dot_to_f32_accuracy(bytecode):
+    """An f32 x f32 dot (cuTile's f32 dot, which tileiras computes in f32) runs as 3xTF32: within
+    f32 rounding of the exact products, where one tf32 product per element is ~2^-11 off."""
     m, n, k = 40, 33, 40
     a = RNG.standard_normal((m, k)).astype(np.float32)
     b = RNG.standard_normal((k, n)).astype(np.float32)
+    a[0, 0] = np.inf  # an infinite operand stays infinite (its small part is 0, not inf - inf = NaN)
+    b[0, :] = np.abs(b[0, :]) + 0.5
     (_, _, c) = _run(bytecode, "f32_32x32x16", [a, b, np.full((m, n), np.nan, np.float32)], _grid(m, n, "f32_32x32x16"))
-    ref = _tf32(a) @ _tf32(b)  # each operand rounded to tf32, the products summed exactly
-    np.testing.assert_allclose(c, ref, rtol=1e-5, atol=1e-4)
-    assert np.abs(c - a.astype(np.float64) @ b).max() > 1e-5, "tf32 rounding left no trace: is it f32 FMA?"
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    assert np.isposinf(c[0]).all(), c[0]
+    scale = np.abs(a[1:]).astype(np.float64) @ np.abs(b).astype(np.float64)
+    err = np.abs(c[1:] - ref[1:]) / scale
+    assert err.max() <= 2.0 ** -18, f"not f32 accuracy: {err.max():.3g} of sum |a b| (tf32 is ~2^-11)"
+    assert np.abs(_tf32(a[1:]) @ _tf32(b) - ref[1:]).max() > 1e-4  # the bound tells tf32 apart
+
+
+def test_f32_dot_as_tf32_when_asked(bytecode, monkeypatch):
+    """``TILEORCH_F32_DOT=tf32``: one tf32 product per atom (each operand rounded to tf32), and the
+    remark says which."""
+    from simt_interp import Interpreter, Memory
+    from xdsl.dialects import func
+
+    from tileorch.driver import lower_program
+    from tileorch.frontend.cutile import load
+    from tileorch.registry import make_context
+
+    monkeypatch.setenv("TILEORCH_F32_DOT", "tf32")
+    ctx, remarks = make_context(), []
+    module = load((bytecode / "f32_32x32x16.tileirbc").read_bytes(), "tf32", ctx)
+    kind, module = lower_program(module, ctx, "sm_90a", "simt", remarks=remarks)
+    assert kind == "simt" and any("m16n8k8 tf32 -> f32 (operands" in r for r in remarks), remarks
+    fn = next(op for op in module.walk() if isinstance(op, func.FuncOp) and "nvvm.kernel" in op.attributes)
+    m, n, k = 40, 33, 40
+    a = RNG.standard_normal((m, k)).astype(np.float32)
+    b = RNG.standard_normal((k, n)).astype(np.float32)
+    c = np.full((m, n), np.nan, np.float32)
+    mem, args = Memory(), []
+    bases = []
+    for x in (a, b, c):
+        bases.append(mem.place(x))
+        args += [bases[-1], *x.shape, *[s // x.itemsize for s in x.strides]]
+    smem = fn.attributes.get("tileorch.dynamic_smem")
+    Interpreter(fn, mem, fn.attributes["nvvm.maxntid"].get_values()[0],
+                max(smem.value.data if smem is not None else 0, 1 << 16)).run(args, _grid(m, n, "f32_32x32x16"))
+    raw, off = mem.find(bases[2], c.nbytes)
+    out = np.frombuffer(raw[off:off + c.nbytes].tobytes(), np.float32).reshape(m, n)
+    np.testing.assert_allclose(out, _tf32(a) @ _tf32(b), rtol=1e-5, atol=1e-4)
+    assert np.abs(out - a.astype(np.float64) @ b).max() > 1e-5, "tf32 rounding left no trace"
 
 
 @pytest.mark.parametrize("name, adt, m, n, k", [
@@ -239,7 +280,7 @@ def test_batched_dot_on_mma(bytecode):
 
 
 @pytest.mark.parametrize("name, atom", [("f16_64x32x32", "m16n8k16 f16 -> f32"), ("bf16_32x64x32", "m16n8k16 bf16"),
-                                        ("f32_32x32x16", "m16n8k8 tf32"), ("i8_32x32x64", "m16n8k32 s8 -> s32"),
+                                        ("f32_32x32x16", "m16n8k8 tf32 -> f32, three per atom to f32 accuracy"), ("i8_32x32x64", "m16n8k32 s8 -> s32"),
                                         ("u8i8_32x16x32", "m16n8k32 u8 x s8 -> s32"),
                                         ("e4m3_64x64x64", "m16n8k32 e4m3 -> f32"),
                                         ("e5m2_32x32x32", "m16n8k32 e5m2 -> f32")])

@@ -271,13 +271,26 @@ def gemm_fp8_scaled(A, W, C, scale_a, scale_b, tm: ct.Constant[int], tn: ct.Cons
 
 @ct.kernel
 def linear_tf32(X, W, Y, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
-    """``Y = X @ W^T`` in f32 (tf32 tensor cores), W stored [N, K]."""
+    """``Y = X @ W^T`` of f32 arrays on tf32 tensor cores (operands ``astype(ct.tfloat32)``, as
+    cuTile's samples ask for them), W stored [N, K]."""
     bm, bn = ct.bid(0), ct.bid(1)
     acc = ct.zeros((tm, tn), dtype=ct.float32)
     for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
-        w = ct.load(W, index=(bn, k), shape=(tn, tk))
-        acc = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk)), ct.transpose(w), acc)
+        w = ct.load(W, index=(bn, k), shape=(tn, tk)).astype(ct.tfloat32)
+        acc = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk)).astype(ct.tfloat32), ct.transpose(w), acc)
     ct.store(Y, index=(bm, bn), tile=acc)
+
+
+@ct.kernel
+def gemm_tf32(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """The GEMM of f32 arrays on tf32 tensor cores (each operand tile ``astype(ct.tfloat32)``; a
+    dot of f32 tiles itself is computed to f32 accuracy)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        a = ct.load(A, index=(bm, k), shape=(tm, tk)).astype(ct.tfloat32)
+        acc = ct.mma(a, ct.load(B, index=(k, bn), shape=(tk, tn)).astype(ct.tfloat32), acc)
+    ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
 
 
 @ct.kernel
@@ -718,6 +731,24 @@ def _make_gemm_tf32(m, n, k, dt, g):
     return (a, b, c), c, a @ b, library
 
 
+def _make_gemm_f32(m, n, k, dt, g):
+    """cuTile's f32 dot (no tf32 conversion): against torch.matmul in f32 (TF32 off)."""
+    import torch
+
+    a, b = _randn((m, k), "f32", g, 0.5), _randn((k, n), "f32", g, 0.5)
+    c = _nan((m, n), "f32")
+
+    def library():
+        old = torch.backends.cuda.matmul.allow_tf32
+        torch.backends.cuda.matmul.allow_tf32 = False
+        try:
+            return torch.matmul(a, b)
+        finally:
+            torch.backends.cuda.matmul.allow_tf32 = old
+
+    return (a, b, c), c, (a.double() @ b.double()).float(), library
+
+
 def _make_linear_f16(m, n, k, dt, g):
     import torch
 
@@ -1050,7 +1081,8 @@ PROGRAMS: dict[str, Program] = {
     "linear_tf32": Program(linear_tf32, "tf32", _make_linear_tf32, tiles=(128, 128, 32), library="F.linear (tf32)"),
     "gemm_fp8_e4m3_n_major_b": Program(gemm, "e4m3", _make_fp8_n_major_b, tiles=(128, 128, 128),
                                        library="torch._scaled_mm (B transposed for it)"),
-    "gemm_tf32_n_major_b": Program(gemm, "tf32", _make_gemm_tf32, tiles=(128, 128, 32), library="torch.matmul (tf32)"),
+    "gemm_tf32_n_major_b": Program(gemm_tf32, "tf32", _make_gemm_tf32, tiles=(128, 128, 32), library="torch.matmul (tf32)"),
+    "gemm_f32": Program(gemm, "f32", _make_gemm_f32, tiles=(128, 128, 32), library="torch.matmul (f32)"),
     "linear_view_order_f16": Program(linear_view_order, "f16", _make_linear_f16, library="F.linear", bench=False),
     "gemm_at_view_order_bf16": Program(gemm_at_view_order, "bf16", _make_gemm_at, library="torch.matmul(A^T)",
                                        bench=False),
@@ -1115,7 +1147,10 @@ PROGRAMS: dict[str, Program] = {
 }
 
 
-KNOWN_REFUSED: dict[str, str] = {}
+KNOWN_REFUSED: dict[str, str] = {
+    "gemm_f32": "cuTile's f32 dot is computed to f32 accuracy: 3xTF32 on the SIMT path's mma.sync (the WGMMA "
+                "kernels multiply tf32; TILEORCH_F32_DOT=tf32 sends it there)",
+}
 """Zoo programs the tensor-core path still refuses (with a located remark; the SIMT path runs them):
 the CPU zoo test expects them to fail (strict xfail), so supporting one flips that test."""
 

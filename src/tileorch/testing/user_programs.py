@@ -221,7 +221,9 @@ _add("mm_diagonal_swizzle", mm_diagonal_swizzle, [((512, 320), "float16"), ((320
 _add("mm_early_exit", mm_early_exit, [((512, 128), "float16"), ((128, 256), "float16"), ((512, 256), "float16"),
                                       300, 128, 128, 64], (4, 2), "gemm", outputs=(2,))
 _add("mm_small_f32", mm_small_f32, [((64, 16), "float32"), ((16, 48), "float32"), ((64, 48), "float32"), 16],
-     (4, 3), "gemm", outputs=(2,))
+     (4, 3), "simt", outputs=(2,),
+     notes="cuTile's f32 dot (tileiras computes it in f32): to f32 accuracy on the SIMT path (3xTF32 mma.sync); "
+           "the tier's WGMMA multiplies tf32 (TILEORCH_F32_DOT=tf32 sends it there)")
 _add("mm_row_vector", mm_row_vector, [((1, 512), "float16"), ((512, 768), "float16"), ((1, 768), "float32"),
                                       128, 64], (6,), "simt", outputs=(2,))
 

@@ -68,9 +68,9 @@ dot operand computed in the K loop (W4A16), a product split over two dots (MLA's
 gate-up weight read at two column tiles.  Still refused by the tiers (the SIMT path runs them, its
 dots on mma.sync): the fused gate-up SwiGLU, gathered A rows, W4A16, a 4-D broadcast batch, an amax
 beside an fp8 GEMM, the router's (tm, 2) outputs, tf32 attention, MLA's split scores, a dot outside
-a loop (the FFT by DFT matrices).  Note: f32 ``ct.mma`` / ``ct.matmul`` operands run as tf32
-(tileorch's documented choice), where cuTile lists f32 and tf32 apart and its samples convert with
-``astype(ct.tfloat32)`` "to use tensor cores": an open question for the lead.
+a loop (the FFT by DFT matrices).  Note: f32 ``ct.mma`` / ``ct.matmul`` operands ran as tf32 then;
+since session 16 they are computed to f32 accuracy (cuTile lists f32 and tf32 apart, tileiras
+computes an f32 dot in f32; ``astype(ct.tfloat32)`` asks for tensor-core tf32).
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS`, driven by
 tests/unit/test_user_sweep7_*.py (CPU compile, the SIMT interpreter, the PTX emulator) and
@@ -1051,9 +1051,9 @@ _add("fft_stockham_radix2", fft_stockham_radix2,
      "simt", outputs=(2, 3))
 _add("fft_factored_dft_matmul", fft_factored_dft_matmul, [((4, 64, 2), "float32"), ((4, 64, 2), "float32"), 2, 8, 8],
      (2,), "simt", outputs=(1,),
-     error="this dot is not in a loop",
-     notes="f32 dots run as tf32 (tileorch's documented choice; cuTile lists f32 and tf32 apart and its samples "
-           "convert with astype(tfloat32) 'to use tensor cores'): the test's tolerance is tf32's")
+     error="this dot multiplies f32 tiles, which cuTile computes in f32",
+     notes="cuTile's f32 dots (tileiras computes them in f32): to f32 accuracy on the SIMT path (3xTF32 mma.sync); "
+           "the dot is also outside a loop, which the tier's kernels do not take")
 _add("qk_rmsnorm_heads_3d", qk_rmsnorm_heads_3d,
      [((20, 4, 64), "bfloat16"), ((64,), "float32"), ((20, 4, 64), "bfloat16"), 1e-6, 8, 4, 64], (3,), "simt",
      outputs=(2,))

@@ -6,8 +6,16 @@ Which dots (:func:`plan_dot`, also the driver's remark per dot): on sm_80+, A an
 * f16 (``m16n8k16``; an f32 accumulator, or an f16 one: the products are summed in f32 and the
   result rounded to f16 once),
 * bf16 (``m16n8k16``, f32 accumulator),
-* tf32, or f32 (run as tf32, each element rounded to nearest with ``cvt.rn.tf32.f32``, as the
-  tier's WGMMA runs f32 dots) (``m16n8k8``, f32 accumulator),
+* tf32 (each element rounded to nearest with ``cvt.rn.tf32.f32``) (``m16n8k8``, f32 accumulator),
+* f32 (cuTile's f32 dot, which tileiras computes in f32): to f32 accuracy as "3xTF32", each
+  element split into a tf32 big part ``hi`` (``x`` with its 13 low mantissa bits cleared: exact,
+  never overflows) and a tf32 small part ``lo = tf32(x - hi)`` (``|x - hi| < 2^-10 |x|``), and each
+  atom's product as the three ``m16n8k8`` tf32 products ``a_lo b_hi' + a_hi' b_lo + a_hi b_hi``
+  (small terms first; the dropped ``a_lo b_lo`` is below 2^-20 of ``|a b|``), where ``hi'`` and
+  ``lo`` are 0 for an infinite or NaN ``x`` (``x - hi`` is NaN): the cross terms never make
+  ``inf * 0``, the big product carries IEEE's infinities and NaNs; three planes per operand;
+  ``TILEORCH_F32_DOT=tf32`` runs f32 dots as one tf32 product (``F32_DOT_ENV``, part of the compile
+  cache's key),
 * i8 read signed or unsigned per operand (``m16n8k32``, i32 accumulator),
 * e4m3/e5m2 on sm_89+ (``m16n8k32``, f32 accumulator);
 
@@ -60,6 +68,20 @@ from tileorch.transforms.tileaa_to_simt.emit import FP8_KINDS, SHARED_PTR, Emitt
 payload = lazy_module("tileorch.dialects.nvvm_payload")  # mma.sync ops: imported when a dot is lowered
 
 MMA_ENV = "TILEORCH_SIMT_MMA"
+F32_DOT_ENV = "TILEORCH_F32_DOT"
+"""``tf32``: f32 x f32 dots run as tf32 products (10-bit mantissas), on the tensor-core tiers too;
+anything else (the default ``f32``): to f32 accuracy (3xTF32 on the SIMT path's ``mma.sync``)."""
+
+
+def f32_dots_as_tf32() -> bool:
+    """Whether f32 x f32 dots may run as tf32 (``TILEORCH_F32_DOT=tf32``)."""
+    return os.environ.get(F32_DOT_ENV, "f32") == "tf32"
+
+
+def is_f32_dot(op: Operation) -> bool:
+    """Whether the ``nv_tileaa.dot`` ``op`` multiplies f32 by f32 tiles (cuTile's f32 dot, computed
+    to f32 accuracy; operands converted to tf32 by the program are tf32 tiles, not these)."""
+    return all(isinstance(v.type.element_type, Float32Type) for v in (op.lhs, op.rhs))
 MAX_SCRATCH = 227 * 1024
 """Shared memory a Hopper CTA may opt into (as ``MAX_DYNAMIC_SMEM`` of the SIMT lowering)."""
 ITEM_BLOCKS = 4
@@ -78,6 +100,8 @@ class MmaPlan:
     m: int
     n: int
     k: int
+    split: bool = False
+    """3xTF32: the f32 operands as big and small tf32 parts, three products per atom."""
 
     @property
     def per_word(self) -> int:
@@ -92,6 +116,9 @@ class MmaPlan:
         m, n, k = self.atom
         types = self.type_a.value if self.type_a == self.type_b else f"{self.type_a.value} x {self.type_b.value}"
         out = "f32, rounded to the f16 accumulator" if self.acc == "f16" else self.acc
+        if self.split:
+            return (f"mma.sync m{m}n{n}k{k} tf32 -> f32, three per atom to f32 accuracy (3xTF32: each f32 "
+                    f"operand split into big and small tf32 parts; TILEORCH_F32_DOT=tf32 for one tf32 product)")
         return f"mma.sync m{m}n{n}k{k} {types} -> {out}"
 
 
@@ -146,7 +173,8 @@ def plan_dot(op: Operation, sm: int | None) -> MmaPlan | str:
         kind = None
     if kind is None:
         return f"a {acc} accumulator for {ta.value} operands"
-    plan = MmaPlan(ta, tb, kind, a_s[:-2], a_s[-2], b_s[-1], a_s[-1])
+    split = is_f32_dot(op) and not f32_dots_as_tf32()
+    plan = MmaPlan(ta, tb, kind, a_s[:-2], a_s[-2], b_s[-1], a_s[-1], split)
     if sum(_regions(plan)) > MAX_SCRATCH:
         return f"its operands in mma form need more than {MAX_SCRATCH} bytes of shared memory"
     return plan
@@ -164,13 +192,16 @@ def _row_words(plan: MmaPlan) -> int:
 
 
 def _regions(plan: MmaPlan) -> tuple[int, int, int]:
-    """Bytes of ``A'``, ``B'`` and ``D`` (each a multiple of 16)."""
+    """Bytes of ``A'``, ``B'`` and ``D`` (each a multiple of 16; a split plan's ``A'`` and ``B'``
+    are three planes each: the big parts, the big parts of finite elements, the small parts)."""
     mb, nb, _ = _blocks(plan)
     batch = 1
     for d in plan.batch:
         batch *= d
     w = _row_words(plan)
-    return batch * mb * 16 * w * 4, batch * nb * 8 * w * 4, -(-batch * mb * 16 * nb * 8 * 4 // 16) * 16
+    planes = 3 if plan.split else 1
+    return (planes * batch * mb * 16 * w * 4, planes * batch * nb * 8 * w * 4,
+            -(-batch * mb * 16 * nb * 8 * 4 // 16) * 16)
 
 
 def dot_remarks(module: Operation, sm: int | None) -> list[str]:
@@ -207,8 +238,9 @@ class MmaDotLowering:
             self._zero_words(e, (size_a + size_b) // 4)
             e.barrier()
         esize = 4 // plan.per_word
-        self._stage_operand(e, a, plan.type_a, off_a, mp, w, esize, transposed=False)
-        self._stage_operand(e, b, plan.type_b, off_b, np_, w, esize, transposed=True)
+        lo_a, lo_b = (size_a // 3, size_b // 3) if plan.split else (None, None)
+        self._stage_operand(e, a, plan.type_a, off_a, mp, w, esize, transposed=False, lo=lo_a)
+        self._stage_operand(e, b, plan.type_b, off_b, np_, w, esize, transposed=True, lo=lo_b)
         d_index = self._d_index(plan, mp, np_)
         if konst is None:
             for s, v in enumerate(acc.slots):
@@ -223,7 +255,7 @@ class MmaDotLowering:
                 else:
                     write(e)
         e.barrier()
-        self._mma_items(e, plan, (off_a, off_b, off_d), w, konst)
+        self._mma_items(e, plan, (off_a, off_b, off_d), w, konst, (lo_a or 0, lo_b or 0))
         e.barrier()
         out = []
         for s in range(len(acc.slots)):
@@ -255,40 +287,53 @@ class MmaDotLowering:
         e.for_(e.const(0), e.const(rounds), e.const(1), [], one)
 
     def _stage_operand(self, e: Emitter, t: Tile, mma: payload.MMATypes, offset: int, rows: int, w: int, esize: int,
-                       transposed: bool) -> None:
+                       transposed: bool, lo: int | None = None) -> None:
         """Write the slots of operand ``t`` as ``X'[batch][rows][w words]`` at byte ``offset``:
-        A's element ``(.., m, k)`` in row ``m``, B's ``(.., k, n)`` (``transposed``) in row ``n``."""
-        elem = {1: i8, 2: i16, 4: i32}[esize]
+        A's element ``(.., m, k)`` in row ``m``, B's ``(.., k, n)`` (``transposed``) in row ``n``;
+        with ``lo`` (3xTF32), the big tf32 parts there, those of finite elements ``lo`` bytes after
+        and the small parts ``2 lo`` bytes after."""
         vec = self.vec(t.shape)
         # A's runs lie along K, contiguous in A' too: one vector store of a run (4 to 16 bytes,
         # aligned: rows are multiples of 16 bytes, runs start at multiples of their size)
         run = vec if not transposed and vec > 1 and t.shape[-1] % vec == 0 and vec * esize in (4, 8, 16) else 1
         for s0 in range(0, len(t.slots), run):
             f = self.flat(e, s0, t.shape)
-            bits = [_mma_bits(e, v, mma, t.element) for v in t.slots[s0:s0 + run]]
-
-            def write(b: Emitter, f=f, bits=bits):
-                coords = b.unravel(f, t.shape)
-                batch = b.ravel(coords[:-2], t.shape[:-2]) if len(t.shape) > 2 else None
-                row, k = (coords[-1], coords[-2]) if transposed else (coords[-2], coords[-1])
-                if batch is not None:
-                    row = b.add_i(b.mul_i(batch, b.const(rows)), row)
-                pos = b.add_i(b.mul_i(row, b.const(w * 4 // esize)), k)
-                if offset:
-                    pos = b.add_i(pos, b.const(offset // esize))
-                ptr = b.gep(self.smem, pos, elem, SHARED_PTR)
-                if len(bits) == 1:
-                    b.store(bits[0], ptr)
-                    return
-                value = b.v(llvm_ext.PoisonOp(VectorType(bits[0].type, [len(bits)])))
-                for j, x in enumerate(bits):
-                    value = b.v(llvm.InsertElementOp(value, x, b.const(j)))
-                b.add(llvm.StoreOp(value, ptr, alignment=len(bits) * esize))
-
-            if self.ragged(t.shape):
-                e.if_(e.in_range(f, t.numel), write)
+            if lo is None:
+                planes = [(0, [_mma_bits(e, v, mma, t.element) for v in t.slots[s0:s0 + run]])]
             else:
-                write(e)
+                parts = [_split_tf32(e, v) for v in t.slots[s0:s0 + run]]
+                planes = [(j * lo, [p[j] for p in parts]) for j in range(3)]
+            for plane, bits in planes:
+                self._write_staged(e, t, f, bits, offset + plane, rows, w, esize, transposed)
+
+    def _write_staged(self, e: Emitter, t: Tile, f: SSAValue, bits: list[SSAValue], offset: int, rows: int, w: int,
+                      esize: int, transposed: bool) -> None:
+        """Store the words ``bits`` of ``t``'s run at flat index ``f`` into its staged plane at byte
+        ``offset`` (a vector store for a run; guarded where the tile is ragged)."""
+        elem = {1: i8, 2: i16, 4: i32}[esize]
+
+        def write(b: Emitter, f=f, bits=bits):
+            coords = b.unravel(f, t.shape)
+            batch = b.ravel(coords[:-2], t.shape[:-2]) if len(t.shape) > 2 else None
+            row, k = (coords[-1], coords[-2]) if transposed else (coords[-2], coords[-1])
+            if batch is not None:
+                row = b.add_i(b.mul_i(batch, b.const(rows)), row)
+            pos = b.add_i(b.mul_i(row, b.const(w * 4 // esize)), k)
+            if offset:
+                pos = b.add_i(pos, b.const(offset // esize))
+            ptr = b.gep(self.smem, pos, elem, SHARED_PTR)
+            if len(bits) == 1:
+                b.store(bits[0], ptr)
+                return
+            value = b.v(llvm_ext.PoisonOp(VectorType(bits[0].type, [len(bits)])))
+            for j, x in enumerate(bits):
+                value = b.v(llvm.InsertElementOp(value, x, b.const(j)))
+            b.add(llvm.StoreOp(value, ptr, alignment=len(bits) * esize))
+
+        if self.ragged(t.shape):
+            e.if_(e.in_range(f, t.numel), write)
+        else:
+            write(e)
 
     def _d_index(self, plan: MmaPlan, mp: int, np_: int):
         """``index(e, f, shape)``: the ``D`` element of the accumulator's flat index ``f``."""
@@ -306,8 +351,11 @@ class MmaDotLowering:
 
     # -- the warps' work -------------------------------------------------------------------------
     def _mma_items(self, e: Emitter, plan: MmaPlan, offsets: tuple[int, int, int], w: int,
-                   konst: SSAValue | None) -> None:
+                   konst: SSAValue | None, lo: tuple[int, int] = (0, 0)) -> None:
+        """The warps' ``mma.sync`` work items over the staged operands (a split plan: the planes of
+        finite big parts ``lo`` bytes after ``A'`` and ``B'``, the small parts ``2 lo`` after)."""
         off_a, off_b, off_d = offsets
+        lo_a, lo_b = lo[0] // 4, lo[1] // 4  # in words
         mb, nb, ks = _blocks(plan)
         mp, np_ = mb * 16, nb * 8
         wn = next(x for x in (ITEM_BLOCKS, 2, 1) if nb % x == 0)
@@ -363,15 +411,24 @@ class MmaDotLowering:
                     words = [lb.v(llvm.ExtractValueOp(_pos(i), got, i32)) for i in range(num)] if num > 1 else [got]
                     return [lb.v(llvm.BitcastOp(x, reg)) for x in words] if reg != i32 else words
 
-                frag_a = matrices(a_word, 0, 4)
-                frag_b = []
-                for c in range(0, wn, 2):
-                    frag_b += matrices(b_word, 8 * c * w, 4 if c + 1 < wn else 2)
+                def b_fragments(extra: int) -> list[SSAValue]:
+                    got = []
+                    for c in range(0, wn, 2):
+                        got += matrices(b_word, 8 * c * w + extra, 4 if c + 1 < wn else 2)
+                    return got
+
+                frag_a, frag_b = matrices(a_word, 0, 4), b_fragments(0)
+                # 3xTF32: a_lo b_hi', then a_hi' b_lo, then a_hi b_hi (the small terms first)
+                pairs = ([(matrices(a_word, 2 * lo_a, 4), b_fragments(lo_b)),
+                          (matrices(a_word, lo_a, 4), b_fragments(2 * lo_b)), (frag_a, frag_b)]
+                         if plan.split else [(frag_a, frag_b)])
                 out = []
                 for c in range(wn):
-                    d = lb.v(payload.MmaSyncOp(frag_a, frag_b[2 * c:2 * c + 2], accs[4 * c:4 * c + 4], plan.type_a,
-                                       plan.type_b))
-                    out += [lb.v(llvm.ExtractValueOp(_pos(j), d, acc_type)) for j in range(4)]
+                    acc_c = accs[4 * c:4 * c + 4]
+                    for fa, fb in pairs:
+                        d = lb.v(payload.MmaSyncOp(fa, fb[2 * c:2 * c + 2], acc_c, plan.type_a, plan.type_b))
+                        acc_c = [lb.v(llvm.ExtractValueOp(_pos(j), d, acc_type)) for j in range(4)]
+                    out += acc_c
                 return out
 
             if ks == 1:
@@ -410,6 +467,18 @@ def _constant(e: Emitter, acc: Tile) -> SSAValue | None:
     return first
 
 
+def _split_tf32(e: Emitter, v: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue]:
+    """The f32 ``v`` as 3xTF32's three words: ``hi`` (``v``'s 13 low mantissa bits cleared), ``hi'``
+    (``hi``, or 0 where ``v`` is infinite or NaN) and ``lo = tf32(v - hi)`` (0 there too: ``v - hi``
+    is NaN exactly there)."""
+    hi_bits = e.v(arith.AndIOp(e.v(arith.BitcastOp(v, i32)), e.const(-(1 << 13))))
+    rest = e.v(arith.SubfOp(v, e.v(arith.BitcastOp(hi_bits, f32))))
+    finite = e.v(arith.CmpfOp(rest, rest, "ord"))
+    zero = e.const(0)
+    lo = e.v(arith.BitcastOp(e.round_to_tf32(rest), i32))
+    return hi_bits, e.v(arith.SelectOp(finite, hi_bits, zero)), e.v(arith.SelectOp(finite, lo, zero))
+
+
 def _mma_bits(e: Emitter, v: SSAValue, mma: payload.MMATypes, elt: Attribute) -> SSAValue:
     """The bits of register value ``v`` (an element of type ``elt``) as the mma type ``mma`` reads
     them: f16 itself, bf16 as ``i16``, tf32 as ``i32`` (rounded to nearest), 8-bit types as ``i8``."""
@@ -424,4 +493,5 @@ def _mma_bits(e: Emitter, v: SSAValue, mma: payload.MMATypes, elt: Attribute) ->
     return v
 
 
-__all__ = ["ITEM_BLOCKS", "MMA_ENV", "MmaDotLowering", "MmaPlan", "dot_remarks", "plan_dot"]
+__all__ = ["F32_DOT_ENV", "ITEM_BLOCKS", "MMA_ENV", "MmaDotLowering", "MmaPlan", "dot_remarks", "f32_dots_as_tf32",
+           "is_f32_dot", "plan_dot"]
