@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .enums import DecompositionMode, RasterOrderOptions, ReductionMode
-from .raster import tiled_cta_shape_mnl
+from .raster import check_launch_grid, tiled_cta_shape_mnl
 from .streamk_params import StreamKParams, streamk_params
 from .streamk_work import continue_work, get_work
 from .work_tile import WorkTileInfo
@@ -52,7 +52,9 @@ def sm100_streamk_params(problem: tuple[int, int, int, int], tile: tuple[int, in
     sk = streamk_params(problem, tile, cluster, sms, splits=splits, max_swizzle=max_swizzle, raster=raster,
                         reduction=reduction, decomposition=mode, ktile_start_alignment=ktile_start_alignment,
                         bypass_occupancy=True)
-    return Sm100StreamKParams(sk, tiled_cta_shape_mnl(problem, tile, cluster), cluster)
+    p = Sm100StreamKParams(sk, tiled_cta_shape_mnl(problem, tile, cluster), cluster)
+    check_launch_grid(p.grid, "the SM100 stream-K schedule")
+    return p
 
 
 def sm100_workspace_sizes(problem, tile, cluster, sms: int, **kw) -> WorkspaceSizes:

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .enums import DecompositionMode, RasterOrderOptions, ReductionMode
-from .raster import RasterParams, ceil_div, persistent_grid_shape, raster_params, tiled_cta_shape_mnl
+from .raster import (INT32_MAX, RasterParams, ceil_div, check_domain, persistent_grid_shape, raster_params,
+                     tiled_cta_shape_mnl)
 
 MIN_ITERS_PER_SK_UNIT = 8
 MAX_SK_GROUPS = 8
@@ -151,6 +152,22 @@ def calculate_groups(rp: RasterParams, sk_cluster_tiles: int, sk_units: int, k_t
     return groups
 
 
+def check_k_iterations(kt: int, sk_tiles: int, splits: int, clusters_mnl: int) -> None:
+    """Refuse (``ValueError``) a decomposition whose K-iteration counters leave CUTLASS's exact range.
+
+    ``get_num_sk_units`` multiplies ``kt * sk_tiles`` in ``uint32_t``; the work functions keep a
+    unit's K iterations (up to ``kt * sk_tiles`` for stream-K, ``kt * clusters_mnl`` for split-K,
+    whose units start at ``kt * cluster_tile``) in ``uint32_t`` and divide them by ``kt`` with the
+    ``int`` ``FastDivmod``, exact only for dividends below ``2**31``.
+    """
+    if sk_tiles and kt * sk_tiles > INT32_MAX:
+        raise ValueError(f"{sk_tiles} stream-K tiles x {kt} K tiles = {kt * sk_tiles} K iterations: CUTLASS counts "
+                         f"them in 32-bit integers, exact only up to {INT32_MAX}")
+    if splits > 1 and kt * clusters_mnl > INT32_MAX + 1:
+        raise ValueError(f"split-K over {clusters_mnl} cluster tiles x {kt} K tiles: CUTLASS's K-iteration index "
+                         f"reaches {kt * clusters_mnl - 1}, exact only up to {INT32_MAX}")
+
+
 def streamk_grid_shape(problem_blocks: tuple[int, int, int], cluster: tuple[int, int], sms: int,
                        max_swizzle: int, raster: RasterOrderOptions, *, bypass_occupancy: bool = False,
                        max_active_clusters: int = 0) -> tuple[int, int, int]:
@@ -184,6 +201,7 @@ def streamk_params(problem: tuple[int, int, int, int], tile: tuple[int, int, int
     raster, reduction, decomposition = (RasterOrderOptions(raster), ReductionMode(reduction),
                                         DecompositionMode(decomposition))
     _check_request(problem, tile, sms, splits, max_swizzle, decomposition)
+    check_domain(problem, tile, cluster, max_swizzle)
     blocks = tiled_cta_shape_mnl(problem, tile, cluster)
     kt = ceil_div(problem[2], tile[2])
     rp = raster_params(blocks, cluster, max_swizzle, raster)
@@ -191,13 +209,15 @@ def streamk_params(problem: tuple[int, int, int, int], tile: tuple[int, int, int
                               max_active_clusters=max_active_clusters)
 
     if decomposition is DecompositionMode.SPLIT_K or (decomposition is DecompositionMode.HEURISTIC and splits > 1):
-        return _basic(rp, grid, reduction, kt, adjust_split_count(splits, sms, kt, ktile_start_alignment),
-                      DecompositionMode.SPLIT_K, ktile_start_alignment)
+        splits = adjust_split_count(splits, sms, kt, ktile_start_alignment)
+        check_k_iterations(kt, 0, splits, rp.blocks_per_problem // rp.cluster_size)
+        return _basic(rp, grid, reduction, kt, splits, DecompositionMode.SPLIT_K, ktile_start_alignment)
 
     output_tiles = rp.blocks_per_problem
     cs = rp.cluster_size
     ctas_per_wave = grid[0] * grid[1]
     sk_tiles = num_sk_tiles(output_tiles, ctas_per_wave, cs, kt, decomposition)
+    check_k_iterations(kt, sk_tiles, 1, 0)
     dp_tiles = output_tiles - sk_tiles
     sk_units = num_sk_units(cs, ctas_per_wave // cs * cs, sk_tiles, kt)
     if (decomposition is DecompositionMode.DATA_PARALLEL
@@ -210,6 +230,7 @@ def streamk_params(problem: tuple[int, int, int, int], tile: tuple[int, int, int
     k_tiles_per_group = kt * (sk_cluster_tiles // groups) * cs
     k_tiles_per_sk_unit = k_tiles_per_group // units_per_group
     if decomposition is DecompositionMode.HEURISTIC and sk_tiles < sk_units and sk_units % sk_tiles == 0:
+        check_k_iterations(kt, 0, sk_units // sk_tiles, rp.blocks_per_problem // cs)
         return _basic(rp, grid, reduction, kt, sk_units // sk_tiles, DecompositionMode.SPLIT_K,
                       ktile_start_alignment)
 
