@@ -85,11 +85,12 @@ def _sk_case(data):
     d = data.draw
     tile = d(st.sampled_from([(128, 128, 64), (64, 128, 32), (128, 256, 64), (256, 128, 128), (64, 64, 16)]))
     cluster = d(cluster_st)
-    mode = d(st.sampled_from(MODES))
+    mode = d(st.sampled_from(MODES + ["stream_k"] * 3))  # stream-K units are where the K smoothing bites
     splits = 1
     if mode in ("heuristic", "split_k") and d(st.booleans()):
         splits = d(st.one_of(st.integers(2, 9), st.integers(2, 600)))
-    kt = d(st.one_of(st.integers(1, 12), st.integers(1, 300), st.sampled_from([1, 7, 8, 9, 16, 17, 2000])))
+    kt = d(st.one_of(st.integers(1, 12), st.integers(9, 40), st.integers(1, 300),
+                     st.sampled_from([1, 7, 8, 9, 16, 17, 2000])))
     k = kt * tile[2] - d(st.integers(0, tile[2] - 1))
     problem = (d(extent_st), d(extent_st), k, d(st.sampled_from([1, 1, 2, 5])))
     opts = dict(splits=splits, max_swizzle=d(swizzle_st), raster=d(raster_st), decomposition=mode,

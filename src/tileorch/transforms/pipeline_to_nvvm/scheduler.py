@@ -509,7 +509,12 @@ def fold_static_queries(module: ModuleOp, ops: Sequence[Operation] | None = None
     for op in list(module.walk()) if ops is None else ops:
         if op.name not in (PREFIX + "get_workspace_sizes", PREFIX + "get_grid_shape"):
             continue
-        values = _fold(op)
+        try:
+            values = _fold(op)
+        except ValueError as exc:  # the constant request lies outside what the scheduler computes exactly
+            from tileorch.diagnostics import LocatedError
+
+            raise LocatedError(op, f"cannot fold {op.name}: {exc}") from None
         if values is None:
             continue
         consts = [arith.ConstantOp(IntegerAttr(v, r.type)) for v, r in zip(values, op.results, strict=True)]
