@@ -68,6 +68,15 @@ def test_stream_k_iterations_past_int32_are_refused():
     assert p.sk_tiles == 133
 
 
+def test_linear_index_stays_in_int32_after_the_last_step():
+    # the device walks the linear work index in i32 and steps one grid past the last tile
+    with pytest.raises(ValueError, match="32-bit linear work index"):
+        static_persistent_params((128, 2**31 - 1, 64, 1), (128, 1, 64), (1, 1), 132)
+    with pytest.raises(ValueError, match="32-bit linear work index"):
+        streamk_params((128, 2**31 - 1, 64, 1), (128, 1, 64), (1, 1), 132, decomposition="data_parallel")
+    assert static_persistent_params((128, 2**31 - 132, 64, 1), (128, 1, 64), (1, 1), 132).grid == (132, 1, 1)
+
+
 def test_data_parallel_grid_past_65535_along_y_is_refused():
     # one CTA per tile: walking along N puts every tile on grid.y, which CUDA caps at 65535
     with pytest.raises(ValueError, match="y = 65536 exceeds CUDA's limit of 65535"):

@@ -13,8 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .enums import RasterOrderOptions
-from .raster import (RasterParams, ceil_div, check_domain, check_launch_grid, hardware_cta_in_cluster,
-                     launch_linear_idx, persistent_grid_shape, raster_params, tiled_cta_shape_mnl, work_idx_m_and_n)
+from .raster import (RasterParams, ceil_div, check_domain, check_launch_grid, check_linear_range,
+                     hardware_cta_in_cluster, launch_linear_idx, persistent_grid_shape, raster_params,
+                     tiled_cta_shape_mnl, work_idx_m_and_n)
 from .work_tile import DataParallelWorkTileInfo, StaticPersistentWorkTileInfo
 
 
@@ -53,6 +54,7 @@ def static_persistent_params(problem: tuple[int, int, int, int], tile: tuple[int
     rp = raster_params(blocks, cluster, max_swizzle, raster)
     grid = persistent_grid_shape(blocks, cluster, sms, max_swizzle, raster,
                                  max_active_clusters=max_active_clusters)
+    check_linear_range(rp.blocks_per_problem, grid[0] * grid[1] * grid[2])
     return StaticPersistentParams(rp, grid, ceil_div(problem[2], tile[2]), tiles_per_pipeline_round)
 
 

@@ -69,6 +69,18 @@ def check_domain(problem: tuple[int, int, int, int], tile: tuple[int, int, int],
                          f"32-bit integers, exact only up to {INT32_MAX}")
 
 
+def check_linear_range(valid_indices: int, grid_size: int) -> None:
+    """Refuse (``ValueError``) a persistent walk whose linear work index leaves ``int32``.
+
+    CUTLASS keeps the index in ``uint64_t``; the device lowering computes it in ``i32``, and a CTA
+    steps one grid past its last valid index before it stops: ``valid_indices - 1 + grid_size``
+    must stay at most ``2**31 - 1``.
+    """
+    if valid_indices - 1 + grid_size > INT32_MAX:
+        raise ValueError(f"{valid_indices} work units walked by a grid of {grid_size} CTAs: the device's 32-bit "
+                         f"linear work index would pass {INT32_MAX}")
+
+
 def check_launch_grid(grid: tuple[int, int, int], what: str) -> tuple[int, int, int]:
     """``grid`` if CUDA can launch it, else ``ValueError`` (y and z are limited to 65535)."""
     for axis, extent, limit in zip("xyz", grid, GRID_LIMITS):

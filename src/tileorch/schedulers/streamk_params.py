@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .enums import DecompositionMode, RasterOrderOptions, ReductionMode
-from .raster import (INT32_MAX, RasterParams, ceil_div, check_domain, persistent_grid_shape, raster_params,
-                     tiled_cta_shape_mnl)
+from .raster import (INT32_MAX, RasterParams, ceil_div, check_domain, check_linear_range, persistent_grid_shape,
+                     raster_params, tiled_cta_shape_mnl)
 
 MIN_ITERS_PER_SK_UNIT = 8
 MAX_SK_GROUPS = 8
@@ -207,6 +207,7 @@ def streamk_params(problem: tuple[int, int, int, int], tile: tuple[int, int, int
     rp = raster_params(blocks, cluster, max_swizzle, raster)
     grid = streamk_grid_shape(blocks, cluster, sms, max_swizzle, raster, bypass_occupancy=bypass_occupancy,
                               max_active_clusters=max_active_clusters)
+    check_linear_range(rp.blocks_per_problem, grid[0] * grid[1] * grid[2])
 
     if decomposition is DecompositionMode.SPLIT_K or (decomposition is DecompositionMode.HEURISTIC and splits > 1):
         splits = adjust_split_count(splits, sms, kt, ktile_start_alignment)
