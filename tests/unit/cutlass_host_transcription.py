@@ -7,8 +7,8 @@ deliberately NOT from ``tileorch.schedulers``: it is the oracle those modules ar
 It keeps CUTLASS's structure (a params object with the same field meanings, then the device
 functions reading it) rather than tileorch's, so a shared misreading is less likely.
 
-Only the domain where CUTLASS's own integer types do not wrap is modelled (checked by
-:func:`in_exact_domain`); there the C++ integer arithmetic equals Python's.
+Only the domain where CUTLASS's own integer types do not wrap is modelled (tileorch refuses the
+rest: test_schedulers_domain.py); there the C++ integer arithmetic equals Python's.
 """
 
 from __future__ import annotations

@@ -56,16 +56,28 @@ def test_split_k_iterations_past_int32_are_refused():
 
 
 def test_stream_k_iterations_past_int32_are_refused():
-    # 133 tiles on 132 SMs: all 133 are stream-K tiles; kt * 133 > 2**31 - 1 overflows
-    # get_num_sk_units' uint32 product and the int FastDivmod of the unit's K iterations
-    big_k = (2**31 // 133 + 1) * 64
-    problem = (128 * 7, 128 * 19, big_k, 1)
-    with pytest.raises(ValueError, match="stream-K tiles"):
-        streamk_params(problem, T, (1, 1), 132, decomposition="stream_k")
-    with pytest.raises(ValueError, match="stream-K tiles"):
-        workspace_sizes(problem, T, (1, 1), 132, decomposition="stream_k")
-    p = streamk_params((128 * 7, 128 * 19, 2**31 // 133 * 64, 1), T, (1, 1), 132, decomposition="stream_k")
-    assert p.sk_tiles == 133
+    # 1 x 133 tiles on 132 SMs: one group (walk along M over 1 M tile) of 133 stream-K tiles, so a
+    # unit's K iterations reach 133 * kt.  harness "128 17024 1033375616 1 128 128 64 1 1 132 1 1 0 0 3 1 32":
+    # kt = 16146838, 133 * kt > 2**31 - 1, CUTLASS's int FastDivmod goes wrong and its schedule has 265
+    # pieces where the exact one has 264; one K tile less per output tile (264 pieces) it is exact
+    big = (128, 133 * 128, (2**31 // 133 + 1) * 64, 1)
+    with pytest.raises(ValueError, match="stream-K tiles per group"):
+        streamk_params(big, T, (1, 1), 132, decomposition="stream_k")
+    p = streamk_params((128, 133 * 128, 2**31 // 133 * 64, 1), T, (1, 1), 132, decomposition="stream_k")
+    assert (p.sk_tiles, p.sk_units, p.sk_groups) == (133, 132, 1)
+
+
+def test_stream_k_unit_count_product_past_uint32_is_refused():
+    # 7 x 19 tiles on 20 SMs: 33 stream-K tiles; kt = 130150525 makes 33 * kt = 2**32 + 29, which
+    # get_num_sk_units' uint32 product wraps to 29: harness "896 2432 2082408400 1 128 128 16 1 1 20 1 1 0 0 3 1 32"
+    # gives sk_units 3 (133 pieces) where the exact count is 20 (146 pieces); 4 K tiles fewer, CUTLASS is exact
+    problem = (7 * 128, 19 * 128, 130150525 * 16, 1)
+    with pytest.raises(ValueError, match="get_num_sk_units"):
+        streamk_params(problem, (128, 128, 16), (1, 1), 20, decomposition="stream_k")
+    with pytest.raises(ValueError, match="get_num_sk_units"):
+        workspace_sizes(problem, (128, 128, 16), (1, 1), 20, decomposition="stream_k")
+    ok = streamk_params((7 * 128, 19 * 128, 130150521 * 16, 1), (128, 128, 16), (1, 1), 20, decomposition="stream_k")
+    assert (ok.sk_tiles, ok.sk_units) == (33, 20)
 
 
 def test_linear_index_stays_in_int32_after_the_last_step():

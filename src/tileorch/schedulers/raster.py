@@ -16,6 +16,7 @@ from .enums import RasterOrder, RasterOrderOptions
 # GH100 has 8 GPCs of 9 TPCs (18 SMs); CUTLASS sizes cluster grids assuming this.
 MAX_SM_PER_GPC = 18
 INT32_MAX = 2**31 - 1
+UINT32_MAX = 2**32 - 1
 # CUDA's launch-grid extents (x, y, z)
 GRID_LIMITS = (INT32_MAX, 65535, 65535)
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from .enums import DecompositionMode, RasterOrderOptions
 from .raster import ceil_div, check_domain, swizzle_padded, tiled_cta_shape_mnl
-from .streamk_params import adjust_split_count, check_k_iterations, num_sk_tiles, num_sk_units, streamk_grid_shape
+from .streamk_params import adjust_split_count, num_sk_tiles, num_sk_units, streamk_grid_shape
 
 L2_LINE_BYTES = 128
 BARRIER_BITS = 32
@@ -71,7 +71,6 @@ def workspace_sizes(problem: tuple[int, int, int, int], tile: tuple[int, int, in
     ctas_per_wave = grid[0] * grid[1]
     cs = cluster[0] * cluster[1]
     sk_tiles = num_sk_tiles(output_tiles, ctas_per_wave, cs, kt, decomposition)
-    check_k_iterations(kt, sk_tiles, 1, 0)
     sk_units = num_sk_units(cs, ctas_per_wave // cs * cs, sk_tiles, kt)
     split_mode = decomposition in (DecompositionMode.SPLIT_K, DecompositionMode.HEURISTIC)
     if decomposition is DecompositionMode.SPLIT_K or (decomposition is DecompositionMode.HEURISTIC and splits > 1):
