@@ -66,8 +66,8 @@ def check_domain(problem: tuple[int, int, int, int], tile: tuple[int, int, int],
     _ls, bm2, bn2 = swizzle_padded((bm, bn, blocks[2]), cluster, max_swizzle)
     tiles = bm2 * bn2 * blocks[2]
     if tiles > INT32_MAX:
-        raise ValueError(f"{bm} x {bn} x {blocks[2]} CTA tiles (swizzle- and cluster-padded): CUTLASS counts tiles in "
-                         f"32-bit integers, exact only up to {INT32_MAX}")
+        raise ValueError(f"{bm} x {bn} x {blocks[2]} CTA tiles (swizzle- and cluster-padded): CUTLASS's tile total "
+                         f"and the device's tile index are 32-bit integers, exact only up to {INT32_MAX}")
 
 
 def check_linear_range(valid_indices: int, grid_size: int) -> None:

@@ -11,5 +11,5 @@ func.func @tiles_past_int32(%ws: !llvm.ptr<1>) -> i64 {
   %total, %reduc, %bar = cutlass.tile_scheduler.get_workspace_sizes %sk : !cutlass.tile_scheduler_streamk_params<cga = [1, 1, 1], raster = heuristic> -> i64, i64, i64
   func.return %total : i64
 }
-// CHECK: fold_outside_exact_range.mlir:11:3: error: cannot fold cutlass.tile_scheduler.get_workspace_sizes: 65536 x 65536 x 1 CTA tiles (swizzle- and cluster-padded): CUTLASS counts tiles in 32-bit integers, exact only up to 2147483647
+// CHECK: fold_outside_exact_range.mlir:11:3: error: cannot fold cutlass.tile_scheduler.get_workspace_sizes: 65536 x 65536 x 1 CTA tiles (swizzle- and cluster-padded): CUTLASS's tile total and the device's tile index are 32-bit integers, exact only up to 2147483647
 
