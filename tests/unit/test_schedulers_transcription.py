@@ -178,3 +178,36 @@ def test_fastdivmod_pow2_and_divisor_one(divisor):
         assert C.fastdivmod_pow2(divisor, n) == divmod(n, divisor)
     assert C.fastdivmod_int(1, 2**31 - 1) == (2**31 - 1, 0)
     assert C.fastdivmod_pow2(3, 7) != divmod(7, 3)  # non-powers of two are wrong: clusters must be 2**k
+
+
+# ------------------------------------------------------------------ SM100 stream-K grid
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_sm100_streamk_grid(data):
+    """PersistentTileSchedulerSm100StreamKParams::get_grid_shape: with stream-K units, waves of
+    ``sk_units`` CTAs as ``(sk_units / cluster_n, cluster_n, waves)``; else the cluster-rounded tiles
+    with the splits along z.  The SM90 params underneath bypass the GPC occupancy model, and an
+    N = 192 tile is forced data-parallel (PersistentTileSchedulerSm100StreamK::to_underlying_arguments)."""
+    from tileorch.schedulers.sm100_streamk import sm100_streamk_params
+
+    problem, tile, cluster, sms, opts = _sk_case(data)
+    tile = (tile[0], data.draw(st.sampled_from([tile[1], 192])), tile[2])
+    opts.pop("bypass_occupancy")
+    if tile[1] == 192:
+        opts.update(decomposition="data_parallel", splits=1)
+    oo = _oracle_opts({**opts, "bypass_occupancy": True})
+    try:
+        want = C.sk_params(problem, tile, cluster, sms, **oo)
+    except ZeroDivisionError:
+        with pytest.raises(ValueError):
+            sm100_streamk_params(problem, tile, cluster, sms, **opts)
+        return
+    blocks = C.tiled_blocks(problem[0], problem[1], problem[3], tile[0], tile[1], *cluster)
+    if want.sk_units > 0:
+        grid = (want.sk_units // cluster[1], cluster[1], C.cdiv(want.units_per_problem, want.sk_units))
+    else:
+        grid = (blocks[0], blocks[1], blocks[2] * want.splits)
+    assume(grid[1] <= 65535 and grid[2] <= 65535)
+    assert sm100_streamk_params(problem, tile, cluster, sms, **opts).grid == grid

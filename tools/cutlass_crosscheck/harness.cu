@@ -176,6 +176,7 @@ static std::string run_sm100(Config const& c) {
   cutlass::gemm::GemmCoord cluster(c.cm, c.cn, 1);
   cutlass::KernelHardwareInfo hw;
   hw.sm_count = c.sms;
+  hw.max_active_clusters = c.max_active_clusters;
   auto raster = static_cast<RasterOrderOptions>(c.raster);
   auto red = static_cast<ReductionMode>(c.reduction);
   auto dec = c.tn == 192 ? DecompositionMode::DataParallel : static_cast<DecompositionMode>(c.decomposition);
