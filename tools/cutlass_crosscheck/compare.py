@@ -27,7 +27,8 @@ from dataclasses import astuple, dataclass
 from pathlib import Path
 
 from tileorch.cli import schedule as schedule_cli
-from tileorch.schedulers import schedule_arrays, streamk_params, workspace_sizes
+from tileorch.schedulers import (schedule_arrays, static_persistent_params, static_persistent_sequence,
+                                 streamk_params, workspace_sizes)
 from tileorch.schedulers.sm100_streamk import sm100_streamk_params, sm100_work_sequence, sm100_workspace_sizes
 
 HERE = Path(__file__).resolve().parent
@@ -95,7 +96,7 @@ def build_harness(cutlass: Path, out: Path) -> Path:
 
 def run_cutlass(exe: Path, cfg: Config, target: str = "sm90") -> dict | None:
     """CUTLASS's answer, or ``None`` when CUTLASS's host code crashes (e.g. divides by zero)."""
-    proc = subprocess.run([str(exe), *(["--sm100"] if target == "sm100" else [])],
+    proc = subprocess.run([str(exe), *([f"--{target}"] if target != "sm90" else [])],
                           input=cfg.harness_line() + "\n", capture_output=True, text=True)
     if proc.returncode != 0:
         return None
@@ -108,7 +109,7 @@ def run_tileorch(cfg: Config, target: str = "sm90") -> dict | None:
     SM100, a K-tile start alignment other than 1 and ``max_active_clusters`` have no CLI spelling:
     the same JSON is built from the ``tileorch.schedulers`` API.
     """
-    if target == "sm100" or cfg.ktile_start_alignment != 1 or cfg.max_active_clusters:
+    if target != "sm90" or cfg.ktile_start_alignment != 1 or cfg.max_active_clusters:
         return run_api(cfg, target)
     parser = argparse.ArgumentParser()
     schedule_cli.register(parser.add_subparsers())
@@ -122,6 +123,11 @@ def run_tileorch(cfg: Config, target: str = "sm90") -> dict | None:
 def run_api(cfg: Config, target: str) -> dict | None:
     problem = (cfg.m, cfg.n, cfg.k, cfg.l)
     try:
+        if target == "persistent":
+            p = static_persistent_params(problem, cfg.tile, cfg.cluster, cfg.sms, max_swizzle=cfg.max_swizzle,
+                                         raster=cfg.raster, max_active_clusters=cfg.max_active_clusters)
+            ctas = [[[t.m, t.n, t.l] for t in seq] for seq in static_persistent_sequence(p)]
+            return {"grid": list(p.grid), "blocks_per_problem": p.raster.blocks_per_problem, "ctas": ctas}
         if target == "sm100":
             p = sm100_streamk_params(problem, cfg.tile, cfg.cluster, cfg.sms, reduction=cfg.reduction,
                                      **cfg.api_kwargs())
@@ -142,11 +148,11 @@ def run_api(cfg: Config, target: str) -> dict | None:
 
 def diff(ours: dict, theirs: dict) -> list[str]:
     problems = []
-    for key in theirs["params"]:
+    for key in theirs.get("params", ()):
         if ours["params"].get(key) != theirs["params"][key]:
             problems.append(f"params.{key}: ours {ours['params'].get(key)} cutlass {theirs['params'][key]}")
-    for key in ("workspace_bytes", "grid"):
-        if ours[key] != theirs[key]:
+    for key in ("workspace_bytes", "grid", "blocks_per_problem"):
+        if key in theirs and ours[key] != theirs[key]:
             problems.append(f"{key}: ours {ours[key]} cutlass {theirs[key]}")
     if len(ours["ctas"]) != len(theirs["ctas"]):
         problems.append(f"cta count: ours {len(ours['ctas'])} cutlass {len(theirs['ctas'])}")
@@ -220,17 +226,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-edge", action="store_true", help="skip the fixed edge-case grid")
     ap.add_argument("--max-ctas-items", type=int, default=400_000,
                     help="skip configurations whose CUTLASS schedule has more work items than this")
-    ap.add_argument("--target", choices=["sm90", "sm100"], default="sm90",
-                    help="sm100: PersistentTileSchedulerSm100StreamK (compared through the Python API)")
+    ap.add_argument("--target", choices=["sm90", "sm100", "persistent"], default="sm90",
+                    help="sm100: PersistentTileSchedulerSm100StreamK (compared through the Python API); "
+                         "persistent: the SM90 static persistent scheduler (grid and tile walk)")
     ap.add_argument("--ktile-alignment", type=int, nargs="+", default=[1], choices=[1, 2],
                     help="K-tile start alignments to sample in random configurations (2 is API-only)")
     ap.add_argument("--max-active-clusters", action="store_true",
-                    help="also sample KernelHardwareInfo::max_active_clusters (SM90, API-only)")
+                    help="also sample KernelHardwareInfo::max_active_clusters (API-only)")
     ap.add_argument("--record", type=Path, help="write each config and CUTLASS's JSON here (JSON lines)")
     ap.add_argument("--show", type=int, default=20, help="mismatching configurations to print")
     args = ap.parse_args(argv)
-    if args.max_active_clusters and args.target == "sm100":
-        ap.error("--max-active-clusters is compared for sm90 only")
 
     exe = build_harness(args.cutlass, args.build_dir)
     rng = random.Random(args.seed)
@@ -241,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
     shown = 0
     record = args.record.open("w") if args.record else None
     for cfg in cfgs:
-        if not cfg.cutlass_can_implement():
+        if args.target != "persistent" and not cfg.cutlass_can_implement():
             ours = run_tileorch(cfg, args.target)
             stats["refused_by_can_implement"] += 1
             if ours is not None:
@@ -253,6 +258,9 @@ def main(argv: list[str] | None = None) -> int:
             stats["skipped_large"] += 1
             continue
         ours = run_tileorch(cfg, args.target)
+        if ours is None and theirs is not None and 0 in theirs["grid"]:
+            stats["empty_grid_refused"] = stats.get("empty_grid_refused", 0) + 1  # no whole cluster fits
+            continue
         if theirs is None or ours is None:
             key = ("both_refuse" if theirs is None and ours is None
                    else "only_cutlass_refuses" if theirs is None else "only_tileorch_refuses")
@@ -262,8 +270,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"REFUSED {cfg}: cutlass grid {theirs['grid']}")
             continue
         stats["compared"] += 1
-        kind = ("stream_k" if theirs["params"]["sk_units"] else "split_k" if theirs["params"]["splits"] > 1
-                else "data_parallel")
+        kind = ("persistent" if "params" not in theirs else "stream_k" if theirs["params"]["sk_units"]
+                else "split_k" if theirs["params"]["splits"] > 1 else "data_parallel")
         stats[f"cutlass_chose_{kind}"] = stats.get(f"cutlass_chose_{kind}", 0) + 1
         if record:
             record.write(json.dumps({"config": list(astuple(cfg)), "cutlass": theirs}) + "\n")

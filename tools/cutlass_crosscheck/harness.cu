@@ -4,7 +4,8 @@
 //   nvcc -std=c++17 -O1 -I/tmp/cutlass/include -o /tmp/sk_harness tools/cutlass_crosscheck/harness.cu
 //
 // Reads one configuration per stdin line and prints one JSON object per line (``--sm100`` as the
-// only argument drives the SM100 stream-K scheduler instead, see run_sm100):
+// only argument drives the SM100 stream-K scheduler instead, see run_sm100; ``--persistent`` the
+// SM90 static persistent scheduler, see run_persistent):
 //   M N K L tileM tileN tileK clusterM clusterN sms splits max_swizzle raster reduction decomposition
 //   mma_warp_groups accumulator_bits [ktile_start_alignment [max_active_clusters]]
 // raster: 0 heuristic, 1 along_m, 2 along_n; reduction: 0 deterministic, 1 nondeterministic;
@@ -175,6 +176,7 @@ static std::string run_sm100(Config const& c) {
   cutlass::gemm::GemmCoord cluster(c.cm, c.cn, 1);
   cutlass::KernelHardwareInfo hw;
   hw.sm_count = c.sms;
+  hw.max_active_clusters = c.max_active_clusters;
   auto raster = static_cast<RasterOrderOptions>(c.raster);
   auto red = static_cast<ReductionMode>(c.reduction);
   auto dec = c.tn == 192 ? DecompositionMode::DataParallel : static_cast<DecompositionMode>(c.decomposition);
@@ -244,8 +246,53 @@ static std::string run_sm100(Config const& c) {
   return out.str();
 }
 
+// SM90 static persistent (PersistentTileSchedulerSm90): Params::initialize, the scheduler's grid
+// (get_grid_shape with truncate_by_problem_size = true, as StaticPersistentTileScheduler::get_grid_shape
+// passes it) and the tile walk of get_current_work_for_linear_idx / advance_to_next_work, with
+// cute::block_id_in_cluster() = (bx % cluster_m, by % cluster_n) passed to the 8-argument
+// get_work_idx_m_and_n.  Prints {"grid": [...], "blocks_per_problem": N, "ctas": [[[m, n, l], ...], ...]}.
+using Sm90Scheduler = PersistentTileSchedulerSm90;
+static std::string run_persistent(Config const& c) {
+  cutlass::gemm::BatchedGemmCoord problem(c.m, c.n, c.k, c.l);
+  cutlass::gemm::GemmCoord tile(c.tm, c.tn, c.tk);
+  cutlass::gemm::GemmCoord cluster(c.cm, c.cn, 1);
+  cutlass::KernelHardwareInfo hw;
+  hw.sm_count = c.sms;
+  hw.max_active_clusters = c.max_active_clusters;
+  auto raster = static_cast<RasterOrderOptions>(c.raster);
+  PersistentTileSchedulerSm90Params p;
+  p.initialize(problem, tile, cluster, hw, c.max_swizzle, raster);
+  dim3 grid = PersistentTileSchedulerSm90Params::get_grid_shape(problem, tile, cluster, hw, c.max_swizzle, raster, true);
+  std::ostringstream out;
+  out << "{\"grid\":[" << grid.x << ',' << grid.y << ',' << grid.z << "],\"blocks_per_problem\":"
+      << p.blocks_per_problem_ << ",\"ctas\":[";
+  uint64_t stride = uint64_t(grid.x) * grid.y * grid.z;
+  for (uint32_t by = 0; by < grid.y; ++by) {
+    for (uint32_t bx = 0; bx < grid.x; ++bx) {
+      out << (by == 0 && bx == 0 ? "" : ",") << '[';
+      uint64_t linear = p.raster_order_ == RasterOrder::AlongN ? uint64_t(bx) + uint64_t(by) * grid.x
+                                                               : uint64_t(bx) * grid.y + by;
+      bool first = true;
+      for (; linear < p.blocks_per_problem_; linear += stride) {
+        uint64_t l, rem;
+        p.divmod_batch_(l, rem, linear);
+        uint64_t blk = p.divmod_cluster_shape_minor_.divide(rem);
+        auto [m, n] = Sm90Scheduler::get_work_idx_m_and_n(blk, p.divmod_cluster_shape_major_,
+                                                           p.divmod_cluster_shape_minor_, p.divmod_cluster_blk_major_,
+                                                           p.log_swizzle_size_, p.raster_order_, bx % c.cm, by % c.cn);
+        out << (first ? "" : ",") << '[' << m << ',' << n << ',' << l << ']';
+        first = false;
+      }
+      out << ']';
+    }
+  }
+  out << "]}";
+  return out.str();
+}
+
 int main(int argc, char** argv) {
   bool sm100 = argc > 1 && std::string(argv[1]) == "--sm100";
+  bool persistent = argc > 1 && std::string(argv[1]) == "--persistent";
   std::string line;
   while (std::getline(std::cin, line)) {
     if (line.empty()) continue;
@@ -254,7 +301,7 @@ int main(int argc, char** argv) {
       std::cout << "{\"error\":\"bad input line\"}\n";
       continue;
     }
-    std::cout << (sm100 ? run_sm100(c) : run_sm90(c)) << std::endl;
+    std::cout << (persistent ? run_persistent(c) : sm100 ? run_sm100(c) : run_sm90(c)) << std::endl;
   }
   return 0;
 }

@@ -249,13 +249,27 @@ def scheduler_params(cfg: GemmConfig, m: int, n: int, k: int, sms: int, max_acti
 
 
 def streamk_workspace_bytes(cfg: GemmConfig, m: int, n: int, k: int, sms: int,
-                            max_active_clusters: int = 0, batch: int = 1) -> tuple[int, int]:
+                            max_active_clusters: int = 0, batch: int = 1, params=None) -> tuple[int, int]:
+    """(reduction, barrier) bytes: CUTLASS's ``get_workspace_size`` split, raised where ``params``
+    (the launch's stream-K params) address more (``schedulers.workspace.sufficient_workspace_sizes``:
+    a CUTLASS under-allocation), with a warning naming both sizes."""
     from tileorch import schedulers as S
+    from tileorch.schedulers.workspace import sufficient_workspace_sizes
 
-    sizes = S.workspace_sizes((m, n, k, batch), (cfg.tile_m, cfg.tile_n, cfg.tile_k), (cfg.cluster_m, 1), sms,
+    tile = (cfg.tile_m, cfg.tile_n, cfg.tile_k)
+    sizes = S.workspace_sizes((m, n, k, batch), tile, (cfg.cluster_m, 1), sms,
                               raster=S.RasterOrderOptions(cfg.raster), max_swizzle=cfg.max_swizzle,
                               mma_warp_groups=cfg.consumer_groups,
                               max_active_clusters=max_active_clusters if cfg.cluster_m > 1 else 0)
+    if params is not None:
+        enough = sufficient_workspace_sizes(params, sizes, tile, mma_warp_groups=cfg.consumer_groups)
+        if enough != sizes:
+            import warnings
+
+            warnings.warn(f"{cfg.name}: CUTLASS's stream-K workspace size ({sizes.reduction} + {sizes.barrier} bytes) "
+                          f"is smaller than its params address; allocating {enough.reduction} + {enough.barrier}",
+                          stacklevel=2)
+        sizes = enough
     return sizes.reduction, sizes.barrier
 
 
@@ -411,7 +425,7 @@ class PreparedGemm:
         workspace_ptr, red, bar = 0, 0, 0
         self._keep: list[Any] = []
         if cfg.schedule == "streamk":
-            red, bar = streamk_workspace_bytes(cfg, m, n, k, sms, mac, batch)
+            red, bar = streamk_workspace_bytes(cfg, m, n, k, sms, mac, batch, params=p)
             if red + bar:
                 ws = workspace_alloc(red + bar) if workspace_alloc else DeviceBuffer(red + bar)
                 self._keep.append(ws)

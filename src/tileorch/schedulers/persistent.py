@@ -13,8 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .enums import RasterOrderOptions
-from .raster import (RasterParams, ceil_div, hardware_cta_in_cluster, launch_linear_idx, persistent_grid_shape,
-                     raster_params, tiled_cta_shape_mnl, work_idx_m_and_n)
+from .raster import (RasterParams, ceil_div, check_domain, check_launch_grid, check_linear_range,
+                     hardware_cta_in_cluster, launch_linear_idx, persistent_grid_shape, raster_params,
+                     tiled_cta_shape_mnl, work_idx_m_and_n)
 from .work_tile import DataParallelWorkTileInfo, StaticPersistentWorkTileInfo
 
 
@@ -48,21 +49,28 @@ def static_persistent_params(problem: tuple[int, int, int, int], tile: tuple[int
         raise ValueError("max_swizzle must be >= 0")
     if tiles_per_pipeline_round < 1:
         raise ValueError("tiles_per_pipeline_round must be >= 1")
+    check_domain(problem, tile, cluster, max_swizzle)
     blocks = tiled_cta_shape_mnl(problem, tile, cluster)
     rp = raster_params(blocks, cluster, max_swizzle, raster)
     grid = persistent_grid_shape(blocks, cluster, sms, max_swizzle, raster,
                                  max_active_clusters=max_active_clusters)
+    check_linear_range(rp.blocks_per_problem, grid[0] * grid[1] * grid[2])
     return StaticPersistentParams(rp, grid, ceil_div(problem[2], tile[2]), tiles_per_pipeline_round)
 
 
 def data_parallel_params(problem: tuple[int, int, int, int], tile: tuple[int, int, int],
                          cluster: tuple[int, int], *, max_swizzle: int = 1,
                          raster: RasterOrderOptions = RasterOrderOptions.HEURISTIC) -> StaticPersistentParams:
-    """The persistent mapping with one CTA per padded tile (grid = every tile, one wave)."""
+    """The persistent mapping with one CTA per padded tile (grid = every tile, one wave).
+
+    Raises ``ValueError`` when that grid exceeds CUDA's launch limits (along N its long side is
+    ``y``, at most 65535: walk along M, or use the persistent schedule, for more tiles).
+    """
+    check_domain(problem, tile, cluster, max_swizzle)
     blocks = tiled_cta_shape_mnl(problem, tile, cluster)
     rp = raster_params(blocks, cluster, max_swizzle, raster)
-    grid = persistent_grid_shape(blocks, cluster, rp.blocks_per_problem, max_swizzle, raster,
-                                 bypass_occupancy=True)
+    grid = check_launch_grid(persistent_grid_shape(blocks, cluster, rp.blocks_per_problem, max_swizzle, raster,
+                                                   bypass_occupancy=True), "the data-parallel schedule")
     return StaticPersistentParams(rp, grid, ceil_div(problem[2], tile[2]))
 
 

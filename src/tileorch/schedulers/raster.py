@@ -15,6 +15,10 @@ from .enums import RasterOrder, RasterOrderOptions
 
 # GH100 has 8 GPCs of 9 TPCs (18 SMs); CUTLASS sizes cluster grids assuming this.
 MAX_SM_PER_GPC = 18
+INT32_MAX = 2**31 - 1
+UINT32_MAX = 2**32 - 1
+# CUDA's launch-grid extents (x, y, z)
+GRID_LIMITS = (INT32_MAX, 65535, 65535)
 
 
 def ceil_div(a: int, b: int) -> int:
@@ -38,6 +42,53 @@ def tiled_cta_shape_mnl(problem: tuple[int, int, int, int], tile: tuple[int, int
     m, n, _k, l = problem
     cx, cy = cluster
     return (round_up(ceil_div(m, tile[0]), cx), round_up(ceil_div(n, tile[1]), cy), l)
+
+
+def check_domain(problem: tuple[int, int, int, int], tile: tuple[int, int, int], cluster: tuple[int, int],
+                 max_swizzle: int) -> None:
+    """Refuse (``ValueError``) a request outside the range where CUTLASS's host integers are exact.
+
+    CUTLASS computes ``M + BLK_M - 1`` (and N, K) in ``int`` (``get_tiled_cta_shape_mnl``), the
+    padded tile count ``blocks_m * blocks_n * L`` in 32-bit integers (``int problem_blocks_total``
+    of ``get_grid_shape``, ``uint32_t`` tile ids of ``update_work_tile_m_n_l``): past ``2**31 - 1``
+    they wrap and CUTLASS schedules garbage (e.g. 2**32 tiles give ``units_per_problem_ = 0``).
+    The tile count is checked after the swizzle padding and after the second padding the
+    workspace sizing applies to the padded counts.
+    """
+    for name, extent, t in zip("MNK", problem[:3], tile):
+        if extent + t - 1 > INT32_MAX:
+            raise ValueError(f"problem extent {name} = {extent} with tile {t}: CUTLASS computes {name} + tile - 1 "
+                             f"in a 32-bit int, which overflows past {INT32_MAX}")
+    if problem[3] > INT32_MAX:
+        raise ValueError(f"batch count L = {problem[3]} does not fit CUTLASS's 32-bit batch index")
+    blocks = tiled_cta_shape_mnl(problem, tile, cluster)
+    _ls, bm, bn = swizzle_padded(blocks, cluster, max_swizzle)
+    _ls, bm2, bn2 = swizzle_padded((bm, bn, blocks[2]), cluster, max_swizzle)
+    tiles = bm2 * bn2 * blocks[2]
+    if tiles > INT32_MAX:
+        raise ValueError(f"{bm} x {bn} x {blocks[2]} CTA tiles (swizzle- and cluster-padded): CUTLASS's tile total "
+                         f"and the device's tile index are 32-bit integers, exact only up to {INT32_MAX}")
+
+
+def check_linear_range(valid_indices: int, grid_size: int) -> None:
+    """Refuse (``ValueError``) a persistent walk whose linear work index leaves ``int32``.
+
+    CUTLASS keeps the index in ``uint64_t``; the device lowering computes it in ``i32``, and a CTA
+    steps one grid past its last valid index before it stops: ``valid_indices - 1 + grid_size``
+    must stay at most ``2**31 - 1``.
+    """
+    if valid_indices - 1 + grid_size > INT32_MAX:
+        raise ValueError(f"{valid_indices} work units walked by a grid of {grid_size} CTAs: the device's 32-bit "
+                         f"linear work index would pass {INT32_MAX}")
+
+
+def check_launch_grid(grid: tuple[int, int, int], what: str) -> tuple[int, int, int]:
+    """``grid`` if CUDA can launch it, else ``ValueError`` (y and z are limited to 65535)."""
+    for axis, extent, limit in zip("xyz", grid, GRID_LIMITS):
+        if extent > limit:
+            raise ValueError(f"{what} needs a launch grid of {list(grid)}: {axis} = {extent} exceeds CUDA's "
+                             f"limit of {limit} along {axis}")
+    return grid
 
 
 def log_swizzle_size(blocks_m: int, blocks_n: int, max_swizzle: int) -> int:

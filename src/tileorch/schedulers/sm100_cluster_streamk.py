@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .raster import check_launch_grid
 from .sm100_streamk import Sm100StreamKParams, block_linear_idx, sm100_streamk_params, sm100_workspace_sizes
 from .streamk_work import continue_work, get_work
 from .work_tile import WorkTileInfo
@@ -78,7 +79,9 @@ def cluster_streamk_params(problem: tuple[int, int, int, int], tile: tuple[int, 
     if not 1 <= size <= MAX_CLUSTER_CTAS or min(cluster) < 1:
         raise ValueError(f"cluster {cluster[0]}x{cluster[1]}: an sm_100 cluster has 1 to {MAX_CLUSTER_CTAS} CTAs")
     unit = sm100_streamk_params(problem, tile, (1, 1), workers(cluster, sms), **kw)
-    return ClusterStreamKParams(unit, cluster)
+    p = ClusterStreamKParams(unit, cluster)
+    check_launch_grid(p.grid, "the SM100 cluster stream-K schedule")
+    return p
 
 
 def cluster_workspace_sizes(problem, tile, cluster, sms: int, **kw) -> WorkspaceSizes:

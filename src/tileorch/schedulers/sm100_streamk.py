@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .enums import DecompositionMode, RasterOrderOptions, ReductionMode
-from .raster import tiled_cta_shape_mnl
+from .raster import check_launch_grid, tiled_cta_shape_mnl
 from .streamk_params import StreamKParams, streamk_params
 from .streamk_work import continue_work, get_work
 from .work_tile import WorkTileInfo
@@ -42,7 +42,7 @@ def sm100_streamk_params(problem: tuple[int, int, int, int], tile: tuple[int, in
                          raster: RasterOrderOptions = RasterOrderOptions.HEURISTIC,
                          reduction: ReductionMode = ReductionMode.DETERMINISTIC,
                          decomposition: DecompositionMode = DecompositionMode.HEURISTIC,
-                         ktile_start_alignment: int = 1) -> Sm100StreamKParams:
+                         ktile_start_alignment: int = 1, max_active_clusters: int = 0) -> Sm100StreamKParams:
     mode = DecompositionMode(decomposition)
     if tile[1] == 192:
         if splits > 1 and mode not in (DecompositionMode.HEURISTIC, DecompositionMode.SPLIT_K):
@@ -51,8 +51,10 @@ def sm100_streamk_params(problem: tuple[int, int, int, int], tile: tuple[int, in
         mode, splits = DecompositionMode.DATA_PARALLEL, 1
     sk = streamk_params(problem, tile, cluster, sms, splits=splits, max_swizzle=max_swizzle, raster=raster,
                         reduction=reduction, decomposition=mode, ktile_start_alignment=ktile_start_alignment,
-                        bypass_occupancy=True)
-    return Sm100StreamKParams(sk, tiled_cta_shape_mnl(problem, tile, cluster), cluster)
+                        bypass_occupancy=True, max_active_clusters=max_active_clusters)
+    p = Sm100StreamKParams(sk, tiled_cta_shape_mnl(problem, tile, cluster), cluster)
+    check_launch_grid(p.grid, "the SM100 stream-K schedule")
+    return p
 
 
 def sm100_workspace_sizes(problem, tile, cluster, sms: int, **kw) -> WorkspaceSizes:

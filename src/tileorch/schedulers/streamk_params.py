@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .enums import DecompositionMode, RasterOrderOptions, ReductionMode
-from .raster import RasterParams, ceil_div, persistent_grid_shape, raster_params, tiled_cta_shape_mnl
+from .raster import (INT32_MAX, UINT32_MAX, RasterParams, ceil_div, check_domain, check_linear_range, persistent_grid_shape,
+                     raster_params, tiled_cta_shape_mnl)
 
 MIN_ITERS_PER_SK_UNIT = 8
 MAX_SK_GROUPS = 8
@@ -116,9 +117,19 @@ def num_sk_tiles(output_tiles: int, ctas_per_wave: int, cluster_size: int, k_til
 
 
 def num_sk_units(cluster_size: int, ctas_per_sk_wave: int, sk_tiles: int, k_tiles: int) -> int:
-    """One wave of units, or fewer so that each unit gets >= 8 K tiles (``get_num_sk_units``)."""
-    min_sized = k_tiles * sk_tiles // MIN_ITERS_PER_SK_UNIT // cluster_size * cluster_size
-    return min(ctas_per_sk_wave, min_sized)
+    """One wave of units, or fewer so that each unit gets >= 8 K tiles (``get_num_sk_units``).
+
+    CUTLASS multiplies ``k_tiles * sk_tiles`` in ``uint32_t``; where the wrapped product would
+    give a different unit count, ``ValueError`` (nothing CUTLASS computes there is meaningful).
+    """
+    def units(k_iterations: int) -> int:
+        return min(ctas_per_sk_wave, k_iterations // MIN_ITERS_PER_SK_UNIT // cluster_size * cluster_size)
+
+    exact = units(k_tiles * sk_tiles)
+    if exact != units(k_tiles * sk_tiles & UINT32_MAX):
+        raise ValueError(f"{sk_tiles} stream-K tiles x {k_tiles} K tiles = {k_tiles * sk_tiles} K iterations: "
+                         f"CUTLASS's get_num_sk_units multiplies them in 32 bits and would get a different unit count")
+    return exact
 
 
 def calculate_groups(rp: RasterParams, sk_cluster_tiles: int, sk_units: int, k_tiles: int,
@@ -149,6 +160,23 @@ def calculate_groups(rp: RasterParams, sk_cluster_tiles: int, sk_units: int, k_t
     if groups == 1 and fallback > 0:
         groups = fallback
     return groups
+
+
+def check_k_iterations(kt: int, *, sk_tiles_per_group: int = 0, splits: int = 1, clusters_mnl: int = 0) -> None:
+    """Refuse (``ValueError``) a decomposition whose K-iteration indices leave CUTLASS's exact range.
+
+    A stream-K unit's K iterations run up to ``kt * sk_tiles_per_group`` (its group's tiles,
+    rounded up) and a split-K unit's up to ``kt * clusters_mnl`` (units start at
+    ``kt * cluster_tile``); the work functions divide them by ``kt`` with the ``int``
+    ``FastDivmod``, exact only for dividends below ``2**31`` (the device lowering computes them in
+    ``i32`` too).
+    """
+    if kt * sk_tiles_per_group > INT32_MAX:
+        raise ValueError(f"{sk_tiles_per_group} stream-K tiles per group x {kt} K tiles: CUTLASS divides K-iteration "
+                         f"indices up to {kt * sk_tiles_per_group} with its int FastDivmod, exact only up to {INT32_MAX}")
+    if splits > 1 and kt * clusters_mnl > INT32_MAX + 1:
+        raise ValueError(f"split-K over {clusters_mnl} cluster tiles x {kt} K tiles: CUTLASS's K-iteration index "
+                         f"reaches {kt * clusters_mnl - 1}, exact only up to {INT32_MAX}")
 
 
 def streamk_grid_shape(problem_blocks: tuple[int, int, int], cluster: tuple[int, int], sms: int,
@@ -184,15 +212,18 @@ def streamk_params(problem: tuple[int, int, int, int], tile: tuple[int, int, int
     raster, reduction, decomposition = (RasterOrderOptions(raster), ReductionMode(reduction),
                                         DecompositionMode(decomposition))
     _check_request(problem, tile, sms, splits, max_swizzle, decomposition)
+    check_domain(problem, tile, cluster, max_swizzle)
     blocks = tiled_cta_shape_mnl(problem, tile, cluster)
     kt = ceil_div(problem[2], tile[2])
     rp = raster_params(blocks, cluster, max_swizzle, raster)
     grid = streamk_grid_shape(blocks, cluster, sms, max_swizzle, raster, bypass_occupancy=bypass_occupancy,
                               max_active_clusters=max_active_clusters)
+    check_linear_range(rp.blocks_per_problem, grid[0] * grid[1] * grid[2])
 
     if decomposition is DecompositionMode.SPLIT_K or (decomposition is DecompositionMode.HEURISTIC and splits > 1):
-        return _basic(rp, grid, reduction, kt, adjust_split_count(splits, sms, kt, ktile_start_alignment),
-                      DecompositionMode.SPLIT_K, ktile_start_alignment)
+        splits = adjust_split_count(splits, sms, kt, ktile_start_alignment)
+        check_k_iterations(kt, splits=splits, clusters_mnl=rp.blocks_per_problem // rp.cluster_size)
+        return _basic(rp, grid, reduction, kt, splits, DecompositionMode.SPLIT_K, ktile_start_alignment)
 
     output_tiles = rp.blocks_per_problem
     cs = rp.cluster_size
@@ -210,8 +241,10 @@ def streamk_params(problem: tuple[int, int, int, int], tile: tuple[int, int, int
     k_tiles_per_group = kt * (sk_cluster_tiles // groups) * cs
     k_tiles_per_sk_unit = k_tiles_per_group // units_per_group
     if decomposition is DecompositionMode.HEURISTIC and sk_tiles < sk_units and sk_units % sk_tiles == 0:
+        check_k_iterations(kt, splits=sk_units // sk_tiles, clusters_mnl=rp.blocks_per_problem // cs)
         return _basic(rp, grid, reduction, kt, sk_units // sk_tiles, DecompositionMode.SPLIT_K,
                       ktile_start_alignment)
+    check_k_iterations(kt, sk_tiles_per_group=ceil_div(sk_cluster_tiles, groups) * cs)
 
     return StreamKParams(
         raster=rp, grid=grid, decomposition=DecompositionMode.STREAM_K, reduction_mode=reduction,

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .enums import DecompositionMode, RasterOrderOptions
-from .raster import ceil_div, swizzle_padded, tiled_cta_shape_mnl
-from .streamk_params import adjust_split_count, num_sk_tiles, num_sk_units, streamk_grid_shape
+from .raster import ceil_div, check_domain, swizzle_padded, tiled_cta_shape_mnl
+from .streamk_params import StreamKParams, adjust_split_count, num_sk_tiles, num_sk_units, streamk_grid_shape
 
 L2_LINE_BYTES = 128
 BARRIER_BITS = 32
@@ -60,6 +60,7 @@ def workspace_sizes(problem: tuple[int, int, int, int], tile: tuple[int, int, in
     raster = RasterOrderOptions(raster)
     if decomposition is DecompositionMode.DATA_PARALLEL:
         return WorkspaceSizes(0, 0)
+    check_domain(problem, tile, cluster, max_swizzle)
     blocks = tiled_cta_shape_mnl(problem, tile, cluster)
     kt = ceil_div(problem[2], tile[2])
     _ls, bm, bn = swizzle_padded(blocks, cluster, max_swizzle)
@@ -82,5 +83,32 @@ def workspace_sizes(problem: tuple[int, int, int, int], tile: tuple[int, int, in
                           barrier_workspace_size(tiles, mma_warp_groups))
 
 
+def params_workspace_sizes(p: StreamKParams, tile: tuple[int, int, int], *, mma_warp_groups: int = 1,
+                           accumulator_bits: int = 32, num_accumulator_mtxs: int = 1) -> WorkspaceSizes:
+    """The workspace a kernel built from ``p`` addresses: ``p.reduction_tiles`` accumulator tiles
+    (CUTLASS's ``fixup_helper``), then their locks; zero without stream-K or split-K units."""
+    if p.sk_units == 0 and p.splits == 1:
+        return WorkspaceSizes(0, 0)
+    return WorkspaceSizes(reduction_workspace_size(p.reduction_tiles, tile, accumulator_bits, num_accumulator_mtxs),
+                          barrier_workspace_size(p.reduction_tiles, mma_warp_groups))
+
+
+def sufficient_workspace_sizes(p: StreamKParams, cutlass: WorkspaceSizes, tile: tuple[int, int, int],
+                               **layout) -> WorkspaceSizes:
+    """Per region, the larger of CUTLASS's ``get_workspace_size`` answer and what ``p`` addresses.
+
+    CUTLASS sizes the workspace from a decomposition it re-derives on the swizzle-padded blocks,
+    which it pads a second time; when that flips the raster order (the heuristic on re-padded
+    counts) and the one-wave CTA count is not a multiple of the larger cluster extent, the
+    re-derived wave, hence ``sk_tiles``, differs from the params' and CUTLASS under-allocates
+    (e.g. 128x640x2368, 128x128x64 tiles, 2x1 cluster, 7 SMs, max swizzle 4, stream-K: params
+    with 10 stream-K tiles and 8 partial pieces, ``get_workspace_size`` 0).  Allocate this instead
+    (the device reads the lock offset from the allocated reduction size, so the locks stay in the
+    zeroed region); :func:`workspace_sizes` stays CUTLASS's answer.
+    """
+    need = params_workspace_sizes(p, tile, **layout)
+    return WorkspaceSizes(max(cutlass.reduction, need.reduction), max(cutlass.barrier, need.barrier))
+
+
 __all__ = ["WorkspaceSizes", "workspace_sizes", "barrier_workspace_size", "reduction_workspace_size",
-           "round_up_to_l2"]
+           "round_up_to_l2", "params_workspace_sizes", "sufficient_workspace_sizes"]

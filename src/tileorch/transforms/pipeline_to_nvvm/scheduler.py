@@ -460,7 +460,8 @@ def _fold(op: Operation) -> list[int] | None:
     """Constant results of ``get_workspace_sizes`` / ``get_grid_shape`` on statically built params."""
     from tileorch.dialects.cutlass.scheduler_context import target_sm
     from tileorch.dialects.cutlass.tile_scheduler import SM100
-    from tileorch.schedulers import persistent_grid_shape, workspace_sizes
+    from tileorch.schedulers import persistent_grid_shape, streamk_params, workspace_sizes
+    from tileorch.schedulers.workspace import sufficient_workspace_sizes
     from tileorch.schedulers.raster import tiled_cta_shape_mnl
     from tileorch.schedulers.sm100_cluster_streamk import cluster_streamk_params, cluster_workspace_sizes
     from tileorch.schedulers.streamk_params import streamk_grid_shape
@@ -487,8 +488,9 @@ def _fold(op: Operation) -> list[int] | None:
             return [0]
         if sm100:  # the SM100 body (cluster-coordinated on a multi-CTA cluster)
             sizes = cluster_workspace_sizes(problem, tile, cluster, sms, **sk_options)
-        else:
-            sizes = workspace_sizes(problem, tile, cluster, sms, **sk_options)
+        else:  # at least what the params address (CUTLASS under-allocates in rare raster flips)
+            sizes = sufficient_workspace_sizes(streamk_params(problem, tile, cluster, sms, **sk_options),
+                                               workspace_sizes(problem, tile, cluster, sms, **sk_options), tile)
         return [sizes.total, sizes.reduction, sizes.barrier][: len(op.results)]
     blocks = tiled_cta_shape_mnl(problem, tile, cluster)
     sms = constant_int(op.operands[1]) if len(op.operands) > 1 else sms
@@ -509,7 +511,12 @@ def fold_static_queries(module: ModuleOp, ops: Sequence[Operation] | None = None
     for op in list(module.walk()) if ops is None else ops:
         if op.name not in (PREFIX + "get_workspace_sizes", PREFIX + "get_grid_shape"):
             continue
-        values = _fold(op)
+        try:
+            values = _fold(op)
+        except ValueError as exc:  # the constant request lies outside what the scheduler computes exactly
+            from tileorch.diagnostics import LocatedError
+
+            raise LocatedError(op, f"cannot fold {op.name}: {exc}") from None
         if values is None:
             continue
         consts = [arith.ConstantOp(IntegerAttr(v, r.type)) for v, r in zip(values, op.results, strict=True)]

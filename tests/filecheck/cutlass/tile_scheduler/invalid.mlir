@@ -289,6 +289,52 @@ func.func @splits_need_split_k(%m: i32) {
 
 // -----
 
+// CUTLASS's stream-K can_implement: splits >= 1.
+func.func @splits_zero(%m: i32) {
+  %p = cutlass.tile_scheduler.make_streamk_params %m, %m, %m, %m sms(%m) {tile_shape = array<i64: 128, 128, 64>, splits = 0 : i32} : !cutlass.tile_scheduler_streamk_params<cga = [1, 1, 1], raster = along_n>
+  func.return
+}
+// CHECK: error: splits must be >= 1, found 0
+
+// -----
+
+func.func @tile_shape_rank(%m: i32) {
+  %p = cutlass.tile_scheduler.make_dp_params %m, %m, %m, %m sms(%m) {tile_shape = array<i64: 128, 128>} : !cutlass.tile_scheduler_dp_params<cga = [1, 1, 1], raster = along_n>
+  func.return
+}
+// CHECK: error: tile_shape must have 3 extents (M, N, K), found 2
+
+// -----
+
+// A zero tile extent would divide the problem extents by zero (get_tiled_cta_shape_mnl).
+func.func @tile_shape_zero(%m: i32) {
+  %p = cutlass.tile_scheduler.make_static_persistent_params %m, %m, %m, %m sms(%m) {tile_shape = array<i64: 128, 128, 0>} : !cutlass.tile_scheduler_static_persistent_params<cga = [1, 1, 1], raster = along_n>
+  func.return
+}
+// CHECK: error: tile_shape extent K must be positive, found 0
+
+// -----
+
+func.func @cga_operand_count(%m: i32) {
+  %c1 = arith.constant 1 : i32
+  %p = cutlass.tile_scheduler.make_dp_params %m, %m, %m, %m sms(%m) cga(%c1, %c1) {tile_shape = array<i64: 128, 128, 64>, raster_order = #cutlass<raster_order along_n>} : !cutlass.tile_scheduler_dp_params
+  func.return
+}
+// CHECK: error: cga(...) takes 3 operands (x, y, z), found 2
+
+// -----
+
+// FastDivmodU64Pow2 divides by the cluster extents with shifts: 3 would mis-map tiles.
+func.func @cga_not_power_of_two(%m: i32) {
+  %c1 = arith.constant 1 : i32
+  %c3 = arith.constant 3 : i32
+  %p = cutlass.tile_scheduler.make_streamk_params %m, %m, %m, %m sms(%m) cga(%c3, %c1, %c1) {tile_shape = array<i64: 128, 128, 64>, raster_order = #cutlass<raster_order along_m>} : !cutlass.tile_scheduler_streamk_params
+  func.return
+}
+// CHECK: error: CGA shape extents must be powers of two (the scheduler divides by them with shifts), found [3, 1, 1]
+
+// -----
+
 func.func @static_fetch_on_dynamic(%s: !cutlass.tile_scheduler<dynamic_persistent>, %w: !cutlass.dp_work_tile_info) {
   %n, %i = cutlass.tile_scheduler.static_fetch_next_work %s, %w : !cutlass.tile_scheduler<dynamic_persistent>, !cutlass.dp_work_tile_info
   func.return
