@@ -30,6 +30,7 @@ from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, SameOpera
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Span
 
+from tileorch.dominance import dominance_errors
 from tileorch.verify_prechecks import precheck
 
 _OUT_OF_RANGE = re.compile(r"Integer value (-?\d+) is out of range")
@@ -649,6 +650,8 @@ def verify_located(module: Operation) -> list[str]:
             error = verify_op_located(op)
             if error is not None:
                 (crashes if ": error: internal error while verifying " in error else errors).append(error)
+        if not errors:  # a use its definition does not dominate (after the ops' own errors, as MLIR)
+            errors += [format_error(op, message) for op, message in dominance_errors(module, location_str)]
     finally:
         _VERIFY_MEMO = outer
     return errors or crashes
