@@ -30,6 +30,7 @@ class TileorchOptMain(xDSLOptMain):
     """xDSLOptMain with tileorch's dialects, passes, targets and located diagnostics."""
 
     _reported: list[str] = []  # the diagnostic lines printed for the current chunk
+    _write_failed = False  # a write to the output failed (reported once)
 
     def register_all_dialects(self):
         for name, factory in registry.dialect_factories().items():
@@ -102,6 +103,23 @@ class TileorchOptMain(xDSLOptMain):
             found.append(expectations(text, offset))
         return found if any(found) else None
 
+    def _cannot_write(self, exc: OSError) -> SourceError:
+        name = self.args.output_file or "<stdout>"
+        return SourceError(f"cannot write {name}: {exc.strerror or exc}")
+
+    def _write(self, output: IO[str], text: str) -> None:
+        """Write and flush ``text``; an output that cannot take it (a full disk, ``/dev/full``,
+        a file of ``/proc``) is :class:`SourceError` ``cannot write FILE: reason``, not an internal
+        error (a reader that closed the pipe stays :class:`BrokenPipeError`)."""
+        try:
+            output.write(text)
+            output.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            self._write_failed = True
+            raise self._cannot_write(exc) from None
+
     def run(self) -> None:
         chunks, file_extension, output = self._open_files()
         expected = self._expectations(chunks)
@@ -112,7 +130,7 @@ class TileorchOptMain(xDSLOptMain):
                 self._reported = []
                 try:
                     if i > 0:
-                        output.write("// -----\n")
+                        self._write(output, "// -----\n")
                     # no `continue` in this try: the expectations below must be checked for
                     # every chunk, a chunk that fails to verify included
                     module = self.parse_chunk(chunk, file_extension, offset)
@@ -122,8 +140,7 @@ class TileorchOptMain(xDSLOptMain):
                         failed = True
                     elif module is not None:
                         self.apply_passes(module)
-                        output.write(self.output_resulting_program(module))
-                        output.flush()
+                        self._write(output, self.output_resulting_program(module))
                 except SourceError as exc:
                     self._report([exc.format("tileorch-opt")])
                     failed = True
@@ -149,7 +166,14 @@ class TileorchOptMain(xDSLOptMain):
                     mismatched = mismatched or bool(problems)
         finally:
             if output is not sys.stdout:
-                output.close()
+                try:
+                    output.close()
+                except OSError as exc:  # the last buffered bytes could not be written (a full disk)
+                    if isinstance(exc, BrokenPipeError):
+                        raise
+                    if not self._write_failed:  # once per output
+                        self._report([self._cannot_write(exc).format("tileorch-opt")])
+                    failed = True
         if (failed and not self.args.verify_diagnostics) or mismatched:
             sys.exit(1)
 
