@@ -147,6 +147,19 @@ def test_compile_rejects_unsupported_ptx_version(tmp_path):
     assert code == 2 and "argument --ptx-version: unsupported PTX version '12'" in out
 
 
+@pytest.mark.parametrize("spec,message", [
+    ("canonicalize{", "error: malformed pass pipeline 'canonicalize{' at column 14: Expected argument name here"),
+    ("cse,,", "error: malformed pass pipeline 'cse,,' at column 5"),
+    ("bogus-pass", "error: Unrecognized passes: ['bogus-pass']"),
+])
+def test_compile_rejects_a_bad_extra_pipeline(tmp_path, spec, message):
+    """A -p spec that does not parse was xDSL's ArgSpecParseError, a BaseException that escaped
+    every handler (a traceback); now it is an error as an unknown pass is."""
+    write(tmp_path, "x.mlir", EMPTY)
+    code, out = run([*TILEORCH, "compile", "x.mlir", "--emit=mlir", "-p", spec, "-o", "x.out"], tmp_path)
+    assert code == 1 and message in out, out
+
+
 def test_check_missing_input(tmp_path):
     code, out = run([*TILEORCH, "check", "missing.mlir"], tmp_path)
     assert code == 1 and "missing.mlir" in out and "No such file or directory" in out
