@@ -657,11 +657,28 @@ def verify_located(module: Operation) -> list[str]:
     return errors or crashes
 
 
+_UNFORMATTED_SUFFIX = "Expected suffix identifier after {first_char}"
+"""xDSL 0.74's lexer message for ``%``/``^``/``#``/``!`` not followed by a name: an f-string
+without its ``f`` (the user saw the braces)."""
+
+
+def _parse_message(exc: ParseError) -> str:
+    """``exc``'s message, with xDSL's unformatted :data:`_UNFORMATTED_SUFFIX` written out."""
+    if exc.msg != _UNFORMATTED_SUFFIX:
+        return exc.msg
+    text = exc.span.input.content
+    prefix = text[exc.span.start:exc.span.start + 1] or "%"
+    after = text[exc.span.end:exc.span.end + 1]
+    found = f"found {after!r}" if after else "found the end of the input"
+    return (f"expected a name after '{prefix}' (letters, digits and the characters _ $ . - ; a %name may "
+            f"also be a number), {found}")
+
+
 def format_exception(exc: BaseException, module: Operation | None = None) -> list[str]:
     """Turn any diagnostic exception into located lines (re-verifying ``module`` if needed)."""
     if isinstance(exc, ParseError):
         loc = exc.span.get_location()
-        return [f"{loc.file}:{loc.line}:{loc.col}: error: {exc.msg}"]
+        return [f"{loc.file}:{loc.line}:{loc.col}: error: {_parse_message(exc)}"]
     if isinstance(exc, LocatedError):
         return [str(exc)]
     if isinstance(exc, CompileError) and exc.lines:  # already located (the bytecode reader's source lines)

@@ -14,3 +14,14 @@ module {
   %0 = "arith.constant"() <{value = 1 : i32}> : () -> i64
 }
 // CHECK: located_errors.mlir:14:3: error:
+
+// -----
+
+// A '%' not followed by a name (here a non-ASCII letter): xDSL's message was an unformatted
+// f-string ("Expected suffix identifier after {first_char}").
+func.func @f() {
+  %中 = arith.constant 1 : i32
+  func.return
+}
+// CHECK: located_errors.mlir:[[# @LINE - 3]]:3: error: expected a name after '%' (letters, digits and the characters _ $ . - ; a %name may also be a number), found '中'
+// CHECK-NOT: {first_char}
