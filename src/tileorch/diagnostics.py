@@ -15,6 +15,7 @@ everything else:
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import sys
@@ -29,6 +30,7 @@ from xdsl.parser import Parser
 from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, SameOperandsAndResultType
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Span
+from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from tileorch.dominance import dominance_errors
 from tileorch.verify_prechecks import precheck
@@ -51,6 +53,9 @@ def _linear_string_literal_regex() -> None:
 
 
 _linear_string_literal_regex()
+
+
+_FLOAT_LIT = MLIRTokenKind.FLOAT_LIT
 
 
 class LocatingParser(Parser):
@@ -78,6 +83,10 @@ class LocatingParser(Parser):
     def _consume_token(self, expected_kind=None):
         token = super()._consume_token(expected_kind)
         self._last_span = token.span
+        if token.kind is _FLOAT_LIT and math.isinf(float(token.text)):
+            # xDSL reads a decimal literal as a Python float: past f64's range it became infinity
+            raise ParseError(token.span, f"floating point value {token.text} is too large for any float type "
+                                         "(write infinity as a hexadecimal literal, e.g. 0x7F800000 : f32)")
         return token
 
     def parse_operation(self) -> Operation:
@@ -131,7 +140,6 @@ class LocatingParser(Parser):
         """xDSL's location grammar, plus: an attribute with an ``as_location()`` method used as a
         location (``loc(#cuda_tile.di_loc<...>)``), and fused locations with metadata
         (``fused<#scope>[...]``, as MLIR prints them)."""
-        from xdsl.utils.mlir_lexer import MLIRTokenKind
 
         if self._current_token.kind == MLIRTokenKind.HASH_IDENT:
             token = self._current_token
@@ -172,7 +180,9 @@ class LocatingParser(Parser):
             literal = self._find_literal(int(match.group(1)), self._last_span.end)
             if literal is not None:
                 span = literal
-        if isinstance(exc, NotImplementedError):  # e.g. "Format not implemented for i128"
+        if isinstance(exc, OverflowError) and "float too large to pack" in message:  # 1.0e39 : f32
+            message = "floating point value too large for its type (f16 holds at most 65504, bf16 and f32 3.4e38)"
+        elif isinstance(exc, NotImplementedError):  # e.g. "Format not implemented for i128"
             message = f"unsupported by the parser: {message}"
         elif not isinstance(exc, (VerifyException, ValueError, DiagnosticException)):
             if _raised_in_tileorch(exc):
