@@ -180,7 +180,9 @@ class LocatingParser(Parser):
             literal = self._find_literal(int(match.group(1)), self._last_span.end)
             if literal is not None:
                 span = literal
-        if isinstance(exc, OverflowError) and "float too large to pack" in message:  # 1.0e39 : f32
+        if isinstance(exc, RecursionError):  # an op nested in hundreds of regions, a deep attribute
+            message = "input nested too deeply to parse"
+        elif isinstance(exc, OverflowError) and "float too large to pack" in message:  # 1.0e39 : f32
             message = "floating point value too large for its type (f16 holds at most 65504, bf16 and f32 3.4e38)"
         elif isinstance(exc, NotImplementedError):  # e.g. "Format not implemented for i128"
             message = f"unsupported by the parser: {message}"
@@ -672,8 +674,18 @@ _UNFORMATTED_SUFFIX = "Expected suffix identifier after {first_char}"
 without its ``f`` (the user saw the braces)."""
 
 
+_BLOCK_LABEL = " in block definition"
+"""xDSL 0.74's whole message when a region's ops are followed by neither an op, a block label nor
+``}`` (a missing ``}``, a stray word): the suffix of a message it never wrote."""
+
+
 def _parse_message(exc: ParseError) -> str:
-    """``exc``'s message, with xDSL's unformatted :data:`_UNFORMATTED_SUFFIX` written out."""
+    """``exc``'s message, with xDSL's unformatted :data:`_UNFORMATTED_SUFFIX` and bare
+    :data:`_BLOCK_LABEL` written out."""
+    if exc.msg == _BLOCK_LABEL:
+        found = exc.span.text
+        found = f"'{found}'" if found else "the end of the input (a '}' is missing)"
+        return f"expected an operation, a block label (^name:) or '}}' in this region, found {found}"
     if exc.msg != _UNFORMATTED_SUFFIX:
         return exc.msg
     text = exc.span.input.content

@@ -84,6 +84,29 @@ def test_opt_non_utf8_input_is_located(tmp_path):
     assert "bad.mlir:2:6: error: invalid UTF-8 byte 0xff" in out
 
 
+@pytest.mark.parametrize("text,where", [
+    ("func.func @deep(%a: i1) {\n" + "scf.if %a {\n" * 400 + "}\n" * 400 + "func.return\n}\n", ":"),
+    ("func.func @f() attributes {a = " + "[" * 3000 + "]" * 3000 + "} {\n  func.return\n}\n", "bad.mlir:1:"),
+])
+def test_opt_input_nested_too_deeply_is_located(tmp_path, text, where):
+    """Hundreds of nested regions or a deeply nested attribute: a located error naming the cause
+    (was 'invalid value (RecursionError: maximum recursion depth exceeded)')."""
+    write(tmp_path, "bad.mlir", text)
+    code, out = run([*OPT, "bad.mlir"], tmp_path)
+    assert code == 1
+    assert re.search(r"bad\.mlir:\d+:\d+: error: input nested too deeply to parse$", out.strip()), out
+    assert where in out and "RecursionError" not in out
+
+
+def test_opt_unterminated_region_names_the_missing_brace(tmp_path):
+    """xDSL's message was ' in block definition' (the suffix of one it never wrote)."""
+    write(tmp_path, "bad.mlir", "module {\n  func.func @f() {\n    func.return\n  }\n")
+    code, out = run([*OPT, "bad.mlir"], tmp_path)
+    assert code == 1
+    assert out.strip() == ("bad.mlir:5:1: error: expected an operation, a block label (^name:) or '}' in this "
+                           "region, found the end of the input (a '}' is missing)"), out
+
+
 def test_opt_non_utf8_in_a_later_split_chunk(tmp_path):
     # chunk 2 starts after line 3 ("// -----"); its bad byte is on line 5 of the file, column 1
     write(tmp_path, "bad.mlir", b"module {\n}\n// -----\nmodule {\n\xfe}\n")
