@@ -17,8 +17,7 @@ CUTLASS seeds:
   (registers per thread);
 * ``cutlass.target``: a string ``sm_<N>a`` naming an arch-specific target.
 
-:func:`verify_kernel_calls` (also run on every op): ``nvvm.kernel`` is a unit attribute, a kernel
-returns nothing (a ``.entry`` has no return value: ptxas rejected the PTX), no ``func.call`` /
+:func:`verify_kernel_calls` (also run on every op): ``nvvm.kernel`` is a unit attribute, no ``func.call`` /
 ``llvm.call`` calls a kernel (a ``.entry`` is launched from the host; ptxas rejected the call as
 "Illegal call target, device function expected", reported at line 1), and the name of a function
 or global that becomes a PTX symbol is a PTX identifier (LLVM aborted on ``@"a b"`` with "Symbol
@@ -33,7 +32,6 @@ import re
 
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, IntegerType, StringAttr, SymbolRefAttr, UnitAttr
 from xdsl.ir import Operation
-from xdsl.dialects.llvm import LLVMVoidType
 from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
@@ -130,11 +128,6 @@ def verify_kernel_calls(op: Operation) -> None:
         if not isinstance(op.attributes[KERNEL], UnitAttr):
             raise VerifyException(f"{KERNEL} is a unit attribute (write `attributes {{{KERNEL}}}`), found "
                                   f"{op.attributes[KERNEL]}")
-        results = _function_results(op)
-        if results:
-            raise VerifyException(f"a kernel ({KERNEL}) returns nothing (a PTX .entry has no return value), "
-                                  f"but @{_symbol_name(op)} returns {', '.join(map(str, results))}; write results "
-                                  "through a pointer parameter")
     if op.name in SYMBOLS:
         name = _symbol_name(op)
         if name is not None and not name.startswith("llvm.") and not PTX_IDENTIFIER.fullmatch(name):
@@ -158,18 +151,6 @@ def verify_kernel_calls(op: Operation) -> None:
 def _symbol_name(op: Operation) -> str | None:
     name = op.properties.get("sym_name", op.attributes.get("sym_name"))
     return name.data if isinstance(name, StringAttr) else None
-
-
-def _function_results(op: Operation) -> list:
-    """The result types of a func.func / llvm.func (void: none)."""
-    ftype = op.properties.get("function_type", op.attributes.get("function_type"))
-    outputs = getattr(ftype, "outputs", None)  # builtin FunctionType
-    if outputs is not None:
-        return list(outputs.data)
-    output = getattr(ftype, "output", None)  # !llvm.func<ret (args)>
-    if output is not None and not isinstance(output, LLVMVoidType):
-        return [output]
-    return []
 
 
 def enclosing_attr(op: Operation, name: str):
