@@ -1,7 +1,8 @@
 // A kernel (nvvm.kernel, a PTX .entry) is launched from the host: a call to one from device code
 // is a verifier error at the call (ptxas rejected it as "Illegal call target", reported at line 1),
 // nvvm.kernel is a unit attribute, and a symbol that becomes a PTX name is a PTX identifier (LLVM
-// aborted: "Symbol name with unsupported characters").  The valid forms (a kernel calling a device function, intrinsic names) last.
+// aborted: "Symbol name with unsupported characters").  The valid forms (a kernel calling a device
+// function, intrinsic names) last.
 // RUN: tileorch-opt %s --split-input-file --verify-diagnostics
 
 func.func @k(%n: i32) attributes {nvvm.kernel} {
