@@ -155,6 +155,18 @@ def test_compile_unwritable_output(tmp_path):
     assert "tileorch compile: error: cannot write /nonexistent/x.ptx: No such file or directory" in out
 
 
+@pytest.mark.parametrize("flags", [["-o", "x.mlir"], ["-o", "./sub/../x.mlir"], ["--cubin", "x.mlir", "-o", "x.ptx"]])
+def test_compile_refuses_to_overwrite_its_input(tmp_path, flags):
+    """``tileorch compile x.mlir -o x.mlir`` replaced the source with its PTX."""
+    (tmp_path / "sub").mkdir()
+    write(tmp_path, "x.mlir", EMPTY)
+    code, out = run([*TILEORCH, "compile", "x.mlir", "--emit=mlir" if flags[0] == "-o" else "--emit=ptx", *flags],
+                    tmp_path)
+    assert code == 2
+    assert f"tileorch compile: error: {flags[0]} {flags[1]} names the input file" in out, out
+    assert (tmp_path / "x.mlir").read_text() == EMPTY
+
+
 @pytest.mark.parametrize("arch", ["sm_12", "sm_80", "sm_90"])
 def test_compile_rejects_unsupported_arch_up_front(tmp_path, arch):
     write(tmp_path, "x.mlir", EMPTY)
