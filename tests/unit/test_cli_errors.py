@@ -77,6 +77,26 @@ def test_opt_unwritable_output(tmp_path):
     assert "tileorch-opt: error: cannot write /nonexistent/dir/x.mlir: No such file or directory" in out
 
 
+def test_opt_output_may_name_its_input(tmp_path):
+    """mlir-opt's in-place use: the input is read before the output is written (xDSL opened, so
+    truncated, the output first: the module read back was empty and the source lost, exit 0)."""
+    src = "func.func @f(%a: i32) -> i32 {\n  %b = arith.addi %a, %a : i32\n  func.return %b : i32\n}\n"
+    write(tmp_path, "x.mlir", src)
+    code, out = run([*OPT, "x.mlir", "-o", "x.mlir"], tmp_path)
+    assert code == 0, out
+    assert "arith.addi %a, %a : i32" in (tmp_path / "x.mlir").read_text()
+
+
+def test_opt_in_place_output_keeps_a_source_that_fails(tmp_path):
+    bad = "func.func @f(%a: i32) {\n  %b = arith.addi %a, %a : i64\n  func.return\n}\n"
+    write(tmp_path, "x.mlir", bad)
+    code, out = run([*OPT, "x.mlir", "-o", "x.mlir"], tmp_path)
+    assert code == 1
+    assert "x.mlir:2:" in out and "tileorch-opt: error: x.mlir is the input file and not every part of it compiled: " \
+        "it was left unchanged" in out, out
+    assert (tmp_path / "x.mlir").read_text() == bad
+
+
 def test_opt_non_utf8_input_is_located(tmp_path):
     write(tmp_path, "bad.mlir", NOT_UTF8)
     code, out = run([*OPT, "bad.mlir"], tmp_path)
