@@ -15,6 +15,7 @@ everything else:
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import sys
@@ -29,7 +30,9 @@ from xdsl.parser import Parser
 from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, SameOperandsAndResultType
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Span
+from xdsl.utils.mlir_lexer import MLIRTokenKind
 
+from tileorch.dominance import dominance_errors
 from tileorch.verify_prechecks import precheck
 
 _OUT_OF_RANGE = re.compile(r"Integer value (-?\d+) is out of range")
@@ -50,6 +53,9 @@ def _linear_string_literal_regex() -> None:
 
 
 _linear_string_literal_regex()
+
+
+_FLOAT_LIT = MLIRTokenKind.FLOAT_LIT
 
 
 class LocatingParser(Parser):
@@ -77,6 +83,10 @@ class LocatingParser(Parser):
     def _consume_token(self, expected_kind=None):
         token = super()._consume_token(expected_kind)
         self._last_span = token.span
+        if token.kind is _FLOAT_LIT and math.isinf(float(token.text)):
+            # xDSL reads a decimal literal as a Python float: past f64's range it became infinity
+            raise ParseError(token.span, f"floating point value {token.text} is too large for any float type "
+                                         "(write infinity as a hexadecimal literal, e.g. 0x7F800000 : f32)")
         return token
 
     def parse_operation(self) -> Operation:
@@ -130,7 +140,6 @@ class LocatingParser(Parser):
         """xDSL's location grammar, plus: an attribute with an ``as_location()`` method used as a
         location (``loc(#cuda_tile.di_loc<...>)``), and fused locations with metadata
         (``fused<#scope>[...]``, as MLIR prints them)."""
-        from xdsl.utils.mlir_lexer import MLIRTokenKind
 
         if self._current_token.kind == MLIRTokenKind.HASH_IDENT:
             token = self._current_token
@@ -171,7 +180,11 @@ class LocatingParser(Parser):
             literal = self._find_literal(int(match.group(1)), self._last_span.end)
             if literal is not None:
                 span = literal
-        if isinstance(exc, NotImplementedError):  # e.g. "Format not implemented for i128"
+        if isinstance(exc, RecursionError):  # an op nested in hundreds of regions, a deep attribute
+            message = "input nested too deeply to parse"
+        elif isinstance(exc, OverflowError) and "float too large to pack" in message:  # 1.0e39 : f32
+            message = "floating point value too large for its type (f16 holds at most 65504, bf16 and f32 3.4e38)"
+        elif isinstance(exc, NotImplementedError):  # e.g. "Format not implemented for i128"
             message = f"unsupported by the parser: {message}"
         elif not isinstance(exc, (VerifyException, ValueError, DiagnosticException)):
             if _raised_in_tileorch(exc):
@@ -649,16 +662,45 @@ def verify_located(module: Operation) -> list[str]:
             error = verify_op_located(op)
             if error is not None:
                 (crashes if ": error: internal error while verifying " in error else errors).append(error)
+        if not errors:  # a use its definition does not dominate (after the ops' own errors, as MLIR)
+            errors += [format_error(op, message) for op, message in dominance_errors(module, location_str)]
     finally:
         _VERIFY_MEMO = outer
     return errors or crashes
+
+
+_UNFORMATTED_SUFFIX = "Expected suffix identifier after {first_char}"
+"""xDSL 0.74's lexer message for ``%``/``^``/``#``/``!`` not followed by a name: an f-string
+without its ``f`` (the user saw the braces)."""
+
+
+_BLOCK_LABEL = " in block definition"
+"""xDSL 0.74's whole message when a region's ops are followed by neither an op, a block label nor
+``}`` (a missing ``}``, a stray word): the suffix of a message it never wrote."""
+
+
+def _parse_message(exc: ParseError) -> str:
+    """``exc``'s message, with xDSL's unformatted :data:`_UNFORMATTED_SUFFIX` and bare
+    :data:`_BLOCK_LABEL` written out."""
+    if exc.msg == _BLOCK_LABEL:
+        found = exc.span.text
+        found = f"'{found}'" if found else "the end of the input (a '}' is missing)"
+        return f"expected an operation, a block label (^name:) or '}}' in this region, found {found}"
+    if exc.msg != _UNFORMATTED_SUFFIX:
+        return exc.msg
+    text = exc.span.input.content
+    prefix = text[exc.span.start:exc.span.start + 1] or "%"
+    after = text[exc.span.end:exc.span.end + 1]
+    found = f"found {after!r}" if after else "found the end of the input"
+    return (f"expected a name after '{prefix}' (letters, digits and the characters _ $ . - ; a %name may "
+            f"also be a number), {found}")
 
 
 def format_exception(exc: BaseException, module: Operation | None = None) -> list[str]:
     """Turn any diagnostic exception into located lines (re-verifying ``module`` if needed)."""
     if isinstance(exc, ParseError):
         loc = exc.span.get_location()
-        return [f"{loc.file}:{loc.line}:{loc.col}: error: {exc.msg}"]
+        return [f"{loc.file}:{loc.line}:{loc.col}: error: {_parse_message(exc)}"]
     if isinstance(exc, LocatedError):
         return [str(exc)]
     if isinstance(exc, CompileError) and exc.lines:  # already located (the bytecode reader's source lines)

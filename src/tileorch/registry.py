@@ -80,6 +80,7 @@ PASSES: dict[str, str] = {
 # (attributes any op may carry, rules of upstream dialects that xDSL does not check)
 OP_CHECKS: list[str] = [
     "tileorch.dialects.kernel_attrs:verify_kernel_attributes",
+    "tileorch.dialects.kernel_attrs:verify_kernel_calls",
     "tileorch.dialects.upstream_rules:verify_upstream_rules",
 ]
 

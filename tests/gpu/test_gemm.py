@@ -87,6 +87,14 @@ def test_bad_inputs_are_refused():
         tileorch.gemm(a, a)
     with pytest.raises(GemmConfigError, match="schedule"):
         tileorch.gemm(a, a.t().contiguous(), schedule="nope")
+    sq = torch.randn(64, 64, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(64, 64, device="cuda", dtype=torch.bfloat16)
+    for out, name in ((sq, "a"), (b, "b")):  # in place: the kernel would read what it has overwritten
+        with pytest.raises(ValueError, match=f"out overlaps {name}"):
+            tileorch.gemm(sq, b, out=out)
+    tileorch.gemm(sq, b)  # resolved and bound for separate tensors; then the same shapes with out = a
+    with pytest.raises(ValueError, match="out overlaps a"):
+        tileorch.gemm(sq, b, out=sq)
 
 
 @pytest.mark.parametrize("m, n, k", [(64, 64, 12), (200, 260, 700), (130, 72, 66)])

@@ -91,6 +91,14 @@ def test_compile_error_is_located(cache_dir):
     assert _entries(cache_dir) == []  # failures are not cached
 
 
+def test_malformed_extra_pipeline_is_a_compile_error():
+    """xDSL's ArgSpecParseError is a BaseException: it escaped tileorch.compile as a raw traceback."""
+    with pytest.raises(CompileError) as info:
+        tileorch.compile(SOURCE, ptxas=False, cache=False, extra_pipeline="canonicalize{")
+    assert info.value.lines == ["<string>:1:1: error: malformed pass pipeline 'canonicalize{' at column 14: "
+                                "Expected argument name here"]
+
+
 def test_compile_path_and_module(tmp_path):
     path = tmp_path / "k.mlir"
     path.write_text(SOURCE)

@@ -53,6 +53,13 @@ class Dev:
                                          "strides": strides, "version": 3}
 
 
+class Bad:
+    """An object whose ``__cuda_array_interface__`` is whatever the test gives."""
+
+    def __init__(self, cai):
+        self.__cuda_array_interface__ = cai
+
+
 def i32(*v):
     return [struct.pack("<i", x) for x in v]
 
@@ -210,6 +217,16 @@ def test_exported_entry_matches_the_packed_parameters():
     ((Dev(16, (4,)), (1, 2), Dev(16, (4,)), 1.0, 8), TypeError, r"argument 1 \('b'\): tuple parameters"),
     ((Dev(16, (4,)), [1, 2], Dev(16, (4,)), 1.0, 8), TypeError, r"argument 1 \('b'\) item 0 is a int"),
     ([Dev(16, (4,))] * 3 + ["1.0", 8], TypeError, r"argument 3 \('alpha'\): cannot pass a str"),
+    # a malformed __cuda_array_interface__ names the argument (was a KeyError or an unrelated TypeError)
+    ((Bad({"data": (16, False), "shape": (4,)}),) * 3 + (1.0, 8), TypeError,
+     r"argument 0 \('a'\) has a malformed __cuda_array_interface__: no 'typestr' entry"),
+    ((Bad(5),) * 3 + (1.0, 8), TypeError, r"argument 0 \('a'\) has a malformed __cuda_array_interface__: a dict"),
+    ((Dev(16, ("4",)),) * 3 + (1.0, 8), TypeError, r"'shape' must be a tuple of ints, got \('4',\)"),
+    ((Bad({"data": 16, "shape": (4,), "typestr": "<f4"}),) * 3 + (1.0, 8), TypeError,
+     r"'data' must be \(pointer, read_only\), got 16"),
+    ((Dev(16, (4, 4), strides=(16,)),) * 3 + (1.0, 8), TypeError, r"'strides' must be None or 2 int\(s\)"),
+    ((Dev(16, (-4,)),) * 3 + (1.0, 8), ValueError, r"argument 0 \('a'\) has shape \(-4,\): an extent is negative"),
+    ((Dev(0, (4,)),) * 3 + (1.0, 8), ValueError, r"argument 0 \('a'\) has 4 elements at address 0 \(a null pointer\)"),
 ])
 def test_bad_arguments_name_the_argument(args, exc, words):
     with pytest.raises(exc, match=words):

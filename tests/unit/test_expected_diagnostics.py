@@ -83,3 +83,22 @@ def test_a_chunk_that_fails_to_verify_is_checked_against_its_expectations(tmp_pa
     assert proc.returncode == status, proc.stdout + proc.stderr
     if status:
         assert "was not produced" in proc.stderr and "unexpected error" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("comment,reason", [
+    ("// expected-error @bogus {{x}}", "'expected-error @bogus': the location must be @+N, @-N, @above, @below or @unknown"),
+    ("// expected-error @+1 2 {{x}}", "'expected-error @+1 2': the location must be"),
+    ("// expected-error {{never closed", "'expected-error': the expected text is not closed with }}"),
+    ("// expected-note", "'expected-note': the expected text must follow in {{...}}"),
+    ("// expected-error-re {{a.*b}}", "'expected-error-re': the -re form is not supported"),
+])
+def test_a_malformed_expectation_is_an_error_not_skipped(comment, reason):
+    """A directive that does not parse was skipped silently: a check that could not fail."""
+    exp = expectations(f"{comment}\nmodule {{}}", 0)
+    assert [e.kind for e in exp] == ["malformed"]
+    assert unmatched(exp, [], "f.mlir") == [f"f.mlir:1:4: error: malformed expectation {exp[0].text}"]
+    assert exp[0].text.startswith(reason)
+
+
+def test_prose_that_mentions_a_directive_is_not_one():
+    assert expectations("// the expected-error comments below are checked\n// expected-errors: none", 0) == []

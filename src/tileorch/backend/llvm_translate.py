@@ -398,6 +398,11 @@ def translate_module(module: ModuleOp) -> str:
         except LLVMTranslationException as exc:
             raise LocatedError(op, f"cannot translate the signature of @{op.sym_name.data} to LLVM IR: {exc}") from None
         if _is_kernel(op):
+            result = op.function_type.output
+            if not isinstance(result, llvm.LLVMVoidType):  # ptxas rejected the PTX, at line 1
+                raise LocatedError(op, f"a kernel (nvvm.kernel) returns nothing (a PTX .entry has no return value), "
+                                       f"but @{op.sym_name.data} returns {result}; write results through a pointer "
+                                       "parameter")
             lm.get_global(op.sym_name.data).calling_convention = "ptx_kernel"
             kernels[op.sym_name.data] = kernel_fn_attrs(op, module)
             _annotate_grid_constants(lm, lm.get_global(op.sym_name.data), grid_constant_args(op))

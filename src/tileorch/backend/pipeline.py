@@ -73,10 +73,27 @@ def _pass_factories() -> dict:
 
 
 def parse_pipeline(spec: str) -> list[ModulePass]:
-    """Pass instances for a ``-p`` style spec (``a,b{opt=1}``); raises ValueError if unknown."""
+    """Pass instances for a ``-p`` style spec (``a,b{opt=1}``); raises ValueError if a pass is
+    unknown, an option is not the pass's, or the spec does not parse (xDSL's
+    ``ArgSpecParseError`` is a ``BaseException``: it went through every ``except Exception``)."""
     from xdsl.passes import PassPipeline
+    from xdsl.utils.exceptions import ArgSpecParseError
 
-    return list(PassPipeline.parse_spec(_pass_factories(), spec).passes) if spec.strip() else []
+    if not spec.strip():
+        return []
+    try:
+        return list(PassPipeline.parse_spec(_pass_factories(), spec).passes)
+    except ArgSpecParseError as exc:
+        raise ValueError(malformed_pipeline(spec, exc)) from None
+
+
+def malformed_pipeline(spec: str, exc: BaseException) -> str:
+    """One line for xDSL's ``ArgSpecParseError`` (its text: a header, ``pass-pipeline:1:COL``, the
+    spec, a caret, the message)."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    where = next((line.rsplit(":", 1)[-1] for line in lines if line.startswith("pass-pipeline:")), "?")
+    reason = lines[-1] if len(lines) > 1 else str(exc)
+    return f"malformed pass pipeline {spec!r} at column {where}: {reason}"
 
 
 def make_passes(names: Iterable[str]) -> list[ModulePass]:

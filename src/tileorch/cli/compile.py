@@ -12,6 +12,7 @@ when there is no source position) and the exit status is 1; a bad option exits w
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -106,6 +107,11 @@ def _run(args: argparse.Namespace) -> int:
         from tileorch.driver import compile_text
 
     name = "<stdin>" if args.file == "-" else args.file
+    clobbered = _output_is_input(args)
+    if clobbered is not None:
+        print(f"tileorch compile: error: {clobbered} names the input file: writing the output there would "
+              "overwrite the source; choose another file", file=sys.stderr)
+        return 2
     if args.file != "-":  # cuTile programs: .tileirbc bytecode (by magic) or cuda_tile text
         try:
             with timing.timed("read"):
@@ -181,6 +187,22 @@ def _cubin_request_ok(args: argparse.Namespace) -> bool:
         print("tileorch compile: error: --cubin needs --emit=ptx and ptxas", file=sys.stderr)
         return False
     return True
+
+
+def _output_is_input(args: argparse.Namespace) -> str | None:
+    """``-o FILE`` or ``--cubin FILE`` when FILE is the input file (``tileorch compile k.mlir -o
+    k.mlir`` replaced the source with its PTX), else None."""
+    if args.file == "-":
+        return None
+    for flag, path in (("-o", args.output), ("--cubin", args.cubin)):
+        if path is None or path == "-":
+            continue
+        try:
+            if os.path.samefile(args.file, path):
+                return f"{flag} {path}"
+        except OSError:  # either does not exist (yet): not the same file
+            continue
+    return None
 
 
 def _write_output(path: str, data: str | bytes) -> bool:

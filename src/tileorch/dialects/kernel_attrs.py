@@ -16,6 +16,13 @@ CUTLASS seeds:
 * ``nvvm.minctasm``: in [1, 32] (resident CTAs per SM); ``nvvm.maxnreg``: in [1, 255]
   (registers per thread);
 * ``cutlass.target``: a string ``sm_<N>a`` naming an arch-specific target.
+
+:func:`verify_kernel_calls` (also run on every op): ``nvvm.kernel`` is a unit attribute, no ``func.call`` /
+``llvm.call`` calls a kernel (a ``.entry`` is launched from the host; ptxas rejected the call as
+"Illegal call target, device function expected", reported at line 1), and the name of a function
+or global that becomes a PTX symbol is a PTX identifier (LLVM aborted on ``@"a b"`` with "Symbol
+name with unsupported characters"; ptxas rejected ``@"1k"``).  LLVM intrinsic declarations
+(``llvm.*``) keep their dotted names.
 """
 
 from __future__ import annotations
@@ -23,8 +30,9 @@ from __future__ import annotations
 import math
 import re
 
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, IntegerType, StringAttr
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, IntegerType, StringAttr, SymbolRefAttr, UnitAttr
 from xdsl.ir import Operation
+from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
 MAX_CTA_THREADS = 1024
@@ -105,6 +113,44 @@ def verify_kernel_attributes(op: Operation) -> None:
         target = attrs[TARGET]
         if not isinstance(target, StringAttr) or not re.fullmatch(r"sm_\d+a", target.data):
             raise VerifyException(f'{TARGET} must be a string such as "sm_90a" or "sm_100a", found {target}')
+
+
+KERNEL = "nvvm.kernel"
+CALLS = ("func.call", "llvm.call")
+SYMBOLS = ("func.func", "llvm.func", "llvm.mlir.global", "nv_tileaa.func")
+PTX_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_$]*|[_$%][A-Za-z0-9_$]+")
+"""A PTX identifier (PTX ISA, "Identifiers")."""
+
+
+def verify_kernel_calls(op: Operation) -> None:
+    """The rules of :func:`verify_kernel_calls` in the module doc, for one op."""
+    if KERNEL in op.attributes:
+        if not isinstance(op.attributes[KERNEL], UnitAttr):
+            raise VerifyException(f"{KERNEL} is a unit attribute (write `attributes {{{KERNEL}}}`), found "
+                                  f"{op.attributes[KERNEL]}")
+    if op.name in SYMBOLS:
+        name = _symbol_name(op)
+        if name is not None and not name.startswith("llvm.") and not PTX_IDENTIFIER.fullmatch(name):
+            raise VerifyException(f"symbol name {name!r} is not a valid PTX identifier (a letter, then letters, "
+                                  "digits, '_' or '$'; or '_', '$' or '%' and at least one more of those): "
+                                  "rename it")
+        return
+    if op.name not in CALLS:
+        return
+    callee = op.properties.get("callee", op.attributes.get("callee"))
+    if not isinstance(callee, SymbolRefAttr):
+        return  # an indirect llvm.call
+    target = SymbolTable.lookup_symbol(op, callee)
+    if target is not None and KERNEL in target.attributes:
+        raise VerifyException(
+            f"{op.name} calls @{callee.string_value()}, a kernel ({KERNEL}): a kernel is launched from the host "
+            "and cannot be called from device code; move the shared code into a device function (without "
+            f"{KERNEL}) and call that")
+
+
+def _symbol_name(op: Operation) -> str | None:
+    name = op.properties.get("sym_name", op.attributes.get("sym_name"))
+    return name.data if isinstance(name, StringAttr) else None
 
 
 def enclosing_attr(op: Operation, name: str):

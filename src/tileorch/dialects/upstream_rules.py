@@ -6,6 +6,12 @@ located verification, see :func:`tileorch.diagnostics.verify_op_located`).
   LLVM translation and crashed there).
 * ``llvm.load`` / ``llvm.store`` alignments are powers of two (upstream's verifier and LLVM's
   ``Align`` reject anything else; an alignment below the element size is legal).
+* A branch (``cf.br``, ``cf.cond_br``, ``cf.switch``, ``llvm.br``, ``llvm.cond_br``) passes each
+  successor exactly as many operands as the block has arguments, of the same types (upstream's
+  ``BranchOpInterface``; xDSL checked neither, and an extra operand was dropped silently on the
+  way to PTX).
+* ``scf.for`` with a constant step has a positive step (upstream's ``constant step operand must
+  be positive``; a zero step compiled to a loop that never ends).
 """
 
 from __future__ import annotations
@@ -18,10 +24,56 @@ PREDICATE_RANGES = {"arith.cmpi": 10, "llvm.icmp": 10, "arith.cmpf": 16, "llvm.f
 
 
 ALIGNED_OPS = ("llvm.load", "llvm.store")
+BRANCH_OPS = ("cf.br", "llvm.br", "cf.cond_br", "llvm.cond_br", "cf.switch")
+
+
+def successor_operands(op: Operation) -> list[tuple[str, object, tuple]]:
+    """(successor name, block, operands passed to it) for each successor of a branch op."""
+    if op.name in ("cf.br", "llvm.br"):
+        return [("successor", op.successors[0], tuple(op.operands))]
+    if op.name in ("cf.cond_br", "llvm.cond_br"):
+        return [("'then' successor", op.then_block, tuple(op.then_arguments)),
+                ("'else' successor", op.else_block, tuple(op.else_arguments))]
+    out = [("default successor", op.default_block, tuple(op.default_operands))]
+    cases = op.case_operand if len(op.case_operand_segments.get_values()) == len(op.case_blocks) else ()
+    for i, (block, operands) in enumerate(zip(op.case_blocks, cases)):
+        out.append((f"case successor {i}", block, tuple(operands)))
+    if len(cases) != len(op.case_blocks):
+        raise VerifyException(f"cf.switch has {len(op.case_blocks)} case successor(s) but "
+                              f"{len(op.case_operand_segments.get_values())} case operand group(s)")
+    return out
+
+
+def _verify_branch(op: Operation) -> None:
+    for what, block, operands in successor_operands(op):
+        args = block.args
+        if len(operands) != len(args):
+            raise VerifyException(f"{op.name} passes {len(operands)} operand(s) to its {what}, which has "
+                                  f"{len(args)} block argument(s)")
+        for i, (value, arg) in enumerate(zip(operands, args)):
+            if value.type != arg.type:
+                raise VerifyException(f"{op.name} passes {value.type} to block argument #{i} of its {what}, "
+                                      f"which has type {arg.type}")
+
+
+def _verify_for_step(op: Operation) -> None:
+    step = op.operands[2] if len(op.operands) >= 3 else None
+    owner = getattr(step, "op", None)
+    if owner is None or owner.name not in ("arith.constant", "llvm.mlir.constant"):
+        return
+    value = owner.properties.get("value", owner.attributes.get("value"))
+    if isinstance(value, IntegerAttr) and value.value.data <= 0:
+        raise VerifyException(f"scf.for constant step operand must be positive, got {value.value.data}")
 
 
 def verify_upstream_rules(op: Operation) -> None:
     """Raise VerifyException when ``op`` breaks one of the rules above."""
+    if op.name in BRANCH_OPS:
+        _verify_branch(op)
+        return
+    if op.name == "scf.for":
+        _verify_for_step(op)
+        return
     if op.name in ALIGNED_OPS:
         align = op.properties.get("alignment") or op.attributes.get("alignment")
         if isinstance(align, IntegerAttr):

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import math
 import struct
 import sys
 from collections import OrderedDict
@@ -275,6 +276,7 @@ def _array_facts(obj: Any, where: str) -> tuple[str, tuple[int, ...], tuple[int,
         return dtype, tuple(int(d) for d in obj.shape), tuple(int(s) for s in obj.stride()), int(obj.data_ptr())
     cai = getattr(obj, "__cuda_array_interface__", None)
     if cai is not None:
+        _check_cuda_array_interface(cai, where)
         typestr = str(cai["typestr"])
         kind = _TYPESTR_KINDS.get(typestr[1:2])
         size = int(typestr[2:] or 0) if typestr[2:].isdigit() else 0
@@ -290,11 +292,46 @@ def _array_facts(obj: Any, where: str) -> tuple[str, tuple[int, ...], tuple[int,
             if any(s % size for s in byte_strides):
                 raise ValueError(f"{where} has strides {byte_strides} bytes, not a multiple of its {size}-byte elements")
             strides = tuple(s // size for s in byte_strides)
-        return dtype, shape, strides, int(cai["data"][0])
+        ptr = int(cai["data"][0] or 0)
+        if ptr == 0 and all(shape):
+            raise ValueError(f"{where} has {math.prod(shape)} elements at address 0 (a null pointer): a kernel "
+                             "reading it faults on the GPU")
+        return dtype, shape, strides, ptr
     if hasattr(obj, "__dlpack__"):
         return _dlpack_facts(obj, where)
     raise TypeError(f"{where}: cannot pass a {type(obj).__name__} to a cuTile kernel (arrays must be torch/cupy GPU "
                     "tensors or DLPack GPU arrays; scalars Python int, float or bool)")
+
+
+def _check_cuda_array_interface(cai: Any, where: str) -> None:
+    """``__cuda_array_interface__`` (version 3) has what :func:`_array_facts` reads: a ``typestr``
+    string, a ``shape`` of non-negative ints, ``data`` = (pointer int or None, read-only flag) and
+    ``strides`` None or one int per dimension; else TypeError/ValueError naming the argument (was
+    a ``KeyError`` or an unrelated ``TypeError`` from inside the launcher)."""
+
+    def bad(what: str) -> TypeError:
+        return TypeError(f"{where} has a malformed __cuda_array_interface__: {what}")
+
+    if not isinstance(cai, dict):
+        raise bad(f"a dict is expected, got {type(cai).__name__}")
+    for key in ("typestr", "shape", "data"):
+        if key not in cai:
+            raise bad(f"no {key!r} entry")
+    if not isinstance(cai["typestr"], str):
+        raise bad(f"'typestr' must be a string such as '<f4', got {cai['typestr']!r}")
+    shape = cai["shape"]
+    if not isinstance(shape, tuple | list) or not all(isinstance(d, int) and not isinstance(d, bool) for d in shape):
+        raise bad(f"'shape' must be a tuple of ints, got {shape!r}")
+    if any(d < 0 for d in shape):
+        raise ValueError(f"{where} has shape {tuple(shape)}: an extent is negative")
+    data = cai["data"]
+    if (not isinstance(data, tuple | list) or len(data) != 2
+            or not (data[0] is None or isinstance(data[0], int) and not isinstance(data[0], bool))):
+        raise bad(f"'data' must be (pointer, read_only), got {data!r}")
+    strides = cai.get("strides")
+    if strides is not None and (not isinstance(strides, tuple | list) or len(strides) != len(shape)
+                                or not all(isinstance(x, int) and not isinstance(x, bool) for x in strides)):
+        raise bad(f"'strides' must be None or {len(shape)} int(s) (bytes per step of each dimension), got {strides!r}")
 
 
 def _dlpack_facts(obj: Any, where: str) -> tuple[str, tuple[int, ...], tuple[int, ...], int]:

@@ -7,8 +7,8 @@
 * fp32 accumulation.  M, N, K need not be tile multiples (TMA zero-fills, stores are clipped);
   K and N must be multiples of 8 (16-byte TMA strides).
 
-Anything unsupported raises ``TypeError``/``ValueError`` with the reason; nothing falls back
-silently.  Each configuration is compiled once and cached on disk (``host.compile_gemm``);
+Anything unsupported raises ``TypeError``/``ValueError`` with the reason (an ``out`` that shares
+memory with ``a`` or ``b`` included); nothing falls back silently.  Each configuration is compiled once and cached on disk (``host.compile_gemm``);
 a call is resolved once per shapes/strides/dtypes/devices (:class:`_Problem`) and bound once
 per pointers (tensor maps, scheduler params, the parameter buffer), so a repeated call is a
 dictionary lookup and one ``cuLaunchKernelEx``.
@@ -77,6 +77,19 @@ def kernel_for(cfg: GemmConfig):
     return _kernels[cfg]
 
 
+def check_out_disjoint(a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: int, k: int, out_itemsize: int) -> None:
+    """``out`` must not share memory with ``a`` or ``b``: the kernel reads A and B tile by tile
+    while it writes C, so ``tileorch.gemm(a, b, out=a)`` (legal shapes when K = N) computed from
+    half-overwritten inputs, silently.  Each operand is a dense block by then (``a``: M x K and
+    ``b``: K x N 2-byte elements in either layout, ``out``: M x N row-major): ValueError if out's
+    bytes meet either block's."""
+    out = (c_ptr, c_ptr + m * n * out_itemsize)
+    for name, ptr, count in (("a", a_ptr, m * k), ("b", b_ptr, k * n)):
+        if ptr < out[1] and out[0] < ptr + 2 * count:
+            raise ValueError(f"out overlaps {name} (bytes {out[0]:#x}..{out[1]:#x} and {ptr:#x}..{ptr + 2 * count:#x}): "
+                             "the kernel reads the inputs while it writes out; pass a separate out tensor")
+
+
 class _Problem:
     """What a call with these shapes, strides, dtypes and devices resolved to: the configuration,
     its loaded kernel, the problem size, and the problems bound to pointers (LRU)."""
@@ -94,6 +107,7 @@ class _Problem:
         key = (a_ptr, b_ptr, c_ptr)
         launch = self.bound.get(key)
         if launch is None:
+            check_out_disjoint(a_ptr, b_ptr, c_ptr, self.m, self.n, self.k, 4 if self.cfg.out_dtype == "f32" else 2)
             torch = _torch()
 
             def alloc(nbytes: int):

@@ -9,7 +9,11 @@ The designator after the kind says where the diagnostic is located: none for the
 line, ``@+N`` / ``@-N`` for N lines below / above it, ``@below`` / ``@above`` for the next /
 previous line, ``@unknown`` for a diagnostic without a source position.  The kinds are
 ``error``, ``warning``, ``remark`` and ``note``; the text between ``{{`` and ``}}`` must occur in
-the diagnostic's message.
+the diagnostic's message.  A comment that names ``expected-KIND`` in any other form (an unknown
+designator such as ``@bogus``, a missing or unterminated ``{{...}}``, mlir-opt's ``-re`` variant,
+which is not supported) is a malformed expectation (prose that only mentions ``expected-error``,
+followed by another word, is not): an error, never skipped silently (a check
+that is skipped cannot fail).
 
 :func:`expectations` reads the comments of one chunk (its lines numbered from the chunk's line
 offset in the file), :func:`unmatched` pairs them with the located diagnostic lines a run
@@ -28,6 +32,12 @@ from dataclasses import dataclass
 _EXPECT = re.compile(
     r"expected-(?P<kind>error|warning|remark|note)\s*(?:@(?P<where>[+-]\d+|above|below|unknown))?\s*"
     r"\{\{(?P<text>.*?)\}\}")
+_NAMED = re.compile(r"expected-(?:error|warning|remark|note)(?:-re\b|\s*@|\s*\{\{|\s*$)")
+"""``expected-KIND`` written as a directive (followed by ``-re``, a designator, ``{{`` or the end of
+the line), not prose such as "expected-error comments are checked"."""
+MALFORMED = "malformed"
+"""The ``kind`` of an :class:`Expectation` that stands for a malformed ``expected-*`` comment
+(its ``text`` says what is wrong)."""
 _DIAGNOSTIC = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?P<col>\d+): (?P<kind>error|warning|remark|note): "
                          r"(?P<text>.*)$")
 _UNLOCATED = re.compile(r"^(?P<file>[^:]*): (?P<kind>error|warning|remark|note): (?P<text>.*)$")
@@ -62,6 +72,11 @@ def expectations(text: str, line_offset: int = 0) -> list[Expectation]:
         comment = line.find("//")
         if comment < 0:
             continue
+        good = {m.start() for m in _EXPECT.finditer(line, comment)}
+        for m in _NAMED.finditer(line, comment):
+            if m.start() not in good:
+                found.append(Expectation(MALFORMED, number, _malformed_reason(line[m.start():]), number,
+                                         m.start() + 1))
         for m in _EXPECT.finditer(line, comment):
             where = m.group("where")
             target: int | None
@@ -77,6 +92,19 @@ def expectations(text: str, line_offset: int = 0) -> list[Expectation]:
                 target = number + int(where)
             found.append(Expectation(m.group("kind"), target, m.group("text"), number, m.start() + 1))
     return found
+
+
+def _malformed_reason(directive: str) -> str:
+    """What is wrong with ``directive`` (the comment from ``expected-KIND`` on)."""
+    head = directive.split("{{", 1)[0].strip()
+    if re.match(r"expected-\w+-re\b", directive):
+        return f"'{head}': the -re form is not supported; write a plain substring of the message"
+    if "{{" not in directive:
+        return f"'{head}': the expected text must follow in {{{{...}}}}"
+    if "}}" not in directive.split("{{", 1)[1]:
+        return f"'{head}': the expected text is not closed with }}}}"
+    return (f"'{head}': the location must be @+N, @-N, @above, @below or @unknown, written before "
+            "{{...}}")
 
 
 def diagnostics(lines: list[str]) -> list[Diagnostic]:
@@ -101,6 +129,10 @@ def unmatched(expected: list[Expectation], produced: list[Diagnostic], file_name
     used = [False] * len(produced)
     problems: list[str] = []
     for exp in expected:
+        if exp.kind == MALFORMED:
+            problems.append(f"{file_name}:{exp.comment_line}:{exp.comment_col}: error: malformed expectation "
+                            f"{exp.text}")
+            continue
         for i, diag in enumerate(produced):
             if not used[i] and diag.kind == exp.kind and diag.line == exp.line and exp.text in diag.text:
                 used[i] = True

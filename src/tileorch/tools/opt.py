@@ -13,6 +13,7 @@ not UTF-8, are reported as ``tileorch-opt: error: ...`` / ``file:line:col: error
 from __future__ import annotations
 
 import dataclasses
+import io
 import os
 import sys
 from typing import IO
@@ -30,6 +31,8 @@ class TileorchOptMain(xDSLOptMain):
     """xDSLOptMain with tileorch's dialects, passes, targets and located diagnostics."""
 
     _reported: list[str] = []  # the diagnostic lines printed for the current chunk
+    _write_failed = False  # a write to the output failed (reported once)
+    _in_place = False  # -o names the input file: the output is buffered (see _finish_in_place)
 
     def register_all_dialects(self):
         for name, factory in registry.dialect_factories().items():
@@ -80,9 +83,19 @@ class TileorchOptMain(xDSLOptMain):
         """Input chunks, their extension and the output stream; raises :class:`SourceError`."""
         try:
             chunks, file_extension = self.prepare_input()
+            # read in full before the output is opened: `-o` naming the input truncated it first
+            # (the module read back was empty, the source lost)
+            loaded = []
+            for chunk, offset in chunks:
+                loaded.append((io.BytesIO(chunk.read()), offset))
+                chunk.close()
+            chunks = loaded
         except OSError as exc:
             raise SourceError(f"cannot read {self.args.input_file}: {exc.strerror or exc}") from None
         try:
+            if self._output_is_input():
+                self._in_place = True  # written at the end, and only if every chunk succeeded
+                return chunks, file_extension, io.StringIO()
             return chunks, file_extension, self.prepare_output()
         except OSError as exc:
             for chunk, _ in chunks:
@@ -102,6 +115,48 @@ class TileorchOptMain(xDSLOptMain):
             found.append(expectations(text, offset))
         return found if any(found) else None
 
+    def _output_is_input(self) -> bool:
+        """``-o`` names the input file (``tileorch-opt k.mlir -o k.mlir``, mlir-opt's in-place use)."""
+        out, inp = self.args.output_file, self.args.input_file
+        if out is None or inp in (None, "-"):
+            return False
+        try:
+            return os.path.samefile(inp, out)
+        except OSError:
+            return False
+
+    def _finish_in_place(self, output: io.StringIO, failed: bool) -> bool:
+        """Write the buffered output over the input file, unless a chunk failed (then the source
+        is kept as it was, and an error says so); True if the write failed."""
+        if failed:
+            self._report([SourceError(f"{self.args.output_file} is the input file and not every part of it "
+                                      "compiled: it was left unchanged").format("tileorch-opt")])
+            return False
+        try:
+            with open(self.args.output_file, "w") as out:
+                out.write(output.getvalue())
+        except OSError as exc:
+            self._report([self._cannot_write(exc).format("tileorch-opt")])
+            return True
+        return False
+
+    def _cannot_write(self, exc: OSError) -> SourceError:
+        name = self.args.output_file or "<stdout>"
+        return SourceError(f"cannot write {name}: {exc.strerror or exc}")
+
+    def _write(self, output: IO[str], text: str) -> None:
+        """Write and flush ``text``; an output that cannot take it (a full disk, ``/dev/full``,
+        a file of ``/proc``) is :class:`SourceError` ``cannot write FILE: reason``, not an internal
+        error (a reader that closed the pipe stays :class:`BrokenPipeError`)."""
+        try:
+            output.write(text)
+            output.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            self._write_failed = True
+            raise self._cannot_write(exc) from None
+
     def run(self) -> None:
         chunks, file_extension, output = self._open_files()
         expected = self._expectations(chunks)
@@ -112,7 +167,7 @@ class TileorchOptMain(xDSLOptMain):
                 self._reported = []
                 try:
                     if i > 0:
-                        output.write("// -----\n")
+                        self._write(output, "// -----\n")
                     # no `continue` in this try: the expectations below must be checked for
                     # every chunk, a chunk that fails to verify included
                     module = self.parse_chunk(chunk, file_extension, offset)
@@ -122,8 +177,7 @@ class TileorchOptMain(xDSLOptMain):
                         failed = True
                     elif module is not None:
                         self.apply_passes(module)
-                        output.write(self.output_resulting_program(module))
-                        output.flush()
+                        self._write(output, self.output_resulting_program(module))
                 except SourceError as exc:
                     self._report([exc.format("tileorch-opt")])
                     failed = True
@@ -148,8 +202,17 @@ class TileorchOptMain(xDSLOptMain):
                         print(line, file=sys.stderr)
                     mismatched = mismatched or bool(problems)
         finally:
-            if output is not sys.stdout:
-                output.close()
+            if self._in_place:
+                failed = self._finish_in_place(output, failed or mismatched) or failed
+            elif output is not sys.stdout:
+                try:
+                    output.close()
+                except OSError as exc:  # the last buffered bytes could not be written (a full disk)
+                    if isinstance(exc, BrokenPipeError):
+                        raise
+                    if not self._write_failed:  # once per output
+                        self._report([self._cannot_write(exc).format("tileorch-opt")])
+                    failed = True
         if (failed and not self.args.verify_diagnostics) or mismatched:
             sys.exit(1)
 

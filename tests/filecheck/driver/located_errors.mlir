@@ -14,3 +14,33 @@ module {
   %0 = "arith.constant"() <{value = 1 : i32}> : () -> i64
 }
 // CHECK: located_errors.mlir:14:3: error:
+
+// -----
+
+// A '%' not followed by a name (here a non-ASCII letter): xDSL's message was an unformatted
+// f-string ("Expected suffix identifier after {first_char}").
+func.func @f() {
+  %中 = arith.constant 1 : i32
+  func.return
+}
+// CHECK: located_errors.mlir:[[# @LINE - 3]]:3: error: expected a name after '%' (letters, digits and the characters _ $ . - ; a %name may also be a number), found '中'
+// CHECK-NOT: {first_char}
+
+// -----
+
+// A decimal float literal past f64's range was read as infinity, silently.
+func.func @f() {
+  %x = arith.constant 1.0e99999 : f32
+  func.return
+}
+// CHECK: located_errors.mlir:[[# @LINE - 3]]:23: error: floating point value 1.0e99999 is too large for any float type
+
+// -----
+
+// One past the type's range was "invalid value (OverflowError: float too large to pack with f format)".
+func.func @f() {
+  %x = arith.constant 1.0e39 : f32
+  %y = arith.constant 70000.0 : f16
+  func.return
+}
+// CHECK: located_errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: floating point value too large for its type (f16 holds at most 65504, bf16 and f32 3.4e38)

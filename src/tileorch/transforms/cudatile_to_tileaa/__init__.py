@@ -893,6 +893,12 @@ def _iota(L, op):
 def _for(L, op):
     if op.unsignedCmp is not None:
         raise _unsupported(op, "with unsigned comparison")
+    step = op.step.owner
+    if isinstance(step, ct.ConstantOp) and isinstance(step.value.element_type, IntegerType):
+        value = int(step.value.values()[0])
+        if value <= 0:  # scf.for (and the loop on the GPU) needs a positive step
+            raise LocatedError(op, f"the step of this for loop is the constant {value}: it must be positive "
+                                   "(a loop from lower to upper bound would never end, or never run)")
     src = op.region.block
     body = Block(arg_types=[L.type(a.type, op) for a in src.args])
     for a, b in zip(src.args, body.args):
