@@ -244,7 +244,9 @@ def test_schedule_unwritable_plot(tmp_path):
 
 
 def test_schedule_huge_json_is_refused_with_advice(tmp_path):
-    argv = ["--problem", "99999999", "99999999", "99999999", "--tile", "1x1x1"]
+    # within CUTLASS's 32-bit tile and K-iteration ranges (99999999^2 tiles is refused as CUTLASS's
+    # own overflow: test_schedulers_domain.py), but far more work items than --json lists
+    argv = ["--problem", "40000", "40000", "1000", "--tile", "1x1x1"]
     code, out = run([*TILEORCH, "schedule", *argv, "--json"], tmp_path)
     assert code == 2
     assert "tileorch schedule: error:" in out and "work items" in out
@@ -252,8 +254,8 @@ def test_schedule_huge_json_is_refused_with_advice(tmp_path):
     # the summary still works: parameters and workspace need no per-item work
     code, out = run([*TILEORCH, "schedule", *argv], tmp_path)
     assert code == 0
-    # 99999999 tiles along each of M and N with 1x1x1 tiles; K tiles per output tile = K / 1
-    assert "tiles 99999999x99999999x1 (padded), 99999999 K tiles per output tile" in out
+    # 40000 tiles along each of M and N with 1x1x1 tiles; K tiles per output tile = K / 1
+    assert "tiles 40000x40000x1 (padded), 1000 K tiles per output tile" in out
     assert "per-CTA work not computed" in out and "workspace" in out
 
 
