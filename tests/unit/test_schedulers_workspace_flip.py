@@ -60,8 +60,11 @@ func.func @flip() -> (i64, i64, i64) {
   %k = arith.constant 2368 : i32
   %l = arith.constant 1 : i32
   %sms = arith.constant 7 : i32
-  %sk = cutlass.tile_scheduler.make_streamk_params %m, %n, %k, %l sms(%sms) {tile_shape = array<i64: 128, 128, 64>, max_swizzle_size = 4 : i32, decomp_mode = #cutlass<decomp_mode stream_k>} : !cutlass.tile_scheduler_streamk_params<cga = [2, 1, 1], raster = heuristic>
-  %t, %r, %b = cutlass.tile_scheduler.get_workspace_sizes %sk : !cutlass.tile_scheduler_streamk_params<cga = [2, 1, 1], raster = heuristic> -> i64, i64, i64
+  %sk = cutlass.tile_scheduler.make_streamk_params %m, %n, %k, %l sms(%sms)
+      {tile_shape = array<i64: 128, 128, 64>, max_swizzle_size = 4 : i32, decomp_mode = #cutlass<decomp_mode stream_k>}
+      : !cutlass.tile_scheduler_streamk_params<cga = [2, 1, 1], raster = heuristic>
+  %t, %r, %b = cutlass.tile_scheduler.get_workspace_sizes %sk
+      : !cutlass.tile_scheduler_streamk_params<cga = [2, 1, 1], raster = heuristic> -> i64, i64, i64
   func.return %t, %r, %b : i64, i64, i64
 }
 """
