@@ -176,7 +176,7 @@ def test_schedule_unwritable_plot(tmp_path):
 
 
 def test_schedule_huge_json_is_refused_with_advice(tmp_path):
-    argv = ["--problem", "99999999", "99999999", "99999999", "--tile", "1x1x1"]
+    argv = ["--problem", "40000", "40000", "40000", "--tile", "1x1x1"]
     code, out = run([*TILEORCH, "schedule", *argv, "--json"], tmp_path)
     assert code == 2
     assert "tileorch schedule: error:" in out and "work items" in out
@@ -184,9 +184,13 @@ def test_schedule_huge_json_is_refused_with_advice(tmp_path):
     # the summary still works: parameters and workspace need no per-item work
     code, out = run([*TILEORCH, "schedule", *argv], tmp_path)
     assert code == 0
-    # 99999999 tiles along each of M and N with 1x1x1 tiles; K tiles per output tile = K / 1
-    assert "tiles 99999999x99999999x1 (padded), 99999999 K tiles per output tile" in out
+    # 40000 tiles along each of M and N with 1x1x1 tiles; K tiles per output tile = K / 1
+    assert "tiles 40000x40000x1 (padded), 40000 K tiles per output tile" in out
     assert "per-CTA work not computed" in out and "workspace" in out
+    # 10**16 tiles wrap CUTLASS's 32-bit tile count: refused, not summarised
+    code, out = run([*TILEORCH, "schedule", "--problem", "99999999", "99999999", "99999999", "--tile", "1x1x1"],
+                    tmp_path)
+    assert code == 2 and "32-bit integers" in out and "Traceback" not in out
 
 
 @pytest.mark.parametrize("argv,message", [
