@@ -77,54 +77,11 @@ def test_opt_unwritable_output(tmp_path):
     assert "tileorch-opt: error: cannot write /nonexistent/dir/x.mlir: No such file or directory" in out
 
 
-def test_opt_output_may_name_its_input(tmp_path):
-    """mlir-opt's in-place use: the input is read before the output is written (xDSL opened, so
-    truncated, the output first: the module read back was empty and the source lost, exit 0)."""
-    src = "func.func @f(%a: i32) -> i32 {\n  %b = arith.addi %a, %a : i32\n  func.return %b : i32\n}\n"
-    write(tmp_path, "x.mlir", src)
-    code, out = run([*OPT, "x.mlir", "-o", "x.mlir"], tmp_path)
-    assert code == 0, out
-    assert "arith.addi %a, %a : i32" in (tmp_path / "x.mlir").read_text()
-
-
-def test_opt_in_place_output_keeps_a_source_that_fails(tmp_path):
-    bad = "func.func @f(%a: i32) {\n  %b = arith.addi %a, %a : i64\n  func.return\n}\n"
-    write(tmp_path, "x.mlir", bad)
-    code, out = run([*OPT, "x.mlir", "-o", "x.mlir"], tmp_path)
-    assert code == 1
-    assert "x.mlir:2:" in out and "tileorch-opt: error: x.mlir is the input file and not every part of it compiled: " \
-        "it was left unchanged" in out, out
-    assert (tmp_path / "x.mlir").read_text() == bad
-
-
 def test_opt_non_utf8_input_is_located(tmp_path):
     write(tmp_path, "bad.mlir", NOT_UTF8)
     code, out = run([*OPT, "bad.mlir"], tmp_path)
     assert code == 1
     assert "bad.mlir:2:6: error: invalid UTF-8 byte 0xff" in out
-
-
-@pytest.mark.parametrize("text,where", [
-    ("func.func @deep(%a: i1) {\n" + "scf.if %a {\n" * 400 + "}\n" * 400 + "func.return\n}\n", ":"),
-    ("func.func @f() attributes {a = " + "[" * 3000 + "]" * 3000 + "} {\n  func.return\n}\n", "bad.mlir:1:"),
-])
-def test_opt_input_nested_too_deeply_is_located(tmp_path, text, where):
-    """Hundreds of nested regions or a deeply nested attribute: a located error naming the cause
-    (was 'invalid value (RecursionError: maximum recursion depth exceeded)')."""
-    write(tmp_path, "bad.mlir", text)
-    code, out = run([*OPT, "bad.mlir"], tmp_path)
-    assert code == 1
-    assert re.search(r"bad\.mlir:\d+:\d+: error: input nested too deeply to parse$", out.strip()), out
-    assert where in out and "RecursionError" not in out
-
-
-def test_opt_unterminated_region_names_the_missing_brace(tmp_path):
-    """xDSL's message was ' in block definition' (the suffix of one it never wrote)."""
-    write(tmp_path, "bad.mlir", "module {\n  func.func @f() {\n    func.return\n  }\n")
-    code, out = run([*OPT, "bad.mlir"], tmp_path)
-    assert code == 1
-    assert out.strip() == ("bad.mlir:5:1: error: expected an operation, a block label (^name:) or '}' in this "
-                           "region, found the end of the input (a '}' is missing)"), out
 
 
 def test_opt_non_utf8_in_a_later_split_chunk(tmp_path):
@@ -175,18 +132,6 @@ def test_compile_unwritable_output(tmp_path):
     assert "tileorch compile: error: cannot write /nonexistent/x.ptx: No such file or directory" in out
 
 
-@pytest.mark.parametrize("flags", [["-o", "x.mlir"], ["-o", "./sub/../x.mlir"], ["--cubin", "x.mlir", "-o", "x.ptx"]])
-def test_compile_refuses_to_overwrite_its_input(tmp_path, flags):
-    """``tileorch compile x.mlir -o x.mlir`` replaced the source with its PTX."""
-    (tmp_path / "sub").mkdir()
-    write(tmp_path, "x.mlir", EMPTY)
-    code, out = run([*TILEORCH, "compile", "x.mlir", "--emit=mlir" if flags[0] == "-o" else "--emit=ptx", *flags],
-                    tmp_path)
-    assert code == 2
-    assert f"tileorch compile: error: {flags[0]} {flags[1]} names the input file" in out, out
-    assert (tmp_path / "x.mlir").read_text() == EMPTY
-
-
 @pytest.mark.parametrize("arch", ["sm_12", "sm_80", "sm_90"])
 def test_compile_rejects_unsupported_arch_up_front(tmp_path, arch):
     write(tmp_path, "x.mlir", EMPTY)
@@ -200,19 +145,6 @@ def test_compile_rejects_unsupported_ptx_version(tmp_path):
     write(tmp_path, "x.mlir", EMPTY)
     code, out = run([*TILEORCH, "compile", "x.mlir", "--ptx-version", "12"], tmp_path)
     assert code == 2 and "argument --ptx-version: unsupported PTX version '12'" in out
-
-
-@pytest.mark.parametrize("spec,message", [
-    ("canonicalize{", "error: malformed pass pipeline 'canonicalize{' at column 14: Expected argument name here"),
-    ("cse,,", "error: malformed pass pipeline 'cse,,' at column 5"),
-    ("bogus-pass", "error: Unrecognized passes: ['bogus-pass']"),
-])
-def test_compile_rejects_a_bad_extra_pipeline(tmp_path, spec, message):
-    """A -p spec that does not parse was xDSL's ArgSpecParseError, a BaseException that escaped
-    every handler (a traceback); now it is an error as an unknown pass is."""
-    write(tmp_path, "x.mlir", EMPTY)
-    code, out = run([*TILEORCH, "compile", "x.mlir", "--emit=mlir", "-p", spec, "-o", "x.out"], tmp_path)
-    assert code == 1 and message in out, out
 
 
 def test_check_missing_input(tmp_path):
@@ -244,9 +176,7 @@ def test_schedule_unwritable_plot(tmp_path):
 
 
 def test_schedule_huge_json_is_refused_with_advice(tmp_path):
-    # within CUTLASS's 32-bit tile and K-iteration ranges (99999999^2 tiles is refused as CUTLASS's
-    # own overflow: test_schedulers_domain.py), but far more work items than --json lists
-    argv = ["--problem", "40000", "40000", "1000", "--tile", "1x1x1"]
+    argv = ["--problem", "40000", "40000", "40000", "--tile", "1x1x1"]
     code, out = run([*TILEORCH, "schedule", *argv, "--json"], tmp_path)
     assert code == 2
     assert "tileorch schedule: error:" in out and "work items" in out
@@ -255,8 +185,12 @@ def test_schedule_huge_json_is_refused_with_advice(tmp_path):
     code, out = run([*TILEORCH, "schedule", *argv], tmp_path)
     assert code == 0
     # 40000 tiles along each of M and N with 1x1x1 tiles; K tiles per output tile = K / 1
-    assert "tiles 40000x40000x1 (padded), 1000 K tiles per output tile" in out
+    assert "tiles 40000x40000x1 (padded), 40000 K tiles per output tile" in out
     assert "per-CTA work not computed" in out and "workspace" in out
+    # 10**16 tiles wrap CUTLASS's 32-bit tile count: refused, not summarised
+    code, out = run([*TILEORCH, "schedule", "--problem", "99999999", "99999999", "99999999", "--tile", "1x1x1"],
+                    tmp_path)
+    assert code == 2 and "32-bit integers" in out and "Traceback" not in out
 
 
 @pytest.mark.parametrize("argv,message", [

@@ -4,6 +4,8 @@
 more; the raster heuristic on the re-padded counts can flip, and with a one-wave CTA count that the
 larger cluster extent does not divide, the re-derived wave and ``sk_tiles`` differ from the params'.
 Both cases below were run through CUTLASS 4.7's headers (tools/cutlass_crosscheck/harness.cu).
+An exhaustive small-case search finds the shortfall only where the params' grid is not a whole
+number of clusters (7 CTAs along x for a 2x1 cluster here), which CUDA would not launch.
 """
 
 import pytest
@@ -60,8 +62,11 @@ func.func @flip() -> (i64, i64, i64) {
   %k = arith.constant 2368 : i32
   %l = arith.constant 1 : i32
   %sms = arith.constant 7 : i32
-  %sk = cutlass.tile_scheduler.make_streamk_params %m, %n, %k, %l sms(%sms) {tile_shape = array<i64: 128, 128, 64>, max_swizzle_size = 4 : i32, decomp_mode = #cutlass<decomp_mode stream_k>} : !cutlass.tile_scheduler_streamk_params<cga = [2, 1, 1], raster = heuristic>
-  %t, %r, %b = cutlass.tile_scheduler.get_workspace_sizes %sk : !cutlass.tile_scheduler_streamk_params<cga = [2, 1, 1], raster = heuristic> -> i64, i64, i64
+  %sk = cutlass.tile_scheduler.make_streamk_params %m, %n, %k, %l sms(%sms)
+      {tile_shape = array<i64: 128, 128, 64>, max_swizzle_size = 4 : i32, decomp_mode = #cutlass<decomp_mode stream_k>}
+      : !cutlass.tile_scheduler_streamk_params<cga = [2, 1, 1], raster = heuristic>
+  %t, %r, %b = cutlass.tile_scheduler.get_workspace_sizes %sk
+      : !cutlass.tile_scheduler_streamk_params<cga = [2, 1, 1], raster = heuristic> -> i64, i64, i64
   func.return %t, %r, %b : i64, i64, i64
 }
 """
@@ -79,3 +84,24 @@ def test_constant_workspace_query_folds_to_enough():
     ret = next(op for op in module.walk() if op.name == "func.return")
     values = [v.owner.value.value.data for v in ret.operands if isinstance(v.owner, arith.ConstantOp)]
     assert values == [655360 + 128, 655360, 128]  # CUTLASS's get_workspace_size would say 0
+
+
+def test_gemm_launcher_refuses_the_partial_cluster_grid_and_sizes_enough():
+    # the same flip as above on the GEMM launcher's 128x128x64, 2x1-cluster stream-K configuration:
+    # its grid along M is 7 CTAs, not whole 2-CTA clusters (CUDA refuses the launch), and the
+    # workspace it would allocate covers the params' 10 split tiles, with a warning
+    from dataclasses import replace
+
+    from tileorch.kernels.gemm.config import GemmConfig, GemmConfigError
+    from tileorch.launchers.gemm_host import check_cluster_grid, scheduler_params, streamk_workspace_bytes
+
+    cfg = replace(GemmConfig(), tile_n=128, stages=6, schedule="streamk", max_swizzle=4)
+    p = scheduler_params(cfg, 128, 640, 2368, 7)
+    assert p.grid == (7, 1, 1) and p.sk_tiles == 10
+    with pytest.raises(GemmConfigError, match="not a whole number of 2x1 clusters"):
+        check_cluster_grid(cfg, p.grid, 7)
+    assert streamk_workspace_bytes(cfg, 128, 640, 2368, 7) == (0, 0)  # CUTLASS's answer
+    with pytest.warns(UserWarning, match="smaller than its params address"):
+        red, bar = streamk_workspace_bytes(cfg, 128, 640, 2368, 7, params=p)
+    assert (red, bar) == (10 * 128 * 128 * 4, 128)
+    check_cluster_grid(cfg, scheduler_params(cfg, 128, 640, 2368, 132).grid, 132)  # a whole-cluster grid

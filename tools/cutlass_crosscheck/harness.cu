@@ -262,7 +262,8 @@ static std::string run_persistent(Config const& c) {
   auto raster = static_cast<RasterOrderOptions>(c.raster);
   PersistentTileSchedulerSm90Params p;
   p.initialize(problem, tile, cluster, hw, c.max_swizzle, raster);
-  dim3 grid = PersistentTileSchedulerSm90Params::get_grid_shape(problem, tile, cluster, hw, c.max_swizzle, raster, true);
+  dim3 grid =
+      PersistentTileSchedulerSm90Params::get_grid_shape(problem, tile, cluster, hw, c.max_swizzle, raster, true);
   std::ostringstream out;
   out << "{\"grid\":[" << grid.x << ',' << grid.y << ',' << grid.z << "],\"blocks_per_problem\":"
       << p.blocks_per_problem_ << ",\"ctas\":[";

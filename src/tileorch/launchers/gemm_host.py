@@ -248,6 +248,17 @@ def scheduler_params(cfg: GemmConfig, m: int, n: int, k: int, sms: int, max_acti
                                       max_active_clusters=mac)
 
 
+def check_cluster_grid(cfg: GemmConfig, grid: tuple[int, int, int], sms: int) -> None:
+    """Refuse a scheduler grid that is not a whole number of clusters (CUDA would refuse the launch).
+
+    CUTLASS's ``get_grid_shape`` walking along M puts ``SMs // cluster_n`` CTAs along x; with fewer
+    than 18 SMs (one GH100 GPC) that count need not be a multiple of ``cluster_m``.  (Those are also
+    the only grids on which CUTLASS's workspace sizing can fall short of its params.)"""
+    if grid[0] % cfg.cluster_m:
+        raise GemmConfigError(f"{cfg.name} on {sms} SMs: the scheduler's grid {list(grid)} is not a whole number "
+                              f"of {cfg.cluster_m}x1 clusters; use cluster_m = 1 or more SMs")
+
+
 def streamk_workspace_bytes(cfg: GemmConfig, m: int, n: int, k: int, sms: int,
                             max_active_clusters: int = 0, batch: int = 1, params=None) -> tuple[int, int]:
     """(reduction, barrier) bytes: CUTLASS's ``get_workspace_size`` split, raised where ``params``
@@ -422,6 +433,7 @@ class PreparedGemm:
             extra += [struct.pack("<i", g) for g in grid]
         p = scheduler_params(cfg, sched_m, sched_n, k, sms, mac, sched_l)
         self.grid = p.grid
+        check_cluster_grid(cfg, self.grid, sms)
         workspace_ptr, red, bar = 0, 0, 0
         self._keep: list[Any] = []
         if cfg.schedule == "streamk":

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .enums import DecompositionMode, RasterOrderOptions, ReductionMode
-from .raster import (INT32_MAX, UINT32_MAX, RasterParams, ceil_div, check_domain, check_linear_range, persistent_grid_shape,
-                     raster_params, tiled_cta_shape_mnl)
+from .raster import (INT32_MAX, UINT32_MAX, RasterParams, ceil_div, check_domain, check_linear_range,
+                     persistent_grid_shape, raster_params, tiled_cta_shape_mnl)
 
 MIN_ITERS_PER_SK_UNIT = 8
 MAX_SK_GROUPS = 8
@@ -172,8 +172,9 @@ def check_k_iterations(kt: int, *, sk_tiles_per_group: int = 0, splits: int = 1,
     ``i32`` too).
     """
     if kt * sk_tiles_per_group > INT32_MAX:
-        raise ValueError(f"{sk_tiles_per_group} stream-K tiles per group x {kt} K tiles: CUTLASS divides K-iteration "
-                         f"indices up to {kt * sk_tiles_per_group} with its int FastDivmod, exact only up to {INT32_MAX}")
+        raise ValueError(f"{sk_tiles_per_group} stream-K tiles per group x {kt} K tiles: CUTLASS divides "
+                         f"K-iteration indices up to {kt * sk_tiles_per_group} with its int FastDivmod, exact only "
+                         f"up to {INT32_MAX}")
     if splits > 1 and kt * clusters_mnl > INT32_MAX + 1:
         raise ValueError(f"split-K over {clusters_mnl} cluster tiles x {kt} K tiles: CUTLASS's K-iteration index "
                          f"reaches {kt * clusters_mnl - 1}, exact only up to {INT32_MAX}")
