@@ -283,11 +283,13 @@ class _MakeParamsOp(IRDLOperation):
 
 
 def check_swizzle_size(value: int) -> None:
-    """``max_swizzle_size`` is CUTLASS's ``int max_swizzle_size``: at least 1 (an i32 literal such as
-    4294967295 is the signed value -1, as the lowering reads it)."""
-    if value < 1:
+    """``max_swizzle_size`` is CUTLASS's ``int max_swizzle_size``: at least 0, as its
+    ``can_implement`` asks (0 and 1 both select no swizzle); an i32 literal such as 4294967295 is
+    the signed value -1, as the lowering reads it."""
+    if value < 0:
         raise VerifyException(
-            f"max_swizzle_size must be >= 1, found {value} (use 1, 2, 4 or 8; larger values select {MAX_SWIZZLE_SIZE})"
+            f"max_swizzle_size must be >= 0, found {value} (use 1, 2, 4 or 8; 0 behaves like 1, larger values "
+            f"select {MAX_SWIZZLE_SIZE})"
         )
 
 

@@ -361,10 +361,10 @@ func.func @response_of_push_dp(%p: !cutlass.tile_scheduler_dp_params) {
 // -----
 
 func.func @swizzle(%m: i32) {
-  %s = cutlass.tile_scheduler.create_select_swizzle_size %m, %m {max_swizzle_size = 0 : i32}
+  %s = cutlass.tile_scheduler.create_select_swizzle_size %m, %m {max_swizzle_size = -1 : i32}
   func.return
 }
-// CHECK: error: max_swizzle_size must be >= 1, found 0
+// CHECK: error: max_swizzle_size must be >= 0, found -1
 
 // -----
 

@@ -128,3 +128,14 @@ builtin.module attributes {cutlass.target = "sm_100a"} {
 // CHECK-NEXT:  cutlass.tile_scheduler.mods_get_value %[[I]] {field = #cutlass<mods_instrumentation_field period_ns>} : i64
 // CHECK-NEXT:  cutlass.tile_scheduler.mods_set_value %[[I]], %{{.*}} {field = #cutlass<mods_instrumentation_field pulse_ns>} : i64
 // CHECK-NEXT:  cutlass.tile_scheduler.mods_get_value %{{.*}} {field = #cutlass<mods_instrumentation_field is_2cta_mma>} : i1
+
+// -----
+
+// max_swizzle_size = 0 is valid (CUTLASS's can_implement asks >= 0; it behaves like 1).
+func.func @swizzle_zero(%m: i32) {
+  %s = cutlass.tile_scheduler.create_select_swizzle_size %m, %m {max_swizzle_size = 0 : i32}
+  func.return
+}
+
+// CHECK-LABEL: func.func @swizzle_zero
+// CHECK:       cutlass.tile_scheduler.create_select_swizzle_size %{{.*}}, %{{.*}} {max_swizzle_size = 0 : i32}
