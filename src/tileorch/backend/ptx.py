@@ -13,6 +13,15 @@ A one-shot program (``tileorch compile``) forks that child at its start instead
 (:func:`prefork_codegen`): the child loads LLVM while the parent parses and lowers, then waits
 for the LLVM IR; the parent never loads LLVM itself (0.12 s of Python-level work in llvmlite's
 import, which a loading thread in the parent did under the parent's GIL).
+
+LLVM IR without poison-generating flags (:func:`poison_reuse_guard_needed`: no ``nsw``/``nuw``/
+``exact``/``disjoint``/``nneg``/``inbounds``/``nusw``/``samesign``/``inrange``, which is all the IR
+tileorch's lowerings emit) is compiled with LLVM's ``-enable-poison-reuse-guard=false``: the NVPTX
+straight-line strength reduction then skips ``ScalarEvolution::canReuseInstruction``, whose
+poison scans over blocks of WGMMA calls were 121 of the 4096^3 GEMM's 178 ms of code generation.
+Without those flags the check can only refuse a reuse for its walk limit, never for poison (the
+instructions SCEV looks through create none); the PTX of every program of
+``tools/ptx_identity.py`` is the same either way.  IR with any of the flags keeps the guard.
 """
 
 from __future__ import annotations
@@ -80,9 +89,36 @@ def _init_llvm():
     return llvm
 
 
+_POISON_FLAGS = re.compile(r"\b(?:nsw|nuw|exact|disjoint|nneg|inbounds|nusw|samesign|inrange)\b")
+"""The LLVM IR keywords of poison-generating instruction flags (any occurrence counts: a name or
+an inline-asm text that spells one only costs the fast path)."""
+
+_POISON_WORDS = ("nsw", "nuw", "exact", "disjoint", "nneg", "inbounds", "nusw", "samesign", "inrange")
+_POISON_GUARD: bool | None = None  # the value last given to LLVM's -enable-poison-reuse-guard
+
+
+def poison_reuse_guard_needed(llvm_ir: str) -> bool:
+    """Whether ``llvm_ir`` may hold a poison-generating flag, so that code generation must keep
+    LLVM's poison-reuse guard (see the module's docstring)."""
+    # str.find per keyword (~1 ms for a GEMM's 1.5 MB of IR); the regular expression (~20 ms) only
+    # where one of them occurs
+    if not any(word in llvm_ir for word in _POISON_WORDS):
+        return False
+    return _POISON_FLAGS.search(llvm_ir) is not None
+
+
+def _set_poison_reuse_guard(llvm, on: bool) -> None:
+    global _POISON_GUARD
+    if _POISON_GUARD is not on:
+        llvm.set_option("tileorch", f"-enable-poison-reuse-guard={'true' if on else 'false'}")
+        _POISON_GUARD = on
+
+
 def codegen(llvm_ir: str, arch: str, ptx_version: int) -> str:
-    """In-process: parse, verify and compile ``llvm_ir`` to PTX for ``arch``."""
+    """In-process: parse, verify and compile ``llvm_ir`` to PTX for ``arch`` (with LLVM's
+    poison-reuse guard only where :func:`poison_reuse_guard_needed`)."""
     llvm = _init_llvm()
+    _set_poison_reuse_guard(llvm, poison_reuse_guard_needed(llvm_ir))
     try:
         mod = llvm.parse_assembly(llvm_ir)
         mod.verify()
