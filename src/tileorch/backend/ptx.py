@@ -15,13 +15,19 @@ for the LLVM IR; the parent never loads LLVM itself (0.12 s of Python-level work
 import, which a loading thread in the parent did under the parent's GIL).
 
 LLVM IR without poison-generating flags (:func:`poison_reuse_guard_needed`: no ``nsw``/``nuw``/
-``exact``/``disjoint``/``nneg``/``inbounds``/``nusw``/``samesign``/``inrange``, which is all the IR
-tileorch's lowerings emit) is compiled with LLVM's ``-enable-poison-reuse-guard=false``: the NVPTX
-straight-line strength reduction then skips ``ScalarEvolution::canReuseInstruction``, whose
-poison scans over blocks of WGMMA calls were 121 of the 4096^3 GEMM's 178 ms of code generation.
-Without those flags the check can only refuse a reuse for its walk limit, never for poison (the
-instructions SCEV looks through create none); the PTX of every program of
-``tools/ptx_identity.py`` is the same either way.  IR with any of the flags keeps the guard.
+``exact``/``disjoint``/``nneg``/``inbounds``/``nusw``/``samesign``/``inrange`` and no ``llvm.abs``,
+which is all the IR tileorch's lowerings emit) is compiled with LLVM's
+``-enable-poison-reuse-guard=false``: the NVPTX straight-line strength reduction (SLSR) then skips
+``ScalarEvolution::canReuseInstruction`` before it rewrites an instruction in terms of another.
+That check scanned the blocks after every candidate basis for poison (blocks of WGMMA calls with
+128 operands each): 121 of the 4096^3 GEMM's 178 ms of code generation.  It can refuse a reuse
+for two reasons: the basis, or an instruction SCEV looked through to describe it, may be poison
+where SCEV's expression is not (a poison-generating flag, ``or disjoint``, ``llvm.abs`` with its
+poison flag: none of which this IR holds), or its walk met more than 16 values and gave up.  So
+without the guard SLSR only also takes the rewrites of that second kind: where it does, the PTX
+changes (``tools/ptx_identity.py``: the epilogue address chains of some attention and stream-K
+kernels become one base plus immediate offsets: fewer instructions and 64-bit registers).  IR with
+any of the words keeps the guard.
 """
 
 from __future__ import annotations
@@ -89,11 +95,12 @@ def _init_llvm():
     return llvm
 
 
-_POISON_FLAGS = re.compile(r"\b(?:nsw|nuw|exact|disjoint|nneg|inbounds|nusw|samesign|inrange)\b")
-"""The LLVM IR keywords of poison-generating instruction flags (any occurrence counts: a name or
-an inline-asm text that spells one only costs the fast path)."""
+_POISON_FLAGS = re.compile(r"\b(?:nsw|nuw|exact|disjoint|nneg|inbounds|nusw|samesign|inrange|llvm\.abs)\b")
+"""The LLVM IR keywords of poison-generating instruction flags and of the one intrinsic with a poison
+flag that SCEV describes (``llvm.abs``); any occurrence counts: a name or an inline-asm text that
+spells one only costs the fast path."""
 
-_POISON_WORDS = ("nsw", "nuw", "exact", "disjoint", "nneg", "inbounds", "nusw", "samesign", "inrange")
+_POISON_WORDS = ("nsw", "nuw", "exact", "disjoint", "nneg", "inbounds", "nusw", "samesign", "inrange", "llvm.abs")
 _POISON_GUARD: bool | None = None  # the value last given to LLVM's -enable-poison-reuse-guard
 
 
