@@ -27,7 +27,8 @@ entry:
     "%a = or disjoint i32 %x, %y", "%a = zext nneg i32 %x to i64", "%a = trunc nuw i64 %x to i32",
     "%a = getelementptr inbounds i8, ptr %p, i64 %i", "%a = getelementptr nusw i8, ptr %p, i64 %i",
     "%a = icmp samesign ult i32 %x, %y", "%a = getelementptr inrange(0, 8) i8, ptr %p, i64 1",
-    "%a = call i32 @llvm.abs.i32(i32 %x, i1 true)",
+    "%a = call i32 @llvm.abs.i32(i32 %x, i1 true)", "%a = load i32, ptr %p, !range !0",
+    "%a = call range(i32 0, 1024) i32 @f()", "%a = call nonnull ptr @g()", "%a = load ptr, ptr %p, !align !1",
 ])
 def test_each_poison_generating_flag_keeps_the_guard(line):
     assert ptx.poison_reuse_guard_needed(f"define void @f() {{\n  {line}\n  ret void\n}}\n")

@@ -15,8 +15,8 @@ for the LLVM IR; the parent never loads LLVM itself (0.12 s of Python-level work
 import, which a loading thread in the parent did under the parent's GIL).
 
 LLVM IR without poison-generating flags (:func:`poison_reuse_guard_needed`: no ``nsw``/``nuw``/
-``exact``/``disjoint``/``nneg``/``inbounds``/``nusw``/``samesign``/``inrange`` and no ``llvm.abs``,
-which is all the IR tileorch's lowerings emit) is compiled with LLVM's
+``exact``/``disjoint``/``nneg``/``inbounds``/``nusw``/``samesign``/``inrange``, no ``llvm.abs``, no
+``range``/``nonnull``/``!align`` annotations: all the IR tileorch's lowerings emit) is compiled with LLVM's
 ``-enable-poison-reuse-guard=false``: the NVPTX straight-line strength reduction (SLSR) then skips
 ``ScalarEvolution::canReuseInstruction`` before it rewrites an instruction in terms of another.
 That check scanned the blocks after every candidate basis for poison (blocks of WGMMA calls with
@@ -95,12 +95,16 @@ def _init_llvm():
     return llvm
 
 
-_POISON_FLAGS = re.compile(r"\b(?:nsw|nuw|exact|disjoint|nneg|inbounds|nusw|samesign|inrange|llvm\.abs)\b")
-"""The LLVM IR keywords of poison-generating instruction flags and of the one intrinsic with a poison
-flag that SCEV describes (``llvm.abs``); any occurrence counts: a name or an inline-asm text that
-spells one only costs the fast path."""
+_POISON_FLAGS = re.compile(
+    r"\b(?:nsw|nuw|exact|disjoint|nneg|inbounds|nusw|samesign|inrange|llvm\.abs|range|nonnull)\b|!align\b")
+"""The LLVM IR keywords of poison-generating instruction flags, of the one intrinsic with a poison
+flag that SCEV describes (``llvm.abs``) and of the poison-generating metadata and return
+attributes (``!range``/``range(...)``, ``nonnull``, ``!align``: the guard drops them from a reused
+instruction); any occurrence counts: a name or an inline-asm text that spells one only costs the
+fast path."""
 
-_POISON_WORDS = ("nsw", "nuw", "exact", "disjoint", "nneg", "inbounds", "nusw", "samesign", "inrange", "llvm.abs")
+_POISON_WORDS = ("nsw", "nuw", "exact", "disjoint", "nneg", "inbounds", "nusw", "samesign", "inrange", "llvm.abs",
+                 "range", "nonnull", "!align")
 _POISON_GUARD: bool | None = None  # the value last given to LLVM's -enable-poison-reuse-guard
 
 
