@@ -34,6 +34,7 @@ from __future__ import annotations
 
 # subprocess, selectors and signal are imported where used: a cache hit imports this module for
 # its constants and should not pay for them
+import _thread
 import contextlib
 import os
 import re
@@ -106,6 +107,20 @@ fast path."""
 _POISON_WORDS = ("nsw", "nuw", "exact", "disjoint", "nneg", "inbounds", "nusw", "samesign", "inrange", "llvm.abs",
                  "range", "nonnull", "!align")
 _POISON_GUARD: bool | None = None  # the value last given to LLVM's -enable-poison-reuse-guard
+_POISON_GUARD_LOCK = _thread.allocate_lock()
+"""Held from setting the (process-wide) option to the end of the code generation that reads it:
+in-process code generations in several threads do not run under each other's setting (a forked
+child, which runs one, gets a new lock: one held by another thread at the fork would never be
+released there)."""
+
+
+def _new_guard_lock() -> None:
+    global _POISON_GUARD_LOCK
+    _POISON_GUARD_LOCK = _thread.allocate_lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_guard_lock)
 
 
 def poison_reuse_guard_needed(llvm_ir: str) -> bool:
@@ -129,7 +144,7 @@ def codegen(llvm_ir: str, arch: str, ptx_version: int) -> str:
     """In-process: parse, verify and compile ``llvm_ir`` to PTX for ``arch`` (with LLVM's
     poison-reuse guard only where :func:`poison_reuse_guard_needed`)."""
     llvm = _init_llvm()
-    _set_poison_reuse_guard(llvm, poison_reuse_guard_needed(llvm_ir))
+    guard = poison_reuse_guard_needed(llvm_ir)
     try:
         mod = llvm.parse_assembly(llvm_ir)
         mod.verify()
@@ -138,7 +153,9 @@ def codegen(llvm_ir: str, arch: str, ptx_version: int) -> str:
     target = llvm.Target.from_triple("nvptx64-nvidia-cuda")
     machine = target.create_target_machine(cpu=arch, features=target_features(ptx_version), opt=2)
     mod.data_layout = str(machine.target_data)
-    return machine.emit_assembly(mod)
+    with _POISON_GUARD_LOCK:
+        _set_poison_reuse_guard(llvm, guard)
+        return machine.emit_assembly(mod)
 
 
 def _isolated_codegen(llvm_ir: str, arch: str, ptx_version: int) -> str:
