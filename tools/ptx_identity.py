@@ -4,6 +4,7 @@ Usage::
 
     python tools/ptx_identity.py save  DIR [--only PREFIX]  # PTX of every input -> DIR/<name>.ptx
     python tools/ptx_identity.py check DIR [--only PREFIX]  # compile again, compare with DIR; exit 1 on a difference
+                                                            # (a differing program's new PTX: DIR/differs/<name>.ptx)
 
 The inputs: every ``examples/*.mlir`` (at the module's own target), the cuTile programs of
 ``benchmarks/compile_time.py`` and the chained-dots set of :func:`chained_programs` (the
@@ -208,6 +209,9 @@ def main(argv: list[str]) -> int:
         else:
             same = path.exists() and path.read_text() == ptx
             differ += not same
+            if not same:  # kept beside the saved one, to explain the difference
+                (directory / "differs").mkdir(exist_ok=True)
+                (directory / "differs" / f"{name}.ptx").write_text(ptx)
             compared += 1
             print(f"{'same' if same else 'DIFFERS'} {name}", flush=True)
     if mode != "save":

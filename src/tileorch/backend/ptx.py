@@ -13,12 +13,28 @@ A one-shot program (``tileorch compile``) forks that child at its start instead
 (:func:`prefork_codegen`): the child loads LLVM while the parent parses and lowers, then waits
 for the LLVM IR; the parent never loads LLVM itself (0.12 s of Python-level work in llvmlite's
 import, which a loading thread in the parent did under the parent's GIL).
+
+LLVM IR without poison-generating flags (:func:`poison_reuse_guard_needed`: no ``nsw``/``nuw``/
+``exact``/``disjoint``/``nneg``/``inbounds``/``nusw``/``samesign``/``inrange``, no ``llvm.abs``, no
+``range``/``nonnull``/``!align`` annotations: all the IR tileorch's lowerings emit) is compiled with LLVM's
+``-enable-poison-reuse-guard=false``: the NVPTX straight-line strength reduction (SLSR) then skips
+``ScalarEvolution::canReuseInstruction`` before it rewrites an instruction in terms of another.
+That check scanned the blocks after every candidate basis for poison (blocks of WGMMA calls with
+128 operands each): 121 of the 4096^3 GEMM's 178 ms of code generation.  It can refuse a reuse
+for two reasons: the basis, or an instruction SCEV looked through to describe it, may be poison
+where SCEV's expression is not (a poison-generating flag, ``or disjoint``, ``llvm.abs`` with its
+poison flag: none of which this IR holds), or its walk met more than 16 values and gave up.  So
+without the guard SLSR only also takes the rewrites of that second kind: where it does, the PTX
+changes (``tools/ptx_identity.py``: the epilogue address chains of some attention and stream-K
+kernels become one base plus immediate offsets: fewer instructions and 64-bit registers).  IR with
+any of the words keeps the guard.
 """
 
 from __future__ import annotations
 
 # subprocess, selectors and signal are imported where used: a cache hit imports this module for
 # its constants and should not pay for them
+import _thread
 import contextlib
 import os
 import re
@@ -80,9 +96,55 @@ def _init_llvm():
     return llvm
 
 
+_POISON_FLAGS = re.compile(
+    r"\b(?:nsw|nuw|exact|disjoint|nneg|inbounds|nusw|samesign|inrange|llvm\.abs|range|nonnull)\b|!align\b")
+"""The LLVM IR keywords of poison-generating instruction flags, of the one intrinsic with a poison
+flag that SCEV describes (``llvm.abs``) and of the poison-generating metadata and return
+attributes (``!range``/``range(...)``, ``nonnull``, ``!align``: the guard drops them from a reused
+instruction); any occurrence counts: a name or an inline-asm text that spells one only costs the
+fast path."""
+
+_POISON_WORDS = ("nsw", "nuw", "exact", "disjoint", "nneg", "inbounds", "nusw", "samesign", "inrange", "llvm.abs",
+                 "range", "nonnull", "!align")
+_POISON_GUARD: bool | None = None  # the value last given to LLVM's -enable-poison-reuse-guard
+_POISON_GUARD_LOCK = _thread.allocate_lock()
+"""Held from setting the (process-wide) option to the end of the code generation that reads it:
+in-process code generations in several threads do not run under each other's setting (a forked
+child, which runs one, gets a new lock: one held by another thread at the fork would never be
+released there)."""
+
+
+def _new_guard_lock() -> None:
+    global _POISON_GUARD_LOCK
+    _POISON_GUARD_LOCK = _thread.allocate_lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_guard_lock)
+
+
+def poison_reuse_guard_needed(llvm_ir: str) -> bool:
+    """Whether ``llvm_ir`` may hold a poison-generating flag, so that code generation must keep
+    LLVM's poison-reuse guard (see the module's docstring)."""
+    # str.find per keyword (~1 ms for a GEMM's 1.5 MB of IR); the regular expression (~20 ms) only
+    # where one of them occurs
+    if not any(word in llvm_ir for word in _POISON_WORDS):
+        return False
+    return _POISON_FLAGS.search(llvm_ir) is not None
+
+
+def _set_poison_reuse_guard(llvm, on: bool) -> None:
+    global _POISON_GUARD
+    if _POISON_GUARD is not on:
+        llvm.set_option("tileorch", f"-enable-poison-reuse-guard={'true' if on else 'false'}")
+        _POISON_GUARD = on
+
+
 def codegen(llvm_ir: str, arch: str, ptx_version: int) -> str:
-    """In-process: parse, verify and compile ``llvm_ir`` to PTX for ``arch``."""
+    """In-process: parse, verify and compile ``llvm_ir`` to PTX for ``arch`` (with LLVM's
+    poison-reuse guard only where :func:`poison_reuse_guard_needed`)."""
     llvm = _init_llvm()
+    guard = poison_reuse_guard_needed(llvm_ir)
     try:
         mod = llvm.parse_assembly(llvm_ir)
         mod.verify()
@@ -91,7 +153,9 @@ def codegen(llvm_ir: str, arch: str, ptx_version: int) -> str:
     target = llvm.Target.from_triple("nvptx64-nvidia-cuda")
     machine = target.create_target_machine(cpu=arch, features=target_features(ptx_version), opt=2)
     mod.data_layout = str(machine.target_data)
-    return machine.emit_assembly(mod)
+    with _POISON_GUARD_LOCK:
+        _set_poison_reuse_guard(llvm, guard)
+        return machine.emit_assembly(mod)
 
 
 def _isolated_codegen(llvm_ir: str, arch: str, ptx_version: int) -> str:
