@@ -173,6 +173,19 @@ def test_head_dim_not_a_power_of_two(name, d, causal):
     _check(o, _attn(s, v))
 
 
+def test_decode_one_query_row():
+    """One query row per program (a (1, D) tile padded to the WGMMA's 64 rows: the Q box reads the
+    next 63 programs' rows, zero past the array), a KV cache of runtime length 300 of 512."""
+    q, k, v = _h(8, 64), _h(8, 512, 64), _h(8, 512, 64)
+    k[:, 300:] = 60.0
+    v[:, 300:] = 1000.0
+    o = _run("attn_decode_one_query", {0: q, 1: k, 2: v}, (8,))[3]
+    _check(o, _attn(_scores(q[:, None], k[:, :300], 0.125), v[:, :300])[:, 0])
+    o = _run("attn_decode_one_query", {0: q, 1: k, 2: v}, (5,))[3]  # programs 0..4: rows 5..7 never stored
+    assert np.isnan(o[5:].astype(np.float64)).all()
+    _check(o[:5], _attn(_scores(q[:5, None], k[:5, :300], 0.125), v[:5, :300])[:, 0])
+
+
 def test_kv_packed_in_one_array():
     q, kv = _h(2, 128, 2, 64), _h(2, 256, 2, 2, 64)
     o = _run("attn_kv_packed", {0: q, 1: kv}, (2, 2, 2))[2]

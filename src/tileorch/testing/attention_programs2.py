@@ -461,6 +461,66 @@ def attn_q_prescaled_exp(Q, K, V, O, scale: float, BM: ct.Constant[int], BN: ct.
     ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
 
 
+@ct.kernel
+def attn_merged_heads_gqa(Q, K, V, O, qk_scale: float, G: ct.Constant[int], BM: ct.Constant[int],
+                          BN: ct.Constant[int], D: ct.Constant[int]):
+    """The projections' own layout, heads merged into the last axis: Q / O ``[B, S, H * D]``,
+    K / V ``[B, S, HKV * D]`` (``H = G * HKV``), head ``h`` read as tile ``h`` of width ``D`` along
+    the last axis (no transpose); grid (query tile, head, batch)."""
+    qt, h, b = ct.bid(0), ct.bid(1), ct.bid(2)
+    q = ct.load(Q, index=(b, qt, h), shape=(1, BM, D)).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    o = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, D))):
+        k = ct.load(K, index=(b, j, h // G), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        v = ct.load(V, index=(b, j, h // G), shape=(1, BN, D)).reshape((BN, D))
+        m, den, o = _online(s, m, den, o, v, V.dtype)
+    ct.store(O, index=(b, qt, h), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_causal_diag_peeled(Q, K, V, O, qk_scale: float, B: ct.Constant[int], D: ct.Constant[int]):
+    """Causal with square ``B x B`` tiles: the key tiles below the diagonal in the loop (no mask),
+    the diagonal tile written out after it with the ``key <= query`` mask."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, B, D)).reshape((B, D))
+    m = ct.full((B, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((B, 1), dtype=ct.float32)
+    o = ct.zeros((B, D), dtype=ct.float32)
+    for j in range(qt):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, B, D)).reshape((B, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((B, B), dtype=ct.float32)) * qk_scale
+        v = ct.load(V, index=(bh, j, 0), shape=(1, B, D)).reshape((B, D))
+        m, den, o = _online(s, m, den, o, v, V.dtype)
+    k = ct.load(K, index=(bh, qt, 0), shape=(1, B, D)).reshape((B, D))
+    s = ct.mma(q, ct.transpose(k), ct.zeros((B, B), dtype=ct.float32)) * qk_scale
+    diag = ct.arange(B, dtype=ct.int32)
+    s = ct.where(diag[None, :] <= diag[:, None], s, -math.inf)
+    v = ct.load(V, index=(bh, qt, 0), shape=(1, B, D)).reshape((B, D))
+    m, den, o = _online(s, m, den, o, v, V.dtype)
+    ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, B, D)))
+
+
+@ct.kernel
+def attn_decode_one_query(Q, K, V, O, qk_scale: float, kv_len: int, BN: ct.Constant[int], D: ct.Constant[int]):
+    """Plain decoding: one query row per (batch, head) program (a ``(1, D)`` tile), a KV cache of
+    runtime length ``kv_len``."""
+    bh = ct.bid(0)
+    q = ct.load(Q, index=(bh, 0), shape=(1, D))
+    m = ct.full((1, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((1, 1), dtype=ct.float32)
+    o = ct.zeros((1, D), dtype=ct.float32)
+    for j in range(ct.cdiv(kv_len, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((1, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] < kv_len, s, -math.inf)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        m, den, o = _online(s, m, den, o, v, V.dtype)
+    ct.store(O, index=(bh, 0), tile=(o / den).astype(O.dtype))
+
+
 # ----------------------------------------------------------------------------------------------- outputs
 
 
@@ -634,10 +694,21 @@ _add("attn_exp_lse_causal_bf16", attn_exp_lse_causal_bf16,
      (2, 2), "chained", outputs=(3, 4))
 _add("attn_store_probs", attn_store_probs,
      _qkv((2, 128, 64), (2, 256, 64)) + [((2, 128, 64), F16), ((2, 128, 256), F16), _S, 64, 64, 64], (2, 2),
-     "chained", outputs=(3, 4))
+     "simt", outputs=(3, 4), error="2 loops with dots one after another",
+     notes="two passes over the keys (row statistics, then P stored and P V): the chained tier runs one loop")
 _add("attn_output_gate", attn_output_gate,
      _qkv((2, 128, 64), (2, 256, 64)) + [((2, 128, 64), F16), ((2, 128, 64), F16), _S, 64, 64, 64], (2, 2),
      "chained", outputs=(4,))
 _add("attn_differential", attn_differential,
      [((2, 128, 64), F16), ((2, 256, 64), F16), ((2, 128, 64), F16), ((2, 256, 64), F16), ((2, 256, 64), F16),
-      ((2, 128, 64), F16), _S, 0.3, 64, 64, 64], (2, 2), "chained", outputs=(5,))
+      ((2, 128, 64), F16), _S, 0.3, 64, 64, 64], (2, 2), "simt", outputs=(5,),
+     error="4 dots in one K loop that do not read the same A tile",
+     notes="two softmax chains over one V (four dots per step, two Q tiles): the chained tier runs one chain")
+_add("attn_merged_heads_gqa", attn_merged_heads_gqa,
+     [((2, 128, 4 * 64), F16), ((2, 256, 2 * 64), F16), ((2, 256, 2 * 64), F16), ((2, 128, 4 * 64), F16), _S, 2,
+      64, 64, 64], (2, 4, 2), "chained", outputs=(3,))
+_add("attn_causal_diag_peeled", attn_causal_diag_peeled,
+     _qkv((2, 256, 64), (2, 256, 64)) + [((2, 256, 64), F16), _S, 64, 64], (4, 2), "chained", outputs=(3,))
+_add("attn_decode_one_query", attn_decode_one_query,
+     [((8, 64), F16), ((8, 512, 64), F16), ((8, 512, 64), F16), ((8, 64), F16), _S, 300, 64, 64], (8,), "chained",
+     outputs=(3,))
