@@ -643,7 +643,8 @@ _add("attn_alibi_slope_in_kernel", attn_alibi_slope_in_kernel,
 _add("attn_rel_pos_clamped", attn_rel_pos_clamped, _qkv((2, 128, 64), (2, 192, 64)) + [((2, 128, 64), F16), _S,
                                                                                       0.5, 32, 64, 64, 64],
      (2, 2), "chained", outputs=(3,))
-_add("attn_logn_scaling", attn_logn_scaling, _qkv((2, 256, 64), (2, 256, 64)) + [((2, 256, 64), F16), _S, 1 / math.log(64.0),
+_add("attn_logn_scaling", attn_logn_scaling, _qkv((2, 256, 64), (2, 256, 64)) + [((2, 256, 64), F16), _S,
+                                                                                1 / math.log(64.0),
                                                                                 128, 64, 64],
      (2, 2), "chained", outputs=(3,))
 _add("attn_bias_and_key_mask", attn_bias_and_key_mask,

@@ -712,7 +712,8 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
         if not isinstance(dot.atom, ts.MmaSm90AtomAttr) and not _padded_wgmma(dot):
             rows, cols = dot.result.type.get_shape()
             depth = dot.lhs.type.get_shape()[-1]
-            small = (f" ({rows} tile rows: a WGMMA takes 64 or 128; 1, 2, 4, 8, 16 or 32 rows are padded to 64)" if rows < 64 else
+            small = (f" ({rows} tile rows: a WGMMA takes 64 or 128; 1, 2, 4, 8, 16 or 32 rows are padded to 64)"
+                     if rows < 64 else
                      f" (a reduction extent of {depth}: a WGMMA reduces 16 at a time for 16-bit operands)"
                      if depth % 16 else f" ({cols} columns: a WGMMA's N is a multiple of 8)" if cols % 8 else "")
             _fail(dot, f"the dot's MMA atom is {dot.atom}, not a WGMMA (mma.sm90) atom{small}")
