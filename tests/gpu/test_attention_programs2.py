@@ -246,6 +246,32 @@ def test_attn_causal_diag_peeled():
     _check_path("attn_causal_diag_peeled", args)
 
 
+def test_attn_head_temperature():
+    q, k, v = _qkv((4, 128, 64), (4, 256, 64), "float16", 40)
+    tau = torch.tensor([0.05, 0.3], device="cuda", dtype=torch.float32)
+    args = run("attn_head_temperature", {0: q, 1: k, 2: v, 3: tau})
+    t = tau.double().repeat(2)[:, None, None] / 1.4426950408889634
+    close(args[4], _attn(_scores(q, k) * t, v), **F16)
+    _check_path("attn_head_temperature", args)
+
+
+def test_attn_anti_causal():
+    q, k, v = _qkv((2, 256, 64), (2, 256, 64), "float16", 41)
+    args = run("attn_anti_causal", {0: q, 1: k, 2: v})
+    i, j = _pos(256, 256)
+    close(args[3], _attn(_scores(q, k, 0.125), v, j >= i), **F16)
+    _check_path("attn_anti_causal", args)
+
+
+def test_attn_decode_gqa2():
+    q, k, v = randn((2, 8, 64), "float16", 42), randn((2, 4, 256, 64), "float16", 43), randn((2, 4, 256, 64),
+                                                                                            "float16", 44)
+    args = run("attn_decode_gqa2", {0: q, 1: k, 2: v})
+    ref = _attn(_scores(q.view(2, 4, 2, 64), k, 0.125), v).reshape(2, 8, 64)
+    close(args[3], ref, **F16)
+    _check_path("attn_decode_gqa2", args)
+
+
 # ----------------------------------------------------------------------------------------------- outputs
 
 

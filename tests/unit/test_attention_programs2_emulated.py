@@ -207,6 +207,27 @@ def test_q_prescaled_natural_exp():
     _check(o, _attn(_scores(qs, k), v))
 
 
+def test_head_temperature_from_memory():
+    q, k, v = _h(4, 128, 64), _h(4, 256, 64), _h(4, 256, 64)
+    tau = np.array([0.05, 0.3], np.float32)
+    o = _run("attn_head_temperature", {0: q, 1: k, 2: v, 3: tau}, (2, 4))[4]
+    t = np.tile(tau.astype(np.float64), 2)[:, None, None] / LOG2E  # head bh % 2; exp2 units -> natural
+    _check(o, _attn(_scores(q, k) * t, v))
+
+
+def test_anti_causal():
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = _run("attn_anti_causal", {0: q, 1: k, 2: v}, (2, 2))[3]
+    i, j = _pos(256, 256)
+    _check(o, _attn(np.where(j >= i, _scores(q, k, 0.125), -np.inf), v))
+
+
+def test_decode_two_query_heads_per_kv_head():
+    q, k, v = _h(2, 8, 64), _h(2, 4, 256, 64), _h(2, 4, 256, 64)
+    o = _run("attn_decode_gqa2", {0: q, 1: k, 2: v}, (4, 2))[3]
+    _check(o.reshape(2, 4, 2, 64), _attn(_scores(q.reshape(2, 4, 2, 64), k, 0.125), v))
+
+
 # ----------------------------------------------------------------------------------------------- outputs
 
 

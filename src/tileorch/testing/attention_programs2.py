@@ -521,6 +521,62 @@ def attn_decode_one_query(Q, K, V, O, qk_scale: float, kv_len: int, BN: ct.Const
     ct.store(O, index=(bh, 0), tile=(o / den).astype(O.dtype))
 
 
+@ct.kernel
+def attn_head_temperature(Q, K, V, Tau, O, H: ct.Constant[int], BM: ct.Constant[int], BN: ct.Constant[int],
+                          D: ct.Constant[int]):
+    """A learned per-head temperature ``Tau [H]`` (f32, already times log2(e)) read as a one-element
+    tile before the loop and broadcast over the scores."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    tau = ct.load(Tau, index=(bh % H,), shape=(1,)).reshape((1, 1))
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    o = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, D))):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * tau
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        m, den, o = _online(s, m, den, o, v, V.dtype)
+    ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_anti_causal(Q, K, V, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int], D: ct.Constant[int]):
+    """Reverse (anti-) causal attention: query ``i`` sees keys ``j >= i``; the loop starts at the
+    key tile holding the query tile's first row, ``(qt BM) // BN``, and runs to the last; the
+    finite minimum (a later row's first visited tiles lie wholly before it)."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    qpos = (qt * BM + ct.arange(BM, dtype=ct.int32))[:, None]
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    o = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range((qt * BM) // BN, ct.num_tiles(K, axis=1, shape=(1, BN, D))):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] >= qpos, s, MASKED)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        m, den, o = _online(s, m, den, o, v, V.dtype)
+    ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def attn_decode_gqa2(Q, K, V, O, qk_scale: float, G: ct.Constant[int], BN: ct.Constant[int], D: ct.Constant[int]):
+    """Decoding with 2 query heads per KV head: Q / O ``[B, HQ, D]`` read as a ``(1, G, D)`` tile of
+    the group's heads (2 rows), K / V ``[B, HKV, S, D]``."""
+    g, b = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(b, g, 0), shape=(1, G, D)).reshape((G, D))
+    m = ct.full((G, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((G, 1), dtype=ct.float32)
+    o = ct.zeros((G, D), dtype=ct.float32)
+    for j in range(ct.num_tiles(K, axis=2, shape=(1, 1, BN, D))):
+        k = ct.load(K, index=(b, g, j, 0), shape=(1, 1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((G, BN), dtype=ct.float32)) * qk_scale
+        v = ct.load(V, index=(b, g, j, 0), shape=(1, 1, BN, D)).reshape((BN, D))
+        m, den, o = _online(s, m, den, o, v, V.dtype)
+    ct.store(O, index=(b, g, 0), tile=(o / den).astype(O.dtype).reshape((1, G, D)))
+
+
 # ----------------------------------------------------------------------------------------------- outputs
 
 
@@ -713,3 +769,11 @@ _add("attn_causal_diag_peeled", attn_causal_diag_peeled,
 _add("attn_decode_one_query", attn_decode_one_query,
      [((8, 64), F16), ((8, 512, 64), F16), ((8, 512, 64), F16), ((8, 64), F16), _S, 300, 64, 64], (8,), "chained",
      outputs=(3,))
+_add("attn_head_temperature", attn_head_temperature,
+     _qkv((4, 128, 64), (4, 256, 64)) + [((2,), "float32"), ((4, 128, 64), F16), 2, 64, 64, 64], (2, 4), "chained",
+     outputs=(4,))
+_add("attn_anti_causal", attn_anti_causal, _qkv((2, 256, 64), (2, 256, 64)) + [((2, 256, 64), F16), _S, 128, 64, 64],
+     (2, 2), "chained", outputs=(3,))
+_add("attn_decode_gqa2", attn_decode_gqa2,
+     [((2, 8, 64), F16), ((2, 4, 256, 64), F16), ((2, 4, 256, 64), F16), ((2, 8, 64), F16), _S, 2, 64, 64], (4, 2),
+     "chained", outputs=(3,))
