@@ -11,20 +11,32 @@ scale ``max(1, ln(i + 1) / ln(T))`` from the query position), an additive f32 bi
 shared by a batch's heads, sigmoid attention (no softmax: ``sigmoid(s + b) V``).
 
 Key ranges and lengths: a both-sided sliding window with a compile-time width over a ragged
-sequence (``range(lo, hi)`` with both bounds affine in the query tile), chunked prefill (a query
-chunk at ``q_start`` of a KV cache, bottom-right causal, ragged chunk), 16 speculative-decoding
-queries at the end of a KV cache of runtime length, per-batch query and key lengths from arrays
-(rows past the query length written as zeros).
+sequence (``range(lo, hi)`` with both bounds affine in the query tile), anti-causal attention
+(the loop from the diagonal tile), chunked prefill (a query chunk at ``q_start`` of a KV cache,
+bottom-right causal, ragged chunk), 16 speculative-decoding queries at the end of a KV cache of
+runtime length, per-batch query and key lengths from arrays (rows past the query length written
+as zeros), a causal diagonal tile peeled after the loop; decoding with one query row per program
+(a ``(1, D)`` tile) and with 2 query heads per KV head (2-row tiles).
 
 Shapes and layouts: MLA's QK head dim 192 with V head dim 128, head dims 96 (causal) and 80
 (unpadded), K stored ``[B, H, D, S]`` with a causal bf16 program, K and V packed in one
 ``[B, S, 2, H, D]`` array, the (query tile, head, batch) triple decoded from a 1-D grid by
-``//`` and ``%``, bf16 inputs with an f32 output, Q pre-scaled in the prologue with natural exp.
+``//`` and ``%``, heads merged into the last axis (``[B, S, H D]``, GQA), bf16 inputs with an f32
+output, Q pre-scaled in the prologue with natural exp, a per-head temperature read from memory.
 
 Outputs: natural-exp causal bf16 with the log-sum-exp stored, the softmax probabilities ``P``
 stored too (a second pass over the keys after the row statistics), an output gate
 ``sigmoid(G)`` applied after the loop, differential attention (two softmax chains, the second
 subtracted with a weight).
+
+Found by this set: every program but two took the chained tier as written; the one-query decode
+tile was refused ("1 tile rows", and 4-row tiles: "below TMA's 8-row swizzle atom"): now 1-, 2- and
+4-row tiles are padded to the WGMMA's 64 rows like 8/16/32.  Still refused (located, the SIMT path
+runs them): ``attn_store_probs`` (two passes over the keys: "2 loops with dots one after another"
+at the second loop) and ``attn_differential`` (two softmax chains over one V: "4 dots in one K loop
+that do not read the same A tile").  Two programs first written with ``-inf`` masks (the
+both-sided window, anti-causal) produce NaN rows on any compiler (a row whose first visited key
+tile is wholly masked: ``exp2(-inf + inf)``); they use the finite ``-1e30`` as users must.
 
 Each entry is a :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS` (its
 ``path``: the path it takes, ``error``: the located reason a tier refused it); driven by
