@@ -272,6 +272,23 @@ def test_attn_decode_gqa2():
     _check_path("attn_decode_gqa2", args)
 
 
+def test_attn_flat_rows_2d():
+    q, k, v = (randn((512, 64), "float16", 45 + i) for i in range(3))
+    args = run("attn_flat_rows_2d", {0: q, 1: k, 2: v})
+    qh, kh, vh = (x.view(2, 256, 64) for x in (q, k, v))
+    close(args[3].view(2, 256, 64), _attn(_scores(qh, kh, 0.125), vh), **F16)
+    _check_path("attn_flat_rows_2d", args)
+
+
+def test_attn_dropout_mask_tensor():
+    q, k, v = _qkv((2, 128, 64), (2, 256, 64), "float16", 48)
+    keep = torch.rand((2, 128, 256), device="cuda") >= 0.25
+    args = run("attn_dropout_mask_tensor", {0: q, 1: k, 2: v, 3: keep})
+    p = torch.softmax(_scores(q, k, 0.125), -1)
+    close(args[4], torch.where(keep, p / 0.75, 0.0) @ v.double(), **F16)
+    _check_path("attn_dropout_mask_tensor", args)
+
+
 # ----------------------------------------------------------------------------------------------- outputs
 
 

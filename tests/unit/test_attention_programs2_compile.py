@@ -27,7 +27,8 @@ EMULATED = {"attn_softcap_causal", "attn_rel_pos_clamped", "attn_logn_scaling", 
             "attn_uint8_mask_per_batch", "attn_sigmoid", "attn_window_both_sides_ragged", "attn_chunked_prefill",
             "attn_spec_decode_tail", "attn_varlen_q_and_k", "attn_mla_dqk192_dv128", "attn_head96_causal",
             "attn_head80", "attn_kv_packed", "attn_flat_grid_divmod", "attn_q_prescaled_exp", "attn_output_gate",
-            "attn_decode_one_query", "attn_head_temperature", "attn_anti_causal", "attn_decode_gqa2"}
+            "attn_decode_one_query", "attn_head_temperature", "attn_anti_causal", "attn_decode_gqa2",
+            "attn_flat_rows_2d", "attn_dropout_mask_tensor"}
 
 
 def _compile(name):

@@ -228,6 +228,21 @@ def test_decode_two_query_heads_per_kv_head():
     _check(o.reshape(2, 4, 2, 64), _attn(_scores(q.reshape(2, 4, 2, 64), k, 0.125), v))
 
 
+def test_flat_rows_2d():
+    q, k, v = _h(512, 64), _h(512, 64), _h(512, 64)
+    o = _run("attn_flat_rows_2d", {0: q, 1: k, 2: v}, (2, 2))[3]
+    r = lambda x: x.reshape(2, 256, 64)  # noqa: E731
+    _check(o.reshape(2, 256, 64), _attn(_scores(r(q), r(k), 0.125), r(v)))
+
+
+def test_dropout_mask_tensor():
+    q, k, v = _h(2, 128, 64), _h(2, 256, 64), _h(2, 256, 64)
+    keep = RNG.random((2, 128, 256)) >= 0.25
+    o = _run("attn_dropout_mask_tensor", {0: q, 1: k, 2: v, 3: keep}, (2, 2))[4]
+    p = _softmax(_scores(q, k, 0.125))
+    _check(o, (np.where(keep, p / 0.75, 0.0)) @ v.astype(np.float64))
+
+
 # ----------------------------------------------------------------------------------------------- outputs
 
 

@@ -589,6 +589,49 @@ def attn_decode_gqa2(Q, K, V, O, qk_scale: float, G: ct.Constant[int], BN: ct.Co
     ct.store(O, index=(b, g, 0), tile=(o / den).astype(O.dtype).reshape((1, G, D)))
 
 
+@ct.kernel
+def attn_flat_rows_2d(Q, K, V, O, qk_scale: float, S: ct.Constant[int], BM: ct.Constant[int], BN: ct.Constant[int],
+                      D: ct.Constant[int]):
+    """2-D arrays with the heads' rows stacked, ``Q / K / V / O [BH * S, D]``: head ``bh``'s query
+    tile at row tile ``bh * (S // BM) + qt``, its key tiles at ``bh * (S // BN) + j``."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh * (S // BM) + qt, 0), shape=(BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    o = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(S // BN):
+        k = ct.load(K, index=(bh * (S // BN) + j, 0), shape=(BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        v = ct.load(V, index=(bh * (S // BN) + j, 0), shape=(BN, D))
+        m, den, o = _online(s, m, den, o, v, V.dtype)
+    ct.store(O, index=(bh * (S // BM) + qt, 0), tile=(o / den).astype(O.dtype))
+
+
+@ct.kernel
+def attn_dropout_mask_tensor(Q, K, V, Keep, O, qk_scale: float, p_drop: float, BM: ct.Constant[int],
+                             BN: ct.Constant[int], D: ct.Constant[int]):
+    """Dropout on the probabilities from a stored keep mask ``Keep [BH, Sq, Sk]`` (bool): the row
+    sum over the undropped ``p``, the dropped ``p / (1 - p_drop)`` into the second dot."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    o = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, D))):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m2)
+        c = ct.exp2(m - m2)
+        den = den * c + ct.sum(p, axis=1, keepdims=True)
+        keep = ct.load(Keep, index=(bh, qt, j), shape=(1, BM, BN)).reshape((BM, BN))
+        pd = ct.where(keep, p / (1.0 - p_drop), 0.0)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        o = ct.mma(pd.astype(V.dtype), v, o * c)
+        m = m2
+    ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
+
+
 # ----------------------------------------------------------------------------------------------- outputs
 
 
@@ -789,3 +832,9 @@ _add("attn_anti_causal", attn_anti_causal, _qkv((2, 256, 64), (2, 256, 64)) + [(
 _add("attn_decode_gqa2", attn_decode_gqa2,
      [((2, 8, 64), F16), ((2, 4, 256, 64), F16), ((2, 4, 256, 64), F16), ((2, 8, 64), F16), _S, 2, 64, 64], (4, 2),
      "chained", outputs=(3,))
+_add("attn_flat_rows_2d", attn_flat_rows_2d,
+     [((2 * 256, 64), F16), ((2 * 256, 64), F16), ((2 * 256, 64), F16), ((2 * 256, 64), F16), _S, 256, 128, 64, 64],
+     (2, 2), "chained", outputs=(3,))
+_add("attn_dropout_mask_tensor", attn_dropout_mask_tensor,
+     _qkv((2, 128, 64), (2, 256, 64)) + [((2, 128, 256), "bool_"), ((2, 128, 64), F16), _S, 0.25, 64, 64, 64],
+     (2, 2), "chained", outputs=(4,))
