@@ -329,6 +329,53 @@ def test_attn_differential():
     _check_path("attn_differential", args)
 
 
+# ----------------------------------------------------------------------------------------------- tile-shape variants
+
+
+def test_attn_softcap_causal_d128_bm64_bn128():
+    q, k, v = _qkv((2, 256, 128), (2, 256, 128), "float16", 60, kscale=3.0)
+    args = run("attn_softcap_causal_d128_bm64_bn128", {0: q, 1: k, 2: v})
+    i, j = _pos(256, 256)
+    s = 30.0 * torch.tanh(_scores(q, k, 1 / math.sqrt(128)) / 30.0)
+    close(args[3], _attn(s, v, j <= i), **F16)
+    _check_path("attn_softcap_causal_d128_bm64_bn128", args)
+
+
+def test_attn_bias_and_key_mask_bm128_bn128():
+    q, k, v = _qkv((4, 256, 64), (4, 256, 64), "float16", 61)
+    bias = randn((256, 256), "float32", 62, 4.0)
+    keep = torch.rand((2, 256), device="cuda") < 0.6
+    keep[:, 0] = True
+    keep[1, 128:] = False
+    args = run("attn_bias_and_key_mask_bm128_bn128", {0: q, 1: k, 2: v, 3: bias, 4: keep})
+    s = (_scores(q, k) + bias.double()) * 0.125
+    close(args[5], _attn(s, v, keep.repeat_interleave(2, 0)[:, None, :]), **F16)
+    _check_path("attn_bias_and_key_mask_bm128_bn128", args)
+
+
+def test_attn_chunked_prefill_d128_bm128():
+    q, k, v = _qkv((2, 200, 128), (2, 456, 128), "float16", 63)
+    args = run("attn_chunked_prefill_d128_bm128", {0: q, 1: k, 2: v})
+    i, j = _pos(200, 456, 256)
+    close(args[3], _attn(_scores(q, k, 1 / math.sqrt(128)), v, j <= i), **F16)
+    _check_path("attn_chunked_prefill_d128_bm128", args)
+
+
+def test_attn_decode_one_query_d128_bn128():
+    q, k, v = randn((6, 128), "float16", 64), randn((6, 700, 128), "float16", 65), randn((6, 700, 128), "float16", 66)
+    args = run("attn_decode_one_query_d128_bn128", {0: q, 1: k, 2: v})
+    close(args[3], _attn(_scores(q[:, None], k[:, :650], 1 / math.sqrt(128)), v[:, :650])[:, 0], **F16)
+    _check_path("attn_decode_one_query_d128_bn128", args)
+
+
+def test_attn_window_both_sides_ragged_bm128_bn128():
+    q, k, v = _qkv((2, 600, 64), (2, 600, 64), "float16", 67)
+    args = run("attn_window_both_sides_ragged_bm128_bn128", {0: q, 1: k, 2: v})
+    i, j = _pos(600, 600)
+    close(args[3], _attn(_scores(q, k, 0.125), v, (j - i).abs() <= 200), **F16)
+    _check_path("attn_window_both_sides_ragged_bm128_bn128", args)
+
+
 def test_every_program_has_a_gpu_test():
     tested = {n[len("test_"):] for n in globals() if n.startswith("test_attn_")}
     covered = tested | {"attn_head96_causal", "attn_head80"}

@@ -250,3 +250,47 @@ def test_output_gate():
     q, k, v, g = _h(2, 128, 64), _h(2, 256, 64), _h(2, 256, 64), _h(2, 128, 64, scale=2.0)
     o = _run("attn_output_gate", {0: q, 1: k, 2: v, 3: g}, (2, 2))[4]
     _check(o, _attn(_scores(q, k, 0.125), v) / (1.0 + np.exp(-g.astype(np.float64))))
+
+
+# ----------------------------------------------------------------------------------------------- tile-shape variants
+
+
+def test_softcap_causal_d128_bm64_bn128():
+    q, k, v = _h(2, 256, 128), _h(2, 256, 128, scale=3.0), _h(2, 256, 128)
+    o = _run("attn_softcap_causal_d128_bm64_bn128", {0: q, 1: k, 2: v}, (4, 2))[3]
+    s = 30.0 * np.tanh(_scores(q, k, 1 / math.sqrt(128)) / 30.0)
+    i, j = _pos(256, 256)
+    _check(o, _attn(np.where(j <= i, s, -np.inf), v))
+
+
+def test_bias_and_key_mask_bm128_bn128():
+    q, k, v = _h(4, 256, 64), _h(4, 256, 64), _h(4, 256, 64)
+    bias = RNG.standard_normal((256, 256)).astype(np.float32) * 4
+    keep = RNG.random((2, 256)) < 0.6
+    keep[:, 0] = True
+    keep[1, 128:] = False  # batch 1: its second key tile wholly masked
+    o = _run("attn_bias_and_key_mask_bm128_bn128", {0: q, 1: k, 2: v, 3: bias, 4: keep}, (2, 4))[5]
+    s = np.where(np.repeat(keep, 2, axis=0)[:, None, :], (_scores(q, k) + bias) * 0.125, -np.inf)
+    _check(o, _attn(s, v))
+
+
+def test_chunked_prefill_d128_bm128():
+    q, k, v = _h(2, 200, 128), _h(2, 456, 128), _h(2, 456, 128)
+    o = _run("attn_chunked_prefill_d128_bm128", {0: q, 1: k, 2: v}, (2, 2))[3]
+    i, j = _pos(200, 456, 256)
+    _check(o, _attn(np.where(j <= i, _scores(q, k, 1 / math.sqrt(128)), -np.inf), v))
+
+
+def test_decode_one_query_d128_bn128():
+    q, k, v = _h(6, 128), _h(6, 700, 128), _h(6, 700, 128)
+    k[:, 650:] = 60.0
+    v[:, 650:] = 1000.0
+    o = _run("attn_decode_one_query_d128_bn128", {0: q, 1: k, 2: v}, (6,))[3]
+    _check(o, _attn(_scores(q[:, None], k[:, :650], 1 / math.sqrt(128)), v[:, :650])[:, 0])
+
+
+def test_window_both_sides_ragged_bm128_bn128():
+    q, k, v = _h(2, 600, 64), _h(2, 600, 64), _h(2, 600, 64)
+    o = _run("attn_window_both_sides_ragged_bm128_bn128", {0: q, 1: k, 2: v}, (5, 2))[3]
+    i, j = _pos(600, 600)
+    _check(o, _attn(np.where(np.abs(j - i) <= 200, _scores(q, k, 0.125), -np.inf), v))

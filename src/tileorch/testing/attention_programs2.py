@@ -838,3 +838,21 @@ _add("attn_flat_rows_2d", attn_flat_rows_2d,
 _add("attn_dropout_mask_tensor", attn_dropout_mask_tensor,
      _qkv((2, 128, 64), (2, 256, 64)) + [((2, 128, 256), "bool_"), ((2, 128, 64), F16), _S, 0.25, 64, 64, 64],
      (2, 2), "chained", outputs=(4,))
+
+# tile-shape variants (two consumer warp groups, 128-key tiles, head dim 128)
+_S128 = LOG2E / math.sqrt(128)
+_add("attn_softcap_causal_d128_bm64_bn128", attn_softcap_causal,
+     _qkv((2, 256, 128), (2, 256, 128)) + [((2, 256, 128), F16), 1 / math.sqrt(128), 30.0, 64, 128, 128], (4, 2),
+     "chained", outputs=(3,))
+_add("attn_bias_and_key_mask_bm128_bn128", attn_bias_and_key_mask,
+     _qkv((4, 256, 64), (4, 256, 64)) + [((256, 256), "float32"), ((2, 256), "bool_"), ((4, 256, 64), F16), _S, 2,
+                                         128, 128, 64], (2, 4), "chained", outputs=(5,))
+_add("attn_chunked_prefill_d128_bm128", attn_chunked_prefill,
+     _qkv((2, 200, 128), (2, 456, 128)) + [((2, 200, 128), F16), _S128, 256, 128, 64, 128], (2, 2), "chained",
+     outputs=(3,))
+_add("attn_decode_one_query_d128_bn128", attn_decode_one_query,
+     [((6, 128), F16), ((6, 700, 128), F16), ((6, 700, 128), F16), ((6, 128), F16), _S128, 650, 128, 128], (6,),
+     "chained", outputs=(3,))
+_add("attn_window_both_sides_ragged_bm128_bn128", attn_window_both_sides_ragged,
+     _qkv((2, 600, 64), (2, 600, 64)) + [((2, 600, 64), F16), _S, 600, 200, 128, 128, 64], (5, 2), "chained",
+     outputs=(3,))
