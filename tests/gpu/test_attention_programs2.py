@@ -311,6 +311,16 @@ def test_attn_store_probs():
     _check_path("attn_store_probs", args)
 
 
+def test_attn_sink_logit():
+    q, k, v = _qkv((4, 128, 64), (4, 256, 64), "float16", 70)
+    sinks = torch.tensor([3.0, -1.0], device="cuda", dtype=torch.float32)
+    args = run("attn_sink_logit", {0: q, 1: k, 2: v, 3: sinks})
+    s = _scores(q, k, 0.125)
+    full = torch.cat([s, sinks.double().repeat(2)[:, None, None].expand(4, 128, 1)], -1)
+    close(args[4], torch.softmax(full, -1)[..., :256] @ v.double(), **F16)
+    _check_path("attn_sink_logit", args)
+
+
 def test_attn_output_gate():
     q, k, v = _qkv((2, 128, 64), (2, 256, 64), "float16", 33)
     g = randn((2, 128, 64), "float16", 34, 2.0)

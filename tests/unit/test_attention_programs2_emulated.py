@@ -246,6 +246,17 @@ def test_dropout_mask_tensor():
 # ----------------------------------------------------------------------------------------------- outputs
 
 
+def test_sink_logit_gpt_oss():
+    q, k, v = _h(4, 128, 64), _h(4, 256, 64), _h(4, 256, 64)
+    sinks = np.array([3.0, -1.0], np.float32)
+    o = _run("attn_sink_logit", {0: q, 1: k, 2: v, 3: sinks}, (2, 4))[4]
+    s = _scores(q, k, 0.125)
+    sk = np.tile(sinks.astype(np.float64), 2)[:, None, None] * np.ones((4, 128, 1))
+    e = np.exp(np.concatenate([s, sk], -1) - np.concatenate([s, sk], -1).max(-1, keepdims=True))
+    p = e / e.sum(-1, keepdims=True)
+    _check(o, p[..., :256] @ v.astype(np.float64))
+
+
 def test_output_gate():
     q, k, v, g = _h(2, 128, 64), _h(2, 256, 64), _h(2, 256, 64), _h(2, 128, 64, scale=2.0)
     o = _run("attn_output_gate", {0: q, 1: k, 2: v, 3: g}, (2, 2))[4]

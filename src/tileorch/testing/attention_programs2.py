@@ -735,6 +735,29 @@ def attn_differential(Q1, K1, Q2, K2, V, O, qk_scale: float, lam: float, BM: ct.
     ct.store(O, index=(bh, qt, 0), tile=out.astype(O.dtype).reshape((1, BM, D)))
 
 
+@ct.kernel
+def attn_sink_logit(Q, K, V, Sinks, O, qk_scale: float, H: ct.Constant[int], BM: ct.Constant[int],
+                    BN: ct.Constant[int], D: ct.Constant[int]):
+    """gpt-oss attention sinks: a learned logit per head ``Sinks [H]`` (f32, natural units) joins
+    each row's softmax denominator but no value: after the loop ``m' = max(m, sink)``, ``l' = l
+    2^(m - m') + 2^(sink - m')``, ``O = acc 2^(m - m') / l'`` (exp2 units: the sink times log2(e))."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    o = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, D))):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        m, den, o = _online(s, m, den, o, v, V.dtype)
+    sink = ct.load(Sinks, index=(bh % H,), shape=(1,)).reshape((1, 1)) * LOG2E
+    m2 = ct.maximum(m, sink)
+    c = ct.exp2(m - m2)
+    den = den * c + ct.exp2(sink - m2)
+    ct.store(O, index=(bh, qt, 0), tile=(o * c / den).astype(O.dtype).reshape((1, BM, D)))
+
+
 # ----------------------------------------------------------------------------------------------- the table
 
 
@@ -856,3 +879,6 @@ _add("attn_decode_one_query_d128_bn128", attn_decode_one_query,
 _add("attn_window_both_sides_ragged_bm128_bn128", attn_window_both_sides_ragged,
      _qkv((2, 600, 64), (2, 600, 64)) + [((2, 600, 64), F16), _S, 600, 200, 128, 128, 64], (5, 2), "chained",
      outputs=(3,))
+_add("attn_sink_logit", attn_sink_logit,
+     _qkv((4, 128, 64), (4, 256, 64)) + [((2,), "float32"), ((4, 128, 64), F16), _S, 2, 64, 64, 64], (2, 4),
+     "chained", outputs=(4,))
