@@ -167,6 +167,17 @@ def test_attn_decode_one_query():
     _check_path("attn_decode_one_query", args)
 
 
+def test_attn_decode_split_one_query():
+    q, k, v = randn((8, 64), "float16", 71), randn((8, 512, 64), "float16", 72), randn((8, 512, 64), "float16", 73)
+    args = run("attn_decode_split_one_query", {0: q, 1: k, 2: v})
+    for sp in range(4):
+        sl = slice(128 * sp, 128 * sp + 128)
+        s = _scores(q[:, None], k[:, sl], 0.125)[:, 0]
+        close(args[3][sp], torch.einsum("bk,bkd->bd", torch.softmax(s, -1), v[:, sl].double()), **F16)
+        close(args[4][sp], torch.logsumexp(s, -1) * 1.4426950408889634, atol=1e-3, rtol=1e-4)
+    _check_path("attn_decode_split_one_query", args)
+
+
 # ----------------------------------------------------------------------------------------------- shapes, layouts
 
 

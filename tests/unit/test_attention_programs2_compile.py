@@ -7,7 +7,7 @@ kernels.  The programs the CPU runs (test_attention_programs2_emulated.py) are n
 here except for the proof.
 
 Lifted by this set (session 16): a one-query decode tile ``(1, D)`` (and sweep 6's 4-row GQA tile)
-is padded to the WGMMA's 64 rows like the 8/16/32-row tiles."""
+is padded to the WGMMA's 64 rows like the 8/16/32-row tiles, with split-KV's ``[1, 1]`` LSE store."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ EMULATED = {"attn_softcap_causal", "attn_rel_pos_clamped", "attn_logn_scaling", 
             "attn_decode_one_query", "attn_head_temperature", "attn_anti_causal", "attn_decode_gqa2",
             "attn_flat_rows_2d", "attn_dropout_mask_tensor", "attn_softcap_causal_d128_bm64_bn128",
             "attn_bias_and_key_mask_bm128_bn128", "attn_chunked_prefill_d128_bm128", "attn_decode_one_query_d128_bn128",
-            "attn_window_both_sides_ragged_bm128_bn128", "attn_sink_logit"}
+            "attn_window_both_sides_ragged_bm128_bn128", "attn_sink_logit", "attn_decode_split_one_query"}
 
 
 def _compile(name):
@@ -81,7 +81,7 @@ def test_refusals_name_the_users_line(name, where, text, nth):
     assert refusal.startswith(f"{SOURCE}:{line}:"), refusal
 
 
-@pytest.mark.parametrize("name", ["attn_decode_one_query", "attn_bias_and_key_mask", "attn_window_both_sides_ragged",
+@pytest.mark.parametrize("name", ["attn_decode_one_query", "attn_decode_split_one_query", "attn_bias_and_key_mask", "attn_window_both_sides_ragged",
                                   "attn_mla_dqk192_dv128", "attn_kv_packed", "attn_varlen_q_and_k",
                                   "attn_exp_lse_causal_bf16", "attn_causal_diag_peeled"])
 @pytest.mark.parametrize("persistent", ["0", "1"])

@@ -186,6 +186,19 @@ def test_decode_one_query_row():
     _check(o[:5], _attn(_scores(q[:5, None], k[:5, :300], 0.125), v[:5, :300])[:, 0])
 
 
+def test_decode_split_kv_one_query_row():
+    """Flash decoding with one query row: 4 splits of 128 keys; each split's normalised partial
+    output and its log2 LSE (a [1, 1] row vector store beside the [1, D] tile)."""
+    q, k, v = _h(8, 64), _h(8, 512, 64), _h(8, 512, 64)
+    out = _run("attn_decode_split_one_query", {0: q, 1: k, 2: v}, (4, 8))
+    for sp in range(4):
+        sl = slice(128 * sp, 128 * sp + 128)
+        s = _scores(q[:, None], k[:, sl], 0.125)[:, 0]  # [8, 128]
+        _check(out[3][sp], _attn(s[:, None], v[:, sl])[:, 0])
+        m = s.max(-1)
+        _check(out[4][sp], (m + np.log(np.exp(s - m[:, None]).sum(-1))) * LOG2E, 1e-3, 1e-4)
+
+
 def test_kv_packed_in_one_array():
     q, kv = _h(2, 128, 2, 64), _h(2, 256, 2, 2, 64)
     o = _run("attn_kv_packed", {0: q, 1: kv}, (2, 2, 2))[2]

@@ -758,6 +758,27 @@ def attn_sink_logit(Q, K, V, Sinks, O, qk_scale: float, H: ct.Constant[int], BM:
     ct.store(O, index=(bh, qt, 0), tile=(o * c / den).astype(O.dtype).reshape((1, BM, D)))
 
 
+@ct.kernel
+def attn_decode_split_one_query(Q, K, V, OP, LP, qk_scale: float, CH: ct.Constant[int], BN: ct.Constant[int],
+                                D: ct.Constant[int]):
+    """Flash decoding with one query row per (batch, head): program ``(split, bh)`` attends its
+    ``(1, D)`` query to keys ``[split CH, (split + 1) CH)`` and writes the normalised partial
+    output ``OP [NS, BH, D]`` (f32) and the split's log-sum-exp ``LP [NS, BH]`` (log2 units)."""
+    sp, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, 0), shape=(1, D))
+    m = ct.full((1, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((1, 1), dtype=ct.float32)
+    o = ct.zeros((1, D), dtype=ct.float32)
+    per = CH // BN
+    for j in range(sp * per, sp * per + per):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((1, BN), dtype=ct.float32)) * qk_scale
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        m, den, o = _online(s, m, den, o, v, V.dtype)
+    ct.store(OP, index=(sp, bh, 0), tile=(o / den).reshape((1, 1, D)))
+    ct.store(LP, index=(sp, bh), tile=(m + ct.log2(den)).reshape((1, 1)))
+
+
 # ----------------------------------------------------------------------------------------------- the table
 
 
@@ -882,3 +903,6 @@ _add("attn_window_both_sides_ragged_bm128_bn128", attn_window_both_sides_ragged,
 _add("attn_sink_logit", attn_sink_logit,
      _qkv((4, 128, 64), (4, 256, 64)) + [((2,), "float32"), ((4, 128, 64), F16), _S, 2, 64, 64, 64], (2, 4),
      "chained", outputs=(4,))
+_add("attn_decode_split_one_query", attn_decode_split_one_query,
+     [((8, 64), F16), ((8, 512, 64), F16), ((8, 512, 64), F16), ((4, 8, 64), "float32"), ((4, 8), "float32"), _S,
+      128, 64, 64], (4, 8), "chained", outputs=(3, 4))
