@@ -167,6 +167,16 @@ def test_attn_decode_one_query():
     _check_path("attn_decode_one_query", args)
 
 
+def test_attn_decode_one_query_lens():
+    q, k, v = randn((6, 64), "float16", 74), randn((6, 512, 64), "float16", 75), randn((6, 512, 64), "float16", 76)
+    lens = torch.tensor([1, 300, 512], device="cuda", dtype=torch.int32)
+    args = run("attn_decode_one_query_lens", {0: q, 1: k, 2: v, 3: lens})
+    ref = torch.stack([_attn(_scores(q[b][None], k[b, :int(lens[b // 2])], 0.125), v[b, :int(lens[b // 2])])[0]
+                       for b in range(6)])
+    close(args[4], ref, **F16)
+    _check_path("attn_decode_one_query_lens", args)
+
+
 def test_attn_decode_split_one_query():
     q, k, v = randn((8, 64), "float16", 71), randn((8, 512, 64), "float16", 72), randn((8, 512, 64), "float16", 73)
     args = run("attn_decode_split_one_query", {0: q, 1: k, 2: v})

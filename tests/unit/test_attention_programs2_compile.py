@@ -30,7 +30,8 @@ EMULATED = {"attn_softcap_causal", "attn_rel_pos_clamped", "attn_logn_scaling", 
             "attn_decode_one_query", "attn_head_temperature", "attn_anti_causal", "attn_decode_gqa2",
             "attn_flat_rows_2d", "attn_dropout_mask_tensor", "attn_softcap_causal_d128_bm64_bn128",
             "attn_bias_and_key_mask_bm128_bn128", "attn_chunked_prefill_d128_bm128", "attn_decode_one_query_d128_bn128",
-            "attn_window_both_sides_ragged_bm128_bn128", "attn_sink_logit", "attn_decode_split_one_query"}
+            "attn_window_both_sides_ragged_bm128_bn128", "attn_sink_logit", "attn_decode_split_one_query",
+            "attn_decode_one_query_lens"}
 
 
 def _compile(name):

@@ -199,6 +199,14 @@ def test_decode_split_kv_one_query_row():
         _check(out[4][sp], (m + np.log(np.exp(s - m[:, None]).sum(-1))) * LOG2E, 1e-3, 1e-4)
 
 
+def test_decode_one_query_lengths_from_memory():
+    q, k, v = _h(6, 64), _h(6, 512, 64), _h(6, 512, 64)
+    lens = np.array([1, 300, 512], np.int32)
+    o = _run("attn_decode_one_query_lens", {0: q, 1: k, 2: v, 3: lens}, (6,))[4]
+    ref = np.stack([_attn(_scores(q[b][None], k[b, :lens[b // 2]], 0.125), v[b, :lens[b // 2]])[0] for b in range(6)])
+    _check(o, ref)
+
+
 def test_kv_packed_in_one_array():
     q, kv = _h(2, 128, 2, 64), _h(2, 256, 2, 2, 64)
     o = _run("attn_kv_packed", {0: q, 1: kv}, (2, 2, 2))[2]

@@ -779,6 +779,26 @@ def attn_decode_split_one_query(Q, K, V, OP, LP, qk_scale: float, CH: ct.Constan
     ct.store(LP, index=(sp, bh), tile=(m + ct.log2(den)).reshape((1, 1)))
 
 
+@ct.kernel
+def attn_decode_one_query_lens(Q, K, V, Lens, O, qk_scale: float, H: ct.Constant[int], BN: ct.Constant[int],
+                               D: ct.Constant[int]):
+    """Batched decoding over caches of different lengths: one query row per (batch, head), the
+    batch's cache length read from ``Lens [B]`` (the trip count and the ragged tile's mask)."""
+    bh = ct.bid(0)
+    n = ct.gather(Lens, bh // H)
+    q = ct.load(Q, index=(bh, 0), shape=(1, D))
+    m = ct.full((1, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((1, 1), dtype=ct.float32)
+    o = ct.zeros((1, D), dtype=ct.float32)
+    for j in range(ct.cdiv(n, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((1, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] < n, s, -math.inf)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        m, den, o = _online(s, m, den, o, v, V.dtype)
+    ct.store(O, index=(bh, 0), tile=(o / den).astype(O.dtype))
+
+
 # ----------------------------------------------------------------------------------------------- the table
 
 
@@ -906,3 +926,6 @@ _add("attn_sink_logit", attn_sink_logit,
 _add("attn_decode_split_one_query", attn_decode_split_one_query,
      [((8, 64), F16), ((8, 512, 64), F16), ((8, 512, 64), F16), ((4, 8, 64), "float32"), ((4, 8), "float32"), _S,
       128, 64, 64], (4, 8), "chained", outputs=(3, 4))
+_add("attn_decode_one_query_lens", attn_decode_one_query_lens,
+     [((6, 64), F16), ((6, 512, 64), F16), ((6, 512, 64), F16), ((3,), "int32"), ((6, 64), F16), _S, 2, 64, 64],
+     (6,), "chained", outputs=(4,))
