@@ -342,6 +342,18 @@ def test_attn_sink_logit():
     _check_path("attn_sink_logit", args)
 
 
+def test_attn_fused_rope_q():
+    q, k, v = _qkv((2, 128, 64), (2, 256, 64), "float16", 77)
+    ang = torch.arange(128, device="cuda", dtype=torch.float64)[:, None] * \
+        (10000.0 ** (-torch.arange(32, device="cuda", dtype=torch.float64) / 32))[None, :]
+    cos, sin = torch.cos(ang).float(), torch.sin(ang).float()
+    args = run("attn_fused_rope_q", {0: q, 1: k, 2: v, 3: cos, 4: sin})
+    q1, q2 = q[..., :32].double(), q[..., 32:].double()
+    qr = torch.cat([q1 * cos - q2 * sin, q2 * cos + q1 * sin], -1).half()
+    close(args[5], _attn(_scores(qr, k, 0.125), v), **F16)
+    _check_path("attn_fused_rope_q", args)
+
+
 def test_attn_output_gate():
     q, k, v = _qkv((2, 128, 64), (2, 256, 64), "float16", 33)
     g = randn((2, 128, 64), "float16", 34, 2.0)

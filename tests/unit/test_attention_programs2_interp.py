@@ -1,7 +1,7 @@
 """The second attention set's programs the chained tier refuses (test_attention_programs2_compile.py:
 located reasons) run on their SIMT fallback by the CPU's lockstep interpreter (tests/unit/simt_interp.py
 through test_user_sweep_interp.run) against numpy float64 references: the probabilities stored by
-a second pass over the keys, differential attention.  Needs cuda-tile."""
+a second pass over the keys, differential attention, RoPE fused on Q by ``ct.cat``.  Needs cuda-tile."""
 
 from __future__ import annotations
 
@@ -51,3 +51,13 @@ def test_differential_attention():
     out = run("attn_differential", {0: q1, 1: k1, 2: q2, 3: k2, 4: v})
     ref = _softmax(_scores(q1, k1, 0.125)) @ _d(v) - 0.3 * (_softmax(_scores(q2, k2, 0.125)) @ _d(v))
     _close(out[5], ref, 3e-3, 1e-2)
+
+
+def test_fused_rope_on_q():
+    q, k, v = _f((2, 128, 64)), _f((2, 256, 64)), _f((2, 256, 64))
+    ang = np.arange(128)[:, None] * (10000.0 ** (-np.arange(32) / 32))[None, :]
+    cos, sin = np.cos(ang).astype(np.float32), np.sin(ang).astype(np.float32)
+    out = run("attn_fused_rope_q", {0: q, 1: k, 2: v, 3: cos, 4: sin})
+    q1, q2 = _d(q[..., :32]), _d(q[..., 32:])
+    qr = np.concatenate([q1 * cos - q2 * sin, q2 * cos + q1 * sin], -1).astype(np.float16)  # the program's f16 Q
+    _close(out[5], _softmax(_scores(qr, k, 0.125)) @ _d(v), 3e-3, 1e-2)

@@ -34,7 +34,8 @@ tile was refused ("1 tile rows", and 4-row tiles: "below TMA's 8-row swizzle ato
 4-row tiles are padded to the WGMMA's 64 rows like 8/16/32.  Still refused (located, the SIMT path
 runs them): ``attn_store_probs`` (two passes over the keys: "2 loops with dots one after another"
 at the second loop) and ``attn_differential`` (two softmax chains over one V: "4 dots in one K loop
-that do not read the same A tile").  Two programs first written with ``-inf`` masks (the
+that do not read the same A tile") and ``attn_fused_rope_q`` (Q's rotary halves joined by
+``ct.cat`` before the loop: a Q prologue that reads another column).  Two programs first written with ``-inf`` masks (the
 both-sided window, anti-causal) produce NaN rows on any compiler (a row whose first visited key
 tile is wholly masked: ``exp2(-inf + inf)``); they use the finite ``-1e30`` as users must.
 
@@ -799,6 +800,30 @@ def attn_decode_one_query_lens(Q, K, V, Lens, O, qk_scale: float, H: ct.Constant
     ct.store(O, index=(bh, 0), tile=(o / den).astype(O.dtype))
 
 
+@ct.kernel
+def attn_fused_rope_q(Q, K, V, Cos, Sin, O, qk_scale: float, BM: ct.Constant[int], BN: ct.Constant[int],
+                      D: ct.Constant[int]):
+    """Rotary embedding fused into attention (half-split, NeoX): Q's two halves loaded as
+    ``(BM, D/2)`` tiles, rotated by the query positions' ``Cos / Sin [S, D/2]`` rows and put back
+    with ``ct.cat`` before the loop (K arrives already rotated)."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    h = D // 2
+    q1 = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, h)).reshape((BM, h)).astype(ct.float32)
+    q2 = ct.load(Q, index=(bh, qt, 1), shape=(1, BM, h)).reshape((BM, h)).astype(ct.float32)
+    c = ct.load(Cos, index=(qt, 0), shape=(BM, h))
+    sn = ct.load(Sin, index=(qt, 0), shape=(BM, h))
+    q = ct.cat((q1 * c - q2 * sn, q2 * c + q1 * sn), axis=1).astype(Q.dtype)
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    o = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, D))):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        m, den, o = _online(s, m, den, o, v, V.dtype)
+    ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
+
+
 # ----------------------------------------------------------------------------------------------- the table
 
 
@@ -929,3 +954,8 @@ _add("attn_decode_split_one_query", attn_decode_split_one_query,
 _add("attn_decode_one_query_lens", attn_decode_one_query_lens,
      [((6, 64), F16), ((6, 512, 64), F16), ((6, 512, 64), F16), ((3,), "int32"), ((6, 64), F16), _S, 2, 64, 64],
      (6,), "chained", outputs=(4,))
+_add("attn_fused_rope_q", attn_fused_rope_q,
+     _qkv((2, 128, 64), (2, 256, 64)) + [((128, 32), "float32"), ((128, 32), "float32"), ((2, 128, 64), F16), _S,
+                                         64, 64, 64], (2, 2), "simt", outputs=(5,),
+     error="the first dot's A (Q) is computed from its tile by 'nv_tileaa.cat'",
+     notes="Q's rotary halves put back by ct.cat: a prologue reading another column of the tile (not elementwise)")
