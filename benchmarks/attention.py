@@ -17,6 +17,10 @@ the 128x256 Q tile; 128x128 runs on one stage).
 
     python3 benchmarks/attention.py [--dims 64,128,256] [--seqs 1024,4096,16384] [--causal both]
         [--program textbook|branchy|both]
+
+``--set2 NAMES|all`` times the second attention set's programs instead
+(``tileorch.testing.attention_programs2`` at model sizes: ``benchmarks/attention_set2.py``), each
+beside SDPA on plain attention of the same sizes; rows in the same JSON.
 """
 
 from __future__ import annotations
@@ -129,6 +133,8 @@ def main(argv=None) -> int:
     ap.add_argument("--tiles", default="128x128", help="TILE_M x TILE_N of the program, comma-separated")
     ap.add_argument("--tiles-256", default="128x64", help="TILE_M x TILE_N for head dim 256, comma-separated")
     ap.add_argument("--program", choices=("textbook", "branchy", "both"), default="textbook")
+    ap.add_argument("--set2", default="", help="programs of attention_programs2 (comma-separated, or 'all') "
+                    "instead of the textbook sweep")
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--out", default="build/attention")
     ns = ap.parse_args(argv)
@@ -139,6 +145,31 @@ def main(argv=None) -> int:
     rows = []
     causals = {"no": [False], "yes": [True], "both": [False, True]}[ns.causal]
     programs = ["textbook", "branchy"] if ns.program == "both" else [ns.program]
+
+    if ns.set2:
+        import sys
+
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import attention_set2
+
+        for name in (list(attention_set2.CASES) if ns.set2 == "all" else ns.set2.split(",")):
+            try:
+                row = attention_set2.run_one(name, ns.iters)
+            except Exception as exc:  # noqa: BLE001 - one failure does not hide the rest
+                row = {"program": name, "set2": True, "error": f"{type(exc).__name__}: {exc}"[:300]}
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+        (out / "attention.json").write_text(json.dumps({"device": torch.cuda.get_device_name(), "rows": rows},
+                                                       indent=1))
+        print(f"{'program':>32s} {'path':>8s} {'tileorch':>9s} {'tileiras':>9s} {'flash':>7s} {'cudnn':>7s} "
+              f"{'/tileiras':>9s} {'err':>8s}")
+        for r in rows:
+            print(f"{r['program']:>32s} {r.get('tileorch_path', '?'):>8s} "
+                  f"{r.get('tileorch_tflops', float('nan')):9.1f} "
+                  f"{r.get('tileiras_tflops', float('nan')):9.1f} {r.get('sdpa_flash_tflops', float('nan')):7.1f} "
+                  f"{r.get('sdpa_cudnn_tflops', float('nan')):7.1f} {r.get('vs_tileiras', float('nan')):9.3f} "
+                  f"{r.get('tileorch_err', float('nan')):8.1e}")
+        return 0
 
     def tiles_of(spec: str) -> list[tuple[int, int]]:
         return [tuple(int(x) for x in t.split("x")) for t in spec.split(",") if t]

@@ -24,8 +24,8 @@ Found by this sweep (each test below failed before its fix):
 
 Lifted in session 15 (each on the chained tier, emulated in test_user_sweep6_emulated.py, with a
 located remark of what the tier chose): GQA heads packed into a (1, G, BM, D) tile, 8/16/32-row
-decode tiles, the attention-sink step before the loop, QK-norm; still refused, located: a 4-row
-tile, learned sink K/V arrays before the loop, a K prologue reducing over the keys."""
+decode tiles, the attention-sink step before the loop, QK-norm; session 16: 4-row tiles; still
+refused, located: learned sink K/V arrays before the loop, a K prologue reducing over the keys."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ EMULATED = {"attn_bhsd_grid3_causal_d128", "attn_decode_split_kv", "attn_const_s
             "attn_decode_gqa_rows_spare_heads", "attn_decode_gqa_rows32", "attn_decode_gqa_rows8",
             "attn_sink_window", "attn_qk_norm", "attn_qk_norm_bm128", "attn_gqa_packed_causal",
             "attn_gqa_packed_heads_g4", "attn_decode_gqa_rows_d128", "attn_sink_window_bm128", "attn_qk_norm_d128",
-            "attn_persistent"}
+            "attn_persistent", "attn_decode_gqa_rows4"}
 
 
 def test_the_sweep_has_its_programs():

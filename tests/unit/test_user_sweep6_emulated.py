@@ -314,6 +314,15 @@ def test_gqa_decode_eight_rows():
     _check(o.reshape(2, 2, 8, 64), _attn(_scores(qh, k, 0.125), v))
 
 
+def test_gqa_decode_four_rows():
+    """4 query heads per KV head (session 16: a 4-row tile, below the 8-row swizzle atom, padded to
+    64 like the 8/16/32-row ones: the Q box reads 64 rows, the padded rows never stored)."""
+    q, k, v = _h(2, 8, 64), _h(2, 2, 256, 64), _h(2, 2, 256, 64)
+    o = _chained("attn_decode_gqa_rows4", {0: q, 1: k, 2: v}, (4, 1, 1))[3]
+    qh = q.reshape(2, 2, 4, 64)
+    _check(o.reshape(2, 2, 4, 64), _attn(_scores(qh, k, 0.125), v))
+
+
 def test_attention_sink_step_before_the_window_loop():
     """The sink key tile computed before the loop (no rescale there), the window's tiles from
     ``max(1, ..)``: tileas-fuse-split-loops runs the step as the loop's first iteration (the key

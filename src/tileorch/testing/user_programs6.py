@@ -34,7 +34,7 @@ user's (a chain's dot before or after its loop, an MLP's K loop nested in the hi
 16-row or 8-deep tile's MMA atom) now name the reason at the dot or loop; the GEMM emulation
 harness mapped an M-major A wrongly (a test-harness bug).  Lifted in session 15 (now on the chained tier):
 GQA heads packed into one ``(1, G, BM, D)`` tile (one TMA box of G x BM rows), 8-, 16- and 32-row
-decode tiles (the WGMMA's M padded to 64; ``attn_decode_gqa_rows4`` stays refused), a peeled first
+decode tiles (the WGMMA's M padded to 64; ``attn_decode_gqa_rows4``: session 16), a peeled first
 (sink) key step (the loop's first iteration: tileas-fuse-split-loops), QK-norm (rowwise prologues
 applied in place to Q and to each K tile in shared memory), a persistent attention work loop (the
 chained tier's persistent kernel).  Still refused by the tiers, with the
@@ -1177,9 +1177,9 @@ _add("attn_decode_gqa_rows8", attn_decode_gqa_rows,
      notes="8 query heads per KV head (Llama-2/3 70B's 64 / 8): an 8-row tile padded to the WGMMA's 64")
 _add("attn_decode_gqa_rows4", attn_decode_gqa_rows,
      [((2, 8, 64), "float16"), ((2, 2, 256, 64), "float16"), ((2, 2, 256, 64), "float16"), ((2, 8, 64), "float16"),
-      _S, 4, 64, 64], (4,), "simt", outputs=(3,),
-     error="4 tile rows: a WGMMA takes 64 or 128; 8, 16 or 32 rows are padded to 64",
-     notes="4 query heads per KV head: a 4-row tile (below TMA's 8-row swizzle atom) stays refused, located")
+      _S, 4, 64, 64], (4,), "chained", outputs=(3,),
+     notes="4 query heads per KV head: a 4-row tile (below TMA's 8-row swizzle atom) was refused until session "
+           "16; now padded to the WGMMA's 64 like the 8-row tile (the Q box reads 64 rows)")
 _add("attn_decode_gqa_rows32", attn_decode_gqa_rows,
      [((2, 64, 64), "float16"), ((2, 2, 256, 64), "float16"), ((2, 2, 256, 64), "float16"), ((2, 64, 64), "float16"),
       _S, 32, 64, 64], (4,), "chained", outputs=(3,),

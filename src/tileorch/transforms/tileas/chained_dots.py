@@ -20,8 +20,8 @@ What the tier's warp-specialized kernel must look like (:func:`analyze_chained_d
 * dot 2: ``acc' = P @ B2 + C`` where P (``[tm, tn]``) is any elementwise/row-reduction function of
   S (of every first dot's result), of loop-carried tiles and of kernel arguments, B2 a TMA tile of
   the loop (``[tn, dv]`` N-major, or ``[dv, tn]`` transposed: K-major);
-* rows: ``tm`` 64 or 128; a tile of 8, 16 or 32 rows (decoding) is padded to the WGMMA's 64
-  (:data:`PADDED_ROWS`: the Q box reads 64 rows, the rows past the tile are never stored); the
+* rows: ``tm`` 64 or 128; a tile of 1, 2, 4, 8, 16 or 32 rows (decoding) is padded to the WGMMA's
+  64 (:data:`PADDED_ROWS`: the Q box reads 64 rows, the rows past the tile are never stored); the
   first dot's A may take its rows from two array dimensions (GQA's ``(1, G, BM, D)`` tile
   reshaped to ``(G BM, D)``: one TMA box, :attr:`Operand.group_dim`), stored back at
   ``(r // BM, r % BM)``;
@@ -531,7 +531,8 @@ def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop:
     rows, cols = shape[-1:-3:-1] if swapped else (shape[rows_dim], shape[-1])  # as stored in the array
     group = shape[group_dim] if group_dim >= 0 else 1
     rows *= group
-    if not (cols % 64 == 0 or cols in (16, 32)) or cols > 256 or rows % 8 or rows > 256:
+    padded = grouped and group == 1 and rows in PADDED_ROWS  # the box reads the WGMMA's 64 rows (analyze_chained_dots)
+    if not (cols % 64 == 0 or cols in (16, 32)) or cols > 256 or (rows % 8 and not padded) or rows > 256:
         _fail(ld, f"{what} tile {rows}x{cols}: the contiguous extent must be 16, 32 or a multiple of 64 (32-, 64- "
                   "or 128-byte swizzled TMA boxes), rows a multiple of 8, both at most 256")
     arg = _base_argument(kernel, ld.view)
@@ -682,11 +683,14 @@ def _q_prologue(kernel: aa.FuncOp, d1: Operation, operand: SSAValue | None = Non
     return roots[0], QPrologue(top, roots, ops, seen, rowwise, kinds)
 
 
-PADDED_ROWS = (8, 16, 32)
+PADDED_ROWS = (1, 2, 4, 8, 16, 32)
 """Tile rows below a WGMMA's M = 64 that the kernel pads to 64 (:attr:`ChainedKernel.tile_rows`):
 the rows of an MMA are independent (row ``i`` of ``S`` and of ``O`` reads row ``i`` of A only)
 and every op the chain's rows take between the dots is per row (elementwise, row reductions), so
-the rows past the tile compute don't-care values that the stores leave out."""
+the rows past the tile compute don't-care values that the stores leave out.  Below 8 rows (a
+single query row: plain decoding; 4 query heads per KV head) the Q box still reads 64 rows (a
+multiple of TMA's 8-row swizzle atom); a one-row tile's lowering keeps a broadcast's unit row
+coordinate (:attr:`EpilogueLowering.unit_coords_own`)."""
 
 
 def _padded_wgmma(dot: Operation) -> bool:
@@ -708,7 +712,8 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
         if not isinstance(dot.atom, ts.MmaSm90AtomAttr) and not _padded_wgmma(dot):
             rows, cols = dot.result.type.get_shape()
             depth = dot.lhs.type.get_shape()[-1]
-            small = (f" ({rows} tile rows: a WGMMA takes 64 or 128; 8, 16 or 32 rows are padded to 64)" if rows < 64 else
+            small = (f" ({rows} tile rows: a WGMMA takes 64 or 128; 1, 2, 4, 8, 16 or 32 rows are padded to 64)"
+                     if rows < 64 else
                      f" (a reduction extent of {depth}: a WGMMA reduces 16 at a time for 16-bit operands)"
                      if depth % 16 else f" ({cols} columns: a WGMMA's N is a multiple of 8)" if cols % 8 else "")
             _fail(dot, f"the dot's MMA atom is {dot.atom}, not a WGMMA (mma.sm90) atom{small}")
@@ -794,6 +799,7 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
         lead = [e for e in shp[:-1] if e != 1]
         if len(lead) == 2 and a0.group_dim >= 0:  # (1, G, BM, dv): the rows g BM + i (_store_group)
             lead = [lead[0] * lead[1]]
+        lead = lead or [1] * (len(shp) > 1)  # a one-row tile (decoding one query): its unit row dimension
         return lead + shp[-1:]
 
     tiles = [x for x in stores if squeezed(x) == [tile_rows, dv]]
@@ -2083,6 +2089,7 @@ class _Site:
         self.low = FragmentLowering(ck.kernel.body.blocks.first, None, ck.store, KernelEnv(args, [], []), self.e)
         self.low.loop_iv = ck.loop.body.blocks.first.args[0]
         self.low.exp2_fma = exp2_fma_period(ck.d, ck.dv)
+        self.low.unit_coords_own = ck.rows == 1  # a one-row tile padded to 64 rows (PADDED_ROWS)
         if coords is not None:
             self.bind(coords, tile_coord)
 

@@ -129,6 +129,11 @@ class EpilogueLowering:
     others: dict = field(default_factory=dict)
     """The other accumulators of the K loop (dots sharing A): value -> its element at the
     coordinate :attr:`acc_element` reads (the same fragment position)."""
+    unit_coords_own: bool = False
+    """A broadcast's extent-1 dimension that stays extent 1 reads the coordinate it is given (not 0),
+    and an ``expand_dims`` of the row dimension passes the row coordinate to its source's unit row
+    dimension: the chained kernel's one-row tile padded to the WGMMA's 64 rows evaluates its
+    don't-care rows at their own (register) row, and its row 0 at 0."""
     store_swapped: bool = False
     """The store writes the transposed accumulator tile at (program id 1, program id 0): its
     first dimension follows the accumulator's columns (:meth:`transposed_store`)."""
@@ -336,11 +341,17 @@ class EpilogueLowering:
         if name in BROADCASTS:
             src_shape = _shape(op.operands[0])
             zero = Coord(e.const(0), None)
-            mapped = tuple(c if s != 1 else zero for c, s in zip(coords, src_shape))
+            keep = self.unit_coords_own  # extent 1 -> 1 keeps the coordinate (a padded one-row tile's own row)
+            mapped = tuple(c if s != 1 or (keep and d == 1) else zero
+                           for c, s, d in zip(coords, src_shape, _shape(op.results[0])))
             return self.at(op.operands[0], mapped)
         if name in EXPANDS:
             dim = op.dim.value.data
-            return self.at(op.operands[0], coords[:dim] + coords[dim + 1:])
+            src = coords[:dim] + coords[dim + 1:]
+            if (self.unit_coords_own and coords[dim].acc_dim == 0 and len(src) >= 2
+                    and _shape(op.operands[0])[-2] == 1):  # the row coordinate to a one-row tile's row dimension
+                src = src[:-2] + (coords[dim],) + src[-1:]
+            return self.at(op.operands[0], src)
         if name == "nv_tileaa.reshape":
             return self.at(op.operands[0], self._reshape(op, coords))
         if name == "nv_tileaa.permute":
