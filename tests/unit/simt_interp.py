@@ -431,7 +431,9 @@ class Interpreter:
         elif name == "arith.bitcast":
             src = op.operands[0].type
             x = ins[0]
-            if isinstance(rt, IntegerType):
+            if isinstance(rt, IntegerType) and isinstance(src, IntegerType):  # a signedness change: same bits
+                put(x)
+            elif isinstance(rt, IntegerType):
                 dt = {16: np.int16, 32: np.int32, 64: np.int64}[_width(rt)]
                 put(x.astype(_np_float(src)).view(dt).astype(np.int64))
             else:
