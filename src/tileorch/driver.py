@@ -318,8 +318,8 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
 
 def _unlowered_remark(module: ModuleOp) -> str:
     """Why the TileAS tier left a dot kernel unlowered (no refusal raised), at the user's line where
-    the reason has one: dots outside any loop (the tier's kernels pipeline a loop over K or key
-    tiles)."""
+    the reason has one: dots outside any loop or in a ``while`` loop only (the tier's kernels
+    pipeline a counted loop over K or key tiles)."""
     from xdsl.dialects import scf
 
     from tileorch.diagnostics import LocatedError
@@ -328,11 +328,16 @@ def _unlowered_remark(module: ModuleOp) -> str:
         if op.name != "nv_tileaa.dot":
             continue
         parent = op.parent_op()
+        in_while = False
         while parent is not None and not isinstance(parent, scf.ForOp):
+            in_while = in_while or isinstance(parent, scf.WhileOp)
             parent = parent.parent_op()
         if parent is None:
-            located = str(LocatedError(op, "this dot is not in a loop: the tensor-core kernels (TMA + WGMMA) "
-                                           "pipeline a loop over K or key tiles"))
+            why = ("this dot is in a while loop: the tensor-core kernels (TMA + WGMMA) pipeline a counted loop "
+                   "over K or key tiles (write it as 'for k in range(...)')" if in_while else
+                   "this dot is not in a loop: the tensor-core kernels (TMA + WGMMA) pipeline a loop over K or key "
+                   "tiles")
+            located = str(LocatedError(op, why))
             return f"{_as_warning(located)} [the tensor-core path refused this kernel: {_simt_dots(module)}]"
     return "remark: the TileAS tier left a kernel unlowered; the SIMT path compiles it"
 

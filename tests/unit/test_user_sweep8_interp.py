@@ -334,11 +334,6 @@ def _h(*shape, scale=0.5):
     return (RNG.standard_normal(shape) * scale).astype(np.float16)
 
 
-def test_while_k_loop_simt():
-    a, b = _h(256, 256), _h(256, 128)
-    _close(run("mm_while_k_loop", {0: a, 1: b})[2], _d(a) @ _d(b), 4e-3, 5e-3)
-
-
 def test_heads_3d_epilogue_simt():
     x, w, bias = _h(256, 128), _h(128, 128), _f((4, 32))
     y = run("mm_heads_3d_epilogue", {0: x, 1: w, 2: bias})[3]

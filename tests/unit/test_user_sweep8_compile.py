@@ -1,0 +1,97 @@
+"""Eighth user sweep (``tileorch.testing.user_programs8``: the thin corners of the cuTile API, dots
+written unusually): each program exported through the launcher's argument description and cuTile's
+exporter (no GPU) and compiled for sm_90a takes the path its entry names; a program a tensor-core
+tier refuses says why at the user's line (a remark: no silent slow path), in the program's terms;
+no internal error.
+
+Found by this sweep (each test below failed before its fix):
+- a K loop written as ``while k < nk`` was refused as "this dot is not in a loop": now "this dot is
+  in a while loop ... (write it as 'for k in range(...)')"."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("xdsl")
+pytest.importorskip("cuda.tile")
+
+from tileorch.testing import user_programs8  # noqa: E402
+from tileorch.testing.user_programs8 import PROGRAMS  # noqa: E402
+
+SOURCE = str(Path(user_programs8.__file__))
+
+
+def test_the_sweep_has_its_programs():
+    assert len(PROGRAMS) >= 50
+    assert {p.path for p in PROGRAMS.values()} >= {"gemm", "chained", "simt"}
+    for name, p in PROGRAMS.items():
+        assert p.outputs, name
+        assert (p.kernel.__doc__ or p.kernel._annotated_function.pyfunc.__doc__), name
+
+
+def _compile(name):
+    from tileorch.testing.compile_memo import compile_once
+    from tileorch.testing.export import cutile_bytecode
+
+    p = PROGRAMS[name]
+    return compile_once(cutile_bytecode(p.kernel, p.spec), name, arch="sm_90a", ptxas=False)
+
+
+def _has_dot(name) -> bool:
+    src = inspect.getsource(PROGRAMS[name].kernel._annotated_function.pyfunc)
+    return "ct.mma(" in src or "ct.matmul(" in src or " @ " in src
+
+
+@pytest.mark.parametrize("name", sorted(n for n, p in PROGRAMS.items() if p.path != "error"))
+def test_program_compiles_on_its_path(name):
+    p = PROGRAMS[name]
+    prog = _compile(name)
+    remarks = list(prog.remarks)
+    assert prog.kind == p.path, remarks
+    assert not [r for r in remarks if "internal error" in r or "left a kernel unlowered" in r], remarks
+    assert not [r for r in remarks if "memory token" in r or "outside the agents" in r or "TMA tile loads" in r
+                or "#nv_tileas." in r], remarks
+    refusals = [r for r in remarks if "refused" in r]
+    if p.error:  # the tier's refusal, at the user's line, saying why
+        assert any(r.startswith(SOURCE + ":") and p.error in r for r in refusals), remarks
+        assert "mma.sync" in prog.ptx  # the SIMT path's dots on tensor cores
+    else:
+        assert not refusals, remarks
+    if p.path == "gemm":
+        assert "wgmma.mma_async" in prog.ptx
+    if p.path == "simt" and _has_dot(name):  # never silently: the tier's refusal says why
+        assert p.error and refusals, remarks
+
+
+@pytest.mark.parametrize("name", sorted(n for n, p in PROGRAMS.items() if p.path == "error"))
+def test_program_the_compiler_cannot_take_is_a_located_error(name):
+    from tileorch.diagnostics import CompileError, LocatedError
+    from tileorch.driver import compile_program
+    from tileorch.testing.export import cutile_bytecode
+
+    p = PROGRAMS[name]
+    with pytest.raises((LocatedError, CompileError)) as info:
+        compile_program(cutile_bytecode(p.kernel, p.spec), name, arch="sm_90a", ptxas=False)
+    message = str(info.value)
+    assert message.startswith(SOURCE + ":") and "internal error" not in message, message
+    assert p.error in message
+
+
+def _line_of(kernel, text: str) -> int:
+    """The source line of ``kernel`` holding ``text`` (first match)."""
+    lines, first = inspect.getsourcelines(kernel._annotated_function.pyfunc)
+    return first + next(i for i, ln in enumerate(lines) if text in ln)
+
+
+@pytest.mark.parametrize("name, text, why", [
+    ("mm_while_k_loop", "acc = ct.mma(", "this dot is in a while loop"),
+])
+def test_a_refusal_names_the_users_line_in_the_users_terms(name, text, why):
+    p = PROGRAMS[name]
+    (refusal,) = [r for r in _compile(name).remarks if "refused" in r]
+    assert refusal.startswith(f"{SOURCE}:{_line_of(p.kernel, text)}:"), refusal
+    assert why in refusal, refusal
+    assert "not in a loop" not in refusal
