@@ -6,7 +6,10 @@ no internal error.
 
 Found by this sweep (each test below failed before its fix):
 - a K loop written as ``while k < nk`` was refused as "this dot is not in a loop": now "this dot is
-  in a while loop ... (write it as 'for k in range(...)')"."""
+  in a while loop ... (write it as 'for k in range(...)')";
+- a B loaded with ``allow_tma=False`` was refused as "expected a producer agent with 2 TMA tile
+  loads (A and 1 B); found 1 staged loads" at the kernel: now "this dot operand is loaded with
+  allow_tma=False" at that load."""
 
 from __future__ import annotations
 
@@ -88,10 +91,12 @@ def _line_of(kernel, text: str) -> int:
 
 @pytest.mark.parametrize("name, text, why", [
     ("mm_while_k_loop", "acc = ct.mma(", "this dot is in a while loop"),
+    ("mm_b_without_tma", "allow_tma=False)", "this dot operand is loaded with allow_tma=False"),
 ])
 def test_a_refusal_names_the_users_line_in_the_users_terms(name, text, why):
     p = PROGRAMS[name]
     (refusal,) = [r for r in _compile(name).remarks if "refused" in r]
     assert refusal.startswith(f"{SOURCE}:{_line_of(p.kernel, text)}:"), refusal
     assert why in refusal, refusal
-    assert "not in a loop" not in refusal
+    for old in ("not in a loop", "TMA tile loads"):
+        assert old not in refusal

@@ -758,7 +758,11 @@ _add("bmm_broadcast_b_in_tile", bmm_broadcast_b_in_tile,
      [((4, 128, 128), "float16"), ((128, 64), "float16"), ((4, 128, 64), "float32"), 2, 64, 64, 64], (2, 1, 2),
      "gemm", outputs=(2,))
 _add("mm_k_loop_hints", mm_k_loop_hints, GEMM_F16, (2, 2), "gemm", outputs=(2,))
-_add("mm_b_without_tma", mm_b_without_tma, GEMM_F16, (2, 2), "gemm", outputs=(2,))
+_add("mm_b_without_tma", mm_b_without_tma, GEMM_F16, (2, 2), "simt", outputs=(2,),
+     error="this dot operand is loaded with allow_tma=False",
+     notes="found by this sweep: refused as 'expected a producer agent with 2 TMA tile loads (A and 1 B); found 1 "
+           "staged loads' at the kernel; now named at the load with the hint (the tier reads operands by TMA "
+           "only: it has no cp.async producer)")
 _add("mm_num_blocks_grid_stride", mm_num_blocks_grid_stride, GEMM_F16, (3,), "gemm", outputs=(2,))
 _add("mm_bias_from_item", mm_bias_from_item,
      [((256, 256), "float16"), ((256, 128), "float16"), ((1,), "float32"), ((256, 128), "float16"), 128, 64, 64],

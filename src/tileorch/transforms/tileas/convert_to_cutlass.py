@@ -490,6 +490,24 @@ def _gathered_operand(dots) -> Operation | None:
     return None
 
 
+NO_TMA_OPERAND = ("this dot operand is loaded with allow_tma=False, which the tensor-core tier honours by not "
+                  "taking the kernel: it reads A and B through TMA (drop the hint to run on it)")
+
+
+def _no_tma_operand(dots) -> Operation | None:
+    """The tile load a dot operand is read from (through layout, shape and element-type changes)
+    whose ``allow_tma`` hint is false, if any."""
+    for dot in dots:
+        for v in (dot.lhs, dot.rhs):
+            op = v.owner
+            while isinstance(op, Operation) and op.name in _OPERAND_PATH and op.operands:
+                op = op.operands[0].owner
+            hint = op.properties.get("allow_tma") if isinstance(op, Operation) else None
+            if isinstance(hint, IntegerAttr) and not hint.value.data:
+                return op
+    return None
+
+
 COMPUTED_OPERAND = ("this dot operand is computed in the kernel (e.g. int4 weights unpacked and scaled in the K loop), "
                     "which the tensor-core tier does not take: it reads A and B as tiles of the kernel's arrays "
                     "through TMA (ct.load), converted at most by .astype")
@@ -543,6 +561,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         computed = _computed_operand(dots)
         if computed is not None:
             raise LocatedError(computed, COMPUTED_OPERAND)
+        no_tma = _no_tma_operand(dots)
+        if no_tma is not None:
+            raise LocatedError(no_tma, NO_TMA_OPERAND)
         fail(sw, f"expected a producer agent with {1 + len(dots)} TMA tile loads (A and {len(dots)} B); found "
                  f"{len(loads)} staged loads")
     a_load = b_load = None
