@@ -69,3 +69,12 @@ def test_batch_broadcast_inside_the_dot():
     a, b = _h(4, 128, 128), _h(128, 64)
     c = s4.s3._gemm("bmm_broadcast_b_in_tile", {0: a, 1: b}, problem=lambda cfg, m, n, k: (m, n, k, 4))[2]
     s4._check(c, a.astype(np.float64) @ b.astype(np.float64), 4e-3, 5e-3)
+
+
+def test_scalar_bias_read_by_item_in_the_epilogue():
+    """Found by this sweep: ``ct.load(Bias, (0,), (1,)).item()`` in the epilogue was refused by the
+    tier ("not supported yet in the accumulator's register layout: the epilogue scalar op
+    'nv_tileaa.extract'"); the epilogue now reads the element of the one-element tile."""
+    a, b = _h(256, 256), _h(256, 128)
+    c = s4._s3_gemm("mm_bias_from_item", {0: a, 1: b, 2: np.array([0.75], np.float32)})[3]
+    s4._check(c, s4._mm(a, b) + 0.75, 4e-3, 5e-3)

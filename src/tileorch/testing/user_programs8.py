@@ -766,7 +766,9 @@ _add("mm_b_without_tma", mm_b_without_tma, GEMM_F16, (2, 2), "simt", outputs=(2,
 _add("mm_num_blocks_grid_stride", mm_num_blocks_grid_stride, GEMM_F16, (3,), "gemm", outputs=(2,))
 _add("mm_bias_from_item", mm_bias_from_item,
      [((256, 256), "float16"), ((256, 128), "float16"), ((1,), "float32"), ((256, 128), "float16"), 128, 64, 64],
-     (2, 2), "gemm", outputs=(3,))
+     (2, 2), "gemm", outputs=(3,),
+     notes="found by this sweep: refused by the GEMM tier ('not supported yet in the accumulator's register "
+           "layout: the epilogue scalar op nv_tileaa.extract'); the epilogue now reads the one-element tile")
 _add("mm_rowmax_colsum_outputs", mm_rowmax_colsum_outputs,
      [((256, 256), "float16"), ((256, 128), "float16"), ((256, 128), "float16"), ((256, 2), "float32"),
       ((2, 128), "float32"), 128, 64, 64], (2, 2), "gemm", outputs=(2, 3, 4))

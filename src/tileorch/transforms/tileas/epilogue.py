@@ -549,6 +549,10 @@ class EpilogueLowering:
             return convert_float(e, self.scalar(op.operands[0]), op.results[0].type)
         if name in ("nv_tileaa.offset", "nv_tileaa.load") and not isinstance(op.results[0].type, TensorType):
             return self._scalar_pointer_op(op)
+        if name == "nv_tileaa.extract" and isinstance(op.source.type, TensorType):
+            # one element of a tile at static indices (``ct.load(Bias, (0,), (1,)).item()``): that tile's
+            # value at those coordinates, none of them the accumulator's
+            return self.at(op.source, tuple(Coord(e.const(i), None) for i in op.indices.get_values()))
         raise unsupported(op, f"scalar op '{name}'")
 
     def _scalar_pointer_op(self, op: Operation) -> SSAValue:
