@@ -213,6 +213,8 @@ def test_inf_paddings_for_min_and_max():
 
 
 def test_neg_zero_padding_sign():
+    """Found by this sweep: ``padding_mode=NEG_ZERO`` stopped at the load ("'cuda_tile.load_view_tko'
+    with padding_value neg_zero is not supported yet"); the padded lanes now read -0.0."""
     x = np.abs(_f((100,))) + 0.5
     y = run("neg_zero_padding_sign", {0: x})[1]
     np.testing.assert_array_equal(y, np.concatenate([np.ones(100), -np.ones(28)]).astype(np.float32))

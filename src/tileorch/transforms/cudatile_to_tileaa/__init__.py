@@ -438,8 +438,6 @@ def _load(L, op):
     _mem_props(L, op, new)
     pad = op.view.type.padding_value
     if pad is not None:
-        if pad == "neg_zero":
-            raise _unsupported(op, "with padding_value neg_zero")
         new.properties["padding_value"] = aa.PaddingValueAttr(pad)
     L.bind(op, L.emit(new, op))
 

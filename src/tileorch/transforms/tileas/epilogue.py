@@ -586,7 +586,7 @@ class EpilogueLowering:
 def _padding(e: Emitter, kind: str, typ) -> SSAValue:
     typ = reg_type(typ)
     if is_float(typ):
-        value = {"zero": 0.0, "undef": 0.0, "nan": float("nan"), "neg_inf": float("-inf"),
+        value = {"zero": 0.0, "neg_zero": -0.0, "undef": 0.0, "nan": float("nan"), "neg_inf": float("-inf"),
                  "pos_inf": float("inf")}.get(kind, 0.0)
         return e.fconst(value, typ)
     return e.const(0, typ)
