@@ -9,7 +9,9 @@ Found by this sweep (each test below failed before its fix):
   in a while loop ... (write it as 'for k in range(...)')";
 - a B loaded with ``allow_tma=False`` was refused as "expected a producer agent with 2 TMA tile
   loads (A and 1 B); found 1 staged loads" at the kernel: now "this dot operand is loaded with
-  allow_tma=False" at that load."""
+  allow_tma=False" at that load;
+- ``flush_to_zero=True`` on ``ct.sub`` (and ``ct.add`` / ``ct.mul`` / ``ct.maximum`` / ``ct.minimum`` /
+  an IEEE ``ct.truediv``) was dropped silently: now a located warning says it is not applied."""
 
 from __future__ import annotations
 
@@ -100,3 +102,33 @@ def test_a_refusal_names_the_users_line_in_the_users_terms(name, text, why):
     assert why in refusal, refusal
     for old in ("not in a loop", "TMA tile loads"):
         assert old not in refusal
+
+
+def test_an_unapplied_flush_to_zero_is_a_located_warning():
+    p = PROGRAMS["negative_sub_bitwise_or"]
+    warnings = [r for r in _compile("negative_sub_bitwise_or").remarks if "flush_to_zero" in r]
+    assert len(warnings) == 1, warnings
+    assert warnings[0].startswith(f"{SOURCE}:{_line_of(p.kernel, 'ct.sub(x, y, flush_to_zero=True)')}:"), warnings
+    assert "warning: flush_to_zero on 'cuda_tile.subf' is not applied" in warnings[0]
+
+
+def test_flush_to_zero_warnings_name_only_the_ops_that_keep_subnormals():
+    """A division rounded ``approx`` applies it (``div.approx.ftz``): no warning; the IEEE division
+    and ``ct.maximum`` do not apply it: one warning each, at their lines."""
+    import cuda.tile as ct
+
+    from tileorch.driver import compile_program
+    from tileorch.testing.export import cutile_bytecode
+
+    @ct.kernel
+    def ftz_ops(X, Y, A, B, C):
+        x = ct.load(X, index=(0,), shape=(64,))
+        y = ct.load(Y, index=(0,), shape=(64,))
+        ct.store(A, index=(0,), tile=ct.truediv(x, y, flush_to_zero=True, rounding_mode=ct.RoundingMode.APPROX))
+        ct.store(B, index=(0,), tile=ct.truediv(x, y, flush_to_zero=True))
+        ct.store(C, index=(0,), tile=ct.maximum(x, y, flush_to_zero=True))
+
+    prog = compile_program(cutile_bytecode(ftz_ops, [((64,), "float32")] * 5), "ftz_ops", arch="sm_90a", ptxas=False)
+    warnings = [r for r in prog.remarks if "flush_to_zero" in r]
+    assert [w.split("'")[1] for w in warnings] == ["cuda_tile.divf", "cuda_tile.maxf"], warnings
+    assert "div.approx.ftz.f32" in prog.ptx
