@@ -755,10 +755,15 @@ _add("mm_store_order_transposed", mm_store_order_transposed,
      outputs=(2,))
 _add("mm_heads_3d_epilogue", mm_heads_3d_epilogue,
      [((256, 128), "float16"), ((128, 128), "float16"), ((4, 32), "float32"), ((256, 4, 32), "float16"), 128, 4,
-      32, 64], (2,), "gemm", outputs=(3,))
+      32, 64], (2,), "simt", outputs=(3,), error="the product is stored as a 3-D tile [128, 4, 32] with 3 dimensions",
+     notes="found by this sweep: refused as 'a 3-D tile [128, 4, 32] at (program id 0, an expression, program id 1)' "
+           "(the constant 0 indices of a 1-D grid shown as program ids); now says what the tile is.  Not taken by "
+           "the tier: it stores 2-D tiles of C")
 _add("mm_4d_output_bshd", mm_4d_output_bshd,
      [((2, 128, 128), "float16"), ((2, 128, 64), "float16"), ((2, 128, 2, 64), "float16"), 64, 64, 64], (2, 2, 2),
-     "gemm", outputs=(2,))
+     "simt", outputs=(2,), error="the product is stored as a 4-D tile [1, 64, 1, 64] whose rows and columns are not",
+     notes="a [B, S, H, D] store of one head's (S, D) tile: the tier's batched GEMM takes leading unit dimensions "
+           "only")
 _add("mm_constant_float_bool_epilogue", mm_constant_float_bool_epilogue,
      [((256, 256), "float16"), ((256, 128), "float16"), ((256, 128), "float16"), 0.5, True, 128, 64, 64], (2, 2),
      "gemm", outputs=(2,))

@@ -270,8 +270,12 @@ def _batch_split(op: Operation, indices: list, shape: list, fail) -> tuple[list,
         # leading unit dimensions at computed indices ([B, H, M, K] at (b, h, ...), a group read from a
         # table): a batch index the kernel evaluates per work tile (:func:`_batch_expressions`)
         return indices[-2:], shape[-2:], BATCH_EXPR
-    fail(op, f"a {len(indices)}-D tile {shape} at ({', '.join(_describe_index(i) for i in indices)}): the WGMMA "
-             "lowering takes 2-D tiles and 3-D tiles of extent 1 at (program id 2, ...) (batched GEMM)")
+    what = "the product is stored as" if "store" in op.name else "a dot operand is read as"
+    wide = sum(1 for d in shape if d != 1)
+    how = f"with {wide} dimensions above extent 1" if wide > 2 else \
+        "whose rows and columns are not its last two dimensions" if 1 in shape[-2:] else "of a batch extent above 1"
+    fail(op, f"{what} a {len(indices)}-D tile {shape} {how}: the WGMMA lowering takes 2-D tiles and 3-D tiles of "
+             "extent 1 at (program id 2, ...) (batched GEMM)")
 
 
 def _batch_expressions(kinds: dict, a_load: Operation, b_load: Operation, more_b: list, st: Operation,
