@@ -11,7 +11,9 @@ Found by this sweep (each test below failed before its fix):
   loads (A and 1 B); found 1 staged loads" at the kernel: now "this dot operand is loaded with
   allow_tma=False" at that load;
 - ``flush_to_zero=True`` on ``ct.sub`` (and ``ct.add`` / ``ct.mul`` / ``ct.maximum`` / ``ct.minimum`` /
-  an IEEE ``ct.truediv``) was dropped silently: now a located warning says it is not applied."""
+  an IEEE ``ct.truediv``) was dropped silently: now a located warning says it is not applied;
+- an int8 GEMM requantised to an int8 C was refused as "element type i8 is not supported yet ...
+  (... i8 as s8 or u8 in ...)" at the A load: now "output element type i8" at the store."""
 
 from __future__ import annotations
 
@@ -94,6 +96,7 @@ def _line_of(kernel, text: str) -> int:
 @pytest.mark.parametrize("name, text, why", [
     ("mm_while_k_loop", "acc = ct.mma(", "this dot is in a while loop"),
     ("mm_b_without_tma", "allow_tma=False)", "this dot operand is loaded with allow_tma=False"),
+    ("mm_int8_requant_epilogue", "ct.store(C,", "output element type i8 is not supported yet"),
 ])
 def test_a_refusal_names_the_users_line_in_the_users_terms(name, text, why):
     p = PROGRAMS[name]

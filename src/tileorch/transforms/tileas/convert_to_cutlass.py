@@ -750,10 +750,13 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         # as s8/u8 by the dot's signedness (i32 accumulation)
         signed = dot_signedness(dot)
         dtype, b_dtype = (_operand_dtype(ld.result.type.element_type, s) for ld, s in zip((a_load, b_load), signed))
-        out_dtype = _dtype(sink_tile(st).type.element_type)
     except ValueError as exc:
         fail(a_load, f"element type {exc} is not supported yet by the WGMMA lowering (bf16/f16/fp8 e4m3/e5m2/"
                      "f32 as tf32/i8 as s8 or u8 in, bf16/f16/f32/i32 out)")
+    try:
+        out_dtype = _dtype(sink_tile(st).type.element_type)
+    except ValueError as exc:  # the stored tile's type (e.g. a requantised i8 C), not an operand's
+        out_dtype = str(exc)
     integer = dtype in INT8_NAMES.values()
     if b_dtype != dtype and not (integer and b_dtype in INT8_NAMES.values()):
         fail(b_load, "A and B must have the same element type")
