@@ -78,3 +78,24 @@ def test_scalar_bias_read_by_item_in_the_epilogue():
     a, b = _h(256, 256), _h(256, 128)
     c = s4._s3_gemm("mm_bias_from_item", {0: a, 1: b, 2: np.array([0.75], np.float32)})[3]
     s4._check(c, s4._mm(a, b) + 0.75, 4e-3, 5e-3)
+
+
+# ----------------------------------------------------------------------------------------------- chained dots
+
+
+def test_mlp_chain_written_with_operators():
+    """Found by this sweep: ``h = ct.maximum(x @ w1, 0.0)`` with f16 ``x`` / ``w1`` (an f16 dot: cuTile's
+    ``@`` keeps the operands' type) then ``y += h @ w2`` was refused by the chained kernel ("the
+    accumulator must be f32"); tileas-fold-dot-accumulate now runs the first dot in f32, rounded
+    once to f16."""
+    x, w1, w2 = _h(256, 64), _h(64, 256, scale=0.25), _h(256, 64, scale=0.25)
+    y = s4.s3._chained("mlp_chain_iadd_operator", {0: x, 1: w1, 2: w2}, (2, 1, 1))[3]
+    h = np.maximum(s4._mm(x, w1), 0).astype(np.float16)  # the f16 hidden tile the program feeds the second dot
+    s4._check(y, s4._mm(h, w2), 4e-3, 5e-3)
+
+
+def test_attention_with_augmented_assignments():
+    q, k, v = _h(2, 256, 64), _h(2, 256, 64), _h(2, 256, 64)
+    o = s4.s3._chained("attn_plain_iadd_exp2", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    s = (q.astype(np.float64) @ np.swapaxes(k.astype(np.float64), 1, 2)) * 0.125  # qk_scale = log2(e) / 8
+    s4._check(o, s4._softmax_attn(s, v), 4e-3, 1e-2)
