@@ -313,6 +313,27 @@ def test_ragged_odd_2d_copy_scale():
     close(args[1], (x.double() * 3 - 1).half(), 0, 1e-3)
 
 
+def test_tiled_view_atomic_store_add():
+    x, acc0 = randn((6, 64), "float32", 82), randn((2, 64), "float32", 83)
+    args = run("tiled_view_atomic_store_add", {0: x, 1: acc0.clone()})
+    close(args[1], acc0.double() + torch.stack([x[0::2].double().sum(0), x[1::2].double().sum(0)]), 1e-5, 1e-6)
+
+
+def test_advanced_index_slices():
+    x = randn((40, 80), "float32", 84)
+    rows = _ints(0, 45, (32,), 85)
+    args = run("advanced_index_slices", {0: x, 1: rows})
+    xp = torch.cat([x, torch.zeros((5, 80), device="cuda")])
+    _eq(args[2], xp[rows.long()][:, 3:67] * 2)
+
+
+def test_sum_all_keepdims_3d():
+    x = randn((4, 8, 16), "float32", 86)
+    args = run("sum_all_keepdims_3d", {0: x})
+    close(args[1], x.double().sum().view(1), 1e-4, 1e-5)
+    _eq(args[2], x.amax(dim=(0, 2), keepdim=True))
+
+
 # ----------------------------------------------------------------------------------------------- GEMMs
 
 

@@ -371,3 +371,28 @@ def test_mlp_chain_with_operators_simt():
     y = run("mlp_chain_iadd_operator", {0: x, 1: w1, 2: w2})[3]
     h = np.maximum((_d(x) @ _d(w1)).astype(np.float16), 0)  # x @ w1 of f16 operands is an f16 tile
     _close(y, _d(h) @ _d(w2), 1e-2, 1e-2)
+
+
+# ----------------------------------------------------------------------------------------------- views and advanced indexing
+
+
+def test_tiled_view_atomic_store_add():
+    x = _f((6, 64))
+    acc0 = _f((2, 64))
+    out = run("tiled_view_atomic_store_add", {0: x, 1: acc0.copy()})[1]
+    _close(out, _d(acc0) + np.stack([_d(x[0::2]).sum(0), _d(x[1::2]).sum(0)]), 1e-5, 1e-6)
+
+
+def test_advanced_indexing_with_an_unaligned_slice():
+    x = _f((40, 80))
+    rows = RNG.integers(0, 45, 32).astype(np.int32)  # some past the end: zero padding
+    y = run("advanced_index_slices", {0: x, 1: rows})[2]
+    xp = np.concatenate([x, np.zeros((5, 80), np.float32)])
+    np.testing.assert_array_equal(y, xp[rows][:, 3:67] * 2)
+
+
+def test_sum_over_all_axes_and_max_keepdims():
+    x = _f((4, 8, 16))
+    out = run("sum_all_keepdims_3d", {0: x})
+    _close(out[1], [_d(x).sum()], 1e-4, 1e-5)
+    np.testing.assert_array_equal(out[2], x.max(axis=(0, 2), keepdims=True))

@@ -491,6 +491,42 @@ _add("ragged_odd_2d_copy_scale", ragged_odd_2d_copy_scale,
      [((37, 53), "float32"), ((37, 53), "float16"), 16, 32], (3, 2), "simt", outputs=(1,))
 
 
+@ct.kernel
+def tiled_view_atomic_store_add(X, Acc, BN: ct.Constant[int]):
+    """Partial sums folded into ``Acc [2, BN]`` by ``TiledView.atomic_store_add``: program ``i`` adds
+    its ``(1, BN)`` tile of X into row ``i % 2`` of the view (several programs per row)."""
+    i = ct.bid(0)
+    v = Acc.tiled_view((1, BN))
+    v.atomic_store_add((i % 2, 0), ct.load(X, index=(i, 0), shape=(1, BN)))
+
+
+@ct.kernel
+def advanced_index_slices(X, Rows, Y, BR: ct.Constant[int], BC: ct.Constant[int]):
+    """``ct.load_advanced_indexing`` of gathered rows and a dense ``ct.Slice`` of columns starting at
+    an unaligned element offset (3), stored by ``ct.store_advanced_indexing`` at a slice of Y."""
+    b = ct.bid(0)
+    rows = ct.load(Rows, index=(b,), shape=(BR,))
+    t = ct.load_advanced_indexing(X, (rows, ct.Slice(3, BC)), padding_mode=ZERO)
+    ct.store_advanced_indexing(Y, (b * BR + ct.arange(BR, dtype=ct.int32), ct.Slice(0, BC)), t * 2.0)
+
+
+@ct.kernel
+def sum_all_keepdims_3d(X, S, M):
+    """``ct.sum`` over all axes of a 3-D tile (``axis=None``) and ``ct.max`` over axes ``(0, 2)``
+    with ``keepdims=True``."""
+    x = ct.load(X, index=(0, 0, 0), shape=(4, 8, 16))
+    ct.store(S, index=(0,), tile=ct.reshape(ct.sum(x), (1,)))
+    ct.store(M, index=(0, 0, 0), tile=ct.max(x, axis=(0, 2), keepdims=True))
+
+
+_add("tiled_view_atomic_store_add", tiled_view_atomic_store_add,
+     [((6, 64), "float32"), ((2, 64), "float32"), 64], (6,), "simt", outputs=(1,))
+_add("advanced_index_slices", advanced_index_slices,
+     [((40, 80), "float32"), ((32,), "int32"), ((32, 64), "float32"), 8, 64], (4,), "simt", outputs=(2,))
+_add("sum_all_keepdims_3d", sum_all_keepdims_3d,
+     [((4, 8, 16), "float32"), ((1,), "float32"), ((1, 8, 1), "float32")], (1,), "simt", outputs=(1, 2))
+
+
 # ----------------------------------------------------------------------------------------------- GEMMs written unusually
 
 
