@@ -38,6 +38,13 @@ def test_plain_gemm_spellings(name):
     s4._check(c, s4._mm(a, b), 4e-3, 5e-3)
 
 
+def test_single_tile_matmul_without_accumulator():
+    """K = 64 in one tile: ``C = ct.matmul(a, b)`` (an f16 dot, no loop) on the tier, f16 out."""
+    a, b = _h(256, 64), _h(64, 128)
+    c = s4._s3_gemm("mm_single_tile_matmul_no_acc", {0: a, 1: b})[2]
+    s4._check(c, s4._mm(a, b), 4e-3, 5e-3)
+
+
 def test_store_through_order_transposed():
     a, b = _h(256, 256), _h(256, 128)
     ct_ = s4._s3_gemm("mm_store_order_transposed", {0: a, 1: b})[2]

@@ -2,7 +2,58 @@
 sweeps (:mod:`tileorch.testing.user_programs` .. ``user_programs7``) use thinly or not at all, and
 dots written in unusual but legal ways.
 
-DOCSTRING_FINDINGS
+Integers and rounding: ``ct.floor`` / ``ct.ceil`` / truncation by ``astype``, ``ct.floordiv`` /
+``ct.mod`` of int32 tiles with both signs and ``x // -3``, int64 ``divmod`` by a negative runtime
+scalar, uint16 wrapping arithmetic and shifts, a uint64 splitmix hash, ``ct.less`` / ``less_equal``
+/ ``equal`` / ``not_equal`` stored as bool, bool ``& | ^ ~`` counted, ``astype`` with
+``rounding_mode`` (RN; RZ, which cuTile allows for f32 -> f16), f16 ``|x|`` by ``ct.bitcast`` to
+int16 and uint16, ``ct.negative`` / ``ct.sub`` (``flush_to_zero``; RZ) / ``ct.bitwise_or``,
+``ct.tan`` / ``sinh`` / ``cosh``.  Constructors and parameters: ``ct.full`` of int8 / f16 / bool,
+``ct.ones``, ``ct.arange(start=, step=)``, ``ct.Constant[float]`` / ``ct.Constant[bool]``, a
+3-axis grid with ``ct.num_blocks`` of each axis, a tile index from ``.item()`` of a loaded
+one-element tile, ``check_bounds=False`` with ``latency`` / ``allow_tma=False`` hints.  Padding
+modes NAN (counted out by ``ct.isnan``), POS_INF / NEG_INF (bf16 min / max), NEG_ZERO (told from +0
+by ``1 / x``); ``propagate_nan`` on ``ct.max`` / ``ct.minimum``.  Gathers and scatters: ``mask`` +
+``padding_value``, 2-D scatter under a mask with ``check_bounds=False``, 3-D index tiles, a scalar
+scattered.  Shapes: ``ct.cat`` along each axis of rank 3, ``ct.permute`` / ``Tile.permute`` of rank
+3 and 4, reductions along each axis of a 3-D tile (sum over axis 0, max over axis 1, argmin over
+axis 2, all axes, ``keepdims`` over two axes), ``ct.cumsum`` along each axis (one reversed) and
+``ct.cumprod`` along axis 0 of a 3-D tile, an int scan down columns, width-1 tiles,
+``expand_dims`` / ``broadcast_to``, an odd ``[37, 53]`` array on a 2-D grid,
+``TiledView.atomic_store_add``, ``load_advanced_indexing`` with an unaligned ``ct.Slice``.
+
+Dots: ``acc += a @ b``, the K loop as ``while``, ``ct.matmul`` of one K tile without an
+accumulator, C stored through ``order=(1, 0)``, a projection split into heads (a 3-D
+``(tm, H, D)`` store with a per-head bias) and into a 4-D ``[B, S, H, D]`` output,
+``Constant[float]`` / ``Constant[bool]`` epilogues, a batched GEMM on a 3-axis grid, int8 x int8 ->
+int32 requantised to int8, fp8 e5m2 x e5m2, e4m3 with ``use_fast_acc=True``, two dots on the
+``ct.extract`` halves of one A tile, a batched ``ct.matmul`` of a ``(2, tm, tk)`` A tile with a
+``(1, tk, tn)`` B tile (the batch broadcast in the dot), ``latency`` / ``allow_tma`` hints, B with
+``allow_tma=False``, a grid-stride loop over ``ct.num_blocks``, a bias from ``.item()`` in the
+epilogue, row-max / column-sum partials beside C, a bf16 ``where(mask, acc, -inf)`` epilogue, the K
+tiles visited downward; a two-GEMM MLP written ``h = relu(x @ w1); y += h @ w2`` and attention
+with ``acc *= alpha; acc += p @ v``.  (cuTile itself refuses, at export: ``ct.cat`` of more than
+two tiles, ``range`` with a negative step, non-power-of-two load shapes, ``rounding_mode`` other
+than RN / RZ for f32 -> f16 and any for float -> int, and ``ct.mma`` of e5m2 with e4m3.)
+
+Found by this sweep (the entries' ``notes``; each fix has a test that failed before it):
+``h = relu(x @ w1)`` of f16 tiles (an f16 dot) followed by ``y += h @ w2`` was refused by the
+chained kernel ("the accumulator must be f32"): tileas-fold-dot-accumulate now runs that dot in f32
+rounded once to f16 and the chained tier takes it; ``ct.load(Bias, (0,), (1,)).item()`` in a GEMM
+epilogue was refused ("the epilogue scalar op nv_tileaa.extract"): the epilogue reads the element;
+``padding_mode=NEG_ZERO`` stopped at the load ("not supported yet"): padded lanes now read -0.0;
+``flush_to_zero`` on add / sub / mul / fma / max / min / an IEEE division was dropped silently: a
+located warning now says it is not applied; refusals said in the tier's bookkeeping are now in the
+program's terms at its line: the K loop as ``while`` ("this dot is not in a loop", now "this dot is
+in a while loop"), a B loaded with ``allow_tma=False`` ("expected a producer agent with 2 TMA tile
+loads", now named at that load), an int8 C ("element type i8" at the A load, now "output element
+type i8" at the store), a head-split / BSHD store ("a 3-D tile at (program id 0, an expression,
+program id 1)" for the indices ``(bm, 0, 0)``, now what the tile is).  Still refused by the tiers
+(the SIMT path runs them, dots on mma.sync): a ``while`` K loop, ``allow_tma=False`` on an operand,
+an int8 C, 3-D / 4-D C tiles with more than two wide dimensions or a unit dimension between rows and
+columns, two dots accumulating the halves of one A tile.  Located errors (not supported yet):
+``astype(f32 -> f16, rounding_mode=RZ)`` (tileorch's CUDA Tile IR verifier takes nearest_even only
+for ``ftof``, while cuTile 1.7 emits ``zero``) and ``ct.sub(..., rounding_mode=RZ)``.
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS`, driven by
 tests/unit/test_user_sweep8_*.py (CPU compile, the SIMT interpreter, the PTX emulator) and
