@@ -135,6 +135,15 @@ _SIMT_ONLY = {
 }
 """Ops the tensor-core tier does not lower: a dot program with one takes the SIMT path, with a
 located warning (never dropped silently)."""
+TOWARD_ZERO = ("a conversion rounding toward zero (astype with rounding_mode=RZ) runs on the SIMT path only (the "
+               "tensor-core kernels' epilogues round to nearest)")
+"""The warning of a dot program taking the SIMT path for an ``fp_to_fp`` rounding toward zero."""
+
+
+def _rounds_toward_zero(op) -> bool:
+    """``op`` is a float conversion rounding toward zero (cuTile's ``astype(..., rounding_mode=RZ)``)."""
+    rounding = op.properties.get("rounding") if op.name == "nv_tileaa.fp_to_fp" else None
+    return rounding is not None and rounding.value.data == "rz"
 
 
 def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule: str = "persistent",
@@ -178,11 +187,11 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
     if has_dot and not hopper:
         remarks.append(f"remark: dot kernel compiled by the SIMT path: "
                        f"{'asked for (schedule=simt)' if schedule == 'simt' else f'the WGMMA lowering targets sm_90a, not {arch}'}")
-    debug = next((op for op in module.walk() if op.name in _SIMT_ONLY), None)
+    debug = next((op for op in module.walk() if op.name in _SIMT_ONLY or _rounds_toward_zero(op)), None)
     if has_dot and hopper and debug is not None:  # the tier's kernels do not check/print these: not dropped
         from tileorch.diagnostics import format_error
 
-        remarks.append(format_error(debug, _SIMT_ONLY[debug.name], "warning")
+        remarks.append(format_error(debug, _SIMT_ONLY.get(debug.name, TOWARD_ZERO), "warning")
                        + f" [the tensor-core path refused this kernel: {_simt_dots(fallback)}]")
         hopper = False
     if has_dot and hopper:

@@ -116,6 +116,23 @@ def test_astype_rounding_modes():
     _eq(args[2], x.bfloat16())
 
 
+def _toward_zero(x, dtype):
+    """``x`` (f32) converted to ``dtype`` toward zero: the nearest conversion (in float64 from f32:
+    exact) stepped one ulp back where it grew the magnitude (inf: back to the largest finite)."""
+    rn = x.to(dtype)
+    grew = rn.double().abs() > x.double().abs()
+    return torch.where(grew, torch.nextafter(rn, torch.zeros_like(rn)), rn)
+
+
+def test_astype_toward_zero():
+    x = randn((256,), "float32", 87, 100.0)
+    x[:4] = torch.tensor([1e6, -1e6, 65519.0, -3.0e-8])
+    args = run("astype_toward_zero", {0: x})
+    _eq(args[1], _toward_zero(x, torch.float16))
+    _eq(args[2], _toward_zero(x, torch.bfloat16))
+    _check_path("astype_toward_zero", args)
+
+
 def test_f16_abs_by_bitcast():
     x = randn((256,), "float16", 13)
     args = run("f16_abs_by_bitcast", {0: x})
@@ -347,6 +364,15 @@ def test_f16_gemm_spellings(name):
     args = run(name, {0: a, 1: b})
     _gemm_rel(args[2], a.double() @ b.double())
     _check_path(name, args)
+
+
+def test_mm_f16_out_toward_zero():
+    a, b = randn((256, 256), "float16", 88, 0.5), randn((256, 128), "float16", 89, 0.5)
+    args = run("mm_f16_out_toward_zero", {0: a, 1: b})
+    ref = a.double() @ b.double()
+    _gemm_rel(args[2], ref)
+    assert (args[2].double().abs() <= ref.abs() + 1e-4).float().mean() > 0.999  # rounded toward zero
+    _check_path("mm_f16_out_toward_zero", args)
 
 
 def test_mm_single_tile_matmul_no_acc():

@@ -43,7 +43,10 @@ rounded once to f16 and the chained tier takes it; ``ct.load(Bias, (0,), (1,)).i
 epilogue was refused ("the epilogue scalar op nv_tileaa.extract"): the epilogue reads the element;
 ``padding_mode=NEG_ZERO`` stopped at the load ("not supported yet"): padded lanes now read -0.0;
 ``flush_to_zero`` on add / sub / mul / fma / max / min / an IEEE division was dropped silently: a
-located warning now says it is not applied; refusals said in the tier's bookkeeping are now in the
+located warning now says it is not applied; ``astype(f32 -> f16 / bf16, rounding_mode=RZ)`` (which
+cuTile 1.7 allows) stopped at tileorch's ``ftof`` verifier ("Only 'nearest_even' is supported"):
+the verifier takes ``zero`` and the SIMT path converts by ``cvt.rz`` (a dot program with one takes
+the SIMT path with a located warning: the tiers' epilogues round to nearest); refusals said in the tier's bookkeeping are now in the
 program's terms at its line: the K loop as ``while`` ("this dot is not in a loop", now "this dot is
 in a while loop"), a B loaded with ``allow_tma=False`` ("expected a producer agent with 2 TMA tile
 loads", now named at that load), an int8 C ("element type i8" at the A load, now "output element
@@ -51,9 +54,8 @@ type i8" at the store), a head-split / BSHD store ("a 3-D tile at (program id 0,
 program id 1)" for the indices ``(bm, 0, 0)``, now what the tile is).  Still refused by the tiers
 (the SIMT path runs them, dots on mma.sync): a ``while`` K loop, ``allow_tma=False`` on an operand,
 an int8 C, 3-D / 4-D C tiles with more than two wide dimensions or a unit dimension between rows and
-columns, two dots accumulating the halves of one A tile.  Located errors (not supported yet):
-``astype(f32 -> f16, rounding_mode=RZ)`` (tileorch's CUDA Tile IR verifier takes nearest_even only
-for ``ftof``, while cuTile 1.7 emits ``zero``) and ``ct.sub(..., rounding_mode=RZ)``.
+columns, two dots accumulating the halves of one A tile, a C rounded toward zero.  Located errors
+(not supported yet): ``astype(f64 -> f32, rounding_mode=RZ)`` and ``ct.sub(..., rounding_mode=RZ)``.
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS`, driven by
 tests/unit/test_user_sweep8_*.py (CPU compile, the SIMT interpreter, the PTX emulator) and
@@ -175,12 +177,13 @@ def astype_rounding_modes(X, Rn, Rb, BN: ct.Constant[int]):
 
 
 @ct.kernel
-def astype_toward_zero(X, Rz, BN: ct.Constant[int]):
-    """f32 -> f16 rounding toward zero (``rounding_mode=RZ``, which cuTile allows for this
-    conversion)."""
+def astype_toward_zero(X, Rz, Rb, BN: ct.Constant[int]):
+    """f32 -> f16 and f32 -> bf16 rounding toward zero (``rounding_mode=RZ``, which cuTile allows
+    for these conversions)."""
     i = ct.bid(0)
-    ct.store(Rz, index=(i,), tile=ct.astype(ct.load(X, index=(i,), shape=(BN,)), ct.float16,
-                                             rounding_mode=ct.RoundingMode.RZ))
+    x = ct.load(X, index=(i,), shape=(BN,))
+    ct.store(Rz, index=(i,), tile=ct.astype(x, ct.float16, rounding_mode=ct.RoundingMode.RZ))
+    ct.store(Rb, index=(i,), tile=ct.astype(x, ct.bfloat16, rounding_mode=ct.RoundingMode.RZ))
 
 
 @ct.kernel
@@ -204,6 +207,14 @@ def negative_sub_bitwise_or(X, Y, I, J, Neg, Sub, Or, BN: ct.Constant[int]):
     ct.store(Sub, index=(i,), tile=ct.sub(x, y, flush_to_zero=True))
     ct.store(Or, index=(i,), tile=ct.bitwise_or(ct.load(I, index=(i,), shape=(BN,)),
                                                  ct.load(J, index=(i,), shape=(BN,))))
+
+
+@ct.kernel
+def astype_f64_toward_zero(X, Y, BN: ct.Constant[int]):
+    """f64 -> f32 rounding toward zero."""
+    i = ct.bid(0)
+    ct.store(Y, index=(i,), tile=ct.astype(ct.load(X, index=(i,), shape=(BN,)), ct.float32,
+                                            rounding_mode=ct.RoundingMode.RZ))
 
 
 @ct.kernel
@@ -242,10 +253,14 @@ _add("bool_tile_logic_to_int", bool_tile_logic_to_int,
      [((16, 64), "bool_"), ((16, 64), "bool_"), ((16, 4), "int32"), 8, 64], (2,), "simt", outputs=(2,))
 _add("astype_rounding_modes", astype_rounding_modes,
      [((256,), "float32"), ((256,), "float16"), ((256,), "bfloat16"), 128], (2,), "simt", outputs=(1, 2))
-_add("astype_toward_zero", astype_toward_zero, [((256,), "float32"), ((256,), "float16"), 128], (2,), "error",
-     outputs=(1,), error="invalid rounding mode specified. Only 'nearest_even' is supported",
-     notes="CUDA Tile IR's ftof verifier (tileorch's copy of the spec) takes nearest_even only, while cuTile 1.7 "
-           "lets astype(f32 -> f16, RZ) through its own checks: a located error at the astype, not a run")
+_add("astype_toward_zero", astype_toward_zero, [((256,), "float32"), ((256,), "float16"), ((256,), "bfloat16"), 128],
+     (2,), "simt", outputs=(1, 2),
+     notes="found by this sweep: stopped by tileorch's ftof verifier ('invalid rounding mode specified. Only "
+           "nearest_even is supported') while cuTile 1.7 emits 'zero' for astype(f32 -> f16 / bf16, RZ); now "
+           "cvt.rz on the SIMT path")
+_add("astype_f64_toward_zero", astype_f64_toward_zero, [((128,), "float64"), ((128,), "float32"), 64], (2,),
+     "error", outputs=(1,), error="with rounding<zero> from f64 to f32 is not supported yet",
+     notes="RZ conversions are lowered for f32 -> f16 / bf16 only: the located 'not supported yet' at the astype")
 _add("sub_toward_zero", sub_toward_zero, [((128,), "float32")] * 3 + [64], (2,), "error", outputs=(2,),
      error="with rounding<zero> is not supported yet",
      notes="directed rounding of add / sub / mul / fma is not lowered yet: the located 'not supported yet' at the op")
@@ -828,7 +843,20 @@ def mm_k_range_reversed_step(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int]
     ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
 
 
+@ct.kernel
+def mm_f16_out_toward_zero(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """C rounded to f16 toward zero (``astype(..., rounding_mode=RZ)``) in the epilogue."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+    ct.store(C, index=(bm, bn), tile=ct.astype(acc, ct.float16, rounding_mode=ct.RoundingMode.RZ))
+
+
 GEMM_F16 = [((256, 256), "float16"), ((256, 128), "float16"), ((256, 128), "float16"), 128, 64, 64]
+_add("mm_f16_out_toward_zero", mm_f16_out_toward_zero, GEMM_F16, (2, 2), "simt", outputs=(2,),
+     error="a conversion rounding toward zero",
+     notes="the tensor-core epilogues round to nearest: the SIMT path (cvt.rz) runs it, with a located warning")
 _add("mm_iadd_matmul_operator", mm_iadd_matmul_operator, GEMM_F16, (2, 2), "gemm", outputs=(2,))
 _add("mm_while_k_loop", mm_while_k_loop, GEMM_F16, (2, 2), "simt", outputs=(2,),
      error="this dot is in a while loop",

@@ -1418,8 +1418,10 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         rt = op.results[0].type
         dst = rt.element_type if isinstance(rt, TensorType) else rt
 
+        rz = op.rounding is not None and op.rounding.value.data == "rz"
+
         def conv(b: Emitter, x: SSAValue) -> SSAValue:
-            return convert_float(b, x, dst)
+            return b.convert_toward_zero(x, dst) if rz else convert_float(b, x, dst)
 
         if isinstance(src, Tile):
             self.vals[op.results[0]] = Tile(src.shape, dst, [conv(e, x) for x in src.slots])
