@@ -758,8 +758,7 @@ def bmm_broadcast_b_in_tile(A, B, C, BB: ct.Constant[int], tm: ct.Constant[int],
 
 @ct.kernel
 def mm_k_loop_hints(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
-    """Loads with ``latency=`` hints and ``allow_tma=True`` on A, ``order="F"`` spelled out on nothing
-    (C-order default), the store with ``latency``."""
+    """Loads with ``latency=`` hints and ``allow_tma=True`` on A, the store with ``latency``."""
     bm, bn = ct.bid(0), ct.bid(1)
     acc = ct.zeros((tm, tn), dtype=ct.float32)
     for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
