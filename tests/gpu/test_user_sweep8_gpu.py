@@ -375,6 +375,13 @@ def test_mm_f16_out_toward_zero():
     _check_path("mm_f16_out_toward_zero", args)
 
 
+def test_mm_neg_zero_padded_a():
+    a, b = randn((200, 256), "float16", 90, 0.5), randn((256, 128), "float16", 91, 0.5)
+    args = run("mm_neg_zero_padded_a", {0: a, 1: b})
+    _gemm_rel(args[2], a.double() @ b.double())
+    _check_path("mm_neg_zero_padded_a", args)
+
+
 def test_mm_single_tile_matmul_no_acc():
     a, b = randn((256, 64), "float16", 46, 0.5), randn((64, 128), "float16", 47, 0.5)
     args = run("mm_single_tile_matmul_no_acc", {0: a, 1: b})

@@ -16,7 +16,10 @@ Found by this sweep (each test below failed before its fix):
   (... i8 as s8 or u8 in ...)" at the A load: now "output element type i8" at the store;
 - ``astype(f32 -> f16 / bf16, rounding_mode=RZ)`` stopped at the ftof verifier ("Only 'nearest_even' is
   supported"): it compiles (``cvt.rz`` on the SIMT path; a dot program with one takes the SIMT path
-  with a located warning)."""
+  with a located warning);
+- a dot operand loaded with a padding other than zeros was refused as "expected a producer agent
+  with 2 TMA tile loads" (two such operands: an unlocated "the TileAS tier left a kernel
+  unlowered"): now "this dot operand is loaded with padding_mode=..." at the load."""
 
 from __future__ import annotations
 
@@ -27,6 +30,8 @@ import pytest
 
 pytest.importorskip("xdsl")
 pytest.importorskip("cuda.tile")
+
+import cuda.tile as ct  # noqa: E402  (the kernels defined in tests resolve their annotations here)
 
 from tileorch.testing import user_programs8  # noqa: E402
 from tileorch.testing.user_programs8 import PROGRAMS  # noqa: E402
@@ -100,6 +105,7 @@ def _line_of(kernel, text: str) -> int:
     ("mm_while_k_loop", "acc = ct.mma(", "this dot is in a while loop"),
     ("mm_b_without_tma", "allow_tma=False)", "this dot operand is loaded with allow_tma=False"),
     ("mm_int8_requant_epilogue", "ct.store(C,", "output element type i8 is not supported yet"),
+    ("mm_neg_zero_padded_a", "padding_mode=NEG_ZERO)", "this dot operand is loaded with padding_mode=NEG_ZERO"),
 ])
 def test_a_refusal_names_the_users_line_in_the_users_terms(name, text, why):
     p = PROGRAMS[name]
@@ -121,8 +127,6 @@ def test_an_unapplied_flush_to_zero_is_a_located_warning():
 def test_flush_to_zero_warnings_name_only_the_ops_that_keep_subnormals():
     """A division rounded ``approx`` applies it (``div.approx.ftz``): no warning; the IEEE division
     and ``ct.maximum`` do not apply it: one warning each, at their lines."""
-    import cuda.tile as ct
-
     from tileorch.driver import compile_program
     from tileorch.testing.export import cutile_bytecode
 
@@ -138,3 +142,28 @@ def test_flush_to_zero_warnings_name_only_the_ops_that_keep_subnormals():
     warnings = [r for r in prog.remarks if "flush_to_zero" in r]
     assert [w.split("'")[1] for w in warnings] == ["cuda_tile.divf", "cuda_tile.maxf"], warnings
     assert "div.approx.ftz.f32" in prog.ptx
+
+
+def test_two_operands_padded_with_nan_are_named_not_left_unlowered():
+    """Both operands padded with NaN made the tier leave the kernel unlowered with an unlocated remark;
+    now the first padded operand's load is named."""
+    from tileorch.driver import compile_program
+    from tileorch.testing.export import cutile_bytecode
+
+    @ct.kernel
+    def nan_padded(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+        bm, bn = ct.bid(0), ct.bid(1)
+        acc = ct.zeros((tm, tn), dtype=ct.float32)
+        for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+            a = ct.load(A, index=(bm, k), shape=(tm, tk), padding_mode=ct.PaddingMode.NAN)
+            b = ct.load(B, index=(k, bn), shape=(tk, tn), padding_mode=ct.PaddingMode.NAN)
+            acc = ct.mma(a, b, acc)
+        ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
+
+    spec = [((256, 256), "float16"), ((256, 128), "float16"), ((256, 128), "float16"), 128, 64, 64]
+    prog = compile_program(cutile_bytecode(nan_padded, spec), "nan_padded", arch="sm_90a", ptxas=False)
+    assert prog.kind == "simt"
+    (refusal,) = [r for r in prog.remarks if "refused" in r]
+    assert "this dot operand is loaded with padding_mode=NAN" in refusal, refusal
+    assert f":{_line_of(nan_padded, 'a = ct.load(A,')}:" in refusal.split(" warning:")[0], refusal
+    assert not [r for r in prog.remarks if "left a kernel unlowered" in r]

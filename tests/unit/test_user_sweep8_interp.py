@@ -424,3 +424,9 @@ def test_gemm_stored_toward_zero_simt():
     ref = _d(a) @ _d(b)
     _close(c, ref, 4e-3, 2e-3)
     assert (np.abs(c.astype(np.float64)) <= np.abs(ref) + 1e-4).mean() > 0.999  # rounded toward zero
+
+
+def test_neg_zero_padded_operand_simt():
+    a, b = _h(200, 256), _h(256, 128)
+    c = run("mm_neg_zero_padded_a", {0: a, 1: b})[2]
+    _close(c, _d(a) @ _d(b), 4e-3, 5e-3)

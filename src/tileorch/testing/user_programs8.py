@@ -50,11 +50,14 @@ the SIMT path with a located warning: the tiers' epilogues round to nearest); re
 program's terms at its line: the K loop as ``while`` ("this dot is not in a loop", now "this dot is
 in a while loop"), a B loaded with ``allow_tma=False`` ("expected a producer agent with 2 TMA tile
 loads", now named at that load), an int8 C ("element type i8" at the A load, now "output element
-type i8" at the store), a head-split / BSHD store ("a 3-D tile at (program id 0, an expression,
+type i8" at the store), a dot operand padded with NEG_ZERO / NAN / an infinity ("TMA tile loads",
+or for two such operands an unlocated "the TileAS tier left a kernel unlowered": now named at the
+load), a head-split / BSHD store ("a 3-D tile at (program id 0, an expression,
 program id 1)" for the indices ``(bm, 0, 0)``, now what the tile is).  Still refused by the tiers
 (the SIMT path runs them, dots on mma.sync): a ``while`` K loop, ``allow_tma=False`` on an operand,
 an int8 C, 3-D / 4-D C tiles with more than two wide dimensions or a unit dimension between rows and
-columns, two dots accumulating the halves of one A tile, a C rounded toward zero.  Located errors
+columns, two dots accumulating the halves of one A tile, a C rounded toward zero, an operand padded
+with other than zeros.  Located errors
 (not supported yet): ``astype(f64 -> f32, rounding_mode=RZ)`` and ``ct.sub(..., rounding_mode=RZ)``.
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS`, driven by
@@ -852,10 +855,27 @@ def mm_f16_out_toward_zero(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], 
     ct.store(C, index=(bm, bn), tile=ct.astype(acc, ct.float16, rounding_mode=ct.RoundingMode.RZ))
 
 
+@ct.kernel
+def mm_neg_zero_padded_a(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """A ragged in M read with ``padding_mode=NEG_ZERO`` (the rows past M: -0.0, never stored)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        a = ct.load(A, index=(bm, k), shape=(tm, tk), padding_mode=NEG_ZERO)
+        acc = ct.mma(a, ct.load(B, index=(k, bn), shape=(tk, tn)), acc)
+    ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
+
+
 GEMM_F16 = [((256, 256), "float16"), ((256, 128), "float16"), ((256, 128), "float16"), 128, 64, 64]
 _add("mm_f16_out_toward_zero", mm_f16_out_toward_zero, GEMM_F16, (2, 2), "simt", outputs=(2,),
      error="a conversion rounding toward zero",
      notes="the tensor-core epilogues round to nearest: the SIMT path (cvt.rz) runs it, with a located warning")
+_add("mm_neg_zero_padded_a", mm_neg_zero_padded_a,
+     [((200, 256), "float16"), ((256, 128), "float16"), ((200, 128), "float16"), 128, 64, 64], (2, 2), "simt",
+     outputs=(2,), error="this dot operand is loaded with padding_mode=NEG_ZERO",
+     notes="found by this sweep: a dot operand padded with other than zeros was refused as 'expected a producer "
+           "agent with 2 TMA tile loads' (one such operand) or not at all ('the TileAS tier left a kernel "
+           "unlowered', unlocated: both operands); now named at the load (TMA pads with zeros only)")
 _add("mm_iadd_matmul_operator", mm_iadd_matmul_operator, GEMM_F16, (2, 2), "gemm", outputs=(2,))
 _add("mm_while_k_loop", mm_while_k_loop, GEMM_F16, (2, 2), "simt", outputs=(2,),
      error="this dot is in a while loop",

@@ -494,6 +494,26 @@ def _gathered_operand(dots) -> Operation | None:
     return None
 
 
+def padded_operand(dots) -> tuple[Operation, str] | None:
+    """(the tile load, its padding value) of a dot operand read (through layout, shape and
+    element-type changes) with a padding other than zeros (``padding_mode=NAN`` / ``NEG_ZERO`` / an
+    infinity), if any: TMA fills out-of-bounds elements with zeros only."""
+    for dot in dots:
+        for v in (dot.lhs, dot.rhs):
+            op = v.owner
+            while isinstance(op, Operation) and op.name in _OPERAND_PATH and op.operands:
+                op = op.operands[0].owner
+            pad = op.properties.get("padding_value") if isinstance(op, Operation) else None
+            if pad is not None and pad.value.data not in ("zero", "undef"):
+                return op, pad.value.data
+    return None
+
+
+def padded_operand_message(pad: str) -> str:
+    return (f"this dot operand is loaded with padding_mode={pad.upper()}, which the tensor-core tier does not take: "
+            "it reads A and B through TMA, whose out-of-bounds elements are zeros (ZERO, or no padding mode, runs on it)")
+
+
 NO_TMA_OPERAND = ("this dot operand is loaded with allow_tma=False, which the tensor-core tier honours by not "
                   "taking the kernel: it reads A and B through TMA (drop the hint to run on it)")
 
@@ -568,6 +588,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         no_tma = _no_tma_operand(dots)
         if no_tma is not None:
             raise LocatedError(no_tma, NO_TMA_OPERAND)
+        padded = padded_operand(dots)
+        if padded is not None:
+            raise LocatedError(padded[0], padded_operand_message(padded[1]))
         fail(sw, f"expected a producer agent with {1 + len(dots)} TMA tile loads (A and {len(dots)} B); found "
                  f"{len(loads)} staged loads")
     a_load = b_load = None
