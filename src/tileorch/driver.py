@@ -64,15 +64,18 @@ def lower_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", schedule
 
     ``convert-cudatile-to-tileaa`` (its errors propagate, located), then
     :func:`lower_tileaa_program`; ``remarks`` also gets a located ``warning:`` per integer op whose
-    constant operand makes its result undefined or surprising (``constant_warnings.py``)."""
+    constant operand makes its result undefined or surprising (``constant_warnings.py``) and per
+    float op whose ``flush_to_zero`` is not applied (``ftz_warnings.py``)."""
     from tileorch import timing
     from tileorch.backend.compile import CompileError, verify_each_pass
     from tileorch.backend.pipeline import parse_pipeline, run_passes
     from tileorch.diagnostics import verify_located
     from tileorch.transforms.cudatile_to_tileaa.constant_warnings import constant_operand_warnings
+    from tileorch.transforms.cudatile_to_tileaa.ftz_warnings import flush_to_zero_warnings
 
     remarks = remarks if remarks is not None else []
     remarks.extend(constant_operand_warnings(module))  # a division by 0, a shift by the width or more
+    remarks.extend(flush_to_zero_warnings(module))  # a flush_to_zero the lowering does not apply
     run_passes(ctx, module, parse_pipeline(f"convert-cudatile-to-tileaa{{compute_capability={arch}}}"))
     if verify_each_pass():  # else the compiled result is verified once, after the last pass
         with timing.timed("verify"):
@@ -132,6 +135,15 @@ _SIMT_ONLY = {
 }
 """Ops the tensor-core tier does not lower: a dot program with one takes the SIMT path, with a
 located warning (never dropped silently)."""
+TOWARD_ZERO = ("a conversion rounding toward zero (astype with rounding_mode=RZ) runs on the SIMT path only (the "
+               "tensor-core kernels' epilogues round to nearest)")
+"""The warning of a dot program taking the SIMT path for an ``fp_to_fp`` rounding toward zero."""
+
+
+def _rounds_toward_zero(op) -> bool:
+    """``op`` is a float conversion rounding toward zero (cuTile's ``astype(..., rounding_mode=RZ)``)."""
+    rounding = op.properties.get("rounding") if op.name == "nv_tileaa.fp_to_fp" else None
+    return rounding is not None and rounding.value.data == "rz"
 
 _F32_DOT_REMARK = ("this dot multiplies f32 tiles, which cuTile computes in f32: it runs to f32 accuracy on the SIMT "
                    "path (3xTF32 mma.sync); the TMA/WGMMA kernels multiply tf32 (10-bit mantissas): convert the "
@@ -180,11 +192,11 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
     if has_dot and not hopper:
         remarks.append(f"remark: dot kernel compiled by the SIMT path: "
                        f"{'asked for (schedule=simt)' if schedule == 'simt' else f'the WGMMA lowering targets sm_90a, not {arch}'}")
-    debug = next((op for op in module.walk() if op.name in _SIMT_ONLY), None)
+    debug = next((op for op in module.walk() if op.name in _SIMT_ONLY or _rounds_toward_zero(op)), None)
     if has_dot and hopper and debug is not None:  # the tier's kernels do not check/print these: not dropped
         from tileorch.diagnostics import format_error
 
-        remarks.append(format_error(debug, _SIMT_ONLY[debug.name], "warning")
+        remarks.append(format_error(debug, _SIMT_ONLY.get(debug.name, TOWARD_ZERO), "warning")
                        + f" [the tensor-core path refused this kernel: {_simt_dots(fallback)}]")
         hopper = False
     f32_dot = next((op for op in module.walk() if op.name == "nv_tileaa.dot"), None) if has_dot and hopper else None
@@ -334,21 +346,33 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
 
 def _unlowered_remark(module: ModuleOp) -> str:
     """Why the TileAS tier left a dot kernel unlowered (no refusal raised), at the user's line where
-    the reason has one: dots outside any loop (the tier's kernels pipeline a loop over K or key
-    tiles)."""
+    the reason has one: a dot operand loaded with a padding other than zeros (the tier's TMA pads
+    with zeros), dots outside any loop or in a ``while`` loop only (the tier's kernels pipeline a
+    counted loop over K or key tiles)."""
     from xdsl.dialects import scf
 
     from tileorch.diagnostics import LocatedError
 
+    from tileorch.transforms.tileas.convert_to_cutlass import padded_operand, padded_operand_message
+
+    padded = padded_operand([op for op in module.walk() if op.name == "nv_tileaa.dot"])
+    if padded is not None:
+        located = str(LocatedError(padded[0], padded_operand_message(padded[1])))
+        return f"{_as_warning(located)} [the tensor-core path refused this kernel: {_simt_dots(module)}]"
     for op in module.walk():
         if op.name != "nv_tileaa.dot":
             continue
         parent = op.parent_op()
+        in_while = False
         while parent is not None and not isinstance(parent, scf.ForOp):
+            in_while = in_while or isinstance(parent, scf.WhileOp)
             parent = parent.parent_op()
         if parent is None:
-            located = str(LocatedError(op, "this dot is not in a loop: the tensor-core kernels (TMA + WGMMA) "
-                                           "pipeline a loop over K or key tiles"))
+            why = ("this dot is in a while loop: the tensor-core kernels (TMA + WGMMA) pipeline a counted loop "
+                   "over K or key tiles (write it as 'for k in range(...)')" if in_while else
+                   "this dot is not in a loop: the tensor-core kernels (TMA + WGMMA) pipeline a loop over K or key "
+                   "tiles")
+            located = str(LocatedError(op, why))
             return f"{_as_warning(located)} [the tensor-core path refused this kernel: {_simt_dots(module)}]"
     return "remark: the TileAS tier left a kernel unlowered; the SIMT path compiles it"
 

@@ -431,7 +431,9 @@ class Interpreter:
         elif name == "arith.bitcast":
             src = op.operands[0].type
             x = ins[0]
-            if isinstance(rt, IntegerType):
+            if isinstance(rt, IntegerType) and isinstance(src, IntegerType):  # a signedness change: same bits
+                put(x)
+            elif isinstance(rt, IntegerType):
                 dt = {16: np.int16, 32: np.int32, 64: np.int64}[_width(rt)]
                 put(x.astype(_np_float(src)).view(dt).astype(np.int64))
             else:
@@ -725,6 +727,15 @@ class Interpreter:
             elif text.startswith(("cvt.rzi.f", "cvt.rmi.f", "cvt.rpi.f", "cvt.rni.f")):
                 rnd = {"rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil, "rni": np.rint}[text[4:7]]
                 put(rnd(ins[0]) if ".f64.f64" in text else rnd(f32[0]))
+            elif text.startswith("cvt.rz.bf16.f32"):  # the high half (NaN: the canonical 0x7FFF)
+                bits = f32[0].view(np.uint32).astype(np.int64) >> 16
+                put(_wrap(np.where(np.isnan(f32[0]), 0x7FFF, bits), 16))
+            elif text.startswith("cvt.rz.f16.f32"):  # nearest, stepped back toward zero where it grew
+                with np.errstate(over="ignore"):
+                    rn = f32[0].astype(np.float16)
+                grew = np.abs(rn.astype(np.float64)) > np.abs(f32[0].astype(np.float64))
+                rz = np.where(grew, np.nextafter(rn, np.float16(0)), rn).astype(np.float16)
+                put(rz.view(np.uint16).astype(np.int64))
             elif text.startswith("cvt.rn.bf16.f32"):
                 bits = f32[0].view(np.uint32).astype(np.int64)
                 rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16

@@ -114,3 +114,16 @@ cuda_tile.module @m {
     }
   }
 }
+
+// -----
+
+// ftof rounds to nearest even or toward zero (cuTile 1.7's astype(..., rounding_mode=RZ)); other modes are refused
+
+cuda_tile.module @m {
+  entry @e() {
+    %b = constant <f32: 1.0> : tile<4xf32>
+    %z = ftof %b rounding<zero> : tile<4xf32> -> tile<4xf16>
+    // CHECK: verify_errors.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: invalid rounding mode specified. Only 'nearest_even' and 'zero' are supported
+    %m = ftof %b rounding<negative_inf> : tile<4xf32> -> tile<4xf16>
+  }
+}

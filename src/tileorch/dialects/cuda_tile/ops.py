@@ -612,8 +612,9 @@ class FToFOp(_ConvertElements):
             if rm not in (A.RoundingMode.ZERO, A.RoundingMode.POSITIVE_INF):
                 raise VerifyException("invalid rounding mode specified for conversion to f8E8M0FNU. Only 'zero' and "
                                       "'positive_inf' are supported")
-        elif rm != A.RoundingMode.NEAREST_EVEN:
-            raise VerifyException("invalid rounding mode specified. Only 'nearest_even' is supported")
+        elif rm not in (A.RoundingMode.NEAREST_EVEN, A.RoundingMode.ZERO):
+            # cuTile 1.7 emits 'zero' for astype(..., rounding_mode=RZ) of f32 to f16 / bf16
+            raise VerifyException("invalid rounding mode specified. Only 'nearest_even' and 'zero' are supported")
 
 
 class _ConvertIntFloat(_ConvertElements):

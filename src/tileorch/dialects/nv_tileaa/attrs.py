@@ -396,7 +396,7 @@ class SignednessAttr(_KeywordAttr):
 KEYWORDS = {
     "nv_tileaa.mem_semantic": ("weak", "relaxed", "acquire", "release", "acq_rel"),
     "nv_tileaa.mem_scope": ("cta", "cluster", "gpu", "sys"),
-    "nv_tileaa.padding_value": ("zero", "nan", "neg_inf", "pos_inf", "undef"),
+    "nv_tileaa.padding_value": ("zero", "neg_zero", "nan", "neg_inf", "pos_inf", "undef"),
     "nv_tileaa.rounding_mode": ("rn", "rz", "rm", "rp", "rna"),
     "nv_tileaa.signedness": ("signed", "unsigned"),
 }

@@ -438,8 +438,6 @@ def _load(L, op):
     _mem_props(L, op, new)
     pad = op.view.type.padding_value
     if pad is not None:
-        if pad == "neg_zero":
-            raise _unsupported(op, "with padding_value neg_zero")
         new.properties["padding_value"] = aa.PaddingValueAttr(pad)
     L.bind(op, L.emit(new, op))
 
@@ -784,11 +782,19 @@ def _absf(L, op):
     L.bind(op, L.emit(math.AbsFOp(L.v(op.source)), op))
 
 
+RZ_CONVERSIONS = {("f32", "f16"), ("f32", "bf16")}
+"""(from, to) float conversions taken rounding toward zero (cuTile's ``astype(..., rounding_mode=RZ)``):
+the SIMT path's ``cvt.rz``; the tensor-core tiers leave such a kernel to it."""
+
+
 @handles(ct.FToFOp)
 def _ftof(L, op):
     rm = (op.rounding_mode or A.RoundingModeAttr(A.RoundingMode.NEAREST_EVEN)).data.value
     if rm not in _ROUNDING:
         raise _unsupported(op, f"with rounding<{rm}>")
+    if rm != "nearest_even" and (rm != "zero" or (str(op.from_.type.element_type), str(op.to.type.element_type))
+                                 not in RZ_CONVERSIONS):
+        raise _unsupported(op, f"with rounding<{rm}> from {op.from_.type.element_type} to {op.to.type.element_type}")
     new = aa.FpToFpOp(L.v(op.from_), L.type(op.to.type, op))
     new.properties["rounding"] = aa.RoundingModeAttr(_ROUNDING[rm])
     L.bind(op, L.emit(new, op))

@@ -162,7 +162,7 @@ def _identity(e: Emitter, attr: Attribute, typ: Attribute) -> SSAValue:
 def _padding(e: Emitter, kind: str, typ: Attribute) -> SSAValue:
     typ = reg_type(typ)
     if is_float(typ):
-        value = {"zero": 0.0, "undef": 0.0, "nan": float("nan"), "neg_inf": float("-inf"),
+        value = {"zero": 0.0, "neg_zero": -0.0, "undef": 0.0, "nan": float("nan"), "neg_inf": float("-inf"),
                  "pos_inf": float("inf")}[kind]
         return e.fconst(value, typ)
     return e.const(0, typ)
@@ -174,7 +174,8 @@ def _padding_words(kind: str, elt: Attribute, count: int) -> list[int] | None:
     or None for other element types (their padded words are selected instead)."""
     import struct
 
-    value = {"zero": 0.0, "undef": 0.0, "nan": float("nan"), "neg_inf": float("-inf"), "pos_inf": float("inf")}.get(kind)
+    value = {"zero": 0.0, "neg_zero": -0.0, "undef": 0.0, "nan": float("nan"), "neg_inf": float("-inf"),
+             "pos_inf": float("inf")}.get(kind)
     if value is None:
         return None
     if isinstance(elt, Float16Type):
@@ -1417,8 +1418,10 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         rt = op.results[0].type
         dst = rt.element_type if isinstance(rt, TensorType) else rt
 
+        rz = op.rounding is not None and op.rounding.value.data == "rz"
+
         def conv(b: Emitter, x: SSAValue) -> SSAValue:
-            return convert_float(b, x, dst)
+            return b.convert_toward_zero(x, dst) if rz else convert_float(b, x, dst)
 
         if isinstance(src, Tile):
             self.vals[op.results[0]] = Tile(src.shape, dst, [conv(e, x) for x in src.slots])

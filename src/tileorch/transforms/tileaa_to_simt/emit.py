@@ -739,6 +739,17 @@ class Emitter:
         bits = self.v(arith.AndIOp(bits, self.const(-(1 << 13))))
         return self.v(arith.BitcastOp(bits, f32))
 
+    def convert_toward_zero(self, x: SSAValue, dst: Attribute) -> SSAValue:
+        """``x`` converted to ``dst`` rounding toward zero (``cvt.rz``): f32 to f16 or bf16 (bf16
+        held as f32); other conversions were refused at the program's op."""
+        if isinstance(dst, BFloat16Type):
+            bits = self.v(llvm.InlineAsmOp("cvt.rz.bf16.f32 $0, $1;", "=h,f", [self.to_f32(x)], [IntegerType(16)]))
+            return self.bf16_bits_to_f32(bits)
+        if isinstance(dst, Float16Type):
+            bits = self.v(llvm.InlineAsmOp("cvt.rz.f16.f32 $0, $1;", "=h,f", [self.to_f32(x)], [IntegerType(16)]))
+            return self.v(arith.BitcastOp(bits, Float16Type()))
+        raise NotImplementedError(f"a conversion toward zero to {dst}")
+
     def round_to_bf16(self, x: SSAValue) -> SSAValue:
         """``x`` (f32) rounded to the nearest bf16, held as f32."""
         return self.bf16_bits_to_f32(self.f32_to_bf16_bits(x))

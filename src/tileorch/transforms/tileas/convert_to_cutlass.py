@@ -270,8 +270,12 @@ def _batch_split(op: Operation, indices: list, shape: list, fail) -> tuple[list,
         # leading unit dimensions at computed indices ([B, H, M, K] at (b, h, ...), a group read from a
         # table): a batch index the kernel evaluates per work tile (:func:`_batch_expressions`)
         return indices[-2:], shape[-2:], BATCH_EXPR
-    fail(op, f"a {len(indices)}-D tile {shape} at ({', '.join(_describe_index(i) for i in indices)}): the WGMMA "
-             "lowering takes 2-D tiles and 3-D tiles of extent 1 at (program id 2, ...) (batched GEMM)")
+    what = "the product is stored as" if "store" in op.name else "a dot operand is read as"
+    wide = sum(1 for d in shape if d != 1)
+    how = f"with {wide} dimensions above extent 1" if wide > 2 else \
+        "whose rows and columns are not its last two dimensions" if 1 in shape[-2:] else "of a batch extent above 1"
+    fail(op, f"{what} a {len(indices)}-D tile {shape} {how}: the WGMMA lowering takes 2-D tiles and 3-D tiles of "
+             "extent 1 at (program id 2, ...) (batched GEMM)")
 
 
 def _batch_expressions(kinds: dict, a_load: Operation, b_load: Operation, more_b: list, st: Operation,
@@ -490,6 +494,44 @@ def _gathered_operand(dots) -> Operation | None:
     return None
 
 
+def padded_operand(dots) -> tuple[Operation, str] | None:
+    """(the tile load, its padding value) of a dot operand read (through layout, shape and
+    element-type changes) with a padding other than zeros (``padding_mode=NAN`` / ``NEG_ZERO`` / an
+    infinity), if any: TMA fills out-of-bounds elements with zeros only."""
+    for dot in dots:
+        for v in (dot.lhs, dot.rhs):
+            op = v.owner
+            while isinstance(op, Operation) and op.name in _OPERAND_PATH and op.operands:
+                op = op.operands[0].owner
+            pad = op.properties.get("padding_value") if isinstance(op, Operation) else None
+            if pad is not None and pad.value.data not in ("zero", "undef"):
+                return op, pad.value.data
+    return None
+
+
+def padded_operand_message(pad: str) -> str:
+    return (f"this dot operand is loaded with padding_mode={pad.upper()}, which the tensor-core tier does not take: "
+            "it reads A and B through TMA, whose out-of-bounds elements are zeros (ZERO, or no padding mode, runs on it)")
+
+
+NO_TMA_OPERAND = ("this dot operand is loaded with allow_tma=False, which the tensor-core tier honours by not "
+                  "taking the kernel: it reads A and B through TMA (drop the hint to run on it)")
+
+
+def _no_tma_operand(dots) -> Operation | None:
+    """The tile load a dot operand is read from (through layout, shape and element-type changes)
+    whose ``allow_tma`` hint is false, if any."""
+    for dot in dots:
+        for v in (dot.lhs, dot.rhs):
+            op = v.owner
+            while isinstance(op, Operation) and op.name in _OPERAND_PATH and op.operands:
+                op = op.operands[0].owner
+            hint = op.properties.get("allow_tma") if isinstance(op, Operation) else None
+            if isinstance(hint, IntegerAttr) and not hint.value.data:
+                return op
+    return None
+
+
 COMPUTED_OPERAND = ("this dot operand is computed in the kernel (e.g. int4 weights unpacked and scaled in the K loop), "
                     "which the tensor-core tier does not take: it reads A and B as tiles of the kernel's arrays "
                     "through TMA (ct.load), converted at most by .astype")
@@ -543,6 +585,12 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         computed = _computed_operand(dots)
         if computed is not None:
             raise LocatedError(computed, COMPUTED_OPERAND)
+        no_tma = _no_tma_operand(dots)
+        if no_tma is not None:
+            raise LocatedError(no_tma, NO_TMA_OPERAND)
+        padded = padded_operand(dots)
+        if padded is not None:
+            raise LocatedError(padded[0], padded_operand_message(padded[1]))
         fail(sw, f"expected a producer agent with {1 + len(dots)} TMA tile loads (A and {len(dots)} B); found "
                  f"{len(loads)} staged loads")
     a_load = b_load = None
@@ -725,10 +773,13 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         # as s8/u8 by the dot's signedness (i32 accumulation)
         signed = dot_signedness(dot)
         dtype, b_dtype = (_operand_dtype(ld.result.type.element_type, s) for ld, s in zip((a_load, b_load), signed))
-        out_dtype = _dtype(sink_tile(st).type.element_type)
     except ValueError as exc:
         fail(a_load, f"element type {exc} is not supported yet by the WGMMA lowering (bf16/f16/fp8 e4m3/e5m2/"
                      "f32 as tf32/i8 as s8 or u8 in, bf16/f16/f32/i32 out)")
+    try:
+        out_dtype = _dtype(sink_tile(st).type.element_type)
+    except ValueError as exc:  # the stored tile's type (e.g. a requantised i8 C), not an operand's
+        out_dtype = str(exc)
     integer = dtype in INT8_NAMES.values()
     if b_dtype != dtype and not (integer and b_dtype in INT8_NAMES.values()):
         fail(b_load, "A and B must have the same element type")

@@ -560,6 +560,10 @@ class EpilogueLowering:
             return convert_float(e, self.scalar(op.operands[0]), op.results[0].type)
         if name in ("nv_tileaa.offset", "nv_tileaa.load") and not isinstance(op.results[0].type, TensorType):
             return self._scalar_pointer_op(op)
+        if name == "nv_tileaa.extract" and isinstance(op.source.type, TensorType):
+            # one element of a tile at static indices (``ct.load(Bias, (0,), (1,)).item()``): that tile's
+            # value at those coordinates, none of them the accumulator's
+            return self.at(op.source, tuple(Coord(e.const(i), None) for i in op.indices.get_values()))
         raise unsupported(op, f"scalar op '{name}'")
 
     def _scalar_pointer_op(self, op: Operation) -> SSAValue:
@@ -593,7 +597,7 @@ class EpilogueLowering:
 def _padding(e: Emitter, kind: str, typ) -> SSAValue:
     typ = reg_type(typ)
     if is_float(typ):
-        value = {"zero": 0.0, "undef": 0.0, "nan": float("nan"), "neg_inf": float("-inf"),
+        value = {"zero": 0.0, "neg_zero": -0.0, "undef": 0.0, "nan": float("nan"), "neg_inf": float("-inf"),
                  "pos_inf": float("inf")}.get(kind, 0.0)
         return e.fconst(value, typ)
     return e.const(0, typ)

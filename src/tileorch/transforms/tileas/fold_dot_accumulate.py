@@ -34,6 +34,10 @@ ct.float32)``: cuTile's ``@`` / ``ct.matmul`` of f16 tiles is an f16 dot) become
 accumulator rescaled and added to such a dot, ``o = o * alpha + p @ v`` (one ``nv_tileaa.fma``
 yielded back in ``o``'s place), becomes ``o = ct.mma(p, v, o * alpha)``: the form of
 FlashAttention's second dot.
+
+Fourth rewrite: an f16 dot from zeros whose result feeds another dot's operand through tile ops
+(``h = relu(x @ w1)`` then ``y += h @ w2``) becomes the f32 dot and one ``fp_to_fp`` back to f16:
+the chained kernels' first dot accumulates in f32 (rounded once: at least as accurate).
 """
 
 from __future__ import annotations
@@ -167,6 +171,47 @@ def widen(cast: Operation) -> bool:
     return True
 
 
+def _feeds_a_dot(v: SSAValue, depth: int = 8) -> bool:
+    """Whether ``v`` reaches an operand of another dot through at most ``depth`` tile ops (of the
+    same block: elementwise math, casts, layout and shape changes)."""
+    for use in v.uses:
+        op = use.operation
+        if isinstance(op, aa.DotOp):
+            if use.index < 2:
+                return True
+            continue
+        if depth and op.results and not op.regions and all(isinstance(r.type, TensorType) for r in op.results):
+            if any(_feeds_a_dot(r, depth - 1) for r in op.results):
+                return True
+    return False
+
+
+def widen_chained(dot: Operation) -> bool:
+    """An f16 dot from zeros whose result feeds another dot's operand (the first dot of a chain
+    written ``h = relu(x @ w1)`` with f16 ``x`` and ``w1``: cuTile's ``@`` of f16 tiles is an f16 dot):
+    the f32 dot and one ``fp_to_fp`` back to f16 (the products accumulated in f32 and rounded once: at
+    least as accurate; the chained kernels' first dot accumulates in f32); whether it was rewritten."""
+    if not isinstance(dot, aa.DotOp) or not is_zero(dot.acc) \
+            or not isinstance(dot.result.type.element_type, Float16Type) or not _feeds_a_dot(dot.result):
+        return False
+    t = dot.result.type
+    zero = _zeros(TensorType(Float32Type(), t.get_shape()))
+    new = aa.DotOp(dot.lhs, dot.rhs, zero.result)
+    for key in ("matmul_fast_accum", "signedness_a", "signedness_b"):
+        if key in dot.properties:
+            new.properties[key] = dot.properties[key]
+    narrow = aa.FpToFpOp(new.result, t)
+    dot.parent_block().insert_ops_before([zero, new, narrow], dot)
+    dot.result.replace_all_uses_with(narrow.result)
+    start = dot.acc.owner
+    dot.detach()
+    dot.erase()
+    if isinstance(start, arith.ConstantOp) and not start.result.uses:
+        start.detach()
+        start.erase()
+    return True
+
+
 def fold_rescaled(fma: Operation) -> bool:
     """``fma(o, alpha, dot(p, v, 0))`` yielded back in ``o``'s place (``o`` loop-carried, the dot's
     only use): ``dot(p, v, o * alpha)``; whether it was rewritten."""
@@ -210,6 +255,9 @@ class FoldDotAccumulate(ModulePass):
         for fma in [o for o in op.walk() if isinstance(o, aa.FmaOp)]:
             if fma.parent is not None:
                 fold_rescaled(fma)
+        for dot in [o for o in op.walk() if isinstance(o, aa.DotOp)]:
+            if dot.parent is not None:
+                widen_chained(dot)
         for loop in [o for o in op.walk() if isinstance(o, scf.ForOp)]:
             for i in range(len(loop.results)):
                 hoist_start(loop, i)

@@ -144,3 +144,23 @@ builtin.module {
 }
 // CHECK-LABEL: func.func @f16_result_used
 // CHECK:       nv_tileaa.dot {{.*}}-> tensor<64x64xf16>
+
+// -----
+// h = relu(x @ w1) of f16 tiles then h @ w2 (a chain): the first dot (f16, from zeros, feeding the
+// second dot's A through a maxf) becomes the f32 dot rounded once to f16.
+builtin.module {
+  func.func @f16_dot_feeding_a_dot(%x: tensor<64x32xf16>, %w1: tensor<32x64xf16>, %w2: tensor<64x32xf16>) -> tensor<64x32xf32> {
+    %z = arith.constant dense<0.0> : tensor<64x64xf16>
+    %zero = arith.constant dense<0.0> : tensor<64x64xf16>
+    %z2 = arith.constant dense<0.0> : tensor<64x32xf32>
+    %h = nv_tileaa.dot %x, %w1, %z : tensor<64x32xf16>, tensor<32x64xf16>, tensor<64x64xf16> -> tensor<64x64xf16>
+    %r = nv_tileaa.maxf %h, %zero : tensor<64x64xf16>
+    %y = nv_tileaa.dot %r, %w2, %z2 : tensor<64x64xf16>, tensor<64x32xf16>, tensor<64x32xf32> -> tensor<64x32xf32>
+    func.return %y : tensor<64x32xf32>
+  }
+}
+// CHECK-LABEL: func.func @f16_dot_feeding_a_dot
+// CHECK:       %[[D:.*]] = nv_tileaa.dot %{{.*}}, %{{.*}}, %{{.*}} {{.*}}: tensor<64x32xf16>, tensor<32x64xf16>, tensor<64x64xf32> -> tensor<64x64xf32>
+// CHECK-NEXT:  %[[H:.*]] = nv_tileaa.fp_to_fp %[[D]] {{.*}}-> tensor<64x64xf16>
+// CHECK-NEXT:  %[[R:.*]] = nv_tileaa.maxf %[[H]], %{{.*}} : tensor<64x64xf16>
+// CHECK-NEXT:  nv_tileaa.dot %[[R]], %{{.*}}, %{{.*}} {{.*}}-> tensor<64x32xf32>
