@@ -1979,7 +1979,7 @@ def _computed_b_remark(dk: DotKernel, cfg) -> None:
     ops = ", ".join(dict.fromkeys(o.name.split(".", 1)[1] for o in dk.b_prologue.ops)) or "a copy"
     dk.remarks.append(format_error(
         dk.b_prologue.top.owner,
-        f"dot operand B computed in the K loop ({ops} of a {dk.b_raw} tile): the producer TMA-loads the raw "
+        f"dot operand B computed in the K loop ({ops} of an {dk.b_load.result.type.element_type} tile): the producer TMA-loads the raw "
         f"{cfg.tile_k}x{cfg.tile_n} tile ({cfg.b_raw_bytes} bytes, unswizzled) and the consumer warp groups "
         f"({128 * cfg.consumer_groups} threads) evaluate the program's ops into the stage's B operand tile in the "
         f"swizzled layout the WGMMA reads (fence.proxy.async, then named barrier {TRANSFORM_BARRIER}); "
