@@ -497,8 +497,9 @@ def _gathered_operand(dots) -> Operation | None:
 
 
 COMPUTED_OPERAND = ("this dot operand is computed in the kernel (e.g. int4 weights unpacked and scaled in the K loop), "
-                    "which the tensor-core tier does not take: it reads A and B as tiles of the kernel's arrays "
-                    "through TMA (ct.load), converted at most by .astype")
+                    "which the tensor-core tier does not take yet: it reads A as a tile of the kernel's arrays "
+                    "through TMA (ct.load), converted at most by .astype, and B as one too or computed from its own "
+                    "tile by elementwise ops with scalar operands (no other tile loaded in the loop)")
 
 
 def _computed_operand(dots) -> Operation | None:
@@ -506,12 +507,19 @@ def _computed_operand(dots) -> Operation | None:
     layout, shape and element-type changes), if any."""
     for dot in dots:
         for v in (dot.lhs, dot.rhs):
-            op = v.owner
-            while isinstance(op, Operation) and op.name in _OPERAND_PATH and op.operands:
-                op = op.operands[0].owner
-            if isinstance(op, Operation) and "load" not in op.name:
+            op = _operand_compute_op(v)
+            if op is not None:
                 return op
     return None
+
+
+def _operand_compute_op(v: SSAValue) -> Operation | None:
+    """The op computing the dot operand ``v`` (reached through layout, shape and element-type
+    changes) when it is not a tile load."""
+    op = v.owner
+    while isinstance(op, Operation) and op.name in _OPERAND_PATH and op.operands:
+        op = op.operands[0].owner
+    return op if isinstance(op, Operation) and "load" not in op.name else None
 
 
 RAW_NAMES = {"i8": "s8", "i32": "s32", "f16": "f16", "bf16": "bf16", "f32": "f32"}
@@ -523,8 +531,13 @@ def _computed_b(kernel: aa.FuncOp, dot: Operation, dots: list, b_load: Operation
     """(the prologue, the raw element type's name) of a B computed in the K loop from its tile load
     by the program's elementwise ops (:func:`~tileorch.transforms.tileas.operand_prologue.operand_prologue`),
     or (None, "") when the dot reads B's load as it is (through layouts and casts the tier folds)."""
+    computed_a = _operand_compute_op(dot.lhs)
+    if computed_a is not None:
+        raise LocatedError(computed_a, "dot operand A is computed in the kernel (not a tile load reached through layout "
+                                       "and element-type changes), which the WGMMA lowering does not take yet (a B "
+                                       "computed in the K loop from its tile is taken)")
     top, names = _through_layouts(dot.rhs)
-    if source_load(top) is not None or not isinstance(top.owner, Operation) or top.owner.name in _OPERAND_PATH:
+    if _operand_compute_op(dot.rhs) is None:
         return None, ""
     from tileorch.transforms.tileas.operand_prologue import operand_prologue
 
