@@ -57,6 +57,30 @@ def b_scaled_per_k_row(A, B, R, C, tm: ct.Constant[int], tn: ct.Constant[int], t
     ct.store(C, index=(i, j), tile=acc.astype(C.dtype))
 
 
+@ct.kernel
+def a_times_rms_scale(A, B, S, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """A scaled per row in the loop (``x * rms_scale``): a computed A, still refused (located); found on
+    the way: before, the GEMM tier read A as its load and dropped the scale."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    s = ct.load(S, index=(i,), shape=(tm,))
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        a = (ct.load(A, index=(i, k), shape=(tm, tk)).astype(ct.float32) * s[:, None]).astype(ct.float16)
+        acc = ct.mma(a, ct.load(B, index=(k, j), shape=(tk, tn)), acc)
+    ct.store(C, index=(i, j), tile=acc.astype(C.dtype))
+
+
+@ct.kernel
+def a_times_scalar(A, B, C, alpha: float, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """A scaled by a scalar in the loop: a computed A, refused (located) rather than read as its load."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        a = (ct.load(A, index=(i, k), shape=(tm, tk)).astype(ct.float32) * alpha).astype(ct.float16)
+        acc = ct.mma(a, ct.load(B, index=(k, j), shape=(tk, tn)), acc)
+    ct.store(C, index=(i, j), tile=acc.astype(C.dtype))
+
+
 PROGRAMS = {
     "w8a16_linear": UserProgram(w8a16_linear, [((256, 256), "float16"), ((256, 256), "int8"), ((256,), "float32"),
                                            ((256, 256), "float16"), 128, 128, 64], (2, 2), "gemm", "", "", (3,)),
@@ -66,6 +90,12 @@ PROGRAMS = {
     "b_scaled_per_k_row": UserProgram(b_scaled_per_k_row, [((128, 128), "float16"), ((128, 128), "float16"),
                                                        ((128,), "float16"), ((128, 128), "float32"), 64, 64, 64],
                                   (2, 2), "simt", "", "", (3,)),
+    "a_times_rms_scale": UserProgram(a_times_rms_scale, [((128, 128), "float16"), ((128, 128), "float16"),
+                                                         ((128,), "float32"), ((128, 128), "float32"), 64, 64, 64],
+                                     (2, 2), "simt", "", "", (3,)),
+    "a_times_scalar": UserProgram(a_times_scalar, [((128, 128), "float16"), ((128, 128), "float16"),
+                                                   ((128, 128), "float32"), 0.5, 64, 64, 64], (2, 2), "simt", "", "",
+                                  (2,)),
 }
 
 
@@ -148,3 +178,15 @@ def test_a_per_k_row_vector_in_the_loop_is_refused_at_the_users_line():
     line = b_scaled_per_k_row._annotated_function.pyfunc.__code__.co_firstlineno + 7  # the `b = ... * r` line
     assert refusal.startswith(f"{__file__}:{line}:"), refusal
     assert "this dot operand is computed in the kernel" in refusal and "no other tile loaded in the loop" in refusal
+
+
+@pytest.mark.parametrize("name", ["a_times_scalar", "a_times_rms_scale"])
+def test_a_computed_in_the_loop_is_refused_at_the_users_line(name):
+    """Not read as its load (the scale dropped), but a located refusal; the SIMT path runs it."""
+    prog = _compile(name)
+    assert prog.kind == "simt"
+    (refusal,) = [r for r in prog.remarks if "refused" in r]
+    kernel = PROGRAMS[name].kernel
+    line = kernel._annotated_function.pyfunc.__code__.co_firstlineno + (6 if name == "a_times_scalar" else 8)
+    assert refusal.startswith(f"{__file__}:{line}:"), refusal
+    assert "computed in the kernel" in refusal
