@@ -46,6 +46,18 @@ def b_times_scalar(A, B, C, alpha: float, tm: ct.Constant[int], tn: ct.Constant[
 
 
 @ct.kernel
+def w8a16_zero_point(A, W, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """An int8 weight ``[K, N]`` with a zero point: ``astype(f16) - 3`` in the loop (the element-by-element
+    evaluation of the program's ops on the raw int8 tile, not the bare astype's pair conversion)."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        w = ct.load(W, index=(k, j), shape=(tk, tn)).astype(ct.float16) - 3.0
+        acc = ct.mma(ct.load(A, index=(i, k), shape=(tm, tk)), w, acc)
+    ct.store(C, index=(i, j), tile=acc.astype(C.dtype))
+
+
+@ct.kernel
 def b_scaled_per_k_row(A, B, R, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
     """B scaled by a per-K-row vector loaded in the loop (a form still refused: located)."""
     i, j = ct.bid(0), ct.bid(1)
@@ -87,6 +99,9 @@ PROGRAMS = {
     "b_times_scalar": UserProgram(b_times_scalar, [((128, 192), "float16"), ((192, 128), "float16"),
                                                          ((128, 128), "float32"), 0.5, 64, 128, 64], (2, 1), "gemm", "",
                                    "", (2,)),
+    "w8a16_zero_point": UserProgram(w8a16_zero_point, [((128, 128), "float16"), ((128, 128), "int8"),
+                                                       ((128, 128), "float32"), 64, 64, 64], (2, 2), "gemm", "", "",
+                                    (2,)),
     "b_scaled_per_k_row": UserProgram(b_scaled_per_k_row, [((128, 128), "float16"), ((128, 128), "float16"),
                                                        ((128,), "float16"), ((128, 128), "float32"), 64, 64, 64],
                                   (2, 2), "simt", "", "", (3,)),
@@ -133,6 +148,15 @@ def test_b_scaled_by_a_scalar_argument():
     s4._check(c, a.astype(np.float64) @ bs, 1e-3, 1e-3)
 
 
+def test_w8a16_with_a_zero_point():
+    a = RNG.standard_normal((128, 128)).astype(np.float16)
+    w = RNG.integers(-128, 128, (128, 128)).astype(np.int8)
+    c = s4._s3_gemm("w8a16_zero_point", {0: a, 1: w})[2]
+    prog = _compile("w8a16_zero_point")
+    assert "prmt.b32" not in prog.ptx and "cvt.rn.f16x2.f32" in prog.ptx  # the program's ops, element by element
+    s4._check(c, a.astype(np.float64) @ (w.astype(np.float64) - 3.0), 1e-3, 1e-3)
+
+
 def test_remark_names_the_computed_operand_at_the_users_line():
     prog = _compile("w8a16_linear")
     assert prog.kind == "gemm", prog.remarks
@@ -144,6 +168,9 @@ def test_remark_names_the_computed_operand_at_the_users_line():
     assert "named barrier 3" in remark and "256 threads" in remark
     assert prog.gemm_config.b_raw == "s8" and prog.gemm_config.b_major == "k"
     assert "bar.sync \t3, 256;" in prog.ptx and "fence.proxy.async.shared::cta" in prog.ptx
+    # the bare astype: 4 prmt per 8-byte unit, 4 units per thread (64 x 128 / 8 / 256), in each warp group's loop
+    assert prog.ptx.count("prmt.b32") == 2 * 4 * 4
+
 
 
 def test_the_lowered_kernel_pipeline_and_barriers_are_proved(tmp_path):

@@ -712,6 +712,27 @@ class Emu:
                 self.set(reg, T, (lead % 32).astype(np.uint64))
             self.set(prd, T, (lead == tids).astype(np.uint64))
             return
+        if op == "prmt.b32":  # the default mode: byte i of d is byte c[4i..4i+2] of {b, a} (bit 3: its sign)
+            a, b, c = (g(i) & np.uint64(0xFFFFFFFF) for i in (1, 2, 3))
+            src = a | (b << np.uint64(32))
+            d = np.zeros_like(a)
+            for i in range(4):
+                sel = (c >> np.uint64(4 * i)) & np.uint64(0xF)
+                byte = (src >> ((sel & np.uint64(7)) * np.uint64(8))) & np.uint64(0xFF)
+                byte = np.where(sel & np.uint64(8), np.where(byte >> np.uint64(7), np.uint64(0xFF), np.uint64(0)), byte)
+                d |= byte << np.uint64(8 * i)
+            self.set(ops[0], T, d)
+            return
+        if op in ("sub.f16x2", "sub.rn.f16x2", "add.f16x2", "add.rn.f16x2"):  # each half, rounded to f16
+            a, b = g(1), g(2)
+            out = np.zeros_like(a)
+            for h in (0, 16):
+                x, y = (((v >> np.uint64(h)) & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float32)
+                        for v in (a, b))
+                r = (x - y if base == "sub" else x + y).astype(np.float16).view(np.uint16).astype(np.uint64)
+                out |= r << np.uint64(h)
+            self.set(ops[0], T, out)
+            return
         if base in ("add", "sub", "mul", "mad", "fma", "max", "min", "div", "neg", "abs", "ex2", "rcp", "tanh", "lg2",
                     "sqrt", "rsqrt", "copysign") and (parts[-1] == "f32"):
             a = [f32(g(i)) for i in range(1, len(ops))]

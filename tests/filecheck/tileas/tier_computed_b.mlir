@@ -6,7 +6,8 @@
 // f16 A times an int8 weight converted `astype(f16)` in the K loop.  The B operand is computed in the
 // kernel: each stage holds A (8192 B), the f16 B operand tile (8192 B) and after it the raw int8 tile
 // (4096 B) that the producer's TMA loads (the full barrier expects A + raw = 12288 bytes); every consumer
-// thread converts its 16-byte units of the stage's raw tile into the swizzled operand tile, then
+// thread converts its 16-byte units of the stage's raw tile into the swizzled operand tile (the
+// astype alone: four int8 -> f16 per xor, two prmt and two sub.f16x2), then
 // fence.proxy.async and named barrier 3 (CUTLASS's TransformBarrier) before the WGMMAs read it.
 
 // CHECK:      func.func @gemm_f16_f16_bn_64x64x64_s{{[0-9]+}}_c1x1_persistent_{{.*}}_raws8(
@@ -18,10 +19,13 @@
 // CHECK:      cutlass.pipeline.consumer_wait %ready, %[[ST:.*]]
 // CHECK:      %bop_off = arith.addi %bstage_off, %a_bytes : i32
 // CHECK:      %braw_off = arith.addi %bop_off, %{{.*}} : i32
-// CHECK:      llvm.load {{.*}} : !llvm.ptr<3> -> i32
-// CHECK:      arith.sitofp {{.*}} : i8 to f16
-// CHECK:      arith.xori
-// CHECK:      llvm.inline_asm "cvt.rn.f16x2.f32 $0, $1, $2;"
+// CHECK:      %[[W0:.*]] = llvm.load {{.*}} : !llvm.ptr<3> -> i32
+// CHECK:      %[[W1:.*]] = llvm.load {{.*}} : !llvm.ptr<3> -> i32
+// CHECK:      %[[X0:.*]] = arith.xori %[[W0]], %{{.*}} : i32
+// CHECK:      %[[P0:.*]] = llvm.inline_asm "prmt.b32 $0, $1, $2, 0x4140;", "=r,r,r" %[[X0]]
+// CHECK:      llvm.inline_asm "sub.f16x2 $0, $1, $2;", "=r,r,r" %[[P0]]
+// CHECK:      llvm.inline_asm "prmt.b32 $0, $1, $2, 0x4342;", "=r,r,r" %[[X0]]
+// CHECK:      arith.xori %[[W1]]
 // CHECK:      llvm.store {{.*}} : i32, !llvm.ptr<3>
 // CHECK:      nvvm.fence.proxy <async.shared>, space = <cta>
 // CHECK-NEXT: cutlass.named_barrier.arrive_and_wait barrier_id = 3 num_threads = 128
@@ -30,7 +34,8 @@
 
 // PTX: .entry gemm_f16_f16_bn_64x64x64
 // PTX: cp.async.bulk.tensor.2d.shared::cluster.global
-// PTX: cvt.rn.f16x2.f32
+// PTX: prmt.b32
+// PTX: sub.f16x2
 // PTX: fence.proxy.async.shared::cta
 // PTX: bar.sync 3, 128
 // PTX: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
