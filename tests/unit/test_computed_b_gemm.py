@@ -13,48 +13,13 @@ import pytest
 pytest.importorskip("xdsl")
 ct = pytest.importorskip("cuda.tile")
 
-import test_user_sweep3_emulated as s3  # noqa: E402
 import test_user_sweep4_emulated as s4  # noqa: E402
 
+from tileorch.testing import computed_b_programs as cbp  # noqa: E402
+from tileorch.testing.computed_b_programs import b_times_scalar, w8a16_linear, w8a16_zero_point  # noqa: E402
 from tileorch.testing.user_programs import UserProgram  # noqa: E402
 
 RNG = np.random.default_rng(1616)
-
-
-@ct.kernel
-def w8a16_linear(X, W, S, Y, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
-    """``nn.Linear`` with an int8 weight ``W [N, K]`` (K-major B): converted to f16 and transposed in
-    the loop, the per-output-channel scale after it."""
-    i, j = ct.bid(0), ct.bid(1)
-    acc = ct.zeros((tm, tn), dtype=ct.float32)
-    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
-        w = ct.load(W, index=(j, k), shape=(tn, tk)).astype(ct.float16)
-        acc = ct.mma(ct.load(X, index=(i, k), shape=(tm, tk)), ct.transpose(w), acc)
-    ct.store(Y, index=(i, j), tile=(acc * ct.load(S, index=(j,), shape=(tn,))[None, :]).astype(Y.dtype))
-
-
-@ct.kernel
-def b_times_scalar(A, B, C, alpha: float, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
-    """B scaled by a launch-time scalar in f32 in the loop, then rounded back to B's type (B [K, N],
-    N-major)."""
-    i, j = ct.bid(0), ct.bid(1)
-    acc = ct.zeros((tm, tn), dtype=ct.float32)
-    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
-        b = (ct.load(B, index=(k, j), shape=(tk, tn)).astype(ct.float32) * alpha).astype(B.dtype)
-        acc = ct.mma(ct.load(A, index=(i, k), shape=(tm, tk)), b, acc)
-    ct.store(C, index=(i, j), tile=acc.astype(C.dtype))
-
-
-@ct.kernel
-def w8a16_zero_point(A, W, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
-    """An int8 weight ``[K, N]`` with a zero point: ``astype(f16) - 3`` in the loop (the element-by-element
-    evaluation of the program's ops on the raw int8 tile, not the bare astype's pair conversion)."""
-    i, j = ct.bid(0), ct.bid(1)
-    acc = ct.zeros((tm, tn), dtype=ct.float32)
-    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
-        w = ct.load(W, index=(k, j), shape=(tk, tn)).astype(ct.float16) - 3.0
-        acc = ct.mma(ct.load(A, index=(i, k), shape=(tm, tk)), w, acc)
-    ct.store(C, index=(i, j), tile=acc.astype(C.dtype))
 
 
 @ct.kernel
@@ -163,7 +128,7 @@ def test_remark_names_the_computed_operand_at_the_users_line():
     # the `acc = ct.mma(..., ct.transpose(w), acc)` line: the tier moves the cast after the transpose
     line = w8a16_linear._annotated_function.pyfunc.__code__.co_firstlineno + 7
     (remark,) = [r for r in prog.remarks if "computed in the K loop" in r]
-    assert remark.startswith(f"{__file__}:{line}:"), remark
+    assert remark.startswith(f"{cbp.__file__}:{line}:"), remark
     assert ": remark: dot operand B computed in the K loop (sitofp of an i8 tile)" in remark
     assert "named barrier 3" in remark and "256 threads" in remark
     assert prog.gemm_config.b_raw == "s8" and prog.gemm_config.b_major == "k"
