@@ -1,8 +1,8 @@
 """A dot operand B computed in the K loop (``GemmConfig.b_raw``: the raw tile TMA-loaded, the consumer
 warp groups computing the WGMMA's B tile) on the H200, against torch fp32 references: W8A16 with the
 weight ``[N, K]`` and ``[K, N]`` on several tiles (one and two consumer warp groups, 64 to 256
-columns), a zero point, and a bf16 B scaled by a launch-time scalar (bf16 WGMMA: not emulated on the
-CPU).  Ragged shapes: a partial last tile in M, N and K (TMA zero fill of the raw tile), K = 700 (the
+columns), a zero point, a bf16 B scaled by a launch-time scalar (bf16 WGMMA: not emulated on the
+CPU) and an e4m3 weight upcast to bf16 / f16.  Ragged shapes: a partial last tile in M, N and K (TMA zero fill of the raw tile), K = 700 (the
 int8 rows staged by the host: 700 bytes is not a multiple of 16).  Each program must take the tensor-core
 path.  Run: ``python -m pytest -q tests/gpu/test_computed_b_gpu.py``."""
 
@@ -15,7 +15,8 @@ ct = pytest.importorskip("cuda.tile")
 
 import tileorch.cutile  # noqa: E402
 from tileorch.launchers import cutile as rc  # noqa: E402
-from tileorch.testing.computed_b_programs import b_times_scalar, w8a16_linear, w8a16_zero_point  # noqa: E402
+from tileorch.testing.computed_b_programs import (b_times_scalar, fp8_b_upcast, w8a16_linear,  # noqa: E402
+                                                  w8a16_zero_point)
 
 if not torch.cuda.is_available():
     pytest.skip("no GPU", allow_module_level=True)
@@ -77,3 +78,15 @@ def test_b_times_scalar(shape, dtype):
     _launch(b_times_scalar, (a, b, c, 0.3), (128, 128, 64), m, n)
     ref = a.float() @ (b.float() * 0.3).to(dtype).float()
     assert _rel(c, ref) < 1e-4
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=str)
+@pytest.mark.parametrize("shape", SHAPES[:3], ids=str)
+def test_fp8_b_upcast(shape, dtype):
+    m, n, k = shape
+    g = _gen(3 * m + n + k)
+    a = torch.randn(m, k, device="cuda", generator=g).to(dtype)
+    b = (torch.randn(n, k, device="cuda", generator=g) * 4).to(torch.float8_e4m3fn)
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
+    _launch(fp8_b_upcast, (a, b, c), (128, 128, 64), m, n)
+    assert _rel(c, a.float() @ b.float().t()) < 1e-4

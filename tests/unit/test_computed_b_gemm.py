@@ -16,7 +16,8 @@ ct = pytest.importorskip("cuda.tile")
 import test_user_sweep4_emulated as s4  # noqa: E402
 
 from tileorch.testing import computed_b_programs as cbp  # noqa: E402
-from tileorch.testing.computed_b_programs import b_times_scalar, w8a16_linear, w8a16_zero_point  # noqa: E402
+from tileorch.testing.computed_b_programs import (b_times_scalar, fp8_b_upcast, w8a16_linear,  # noqa: E402
+                                                  w8a16_zero_point)
 from tileorch.testing.user_programs import UserProgram  # noqa: E402
 
 RNG = np.random.default_rng(1616)
@@ -67,6 +68,8 @@ PROGRAMS = {
     "w8a16_zero_point": UserProgram(w8a16_zero_point, [((128, 128), "float16"), ((128, 128), "int8"),
                                                        ((128, 128), "float32"), 64, 64, 64], (2, 2), "gemm", "", "",
                                     (2,)),
+    "fp8_b_upcast": UserProgram(fp8_b_upcast, [((128, 192), "float16"), ((128, 192), "float8_e4m3fn"),
+                                               ((128, 128), "float32"), 64, 64, 64], (2, 2), "gemm", "", "", (2,)),
     "b_scaled_per_k_row": UserProgram(b_scaled_per_k_row, [((128, 128), "float16"), ((128, 128), "float16"),
                                                        ((128,), "float16"), ((128, 128), "float32"), 64, 64, 64],
                                   (2, 2), "simt", "", "", (3,)),
@@ -120,6 +123,18 @@ def test_w8a16_with_a_zero_point():
     prog = _compile("w8a16_zero_point")
     assert "prmt.b32" not in prog.ptx and "cvt.rn.f16x2.f32" in prog.ptx  # the program's ops, element by element
     s4._check(c, a.astype(np.float64) @ (w.astype(np.float64) - 3.0), 1e-3, 1e-3)
+
+
+def test_fp8_b_upcast_to_f16():
+    """An e4m3 weight [N, K] upcast to f16 in the loop (WGMMA has no fp8 x f16 form): the raw fp8 tile,
+    converted exactly by the consumers.  Was refused ('A and B must have the same element type')."""
+    import ml_dtypes
+
+    a = RNG.standard_normal((128, 192)).astype(np.float16)
+    b = (RNG.standard_normal((128, 192)) * 4).astype(ml_dtypes.float8_e4m3fn)
+    c = s4._s3_gemm("fp8_b_upcast", {0: a, 1: b})[2]
+    assert _compile("fp8_b_upcast").gemm_config.b_raw == "e4m3"
+    s4._check(c, a.astype(np.float64) @ b.astype(np.float64).T, 1e-3, 1e-3)
 
 
 def test_remark_names_the_computed_operand_at_the_users_line():

@@ -42,3 +42,14 @@ def b_times_scalar(A, B, C, alpha: float, tm: ct.Constant[int], tn: ct.Constant[
         b = (ct.load(B, index=(k, j), shape=(tk, tn)).astype(ct.float32) * alpha).astype(B.dtype)
         acc = ct.mma(ct.load(A, index=(i, k), shape=(tm, tk)), b, acc)
     ct.store(C, index=(i, j), tile=acc.astype(C.dtype))
+
+
+@ct.kernel
+def fp8_b_upcast(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """An fp8 weight ``[N, K]`` upcast to A's 16-bit type in the loop (``astype``), then transposed."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        b = ct.load(B, index=(j, k), shape=(tn, tk)).astype(A.dtype)
+        acc = ct.mma(ct.load(A, index=(i, k), shape=(tm, tk)), ct.transpose(b), acc)
+    ct.store(C, index=(i, j), tile=acc.astype(C.dtype))

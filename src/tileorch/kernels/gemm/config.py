@@ -27,7 +27,7 @@ WGMMA_TYPES = {"bf16": ("bf16", "f32"), "f16": ("f16", "f32"), "tf32": ("tf32", 
 """Input dtype -> (the WGMMA operand type, the accumulator type ``D``); the instruction's K is
 32 bytes of the operand type (:attr:`GemmConfig.mma_k`)."""
 B_MAJORS = ("k", "n")
-RAW_DTYPES = ("s8", "u8", "f16", "bf16", "f32", "s32")
+RAW_DTYPES = ("s8", "u8", "f16", "bf16", "f32", "s32", "e4m3", "e5m2")
 """Raw B element types a computed B (:attr:`GemmConfig.b_raw`) is loaded as."""
 TRANSFORM_BARRIER = 3
 """The named barrier (CUTLASS ``ReservedNamedBarriers::TransformBarrier``) every consumer thread

@@ -522,12 +522,13 @@ def _operand_compute_op(v: SSAValue) -> Operation | None:
     return op if isinstance(op, Operation) and "load" not in op.name else None
 
 
-RAW_NAMES = {"i8": "s8", "i32": "s32", "f16": "f16", "bf16": "bf16", "f32": "f32"}
+RAW_NAMES = {"i8": "s8", "i32": "s32", "f16": "f16", "bf16": "bf16", "f32": "f32", "f8E4M3FN": "e4m3",
+             "f8E5M2": "e5m2"}
 """A computed B's raw tile element type -> the kernel builder's name (:data:`~tileorch.kernels.gemm.config.RAW_DTYPES`:
 TMA moves bytes, the program's own ops read them)."""
 
 
-def _computed_b(kernel: aa.FuncOp, dot: Operation, dots: list, b_load: Operation, b_major: str, fail):
+def _computed_b(kernel: aa.FuncOp, dot: Operation, dots: list, b_load: Operation, b_major: str, dtype: str, fail):
     """(the prologue, the raw element type's name) of a B computed in the K loop from its tile load
     by the program's elementwise ops (:func:`~tileorch.transforms.tileas.operand_prologue.operand_prologue`),
     or (None, "") when the dot reads B's load as it is (through layouts and casts the tier folds)."""
@@ -537,7 +538,7 @@ def _computed_b(kernel: aa.FuncOp, dot: Operation, dots: list, b_load: Operation
                                        "and element-type changes), which the WGMMA lowering does not take yet (a B "
                                        "computed in the K loop from its tile is taken)")
     top, names = _through_layouts(dot.rhs)
-    if _operand_compute_op(dot.rhs) is None:
+    if _operand_compute_op(dot.rhs) is None and not (dtype in ("f16", "bf16") and _upcast_fp8(dot.rhs, b_load)):
         return None, ""
     from tileorch.transforms.tileas.operand_prologue import operand_prologue
 
@@ -566,6 +567,13 @@ def _computed_b(kernel: aa.FuncOp, dot: Operation, dots: list, b_load: Operation
         fail(b_load, f"a computed B read from a tile of {elt} is not supported yet by the WGMMA lowering (raw tiles "
                      f"of {', '.join(RAW_NAMES)})")
     return pro, raw
+
+
+def _upcast_fp8(v: SSAValue, b_load: Operation) -> bool:
+    """The dot operand ``v`` is B's fp8 tile converted to a 16-bit type (``astype``): WGMMA takes no
+    fp8 x 16-bit mix, so the consumers compute the 16-bit operand from the raw fp8 tile."""
+    elt = str(b_load.result.type.element_type)
+    return elt in ("f8E4M3FN", "f8E5M2") and str(v.type.element_type) in ("f16", "bf16")
 
 
 def _strip_operand(v: SSAValue) -> tuple[SSAValue, list[str]]:
@@ -810,7 +818,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     except ValueError as exc:
         fail(a_load, f"element type {exc} is not supported yet by the WGMMA lowering (bf16/f16/fp8 e4m3/e5m2/"
                      "f32 as tf32/i8 as s8 or u8 in, bf16/f16/f32/i32 out)")
-    b_prologue, b_raw = _computed_b(kernel, dot, dots, b_load, b_major, fail)
+    b_prologue, b_raw = _computed_b(kernel, dot, dots, b_load, b_major, dtype, fail)
     if b_prologue is not None:
         b_dtype = _computed_b_dtype(b_prologue, dtype, fail)
     integer = dtype in INT8_NAMES.values()
@@ -2015,6 +2023,7 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue]) 
     4)``)."""
     from xdsl.dialects.builtin import BFloat16Type, i8, i16
 
+    from tileorch.transforms.tileaa_to_simt.emit import is_fp8
     from tileorch.transforms.tileas.chained_dots import _pack16
     from tileorch.transforms.tileas.operand_prologue import OperandLowering
 
@@ -2078,6 +2087,8 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue]) 
                     bits = e.v(arith.TruncIOp(shifted, i8 if res == 1 else i16))
                 if isinstance(elt, BFloat16Type):
                     value = e.bf16_bits_to_f32(bits)
+                elif is_fp8(elt):  # the value as f32 (exact); the program's cast rounds it to the operand type
+                    value = e.f8_bits_to_f32(e.v(arith.BitcastOp(bits, i8)) if bits.type != i8 else bits, elt)
                 elif isinstance(elt, IntegerType):
                     value = bits
                 else:
