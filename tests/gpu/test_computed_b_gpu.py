@@ -15,8 +15,8 @@ ct = pytest.importorskip("cuda.tile")
 
 import tileorch.cutile  # noqa: E402
 from tileorch.launchers import cutile as rc  # noqa: E402
-from tileorch.testing.computed_b_programs import (b_times_scalar, fp8_b_upcast, w8a16_linear,  # noqa: E402
-                                                  w8a16_zero_point)
+from tileorch.testing.computed_b_programs import (b_times_scalar, fp8_b_upcast, w8a16_batched_shared_weight,  # noqa: E402
+                                                  w8a16_linear, w8a16_zero_point)
 
 if not torch.cuda.is_available():
     pytest.skip("no GPU", allow_module_level=True)
@@ -28,9 +28,9 @@ def _gen(seed):
     return torch.Generator(device="cuda").manual_seed(seed)
 
 
-def _launch(kernel, args, tiles, m, n):
+def _launch(kernel, args, tiles, m, n, batch=1):
     tm, tn, _ = tiles
-    grid = ((m + tm - 1) // tm, (n + tn - 1) // tn, 1)
+    grid = ((m + tm - 1) // tm, (n + tn - 1) // tn, batch)
     tileorch.cutile.launch(torch.cuda.current_stream(), grid, kernel, (*args, *tiles))
     torch.cuda.synchronize()
     program = rc.compiled(kernel, rc.describe_arguments(kernel, (*args, *tiles)), "sm_90a", "persistent").program
@@ -90,3 +90,14 @@ def test_fp8_b_upcast(shape, dtype):
     c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
     _launch(fp8_b_upcast, (a, b, c), (128, 128, 64), m, n)
     assert _rel(c, a.float() @ b.float().t()) < 1e-4
+
+
+@pytest.mark.parametrize("shape", SHAPES[:3], ids=str)
+def test_w8a16_batched_activations_one_weight(shape):
+    m, n, k = shape
+    g = _gen(5 * m + n + k)
+    x = (torch.randn(3, m, k, device="cuda", generator=g) * 0.5).half()
+    w = torch.randint(-128, 128, (n, k), device="cuda", generator=g, dtype=torch.int32).to(torch.int8)
+    y = torch.full((3, m, n), float("nan"), device="cuda", dtype=torch.float16)
+    _launch(w8a16_batched_shared_weight, (x, w, y), (128, 128, 64), m, n, batch=3)
+    assert _rel(y, x.float() @ w.float().t()) < 2e-3

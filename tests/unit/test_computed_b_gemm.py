@@ -16,8 +16,8 @@ ct = pytest.importorskip("cuda.tile")
 import test_user_sweep4_emulated as s4  # noqa: E402
 
 from tileorch.testing import computed_b_programs as cbp  # noqa: E402
-from tileorch.testing.computed_b_programs import (b_times_scalar, fp8_b_upcast, w8a16_linear,  # noqa: E402
-                                                  w8a16_zero_point)
+from tileorch.testing.computed_b_programs import (b_times_scalar, fp8_b_upcast, w8a16_batched_shared_weight,  # noqa: E402
+                                                  w8a16_linear, w8a16_zero_point)
 from tileorch.testing.user_programs import UserProgram  # noqa: E402
 
 RNG = np.random.default_rng(1616)
@@ -70,6 +70,10 @@ PROGRAMS = {
                                     (2,)),
     "fp8_b_upcast": UserProgram(fp8_b_upcast, [((128, 192), "float16"), ((128, 192), "float8_e4m3fn"),
                                                ((128, 128), "float32"), 64, 64, 64], (2, 2), "gemm", "", "", (2,)),
+    "w8a16_batched_shared_weight": UserProgram(w8a16_batched_shared_weight,
+                                               [((2, 128, 192), "float16"), ((128, 192), "int8"),
+                                                ((2, 128, 128), "float16"), 64, 64, 64], (2, 2, 2), "gemm", "", "",
+                                               (2,)),
     "b_scaled_per_k_row": UserProgram(b_scaled_per_k_row, [((128, 128), "float16"), ((128, 128), "float16"),
                                                        ((128,), "float16"), ((128, 128), "float32"), 64, 64, 64],
                                   (2, 2), "simt", "", "", (3,)),
@@ -135,6 +139,17 @@ def test_fp8_b_upcast_to_f16():
     c = s4._s3_gemm("fp8_b_upcast", {0: a, 1: b})[2]
     assert _compile("fp8_b_upcast").gemm_config.b_raw == "e4m3"
     s4._check(c, a.astype(np.float64) @ b.astype(np.float64).T, 1e-3, 1e-3)
+
+
+def test_batched_activations_times_one_int8_weight():
+    """X [2, 128, 192] (program id 2) times one int8 W [128, 192]: batched, B shared by the batches, B's raw
+    tile loaded at batch 0 for every work tile."""
+    x = RNG.standard_normal((2, 128, 192)).astype(np.float16)
+    w = RNG.integers(-128, 128, (128, 192)).astype(np.int8)
+    y = s4._s3_gemm("w8a16_batched_shared_weight", {0: x, 1: w})[2]
+    cfg = _compile("w8a16_batched_shared_weight").gemm_config
+    assert cfg.batched and cfg.b_shared and cfg.b_raw == "s8"
+    s4._check(y, x.astype(np.float64) @ w.astype(np.float64).T, 2e-3, 2e-3)
 
 
 def test_remark_names_the_computed_operand_at_the_users_line():

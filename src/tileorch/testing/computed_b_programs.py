@@ -53,3 +53,15 @@ def fp8_b_upcast(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Con
         b = ct.load(B, index=(j, k), shape=(tn, tk)).astype(A.dtype)
         acc = ct.mma(ct.load(A, index=(i, k), shape=(tm, tk)), ct.transpose(b), acc)
     ct.store(C, index=(i, j), tile=acc.astype(C.dtype))
+
+
+@ct.kernel
+def w8a16_batched_shared_weight(X, W, Y, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """A batch of activations ``X [L, M, K]`` (program id 2) times one int8 weight ``W [N, K]``."""
+    i, j, b = ct.bid(0), ct.bid(1), ct.bid(2)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=2, shape=(1, tm, tk))):
+        x = ct.load(X, index=(b, i, k), shape=(1, tm, tk)).reshape((tm, tk))
+        w = ct.load(W, index=(j, k), shape=(tn, tk)).astype(ct.float16)
+        acc = ct.mma(x, ct.transpose(w), acc)
+    ct.store(Y, index=(b, i, j), tile=acc.astype(Y.dtype).reshape((1, tm, tn)))
