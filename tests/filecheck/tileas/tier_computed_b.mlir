@@ -19,14 +19,15 @@
 // CHECK:      cutlass.pipeline.consumer_wait %ready, %[[ST:.*]]
 // CHECK:      %bop_off = arith.addi %bstage_off, %a_bytes : i32
 // CHECK:      %braw_off = arith.addi %bop_off, %{{.*}} : i32
-// CHECK:      %[[W0:.*]] = llvm.load {{.*}} : !llvm.ptr<3> -> i32
-// CHECK:      %[[W1:.*]] = llvm.load {{.*}} : !llvm.ptr<3> -> i32
+// CHECK:      %[[RAW:.*]] = llvm.load {{.*}} <alignment = 8> : !llvm.ptr<3> -> vector<2xi32>
+// CHECK:      %[[W0:.*]] = llvm.extractelement %[[RAW]]
+// CHECK:      %[[W1:.*]] = llvm.extractelement %[[RAW]]
 // CHECK:      %[[X0:.*]] = arith.xori %[[W0]], %{{.*}} : i32
 // CHECK:      %[[P0:.*]] = llvm.inline_asm "prmt.b32 $0, $1, $2, 0x4140;", "=r,r,r" %[[X0]]
 // CHECK:      llvm.inline_asm "sub.f16x2 $0, $1, $2;", "=r,r,r" %[[P0]]
 // CHECK:      llvm.inline_asm "prmt.b32 $0, $1, $2, 0x4342;", "=r,r,r" %[[X0]]
 // CHECK:      arith.xori %[[W1]]
-// CHECK:      llvm.store {{.*}} : i32, !llvm.ptr<3>
+// CHECK:      llvm.store {{.*}} <alignment = 16> : vector<4xi32>, !llvm.ptr<3>
 // CHECK:      nvvm.fence.proxy <async.shared>, space = <cta>
 // CHECK-NEXT: cutlass.named_barrier.arrive_and_wait barrier_id = 3 num_threads = 128
 // CHECK-NEXT: nvvm.wgmma.fence.aligned
@@ -34,8 +35,10 @@
 
 // PTX: .entry gemm_f16_f16_bn_64x64x64
 // PTX: cp.async.bulk.tensor.2d.shared::cluster.global
+// PTX: ld.shared.v2.b32
 // PTX: prmt.b32
 // PTX: sub.f16x2
+// PTX: st.shared.v4.b32
 // PTX: fence.proxy.async.shared::cta
 // PTX: bar.sync 3, 128
 // PTX: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16

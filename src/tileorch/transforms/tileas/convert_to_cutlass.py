@@ -39,6 +39,7 @@ from xdsl.dialects.builtin import (DenseArrayBase, Float16Type, Float32Type, Fun
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from tileorch.diagnostics import LocatedError
+from tileorch.dialects import llvm_ext
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects import nv_tileas_tile as ts
 from tileorch.dialects import nvvm
@@ -2069,12 +2070,11 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue]) 
             raw_lin = e.add_i(e.add_i(e.mul_i(chunk, e.const(rows * cw * res)), e.mul_i(row, e.const(cw * res))),
                               e.mul_i(c8, e.const(8 * res)))
             raw_base = e.add_i(raw_off, raw_lin)
-            words = [e.load(ptr(e.add_i(raw_base, e.const(4 * w))), i32) for w in range(2 * res)]
+            words = _load_words(e, [ptr(e.add_i(raw_base, e.const(16 * v))) for v in range(-(-2 * res // 4))], 2 * res)
             sw = e.v(arith.ShLIOp(e.v(arith.AndIOp(e.v(arith.ShRUIOp(lin, e.const(7))), e.const(mask))), e.const(4)))
             phys = e.add_i(op_off, e.v(arith.XOrIOp(lin, sw)))
             if fast:  # four i8 -> f16 pairs of the unit's 8 bytes
-                for q, packed in enumerate(_s8_to_f16_pairs(e, words)):
-                    e.store(packed, ptr(e.add_i(phys, e.const(4 * q))))
+                e.store_vector(_s8_to_f16_pairs(e, words), i32, ptr(phys))  # one 16-byte store
                 continue
             out = []
             for x in range(8):
@@ -2096,9 +2096,21 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue]) 
                 low.element = value
                 low.memo.clear()
                 out.append(low.at(pro.top, coords))
-            for q in range(4):
-                e.store(_pack16(e, out[2 * q], out[2 * q + 1], cfg.dtype), ptr(e.add_i(phys, e.const(4 * q))))
+            e.store_vector([_pack16(e, out[2 * q], out[2 * q + 1], cfg.dtype) for q in range(4)], i32, ptr(phys))
         _move_before(tmp, fence)
+
+
+def _load_words(e: Emitter, ptrs: list[SSAValue], count: int) -> list[SSAValue]:
+    """``count`` consecutive 32-bit words from shared memory (2: one 8-byte vector load at ``ptrs[0]``;
+    4 or 8: 16-byte vector loads at each pointer, 16 bytes apart), as i32 values."""
+    from xdsl.dialects.builtin import VectorType
+
+    out = []
+    for p in ptrs:
+        n = min(4, count - len(out))
+        vec = e.v(llvm.LoadOp(p, VectorType(i32, [n]), alignment=4 * n))
+        out += [e.v(llvm_ext.ExtractElementOp(vec, e.const(j))) for j in range(n)]
+    return out
 
 
 def s8_to_f16_only(pro) -> bool:
