@@ -1426,8 +1426,10 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
     if dk.b_prologue is not None:
         if cluster > 1:
             cluster = 1
+            remarks.append("no cluster: a B computed in the K loop is not multicast (each CTA loads its raw tile; 1 CTA)")
         if schedule == "streamk":
             schedule = "persistent"
+            remarks.append("Stream-K not applied: a B computed in the K loop runs the persistent schedule")
     dk.remarks.extend(remarks)
     epilogue = ("atomic" if dk.store.name == ATOMIC_SINK else "direct" if dk.out_dtype in DIRECT_OUT_DTYPES
                 or dk.c_transposed else "tma")
