@@ -157,11 +157,12 @@ def test_remark_names_the_computed_operand_at_the_users_line():
     assert prog.kind == "gemm", prog.remarks
     # the `acc = ct.mma(..., ct.transpose(w), acc)` line: the tier moves the cast after the transpose
     line = w8a16_linear._annotated_function.pyfunc.__code__.co_firstlineno + 7
-    (remark,) = [r for r in prog.remarks if "computed in the K loop" in r]
+    (remark,) = [r for r in prog.remarks if "dot operand B computed in the K loop" in r]
     assert remark.startswith(f"{cbp.__file__}:{line}:"), remark
     assert ": remark: dot operand B computed in the K loop (sitofp of an i8 tile)" in remark
     assert "named barrier 3" in remark and "256 threads" in remark
     assert prog.gemm_config.b_raw == "s8" and prog.gemm_config.b_major == "k"
+    assert any("no cluster: a B computed in the K loop is not multicast" in r for r in prog.remarks)  # num_ctas auto
     assert "bar.sync \t3, 256;" in prog.ptx and "fence.proxy.async.shared::cta" in prog.ptx
     # the bare astype: 4 prmt per 8-byte unit, 4 units per thread (64 x 128 / 8 / 256), in each warp group's loop
     assert prog.ptx.count("prmt.b32") == 2 * 4 * 4
