@@ -533,7 +533,7 @@ def _compile_program(data: bytes, name: str, arch: str, schedule: str, ptxas: bo
 
         fn = next(op for op in lowered.walk() if CONFIG_ATTR in op.attributes)
         gemm_config, record = read_config(fn)
-        remarks.extend(f"remark: {r}" for r in record.get("remarks", []))
+        remarks.extend(r if ": remark: " in r else f"remark: {r}" for r in record.get("remarks", []))
         args = record.get("args")
         gemm_args = tuple(args) if args is not None else None
     chained = None

@@ -51,6 +51,9 @@ def _arrays(name: str) -> list:
         "gemm_at_view_order_bf16": [((K, M), "bf16"), ((K, N), "bf16"), ((M, N), "bf16")],
         "gemm_tf32_n_major_b": [((M, K), "f32"), ((K, N), "f32"), ((M, N), "f32")],
         "gemm_bias_relu_f16": [((M, K), "f16"), ((K, N), "f16"), ((N,), "f16"), ((M, N), "f16")],
+        # weight-only int8: the raw int8 tile TMA-loaded, converted by the consumers (GemmConfig.b_raw)
+        "linear_w8a16_f16": [((M, K), "f16"), ((N, K), "i8"), ((N,), "f32"), ((M, N), "f16")],
+        "gemm_w8a16_f16": [((M, K), "f16"), ((K, N), "i8"), ((N,), "f32"), ((M, N), "f16")],
         "gemm_bias_relu_two_outputs_f16": [((M, K), "f16"), ((K, N), "f16"), ((N,), "f16"), ((M, N), "f32"),
                                            ((M, N), "f16")],
         "gemm_bias_relu_two_outputs_bf16": [((M, K), "bf16"), ((K, N), "bf16"), ((N,), "bf16"), ((M, N), "f32"),
@@ -151,6 +154,9 @@ EXPECT = {  # configuration fields the operands call for
     "swiglu_bf16": {"b_operands": 2, "tile_n": 128, "dtype": "bf16"},
     "swiglu_linear_bf16": {"b_operands": 2, "tile_n": 128, "b_major": "k"},
     "gated_three_f16": {"b_operands": 3, "tile_n": 64, "cluster_m": 1},
+    # B computed in the K loop: f16 WGMMA on the converted operand, the raw int8 tile after it in each stage
+    "linear_w8a16_f16": {"dtype": "f16", "b_raw": "s8", "b_major": "k", "cluster_m": 1, "tile_n": 128},
+    "gemm_w8a16_f16": {"dtype": "f16", "b_raw": "s8", "b_major": "n", "cluster_m": 1, "tile_n": 128},
 }
 WGMMA = {  # the instruction the integer programs must run
     "linear_i8_i32": "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8",

@@ -34,7 +34,7 @@ EMULATED = {"mm_k_tiles_scalar", "mm_f16_epilogue_chain", "mm_persistent_grouped
             "attn_causal_bool_mul", "attn_hash_dropout", "attn_kv_broadcast_batch", "mm_peeled_first_k",
             "attn_acc_added_after", "attn_matmul_operator", "attn_causal_bm_twice_bn", "mm_tk128",
             "attn_scale_after_max", "attn_3d_tiles", "attn_3d_causal", "mm_4d_heads", "mm_grouped_tile_table",
-            "mm_splitk_workspace", "mm_static_iter_k"}
+            "mm_splitk_workspace", "mm_static_iter_k", "mm_weight_only_int8"}
 
 
 def test_the_sweep_has_its_programs():

@@ -338,3 +338,13 @@ def test_causal_attention_on_3d_tiles():
     o = _chained("attn_3d_causal", {0: q, 1: k, 2: v}, (4, 2, 1))[3]
     keep = np.arange(256)[None, :] <= np.arange(256)[:, None]
     _check(o, _softmax_attn(np.where(keep, _scores(q, k, 0.125), -np.inf), v))
+
+
+def test_weight_only_int8_gemm_on_the_tensor_core_tier():
+    """W8A16: the int8 weight tile TMA-loaded raw, converted to f16 by the consumer warp groups into the
+    WGMMA's B tile; the per-column scale in the epilogue (numpy float64 reference)."""
+    a = _h(128, 128)
+    w = RNG.integers(-128, 128, (128, 128)).astype(np.int8)
+    s = (RNG.random(128) * 0.02 + 0.005).astype(np.float32)
+    c = s4._s3_gemm("mm_weight_only_int8", {0: a, 1: w, 2: s})[3]
+    _check(c, _mm(a, w) * s[None, :], 2e-3, 2e-3)

@@ -1026,7 +1026,9 @@ def gemm_problem_batched(program: Any, arguments: list[Argument]):
             a, b = (dataclasses.replace(x, shape=(1, *x.shape), strides=(x.shape[0] * x.shape[1], *x.strides))
                     if x.ndim == 2 else x for x in (a, b))
     shared_b = batched and bool(getattr(cfg, "b_shared", False))  # B: 2-D, or 3-D read at matrix 0
-    for x, dt in ((a, cfg.dtype), (b, getattr(cfg, "b_dtype", "") or cfg.dtype), (c, cfg.out_dtype)):
+    # (a computed B, GemmConfig.b_raw, is passed as its raw array: the kernel computes the operand)
+    b_type = getattr(cfg, "b_raw", "") or getattr(cfg, "b_dtype", "") or cfg.dtype
+    for x, dt in ((a, cfg.dtype), (b, b_type), (c, cfg.out_dtype)):
         if x.ndim != rank and not (x is b and shared_b and x.ndim == 2):
             raise ValueError(f"{_where(x.name, x.position)}: the {'batched ' if batched else ''}GEMM takes {rank}-D "
                              f"arrays, got shape {x.shape}")

@@ -145,7 +145,7 @@ def operand_rows(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n:
 
     nb = 1 if getattr(cfg, "b_shared", False) else batch  # one B for every batch
 
-    def b_rows(name, ptr):
+    def b_rows(name, ptr, es=ESIZE[getattr(cfg, "b_raw", "") or cfg.dtype]):  # a computed B: its raw array
         return OperandRows(name, ptr, n * nb, k * es) if cfg.b_major == "k" else OperandRows(name, ptr, k * nb, n * es)
 
     a = OperandRows("A", a_ptr, m * batch, k * es) if cfg.a_major == "k" else OperandRows("A", a_ptr, k * batch, m * es)
@@ -290,7 +290,7 @@ def streamk_workspace_bytes(cfg: GemmConfig, m: int, n: int, k: int, sms: int,
 def encode_tensor_map(ptr: int, dtype: str, dims: tuple[int, ...], row_bytes: tuple[int, ...],
                       box: tuple[int, ...], swizzle: int = 128) -> bytes:
     """``cuTensorMapEncodeTiled`` (dims innermost first, a ``swizzle``-byte swizzle: 128, 64 or 32,
-    whose span the box's contiguous extent must not exceed; zero out-of-bounds fill)."""
+    whose span the box's contiguous extent must not exceed, or 0: none; zero out-of-bounds fill)."""
     from cuda.bindings import driver as cu
 
     u64, u32 = cu.cuuint64_t, cu.cuuint32_t
@@ -301,11 +301,12 @@ def encode_tensor_map(ptr: int, dtype: str, dims: tuple[int, ...], row_bytes: tu
           "e4m3": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_UINT8,
           "e5m2": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_UINT8,
           "s8": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_UINT8,  # TMA moves bytes: signedness is WGMMA's
-          "u8": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_UINT8}[dtype]
+          "u8": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_UINT8,
+          "s32": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_INT32}[dtype]
     err, tmap = cu.cuTensorMapEncodeTiled(
         dt, len(dims), ptr, [u64(d) for d in dims], [u64(s) for s in row_bytes], [u32(b) for b in box],
         [u32(1)] * len(dims), cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
-        getattr(cu.CUtensorMapSwizzle, f"CU_TENSOR_MAP_SWIZZLE_{swizzle}B"),
+        getattr(cu.CUtensorMapSwizzle, f"CU_TENSOR_MAP_SWIZZLE_{swizzle}B" if swizzle else "CU_TENSOR_MAP_SWIZZLE_NONE"),
         cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
         cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
     if err != cu.CUresult.CUDA_SUCCESS:
@@ -345,6 +346,15 @@ def b_tensor_map(cfg: GemmConfig, b_ptr: int, n: int, k: int, batch: int = 1, pi
     ``b_operands > 1`` configuration, laid out as B): ``[tile_k K, tile_n/cluster N]`` boxes (K-major,
     swizzled by ``cfg.k_row_bytes``) or ``[64 N, tile_k K]`` (N-major, 128-byte swizzle); its pitch
     from ``pitch[name]`` when staged."""
+    b_raw = getattr(cfg, "b_raw", "")
+    if b_raw:  # a computed B: its raw array in unswizzled boxes (GemmConfig.b_raw)
+        es = ESIZE[b_raw]
+        dims, row_bytes = ((k, n), (k * es,)) if cfg.b_major == "k" else ((n, k), (n * es,))
+        box = (cfg.raw_chunk_columns, cfg.tile_n if cfg.b_major == "k" else cfg.tile_k)
+        row_bytes = ((pitch or {}).get(name, row_bytes[0]),)
+        if cfg.batched:
+            dims, row_bytes, box = (*dims, batch), (*row_bytes, row_bytes[0] * dims[1]), (*box, 1)
+        return encode_tensor_map(b_ptr, b_raw, dims, row_bytes, box, 0)
     es = ESIZE[cfg.dtype]
     if cfg.b_major == "k":
         dims, row_bytes, box = (k, n), (k * es,), (cfg.tile_k, cfg.tile_n // cfg.cluster_m)

@@ -418,6 +418,29 @@ def linear_i8_dequant(X, W, Y, sx, sw, tm: ct.Constant[int], tn: ct.Constant[int
     ct.store(Y, index=(bm, bn), tile=(acc.astype(ct.float32) * rows * cols).astype(Y.dtype))
 
 
+@ct.kernel
+def linear_w8a16(X, W, S, Y, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """Weight-only int8 ``nn.Linear``: f16 ``X [M, K]`` times an int8 weight ``W [N, K]`` converted to
+    f16 in the K loop, the per-output-channel f32 scale ``S [N]`` after it; f16 out."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(X, axis=1, shape=(tm, tk))):
+        w = ct.load(W, index=(bn, k), shape=(tn, tk)).astype(ct.float16)
+        acc = ct.mma(ct.load(X, index=(bm, k), shape=(tm, tk)), ct.transpose(w), acc)
+    ct.store(Y, index=(bm, bn), tile=(acc * ct.load(S, index=(bn,), shape=(tn,))[None, :]).astype(Y.dtype))
+
+
+@ct.kernel
+def gemm_w8a16(A, W, S, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """Weight-only int8 GEMM with the weight stored ``[K, N]`` (N-major B), as ``mm_weight_only_int8``."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        w = ct.load(W, index=(k, bn), shape=(tk, tn)).astype(ct.float16)
+        acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), w, acc)
+    ct.store(C, index=(bm, bn), tile=(acc * ct.load(S, index=(bn,), shape=(tn,))[None, :]).astype(C.dtype))
+
+
 
 @ct.kernel
 def gemm_splitk_atomic(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int],
@@ -914,6 +937,22 @@ def _make_linear_i8_dequant(m, n, k, dt, g):
 
 
 
+def _make_w8a16(m, n, k, dt, g, k_major=True):
+    """W8A16: f16 X, int8 W (``[N, K]`` when ``k_major``, else ``[K, N]``), per-column f32 scales; the
+    fp32 reference and, as the library call, the f16 matmul of the dequantized weight (made once,
+    outside the timing: the dense layer's speed)."""
+    import torch
+
+    x = _randn((m, k), "f16", g, 0.5)
+    w = _randint((n, k) if k_major else (k, n), "i8", g)
+    s = torch.rand(n, device="cuda", generator=g) * 1e-2 + 5e-3
+    y = _nan((m, n), "f16")
+    wt = w.t() if k_major else w  # [K, N]
+    ref = (x.float() @ wt.float()) * s[None, :]
+    wdq = (wt.float() * s[None, :]).to(torch.float16).contiguous()
+    return (x, w, s, y), y, ref, lambda: torch.matmul(x, wdq)
+
+
 def _make_accumulate(m, n, k, dt, g):
     """C (f32) starts at random values and receives A @ B by atomic adds: the reference is C0 + A @ B."""
     import torch
@@ -1110,6 +1149,9 @@ PROGRAMS: dict[str, Program] = {
     "gemm_u8_i8_n_major_b": Program(gemm_i8, "u8", _make_gemm_u8_i8, tiles=(128, 128, 128), bench=False),
     "linear_i8_dequant_bf16": Program(linear_i8_dequant, "i8", _make_linear_i8_dequant, tiles=(128, 128, 128),
                                       library="torch._int_mm + scales"),
+    "linear_w8a16_f16": Program(linear_w8a16, "f16", _make_w8a16, library="torch.matmul (dequantized f16 weight)"),
+    "gemm_w8a16_f16": Program(gemm_w8a16, "f16", lambda m, n, k, dt, g: _make_w8a16(m, n, k, dt, g, False),
+                              library="torch.matmul (dequantized f16 weight)"),
     "gemm_splitk_atomic_f16": Program(gemm_splitk_atomic, "f16", _make_accumulate, library="torch.addmm (f32)",
                                       grid="split", extra=(4,), bench=False),
     "gemm_atomic_epilogue_f16": Program(gemm_atomic_epilogue, "f16", _make_accumulate, library="torch.addmm (f32)",

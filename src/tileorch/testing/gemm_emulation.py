@@ -47,6 +47,9 @@ def run_gemm(p, a, b, c_base: int, mnk: tuple[int, int, int], tile_params=(), me
             # (a batched kernel's maps are rank 3: [L, rows, cols], more batch dimensions flattened into L)
             emu.tmaps = {emu.params[0]: {"array": a.reshape(-1, *a.shape[-2:]), "rows": a_rows, "box": 64},
                          emu.params[1]: {"array": b.reshape(-1, *b.shape[-2:]), "rows": b_rows, "box": 64}}
+            if getattr(cfg, "b_raw", ""):  # a computed B's raw tile: unswizzled boxes (GemmConfig.b_raw)
+                emu.tmaps[emu.params[1]].update(rows=cfg.tile_k if cfg.b_major == "n" else cfg.tile_n,
+                                                box=cfg.raw_chunk_columns, swizzle=0)
             emu.run()
             errors += emu.errors
     return errors

@@ -712,6 +712,27 @@ class Emu:
                 self.set(reg, T, (lead % 32).astype(np.uint64))
             self.set(prd, T, (lead == tids).astype(np.uint64))
             return
+        if op == "prmt.b32":  # the default mode: byte i of d is byte c[4i..4i+2] of {b, a} (bit 3: its sign)
+            a, b, c = (g(i) & np.uint64(0xFFFFFFFF) for i in (1, 2, 3))
+            src = a | (b << np.uint64(32))
+            d = np.zeros_like(a)
+            for i in range(4):
+                sel = (c >> np.uint64(4 * i)) & np.uint64(0xF)
+                byte = (src >> ((sel & np.uint64(7)) * np.uint64(8))) & np.uint64(0xFF)
+                byte = np.where(sel & np.uint64(8), np.where(byte >> np.uint64(7), np.uint64(0xFF), np.uint64(0)), byte)
+                d |= byte << np.uint64(8 * i)
+            self.set(ops[0], T, d)
+            return
+        if op in ("sub.f16x2", "sub.rn.f16x2", "add.f16x2", "add.rn.f16x2"):  # each half, rounded to f16
+            a, b = g(1), g(2)
+            out = np.zeros_like(a)
+            for h in (0, 16):
+                x, y = (((v >> np.uint64(h)) & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float32)
+                        for v in (a, b))
+                r = (x - y if base == "sub" else x + y).astype(np.float16).view(np.uint16).astype(np.uint64)
+                out |= r << np.uint64(h)
+            self.set(ops[0], T, out)
+            return
         if base in ("add", "sub", "mul", "mad", "fma", "max", "min", "div", "neg", "abs", "ex2", "rcp", "tanh", "lg2",
                     "sqrt", "rsqrt", "copysign") and (parts[-1] == "f32"):
             a = [f32(g(i)) for i in range(1, len(ops))]
@@ -925,7 +946,8 @@ class Emu:
             self.set(ops[0], T, f32(v).astype(np.float16).view(np.uint16).astype(np.uint64))
         elif dst == "f32" and src == "f16":
             self.set(ops[0], T, b32((v & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float32)))
-        elif dst in ("u64", "s64", "u32", "s32", "u16", "s16") and src in ("u32", "s32", "u64", "s64", "u16", "s16"):
+        elif dst in ("u64", "s64", "u32", "s32", "u16", "s16", "u8", "s8") and \
+                src in ("u32", "s32", "u64", "s64", "u16", "s16", "u8", "s8"):
             sw = int(src[1:]); dw = int(dst[1:])
             x = v & np.uint64((1 << sw) - 1) if sw < 64 else v
             if src[0] == "s" and sw < 64:
@@ -933,7 +955,15 @@ class Emu:
                 xi = np.where(xi >> (sw - 1) & 1, xi - (1 << sw), xi)
                 x = xi.astype(np.uint64)
             x = x & np.uint64((1 << dw) - 1) if dw < 64 else x
+            if dst == "s8":  # a sub-word result is sign-extended into its (16-bit) register
+                x = np.where(x >> np.uint64(7) & np.uint64(1), x | np.uint64(0xFF00), x)
             self.set(ops[0], T, x)
+        elif dst in ("f16", "f32") and src in ("s8", "u8", "s16", "u16"):  # small integers: exact in f16 and f32
+            w = int(src[1:])
+            x = (v & np.uint64((1 << w) - 1)).astype(np.int64)
+            x = np.where(x >> (w - 1) & 1, x - (1 << w), x) if src[0] == "s" else x
+            y = x.astype(np.float16) if dst == "f16" else x.astype(np.float32)  # (|x| < 2**16: rounded as cvt.rn)
+            self.set(ops[0], T, y.view(np.uint16).astype(np.uint64) if dst == "f16" else b32(y))
         elif dst == "f32" and src in ("s32", "u32"):
             x = (v & np.uint64(0xFFFFFFFF)).astype(np.uint32)
             x = x.view(np.int32) if src == "s32" else x
@@ -1006,10 +1036,11 @@ class Emu:
             group_dim, group = t.get("group_dim"), int(t.get("group", 1))
             full = arr
             box_rows, width, span = t["rows"], t.get("box", 64), t.get("swizzle", 128)
-            if width * 2 > span:
+            es = full.dtype.itemsize  # 2-byte arrays as f16 bits; 1- and 4-byte ones (raw tiles) as they are
+            if span and width * es > span:
                 raise Fault(f"{op}: a box of {width} elements is wider than the {span}-byte swizzle")
             rows = box_rows * group
-            box = np.zeros((rows, width), dtype=np.float16)
+            box = np.zeros((rows, width), dtype=np.float16 if es == 2 else full.dtype)
             for gi in range(group):
                 start = list(start0)
                 if group_dim is not None:
@@ -1029,19 +1060,20 @@ class Emu:
                             gc = col0 + cc
                             if 0 <= gc < arr.shape[2]:
                                 box[gi * box_rows + r, cc] = arr[b0, gr, gc]
-            raw = box.view(np.uint8).reshape(rows, 2 * width)
+            raw = box.view(np.uint8).reshape(rows, es * width)
             d = int(dst[k])
-            if d % (8 * span):
-                raise Fault(f"{op}: shared destination {d:#x} not aligned to the {span}-byte swizzle's atom")
-            self._check_smem_write(d, d + rows * 2 * width, "a TMA load")
-            self.generic_state[d:d + rows * 2 * width] = 0
+            if d % (8 * span if span else 16):
+                raise Fault(f"{op}: shared destination {d:#x} not aligned to the {span}-byte swizzle's atom"
+                            if span else f"{op}: shared destination {d:#x} not 16-byte aligned")
+            self._check_smem_write(d, d + rows * es * width, "a TMA load")
+            self.generic_state[d:d + rows * es * width] = 0
             for r in range(rows):
-                for chunk in range(2 * width // 16):
-                    lin = d + r * 2 * width + chunk * 16
-                    phys = _swizzle(lin, span)
+                for chunk in range(es * width // 16):
+                    lin = d + r * es * width + chunk * 16
+                    phys = _swizzle(lin, span) if span else lin  # swizzle 0: the unswizzled box
                     self.smem[phys:phys + 16] = raw[r, chunk * 16:chunk * 16 + 16]
             b = self.mb(int(bar[k]))
-            b["tx"] -= rows * 2 * width
+            b["tx"] -= rows * es * width
             self._mb_check_tx(b, int(bar[k]))
 
     def _mb_check_tx(self, b, off):

@@ -229,9 +229,10 @@ _add("mm_e5m2_scalar_scales", mm_e5m2_scalar_scales,
 _add("mm_int8_bias_i32", mm_int8_bias_i32, [((128, 256), "int8"), ((256, 128), "int8"), ((128,), "int32"),
                                             ((128, 128), "int32"), 128, 128, 64], (1, 1), "gemm", outputs=(3,))
 _add("mm_weight_only_int8", mm_weight_only_int8, [((128, 128), "float16"), ((128, 128), "int8"), ((128,), "float32"),
-                                                  ((128, 128), "float16"), 64, 64, 64], (2, 2), "simt", outputs=(3,),
-     error="A and B must have the same element type",
-     notes="mixed-input (f16 x int8 converted in the loop) dots are not taken by the tier")
+                                                  ((128, 128), "float16"), 64, 64, 64], (2, 2), "gemm", outputs=(3,),
+     notes="mixed-input (f16 x int8 converted in the loop) dots were refused by the tier ('A and B must have the "
+           "same element type'); since session 16 the raw int8 tile is TMA-loaded and converted by the consumer warp "
+           "groups into the WGMMA's B tile")
 _add("mm_k_tiles_scalar", mm_k_tiles_scalar, [((128, 256), "float16"), ((256, 128), "float16"),
                                               ((128, 128), "float32"), 3, 128, 128, 64], (1, 1), "gemm",
      outputs=(2,))

@@ -57,7 +57,7 @@ from tileorch.dialects.cutlass.scheduler_attrs import (StaticPersistentWorkTileI
 from tileorch.dialects.cutlass.scheduler_types import (StaticPersistentParamsType, StaticPersistentWorkTileInfoType,
                                                        StreamKParamsType, StreamKWorkTileInfoType, TileSchedulerType)
 from tileorch.dialects.cutlass.types import PipelineType
-from tileorch.kernels.gemm.config import WGMMA_TYPES, GemmConfig
+from tileorch.kernels.gemm.config import TRANSFORM_BARRIER, WGMMA_TYPES, GemmConfig
 
 SWIZZLE_LAYOUT = {128: 1, 64: 2, 32: 3}
 """WGMMA descriptor layout type (bits 62-63) of each swizzle span in bytes (128B, 64B, 32B)."""
@@ -303,6 +303,9 @@ def _b_loads(k: _Kernel, b_off: SSAValue, kc: SSAValue, n0: SSAValue, fb: SSAVal
     tmap = k.tmap_b if tmap is None else tmap
     if cfg.b_shared:  # one B matrix for every batch: its map holds matrix 0 only
         tl = _const(0)
+    if cfg.b_raw:
+        _raw_b_loads(k, b_off, kc, n0, fb, tl, tmap)
+        return
     if cfg.b_major == "k":
         # B [N, K]: the tile is tile_n rows of k_row_bytes; CTA rank r loads rows r*slice ...
         slice_rows = cfg.tile_n // cfg.cluster_m
@@ -318,6 +321,24 @@ def _b_loads(k: _Kernel, b_off: SSAValue, kc: SSAValue, n0: SSAValue, fb: SSAVal
         col = _named(_add(n0, _mul(bj, k.c64)), f"bcol{suffix}{j}")
         off = _named(_add(b_off, _mul(bj, k.c8192)), f"boff{suffix}{j}")
         _tma_load(k, tmap, off, k.box(col, kc, batch=tl), fb, cfg.mn_chunk_bytes, f"bdst{suffix}{j}", mcast)
+
+
+def _raw_b_loads(k: _Kernel, b_off: SSAValue, kc: SSAValue, n0: SSAValue, fb: SSAValue, tl: SSAValue,
+                 tmap: SSAValue) -> None:
+    """TMA loads of a computed B's raw tile (``cfg.b_raw``), unswizzled, after the stage's B operand
+    tile: K-major B ``[N, K]`` one box of ``tile_n`` rows x ``tile_k`` raw elements; N-major B
+    ``[K, N]`` ``tile_n / 64`` boxes of ``tile_k`` K rows x 64 raw elements, box j at
+    ``+ tile_k * 64 * raw bytes * j``."""
+    cfg = k.cfg
+    raw = _named(_add(b_off, _const(cfg.b_stage_bytes)), "braw_dst")
+    if cfg.b_major == "k":
+        _tma_load(k, tmap, raw, k.box(kc, n0, batch=tl), fb, cfg.b_raw_bytes, "bdst")
+        return
+    chunk = cfg.tile_k * 64 * cfg.raw_element_bytes
+    for j in range(cfg.tile_n // 64):
+        col = _named(_add(n0, _const(64 * j)), f"bcol{j}")
+        off = _named(_add(raw, _const(chunk * j)), f"boff{j}")
+        _tma_load(k, tmap, off, k.box(col, kc, batch=tl), fb, chunk, f"bdst{j}")
 
 
 def _producer(k: _Kernel) -> None:
@@ -356,7 +377,7 @@ def _producer(k: _Kernel) -> None:
                         off = b_off if i == 0 else _named(_add(b_off, _const(i * cfg.b_stage_bytes)), f"b{i}_off")
                         _b_loads(k, off, kc, n0, fb, tl, rank, mcast, tmap, "" if i == 0 else f"_{i}_")
                 # the elected thread arrives expecting the stage's bytes (A + all B slices)
-                pl.ProducerCommitOp(k.ready, st, cfg.stage_bytes)
+                pl.ProducerCommitOp(k.ready, st, cfg.tx_bytes)
                 scf.YieldOp(pl.StateIncrementOp(st).results[0])
             return scf.ForOp(kbeg, kend, k.c1, [s], Region(body)).results[0]
 
@@ -432,6 +453,22 @@ def _epilogue(k: _Kernel, wg: int, res: SSAValue, row0: SSAValue, n0: SSAValue, 
             nvvm.CpAsyncBulkCommitGroupOp()
 
 
+def _computed_b(k: _Kernel, idx: SSAValue) -> None:
+    """The slot of a computed B (``cfg.b_raw``) in the consumer's K step: ``%braw_off`` and
+    ``%bop_off``, the byte offsets in shared memory of stage ``idx``'s raw tile and B operand tile,
+    where the tier inserts the program's ops computing the operand (every consumer thread its
+    share); then each thread's ``fence.proxy.async.shared::cta`` (its generic-proxy writes before
+    the WGMMAs' async-proxy reads) and named barrier :data:`TRANSFORM_BARRIER` over every consumer
+    thread (the whole tile written before any warp group's WGMMAs read it).  The operand tile is
+    free to rewrite: its stage was released after the WGMMAs that read it last had completed."""
+    cfg = k.cfg
+    so = _named(_mul(idx, k.stage_bytes), "bstage_off")
+    bop = _named(_add(so, k.a_bytes), "bop_off")
+    _named(_add(bop, _const(cfg.b_stage_bytes)), "braw_off")
+    nvvm.FenceProxyOp(nvvm.ProxyKind.ASYNC_SHARED, nvvm.SharedSpace.CTA)
+    NamedBarrierArriveAndWaitOp(TRANSFORM_BARRIER, 128 * cfg.consumer_groups)
+
+
 def _consumer(k: _Kernel, wg: int) -> None:
     """Consumer warp group ``wg + 1``: rows ``64 wg .. 64 wg + 63`` of every tile; reads every stage."""
     cfg, t = k.cfg, k.t
@@ -485,6 +522,8 @@ def _consumer(k: _Kernel, wg: int) -> None:
                 soff = _mul(idx64, stage_units)
                 da_stage = _named(_add(da_base, soff), "da_stage")
                 db_stage = _named(_add(db_base, soff), "db_stage")
+                if cfg.b_raw:
+                    _computed_b(k, pl.StateGetIndexOp(st).results[0])
                 nvvm.WgmmaFenceAlignedOp()
                 acc_next = []
                 for i, acc in enumerate(accs):  # B i's tile is i * b_stage_bytes after B 0's
@@ -558,7 +597,7 @@ def build_gemm_kernel(cfg: GemmConfig) -> ModuleOp:
         pipe = _named(pl.PipelineCreateOp(t.pipeline).results[0], "pipe")
         init = pl.PipelineInitOp(
             pipe, [0x1], [1 << (w + 1) for w in range(cfg.consumer_groups)], executor="warpgroup",
-            num_stages=cfg.stages, producer_arv_count=[1], transaction_size=[cfg.stage_bytes])
+            num_stages=cfg.stages, producer_arv_count=[1], transaction_size=[cfg.tx_bytes])
         init.properties["compute_capability"] = PipelineComputeCapabilityAttr(PipelineComputeCapability.SM90)
         _named(init.results[0], "ready")
         c0, c1, c64 = _const(0, name="c0"), _const(1, name="c1"), _const(64, name="c64")

@@ -27,6 +27,11 @@ WGMMA_TYPES = {"bf16": ("bf16", "f32"), "f16": ("f16", "f32"), "tf32": ("tf32", 
 """Input dtype -> (the WGMMA operand type, the accumulator type ``D``); the instruction's K is
 32 bytes of the operand type (:attr:`GemmConfig.mma_k`)."""
 B_MAJORS = ("k", "n")
+RAW_DTYPES = ("s8", "u8", "f16", "bf16", "f32", "s32", "e4m3", "e5m2")
+"""Raw B element types a computed B (:attr:`GemmConfig.b_raw`) is loaded as."""
+TRANSFORM_BARRIER = 3
+"""The named barrier (CUTLASS ``ReservedNamedBarriers::TransformBarrier``) every consumer thread
+meets after writing its share of a computed B operand (:attr:`GemmConfig.b_raw`)."""
 ACCUMULATOR_REGISTERS = 128
 """Accumulator registers per consumer thread the builder allows over all its accumulators (a
 64x256 f32 accumulator, or two 64x128): the rest of the 232 a consumer holds goes to descriptors,
@@ -131,6 +136,15 @@ class GemmConfig:
     GEMM over all of K, so the launcher runs it only for ``K <= k_used`` (the program's own K range
     then reads all of K, its last tile zero-padded alike) and sends a larger K to the SIMT path.
     Does not change the kernel's code (not in :attr:`name`)."""
+    b_raw: str = ""
+    """B is computed in the kernel from a tile of this element type (:data:`RAW_DTYPES`; empty: B is
+    loaded as the WGMMA reads it).  Each stage holds the A tile, the B operand tile (where the
+    WGMMAs read it, laid out as a loaded B) and after it the raw tile the producer's TMA loads
+    (unswizzled, :attr:`b_raw_stage_bytes`); per K tile the consumer warp groups compute the
+    operand from the raw tile into the stage's operand tile (the tier inserts the program's ops
+    before the consumers' ``fence.proxy.async`` + named barrier :data:`TRANSFORM_BARRIER`, at the
+    values ``%braw_off`` / ``%bop_off``: :func:`tileorch.kernels.gemm.build._consumer`), then the
+    WGMMAs run.  One B operand, one CTA per cluster."""
 
     @property
     def consumer_groups(self) -> int:
@@ -187,8 +201,36 @@ class GemmConfig:
         return self.tile_n * self.tile_k * self.element_bytes
 
     @property
+    def raw_element_bytes(self) -> int:
+        """Bytes per element of a computed B's raw tile (:attr:`b_raw`)."""
+        return ELEMENT_BYTES.get(self.b_raw, 1)
+
+    @property
+    def raw_chunk_columns(self) -> int:
+        """Columns of one raw B box along B's contiguous dimension: 64 N columns of an N-major B (as
+        the operand's 64-column chunks), the whole ``tile_k`` of a K-major one."""
+        return 64 if self.b_major == "n" else self.tile_k
+
+    @property
+    def b_raw_bytes(self) -> int:
+        """Bytes of a computed B's raw tile (what the producer's TMA loads of B bring)."""
+        return self.tile_n * self.tile_k * self.raw_element_bytes if self.b_raw else 0
+
+    @property
+    def b_raw_stage_bytes(self) -> int:
+        """Bytes a stage keeps for the raw tile: :attr:`b_raw_bytes` up to a whole 1024-byte swizzle
+        atom (every stage's A tile starts on one)."""
+        return -(-self.b_raw_bytes // 1024) * 1024
+
+    @property
     def stage_bytes(self) -> int:
-        return self.a_stage_bytes + self.b_operands * self.b_stage_bytes
+        return self.a_stage_bytes + self.b_operands * self.b_stage_bytes + self.b_raw_stage_bytes
+
+    @property
+    def tx_bytes(self) -> int:
+        """Bytes the producer's TMA loads bring into a stage (the full barrier's transaction count):
+        the stage, or for a computed B the A tile and B's raw tile."""
+        return self.a_stage_bytes + self.b_raw_bytes if self.b_raw else self.stage_bytes
 
     @property
     def epilogue_columns(self) -> int:
@@ -226,7 +268,8 @@ class GemmConfig:
                 f"{'_ta' if self.transpose_a else ''}{'_gl' if self.grid_l else ''}"
                 f"{'_am' if self.a_major == 'm' else ''}{f'_x{self.scratch_bytes}' if self.scratch_bytes else ''}"
                 f"{f'_d{self.b_operands}' if self.b_operands != 1 else ''}{'_ct' if self.c_transposed else ''}"
-                f"{'_pg' if self.program_grid else ''}{'_bs' if self.b_shared else ''}")
+                f"{'_pg' if self.program_grid else ''}{'_bs' if self.b_shared else ''}"
+                f"{f'_raw{self.b_raw}' if self.b_raw else ''}")
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -304,6 +347,15 @@ class GemmConfig:
             (not self.program_grid or (self.cluster_m == 1 and self.schedule != "streamk"),
              "a program-grid kernel (program_grid) runs 1-CTA clusters (neighbouring programs need not share B) "
              "and no Stream-K (a tile's predicate and coordinates are the whole program's)"),
+            (not self.b_raw or self.b_raw in RAW_DTYPES,
+             f"b_raw (a computed B's raw element type) must be one of {RAW_DTYPES}, got {self.b_raw!r}"),
+            (not self.b_raw or (self.dtype in ("f16", "bf16") and not self.b_dtype),
+             f"a computed B (b_raw) is a 16-bit operand (f16/bf16 A and B), got {self.dtype}"),
+            (not self.b_raw or (self.b_operands == 1 and self.cluster_m == 1 and not self.transpose_b),
+             "a computed B (b_raw) has one B operand, 1-CTA clusters (no multicast of the raw tile) and is read "
+             "in place"),
+            (not self.b_raw or (self.raw_chunk_columns * self.raw_element_bytes) % 16 == 0,
+             "a computed B's raw box rows must be whole 16-byte units"),
         ]
         for ok, message in rules:
             if not ok:

@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, llvm, scf
-from xdsl.dialects.builtin import (ArrayAttr, BFloat16Type, DenseArrayBase, DenseIntOrFPElementsAttr, Float16Type,
+from xdsl.dialects.builtin import (ArrayAttr, BFloat16Type, DenseArrayBase, Float16Type,
                                    Float32Type, FloatAttr, IntegerAttr, ModuleOp, StringAttr, TensorType, UnitAttr, f32, i1, i8,
                                    i16, i32, i64)
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
@@ -81,6 +81,8 @@ from tileorch.transforms.tileas.common import producer_load, source_load
 from tileorch.transforms.tileas.epilogue import (BROADCASTS, EXPANDS, LAYOUT_ONLY, Coord, EpilogueLowering, KernelEnv,
                                                   unsupported)
 from tileorch.transforms.tileas.mask_bounds import interior_masks, whole_tile_test
+from tileorch.transforms.tileas.operand_prologue import PROLOGUE_SHAPE_OPS as _PROLOGUE_SHAPE_OPS
+from tileorch.transforms.tileas.operand_prologue import QPrologue, operand_prologue
 from tileorch.transforms.tileas.program_order import heavy_first_axis
 from tileorch.transforms.tileas.rebase_k_loop import rebase_k_loop
 from tileorch.transforms.tileas.row_division import RowDivision, is_ieee_division, row_div_enabled
@@ -546,141 +548,11 @@ def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop:
                    group_dim=group_dim, group=group), seen
 
 
-@dataclass
-class QPrologue:
-    """A map between a dot operand's tile load and the dot (the first dot's A0, Q; or the first dot's
-    B, K): elementwise ops whose other operands are the same at every element (constants, kernel
-    scalar arguments, splats and broadcasts of them); with ``rowwise``, also row reductions along
-    the tile's contiguous dimension (an RMS norm's sum of squares) and per-column vectors loaded
-    before the loop (its weight), combined per element.  The kernel applies it in place to the tile
-    in shared memory after each load (:meth:`_Kernel.q_prologue`, :func:`_rowwise_prologue`):
-    element ``(r, c)`` becomes ``f(x)`` rounded to the tile's type.  ``top``: the value the dot
-    reads (layout ops stripped); ``roots``: the values of the load the map starts from; ``ops``: its
-    elementwise ops in program order; ``seen``: the layout ops between ``top`` and the dot;
-    ``kinds``: id(value) -> "q" (per element), "row", "col" or "uniform"."""
-
-    top: SSAValue
-    roots: list[SSAValue]
-    ops: list[Operation]
-    seen: list[str]
-    rowwise: bool = False
-    kinds: dict = field(default_factory=dict)
-
-
-_PROLOGUE_SHAPE_OPS = (*LAYOUT_ONLY, "nv_tileaa.reshape")
-_ROWWISE_COMBINERS = ("nv_tileaa.addf", "nv_tileaa.maxf", "nv_tileaa.minf", "nv_tileaa.mulf", "arith.addf",
-                      "arith.maximumf", "arith.minimumf", "arith.mulf")
-
-
 def _q_prologue(kernel: aa.FuncOp, d1: Operation, operand: SSAValue | None = None,
                 what: str = "the first dot's A (Q)") -> tuple[SSAValue, QPrologue | None]:
-    """(the value to find the dot operand's load at, the prologue or None): when the operand
-    (``d1``'s A unless ``operand`` says), stripped of layout ops, is not a tile load but a function
-    of one as :class:`QPrologue` says, the load's value and the map; a located error names the first
-    op that the kernel cannot apply in place (an iota, a reduction along the rows, a transpose)."""
-    operand = d1.lhs if operand is None else operand
-    top, seen = _strip(operand)
-    if source_load(top) is not None or not isinstance(top.owner, Operation):
-        return operand, None
-    entry = kernel.body.blocks.first
-    roots: list[SSAValue] = []
-    ops: list[Operation] = []
-    kinds: dict[int, str] = {}
-    loads: list[Operation] = []
-    top_shape = list(top.type.get_shape()) if isinstance(top.type, TensorType) else []
-    cols = top_shape[-1] if top_shape else 0
-
-    def refuse(op: Operation, why: str):
-        _fail(op, f"{what} is computed from its tile by '{op.name}', {why}; only elementwise ops whose other "
-                  "operands are scalars (constants, kernel arguments), row reductions along the tile's contiguous "
-                  "dimension and per-column vectors loaded before the loop are applied to the tile in place")
-
-    def scalar(v: SSAValue) -> None:
-        if isinstance(v, BlockArgument) and v.owner is entry:
-            return
-        o = v.owner
-        if isinstance(o, Operation) and not o.regions and not isinstance(o.results[0].type, TensorType) \
-                and (o.name.startswith("arith.") or o.name in ELEMENTWISE or o.name == "nv_tileaa.assume"):
-            for x in o.operands:
-                scalar(x)
-            return
-        refuse(o if isinstance(o, Operation) else d1, "a scalar other than constants and kernel arguments")
-
-    def wide(v: SSAValue) -> list[int]:
-        return [x for x in v.type.get_shape() if x != 1] if isinstance(v.type, TensorType) else []
-
-    def kind(v: SSAValue) -> str:
-        """"q": a function of the element at the same position; "row" / "col": the same along a row
-        / a column; "uniform": the same everywhere."""
-        hit = kinds.get(id(v))
-        if hit is not None:
-            return hit
-        if not isinstance(v.type, TensorType):
-            scalar(v)
-            return "uniform"
-        s, strip_seen = _strip(v)
-        ld = source_load(s)
-        if ld is not None and wide(s) == [cols]:
-            if _enclosing_loop(ld) is not None:
-                refuse(ld, "a per-column vector loaded in the loop")
-            kinds[id(v)] = "col"  # a weight row: one value per column
-            return "col"
-        if ld is not None:
-            if "nv_tileaa.permute" in strip_seen:
-                refuse(s.owner if isinstance(s.owner, Operation) else d1, "a transpose of the tile")
-            if loads and ld is not loads[0]:
-                refuse(ld, "a second tile")
-            loads.append(ld)
-            roots.append(v)
-            kinds[id(v)] = "q"
-            return "q"
-        op = v.owner
-        if not isinstance(op, Operation):
-            _fail(d1, f"{what} is computed from a tile carried into a region")
-        name = op.name
-        if name in _PROLOGUE_SHAPE_OPS:
-            if name == "nv_tileaa.reshape":
-                src, dst = (list(x.type.get_shape()) for x in (op.operands[0], op.results[0]))
-                if [x for x in src if x != 1] != [x for x in dst if x != 1]:
-                    refuse(op, "which moves the elements")
-            k = kind(op.operands[0])
-        elif name == "arith.constant":
-            if not isinstance(op.value, DenseIntOrFPElementsAttr) or len(set(op.value.get_values())) != 1:
-                refuse(op, "a constant that is not the same at every element")
-            k = "uniform"
-        elif name == "nv_tileaa.splat":
-            scalar(op.operands[0])
-            k = "uniform"
-        elif name in BROADCASTS or name in EXPANDS:
-            k = kind(op.operands[0])
-            if k == "q":
-                refuse(op, "which spreads the tile")
-        elif name == "nv_tileaa.reduce":
-            body = op.regions[0].blocks.first
-            comb = [o for o in body.ops if o is not body.last_op]
-            shp = list(op.operands[0].type.get_shape())
-            if len(op.operands) != 1 or kind(op.operands[0]) != "q" or len(shp) != 2 or \
-                    op.dim.value.data != 1 or len(comb) != 1 or comb[0].name not in _ROWWISE_COMBINERS:
-                refuse(op, "a reduction other than one along the tile's contiguous dimension with one add, max, "
-                           "min or mul")
-            k = "row"
-        elif not op.regions and (name == "nv_tileaa.fp_to_fp" or name.startswith("arith.") or name in ELEMENTWISE):
-            ks = {kind(x) for x in op.operands}
-            k = ("q" if "q" in ks or {"row", "col"} <= ks else "row" if "row" in ks else "col" if "col" in ks
-                 else "uniform")
-            if k == "q":
-                ops.append(op)
-        else:
-            refuse(op, "which depends on the element's position")
-        kinds[id(v)] = k
-        return k
-
-    if kind(top) != "q":
-        return operand, None  # not computed from a load: refused as before
-    order = {id(o): i for i, o in enumerate(entry.walk())}
-    ops.sort(key=lambda o: order.get(id(o), 0))
-    rowwise = any(x in ("row", "col") for x in kinds.values())
-    return roots[0], QPrologue(top, roots, ops, seen, rowwise, kinds)
+    """:func:`~tileorch.transforms.tileas.operand_prologue.operand_prologue`, refused as a chained-dots
+    error."""
+    return operand_prologue(kernel, d1, _fail, operand, what)
 
 
 PADDED_ROWS = (1, 2, 4, 8, 16, 32)

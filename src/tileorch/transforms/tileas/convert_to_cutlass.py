@@ -39,6 +39,7 @@ from xdsl.dialects.builtin import (DenseArrayBase, Float16Type, Float32Type, Fun
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from tileorch.diagnostics import LocatedError
+from tileorch.dialects import llvm_ext
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.dialects import nv_tileas_tile as ts
 from tileorch.dialects import nvvm
@@ -231,6 +232,12 @@ class DotKernel:
     batch_grid: bool = False
     """Those batch indices read program ids 0 or 1 or the grid's extents: the kernel walks the launch
     grid (a program-grid kernel); otherwise only program id 2 (the scheduler's L, the launch grid's z)."""
+    b_prologue: object = None
+    """B computed in the K loop from its tile load (:class:`~tileorch.transforms.tileas.operand_prologue.QPrologue`):
+    the producer loads the raw tile (:attr:`b_raw`), the consumers compute the operand
+    (:func:`stage_computed_b`)."""
+    b_raw: str = ""
+    """The raw B tile's element type as the kernel builder names it (:data:`RAW_NAMES`)."""
 
     @property
     def program_grid(self) -> bool:
@@ -533,8 +540,9 @@ def _no_tma_operand(dots) -> Operation | None:
 
 
 COMPUTED_OPERAND = ("this dot operand is computed in the kernel (e.g. int4 weights unpacked and scaled in the K loop), "
-                    "which the tensor-core tier does not take: it reads A and B as tiles of the kernel's arrays "
-                    "through TMA (ct.load), converted at most by .astype")
+                    "which the tensor-core tier does not take yet: it reads A as a tile of the kernel's arrays "
+                    "through TMA (ct.load), converted at most by .astype, and B as one too or computed from its own "
+                    "tile by elementwise ops with scalar operands (no other tile loaded in the loop)")
 
 
 def _computed_operand(dots) -> Operation | None:
@@ -542,12 +550,94 @@ def _computed_operand(dots) -> Operation | None:
     layout, shape and element-type changes), if any."""
     for dot in dots:
         for v in (dot.lhs, dot.rhs):
-            op = v.owner
-            while isinstance(op, Operation) and op.name in _OPERAND_PATH and op.operands:
-                op = op.operands[0].owner
-            if isinstance(op, Operation) and "load" not in op.name:
+            op = _operand_compute_op(v)
+            if op is not None:
                 return op
     return None
+
+
+def _operand_compute_op(v: SSAValue) -> Operation | None:
+    """The op computing the dot operand ``v`` (reached through layout, shape and element-type
+    changes) when it is not a tile load."""
+    op = v.owner
+    while isinstance(op, Operation) and op.name in _OPERAND_PATH and op.operands:
+        op = op.operands[0].owner
+    return op if isinstance(op, Operation) and "load" not in op.name else None
+
+
+RAW_NAMES = {"i8": "s8", "i32": "s32", "f16": "f16", "bf16": "bf16", "f32": "f32", "f8E4M3FN": "e4m3",
+             "f8E5M2": "e5m2"}
+"""A computed B's raw tile element type -> the kernel builder's name (:data:`~tileorch.kernels.gemm.config.RAW_DTYPES`:
+TMA moves bytes, the program's own ops read them)."""
+
+
+def _computed_b(kernel: aa.FuncOp, dot: Operation, dots: list, b_load: Operation, b_major: str, dtype: str, fail):
+    """(the prologue, the raw element type's name) of a B computed in the K loop from its tile load
+    by the program's elementwise ops (:func:`~tileorch.transforms.tileas.operand_prologue.operand_prologue`),
+    or (None, "") when the dot reads B's load as it is (through layouts and casts the tier folds)."""
+    computed_a = _operand_compute_op(dot.lhs)
+    if computed_a is not None:
+        raise LocatedError(computed_a, "dot operand A is computed in the kernel (not a tile load reached through layout "
+                                       "and element-type changes), which the WGMMA lowering does not take yet (a B "
+                                       "computed in the K loop from its tile is taken)")
+    top, names = _through_layouts(dot.rhs)
+    if _operand_compute_op(dot.rhs) is None and not (dtype in ("f16", "bf16") and _upcast_fp8(dot.rhs, b_load)):
+        return None, ""
+    from tileorch.transforms.tileas.operand_prologue import operand_prologue
+
+    what = "the dot's B"
+    root, pro = operand_prologue(kernel, dot, fail, dot.rhs, what,
+                                 "evaluated by the consumer warp groups into the WGMMA's B tile")
+    if pro is None:
+        raise LocatedError(top.owner, COMPUTED_OPERAND)
+    if len(dots) > 1:
+        fail(pro.top.owner, "a B computed in the K loop beside dots sharing A is not supported yet by the WGMMA "
+                            "lowering")
+    if pro.rowwise:
+        fail(pro.top.owner, "this B is computed from its tile with a per-column vector or a row reduction, which the "
+                            "WGMMA lowering does not evaluate yet (elementwise ops with scalar operands are)")
+    src, seen = _strip_operand(root)
+    if source_load(src) is not b_load:
+        fail(pro.top.owner, "this computed B is not computed from B's tile at (k, program id 1) or B^T at "
+                            "(program id 1, k)")
+    transposed = "nv_tileaa.permute" in pro.seen or "nv_tileaa.permute" in seen
+    if transposed != (b_major == "k") or "nv_tileaa.permute" in seen:
+        fail(pro.top.owner, "a computed B^T tile (program id 1, k) is taken transposed after its computation "
+                            "(ct.transpose of the computed tile), a B tile (k, program id 1) without a transpose")
+    elt = b_load.result.type.element_type
+    raw = RAW_NAMES.get(str(elt))
+    if raw is None:
+        fail(b_load, f"a computed B read from a tile of {elt} is not supported yet by the WGMMA lowering (raw tiles "
+                     f"of {', '.join(RAW_NAMES)})")
+    return pro, raw
+
+
+def _upcast_fp8(v: SSAValue, b_load: Operation) -> bool:
+    """The dot operand ``v`` is B's fp8 tile converted to a 16-bit type (``astype``): WGMMA takes no
+    fp8 x 16-bit mix, so the consumers compute the 16-bit operand from the raw fp8 tile."""
+    elt = str(b_load.result.type.element_type)
+    return elt in ("f8E4M3FN", "f8E5M2") and str(v.type.element_type) in ("f16", "bf16")
+
+
+def _strip_operand(v: SSAValue) -> tuple[SSAValue, list[str]]:
+    names = []
+    while isinstance(v.owner, Operation) and v.owner.name in ("nv_tileas.convert_layout", "nv_tileaa.permute",
+                                                                "nv_tileaa.reshape"):
+        names.append(v.owner.name)
+        v = v.owner.operands[0]
+    return v, names
+
+
+def _computed_b_dtype(pro, dtype: str, fail) -> str:
+    """The builder's name of a computed B's operand type, which must be A's 16-bit type."""
+    try:
+        name = _dtype(pro.top.type.element_type)
+    except ValueError:
+        name = str(pro.top.type.element_type)
+    if name != dtype or dtype not in ("f16", "bf16"):
+        fail(pro.top.owner, f"a B computed in the K loop as {name} with an A of {dtype}: the WGMMA lowering takes a "
+                            "computed B of A's type, f16 or bf16")
+    return name
 
 
 def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
@@ -780,6 +870,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         out_dtype = _dtype(sink_tile(st).type.element_type)
     except ValueError as exc:  # the stored tile's type (e.g. a requantised i8 C), not an operand's
         out_dtype = str(exc)
+    b_prologue, b_raw = _computed_b(kernel, dot, dots, b_load, b_major, dtype, fail)
+    if b_prologue is not None:
+        b_dtype = _computed_b_dtype(b_prologue, dtype, fail)
     integer = dtype in INT8_NAMES.values()
     if b_dtype != dtype and not (integer and b_dtype in INT8_NAMES.values()):
         fail(b_load, "A and B must have the same element type")
@@ -826,7 +919,10 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                    c_transposed=c_transposed, c_swapped=c_swapped, coords=coords, guard=guard, k_used=k_used,
                    b_shared=b_shared, batch_exprs=batch_exprs,
                    batch_grid=batch_exprs is not None and not _reads_program_id_2_only(
-                       [v for _, _, lead in batch_exprs.values() for v in lead]))
+                       [v for _, _, lead in batch_exprs.values() for v in lead]),
+                   b_prologue=b_prologue, b_raw=b_raw)
+    if b_prologue is not None:
+        dk.retile_safe = False  # (kept simple: the program's tile shape, no retiling)
     if dk.program_grid:  # the launch grid's programs are the work tiles: L is the grid's z as it is
         dk.grid_l = False
     if k_remark:
@@ -1378,6 +1474,13 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
         schedule = "persistent"
         remarks.append("Stream-K not applied: its fix-up carries one accumulator and the dots sharing A keep "
                        f"{1 + len(dk.more_accs)} (persistent schedule)")
+    if dk.b_prologue is not None:
+        if cluster > 1:
+            cluster = 1
+            remarks.append("no cluster: a B computed in the K loop is not multicast (each CTA loads its raw tile; 1 CTA)")
+        if schedule == "streamk":
+            schedule = "persistent"
+            remarks.append("Stream-K not applied: a B computed in the K loop runs the persistent schedule")
     dk.remarks.extend(remarks)
     epilogue = ("atomic" if dk.store.name == ATOMIC_SINK else "direct" if dk.out_dtype in DIRECT_OUT_DTYPES
                 or dk.c_transposed else "tma")
@@ -1386,7 +1489,7 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
                      batched=dk.batched, a_major=a_major, transpose_b=transpose_b, b_dtype=dk.b_dtype,
                      transpose_a=transpose_a, grid_l=dk.grid_l, b_operands=1 + len(dk.more_accs),
                      c_transposed=dk.c_transposed, program_grid=dk.program_grid, k_used=dk.k_used,
-                     b_shared=dk.b_shared)
+                     b_shared=dk.b_shared, b_raw=dk.b_raw)
     if dk.b_shared:
         if transpose_b:
             raise LocatedError(dk.b_load, f"convert-nv-tileas-to-cutlass: {dk.dtype} WGMMA reads B K-major and the B "
@@ -1418,7 +1521,10 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
                               f"accumulators of 64x{narrow} per consumer warp group fill its accumulator registers")
     while cfg.stages > 1:
         try:
-            return cfg.check()
+            cfg = cfg.check()
+            if dk.b_prologue is not None:
+                _computed_b_remark(dk, cfg)
+            return cfg
         except GemmConfigError as exc:
             if "shared memory" not in str(exc):
                 raise LocatedError(dk.kernel, f"convert-nv-tileas-to-cutlass: {exc}") from None
@@ -1901,7 +2007,8 @@ def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: st
     cfg = configure(dk, schedule, override)
     lowered = build_gemm_kernel(cfg)
     new_funcs = [op for op in lowered.ops if isinstance(op, func.FuncOp)]
-    takes_params = not dk.plain_epilogue or dk.k_bounds is not None or dk.program_grid or dk.batch_exprs is not None
+    takes_params = (not dk.plain_epilogue or dk.k_bounds is not None or dk.program_grid or dk.batch_exprs is not None
+                    or dk.b_prologue is not None)
     grid = None
     if not dk.plain_epilogue and dk.store.name != ATOMIC_SINK and not dk.c_transposed:
         how = "staged + TMA-stored" if cfg.epilogue == "tma" else "stored"
@@ -1922,6 +2029,8 @@ def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: st
                     groups.setdefault(op.parent_block(), []).append(op)
             for block, frags in groups.items():
                 _compile_epilogue(block, frags, dk, args, cfg, grid)
+        if dk.b_prologue is not None:
+            stage_computed_b(f, dk, cfg, args)
         if dk.k_bounds is not None:
             _program_k_range(f, dk, args, grid)
         if dk.program_grid or dk.batch_exprs is not None:
@@ -1936,6 +2045,148 @@ def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: st
     kernel.erase(safe_erase=False)
     for key, value in lowered.attributes.items():
         module.attributes.setdefault(key, value)
+
+
+def _computed_b_remark(dk: DotKernel, cfg) -> None:
+    from tileorch.diagnostics import format_error
+    from tileorch.kernels.gemm.config import TRANSFORM_BARRIER
+
+    ops = ", ".join(dict.fromkeys(o.name.split(".", 1)[1] for o in dk.b_prologue.ops)) or "a copy"
+    dk.remarks.append(format_error(
+        dk.b_prologue.top.owner,
+        f"dot operand B computed in the K loop ({ops} of an {dk.b_load.result.type.element_type} tile): the producer TMA-loads the raw "
+        f"{cfg.tile_k}x{cfg.tile_n} tile ({cfg.b_raw_bytes} bytes, unswizzled) and the consumer warp groups "
+        f"({128 * cfg.consumer_groups} threads) evaluate the program's ops into the stage's B operand tile in the "
+        f"swizzled layout the WGMMA reads (fence.proxy.async, then named barrier {TRANSFORM_BARRIER}); "
+        f"{cfg.stages} stages of {cfg.stage_bytes} bytes (A, B operand and raw B tiles), 1 CTA per cluster, "
+        f"the {cfg.schedule} schedule", "remark"))
+
+
+def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue]) -> None:
+    """Insert the program's ops computing B (:attr:`DotKernel.b_prologue`) into every consumer warp
+    group's K step, before the fence the kernel builder left after ``%braw_off``
+    (:func:`tileorch.kernels.gemm.build._computed_b`).
+
+    The ``tile_k x tile_n`` operand is ``tile_k * tile_n / 8`` 16-byte units (8 elements along B's
+    contiguous dimension: N of an N-major B, K of a K-major one); consumer thread ``t`` (of
+    ``128 * consumer_groups``) takes units ``t, t + T, ..``: it reads the unit's 8 raw elements from
+    the stage's unswizzled raw tile (32-bit words), evaluates the program's ops on each
+    (:class:`~tileorch.transforms.tileas.operand_prologue.OperandLowering`), rounds them pairwise to
+    the operand type (``cvt.rn.{f16,bf16}x2.f32``) and writes the unit where the WGMMA reads it
+    (the operand's 128-byte swizzle, or a K-major row's: physical address ``lin ^ (((lin >> 7) & m) <<
+    4)``)."""
+    from xdsl.dialects.builtin import BFloat16Type, i8, i16
+
+    from tileorch.transforms.tileaa_to_simt.emit import is_fp8
+    from tileorch.transforms.tileas.chained_dots import _pack16
+    from tileorch.transforms.tileas.operand_prologue import OperandLowering
+
+    pro = dk.b_prologue
+    smem = next(op.results[0] for op in fn.walk() if isinstance(op, DynamicSmemOp))
+    anchors = [op for op in fn.walk() if op.results and op.results[0].name_hint == "braw_off"]
+    if not anchors:
+        raise ValueError("kernel builder output has no %braw_off (a computed B's slot)")
+    threads = 128 * cfg.consumer_groups
+    res = cfg.raw_element_bytes
+    cw = cfg.raw_chunk_columns
+    rows = cfg.tile_k if cfg.b_major == "n" else cfg.tile_n
+    upr = cw // 8  # units per row
+    upc = rows * upr  # units per chunk
+    mask = (cw * 2) // 16 - 1
+    units = cfg.tile_k * cfg.tile_n // 8
+    elt = dk.b_load.result.type.element_type
+    fast = s8_to_f16_only(pro) and cfg.dtype == "f16"
+    for anchor in anchors:
+        raw_off = anchor.results[0]
+        op_off = anchor.operands[0]  # %bop_off
+        fence = anchor.next_op
+        tmp = Block()
+        e = Emitter(tmp, 128)
+        zero = e.const(0)
+        coords = (Coord(zero, None),) * len(pro.top.type.get_shape())
+        low = OperandLowering(dk.kernel.body.blocks.first, None, dk.store, KernelEnv(args, [], []), e)
+        low.roots = {id(r) for r in pro.roots}
+        tid = e.v(nvvm.SPECIAL_REGISTERS["tid.x"]())
+        t = e.v(arith.SubiOp(tid, e.const(128)))  # the consumer warp groups follow the producer's
+
+        def ptr(off: SSAValue) -> SSAValue:
+            return e.v(llvm.GEPOp(smem, [llvm.GEP_USE_SSA_VAL], i8, ssa_indices=[off], result_type=smem.type))
+
+        for i in range(units // threads):
+            u = e.add_i(t, e.const(threads * i))
+            chunk = e.v(arith.DivUIOp(u, e.const(upc)))
+            rem = e.v(arith.RemUIOp(u, e.const(upc)))
+            row = e.v(arith.DivUIOp(rem, e.const(upr)))
+            c8 = e.v(arith.RemUIOp(rem, e.const(upr)))
+            lin = e.add_i(e.add_i(e.mul_i(chunk, e.const(rows * cw * 2)), e.mul_i(row, e.const(cw * 2))),
+                          e.mul_i(c8, e.const(16)))
+            raw_lin = e.add_i(e.add_i(e.mul_i(chunk, e.const(rows * cw * res)), e.mul_i(row, e.const(cw * res))),
+                              e.mul_i(c8, e.const(8 * res)))
+            raw_base = e.add_i(raw_off, raw_lin)
+            words = _load_words(e, [ptr(e.add_i(raw_base, e.const(16 * v))) for v in range(-(-2 * res // 4))], 2 * res)
+            sw = e.v(arith.ShLIOp(e.v(arith.AndIOp(e.v(arith.ShRUIOp(lin, e.const(7))), e.const(mask))), e.const(4)))
+            phys = e.add_i(op_off, e.v(arith.XOrIOp(lin, sw)))
+            if fast:  # four i8 -> f16 pairs of the unit's 8 bytes
+                e.store_vector(_s8_to_f16_pairs(e, words), i32, ptr(phys))  # one 16-byte store
+                continue
+            out = []
+            for x in range(8):
+                word = words[x * res // 4]
+                if res == 4:
+                    bits = word
+                else:
+                    sh = 8 * res * (x % (4 // res))
+                    shifted = e.v(arith.ShRUIOp(word, e.const(sh))) if sh else word
+                    bits = e.v(arith.TruncIOp(shifted, i8 if res == 1 else i16))
+                if isinstance(elt, BFloat16Type):
+                    value = e.bf16_bits_to_f32(bits)
+                elif is_fp8(elt):  # the value as f32 (exact); the program's cast rounds it to the operand type
+                    value = e.f8_bits_to_f32(e.v(arith.BitcastOp(bits, i8)) if bits.type != i8 else bits, elt)
+                elif isinstance(elt, IntegerType):
+                    value = bits
+                else:
+                    value = e.v(arith.BitcastOp(bits, elt))
+                low.element = value
+                low.memo.clear()
+                out.append(low.at(pro.top, coords))
+            e.store_vector([_pack16(e, out[2 * q], out[2 * q + 1], cfg.dtype) for q in range(4)], i32, ptr(phys))
+        _move_before(tmp, fence)
+
+
+def _load_words(e: Emitter, ptrs: list[SSAValue], count: int) -> list[SSAValue]:
+    """``count`` consecutive 32-bit words from shared memory (2: one 8-byte vector load at ``ptrs[0]``;
+    4 or 8: 16-byte vector loads at each pointer, 16 bytes apart), as i32 values."""
+    from xdsl.dialects.builtin import VectorType
+
+    out = []
+    for p in ptrs:
+        n = min(4, count - len(out))
+        vec = e.v(llvm.LoadOp(p, VectorType(i32, [n]), alignment=4 * n))
+        out += [e.v(llvm_ext.ExtractElementOp(vec, e.const(j))) for j in range(n)]
+    return out
+
+
+def s8_to_f16_only(pro) -> bool:
+    """The computed operand is one ``sitofp`` of the i8 tile to f16 (a W8A16 weight's ``astype``):
+    :func:`_s8_to_f16_pairs` converts it four elements in five instructions, exactly."""
+    return (len(pro.ops) == 1 and pro.ops[0].name == "nv_tileaa.sitofp" and str(pro.top.type.element_type) == "f16"
+            and all(str(r.type.element_type) == "i8" for r in pro.roots))
+
+
+def _s8_to_f16_pairs(e: Emitter, words: list[SSAValue]) -> list[SSAValue]:
+    """The f16 pairs (element 2q in the low half) of the 8 int8 values in ``words`` (4 each, the
+    first in the low byte): each byte's sign bit flipped (``x + 128``, unsigned) and placed below the
+    byte 0x64 (the f16 ``1024 + x + 128``, exact: f16 counts by 1 in [1024, 2048)) by ``prmt``, then
+    ``1152`` subtracted from both halves (``sub.f16x2``, exact)."""
+    bias = e.const(0x64806480)
+    out = []
+    for w in words:
+        flipped = e.v(arith.XOrIOp(w, e.const(0x80808080 - (1 << 32))))
+        for sel in (0x4140, 0x4342):
+            spread = e.v(llvm.InlineAsmOp(f"prmt.b32 $0, $1, $2, {sel:#x};", "=r,r,r", [flipped, e.const(0x64646464)],
+                                          [i32]))
+            out.append(e.v(llvm.InlineAsmOp("sub.f16x2 $0, $1, $2;", "=r,r,r", [spread, bias], [i32])))
+    return out
 
 
 def parse_override(text: str) -> dict:

@@ -1,0 +1,215 @@
+"""A dot operand B computed in the K loop from its tile load (mixed-input / weight-only-quantized
+GEMMs) on the GEMM tier's TMA + WGMMA kernel (``GemmConfig.b_raw``): the producer TMA-loads the raw
+tile, the consumer warp groups evaluate the program's ops into the WGMMA's B tile.  Programs run on
+the PTX emulator against numpy float64 (every CTA, the launcher's problem and tensor maps); the
+lowered kernel's pipeline and named barriers are proved by ``tileorch check``; the forms still
+refused are located errors at the user's line.  Needs cuda-tile."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("xdsl")
+ct = pytest.importorskip("cuda.tile")
+
+import test_user_sweep4_emulated as s4  # noqa: E402
+
+from tileorch.testing import computed_b_programs as cbp  # noqa: E402
+from tileorch.testing.computed_b_programs import (b_times_scalar, fp8_b_upcast, w8a16_batched_shared_weight,  # noqa: E402
+                                                  w8a16_linear, w8a16_zero_point)
+from tileorch.testing.user_programs import UserProgram  # noqa: E402
+
+RNG = np.random.default_rng(1616)
+
+
+@ct.kernel
+def b_scaled_per_k_row(A, B, R, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """B scaled by a per-K-row vector loaded in the loop (a form still refused: located)."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        r = ct.load(R, index=(k,), shape=(tk,))
+        b = ct.load(B, index=(k, j), shape=(tk, tn)) * r[:, None]
+        acc = ct.mma(ct.load(A, index=(i, k), shape=(tm, tk)), b, acc)
+    ct.store(C, index=(i, j), tile=acc.astype(C.dtype))
+
+
+@ct.kernel
+def a_times_rms_scale(A, B, S, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """A scaled per row in the loop (``x * rms_scale``): a computed A, still refused (located); found on
+    the way: before, the GEMM tier read A as its load and dropped the scale."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    s = ct.load(S, index=(i,), shape=(tm,))
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        a = (ct.load(A, index=(i, k), shape=(tm, tk)).astype(ct.float32) * s[:, None]).astype(ct.float16)
+        acc = ct.mma(a, ct.load(B, index=(k, j), shape=(tk, tn)), acc)
+    ct.store(C, index=(i, j), tile=acc.astype(C.dtype))
+
+
+@ct.kernel
+def a_times_scalar(A, B, C, alpha: float, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """A scaled by a scalar in the loop: a computed A, refused (located) rather than read as its load."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        a = (ct.load(A, index=(i, k), shape=(tm, tk)).astype(ct.float32) * alpha).astype(ct.float16)
+        acc = ct.mma(a, ct.load(B, index=(k, j), shape=(tk, tn)), acc)
+    ct.store(C, index=(i, j), tile=acc.astype(C.dtype))
+
+
+PROGRAMS = {
+    "w8a16_linear": UserProgram(w8a16_linear, [((256, 256), "float16"), ((256, 256), "int8"), ((256,), "float32"),
+                                           ((256, 256), "float16"), 128, 128, 64], (2, 2), "gemm", "", "", (3,)),
+    "b_times_scalar": UserProgram(b_times_scalar, [((128, 192), "float16"), ((192, 128), "float16"),
+                                                         ((128, 128), "float32"), 0.5, 64, 128, 64], (2, 1), "gemm", "",
+                                   "", (2,)),
+    "w8a16_zero_point": UserProgram(w8a16_zero_point, [((128, 128), "float16"), ((128, 128), "int8"),
+                                                       ((128, 128), "float32"), 64, 64, 64], (2, 2), "gemm", "", "",
+                                    (2,)),
+    "fp8_b_upcast": UserProgram(fp8_b_upcast, [((128, 192), "float16"), ((128, 192), "float8_e4m3fn"),
+                                               ((128, 128), "float32"), 64, 64, 64], (2, 2), "gemm", "", "", (2,)),
+    "w8a16_batched_shared_weight": UserProgram(w8a16_batched_shared_weight,
+                                               [((2, 128, 192), "float16"), ((128, 192), "int8"),
+                                                ((2, 128, 128), "float16"), 64, 64, 64], (2, 2, 2), "gemm", "", "",
+                                               (2,)),
+    "b_scaled_per_k_row": UserProgram(b_scaled_per_k_row, [((128, 128), "float16"), ((128, 128), "float16"),
+                                                       ((128,), "float16"), ((128, 128), "float32"), 64, 64, 64],
+                                  (2, 2), "simt", "", "", (3,)),
+    "a_times_rms_scale": UserProgram(a_times_rms_scale, [((128, 128), "float16"), ((128, 128), "float16"),
+                                                         ((128,), "float32"), ((128, 128), "float32"), 64, 64, 64],
+                                     (2, 2), "simt", "", "", (3,)),
+    "a_times_scalar": UserProgram(a_times_scalar, [((128, 128), "float16"), ((128, 128), "float16"),
+                                                   ((128, 128), "float32"), 0.5, 64, 64, 64], (2, 2), "simt", "", "",
+                                  (2,)),
+}
+
+
+@pytest.fixture(autouse=True)
+def _programs(monkeypatch):
+    s4.add_sweep_programs(monkeypatch, PROGRAMS)
+
+
+def _compile(name):
+    from tileorch.testing.gemm_emulation import compile_cutile
+
+    p = PROGRAMS[name]
+    return compile_cutile(p.kernel, p.spec, name)
+
+
+def test_w8a16_linear_with_two_consumer_warp_groups():
+    """A K-major int8 weight ([N, K], nn.Linear's layout) on 128x128 tiles: both consumer warp groups
+    convert their share of each raw tile and meet at named barrier 3 (256 threads)."""
+    x = RNG.standard_normal((256, 256)).astype(np.float16)
+    w = RNG.integers(-128, 128, (256, 256)).astype(np.int8)
+    s = (RNG.random(256) * 0.01 + 0.001).astype(np.float32)
+    y = s4._s3_gemm("w8a16_linear", {0: x, 1: w, 2: s})[3]
+    s4._check(y, (x.astype(np.float64) @ w.T.astype(np.float64)) * s[None, :], 2e-3, 2e-3)
+
+
+def test_b_scaled_by_a_scalar_argument():
+    """The operand's ops read a kernel scalar (alpha = 0.5, the spec's: the runner passes its scalars) and
+    round to f16 as the program does (a 64-row tile: one consumer warp group, 3 K tiles).  Found on the
+    way: before this tier took computed operands, this B (an f16 tile through f32 and back) was read as
+    its load, the scale dropped (a wrong result on the GEMM tier)."""
+    a = RNG.standard_normal((128, 192)).astype(np.float16)
+    b = RNG.standard_normal((192, 128)).astype(np.float16)
+    c = s4._s3_gemm("b_times_scalar", {0: a, 1: b})[2]
+    bs = (b.astype(np.float32) * np.float32(0.5)).astype(np.float16).astype(np.float64)
+    s4._check(c, a.astype(np.float64) @ bs, 1e-3, 1e-3)
+
+
+def test_w8a16_with_a_zero_point():
+    a = RNG.standard_normal((128, 128)).astype(np.float16)
+    w = RNG.integers(-128, 128, (128, 128)).astype(np.int8)
+    c = s4._s3_gemm("w8a16_zero_point", {0: a, 1: w})[2]
+    prog = _compile("w8a16_zero_point")
+    assert "prmt.b32" not in prog.ptx and "cvt.rn.f16x2.f32" in prog.ptx  # the program's ops, element by element
+    s4._check(c, a.astype(np.float64) @ (w.astype(np.float64) - 3.0), 1e-3, 1e-3)
+
+
+def test_fp8_b_upcast_to_f16():
+    """An e4m3 weight [N, K] upcast to f16 in the loop (WGMMA has no fp8 x f16 form): the raw fp8 tile,
+    converted exactly by the consumers.  Was refused ('A and B must have the same element type')."""
+    import ml_dtypes
+
+    a = RNG.standard_normal((128, 192)).astype(np.float16)
+    b = (RNG.standard_normal((128, 192)) * 4).astype(ml_dtypes.float8_e4m3fn)
+    c = s4._s3_gemm("fp8_b_upcast", {0: a, 1: b})[2]
+    assert _compile("fp8_b_upcast").gemm_config.b_raw == "e4m3"
+    s4._check(c, a.astype(np.float64) @ b.astype(np.float64).T, 1e-3, 1e-3)
+
+
+def test_batched_activations_times_one_int8_weight():
+    """X [2, 128, 192] (program id 2) times one int8 W [128, 192]: batched, B shared by the batches, B's raw
+    tile loaded at batch 0 for every work tile."""
+    x = RNG.standard_normal((2, 128, 192)).astype(np.float16)
+    w = RNG.integers(-128, 128, (128, 192)).astype(np.int8)
+    y = s4._s3_gemm("w8a16_batched_shared_weight", {0: x, 1: w})[2]
+    cfg = _compile("w8a16_batched_shared_weight").gemm_config
+    assert cfg.batched and cfg.b_shared and cfg.b_raw == "s8"
+    s4._check(y, x.astype(np.float64) @ w.astype(np.float64).T, 2e-3, 2e-3)
+
+
+def test_remark_names_the_computed_operand_at_the_users_line():
+    prog = _compile("w8a16_linear")
+    assert prog.kind == "gemm", prog.remarks
+    # the `acc = ct.mma(..., ct.transpose(w), acc)` line: the tier moves the cast after the transpose
+    line = w8a16_linear._annotated_function.pyfunc.__code__.co_firstlineno + 7
+    (remark,) = [r for r in prog.remarks if "dot operand B computed in the K loop" in r]
+    assert remark.startswith(f"{cbp.__file__}:{line}:"), remark
+    assert ": remark: dot operand B computed in the K loop (sitofp of an i8 tile)" in remark
+    assert "named barrier 3" in remark and "256 threads" in remark
+    assert prog.gemm_config.b_raw == "s8" and prog.gemm_config.b_major == "k"
+    assert any("no cluster: a B computed in the K loop is not multicast" in r for r in prog.remarks)  # num_ctas auto
+    assert "bar.sync \t3, 256;" in prog.ptx and "fence.proxy.async.shared::cta" in prog.ptx
+    # the bare astype: 4 prmt per 8-byte unit, 4 units per thread (64 x 128 / 8 / 256), in each warp group's loop
+    assert prog.ptx.count("prmt.b32") == 2 * 4 * 4
+
+
+
+def test_the_lowered_kernel_pipeline_and_barriers_are_proved(tmp_path):
+    """``tileorch check``: the producer's raw-tile fills, both consumer warp groups' waits, releases and
+    their named barrier 3 every K step: no deadlock, no race, for every trip count."""
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import load as load_protocols
+    from tileorch.driver import lower_program
+    from tileorch.frontend.cutile import load
+    from tileorch.registry import make_context
+    from tileorch.testing.export import cutile_bytecode
+
+    p = PROGRAMS["w8a16_linear"]
+    ctx = make_context()
+    kind, module = lower_program(load(cutile_bytecode(p.kernel, p.spec), "k", ctx), ctx, "sm_90a")
+    assert kind == "gemm"
+    path = tmp_path / "kernel.mlir"
+    path.write_text(str(module))
+    protocols, errors = load_protocols(str(path), None, 3)
+    assert not errors and protocols
+    for proto in protocols:
+        bars = [a for a in proto.agents if a.threads == 128]
+        assert len(bars) == 2, proto.agents
+        result = check(proto)
+        assert result.ok, result.violation
+
+
+def test_a_per_k_row_vector_in_the_loop_is_refused_at_the_users_line():
+    prog = _compile("b_scaled_per_k_row")
+    assert prog.kind == "simt"
+    (refusal,) = [r for r in prog.remarks if "refused" in r]
+    line = b_scaled_per_k_row._annotated_function.pyfunc.__code__.co_firstlineno + 7  # the `b = ... * r` line
+    assert refusal.startswith(f"{__file__}:{line}:"), refusal
+    assert "this dot operand is computed in the kernel" in refusal and "no other tile loaded in the loop" in refusal
+
+
+@pytest.mark.parametrize("name", ["a_times_scalar", "a_times_rms_scale"])
+def test_a_computed_in_the_loop_is_refused_at_the_users_line(name):
+    """Not read as its load (the scale dropped), but a located refusal; the SIMT path runs it."""
+    prog = _compile(name)
+    assert prog.kind == "simt"
+    (refusal,) = [r for r in prog.remarks if "refused" in r]
+    kernel = PROGRAMS[name].kernel
+    line = kernel._annotated_function.pyfunc.__code__.co_firstlineno + (6 if name == "a_times_scalar" else 8)
+    assert refusal.startswith(f"{__file__}:{line}:"), refusal
+    assert "computed in the kernel" in refusal
