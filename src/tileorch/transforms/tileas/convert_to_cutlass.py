@@ -485,7 +485,7 @@ GATHERED_OPERAND = ("this dot operand is gathered (ct.gather or a pointer tile: 
                     "indices, e.g. an MoE token gather or an im2col), which the tensor-core tier does not take: "
                     "it reads A and B as tiles of the kernel's arrays through TMA (ct.load)")
 _OPERAND_PATH = ("nv_tileas.convert_layout", "nv_tileaa.reshape", "nv_tileaa.fp_to_fp", "nv_tileaa.permute",
-                 "nv_tileas.broadcast", "nv_tileaa.broadcast")
+                 "nv_tileas.broadcast", "nv_tileaa.broadcast", "nv_tileas.expand_dim", "nv_tileaa.expand_dims")
 
 
 def _gathered_operand(dots) -> Operation | None:
@@ -622,7 +622,8 @@ def _upcast_fp8(v: SSAValue, b_load: Operation) -> bool:
 def _strip_operand(v: SSAValue) -> tuple[SSAValue, list[str]]:
     names = []
     while isinstance(v.owner, Operation) and v.owner.name in ("nv_tileas.convert_layout", "nv_tileaa.permute",
-                                                                "nv_tileaa.reshape"):
+                                                                "nv_tileaa.reshape", "nv_tileas.expand_dim",
+                                                                "nv_tileaa.expand_dims"):
         names.append(v.owner.name)
         v = v.owner.operands[0]
     return v, names
