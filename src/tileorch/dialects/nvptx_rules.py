@@ -28,7 +28,7 @@ def verify_nvptx_rules(op: Operation) -> None:
     index = WRITES.get(op.name)
     if index is not None and len(op.operands) > index:
         ptr = op.operands[index].type
-        if isinstance(ptr, LLVMPointerType) and ptr.addr_space.data == CONSTANT_SPACE:
+        if isinstance(ptr, LLVMPointerType) and getattr(ptr.addr_space, "data", 0) == CONSTANT_SPACE:  # NoneAttr: 0
             raise VerifyException(f"{op.name} writes through !llvm.ptr<4>: constant memory is read-only in a kernel "
                                   "(write to global memory, !llvm.ptr<1>, instead)")
     if not op.name.startswith("llvm."):
