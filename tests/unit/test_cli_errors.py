@@ -16,6 +16,7 @@ from tool_forkserver import forked
 
 from tileorch.backend.ptxas import ptxas_available
 
+ROOT = Path(__file__).resolve().parents[2]
 OPT = [sys.executable, "-m", "tileorch.tools.opt"]
 TILEORCH = [sys.executable, "-m", "tileorch.cli.main"]
 # a module every stage accepts quickly (nothing to lower)
@@ -213,6 +214,39 @@ def test_compile_rejects_a_bad_extra_pipeline(tmp_path, spec, message):
     write(tmp_path, "x.mlir", EMPTY)
     code, out = run([*TILEORCH, "compile", "x.mlir", "--emit=mlir", "-p", spec, "-o", "x.out"], tmp_path)
     assert code == 1 and message in out, out
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--iterations", "99999999999"], "tileorch check: error: --iterations must be at most 256, got 99999999999"),
+    (["--jobs", "0"], "tileorch check: error: --jobs must be at least 1, got 0"),
+])
+def test_check_rejects_bad_counts(tmp_path, argv, message):
+    """--iterations 10**11 ran out of memory (an internal error); --jobs 0 was taken silently."""
+    write(tmp_path, "x.mlir", EMPTY)
+    code, out = run([*TILEORCH, "check", "x.mlir", *argv], tmp_path)
+    assert code == 2 and message in out, out
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--iterations", "100000"], "tileorch simulate: error: --iterations must be at most 4096, got 100000"),
+    (["--runs", "0"], "tileorch simulate: error: --runs must be at least 1, got 0"),
+])
+def test_simulate_rejects_bad_counts(tmp_path, argv, message):
+    """--iterations 100000 was killed for memory at 24 GB; --runs 0 ran once silently."""
+    write(tmp_path, "x.mlir", EMPTY)
+    code, out = run([*TILEORCH, "simulate", "x.mlir", *argv], tmp_path)
+    assert code == 2 and message in out, out
+
+
+def test_a_reader_that_stops_early_is_not_an_internal_error(tmp_path):
+    """`tileorch simulate k.mlir | head -1`: the closed pipe was 'internal error (BrokenPipeError)'."""
+    src = ROOT / "examples" / "ws_stream_copy.mlir"
+    proc = subprocess.Popen(forked([*TILEORCH, "simulate", str(src)]), cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdout.close()  # before the command writes anything
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 1
+    assert "internal error" not in err and "Traceback" not in err, err
 
 
 def test_check_missing_input(tmp_path):
