@@ -266,6 +266,24 @@ def test_run_rejects_bad_sizes(tmp_path, argv, message):
     assert code == 2 and message in out
 
 
+@pytest.mark.parametrize("argv,message", [
+    (["--kernel", "nope", "--args", "i32:1"], "tileorch run: error: k.mlir has no kernel named 'nope' (kernels: k)"),
+    (["--kernel", "k", "--args", "buf:f32:4"], "k.mlir:1:1: error: kernel 'k' takes 2 argument(s) (!llvm.ptr<1>, i32), "
+                                               "--args gives 1"),
+    (["--kernel", "k", "--args", "i32:1", "i32:1"], "k.mlir:1:1: error: argument 0 of kernel 'k' is a pointer"),
+    (["--kernel", "k", "--args", "buf:f32:4", "buf:f32:4"], "k.mlir:1:1: error: argument 1 of kernel 'k' is a i32, "
+                                                            "not a pointer"),
+    (["--kernel", "k", "--args", "buf:f32:4", "i64:1"], "argument 1 of kernel 'k' is a i32, --args gives a int64"),
+    (["--kernel", "k", "--args", "buf:f32:4", "f32:1"], "argument 1 of kernel 'k' is a i32, --args gives a float32"),
+])
+def test_run_checks_the_kernel_and_its_arguments_before_the_gpu(tmp_path, argv, message):
+    """A missing kernel or arguments that do not fit its parameters were reported only after
+    the GPU was found (without one: 'no GPU', the mistake unseen)."""
+    write(tmp_path, "k.mlir", "func.func @k(%p: !llvm.ptr<1>, %n: i32) attributes {nvvm.kernel} {\n  func.return\n}\n")
+    code, out = run([*TILEORCH, "run", "k.mlir", "--block", "32", *argv], tmp_path)
+    assert code == 1 and message in out and "nothing was run" in out and "no GPU" not in out, out
+
+
 # --- tileorch schedule -------------------------------------------------------------------------
 
 SMALL = ["--problem", "256", "256", "256"]
