@@ -44,3 +44,13 @@ func.func @f() {
   func.return
 }
 // CHECK: located_errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: floating point value too large for its type (f16 holds at most 65504, bf16 and f32 3.4e38)
+
+// -----
+
+// An address space LLVM cannot hold (a 24-bit number) was taken; LLVM's IR parser then failed at
+// line 1 without a reason.
+func.func @f(%p: !llvm.ptr<1>) {
+  %q = llvm.addrspacecast %p : !llvm.ptr<1> to !llvm.ptr<16777216>
+  func.return
+}
+// CHECK: located_errors.mlir:[[# @LINE - 3]]:3: error: !llvm.ptr<16777216> names address space 16777216, more than LLVM's largest (16777215)
