@@ -629,10 +629,15 @@ def verify_op_located(op: Operation) -> str | None:
         if _raised_by_xdsl_verifier(exc):
             return format_error(op, first_line(exc))
         if _raised_in_xdsl_dialect(exc):  # xDSL's own verifier tripped over the malformed op
-            return format_error(op, f"{op.name} is malformed (its verifier failed: {type(exc).__name__}: "
-                                    f"{first_line(exc)})")
+            return format_error(op, f"{op.name}{_MALFORMED}{type(exc).__name__}: {first_line(exc)})")
         return format_error(op, f"internal error while verifying {op.name} ({type(exc).__name__}: {first_line(exc)})")
     return None
+
+
+_MALFORMED = " is malformed (its verifier failed: "
+"""An xDSL verifier that tripped over the op (see :func:`verify_op_located`): like a crash, it is
+reported only when no op has a real error (e.g. ``func.return``'s verifier reading a
+``func.func`` whose ``function_type`` is ``i32``: the function's own error is the diagnostic)."""
 
 
 def _raised_in_xdsl_dialect(exc: Exception) -> bool:
@@ -680,7 +685,8 @@ def verify_located(module: Operation) -> list[str]:
         for op in post_order(module):
             error = verify_op_located(op)
             if error is not None:
-                (crashes if ": error: internal error while verifying " in error else errors).append(error)
+                crashed = ": error: internal error while verifying " in error or _MALFORMED in error
+                (crashes if crashed else errors).append(error)
         if not errors:  # a use its definition does not dominate (after the ops' own errors, as MLIR)
             errors += [format_error(op, message) for op, message in dominance_errors(module, location_str)]
     finally:

@@ -54,3 +54,11 @@ func.func @f(%p: !llvm.ptr<1>) {
   func.return
 }
 // CHECK: located_errors.mlir:[[# @LINE - 3]]:3: error: !llvm.ptr<16777216> names address space 16777216, more than LLVM's largest (16777215)
+
+// -----
+
+// func.return's verifier tripped over its function's non-function type ("func.return is
+// malformed (its verifier failed: AttributeError ...)"); the function's own error is reported.
+"func.func"() <{sym_name = "f", function_type = i32}> ({^bb0: "func.return"() : () -> ()}) : () -> ()
+// CHECK: located_errors.mlir:[[# @LINE - 1]]:1: error: property 'function_type' of func.func does not verify: i32 should be of base attribute
+// CHECK-NOT: malformed
