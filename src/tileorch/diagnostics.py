@@ -245,20 +245,39 @@ def parse_module(ctx: Context, text: str, name: str = "<stdin>", line_offset: in
 
 def _reject_undefined_values(parser: LocatingParser, module: ModuleOp, text: str) -> None:
     """xDSL can leave a forward reference unresolved when the name is only defined in a region
-    that does not dominate the use; report the first such use at its op."""
+    that does not dominate the use; report the first such use at its op.  The same walk rejects
+    an ``!llvm.ptr<N>`` of an address space LLVM cannot hold (N >= 2**24: xDSL took any integer and
+    LLVM's IR parser failed on it, reported at line 1 without a reason)."""
+    from xdsl.dialects.llvm import LLVMPointerType
     from xdsl.parser.core import ForwardDeclaredValue
+
+    def at(op: Operation, message: str) -> ParseError:
+        loc = op.location
+        pos = 0
+        if isinstance(loc, FileLineColLoc) and loc.filename == parser._name:
+            line = loc.line.data - parser._line_offset
+            pos = sum(len(l) for l in text.splitlines(keepends=True)[: line - 1]) + loc.column.data - 1
+        return ParseError(Span(pos, pos + len(op.name), parser.lexer.input), message)
 
     for op in module.walk():
         for operand in op.operands:
             if isinstance(operand, ForwardDeclaredValue):
-                loc = op.location
-                pos = 0
-                if isinstance(loc, FileLineColLoc) and loc.filename == parser._name:
-                    line = loc.line.data - parser._line_offset
-                    pos = sum(len(l) for l in text.splitlines(keepends=True)[: line - 1]) + loc.column.data - 1
                 name = f"%{operand.name_hint}" if operand.name_hint else "a value"
-                raise ParseError(Span(pos, pos + len(op.name), parser.lexer.input),
-                                 f"{name} is used by {op.name} but not defined in a scope that reaches this use")
+                raise at(op, f"{name} is used by {op.name} but not defined in a scope that reaches this use")
+        values = list(op.results)
+        for region in op.regions:
+            for block in region.blocks:
+                values += block.args
+        for value in values:
+            t = value.type
+            if isinstance(t, LLVMPointerType) and getattr(t.addr_space, "data", 0) > MAX_ADDRESS_SPACE:
+                raise at(op, f"{t} names address space {t.addr_space.data}, more than LLVM's largest "
+                             f"({MAX_ADDRESS_SPACE}); NVPTX uses 0 generic, 1 global, 3 shared, 4 constant, "
+                             "5 local, 6 tensor memory, 7 shared::cluster")
+
+
+MAX_ADDRESS_SPACE = (1 << 24) - 1
+"""LLVM's largest address space (a 24-bit number)."""
 
 
 _DEFERRED = "\0deferred-location-alias:"
@@ -610,10 +629,15 @@ def verify_op_located(op: Operation) -> str | None:
         if _raised_by_xdsl_verifier(exc):
             return format_error(op, first_line(exc))
         if _raised_in_xdsl_dialect(exc):  # xDSL's own verifier tripped over the malformed op
-            return format_error(op, f"{op.name} is malformed (its verifier failed: {type(exc).__name__}: "
-                                    f"{first_line(exc)})")
+            return format_error(op, f"{op.name}{_MALFORMED}{type(exc).__name__}: {first_line(exc)})")
         return format_error(op, f"internal error while verifying {op.name} ({type(exc).__name__}: {first_line(exc)})")
     return None
+
+
+_MALFORMED = " is malformed (its verifier failed: "
+"""An xDSL verifier that tripped over the op (see :func:`verify_op_located`): like a crash, it is
+reported only when no op has a real error (e.g. ``func.return``'s verifier reading a
+``func.func`` whose ``function_type`` is ``i32``: the function's own error is the diagnostic)."""
 
 
 def _raised_in_xdsl_dialect(exc: Exception) -> bool:
@@ -661,7 +685,8 @@ def verify_located(module: Operation) -> list[str]:
         for op in post_order(module):
             error = verify_op_located(op)
             if error is not None:
-                (crashes if ": error: internal error while verifying " in error else errors).append(error)
+                crashed = ": error: internal error while verifying " in error or _MALFORMED in error
+                (crashes if crashed else errors).append(error)
         if not errors:  # a use its definition does not dominate (after the ops' own errors, as MLIR)
             errors += [format_error(op, message) for op, message in dominance_errors(module, location_str)]
     finally:

@@ -6,7 +6,8 @@ each op: the values of the enclosing blocks defined before the op's ancestor the
 arguments of those blocks, and in a region of several blocks the values of the blocks that
 dominate the op's block (the dominator tree of the region's control-flow graph, Cooper, Harvey
 and Kennedy's iterative algorithm over the blocks in reverse post-order).  Ops in a block that
-the region's entry does not reach are not checked (as in MLIR: nothing runs there).
+the region's entry does not reach are not checked (as in MLIR: nothing runs there), nor the order
+of the values in a graph region (``builtin.module``'s body, as in MLIR).
 
 Without this, a value used before its definition in the same block, or defined in a block that
 does not dominate the use (``cf.br ^a`` / ``^a: use %z`` / ``^b: %z = ...``), passed the verifier
@@ -18,6 +19,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from xdsl.ir import Block, BlockArgument, Operation, Region
+
+
+GRAPH_REGION_OPS = ("builtin.module",)
+"""Ops whose region is a graph region (MLIR's ``builtin.module``): no order among its values."""
 
 
 def _successors(block: Block) -> tuple[Block, ...]:
@@ -94,7 +99,12 @@ def _regions(op: Operation, visible: set[int], errors: list) -> None:
         if first is None:
             continue
         if first is region.last_block:
+            graph: list[int] = []
+            if op.name in GRAPH_REGION_OPS:  # every value of the block is visible in all of it
+                graph = [id(r) for o in first.ops for r in o.results if id(r) not in visible]
+                visible.update(graph)
             visible.difference_update(_block(first, visible, errors))
+            visible.difference_update(graph)
             continue
         idom = immediate_dominators(region)
         children: dict[Block, list[Block]] = {b: [] for b in idom}

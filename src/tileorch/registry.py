@@ -81,6 +81,7 @@ PASSES: dict[str, str] = {
 OP_CHECKS: list[str] = [
     "tileorch.dialects.kernel_attrs:verify_kernel_attributes",
     "tileorch.dialects.kernel_attrs:verify_kernel_calls",
+    "tileorch.dialects.nvptx_rules:verify_nvptx_rules",
     "tileorch.dialects.upstream_rules:verify_upstream_rules",
 ]
 

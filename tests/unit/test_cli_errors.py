@@ -16,6 +16,7 @@ from tool_forkserver import forked
 
 from tileorch.backend.ptxas import ptxas_available
 
+ROOT = Path(__file__).resolve().parents[2]
 OPT = [sys.executable, "-m", "tileorch.tools.opt"]
 TILEORCH = [sys.executable, "-m", "tileorch.cli.main"]
 # a module every stage accepts quickly (nothing to lower)
@@ -147,6 +148,52 @@ def test_compile_rejects_unsupported_ptx_version(tmp_path):
     assert code == 2 and "argument --ptx-version: unsupported PTX version '12'" in out
 
 
+@pytest.mark.parametrize("spec,message", [
+    ("canonicalize{", "error: malformed pass pipeline 'canonicalize{' at column 14: Expected argument name here"),
+    ("cse,,", "error: malformed pass pipeline 'cse,,' at column 5"),
+    ("bogus-pass", "error: Unrecognized passes: ['bogus-pass']"),
+])
+def test_compile_rejects_a_bad_extra_pipeline(tmp_path, spec, message):
+    """A -p spec that does not parse was xDSL's ArgSpecParseError, a BaseException that escaped
+    every handler (a traceback); now it is an error as an unknown pass is."""
+    write(tmp_path, "x.mlir", EMPTY)
+    code, out = run([*TILEORCH, "compile", "x.mlir", "--emit=mlir", "-p", spec, "-o", "x.out"], tmp_path)
+    assert code == 1 and message in out, out
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--iterations", "99999999999"], "tileorch check: error: --iterations must be at most 256, got 99999999999"),
+    (["--jobs", "0"], "tileorch check: error: --jobs must be at least 1, got 0"),
+])
+def test_check_rejects_bad_counts(tmp_path, argv, message):
+    """--iterations 10**11 ran out of memory (an internal error); --jobs 0 was taken silently."""
+    write(tmp_path, "x.mlir", EMPTY)
+    code, out = run([*TILEORCH, "check", "x.mlir", *argv], tmp_path)
+    assert code == 2 and message in out, out
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--iterations", "100000"], "tileorch simulate: error: --iterations must be at most 4096, got 100000"),
+    (["--runs", "0"], "tileorch simulate: error: --runs must be at least 1, got 0"),
+])
+def test_simulate_rejects_bad_counts(tmp_path, argv, message):
+    """--iterations 100000 was killed for memory at 24 GB; --runs 0 ran once silently."""
+    write(tmp_path, "x.mlir", EMPTY)
+    code, out = run([*TILEORCH, "simulate", "x.mlir", *argv], tmp_path)
+    assert code == 2 and message in out, out
+
+
+def test_a_reader_that_stops_early_is_not_an_internal_error(tmp_path):
+    """`tileorch simulate k.mlir | head -1`: the closed pipe was 'internal error (BrokenPipeError)'."""
+    src = ROOT / "examples" / "ws_stream_copy.mlir"
+    proc = subprocess.Popen(forked([*TILEORCH, "simulate", str(src)]), cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdout.close()  # before the command writes anything
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 1
+    assert "internal error" not in err and "Traceback" not in err, err
+
+
 def test_check_missing_input(tmp_path):
     code, out = run([*TILEORCH, "check", "missing.mlir"], tmp_path)
     assert code == 1 and "missing.mlir" in out and "No such file or directory" in out
@@ -162,6 +209,24 @@ def test_run_rejects_bad_sizes(tmp_path, argv, message):
     write(tmp_path, "x.mlir", EMPTY)
     code, out = run([*TILEORCH, "run", "x.mlir", "--kernel", "k", "--block", "1", *argv], tmp_path)
     assert code == 2 and message in out
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--kernel", "nope", "--args", "i32:1"], "tileorch run: error: k.mlir has no kernel named 'nope' (kernels: k)"),
+    (["--kernel", "k", "--args", "buf:f32:4"], "k.mlir:1:1: error: kernel 'k' takes 2 argument(s) (!llvm.ptr<1>, i32), "
+                                               "--args gives 1"),
+    (["--kernel", "k", "--args", "i32:1", "i32:1"], "k.mlir:1:1: error: argument 0 of kernel 'k' is a pointer"),
+    (["--kernel", "k", "--args", "buf:f32:4", "buf:f32:4"], "k.mlir:1:1: error: argument 1 of kernel 'k' is a i32, "
+                                                            "not a pointer"),
+    (["--kernel", "k", "--args", "buf:f32:4", "i64:1"], "argument 1 of kernel 'k' is a i32, --args gives a int64"),
+    (["--kernel", "k", "--args", "buf:f32:4", "f32:1"], "argument 1 of kernel 'k' is a i32, --args gives a float32"),
+])
+def test_run_checks_the_kernel_and_its_arguments_before_the_gpu(tmp_path, argv, message):
+    """A missing kernel or arguments that do not fit its parameters were reported only after
+    the GPU was found (without one: 'no GPU', the mistake unseen)."""
+    write(tmp_path, "k.mlir", "func.func @k(%p: !llvm.ptr<1>, %n: i32) attributes {nvvm.kernel} {\n  func.return\n}\n")
+    code, out = run([*TILEORCH, "run", "k.mlir", "--block", "32", *argv], tmp_path)
+    assert code == 1 and message in out and "nothing was run" in out and "no GPU" not in out, out
 
 
 # --- tileorch schedule -------------------------------------------------------------------------

@@ -349,7 +349,8 @@ def test_run_without_gpu_fails_unless_asked_to_simulate(capsys, monkeypatch):
     example = Path(__file__).resolve().parents[2] / "examples" / "ws_pipeline.mlir"
     monkeypatch.setattr(runtime, "gpu_status", lambda: (False, "no NVIDIA driver found"))
     with pytest.raises(SystemExit) as code:
-        cli_main.main(["run", str(example), "--kernel", "ws_mainloop", "--block", "384"])
+        cli_main.main(["run", str(example), "--kernel", "ws_mainloop", "--block", "384",
+                       "--args", "i32:4", "buf:u8:16", "buf:f32:4"])
     assert code.value.code == 1
     err = capsys.readouterr().err
     assert err.startswith("tileorch run: error: no GPU: no NVIDIA driver found; nothing was run")

@@ -12,6 +12,11 @@ from tileorch.analysis.explore import check
 from tileorch.analysis.extract import load
 
 
+MAX_ITERATIONS = 256
+"""The largest ``--iterations``: four times the trip counts the largest pipeline (32 stages)
+needs (1..65)."""
+
+
 def register(subparsers) -> None:
     p = subparsers.add_parser("check", help="model-check the pipelines of a cutlass kernel",
                               description=__doc__)
@@ -52,6 +57,15 @@ def _ranges(values: dict) -> str:
 def run(args: argparse.Namespace) -> int:
     if args.iterations is not None and args.iterations < 1:
         print("tileorch check: error: --iterations must be at least 1", file=sys.stderr)
+        return 2
+    if args.iterations is not None and args.iterations > MAX_ITERATIONS:
+        # 10**7 ran out of memory (an internal error) before exploring anything
+        print(f"tileorch check: error: --iterations must be at most {MAX_ITERATIONS}, got {args.iterations}: what a "
+              "run can observe repeats with period 2 x stages in a mainloop's trip count (stages <= 32), so the "
+              "default 1..2*stages+1 already covers every larger count (docs/model-checking.md)", file=sys.stderr)
+        return 2
+    if args.jobs is not None and args.jobs < 1:
+        print(f"tileorch check: error: --jobs must be at least 1, got {args.jobs}", file=sys.stderr)
         return 2
     protocols = load_protocols(args.file, args.kernel, "check", args.iterations)
     if isinstance(protocols, int):

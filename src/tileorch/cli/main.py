@@ -116,6 +116,12 @@ def main(argv: list[str] | None = None) -> None:
     args = build_parser(named_subcommand(argv)).parse_args(argv)
     try:
         code = args.func(args) or 0
+    except BrokenPipeError:  # output piped into a reader that stopped early (`| head`): not a bug
+        try:
+            sys.stdout = open(os.devnull, "w")  # the final flush must not fail again
+        except OSError:
+            pass
+        sys.exit(1)
     except Exception as exc:  # subcommands report bad input themselves; else this is a tileorch bug
         message = input_error(args, exc)
         if message is not None:

@@ -129,6 +129,58 @@ def compile_mlir(text: str, name: str, debug_timeout: int = 0, isolate: bool = F
     return compile_module(module, ctx, ptxas=False, isolate=isolate).ptx
 
 
+def check_kernel_arguments(path: Path, kernel: str, specs: list | None) -> str | None:
+    """An error line when the ``.mlir`` module at ``path`` has no kernel ``kernel`` (a
+    ``func.func``/``llvm.func`` with ``nvvm.kernel``), or ``specs`` (None: not checked; ``--simulate``
+    runs the orchestration without them) do not fit its parameters
+    (their number; a buffer for each pointer, a scalar of the parameter's width for each integer
+    or float); None when they fit, and for tile programs (``nv_tileaa``/``cuda_tile``: their entry's
+    parameters are expanded when compiled; the driver checks those) and modules that do not parse
+    (the compile reports them)."""
+    from xdsl.dialects.builtin import AnyFloat, IntegerType
+
+    from tileorch.diagnostics import SourceError, format_error, parse_module, read_source
+    from tileorch.registry import make_context
+
+    try:
+        module = parse_module(make_context(), read_source(str(path)), str(path))
+    except (SourceError, Exception):  # noqa: BLE001 - reported, located, by the compile
+        return None
+    kernels = {}
+    for op in module.walk():
+        if op.name.startswith(("nv_tileaa.", "cuda_tile.")):
+            return None
+        if op.name in ("func.func", "llvm.func") and "nvvm.kernel" in op.attributes:
+            kernels[op.sym_name.data] = op
+    op = kernels.get(kernel)
+    if op is None:
+        return (f"tileorch run: error: {path} has no kernel named '{kernel}' "
+                f"(kernels: {', '.join(sorted(kernels)) or 'none'}); nothing was run")
+    if specs is None:
+        return None
+    ftype = op.function_type
+    params = list(ftype.inputs.data)
+    if len(specs) != len(params):
+        return format_error(op, f"kernel '{kernel}' takes {len(params)} argument(s) "
+                                f"({', '.join(map(str, params))}), --args gives {len(specs)}; nothing was run")
+    for i, (param, spec) in enumerate(zip(params, specs)):
+        if param.name == "llvm.ptr":
+            if not isinstance(spec, BufferSpec):
+                return format_error(op, f"argument {i} of kernel '{kernel}' is a pointer ({param}): pass a buffer "
+                                        f"(buf:DTYPE:N or npy:FILE), not a scalar; nothing was run")
+            continue
+        if isinstance(spec, BufferSpec):
+            return format_error(op, f"argument {i} of kernel '{kernel}' is a {param}, not a pointer: pass a scalar "
+                                    "(e.g. i32:VALUE); nothing was run")
+        width = param.width.data if isinstance(param, IntegerType) else param.bitwidth if isinstance(param, AnyFloat) \
+            else None
+        if width is not None and (np.dtype(type(spec)).itemsize * 8 != width
+                                  or isinstance(param, AnyFloat) != np.issubdtype(type(spec), np.floating)):
+            return format_error(op, f"argument {i} of kernel '{kernel}' is a {param}, --args gives a "
+                                    f"{np.dtype(type(spec)).name}; nothing was run")
+    return None
+
+
 def _no_gpu(args: argparse.Namespace, reason: str) -> int:
     """No GPU: an error, unless ``--simulate`` asked for the CPU simulator instead."""
     if not args.simulate:
@@ -179,6 +231,11 @@ def run(args: argparse.Namespace) -> int:
               "(it packs the entry's pointer, shape and stride parameters and takes GEMMs to their host side), or "
               "compile it first: tileorch compile FILE -o FILE.ptx", file=sys.stderr)
         return 1
+    if path.suffix == ".mlir":  # the kernel and its arguments (not for the simulator), before the GPU is needed
+        problem = check_kernel_arguments(path, args.kernel, None if args.simulate else specs)
+        if problem is not None:
+            print(problem, file=sys.stderr)
+            return 1
     ok, reason = runtime.gpu_status()
     if not ok:
         return _no_gpu(args, reason)

@@ -27,6 +27,12 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
+MAX_ITERATIONS = 4096
+"""The largest ``--iterations``.  A run's memory grows with the square of its length (measured on
+examples/ws_stream_copy.mlir: 3000 tiles 116 MB, 6000 305 MB, 12000 1 GB; 100000 was killed for
+memory at 24 GB), so the cap keeps one run near 150 MB."""
+
+
 def trip_values(proto, iterations: int | None) -> dict[str, int]:
     """The trip counts of one simulation: N for every parametric loop, else the largest
     instance the checker explores."""
@@ -38,6 +44,15 @@ def trip_values(proto, iterations: int | None) -> dict[str, int]:
 def run(args: argparse.Namespace) -> int:
     if args.iterations is not None and args.iterations < 0:
         print("tileorch simulate: error: --iterations must not be negative", file=sys.stderr)
+        return 2
+    if args.iterations is not None and args.iterations > MAX_ITERATIONS:
+        # a run's memory grows with the square of its length: 10**5 was killed at 24 GB
+        print(f"tileorch simulate: error: --iterations must be at most {MAX_ITERATIONS}, got {args.iterations} "
+              "(a run's memory grows with the square of its length; `tileorch check` shows that small counts "
+              "cover all larger ones)", file=sys.stderr)
+        return 2
+    if args.runs < 1:
+        print(f"tileorch simulate: error: --runs must be at least 1, got {args.runs}", file=sys.stderr)
         return 2
     protocols = load_protocols(args.file, args.kernel, "simulate")
     if isinstance(protocols, int):

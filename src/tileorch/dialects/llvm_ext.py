@@ -165,7 +165,7 @@ class ExtractElementOp(IRDLOperation):
 
 @irdl_op_definition
 class FenceOp(IRDLOperation):
-    """``llvm.fence [syncscope("agent")] acq_rel``."""
+    """``llvm.fence [syncscope("device")] acq_rel``."""
 
     name = "llvm.fence"
     ordering = prop_def(IntegerAttr[I64])
@@ -195,7 +195,7 @@ class FenceOp(IRDLOperation):
 
 @irdl_op_definition
 class AtomicRMWOp(IRDLOperation):
-    """``%old = llvm.atomicrmw [volatile] add %ptr, %val [syncscope("agent")] monotonic : !llvm.ptr<1>, i32``."""
+    """``%old = llvm.atomicrmw [volatile] add %ptr, %val [syncscope("device")] monotonic : !llvm.ptr<1>, i32``."""
 
     name = "llvm.atomicrmw"
     ptr = operand_def(llvm.LLVMPointerType)
@@ -272,7 +272,7 @@ class AtomicRMWOp(IRDLOperation):
 
 @irdl_op_definition
 class CmpXchgOp(IRDLOperation):
-    """``%r = llvm.cmpxchg %ptr, %cmp, %new [syncscope("agent")] acq_rel monotonic : !llvm.ptr<1>, i32``.
+    """``%r = llvm.cmpxchg %ptr, %cmp, %new [syncscope("device")] acq_rel monotonic : !llvm.ptr<1>, i32``.
 
     The result is ``!llvm.struct<(T, i1)>`` (old value, success flag).
     """
@@ -433,7 +433,7 @@ def _with_mem_props(op: Operation, props: dict[str, Attribute], attrs: dict[str,
 
 
 def _print_store(self: llvm.StoreOp, printer: Printer) -> None:
-    """``llvm.store volatile %v, %p atomic syncscope("agent") release <alignment = 4> : i32, !llvm.ptr<1>``"""
+    """``llvm.store volatile %v, %p atomic syncscope("device") release <alignment = 4> : i32, !llvm.ptr<1>``"""
     printer.print_string(" volatile" if self.volatile_ is not None else "")
     printer.print_string(" ")
     printer.print_list([self.value, self.ptr], printer.print_ssa_value)
@@ -496,7 +496,7 @@ class _OrderedLoadEffect(MemoryEffect):
 class LoadOp(IRDLOperation):
     """xDSL's ``llvm.load`` plus upstream's ``volatile_`` and ``syncscope`` properties.
 
-    ``%v = llvm.load volatile %p atomic syncscope("agent") acquire <alignment = 4> : !llvm.ptr<1> -> i32``
+    ``%v = llvm.load volatile %p atomic syncscope("device") acquire <alignment = 4> : !llvm.ptr<1> -> i32``
     """
 
     name = "llvm.load"

@@ -5,7 +5,7 @@
 
 llvm.func @poll(%p: !llvm.ptr<1>) {
   %plain = llvm.load %p : !llvm.ptr<1> -> i32
-  %acq = llvm.load %p atomic syncscope("agent") acquire {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+  %acq = llvm.load %p atomic syncscope("device") acquire {alignment = 4 : i64} : !llvm.ptr<1> -> i32
   %mono = llvm.load %p atomic monotonic {alignment = 4 : i64} : !llvm.ptr<1> -> i32
   %vol = llvm.load volatile %p : !llvm.ptr<1> -> i32
   llvm.return
@@ -13,7 +13,7 @@ llvm.func @poll(%p: !llvm.ptr<1>) {
 
 // CHECK-LABEL: llvm.func @poll
 // CHECK-NOT:     llvm.load %{{.*}} : !llvm.ptr<1> -> i32
-// CHECK:         llvm.load %{{.*}} atomic syncscope("agent") acquire
+// CHECK:         llvm.load %{{.*}} atomic syncscope("device") acquire
 // CHECK-NEXT:    llvm.load %{{.*}} atomic monotonic
 // CHECK-NEXT:    llvm.load volatile
 // CHECK-NEXT:    llvm.return

@@ -168,3 +168,11 @@ func.func @valid(%a: i32, %c: i1, %n: index, %s: index) -> i32 {
   %never = arith.addi %a, %a : i32
   func.return %u : i32
 }
+
+// -----
+
+// Valid: a module's body is a graph region (as in MLIR): its values have no order.
+module {
+  %1 = arith.addi %0, %0 : i32
+  %0 = arith.constant 1 : i32
+}

@@ -44,3 +44,21 @@ func.func @f() {
   func.return
 }
 // CHECK: located_errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: floating point value too large for its type (f16 holds at most 65504, bf16 and f32 3.4e38)
+
+// -----
+
+// An address space LLVM cannot hold (a 24-bit number) was taken; LLVM's IR parser then failed at
+// line 1 without a reason.
+func.func @f(%p: !llvm.ptr<1>) {
+  %q = llvm.addrspacecast %p : !llvm.ptr<1> to !llvm.ptr<16777216>
+  func.return
+}
+// CHECK: located_errors.mlir:[[# @LINE - 3]]:3: error: !llvm.ptr<16777216> names address space 16777216, more than LLVM's largest (16777215)
+
+// -----
+
+// func.return's verifier tripped over its function's non-function type ("func.return is
+// malformed (its verifier failed: AttributeError ...)"); the function's own error is reported.
+"func.func"() <{sym_name = "f", function_type = i32}> ({^bb0: "func.return"() : () -> ()}) : () -> ()
+// CHECK: located_errors.mlir:[[# @LINE - 1]]:1: error: property 'function_type' of func.func does not verify: i32 should be of base attribute
+// CHECK-NOT: malformed
