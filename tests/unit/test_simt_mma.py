@@ -372,3 +372,72 @@ def test_switch_keeps_the_scalar_loop(bytecode, monkeypatch):
     p = compile_program((bytecode / "f16_64x32x32.tileirbc").read_bytes(), "off", "sm_90a", "simt")
     assert any("scalar FMA loops, slowly: mma.sync turned off (TILEORCH_SIMT_MMA=0)" in r for r in p.remarks)
     assert "mma.sync" not in p.ptx and p.cubin is not None
+
+
+def _lower_fresh(bytecode, name):
+    """(SIMT kernel, threads, shared bytes, remarks) of program ``name``, lowered now (not cached)."""
+    from xdsl.dialects import func
+
+    from tileorch.driver import lower_program
+    from tileorch.frontend.cutile import load
+    from tileorch.registry import make_context
+
+    ctx, remarks = make_context(), []
+    module = load((bytecode / f"{name}.tileirbc").read_bytes(), name, ctx)
+    kind, module = lower_program(module, ctx, "sm_90a", "simt", remarks=remarks)
+    assert kind == "simt"
+    fn = next(op for op in module.walk() if isinstance(op, func.FuncOp) and "nvvm.kernel" in op.attributes)
+    smem = fn.attributes.get("tileorch.dynamic_smem")
+    static = [op.global_type.size.data for op in module.walk()
+              if op.name == "llvm.mlir.global" and op.addr_space.value.data == 3]
+    scratch = smem.value.data if smem is not None else max(static, default=0)
+    return fn, fn.attributes["nvvm.maxntid"].get_values()[0], scratch, remarks
+
+
+def _run_fn(fn, threads, smem, arrays, grid):
+    from simt_interp import Interpreter, Memory
+
+    mem, args, bases = Memory(), [], []
+    for x in arrays:
+        bases.append(mem.place(x))
+        args += [bases[-1], *x.shape, *[s // x.itemsize for s in x.strides]]
+    Interpreter(fn, mem, threads, max(smem, 1 << 16)).run(args, grid)
+    raw, off = mem.find(bases[-1], arrays[-1].nbytes)
+    return np.frombuffer(raw[off:off + arrays[-1].nbytes].tobytes(), arrays[-1].dtype).reshape(arrays[-1].shape)
+
+
+@pytest.mark.parametrize("name, limit", [("f16_64x32x32", 13000), ("f32_32x32x16", 14000)])
+def test_k_in_chunks_when_the_operands_do_not_fit(bytecode, name, limit, monkeypatch):
+    """Operands whose mma form does not fit the shared memory are staged K chunk by K chunk (the
+    accumulator kept in ``D`` across chunks) instead of falling back to the scalar loop: the plan
+    takes one K step per chunk under a small limit, and the result is the same product."""
+    from tileorch.transforms.tileaa_to_simt import mma
+
+    monkeypatch.setattr(mma, "MAX_SCRATCH", limit)
+    fn, threads, smem, remarks = _lower_fresh(bytecode, name)
+    assert any("on tensor cores" in r for r in remarks), remarks
+    assert 0 < smem <= limit, smem
+    m, n, k = 80, 70, 96
+    dt = np.float16 if name.startswith("f16") else np.float32
+    a = RNG.standard_normal((m, k)).astype(dt)
+    b = RNG.standard_normal((k, n)).astype(dt)
+    c = _run_fn(fn, threads, smem, [a, b, np.full((m, n), np.nan, np.float32)], _grid(m, n, name))
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    scale = np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64)
+    assert (np.abs(c - ref) <= 2.0 ** -18 * scale + 1e-6).all(), float(np.abs(c - ref).max())
+
+
+def test_plan_chunks_only_when_needed(bytecode, monkeypatch):
+    """All of K is staged when it fits (64x32x32 f16: rows of 20 words, 15872 bytes with D); under a
+    limit one K step (16) per chunk fits (rows of 12 words, 12800 bytes); below that the dot keeps
+    the scalar loop and the remark says why."""
+    from tileorch.transforms.tileaa_to_simt import mma
+
+    fn, _, smem, _ = _lower_fresh(bytecode, "f16_64x32x32")
+    assert smem >= 15872
+    monkeypatch.setattr(mma, "MAX_SCRATCH", 13000)
+    assert 12800 <= _lower_fresh(bytecode, "f16_64x32x32")[2] <= 13000
+    monkeypatch.setattr(mma, "MAX_SCRATCH", 12000)
+    remarks = _lower_fresh(bytecode, "f16_64x32x32")[3]
+    assert any("scalar FMA loops, slowly: its operands in mma form need more than 12000 bytes" in r
+               for r in remarks), remarks

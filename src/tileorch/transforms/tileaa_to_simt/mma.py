@@ -52,7 +52,7 @@ How (a mixin of ``FunctionLowering``, :meth:`MmaDotLowering._dot_on_mma`), with 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import (BFloat16Type, DenseArrayBase, Float16Type, Float32Type, FloatTF32Type, IntegerType,
@@ -102,6 +102,9 @@ class MmaPlan:
     k: int
     split: bool = False
     """3xTF32: the f32 operands as big and small tf32 parts, three products per atom."""
+    chunk: int = 0
+    """K steps (atoms along K) staged at a time, when the whole K does not fit the shared memory
+    (0: all of them at once)."""
 
     @property
     def per_word(self) -> int:
@@ -175,9 +178,12 @@ def plan_dot(op: Operation, sm: int | None) -> MmaPlan | str:
         return f"a {acc} accumulator for {ta.value} operands"
     split = is_f32_dot(op) and not f32_dots_as_tf32()
     plan = MmaPlan(ta, tb, kind, a_s[:-2], a_s[-2], b_s[-1], a_s[-1], split)
-    if sum(_regions(plan)) > MAX_SCRATCH:
-        return f"its operands in mma form need more than {MAX_SCRATCH} bytes of shared memory"
-    return plan
+    steps = _blocks(plan)[2]
+    for chunk in (0, *range(-(-steps // 2), 0, -1)):  # all of K, else the fewest chunks that fit
+        chunked = replace(plan, chunk=chunk)
+        if (chunk == 0 or chunk < steps) and sum(_regions(chunked)) <= MAX_SCRATCH:
+            return chunked
+    return f"its operands in mma form need more than {MAX_SCRATCH} bytes of shared memory"
 
 
 def _blocks(plan: MmaPlan) -> tuple[int, int, int]:
@@ -187,8 +193,8 @@ def _blocks(plan: MmaPlan) -> tuple[int, int, int]:
 
 
 def _row_words(plan: MmaPlan) -> int:
-    """Words of a row of ``A'``/``B'``: the K steps' 8 words each, plus 4 (bank skew)."""
-    return 8 * _blocks(plan)[2] + 4
+    """Words of a row of ``A'``/``B'``: the K steps' (of a chunk) 8 words each, plus 4 (bank skew)."""
+    return 8 * (plan.chunk or _blocks(plan)[2]) + 4
 
 
 def _regions(plan: MmaPlan) -> tuple[int, int, int]:
@@ -233,29 +239,36 @@ class MmaDotLowering:
         off_a, off_b, off_d = 0, size_a, size_a + size_b
         self.scratch_bytes = max(self.scratch_bytes, off_d + size_d)
         konst = _constant(e, acc)
-        e.barrier()
-        if mp != plan.m or np_ != plan.n or ks * plan.atom[2] != plan.k:
-            self._zero_words(e, (size_a + size_b) // 4)
-            e.barrier()
         esize = 4 // plan.per_word
         lo_a, lo_b = (size_a // 3, size_b // 3) if plan.split else (None, None)
-        self._stage_operand(e, a, plan.type_a, off_a, mp, w, esize, transposed=False, lo=lo_a)
-        self._stage_operand(e, b, plan.type_b, off_b, np_, w, esize, transposed=True, lo=lo_b)
         d_index = self._d_index(plan, mp, np_)
-        if konst is None:
-            for s, v in enumerate(acc.slots):
-                f = self.flat(e, s, acc.shape)
+        ak = plan.atom[2]
+        per = plan.chunk or ks  # K steps staged at a time
+        for c in range(-(-ks // per)):  # K in chunks of `per` steps when all of it does not fit
+            steps = min(per, ks - c * per)
+            k0, klen = c * per * ak, min(per * ak, plan.k - c * per * ak)
+            window = (k0, klen) if plan.chunk else None
+            e.barrier()
+            if (c == 0 and (mp != plan.m or np_ != plan.n)) or klen != steps * ak:
+                self._zero_words(e, (size_a + size_b) // 4)  # padding rows, K past the end (and a chunk's stale K)
+                e.barrier()
+            self._stage_operand(e, a, plan.type_a, off_a, mp, w, esize, transposed=False, lo=lo_a, window=window)
+            self._stage_operand(e, b, plan.type_b, off_b, np_, w, esize, transposed=True, lo=lo_b, window=window)
+            if konst is None and c == 0:
+                for s, v in enumerate(acc.slots):
+                    f = self.flat(e, s, acc.shape)
 
-                def write(b_: Emitter, f=f, v=v):
-                    value = b_.v(arith.ExtFOp(v, f32)) if plan.acc == "f16" else v
-                    b_.store(value, self._d_ptr(b_, off_d, d_index(b_, f, acc.shape)))
+                    def write(b_: Emitter, f=f, v=v):
+                        value = b_.v(arith.ExtFOp(v, f32)) if plan.acc == "f16" else v
+                        b_.store(value, self._d_ptr(b_, off_d, d_index(b_, f, acc.shape)))
 
-                if self.ragged(acc.shape):
-                    e.if_(e.in_range(f, acc.numel), write)
-                else:
-                    write(e)
-        e.barrier()
-        self._mma_items(e, plan, (off_a, off_b, off_d), w, konst, (lo_a or 0, lo_b or 0))
+                    if self.ragged(acc.shape):
+                        e.if_(e.in_range(f, acc.numel), write)
+                    else:
+                        write(e)
+            e.barrier()
+            self._mma_items(e, plan, (off_a, off_b, off_d), w, konst if c == 0 else None, (lo_a or 0, lo_b or 0),
+                            steps)
         e.barrier()
         out = []
         for s in range(len(acc.slots)):
@@ -287,11 +300,12 @@ class MmaDotLowering:
         e.for_(e.const(0), e.const(rounds), e.const(1), [], one)
 
     def _stage_operand(self, e: Emitter, t: Tile, mma: payload.MMATypes, offset: int, rows: int, w: int, esize: int,
-                       transposed: bool, lo: int | None = None) -> None:
+                       transposed: bool, lo: int | None = None, window: tuple[int, int] | None = None) -> None:
         """Write the slots of operand ``t`` as ``X'[batch][rows][w words]`` at byte ``offset``:
         A's element ``(.., m, k)`` in row ``m``, B's ``(.., k, n)`` (``transposed``) in row ``n``;
         with ``lo`` (3xTF32), the big tf32 parts there, those of finite elements ``lo`` bytes after
-        and the small parts ``2 lo`` bytes after."""
+        and the small parts ``2 lo`` bytes after; with ``window = (k0, klen)`` only the elements of K
+        ``k0 .. k0 + klen - 1``, at K ``k - k0`` (a chunk of K)."""
         vec = self.vec(t.shape)
         # A's runs lie along K, contiguous in A' too: one vector store of a run (4 to 16 bytes,
         # aligned: rows are multiples of 16 bytes, runs start at multiples of their size)
@@ -304,36 +318,46 @@ class MmaDotLowering:
                 parts = [_split_tf32(e, v) for v in t.slots[s0:s0 + run]]
                 planes = [(j * lo, [p[j] for p in parts]) for j in range(3)]
             for plane, bits in planes:
-                self._write_staged(e, t, f, bits, offset + plane, rows, w, esize, transposed)
+                self._write_staged(e, t, f, bits, offset + plane, rows, w, esize, transposed, window)
 
     def _write_staged(self, e: Emitter, t: Tile, f: SSAValue, bits: list[SSAValue], offset: int, rows: int, w: int,
-                      esize: int, transposed: bool) -> None:
+                      esize: int, transposed: bool, window: tuple[int, int] | None = None) -> None:
         """Store the words ``bits`` of ``t``'s run at flat index ``f`` into its staged plane at byte
-        ``offset`` (a vector store for a run; guarded where the tile is ragged)."""
+        ``offset`` (a vector store for a run; guarded where the tile is ragged, and to the K window's
+        elements with one: runs never straddle its bounds, multiples of the atom's K)."""
         elem = {1: i8, 2: i16, 4: i32}[esize]
 
         def write(b: Emitter, f=f, bits=bits):
             coords = b.unravel(f, t.shape)
             batch = b.ravel(coords[:-2], t.shape[:-2]) if len(t.shape) > 2 else None
             row, k = (coords[-1], coords[-2]) if transposed else (coords[-2], coords[-1])
-            if batch is not None:
-                row = b.add_i(b.mul_i(batch, b.const(rows)), row)
-            pos = b.add_i(b.mul_i(row, b.const(w * 4 // esize)), k)
-            if offset:
-                pos = b.add_i(pos, b.const(offset // esize))
-            ptr = b.gep(self.smem, pos, elem, SHARED_PTR)
-            if len(bits) == 1:
-                b.store(bits[0], ptr)
+            if window is not None:
+                k = b.v(arith.SubiOp(k, b.const(window[0])))
+                b.if_(b.in_range(k, window[1]), lambda bb: self._store_staged(bb, batch, row, k, bits, offset, rows,
+                                                                              w, esize, elem))
                 return
-            value = b.v(llvm_ext.PoisonOp(VectorType(bits[0].type, [len(bits)])))
-            for j, x in enumerate(bits):
-                value = b.v(llvm.InsertElementOp(value, x, b.const(j)))
-            b.add(llvm.StoreOp(value, ptr, alignment=len(bits) * esize))
+            self._store_staged(b, batch, row, k, bits, offset, rows, w, esize, elem)
 
         if self.ragged(t.shape):
             e.if_(e.in_range(f, t.numel), write)
         else:
             write(e)
+
+    def _store_staged(self, b: Emitter, batch, row, k, bits, offset, rows, w, esize, elem) -> None:
+        """Store ``bits`` at (batch, row, k) of the staged plane at byte ``offset``."""
+        if batch is not None:
+            row = b.add_i(b.mul_i(batch, b.const(rows)), row)
+        pos = b.add_i(b.mul_i(row, b.const(w * 4 // esize)), k)
+        if offset:
+            pos = b.add_i(pos, b.const(offset // esize))
+        ptr = b.gep(self.smem, pos, elem, SHARED_PTR)
+        if len(bits) == 1:
+            b.store(bits[0], ptr)
+            return
+        value = b.v(llvm_ext.PoisonOp(VectorType(bits[0].type, [len(bits)])))
+        for j, x in enumerate(bits):
+            value = b.v(llvm.InsertElementOp(value, x, b.const(j)))
+        b.add(llvm.StoreOp(value, ptr, alignment=len(bits) * esize))
 
     def _d_index(self, plan: MmaPlan, mp: int, np_: int):
         """``index(e, f, shape)``: the ``D`` element of the accumulator's flat index ``f``."""
@@ -351,12 +375,13 @@ class MmaDotLowering:
 
     # -- the warps' work -------------------------------------------------------------------------
     def _mma_items(self, e: Emitter, plan: MmaPlan, offsets: tuple[int, int, int], w: int,
-                   konst: SSAValue | None, lo: tuple[int, int] = (0, 0)) -> None:
+                   konst: SSAValue | None, lo: tuple[int, int] = (0, 0), steps: int | None = None) -> None:
         """The warps' ``mma.sync`` work items over the staged operands (a split plan: the planes of
         finite big parts ``lo`` bytes after ``A'`` and ``B'``, the small parts ``2 lo`` after)."""
         off_a, off_b, off_d = offsets
         lo_a, lo_b = lo[0] // 4, lo[1] // 4  # in words
         mb, nb, ks = _blocks(plan)
+        ks = ks if steps is None else steps  # the K steps of the staged chunk
         mp, np_ = mb * 16, nb * 8
         wn = next(x for x in (ITEM_BLOCKS, 2, 1) if nb % x == 0)
         groups = nb // wn
