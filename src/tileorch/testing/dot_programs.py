@@ -737,7 +737,8 @@ def _make_fp8_n_major_b(m, n, k, dt, g):
     return (a, b, c), c, ref, lambda: torch._scaled_mm(a, b_col, scale_a=one, scale_b=one, out_dtype=torch.float16)
 
 
-def _make_gemm_tf32(m, n, k, dt, g):
+def _f32_gemm_case(m, n, k, g, tf32: bool):
+    """f32 operands, the NaN-filled output, the reference and torch.matmul with TF32 on or off."""
     import torch
 
     a, b = _randn((m, k), "f32", g, 0.5), _randn((k, n), "f32", g, 0.5)
@@ -745,31 +746,22 @@ def _make_gemm_tf32(m, n, k, dt, g):
 
     def library():
         old = torch.backends.cuda.matmul.allow_tf32
-        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.cuda.matmul.allow_tf32 = tf32
         try:
             return torch.matmul(a, b)
         finally:
             torch.backends.cuda.matmul.allow_tf32 = old
 
-    return (a, b, c), c, a @ b, library
+    return (a, b, c), c, a @ b if tf32 else (a.double() @ b.double()).float(), library
+
+
+def _make_gemm_tf32(m, n, k, dt, g):
+    return _f32_gemm_case(m, n, k, g, tf32=True)
 
 
 def _make_gemm_f32(m, n, k, dt, g):
     """cuTile's f32 dot (no tf32 conversion): against torch.matmul in f32 (TF32 off)."""
-    import torch
-
-    a, b = _randn((m, k), "f32", g, 0.5), _randn((k, n), "f32", g, 0.5)
-    c = _nan((m, n), "f32")
-
-    def library():
-        old = torch.backends.cuda.matmul.allow_tf32
-        torch.backends.cuda.matmul.allow_tf32 = False
-        try:
-            return torch.matmul(a, b)
-        finally:
-            torch.backends.cuda.matmul.allow_tf32 = old
-
-    return (a, b, c), c, (a.double() @ b.double()).float(), library
+    return _f32_gemm_case(m, n, k, g, tf32=False)
 
 
 def _make_linear_f16(m, n, k, dt, g):
