@@ -13,7 +13,9 @@ Which dots (:func:`plan_dot`, also the driver's remark per dot): on sm_80+, A an
   atom's product as the three ``m16n8k8`` tf32 products ``a_lo b_hi' + a_hi' b_lo + a_hi b_hi``
   (small terms first; the dropped ``a_lo b_lo`` is below 2^-20 of ``|a b|``), where ``hi'`` and
   ``lo`` are 0 for an infinite or NaN ``x`` (``x - hi`` is NaN): the cross terms never make
-  ``inf * 0``, the big product carries IEEE's infinities and NaNs; three planes per operand;
+  ``inf * 0``, the big product carries IEEE's infinities and NaNs; three planes per operand; each
+  dot's products are summed from zero on the tensor cores (whose f32 sums truncate) and added to
+  the accumulator once with a rounded ``add.f32``;
   ``TILEORCH_F32_DOT=tf32`` runs f32 dots as one tf32 product (``F32_DOT_ENV``, part of the compile
   cache's key),
 * i8 read signed or unsigned per operand (``m16n8k32``, i32 accumulator),
@@ -424,6 +426,9 @@ class MmaDotLowering:
                 init = [konst] * (4 * wn)
             else:
                 init = [b.load(self._d_ptr(b, off_d, d_at[c][j]), acc_type) for c in range(wn) for j in range(4)]
+            base = None
+            if plan.split:  # 3xTF32: the products summed from zero, then added to C once, rounded to nearest
+                base, init = init, [b.fconst(0.0)] * (4 * wn)  # (the tensor cores' f32 sums truncate)
 
             def k_step(lb: Emitter, ks_i: SSAValue | None, accs: list[SSAValue]) -> list[SSAValue]:
                 kw = lb.mul_i(ks_i, lb.const(8)) if ks_i is not None else None
@@ -460,6 +465,8 @@ class MmaDotLowering:
                 accs = k_step(b, None, init)
             else:
                 accs = b.for_(b.const(0), b.const(ks), b.const(1), init, k_step)
+            if base is not None:
+                accs = [b.v(arith.AddfOp(x, y)) for x, y in zip(base, accs)]
             for c in range(wn):
                 for j in range(4):
                     b.store(accs[4 * c + j], self._d_ptr(b, off_d, d_at[c][j]))
