@@ -199,8 +199,7 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
         remarks.append(format_error(debug, _SIMT_ONLY.get(debug.name, TOWARD_ZERO), "warning")
                        + f" [the tensor-core path refused this kernel: {_simt_dots(fallback)}]")
         hopper = False
-    f32_dot = next((op for op in module.walk() if op.name == "nv_tileaa.dot"), None) if has_dot and hopper else None
-    if f32_dot is not None:
+    if has_dot and hopper:
         from tileorch.transforms.tileaa_to_simt.mma import f32_dots_as_tf32, is_f32_dot
 
         f32_dot = next((op for op in module.walk() if op.name == "nv_tileaa.dot" and is_f32_dot(op)), None)
