@@ -1,10 +1,10 @@
 """A small PTX emulator for one CTA of a warp-specialized TMA + WGMMA kernel (the chained-dots
 kernel's subset of PTX) or of a SIMT kernel without clusters (predicated ``ld.global.v2/v4``,
-``shfl.sync.bfly/idx``, ``%ntid``, one function-scope shared array at offset 0), on the CPU with
+``shfl.sync.bfly/idx``, ``vote.sync.all/any.pred``, ``%ntid``, one function-scope shared array at offset 0), on the CPU with
 numpy: a test and debugging aid, not a simulator.
 
 :class:`Emu` runs every thread of one CTA; the threads at the same instruction run together
-(vectorized), a warp-collective instruction (``shfl``) waits for its whole warp, a warp-group one
+(vectorized), a warp-collective instruction (``shfl``, ``vote``) waits for its whole warp, a warp-group one
 (``wgmma.*``, ``setmaxnreg``) for its warp group, ``bar.sync`` / ``bar.arrive`` count arrivals per
 named barrier.  Asynchrony is modelled where it decides correctness:
 
@@ -557,7 +557,7 @@ class Emu:
         collective = None
         if op.startswith("wgmma") or op.startswith("setmaxnreg"):
             collective = 128
-        elif op.startswith("shfl"):
+        elif op.startswith("shfl") or op.startswith("vote"):
             collective = 32
         elif op.startswith("bar.sync") or op == "barrier.sync":
             collective = "bar"
@@ -826,6 +826,16 @@ class Emu:
                 o = lane ^ lane_arg if mode == "bfly" else lane_arg if mode == "idx" else lane
                 out.append(src[t - lane + o])
             self.set(ops[0], T, np.array(out, dtype=np.uint64))
+            return
+        if base == "vote":  # vote.sync.{all,any}.pred d, p, membermask: over the warp's threads (all present)
+            mode = parts[2]
+            tids = np.nonzero(T)[0]
+            src = g(1).astype(bool)
+            out = np.zeros(len(tids), dtype=bool)
+            for w in np.unique(tids // 32):
+                sel = tids // 32 == w
+                out[sel] = src[sel].all() if mode == "all" else src[sel].any()
+            self.set(ops[0], T, out.astype(np.uint64))
             return
         if base in ("ld", "st") and parts[1] == "shared":
             self.shared_access(base, parts, ops, T)

@@ -76,7 +76,7 @@ from tileorch.dialects.nv_tileas import AgentSwitchOp
 from tileorch.dialects.record_attr import encode_record
 from tileorch.kernels.gemm.build import CLUSTER_PTR, GENERIC_PTR, TMAP_ATTRS, descriptor_constant
 from tileorch.transforms.tileaa_to_simt import ELEMENTWISE, lower_scalar_op
-from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, SHARED_PTR, Emitter, memory_type
+from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, SHARED_PTR, Emitter, inline_asm, memory_type
 from tileorch.transforms.tileas.common import producer_load, source_load
 from tileorch.transforms.tileas.epilogue import (BROADCASTS, EXPANDS, LAYOUT_ONLY, Coord, EpilogueLowering, KernelEnv,
                                                   unsupported)
@@ -207,6 +207,34 @@ def early_q_asked() -> bool:
     """Whether the environment asks for the early Q release explicitly (``TILEORCH_ATTN_EARLY_Q=1``):
     a kernel that cannot apply it then says why in a remark."""
     return os.environ.get(EARLY_Q_ENV) == "1"
+
+
+STAGES_ENV = "TILEORCH_ATTN_STAGES"
+
+
+def stages_cap() -> int:
+    """The most K/V ring stages :func:`_choose_plan` may take (``MAX_STAGES`` unless the environment
+    sets ``TILEORCH_ATTN_STAGES=N``, 1 <= N <= 4; read at each compile, part of the disk-cache key).
+    Fewer stages free shared memory for a second Q slot of a persistent kernel (d128 128x128: three
+    stages and one slot by default, two and two with ``N = 2``: the next instance's Q loads while
+    this one runs, without waiting for its release).  Default off (the H200 has not measured it)."""
+    value = os.environ.get(STAGES_ENV, "")
+    return min(MAX_STAGES, max(1, int(value))) if value.isdigit() else MAX_STAGES
+
+
+SKIP_RESCALE_ENV = "TILEORCH_ATTN_SKIP_RESCALE"
+
+
+def skip_rescale_enabled() -> bool:
+    """Whether the pipelined loop's second-dot C of the form ``acc * r`` (``r`` a row vector: the
+    online softmax's ``alpha = exp2(m_old - m_new)``) skips its multiplies when every ``r`` of the
+    warp is exactly 1 (no row max of the warp's 16 rows grew in this key tile): one warp-uniform
+    ``vote.sync.all`` and branch per tile (:func:`_rescale_factor`).  Exact (``x * 1 == x`` for
+    every f32, NaN included as NaN).  Saves ``dv / 2`` FMUL per thread and tile where it holds
+    (rarely in the first key tiles of an instance, mostly in the later ones of long rows).  On when
+    the environment sets ``TILEORCH_ATTN_SKIP_RESCALE=1`` (read at each compile, part of the
+    disk-cache key); default off until the H200 measures it."""
+    return os.environ.get(SKIP_RESCALE_ENV, "0") == "1"
 
 
 EXP2_FMA_ENV = "TILEORCH_ATTN_EXP2_FMA"
@@ -2408,6 +2436,9 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
 
     init = {k: init_vals[starts[k]:starts[k] + sizes[k]] for k in range(len(sizes))}
     peel_masks = peeled_masks_enabled()
+    factor = _rescale_factor(ck.dot2.acc, acc_arg) if skip_rescale_enabled() else None
+    if factor is not None and _fragment_width(factor, ck.rows) is None:
+        factor = None
     if s0 is None:
         kb.wait_q()
     undef_i = kb.v(llvm.UndefOp(i32), "ui")
@@ -2483,8 +2514,11 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
             s.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
             s.e.add(nvvm.MBarrierArriveOp(ebar, with_state=False))  # tile j-1's stage is free
             a_j = _pack_after_wait(s.e, p_j, ck.dtype)
-            c_j = c_input(s, acc_prev)
-            kb.splice(s.tmp)
+            if factor is None:
+                c_j = c_input(s, acc_prev)
+                kb.splice(s.tmp)
+            else:  # TILEORCH_ATTN_SKIP_RESCALE: C = acc where every factor of the warp is 1
+                c_j = _skipped_rescale(kb, site_of, s, factor, acc_prev, lambda side: c_input(side, acc_prev))
         return [*a_j, *c_j, *new_j]
 
     outs = [_hint(x, "lp") for x in _for(e, kb.small(1), n_tiles, kb.small(1), list(pro.results), types, iteration)]
@@ -2505,6 +2539,67 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
     c_of_loop = outs[pipe.rp:pipe.rp + pipe.rc]
     fin = e.add(scf.IfOp(has, [f32] * pipe.rc, Region(last_block), Region(Block([scf.YieldOp(*c_of_loop)]))))
     return _assemble(ck, pipe, outs, [_hint(x, "fin") for x in fin.results])
+
+
+def _rescale_factor(c: SSAValue, acc_arg: SSAValue) -> SSAValue | None:
+    """``X`` when the second dot's C is ``acc * X`` (or ``X * acc``; layout ops around either):
+    where every element of ``X`` is exactly 1, C is ``acc`` (:func:`skip_rescale_enabled`); else
+    None (C is computed as written)."""
+    c, _ = _strip(c)
+    op = c.owner
+    if not isinstance(op, Operation) or op.name not in ("arith.mulf", "nv_tileaa.mulf") or len(op.operands) != 2:
+        return None
+    for a, b in ((op.operands[0], op.operands[1]), (op.operands[1], op.operands[0])):
+        if _strip(a)[0] is acc_arg and not _depends_on(b, acc_arg):
+            return b
+    return None
+
+
+ONE_F32 = "0f3F800000"
+
+
+def _row_broadcast(v: SSAValue, tm: int) -> bool:
+    """Whether ``v`` is a row vector (``[tm, 1]`` / ``[tm]``) broadcast along the columns (through
+    layout ops, reshapes and expansions): each row's elements are one value."""
+    names = (*LAYOUT_ONLY, *BROADCASTS, *EXPANDS, "nv_tileaa.reshape")
+    while isinstance(v.owner, Operation) and v.owner.name in names:
+        if _fragment_width(v, tm) == 1:
+            return True
+        v = v.owner.operands[0]
+    return _fragment_width(v, tm) == 1
+
+
+def _skipped_rescale(kb: _Kernel, site_of, s: _Site, factor: SSAValue, acc: list[SSAValue],
+                     c_of: Callable[[_Site], list[SSAValue]]) -> list[SSAValue]:
+    """The second dot's C (``c_of(site)``: ``acc * factor`` as the program writes it) under a
+    warp-uniform branch: the factor's registers of the thread (one per row for a row vector) are
+    compared with 1, ``vote.sync.all`` over the warp; where all are 1 C is ``acc`` itself (exact),
+    else the multiplies run.  ``s``'s ops are spliced at the insertion point first."""
+    ck = kb.ck
+    width = _fragment_width(factor, ck.rows)
+    regs = s.tile_regs(factor, width)
+    kb.splice(s.tmp)
+    if width != 1 and _row_broadcast(factor, ck.rows):  # one register per row holds its value
+        regs_of_row = {}
+        for r, (h, _, _) in zip(regs, _frag_regs(width)):
+            regs_of_row.setdefault(h, r)
+        uniq = list(regs_of_row.values())
+    else:
+        uniq = list({id(r): r for r in regs}.values())
+    body = f"setp.eq.f32 p, $1, {ONE_F32}; " + "".join(f"setp.eq.f32 q, ${i + 1}, {ONE_F32}; and.pred p, p, q; "
+                                                       for i in range(1, len(uniq)))
+    asm = "{ .reg .pred p, q; " + body + "vote.sync.all.pred p, p, -1; selp.u32 $0, 1, 0, p; }"
+    ones = kb.v(inline_asm(asm, "=r" + ",f" * len(uniq), uniq, [i32], has_side_effects=True), "all_one")
+    skip = kb.v(arith.CmpiOp(ones, kb.small(0), "ne"), "skip_rescale")
+
+    def scaled() -> list[SSAValue]:
+        side = site_of()
+        side.low.provided[factor] = (width, regs if width != 1 else regs[:2])
+        c = c_of(side)
+        kb.splice(side.tmp)
+        return c
+
+    return _if_values(kb, skip, [f32] * len(acc), lambda: list(acc), scaled)
 
 
 def _if_values(kb: _Kernel, cond: SSAValue, types: list[Attribute], then: Callable[[], list[SSAValue]],
@@ -2688,7 +2783,7 @@ def _append_grid_parameters(fn: func.FuncOp) -> list[SSAValue]:
 def _choose_plan(ck: ChainedKernel, persistent: bool) -> Plan:
     """As many K/V stages as shared memory holds (at most :data:`MAX_STAGES`); for a
     ``persistent`` kernel two Q slots unless they cost a stage, else one."""
-    plan = Plan(ck, stages=MAX_STAGES)
+    plan = Plan(ck, stages=stages_cap())
     while plan.smem > SMEM_LIMIT and plan.stages > 1:  # one stage: tile j + 1 loads once tile j is consumed
         plan = Plan(ck, stages=plan.stages - 1)
     if not persistent:
