@@ -268,6 +268,20 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
                                        "(rcp + a Newton step) and three instructions per element, with one branch per "
                                        "thread to div.rn where an operand lies outside [2^-60, 2^60] "
                                        "(TILEORCH_ATTN_ROW_DIV, row_division.py)")
+                    if record.get("late_rescale"):
+                        remarks.append("remark: the second dot's C (the accumulator times a row vector) is computed "
+                                       "after the next tile's first dot is issued, before the second dot "
+                                       "(TILEORCH_ATTN_LATE_RESCALE)")
+                    if record.get("skip_rescale"):
+                        remarks.append("remark: the second dot's C skips its multiplies where every row factor of the "
+                                       "warp is 1 (vote.sync.all; exact: TILEORCH_ATTN_SKIP_RESCALE)")
+                    for what in ("late", "skip"):
+                        if record.get(f"{what}_rescale_off"):
+                            remarks.append(f"remark: TILEORCH_ATTN_{what.upper()}_RESCALE not applied: "
+                                           f"{record[f'{what}_rescale_off']}")
+                    if record.get("stages_cap"):
+                        remarks.append(f"remark: the K/V ring takes at most {record['stages_cap']} stages "
+                                       f"(TILEORCH_ATTN_STAGES): {record['stages']} here")
                     if record.get("next_s_off"):
                         remarks.append(f"remark: TILEORCH_ATTN_NEXT_S not applied: {record['next_s_off']}")
                     if record.get("early_q_off"):

@@ -133,21 +133,26 @@ SHORT_SEQ_SWITCHES = {"row_div": {"TILEORCH_ATTN_ROW_DIV": "1"},
                       "early_q": {"TILEORCH_ATTN_EARLY_Q": "1", "TILEORCH_ATTN_PERSISTENT": "1"},
                       "row_div_early_q": {"TILEORCH_ATTN_ROW_DIV": "1", "TILEORCH_ATTN_EARLY_Q": "1"},
                       "row_div_next_s": {"TILEORCH_ATTN_ROW_DIV": "1", "TILEORCH_ATTN_NEXT_S": "1",
-                                         "TILEORCH_ATTN_PERSISTENT": "1"}}
+                                         "TILEORCH_ATTN_PERSISTENT": "1"},
+                      # session 17: C = acc * alpha behind the next first dot, skipped where alpha is 1
+                      "late_skip": {"TILEORCH_ATTN_LATE_RESCALE": "1", "TILEORCH_ATTN_SKIP_RESCALE": "1"},
+                      "late_skip_pingpong": {"TILEORCH_ATTN_LATE_RESCALE": "1", "TILEORCH_ATTN_SKIP_RESCALE": "1",
+                                             "TILEORCH_ATTN_PINGPONG": "1", "TILEORCH_ATTN_PERSISTENT": "0"},
+                      "stages2_late": {"TILEORCH_ATTN_STAGES": "2", "TILEORCH_ATTN_LATE_RESCALE": "1"}}
 
 
 @pytest.mark.parametrize("switches", list(SHORT_SEQ_SWITCHES))
 @_more_instances_than_sms
 def test_attention_short_sequence_switches(bh, seq, d, dtype, causal, tile_m, tile_n, switches, monkeypatch):
-    """TILEORCH_ATTN_ROW_DIV (the epilogue's IEEE division by one reciprocal per row) and
-    TILEORCH_ATTN_EARLY_Q (the Q slot released before the last tile's second dot) change no output
-    bit: the kernel with them against the same program without them (same inputs, same launch),
+    """TILEORCH_ATTN_ROW_DIV (the epilogue's IEEE division by one reciprocal per row),
+    TILEORCH_ATTN_EARLY_Q (the Q slot released before the last tile's second dot) and session 17's
+    TILEORCH_ATTN_LATE_RESCALE / SKIP_RESCALE / STAGES change no output bit: the kernel with them against the same program without them (same inputs, same launch),
     and against the fp32 reference; more instances than SMs at 1024 / 4000 / 77 keys."""
     kernel, args, grid, out, ref = attention_args(bh, seq, d, tile_m, tile_n, causal=causal, dtype=dtype,
                                                   seed=seq + d + 13)
     for k, v in SHORT_SEQ_SWITCHES[switches].items():
-        if k in ("TILEORCH_ATTN_PERSISTENT", "TILEORCH_ATTN_NEXT_S"):
-            monkeypatch.setenv(k, v)  # in both runs: the comparison isolates ROW_DIV and EARLY_Q
+        if k in ("TILEORCH_ATTN_PERSISTENT", "TILEORCH_ATTN_NEXT_S", "TILEORCH_ATTN_PINGPONG"):
+            monkeypatch.setenv(k, v)  # in both runs: the comparison isolates the other switches
         elif k == "TILEORCH_ATTN_ROW_DIV":
             monkeypatch.setenv(k, "0")  # on by default: the first run is the kernel without it
     rc.clear_caches()
@@ -164,6 +169,8 @@ def test_attention_short_sequence_switches(bh, seq, d, dtype, causal, tile_m, ti
     assert program.kind == "chained", program.remarks
     if "TILEORCH_ATTN_ROW_DIV" in SHORT_SEQ_SWITCHES[switches]:
         assert program.chained.get("row_div") is True, program.chained
+    if "late" in switches and program.chained.get("pipelined"):
+        assert program.chained.get("late_rescale") is True, program.chained
     if "early_q" in switches and program.chained.get("persistent") and program.chained.get("pipelined"):
         assert program.chained["persistent"].get("early_q") is True, program.chained
     assert torch.equal(out.view(torch.int16), want.view(torch.int16)), "output bits differ from the kernel without it"

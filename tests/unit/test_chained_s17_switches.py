@@ -112,3 +112,84 @@ def test_stages_cap_gives_d128_two_q_slots_and_is_proved(monkeypatch):
     assert (kv.stages, q.stages) == (2, 2)
     result = check(proto)
     assert result.ok, result.violation
+
+
+def _muls_between_the_dots(ptx: str) -> list[int]:
+    """For each first-dot chain (``m64n128k16``) in the PTX: the ``mul.rn.f32`` between its commit and
+    the next register-A second dot (``m64n64k16``)."""
+    out, state, count = [], None, 0
+    for ln in ptx.splitlines():
+        if "m64n128k16" in ln:
+            state, count = "s", 0
+        elif state == "s" and "wgmma.commit_group" in ln:
+            state = "between"
+        elif state == "between" and "mul.rn.f32" in ln:
+            count += 1
+        elif state == "between" and "m64n64k16" in ln:
+            out.append(count)
+            state = None
+    return out
+
+
+def test_late_rescale_ptx_order_and_remark(monkeypatch):
+    """Default: nothing is multiplied between a tile's first dot and the previous tile's second dot
+    (C is computed after the iteration's ``wait_group 0``); with the switch the loop's C (``dv / 2``
+    multiplies per thread) sits there, FlashAttention-3's placement, and a remark says so."""
+    from test_chained_emulated import _compile
+
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    assert set(_muls_between_the_dots(_compile(*CFG, once=False).ptx)) == {0}
+    monkeypatch.setenv("TILEORCH_ATTN_LATE_RESCALE", "1")
+    p = _compile(*CFG, once=False)
+    assert 32 in _muls_between_the_dots(p.ptx), _muls_between_the_dots(p.ptx)
+    assert p.chained.get("late_rescale") is True
+    assert any("TILEORCH_ATTN_LATE_RESCALE" in r for r in p.remarks), p.remarks
+
+
+@pytest.mark.parametrize("cfg,persistent,pingpong,skip", [(CFG, "1", "0", "0"), ((300, 64, 128, 64, True), "0", "1", "1")])
+def test_late_rescale_is_exact_emulated(cfg, persistent, pingpong, skip, monkeypatch):
+    """Bit-identical outputs to the default kernel: persistent (three instances on two CTAs), and
+    causal with the warp groups' ping-pong and the skip switch too; no in-flight register access."""
+    from test_chained_emulated import _compile, _emulate
+
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", persistent)
+    monkeypatch.setenv("TILEORCH_ATTN_PINGPONG", pingpong)
+    base = _compile(*cfg, once=False)
+    want, ref, errors = _emulate(base, *cfg, ctas_persistent=2)
+    assert not errors, errors[:4]
+    monkeypatch.setenv("TILEORCH_ATTN_LATE_RESCALE", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_SKIP_RESCALE", skip)
+    p = _compile(*cfg, once=False)
+    assert p.chained.get("late_rescale") is True and p.chained["pingpong"] == (pingpong == "1"), p.chained
+    out, _, errors = _emulate(p, *cfg, ctas_persistent=2)
+    assert not errors, errors[:4]
+    assert not np.isnan(out).any(), "unwritten outputs"
+    np.testing.assert_allclose(out, ref, atol=2e-3, rtol=1e-2)
+    assert np.array_equal(out.view(np.uint32), want.view(np.uint32)), "not bit-identical to the kernel without it"
+
+
+def test_late_rescale_not_with_next_s(monkeypatch):
+    from test_chained_emulated import _compile
+
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_NEXT_S", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_LATE_RESCALE", "1")
+    p = _compile(*CFG, once=False)
+    assert "late_rescale" not in p.chained and "NEXT_S" in p.chained.get("late_rescale_off", ""), p.chained
+    assert any("TILEORCH_ATTN_LATE_RESCALE not applied" in r for r in p.remarks), p.remarks
+
+
+def test_late_and_skip_rescale_pipelines_are_proved(monkeypatch):
+    """The switches add no hand-off: ``tileorch check`` proves both rings of the persistent kernel."""
+    from test_check_chained import _lowered
+
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import extract
+
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_LATE_RESCALE", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_SKIP_RESCALE", "1")
+    (proto,) = extract(_lowered(64, 128, 128))
+    result = check(proto)
+    assert result.ok, result.violation
+    assert sorted((v["k"], v["m"]) for v, _ in result.instances) == [(k, m) for k in range(1, 10) for m in (1, 2, 3)]

@@ -237,6 +237,22 @@ def skip_rescale_enabled() -> bool:
     return os.environ.get(SKIP_RESCALE_ENV, "0") == "1"
 
 
+LATE_RESCALE_ENV = "TILEORCH_ATTN_LATE_RESCALE"
+
+
+def late_rescale_enabled() -> bool:
+    """Whether the pipelined loop computes the second dot's C (``acc * alpha``: the previous
+    tile's accumulator rescaled by the row factor of this tile's softmax) right before issuing
+    the second dot, behind the next tile's first dot (FlashAttention-3's ``rescale_o`` between the
+    two GEMMs), instead of after the ``wait_group 0`` that ends the iteration, where nothing else
+    runs on the tensor core until the next tile's WGMMAs are issued.  The loop then carries the
+    unscaled accumulator and the factor's two row registers (:func:`_late_factor`).  On when the
+    environment sets ``TILEORCH_ATTN_LATE_RESCALE=1`` (read at each compile, part of the disk-cache
+    key); default off until the H200 measures it.  Not with ``TILEORCH_ATTN_NEXT_S`` (its tail
+    issues the last second dot itself) nor for a C that is not ``acc`` times a row vector."""
+    return os.environ.get(LATE_RESCALE_ENV, "0") == "1"
+
+
 EXP2_FMA_ENV = "TILEORCH_ATTN_EXP2_FMA"
 
 
@@ -967,6 +983,7 @@ class _Kernel:
     ``%nx_bar``, ``%fbar``, ...)."""
 
     def __init__(self, ck: ChainedKernel, plan: Plan, name: str):
+        self.rescale_applied: set[str] = set()  # "late" / "skip": TILEORCH_ATTN_{LATE,SKIP}_RESCALE took effect
         from tileorch.transforms.tileas.convert_to_cutlass import _append_parameters
 
         self.ck, self.plan, self.off = ck, plan, plan.offsets()
@@ -2439,10 +2456,39 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
     factor = _rescale_factor(ck.dot2.acc, acc_arg) if skip_rescale_enabled() else None
     if factor is not None and _fragment_width(factor, ck.rows) is None:
         factor = None
+    # TILEORCH_ATTN_LATE_RESCALE: the loop carries the unscaled accumulator and the factor's row
+    # registers; C is computed after the next tile's first dot is issued, before its second dot
+    late = _late_factor(ck, acc_arg) if late_rescale_enabled() and s0 is None and last else None
+    late_w = _fragment_width(late, ck.rows) if late is not None else None
+    if late is not None:
+        types = [*types, f32, f32]
+    kb.rescale_applied |= {"late"} if late is not None else set()
+    kb.rescale_applied |= {"skip"} if factor is not None else set()
+
+    def row_regs(site: _Site) -> list[SSAValue]:
+        """The factor's value in each of the thread's two rows (``late``, a row broadcast)."""
+        first = {}
+        for r, (h, _, _) in zip(site.tile_regs(late, late_w), _frag_regs(late_w)):
+            first.setdefault(h, r)
+        return [first[0], first[1]]
+
+    def late_c(acc: list[SSAValue], r: list[SSAValue]) -> list[SSAValue]:
+        """C from the unscaled accumulator and the factor's rows (at the insertion point)."""
+        def c_of(side: _Site) -> list[SSAValue]:
+            side.low.provided[late] = (late_w, [r[h] for h, _, _ in _frag_regs(late_w)])
+            return c_input(side, acc)
+        if factor is not None:  # with TILEORCH_ATTN_SKIP_RESCALE
+            side = site_of()
+            side.low.provided[late] = (late_w, [r[h] for h, _, _ in _frag_regs(late_w)])
+            return _skipped_rescale(kb, site_of, side, late, acc, c_of)
+        side = site_of()
+        c = c_of(side)
+        kb.splice(side.tmp)
+        return c
     if s0 is None:
         kb.wait_q()
     undef_i = kb.v(llvm.UndefOp(i32), "ui")
-    kb.v(llvm.UndefOp(f32), "uf")
+    kb.uf = kb.v(llvm.UndefOp(f32), "uf")
     has = kb.v(arith.CmpiOp(n_tiles, kb.small(0), "sgt"), "has")
     if pingpong:  # one turn per loop iteration (tiles 1 .. n-1)
         pp_bar, pp_next, pp_has = kb.pingpong_before(n_tiles, lower=1)
@@ -2471,10 +2517,15 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
         else:
             p0, new0 = tile(s, iv0, z_last, init)
         a0 = [_pack16(s.e, p0[2 * i], p0[2 * i + 1], ck.dtype) for i in range(len(p0) // 2)]
-        c0 = c_input(s, init[pipe.acc])
+        if late is None:
+            c0 = c_input(s, init[pipe.acc])
+            r0 = []
+        else:  # carried unscaled, with the factor's rows
+            c0, r0 = init[pipe.acc], row_regs(s)
         kb.splice(s.tmp)
-        t.add(scf.YieldOp(*a0, *c0, *new0))
-    no_tile = Block([scf.YieldOp(*[undef_i] * pipe.rp, *init[pipe.acc], *[x for k in others for x in init[k]])])
+        t.add(scf.YieldOp(*a0, *c0, *new0, *r0))
+    no_tile = Block([scf.YieldOp(*[undef_i] * pipe.rp, *init[pipe.acc], *[x for k in others for x in init[k]],
+                                 *([kb.uf] * 2 if late is not None else []))])
     pro = e.add(scf.IfOp(has, types, Region(first), Region(no_tile)))
     for x in pro.results:
         _hint(x, "pro")
@@ -2492,7 +2543,7 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
             # 16-byte units of tile j-1's B2 stage
             b2_addr = kb.stage_address(stp_l, kb.b2_stage, kb.sbase2, "b2_so", "b2_addr")
             p_prev, c_prev = q[:pipe.rp], q[pipe.rp:pipe.rp + pipe.rc]
-            o_prev = q[pipe.rp + pipe.rc:]
+            o_prev = q[pipe.rp + pipe.rc:pipe.rp + pipe.rc + pipe.ro]
             carried, k0 = {}, 0
             for k in others:
                 carried[k] = o_prev[k0:k0 + sizes[k]]
@@ -2505,6 +2556,8 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
             e.add(nvvm.WgmmaFenceAlignedOp())
             s_last = kb.s_chain("s", s_init, db1)
             e.add(nvvm.WgmmaGroupSyncAlignedOp())
+            if late is not None:  # tile j-1's C while tile j's first dot runs
+                c_prev = late_c(c_prev, q[pipe.rp + pipe.rc + pipe.ro:])
             acc_prev = _second_dot(ck, s.e, p_prev, c_prev, b2_addr)
             if pingpong:  # both issued: the other group's turn
                 s.e.add(nvvm.BarrierArriveOp(pp_next, threads))
@@ -2514,6 +2567,10 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
             s.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
             s.e.add(nvvm.MBarrierArriveOp(ebar, with_state=False))  # tile j-1's stage is free
             a_j = _pack_after_wait(s.e, p_j, ck.dtype)
+            if late is not None:
+                r_j = row_regs(s)
+                kb.splice(s.tmp)
+                return [*a_j, *acc_prev, *new_j, *r_j]
             if factor is None:
                 c_j = c_input(s, acc_prev)
                 kb.splice(s.tmp)
@@ -2530,9 +2587,15 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
         kb.after_loop()
 
     # the last tile's second dot
+    if late is not None:  # the carried accumulator is unscaled: the last tile's C from it
+        r_last = outs[pipe.rp + pipe.rc + pipe.ro:]
+        outs = outs[:pipe.rp + pipe.rc + pipe.ro]
     last_block = Block()
     with kb.into(last_block) as t:
-        acc_last, ebar_last = _issue_last(kb, pipe, site_of, n_tiles, outs)
+        issued = outs
+        if late is not None:
+            issued = [*outs[:pipe.rp], *late_c(outs[pipe.rp:pipe.rp + pipe.rc], r_last), *outs[pipe.rp + pipe.rc:]]
+        acc_last, ebar_last = _issue_last(kb, pipe, site_of, n_tiles, issued)
         t.add(nvvm.WgmmaWaitGroupSyncOp(0))
         t.add(nvvm.MBarrierArriveOp(ebar_last, with_state=False))
         t.add(scf.YieldOp(*acc_last))
@@ -2556,6 +2619,15 @@ def _rescale_factor(c: SSAValue, acc_arg: SSAValue) -> SSAValue | None:
 
 
 ONE_F32 = "0f3F800000"
+
+
+def _late_factor(ck: ChainedKernel, acc_arg: SSAValue) -> SSAValue | None:
+    """The second dot's C as ``acc * X`` with ``X`` a row vector broadcast along the columns (the
+    online softmax's ``acc * alpha``): ``X`` (:func:`late_rescale_enabled`), else None."""
+    x = _rescale_factor(ck.dot2.acc, acc_arg)
+    if x is None or _fragment_width(x, ck.rows) is None or not _row_broadcast(x, ck.rows):
+        return None
+    return x
 
 
 def _row_broadcast(v: SSAValue, tm: int) -> bool:
@@ -3097,6 +3169,16 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         record["early_q_off"] = early_q_off
     if row_divided:
         record["row_div"] = True
+    for what, asked in (("late", late_rescale_enabled()), ("skip", skip_rescale_enabled())):
+        if what in kb.rescale_applied:
+            record[f"{what}_rescale"] = True
+        elif asked:
+            record[f"{what}_rescale_off"] = (
+                "the consumer loop is not pipelined" if pipe is None else "TILEORCH_ATTN_NEXT_S issues the last second "
+                "dot in the next instance's tail" if what == "late" and next_s != "0" else "the second dot's C is not "
+                "the accumulator times a row vector")
+    if os.environ.get(STAGES_ENV, "").isdigit():
+        record["stages_cap"] = stages_cap()
     if row_div_off is not None:
         record["row_div_off"] = row_div_off
     if ck.tile_rows:  # the program's rows below the WGMMA's 64: the kernel's tm rows, the rest never stored
