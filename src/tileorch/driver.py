@@ -275,10 +275,12 @@ def lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", s
                     if record.get("skip_rescale"):
                         remarks.append("remark: the second dot's C skips its multiplies where every row factor of the "
                                        "warp is 1 (vote.sync.all; exact: TILEORCH_ATTN_SKIP_RESCALE)")
-                    for what in ("late", "skip"):
-                        if record.get(f"{what}_rescale_off"):
-                            remarks.append(f"remark: TILEORCH_ATTN_{what.upper()}_RESCALE not applied: "
-                                           f"{record[f'{what}_rescale_off']}")
+                    if record.get("late_pack"):
+                        remarks.append("remark: each tile's P is carried in f32 and packed behind the next tile's first "
+                                       "dot, before its own second dot (TILEORCH_ATTN_LATE_PACK)")
+                    for key in ("late_rescale", "skip_rescale", "late_pack"):
+                        if record.get(f"{key}_off"):
+                            remarks.append(f"remark: TILEORCH_ATTN_{key.upper()} not applied: {record[f'{key}_off']}")
                     if record.get("stages_cap"):
                         remarks.append(f"remark: the K/V ring takes at most {record['stages_cap']} stages "
                                        f"(TILEORCH_ATTN_STAGES): {record['stages']} here")

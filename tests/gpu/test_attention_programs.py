@@ -136,8 +136,11 @@ SHORT_SEQ_SWITCHES = {"row_div": {"TILEORCH_ATTN_ROW_DIV": "1"},
                                          "TILEORCH_ATTN_PERSISTENT": "1"},
                       # session 17: C = acc * alpha behind the next first dot, skipped where alpha is 1
                       "late_skip": {"TILEORCH_ATTN_LATE_RESCALE": "1", "TILEORCH_ATTN_SKIP_RESCALE": "1"},
+                      "late_pack_skip": {"TILEORCH_ATTN_LATE_RESCALE": "1", "TILEORCH_ATTN_SKIP_RESCALE": "1",
+                                         "TILEORCH_ATTN_LATE_PACK": "1"},
                       "late_skip_pingpong": {"TILEORCH_ATTN_LATE_RESCALE": "1", "TILEORCH_ATTN_SKIP_RESCALE": "1",
-                                             "TILEORCH_ATTN_PINGPONG": "1", "TILEORCH_ATTN_PERSISTENT": "0"},
+                                             "TILEORCH_ATTN_LATE_PACK": "1", "TILEORCH_ATTN_PINGPONG": "1",
+                                             "TILEORCH_ATTN_PERSISTENT": "0"},
                       "stages2_late": {"TILEORCH_ATTN_STAGES": "2", "TILEORCH_ATTN_LATE_RESCALE": "1"}}
 
 

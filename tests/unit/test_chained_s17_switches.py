@@ -146,10 +146,12 @@ def test_late_rescale_ptx_order_and_remark(monkeypatch):
     assert any("TILEORCH_ATTN_LATE_RESCALE" in r for r in p.remarks), p.remarks
 
 
-@pytest.mark.parametrize("cfg,persistent,pingpong,skip", [(CFG, "1", "0", "0"), ((300, 64, 128, 64, True), "0", "1", "1")])
-def test_late_rescale_is_exact_emulated(cfg, persistent, pingpong, skip, monkeypatch):
-    """Bit-identical outputs to the default kernel: persistent (three instances on two CTAs), and
-    causal with the warp groups' ping-pong and the skip switch too; no in-flight register access."""
+@pytest.mark.parametrize("cfg,persistent,pingpong,skip,pack", [(CFG, "1", "0", "0", "0"), (CFG, "1", "0", "1", "1"),
+                                                              ((300, 64, 128, 64, True), "0", "1", "1", "1")])
+def test_late_rescale_is_exact_emulated(cfg, persistent, pingpong, skip, pack, monkeypatch):
+    """Bit-identical outputs to the default kernel: persistent (three instances on two CTAs), with
+    the skip and the late P pack (TILEORCH_ATTN_LATE_PACK) too, and causal with the warp groups'
+    ping-pong; no in-flight register access."""
     from test_chained_emulated import _compile, _emulate
 
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", persistent)
@@ -159,8 +161,10 @@ def test_late_rescale_is_exact_emulated(cfg, persistent, pingpong, skip, monkeyp
     assert not errors, errors[:4]
     monkeypatch.setenv("TILEORCH_ATTN_LATE_RESCALE", "1")
     monkeypatch.setenv("TILEORCH_ATTN_SKIP_RESCALE", skip)
+    monkeypatch.setenv("TILEORCH_ATTN_LATE_PACK", pack)
     p = _compile(*cfg, once=False)
     assert p.chained.get("late_rescale") is True and p.chained["pingpong"] == (pingpong == "1"), p.chained
+    assert p.chained.get("late_pack", False) == (pack == "1"), p.chained
     out, _, errors = _emulate(p, *cfg, ctas_persistent=2)
     assert not errors, errors[:4]
     assert not np.isnan(out).any(), "unwritten outputs"
@@ -193,3 +197,21 @@ def test_late_and_skip_rescale_pipelines_are_proved(monkeypatch):
     result = check(proto)
     assert result.ok, result.violation
     assert sorted((v["k"], v["m"]) for v, _ in result.instances) == [(k, m) for k in range(1, 10) for m in (1, 2, 3)]
+
+
+def test_late_pack_ptx_order_and_d128_refusal(monkeypatch):
+    """TILEORCH_ATTN_LATE_PACK: the loop's ``cvt.rn.f16x2.f32`` packs sit between a tile's first-dot
+    commit and the register-A second dot; at d128 (P in f32 beside S, the packed P and a 64-register
+    accumulator: ptxas 13.0 spilled) it is refused with a remark."""
+    from test_chained_emulated import _compile, _lower
+
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_LATE_PACK", "1")
+    p = _compile(*CFG, once=False)
+    lines = p.ptx.splitlines()
+    commits = [i for i, ln in enumerate(lines) if "wgmma.commit_group" in ln]
+    between = [sum("cvt.rn.f16x2.f32" in ln for ln in lines[a:b]) for a, b in zip(commits, commits[1:])]
+    assert 32 in between, between  # the loop: tile j-1's 32 pairs between tile j's S commit and P_{j-1} V
+    assert any("TILEORCH_ATTN_LATE_PACK" in r for r in p.remarks), p.remarks
+    record = _lower(1000, 128, 128, 128, False).chained
+    assert "late_pack" not in record and "registers" in record.get("late_pack_off", ""), record

@@ -253,6 +253,23 @@ def late_rescale_enabled() -> bool:
     return os.environ.get(LATE_RESCALE_ENV, "0") == "1"
 
 
+LATE_PACK_ENV = "TILEORCH_ATTN_LATE_PACK"
+
+
+def late_pack_enabled() -> bool:
+    """Whether the pipelined loop packs tile ``j``'s P (``cvt.rn.{f16,bf16}x2.f32``, the second
+    dot's register-A operand) in the next iteration, right after issuing tile ``j + 1``'s first
+    dot and before its own second dot, instead of after the ``wait_group 0`` that ends iteration
+    ``j``: the loop carries P in f32 (``tn / 2`` registers, twice the packed ones), and the packs no
+    longer delay the next first dot.  No second dot is in flight where they run (the previous one
+    retired at that ``wait_group 0``).  Only where P in f32 fits the loop's registers beside S, the packed
+    P and the accumulator (:data:`FIRST_DOTS_REGS`: d64 with 128-wide key tiles, not d128, where ptxas
+    13.0 spilled 64-80 bytes).  On when the environment sets ``TILEORCH_ATTN_LATE_PACK=1``
+    (read at each compile, part of the disk-cache key); default off until the H200 measures it.
+    Not with ``TILEORCH_ATTN_NEXT_S``."""
+    return os.environ.get(LATE_PACK_ENV, "0") == "1"
+
+
 EXP2_FMA_ENV = "TILEORCH_ATTN_EXP2_FMA"
 
 
@@ -2462,6 +2479,24 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
     late_w = _fragment_width(late, ck.rows) if late is not None else None
     if late is not None:
         types = [*types, f32, f32]
+    # TILEORCH_ATTN_LATE_PACK: P carried in f32 (rpp registers) and packed behind the next first dot
+    late_pack = (late_pack_enabled() and s0 is None and last
+                 and ck.sn // 2 + ck.tn // 2 + ck.tn // 4 + ck.dv // 2 + pipe.ro <= FIRST_DOTS_REGS)
+    rpp = 2 * pipe.rp if late_pack else pipe.rp
+    if late_pack:
+        types = [f32] * rpp + types[pipe.rp:]
+        kb.rescale_applied |= {"pack"}
+
+    def f32_p(site: _Site, p: list[SSAValue]) -> list[SSAValue]:
+        return [site.e.to_f32(_rounded_from(x)) for x in p]
+
+    def packed(p: list[SSAValue]) -> list[SSAValue]:
+        """P packed at the insertion point (volatile: after the first dot's issue)."""
+        tmp = Block()
+        em = Emitter(tmp, 128)
+        out = _pack_after_wait(em, p, ck.dtype)
+        kb.splice(tmp)
+        return out
     kb.rescale_applied |= {"late"} if late is not None else set()
     kb.rescale_applied |= {"skip"} if factor is not None else set()
 
@@ -2516,7 +2551,8 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
                                   _frontier(ck.dot2.acc, acc_arg))
         else:
             p0, new0 = tile(s, iv0, z_last, init)
-        a0 = [_pack16(s.e, p0[2 * i], p0[2 * i + 1], ck.dtype) for i in range(len(p0) // 2)]
+        a0 = f32_p(s, p0) if late_pack else [_pack16(s.e, p0[2 * i], p0[2 * i + 1], ck.dtype)
+                                             for i in range(len(p0) // 2)]
         if late is None:
             c0 = c_input(s, init[pipe.acc])
             r0 = []
@@ -2524,7 +2560,7 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
             c0, r0 = init[pipe.acc], row_regs(s)
         kb.splice(s.tmp)
         t.add(scf.YieldOp(*a0, *c0, *new0, *r0))
-    no_tile = Block([scf.YieldOp(*[undef_i] * pipe.rp, *init[pipe.acc], *[x for k in others for x in init[k]],
+    no_tile = Block([scf.YieldOp(*([kb.uf] * rpp if late_pack else [undef_i] * pipe.rp), *init[pipe.acc], *[x for k in others for x in init[k]],
                                  *([kb.uf] * 2 if late is not None else []))])
     pro = e.add(scf.IfOp(has, types, Region(first), Region(no_tile)))
     for x in pro.results:
@@ -2542,8 +2578,8 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
             db1 = kb.stage_address(st_l, kb.b1_stage, kb.db1_1, "b1_so", "db1")
             # 16-byte units of tile j-1's B2 stage
             b2_addr = kb.stage_address(stp_l, kb.b2_stage, kb.sbase2, "b2_so", "b2_addr")
-            p_prev, c_prev = q[:pipe.rp], q[pipe.rp:pipe.rp + pipe.rc]
-            o_prev = q[pipe.rp + pipe.rc:pipe.rp + pipe.rc + pipe.ro]
+            p_prev, c_prev = q[:rpp], q[rpp:rpp + pipe.rc]
+            o_prev = q[rpp + pipe.rc:rpp + pipe.rc + pipe.ro]
             carried, k0 = {}, 0
             for k in others:
                 carried[k] = o_prev[k0:k0 + sizes[k]]
@@ -2557,7 +2593,9 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
             s_last = kb.s_chain("s", s_init, db1)
             e.add(nvvm.WgmmaGroupSyncAlignedOp())
             if late is not None:  # tile j-1's C while tile j's first dot runs
-                c_prev = late_c(c_prev, q[pipe.rp + pipe.rc + pipe.ro:])
+                c_prev = late_c(c_prev, q[rpp + pipe.rc + pipe.ro:])
+            if late_pack:  # tile j-1's P packed while tile j's first dot runs
+                p_prev = packed(p_prev)
             acc_prev = _second_dot(ck, s.e, p_prev, c_prev, b2_addr)
             if pingpong:  # both issued: the other group's turn
                 s.e.add(nvvm.BarrierArriveOp(pp_next, threads))
@@ -2566,7 +2604,7 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
                                     _frontier(ck.dot2.acc, acc_arg))
             s.e.add(nvvm.WgmmaWaitGroupSyncOp(0))
             s.e.add(nvvm.MBarrierArriveOp(ebar, with_state=False))  # tile j-1's stage is free
-            a_j = _pack_after_wait(s.e, p_j, ck.dtype)
+            a_j = f32_p(s, p_j) if late_pack else _pack_after_wait(s.e, p_j, ck.dtype)
             if late is not None:
                 r_j = row_regs(s)
                 kb.splice(s.tmp)
@@ -2588,20 +2626,22 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
 
     # the last tile's second dot
     if late is not None:  # the carried accumulator is unscaled: the last tile's C from it
-        r_last = outs[pipe.rp + pipe.rc + pipe.ro:]
-        outs = outs[:pipe.rp + pipe.rc + pipe.ro]
+        r_last = outs[rpp + pipe.rc + pipe.ro:]
+        outs = outs[:rpp + pipe.rc + pipe.ro]
     last_block = Block()
     with kb.into(last_block) as t:
-        issued = outs
+        p_last, c_last = outs[:rpp], outs[rpp:rpp + pipe.rc]
         if late is not None:
-            issued = [*outs[:pipe.rp], *late_c(outs[pipe.rp:pipe.rp + pipe.rc], r_last), *outs[pipe.rp + pipe.rc:]]
-        acc_last, ebar_last = _issue_last(kb, pipe, site_of, n_tiles, issued)
+            c_last = late_c(c_last, r_last)
+        if late_pack:
+            p_last = packed(p_last)
+        acc_last, ebar_last = _issue_last(kb, pipe, site_of, n_tiles, [*p_last, *c_last, *outs[rpp + pipe.rc:]])
         t.add(nvvm.WgmmaWaitGroupSyncOp(0))
         t.add(nvvm.MBarrierArriveOp(ebar_last, with_state=False))
         t.add(scf.YieldOp(*acc_last))
-    c_of_loop = outs[pipe.rp:pipe.rp + pipe.rc]
+    c_of_loop = outs[rpp:rpp + pipe.rc]
     fin = e.add(scf.IfOp(has, [f32] * pipe.rc, Region(last_block), Region(Block([scf.YieldOp(*c_of_loop)]))))
-    return _assemble(ck, pipe, outs, [_hint(x, "fin") for x in fin.results])
+    return _assemble(ck, pipe, [*outs[:pipe.rp], *outs[rpp:]], [_hint(x, "fin") for x in fin.results])
 
 
 def _rescale_factor(c: SSAValue, acc_arg: SSAValue) -> SSAValue | None:
@@ -3169,14 +3209,17 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         record["early_q_off"] = early_q_off
     if row_divided:
         record["row_div"] = True
-    for what, asked in (("late", late_rescale_enabled()), ("skip", skip_rescale_enabled())):
+    for what, asked in (("late", late_rescale_enabled()), ("skip", skip_rescale_enabled()),
+                        ("pack", late_pack_enabled())):
+        key = "late_pack" if what == "pack" else f"{what}_rescale"
         if what in kb.rescale_applied:
-            record[f"{what}_rescale"] = True
+            record[key] = True
         elif asked:
-            record[f"{what}_rescale_off"] = (
+            record[f"{key}_off"] = (
                 "the consumer loop is not pipelined" if pipe is None else "TILEORCH_ATTN_NEXT_S issues the last second "
-                "dot in the next instance's tail" if what == "late" and next_s != "0" else "the second dot's C is not "
-                "the accumulator times a row vector")
+                "dot in the next instance's tail" if what != "skip" and next_s != "0" else "P in f32 beside S, the "
+                f"packed P and the accumulator exceeds the {FIRST_DOTS_REGS} registers of the loop (ptxas spills)"
+                if what == "pack" else "the second dot's C is not the accumulator times a row vector")
     if os.environ.get(STAGES_ENV, "").isdigit():
         record["stages_cap"] = stages_cap()
     if row_div_off is not None:
