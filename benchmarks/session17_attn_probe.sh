@@ -12,8 +12,8 @@
 # (at most 350 s of timeouts; no tileiras needed for the A/B, attention.py --set2 uses it when staged)
 S="$OUT/s17attn"; mkdir -p "$S"
 L=TILEORCH_ATTN_LATE_RESCALE=1; K=TILEORCH_ATTN_SKIP_RESCALE=1; P=TILEORCH_ATTN_LATE_PACK=1
-timeout 90 python3 benchmarks/attention_variants.py --dims 64 --seqs 1024,4096 --causal no --iters 20 \
-  --variants "default:;late:$L;late_pack:$L,$P;late_pack_skip:$L,$P,$K;skip:$K" \
+timeout 100 python3 benchmarks/attention_variants.py --dims 64 --seqs 1024,4096 --causal no --iters 20 \
+  --variants "default:;late:$L;late_pack:$L,$P;late_pack_skip:$L,$P,$K;skip:$K;all:$L,$P,$K,TILEORCH_ATTN_PEELED_MASKS=1" \
   --out "$S/attn64" 2>&1 | tee "$S/attn64.log" | tail -n 4
 timeout 90 python3 benchmarks/attention_variants.py --dims 128 --seqs 1024,4096 --causal no --iters 20 \
   --variants "default:;late:$L;late_skip:$L,$K;stages2:TILEORCH_ATTN_STAGES=2;late_stages2:$L,TILEORCH_ATTN_STAGES=2" \
@@ -21,7 +21,7 @@ timeout 90 python3 benchmarks/attention_variants.py --dims 128 --seqs 1024,4096 
 for v in default "$L,$K"; do  # the 16-query decode over an 8k cache (0.93x tileiras)
   tag=$(echo "$v" | tr ',=' '_-')
   ( [ "$v" = default ] || export $(echo "$v" | tr ',' ' ')
-    timeout 35 python3 benchmarks/attention.py --set2 attn_spec_decode_tail --iters 20 --out "$S/decode_$tag" ) \
+    timeout 30 python3 benchmarks/attention.py --set2 attn_spec_decode_tail --iters 20 --out "$S/decode_$tag" ) \
     2>&1 | tee "$S/decode_$tag.log" | tail -n 2
 done
 # GPU correctness of the switches: bit-identical to the kernel without them and against the fp32 reference

@@ -149,7 +149,8 @@ SHORT_SEQ_SWITCHES = {"row_div": {"TILEORCH_ATTN_ROW_DIV": "1"},
 def test_attention_short_sequence_switches(bh, seq, d, dtype, causal, tile_m, tile_n, switches, monkeypatch):
     """TILEORCH_ATTN_ROW_DIV (the epilogue's IEEE division by one reciprocal per row),
     TILEORCH_ATTN_EARLY_Q (the Q slot released before the last tile's second dot) and session 17's
-    TILEORCH_ATTN_LATE_RESCALE / SKIP_RESCALE / STAGES change no output bit: the kernel with them against the same program without them (same inputs, same launch),
+    TILEORCH_ATTN_LATE_RESCALE / SKIP_RESCALE / LATE_PACK / STAGES change no output bit: the kernel
+    with them against the same program without them (same inputs, same launch),
     and against the fp32 reference; more instances than SMs at 1024 / 4000 / 77 keys."""
     kernel, args, grid, out, ref = attention_args(bh, seq, d, tile_m, tile_n, causal=causal, dtype=dtype,
                                                   seed=seq + d + 13)

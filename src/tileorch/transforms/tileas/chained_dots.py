@@ -2560,7 +2560,8 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
             c0, r0 = init[pipe.acc], row_regs(s)
         kb.splice(s.tmp)
         t.add(scf.YieldOp(*a0, *c0, *new0, *r0))
-    no_tile = Block([scf.YieldOp(*([kb.uf] * rpp if late_pack else [undef_i] * pipe.rp), *init[pipe.acc], *[x for k in others for x in init[k]],
+    no_tile = Block([scf.YieldOp(*([kb.uf] * rpp if late_pack else [undef_i] * pipe.rp), *init[pipe.acc],
+                                 *[x for k in others for x in init[k]],
                                  *([kb.uf] * 2 if late is not None else []))])
     pro = e.add(scf.IfOp(has, types, Region(first), Region(no_tile)))
     for x in pro.results:
