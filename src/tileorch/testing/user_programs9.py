@@ -188,6 +188,18 @@ def mm_nested_k_blocks(A, B, Cout, KB: C[int], tm: C[int], tn: C[int], tk: C[int
 
 
 @ct.kernel
+def mm_nested_k_strided_outer(A, B, Cout, KB: C[int], tm: C[int], tn: C[int], tk: C[int]):
+    """Nested K loops whose outer loop steps by the block (``for k0 in range(0, nk, KB)``) and whose
+    inner loop adds the offset (``k = k0 + ki``); ``nk`` a multiple of ``KB``."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k0 in range(0, ct.num_tiles(A, axis=1, shape=(tm, tk)), KB):
+        for ki in range(KB):
+            acc = ct.mma(ct.load(A, index=(bm, k0 + ki), shape=(tm, tk)),
+                         ct.load(B, index=(k0 + ki, bn), shape=(tk, tn)), acc)
+    ct.store(Cout, index=(bm, bn), tile=acc.astype(Cout.dtype))
+
+@ct.kernel
 def mm_static_iter_halves(A, B, Cout, tm: C[int], tn: C[int], tk: C[int]):
     """Each K step of ``2 tk`` done as two ``ct.static_iter`` halves (``k = 2 kk + h``)."""
     bm, bn = ct.bid(0), ct.bid(1)
@@ -261,6 +273,7 @@ _add("mm_ragged_k200", mm_ragged_k200, [_f((200, 200)), _f((200, 136)), _f((200,
 _add("mm_k_from_runtime_arg", mm_k_from_runtime_arg, _M256 + [256, 128, 64, 64], (2, 2), "gemm", outputs=(2,))
 _add("mm_full_zero_start", mm_full_zero_start, _M256 + [128, 64, 64], (2, 2), "gemm", outputs=(2,))
 _add("mm_nested_k_blocks", mm_nested_k_blocks, _M256 + [2, 128, 64, 64], (2, 2), "gemm", outputs=(2,))
+_add("mm_nested_k_strided_outer", mm_nested_k_strided_outer, _M256 + [2, 128, 64, 64], (2, 2), "gemm", outputs=(2,))
 _add("mm_static_iter_halves", mm_static_iter_halves, _M256 + [128, 64, 64], (2, 2), "gemm", outputs=(2,))
 _add("mm_f16_acc_operator", mm_f16_acc_operator, _M256 + [128, 64, 64], (2, 2), "gemm", outputs=(2,))
 _add("mm_decode_one_row", mm_decode_one_row,
