@@ -33,7 +33,8 @@ builtin.module {
   }
 }
 // CHECK:      nv_tileaa.func @blocks
-// CHECK:      %[[KT:.*]] = arith.constant 2 : i32
+// CHECK:      arith.maxsi
+// CHECK-NEXT: %[[KT:.*]] = arith.constant 2 : i32
 // CHECK-NEXT: %[[N:.*]] = arith.muli %{{.*}}, %[[KT]] : i32
 // CHECK:      scf.for %[[T:.*]] = %{{.*}} to %[[N]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}})
 // CHECK-NOT:  scf.for
