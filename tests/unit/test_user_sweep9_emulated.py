@@ -62,3 +62,19 @@ def test_row_bias_column_broadcast():
     bias = RNG.standard_normal(256).astype(np.float32)
     c = s4._s3_gemm("mm_row_bias_column_broadcast", {0: a, 1: b, 2: bias})[3]
     s4._check(c, s4._mm(a, b) + bias[:, None], 4e-3, 5e-3)
+
+
+def _lse(x):
+    m = x.max(1, keepdims=True)
+    return m + np.log(np.exp(x - m).sum(1, keepdims=True))
+
+
+def test_logits_with_row_logsumexp_beside():
+    """Found by this sweep: a row logsumexp ``m + log(sum(exp(x - m)))`` (two row reductions, the
+    second reading the first) stored beside the logits was refused ('a second output tile [128, 1]
+    at other indices than C's'); now both reductions are evaluated in the accumulator's registers."""
+    a, b = _h(256, 256), _h(256, 128)
+    out = s4._s3_gemm("mm_logits_and_row_lse", {0: a, 1: b})
+    ref = s4._mm(a, b)
+    s4._check(out[2], ref, 4e-3, 5e-3)
+    s4._check(out[3], _lse(ref), 2e-3, 1e-4)

@@ -507,7 +507,7 @@ def mm_row_bias_column_broadcast(A, B, Bias, Cout, tm: C[int], tn: C[int], tk: C
 
 @ct.kernel
 def mm_logits_and_row_lse(A, B, Logits, Lse, tm: C[int], tn: C[int], tk: C[int]):
-    """A logits tile covering the whole (small) vocabulary (one N tile), stored in bf16, and beside it
+    """A logits tile covering the whole (small) vocabulary (one N tile), stored in f16, and beside it
     each row's logsumexp ``m + log(sum(exp(x - m)))`` in f32 (``Lse [M, 1]``)."""
     bm, bn, acc = _f16_loop(A, B, tm, tn, tk)
     ct.store(Logits, index=(bm, bn), tile=acc.astype(Logits.dtype))
@@ -614,7 +614,7 @@ _add("mm_row_bias_column_broadcast", mm_row_bias_column_broadcast,
      [_f((256, 256)), _f((256, 128)), _f((256,), "float32"), _f((256, 128)), 128, 64, 64], (2, 2), "gemm",
      outputs=(3,))
 _add("mm_logits_and_row_lse", mm_logits_and_row_lse,
-     [_f((256, 256)), _f((256, 128)), _f((256, 128), "bfloat16"), _f((256, 1), "float32"), 128, 128, 64], (2, 1),
+     [_f((256, 256)), _f((256, 128)), _f((256, 128)), _f((256, 1), "float32"), 128, 128, 64], (2, 1),
      "gemm", outputs=(2, 3))
 _add("mm_cross_entropy_one_vocab_tile", mm_cross_entropy_one_vocab_tile,
      [_f((256, 256)), _f((256, 128)), _f((256,), "int32"), _f((256, 1), "float32"), 128, 128, 64], (2,), "gemm",

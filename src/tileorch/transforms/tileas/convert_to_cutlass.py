@@ -1338,7 +1338,8 @@ def _check_epilogue(kernel: aa.FuncOp, acc: SSAValue, store: Operation, k_bounds
             red = side_reduction(st, list(acc.type.get_shape()))
             if reduced_dim(red) == 0:
                 col = Coord(rest[2], 1)
-                lowering.row_reduction(red, row, [(col, lambda: acc_value, rest[3])])
+                for r in feeding_reductions(st.tile, list(acc.type.get_shape())):
+                    lowering.row_reduction(r, row, [(col, lambda: acc_value, rest[3])])
                 lowering.side_store(st, row, rest[3])
                 continue
             # a column: this thread's fold, a shuffle, the partials' fold, the store
@@ -1683,12 +1684,14 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
         _column_reductions(e, lowering, dk, columns, cfg, block, tid, lane, rows, col_in, acc_in, acc_field)
     if len(dk.side_stores) > len(columns):  # row reductions: each row's elements live in one lane quad
         leader = e.v(arith.CmpiOp(e.v(arith.AndIOp(lane, e.const(3))), e.const(0), "eq"))
+        done = set(dk.row_feeding)  # evaluated already
         for st in dk.side_stores:
             if st in columns:
                 continue
-            red = side_reduction(st, list(dk.acc.type.get_shape()))
+            chain = [r for r in feeding_reductions(st.tile, list(dk.acc.type.get_shape())) if r not in done]
+            done.update(chain)
             for half in range(2):
-                if red not in dk.row_feeding:  # else evaluated already
+                for red in chain:  # in program order: a logsumexp's max before the sum that reads it
                     lowering.row_reduction(red, rows[half], row_elements(half))
                 lowering.side_store(st, rows[half], leader)
     _move_before(tmp, row0.next_op)
