@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, llvm, scf
-from xdsl.dialects.builtin import (DenseArrayBase, Float16Type, Float32Type, FunctionType, IntegerAttr, IntegerType,
+from xdsl.dialects.builtin import (DenseArrayBase, Float16Type, Float32Type, Float64Type, FunctionType, IntegerAttr, IntegerType,
                                    ModuleOp, StringAttr, f32, i1, i32, i64)
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
@@ -641,6 +641,26 @@ def _computed_b_dtype(pro, dtype: str, fail) -> str:
     return name
 
 
+def no_wgmma_why(dot: Operation) -> str:
+    """Why a dot has no WGMMA atom, in the program's terms where assign-dot-layouts gave it the
+    scalar FMA atom (f64 operands, fewer than 8 product columns), else naming the atom."""
+    if not isinstance(dot.atom, ts.FmaAtomAttr):
+        return f"the dot's MMA atom is {dot.atom}, not a WGMMA (mma.sm90) atom"
+    shape = list(dot.result.type.get_shape())
+    depth = dot.lhs.type.get_shape()[-1]
+    operand = dot.lhs.type.element_type
+    if isinstance(operand, Float64Type):
+        return ("this dot multiplies f64 tiles: the tensor cores' WGMMA takes f16, bf16, tf32 (f32), fp8 and int8 "
+                "operands, not f64")
+    if shape[-1] < 8:
+        return (f"this dot's product has {shape[-1]} column(s) ({shape} from a K tile of {depth}"
+                f"{': a matrix-vector product' if shape[-1] == 1 else ''}): a WGMMA's N is a multiple of 8 "
+                "(8 to 256); load the vector as a zero-padded [K, 16] tile, or compute it as "
+                "ct.sum(a * x[None, :], axis=1)")
+    return (f"this dot's tile {shape} with a K tile of {depth} ({operand} operands) has no WGMMA shape (M 64 or "
+            "128 per warp group, N a multiple of 8 up to 256, K a multiple of 16 for 16-bit operands)")
+
+
 def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     """Read the tier's warp-specialized dot kernel; a located error says why one cannot be lowered."""
 
@@ -658,7 +678,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     shape = list(dot.result.type.get_shape())
     small_tile = len(shape) == 2 and shape[0] < 64
     if not isinstance(dot.atom, ts.MmaSm90AtomAttr) and not (small_tile and isinstance(dot.atom, ts.MmaSm80AtomAttr)):
-        fail(dot, f"the dot's MMA atom is {dot.atom}, not a WGMMA (mma.sm90) atom")
+        fail(dot, no_wgmma_why(dot))
     # a tile of fewer than 64 rows has no WGMMA atom of its own (assign-dot-layouts gave it
     # mma.sync): the kernel builder runs it retiled to its 128-row tiles (builder_tile), which
     # needs an epilogue that does not depend on the tile shape
@@ -800,6 +820,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
             fail(o, f"a tile store through a view with dimension order {order} (a column-major or transposed "
                     "output) beside C is not supported yet by the WGMMA lowering (C itself may be)")
     st = (stores or atomics)[0]
+    _check_product_stored(st, [tm, tn], fail)
     c_swapped = c_view_swapped = False
     c_coords = None  # an atomic sink's addresses are the program's pointer tiles (the epilogue's)
     if st.name == ATOMIC_SINK:
@@ -1023,6 +1044,23 @@ def _c_orientation(st: Operation, indices: list, shape: list, tile: tuple[int, i
         fail(st, f"a transposed tile stored through a view with dimension order {order} (a column-major C): not "
                  "supported yet by the WGMMA lowering (store the tile itself at (program id 0, program id 1))")
     return tile_swapped, view_swapped
+
+
+def _check_product_stored(st: Operation, acc_shape: list[int], fail) -> None:
+    """Refuse, in the program's terms, a kernel whose only tile stores are reductions of the product
+    (``[tile_m, 1]`` / ``[1, tile_n]`` tiles: a loss, a row max or argmax), not the product itself."""
+    if st.name == ATOMIC_SINK or not hasattr(st, "tile"):
+        return
+    shape = list(st.tile.type.get_shape())
+    if len(shape) < 2 or any(d != 1 for d in shape[:-2]):
+        return
+    tm, tn = acc_shape
+    if shape[-2:] in ([tm, 1], [1, tn]) and [tm, tn] not in ([tm, 1], [1, tn]):
+        what = "row" if shape[-2:] == [tm, 1] else "column"
+        fail(st, f"the product tile is not stored: this kernel stores only {what} reductions of it ({shape} "
+                 f"tiles, e.g. a loss or a row max / argmax); the WGMMA GEMM stores the {tm}x{tn} product tile C "
+                 "and reductions of it beside C, so a kernel without C is not supported yet by the WGMMA "
+                 "lowering (store the product too, e.g. the logits, to take the tensor-core path)")
 
 
 def _check_transposed_c(st: Operation, side: list, extra: list, batched: bool, fail) -> None:
