@@ -545,6 +545,28 @@ COMPUTED_OPERAND = ("this dot operand is computed in the kernel (e.g. int4 weigh
                     "tile by elementwise ops with scalar operands (no other tile loaded in the loop)")
 
 
+CONSTANT_OPERAND = ("this dot operand is a constant tile (ct.ones / ct.full / ct.zeros, no array read), which the "
+                    "tensor-core tier does not take: it reads A and B as tiles of the kernel's arrays through TMA "
+                    "(pass the constant as an array argument; a product with ct.ones is a row sum: ct.sum(a, axis=1))")
+
+
+def _is_constant_tile(op: Operation) -> bool:
+    """Whether ``op`` computes its tile from constants alone (no load, argument or program id)."""
+    seen, todo = set(), [op]
+    while todo:
+        o = todo.pop()
+        if o in seen:
+            continue
+        seen.add(o)
+        if o.regions or "load" in o.name or "gather" in o.name or "program" in o.name:
+            return False
+        for v in o.operands:
+            if not isinstance(v.owner, Operation):
+                return False
+            todo.append(v.owner)
+    return True
+
+
 def _computed_operand(dots) -> Operation | None:
     """The op computing a dot operand from other values (not a staged tile load reached through
     layout, shape and element-type changes), if any."""
@@ -695,7 +717,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
             raise LocatedError(gathered, GATHERED_OPERAND)
         computed = _computed_operand(dots)
         if computed is not None:
-            raise LocatedError(computed, COMPUTED_OPERAND)
+            raise LocatedError(computed, CONSTANT_OPERAND if _is_constant_tile(computed) else COMPUTED_OPERAND)
         no_tma = _no_tma_operand(dots)
         if no_tma is not None:
             raise LocatedError(no_tma, NO_TMA_OPERAND)
@@ -1293,6 +1315,12 @@ def _loop_result(loop: scf.ForOp, dot: Operation, fail) -> SSAValue:
     results = [r for r in loop.results if r.type == dot.result.type]
     if len(results) == 1:
         return results[0]
+    if _is_zero_tile(dot.acc):
+        fail(dot, "this dot starts from zero in every K step and its product is changed (e.g. scaled by per-K-block "
+                  "scales, DeepSeek-style fp8 block scaling) before it is added to the loop's accumulator: the WGMMA "
+                  "lowering accumulates the products of the K loop on the tensor cores, so per-K-step math on the "
+                  "product is not supported yet (scales per tensor, per row of A or per column of B apply to the "
+                  "accumulator after the loop: acc = ct.mma(a, b, acc), then acc * scales)")
     fail(dot, "the dot does not accumulate into a tile the K loop carries")
 
 
