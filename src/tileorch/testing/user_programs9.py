@@ -272,17 +272,23 @@ _add("mm_ragged_k200", mm_ragged_k200, [_f((200, 200)), _f((200, 136)), _f((200,
      outputs=(2,))
 _add("mm_k_from_runtime_arg", mm_k_from_runtime_arg, _M256 + [256, 128, 64, 64], (2, 2), "gemm", outputs=(2,))
 _add("mm_full_zero_start", mm_full_zero_start, _M256 + [128, 64, 64], (2, 2), "gemm", outputs=(2,))
-_add("mm_nested_k_blocks", mm_nested_k_blocks, _M256 + [2, 128, 64, 64], (2, 2), "gemm", outputs=(2,))
-_add("mm_nested_k_strided_outer", mm_nested_k_strided_outer, _M256 + [2, 128, 64, 64], (2, 2), "gemm", outputs=(2,))
-_add("mm_static_iter_halves", mm_static_iter_halves, _M256 + [128, 64, 64], (2, 2), "gemm", outputs=(2,))
+_NESTED = ("found by this sweep: refused ('this loop carries on the result of a K loop nested in it ... an MLP "
+           "...'); tileas-flatten-nested-k-loops makes the two loops one K loop")
+_add("mm_nested_k_blocks", mm_nested_k_blocks, _M256 + [2, 128, 64, 64], (2, 2), "gemm", outputs=(2,), notes=_NESTED)
+_add("mm_nested_k_strided_outer", mm_nested_k_strided_outer, _M256 + [2, 128, 64, 64], (2, 2), "gemm", outputs=(2,),
+     notes=_NESTED)
+_add("mm_static_iter_halves", mm_static_iter_halves, _M256 + [128, 64, 64], (2, 2), "gemm", outputs=(2,),
+     notes=_NESTED + " (the static_iter copies re-rolled into the inner loop first)")
 _add("mm_f16_acc_operator", mm_f16_acc_operator, _M256 + [128, 64, 64], (2, 2), "gemm", outputs=(2,))
 _add("mm_decode_one_row", mm_decode_one_row,
      [_f((1, 256), "bfloat16"), _f((256, 512), "bfloat16"), _f((1, 512), "bfloat16"), 64, 128, 64], (1, 4), "gemm",
      outputs=(2,))
-_add("mm_skinny_m16", mm_skinny_m16, [_f((16, 256)), _f((256, 256)), _f((16, 256)), 16, 128, 64], (1, 2), "simt",
-     outputs=(2,), error="tile")
+_add("mm_skinny_m16", mm_skinny_m16, [_f((16, 256)), _f((256, 256)), _f((16, 256)), 16, 128, 64], (1, 2), "gemm",
+     outputs=(2,), notes="the 16-row program tile is retiled to the kernel's 128-row tile (plain epilogue)")
 _add("gemv_n1", gemv_n1, [_f((256, 256)), _f((256, 1)), _f((256, 1), "float32"), 64, 64], (4,), "simt", outputs=(2,),
-     error="N")
+     error="this dot's product has 1 column(s) ([64, 1] from a K tile of 64: a matrix-vector product)",
+     notes="found by this sweep: refused as \"the dot's MMA atom is #nv_tileas.fma<[1, 1, 1]>, not a WGMMA "
+           "(mma.sm90) atom\" (the tier's bookkeeping); now the product's column count and what to write")
 _add("gemv_16_vectors", gemv_16_vectors, [_f((256, 256)), _f((256, 16)), _f((256, 16), "float32"), 128, 64], (2,),
      "gemm", outputs=(2,))
 
@@ -359,7 +365,9 @@ _add("mm_b_swapped_indices_permute", mm_b_swapped_indices_permute,
      [_f((256, 256), "bfloat16"), _f((128, 256), "bfloat16"), _f((256, 128), "bfloat16"), 128, 64, 64], (2, 2),
      "gemm", outputs=(2,))
 _add("mm_dot_with_ones_tile", mm_dot_with_ones_tile, [_f((256, 256)), _f((256, 16), "float32"), 128, 64], (2,),
-     "simt", outputs=(1,), error="ones")
+     "simt", outputs=(1,), error="this dot operand is a constant tile",
+     notes="found by this sweep: refused as 'computed in the kernel (e.g. int4 weights unpacked ...)'; now says "
+           "the operand is a constant tile and what to write")
 _add("bmm_4d_weight_broadcast_over_batch", bmm_4d_weight_broadcast_over_batch,
      [_f((2, 2, 128, 128)), _f((2, 128, 128)), _f((2, 2, 128, 128)), 2, 128, 64, 64], (1, 2, 4), "gemm",
      outputs=(2,))
@@ -471,7 +479,10 @@ _add("mm_fp8_rowwise_scales", mm_fp8_rowwise_scales,
      "gemm", outputs=(4,))
 _add("mm_fp8_deepseek_block_scales", mm_fp8_deepseek_block_scales,
      _E4 + [_f((256, 2), "float32"), _f((2, 2), "float32"), _f((256, 256), "bfloat16"), 128, 128, 128], (2, 2),
-     "simt", outputs=(4,), error="scale")
+     "simt", outputs=(4,), error="this dot starts from zero in every K step and its product is changed",
+     notes="found by this sweep: refused as 'the dot does not accumulate into a tile the K loop carries'; now "
+           "says what the program does (per-K-block scales of the product) and what the tier takes. Per-K-step "
+           "promotion of WGMMA partial sums (CUTLASS's blockwise scaling) is not implemented")
 _add("mm_e5m2_scale_from_array", mm_e5m2_scale_from_array,
      [_f((256, 256), "float8_e5m2"), _f((256, 128), "float8_e5m2"), _f((1,), "float32"), _f((256, 128)),
       128, 64, 64], (2, 2), "gemm", outputs=(3,))
@@ -615,13 +626,17 @@ _add("mm_row_bias_column_broadcast", mm_row_bias_column_broadcast,
      outputs=(3,))
 _add("mm_logits_and_row_lse", mm_logits_and_row_lse,
      [_f((256, 256)), _f((256, 128)), _f((256, 128)), _f((256, 1), "float32"), 128, 128, 64], (2, 1),
-     "gemm", outputs=(2, 3))
+     "gemm", outputs=(2, 3),
+     notes="found by this sweep: refused ('a second output tile [128, 1] at other indices than C's'): a row store "
+           "reading two chained row reductions was not a side output; both are now evaluated in the registers")
 _add("mm_cross_entropy_one_vocab_tile", mm_cross_entropy_one_vocab_tile,
-     [_f((256, 256)), _f((256, 128)), _f((256,), "int32"), _f((256, 1), "float32"), 128, 128, 64], (2,), "gemm",
-     outputs=(3,))
+     [_f((256, 256)), _f((256, 128)), _f((256,), "int32"), _f((256, 1), "float32"), 128, 128, 64], (2,), "simt",
+     outputs=(3,), error="the product tile is not stored: this kernel stores only row reductions of it",
+     notes="found by this sweep: refused as 'the stored tile [128, 1] is not the 128x128 accumulator tile'; the "
+           "WGMMA GEMM has no epilogue without C yet")
 _add("mm_greedy_argmax_per_tile", mm_greedy_argmax_per_tile,
-     [_f((256, 256)), _f((256, 256)), _f((256, 2), "int32"), _f((256, 2), "float32"), 128, 128, 64], (2, 2), "gemm",
-     outputs=(2, 3))
+     [_f((256, 256)), _f((256, 256)), _f((256, 2), "int32"), _f((256, 2), "float32"), 128, 128, 64], (2, 2), "simt",
+     outputs=(2, 3), error="the product tile is not stored: this kernel stores only row reductions of it")
 _add("mm_row_l2_normalize", mm_row_l2_normalize, [_f((256, 256)), _f((256, 128)), _f((256, 128)), 128, 128, 64],
      (2, 1), "gemm", outputs=(2,))
 _add("mm_splitk_bid2_scaled_atomic", mm_splitk_bid2_scaled_atomic,
@@ -634,7 +649,8 @@ _add("mm_two_dots_shared_a_two_dtypes", mm_two_dots_shared_a_two_dtypes,
       128, 64, 64], (2, 2), "gemm", outputs=(3, 4))
 _add("mm_two_dots_shared_b", mm_two_dots_shared_b,
      [_f((256, 256)), _f((256, 256)), _f((256, 128)), _f((256, 128)), 128, 64, 64], (2, 2), "simt", outputs=(3,),
-     error="B")
+     error="2 dots in one K loop that do not read the same A tile",
+     notes="the WGMMA lowering shares A between dots (SwiGLU), not B")
 
 
 # ----------------------------------------------------------------------------------------------- programs beyond one GEMM
@@ -732,16 +748,19 @@ def grouped_gemm_sizes_prefix(A, B, Cout, Sizes, tm: C[int], tn: C[int], tk: C[i
 
 _add("ce_vocab_tile_loop", ce_vocab_tile_loop,
      [_f((128, 128)), _f((128, 512)), _f((128,), "int32"), _f((128, 1), "float32"), 64, 128, 64], (2,), "simt",
-     outputs=(3,), error="loop")
+     outputs=(3,), error="this loop carries on the result of a K loop nested in it",
+     notes="a K loop per vocabulary tile whose logits feed an online max / sum: neither the GEMM tier (one K loop) "
+           "nor the chained tier (a second dot) takes it")
 _add("complex_matmul_four_dots", complex_matmul_four_dots,
      [_f((128, 128))] * 4 + [_f((128, 128), "float32")] * 2 + [64, 64, 64], (2, 2), "simt", outputs=(4, 5),
-     error="dot")
+     error="4 dots in one K loop that do not read the same A tile")
 _add("moe_align_block_gemm", moe_align_block_gemm,
      [_f((64, 128)), _f((4, 128, 128)), _f((128, 128)), _f((256,), "int32"), _f((4,), "int32"),
-      _f((128,), "float32"), 128, 2, 64, 64, 64], (4, 2), "simt", outputs=(2,), error="gather")
+      _f((128,), "float32"), 128, 2, 64, 64, 64], (4, 2), "simt", outputs=(2,),
+     error="this dot operand is gathered")
 _add("grouped_gemm_sizes_prefix", grouped_gemm_sizes_prefix,
      [_f((300, 128)), _f((3, 128, 128)), _f((300, 128)), _f((3,), "int32"), 64, 64, 64], (3, 2, 3), "simt",
-     outputs=(2,), error="gather")
+     outputs=(2,), error="this dot operand is gathered")
 
 
 # ----------------------------------------------------------------------------------------------- more outputs and layouts
@@ -819,8 +838,10 @@ _add("mm_logit_softcap_bf16", mm_logit_softcap_bf16,
      [_f((256, 256), "bfloat16"), _f((256, 128), "bfloat16"), _f((256, 128), "bfloat16"), 30.0, 128, 64, 64], (2, 2),
      "gemm", outputs=(2,))
 _add("mm_relu_colsum_atomic", mm_relu_colsum_atomic,
-     [_f((256, 256)), _f((256, 128)), _f((256, 128)), _f((128,), "float32"), 128, 64, 64], (2, 2), "gemm",
-     outputs=(2, 3))
+     [_f((256, 256)), _f((256, 128)), _f((256, 128)), _f((128,), "float32"), 128, 64, 64], (2, 2), "simt",
+     outputs=(2, 3), error="expected one tile store of C (or one atomic add of the result), found 1 tile stores and "
+                           "1 atomic updates",
+     notes="a column reduction added atomically beside C: the tier stores reductions as tiles, not atomics")
 _add("mm_tile_128x256x128_bf16", mm_tile_128x256x128_bf16,
      [_f((256, 256), "bfloat16"), _f((256, 512), "bfloat16"), _f((256, 512), "bfloat16"), 128, 256, 128], (2, 2),
      "gemm", outputs=(2,))

@@ -216,9 +216,15 @@ def flatten_nested_k_loops(module: ModuleOp, remarks: list[str] | None = None) -
 
 def flatten_remarks(module: Operation) -> list[str]:
     """The located remark (at the inner loop's dot) for each pair the pass would flatten, computed
-    on a copy of ``module`` (the driver states them once the tier takes the kernel)."""
+    on a copy of ``module`` after ``tileas-reroll-unrolled-loops`` (which runs before it in the tier:
+    a ``ct.static_iter`` loop becomes an inner loop there); the driver states them once the tier
+    takes the kernel."""
+    from tileorch.transforms.tileas.reroll_unrolled_loops import reroll_unrolled_loops
+
     remarks: list[str] = []
-    flatten_nested_k_loops(module.clone(), remarks)
+    copy = module.clone()
+    reroll_unrolled_loops(copy)
+    flatten_nested_k_loops(copy, remarks)
     return remarks
 
 
