@@ -19,7 +19,9 @@ Found by this sweep (each test below failed before its fix):
   dot does not accumulate into a tile the K loop carries": now what the program does and what the
   tier takes;
 - a kernel storing only row reductions of the product (a loss, an argmax) was refused as "the
-  stored tile [128, 1] is not the 128x128 accumulator tile": now "the product tile is not stored"."""
+  stored tile [128, 1] is not the 128x128 accumulator tile": now "the product tile is not stored";
+- a column sum added with ``ct.atomic_add`` beside C was refused at the K loop as "expected one tile
+  store of C ... found 1 tile stores and 1 atomic updates": now at the atomic add, with what to write."""
 
 from __future__ import annotations
 
@@ -121,11 +123,13 @@ def test_flattened_nested_k_loops_say_so_at_the_dot(name, text):
     ("mm_fp8_deepseek_block_scales", "p = ct.mma("),
     ("mm_cross_entropy_one_vocab_tile", "ct.store(Loss,"),
     ("mm_two_dots_shared_b", "c2 = ct.mma("),
+    ("mm_relu_colsum_atomic", "ct.atomic_add(ColSum"),
 ])
 def test_a_refusal_names_the_users_line_in_the_users_terms(name, text):
     p = PROGRAMS[name]
     (refusal,) = [r for r in _compile(name).remarks if "refused" in r]
     assert refusal.startswith(f"{SOURCE}:{_line_of(p.kernel, text)}:"), refusal
     assert p.error in refusal, refusal
-    for old in ("MMA atom", "does not accumulate into a tile the K loop carries", "is not the 128x128 accumulator"):
+    for old in ("MMA atom", "does not accumulate into a tile the K loop carries", "is not the 128x128 accumulator",
+                "expected one tile store of C"):
         assert old not in refusal

@@ -831,6 +831,13 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     extra = _extra_tile_stores(stores, [tm, tn], fail) if len(stores) > 1 and not atomics else []
     stores = [o for o in stores if o not in extra]
     if len(stores) + len(atomics) != 1:
+        for at in atomics if stores else ():
+            shape = list(sink_tile(at).type.get_shape())
+            if shape != [tm, tn] and feeding_reductions(sink_tile(at), [tm, tn]):
+                fail(at, f"a reduction of the result ({shape} tile) added atomically beside C is not supported yet by "
+                         "the WGMMA lowering, which stores reductions beside C as tiles: store the tile's partial "
+                         "([tile_m, 1] rows or [1, tile_n] columns, keepdims=True) at (program id 0, program id 1) "
+                         "and sum the partials, or add the whole product atomically")
         what = f"{len(stores)} tile stores" + (f" and {len(atomics)} atomic updates" if atomics else "")
         fail(stores[1] if len(stores) > 1 else sw,
              f"expected one tile store of C (or one atomic add of the result), found {what}: a second output of "
