@@ -243,8 +243,9 @@ def test_tier_refusal_of_a_program_that_compiles_is_a_warning(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert " error: " not in proc.stdout + proc.stderr, proc.stderr
     line, col = _line_col(text, "# DOT", "ct.mma")
-    assert (f"{src}:{line}:{col}: warning: convert-nv-tileas-to-cutlass: the dot's MMA atom is "
-            "#nv_tileas.fma<[1, 1, 1]>, not a WGMMA (mma.sm90) atom [the tensor-core path refused this kernel: "
+    assert (f"{src}:{line}:{col}: warning: convert-nv-tileas-to-cutlass: this dot multiplies f64 tiles: the "
+            "tensor cores' WGMMA takes f16, bf16, tf32 (f32), fp8 and int8 operands, not f64 "
+            "[the tensor-core path refused this kernel: "
             "the SIMT path compiles it, slowly (scalar FMA loops for a dot mma.sync does not take)]"
             in proc.stderr.splitlines()), proc.stderr
 

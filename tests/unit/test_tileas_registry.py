@@ -31,8 +31,10 @@ def test_tier_pipeline_uses_registered_passes_in_order():
     # batch-1 dots are squeezed to 2-D while still nv_tileaa; the persistent rewrite follows the conversion
     # loops cuTile split at a branch are fused back while still nv_tileaa
     # straight-line copies of a dot loop's body are re-rolled first (the persistent tile loop around them
-    # is then a one-dot kernel's)
-    assert names[:11] == ["tileas-reroll-unrolled-loops", "tileas-program-loop-to-tiles", "tileas-unpeel-k-loop",
+    # is then a one-dot kernel's); nested K loops (a static_iter pair re-rolled into one among them) are
+    # flattened right after
+    assert names[:12] == ["tileas-reroll-unrolled-loops", "tileas-flatten-nested-k-loops",
+                          "tileas-program-loop-to-tiles", "tileas-unpeel-k-loop",
                           "tileas-fold-dot-accumulate", "tileas-fold-tf32-operands", "tileas-fuse-split-loops",
                           "tileas-split-batch-tiles", "tileas-squeeze-unit-tiles", "tileas-squeeze-unit-batch-dots",
                           "convert-tileaa-to-tileas", "tileas-dynamic-persistent"]

@@ -649,6 +649,10 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
                      if rows < 64 else
                      f" (a reduction extent of {depth}: a WGMMA reduces 16 at a time for 16-bit operands)"
                      if depth % 16 else f" ({cols} columns: a WGMMA's N is a multiple of 8)" if cols % 8 else "")
+            if isinstance(dot.atom, ts.FmaAtomAttr):  # the program's terms (f64 operands, N under 8)
+                from tileorch.transforms.tileas.convert_to_cutlass import no_wgmma_why
+
+                _fail(dot, no_wgmma_why(dot))
             _fail(dot, f"the dot's MMA atom is {dot.atom}, not a WGMMA (mma.sm90) atom{small}")
         if not isinstance(dot.result.type.element_type, Float32Type):
             _fail(dot, "the accumulator must be f32")

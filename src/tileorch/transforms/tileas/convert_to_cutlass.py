@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, llvm, scf
-from xdsl.dialects.builtin import (DenseArrayBase, Float16Type, Float32Type, FunctionType, IntegerAttr, IntegerType,
+from xdsl.dialects.builtin import (DenseArrayBase, Float16Type, Float32Type, Float64Type, FunctionType, IntegerAttr, IntegerType,
                                    ModuleOp, StringAttr, f32, i1, i32, i64)
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
@@ -545,6 +545,28 @@ COMPUTED_OPERAND = ("this dot operand is computed in the kernel (e.g. int4 weigh
                     "tile by elementwise ops with scalar operands (no other tile loaded in the loop)")
 
 
+CONSTANT_OPERAND = ("this dot operand is a constant tile (ct.ones / ct.full / ct.zeros, no array read), which the "
+                    "tensor-core tier does not take: it reads A and B as tiles of the kernel's arrays through TMA "
+                    "(pass the constant as an array argument; a product with ct.ones is a row sum: ct.sum(a, axis=1))")
+
+
+def _is_constant_tile(op: Operation) -> bool:
+    """Whether ``op`` computes its tile from constants alone (no load, argument or program id)."""
+    seen, todo = set(), [op]
+    while todo:
+        o = todo.pop()
+        if o in seen:
+            continue
+        seen.add(o)
+        if o.regions or "load" in o.name or "gather" in o.name or "program" in o.name:
+            return False
+        for v in o.operands:
+            if not isinstance(v.owner, Operation):
+                return False
+            todo.append(v.owner)
+    return True
+
+
 def _computed_operand(dots) -> Operation | None:
     """The op computing a dot operand from other values (not a staged tile load reached through
     layout, shape and element-type changes), if any."""
@@ -641,6 +663,26 @@ def _computed_b_dtype(pro, dtype: str, fail) -> str:
     return name
 
 
+def no_wgmma_why(dot: Operation) -> str:
+    """Why a dot has no WGMMA atom, in the program's terms where assign-dot-layouts gave it the
+    scalar FMA atom (f64 operands, fewer than 8 product columns), else naming the atom."""
+    if not isinstance(dot.atom, ts.FmaAtomAttr):
+        return f"the dot's MMA atom is {dot.atom}, not a WGMMA (mma.sm90) atom"
+    shape = list(dot.result.type.get_shape())
+    depth = dot.lhs.type.get_shape()[-1]
+    operand = dot.lhs.type.element_type
+    if isinstance(operand, Float64Type):
+        return ("this dot multiplies f64 tiles: the tensor cores' WGMMA takes f16, bf16, tf32 (f32), fp8 and int8 "
+                "operands, not f64")
+    if shape[-1] < 8:
+        return (f"this dot's product has {shape[-1]} column(s) ({shape} from a K tile of {depth}"
+                f"{': a matrix-vector product' if shape[-1] == 1 else ''}): a WGMMA's N is a multiple of 8 "
+                "(8 to 256); load the vector as a zero-padded [K, 16] tile, or compute it as "
+                "ct.sum(a * x[None, :], axis=1)")
+    return (f"this dot's tile {shape} with a K tile of {depth} ({operand} operands) has no WGMMA shape (M 64 or "
+            "128 per warp group, N a multiple of 8 up to 256, K a multiple of 16 for 16-bit operands)")
+
+
 def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     """Read the tier's warp-specialized dot kernel; a located error says why one cannot be lowered."""
 
@@ -658,7 +700,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     shape = list(dot.result.type.get_shape())
     small_tile = len(shape) == 2 and shape[0] < 64
     if not isinstance(dot.atom, ts.MmaSm90AtomAttr) and not (small_tile and isinstance(dot.atom, ts.MmaSm80AtomAttr)):
-        fail(dot, f"the dot's MMA atom is {dot.atom}, not a WGMMA (mma.sm90) atom")
+        fail(dot, no_wgmma_why(dot))
     # a tile of fewer than 64 rows has no WGMMA atom of its own (assign-dot-layouts gave it
     # mma.sync): the kernel builder runs it retiled to its 128-row tiles (builder_tile), which
     # needs an epilogue that does not depend on the tile shape
@@ -675,7 +717,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
             raise LocatedError(gathered, GATHERED_OPERAND)
         computed = _computed_operand(dots)
         if computed is not None:
-            raise LocatedError(computed, COMPUTED_OPERAND)
+            raise LocatedError(computed, CONSTANT_OPERAND if _is_constant_tile(computed) else COMPUTED_OPERAND)
         no_tma = _no_tma_operand(dots)
         if no_tma is not None:
             raise LocatedError(no_tma, NO_TMA_OPERAND)
@@ -789,6 +831,13 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     extra = _extra_tile_stores(stores, [tm, tn], fail) if len(stores) > 1 and not atomics else []
     stores = [o for o in stores if o not in extra]
     if len(stores) + len(atomics) != 1:
+        for at in atomics if stores else ():
+            shape = list(sink_tile(at).type.get_shape())
+            if shape != [tm, tn] and feeding_reductions(sink_tile(at), [tm, tn]):
+                fail(at, f"a reduction of the result ({shape} tile) added atomically beside C is not supported yet by "
+                         "the WGMMA lowering, which stores reductions beside C as tiles: store the tile's partial "
+                         "([tile_m, 1] rows or [1, tile_n] columns, keepdims=True) at (program id 0, program id 1) "
+                         "and sum the partials, or add the whole product atomically")
         what = f"{len(stores)} tile stores" + (f" and {len(atomics)} atomic updates" if atomics else "")
         fail(stores[1] if len(stores) > 1 else sw,
              f"expected one tile store of C (or one atomic add of the result), found {what}: a second output of "
@@ -800,6 +849,7 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
             fail(o, f"a tile store through a view with dimension order {order} (a column-major or transposed "
                     "output) beside C is not supported yet by the WGMMA lowering (C itself may be)")
     st = (stores or atomics)[0]
+    _check_product_stored(st, [tm, tn], fail)
     c_swapped = c_view_swapped = False
     c_coords = None  # an atomic sink's addresses are the program's pointer tiles (the epilogue's)
     if st.name == ATOMIC_SINK:
@@ -1023,6 +1073,23 @@ def _c_orientation(st: Operation, indices: list, shape: list, tile: tuple[int, i
         fail(st, f"a transposed tile stored through a view with dimension order {order} (a column-major C): not "
                  "supported yet by the WGMMA lowering (store the tile itself at (program id 0, program id 1))")
     return tile_swapped, view_swapped
+
+
+def _check_product_stored(st: Operation, acc_shape: list[int], fail) -> None:
+    """Refuse, in the program's terms, a kernel whose only tile stores are reductions of the product
+    (``[tile_m, 1]`` / ``[1, tile_n]`` tiles: a loss, a row max or argmax), not the product itself."""
+    if st.name == ATOMIC_SINK or not hasattr(st, "tile"):
+        return
+    shape = list(st.tile.type.get_shape())
+    if len(shape) < 2 or any(d != 1 for d in shape[:-2]):
+        return
+    tm, tn = acc_shape
+    if shape[-2:] in ([tm, 1], [1, tn]) and [tm, tn] not in ([tm, 1], [1, tn]):
+        what = "row" if shape[-2:] == [tm, 1] else "column"
+        fail(st, f"the product tile is not stored: this kernel stores only {what} reductions of it ({shape} "
+                 f"tiles, e.g. a loss or a row max / argmax); the WGMMA GEMM stores the {tm}x{tn} product tile C "
+                 "and reductions of it beside C, so a kernel without C is not supported yet by the WGMMA "
+                 "lowering (store the product too, e.g. the logits, to take the tensor-core path)")
 
 
 def _check_transposed_c(st: Operation, side: list, extra: list, batched: bool, fail) -> None:
@@ -1255,6 +1322,12 @@ def _loop_result(loop: scf.ForOp, dot: Operation, fail) -> SSAValue:
     results = [r for r in loop.results if r.type == dot.result.type]
     if len(results) == 1:
         return results[0]
+    if _is_zero_tile(dot.acc):
+        fail(dot, "this dot starts from zero in every K step and its product is changed (e.g. scaled by per-K-block "
+                  "scales, DeepSeek-style fp8 block scaling) before it is added to the loop's accumulator: the WGMMA "
+                  "lowering accumulates the products of the K loop on the tensor cores, so per-K-step math on the "
+                  "product is not supported yet (scales per tensor, per row of A or per column of B apply to the "
+                  "accumulator after the loop: acc = ct.mma(a, b, acc), then acc * scales)")
     fail(dot, "the dot does not accumulate into a tile the K loop carries")
 
 
@@ -1338,7 +1411,8 @@ def _check_epilogue(kernel: aa.FuncOp, acc: SSAValue, store: Operation, k_bounds
             red = side_reduction(st, list(acc.type.get_shape()))
             if reduced_dim(red) == 0:
                 col = Coord(rest[2], 1)
-                lowering.row_reduction(red, row, [(col, lambda: acc_value, rest[3])])
+                for r in feeding_reductions(st.tile, list(acc.type.get_shape())):
+                    lowering.row_reduction(r, row, [(col, lambda: acc_value, rest[3])])
                 lowering.side_store(st, row, rest[3])
                 continue
             # a column: this thread's fold, a shuffle, the partials' fold, the store
@@ -1683,12 +1757,14 @@ def _compile_epilogue(block: Block, frags: list[Operation], dk: DotKernel, args:
         _column_reductions(e, lowering, dk, columns, cfg, block, tid, lane, rows, col_in, acc_in, acc_field)
     if len(dk.side_stores) > len(columns):  # row reductions: each row's elements live in one lane quad
         leader = e.v(arith.CmpiOp(e.v(arith.AndIOp(lane, e.const(3))), e.const(0), "eq"))
+        done = set(dk.row_feeding)  # evaluated already
         for st in dk.side_stores:
             if st in columns:
                 continue
-            red = side_reduction(st, list(dk.acc.type.get_shape()))
+            chain = [r for r in feeding_reductions(st.tile, list(dk.acc.type.get_shape())) if r not in done]
+            done.update(chain)
             for half in range(2):
-                if red not in dk.row_feeding:  # else evaluated already
+                for red in chain:  # in program order: a logsumexp's max before the sum that reads it
                     lowering.row_reduction(red, rows[half], row_elements(half))
                 lowering.side_store(st, rows[half], leader)
     _move_before(tmp, row0.next_op)

@@ -620,7 +620,10 @@ def walk_tile_producers(root: SSAValue, visit: Callable[[Operation], bool]) -> N
 def side_reduction(store: Operation, acc_shape: list[int]) -> Operation | None:
     """The ``nv_tileaa.reduce`` of an accumulator-shaped tile that a side store writes (through shape
     ops and elementwise math), or None: along dimension 1 for a ``[tile_m, 1]`` store (a row
-    reduction), along dimension 0 for a ``[1, tile_n]`` store (a column reduction)."""
+    reduction), along dimension 0 for a ``[1, tile_n]`` store (a column reduction).  A row store
+    reading several row reductions that read one another (a logsumexp ``m + log(sum(exp(x - m)))``)
+    gives the last of them in program order; the lowering evaluates all of them
+    (:func:`feeding_reductions`) before the store."""
     shape = list(store.tile.type.get_shape())
     if shape == [acc_shape[0], 1]:
         dim = 1
@@ -640,7 +643,13 @@ def side_reduction(store: Operation, acc_shape: list[int]) -> Operation | None:
         return False
 
     walk_tile_producers(store.tile, visit)
-    return found[0] if len(found) == 1 and not others else None
+    if len(found) == 1 and not others:
+        return found[0]
+    if dim == 1 and found and not others:  # chained row reductions (a logsumexp: a max, then a sum that reads it)
+        chain = feeding_reductions(store.tile, acc_shape)
+        if all(r.dim.value.data == 1 for r in chain):
+            return chain[-1]
+    return None
 
 
 def feeding_reductions(v: SSAValue, acc_shape: list[int]) -> list[Operation]:

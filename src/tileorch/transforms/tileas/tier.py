@@ -18,6 +18,7 @@ from tileorch.registry import PASSES, resolve
 
 TILEAS_PASSES = (
     "tileas-reroll-unrolled-loops",
+    "tileas-flatten-nested-k-loops",
     "tileas-program-loop-to-tiles",
     "tileas-unpeel-k-loop",
     "tileas-fold-dot-accumulate",
