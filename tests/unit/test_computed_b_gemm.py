@@ -16,8 +16,10 @@ ct = pytest.importorskip("cuda.tile")
 import test_user_sweep4_emulated as s4  # noqa: E402
 
 from tileorch.testing import computed_b_programs as cbp  # noqa: E402
-from tileorch.testing.computed_b_programs import (b_times_scalar, fp8_b_upcast, w8a16_batched_shared_weight,  # noqa: E402
-                                                  w8a16_linear, w8a16_zero_point)
+from tileorch.testing.computed_b_programs import (b_times_k_row_vector, b_times_scalar, fp8_b_upcast,  # noqa: E402
+                                                  w8a16_batched_shared_weight, w8a16_channel_scale_kn,
+                                                  w8a16_channel_scale_nk, w8a16_group_scale, w8a16_linear,
+                                                  w8a16_zero_point)
 from tileorch.testing.user_programs import UserProgram  # noqa: E402
 
 RNG = np.random.default_rng(1616)
@@ -76,7 +78,16 @@ PROGRAMS = {
                                                (2,)),
     "b_scaled_per_k_row": UserProgram(b_scaled_per_k_row, [((128, 128), "float16"), ((128, 128), "float16"),
                                                        ((128,), "float16"), ((128, 128), "float32"), 64, 64, 64],
-                                  (2, 2), "simt", "", "", (3,)),
+                                  (2, 2), "gemm", "", "", (3,)),
+    "w8a16_channel_scale_kn": UserProgram(w8a16_channel_scale_kn, [((128, 192), "float16"), ((192, 128), "int8"),
+                                                                   ((128,), "float32"), ((128, 128), "float32"), 64,
+                                                                   64, 64], (2, 2), "gemm", "", "", (3,)),
+    "w8a16_channel_scale_nk": UserProgram(w8a16_channel_scale_nk, [((128, 192), "float16"), ((128, 192), "int8"),
+                                                                   ((128,), "float16"), ((128, 128), "float16"), 128,
+                                                                   128, 64], (1, 1), "gemm", "", "", (3,)),
+    "w8a16_group_scale": UserProgram(w8a16_group_scale, [((128, 256), "float16"), ((256, 128), "int8"),
+                                                         ((2, 128), "float32"), ((128, 128), "float32"), 64, 64, 64,
+                                                         128], (2, 2), "gemm", "", "", (3,)),
     "a_times_rms_scale": UserProgram(a_times_rms_scale, [((128, 128), "float16"), ((128, 128), "float16"),
                                                          ((128,), "float32"), ((128, 128), "float32"), 64, 64, 64],
                                      (2, 2), "simt", "", "", (3,)),
@@ -194,13 +205,58 @@ def test_the_lowered_kernel_pipeline_and_barriers_are_proved(tmp_path):
         assert result.ok, result.violation
 
 
-def test_a_per_k_row_vector_in_the_loop_is_refused_at_the_users_line():
-    prog = _compile("b_scaled_per_k_row")
-    assert prog.kind == "simt"
-    (refusal,) = [r for r in prog.remarks if "refused" in r]
-    line = b_scaled_per_k_row._annotated_function.pyfunc.__code__.co_firstlineno + 7  # the `b = ... * r` line
-    assert refusal.startswith(f"{__file__}:{line}:"), refusal
-    assert "this dot operand is computed in the kernel" in refusal and "no other tile loaded in the loop" in refusal
+def _f16_round(x):
+    return np.asarray(x, np.float32).astype(np.float16).astype(np.float64)
+
+
+def test_b_times_a_per_k_row_vector_loaded_in_the_loop():
+    """``B * R[k]`` (R loaded in the loop at the K tile): was refused ('no other tile loaded in the loop');
+    now the consumers load R's element at each unit's K row in every K step (the loop's kt for the
+    program's k).  The product rounds to f16 as the program's f16 multiply does."""
+    a = RNG.standard_normal((128, 128)).astype(np.float16)
+    b = RNG.standard_normal((128, 128)).astype(np.float16)
+    r = (RNG.random(128) + 0.5).astype(np.float16)
+    c = s4._s3_gemm("b_scaled_per_k_row", {0: a, 1: b, 2: r})[3]
+    s4._check(c, a.astype(np.float64) @ _f16_round(b.astype(np.float32) * r[:, None].astype(np.float32)), 2e-3,
+              2e-3)
+
+
+def test_w8a16_per_output_channel_scale_n_major():
+    """``(w.astype(f32) * s[None, :]).astype(f16)`` with ``S [N]`` loaded before the loop (the most common
+    W8A16 form): was refused ('a per-column vector'); each thread's 8 scale elements per unit are loaded
+    once per work tile, before the K loop."""
+    a = RNG.standard_normal((128, 192)).astype(np.float16)
+    w = RNG.integers(-128, 128, (192, 128)).astype(np.int8)
+    s = (RNG.random(128) * 0.02 + 0.001).astype(np.float32)
+    c = s4._s3_gemm("w8a16_channel_scale_kn", {0: a, 1: w, 2: s})[3]
+    s4._check(c, a.astype(np.float64) @ _f16_round(w.astype(np.float32) * s[None, :]), 2e-3, 2e-3)
+    prog = _compile("w8a16_channel_scale_kn")
+    (remark,) = [r for r in prog.remarks if "dot operand B computed in the K loop" in r]
+    assert "1 vector(s) that do not change along K loaded from global memory once per work tile" in remark
+
+
+def test_w8a16_per_output_channel_scale_k_major_two_warp_groups():
+    """nn.Linear's ``W [N, K]`` with ``S [N]`` per row of the ``[tn, tk]`` tile (f16 multiply), transposed into
+    the dot, 128x128 tiles (both consumer warp groups)."""
+    x = RNG.standard_normal((128, 192)).astype(np.float16)
+    w = RNG.integers(-128, 128, (128, 192)).astype(np.int8)
+    s = (RNG.random(128) * 0.02 + 0.001).astype(np.float16)
+    y = s4._s3_gemm("w8a16_channel_scale_nk", {0: x, 1: w, 2: s})[3]
+    wq = (w.astype(np.float16) * s[:, None]).astype(np.float64)  # f16 products, rounded as the program's mulf
+    s4._check(y, x.astype(np.float64) @ wq.T, 3e-3, 3e-3)
+
+
+def test_w8a16_group_scales_loaded_per_k_step():
+    """``S [K // 128, N]``: the scale row of K tile ``k`` (``k * 64 // 128``) loaded in the loop, K = 256 in 4
+    K tiles over 2 groups."""
+    a = RNG.standard_normal((128, 256)).astype(np.float16)
+    w = RNG.integers(-128, 128, (256, 128)).astype(np.int8)
+    s = (RNG.random((2, 128)) * 0.02 + 0.001).astype(np.float32)
+    c = s4._s3_gemm("w8a16_group_scale", {0: a, 1: w, 2: s})[3]
+    deq = _f16_round(w.astype(np.float32) * np.repeat(s, 128, axis=0))
+    s4._check(c, a.astype(np.float64) @ deq, 2e-3, 2e-3)
+    (remark,) = [r for r in _compile("w8a16_group_scale").remarks if "dot operand B computed" in r]
+    assert "1 vector(s) indexed by the K tile loaded from global memory in each K step" in remark
 
 
 @pytest.mark.parametrize("name", ["a_times_scalar", "a_times_rms_scale"])

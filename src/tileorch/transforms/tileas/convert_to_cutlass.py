@@ -587,15 +587,15 @@ def _computed_b(kernel: aa.FuncOp, dot: Operation, dots: list, b_load: Operation
 
     what = "the dot's B"
     root, pro = operand_prologue(kernel, dot, fail, dot.rhs, what,
-                                 "evaluated by the consumer warp groups into the WGMMA's B tile")
+                                 "evaluated by the consumer warp groups into the WGMMA's B tile", tile_load=b_load)
     if pro is None:
         raise LocatedError(top.owner, COMPUTED_OPERAND)
     if len(dots) > 1:
         fail(pro.top.owner, "a B computed in the K loop beside dots sharing A is not supported yet by the WGMMA "
                             "lowering")
-    if pro.rowwise:
-        fail(pro.top.owner, "this B is computed from its tile with a per-column vector or a row reduction, which the "
-                            "WGMMA lowering does not evaluate yet (elementwise ops with scalar operands are)")
+    if pro.reductions:
+        fail(pro.reductions[0], "this B is computed from its tile with a reduction, which the WGMMA lowering does "
+                                "not evaluate (elementwise ops with scalars and vectors of one wide dimension are)")
     src, seen = _strip_operand(root)
     if source_load(src) is not b_load:
         fail(pro.top.owner, "this computed B is not computed from B's tile at (k, program id 1) or B^T at "
@@ -669,6 +669,10 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     tm, tn = shape
     tk = dot.lhs.type.get_shape()[-1]
     loads = [o for o in sw.walk() if isinstance(o, ts.TiledLoadOp) and o.dst is not None]
+    # vectors the program loads in the K loop (a per-K-row scale, a group's scale row): the producer staged
+    # them; a computed B's map reads them (checked below), from global memory in the WGMMA kernel
+    staged_vectors = [ld for ld in loads if len([x for x in ld.result.type.get_shape() if x != 1]) <= 1]
+    loads = [ld for ld in loads if ld not in staged_vectors]
     if len(loads) != 1 + len(dots) or not all(isinstance(ld.atom, ts.TmaLoadAtomAttr) for ld in loads):
         gathered = _gathered_operand(dots)
         if gathered is not None:
@@ -872,6 +876,10 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     except ValueError as exc:  # the stored tile's type (e.g. a requantised i8 C), not an operand's
         out_dtype = str(exc)
     b_prologue, b_raw = _computed_b(kernel, dot, dots, b_load, b_major, dtype, fail)
+    for ld in staged_vectors:
+        if b_prologue is None or ld not in b_prologue.vectors:
+            fail(ld, "a tile loaded in the K loop that does not feed a dot operand (only a computed B's vectors are "
+                     "read in the loop by the WGMMA lowering)")
     if b_prologue is not None:
         b_dtype = _computed_b_dtype(b_prologue, dtype, fail)
     integer = dtype in INT8_NAMES.values()
@@ -1476,6 +1484,7 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
         remarks.append("Stream-K not applied: its fix-up carries one accumulator and the dots sharing A keep "
                        f"{1 + len(dk.more_accs)} (persistent schedule)")
     if dk.b_prologue is not None:
+        _check_k_vectors(dk, tk)
         if cluster > 1:
             cluster = 1
             remarks.append("no cluster: a B computed in the K loop is not multicast (each CTA loads its raw tile; 1 CTA)")
@@ -2031,7 +2040,7 @@ def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: st
             for block, frags in groups.items():
                 _compile_epilogue(block, frags, dk, args, cfg, grid)
         if dk.b_prologue is not None:
-            stage_computed_b(f, dk, cfg, args)
+            stage_computed_b(f, dk, cfg, args, grid)
         if dk.k_bounds is not None:
             _program_k_range(f, dk, args, grid)
         if dk.program_grid or dk.batch_exprs is not None:
@@ -2048,6 +2057,30 @@ def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: st
         module.attributes.setdefault(key, value)
 
 
+def _k_vectors(dk: DotKernel) -> list[Operation]:
+    """The vectors a computed B's map loads at indices that change along the K loop."""
+    from tileorch.transforms.tileas.operand_prologue import reads_loop_value
+
+    entry, memo = dk.kernel.body.blocks.first, {}
+    return [ld for ld in dk.b_prologue.vectors if any(reads_loop_value(x, entry, memo) for x in ld.operands)]
+
+
+def _check_k_vectors(dk: DotKernel, tile_k: int) -> None:
+    """A vector loaded at the K loop's index (a group's scale row) is read by the consumers at their
+    own K tile ``kt``: the program's K loop must be the kernel's (K tiles of ``tile_k`` from 0)."""
+    moving = _k_vectors(dk)
+    if not moving:
+        return
+    if dk.tile[2] != tile_k:
+        raise LocatedError(moving[0], f"convert-nv-tileas-to-cutlass: this vector is loaded at the K loop's index, "
+                                      f"and the program's K tile ({dk.tile[2]}) is not the WGMMA kernel's "
+                                      f"({tile_k}: one 128-byte row of {dk.dtype}): write the K loop with tiles of "
+                                      f"{tile_k} to run it on tensor cores")
+    if dk.k_bounds is not None:
+        raise LocatedError(moving[0], "convert-nv-tileas-to-cutlass: a vector loaded at the K loop's index in a K "
+                                      "loop with its own range is not supported yet by the WGMMA lowering")
+
+
 def _computed_b_remark(dk: DotKernel, cfg) -> None:
     from tileorch.diagnostics import format_error
     from tileorch.kernels.gemm.config import TRANSFORM_BARRIER
@@ -2060,10 +2093,27 @@ def _computed_b_remark(dk: DotKernel, cfg) -> None:
         f"({128 * cfg.consumer_groups} threads) evaluate the program's ops into the stage's B operand tile in the "
         f"swizzled layout the WGMMA reads (fence.proxy.async, then named barrier {TRANSFORM_BARRIER}); "
         f"{cfg.stages} stages of {cfg.stage_bytes} bytes (A, B operand and raw B tiles), 1 CTA per cluster, "
-        f"the {cfg.schedule} schedule", "remark"))
+        f"the {cfg.schedule} schedule{_vectors_remark(dk)}", "remark"))
 
 
-def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue]) -> None:
+def _vectors_remark(dk: DotKernel) -> str:
+    vectors = dk.b_prologue.vectors
+    if not vectors:
+        return ""
+    moving = _k_vectors(dk)
+    fixed = len(vectors) - len(moving)
+    parts = []
+    if fixed:
+        parts.append(f"{fixed} vector(s) that do not change along K loaded from global memory once per work tile, "
+                     "before the K loop, at the thread's element positions")
+    if moving:
+        parts.append(f"{len(moving)} vector(s) indexed by the K tile loaded from global memory in each K step "
+                     "(once per distinct element position of the thread)")
+    return "; " + " and ".join(parts)
+
+
+def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], grid: list[SSAValue] | None = None
+                     ) -> None:
     """Insert the program's ops computing B (:attr:`DotKernel.b_prologue`) into every consumer warp
     group's K step, before the fence the kernel builder left after ``%braw_off``
     (:func:`tileorch.kernels.gemm.build._computed_b`).
@@ -2072,15 +2122,23 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue]) 
     contiguous dimension: N of an N-major B, K of a K-major one); consumer thread ``t`` (of
     ``128 * consumer_groups``) takes units ``t, t + T, ..``: it reads the unit's 8 raw elements from
     the stage's unswizzled raw tile (32-bit words), evaluates the program's ops on each
-    (:class:`~tileorch.transforms.tileas.operand_prologue.OperandLowering`), rounds them pairwise to
-    the operand type (``cvt.rn.{f16,bf16}x2.f32``) and writes the unit where the WGMMA reads it
-    (the operand's 128-byte swizzle, or a K-major row's: physical address ``lin ^ (((lin >> 7) & m) <<
-    4)``)."""
+    (:class:`~tileorch.transforms.tileas.operand_prologue.OperandLowering`) at the element's
+    coordinates in the program's tile, rounds them pairwise to the operand type
+    (``cvt.rn.{f16,bf16}x2.f32``) and writes the unit where the WGMMA reads it (the operand's 128-byte
+    swizzle, or a K-major row's: physical address ``lin ^ (((lin >> 7) & m) << 4)``).
+
+    A thread's units are the same every K step, so their coordinates and byte offsets, and the
+    vectors the ops read that do not change along K (a per-output-channel scale), are computed once
+    per work tile before the K loop; a vector indexed by the K tile (a group's scale row) is loaded
+    in the loop (the loop's ``kt`` stands for the program's K index: same K tile, checked by
+    :func:`configure`).  Each distinct coordinate is one value, so a vector element the thread's
+    units share is loaded once."""
     from xdsl.dialects.builtin import BFloat16Type, i8, i16
 
+    from tileorch.dialects.cutlass.tile_scheduler import WorkTileInfoToCoordMNKLOp
     from tileorch.transforms.tileaa_to_simt.emit import is_fp8
     from tileorch.transforms.tileas.chained_dots import _pack16
-    from tileorch.transforms.tileas.operand_prologue import OperandLowering
+    from tileorch.transforms.tileas.operand_prologue import CachingEmitter, OperandLowering, reads_loop_value
 
     pro = dk.b_prologue
     smem = next(op.results[0] for op in fn.walk() if isinstance(op, DynamicSmemOp))
@@ -2097,41 +2155,77 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue]) 
     units = cfg.tile_k * cfg.tile_n // 8
     elt = dk.b_load.result.type.element_type
     fast = s8_to_f16_only(pro) and cfg.dtype == "f16"
+    entry = dk.kernel.body.blocks.first
+    k_ivs = {id(b.args[0]) for b in _k_loop_blocks(dk)}
+    loop_memo: dict = {}
+    hoistable = {id(ld) for ld in pro.vectors
+                 if not any(reads_loop_value(x, entry, loop_memo) for x in ld.operands)}
+    top_shape = list(pro.top.type.get_shape())
+    transposed_top = "nv_tileaa.permute" in pro.seen  # the program's tile is B^T [n, k] (a K-major B)
+
+    def split(tt: int, i: int) -> tuple[int, int, int]:
+        u = tt + threads * i
+        return u // upc, (u % upc) // upr, u % upr  # chunk, row, 8-element column
+
     for anchor in anchors:
         raw_off = anchor.results[0]
         op_off = anchor.operands[0]  # %bop_off
         fence = anchor.next_op
-        tmp = Block()
-        e = Emitter(tmp, 128)
-        zero = e.const(0)
-        coords = (Coord(zero, None),) * len(pro.top.type.get_shape())
-        low = OperandLowering(dk.kernel.body.blocks.first, None, dk.store, KernelEnv(args, [], []), e)
+        body = anchor.parent_block()
+        kloop = body.parent_op()
+        tile = next(o for o in kloop.parent_block().ops if isinstance(o, WorkTileInfoToCoordMNKLOp))
+        env = KernelEnv(args, [tile.results[0], tile.results[1], tile.results[3]], [], grid)
+        pre_block, tmp = Block(), Block()
+        pe, e = CachingEmitter(pre_block, 128), CachingEmitter(tmp, 128)
+        low = OperandLowering(entry, None, dk.store, env, e)
         low.roots = {id(r) for r in pro.roots}
-        tid = e.v(nvvm.SPECIAL_REGISTERS["tid.x"]())
-        t = e.v(arith.SubiOp(tid, e.const(128)))  # the consumer warp groups follow the producer's
+        low.k_ivs, low.kt = k_ivs, body.args[0]
+        low.vectors, low.pre, low.hoistable = pro.vector_values, pe, hoistable
+        tid = pe.v(nvvm.SPECIAL_REGISTERS["tid.x"]())
+        t = pe.v(arith.SubiOp(tid, pe.const(128)))  # the consumer warp groups follow the producer's
+        coord_values: dict = {}
+
+        def coordinate(table: tuple, make) -> SSAValue:
+            """One value per distinct function of the thread index (the element's row or column)."""
+            hit = coord_values.get(table)
+            if hit is None:
+                hit = coord_values[table] = make()
+            return hit
 
         def ptr(off: SSAValue) -> SSAValue:
             return e.v(llvm.GEPOp(smem, [llvm.GEP_USE_SSA_VAL], i8, ssa_indices=[off], result_type=smem.type))
 
         for i in range(units // threads):
-            u = e.add_i(t, e.const(threads * i))
-            chunk = e.v(arith.DivUIOp(u, e.const(upc)))
-            rem = e.v(arith.RemUIOp(u, e.const(upc)))
-            row = e.v(arith.DivUIOp(rem, e.const(upr)))
-            c8 = e.v(arith.RemUIOp(rem, e.const(upr)))
-            lin = e.add_i(e.add_i(e.mul_i(chunk, e.const(rows * cw * 2)), e.mul_i(row, e.const(cw * 2))),
-                          e.mul_i(c8, e.const(16)))
-            raw_lin = e.add_i(e.add_i(e.mul_i(chunk, e.const(rows * cw * res)), e.mul_i(row, e.const(cw * res))),
-                              e.mul_i(c8, e.const(8 * res)))
+            u = pe.add_i(t, pe.const(threads * i))
+            chunk = pe.v(arith.DivUIOp(u, pe.const(upc)))
+            rem = pe.v(arith.RemUIOp(u, pe.const(upc)))
+            row = pe.v(arith.DivUIOp(rem, pe.const(upr)))
+            c8 = pe.v(arith.RemUIOp(rem, pe.const(upr)))
+            lin = pe.add_i(pe.add_i(pe.mul_i(chunk, pe.const(rows * cw * 2)), pe.mul_i(row, pe.const(cw * 2))),
+                           pe.mul_i(c8, pe.const(16)))
+            raw_lin = pe.add_i(pe.add_i(pe.mul_i(chunk, pe.const(rows * cw * res)),
+                                        pe.mul_i(row, pe.const(cw * res))), pe.mul_i(c8, pe.const(8 * res)))
+            sw = pe.v(arith.ShLIOp(pe.v(arith.AndIOp(pe.v(arith.ShRUIOp(lin, pe.const(7))), pe.const(mask))),
+                                   pe.const(4)))
+            swizzled = pe.v(arith.XOrIOp(lin, sw))
             raw_base = e.add_i(raw_off, raw_lin)
             words = _load_words(e, [ptr(e.add_i(raw_base, e.const(16 * v))) for v in range(-(-2 * res // 4))], 2 * res)
-            sw = e.v(arith.ShLIOp(e.v(arith.AndIOp(e.v(arith.ShRUIOp(lin, e.const(7))), e.const(mask))), e.const(4)))
-            phys = e.add_i(op_off, e.v(arith.XOrIOp(lin, sw)))
+            phys = e.add_i(op_off, swizzled)
             if fast:  # four i8 -> f16 pairs of the unit's 8 bytes
                 e.store_vector(_s8_to_f16_pairs(e, words), i32, ptr(phys))  # one 16-byte store
                 continue
+            row_table = tuple(split(tt, i)[1] for tt in range(threads))
+            row_c = coordinate(("row", row_table), lambda: row)
             out = []
             for x in range(8):
+                col_table = tuple(split(tt, i)[0] * cw + split(tt, i)[2] * 8 + x for tt in range(threads))
+                col_c = coordinate(("col", col_table), lambda: pe.add_i(
+                    pe.add_i(pe.mul_i(chunk, pe.const(cw)), pe.mul_i(c8, pe.const(8))), pe.const(x)))
+                # (k, n) of the element in the dot's B tile: an N-major B's rows are K, a K-major one's N
+                kk, nn = (row_c, col_c) if cfg.b_major == "n" else (col_c, row_c)
+                pair = (nn, kk) if transposed_top else (kk, nn)
+                coords = ((Coord(pe.const(0), None),) * (len(top_shape) - 2)
+                          + tuple(Coord(c, None) for c in pair))
                 word = words[x * res // 4]
                 if res == 4:
                     bits = word
@@ -2148,10 +2242,22 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue]) 
                 else:
                     value = e.v(arith.BitcastOp(bits, elt))
                 low.element = value
-                low.memo.clear()
                 out.append(low.at(pro.top, coords))
             e.store_vector([_pack16(e, out[2 * q], out[2 * q + 1], cfg.dtype) for q in range(4)], i32, ptr(phys))
+        _move_before(pre_block, kloop)
         _move_before(tmp, fence)
+
+
+def _k_loop_blocks(dk: DotKernel) -> list[Block]:
+    """The bodies of the program's K loop as the agents run it (the producer's around B's load, the
+    consumer's around the dot): their first argument is the K index."""
+    out = []
+    for op in (dk.b_load, dk.acc.owner if isinstance(dk.acc.owner, Operation) else None):
+        while op is not None and not isinstance(op, scf.ForOp):
+            op = op.parent_op()
+        if op is not None and op.body.block not in out:
+            out.append(op.body.block)
+    return out
 
 
 def _load_words(e: Emitter, ptrs: list[SSAValue], count: int) -> list[SSAValue]:
