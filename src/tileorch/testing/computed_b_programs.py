@@ -118,3 +118,50 @@ def b_times_k_row_vector(A, B, R, C, tm: ct.Constant[int], tn: ct.Constant[int],
         b = ct.load(B, index=(k, j), shape=(tk, tn)) * r[:, None]
         acc = ct.mma(ct.load(A, index=(i, k), shape=(tm, tk)), b, acc)
     ct.store(C, index=(i, j), tile=acc.astype(C.dtype))
+
+
+@ct.kernel
+def relu_a(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """``relu(a) @ b``: A computed in the loop by ``maximum(a, 0)``."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        a = ct.maximum(ct.load(A, index=(i, k), shape=(tm, tk)), 0.0)
+        acc = ct.mma(a, ct.load(B, index=(k, j), shape=(tk, tn)), acc)
+    ct.store(C, index=(i, j), tile=acc.astype(C.dtype))
+
+
+@ct.kernel
+def a8_dequant(A, B, C, scale: float, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """int8 activations ``A [M, K]`` dequantized in the loop by a per-tensor scale: ``(a * scale).astype(f16)``."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        a = (ct.load(A, index=(i, k), shape=(tm, tk)).astype(ct.float32) * scale).astype(ct.float16)
+        acc = ct.mma(a, ct.load(B, index=(k, j), shape=(tk, tn)), acc)
+    ct.store(C, index=(i, j), tile=acc.astype(C.dtype))
+
+
+@ct.kernel
+def a_times_gamma(A, G, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """An RMSNorm weight folded into the next GEMM: ``(a * gamma[k]) @ b``, ``gamma`` loaded per K tile."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        g = ct.load(G, index=(k,), shape=(tk,))
+        a = ct.load(A, index=(i, k), shape=(tm, tk)) * g[None, :]
+        acc = ct.mma(a, ct.load(B, index=(k, j), shape=(tk, tn)), acc)
+    ct.store(C, index=(i, j), tile=acc.astype(C.dtype))
+
+
+@ct.kernel
+def a_and_b_computed(A, W, S, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """Both operands computed: ``relu(a) @ (w.astype(f16) * s[n])`` with an int8 ``W [N, K]``."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((tm, tn), dtype=ct.float32)
+    s = ct.load(S, index=(j,), shape=(tn,))
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        a = ct.maximum(ct.load(A, index=(i, k), shape=(tm, tk)), 0.0)
+        w = ct.load(W, index=(j, k), shape=(tn, tk)).astype(ct.float16) * s[:, None]
+        acc = ct.mma(a, ct.transpose(w), acc)
+    ct.store(C, index=(i, j), tile=acc.astype(C.dtype))

@@ -238,6 +238,10 @@ class DotKernel:
     (:func:`stage_computed_b`)."""
     b_raw: str = ""
     """The raw B tile's element type as the kernel builder names it (:data:`RAW_NAMES`)."""
+    a_prologue: object = None
+    """A computed in the K loop from its tile load, as :attr:`b_prologue` (:attr:`a_raw`)."""
+    a_raw: str = ""
+    """The raw A tile's element type as the kernel builder names it (:data:`RAW_NAMES`)."""
 
     @property
     def program_grid(self) -> bool:
@@ -575,11 +579,6 @@ def _computed_b(kernel: aa.FuncOp, dot: Operation, dots: list, b_load: Operation
     """(the prologue, the raw element type's name) of a B computed in the K loop from its tile load
     by the program's elementwise ops (:func:`~tileorch.transforms.tileas.operand_prologue.operand_prologue`),
     or (None, "") when the dot reads B's load as it is (through layouts and casts the tier folds)."""
-    computed_a = _operand_compute_op(dot.lhs)
-    if computed_a is not None:
-        raise LocatedError(computed_a, "dot operand A is computed in the kernel (not a tile load reached through layout "
-                                       "and element-type changes), which the WGMMA lowering does not take yet (a B "
-                                       "computed in the K loop from its tile is taken)")
     top, names = _through_layouts(dot.rhs)
     if _operand_compute_op(dot.rhs) is None and not (dtype in ("f16", "bf16") and _upcast_fp8(dot.rhs, b_load)):
         return None, ""
@@ -610,6 +609,51 @@ def _computed_b(kernel: aa.FuncOp, dot: Operation, dots: list, b_load: Operation
         fail(b_load, f"a computed B read from a tile of {elt} is not supported yet by the WGMMA lowering (raw tiles "
                      f"of {', '.join(RAW_NAMES)})")
     return pro, raw
+
+
+def _computed_a(kernel: aa.FuncOp, dot: Operation, dots: list, a_load: Operation, a_major: str, fail):
+    """(the prologue, the raw element type's name) of an A computed in the K loop from its tile load
+    by the program's elementwise ops and vectors (``relu(a)``, ``a.astype(f16) * s``, ``a * gamma[k]``),
+    as :func:`_computed_b`; or (None, "") when the dot reads A's load as it is.  An A converted to
+    another 16-bit type than its load's (an int8 or fp8 activation ``astype``'d) is computed too."""
+    from tileorch.transforms.tileas.operand_prologue import operand_prologue
+
+    top, _ = _through_layouts(dot.lhs)
+    converted = (str(dot.lhs.type.element_type) in ("f16", "bf16")
+                 and str(a_load.result.type.element_type) != str(dot.lhs.type.element_type))
+    if _operand_compute_op(dot.lhs) is None and not converted:
+        return None, "", ""
+    root, pro = operand_prologue(kernel, dot, fail, dot.lhs, "the dot's A",
+                                 "evaluated by the consumer warp groups into the WGMMA's A tile", tile_load=a_load)
+    if pro is None:
+        raise LocatedError(top.owner, COMPUTED_OPERAND)
+    if len(dots) > 1:
+        fail(pro.top.owner, "an A computed in the K loop shared by several dots is not supported yet by the WGMMA "
+                            "lowering")
+    if pro.reductions:
+        fail(pro.reductions[0], "this A is computed from its tile with a reduction, which the WGMMA lowering does "
+                                "not evaluate (elementwise ops with scalars and vectors of one wide dimension are)")
+    src, seen = _strip_operand(root)
+    if source_load(src) is not a_load:
+        fail(pro.top.owner, "this computed A is not computed from A's tile at (program id 0, k) or A^T at "
+                            "(k, program id 0)")
+    transposed = "nv_tileaa.permute" in pro.seen or "nv_tileaa.permute" in seen
+    if transposed != (a_major == "m") or "nv_tileaa.permute" in seen:
+        fail(pro.top.owner, "a computed A^T tile (k, program id 0) is taken transposed after its computation "
+                            "(ct.transpose of the computed tile), an A tile (program id 0, k) without a transpose")
+    elt = a_load.result.type.element_type
+    raw = RAW_NAMES.get(str(elt))
+    if raw is None:
+        fail(a_load, f"a computed A read from a tile of {elt} is not supported yet by the WGMMA lowering (raw tiles "
+                     f"of {', '.join(RAW_NAMES)})")
+    try:
+        name = _dtype(pro.top.type.element_type)
+    except ValueError:
+        name = str(pro.top.type.element_type)
+    if name not in ("f16", "bf16"):
+        fail(pro.top.owner, f"an A computed in the K loop as {name}: the WGMMA lowering takes a computed A of f16 "
+                            "or bf16")
+    return pro, raw, name
 
 
 def _upcast_fp8(v: SSAValue, b_load: Operation) -> bool:
@@ -875,11 +919,14 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         out_dtype = _dtype(sink_tile(st).type.element_type)
     except ValueError as exc:  # the stored tile's type (e.g. a requantised i8 C), not an operand's
         out_dtype = str(exc)
+    a_prologue, a_raw, a_dtype = _computed_a(kernel, dot, dots, a_load, a_major, fail)
+    if a_prologue is not None:
+        dtype = a_dtype  # the WGMMA's A: the computed operand's type
     b_prologue, b_raw = _computed_b(kernel, dot, dots, b_load, b_major, dtype, fail)
     for ld in staged_vectors:
-        if b_prologue is None or ld not in b_prologue.vectors:
-            fail(ld, "a tile loaded in the K loop that does not feed a dot operand (only a computed B's vectors are "
-                     "read in the loop by the WGMMA lowering)")
+        if not any(pro is not None and ld in pro.vectors for pro in (a_prologue, b_prologue)):
+            fail(ld, "a tile loaded in the K loop that does not feed a dot operand (only the vectors a computed A or "
+                     "B reads are read in the loop by the WGMMA lowering)")
     if b_prologue is not None:
         b_dtype = _computed_b_dtype(b_prologue, dtype, fail)
     integer = dtype in INT8_NAMES.values()
@@ -929,8 +976,8 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                    b_shared=b_shared, batch_exprs=batch_exprs,
                    batch_grid=batch_exprs is not None and not _reads_program_id_2_only(
                        [v for _, _, lead in batch_exprs.values() for v in lead]),
-                   b_prologue=b_prologue, b_raw=b_raw)
-    if b_prologue is not None:
+                   b_prologue=b_prologue, b_raw=b_raw, a_prologue=a_prologue, a_raw=a_raw)
+    if b_prologue is not None or a_prologue is not None:
         dk.retile_safe = False  # (kept simple: the program's tile shape, no retiling)
     if dk.program_grid:  # the launch grid's programs are the work tiles: L is the grid's z as it is
         dk.grid_l = False
@@ -1483,14 +1530,16 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
         schedule = "persistent"
         remarks.append("Stream-K not applied: its fix-up carries one accumulator and the dots sharing A keep "
                        f"{1 + len(dk.more_accs)} (persistent schedule)")
-    if dk.b_prologue is not None:
+    if dk.b_prologue is not None or dk.a_prologue is not None:
         _check_k_vectors(dk, tk)
+        which = "a B" if dk.a_prologue is None else "an A" if dk.b_prologue is None else "A and B"
         if cluster > 1:
             cluster = 1
-            remarks.append("no cluster: a B computed in the K loop is not multicast (each CTA loads its raw tile; 1 CTA)")
+            remarks.append(f"no cluster: {which} computed in the K loop is not multicast (each CTA loads its raw "
+                           "tile; 1 CTA)")
         if schedule == "streamk":
             schedule = "persistent"
-            remarks.append("Stream-K not applied: a B computed in the K loop runs the persistent schedule")
+            remarks.append(f"Stream-K not applied: {which} computed in the K loop runs the persistent schedule")
     dk.remarks.extend(remarks)
     epilogue = ("atomic" if dk.store.name == ATOMIC_SINK else "direct" if dk.out_dtype in DIRECT_OUT_DTYPES
                 or dk.c_transposed else "tma")
@@ -1499,7 +1548,7 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
                      batched=dk.batched, a_major=a_major, transpose_b=transpose_b, b_dtype=dk.b_dtype,
                      transpose_a=transpose_a, grid_l=dk.grid_l, b_operands=1 + len(dk.more_accs),
                      c_transposed=dk.c_transposed, program_grid=dk.program_grid, k_used=dk.k_used,
-                     b_shared=dk.b_shared, b_raw=dk.b_raw)
+                     b_shared=dk.b_shared, b_raw=dk.b_raw, a_raw=dk.a_raw)
     if dk.b_shared:
         if transpose_b:
             raise LocatedError(dk.b_load, f"convert-nv-tileas-to-cutlass: {dk.dtype} WGMMA reads B K-major and the B "
@@ -1534,6 +1583,8 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
             cfg = cfg.check()
             if dk.b_prologue is not None:
                 _computed_b_remark(dk, cfg)
+            if dk.a_prologue is not None:
+                _computed_b_remark(dk, cfg, "a")
             return cfg
         except GemmConfigError as exc:
             if "shared memory" not in str(exc):
@@ -2018,7 +2069,7 @@ def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: st
     lowered = build_gemm_kernel(cfg)
     new_funcs = [op for op in lowered.ops if isinstance(op, func.FuncOp)]
     takes_params = (not dk.plain_epilogue or dk.k_bounds is not None or dk.program_grid or dk.batch_exprs is not None
-                    or dk.b_prologue is not None)
+                    or dk.b_prologue is not None or dk.a_prologue is not None)
     grid = None
     if not dk.plain_epilogue and dk.store.name != ATOMIC_SINK and not dk.c_transposed:
         how = "staged + TMA-stored" if cfg.epilogue == "tma" else "stored"
@@ -2041,6 +2092,8 @@ def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: st
                 _compile_epilogue(block, frags, dk, args, cfg, grid)
         if dk.b_prologue is not None:
             stage_computed_b(f, dk, cfg, args, grid)
+        if dk.a_prologue is not None:
+            stage_computed_b(f, dk, cfg, args, grid, "a")
         if dk.k_bounds is not None:
             _program_k_range(f, dk, args, grid)
         if dk.program_grid or dk.batch_exprs is not None:
@@ -2062,7 +2115,8 @@ def _k_vectors(dk: DotKernel) -> list[Operation]:
     from tileorch.transforms.tileas.operand_prologue import reads_loop_value
 
     entry, memo = dk.kernel.body.blocks.first, {}
-    return [ld for ld in dk.b_prologue.vectors if any(reads_loop_value(x, entry, memo) for x in ld.operands)]
+    vectors = [ld for pro in (dk.a_prologue, dk.b_prologue) if pro is not None for ld in pro.vectors]
+    return [ld for ld in vectors if any(reads_loop_value(x, entry, memo) for x in ld.operands)]
 
 
 def _check_k_vectors(dk: DotKernel, tile_k: int) -> None:
@@ -2081,26 +2135,33 @@ def _check_k_vectors(dk: DotKernel, tile_k: int) -> None:
                                       "loop with its own range is not supported yet by the WGMMA lowering")
 
 
-def _computed_b_remark(dk: DotKernel, cfg) -> None:
+def _computed_b_remark(dk: DotKernel, cfg, role: str = "b") -> None:
     from tileorch.diagnostics import format_error
     from tileorch.kernels.gemm.config import TRANSFORM_BARRIER
 
-    ops = ", ".join(dict.fromkeys(o.name.split(".", 1)[1] for o in dk.b_prologue.ops)) or "a copy"
+    pro, load = (dk.a_prologue, dk.a_load) if role == "a" else (dk.b_prologue, dk.b_load)
+    tile, raw = ((f"{cfg.tile_m}x{cfg.tile_k}", cfg.a_raw_bytes) if role == "a" else
+                 (f"{cfg.tile_k}x{cfg.tile_n}", cfg.b_raw_bytes))
+    ops = ", ".join(dict.fromkeys(o.name.split(".", 1)[1] for o in pro.ops)) or "a copy"
+    tiles = "A and B operand tiles, " + " and ".join(x for x, on in (("raw B", cfg.b_raw), ("raw A", cfg.a_raw)) if on)
+    why = (" (staged in shared memory, not WGMMA's register A operand: one mechanism and one barrier for A and B, the "
+           "descriptor WGMMA the pipeline already issues; the register form would save the operand tile's shared "
+           "memory and the barrier, not yet done)" if role == "a" else "")
     dk.remarks.append(format_error(
-        dk.b_prologue.top.owner,
-        f"dot operand B computed in the K loop ({ops} of an {dk.b_load.result.type.element_type} tile): the producer TMA-loads the raw "
-        f"{cfg.tile_k}x{cfg.tile_n} tile ({cfg.b_raw_bytes} bytes, unswizzled) and the consumer warp groups "
-        f"({128 * cfg.consumer_groups} threads) evaluate the program's ops into the stage's B operand tile in the "
-        f"swizzled layout the WGMMA reads (fence.proxy.async, then named barrier {TRANSFORM_BARRIER}); "
-        f"{cfg.stages} stages of {cfg.stage_bytes} bytes (A, B operand and raw B tiles), 1 CTA per cluster, "
-        f"the {cfg.schedule} schedule{_vectors_remark(dk)}", "remark"))
+        pro.top.owner,
+        f"dot operand {role.upper()} computed in the K loop ({ops} of an {load.result.type.element_type} tile): the "
+        f"producer TMA-loads the raw {tile} tile ({raw} bytes, unswizzled) and the consumer warp groups "
+        f"({128 * cfg.consumer_groups} threads) evaluate the program's ops into the stage's {role.upper()} operand "
+        f"tile in the swizzled layout the WGMMA reads (fence.proxy.async, then named barrier {TRANSFORM_BARRIER})"
+        f"{why}; {cfg.stages} stages of {cfg.stage_bytes} bytes ({tiles} tiles), 1 CTA per cluster, "
+        f"the {cfg.schedule} schedule{_vectors_remark(dk, pro)}", "remark"))
 
 
-def _vectors_remark(dk: DotKernel) -> str:
-    vectors = dk.b_prologue.vectors
+def _vectors_remark(dk: DotKernel, pro) -> str:
+    vectors = pro.vectors
     if not vectors:
         return ""
-    moving = _k_vectors(dk)
+    moving = [ld for ld in _k_vectors(dk) if ld in vectors]
     fixed = len(vectors) - len(moving)
     parts = []
     if fixed:
@@ -2112,10 +2173,11 @@ def _vectors_remark(dk: DotKernel) -> str:
     return "; " + " and ".join(parts)
 
 
-def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], grid: list[SSAValue] | None = None
-                     ) -> None:
-    """Insert the program's ops computing B (:attr:`DotKernel.b_prologue`) into every consumer warp
-    group's K step, before the fence the kernel builder left after ``%braw_off``
+def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], grid: list[SSAValue] | None = None,
+                     role: str = "b") -> None:
+    """Insert the program's ops computing B (:attr:`DotKernel.b_prologue`; with ``role = "a"`` A,
+    :attr:`DotKernel.a_prologue`, alike over the ``tile_m x tile_k`` tile) into every consumer warp
+    group's K step, before the fence the kernel builder left after ``%braw_off`` (``%araw_off``)
     (:func:`tileorch.kernels.gemm.build._computed_b`).
 
     The ``tile_k x tile_n`` operand is ``tile_k * tile_n / 8`` 16-byte units (8 elements along B's
@@ -2140,20 +2202,25 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
     from tileorch.transforms.tileas.chained_dots import _pack16
     from tileorch.transforms.tileas.operand_prologue import CachingEmitter, OperandLowering, reads_loop_value
 
-    pro = dk.b_prologue
+    if role == "a":
+        pro, load, name = dk.a_prologue, dk.a_load, "araw_off"
+        res, cw, mn_major = cfg.a_raw_element_bytes, cfg.a_raw_chunk_columns, cfg.a_major == "m"
+        rows = cfg.tile_k if mn_major else cfg.tile_m
+        units = cfg.tile_m * cfg.tile_k // 8
+    else:
+        pro, load, name = dk.b_prologue, dk.b_load, "braw_off"
+        res, cw, mn_major = cfg.raw_element_bytes, cfg.raw_chunk_columns, cfg.b_major == "n"
+        rows = cfg.tile_k if mn_major else cfg.tile_n
+        units = cfg.tile_k * cfg.tile_n // 8
     smem = next(op.results[0] for op in fn.walk() if isinstance(op, DynamicSmemOp))
-    anchors = [op for op in fn.walk() if op.results and op.results[0].name_hint == "braw_off"]
+    anchors = [op for op in fn.walk() if op.results and op.results[0].name_hint == name]
     if not anchors:
-        raise ValueError("kernel builder output has no %braw_off (a computed B's slot)")
+        raise ValueError(f"kernel builder output has no %{name} (a computed operand's slot)")
     threads = 128 * cfg.consumer_groups
-    res = cfg.raw_element_bytes
-    cw = cfg.raw_chunk_columns
-    rows = cfg.tile_k if cfg.b_major == "n" else cfg.tile_n
     upr = cw // 8  # units per row
     upc = rows * upr  # units per chunk
     mask = (cw * 2) // 16 - 1
-    units = cfg.tile_k * cfg.tile_n // 8
-    elt = dk.b_load.result.type.element_type
+    elt = load.result.type.element_type
     fast = s8_to_f16_only(pro) and cfg.dtype == "f16"
     entry = dk.kernel.body.blocks.first
     k_ivs = {id(b.args[0]) for b in _k_loop_blocks(dk)}
@@ -2161,7 +2228,7 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
     hoistable = {id(ld) for ld in pro.vectors
                  if not any(reads_loop_value(x, entry, loop_memo) for x in ld.operands)}
     top_shape = list(pro.top.type.get_shape())
-    transposed_top = "nv_tileaa.permute" in pro.seen  # the program's tile is B^T [n, k] (a K-major B)
+    transposed_top = "nv_tileaa.permute" in pro.seen  # the program's tile is the operand's transpose
 
     def split(tt: int, i: int) -> tuple[int, int, int]:
         u = tt + threads * i
@@ -2171,6 +2238,8 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
         raw_off = anchor.results[0]
         op_off = anchor.operands[0]  # %bop_off
         fence = anchor.next_op
+        while not isinstance(fence, nvvm.FenceProxyOp):  # (a computed A's slot may follow B's)
+            fence = fence.next_op
         body = anchor.parent_block()
         kloop = body.parent_op()
         tile = next(o for o in kloop.parent_block().ops if isinstance(o, WorkTileInfoToCoordMNKLOp))
@@ -2221,9 +2290,9 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
                 col_table = tuple(split(tt, i)[0] * cw + split(tt, i)[2] * 8 + x for tt in range(threads))
                 col_c = coordinate(("col", col_table), lambda: pe.add_i(
                     pe.add_i(pe.mul_i(chunk, pe.const(cw)), pe.mul_i(c8, pe.const(8))), pe.const(x)))
-                # (k, n) of the element in the dot's B tile: an N-major B's rows are K, a K-major one's N
-                kk, nn = (row_c, col_c) if cfg.b_major == "n" else (col_c, row_c)
-                pair = (nn, kk) if transposed_top else (kk, nn)
+                # the element in the dot's operand tile: B (k, n), A (m, k); an N- or M-major tile's rows are K
+                pair = (row_c, col_c) if mn_major == (role == "b") else (col_c, row_c)
+                pair = pair[::-1] if transposed_top else pair
                 coords = ((Coord(pe.const(0), None),) * (len(top_shape) - 2)
                           + tuple(Coord(c, None) for c in pair))
                 word = words[x * res // 4]
