@@ -2244,12 +2244,13 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
         kloop = body.parent_op()
         tile = next(o for o in kloop.parent_block().ops if isinstance(o, WorkTileInfoToCoordMNKLOp))
         env = KernelEnv(args, [tile.results[0], tile.results[1], tile.results[3]], [], grid)
-        pre_block, tmp = Block(), Block()
+        pre_block, head_block, tmp = Block(), Block(), Block()
         pe, e = CachingEmitter(pre_block, 128), CachingEmitter(tmp, 128)
         low = OperandLowering(entry, None, dk.store, env, e)
         low.roots = {id(r) for r in pro.roots}
         low.k_ivs, low.kt = k_ivs, body.args[0]
         low.vectors, low.pre, low.hoistable = pro.vector_values, pe, hoistable
+        low.head = CachingEmitter(head_block, 128)
         tid = pe.v(nvvm.SPECIAL_REGISTERS["tid.x"]())
         t = pe.v(arith.SubiOp(tid, pe.const(128)))  # the consumer warp groups follow the producer's
         coord_values: dict = {}
@@ -2314,6 +2315,7 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], 
                 out.append(low.at(pro.top, coords))
             e.store_vector([_pack16(e, out[2 * q], out[2 * q + 1], cfg.dtype) for q in range(4)], i32, ptr(phys))
         _move_before(pre_block, kloop)
+        _move_before(head_block, body.first_op)  # K-indexed vectors: before the consumer's wait
         _move_before(tmp, fence)
 
 

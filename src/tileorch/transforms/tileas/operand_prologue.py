@@ -225,6 +225,14 @@ class OperandLowering(EpilogueLowering):
     hoistable: set = field(default_factory=set)
     hoisted: dict = field(default_factory=dict)
     pre_scalars: dict = field(default_factory=dict)
+    head: Emitter | None = None
+    """Where loads of the other vectors (indexed by the K tile) go: the top of the K step, before the
+    consumer waits for the stage (their latency hidden behind the wait)."""
+    head_scalars: dict = field(default_factory=dict)
+
+    @property
+    def vector_loads(self) -> set:
+        return {id(ld) for ld in self.vectors.values()}
 
     def _at(self, v: SSAValue, coords) -> SSAValue:
         if id(v) in self.roots:
@@ -235,7 +243,9 @@ class OperandLowering(EpilogueLowering):
         return super()._at(v, coords)
 
     def _load(self, op: Operation, coords) -> SSAValue:
-        if self.pre is None or id(op) not in self.hoistable:
+        target, scalars = ((self.pre, self.pre_scalars) if id(op) in self.hoistable else
+                           (self.head, self.head_scalars) if id(op) in self.vector_loads else (None, None))
+        if target is None:
             return super()._load(op, coords)
         moved = []
         for c in coords:  # the coordinates, as values of the code before the loop
@@ -243,17 +253,17 @@ class OperandLowering(EpilogueLowering):
             if isinstance(o, Operation) and o.parent_block() is self.e.block:
                 if o.name != "arith.constant":
                     return super()._load(op, coords)  # a coordinate computed in the loop: loaded there
-                c = Coord(self.pre.const(o.value.value.data, o.results[0].type), c.acc_dim)
+                c = Coord(target.const(o.value.value.data, o.results[0].type), c.acc_dim)
             moved.append(c)
         key = (id(op), tuple(id(c.value) for c in moved))
         hit = self.hoisted.get(key)
         if hit is None:
-            e, scalars = self.e, self.scalars
-            self.e, self.scalars = self.pre, self.pre_scalars
+            e, kept = self.e, self.scalars
+            self.e, self.scalars = target, scalars
             try:
                 hit = super()._load(op, tuple(moved))
             finally:
-                self.e, self.scalars = e, scalars
+                self.e, self.scalars = e, kept
             self.hoisted[key] = hit
         return hit
 
