@@ -16,8 +16,10 @@ ct = pytest.importorskip("cuda.tile")
 import test_user_sweep4_emulated as s4  # noqa: E402
 
 from tileorch.testing import computed_b_programs as cbp  # noqa: E402
-from tileorch.testing.computed_b_programs import (b_times_scalar, fp8_b_upcast, w8a16_batched_shared_weight,  # noqa: E402
-                                                  w8a16_linear, w8a16_zero_point)
+from tileorch.testing.computed_b_programs import (a8_dequant, a_and_b_computed, a_times_gamma,  # noqa: E402
+                                                  b_times_scalar, fp8_b_upcast, relu_a, w8a16_batched_shared_weight, w8a16_channel_scale_kn,
+                                                  w8a16_channel_scale_nk, w8a16_group_scale, w8a16_linear,
+                                                  w8a16_zero_point)
 from tileorch.testing.user_programs import UserProgram  # noqa: E402
 
 RNG = np.random.default_rng(1616)
@@ -76,13 +78,31 @@ PROGRAMS = {
                                                (2,)),
     "b_scaled_per_k_row": UserProgram(b_scaled_per_k_row, [((128, 128), "float16"), ((128, 128), "float16"),
                                                        ((128,), "float16"), ((128, 128), "float32"), 64, 64, 64],
-                                  (2, 2), "simt", "", "", (3,)),
+                                  (2, 2), "gemm", "", "", (3,)),
+    "w8a16_channel_scale_kn": UserProgram(w8a16_channel_scale_kn, [((128, 192), "float16"), ((192, 128), "int8"),
+                                                                   ((128,), "float32"), ((128, 128), "float32"), 64,
+                                                                   64, 64], (2, 2), "gemm", "", "", (3,)),
+    "w8a16_channel_scale_nk": UserProgram(w8a16_channel_scale_nk, [((128, 192), "float16"), ((128, 192), "int8"),
+                                                                   ((128,), "float16"), ((128, 128), "float16"), 128,
+                                                                   128, 64], (1, 1), "gemm", "", "", (3,)),
+    "w8a16_group_scale": UserProgram(w8a16_group_scale, [((128, 256), "float16"), ((256, 128), "int8"),
+                                                         ((2, 128), "float32"), ((128, 128), "float32"), 64, 64, 64,
+                                                         128], (2, 2), "gemm", "", "", (3,)),
     "a_times_rms_scale": UserProgram(a_times_rms_scale, [((128, 128), "float16"), ((128, 128), "float16"),
                                                          ((128,), "float32"), ((128, 128), "float32"), 64, 64, 64],
-                                     (2, 2), "simt", "", "", (3,)),
+                                     (2, 2), "gemm", "", "", (3,)),
     "a_times_scalar": UserProgram(a_times_scalar, [((128, 128), "float16"), ((128, 128), "float16"),
-                                                   ((128, 128), "float32"), 0.5, 64, 64, 64], (2, 2), "simt", "", "",
+                                                   ((128, 128), "float32"), 0.5, 64, 64, 64], (2, 2), "gemm", "", "",
                                   (2,)),
+    "relu_a": UserProgram(relu_a, [((128, 192), "float16"), ((192, 128), "float16"), ((128, 128), "float32"), 64, 64,
+                                   64], (2, 2), "gemm", "", "", (2,)),
+    "a8_dequant": UserProgram(a8_dequant, [((128, 192), "int8"), ((192, 128), "float16"), ((128, 128), "float32"),
+                                           0.05, 128, 128, 64], (1, 1), "gemm", "", "", (2,)),
+    "a_times_gamma": UserProgram(a_times_gamma, [((128, 192), "float16"), ((192,), "float16"), ((192, 128), "float16"),
+                                                 ((128, 128), "float32"), 64, 64, 64], (2, 2), "gemm", "", "", (3,)),
+    "a_and_b_computed": UserProgram(a_and_b_computed, [((128, 192), "float16"), ((128, 192), "int8"),
+                                                       ((128,), "float16"), ((128, 128), "float32"), 128, 128, 64],
+                                    (1, 1), "gemm", "", "", (3,)),
 }
 
 
@@ -194,22 +214,122 @@ def test_the_lowered_kernel_pipeline_and_barriers_are_proved(tmp_path):
         assert result.ok, result.violation
 
 
-def test_a_per_k_row_vector_in_the_loop_is_refused_at_the_users_line():
-    prog = _compile("b_scaled_per_k_row")
-    assert prog.kind == "simt"
-    (refusal,) = [r for r in prog.remarks if "refused" in r]
-    line = b_scaled_per_k_row._annotated_function.pyfunc.__code__.co_firstlineno + 7  # the `b = ... * r` line
-    assert refusal.startswith(f"{__file__}:{line}:"), refusal
-    assert "this dot operand is computed in the kernel" in refusal and "no other tile loaded in the loop" in refusal
+def _f16_round(x):
+    return np.asarray(x, np.float32).astype(np.float16).astype(np.float64)
 
 
-@pytest.mark.parametrize("name", ["a_times_scalar", "a_times_rms_scale"])
-def test_a_computed_in_the_loop_is_refused_at_the_users_line(name):
-    """Not read as its load (the scale dropped), but a located refusal; the SIMT path runs it."""
-    prog = _compile(name)
-    assert prog.kind == "simt"
-    (refusal,) = [r for r in prog.remarks if "refused" in r]
-    kernel = PROGRAMS[name].kernel
-    line = kernel._annotated_function.pyfunc.__code__.co_firstlineno + (6 if name == "a_times_scalar" else 8)
-    assert refusal.startswith(f"{__file__}:{line}:"), refusal
-    assert "computed in the kernel" in refusal
+def test_b_times_a_per_k_row_vector_loaded_in_the_loop():
+    """``B * R[k]`` (R loaded in the loop at the K tile): was refused ('no other tile loaded in the loop');
+    now the consumers load R's element at each unit's K row in every K step (the loop's kt for the
+    program's k).  The product rounds to f16 as the program's f16 multiply does."""
+    a = RNG.standard_normal((128, 128)).astype(np.float16)
+    b = RNG.standard_normal((128, 128)).astype(np.float16)
+    r = (RNG.random(128) + 0.5).astype(np.float16)
+    c = s4._s3_gemm("b_scaled_per_k_row", {0: a, 1: b, 2: r})[3]
+    s4._check(c, a.astype(np.float64) @ _f16_round(b.astype(np.float32) * r[:, None].astype(np.float32)), 2e-3,
+              2e-3)
+
+
+def test_w8a16_per_output_channel_scale_n_major():
+    """``(w.astype(f32) * s[None, :]).astype(f16)`` with ``S [N]`` loaded before the loop (the most common
+    W8A16 form): was refused ('a per-column vector'); each thread's 8 scale elements per unit are loaded
+    once per work tile, before the K loop."""
+    a = RNG.standard_normal((128, 192)).astype(np.float16)
+    w = RNG.integers(-128, 128, (192, 128)).astype(np.int8)
+    s = (RNG.random(128) * 0.02 + 0.001).astype(np.float32)
+    c = s4._s3_gemm("w8a16_channel_scale_kn", {0: a, 1: w, 2: s})[3]
+    s4._check(c, a.astype(np.float64) @ _f16_round(w.astype(np.float32) * s[None, :]), 2e-3, 2e-3)
+    prog = _compile("w8a16_channel_scale_kn")
+    (remark,) = [r for r in prog.remarks if "dot operand B computed in the K loop" in r]
+    assert "1 vector(s) that do not change along K loaded from global memory once per work tile" in remark
+
+
+def test_w8a16_per_output_channel_scale_k_major_two_warp_groups():
+    """nn.Linear's ``W [N, K]`` with ``S [N]`` per row of the ``[tn, tk]`` tile (f16 multiply), transposed into
+    the dot, 128x128 tiles (both consumer warp groups)."""
+    x = RNG.standard_normal((128, 192)).astype(np.float16)
+    w = RNG.integers(-128, 128, (128, 192)).astype(np.int8)
+    s = (RNG.random(128) * 0.02 + 0.001).astype(np.float16)
+    y = s4._s3_gemm("w8a16_channel_scale_nk", {0: x, 1: w, 2: s})[3]
+    wq = (w.astype(np.float16) * s[:, None]).astype(np.float64)  # f16 products, rounded as the program's mulf
+    s4._check(y, x.astype(np.float64) @ wq.T, 3e-3, 3e-3)
+
+
+def test_w8a16_group_scales_loaded_per_k_step():
+    """``S [K // 128, N]``: the scale row of K tile ``k`` (``k * 64 // 128``) loaded in the loop, K = 256 in 4
+    K tiles over 2 groups."""
+    a = RNG.standard_normal((128, 256)).astype(np.float16)
+    w = RNG.integers(-128, 128, (256, 128)).astype(np.int8)
+    s = (RNG.random((2, 128)) * 0.02 + 0.001).astype(np.float32)
+    c = s4._s3_gemm("w8a16_group_scale", {0: a, 1: w, 2: s})[3]
+    deq = _f16_round(w.astype(np.float32) * np.repeat(s, 128, axis=0))
+    s4._check(c, a.astype(np.float64) @ deq, 2e-3, 2e-3)
+    (remark,) = [r for r in _compile("w8a16_group_scale").remarks if "dot operand B computed" in r]
+    assert "1 vector(s) indexed by the K tile loaded from global memory in each K step" in remark
+
+
+def _a_ref(a32, b):
+    return _f16_round(a32) @ b.astype(np.float64)
+
+
+def test_a_times_scalar():
+    """``(a.astype(f32) * alpha).astype(f16) @ b``: was a located refusal (before that, read as its load with the
+    scale dropped)."""
+    a = RNG.standard_normal((128, 128)).astype(np.float16)
+    b = RNG.standard_normal((128, 128)).astype(np.float16)
+    c = s4._s3_gemm("a_times_scalar", {0: a, 1: b})[2]
+    s4._check(c, _a_ref(a.astype(np.float32) * np.float32(0.5), b), 1e-3, 1e-3)
+
+
+def test_a_times_a_per_row_vector_loaded_before_the_loop():
+    """``x * rms_scale[m]`` (a per-row vector of A's tile, loaded before the loop): hoisted out of the K loop."""
+    a = RNG.standard_normal((128, 128)).astype(np.float16)
+    b = RNG.standard_normal((128, 128)).astype(np.float16)
+    s = (RNG.random(128) + 0.5).astype(np.float32)
+    c = s4._s3_gemm("a_times_rms_scale", {0: a, 1: b, 2: s})[3]
+    s4._check(c, _a_ref(a.astype(np.float32) * s[:, None], b), 2e-3, 2e-3)
+
+
+def test_relu_of_a():
+    a = RNG.standard_normal((128, 192)).astype(np.float16)
+    b = RNG.standard_normal((192, 128)).astype(np.float16)
+    c = s4._s3_gemm("relu_a", {0: a, 1: b})[2]
+    s4._check(c, np.maximum(a.astype(np.float64), 0) @ b.astype(np.float64), 1e-3, 1e-3)
+    prog = _compile("relu_a")
+    (remark,) = [r for r in prog.remarks if "dot operand A computed in the K loop" in r]
+    line = relu_a._annotated_function.pyfunc.__code__.co_firstlineno + 6  # the `a = ct.maximum(...)` line
+    assert remark.startswith(f"{cbp.__file__}:{line}:"), remark
+    assert "(maxf of an f16 tile)" in remark and "not WGMMA's register A operand" in remark
+    assert prog.gemm_config.a_raw == "f16" and not prog.gemm_config.b_raw
+
+
+def test_int8_activations_dequantized_on_two_warp_groups():
+    """int8 ``A [M, K]`` converted and scaled in the loop (128x128 tiles: both consumer warp groups write the A tile,
+    named barrier 3 over 256 threads); the host passes the int8 array (its raw tile's tensor map)."""
+    a = RNG.integers(-128, 128, (128, 192)).astype(np.int8)
+    b = RNG.standard_normal((192, 128)).astype(np.float16)
+    c = s4._s3_gemm("a8_dequant", {0: a, 1: b})[2]
+    s4._check(c, _a_ref(a.astype(np.float32) * np.float32(0.05), b), 2e-3, 2e-3)
+    assert _compile("a8_dequant").gemm_config.a_raw == "s8"
+
+
+def test_a_times_gamma_loaded_per_k_step():
+    """An RMSNorm weight folded into the next GEMM: ``a * gamma[k]`` with gamma loaded at each K tile (f16 products
+    as the program's f16 multiply)."""
+    a = RNG.standard_normal((128, 192)).astype(np.float16)
+    g = (RNG.random(192) + 0.5).astype(np.float16)
+    b = RNG.standard_normal((192, 128)).astype(np.float16)
+    c = s4._s3_gemm("a_times_gamma", {0: a, 1: g, 2: b})[3]
+    s4._check(c, (a * g[None, :]).astype(np.float64) @ b.astype(np.float64), 2e-3, 2e-3)
+
+
+def test_a_and_b_computed_in_one_kernel():
+    """``relu(a) @ (w.astype(f16) * s[n])^T``: both raw tiles in each stage, one fence and barrier for both."""
+    a = RNG.standard_normal((128, 192)).astype(np.float16)
+    w = RNG.integers(-128, 128, (128, 192)).astype(np.int8)
+    s = (RNG.random(128) * 0.02 + 0.001).astype(np.float16)
+    c = s4._s3_gemm("a_and_b_computed", {0: a, 1: w, 2: s})[3]
+    wq = (w.astype(np.float16) * s[:, None]).astype(np.float64)
+    s4._check(c, np.maximum(a.astype(np.float64), 0) @ wq.T, 3e-3, 3e-3)
+    cfg = _compile("a_and_b_computed").gemm_config
+    assert cfg.a_raw == "f16" and cfg.b_raw == "s8" and cfg.stage_bytes == 16384 * 2 + 8192 + 16384

@@ -1028,7 +1028,8 @@ def gemm_problem_batched(program: Any, arguments: list[Argument]):
     shared_b = batched and bool(getattr(cfg, "b_shared", False))  # B: 2-D, or 3-D read at matrix 0
     # (a computed B, GemmConfig.b_raw, is passed as its raw array: the kernel computes the operand)
     b_type = getattr(cfg, "b_raw", "") or getattr(cfg, "b_dtype", "") or cfg.dtype
-    for x, dt in ((a, cfg.dtype), (b, b_type), (c, cfg.out_dtype)):
+    a_type = getattr(cfg, "a_raw", "") or cfg.dtype  # a computed A (GemmConfig.a_raw): its raw array
+    for x, dt in ((a, a_type), (b, b_type), (c, cfg.out_dtype)):
         if x.ndim != rank and not (x is b and shared_b and x.ndim == 2):
             raise ValueError(f"{_where(x.name, x.position)}: the {'batched ' if batched else ''}GEMM takes {rank}-D "
                              f"arrays, got shape {x.shape}")

@@ -148,7 +148,8 @@ def operand_rows(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n:
     def b_rows(name, ptr, es=ESIZE[getattr(cfg, "b_raw", "") or cfg.dtype]):  # a computed B: its raw array
         return OperandRows(name, ptr, n * nb, k * es) if cfg.b_major == "k" else OperandRows(name, ptr, k * nb, n * es)
 
-    a = OperandRows("A", a_ptr, m * batch, k * es) if cfg.a_major == "k" else OperandRows("A", a_ptr, k * batch, m * es)
+    ea = ESIZE[getattr(cfg, "a_raw", "") or cfg.dtype]  # a computed A: its raw array
+    a = OperandRows("A", a_ptr, m * batch, k * ea) if cfg.a_major == "k" else OperandRows("A", a_ptr, k * batch, m * ea)
     more = tuple(b_rows(f"B{i}", ptr) for i, ptr in enumerate(more_b, start=1))
     return (a, b_rows("B", b_ptr), OperandRows("C", c_ptr, m * batch, n * eo), *more)
 
@@ -331,7 +332,13 @@ def tensor_maps(cfg: GemmConfig, a_ptr: int, b_ptr: int, c_ptr: int, m: int, n: 
             dims, row_bytes, box = (*dims, batch), (*row_bytes, row_bytes[0] * dims[1]), (*box, 1)
         return encode_tensor_map(ptr, dtype, dims, row_bytes, box, swizzle)
 
-    if cfg.a_major == "k":
+    a_raw = getattr(cfg, "a_raw", "")
+    if a_raw:  # a computed A: its raw array in unswizzled boxes (GemmConfig.a_raw)
+        ra = ESIZE[a_raw]
+        dims, row_bytes = ((k, m), (k * ra,)) if cfg.a_major == "k" else ((m, k), (m * ra,))
+        box = (cfg.a_raw_chunk_columns, cfg.tile_m if cfg.a_major == "k" else cfg.tile_k)
+        tma_a = tmap(a_ptr, a_raw, dims, row_bytes, box, "A", 0)
+    elif cfg.a_major == "k":
         tma_a = tmap(a_ptr, cfg.dtype, (k, m), (k * es,), (cfg.tile_k, cfg.tile_m), "A", cfg.k_row_bytes)
     else:  # A stored [K, M]: 64 M x tile_k K boxes
         tma_a = tmap(a_ptr, cfg.dtype, (m, k), (m * es,), (64, cfg.tile_k), "A")

@@ -285,6 +285,9 @@ def _a_loads(k: _Kernel, a_off: SSAValue, kc: SSAValue, m0: SSAValue, fb: SSAVal
     ``[K, M]`` (M-major), ``tile_m / 64`` boxes of ``tile_k`` K rows x 64 M columns, box j at
     + ``mn_chunk_bytes * j`` (warp group j's 64 rows)."""
     cfg = k.cfg
+    if cfg.a_raw:
+        _raw_a_loads(k, a_off, kc, m0, fb, tl)
+        return
     if cfg.a_major == "k":
         _tma_load(k, k.tmap_a, a_off, k.box(kc, m0, batch=tl), fb, cfg.a_stage_bytes, "adst")
         return
@@ -339,6 +342,23 @@ def _raw_b_loads(k: _Kernel, b_off: SSAValue, kc: SSAValue, n0: SSAValue, fb: SS
         col = _named(_add(n0, _const(64 * j)), f"bcol{j}")
         off = _named(_add(raw, _const(chunk * j)), f"boff{j}")
         _tma_load(k, tmap, off, k.box(col, kc, batch=tl), fb, chunk, f"bdst{j}")
+
+
+def _raw_a_loads(k: _Kernel, a_off: SSAValue, kc: SSAValue, m0: SSAValue, fb: SSAValue, tl: SSAValue) -> None:
+    """TMA loads of a computed A's raw tile (``cfg.a_raw``), unswizzled, at ``cfg.a_raw_offset`` in the
+    stage: K-major A ``[M, K]`` one box of ``tile_m`` rows x ``tile_k`` raw elements; M-major A
+    ``[K, M]`` ``tile_m / 64`` boxes of ``tile_k`` K rows x 64 raw elements, box j at
+    ``+ tile_k * 64 * raw bytes * j``."""
+    cfg = k.cfg
+    raw = _named(_add(a_off, _const(cfg.a_raw_offset)), "araw_dst")
+    if cfg.a_major == "k":
+        _tma_load(k, k.tmap_a, raw, k.box(kc, m0, batch=tl), fb, cfg.a_raw_bytes, "adst")
+        return
+    chunk = cfg.tile_k * 64 * cfg.a_raw_element_bytes
+    for j in range(cfg.tile_m // 64):
+        row = _named(_add(m0, _const(64 * j)), f"arow{j}")
+        off = _named(_add(raw, _const(chunk * j)), f"aoff{j}")
+        _tma_load(k, k.tmap_a, off, k.box(row, kc, batch=tl), fb, chunk, f"adst{j}")
 
 
 def _producer(k: _Kernel) -> None:
@@ -454,8 +474,9 @@ def _epilogue(k: _Kernel, wg: int, res: SSAValue, row0: SSAValue, n0: SSAValue, 
 
 
 def _computed_b(k: _Kernel, idx: SSAValue) -> None:
-    """The slot of a computed B (``cfg.b_raw``) in the consumer's K step: ``%braw_off`` and
-    ``%bop_off``, the byte offsets in shared memory of stage ``idx``'s raw tile and B operand tile,
+    """The slot of a computed B (``cfg.b_raw``) and / or A (``cfg.a_raw``) in the consumer's K step:
+    ``%braw_off`` and ``%bop_off`` (``%araw_off`` and ``%aop_off``), the byte offsets in shared memory
+    of stage ``idx``'s raw tile and operand tile,
     where the tier inserts the program's ops computing the operand (every consumer thread its
     share); then each thread's ``fence.proxy.async.shared::cta`` (its generic-proxy writes before
     the WGMMAs' async-proxy reads) and named barrier :data:`TRANSFORM_BARRIER` over every consumer
@@ -463,8 +484,11 @@ def _computed_b(k: _Kernel, idx: SSAValue) -> None:
     free to rewrite: its stage was released after the WGMMAs that read it last had completed."""
     cfg = k.cfg
     so = _named(_mul(idx, k.stage_bytes), "bstage_off")
-    bop = _named(_add(so, k.a_bytes), "bop_off")
-    _named(_add(bop, _const(cfg.b_stage_bytes)), "braw_off")
+    if cfg.b_raw:
+        bop = _named(_add(so, k.a_bytes), "bop_off")
+        _named(_add(bop, _const(cfg.b_stage_bytes)), "braw_off")
+    if cfg.a_raw:  # the A operand tile starts the stage; A's raw tile follows B's
+        _named(_add(_named(_add(so, k.c0), "aop_off"), _const(cfg.a_raw_offset)), "araw_off")
     nvvm.FenceProxyOp(nvvm.ProxyKind.ASYNC_SHARED, nvvm.SharedSpace.CTA)
     NamedBarrierArriveAndWaitOp(TRANSFORM_BARRIER, 128 * cfg.consumer_groups)
 
@@ -522,7 +546,7 @@ def _consumer(k: _Kernel, wg: int) -> None:
                 soff = _mul(idx64, stage_units)
                 da_stage = _named(_add(da_base, soff), "da_stage")
                 db_stage = _named(_add(db_base, soff), "db_stage")
-                if cfg.b_raw:
+                if cfg.b_raw or cfg.a_raw:
                     _computed_b(k, pl.StateGetIndexOp(st).results[0])
                 nvvm.WgmmaFenceAlignedOp()
                 acc_next = []

@@ -146,6 +146,13 @@ class GemmConfig:
     values ``%braw_off`` / ``%bop_off``: :func:`tileorch.kernels.gemm.build._consumer`), then the
     WGMMAs run.  One B operand, one CTA per cluster."""
 
+    a_raw: str = ""
+    """A is computed in the kernel from a tile of this element type (:data:`RAW_DTYPES`), as a computed
+    B (:attr:`b_raw`): each stage also holds A's raw tile (unswizzled, :attr:`a_raw_stage_bytes`,
+    after B's), the consumer warp groups write the A operand tile from it (``%araw_off`` /
+    ``%aop_off``) before the same fence and named barrier :data:`TRANSFORM_BARRIER`.  One CTA per
+    cluster; the A operand stays in shared memory (the WGMMA's descriptor form)."""
+
     @property
     def consumer_groups(self) -> int:
         return self.tile_m // 64
@@ -223,14 +230,42 @@ class GemmConfig:
         return -(-self.b_raw_bytes // 1024) * 1024
 
     @property
-    def stage_bytes(self) -> int:
+    def a_raw_element_bytes(self) -> int:
+        """Bytes per element of a computed A's raw tile (:attr:`a_raw`)."""
+        return ELEMENT_BYTES.get(self.a_raw, 1)
+
+    @property
+    def a_raw_chunk_columns(self) -> int:
+        """Columns of one raw A box along A's contiguous dimension: the whole ``tile_k`` of a K-major
+        A, 64 M columns of an M-major one (as the operand's 64-column chunks)."""
+        return self.tile_k if self.a_major == "k" else 64
+
+    @property
+    def a_raw_bytes(self) -> int:
+        """Bytes of a computed A's raw tile (what the producer's TMA loads of A bring)."""
+        return self.tile_m * self.tile_k * self.a_raw_element_bytes if self.a_raw else 0
+
+    @property
+    def a_raw_stage_bytes(self) -> int:
+        """Bytes a stage keeps for A's raw tile, up to a whole 1024-byte swizzle atom."""
+        return -(-self.a_raw_bytes // 1024) * 1024
+
+    @property
+    def a_raw_offset(self) -> int:
+        """Where A's raw tile starts in a stage: after the A and B operand tiles and B's raw tile."""
         return self.a_stage_bytes + self.b_operands * self.b_stage_bytes + self.b_raw_stage_bytes
+
+    @property
+    def stage_bytes(self) -> int:
+        return (self.a_stage_bytes + self.b_operands * self.b_stage_bytes + self.b_raw_stage_bytes
+                + self.a_raw_stage_bytes)
 
     @property
     def tx_bytes(self) -> int:
         """Bytes the producer's TMA loads bring into a stage (the full barrier's transaction count):
-        the stage, or for a computed B the A tile and B's raw tile."""
-        return self.a_stage_bytes + self.b_raw_bytes if self.b_raw else self.stage_bytes
+        A's tile (or its raw tile, :attr:`a_raw`) and B's tiles (or B's raw tile, :attr:`b_raw`)."""
+        a = self.a_raw_bytes if self.a_raw else self.a_stage_bytes
+        return a + (self.b_raw_bytes if self.b_raw else self.b_operands * self.b_stage_bytes)
 
     @property
     def epilogue_columns(self) -> int:
@@ -269,7 +304,7 @@ class GemmConfig:
                 f"{'_am' if self.a_major == 'm' else ''}{f'_x{self.scratch_bytes}' if self.scratch_bytes else ''}"
                 f"{f'_d{self.b_operands}' if self.b_operands != 1 else ''}{'_ct' if self.c_transposed else ''}"
                 f"{'_pg' if self.program_grid else ''}{'_bs' if self.b_shared else ''}"
-                f"{f'_raw{self.b_raw}' if self.b_raw else ''}")
+                f"{f'_raw{self.b_raw}' if self.b_raw else ''}{f'_araw{self.a_raw}' if self.a_raw else ''}")
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -356,6 +391,14 @@ class GemmConfig:
              "in place"),
             (not self.b_raw or (self.raw_chunk_columns * self.raw_element_bytes) % 16 == 0,
              "a computed B's raw box rows must be whole 16-byte units"),
+            (not self.a_raw or self.a_raw in RAW_DTYPES,
+             f"a_raw (a computed A's raw element type) must be one of {RAW_DTYPES}, got {self.a_raw!r}"),
+            (not self.a_raw or (self.dtype in ("f16", "bf16") and not self.b_dtype),
+             f"a computed A (a_raw) is a 16-bit operand (f16/bf16 A and B), got {self.dtype}"),
+            (not self.a_raw or (self.b_operands == 1 and self.cluster_m == 1 and not self.transpose_a),
+             "a computed A (a_raw) has one B operand, 1-CTA clusters and is read in place"),
+            (not self.a_raw or (self.a_raw_chunk_columns * self.a_raw_element_bytes) % 16 == 0,
+             "a computed A's raw box rows must be whole 16-byte units"),
         ]
         for ok, message in rules:
             if not ok:

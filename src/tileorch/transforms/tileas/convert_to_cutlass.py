@@ -238,6 +238,10 @@ class DotKernel:
     (:func:`stage_computed_b`)."""
     b_raw: str = ""
     """The raw B tile's element type as the kernel builder names it (:data:`RAW_NAMES`)."""
+    a_prologue: object = None
+    """A computed in the K loop from its tile load, as :attr:`b_prologue` (:attr:`a_raw`)."""
+    a_raw: str = ""
+    """The raw A tile's element type as the kernel builder names it (:data:`RAW_NAMES`)."""
 
     @property
     def program_grid(self) -> bool:
@@ -597,11 +601,6 @@ def _computed_b(kernel: aa.FuncOp, dot: Operation, dots: list, b_load: Operation
     """(the prologue, the raw element type's name) of a B computed in the K loop from its tile load
     by the program's elementwise ops (:func:`~tileorch.transforms.tileas.operand_prologue.operand_prologue`),
     or (None, "") when the dot reads B's load as it is (through layouts and casts the tier folds)."""
-    computed_a = _operand_compute_op(dot.lhs)
-    if computed_a is not None:
-        raise LocatedError(computed_a, "dot operand A is computed in the kernel (not a tile load reached through layout "
-                                       "and element-type changes), which the WGMMA lowering does not take yet (a B "
-                                       "computed in the K loop from its tile is taken)")
     top, names = _through_layouts(dot.rhs)
     if _operand_compute_op(dot.rhs) is None and not (dtype in ("f16", "bf16") and _upcast_fp8(dot.rhs, b_load)):
         return None, ""
@@ -609,15 +608,15 @@ def _computed_b(kernel: aa.FuncOp, dot: Operation, dots: list, b_load: Operation
 
     what = "the dot's B"
     root, pro = operand_prologue(kernel, dot, fail, dot.rhs, what,
-                                 "evaluated by the consumer warp groups into the WGMMA's B tile")
+                                 "evaluated by the consumer warp groups into the WGMMA's B tile", tile_load=b_load)
     if pro is None:
         raise LocatedError(top.owner, COMPUTED_OPERAND)
     if len(dots) > 1:
         fail(pro.top.owner, "a B computed in the K loop beside dots sharing A is not supported yet by the WGMMA "
                             "lowering")
-    if pro.rowwise:
-        fail(pro.top.owner, "this B is computed from its tile with a per-column vector or a row reduction, which the "
-                            "WGMMA lowering does not evaluate yet (elementwise ops with scalar operands are)")
+    if pro.reductions:
+        fail(pro.reductions[0], "this B is computed from its tile with a reduction, which the WGMMA lowering does "
+                                "not evaluate (elementwise ops with scalars and vectors of one wide dimension are)")
     src, seen = _strip_operand(root)
     if source_load(src) is not b_load:
         fail(pro.top.owner, "this computed B is not computed from B's tile at (k, program id 1) or B^T at "
@@ -632,6 +631,51 @@ def _computed_b(kernel: aa.FuncOp, dot: Operation, dots: list, b_load: Operation
         fail(b_load, f"a computed B read from a tile of {elt} is not supported yet by the WGMMA lowering (raw tiles "
                      f"of {', '.join(RAW_NAMES)})")
     return pro, raw
+
+
+def _computed_a(kernel: aa.FuncOp, dot: Operation, dots: list, a_load: Operation, a_major: str, fail):
+    """(the prologue, the raw element type's name) of an A computed in the K loop from its tile load
+    by the program's elementwise ops and vectors (``relu(a)``, ``a.astype(f16) * s``, ``a * gamma[k]``),
+    as :func:`_computed_b`; or (None, "") when the dot reads A's load as it is.  An A converted to
+    another 16-bit type than its load's (an int8 or fp8 activation ``astype``'d) is computed too."""
+    from tileorch.transforms.tileas.operand_prologue import operand_prologue
+
+    top, _ = _through_layouts(dot.lhs)
+    converted = (str(dot.lhs.type.element_type) in ("f16", "bf16")
+                 and str(a_load.result.type.element_type) != str(dot.lhs.type.element_type))
+    if _operand_compute_op(dot.lhs) is None and not converted:
+        return None, "", ""
+    root, pro = operand_prologue(kernel, dot, fail, dot.lhs, "the dot's A",
+                                 "evaluated by the consumer warp groups into the WGMMA's A tile", tile_load=a_load)
+    if pro is None:
+        raise LocatedError(top.owner, COMPUTED_OPERAND)
+    if len(dots) > 1:
+        fail(pro.top.owner, "an A computed in the K loop shared by several dots is not supported yet by the WGMMA "
+                            "lowering")
+    if pro.reductions:
+        fail(pro.reductions[0], "this A is computed from its tile with a reduction, which the WGMMA lowering does "
+                                "not evaluate (elementwise ops with scalars and vectors of one wide dimension are)")
+    src, seen = _strip_operand(root)
+    if source_load(src) is not a_load:
+        fail(pro.top.owner, "this computed A is not computed from A's tile at (program id 0, k) or A^T at "
+                            "(k, program id 0)")
+    transposed = "nv_tileaa.permute" in pro.seen or "nv_tileaa.permute" in seen
+    if transposed != (a_major == "m") or "nv_tileaa.permute" in seen:
+        fail(pro.top.owner, "a computed A^T tile (k, program id 0) is taken transposed after its computation "
+                            "(ct.transpose of the computed tile), an A tile (program id 0, k) without a transpose")
+    elt = a_load.result.type.element_type
+    raw = RAW_NAMES.get(str(elt))
+    if raw is None:
+        fail(a_load, f"a computed A read from a tile of {elt} is not supported yet by the WGMMA lowering (raw tiles "
+                     f"of {', '.join(RAW_NAMES)})")
+    try:
+        name = _dtype(pro.top.type.element_type)
+    except ValueError:
+        name = str(pro.top.type.element_type)
+    if name not in ("f16", "bf16"):
+        fail(pro.top.owner, f"an A computed in the K loop as {name}: the WGMMA lowering takes a computed A of f16 "
+                            "or bf16")
+    return pro, raw, name
 
 
 def _upcast_fp8(v: SSAValue, b_load: Operation) -> bool:
@@ -711,6 +755,10 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     tm, tn = shape
     tk = dot.lhs.type.get_shape()[-1]
     loads = [o for o in sw.walk() if isinstance(o, ts.TiledLoadOp) and o.dst is not None]
+    # vectors the program loads in the K loop (a per-K-row scale, a group's scale row): the producer staged
+    # them; a computed B's map reads them (checked below), from global memory in the WGMMA kernel
+    staged_vectors = [ld for ld in loads if len([x for x in ld.result.type.get_shape() if x != 1]) <= 1]
+    loads = [ld for ld in loads if ld not in staged_vectors]
     if len(loads) != 1 + len(dots) or not all(isinstance(ld.atom, ts.TmaLoadAtomAttr) for ld in loads):
         gathered = _gathered_operand(dots)
         if gathered is not None:
@@ -921,7 +969,14 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
         out_dtype = _dtype(sink_tile(st).type.element_type)
     except ValueError as exc:  # the stored tile's type (e.g. a requantised i8 C), not an operand's
         out_dtype = str(exc)
+    a_prologue, a_raw, a_dtype = _computed_a(kernel, dot, dots, a_load, a_major, fail)
+    if a_prologue is not None:
+        dtype = a_dtype  # the WGMMA's A: the computed operand's type
     b_prologue, b_raw = _computed_b(kernel, dot, dots, b_load, b_major, dtype, fail)
+    for ld in staged_vectors:
+        if not any(pro is not None and ld in pro.vectors for pro in (a_prologue, b_prologue)):
+            fail(ld, "a tile loaded in the K loop that does not feed a dot operand (only the vectors a computed A or "
+                     "B reads are read in the loop by the WGMMA lowering)")
     if b_prologue is not None:
         b_dtype = _computed_b_dtype(b_prologue, dtype, fail)
     integer = dtype in INT8_NAMES.values()
@@ -971,8 +1026,8 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                    b_shared=b_shared, batch_exprs=batch_exprs,
                    batch_grid=batch_exprs is not None and not _reads_program_id_2_only(
                        [v for _, _, lead in batch_exprs.values() for v in lead]),
-                   b_prologue=b_prologue, b_raw=b_raw)
-    if b_prologue is not None:
+                   b_prologue=b_prologue, b_raw=b_raw, a_prologue=a_prologue, a_raw=a_raw)
+    if b_prologue is not None or a_prologue is not None:
         dk.retile_safe = False  # (kept simple: the program's tile shape, no retiling)
     if dk.program_grid:  # the launch grid's programs are the work tiles: L is the grid's z as it is
         dk.grid_l = False
@@ -1549,13 +1604,16 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
         schedule = "persistent"
         remarks.append("Stream-K not applied: its fix-up carries one accumulator and the dots sharing A keep "
                        f"{1 + len(dk.more_accs)} (persistent schedule)")
-    if dk.b_prologue is not None:
+    if dk.b_prologue is not None or dk.a_prologue is not None:
+        _check_k_vectors(dk, tk)
+        which = "a B" if dk.a_prologue is None else "an A" if dk.b_prologue is None else "A and B"
         if cluster > 1:
             cluster = 1
-            remarks.append("no cluster: a B computed in the K loop is not multicast (each CTA loads its raw tile; 1 CTA)")
+            remarks.append(f"no cluster: {which} computed in the K loop is not multicast (each CTA loads its raw "
+                           "tile; 1 CTA)")
         if schedule == "streamk":
             schedule = "persistent"
-            remarks.append("Stream-K not applied: a B computed in the K loop runs the persistent schedule")
+            remarks.append(f"Stream-K not applied: {which} computed in the K loop runs the persistent schedule")
     dk.remarks.extend(remarks)
     epilogue = ("atomic" if dk.store.name == ATOMIC_SINK else "direct" if dk.out_dtype in DIRECT_OUT_DTYPES
                 or dk.c_transposed else "tma")
@@ -1564,7 +1622,7 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
                      batched=dk.batched, a_major=a_major, transpose_b=transpose_b, b_dtype=dk.b_dtype,
                      transpose_a=transpose_a, grid_l=dk.grid_l, b_operands=1 + len(dk.more_accs),
                      c_transposed=dk.c_transposed, program_grid=dk.program_grid, k_used=dk.k_used,
-                     b_shared=dk.b_shared, b_raw=dk.b_raw)
+                     b_shared=dk.b_shared, b_raw=dk.b_raw, a_raw=dk.a_raw)
     if dk.b_shared:
         if transpose_b:
             raise LocatedError(dk.b_load, f"convert-nv-tileas-to-cutlass: {dk.dtype} WGMMA reads B K-major and the B "
@@ -1599,6 +1657,8 @@ def configure(dk: DotKernel, schedule: str, override: dict | None = None):
             cfg = cfg.check()
             if dk.b_prologue is not None:
                 _computed_b_remark(dk, cfg)
+            if dk.a_prologue is not None:
+                _computed_b_remark(dk, cfg, "a")
             return cfg
         except GemmConfigError as exc:
             if "shared memory" not in str(exc):
@@ -2085,7 +2145,7 @@ def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: st
     lowered = build_gemm_kernel(cfg)
     new_funcs = [op for op in lowered.ops if isinstance(op, func.FuncOp)]
     takes_params = (not dk.plain_epilogue or dk.k_bounds is not None or dk.program_grid or dk.batch_exprs is not None
-                    or dk.b_prologue is not None)
+                    or dk.b_prologue is not None or dk.a_prologue is not None)
     grid = None
     if not dk.plain_epilogue and dk.store.name != ATOMIC_SINK and not dk.c_transposed:
         how = "staged + TMA-stored" if cfg.epilogue == "tma" else "stored"
@@ -2107,7 +2167,9 @@ def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: st
             for block, frags in groups.items():
                 _compile_epilogue(block, frags, dk, args, cfg, grid)
         if dk.b_prologue is not None:
-            stage_computed_b(f, dk, cfg, args)
+            stage_computed_b(f, dk, cfg, args, grid)
+        if dk.a_prologue is not None:
+            stage_computed_b(f, dk, cfg, args, grid, "a")
         if dk.k_bounds is not None:
             _program_k_range(f, dk, args, grid)
         if dk.program_grid or dk.batch_exprs is not None:
@@ -2124,90 +2186,192 @@ def lower_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp, schedule: st
         module.attributes.setdefault(key, value)
 
 
-def _computed_b_remark(dk: DotKernel, cfg) -> None:
+def _k_vectors(dk: DotKernel) -> list[Operation]:
+    """The vectors a computed B's map loads at indices that change along the K loop."""
+    from tileorch.transforms.tileas.operand_prologue import reads_loop_value
+
+    entry, memo = dk.kernel.body.blocks.first, {}
+    vectors = [ld for pro in (dk.a_prologue, dk.b_prologue) if pro is not None for ld in pro.vectors]
+    return [ld for ld in vectors if any(reads_loop_value(x, entry, memo) for x in ld.operands)]
+
+
+def _check_k_vectors(dk: DotKernel, tile_k: int) -> None:
+    """A vector loaded at the K loop's index (a group's scale row) is read by the consumers at their
+    own K tile ``kt``: the program's K loop must be the kernel's (K tiles of ``tile_k`` from 0)."""
+    moving = _k_vectors(dk)
+    if not moving:
+        return
+    if dk.tile[2] != tile_k:
+        raise LocatedError(moving[0], f"convert-nv-tileas-to-cutlass: this vector is loaded at the K loop's index, "
+                                      f"and the program's K tile ({dk.tile[2]}) is not the WGMMA kernel's "
+                                      f"({tile_k}: one 128-byte row of {dk.dtype}): write the K loop with tiles of "
+                                      f"{tile_k} to run it on tensor cores")
+    if dk.k_bounds is not None:
+        raise LocatedError(moving[0], "convert-nv-tileas-to-cutlass: a vector loaded at the K loop's index in a K "
+                                      "loop with its own range is not supported yet by the WGMMA lowering")
+
+
+def _computed_b_remark(dk: DotKernel, cfg, role: str = "b") -> None:
     from tileorch.diagnostics import format_error
     from tileorch.kernels.gemm.config import TRANSFORM_BARRIER
 
-    ops = ", ".join(dict.fromkeys(o.name.split(".", 1)[1] for o in dk.b_prologue.ops)) or "a copy"
+    pro, load = (dk.a_prologue, dk.a_load) if role == "a" else (dk.b_prologue, dk.b_load)
+    tile, raw = ((f"{cfg.tile_m}x{cfg.tile_k}", cfg.a_raw_bytes) if role == "a" else
+                 (f"{cfg.tile_k}x{cfg.tile_n}", cfg.b_raw_bytes))
+    ops = ", ".join(dict.fromkeys(o.name.split(".", 1)[1] for o in pro.ops)) or "a copy"
+    tiles = "A and B operand tiles, " + " and ".join(x for x, on in (("raw B", cfg.b_raw), ("raw A", cfg.a_raw)) if on)
+    why = (" (staged in shared memory, not WGMMA's register A operand: one mechanism and one barrier for A and B, the "
+           "descriptor WGMMA the pipeline already issues; the register form would save the operand tile's shared "
+           "memory and the barrier, not yet done)" if role == "a" else "")
     dk.remarks.append(format_error(
-        dk.b_prologue.top.owner,
-        f"dot operand B computed in the K loop ({ops} of an {dk.b_load.result.type.element_type} tile): the producer TMA-loads the raw "
-        f"{cfg.tile_k}x{cfg.tile_n} tile ({cfg.b_raw_bytes} bytes, unswizzled) and the consumer warp groups "
-        f"({128 * cfg.consumer_groups} threads) evaluate the program's ops into the stage's B operand tile in the "
-        f"swizzled layout the WGMMA reads (fence.proxy.async, then named barrier {TRANSFORM_BARRIER}); "
-        f"{cfg.stages} stages of {cfg.stage_bytes} bytes (A, B operand and raw B tiles), 1 CTA per cluster, "
-        f"the {cfg.schedule} schedule", "remark"))
+        pro.top.owner,
+        f"dot operand {role.upper()} computed in the K loop ({ops} of an {load.result.type.element_type} tile): the "
+        f"producer TMA-loads the raw {tile} tile ({raw} bytes, unswizzled) and the consumer warp groups "
+        f"({128 * cfg.consumer_groups} threads) evaluate the program's ops into the stage's {role.upper()} operand "
+        f"tile in the swizzled layout the WGMMA reads (fence.proxy.async, then named barrier {TRANSFORM_BARRIER})"
+        f"{why}; {cfg.stages} stages of {cfg.stage_bytes} bytes ({tiles} tiles), 1 CTA per cluster, "
+        f"the {cfg.schedule} schedule{_vectors_remark(dk, pro)}", "remark"))
 
 
-def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue]) -> None:
-    """Insert the program's ops computing B (:attr:`DotKernel.b_prologue`) into every consumer warp
-    group's K step, before the fence the kernel builder left after ``%braw_off``
+def _vectors_remark(dk: DotKernel, pro) -> str:
+    vectors = pro.vectors
+    if not vectors:
+        return ""
+    moving = [ld for ld in _k_vectors(dk) if ld in vectors]
+    fixed = len(vectors) - len(moving)
+    parts = []
+    if fixed:
+        parts.append(f"{fixed} vector(s) that do not change along K loaded from global memory once per work tile, "
+                     "before the K loop, at the thread's element positions")
+    if moving:
+        parts.append(f"{len(moving)} vector(s) indexed by the K tile loaded from global memory in each K step "
+                     "(once per distinct element position of the thread)")
+    return "; " + " and ".join(parts)
+
+
+def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue], grid: list[SSAValue] | None = None,
+                     role: str = "b") -> None:
+    """Insert the program's ops computing B (:attr:`DotKernel.b_prologue`; with ``role = "a"`` A,
+    :attr:`DotKernel.a_prologue`, alike over the ``tile_m x tile_k`` tile) into every consumer warp
+    group's K step, before the fence the kernel builder left after ``%braw_off`` (``%araw_off``)
     (:func:`tileorch.kernels.gemm.build._computed_b`).
 
     The ``tile_k x tile_n`` operand is ``tile_k * tile_n / 8`` 16-byte units (8 elements along B's
     contiguous dimension: N of an N-major B, K of a K-major one); consumer thread ``t`` (of
     ``128 * consumer_groups``) takes units ``t, t + T, ..``: it reads the unit's 8 raw elements from
     the stage's unswizzled raw tile (32-bit words), evaluates the program's ops on each
-    (:class:`~tileorch.transforms.tileas.operand_prologue.OperandLowering`), rounds them pairwise to
-    the operand type (``cvt.rn.{f16,bf16}x2.f32``) and writes the unit where the WGMMA reads it
-    (the operand's 128-byte swizzle, or a K-major row's: physical address ``lin ^ (((lin >> 7) & m) <<
-    4)``)."""
+    (:class:`~tileorch.transforms.tileas.operand_prologue.OperandLowering`) at the element's
+    coordinates in the program's tile, rounds them pairwise to the operand type
+    (``cvt.rn.{f16,bf16}x2.f32``) and writes the unit where the WGMMA reads it (the operand's 128-byte
+    swizzle, or a K-major row's: physical address ``lin ^ (((lin >> 7) & m) << 4)``).
+
+    A thread's units are the same every K step, so their coordinates and byte offsets, and the
+    vectors the ops read that do not change along K (a per-output-channel scale), are computed once
+    per work tile before the K loop; a vector indexed by the K tile (a group's scale row) is loaded
+    in the loop (the loop's ``kt`` stands for the program's K index: same K tile, checked by
+    :func:`configure`).  Each distinct coordinate is one value, so a vector element the thread's
+    units share is loaded once."""
     from xdsl.dialects.builtin import BFloat16Type, i8, i16
 
+    from tileorch.dialects.cutlass.tile_scheduler import WorkTileInfoToCoordMNKLOp
     from tileorch.transforms.tileaa_to_simt.emit import is_fp8
     from tileorch.transforms.tileas.chained_dots import _pack16
-    from tileorch.transforms.tileas.operand_prologue import OperandLowering
+    from tileorch.transforms.tileas.operand_prologue import CachingEmitter, OperandLowering, reads_loop_value
 
-    pro = dk.b_prologue
+    if role == "a":
+        pro, load, name = dk.a_prologue, dk.a_load, "araw_off"
+        res, cw, mn_major = cfg.a_raw_element_bytes, cfg.a_raw_chunk_columns, cfg.a_major == "m"
+        rows = cfg.tile_k if mn_major else cfg.tile_m
+        units = cfg.tile_m * cfg.tile_k // 8
+    else:
+        pro, load, name = dk.b_prologue, dk.b_load, "braw_off"
+        res, cw, mn_major = cfg.raw_element_bytes, cfg.raw_chunk_columns, cfg.b_major == "n"
+        rows = cfg.tile_k if mn_major else cfg.tile_n
+        units = cfg.tile_k * cfg.tile_n // 8
     smem = next(op.results[0] for op in fn.walk() if isinstance(op, DynamicSmemOp))
-    anchors = [op for op in fn.walk() if op.results and op.results[0].name_hint == "braw_off"]
+    anchors = [op for op in fn.walk() if op.results and op.results[0].name_hint == name]
     if not anchors:
-        raise ValueError("kernel builder output has no %braw_off (a computed B's slot)")
+        raise ValueError(f"kernel builder output has no %{name} (a computed operand's slot)")
     threads = 128 * cfg.consumer_groups
-    res = cfg.raw_element_bytes
-    cw = cfg.raw_chunk_columns
-    rows = cfg.tile_k if cfg.b_major == "n" else cfg.tile_n
     upr = cw // 8  # units per row
     upc = rows * upr  # units per chunk
     mask = (cw * 2) // 16 - 1
-    units = cfg.tile_k * cfg.tile_n // 8
-    elt = dk.b_load.result.type.element_type
+    elt = load.result.type.element_type
     fast = s8_to_f16_only(pro) and cfg.dtype == "f16"
+    entry = dk.kernel.body.blocks.first
+    k_ivs = {id(b.args[0]) for b in _k_loop_blocks(dk)}
+    loop_memo: dict = {}
+    hoistable = {id(ld) for ld in pro.vectors
+                 if not any(reads_loop_value(x, entry, loop_memo) for x in ld.operands)}
+    top_shape = list(pro.top.type.get_shape())
+    transposed_top = "nv_tileaa.permute" in pro.seen  # the program's tile is the operand's transpose
+
+    def split(tt: int, i: int) -> tuple[int, int, int]:
+        u = tt + threads * i
+        return u // upc, (u % upc) // upr, u % upr  # chunk, row, 8-element column
+
     for anchor in anchors:
         raw_off = anchor.results[0]
         op_off = anchor.operands[0]  # %bop_off
         fence = anchor.next_op
-        tmp = Block()
-        e = Emitter(tmp, 128)
-        zero = e.const(0)
-        coords = (Coord(zero, None),) * len(pro.top.type.get_shape())
-        low = OperandLowering(dk.kernel.body.blocks.first, None, dk.store, KernelEnv(args, [], []), e)
+        while not isinstance(fence, nvvm.FenceProxyOp):  # (a computed A's slot may follow B's)
+            fence = fence.next_op
+        body = anchor.parent_block()
+        kloop = body.parent_op()
+        tile = next(o for o in kloop.parent_block().ops if isinstance(o, WorkTileInfoToCoordMNKLOp))
+        env = KernelEnv(args, [tile.results[0], tile.results[1], tile.results[3]], [], grid)
+        pre_block, head_block, tmp = Block(), Block(), Block()
+        pe, e = CachingEmitter(pre_block, 128), CachingEmitter(tmp, 128)
+        low = OperandLowering(entry, None, dk.store, env, e)
         low.roots = {id(r) for r in pro.roots}
-        tid = e.v(nvvm.SPECIAL_REGISTERS["tid.x"]())
-        t = e.v(arith.SubiOp(tid, e.const(128)))  # the consumer warp groups follow the producer's
+        low.k_ivs, low.kt = k_ivs, body.args[0]
+        low.vectors, low.pre, low.hoistable = pro.vector_values, pe, hoistable
+        low.head = CachingEmitter(head_block, 128)
+        tid = pe.v(nvvm.SPECIAL_REGISTERS["tid.x"]())
+        t = pe.v(arith.SubiOp(tid, pe.const(128)))  # the consumer warp groups follow the producer's
+        coord_values: dict = {}
+
+        def coordinate(table: tuple, make) -> SSAValue:
+            """One value per distinct function of the thread index (the element's row or column)."""
+            hit = coord_values.get(table)
+            if hit is None:
+                hit = coord_values[table] = make()
+            return hit
 
         def ptr(off: SSAValue) -> SSAValue:
             return e.v(llvm.GEPOp(smem, [llvm.GEP_USE_SSA_VAL], i8, ssa_indices=[off], result_type=smem.type))
 
         for i in range(units // threads):
-            u = e.add_i(t, e.const(threads * i))
-            chunk = e.v(arith.DivUIOp(u, e.const(upc)))
-            rem = e.v(arith.RemUIOp(u, e.const(upc)))
-            row = e.v(arith.DivUIOp(rem, e.const(upr)))
-            c8 = e.v(arith.RemUIOp(rem, e.const(upr)))
-            lin = e.add_i(e.add_i(e.mul_i(chunk, e.const(rows * cw * 2)), e.mul_i(row, e.const(cw * 2))),
-                          e.mul_i(c8, e.const(16)))
-            raw_lin = e.add_i(e.add_i(e.mul_i(chunk, e.const(rows * cw * res)), e.mul_i(row, e.const(cw * res))),
-                              e.mul_i(c8, e.const(8 * res)))
+            u = pe.add_i(t, pe.const(threads * i))
+            chunk = pe.v(arith.DivUIOp(u, pe.const(upc)))
+            rem = pe.v(arith.RemUIOp(u, pe.const(upc)))
+            row = pe.v(arith.DivUIOp(rem, pe.const(upr)))
+            c8 = pe.v(arith.RemUIOp(rem, pe.const(upr)))
+            lin = pe.add_i(pe.add_i(pe.mul_i(chunk, pe.const(rows * cw * 2)), pe.mul_i(row, pe.const(cw * 2))),
+                           pe.mul_i(c8, pe.const(16)))
+            raw_lin = pe.add_i(pe.add_i(pe.mul_i(chunk, pe.const(rows * cw * res)),
+                                        pe.mul_i(row, pe.const(cw * res))), pe.mul_i(c8, pe.const(8 * res)))
+            sw = pe.v(arith.ShLIOp(pe.v(arith.AndIOp(pe.v(arith.ShRUIOp(lin, pe.const(7))), pe.const(mask))),
+                                   pe.const(4)))
+            swizzled = pe.v(arith.XOrIOp(lin, sw))
             raw_base = e.add_i(raw_off, raw_lin)
             words = _load_words(e, [ptr(e.add_i(raw_base, e.const(16 * v))) for v in range(-(-2 * res // 4))], 2 * res)
-            sw = e.v(arith.ShLIOp(e.v(arith.AndIOp(e.v(arith.ShRUIOp(lin, e.const(7))), e.const(mask))), e.const(4)))
-            phys = e.add_i(op_off, e.v(arith.XOrIOp(lin, sw)))
+            phys = e.add_i(op_off, swizzled)
             if fast:  # four i8 -> f16 pairs of the unit's 8 bytes
                 e.store_vector(_s8_to_f16_pairs(e, words), i32, ptr(phys))  # one 16-byte store
                 continue
+            row_table = tuple(split(tt, i)[1] for tt in range(threads))
+            row_c = coordinate(("row", row_table), lambda: row)
             out = []
             for x in range(8):
+                col_table = tuple(split(tt, i)[0] * cw + split(tt, i)[2] * 8 + x for tt in range(threads))
+                col_c = coordinate(("col", col_table), lambda: pe.add_i(
+                    pe.add_i(pe.mul_i(chunk, pe.const(cw)), pe.mul_i(c8, pe.const(8))), pe.const(x)))
+                # the element in the dot's operand tile: B (k, n), A (m, k); an N- or M-major tile's rows are K
+                pair = (row_c, col_c) if mn_major == (role == "b") else (col_c, row_c)
+                pair = pair[::-1] if transposed_top else pair
+                coords = ((Coord(pe.const(0), None),) * (len(top_shape) - 2)
+                          + tuple(Coord(c, None) for c in pair))
                 word = words[x * res // 4]
                 if res == 4:
                     bits = word
@@ -2224,10 +2388,23 @@ def stage_computed_b(fn: func.FuncOp, dk: DotKernel, cfg, args: list[SSAValue]) 
                 else:
                     value = e.v(arith.BitcastOp(bits, elt))
                 low.element = value
-                low.memo.clear()
                 out.append(low.at(pro.top, coords))
             e.store_vector([_pack16(e, out[2 * q], out[2 * q + 1], cfg.dtype) for q in range(4)], i32, ptr(phys))
+        _move_before(pre_block, kloop)
+        _move_before(head_block, body.first_op)  # K-indexed vectors: before the consumer's wait
         _move_before(tmp, fence)
+
+
+def _k_loop_blocks(dk: DotKernel) -> list[Block]:
+    """The bodies of the program's K loop as the agents run it (the producer's around B's load, the
+    consumer's around the dot): their first argument is the K index."""
+    out = []
+    for op in (dk.b_load, dk.acc.owner if isinstance(dk.acc.owner, Operation) else None):
+        while op is not None and not isinstance(op, scf.ForOp):
+            op = op.parent_op()
+        if op is not None and op.body.block not in out:
+            out.append(op.body.block)
+    return out
 
 
 def _load_words(e: Emitter, ptrs: list[SSAValue], count: int) -> list[SSAValue]:

@@ -14,13 +14,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from xdsl.dialects import scf
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType, i32
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from tileorch.dialects import nv_tileaa as aa
 from tileorch.transforms.tileaa_to_simt import ELEMENTWISE
 from tileorch.transforms.tileas.common import source_load
-from tileorch.transforms.tileas.epilogue import BROADCASTS, EXPANDS, LAYOUT_ONLY, EpilogueLowering
+from tileorch.transforms.tileaa_to_simt.emit import Emitter
+from tileorch.transforms.tileas.epilogue import BROADCASTS, EXPANDS, LAYOUT_ONLY, Coord, EpilogueLowering
 
 
 def _strip(v: SSAValue, names=(*LAYOUT_ONLY, "nv_tileaa.reshape", "nv_tileaa.permute")) -> tuple[SSAValue, list[str]]:
@@ -57,6 +58,14 @@ class QPrologue:
     seen: list[str]
     rowwise: bool = False
     kinds: dict = field(default_factory=dict)
+    vectors: list = field(default_factory=list)
+    """With a ``tile_load`` (the GEMM tier): the other loads the map reads, each a tile of one wide
+    dimension at most (a per-row / per-column vector, a scale row ``S[k // g, n]``), in the loop or
+    before it; evaluated per element at the element's coordinates."""
+    reductions: list = field(default_factory=list)
+    vector_values: dict = field(default_factory=dict)
+    """id(the value a vector is read as, layout and shape ops stripped: a load's result, or the
+    consumer's pipeline read of a load the producer staged) -> that load."""
 
 
 PROLOGUE_SHAPE_OPS = (*LAYOUT_ONLY, "nv_tileaa.reshape")
@@ -66,11 +75,15 @@ ROWWISE_COMBINERS = ("nv_tileaa.addf", "nv_tileaa.maxf", "nv_tileaa.minf", "nv_t
 
 def operand_prologue(kernel: aa.FuncOp, d1: Operation, fail: Callable[[Operation, str], None],
                      operand: SSAValue | None = None, what: str = "the first dot's A (Q)",
-                     how: str = "applied to the tile in place") -> tuple[SSAValue, QPrologue | None]:
+                     how: str = "applied to the tile in place", tile_load: Operation | None = None
+                     ) -> tuple[SSAValue, QPrologue | None]:
     """(the value to find the dot operand's load at, the prologue or None): when the operand
     (``d1``'s A unless ``operand`` says), stripped of layout ops, is not a tile load but a function
     of one as :class:`QPrologue` says, the load's value and the map; a located error names the first
-    op that the kernel cannot apply in place (an iota, a reduction along the rows, a transpose)."""
+    op that the kernel cannot apply in place (an iota, a reduction along the rows, a transpose).
+    ``tile_load`` (the GEMM tier, which evaluates the map per element at its coordinates): the
+    operand's own tile load; any other load of one wide dimension at most, in the loop or before it,
+    is a vector the map reads (:attr:`QPrologue.vectors`)."""
     operand = d1.lhs if operand is None else operand
     top, seen = _strip(operand)
     if source_load(top) is not None or not isinstance(top.owner, Operation):
@@ -80,6 +93,9 @@ def operand_prologue(kernel: aa.FuncOp, d1: Operation, fail: Callable[[Operation
     ops: list[Operation] = []
     kinds: dict[int, str] = {}
     loads: list[Operation] = []
+    vectors: list[Operation] = []
+    vector_values: dict = {}
+    reductions: list[Operation] = []
     top_shape = list(top.type.get_shape()) if isinstance(top.type, TensorType) else []
     cols = top_shape[-1] if top_shape else 0
 
@@ -113,6 +129,14 @@ def operand_prologue(kernel: aa.FuncOp, d1: Operation, fail: Callable[[Operation
             return "uniform"
         s, strip_seen = _strip(v)
         ld = source_load(s)
+        if ld is not None and tile_load is not None and ld is not tile_load:
+            if len(wide(s)) > 1:
+                refuse(ld, "a second tile (the map reads its operand's own tile, and vectors of one wide dimension)")
+            if ld not in vectors:
+                vectors.append(ld)
+            vector_values[id(s)] = ld
+            kinds[id(v)] = "vec"  # evaluated at the element's coordinates
+            return "vec"
         if ld is not None and wide(s) == [cols]:
             if _enclosing_loop(ld) is not None:
                 refuse(ld, "a per-column vector loaded in the loop")
@@ -156,11 +180,12 @@ def operand_prologue(kernel: aa.FuncOp, d1: Operation, fail: Callable[[Operation
                     op.dim.value.data != 1 or len(comb) != 1 or comb[0].name not in ROWWISE_COMBINERS:
                 refuse(op, "a reduction other than one along the tile's contiguous dimension with one add, max, "
                            "min or mul")
+            reductions.append(op)
             k = "row"
         elif not op.regions and (name == "nv_tileaa.fp_to_fp" or name.startswith("arith.") or name in ELEMENTWISE):
             ks = {kind(x) for x in op.operands}
-            k = ("q" if "q" in ks or {"row", "col"} <= ks else "row" if "row" in ks else "col" if "col" in ks
-                 else "uniform")
+            k = ("q" if "q" in ks or {"row", "col"} <= ks else "vec" if "vec" in ks else "row" if "row" in ks
+                 else "col" if "col" in ks else "uniform")
             if k == "q":
                 ops.append(op)
         else:
@@ -173,19 +198,104 @@ def operand_prologue(kernel: aa.FuncOp, d1: Operation, fail: Callable[[Operation
     order = {id(o): i for i, o in enumerate(entry.walk())}
     ops.sort(key=lambda o: order.get(id(o), 0))
     rowwise = any(x in ("row", "col") for x in kinds.values())
-    return roots[0], QPrologue(top, roots, ops, seen, rowwise, kinds)
+    return roots[0], QPrologue(top, roots, ops, seen, rowwise, kinds, vectors, reductions, vector_values)
 
 
 @dataclass
 class OperandLowering(EpilogueLowering):
     """A prologue's value at one element: the load's values (``roots``, by id) are ``element``; the
-    map is position-independent, so the coordinates are any (the GEMM tier's staging of a computed
-    operand, :func:`tileorch.transforms.tileas.convert_to_cutlass.stage_computed_operand`)."""
+    other values at the element's coordinates in the prologue's tile (the GEMM tier's staging of a
+    computed operand, :func:`tileorch.transforms.tileas.convert_to_cutlass.stage_computed_b`): a
+    vector the map reads is loaded at them, and the K loop's induction variable (``k_ivs``, by id:
+    the program's K loop as the producer and the consumers run it) is ``kt``, the K tile the
+    consumer computes."""
 
     roots: set = field(default_factory=set)
     element: SSAValue | None = None
+    k_ivs: set = field(default_factory=set)
+    kt: SSAValue | None = None
+    vectors: dict = field(default_factory=dict)
+    """id(a value the consumer reads) -> the vector load it is (through layout ops): a load the
+    producer staged for the program is read from global memory here (the kernel's producer loads
+    only the operand tiles)."""
+    pre: Emitter | None = None
+    """Where loads of vectors that do not change along the K loop (:attr:`hoistable`, by id) go: the
+    work tile's code before the K loop, once per element position (the positions a consumer thread
+    computes are the same every K step)."""
+    hoistable: set = field(default_factory=set)
+    hoisted: dict = field(default_factory=dict)
+    pre_scalars: dict = field(default_factory=dict)
+    head: Emitter | None = None
+    """Where loads of the other vectors (indexed by the K tile) go: the top of the K step, before the
+    consumer waits for the stage (their latency hidden behind the wait)."""
+    head_scalars: dict = field(default_factory=dict)
+
+    @property
+    def vector_loads(self) -> set:
+        return {id(ld) for ld in self.vectors.values()}
 
     def _at(self, v: SSAValue, coords) -> SSAValue:
         if id(v) in self.roots:
             return self.element
+        ld = self.vectors.get(id(v))
+        if ld is not None and isinstance(v, BlockArgument):  # the consumer's read of a staged vector
+            return self._load(ld, coords)
         return super()._at(v, coords)
+
+    def _load(self, op: Operation, coords) -> SSAValue:
+        target, scalars = ((self.pre, self.pre_scalars) if id(op) in self.hoistable else
+                           (self.head, self.head_scalars) if id(op) in self.vector_loads else (None, None))
+        if target is None:
+            return super()._load(op, coords)
+        moved = []
+        for c in coords:  # the coordinates, as values of the code before the loop
+            o = c.value.owner
+            if isinstance(o, Operation) and o.parent_block() is self.e.block:
+                if o.name != "arith.constant":
+                    return super()._load(op, coords)  # a coordinate computed in the loop: loaded there
+                c = Coord(target.const(o.value.value.data, o.results[0].type), c.acc_dim)
+            moved.append(c)
+        key = (id(op), tuple(id(c.value) for c in moved))
+        hit = self.hoisted.get(key)
+        if hit is None:
+            e, kept = self.e, self.scalars
+            self.e, self.scalars = target, scalars
+            try:
+                hit = super()._load(op, tuple(moved))
+            finally:
+                self.e, self.scalars = e, kept
+            self.hoisted[key] = hit
+        return hit
+
+    def _scalar(self, v: SSAValue):
+        if isinstance(v, BlockArgument) and id(v) in self.k_ivs and self.kt is not None:
+            return self.kt if v.type == self.kt.type else self._cast(self.e, self.kt, v.type)
+        return super()._scalar(v)
+
+
+class CachingEmitter(Emitter):
+    """An emitter of one straight-line block whose integer constants are made once (a coordinate
+    constant is then one value, and the lowering's memo finds a vector's value at it again)."""
+
+    def const(self, value: int, typ=i32) -> SSAValue:
+        key = (value, str(typ))
+        hit = self.consts.get(key)
+        if hit is None:
+            hit = self.consts[key] = super().const(value, typ)
+        return hit
+
+
+def reads_loop_value(v: SSAValue, entry, memo: dict | None = None) -> bool:
+    """Whether ``v`` depends on a value defined inside a region of the kernel (a loop's induction
+    variable or carried value), through its defining ops' operands (a load's indices included)."""
+    memo = {} if memo is None else memo
+    hit = memo.get(id(v))
+    if hit is not None:
+        return hit
+    if isinstance(v, BlockArgument):
+        out = v.owner is not entry
+    else:
+        memo[id(v)] = False  # (no cycles in SSA; guards a revisit)
+        out = any(reads_loop_value(x, entry, memo) for x in v.owner.operands)
+    memo[id(v)] = out
+    return out

@@ -1,0 +1,103 @@
+// RUN: tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s
+// RUN: tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass,lower-to-llvm -t ptx > %t.ptx
+// RUN: ptxas -arch=sm_90a %t.ptx -o %t.cubin
+// RUN: filecheck %s --check-prefix=PTX < %t.ptx
+// A computed in the K loop with a vector loaded per K step (tileorch.testing.computed_b_programs.a_times_gamma,
+// as convert-cudatile-to-tileaa emits it): `(a * gamma[k]) @ b`, an RMSNorm weight folded into the next GEMM.
+// A is staged as a computed B is (GemmConfig.a_raw): each stage holds the A operand tile (8192 B), B (8192 B) and
+// after them A's raw f16 tile (8192 B, unswizzled: its own tensor map), the full barrier expects raw A + B =
+// 16384 bytes; every consumer thread loads gamma at its units' K columns at the top of the K step (before
+// the consumer wait: 8 distinct columns, kt standing for the program's k), reads its 16-byte units of the
+// raw tile, multiplies, writes them swizzled into the A operand tile, then fence.proxy.async and named
+// barrier 3 before the WGMMAs.
+
+// CHECK:      func.func @gemm_f16_f32_bn_64x64x64_s{{[0-9]+}}_c1x1_persistent_{{.*}}_arawf16(
+// CHECK-SAME: remarks = [{{.*}}"{{.*}}:{{[0-9]+}}:{{[0-9]+}}: remark: dot operand A computed in the K loop (mulf of an f16 tile): the producer TMA-loads the raw 64x64 tile (8192 bytes, unswizzled)
+// CHECK-SAME: not WGMMA's register A operand
+// CHECK-SAME: 1 vector(s) indexed by the K tile loaded from global memory in each K step
+// CHECK:      cutlass.pipeline.init {{.*}}transaction_size = array<i32: 16384>
+// CHECK:      %araw_dst = arith.addi %a_off, %{{.*}} : i32
+// CHECK:      nvvm.cp.async.bulk.tensor.shared.cluster.global %adst, %tmap_a, %fb, box[%kc, %m0] {cutlass.tx_bytes = 8192 : i32}
+// CHECK:      cutlass.pipeline.producer_commit %ready, %st {transaction_bytes = 16384 : i32}
+// the consumer: the gamma loads at the top of the K step, before the wait
+// CHECK:      scf.for %[[KT:kt_[0-9]+]] =
+// CHECK-COUNT-8: llvm.load %{{.*}} : !llvm.ptr<1> -> f16
+// CHECK-NOT:  llvm.load %{{.*}} : !llvm.ptr<1>
+// CHECK:      cutlass.pipeline.consumer_wait %ready, %[[ST:.*]]
+// CHECK:      %aop_off = arith.addi %bstage_off, %c0 : i32
+// CHECK:      %araw_off = arith.addi %aop_off, %{{.*}} : i32
+// CHECK:      llvm.load {{.*}} <alignment = 16> : !llvm.ptr<3> -> vector<4xi32>
+// CHECK:      arith.mulf
+// CHECK:      llvm.store {{.*}} <alignment = 16> : vector<4xi32>, !llvm.ptr<3>
+// CHECK-NOT:  llvm.load %{{.*}} : !llvm.ptr<1>
+// CHECK:      nvvm.fence.proxy <async.shared>, space = <cta>
+// CHECK-NEXT: cutlass.named_barrier.arrive_and_wait barrier_id = 3 num_threads = 128
+// CHECK-NEXT: nvvm.wgmma.fence.aligned
+// CHECK:      nvvm.wgmma.mma_async
+
+// PTX: .entry gemm_f16_f32_bn_64x64x64
+// PTX: cp.async.bulk.tensor.2d.shared::cluster.global
+// PTX: ld.global
+// PTX: mbarrier.try_wait
+// PTX: ld.shared.v4.b32
+// PTX: st.shared.v4.b32
+// PTX: fence.proxy.async.shared::cta
+// PTX: bar.sync 3, 128
+// PTX: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+
+builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_capability<90, 2>} {
+  nv_tileaa.func @a_times_gamma_Kt1_A2f16_1l0_2t1_p16_A1f16_1t1_p16_A2f16_1l0_2t1_p16_A2f32_1l0_2t1_p16_I64_I64_I64(%0: !nv_tileaa.ptr<f16>, %1: i32, %2: i32, %3: i32, %4: i32, %5: !nv_tileaa.ptr<f16>, %6: i32, %7: i32, %8: !nv_tileaa.ptr<f16>, %9: i32, %10: i32, %11: i32, %12: i32, %13: !nv_tileaa.ptr<f32>, %14: i32, %15: i32, %16: i32, %17: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>, tileorch.num_ctas_auto, tileorch.num_warps_auto} {
+    %18 = nv_tileaa.create_mem_token
+    %19 = nv_tileaa.assume %0 {predicate = #nv_tileaa.div_by<16>} : !nv_tileaa.ptr<f16>
+    %20 = nv_tileaa.assume %5 {predicate = #nv_tileaa.div_by<16>} : !nv_tileaa.ptr<f16>
+    %21 = nv_tileaa.assume %8 {predicate = #nv_tileaa.div_by<16>} : !nv_tileaa.ptr<f16>
+    %22 = nv_tileaa.assume %13 {predicate = #nv_tileaa.div_by<16>} : !nv_tileaa.ptr<f32>
+    %23 = arith.constant 1 : i32
+    %24 = arith.constant 1 : i32
+    %25 = arith.constant 1 : i32
+    %26 = arith.constant 1 : i32
+    %27 = nv_tileaa.assume %1 {predicate = #nv_tileaa.bounded<0, ?>} : i32
+    %28 = nv_tileaa.assume %2 {predicate = #nv_tileaa.bounded<0, ?>} : i32
+    %29 = nv_tileaa.assume %3 {predicate = #nv_tileaa.bounded<0, ?>} : i32
+    %30 = nv_tileaa.make_memref %19[%27, %28] [%29] : !nv_tileaa.ptr<f16>[i32, i32] [i32] -> !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+    %31 = nv_tileaa.assume %6 {predicate = #nv_tileaa.bounded<0, ?>} : i32
+    %32 = nv_tileaa.make_memref %20[%31] [] : !nv_tileaa.ptr<f16>[i32] [] -> !nv_tileaa.memref<f16, array<i64: ?>, array<i64: 1>, i32>
+    %33 = nv_tileaa.assume %9 {predicate = #nv_tileaa.bounded<0, ?>} : i32
+    %34 = nv_tileaa.assume %10 {predicate = #nv_tileaa.bounded<0, ?>} : i32
+    %35 = nv_tileaa.assume %11 {predicate = #nv_tileaa.bounded<0, ?>} : i32
+    %36 = nv_tileaa.make_memref %21[%33, %34] [%35] : !nv_tileaa.ptr<f16>[i32, i32] [i32] -> !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+    %37 = nv_tileaa.assume %14 {predicate = #nv_tileaa.bounded<0, ?>} : i32
+    %38 = nv_tileaa.assume %15 {predicate = #nv_tileaa.bounded<0, ?>} : i32
+    %39 = nv_tileaa.assume %16 {predicate = #nv_tileaa.bounded<0, ?>} : i32
+    %40 = nv_tileaa.make_memref %22[%37, %38] [%39] : !nv_tileaa.ptr<f32>[i32, i32] [i32] -> !nv_tileaa.memref<f32, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+    %41 = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %42 = nv_tileaa.get_program_id {axis = 1 : i32} : i32
+    %43 = nv_tileaa.get_program_id {axis = 2 : i32} : i32
+    %44 = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %45 = nv_tileaa.get_program_id {axis = 1 : i32} : i32
+    %46 = nv_tileaa.get_program_id {axis = 2 : i32} : i32
+    %47 = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+    %48 = nv_tileaa.block_tile %30 : !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32> -> !nv_tileaa.tiled_view<array<i32: 64, 64>, array<i32: 64, 64>, array<i32: 0, 1>, !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>>
+    %49 = nv_tileaa.get_dim_size %48 {index = 0 : i32} : !nv_tileaa.tiled_view<array<i32: 64, 64>, array<i32: 64, 64>, array<i32: 0, 1>, !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>> -> i32
+    %50 = nv_tileaa.get_dim_size %48 {index = 1 : i32} : !nv_tileaa.tiled_view<array<i32: 64, 64>, array<i32: 64, 64>, array<i32: 0, 1>, !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>> -> i32
+    %51 = arith.constant 0 : i32
+    %52 = arith.constant 1 : i32
+    %53 = nv_tileaa.block_tile %32 : !nv_tileaa.memref<f16, array<i64: ?>, array<i64: 1>, i32> -> !nv_tileaa.tiled_view<array<i32: 64>, array<i32: 64>, array<i32: 0>, !nv_tileaa.memref<f16, array<i64: ?>, array<i64: 1>, i32>>
+    %54 = nv_tileaa.block_tile %30 : !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32> -> !nv_tileaa.tiled_view<array<i32: 64, 64>, array<i32: 64, 64>, array<i32: 0, 1>, !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>>
+    %55 = nv_tileaa.block_tile %36 : !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32> -> !nv_tileaa.tiled_view<array<i32: 64, 64>, array<i32: 64, 64>, array<i32: 0, 1>, !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>>
+    %56 = scf.for %57 = %51 to %50 step %52 iter_args(%58 = %47) -> (tensor<64x64xf32>) : i32 {
+      %59, %60 = nv_tileaa.tiled_load %53[%57] token %18 {allow_tma = true, mem_semantic = #nv_tileaa.mem_semantic<weak>} : !nv_tileaa.tiled_view<array<i32: 64>, array<i32: 64>, array<i32: 0>, !nv_tileaa.memref<f16, array<i64: ?>, array<i64: 1>, i32>>[i32] -> tensor<64xf16>
+      %61, %62 = nv_tileaa.tiled_load %54[%41, %57] token %18 {allow_tma = true, mem_semantic = #nv_tileaa.mem_semantic<weak>} : !nv_tileaa.tiled_view<array<i32: 64, 64>, array<i32: 64, 64>, array<i32: 0, 1>, !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>>[i32, i32] -> tensor<64x64xf16>
+      %63 = nv_tileaa.expand_dims %59 {dim = 0 : i32} : tensor<64xf16> -> tensor<1x64xf16>
+      %64 = nv_tileaa.broadcast %63 : tensor<1x64xf16> -> tensor<64x64xf16>
+      %65 = nv_tileaa.mulf %61, %64 : tensor<64x64xf16>
+      %66, %67 = nv_tileaa.tiled_load %55[%57, %45] token %18 {allow_tma = true, mem_semantic = #nv_tileaa.mem_semantic<weak>} : !nv_tileaa.tiled_view<array<i32: 64, 64>, array<i32: 64, 64>, array<i32: 0, 1>, !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>>[i32, i32] -> tensor<64x64xf16>
+      %68 = nv_tileaa.dot %65, %66, %58 {matmul_fast_accum = false} : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32> -> tensor<64x64xf32>
+      scf.yield %68 : tensor<64x64xf32>
+    }
+    %69 = nv_tileaa.block_tile %40 : !nv_tileaa.memref<f32, array<i64: ?, ?>, array<i64: ?, 1>, i32> -> !nv_tileaa.tiled_view<array<i32: 64, 64>, array<i32: 64, 64>, array<i32: 0, 1>, !nv_tileaa.memref<f32, array<i64: ?, ?>, array<i64: ?, 1>, i32>>
+    %70 = nv_tileaa.tiled_store %56, %69[%41, %45] token %18 {allow_tma = true, mem_semantic = #nv_tileaa.mem_semantic<weak>} : tensor<64x64xf32>, !nv_tileaa.tiled_view<array<i32: 64, 64>, array<i32: 64, 64>, array<i32: 0, 1>, !nv_tileaa.memref<f32, array<i64: ?, ?>, array<i64: ?, 1>, i32>>[i32, i32]
+    nv_tileaa.return
+  }
+}
+
