@@ -1266,13 +1266,12 @@ def load(path: str, kernel: str | None = None, iterations: int | None = None
     """Parse, verify and extract ``path``: (protocols, located error lines)."""
     from xdsl.utils.exceptions import DiagnosticException, ParseError
 
-    from tileorch.diagnostics import format_exception, parse_module, verify_located
+    from tileorch.diagnostics import SourceError, format_exception, parse_module, read_source, verify_located
     from tileorch.registry import make_context
-    try:
-        with open(path) as f:
-            text = f.read()
-    except OSError as exc:
-        return [], [f"{path}: error: {exc.strerror}"]
+    try:  # read as the other commands read it: bytecode, a cubin, PTX or a bad byte say what they are
+        text = read_source(path)
+    except SourceError as exc:
+        return [], [exc.format(path)]
     try:
         module = parse_module(make_context(), text, path)
         errors = verify_located(module)
