@@ -8,15 +8,16 @@ literal piece of its text (a plain string, the constant parts of an f-string, a 
 concatenation); messages whose longest piece is shorter than ``MIN_KEY`` characters cannot be
 matched and are counted apart ("unkeyed").
 
-A message is *tested* when its key appears in a test's expectation or a test's message
+A message is *tested* when its key (or another literal piece of ``MIN_PIECE``+ characters)
+appears in a test's expectation or a test's message
 (both whitespace-normalised): the text of ``expected-error``/``-warning``/``-note``/``-remark``
 comments and ``CHECK`` lines of ``tests/**/*.mlir`` (and the other lit inputs), or any string
 literal of ``tests/**/*.py``; or when such an expectation of at least ``MIN_EXPECTATION``
-characters appears inside the key (a test that checks part of the message).  This is a
+characters appears inside one of those pieces (a test that checks part of the message).  This is a
 heuristic: a key found in a test means some test names the message, not that the rule's every
 branch is exercised.
 
-``python tools/untested_diagnostics.py`` prints the counts per kind; ``--list`` prints every
+``python tools/untested_diagnostics.py [--root CHECKOUT]`` prints the counts per kind; ``--list`` prints every
 untested message as ``path:line: kind: key`` (most user-reachable first: dialect verifiers and
 front ends before lowerings); ``--json`` the same as JSON.
 """
@@ -34,6 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 KINDS = ("VerifyException", "LocatedError", "BytecodeError")
 MIN_KEY = 8
+MIN_PIECE = 12
 MIN_EXPECTATION = 15
 EXPECT = re.compile(r"(?:expected-(?:error|warning|note|remark)[^{]*\{\{(.*?)\}\})|(?:CHECK[-A-Z]*:\s*(.*))")
 # Order of the --list output: the places a user's input reaches first.
@@ -47,6 +49,7 @@ class Message:
     line: int
     kind: str
     key: str
+    pieces: tuple[str, ...] = ()
     tested: bool = False
 
 
@@ -73,7 +76,7 @@ def _pieces(node: ast.AST) -> list[str]:
     return []
 
 
-def collect_messages(src: Path) -> list[Message]:
+def collect_messages(src: Path, root: Path = ROOT) -> list[Message]:
     found: list[Message] = []
     for path in sorted(src.rglob("*.py")):
         tree = ast.parse(path.read_text(), str(path))
@@ -86,7 +89,8 @@ def collect_messages(src: Path) -> list[Message]:
                 continue
             pieces = [_norm(p) for arg in node.exc.args for p in _pieces(arg)]
             key = max(pieces, key=len, default="")
-            found.append(Message(str(path.relative_to(ROOT)), node.lineno, name, key))
+            found.append(Message(str(path.relative_to(root)), node.lineno, name, key,
+                                 tuple(p for p in pieces if len(p) >= MIN_PIECE)))
     return found
 
 
@@ -124,12 +128,13 @@ def collect_expectations(tests: Path) -> tuple[str, list[str]]:
 
 
 def measure(root: Path = ROOT) -> list[Message]:
-    messages = collect_messages(root / "src" / "tileorch")
+    messages = collect_messages(root / "src" / "tileorch", root)
     corpus, expectations = collect_expectations(root / "tests")
     for message in messages:
         if len(message.key) < MIN_KEY:
             continue
-        message.tested = message.key in corpus or any(e in message.key for e in expectations)
+        keys = set(message.pieces) | {message.key}
+        message.tested = any(k in corpus for k in keys) or any(e in k for e in expectations for k in keys)
     return messages
 
 
@@ -142,8 +147,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--list", action="store_true", help="print every untested message")
     parser.add_argument("--json", action="store_true", help="counts and untested messages as JSON")
+    parser.add_argument("--root", type=Path, default=ROOT,
+                        help="the checkout to measure (its src/tileorch and tests; default: this one)")
     args = parser.parse_args(argv)
-    messages = measure()
+    messages = measure(args.root.resolve())
     untested = sorted((m for m in messages if not m.tested and len(m.key) >= MIN_KEY),
                       key=lambda m: (_reach(m), m.path, m.line))
     counts = {}
