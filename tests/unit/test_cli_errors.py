@@ -379,3 +379,26 @@ def test_every_subcommand_help_has_a_plain_text_description(tmp_path, command):
     for markup in ("``", ":func:`", ":class:`", ":mod:`", ":meth:`", ":data:`"):
         assert markup not in out, f"raw reStructuredText {markup!r} in `tileorch {command} --help`"
     assert not re.search(r"^\s*\.\. [\w-]+::", out, re.M), out  # no RST directives
+
+
+@pytest.mark.parametrize("passes,message", [
+    # was exit 0 without checking any trip count
+    ("verify-pipelines{iterations=-1}", "verify-pipelines: iterations must be in [0, 256]"),
+    # was a run that did not end
+    ("verify-pipelines{iterations=100000000}", "verify-pipelines: iterations must be in [0, 256]"),
+    # was a wait that trapped after 5 polls while its message said 4294967301
+    ("cutlass-stamp-arrive-counts,convert-pipeline-to-nvvm{debug-timeout=4294967301}",
+     "convert-pipeline-to-nvvm: debug-timeout must be in [0, 4294967295] (0 = off; the polls are counted in 32 bits), "
+     "got 4294967301"),
+], ids=["iterations-negative", "iterations-huge", "debug-timeout-past-32-bits"])
+def test_pass_options_out_of_range_are_refused(tmp_path, passes, message):
+    code, out = run([*OPT, str(ROOT / "examples" / "ws_pipeline.mlir"), "-p", passes], tmp_path)
+    assert code == 2
+    assert f"tileorch-opt: error: {message}" in out
+
+
+def test_debug_timeout_at_the_32_bit_limit_compares_the_whole_count(tmp_path):
+    code, out = run([*OPT, str(ROOT / "examples" / "ws_pipeline.mlir"), "-p",
+                     "cutlass-stamp-arrive-counts,convert-pipeline-to-nvvm{debug-timeout=4294967295}"], tmp_path)
+    assert code == 0
+    assert "llvm.mlir.constant(-1 : i32) : i32" in out and "timeout after 4294967295 polls" in out

@@ -1261,6 +1261,12 @@ def _prune_advances(ops, unused: set[str]) -> list[Op]:
     return _dropping(ops, lambda op: isinstance(op, Advance) and op.state in unused)
 
 
+MAX_ITERATIONS = 256
+"""The largest mainloop trip-count bound a check takes (``tileorch check --iterations``,
+``verify-pipelines{iterations=N}``): four times the trip counts the largest pipeline (32 stages)
+needs (1..65); what a run can observe repeats with period 2 x stages."""
+
+
 def load(path: str, kernel: str | None = None, iterations: int | None = None
          ) -> tuple[list[Protocol], list[str]]:
     """Parse, verify and extract ``path``: (protocols, located error lines)."""
