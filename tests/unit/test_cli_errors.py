@@ -381,6 +381,19 @@ def test_every_subcommand_help_has_a_plain_text_description(tmp_path, command):
     assert not re.search(r"^\s*\.\. [\w-]+::", out, re.M), out  # no RST directives
 
 
+TIER_FRONT = ("convert-tileaa-to-tileas,tileas-assign-dot-layouts,tileas-assign-load-store-layouts,tileas-plan-cta,"
+              "tileas-remove-layout-conversions,sink-negf-through-shapes,tileas-prepare-for-scheduling")
+
+
+def test_smem_budget_past_the_target_is_refused(tmp_path):
+    # was planned with: 8 stages of 49168 bytes, a kernel no launch could give its shared memory
+    code, out = run([*OPT, str(ROOT / "examples" / "tile_gemm.mlir"), "-p",
+                     f"{TIER_FRONT},tileas-materialize-schedule{{smem-budget=99999999999}}"], tmp_path)
+    assert code == 1
+    assert re.search(r"tile_gemm.mlir:\d+:\d+: error: tileas-materialize-schedule: smem-budget = 99999999999 bytes is "
+                     r"more than the target's 232448 bytes of shared memory per CTA", out), out
+
+
 @pytest.mark.parametrize("passes,message", [
     # was exit 0 without checking any trip count
     ("verify-pipelines{iterations=-1}", "verify-pipelines: iterations must be in [0, 256]"),
@@ -390,9 +403,16 @@ def test_every_subcommand_help_has_a_plain_text_description(tmp_path, command):
     ("cutlass-stamp-arrive-counts,convert-pipeline-to-nvvm{debug-timeout=4294967301}",
      "convert-pipeline-to-nvvm: debug-timeout must be in [0, 4294967295] (0 = off; the polls are counted in 32 bits), "
      "got 4294967301"),
-], ids=["iterations-negative", "iterations-huge", "debug-timeout-past-32-bits"])
+    # were reported as "49168 bytes per stage do not fit twice in the ... bytes of shared memory left"
+    (f"{TIER_FRONT},tileas-materialize-schedule{{smem-budget=-1}}",
+     "tileas-materialize-schedule: smem-budget must be >= 0 bytes (0: the target's maximum), got -1"),
+    (f"{TIER_FRONT},tileas-materialize-schedule{{max-stages=0}}",
+     "tileas-materialize-schedule: max-stages must be in [1, 32] (a pipeline's stage count), got 0"),
+], ids=["iterations-negative", "iterations-huge", "debug-timeout-past-32-bits", "smem-budget-negative",
+        "max-stages-0"])
 def test_pass_options_out_of_range_are_refused(tmp_path, passes, message):
-    code, out = run([*OPT, str(ROOT / "examples" / "ws_pipeline.mlir"), "-p", passes], tmp_path)
+    example = "tile_gemm.mlir" if "tileas" in passes else "ws_pipeline.mlir"
+    code, out = run([*OPT, str(ROOT / "examples" / example), "-p", passes], tmp_path)
     assert code == 2
     assert f"tileorch-opt: error: {message}" in out
 
