@@ -233,8 +233,7 @@ def compile(source, arch: str | None = "sm_90a", *, name: str | None = None, ptx
     from tileorch import timing
     from tileorch.gc_deferral import gc_deferred
 
-    if arch is not None and not isinstance(arch, str):
-        raise TypeError(f"arch must be a target name such as 'sm_90a' (or None: the module's), got {arch!r}")
+    _check_options(arch, name, ptx_version, ptxas, extra_pipeline, cache, isolate, schedule, timings)
     from tileorch.dataclass_code import reading
 
     # the compiler's imports on a first compile too: collector deferred, dataclass code kept
@@ -244,6 +243,40 @@ def compile(source, arch: str | None = "sm_90a", *, name: str | None = None, ptx
     if timings:
         print(timing.format_report(kernel.timings), file=sys.stderr, end="")
     return kernel
+
+
+COMPILE_SCHEDULES = ("persistent", "streamk", "dp", "simt")
+"""``schedule`` values of :func:`compile` (``tileorch compile --schedule``)."""
+
+
+def _check_options(arch, name, ptx_version, ptxas, extra_pipeline, cache, isolate, schedule, timings) -> None:
+    """Raise ``TypeError``/``ValueError`` naming the argument for an option :func:`compile` cannot
+    take (before anything is read: a string for a flag would be taken as true, a string PTX
+    version reported as 'unsupported PTX version 80' beside the list that has 80)."""
+    from tileorch.backend.ptx import SUPPORTED_ARCHS, SUPPORTED_PTX_VERSIONS  # (standard library only)
+
+    if arch is not None and not isinstance(arch, str):
+        raise TypeError(f"arch must be a target name such as 'sm_90a' (or None: the module's), got {arch!r}")
+    if arch is not None and arch not in SUPPORTED_ARCHS:
+        raise ValueError(f"arch {arch!r} is not a target tileorch generates code for: use one of "
+                         f"{', '.join(SUPPORTED_ARCHS)} (or None: the module's)")
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"name (the file name diagnostics show) must be a str, got {type(name).__name__}")
+    if ptx_version is not None and (isinstance(ptx_version, bool) or not isinstance(ptx_version, int)):
+        raise TypeError(f"ptx_version must be an int such as 86, got {ptx_version!r}")
+    if ptx_version is not None and ptx_version not in SUPPORTED_PTX_VERSIONS:
+        raise ValueError(f"ptx_version {ptx_version} is not supported; use one of "
+                         f"{', '.join(map(str, SUPPORTED_PTX_VERSIONS))}")
+    if not isinstance(extra_pipeline, str):
+        raise TypeError(f"extra_pipeline must be a pass pipeline string, got {type(extra_pipeline).__name__}")
+    if schedule is not None and (not isinstance(schedule, str) or schedule not in COMPILE_SCHEDULES):
+        raise ValueError(f"schedule must be one of {', '.join(COMPILE_SCHEDULES)} (or None), got {schedule!r}")
+    for flag, value in (("ptxas", ptxas), ("isolate", isolate), ("timings", timings), ("cache", cache)):
+        if flag == "cache" and value is None:
+            continue
+        if not isinstance(value, bool) and not (type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_")):
+            raise TypeError(f"{flag} must be True or False, got {value!r}"
+                            + (" (a non-empty string is true)" if isinstance(value, str) else ""))
 
 
 def _compile(source, arch, name, ptx_version, ptxas, extra_pipeline, cache, isolate, schedule) -> Kernel:

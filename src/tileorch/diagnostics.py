@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import unicodedata
 from collections.abc import Callable, Iterable
 
 from xdsl.context import Context
@@ -698,6 +699,10 @@ _BLOCK_LABEL = " in block definition"
 ``}`` (a missing ``}``, a stray word): the suffix of a message it never wrote."""
 
 
+_UNEXPECTED_CHARACTER = "Unexpected character: "
+"""xDSL's lexer message for a character no token starts with (the character follows)."""
+
+
 def _parse_message(exc: ParseError) -> str:
     """``exc``'s message, with xDSL's unformatted :data:`_UNFORMATTED_SUFFIX` and bare
     :data:`_BLOCK_LABEL` written out."""
@@ -705,6 +710,13 @@ def _parse_message(exc: ParseError) -> str:
         found = exc.span.text
         found = f"'{found}'" if found else "the end of the input (a '}' is missing)"
         return f"expected an operation, a block label (^name:) or '}}' in this region, found {found}"
+    if exc.msg.startswith(_UNEXPECTED_CHARACTER) and len(exc.msg) == len(_UNEXPECTED_CHARACTER) + 1:
+        char = exc.msg[-1]
+        if char == "\ufeff":
+            return ("unexpected byte-order mark (U+FEFF): MLIR text is UTF-8 without one; save the file "
+                    "without a BOM")
+        if not char.isprintable():  # a NUL or another control character, printed as it is, is invisible
+            return f"unexpected character U+{ord(char):04X} ({unicodedata.name(char, 'a control character')})"
     if exc.msg != _UNFORMATTED_SUFFIX:
         return exc.msg
     text = exc.span.input.content
@@ -756,20 +768,35 @@ TILE_IR_BYTECODE_MAGIC = b"\x7fTileIR\x00"
 """The first bytes of CUDA Tile IR bytecode (``tileorch.frontend.cuda_tile_bytecode.MAGIC``)."""
 
 
+ELF_MAGIC = b"\x7fELF"
+"""The first bytes of an ELF file (a cubin)."""
+
+PTX_START = re.compile(r"\A(?:\s|//[^\n]*\n)*\.(?:version|target)\b")
+"""PTX text: comments, then a ``.version`` or ``.target`` directive (MLIR text never starts with a '.')."""
+
+
 def decode_source(data: bytes, name: str, line_offset: int = 0) -> str:
     """``data`` decoded as UTF-8; a bad byte raises :class:`SourceError` located at that byte, and
-    CUDA Tile IR bytecode (given to a command that reads text) one saying what it is."""
+    CUDA Tile IR bytecode, an ELF file (a cubin) or PTX (given to a command that reads MLIR text)
+    one saying what it is."""
     if data[:8] == TILE_IR_BYTECODE_MAGIC and not line_offset:
         raise SourceError("this is CUDA Tile IR bytecode (a cuTile export), not MLIR text: `tileorch compile` "
                           "compiles it, `tileorch-opt` reads it, and tileorch.cutile.launch runs cuTile kernels",
                           f"{name}:1:1")
+    if data[:4] == ELF_MAGIC and not line_offset:
+        raise SourceError("this is an ELF file (a cubin or another compiled binary), not MLIR text: a cubin is "
+                          "what tileorch compile --cubin writes and what tileorch run loads", f"{name}:1:1")
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1 + line_offset
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         raise SourceError(f"invalid UTF-8 byte 0x{data[exc.start]:02x} (the input must be UTF-8 text)",
                           f"{name}:{line}:{col}") from None
+    if not line_offset and PTX_START.match(text):
+        raise SourceError("this is PTX (it starts with a .version or .target directive), not MLIR text: PTX is "
+                          "what tileorch compile writes and what tileorch run loads", f"{name}:1:1")
+    return text
 
 
 def read_source(path: str) -> str:

@@ -277,3 +277,31 @@ def test_tile_program_path_goes_through_the_tier(cache_dir):
     assert "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16" in k.ptx
     with pytest.raises(CompileError, match="applies only to tile programs"):
         tileorch.compile(SOURCE, ptxas=False, schedule="streamk")
+
+
+@pytest.mark.parametrize("kwargs,error,message", [
+    # each was taken: a string flag as true (ptxas="no" ran ptxas), a string PTX version reported
+    # as "unsupported PTX version 80; choose one of (80, ...)", an int pipeline an AttributeError,
+    # an empty or unknown arch "the target given () differs from the module's"
+    (dict(ptxas="no"), TypeError, r"ptxas must be True or False, got 'no' \(a non-empty string is true\)"),
+    (dict(cache="off"), TypeError, r"cache must be True or False, got 'off'"),
+    (dict(isolate=1.0), TypeError, r"isolate must be True or False, got 1.0"),
+    (dict(timings="yes"), TypeError, r"timings must be True or False"),
+    (dict(ptx_version="80"), TypeError, r"ptx_version must be an int such as 86, got '80'"),
+    (dict(ptx_version=True), TypeError, r"ptx_version must be an int"),
+    (dict(ptx_version=70), ValueError, r"ptx_version 70 is not supported; use one of 80, "),
+    (dict(extra_pipeline=5), TypeError, r"extra_pipeline must be a pass pipeline string, got int"),
+    (dict(schedule="bogus"), ValueError, r"schedule must be one of persistent, streamk, dp, simt \(or None\), got 'bogus'"),
+    (dict(schedule=1), ValueError, r"schedule must be one of .*got 1"),
+    (dict(arch=""), ValueError, r"arch '' is not a target tileorch generates code for: use one of sm_90a, sm_100a"),
+    (dict(arch="sm_80"), ValueError, r"arch 'sm_80' is not a target"),
+    (dict(name=3), TypeError, r"name \(the file name diagnostics show\) must be a str, got int"),
+], ids=lambda v: repr(v) if isinstance(v, dict) else "")
+def test_compile_options_are_checked_naming_the_argument(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        tileorch.compile(SOURCE, **{"ptxas": False, **kwargs})
+
+
+def test_compile_takes_numpy_bools_and_none_cache():
+    np = pytest.importorskip("numpy")
+    assert tileorch.compile(SOURCE, ptxas=np.bool_(False), cache=None).entries == ["store_tid"]

@@ -1261,18 +1261,23 @@ def _prune_advances(ops, unused: set[str]) -> list[Op]:
     return _dropping(ops, lambda op: isinstance(op, Advance) and op.state in unused)
 
 
+MAX_ITERATIONS = 256
+"""The largest mainloop trip-count bound a check takes (``tileorch check --iterations``,
+``verify-pipelines{iterations=N}``): four times the trip counts the largest pipeline (32 stages)
+needs (1..65); what a run can observe repeats with period 2 x stages."""
+
+
 def load(path: str, kernel: str | None = None, iterations: int | None = None
          ) -> tuple[list[Protocol], list[str]]:
     """Parse, verify and extract ``path``: (protocols, located error lines)."""
     from xdsl.utils.exceptions import DiagnosticException, ParseError
 
-    from tileorch.diagnostics import format_exception, parse_module, verify_located
+    from tileorch.diagnostics import SourceError, format_exception, parse_module, read_source, verify_located
     from tileorch.registry import make_context
-    try:
-        with open(path) as f:
-            text = f.read()
-    except OSError as exc:
-        return [], [f"{path}: error: {exc.strerror}"]
+    try:  # read as the other commands read it: bytecode, a cubin, PTX or a bad byte say what they are
+        text = read_source(path)
+    except SourceError as exc:
+        return [], [exc.format(path)]
     try:
         module = parse_module(make_context(), text, path)
         errors = verify_located(module)

@@ -9,12 +9,7 @@ import sys
 
 from tileorch.analysis.counterexample import format_text, write_chrome_trace
 from tileorch.analysis.explore import check
-from tileorch.analysis.extract import load
-
-
-MAX_ITERATIONS = 256
-"""The largest ``--iterations``: four times the trip counts the largest pipeline (32 stages)
-needs (1..65)."""
+from tileorch.analysis.extract import MAX_ITERATIONS, load  # MAX_ITERATIONS: the largest --iterations
 
 
 def register(subparsers) -> None:

@@ -22,9 +22,7 @@ from tileorch.backend.ptx import DEFAULT_PTX_VERSION, SUPPORTED_PTX_VERSIONS  # 
 # loaded only when the command runs)
 EMIT_STAGES = ("mlir", "llvm", "ptx")
 
-# targets whose PTX the lowering produces: it uses sm_90a-specific instructions (setmaxnreg,
-# wgmma), which exist on no plain sm_XX target, and the cluster/mbarrier features of sm_90+
-SUPPORTED_ARCHS = ("sm_90a", "sm_100a")
+from tileorch.backend.ptx import SUPPORTED_ARCHS  # noqa: E402  (standard library only)
 
 
 def _arch(text: str) -> str:

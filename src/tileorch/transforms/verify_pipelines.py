@@ -11,7 +11,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from tileorch.analysis.explore import check
-from tileorch.analysis.extract import extract
+from tileorch.analysis.extract import MAX_ITERATIONS, extract
 from tileorch.diagnostics import LocatedError
 
 
@@ -22,6 +22,12 @@ class VerifyPipelines(ModulePass):
     name = "verify-pipelines"
 
     iterations: int = 0
+
+    def __post_init__(self) -> None:
+        # -1 checked no trip count at all (exit 0: a check that could not fail); 10**8 ran for ever
+        if not 0 <= self.iterations <= MAX_ITERATIONS:
+            raise ValueError(f"verify-pipelines: iterations must be in [0, {MAX_ITERATIONS}] (0: the default "
+                             f"1..2*stages+1, which covers every larger trip count), got {self.iterations}")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for proto in extract(op, iterations=self.iterations or None):

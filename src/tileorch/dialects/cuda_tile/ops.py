@@ -1061,7 +1061,9 @@ class ModuleOp(CtOp):
     def verify_op(self) -> None:
         for op in self.body.block.ops:
             if not isinstance(op, (EntryOp, GlobalOp, TestFuncOp)) and op.name.startswith("cuda_tile."):
-                raise VerifyException(f"'{op.name}' is not allowed at module level (expected entry or global)")
+                from tileorch.diagnostics import LocatedError  # at the op, not the module's first line
+
+                raise LocatedError(op, f"'{op.name}' is not allowed at module level (expected entry or global)")
         from tileorch.dialects.cuda_tile.debuginfo import verify_module_scopes
 
         verify_module_scopes(self, (EntryOp, TestFuncOp))

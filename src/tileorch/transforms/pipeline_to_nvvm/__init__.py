@@ -78,6 +78,10 @@ class LowerRemainingTypes(ElementwiseTypeConversion):
         return first if second is None else second
 
 
+MAX_DEBUG_TIMEOUT = 2**32 - 1
+"""The most polls ``debug-timeout`` counts (an i32 counter compared unsigned)."""
+
+
 @dataclass(frozen=True)
 class ConvertPipelineToNVVM(ModulePass):
     """Lower cutlass.pipeline/seq_bar/barrier/block_striped/MODS/tile_scheduler ops and the
@@ -88,8 +92,11 @@ class ConvertPipelineToNVVM(ModulePass):
     debug_timeout: int = 0
 
     def __post_init__(self) -> None:
-        if self.debug_timeout < 0:
-            raise ValueError(f"convert-pipeline-to-nvvm: debug-timeout must be >= 0 (0 = off), got {self.debug_timeout}")
+        # the poll counter is an i32 compared unsigned: 2**32 + 5 trapped after 5 polls while its
+        # message said 4294967301
+        if not 0 <= self.debug_timeout <= MAX_DEBUG_TIMEOUT:
+            raise ValueError(f"convert-pipeline-to-nvvm: debug-timeout must be in [0, {MAX_DEBUG_TIMEOUT}] (0 = off; "
+                             f"the polls are counted in 32 bits), got {self.debug_timeout}")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         options = LoweringOptions(debug_timeout=self.debug_timeout)

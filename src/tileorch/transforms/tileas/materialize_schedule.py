@@ -48,6 +48,7 @@ from tileorch.transforms.tileas.common import functions, num_worker_warps, targe
 
 SMEM_BUDGET = {80: 166912, 86: 101376, 89: 101376, 90: 232448, 100: 232448, 120: 101376}
 BARRIER_BYTES_PER_STAGE = 16  # a full and an empty mbarrier
+MAX_STAGES = 32  # the most stages a pipeline has (cutlass.pipeline's verifier)
 PRODUCER_WARPS = 1
 PRODUCER_REGS = 40
 CONSUMER_REGS = {4: 232, 8: 232, 12: 160, 16: 112}
@@ -385,8 +386,22 @@ class MaterializeSchedule(ModulePass):
     smem_budget: int = 0  # 0: the target's maximum dynamic shared memory per CTA
     max_stages: int = 8
 
+    def __post_init__(self) -> None:
+        # a negative budget or a stage bound below 1 was reported as the loop's stages not fitting
+        # in the shared memory; a budget past the target's was planned with (8 stages of 48 KB)
+        if self.smem_budget < 0:
+            raise ValueError(f"tileas-materialize-schedule: smem-budget must be >= 0 bytes (0: the target's "
+                             f"maximum), got {self.smem_budget}")
+        if not 1 <= self.max_stages <= MAX_STAGES:
+            raise ValueError(f"tileas-materialize-schedule: max-stages must be in [1, {MAX_STAGES}] (a pipeline's "
+                             f"stage count), got {self.max_stages}")
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for func in functions(op):
-            budget = self.smem_budget or smem_budget(target_sm(func))
+            most = smem_budget(target_sm(func))
+            if self.smem_budget > most:
+                raise LocatedError(func, f"tileas-materialize-schedule: smem-budget = {self.smem_budget} bytes is more "
+                                         f"than the target's {most} bytes of shared memory per CTA")
+            budget = self.smem_budget or most
             for loop in candidate_loops(func):
                 materialize(func, loop, budget, self.max_stages)

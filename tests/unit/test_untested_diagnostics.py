@@ -1,0 +1,52 @@
+"""tools/untested_diagnostics.py on a checkout written here: which raised messages a test names."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parents[2] / "tools" / "untested_diagnostics.py"
+
+
+def _tool():
+    spec = importlib.util.spec_from_file_location("untested_diagnostics", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclass looks its module up
+    spec.loader.exec_module(module)
+    return module
+
+
+SOURCE = '''
+def verify(x, op):
+    if x:
+        raise VerifyException(f"stage count must be in [1, 32], found {x}")
+    if not x:
+        raise VerifyException("a rule whose message no test names")
+    raise LocatedError(op, "the tile " + str(x) + " is too large for the registers of one thread")
+    raise BytecodeError(f"short {x}")
+'''
+
+MLIR_TEST = '''// RUN: tileorch-opt %s --verify-diagnostics
+// expected-error @+1 {{stage count must be in [1, 32], found 0}}
+x
+'''
+
+PY_TEST = '''
+def test_it():
+    assert "is too large for the registers" in run()
+'''
+
+
+def test_counts_each_kind_and_finds_the_message_a_test_names(tmp_path):
+    (tmp_path / "src" / "tileorch").mkdir(parents=True)
+    (tmp_path / "src" / "tileorch" / "rules.py").write_text(SOURCE)
+    (tmp_path / "tests" / "filecheck").mkdir(parents=True)
+    (tmp_path / "tests" / "filecheck" / "t.mlir").write_text(MLIR_TEST)
+    (tmp_path / "tests" / "test_x.py").write_text(PY_TEST)
+    messages = {m.key: m for m in _tool().measure(tmp_path)}
+    assert messages["stage count must be in [1, 32], found"].tested  # the expectation holds the key
+    assert not messages["a rule whose message no test names"].tested
+    assert messages["is too large for the registers of one thread"].tested  # a test checks part of it
+    assert not messages["short"].tested  # too short to match: counted apart
+    assert {m.kind for m in messages.values()} == {"VerifyException", "LocatedError", "BytecodeError"}
