@@ -848,7 +848,8 @@ def atomic_cas_claim_slots(Slots, Won, K: ct.Constant[int]):
 def tiled_view_atomic_max_min_or(X, Mx, Mn, Or, BM: ct.Constant[int], BN: ct.Constant[int]):
     """``TiledView.atomic_store_max`` / ``atomic_store_min`` of int32 tiles and
     ``atomic_store_or`` of their low bits: every program (a row block of X) folds its tile into one
-    ``(BM, BN)`` block of the outputs (ragged rows of X skipped by the partial last tile)."""
+    ``(BM, BN)`` block of the outputs (the ragged last tile's padded rows read zeros, and fold in
+    too: the outputs' block is in bounds)."""
     p = ct.bid(0)
     x = ct.load(X, index=(p, 0), shape=(BM, BN), padding_mode=ZERO)
     Mx.tiled_view((BM, BN)).atomic_store_max((0, 0), x)
