@@ -582,3 +582,16 @@ def test_long_rows_and_bias_gelu_and_3d_column_sums_and_f64_norms():
     _close(run("col_sum_3d_vs_2d", {0: s})[1], _d(s).sum(1), 1e-3, 1e-4)
     f = RNG.standard_normal((5, 100))
     _close(run("f64_row_norms", {0: f})[1], f / np.linalg.norm(f, axis=1, keepdims=True), 1e-15, 1e-14)
+
+
+def test_embedding_backward_in_bf16_by_atomic_add():
+    """Found by this sweep: ``ct.atomic_add`` on a bf16 array was refused ("atomic_rmw on bf16
+    elements"); now ``atom.global.add.noftz.bf16``.  The gradients are multiples of 1/4 in [-2, 2] so
+    every partial sum is exact in bf16 (whatever the order of the adds)."""
+    ids = RNG.integers(0, 20, 50).astype(np.int32)
+    dy = (RNG.integers(-8, 9, (50, 64)) / 4).astype(np.float32)
+    start = (RNG.integers(-8, 9, (20, 64)) / 4).astype(np.float32)
+    dw = run("embedding_bwd_bf16_atomic", {0: ids, 1: dy, 2: start})[2]
+    ref = start.astype(np.float64)
+    np.add.at(ref, ids, dy.astype(np.float64))
+    np.testing.assert_array_equal(dw, ref)

@@ -976,6 +976,19 @@ def segment_sum_sorted_keys(Keys, Vals, Out, BN: ct.Constant[int]):
     ct.atomic_add(Out, ct.where(idx < Keys.shape[0], k, -1), v)
 
 
+
+@ct.kernel
+def embedding_bwd_bf16_atomic(Ids, DY, DW, BT: ct.Constant[int], BD: ct.Constant[int]):
+    """Embedding backward kept in bf16: ``dW[ids[t], :] += dY[t, :]`` by ``ct.atomic_add`` on a bf16
+    table (``atom.add.noftz.bf16``: each add rounds to bf16), ragged T."""
+    t = ct.bid(0)
+    rows = ct.arange(BT, dtype=ct.int32) + t * BT
+    ids = ct.load(Ids, index=(t,), shape=(BT,), padding_mode=ZERO)
+    ids = ct.where(rows < Ids.shape[0], ids, -1)
+    dy = ct.load(DY, index=(t, 0), shape=(BT, BD), padding_mode=ZERO)
+    ct.atomic_add(DW, (ids[:, None], ct.arange(BD, dtype=ct.int32)[None, :]), dy)
+
+
 F16, BF16, F32 = "float16", "bfloat16", "float32"
 
 _add("layernorm_fwd_stats", layernorm_fwd_stats,
@@ -1118,3 +1131,7 @@ _add("col_sum_3d_vs_2d", col_sum_3d_vs_2d, [((3, 70, 64), F16), ((3, 64), F32), 
 _add("f64_row_norms", f64_row_norms, [((5, 100), "float64"), ((5, 100), "float64"), 128], (5,), "simt", outputs=(1,))
 _add("segment_sum_sorted_keys", segment_sum_sorted_keys, [((1000,), "int32"), ((1000,), F32), ((40,), F32), 256],
      (4,), "simt", outputs=(2,))
+_add("embedding_bwd_bf16_atomic", embedding_bwd_bf16_atomic,
+     [((50,), "int32"), ((50, 64), BF16), ((20, 64), BF16), 16, 64], (4,), "simt", outputs=(2,),
+     notes="found by this sweep: a bf16 atomic_add was refused ('atomic_rmw on bf16 elements'): now "
+           "atom.global.add.noftz.bf16")
