@@ -262,6 +262,22 @@ class Interpreter:
             self._store(addrs, new, typ, one, None)
         return old
 
+    def _bf16_atomic_add(self, addrs, bits, mask):
+        """``atom.global.add.noftz.bf16 old, [addr], v`` (16-bit registers): the active threads one
+        at a time, each sum of the two bf16 values rounded to nearest even; the old bits."""
+        old = np.zeros(self.T, np.int64)
+        as_f32 = lambda x: np.array([(int(x) & 0xFFFF) << 16], np.uint32).view(np.float32)[0]  # noqa: E731
+        for t in np.nonzero(mask)[0]:
+            one = np.zeros(self.T, bool)
+            one[t] = True
+            old[t] = int(self._load(addrs, IntegerType(16), one, None)[t]) & 0xFFFF
+            total = np.array([np.float64(as_f32(old[t])) + np.float64(as_f32(bits[t]))], np.float32)  # exact in f64
+            b = int(total.view(np.uint32)[0])
+            new = np.zeros(self.T, np.int64)
+            new[t] = _wrap((b + 0x7FFF + ((b >> 16) & 1)) >> 16, 16)
+            self._store(addrs, new, IntegerType(16), one, None)
+        return _wrap(old, 16)
+
     # ---------------------------------------------------------------- running
     def run(self, args: list, grid: tuple[int, int, int]) -> None:
         """Run the kernel over ``grid`` with the cuTile entry's ``args``.  A kernel that runs one
@@ -453,6 +469,8 @@ class Interpreter:
             put((np.fmax if "max" in name else np.fmin)(a, b))
         elif name == "llvm.inline_asm" and "ld.global" in op.asm_string.data:
             put(self._predicated_load(op, ins, mask))
+        elif name == "llvm.inline_asm" and op.asm_string.data.startswith("atom.global.add.noftz.bf16"):
+            put(self._bf16_atomic_add(ins[0], ins[1], mask))
         elif name == "llvm.inline_asm":
             self.asm(op, ins, put)
         elif name == "llvm.call_intrinsic":

@@ -29,14 +29,17 @@ Contract (a mixin of ``FunctionLowering``):
   between fences (``fence.release`` before a release/acq_rel one, ``fence.acquire`` after an
   acquire/acq_rel one: LLVM 22's NVPTX backend drops atomicrmw's own ordering and scope), so
   ``atom.global.<op>`` runs at ``.gpu`` scope; a ``sys``-scope ``atomic_rmw`` is refused
-  ("not supported yet") rather than compiled at a narrower scope.  Scopes: ``cta`` ->
+  ("not supported yet") rather than compiled at a narrower scope.  A bf16 ``addf`` (held as f32)
+  is an inline ``atom.global.add.noftz.bf16`` of the value rounded to bf16 (sm_90; llvmlite's IR
+  has no ``bfloat``); other bf16 atomics are refused.  Scopes: ``cta`` ->
   ``syncscope("block")``, ``gpu`` -> ``"device"``, ``sys`` -> system.
 """
 
 from __future__ import annotations
 
 from xdsl.dialects import arith, llvm
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, IntegerType, StringAttr, TensorType, i1, i32, i64
+from xdsl.dialects.builtin import (BFloat16Type, DenseArrayBase, IntegerAttr, IntegerType, StringAttr, TensorType, i1,
+                                   i16, i32, i64)
 from xdsl.ir import Attribute, SSAValue
 
 from tileorch.dialects import llvm_ext
@@ -374,8 +377,14 @@ class PointerLowering:
         if op.mem_scope.value.data == "sys":
             raise NotImplementedError("a system-scope atomic_rmw (LLVM's NVPTX backend would emit it at "
                                       "device scope)")
+        if isinstance(elt, BFloat16Type) and mode == "addf":
+            if self.sm is not None and self.sm < 90:
+                raise NotImplementedError(f"atomic_rmw addf on bf16 elements before sm_90 (atom.add.noftz.bf16 "
+                                          f"is an sm_90 instruction; the target is sm_{self.sm})")
+            self._atomic(e, op, [op.value], _bf16_atomic_add, fences=True)
+            return
         if reg_type(elt) != elt:
-            raise NotImplementedError(f"atomic_rmw on {elt} elements")
+            raise NotImplementedError(f"atomic_rmw {mode} on {elt} elements")
 
         def one(b: Emitter, p: SSAValue, v: SSAValue) -> SSAValue:
             return b.v(llvm_ext.AtomicRMWOp(RMW_BIN_OP[mode], p, v, "monotonic", scope))
@@ -398,6 +407,17 @@ class PointerLowering:
             return b.v(arith.BitcastOp(old, elt)) if is_float(elt) else old
 
         self._atomic(e, op, [op.cmp, op.value], one)
+
+
+def _bf16_atomic_add(b: Emitter, p: SSAValue, v: SSAValue) -> SSAValue:
+    """``atom.global.add.noftz.bf16`` (sm_90) of the f32-held value rounded to bf16 (``cvt.rn``) at
+    ``p``, relaxed at ``.gpu`` scope (the fences of :meth:`PointerLowering._atomic` order it); the old
+    element widened back to f32.  An inline instruction: LLVM IR through llvmlite has no
+    ``bfloat`` for an ``atomicrmw fadd``."""
+    addr = b.v(llvm.PtrToIntOp(p, i64))
+    old = b.v(llvm.InlineAsmOp("atom.global.add.noftz.bf16 $0, [$1], $2;", "=h,l,h", [addr, b.f32_to_bf16_bits(v)],
+                               [i16], has_side_effects=True))
+    return b.bf16_bits_to_f32(old)
 
 
 __all__ = ["PointerLowering", "SYNCSCOPE", "contiguous_access_width"]
