@@ -131,3 +131,73 @@ def test_rewrite_once_visits_only_the_ops_named_by_the_prefix():
     seen.clear()
     rewrite_once(Record(), module.body)
     assert {"func.func", "cf.br", "func.return", "arith.addi"} <= set(seen)
+
+
+def test_rewrite_once_over_ops_walked_by_the_caller_visits_them_as_its_own_walk():
+    """``walked`` (the region's ops collected by the caller) gives the same visits, in the same
+    order, as rewrite_once's own walk, the prefix applied to them too."""
+    from xdsl.pattern_rewriter import RewritePattern
+
+    from tileorch.transforms.rewrite_once import rewrite_once
+
+    seen = []
+
+    class Record(RewritePattern):
+        def match_and_rewrite(self, op, rewriter, /):
+            seen.append(op)
+
+    class RecordArith(Record):
+        NAME_PREFIX = "arith."
+
+    module = parse_text(make_context(), chain(3), "split.mlir")
+    for pattern in (Record(), RecordArith()):
+        seen.clear()
+        rewrite_once(pattern, module.body)
+        own = list(seen)
+        seen.clear()
+        rewrite_once(pattern, module.body, list(module.body.walk()))
+        assert seen == own and own
+
+
+def test_a_to_llvm_pass_converts_index_types_before_its_first_pattern_sees_the_ops(monkeypatch):
+    """The std-to-llvm passes hand the ops of their index conversion's walk to their first
+    pattern: the pattern sees every op (none missed, none twice), each already without an
+    ``index`` result, and the module's lowering is the same as with a walk of its own."""
+    from xdsl.dialects.builtin import IndexType
+    from xdsl.pattern_rewriter import RewritePattern
+
+    from tileorch.backend.compile import print_module
+    from tileorch.transforms import index_to_llvm
+    from tileorch.transforms.arith_to_llvm import ConvertArithToLLVM
+
+    src = """
+    func.func @f(%a: index, %b: index) -> index {
+      %c = arith.addi %a, %b : index
+      %d = arith.muli %c, %a : index
+      %e = arith.index_cast %d : index to i32
+      %f = arith.index_cast %e : i32 to index
+      func.return %f : index
+    }
+    """
+    seen = []
+
+    class Record(RewritePattern):
+        def match_and_rewrite(self, op, rewriter, /):
+            assert not any(isinstance(r.type, IndexType) for r in op.results), op.name
+            seen.append(op)
+
+    class Pass(index_to_llvm.ToLLVMPass):
+        name = "record"
+        PATTERNS = (Record, Record)
+
+    ctx = make_context()
+    module = parse_text(ctx, src, "index.mlir")
+    Pass().apply(ctx, module)
+    ops = list(module.body.walk())
+    assert seen == ops + ops  # each pattern: every op once, in walk order
+    ours, theirs = (parse_text(ctx, src, "index.mlir") for _ in range(2))
+    ConvertArithToLLVM().apply(ctx, ours)
+    real = index_to_llvm.rewrite_once
+    monkeypatch.setattr(index_to_llvm, "rewrite_once", lambda p, r, walked=None: real(p, r))  # walks itself
+    ConvertArithToLLVM().apply(ctx, theirs)
+    assert print_module(ours) == print_module(theirs) and "index" not in print_module(ours).split("func.func")[1]

@@ -512,3 +512,58 @@ def test_a_hot_launcher_reads_a_torch_streams_handle_once_per_stream_object(monk
     for stream in (s1, s1, s2, s2, 3, s2, s1, s1):
         assert hot(stream, **options(calls[0])) is True
     assert ran == [0x11, 0x11, 0x22, 0x22, 3, 0x22, 0x11, 0x11] and reads == [0x11, 0x22, 0x11]
+
+
+class _Shape(tuple):
+    """A tuple subclass (torch.Size is one)."""
+
+
+class _Gone:
+    """An array whose interface property raises AttributeError (what ``getattr(a, name, None)``
+    turns into None)."""
+
+    @property
+    def __cuda_array_interface__(self):
+        raise AttributeError("no interface")
+
+
+class _Broken:
+    @property
+    def __cuda_array_interface__(self):
+        raise RuntimeError("cannot export")
+
+
+@pytest.mark.parametrize("spelling", [
+    dict(shape=[8], strides=[4]), dict(shape=_Shape((8,)), strides=_Shape((4,))), dict(shape=(8,), strides=(4,)),
+    dict(shape=[8], strides=None), dict(shape=range(8, 9)),
+])
+def test_a_learnt_reader_gives_call_key_s_key_for_every_spelling_of_shape_and_strides(spelling):
+    """A list, a tuple subclass or a tuple shape/strides: the generated reader's key equals
+    call_key's (a tuple), so the spellings share one bound launch."""
+    cb.learn(KERNEL, (Dev(), Dev(ptr=0xA000), 2.0))
+    read = cb.reader(KERNEL)
+    call = plain_call() | dict(args=(Dev(**spelling), Dev(ptr=0xA000), 2.0))
+    got = read(**call)
+    assert got == cb.call_key(**call) is not None
+    assert all(type(f) is tuple for f in got[7:9] if f is not None)
+    assert got == read(**(plain_call() | dict(args=(Dev(shape=(8,), strides=spelling.get("strides") and (4,)),
+                                                    Dev(ptr=0xA000), 2.0))))
+
+
+def test_a_learnt_reader_treats_an_interface_that_raises_as_call_key_does():
+    """An interface property raising AttributeError gives no key (as getattr's default does);
+    any other exception it raises propagates from both."""
+    cb.learn(KERNEL, (Dev(), 2.0))
+    read = cb.reader(KERNEL)
+    for cls in (_Gone, _Broken):
+        cb.learn(KERNEL, (cls(), 2.0))  # a pattern whose first class is this one
+        read = cb.reader(KERNEL)
+        assert read is not cb.call_key
+        call = plain_call() | dict(args=(cls(), 2.0))
+        if cls is _Gone:
+            assert read(**call) is None is cb.call_key(**call)
+        else:
+            with pytest.raises(RuntimeError):
+                read(**call)
+            with pytest.raises(RuntimeError):
+                cb.call_key(**call)

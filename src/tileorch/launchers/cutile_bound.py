@@ -211,8 +211,10 @@ def _generate(pattern: tuple[type, ...]) -> tuple[Callable[..., tuple | None], C
         else:  # _array_key's facts of an array with __cuda_array_interface__
             cais.append(i)
             pointers.append(5 + len(facts) + 1)
-            facts += ['"cai"', f'c{i}["data"][0]', f'tuple(c{i}["shape"])', f'None if s{i} is None else tuple(s{i})',
-                      f'c{i}["typestr"]']
+            # a tuple shape or strides taken as they are (tuple() of a tuple is the tuple itself: the
+            # same key, without the call)
+            facts += ['"cai"', f'c{i}["data"][0]', f'(h{i} if type(h{i} := c{i}["shape"]) is tuple else tuple(h{i}))',
+                      f'None if s{i} is None else s{i} if type(s{i}) is tuple else tuple(s{i})', f'c{i}["typestr"]']
     key = f"(kernel, grid, arch, schedule, tiles{''.join(', ' + f for f in facts)})"
 
     def body(indent: str, found: str, missing: str) -> str:
@@ -220,7 +222,12 @@ def _generate(pattern: tuple[type, ...]) -> tuple[Callable[..., tuple | None], C
         an array interface is malformed: ``missing``)."""
         if not cais:
             return f"{indent}key = {key}\n{found}"
-        return ("".join(f'{indent}c{i} = getattr(a{i}, "__cuda_array_interface__", None)\n' for i in cais)
+        # the attribute read in place (no getattr call); a missing one is what getattr's None
+        # gives (no key), any other exception of the read propagates as it does from getattr
+        return (f"{indent}try:\n"
+                + "".join(f'{indent}    c{i} = a{i}.__cuda_array_interface__\n' for i in cais)
+                + f"{indent}except AttributeError:\n"
+                + f"{indent}    {missing}\n"
                 + f"{indent}if {' and '.join(f'type(c{i}) is dict' for i in cais)}:\n"
                 + f"{indent}    try:\n"
                 + "".join(f'{indent}        s{i} = c{i}.get("strides")\n' for i in cais)

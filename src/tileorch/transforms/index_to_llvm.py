@@ -51,23 +51,29 @@ def _convert_op(op: Operation) -> None:
         )
 
 
-def convert_index_types(module: Operation) -> None:
-    """Replace every ``index`` type in ``module`` by ``i64``, in place."""
-    for op in list(module.walk()):
+def convert_index_types(module: Operation) -> list[Operation]:
+    """Replace every ``index`` type in ``module`` by ``i64``, in place; returns the ops of
+    ``module``'s regions in walk order (``module`` itself not included; the conversion changes
+    values' types, not which ops there are)."""
+    ops = list(module.walk())
+    for op in ops:
         _convert_op(op)
+    return ops[1:]
 
 
 @dataclass(frozen=True)
 class ToLLVMPass(ModulePass):
     """Rewrite every ``index`` type to ``i64``, then run each of ``PATTERNS`` over the module in
-    turn (one walk each, not re-applied to the ops a pattern creates: :func:`rewrite_once`)."""
+    turn (one walk each, not re-applied to the ops a pattern creates: :func:`rewrite_once`; the
+    first pattern visits the ops the conversion's walk collected)."""
 
     PATTERNS: ClassVar[tuple[type[RewritePattern], ...]] = ()
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        convert_index_types(op)
+        walked = convert_index_types(op)  # the first pattern's walk too: the conversion adds or removes no op
         for pattern in self.PATTERNS:
-            rewrite_once(pattern(), op.body)
+            rewrite_once(pattern(), op.body, walked)
+            walked = None
 
 
 @dataclass(frozen=True)

@@ -22,11 +22,14 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 
 
-def rewrite_once(pattern: RewritePattern, region: Region) -> bool:
+def rewrite_once(pattern: RewritePattern, region: Region, walked: list[Operation] | None = None) -> bool:
     """Apply ``pattern`` to every op of ``region`` once (ops it creates are not visited);
-    returns whether it changed anything."""
+    returns whether it changed anything.  ``walked``: the ops of ``region`` in walk order as they
+    are now, collected by the caller (``list(region.walk())``: not walked again)."""
     prefix = getattr(pattern, "NAME_PREFIX", None)
-    ops = [op for op in region.walk() if op.name.startswith(prefix)] if prefix else list(region.walk())
+    if walked is None:
+        walked = region.walk()
+    ops = [op for op in walked if op.name.startswith(prefix)] if prefix else list(walked)
     if not ops:
         return False
     removed: set[int] = set()
