@@ -3,7 +3,9 @@
 ``tileorch-opt``, ``tileorch`` and ``filecheck`` run as forks of one server per pytest process
 that imported them once (tests/tool_forkserver.py): a fifth of the CPU of fresh Pythons."""
 
+import contextlib
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +17,9 @@ import tool_forkserver  # noqa: E402
 
 FILECHECK_DIR = Path(__file__).parent / "filecheck"
 SHARDS = 8
+SHARD_TIMEOUT_S = 480
+"""A shard (~30 RUN files, a few CPU seconds) still running after this is stopped and fails with
+what it printed, before pyproject.toml's faulthandler_timeout (600 s) would end the worker."""
 
 
 @pytest.fixture(scope="module")
@@ -29,8 +34,19 @@ def test_lit_suite(shard, forkserver_env):
     lit = os.path.join(bindir, "lit")
     env = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""), **forkserver_env)
     jobs = 1 if os.environ.get("PYTEST_XDIST_WORKER") else (os.cpu_count() or 2)
-    proc = subprocess.run(
+    proc = subprocess.Popen(
         [lit, "-q", "-j", str(jobs), f"--num-shards={SHARDS}", f"--run-shard={shard}", str(FILECHECK_DIR)],
-        capture_output=True, text=True, env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True,
     )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    try:
+        out, err = proc.communicate(timeout=SHARD_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        # the shard and every RUN line it started (one process group), then what they printed
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        try:
+            out, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:  # a tool forked by the fork server still holds the pipes
+            out, err = "", "(no output: the pipes stayed open)"
+        pytest.fail(f"lit shard {shard} ran past {SHARD_TIMEOUT_S} s (stopped):\n{out}{err}")
+    assert proc.returncode == 0, out + err
