@@ -189,9 +189,10 @@ def test_remark_names_the_computed_operand_at_the_users_line():
 
 
 
-def test_the_lowered_kernel_pipeline_and_barriers_are_proved(tmp_path):
-    """``tileorch check``: the producer's raw-tile fills, both consumer warp groups' waits, releases and
-    their named barrier 3 every K step: no deadlock, no race, for every trip count."""
+@pytest.mark.parametrize("name", ["w8a16_linear", "a8_dequant", "a_and_b_computed"])
+def test_the_lowered_kernel_pipeline_and_barriers_are_proved(tmp_path, name):
+    """``tileorch check``: the producer's raw-tile fills (A's, B's, or both), both consumer warp groups'
+    waits, releases and their named barrier 3 every K step: no deadlock, no race, for every trip count."""
     from tileorch.analysis.explore import check
     from tileorch.analysis.extract import load as load_protocols
     from tileorch.driver import lower_program
@@ -199,7 +200,7 @@ def test_the_lowered_kernel_pipeline_and_barriers_are_proved(tmp_path):
     from tileorch.registry import make_context
     from tileorch.testing.export import cutile_bytecode
 
-    p = PROGRAMS["w8a16_linear"]
+    p = PROGRAMS[name]
     ctx = make_context()
     kind, module = lower_program(load(cutile_bytecode(p.kernel, p.spec), "k", ctx), ctx, "sm_90a")
     assert kind == "gemm"
