@@ -2157,7 +2157,9 @@ def _computed_b_remark(dk: DotKernel, cfg, role: str = "b") -> None:
         f"producer TMA-loads the raw {tile} tile ({raw} bytes, unswizzled) and the consumer warp groups "
         f"({128 * cfg.consumer_groups} threads) evaluate the program's ops into the stage's {role.upper()} operand "
         f"tile in the swizzled layout the WGMMA reads (fence.proxy.async, then named barrier {TRANSFORM_BARRIER})"
-        f"{why}; {cfg.stages} stages of {cfg.stage_bytes} bytes ({tiles} tiles), 1 CTA per cluster, "
+        f"{why}; {cfg.stages} stages of {cfg.stage_bytes} bytes ({tiles} tiles"
+        f"{f'; the {dk.depth} the tier asked for do not fit the shared memory' if cfg.stages < dk.depth else ''}), "
+        "1 CTA per cluster, "
         f"the {cfg.schedule} schedule{_vectors_remark(dk, pro)}", "remark"))
 
 
