@@ -61,6 +61,19 @@ def a_times_scalar(A, B, C, alpha: float, tm: ct.Constant[int], tn: ct.Constant[
     ct.store(C, index=(i, j), tile=acc.astype(C.dtype))
 
 
+@ct.kernel
+def relu_a_two_dots(A, B1, B2, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    """A computed A shared by two dots (SwiGLU on relu(a)): refused, located."""
+    i, j = ct.bid(0), ct.bid(1)
+    g = ct.zeros((tm, tn), dtype=ct.float32)
+    u = ct.zeros((tm, tn), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        a = ct.maximum(ct.load(A, index=(i, k), shape=(tm, tk)), 0.0)
+        g = ct.mma(a, ct.load(B1, index=(k, j), shape=(tk, tn)), g)
+        u = ct.mma(a, ct.load(B2, index=(k, j), shape=(tk, tn)), u)
+    ct.store(C, index=(i, j), tile=(g * u).astype(C.dtype))
+
+
 PROGRAMS = {
     "w8a16_linear": UserProgram(w8a16_linear, [((256, 256), "float16"), ((256, 256), "int8"), ((256,), "float32"),
                                            ((256, 256), "float16"), 128, 128, 64], (2, 2), "gemm", "", "", (3,)),
@@ -100,6 +113,12 @@ PROGRAMS = {
                                            0.05, 128, 128, 64], (1, 1), "gemm", "", "", (2,)),
     "a_times_gamma": UserProgram(a_times_gamma, [((128, 192), "float16"), ((192,), "float16"), ((192, 128), "float16"),
                                                  ((128, 128), "float32"), 64, 64, 64], (2, 2), "gemm", "", "", (3,)),
+    "relu_a_two_dots": UserProgram(relu_a_two_dots, [((128, 128), "float16"), ((128, 128), "float16"),
+                                                     ((128, 128), "float16"), ((128, 128), "float32"), 128, 128, 64],
+                                   (1, 1), "simt", "", "", (3,)),
+    "group_scale_k32": UserProgram(w8a16_group_scale, [((128, 256), "float16"), ((256, 128), "int8"),
+                                                       ((2, 128), "float32"), ((128, 128), "float32"), 64, 64, 32,
+                                                       128], (2, 2), "simt", "", "", (3,)),
     "a_and_b_computed": UserProgram(a_and_b_computed, [((128, 192), "float16"), ((128, 192), "int8"),
                                                        ((128,), "float16"), ((128, 128), "float32"), 128, 128, 64],
                                     (1, 1), "gemm", "", "", (3,)),
@@ -189,9 +208,10 @@ def test_remark_names_the_computed_operand_at_the_users_line():
 
 
 
-def test_the_lowered_kernel_pipeline_and_barriers_are_proved(tmp_path):
-    """``tileorch check``: the producer's raw-tile fills, both consumer warp groups' waits, releases and
-    their named barrier 3 every K step: no deadlock, no race, for every trip count."""
+@pytest.mark.parametrize("name", ["w8a16_linear", "a8_dequant", "a_and_b_computed"])
+def test_the_lowered_kernel_pipeline_and_barriers_are_proved(tmp_path, name):
+    """``tileorch check``: the producer's raw-tile fills (A's, B's, or both), both consumer warp groups'
+    waits, releases and their named barrier 3 every K step: no deadlock, no race, for every trip count."""
     from tileorch.analysis.explore import check
     from tileorch.analysis.extract import load as load_protocols
     from tileorch.driver import lower_program
@@ -199,7 +219,7 @@ def test_the_lowered_kernel_pipeline_and_barriers_are_proved(tmp_path):
     from tileorch.registry import make_context
     from tileorch.testing.export import cutile_bytecode
 
-    p = PROGRAMS["w8a16_linear"]
+    p = PROGRAMS[name]
     ctx = make_context()
     kind, module = lower_program(load(cutile_bytecode(p.kernel, p.spec), "k", ctx), ctx, "sm_90a")
     assert kind == "gemm"
@@ -333,3 +353,43 @@ def test_a_and_b_computed_in_one_kernel():
     s4._check(c, np.maximum(a.astype(np.float64), 0) @ wq.T, 3e-3, 3e-3)
     cfg = _compile("a_and_b_computed").gemm_config
     assert cfg.a_raw == "f16" and cfg.b_raw == "s8" and cfg.stage_bytes == 16384 * 2 + 8192 + 16384
+
+
+def _refusal(name):
+    prog = _compile(name)
+    assert prog.kind == "simt", prog.remarks
+    (refusal,) = [r for r in prog.remarks if "refused" in r]
+    return refusal
+
+
+def test_a_computed_a_shared_by_two_dots_is_refused_at_the_users_line():
+    refusal = _refusal("relu_a_two_dots")
+    line = relu_a_two_dots._annotated_function.pyfunc.__code__.co_firstlineno + 9  # the second dot
+    assert refusal.startswith(f"{__file__}:{line}:"), refusal
+    assert "2 dots in one K loop that do not read the same A tile" in refusal
+
+
+def test_a_k_indexed_vector_with_another_k_tile_is_refused_at_its_load():
+    """K tiles of 32 f16 elements run as 64 (one 128-byte row): the consumers' kt would not be the program's
+    k, so a vector loaded at k is refused at its load."""
+    refusal = _refusal("group_scale_k32")
+    line = 1 + open(cbp.__file__).read().splitlines().index(
+        "        s = ct.load(S, index=(k * tk // group, j), shape=(1, tn))")
+    assert refusal.startswith(f"{cbp.__file__}:{line}:"), refusal
+    assert "the program's K tile (32) is not the WGMMA kernel's (64" in refusal
+
+
+def test_int4_unpacked_by_reshape_stays_refused_at_the_operand():
+    """W4A16 (``mm_w4a16_groupwise``: int32-packed nibbles unpacked by a broadcast shift and a reshape that moves
+    elements): a tile of another shape than B's; the refusal names the op computing B (the scale row it also
+    loads in the loop no longer hides it behind a count of staged loads)."""
+    from tileorch.testing import user_programs7 as up7
+
+    spec = [((128, 256), "float16"), ((32, 128), "int32"), ((2, 128), "float16"), ((128, 128), "float16"), 64, 64,
+            64, 128]
+    from tileorch.testing.gemm_emulation import compile_cutile
+
+    prog = compile_cutile(up7.mm_w4a16_groupwise, spec, "mm_w4a16_groupwise")
+    assert prog.kind == "simt"
+    (refusal,) = [r for r in prog.remarks if "refused" in r]
+    assert "this dot operand is computed in the kernel" in refusal and "no tile reshaped, unpacked" in refusal

@@ -100,6 +100,12 @@ def _arrays(name: str) -> list:
                                                ((N, M), "bf16")],
         "gemm_c_column_major_f16": [((M, K), "f16"), ((K, N), "f16"), ((M, N), "f16", "cm")],
         "gemm_c_column_major_bf16": [((M, K), "bf16"), ((K, N), "bf16"), ((M, N), "bf16", "cm")],
+        # computed operands: a B with per-channel / per-group scale vectors, a computed A
+        "linear_w8a16_channel_scale_f16": [((M, K), "f16"), ((N, K), "i8"), ((N,), "f16"), ((M, N), "f16")],
+        "gemm_w8a16_group128_f16": [((M, K), "f16"), ((K, N), "i8"), ((K // 128, N), "f32"), ((M, N), "f32")],
+        "relu_a_gemm_f16": [((M, K), "f16"), ((K, N), "f16"), ((M, N), "f32")],
+        "a8_dequant_gemm_f16": [((M, K), "i8"), ((K, N), "f16"), ((M, N), "f32"), 0.02],
+        "rmsnorm_gamma_gemm_f16": [((M, K), "f16"), ((K,), "f16"), ((K, N), "f16"), ((M, N), "f32")],
     }[name]
 
 
@@ -157,6 +163,13 @@ EXPECT = {  # configuration fields the operands call for
     # B computed in the K loop: f16 WGMMA on the converted operand, the raw int8 tile after it in each stage
     "linear_w8a16_f16": {"dtype": "f16", "b_raw": "s8", "b_major": "k", "cluster_m": 1, "tile_n": 128},
     "gemm_w8a16_f16": {"dtype": "f16", "b_raw": "s8", "b_major": "n", "cluster_m": 1, "tile_n": 128},
+    # vectors read by the computed B (per output channel before the loop; a group's scale row per K step)
+    "linear_w8a16_channel_scale_f16": {"dtype": "f16", "b_raw": "s8", "b_major": "k", "cluster_m": 1},
+    "gemm_w8a16_group128_f16": {"dtype": "f16", "b_raw": "s8", "b_major": "n", "cluster_m": 1, "tile_k": 64},
+    # A computed in the K loop: its raw tile after B's in each stage (GemmConfig.a_raw)
+    "relu_a_gemm_f16": {"dtype": "f16", "a_raw": "f16", "b_raw": "", "cluster_m": 1},
+    "a8_dequant_gemm_f16": {"dtype": "f16", "a_raw": "s8", "cluster_m": 1},
+    "rmsnorm_gamma_gemm_f16": {"dtype": "f16", "a_raw": "f16", "cluster_m": 1},
 }
 WGMMA = {  # the instruction the integer programs must run
     "linear_i8_i32": "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8",

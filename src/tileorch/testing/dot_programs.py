@@ -1303,3 +1303,77 @@ PROGRAMS.update({
     "gemm_c_column_major_bf16": Program(gemm, "bf16", _make_gemm_c_column_major, library="torch.matmul",
                                         bench=False),
 })
+
+
+# -- computed dot operands on the GEMM tier (session 17): a B with per-channel / per-group scales, a computed A --
+
+
+def _make_w8a16_channel_scale(m, n, k, dt, g):
+    """nn.Linear W8A16 with the per-output-channel f16 scale applied to the weight in the loop
+    (``computed_b_programs.w8a16_channel_scale_nk``); reference: the f16-rounded dequantized weight in fp32."""
+    import torch
+
+    x = _randn((m, k), "f16", g, 0.5)
+    w = _randint((n, k), "i8", g)
+    s = (torch.rand(n, device="cuda", generator=g) * 1e-2 + 5e-3).half()
+    y = _nan((m, n), "f16")
+    wdq = (w.half() * s[:, None]).t().contiguous()  # [K, N], rounded as the program's f16 multiply
+    return (x, w, s, y), y, x.float() @ wdq.float(), lambda: torch.matmul(x, wdq)
+
+
+def _make_w8a16_group(m, n, k, dt, g, group=128):
+    """Group-wise W8A16: int8 ``W [K, N]``, f32 scales ``S [ceil(K / group), N]`` loaded per K step."""
+    import torch
+
+    a = _randn((m, k), "f16", g, 0.5)
+    w = _randint((k, n), "i8", g)
+    s = torch.rand((k + group - 1) // group, n, device="cuda", generator=g) * 1e-2 + 5e-3
+    c = _nan((m, n), "f32")
+    wdq = (w.float() * s.repeat_interleave(group, 0)[:k]).half()
+    return (a, w, s, c), c, a.float() @ wdq.float(), lambda: torch.matmul(a, wdq)
+
+
+def _make_relu_a(m, n, k, dt, g):
+    import torch
+
+    a, b = _randn((m, k), "f16", g), _randn((k, n), "f16", g, 0.5)
+    c = _nan((m, n), "f32")
+    return (a, b, c), c, torch.relu(a.float()) @ b.float(), lambda: torch.matmul(torch.relu(a), b)
+
+
+def _make_a8_dequant(m, n, k, dt, g):
+    import torch
+
+    a, b = _randint((m, k), "i8", g), _randn((k, n), "f16", g, 0.5)
+    c = _nan((m, n), "f32")
+    adq = (a.float() * 0.02).half()
+    return (a, b, c, 0.02), c, adq.float() @ b.float(), lambda: torch.matmul((a.half() * 0.02), b)
+
+
+def _make_a_times_gamma(m, n, k, dt, g):
+    import torch
+
+    a, b = _randn((m, k), "f16", g), _randn((k, n), "f16", g, 0.5)
+    gamma = (torch.rand(k, device="cuda", generator=g) + 0.5).half()
+    c = _nan((m, n), "f32")
+    return (a, gamma, b, c), c, (a * gamma[None, :]).float() @ b.float(), lambda: torch.matmul(a * gamma, b)
+
+
+def _computed_operand_programs() -> dict:
+    from tileorch.testing import computed_b_programs as cbp
+
+    dq = "torch.matmul (dequantized f16 weight, made outside the timing)"
+    return {
+        "linear_w8a16_channel_scale_f16": Program(cbp.w8a16_channel_scale_nk, "f16", _make_w8a16_channel_scale,
+                                                  library=dq),
+        "gemm_w8a16_group128_f16": Program(cbp.w8a16_group_scale, "f16", _make_w8a16_group, extra=(128,),
+                                           library=dq),
+        "relu_a_gemm_f16": Program(cbp.relu_a, "f16", _make_relu_a, library="torch.relu + torch.matmul"),
+        "a8_dequant_gemm_f16": Program(cbp.a8_dequant, "f16", _make_a8_dequant,
+                                       library="int8 -> f16 * scale + torch.matmul"),
+        "rmsnorm_gamma_gemm_f16": Program(cbp.a_times_gamma, "f16", _make_a_times_gamma,
+                                          library="a * gamma + torch.matmul"),
+    }
+
+
+PROGRAMS.update(_computed_operand_programs())

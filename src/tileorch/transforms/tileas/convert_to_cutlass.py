@@ -544,9 +544,10 @@ def _no_tma_operand(dots) -> Operation | None:
 
 
 COMPUTED_OPERAND = ("this dot operand is computed in the kernel (e.g. int4 weights unpacked and scaled in the K loop), "
-                    "which the tensor-core tier does not take yet: it reads A as a tile of the kernel's arrays "
-                    "through TMA (ct.load), converted at most by .astype, and B as one too or computed from its own "
-                    "tile by elementwise ops with scalar operands (no other tile loaded in the loop)")
+                    "which the tensor-core tier does not take yet: it reads A and B as tiles of the kernel's arrays "
+                    "through TMA (ct.load), or computed from their own tile of the dot's shape by elementwise ops "
+                    "whose other operands are scalars or vectors of one wide dimension (no tile reshaped, unpacked "
+                    "or of another shape)")
 
 
 CONSTANT_OPERAND = ("this dot operand is a constant tile (ct.ones / ct.full / ct.zeros, no array read), which the "
@@ -793,6 +794,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
             a_load, a_major = ld, "m"
         else:  # tile indices other than program ids: the role of the dot operand it feeds
             role = _operand_role(ld, dots, indices, shape, (tm, tn, tk))
+            computed = _computed_operand(dots) if role is None else None
+            if computed is not None:  # e.g. packed int4 weights: a tile of another shape, unpacked into B
+                raise LocatedError(computed, COMPUTED_OPERAND)
             if role is None:
                 fail(ld, f"operand tile {shape} at ({', '.join(_describe_index(i) for i in indices)}) does not feed "
                          f"a {tm}x{tn}x{tk} dot as A (program id 0, k) / A^T (k, program id 0) or B (k, program id 1) / "
@@ -2229,7 +2233,9 @@ def _computed_b_remark(dk: DotKernel, cfg, role: str = "b") -> None:
         f"producer TMA-loads the raw {tile} tile ({raw} bytes, unswizzled) and the consumer warp groups "
         f"({128 * cfg.consumer_groups} threads) evaluate the program's ops into the stage's {role.upper()} operand "
         f"tile in the swizzled layout the WGMMA reads (fence.proxy.async, then named barrier {TRANSFORM_BARRIER})"
-        f"{why}; {cfg.stages} stages of {cfg.stage_bytes} bytes ({tiles} tiles), 1 CTA per cluster, "
+        f"{why}; {cfg.stages} stages of {cfg.stage_bytes} bytes ({tiles} tiles"
+        f"{f'; the {dk.depth} the tier asked for do not fit the shared memory' if cfg.stages < dk.depth else ''}), "
+        "1 CTA per cluster, "
         f"the {cfg.schedule} schedule{_vectors_remark(dk, pro)}", "remark"))
 
 
