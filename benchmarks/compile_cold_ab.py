@@ -16,6 +16,12 @@ the two trees is compared on every round (a difference stops the run).  Write ``
 ``--gemm MxNxK`` (repeatable) adds ``tileorch gemm M N K --compile`` (the TMA + WGMMA GEMM the
 API would choose, compiled in a fresh process; its own ``seconds:`` line gives the phases, the
 cubins of the two trees are compared each round) to the inputs.
+
+``--tileiras PATH`` also runs ``tileiras --gpu-name=sm_90 -o OUT.cubin FILE`` on each
+``.tileirbc`` input in the same rounds (after the two trees; ``PATH/../lib`` joins
+``LD_LIBRARY_PATH`` and ``PATH``'s directory joins ``PATH``, for its libraries and ptxas), so the
+three are compared under the same load: its row is ``tileiras``, and ``after/tileiras`` is
+printed for wall and CPU.
 """
 
 from __future__ import annotations
@@ -68,6 +74,20 @@ def gemm_run(tree: str, shape: str, cache: Path) -> tuple[float, float, dict[str
     return wall, cpu, phases, Path(match.group(1)).read_bytes()
 
 
+def tileiras_run(tileiras: str, path: Path, out: Path) -> tuple[float, float]:
+    """(wall, CPU) of one ``tileiras`` compile of ``path``."""
+    bindir = Path(tileiras).resolve().parent
+    env = {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}",
+           "LD_LIBRARY_PATH": f"{bindir.parent / 'lib'}{os.pathsep}{os.environ.get('LD_LIBRARY_PATH', '')}"}
+    c0, t0 = _children_cpu(), time.perf_counter()
+    proc = subprocess.run([tileiras, "--gpu-name=sm_90", "-o", str(out), str(path)], capture_output=True, text=True,
+                          env=env)
+    wall, cpu = time.perf_counter() - t0, _children_cpu() - c0
+    if proc.returncode != 0:
+        raise SystemExit(f"tileiras failed on {path}:\n{proc.stderr[-2000:]}")
+    return wall, cpu
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("before")
@@ -76,15 +96,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--gemm", action="append", default=[], metavar="MxNxK",
                     help="also `tileorch gemm M N K --compile` (repeatable)")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--tileiras", default=None, metavar="PATH",
+                    help="also time tileiras on each .tileirbc input in the same rounds")
     ap.add_argument("--out", type=Path, default=None, help="JSON record")
     args = ap.parse_args(argv)
     trees = {"before": str(Path(args.before).resolve()), "after": str(Path(args.after).resolve())}
     results: dict[str, dict] = {}
     print(f"load average {os.getloadavg()[0]:.1f}; min of {args.repeat} cold runs per tree, trees alternated")
-    print(f"{'program':22s} {'tree':6s} {'wall':>6s} {'cpu':>6s} " + " ".join(f"{p.split('/')[-1][:8]:>8s}" for p in PHASES))
+    print(f"{'program':22s} {'tree':8s} {'wall':>6s} {'cpu':>6s} " + " ".join(f"{p.split('/')[-1][:8]:>8s}" for p in PHASES))
     with tempfile.TemporaryDirectory(prefix="tileorch-ab-") as tmp:
         for path in args.files:
             best = {t: {"wall": float("inf"), "cpu": float("inf"), "phases": {}} for t in trees}
+            with_tileiras = args.tileiras and path.suffix == ".tileirbc"
+            if with_tileiras:
+                best["tileiras"] = {"wall": float("inf"), "cpu": float("inf"), "phases": {}}
             for _ in range(args.repeat):
                 ptx = {}
                 for t, tree in trees.items():
@@ -96,10 +121,18 @@ def main(argv: list[str] | None = None) -> int:
                     ptx[t] = out.read_text()
                 if ptx["before"] != ptx["after"]:
                     raise SystemExit(f"{path}: the PTX differs between the trees")
+                if with_tileiras:
+                    wall, cpu = tileiras_run(args.tileiras, path, Path(tmp) / "tileiras.cubin")
+                    best["tileiras"]["wall"] = min(best["tileiras"]["wall"], wall)
+                    best["tileiras"]["cpu"] = min(best["tileiras"]["cpu"], cpu)
             results[path.stem] = best
             for t, b in best.items():
-                print(f"{path.stem:22s} {t:6s} {b['wall']:6.2f} {b['cpu']:6.2f} "
+                print(f"{path.stem:22s} {t:8s} {b['wall']:6.2f} {b['cpu']:6.2f} "
                       + " ".join(f"{b['phases'].get(p, 0.0):8.3f}" for p in PHASES), flush=True)
+            if with_tileiras:
+                ti, af = best["tileiras"], best["after"]
+                print(f"{path.stem:22s} after/tileiras: wall {af['wall'] / ti['wall']:.2f}x, "
+                      f"cpu {af['cpu'] / ti['cpu']:.2f}x", flush=True)
         for shape in args.gemm:
             best = {t: {"wall": float("inf"), "cpu": float("inf"), "phases": {}} for t in trees}
             for _ in range(args.repeat):
@@ -113,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
                     raise SystemExit(f"gemm {shape}: the cubin differs between the trees")
             results[f"gemm_cli_{shape}"] = best
             for t, b in best.items():
-                print(f"{'gemm ' + shape:22s} {t:6s} {b['wall']:6.2f} {b['cpu']:6.2f} "
+                print(f"{'gemm ' + shape:22s} {t:8s} {b['wall']:6.2f} {b['cpu']:6.2f} "
                       + " ".join(f"{k} {v:.3f}" for k, v in b["phases"].items()), flush=True)
     if args.out:
         args.out.write_text(json.dumps({"load": os.getloadavg(), "repeat": args.repeat, "trees": trees,
