@@ -21,21 +21,21 @@ from test_chained_emulated import _compile, _emulate
 
 
 def _rn32(x: F) -> F:
-    """``x`` rounded to the nearest float32 (ties to even; normal range)."""
+    """``x`` rounded to the nearest float32 (ties to even; normal range), in integers: ``e`` with
+    ``2^e <= |x| < 2^(e+1)``, then ``|x| / 2^(e-23)`` split into its whole part and remainder."""
     if x == 0:
         return F(0)
     sign, x = (-1 if x < 0 else 1), abs(x)
-    e = x.numerator.bit_length() - x.denominator.bit_length()
-    while F(2) ** e > x:
+    n, d = x.numerator, x.denominator
+    e = n.bit_length() - d.bit_length()  # 2^(e-1) < x < 2^(e+1)
+    if (n << max(0, -e)) < (d << max(0, e)):  # x < 2^e
         e -= 1
-    while F(2) ** (e + 1) <= x:
-        e += 1
-    ulp = F(2) ** (e - 23)
-    m = x / ulp
-    whole = m.numerator // m.denominator
-    if m - whole > F(1, 2) or (m - whole == F(1, 2) and whole % 2):
+    shift = 23 - e  # x / ulp = n 2^shift / d
+    whole, rem = divmod(n << shift, d) if shift >= 0 else divmod(n, d << -shift)
+    den = d if shift >= 0 else d << -shift
+    if 2 * rem > den or (2 * rem == den and whole % 2):
         whole += 1
-    return sign * whole * ulp
+    return sign * (F(whole << -shift) if shift <= 0 else F(whole, 1 << shift))
 
 
 def test_row_division_sequence_is_correctly_rounded():

@@ -346,6 +346,20 @@ class Emu:
         self.wait_delay = 0  # steps a ready wgmma.wait_group waits while other threads can run
         self.ready_since = {}
         self.parsed = [self._split(s) for s in self.insts]
+        self.kinds = [self._kind(op) for _, op, _ in self.parsed]  # (base name, collective unit) per pc
+
+    @staticmethod
+    def _kind(op):
+        """An instruction's base name and what it waits for: 128 (its warp group), 32 (its warp),
+        "bar" (a named barrier, arrive included) or None."""
+        collective = None
+        if op.startswith("wgmma") or op.startswith("setmaxnreg"):
+            collective = 128
+        elif op.startswith(("shfl", "vote")):
+            collective = 32
+        if op.startswith(("bar.sync", "bar.arrive", "barrier.arrive")) or op == "barrier.sync":
+            collective = "bar"
+        return op.split(".")[0], collective
 
     # ------------------------------------------------------------------ parsing helpers
     def _split(self, s):
@@ -496,7 +510,8 @@ class Emu:
     def run(self, max_steps=5_000_000):
         steps = 0
         rr = 0
-        while self.live.any():
+        count = np.count_nonzero  # ndarray.any() / .sum() cost several times more on these small masks
+        while count(self.live):
             pcs = sorted(set(self.pc[self.live].tolist()))
             progressed = False
             order = pcs[rr % len(pcs):] + pcs[:rr % len(pcs)]
@@ -504,7 +519,7 @@ class Emu:
             held = []
             for pc in order:
                 T = self.live & (self.pc == pc)
-                if not T.any():
+                if not count(T):
                     continue
                 if self.wait_delay and self.parsed[pc][1].startswith("wgmma.wait_group"):
                     since = self.ready_since.setdefault(pc, steps)
@@ -546,29 +561,23 @@ class Emu:
         self.cur_pc = pc
         self.clock += 1
         pred, op, ops = self.parsed[pc]
+        base, collective = self.kinds[pc]
+        if collective == "bar":
+            return self.named_barrier(pc, T, op, ops, pred)
+        elif collective and not self.units_complete(T, collective):
+            return False
+        tidx = np.nonzero(T)[0]
         if pred is not None:
             neg, p = pred
             pv = self.get(p, T).astype(bool)
             if neg:
                 pv = ~pv
+            # predicated: split executed vs skipped threads
+            E = T.copy()
+            E[tidx[~pv]] = False
         else:
-            pv = np.ones(T.sum(), dtype=bool)
-        base = op.split(".")[0]
-        collective = None
-        if op.startswith("wgmma") or op.startswith("setmaxnreg"):
-            collective = 128
-        elif op.startswith("shfl") or op.startswith("vote"):
-            collective = 32
-        elif op.startswith("bar.sync") or op == "barrier.sync":
-            collective = "bar"
-        if collective == "bar" or op.startswith("bar.arrive") or op.startswith("barrier.arrive"):
-            return self.named_barrier(pc, T, op, ops, pred)
-        elif collective and not self.units_complete(T, collective):
-            return False
-        tidx = np.nonzero(T)[0]
-        # predicated: split executed vs skipped threads
-        E = T.copy()
-        E[tidx[~pv]] = False
+            pv = np.ones(len(tidx), dtype=bool)
+            E = T
         nxt = pc + 1
         if base in ("bra",):
             tgt = self.labels[ops[0]]
@@ -597,7 +606,7 @@ class Emu:
                     self.live[t] = False
             self.pc[tidx[~pv]] = nxt
             return True
-        if E.any():
+        if E is T or np.count_nonzero(E):
             self.execute(op, ops, E)
         self.pc[T] = nxt
         return True
@@ -1063,13 +1072,12 @@ class Emu:
                 lead = others
                 b0 = int(np.ravel_multi_index(lead, arr.shape[:-2])) if inside and lead else (0 if inside else -1)
                 arr = arr.reshape((-1,) + arr.shape[-2:])
-                for r in range(box_rows):
-                    gr = row0 + r
-                    if 0 <= b0 < arr.shape[0] and 0 <= gr < arr.shape[1]:
-                        for cc in range(width):
-                            gc = col0 + cc
-                            if 0 <= gc < arr.shape[2]:
-                                box[gi * box_rows + r, cc] = arr[b0, gr, gc]
+                # the box's rows and columns inside the array (the rest stays zero: TMA's fill)
+                r_lo, r_hi = max(0, -row0), min(box_rows, arr.shape[1] - row0)
+                c_lo, c_hi = max(0, -col0), min(width, arr.shape[2] - col0)
+                if 0 <= b0 < arr.shape[0] and r_lo < r_hi and c_lo < c_hi:
+                    box[gi * box_rows + r_lo:gi * box_rows + r_hi, c_lo:c_hi] = \
+                        arr[b0, row0 + r_lo:row0 + r_hi, col0 + c_lo:col0 + c_hi]
             raw = box.view(np.uint8).reshape(rows, es * width)
             d = int(dst[k])
             if d % (8 * span if span else 16):
@@ -1077,11 +1085,10 @@ class Emu:
                             if span else f"{op}: shared destination {d:#x} not 16-byte aligned")
             self._check_smem_write(d, d + rows * es * width, "a TMA load")
             self.generic_state[d:d + rows * es * width] = 0
-            for r in range(rows):
-                for chunk in range(es * width // 16):
-                    lin = d + r * es * width + chunk * 16
-                    phys = _swizzle(lin, span) if span else lin  # swizzle 0: the unswizzled box
-                    self.smem[phys:phys + 16] = raw[r, chunk * 16:chunk * 16 + 16]
+            # each byte at its swizzled address (the swizzle keeps a 16-byte chunk's bytes together:
+            # it changes address bits 4.. only); swizzle 0: the unswizzled box
+            lin = d + np.arange(rows * es * width, dtype=np.int64)
+            self.smem[_swizzle(lin, span) if span else lin] = raw.reshape(-1)
             b = self.mb(int(bar[k]))
             b["tx"] -= rows * es * width
             self._mb_check_tx(b, int(bar[k]))
@@ -1245,12 +1252,16 @@ class Emu:
         r0 = 16 * warp + lane // 4
         c0 = 2 * (lane % 4)
 
+        i = np.arange(len(dregs))[:, None]
+        rows = r0[None, :] + 8 * ((i // 2) % 2)  # [register, thread] -> D's row and column
+        cols = 8 * (i // 4) + c0[None, :] + i % 2
+
         def compute():
             D = np.zeros((64, n), dtype=np.float32)
-            for i, name in enumerate(dregs):
-                gidx, h, j = i // 4, (i // 2) % 2, i % 2
-                cur = self.regs.setdefault(name, np.full(self.N, 0x7FC00000, dtype=np.uint64))[TT]
-                D[r0 + 8 * h, 8 * gidx + c0 + j] = f32(cur)
+            if sd:
+                cur = np.stack([self.regs.setdefault(name, np.full(self.N, 0x7FC00000, dtype=np.uint64))[TT]
+                                for name in dregs])
+                D[rows, cols] = f32(cur)
             if aregs:
                 A = np.zeros((64, 16), dtype=np.float32)
                 for q, name in enumerate(aregs):
@@ -1266,7 +1277,6 @@ class Emu:
             B = self.operand_tile(descb, n, tnsp_b)  # [n, 16]
             with np.errstate(all="ignore"):
                 res = A.astype(np.float32) @ B.T.astype(np.float32) + (D if sd else 0)
-            return [b32(res[r0 + 8 * ((i // 2) % 2), 8 * (i // 4) + c0 + i % 2].astype(np.float32))
-                    for i in range(len(dregs))]
+            return list(b32(res[rows, cols].astype(np.float32)))
 
         return compute
