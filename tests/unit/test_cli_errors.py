@@ -422,3 +422,18 @@ def test_debug_timeout_at_the_32_bit_limit_compares_the_whole_count(tmp_path):
                      "cutlass-stamp-arrive-counts,convert-pipeline-to-nvvm{debug-timeout=4294967295}"], tmp_path)
     assert code == 0
     assert "llvm.mlir.constant(-1 : i32) : i32" in out and "timeout after 4294967295 polls" in out
+
+
+def test_check_that_reaches_its_state_bound_says_so(tmp_path):
+    # a 2x1x7 cluster (fuzz finding): the search ran for about 25 minutes, then an internal error
+    text = (ROOT / "examples" / "coop_pipeline.mlir").read_text().replace("array<i32: 2, 1, 1>", "array<i32: 2, 1, 7>")
+    write(tmp_path, "k.mlir", text)
+    code, out = run([*TILEORCH, "check", "k.mlir", "--max-states", "2000", "--jobs", "1"], tmp_path)
+    assert code == 1
+    assert ("k.mlir: error: coop_mainloop: not checked: the search passed 2000 states without finishing "
+            "(28 agents over a cluster of 14 CTAs)") in out
+
+
+def test_check_max_states_must_be_positive(tmp_path):
+    code, out = run([*TILEORCH, "check", str(ROOT / "examples" / "ws_pipeline.mlir"), "--max-states", "0"], tmp_path)
+    assert code == 2 and "tileorch check: error: --max-states must be at least 1, got 0" in out
