@@ -260,6 +260,28 @@ def test_run_checks_the_kernel_and_its_arguments_before_the_gpu(tmp_path, argv, 
     assert code == 1 and message in out and "nothing was run" in out and "no GPU" not in out, out
 
 
+@pytest.mark.parametrize("argv,message", [
+    (["--block", "2048"], "block (2048, 1, 1) is not one CUDA launches (at most 1024 threads;"),
+    (["--block", "32,32,2"], "block (32, 32, 2) is not one CUDA launches"),
+    (["--block", "32", "--grid", "1,65536"], "grid (1, 65536, 1) is not one CUDA launches"),
+    (["--block", "32", "--grid", "4", "--cluster", "32"], "cluster (32, 1, 1) is not one CUDA launches (at most 16 CTAs"),
+    (["--block", "32", "--grid", "3", "--cluster", "2"], "grid (3, 1, 1) is not a multiple of cluster (2, 1, 1)"),
+    (["--block", "32", "--smem", "300000"], "dynamic shared memory of 300000 bytes is more than a CTA has"),
+], ids=["block-threads", "block-product", "grid-y", "cluster-size", "cluster-divides", "smem"])
+def test_run_checks_the_launch_configuration_before_the_gpu(tmp_path, argv, message):
+    """Were the driver's bare CUDA_ERROR_INVALID_VALUE on a GPU, and 'no GPU' without one."""
+    write(tmp_path, "k.mlir", "func.func @k(%n: i32) attributes {nvvm.kernel} {\n  func.return\n}\n")
+    code, out = run([*TILEORCH, "run", "k.mlir", "--kernel", "k", *argv, "--args", "i32:1"], tmp_path)
+    assert code == 2 and f"tileorch run: error: {message}" in out and "no GPU" not in out, out
+
+
+def test_run_timeout_must_be_finite(tmp_path):
+    # inf turned the watchdog off: a hung kernel was waited for for ever
+    write(tmp_path, "k.mlir", "func.func @k() attributes {nvvm.kernel} {\n  func.return\n}\n")
+    code, out = run([*TILEORCH, "run", "k.mlir", "--kernel", "k", "--block", "32", "--timeout", "inf"], tmp_path)
+    assert code == 2 and "argument --timeout: expected a positive, finite number of seconds, got 'inf'" in out
+
+
 # --- tileorch schedule -------------------------------------------------------------------------
 
 SMALL = ["--problem", "256", "256", "256"]
