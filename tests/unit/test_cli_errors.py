@@ -232,7 +232,7 @@ def test_check_missing_input(tmp_path):
 
 @pytest.mark.parametrize("argv,message", [
     (["--smem", "-1"], "argument --smem: expected a non-negative number of bytes, got '-1'"),
-    (["--timeout", "0"], "argument --timeout: expected a positive number of seconds, got '0'"),
+    (["--timeout", "0"], "argument --timeout: expected a positive, finite number of seconds, got '0'"),
     (["--args", "buf:f32:-4"], "bad element count in 'buf:f32:-4'"),
     (["--args", "buf:f32:0"], "bad element count in 'buf:f32:0'"),
 ])
