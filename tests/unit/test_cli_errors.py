@@ -232,7 +232,7 @@ def test_check_missing_input(tmp_path):
 
 @pytest.mark.parametrize("argv,message", [
     (["--smem", "-1"], "argument --smem: expected a non-negative number of bytes, got '-1'"),
-    (["--timeout", "0"], "argument --timeout: expected a positive number of seconds, got '0'"),
+    (["--timeout", "0"], "argument --timeout: expected a positive, finite number of seconds, got '0'"),
     (["--args", "buf:f32:-4"], "bad element count in 'buf:f32:-4'"),
     (["--args", "buf:f32:0"], "bad element count in 'buf:f32:0'"),
 ])
@@ -258,6 +258,28 @@ def test_run_checks_the_kernel_and_its_arguments_before_the_gpu(tmp_path, argv, 
     write(tmp_path, "k.mlir", "func.func @k(%p: !llvm.ptr<1>, %n: i32) attributes {nvvm.kernel} {\n  func.return\n}\n")
     code, out = run([*TILEORCH, "run", "k.mlir", "--block", "32", *argv], tmp_path)
     assert code == 1 and message in out and "nothing was run" in out and "no GPU" not in out, out
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--block", "2048"], "block (2048, 1, 1) is not one CUDA launches (at most 1024 threads;"),
+    (["--block", "32,32,2"], "block (32, 32, 2) is not one CUDA launches"),
+    (["--block", "32", "--grid", "1,65536"], "grid (1, 65536, 1) is not one CUDA launches"),
+    (["--block", "32", "--grid", "4", "--cluster", "32"], "cluster (32, 1, 1) is not one CUDA launches (at most 16 CTAs"),
+    (["--block", "32", "--grid", "3", "--cluster", "2"], "grid (3, 1, 1) is not a multiple of cluster (2, 1, 1)"),
+    (["--block", "32", "--smem", "300000"], "dynamic shared memory of 300000 bytes is more than a CTA has"),
+], ids=["block-threads", "block-product", "grid-y", "cluster-size", "cluster-divides", "smem"])
+def test_run_checks_the_launch_configuration_before_the_gpu(tmp_path, argv, message):
+    """Were the driver's bare CUDA_ERROR_INVALID_VALUE on a GPU, and 'no GPU' without one."""
+    write(tmp_path, "k.mlir", "func.func @k(%n: i32) attributes {nvvm.kernel} {\n  func.return\n}\n")
+    code, out = run([*TILEORCH, "run", "k.mlir", "--kernel", "k", *argv, "--args", "i32:1"], tmp_path)
+    assert code == 2 and f"tileorch run: error: {message}" in out and "no GPU" not in out, out
+
+
+def test_run_timeout_must_be_finite(tmp_path):
+    # inf turned the watchdog off: a hung kernel was waited for for ever
+    write(tmp_path, "k.mlir", "func.func @k() attributes {nvvm.kernel} {\n  func.return\n}\n")
+    code, out = run([*TILEORCH, "run", "k.mlir", "--kernel", "k", "--block", "32", "--timeout", "inf"], tmp_path)
+    assert code == 2 and "argument --timeout: expected a positive, finite number of seconds, got 'inf'" in out
 
 
 # --- tileorch schedule -------------------------------------------------------------------------
@@ -422,3 +444,18 @@ def test_debug_timeout_at_the_32_bit_limit_compares_the_whole_count(tmp_path):
                      "cutlass-stamp-arrive-counts,convert-pipeline-to-nvvm{debug-timeout=4294967295}"], tmp_path)
     assert code == 0
     assert "llvm.mlir.constant(-1 : i32) : i32" in out and "timeout after 4294967295 polls" in out
+
+
+def test_check_that_reaches_its_state_bound_says_so(tmp_path):
+    # a 2x1x7 cluster (fuzz finding): the search ran for about 25 minutes, then an internal error
+    text = (ROOT / "examples" / "coop_pipeline.mlir").read_text().replace("array<i32: 2, 1, 1>", "array<i32: 2, 1, 7>")
+    write(tmp_path, "k.mlir", text)
+    code, out = run([*TILEORCH, "check", "k.mlir", "--max-states", "2000", "--jobs", "1"], tmp_path)
+    assert code == 1
+    assert ("k.mlir: error: coop_mainloop: not checked: the search passed 2000 states without finishing "
+            "(28 agents over a cluster of 14 CTAs)") in out
+
+
+def test_check_max_states_must_be_positive(tmp_path):
+    code, out = run([*TILEORCH, "check", str(ROOT / "examples" / "ws_pipeline.mlir"), "--max-states", "0"], tmp_path)
+    assert code == 2 and "tileorch check: error: --max-states must be at least 1, got 0" in out

@@ -285,6 +285,18 @@ def test_streams():
     assert rc.normalize_grid((3,)) == (3, 1, 1) and rc.normalize_grid([2, 5]) == (2, 5, 1)
 
 
+
+@pytest.mark.parametrize("stream,error,message", [
+    (0.5, TypeError, r"stream must be a CUDA stream \(torch/cupy stream, CUstream or int handle\), got float 0.5"),
+    (True, TypeError, r"got bool True"),
+    (-1, ValueError, r"stream handle must be a non-negative int \(0: the default stream\), got -1"),
+])
+def test_stream_handles_that_are_not_streams_are_refused(stream, error, message):
+    # 0.5 and True were int()-ed into the default stream (0) and stream 1, silently; -1 reached the driver
+    with pytest.raises(error, match=message):
+        rc.stream_handle(stream)
+
+
 # --------------------------------------------------------------------------- launch against a fake driver
 
 

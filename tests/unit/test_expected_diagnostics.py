@@ -91,6 +91,10 @@ def test_a_chunk_that_fails_to_verify_is_checked_against_its_expectations(tmp_pa
     ("// expected-error {{never closed", "'expected-error': the expected text is not closed with }}"),
     ("// expected-note", "'expected-note': the expected text must follow in {{...}}"),
     ("// expected-error-re {{a.*b}}", "'expected-error-re': the -re form is not supported"),
+    # session 17: skipped silently (exit 0), and "expected error on line -4" / "on line 0"
+    ("// expected-error-5 {{x}}", "'expected-error-5': a line offset is written @+N or @-N"),
+    ("// expected-error @-5 {{x}}", "'expected-error @-5' points at line -4, before the first line of its input"),
+    ("// expected-warning @above {{x}}", "'expected-warning @above' points at line 0, before the first line"),
 ])
 def test_a_malformed_expectation_is_an_error_not_skipped(comment, reason):
     """A directive that does not parse was skipped silently: a check that could not fail."""

@@ -58,9 +58,26 @@ class _Search:
     transitions: int
 
 
-def bfs(m: Machine, por: bool = True, max_states: int = 5_000_000,
+MAX_STATES = 5_000_000
+"""The states a search explores before it gives up (:class:`StateSpaceTooLarge`) by default."""
+
+
+class StateSpaceTooLarge(RuntimeError):
+    """The search reached its state bound without finishing: the check is inconclusive (a model of
+    many CTAs, stages or trip counts; the caller says which bound to change)."""
+
+    def __init__(self, max_states: int):
+        super().__init__(max_states)
+        self.max_states = max_states
+
+    def __str__(self) -> str:
+        return f"state space exceeds {self.max_states} states"
+
+
+def bfs(m: Machine, por: bool = True, max_states: int = MAX_STATES,
         progress: Callable[[int, int], None] | None = None) -> _Search:
-    """``progress(states, transitions)`` is called every 4096 new states."""
+    """``progress(states, transitions)`` is called every 4096 new states; past ``max_states``
+    states :class:`StateSpaceTooLarge` is raised."""
     init = m.canonical(m.initial())
     parent: dict[tuple, tuple | None] = {init: None}
     queue = deque([init])
@@ -106,7 +123,7 @@ def bfs(m: Machine, por: bool = True, max_states: int = 5_000_000,
                 if progress is not None and not len(parent) & 4095:
                     progress(len(parent), transitions)
                 if len(parent) > max_states:
-                    raise RuntimeError(f"state space exceeds {max_states} states")
+                    raise StateSpaceTooLarge(max_states)
     return _Search(None, [], None, len(parent), transitions)
 
 
@@ -126,13 +143,13 @@ _FORKED: tuple | None = None
 
 def _search_instance(values: dict[str, int]) -> tuple[int, int, bool]:
     """A forked worker's search of one instance: (states, transitions, violated)."""
-    protocol, por, symmetry = _FORKED
-    search = bfs(Machine(protocol, values, symmetry), por=por)
+    protocol, por, symmetry, max_states = _FORKED
+    search = bfs(Machine(protocol, values, symmetry), por=por, max_states=max_states)
     return search.states, search.transitions, search.violation is not None
 
 
 def _parallel_searches(protocol: Protocol, todo: list[dict[str, int]], por: bool, symmetry: bool,
-                       jobs: int):
+                       jobs: int, max_states: int = MAX_STATES):
     """The instances' (states, transitions, violated), in ``todo``'s order, searched by ``jobs``
     forked processes; None where fork is not available (the caller searches serially)."""
     import multiprocessing
@@ -140,7 +157,7 @@ def _parallel_searches(protocol: Protocol, todo: list[dict[str, int]], por: bool
     global _FORKED
     if jobs <= 1 or len(todo) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         return None
-    _FORKED = (protocol, por, symmetry)
+    _FORKED = (protocol, por, symmetry, max_states)
     try:
         with multiprocessing.get_context("fork").Pool(min(jobs, len(todo))) as pool:
             # the largest instances (last in order) start first: the workers finish together
@@ -153,7 +170,8 @@ def _parallel_searches(protocol: Protocol, todo: list[dict[str, int]], por: bool
 
 def check(protocol: Protocol, overrides: dict[str, tuple[int, ...]] | None = None,
           por: bool = True, symmetry: bool = True,
-          progress: Callable[[int, int], None] | None = None, jobs: int = 1) -> CheckResult:
+          progress: Callable[[int, int], None] | None = None, jobs: int = 1,
+          max_states: int = MAX_STATES) -> CheckResult:
     """Explore every interleaving of every instance; stop at the first violation.
     ``por`` / ``symmetry`` switch the reductions (for cross-checking); ``progress(states,
     transitions)`` is called periodically with the totals so far (over all instances).
@@ -164,7 +182,8 @@ def check(protocol: Protocol, overrides: dict[str, tuple[int, ...]] | None = Non
     result = CheckResult(protocol.name, True, agents=tuple(a.name for a in protocol.agents),
                          notes=protocol.notes)
     todo = instances(protocol, overrides)
-    parallel = _parallel_searches(protocol, todo, por, symmetry, jobs) if jobs > 1 and len(todo) > 1 else None
+    parallel = (_parallel_searches(protocol, todo, por, symmetry, jobs, max_states)
+                if jobs > 1 and len(todo) > 1 else None)
     if parallel is not None:
         for values, (states, transitions, violated) in zip(todo, parallel):
             if violated:  # searched again in this process for the counterexample (same search)
@@ -180,7 +199,7 @@ def check(protocol: Protocol, overrides: dict[str, tuple[int, ...]] | None = Non
     for values in todo:
         m = Machine(protocol, values, symmetry)
         done = (result.states, result.transitions)
-        search = bfs(m, por=por, progress=None if progress is None else
+        search = bfs(m, por=por, max_states=max_states, progress=None if progress is None else
                      (lambda s, t, done=done: progress(done[0] + s, done[1] + t)))
         result.states += search.states
         result.transitions += search.transitions

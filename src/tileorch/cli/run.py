@@ -65,8 +65,8 @@ def _positive_seconds(text: str) -> float:
         value = float(text)
     except ValueError:
         value = 0.0
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    if not 0 < value < float("inf"):  # inf turned the watchdog off: a hang waited for ever
+        raise argparse.ArgumentTypeError(f"expected a positive, finite number of seconds, got {text!r}")
     return value
 
 
@@ -231,6 +231,14 @@ def run(args: argparse.Namespace) -> int:
               "(it packs the entry's pointer, shape and stride parameters and takes GEMMs to their host side), or "
               "compile it first: tileorch compile FILE -o FILE.ptx", file=sys.stderr)
         return 1
+    if not args.simulate:  # a configuration no launch takes, before the GPU is needed (was the driver's bare
+        from tileorch.runtime.launch import LaunchConfig  # CUDA_ERROR_INVALID_VALUE, or 'no GPU' without one)
+
+        try:
+            LaunchConfig.make(args.grid, args.block, args.cluster, args.smem)
+        except ValueError as exc:
+            print(f"tileorch run: error: {exc}; nothing was run", file=sys.stderr)
+            return 2
     if path.suffix == ".mlir":  # the kernel and its arguments (not for the simulator), before the GPU is needed
         problem = check_kernel_arguments(path, args.kernel, None if args.simulate else specs)
         if problem is not None:

@@ -10,6 +10,10 @@ located verification, see :func:`tileorch.diagnostics.verify_op_located`).
   successor exactly as many operands as the block has arguments, of the same types (upstream's
   ``BranchOpInterface``; xDSL checked neither, and an extra operand was dropped silently on the
   way to PTX).
+* An atomic ``llvm.load`` / ``llvm.store`` (an ordering other than ``not_atomic``) moves an
+  integer of 8-64 bits, a 16-64-bit float or a pointer, a load neither releases nor a store
+  acquires, and the ordering is one LLVM has (upstream's ``verifyAtomicMemOp``; an atomic store of
+  a vector aborted LLVM's code generation: a fuzz finding).
 * ``scf.for`` with a constant step has a positive step (upstream's ``constant step operand must
   be positive``; a zero step compiled to a loop that never ends).
 """
@@ -66,6 +70,41 @@ def _verify_for_step(op: Operation) -> None:
         raise VerifyException(f"scf.for constant step operand must be positive, got {value.value.data}")
 
 
+def _atomic_type(typ) -> bool:
+    """A type an atomic load or store moves: an integer of 8 to 64 bits, a 16- to 64-bit float or
+    a pointer (upstream's ``isTypeCompatibleWithAtomicOp``; LLVM aborts code generation otherwise)."""
+    from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, Float64Type, IntegerType
+    from xdsl.dialects.llvm import LLVMPointerType
+
+    if isinstance(typ, IntegerType):
+        return typ.width.data in (8, 16, 32, 64)
+    return isinstance(typ, (BFloat16Type, Float16Type, Float32Type, Float64Type, LLVMPointerType))
+
+
+def _verify_atomic_access(op: Operation) -> None:
+    """An ``llvm.load`` / ``llvm.store`` ordering is one LLVM has; an atomic one moves a scalar
+    (:func:`_atomic_type`) and a load neither releases nor a store acquires (upstream's
+    ``verifyAtomicMemOp``)."""
+    from tileorch.dialects.llvm_ext import ORDERING_NAMES, ORDERINGS
+
+    order = op.properties.get("ordering") or op.attributes.get("ordering")
+    if not isinstance(order, IntegerAttr):
+        return
+    name = ORDERING_NAMES.get(order.value.data)
+    if name is None:
+        raise VerifyException(f"{op.name} ordering must be one of "
+                              f"{', '.join(f'{v} ({k})' for k, v in ORDERINGS.items())}, got {order.value.data}")
+    if name == "not_atomic":
+        return
+    load = op.name == "llvm.load"
+    typ = op.results[0].type if load else op.operands[0].type
+    if not _atomic_type(typ):
+        raise VerifyException(f"unsupported type {typ} for atomic access: an atomic {'load' if load else 'store'} "
+                              "moves an integer of 8 to 64 bits, a 16- to 64-bit float or a pointer")
+    if name in (("release", "acq_rel") if load else ("acquire", "acq_rel")):
+        raise VerifyException(f"unsupported ordering '{name}' for an atomic {'load' if load else 'store'}")
+
+
 def verify_upstream_rules(op: Operation) -> None:
     """Raise VerifyException when ``op`` breaks one of the rules above."""
     if op.name in BRANCH_OPS:
@@ -81,6 +120,7 @@ def verify_upstream_rules(op: Operation) -> None:
             if a < 0 or (a & (a - 1)) != 0:
                 raise VerifyException(f"{op.name} alignment must be a power of two (or 0: the type's ABI "
                                       f"alignment), got {a}")
+        _verify_atomic_access(op)
         return
     bound = PREDICATE_RANGES.get(op.name)
     if bound is None:

@@ -347,7 +347,12 @@ def stream_handle(stream: Any) -> int:
     if stream is None:
         return 0
     if isinstance(stream, int) and not isinstance(stream, bool):
+        if stream < 0:  # was handed to the driver after the compile (an invalid handle)
+            raise ValueError(f"stream handle must be a non-negative int (0: the default stream), got {stream}")
         return stream
+    if isinstance(stream, (float, bool, str, bytes)):  # int(0.5) was the default stream, silently
+        raise TypeError(f"stream must be a CUDA stream (torch/cupy stream, CUstream or int handle), "
+                        f"got {type(stream).__name__} {stream!r}")
     torch_cuda = sys.modules.get("torch.cuda")
     if torch_cuda is not None and type(stream) in (getattr(torch_cuda, "Stream", None),
                                                    getattr(torch_cuda, "ExternalStream", None)):

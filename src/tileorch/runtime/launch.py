@@ -28,6 +28,12 @@ def dim3(value: int | tuple[int, ...] | list[int]) -> Dim3:
     return (dims + (1, 1))[:3]  # type: ignore[return-value]
 
 
+MAX_GRID_X, MAX_GRID_YZ = 2**31 - 1, 65535
+MAX_BLOCK_THREADS = 1024
+MAX_CLUSTER_CTAS = 16  # sm_90 / sm_100 with the non-portable size opt-in
+MAX_DYNAMIC_SMEM = 232448  # 227 KB: the opt-in limit per CTA on sm_90 / sm_100
+
+
 @dataclass(frozen=True)
 class LaunchConfig:
     grid: Dim3
@@ -37,7 +43,24 @@ class LaunchConfig:
 
     @classmethod
     def make(cls, grid: Any, block: Any, cluster: Any = 1, smem: int = 0) -> LaunchConfig:
+        """The configuration, or ``ValueError`` for one no CUDA launch takes (checked here, without
+        a GPU: the driver's answer is a bare ``CUDA_ERROR_INVALID_VALUE``)."""
         cfg = cls(dim3(grid), dim3(block), dim3(cluster), int(smem))
+        gx, gy, gz = cfg.grid
+        if min(cfg.grid) < 1 or gx > MAX_GRID_X or max(gy, gz) > MAX_GRID_YZ:
+            raise ValueError(f"grid {cfg.grid} is not one CUDA launches (x in [1, {MAX_GRID_X}], y and z in "
+                             f"[1, {MAX_GRID_YZ}])")
+        bx, by, bz = cfg.block
+        if min(cfg.block) < 1 or bx * by * bz > MAX_BLOCK_THREADS or max(bx, by) > 1024 or bz > 64:
+            raise ValueError(f"block {cfg.block} is not one CUDA launches (at most {MAX_BLOCK_THREADS} threads; x and "
+                             "y at most 1024, z at most 64)")
+        if min(cfg.cluster) < 1 or cfg.cluster_size > MAX_CLUSTER_CTAS:
+            raise ValueError(f"cluster {cfg.cluster} is not one CUDA launches (at most {MAX_CLUSTER_CTAS} CTAs, 8 "
+                             "portably)")
+        if not 0 <= cfg.smem <= MAX_DYNAMIC_SMEM:
+            raise ValueError(f"dynamic shared memory of {cfg.smem} bytes is more than a CTA has (at most "
+                             f"{MAX_DYNAMIC_SMEM} on sm_90 / sm_100)" if cfg.smem > 0 else
+                             f"dynamic shared memory must be >= 0 bytes, got {cfg.smem}")
         for axis, (g, c) in enumerate(zip(cfg.grid, cfg.cluster)):
             if g % c:
                 raise ValueError(

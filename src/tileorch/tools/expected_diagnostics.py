@@ -32,9 +32,10 @@ from dataclasses import dataclass
 _EXPECT = re.compile(
     r"expected-(?P<kind>error|warning|remark|note)\s*(?:@(?P<where>[+-]\d+|above|below|unknown))?\s*"
     r"\{\{(?P<text>.*?)\}\}")
-_NAMED = re.compile(r"expected-(?:error|warning|remark|note)(?:-re\b|\s*@|\s*\{\{|\s*$)")
-"""``expected-KIND`` written as a directive (followed by ``-re``, a designator, ``{{`` or the end of
-the line), not prose such as "expected-error comments are checked"."""
+_NAMED = re.compile(r"expected-(?:error|warning|remark|note)(?:-re\b|[-+]\d|\s*@|\s*\{\{|\s*$)")
+"""``expected-KIND`` written as a directive (followed by ``-re``, a designator, a line offset without
+its ``@`` such as ``-5``, ``{{`` or the end of the line), not prose such as "expected-error
+comments are checked"."""
 MALFORMED = "malformed"
 """The ``kind`` of an :class:`Expectation` that stands for a malformed ``expected-*`` comment
 (its ``text`` says what is wrong)."""
@@ -90,6 +91,11 @@ def expectations(text: str, line_offset: int = 0) -> list[Expectation]:
                 target = number + 1
             else:
                 target = number + int(where)
+            if target is not None and target <= line_offset:  # was "expected error on line -4" (or 0)
+                found.append(Expectation(MALFORMED, number, f"'expected-{m.group('kind')} @{where}' points at line "
+                                         f"{target}, before the first line of its input (line {line_offset + 1})",
+                                         number, m.start() + 1))
+                continue
             found.append(Expectation(m.group("kind"), target, m.group("text"), number, m.start() + 1))
     return found
 
@@ -97,6 +103,8 @@ def expectations(text: str, line_offset: int = 0) -> list[Expectation]:
 def _malformed_reason(directive: str) -> str:
     """What is wrong with ``directive`` (the comment from ``expected-KIND`` on)."""
     head = directive.split("{{", 1)[0].strip()
+    if re.match(r"expected-\w+[-+]\d", directive):
+        return f"'{head}': a line offset is written @+N or @-N"
     if re.match(r"expected-\w+-re\b", directive):
         return f"'{head}': the -re form is not supported; write a plain substring of the message"
     if "{{" not in directive:

@@ -10,7 +10,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from tileorch.analysis.explore import check
+from tileorch.analysis.explore import StateSpaceTooLarge, check
 from tileorch.analysis.extract import MAX_ITERATIONS, extract
 from tileorch.diagnostics import LocatedError
 
@@ -31,7 +31,12 @@ class VerifyPipelines(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for proto in extract(op, iterations=self.iterations or None):
-            result = check(proto)
+            try:
+                result = check(proto)
+            except StateSpaceTooLarge as exc:
+                raise LocatedError(proto.origin, f"{proto.name}: not checked: the search passed {exc.max_states} "
+                                                 "states without finishing (tileorch check --max-states bounds it)"
+                                   ) from None
             if result.ok:
                 continue
             v = result.violation
