@@ -331,8 +331,10 @@ CONSUMER_REGS = 240
 
 FOUR_GROUP_MARGIN = 20
 """Registers of a 256-row tile's consumer (:func:`consumer_regs` of four warp groups: 120) left for
-addresses, the loop's bookkeeping and the softmax's temporaries beside S, P and the carried tiles:
-ptxas 13.0 compiles 256x64 tiles at d64 (32 + 32 + 36 = 100) without spills."""
+addresses, the loop's bookkeeping and the softmax's temporaries beside S, P and the carried tiles
+(the value tiles at most 64 wide): calibrated with ptxas 13.0, which compiles 256x64 and 256x32
+tiles at d64 (32 + 32 + 36 = 100 and 68) without spills and spilled 12 bytes for 256x32 at d128
+(16 + 16 + 68 = 100 with a 64-register accumulator)."""
 
 
 def consumer_regs(consumers: int) -> int:
@@ -2953,10 +2955,10 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     if plan.consumers > 2:  # a 256-row tile: four consumer warp groups of consumer_regs(4) registers
         regs = consumer_regs(plan.consumers)
         need = ck.sn // 2 + ck.tn // 2 + sum(2 if x == 1 else x // 2 for _, x in ck.carried)
-        if need > regs - FOUR_GROUP_MARGIN:
+        if need > regs - FOUR_GROUP_MARGIN or ck.dv > 64:
             _fail(ck.dot1, f"tile rows {ck.tm}: four consumer warp groups of {regs} registers, and S, P and the "
-                           f"carried tiles need {need} per thread (at most {regs - FOUR_GROUP_MARGIN}: narrower key "
-                           "or value tiles fit)")
+                           f"carried tiles need {need} per thread (at most {regs - FOUR_GROUP_MARGIN}, with value "
+                           f"tiles at most 64 wide: {ck.dv} here; narrower key or value tiles fit)")
         if ck.q_prologue is not None or ck.b_prologue is not None:
             _fail((ck.q_prologue or ck.b_prologue).top.owner, f"a Q or K prologue with {ck.tm}-row tiles (four "
                                                              "consumer warp groups) is not supported")
