@@ -20,7 +20,9 @@ What the tier's warp-specialized kernel must look like (:func:`analyze_chained_d
 * dot 2: ``acc' = P @ B2 + C`` where P (``[tm, tn]``) is any elementwise/row-reduction function of
   S (of every first dot's result), of loop-carried tiles and of kernel arguments, B2 a TMA tile of
   the loop (``[tn, dv]`` N-major, or ``[dv, tn]`` transposed: K-major);
-* rows: ``tm`` 64 or 128; a tile of 1, 2, 4, 8, 16 or 32 rows (decoding) is padded to the WGMMA's
+* rows: ``tm`` 64, 128 or 256 (four consumer warp groups of :func:`consumer_regs` 120 registers: value
+  tiles at most 64 wide, S, P and the carried tiles within ``120 -`` :data:`FOUR_GROUP_MARGIN`, no Q/K
+  prologue); a tile of 1, 2, 4, 8, 16 or 32 rows (decoding) is padded to the WGMMA's
   64 (:data:`PADDED_ROWS`: the Q box reads 64 rows, the rows past the tile are never stored); the
   first dot's A may take its rows from two array dimensions (GQA's ``(1, G, BM, D)`` tile
   reshaped to ``(G BM, D)``: one TMA box, :attr:`Operand.group_dim`), stored back at
