@@ -184,6 +184,34 @@ def test_attention_short_sequence_switches(bh, seq, d, dtype, causal, tile_m, ti
         _close(out, ref, 2e-3, 1e-2)
 
 
+@pytest.mark.parametrize("tile_n", [64, 32])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("bh,seq", [(4, 1000), (40, 1024), (3, 77), (1, 1)], ids=lambda v: str(v))
+def test_attention_256_row_tiles(bh, seq, dtype, causal, tile_n):
+    """256-row query tiles at head dim 64 (session 17): four consumer warp groups (640 threads,
+    setmaxnreg 24 / 120), persistent or heavy-first, against the fp32 reference (NaN-prefilled)."""
+    rc.clear_caches()
+    kernel, args, grid, out, ref = attention_args(bh, seq, 64, 256, tile_n, causal=causal, dtype=dtype,
+                                                  seed=seq + tile_n + 17)
+    program = _run(kernel, args, grid)
+    assert program.kind == "chained" and program.chained["threads"] == 640, program.remarks
+    if dtype == "bfloat16":
+        _close(out, ref, 1e-2, 3e-2, scale_tol=3e-2)
+    else:
+        _close(out, ref, 2e-3, 1e-2)
+
+
+def test_attention_256_row_tiles_head_dim_128_fall_back():
+    """At head dim 128 four consumer warp groups' registers do not hold the tiles: refused at the
+    user's line, the SIMT path runs the program (right, slower)."""
+    rc.clear_caches()
+    kernel, args, grid, out, ref = attention_args(2, 300, 128, 256, 32, seed=71)
+    program = _run(kernel, args, grid)
+    assert program.kind != "chained" and any("tile rows 256" in r for r in program.remarks), program.remarks
+    _close(out, ref, 2e-3, 1e-2)
+
+
 @pytest.mark.parametrize("next_s", ["1", "2"])
 @_more_instances_than_sms
 def test_attention_next_first_dot(bh, seq, d, dtype, causal, tile_m, tile_n, next_s, monkeypatch):

@@ -215,3 +215,36 @@ def test_late_pack_ptx_order_and_d128_refusal(monkeypatch):
     assert any("TILEORCH_ATTN_LATE_PACK" in r for r in p.remarks), p.remarks
     record = _lower(1000, 128, 128, 128, False).chained
     assert "late_pack" not in record and "registers" in record.get("late_pack_off", ""), record
+
+
+def _lowered_user(name: str):
+    from tileorch.driver import lower_program
+    from tileorch.frontend.cutile import load
+    from tileorch.registry import make_context
+    from tileorch.testing.export import cutile_bytecode
+    from tileorch.testing.user_programs6 import PROGRAMS
+
+    p = PROGRAMS[name]
+    ctx = make_context()
+    kind, lowered = lower_program(load(cutile_bytecode(p.kernel, p.spec), name, ctx), ctx)
+    assert kind == "chained"
+    return lowered
+
+
+@pytest.mark.parametrize("persistent", ["1", "0"])
+def test_256_row_tile_pipelines_are_proved(persistent, monkeypatch):
+    """256-row tiles: four consumer warp groups (512 arrivals per K/V stage and Q slot), setmaxnreg 120
+    after the producer's 24; ``tileorch check`` proves the ring (and the Q slots of the persistent
+    kernel)."""
+    from tileorch.analysis.explore import check
+    from tileorch.analysis.extract import extract
+
+    monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", persistent)
+    module = _lowered_user("attn_bm256")
+    regs = sorted(o.regCount.value.data for o in module.walk() if o.name == "nvvm.setmaxregister")
+    (proto,) = extract(module)
+    assert [(a.name, a.threads) for a in proto.agents] == [("tma", 1), *[(f"wg{i}", 128) for i in range(4)]]
+    assert proto.pipelines[0].empty_count == 512
+    result = check(proto)
+    assert result.ok, result.violation
+    assert regs == [24, 120], regs  # 24 + 4 x 120 <= 512 per lane slot

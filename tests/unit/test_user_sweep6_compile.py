@@ -51,7 +51,7 @@ EMULATED = {"attn_bhsd_grid3_causal_d128", "attn_decode_split_kv", "attn_const_s
             "mm_splitk_strided_atomic", "mm_both_order_loads", "mm_batched_strided_batch", "attn_range_step_bn",
             "attn_k_order_load", "attn_bn32", "attn_lse_flat", "attn_causal_greater_equal", "attn_triton_stages",
             "attn_swapped_grid_v_first", "attn_if_last_tile", "attn_m_and_l_out", "attn_cross_peeled_last_tile",
-            "attn_triton_stages_bm64_bn128", "attn_peeled_with_lse", "attn_head80_padded",
+            "attn_triton_stages_bm64_bn128", "attn_peeled_with_lse", "attn_head80_padded", "attn_bm256",
             "attn_gqa_packed_heads", "attn_gqa_packed_heads_bm16", "attn_decode_gqa_rows",
             "attn_decode_gqa_rows_spare_heads", "attn_decode_gqa_rows32", "attn_decode_gqa_rows8",
             "attn_sink_window", "attn_qk_norm", "attn_qk_norm_bm128", "attn_gqa_packed_causal",

@@ -251,6 +251,14 @@ def test_peeled_last_key_tile_updating_the_max_read_after_it():
     _check(out[4], (m + np.log(np.exp(s - m[..., None]).sum(-1))) * LOG2E, 1e-3, 1e-4)
 
 
+def test_256_row_tiles_on_four_consumer_warp_groups():
+    """256-row query tiles (session 17): four consumer warp groups of 120 registers (setmaxnreg) beside
+    the producer's 24, the K/V ring released by 512 consumer threads; two instances of 256 rows."""
+    q, k, v = _h(2, 512, 64), _h(2, 512, 64), _h(2, 512, 64)
+    o = _chained("attn_bm256", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    _check(o, _attn(_scores(q, k, 0.125), v))
+
+
 def test_head_dim_80_in_zero_padded_128_tiles():
     q, k, v = _h(2, 256, 80), _h(2, 256, 80), _h(2, 256, 80)
     o = _chained("attn_head80_padded", {0: q, 1: k, 2: v}, (2, 2, 1))[3]

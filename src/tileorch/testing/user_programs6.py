@@ -40,7 +40,8 @@ applied in place to Q and to each K tile in shared memory), a persistent attenti
 chained tier's persistent kernel).  Still refused by the tiers, with the
 reason at the user's line (the SIMT path runs them): learned sink K/V arrays before the loop
 (``attn_learned_sink_kv``), the backward's ``P^T`` as a dot operand, a nested-K MLP, a batch on A's
-middle axis, a LoRA up projection after the loop, head dims 512 and 8, 256-row query tiles, a
+middle axis, a LoRA up projection after the loop, head dims 512 and 8, 256-row query tiles with
+128-wide key tiles (256 x 64 runs on the chained tier since session 17: four consumer warp groups), a
 512-wide X tile.
 
 Reductions and normalisations: Gemma's RMSNorm (``1 + w``) in bf16 over a padded ragged row,
@@ -1257,7 +1258,11 @@ _add("attn_head80_padded", attn_head_padded, _qkv((2, 256, 80), (2, 256, 80)) + 
 _add("attn_head8", attn_head_padded, _qkv((2, 256, 8), (2, 256, 8)) + [((2, 256, 8), "float16"), _S, 128, 64, 8],
      (2, 2), "simt", outputs=(3,), error="a reduction extent of 8: a WGMMA reduces 16 at a time")
 _add("attn_bm256", attn_head_padded, _qkv((2, 512, 64), (2, 512, 64)) + [((2, 512, 64), "float16"), _S, 256, 64, 64],
-     (2, 2), "simt", outputs=(3,), error="tile rows 256: 64 or 128 (one or two consumer warp groups)")
+     (2, 2), "chained", outputs=(3,), notes="256-row query tiles: four consumer warp groups of 120 registers")
+_add("attn_bm256_bn128", attn_head_padded, _qkv((2, 512, 64), (2, 512, 64)) + [((2, 512, 64), "float16"), _S, 256,
+                                                                              128, 64],
+     (2, 2), "simt", outputs=(3,), error="tile rows 256: four consumer warp groups of 120 registers, and S, P and "
+     "the carried tiles need 164")
 
 # ----------------------------------------------------------------------------------------------- two dots and GEMMs
 

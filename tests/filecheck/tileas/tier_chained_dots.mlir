@@ -4,6 +4,8 @@
 // RUN: filecheck %s --check-prefix=PTX < %t.ptx
 // RUN: env TILEORCH_ATTN_OVERLAP=0 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=PERSIST
 // RUN: env TILEORCH_ATTN_NEXT_S=1 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=NEXTS
+// RUN: env TILEORCH_ATTN_LATE_RESCALE=1 TILEORCH_ATTN_SKIP_RESCALE=1 TILEORCH_ATTN_LATE_PACK=1 TILEORCH_ATTN_STAGES=3 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=S17
+// RUN: env TILEORCH_ATTN_LATE_RESCALE=1 TILEORCH_ATTN_NEXT_S=1 tileorch-opt %s -p tileas-tier,convert-nv-tileas-to-cutlass | filecheck %s --check-prefix=S17OFF
 // Without the intra-warp-group overlap (TILEORCH_ATTN_OVERLAP=0; the overlapped kernel's structure:
 // tests/unit/test_chained_overlap.py), one CTA per program instance (TILEORCH_ATTN_PERSISTENT=0;
 // the persistent kernel, the default for this program whose loops all have one trip count, is
@@ -240,3 +242,29 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
 // NEXTS:        llvm.store {{.*}} : f16, !llvm.ptr<1>
 // NEXTS:        nvvm.wgmma.wait.group.sync.aligned 0
 // NEXTS-NEXT:   llvm.extractvalue %z3_1[0]
+
+// Session 17's switches (tests/unit/test_chained_s17_switches.py runs them): the record says what
+// took effect, the ring holds at most 3 stages; in the loop, after tile j's first dot is committed (the
+// consumer loop, %lp), tile j-1's C = acc * alpha is computed under a vote of the two row factors (the
+// skip branch yields the accumulator) and its P packed (volatile cvt), then the second dot.
+// S17:      tileorch.chained_config = {{{.*}}late_pack = true, late_rescale = true,{{.*}}skip_rescale = true,{{.*}}stages = 3 : i64, stages_cap = 3 : i64
+// S17:      %lp, %lp_1,
+// S17:      nvvm.wgmma.commit.group.sync.aligned
+// S17-NOT:  nvvm.wgmma.wait.group
+// S17:      %all_one = llvm.inline_asm has_side_effects "{ .reg .pred p, q; setp.eq.f32 p, $1, 0f3F800000; setp.eq.f32 q, $2, 0f3F800000; and.pred p, p, q; vote.sync.all.pred p, p, -1; selp.u32 $0, 1, 0, p; }"
+// S17-NEXT: %skip_rescale = arith.cmpi ne, %all_one, %c0 : i32
+// S17-NEXT: scf.if %skip_rescale
+// S17-NEXT:   scf.yield
+// S17:      } else {
+// S17:        arith.mulf
+// S17-NOT:  nvvm.wgmma.wait.group
+// S17:      llvm.inline_asm has_side_effects "cvt.rn.f16x2.f32 $0, $1, $2;"
+// S17-NOT:  nvvm.wgmma.wait.group
+// S17:      nvvm.wgmma.fence.aligned
+// S17-NEXT: llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, 1, 0;\0Awgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// S17:      nvvm.wgmma.commit.group.sync.aligned
+// S17-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
+
+// With TILEORCH_ATTN_NEXT_S the late rescale is not applied, and the record says why.
+// S17OFF:     late_rescale_off = "TILEORCH_ATTN_NEXT_S issues the last second dot in the next instance's tail"
+// S17OFF-NOT: late_rescale = true

@@ -20,7 +20,9 @@ What the tier's warp-specialized kernel must look like (:func:`analyze_chained_d
 * dot 2: ``acc' = P @ B2 + C`` where P (``[tm, tn]``) is any elementwise/row-reduction function of
   S (of every first dot's result), of loop-carried tiles and of kernel arguments, B2 a TMA tile of
   the loop (``[tn, dv]`` N-major, or ``[dv, tn]`` transposed: K-major);
-* rows: ``tm`` 64 or 128; a tile of 1, 2, 4, 8, 16 or 32 rows (decoding) is padded to the WGMMA's
+* rows: ``tm`` 64, 128 or 256 (four consumer warp groups of :func:`consumer_regs` 120 registers: value
+  tiles at most 64 wide, S, P and the carried tiles within ``120 -`` :data:`FOUR_GROUP_MARGIN`, no Q/K
+  prologue); a tile of 1, 2, 4, 8, 16 or 32 rows (decoding) is padded to the WGMMA's
   64 (:data:`PADDED_ROWS`: the Q box reads 64 rows, the rows past the tile are never stored); the
   first dot's A may take its rows from two array dimensions (GQA's ``(1, G, BM, D)`` tile
   reshaped to ``(G BM, D)``: one TMA box, :attr:`Operand.group_dim`), stored back at
@@ -327,6 +329,21 @@ every consumer thread, once per tile (barriers 3 and 4 are the Q prologue's per 
 PRODUCER_REGS = 24
 CONSUMER_REGS = 240
 """setmaxnreg of the producer and consumer warp groups (24 + 2 x 240 <= 512 per lane slot)."""
+
+
+FOUR_GROUP_MARGIN = 20
+"""Registers of a 256-row tile's consumer (:func:`consumer_regs` of four warp groups: 120) left for
+addresses, the loop's bookkeeping and the softmax's temporaries beside S, P and the carried tiles
+(the value tiles at most 64 wide): calibrated with ptxas 13.0, which compiles 256x64 and 256x32
+tiles at d64 (32 + 32 + 36 = 100 and 68) without spills and spilled 12 bytes for 256x32 at d128
+(16 + 16 + 68 = 100 with a 64-register accumulator)."""
+
+
+def consumer_regs(consumers: int) -> int:
+    """setmaxnreg of each of ``consumers`` warp groups beside the producer's :data:`PRODUCER_REGS`: the
+    512 registers of a lane slot shared, a multiple of 8, at most :data:`CONSUMER_REGS` (one or two
+    warp groups: 240; four, a 256-row tile: 120)."""
+    return min(CONSUMER_REGS, (512 - PRODUCER_REGS) // consumers // 8 * 8)
 _DT = {Float16Type: "f16", BFloat16Type: "bf16"}
 
 
@@ -672,8 +689,8 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     tile_rows = tm  # the program's rows; tm: the kernel's (a 16- or 32-row tile padded to the WGMMA's 64)
     if tm in PADDED_ROWS:
         tm = 64
-    if tm not in (64, 128):
-        _fail(d1, f"tile rows {tm}: 64 or 128 (one or two consumer warp groups) are supported")
+    if tm not in (64, 128, 256):
+        _fail(d1, f"tile rows {tm}: 64, 128 or 256 (one, two or four consumer warp groups) are supported")
     for n in (tn, dv):
         if n % 16 or n > 256:
             _fail(d1, f"dot extent {n}: multiples of 16 up to 256 are supported")
@@ -1411,7 +1428,7 @@ class _Kernel:
         self.consumer = Block()
         self.e = self.e.nested(self.consumer)
         ck, plan, off, e = self.ck, self.plan, self.off, self.e
-        e.add(nvvm.SetMaxRegisterOp(nvvm.SetMaxRegisterAction.INCREASE, CONSUMER_REGS))
+        e.add(nvvm.SetMaxRegisterOp(nvvm.SetMaxRegisterAction.INCREASE, consumer_regs(self.plan.consumers)))
         smem_i = self.v(llvm.PtrToIntOp(self.smem, i64), "smem_i")
         amask = _hint(e.const(262143, i64), "amask")
         c4_l = _hint(e.const(4, i64), "c4_l")
@@ -2941,6 +2958,16 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     if plan.smem > SMEM_LIMIT:
         _fail(kernel, f"the tiles need {plan.smem} bytes of shared memory with one K/V stage (more than "
                       f"{SMEM_LIMIT // 1024} KiB)")
+    if plan.consumers > 2:  # a 256-row tile: four consumer warp groups of consumer_regs(4) registers
+        regs = consumer_regs(plan.consumers)
+        need = ck.sn // 2 + ck.tn // 2 + sum(2 if x == 1 else x // 2 for _, x in ck.carried)
+        if need > regs - FOUR_GROUP_MARGIN or ck.dv > 64:
+            _fail(ck.dot1, f"tile rows {ck.tm}: four consumer warp groups of {regs} registers, and S, P and the "
+                           f"carried tiles need {need} per thread (at most {regs - FOUR_GROUP_MARGIN}, with value "
+                           f"tiles at most 64 wide: {ck.dv} here; narrower key or value tiles fit)")
+        if ck.q_prologue is not None or ck.b_prologue is not None:
+            _fail((ck.q_prologue or ck.b_prologue).top.owner, f"a Q or K prologue with {ck.tm}-row tiles (four "
+                                                             "consumer warp groups) is not supported")
     persistent = plan.persistent
     name = f"chained_dots_{ck.tm}x{ck.tn}x{ck.d}_{ck.dv}_{ck.dtype}" + (f"_x{ck.k1}" if ck.k1 > 1 else "")
     pipe = pipelining(ck) if plan.stages >= PIPELINED_STAGES and ck.b_prologue is None else None
@@ -2963,7 +2990,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         next_s = "0"
     # the row-reciprocal division: its values are computed beside the accumulator before the stores
     row_div, row_div_off = row_div_enabled(), None
-    if row_div and ck.dv + NEXT_S_EPILOGUE_REGS > CONSUMER_REGS:
+    if row_div and ck.dv + NEXT_S_EPILOGUE_REGS > consumer_regs(plan.consumers):
         row_div, row_div_off = False, (f"the {ck.dv // 2} quotients beside the {ck.dv // 2} accumulator registers "
                                        "exceed the consumer's registers (ptxas spills)")
     # the early Q release: the persistent, pipelined consumer without the next-S tail
