@@ -157,7 +157,7 @@ def test_attention_short_sequence_switches(bh, seq, d, dtype, causal, tile_m, ti
     for k, v in SHORT_SEQ_SWITCHES[switches].items():
         if k in ("TILEORCH_ATTN_PERSISTENT", "TILEORCH_ATTN_NEXT_S", "TILEORCH_ATTN_PINGPONG"):
             monkeypatch.setenv(k, v)  # in both runs: the comparison isolates the other switches
-        elif k == "TILEORCH_ATTN_ROW_DIV":
+        elif k in ("TILEORCH_ATTN_ROW_DIV", "TILEORCH_ATTN_LATE_RESCALE"):
             monkeypatch.setenv(k, "0")  # on by default: the first run is the kernel without it
     rc.clear_caches()
     try:

@@ -23,6 +23,13 @@ pytestmark = pytest.mark.skipif(not HAVE_CUTILE, reason="cuda-tile (cuTile Pytho
 CFG = (300, 64, 128, 128, False)  # three 128-row instances, three key tiles each (the last ragged)
 
 
+@pytest.fixture(autouse=True)
+def _late_rescale_off(monkeypatch):
+    """Each test starts from the kernel without the late rescale (on by default): the tests of the
+    other switches count their instructions in its loop; the late-rescale tests set it on."""
+    monkeypatch.setenv("TILEORCH_ATTN_LATE_RESCALE", "0")
+
+
 def _stable_max(q, k, v):
     """Every query's largest score in key tile 0: a shared direction added to the queries and to
     the first 128 keys, so later tiles leave each row's max (and so ``alpha = 1``) unchanged."""
@@ -132,12 +139,13 @@ def _muls_between_the_dots(ptx: str) -> list[int]:
 
 
 def test_late_rescale_ptx_order_and_remark(monkeypatch):
-    """Default: nothing is multiplied between a tile's first dot and the previous tile's second dot
-    (C is computed after the iteration's ``wait_group 0``); with the switch the loop's C (``dv / 2``
+    """Off (``=0``): nothing is multiplied between a tile's first dot and the previous tile's second dot
+    (C is computed after the iteration's ``wait_group 0``); with the switch (the default) the loop's C (``dv / 2``
     multiplies per thread) sits there, FlashAttention-3's placement, and a remark says so."""
     from test_chained_emulated import _compile
 
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
+    monkeypatch.setenv("TILEORCH_ATTN_LATE_RESCALE", "0")
     assert set(_muls_between_the_dots(_compile(*CFG, once=False).ptx)) == {0}
     monkeypatch.setenv("TILEORCH_ATTN_LATE_RESCALE", "1")
     p = _compile(*CFG, once=False)
@@ -149,13 +157,14 @@ def test_late_rescale_ptx_order_and_remark(monkeypatch):
 @pytest.mark.parametrize("cfg,persistent,pingpong,skip,pack", [(CFG, "1", "0", "0", "0"), (CFG, "1", "0", "1", "1"),
                                                               ((300, 64, 128, 64, True), "0", "1", "1", "1")])
 def test_late_rescale_is_exact_emulated(cfg, persistent, pingpong, skip, pack, monkeypatch):
-    """Bit-identical outputs to the default kernel: persistent (three instances on two CTAs), with
+    """Bit-identical outputs to the kernel without it (``=0``): persistent (three instances on two CTAs), with
     the skip and the late P pack (TILEORCH_ATTN_LATE_PACK) too, and causal with the warp groups'
     ping-pong; no in-flight register access."""
     from test_chained_emulated import _compile, _emulate
 
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", persistent)
     monkeypatch.setenv("TILEORCH_ATTN_PINGPONG", pingpong)
+    monkeypatch.setenv("TILEORCH_ATTN_LATE_RESCALE", "0")
     base = _compile(*cfg, once=False)
     want, ref, errors = _emulate(base, *cfg, ctas_persistent=2)
     assert not errors, errors[:4]
