@@ -212,7 +212,7 @@ def test_embedding_gather_with_int64_ids_and_width_96():
 def test_embedding_backward_scatter_add_with_collisions():
     ids = RNG.integers(0, 20, 50).astype(np.int32)
     dy = _f((50, 64))
-    dw = run("embedding_bwd_scatter_add", {0: ids, 1: dy, 2: np.zeros((20, 64), np.float32)})[2]
+    dw = run("embedding_bwd_scatter_add_2d", {0: ids, 1: dy, 2: np.zeros((20, 64), np.float32)})[2]
     ref = np.zeros((20, 64))
     np.add.at(ref, ids, _d(dy))
     _close(dw, ref, 1e-5, 1e-5)

@@ -343,7 +343,7 @@ def embedding_gather_int64_ids(Ids, Table, Out, BT: ct.Constant[int], BD: ct.Con
 
 
 @ct.kernel
-def embedding_bwd_scatter_add(Ids, DY, DW, BT: ct.Constant[int], BD: ct.Constant[int]):
+def embedding_bwd_scatter_add_2d(Ids, DY, DW, BT: ct.Constant[int], BD: ct.Constant[int]):
     """Embedding backward: ``dW[ids[t], :] += dY[t, :]`` in f32 by ``ct.atomic_add`` with 2-D indices
     (repeated ids collide), int32 ids, ragged T (past rows: index -1, skipped)."""
     t = ct.bid(0)
@@ -1031,7 +1031,7 @@ _add("row_histogram_2d_indices", row_histogram_2d_indices, [((6, 100), "uint8"),
      "simt", outputs=(1,))
 _add("embedding_gather_int64_ids", embedding_gather_int64_ids,
      [((50,), "int64"), ((40, 96), BF16), ((50, 96), BF16), 16, 128], (4,), "simt", outputs=(2,))
-_add("embedding_bwd_scatter_add", embedding_bwd_scatter_add,
+_add("embedding_bwd_scatter_add_2d", embedding_bwd_scatter_add_2d,
      [((50,), "int32"), ((50, 64), F32), ((20, 64), F32), 16, 64], (4,), "simt", outputs=(2,))
 _add("rope_interleaved_reshape_permute", rope_interleaved_reshape_permute,
      [((64, 64), F16), ((64, 32), F32), ((64, 32), F32), ((64, 64), F16), 16, 64], (4,), "simt", outputs=(3,))

@@ -884,9 +884,11 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     stores = [o for o in stores if o not in extra]
     if len(stores) + len(atomics) != 1:
         for at in atomics if stores else ():
-            shape = list(sink_tile(at).type.get_shape())
+            sunk = sink_tile(at).type  # a tile, or a scalar (a whole-tile reduction sent to one element)
+            shape = list(sunk.get_shape()) if hasattr(sunk, "get_shape") else []
             if shape != [tm, tn] and feeding_reductions(sink_tile(at), [tm, tn]):
-                fail(at, f"a reduction of the result ({shape} tile) added atomically beside C is not supported yet by "
+                what_tile = f"{shape} tile" if shape else "a scalar"
+                fail(at, f"a reduction of the result ({what_tile}) added atomically beside C is not supported yet by "
                          "the WGMMA lowering, which stores reductions beside C as tiles: store the tile's partial "
                          "([tile_m, 1] rows or [1, tile_n] columns, keepdims=True) at (program id 0, program id 1) "
                          "and sum the partials, or add the whole product atomically")
