@@ -110,7 +110,12 @@ def _splice(op: Operation, e, module: ModuleOp) -> None:
             entry.add_ops(e.entry_ops)
         else:
             entry.insert_ops_before(e.entry_ops, first)
-    module.body.block.add_ops(e.globals)
+    if e.globals:  # module-level declarations first, as convert-pipeline-to-nvvm places them
+        top = module.body.block
+        if top.first_op is None:
+            top.add_ops(e.globals)
+        else:
+            top.insert_ops_before(e.globals, top.first_op)
 
 
 def bound_blocking_wait(op: Operation, limit: int, module: ModuleOp) -> None:
