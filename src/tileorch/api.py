@@ -251,6 +251,11 @@ def compile(source, arch: str | None = "sm_90a", *, name: str | None = None, ptx
         kernel = _compile(source, arch, name, ptx_version, ptxas, extra_pipeline, cache, isolate, schedule,
                           debug_timeout)
     kernel.timings = timer.as_dict()
+    if not kernel.entries:  # an empty module compiles, but not silently (the remark says where)
+        import warnings
+
+        warnings.warn(f"tileorch.compile: {name or 'the input'}: nothing to compile: it defines no kernel, so the "
+                      "PTX has no entry point to launch", UserWarning, stacklevel=2)
     if timings:
         print(timing.format_report(kernel.timings), file=sys.stderr, end="")
     return kernel

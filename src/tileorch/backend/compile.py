@@ -98,6 +98,12 @@ def lower(ctx: Context, module: ModuleOp, extra_pipeline: str = "", simt_program
     return passes[-1].name if passes else "input"
 
 
+NO_KERNEL = ("nothing to compile: the module defines no kernel (no cuda_tile.entry, nv_tileaa.func or function "
+             "marked nvvm.kernel), so the PTX has no entry point to launch")
+"""The warning of a module without a kernel (an empty file, an empty ``cuda_tile.module``): it
+compiles, as MLIR tools take an empty module, but not silently."""
+
+
 def check_debug_timeout(value: object) -> int:
     """``value`` as a debug timeout (polls, 0 = off); TypeError / ValueError naming it otherwise."""
     from tileorch.transforms.bound_waits import MAX_DEBUG_TIMEOUT
@@ -183,6 +189,8 @@ def compile_lowered(module: ModuleOp, ctx: Context, arch: str | None = None, ptx
     with timing.timed("lower"):
         last = lower(ctx, module, extra_pipeline, simt_program=kind == "simt", verify=not overlap,
                      debug_timeout=debug_timeout)
+    if not any("nvvm.kernel" in op.attributes for op in module.body.block.ops):
+        remarks.append(f"{module_location(module)}: warning: {NO_KERNEL}")
     if emit == "mlir":
         with timing.timed("print"):
             result.mlir = print_module(module)

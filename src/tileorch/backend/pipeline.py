@@ -126,15 +126,36 @@ def apply_pass(ctx: Context, module: ModuleOp, p: ModulePass) -> None:
     from tileorch import timing
 
     if timing.active() is None:
-        p.apply(ctx, module)
+        guarded_apply(p, ctx, module)
         return
     with timing.timed(p.name):
         steps = _tier_steps(p)
         if steps is None:
-            p.apply(ctx, module)
+            guarded_apply(p, ctx, module)
         else:
             for step in steps:
                 apply_pass(ctx, module, step)
+
+
+def guarded_apply(p: ModulePass, ctx: Context, module: ModuleOp) -> None:
+    """``p.apply(ctx, module)``; an exception that is not a diagnostic (a ``KeyError`` from upstream
+    code on a strange input, ...) becomes :class:`tileorch.diagnostics.PassCrash`: one located line
+    naming the pass and the op (``TILEORCH_TRACEBACK=1``: raised as it is).  Diagnostics,
+    ``ValueError`` and ``NotImplementedError`` (the passes' refusals) pass through unchanged."""
+    import os
+
+    from xdsl.utils.exceptions import DiagnosticException
+
+    try:
+        p.apply(ctx, module)
+    except (DiagnosticException, ValueError, NotImplementedError, KeyboardInterrupt, MemoryError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - reported, located, as the bug it is
+        if os.environ.get("TILEORCH_TRACEBACK"):
+            raise
+        from tileorch.diagnostics import pass_crash
+
+        raise pass_crash(exc, p.name, module) from exc
 
 
 def _tier_steps(p: ModulePass) -> list[ModulePass] | None:

@@ -152,12 +152,16 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     try:
         if args.emit == "ptx":
+            import warnings
+
             from tileorch import api
 
-            kernel = api.compile(text, args.arch, name=name, ptx_version=args.ptx_version,
+            with warnings.catch_warnings():  # (api.compile's no-kernel warning: its remark is printed below)
+                warnings.simplefilter("ignore", UserWarning)
+                kernel = api.compile(text, args.arch, name=name, ptx_version=args.ptx_version,
                                  ptxas=not args.no_ptxas, extra_pipeline=args.pipeline,
-                                 cache=False if args.no_cache else None, isolate=True, schedule=args.schedule,
-                                 debug_timeout=args.debug_timeout)
+                                     cache=False if args.no_cache else None, isolate=True, schedule=args.schedule,
+                                     debug_timeout=args.debug_timeout)
             out, arch, remarks = kernel.ptx, kernel.arch, list(kernel.remarks)
             messages = kernel.ptxas_messages if not args.no_ptxas else None
             remarks += kernel.ptxas_remarks if not args.no_ptxas else []
@@ -277,9 +281,9 @@ def _compile_cutile_deferred(args: argparse.Namespace, data: bytes, name: str) -
         result = compile_module(module, ctx, arch=arch, ptx_version=args.ptx_version, emit=args.emit,
                                 ptxas=not args.no_ptxas and args.emit == "ptx", extra_pipeline=args.pipeline,
                                 isolate=True, kind=kind, debug_timeout=getattr(args, "debug_timeout", 0))
-        for line in result.remarks:  # the backend's own (a dropped occupancy hint)
-            if show:
-                print(f"{name}: {line}", file=sys.stderr)
+        for line in result.remarks:  # the backend's own (a dropped occupancy hint; no kernel at all)
+            if show or _is_warning(line):
+                print(line if line.startswith(name) else f"{name}: {line}", file=sys.stderr)
         if result.ptxas is not None:
             from tileorch.backend.ptxas import resource_remarks
 
@@ -295,6 +299,10 @@ def _compile_cutile_deferred(args: argparse.Namespace, data: bytes, name: str) -
         return 1
     if args.output != "-":
         checked = f", accepted by ptxas -arch={result.arch}" if result.ptxas is not None else ""
-        print(f"{name}: wrote {args.output} ({out.count(chr(10))} lines of {args.emit}{checked}; cuTile program, "
-              f"{kind + ' ' + schedule + ' schedule' if kind == 'gemm' else 'chained-dots WGMMA kernel' if kind == 'chained' else 'SIMT kernel'})", file=sys.stderr)
+        if not any(_is_warning(line) and "nothing to compile" in line for line in result.remarks):
+            print(f"{name}: wrote {args.output} ({out.count(chr(10))} lines of {args.emit}{checked}; cuTile program, "
+                  f"{kind + ' ' + schedule + ' schedule' if kind == 'gemm' else 'chained-dots WGMMA kernel' if kind == 'chained' else 'SIMT kernel'})", file=sys.stderr)
+        else:
+            print(f"{name}: wrote {args.output} ({out.count(chr(10))} lines of {args.emit}{checked}; no kernel)",
+                  file=sys.stderr)
     return 0
