@@ -175,10 +175,13 @@ def _decoded(payload: str | bytes, name: str) -> str | bytes:
 
 
 def cache_key(text: str | bytes, arch: str | None, ptx_version: int, ptxas: bool, extra_pipeline: str,
-              schedule: str | None = None) -> str:
+              schedule: str | None = None, debug_timeout: int = 0) -> str:
     from tileorch import cache
 
-    return cache.make_key("kernel", text, arch, ptx_version, extra_pipeline, f"schedule {schedule}", ptxas=ptxas)
+    parts = [text, arch, ptx_version, extra_pipeline, f"schedule {schedule}"]
+    if debug_timeout:  # (absent when off: the keys of release builds stay what they were)
+        parts.append(f"debug-timeout {debug_timeout}")
+    return cache.make_key("kernel", *parts, ptxas=ptxas)
 
 
 def _load_cached(key: str) -> Kernel | None:
@@ -210,7 +213,8 @@ def _store(kernel: Kernel) -> None:
 
 def compile(source, arch: str | None = "sm_90a", *, name: str | None = None, ptx_version: int | None = None,
             ptxas: bool = True, extra_pipeline: str = "", cache: bool | None = None,
-            isolate: bool = False, schedule: str | None = None, timings: bool = False) -> Kernel:
+            isolate: bool = False, schedule: str | None = None, timings: bool = False,
+            debug_timeout: int = 0) -> Kernel:
     """Compile ``source`` to a :class:`Kernel` for ``arch`` (``None``: the module's
     ``cutlass.target``, else sm_90a).
 
@@ -227,19 +231,31 @@ def compile(source, arch: str | None = "sm_90a", *, name: str | None = None, ptx
     ``TILEORCH_CACHE``; ``name`` is the file name diagnostics show (default: the path,
     ``<string>`` or ``<bytes>``).  ``Kernel.timings`` holds the wall time of each phase and pass
     (always); ``timings=True`` also prints it to stderr as a table (``tileorch compile
-    --timings``, :func:`tileorch.timing.format_report`)."""
+    --timings``, :func:`tileorch.timing.format_report`).
+
+    ``debug_timeout`` > 0 is a debug build (``tileorch compile --debug-timeout N``): every mbarrier
+    wait and spin loop in the kernel, whichever path emitted it, counts its polls and after that
+    many unsuccessful ones prints what it waited on (barrier, stage, phase, block, thread) and
+    traps, so a hang becomes a ``KernelFault`` with a message instead of a kernel that never ends."""
     import sys
 
     from tileorch import timing
     from tileorch.gc_deferral import gc_deferred
 
     _check_options(arch, name, ptx_version, ptxas, extra_pipeline, cache, isolate, schedule, timings)
+    _check_debug_timeout(debug_timeout)
     from tileorch.dataclass_code import reading
 
     # the compiler's imports on a first compile too: collector deferred, dataclass code kept
     with timing.collect() as timer, gc_deferred(), reading():
-        kernel = _compile(source, arch, name, ptx_version, ptxas, extra_pipeline, cache, isolate, schedule)
+        kernel = _compile(source, arch, name, ptx_version, ptxas, extra_pipeline, cache, isolate, schedule,
+                          debug_timeout)
     kernel.timings = timer.as_dict()
+    if not kernel.entries:  # an empty module compiles, but not silently (the remark says where)
+        import warnings
+
+        warnings.warn(f"tileorch.compile: {name or 'the input'}: nothing to compile: it defines no kernel, so the "
+                      "PTX has no entry point to launch", UserWarning, stacklevel=2)
     if timings:
         print(timing.format_report(kernel.timings), file=sys.stderr, end="")
     return kernel
@@ -279,7 +295,16 @@ def _check_options(arch, name, ptx_version, ptxas, extra_pipeline, cache, isolat
                             + (" (a non-empty string is true)" if isinstance(value, str) else ""))
 
 
-def _compile(source, arch, name, ptx_version, ptxas, extra_pipeline, cache, isolate, schedule) -> Kernel:
+def _check_debug_timeout(value) -> None:
+    """TypeError / ValueError naming ``debug_timeout`` (polls, 0 = off, at most 2**32 - 1)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"debug_timeout must be an int (polls before a wait traps; 0 = off), got {value!r}")
+    if not 0 <= value <= 2**32 - 1:
+        raise ValueError(f"debug_timeout must be in [0, {2**32 - 1}] polls (0 = off; counted in 32 bits), got {value}")
+
+
+def _compile(source, arch, name, ptx_version, ptxas, extra_pipeline, cache, isolate, schedule,
+             debug_timeout: int = 0) -> Kernel:
     from tileorch import timing
     from tileorch.backend.ptx import DEFAULT_PTX_VERSION  # (standard library only)
 
@@ -290,13 +315,13 @@ def _compile(source, arch, name, ptx_version, ptxas, extra_pipeline, cache, isol
     use_cache = cache_enabled() if cache is None else cache
     if use_cache:
         with timing.timed("cache"):
-            key = cache_key(payload, arch, ptx_version, ptxas, extra_pipeline, schedule)
+            key = cache_key(payload, arch, ptx_version, ptxas, extra_pipeline, schedule, debug_timeout)
             hit = _load_cached(key)
             if hit is not None:
                 return hit
     else:
         with timing.timed("cache"):  # the key still names the kernel (Kernel.key)
-            key = cache_key(payload, arch, ptx_version, ptxas, extra_pipeline, schedule)
+            key = cache_key(payload, arch, ptx_version, ptxas, extra_pipeline, schedule, debug_timeout)
     with timing.timed("import"):  # the compiler's modules, on the first compile of a process (not on a hit)
         from tileorch.backend.compile import CompileError
         from tileorch.driver import compile_module, compile_text
@@ -305,7 +330,7 @@ def _compile(source, arch, name, ptx_version, ptxas, extra_pipeline, cache, isol
     with timing.timed("read"):
         payload = _decoded(payload, name)
     options = dict(arch=arch, ptx_version=ptx_version, emit="ptx", ptxas=ptxas, extra_pipeline=extra_pipeline,
-                   isolate=isolate, schedule=schedule)
+                   isolate=isolate, schedule=schedule, debug_timeout=debug_timeout)
     if isinstance(payload, bytes):  # CUDA Tile IR bytecode
         from xdsl.utils.exceptions import DiagnosticException, ParseError
 

@@ -732,7 +732,7 @@ def format_exception(exc: BaseException, module: Operation | None = None) -> lis
     if isinstance(exc, ParseError):
         loc = exc.span.get_location()
         return [f"{loc.file}:{loc.line}:{loc.col}: error: {_parse_message(exc)}"]
-    if isinstance(exc, LocatedError):
+    if isinstance(exc, (LocatedError, PassCrash)):
         return [str(exc)]
     if isinstance(exc, CompileError) and exc.lines:  # already located (the bytecode reader's source lines)
         return list(exc.lines)
@@ -741,6 +741,52 @@ def format_exception(exc: BaseException, module: Operation | None = None) -> lis
         if located:
             return located
     return [f"{location_str(module)}: error: {first_line(exc)}"]
+
+
+class PassCrash(DiagnosticException):
+    """A pass raised an exception that is not a diagnostic (a bug, in tileorch or in xDSL, shown by
+    this input): :func:`pass_crash` makes it one located line naming the pass and the op it was
+    working on.  Not a :class:`LocatedError` (a refusal): callers that fall back on a refusal
+    still see it as the internal error it is."""
+
+    def __init__(self, line: str):
+        super().__init__(line)
+        self.line = line
+
+    def __str__(self) -> str:
+        return self.line
+
+
+def _crash_op(exc: BaseException) -> Operation | None:
+    """The op the innermost frame of ``exc``'s traceback was working on: a local ``op`` (the
+    rewrite patterns' argument), else any local Operation; the innermost such op with a
+    source position wins."""
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    fallback = None
+    for frame in reversed(frames):
+        local = frame.f_locals
+        candidates = [local["op"]] if isinstance(local.get("op"), Operation) else []
+        candidates += [v for k, v in local.items() if k != "op" and isinstance(v, Operation)]
+        for op in candidates:
+            if location_str(op) != "<unknown>":
+                return op
+            fallback = fallback or op
+    return fallback
+
+
+def pass_crash(exc: BaseException, pass_name: str, module: Operation | None) -> PassCrash:
+    """The located report of ``exc`` raised inside pass ``pass_name``: at the op it was working on
+    (its source position, else the module's), naming the pass, the op and the exception."""
+    op = _crash_op(exc)
+    where = location_str(op) if op is not None and location_str(op) != "<unknown>" else location_str(module)
+    on = f" on '{op.name}'" if op is not None else ""
+    return PassCrash(f"{where}: error: internal error in pass '{pass_name}'{on} ({type(exc).__name__}: "
+                     f"{first_line(exc)}); this is a bug shown by this input, please report it (rerun with "
+                     "TILEORCH_TRACEBACK=1 for the traceback)")
 
 
 def copy_location(src: Operation, new_ops: Iterable[Operation]) -> None:

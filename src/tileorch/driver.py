@@ -626,6 +626,7 @@ def compile_module(
     isolate: bool = False,
     schedule: str | None = None,
     kind: str = "",
+    debug_timeout: int = 0,
 ) -> CompileResult:
     """Compile ``module`` (modified in place) up to ``emit`` (``mlir``, ``llvm`` or ``ptx``).
 
@@ -643,6 +644,10 @@ def compile_module(
     :func:`lower_program` returned: ``"simt"``, ``"gemm"``, ``"chained"``): the backend then
     treats ``module`` as this function's own lowering of it (verified once, after the pipeline;
     the SIMT lowering's output skips the cutlass passes).
+
+    ``debug_timeout`` > 0 (polls) is a debug build: every mbarrier wait and spin loop of the
+    kernel, whichever path emitted it, traps after that many unsuccessful polls with a line that
+    names what it waited on (``bound-barrier-waits``).
     """
     from tileorch import timing
     from tileorch.backend.compile import STAGES, compile_lowered
@@ -658,7 +663,7 @@ def compile_module(
         module, lowered_kind = _lower_tile_program(module, ctx, arch, schedule, remarks)
         kind = lowered_kind or kind
         result = compile_lowered(module, ctx, arch, DEFAULT_PTX_VERSION if ptx_version is None else ptx_version,
-                                 emit, ptxas, extra_pipeline, isolate, kind, remarks)
+                                 emit, ptxas, extra_pipeline, isolate, kind, remarks, debug_timeout)
     result.timings = timer.as_dict()  # a caller's enclosing scope (compile_text, the API) refreshes it
     return result
 

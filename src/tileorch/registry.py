@@ -45,6 +45,7 @@ PASSES: dict[str, str] = {
     "reconcile-unrealized-casts": "tileorch.transforms.fixpoint:ReconcileUnrealizedCasts",  # xDSL's, visiting only casts
     "lower-to-llvm": "tileorch.backend.pipeline:LowerToLLVM",
     "convert-pipeline-to-nvvm": "tileorch.transforms.pipeline_to_nvvm:ConvertPipelineToNVVM",
+    "bound-barrier-waits": "tileorch.transforms.bound_waits:BoundBarrierWaits",
     "lower-cutlass-pipeline-to-tileas": "tileorch.transforms.cutlass_to_tileas:LowerCutlassPipelineToTileas",
     # the TileAS tier (docs/tileas-tier.md), under tileiras' pass names
     "convert-tileaa-to-tileas": "tileorch.transforms.tileaa_to_tileas:ConvertTileAAToTileAS",

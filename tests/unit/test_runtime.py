@@ -396,3 +396,69 @@ def test_run_reports_errors_without_traceback(tmp_path, capsys, fake):
     assert code.value.code == 1
     err = capsys.readouterr().err
     assert err.startswith("tileorch run: error: kernel 'fill' did not finish") and "Traceback" not in err
+
+
+# ---- bounded synchronization (tileorch.cutile.synchronize, the GEMM path's sync=True) ----------
+
+
+def test_synchronize_reports_a_hang_naming_the_kernels_then_poisons(fake, monkeypatch):
+    from tileorch.launchers import cutile as lc
+
+    monkeypatch.setattr(lc, "_LAUNCHED", {"matmul_kernel": None, "softmax_kernel": None})
+    fake.behaviour = "hang"
+    with pytest.raises(runtime.KernelHang) as info:
+        lc.synchronize(7, timeout_s=0.05)
+    msg = str(info.value)
+    assert "one of the kernels tileorch.cutile.launch launched in this process ('softmax_kernel', " \
+           "'matmul_kernel', most recent first) did not finish within 0.05 s" in msg, msg
+    assert "stream 7" in msg and "--debug-timeout" in msg
+    with pytest.raises(runtime.ContextPoisoned, match="did not finish"):
+        lc.synchronize(7, timeout_s=1.0)
+
+
+def test_synchronize_names_a_fault_and_returns_when_done(fake, monkeypatch):
+    from tileorch.launchers import cutile as lc
+
+    monkeypatch.setattr(lc, "_LAUNCHED", {"attention_fwd": None})
+    lc.synchronize(None)  # done: returns
+    fake.behaviour = "fault"
+    with pytest.raises(runtime.KernelFault, match="kernel 'attention_fwd' .*CUDA_ERROR_LAUNCH_FAILED"):
+        lc.synchronize(None)
+
+
+@pytest.mark.parametrize("env, timeout, error", [
+    ("", -1.0, "timeout_s must be a positive, finite number"),
+    ("", float("inf"), "timeout_s must be a positive, finite number"),
+    ("", "3", "timeout_s must be a number of seconds"),
+    ("0", None, "TILEORCH_SYNC_TIMEOUT='0': expected a positive, finite number of seconds"),
+    ("soon", None, "TILEORCH_SYNC_TIMEOUT='soon'"),
+])
+def test_synchronize_refuses_a_bad_deadline(fake, monkeypatch, env, timeout, error):
+    from tileorch.launchers import cutile as lc
+
+    monkeypatch.setenv("TILEORCH_SYNC_TIMEOUT", env)
+    with pytest.raises((TypeError, ValueError), match=error.replace("(", r"\(").replace(")", r"\)")):
+        lc.synchronize(0, timeout_s=timeout)
+
+
+def test_synchronize_deadline_from_the_environment(fake, monkeypatch):
+    from tileorch.launchers import cutile as lc
+
+    monkeypatch.setattr(lc, "_LAUNCHED", {})
+    monkeypatch.setenv("TILEORCH_SYNC_TIMEOUT", "0.03")
+    fake.behaviour = "hang"
+    with pytest.raises(runtime.KernelHang, match=r"the work queued on the stream \(no cuTile kernel launched by "
+                                                 r"tileorch in this process\) did not finish within 0.03 s"):
+        lc.synchronize(0)
+
+
+def test_the_cutile_launchers_never_wait_unbounded():
+    """Every wait of the launchers goes through the watchdog: no cuStreamSynchronize/cuCtxSynchronize
+    call is left in the launch code (the GEMM path's sync=True was one)."""
+    import inspect
+
+    from tileorch.launchers import cutile, cutile_bound, cutile_native, gemm, gemm_host
+
+    for module in (cutile, cutile_bound, cutile_native, gemm, gemm_host):
+        source = inspect.getsource(module)
+        assert "cuStreamSynchronize(" not in source and "cuCtxSynchronize(" not in source, module.__name__

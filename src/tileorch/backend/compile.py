@@ -73,7 +73,7 @@ def verify_each_pass() -> bool:
 
 
 def lower(ctx: Context, module: ModuleOp, extra_pipeline: str = "", simt_program: bool = False,
-          verify: bool = True) -> str:
+          verify: bool = True, debug_timeout: int = 0) -> str:
     """Run :data:`pipeline.PIPELINE` then ``extra_pipeline`` on ``module`` (in place); for a tile
     program's SIMT lowering (``simt_program``) :func:`pipeline.lowering_pipeline` leaves out the
     cutlass passes, which have nothing to lower there.  Returns the name of the last pass run
@@ -83,7 +83,7 @@ def lower(ctx: Context, module: ModuleOp, extra_pipeline: str = "", simt_program
     while LLVM generates code); with ``TILEORCH_VERIFY_EACH_PASS=1`` after every pass (a lowering
     bug is then reported at the pass that made it; the test suite sets it)."""
     try:
-        passes = (pipeline.make_passes(pipeline.lowering_pipeline(module, simt_program))
+        passes = (pipeline.make_passes(pipeline.lowering_pipeline(module, simt_program, debug_timeout))
                   + pipeline.parse_pipeline(extra_pipeline))
     except ValueError as exc:
         raise CompileError([f"{module_location(module)}: error: {exc}"]) from None
@@ -96,6 +96,23 @@ def lower(ctx: Context, module: ModuleOp, extra_pipeline: str = "", simt_program
         if each or (verify and i == len(passes) - 1):
             _verify(module, p.name)
     return passes[-1].name if passes else "input"
+
+
+NO_KERNEL = ("nothing to compile: the module defines no kernel (no cuda_tile.entry, nv_tileaa.func or function "
+             "marked nvvm.kernel), so the PTX has no entry point to launch")
+"""The warning of a module without a kernel (an empty file, an empty ``cuda_tile.module``): it
+compiles, as MLIR tools take an empty module, but not silently."""
+
+
+def check_debug_timeout(value: object) -> int:
+    """``value`` as a debug timeout (polls, 0 = off); TypeError / ValueError naming it otherwise."""
+    from tileorch.transforms.bound_waits import MAX_DEBUG_TIMEOUT
+
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"debug_timeout must be an int (polls before a wait traps; 0 = off), got {type(value).__name__}")
+    if not 0 <= value <= MAX_DEBUG_TIMEOUT:
+        raise ValueError(f"debug_timeout must be in [0, {MAX_DEBUG_TIMEOUT}] polls (0 = off), got {value}")
+    return value
 
 
 def module_location(module: ModuleOp) -> str:
@@ -133,11 +150,17 @@ def print_module(module: ModuleOp, generic: bool = False) -> str:
 
 def compile_lowered(module: ModuleOp, ctx: Context, arch: str | None = None, ptx_version: int = DEFAULT_PTX_VERSION,
                     emit: str = "ptx", ptxas: bool = True, extra_pipeline: str = "", isolate: bool = False,
-                    kind: str = "", remarks: list[str] | None = None) -> CompileResult:
+                    kind: str = "", remarks: list[str] | None = None, debug_timeout: int = 0) -> CompileResult:
     """Compile a module of the backend's tier (cutlass / nv_tileas / nvvm / std ops; a tile
     program is lowered to it first by :func:`tileorch.driver.compile_module`, which names the
-    path it took in ``kind``) up to ``emit``: the lowering pipeline, LLVM IR, PTX, ptxas."""
+    path it took in ``kind``) up to ``emit``: the lowering pipeline, LLVM IR, PTX, ptxas.
+    ``debug_timeout`` > 0 bounds every wait (:func:`pipeline.lowering_pipeline`), with a remark."""
     remarks = [] if remarks is None else remarks
+    check_debug_timeout(debug_timeout)
+    if debug_timeout:
+        remarks.append(f"{module_location(module)}: remark: debug-timeout={debug_timeout}: every mbarrier wait and "
+                       f"spin loop of the kernel traps after {debug_timeout} unsuccessful polls, printing what it "
+                       "waited on (named barriers, bar.sync, are hardware waits and stay unbounded)")
     if kind and arch is None:
         arch = module_arch(module, DEFAULT_ARCH)
     target = module.attributes.get("cutlass.target")
@@ -164,7 +187,10 @@ def compile_lowered(module: ModuleOp, ctx: Context, arch: str | None = None, ptx
     overlap = emit == "ptx" and isolate and not verify_each_pass()
     hinted = _hinted_kernels(module) if kind == "simt" else set()
     with timing.timed("lower"):
-        last = lower(ctx, module, extra_pipeline, simt_program=kind == "simt", verify=not overlap)
+        last = lower(ctx, module, extra_pipeline, simt_program=kind == "simt", verify=not overlap,
+                     debug_timeout=debug_timeout)
+    if not any("nvvm.kernel" in op.attributes for op in module.body.block.ops):
+        remarks.append(f"{module_location(module)}: warning: {NO_KERNEL}")
     if emit == "mlir":
         with timing.timed("print"):
             result.mlir = print_module(module)

@@ -50,16 +50,26 @@ def has_cutlass_ops(module: ModuleOp) -> bool:
     return any(op.name.startswith(CUTLASS_OPS) for op in module.walk())
 
 
-def lowering_pipeline(module: ModuleOp, simt_program: bool = False) -> list[str]:
+def lowering_pipeline(module: ModuleOp, simt_program: bool = False, debug_timeout: int = 0) -> list[str]:
     """The pass names :func:`tileorch.backend.compile.lower` runs on ``module``: :data:`PIPELINE`;
     :data:`STD_LOWERING` alone for the SIMT lowering's output of a tile program
     (``simt_program``) when it holds no op of :data:`CUTLASS_OPS` (it never does: the SIMT
     lowering emits func/scf/arith/math/nvvm/llvm ops).  Skipping the cutlass passes there changes
     no PTX (``tools/ptx_identity.py``) and spares their imports (the cutlass dialect, the
-    pipeline lowering: ~0.25 s of a cold SIMT compile) and their walks."""
-    if simt_program and not has_cutlass_ops(module):
-        return list(STD_LOWERING)
-    return list(PIPELINE)
+    pipeline lowering: ~0.25 s of a cold SIMT compile) and their walks.
+
+    ``debug_timeout`` > 0 (a debug build: ``--debug-timeout N``) runs ``convert-pipeline-to-nvvm``
+    with ``debug-timeout=N`` and ``bound-barrier-waits{debug-timeout=N}`` before
+    :data:`STD_LOWERING`: every mbarrier wait and marked spin loop of the kernel then traps after
+    N unsuccessful polls with a line naming what it waited on (entries with options are specs:
+    :func:`make_passes` parses them)."""
+    names = list(STD_LOWERING) if simt_program and not has_cutlass_ops(module) else list(PIPELINE)
+    if debug_timeout > 0:
+        names = [f"convert-pipeline-to-nvvm{{debug-timeout={debug_timeout}}}" if n == "convert-pipeline-to-nvvm" else n
+                 for n in names]
+        at = names.index(STD_LOWERING[0])
+        names.insert(at, f"bound-barrier-waits{{debug-timeout={debug_timeout}}}")
+    return names
 
 
 def _pass_factories() -> dict:
@@ -97,11 +107,13 @@ def malformed_pipeline(spec: str, exc: BaseException) -> str:
 
 
 def make_passes(names: Iterable[str]) -> list[ModulePass]:
+    """Pass instances for ``names``: pass names, or specs with options (``p{opt=1}``)."""
     factories = _pass_factories()
-    unknown = [n for n in names if n not in factories]
+    names = list(names)
+    unknown = [n for n in names if n.split("{", 1)[0] not in factories]
     if unknown:
         raise ValueError(f"unknown passes in the lowering pipeline: {unknown}")
-    return [factories[n]()() for n in names]
+    return [parse_pipeline(n)[0] if "{" in n else factories[n]()() for n in names]
 
 
 def apply_pass(ctx: Context, module: ModuleOp, p: ModulePass) -> None:
@@ -114,15 +126,36 @@ def apply_pass(ctx: Context, module: ModuleOp, p: ModulePass) -> None:
     from tileorch import timing
 
     if timing.active() is None:
-        p.apply(ctx, module)
+        guarded_apply(p, ctx, module)
         return
     with timing.timed(p.name):
         steps = _tier_steps(p)
         if steps is None:
-            p.apply(ctx, module)
+            guarded_apply(p, ctx, module)
         else:
             for step in steps:
                 apply_pass(ctx, module, step)
+
+
+def guarded_apply(p: ModulePass, ctx: Context, module: ModuleOp) -> None:
+    """``p.apply(ctx, module)``; an exception that is not a diagnostic (a ``KeyError`` from upstream
+    code on a strange input, ...) becomes :class:`tileorch.diagnostics.PassCrash`: one located line
+    naming the pass and the op (``TILEORCH_TRACEBACK=1``: raised as it is).  Diagnostics,
+    ``ValueError`` and ``NotImplementedError`` (the passes' refusals) pass through unchanged."""
+    import os
+
+    from xdsl.utils.exceptions import DiagnosticException
+
+    try:
+        p.apply(ctx, module)
+    except (DiagnosticException, ValueError, NotImplementedError, KeyboardInterrupt, MemoryError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - reported, located, as the bug it is
+        if os.environ.get("TILEORCH_TRACEBACK"):
+            raise
+        from tileorch.diagnostics import pass_crash
+
+        raise pass_crash(exc, p.name, module) from exc
 
 
 def _tier_steps(p: ModulePass) -> list[ModulePass] | None:

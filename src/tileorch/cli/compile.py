@@ -43,6 +43,16 @@ def _ptx_version(text: str) -> int:
     return version
 
 
+def _debug_timeout(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 2**32 - 1:
+        raise argparse.ArgumentTypeError(f"expected a number of polls in [0, {2**32 - 1}] (0 = off), got {text!r}")
+    return value
+
+
 def register(subparsers) -> None:
     p = subparsers.add_parser("compile", help="compile a .mlir module or a cuTile .tileirbc to PTX (checked by ptxas)",
                               description="Compile a module to PTX and check it with ptxas: cutlass/nvvm/llvm MLIR, "
@@ -66,6 +76,9 @@ def register(subparsers) -> None:
                    help="tile scheduler of a GEMM-shaped tile program (nv_tileaa, or cuTile's CUDA Tile IR) "
                         "(default: persistent); simt compiles any tile program through the SIMT lowering; "
                         "an error for other modules, whose scheduler is in their IR")
+    p.add_argument("--debug-timeout", type=_debug_timeout, default=0, metavar="N",
+                   help="debug build: every mbarrier wait and spin loop of the kernel traps after N unsuccessful "
+                        "polls, printing what it waited on (barrier, stage, phase, block, thread); 0 (default) = off")
     p.add_argument("--remarks", action="store_true",
                    help="print every decision: the path each kernel took and why, the configuration chosen, "
                         "and registers, spills and stack per kernel from ptxas")
@@ -139,17 +152,23 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     try:
         if args.emit == "ptx":
+            import warnings
+
             from tileorch import api
 
-            kernel = api.compile(text, args.arch, name=name, ptx_version=args.ptx_version,
+            with warnings.catch_warnings():  # (api.compile's no-kernel warning: its remark is printed below)
+                warnings.simplefilter("ignore", UserWarning)
+                kernel = api.compile(text, args.arch, name=name, ptx_version=args.ptx_version,
                                  ptxas=not args.no_ptxas, extra_pipeline=args.pipeline,
-                                 cache=False if args.no_cache else None, isolate=True, schedule=args.schedule)
+                                     cache=False if args.no_cache else None, isolate=True, schedule=args.schedule,
+                                     debug_timeout=args.debug_timeout)
             out, arch, remarks = kernel.ptx, kernel.arch, list(kernel.remarks)
             messages = kernel.ptxas_messages if not args.no_ptxas else None
             remarks += kernel.ptxas_remarks if not args.no_ptxas else []
         else:
             result = compile_text(text, name, arch=args.arch, ptx_version=args.ptx_version, emit=args.emit,
-                                  ptxas=False, extra_pipeline=args.pipeline, isolate=True, schedule=args.schedule)
+                                  ptxas=False, extra_pipeline=args.pipeline, isolate=True, schedule=args.schedule,
+                                  debug_timeout=args.debug_timeout)
             out, arch, messages = (result.mlir if args.emit == "mlir" else result.llvm_ir), result.arch, None
             remarks = result.remarks
     except CompileError as exc:
@@ -261,10 +280,10 @@ def _compile_cutile_deferred(args: argparse.Namespace, data: bytes, name: str) -
                 print(line, file=sys.stderr)
         result = compile_module(module, ctx, arch=arch, ptx_version=args.ptx_version, emit=args.emit,
                                 ptxas=not args.no_ptxas and args.emit == "ptx", extra_pipeline=args.pipeline,
-                                isolate=True, kind=kind)
-        for line in result.remarks:  # the backend's own (a dropped occupancy hint)
-            if show:
-                print(f"{name}: {line}", file=sys.stderr)
+                                isolate=True, kind=kind, debug_timeout=getattr(args, "debug_timeout", 0))
+        for line in result.remarks:  # the backend's own (a dropped occupancy hint; no kernel at all)
+            if show or _is_warning(line):
+                print(line if line.startswith(name) else f"{name}: {line}", file=sys.stderr)
         if result.ptxas is not None:
             from tileorch.backend.ptxas import resource_remarks
 
@@ -280,6 +299,10 @@ def _compile_cutile_deferred(args: argparse.Namespace, data: bytes, name: str) -
         return 1
     if args.output != "-":
         checked = f", accepted by ptxas -arch={result.arch}" if result.ptxas is not None else ""
-        print(f"{name}: wrote {args.output} ({out.count(chr(10))} lines of {args.emit}{checked}; cuTile program, "
-              f"{kind + ' ' + schedule + ' schedule' if kind == 'gemm' else 'chained-dots WGMMA kernel' if kind == 'chained' else 'SIMT kernel'})", file=sys.stderr)
+        if not any(_is_warning(line) and "nothing to compile" in line for line in result.remarks):
+            print(f"{name}: wrote {args.output} ({out.count(chr(10))} lines of {args.emit}{checked}; cuTile program, "
+                  f"{kind + ' ' + schedule + ' schedule' if kind == 'gemm' else 'chained-dots WGMMA kernel' if kind == 'chained' else 'SIMT kernel'})", file=sys.stderr)
+        else:
+            print(f"{name}: wrote {args.output} ({out.count(chr(10))} lines of {args.emit}{checked}; no kernel)",
+                  file=sys.stderr)
     return 0

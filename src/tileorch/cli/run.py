@@ -111,8 +111,8 @@ def parse_arg(text: str) -> np.generic | BufferSpec:
 
 def compile_mlir(text: str, name: str, debug_timeout: int = 0, isolate: bool = False) -> str:
     """PTX (not assembled) of an MLIR module, by :func:`tileorch.driver.compile_module`.
-    ``debug_timeout`` > 0 first lowers the cutlass ops with ``convert-pipeline-to-nvvm`` in its
-    debug mode (every wait prints its barrier and traps after that many polls).  ``isolate`` runs
+    ``debug_timeout`` > 0 is a debug build (:func:`tileorch.driver.compile_module`: every mbarrier
+    wait and spin loop prints what it waits on and traps after that many polls).  ``isolate`` runs
     LLVM in a child process (for untrusted input).  Raises ``CompileError`` with located lines."""
     from tileorch.backend.compile import parse_text
     from tileorch.driver import compile_module
@@ -120,13 +120,7 @@ def compile_mlir(text: str, name: str, debug_timeout: int = 0, isolate: bool = F
 
     ctx = make_context()
     module = parse_text(ctx, text, name)
-    if debug_timeout > 0:
-        from tileorch.backend import pipeline
-
-        debug = f"convert-pipeline-to-nvvm{{debug-timeout={debug_timeout}}}"
-        lowering = [p for p in pipeline.CUTLASS_LOWERING if p != "convert-pipeline-to-nvvm"]
-        pipeline.run_passes(ctx, module, pipeline.parse_pipeline(",".join([*lowering, debug])))
-    return compile_module(module, ctx, ptxas=False, isolate=isolate).ptx
+    return compile_module(module, ctx, ptxas=False, isolate=isolate, debug_timeout=debug_timeout).ptx
 
 
 def check_kernel_arguments(path: Path, kernel: str, specs: list | None) -> str | None:
@@ -252,7 +246,8 @@ def run(args: argparse.Namespace) -> int:
         from tileorch.diagnostics import SourceError, read_source
 
         try:
-            image: str | bytes = compile_mlir(read_source(str(path)), str(path), isolate=True)
+            image: str | bytes = compile_mlir(read_source(str(path)), str(path), debug_timeout=args.debug_timeout,
+                                              isolate=True)
         except SourceError as exc:
             print(exc.format("tileorch run"), file=sys.stderr)
             return 1
@@ -282,6 +277,12 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _debug_polls(text: str) -> int:
+    from tileorch.cli.compile import _debug_timeout
+
+    return _debug_timeout(text)
+
+
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser("run", help="launch one kernel on the GPU", description=__doc__,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -293,6 +294,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--smem", type=_bytes, default=0, help="dynamic shared memory bytes per CTA")
     p.add_argument("--args", nargs="*", default=[], help="kernel arguments (see above)")
     p.add_argument("--timeout", type=_positive_seconds, default=10.0, help="watchdog seconds (default 10)")
+    p.add_argument("--debug-timeout", type=_debug_polls, default=0, metavar="N",
+                   help="(.mlir input) compile a debug build: every mbarrier wait and spin loop traps after N "
+                        "unsuccessful polls, printing the barrier, stage and phase it waited on; 0 (default) = off")
     p.add_argument("--dump", type=Path, default=None, help="write buffers as argK.npy here")
     p.add_argument("--simulate", action="store_true",
                    help="without a GPU, simulate the orchestration on the CPU (tileorch simulate) instead of "

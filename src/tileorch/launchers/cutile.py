@@ -1269,8 +1269,10 @@ def _launch_gemm(entry: _Compiled, kernel: Any, arguments: list[Argument], arch:
     again(stream)
     if fast is not None and not b_reason:  # a K-major copy of B is made at each launch: not bound
         keep(fast, again)
-    if sync:
-        check(api().cuStreamSynchronize(api().CUstream(stream)), "cuStreamSynchronize")
+    if sync:  # bounded: KernelHang names the kernel past the deadline (was an unbounded cuStreamSynchronize)
+        from tileorch.runtime.watchdog import synchronize_stream
+
+        synchronize_stream(stream, dev, kernel_name(kernel), config=f"cuTile GEMM program, stream {stream}")
 
 
 _TMAP_DTYPES = {"float16": "f16", "bfloat16": "bf16"}
@@ -1394,6 +1396,49 @@ def launch(stream: Any, grid: Any, kernel: Any, args: Any, *, arch: str = "sm_90
         learn(kernel, args)  # the kernel's next calls are keyed by a reader for these argument classes
 
 
+_LAUNCHED: dict[str, None] = {}
+"""The names of the cuTile kernels :func:`launch` compiled and launched in this process (first
+calls only: the hot path records nothing), for :func:`synchronize`'s report."""
+
+
+def _note_launched(kernel: Any) -> None:
+    try:
+        name = kernel_name(kernel)
+    except AttributeError:
+        return
+    _LAUNCHED.pop(name, None)
+    _LAUNCHED[name] = None
+    while len(_LAUNCHED) > 8:
+        del _LAUNCHED[next(iter(_LAUNCHED))]
+
+
+def synchronize(stream: Any = None, timeout_s: float | None = None) -> None:
+    """Wait for the work queued on ``stream`` (anything :func:`launch` takes; None: the default
+    stream) with a deadline, where ``torch.cuda.synchronize()`` would wait forever for a kernel
+    that never ends: past ``timeout_s`` seconds (None: ``$TILEORCH_SYNC_TIMEOUT``, else 10)
+    raises :class:`tileorch.runtime.KernelHang` naming the cuTile kernels launched in this process
+    (the launch path records nothing per call, so the one that hangs is among those named); a
+    kernel that trapped (a ``debug_timeout`` build's expired wait) raises ``KernelFault``.
+    Either leaves the CUDA context unusable (CUDA's rule): later launches raise
+    ``ContextPoisoned``."""
+    from tileorch.runtime.device import current_device
+    from tileorch.runtime.watchdog import check_timeout, synchronize_stream
+
+    if timeout_s is not None:
+        check_timeout(timeout_s)
+    handle = stream_handle(stream)
+    names = list(_LAUNCHED)[::-1]
+    if len(names) == 1:
+        subject = f"kernel {names[0]!r} (the cuTile kernel tileorch.cutile.launch launched in this process)"
+    elif names:
+        subject = ("one of the kernels tileorch.cutile.launch launched in this process ("
+                   + ", ".join(repr(n) for n in names) + ", most recent first)")
+    else:
+        subject = "the work queued on the stream (no cuTile kernel launched by tileorch in this process)"
+    synchronize_stream(handle, current_device(), names[0] if names else "", timeout_s,
+                       config=f"tileorch.cutile.synchronize, stream {handle}", subject=subject)
+
+
 def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule: str, sync: bool, tiles: str,
             fast: tuple | None) -> None:
     """:func:`launch` for arguments not seen before: describe them, compile (through the caches),
@@ -1420,6 +1465,7 @@ def _launch(stream: Any, grid: Any, kernel: Any, args: Any, arch: str, schedule:
                              "it") from None
     dev = _check_device(arch)
     entry = compiled(kernel, arguments, arch, "persistent" if schedule == "auto" else schedule)
+    _note_launched(kernel)
     _note_unused_options(entry, kernel, schedule, tiles)
     arguments = upload_list_tables(arguments)  # (lists: a device table each, the kernel's parameter)
     if entry.program.kind in ("chained", "gemm"):  # its warnings (no ptxas, spills); a refusal is the SIMT path's

@@ -26,11 +26,12 @@ class KernelFault(RuntimeError):
 class KernelHang(RuntimeError):
     """A launched kernel did not finish within the watchdog's timeout."""
 
-    def __init__(self, kernel: str, config: str, timeout_s: float):
+    def __init__(self, kernel: str, config: str, timeout_s: float, subject: str | None = None):
         self.kernel, self.config, self.timeout_s = kernel, config, timeout_s
         super().__init__(
-            f"kernel '{kernel}' did not finish within {timeout_s:g} s ({config}): reported as a "
-            "hang; the GPU context is unusable until this process exits"
+            f"{subject or f'kernel {kernel!r}'} did not finish within {timeout_s:g} s ({config}): reported as a "
+            "hang; the GPU context is unusable until this process exits (a debug build, "
+            "tileorch compile --debug-timeout N / debug_timeout=N, prints the barrier a stuck wait waits on)"
         )
 
 

@@ -52,6 +52,22 @@ class TileorchOptMain(xDSLOptMain):
         self.available_frontends["tileirbc"] = lambda chunk: None  # CUDA Tile IR bytecode (parse_chunk)
         self.available_frontends["bc"] = lambda chunk: None  # cuda-tile-translate's name for the same bytecode
 
+    def apply_passes(self, prog) -> None:
+        """xDSL's pipeline, each pass through :func:`tileorch.backend.pipeline.guarded_apply`: a
+        crash inside a pass is one located line naming the pass (the callback between the passes
+        runs as in xDSL's ``PassPipeline.apply``)."""
+        from tileorch.backend.pipeline import guarded_apply
+
+        passes, callback = self.pipeline.passes, self.pipeline.callback
+        previous = None
+        for p in passes:
+            if callback is not None:
+                callback(previous, prog, p)
+            guarded_apply(p, self.ctx, prog)
+            previous = p
+        if callback is not None:
+            callback(previous, prog, None)
+
     def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset: int = 0) -> ModuleOp | None:
         if file_extension not in ("mlir", "tileirbc", "bc"):
             return super().parse_chunk(chunk, file_extension, start_offset)

@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from xdsl.dialects import llvm, scf
-from xdsl.dialects.builtin import DenseArrayBase, IntegerType, i1, i32, i64
+from xdsl.dialects.builtin import DenseArrayBase, IntegerType, StringAttr, i1, i32, i64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from tileorch.dialects import nvvm
 from tileorch.transforms.attr_cache import integer
+from tileorch.transforms.bound_waits import SPIN_SITE
 from tileorch.transforms.pipeline_to_nvvm.context import is_1d_block
 
 SMEM_PTR = nvvm.PTR_SHARED
@@ -169,9 +170,12 @@ class Emitter:
         probe: Callable[[Emitter], SSAValue],
         on_timeout: Callable[[Emitter], None] | None = None,
         limit: int = 0,
+        site: str = "",
     ) -> None:
         """``while (!probe()) {}``; with ``on_timeout`` the loop counts polls and runs it (a report
-        and a trap) once ``limit`` polls have failed."""
+        and a trap) once ``limit`` polls have failed.  An unbounded loop with a ``site`` is marked
+        with it (:data:`tileorch.transforms.bound_waits.SPIN_SITE`): ``bound-barrier-waits`` bounds
+        it in debug-timeout builds."""
         if on_timeout is None:
             before = Block()
             inner = Emitter()
@@ -179,7 +183,9 @@ class Emitter:
             not_done = inner.xor(done, inner.true())
             inner.add_op(scf.ConditionOp(not_done))
             before.add_ops(inner.ops)
-            self.add_op(scf.WhileOp([], [], Region(before), Region(Block([scf.YieldOp()]))))
+            loop = self.add_op(scf.WhileOp([], [], Region(before), Region(Block([scf.YieldOp()]))))
+            if site:
+                loop.attributes[SPIN_SITE] = StringAttr(site)
             self._adopt(inner)
             return
         zero = self.const(0)

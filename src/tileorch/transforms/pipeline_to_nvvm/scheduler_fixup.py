@@ -33,7 +33,7 @@ from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import DenseArrayBase, Float16Type, IntegerType, StringAttr, VectorType, i8, i32, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from tileorch.diagnostics import LocatedError
+from tileorch.diagnostics import LocatedError, location_str
 from tileorch.dialects import llvm_ext, nvvm
 from tileorch.dialects.cutlass.attrs import RESERVED_BARRIER_ID_VALUES, BarrierId
 from tileorch.dialects.cutlass.pipeline_facts import int_prop
@@ -141,7 +141,8 @@ class FixupSite:
             load.syncscope = StringAttr(GPU_SCOPE)
             return inner.icmp(pred, inner.emit(load), bound)
 
-        e.if_(e.icmp("eq", lane, e.const(0)), lambda inner: inner.spin_until(probe))
+        site = f"Stream-K fix-up lock of {self.op.name} {location_str(self.op)} (until lock {pred} its bound)"
+        e.if_(e.icmp("eq", lane, e.const(0)), lambda inner: inner.spin_until(probe, site=site))
         self.group_sync(e)
 
     def group_sync(self, e: Emitter) -> None:

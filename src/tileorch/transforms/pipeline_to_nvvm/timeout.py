@@ -68,7 +68,8 @@ def declare_vprintf(e: Emitter, anchor: Operation) -> None:
 def format_string(site: WaitSite, polls: int) -> str:
     fields = ", ".join(f"{name} %d" for name, _ in site.fields)
     text = site.text.replace("%", "%%")
-    return f"tileorch: timeout after {polls} polls waiting on {text}: {fields} (block %d, thread %d)\n"
+    fields = f": {fields}" if fields else ""
+    return f"tileorch: timeout after {polls} polls waiting on {text}{fields} (block %d, thread %d)\n"
 
 
 def report_and_trap(e: Emitter, site: WaitSite, polls: int) -> None:

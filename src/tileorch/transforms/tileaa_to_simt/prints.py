@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import (DenseArrayBase, DictionaryAttr, Float16Type, 
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from tileorch.dialects import llvm_ext
+from tileorch.transforms.bound_waits import SPIN_SITE
 from tileorch.dialects.nv_tileaa.print_format import Conversion, parse
 from tileorch.transforms.tileaa_to_simt import print_plan
 from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, Tile, reg_type
@@ -112,7 +113,8 @@ def _lock(lowering, b, take: bool) -> None:
     won = bb.v(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [1]), pair, i1))
     again = bb.v(arith.XOrIOp(won, bb.const(1, i1)))
     before.add_op(scf.ConditionOp(again))
-    b.add(scf.WhileOp([], [], Region(before), Region(Block([scf.YieldOp()]))))
+    loop = b.add(scf.WhileOp([], [], Region(before), Region(Block([scf.YieldOp()]))))
+    loop.attributes[SPIN_SITE] = StringAttr("the print lock (a global spin lock that orders the prints' lines)")
 
 
 def lower_print(lowering, e, op: Operation) -> None:

@@ -77,6 +77,7 @@ from tileorch.dialects.nv_tileaa.attrs import ints
 from tileorch.dialects.nv_tileas import AgentSwitchOp
 from tileorch.dialects.record_attr import encode_record
 from tileorch.kernels.gemm.build import CLUSTER_PTR, GENERIC_PTR, TMAP_ATTRS, descriptor_constant
+from tileorch.transforms.bound_waits import WAIT_RING, WAIT_SITE
 from tileorch.transforms.tileaa_to_simt import ELEMENTWISE, lower_scalar_op
 from tileorch.transforms.tileaa_to_simt.emit import GLOBAL_PTR, SHARED_PTR, Emitter, inline_asm, memory_type
 from tileorch.transforms.tileas.common import producer_load, source_load
@@ -1086,12 +1087,20 @@ class _Kernel:
         off0 = self.v(arith.MuliOp(stage, self.small(8)), f"{pre}_off0")
         return off0, self.gep(self.v(arith.AddiOp(off0, self.ci[base]), f"{pre}_off"), bar)
 
-    def try_wait(self, bar: SSAValue, phase: SSAValue) -> None:
-        self.e.add(nvvm.MBarrierTryWaitParityOp(bar, phase, self.ticks))
+    def try_wait(self, bar: SSAValue, phase: SSAValue, what: str, ring: int | None = None) -> None:
+        """Block until the phase of parity ``phase`` of the mbarrier ``bar`` completes.  The wait
+        is named ``what`` (and, for a barrier of a ring built by :meth:`stage_barrier`, marked
+        with the ring's base offset ``ring``) for ``bound-barrier-waits``: a debug-timeout build
+        reports the kernel, the barrier, its stage and the phase when the wait expires."""
+        wait = nvvm.MBarrierTryWaitParityOp(bar, phase, self.ticks)
+        wait.attributes[WAIT_SITE] = StringAttr(f"chained-dots kernel @{self.fn.sym_name.data}: {what}")
+        if ring is not None:
+            wait.attributes[WAIT_RING] = IntegerAttr(ring, i32)
+        self.e.add(wait)
 
     def wait_q(self) -> None:
         """Wait for the current program instance's Q tile (A0); with a Q prologue, apply it."""
-        self.try_wait(*(self.q_wait or (self.qbar, self.small(0))))
+        self.try_wait(*(self.q_wait or (self.qbar, self.small(0))), "Q tile full barrier")
         pro = self.ck.q_prologue
         if pro is not None and pro.rowwise:  # the warp group's 64 rows, two threads per row
             lane = self.v(arith.RemUIOp(self.tid, self.small(128)), "qr_t")
@@ -1204,10 +1213,11 @@ class _Kernel:
         """Wait for the loop's tile 0 in the K/V ring; (its stage as i64, its first-dot B
         descriptor)."""
         if self.ring is None:
-            self.try_wait(self.bars["full"][0], self.small(0))
+            self.try_wait(self.bars["full"][0], self.small(0), "K/V ring full barrier of stage 0")
             return None, self.db1_1
         st, ph = self.stage_index(self.small(0), "f0")
-        self.try_wait(self.stage_barrier("f0b", "f0bar", st, self.off["full"])[1], ph)
+        self.try_wait(self.stage_barrier("f0b", "f0bar", st, self.off["full"])[1], ph, "K/V ring full barrier",
+                      self.off["full"])
         st_l = self.v(arith.ExtUIOp(st, i64), "f0st_l")
         return st_l, self.stage_address(st_l, self.b1_stage, self.db1_1, "f0_so", "f0db1")
 
@@ -1359,7 +1369,8 @@ class _Kernel:
                         def wait_free(w: Emitter) -> None:
                             with self.into(w.block):
                                 prev = self.v(arith.SubiOp(use, self.small(1)), "q_prev")
-                                self.try_wait(work.q_empty(slot), self.v(arith.AndIOp(prev, self.small(1)), "q_eph"))
+                                self.try_wait(work.q_empty(slot), self.v(arith.AndIOp(prev, self.small(1)), "q_eph"),
+                                              "Q slot empty barrier (producer)")
 
                         _if(self.e, reuse, wait_free)
                         self.load_q(work.q_bar(slot), work.q_offset(slot), coords_of)
@@ -1395,7 +1406,8 @@ class _Kernel:
                 def wait_empty(w: Emitter) -> None:
                     with self.into(w.block):
                         phase = self.v(arith.XOrIOp(pph, self.small(1)), "pe_ph")
-                        self.try_wait(self.stage_barrier("pe", "pebar", pst, off["empty"])[1], phase)
+                        self.try_wait(self.stage_barrier("pe", "pebar", pst, off["empty"])[1], phase,
+                                      "K/V ring empty barrier (producer)", off["empty"])
 
                 _if(self.e, refill, wait_empty)
                 self.stage_loads(pj, coords_of)
@@ -1415,7 +1427,8 @@ class _Kernel:
                 tph0 = self.v(arith.DivUIOp(tj, self.nstages), "tph0")
                 tph1 = self.v(arith.AndIOp(tph0, self.small(1)), "tph1")
                 tph = self.v(arith.XOrIOp(tph1, self.small(1)), "tph")
-                self.try_wait(self.stage_barrier("te", "tebar", tst, off["empty"])[1], tph)
+                self.try_wait(self.stage_barrier("te", "tebar", tst, off["empty"])[1], tph,
+                              "K/V ring empty barrier (producer tail)", off["empty"])
             return []
 
         _for(self.e, count, tail_end, self.small(1), [], [], drain)
@@ -1580,7 +1593,7 @@ class _WorkTiles:
             with kb.into(le.block):
                 slot, use = self.q_slot(t)
                 phase = kb.v(arith.XOrIOp(kb.v(arith.AndIOp(use, kb.small(1)), "q_tph1"), kb.small(1)), "q_tph")
-                kb.try_wait(self.q_empty(slot), phase)
+                kb.try_wait(self.q_empty(slot), phase, "Q slot empty barrier (producer tail)")
             return []
 
         _for(kb.e, runs, end, kb.small(1), [], [], wait)
@@ -2185,7 +2198,7 @@ def _lower_plain_loop(kb: _Kernel, site_of, n_tiles: SSAValue, init_vals: list[S
         with kb.into(le.block) as e:
             st, ph, st_l, fb_off0, fbar = kb.tile_stage(j, regs, "r")
             ebar = kb.gep(kb.v(arith.AddiOp(fb_off0, kb.ci[off["empty"]]), "eb_off"), "ebar")
-            kb.try_wait(fbar, ph)
+            kb.try_wait(fbar, ph, "K/V ring full barrier (consumer)", kb.off["full"])
             if ck.b_prologue is not None:  # K computed from its tile: in place in the stage, then the WGMMAs
                 kb.k_prologue(st_l)
             db1 = kb.stage_address(st_l, kb.b1_stage, kb.db1_1, "b1_so", "db1")
@@ -2596,7 +2609,7 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
             stp = kb.v(arith.RemUIOp(kb.ring_index(jp, "jp"), kb.nstages), "stp")
             stp_l = kb.v(arith.ExtUIOp(stp, i64), "stp_l")
             _, ebar = kb.stage_barrier("eb", "ebar", stp, off["empty"])
-            kb.try_wait(fbar, ph)
+            kb.try_wait(fbar, ph, "K/V ring full barrier (consumer)", kb.off["full"])
             db1 = kb.stage_address(st_l, kb.b1_stage, kb.db1_1, "b1_so", "db1")
             # 16-byte units of tile j-1's B2 stage
             b2_addr = kb.stage_address(stp_l, kb.b2_stage, kb.sbase2, "b2_so", "b2_addr")
