@@ -10,8 +10,11 @@ Needs cuda-tile, no GPU, no ptxas."""
 
 from __future__ import annotations
 
+import inspect
 import re
 import struct
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,6 +26,7 @@ pytest.importorskip("ml_dtypes")
 import test_user_sweep10_interp as s10  # noqa: E402
 import test_user_sweep_interp as sweep  # noqa: E402
 
+from tileorch.testing import user_programs10  # noqa: E402
 from tileorch.testing.user_programs10 import PROGRAMS  # noqa: E402
 
 
@@ -31,6 +35,10 @@ def _params_of(ptx: str) -> list[str]:
     head = ptx[ptx.index(".entry"):]
     head = head[:head.index(")")]
     return re.findall(r"\.param\s+\.(\w+)", head)
+
+
+PRINTED: list[str] = []
+"""What the emulated kernels printed (``vprintf``), CTA by CTA."""
 
 
 def emulate(name, inputs: dict):
@@ -80,6 +88,7 @@ def emulate(name, inputs: dict):
                 emu = Emu(prog.ptx, params, smem, threads, (x, y, z), {}, memory, nctaid=grid)
                 emu.run()
                 assert not emu.errors, (name, (x, y, z), emu.errors[:3])
+                PRINTED.extend(emu.printed)
     return {i: sweep._bf16_value(buf) if dt == "bfloat16" else buf for i, buf, dt in placed}
 
 
@@ -92,3 +101,46 @@ emulator applies a warp's updates one thread at a time)."""
 def test_the_ptx_against_numpy(test, monkeypatch):
     monkeypatch.setattr(s10, "run", emulate)
     getattr(s10, test)()
+
+
+def _line_of(name: str, text: str) -> int:
+    lines, first = inspect.getsourcelines(PROGRAMS[name].kernel._annotated_function.pyfunc)
+    return first + next(i for i, ln in enumerate(lines) if text in ln)
+
+
+def test_printf_and_print_of_program_0():
+    """Program 0 prints its row's sum and max (``ct.printf``: f32 values passed as doubles) and the
+    row length (``ct.print`` of an f-string: an int); the values are multiples of 1/8 (exact sums)."""
+    from tileorch.testing.print_expected import printf_text
+
+    PRINTED.clear()
+    rows, cols = PROGRAMS["printf_first_row_stats"].spec[0][0]
+    i, j = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
+    x = (((i * 37 + j * 11) % 33 - 16) / 8).astype(np.float32)
+    x[0, 5] = 7.625
+    y = emulate("printf_first_row_stats", {0: x})[1]
+    r0 = x[0].astype(np.float64)
+    assert PRINTED == [printf_text("row 0: sum %.3f max %.3f\n", np.float64(r0.sum()), np.float64(r0.max())),
+                       printf_text("n = %d\n", np.int32(cols))]
+    np.testing.assert_array_equal(y, x.astype(np.float64).sum(1).astype(np.float32))
+
+
+def test_assert_that_holds_and_one_that_fails():
+    """Non-negative values: ``Y = sqrt(X)`` and nothing raised; one negative element in the ragged
+    last block: ``__assertfail`` with the message, the program's file and the assert's line."""
+    from tileorch.testing.ptx_emulator import DeviceAssert
+
+    x = np.abs(np.random.default_rng(1012).standard_normal(300)).astype(np.float32) * 4
+    y = emulate("assert_nonnegative_sqrt", {0: x})[1]
+    np.testing.assert_allclose(y, np.sqrt(x.astype(np.float64)), rtol=1e-6)
+    x[290] = -1.0
+    with pytest.raises(DeviceAssert) as raised:
+        emulate("assert_nonnegative_sqrt", {0: x})
+    assert raised.value.message == "sqrt of a negative value"
+    assert raised.value.file == str(Path(user_programs10.__file__))
+    assert raised.value.line == _line_of("assert_nonnegative_sqrt", "ct.assert_(")
+
+
+def test_every_program_is_emulated():
+    src = inspect.getsource(s10) + inspect.getsource(sys.modules[__name__])
+    assert not [n for n in PROGRAMS if f'"{n}"' not in src]

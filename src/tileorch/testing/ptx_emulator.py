@@ -40,6 +40,8 @@ import numpy as np
 
 GBASE = 1 << 40  # generic address of shared offset 0
 PARAM_BASE = 1 << 44  # generic address of kernel parameter i: PARAM_BASE + 256 i
+DATA_BASE = 1 << 45  # generic address of the module's initialised ``.global`` data (format strings)
+LOCAL_BASE = 1 << 46  # thread t's local memory (``__local_depot``): LOCAL_BASE + t * depot size
 
 
 def chained_launch(record, grid, params: list, ctas: int = 2) -> tuple[list, list, tuple]:
@@ -62,6 +64,15 @@ def stage_guards(record) -> dict:
 
 class Fault(Exception):
     """A fault of the emulated kernel (an out-of-range address, a register read while a WGMMA writes it)."""
+
+
+class DeviceAssert(Fault):
+    """A thread called ``__assertfail`` (a failed ``ct.assert_``): the kernel stops, as CUDA's
+    assertion traps.  ``message``, ``file``, ``line``, ``function`` are the call's arguments."""
+
+    def __init__(self, message: str, file: str, line: int, function: str):
+        super().__init__(f"{file}:{line}: {function}: Assertion `{message}` failed.")
+        self.message, self.file, self.line, self.function = message, file, line, function
 
 
 def _fma_f32(a, b, c):
@@ -166,7 +177,7 @@ def _body_insts(body, insts, labels, rename=None):
         if m:
             labels[m.group(1)] = len(insts)
             continue
-        if s.startswith((".reg", ".shared", ".param")):  # a function-scope shared array sits at offset 0
+        if s.startswith((".reg", ".shared", ".param", ".local")):  # a function-scope shared array sits at offset 0
             continue
         if rename:
             s = _REGISTER.sub(lambda r: f"%{r.group(1)}{r.group(2)}_{rename}", s)
@@ -360,11 +371,30 @@ class Emu:
             self.shared_symbols[name] = top
             top += int(size)
         self.dynamic_smem = -(-top // 1024) * 1024
+        # initialised module data (the format strings of printf / assert) from DATA_BASE on
+        self.global_symbols, data = {}, bytearray()
+        for align, name, size, init in re.findall(
+                r"^\s*\.global\s+(?:\.align\s+(\d+)\s+)?\.b8\s+([\w$]+)\[(\d+)\](?:\s*=\s*\{([^}]*)\})?\s*;", ptx, re.M):
+            data += bytes(-len(data) % int(align or 1))
+            self.global_symbols[name] = DATA_BASE + len(data)
+            values = [int(v, 0) for v in init.split(",")] if init.strip() else []
+            data += bytes(values) + bytes(int(size) - len(values))
+        # per-thread local memory (the stack the printf arguments are stored on)
+        self.local_symbols, local = {}, 0
+        for align, name, size in re.findall(r"^\s*\.local\s+(?:\.align\s+(\d+)\s+)?\.b8\s+([\w$]+)\[(\d+)\]", ptx, re.M):
+            self.local_symbols[name] = local
+            local += -(-int(size) // 16) * 16
+        self.local_size = local
+        self.printed = []  # what vprintf printed, one string per call, in the order the threads called it
         self.smem = np.zeros(self.dynamic_smem + smem_bytes + 1024, dtype=np.uint8)
         self.ctaid = ctaid
         self.nctaid = nctaid  # the grid; a kernel reading %nctaid needs it
         self.tmaps = tmaps  # param name -> dict(array, box rows, ...)
         self.memory = memory  # list of (base, np array uint8 view, name)
+        if data:
+            self.memory.append((DATA_BASE, np.frombuffer(bytes(data), dtype=np.uint8).copy(), "module data"))
+        if self.local_size:
+            self.memory.append((LOCAL_BASE, np.zeros(self.local_size * nthreads, dtype=np.uint8), "local"))
         self.mbar = {}
         self.named = {}
         self.bar_wait = np.full(self.N, -1, dtype=np.int64)
@@ -473,6 +503,11 @@ class Emu:
             return np.full(T.sum(), self.dynamic_smem, dtype=np.uint64)
         if x in self.shared_symbols:
             return np.full(T.sum(), self.shared_symbols[x], dtype=np.uint64)
+        if x in self.global_symbols:
+            return np.full(T.sum(), self.global_symbols[x], dtype=np.uint64)
+        if x in self.local_symbols:  # (local addresses are their generic addresses here: cvta.local keeps them)
+            tids = np.nonzero(T)[0].astype(np.uint64)
+            return np.uint64(LOCAL_BASE + self.local_symbols[x]) + tids * np.uint64(self.local_size)
         raise Fault(f"operand {x}")
 
     def param_addr(self, name):
@@ -636,6 +671,10 @@ class Emu:
                 raise Fault(f"call {self.insts[pc]}")
             name, args = m.group(2), [a.strip() for a in (m.group(3) or "").split(",") if a.strip()]
             go = tidx[pv]
+            if name in ("vprintf", "__assertfail") and name not in self.functions:  # CUDA's device runtime
+                self.device_call(name, args, go)
+                self.pc[tidx] = nxt
+                return True
             for a, formal in zip(args, self.functions[name]):
                 self.cpar.setdefault(formal, np.zeros(self.N, dtype=np.uint64))[go] = self.cpar[a][go]
             for t in go:
@@ -943,8 +982,8 @@ class Emu:
         if base in ("ld", "st") and parts[1] == "shared":
             self.shared_access(base, parts, ops, T)
             return
-        if base == "ld" and ("global" in op or parts[1] in ("b8", "b16", "b32", "b64", "u32", "u64", "s32",
-                                                              "v2", "v4")):  # generic: global or parameters
+        if base == "ld" and ("global" in op or parts[1] in ("local", "b8", "b16", "b32", "b64", "u32", "u64", "s32",
+                                                              "v2", "v4")):  # generic: global, local or parameters
             a = self.addr(ops[1], T)
             nbytes = int(parts[-1][1:]) // 8
             if ops[0].startswith("{"):  # ld.global.v2 / .v4: consecutive elements into each register
@@ -953,7 +992,7 @@ class Emu:
                 return
             self.set(ops[0], T, self.global_load(a, nbytes))
             return
-        if base == "st" and "global" in op:
+        if base == "st" and ("global" in op or parts[1] == "local"):
             a = self.addr(ops[0], T)
             nbytes = int(parts[-1][1:]) // 8
             if ops[1].startswith("{"):  # st.global.v2 / .v4: consecutive elements from each register
@@ -978,11 +1017,54 @@ class Emu:
             fenced = (self.generic_state == 1) & np.isin(self.generic_writer, np.nonzero(T)[0])
             self.generic_state[fenced] = 2
             return
+        if base == "trap":
+            raise Fault(f"trap at pc {self.cur_pc}")
         if base in ("prefetch", "fence", "setmaxnreg", "bar", "barrier", "griddepcontrol"):
             return  # (griddepcontrol: one grid, no dependent launch to wait for or to release)
         if op.startswith("cp.async.bulk.wait_group") or op.startswith("cp.async.bulk.commit_group"):
             return  # no bulk store is in flight in the modelled kernels (their loads complete at once)
         raise Fault(f"unhandled {op} {ops}")
+
+    def c_string(self, addr: int) -> str:
+        """The NUL-terminated string at global address ``addr``."""
+        out = bytearray()
+        while True:
+            b = int(self.global_load(np.array([addr + len(out)], dtype=np.uint64), 1)[0])
+            if b == 0:
+                return out.decode("utf-8", "replace")
+            out.append(b)
+
+    def device_call(self, name, args, tids):
+        """``vprintf(format, arguments)``: the text appended to :attr:`printed` (one string per
+        thread, in thread order): C's rules per conversion (tileorch.testing.print_expected), each
+        argument read from the buffer at its own alignment (a double or 64-bit integer 8 bytes, an
+        ``int`` 4).  ``__assertfail(message, file, line, function, size)``: raises
+        :class:`DeviceAssert` (the kernel stops)."""
+        from tileorch.testing.print_expected import _CONV, _one
+
+        val = lambda k, t: int(self.cpar[args[k]][t])  # noqa: E731
+        for t in tids:
+            if name == "__assertfail":
+                raise DeviceAssert(self.c_string(val(0, t)), self.c_string(val(1, t)), val(2, t) & 0xFFFFFFFF,
+                                   self.c_string(val(3, t)))
+            fmt, at, text, pos = self.c_string(val(0, t)), val(1, t), "", 0
+            for conv in _CONV.finditer(fmt):
+                text += fmt[pos:conv.start()]
+                pos = conv.end()
+                if conv.group(0) == "%%":
+                    text += "%"
+                    continue
+                wide = conv.group(5) in "eEfFgGaA" or conv.group(4) in ("l", "ll")
+                size = 8 if wide else 4
+                at = -(-at // size) * size
+                raw = int(self.global_load(np.array([at], dtype=np.uint64), size)[0])
+                at += size
+                if conv.group(5) in "eEfFgGaA":
+                    text += _one(conv, float(np.array([raw], dtype=np.uint64).view(np.float64)[0]), None)
+                else:
+                    text += _one(conv, raw, 8 * size)
+            self.printed.append(text + fmt[pos:])
+        self.cpar.setdefault(("ret", 0), np.zeros(self.N, dtype=np.uint64))[tids] = 0
 
     def atomic(self, base, op, ops, T):
         """``atom`` / ``red`` on global memory (PTX ISA "atom", "red"): ``add`` / ``min`` / ``max`` /
@@ -1112,7 +1194,11 @@ class Emu:
             mask = (1 << w) - 1 if w < 64 else 0xFFFFFFFFFFFFFFFF
             self.set(ops[0], T, np.array([i & mask for i in ints], dtype=np.uint64))
             return
-        if dst == "f16" and src == "f32":
+        if dst == "f64" and src == "f32":  # exact
+            self.set(ops[0], T, f32(v).astype(np.float64).view(np.uint64))
+        elif dst == "f32" and src == "f64" and parts[1] == "rn":
+            self.set(ops[0], T, b32(v.view(np.float64).astype(np.float32)))
+        elif dst == "f16" and src == "f32":
             self.set(ops[0], T, f32(v).astype(np.float16).view(np.uint16).astype(np.uint64))
         elif dst == "f32" and src == "f16":
             self.set(ops[0], T, b32((v & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float32)))
