@@ -73,10 +73,8 @@ def _storage(dtype: str):
 
 
 def _fill(n: int, dtype: str) -> np.ndarray:
-    """``n`` elements of the fill, as host bits: NaN, the integer sentinel of the interpreter's runs,
-    the fp8 NaN byte 0x7F (e4m3fn and e5m2), the byte 2 for bool (neither False nor True)."""
-    if dtype.startswith("float8"):
-        return np.full(n, 0x7F, np.uint8)
+    """``n`` elements of the fill of the interpreter's runs, as host bits: NaN, the integer type's
+    minimum (unsigned: maximum), the fp8 NaN byte 0x7F, the byte 2 for bool (neither False nor True)."""
     return interp._empty((n,), dtype)
 
 
