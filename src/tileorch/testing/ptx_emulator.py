@@ -1,7 +1,8 @@
 """A small PTX emulator for one CTA of a warp-specialized TMA + WGMMA kernel (the chained-dots
-kernel's subset of PTX) or of a SIMT kernel without clusters (predicated ``ld.global.v2/v4``,
-``shfl.sync.bfly/idx``, ``vote.sync.all/any.pred``, ``%ntid``, one function-scope shared array at offset 0), on the CPU with
-numpy: a test and debugging aid, not a simulator.
+kernel's subset of PTX) or of a SIMT kernel (predicated ``ld.global.v2/v4``, ``shfl.sync``,
+``vote.sync.all/any.pred``, ``%ntid``, one function-scope shared array at offset 0, global atomics,
+``vprintf`` and ``__assertfail``, f64 math; a kernel written for clusters runs as launched without
+one, a cluster of one CTA), on the CPU with numpy: a test and debugging aid, not a simulator.
 
 :class:`Emu` runs every thread of one CTA; the threads at the same instruction run together
 (vectorized), a warp-collective instruction (``shfl``, ``vote``) waits for its whole warp, a warp-group one
@@ -29,6 +30,10 @@ named barrier.  Asynchrony is modelled where it decides correctness:
 * ``st.shared`` (the generic proxy) is seen by a WGMMA (the async proxy) only after its writer's
   ``fence.proxy.async`` and then a named barrier the writer took part in: a WGMMA reading bytes
   written otherwise is reported (a Q prologue applied in place, chained_dots).
+
+* ``atom`` / ``red`` apply the updates of the threads at the instruction one thread at a time, in
+  thread order (one order the hardware may take); ``vprintf`` appends its text to
+  :attr:`Emu.printed`, ``__assertfail`` raises :class:`DeviceAssert`.
 
 Not modelled: other CTAs, timing, memory ordering beyond the above.
 Unknown instructions raise :class:`Fault`.
