@@ -8,7 +8,8 @@ fp8 / int8 quantisation, bit operations, integer division of negatives, NaN / in
 masks, rank 3 / 4 shapes (pixel shuffle, transpose, outer sums, extract / insert), one-element
 tiles, padding modes, kernel options, static helpers, ``Array.slice``, advanced indexing, atomics of
 every kind, acquire / release, grid dependency control.  ``ct.printf`` and ``ct.assert_`` (system
-calls the interpreter does not model) run on the GPU (tests/gpu/test_user_sweep10_gpu.py)."""
+calls the interpreter does not model) run on the PTX emulator (test_user_sweep10_emulated.py) and
+the GPU (tests/gpu/test_user_sweep10_gpu.py); both run every test here again on the PTX."""
 
 from __future__ import annotations
 

@@ -60,6 +60,8 @@ def _kernel(name):
 def _empty(shape, dtype):
     if dtype == "bfloat16":
         return _bf16_bits(np.full(shape, np.nan, np.float32))
+    if dtype.startswith("float8"):  # (held as their bytes) the NaN byte of e4m3fn and e5m2
+        return np.full(shape, 0x7F, np.uint8)
     if dtype.startswith("float"):
         return np.full(shape, np.nan, NP[dtype])
     if dtype == "bool_":

@@ -1,7 +1,8 @@
 """A small PTX emulator for one CTA of a warp-specialized TMA + WGMMA kernel (the chained-dots
-kernel's subset of PTX) or of a SIMT kernel without clusters (predicated ``ld.global.v2/v4``,
-``shfl.sync.bfly/idx``, ``vote.sync.all/any.pred``, ``%ntid``, one function-scope shared array at offset 0), on the CPU with
-numpy: a test and debugging aid, not a simulator.
+kernel's subset of PTX) or of a SIMT kernel (predicated ``ld.global.v2/v4``, ``shfl.sync``,
+``vote.sync.all/any.pred``, ``%ntid``, one function-scope shared array at offset 0, global atomics,
+``vprintf`` and ``__assertfail``, f64 math; a kernel written for clusters runs as launched without
+one, a cluster of one CTA), on the CPU with numpy: a test and debugging aid, not a simulator.
 
 :class:`Emu` runs every thread of one CTA; the threads at the same instruction run together
 (vectorized), a warp-collective instruction (``shfl``, ``vote``) waits for its whole warp, a warp-group one
@@ -30,15 +31,22 @@ named barrier.  Asynchrony is modelled where it decides correctness:
   ``fence.proxy.async`` and then a named barrier the writer took part in: a WGMMA reading bytes
   written otherwise is reported (a Q prologue applied in place, chained_dots).
 
+* ``atom`` / ``red`` apply the updates of the threads at the instruction one thread at a time, in
+  thread order (one order the hardware may take); ``vprintf`` appends its text to
+  :attr:`Emu.printed`, ``__assertfail`` raises :class:`DeviceAssert`.
+
 Not modelled: other CTAs, timing, memory ordering beyond the above.
 Unknown instructions raise :class:`Fault`.
 """
 import re
+from fractions import Fraction
 
 import numpy as np
 
 GBASE = 1 << 40  # generic address of shared offset 0
 PARAM_BASE = 1 << 44  # generic address of kernel parameter i: PARAM_BASE + 256 i
+DATA_BASE = 1 << 45  # generic address of the module's initialised ``.global`` data (format strings)
+LOCAL_BASE = 1 << 46  # thread t's local memory (``__local_depot``): LOCAL_BASE + t * depot size
 
 
 def chained_launch(record, grid, params: list, ctas: int = 2) -> tuple[list, list, tuple]:
@@ -61,6 +69,15 @@ def stage_guards(record) -> dict:
 
 class Fault(Exception):
     """A fault of the emulated kernel (an out-of-range address, a register read while a WGMMA writes it)."""
+
+
+class DeviceAssert(Fault):
+    """A thread called ``__assertfail`` (a failed ``ct.assert_``): the kernel stops, as CUDA's
+    assertion traps.  ``message``, ``file``, ``line``, ``function`` are the call's arguments."""
+
+    def __init__(self, message: str, file: str, line: int, function: str):
+        super().__init__(f"{file}:{line}: {function}: Assertion `{message}` failed.")
+        self.message, self.file, self.line, self.function = message, file, line, function
 
 
 def _fma_f32(a, b, c):
@@ -86,6 +103,48 @@ def _fp8_type(kind: str):
     import ml_dtypes  # a test aid's dependency, only for fp8 conversions
 
     return {"e4m3": ml_dtypes.float8_e4m3fn, "e5m2": ml_dtypes.float8_e5m2}[kind]
+
+
+_ATOMIC_OPS = ("add", "min", "max", "and", "or", "xor", "exch", "cas", "inc", "dec")
+_ATOMIC_TYPES = {"b32": 4, "u32": 4, "s32": 4, "b64": 8, "u64": 8, "s64": 8, "f32": 4, "f64": 8, "f16": 2, "bf16": 2}
+
+
+def _bf16_bits(x):
+    """f32 values ``x`` rounded to bf16 (nearest even; NaN the canonical 0x7FFF): the bits (uint64)."""
+    x = np.asarray(x, dtype=np.float32)
+    bits = x.view(np.uint32).astype(np.uint64)
+    rounded = (bits + np.uint64(0x7FFF) + ((bits >> np.uint64(16)) & np.uint64(1))) >> np.uint64(16)
+    return np.where(np.isnan(x), np.uint64(0x7FFF), rounded & np.uint64(0xFFFF))
+
+
+def _float_add_bits(ty, a, b):
+    """The bits of ``a + b`` for float bits ``a``, ``b`` of type ``ty`` (f16, bf16, f32, f64), the
+    sum rounded once to ``ty`` (nearest even)."""
+    if ty == "f64":
+        return int(np.array([a, b], dtype=np.uint64).view(np.float64).sum().view(np.uint64))
+    if ty == "f32":
+        x = np.array([a, b], dtype=np.uint32).view(np.float32)
+        return int(np.float32(x[0] + x[1]).view(np.uint32))
+    if ty == "f16":
+        x = np.array([a, b], dtype=np.uint16).view(np.float16).astype(np.float64)
+        return int(np.float16(x[0] + x[1]).view(np.uint16))
+    x = (np.array([a, b], dtype=np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)
+    s = x[0] + x[1]  # exact in f64 (two bf16); one rounding to bf16 (f32 first would round twice)
+    return int(_bf16_bits_f64(s))
+
+
+def _bf16_bits_f64(s):
+    """An f64 value rounded to bf16 once (nearest even): its bits.  Through f32 rounded to odd
+    (toward zero, the last bit set when inexact: 16 spare bits keep the second rounding exact)."""
+    if np.isnan(s):
+        return 0x7FFF
+    with np.errstate(over="ignore"):
+        f = np.float32(s)
+    if np.isfinite(f) and float(f) != s:
+        if abs(float(f)) > abs(s):
+            f = np.nextafter(f, np.float32(0))
+        f = (np.array([f], np.float32).view(np.uint32) | np.uint32(1)).view(np.float32)[0]
+    return int(_bf16_bits(np.array([f], np.float32))[0])
 
 
 def _swizzle(addr, span):
@@ -123,7 +182,7 @@ def _body_insts(body, insts, labels, rename=None):
         if m:
             labels[m.group(1)] = len(insts)
             continue
-        if s.startswith((".reg", ".shared", ".param")):  # a function-scope shared array sits at offset 0
+        if s.startswith((".reg", ".shared", ".param", ".local")):  # a function-scope shared array sits at offset 0
             continue
         if rename:
             s = _REGISTER.sub(lambda r: f"%{r.group(1)}{r.group(2)}_{rename}", s)
@@ -317,11 +376,30 @@ class Emu:
             self.shared_symbols[name] = top
             top += int(size)
         self.dynamic_smem = -(-top // 1024) * 1024
+        # initialised module data (the format strings of printf / assert) from DATA_BASE on
+        self.global_symbols, data = {}, bytearray()
+        for align, name, size, init in re.findall(
+                r"^\s*\.global\s+(?:\.align\s+(\d+)\s+)?\.b8\s+([\w$]+)\[(\d+)\](?:\s*=\s*\{([^}]*)\})?\s*;", ptx, re.M):
+            data += bytes(-len(data) % int(align or 1))
+            self.global_symbols[name] = DATA_BASE + len(data)
+            values = [int(v, 0) for v in init.split(",")] if init.strip() else []
+            data += bytes(values) + bytes(int(size) - len(values))
+        # per-thread local memory (the stack the printf arguments are stored on)
+        self.local_symbols, local = {}, 0
+        for align, name, size in re.findall(r"^\s*\.local\s+(?:\.align\s+(\d+)\s+)?\.b8\s+([\w$]+)\[(\d+)\]", ptx, re.M):
+            self.local_symbols[name] = local
+            local += -(-int(size) // 16) * 16
+        self.local_size = local
+        self.printed = []  # what vprintf printed, one string per call, in the order the threads called it
         self.smem = np.zeros(self.dynamic_smem + smem_bytes + 1024, dtype=np.uint8)
         self.ctaid = ctaid
         self.nctaid = nctaid  # the grid; a kernel reading %nctaid needs it
         self.tmaps = tmaps  # param name -> dict(array, box rows, ...)
         self.memory = memory  # list of (base, np array uint8 view, name)
+        if data:
+            self.memory.append((DATA_BASE, np.frombuffer(bytes(data), dtype=np.uint8).copy(), "module data"))
+        if self.local_size:
+            self.memory.append((LOCAL_BASE, np.zeros(self.local_size * nthreads, dtype=np.uint8), "local"))
         self.mbar = {}
         self.named = {}
         self.bar_wait = np.full(self.N, -1, dtype=np.int64)
@@ -405,9 +483,11 @@ class Emu:
                 return np.zeros(T.sum(), dtype=np.uint64)
             if x.startswith("%ntid."):  # a one-dimensional CTA of N threads
                 return np.full(T.sum(), self.N if x.endswith("x") else 1, dtype=np.uint64)
-            if x.startswith("%ctaid."):
+            if x in ("%cluster_nctarank", "%cluster_nctaid.x", "%cluster_nctaid.y", "%cluster_nctaid.z"):
+                return np.ones(T.sum(), dtype=np.uint64)  # launched without a cluster: clusters of one CTA
+            if x.startswith(("%ctaid.", "%clusterid.")):  # (a cluster of one: the cluster's id is the CTA's)
                 return np.full(T.sum(), self.ctaid["xyz".index(x[-1])], dtype=np.uint64)
-            if x.startswith("%nctaid."):
+            if x.startswith(("%nctaid.", "%nclusterid.")):
                 if self.nctaid is None:
                     raise ValueError("the kernel reads %nctaid: pass the grid as nctaid=(x, y, z)")
                 return np.full(T.sum(), self.nctaid["xyz".index(x[-1])], dtype=np.uint64)
@@ -417,10 +497,10 @@ class Emu:
             return self.regs[x][T]
         if x.startswith("0f"):
             return np.full(T.sum(), int(x[2:], 16), dtype=np.uint64)
-        if x.startswith("0d"):
-            raise Fault("f64 imm")
-        if re.match(r"^-?\d+$", x) or re.match(r"^-?0x[0-9a-fA-F]+$", x):
-            v = int(x, 0)
+        if x.startswith("0d"):  # an f64 immediate: its bits
+            return np.full(T.sum(), int(x[2:], 16), dtype=np.uint64)
+        if re.match(r"^-?\d+U?$", x) or re.match(r"^-?0x[0-9a-fA-F]+U?$", x):  # (U: LLVM's unsigned spelling)
+            v = int(x.rstrip("U"), 0)
             return np.full(T.sum(), v & 0xFFFFFFFFFFFFFFFF, dtype=np.uint64)
         if x in self.pv:
             return np.full(T.sum(), self.param_addr(x), dtype=np.uint64)
@@ -428,6 +508,11 @@ class Emu:
             return np.full(T.sum(), self.dynamic_smem, dtype=np.uint64)
         if x in self.shared_symbols:
             return np.full(T.sum(), self.shared_symbols[x], dtype=np.uint64)
+        if x in self.global_symbols:
+            return np.full(T.sum(), self.global_symbols[x], dtype=np.uint64)
+        if x in self.local_symbols:  # (local addresses are their generic addresses here: cvta.local keeps them)
+            tids = np.nonzero(T)[0].astype(np.uint64)
+            return np.uint64(LOCAL_BASE + self.local_symbols[x]) + tids * np.uint64(self.local_size)
         raise Fault(f"operand {x}")
 
     def param_addr(self, name):
@@ -591,6 +676,10 @@ class Emu:
                 raise Fault(f"call {self.insts[pc]}")
             name, args = m.group(2), [a.strip() for a in (m.group(3) or "").split(",") if a.strip()]
             go = tidx[pv]
+            if name in ("vprintf", "__assertfail") and name not in self.functions:  # CUDA's device runtime
+                self.device_call(name, args, go)
+                self.pc[tidx] = nxt
+                return True
             for a, formal in zip(args, self.functions[name]):
                 self.cpar.setdefault(formal, np.zeros(self.N, dtype=np.uint64))[go] = self.cpar[a][go]
             for t in go:
@@ -743,7 +832,7 @@ class Emu:
             self.set(ops[0], T, out)
             return
         if base in ("add", "sub", "mul", "mad", "fma", "max", "min", "div", "neg", "abs", "ex2", "rcp", "tanh", "lg2",
-                    "sqrt", "rsqrt", "copysign") and (parts[-1] == "f32"):
+                    "sqrt", "rsqrt", "copysign", "sin", "cos") and (parts[-1] == "f32"):
             a = [f32(g(i)) for i in range(1, len(ops))]
             with np.errstate(all="ignore"):
                 if base == "add": r = a[0] + a[1]
@@ -772,6 +861,7 @@ class Emu:
                 elif base == "sqrt": r = np.sqrt(a[0])
                 elif base == "rsqrt": r = (1.0 / np.sqrt(a[0].astype(np.float64))).astype(np.float32)
                 elif base == "copysign": r = np.copysign(a[1], a[0])  # d = b with the sign of a
+                elif base in ("sin", "cos"): r = (np.sin if base == "sin" else np.cos)(a[0].astype(np.float64))
             self.set(ops[0], T, b32(r.astype(np.float32)))
             return
         if base in ("add", "sub", "mul", "fma", "max", "min", "neg", "abs") and parts[-1] == "f16":
@@ -785,7 +875,26 @@ class Emu:
                      "min": lambda: (np.minimum if "NaN" in parts else np.fmin)(a[0], a[1])}[base]()
             self.set(ops[0], T, r.astype(np.float16).view(np.uint16).astype(np.uint64))
             return
-        if base in ("add", "sub", "mul", "mad", "and", "or", "xor", "shl", "shr", "not", "min", "max", "neg", "div", "rem", "bfe"):
+        if base in ("add", "sub", "mul", "fma", "div", "rcp", "sqrt", "max", "min", "neg", "abs") and parts[-1] == "f64":
+            # f64 math (IEEE, rounded to nearest even: numpy's f64 is; fma exact in rationals, rounded once)
+            a = [g(i).view(np.float64) for i in range(1, len(ops))]
+            if base in ("div", "rcp", "sqrt") and not {"rn"} & set(parts):
+                raise Fault(f"unhandled {op} {ops}")  # (the approximate / other-rounding forms: not modelled)
+            with np.errstate(all="ignore"):
+                if base == "fma":
+                    r = np.array([float(Fraction(x) * Fraction(y) + Fraction(z)) if np.isfinite([x, y, z]).all()
+                                  else x * y + z for x, y, z in zip(*a)], dtype=np.float64)
+                else:
+                    r = {"add": lambda: a[0] + a[1], "sub": lambda: a[0] - a[1], "mul": lambda: a[0] * a[1],
+                         "div": lambda: a[0] / a[1], "rcp": lambda: 1.0 / a[0], "sqrt": lambda: np.sqrt(a[0]),
+                         "neg": lambda: -a[0], "abs": lambda: np.abs(a[0]),
+                         "max": lambda: (np.maximum if "NaN" in parts else np.fmax)(a[0], a[1]),
+                         "min": lambda: (np.minimum if "NaN" in parts else np.fmin)(a[0], a[1])}[base]()
+            self.set(ops[0], T, np.asarray(r, dtype=np.float64).view(np.uint64))
+            return
+        if base in ("add", "sub", "mul", "mad", "and", "or", "xor", "shl", "shr", "not", "min", "max", "neg", "div", "rem",
+                    "bfe") and (re.fullmatch(r"[bsu](8|16|32|64)", parts[-1]) or parts[-1] == "pred"):  # (a float type not handled
+            # above is unhandled, never integer math on its bits)
             width = int(re.search(r"(\d+)$", parts[-1]).group(1)) if re.search(r"\d+$", parts[-1]) else 1
             signed = parts[-1].startswith("s")
             if parts[-1] == "pred":
@@ -797,11 +906,24 @@ class Emu:
             r = _int_op_fast(base, op, width, signed, a)
             self.set(ops[0], T, r if r is not None else _int_op_exact(base, op, width, signed, a))
             return
+        if base == "shf":  # shf.{l,r}.{wrap,clamp}.b32 d, a, b, c: the 64-bit {b:a} shifted by c, 32 bits kept
+            lo, hi, n = (g(i) & np.uint64(0xFFFFFFFF) for i in (1, 2, 3))
+            n = n & np.uint64(31) if parts[2] == "wrap" else np.minimum(n, np.uint64(32))
+            both = (hi << np.uint64(32)) | lo
+            r = (both << n) >> np.uint64(32) if parts[1] == "l" else both >> n
+            self.set(ops[0], T, r & np.uint64(0xFFFFFFFF))
+            return
         if base == "setp":
             cmp, ty = parts[1], parts[-1]
             a, b = g(1), g(2)
             if ty == "f32":
                 x, y = f32(a), f32(b)
+            elif ty == "f64":
+                x, y = a.view(np.float64), b.view(np.float64)
+            elif ty == "f16":
+                x, y = ((v & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16) for v in (a, b))
+            elif not re.fullmatch(r"[bsu](8|16|32|64)", ty):
+                raise Fault(f"unhandled {op} {ops}")
             else:
                 w = int(ty[1:])
                 m = np.uint64((1 << w) - 1) if w < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -813,7 +935,7 @@ class Emu:
             with np.errstate(all="ignore"):
                 r = {"eq": x == y, "ne": x != y, "lt": x < y, "le": x <= y, "gt": x > y, "ge": x >= y,
                      "ltu": ~(x >= y), "geu": ~(x < y), "gtu": ~(x <= y), "leu": ~(x > y), "neu": ~(x == y),
-                     "equ": ~(x != y), "nan": (x != x) | (y != y), "num": (x == x) & (y == y)}[cmp]
+                     "equ": (x == y) | (x != x) | (y != y), "nan": (x != x) | (y != y), "num": (x == x) & (y == y)}[cmp]
             self.set(ops[0], T, r.astype(np.uint64))
             return
         if base == "selp":
@@ -823,17 +945,33 @@ class Emu:
         if base == "cvt":
             self.cvt(op, ops, T)
             return
-        if base == "shfl":
+        if base == "shfl":  # PTX ISA "shfl.sync": the source lane j, kept at the own lane where out of range
             mode = parts[2]
-            v = g(1)
-            lane_arg = int(ops[2])
+            g(1)
             tids = np.nonzero(T)[0]
             src = self.regs[ops[1]].copy()
+            bval = g(2).astype(np.int64) & 31
+            cval = g(3).astype(np.int64)
+            clamp, segmask = cval & 31, (cval >> 8) & 31
             out = []
-            for t in tids:
-                lane = t % 32
-                o = lane ^ lane_arg if mode == "bfly" else lane_arg if mode == "idx" else lane
-                out.append(src[t - lane + o])
+            for k, t in enumerate(tids):
+                lane = int(t % 32)
+                b_, c_, m_ = int(bval[k]), int(clamp[k]), int(segmask[k])
+                max_lane = (lane & m_) | (c_ & ~m_)
+                min_lane = lane & m_
+                if mode == "up":
+                    j = lane - b_
+                    ok = j >= max_lane
+                elif mode == "down":
+                    j = lane + b_
+                    ok = j <= max_lane
+                elif mode == "bfly":
+                    j = lane ^ b_
+                    ok = j <= max_lane
+                else:  # idx
+                    j = min_lane | (b_ & ~m_)
+                    ok = j <= max_lane
+                out.append(src[t - lane + (j if ok else lane)])
             self.set(ops[0], T, np.array(out, dtype=np.uint64))
             return
         if base == "vote":  # vote.sync.{all,any}.pred d, p, membermask: over the warp's threads (all present)
@@ -849,8 +987,8 @@ class Emu:
         if base in ("ld", "st") and parts[1] == "shared":
             self.shared_access(base, parts, ops, T)
             return
-        if base == "ld" and ("global" in op or parts[1] in ("b8", "b16", "b32", "b64", "u32", "u64", "s32",
-                                                              "v2", "v4")):  # generic: global or parameters
+        if base == "ld" and ("global" in op or parts[1] in ("local", "b8", "b16", "b32", "b64", "u32", "u64", "s32",
+                                                              "v2", "v4")):  # generic: global, local or parameters
             a = self.addr(ops[1], T)
             nbytes = int(parts[-1][1:]) // 8
             if ops[0].startswith("{"):  # ld.global.v2 / .v4: consecutive elements into each register
@@ -859,7 +997,7 @@ class Emu:
                 return
             self.set(ops[0], T, self.global_load(a, nbytes))
             return
-        if base == "st" and "global" in op:
+        if base == "st" and ("global" in op or parts[1] == "local"):
             a = self.addr(ops[0], T)
             nbytes = int(parts[-1][1:]) // 8
             if ops[1].startswith("{"):  # st.global.v2 / .v4: consecutive elements from each register
@@ -868,15 +1006,8 @@ class Emu:
                 return
             self.global_store(a, g(1), nbytes)
             return
-        if base in ("atom", "red") and "global" in op and op.endswith(".add.f32"):
-            # one thread at a time: the read-modify-write is atomic by construction (atom returns the old value)
-            dst, addr_op, val = (None, ops[0], ops[1]) if base == "red" else ops
-            a = self.addr(addr_op, T)
-            old = self.global_load(a, 4)
-            new = b32(f32(old) + f32(np.asarray(self.get(val, T), dtype=np.uint64)))
-            self.global_store(a, new, 4)
-            if dst is not None:
-                self.set(dst, T, old)
+        if base in ("atom", "red") and "shared" not in op:  # global (or generic: global here)
+            self.atomic(base, op, ops, T)
             return
         if base == "mbarrier":
             self.mbarrier(op, ops, T)
@@ -891,11 +1022,103 @@ class Emu:
             fenced = (self.generic_state == 1) & np.isin(self.generic_writer, np.nonzero(T)[0])
             self.generic_state[fenced] = 2
             return
-        if base in ("prefetch", "fence", "setmaxnreg", "bar", "barrier"):
-            return
+        if base == "trap":
+            raise Fault(f"trap at pc {self.cur_pc}")
+        if base in ("prefetch", "fence", "setmaxnreg", "bar", "barrier", "griddepcontrol"):
+            return  # (griddepcontrol: one grid, no dependent launch to wait for or to release)
         if op.startswith("cp.async.bulk.wait_group") or op.startswith("cp.async.bulk.commit_group"):
             return  # no bulk store is in flight in the modelled kernels (their loads complete at once)
         raise Fault(f"unhandled {op} {ops}")
+
+    def c_string(self, addr: int) -> str:
+        """The NUL-terminated string at global address ``addr``."""
+        out = bytearray()
+        while True:
+            b = int(self.global_load(np.array([addr + len(out)], dtype=np.uint64), 1)[0])
+            if b == 0:
+                return out.decode("utf-8", "replace")
+            out.append(b)
+
+    def device_call(self, name, args, tids):
+        """``vprintf(format, arguments)``: the text appended to :attr:`printed` (one string per
+        thread, in thread order): C's rules per conversion (tileorch.testing.print_expected), each
+        argument read from the buffer at its own alignment (a double or 64-bit integer 8 bytes, an
+        ``int`` 4).  ``__assertfail(message, file, line, function, size)``: raises
+        :class:`DeviceAssert` (the kernel stops)."""
+        from tileorch.testing.print_expected import _CONV, _one
+
+        val = lambda k, t: int(self.cpar[args[k]][t])  # noqa: E731
+        for t in tids:
+            if name == "__assertfail":
+                raise DeviceAssert(self.c_string(val(0, t)), self.c_string(val(1, t)), val(2, t) & 0xFFFFFFFF,
+                                   self.c_string(val(3, t)))
+            fmt, at, text, pos = self.c_string(val(0, t)), val(1, t), "", 0
+            for conv in _CONV.finditer(fmt):
+                text += fmt[pos:conv.start()]
+                pos = conv.end()
+                if conv.group(0) == "%%":
+                    text += "%"
+                    continue
+                wide = conv.group(5) in "eEfFgGaA" or conv.group(4) in ("l", "ll")
+                size = 8 if wide else 4
+                at = -(-at // size) * size
+                raw = int(self.global_load(np.array([at], dtype=np.uint64), size)[0])
+                at += size
+                if conv.group(5) in "eEfFgGaA":
+                    text += _one(conv, float(np.array([raw], dtype=np.uint64).view(np.float64)[0]), None)
+                else:
+                    text += _one(conv, raw, 8 * size)
+            self.printed.append(text + fmt[pos:])
+        self.cpar.setdefault(("ret", 0), np.zeros(self.N, dtype=np.uint64))[tids] = 0
+
+    def atomic(self, base, op, ops, T):
+        """``atom`` / ``red`` on global memory (PTX ISA "atom", "red"): ``add`` / ``min`` / ``max`` /
+        ``and`` / ``or`` / ``xor`` / ``exch`` / ``cas`` / ``inc`` / ``dec`` of ``.b``, ``.u``, ``.s``
+        32/64-bit integers, ``add`` of f32 / f64 and (``.noftz``) f16 / bf16, rounded to nearest even.
+        The threads' updates apply one thread at a time in thread order (one order the hardware may
+        pick), so threads updating the same address all count; ``atom`` returns each one's old value."""
+        parts = op.split(".")
+        kind = next((k for k in parts if k in _ATOMIC_OPS), None)
+        ty = parts[-1]
+        if kind is None or ty not in _ATOMIC_TYPES or (ty in ("f16", "bf16", "f32", "f64") and kind != "add"):
+            raise Fault(f"unhandled {op} {ops}")
+        dst, addr_op, vals = (None, ops[0], ops[1:]) if base == "red" else (ops[0], ops[1], ops[2:])
+        nbytes = _ATOMIC_TYPES[ty]
+        width = 8 * nbytes
+        mask = (1 << width) - 1
+        a = self.addr(addr_op, T).tolist()
+        b = [x & mask for x in self.get(vals[0], T).tolist()]
+        c = [x & mask for x in self.get(vals[1], T).tolist()] if kind == "cas" else None
+        signed = lambda x: x - (1 << width) if ty[0] == "s" and x >> (width - 1) else x  # noqa: E731
+        olds = []
+        for k, addr in enumerate(a):
+            one = np.array([addr], dtype=np.uint64)
+            old = int(self.global_load(one, nbytes)[0])
+            v = b[k]
+            if ty in ("f16", "bf16", "f32", "f64"):
+                new = _float_add_bits(ty, old, v)
+            elif kind == "add":
+                new = old + v
+            elif kind in ("min", "max"):
+                new = (min if kind == "min" else max)(old, v, key=signed)
+            elif kind == "and":
+                new = old & v
+            elif kind == "or":
+                new = old | v
+            elif kind == "xor":
+                new = old ^ v
+            elif kind == "exch":
+                new = v
+            elif kind == "cas":
+                new = c[k] if old == v else old
+            elif kind == "inc":
+                new = 0 if old >= v else old + 1
+            else:  # dec
+                new = v if old == 0 or old > v else old - 1
+            self.global_store(one, np.array([new & mask], dtype=np.uint64), nbytes)
+            olds.append(old)
+        if dst is not None:
+            self.set(dst, T, np.array(olds, dtype=np.uint64))
 
     def shared_access(self, base, parts, ops, T):
         """``ld.shared`` / ``st.shared`` of 1, 2, 4 or 8 bytes (``.v2`` / ``.v4``: consecutive
@@ -961,7 +1184,26 @@ class Emu:
             return
         dst, src = parts[-2], parts[-1]
         v = g(1)
-        if dst == "f16" and src == "f32":
+        if dst == "bf16" and src == "f32":  # nearest even (cvt.rn), NaN -> the canonical 0x7FFF
+            self.set(ops[0], T, _bf16_bits(f32(v)))
+            return
+        if src in ("f32", "f64") and dst in ("s8", "u8", "s16", "u16", "s64", "u64") and \
+                parts[1] in ("rzi", "rni", "rmi", "rpi"):  # float -> integer: rounded, clamped to the range, NaN -> 0
+            x = f32(v).astype(np.float64) if src == "f32" else v.view(np.float64)
+            w = int(dst[1:])
+            lo, hi = (-(1 << (w - 1)), (1 << (w - 1)) - 1) if dst[0] == "s" else (0, (1 << w) - 1)
+            rnd = {"rzi": np.trunc, "rni": np.rint, "rmi": np.floor, "rpi": np.ceil}[parts[1]]
+            with np.errstate(invalid="ignore"):
+                r = np.where(np.isnan(x), 0.0, rnd(x))
+            ints = [max(lo, min(hi, int(y))) if np.isfinite(y) else (hi if y > 0 else lo) for y in r]
+            mask = (1 << w) - 1 if w < 64 else 0xFFFFFFFFFFFFFFFF
+            self.set(ops[0], T, np.array([i & mask for i in ints], dtype=np.uint64))
+            return
+        if dst == "f64" and src == "f32":  # exact
+            self.set(ops[0], T, f32(v).astype(np.float64).view(np.uint64))
+        elif dst == "f32" and src == "f64" and parts[1] == "rn":
+            self.set(ops[0], T, b32(v.view(np.float64).astype(np.float32)))
+        elif dst == "f16" and src == "f32":
             self.set(ops[0], T, f32(v).astype(np.float16).view(np.uint16).astype(np.uint64))
         elif dst == "f32" and src == "f16":
             self.set(ops[0], T, b32((v & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float32)))
@@ -983,10 +1225,15 @@ class Emu:
             x = np.where(x >> (w - 1) & 1, x - (1 << w), x) if src[0] == "s" else x
             y = x.astype(np.float16) if dst == "f16" else x.astype(np.float32)  # (|x| < 2**16: rounded as cvt.rn)
             self.set(ops[0], T, y.view(np.uint16).astype(np.uint64) if dst == "f16" else b32(y))
-        elif dst == "f32" and src in ("s32", "u32"):
-            x = (v & np.uint64(0xFFFFFFFF)).astype(np.uint32)
-            x = x.view(np.int32) if src == "s32" else x
-            self.set(ops[0], T, b32(x.astype(np.float32)))
+        elif dst in ("f16", "f32", "f64") and src in ("s32", "u32", "s64", "u64"):  # rounded to nearest even
+            w = int(src[1:])
+            x = [i - (1 << w) if src[0] == "s" and i >> (w - 1) & 1 else i
+                 for i in (v & np.uint64((1 << w) - 1)).tolist()]
+            ints = np.array(x, dtype=np.uint64 if src == "u64" else np.int64)
+            with np.errstate(over="ignore"):  # numpy's cast from the integer type: one rounding (f16: inf past 65519)
+                y = ints.astype({"f16": np.float16, "f32": np.float32, "f64": np.float64}[dst])
+            self.set(ops[0], T, y.view(np.uint16).astype(np.uint64) if dst == "f16" else b32(y) if dst == "f32"
+                     else y.view(np.uint64))
         elif dst in ("s32", "u32") and src == "f32":
             self.set(ops[0], T, np.trunc(f32(v)).astype(np.int64).astype(np.uint64) & np.uint64(0xFFFFFFFF))
         elif dst == "f32" and src == "f32" and parts[1] in _ROUND_TO_INTEGER:

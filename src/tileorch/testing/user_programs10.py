@@ -28,7 +28,7 @@ grid-stride loops, ``ct.kernel`` options (``occupancy``, ``opt_level``, ``num_ct
 ``xor`` / ``min`` / ``max`` / ``cas``), an acquire load, grid dependency control.
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS`, driven by
-tests/unit/test_user_sweep10_*.py (CPU compile, the SIMT interpreter) and
+tests/unit/test_user_sweep10_*.py (CPU compile, the SIMT interpreter, the PTX emulator) and
 tests/gpu/test_user_sweep10_gpu.py (the H200 against torch).  Importing it needs ``cuda.tile``.
 """
 
