@@ -45,10 +45,10 @@ def test_skip_rescale_ptx(monkeypatch):
     from test_chained_emulated import _compile
 
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
-    off = _compile(*CFG, once=False)
+    off = _compile(*CFG)
     assert "vote.sync" not in off.ptx
     monkeypatch.setenv("TILEORCH_ATTN_SKIP_RESCALE", "1")
-    on = _compile(*CFG, once=False)
+    on = _compile(*CFG)
     votes = [ln for ln in on.ptx.splitlines() if "vote.sync.all.pred" in ln]
     assert len(votes) == 1, votes  # the loop's tiles (the peeled tile 0 has no accumulator to rescale)
     assert votes[0].count("setp.eq.f32") == 2, votes[0]  # one factor per row of the thread
@@ -79,11 +79,11 @@ def test_skip_rescale_is_exact_emulated(stable, monkeypatch):
 
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
     adjust = _stable_max if stable else None
-    base = _compile(*CFG, once=False)
+    base = _compile(*CFG)
     want, ref, errors = _emulate(base, *CFG, ctas_persistent=2, adjust=adjust)
     assert not errors, errors[:4]
     monkeypatch.setenv("TILEORCH_ATTN_SKIP_RESCALE", "1")
-    p = _compile(*CFG, once=False)
+    p = _compile(*CFG)
     votes = _count_votes(monkeypatch)
     out, _, errors = _emulate(p, *CFG, ctas_persistent=2, adjust=adjust)
     # stable: every thread of the two loop tiles of the three instances skips; random: some warps do
@@ -146,9 +146,9 @@ def test_late_rescale_ptx_order_and_remark(monkeypatch):
 
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
     monkeypatch.setenv("TILEORCH_ATTN_LATE_RESCALE", "0")
-    assert set(_muls_between_the_dots(_compile(*CFG, once=False).ptx)) == {0}
+    assert set(_muls_between_the_dots(_compile(*CFG).ptx)) == {0}
     monkeypatch.setenv("TILEORCH_ATTN_LATE_RESCALE", "1")
-    p = _compile(*CFG, once=False)
+    p = _compile(*CFG)
     assert 32 in _muls_between_the_dots(p.ptx), _muls_between_the_dots(p.ptx)
     assert p.chained.get("late_rescale") is True
     assert any("TILEORCH_ATTN_LATE_RESCALE" in r for r in p.remarks), p.remarks
@@ -165,13 +165,13 @@ def test_late_rescale_is_exact_emulated(cfg, persistent, pingpong, skip, pack, m
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", persistent)
     monkeypatch.setenv("TILEORCH_ATTN_PINGPONG", pingpong)
     monkeypatch.setenv("TILEORCH_ATTN_LATE_RESCALE", "0")
-    base = _compile(*cfg, once=False)
+    base = _compile(*cfg)
     want, ref, errors = _emulate(base, *cfg, ctas_persistent=2)
     assert not errors, errors[:4]
     monkeypatch.setenv("TILEORCH_ATTN_LATE_RESCALE", "1")
     monkeypatch.setenv("TILEORCH_ATTN_SKIP_RESCALE", skip)
     monkeypatch.setenv("TILEORCH_ATTN_LATE_PACK", pack)
-    p = _compile(*cfg, once=False)
+    p = _compile(*cfg)
     assert p.chained.get("late_rescale") is True and p.chained["pingpong"] == (pingpong == "1"), p.chained
     assert p.chained.get("late_pack", False) == (pack == "1"), p.chained
     out, _, errors = _emulate(p, *cfg, ctas_persistent=2)
@@ -187,7 +187,7 @@ def test_late_rescale_not_with_next_s(monkeypatch):
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
     monkeypatch.setenv("TILEORCH_ATTN_NEXT_S", "1")
     monkeypatch.setenv("TILEORCH_ATTN_LATE_RESCALE", "1")
-    p = _compile(*CFG, once=False)
+    p = _compile(*CFG)
     assert "late_rescale" not in p.chained and "NEXT_S" in p.chained.get("late_rescale_off", ""), p.chained
     assert any("TILEORCH_ATTN_LATE_RESCALE not applied" in r for r in p.remarks), p.remarks
 
@@ -216,7 +216,7 @@ def test_late_pack_ptx_order_and_d128_refusal(monkeypatch):
 
     monkeypatch.setenv("TILEORCH_ATTN_PERSISTENT", "1")
     monkeypatch.setenv("TILEORCH_ATTN_LATE_PACK", "1")
-    p = _compile(*CFG, once=False)
+    p = _compile(*CFG)
     lines = p.ptx.splitlines()
     commits = [i for i, ln in enumerate(lines) if "wgmma.commit_group" in ln]
     between = [sum("cvt.rn.f16x2.f32" in ln for ln in lines[a:b]) for a, b in zip(commits, commits[1:])]

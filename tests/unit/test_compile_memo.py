@@ -69,3 +69,21 @@ def test_lower_once_is_kept_apart_from_compile_once(monkeypatch, tmp_path):
     assert compile_memo.lower_once(data, "mm_tiled_view", arch="sm_90a").gemm_config == low.gemm_config
     monkeypatch.setattr(compile_memo, "_PROGRAMS", {})
     assert compile_memo.lower_once(data, "mm_tiled_view", arch="sm_90a").remarks == low.remarks
+
+
+def test_the_memo_key_is_the_compile_not_its_spelling():
+    """Options left at ``compile_program``'s defaults and options given as those defaults are one
+    compile (one key); another value, name or input is another."""
+    from tileorch.testing.compile_memo import memo_key
+
+    data = b"\x7fTileIR"
+    same = [memo_key(data, "k", {"ptxas": False}),
+            memo_key(data, "k", {"arch": "sm_90a", "ptxas": False}),
+            memo_key(data, "k", {"ptxas": False, "arch": "sm_90a", "schedule": "persistent", "config": ""})]
+    assert len(set(same)) == 1
+    assert memo_key(data, "k", {}) == memo_key(data, "k", {"ptxas": True})
+    others = [memo_key(data, "k", {"ptxas": True}), memo_key(data, "k", {"ptxas": False, "arch": "sm_100a"}),
+              memo_key(data, "k", {"ptxas": False, "schedule": "simt"}), memo_key(data, "k2", {"ptxas": False}),
+              memo_key(data + b"\0", "k", {"ptxas": False}),
+              memo_key(data, "k", {"ptxas": False, "back end": "none"})]
+    assert len(set(others + same[:1])) == len(others) + 1

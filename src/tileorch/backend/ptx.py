@@ -53,6 +53,40 @@ class BackendError(Exception):
     """LLVM or ptxas rejected the module; ``str()`` is the user-facing message."""
 
 
+def seconds_from_env(name: str, default: float) -> float | None:
+    """The time limit ``$name`` sets: ``default`` when unset or empty, None (no limit) for ``0``
+    or ``none``; a value that is not a finite number of seconds >= 0 raises :class:`BackendError`."""
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    if text.lower() == "none":
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds < float("inf"):
+        raise BackendError(f"{name}={text!r} is not a number of seconds (0 or none: no limit)")
+    return seconds or None
+
+
+CODEGEN_TIMEOUT_ENV = "TILEORCH_CODEGEN_TIMEOUT"
+DEFAULT_CODEGEN_TIMEOUT_S = 300.0
+"""Seconds one LLVM code generation child (or subprocess) may take before it is stopped with an
+error (``TILEORCH_CODEGEN_TIMEOUT`` overrides; ``0``/``none``: no limit).  The largest kernels take a
+few seconds: a child this slow is hung (a lock it inherited from a thread of the parent at the
+fork), and a compile must not wait on it without end."""
+
+
+def codegen_timeout() -> float | None:
+    return seconds_from_env(CODEGEN_TIMEOUT_ENV, DEFAULT_CODEGEN_TIMEOUT_S)
+
+
+def _timed_out(what: str, timeout: float) -> str:
+    return (f"{what} did not finish within {timeout:g} s and was stopped ({CODEGEN_TIMEOUT_ENV} sets the "
+            f"limit in seconds, 0: none)")
+
+
 def target_features(ptx_version: int) -> str:
     if ptx_version not in SUPPORTED_PTX_VERSIONS:
         raise BackendError(f"unsupported PTX version {ptx_version}; choose one of {SUPPORTED_PTX_VERSIONS}")
@@ -164,10 +198,14 @@ def codegen(llvm_ir: str, arch: str, ptx_version: int) -> str:
 def _isolated_codegen(llvm_ir: str, arch: str, ptx_version: int) -> str:
     import subprocess
 
-    proc = subprocess.run(
-        [sys.executable, "-m", "tileorch.backend.ptx", arch, str(ptx_version)],
-        input=llvm_ir, capture_output=True, text=True,
-    )
+    timeout = codegen_timeout()
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "tileorch.backend.ptx", arch, str(ptx_version)],
+            input=llvm_ir, capture_output=True, text=True, timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:  # killed by subprocess.run
+        raise BackendError(_timed_out("LLVM code generation (a subprocess)", timeout)) from None
     if proc.returncode == 0:
         return proc.stdout
     lines = [l for l in proc.stderr.splitlines() if l.strip()]
@@ -178,17 +216,23 @@ def _isolated_codegen(llvm_ir: str, arch: str, ptx_version: int) -> str:
     raise BackendError(f"LLVM code generation failed: {llvm_error or (lines[-1] if lines else proc.returncode)}")
 
 
-def _read_all(fds: list[int]) -> list[bytes]:
-    """Everything written to the pipes ``fds`` until each is closed (read concurrently)."""
+def _read_all(fds: list[int], timeout: float | None = None) -> list[bytes]:
+    """Everything written to the pipes ``fds`` until each is closed (read concurrently);
+    :class:`TimeoutError` when they are still open ``timeout`` seconds from now (None: no limit)."""
     import selectors
+    import time
 
+    deadline = None if timeout is None else time.monotonic() + timeout
     chunks: dict[int, list[bytes]] = {fd: [] for fd in fds}
     with selectors.DefaultSelector() as sel:
         for fd in fds:
             sel.register(fd, selectors.EVENT_READ)
         open_fds = len(fds)
         while open_fds:
-            for key, _ in sel.select():
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                raise TimeoutError
+            for key, _ in sel.select(left):
                 data = os.read(key.fd, 1 << 16)
                 if data:
                     chunks[key.fd].append(data)
@@ -360,9 +404,17 @@ def _fork_start(llvm_ir: str, arch: str, ptx_version: int) -> tuple[int, int, in
 
 def _fork_finish(child: tuple[int, int, int]) -> tuple[int | None, int | None, str, str]:
     """(exit code, signal, stdout, stderr) of a child :func:`_fork_start` started."""
+    import signal
+
     pid, out_r, err_r = child
+    timeout = codegen_timeout()
     try:
-        out, err = _read_all([out_r, err_r])
+        out, err = _read_all([out_r, err_r], timeout)
+    except TimeoutError:  # a hung child: stopped, reported as its error (never a wait without end)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        return 1, None, "", f"tileorch: {_timed_out('LLVM code generation (a forked child)', timeout)}\n"
     finally:
         os.close(out_r)
         os.close(err_r)

@@ -16,7 +16,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from tileorch.backend.ptx import BackendError
+from tileorch.backend.ptx import BackendError, seconds_from_env
 
 IGNORED_SETMAXNREG_CODES = ("C7504", "C7508")
 SETMAXNREG_HINT = (
@@ -142,6 +142,19 @@ def parse_resources(lines: list[str]) -> dict[str, dict[str, int]]:
 
 
 PTXAS_ENV = "TILEORCH_PTXAS"
+TIMEOUT_ENV = "TILEORCH_PTXAS_TIMEOUT"
+DEFAULT_TIMEOUT_S = 300.0
+"""Seconds one ptxas run may take before it is stopped with an error (``TILEORCH_PTXAS_TIMEOUT``
+overrides; ``0`` or ``none``: no limit).  The largest kernels assemble in a few seconds: a run
+this long is a hung ptxas, not a slow one, and a compile must not wait on it without end."""
+
+
+def ptxas_timeout() -> float | None:
+    """:data:`DEFAULT_TIMEOUT_S`, or ``TILEORCH_PTXAS_TIMEOUT`` (seconds; ``0``/``none``: None, no
+    limit).  A value that is not a number of seconds >= 0 raises :class:`BackendError`."""
+    return seconds_from_env(TIMEOUT_ENV, DEFAULT_TIMEOUT_S)
+
+
 WHEEL_DISTRIBUTION = "nvidia-cuda-nvcc"
 # where the wheels put it, below a ``nvidia`` namespace package directory (CUDA 13: cu13/bin;
 # CUDA 12's nvidia-cuda-nvcc-cu12: cuda_nvcc/bin)
@@ -331,10 +344,15 @@ def _assemble(exe: str, ptx: str, arch: str, extra_args: tuple[str, ...]) -> tup
         src, out = os.path.join(tmp, "kernel.ptx"), os.path.join(tmp, "kernel.cubin")
         with open(src, "w") as f:
             f.write(ptx)
+        timeout = ptxas_timeout()
         try:
             proc = subprocess.run(
-                [exe, f"-arch={arch}", *extra_args, src, "-o", out], capture_output=True, text=True
+                [exe, f"-arch={arch}", *extra_args, src, "-o", out], capture_output=True, text=True,
+                timeout=timeout,
             )
+        except subprocess.TimeoutExpired:  # killed by subprocess.run; never a wait without end
+            raise PtxasUnavailable(f"ptxas {exe} did not finish within {timeout:g} s and was stopped (a hung "
+                                   f"ptxas; {TIMEOUT_ENV} sets the limit in seconds, 0: none)") from None
         except OSError as exc:  # not a program (Exec format error), gone since it was found, ...
             raise PtxasUnavailable(f"cannot run ptxas {exe}: {exc.strerror or exc}") from None
         lines = [_clean(l, src) for l in (proc.stdout + proc.stderr).splitlines() if l.strip()]

@@ -7,7 +7,8 @@ unpatched.  A test that monkeypatches a compile step, measures compile time, or 
 compiler does calls ``compile_program`` itself.
 
 Key
-    :func:`tileorch.cache.make_key` of the bytecode, the name, the options and
+    :func:`tileorch.cache.make_key` of the bytecode, the name, the options (canonical: the
+    options a call leaves out at ``compile_program``'s defaults, :func:`canonical_options`) and
     ``TILEORCH_VERIFY_EACH_PASS``: with the compile switches and the compiler's fingerprint.
 Where
     In this process (a dict), and, when ``$TILEORCH_TEST_COMPILE_MEMO`` names a directory (the
@@ -34,12 +35,26 @@ MEMO_ENV = "TILEORCH_TEST_COMPILE_MEMO"
 _PROGRAMS: dict[str, object] = {}
 
 
+def canonical_options(options: dict) -> dict:
+    """``options`` with every ``compile_program`` option it leaves out at its default: one key for
+    one compile however a test spells it (``ptxas=False`` and ``arch="sm_90a", ptxas=False`` are
+    the same compile).  Names ``compile_program`` does not take are kept as given (they are the
+    caller's own, such as :func:`lower_once`'s back-end mark)."""
+    import inspect
+
+    from tileorch.driver import compile_program
+
+    defaults = {k: p.default for k, p in inspect.signature(compile_program).parameters.items()
+                if k not in ("data", "name") and p.default is not inspect.Parameter.empty}
+    return {**defaults, **options}
+
+
 def memo_key(data: bytes, name: str, options: dict) -> str:
-    """:func:`tileorch.cache.make_key` of the input, its name and options, and
+    """:func:`tileorch.cache.make_key` of the input, its name and :func:`canonical_options`, and
     ``TILEORCH_VERIFY_EACH_PASS`` (the compiler's fingerprint and switches are in every such key)."""
     from tileorch.cache import make_key
 
-    return make_key("test-compile-memo", data, name, sorted(options.items()),
+    return make_key("test-compile-memo", data, name, sorted(canonical_options(options).items()),
                     os.environ.get("TILEORCH_VERIFY_EACH_PASS", ""), ptxas=False)
 
 
@@ -106,8 +121,8 @@ def lowered_program(data: bytes, name: str, **options):
 def lower_once(data: bytes, name: str, **options):
     """:func:`lowered_program`, once per key (its own, apart from :func:`compile_once`'s) in this
     process and the test run's memo directory."""
-    key = memo_key(data, name, {**options, "back end": "none"})
+    key = memo_key(data, name, {**options, "ptxas": False, "back end": "none"})  # lowered_program's ptxas=False
     return _once(key, lambda: lowered_program(data, name, **options))
 
 
-__all__ = ["MEMO_ENV", "compile_once", "lower_once", "lowered_program", "memo_key"]
+__all__ = ["MEMO_ENV", "canonical_options", "compile_once", "lower_once", "lowered_program", "memo_key"]

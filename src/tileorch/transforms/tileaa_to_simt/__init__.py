@@ -84,6 +84,7 @@ from tileorch.dialects.nv_tileaa.attrs import MemRefType, MemTokenType, PointerT
 from tileorch.dialects.nv_tileaa.blocked import SOURCE_LAYOUT
 from tileorch.dialects.nv_tileaa.ops import dot_signedness
 from tileorch.dialects.nv_tileaa.tile_ops import CASTS
+from tileorch.transforms.dense_splat import splat_value
 from tileorch.transforms.math_mode import takes_approx
 from tileorch.transforms.tileaa_to_simt import (asserts, cluster_split, gather_occupancy, prints, rematerialize,
                                                 uniform_division, warp_programs)
@@ -1744,17 +1745,17 @@ class FunctionLowering(PointerLowering, ScanLowering, MmaDotLowering):
         value = op.value
         if not isinstance(value, DenseIntOrFPElementsAttr):
             raise _unsupported(op, f"constant {value}")
-        data = value.get_values()
         elt = t.element_type
         rt = reg_type(elt)
 
         def scalar(x) -> SSAValue:
             return e.v(arith.ConstantOp(float_attr(float(x), rt) if is_float(rt) else integer_attr(int(x), rt)))
 
-        if len(set(data)) == 1:
-            self.vals[op.results[0]] = Tile(tuple(t.get_shape()), elt, [scalar(data[0])] * self.slots_of(t, op))
+        splat, first = splat_value(value)  # (from the bytes: a splat's elements are not unpacked)
+        if splat:
+            self.vals[op.results[0]] = Tile(tuple(t.get_shape()), elt, [scalar(first)] * self.slots_of(t, op))
             return
-        self.vals[op.results[0]] = self._table_constant(e, op, t, data, scalar)
+        self.vals[op.results[0]] = self._table_constant(e, op, t, value.get_values(), scalar)
 
     NON_SPLAT_ELEMENTS = 64
     """The most elements of a non-splat tile constant (``ct.astile``) that differ from its most

@@ -25,8 +25,10 @@ a run is also in bounds and aligned is the caller's run-time check (``pointers.p
 from __future__ import annotations
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, TensorType
+from xdsl.dialects.builtin import IntegerAttr, TensorType
 from xdsl.ir import OpResult, SSAValue
+
+from tileorch.transforms.dense_splat import splat_value
 
 _KEEP = ("nv_tileaa.extsi", "nv_tileaa.extui", "nv_tileaa.assume", "arith.extsi", "arith.extui")
 
@@ -50,10 +52,8 @@ def constant_value(v: SSAValue) -> int | None:
     value = v.op.value
     if isinstance(value, IntegerAttr):
         return value.value.data
-    if isinstance(value, DenseIntOrFPElementsAttr) and value.is_splat():
-        first = value.get_values()[0]
-        return first if isinstance(first, int) else None
-    return None
+    splat, first = splat_value(value)
+    return first if splat and isinstance(first, int) else None
 
 
 def last_dim_step(v: SSAValue, depth: int = 32) -> int | None:

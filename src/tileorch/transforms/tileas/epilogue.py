@@ -36,12 +36,13 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import (BFloat16Type, DenseIntOrFPElementsAttr, Float16Type, Float32Type, FloatAttr,
+from xdsl.dialects.builtin import (BFloat16Type, Float16Type, Float32Type, FloatAttr,
                                    IntegerType, TensorType, i1, i16, i32, i64)
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from tileorch.diagnostics import LocatedError
 from tileorch.dialects.nv_tileaa.attrs import MemRefType, TiledViewType, ints
+from tileorch.transforms.dense_splat import splat_value
 from tileorch.transforms.tileaa_to_simt import ELEMENTWISE, Memref, View, convert_float, lower_scalar_op
 from tileorch.transforms.tileaa_to_simt.emit import (GLOBAL_PTR, Emitter, float_attr, global_type, integer_attr, is_float,
                                                    memory_type, reg_type)
@@ -419,9 +420,9 @@ class EpilogueLowering:
     def _splat_constant(self, op: Operation) -> SSAValue:
         value = op.value
         t = op.results[0].type
-        if not isinstance(value, DenseIntOrFPElementsAttr) or len(set(value.get_values())) != 1:
+        splat, x = splat_value(value)
+        if not splat:
             raise unsupported(op, "constant that is not a splat")
-        x = value.get_values()[0]
         rt = reg_type(t.element_type)
         attr = float_attr(float(x), rt) if is_float(rt) else integer_attr(int(x), rt)  # built once per value
         return self.e.v(arith.ConstantOp(attr))

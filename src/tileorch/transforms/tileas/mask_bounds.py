@@ -20,6 +20,8 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, IntegerType, TensorType
 from xdsl.ir import Block, Operation, SSAValue
 
+from tileorch.transforms.dense_splat import splat_value
+
 _PASS = ("nv_tileaa.broadcast", "nv_tileaa.expand_dims", "nv_tileaa.reshape", "nv_tileas.convert_layout",
          "nv_tileaa.assume", "nv_tileas.broadcast", "nv_tileas.expand_dim")
 _HOLDS = ("slt", "sle", "sgt", "sge")
@@ -36,8 +38,8 @@ def _constant(v: SSAValue) -> int | None:
         if isinstance(op.value, IntegerAttr):
             return op.value.value.data
         if isinstance(op.value, DenseIntOrFPElementsAttr) and isinstance(op.value.get_element_type(), IntegerType):
-            vals = set(op.value.get_values())
-            return vals.pop() if len(vals) == 1 else None
+            splat, value = splat_value(op.value)
+            return value if splat else None
     return None
 
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from xdsl.dialects import scf
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType, i32
+from xdsl.dialects.builtin import TensorType, i32
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from tileorch.dialects import nv_tileaa as aa
@@ -22,6 +22,7 @@ from tileorch.transforms.tileaa_to_simt import ELEMENTWISE
 from tileorch.transforms.tileas.common import source_load
 from tileorch.transforms.tileaa_to_simt.emit import Emitter
 from tileorch.transforms.tileas.epilogue import BROADCASTS, EXPANDS, LAYOUT_ONLY, Coord, EpilogueLowering
+from tileorch.transforms.dense_splat import splat_value
 
 
 def _strip(v: SSAValue, names=(*LAYOUT_ONLY, "nv_tileaa.reshape", "nv_tileaa.permute")) -> tuple[SSAValue, list[str]]:
@@ -162,7 +163,7 @@ def operand_prologue(kernel: aa.FuncOp, d1: Operation, fail: Callable[[Operation
                     refuse(op, "which moves the elements")
             k = kind(op.operands[0])
         elif name == "arith.constant":
-            if not isinstance(op.value, DenseIntOrFPElementsAttr) or len(set(op.value.get_values())) != 1:
+            if not splat_value(op.value)[0]:
                 refuse(op, "a constant that is not the same at every element")
             k = "uniform"
         elif name == "nv_tileaa.splat":

@@ -40,6 +40,7 @@ from tileorch.transforms.pass_kinds import OpTransform
 from tileorch.transforms.tileaa_to_simt import ELEMENTWISE
 from tileorch.transforms.tileas.common import set_type
 from tileorch.transforms.tileas.program_loop_to_tiles import TILE_GRID_IDS, batch_axis_to_2, single_tile_axes
+from tileorch.transforms.dense_splat import splat_value
 
 ATTR = "tileorch.split_batch_tile"
 ROW_WISE = {"nv_tileaa.tiled_load", "nv_tileaa.tiled_store", "nv_tileaa.dot", "nv_tileaa.fp_to_fp",
@@ -114,7 +115,7 @@ def _plan(fn: Operation) -> tuple[int, int] | None:
             continue
         if name == "arith.constant":
             value = op.value
-            if not isinstance(value, DenseIntOrFPElementsAttr) or len(set(value.get_values())) != 1:
+            if not splat_value(value)[0]:
                 return None
             continue
         if name in ROW_WISE or name in ELEMENTWISE or (name.startswith("arith.") and not op.regions):
