@@ -1,0 +1,44 @@
+"""Eleventh user sweep (``tileorch.testing.user_programs11``): f16 programs the GEMM and chained tiers
+take, their PTX run on the CPU by ``tileorch.testing.ptx_emulator`` against numpy float64 on the same
+inputs, outputs NaN-prefilled (the helpers of test_user_sweep3/4_emulated.py: every CTA, the
+launcher's own problem derivation and tensor maps).  What this sweep fixed is checked first.  bf16 /
+fp8 / int8 programs run on the GPU (tests/gpu/test_user_sweep11_gpu.py).  Needs cuda-tile."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("xdsl")
+pytest.importorskip("cuda.tile")
+
+import test_user_sweep3_emulated as s3  # noqa: E402
+import test_user_sweep4_emulated as s4  # noqa: E402
+
+from tileorch.testing.user_programs11 import PROGRAMS  # noqa: E402
+
+RNG = np.random.default_rng(1111)
+LOG2E = 1.4426950408889634
+
+
+@pytest.fixture(autouse=True)
+def _eleventh_sweep(monkeypatch):
+    s4.add_sweep_programs(monkeypatch, PROGRAMS)
+
+
+def _h(*shape, scale=0.5):
+    return (RNG.standard_normal(shape) * scale).astype(np.float16)
+
+
+_check = s4._check
+_mm = s4._mm
+
+
+def test_split_k_bias_added_by_the_first_split_only():
+    """Found by this sweep: ``if ct.bid(2) == 0: acc = acc + bias`` before the atomic add was refused
+    with 'a memory token is used by an op TileAS does not know' (the bias load's token out of the if),
+    then as the epilogue op 'scf.if'; now both branches are evaluated per element and selected."""
+    a, b = _h(256, 512), _h(512, 128)
+    bias = RNG.standard_normal(128).astype(np.float32)
+    c = s4._s3_gemm("mm_splitk_bias_first_split", {0: a, 1: b, 2: bias, 3: np.zeros((256, 128), np.float32)})[3]
+    _check(c, _mm(a, b) + bias, 2e-3, 1e-4)
