@@ -42,3 +42,15 @@ def test_split_k_bias_added_by_the_first_split_only():
     bias = RNG.standard_normal(128).astype(np.float32)
     c = s4._s3_gemm("mm_splitk_bias_first_split", {0: a, 1: b, 2: bias, 3: np.zeros((256, 128), np.float32)})[3]
     _check(c, _mm(a, b) + bias, 2e-3, 1e-4)
+
+
+def test_residual_rmsnorm_with_the_new_residual_stored_first():
+    """Found by this sweep: the new residual ``h`` stored before the normalised row was taken as C, and
+    the normalised row (a second output) was refused as 'the epilogue op nv_tileaa.reduce'; now the
+    output reading the row reduction is C and ``h`` is stored beside it."""
+    x, w = _h(256, 256), _h(256, 128, scale=0.2)
+    r, g = _h(256, 128), _h(128)
+    out = s4._s3_gemm("mm_residual_rmsnorm_f16", {0: x, 1: w, 2: r, 3: g})
+    h = _mm(x, w) + r
+    _check(out[5], h, 2e-2, 5e-3)
+    _check(out[4], h / np.sqrt((h * h).mean(1, keepdims=True) + 1e-6) * g.astype(np.float64), 2e-2, 5e-3)

@@ -722,7 +722,9 @@ _add("mm_persistent_2d_grid_linearised", mm_persistent_2d_grid_linearised,
      [_f((384, 256)), _f((256, 256)), _f((384, 256)), 128, 128, 64], (2, 2), "gemm", outputs=(2,))
 _add("mm_splitk_bias_first_split", mm_splitk_bias_first_split,
      [_f((256, 512)), _f((512, 128)), _f((128,), _F32), _f((256, 128), _F32), 2, 128, 64, 64], (2, 2, 2), "gemm",
-     outputs=(3,))
+     outputs=(3,), notes="found by this sweep: refused as 'a memory token is used by an op TileAS does not know' "
+                         "(the bias load's token out of the if), then as the epilogue op 'scf.if'; now both "
+                         "branches are evaluated per element and the condition selects")
 _add("mm_splitk_runtime_chunk", mm_splitk_runtime_chunk,
      [_f((256, 448)), _f((448, 128)), _f((256, 128), _F32), 3, 128, 64, 64], (2, 2, 3), "gemm", outputs=(2,))
 _add("moe_group_by_offsets_scan", moe_group_by_offsets_scan,
@@ -730,9 +732,15 @@ _add("moe_group_by_offsets_scan", moe_group_by_offsets_scan,
      outputs=(3,))
 _add("grouped_equal_groups_bid2", grouped_equal_groups_bid2,
      [_f((512, 128)), _f((2, 128, 128)), _f((512, 128)), 256, 128, 64, 64], (2, 2, 2), "gemm", outputs=(2,))
+_RMS = ("found by this sweep: refused as 'the epilogue op nv_tileaa.reduce' (the new residual, stored first, was "
+        "taken as C and the normalised row as a second output, evaluated without its row reduction); now the "
+        "output that reads the row reduction is C")
 _add("mm_residual_rmsnorm_bf16", mm_residual_rmsnorm_bf16,
      [_f((256, 256), _BF), _f((256, 128), _BF), _f((256, 128), _BF), _f((128,), _BF), _f((256, 128), _BF),
-      _f((256, 128), _BF), 1e-6, 128, 128, 64], (2,), "gemm", outputs=(4, 5))
+      _f((256, 128), _BF), 1e-6, 128, 128, 64], (2,), "gemm", outputs=(4, 5), notes=_RMS)
+_add("mm_residual_rmsnorm_f16", mm_residual_rmsnorm_bf16,
+     [_f((256, 256)), _f((256, 128)), _f((256, 128)), _f((128,)), _f((256, 128)), _f((256, 128)), 1e-6, 128, 128,
+      64], (2,), "gemm", outputs=(4, 5), notes=_RMS + " (the f16 instance: the CPU emulator runs it)")
 _add("mm_bias_row_and_col", mm_bias_row_and_col,
      _M256[:2] + [_f((256,), _F32), _f((128,), _F32), _f((256, 128)), 128, 64, 64], (2, 2), "gemm",
      outputs=(4,))

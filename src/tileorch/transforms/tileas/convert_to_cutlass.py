@@ -876,6 +876,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     # [1, tile_n] tiles of a column reduction (column sum/max)
     side = [o for o in stores if side_reduction(o, [tm, tn]) is not None] if len(stores) > 1 else []
     stores = [o for o in stores if o not in side]
+    # C (the first) is the output whose value reads row reductions of the result (a residual's norm
+    # stored beside the new residual): the others are evaluated element by element without them
+    stores.sort(key=lambda o: not feeding_reductions(sink_tile(o), [tm, tn]))
     atomics = [o for o in sw.walk() if o.name == ATOMIC_SINK]
     # more outputs of the accumulator's shape at C's tile (the pre-activation beside the activation):
     # the first store is C (the kernel builder's fragment store), the others are stored from the
