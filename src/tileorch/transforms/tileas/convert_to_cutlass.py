@@ -303,6 +303,14 @@ def _batch_expressions(kinds: dict, a_load: Operation, b_load: Operation, more_b
     out = {}
     for role, op, kind in (("a", a_load, kinds[a_load]), ("b", b_load, kinds[b_load]), ("c", st, next(iter(c_kind)))):
         if role == "c" and kind is False:
+            picked = [(r, ld) for r, ld in (("A", a_load), ("B", b_load)) if kinds[ld] is not False]
+            if picked and not any(_reads_program_id(list(ld.indices)[:len(ld.indices) - 2], 2) for _, ld in picked):
+                r, ld = picked[0]
+                fail(ld, f"{r} is one matrix of a {len(ld.indices)}-D array picked by the program (its leading "
+                         "indices are not program id 2: a scalar argument, or a value computed or read from memory) "
+                         "while C is 2-D: not supported yet by the WGMMA lowering, whose batched kernels store a C "
+                         f"per batch; pass that matrix as a 2-D array (W[e] from the caller) to run it on tensor "
+                         "cores")
             fail(op, "C is 2-D while an operand is batched: every batch would store the same C tile (the WGMMA "
                      "lowering takes C batched, leading tile dimensions of extent 1, in that case)")
         if kind is False:  # a 2-D A or B: one matrix for every batch (split-K into a [S, M, N] workspace)
@@ -1348,6 +1356,23 @@ def _program_grid_remarks(dk: DotKernel) -> None:
                           "and stores nothing")
     dk.remarks.append("the scheduler walks the launch grid, one work tile per program (the program ids and "
                       "num_blocks the program reads are the launch's), on 1-CTA clusters, with the program's tiles")
+
+
+def _reads_program_id(values: list, axis: int) -> bool:
+    """Whether the scalar ``values`` read the program id along ``axis`` (through any ops)."""
+    seen, todo = set(), list(values)
+    while todo:
+        v = todo.pop()
+        if v in seen or not isinstance(v.owner, Operation):
+            continue
+        seen.add(v)
+        op = v.owner
+        if op.name == "nv_tileaa.get_program_id" and op.axis.value.data == axis:
+            return True
+        todo.extend(op.operands)
+        for region in op.regions:
+            todo.extend(r for inner in region.walk() for r in inner.results)
+    return False
 
 
 def _reads_program_id_2_only(values: list) -> bool:

@@ -364,6 +364,17 @@ class EpilogueLowering:
             return self._load(op, coords)
         if name == "scf.if":
             return self._if_select(op, v, coords)
+        if name == "scf.for":  # a tile the K loop carries beside the accumulator
+            carried = op.body.block.last_op.operands[list(op.results).index(v)]
+            at = carried.owner if isinstance(carried.owner, Operation) else op
+            raise unsupported(at, "reads a tile that the K loop computes beside the dot (e.g. a row sum of an "
+                                  "operand for an int8 zero point): the WGMMA kernel's K loop carries only the "
+                                  "dots' accumulators; compute it in its own kernel (or from the output after "
+                                  "the loop)")
+        if name == "nv_tileaa.load":  # a pointer per element
+            raise unsupported(op, "gathers a tile (ct.gather with a tile of indices: one address per element); "
+                                  "the accumulator's epilogue reads tiles by ct.load at the tile's coordinates and "
+                                  "scalars by ct.gather of one index")
         if name == "nv_tileaa.offset":  # pointer + element offset
             ptr, off = self.at(op.operands[0], coords), self.at(op.operands[1], coords)
             if off.type != i64:
