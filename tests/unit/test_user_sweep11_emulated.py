@@ -54,3 +54,12 @@ def test_residual_rmsnorm_with_the_new_residual_stored_first():
     h = _mm(x, w) + r
     _check(out[5], h, 2e-2, 5e-3)
     _check(out[4], h / np.sqrt((h * h).mean(1, keepdims=True) + 1e-6) * g.astype(np.float64), 2e-2, 5e-3)
+
+
+def test_persistent_loop_over_a_linearised_2d_grid():
+    """Found by this sweep: ``for t in range(bid(0) + bid(1) * num_blocks(0), n, num_blocks(0) *
+    num_blocks(1))`` was refused ('the tile is stored inside a loop around its computation'); now
+    tileas-program-loop-to-tiles takes it as the 1-D persistent loop: every tile once."""
+    a, b = _h(384, 256), _h(256, 256)
+    c = s4._s3_gemm("mm_persistent_2d_grid_linearised", {0: a, 1: b})[2]
+    _check(c, _mm(a, b), 4e-3, 5e-3)
