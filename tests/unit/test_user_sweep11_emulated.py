@@ -63,3 +63,12 @@ def test_persistent_loop_over_a_linearised_2d_grid():
     a, b = _h(384, 256), _h(256, 256)
     c = s4._s3_gemm("mm_persistent_2d_grid_linearised", {0: a, 1: b})[2]
     _check(c, _mm(a, b), 4e-3, 5e-3)
+
+
+def test_f32_weight_converted_in_the_k_loop():
+    """Found by this sweep: an f32 B tile converted to A's 16-bit type in the K loop was refused ('A and
+    B must have the same element type'); now the consumers compute the f16 B from the raw f32 tile."""
+    a = _h(256, 256)
+    b = RNG.standard_normal((256, 128)).astype(np.float32) * 0.5
+    c = s4._s3_gemm("mm_f16_a_f32_b_cast_in_loop", {0: a, 1: b})[2]
+    _check(c, _mm(a, b.astype(np.float16)), 4e-3, 5e-3)

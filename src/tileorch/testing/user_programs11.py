@@ -324,11 +324,11 @@ def mm_f32_operands_as_is(A, B, Cout, tm: C[int], tn: C[int], tk: C[int]):
 
 @ct.kernel
 def mm_bf16_a_f32_b_cast_in_loop(A, B, Cout, tm: C[int], tn: C[int], tk: C[int]):
-    """A bf16 activation times an f32 weight converted to bf16 in the K loop."""
+    """A bf16 (or f16) activation times an f32 weight converted to A's type in the K loop."""
     bm, bn = ct.bid(0), ct.bid(1)
     acc = ct.zeros((tm, tn), dtype=ct.float32)
     for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
-        b = ct.load(B, index=(k, bn), shape=(tk, tn)).astype(ct.bfloat16)
+        b = ct.load(B, index=(k, bn), shape=(tk, tn)).astype(A.dtype)
         acc = ct.mma(ct.load(A, index=(bm, k), shape=(tm, tk)), b, acc)
     ct.store(Cout, index=(bm, bn), tile=acc.astype(Cout.dtype))
 
@@ -752,8 +752,14 @@ _add("mm_rows_masked_by_runtime_count", mm_rows_masked_by_runtime_count, _M256 +
      outputs=(2,))
 _add("mm_f32_operands_as_is", mm_f32_operands_as_is,
      [_f((256, 256), _F32), _f((256, 128), _F32), _f((256, 128), _F32), 128, 64, 32], (2, 2), "gemm", outputs=(2,))
+_CASTB = ("found by this sweep: refused as 'A and B must have the same element type' (the f32 weight's tile, "
+          "converted to A's type in the loop, was read as the WGMMA's B); now a computed B (GemmConfig.b_raw f32)")
 _add("mm_bf16_a_f32_b_cast_in_loop", mm_bf16_a_f32_b_cast_in_loop,
-     [_f((256, 256), _BF), _f((256, 128), _F32), _f((256, 128), _BF), 128, 64, 64], (2, 2), "gemm", outputs=(2,))
+     [_f((256, 256), _BF), _f((256, 128), _F32), _f((256, 128), _BF), 128, 64, 64], (2, 2), "gemm", outputs=(2,),
+     notes=_CASTB)
+_add("mm_f16_a_f32_b_cast_in_loop", mm_bf16_a_f32_b_cast_in_loop,
+     [_f((256, 256)), _f((256, 128), _F32), _f((256, 128)), 128, 64, 64], (2, 2), "gemm", outputs=(2,),
+     notes=_CASTB + " (the f16 instance: the CPU emulator runs it)")
 _add("mm_fp8_a_widened_to_f16", mm_fp8_a_widened_to_f16,
      [_f((256, 256), "float8_e4m3fn"), _f((256, 128)), _f((256, 128)), 128, 64, 64], (2, 2), "gemm", outputs=(2,))
 _add("mm_f16_quantised_to_e4m3_in_loop", mm_f16_quantised_to_e4m3_in_loop,

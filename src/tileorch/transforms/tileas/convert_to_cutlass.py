@@ -688,10 +688,11 @@ def _computed_a(kernel: aa.FuncOp, dot: Operation, dots: list, a_load: Operation
 
 
 def _upcast_fp8(v: SSAValue, b_load: Operation) -> bool:
-    """The dot operand ``v`` is B's fp8 tile converted to a 16-bit type (``astype``): WGMMA takes no
-    fp8 x 16-bit mix, so the consumers compute the 16-bit operand from the raw fp8 tile."""
+    """The dot operand ``v`` is B's tile converted to another 16-bit type (``astype``: an fp8 tile
+    widened, WGMMA taking no fp8 x 16-bit mix; an f32 weight rounded to bf16; f16 to bf16): the
+    consumers compute the 16-bit operand from the raw tile."""
     elt = str(b_load.result.type.element_type)
-    return elt in ("f8E4M3FN", "f8E5M2") and str(v.type.element_type) in ("f16", "bf16")
+    return elt in RAW_NAMES and elt != str(v.type.element_type) and str(v.type.element_type) in ("f16", "bf16")
 
 
 def _strip_operand(v: SSAValue) -> tuple[SSAValue, list[str]]:
