@@ -1186,12 +1186,29 @@ def _accumulates_into(d, dots: list):
     return next((o for o in dots if o is not d and acc is o.result), None)
 
 
-def _split_k_dot_why(first) -> str:
+def _same_arrays(first, second) -> bool:
+    """Whether two dots read their A tiles from one array and their B tiles from one array (K tiles of
+    one product: a K loop unrolled by hand)."""
+    for x, y in ((first.lhs, second.lhs), (first.rhs, second.rhs)):
+        lx, ly = (source_load(_through_layouts(v)[0]) for v in (x, y))
+        if lx is None or ly is None:
+            return False
+        rx, ry = _memref_root(lx.view), _memref_root(ly.view)
+        if rx is None or rx is not ry:
+            return False
+    return True
+
+
+def _split_k_dot_why(first, second=None) -> str:
     """The refusal of a dot that adds its product to another dot's result, in the program's terms."""
     from tileorch.diagnostics import source_position
 
     pos = source_position(first.location)
     at = f" at line {pos.line.data}" if pos is not None else ""
+    if second is not None and _same_arrays(first, second):
+        return ("this dot adds another K tile of the same A and B to the result of the dot" + at + " (two K tiles "
+                "per iteration: a K loop unrolled by hand), which the tensor-core tiers do not take yet: write "
+                "one dot per iteration over every K tile (the TMA pipeline overlaps the steps)")
     return ("this dot adds its product to the result of the dot" + at + " (one product split over two A / B "
             "operand pairs along K, e.g. MLA's no-position and RoPE head-dim parts of the attention scores), which "
             "the tensor-core tiers do not take yet: they run one dot per product (concatenate the two parts along "
@@ -1222,7 +1239,7 @@ def _check_shared_a_dots(dots: list, fail) -> None:
         if a is None or source_load(_through_layouts(d.lhs)[0]) is not a:
             adds_to = _accumulates_into(d, dots)
             if adds_to is not None:
-                raise LocatedError(d, _split_k_dot_why(adds_to))
+                raise LocatedError(d, _split_k_dot_why(adds_to, d))
             fail(d, f"{len(dots)} dots in one K loop that do not read the same A tile: the WGMMA lowering takes dots "
                     "sharing A (one A tile, a B and an accumulator per dot)")
         if any(x is first.result for x in d.operands) or any(x is d.result for x in first.operands):
