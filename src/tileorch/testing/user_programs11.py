@@ -710,14 +710,18 @@ _add("gram_at_a_one_array", gram_at_a_one_array, [_f((256, 256)), _f((256, 256),
 _add("syrk_upper_tiles", syrk_upper_tiles, [_f((256, 256)), _f((256, 256), _F32), 128, 64], (2, 2), "gemm",
      outputs=(1,))
 _add("mm_expert_weight_by_scalar", mm_expert_weight_by_scalar,
-     [_f((256, 256)), _f((3, 256, 128)), _f((256, 128)), 1, 128, 64, 64], (2, 2), "gemm", outputs=(2,))
+     [_f((256, 256)), _f((3, 256, 128)), _f((256, 128)), 1, 128, 64, 64], (2, 2), "simt", outputs=(2,),
+     error="B is one matrix of a 3-D array picked by the program",
+     notes="found by this sweep: refused as 'C is 2-D while an operand is batched: every batch would store the same C tile' (no batch here: one expert for the whole launch); now what the program does and what to pass instead")
 _add("mm_store_into_column_slice", mm_store_into_column_slice,
-     [_f((256, 256)), _f((256, 128)), _f((256, 384)), 128, 128, 64, 64], (2, 2), "gemm", outputs=(2,))
+     [_f((256, 256)), _f((256, 128)), _f((256, 384)), 128, 128, 64, 64], (2, 2), "simt", outputs=(2,),
+     error="C's view: its base pointer is computed")
 _add("bmm_4d_head_scale_gather", bmm_4d_head_scale_gather,
      [_f((2, 2, 128, 128)), _f((2, 2, 128, 128)), _f((2,), _F32), _f((2, 2, 128, 128)), 2, 128, 64, 64], (1, 2, 4),
      "gemm", outputs=(3,))
 _add("bmm_persistent_user_loop", bmm_persistent_user_loop,
-     [_f((3, 256, 128)), _f((3, 128, 128)), _f((3, 256, 128)), 128, 128, 64], (4,), "gemm", outputs=(2,))
+     [_f((3, 256, 128)), _f((3, 128, 128)), _f((3, 256, 128)), 128, 128, 64], (4,), "simt", outputs=(2,),
+     error="the tile is stored inside a loop around its computation")
 _add("mm_persistent_2d_grid_linearised", mm_persistent_2d_grid_linearised,
      [_f((384, 256)), _f((256, 256)), _f((384, 256)), 128, 128, 64], (2, 2), "gemm", outputs=(2,))
 _add("mm_splitk_bias_first_split", mm_splitk_bias_first_split,
@@ -728,10 +732,13 @@ _add("mm_splitk_bias_first_split", mm_splitk_bias_first_split,
 _add("mm_splitk_runtime_chunk", mm_splitk_runtime_chunk,
      [_f((256, 448)), _f((448, 128)), _f((256, 128), _F32), 3, 128, 64, 64], (2, 2, 3), "gemm", outputs=(2,))
 _add("moe_group_by_offsets_scan", moe_group_by_offsets_scan,
-     [_f((384, 128)), _f((3, 128, 128)), _f((4,), "int32"), _f((384, 128)), 3, 128, 64, 64], (3, 2), "gemm",
-     outputs=(3,))
+     [_f((384, 128)), _f((3, 128, 128)), _f((4,), "int32"), _f((384, 128)), 3, 128, 64, 64], (3, 2), "simt",
+     outputs=(3,),
+     error="B is one matrix of a 3-D array picked by the program",
+     notes="found by this sweep: refused as 'C is 2-D while an operand is batched' (as mm_expert_weight_by_scalar)")
 _add("grouped_equal_groups_bid2", grouped_equal_groups_bid2,
-     [_f((512, 128)), _f((2, 128, 128)), _f((512, 128)), 256, 128, 64, 64], (2, 2, 2), "gemm", outputs=(2,))
+     [_f((512, 128)), _f((2, 128, 128)), _f((512, 128)), 256, 128, 64, 64], (2, 2, 2), "simt", outputs=(2,),
+     error="A, B and C must all be batched")
 _RMS = ("found by this sweep: refused as 'the epilogue op nv_tileaa.reduce' (the new residual, stored first, was "
         "taken as C and the normalised row as a second output, evaluated without its row reduction); now the "
         "output that reads the row reduction is C")
@@ -751,7 +758,8 @@ _add("mm_sigmoid_gate_tile", mm_sigmoid_gate_tile, _M256 + [_f((256, 128)), 128,
 _add("mm_rows_masked_by_runtime_count", mm_rows_masked_by_runtime_count, _M256 + [200, 128, 64, 64], (2, 2), "gemm",
      outputs=(2,))
 _add("mm_f32_operands_as_is", mm_f32_operands_as_is,
-     [_f((256, 256), _F32), _f((256, 128), _F32), _f((256, 128), _F32), 128, 64, 32], (2, 2), "gemm", outputs=(2,))
+     [_f((256, 256), _F32), _f((256, 128), _F32), _f((256, 128), _F32), 128, 64, 32], (2, 2), "simt", outputs=(2,),
+     error="this dot multiplies f32 tiles, which cuTile computes in f32")
 _CASTB = ("found by this sweep: refused as 'A and B must have the same element type' (the f32 weight's tile, "
           "converted to A's type in the loop, was read as the WGMMA's B); now a computed B (GemmConfig.b_raw f32)")
 _add("mm_bf16_a_f32_b_cast_in_loop", mm_bf16_a_f32_b_cast_in_loop,
@@ -765,26 +773,38 @@ _add("mm_fp8_a_widened_to_f16", mm_fp8_a_widened_to_f16,
 _add("mm_f16_quantised_to_e4m3_in_loop", mm_f16_quantised_to_e4m3_in_loop,
      [_f((256, 256)), _f((256, 128)), _f((256, 128), _F32), 128, 64, 64], (2, 2), "gemm", outputs=(2,))
 _add("mm_int8_zero_points", mm_int8_zero_points,
-     [_f((256, 256), "int8"), _f((256, 128), "int8"), _f((256, 128), "int32"), 3, -2, 128, 64, 64], (2, 2), "gemm",
-     outputs=(2,))
+     [_f((256, 256), "int8"), _f((256, 128), "int8"), _f((256, 128), "int32"), 3, -2, 128, 64, 64], (2, 2), "simt",
+     outputs=(2,),
+     error="reads a tile that the K loop computes beside the dot",
+     notes="found by this sweep: refused as 'the epilogue op scf.for' (the tier's terms); now what the program does")
 _add("mm_int8_range_step_tk", mm_int8_range_step_tk,
      [_f((256, 320), "int8"), _f((320, 128), "int8"), _f((256, 128), "int32"), 128, 64, 64], (2, 2), "gemm",
      outputs=(2,))
 _add("trmm_lower_triangular", trmm_lower_triangular, [_f((384, 384)), _f((384, 128)), _f((384, 128)), 128, 64],
-     (3, 2), "gemm", outputs=(2,))
+     (3, 2), "simt", outputs=(2,),
+     error="the K loop runs its own range of K tiles of 128")
 _add("mm_banded_k_range", mm_banded_k_range, [_f((512, 512)), _f((512, 128)), _f((512, 128)), 1, 128, 64], (4, 2),
-     "gemm", outputs=(2,))
-_add("mm_two_k_tiles_per_iteration", mm_two_k_tiles_per_iteration, _M256 + [128, 64, 64], (2, 2), "gemm",
-     outputs=(2,))
-_add("mm_even_odd_accumulators", mm_even_odd_accumulators, _M256 + [128, 64, 64], (2, 2), "gemm", outputs=(2,))
+     "simt", outputs=(2,),
+     error="the K loop runs its own range of K tiles of 128")
+_add("mm_two_k_tiles_per_iteration", mm_two_k_tiles_per_iteration, _M256 + [128, 64, 64], (2, 2), "simt",
+     outputs=(2,),
+     error="two K tiles per iteration: a K loop unrolled by hand",
+     notes="found by this sweep: refused as one product split over two operand pairs 'e.g. MLA's no-position and RoPE head-dim parts'; now in the program's terms")
+_add("mm_even_odd_accumulators", mm_even_odd_accumulators, _M256 + [128, 64, 64], (2, 2), "simt", outputs=(2,),
+     error="2 dots in one K loop that do not read the same A tile")
 _add("mm_early_return_runtime_m", mm_early_return_runtime_m, _M256 + [200, 128, 64, 64], (2, 2), "gemm",
      outputs=(2,))
 _add("bsmm_skip_zero_blocks", bsmm_skip_zero_blocks, _M256[:2] + [_f((2, 4), "int32"), _f((256, 128)), 128, 64, 64],
-     (2, 2), "gemm", outputs=(3,))
+     (2, 2), "simt", outputs=(3,),
+     error="this dot runs under a condition inside its loop",
+     notes="found by this sweep: an unlocated 'the TileAS tier left a kernel unlowered' (a silent slow path); now at the dot")
 _add("qkv_weight_by_branch", qkv_weight_by_branch,
-     [_f((256, 256))] + [_f((256, 128))] * 6 + [128, 64, 64], (2, 2, 3), "gemm", outputs=(4, 5, 6))
+     [_f((256, 256))] + [_f((256, 128))] * 6 + [128, 64, 64], (2, 2, 3), "simt", outputs=(4, 5, 6),
+     error="loops with dots in the branches of an if",
+     notes="found by this sweep: refused with the advice for loops over consecutive ranges; now it names the if's branches")
 _add("swiglu_gate_transposed_up_plain", swiglu_gate_transposed_up_plain,
-     [_f((256, 256)), _f((128, 256)), _f((256, 128)), _f((256, 128)), 128, 64, 64], (2, 2), "gemm", outputs=(3,))
+     [_f((256, 256)), _f((128, 256)), _f((256, 128)), _f((256, 128)), 128, 64, 64], (2, 2), "simt", outputs=(3,),
+     error="dots sharing A read their B tiles in different layouts")
 _add("mlp_bias_gelu_bias_bf16", mlp_bias_gelu_bias_bf16,
      [_f((256, 64), _BF), _f((64, 256), _BF), _f((256,), _BF), _f((256, 64), _BF), _f((64,), _BF), _f((256, 64), _BF),
       128, 64, 64], (2,), "chained", outputs=(5,))
@@ -799,7 +819,9 @@ _add("attn_fa1_normalised_each_step", attn_fa1_normalised_each_step,
      "chained", outputs=(3,))
 _add("attn_t5_bucket_bias_gather", attn_t5_bucket_bias_gather,
      [_f((2, 128, 64)), _f((2, 128, 64)), _f((2, 128, 64)), _f((2, 32), _F32), _f((2, 128, 64)), 32, 64, 64, 64],
-     (2, 2), "chained", outputs=(4,))
+     (2, 2), "simt", outputs=(4,),
+     error="gathers a tile (ct.gather with a tile of indices",
+     notes="found by this sweep: refused as 'the epilogue op nv_tileaa.load' (the tier's terms); now what the program does")
 _add("attn_k_transposed_by_3d_permute", attn_k_transposed_by_3d_permute,
      [_f((2, 128, 64)), _f((2, 192, 64)), _f((2, 192, 64)), _f((2, 128, 64)), 0.125 * LOG2E, 64, 64, 64], (2, 2),
      "chained", outputs=(3,))
