@@ -72,3 +72,52 @@ def test_f32_weight_converted_in_the_k_loop():
     b = RNG.standard_normal((256, 128)).astype(np.float32) * 0.5
     c = s4._s3_gemm("mm_f16_a_f32_b_cast_in_loop", {0: a, 1: b})[2]
     _check(c, _mm(a, b.astype(np.float16)), 4e-3, 5e-3)
+
+
+# ----------------------------------------------------------------------------------------------- taken as written
+
+
+def test_gram_matrix_both_operands_from_one_array():
+    a = _h(256, 256)
+    g = s4._s3_gemm("gram_at_a_one_array", {0: a})[1]
+    _check(g, _mm(a.T, a), 4e-3, 5e-3)
+
+
+def test_syrk_upper_tiles_only():
+    """Programs below the diagonal return before the K loop: their tiles stay NaN."""
+    a = _h(256, 256)
+    c = np.asarray(s4._s3_gemm("syrk_upper_tiles", {0: a})[1], np.float64)
+    ref = _mm(a, a.T)
+    _check(np.concatenate([c[:128], c[128:, 128:]], 1), np.concatenate([ref[:128], ref[128:, 128:]], 1), 4e-3, 5e-3)
+    assert np.isnan(c[128:, :128]).all()
+
+
+def test_early_return_past_a_runtime_m():
+    a, b = _h(256, 256), _h(256, 128)
+    c = np.asarray(s4._s3_gemm("mm_early_return_runtime_m", {0: a, 1: b})[2], np.float64)
+    _check(c[:128], _mm(a, b)[:128], 4e-3, 5e-3)  # M = 100: the row tile at 128 returns, its rows stay NaN
+    assert np.isnan(c[128:]).all()
+
+
+def _run_chained(name, inputs):
+    grid = tuple(PROGRAMS[name].grid) + (1,) * (3 - len(PROGRAMS[name].grid))
+    return s3._chained(name, inputs, grid)
+
+
+def test_attention_backward_dv_with_p_recomputed():
+    """K is the first dot's A and P^T the second's (one program per key tile, a loop over query tiles)."""
+    q, k, do = _h(2, 256, 64, scale=1.0), _h(2, 256, 64, scale=1.0), _h(2, 256, 64, scale=1.0)
+    qk = 0.125 * LOG2E
+    s = (q.astype(np.float64) @ np.swapaxes(k.astype(np.float64), 1, 2)) * qk
+    lse = (s.max(-1) + np.log2(np.exp2(s - s.max(-1, keepdims=True)).sum(-1))).astype(np.float32)
+    dv = _run_chained("attn_bwd_dv_recompute", {0: q, 1: k, 2: do, 3: lse})[4]
+    p = np.exp2(s - lse[..., None].astype(np.float64))
+    _check(dv, np.swapaxes(p, 1, 2) @ do.astype(np.float64), 2e-2, 1e-2)
+
+
+def test_flashattention1_output_normalised_every_step():
+    q, k, v = _h(2, 128, 64, scale=1.0), _h(2, 256, 64, scale=1.0), _h(2, 256, 64, scale=1.0)
+    o = _run_chained("attn_fa1_normalised_each_step", {0: q, 1: k, 2: v})[3]
+    s = (q.astype(np.float64) @ np.swapaxes(k.astype(np.float64), 1, 2)) * 0.125
+    e = np.exp(s - s.max(-1, keepdims=True))
+    _check(o, (e / e.sum(-1, keepdims=True)) @ v.astype(np.float64), 3e-3, 1e-2)

@@ -792,7 +792,7 @@ _add("mm_two_k_tiles_per_iteration", mm_two_k_tiles_per_iteration, _M256 + [128,
      notes="found by this sweep: refused as one product split over two operand pairs 'e.g. MLA's no-position and RoPE head-dim parts'; now in the program's terms")
 _add("mm_even_odd_accumulators", mm_even_odd_accumulators, _M256 + [128, 64, 64], (2, 2), "simt", outputs=(2,),
      error="2 dots in one K loop that do not read the same A tile")
-_add("mm_early_return_runtime_m", mm_early_return_runtime_m, _M256 + [200, 128, 64, 64], (2, 2), "gemm",
+_add("mm_early_return_runtime_m", mm_early_return_runtime_m, _M256 + [100, 128, 64, 64], (2, 2), "gemm",
      outputs=(2,))
 _add("bsmm_skip_zero_blocks", bsmm_skip_zero_blocks, _M256[:2] + [_f((2, 4), "int32"), _f((256, 128)), 128, 64, 64],
      (2, 2), "simt", outputs=(3,),
