@@ -29,7 +29,7 @@ QUICK = {"mm_splitk_bias_first_split", "mm_residual_rmsnorm_bf16", "mm_persisten
          "mm_bf16_a_f32_b_cast_in_loop", "mm_at_permute_bt_transpose", "syrk_upper_tiles", "mm_early_return_runtime_m",
          "bmm_4d_head_scale_gather", "mm_fp8_a_widened_to_f16", "mm_f16_quantised_to_e4m3_in_loop",
          "attn_bwd_dv_recompute", "attn_gemma2_softcap_window_gqa", "attn_alibi_array_causal_gqa_bf16",
-         "xattn_ragged_dv64_bf16", "mlp_bias_gelu_bias_bf16", "bsmm_skip_zero_blocks"}
+         "xattn_ragged_dv64_bf16", "mlp_bias_gelu_bias_bf16", "bsmm_skip_zero_blocks", "attn_residual_if_flag"}
 LOG2E = 1.4426950408889634
 
 
@@ -237,6 +237,13 @@ def test_plain_attention_spellings(name, scale):
     q, k, v = _in(name, 0, 52, 1.0), _in(name, 1, 53, 1.0), _in(name, 2, 54, 1.0)
     args = _go(name, {0: q, 1: k, 2: v})
     _gemm_rel(args[3], _softmax((_d(q) @ _d(k).transpose(1, 2)) * scale) @ _d(v), 2e-2)
+
+
+def test_attention_epilogue_under_flag():
+    name = "attn_residual_if_flag"
+    q, k, v = _in(name, 0, 92, 1.0), _in(name, 1, 93, 1.0), _in(name, 2, 94, 1.0)
+    args = _go(name, {0: q, 1: k, 2: v})  # add_q = 1
+    _gemm_rel(args[3], _softmax((_d(q) @ _d(k).transpose(1, 2)) * 0.125) @ _d(v) + _d(q), 2e-2)
 
 
 def test_cross_attention_ragged_dv64():

@@ -49,7 +49,7 @@ EXPECTED_PATHS = {
     **dict.fromkeys([
         "mlp_bias_gelu_bias_bf16", "attn_bwd_dv_recompute", "attn_gemma2_softcap_window_gqa",
         "attn_fa1_normalised_each_step", "attn_k_transposed_by_3d_permute", "xattn_ragged_dv64_bf16",
-        "attn_alibi_array_causal_gqa_bf16"], "chained"),
+        "attn_alibi_array_causal_gqa_bf16", "attn_residual_if_flag"], "chained"),
     # what the tiers do not take (yet): each refusal located and in the program's terms
     **dict.fromkeys([
         "mm_expert_weight_by_scalar", "mm_store_into_column_slice", "bmm_persistent_user_loop",

@@ -74,6 +74,26 @@ def test_f32_weight_converted_in_the_k_loop():
     _check(c, _mm(a, b.astype(np.float16)), 4e-3, 5e-3)
 
 
+@pytest.mark.parametrize("flag", [1, 0])
+def test_attention_epilogue_term_under_a_runtime_flag(monkeypatch, flag):
+    """Found by this sweep: ``if add_q != 0: o = o + q`` after the key loop was refused (the load's memory
+    token out of the if); the chained epilogue now evaluates both branches and selects."""
+    import dataclasses
+
+    from tileorch.testing import user_programs3
+
+    p = PROGRAMS["attn_residual_if_flag"]
+    spec = list(p.spec)
+    spec[4] = flag
+    monkeypatch.setitem(user_programs3.PROGRAMS, "attn_residual_if_flag", dataclasses.replace(p, spec=spec))
+    q, k, v = _h(2, 128, 64, scale=1.0), _h(2, 256, 64, scale=1.0), _h(2, 256, 64, scale=1.0)
+    o = s3._chained("attn_residual_if_flag", {0: q, 1: k, 2: v}, (2, 2, 1), tma_arrays_in_memory=True)[3]
+    s = (q.astype(np.float64) @ np.swapaxes(k.astype(np.float64), 1, 2)) * 0.125
+    e = np.exp(s - s.max(-1, keepdims=True))
+    _check(o, (e / e.sum(-1, keepdims=True)) @ v.astype(np.float64) + (q.astype(np.float64) if flag else 0), 3e-3,
+           1e-2)
+
+
 # ----------------------------------------------------------------------------------------------- taken as written
 
 

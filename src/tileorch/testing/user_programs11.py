@@ -697,6 +697,31 @@ def attn_alibi_array_causal_gqa_bf16(Q, K, V, Slopes, O, qk_scale: float, G: C[i
     ct.store(O, index=(b, qt, h, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, 1, D)))
 
 
+@ct.kernel
+def attn_residual_if_flag(Q, K, V, O, add_q: int, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """Attention whose output gets the query added back when a runtime flag says so
+    (``if add_q != 0: o = o + q``, after the loop): an epilogue term under an if."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D))
+    m = ct.full((BM, 1), MASKED, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    o = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, D))):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m2)
+        c = ct.exp2(m - m2)
+        den = den * c + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        o = ct.mma(p.astype(V.dtype), v, o * c)
+        m = m2
+    o = o / den
+    if add_q != 0:
+        o = o + ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D)).astype(ct.float32)
+    ct.store(O, index=(bh, qt, 0), tile=o.astype(O.dtype).reshape((1, BM, D)))
+
+
 # ----------------------------------------------------------------------------------------------- the table
 
 _M256 = [_f((256, 256)), _f((256, 128)), _f((256, 128))]
@@ -831,3 +856,8 @@ _add("xattn_ragged_dv64_bf16", xattn_ragged_dv64_bf16,
 _add("attn_alibi_array_causal_gqa_bf16", attn_alibi_array_causal_gqa_bf16,
      [_f((1, 256, 4, 64), _BF), _f((1, 256, 2, 64), _BF), _f((1, 256, 2, 64), _BF), _f((4,), _F32),
       _f((1, 256, 4, 64), _BF), 0.125 * LOG2E, 2, 64, 64, 64], (4, 4, 1), "chained", outputs=(4,))
+_add("attn_residual_if_flag", attn_residual_if_flag,
+     [_f((2, 128, 64)), _f((2, 256, 64)), _f((2, 256, 64)), _f((2, 128, 64)), 1, 0.125 * LOG2E, 64, 64, 64], (2, 2),
+     "chained", outputs=(3,),
+     notes="found by this sweep: refused ('a memory token is used by an op TileAS does not know': the load's token "
+           "out of the if); now the chained epilogue selects between the branches")
