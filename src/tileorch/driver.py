@@ -385,6 +385,16 @@ def _unlowered_remark(module: ModuleOp) -> str:
         while parent is not None and not isinstance(parent, scf.ForOp):
             in_while = in_while or isinstance(parent, scf.WhileOp)
             parent = parent.parent_op()
+        guard = op.parent_op()
+        while guard is not None and guard is not parent and not isinstance(guard, scf.IfOp):
+            guard = guard.parent_op()
+        if parent is not None and isinstance(guard, scf.IfOp):
+            why = ("this dot runs under a condition inside its loop (an if around ct.mma, e.g. a block-sparse "
+                   "product skipping zero blocks): the tensor-core kernels (TMA + WGMMA) run the dot of every "
+                   "step of a counted loop; loop over the blocks that run instead (a range from a block count), "
+                   "or keep the dot unconditional")
+            located = str(LocatedError(op, why))
+            return f"{_as_warning(located)} [the tensor-core path refused this kernel: {_simt_dots(module)}]"
         if parent is None:
             why = ("this dot is in a while loop: the tensor-core kernels (TMA + WGMMA) pipeline a counted loop "
                    "over K or key tiles (write it as 'for k in range(...)')" if in_while else

@@ -1235,8 +1235,9 @@ _add("attn_causal_bm_twice_bn", attn_causal_bm_twice_bn, _qkv((2, 256, 64), (2, 
 _add("mm_epilogue_row_gather", mm_epilogue_row_gather,
      [((256, 128), "float16"), ((128, 128), "float16"), ((256,), "int32"), ((256,), "float32"),
       ((256, 128), "float32"), 128, 128, 64], (2, 1), "simt", outputs=(4,),
-     error="the epilogue op 'nv_tileaa.load'",
-     notes="an element gather whose index is itself gathered is not an epilogue op of the tier")
+     error="the epilogue gathers a tile (ct.gather with a tile of indices",
+     notes="an element gather whose index is itself gathered is not an epilogue op of the tier (sweep 11: the "
+           "refusal said 'the epilogue op nv_tileaa.load', the tier's terms)")
 
 
 # ----------------------------------------------------------------------------------------------- batch 4: spellings

@@ -96,6 +96,7 @@ def convert_function(func: aa.FuncOp) -> None:
         copy_location(op, new)
         _erase_keep_tokens(op)
     _drop_loop_tokens(func)
+    _drop_read_only_if_tokens(func)
     # pointer-tile memory ops (gather/scatter/atomics: the epilogue's element-wise accesses) stay
     # in nv_tileaa; their token operand goes (its result token is read by joins only)
     from tileorch.dialects.nv_tileaa import pointer_ops as po
@@ -103,9 +104,10 @@ def convert_function(func: aa.FuncOp) -> None:
     for op in list(func.walk()):
         if isinstance(op, po.AtomicRMWOp | po.AtomicCASOp | po.StoreOp | po.LoadOp) and op.token is not None:
             for r in op.results:
-                if isinstance(r.type, aa.MemTokenType) and any(u.operation.name != "nv_tileaa.join_mem_token"
-                                                               for u in r.uses):
-                    raise LocatedError(op, "a memory token is used by an op TileAS does not know")
+                if isinstance(r.type, aa.MemTokenType):
+                    for u in r.uses:
+                        if u.operation.name != "nv_tileaa.join_mem_token":
+                            raise token_use_error(u.operation)
             op.operands = [v for v in op.operands if v is not op.token]
             segments = op.properties.get("operandSegmentSizes")
             if segments is not None:
@@ -117,8 +119,9 @@ def convert_function(func: aa.FuncOp) -> None:
     # tokens: nothing reads them any more
     for op in reversed(list(func.walk())):
         if isinstance(op, aa.JoinMemTokenOp | aa.CreateMemTokenOp):
-            if any(u.operation.name != "nv_tileaa.join_mem_token" for r in op.results for u in r.uses):
-                raise LocatedError(op, "a memory token is used by an op TileAS does not know")
+            for u in [u for r in op.results for u in r.uses]:
+                if u.operation.name != "nv_tileaa.join_mem_token":
+                    raise token_use_error(u.operation)
     for op in reversed(list(func.walk())):
         if isinstance(op, aa.JoinMemTokenOp):
             Rewriter.erase_op(op, safe_erase=False)
@@ -159,6 +162,44 @@ def _drop_loop_tokens(func: Operation) -> None:
         copy_location(loop, [new_loop])
         loop.detach()
         loop.erase()
+
+
+_WRITES = ("store", "atomic_rmw", "atomic_cas")
+
+
+def _drop_read_only_if_tokens(func: Operation) -> None:
+    """``scf.if`` ops whose branches only read memory stop yielding memory tokens (an epilogue term
+    under a condition on the program id, ``if ct.bid(2) == 0: acc += ct.load(Bias, ...)``, threads
+    the load's token out of the if); uses of such a token read a fresh token made before the if
+    (all tokens are erased next).  An if whose branches write memory keeps its tokens: their uses
+    are refused in the program's terms (:func:`token_use_error`, :data:`IF_STORE`)."""
+    from xdsl.dialects import scf
+
+    for old in [o for o in func.walk() if isinstance(o, scf.IfOp)]:
+        drop = [i for i, r in enumerate(old.results) if isinstance(r.type, aa.MemTokenType)]
+        if not drop or any(o.name.endswith(_WRITES) for o in old.walk() if o is not old):
+            continue
+        keep = [i for i in range(len(old.results)) if i not in drop]
+        fresh = aa.CreateMemTokenOp()
+        old.parent_block().insert_op_before(fresh, old)
+        for i in drop:
+            old.results[i].replace_all_uses_with(fresh.results[0])
+        regions = []
+        for region in (old.true_region, old.false_region):
+            if region.blocks:
+                y = region.block.last_op
+                region.block.insert_op_before(scf.YieldOp(*[y.operands[i] for i in keep]), y)
+                y.detach()
+                y.erase()
+            regions.append(old.detach_region(region))
+        new = scf.IfOp(old.cond, [old.results[i].type for i in keep], regions[0], regions[1])
+        new.attributes.update(old.attributes)
+        old.parent_block().insert_op_before(new, old)
+        for j, i in enumerate(keep):
+            old.results[i].replace_all_uses_with(new.results[j])
+        copy_location(old, [new, fresh])
+        old.detach()
+        old.erase()
 
 
 LOOP_STORE = ("the tile is stored inside a loop around its computation, which the tensor-core tier does not "

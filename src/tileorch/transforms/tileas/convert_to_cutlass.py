@@ -303,6 +303,14 @@ def _batch_expressions(kinds: dict, a_load: Operation, b_load: Operation, more_b
     out = {}
     for role, op, kind in (("a", a_load, kinds[a_load]), ("b", b_load, kinds[b_load]), ("c", st, next(iter(c_kind)))):
         if role == "c" and kind is False:
+            picked = [(r, ld) for r, ld in (("A", a_load), ("B", b_load)) if kinds[ld] is not False]
+            if picked and not any(_reads_program_id(list(ld.indices)[:len(ld.indices) - 2], 2) for _, ld in picked):
+                r, ld = picked[0]
+                fail(ld, f"{r} is one matrix of a {len(ld.indices)}-D array picked by the program (its leading "
+                         "indices are not program id 2: a scalar argument, or a value computed or read from memory) "
+                         "while C is 2-D: not supported yet by the WGMMA lowering, whose batched kernels store a C "
+                         f"per batch; pass that matrix as a 2-D array (W[e] from the caller) to run it on tensor "
+                         "cores")
             fail(op, "C is 2-D while an operand is batched: every batch would store the same C tile (the WGMMA "
                      "lowering takes C batched, leading tile dimensions of extent 1, in that case)")
         if kind is False:  # a 2-D A or B: one matrix for every batch (split-K into a [S, M, N] workspace)
@@ -680,10 +688,11 @@ def _computed_a(kernel: aa.FuncOp, dot: Operation, dots: list, a_load: Operation
 
 
 def _upcast_fp8(v: SSAValue, b_load: Operation) -> bool:
-    """The dot operand ``v`` is B's fp8 tile converted to a 16-bit type (``astype``): WGMMA takes no
-    fp8 x 16-bit mix, so the consumers compute the 16-bit operand from the raw fp8 tile."""
+    """The dot operand ``v`` is B's tile converted to another 16-bit type (``astype``: an fp8 tile
+    widened, WGMMA taking no fp8 x 16-bit mix; an f32 weight rounded to bf16; f16 to bf16): the
+    consumers compute the 16-bit operand from the raw tile."""
     elt = str(b_load.result.type.element_type)
-    return elt in ("f8E4M3FN", "f8E5M2") and str(v.type.element_type) in ("f16", "bf16")
+    return elt in RAW_NAMES and elt != str(v.type.element_type) and str(v.type.element_type) in ("f16", "bf16")
 
 
 def _strip_operand(v: SSAValue) -> tuple[SSAValue, list[str]]:
@@ -876,6 +885,9 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
     # [1, tile_n] tiles of a column reduction (column sum/max)
     side = [o for o in stores if side_reduction(o, [tm, tn]) is not None] if len(stores) > 1 else []
     stores = [o for o in stores if o not in side]
+    # C (the first) is the output whose value reads row reductions of the result (a residual's norm
+    # stored beside the new residual): the others are evaluated element by element without them
+    stores.sort(key=lambda o: not feeding_reductions(sink_tile(o), [tm, tn]))
     atomics = [o for o in sw.walk() if o.name == ATOMIC_SINK]
     # more outputs of the accumulator's shape at C's tile (the pre-activation beside the activation):
     # the first store is C (the kernel builder's fragment store), the others are stored from the
@@ -1174,12 +1186,29 @@ def _accumulates_into(d, dots: list):
     return next((o for o in dots if o is not d and acc is o.result), None)
 
 
-def _split_k_dot_why(first) -> str:
+def _same_arrays(first, second) -> bool:
+    """Whether two dots read their A tiles from one array and their B tiles from one array (K tiles of
+    one product: a K loop unrolled by hand)."""
+    for x, y in ((first.lhs, second.lhs), (first.rhs, second.rhs)):
+        lx, ly = (source_load(_through_layouts(v)[0]) for v in (x, y))
+        if lx is None or ly is None:
+            return False
+        rx, ry = _memref_root(lx.view), _memref_root(ly.view)
+        if rx is None or rx is not ry:
+            return False
+    return True
+
+
+def _split_k_dot_why(first, second=None) -> str:
     """The refusal of a dot that adds its product to another dot's result, in the program's terms."""
     from tileorch.diagnostics import source_position
 
     pos = source_position(first.location)
     at = f" at line {pos.line.data}" if pos is not None else ""
+    if second is not None and _same_arrays(first, second):
+        return ("this dot adds another K tile of the same A and B to the result of the dot" + at + " (two K tiles "
+                "per iteration: a K loop unrolled by hand), which the tensor-core tiers do not take yet: write "
+                "one dot per iteration over every K tile (the TMA pipeline overlaps the steps)")
     return ("this dot adds its product to the result of the dot" + at + " (one product split over two A / B "
             "operand pairs along K, e.g. MLA's no-position and RoPE head-dim parts of the attention scores), which "
             "the tensor-core tiers do not take yet: they run one dot per product (concatenate the two parts along "
@@ -1210,7 +1239,7 @@ def _check_shared_a_dots(dots: list, fail) -> None:
         if a is None or source_load(_through_layouts(d.lhs)[0]) is not a:
             adds_to = _accumulates_into(d, dots)
             if adds_to is not None:
-                raise LocatedError(d, _split_k_dot_why(adds_to))
+                raise LocatedError(d, _split_k_dot_why(adds_to, d))
             fail(d, f"{len(dots)} dots in one K loop that do not read the same A tile: the WGMMA lowering takes dots "
                     "sharing A (one A tile, a B and an accumulator per dot)")
         if any(x is first.result for x in d.operands) or any(x is d.result for x in first.operands):
@@ -1345,6 +1374,23 @@ def _program_grid_remarks(dk: DotKernel) -> None:
                           "and stores nothing")
     dk.remarks.append("the scheduler walks the launch grid, one work tile per program (the program ids and "
                       "num_blocks the program reads are the launch's), on 1-CTA clusters, with the program's tiles")
+
+
+def _reads_program_id(values: list, axis: int) -> bool:
+    """Whether the scalar ``values`` read the program id along ``axis`` (through any ops)."""
+    seen, todo = set(), list(values)
+    while todo:
+        v = todo.pop()
+        if v in seen or not isinstance(v.owner, Operation):
+            continue
+        seen.add(v)
+        op = v.owner
+        if op.name == "nv_tileaa.get_program_id" and op.axis.value.data == axis:
+            return True
+        todo.extend(op.operands)
+        for region in op.regions:
+            todo.extend(r for inner in region.walk() for r in inner.results)
+    return False
 
 
 def _reads_program_id_2_only(values: list) -> bool:

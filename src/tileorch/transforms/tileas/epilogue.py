@@ -363,6 +363,19 @@ class EpilogueLowering:
             return self.at(op.operands[0], tuple(src))
         if name in LOADS:
             return self._load(op, coords)
+        if name == "scf.if":
+            return self._if_select(op, v, coords)
+        if name == "scf.for":  # a tile the K loop carries beside the accumulator
+            carried = op.body.block.last_op.operands[list(op.results).index(v)]
+            at = carried.owner if isinstance(carried.owner, Operation) else op
+            raise unsupported(at, "reads a tile that the K loop computes beside the dot (e.g. a row sum of an "
+                                  "operand for an int8 zero point): the WGMMA kernel's K loop carries only the "
+                                  "dots' accumulators; compute it in its own kernel (or from the output after "
+                                  "the loop)")
+        if name == "nv_tileaa.load":  # a pointer per element
+            raise unsupported(op, "gathers a tile (ct.gather with a tile of indices: one address per element); "
+                                  "the accumulator's epilogue reads tiles by ct.load at the tile's coordinates and "
+                                  "scalars by ct.gather of one index")
         if name == "nv_tileaa.offset":  # pointer + element offset
             ptr, off = self.at(op.operands[0], coords), self.at(op.operands[1], coords)
             if off.type != i64:
@@ -380,6 +393,21 @@ class EpilogueLowering:
             rt = op.results[0].type
             return lower_scalar_op(e, op, args, rt.element_type if isinstance(rt, TensorType) else rt)
         raise unsupported(op, f"op '{name}'")
+
+    def _if_select(self, op: Operation, v: SSAValue, coords: tuple[Coord, ...]) -> SSAValue:
+        """A tile yielded by an ``scf.if`` whose branches only compute (``if ct.bid(2) == 0: acc = acc +
+        bias``): both branches' values at the element, the scalar condition selecting (their loads are
+        predicated on the array's bounds, so evaluating the branch not taken reads nothing out of
+        bounds); a branch that writes memory is refused."""
+        for inner in op.walk():
+            if inner is not op and inner.name.endswith(("store", "atomic_rmw", "atomic_cas")):
+                raise unsupported(op, "if whose branch writes memory")
+        i = list(op.results).index(v)
+        if not op.false_region.blocks:
+            raise unsupported(op, "if without an else branch")
+        then = self.at(op.true_region.block.last_op.operands[i], coords)
+        other = self.at(op.false_region.block.last_op.operands[i], coords)
+        return self.e.v(arith.SelectOp(self.scalar(op.cond), then, other))
 
     def _reshape(self, op: Operation, coords: tuple[Coord, ...]) -> tuple[Coord, ...]:
         src, dst = _shape(op.operands[0]), _shape(op.results[0])

@@ -760,12 +760,37 @@ def _check_function(func: Operation) -> None:
     from tileorch.diagnostics import LocatedError
 
     loops = innermost_dot_loops(func)
+    if len(loops) > 1 and _in_other_branches(loops[0], loops[1]):
+        raise LocatedError(loops[1], f"{len(loops)} loops with dots in the branches of an if (e.g. one K loop per "
+                                     "weight chosen by the program id): the tensor-core kernels run the dots of one "
+                                     "loop that every program runs; launch one kernel per branch, or stack the "
+                                     "weights into one array ([3, K, N]) read at the program id's index in one loop")
     if len(loops) > 1:
         raise LocatedError(loops[1], f"{len(loops)} loops with dots one after another: the tensor-core kernels run "
                                      "the dots of one loop (two loops over consecutive ranges, range(a, X) then "
                                      "range(X, n) with bodies that differ only by side-effect-free ops such as a "
                                      "mask, are fused into one; these are not: write one loop, the mask under "
                                      "ct.where on the tile index)")
+
+
+def _in_other_branches(a: Operation, b: Operation) -> bool:
+    """Whether ``a`` and ``b`` sit in different regions of one ``scf.if`` (``if / else`` branches)."""
+    chain = []
+    op = a.parent_op()
+    while op is not None:
+        chain.append(op)
+        op = op.parent_op()
+    op = b
+    while op is not None:
+        parent = op.parent_op()
+        if isinstance(parent, scf.IfOp) and parent in chain:
+            region_b = op.parent_region()
+            inner = a
+            while inner.parent_op() is not parent:
+                inner = inner.parent_op()
+            return inner.parent_region() is not region_b
+        op = parent
+    return False
 
 
 def _fuse_and_check(module: Operation) -> int:

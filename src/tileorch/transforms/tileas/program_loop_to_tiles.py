@@ -13,7 +13,8 @@ one dot's operand tiles instead: A's non-K index (rows) and B's (columns), with 
 checked against their tile counts (``ct.cdiv(A.shape[0], tm) * ct.cdiv(B.shape[1], tn)``).
 
 * the loop starts at ``get_program_id(a)`` and steps by ``get_num_programs(a)`` (each t once, over
-  all programs of the grid), and its upper bound is a product of two tile counts
+  all programs of the grid), or walks a 2-D grid the program linearised (starts at ``bid(a) + bid(b) *
+  num_blocks(a)``, steps by ``num_blocks(a) * num_blocks(b)``), and its upper bound is a product of two tile counts
   (``get_dim_size`` of tiled views) one of which, ``X``, divides t;
 * t is used only as ``t // X`` and ``t % X`` (signed or unsigned, any number of each; X the tile
   count of the axis ``t % X`` indexes) or only in the grouped raster of
@@ -91,7 +92,7 @@ def _nonneg(v: SSAValue, depth: int = 8) -> bool:
 def _match(loop: scf.ForOp) -> Callable[[Block, Operation], None] | None:
     """The coordinate rewrite when ``loop`` is a program-written persistent tile loop."""
     axis = _axis(loop.lb, "nv_tileaa.get_program_id")
-    if axis is None or _axis(loop.step, "nv_tileaa.get_num_programs") != axis:
+    if (axis is None or _axis(loop.step, "nv_tileaa.get_num_programs") != axis) and not _linearised_grid(loop):
         return None
     if any(not isinstance(a.type, aa.MemTokenType) for a in loop.iter_args):
         return None
@@ -109,6 +110,36 @@ def _match(loop: scf.ForOp) -> Callable[[Block, Operation], None] | None:
                for x, y in ((f, g), (g, f))):
         return None
     return rewrite[0]
+
+
+ADDS = ("arith.addi", "nv_tileaa.addi")
+
+
+def _pair(v: SSAValue, names: tuple[str, ...]) -> tuple[SSAValue, SSAValue] | None:
+    owner = v.owner
+    if isinstance(owner, Operation) and owner.name in names and len(owner.operands) == 2:
+        return owner.operands[0], owner.operands[1]
+    return None
+
+
+def _linearised_grid(loop: scf.ForOp) -> bool:
+    """Whether ``loop`` walks a 2-D launch grid linearised by the program: it starts at
+    ``bid(a) + bid(b) * num_blocks(a)`` and steps by ``num_blocks(a) * num_blocks(b)`` (``a != b``, the
+    operands in either order): each t once over the programs of the grid, as the 1-D form."""
+    start, step = _pair(loop.lb, ADDS), _pair(loop.step, MULS)
+    if start is None or step is None:
+        return False
+    steps = {_axis(x, "nv_tileaa.get_num_programs") for x in step}
+    for first, rest in (start, start[::-1]):
+        a = _axis(first, "nv_tileaa.get_program_id")
+        mul = _pair(rest, MULS)
+        if a is None or mul is None:
+            continue
+        for pid, count in (mul, mul[::-1]):
+            b = _axis(pid, "nv_tileaa.get_program_id")
+            if b is not None and b != a and _axis(count, "nv_tileaa.get_num_programs") == a and steps == {a, b}:
+                return True
+    return False
 
 
 def _coordinate_rewrite(t: SSAValue, scope: list[Operation]):

@@ -51,3 +51,36 @@ builtin.module {
 // CHECK: arith.constant dense<0.000000e+00> : tensor<128xf32, #nv_tileas.layout<reg>>
 // CHECK: scf.for {{.*}} -> (tensor<128xf32, #nv_tileas.layout<reg>>)
 // CHECK: nv_tileas.tiled_store %{{.*}}, %{{.*}}[%{{.*}}] {atom = #nv_tileas.unknown_copy_atom, allow_tma = true} : tensor<128xf32, #nv_tileas.layout<reg>>
+
+// -----
+
+// An if whose branches only read memory (an epilogue term under a condition on the program id:
+// ``if ct.bid(2) == 0: acc = acc + bias``) stops yielding the load's memory token; the tile it
+// yields stays (sweep 11: the token was "used by an op TileAS does not know").
+!m = !nv_tileaa.memref<f32, array<i64: ?>, array<i64: 1>, i32>
+!v = !nv_tileaa.tiled_view<array<i32: 64>, array<i32: 64>, array<i32: 0>, !m>
+builtin.module {
+  nv_tileaa.func @read_only_if(%v: !v, %x: tensor<64xf32>, %c: i1, %i: i32) {
+    %tok = nv_tileaa.create_mem_token
+    %r, %rt = scf.if %c -> (tensor<64xf32>, !nv_tileaa.mem_token) {
+      %b, %t = nv_tileaa.tiled_load %v[%i] token %tok : !v [i32] -> tensor<64xf32>
+      %j = nv_tileaa.join_mem_token %tok, %t
+      %s = nv_tileaa.addf %x, %b : tensor<64xf32>
+      scf.yield %s, %j : tensor<64xf32>, !nv_tileaa.mem_token
+    } else {
+      scf.yield %x, %tok : tensor<64xf32>, !nv_tileaa.mem_token
+    }
+    %all = nv_tileaa.join_mem_token %tok, %rt
+    %st = nv_tileaa.tiled_store %r, %v[%i] token %all : tensor<64xf32>, !v [i32]
+    nv_tileaa.return
+  }
+}
+// CHECK-LABEL: nv_tileaa.func @read_only_if
+// CHECK-NOT:   mem_token
+// CHECK:       %[[R:.*]] = scf.if %{{.*}} -> (tensor<64xf32, #nv_tileas.layout<reg>>) {
+// CHECK:         nv_tileas.tiled_load
+// CHECK:         scf.yield %{{.*}} : tensor<64xf32, #nv_tileas.layout<reg>>
+// CHECK:       } else {
+// CHECK:         scf.yield %{{.*}} : tensor<64xf32, #nv_tileas.layout<reg>>
+// CHECK:       nv_tileas.tiled_store %[[R]]
+// CHECK-NOT:   mem_token

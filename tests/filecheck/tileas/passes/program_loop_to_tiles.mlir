@@ -837,3 +837,105 @@ builtin.module {
 // CHECK-NOT:  get_program_id {axis = 1
 // CHECK:      arith.minsi
 // CHECK:      scf.for
+
+// -----
+// A persistent loop over a 2-D launch grid the program linearised (sweep 11: from bid(0) + bid(1) *
+// num_blocks(0) in steps of num_blocks(0) * num_blocks(1)) walks each tile once as the 1-D form: taken.
+!m = !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+!va = !nv_tileaa.tiled_view<array<i32: 128, 64>, array<i32: 128, 64>, array<i32: 0, 1>, !m>
+!vb = !nv_tileaa.tiled_view<array<i32: 64, 128>, array<i32: 64, 128>, array<i32: 0, 1>, !m>
+!vc = !nv_tileaa.tiled_view<array<i32: 128, 128>, array<i32: 128, 128>, array<i32: 0, 1>, !m>
+builtin.module {
+  nv_tileaa.func @linearised_2d_grid(%a: !nv_tileaa.ptr<f16>, %b: !nv_tileaa.ptr<f16>, %c: !nv_tileaa.ptr<f16>, %m: i32, %n: i32, %k: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %tok = nv_tileaa.create_mem_token
+    %ma = nv_tileaa.make_memref %a[%m, %k] [%k] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mb = nv_tileaa.make_memref %b[%k, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mc = nv_tileaa.make_memref %c[%m, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %va = nv_tileaa.block_tile %ma : !m -> !va
+    %vb = nv_tileaa.block_tile %mb : !m -> !vb
+    %vc = nv_tileaa.block_tile %mc : !m -> !vc
+    %tiles_m = nv_tileaa.get_dim_size %vc {index = 0 : i32} : !vc -> i32
+    %tiles_n = nv_tileaa.get_dim_size %vc {index = 1 : i32} : !vc -> i32
+    %kt = nv_tileaa.get_dim_size %va {index = 1 : i32} : !va -> i32
+    %p0 = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %p1 = nv_tileaa.get_program_id {axis = 1 : i32} : i32
+    %n0 = nv_tileaa.get_num_programs {axis = 0 : i32} : i32
+    %n1 = nv_tileaa.get_num_programs {axis = 1 : i32} : i32
+    %row = nv_tileaa.muli %p1, %n0 : i32
+    %first = nv_tileaa.addi %p0, %row : i32
+    %step = nv_tileaa.muli %n1, %n0 : i32
+    %tiles = nv_tileaa.muli %tiles_m, %tiles_n : i32
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+    %out = scf.for %t = %first to %tiles step %step iter_args(%tk = %tok) -> (!nv_tileaa.mem_token) : i32 {
+      %bm = arith.divui %t, %tiles_n : i32
+      %bn = arith.remui %t, %tiles_n : i32
+      %acc = scf.for %i = %c0 to %kt step %c1 iter_args(%x = %zero) -> (tensor<128x128xf32>) : i32 {
+        %ta, %t0 = nv_tileaa.tiled_load %va[%bm, %i] : !va [i32, i32] -> tensor<128x64xf16>
+        %tb, %t1 = nv_tileaa.tiled_load %vb[%i, %bn] : !vb [i32, i32] -> tensor<64x128xf16>
+        %y = nv_tileaa.dot %ta, %tb, %x : tensor<128x64xf16>, tensor<64x128xf16>, tensor<128x128xf32> -> tensor<128x128xf32>
+        scf.yield %y : tensor<128x128xf32>
+      }
+      %h = nv_tileaa.fp_to_fp %acc : tensor<128x128xf32> -> tensor<128x128xf16>
+      %st = nv_tileaa.tiled_store %h, %vc[%bm, %bn] token %tk : tensor<128x128xf16>, !vc [i32, i32]
+      scf.yield %st : !nv_tileaa.mem_token
+    }
+    nv_tileaa.return
+  }
+}
+// CHECK:      nv_tileaa.func @linearised_2d_grid
+// CHECK:      %[[PM:.*]] = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+// CHECK-NEXT: %[[PN:.*]] = nv_tileaa.get_program_id {axis = 1 : i32} : i32
+// CHECK-NOT:  arith.divui
+// CHECK:      nv_tileaa.tiled_store %{{.*}}, %{{.*}}[%[[PM]], %[[PN]]] token %{{.*}}
+// CHECK-NOT:  scf.yield %{{.*}} : !nv_tileaa.mem_token
+
+// -----
+// The same start with a step that is not the grid's size (num_blocks(0) squared): programs would skip or
+// repeat tiles, so the loop stays.
+!m = !nv_tileaa.memref<f16, array<i64: ?, ?>, array<i64: ?, 1>, i32>
+!va = !nv_tileaa.tiled_view<array<i32: 128, 64>, array<i32: 128, 64>, array<i32: 0, 1>, !m>
+!vb = !nv_tileaa.tiled_view<array<i32: 64, 128>, array<i32: 64, 128>, array<i32: 0, 1>, !m>
+!vc = !nv_tileaa.tiled_view<array<i32: 128, 128>, array<i32: 128, 128>, array<i32: 0, 1>, !m>
+builtin.module {
+  nv_tileaa.func @linearised_start_one_axis_step(%a: !nv_tileaa.ptr<f16>, %b: !nv_tileaa.ptr<f16>, %c: !nv_tileaa.ptr<f16>, %m: i32, %n: i32, %k: i32) attributes {nv_tileaa.kernel_spec = #nv_tileaa.kernel_spec<1, 4>} {
+    %tok = nv_tileaa.create_mem_token
+    %ma = nv_tileaa.make_memref %a[%m, %k] [%k] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mb = nv_tileaa.make_memref %b[%k, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %mc = nv_tileaa.make_memref %c[%m, %n] [%n] : !nv_tileaa.ptr<f16> [i32, i32] [i32] -> !m
+    %va = nv_tileaa.block_tile %ma : !m -> !va
+    %vb = nv_tileaa.block_tile %mb : !m -> !vb
+    %vc = nv_tileaa.block_tile %mc : !m -> !vc
+    %tiles_m = nv_tileaa.get_dim_size %vc {index = 0 : i32} : !vc -> i32
+    %tiles_n = nv_tileaa.get_dim_size %vc {index = 1 : i32} : !vc -> i32
+    %kt = nv_tileaa.get_dim_size %va {index = 1 : i32} : !va -> i32
+    %p0 = nv_tileaa.get_program_id {axis = 0 : i32} : i32
+    %p1 = nv_tileaa.get_program_id {axis = 1 : i32} : i32
+    %n0 = nv_tileaa.get_num_programs {axis = 0 : i32} : i32
+    %n1 = nv_tileaa.get_num_programs {axis = 1 : i32} : i32
+    %row = nv_tileaa.muli %p1, %n0 : i32
+    %first = nv_tileaa.addi %p0, %row : i32
+    %step = nv_tileaa.muli %n0, %n0 : i32
+    %tiles = nv_tileaa.muli %tiles_m, %tiles_n : i32
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+    %out = scf.for %t = %first to %tiles step %step iter_args(%tk = %tok) -> (!nv_tileaa.mem_token) : i32 {
+      %bm = arith.divui %t, %tiles_n : i32
+      %bn = arith.remui %t, %tiles_n : i32
+      %acc = scf.for %i = %c0 to %kt step %c1 iter_args(%x = %zero) -> (tensor<128x128xf32>) : i32 {
+        %ta, %t0 = nv_tileaa.tiled_load %va[%bm, %i] : !va [i32, i32] -> tensor<128x64xf16>
+        %tb, %t1 = nv_tileaa.tiled_load %vb[%i, %bn] : !vb [i32, i32] -> tensor<64x128xf16>
+        %y = nv_tileaa.dot %ta, %tb, %x : tensor<128x64xf16>, tensor<64x128xf16>, tensor<128x128xf32> -> tensor<128x128xf32>
+        scf.yield %y : tensor<128x128xf32>
+      }
+      %h = nv_tileaa.fp_to_fp %acc : tensor<128x128xf32> -> tensor<128x128xf16>
+      %st = nv_tileaa.tiled_store %h, %vc[%bm, %bn] token %tk : tensor<128x128xf16>, !vc [i32, i32]
+      scf.yield %st : !nv_tileaa.mem_token
+    }
+    nv_tileaa.return
+  }
+}
+// CHECK:      nv_tileaa.func @linearised_start_one_axis_step
+// CHECK:      scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
