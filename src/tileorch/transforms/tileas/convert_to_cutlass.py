@@ -695,6 +695,27 @@ def _upcast_fp8(v: SSAValue, b_load: Operation) -> bool:
     return elt in RAW_NAMES and elt != str(v.type.element_type) and str(v.type.element_type) in ("f16", "bf16")
 
 
+def _check_folded_conversion(operand: SSAValue, load: Operation, signed: bool, what: str, fail) -> None:
+    """The dot's operand ``what`` reads its tile load through casts the tier folds (f32 read as tf32,
+    layouts): a conversion to another WGMMA type between them (an f16 tile rounded to fp8 by
+    ``astype``) is not one, and the kernel would multiply the load's values unconverted: refused,
+    located at the conversion (the SIMT path rounds each element as the program says)."""
+    def name(elt) -> str:
+        try:
+            return _operand_dtype(elt, signed)
+        except ValueError:
+            return str(elt)
+
+    want, have = name(operand.type.element_type), name(load.result.type.element_type)
+    if want == have or {want, have} == {"tf32", "f32"}:
+        return
+    top, _ = _through_layouts(operand)
+    where = top.owner if isinstance(top.owner, Operation) else load
+    fail(where, f"the dot's {what} is its {have} tile converted to {want} in the K loop (astype), which the WGMMA "
+                f"lowering does not compute (it computes conversions to f16 or bf16): load the operand as {want}, "
+                "or convert it to f16/bf16")
+
+
 def _strip_operand(v: SSAValue) -> tuple[SSAValue, list[str]]:
     names = []
     while isinstance(v.owner, Operation) and v.owner.name in ("nv_tileas.convert_layout", "nv_tileaa.permute",
@@ -997,6 +1018,10 @@ def analyze_dot_kernel(kernel: aa.FuncOp) -> DotKernel:
                      "B reads are read in the loop by the WGMMA lowering)")
     if b_prologue is not None:
         b_dtype = _computed_b_dtype(b_prologue, dtype, fail)
+    for operand, ld, pro, s, what in ((dot.lhs, a_load, a_prologue, signed[0], "A"),
+                                      (dot.rhs, b_load, b_prologue, signed[1], "B")):
+        if pro is None:  # the dot reads the load's values: a conversion between them must be one the WGMMA folds
+            _check_folded_conversion(operand, ld, s, what, fail)
     integer = dtype in INT8_NAMES.values()
     if b_dtype != dtype and not (integer and b_dtype in INT8_NAMES.values()):
         fail(b_load, "A and B must have the same element type")
