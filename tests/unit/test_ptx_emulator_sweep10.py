@@ -6,7 +6,8 @@ earlier sweeps (each test failed before its fix):
   ``add/min/max/and/or/xor/exch/cas/inc/dec`` (faulted), f16 / bf16 ``add.noftz`` rounded once;
 * ``cvt.rn.f16.s32`` and the other 32/64-bit integer -> float conversions (faulted);
 * a cluster-split kernel launched without a cluster reads ``%cluster_nctarank`` 1 and
-  ``%clusterid`` / ``%nclusterid`` as the CTA's id / the grid (read as NaN bits before);
+  ``%clusterid`` / ``%nclusterid`` as the CTA's id / the grid (read as NaN bits before); the CTAs
+  of a cluster run together (``Cluster``: cluster barriers, distributed shared memory);
 * ``griddepcontrol`` (programmatic dependent launch) is a no-op for one grid (faulted);
 * ``shf.l/r.wrap/clamp`` (funnel shifts: a rotate) and ``shfl.sync.up/down/idx`` with the
   clamp / segment operand (the ``c`` operand was ignored, ``up``/``down`` read lane 0);

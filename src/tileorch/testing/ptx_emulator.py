@@ -1,8 +1,9 @@
 """A small PTX emulator for one CTA of a warp-specialized TMA + WGMMA kernel (the chained-dots
 kernel's subset of PTX) or of a SIMT kernel (predicated ``ld.global.v2/v4``, ``shfl.sync``,
 ``vote.sync.all/any.pred``, ``%ntid``, one function-scope shared array at offset 0, global atomics,
-``vprintf`` and ``__assertfail``, f64 math; a kernel written for clusters runs as launched without
-one, a cluster of one CTA), on the CPU with numpy: a test and debugging aid, not a simulator.
+``vprintf`` and ``__assertfail``, f64 math; clusters along x through :class:`Cluster`, else as
+launched without one: a cluster of one CTA), on the CPU with numpy: a test and debugging aid, not a
+simulator.
 
 :class:`Emu` runs every thread of one CTA; the threads at the same instruction run together
 (vectorized), a warp-collective instruction (``shfl``, ``vote``) waits for its whole warp, a warp-group one
@@ -35,7 +36,7 @@ named barrier.  Asynchrony is modelled where it decides correctness:
   thread order (one order the hardware may take); ``vprintf`` appends its text to
   :attr:`Emu.printed`, ``__assertfail`` raises :class:`DeviceAssert`.
 
-Not modelled: other CTAs, timing, memory ordering beyond the above.
+Not modelled: CTAs of other clusters, timing, memory ordering beyond the above.
 Unknown instructions raise :class:`Fault`.
 """
 import re
