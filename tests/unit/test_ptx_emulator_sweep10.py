@@ -6,7 +6,8 @@ earlier sweeps (each test failed before its fix):
   ``add/min/max/and/or/xor/exch/cas/inc/dec`` (faulted), f16 / bf16 ``add.noftz`` rounded once;
 * ``cvt.rn.f16.s32`` and the other 32/64-bit integer -> float conversions (faulted);
 * a cluster-split kernel launched without a cluster reads ``%cluster_nctarank`` 1 and
-  ``%clusterid`` / ``%nclusterid`` as the CTA's id / the grid (read as NaN bits before);
+  ``%clusterid`` / ``%nclusterid`` as the CTA's id / the grid (read as NaN bits before); the CTAs
+  of a cluster run together (``Cluster``: cluster barriers, distributed shared memory);
 * ``griddepcontrol`` (programmatic dependent launch) is a no-op for one grid (faulted);
 * ``shf.l/r.wrap/clamp`` (funnel shifts: a rotate) and ``shfl.sync.up/down/idx`` with the
   clamp / segment operand (the ``c`` operand was ignored, ``up``/``down`` read lane 0);
@@ -280,3 +281,49 @@ def test_an_unmodelled_float_type_is_a_fault_not_integer_math(op):
     with pytest.raises(Fault, match="unhandled"):
         _run("  mov.b16 %rs2, 0;\n  mov.b16 %rs3, 0;\n  mov.b64 %rd8, 0;\n  mov.b64 %rd9, 0;\n" + body,
              np.zeros(1, np.int32), np.zeros(1, np.int32), threads=32)
+
+
+def test_a_cluster_runs_its_ctas_together_through_distributed_shared_memory():
+    """Four CTAs of a cluster (CTAs 4..7 of a grid of 8: cluster 1) each store ``10 * (rank + 1) +
+    tid`` into their shared memory, meet at the cluster barrier, and rank 0 sums the other ranks'
+    values through ``mapa`` / ``ld.shared::cluster``; a wait before every rank arrived would read 0."""
+    from tileorch.testing.ptx_emulator import Cluster
+
+    ptx = _kernel("""  .shared .align 4 .b8 buf[128];
+  mov.u32 %r2, %cluster_ctarank;
+  mov.u32 %r3, %cluster_nctarank;
+  mov.u32 %r4, %clusterid.x;
+  add.s32 %r5, %r2, 1;
+  mul.lo.s32 %r5, %r5, 10;
+  add.s32 %r5, %r5, %r1;
+  mov.u64 %rd6, buf;
+  add.s64 %rd7, %rd6, %rd3;
+  st.shared.b32 [%rd7], %r5;
+  barrier.cluster.arrive.aligned;
+  barrier.cluster.wait.aligned;
+  setp.ne.s32 %p1, %r2, 0;
+  @%p1 bra DONE;
+  mov.u32 %r6, 1;
+LOOP:
+  setp.ge.s32 %p2, %r6, %r3;
+  @%p2 bra STORE;
+  mapa.shared::cluster.u64 %rd8, %rd7, %r6;
+  ld.shared::cluster.b32 %r7, [%rd8];
+  add.s32 %r5, %r5, %r7;
+  add.s32 %r6, %r6, 1;
+  bra.uni LOOP;
+STORE:
+  mul.wide.u32 %rd9, %r4, 128;
+  add.s64 %rd10, %rd1, %rd9;
+  add.s64 %rd10, %rd10, %rd3;
+  st.global.b32 [%rd10], %r5;
+  st.global.b32 [%rd2], %r3;
+DONE:""")
+    out, size = np.zeros((2, 32), np.int32), np.zeros(1, np.int32)
+    memory = [(BASE, out.view(np.uint8).reshape(-1), "out"), (2 * BASE, size.view(np.uint8).reshape(-1), "size")]
+    ctas = Cluster(4, lambda rank, cl: Emu(ptx, [BASE, 2 * BASE], 128, 32, (4 + rank, 0, 0), {}, memory,
+                                           nctaid=(8, 1, 1), cluster=(cl, rank))).run()
+    assert not [e for c in ctas for e in c.errors]
+    assert size[0] == 4
+    np.testing.assert_array_equal(out[1], (10 + 20 + 30 + 40) + 4 * np.arange(32))
+    assert (out[0] == 0).all()  # cluster 0 did not run

@@ -4,8 +4,8 @@ references as test_user_sweep10_interp.py: each test there named in :data:`EMULA
 with its ``run`` swapped for :func:`emulate` (outputs NaN / sentinel prefilled, ragged sizes, the
 launcher's parameter order: per array its pointer, shape and strides, then the scalars; a
 one-program-per-warp kernel gets the programs along x as its trailing parameter, one warp per CTA
-here; a kernel whose reduction loop is split over a cluster runs as launched without one, a
-cluster of one CTA).  The compiles are shared with test_user_sweep10_compile.py (``compile_once``).
+here; a kernel whose reduction loop is split over a cluster runs in the clusters the launcher
+gives it on an H200, its CTAs together: ``ptx_emulator.Cluster``).  The compiles are shared with test_user_sweep10_compile.py (``compile_once``).
 Needs cuda-tile, no GPU, no ptxas."""
 
 from __future__ import annotations
@@ -37,6 +37,9 @@ def _params_of(ptx: str) -> list[str]:
     return re.findall(r"\.param\s+\.(\w+)", head)
 
 
+H200_SMS = 132
+"""The SMs the launcher sizes a split reduction's cluster for (the GPU the GPU test runs on)."""
+
 PRINTED: list[str] = []
 """What the emulated kernels printed (``vprintf``), CTA by CTA."""
 
@@ -47,11 +50,12 @@ def emulate(name, inputs: dict):
     from tileorch.launchers import cutile as rc
     from tileorch.testing.compile_memo import compile_once
     from tileorch.testing.export import FakeDeviceArray, cutile_bytecode
-    from tileorch.testing.ptx_emulator import Emu
+    from tileorch.launchers.cutile import split_cluster_size
+    from tileorch.testing.ptx_emulator import Cluster, Emu
 
     p = PROGRAMS[name]
     prog = compile_once(cutile_bytecode(p.kernel, p.spec), name, arch="sm_90a", ptxas=False)
-    assert prog.kind == "simt", name  # (a cluster-split kernel runs as launched without a cluster: S = 1)
+    assert prog.kind == "simt", name
     described = rc.describe_arguments(p.kernel, tuple(FakeDeviceArray(0x1000, s[0]) if isinstance(s, tuple) else s
                                                       for s in p.spec))
     memory, values, placed = [], [], []
@@ -82,13 +86,20 @@ def emulate(name, inputs: dict):
               struct.unpack("<Q", struct.pack("<d", v))[0] if t == "f64" else int(v) & 0xFFFFFFFFFFFFFFFF
               for t, v in zip(types, values)]
     smem = int(getattr(prog, "smem", 0) or 0) or (1 << 16)
+    cluster = split_cluster_size(grid[0] * grid[1] * grid[2], prog.cluster_split, H200_SMS) if prog.cluster_split else 1
+    grid = (grid[0] * cluster, grid[1], grid[2])
     for z in range(grid[2]):
         for y in range(grid[1]):
-            for x in range(grid[0]):
-                emu = Emu(prog.ptx, params, smem, threads, (x, y, z), {}, memory, nctaid=grid)
-                emu.run()
-                assert not emu.errors, (name, (x, y, z), emu.errors[:3])
-                PRINTED.extend(emu.printed)
+            for x in range(0, grid[0], cluster):
+                if cluster == 1:
+                    ctas = [Emu(prog.ptx, params, smem, threads, (x, y, z), {}, memory, nctaid=grid)]
+                    ctas[0].run()
+                else:  # the launcher's cluster of CTAs along x, run together
+                    ctas = Cluster(cluster, lambda rank, cl: Emu(prog.ptx, params, smem, threads, (x + rank, y, z), {},
+                                                                 memory, nctaid=grid, cluster=(cl, rank))).run()
+                for emu in ctas:
+                    assert not emu.errors, (name, (x, y, z), emu.errors[:3])
+                    PRINTED.extend(emu.printed)
     return {i: sweep._bf16_value(buf) if dt == "bfloat16" else buf for i, buf, dt in placed}
 
 

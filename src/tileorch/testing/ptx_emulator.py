@@ -1,8 +1,9 @@
 """A small PTX emulator for one CTA of a warp-specialized TMA + WGMMA kernel (the chained-dots
 kernel's subset of PTX) or of a SIMT kernel (predicated ``ld.global.v2/v4``, ``shfl.sync``,
 ``vote.sync.all/any.pred``, ``%ntid``, one function-scope shared array at offset 0, global atomics,
-``vprintf`` and ``__assertfail``, f64 math; a kernel written for clusters runs as launched without
-one, a cluster of one CTA), on the CPU with numpy: a test and debugging aid, not a simulator.
+``vprintf`` and ``__assertfail``, f64 math; clusters along x through :class:`Cluster`, else as
+launched without one: a cluster of one CTA), on the CPU with numpy: a test and debugging aid, not a
+simulator.
 
 :class:`Emu` runs every thread of one CTA; the threads at the same instruction run together
 (vectorized), a warp-collective instruction (``shfl``, ``vote``) waits for its whole warp, a warp-group one
@@ -35,7 +36,7 @@ named barrier.  Asynchrony is modelled where it decides correctness:
   thread order (one order the hardware may take); ``vprintf`` appends its text to
   :attr:`Emu.printed`, ``__assertfail`` raises :class:`DeviceAssert`.
 
-Not modelled: other CTAs, timing, memory ordering beyond the above.
+Not modelled: CTAs of other clusters, timing, memory ordering beyond the above.
 Unknown instructions raise :class:`Fault`.
 """
 import re
@@ -47,6 +48,9 @@ GBASE = 1 << 40  # generic address of shared offset 0
 PARAM_BASE = 1 << 44  # generic address of kernel parameter i: PARAM_BASE + 256 i
 DATA_BASE = 1 << 45  # generic address of the module's initialised ``.global`` data (format strings)
 LOCAL_BASE = 1 << 46  # thread t's local memory (``__local_depot``): LOCAL_BASE + t * depot size
+CLUSTER_BASE = 1 << 47  # shared::cluster address of byte o of rank r's shared memory: CLUSTER_BASE + (r << 32) + o
+_CLUSTER_X = ("%cluster_ctarank", "%cluster_ctaid.x", "%cluster_nctarank", "%cluster_nctaid.x", "%clusterid.x",
+              "%nclusterid.x")
 
 
 def chained_launch(record, grid, params: list, ctas: int = 2) -> tuple[list, list, tuple]:
@@ -353,7 +357,10 @@ class Emu:
     :meth:`run`, then read :attr:`errors`.  ``wait_delay``: hold each ready ``wgmma.wait_group``
     for that many steps of the other threads (a slow tensor core: races with the producer show)."""
 
-    def __init__(self, ptx, params_values, smem_bytes, nthreads, ctaid, tmaps, memory, guards=None, nctaid=None):
+    def __init__(self, ptx, params_values, smem_bytes, nthreads, ctaid, tmaps, memory, guards=None, nctaid=None,
+                 cluster=None):
+        self.cluster = cluster  # (Cluster, rank): a CTA of a cluster along x (run by Cluster.run), else None
+        self.cluster_arrived = np.zeros(nthreads, dtype=np.int64)  # each thread's barrier.cluster.arrive count
         self.functions = {}
         self.params, self.insts, self.labels = parse(ptx, functions=self.functions)
         self.pv = dict(zip(self.params, params_values))
@@ -478,6 +485,12 @@ class Emu:
         if x.startswith("%") or re.match(r"^p$", x):
             if x in ("%tid.x",):
                 return np.arange(self.N, dtype=np.uint64)[T]
+            if self.cluster is not None and x in _CLUSTER_X:  # a CTA of a cluster along x
+                cl, rank = self.cluster
+                v = {"%cluster_ctarank": rank, "%cluster_ctaid.x": rank, "%cluster_nctarank": cl.size,
+                     "%cluster_nctaid.x": cl.size, "%clusterid.x": self.ctaid[0] // cl.size,
+                     "%nclusterid.x": self.nctaid[0] // cl.size}[x]
+                return np.full(T.sum(), v, dtype=np.uint64)
             if x in ("%tid.y", "%tid.z", "%cluster_ctarank", "%cluster_ctaid.x", "%cluster_ctaid.y",
                      "%cluster_ctaid.z"):  # a one-dimensional CTA, a cluster of one CTA
                 return np.zeros(T.sum(), dtype=np.uint64)
@@ -622,6 +635,8 @@ class Emu:
                 progressed = self.step(pc, T)
                 steps += 1
             if not progressed:
+                if self.cluster is not None and all(self.insts[p].startswith("barrier.cluster.wait") for p in pcs):
+                    return False  # the cluster's other CTAs have not arrived yet: Cluster.run resumes this one
                 raise Fault(f"deadlock at pcs {[(p, self.insts[p]) for p in pcs]}")
             if steps > max_steps:
                 raise Fault("step limit")
@@ -631,6 +646,7 @@ class Emu:
         for wg, gs in self.groups.items():
             if gs or self.open.get(wg):
                 self.errors.append(f"warpgroup {wg} exits with WGMMAs in flight")
+        return True
 
     def units_complete(self, T, size):
         tids = np.nonzero(T)[0]
@@ -649,6 +665,8 @@ class Emu:
         base, collective = self.kinds[pc]
         if collective == "bar":
             return self.named_barrier(pc, T, op, ops, pred)
+        if op.startswith("barrier.cluster.") and self.cluster is not None:
+            return self.cluster_barrier(pc, T, op)
         elif collective and not self.units_complete(T, collective):
             return False
         tidx = np.nonzero(T)[0]
@@ -698,6 +716,22 @@ class Emu:
         if E is T or np.count_nonzero(E):
             self.execute(op, ops, E)
         self.pc[T] = nxt
+        return True
+
+    def cluster_barrier(self, pc, T, op):
+        """``barrier.cluster.arrive`` counts the thread's arrival (its k-th); ``barrier.cluster.wait``
+        passes once every thread of every CTA of the cluster made its k-th arrival."""
+        if ".arrive" in op:
+            self.cluster_arrived[T] += 1
+            self.pc[T] = pc + 1
+            return True
+        cl = self.cluster[0]
+        need = self.cluster_arrived[T]
+        done = T.copy()
+        done[T] = [all(c.cluster_arrived.min() >= k for c in cl.ctas) for k in need]
+        if not done.any():
+            return False
+        self.pc[done] = pc + 1
         return True
 
     def named_barrier(self, pc, T, op, ops, pred):
@@ -983,6 +1017,21 @@ class Emu:
                 sel = tids // 32 == w
                 out[sel] = src[sel].all() if mode == "all" else src[sel].any()
             self.set(ops[0], T, out.astype(np.uint64))
+            return
+        if base == "mapa" and self.cluster is not None:  # mapa.shared::cluster.u64 d, a (shared window), rank
+            off, rank = self.shared_off(g(1)), g(2).astype(np.int64)
+            self.set(ops[0], T, np.uint64(CLUSTER_BASE) + (rank << 32).astype(np.uint64) + off.astype(np.uint64))
+            return
+        if base == "ld" and parts[1] == "shared::cluster" and self.cluster is not None:
+            a, nbytes = self.addr(ops[1], T), int(parts[-1][1:]) // 8
+            cl = self.cluster[0]
+            out = []
+            for x in a.tolist():
+                rank, off = (x - CLUSTER_BASE) >> 32, (x - CLUSTER_BASE) & 0xFFFFFFFF
+                if not 0 <= rank < cl.size:
+                    raise Fault(f"{op}: address {x:#x} is not a cluster shared address")
+                out.append(int.from_bytes(cl.ctas[rank].smem[off:off + nbytes].tobytes(), "little"))
+            self.set(ops[0], T, np.array(out, dtype=np.uint64))
             return
         if base in ("ld", "st") and parts[1] == "shared":
             self.shared_access(base, parts, ops, T)
@@ -1527,3 +1576,30 @@ class Emu:
             return list(b32(res[rows, cols].astype(np.float32)))
 
         return compute
+
+
+class Cluster:
+    """The CTAs of one cluster along x (``size`` of them; CTA ``x`` of the grid is rank ``x % size``
+    of cluster ``x // size``), run together: each :class:`Emu` runs until it waits on
+    ``barrier.cluster.wait`` for the others, which then run; ``mapa`` / ``ld.shared::cluster`` read
+    another rank's shared memory.  ``make(rank, ctaid)`` builds rank ``rank``'s :class:`Emu` (with
+    ``cluster=(this, rank)``)."""
+
+    def __init__(self, size: int, make):
+        self.size = size
+        self.ctas = [make(rank, self) for rank in range(size)]
+
+    def run(self):
+        done = [False] * self.size
+        while not all(done):
+            progressed = False
+            for rank, cta in enumerate(self.ctas):
+                if done[rank]:
+                    continue
+                before = int(cta.cluster_arrived.sum()), cta.pc.copy(), cta.live.copy()
+                done[rank] = cta.run()
+                progressed |= done[rank] or int(cta.cluster_arrived.sum()) != before[0] or \
+                    not np.array_equal(cta.pc, before[1]) or not np.array_equal(cta.live, before[2])
+            if not progressed:
+                raise Fault("deadlock: every CTA of the cluster waits on barrier.cluster.wait")
+        return self.ctas
