@@ -352,6 +352,23 @@ def _fail(op: Operation, why: str):
     raise LocatedError(op, f"{PASS}: chained dots: {why}")
 
 
+def _check_operand_types(dt: str, d1: Operation, firsts: list, d2: Operation) -> None:
+    """Every operand of the chained kernel's WGMMAs has the loads' type ``dt``: the kernel multiplies
+    the tiles as loaded (and P packed to ``dt``), so an operand converted to another type by
+    ``astype`` (K rounded to fp8, P to bf16 beside f16 V) would be multiplied unconverted: refused,
+    located at the conversion."""
+    operands = [(d1.lhs, "first dot's A (Q)"), *((fd.rhs, "first dot's B (K)") for fd in firsts),
+                (d2.lhs, "second dot's A (P)"), (d2.rhs, "second dot's B (V)")]
+    for value, what in operands:
+        elt = value.type.element_type
+        have = _DT.get(type(elt), str(elt))
+        if have != dt:
+            where = value.owner if isinstance(value.owner, Operation) else d1
+            _fail(where, f"the {what} is {have} where the operands' tiles are loaded as {dt}: a dot operand "
+                         f"converted to another type (astype) is not computed by the chained kernel (convert it "
+                         f"to {dt}, or load it as {have})")
+
+
 def _strip(v: SSAValue, names=(*LAYOUT_ONLY, "nv_tileaa.reshape", "nv_tileaa.permute")) -> tuple[SSAValue, list[str]]:
     seen = []
     while isinstance(v.owner, Operation) and v.owner.name in names:
@@ -746,6 +763,7 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     dts = {_DT[type(o.load.result.type.element_type)] for o in (a0, *b1s, b2)}
     if len(dts) != 1:
         _fail(d1, "all dot operands must have the same element type")
+    _check_operand_types(next(iter(dts)), d1, firsts, d2)
     stores = [o for o in kernel.walk() if isinstance(o, ts.TiledStoreOp)]
     if not stores or any(loop.is_ancestor(x) for x in stores):
         _fail(kernel, "expected the tile stores after the loop")
