@@ -30,7 +30,20 @@ recomputed from a saved log-sum-exp (K the first dot's A operand, ``P^T`` the se
 Gemma-2's soft cap with a sliding window and GQA at once, FlashAttention-1's output normalised at
 every step, a T5 bucketed relative-position bias gathered from a table, K^T by a 3-D ``ct.permute``,
 cross attention over ragged query and key counts with a V head dim (64) below the QK head dim
-(128) in bf16, ALiBi slopes read from an array with a causal mask and GQA.
+(128) in bf16, ALiBi slopes read from an array with a causal mask and GQA, Q added to the output
+under a runtime flag.
+
+Found by this sweep (the entries' ``notes``; each fix has a test that failed before it): an epilogue term
+under an ``if`` (split-K's bias by split 0, attention's output plus Q under a runtime flag) was refused
+with "a memory token is used by an op TileAS does not know" (now selected per element); a residual
+stored before its RMSNorm was refused as "the epilogue op nv_tileaa.reduce" (the output reading the
+row reduction is now C); a persistent loop over a 2-D grid the program linearised was refused (now
+tileas-program-loop-to-tiles takes it); an f32 weight converted to A's type in the K loop was refused
+("A and B must have the same element type": now a computed B); refusals in the tier's terms (a 3-D
+weight picked by a scalar, a tile carried beside the accumulator, a gathered tile in the scores, dot
+loops in if branches, a hand-unrolled K loop) or unlocated (a dot under an if in its loop) now say
+what the program does, at its line.  Still refused (located; the SIMT path runs them): the
+programs whose ``path`` is ``simt`` and whose ``error`` says why.
 
 Entries are :class:`tileorch.testing.user_programs.UserProgram` in :data:`PROGRAMS`, driven by
 tests/unit/test_user_sweep11_compile.py (CPU compile and path), tests/unit/test_user_sweep11_emulated.py
