@@ -56,7 +56,7 @@ EXPECTED_PATHS = {
         "moe_group_by_offsets_scan", "grouped_equal_groups_bid2", "mm_f32_operands_as_is", "mm_int8_zero_points",
         "trmm_lower_triangular", "mm_banded_k_range", "mm_two_k_tiles_per_iteration", "mm_even_odd_accumulators",
         "bsmm_skip_zero_blocks", "qkv_weight_by_branch", "swiglu_gate_transposed_up_plain",
-        "attn_t5_bucket_bias_gather", "mm_f16_quantised_to_e4m3_in_loop"], "simt"),
+        "attn_t5_bucket_bias_gather", "mm_f16_quantised_to_e4m3_in_loop", "attn_scores_in_fp8"], "simt"),
 }
 
 

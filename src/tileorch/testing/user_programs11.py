@@ -605,6 +605,28 @@ def attn_fa1_normalised_each_step(Q, K, V, O, qk_scale: float, BM: C[int], BN: C
 
 
 @ct.kernel
+def attn_scores_in_fp8(Q, K, V, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
+    """Attention whose scores are computed on fp8 operands: Q and each K tile rounded to e4m3 by
+    ``astype`` before ``S = Q K^T`` (P and V stay f16)."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D)).reshape((BM, D)).astype(ct.float8_e4m3fn)
+    m = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    den = ct.zeros((BM, 1), dtype=ct.float32)
+    o = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.num_tiles(K, axis=1, shape=(1, BN, D))):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D)).astype(ct.float8_e4m3fn)
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        m2 = ct.maximum(m, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m2)
+        c = ct.exp2(m - m2)
+        den = den * c + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D)).reshape((BN, D))
+        o = ct.mma(p.astype(V.dtype), v, o * c)
+        m = m2
+    ct.store(O, index=(bh, qt, 0), tile=(o / den).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
 def attn_t5_bucket_bias_gather(Q, K, V, Table, O, NB: C[int], BM: C[int], BN: C[int], D: C[int]):
     """T5's relative-position bias: the bucket of ``j - i`` (sign and a clamped magnitude) gathered
     per score element from a ``[H, NB]`` table (``ct.gather`` with a ``[BM, BN]`` index tile);
@@ -858,6 +880,10 @@ _add("attn_gemma2_softcap_window_gqa", attn_gemma2_softcap_window_gqa,
 _add("attn_fa1_normalised_each_step", attn_fa1_normalised_each_step,
      [_f((2, 128, 64)), _f((2, 256, 64)), _f((2, 256, 64)), _f((2, 128, 64)), 0.125 * LOG2E, 64, 64, 64], (2, 2),
      "chained", outputs=(3,))
+_add("attn_scores_in_fp8", attn_scores_in_fp8,
+     [_f((2, 128, 64)), _f((2, 256, 64)), _f((2, 256, 64)), _f((2, 128, 64)), 0.125 * LOG2E, 64, 64, 64], (2, 2),
+     "simt", outputs=(3,), error="prologue changes the tile's element type",
+     notes="K rounded to fp8 in the loop: the chained kernel applies a K prologue in place in shared memory")
 _add("attn_t5_bucket_bias_gather", attn_t5_bucket_bias_gather,
      [_f((2, 128, 64)), _f((2, 128, 64)), _f((2, 128, 64)), _f((2, 32), _F32), _f((2, 128, 64)), 32, 64, 64, 64],
      (2, 2), "simt", outputs=(4,),
