@@ -33,3 +33,13 @@ def _fresh_process_after_poison():
     if poisoned and os.environ.get("PYTEST_XDIST_WORKER"):
         print(f"\nCUDA context lost ({poisoned[0]}); restarting the worker", file=sys.stderr, flush=True)
         os._exit(70)
+
+
+def pytest_runtest_logreport(report):
+    """``TILEORCH_GPU_FAILURE_LOG=PATH``: append each failure's report to PATH as it happens, so a
+    device run cut by its time limit (before pytest's summary) still names the failures and says why."""
+    path = os.environ.get("TILEORCH_GPU_FAILURE_LOG")
+    if path and report.failed:
+        with open(path, "a") as log:
+            log.write(f"==== {report.nodeid} ({report.when}, worker {os.environ.get('PYTEST_XDIST_WORKER', '-')})\n"
+                      f"{report.longreprtext}\n")
