@@ -139,7 +139,26 @@ def persistent_enabled(uniform_trips: bool) -> bool:
     over instances, so those keep one CTA per instance.  ``tileorch check`` proves both rings (K/V
     and the Q slots) of the persistent kernel (extract_chained.py)."""
     value = os.environ.get(PERSISTENT_ENV, "uniform")
-    return value == "1" or (value not in ("0", "1") and uniform_trips)
+    return value == "1" or (value not in ("0", "1") and (uniform_trips or snake_schedule_enabled()))
+
+
+SCHEDULE_ENV = "TILEORCH_ATTN_SCHEDULE"
+
+
+def snake_schedule_enabled() -> bool:
+    """The persistent kernel's *snake* schedule (:class:`_WorkTiles`), asked for by
+    ``TILEORCH_ATTN_SCHEDULE=snake`` (read at each compile, part of the disk-cache key; default
+    off until the H200 measures it).  It makes programs whose instances' loops differ (a
+    heavy-first axis: causal attention) persistent too (unless ``TILEORCH_ATTN_PERSISTENT=0``), with
+    the instances ordered so that a CTA's load balances and the CTAs running at one time share their
+    B tiles in L2: the heavy-first axis varies fastest (reversed: heaviest first), so consecutive
+    instances are the query tiles of one (batch, head), and the CTA's rounds are dealt alternately
+    forwards and backwards (round ``r`` covers instances ``[r G, r G + n_r)``; in odd rounds CTA
+    ``b`` takes ``r G + n_r - 1 - b``), pairing each CTA's heavy instances with light ones.  The
+    round-robin order of the default (heavy axis slowest) spreads the concurrently running CTAs
+    over as many heads as there are CTAs (d128 causal 1k: the K/V of 132 heads, 67 MiB, beyond the
+    L2), which is why causal programs kept one CTA per instance."""
+    return os.environ.get(SCHEDULE_ENV, "") == "snake"
 
 
 PEELED_MASKS_ENV = "TILEORCH_ATTN_PEELED_MASKS"
@@ -1547,8 +1566,9 @@ class _WorkTiles:
     the same order (:meth:`loop`), counting its K/V tiles along one ring (``kb.ring``) and using Q
     slot ``it % q_slots`` for its ``it``-th instance."""
 
-    def __init__(self, kb: _Kernel, grid: list[SSAValue], heavy: int | None, tile_coord: list[SSAValue]):
-        self.kb, self.grid, self.heavy, self.tile_coord = kb, grid, heavy, tile_coord
+    def __init__(self, kb: _Kernel, grid: list[SSAValue], heavy: int | None, tile_coord: list[SSAValue],
+                 snake: bool = False):
+        self.kb, self.grid, self.heavy, self.tile_coord, self.snake = kb, grid, heavy, tile_coord, snake
         e = kb.e
         self.total = kb.v(arith.MuliOp(kb.v(arith.MuliOp(grid[0], grid[1]), "pg_xy"), grid[2]), "pg_total")
         self.start = kb.v(nvvm.SPECIAL_REGISTERS["ctaid.x"](), "pg_first")
@@ -1559,6 +1579,8 @@ class _WorkTiles:
         """The program ids (x, y, z) of linear instance ``w``."""
         kb = self.kb
         order = [a for a in range(3) if a != self.heavy] + ([self.heavy] if self.heavy is not None else [])
+        if self.snake and self.heavy is not None:  # the heavy axis fastest: one head's query tiles in a row
+            order = [self.heavy] + order[:-1]
         out: list[SSAValue | None] = [None] * 3
         rest = w
         for k, a in enumerate(order):
@@ -1587,6 +1609,8 @@ class _WorkTiles:
             it, ring = carried[:2]
             _hint(w, "pg_w")
             with kb.into(le.block):
+                if self.snake:
+                    w = self.snaked(w, it)
                 self.tile_coord[:] = self.coords(w)
                 kb.ring = _hint(ring, "ring")
                 self.w, self.extra = w, carried[2:]
@@ -1598,6 +1622,20 @@ class _WorkTiles:
 
         return _for(kb.e, self.start, self.total, self.step, [self.c0, self.c0, *extra], [i32, i32, *extra_types],
                     body)
+
+    def snaked(self, w: SSAValue, it: SSAValue) -> SSAValue:
+        """The instance the CTA runs in its round ``it`` under the snake schedule
+        (:func:`snake_schedule_enabled`): ``w`` (= ``b + it G``) in even rounds, ``it G + n - 1 - b``
+        in odd ones, ``n = min(G, total - it G)`` the round's instances (a bijection of each round's
+        instances ``[it G, it G + n)``: CTA ``b`` runs in round ``it`` exactly when ``b < n``)."""
+        kb = self.kb
+        base = kb.v(arith.SubiOp(w, self.start), "pg_round")  # it * G
+        left = kb.v(arith.SubiOp(self.total, base), "pg_left")
+        n = kb.v(arith.MinUIOp(left, self.step), "pg_n")
+        back = kb.v(arith.SubiOp(kb.v(arith.AddiOp(base, n), "pg_end"), kb.small(1)), "pg_end1")
+        rev = kb.v(arith.SubiOp(back, self.start), "pg_rev")
+        odd = kb.v(arith.TruncIOp(kb.v(arith.AndIOp(it, kb.small(1)), "pg_odd0"), i1), "pg_odd")
+        return kb.v(arith.SelectOp(odd, rev, w), "pg_ws")
 
     def drain_q(self, runs: SSAValue) -> None:
         """The producer's wait, before it leaves, for the release of each Q slot's last use after
@@ -3000,6 +3038,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             _fail((ck.q_prologue or ck.b_prologue).top.owner, f"a Q or K prologue with {ck.tm}-row tiles (four "
                                                              "consumer warp groups) is not supported")
     persistent = plan.persistent
+    snake = persistent and snake_schedule_enabled()  # the snake order of the instances (_WorkTiles.snaked)
     name = f"chained_dots_{ck.tm}x{ck.tn}x{ck.d}_{ck.dv}_{ck.dtype}" + (f"_x{ck.k1}" if ck.k1 > 1 else "")
     pipe = pipelining(ck) if plan.stages >= PIPELINED_STAGES and ck.b_prologue is None else None
     for pro, op, threads, rows in ((ck.q_prologue, ck.a0, 128, 64), (ck.b_prologue, ck.b1, plan.consumer_threads,
@@ -3080,7 +3119,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             kb.splice(ws.tmp, total, "work_items")
             grid = list(grid)
             grid[work_items[1]] = total
-        work = _WorkTiles(kb, grid, heavy, tile_coord)
+        work = _WorkTiles(kb, grid, heavy, tile_coord, snake)
     else:
         n_tiles, init_vals = instance_values()
 
@@ -3262,6 +3301,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
               "guards": _stage_guards(ck, plan)}
     if persistent:  # launched on at most one CTA per SM with the program's grid as the last three parameters
         record["persistent"] = {"q_slots": plan.q_slots}
+        if snake:
+            record["persistent"]["schedule"] = "snake"
         if early_q:
             record["persistent"]["early_q"] = True
         if next_s != "0":
