@@ -145,20 +145,34 @@ def persistent_enabled(uniform_trips: bool) -> bool:
 SCHEDULE_ENV = "TILEORCH_ATTN_SCHEDULE"
 
 
+SCHEDULES = ("snake", "snake_lpt")
+
+
+def schedule() -> str | None:
+    """The persistent kernel's *snake* schedules (:class:`_WorkTiles`), asked for by
+    ``TILEORCH_ATTN_SCHEDULE=snake`` or ``=snake_lpt`` (read at each compile, part of the disk-cache
+    key; default off until the H200 measures them; another value: None).  Both make programs whose
+    instances' loops differ (a heavy-first axis: causal attention) persistent too (unless
+    ``TILEORCH_ATTN_PERSISTENT=0``) and deal each CTA's rounds alternately forwards and backwards
+    (round ``r`` covers instances ``[r G, r G + n_r)``; in odd rounds CTA ``b`` takes
+    ``r G + n_r - 1 - b``), pairing a CTA's heavy instances with light ones.  ``snake``: the
+    heavy-first axis varies fastest (reversed: heaviest first), so consecutive instances are the
+    query tiles of one (batch, head) and the CTAs running at one time read the K/V of a few heads
+    (L2); ``snake_lpt``: the default order (heavy axis slowest: every head's heaviest tile first,
+    longest processing time first over the whole grid), which balances best (a simulation of the
+    causal grids of attention_variants.py: the busiest CTA within 0.5% of the mean from 4k on, 3% at
+    1k/2k, against 3% (1k-8k) and 47% (16k, 128 query tiles per head beside 132 CTAs) for ``snake``)
+    but spreads the concurrently running CTAs over as many heads as there are CTAs (d128 causal 1k:
+    the K/V of 132 heads, 66 MiB, beyond the L2; the round-robin persistent kernel with that order
+    was 0.89-0.94x the one-CTA-per-instance kernel at d128, which is why causal programs kept one
+    CTA per instance)."""
+    value = os.environ.get(SCHEDULE_ENV, "")
+    return value if value in SCHEDULES else None
+
+
 def snake_schedule_enabled() -> bool:
-    """The persistent kernel's *snake* schedule (:class:`_WorkTiles`), asked for by
-    ``TILEORCH_ATTN_SCHEDULE=snake`` (read at each compile, part of the disk-cache key; default
-    off until the H200 measures it).  It makes programs whose instances' loops differ (a
-    heavy-first axis: causal attention) persistent too (unless ``TILEORCH_ATTN_PERSISTENT=0``), with
-    the instances ordered so that a CTA's load balances and the CTAs running at one time share their
-    B tiles in L2: the heavy-first axis varies fastest (reversed: heaviest first), so consecutive
-    instances are the query tiles of one (batch, head), and the CTA's rounds are dealt alternately
-    forwards and backwards (round ``r`` covers instances ``[r G, r G + n_r)``; in odd rounds CTA
-    ``b`` takes ``r G + n_r - 1 - b``), pairing each CTA's heavy instances with light ones.  The
-    round-robin order of the default (heavy axis slowest) spreads the concurrently running CTAs
-    over as many heads as there are CTAs (d128 causal 1k: the K/V of 132 heads, 67 MiB, beyond the
-    L2), which is why causal programs kept one CTA per instance."""
-    return os.environ.get(SCHEDULE_ENV, "") == "snake"
+    """Whether a snake schedule (:func:`schedule`) is asked for."""
+    return schedule() is not None
 
 
 PEELED_MASKS_ENV = "TILEORCH_ATTN_PEELED_MASKS"
@@ -1567,7 +1581,7 @@ class _WorkTiles:
     slot ``it % q_slots`` for its ``it``-th instance."""
 
     def __init__(self, kb: _Kernel, grid: list[SSAValue], heavy: int | None, tile_coord: list[SSAValue],
-                 snake: bool = False):
+                 snake: str | None = None):
         self.kb, self.grid, self.heavy, self.tile_coord, self.snake = kb, grid, heavy, tile_coord, snake
         e = kb.e
         self.total = kb.v(arith.MuliOp(kb.v(arith.MuliOp(grid[0], grid[1]), "pg_xy"), grid[2]), "pg_total")
@@ -1579,7 +1593,7 @@ class _WorkTiles:
         """The program ids (x, y, z) of linear instance ``w``."""
         kb = self.kb
         order = [a for a in range(3) if a != self.heavy] + ([self.heavy] if self.heavy is not None else [])
-        if self.snake and self.heavy is not None:  # the heavy axis fastest: one head's query tiles in a row
+        if self.snake == "snake" and self.heavy is not None:  # the heavy axis fastest: one head's query tiles in a row
             order = [self.heavy] + order[:-1]
         out: list[SSAValue | None] = [None] * 3
         rest = w
@@ -3038,7 +3052,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             _fail((ck.q_prologue or ck.b_prologue).top.owner, f"a Q or K prologue with {ck.tm}-row tiles (four "
                                                              "consumer warp groups) is not supported")
     persistent = plan.persistent
-    snake = persistent and snake_schedule_enabled()  # the snake order of the instances (_WorkTiles.snaked)
+    snake = schedule() if persistent else None  # the snake order of the instances (_WorkTiles.snaked)
     name = f"chained_dots_{ck.tm}x{ck.tn}x{ck.d}_{ck.dv}_{ck.dtype}" + (f"_x{ck.k1}" if ck.k1 > 1 else "")
     pipe = pipelining(ck) if plan.stages >= PIPELINED_STAGES and ck.b_prologue is None else None
     for pro, op, threads, rows in ((ck.q_prologue, ck.a0, 128, 64), (ck.b_prologue, ck.b1, plan.consumer_threads,
@@ -3302,7 +3316,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     if persistent:  # launched on at most one CTA per SM with the program's grid as the last three parameters
         record["persistent"] = {"q_slots": plan.q_slots}
         if snake:
-            record["persistent"]["schedule"] = "snake"
+            record["persistent"]["schedule"] = snake
         if early_q:
             record["persistent"]["early_q"] = True
         if next_s != "0":
